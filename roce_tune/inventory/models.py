@@ -1,0 +1,309 @@
+"""Inventory models (pydantic v2, strict, frozen): the single source of truth an engineer writes.
+
+Shapes (YAML):
+
+```yaml
+site: {name: site-a, nccl_version: "2.21.5", adaptive_routing: false}
+policy: {lossless_priorities: [3], roce_dscp: 26, cnp_dscp: 48, cnp_priority: 6, mtu: 9216}
+defaults: {cable_length: 3m, media: dac}
+switches:
+  - {name: leaf1, platform: sonic, model: SN4700, role: leaf, mgmt: {host: 127.0.0.1},
+     ports: [{name: "Ethernet[0-124/4]", speed: 400G}]}
+links: [{a: leaf1:Ethernet120, b: spine1:Ethernet0, cable_length: 40m, media: optic}]
+hosts:
+  - {name: gpu01, nics: [{model: connectx-7, netdev: ens1f0np0, rdma_device: mlx5_0,
+                          speed: 400G, rail: 0, switch_port: leaf1:Ethernet0}]}
+```
+
+Every name that later reaches a device CLI or a shell script is checked against a strict pattern
+for its kind (:data:`DEVICE_NAME_RE` …), so rendered output can never carry injected commands.
+Defaults follow the industry convention (NVIDIA/Cumulus RoCE mode, SONiC ``qos_config.j2``):
+RoCE DSCP 26 -> priority 3 lossless, CNP DSCP 48 -> priority 6 strict, trust DSCP.
+"""
+
+from __future__ import annotations
+
+import re
+from enum import Enum
+from typing import Annotated, Any, Literal
+
+from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, model_validator
+
+from roce_tune.units import parse_bytes, parse_length_m, parse_speed_gbps, parse_time_us
+
+# --- name patterns ---------------------------------------------------------------------------
+DEVICE_NAME_RE = re.compile(r"^[A-Za-z][A-Za-z0-9._-]{0,62}$")
+#: interface names: Ethernet0, Ethernet1/1, swp1s0, et-0/0/0:1, xe-0/0/1.0
+INTERFACE_NAME_RE = re.compile(r"^[A-Za-z][A-Za-z0-9/:._-]{0,63}$")
+#: interface names or ranges in brackets: Ethernet[0-124/4], swp[1-32], Ethernet1/[1-32]
+INTERFACE_PATTERN_RE = re.compile(r"^[A-Za-z][A-Za-z0-9/:._-]*(\[\d{1,4}-\d{1,4}(/\d{1,3})?\][A-Za-z0-9/:._-]*)?$")
+NETDEV_RE = re.compile(r"^[A-Za-z][A-Za-z0-9_.-]{0,14}$")  # IFNAMSIZ 16 incl. NUL
+RDMA_DEVICE_RE = re.compile(r"^[A-Za-z][A-Za-z0-9_]{0,63}$")
+PROFILE_NAME_RE = re.compile(r"^[A-Za-z][A-Za-z0-9_-]{0,63}$")
+ENV_VAR_RE = re.compile(r"^[A-Z_][A-Z0-9_]{0,127}$")
+HOSTNAME_RE = re.compile(r"^(?=.{1,253}$)[A-Za-z0-9]([A-Za-z0-9.:-]*[A-Za-z0-9])?$")
+ENDPOINT_RE = re.compile(r"^([A-Za-z][A-Za-z0-9._-]{0,62}):([A-Za-z][A-Za-z0-9/:._-]{0,63})$")
+_RANGE_RE = re.compile(r"\[(\d+)-(\d+)(?:/(\d+))?\]")
+
+
+def _pattern(regex: re.Pattern[str], kind: str, example: str) -> Any:
+    def check(v: str) -> str:
+        if not regex.match(v):
+            raise ValueError(
+                f"{v!r} is not a valid {kind} (allowed: {regex.pattern}, e.g. {example}); "
+                "shell/CLI metacharacters, spaces, quotes and newlines are rejected"
+            )
+        return v
+
+    return AfterValidator(check)
+
+
+DeviceName = Annotated[str, _pattern(DEVICE_NAME_RE, "device name", "leaf1")]
+InterfaceName = Annotated[str, _pattern(INTERFACE_NAME_RE, "interface name", "Ethernet0")]
+InterfacePattern = Annotated[str, _pattern(INTERFACE_PATTERN_RE, "interface name or range", "Ethernet[0-124/4]")]
+Netdev = Annotated[str, _pattern(NETDEV_RE, "netdev name", "ens1f0np0")]
+RdmaDevice = Annotated[str, _pattern(RDMA_DEVICE_RE, "RDMA device name", "mlx5_0")]
+ProfileName = Annotated[str, _pattern(PROFILE_NAME_RE, "profile name", "ROCE_LOSSLESS")]
+EnvVar = Annotated[str, _pattern(ENV_VAR_RE, "environment variable name", "ROCE_TUNE_PASSWORD")]
+Hostname = Annotated[str, _pattern(HOSTNAME_RE, "host name or address", "10.0.0.1")]
+Endpoint = Annotated[str, _pattern(ENDPOINT_RE, "link endpoint device:port", "leaf1:Ethernet0")]
+SpeedGbps = Annotated[int, BeforeValidator(parse_speed_gbps)]
+LengthM = Annotated[float, BeforeValidator(parse_length_m)]
+Bytes = Annotated[int, BeforeValidator(parse_bytes)]
+TimeUs = Annotated[float, BeforeValidator(parse_time_us)]
+Priority = Annotated[int, Field(ge=0, le=7)]
+Dscp = Annotated[int, Field(ge=0, le=63)]
+
+
+def expand_interface_pattern(pattern: str) -> list[str]:
+    """Expand ``Ethernet[0-12/4]`` to ``[Ethernet0, Ethernet4, Ethernet8, Ethernet12]``.
+
+    A name without brackets expands to itself. Raises ``ValueError`` on an empty or reversed range.
+    """
+    m = _RANGE_RE.search(pattern)
+    if not m:
+        return [pattern]
+    start, stop, step = int(m.group(1)), int(m.group(2)), int(m.group(3) or 1)
+    if stop < start or step < 1:
+        raise ValueError(f"interface range {pattern!r} is empty (start > stop or step < 1)")
+    head, tail = pattern[: m.start()], pattern[m.end():]
+    return [f"{head}{i}{tail}" for i in range(start, stop + 1, step)]
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True, str_strip_whitespace=False)
+
+
+class Platform(str, Enum):
+    """Switch network OS; each has a renderer under ``templates/<platform>/``."""
+
+    sonic = "sonic"
+    cumulus = "cumulus"
+    eos = "eos"
+    nxos = "nxos"
+    junos = "junos"
+
+
+class Role(str, Enum):
+    """Clos tier. Up-down routing in the deadlock analysis follows leaf < spine < superspine."""
+
+    leaf = "leaf"
+    spine = "spine"
+    superspine = "superspine"
+
+
+TIER = {Role.leaf: 0, Role.spine: 1, Role.superspine: 2}
+
+
+class Media(str, Enum):
+    """Cable media; only used for reporting and the default cable length warning."""
+
+    dac = "dac"
+    aoc = "aoc"
+    optic = "optic"
+
+
+class HeadroomModel(str, Enum):
+    """PFC headroom model: ``ieee`` (true cable bytes, 802.3 pause quanta) or ``sonic-static``
+    (reproduces SONiC's Mellanox ``pg_profile_lookup.ini`` tables)."""
+
+    ieee = "ieee"
+    sonic_static = "sonic-static"
+
+
+class EcnProfileName(str, Enum):
+    """ECN threshold source: ``derived`` from BDP/fan-in, or a named vendor/paper profile (DOMAIN.md §2)."""
+
+    derived = "derived"
+    nvidia_default = "nvidia-default"
+    sonic_default = "sonic-default"
+    dcqcn_paper = "dcqcn-paper"
+
+
+class Credentials(_Strict):
+    """Credential *references* only: names of environment variables, never the secrets."""
+
+    username_env: EnvVar = "ROCE_TUNE_USERNAME"
+    password_env: EnvVar | None = "ROCE_TUNE_PASSWORD"
+    key_file_env: EnvVar | None = None
+
+
+class Mgmt(_Strict):
+    """Management address and SSH port."""
+
+    host: Hostname
+    port: int = Field(22, ge=1, le=65535)
+
+
+class SwitchPort(_Strict):
+    """A front-panel port or a range of them. ``breakout`` like ``"4x100G"`` splits the cage;
+    the resulting sub-ports are then listed as their own entries (their names are platform-specific)."""
+
+    name: InterfacePattern
+    speed: SpeedGbps
+    lanes: int | None = Field(None, ge=1, le=8, description="SerDes lanes; default speed / ASIC SerDes rate")
+    breakout: str | None = Field(None, pattern=r"^[1-8]x\d{2,3}G$")
+    mtu: int | None = Field(None, ge=1500, le=9216)
+    admin_up: bool = True
+
+    def names(self) -> list[str]:
+        """The concrete port names this entry stands for."""
+        return expand_interface_pattern(self.name)
+
+
+class Switch(_Strict):
+    """A switch: platform, hardware model (looked up in the catalog for its ASIC), role and ports."""
+
+    name: DeviceName
+    platform: Platform
+    model: str = Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]{0,40}$")
+    asic: str | None = Field(None, pattern=r"^[a-z0-9-]{2,40}$", description="catalog ASIC id; default from model")
+    role: Role
+    mgmt: Mgmt | None = None
+    credentials: Credentials = Credentials()
+    os_version: str | None = Field(None, pattern=r"^[A-Za-z0-9._-]{1,40}$")
+    ports: list[SwitchPort] = Field(default_factory=list)
+    rail: int | None = Field(None, ge=0, le=63, description="rail this leaf serves in a rail-optimised fabric")
+    plane: int | None = Field(None, ge=0, le=7, description="plane in a dual-plane / dual-ToR design")
+
+
+class Link(_Strict):
+    """A cable between two ``device:port`` endpoints (switch-switch; host cabling is on the NIC)."""
+
+    a: Endpoint
+    b: Endpoint
+    cable_length: LengthM | None = None
+    media: Media | None = None
+
+
+class Nic(_Strict):
+    """One ConnectX/BlueField port as the host sees it, and the switch port it is cabled to."""
+
+    model: str = Field(pattern=r"^[a-z0-9-]{2,40}$")
+    netdev: Netdev
+    rdma_device: RdmaDevice
+    rdma_port: int = Field(1, ge=1, le=2)
+    speed: SpeedGbps
+    rail: int | None = Field(None, ge=0, le=63)
+    switch_port: Endpoint | None = None
+    cable_length: LengthM | None = None
+    media: Media | None = None
+    mtu: int | None = Field(None, ge=1500, le=9216)
+    pci_address: str | None = Field(None, pattern=r"^[0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]$")
+
+
+class Host(_Strict):
+    """A GPU server with its RDMA NICs."""
+
+    name: DeviceName
+    mgmt: Mgmt | None = None
+    credentials: Credentials = Credentials()
+    gpus: int = Field(8, ge=0, le=64)
+    socket_ifname: Netdev | None = Field(None, description="NCCL bootstrap interface (NCCL_SOCKET_IFNAME)")
+    mtu: int | None = Field(None, ge=1500, le=9216)
+    nics: list[Nic] = Field(default_factory=list)
+
+
+OverrideParam = Literal[
+    "xoff_bytes", "xon_bytes", "size_bytes", "cable_m",
+    "kmin_bytes", "kmax_bytes", "pmax_percent",
+    "detection_ms", "restoration_ms", "poll_ms", "action",
+    "rpg_time_reset_us", "rpg_byte_reset_bytes", "rpg_threshold", "rpg_ai_rate_mbps",
+    "rpg_hai_rate_mbps", "rpg_gd", "rpg_min_dec_fac_percent", "rpg_min_rate_mbps",
+    "rate_to_set_on_first_cnp_mbps", "dce_tcp_g", "dce_tcp_rtt_us", "rate_reduce_monitor_period_us",
+    "initial_alpha_value", "min_time_between_cnps_us",
+]
+
+
+class Override(_Strict):
+    """A user-pinned value. Scope by ``role``, ``device`` or ``device`` + ``port`` (no scope = site).
+
+    The plan shows the value as "pinned by user" with the derived value beside it; the tuner's safety
+    checks still run on it (e.g. Kmax above the PFC trigger is an error).
+    """
+
+    role: Role | Literal["host"] | None = None
+    device: DeviceName | None = None
+    port: InterfaceName | None = None
+    set: dict[OverrideParam, int | float | str]
+    reason: str | None = Field(None, max_length=500)
+
+    @model_validator(mode="after")
+    def _port_needs_device(self) -> "Override":
+        if self.port and not self.device:
+            raise ValueError("an override with 'port' also needs 'device'")
+        if self.role and self.device:
+            raise ValueError("give either 'role' or 'device', not both")
+        return self
+
+
+class Policy(_Strict):
+    """Site RoCE policy. Defaults: NVIDIA/Cumulus RoCE lossless mode and SONiC ``qos_config.j2``."""
+
+    lossless_priorities: list[Priority] = Field(default_factory=lambda: [3], min_length=1)
+    roce_dscp: list[Dscp] = Field(default_factory=lambda: [26], min_length=1)
+    cnp_dscp: Dscp = 48
+    cnp_priority: Priority = 6
+    trust: Literal["dscp", "pcp"] = "dscp"
+    mtu: int = Field(9216, ge=1500, le=9216, description="switch port MTU (bytes)")
+    host_mtu: int = Field(9000, ge=1500, le=9216, description="host netdev MTU (bytes)")
+    roce_mtu: Literal[256, 512, 1024, 2048, 4096] = 4096
+    target_utilisation: float = Field(0.9, gt=0, le=1)
+    pfc_watchdog: bool = True
+    watchdog_action: Literal["drop", "forward", "alert"] = "drop"
+    dcqcn: bool = True
+    headroom_model: HeadroomModel = HeadroomModel.ieee
+    ecn_profile: EcnProfileName = EcnProfileName.derived
+    shared_headroom_pool: bool | None = Field(None, description="None = use it where the ASIC supports it")
+    shp_oversubscription: int = Field(8, ge=1, le=64)
+    nic_latency_us: TimeUs = Field(2.0, description="one NIC's processing latency for base RTT")
+    overrides: list[Override] = Field(default_factory=list)
+
+
+class Defaults(_Strict):
+    """Values used where a link or NIC leaves them out (a lint warning says so)."""
+
+    cable_length: LengthM = 5.0
+    media: Media = Media.dac
+
+
+class Site(_Strict):
+    """Site identity and fabric-wide facts that NCCL and routing depend on."""
+
+    name: DeviceName
+    description: str | None = Field(None, max_length=2000)
+    nccl_version: str | None = Field(None, pattern=r"^\d+\.\d+(\.\d+)?(-\d+)?$")
+    adaptive_routing: bool = False
+    rail_optimised: bool = False
+    dual_tor: bool = False
+
+
+class Inventory(_Strict):
+    """The whole inventory file."""
+
+    site: Site
+    policy: Policy = Policy()
+    defaults: Defaults = Defaults()
+    switches: list[Switch] = Field(default_factory=list)
+    links: list[Link] = Field(default_factory=list)
+    hosts: list[Host] = Field(default_factory=list)

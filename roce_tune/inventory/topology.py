@@ -1,0 +1,172 @@
+"""A resolved view of the inventory: expanded ports, who is cabled to what, tiers and fan-in.
+
+Pure data built once from a validated :class:`~roce_tune.inventory.models.Inventory`; shared by lint,
+the tuner and the deadlock analysis. Problems found while resolving (dangling endpoints, a port used
+twice) are *not* raised here: they are recorded in ``problems`` and turned into lint findings, so one
+run reports them all.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from roce_tune.inventory.catalog import Catalog, CatalogError
+from roce_tune.inventory.models import TIER, Inventory, Role, Switch
+
+
+@dataclass(frozen=True)
+class PortInfo:
+    """One concrete switch port (ranges expanded). ``path`` is the inventory field path."""
+
+    switch: str
+    name: str
+    speed_gbps: int
+    lanes: int | None
+    mtu: int | None
+    admin_up: bool
+    path: str
+
+
+@dataclass(frozen=True)
+class Peer:
+    """The far end of a switch port's cable.
+
+    ``kind`` is ``host`` (device = host name, port = netdev) or ``switch``; ``cable_m`` is None when
+    the inventory did not give a length (the default then applies, with a lint warning); ``path`` is
+    the inventory path of the link or NIC that declares the cable.
+    """
+
+    kind: str
+    device: str
+    port: str
+    cable_m: float | None
+    path: str
+    speed_gbps: int | None = None
+
+
+@dataclass
+class Topology:
+    """Resolved inventory.
+
+    Attributes:
+        switches: name -> Switch model.
+        ports: (switch, port) -> PortInfo for every declared switch port.
+        peers: (switch, port) -> Peer for every cabled switch port.
+        problems: (rule hint, path, message) for endpoints that could not be resolved.
+        hosts_per_leaf: leaf -> number of host NIC ports cabled to it.
+    """
+
+    inventory: Inventory
+    switches: dict[str, Switch] = field(default_factory=dict)
+    ports: dict[tuple[str, str], PortInfo] = field(default_factory=dict)
+    peers: dict[tuple[str, str], Peer] = field(default_factory=dict)
+    problems: list[tuple[str, str, str]] = field(default_factory=list)
+    duplicate_ports: list[tuple[str, str, str]] = field(default_factory=list)
+
+    def tier(self, switch: str) -> int:
+        """Clos tier of a switch: leaf 0, spine 1, superspine 2."""
+        return TIER[self.switches[switch].role]
+
+    def ports_of(self, switch: str) -> list[PortInfo]:
+        """Declared ports of ``switch`` in inventory order."""
+        return [p for (s, _), p in self.ports.items() if s == switch]
+
+    def direction(self, switch: str, port: str) -> str:
+        """``down`` (towards hosts or a lower tier), ``up`` (higher tier), ``peer`` (same tier) or
+        ``edge`` (not cabled to anything in the inventory)."""
+        peer = self.peers.get((switch, port))
+        if peer is None:
+            return "edge"
+        if peer.kind == "host":
+            return "down"
+        if peer.device not in self.switches:
+            return "edge"
+        mine, theirs = self.tier(switch), self.tier(peer.device)
+        return "up" if theirs > mine else "down" if theirs < mine else "peer"
+
+    def down_ports(self, switch: str) -> list[str]:
+        """Names of the ports of ``switch`` that face hosts or a lower tier."""
+        return [p for (s, p) in self.peers if s == switch and self.direction(s, p) == "down"]
+
+    def up_ports(self, switch: str) -> list[str]:
+        """Names of the ports of ``switch`` that face a higher tier."""
+        return [p for (s, p) in self.peers if s == switch and self.direction(s, p) == "up"]
+
+    def tiers(self) -> int:
+        """Number of switch tiers present (0 for a host-only inventory)."""
+        return len({self.tier(s) for s in self.switches})
+
+
+def _index_ports(topo: Topology) -> None:
+    for si, sw in enumerate(topo.inventory.switches):
+        topo.switches[sw.name] = sw
+        for pi, port in enumerate(sw.ports):
+            path = f"switches[{si}].ports[{pi}]"
+            try:
+                names = port.names()
+            except ValueError as exc:
+                topo.problems.append(("range", path + ".name", str(exc)))
+                continue
+            for name in names:
+                key = (sw.name, name)
+                if key in topo.ports:
+                    topo.duplicate_ports.append((path + ".name", f"{sw.name}:{name}", "declared twice"))
+                    continue
+                topo.ports[key] = PortInfo(sw.name, name, port.speed, port.lanes, port.mtu, port.admin_up, path)
+
+
+def _attach(topo: Topology, key: tuple[str, str], peer: Peer, path: str) -> None:
+    if key in topo.peers:
+        other = topo.peers[key]
+        topo.duplicate_ports.append((path, f"{key[0]}:{key[1]}", f"already cabled at {other.path}"))
+        return
+    topo.peers[key] = peer
+
+
+def build_topology(inv: Inventory) -> Topology:
+    """Resolve ``inv`` into a :class:`Topology` (never raises for dangling references)."""
+    topo = Topology(inventory=inv)
+    _index_ports(topo)
+    for li, link in enumerate(inv.links):
+        ends = []
+        for side in ("a", "b"):
+            dev, port = getattr(link, side).split(":", 1)
+            ends.append((dev, port, f"links[{li}].{side}"))
+        for (dev, port, path), (odev, oport, _) in (ends, ends[::-1]):
+            if dev not in topo.switches:
+                # a host or unknown device on a switch link: recorded; lint decides
+                if not any(h.name == dev for h in inv.hosts):
+                    topo.problems.append(("dangling", path, f"device {dev!r} is not in the inventory"))
+                continue
+            if (dev, port) not in topo.ports:
+                topo.problems.append(("dangling", path, f"port {dev}:{port} is not declared on {dev}"))
+                continue
+            kind = "switch" if odev in topo.switches else "external"
+            ospeed = topo.ports[(odev, oport)].speed_gbps if (odev, oport) in topo.ports else None
+            _attach(topo, (dev, port), Peer(kind, odev, oport, link.cable_length, f"links[{li}]", ospeed), path)
+    for hi, host in enumerate(inv.hosts):
+        for ni, nic in enumerate(host.nics):
+            if nic.switch_port is None:
+                continue
+            path = f"hosts[{hi}].nics[{ni}].switch_port"
+            dev, port = nic.switch_port.split(":", 1)
+            if dev not in topo.switches:
+                topo.problems.append(("dangling", path, f"switch {dev!r} is not in the inventory"))
+                continue
+            if (dev, port) not in topo.ports:
+                topo.problems.append(("dangling", path, f"port {dev}:{port} is not declared on {dev}"))
+                continue
+            _attach(topo, (dev, port),
+                    Peer("host", host.name, nic.netdev, nic.cable_length, f"hosts[{hi}].nics[{ni}]", nic.speed), path)
+    return topo
+
+
+def asic_of(sw: Switch, catalog: Catalog) -> str:
+    """The ASIC id of ``sw``: its ``asic`` field, else its model's ASIC. Raises CatalogError."""
+    if sw.asic:
+        catalog.asic(sw.asic)
+        return sw.asic
+    return catalog.switch_model(sw.model).asic
+
+
+__all__ = ["PortInfo", "Peer", "Topology", "build_topology", "asic_of", "CatalogError", "Role"]

@@ -1,0 +1,356 @@
+"""The Plan: the contract between tuner, renderers, deploy and verify.
+
+A versioned, frozen pydantic model. Every derived number sits in a field whose name carries its
+unit (``xoff_bytes``, ``kmin_bytes``, ``detection_ms``) and every section has a ``rationale`` map
+from field name to :class:`Rationale` (formula, inputs with units, source). Serialising the same
+plan twice gives byte-identical JSON (:func:`plan_to_json`).
+
+Schema history: ``1.0`` first published version.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from roce_tune.findings import Finding
+
+PLAN_SCHEMA_VERSION = "1.0"
+
+
+class _Frozen(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class Rationale(_Frozen):
+    """Why a value is what it is.
+
+    Attributes:
+        formula: the expression evaluated, in words or symbols.
+        inputs: every input with its unit in the key (``speed_gbps``, ``cable_m``).
+        source: standard, paper, vendor document or repository path the formula/default comes from.
+        note: anything a reviewer should know (rounding, clamping, why it differs from a vendor default).
+        pinned_by_user: the value was set by an inventory override; ``derived_value`` is what the
+            tuner would have chosen.
+    """
+
+    formula: str
+    inputs: dict[str, float | int | str | bool] = Field(default_factory=dict)
+    source: str
+    note: str = ""
+    pinned_by_user: bool = False
+    derived_value: float | int | str | None = None
+
+
+class Explained(_Frozen):
+    """Base for sections whose numeric fields are explained in ``rationale[field_name]``."""
+
+    rationale: dict[str, Rationale] = Field(default_factory=dict)
+
+
+# --- classification ----------------------------------------------------------------------------
+class QueueScheduler(_Frozen):
+    """Egress scheduling of one queue: ``strict`` or ``dwrr`` with a weight in percent."""
+
+    queue: int = Field(ge=0, le=7)
+    mode: Literal["strict", "dwrr"]
+    weight_percent: int | None = Field(None, ge=0, le=100)
+    name: str = Field(description="scheduler profile name, e.g. ROCE_DWRR / CNP_STRICT")
+
+
+class Classification(Explained):
+    """DSCP/TC/PG/queue maps shared by every switch and NIC of the site.
+
+    ``dscp_to_tc`` covers all 64 DSCP values; ``tc_to_pg``, ``tc_to_queue`` and
+    ``pfc_priority_to_queue`` cover TCs/priorities 0..7. ``roce_tos`` is the IP TOS byte hosts put on
+    RoCE data (DSCP << 2 | ECT(0)=2), ``cnp_tos`` the one for CNPs (DSCP << 2).
+    """
+
+    trust: Literal["dscp", "pcp"]
+    map_name: str
+    dscp_to_tc: dict[int, int]
+    tc_to_pg: dict[int, int]
+    tc_to_queue: dict[int, int]
+    pfc_priority_to_queue: dict[int, int]
+    pfc_priority_to_pg: dict[int, int]
+    dscp_to_priority: dict[int, int] = Field(description="NIC-side DSCP -> 802.1p priority map")
+    lossless_priorities: list[int]
+    lossless_queues: list[int]
+    lossless_pgs: list[int]
+    roce_dscp: list[int]
+    roce_priority: int
+    cnp_dscp: int
+    cnp_priority: int
+    cnp_queue: int
+    roce_tos: int
+    cnp_tos: int
+    schedulers: list[QueueScheduler]
+
+
+# --- headroom, buffers --------------------------------------------------------------------------
+class Headroom(Explained):
+    """PFC headroom of one lossless PG on one port, in bytes (``xon``/``xoff``/``size`` as SONiC
+    BUFFER_PROFILE), plus ``cells`` = size in ASIC cells. ``model`` is ``ieee`` or ``sonic-static``."""
+
+    model: str
+    profile: str = Field(description="BUFFER_PROFILE name shared by ports with equal headroom")
+    xon_bytes: int
+    xoff_bytes: int
+    size_bytes: int
+    size_cells: int
+    lanes: int
+
+
+class BufferPool(Explained):
+    """A shared buffer pool (SONiC BUFFER_POOL): ``xoff_bytes`` is the shared headroom pool size."""
+
+    name: str
+    type: Literal["ingress", "egress"]
+    mode: Literal["dynamic", "static"] = "dynamic"
+    size_bytes: int
+    xoff_bytes: int | None = None
+
+
+class BufferProfile(Explained):
+    """A buffer profile (SONiC BUFFER_PROFILE). Lossless PG profiles carry xon/xoff."""
+
+    name: str
+    pool: str
+    size_bytes: int
+    dynamic_th: int | None = Field(None, ge=-8, le=7)
+    static_th_bytes: int | None = None
+    xon_bytes: int | None = None
+    xoff_bytes: int | None = None
+
+
+class Buffers(Explained):
+    """All pools and profiles of one switch."""
+
+    pools: list[BufferPool]
+    profiles: list[BufferProfile]
+    shared_headroom_pool_bytes: int | None = None
+    headroom_total_bytes: int
+
+
+# --- ECN ---------------------------------------------------------------------------------------
+class FluidCheck(_Frozen):
+    """DCQCN fluid-model fixed point for the largest fan-in ``n_flows`` (DCQCN-MODEL.md §1.5)."""
+
+    n_flows: int
+    p_star: float
+    q_star_bytes: int
+    on_ramp: bool = Field(description="p* <= Pmax: the queue has an operating point on the ramp")
+    below_pfc_trigger: bool
+    ok: bool
+
+
+class EcnProfile(Explained):
+    """WRED/ECN thresholds for the lossless queue at one speed/fan-in class.
+
+    ``kmin_bytes``/``kmax_bytes``/``pmax_percent`` are the ECN-marking ramp. Where the ASIC has
+    separate ECN and drop thresholds, ``drop_min_bytes``/``drop_max_bytes``/``drop_probability_percent``
+    are the WRED drop thresholds (set above marking); otherwise they are None and marking uses the
+    WRED thresholds. ``source_profile`` is ``derived`` or a named profile.
+    """
+
+    name: str
+    speed_gbps: int
+    source_profile: str
+    kmin_bytes: int
+    kmax_bytes: int
+    pmax_percent: float
+    drop_min_bytes: int | None = None
+    drop_max_bytes: int | None = None
+    drop_probability_percent: float | None = None
+    base_rtt_us: float
+    fan_in: int
+    pfc_trigger_bytes: int
+    fluid: FluidCheck
+
+
+# --- watchdog ----------------------------------------------------------------------------------
+class Watchdog(Explained):
+    """PFC watchdog of one switch (times in ms; action drop/forward/alert)."""
+
+    enabled: bool
+    detection_ms: int
+    restoration_ms: int
+    poll_ms: int
+    action: Literal["drop", "forward", "alert"]
+    pfc_ports: int
+
+
+# --- ports and switches ------------------------------------------------------------------------
+class PortPlan(Explained):
+    """One switch port. ``peer`` is ``device:port`` or None; ``peer_kind`` host/switch/external/none.
+
+    ``lossless`` ports have PFC on ``pfc_priorities``, a headroom profile and the ECN profile named
+    ``ecn_profile`` on each lossless queue.
+    """
+
+    name: str
+    speed_gbps: int
+    lanes: int
+    mtu: int
+    cable_m: float
+    admin_up: bool
+    peer: str | None
+    peer_kind: Literal["host", "switch", "external", "none"]
+    direction: Literal["down", "up", "peer", "edge"]
+    lossless: bool
+    pfc_priorities: list[int]
+    headroom: Headroom | None
+    ecn_profile: str | None
+    fan_in: int
+
+
+class SwitchPlan(_Frozen):
+    """Everything derived for one switch."""
+
+    name: str
+    platform: str
+    role: str
+    model: str
+    asic: str
+    os_version: str | None
+    mgmt_host: str | None
+    mgmt_port: int | None
+    credentials: dict[str, str | None] = Field(description="env var *names* only")
+    ports: list[PortPlan]
+    buffers: Buffers
+    ecn_profiles: list[EcnProfile]
+    watchdog: Watchdog
+
+
+# --- hosts --------------------------------------------------------------------------------------
+class Dcqcn(Explained):
+    """DCQCN on one NIC port (mlx5 names with unit suffixes).
+
+    ``params`` maps e.g. ``rpg_ai_rate_mbps`` -> value; ``firmware_defaults`` the same keys with the
+    firmware default beside it. ``enabled_priorities`` are the priorities with RP/NP enabled.
+    When ``enabled`` is False, ``relies_on`` says what keeps the fabric stable instead.
+    """
+
+    enabled: bool
+    enabled_priorities: list[int]
+    params: dict[str, int]
+    firmware_defaults: dict[str, int]
+    relies_on: str = ""
+
+
+class NicPlan(Explained):
+    """One NIC port: maps, PFC vector, TOS, MTU, receive-buffer xoff and DCQCN."""
+
+    model: str
+    netdev: str
+    rdma_device: str
+    rdma_port: int
+    pci_address: str | None
+    speed_gbps: int
+    rail: int | None
+    switch_port: str | None
+    trust: Literal["dscp", "pcp"]
+    pfc_vector: list[int] = Field(description="8 entries, 1 = PFC on that priority (mlnx_qos --pfc)")
+    dscp_to_priority: dict[int, int]
+    cable_m: float
+    mtu: int
+    roce_mtu: int
+    roce_tos: int
+    cnp_dscp: int
+    cnp_priority: int
+    nic_xoff_bytes: int
+    dcqcn: Dcqcn
+
+
+class HostPlan(_Frozen):
+    """Everything derived for one host, plus its NCCL environment."""
+
+    name: str
+    mgmt_host: str | None
+    mgmt_port: int | None
+    credentials: dict[str, str | None]
+    nics: list[NicPlan]
+    nccl_env: dict[str, str]
+    nccl_rationale: dict[str, Rationale] = Field(default_factory=dict)
+
+
+# --- deadlock ------------------------------------------------------------------------------------
+class DeadlockCycle(_Frozen):
+    """One cyclic buffer dependency: the links (``dev:port -> dev:port``) and priority."""
+
+    priority: int
+    links: list[str]
+    failed_link: str | None = Field(None, description="the failed link that exposes it; None = normal state")
+
+
+class DeadlockReport(_Frozen):
+    """Result of the buffer-dependency-graph analysis under up-down ECMP routing."""
+
+    nodes: int
+    edges: int
+    scenarios_checked: int
+    cycles: list[DeadlockCycle]
+    flagged: list[Finding]
+    notes: list[str]
+
+    @property
+    def ok(self) -> bool:
+        """True when no cycle was found in any scenario."""
+        return not self.cycles
+
+
+# --- plan ----------------------------------------------------------------------------------------
+class PlanSummary(_Frozen):
+    """Counts a reviewer takes in at a glance."""
+
+    switches: int
+    hosts: int
+    nics: int
+    lossless_ports: int
+    tiers: int
+
+
+class Plan(_Frozen):
+    """The full derived plan for one inventory."""
+
+    schema_version: str = PLAN_SCHEMA_VERSION
+    generator: str
+    site: str
+    inventory_file: str
+    inventory_sha256: str
+    policy: dict[str, object]
+    summary: PlanSummary
+    classification: Classification
+    switches: list[SwitchPlan]
+    hosts: list[HostPlan]
+    deadlock: DeadlockReport
+    findings: list[Finding]
+    notes: list[str]
+
+    def switch(self, name: str) -> SwitchPlan:
+        """The switch called ``name``. Raises KeyError."""
+        for s in self.switches:
+            if s.name == name:
+                return s
+        raise KeyError(name)
+
+    def host(self, name: str) -> HostPlan:
+        """The host called ``name``. Raises KeyError."""
+        for h in self.hosts:
+            if h.name == name:
+                return h
+        raise KeyError(name)
+
+
+def plan_to_json(plan: Plan) -> str:
+    """Serialise deterministically: sorted keys, 2-space indent, trailing newline."""
+    return json.dumps(plan.model_dump(mode="json"), indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+
+
+def plan_json_schema() -> dict[str, object]:
+    """JSON Schema of :class:`Plan` (published with ``roce-tune schema --plan``)."""
+    schema = Plan.model_json_schema()
+    schema["$id"] = f"https://roce-tune.invalid/schema/plan-{PLAN_SCHEMA_VERSION}.json"
+    return schema

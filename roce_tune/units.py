@@ -1,0 +1,128 @@
+"""Parsing of the unit spellings an engineer writes in an inventory or on the command line.
+
+Every parser raises ``ValueError`` with a message that says what is accepted; pydantic turns that
+into a positioned error in the loader. Examples::
+
+    >>> parse_speed_gbps("400G"), parse_speed_gbps("100000"), parse_speed_gbps(25)
+    (400, 100, 25)
+    >>> parse_length_m("40m"), parse_length_m("2.5"), parse_length_m(3)
+    (40.0, 2.5, 3.0)
+    >>> parse_bytes("150KB"), parse_bytes("64KiB"), parse_bytes(1024)
+    (150000, 65536, 1024)
+"""
+
+from __future__ import annotations
+
+import re
+
+#: Port speeds roce-tune knows the IEEE 802.3 pause-quanta budget for (Gb/s).
+KNOWN_SPEEDS_GBPS = (1, 10, 25, 40, 50, 100, 200, 400, 800, 1600)
+
+_SPEED_RE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([GgTtMm])(?:b(?:ps|/s)?|bE)?\s*$")
+_LENGTH_RE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(m|M|meters?|metres?)?\s*$")
+_BYTES_RE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(B|KB|KiB|MB|MiB|GB|GiB|kB|k|K|M)?\s*$")
+_TIME_US_RE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(us|µs|ns|ms)?\s*$")
+_BYTE_MULT = {None: 1, "B": 1, "KB": 1000, "kB": 1000, "k": 1000, "K": 1000, "KiB": 1024,
+              "MB": 1_000_000, "M": 1_000_000, "MiB": 1 << 20, "GB": 1_000_000_000, "GiB": 1 << 30}
+
+
+def parse_speed_gbps(value: object) -> int:
+    """Parse a port speed to whole Gb/s.
+
+    Accepts ``"100G"``, ``"400Gbps"``, ``"1.6T"``, ``"100000"`` / ``100000`` (Mb/s, the SONiC and
+    ``ethtool`` spelling, recognised when >= 1000) and small integers as Gb/s (``25``).
+
+    Raises:
+        ValueError: anything else, e.g. ``"fast"``, or a speed not in :data:`KNOWN_SPEEDS_GBPS`.
+    """
+    gbps: float
+    if isinstance(value, bool):
+        raise ValueError(f"{value!r} is not a speed: write 100G, 400G or Mb/s like 100000")
+    if isinstance(value, (int, float)):
+        gbps = value / 1000 if value >= 1000 else float(value)
+    elif isinstance(value, str):
+        s = value.strip()
+        if s.isdigit():
+            n = int(s)
+            gbps = n / 1000 if n >= 1000 else float(n)
+        else:
+            m = _SPEED_RE.match(s)
+            if not m:
+                raise ValueError(f"{value!r} is not a speed: write 100G, 400G or Mb/s like 100000")
+            num, unit = float(m.group(1)), m.group(2).upper()
+            gbps = num * {"G": 1, "T": 1000, "M": 0.001}[unit]
+    else:
+        raise ValueError(f"{value!r} is not a speed: write 100G, 400G or Mb/s like 100000")
+    if gbps != int(gbps) or int(gbps) not in KNOWN_SPEEDS_GBPS:
+        known = ", ".join(f"{s}G" for s in KNOWN_SPEEDS_GBPS)
+        raise ValueError(f"{value!r} is not a supported port speed (known: {known})")
+    return int(gbps)
+
+
+def parse_length_m(value: object) -> float:
+    """Parse a cable length to metres: ``"40m"``, ``"40"``, ``40``, ``2.5``.
+
+    Raises:
+        ValueError: non-numeric text, negative or absurd (> 100 km) lengths.
+    """
+    if isinstance(value, bool):
+        raise ValueError(f"{value!r} is not a length: write 40m or 40")
+    if isinstance(value, (int, float)):
+        metres = float(value)
+    elif isinstance(value, str):
+        m = _LENGTH_RE.match(value)
+        if not m:
+            raise ValueError(f"{value!r} is not a length: write metres like 40m or 40")
+        metres = float(m.group(1))
+    else:
+        raise ValueError(f"{value!r} is not a length: write 40m or 40")
+    if not (0 <= metres <= 100_000):
+        raise ValueError(f"cable length {metres} m is outside 0..100000 m")
+    return metres
+
+
+def parse_bytes(value: object) -> int:
+    """Parse a byte count: ``150000``, ``"150KB"`` (10^3), ``"64KiB"`` (2^10), ``"1.5MB"``.
+
+    Raises:
+        ValueError: non-numeric text or a negative value.
+    """
+    if isinstance(value, bool):
+        raise ValueError(f"{value!r} is not a byte count")
+    if isinstance(value, int):
+        if value < 0:
+            raise ValueError(f"byte count {value} is negative")
+        return value
+    if isinstance(value, float):
+        if value < 0 or value != int(value):
+            raise ValueError(f"byte count {value} must be a whole non-negative number")
+        return int(value)
+    if isinstance(value, str):
+        m = _BYTES_RE.match(value)
+        if m:
+            return int(round(float(m.group(1)) * _BYTE_MULT[m.group(2)]))
+    raise ValueError(f"{value!r} is not a byte count: write 150000, 150KB, 64KiB or 1.5MB")
+
+
+def parse_time_us(value: object) -> float:
+    """Parse a time to microseconds: ``"10us"``, ``"500ns"``, ``"0.2ms"``, ``10``.
+
+    Raises:
+        ValueError: anything else or a negative value.
+    """
+    if isinstance(value, bool):
+        raise ValueError(f"{value!r} is not a time")
+    if isinstance(value, (int, float)):
+        if value < 0:
+            raise ValueError(f"time {value} is negative")
+        return float(value)
+    if isinstance(value, str):
+        m = _TIME_US_RE.match(value)
+        if m:
+            return float(m.group(1)) * {None: 1, "us": 1, "µs": 1, "ns": 0.001, "ms": 1000}[m.group(2)]
+    raise ValueError(f"{value!r} is not a time: write 10us, 500ns or 0.2ms")
+
+
+def format_speed(speed_gbps: int) -> str:
+    """``400`` -> ``"400G"``."""
+    return f"{speed_gbps}G"
