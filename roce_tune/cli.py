@@ -1,0 +1,282 @@
+"""``roce-tune`` command line: argument parsing and printing only; every command calls a library function.
+
+Exit codes: 0 success, 1 error-level findings (or failed runs), 2 usage errors.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from enum import Enum
+from pathlib import Path
+from typing import List, Optional
+
+import typer
+from rich.console import Console
+from rich.table import Table
+
+from roce_tune import __version__
+from roce_tune.findings import Finding, RoceTuneError, Severity, has_errors
+
+app = typer.Typer(add_completion=True, no_args_is_help=True, help="Derive, explain and render lossless RoCEv2 "
+                  "settings (PFC, headroom, ECN, DCQCN, watchdog) for GPU cluster fabrics.")
+calc_app = typer.Typer(no_args_is_help=True, help="What-if calculators (no inventory needed).")
+app.add_typer(calc_app, name="calc")
+out = Console(highlight=False, soft_wrap=True)
+err = Console(stderr=True, highlight=False, soft_wrap=True)
+
+
+class OutFormat(str, Enum):
+    text = "text"
+    json = "json"
+
+
+class LintFormat(str, Enum):
+    text = "text"
+    json = "json"
+    github = "github"
+
+
+def _version(value: bool) -> None:
+    if value:
+        print(f"roce-tune {__version__}")
+        raise typer.Exit(0)
+
+
+@app.callback()
+def main_callback(
+    version: bool = typer.Option(False, "--version", callback=_version, is_eager=True, help="Print the version."),
+) -> None:
+    """roce-tune."""
+
+
+def _fail(findings: list[Finding], fmt: str = "text") -> None:
+    from roce_tune.inventory.report import format_findings
+
+    sys.stderr.write(format_findings(findings, fmt if fmt in ("text", "json", "github") else "text"))
+    if not format_findings(findings, "text").endswith("\n"):
+        sys.stderr.write("\n")
+    raise typer.Exit(1)
+
+
+def _load(path: Path):  # type: ignore[no-untyped-def]
+    from roce_tune.inventory.loader import load_inventory
+
+    try:
+        return load_inventory(path)
+    except RoceTuneError as exc:
+        _fail(exc.findings)
+
+
+def _derive(path: Path):  # type: ignore[no-untyped-def]
+    from roce_tune.tuner.plan import derive_plan
+
+    loaded = _load(path)
+    try:
+        return derive_plan(loaded)
+    except RoceTuneError as exc:
+        _fail(exc.findings)
+
+
+@app.command()
+def lint(
+    inventories: List[Path] = typer.Argument(..., exists=True, dir_okay=False, help="Inventory YAML files."),
+    fmt: LintFormat = typer.Option(LintFormat.text, "--format", help="text, json or github annotations."),
+    strict: bool = typer.Option(False, "--strict", help="Warnings fail too."),
+) -> None:
+    """Validate inventories: schema, names, units and semantic rules (RT0xx/RT1xx)."""
+    from roce_tune.inventory.lint import lint as run_lint
+    from roce_tune.inventory.loader import load_inventory
+    from roce_tune.inventory.report import format_findings
+
+    findings: list[Finding] = []
+    for path in inventories:
+        try:
+            findings.extend(run_lint(load_inventory(path)))
+        except RoceTuneError as exc:
+            findings.extend(exc.findings)
+    text = format_findings(findings, fmt.value)
+    if text:
+        sys.stdout.write(text if text.endswith("\n") else text + "\n")
+    failing = has_errors(findings) or (strict and any(f.severity is Severity.warning for f in findings))
+    if fmt is LintFormat.text:
+        n_err = sum(f.severity is Severity.error for f in findings)
+        n_warn = sum(f.severity is Severity.warning for f in findings)
+        err.print(f"{len(inventories)} inventory file(s): {n_err} error(s), {n_warn} warning(s)")
+    raise typer.Exit(1 if failing else 0)
+
+
+@app.command()
+def schema(plan: bool = typer.Option(False, "--plan", help="Print the plan's JSON Schema instead.")) -> None:
+    """Print the inventory JSON Schema (or the plan's with --plan)."""
+    if plan:
+        from roce_tune.plan import plan_json_schema
+
+        print(json.dumps(plan_json_schema(), indent=2, sort_keys=True))
+    else:
+        from roce_tune.inventory.schema import inventory_json_schema
+
+        print(json.dumps(inventory_json_schema(), indent=2, sort_keys=True))
+
+
+@app.command()
+def plan(
+    inventory: Path = typer.Argument(..., exists=True, dir_okay=False, help="Inventory YAML."),
+    out_dir: Optional[Path] = typer.Option(None, "--out", help="Output directory (default out/<inventory name>)."),
+    platform_only: List[str] = typer.Option([], "--platform-only", help="Render only these switch platforms."),
+    fmt: OutFormat = typer.Option(OutFormat.text, "--format", help="Summary as text or json."),
+) -> None:
+    """Validate, derive, render and write configs plus a reviewable plan."""
+    from roce_tune.platforms import SWITCH_PLATFORMS
+    from roce_tune.render.outputs import render_outputs, write_tree
+    from roce_tune.render.summary import summary_json, summary_table
+
+    bad = [p for p in platform_only if p not in SWITCH_PLATFORMS]
+    if bad:
+        err.print(f"error: unknown platform(s) {', '.join(bad)}; known: {', '.join(SWITCH_PLATFORMS)}")
+        raise typer.Exit(2)
+    the_plan = _derive(inventory)
+    if has_errors(the_plan.findings):
+        err.print("[bold red]plan has error-level findings; nothing written[/]")
+        _fail([f for f in the_plan.findings if f.severity is Severity.error])
+    files = render_outputs(the_plan, platforms=platform_only or None)
+    target = write_tree(files, out_dir or Path("out") / inventory.stem)
+    if fmt is OutFormat.json:
+        print(json.dumps(summary_json(the_plan, target, files), indent=2, sort_keys=True))
+    else:
+        out.print(summary_table(the_plan))
+        for f in the_plan.findings:
+            if f.severity is not Severity.info:
+                err.print(f"[yellow]{f}[/]")
+        out.print(f"wrote {len(files)} files to [bold]{target}[/]")
+
+
+@app.command()
+def explain(
+    inventory: Path = typer.Argument(..., exists=True, dir_okay=False),
+    target: str = typer.Argument(..., help="DEVICE or DEVICE:PORT (a host's port is its netdev)."),
+    param: Optional[str] = typer.Argument(None, help="e.g. xoff_bytes, kmax_bytes, detection_ms, NCCL_IB_TC."),
+) -> None:
+    """Print the rationale for one value (or every explained value of a device/port)."""
+    from roce_tune.explain import ExplainError, explain as run_explain
+
+    the_plan = _derive(inventory)
+    try:
+        entries = run_explain(the_plan, target, param)
+    except ExplainError as exc:
+        err.print(f"error: {exc}")
+        raise typer.Exit(2) from None
+    for e in entries:
+        out.print(f"[bold]{e.where} {e.param} = {e.value}[/]")
+        out.print(f"  formula: {e.rationale.formula}")
+        if e.rationale.inputs:
+            out.print("  inputs:  " + ", ".join(f"{k}={v}" for k, v in e.rationale.inputs.items()))
+        out.print(f"  source:  {e.rationale.source}")
+        if e.rationale.note:
+            out.print(f"  note:    {e.rationale.note}")
+        if e.rationale.pinned_by_user:
+            out.print(f"  pinned by user; derived value {e.rationale.derived_value}")
+
+
+def _print_calc(result: dict[str, object], fmt: OutFormat) -> None:
+    if fmt is OutFormat.json:
+        print(json.dumps(result, indent=2, sort_keys=True))
+        return
+    table = Table(show_header=True, header_style="bold")
+    table.add_column("value")
+    table.add_column("result", justify="right")
+    table.add_column("why")
+    rationale = result.get("rationale", {})
+    for k, v in result.items():
+        if k == "rationale" or isinstance(v, (dict, list)):
+            continue
+        why = rationale.get(k, {}) if isinstance(rationale, dict) else {}
+        table.add_row(k, str(v), (why.get("formula", "") + (f" [{why.get('source')}]" if why else "")))
+    out.print(table)
+
+
+def _calc_call(fn, *args, **kwargs):  # type: ignore[no-untyped-def]
+    try:
+        return fn(*args, **kwargs)
+    except (ValueError, KeyError) as exc:
+        err.print(f"error: {exc}")
+        raise typer.Exit(2) from None
+
+
+@calc_app.command("headroom")
+def calc_headroom(
+    asic: str = typer.Option(..., "--asic", help="catalog ASIC id, e.g. spectrum-3"),
+    speed: str = typer.Option(..., "--speed", help="100G, 400G or Mb/s like 400000"),
+    cable: str = typer.Option(..., "--cable", help="40m or 40"),
+    mtu: int = typer.Option(9216, "--mtu"),
+    model: str = typer.Option("ieee", "--model", help="ieee or sonic-static"),
+    fmt: OutFormat = typer.Option(OutFormat.text, "--format"),
+) -> None:
+    """PFC headroom (xon/xoff/size) for one port."""
+    from roce_tune.tuner.headroom import calc_headroom as fn
+
+    hr = _calc_call(fn, asic, speed, cable, mtu=mtu, model=model)
+    _print_calc(hr.model_dump(mode="json"), fmt)
+
+
+@calc_app.command("ecn")
+def calc_ecn(
+    speed: str = typer.Option(..., "--speed"),
+    rtt: str = typer.Option("10us", "--rtt", help="base RTT, e.g. 10us"),
+    fan_in: int = typer.Option(8, "--fan-in", min=1),
+    pfc_trigger: Optional[str] = typer.Option(None, "--pfc-trigger", help="PFC xoff trigger bytes, e.g. 4MB"),
+    profile: str = typer.Option("derived", "--profile", help="derived, nvidia-default, sonic-default, dcqcn-paper"),
+    nic: str = typer.Option("connectx-7", "--nic"),
+    fmt: OutFormat = typer.Option(OutFormat.text, "--format"),
+) -> None:
+    """ECN Kmin/Kmax/Pmax for the lossless queue, checked against the DCQCN fixed point."""
+    from roce_tune.tuner.ecn import calc_ecn as fn
+
+    prof = _calc_call(fn, speed, rtt, fan_in, pfc_trigger_bytes=pfc_trigger, profile=profile, nic_id=nic)
+    _print_calc(prof.model_dump(mode="json"), fmt)
+
+
+@calc_app.command("dcqcn")
+def calc_dcqcn(
+    speed: str = typer.Option(..., "--speed"),
+    nic: str = typer.Option("connectx-7", "--nic"),
+    fmt: OutFormat = typer.Option(OutFormat.text, "--format"),
+) -> None:
+    """DCQCN NIC parameters for a link speed, with firmware defaults."""
+    from roce_tune.tuner.ecn import calc_dcqcn as fn
+
+    dq = _calc_call(fn, speed, nic_id=nic)
+    data = dq.model_dump(mode="json")
+    if fmt is OutFormat.json:
+        print(json.dumps(data, indent=2, sort_keys=True))
+        return
+    table = Table(show_header=True, header_style="bold")
+    for col in ("parameter", "value", "firmware default", "why"):
+        table.add_column(col)
+    for k, v in sorted(dq.params.items()):
+        why = dq.rationale.get(k)
+        table.add_row(k, str(v), str(dq.firmware_defaults.get(k, "-")), why.formula if why else "")
+    out.print(table)
+
+
+@app.command("nccl-report")
+def nccl_report(
+    files: List[Path] = typer.Argument(..., exists=True, dir_okay=False),
+    fmt: OutFormat = typer.Option(OutFormat.text, "--format"),
+    line_rate: Optional[str] = typer.Option(None, "--line-rate", help="NIC line rate, e.g. 400G"),
+) -> None:
+    """Read nccl-tests logs: per run busbw, validation status, fraction of line rate."""
+    from roce_tune.verify.nccl_report import nccl_report as fn
+
+    text, code = fn([str(f) for f in files], line_rate, fmt.value)
+    sys.stdout.write(text if text.endswith("\n") else text + "\n")
+    raise typer.Exit(code)
+
+
+def main() -> None:
+    """Console-script entry point."""
+    app()
+
+
+if __name__ == "__main__":
+    main()

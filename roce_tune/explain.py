@@ -1,0 +1,78 @@
+"""``roce-tune explain``: find the rationale of one plan value by device, port and parameter name."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from roce_tune.plan import Explained, Plan, Rationale
+
+
+class ExplainError(LookupError):
+    """Unknown device, port or parameter; the message lists what exists."""
+
+
+@dataclass(frozen=True)
+class Explanation:
+    """One explained value: where (``leaf1:Ethernet0``), the parameter, its value and rationale."""
+
+    where: str
+    param: str
+    value: object
+    rationale: Rationale
+
+
+def _from_section(where: str, section: Explained, values: dict[str, object] | None = None) -> list[Explanation]:
+    out = []
+    for key, why in sorted(section.rationale.items()):
+        value = (values or {}).get(key, getattr(section, key, None))
+        out.append(Explanation(where, key, value, why))
+    return out
+
+
+def explain(plan: Plan, target: str, param: str | None = None) -> list[Explanation]:
+    """Return the explanations for ``target`` (``DEVICE`` or ``DEVICE:PORT``), filtered by ``param``.
+
+    Raises:
+        ExplainError: the device, port or parameter does not exist in the plan.
+    """
+    device, _, port = target.partition(":")
+    entries: list[Explanation] = []
+    sw = next((s for s in plan.switches if s.name == device), None)
+    host = next((h for h in plan.hosts if h.name == device), None)
+    if sw is not None:
+        if port:
+            p = next((x for x in sw.ports if x.name == port), None)
+            if p is None:
+                raise ExplainError(f"{device} has no port {port!r}; ports: {', '.join(x.name for x in sw.ports[:20])}"
+                                   + (" …" if len(sw.ports) > 20 else ""))
+            entries += _from_section(target, p)
+            if p.headroom:
+                entries += _from_section(target, p.headroom)
+            prof = next((e for e in sw.ecn_profiles if e.name == p.ecn_profile), None)
+            if prof:
+                entries += _from_section(f"{target} ({prof.name})", prof)
+        else:
+            entries += _from_section(device, sw.buffers)
+            for pool in sw.buffers.pools:
+                entries += _from_section(f"{device} pool {pool.name}", pool)
+            for e in sw.ecn_profiles:
+                entries += _from_section(f"{device} {e.name}", e)
+        entries += _from_section(f"{device} watchdog", sw.watchdog)
+    elif host is not None:
+        nics = [n for n in host.nics if not port or n.netdev == port or n.rdma_device == port]
+        if port and not nics:
+            raise ExplainError(f"{device} has no NIC {port!r}; NICs: {', '.join(n.netdev for n in host.nics)}")
+        for n in nics:
+            entries += _from_section(f"{device}:{n.netdev}", n)
+            entries += _from_section(f"{device}:{n.netdev} DCQCN", n.dcqcn, dict(n.dcqcn.params))
+        for key, why in sorted(host.nccl_rationale.items()):
+            entries.append(Explanation(device, key, host.nccl_env.get(key, "(unset)"), why))
+    else:
+        raise ExplainError(f"no device {device!r} in the plan")
+    entries += [Explanation("site", k, getattr(plan.classification, k, None), r)
+                for k, r in sorted(plan.classification.rationale.items())] if param else []
+    if param:
+        entries = [e for e in entries if e.param == param]
+        if not entries:
+            raise ExplainError(f"no parameter {param!r} at {target}")
+    return entries

@@ -1,0 +1,67 @@
+"""The at-a-glance summary ``roce-tune plan`` prints: devices per platform, headroom range, ECN
+thresholds per speed, warnings. Pure translation of the plan."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from pathlib import Path
+
+from rich.table import Table
+
+from roce_tune.findings import Severity
+from roce_tune.plan import Plan
+
+
+def _facts(plan: Plan) -> dict[str, object]:
+    per_platform: dict[str, int] = defaultdict(int)
+    for sw in plan.switches:
+        per_platform[sw.platform] += 1
+    sizes = [p.headroom.size_bytes for sw in plan.switches for p in sw.ports if p.headroom]
+    xoffs = [p.headroom.xoff_bytes for sw in plan.switches for p in sw.ports if p.headroom]
+    ecn: dict[int, set[tuple[int, int, float]]] = defaultdict(set)
+    for sw in plan.switches:
+        for e in sw.ecn_profiles:
+            ecn[e.speed_gbps].add((e.kmin_bytes, e.kmax_bytes, e.pmax_percent))
+    return {
+        "site": plan.site,
+        "switches_per_platform": dict(sorted(per_platform.items())),
+        "hosts": plan.summary.hosts,
+        "nic_ports": plan.summary.nics,
+        "lossless_ports": plan.summary.lossless_ports,
+        "headroom_size_bytes_range": [min(sizes), max(sizes)] if sizes else None,
+        "headroom_xoff_bytes_range": [min(xoffs), max(xoffs)] if xoffs else None,
+        "ecn_by_speed_gbps": {str(k): [{"kmin_bytes": a, "kmax_bytes": b, "pmax_percent": c}
+                                       for a, b, c in sorted(v)] for k, v in sorted(ecn.items())},
+        "deadlock_cycles": len(plan.deadlock.cycles),
+        "errors": sum(f.severity is Severity.error for f in plan.findings),
+        "warnings": sum(f.severity is Severity.warning for f in plan.findings),
+    }
+
+
+def summary_json(plan: Plan, out_dir: Path, files: dict[str, str]) -> dict[str, object]:
+    """Machine-readable summary (``--format json``)."""
+    data = _facts(plan)
+    data["output_dir"] = str(out_dir)
+    data["files"] = sorted(files)
+    return data
+
+
+def summary_table(plan: Plan) -> Table:
+    """The rich table printed by ``roce-tune plan``."""
+    f = _facts(plan)
+    t = Table(title=f"roce-tune plan: {plan.site}", show_header=True, header_style="bold")
+    t.add_column("what")
+    t.add_column("value")
+    t.add_row("switches", ", ".join(f"{k}: {v}" for k, v in f["switches_per_platform"].items()) or "-")  # type: ignore[union-attr]
+    t.add_row("hosts / NIC ports", f"{f['hosts']} / {f['nic_ports']}")
+    t.add_row("lossless switch ports", str(f["lossless_ports"]))
+    if f["headroom_size_bytes_range"]:
+        lo, hi = f["headroom_xoff_bytes_range"]  # type: ignore[misc]
+        slo, shi = f["headroom_size_bytes_range"]  # type: ignore[misc]
+        t.add_row("PFC headroom", f"xoff {lo}-{hi} B, PG size {slo}-{shi} B")
+    for speed, rows in f["ecn_by_speed_gbps"].items():  # type: ignore[union-attr]
+        t.add_row(f"ECN @ {speed}G", "; ".join(f"Kmin {r['kmin_bytes']} B, Kmax {r['kmax_bytes']} B, "
+                                                f"Pmax {r['pmax_percent']} %" for r in rows))
+    t.add_row("deadlock", "no cycles" if not f["deadlock_cycles"] else f"{f['deadlock_cycles']} cycle(s)")
+    t.add_row("findings", f"{f['errors']} error(s), {f['warnings']} warning(s)")
+    return t

@@ -1,0 +1,308 @@
+"""Compose the tuner's sections into a :class:`~roce_tune.plan.Plan` (pure: inventory in, plan out).
+
+Order of derivation, each step feeding the next:
+
+1. classification (maps, TOS) from the policy;
+2. per switch port: cable, lanes, fan-in, lossless or not, PFC headroom (+ user pins);
+3. per switch: buffer pools/profiles from the headrooms, headroom admission checks;
+4. per switch port: the PFC xoff trigger (ingress PG dynamic-threshold limit at the port's fan-in),
+   then the ECN profile checked against it and against the DCQCN fluid-model fixed point;
+5. PFC watchdog per switch; DCQCN, TOS, NIC xoff per NIC; NCCL environment per host;
+6. deadlock analysis of the whole fabric, then the end-to-end consistency check.
+
+Errors that make derivation meaningless (lint errors: dangling links, unknown models) raise
+:class:`~roce_tune.findings.RoceTuneError` before anything is derived; safety-check errors found while
+deriving (headroom over budget, Kmax above the PFC trigger, map disagreement) are returned in
+``plan.findings`` so a reviewer sees all of them, and ``roce-tune plan`` refuses to write.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass
+
+from roce_tune import __version__
+from roce_tune.findings import Finding, Location, RoceTuneError, Severity, has_errors
+from roce_tune.inventory.catalog import AsicSpec, Catalog, NicSpec, load_catalog
+from roce_tune.inventory.models import Inventory, Switch
+from roce_tune.inventory.topology import Topology, asic_of, build_topology
+from roce_tune.plan import (
+    Classification, Headroom, HostPlan, NicPlan, Plan, PlanSummary, PortPlan, Rationale, SwitchPlan,
+)
+from roce_tune.tuner import buffers, classification, consistency, dcqcn, deadlock, ecn, headroom, nccl, watchdog
+from roce_tune.tuner.overrides import (
+    DCQCN_PARAMS, ECN_PARAMS, HEADROOM_PARAMS, WATCHDOG_PARAMS, resolve_overrides,
+)
+
+DEFAULT_NIC = "connectx-7"
+
+
+@dataclass(frozen=True)
+class _PortFacts:
+    """Per-port inputs gathered before any tuning math."""
+
+    name: str
+    speed_gbps: int
+    lanes: int
+    mtu: int
+    cable_m: float
+    cable_defaulted: bool
+    admin_up: bool
+    peer: str | None
+    peer_kind: str
+    direction: str
+    lossless: bool
+    fan_in: int
+
+
+def _port_facts(topo: Topology, sw: Switch, asic: AsicSpec) -> list[_PortFacts]:
+    inv = topo.inventory
+    cabled = [p for (s, p) in topo.peers if s == sw.name]
+    downs = set(topo.down_ports(sw.name)) | {p for p in cabled if topo.direction(sw.name, p) == "peer"}
+    out = []
+    for info in topo.ports_of(sw.name):
+        peer = topo.peers.get((sw.name, info.name))
+        pins = resolve_overrides(inv.policy, role=sw.role.value, device=sw.name, port=info.name, params=("cable_m",))
+        if "cable_m" in pins:
+            cable, defaulted = float(pins["cable_m"]), False
+        elif peer is not None and peer.cable_m is not None:
+            cable, defaulted = peer.cable_m, False
+        else:
+            cable, defaulted = inv.defaults.cable_length, True
+        direction = topo.direction(sw.name, info.name)
+        if peer is None:
+            kind, peer_name = "none", None
+        else:
+            kind, peer_name = peer.kind, f"{peer.device}:{peer.port}"
+        # fan-in under up-down routing: a down-facing egress can be fed by every other cabled port;
+        # an up-facing egress only by down-facing ports (valley-free: nothing arriving from above goes up).
+        fan_in = max(1, len(cabled) - 1) if direction in ("down", "peer", "edge") else max(1, len(downs))
+        out.append(_PortFacts(
+            name=info.name, speed_gbps=info.speed_gbps,
+            lanes=info.lanes or max(1, info.speed_gbps // asic.serdes_gbps),
+            mtu=info.mtu or inv.policy.mtu, cable_m=cable, cable_defaulted=defaulted, admin_up=info.admin_up,
+            peer=peer_name, peer_kind=kind, direction=direction,
+            lossless=info.admin_up and peer is not None, fan_in=fan_in,
+        ))
+    return out
+
+
+def _pin(section, pins: dict[str, object], source: str):  # type: ignore[no-untyped-def]
+    """Return ``section`` with pinned values applied and marked "pinned by user" in its rationale."""
+    if not pins:
+        return section
+    rationale = dict(section.rationale)
+    update: dict[str, object] = {}
+    for key, value in pins.items():
+        if key not in type(section).model_fields:
+            continue
+        derived = getattr(section, key)
+        update[key] = type(derived)(value) if isinstance(derived, (int, float)) and not isinstance(value, str) else value
+        old = rationale.get(key)
+        rationale[key] = Rationale(
+            formula="pinned by user", inputs={"value": value}, source=source,
+            note=f"derived value {derived}" + (f"; derivation: {old.formula}" if old else ""),
+            pinned_by_user=True, derived_value=derived,
+        )
+    update["rationale"] = rationale
+    return section.model_copy(update=update)
+
+
+def _fabric_nic(inv: Inventory, catalog: Catalog, speed_gbps: int) -> NicSpec:
+    """The NIC model most hosts use at ``speed_gbps`` (DCQCN parameters of the ECN fluid check)."""
+    counts = Counter(n.model for h in inv.hosts for n in h.nics if n.speed == speed_gbps)
+    model = min(counts, key=lambda m: (-counts[m], m)) if counts else DEFAULT_NIC
+    return catalog.nic(model)
+
+
+def _base_rtt(inv: Inventory, topo: Topology, catalog: Catalog) -> tuple[float, Rationale]:
+    """Base RTT of the longest host-to-host path (hops and the longest cable of every tier)."""
+    tiers = max(1, topo.tiers())
+    hops = 2 * tiers - 1
+    host_cable = max((p.cable_m or inv.defaults.cable_length for p in topo.peers.values() if p.kind == "host"),
+                     default=inv.defaults.cable_length)
+    per_tier: dict[int, float] = {}
+    for (s, _), p in topo.peers.items():
+        if p.kind == "switch" and p.device in topo.switches and topo.tier(p.device) > topo.tier(s):
+            per_tier[topo.tier(s)] = max(per_tier.get(topo.tier(s), 0.0), p.cable_m or inv.defaults.cable_length)
+    one_way_m = 2 * host_cable + 2 * sum(per_tier.values())
+    latency = max((catalog.asic(asic_of(sw, catalog)).switch_latency_us for sw in inv.switches), default=1.0)
+    return ecn.base_rtt_us(hops, one_way_m, inv.policy.nic_latency_us, latency)
+
+
+def _derive_switch(inv: Inventory, topo: Topology, catalog: Catalog, sw: Switch, rtt_us: float,
+                   findings: list[Finding]) -> SwitchPlan:
+    policy = inv.policy
+    asic = catalog.asic(asic_of(sw, catalog))
+    prios = sorted(policy.lossless_priorities)
+    shp = asic.shared_headroom_pool if policy.shared_headroom_pool is None else (
+        policy.shared_headroom_pool and asic.shared_headroom_pool)
+    facts = _port_facts(topo, sw, asic)
+    headrooms: dict[str, Headroom] = {}
+    for f in facts:
+        if not f.lossless:
+            continue
+        hr = headroom.compute_headroom(asic, f.speed_gbps, f.cable_m, f.mtu, lanes=f.lanes,
+                                       model=policy.headroom_model, shared_headroom_pool=shp)
+        pins = resolve_overrides(policy, role=sw.role.value, device=sw.name, port=f.name,
+                                 params=HEADROOM_PARAMS[:3])
+        if pins:
+            hr = _pin(hr, pins, f"inventory override for {sw.name}:{f.name}")
+            hr = hr.model_copy(update={"profile": f"{hr.profile}_pinned_{f.name.replace('/', '_').replace(':', '_')}"[:63]})
+        headrooms[f.name] = hr
+        findings.extend(buffers.check_headroom_admission(asic, sw.name, f.name, hr, len(prios), f.lanes))
+    buf = buffers.derive_buffers(asic, [(n, h, len(prios)) for n, h in headrooms.items()],
+                                 sum(1 for f in facts if f.admin_up), shp, policy.shp_oversubscription)
+    findings.extend(buffers.check_total_buffer(asic, sw.name, buf))
+    pool = next(p for p in buf.pools if p.name == "ingress_lossless_pool")
+    lossless_profile = next((p for p in buf.profiles if p.name == "ingress_lossless_profile"), None)
+    dyn_th = lossless_profile.dynamic_th if lossless_profile and lossless_profile.dynamic_th is not None \
+        else asic.lossless_dynamic_th
+    ecn_profiles: dict[str, object] = {}
+    ports: list[PortPlan] = []
+    for f in facts:
+        profile_name = None
+        rationale: dict[str, Rationale] = {}
+        if f.lossless:
+            trigger = buffers.pg_shared_limit_bytes(pool.size_bytes, dyn_th, f.fan_in)
+            nic = _fabric_nic(inv, catalog, f.speed_gbps)
+            params = dcqcn.derive_dcqcn(nic, f.speed_gbps, policy.dcqcn, prios, policy.cnp_dscp,
+                                        policy.cnp_priority).params
+            pins = resolve_overrides(policy, role=sw.role.value, device=sw.name, port=f.name, params=ECN_PARAMS)
+            prof = ecn.derive_ecn(f.speed_gbps, rtt_us, f.fan_in, trigger, params, asic.ecn_separate_thresholds,
+                                  profile=policy.ecn_profile.value, overrides=pins or None)
+            if pins:
+                prof = prof.model_copy(update={"name": f"{prof.name}_PIN_{sw.name}_{f.name}".replace("/", "_")
+                                               .replace(":", "_").replace(".", "_")[:63]})
+            if prof.name not in ecn_profiles:
+                ecn_profiles[prof.name] = prof
+                findings.extend(ecn.check_ecn(prof, sw.name, f.name))
+            profile_name = prof.name
+        rationale["fan_in"] = Rationale(
+            formula="down-facing egress: cabled ports - 1; up-facing egress: down-facing ports (up-down routing)",
+            inputs={"direction": f.direction, "fan_in": f.fan_in}, source="DOMAIN.md §2 (N-to-1 incast), §5 (up-down)")
+        rationale["cable_m"] = Rationale(
+            formula="inventory link/NIC cable_length" if not f.cable_defaulted else "defaults.cable_length",
+            inputs={"cable_m": f.cable_m}, source="inventory",
+            note="no cable length given: default used (lint warning)" if f.cable_defaulted else "")
+        ports.append(PortPlan(
+            name=f.name, speed_gbps=f.speed_gbps, lanes=f.lanes, mtu=f.mtu, cable_m=f.cable_m, admin_up=f.admin_up,
+            peer=f.peer, peer_kind=f.peer_kind, direction=f.direction, lossless=f.lossless,
+            pfc_priorities=prios if f.lossless else [], headroom=headrooms.get(f.name), ecn_profile=profile_name,
+            fan_in=f.fan_in, rationale=rationale))
+    wd_pins = resolve_overrides(policy, role=sw.role.value, device=sw.name, params=WATCHDOG_PARAMS)
+    wd = watchdog.derive_watchdog(sum(1 for p in ports if p.lossless), policy.pfc_watchdog, policy.watchdog_action,
+                                  sw.platform.value, overrides=wd_pins or None)
+    return SwitchPlan(
+        name=sw.name, platform=sw.platform.value, role=sw.role.value, model=sw.model, asic=asic.id,
+        os_version=sw.os_version, mgmt_host=sw.mgmt.host if sw.mgmt else None,
+        mgmt_port=sw.mgmt.port if sw.mgmt else None, credentials=sw.credentials.model_dump(),
+        ports=ports, buffers=buf, ecn_profiles=[ecn_profiles[k] for k in sorted(ecn_profiles)],  # type: ignore[misc]
+        watchdog=wd)
+
+
+def _derive_host(inv: Inventory, catalog: Catalog, cls: Classification, tiers: int, host) -> HostPlan:  # type: ignore[no-untyped-def]
+    policy = inv.policy
+    prios = sorted(policy.lossless_priorities)
+    pins = resolve_overrides(policy, role="host", device=host.name, params=DCQCN_PARAMS)
+    nics = []
+    for nic in host.nics:
+        spec = catalog.nic(nic.model)
+        cable = nic.cable_length if nic.cable_length is not None else inv.defaults.cable_length
+        mtu = nic.mtu or host.mtu or policy.host_mtu
+        dq = dcqcn.derive_dcqcn(spec, nic.speed, policy.dcqcn, prios, policy.cnp_dscp, policy.cnp_priority,
+                                overrides={k: int(v) for k, v in pins.items()} or None)
+        xoff = headroom.nic_xoff_bytes(nic.speed, cable, mtu)
+        nics.append(NicPlan(
+            model=nic.model, netdev=nic.netdev, rdma_device=nic.rdma_device, rdma_port=nic.rdma_port,
+            pci_address=nic.pci_address, speed_gbps=nic.speed, rail=nic.rail, switch_port=nic.switch_port,
+            trust=cls.trust, pfc_vector=[1 if p in prios else 0 for p in range(8)],
+            dscp_to_priority=cls.dscp_to_priority, cable_m=cable, mtu=mtu, roce_mtu=policy.roce_mtu,
+            roce_tos=cls.roce_tos, cnp_dscp=cls.cnp_dscp, cnp_priority=cls.cnp_priority, nic_xoff_bytes=xoff,
+            dcqcn=dq,
+            rationale={
+                "nic_xoff_bytes": Rationale(
+                    formula="(301 + 2.16*cable_m)*speed_gbps + 2.72*mtu (kernel integer form, speed >= 40G)",
+                    inputs={"speed_gbps": nic.speed, "cable_m": cable, "mtu_bytes": mtu},
+                    source="torvalds/linux drivers/net/ethernet/mellanox/mlx5/core/en/port_buffer.c",
+                    note="the NIC derives this itself from mlnx_qos --cable_len; shown for review"),
+                "mtu": Rationale(formula="nic.mtu or host.mtu or policy.host_mtu", inputs={"mtu_bytes": mtu},
+                                 source="inventory", note=f"RoCE MTU {policy.roce_mtu} needs netdev MTU >= 4200"),
+            }))
+    env, why = nccl.derive_nccl_env(host, cls, inv.site, tiers)
+    return HostPlan(name=host.name, mgmt_host=host.mgmt.host if host.mgmt else None,
+                    mgmt_port=host.mgmt.port if host.mgmt else None, credentials=host.credentials.model_dump(),
+                    nics=nics, nccl_env=env, nccl_rationale=why)
+
+
+def build_plan(inv: Inventory, catalog: Catalog | None = None, *, inventory_file: str = "<memory>",
+               inventory_sha256: str = "", lint_findings: list[Finding] | None = None) -> Plan:
+    """Derive the plan for a validated inventory.
+
+    Args:
+        inv: validated inventory (lint has already passed without errors).
+        catalog: ASIC/NIC catalog (default: the shipped one).
+        inventory_file / inventory_sha256: provenance written into the plan.
+        lint_findings: warnings/infos from lint, carried into the plan.
+
+    Returns:
+        The plan; ``plan.findings`` holds lint findings plus every tuner safety finding (RT2xx).
+
+    Raises:
+        CatalogError: a model/ASIC/NIC id unknown to the catalog (lint reports these first).
+    """
+    catalog = catalog or load_catalog()
+    topo = build_topology(inv)
+    cls = classification.derive_classification(inv.policy)
+    findings: list[Finding] = list(lint_findings or [])
+    rtt_us, rtt_why = _base_rtt(inv, topo, catalog)
+    switches = [_derive_switch(inv, topo, catalog, sw, rtt_us, findings) for sw in inv.switches]
+    tiers = topo.tiers()
+    hosts = [_derive_host(inv, catalog, cls, tiers, h) for h in inv.hosts]
+    lossless_ports = {(s.name, p.name) for s in switches for p in s.ports if p.lossless}
+    dl = deadlock.analyze_deadlock(topo, sorted(inv.policy.lossless_priorities), lossless_ports)
+    findings.extend(dl.flagged)
+    notes = list(dl.notes)
+    notes.append(f"base RTT {rtt_us:.2f} us: {rtt_why.formula} ({', '.join(f'{k}={v}' for k, v in rtt_why.inputs.items())})")
+    if not inv.policy.dcqcn:
+        notes.append("DCQCN is off by policy: the fabric relies on PFC alone; watch PFC pause duration, "
+                     "watchdog events and out_of_sequence counters (DOMAIN.md §7, Meta SIGCOMM'24).")
+    plan = Plan(
+        generator=f"roce-tune {__version__}", site=inv.site.name, inventory_file=inventory_file,
+        inventory_sha256=inventory_sha256,
+        policy=inv.policy.model_dump(mode="json", exclude={"overrides"}),
+        summary=PlanSummary(switches=len(switches), hosts=len(hosts), nics=sum(len(h.nics) for h in hosts),
+                            lossless_ports=len(lossless_ports), tiers=tiers),
+        classification=cls, switches=switches, hosts=hosts, deadlock=dl, findings=[], notes=notes)
+    findings.extend(consistency.check_consistency(plan))
+    findings.sort(key=_finding_key)
+    return plan.model_copy(update={"findings": findings})
+
+
+def _finding_key(f: Finding) -> tuple[object, ...]:
+    sev = {Severity.error: 0, Severity.warning: 1, Severity.info: 2}[f.severity]
+    loc = f.location
+    return (sev, loc.file or "", loc.line or 0, loc.col or 0, loc.device or "", loc.port or "", f.rule, f.message)
+
+
+def derive_plan(loaded, catalog: Catalog | None = None) -> Plan:  # type: ignore[no-untyped-def]
+    """Lint then derive: the library form of ``roce-tune plan``.
+
+    Args:
+        loaded: a :class:`~roce_tune.inventory.loader.LoadedInventory`.
+        catalog: default the shipped catalog.
+
+    Raises:
+        RoceTuneError: lint found errors (all of them are in the exception); nothing is derived.
+    """
+    from roce_tune.inventory.lint import lint
+
+    catalog = catalog or load_catalog()
+    lint_findings = lint(loaded, catalog)
+    if has_errors(lint_findings):
+        raise RoceTuneError([f for f in lint_findings if f.severity is Severity.error])
+    return build_plan(loaded.inventory, catalog, inventory_file=str(loaded.path),
+                      inventory_sha256=loaded.sha256, lint_findings=lint_findings)
+
+
+__all__ = ["build_plan", "derive_plan", "Location"]
