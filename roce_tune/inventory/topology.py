@@ -62,6 +62,8 @@ class Topology:
     peers: dict[tuple[str, str], Peer] = field(default_factory=dict)
     problems: list[tuple[str, str, str]] = field(default_factory=list)
     duplicate_ports: list[tuple[str, str, str]] = field(default_factory=list)
+    ports_by_switch: dict[str, list[PortInfo]] = field(default_factory=dict)
+    cabled_by_switch: dict[str, list[str]] = field(default_factory=dict)
 
     def tier(self, switch: str) -> int:
         """Clos tier of a switch: leaf 0, spine 1, superspine 2."""
@@ -69,7 +71,11 @@ class Topology:
 
     def ports_of(self, switch: str) -> list[PortInfo]:
         """Declared ports of ``switch`` in inventory order."""
-        return [p for (s, _), p in self.ports.items() if s == switch]
+        return self.ports_by_switch.get(switch, [])
+
+    def cabled_ports(self, switch: str) -> list[str]:
+        """Names of the ports of ``switch`` that have a peer, in the order they were cabled."""
+        return self.cabled_by_switch.get(switch, [])
 
     def direction(self, switch: str, port: str) -> str:
         """``down`` (towards hosts or a lower tier), ``up`` (higher tier), ``peer`` (same tier) or
@@ -86,11 +92,11 @@ class Topology:
 
     def down_ports(self, switch: str) -> list[str]:
         """Names of the ports of ``switch`` that face hosts or a lower tier."""
-        return [p for (s, p) in self.peers if s == switch and self.direction(s, p) == "down"]
+        return [p for p in self.cabled_ports(switch) if self.direction(switch, p) == "down"]
 
     def up_ports(self, switch: str) -> list[str]:
         """Names of the ports of ``switch`` that face a higher tier."""
-        return [p for (s, p) in self.peers if s == switch and self.direction(s, p) == "up"]
+        return [p for p in self.cabled_ports(switch) if self.direction(switch, p) == "up"]
 
     def tiers(self) -> int:
         """Number of switch tiers present (0 for a host-only inventory)."""
@@ -112,7 +118,9 @@ def _index_ports(topo: Topology) -> None:
                 if key in topo.ports:
                     topo.duplicate_ports.append((path + ".name", f"{sw.name}:{name}", "declared twice"))
                     continue
-                topo.ports[key] = PortInfo(sw.name, name, port.speed, port.lanes, port.mtu, port.admin_up, path)
+                info = PortInfo(sw.name, name, port.speed, port.lanes, port.mtu, port.admin_up, path)
+                topo.ports[key] = info
+                topo.ports_by_switch.setdefault(sw.name, []).append(info)
 
 
 def _attach(topo: Topology, key: tuple[str, str], peer: Peer, path: str) -> None:
@@ -121,6 +129,7 @@ def _attach(topo: Topology, key: tuple[str, str], peer: Peer, path: str) -> None
         topo.duplicate_ports.append((path, f"{key[0]}:{key[1]}", f"already cabled at {other.path}"))
         return
     topo.peers[key] = peer
+    topo.cabled_by_switch.setdefault(key[0], []).append(key[1])
 
 
 def build_topology(inv: Inventory) -> Topology:

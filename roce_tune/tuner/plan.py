@@ -57,8 +57,8 @@ class _PortFacts:
 
 def _port_facts(topo: Topology, sw: Switch, asic: AsicSpec) -> list[_PortFacts]:
     inv = topo.inventory
-    cabled = [p for (s, p) in topo.peers if s == sw.name]
-    downs = set(topo.down_ports(sw.name)) | {p for p in cabled if topo.direction(sw.name, p) == "peer"}
+    cabled = topo.cabled_ports(sw.name)
+    downs = [p for p in cabled if topo.direction(sw.name, p) in ("down", "peer")]
     out = []
     for info in topo.ports_of(sw.name):
         peer = topo.peers.get((sw.name, info.name))
