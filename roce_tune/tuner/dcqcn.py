@@ -1,0 +1,211 @@
+"""DCQCN reaction-point / notification-point parameters for mlx5 (ConnectX-4 and later).
+
+Starts from the NIC firmware defaults (NVIDIA DOCA "DCQCN CC Parameters", DOMAIN.md §3) and scales
+only the rate-increase steps with link speed, by the rule of the HPCC artifact's firmware-like
+``dcqcn`` profile (``alibaba-edu/High-Precision-Congestion-Control:simulation/run.py``):
+``AI = 5 Mb/s x C/25G`` and ``HAI = 50 Mb/s x C/25G`` (100G: 20/200, 400G: 80/800, 800G: 160/1600;
+DOMAIN.md Oracle E). Everything else keeps the firmware value, with the reason in its Rationale.
+
+Example::
+
+    >>> calc_dcqcn("400G").params["rpg_ai_rate_mbps"]   # doctest: +SKIP (needs the catalog)
+    80
+"""
+
+from __future__ import annotations
+
+from roce_tune.inventory.catalog import NicSpec
+from roce_tune.plan import Dcqcn, Rationale
+
+#: Firmware defaults (DOMAIN.md §3 table; NVIDIA DOCA "DCQCN CC Parameters" and an ``mlxconfig -q``
+#: dump). Used for any key the catalog's ``NicSpec.dcqcn_defaults`` does not give.
+MLX5_FIRMWARE_DEFAULTS: dict[str, int] = {
+    "rpg_time_reset_us": 300, "rpg_byte_reset_bytes": 32767, "rpg_threshold": 1, "rpg_max_rate_mbps": 0,
+    "rpg_ai_rate_mbps": 5, "rpg_hai_rate_mbps": 50, "rpg_gd": 11, "rpg_min_dec_fac_percent": 50,
+    "rpg_min_rate_mbps": 1, "rate_to_set_on_first_cnp_mbps": 0, "dce_tcp_g": 1019, "dce_tcp_rtt_us": 1,
+    "rate_reduce_monitor_period_us": 4, "initial_alpha_value": 1023, "min_time_between_cnps_us": 2,
+    "clamp_tgt_rate": 0, "clamp_tgt_rate_after_time_inc": 1, "cnp_dscp": 48, "cnp_802p_prio": 6,
+}
+PARAM_KEYS: tuple[str, ...] = tuple(MLX5_FIRMWARE_DEFAULTS)
+
+_DOCA = "NVIDIA DOCA 'DCQCN CC Parameters' (networking-docs.nvidia.com/doca/archive/3-4-0/dcqcn-cc-parameters)"
+_HPCC = "alibaba-edu/High-Precision-Congestion-Control:simulation/run.py (cc=dcqcn: ai = 5*bw/25, hai = 50*bw/25)"
+_FIELD = "32-bit field in torvalds/linux include/linux/mlx5/mlx5_ifc.h cong_control_r_roce_ecn_rp/np"
+
+#: HPCC rule anchors: AI/HAI at 25 Gb/s.
+HPCC_AI_MBPS_AT_25G = 5
+HPCC_HAI_MBPS_AT_25G = 50
+_MAX_US = 131071  # DOCA range of dce_tcp_rtt (µs); used for the other µs timers too [R]
+
+
+def _ranges(speed_gbps: int) -> dict[str, tuple[int, int, str]]:
+    """Allowed values per key: (lo, hi, source). ``line`` = speed in Mb/s."""
+    line = speed_gbps * 1000
+    return {
+        "rpg_time_reset_us": (1, _MAX_US, "[R] same µs range as dce_tcp_rtt"),
+        "rpg_byte_reset_bytes": (0, 32767, "[R] 0 = disabled; firmware default 32767 = 2^15-1 is the field maximum"),
+        "rpg_threshold": (1, 31, "DOMAIN.md §3 (1..31)"),
+        "rpg_max_rate_mbps": (0, line, "0 = line rate; cannot exceed the line rate"),
+        "rpg_ai_rate_mbps": (1, line, "a rate step between 1 Mb/s and the line rate"),
+        "rpg_hai_rate_mbps": (1, line, "a rate step between 1 Mb/s and the line rate"),
+        "rpg_gd": (0, 15, "[R] log2 shift of alpha"),
+        "rpg_min_dec_fac_percent": (0, 100, _DOCA),
+        "rpg_min_rate_mbps": (1, line, _DOCA + " (1..line rate)"),
+        "rate_to_set_on_first_cnp_mbps": (0, line, _DOCA + " (0, 1..line rate)"),
+        "dce_tcp_g": (0, 1023, _DOCA + " (10-bit fixed point)"),
+        "dce_tcp_rtt_us": (1, _MAX_US, _DOCA + " (1..131071 µs)"),
+        "rate_reduce_monitor_period_us": (0, _MAX_US, "[R] µs"),
+        "initial_alpha_value": (1, 1023, _DOCA + " (1..1023)"),
+        "min_time_between_cnps_us": (0, _MAX_US, "[R] µs"),
+        "clamp_tgt_rate": (0, 1, "flag"),
+        "clamp_tgt_rate_after_time_inc": (0, 1, "flag"),
+        "cnp_dscp": (0, 63, "6-bit DSCP (" + _FIELD + ")"),
+        "cnp_802p_prio": (0, 7, "3-bit PCP (" + _FIELD + ")"),
+    }
+
+
+def check_dcqcn_value(key: str, value: int, speed_gbps: int) -> None:
+    """Range-check one DCQCN parameter.
+
+    Raises:
+        ValueError: unknown key or value outside its range (message names key, value, range, source).
+    """
+    ranges = _ranges(speed_gbps)
+    if key not in ranges:
+        raise ValueError(f"unknown DCQCN parameter {key!r}; known: {', '.join(PARAM_KEYS)}")
+    lo, hi, src = ranges[key]
+    if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
+        raise ValueError(f"DCQCN {key}={value!r} is outside {lo}..{hi} at {speed_gbps}G ({src})")
+
+
+def _scaled(base_mbps: int, speed_gbps: int) -> int:
+    return max(1, round(base_mbps * speed_gbps / 25))
+
+
+def _derive_one(key: str, fw: dict[str, int], speed_gbps: int, cnp_dscp: int,
+                cnp_priority: int) -> tuple[int, Rationale]:
+    """The value we would choose for ``key`` and why."""
+    d = fw[key]
+    if key == "rpg_ai_rate_mbps":
+        v = _scaled(HPCC_AI_MBPS_AT_25G, speed_gbps)
+        return v, Rationale(
+            formula="max(1, round(5 Mb/s * speed_gbps / 25))", inputs={"speed_gbps": speed_gbps, "base_mbps": 5},
+            source=_HPCC + "; DOMAIN.md §3, Oracle E",
+            note=f"firmware default {d} Mb/s is tuned for 25G; at {speed_gbps}G the same relative step is {v} Mb/s "
+                 "(keeps the additive-increase time to regain a share of C constant)")
+    if key == "rpg_hai_rate_mbps":
+        v = _scaled(HPCC_HAI_MBPS_AT_25G, speed_gbps)
+        return v, Rationale(
+            formula="max(1, round(50 Mb/s * speed_gbps / 25))", inputs={"speed_gbps": speed_gbps, "base_mbps": 50},
+            source=_HPCC + "; DOMAIN.md §3, Oracle E", note=f"firmware default {d} Mb/s scaled like AI")
+    if key == "cnp_dscp":
+        return cnp_dscp, Rationale(formula="policy.cnp_dscp", inputs={"cnp_dscp": cnp_dscp}, source="inventory policy",
+                                   note=f"must equal the switch CNP class (firmware default {d})")
+    if key == "cnp_802p_prio":
+        return cnp_priority, Rationale(formula="policy.cnp_priority", inputs={"cnp_priority": cnp_priority},
+                                       source="inventory policy",
+                                       note=f"must equal the switch CNP priority (firmware default {d})")
+    notes = {
+        "rpg_min_rate_mbps": "kept at the firmware floor: DCQCN is per QP and N QPs must be able to fall below C "
+                             "together (N*min_rate < C); with NCCL QP scaling N can reach thousands, so the HPCC "
+                             "simulator's 1000 Mb/s floor would defeat congestion control at 400G for N >= 400",
+        "rpg_byte_reset_bytes": "firmware value is already the field maximum (2^15-1); cannot scale with speed, so at "
+                                "high speed increase events are byte-counter driven (DCQCN-MODEL.md §1.3)",
+        "rpg_time_reset_us": "HPCC firmware-like profile uses the same 300 µs increase timer",
+        "rpg_threshold": "F = 1 fast-recovery stage, as the HPCC firmware-like profile (FAST_RECOVERY_TIMES 1)",
+        "rpg_max_rate_mbps": "0 = line rate",
+        "rate_to_set_on_first_cnp_mbps": "0 = keep line rate on the first CNP (DOMAIN.md §2 incast note)",
+        "dce_tcp_g": "g = 1 - 1019/1024 ~ 1/205 (HPCC uses 1/256 = 1020; difference immaterial)",
+        "dce_tcp_rtt_us": "alpha-update period tau' (HPCC t_alpha = 1 µs)",
+        "rate_reduce_monitor_period_us": "min time between cuts (HPCC t_dec = 4 µs)",
+        "min_time_between_cnps_us": "firmware-dependent (dump 2 µs; docs 0 or 4): read from the NIC (DOMAIN.md gaps)",
+    }
+    return d, Rationale(formula="firmware default", inputs={key: d}, source=_DOCA + "; DOMAIN.md §3",
+                        note=notes.get(key, ""))
+
+
+def derive_dcqcn(
+    nic: NicSpec,
+    speed_gbps: int,
+    enabled: bool,
+    priorities: list[int],
+    cnp_dscp: int,
+    cnp_priority: int,
+    overrides: dict[str, int] | None = None,
+) -> Dcqcn:
+    """DCQCN parameters for one NIC port.
+
+    Args:
+        nic: catalog NIC; ``dcqcn_defaults`` gives the firmware defaults (missing keys fall back to
+            :data:`MLX5_FIRMWARE_DEFAULTS`).
+        speed_gbps: port speed (Gb/s).
+        enabled: policy.dcqcn. False = PFC-only fabric (``enabled_priorities`` empty, ``relies_on`` set).
+        priorities: lossless priorities on which RP/NP are enabled.
+        cnp_dscp, cnp_priority: the site's CNP DSCP / 802.1p priority (must match the switch CNP class).
+        overrides: user-pinned values keyed like :data:`PARAM_KEYS` (``pinned_by_user``; still range-checked).
+
+    Returns:
+        :class:`roce_tune.plan.Dcqcn` with ``params`` and ``firmware_defaults`` over :data:`PARAM_KEYS`
+        and a Rationale per param.
+
+    Raises:
+        ValueError: a value (derived or pinned) outside its range, an unknown override key, a pinned
+            cnp_dscp/cnp_802p_prio that differs from the site's, or speed_gbps <= 0.
+    """
+    if speed_gbps <= 0:
+        raise ValueError(f"speed_gbps must be > 0, got {speed_gbps}")
+    fw = {**MLX5_FIRMWARE_DEFAULTS, **{k: v for k, v in nic.dcqcn_defaults.items() if k in MLX5_FIRMWARE_DEFAULTS}}
+    params: dict[str, int] = {}
+    rationale: dict[str, Rationale] = {}
+    for key in PARAM_KEYS:
+        params[key], rationale[key] = _derive_one(key, fw, speed_gbps, cnp_dscp, cnp_priority)
+        check_dcqcn_value(key, params[key], speed_gbps)
+    for key, value in (overrides or {}).items():
+        check_dcqcn_value(key, value, speed_gbps)
+        if (key == "cnp_dscp" and value != cnp_dscp) or (key == "cnp_802p_prio" and value != cnp_priority):
+            raise ValueError(f"DCQCN {key}={value} differs from the site's CNP class "
+                             f"(dscp {cnp_dscp}, priority {cnp_priority}); change policy.cnp_* instead")
+        derived = params[key]
+        params[key] = value
+        old = rationale[key]
+        rationale[key] = Rationale(
+            formula="pinned by user", inputs={key: value}, source="inventory override",
+            note=f"derived {derived} ({old.formula})", pinned_by_user=True, derived_value=derived)
+    if params["rpg_hai_rate_mbps"] < params["rpg_ai_rate_mbps"]:
+        r = rationale["rpg_hai_rate_mbps"]
+        rationale["rpg_hai_rate_mbps"] = r.model_copy(
+            update={"note": (r.note + "; " if r.note else "") + "HAI below AI: hyper-increase slower than additive"})
+    relies_on = ""
+    if not enabled:
+        relies_on = (
+            "DCQCN disabled: the fabric relies on PFC alone for losslessness plus receiver-driven admission in the "
+            "collective library (NCCL message pacing, QP scaling), as Meta ran 400G RoCE for >1 year "
+            "(SIGCOMM'24, DOMAIN.md §7). Watch PFC pause duration per port/priority, PFC watchdog events, "
+            "and RoCE out_of_sequence / packet_seq_err counters; parameters are kept for re-enabling.")
+    return Dcqcn(
+        enabled=enabled,
+        enabled_priorities=sorted(set(priorities)) if enabled else [],
+        params=params,
+        firmware_defaults={k: fw[k] for k in PARAM_KEYS},
+        relies_on=relies_on,
+        rationale=rationale,
+    )
+
+
+def calc_dcqcn(speed: str | int, nic_id: str = "connectx-7") -> Dcqcn:
+    """``roce-tune calc dcqcn --speed 400G``: DCQCN for ``nic_id`` at ``speed`` with the default policy.
+
+    Args:
+        speed: any spelling :func:`roce_tune.units.parse_speed_gbps` accepts (``"400G"``, ``400000``).
+        nic_id: catalog NIC id.
+
+    Raises:
+        ValueError: bad speed. roce_tune.inventory.catalog.CatalogError: unknown NIC.
+    """
+    from roce_tune.inventory.catalog import load_catalog
+    from roce_tune.inventory.models import Policy
+    from roce_tune.units import parse_speed_gbps
+
+    pol = Policy()
+    return derive_dcqcn(load_catalog().nic(nic_id), parse_speed_gbps(speed), pol.dcqcn,
+                        sorted(pol.lossless_priorities), pol.cnp_dscp, pol.cnp_priority)

@@ -1,0 +1,328 @@
+"""ECN/WRED marking thresholds for the lossless queue, checked against the DCQCN fluid model.
+
+Rules (DOMAIN.md §2, DCQCN-MODEL.md §1.5):
+
+* ``derived``: BDP = R x base RTT; Kmin = max(BDP/7, 2 jumbo frames); Kmax = m(N) x BDP with
+  m rising from 2 (N = 1) to 3 (N >= 64) (Huawei "2-3 x BDP"); Pmax = the smallest of
+  1/2/5/10/20/50/100 % that is >= 2 x p*(N), the fluid fixed point at fan-in N.
+* Hard rule (DCQCN, "ECN before PFC"): Kmin < Kmax <= PFC xoff trigger. A derived Kmax above
+  0.8 x trigger is clamped (and Kmin with it) and the note says so; a named profile is never
+  "fixed", it is flagged (:func:`check_ecn` RT210/RT211).
+* Named profiles ``nvidia-default``, ``sonic-default``, ``dcqcn-paper`` come from :data:`NAMED_PROFILES`.
+
+Example::
+
+    >>> rtt, _ = base_rtt_us(3, 20.0, 2.0, 0.6)     # leaf-spine-leaf, 20 m one way
+    >>> round(rtt, 3)
+    7.802
+"""
+
+from __future__ import annotations
+
+import math
+
+from roce_tune.findings import Finding, Location, Severity
+from roce_tune.inventory.models import PROFILE_NAME_RE, EcnProfileName
+from roce_tune.plan import EcnProfile, FluidCheck, Rationale
+from roce_tune.tuner.fluid import FluidParams, fixed_point, fixed_point_p
+from roce_tune.units import parse_bytes, parse_speed_gbps, parse_time_us
+
+#: Propagation delay in fibre/copper: 1/1.98e8 m/s (SONiC buffer_headroom_mellanox.lua; DOMAIN.md §1.2).
+PROPAGATION_NS_PER_M = 5.05
+#: Largest frame a lossless queue carries (policy.mtu maximum, 9216 B).
+MAX_FRAME_BYTES = 9216
+#: DCTCP marking bound K > C*RTT/7 (Alizadeh et al. SIGCOMM'10 [R], DOMAIN.md §2) used for Kmin.
+KMIN_BDP_DIVISOR = 7
+KMIN_FLOOR_BYTES = 2 * MAX_FRAME_BYTES
+RAMP_FLOOR_BYTES = 2 * MAX_FRAME_BYTES
+#: Kmax may use at most this fraction of the PFC trigger (guard band for the marking-to-reaction delay).
+TRIGGER_GUARD = 0.8
+PMAX_LADDER_PERCENT = (1.0, 2.0, 5.0, 10.0, 20.0, 50.0, 100.0)
+#: Pmax >= PMAX_MARGIN x p*: q* then sits in the lower half of the ramp.
+PMAX_MARGIN = 2.0
+
+_S_NVIDIA = ("NVIDIA Onyx User Manual 'show roce' (ECN absolute 150 KB / 1500 KB on TC3); Cumulus 5.x RoCE page "
+             "(DOMAIN.md §2). Pmax: NVUE RoCE reference 'congestion-control ... probability 100' (VENDORS.md §2a); "
+             "the Onyx default probability itself is a DOMAIN.md gap")
+_S_SONIC = "sonic-net/sonic-buildimage:files/build_templates/qos_config.j2 WRED_PROFILE AZURE_LOSSLESS (DOMAIN.md §2)"
+_S_PAPER = "Zhu et al., SIGCOMM'15 DCQCN (40G testbed) [R]; jitupadhye-zz/rdma dcqcn2.m comments (DCQCN-MODEL.md §1.3)"
+
+#: name -> (kmin_bytes, kmax_bytes, pmax_percent, source)
+NAMED_PROFILES: dict[str, tuple[int, int, float, str]] = {
+    "nvidia-default": (150_000, 1_500_000, 100.0, _S_NVIDIA),
+    "sonic-default": (1_048_576, 2_097_152, 5.0, _S_SONIC),
+    "dcqcn-paper": (5_000, 200_000, 1.0, _S_PAPER),
+}
+_ECN_KEYS = ("kmin_bytes", "kmax_bytes", "pmax_percent")
+
+
+def base_rtt_us(hops: int, cable_m_total: float, nic_latency_us: float,
+                switch_latency_us: float) -> tuple[float, Rationale]:
+    """Unloaded round-trip time between two hosts.
+
+    ``rtt = 2 x cable_m_total x 5.05 ns/m + 2 x hops x switch_latency + 2 x nic_latency``:
+    propagation both ways over the one-way cable length, every switch crossed once each way, and the
+    two NICs (sender and receiver processing). Serialisation and queueing are not included.
+
+    Args:
+        hops: switches on the one-way path (leaf-spine-leaf = 3).
+        cable_m_total: total one-way cable length (m).
+        nic_latency_us: one NIC's processing latency (µs).
+        switch_latency_us: one switch's port-to-port latency (µs).
+
+    Returns:
+        (rtt_us, Rationale).
+
+    Raises:
+        ValueError: any negative input.
+    """
+    if hops < 0 or cable_m_total < 0 or nic_latency_us < 0 or switch_latency_us < 0:
+        raise ValueError(f"base_rtt_us: inputs must be >= 0 (hops={hops}, cable_m_total={cable_m_total}, "
+                         f"nic_latency_us={nic_latency_us}, switch_latency_us={switch_latency_us})")
+    prop_us = 2 * cable_m_total * PROPAGATION_NS_PER_M / 1000
+    rtt = round(prop_us + 2 * hops * switch_latency_us + 2 * nic_latency_us, 3)
+    return rtt, Rationale(
+        formula="2*cable_m_total*5.05 ns/m + 2*hops*switch_latency_us + 2*nic_latency_us",
+        inputs={"hops": hops, "cable_m_total": cable_m_total, "nic_latency_us": nic_latency_us,
+                "switch_latency_us": switch_latency_us, "propagation_us": round(prop_us, 3)},
+        source="DOMAIN.md §1.2 (v = 1.98e8 m/s), §2 (BDP = R x base RTT); switch/NIC latency from the catalog",
+        note="unloaded: no serialisation or queueing delay")
+
+
+def _ceil_kb(x: float) -> int:
+    return int(math.ceil(x / 1000.0)) * 1000
+
+
+def _kmax_multiplier(n_flows: int) -> float:
+    return 2.0 + min(1.0, math.log2(max(1, n_flows)) / 6.0)
+
+
+def _choose_pmax(p_star: float) -> float:
+    for p in PMAX_LADDER_PERCENT:
+        if p / 100 >= PMAX_MARGIN * p_star:
+            return p
+    return PMAX_LADDER_PERCENT[-1]
+
+
+def _vendor_note(speed_gbps: int) -> str:
+    hpcc_min, hpcc_max = 100_000 * speed_gbps // 25, 400_000 * speed_gbps // 25
+    return ("vendor/paper values: NVIDIA 150000/1500000 B; SONiC AZURE_LOSSLESS 1048576/2097152 B @5 %; "
+            f"DCQCN paper 5000/200000 B @1 % (40G); HPCC rule {hpcc_min}/{hpcc_max} B @20 % at {speed_gbps}G; "
+            "Huawei 100GE 7 KB/750 KB @10 %. Ours follow this link's BDP and fan-in instead of one fixed number")
+
+
+def _parse_overrides(overrides: dict[str, float | int | str] | None) -> dict[str, float]:
+    out: dict[str, float] = {}
+    for key, value in (overrides or {}).items():
+        if key not in _ECN_KEYS:
+            raise ValueError(f"unknown ECN override {key!r}; allowed: {', '.join(_ECN_KEYS)}")
+        if key == "pmax_percent":
+            v = float(str(value).rstrip("%").strip()) if isinstance(value, str) else float(value)
+            if not 0 < v <= 100:
+                raise ValueError(f"ECN pmax_percent={value!r} must be in (0, 100]")
+        else:
+            try:
+                v = float(parse_bytes(value))
+            except ValueError as exc:
+                raise ValueError(f"ECN {key}={value!r}: {exc}") from None
+        out[key] = v
+    return out
+
+
+def derive_ecn(
+    speed_gbps: int,
+    base_rtt_us: float,
+    fan_in: int,
+    pfc_trigger_bytes: int,
+    dcqcn_params: dict[str, int],
+    asic_ecn_separate: bool,
+    profile: EcnProfileName | str = "derived",
+    overrides: dict[str, float | int] | None = None,
+    name: str | None = None,
+) -> EcnProfile:
+    """ECN profile for one (speed, fan-in) class of lossless egress queues.
+
+    Args:
+        speed_gbps: port speed (Gb/s).
+        base_rtt_us: unloaded RTT (µs), see :func:`base_rtt_us`.
+        fan_in: largest N-to-1 fan-in onto this queue (flows in the fluid model; < 1 is modelled as 1).
+        pfc_trigger_bytes: ingress PG occupancy at which PFC XOFF fires (bytes).
+        dcqcn_params: NIC DCQCN params (``Dcqcn.params`` keys) for the fluid model.
+        asic_ecn_separate: the ASIC has ECN thresholds separate from WRED drop thresholds.
+        profile: ``derived`` or a name in :data:`NAMED_PROFILES`.
+        overrides: pinned ``kmin_bytes`` / ``kmax_bytes`` (ints or "150KB") / ``pmax_percent``.
+        name: profile name; default ``ROCE_LOSSLESS_{speed}G_N{fan_in}``.
+
+    Returns:
+        :class:`roce_tune.plan.EcnProfile` with the FluidCheck and Rationale for kmin/kmax/pmax,
+        drop thresholds (if separate) and fluid.
+
+    Raises:
+        ValueError: unknown profile or override key, impossible override value, bad name,
+            speed/RTT <= 0, negative fan-in or trigger.
+    """
+    prof = profile.value if isinstance(profile, EcnProfileName) else str(profile)
+    if prof != "derived" and prof not in NAMED_PROFILES:
+        raise ValueError(f"unknown ECN profile {prof!r}; known: derived, {', '.join(NAMED_PROFILES)}")
+    if speed_gbps <= 0 or base_rtt_us <= 0 or fan_in < 0 or pfc_trigger_bytes < 0:
+        raise ValueError(f"derive_ecn: need speed_gbps > 0, base_rtt_us > 0, fan_in >= 0, pfc_trigger_bytes >= 0 "
+                         f"(got {speed_gbps}, {base_rtt_us}, {fan_in}, {pfc_trigger_bytes})")
+    name = name or f"ROCE_LOSSLESS_{speed_gbps}G_N{fan_in}"
+    if not PROFILE_NAME_RE.match(name):
+        raise ValueError(f"ECN profile name {name!r} must match {PROFILE_NAME_RE.pattern}")
+    pins = _parse_overrides(overrides)
+    n = max(1, fan_in)
+    fp = FluidParams.from_dcqcn_params(dcqcn_params, speed_gbps)
+    p_star = fixed_point_p(fp, n)
+    bdp = speed_gbps * 1e9 / 8 * base_rtt_us * 1e-6
+    trig = pfc_trigger_bytes
+    common = {"speed_gbps": speed_gbps, "base_rtt_us": base_rtt_us, "bdp_bytes": round(bdp),
+              "fan_in": fan_in, "pfc_trigger_bytes": trig}
+    problems: list[str] = []
+    r: dict[str, Rationale] = {}
+    if prof == "derived":
+        mult = _kmax_multiplier(n)
+        kmin_d = max(_ceil_kb(bdp / KMIN_BDP_DIVISOR), KMIN_FLOOR_BYTES)
+        kmax_d = max(_ceil_kb(mult * bdp), kmin_d + RAMP_FLOOR_BYTES)
+        cap = int(TRIGGER_GUARD * trig)
+        kmin, kmax, clamp_note = kmin_d, kmax_d, ""
+        if cap < 2 * MAX_FRAME_BYTES:
+            kmax, kmin = trig, trig // 2
+            clamp_note = (f"PFC trigger {trig} B leaves no room for a marking ramp of >= 2 frames below "
+                          f"{TRIGGER_GUARD:.0%} of it: Kmax set to the trigger, Kmin to half of it")
+            problems.append(f"PFC trigger {trig} B too small for an ECN ramp (need >= "
+                            f"{math.ceil(2 * MAX_FRAME_BYTES / TRIGGER_GUARD)} B)")
+        elif kmax_d > cap:
+            kmax = cap
+            kmin = min(kmin_d, max(kmax - RAMP_FLOOR_BYTES, kmax // 2))
+            clamp_note = (f"clamped: m*BDP = {kmax_d} B exceeds {TRIGGER_GUARD:.0%} of the PFC trigger {trig} B, "
+                          f"so Kmax = {kmax} B" + (f" and Kmin {kmin_d} -> {kmin} B" if kmin != kmin_d else ""))
+        pmax = _choose_pmax(p_star)
+        vendor = _vendor_note(speed_gbps)
+        r["kmin_bytes"] = Rationale(
+            formula="max(ceil_1000(BDP/7), 2*9216); BDP = speed_gbps*1e9/8 * base_rtt_us*1e-6",
+            inputs={**common, "kmin_floor_bytes": KMIN_FLOOR_BYTES}, note="; ".join(filter(None, [clamp_note, vendor])),
+            source="DCTCP K > C*RTT/7 (SIGCOMM'10 [R]) and 'Kmin a small fraction of BDP' (DOMAIN.md §2 [D])")
+        r["kmax_bytes"] = Rationale(
+            formula="min(max(ceil_1000(m(N)*BDP), Kmin + 2*9216), 0.8*pfc_trigger); m(N) = 2 + min(1, log2 N / 6)",
+            inputs={**common, "m": round(mult, 4)}, note="; ".join(filter(None, [clamp_note, vendor])),
+            source="Huawei CloudEngine 'upper threshold = 2-3 x BDP' (EDOC1100155250); DCQCN 'ECN before PFC'; "
+                   "CoNEXT'16: wider ramps restore phase margin as N grows (DCQCN-MODEL.md §1.5)")
+        r["pmax_percent"] = Rationale(
+            formula="smallest of 1/2/5/10/20/50/100 % with Pmax >= 2 * p*(N) (fluid fixed point)",
+            inputs={"p_star": round(p_star, 6), "n_flows": n, "margin": PMAX_MARGIN}, note=vendor,
+            source="DCQCN-MODEL.md §1.5 (check p*(N_max) <= Pmax); CoNEXT'16 fixed-point theorem")
+    else:
+        kmin, kmax, pmax, src = NAMED_PROFILES[prof]
+        note = f"named profile {prof}: used as published, not adjusted"
+        if kmax > trig:
+            note += f"; Kmax {kmax} B is above the PFC trigger {trig} B (PFC fires before marking reaches Pmax)"
+        for key, val in (("kmin_bytes", kmin), ("kmax_bytes", kmax), ("pmax_percent", pmax)):
+            r[key] = Rationale(formula=f"{prof} table value", inputs={key: val, **common}, source=src, note=note)
+    derived_vals = {"kmin_bytes": kmin, "kmax_bytes": kmax, "pmax_percent": pmax}
+    for key, v in pins.items():
+        r[key] = Rationale(formula="pinned by user", inputs={key: v}, source="inventory override",
+                           note=f"derived {derived_vals[key]} ({r[key].formula}); still checked against the PFC "
+                                "trigger and the fluid model", pinned_by_user=True, derived_value=derived_vals[key])
+    kmin = int(pins.get("kmin_bytes", kmin))
+    kmax = int(pins.get("kmax_bytes", kmax))
+    pmax = float(pins.get("pmax_percent", pmax))
+    if "kmin_bytes" not in pins and "kmax_bytes" in pins and kmin >= kmax:
+        kmin = kmax // 2
+        r["kmin_bytes"] = r["kmin_bytes"].model_copy(update={"note": f"lowered to Kmax/2 = {kmin} B below pinned Kmax"})
+    if "kmax_bytes" not in pins and "kmin_bytes" in pins and kmax <= kmin:
+        kmax = kmin + RAMP_FLOOR_BYTES
+        r["kmax_bytes"] = r["kmax_bytes"].model_copy(update={"note": f"raised to pinned Kmin + 2*9216 = {kmax} B"})
+    p_star, q_star, on_ramp = fixed_point(fp, n, min(kmin, kmax), max(kmin, kmax), pmax / 100)
+    below = q_star < trig
+    if not on_ramp:
+        problems.append(f"p*(N={n}) = {p_star:.4f} > Pmax {pmax / 100:.4f}: no operating point on the ramp, the "
+                        "queue sits at Kmax and chatters")
+    if not below:
+        problems.append(f"q* = {round(q_star)} B >= PFC trigger {trig} B: PFC pauses in steady state")
+    ok = not problems
+    r["fluid"] = Rationale(
+        formula="p* root of a^2*alpha/((b+d)(c+e)) = tau^2*R_AI*C/N; q* = Kmin + p*/Pmax*(Kmax-Kmin)",
+        inputs={"n_flows": n, "p_star": round(p_star, 6), "q_star_bytes": round(q_star), "pmax_percent": pmax,
+                "tau_us": fp.tau_s * 1e6, "tau_prime_us": fp.tau_prime_s * 1e6, "timer_us": fp.timer_s * 1e6,
+                "byte_counter_bytes": fp.byte_counter_bytes, "F": fp.F, "rai_mbps": fp.rai_mbps, "g": round(fp.g, 6)},
+        source="CoNEXT'16 fixed-point theorem; DCQCN-MODEL.md §1.3-1.5 (roce_tune.tuner.fluid)",
+        note="ok" if ok else "FLUID CHECK FAILED: " + "; ".join(problems))
+    drop_min = drop_max = drop_p = None
+    if asic_ecn_separate:
+        drop_min, drop_max, drop_p = kmax, 2 * kmax, pmax
+        r["drop_min_bytes"] = Rationale(
+            formula="drop_min = Kmax, drop_max = 2*Kmax, drop probability = Pmax", inputs={"kmax_bytes": kmax,
+            "pmax_percent": pmax}, source="SONiC wred_ecn_marking_thresholds_HLD.md ('mark before drop'; example "
+            "mark 256K-512K under drop 1M-2M); AZURE_LOSSLESS uses one probability for both",
+            note="applies only to non-ECT packets on the lossless queue; ECT packets are marked on the ECN ramp")
+    return EcnProfile(
+        name=name, speed_gbps=speed_gbps, source_profile=prof, kmin_bytes=kmin, kmax_bytes=kmax, pmax_percent=pmax,
+        drop_min_bytes=drop_min, drop_max_bytes=drop_max, drop_probability_percent=drop_p,
+        base_rtt_us=base_rtt_us, fan_in=fan_in, pfc_trigger_bytes=trig,
+        fluid=FluidCheck(n_flows=n, p_star=p_star, q_star_bytes=round(q_star), on_ramp=on_ramp,
+                         below_pfc_trigger=below, ok=ok),
+        rationale=r)
+
+
+def check_ecn(profile: EcnProfile, device: str, port: str | None) -> list[Finding]:
+    """Safety checks on an ECN profile (derived, named or pinned).
+
+    Returns:
+        RT210 (error) when Kmin >= Kmax or Kmax > pfc_trigger_bytes (marking must reach Pmax before
+        PFC XOFF); RT211 (warning) when the fluid check failed (p* > Pmax, q* >= trigger, or no room
+        for a ramp). Empty list when all is well.
+    """
+    loc = Location(device=device, port=port)
+    out: list[Finding] = []
+    if profile.kmin_bytes >= profile.kmax_bytes:
+        out.append(Finding(rule="RT210", severity=Severity.error, location=loc,
+                           message=f"ECN profile {profile.name}: Kmin {profile.kmin_bytes} B >= Kmax "
+                                   f"{profile.kmax_bytes} B (no marking ramp)",
+                           fix="set kmin_bytes below kmax_bytes (or drop the override)"))
+    if profile.kmax_bytes > profile.pfc_trigger_bytes:
+        out.append(Finding(rule="RT210", severity=Severity.error, location=loc,
+                           message=f"ECN profile {profile.name}: Kmax {profile.kmax_bytes} B is above the PFC xoff "
+                                   f"trigger {profile.pfc_trigger_bytes} B: PFC fires before ECN marking reaches Pmax",
+                           fix="lower kmax_bytes to at most the PFC trigger, use the derived profile, "
+                               "or raise the lossless pool/dynamic_th"))
+    if not profile.fluid.ok:
+        f = profile.fluid
+        why = profile.rationale["fluid"].note if "fluid" in profile.rationale else ""
+        out.append(Finding(rule="RT211", severity=Severity.warning, location=loc,
+                           message=f"ECN profile {profile.name}: DCQCN fluid check failed at N={f.n_flows} "
+                                   f"(p*={f.p_star:.4f}, Pmax={profile.pmax_percent} %, q*={f.q_star_bytes} B, "
+                                   f"trigger {profile.pfc_trigger_bytes} B). {why}".strip(),
+                           fix="raise pmax_percent above 2*p*, widen Kmax (below the PFC trigger), "
+                               "or reduce fan-in / DCQCN AI rate"))
+    return out
+
+
+def calc_ecn(speed: str | int, rtt: str | float, fan_in: int, pfc_trigger_bytes: str | int | None = None,
+             profile: str = "derived", nic_id: str = "connectx-7") -> EcnProfile:
+    """``roce-tune calc ecn --speed 400G --rtt 10us --fan-in 8 [--pfc-trigger 4MB]``.
+
+    DCQCN parameters for the fluid check come from :func:`roce_tune.tuner.dcqcn.calc_dcqcn`.
+    Without a PFC trigger the profile reports ``pfc_trigger_bytes = Kmax``: the smallest trigger the
+    "Kmax <= trigger" rule allows (the note says it was not checked).
+
+    Raises:
+        ValueError: bad spellings (see roce_tune.units) or values; CatalogError: unknown NIC.
+    """
+    from roce_tune.tuner.dcqcn import calc_dcqcn
+
+    speed_gbps = parse_speed_gbps(speed)
+    rtt_us = parse_time_us(rtt)
+    params = calc_dcqcn(speed_gbps, nic_id).params
+    if pfc_trigger_bytes is not None:
+        return derive_ecn(speed_gbps, rtt_us, int(fan_in), parse_bytes(pfc_trigger_bytes), params, False, profile)
+    prof = derive_ecn(speed_gbps, rtt_us, int(fan_in), 1 << 62, params, False, profile)
+    fl = prof.fluid
+    below = fl.q_star_bytes < prof.kmax_bytes
+    r = dict(prof.rationale)
+    r["pfc_trigger_bytes"] = Rationale(formula="Kmax (no trigger given)", inputs={"kmax_bytes": prof.kmax_bytes},
+                                       source="DCQCN 'ECN before PFC' rule",
+                                       note="PFC trigger not given: not checked; the switch's trigger must be >= this")
+    return prof.model_copy(update={
+        "pfc_trigger_bytes": prof.kmax_bytes, "rationale": r,
+        "fluid": fl.model_copy(update={"below_pfc_trigger": below, "ok": fl.on_ramp and below})})

@@ -1,0 +1,236 @@
+"""DCQCN fluid model: the steady-state (fixed-point) marking probability and queue.
+
+Implements the fixed point of the DCQCN delay-differential model of Zhu et al. (SIGCOMM 2015) as
+analysed in Zhu, Ghobadi, Misra, Padhye, "ECN or Delay: Lessons Learnt from Analysis of DCQCN and
+TIMELY" (CoNEXT 2016), Theorem "unique fixed point"; notation and parameter mapping in
+``shared/DCQCN-MODEL.md`` §1.3-1.5. Pure Python (``math`` only).
+
+All model quantities are in **packets** of :attr:`FluidParams.packet_bytes` (the authors used
+1000-byte packets), because ECN marking is a per-packet Bernoulli trial. At the fixed point, with
+``R = C/N`` packets/s per flow and marking probability ``p``::
+
+    a = 1 - (1-p)^(tau*R)                      P[>= 1 mark in one CNP interval]
+    alpha = 1 - (1-p)^(tau'*R)                 DCTCP-like congestion estimate
+    b = p / ((1-p)^(-B) - 1)                   byte-counter events per packet
+    d = p / ((1-p)^(-T*R) - 1)                 timer events per packet
+    c = b * (1-p)^(F*B),  e = d * (1-p)^(F*T*R)   events past the F fast-recovery stages
+    p* solves  a^2 * alpha / ((b+d)(c+e)) = tau^2 * R_AI * R       (unique root in (0, 1))
+    q* = Kmin + (p*/Pmax) * (Kmax - Kmin)      if p* <= Pmax (on the RED ramp)
+
+Example (SIGCOMM'15 defaults at 40 Gb/s, two flows)::
+
+    >>> p = paper_defaults(40)
+    >>> round(fixed_point_p(p, 2), 5), round(approx_p(p, 2), 5)
+    (0.00078, 0.00092)
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+#: Bits per byte.
+_BITS = 8
+
+
+@dataclass(frozen=True)
+class FluidParams:
+    """Parameters of the DCQCN fluid model (units in names; SI seconds).
+
+    Attributes:
+        capacity_gbps: bottleneck capacity C (Gb/s).
+        packet_bytes: model packet size (bytes); the authors used 1000.
+        g: alpha EWMA gain (1).
+        tau_s: CNP interval tau: at most one rate cut per flow per tau (s).
+        tau_prime_s: alpha-update period tau' (s).
+        timer_s: rate-increase timer T (s).
+        byte_counter_bytes: rate-increase byte counter B (bytes).
+        F: fast-recovery stages before additive increase (1).
+        rai_mbps: additive-increase step R_AI (Mb/s).
+    """
+
+    capacity_gbps: float
+    packet_bytes: int = 1000
+    g: float = 1 / 256
+    tau_s: float = 50e-6
+    tau_prime_s: float = 55e-6
+    timer_s: float = 55e-6
+    byte_counter_bytes: float = 10e6
+    F: int = 5
+    rai_mbps: float = 40.0
+
+    def __post_init__(self) -> None:
+        checks = {
+            "capacity_gbps": self.capacity_gbps > 0, "packet_bytes": self.packet_bytes > 0,
+            "g": 0 < self.g <= 1, "tau_s": self.tau_s > 0, "tau_prime_s": self.tau_prime_s > 0,
+            "timer_s": self.timer_s > 0, "byte_counter_bytes": self.byte_counter_bytes > 0,
+            "F": self.F >= 0, "rai_mbps": self.rai_mbps > 0,
+        }
+        bad = [k for k, ok in checks.items() if not ok]
+        if bad:
+            raise ValueError(f"FluidParams: out-of-range {', '.join(bad)} in {self!r}")
+
+    # --- unit conversions to the model's packet units ---------------------------------------
+    @property
+    def capacity_pps(self) -> float:
+        """C in packets/s."""
+        return self.capacity_gbps * 1e9 / (_BITS * self.packet_bytes)
+
+    @property
+    def rai_pps(self) -> float:
+        """R_AI in packets/s."""
+        return self.rai_mbps * 1e6 / (_BITS * self.packet_bytes)
+
+    @property
+    def byte_counter_pkts(self) -> float:
+        """B in packets."""
+        return self.byte_counter_bytes / self.packet_bytes
+
+    @classmethod
+    def from_dcqcn_params(cls, params: dict[str, int], speed_gbps: float) -> "FluidParams":
+        """Map mlx5 DCQCN knobs (plan ``Dcqcn.params`` keys) to model parameters.
+
+        Mapping (DCQCN-MODEL.md §1.3 [D]): T <- ``rpg_time_reset_us``, B <- ``rpg_byte_reset_bytes``,
+        F <- ``rpg_threshold``, R_AI <- ``rpg_ai_rate_mbps``, tau' <- ``dce_tcp_rtt_us``,
+        g <- 1 - ``dce_tcp_g``/1024, tau <- max(``min_time_between_cnps_us``,
+        ``rate_reduce_monitor_period_us``). Capacity = ``speed_gbps``.
+
+        A byte counter of 0 (disabled in firmware) is modelled as a counter that never fires
+        (1e15 bytes); a zero period is clamped to 0.1 µs so the model stays defined.
+
+        Raises:
+            KeyError: a required knob is missing.
+            ValueError: the mapped value is outside the model's domain (e.g. dce_tcp_g = 1024).
+        """
+        byte_reset = params["rpg_byte_reset_bytes"]
+        return cls(
+            capacity_gbps=float(speed_gbps),
+            g=1 - params["dce_tcp_g"] / 1024,
+            tau_s=max(params["min_time_between_cnps_us"], params["rate_reduce_monitor_period_us"], 0.1) * 1e-6,
+            tau_prime_s=max(params["dce_tcp_rtt_us"], 0.1) * 1e-6,
+            timer_s=max(params["rpg_time_reset_us"], 0.1) * 1e-6,
+            byte_counter_bytes=float(byte_reset) if byte_reset > 0 else 1e15,
+            F=params["rpg_threshold"],
+            rai_mbps=float(params["rpg_ai_rate_mbps"]),
+        )
+
+
+def paper_defaults(capacity_gbps: float) -> FluidParams:
+    """SIGCOMM'15 DCQCN defaults as used by the authors' fluid code.
+
+    Source: ``jitupadhye-zz/rdma:fluidmodel/dcqcn/dcqcn2.m`` comments (tau 50 µs, tau' 55 µs,
+    F 5, B 10 MB, R_AI 40 Mb/s, timer 55 µs, g 1/256) and CoNEXT'16 text (DCQCN-MODEL.md §1.3).
+    """
+    return FluidParams(capacity_gbps=capacity_gbps)
+
+
+# --- fixed-point equation --------------------------------------------------------------------
+def _log_expm1(x: float) -> float:
+    """log(e^x - 1) for x > 0 without overflow or cancellation."""
+    return x + math.log1p(-math.exp(-x)) if x > 30 else math.log(math.expm1(x))
+
+
+def _log_lhs(params: FluidParams, n_flows: int, p: float) -> float:
+    """log of a^2 * alpha / ((b+d)(c+e)) at marking probability p (0 < p < 1)."""
+    rate = params.capacity_pps / n_flows
+    l1p = math.log1p(-p)  # log(1-p) < 0
+    big_b = params.byte_counter_pkts
+    tr = params.timer_s * rate
+    log_a = math.log(-math.expm1(params.tau_s * rate * l1p))
+    log_alpha = math.log(-math.expm1(params.tau_prime_s * rate * l1p))
+    log_b = math.log(p) - _log_expm1(-big_b * l1p)
+    log_d = math.log(p) - _log_expm1(-tr * l1p)
+    log_c = log_b + params.F * big_b * l1p
+    log_e = log_d + params.F * tr * l1p
+    return 2 * log_a + log_alpha - _logaddexp(log_b, log_d) - _logaddexp(log_c, log_e)
+
+
+def _logaddexp(x: float, y: float) -> float:
+    hi, lo = (x, y) if x >= y else (y, x)
+    return hi + math.log1p(math.exp(lo - hi))
+
+
+def fixed_point_p(params: FluidParams, n_flows: int) -> float:
+    """Exact fixed-point marking probability p* for ``n_flows`` identical flows.
+
+    Solves a^2*alpha*/((b+d)(c+e)) = tau^2 * R_AI * C/N for p in (0, 1) (CoNEXT'16 fixed-point
+    theorem, DCQCN-MODEL.md §1.5) by bisection on log p. The left side rises from ~0 (p -> 0,
+    it behaves like p^3) to +inf (p -> 1), so the root is bracketed and unique.
+
+    Args:
+        params: model parameters.
+        n_flows: N >= 1 flows sharing the bottleneck.
+
+    Returns:
+        p* (dimensionless, 0 < p* < 1), relative precision ~1e-12.
+
+    Raises:
+        ValueError: n_flows < 1.
+    """
+    if n_flows < 1:
+        raise ValueError(f"n_flows must be >= 1, got {n_flows}")
+    rate = params.capacity_pps / n_flows
+    target = math.log(params.tau_s ** 2 * params.rai_pps * rate)
+    lo, hi = math.log(1e-300), math.log1p(-1e-15)
+    if _log_lhs(params, n_flows, math.exp(lo)) >= target:
+        return math.exp(lo)
+    if _log_lhs(params, n_flows, math.exp(hi)) <= target:
+        return math.exp(hi)
+    for _ in range(200):
+        mid = 0.5 * (lo + hi)
+        if _log_lhs(params, n_flows, math.exp(mid)) < target:
+            lo = mid
+        else:
+            hi = mid
+        if hi - lo < 1e-13:
+            break
+    return math.exp(0.5 * (lo + hi))
+
+
+def approx_p(params: FluidParams, n_flows: int) -> float:
+    """The paper's Taylor approximation p* ~ [R_AI N^2/(tau' C^2) (1/B + N/(T C))^2]^(1/3).
+
+    Source: CoNEXT'16 (DCQCN-MODEL.md §1.5); also ``stability.m`` line ``ps = (Rai*N*N/...)``.
+    Valid for small p*; overestimates the exact root by ~15 % at 40G/N=2 with the paper defaults.
+    Units: packets (R_AI, C in packets/s; B in packets).
+
+    Raises:
+        ValueError: n_flows < 1.
+    """
+    if n_flows < 1:
+        raise ValueError(f"n_flows must be >= 1, got {n_flows}")
+    c = params.capacity_pps
+    n = n_flows
+    inner = 1 / params.byte_counter_pkts + n / (params.timer_s * c)
+    return (params.rai_pps * n * n / (params.tau_prime_s * c * c) * inner ** 2) ** (1 / 3)
+
+
+def fixed_point(
+    params: FluidParams, n_flows: int, kmin_bytes: float, kmax_bytes: float, pmax: float
+) -> tuple[float, float, bool]:
+    """Fixed point (p*, q*, on_ramp) for a RED/ECN ramp (Kmin, Kmax, Pmax).
+
+    q* = Kmin + (p*/Pmax)(Kmax - Kmin) when p* <= Pmax. Otherwise there is no operating point on
+    the ramp: the queue sits on the Kmax discontinuity (marking jumps to 1 above Kmax) and chatters,
+    so q* is reported as Kmax and ``on_ramp`` is False (DCQCN-MODEL.md §1.5).
+
+    Args:
+        params: model parameters.
+        n_flows: N >= 1.
+        kmin_bytes, kmax_bytes: ramp thresholds (bytes), Kmin < Kmax.
+        pmax: marking probability at Kmax as a fraction (0.01 = 1 %), 0 < pmax <= 1.
+
+    Returns:
+        (p_star, q_star_bytes, on_ramp).
+
+    Raises:
+        ValueError: pmax outside (0, 1], Kmax < Kmin, negative thresholds, n_flows < 1.
+    """
+    if not 0 < pmax <= 1:
+        raise ValueError(f"pmax must be a fraction in (0, 1], got {pmax}")
+    if kmin_bytes < 0 or kmax_bytes < kmin_bytes:
+        raise ValueError(f"need 0 <= Kmin <= Kmax, got Kmin={kmin_bytes} Kmax={kmax_bytes}")
+    p_star = fixed_point_p(params, n_flows)
+    if p_star <= pmax:
+        return p_star, kmin_bytes + (p_star / pmax) * (kmax_bytes - kmin_bytes), True
+    return p_star, float(kmax_bytes), False

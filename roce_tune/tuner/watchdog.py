@@ -1,0 +1,137 @@
+"""PFC watchdog timers per switch.
+
+SONiC (and, for lack of published defaults, Cumulus/EOS/NX-OS) follows ``pfcwd start_default`` of
+``sonic-net/sonic-utilities:pfcwd/main.py`` (DOMAIN.md §4)::
+
+    multiply  = max(1, (N - 1) // 32 + 1)        N = ports with PFC enabled
+    detection = restoration = 200 ms x multiply
+    poll      = min(200 ms x multiply, 1000 ms)
+
+Junos uses Juniper's defaults (poll 100 ms, detection 2 polls = 200 ms, recovery 200 ms).
+Every value, derived or pinned, must lie in the ``sonic-pfcwd.yang`` ranges (detection 100-5000,
+restoration 100-60000, poll 100-1000 ms) with detection and restoration >= poll.
+
+    >>> w = derive_watchdog(160, True, "drop", "sonic")
+    >>> (w.detection_ms, w.restoration_ms, w.poll_ms)
+    (1000, 1000, 1000)
+"""
+
+from __future__ import annotations
+
+from roce_tune.plan import Rationale, Watchdog
+
+ACTIONS = ("drop", "forward", "alert")
+#: (lo, hi) ms from sonic-pfcwd.yang (shared/sonic-yang/sonic-pfcwd.yang).
+RANGES_MS = {"detection_ms": (100, 5000), "restoration_ms": (100, 60000), "poll_ms": (100, 1000)}
+SONIC_BASE_MS = 200
+JUNOS_DEFAULTS_MS = {"poll_ms": 100, "detection_ms": 200, "restoration_ms": 200}
+
+_S_SONIC = "sonic-net/sonic-utilities:pfcwd/main.py start_default (DOMAIN.md §4, Oracle E)"
+_S_YANG = "sonic-buildimage sonic-pfcwd.yang (detection 100..5000, restoration 100..60000, POLL_INTERVAL 100..1000 ms)"
+_S_JUNOS = "Junos 'PFC watchdog' docs: poll 100 ms, detection 2 polls (200 ms), recovery 200 ms (DOMAIN.md §4)"
+_PLATFORM_NOTES = {
+    "sonic": "PFC_WD|<port> detection_time/restoration_time/action, PFC_WD|GLOBAL POLL_INTERVAL",
+    "junos": "congestion-notification-profile ... pfc-watchdog: detection counted in polls (200/100 = 2); "
+             "on Junos Evolved the recovery action is global and shared by all ports",
+    "cumulus": "Cumulus PFC-watchdog timers are not published [gap]: SONiC start_default values; NVUE expresses "
+               "detection as polling-interval x robustness",
+    "eos": "Arista EOS watchdog defaults not found [gap]: SONiC start_default values (EOS takes seconds: timeout, "
+           "recovery-time, polling-interval)",
+    "nxos": "NX-OS default multipliers not captured [gap]: SONiC start_default values (interval + shutdown/restore "
+            "multipliers)",
+}
+
+
+def _check(key: str, value: int) -> None:
+    lo, hi = RANGES_MS[key]
+    if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
+        raise ValueError(f"PFC watchdog {key}={value!r} is outside {lo}..{hi} ms ({_S_YANG})")
+
+
+def derive_watchdog(pfc_ports: int, enabled: bool, action: str, platform: str,
+                    overrides: dict[str, int | float | str] | None = None) -> Watchdog:
+    """PFC watchdog of one switch.
+
+    Args:
+        pfc_ports: ports with PFC enabled (N in the SONiC scaling).
+        enabled: policy.pfc_watchdog. Timers are still filled when False (for review / re-enabling).
+        action: ``drop`` (the only one that breaks a deadlock), ``forward`` or ``alert``.
+        platform: ``sonic``, ``cumulus``, ``eos``, ``nxos`` or ``junos``.
+        overrides: pinned ``detection_ms`` / ``restoration_ms`` / ``poll_ms`` / ``action``.
+
+    Returns:
+        :class:`roce_tune.plan.Watchdog` with a Rationale per timer and the action.
+
+    Raises:
+        ValueError: negative pfc_ports, unknown platform/action/override key, a value outside the
+            sonic-pfcwd.yang ranges, or pinned times below a pinned poll interval.
+    """
+    if pfc_ports < 0:
+        raise ValueError(f"pfc_ports must be >= 0, got {pfc_ports}")
+    if platform not in _PLATFORM_NOTES:
+        raise ValueError(f"unknown platform {platform!r}; known: {', '.join(_PLATFORM_NOTES)}")
+    pins = dict(overrides or {})
+    unknown = set(pins) - {*RANGES_MS, "action"}
+    if unknown:
+        raise ValueError(f"unknown watchdog override(s) {', '.join(sorted(unknown))}; "
+                         f"allowed: detection_ms, restoration_ms, poll_ms, action")
+    r: dict[str, Rationale] = {}
+    pnote = _PLATFORM_NOTES[platform]
+    if platform == "junos":
+        vals = dict(JUNOS_DEFAULTS_MS)
+        for key, v in vals.items():
+            r[key] = Rationale(formula="Juniper default", inputs={key: v, "pfc_ports": pfc_ports},
+                               source=_S_JUNOS, note=pnote)
+    else:
+        mult = max(1, (pfc_ports - 1) // 32 + 1)
+        t = SONIC_BASE_MS * mult
+        vals = {"detection_ms": t, "restoration_ms": t, "poll_ms": min(t, 1000)}
+        inputs = {"pfc_ports": pfc_ports, "multiply": mult}
+        r["detection_ms"] = Rationale(formula="200 ms * max(1, (N-1)//32 + 1)", inputs=inputs, source=_S_SONIC,
+                                      note=f"{pnote}; capped to 5000 ms by the YANG range" if t > 5000 else pnote)
+        r["restoration_ms"] = Rationale(formula="= detection_ms (start_default)", inputs=inputs, source=_S_SONIC,
+                                        note=pnote)
+        r["poll_ms"] = Rationale(formula="min(200 ms * multiply, 1000 ms)", inputs=inputs, source=_S_SONIC,
+                                 note="one poll interval per switch; must not exceed any port's detection time")
+        vals["detection_ms"] = min(vals["detection_ms"], RANGES_MS["detection_ms"][1])
+        vals["restoration_ms"] = min(vals["restoration_ms"], RANGES_MS["restoration_ms"][1])
+    act = action
+    r["action"] = Rationale(formula="policy.watchdog_action", inputs={"action": action}, source="DOMAIN.md §4",
+                            note="drop is the only action that breaks a PFC deadlock")
+    for key, value in pins.items():
+        if key == "action":
+            if value not in ACTIONS:
+                raise ValueError(f"PFC watchdog action {value!r} must be one of {', '.join(ACTIONS)}")
+            derived: int | str = act
+            act = str(value)
+        else:
+            if isinstance(value, float) and value.is_integer():
+                value = int(value)
+            _check(key, value)  # type: ignore[arg-type]
+            derived = vals[key]
+            vals[key] = int(value)
+        r[key] = Rationale(formula="pinned by user", inputs={key: value}, source="inventory override",
+                           note=f"derived {derived} ({r[key].formula})", pinned_by_user=True, derived_value=derived)
+    if act not in ACTIONS:
+        raise ValueError(f"PFC watchdog action {act!r} must be one of {', '.join(ACTIONS)}")
+    # keep times >= poll: adapt the derived side, refuse when both sides are pinned
+    for key in ("detection_ms", "restoration_ms"):
+        if vals[key] >= vals["poll_ms"]:
+            continue
+        if key in pins and "poll_ms" in pins:
+            raise ValueError(f"PFC watchdog {key}={vals[key]} ms is below poll_ms={vals['poll_ms']} ms "
+                             f"(sonic-pfcwd.yang: times must be >= POLL_INTERVAL)")
+        if key in pins:
+            old = vals["poll_ms"]
+            vals["poll_ms"] = vals[key]
+            r["poll_ms"] = r["poll_ms"].model_copy(update={
+                "note": f"lowered from {old} to the pinned {key} {vals[key]} ms (times must be >= poll)"})
+        else:
+            old = vals[key]
+            vals[key] = vals["poll_ms"]
+            r[key] = r[key].model_copy(update={
+                "note": f"raised from {old} to poll_ms {vals['poll_ms']} ms (times must be >= poll)"})
+    for key, v in vals.items():
+        _check(key, v)
+    return Watchdog(enabled=enabled, detection_ms=vals["detection_ms"], restoration_ms=vals["restoration_ms"],
+                    poll_ms=vals["poll_ms"], action=act, pfc_ports=pfc_ports, rationale=r)  # type: ignore[arg-type]
