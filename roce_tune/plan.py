@@ -152,7 +152,10 @@ class EcnProfile(Explained):
     ``kmin_bytes``/``kmax_bytes``/``pmax_percent`` are the ECN-marking ramp. Where the ASIC has
     separate ECN and drop thresholds, ``drop_min_bytes``/``drop_max_bytes``/``drop_probability_percent``
     are the WRED drop thresholds (set above marking); otherwise they are None and marking uses the
-    WRED thresholds. ``source_profile`` is ``derived`` or a named profile.
+    WRED thresholds. ``source_profile`` is ``derived`` or a named profile. ``queue_buffer_bytes`` is the
+    buffer the lossless queue can occupy at this speed/fan-in: the denominator platforms that take
+    thresholds as a percentage of the queue buffer convert against (Junos ``drop-profiles ...
+    interpolate fill-level``); None when the tuner did not derive it (those platforms then refuse).
     """
 
     name: str
@@ -168,6 +171,7 @@ class EcnProfile(Explained):
     fan_in: int
     pfc_trigger_bytes: int
     fluid: FluidCheck
+    queue_buffer_bytes: int | None = None
 
 
 # --- watchdog ----------------------------------------------------------------------------------
