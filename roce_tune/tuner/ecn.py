@@ -24,6 +24,7 @@ import math
 from roce_tune.findings import Finding, Location, Severity
 from roce_tune.inventory.models import PROFILE_NAME_RE, EcnProfileName
 from roce_tune.plan import EcnProfile, FluidCheck, Rationale
+from roce_tune.tuner.dcqcn import calc_dcqcn
 from roce_tune.tuner.fluid import FluidParams, fixed_point, fixed_point_p
 from roce_tune.units import parse_bytes, parse_speed_gbps, parse_time_us
 
@@ -54,6 +55,8 @@ NAMED_PROFILES: dict[str, tuple[int, int, float, str]] = {
     "dcqcn-paper": (5_000, 200_000, 1.0, _S_PAPER),
 }
 _ECN_KEYS = ("kmin_bytes", "kmax_bytes", "pmax_percent")
+
+__all__ = ["NAMED_PROFILES", "base_rtt_us", "calc_dcqcn", "calc_ecn", "check_ecn", "derive_ecn"]
 
 
 def base_rtt_us(hops: int, cable_m_total: float, nic_latency_us: float,
@@ -309,8 +312,6 @@ def calc_ecn(speed: str | int, rtt: str | float, fan_in: int, pfc_trigger_bytes:
     Raises:
         ValueError: bad spellings (see roce_tune.units) or values; CatalogError: unknown NIC.
     """
-    from roce_tune.tuner.dcqcn import calc_dcqcn
-
     speed_gbps = parse_speed_gbps(speed)
     rtt_us = parse_time_us(rtt)
     params = calc_dcqcn(speed_gbps, nic_id).params

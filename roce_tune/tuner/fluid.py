@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from functools import lru_cache
 
 #: Bits per byte.
 _BITS = 8
@@ -150,6 +151,7 @@ def _logaddexp(x: float, y: float) -> float:
     return hi + math.log1p(math.exp(lo - hi))
 
 
+@lru_cache(maxsize=4096)
 def fixed_point_p(params: FluidParams, n_flows: int) -> float:
     """Exact fixed-point marking probability p* for ``n_flows`` identical flows.
 
@@ -162,7 +164,8 @@ def fixed_point_p(params: FluidParams, n_flows: int) -> float:
         n_flows: N >= 1 flows sharing the bottleneck.
 
     Returns:
-        p* (dimensionless, 0 < p* < 1), relative precision ~1e-12.
+        p* (dimensionless, 0 < p* < 1), relative precision ~1e-12. Results are memoised
+        (FluidParams is frozen), since a plan asks the same question for many ports.
 
     Raises:
         ValueError: n_flows < 1.
