@@ -1,0 +1,29 @@
+"""Verification: read what the fabric did (nccl-tests results, counters) and judge it.
+
+nccl-tests: :func:`~roce_tune.verify.nccl_parser.parse_nccl_output` reads every stdout layout and
+the ``-J`` JSON file into :class:`~roce_tune.verify.nccl_parser.NcclRun` objects;
+:func:`~roce_tune.verify.nccl_report.nccl_report` is the library side of ``roce-tune nccl-report``.
+Bandwidth fields named ``*_gbps`` on nccl-tests results are GB/s (bytes), as nccl-tests prints them.
+"""
+
+from __future__ import annotations
+
+from roce_tune.verify.nccl_parser import (
+    LineRateFraction,
+    NcclResult,
+    NcclRow,
+    NcclRun,
+    busbw_fraction_of_line_rate,
+    parse_nccl_file,
+    parse_nccl_output,
+)
+
+__all__ = [
+    "LineRateFraction",
+    "NcclResult",
+    "NcclRow",
+    "NcclRun",
+    "busbw_fraction_of_line_rate",
+    "parse_nccl_file",
+    "parse_nccl_output",
+]

@@ -1,0 +1,216 @@
+"""``roce-tune nccl-report``: summarise nccl-tests output files, optionally against a NIC line rate.
+
+Library side of the CLI command (the CLI only parses arguments and prints what this returns).
+Bandwidths named ``*_gbps`` on nccl-tests figures are **GB/s (10^9 bytes/s)** as nccl-tests prints
+them; ``line_rate_gbps`` is the NIC line rate in **Gb/s** (bits). The JSON says so in ``units``.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+from typing import Literal
+
+from rich import box
+from rich.console import Console
+from rich.table import Table
+from rich.text import Text
+
+from roce_tune.findings import Finding, Location, RoceTuneError, Severity
+from roce_tune.units import parse_speed_gbps
+from roce_tune.verify.nccl_parser import (
+    NcclResult,
+    NcclRun,
+    busbw_fraction_of_line_rate,
+    parse_nccl_file,
+)
+
+REPORT_SCHEMA = "roce-tune.nccl-report/1"
+RULE_BAD_LINE_RATE = "RT300"
+UNITS = {
+    "algbw_gbps": "GB/s (10^9 bytes/s), as printed by nccl-tests",
+    "busbw_gbps": "GB/s (10^9 bytes/s), as printed by nccl-tests",
+    "avg_busbw_gbps": "GB/s (10^9 bytes/s), as printed by nccl-tests",
+    "max_busbw_gbps": "GB/s (10^9 bytes/s)",
+    "line_rate_gbps": "Gb/s (10^9 bits/s), NIC line rate",
+    "line_rate_fraction": "busbw_gbps x 8 / line_rate_gbps (1.0 = line rate)",
+    "time_us": "microseconds",
+}
+
+
+def _result_dict(r: NcclResult | None) -> dict | None:
+    if r is None:
+        return None
+    return {"time_us": r.time_us, "algbw_gbps": r.algbw_gbps, "busbw_gbps": r.busbw_gbps,
+            "wrong": r.wrong, "max_error": r.max_error}
+
+
+def run_to_dict(run: NcclRun, line_rate_gbps: int | None = None) -> dict:
+    """One run as the ``nccl-report`` JSON object (``line_rate_fraction`` only with a rate)."""
+    big = run.largest_message_row
+    d: dict = {
+        "source": run.source, "line": run.line, "format": run.format,
+        "collective": run.collective, "collective_source": run.collective_source,
+        "status": run.status, "problems": list(run.problems),
+        "avg_busbw_gbps": run.avg_busbw_gbps, "avg_busbw_source": run.avg_busbw_source,
+        "max_busbw_gbps": run.max_busbw_gbps,
+        "largest_message_size_bytes": big.size_bytes if big else None,
+        "largest_message_busbw_gbps": big.busbw_gbps if big else None,
+        "out_of_bounds": run.out_of_bounds, "complete": run.complete,
+        "nranks": run.nranks, "ndevices": run.ndevices, "hosts": list(run.hosts),
+        "nccl_version": run.nccl_version, "nccl_tests_version": run.nccl_tests_version,
+        "rows": [{"size_bytes": r.size_bytes, "count": r.count, "type": r.type, "redop": r.redop,
+                  "root": r.root, "out_of_place": _result_dict(r.out_of_place),
+                  "in_place": _result_dict(r.in_place)} for r in run.rows],
+    }
+    if line_rate_gbps is not None:
+        f = busbw_fraction_of_line_rate(run, line_rate_gbps)
+        d["line_rate_fraction"] = {
+            "line_rate_gbps": line_rate_gbps,
+            "largest_message_size_bytes": f.largest_message_size_bytes,
+            "largest_message": None if f.largest_message is None else round(f.largest_message, 4),
+            "average": None if f.average is None else round(f.average, 4),
+            "notes": line_rate_notes(run, line_rate_gbps)}
+    return d
+
+
+def line_rate_notes(run: NcclRun, line_rate_gbps: int) -> list[str]:
+    """Plain-words caveats on comparing ``run``'s busbw with a NIC line rate."""
+    f = busbw_fraction_of_line_rate(run, line_rate_gbps)
+    notes = []
+    if len(run.hosts) == 1 and (run.nranks or 0) > 1:
+        notes.append("all ranks on one host: traffic used NVLink/PCIe, the NIC line rate does not bound it")
+    elif max(f.largest_message or 0.0, f.average or 0.0) > 1.0:
+        notes.append("busbw above the line rate: the traffic did not (only) cross this NIC "
+                     "(intra-node run, or several NICs per rank)")
+    return notes
+
+
+def _fmt(v: float | None, digits: int = 2) -> str:
+    return "-" if v is None else f"{v:.{digits}f}"
+
+
+def _wrong(r: NcclResult | None) -> str:
+    if r is None:
+        return "-"
+    if r.wrong is not None:
+        return str(r.wrong)
+    if r.max_error is not None:
+        return f"{r.max_error:.0e}" + ("*" if r.flagged else "")
+    return "N/A"
+
+
+def _run_text(console: Console, run: NcclRun, rate: int | None) -> None:
+    style = {"ok": "green", "failed": "bold red", "not-validated": "yellow"}[run.status]
+    title = Text(f"{run.collective} ", style="bold")
+    title.append(f"({run.collective_source}) ", style="dim")
+    title.append(f"{run.source}" + (f":{run.line}" if run.line else "") + "  ")
+    title.append(run.status.upper(), style=style)
+    console.print(title)
+    who = []
+    if run.nranks is not None:
+        who.append(f"{run.nranks} rank{'s' if run.nranks != 1 else ''}")
+    if run.hosts:
+        who.append(f"on {len(run.hosts)} host{'s' if len(run.hosts) != 1 else ''} "
+                   f"({', '.join(run.hosts[:8])}" + (", …)" if len(run.hosts) > 8 else ")"))
+    if run.nccl_version:
+        who.append(f"NCCL {run.nccl_version}")
+    if who:
+        console.print(Text("  " + ", ".join(who)))
+    if run.rows:
+        t = Table(box=box.SIMPLE, show_edge=False, pad_edge=False)
+        for col in ("size (B)", "count", "type", "redop", "root"):
+            t.add_column(col, justify="left" if col in ("type", "redop") else "right")
+        for place in ("oop", "ip"):
+            for col in ("time us", "algbw GB/s", "busbw GB/s", "#wrong"):
+                t.add_column(f"{place} {col}", justify="right")
+        for r in run.rows:
+            cells = [str(r.size_bytes), str(r.count), r.type, r.redop or "", "" if r.root is None else str(r.root)]
+            for res in (r.out_of_place, r.in_place):
+                cells += [_fmt(res.time_us if res else None), _fmt(res.algbw_gbps if res else None),
+                          _fmt(res.busbw_gbps if res else None), _wrong(res)]
+            t.add_row(*cells)
+        console.print(t)
+    if run.avg_busbw_gbps is not None:
+        how = "printed by nccl-tests" if run.avg_busbw_source == "printed" else "mean of rows with size > 0"
+        console.print(Text(f"  avg busbw {run.avg_busbw_gbps:g} GB/s ({how}); "
+                           f"max busbw {_fmt(run.max_busbw_gbps)} GB/s"))
+    if rate is not None:
+        f = busbw_fraction_of_line_rate(run, rate)
+        if f.largest_message is not None or f.average is not None:
+            parts = []
+            if f.largest_message is not None:
+                parts.append(f"largest message ({f.largest_message_size_bytes} B) "
+                             f"{f.largest_message:.1%}")
+            if f.average is not None:
+                parts.append(f"average {f.average:.1%}")
+            console.print(Text(f"  busbw vs {rate}G line rate ({rate / 8:g} GB/s): " + "; ".join(parts)))
+            for note in line_rate_notes(run, rate):
+                console.print(Text(f"  note: {note}"))
+        else:
+            console.print(Text(f"  busbw vs {rate}G line rate: not applicable (no multi-rank figure)"))
+    for p in run.problems:
+        console.print(Text(f"  - {p}"))
+    console.print()
+
+
+def nccl_report(paths: list[str], line_rate: str | None = None,
+                fmt: Literal["text", "json"] = "text") -> tuple[str, int]:
+    """Summarise nccl-tests output files.
+
+    Args:
+        paths: nccl-tests stdout captures or ``-J`` JSON files; each may hold several runs.
+        line_rate: NIC line rate (``"400G"``, parsed by :func:`roce_tune.units.parse_speed_gbps`);
+            when given, each run gets the largest-message and average busbw as a fraction of it
+            (``busbw GB/s × 8 / line rate Gb/s``).
+        fmt: ``"text"`` (rich tables, no colour codes) or ``"json"`` (``schema``
+            ``roce-tune.nccl-report/1``: ``units``, ``line_rate_gbps``, ``ok``, ``exit_code``,
+            ``runs`` [see :func:`run_to_dict`], ``errors`` [RT301 findings per unusable file]).
+
+    Returns:
+        ``(output, exit_code)``: 0 when every run is ``ok`` or ``not-validated``, 1 when any run
+        failed, any file could not be read or parsed, or no file was given.
+
+    Raises:
+        RoceTuneError: RT300 when ``line_rate`` is not a speed. ValueError: unknown ``fmt``.
+    """
+    if fmt not in ("text", "json"):
+        raise ValueError(f"format {fmt!r} is not one of: text, json")
+    rate: int | None = None
+    if line_rate is not None:
+        try:
+            rate = parse_speed_gbps(line_rate)
+        except ValueError as exc:
+            raise RoceTuneError([Finding(rule=RULE_BAD_LINE_RATE, severity=Severity.error,
+                                         message=f"--line-rate: {exc}", fix="write e.g. 400G",
+                                         location=Location(path="--line-rate"))]) from None
+    runs: list[NcclRun] = []
+    errors: list[Finding] = []
+    for p in paths:
+        try:
+            runs += parse_nccl_file(p)
+        except RoceTuneError as exc:
+            errors += exc.findings
+    if not paths:
+        errors.append(Finding(rule="RT301", severity=Severity.error, message="no nccl-tests output file given",
+                              fix="pass one or more files"))
+    code = 1 if errors or any(r.status == "failed" for r in runs) else 0
+    if fmt == "json":
+        doc = {"schema": REPORT_SCHEMA, "units": UNITS, "line_rate_gbps": rate, "ok": code == 0,
+               "exit_code": code, "runs": [run_to_dict(r, rate) for r in runs],
+               "errors": [{"rule": f.rule, "message": f.message, "fix": f.fix, "file": f.location.file}
+                          for f in errors]}
+        return json.dumps(doc, indent=2) + "\n", code
+    buf = io.StringIO()
+    console = Console(file=buf, width=200, color_system=None, force_terminal=False, highlight=False,
+                      emoji=False, markup=False, soft_wrap=True)
+    for r in runs:
+        _run_text(console, r, rate)
+    for f in errors:
+        console.print(Text(str(f)))
+    counts = {s: sum(1 for r in runs if r.status == s) for s in ("ok", "not-validated", "failed")}
+    summary = f"{len(runs)} runs: " + ", ".join(f"{n} {s}" for s, n in counts.items() if n) if runs else "0 runs"
+    if errors:
+        summary += f"; {len(errors)} file(s) not usable"
+    console.print(Text(summary + ("" if code == 0 else "  (exit 1)")))
+    return buf.getvalue(), code
