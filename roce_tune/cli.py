@@ -259,6 +259,45 @@ def calc_dcqcn(
     out.print(table)
 
 
+@app.command()
+def apply(
+    source: Path = typer.Argument(..., exists=True, help="Inventory YAML (planned first) or a plan directory."),
+    dry_run: bool = typer.Option(False, "--dry-run", help="Show per-device diffs; change nothing."),
+    limit: List[str] = typer.Option([], "--limit", help="Device name or glob, role:ROLE or platform:NAME."),
+    concurrency: int = typer.Option(8, "--concurrency", min=1, max=256),
+    canary: int = typer.Option(0, "--canary", min=0, help="Push N devices first; stop if any fails."),
+    allow_disruptive: bool = typer.Option(False, "--allow-disruptive",
+                                          help="Push traffic-stopping changes, one device at a time."),
+    confirm_s: int = typer.Option(300, "--confirm-seconds", min=30, help="Commit-confirm window."),
+    insecure: bool = typer.Option(False, "--insecure-skip-host-key-check", help="Labs only: accept unknown keys."),
+    known_hosts: Optional[Path] = typer.Option(None, "--known-hosts", help="Extra known_hosts file."),
+    secrets_file: Optional[Path] = typer.Option(None, "--secrets-file", help="YAML secrets outside the repo."),
+    log_dir: Optional[Path] = typer.Option(None, "--log-dir", help="Session logs (default <out>/logs)."),
+    fmt: OutFormat = typer.Option(OutFormat.text, "--format"),
+    no_save: bool = typer.Option(False, "--no-save", help="Do not persist to startup config after confirming."),
+) -> None:
+    """Diff (--dry-run) or push the plan with commit-confirm and rollback."""
+    from roce_tune.deploy.apply import load_source, print_results
+    from roce_tune.deploy.drivers import PushOptions
+    from roce_tune.deploy.runner import ApplyOptions, apply_targets, results_json
+
+    try:
+        targets, default_logs = load_source(source)
+    except RoceTuneError as exc:
+        _fail(exc.findings)
+    if insecure:
+        err.print("[bold yellow]warning: host-key checking is OFF (--insecure-skip-host-key-check); labs only[/]")
+    opts = ApplyOptions(dry_run=dry_run, limit=limit, concurrency=concurrency, canary=canary,
+                        allow_disruptive=allow_disruptive, insecure_skip_host_key_check=insecure,
+                        known_hosts=str(known_hosts) if known_hosts else None,
+                        secrets_file=str(secrets_file) if secrets_file else None,
+                        log_dir=log_dir or default_logs, push=PushOptions(confirm_s=confirm_s, save=not no_save))
+    results = print_results(targets, opts, apply_targets, out if fmt is OutFormat.text else None)
+    if fmt is OutFormat.json:
+        sys.stdout.write(results_json(results, dry_run))
+    raise typer.Exit(1 if any(r.failed for r in results) else 0)
+
+
 @app.command("nccl-report")
 def nccl_report(
     files: List[Path] = typer.Argument(..., exists=True, dir_okay=False),

@@ -1,0 +1,81 @@
+"""Glue for ``roce-tune apply``: load targets from an inventory or a plan directory, and show
+progress and results with rich (per-device state as it finishes, a summary table at the end)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Callable
+
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+from rich.text import Text
+
+from roce_tune.deploy.runner import ApplyOptions, DeviceResult, Target, select, targets_from_files
+from roce_tune.plan import Plan
+
+_STYLE = {"no-change": "green", "pushed": "bold green", "would-change": "yellow", "failed": "bold red",
+          "blocked-disruptive": "magenta", "skipped": "dim"}
+
+
+def load_source(source: Path) -> tuple[list[Target], Path]:
+    """Targets from a plan directory (the files a reviewer approved) or an inventory (planned now).
+
+    Returns:
+        (targets, default log directory).
+
+    Raises:
+        RoceTuneError: the inventory does not lint or plan cleanly.
+        FileNotFoundError: a plan directory without plan.json.
+    """
+    if source.is_dir():
+        plan = Plan.model_validate_json((source / "plan.json").read_text(encoding="utf-8"))
+        files = {str(p.relative_to(source)): p.read_text(encoding="utf-8")
+                 for p in sorted(source.rglob("*")) if p.is_file() and p.parts[-2] in ("switches", "hosts")}
+        return targets_from_files(plan, files), source / "logs"
+    from roce_tune.findings import RoceTuneError, Severity, has_errors
+    from roce_tune.inventory.loader import load_inventory
+    from roce_tune.render.outputs import render_outputs
+    from roce_tune.tuner.plan import derive_plan
+
+    plan = derive_plan(load_inventory(source))
+    if has_errors(plan.findings):
+        raise RoceTuneError([f for f in plan.findings if f.severity is Severity.error])
+    return targets_from_files(plan, render_outputs(plan)), Path("out") / source.stem / "logs"
+
+
+def print_results(targets: list[Target], opts: ApplyOptions,
+                  runner: Callable[..., list[DeviceResult]], console: Console | None) -> list[DeviceResult]:
+    """Run ``runner(targets, opts, on_result)`` with a progress bar and print diffs and a summary."""
+    if console is None:
+        return runner(targets, opts, None)
+    chosen = select(targets, opts.limit)
+    header = "DRY RUN — nothing will be changed on any device" if opts.dry_run else "PUSH"
+    console.print(f"[bold]{header}[/] ({len(chosen)} devices, concurrency {opts.concurrency}"
+                  + (f", canary {opts.canary}" if opts.canary else "") + ")")
+    with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+                  console=console, transient=False) as progress:
+        task = progress.add_task("devices", total=len(chosen))
+
+        def done(r: DeviceResult) -> None:
+            progress.advance(task)
+            progress.console.print(f"[{_STYLE.get(r.state, 'white')}]{r.name:<24} {r.state}[/]"
+                                   + (f"  {r.error}" if r.error else ""))
+
+        results = runner(targets, opts, done)
+    for r in results:
+        if r.diff:
+            console.print(f"\n[bold]--- {r.name} ({r.platform})[/]"
+                          + (f" [magenta]DISRUPTIVE: {'; '.join(r.disruptive)}[/]" if r.disruptive else ""))
+            for line in r.diff:
+                style = "green" if line.lstrip().startswith(("+", "add")) else \
+                    "red" if line.lstrip().startswith(("-", "remove")) else "white"
+                console.print(Text(line, style=style))
+    table = Table(title="apply summary" + (" (dry run)" if opts.dry_run else ""), header_style="bold")
+    for col in ("device", "platform", "state", "changes", "disruptive", "seconds", "error"):
+        table.add_column(col)
+    for r in results:
+        table.add_row(r.name, r.platform, f"[{_STYLE.get(r.state, 'white')}]{r.state}[/]", str(len(r.diff)),
+                      "yes" if r.disruptive else "", f"{r.seconds:.1f}", r.error or "")
+    console.print(table)
+    return results

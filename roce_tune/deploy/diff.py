@@ -1,0 +1,192 @@
+"""Diffs between a device's running configuration and the rendered desired configuration.
+
+Three shapes, chosen by the platform's ``diff_kind`` (data in :data:`DIFF_RULES`):
+
+* ``hier`` (EOS, NX-OS): hierarchical CLI via hier-config. The desired config is *partial*: it is
+  merged onto the running config (``HConfig.future``) so unrelated lines are never removed; inside
+  sections roce-tune owns (e.g. ``qos profile ROCE_LOSSLESS``) the desired children are
+  authoritative, so stale lines there are negated.
+* ``set`` (Junos ``set`` form, NVUE ``nv set``): flat lines ``<path…> <value>``. Under the owned roots
+  (``set class-of-service``, ``nv set qos``) the desired lines are authoritative; elsewhere a desired
+  line replaces the running line with the same path (all tokens but the value).
+* ``json`` (SONiC CONFIG_DB): an RFC 6902 JSON Patch restricted to the tables and keys roce-tune
+  renders, plus stale per-port keys of the ports it manages.
+
+Each returns a :class:`ConfigChange`: the lines/ops to push, a human diff in the platform's own
+terms, and the disruptive-change reasons found by the platform's rules.
+"""
+
+from __future__ import annotations
+
+import difflib
+import json
+import re
+from dataclasses import dataclass, field
+
+import jsonpatch
+from hier_config import HConfig, Platform, WorkflowRemediation, get_hconfig
+
+
+@dataclass(frozen=True)
+class DiffRules:
+    """Platform data for diffing.
+
+    Attributes:
+        kind: ``hier`` / ``set`` / ``json``.
+        hier_platform: hier-config platform for ``hier``.
+        owned_sections: regexes of top-level sections whose children roce-tune owns entirely.
+        owned_roots: line prefixes (``set`` kind) under which desired lines are authoritative.
+        negate: how a ``set`` line is removed: (prefix to strip, replacement), e.g. ("set ", "delete ").
+        disruptive: (regex on an added/removed diff line or patch path, reason).
+    """
+
+    kind: str
+    hier_platform: Platform | None = None
+    owned_sections: tuple[str, ...] = ()
+    owned_roots: tuple[str, ...] = ()
+    negate: tuple[str, str] = ("", "")
+    disruptive: tuple[tuple[str, str], ...] = ()
+
+
+_PFC_ON = "enabling PFC on a port briefly stops traffic on it while the ASIC reprograms"
+DIFF_RULES: dict[str, DiffRules] = {
+    "eos": DiffRules(
+        kind="hier", hier_platform=Platform.ARISTA_EOS,
+        owned_sections=(r"^qos profile ROCE", ),
+        disruptive=((r"^\+\s*priority-flow-control (on|priority \d+ no-drop)", _PFC_ON),
+                    (r"^\+\s*service-profile ", "a new QoS profile on a live port reprograms its queues and PFC")),
+    ),
+    "nxos": DiffRules(
+        kind="hier", hier_platform=Platform.CISCO_NXOS,
+        owned_sections=(r"^class-map type \S+ match-\S+ (ROCE|CNP)", r"^policy-map type \S+ (QOS_|ROCE|qos_network)"),
+        disruptive=((r"^\+\s*mtu \d+", "a network-qos MTU change re-carves the buffers (all ports pause briefly)"),
+                    (r"^\+\s*pause buffer-size", "a new ingress headroom (pause buffer-size) re-carves the port buffer")),
+    ),
+    "junos": DiffRules(
+        kind="set", owned_roots=("set class-of-service ",), negate=("set ", "delete "),
+        disruptive=((r"^\+set class-of-service interfaces \S+ congestion-notification-profile",
+                     "Junos QFX blocks the whole port while it reprograms PFC (loss on every queue)"),
+                    (r"^[+-]set class-of-service shared-buffer", "a shared-buffer partition change re-carves the buffer")),
+    ),
+    "cumulus": DiffRules(
+        kind="set", owned_roots=("nv set qos ",), negate=("nv set ", "nv unset "),
+        disruptive=((r"^[+-]nv set qos traffic-pool", "a traffic-pool resize restarts the buffer configuration (switchd)"),
+                    (r"^\+nv set qos pfc ", _PFC_ON),
+                    (r"^\+nv set interface \S+ qos pfc", _PFC_ON)),
+    ),
+    "sonic": DiffRules(
+        kind="json",
+        disruptive=((r"^/BUFFER_POOL", "a buffer pool resize moves every port's shared buffer"),
+                    (r"^replace /BUFFER_PG/", "a headroom profile swap on a live port"),
+                    (r"^add /PORT_QOS_MAP/[^/]+/pfc_enable", _PFC_ON)),
+    ),
+}
+
+
+@dataclass
+class ConfigChange:
+    """What a push would change on one device.
+
+    Attributes:
+        commands: CLI lines to send (``hier``/``set``) — empty when nothing changes.
+        patch: JSON Patch operations (``json``).
+        diff: human diff in the platform's terms (``+``/``-`` lines, or patch ops).
+        disruptive: reasons this change briefly stops traffic (empty = hitless).
+    """
+
+    commands: list[str] = field(default_factory=list)
+    patch: list[dict[str, object]] = field(default_factory=list)
+    diff: list[str] = field(default_factory=list)
+    disruptive: list[str] = field(default_factory=list)
+
+    @property
+    def empty(self) -> bool:
+        """True when the device already matches."""
+        return not self.commands and not self.patch
+
+
+def _flag(rules: DiffRules, lines: list[str]) -> list[str]:
+    reasons = []
+    for pattern, reason in rules.disruptive:
+        rx = re.compile(pattern)
+        if any(rx.search(line) for line in lines) and reason not in reasons:
+            reasons.append(reason)
+    return reasons
+
+
+def _strip_comments(text: str, comment: str) -> str:
+    return "\n".join(line for line in text.splitlines() if line.strip() and not line.lstrip().startswith(comment))
+
+
+def hier_diff(rules: DiffRules, running: str, desired: str, comment: str = "!") -> ConfigChange:
+    """Hierarchical diff (hier-config) of a partial desired config merged onto the running one."""
+    assert rules.hier_platform is not None
+    run_h = get_hconfig(rules.hier_platform, _strip_comments(running, comment))
+    want_h = get_hconfig(rules.hier_platform, _strip_comments(desired, comment))
+    future = run_h.future(want_h)
+    owned = [re.compile(p) for p in rules.owned_sections]
+    for child in list(want_h.children):
+        if any(rx.search(child.text) for rx in owned):
+            fut = future.get_child(equals=child.text)
+            if fut is not None:
+                fut.delete()
+            future.add_deep_copy_of(child)
+    remediation: HConfig = WorkflowRemediation(run_h, future).remediation_config
+    commands = [line for line in remediation.dump_simple(sectional_exiting=True)]
+    diff = list(run_h.unified_diff(future))
+    return ConfigChange(commands=commands if diff else [], diff=diff,
+                        disruptive=_flag(rules, [re.sub(r"^\s*([+-])\s*", r"\1", d) for d in diff]))
+
+
+def _key(line: str) -> str:
+    return line.rsplit(" ", 1)[0] if " " in line else line
+
+
+def set_diff(rules: DiffRules, running: str, desired: str, comment: str = "#") -> ConfigChange:
+    """Flat ``set``-style diff (Junos ``set``, NVUE ``nv set``)."""
+    want = [ln.strip() for ln in desired.splitlines() if ln.strip() and not ln.lstrip().startswith(comment)]
+    have = [ln.strip() for ln in running.splitlines() if ln.strip() and not ln.lstrip().startswith(comment)]
+    want_set, have_set = set(want), set(have)
+    want_keys = {_key(w) for w in want}
+    removed = [h for h in have if h not in want_set and (
+        any(h.startswith(root) for root in rules.owned_roots) or _key(h) in want_keys)]
+    added = [w for w in want if w not in have_set]
+    strip, repl = rules.negate
+    commands = [repl + h[len(strip):] if h.startswith(strip) else h for h in removed] + added
+    diff = [f"-{h}" for h in removed] + [f"+{w}" for w in added]
+    return ConfigChange(commands=commands, diff=diff, disruptive=_flag(rules, diff))
+
+
+def _escape(token: str) -> str:
+    return token.replace("~", "~0").replace("/", "~1")
+
+
+def json_diff(rules: DiffRules, running: dict[str, dict[str, dict[str, object]]],
+              desired: dict[str, dict[str, dict[str, object]]], managed_ports: set[str]) -> ConfigChange:
+    """SONiC CONFIG_DB JSON Patch restricted to the tables/keys roce-tune renders.
+
+    ``managed_ports`` are the ports in the plan: their per-port keys (``Ethernet0|3``) not in the
+    desired tables are removed (e.g. a stale PG range).
+    """
+    scope_have: dict[str, dict[str, object]] = {}
+    for table, rows in desired.items():
+        live = running.get(table, {})
+        kept = {k: v for k, v in live.items()
+                if k in rows or k.split("|", 1)[0] in managed_ports and "|" in k}
+        if table in running or kept:
+            scope_have[table] = kept
+    patch = jsonpatch.make_patch(scope_have, {t: r for t, r in desired.items()}).patch
+    # make_patch emits "add /TABLE" for a whole missing table: fine for apply-patch; keep ops sorted
+    diff = [f"{op['op']} {op['path']}" + (f" = {json.dumps(op['value'], sort_keys=True)}" if "value" in op else "")
+            for op in patch]
+    paths = [op["path"] for op in patch] + diff
+    return ConfigChange(patch=patch, diff=diff, disruptive=_flag(rules, paths))
+
+
+def unified(before: str, after: str, name: str) -> list[str]:
+    """Plain unified diff of two texts (used for reports and read-back mismatches)."""
+    return list(difflib.unified_diff(before.splitlines(), after.splitlines(), f"{name} (running)",
+                                     f"{name} (plan)", lineterm=""))
+
+
+__all__ = ["DIFF_RULES", "ConfigChange", "DiffRules", "hier_diff", "set_diff", "json_diff", "unified", "_escape"]

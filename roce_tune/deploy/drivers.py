@@ -1,0 +1,260 @@
+"""Per-platform push flows over netmiko: read running config, compute the change, push with the
+platform's safe mechanism, read back, confirm — or roll back and say why.
+
+Safe mechanism per platform (VENDORS.md §§1–5):
+
+========  ===============================================================================
+eos       ``configure session`` → ``commit timer`` → read back → ``configure session X commit``;
+          failure: ``abort`` (before commit) / ``configure session X abort`` (reverts the timer commit)
+nxos      ``checkpoint`` → config → read back; failure: ``rollback running-config checkpoint X atomic``
+junos     ``configure private`` → ``commit check`` → ``commit confirmed N`` → read back → ``commit``;
+          failure: discard, or ``rollback 1`` + ``commit`` after the confirmed commit
+cumulus   ``nv set``/``nv unset`` → ``nv config apply -y --confirm Ns`` → read back →
+          ``nv config apply --confirm-yes``; failure: ``--confirm-no`` / ``nv config detach``
+sonic     ``config checkpoint`` → ``config apply-patch`` → read back; failure: ``config rollback``
+host      copy the script, run it; its own read-back check (exit status) decides
+========  ===============================================================================
+
+Drivers only move text; they never decide values.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shlex
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from roce_tune.deploy.diff import DIFF_RULES, ConfigChange, hier_diff, json_diff, set_diff
+
+#: how to read the relevant running configuration (platform data)
+READ_RUNNING = {
+    "eos": "show running-config",
+    "nxos": "show running-config",
+    "junos": "show configuration | display set",
+    "cumulus": "nv config show -o commands",
+    "sonic": "show runningconfiguration all",
+}
+#: errors a platform prints for a rejected command
+ERROR_PATTERNS = {
+    "eos": r"% ?(Invalid|Incomplete|Ambiguous|Error)",
+    "nxos": r"% ?(Invalid|Incomplete|Ambiguous)|ERROR:",
+    "junos": r"(syntax error|unknown command|error:)",
+    "cumulus": r"(?i)^\s*(error|invalid)",
+    "sonic": r"(?i)(^|\n)\s*(error|failed)",
+    "host": r"$^",
+}
+NETMIKO_TYPES = {"eos": "arista_eos", "nxos": "cisco_nxos", "junos": "juniper_junos",
+                 "cumulus": "cumulus_linux", "sonic": "linux", "host": "linux"}
+
+
+class PushError(RuntimeError):
+    """A push step failed; ``stage`` names it (connect, diff, send, commit, verify, confirm)."""
+
+    def __init__(self, stage: str, message: str):
+        self.stage = stage
+        super().__init__(f"{stage}: {message}")
+
+
+@dataclass
+class PushOptions:
+    """Knobs of a push. ``confirm_s`` is the commit-confirm window (device reverts on its own after it)."""
+
+    confirm_s: int = 300
+    save: bool = True
+    read_timeout_s: float = 120.0
+    tag: str = field(default_factory=lambda: time.strftime("roce_tune_%Y%m%d_%H%M%S"))
+
+
+def _check(platform: str, output: str, stage: str) -> str:
+    if re.search(ERROR_PATTERNS[platform], output, re.MULTILINE):
+        raise PushError(stage, output.strip().splitlines()[-1] if output.strip() else "error")
+    return output
+
+
+def _strip_nvue(text: str) -> str:
+    return "\n".join(ln for ln in text.splitlines() if ln.strip().startswith("nv "))
+
+
+def compute_change(platform: str, running: str, desired: str, managed_ports: set[str]) -> ConfigChange:
+    """Change that takes ``running`` to include ``desired`` (per-platform diff kind).
+
+    Raises:
+        ValueError: running/desired JSON (SONiC) does not parse.
+    """
+    rules = DIFF_RULES[platform]
+    if rules.kind == "hier":
+        return hier_diff(rules, running, desired)
+    if rules.kind == "set":
+        if platform == "cumulus":
+            return set_diff(rules, _strip_nvue(running), _strip_nvue(desired))
+        return set_diff(rules, running, desired)
+    return json_diff(rules, _sonic_db(running), json.loads(desired), managed_ports)
+
+
+def _sonic_db(text: str) -> dict[str, Any]:
+    start = text.find("{")
+    if start < 0:
+        raise ValueError("no CONFIG_DB JSON in the device output")
+    return json.loads(text[start:text.rfind("}") + 1])
+
+
+def _heredoc(path: str, content: str) -> str:
+    marker = "ROCE_TUNE_EOF"
+    if marker in content:
+        raise PushError("send", "content contains the heredoc marker")
+    return f"cat > {shlex.quote(path)} <<'{marker}'\n{content.rstrip()}\n{marker}"
+
+
+class Driver:
+    """One device's flow. ``conn`` is a connected netmiko session; ``log`` records steps."""
+
+    def __init__(self, platform: str, conn: Any, opts: PushOptions, log: Callable[[str], None]):
+        self.platform, self.conn, self.opts, self.log = platform, conn, opts, log
+
+    # -- reading ---------------------------------------------------------------------------
+    def cmd(self, command: str, stage: str = "read", expect_string: str | None = None) -> str:
+        kwargs: dict[str, Any] = {"read_timeout": self.opts.read_timeout_s}
+        if expect_string:
+            kwargs["expect_string"] = expect_string
+        out = self.conn.send_command(command, **kwargs)
+        self.log(f"$ {command}\n{out}")
+        return out
+
+    def read_running(self) -> str:
+        """The relevant running configuration, as the platform prints it."""
+        return self.cmd(READ_RUNNING[self.platform])
+
+    # -- pushing -------------------------------------------------------------------------------
+    def push(self, change: ConfigChange, desired: str, managed_ports: set[str]) -> None:
+        """Apply ``change`` safely; raises PushError after rolling back."""
+        getattr(self, f"_push_{self.platform}")(change, desired, managed_ports)
+
+    def _verify(self, desired: str, managed_ports: set[str]) -> None:
+        after = compute_change(self.platform, self.read_running(), desired, managed_ports)
+        if not after.empty:
+            raise PushError("verify", "device does not match the plan after the push:\n" + "\n".join(after.diff[:20]))
+
+    def _config_set(self, lines: list[str], mode_cmd: str) -> str:
+        out = self.conn.send_config_set(lines, config_mode_command=mode_cmd, exit_config_mode=False,
+                                        read_timeout=self.opts.read_timeout_s, cmd_verify=False)
+        self.log(out)
+        return _check(self.platform, out, "send")
+
+    def _push_eos(self, change: ConfigChange, desired: str, ports: set[str]) -> None:
+        session = self.opts.tag
+        committed = False
+        try:
+            self._config_set(change.commands, f"configure session {session}")
+            self.log(self.conn.send_command("show session-config diffs", expect_string=r"#",
+                                            read_timeout=self.opts.read_timeout_s))
+            hms = time.strftime("%H:%M:%S", time.gmtime(self.opts.confirm_s))
+            _check("eos", self.conn.send_command(f"commit timer {hms}", expect_string=r"#"), "commit")
+            committed = True
+            self.conn.send_command("end", expect_string=r"#")
+            self._verify(desired, ports)
+            _check("eos", self.cmd(f"configure session {session} commit", "confirm", r"#"), "confirm")
+            if self.opts.save:
+                self.cmd("write memory", "save", r"#")
+        except Exception:
+            try:
+                if committed:
+                    self.conn.send_command("end", expect_string=r"#")
+                    self.cmd(f"configure session {session} abort", "rollback", r"#")
+                else:
+                    self.conn.send_command("abort", expect_string=r"#")
+            finally:
+                raise
+
+    def _push_nxos(self, change: ConfigChange, desired: str, ports: set[str]) -> None:
+        cp = self.opts.tag
+        self.cmd("terminal dont-ask", "checkpoint")
+        _check("nxos", self.cmd(f"checkpoint {cp}", "checkpoint"), "checkpoint")
+        try:
+            self._config_set(change.commands, "configure terminal")
+            self.conn.exit_config_mode()
+            self._verify(desired, ports)
+            if self.opts.save:
+                self.cmd("copy running-config startup-config", "save")
+        except Exception:
+            try:
+                if self.conn.check_config_mode():
+                    self.conn.exit_config_mode()
+                self.cmd(f"rollback running-config checkpoint {cp} atomic", "rollback")
+            finally:
+                raise
+
+    def _push_junos(self, change: ConfigChange, desired: str, ports: set[str]) -> None:
+        minutes = max(1, round(self.opts.confirm_s / 60))
+        committed = False
+        try:
+            self._config_set(change.commands, "configure private")
+            self.log(self.conn.send_command("show | compare", expect_string=r"#"))
+            _check("junos", self.conn.send_command("commit check", expect_string=r"#",
+                                                   read_timeout=self.opts.read_timeout_s), "commit")
+            _check("junos", self.conn.send_command(f"commit confirmed {minutes} comment {self.opts.tag}",
+                                                   expect_string=r"#", read_timeout=self.opts.read_timeout_s), "commit")
+            committed = True
+            self.conn.exit_config_mode()
+            self._verify(desired, ports)
+            self.conn.config_mode(config_command="configure private")
+            _check("junos", self.conn.send_command("commit comment confirmed", expect_string=r"#",
+                                                   read_timeout=self.opts.read_timeout_s), "confirm")
+            self.conn.exit_config_mode()
+        except Exception:
+            try:
+                if not self.conn.check_config_mode():
+                    self.conn.config_mode(config_command="configure private")
+                if committed:
+                    self.conn.send_command("rollback 1", expect_string=r"#")
+                    self.conn.send_command(f"commit comment {self.opts.tag}-rollback", expect_string=r"#",
+                                           read_timeout=self.opts.read_timeout_s)
+                else:
+                    self.conn.send_command("rollback 0", expect_string=r"#")
+                self.conn.exit_config_mode()
+            finally:
+                raise
+
+    def _push_cumulus(self, change: ConfigChange, desired: str, ports: set[str]) -> None:
+        applied = False
+        try:
+            for line in change.commands:
+                _check("cumulus", self.cmd(line, "send"), "send")
+            self.cmd("nv config diff", "diff")
+            _check("cumulus", self.cmd(f"nv config apply -y --confirm {self.opts.confirm_s}s", "commit"), "commit")
+            applied = True
+            self._verify(desired, ports)
+            _check("cumulus", self.cmd("nv config apply --confirm-yes", "confirm"), "confirm")
+        except Exception:
+            try:
+                self.cmd("nv config apply --confirm-no" if applied else "nv config detach", "rollback")
+            finally:
+                raise
+
+    def _push_sonic(self, change: ConfigChange, desired: str, ports: set[str]) -> None:
+        cp = self.opts.tag
+        path = f"/tmp/{cp}.patch.json"
+        _check("sonic", self.cmd(f"sudo config checkpoint {cp}", "checkpoint"), "checkpoint")
+        try:
+            self.cmd(_heredoc(path, json.dumps(change.patch, indent=1, sort_keys=True)), "send")
+            _check("sonic", self.cmd(f"sudo config apply-patch {path}", "commit"), "commit")
+            self._verify(desired, ports)
+            if self.opts.save:
+                self.cmd("sudo config save -y", "save")
+        except Exception:
+            try:
+                self.cmd(f"sudo config rollback {cp}", "rollback")
+            finally:
+                raise
+
+    # -- hosts ---------------------------------------------------------------------------------
+    def run_host_script(self, script: str, check_only: bool) -> tuple[int, str]:
+        """Copy and run the host script (``--check`` = read-back only); returns (exit status, output)."""
+        path = f"/tmp/{self.opts.tag}.sh"
+        self.cmd(_heredoc(path, script), "send")
+        out = self.cmd(f"bash {shlex.quote(path)}{' --check' if check_only else ''}; echo ROCE_TUNE_RC=$?",
+                       "run")
+        m = re.search(r"ROCE_TUNE_RC=(\d+)", out)
+        return (int(m.group(1)) if m else 255), out

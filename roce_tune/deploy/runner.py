@@ -1,0 +1,248 @@
+"""``roce-tune apply``: select devices, diff, and push concurrently with canaries and maintenance order.
+
+Results are objects (Nornir style), never prints: :class:`DeviceResult` per device with ``state``,
+``changed``, ``diff``, ``disruptive`` reasons, ``error`` and ``rolled_back``. One device's failure
+never stops or corrupts another's push (each runs in its own session and thread).
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import json
+import time
+from concurrent.futures import ThreadPoolExecutor, as_completed
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Callable
+
+from roce_tune.deploy.credentials import CredentialError, Redactor, resolve_credentials
+from roce_tune.deploy.drivers import NETMIKO_TYPES, Driver, PushError, PushOptions, compute_change
+from roce_tune.plan import Plan
+
+#: desired-config file of each platform inside ``switches/`` (platform data)
+DESIRED_FILE = {"eos": "{name}.cfg", "nxos": "{name}.cfg", "junos": "{name}.set", "cumulus": "{name}.nvue.sh",
+                "sonic": "{name}.json"}
+
+
+@dataclass
+class Target:
+    """One device to act on: identity, where to connect, what it should look like."""
+
+    name: str
+    kind: str  # switch | host
+    platform: str
+    role: str
+    host: str | None
+    port: int | None
+    credentials: dict[str, str | None]
+    desired: str
+    managed_ports: set[str] = field(default_factory=set)
+
+
+@dataclass
+class DeviceResult:
+    """Outcome for one device.
+
+    ``state``: ``no-change``, ``would-change`` (dry run), ``pushed``, ``failed`` (rolled back),
+    ``blocked-disruptive`` (needs ``--allow-disruptive``), ``skipped`` (canary failed / not selected).
+    """
+
+    name: str
+    platform: str
+    state: str
+    changed: bool = False
+    diff: list[str] = field(default_factory=list)
+    disruptive: list[str] = field(default_factory=list)
+    error: str | None = None
+    rolled_back: bool = False
+    seconds: float = 0.0
+    log_file: str | None = None
+
+    @property
+    def failed(self) -> bool:
+        """True for states that make the run exit non-zero."""
+        return self.state in ("failed", "blocked-disruptive")
+
+
+@dataclass
+class ApplyOptions:
+    """Options of one apply run (see ``roce-tune apply --help``)."""
+
+    dry_run: bool = False
+    limit: list[str] = field(default_factory=list)
+    concurrency: int = 8
+    canary: int = 0
+    allow_disruptive: bool = False
+    insecure_skip_host_key_check: bool = False
+    known_hosts: str | None = None
+    log_dir: Path | None = None
+    secrets_file: str | None = None
+    push: PushOptions = field(default_factory=PushOptions)
+    conn_timeout_s: float = 15.0
+
+
+def targets_from_files(plan: Plan, files: dict[str, str]) -> list[Target]:
+    """Build targets from a plan and its rendered files (``switches/…``, ``hosts/…``).
+
+    Raises:
+        KeyError: a switch's desired file is missing from ``files``.
+    """
+    out = []
+    for sw in plan.switches:
+        rel = "switches/" + DESIRED_FILE[sw.platform].format(name=sw.name)
+        if rel not in files:
+            continue  # not rendered (--platform-only)
+        out.append(Target(sw.name, "switch", sw.platform, sw.role, sw.mgmt_host, sw.mgmt_port, sw.credentials,
+                          files[rel], {p.name for p in sw.ports}))
+    for h in plan.hosts:
+        rel = f"hosts/{h.name}.sh"
+        if rel in files:
+            out.append(Target(h.name, "host", "host", "host", h.mgmt_host, h.mgmt_port, h.credentials, files[rel]))
+    return out
+
+
+def select(targets: list[Target], limit: list[str]) -> list[Target]:
+    """Keep targets matching any ``--limit`` term: a name or glob, ``role:ROLE`` or ``platform:NAME``."""
+    if not limit:
+        return targets
+
+    def match(t: Target, term: str) -> bool:
+        if term.startswith("role:"):
+            return t.role == term[5:]
+        if term.startswith("platform:"):
+            return t.platform == term[9:]
+        return fnmatch.fnmatchcase(t.name, term)
+
+    return [t for t in targets if any(match(t, term) for term in limit)]
+
+
+def _connect(t: Target, opts: ApplyOptions, log_path: Path | None):  # type: ignore[no-untyped-def]
+    from netmiko import ConnectHandler
+    from netmiko.session_log import SessionLog
+
+    creds = resolve_credentials(t.name, t.credentials, secrets_file=opts.secrets_file)
+    params = dict(device_type=NETMIKO_TYPES[t.platform], host=t.host, port=t.port or 22, username=creds.username,
+                  password=creds.password or "", conn_timeout=opts.conn_timeout_s, fast_cli=False,
+                  ssh_strict=not opts.insecure_skip_host_key_check, system_host_keys=True)
+    if creds.key_file:
+        params.update(use_keys=True, key_file=creds.key_file)
+    else:
+        params.update(use_keys=False, allow_agent=not creds.password)
+    if opts.known_hosts:
+        params.update(alt_host_keys=True, alt_key_file=opts.known_hosts)
+    if t.platform == "sonic":
+        params["secret"] = creds.password or ""
+    if log_path is not None:
+        params["session_log"] = SessionLog(file_name=str(log_path), no_log={"password": creds.password} if
+                                           creds.password else {}, file_mode="append")
+    return ConnectHandler(**params), Redactor(creds.secrets())
+
+
+def run_one(t: Target, opts: ApplyOptions, allow_push: bool, allow_disruptive: bool = False) -> DeviceResult:
+    """Diff (and unless dry run / blocked, push) one device. Never raises.
+
+    A disruptive change is pushed only when ``allow_disruptive`` (the caller runs those one at a time).
+    """
+    t0 = time.monotonic()
+    res = DeviceResult(t.name, t.platform, "failed")
+    log_path = None
+    if opts.log_dir is not None:
+        opts.log_dir.mkdir(parents=True, exist_ok=True)
+        log_path = opts.log_dir / f"{t.name}.log"
+        res.log_file = str(log_path)
+    notes: list[str] = []
+    conn = None
+    redact: Callable[[str], str] = lambda s: s  # noqa: E731
+    try:
+        if not t.host:
+            raise PushError("connect", "no management address in the inventory")
+        conn, redact = _connect(t, opts, log_path)
+        drv = Driver(t.platform, conn, opts.push, lambda s: notes.append(redact(s)))
+        if t.kind == "host":
+            rc, out = drv.run_host_script(t.desired, check_only=True)
+            res.diff = [ln for ln in out.splitlines() if "MISMATCH" in ln or ln.startswith(("-", "+"))]
+            res.changed = rc != 0
+            if not res.changed:
+                res.state = "no-change"
+            elif opts.dry_run or not allow_push:
+                res.state = "would-change"
+            else:
+                rc, out = drv.run_host_script(t.desired, check_only=False)
+                if rc != 0:
+                    raise PushError("verify", "host script read-back failed:\n" + "\n".join(out.splitlines()[-10:]))
+                res.state = "pushed"
+        else:
+            change = compute_change(t.platform, drv.read_running(), t.desired, t.managed_ports)
+            res.diff, res.disruptive, res.changed = change.diff, change.disruptive, not change.empty
+            if change.empty:
+                res.state = "no-change"
+            elif opts.dry_run or not allow_push:
+                res.state = "would-change"
+            elif change.disruptive and not allow_disruptive:
+                res.state = "blocked-disruptive"
+                res.error = "disruptive change needs --allow-disruptive: " + "; ".join(change.disruptive)
+            else:
+                drv.push(change, t.desired, t.managed_ports)
+                res.state = "pushed"
+    except PushError as exc:
+        res.error = redact(str(exc))
+        res.rolled_back = exc.stage not in ("connect", "read", "checkpoint")
+    except CredentialError as exc:
+        res.error = f"connect: {exc}"
+    except Exception as exc:  # noqa: BLE001 — one device's failure must not stop the others
+        res.error = redact(f"{type(exc).__name__}: {exc}".strip())
+        res.rolled_back = conn is not None and not opts.dry_run and res.changed
+    finally:
+        if conn is not None:
+            try:
+                conn.disconnect()
+            except Exception:  # noqa: BLE001
+                pass
+        if log_path is not None:
+            with open(log_path, "a", encoding="utf-8") as fh:
+                fh.write("\n".join(notes) + "\n")
+                fh.write(f"# result: {res.state}" + (f" — {res.error}" if res.error else "") + "\n")
+    if res.state == "failed" and res.rolled_back:
+        res.error = (res.error or "") + " (rolled back)"
+    res.seconds = round(time.monotonic() - t0, 3)
+    return res
+
+
+def apply_targets(targets: list[Target], opts: ApplyOptions,
+                  on_result: Callable[[DeviceResult], None] | None = None) -> list[DeviceResult]:
+    """Run the selected targets: canaries first, then the rest concurrently, then disruptive ones
+    one at a time (maintenance order). Returns results in target order."""
+    results: dict[str, DeviceResult] = {}
+
+    def batch(group: list[Target], workers: int, allow_disruptive: bool = False) -> None:
+        with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
+            futs = {pool.submit(run_one, t, opts, True, allow_disruptive): t for t in group}
+            for fut in as_completed(futs):
+                r = fut.result()
+                results[r.name] = r
+                if on_result:
+                    on_result(r)
+
+    chosen = select(targets, opts.limit)
+    canary, rest = chosen[: opts.canary], chosen[opts.canary:]
+    if canary:
+        batch(canary, opts.concurrency)
+        if any(results[t.name].failed for t in canary):
+            for t in rest:
+                results[t.name] = DeviceResult(t.name, t.platform, "skipped", error="canary failed; not attempted")
+                if on_result:
+                    on_result(results[t.name])
+            return [results[t.name] for t in chosen]
+    batch(rest, opts.concurrency)
+    if opts.allow_disruptive and not opts.dry_run:
+        # maintenance order: disruptive changes one device at a time, stop at the first failure
+        for t in [t for t in chosen if results[t.name].state == "blocked-disruptive"]:
+            batch([t], 1, allow_disruptive=True)
+            if results[t.name].failed:
+                break
+    return [results[t.name] for t in chosen]
+
+
+def results_json(results: list[DeviceResult], dry_run: bool) -> str:
+    """Machine-readable results (``--format json``)."""
+    return json.dumps({"dry_run": dry_run, "devices": [asdict(r) for r in results]}, indent=2, sort_keys=True) + "\n"
