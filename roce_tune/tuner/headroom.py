@@ -1,0 +1,321 @@
+"""PFC headroom (xon / xoff / size) of a lossless priority group, and the mlx5 NIC receive-buffer xoff.
+
+Pure functions, no I/O. Three switch-side models share one structure, the SONiC Mellanox formula
+(``sonic-net/sonic-swss:cfgmgr/buffer_headroom_mellanox.lua``, DOMAIN.md §1.2)::
+
+    propagation = port_mtu + cable_bytes + mac_phy_delay + peer_response
+    xoff = ceil_1024(lossless_mtu + propagation * cell_occupancy(cell, spp))
+    xon  = ceil_1024(pipeline_latency)            (x2 - 1 KiB on 8-lane Spectrum ports)
+    size = ceil_1024(xoff + xon + speed_overhead) (speed_overhead = port_mtu on 8-lane Spectrum ports)
+         = xon                                    with a shared headroom pool (xoff then comes from the pool)
+
+They differ only in two inputs:
+
+========================  ===========================================  ====================================
+model                     cable_bytes                                   peer_response
+========================  ===========================================  ====================================
+``ieee`` (default)        true ``2*L*R/(c*8)``, c = 1.98e8 m/s          IEEE 802.3 Annex 31B.3.7 pause quanta
+``sonic-static``          true ``2*L*R/(c*8)``                          ``asic.peer_response_bytes`` (3.8 KiB)
+``sonic-lua``             Lua units: true x 1000/1024                   pause quanta (Lua table)
+========================  ===========================================  ====================================
+
+``sonic-static`` reproduces every row of SONiC's legacy ``pg_profile_lookup.ini`` for Spectrum-1/3
+(DOMAIN.md §1.4); ``sonic-lua`` (:func:`compute_headroom_sonic_lua`) reproduces the current SONiC Lua bit
+for bit (DOMAIN.md Oracle C). Rounding: every byte value is rounded up to 1 KiB as SONiC does; the ASIC
+then allocates whole cells, reported as ``size_cells = ceil(size / cell)``.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import TYPE_CHECKING
+
+from roce_tune.inventory.models import HeadroomModel
+from roce_tune.plan import Headroom, Rationale
+from roce_tune.units import parse_length_m, parse_speed_gbps
+
+if TYPE_CHECKING:
+    from roce_tune.inventory.catalog import AsicSpec, Catalog
+
+#: Speed of light in copper/fibre used by SONiC (m/s), ``speed_of_light = 198000000`` in the Lua.
+SPEED_OF_LIGHT_MEDIA_M_PER_S = 1.98e8
+#: One pause quantum = 512 bit times (IEEE 802.3 Annex 31B).
+PAUSE_QUANTUM_BITS = 512
+#: Pause quanta a receiver may take to react, per operating speed (IEEE 802.3 Annex 31B.3.7), as encoded
+#: in ``buffer_headroom_mellanox.lua`` (``pause_quanta_per_speed``, keys in Gb/s here; the Lua's 100 Mb/s
+#: entry (1 quantum) has no whole-Gb/s key and is omitted).
+PAUSE_QUANTA_PER_SPEED_GBPS: dict[int, int] = {
+    800: 905, 400: 905, 200: 453, 100: 394, 50: 147, 40: 118, 25: 80, 10: 67, 1: 2,
+}
+#: SONiC rounds every headroom value up to this unit (``math.ceil(x / 1024) * 1024`` in the Lua).
+ROUND_BYTES = 1024
+_MIN_PACKET_BYTES = 64  # ``minimal_packet_size`` in the Lua
+_LUA_SRC = "sonic-net/sonic-swss:cfgmgr/buffer_headroom_mellanox.lua (DOMAIN.md §1.2)"
+_STATIC_SRC = ("SONiC legacy pg_profile_lookup.ini generator, reproduced with the §1.2 structure "
+               "(DOMAIN.md §1.4 'Reproduction result')")
+
+
+def pause_quanta(speed_gbps: int) -> int:
+    """Receiver reaction budget in pause quanta (512 bit times) for ``speed_gbps``.
+
+    Source: IEEE 802.3 Annex 31B.3.7 as encoded in SONiC ``buffer_headroom_mellanox.lua``.
+
+    >>> pause_quanta(100), pause_quanta(400)
+    (394, 905)
+
+    Raises:
+        ValueError: the speed is not in the table (e.g. 1600G).
+    """
+    try:
+        return PAUSE_QUANTA_PER_SPEED_GBPS[speed_gbps]
+    except KeyError:
+        known = ", ".join(f"{s}G" for s in sorted(PAUSE_QUANTA_PER_SPEED_GBPS))
+        raise ValueError(f"no IEEE 802.3 31B.3.7 pause-quanta entry for {speed_gbps}G (known: {known})") from None
+
+
+def peer_response_bytes(speed_gbps: int) -> float:
+    """Bytes that arrive while the peer reacts to XOFF: ``pause_quanta * 512 / 8``.
+
+    >>> peer_response_bytes(10), peer_response_bytes(400)
+    (4288.0, 57920.0)
+
+    Raises:
+        ValueError: the speed is not in the pause-quanta table.
+    """
+    return pause_quanta(speed_gbps) * PAUSE_QUANTUM_BITS / 8
+
+
+def cable_bytes(speed_gbps: float, cable_m: float, lua_units: bool = False) -> float:
+    """Round-trip bytes on the cable: ``2 * L * R / (c * 8)`` with c = 1.98e8 m/s.
+
+    With ``lua_units`` the SONiC Lua expression ``2*L*speed_Mbps*1e9/c/8192`` is reproduced, which is
+    the true value x 1000/1024 (2.34 % short, DOMAIN.md §1.2 'Unit quirk').
+
+    >>> round(cable_bytes(400, 40), 1), round(cable_bytes(400, 40, lua_units=True), 1)
+    (20202.0, 19728.5)
+    """
+    if lua_units:
+        return 2 * cable_m * (speed_gbps * 1000) * 1000000000 / SPEED_OF_LIGHT_MEDIA_M_PER_S / (8 * 1024)
+    return 2 * cable_m * speed_gbps * 1e9 / (SPEED_OF_LIGHT_MEDIA_M_PER_S * 8)
+
+
+def cell_occupancy(cell_bytes: int, small_packet_percent: int = 100) -> float:
+    """Worst-case buffer inflation from storing packets in fixed cells (SONiC Lua).
+
+    ``factor = cell/64`` if cell > 128 else ``2*cell/(1+cell)``;
+    ``occupancy = (100 - spp + spp*factor) / 100``.
+
+    >>> round(cell_occupancy(96), 4), cell_occupancy(192), cell_occupancy(192, 0)
+    (1.9794, 3.0, 1.0)
+    """
+    if cell_bytes > 2 * _MIN_PACKET_BYTES:
+        factor = cell_bytes / _MIN_PACKET_BYTES
+    else:
+        factor = (2 * cell_bytes) / (1 + cell_bytes)
+    return (100 - small_packet_percent + small_packet_percent * factor) / 100
+
+
+def _ceil_to(value: float, unit: int = ROUND_BYTES) -> int:
+    return int(math.ceil(value / unit) * unit)
+
+
+def default_lanes(asic: AsicSpec, speed_gbps: int) -> int:
+    """SerDes lanes of a port: ``max(1, speed // asic.serdes_gbps)`` (e.g. 400G on 50G SerDes = 8)."""
+    return max(1, speed_gbps // asic.serdes_gbps)
+
+
+def profile_name(speed_gbps: int, cable_m: float, *, port_mtu_bytes: int = 9216, eight_lane: bool = False,
+                 shared_headroom_pool: bool = False, model: str = "ieee", lossless_mtu_bytes: int = 1024,
+                 small_packet_percent: int = 100) -> str:
+    """SONiC-style BUFFER_PROFILE name, e.g. ``pg_lossless_400000_40m_profile``.
+
+    Speed is written in Mb/s and the cable in metres as SONiC does; a fractional length uses ``p`` for
+    the point (``2.5`` -> ``2p5m``). Inputs that change the numbers but not the SONiC key get a suffix
+    (``_mtu9100``, ``_8lane``, ``_shp``, ``_static``/``_lua``, ``_ll1500``, ``_spp50``) so that
+    ports with different headroom never share a profile name.
+    """
+    if float(cable_m).is_integer():
+        cable = str(int(cable_m))
+    else:
+        cable = format(cable_m, ".3f").rstrip("0").rstrip(".").replace(".", "p")
+    parts = [f"pg_lossless_{speed_gbps * 1000}_{cable}m"]
+    if port_mtu_bytes != 9216:
+        parts.append(f"mtu{port_mtu_bytes}")
+    if lossless_mtu_bytes != 1024:
+        parts.append(f"ll{lossless_mtu_bytes}")
+    if small_packet_percent != 100:
+        parts.append(f"spp{small_packet_percent}")
+    if eight_lane:
+        parts.append("8lane")
+    if shared_headroom_pool:
+        parts.append("shp")
+    if model != "ieee":
+        parts.append({"sonic-static": "static", "sonic-lua": "lua"}.get(model, model.replace("-", "_")))
+    return "_".join(parts) + "_profile"
+
+
+def _peer_response(asic: AsicSpec, speed_gbps: int, model: str) -> tuple[float, str]:
+    """Peer response bytes and a note for the rationale."""
+    if model == "sonic-static":
+        return asic.peer_response_bytes, "asic.peer_response_bytes (SONiC asic_table.j2 peer_response_time)"
+    if speed_gbps in PAUSE_QUANTA_PER_SPEED_GBPS:
+        q = pause_quanta(speed_gbps)
+        return peer_response_bytes(speed_gbps), f"{q} pause quanta x 512 bit / 8 (IEEE 802.3 31B.3.7)"
+    if model == "sonic-lua" or speed_gbps < max(PAUSE_QUANTA_PER_SPEED_GBPS):
+        return asic.peer_response_bytes, "speed not in the pause-quanta table: asic.peer_response_bytes (Lua fallback)"
+    top = max(PAUSE_QUANTA_PER_SPEED_GBPS)
+    scaled = peer_response_bytes(top) * speed_gbps / top
+    return max(scaled, asic.peer_response_bytes), (
+        f"speed above the table: the {top}G reaction time ({pause_quanta(top)} quanta) kept constant, "
+        f"bytes scaled by {speed_gbps}/{top} [assumption]")
+
+
+def _headroom(asic: AsicSpec, speed_gbps: int, cable_m: float, port_mtu_bytes: int, lanes: int | None,
+              model: str, shared_headroom_pool: bool, lossless_mtu_bytes: int, small_packet_percent: int) -> Headroom:
+    if speed_gbps <= 0 or cable_m < 0 or port_mtu_bytes <= 0:
+        raise ValueError(f"speed {speed_gbps}G, cable {cable_m} m and MTU {port_mtu_bytes} B must be positive")
+    if speed_gbps > asic.max_port_speed_gbps:
+        raise ValueError(f"{speed_gbps}G exceeds the {asic.max_port_speed_gbps}G maximum port speed of {asic.id}")
+    if not 0 <= small_packet_percent <= 100:
+        raise ValueError(f"small_packet_percent {small_packet_percent} is outside 0..100")
+    n_lanes = default_lanes(asic, speed_gbps) if lanes is None else lanes
+    if n_lanes < 1:
+        raise ValueError(f"lanes must be >= 1, got {n_lanes}")
+    lua = model == "sonic-lua"
+    # Lua: exactly 8 lanes, any ASIC. Ours: Spectrum ports with >= 8 lanes use two buffer units
+    # (comment in buffer_check_headroom_mellanox.lua: "On Spectrum 3, ports with 8 lanes have doubled
+    # pipeline latency"); other families publish no such rule.
+    eight_lane = n_lanes == 8 if lua else (asic.family == "spectrum" and n_lanes >= 8)
+    cable = cable_bytes(speed_gbps, cable_m, lua_units=lua)
+    peer, peer_note = _peer_response(asic, speed_gbps, model)
+    occupancy = cell_occupancy(asic.cell_bytes, small_packet_percent)
+    propagation = port_mtu_bytes + cable + asic.mac_phy_delay_bytes + peer
+    xoff = _ceil_to(lossless_mtu_bytes + propagation * occupancy)
+    pipeline = asic.pipeline_latency_bytes * 2 - ROUND_BYTES if eight_lane else asic.pipeline_latency_bytes
+    speed_overhead = port_mtu_bytes if eight_lane else 0
+    xon = _ceil_to(pipeline)
+    size = xon if shared_headroom_pool else _ceil_to(xoff + xon + speed_overhead)
+    source = _LUA_SRC if model != "sonic-static" else _STATIC_SRC
+    cable_formula = ("2*cable_m*speed_Mbps*1e9/1.98e8/8192 (Lua units, true x 1000/1024)" if lua
+                     else "2*cable_m*speed_bps/(1.98e8 m/s*8) (true round-trip bytes)")
+    common: dict[str, float | int | str | bool] = {"speed_gbps": speed_gbps, "lanes": n_lanes, "asic": asic.id}
+    xoff_inputs = {
+        **common, "cable_m": cable_m, "port_mtu_bytes": port_mtu_bytes, "lossless_mtu_bytes": lossless_mtu_bytes,
+        "cable_bytes": round(cable, 3), "mac_phy_delay_bytes": asic.mac_phy_delay_bytes,
+        "peer_response_bytes": peer, "cell_bytes": asic.cell_bytes, "small_packet_percent": small_packet_percent,
+        "cell_occupancy_factor": round(occupancy, 6), "propagation_bytes": round(propagation, 3),
+    }
+    static_note = ""
+    if model == "sonic-static" and not asic.sonic_static_tables:
+        static_note = f"; {asic.id}'s SONiC static table is NOT generated by this formula (DOMAIN.md §1.4)"
+    rationale = {
+        "xoff_bytes": Rationale(
+            formula="ceil_1024(lossless_mtu + (port_mtu + cable_bytes + mac_phy_delay + peer_response) "
+                    f"* cell_occupancy); cable_bytes = {cable_formula}; peer_response = {peer_note}",
+            inputs=xoff_inputs, source=source,
+            note=f"model {model}; cell_occupancy = (100-spp+spp*f)/100, f = cell/64 if cell>128 else "
+                 f"2*cell/(1+cell){static_note}"),
+        "xon_bytes": Rationale(
+            formula="ceil_1024(2*pipeline_latency - 1024)" if eight_lane else "ceil_1024(pipeline_latency)",
+            inputs={**common, "pipeline_latency_bytes": asic.pipeline_latency_bytes, "eight_lane": eight_lane},
+            source=f"{_LUA_SRC}; asic.pipeline_latency_bytes ({asic.sources.get('pipeline_latency_bytes', '')})",
+            note="8-lane Spectrum ports have two buffer units: doubled pipeline latency" if eight_lane else ""),
+        "size_bytes": Rationale(
+            formula="xon (xoff drawn from the shared headroom pool)" if shared_headroom_pool
+            else "ceil_1024(xoff + xon + speed_overhead)",
+            inputs={**common, "xon_bytes": xon, "xoff_bytes": xoff, "speed_overhead_bytes": speed_overhead,
+                    "shared_headroom_pool": shared_headroom_pool},
+            source=_LUA_SRC,
+            note="speed_overhead = port MTU on 8-lane ports" if eight_lane else ""),
+        "size_cells": Rationale(
+            formula="ceil(size_bytes / cell_bytes)", inputs={"size_bytes": size, "cell_bytes": asic.cell_bytes},
+            source="SAI converts byte sizes to whole ASIC cells (DOMAIN.md §1.2 'Rounding')"),
+        "lanes": Rationale(
+            formula="given" if lanes is not None else "max(1, speed_gbps // serdes_gbps)",
+            inputs={"speed_gbps": speed_gbps, "serdes_gbps": asic.serdes_gbps, "lanes": n_lanes},
+            source="inventory port lanes" if lanes is not None else f"catalog {asic.id}.serdes_gbps"),
+    }
+    return Headroom(
+        model=model,
+        profile=profile_name(speed_gbps, cable_m, port_mtu_bytes=port_mtu_bytes, eight_lane=eight_lane,
+                             shared_headroom_pool=shared_headroom_pool, model=model,
+                             lossless_mtu_bytes=lossless_mtu_bytes, small_packet_percent=small_packet_percent),
+        xon_bytes=xon, xoff_bytes=xoff, size_bytes=size, size_cells=math.ceil(size / asic.cell_bytes),
+        lanes=n_lanes, rationale=rationale)
+
+
+def compute_headroom(asic: AsicSpec, speed_gbps: int, cable_m: float, port_mtu_bytes: int,
+                     lanes: int | None = None, model: HeadroomModel | str = "ieee",
+                     shared_headroom_pool: bool = False, lossless_mtu_bytes: int = 1024,
+                     small_packet_percent: int = 100) -> Headroom:
+    """PFC headroom of one lossless PG.
+
+    Args:
+        asic: catalog ASIC (cell, pipeline latency, MAC/PHY delay, fallback peer response).
+        speed_gbps: port speed (Gb/s), at most ``asic.max_port_speed_gbps``.
+        cable_m: cable length (m) to the link partner.
+        port_mtu_bytes: port MTU (bytes) - the largest frame the peer may have started.
+        lanes: SerDes lanes; default ``max(1, speed // serdes_gbps)``. Spectrum ports with >= 8 lanes
+            get the SONiC 8-lane rule (xon = 2*pipeline - 1 KiB, size += port MTU).
+        model: ``ieee`` (true cable bytes, 802.3 pause quanta), ``sonic-static`` (legacy SONiC static
+            tables: ``asic.peer_response_bytes``; use port MTU 9216 to reproduce them) or ``sonic-lua``
+            (see :func:`compute_headroom_sonic_lua`).
+        shared_headroom_pool: xoff comes from the shared headroom pool; ``size`` = xon only.
+        lossless_mtu_bytes: SONiC ``LOSSLESS_TRAFFIC_PATTERN.mtu`` (default 1024).
+        small_packet_percent: SONiC ``small_packet_percentage`` (default 100 = worst case).
+
+    Returns:
+        :class:`~roce_tune.plan.Headroom` with bytes rounded up to 1 KiB and a rationale for each number.
+
+    Raises:
+        ValueError: non-positive speed/MTU, negative cable, speed above the ASIC maximum, bad model.
+    """
+    name = model.value if isinstance(model, HeadroomModel) else str(model)
+    if name not in ("ieee", "sonic-static", "sonic-lua"):
+        raise ValueError(f"unknown headroom model {name!r}: use ieee, sonic-static or sonic-lua")
+    return _headroom(asic, speed_gbps, cable_m, port_mtu_bytes, lanes, name, shared_headroom_pool,
+                     lossless_mtu_bytes, small_packet_percent)
+
+
+def compute_headroom_sonic_lua(asic: AsicSpec, speed_gbps: int, cable_m: float, port_mtu_bytes: int = 9100,
+                               lanes: int | None = None, shared_headroom_pool: bool = False,
+                               lossless_mtu_bytes: int = 1024, small_packet_percent: int = 100) -> Headroom:
+    """Bit-for-bit the current SONiC ``buffer_headroom_mellanox.lua`` (no gearbox).
+
+    Differences from ``ieee``: cable bytes in the Lua's units (x 1000/1024) and the 8-lane rule only
+    for exactly 8 lanes. The default port MTU 9100 is the SONiC port default used by DOMAIN.md Oracle C.
+    """
+    return _headroom(asic, speed_gbps, cable_m, port_mtu_bytes, lanes, "sonic-lua", shared_headroom_pool,
+                     lossless_mtu_bytes, small_packet_percent)
+
+
+def nic_xoff_bytes(speed_gbps: int, cable_m: float, mtu_bytes: int) -> int:
+    """ConnectX (mlx5) receive-buffer xoff, the kernel's integer formula.
+
+    ``xoff = (301 + 216*cable_m/100) * speed_Mbps/1000 + 272*mtu/100`` with integer division at each
+    step and the speed clamped to >= 40G (``torvalds/linux:drivers/net/ethernet/mellanox/mlx5/core/en/
+    port_buffer.c`` ``calculate_xoff``; DOMAIN.md §1.5). The kernel keeps the cable length in whole metres;
+    a fractional length is rounded up.
+
+    >>> nic_xoff_bytes(25, 7, 1500), nic_xoff_bytes(400, 30, 9000)
+    (16720, 170480)
+    """
+    if speed_gbps <= 0 or cable_m < 0 or mtu_bytes <= 0:
+        raise ValueError("speed, MTU must be positive and cable length non-negative")
+    speed_mbps = max(speed_gbps * 1000, 40000)
+    length = math.ceil(cable_m)
+    return (301 + 216 * length // 100) * speed_mbps // 1000 + 272 * mtu_bytes // 100
+
+
+def calc_headroom(asic_id: str, speed: object, cable: object, mtu: int = 9216, model: str = "ieee",
+                  catalog: Catalog | None = None) -> Headroom:
+    """Headroom for the CLI: parses ``"400G"``/``"400000"`` and ``"40m"``/``"40"`` (roce_tune.units).
+
+    Raises:
+        ValueError: bad speed/length spelling or model. CatalogError: unknown ASIC id.
+    """
+    from roce_tune.inventory.catalog import load_catalog
+
+    cat = catalog if catalog is not None else load_catalog()
+    asic = cat.asic(asic_id)
+    return compute_headroom(asic, parse_speed_gbps(speed), parse_length_m(cable), int(mtu), model=model)
