@@ -1,0 +1,261 @@
+"""Arista EOS renderer: one CLI file per switch (``<name>.cfg``), applied inside a config session.
+
+Templates (``templates/eos/``) only print; this module turns the plan into syntax-ready values
+(seconds for the watchdog, bytes for ECN, ``uc-tx-queue`` vs ``tx-queue``) from the data tables below.
+
+Layout of the output: global DSCP/TC maps; one ``qos profile`` per ECN profile (ports of different
+speeds get their own thresholds), entered once per section (trust+maps, PFC, ECN, scheduler, watchdog)
+so a reviewer finds each section by name — EOS merges re-entered modes; global PFC watchdog timers;
+per interface ``mtu`` and, on lossless ports only, ``service-profile``.
+
+Syntax checked against:
+
+* aristanetworks/avd ``eos_cli_config_gen`` templates ``qos.j2``, ``qos-profiles.j2``,
+  ``ethernet-interface-tx-queues.j2``, ``ethernet-interface-uc-tx-queues.j2``, ``priority-flow-control.j2``
+  and the molecule QoS docs [V]: ``qos map dscp <list> to traffic-class N``, ``qos map traffic-class N to
+  tx-queue Q``, ``qos trust dscp``, ``no priority`` / ``priority strict``, ``bandwidth percent``,
+  ``random-detect ecn minimum-threshold X <unit> maximum-threshold Y <unit> max-mark-probability P weight W``
+  (units segments|bytes|kbytes|mbytes|milliseconds, thresholds 1..256000000, probability 1..100 integer,
+  weight 0..15), ``random-detect drop ... drop-probability``, ``random-detect ecn count``,
+  ``priority-flow-control on``, ``priority-flow-control priority N no-drop``,
+  ``priority-flow-control pause watchdog`` (+ ``port action``), ``priority-flow-control pause watchdog
+  default timeout|recovery-time|polling-interval <s>`` and ``... watchdog action drop|no-drop``,
+  ``service-profile``.
+* [S] a 2026 EOS 4.36 RoCE write-up (GitHub, "Arista_EOS_RoCEv2_Lossless_Config"): watchdog times in
+  seconds (timeout/recovery 0.01..60, polling 0.005..30), ``polling <= min(timeout, recovery) / 2`` or EOS
+  substitutes its own; TC 7 <-> tx-queue 7 is fixed; ``uc-tx-queue`` is a sub-mode on Trident/Tomahawk
+  (7050X/7060X/7388X5), ``tx-queue`` on Jericho (7280R/7800R), the map target is always ``tx-queue``.
+  The same source notes the watchdog only monitors queues with guaranteed bandwidth on Trident II
+  (``bandwidth guaranteed``); roce-tune does not render that (not a knob on TH/Jericho) — see gaps.
+* [S] interface MTU: every Arista example uses ``mtu 9214`` (the EOS L3 maximum); plan MTUs above it are
+  clamped here and the clamp is written as a comment.
+
+Gaps, said in the output too: EOS has no simple per-port PFC headroom knob (AVD does not model buffers;
+headroom/FADT is platform- and release-specific), so the plan's headroom is listed as a comment only.
+"""
+
+from __future__ import annotations
+
+import re
+from decimal import Decimal
+
+from roce_tune.plan import EcnProfile, Plan, PortPlan, SwitchPlan
+from roce_tune.platforms.base import PlatformSpec
+from roce_tune.render.engine import render_template
+
+SPEC = PlatformSpec(
+    name="eos",
+    extension="cfg",
+    aggregator="config.j2",
+    sections=("maps", "pfc", "buffers", "ecn", "scheduler", "watchdog", "interfaces"),
+    netmiko_device_type="arista_eos",
+    commit="eos-session-timer",
+    negate_prefix="no ",
+    comment_prefix="!",
+    indent=3,
+    source="aristanetworks/avd eos_cli_config_gen j2templates (qos, qos-profiles, tx-queues, priority-flow-control)",
+    show_commands={
+        "running_config": "show running-config",
+        "session_diff": "show session-config diffs",
+        "maps": "show qos maps",
+        "pfc": "show priority-flow-control",
+        "pfc_counters": "show priority-flow-control counters detail",
+        "watchdog": "show priority-flow-control counters watchdog",
+        "ecn": "show qos interfaces ecn",
+        "ecn_counters": "show qos interfaces ecn counters queue",
+        "queue_drops": "show interfaces counters queue detail",
+    },
+)
+
+#: Per-queue config sub-mode by ASIC family (catalog ``family``): unicast queues on Broadcom XGS
+#: (Trident/Tomahawk), one queue set on DNX (Jericho). [V] AVD has both; [S] family split.
+QUEUE_KEYWORD_BY_FAMILY: dict[str, str] = {"tomahawk": "uc-tx-queue", "trident": "uc-tx-queue", "jericho": "tx-queue"}
+#: plan trust -> ``qos trust`` keyword [V AVD].
+TRUST_KEYWORD: dict[str, str] = {"dscp": "dscp", "pcp": "cos"}
+#: plan watchdog action -> EOS action [V AVD: drop, no-drop]; EOS has no notify-only action.
+WATCHDOG_ACTION: dict[str, str | None] = {"drop": "drop", "forward": "no-drop", "alert": None}
+#: TC -> tx-queue pairs EOS fixes (control traffic) and does not accept in ``qos map`` [S].
+FIXED_TC_QUEUE: dict[int, int] = {7: 7}
+#: Largest interface MTU EOS accepts (L3 MTU) [S].
+MAX_MTU = 9214
+#: ECN threshold unit: EOS takes plain bytes, so plan values go out exactly (no rounding) [V AVD].
+ECN_UNIT = "bytes"
+#: Instantaneous queue depth for marking (``weight 0``) — RoCE practice [S].
+ECN_WEIGHT = 0
+#: Profile names are printed into CLI lines; anything else is refused.
+_TOKEN_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_./:-]{0,79}$")
+
+
+def _token(value: str, what: str) -> str:
+    """Return ``value`` if it is safe as one CLI word. Raises ValueError otherwise."""
+    if not _TOKEN_RE.match(value):
+        raise ValueError(f"{what} {value!r} is not a safe CLI word for EOS")
+    return value
+
+
+def seconds(ms: int) -> str:
+    """Milliseconds -> EOS seconds text without trailing zeros.
+
+    >>> seconds(200), seconds(50), seconds(1500)
+    ('0.2', '0.05', '1.5')
+    """
+    return format((Decimal(ms) / 1000).normalize(), "f")
+
+
+def queue_keyword(switch: SwitchPlan) -> str:
+    """``uc-tx-queue`` or ``tx-queue`` for this switch's ASIC (catalog family, else id without ``-N``).
+
+    Raises:
+        KeyError: an ASIC family EOS support is not recorded for (lists the known ones).
+    """
+    family = switch.asic.rsplit("-", 1)[0] if re.search(r"-\d+$", switch.asic) else switch.asic
+    try:
+        from roce_tune.inventory.catalog import load_catalog
+
+        family = load_catalog().asic(switch.asic).family
+    except (KeyError, FileNotFoundError, ModuleNotFoundError):
+        pass  # catalog without this ASIC: the id's stem is the family (tomahawk-4 -> tomahawk)
+    if family not in QUEUE_KEYWORD_BY_FAMILY:
+        known = ", ".join(sorted(QUEUE_KEYWORD_BY_FAMILY))
+        raise KeyError(f"{switch.name}: no EOS queue keyword for ASIC family {family!r}; known: {known}")
+    return QUEUE_KEYWORD_BY_FAMILY[family]
+
+
+def profile_name(ecn: EcnProfile) -> str:
+    """The ``qos profile`` name for ports using ``ecn`` (one profile per ECN profile)."""
+    return _token(f"ROCE_{ecn.name}", "qos profile name")
+
+
+def _ecn_line(ecn: EcnProfile) -> dict[str, object]:
+    pmax = max(1, min(100, round(ecn.pmax_percent)))
+    notes = []
+    if pmax != ecn.pmax_percent:
+        notes.append(f"plan Pmax {ecn.pmax_percent}% rendered as {pmax}% (EOS takes whole percent 1..100)")
+    drop = None
+    if ecn.drop_min_bytes is not None or ecn.drop_max_bytes is not None:
+        if ecn.drop_min_bytes is None or ecn.drop_max_bytes is None or ecn.drop_probability_percent is None:
+            raise ValueError(f"ECN profile {ecn.name}: drop_min_bytes, drop_max_bytes and "
+                             "drop_probability_percent must be given together")
+        prob = max(1, min(100, round(ecn.drop_probability_percent)))
+        drop = {"min": ecn.drop_min_bytes, "max": ecn.drop_max_bytes, "prob": prob}
+    return {"kmin": ecn.kmin_bytes, "kmax": ecn.kmax_bytes, "unit": ECN_UNIT, "pmax": pmax,
+            "weight": ECN_WEIGHT, "drop": drop, "notes": notes}
+
+
+def _profiles(plan: Plan, switch: SwitchPlan) -> list[dict[str, object]]:
+    by_name = {e.name: e for e in switch.ecn_profiles}
+    groups: dict[str, list[PortPlan]] = {}
+    for p in switch.ports:
+        if p.lossless:
+            if p.ecn_profile is None or p.ecn_profile not in by_name:
+                raise ValueError(f"{switch.name}:{p.name} is lossless but names ECN profile {p.ecn_profile!r}, "
+                                 f"not one of {sorted(by_name)}")
+            groups.setdefault(p.ecn_profile, []).append(p)
+    out = []
+    for name in sorted(groups):
+        prios = {tuple(p.pfc_priorities) for p in groups[name]}
+        if len(prios) != 1:
+            raise ValueError(f"{switch.name}: ports with ECN profile {name} differ in PFC priorities {sorted(prios)}")
+        ecn = by_name[name]
+        out.append({"name": profile_name(ecn), "ecn_name": ecn.name, "speed_gbps": ecn.speed_gbps,
+                    "pfc_priorities": list(next(iter(prios))), "ecn": _ecn_line(ecn),
+                    "ports": [p.name for p in groups[name]]})
+    return out
+
+
+def _maps(plan: Plan) -> tuple[list[dict[str, object]], list[dict[str, int]]]:
+    cls = plan.classification
+    by_tc: dict[int, list[int]] = {}
+    for dscp in sorted(cls.dscp_to_tc):
+        by_tc.setdefault(cls.dscp_to_tc[dscp], []).append(dscp)
+    dscp_maps = [{"dscps": " ".join(str(d) for d in by_tc[tc]), "tc": tc} for tc in sorted(by_tc)]
+    tc_maps = []
+    for tc in sorted(cls.tc_to_queue):
+        queue = cls.tc_to_queue[tc]
+        if tc in FIXED_TC_QUEUE:
+            if FIXED_TC_QUEUE[tc] != queue:
+                raise ValueError(f"EOS fixes traffic-class {tc} to tx-queue {FIXED_TC_QUEUE[tc]}; plan maps it to {queue}")
+            continue
+        tc_maps.append({"tc": tc, "queue": queue})
+    return dscp_maps, tc_maps
+
+
+def _watchdog(switch: SwitchPlan) -> dict[str, object]:
+    wd = switch.watchdog
+    notes = []
+    if 2 * wd.poll_ms > min(wd.detection_ms, wd.restoration_ms):
+        notes.append(f"polling {wd.poll_ms} ms > min(timeout, recovery)/2: EOS may substitute its own polling "
+                     "interval and log a warning")
+    action = WATCHDOG_ACTION[wd.action]
+    if action is None:
+        notes.append(f"plan action {wd.action!r} has no EOS equivalent; the device default action applies")
+    return {"enabled": wd.enabled, "timeout": seconds(wd.detection_ms), "recovery": seconds(wd.restoration_ms),
+            "polling": seconds(wd.poll_ms), "action": action, "notes": notes}
+
+
+def _interfaces(switch: SwitchPlan, profiles: list[dict[str, object]]) -> list[dict[str, object]]:
+    port_profile = {port: prof["name"] for prof in profiles for port in prof["ports"]}  # type: ignore[union-attr]
+    out = []
+    for p in switch.ports:
+        notes = []
+        mtu = min(p.mtu, MAX_MTU)
+        if mtu != p.mtu:
+            notes.append(f"plan MTU {p.mtu} clamped to the EOS maximum {MAX_MTU}")
+        if not p.admin_up:
+            notes.append("admin down in the inventory; roce-tune does not change admin state")
+        if not p.lossless:
+            notes.append(f"lossy ({p.peer_kind}/{p.direction}): no PFC, no RoCE service-profile")
+        out.append({"name": _token(p.name, "interface name"), "mtu": mtu,
+                    "profile": port_profile.get(p.name), "peer": p.peer, "notes": notes})
+    return out
+
+
+def _headroom_rows(switch: SwitchPlan) -> list[dict[str, object]]:
+    return [{"port": p.name, "profile": p.headroom.profile, "xoff": p.headroom.xoff_bytes,
+             "xon": p.headroom.xon_bytes, "size": p.headroom.size_bytes, "cable_m": p.cable_m}
+            for p in switch.ports if p.lossless and p.headroom is not None]
+
+
+def build_context(plan: Plan, switch: SwitchPlan) -> dict[str, object]:
+    """Everything the EOS templates print, already in EOS syntax/units (no arithmetic left for Jinja).
+
+    Raises:
+        ValueError: the plan cannot be expressed on EOS (unknown ECN profile, remapped TC 7, unsafe names).
+        KeyError: unknown ASIC family.
+    """
+    cls = plan.classification
+    dscp_maps, tc_maps = _maps(plan)
+    profiles = _profiles(plan, switch)
+    schedulers = []
+    for s in sorted(cls.schedulers, key=lambda s: s.queue):
+        if s.mode == "dwrr" and s.weight_percent is None:
+            raise ValueError(f"scheduler {s.name} (queue {s.queue}) is dwrr without a weight")
+        schedulers.append({"queue": s.queue, "strict": s.mode == "strict", "weight": s.weight_percent, "name": s.name})
+    return {
+        "c": SPEC.comment_prefix,
+        "sections": SPEC.sections,
+        "switch": {"name": switch.name, "model": switch.model, "asic": switch.asic, "role": switch.role},
+        "plan": {"site": plan.site, "generator": plan.generator, "schema": plan.schema_version,
+                 "inventory_file": plan.inventory_file, "inventory_sha256": plan.inventory_sha256},
+        "trust": TRUST_KEYWORD[cls.trust],
+        "dscp_maps": dscp_maps,
+        "tc_maps": tc_maps,
+        "queue_kw": queue_keyword(switch),
+        "profiles": profiles,
+        "lossless_queues": sorted(cls.lossless_queues),
+        "cnp_queue": cls.cnp_queue,
+        "schedulers": schedulers,
+        "watchdog": _watchdog(switch),
+        "headroom_rows": _headroom_rows(switch),
+        "interfaces": _interfaces(switch, profiles),
+    }
+
+
+def render(plan: Plan, switch: SwitchPlan) -> dict[str, str]:
+    """Render ``switch`` as EOS CLI: ``{"<name>.cfg": text}``.
+
+    Raises:
+        ValueError / KeyError: see :func:`build_context`; jinja2.UndefinedError on a template bug.
+    """
+    text = render_template(SPEC.name, SPEC.aggregator, **build_context(plan, switch))
+    return {f"{switch.name}.{SPEC.extension}": text}

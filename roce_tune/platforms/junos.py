@@ -1,0 +1,242 @@
+"""Juniper Junos / QFX renderer: ``set`` commands per switch (``<name>.set``), loaded with ``load set``.
+
+Model: one forwarding class per egress queue in use (``queue-num``; the lossless ones ``no-loss
+pfc-priority P``), one DSCP classifier covering all 64 code points, DSCP-based PFC in a
+congestion-notification profile (CNP) per cable length (its ``input cable-length`` is the Junos
+headroom knob) that also carries the ``pfc-watchdog``; ECN as a drop profile (``interpolate
+fill-level``, percent of the queue buffer) plus ``explicit-congestion-notification`` on the lossless
+queue's scheduler; one scheduler map per ECN profile so ports of different speeds keep their own
+thresholds. Lossy ports get only their MTU (Junos default classification and scheduling).
+
+Syntax checked against:
+
+* Juniper "Configuring DSCP-based PFC for Layer 3 Untagged Traffic" and the ``pfc-priority`` /
+  ``dscp (Input Congestion Notification)`` statement pages [V]: ``forwarding-classes class C queue-num Q
+  no-loss pfc-priority P``, ``congestion-notification-profile N input dscp code-point BBBBBB pfc``,
+  ``classifiers dscp`` with the no-loss class; one CNP per interface, DSCP- and 802.1p-PFC never in the
+  same CNP, changing PFC briefly blocks the port (``congestion-notification-profile`` statement page).
+* Juniper "PFC Watchdog" (cos-pfc-watchdog-configure) [V]: ``pfc-watchdog`` under the CNP, defaults
+  poll 100 ms, detection 2 polls, recovery 200 ms; ``poll-interval`` and ``detection`` (number of polls)
+  [V]; ``recovery-time`` [U]. Mitigation flushes and disables the queue (= drop); no action statement
+  is rendered — Evo's recovery action is global — so a plan action other than drop is only a comment.
+* Juniper ``flow-control-queue`` page [V]: queues 3 and 4 pause on received PFC by default; a lossless
+  queue outside them is flagged in a comment (an ``output ieee-802.1`` stanza would mix 802.1p into the
+  DSCP CNP).
+* Juniper 13.2 ``input (Congestion Notification)`` [V]: ``cable-length`` sits in the CNP ``input``
+  stanza (metres); with DSCP input on Junos OS Evolved [U].
+* Apstra Terraform DCQCN configlet [S]: ``drop-profiles P interpolate fill-level [ a b ] drop-probability
+  [ 0 p ]``, ``schedulers S drop-profile-map loss-priority any protocol any drop-profile P``, ``schedulers S
+  explicit-congestion-notification``, ``transmit-rate percent``, ``priority strict-high``,
+  ``scheduler-maps M forwarding-class C scheduler S``, ``interfaces <if> congestion-notification-profile``,
+  ``scheduler-map``, ``unit * classifiers dscp``. QFX5100/5120 classic ETS (forwarding-class-sets +
+  traffic-control-profiles) is not rendered: port scheduler maps are what QFX5130/5220+ (Evo) use.
+
+Unit conversions (here, never in templates): ECN bytes -> whole percent of
+``EcnProfile.queue_buffer_bytes`` (rounded down, Kmin at least 1 %; the plan must carry that
+denominator — without it rendering refuses); watchdog detection -> polls (rounded up); cable metres ->
+whole metres (rounded up); Pmax -> whole percent.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+
+from roce_tune.plan import EcnProfile, Plan, PortPlan, SwitchPlan
+from roce_tune.platforms.base import PlatformSpec
+from roce_tune.render.engine import render_template
+
+SPEC = PlatformSpec(
+    name="junos",
+    extension="set",
+    aggregator="config.j2",
+    sections=("maps", "pfc", "buffers", "ecn", "scheduler", "watchdog", "interfaces"),
+    netmiko_device_type="juniper_junos",
+    commit="junos-commit-confirmed",
+    negate_prefix="delete ",
+    comment_prefix="#",
+    indent=0,
+    source="Juniper DSCP-based PFC, congestion-notification-profile, PFC watchdog pages; Apstra DCQCN configlet",
+    show_commands={
+        "running_config": "show configuration class-of-service | display set",
+        "candidate_diff": "show | compare",
+        "pfc": "show class-of-service congestion-notification",
+        "queues": "show interfaces queue",
+        "pfc_counters": "show interfaces extensive",
+        "forwarding_classes": "show class-of-service forwarding-class",
+        "shared_buffer": "show class-of-service shared-buffer",
+    },
+)
+
+#: Names roce-tune owns on the device.
+FC_NAME = "RT_Q{q}"
+CLASSIFIER = "RT_DSCP"
+CNP_NAME = "RT_PFC_{m}M"
+DROP_PROFILE = "RT_ECN_{e}"
+SCHEDULER = "RT_S_Q{q}"
+ECN_SCHEDULER = "RT_S_Q{q}_{e}"
+SCHEDULER_MAP = "RT_SM_{e}"
+#: Classifier loss priority for every code point (PFC/ECN do not use loss priority here) [S].
+LOSS_PRIORITY = "low"
+#: Strict scheduler priority keyword [S].
+STRICT_PRIORITY = "strict-high"
+#: Queues that pause on received PFC without an ``output`` stanza [V flow-control-queue page].
+DEFAULT_FLOW_CONTROL_QUEUES = frozenset({3, 4})
+#: Junos watchdog mitigation is a queue flush (drop) [V]; no action statement is rendered.
+WATCHDOG_NATIVE_ACTION = "drop"
+_TOKEN_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_./:-]{0,79}$")
+
+
+def _token(value: str, what: str) -> str:
+    """Return ``value`` if it is safe as one CLI word. Raises ValueError otherwise."""
+    if not _TOKEN_RE.match(value):
+        raise ValueError(f"{what} {value!r} is not a safe CLI word for Junos")
+    return value
+
+
+def code_point(dscp: int) -> str:
+    """DSCP -> the 6-bit code point Junos writes. ``code_point(26) == "011010"``."""
+    return format(dscp, "06b")
+
+
+def fill_levels(ecn: EcnProfile) -> tuple[int, int]:
+    """Kmin/Kmax as whole percent of the queue buffer (rounded down, Kmin >= 1).
+
+    Raises:
+        ValueError: the plan lacks ``queue_buffer_bytes``, or whole percent cannot keep Kmin < Kmax <= 100.
+    """
+    buf = ecn.queue_buffer_bytes
+    if buf is None or buf <= 0:
+        raise ValueError(f"ECN profile {ecn.name}: Junos takes ECN thresholds as percent of the queue buffer; "
+                         "the plan does not carry EcnProfile.queue_buffer_bytes to convert against")
+    lo, hi = max(1, ecn.kmin_bytes * 100 // buf), ecn.kmax_bytes * 100 // buf
+    if not lo < hi <= 100:
+        raise ValueError(f"ECN profile {ecn.name}: Kmin {ecn.kmin_bytes} B / Kmax {ecn.kmax_bytes} B of a "
+                         f"{buf} B queue buffer become {lo}% / {hi}%: whole percent cannot express this ramp")
+    return lo, hi
+
+
+def _fcs(plan: Plan) -> list[dict[str, object]]:
+    cls = plan.classification
+    queues = sorted(set(cls.tc_to_queue[cls.dscp_to_tc[d]] for d in cls.dscp_to_tc) | {s.queue for s in cls.schedulers})
+    by_queue: dict[int, list[int]] = {}
+    for p in cls.lossless_priorities:
+        by_queue.setdefault(cls.pfc_priority_to_queue[p], []).append(p)
+    out = []
+    for q in queues:
+        prios = by_queue.get(q, [])
+        if len(prios) > 1:
+            raise ValueError(f"queue {q} carries lossless priorities {prios}; a Junos class has one pfc-priority")
+        dscps = sorted(d for d in cls.dscp_to_tc if cls.tc_to_queue[cls.dscp_to_tc[d]] == q)
+        out.append({"name": FC_NAME.format(q=q), "queue": q, "pfc_priority": prios[0] if prios else None,
+                    "code_points": " ".join(code_point(d) for d in dscps)})
+    return out
+
+
+def _cnp_name(p: PortPlan) -> str:
+    return CNP_NAME.format(m=max(1, math.ceil(p.cable_m)))
+
+
+def _ecn_profiles(switch: SwitchPlan) -> list[dict[str, object]]:
+    by_name = {e.name: e for e in switch.ecn_profiles}
+    used = sorted({p.ecn_profile for p in switch.ports if p.lossless}, key=str)
+    out = []
+    for name in used:
+        if name not in by_name:
+            raise ValueError(f"{switch.name}: a lossless port names ECN profile {name!r}, not one of {sorted(by_name)}")
+        ecn = by_name[name]
+        lo, hi = fill_levels(ecn)
+        pmax = max(1, min(100, round(ecn.pmax_percent)))
+        buf = ecn.queue_buffer_bytes or 0
+        notes = [f"{ecn.name} ({ecn.speed_gbps}G): plan Kmin {ecn.kmin_bytes} B, Kmax {ecn.kmax_bytes} B, "
+                 f"Pmax {ecn.pmax_percent}% of a {buf} B queue buffer -> fill-level {lo}..{hi}% "
+                 f"(= {lo * buf // 100}..{hi * buf // 100} B)"]
+        if ecn.drop_min_bytes is not None:
+            notes.append("plan drop thresholds not rendered: non-ECT traffic is dropped on the same profile")
+        out.append({"ecn": _token(ecn.name, "ECN profile name"), "drop_profile": DROP_PROFILE.format(e=ecn.name),
+                    "map": SCHEDULER_MAP.format(e=ecn.name), "fill": f"{lo} {hi}", "prob": f"0 {pmax}", "notes": notes})
+    return out
+
+
+def _schedulers(plan: Plan, ecn_profiles: list[dict[str, object]]) -> tuple[list[dict[str, object]], list[dict[str, object]]]:
+    """Scheduler definitions and scheduler-map entries (lossless queues get one scheduler per ECN profile)."""
+    cls = plan.classification
+    lossless = set(cls.lossless_queues)
+    defs, entries = [], []
+    for s in sorted(cls.schedulers, key=lambda s: s.queue):
+        if s.mode == "dwrr" and s.weight_percent is None:
+            raise ValueError(f"scheduler {s.name} (queue {s.queue}) is dwrr without a weight")
+        names = ([(e["map"], ECN_SCHEDULER.format(q=s.queue, e=e["ecn"]), e["drop_profile"]) for e in ecn_profiles]
+                 if s.queue in lossless else [(e["map"], SCHEDULER.format(q=s.queue), None) for e in ecn_profiles])
+        for sm, sched, drop in names:
+            if not any(d["name"] == sched for d in defs):
+                defs.append({"name": sched, "strict": s.mode == "strict", "weight": s.weight_percent, "drop_profile": drop})
+            entries.append({"map": sm, "fc": FC_NAME.format(q=s.queue), "scheduler": sched})
+    entries.sort(key=lambda e: (e["map"], e["fc"]))
+    return defs, entries
+
+
+def _watchdog(switch: SwitchPlan) -> dict[str, object]:
+    wd = switch.watchdog
+    notes = [f"plan detection {wd.detection_ms} ms, restoration {wd.restoration_ms} ms, poll {wd.poll_ms} ms"]
+    if wd.action != WATCHDOG_NATIVE_ACTION:
+        notes.append(f"plan action {wd.action!r}: the Junos watchdog flushes the stalled queue (drop); "
+                     "Junos OS Evolved sets any other recovery action globally")
+    return {"enabled": wd.enabled, "poll": wd.poll_ms, "detection": math.ceil(wd.detection_ms / wd.poll_ms),
+            "recovery": wd.restoration_ms, "notes": notes}
+
+
+def build_context(plan: Plan, switch: SwitchPlan) -> dict[str, object]:
+    """Everything the Junos templates print, already in Junos syntax/units.
+
+    Raises:
+        ValueError: the plan cannot be expressed on Junos (no queue buffer for ECN percentages,
+            several lossless priorities on one queue, unsafe names).
+    """
+    cls = plan.classification
+    ecn_profiles = _ecn_profiles(switch)
+    sched_defs, sm_entries = _schedulers(plan, ecn_profiles)
+    lossless_ports = [p for p in switch.ports if p.lossless]
+    cnps = sorted({_cnp_name(p): max(1, math.ceil(p.cable_m)) for p in lossless_ports}.items(), key=lambda kv: kv[1])
+    flow_notes = [f"lossless queue {q} is not a default PFC flow-control queue "
+                  f"({sorted(DEFAULT_FLOW_CONTROL_QUEUES)}): received PFC will not pause it"
+                  for q in sorted(cls.lossless_queues) if q not in DEFAULT_FLOW_CONTROL_QUEUES]
+    ecn_map = {e["ecn"]: e["map"] for e in ecn_profiles}
+    interfaces = []
+    for p in switch.ports:
+        notes = [] if p.admin_up else ["admin down in the inventory; roce-tune does not change admin state"]
+        if not p.lossless:
+            notes.append(f"lossy ({p.peer_kind}/{p.direction}): MTU only, Junos default classification and scheduling")
+        interfaces.append({"name": _token(p.name, "interface name"), "mtu": p.mtu, "peer": p.peer, "notes": notes,
+                           "cnp": _cnp_name(p) if p.lossless else None,
+                           "scheduler_map": ecn_map[p.ecn_profile] if p.lossless and p.ecn_profile else None})
+    return {
+        "c": SPEC.comment_prefix,
+        "sections": SPEC.sections,
+        "switch": {"name": switch.name, "model": switch.model, "asic": switch.asic, "role": switch.role},
+        "plan": {"site": plan.site, "generator": plan.generator, "schema": plan.schema_version,
+                 "inventory_file": plan.inventory_file, "inventory_sha256": plan.inventory_sha256},
+        "classifier": CLASSIFIER,
+        "loss_priority": LOSS_PRIORITY,
+        "fcs": _fcs(plan),
+        "roce_code_points": [code_point(d) for d in sorted(cls.roce_dscp)],
+        "cnps": [{"name": n, "cable_m": m} for n, m in cnps],
+        "flow_notes": flow_notes,
+        "headroom_total": switch.buffers.headroom_total_bytes,
+        "ecn_profiles": ecn_profiles,
+        "scheduler_defs": sched_defs,
+        "scheduler_map_entries": sm_entries,
+        "strict_priority": STRICT_PRIORITY,
+        "watchdog": _watchdog(switch),
+        "interfaces": interfaces,
+    }
+
+
+def render(plan: Plan, switch: SwitchPlan) -> dict[str, str]:
+    """Render ``switch`` as Junos ``set`` commands: ``{"<name>.set": text}``.
+
+    Raises:
+        ValueError: see :func:`build_context`; jinja2.UndefinedError on a template bug.
+    """
+    text = render_template(SPEC.name, SPEC.aggregator, **build_context(plan, switch))
+    return {f"{switch.name}.{SPEC.extension}": text}
