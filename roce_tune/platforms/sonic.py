@@ -1,0 +1,347 @@
+"""Community SONiC renderer: one CONFIG_DB JSON fragment per switch (``<name>.json``).
+
+The output is the *desired rows and fields* of the QoS, buffer and PFC-watchdog tables — what
+``config apply-patch`` (roce-tune deploy computes the RFC 6902 patch against the running CONFIG_DB)
+must make true. It is a partial CONFIG_DB: rows and fields not mentioned (e.g. ``PORT`` lanes, speed)
+are not owned by roce-tune and must never be removed by a diff of this file. Deterministic: sorted
+keys, two-space indent, trailing newline; every value is a string, as CONFIG_DB stores it.
+
+Templates (``templates/sonic/<section>.j2``) write the JSON table by table; this module prepares the
+plan in SONiC's vocabulary (range keys ``3-4``, ``"5m"`` cable strings, PFC lists ``"3,4"``) without
+any tuning math, then parses the rendered text back (rejecting duplicate keys), drops empty tables and
+re-serialises it canonically.
+
+Tables and why (syntax checked against):
+
+* ``DSCP_TO_TC_MAP``, ``TC_TO_QUEUE_MAP``, ``TC_TO_PRIORITY_GROUP_MAP``, ``MAP_PFC_PRIORITY_TO_QUEUE``,
+  ``PORT_QOS_MAP`` (``global`` binds ``dscp_to_tc_map``; every port binds all maps; ``pfc_enable`` and
+  ``pfcwd_sw_enable`` only on lossless ports), ``QUEUE`` (``port|queue`` -> ``scheduler``, plus
+  ``wred_profile`` on the lossless queues of lossless ports), ``SCHEDULER``, ``WRED_PROFILE``: [V]
+  sonic-net/sonic-buildimage ``files/build_templates/qos_config.j2`` and the YANG models in
+  ``sonic-yang-models`` (``sonic-port-qos-map.yang``, ``sonic-queue.yang``, ``sonic-scheduler.yang``,
+  ``sonic-wred-profile.yang``; tests validate every rendering against them with libyang).
+* ``PFC_PRIORITY_TO_PRIORITY_GROUP_MAP`` / ``pfc_to_pg_map``: only for ``asic_type`` mellanox and
+  barefoot — ``qos_config.j2`` ``pfc_to_pg_map_supported_asics`` [V]. The ASIC type comes from the
+  catalog family via :data:`SONIC_ASIC_TYPE_BY_FAMILY`.
+* ``WRED_PROFILE``: one profile per plan ECN profile, ``ecn: ecn_all`` and WRED enabled for all three
+  colours with the same ramp (qos_config.j2 ``AZURE_LOSSLESS`` shape). Thresholds in bytes,
+  ``*_drop_probability`` an integer percent 0..100 [V yang]. The plan's Kmin/Kmax/Pmax go on the
+  ``green/yellow/red_min/max_threshold`` / ``*_drop_probability`` fields: the separate ECN-marking fields of
+  the SONiC "WRED and ECN marking thresholds" HLD (``green_ect_min_threshold`` …) are *not* in
+  ``sonic-wred-profile.yang`` of ``shared/sonic-yang`` (checked), so where the plan has separate drop
+  thresholds (``drop_min_bytes`` …, ASICs with ``ecn_separate_thresholds``) they are not rendered: the
+  lossless queue then marks ECT packets and drops non-ECT packets on the same Kmin..Kmax ramp. A
+  fractional ``pmax_percent`` cannot be written and raises.
+* ``BUFFER_POOL``, ``BUFFER_PROFILE`` (``xon``/``xoff``/``size`` + ``dynamic_th`` or ``static_th``),
+  ``BUFFER_PG`` (lossy PGs -> ``ingress_lossy_profile``; lossless PGs -> the port's static headroom
+  profile, contiguous PGs as ``3-4``), ``BUFFER_QUEUE`` (lossless queues -> ``egress_lossless_profile``,
+  other queues -> ``q_lossy_profile`` or ``egress_lossy_profile``): [V] ``buffers_config.j2`` and the
+  buffer YANG models. Profiles are found by SONiC's standard names (:data:`PROFILE_ROLE_NAMES`), which the
+  tuner emits.
+* Static headroom is SONiC's *headroom override*: a ``BUFFER_PG`` pointing at a ``BUFFER_PROFILE`` with
+  ``xoff`` (``headroom_type`` static, the default) — sonic-net/SONiC
+  ``doc/qos/dynamically-headroom-calculation.md`` [V]. It is honoured in the **dynamic** buffer model
+  (default on Mellanox since 202012). In the **traditional** model ``buffermgrd`` rewrites the lossless
+  ``BUFFER_PG`` rows to its ``pg_lossless_<speed>_<cable>_profile`` whenever speed, admin state or
+  ``pfc_enable`` change (sonic-swss ``cfgmgr/buffermgr.cpp`` ``doSpeedUpdateTask``) [V]. So nothing here
+  sets ``DEVICE_METADATA|localhost.buffer_model``: "traditional" would defeat static headroom, and
+  flipping a live switch to "dynamic" makes the running ``buffermgrd`` skip all buffer tables until
+  restart. Deploy must read ``SPEC.show_commands["buffer_model"]`` and refuse on Mellanox in traditional.
+* ``PFC_WD``: ``GLOBAL.POLL_INTERVAL`` and per lossless port ``action``/``detection_time``/
+  ``restoration_time`` in ms [V] ``sonic-pfcwd.yang``, sonic-utilities ``pfcwd/main.py``.
+* ``CABLE_LENGTH`` (key ``AZURE`` as ``buffers_config.j2``) with ``"<m>m"`` strings, pattern
+  ``[0-9]+m`` [V] ``sonic-cable-length.yang`` (not in shared/sonic-yang; the tests check the pattern);
+  fractional metres are rounded **up**. ``PORT|<port>.mtu`` so the MTU the headroom assumed is the MTU
+  the port has (no speed, lanes or admin state).
+
+Not rendered (device defaults kept): ``BUFFER_PORT_INGRESS/EGRESS_PROFILE_LIST``, ``FLEX_COUNTER_TABLE``,
+``DOT1P_TO_TC_MAP`` (``trust: pcp`` plans are refused: the plan has no PCP -> TC map).
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from typing import Any
+
+from roce_tune.plan import BufferProfile, Plan, PortPlan, SwitchPlan
+from roce_tune.platforms.base import PlatformSpec
+from roce_tune.render.engine import render_template
+
+SPEC = PlatformSpec(
+    name="sonic",
+    extension="json",
+    aggregator="config.j2",
+    sections=("maps", "pfc", "buffers", "ecn", "scheduler", "watchdog", "interfaces"),
+    netmiko_device_type="linux",
+    commit="sonic-checkpoint-patch",
+    negate_prefix=None,
+    comment_prefix="//",  # JSON carries no comments; the marker never starts a rendered line
+    indent=2,
+    source="sonic-net/sonic-buildimage files/build_templates/qos_config.j2, buffers_config.j2, "
+           "src/sonic-yang-models/yang-models (validated with libyang in tests)",
+    show_commands={
+        "running_config": "show runningconfiguration all",
+        "buffer_model": "sonic-db-cli CONFIG_DB hget 'DEVICE_METADATA|localhost' buffer_model",
+        "maps": "sonic-db-cli CONFIG_DB keys 'PORT_QOS_MAP|*'",
+        "pfc": "show pfc priority",
+        "pfc_counters": "show pfc counters",
+        "watchdog": "show pfcwd config",
+        "watchdog_counters": "show pfcwd stats",
+        "ecn": "ecnconfig -l",
+        "ecn_counters": "show queue wredcounters",
+        "queue_drops": "show queue counters",
+        "buffers": "show buffer configuration",
+        "headroom_watermark": "show priority-group watermark headroom",
+    },
+)
+
+#: catalog ASIC family -> SONiC ``asic_type`` (the ``sonic_asic_platform`` of the build).
+SONIC_ASIC_TYPE_BY_FAMILY: dict[str, str] = {
+    "spectrum": "mellanox", "tofino": "barefoot", "tomahawk": "broadcom", "trident": "broadcom",
+    "jericho": "broadcom",
+}
+#: ``qos_config.j2``: ``pfc_to_pg_map_supported_asics = ['mellanox', 'barefoot']`` [V].
+PFC_TO_PG_ASIC_TYPES = frozenset({"mellanox", "barefoot"})
+#: Buffer-profile role -> SONiC standard profile names, first match wins (buffers_defaults_*.j2) [V].
+PROFILE_ROLE_NAMES: dict[str, tuple[str, ...]] = {
+    "ingress_lossy": ("ingress_lossy_profile",),
+    "egress_lossless": ("egress_lossless_profile",),
+    "egress_lossy": ("q_lossy_profile", "egress_lossy_profile"),
+}
+#: ``CABLE_LENGTH`` row key used by ``buffers_config.j2`` [V].
+CABLE_LENGTH_KEY = "AZURE"
+#: ``sonic-wred-profile.yang`` / map-name pattern, max 32 characters [V].
+WRED_NAME_RE = re.compile(r"^[a-zA-Z0-9][-a-zA-Z0-9_]{0,31}$")
+
+
+def asic_family(switch: SwitchPlan) -> str:
+    """Catalog family of the switch's ASIC (``spectrum-4`` -> ``spectrum``); the id's stem if the
+    catalog does not know it."""
+    family = re.sub(r"-\d+$", "", switch.asic)
+    try:
+        from roce_tune.inventory.catalog import load_catalog
+
+        family = load_catalog().asic(switch.asic).family
+    except (KeyError, FileNotFoundError, ModuleNotFoundError):
+        pass
+    return family
+
+
+def asic_type(switch: SwitchPlan) -> str:
+    """SONiC ``asic_type`` of the switch (``mellanox``, ``broadcom`` …; ``unknown`` if not recorded)."""
+    return SONIC_ASIC_TYPE_BY_FAMILY.get(asic_family(switch), "unknown")
+
+
+def id_ranges(ids: list[int] | set[int]) -> list[str]:
+    """Contiguous runs of ``ids`` as SONiC ``X`` / ``X-Y`` keys (BUFFER_PG, BUFFER_QUEUE).
+
+    >>> id_ranges([0, 1, 2, 4, 5, 6]), id_ranges([3, 4]), id_ranges([0, 7])
+    (['0-2', '4-6'], ['3-4'], ['0', '7'])
+    """
+    out: list[str] = []
+    run: list[int] = []
+    for i in sorted(set(ids)):
+        if run and i != run[-1] + 1:
+            out.append(_run(run))
+            run = []
+        run.append(i)
+    if run:
+        out.append(_run(run))
+    return out
+
+
+def _run(run: list[int]) -> str:
+    return str(run[0]) if len(run) == 1 else f"{run[0]}-{run[-1]}"
+
+
+def cable_string(cable_m: float) -> str:
+    """Cable length as SONiC writes it (``[0-9]+m``), fractional metres rounded up.
+
+    >>> cable_string(5.0), cable_string(2.5)
+    ('5m', '3m')
+    """
+    return f"{math.ceil(cable_m)}m"
+
+
+def _percent(value: float, what: str) -> int:
+    if value != int(value) or not 0 <= value <= 100:
+        raise ValueError(f"{what}={value} cannot be written to SONiC (integer percent 0..100)")
+    return int(value)
+
+
+def _profile_role(profiles: dict[str, BufferProfile], role: str, switch: str) -> str:
+    for name in PROFILE_ROLE_NAMES[role]:
+        if name in profiles:
+            return name
+    raise ValueError(f"{switch}: plan has no {role} buffer profile (looked for "
+                     f"{', '.join(PROFILE_ROLE_NAMES[role])}; have {', '.join(sorted(profiles))})")
+
+
+def _buffers(switch: SwitchPlan) -> dict[str, Any]:
+    b = switch.buffers
+    pools = [{"name": p.name, "type": p.type, "mode": p.mode, "size": p.size_bytes, "xoff": p.xoff_bytes}
+             for p in sorted(b.pools, key=lambda p: p.name)]
+    profiles = {p.name: p for p in b.profiles}
+    for port in switch.ports:
+        hr = port.headroom
+        if hr is None:
+            continue
+        prof = profiles.get(hr.profile)
+        if prof is None:
+            raise ValueError(f"{switch.name}:{port.name}: headroom profile {hr.profile} is not in buffers.profiles")
+        if (prof.xon_bytes, prof.xoff_bytes, prof.size_bytes) != (hr.xon_bytes, hr.xoff_bytes, hr.size_bytes):
+            raise ValueError(f"{switch.name}:{port.name}: headroom {hr.profile} disagrees with its buffer profile")
+    rows = [{"name": p.name, "pool": p.pool, "size": p.size_bytes, "dynamic_th": p.dynamic_th,
+             "static_th": p.static_th_bytes, "xon": p.xon_bytes, "xoff": p.xoff_bytes}
+            for p in sorted(b.profiles, key=lambda p: p.name)]
+    return {
+        "pools": pools,
+        "profiles": rows,
+        "ingress_lossy": _profile_role(profiles, "ingress_lossy", switch.name),
+        "egress_lossless": _profile_role(profiles, "egress_lossless", switch.name),
+        "egress_lossy": _profile_role(profiles, "egress_lossy", switch.name),
+    }
+
+
+def _wred(switch: SwitchPlan) -> list[dict[str, Any]]:
+    out = []
+    for e in sorted(switch.ecn_profiles, key=lambda e: e.name):
+        if not WRED_NAME_RE.match(e.name):
+            raise ValueError(f"{switch.name}: ECN profile name {e.name!r} is not a valid SONiC WRED_PROFILE "
+                             f"name ({WRED_NAME_RE.pattern})")
+        out.append({"name": e.name, "min": e.kmin_bytes, "max": e.kmax_bytes,
+                    "probability": _percent(e.pmax_percent, f"{e.name}.pmax_percent")})
+    return out
+
+
+def _schedulers(plan: Plan) -> list[dict[str, Any]]:
+    by_name: dict[str, dict[str, Any]] = {}
+    for s in plan.classification.schedulers:
+        row = {"name": s.name, "type": "STRICT" if s.mode == "strict" else "DWRR",
+               "weight": s.weight_percent if s.mode == "dwrr" else None}
+        if s.mode == "dwrr" and s.weight_percent is None:
+            raise ValueError(f"scheduler {s.name} (queue {s.queue}) is dwrr without a weight")
+        if by_name.setdefault(s.name, row) != row:
+            raise ValueError(f"scheduler name {s.name} is used with different settings")
+    return [by_name[k] for k in sorted(by_name)]
+
+
+def _port_rows(plan: Plan, switch: SwitchPlan, port: PortPlan, lossy_pgs: list[int], queues: list[int],
+               buf: dict[str, Any], ecn_names: set[str], rows: dict[str, list[dict[str, Any]]]) -> None:
+    """Append this port's rows to every per-port table in ``rows`` (key -> fields, CONFIG_DB keys)."""
+    c = plan.classification
+    lossless_queues = set(c.lossless_queues)
+    sched = {s.queue: s.name for s in c.schedulers}
+    name = port.name
+    qos: dict[str, Any] = {"name": name, "pfc_enable": None}
+    port_lossless_queues: set[int] = set()
+    wred = None
+    for r in id_ranges(lossy_pgs):
+        rows["buffer_pg"].append({"key": f"{name}|{r}", "profile": buf["ingress_lossy"]})
+    if port.lossless:
+        if not port.pfc_priorities or port.headroom is None or port.ecn_profile is None:
+            raise ValueError(f"{switch.name}:{name}: lossless port without PFC priorities, headroom or ECN profile")
+        if port.ecn_profile not in ecn_names:
+            raise ValueError(f"{switch.name}:{name}: ECN profile {port.ecn_profile} is not in ecn_profiles")
+        qos["pfc_enable"] = ",".join(str(p) for p in sorted(port.pfc_priorities))
+        for r in id_ranges({c.pfc_priority_to_pg[p] for p in port.pfc_priorities}):
+            rows["buffer_pg"].append({"key": f"{name}|{r}", "profile": port.headroom.profile})
+        wred = port.ecn_profile
+        port_lossless_queues = {c.pfc_priority_to_queue[p] for p in port.pfc_priorities}
+        rows["pfc_wd"].append({"name": name})
+    rows["port_qos"].append(qos)
+    for q in sorted(set(sched) | port_lossless_queues):
+        rows["queue"].append({"key": f"{name}|{q}", "scheduler": sched.get(q),
+                              "wred": wred if q in port_lossless_queues else None})
+    for r in id_ranges(lossless_queues & set(queues)):
+        rows["buffer_queue"].append({"key": f"{name}|{r}", "profile": buf["egress_lossless"]})
+    for r in id_ranges(set(queues) - lossless_queues):
+        rows["buffer_queue"].append({"key": f"{name}|{r}", "profile": buf["egress_lossy"]})
+    rows["port"].append({"name": name, "mtu": port.mtu, "cable": cable_string(port.cable_m)})
+
+
+def build_context(plan: Plan, switch: SwitchPlan) -> dict[str, Any]:
+    """Everything the SONiC templates print, already in CONFIG_DB vocabulary (no arithmetic left).
+
+    Returns:
+        dict with ``sections``, ``switch`` (name), ``maps`` (sorted (key, value) pairs per map),
+        ``map_name``, ``pfc_to_pg`` (bool), ``rows`` (per-port rows for PORT_QOS_MAP, QUEUE, BUFFER_PG,
+        BUFFER_QUEUE, PFC_WD, PORT/CABLE_LENGTH, CONFIG_DB keys ready), ``buffers`` (pools, profiles, role
+        profile names), ``wred``, ``schedulers``, ``watchdog``, ``cable_key``.
+
+    Raises:
+        ValueError: the plan cannot be written to SONiC (``trust: pcp``, fractional Pmax, dwrr without a
+            weight, missing role buffer profiles, names outside the YANG patterns, inconsistent plan).
+    """
+    c = plan.classification
+    if switch.platform != SPEC.name:
+        raise ValueError(f"{switch.name} is a {switch.platform} switch, not {SPEC.name}")
+    if c.trust != "dscp":
+        raise ValueError("SONiC renderer supports trust dscp only (the plan has no PCP -> TC map for DOT1P_TO_TC_MAP)")
+    if not WRED_NAME_RE.match(c.map_name):
+        raise ValueError(f"map name {c.map_name!r} does not match the SONiC YANG pattern {WRED_NAME_RE.pattern}")
+    lossless_pgs = set(c.lossless_pgs)
+    lossy_pgs = sorted(set(c.tc_to_pg.values()) - lossless_pgs)
+    queues = sorted(set(c.tc_to_queue.values()) | set(c.lossless_queues))
+    buf = _buffers(switch)
+    wred = _wred(switch)
+    ecn_names = {w["name"] for w in wred}
+    rows: dict[str, list[dict[str, Any]]] = {k: [] for k in ("port_qos", "queue", "buffer_pg", "buffer_queue",
+                                                             "pfc_wd", "port")}
+    for p in sorted(switch.ports, key=lambda p: p.name):
+        _port_rows(plan, switch, p, lossy_pgs, queues, buf, ecn_names, rows)
+    wd = switch.watchdog
+    pfc_to_pg = asic_type(switch) in PFC_TO_PG_ASIC_TYPES
+
+    def pairs(m: dict[int, int]) -> list[tuple[int, int]]:
+        return sorted(m.items())
+
+    return {
+        "sections": SPEC.sections,
+        "switch": switch.name,
+        "map_name": c.map_name,
+        "maps": {
+            "dscp_to_tc": pairs(c.dscp_to_tc), "tc_to_pg": pairs(c.tc_to_pg), "tc_to_queue": pairs(c.tc_to_queue),
+            "pfc_to_queue": pairs(c.pfc_priority_to_queue), "pfc_to_pg": pairs(c.pfc_priority_to_pg),
+        },
+        "pfc_to_pg": pfc_to_pg,
+        "rows": rows,
+        "buffers": buf,
+        "wred": wred,
+        "schedulers": _schedulers(plan),
+        "watchdog": {"enabled": wd.enabled, "poll": wd.poll_ms, "action": wd.action,
+                     "detection": wd.detection_ms, "restoration": wd.restoration_ms},
+        "cable_key": CABLE_LENGTH_KEY,
+    }
+
+
+def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in out:
+            raise ValueError(f"SONiC template bug: key {key!r} rendered twice")
+        out[key] = value
+    return out
+
+
+def canonical_json(text: str) -> str:
+    """Parse rendered CONFIG_DB text, drop empty tables, re-serialise (sorted keys, indent 2, newline).
+
+    Raises:
+        ValueError: the text is not JSON or repeats a key (a template bug).
+    """
+    data = json.loads(text, object_pairs_hook=_no_duplicates)
+    data = {table: rows for table, rows in data.items() if rows}
+    return json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+
+
+def render(plan: Plan, switch: SwitchPlan) -> dict[str, str]:
+    """Render ``switch`` as a SONiC CONFIG_DB fragment: ``{"<name>.json": text}``.
+
+    Raises:
+        ValueError: see :func:`build_context`; jinja2.UndefinedError on a template bug.
+    """
+    text = render_template(SPEC.name, SPEC.aggregator, **build_context(plan, switch))
+    return {f"{switch.name}.{SPEC.extension}": canonical_json(text)}
