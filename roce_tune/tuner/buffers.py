@@ -132,54 +132,51 @@ def _accounting(asic: AsicSpec, port_headrooms: list[tuple[str, Headroom, int]],
     return acc
 
 
+def _th(value: int, source: str, formula: str = "catalog dynamic threshold", note: str = "") -> Rationale:
+    return Rationale(formula=formula, inputs={"dynamic_th": value}, source=source, note=note)
+
+
 def _profiles(asic: AsicSpec, port_headrooms: list[tuple[str, Headroom, int]], pools: dict[str, int]
               ) -> list[BufferProfile]:
     spectrum = _spectrum(asic)
     lossless_th, lossy_th = asic.lossless_dynamic_th, asic.lossy_dynamic_th
     th_src = f"catalog {asic.id}: {asic.sources.get('lossless_dynamic_th', '')}"
     lossy_src = f"catalog {asic.id}: {asic.sources.get('lossy_dynamic_th', '')}"
-    out: list[BufferProfile] = []
+    ll = _th(lossless_th, th_src, "catalog lossless_dynamic_th (port-level profile)",
+             "7 = alpha infinity in the Mellanox SAI" if spectrum else "")
+    out = [BufferProfile(name="ingress_lossless_profile", pool="ingress_lossless_pool", size_bytes=0,
+                         dynamic_th=lossless_th, rationale={"dynamic_th": ll})]
     if spectrum:
-        egress_lossy_size = SPECTRUM_EGRESS_LOSSY_BYTES
+        egress_lossy_size, egress_lossy_pool = SPECTRUM_EGRESS_LOSSY_BYTES, "egress_lossy_pool"
         out += [
-            BufferProfile(name="ingress_lossless_profile", pool="ingress_lossless_pool", size_bytes=0,
-                          dynamic_th=lossless_th, rationale={"dynamic_th": Rationale(
-                              formula="catalog lossless_dynamic_th (port-level profile)", inputs={"dynamic_th": lossless_th},
-                              source=th_src, note="7 = alpha infinity in the Mellanox SAI")}),
             BufferProfile(name="ingress_lossy_profile", pool="ingress_lossy_pool", size_bytes=0, dynamic_th=lossy_th,
-                          rationale={"dynamic_th": Rationale(formula="catalog lossy_dynamic_th",
-                                                             inputs={"dynamic_th": lossy_th}, source=lossy_src)}),
+                          rationale={"dynamic_th": _th(lossy_th, lossy_src, "catalog lossy_dynamic_th")}),
             BufferProfile(name="egress_lossless_profile", pool="egress_lossless_pool", size_bytes=0,
-                          dynamic_th=lossless_th, rationale={"dynamic_th": Rationale(
-                              formula="catalog lossless_dynamic_th", inputs={"dynamic_th": lossless_th}, source=th_src)}),
+                          dynamic_th=lossless_th, rationale={"dynamic_th": ll}),
         ]
-        egress_lossy_pool = "egress_lossy_pool"
         egress_src = "ACS-MSN2700/ACS-MSN4700/ACS-SN5600 buffers_defaults_t1.j2 egress_lossy_profile size 9216"
     else:
         egress_lossy_size = BROADCOM_EGRESS_LOSSY_CELLS * asic.cell_bytes
+        egress_lossy_pool = "egress_lossless_pool"
         ing, egr = pools["ingress_lossless_pool"], pools["egress_lossless_pool"]
         out += [
-            BufferProfile(name="ingress_lossless_profile", pool="ingress_lossless_pool", size_bytes=0,
-                          dynamic_th=lossless_th, rationale={"dynamic_th": Rationale(
-                              formula="catalog lossless_dynamic_th", inputs={"dynamic_th": lossless_th}, source=th_src)}),
-            BufferProfile(name="ingress_lossy_profile", pool="ingress_lossless_pool", size_bytes=0, static_th_bytes=ing,
-                          rationale={"static_th_bytes": Rationale(
+            BufferProfile(name="ingress_lossy_profile", pool="ingress_lossless_pool", size_bytes=0,
+                          static_th_bytes=ing, rationale={"static_th_bytes": Rationale(
                               formula="static_th = ingress pool size (lossy PGs limited only by the pool)",
                               inputs={"ingress_lossless_pool_bytes": ing}, source=_BRCM_SKU)}),
-            BufferProfile(name="egress_lossless_profile", pool="egress_lossless_pool", size_bytes=0, static_th_bytes=egr,
-                          rationale={"static_th_bytes": Rationale(
+            BufferProfile(name="egress_lossless_profile", pool="egress_lossless_pool", size_bytes=0,
+                          static_th_bytes=egr, rationale={"static_th_bytes": Rationale(
                               formula="static_th = egress pool size (lossless queues never dropped at egress)",
                               inputs={"egress_lossless_pool_bytes": egr}, source=_BRCM_SKU)}),
         ]
-        egress_lossy_pool = "egress_lossless_pool"
         egress_src = f"{_BRCM_SKU}: egress_lossy_profile size 1778 = 7 cells of 254 B"
     out.append(BufferProfile(
         name="egress_lossy_profile", pool=egress_lossy_pool, size_bytes=egress_lossy_size, dynamic_th=lossy_th,
         rationale={"size_bytes": Rationale(formula="9216 B" if spectrum else "7 cells * cell_bytes",
                                            inputs={"cell_bytes": asic.cell_bytes, "size_bytes": egress_lossy_size},
                                            source=egress_src),
-                   "dynamic_th": Rationale(formula="catalog lossy_dynamic_th", inputs={"dynamic_th": lossy_th},
-                                           source=lossy_src, note="SONiC q_lossy_profile value on Spectrum")}))
+                   "dynamic_th": _th(lossy_th, lossy_src, "catalog lossy_dynamic_th",
+                                     "SONiC q_lossy_profile value on Spectrum" if spectrum else "")}))
     pg_th = SPECTRUM_LOSSLESS_PG_DYNAMIC_TH if spectrum else lossless_th
     pg_src = ("ACS-MSN2700/4700 pg_profile_lookup.ini threshold column 0 (SONiC default_dynamic_th)" if spectrum
               else f"{th_src} (the SONiC pg_profile_lookup.ini threshold column)")
@@ -192,8 +189,7 @@ def _profiles(asic: AsicSpec, port_headrooms: list[tuple[str, Headroom, int]], p
             name=h.profile, pool="ingress_lossless_pool", size_bytes=h.size_bytes, dynamic_th=pg_th,
             xon_bytes=h.xon_bytes, xoff_bytes=h.xoff_bytes,
             rationale={**{k: v for k, v in h.rationale.items() if k in ("xon_bytes", "xoff_bytes", "size_bytes")},
-                       "dynamic_th": Rationale(formula="lossless PG dynamic_th", inputs={"dynamic_th": pg_th},
-                                               source=pg_src)}))
+                       "dynamic_th": _th(pg_th, pg_src, "lossless PG dynamic_th")}))
     return [_explain_zero_size(p) for p in out]
 
 
@@ -261,8 +257,8 @@ def derive_buffers(asic: AsicSpec, port_headrooms: list[tuple[str, Headroom, int
     rationale = {
         "headroom_total_bytes": Rationale(
             formula="sum(lossless PG size * PGs) + private headroom + SHP",
-            inputs={"lossless_pg_bytes": acc["lossless_pg_bytes"], "private_headroom_bytes": acc["private_headroom_bytes"],
-                    "shp_bytes": shp}, source=_POOL_LUA),
+            inputs={"lossless_pg_bytes": acc["lossless_pg_bytes"], "shp_bytes": shp,
+                    "private_headroom_bytes": acc["private_headroom_bytes"]}, source=_POOL_LUA),
         "reserved_bytes": Rationale(formula="all reservations subtracted from the buffer", inputs=acc_inputs,
                                     source=_POOL_LUA if _spectrum(asic) else _BRCM_SKU),
     }
@@ -277,8 +273,8 @@ def _shp_rationale(asic: AsicSpec, acc: dict[str, int], ratio: int) -> Rationale
     return Rationale(
         formula="ceil((sum over lossless PGs of (xon + xoff - size) - 10 KiB * lossless ports) / over_subscribe_ratio);"
                 " 655360 if that is 0",
-        inputs={"shp_xoff_sum_bytes": acc["shp_xoff_sum_bytes"], "private_headroom_bytes": acc["private_headroom_bytes"],
-                "lossless_ports": acc["lossless_ports"], "over_subscribe_ratio": ratio, "shp_bytes": acc["shp_bytes"]},
+        inputs={k: acc[k] for k in ("shp_xoff_sum_bytes", "private_headroom_bytes", "lossless_ports", "shp_bytes")}
+        | {"over_subscribe_ratio": ratio},
         source=_POOL_LUA,
         note="" if _spectrum(asic) else "no private headroom term outside Spectrum (Broadcom SKUs: sum xoff / ratio)")
 
