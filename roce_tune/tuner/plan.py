@@ -155,22 +155,35 @@ def _derive_switch(inv: Inventory, topo: Topology, catalog: Catalog, sw: Switch,
                                  sum(1 for f in facts if f.admin_up), shp, policy.shp_oversubscription)
     findings.extend(buffers.check_total_buffer(asic, sw.name, buf))
     pool = next(p for p in buf.pools if p.name == "ingress_lossless_pool")
-    lossless_profile = next((p for p in buf.profiles if p.name == "ingress_lossless_profile"), None)
-    dyn_th = lossless_profile.dynamic_th if lossless_profile and lossless_profile.dynamic_th is not None \
-        else asic.lossless_dynamic_th
+    egress = next((p for p in buf.pools if p.name == "egress_lossless_pool"), pool)
+    profile_th = {p.name: p.dynamic_th for p in buf.profiles}
+    egress_th = profile_th.get("egress_lossless_profile")
+    queue_buffer = buffers.pg_shared_limit_bytes(egress.size_bytes, asic.lossless_dynamic_th if egress_th is None
+                                                 else egress_th, 1)
     ecn_profiles: dict[str, object] = {}
     ports: list[PortPlan] = []
     for f in facts:
         profile_name = None
         rationale: dict[str, Rationale] = {}
         if f.lossless:
-            trigger = buffers.pg_shared_limit_bytes(pool.size_bytes, dyn_th, f.fan_in)
+            # PFC fires when the lossless PG's shared occupancy passes its dynamic threshold; the PG
+            # profile (not the pool profile) carries the threshold SAI applies to it
+            dyn_th = profile_th.get(headrooms[f.name].profile)
+            trigger = buffers.pg_shared_limit_bytes(
+                pool.size_bytes, asic.lossless_dynamic_th if dyn_th is None else dyn_th, f.fan_in)
             nic = _fabric_nic(inv, catalog, f.speed_gbps)
             params = dcqcn.derive_dcqcn(nic, f.speed_gbps, policy.dcqcn, prios, policy.cnp_dscp,
                                         policy.cnp_priority).params
             pins = resolve_overrides(policy, role=sw.role.value, device=sw.name, port=f.name, params=ECN_PARAMS)
             prof = ecn.derive_ecn(f.speed_gbps, rtt_us, f.fan_in, trigger, params, asic.ecn_separate_thresholds,
                                   profile=policy.ecn_profile.value, overrides=pins or None)
+            prof = prof.model_copy(update={
+                "queue_buffer_bytes": queue_buffer,
+                "rationale": {**prof.rationale, "queue_buffer_bytes": Rationale(
+                    formula="egress lossless pool x alpha/(1 + alpha), alpha = 2^dynamic_th (one congested queue)",
+                    inputs={"egress_pool_bytes": egress.size_bytes, "queue_buffer_bytes": queue_buffer},
+                    source="SAI saibuffer.h SHARED_DYNAMIC_TH; DOMAIN.md §6",
+                    note="denominator for platforms that take ECN thresholds as a percent of the queue buffer")}})
             if pins:
                 prof = prof.model_copy(update={"name": f"{prof.name}_PIN_{sw.name}_{f.name}".replace("/", "_")
                                                .replace(":", "_").replace(".", "_")[:63]})
