@@ -1,0 +1,240 @@
+"""Cumulus NVUE renderer: the YAML parses, the command list and the YAML describe the same settings
+(an independent parser of ``nv set`` lines), the values are the plan's, shell safety, refusals, golden files.
+
+Oracles: NVUE's command grammar and YAML shape (CL 5.14 QoS/RoCE docs; an NVUE configuration dump:
+numeric ids are quoted string keys, collections like a PFC profile's switch priorities are ``'3': {}``),
+and the plan itself.
+"""
+
+from __future__ import annotations
+
+import os
+import shlex
+from functools import lru_cache
+from itertools import product
+from pathlib import Path
+from typing import Any
+
+import pytest
+from ruamel.yaml import YAML
+
+from roce_tune.inventory.catalog import load_catalog
+from roce_tune.plan import Plan, SwitchPlan
+from roce_tune.platforms import cumulus, get_platform
+
+from . import plans_sonic_cumulus as pb
+
+GOLDEN = Path(__file__).resolve().parents[1] / "golden" / "cumulus"
+INVENTORIES = Path(__file__).resolve().parents[2] / "inventories"
+
+MIXED = [pb.P("swp1", 400, 3), pb.P("swp2", 400, 3), pb.P("swp3", 400, 2.5), pb.P("swp31", 800, 30, "switch"),
+         pb.P("swp32", 800, 30, "switch"), pb.P("swp10", 400, 3, "none")]
+UNIFORM = [pb.P(f"swp{i}", 800, 30, "switch") for i in range(1, 5)] + [pb.P("swp9", 800, 30, "none")]
+
+
+def _hand(ports: list[pb.P] = MIXED, **kw: Any) -> tuple[Plan, SwitchPlan]:
+    sw = pb.switch("spine1", "cumulus", "spectrum-4", ports, **kw)
+    return pb.plan([sw]), sw
+
+
+def _files(plan: Plan, sw: SwitchPlan) -> tuple[str, str]:
+    out = cumulus.render(plan, sw)
+    assert sorted(out) == [f"{sw.name}.nvue.sh", f"{sw.name}.nvue.yaml"]
+    return out[f"{sw.name}.nvue.sh"], out[f"{sw.name}.nvue.yaml"]
+
+
+# --- an independent reading of both files ---------------------------------------------------------
+def _is_collection(path: tuple[str, ...]) -> bool:
+    """NVUE collections whose last command token is an id, not a value: ``qos pfc <p> switch-priority 3``."""
+    return len(path) == 4 and path[:2] == ("qos", "pfc") and path[3] == "switch-priority"
+
+
+def _put(tree: dict, path: list[str], value: Any) -> None:
+    for key in path[:-1]:
+        tree = tree.setdefault(key, {})
+        assert isinstance(tree, dict), f"{path} descends into a value"
+    assert path[-1] not in tree or tree[path[-1]] == value, f"{path} set twice to different values"
+    tree[path[-1]] = value
+
+
+def commands_to_tree(text: str) -> dict:
+    """``nv set a b c value`` lines -> nested dict; comma lists in a path expand to one key each."""
+    tree: dict = {}
+    for line in text.splitlines():
+        if not line.strip() or line.startswith("#"):
+            continue
+        tokens = shlex.split(line)
+        assert tokens[:2] == ["nv", "set"], line
+        path, value = tokens[2:-1], tokens[-1]
+        for expanded in product(*[t.split(",") for t in path]):
+            if _is_collection(expanded):
+                for v in value.split(","):
+                    _put(tree, [*expanded, v], {})
+            else:
+                _put(tree, list(expanded), int(value) if value.isdigit() else value)
+    return tree
+
+
+def yaml_tree(text: str) -> dict:
+    doc = YAML(typ="safe").load(text)
+    assert isinstance(doc, list) and len(doc) == 1 and list(doc[0]) == ["set"], "one set operation"
+    return doc[0]["set"]
+
+
+# --- tests ----------------------------------------------------------------------------------------
+@pytest.mark.parametrize("ports,kw", [(MIXED, {}), (UNIFORM, {}), (MIXED, {"watchdog": False}),
+                                      (MIXED, {"lossless": [3, 4]})])
+def test_commands_and_yaml_describe_the_same_settings(ports: list[pb.P], kw: dict) -> None:
+    sw = pb.switch("spine1", "cumulus", "spectrum-4", ports, **kw)
+    sh, yml = _files(pb.plan([sw], pb.classification(kw.get("lossless", pb.LOSSLESS))), sw)
+    assert commands_to_tree(sh) == yaml_tree(yml)
+
+
+def test_values_are_the_plans() -> None:
+    plan, sw = _hand()
+    cfg = yaml_tree(_files(plan, sw)[1])
+    c, qos = plan.classification, cfg["qos"]
+    assert qos["roce"] == {"mode": "lossless"}
+    mapping = qos["mapping"]["default-global"]
+    assert mapping["trust"] == "l3"
+    assert {int(d): v["switch-priority"] for d, v in mapping["dscp"].items()} == c.dscp_to_tc
+    assert {int(s): v["traffic-class"] for s, v in qos["egress-queue-mapping"]["default-global"]["switch-priority"]
+            .items()} == c.tc_to_queue
+    ecn = {e.name: e for e in sw.ecn_profiles}
+    ifaces = cfg.get("interface", {})
+    for p in sw.ports:
+        iq = ifaces.get(p.name, {}).get("qos", {})
+        if not p.lossless:
+            assert not iq
+            continue
+        assert iq["pfc-watchdog"] == {"state": "enable"}
+        pfc = qos["pfc"][iq.get("pfc", {}).get("profile", "default-global")]
+        assert sorted(int(x) for x in pfc["switch-priority"]) == p.pfc_priorities
+        assert pfc["tx"] == pfc["rx"] == "enable"
+        assert p.cable_m <= pfc["cable-length"] < p.cable_m + 1
+        cc = qos["congestion-control"][iq.get("congestion-control", {}).get("profile", "default-global")]
+        e = ecn[p.ecn_profile]
+        for q in c.lossless_queues:
+            assert cc["traffic-class"][str(q)] == {"ecn": "enable", "red": "disable", "min-threshold": e.kmin_bytes,
+                                                   "max-threshold": e.kmax_bytes, "probability": e.pmax_percent}
+    sched = qos["egress-scheduler"]["default-global"]["traffic-class"]
+    for s in c.schedulers:
+        want = {"mode": "strict"} if s.mode == "strict" else {"mode": "dwrr", "bw-percent": s.weight_percent}
+        assert sched[str(s.queue)] == want
+    assert sched[str(c.cnp_queue)] == {"mode": "strict"}
+    wd = qos["pfc-watchdog"]
+    assert wd["polling-interval"] == sw.watchdog.poll_ms
+    assert wd["polling-interval"] * wd["robustness"] == sw.watchdog.detection_ms
+    buffer_bytes = load_catalog().asic(sw.asic).buffer_bytes
+    sizes = {p.name: p.size_bytes for p in sw.buffers.pools}
+    for pool, plan_pool in (("roce-lossless", "ingress_lossless_pool"), ("default-lossy", "ingress_lossy_pool")):
+        pct = qos["traffic-pool"][pool]["memory-percent"]
+        assert pct * buffer_bytes <= sizes[plan_pool] * 100 < (pct + 1) * buffer_bytes
+
+
+def test_ports_that_differ_get_profiles_and_uniform_ports_use_default_global() -> None:
+    plan, sw = _hand(UNIFORM)
+    cfg = yaml_tree(_files(plan, sw)[1])
+    assert list(cfg["qos"]["pfc"]) == ["default-global"]
+    assert list(cfg["qos"]["congestion-control"]) == ["default-global"]
+    assert all(set(i["qos"]) == {"pfc-watchdog"} for i in cfg["interface"].values())
+    plan, sw = _hand(MIXED)
+    cfg = yaml_tree(_files(plan, sw)[1])
+    speeds = {p.speed_gbps for p in sw.ports if p.lossless}
+    assert len(cfg["qos"]["congestion-control"]) == len(speeds)  # one ECN profile per speed here
+    cables = {cumulus.metres(p.cable_m) for p in sw.ports if p.lossless}
+    assert len(cfg["qos"]["pfc"]) == len(cables)
+
+
+def test_command_file_is_safe_and_ends_with_the_apply_note() -> None:
+    plan, sw = _hand()
+    evil = sw.model_copy(update={"ports": [sw.ports[0].model_copy(update={"name": "swp1;reboot"}), *sw.ports[1:]]})
+    sh, _ = _files(plan, evil)
+    lines = sh.splitlines()
+    assert sh.endswith("\n") and not sh.endswith("\n\n")
+    assert lines[-1].startswith("#") and "nv config apply" in " ".join(lines[-2:])
+    commands = [ln for ln in lines if ln.strip() and not ln.startswith("#")]
+    assert all(ln.startswith("nv set ") for ln in commands)
+    evil_lines = [shlex.split(ln) for ln in commands if "reboot" in ln]
+    assert evil_lines and all("swp1;reboot" in toks for toks in evil_lines)  # one quoted word, never a command
+
+
+def test_watchdog_off_and_trust_pcp() -> None:
+    plan, sw = _hand(watchdog=False)
+    sh, yml = _files(plan, sw)
+    assert "pfc-watchdog" not in sh.replace("# PFC watchdog off", "") and "pfc-watchdog" not in yml
+    pcp = plan.model_copy(update={"classification": pb.classification(trust="pcp")})
+    cfg = yaml_tree(_files(pcp, sw)[1])
+    assert cfg["qos"]["mapping"]["default-global"] == {"trust": "l2"}
+
+
+def test_refuses_what_nvue_cannot_express() -> None:
+    plan, sw = _hand()
+    wd = sw.watchdog
+    with pytest.raises(ValueError, match="only drop"):
+        cumulus.render(plan, sw.model_copy(update={"watchdog": wd.model_copy(update={"action": "forward"})}))
+    with pytest.raises(ValueError, match="whole number"):
+        cumulus.render(plan, sw.model_copy(update={"watchdog": wd.model_copy(update={"detection_ms": 300})}))
+    frac = sw.model_copy(update={"ecn_profiles": [e.model_copy(update={"pmax_percent": 2.5}) for e in sw.ecn_profiles]})
+    with pytest.raises(ValueError, match="integer"):
+        cumulus.render(plan, frac)
+    with pytest.raises(ValueError, match="not cumulus"):
+        cumulus.render(plan, sw.model_copy(update={"platform": "sonic"}))
+
+
+def test_registry_and_spec() -> None:
+    mod = get_platform("cumulus")
+    assert mod is cumulus and mod.SPEC.netmiko_device_type == "cumulus_linux"
+    root = Path(__file__).resolve().parents[2] / "templates" / "cumulus"
+    for section in mod.SPEC.sections:
+        assert (root / f"{section}.j2").is_file() and (root / f"{section}.yaml.j2").is_file()
+
+
+# --- golden files ---------------------------------------------------------------------------------
+def assert_golden(scenario: str, files: dict[str, str]) -> None:
+    """Byte-for-byte comparison with tests/golden/cumulus/<scenario>/ (ROCE_TUNE_UPDATE_GOLDEN=1 rewrites)."""
+    import difflib
+
+    folder = GOLDEN / scenario
+    if os.environ.get("ROCE_TUNE_UPDATE_GOLDEN") == "1":
+        folder.mkdir(parents=True, exist_ok=True)
+        for name, text in files.items():
+            (folder / name).write_text(text, encoding="utf-8")
+        return
+    for name, text in sorted(files.items()):
+        path = folder / name
+        assert path.is_file(), f"no golden file {path}; run with ROCE_TUNE_UPDATE_GOLDEN=1 and review it"
+        expected = path.read_text(encoding="utf-8")
+        if expected != text:
+            diff = "".join(difflib.unified_diff(expected.splitlines(True), text.splitlines(True),
+                                                fromfile=str(path), tofile="rendered"))
+            pytest.fail(f"{path} differs from the rendering (ROCE_TUNE_UPDATE_GOLDEN=1 to accept):\n{diff}")
+
+
+def test_golden_hand_built() -> None:
+    plan, sw = _hand()
+    assert_golden("hand-built", cumulus.render(plan, sw))
+
+
+@lru_cache(maxsize=None)
+def inventory_plan(name: str) -> Plan:
+    try:
+        from roce_tune.inventory.loader import load_inventory
+        from roce_tune.tuner.plan import derive_plan
+    except ImportError as exc:
+        pytest.skip(f"tuner pipeline not importable yet: {exc}")
+    return derive_plan(load_inventory(INVENTORIES / f"{name}.yaml"))
+
+
+@pytest.mark.parametrize("inventory,switches", [("spectrum-x-su", ["su1-spine1"]), ("mixed-vendor", ["leaf7", "leaf8"])])
+def test_golden_inventories(inventory: str, switches: list[str]) -> None:
+    plan = inventory_plan(inventory)
+    files: dict[str, str] = {}
+    for name in switches:
+        sw = plan.switch(name)
+        assert sw.platform == "cumulus"
+        rendered = cumulus.render(plan, sw)
+        sh, yml = rendered[f"{name}.nvue.sh"], rendered[f"{name}.nvue.yaml"]
+        assert commands_to_tree(sh) == yaml_tree(yml)
+        files.update(rendered)
+    assert_golden(inventory, files)
