@@ -307,7 +307,8 @@ def finalize_run(b: RunFacts) -> NcclRun:
     ran_alone = bool(evidence)
     if ran_alone:
         fails += [RAN_ALONE, "; ".join(evidence) + ": rebuild nccl-tests with `make MPI=1`"
-                  + (f" ({len(rows)} rows ignored, no bandwidth figure)" if rows else "")]
+                  + (f" ({len(rows)} row{'s' if len(rows) > 1 else ''} ignored, no bandwidth figure)"
+                     if rows else "")]
         rows = []
     elif not rows:
         fails.append(NO_ROWS)
@@ -318,6 +319,8 @@ def finalize_run(b: RunFacts) -> NcclRun:
         r0 = next((r for r in rows if r.size_bytes > 0), rows[0])
         name = infer_collective(r0.redop, r0.root, r0.size_bytes, r0.count, r0.type, nranks)
         how = "inferred" if name else "none"
+    if name is None and b.inherited:  # the last command line before this run
+        name, how = b.inherited, "command line"
     if name is None and rows:
         notes.append("collective not named in the output and not inferable from the rows")
     if nranks is None and rows and name in ("all_gather", "reduce_scatter", "alltoall"):
@@ -336,7 +339,7 @@ def finalize_run(b: RunFacts) -> NcclRun:
                or (x.max_error is not None and x.max_error > limit_for(r.type))]
         if bad and b.oob is None:
             r, x = bad[0]
-            what = f"{x.wrong} wrong elements" if x.wrong else f"max error {x.max_error:g}"
+            what = f"{x.wrong} wrong elements" if x.wrong else f"max error {x.max_error:.0e}"
             fails.append(f"validation failed: {what} at {r.size_bytes} bytes ({place})"
                          + (f" and {len(bad) - 1} more rows" if len(bad) > 1 else ""))
         elif bad and b.oob == 0:
@@ -398,6 +401,7 @@ class RunFacts:
     complete: bool = False
     validation: int | None = None
     launcher_np: int | None = None
+    inherited: str | None = None
     nranks_hint: int | None = None
     nccl_version: str | None = None
     nccl_tests_version: str | None = None
@@ -444,7 +448,7 @@ _FAIL = re.compile(r"\bTest (?:NCCL |CUDA )?failure\b|\bTest failure\b|\bFAILED\
 _ERROR = re.compile(r"^#\s*error:\s*(.+)")
 _LABEL = re.compile(r"^\s*([a-z_]+)\s+results?\s*:?\s*$")
 _BINARY = re.compile(r"(?:^|[\s/=])([a-z_]+_perf(?:_mpi)?)(?=\s|$)")
-_LAUNCHER = re.compile(r"\b(?:mpirun|mpiexec|orterun|srun)\b.*?\s(?:-np|-n|--np|--ntasks)[ =](\d+)")
+_LAUNCHER = re.compile(r"\b(?:mpirun|mpiexec|orterun|srun)\b.*?\s(?:-np|-n|--np|--ntasks)[ =]?(\d+)")
 _NCCL_VERSION = re.compile(r"NCCL version (\d+\.\d+\.\d+)")
 _NRANKS = re.compile(r"\bn[Rr]anks (\d+)")
 _ROW = re.compile(r"^\s*\d+\s+\d+\s+[A-Za-z_]\w*(\s|$)")
@@ -489,24 +493,43 @@ def _parse_header(line: str) -> _Header | None:
     return _Header(tuple(labels), tuple(tuple(b) for b in blocks), stamp) if blocks else None
 
 
+_COUNT = re.compile(r"^(\d+|\d(\.\d+)?e\+\d\d+)$")  # "%6g" of a count: 12 or 1.23457e+07
+_EXP = re.compile(r"^-?\d(\.\d+)?e[+-]\d\d+\*?$")  # "%5.0le" max error, "*" when above the limit
+_NA = ("N/A", "NA", "-")
+
+
 def _result(cols: tuple[str, ...], toks: list[str], scale: float) -> NcclResult:
+    """One placement's values; ValueError when a value has the wrong shape for its column."""
     vals = dict(zip(cols, toks))
-    t, _ = num(vals.get("time", "N/A"))
-    alg, _ = num(vals.get("algbw", "N/A"))
-    bus, _ = num(vals.get("busbw", "N/A"))
+    t, alg, bus = (num(vals.get(c, "N/A"))[0] for c in ("time", "algbw", "busbw"))
+    if any(v is not None and v < 0 for v in (t, alg, bus)):
+        raise ValueError("negative time or bandwidth: the row is shifted or cut")
     wrong, err, flagged = None, None, False
-    for col in ("wrong", "error"):
-        if col in vals:
-            v, flagged = num(vals[col])
-            is_count = col == "wrong" and v is not None and v == int(v) and not re.search(r"[.eE]", vals[col])
-            if v is not None and v >= 0:
-                wrong, err = (int(v), None) if is_count else (None, v)
+    if (tok := vals.get("wrong")) is not None and tok.upper() not in _NA:
+        if _COUNT.match(tok):
+            wrong = int(float(tok))
+        elif _EXP.match(tok) and "e-" in tok:  # an old error value under an assumed header
+            err, flagged = num(tok)
+        else:
+            raise ValueError(f"{tok!r} is not a #wrong count")
+    if (tok := vals.get("error")) is not None and tok.upper() not in _NA:
+        if not _EXP.match(tok):
+            raise ValueError(f"{tok!r} is not an nccl-tests error value")
+        err, flagged = num(tok)
+        err = err if err is not None and err >= 0 else None  # -1: not checked
     return NcclResult(time_us=None if t is None else t * scale, algbw_gbps=alg, busbw_gbps=bus,
                       wrong=wrong, max_error=err, flagged=flagged)
 
 
+def _gap_before(spans: list[tuple[str, int]], i: int) -> int:
+    """Blank columns between token ``i - 1`` and token ``i`` of a row."""
+    prev, start = spans[i - 1], spans[i][1]
+    return start - (prev[1] + len(prev[0]))
+
+
 def _parse_row(line: str, hdr: _Header, lineno: int) -> NcclRow | None:
-    toks = line.split()
+    spans = [(m.group(), m.start()) for m in re.finditer(r"\S+", line)]
+    toks = [t for t, _ in spans]
     try:
         size, count, dtype, rest = int(toks[0]), int(toks[1]), toks[2], toks[3:]
         if hdr.timestamp and len(rest) >= 2 and _DATE.match(rest[-2]) and _CLOCK.match(rest[-1]):
@@ -515,8 +538,10 @@ def _parse_row(line: str, hdr: _Header, lineno: int) -> NcclRow | None:
         if len(rest) >= full:
             middle, perf, blocks = rest[:len(rest) - full], rest[len(rest) - full:], list(hdr.blocks)
             places = ["out_of_place", "in_place"][:len(blocks)]
-        elif len(hdr.blocks) == 2 and 0 <= len(rest) - len(hdr.blocks[1]) <= len(hdr.labels):
-            cut = len(rest) - len(hdr.blocks[1])  # out-of-place left blank (trace replay)
+        elif len(hdr.blocks) == 2 and 0 <= len(rest) - len(hdr.blocks[1]) <= len(hdr.labels) and (
+                _gap_before(spans, 3 + len(rest) - len(hdr.blocks[1])) >= 20):
+            # out-of-place printed as 32 blanks (trace replay); a row cut short has no such gap
+            cut = len(rest) - len(hdr.blocks[1])
             middle, perf, blocks, places = rest[:cut], rest[cut:], [hdr.blocks[1]], ["in_place"]
         else:
             return None
@@ -563,7 +588,8 @@ def _parse_text(text: str, source: str) -> list[RunFacts]:
             done.append(cur)
         cur = RunFacts(source=source, line=lineno, nccl_version=pending.nccl_version,
                        nranks_hint=pending.nranks_hint, notes=list(pending.notes),
-                       launcher_np=pending.launcher_np)  # a launcher line covers the runs after it
+                       launcher_np=pending.launcher_np,  # a command line covers the runs after it
+                       inherited=pending.inherited)
         pending.notes.clear()
         return cur
 
@@ -646,8 +672,10 @@ def _parse_text(text: str, source: str) -> list[RunFacts]:
             row = _parse_row(line, layout, n)
             run = current(n)
             if row is None:
+                cut = n == len(lines) and not text.endswith(("\n", "\r"))
+                why = "last line cut short" if cut else "row not understood"
                 if len(run.notes) < 8:
-                    run.notes.append(f"line {n}: row not understood, skipped: {line.strip()[:60]!r}")
+                    run.notes.append(f"line {n}: {why}, skipped: {line.strip()[:60]!r}")
                 continue
             if layout.assumed and not run.rows:
                 run.notes.append("no table header found: columns assumed from the current nccl-tests layout")
@@ -658,6 +686,7 @@ def _parse_text(text: str, source: str) -> list[RunFacts]:
             if name:
                 run = preamble(n)
                 run.name(name, "command line")
+                pending.inherited = name
                 lm = _LAUNCHER.search(line)
                 run.launcher_np = pending.launcher_np = int(lm.group(1)) if lm else None
     if cur is not None and cur.structural:
@@ -780,10 +809,20 @@ def _parse_json(text: str, source: str) -> list[RunFacts]:
         try:
             obj, pos = dec.raw_decode(text, pos)
         except json.JSONDecodeError:
+            if text[pos] != "{":
+                break
             obj, pos = _salvage_json(text[pos:]), len(text)
         docs.extend(obj if isinstance(obj, list) else [obj])
-    return [_json_run(d, source) for d in docs
-            if isinstance(d, dict) and ("results" in d or ("config" in d and "nccl_version" in d))]
+    return [_json_run(d, source) for d in docs if isinstance(d, dict) and _is_nccl_json(d)]
+
+
+def _is_nccl_json(d: dict) -> bool:
+    res = d.get("results")
+    if "results" in d and not isinstance(res, list):
+        return False
+    if "nccl_version" in d or isinstance(d.get("config"), dict):
+        return "results" in d or "config" in d
+    return bool(res) and all(isinstance(x, dict) and "size" in x and "count" in x for x in res)
 
 
 def parse_nccl_output(text: str, source: str = "<text>") -> list[NcclRun]:
@@ -803,7 +842,8 @@ def parse_nccl_output(text: str, source: str = "<text>") -> list[NcclRun]:
     body = text.lstrip("\ufeff \t\r\n")
     if not body:
         raise not_nccl_error(source, text, "empty")
-    facts = _parse_json(body, source) if body[0] in "{[" else _parse_text(text, source)
+    facts = _parse_json(body, source) if body[0] in "{[" else []
+    facts = facts or _parse_text(text, source)  # "[user@host ~]$ …" starts with "[" too
     if not facts:
         raise not_nccl_error(source, text, "no nccl-tests header, results table or summary found")
     return [finalize_run(f) for f in facts]

@@ -1,0 +1,307 @@
+"""nccl-tests parser on our own fixtures (same shapes as the field, other numbers) and edge cases.
+
+Oracles: the busbw values written in each fixture (the printed ``Avg bus bandwidth`` must equal
+their mean over both placements, as nccl-tests computes it), nccl-tests' ``getCollByteCount``
+(size/count ratio per collective) and ``NCCL_VERSION_CODE`` encoding.
+"""
+
+from __future__ import annotations
+
+import re
+import statistics
+from pathlib import Path
+
+import pytest
+from pydantic import ValidationError
+
+from roce_tune.findings import RoceTuneError
+from roce_tune.verify.nccl_parser import (
+    INCOMPLETE,
+    NO_ROWS,
+    RAN_ALONE,
+    busbw_fraction_of_line_rate,
+    gbytes_per_s_to_line_rate_fraction,
+    infer_collective,
+    nccl_version_from_code,
+    parse_nccl_file,
+    parse_nccl_output,
+)
+
+FIXTURES = Path(__file__).parent / "fixtures"
+
+
+def runs_of(name: str):
+    return parse_nccl_file(str(FIXTURES / name))
+
+
+def busbws(run):
+    return [x.busbw_gbps for r in run.rows if r.size_bytes > 0 for _, x in r.results() if x.busbw_gbps is not None]
+
+
+def test_current_layout_info_and_warn_lines_inside_table():
+    [run] = runs_of("allreduce-current-4node-200g-info-inside.txt")
+    assert (run.collective, run.collective_source) == ("all_reduce", "header")
+    assert [r.size_bytes for r in run.rows] == [16777216 * 2 ** i for i in range(5)]
+    assert {r.type for r in run.rows} == {"bfloat16"} and all(r.count * 2 == r.size_bytes for r in run.rows)
+    oop = [18.41, 19.62, 20.35, 20.88, 21.02]
+    ip = [18.39, 19.60, 20.31, 20.90, 21.00]
+    assert [r.oop_busbw_gbps for r in run.rows] == oop and [r.ip_busbw_gbps for r in run.rows] == ip
+    assert run.avg_busbw_gbps == 20.048 == pytest.approx(statistics.fmean(oop + ip))
+    assert run.max_busbw_gbps == 21.02
+    assert run.status == "ok"
+    assert run.problems == ["NCCL WARN: NET/IB : mlx5_3:1 async event: GID table change"]
+    assert (run.nranks, run.ndevices) == (8, 8)
+    assert run.hosts == ["gpu-r1-01", "gpu-r1-02", "gpu-r2-01", "gpu-r2-02"]
+    assert (run.nccl_tests_version, run.nccl_version) == ("2.17.1", "2.27.3")
+    frac = busbw_fraction_of_line_rate(run, 200)  # 200 Gb/s = 25 GB/s
+    assert frac.largest_message == pytest.approx(21.02 / 25)
+    assert frac.average == pytest.approx(20.048 / 25)
+
+
+def test_oldest_layout_with_mpirun_tag_output_prefix():
+    [run] = runs_of("allgather-oldest-layout-tag-output.txt")
+    assert (run.collective, run.collective_source) == ("all_gather", "command line")
+    assert [r.size_bytes for r in run.rows] == [1048576, 2097152, 4194304, 8388608]
+    assert all(r.size_bytes == r.count * 4 * 4 for r in run.rows)  # all_gather: count per rank, 4 ranks
+    assert all(r.redop is None and r.root is None for r in run.rows)
+    assert all(x.max_error == 0.0 and x.wrong is None for r in run.rows for _, x in r.results())
+    assert run.avg_busbw_gbps == 39.0888 == pytest.approx(statistics.fmean(busbws(run)), abs=1e-4)  # %g
+    assert (run.max_busbw_gbps, run.status, run.problems) == (42.7, "ok", [])
+    assert (run.nranks, run.hosts) == (4, ["dgx-b07"])
+
+
+def test_flagged_error_without_summary_fails_and_cut_row_is_skipped():
+    [run] = runs_of("reduce-error-flagged-cut-midrow.txt")
+    assert (run.collective, run.collective_source) == ("reduce", "inferred")  # sum with root 0
+    assert [r.size_bytes for r in run.rows] == [1048576, 2097152, 4194304]
+    assert run.rows[2].out_of_place.flagged and run.rows[2].out_of_place.max_error == 4e-03
+    assert run.status == "failed"
+    assert run.problems[0] == "validation failed: max error 4e-03 at 4194304 bytes (out-of-place)"
+    assert INCOMPLETE in run.problems
+    assert run.problems[-1].startswith("line 19: last line cut short, skipped")
+    assert run.avg_busbw_gbps == pytest.approx(statistics.fmean([17.18, 17.25, 21.31, 21.38, 24.49, 24.54]))
+
+
+def test_validation_off_is_not_validated():
+    [run] = runs_of("sendrecv-validation-off-c0.txt")
+    assert (run.collective, run.collective_source) == ("sendrecv", "header")
+    assert run.status == "not-validated"
+    assert run.problems == ["not validated: #wrong is N/A in every row (validation: 0; run with -c 1)"]
+    assert all(r.oop_wrong is None and r.ip_wrong is None for r in run.rows)
+    assert run.avg_busbw_gbps == 11.735 == pytest.approx(statistics.fmean(busbws(run)))
+
+
+def test_two_runs_in_one_file_second_failed():
+    ar, rs = runs_of("two-runs-srun-second-failed.txt")
+    assert (ar.collective, rs.collective) == ("all_reduce", "reduce_scatter")
+    assert (ar.status, ar.problems, len(ar.rows)) == ("ok", [], 3)
+    assert ar.avg_busbw_gbps == 9.98667 == pytest.approx(statistics.fmean(busbws(ar)), abs=5e-6)
+    assert rs.status == "failed" and rs.out_of_bounds == 12
+    assert rs.problems == ["validation failed: Out of bounds values : 12",
+                           "Avg bus bandwidth 8.885 GB/s FAILED the nccl-tests minimum check"]
+    assert rs.rows[1].oop_wrong == 12
+    assert all(r.size_bytes == r.count * 4 * 8 for r in rs.rows)  # reduce_scatter over 8 ranks
+    assert (ar.line, rs.line) == (1, 25)
+    assert ar.hosts == rs.hosts == ["l40s-n07", "l40s-n11"]
+
+
+def test_alltoall_empty_redop_with_root_printed():
+    [run] = runs_of("alltoall-empty-redop-root-printed.txt")
+    assert run.collective == "alltoall"
+    assert [(r.redop, r.root) for r in run.rows] == [(None, -1)] * 4
+    assert [r.oop_busbw_gbps for r in run.rows] == [5.52, 5.71, 5.80, 5.86]
+    assert [r.ip_time_us for r in run.rows] == [1144.42, 2210.44, 4318.46, 8603.70]
+    assert run.avg_busbw_gbps == 5.72 == pytest.approx(statistics.fmean(busbws(run)))
+    assert run.status == "ok" and run.nranks == 4
+
+
+@pytest.mark.parametrize("name", ["allreduce-no-mpi-interleaved.txt", "allreduce-no-mpi-sequential.txt",
+                                  "allreduce-json-no-mpi.json"])
+def test_no_mpi_build_is_reported_as_ran_alone(name):
+    runs = runs_of(name)
+    assert runs
+    for run in runs:
+        assert run.status == "failed" and run.problems[0] == RAN_ALONE
+        assert run.collective == "all_reduce"
+        assert run.rows == [] and run.avg_busbw_gbps is None and run.max_busbw_gbps is None
+
+
+def test_cputime_and_timestamp_columns_with_log_timestamps():
+    [run] = runs_of("allreduce-cputime-timestamps-k8s-prefix.txt")
+    assert [r.oop_busbw_gbps for r in run.rows] == [361.52, 398.11, 421.37]
+    assert [r.ip_wrong for r in run.rows] == [0, 0, 0]
+    assert run.avg_busbw_gbps == 393.79 == pytest.approx(statistics.fmean(busbws(run)))
+    assert (run.nccl_version, run.status, run.hosts) == ("2.27.2", "ok", ["nccl-worker-0"])
+
+
+def test_per_iteration_columns_with_srun_labels():
+    [run] = runs_of("allreduce-per-iteration-columns-srun-label.txt")
+    assert [(r.oop_time_us, r.oop_busbw_gbps, r.ip_busbw_gbps) for r in run.rows] == [
+        (760.53, 44.12, 44.30), (1457.30, 46.05, 45.98), (2842.99, 47.21, 47.30)]
+    assert run.avg_busbw_gbps == 45.8267 == pytest.approx(statistics.fmean(busbws(run)), abs=5e-5)
+    assert (run.status, run.nranks) == ("ok", 2)
+
+
+def test_json_v2_complete():
+    [run] = runs_of("allreduce-json-v2-2node.json")
+    assert (run.format, run.collective, run.collective_source) == ("json", "all_reduce", "header")
+    assert [r.size_bytes for r in run.rows] == [1073741824 * 2 ** i for i in range(4)]
+    assert [r.root for r in run.rows] == [-1] * 4  # nccl-tests writes root as "%6i" text
+    oop = [42.113, 44.870, 46.015, 46.802]
+    ip = [42.207, 44.902, 45.990, 46.779]
+    assert [r.oop_busbw_gbps for r in run.rows] == oop and [r.ip_busbw_gbps for r in run.rows] == ip
+    assert run.avg_busbw_gbps == pytest.approx(statistics.fmean(oop + ip))
+    assert (run.status, run.problems, run.complete, run.out_of_bounds) == ("ok", [], True, 0)
+    assert (run.nranks, run.hosts, run.nccl_version) == (8, ["hx-17", "hx-18"], "2.27.3")
+    assert busbw_fraction_of_line_rate(run, 400).largest_message == pytest.approx(46.802 * 8 / 400)
+
+
+def test_json_truncated_keeps_complete_results():
+    [run] = runs_of("alltoall-json-truncated.json")
+    assert run.collective == "alltoall" and [r.size_bytes for r in run.rows] == [16777216, 33554432]
+    assert (run.avg_busbw_source, run.complete) == ("computed", False)
+    assert run.avg_busbw_gbps == pytest.approx(statistics.fmean([20.5, 20.4, 21.5, 21.4]))
+    assert run.status == "ok" and INCOMPLETE in run.problems
+
+
+def test_json_v3_validation_off_nan_and_missing_out_of_place():
+    [run] = runs_of("broadcast-json-v3-validation-off-nan.json")
+    assert (run.collective, run.status) == ("broadcast", "not-validated")
+    assert run.rows[0].out_of_place is None and run.rows[0].ip_busbw_gbps == 47.45
+    assert run.rows[1].oop_busbw_gbps is None  # "nan"
+    assert (run.avg_busbw_gbps, run.max_busbw_gbps) == (49.775, 52.10)
+
+
+@pytest.mark.parametrize("name,first", [
+    ("not-nccl-iperf3.txt", "Connecting to host 192.0.2.40, port 5201"),
+    ("not-nccl-json.json", '{"benchmark": "ib_write_bw"'),
+    ("nccl-log-only.txt", "node-x:1:1 [0] NCCL INFO Bootstrap"),
+    ("empty.txt", None),
+])
+def test_not_nccl_output_is_rt301_naming_file_and_first_line(name, first):
+    with pytest.raises(RoceTuneError) as exc:
+        runs_of(name)
+    [f] = exc.value.findings
+    assert f.rule == "RT301" and f.severity.value == "error"
+    assert f.location.file.endswith(name) and name in f.message
+    if first is None:
+        assert "empty" in f.message
+    else:
+        assert first in f.message
+
+
+def test_missing_file_is_rt301():
+    with pytest.raises(RoceTuneError) as exc:
+        parse_nccl_file(str(FIXTURES / "no-such-file.txt"))
+    assert exc.value.findings[0].rule == "RT301"
+
+
+def test_whitespace_only_text():
+    with pytest.raises(RoceTuneError, match="empty"):
+        parse_nccl_output(" \n\n\t\n", "blank.log")
+
+
+ROW_RE = re.compile(r"^\s+\d+\s+\d+\s+bfloat16\s")
+
+
+def test_text_truncated_at_every_point_keeps_complete_rows():
+    """Cut anywhere: a clean error before any nccl-tests line, else exactly the whole rows so far."""
+    text = (FIXTURES / "allreduce-current-4node-200g-info-inside.txt").read_text()
+    ends, pos = [], 0
+    for line in text.splitlines(keepends=True):
+        if ROW_RE.match(line):
+            ends.append(pos + len(line.rstrip("\n")))
+        pos += len(line)
+    for cut in range(0, len(text) + 1, 7):
+        try:
+            [run] = parse_nccl_output(text[:cut], "cut.txt")
+        except RoceTuneError as exc:
+            assert exc.findings[0].rule == "RT301"
+            assert cut < text.index("# nccl-tests version") + 40
+            continue
+        assert len(run.rows) == sum(1 for e in ends if e <= cut), cut
+        if not run.rows:
+            assert run.status == "failed" and NO_ROWS in run.problems
+
+
+def test_json_truncated_at_every_point():
+    text = (FIXTURES / "allreduce-json-v2-2node.json").read_text()
+    for cut in range(1, len(text) + 1, 11):
+        try:
+            runs = parse_nccl_output(text[:cut], "cut.json")
+        except RoceTuneError as exc:
+            assert exc.findings[0].rule == "RT301"
+            assert '"results"' not in text[:cut]
+            continue
+        complete = text[:cut].count('"experiment_name":""}')
+        assert [len(r.rows) for r in runs] == [complete], cut
+
+
+@pytest.mark.parametrize("redop,root,size,count,dtype,nranks,expected", [
+    ("sum", -1, 4096, 1024, "float", None, "all_reduce"),
+    ("avg", None, 4096, 512, "double", 8, "all_reduce"),
+    ("sum", -1, 4096, 128, "float", None, "reduce_scatter"),
+    ("max", 0, 4096, 1024, "float", None, "reduce"),
+    ("none", 0, 4096, 2048, "half", None, "broadcast"),
+    ("none", -1, 4096, 128, "float", None, None),  # all_gather or alltoall: not decidable
+    ("sum", -1, 4096, 1024, "float", 1, None),  # one rank: every ratio is 1
+    ("sum", -1, 4096, 1024, "mystery", None, None),
+])
+def test_infer_collective(redop, root, size, count, dtype, nranks, expected):
+    assert infer_collective(redop, root, size, count, dtype, nranks) == expected
+
+
+@pytest.mark.parametrize("code,version", [(22703, "2.27.3"), (21805, "2.18.5"), (2708, "2.7.8"), (2406, "2.4.6")])
+def test_nccl_version_code(code, version):
+    assert nccl_version_from_code(code) == version
+
+
+def test_line_rate_conversion_is_bytes_to_bits():
+    assert gbytes_per_s_to_line_rate_fraction(50.0, 400) == pytest.approx(1.0)
+    assert gbytes_per_s_to_line_rate_fraction(12.5, 100) == pytest.approx(1.0)
+    with pytest.raises(ValueError):
+        gbytes_per_s_to_line_rate_fraction(1.0, 0)
+
+
+HEADER = ("#       size         count      type   redop    root     time   algbw   busbw #wrong"
+          "     time   algbw   busbw #wrong\n")
+
+
+def test_header_beats_command_line_for_the_name():
+    text = ("$ ./build/alltoall_perf -b 8 -e 8\n# Collective test starting: all_gather_perf\n" + HEADER
+            + "        1024           64     float    none      -1    10.00    0.10    0.09      0    10.00    0.10    0.09      0\n")
+    [run] = parse_nccl_output(text)
+    assert (run.collective, run.collective_source) == ("all_gather", "header")
+
+
+def test_in_place_only_row_and_all_types_in_one_table():
+    text = (HEADER
+            + "        4096         1024     float     sum      -1                                     9.00    0.46    0.80      0\n"
+            + "        4096         2048      half     sum      -1     9.10    0.45    0.79      0     9.20    0.45    0.78      0\n"
+            + "# Out of bounds values : 0 OK\n# Avg bus bandwidth    : 0.79 \n")
+    [run] = parse_nccl_output(text)
+    assert run.rows[0].out_of_place is None and run.rows[0].ip_busbw_gbps == 0.80
+    assert [r.type for r in run.rows] == ["float", "half"] and run.status == "ok"
+
+
+def test_rows_without_any_header_use_the_current_layout():
+    text = "   1073741824     268435456     float     sum      -1    71024   15.12   15.12      0    70967   15.13   15.13      0\n"
+    [run] = parse_nccl_output(text)
+    assert run.rows[0].ip_busbw_gbps == 15.13 and run.collective == "all_reduce"
+    assert any("no table header found" in p for p in run.problems)
+
+
+def test_old_time_in_milliseconds_is_converted():
+    text = ("#  size  count  type  redop  time  algbw  busbw  error  time  algbw  busbw  error\n"
+            "#   (B)  (elements)  (ms)  (GB/s)  (GB/s)  (ms)  (GB/s)  (GB/s)\n"
+            "  1048576  262144  float  sum  0.215  4.88  9.14  1e-07  0.216  4.85  9.10  1e-07\n")
+    [run] = parse_nccl_output(text)
+    assert run.rows[0].oop_time_us == pytest.approx(215.0)
+
+
+def test_models_are_frozen():
+    [run] = runs_of("alltoall-empty-redop-root-printed.txt")
+    with pytest.raises(ValidationError):
+        run.status = "ok"  # type: ignore[misc]
+    with pytest.raises(ValidationError):
+        run.rows[0].size_bytes = 1  # type: ignore[misc]
