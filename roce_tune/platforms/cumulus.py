@@ -76,7 +76,7 @@ SPEC = PlatformSpec(
     source=f"CumulusNetworks/docs cumulus-linux-514 Quality-of-Service and RoCE pages, nvue-reference QoS "
            f"(NVUE syntax of Cumulus Linux {CL_VERSION})",
     extra_outputs=(("config.yaml.j2", "nvue.yaml"),),
-    show_commands={
+    show_commands={  # "{port}" is filled in by the caller (per-interface views)
         "running_config": "nv config show -o commands",
         "pending_diff": "nv config diff",
         "roce": "nv show qos roce",

@@ -11,8 +11,20 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from roce_tune.plan import (
-    BufferPool, BufferProfile, Buffers, Classification, DeadlockReport, EcnProfile, FluidCheck, Headroom,
-    Plan, PlanSummary, PortPlan, QueueScheduler, SwitchPlan, Watchdog,
+    BufferPool,
+    BufferProfile,
+    Buffers,
+    Classification,
+    DeadlockReport,
+    EcnProfile,
+    FluidCheck,
+    Headroom,
+    Plan,
+    PlanSummary,
+    PortPlan,
+    QueueScheduler,
+    SwitchPlan,
+    Watchdog,
 )
 
 LOSSLESS = [3]

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 import shlex
-from functools import lru_cache
+from functools import cache
 from itertools import product
 from pathlib import Path
 from typing import Any
@@ -216,7 +216,7 @@ def test_golden_hand_built() -> None:
     assert_golden("hand-built", cumulus.render(plan, sw))
 
 
-@lru_cache(maxsize=None)
+@cache
 def inventory_plan(name: str) -> Plan:
     try:
         from roce_tune.inventory.loader import load_inventory

@@ -11,15 +11,16 @@ import difflib
 import json
 import os
 import re
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 import pytest
 
-from . import plans_sonic_cumulus as pb
-from . import yang_helpers as yh
 from roce_tune.plan import Plan, SwitchPlan
 from roce_tune.platforms import get_platform, sonic
+
+from . import plans_sonic_cumulus as pb
+from . import yang_helpers as yh
 
 GOLDEN = Path(__file__).resolve().parents[1] / "golden" / "sonic"
 INVENTORIES = Path(__file__).resolve().parents[2] / "inventories"
@@ -270,7 +271,7 @@ def test_golden_hand_built() -> None:
     assert_golden("hand-built", sonic.render(plan, sw))
 
 
-@lru_cache(maxsize=None)
+@cache
 def inventory_plan(name: str) -> Plan:
     try:
         from roce_tune.inventory.loader import load_inventory

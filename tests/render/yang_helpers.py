@@ -83,7 +83,7 @@ def _children(node: Any) -> dict[str, Any]:
 def _list_entry(lst: Any, key: str, fields: dict[str, Any]) -> dict[str, Any]:
     import libyang
 
-    keys = [k.name() for k in lst.keys()]
+    keys = [k.name() for k in lst.keys()]  # noqa: SIM118 (libyang SList.keys(): key leaves)
     parts = key.split("|")
     if len(parts) != len(keys):
         raise YangValidationError(f"{lst.name()}: key {key!r} does not split into {keys}")
