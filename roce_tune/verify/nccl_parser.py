@@ -324,10 +324,10 @@ def finalize_run(b: RunFacts) -> NcclRun:
     if name is None and rows:
         notes.append("collective not named in the output and not inferable from the rows")
     if nranks is None and rows and name in ("all_gather", "reduce_scatter", "alltoall"):
-        r0 = next((r for r in rows if r.count > 0), None)
-        ts = TYPE_BYTES.get(r0.type.lower()) if r0 else None
-        if r0 and ts and r0.size_bytes % (r0.count * ts) == 0:
-            nranks = r0.size_bytes // (r0.count * ts)
+        rc = next((r for r in rows if r.count > 0), None)
+        ts = TYPE_BYTES.get(rc.type.lower()) if rc else None
+        if rc and ts and rc.size_bytes % (rc.count * ts) == 0:
+            nranks = rc.size_bytes // (rc.count * ts)
     if b.oob is not None and b.oob > 0:
         fails.append(f"validation failed: Out of bounds values : {b.oob}")
     limit_for = (lambda t: ERROR_LIMIT.get(t.lower(), 0.0)) if (
@@ -364,6 +364,7 @@ def finalize_run(b: RunFacts) -> NcclRun:
     if rows and not b.complete:
         notes.append(INCOMPLETE)
     notes += b.notes
+    avg_src: Literal["printed", "computed"] | None
     if ran_alone:
         avg, avg_src, mx = None, None, None
     elif b.avg is not None:
@@ -371,7 +372,7 @@ def finalize_run(b: RunFacts) -> NcclRun:
     else:
         avg = statistics.fmean(bws) if bws else None
         avg_src, mx = ("computed" if bws else None), (max(bws) if bws else None)
-    status = "failed" if fails else ("not-validated" if rows and not validated else "ok")
+    status: Literal["ok", "failed", "not-validated"] = "failed" if fails else ("not-validated" if rows and not validated else "ok")
     return NcclRun(
         collective=name or "unknown", collective_source=how, rows=rows, avg_busbw_gbps=avg,
         avg_busbw_source=avg_src, max_busbw_gbps=mx, status=status, problems=fails + notes,
@@ -442,8 +443,8 @@ _STARTING = re.compile(r"Collective test (starting|concluded):\s*(\S+)")
 _NTHREAD = re.compile(r"^#?\s*nThread\s+\d+\s+nGpus\s+\d+")
 _VALIDATION = re.compile(r"validation:\s*(\d+)")
 _RANK = re.compile(r"^#?\s*Rank\s+(\d+)\s+(?:Group\s+\d+\s+)?Pid\s+(\d+)\s+on\s+(\S+)\s+device\s+(\d+)")
-_OOB = re.compile(r"Out of bounds values\s*:\s*(\d+)\s*(OK|FAILED)?", re.I)
-_AVG = re.compile(r"Avg bus bandwidth\s*:\s*(\S+)\s*(OK|FAILED)?", re.I)
+_OOB = re.compile(r"Out of bounds values\s*:\s*(\d+)\s*(OK|FAILED)?", re.IGNORECASE)
+_AVG = re.compile(r"Avg bus bandwidth\s*:\s*(\S+)\s*(OK|FAILED)?", re.IGNORECASE)
 _FAIL = re.compile(r"\bTest (?:NCCL |CUDA )?failure\b|\bTest failure\b|\bFAILED\b.*\bNCCL error\b")
 _ERROR = re.compile(r"^#\s*error:\s*(.+)")
 _LABEL = re.compile(r"^\s*([a-z_]+)\s+results?\s*:?\s*$")
@@ -691,9 +692,9 @@ def _parse_text(text: str, source: str) -> list[RunFacts]:
                 run.launcher_np = pending.launcher_np = int(lm.group(1)) if lm else None
     if cur is not None and cur.structural:
         done.append(cur)
-    file_version = next((r.nccl_version for r in done if r.nccl_version), pending.nccl_version)
-    for r in done:
-        r.nccl_version = r.nccl_version or file_version
+    file_version = next((f.nccl_version for f in done if f.nccl_version), pending.nccl_version)
+    for f in done:
+        f.nccl_version = f.nccl_version or file_version
     return done
 
 
@@ -767,7 +768,7 @@ def _json_run(doc: dict, source: str) -> RunFacts:
         b.name(collective_from_program(args[0]), "header")
     if isinstance(doc.get("nccl_version"), int):
         b.nccl_version = nccl_version_from_code(doc["nccl_version"])
-    cfg = doc.get("config") if isinstance(doc.get("config"), dict) else {}
+    cfg: dict = doc["config"] if isinstance(doc.get("config"), dict) else {}
     b.validation = cfg.get("validation") if isinstance(cfg.get("validation"), int) else None
     for d in cfg.get("devices") or []:
         if isinstance(d, dict) and isinstance(d.get("rank"), int):
@@ -820,6 +821,7 @@ def _is_nccl_json(d: dict) -> bool:
     res = d.get("results")
     if "results" in d and not isinstance(res, list):
         return False
+    res = res or []
     if "nccl_version" in d or isinstance(d.get("config"), dict):
         return "results" in d or "config" in d
     return bool(res) and all(isinstance(x, dict) and "size" in x and "count" in x for x in res)

@@ -78,8 +78,8 @@ def test_two_collectives_error_column_empty_redop(field_case):
         (520935.0, 0.51, 519562.0), (1041974.0, 0.51, 1041299.0)]
     assert (a2a.avg_busbw_gbps, a2a.max_busbw_gbps, a2a.status) == (0.507636, 0.51, "ok")
     assert a2a.nranks == 64  # 268435456 / (4 B * 1048576): 8 nodes x 8 GPUs
-    assert a2a.problems == ["in-place results show error 1e+00 in 2 of 2 rows, "
-                            "but nccl-tests counted 0 out-of-bounds values"]
+    assert a2a.problems == [("in-place results show error 1e+00 in 2 of 2 rows, "
+                             "but nccl-tests counted 0 out-of-bounds values")]
 
 
 def test_alltoall_one_gpu_inplace_na_and_prompt_noise(field_case):
