@@ -22,7 +22,10 @@ from roce_tune.inventory.catalog import load_catalog
 from roce_tune.plan import Plan, SwitchPlan
 from roce_tune.platforms import cumulus, get_platform
 
-from . import plans_sonic_cumulus as pb
+try:  # tests/render is a package when it has __init__.py, a plain rootdir otherwise
+    from . import plans_sonic_cumulus as pb
+except ImportError:
+    import plans_sonic_cumulus as pb  # type: ignore[no-redef]
 
 GOLDEN = Path(__file__).resolve().parents[1] / "golden" / "cumulus"
 INVENTORIES = Path(__file__).resolve().parents[2] / "inventories"
@@ -198,9 +201,13 @@ def assert_golden(scenario: str, files: dict[str, str]) -> None:
     folder = GOLDEN / scenario
     if os.environ.get("ROCE_TUNE_UPDATE_GOLDEN") == "1":
         folder.mkdir(parents=True, exist_ok=True)
+        for stale in {p.name for p in folder.iterdir()} - set(files):
+            (folder / stale).unlink()
         for name, text in files.items():
             (folder / name).write_text(text, encoding="utf-8")
         return
+    on_disk = {p.name for p in folder.iterdir()} if folder.is_dir() else set()
+    assert on_disk <= set(files), f"stale golden files in {folder}: {sorted(on_disk - set(files))}"
     for name, text in sorted(files.items()):
         path = folder / name
         assert path.is_file(), f"no golden file {path}; run with ROCE_TUNE_UPDATE_GOLDEN=1 and review it"
@@ -223,7 +230,12 @@ def inventory_plan(name: str) -> Plan:
         from roce_tune.tuner.plan import derive_plan
     except ImportError as exc:
         pytest.skip(f"tuner pipeline not importable yet: {exc}")
-    return derive_plan(load_inventory(INVENTORIES / f"{name}.yaml"))
+    try:
+        return derive_plan(load_inventory(INVENTORIES / f"{name}.yaml"))
+    except ModuleNotFoundError as exc:  # a lazily imported pipeline module (e.g. lint) not written yet
+        if (exc.name or "").startswith("roce_tune"):
+            pytest.skip(f"tuner pipeline incomplete: {exc}")
+        raise
 
 
 @pytest.mark.parametrize("inventory,switches", [("spectrum-x-su", ["su1-spine1"]), ("mixed-vendor", ["leaf7", "leaf8"])])

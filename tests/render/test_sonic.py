@@ -19,8 +19,12 @@ import pytest
 from roce_tune.plan import Plan, SwitchPlan
 from roce_tune.platforms import get_platform, sonic
 
-from . import plans_sonic_cumulus as pb
-from . import yang_helpers as yh
+try:  # tests/render is a package when it has __init__.py, a plain rootdir otherwise
+    from . import plans_sonic_cumulus as pb
+    from . import yang_helpers as yh
+except ImportError:
+    import plans_sonic_cumulus as pb  # type: ignore[no-redef]
+    import yang_helpers as yh  # type: ignore[no-redef]
 
 GOLDEN = Path(__file__).resolve().parents[1] / "golden" / "sonic"
 INVENTORIES = Path(__file__).resolve().parents[2] / "inventories"
@@ -253,9 +257,13 @@ def assert_golden(scenario: str, files: dict[str, str]) -> None:
     folder = GOLDEN / scenario
     if os.environ.get("ROCE_TUNE_UPDATE_GOLDEN") == "1":
         folder.mkdir(parents=True, exist_ok=True)
+        for stale in {p.name for p in folder.iterdir()} - set(files):
+            (folder / stale).unlink()
         for name, text in files.items():
             (folder / name).write_text(text, encoding="utf-8")
         return
+    on_disk = {p.name for p in folder.iterdir()} if folder.is_dir() else set()
+    assert on_disk <= set(files), f"stale golden files in {folder}: {sorted(on_disk - set(files))}"
     for name, text in sorted(files.items()):
         path = folder / name
         assert path.is_file(), f"no golden file {path}; run with ROCE_TUNE_UPDATE_GOLDEN=1 and review it"
@@ -278,18 +286,33 @@ def inventory_plan(name: str) -> Plan:
         from roce_tune.tuner.plan import derive_plan
     except ImportError as exc:
         pytest.skip(f"tuner pipeline not importable yet: {exc}")
-    return derive_plan(load_inventory(INVENTORIES / f"{name}.yaml"))
+    try:
+        return derive_plan(load_inventory(INVENTORIES / f"{name}.yaml"))
+    except ModuleNotFoundError as exc:  # a lazily imported pipeline module (e.g. lint) not written yet
+        if (exc.name or "").startswith("roce_tune"):
+            pytest.skip(f"tuner pipeline incomplete: {exc}")
+        raise
 
 
-@pytest.mark.parametrize("inventory,switches", [("spectrum-x-su", ["su1-leaf1"]), ("mixed-vendor", ["leaf5", "leaf6"])])
-def test_golden_inventories(inventory: str, switches: list[str], yang: yh.SonicYang) -> None:
+INVENTORY_SWITCHES = [("spectrum-x-su", ["su1-leaf1"]), ("mixed-vendor", ["leaf5", "leaf6"])]
+
+
+@pytest.mark.parametrize("inventory,switches", INVENTORY_SWITCHES)
+def test_golden_inventories(inventory: str, switches: list[str]) -> None:
     plan = inventory_plan(inventory)
     files: dict[str, str] = {}
     for name in switches:
         sw = plan.switch(name)
         assert sw.platform == "sonic"
-        rendered = sonic.render(plan, sw)
-        files.update(rendered)
-        db = json.loads(rendered[f"{name}.json"])
-        assert yh.validate_config_db(yang, yh.merge_running(_running(sw), db)) == ["CABLE_LENGTH"]
+        files.update(sonic.render(plan, sw))
     assert_golden(inventory, files)
+
+
+@pytest.mark.parametrize("inventory,switches", INVENTORY_SWITCHES)
+def test_inventory_renderings_validate_against_sonic_yang(inventory: str, switches: list[str],
+                                                          yang: yh.SonicYang) -> None:
+    plan = inventory_plan(inventory)
+    for name in switches:
+        sw = plan.switch(name)
+        db = json.loads(sonic.render(plan, sw)[f"{name}.json"])
+        assert yh.validate_config_db(yang, yh.merge_running(_running(sw), db)) == ["CABLE_LENGTH"]
