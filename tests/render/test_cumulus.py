@@ -93,9 +93,9 @@ def test_commands_and_yaml_describe_the_same_settings(ports: list[pb.P], kw: dic
     assert commands_to_tree(sh) == yaml_tree(yml)
 
 
-def test_values_are_the_plans() -> None:
-    plan, sw = _hand()
-    cfg = yaml_tree(_files(plan, sw)[1])
+def check_plan_values(plan: Plan, sw: SwitchPlan, cfg: dict) -> None:
+    """Maps, PFC, ECN (through the port's bound or the default-global profile), ETS, watchdog and pool
+    shares carry the plan's values; lossy ports get no bindings; the CNP queue is strict."""
     c, qos = plan.classification, cfg["qos"]
     assert qos["roce"] == {"mode": "lossless"}
     mapping = qos["mapping"]["default-global"]
@@ -133,6 +133,11 @@ def test_values_are_the_plans() -> None:
     for pool, plan_pool in (("roce-lossless", "ingress_lossless_pool"), ("default-lossy", "ingress_lossy_pool")):
         pct = qos["traffic-pool"][pool]["memory-percent"]
         assert pct * buffer_bytes <= sizes[plan_pool] * 100 < (pct + 1) * buffer_bytes
+
+
+def test_values_are_the_plans() -> None:
+    plan, sw = _hand()
+    check_plan_values(plan, sw, yaml_tree(_files(plan, sw)[1]))
 
 
 def test_ports_that_differ_get_profiles_and_uniform_ports_use_default_global() -> None:
@@ -248,5 +253,6 @@ def test_golden_inventories(inventory: str, switches: list[str]) -> None:
         rendered = cumulus.render(plan, sw)
         sh, yml = rendered[f"{name}.nvue.sh"], rendered[f"{name}.nvue.yaml"]
         assert commands_to_tree(sh) == yaml_tree(yml)
+        check_plan_values(plan, sw, yaml_tree(yml))
         files.update(rendered)
     assert_golden(inventory, files)

@@ -96,10 +96,8 @@ def test_cable_length_matches_yang_pattern_and_never_shortens() -> None:
 
 
 # --- structure: every reference resolves ----------------------------------------------------------
-@pytest.mark.parametrize("asic", ["spectrum-4", "tomahawk-3"])
-def test_every_reference_resolves(asic: str) -> None:
-    plan, sw = _hand(asic)
-    db = _db(plan, sw)
+def check_references(db: dict[str, dict]) -> None:
+    """Every profile, pool, map, scheduler and WRED profile a row names exists in its table."""
     for key, row in db["BUFFER_PG"].items():
         assert row["profile"] in db["BUFFER_PROFILE"], key
     for key, row in db["BUFFER_QUEUE"].items():
@@ -118,7 +116,13 @@ def test_every_reference_resolves(asic: str) -> None:
             assert row["scheduler"] in db["SCHEDULER"], key
         if "wred_profile" in row:
             assert row["wred_profile"] in db["WRED_PROFILE"], key
-    assert set(db["DSCP_TO_TC_MAP"]["ROCE"]) == {str(d) for d in range(64)}
+    for name, row in db["DSCP_TO_TC_MAP"].items():
+        assert set(row) == {str(d) for d in range(64)}, name
+
+
+@pytest.mark.parametrize("asic", ["spectrum-4", "tomahawk-3"])
+def test_every_reference_resolves(asic: str) -> None:
+    check_references(_db(*_hand(asic)))
 
 
 def test_pfc_to_pg_map_only_on_mellanox_and_barefoot() -> None:
@@ -131,10 +135,12 @@ def test_pfc_to_pg_map_only_on_mellanox_and_barefoot() -> None:
 
 
 # --- lossless semantics and values equal to the plan ----------------------------------------------
-def test_lossless_ports_have_pfc_headroom_ecn_and_watchdog_with_plan_values() -> None:
-    plan, sw = _hand()
-    db = _db(plan, sw)
+def check_plan_values(plan: Plan, sw: SwitchPlan, db: dict[str, dict]) -> None:
+    """Lossless ports have PFC, the plan's headroom, ECN and watchdog values; lossy ports have none;
+    the CNP queue is strict."""
     c = plan.classification
+    for p in sw.ports:
+        assert db["SCHEDULER"][db["QUEUE"][f"{p.name}|{c.cnp_queue}"]["scheduler"]] == {"type": "STRICT"}
     ecn = {e.name: e for e in sw.ecn_profiles}
     assert db["PFC_WD"]["GLOBAL"] == {"POLL_INTERVAL": str(sw.watchdog.poll_ms)}
     for p in sw.ports:
@@ -162,6 +168,11 @@ def test_lossless_ports_have_pfc_headroom_ecn_and_watchdog_with_plan_values() ->
                 assert int(wred[f"{colour}_max_threshold"]) == e.kmax_bytes
                 assert float(wred[f"{colour}_drop_probability"]) == e.pmax_percent
                 assert wred[f"wred_{colour}_enable"] == "true"
+
+
+def test_lossless_ports_have_pfc_headroom_ecn_and_watchdog_with_plan_values() -> None:
+    plan, sw = _hand()
+    check_plan_values(plan, sw, _db(plan, sw))
 
 
 def test_two_lossless_priorities_use_range_keys() -> None:
@@ -306,6 +317,16 @@ def test_golden_inventories(inventory: str, switches: list[str]) -> None:
         assert sw.platform == "sonic"
         files.update(sonic.render(plan, sw))
     assert_golden(inventory, files)
+
+
+@pytest.mark.parametrize("inventory,switches", INVENTORY_SWITCHES)
+def test_inventory_renderings_resolve_and_carry_plan_values(inventory: str, switches: list[str]) -> None:
+    plan = inventory_plan(inventory)
+    for name in switches:
+        sw = plan.switch(name)
+        db = json.loads(sonic.render(plan, sw)[f"{name}.json"])
+        check_references(db)
+        check_plan_values(plan, sw, db)
 
 
 @pytest.mark.parametrize("inventory,switches", INVENTORY_SWITCHES)
