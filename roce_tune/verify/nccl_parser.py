@@ -294,7 +294,7 @@ def finalize_run(b: RunFacts) -> NcclRun:
     rows = list(b.rows)
     ranks = [r[0] for r in b.ranks]
     dup_rank = next((r for r in ranks if ranks.count(r) > 1), None)
-    pids = {r[1] for r in b.ranks}
+    procs = {(r[2], r[1]) for r in b.ranks}  # (host, pid): containers reuse pids across hosts
     evidence = []
     if dup_rank is not None:
         evidence.append(f"rank {dup_rank} listed {ranks.count(dup_rank)} times")
@@ -302,7 +302,7 @@ def finalize_run(b: RunFacts) -> NcclRun:
         evidence.append(f"table header printed {b.headers} times")
     if b.summaries > 1:
         evidence.append(f"summary printed {b.summaries} times")
-    if b.launcher_np and b.launcher_np > 1 and len(pids) == 1 and ranks:
+    if b.launcher_np and b.launcher_np > 1 and len(procs) == 1:
         evidence.append(f"launcher started {b.launcher_np} processes but one process listed its ranks")
     ran_alone = bool(evidence)
     if ran_alone:
@@ -351,7 +351,8 @@ def finalize_run(b: RunFacts) -> NcclRun:
         if validated and na:
             notes.append(f"N/A {place} results ({na} of {len(res)} rows not validated)")
     if b.avg_failed:
-        fails.append(f"Avg bus bandwidth {b.avg:g} GB/s FAILED the nccl-tests minimum check")
+        shown = "?" if b.avg is None else f"{b.avg:g}"
+        fails.append(f"Avg bus bandwidth {shown} GB/s FAILED the nccl-tests minimum check")
     positive = [r for r in rows if r.size_bytes > 0]
     bws = [x.busbw_gbps for r in positive for _, x in r.results() if x.busbw_gbps is not None]
     if len(positive) < len(rows):
@@ -372,7 +373,8 @@ def finalize_run(b: RunFacts) -> NcclRun:
     else:
         avg = statistics.fmean(bws) if bws else None
         avg_src, mx = ("computed" if bws else None), (max(bws) if bws else None)
-    status: Literal["ok", "failed", "not-validated"] = "failed" if fails else ("not-validated" if rows and not validated else "ok")
+    status: Literal["ok", "failed", "not-validated"] = (
+        "failed" if fails else "not-validated" if rows and not validated else "ok")
     return NcclRun(
         collective=name or "unknown", collective_source=how, rows=rows, avg_busbw_gbps=avg,
         avg_busbw_source=avg_src, max_busbw_gbps=mx, status=status, problems=fails + notes,
@@ -445,7 +447,9 @@ _VALIDATION = re.compile(r"validation:\s*(\d+)")
 _RANK = re.compile(r"^#?\s*Rank\s+(\d+)\s+(?:Group\s+\d+\s+)?Pid\s+(\d+)\s+on\s+(\S+)\s+device\s+(\d+)")
 _OOB = re.compile(r"Out of bounds values\s*:\s*(\d+)\s*(OK|FAILED)?", re.IGNORECASE)
 _AVG = re.compile(r"Avg bus bandwidth\s*:\s*(\S+)\s*(OK|FAILED)?", re.IGNORECASE)
-_FAIL = re.compile(r"\bTest (?:NCCL |CUDA )?failure\b|\bTest failure\b|\bFAILED\b.*\bNCCL error\b")
+_FAIL = re.compile(r"\bTest (?:NCCL |CUDA )?failure\b")  # nccl-tests NCCLCHECK/CUDACHECK/TESTCHECK
+_LAUNCH_FAIL = re.compile(r"non-zero exit code|exited with non-zero status|MPI_ABORT was invoked"
+                          r"|srun: error: .*[Ee]xited with exit code [1-9]")
 _ERROR = re.compile(r"^#\s*error:\s*(.+)")
 _LABEL = re.compile(r"^\s*([a-z_]+)\s+results?\s*:?\s*$")
 _BINARY = re.compile(r"(?:^|[\s/=])([a-z_]+_perf(?:_mpi)?)(?=\s|$)")
@@ -653,6 +657,9 @@ def _parse_text(text: str, source: str) -> list[RunFacts]:
             run.structural = True
             if len(run.fail_notes) < 3:
                 run.fail_notes.append(f"nccl-tests reported a failure: {line.strip()[:160]}")
+        elif _LAUNCH_FAIL.search(line):
+            if cur is not None and cur.structural and len(cur.fail_notes) < 3:
+                cur.fail_notes.append(f"the launcher reported a failure: {line.strip()[:160]}")
         elif m := _ERROR.match(line):
             current(n).notes.append(f"NCCL reported: {m.group(1).strip()[:160]}")
         elif (h := _parse_header(line)) is not None:

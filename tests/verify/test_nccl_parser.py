@@ -115,6 +115,19 @@ def test_alltoall_empty_redop_with_root_printed():
     assert run.status == "ok" and run.nranks == 4
 
 
+def test_crash_with_ib_completion_error():
+    [run] = runs_of("allreduce-crash-ib-completion-error.txt")
+    assert (run.collective, run.nranks, len(run.hosts)) == ("all_reduce", 16, 2)
+    assert [r.oop_busbw_gbps for r in run.rows] == [68.79, 70.42]
+    assert run.status == "failed" and not run.complete
+    assert run.problems[0].startswith("nccl-tests reported a failure: trn-p-01: Test NCCL failure common.cu:1005")
+    assert run.problems[1] == "nccl-tests reported a failure: .. trn-p-01 pid 35: Test failure common.cu:1112"
+    assert run.problems[2].startswith("the launcher reported a failure: a non-zero exit code")
+    assert any(p.startswith("NCCL WARN: NET/IB : Got completion from peer") for p in run.problems)
+    assert RAN_ALONE not in run.problems  # pid 31..38 on both hosts: containers reuse pids
+    assert run.avg_busbw_gbps == pytest.approx(statistics.fmean([68.79, 68.94, 70.42, 70.37]))
+
+
 @pytest.mark.parametrize("name", ["allreduce-no-mpi-interleaved.txt", "allreduce-no-mpi-sequential.txt",
                                   "allreduce-json-no-mpi.json"])
 def test_no_mpi_build_is_reported_as_ran_alone(name):
