@@ -23,10 +23,17 @@ never by fixed positions):
 Collective name, first match wins (``NcclRun.collective_source`` says which):
 ``header`` (``# Collective test starting: all_reduce_perf`` or ``… concluded``; JSON ``args[0]``) →
 ``label`` (a ``<name> result`` line a wrapper printed before the table) → ``command line`` (a
-``*_perf`` binary on a line before the run) → ``inferred`` from the rows: a reduction ``redop`` with
-``root >= 0`` → reduce; with size == count × type size → all_reduce; with size == nranks × count ×
-type size → reduce_scatter; ``redop`` none/empty with root >= 0 and size == count × type size →
-broadcast (nccl-tests ``getCollByteCount`` of each collective) → otherwise ``unknown``.
+``*_perf`` binary on a line right before the run) → ``inferred`` from the first row with size > 0:
+a reduction ``redop`` with ``root >= 0`` → reduce; size == count × type size → all_reduce;
+size == nranks × count × type size → reduce_scatter; ``redop`` none/empty with root >= 0 and
+size == count × type size → broadcast (nccl-tests ``getCollByteCount`` of each collective) →
+``command line`` inherited from the last ``*_perf`` command earlier in the file → ``unknown``.
+
+Verdict: ``failed`` on ``Out of bounds values : N`` with N > 0, on a ``#wrong`` > 0 / ``error``
+above nccl-tests' limit / ``*`` when no summary was printed, on ``Avg bus bandwidth … FAILED``, on
+``Test NCCL/CUDA failure`` and launcher abort lines, on no result rows, and when each process ran
+alone (a rank number listed twice, the header or summary printed twice, or a launcher started N > 1
+processes but one (host, pid) listed the ranks): those runs keep no rows and no bandwidth figure.
 """
 
 from __future__ import annotations
