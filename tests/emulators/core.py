@@ -1,0 +1,339 @@
+"""Common core of the loopback device emulators: device state, faults, timers, CLI sessions.
+
+An :class:`EmulatedDevice` owns everything that outlives one SSH connection (running
+configuration, candidates, checkpoints, the pending commit-confirm timer, fault knobs,
+counters).  A :class:`CliSession` is created per SSH channel and owns what a real CLI
+session owns (mode, prompt, sub-mode context, multi-line input state).
+
+Threading model: all device code runs on the fleet's asyncio loop thread.  Tests read
+state from another thread, so every mutation and every public accessor holds
+``device.lock`` (an ``RLock``).  Timers use ``loop.call_later`` scaled by
+``spec.time_scale`` so a 5-minute commit-confirm can expire in 300 ms in a test.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+import dataclasses
+import os
+import re
+import threading
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, ClassVar
+
+
+class DropConnection(Exception):
+    """Raised by a session to make the server abort the TCP connection (fault injection)."""
+
+
+@dataclass
+class Faults:
+    """Fault-injection knobs of one device; settable at start or at runtime.
+
+    Attributes:
+        drop_after_config_lines: abort the SSH connection right after the N-th
+            configuration line has been processed (its output and prompt are never sent).
+            What counts as a configuration line is platform-specific (README, "Faults").
+        drop_once: clear ``drop_after_config_lines`` after it fired once, so a
+            reconnect (e.g. to roll back) works.
+        reject_pattern: regex (``re.search``) of commands the device rejects with its
+            real-looking error ("% Invalid input", "syntax error", "Error: ...").
+        lose_confirm: the commit confirmation is accepted with normal output but lost,
+            so the commit-confirm timer expires and the device rolls back.
+        delay_per_command_s: sleep before answering each command line (slow device).
+    """
+
+    drop_after_config_lines: int | None = None
+    drop_once: bool = True
+    reject_pattern: str | None = None
+    lose_confirm: bool = False
+    delay_per_command_s: float = 0.0
+
+
+def _default_username() -> str:
+    return os.environ.get("ROCE_TUNE_USERNAME", "admin")
+
+
+def _default_password() -> str:
+    return os.environ.get("ROCE_TUNE_PASSWORD", "admin")
+
+
+@dataclass
+class EmulatorSpec:
+    """What to start: one emulated device.
+
+    Attributes:
+        platform: one of ``eos``, ``nxos``, ``junos``, ``cumulus``, ``sonic``, ``host``.
+        name: hostname shown in the prompt; also the fleet key.
+        port: TCP port on 127.0.0.1; 0 lets the OS choose (read it back from the fleet).
+        username/password: login credentials (defaults: env ROCE_TUNE_USERNAME /
+            ROCE_TUNE_PASSWORD, else ``admin``/``admin``).
+        authorized_keys: OpenSSH public-key lines (or paths to .pub files) accepted for
+            public-key authentication of ``username``.
+        secret: enable / sudo password; defaults to ``password``.
+        time_scale: multiplies every device timer (commit confirm, commit timer).
+        faults: initial fault knobs.
+        initial_config: platform-specific starting configuration (CLI text for
+            eos/nxos, ``set`` lines for junos, ``nv set`` lines for cumulus, a CONFIG_DB
+            dict or JSON text for sonic); ``None`` gives the platform's factory config.
+        options: platform-specific extras (README lists them per platform).
+    """
+
+    platform: str
+    name: str
+    port: int = 0
+    username: str = field(default_factory=_default_username)
+    password: str = field(default_factory=_default_password)
+    authorized_keys: list[str] = field(default_factory=list)
+    secret: str | None = None
+    time_scale: float = 1.0
+    faults: Faults = field(default_factory=Faults)
+    initial_config: Any = None
+    options: dict[str, Any] = field(default_factory=dict)
+
+
+class EmulatedDevice:
+    """State of one emulated device; subclassed per platform.
+
+    Subclasses set ``platform``, ``netmiko_device_type`` and implement
+    :meth:`new_session` and :meth:`running_config`.
+    """
+
+    platform: ClassVar[str] = ""
+    netmiko_device_type: ClassVar[str] = ""
+    #: Platforms whose SSH server also offers SFTP/SCP into the device sandbox.
+    file_transfer: ClassVar[bool] = False
+
+    def __init__(self, spec: EmulatorSpec, workdir: Path) -> None:
+        self.spec = spec
+        self.name = spec.name
+        self.workdir = workdir
+        self.sandbox = workdir / spec.name
+        self.sandbox.mkdir(parents=True, exist_ok=True)
+        self.lock = threading.RLock()
+        self.faults = dataclasses.replace(spec.faults)
+        self.loop: asyncio.AbstractEventLoop | None = None
+        self.port: int = 0
+        self.config_lines_seen = 0
+        self.commands_seen: list[str] = []
+        self.events: list[str] = []
+        self.connections = 0
+        self.checkpoints: dict[str, Any] = {}
+        self._confirm_handle: asyncio.TimerHandle | None = None
+        self._confirm_deadline: float | None = None
+        self._confirm_restore: Callable[[], None] | None = None
+        self._sessions: list[CliSession] = []
+
+    # ----------------------------------------------------------------- public API
+    @property
+    def secret(self) -> str:
+        return self.spec.secret if self.spec.secret is not None else self.spec.password
+
+    def running_config(self) -> str:
+        """Canonical running configuration text (no volatile headers); thread-safe."""
+        raise NotImplementedError
+
+    def set_fault(self, **knobs: Any) -> None:
+        """Change fault knobs at runtime, e.g. ``set_fault(drop_after_config_lines=3)``."""
+        with self.lock:
+            for key, value in knobs.items():
+                if not hasattr(self.faults, key):
+                    raise AttributeError(f"unknown fault knob {key!r}")
+                setattr(self.faults, key, value)
+            if "drop_after_config_lines" in knobs:
+                self.config_lines_seen = 0
+
+    def clear_faults(self) -> None:
+        """Reset all fault knobs to their defaults."""
+        with self.lock:
+            self.faults = Faults()
+            self.config_lines_seen = 0
+
+    @property
+    def confirm_pending(self) -> bool:
+        """True while a commit-confirm / commit-timer is armed."""
+        with self.lock:
+            return self._confirm_handle is not None
+
+    def new_session(self, username: str, interactive: bool) -> CliSession:
+        raise NotImplementedError
+
+    # ------------------------------------------------------------ fault helpers
+    def count_config_line(self) -> None:
+        """Count one configuration line; raise DropConnection when the fault fires."""
+        self.config_lines_seen += 1
+        limit = self.faults.drop_after_config_lines
+        if limit is not None and self.config_lines_seen >= limit:
+            if self.faults.drop_once:
+                self.faults.drop_after_config_lines = None
+            self.events.append(f"fault: connection dropped after {self.config_lines_seen} config lines")
+            self.config_lines_seen = 0
+            raise DropConnection()
+
+    def rejects(self, command: str) -> bool:
+        pattern = self.faults.reject_pattern
+        if pattern and re.search(pattern, command):
+            self.events.append(f"fault: rejected {command!r}")
+            return True
+        return False
+
+    # ------------------------------------------------------------------ timers
+    def scaled(self, seconds: float) -> float:
+        return max(0.0, seconds * self.spec.time_scale)
+
+    def arm_confirm(self, seconds: float, restore: Callable[[], None], label: str) -> None:
+        """Arm the commit-confirm timer: after ``seconds × time_scale`` call ``restore``.
+
+        Re-arming replaces the previous timer but keeps its restore point, as a second
+        ``commit confirmed`` does on Junos.
+        """
+        assert self.loop is not None, "device not started"
+        if self._confirm_handle is not None:
+            self._confirm_handle.cancel()
+            restore = self._confirm_restore or restore
+        delay = self.scaled(seconds)
+        self._confirm_restore = restore
+        self._confirm_deadline = time.monotonic() + delay
+        self._confirm_handle = self.loop.call_later(delay, self._confirm_expired, label)
+        self.events.append(f"{label}: armed {seconds:g}s (scaled {delay:.3f}s)")
+
+    def confirm(self, label: str) -> bool:
+        """Confirm the pending commit. Returns False if nothing was pending.
+
+        With the ``lose_confirm`` fault the confirmation is dropped silently and the timer
+        keeps running (True is still returned so the session prints normal output).
+        """
+        if self._confirm_handle is None:
+            return False
+        if self.faults.lose_confirm:
+            self.events.append(f"fault: {label} confirmation lost")
+            return True
+        self._confirm_handle.cancel()
+        self._confirm_handle = None
+        self._confirm_restore = None
+        self._confirm_deadline = None
+        self.events.append(f"{label}: confirmed")
+        return True
+
+    def revert_pending(self, label: str) -> bool:
+        """Revert a pending confirm immediately (abort / --confirm-no)."""
+        if self._confirm_handle is None:
+            return False
+        self._confirm_handle.cancel()
+        self._confirm_expired(label)
+        return True
+
+    def confirm_seconds_left(self) -> float | None:
+        if self._confirm_deadline is None:
+            return None
+        return max(0.0, (self._confirm_deadline - time.monotonic()) / max(self.spec.time_scale, 1e-9))
+
+    def _confirm_expired(self, label: str) -> None:
+        with self.lock:
+            restore = self._confirm_restore
+            self._confirm_handle = None
+            self._confirm_restore = None
+            self._confirm_deadline = None
+            if restore is not None:
+                restore()
+            self.events.append(f"{label}: not confirmed, rolled back")
+
+    def close(self) -> None:
+        with self.lock:
+            if self._confirm_handle is not None:
+                self._confirm_handle.cancel()
+                self._confirm_handle = None
+
+    # ------------------------------------------------------------------ misc
+    @staticmethod
+    def clone(obj: Any) -> Any:
+        return copy.deepcopy(obj)
+
+
+class CliSession:
+    """One interactive (or exec) CLI session on a device.
+
+    The server feeds complete input lines to :meth:`handle_line` and writes back the
+    returned text followed by :meth:`prompt`.  Output uses ``\\n``; the server converts
+    to ``\\r\\n`` on PTY sessions.
+    """
+
+    def __init__(self, device: EmulatedDevice, username: str, interactive: bool) -> None:
+        self.device = device
+        self.username = username
+        self.interactive = interactive
+        self.echo = True
+        self.closed = False
+        self.exit_status = 0
+
+    def banner(self) -> str:
+        return ""
+
+    def prompt(self) -> str:
+        raise NotImplementedError
+
+    def handle_line(self, line: str) -> str:
+        """Process one input line (called with ``device.lock`` held); may raise
+        :class:`DropConnection`."""
+        raise NotImplementedError
+
+    def handle_ctrl_c(self) -> str:
+        return "^C\n"
+
+    def handle_ctrl_d(self) -> str:
+        """Ctrl-D on an empty line: default is to log out."""
+        self.closed = True
+        return ""
+
+    def on_disconnect(self) -> None:
+        """Called when the SSH channel closes (normally or by a dropped connection)."""
+
+    def run_exec(self, command: str) -> tuple[str, int]:
+        """Run one non-interactive command (``ssh host cmd``)."""
+        out = ""
+        for line in command.split("\n"):
+            out += self.handle_line(line)
+        return out, self.exit_status
+
+
+def apply_pipes(output: str, pipes: list[str]) -> str:
+    """Apply Cisco/Arista-style output filters (include/exclude/begin/section/count).
+
+    Args:
+        output: command output, ``\\n`` separated.
+        pipes: filter strings after ``|`` e.g. ``["include mtu"]``.
+    """
+    lines = output.split("\n")
+    for pipe in pipes:
+        word, _, arg = pipe.strip().partition(" ")
+        arg = arg.strip()
+        if word in ("include", "i", "inc", "grep"):
+            lines = [ln for ln in lines if re.search(arg, ln)]
+        elif word in ("exclude", "e", "ex"):
+            lines = [ln for ln in lines if not re.search(arg, ln)]
+        elif word in ("begin", "b"):
+            for i, ln in enumerate(lines):
+                if re.search(arg, ln):
+                    lines = lines[i:]
+                    break
+            else:
+                lines = []
+        elif word in ("section", "sec"):
+            keep: list[str] = []
+            in_sec = False
+            for ln in lines:
+                top = not ln.startswith(" ")
+                if top:
+                    in_sec = bool(re.search(arg, ln))
+                if in_sec:
+                    keep.append(ln)
+            lines = keep
+        elif word == "count":
+            lines = [f"Count: {len([ln for ln in lines if ln.strip()])} lines"]
+        elif word in ("no-more", "json", "display", "last"):
+            continue
+    text = "\n".join(lines)
+    return text

@@ -1,0 +1,413 @@
+"""Juniper Junos emulator: set-line candidate, commit/confirm/rollback history.
+
+Works with netmiko's ``juniper_junos`` driver: operational prompt ``user@host> ``,
+configuration prompt ``[edit]`` + ``user@host# ``; answers the ``set cli`` commands of
+session preparation with "Screen width set to", "Disabling complete-on-space" and
+"Screen length set to"; ``commit confirmed N`` prints netmiko's marker "commit confirmed
+will be automatically rolled back in"; leaving with changes asks "Exit with uncommitted
+changes? [yes,no] (yes)".
+"""
+
+from __future__ import annotations
+
+import re
+import time
+from dataclasses import dataclass, field
+
+from .core import CliSession, EmulatedDevice
+from .junostree import apply_delete, apply_set, build, compare, container_fn, render, tokens
+
+SINGLE_VALUE = tuple(re.compile(p) for p in (
+    r"(system host-name) ",
+    r"(class-of-service interfaces \S+ (?:unit \S+ )?congestion-notification-profile) ",
+    r"(class-of-service interfaces \S+ (?:unit \S+ )?scheduler-map) ",
+    r"(class-of-service schedulers \S+ (?:transmit-rate|priority|buffer-size)) ",
+    r"(class-of-service forwarding-classes class \S+ queue-num) ",
+    r"(class-of-service drop-profiles \S+ interpolate (?:fill-level|drop-probability)) ",
+    r"(class-of-service shared-buffer (?:ingress|egress) buffer-partition \S+ percent) ",
+    r"(class-of-service scheduler-maps \S+ forwarding-class \S+ scheduler) ",
+    r"(interfaces \S+ (?:mtu|description)) ",
+))
+
+FACTORY = """set version 21.4R3-S2.3
+set system host-name {name}
+set system login user {user} class super-user
+set interfaces et-0/0/0 unit 0 family inet
+set interfaces et-0/0/1 unit 0 family inet
+set interfaces em0 unit 0 family inet address 192.0.2.30/24
+"""
+
+
+@dataclass
+class Commit:
+    """One entry of ``show system commit`` (index 0 = active configuration)."""
+
+    lines: list[str]
+    user: str
+    when: float
+    method: str = "cli"
+    comment: str = ""
+    note: str = ""
+
+
+def _norm(line: str) -> str:
+    return " ".join(tokens(line))
+
+
+@dataclass
+class _Db:
+    lines: list[str] = field(default_factory=list)
+
+
+class JunosDevice(EmulatedDevice):
+    """Juniper QFX (``netmiko`` device_type ``juniper_junos``).
+
+    Options: ``model`` (qfx5120-48y), ``version`` (21.4R3-S2.3),
+    ``single_value`` (extra regexes, group 1 = key of a single-valued statement).
+    """
+
+    platform = "junos"
+    netmiko_device_type = "juniper_junos"
+
+    def __init__(self, spec, workdir):  # type: ignore[no-untyped-def]
+        super().__init__(spec, workdir)
+        text = spec.initial_config if spec.initial_config is not None else FACTORY
+        text = text.format(name=spec.name, user=spec.username)
+        lines: list[str] = []
+        self.single_value = SINGLE_VALUE + tuple(re.compile(p) for p in spec.options.get("single_value", ()))
+        for raw in text.splitlines():
+            raw = raw.strip()
+            if raw and not raw.startswith("#"):
+                apply_set(lines, _norm(raw[4:] if raw.startswith("set ") else raw), self.single_value)
+        self.history: list[Commit] = [Commit(lines, "root", time.time(), "other", "factory")]
+        self.shared: _Db | None = None
+        self.exclusive_owner: JunosSession | None = None
+        self.model = spec.options.get("model", "qfx5120-48y")
+        self.version = spec.options.get("version", "21.4R3-S2.3")
+
+    @property
+    def active(self) -> list[str]:
+        return self.history[0].lines
+
+    @property
+    def hostname(self) -> str:
+        for line in self.active:
+            if line.startswith("system host-name "):
+                return line.split()[2]
+        return "Amnesiac"
+
+    def display_set(self, lines: list[str]) -> str:
+        return "".join(f"set {ln}\n" for ln in lines)
+
+    def running_config(self) -> str:
+        """Active configuration as ``show configuration | display set`` prints it."""
+        with self.lock:
+            return self.display_set(self.active)
+
+    def hierarchical(self, lines: list[str]) -> str:
+        trie = build(lines)
+        return "\n".join(render(trie, (), container_fn(trie))) + "\n"
+
+    def commit(self, lines: list[str], user: str, comment: str = "", note: str = "") -> None:
+        self.history.insert(0, Commit(list(lines), user, time.time(), "cli", comment, note))
+        del self.history[50:]
+
+    def new_session(self, username: str, interactive: bool) -> JunosSession:
+        return JunosSession(self, username, interactive)
+
+
+class JunosSession(CliSession):
+    device: JunosDevice
+
+    def __init__(self, device: JunosDevice, username: str, interactive: bool) -> None:
+        super().__init__(device, username, interactive)
+        self.mode = "op"
+        self.db_kind = ""
+        self.db: _Db | None = None
+        self.load_lines: list[str] | None = None
+        self.exit_question = False
+
+    def banner(self) -> str:
+        return f"--- JUNOS {self.device.version} built 2024-01-01 00:00:00 UTC\n"
+
+    def prompt(self) -> str:
+        dev = self.device
+        if self.load_lines is not None:
+            return ""
+        if self.exit_question:
+            return "Exit with uncommitted changes? [yes,no] (yes) "
+        if self.mode == "op":
+            return f"{self.username}@{dev.hostname}> "
+        return f"\n[edit]\n{self.username}@{dev.hostname}# "
+
+    # ------------------------------------------------------------------ input
+    def handle_line(self, line: str) -> str:
+        self.device.commands_seen.append(line.strip())
+        if self.load_lines is not None:
+            return self.load_line(line)
+        if self.exit_question:
+            self.exit_question = False
+            if line.strip().lower() in ("", "yes", "y"):
+                return self.leave_config()
+            return ""
+        cmd = " ".join(tokens(line))
+        if not cmd:
+            return ""
+        if self.device.rejects(cmd) and not cmd.startswith(("set ", "delete ")):
+            return self.syntax_error(cmd)
+        if self.mode == "op":
+            return self.op_command(cmd)
+        return self.config_command(cmd)
+
+    def handle_ctrl_d(self) -> str:
+        if self.load_lines is not None:
+            errors = len([ln for ln in self.load_lines if ln.startswith("!")])
+            self.load_lines = None
+            return "load complete" + (f" ({errors} errors)" if errors else "") + "\n"
+        return super().handle_ctrl_d()
+
+    def handle_ctrl_c(self) -> str:
+        self.load_lines = None
+        self.exit_question = False
+        return "\n"
+
+    def syntax_error(self, cmd: str) -> str:
+        pad = " " * (len(self.prompt().split("\n")[-1]) + len(cmd.split()[0]) + 1)
+        return f"{pad}^\nsyntax error.\n"
+
+    # ------------------------------------------------------------- op mode
+    def op_command(self, cmd: str) -> str:
+        dev = self.device
+        words = cmd.split()
+        cmd, _, pipe = cmd.partition(" | ")
+        if cmd in ("exit", "quit"):
+            self.closed = True
+            return ""
+        if cmd.startswith("set cli "):
+            arg = cmd[len("set cli "):]
+            if arg.startswith("screen-width"):
+                return f"Screen width set to {arg.split()[-1]}\n"
+            if arg.startswith("screen-length"):
+                return f"Screen length set to {arg.split()[-1]}\n"
+            if arg == "complete-on-space off":
+                return "Disabling complete-on-space\n"
+            return ""
+        if words[0] == "configure":
+            return self.configure(words[1:])
+        if cmd.startswith("show configuration"):
+            rest = cmd[len("show configuration"):].strip()
+            lines = [ln for ln in dev.active if not rest or ln == rest or ln.startswith(rest + " ")]
+            return self.display(lines, pipe, header=True)
+        if cmd == "show system commit":
+            return self.show_commits()
+        if cmd == "show version":
+            return f"Hostname: {dev.hostname}\nModel: {dev.model}\nJunos: {dev.version}\n"
+        if cmd.startswith(("show interfaces", "show class-of-service", "show chassis")):
+            return ""
+        if cmd.startswith("file show "):
+            return ""
+        return self.unknown(cmd)
+
+    def unknown(self, cmd: str) -> str:
+        pad = " " * len(self.prompt().split("\n")[-1])
+        self.exit_status = 1
+        return f"{pad}^\nunknown command.\n"
+
+    def display(self, lines: list[str], pipe: str, header: bool = False) -> str:
+        pipes = [p.strip() for p in pipe.split("|")] if pipe else []
+        if "display set" in pipes:
+            out = self.device.display_set(lines)
+        else:
+            out = self.device.hierarchical(lines) if lines else ""
+            if header and self.device.history:
+                c = self.device.history[0]
+                out = f"## Last commit: {_stamp(c.when)} by {c.user}\n" + out
+        for p in pipes:
+            if p.startswith("match "):
+                out = "".join(ln + "\n" for ln in out.splitlines() if re.search(p[6:].strip(), ln))
+            elif p.startswith("except "):
+                out = "".join(ln + "\n" for ln in out.splitlines() if not re.search(p[7:].strip(), ln))
+            elif p == "count":
+                out = f"Count: {len(out.splitlines())} lines\n"
+        return out
+
+    def show_commits(self) -> str:
+        dev = self.device
+        lines = []
+        for i, c in enumerate(dev.history):
+            extra = f" {c.note}" if c.note else ""
+            if i == 0 and dev.confirm_pending:
+                left = dev.confirm_seconds_left() or 0
+                extra = f" commit confirmed, rollback in {max(1, int(round(left / 60)))}mins"
+            lines.append(f"{i:<4}{_stamp(c.when)} by {c.user} via {c.method}{extra}")
+            if c.comment:
+                lines.append(f"    {c.comment}")
+        return "\n".join(lines) + "\n"
+
+    def configure(self, args: list[str]) -> str:
+        dev = self.device
+        kind = args[0] if args else "shared"
+        if kind not in ("private", "exclusive", "shared"):
+            return self.unknown("configure " + kind)
+        owner = dev.exclusive_owner
+        if owner is not None and owner is not self:
+            return f"error: configuration database locked by:\n  {owner.username} terminal pts/0 (pid 4242)\n"
+        out = ""
+        if kind == "private":
+            if dev.shared is not None and dev.shared.lines != dev.active:
+                return ("error: shared configuration database modified\n"
+                        "Users currently editing the configuration:\n  (shared candidate has changes)\n")
+            self.db = _Db(list(dev.active))
+            out = "warning: uncommitted changes will be discarded on exit\n"
+        else:
+            if dev.shared is None:
+                dev.shared = _Db(list(dev.active))
+            self.db = dev.shared
+            if kind == "exclusive":
+                dev.exclusive_owner = self
+                out = "warning: uncommitted changes will be discarded on exit\n"
+        self.db_kind = kind
+        self.mode = "config"
+        return out + "Entering configuration mode\n"
+
+    # ------------------------------------------------------------ config mode
+    def config_command(self, cmd: str) -> str:
+        dev = self.device
+        assert self.db is not None
+        words = cmd.split()
+        if words[0] == "run":
+            return self.op_command(cmd[4:])
+        if words[0] == "set":
+            return self.set_line(cmd[4:])
+        if words[0] == "delete":
+            return self.delete_line(cmd[7:])
+        if cmd in ("load set terminal", "load merge terminal"):
+            self.load_lines = []
+            return "[Type ^D at a new line to end input]\n"
+        if words[0] == "show":
+            rest, _, pipe = cmd[4:].strip().partition("|")
+            pipe = pipe.strip()
+            if pipe.startswith("compare"):
+                base = dev.active
+                m = re.fullmatch(r"compare rollback (\d+)", pipe)
+                if m:
+                    n = int(m.group(1))
+                    if n >= len(dev.history):
+                        return "error: rollback file not found\n"
+                    base = dev.history[n].lines
+                return compare(base, self.db.lines)
+            lines = [ln for ln in self.db.lines if not rest or ln == rest or ln.startswith(rest + " ")]
+            return self.display(lines, pipe)
+        if words[0] == "commit":
+            return self.commit(words[1:], cmd)
+        if words[0] == "rollback":
+            n = int(words[1]) if len(words) > 1 and words[1].isdigit() else 0
+            if n >= len(dev.history):
+                return "error: rollback file not found\n"
+            self.db.lines[:] = list(dev.history[n].lines)
+            return "load complete\n"
+        if cmd in ("exit", "quit", "exit configuration-mode", "top", "up"):
+            if cmd in ("top", "up"):
+                return ""
+            if self.db.lines != dev.active:
+                self.exit_question = True
+                return "The configuration has been changed but not committed\n"
+            return self.leave_config()
+        if words[0] in ("edit", "status", "annotate"):
+            return ""
+        return self.unknown(cmd)
+
+    def set_line(self, rest: str) -> str:
+        assert self.db is not None
+        if not rest:
+            return "syntax error, expecting <statement> or <identifier>.\n"
+        if self.device.rejects("set " + rest):
+            return self.syntax_error("set " + rest)
+        apply_set(self.db.lines, rest, self.device.single_value)
+        self.device.count_config_line()
+        return ""
+
+    def delete_line(self, rest: str) -> str:
+        assert self.db is not None
+        if self.device.rejects("delete " + rest):
+            return self.syntax_error("delete " + rest)
+        removed = apply_delete(self.db.lines, rest) if rest else len(self.db.lines)
+        if not rest:
+            self.db.lines.clear()
+        self.device.count_config_line()
+        return "" if removed else "warning: statement not found\n"
+
+    def load_line(self, line: str) -> str:
+        assert self.db is not None and self.load_lines is not None
+        text = " ".join(tokens(line))
+        n = len(self.load_lines) + 1
+        if not text:
+            self.load_lines.append("")
+            return ""
+        word, _, rest = text.partition(" ")
+        if word not in ("set", "delete") or self.device.rejects(text):
+            self.load_lines.append("!" + text)
+            return f"terminal:{n}:(1) syntax error: {word}\n  [edit]\n    '{text}'\n      syntax error\n"
+        self.load_lines.append(text)
+        if word == "set":
+            apply_set(self.db.lines, rest, self.device.single_value)
+        else:
+            apply_delete(self.db.lines, rest)
+        self.device.count_config_line()
+        return ""
+
+    def commit(self, args: list[str], cmd: str) -> str:
+        dev = self.device
+        assert self.db is not None
+        if dev.rejects(cmd):
+            return "error: configuration check-out failed\n"
+        and_quit = "and-quit" in args
+        m = re.search(r'comment "([^"]*)"', cmd)
+        comment = m.group(1) if m else ""
+        if args[:1] == ["check"]:
+            return "configuration check succeeds\n"
+        out = ""
+        if args[:1] == ["confirmed"]:
+            minutes = int(args[1]) if len(args) > 1 and args[1].isdigit() else 10
+            previous = list(dev.active)
+            user = self.username
+
+            def restore() -> None:
+                dev.commit(previous, "root", note="(auto-rollback: commit confirmed not confirmed)")
+                dev.history[0].method = "other"
+                if dev.shared is not None:
+                    dev.shared.lines[:] = list(previous)
+                _ = user
+
+            dev.commit(self.db.lines, self.username, comment)
+            dev.arm_confirm(minutes * 60, restore, "commit confirmed")
+            out = (f"commit confirmed will be automatically rolled back in {minutes} minutes unless confirmed\n"
+                   f"commit complete\n\n# commit confirmed will be rolled back in {minutes} minutes\n")
+        else:
+            dev.confirm("commit confirmed")
+            dev.commit(self.db.lines, self.username, comment)
+            out = "commit complete\n"
+        if self.db_kind == "private":
+            self.db = _Db(list(dev.active))
+        if and_quit:
+            out += "Exiting configuration mode\n"
+            self.leave_config()
+        return out
+
+    def leave_config(self) -> str:
+        dev = self.device
+        if self.db_kind == "exclusive":
+            dev.exclusive_owner = None
+            dev.shared = None
+        self.mode = "op"
+        self.db = None
+        self.db_kind = ""
+        return ""
+
+    def on_disconnect(self) -> None:
+        if self.mode == "config":
+            self.leave_config()
+
+
+def _stamp(t: float) -> str:
+    return time.strftime("%Y-%m-%d %H:%M:%S UTC", time.gmtime(t))
