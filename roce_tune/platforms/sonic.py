@@ -54,6 +54,10 @@ Tables and why (syntax checked against):
   fractional metres are rounded **up**. ``PORT|<port>.mtu`` so the MTU the headroom assumed is the MTU
   the port has (no speed, lanes or admin state).
 
+References between tables are plain names (``"ROCE"``) as the YANG leafrefs require; for a switch whose
+``os_version`` names a release before 202111 they are written ``"[TABLE|name]"`` as those releases' CONFIG_DB
+does (sonic-buildimage PR #7752 removed the format in 2021; VENDORS.md §1).
+
 Not rendered (device defaults kept): ``BUFFER_PORT_INGRESS/EGRESS_PROFILE_LIST``, ``FLEX_COUNTER_TABLE``,
 ``DOT1P_TO_TC_MAP`` (``trust: pcp`` plans are refused: the plan has no PCP -> TC map).
 """
@@ -112,6 +116,16 @@ PROFILE_ROLE_NAMES: dict[str, tuple[str, ...]] = {
 }
 #: ``CABLE_LENGTH`` row key used by ``buffers_config.j2`` [V].
 CABLE_LENGTH_KEY = "AZURE"
+#: First SONiC release whose CONFIG_DB QoS/buffer references are plain names (``"ROCE"``); older releases
+#: write ``"[DSCP_TO_TC_MAP|ROCE]"``. sonic-buildimage #7752 / sonic-swss #1754 / sonic-utilities #1626
+#: (db_migrator), merged mid-2021 [V]; the first release branch carrying them is inferred [S].
+PLAIN_REFERENCES_SINCE = 202111
+#: PORT_QOS_MAP field -> referenced table.
+MAP_FIELDS: dict[str, str] = {
+    "dscp_to_tc_map": "DSCP_TO_TC_MAP", "tc_to_pg_map": "TC_TO_PRIORITY_GROUP_MAP",
+    "tc_to_queue_map": "TC_TO_QUEUE_MAP", "pfc_to_queue_map": "MAP_PFC_PRIORITY_TO_QUEUE",
+    "pfc_to_pg_map": "PFC_PRIORITY_TO_PRIORITY_GROUP_MAP",
+}
 #: ``sonic-wred-profile.yang`` / map-name pattern, max 32 characters [V].
 WRED_NAME_RE = re.compile(r"^[a-zA-Z0-9][-a-zA-Z0-9_]{0,31}$")
 
@@ -156,6 +170,25 @@ def _run(run: list[int]) -> str:
     return str(run[0]) if len(run) == 1 else f"{run[0]}-{run[-1]}"
 
 
+def sonic_release(os_version: str | None) -> int | None:
+    """The YYYYMM release in an OS version string (``SONiC.202305.01`` -> 202305), None if absent.
+
+    >>> sonic_release("SONiC.202012.72"), sonic_release("202305"), sonic_release(None)
+    (202012, 202305, None)
+    """
+    m = re.search(r"(?<!\d)(20\d{2}(?:0[1-9]|1[0-2]))(?!\d)", os_version or "")
+    return int(m.group(1)) if m else None
+
+
+def reference(table: str, name: str, legacy: bool) -> str:
+    """A CONFIG_DB reference to ``table|name``: plain name, or ``[TABLE|name]`` before 202111.
+
+    >>> reference("SCHEDULER", "CNP_STRICT", False), reference("SCHEDULER", "CNP_STRICT", True)
+    ('CNP_STRICT', '[SCHEDULER|CNP_STRICT]')
+    """
+    return f"[{table}|{name}]" if legacy else name
+
+
 def cable_string(cable_m: float) -> str:
     """Cable length as SONiC writes it (``[0-9]+m``), fractional metres rounded up.
 
@@ -179,7 +212,7 @@ def _profile_role(profiles: dict[str, BufferProfile], role: str, switch: str) ->
                      f"{', '.join(PROFILE_ROLE_NAMES[role])}; have {', '.join(sorted(profiles))})")
 
 
-def _buffers(switch: SwitchPlan) -> dict[str, Any]:
+def _buffers(switch: SwitchPlan, legacy: bool) -> dict[str, Any]:
     b = switch.buffers
     pools = [{"name": p.name, "type": p.type, "mode": p.mode, "size": p.size_bytes, "xoff": p.xoff_bytes}
              for p in sorted(b.pools, key=lambda p: p.name)]
@@ -193,15 +226,16 @@ def _buffers(switch: SwitchPlan) -> dict[str, Any]:
             raise ValueError(f"{switch.name}:{port.name}: headroom profile {hr.profile} is not in buffers.profiles")
         if (prof.xon_bytes, prof.xoff_bytes, prof.size_bytes) != (hr.xon_bytes, hr.xoff_bytes, hr.size_bytes):
             raise ValueError(f"{switch.name}:{port.name}: headroom {hr.profile} disagrees with its buffer profile")
-    rows = [{"name": p.name, "pool": p.pool, "size": p.size_bytes, "dynamic_th": p.dynamic_th,
-             "static_th": p.static_th_bytes, "xon": p.xon_bytes, "xoff": p.xoff_bytes}
+    rows = [{"name": p.name, "pool": reference("BUFFER_POOL", p.pool, legacy), "size": p.size_bytes,
+             "dynamic_th": p.dynamic_th, "static_th": p.static_th_bytes, "xon": p.xon_bytes, "xoff": p.xoff_bytes}
             for p in sorted(b.profiles, key=lambda p: p.name)]
     return {
         "pools": pools,
         "profiles": rows,
-        "ingress_lossy": _profile_role(profiles, "ingress_lossy", switch.name),
-        "egress_lossless": _profile_role(profiles, "egress_lossless", switch.name),
-        "egress_lossy": _profile_role(profiles, "egress_lossy", switch.name),
+        "ingress_lossy": reference("BUFFER_PROFILE", _profile_role(profiles, "ingress_lossy", switch.name), legacy),
+        "egress_lossless": reference("BUFFER_PROFILE", _profile_role(profiles, "egress_lossless", switch.name),
+                                     legacy),
+        "egress_lossy": reference("BUFFER_PROFILE", _profile_role(profiles, "egress_lossy", switch.name), legacy),
     }
 
 
@@ -229,7 +263,8 @@ def _schedulers(plan: Plan) -> list[dict[str, Any]]:
 
 
 def _port_rows(plan: Plan, switch: SwitchPlan, port: PortPlan, lossy_pgs: list[int], queues: list[int],
-               buf: dict[str, Any], ecn_names: set[str], rows: dict[str, list[dict[str, Any]]]) -> None:
+               buf: dict[str, Any], ecn_names: set[str], rows: dict[str, list[dict[str, Any]]],
+               legacy: bool) -> None:
     """Append this port's rows to every per-port table in ``rows`` (key -> fields, CONFIG_DB keys)."""
     c = plan.classification
     lossless_queues = set(c.lossless_queues)
@@ -247,14 +282,18 @@ def _port_rows(plan: Plan, switch: SwitchPlan, port: PortPlan, lossy_pgs: list[i
             raise ValueError(f"{switch.name}:{name}: ECN profile {port.ecn_profile} is not in ecn_profiles")
         qos["pfc_enable"] = ",".join(str(p) for p in sorted(port.pfc_priorities))
         for r in id_ranges({c.pfc_priority_to_pg[p] for p in port.pfc_priorities}):
-            rows["buffer_pg"].append({"key": f"{name}|{r}", "profile": port.headroom.profile})
+            rows["buffer_pg"].append({"key": f"{name}|{r}",
+                                      "profile": reference("BUFFER_PROFILE", port.headroom.profile, legacy)})
         wred = port.ecn_profile
         port_lossless_queues = {c.pfc_priority_to_queue[p] for p in port.pfc_priorities}
         rows["pfc_wd"].append({"name": name})
     rows["port_qos"].append(qos)
     for q in sorted(set(sched) | port_lossless_queues):
-        rows["queue"].append({"key": f"{name}|{q}", "scheduler": sched.get(q),
-                              "wred": wred if q in port_lossless_queues else None})
+        scheduler = sched.get(q)
+        rows["queue"].append({
+            "key": f"{name}|{q}",
+            "scheduler": reference("SCHEDULER", scheduler, legacy) if scheduler else None,
+            "wred": reference("WRED_PROFILE", wred, legacy) if wred and q in port_lossless_queues else None})
     for r in id_ranges(lossless_queues & set(queues)):
         rows["buffer_queue"].append({"key": f"{name}|{r}", "profile": buf["egress_lossless"]})
     for r in id_ranges(set(queues) - lossless_queues):
@@ -267,7 +306,7 @@ def build_context(plan: Plan, switch: SwitchPlan) -> dict[str, Any]:
 
     Returns:
         dict with ``sections``, ``switch`` (name), ``maps`` (sorted (key, value) pairs per map),
-        ``map_name``, ``pfc_to_pg`` (bool), ``rows`` (per-port rows for PORT_QOS_MAP, QUEUE, BUFFER_PG,
+        ``map_name``, ``map_refs`` (PORT_QOS_MAP field -> reference), ``pfc_to_pg`` (bool), ``rows`` (per-port rows for PORT_QOS_MAP, QUEUE, BUFFER_PG,
         BUFFER_QUEUE, PFC_WD, PORT/CABLE_LENGTH, CONFIG_DB keys ready), ``buffers`` (pools, profiles, role
         profile names), ``wred``, ``schedulers``, ``watchdog``, ``cable_key``.
 
@@ -285,13 +324,15 @@ def build_context(plan: Plan, switch: SwitchPlan) -> dict[str, Any]:
     lossless_pgs = set(c.lossless_pgs)
     lossy_pgs = sorted(set(c.tc_to_pg.values()) - lossless_pgs)
     queues = sorted(set(c.tc_to_queue.values()) | set(c.lossless_queues))
-    buf = _buffers(switch)
+    release = sonic_release(switch.os_version)
+    legacy = release is not None and release < PLAIN_REFERENCES_SINCE
+    buf = _buffers(switch, legacy)
     wred = _wred(switch)
     ecn_names = {w["name"] for w in wred}
     rows: dict[str, list[dict[str, Any]]] = {k: [] for k in ("port_qos", "queue", "buffer_pg", "buffer_queue",
                                                              "pfc_wd", "port")}
     for p in sorted(switch.ports, key=lambda p: p.name):
-        _port_rows(plan, switch, p, lossy_pgs, queues, buf, ecn_names, rows)
+        _port_rows(plan, switch, p, lossy_pgs, queues, buf, ecn_names, rows, legacy)
     wd = switch.watchdog
     pfc_to_pg = asic_type(switch) in PFC_TO_PG_ASIC_TYPES
 
@@ -302,6 +343,7 @@ def build_context(plan: Plan, switch: SwitchPlan) -> dict[str, Any]:
         "sections": SPEC.sections,
         "switch": switch.name,
         "map_name": c.map_name,
+        "map_refs": {field: reference(table, c.map_name, legacy) for field, table in MAP_FIELDS.items()},
         "maps": {
             "dscp_to_tc": pairs(c.dscp_to_tc), "tc_to_pg": pairs(c.tc_to_pg), "tc_to_queue": pairs(c.tc_to_queue),
             "pfc_to_queue": pairs(c.pfc_priority_to_queue), "pfc_to_pg": pairs(c.pfc_priority_to_pg),

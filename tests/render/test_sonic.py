@@ -214,6 +214,26 @@ def test_every_queue_and_pg_of_the_maps_has_a_buffer_profile() -> None:
         assert pgs == want
 
 
+def test_releases_before_202111_get_bracketed_references() -> None:
+    # sonic-buildimage #7752 (2021): "[DSCP_TO_TC_MAP|AZURE]" -> "AZURE"; VENDORS.md §1
+    plan, sw = _hand()
+    modern = _db(plan, sw)
+    old = _db(plan, sw.model_copy(update={"os_version": "SONiC.202012.72"}))
+    assert _db(plan, sw.model_copy(update={"os_version": "202305"})) == modern
+    ref = re.compile(r"^\[([A-Z_]+)\|([^]]+)\]$")
+    fields = {"profile", "pool", "scheduler", "wred_profile", *sonic.MAP_FIELDS}
+    seen = 0
+    for table, rows in old.items():
+        for key, row in rows.items():
+            for field, value in row.items() if isinstance(row, dict) else ():
+                if field in fields:
+                    m = ref.match(value)
+                    assert m and m.group(2) in old[m.group(1)], (table, key, field, value)
+                    old[table][key][field] = m.group(2)
+                    seen += 1
+    assert seen > 0 and old == modern
+
+
 def test_watchdog_off_renders_no_watchdog() -> None:
     plan, sw = _hand(watchdog=False)
     db = _db(plan, sw)
