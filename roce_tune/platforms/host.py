@@ -1,0 +1,231 @@
+"""Host renderer: an idempotent bash script per host (``<name>.sh``) and its NCCL environment.
+
+The script sets, per NIC port, DSCP trust, the PFC vector and cable length, non-default DSCP->priority
+entries, the netdev MTU, the RoCE TOS (RDMA-CM default and the mlx5 global traffic class), RoCE v2 for
+RDMA-CM, DCQCN enable per priority and its parameters, and the CNP DSCP/priority; then it reads every
+value back and exits 1 naming each mismatch. All of it is runtime state (lost at reboot): run the script
+from a systemd oneshot. Every device name and value goes through ``shell_quote``; every sysfs path is
+prefixed with ``${ROCE_TUNE_SYSROOT:-}`` so tests can run the real script against a fake tree.
+
+Checked against:
+
+* Mellanox/mlnx-tools ``python/mlnx_qos`` [V]: ``--trust pcp|dscp``, ``--pfc`` (8 comma-separated 0/1),
+  ``--dscp2prio set,D,P``, ``--cable_len`` (0..65535, metres). ``--pfc`` and ``--cable_len`` both go to
+  one ``set_ieee_pfc(pfc_en, delay)`` call and each defaults the other to 0, so they are given together;
+  ``--trust`` and ``--dscp2prio`` are refused in one call, so they are two calls. Read-back parses its
+  report: ``Priority trust state: <t>``, ``Cable len: <n>``, ``PFC configuration:`` / ``enabled 0 0 0 1 ...``,
+  ``dscp2prio mapping:`` / ``prio:<p> dscp:<dd>,<dd>,``.
+* Default DSCP->priority with DSCP trust is ``dscp >> 3`` (DOMAIN.md §3, ``mlnx_qos`` output [V]); only
+  entries that differ are written.
+* Mellanox/mlnx-tools ``sbin/cma_roce_tos`` / ``cma_roce_mode`` [V]: ``-d <dev> -p <port> -t <tos>``,
+  ``-m 2`` writes ``RoCE v2``; without ``-t``/``-m`` they print the current value (used for read-back;
+  they manage configfs themselves, so the script never touches ``/sys/kernel/config``).
+* MLNX_OFED mlx5 ``tc/<port>/traffic_class`` [V, driver source]: reads back as ``Global tclass=<n>``.
+* MLNX_OFED ECN sysfs [S]: ``/sys/class/net/<if>/ecn/roce_{rp,np}/enable/<prio>`` and parameters directly
+  under ``roce_rp/`` / ``roce_np/`` (``rpg_ai_rate``, ``cnp_dscp``, ``cnp_802p_prio`` …; VENDORS.md §7a;
+  DOMAIN.md §3 writes ``.../params/<attr>`` — the VENDORS/field layout is used). The names mirror the
+  NVIDIA DOCA "DCQCN CC Parameters" names [V].
+* Alternatives printed as comments: debugfs ``/sys/kernel/debug/mlx5/<pci>/cc_params/`` names from
+  ``drivers/infiniband/hw/mlx5/cong.c`` [V]; ``mlxconfig`` keys from mstflint's parameter table [V].
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from typing import NamedTuple
+
+from roce_tune.inventory.models import DEVICE_NAME_RE, ENDPOINT_RE, ENV_VAR_RE, NETDEV_RE, RDMA_DEVICE_RE
+from roce_tune.plan import HostPlan, NicPlan, Plan
+from roce_tune.platforms.base import PlatformSpec
+from roce_tune.render.engine import render_template
+
+SPEC = PlatformSpec(
+    name="host",
+    extension="sh",
+    aggregator="script.j2",
+    sections=("qos", "mtu", "tos", "dcqcn", "alternatives", "readback"),
+    netmiko_device_type="linux",
+    commit="host-script",
+    negate_prefix=None,
+    comment_prefix="#",
+    indent=0,
+    source="Mellanox/mlnx-tools mlnx_qos, cma_roce_tos, cma_roce_mode; MLNX_OFED ECN sysfs; mlx5 cong.c; mstflint",
+    show_commands={
+        "qos": "mlnx_qos -i {netdev}",
+        "link": "ip -o link show dev {netdev}",
+        "counters": "ethtool -S {netdev}",
+        "rdma_counters": "rdma statistic show link {rdma_device}/{rdma_port}",
+    },
+)
+
+
+class Knob(NamedTuple):
+    """Where one DCQCN value lives: MLNX_OFED sysfs side and file, debugfs cc_params name, mlxconfig stem."""
+
+    side: str
+    sysfs: str
+    debugfs: str
+    mlxconfig: str
+
+
+#: Plan DCQCN key (unit-suffixed) -> where it is written. Names: DOMAIN.md §3.
+DCQCN_KNOBS: dict[str, Knob] = {
+    "rpg_time_reset_us": Knob("roce_rp", "rpg_time_reset", "rp_time_reset", "RPG_TIME_RESET"),
+    "rpg_byte_reset_bytes": Knob("roce_rp", "rpg_byte_reset", "rp_byte_reset", "RPG_BYTE_RESET"),
+    "rpg_threshold": Knob("roce_rp", "rpg_threshold", "rp_threshold", "RPG_THRESHOLD"),
+    "rpg_max_rate_mbps": Knob("roce_rp", "rpg_max_rate", "rp_max_rate", "RPG_MAX_RATE"),
+    "rpg_ai_rate_mbps": Knob("roce_rp", "rpg_ai_rate", "rp_ai_rate", "RPG_AI_RATE"),
+    "rpg_hai_rate_mbps": Knob("roce_rp", "rpg_hai_rate", "rp_hai_rate", "RPG_HAI_RATE"),
+    "rpg_gd": Knob("roce_rp", "rpg_gd", "rp_gd", "RPG_GD"),
+    "rpg_min_dec_fac_percent": Knob("roce_rp", "rpg_min_dec_fac", "rp_min_dec_fac", "RPG_MIN_DEC_FAC"),
+    "rpg_min_rate_mbps": Knob("roce_rp", "rpg_min_rate", "rp_min_rate", "RPG_MIN_RATE"),
+    "rate_to_set_on_first_cnp_mbps": Knob("roce_rp", "rate_to_set_on_first_cnp", "rp_rate_to_set_on_first_cnp",
+                                          "RATE_TO_SET_ON_FIRST_CNP"),
+    "dce_tcp_g": Knob("roce_rp", "dce_tcp_g", "rp_dce_tcp_g", "DCE_TCP_G"),
+    "dce_tcp_rtt_us": Knob("roce_rp", "dce_tcp_rtt", "rp_dce_tcp_rtt", "DCE_TCP_RTT"),
+    "rate_reduce_monitor_period_us": Knob("roce_rp", "rate_reduce_monitor_period", "rp_rate_reduce_monitor_period",
+                                          "RATE_REDUCE_MONITOR_PERIOD"),
+    "initial_alpha_value": Knob("roce_rp", "initial_alpha_value", "rp_initial_alpha_value", "INITIAL_ALPHA_VALUE"),
+    "clamp_tgt_rate": Knob("roce_rp", "clamp_tgt_rate", "rp_clamp_tgt_rate", "CLAMP_TGT_RATE"),
+    "clamp_tgt_rate_after_time_inc": Knob("roce_rp", "clamp_tgt_rate_after_time_inc", "rp_clamp_tgt_rate_ati",
+                                          "CLAMP_TGT_RATE_AFTER_TIME_INC"),
+    "min_time_between_cnps_us": Knob("roce_np", "min_time_between_cnps", "np_min_time_between_cnps",
+                                     "MIN_TIME_BETWEEN_CNPS"),
+}
+CNP_DSCP_KNOB = Knob("roce_np", "cnp_dscp", "np_cnp_dscp", "CNP_DSCP")
+CNP_PRIO_KNOB = Knob("roce_np", "cnp_802p_prio", "np_cnp_prio", "CNP_802P_PRIO")
+#: DCQCN per-priority enable files (notification point, reaction point) and the mlxconfig mask stem.
+ECN_SIDES = ("roce_np", "roce_rp")
+PRIO_MASK_STEM = "ROCE_CC_PRIO_MASK"
+#: ``cma_roce_mode -m`` value for RoCE v2 and what it prints back [V].
+ROCE_MODE, ROCE_MODE_TEXT = 2, "RoCE v2"
+#: ``mlnx_qos --cable_len`` range (metres) [V].
+CABLE_LEN_RANGE = (0, 0xFFFF)
+#: ECN codepoint the RoCE TOS must carry: ECT(0) = 0b10 (DOMAIN.md §3).
+ECT0 = 0b10
+#: Commands the script needs on PATH (checked before anything is changed).
+REQUIRED_TOOLS = ("mlnx_qos", "cma_roce_tos", "cma_roce_mode", "ip", "awk", "sed", "tail")
+_PCI_RE = re.compile(r"^[0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]$")
+_CTRL_RE = re.compile(r"[\x00-\x1f\x7f]")
+
+
+def comment_safe(text: object) -> str:
+    """Text for a ``#`` comment line: control characters (newlines!) become ``?`` so nothing escapes it."""
+    return _CTRL_RE.sub("?", str(text))
+
+
+def _check(regex: re.Pattern[str], value: str, what: str) -> str:
+    """Defence in depth behind the inventory loader: names must match the inventory patterns."""
+    if not regex.match(value):
+        raise ValueError(f"{what} {value!r} does not match {regex.pattern}; refusing to render a host script")
+    return value
+
+
+def default_dscp_priority(dscp: int) -> int:
+    """ConnectX default DSCP -> priority with DSCP trust (``dscp >> 3``). ``default_dscp_priority(26) == 3``."""
+    return dscp >> 3
+
+
+def cable_len_m(cable_m: float) -> int:
+    """Cable metres -> ``mlnx_qos --cable_len`` whole metres (rounded up). Raises ValueError out of range."""
+    m = math.ceil(cable_m)
+    if not CABLE_LEN_RANGE[0] <= m <= CABLE_LEN_RANGE[1]:
+        raise ValueError(f"cable length {cable_m} m is outside mlnx_qos --cable_len {CABLE_LEN_RANGE}")
+    return m
+
+
+def _knob(key: str) -> Knob:
+    try:
+        return DCQCN_KNOBS[key]
+    except KeyError:
+        raise KeyError(f"DCQCN parameter {key!r} has no known sysfs/debugfs/mlxconfig name; "
+                       f"known: {', '.join(sorted(DCQCN_KNOBS))}") from None
+
+
+def _nic(plan: Plan, nic: NicPlan) -> dict[str, object]:
+    if len(nic.pfc_vector) != 8 or any(v not in (0, 1) for v in nic.pfc_vector):
+        raise ValueError(f"{nic.netdev}: pfc_vector must be 8 entries of 0/1, got {nic.pfc_vector}")
+    if nic.roce_tos & 0b11 != ECT0:
+        raise ValueError(f"{nic.netdev}: RoCE TOS {nic.roce_tos} does not carry ECT(0); DCQCN needs ECN-capable data")
+    dscps = sorted({*plan.classification.roce_dscp, nic.cnp_dscp})
+    dscp2prio = []
+    if nic.trust == "dscp":
+        for d in dscps:
+            if d not in nic.dscp_to_priority:
+                raise ValueError(f"{nic.netdev}: dscp_to_priority has no entry for DSCP {d}")
+            if nic.dscp_to_priority[d] != default_dscp_priority(d):
+                dscp2prio.append({"dscp": d, "prio": nic.dscp_to_priority[d]})
+    lossless = [p for p, on in enumerate(nic.pfc_vector) if on]
+    dc = nic.dcqcn
+    enable_prios = sorted(dc.enabled_priorities) if dc.enabled else sorted(set(lossless) | set(dc.enabled_priorities))
+    enable_value = 1 if dc.enabled else 0
+    writes = [{"side": side, "file": f"enable/{p}", "value": enable_value} for p in enable_prios for side in ECN_SIDES]
+    writes += [{"side": _knob(k).side, "file": _knob(k).sysfs, "value": v} for k, v in sorted(dc.params.items())]
+    writes += [{"side": CNP_DSCP_KNOB.side, "file": CNP_DSCP_KNOB.sysfs, "value": nic.cnp_dscp},
+               {"side": CNP_PRIO_KNOB.side, "file": CNP_PRIO_KNOB.sysfs, "value": nic.cnp_priority}]
+    if dc.enabled:
+        dcqcn_note = f"DCQCN on priorities {enable_prios} (notification and reaction point)"
+    else:
+        dcqcn_note = f"DCQCN off on priorities {enable_prios}; relies on: {comment_safe(dc.relies_on) or 'n/a'}"
+    port = nic.rdma_port
+    mask = sum(1 << p for p in enable_prios) if dc.enabled else 0
+    mlxconfig = [f"{PRIO_MASK_STEM}_P{port}={mask}", f"{CNP_DSCP_KNOB.mlxconfig}_P{port}={nic.cnp_dscp}",
+                 f"{CNP_PRIO_KNOB.mlxconfig}_P{port}={nic.cnp_priority}"]
+    mlxconfig += [f"{_knob(k).mlxconfig}_P{port}={v}" for k, v in sorted(dc.params.items())]
+    debugfs = [{"name": _knob(k).debugfs, "value": v} for k, v in sorted(dc.params.items())]
+    debugfs += [{"name": CNP_DSCP_KNOB.debugfs, "value": nic.cnp_dscp}, {"name": CNP_PRIO_KNOB.debugfs, "value": nic.cnp_priority}]
+    pci = nic.pci_address if nic.pci_address and _PCI_RE.match(nic.pci_address) else None
+    return {
+        "netdev": _check(NETDEV_RE, nic.netdev, "netdev"), "rdma": _check(RDMA_DEVICE_RE, nic.rdma_device, "RDMA device"),
+        "port": port, "model": comment_safe(nic.model), "speed_gbps": nic.speed_gbps,
+        "switch_port": _check(ENDPOINT_RE, nic.switch_port, "switch port") if nic.switch_port else "none",
+        "trust": nic.trust, "pfc": ",".join(str(v) for v in nic.pfc_vector), "cable_m": nic.cable_m,
+        "cable_len": cable_len_m(nic.cable_m), "xoff_bytes": nic.nic_xoff_bytes, "dscp2prio": dscp2prio,
+        "dscp2prio_note": ("non-default DSCP->priority entries" if dscp2prio else
+                           f"DSCP {dscps} -> priority already the default (dscp >> 3) or PCP trust: no --dscp2prio"),
+        "mtu": nic.mtu, "roce_mtu": nic.roce_mtu, "tos": nic.roce_tos, "tos_dscp": nic.roce_tos >> 2,
+        "roce_mode": ROCE_MODE, "roce_mode_text": ROCE_MODE_TEXT, "dcqcn_note": dcqcn_note, "writes": writes,
+        "pci": pci or "<pci-address>", "mlxconfig": " ".join(mlxconfig), "debugfs": debugfs,
+    }
+
+
+def build_context(plan: Plan, host: HostPlan) -> dict[str, object]:
+    """Everything the host templates print (values raw: the templates shell-quote every one).
+
+    Raises:
+        ValueError: a NIC the script cannot configure safely (bad PFC vector, TOS without ECT(0)).
+        KeyError: a DCQCN parameter without a known sysfs name.
+    """
+    return {
+        "c": SPEC.comment_prefix,
+        "sections": SPEC.sections,
+        "host": {"name": _check(DEVICE_NAME_RE, host.name, "host name")},
+        "plan": {k: comment_safe(v) for k, v in (("site", plan.site), ("generator", plan.generator),
+                                                 ("schema", plan.schema_version), ("inventory_file", plan.inventory_file),
+                                                 ("inventory_sha256", plan.inventory_sha256))},
+        "tools": REQUIRED_TOOLS,
+        "nics": [_nic(plan, n) for n in host.nics],
+    }
+
+
+def render_host(plan: Plan, host: HostPlan) -> dict[str, str]:
+    """Render the host script: ``{"<name>.sh": script}``.
+
+    Raises:
+        ValueError / KeyError: see :func:`build_context`; jinja2.UndefinedError on a template bug.
+    """
+    text = render_template(SPEC.name, SPEC.aggregator, **build_context(plan, host))
+    return {f"{host.name}.{SPEC.extension}": text}
+
+
+def render_nccl_env(plan: Plan, host: HostPlan) -> str:
+    """The host's NCCL environment: ``KEY=value`` lines sorted by key, values shell-quoted where needed.
+
+    Raises:
+        ValueError: a key that is not an environment variable name.
+    """
+    for key in host.nccl_env:
+        if not ENV_VAR_RE.match(key):
+            raise ValueError(f"{host.name}: NCCL environment key {key!r} is not a valid variable name")
+    return render_template(SPEC.name, "nccl_env.j2", env=sorted(host.nccl_env.items()))

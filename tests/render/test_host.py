@@ -1,0 +1,468 @@
+"""Host script and NCCL environment: the real script run by bash against a fake sysfs tree and stub tools.
+
+The stubs (written per test into a temp ``bin/`` first on PATH) emulate the tools as their sources
+behave (Mellanox/mlnx-tools ``mlnx_qos``: ``--pfc`` alone zeroes the cable length and ``--cable_len``
+alone zeroes the PFC vector, ``--trust`` with ``--dscp2prio`` is refused, the report format of
+``pretty_print``; ``cma_roce_tos``/``cma_roce_mode`` print the current value; ``ip -o link show``), and
+keep their state in files. ``STUB_IGNORE=<what>`` makes a stub accept a write silently without doing it.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import shutil
+import stat
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from . import cli_structure as cs
+from .plan_builder import build_plan
+from roce_tune.platforms import get_platform, host
+
+STUB_MLNX_QOS = r'''
+import os, sys
+args = sys.argv[1:]
+state = os.environ["STUB_STATE"]
+ignore = os.environ.get("STUB_IGNORE", "")
+opts, dscp = {}, []
+i = 0
+while i < len(args):
+    a = args[i]
+    if a in ("-i", "--trust", "--pfc", "-f", "--cable_len"):
+        opts[a] = args[i + 1]; i += 2
+    elif a == "--dscp2prio":
+        dscp.append(args[i + 1]); i += 2
+    else:
+        print("Bad arguments"); sys.exit(1)
+dev = opts.get("-i")
+if dev is None:
+    print("Interface name is required"); sys.exit(1)
+d = os.path.join(state, "qos", dev)
+if not os.path.isdir(os.path.join(state, "netdev", dev)):
+    print(f"Cannot find device \"{dev}\""); sys.exit(1)
+os.makedirs(d, exist_ok=True)
+def rd(name, default):
+    p = os.path.join(d, name)
+    return open(p).read() if os.path.exists(p) else default
+def wr(name, value):
+    open(os.path.join(d, name), "w").write(value)
+if dscp and "--trust" in opts:
+    print("trust and dscp2prio commands cannot be used at the same time."); sys.exit(1)
+pfc = opts.get("--pfc", opts.get("-f"))
+if pfc is not None or "--cable_len" in opts:
+    # one DCB set_ieee_pfc(pfc_en, delay): the option left out is sent as 0 (mlnx_qos source)
+    if "pfc" not in ignore:
+        wr("pfc", pfc if pfc is not None else "0,0,0,0,0,0,0,0")
+    wr("cable", opts.get("--cable_len", "0"))
+for entry in dscp:
+    action, dv, pv = entry.split(",")
+    if action == "set" and "dscp2prio" not in ignore:
+        m = dict(line.split() for line in rd("dscp2prio", "").splitlines())
+        m[dv] = pv
+        wr("dscp2prio", "".join(f"{k} {v}\n" for k, v in sorted(m.items(), key=lambda kv: int(kv[0]))))
+if "--trust" in opts and "trust" not in ignore:
+    wr("trust", opts["--trust"])
+trust = rd("trust", "pcp")
+print("DCBX mode: OS controlled")
+print("Priority trust state: " + trust)
+if trust == "dscp":
+    print("dscp2prio mapping:")
+    m = {str(x): str(x >> 3) for x in range(64)}
+    m.update(dict(line.split() for line in rd("dscp2prio", "").splitlines()))
+    per = {p: "" for p in range(8)}
+    for x in range(63, -1, -1):
+        per[int(m[str(x)])] += "%02d," % x
+    for p in range(8):
+        s = per[p]
+        while len(s) > 24:
+            print("\tprio:%d dscp:%s" % (p, s[:24])); s = s[24:]
+        if s:
+            print("\tprio:%d dscp:%s" % (p, s))
+print("default priority:")
+print("Receive buffer size (bytes): 130944,130944,0,0,0,0,0,0,total_size=1048576")
+print("Cable len: %d" % int(rd("cable", "7")))
+print("PFC configuration:")
+print("\tpriority    0   1   2   3   4   5   6   7")
+print("\tenabled     " + "".join("%s   " % v for v in rd("pfc", "0,0,0,0,0,0,0,0").split(",")))
+print("\tbuffer      0   0   0   1   0   0   0   0   ")
+print("tc: 0 ratelimit: unlimited, tsa: vendor")
+print("\t priority:  0")
+'''
+
+STUB_CMA = r'''
+import os, sys
+kind = os.path.basename(sys.argv[0])  # cma_roce_tos or cma_roce_mode
+args, opts = sys.argv[1:], {"-d": "mlx5_0", "-p": "1"}
+for k, v in zip(args[::2], args[1::2]):
+    opts[k] = v
+state = os.environ["STUB_STATE"]
+ignore = os.environ.get("STUB_IGNORE", "")
+d = os.path.join(state, "cm", opts["-d"], opts["-p"])
+if not os.path.isdir(os.path.join(state, "rdma", opts["-d"])):
+    print(f"Device {opts['-d']} port {opts['-p']} does not exist"); sys.exit(1)
+os.makedirs(d, exist_ok=True)
+path = os.path.join(d, "tos" if kind == "cma_roce_tos" else "mode")
+cur = open(path).read() if os.path.exists(path) else ("0" if kind == "cma_roce_tos" else "IB/RoCE v1")
+if kind == "cma_roce_tos" and "-t" in opts and "tos" not in ignore:
+    cur = opts["-t"]
+if kind == "cma_roce_mode" and "-m" in opts and "mode" not in ignore:
+    cur = {"1": "IB/RoCE v1", "2": "RoCE v2"}[opts["-m"]]
+open(path, "w").write(cur)
+print(cur)
+'''
+
+STUB_IP = r'''
+import os, sys
+args = sys.argv[1:]
+state = os.environ["STUB_STATE"]
+ignore = os.environ.get("STUB_IGNORE", "")
+def mtu_path(dev):
+    d = os.path.join(state, "netdev", dev)
+    if not os.path.isdir(d):
+        print(f'Device "{dev}" does not exist.', file=sys.stderr); sys.exit(1)
+    return os.path.join(d, "mtu")
+if args[:4] == ["link", "set", "dev", args[3] if len(args) > 3 else ""] and args[4:5] == ["mtu"]:
+    p = mtu_path(args[3])
+    if "mtu" not in ignore:
+        open(p, "w").write(args[5])
+elif args[:5] == ["-o", "link", "show", "dev", args[4] if len(args) > 4 else ""]:
+    p = mtu_path(args[4])
+    mtu = open(p).read() if os.path.exists(p) else "1500"
+    print(f"4: {args[4]}: <BROADCAST,MULTICAST,UP,LOWER_UP> mtu {mtu} qdisc mq state UP mode DEFAULT "
+          "group default qlen 1000\\    link/ether 0c:42:a1:00:00:01 brd ff:ff:ff:ff:ff:ff")
+else:
+    print("stub ip: unsupported " + " ".join(args), file=sys.stderr); sys.exit(1)
+'''
+
+
+def _write_stub(bindir: Path, name: str, body: str) -> None:
+    path = bindir / name
+    path.write_text(f"#!{sys.executable}\n{body}", encoding="utf-8")
+    path.chmod(path.stat().st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
+
+
+class Box:
+    """A temp machine: fake /sys under ``root``, stub tools in ``bin``, tool state in ``state``."""
+
+    def __init__(self, tmp: Path, plan_host) -> None:  # type: ignore[no-untyped-def]
+        self.root, self.bin, self.state = tmp / "root", tmp / "bin", tmp / "state"
+        for d in (self.root, self.bin, self.state):
+            d.mkdir()
+        _write_stub(self.bin, "mlnx_qos", STUB_MLNX_QOS)
+        _write_stub(self.bin, "cma_roce_tos", STUB_CMA)
+        _write_stub(self.bin, "cma_roce_mode", STUB_CMA)
+        _write_stub(self.bin, "ip", STUB_IP)
+        for nic in plan_host.nics:
+            (self.state / "netdev" / nic.netdev).mkdir(parents=True)
+            (self.state / "rdma" / nic.rdma_device).mkdir(parents=True, exist_ok=True)
+            ecn = self.root / "sys/class/net" / nic.netdev / "ecn"
+            for side in ("roce_np", "roce_rp"):
+                (ecn / side / "enable").mkdir(parents=True)
+                for p in range(8):
+                    (ecn / side / "enable" / str(p)).write_text("0\n")
+            for knob in host.DCQCN_KNOBS.values():
+                (ecn / knob.side / knob.sysfs).write_text("0\n")
+            for knob in (host.CNP_DSCP_KNOB, host.CNP_PRIO_KNOB):
+                (ecn / knob.side / knob.sysfs).write_text("0\n")
+            tc = self.root / "sys/class/infiniband" / nic.rdma_device / "tc" / str(nic.rdma_port)
+            tc.mkdir(parents=True, exist_ok=True)
+            (tc / "traffic_class").write_text("")
+
+    def run(self, script: str, **env: str) -> subprocess.CompletedProcess[str]:
+        path = self.root.parent / "apply.sh"
+        path.write_text(script, encoding="utf-8")
+        full = {"PATH": f"{self.bin}:{os.environ['PATH']}", "STUB_STATE": str(self.state),
+                "ROCE_TUNE_SYSROOT": str(self.root), **env}
+        return subprocess.run(["bash", str(path)], env=full, capture_output=True, text=True, timeout=60)
+
+    def snapshot(self) -> dict[str, str]:
+        out = {}
+        for base in (self.root, self.state):
+            for p in sorted(base.rglob("*")):
+                if p.is_file() and not p.is_symlink():
+                    out[str(p.relative_to(base.parent))] = p.read_text()
+        return out
+
+
+def _script(**kw: object) -> tuple[object, str]:
+    plan = build_plan(**kw)  # type: ignore[arg-type]
+    h = plan.hosts[0]
+    files = host.render_host(plan, h)
+    assert list(files) == [f"{h.name}.sh"]
+    return plan, files[f"{h.name}.sh"]
+
+
+@pytest.fixture()
+def box(tmp_path: Path) -> Box:
+    plan = build_plan()
+    return Box(tmp_path, plan.hosts[0])
+
+
+def test_script_applies_and_reads_back(box: Box) -> None:
+    plan, script = _script()
+    res = box.run(script)
+    assert res.returncode == 0, res.stderr
+    assert "all values set and read back" in res.stdout
+    h = plan.hosts[0]  # type: ignore[attr-defined]
+    for nic in h.nics:
+        q = box.state / "qos" / nic.netdev
+        assert (q / "trust").read_text() == "dscp"
+        assert (q / "pfc").read_text() == "0,0,0,1,0,0,0,0"
+        assert (q / "cable").read_text() == "2"  # 2.0 m -> 2
+        assert (box.state / "netdev" / nic.netdev / "mtu").read_text() == "9000"
+        assert (box.state / "cm" / nic.rdma_device / "1" / "tos").read_text() == "106"
+        assert (box.state / "cm" / nic.rdma_device / "1" / "mode").read_text() == "RoCE v2"
+        ecn = box.root / "sys/class/net" / nic.netdev / "ecn"
+        assert (ecn / "roce_np/enable/3").read_text() == "1\n"
+        assert (ecn / "roce_rp/enable/3").read_text() == "1\n"
+        assert (ecn / "roce_np/enable/4").read_text() == "0\n"  # untouched
+        assert (ecn / "roce_rp/rpg_ai_rate").read_text() == "80\n"  # plan key rpg_ai_rate_mbps
+        assert (ecn / "roce_rp/rpg_hai_rate").read_text() == "800\n"
+        assert (ecn / "roce_np/min_time_between_cnps").read_text() == "4\n"
+        assert (ecn / "roce_np/cnp_dscp").read_text() == "48\n"
+        assert (ecn / "roce_np/cnp_802p_prio").read_text() == "6\n"
+        tc = box.root / "sys/class/infiniband" / nic.rdma_device / "tc/1/traffic_class"
+        assert tc.read_text() == "106\n"
+
+
+def test_script_is_idempotent(box: Box) -> None:
+    _, script = _script()
+    assert box.run(script).returncode == 0
+    first = box.snapshot()
+    res = box.run(script)
+    assert res.returncode == 0, res.stderr
+    assert box.snapshot() == first
+
+
+@pytest.mark.parametrize("ignored, named", [
+    ("pfc", "ens1f0np0 pfc: expected '0,0,0,1,0,0,0,0', read '0,0,0,0,0,0,0,0'"),
+    ("trust", "ens1f0np0 trust: expected 'dscp', read 'pcp'"),
+    ("mtu", "ens1f0np0 mtu: expected '9000', read '1500'"),
+    ("tos", "mlx5_0 roce_tos: expected '106', read '0'"),
+    ("mode", "mlx5_0 roce_mode: expected 'RoCE v2', read 'IB/RoCE v1'"),
+])
+def test_readback_names_a_silently_ignored_write(box: Box, ignored: str, named: str) -> None:
+    _, script = _script()
+    res = box.run(script, STUB_IGNORE=ignored)
+    assert res.returncode == 1
+    assert named in res.stderr
+    assert "did not read back as set" in res.stderr
+
+
+def test_readback_names_a_sysfs_file_that_drops_writes(box: Box) -> None:
+    _, script = _script()
+    target = box.root / "sys/class/net/ens1f1np1/ecn/roce_rp/rpg_ai_rate"
+    target.unlink()
+    target.symlink_to(os.devnull)  # accepts the write, reads back empty: a knob the driver ignores
+    res = box.run(script)
+    assert res.returncode == 1
+    assert "ens1f1np1 ecn/roce_rp/rpg_ai_rate: expected '80', read ''" in res.stderr
+    assert res.stderr.count("expected") == 1  # only that one
+
+
+def test_missing_sysfs_knob_stops_before_more_changes(box: Box) -> None:
+    _, script = _script()
+    shutil.rmtree(box.root / "sys/class/net/ens1f0np0/ecn")
+    res = box.run(script)
+    assert res.returncode == 2
+    assert "ens1f0np0/ecn/roce_np/enable/3 does not exist" in res.stderr
+
+
+def test_non_default_dscp_map_is_written_and_read_back(tmp_path: Path) -> None:
+    # CNP on DSCP 40 -> priority 6 differs from the ConnectX default 40 >> 3 = 5 (DOMAIN.md §3).
+    plan, script = _script(cnp_dscp=40)
+    assert "--dscp2prio set,40,6" in script
+    assert "set,26," not in script  # 26 -> 3 is already the default
+    (tmp_path / "ok").mkdir()
+    b = Box(tmp_path / "ok", plan.hosts[0])  # type: ignore[attr-defined]
+    assert b.run(script).returncode == 0
+    assert (b.state / "qos/ens1f0np0/dscp2prio").read_text() == "40 6\n"
+    (tmp_path / "lying").mkdir()
+    liar = Box(tmp_path / "lying", plan.hosts[0])  # type: ignore[attr-defined]
+    res = liar.run(script, STUB_IGNORE="dscp2prio")
+    assert res.returncode == 1
+    assert "ens1f0np0 dscp2prio/40: expected '6', read '5'" in res.stderr
+
+
+def test_default_dscp_map_needs_no_dscp2prio() -> None:
+    _, script = _script()
+    assert not [ln for ln in script.splitlines() if ln.startswith("mlnx_qos") and "--dscp2prio" in ln]
+    assert "already the default (dscp >> 3)" in script
+
+
+def test_pfc_and_cable_length_go_in_one_call() -> None:
+    # mlnx_qos sends both in one set_ieee_pfc(pfc_en, delay); separate calls would zero each other.
+    _, script = _script()
+    lines = [ln for ln in script.splitlines() if ln.startswith("mlnx_qos") and ("--pfc" in ln or "--cable_len" in ln)]
+    assert lines and all("--pfc" in ln and "--cable_len" in ln for ln in lines)
+    assert not any("--trust" in ln and "--dscp2prio" in ln for ln in script.splitlines())
+
+
+def test_dcqcn_disabled_turns_rp_and_np_off(tmp_path: Path) -> None:
+    plan, script = _script(dcqcn=False)
+    assert "DCQCN off on priorities [3]; relies on: PFC only" in script
+    b = Box(tmp_path, plan.hosts[0])  # type: ignore[attr-defined]
+    (b.root / "sys/class/net/ens1f0np0/ecn/roce_rp/enable/3").write_text("1\n")
+    assert b.run(script).returncode == 0
+    assert (b.root / "sys/class/net/ens1f0np0/ecn/roce_rp/enable/3").read_text() == "0\n"
+    assert "ROCE_CC_PRIO_MASK_P1=0" in script
+
+
+def test_alternatives_name_debugfs_and_mlxconfig_keys() -> None:
+    _, script = _script()
+    block = script.split("# ===== alternatives =====")[1].split("# ===== readback =====")[0]
+    assert all(ln.startswith("#") for ln in block.strip().splitlines())  # nothing executed
+    for name in ("rp_ai_rate", "rp_hai_rate", "rp_time_reset", "rp_byte_reset", "rp_gd", "rp_min_dec_fac",
+                 "np_min_time_between_cnps", "np_cnp_dscp", "np_cnp_prio"):
+        assert f"/sys/kernel/debug/mlx5/0000:3b:00.0/cc_params/{name}" in block
+    for key in ("ROCE_CC_PRIO_MASK_P1=8", "CNP_DSCP_P1=48", "CNP_802P_PRIO_P1=6", "RPG_AI_RATE_P1=80",
+                "RPG_HAI_RATE_P1=800", "MIN_TIME_BETWEEN_CNPS_P1=4", "DCE_TCP_G_P1=1019"):
+        assert key in block
+
+
+def test_traffic_class_readback_parses_the_driver_format(tmp_path: Path) -> None:
+    # The mlx5 driver reads back "Global tclass=<n>"; run the script's own helpers on that text.
+    _, script = _script()
+    helpers = re.search(r"^rt_read\(\) \{.*?^\}\n", script, re.S | re.M)
+    tclass = re.search(r"^rt_tclass\(\) .*$", script, re.M)
+    assert helpers and tclass
+    f = tmp_path / "traffic_class"
+    f.write_text("Global tclass=106\n")
+    out = subprocess.run(["bash", "-c", f"{helpers.group(0)}\n{tclass.group(0)}\nrt_tclass {shlex.quote(str(f))}"],
+                         capture_output=True, text=True, check=True).stdout
+    assert out == "106"
+
+
+def test_every_rendered_script_passes_bash_n_and_shellcheck(tmp_path: Path) -> None:
+    scripts = [_script()[1], _script(cnp_dscp=40)[1], _script(dcqcn=False)[1]]
+    for i, s in enumerate(scripts):
+        p = tmp_path / f"s{i}.sh"
+        p.write_text(s)
+        assert subprocess.run(["bash", "-n", str(p)], capture_output=True).returncode == 0
+        if shutil.which("shellcheck"):
+            res = subprocess.run(["shellcheck", "-s", "bash", str(p)], capture_output=True, text=True)
+            assert res.returncode == 0, res.stdout
+    if not shutil.which("shellcheck"):
+        pytest.skip("shellcheck not installed; bash -n passed")
+
+
+def test_host_tos_matches_every_switch_dscp_map() -> None:
+    # TOS = RoCE DSCP << 2 | ECT(0), with the DSCP read back out of each rendered switch config.
+    plan, script = _script()
+    tos = cs.host_tos(script)
+    for sw in plan.switches:  # type: ignore[attr-defined]
+        text = next(iter(get_platform(sw.platform).render(plan, sw).values()))
+        view = cs.PARSERS[sw.platform](text)
+        dscps = cs.lossless_dscps(view, set(plan.classification.lossless_queues))  # type: ignore[attr-defined]
+        for t in tos:
+            assert t & 0b11 == 0b10, f"TOS {t} is not ECT(0)"
+            assert t >> 2 in dscps, f"{sw.name}: host DSCP {t >> 2} not lossless on the switch ({sorted(dscps)})"
+
+
+def test_nccl_env_sorted_and_quoted() -> None:
+    plan = build_plan()
+    h = plan.hosts[0].model_copy(update={"nccl_env": {"NCCL_IB_HCA": "^mlx5_4", "NCCL_IB_TC": "106",
+                                                      "NCCL_DEBUG": "INFO", "NCCL_X": "a b'c"}})
+    text = host.render_nccl_env(plan, h)
+    lines = text.splitlines()
+    assert [ln.split("=", 1)[0] for ln in lines] == sorted(h.nccl_env)
+    assert "NCCL_IB_TC=106" in lines  # plain values stay plain
+    assert "NCCL_IB_HCA='^mlx5_4'" in lines
+    parsed = dict(ln.split("=", 1) for ln in lines)
+    assert {k: shlex.split(v)[0] for k, v in parsed.items()} == h.nccl_env  # the shell reads the same values
+    bad = h.model_copy(update={"nccl_env": {"NCCL_IB_TC; reboot": "1"}})
+    with pytest.raises(ValueError, match="not a valid variable name"):
+        host.render_nccl_env(plan, bad)
+
+
+HOSTILE = ["eth0; rm -rf /", "$(reboot)", "eth0\nreboot", "et'h0", 'eth"0', "eth0`id`", "eth0 && id"]
+
+
+@pytest.mark.parametrize("value", HOSTILE)
+@pytest.mark.parametrize("fieldname", ["netdev", "rdma_device"])
+def test_renderer_refuses_hostile_nic_names(value: str, fieldname: str) -> None:
+    # Defence in depth: a plan built without the inventory loader still cannot inject commands.
+    plan = build_plan()
+    h = plan.hosts[0]
+    bad = h.model_copy(update={"nics": [h.nics[0].model_copy(update={fieldname: value})]})
+    with pytest.raises(ValueError, match="refusing to render"):
+        host.render_host(plan, bad)
+
+
+def test_newline_in_free_text_cannot_leave_a_comment(tmp_path: Path) -> None:
+    plan = build_plan().model_copy(update={"site": "lab\ntouch /tmp/pwned-roce-tune", "generator": "x\r\nid"})
+    script = host.render_host(plan, plan.hosts[0])["node1.sh"]
+    assert not any(ln.startswith(("touch", "id")) for ln in script.splitlines())
+    assert "lab?touch /tmp/pwned-roce-tune" in script
+
+
+def _inventory(**names: str) -> str:
+    n = {"switch": "leaf1", "port": "Ethernet0", "host": "node1", "netdev": "ens1f0np0", "rdma": "mlx5_0", **names}
+    return textwrap.dedent(f"""\
+        site: {{name: lab}}
+        switches:
+          - name: {json_str(n["switch"])}
+            platform: sonic
+            model: SN4700
+            role: leaf
+            ports: [{{name: {json_str(n["port"])}, speed: 400G}}]
+        hosts:
+          - name: {json_str(n["host"])}
+            nics:
+              - {{model: connectx-7, netdev: {json_str(n["netdev"])}, rdma_device: {json_str(n["rdma"])}, speed: 400G}}
+        """)
+
+
+def json_str(s: str) -> str:
+    """A YAML double-quoted scalar (JSON string syntax is valid YAML), so the hostile text arrives intact."""
+    import json
+
+    return json.dumps(s)
+
+
+@pytest.mark.parametrize("value", HOSTILE)
+@pytest.mark.parametrize("fieldname", ["switch", "port", "host", "netdev", "rdma"])
+def test_inventory_loader_rejects_hostile_names(value: str, fieldname: str) -> None:
+    loader = pytest.importorskip("roce_tune.inventory.loader", reason="inventory loader not written yet")
+    assert loader.load_inventory_text(_inventory()) is not None  # the clean inventory loads
+    with pytest.raises(Exception) as exc:
+        loader.load_inventory_text(_inventory(**{fieldname: value}))
+    assert value.splitlines()[0] in str(exc.value) or "not a valid" in str(exc.value)
+
+
+def test_platform_registry_and_spec() -> None:
+    mod = get_platform("host")
+    assert mod is host
+    assert host.SPEC.extension == "sh" and host.SPEC.commit == "host-script"
+    assert host.SPEC.sections[-1] == "readback"
+
+
+def _host_files(plan) -> dict[str, str]:  # type: ignore[no-untyped-def]
+    files: dict[str, str] = {}
+    for h in plan.hosts:
+        files.update(host.render_host(plan, h))
+        files[f"{h.name}.nccl.env"] = host.render_nccl_env(plan, h)
+    return files
+
+
+def test_golden_hand_built() -> None:
+    cs.assert_golden("host", "hand-built", _host_files(build_plan(cnp_dscp=40)))
+
+
+@pytest.mark.parametrize("inventory", ["lab-2node", "site"])
+def test_golden_inventories(inventory: str, tmp_path: Path) -> None:
+    plan = cs.pipeline_plan(inventory)
+    files = _host_files(plan)
+    assert any(name.endswith(".sh") for name in files), f"{inventory}.yaml has hosts"
+    for name, text in files.items():
+        if name.endswith(".sh"):
+            p = tmp_path / name
+            p.write_text(text)
+            assert subprocess.run(["bash", "-n", str(p)]).returncode == 0, name
+    cs.assert_golden("host", inventory, files)

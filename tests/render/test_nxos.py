@@ -1,0 +1,142 @@
+"""Cisco NX-OS renderer: structure read back from the CLI text, unit conversions, headroom, golden files.
+
+Oracles: the plan's numbers through NX-OS units (1 kbyte = 1024 B, rounded down — 150000 B -> 146,
+1500000 B -> 1464); headroom pause-threshold = size - xoff and resume = xon (the Cisco 93180YC-EX minimum
+27456/12480/12480 has exactly this shape); watchdog 200 ms over a 100 ms poll = multiplier 2.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from . import cli_structure as cs
+from .plan_builder import build_plan
+from roce_tune.platforms import get_platform, nxos
+
+
+def _render(**kw: object) -> tuple[object, str]:
+    plan = build_plan(**kw)  # type: ignore[arg-type]
+    files = nxos.render(plan, plan.switch("spine1"))
+    assert list(files) == ["spine1.cfg"]
+    return plan, files["spine1.cfg"]
+
+
+def test_lossless_structure_read_back_from_text() -> None:
+    plan, text = _render()
+    cs.check_lossless_structure(plan, plan.switch("spine1"), cs.parse_nxos(text))  # type: ignore[attr-defined]
+
+
+def test_ecn_in_kbytes_per_speed() -> None:
+    _, text = _render()
+    pol = dict(re.findall(r"^policy-map type queuing (RT_EGRESS_ecn-\S+)\n  class type queuing c-out-8q-q3\n"
+                          r"    (random-detect .*)$", text, re.M))
+    assert pol["RT_EGRESS_ecn-400g"] == ("random-detect minimum-threshold 146 kbytes maximum-threshold 1464 kbytes "
+                                         "drop-probability 100 weight 0 ecn")
+    assert pol["RT_EGRESS_ecn-100g"] == ("random-detect minimum-threshold 48 kbytes maximum-threshold 390 kbytes "
+                                         "drop-probability 20 weight 0 ecn")
+    assert nxos.kbytes(1024) == 1 and nxos.kbytes(2047) == 1 and nxos.kbytes(10) == 1
+    ifaces = dict(re.findall(r"^interface (\S+)\n(?:  .*\n)*?  service-policy type queuing output (\S+)$", text, re.M))
+    assert ifaces == {"Ethernet1/1": "RT_EGRESS_ecn-100g", "Ethernet1/2": "RT_EGRESS_ecn-400g",
+                      "Ethernet1/3": "RT_EGRESS_ecn-400g", "Ethernet1/64": "RT_EGRESS_LOSSY"}
+
+
+def test_headroom_as_ingress_pause_thresholds() -> None:
+    plan, text = _render()
+    sw = plan.switch("spine1")  # type: ignore[attr-defined]
+    for port in sw.ports:
+        if not port.lossless:
+            continue
+        hr = port.headroom
+        block = re.search(rf"^policy-map type queuing RT_INGRESS_{hr.profile}\n  class type queuing c-in-q3\n"
+                          r"    pause buffer-size (\d+) pause-threshold (\d+) resume-threshold (\d+)$", text, re.M)
+        assert block, hr.profile
+        size, pause, resume = map(int, block.groups())
+        assert (size, pause, resume) == (hr.size_bytes, hr.size_bytes - hr.xoff_bytes, hr.xon_bytes)
+        assert re.search(rf"^interface {re.escape(port.name)}\n(?:  .*\n)*?  service-policy type queuing input "
+                         rf"RT_INGRESS_{hr.profile}$", text, re.M)
+    # the 93180YC-EX minimum quoted in VENDORS.md §4: buffer 27456, pause = resume = 12480 -> xoff 14976
+    hr = sw.ports[0].headroom.model_copy(update={"size_bytes": 27456, "xoff_bytes": 14976, "xon_bytes": 12480})
+    assert {k: v for k, v in nxos._headroom(hr, [3]).items() if k in ("size", "pause", "resume")} == \
+        {"size": 27456, "pause": 12480, "resume": 12480}
+    with pytest.raises(ValueError, match="leaves no room"):
+        nxos._headroom(hr.model_copy(update={"xoff_bytes": 27456}), [3])
+
+
+def test_no_drop_only_on_lossless_class_and_unused_queues_zero() -> None:
+    _, text = _render()
+    assert re.findall(r"^    pause pfc-cos (.+)$", text, re.M) == ["3"]
+    assert re.search(r"class type network-qos c-8q-nq3\n    mtu 9216\n    pause pfc-cos 3\n", text)
+    sched = text.split("! ===== scheduler =====")[1].split("! ===== watchdog =====")[0]
+    first = sched.split("policy-map type queuing ")[1]
+    assert "class type queuing c-out-8q-q6\n    priority level 1" in first
+    assert "class type queuing c-out-8q-q5\n    bandwidth remaining percent 0" in first
+    assert "class type queuing c-out-8q-q-default\n    bandwidth remaining percent 50" in first
+
+
+def test_classification_ranges_and_default() -> None:
+    _, text = _render(cnp_dscp=40)
+    assert "class-map type qos match-any RT_Q6\n  match dscp 40\n" in text
+    assert "  class class-default\n    set qos-group 0\n" in text
+    assert nxos.dscp_ranges([0, 1, 2, 5, 7, 8, 63]) == "0-2,5,7-8,63"
+    view = cs.parse_nxos(text)
+    assert view.dscp_to_queue[40] == 6 and view.dscp_to_queue[26] == 3 and view.dscp_to_queue[0] == 0
+
+
+def test_watchdog_multipliers_and_default_interval() -> None:
+    _, text = _render()
+    lines = text.splitlines()
+    assert "priority-flow-control watch-dog-interval on" in lines
+    assert "priority-flow-control watch-dog shutdown-multiplier 2" in lines
+    assert "priority-flow-control auto-restore multiplier 2" in lines
+    assert not any(ln.startswith("priority-flow-control watch-dog interval") for ln in lines)  # 100 ms = default
+    plan = build_plan(action="forward")
+    sw = plan.switch("spine1")
+    slow = sw.model_copy(update={"watchdog": sw.watchdog.model_copy(update={"poll_ms": 200, "restoration_ms": 600})})
+    text = nxos.render(plan, slow)["spine1.cfg"]
+    assert "priority-flow-control watch-dog interval 200" in text
+    assert "priority-flow-control watch-dog shutdown-multiplier 1" in text
+    assert "priority-flow-control auto-restore multiplier 3" in text
+    assert "plan action 'forward': NX-OS always drops" in text
+
+
+def test_lossy_port_pfc_off_no_classification() -> None:
+    _, text = _render()
+    block = re.search(r"^interface Ethernet1/64\n((?:  .*\n)+)", text, re.M)
+    assert block
+    assert "priority-flow-control mode off" in block.group(1)
+    assert "service-policy type qos input" not in block.group(1)
+    assert "service-policy type queuing input" not in block.group(1)
+
+
+def test_sections_in_spec_order_deterministic_registered() -> None:
+    _, text = _render()
+    assert tuple(re.findall(r"^! ===== (\w+) =====$", text, re.M)) == nxos.SPEC.sections
+    assert text == _render()[1]
+    assert get_platform("nxos") is nxos and nxos.SPEC.netmiko_device_type == "cisco_nxos"
+
+
+def test_refusals() -> None:
+    plan = build_plan()
+    sw = plan.switch("spine1")
+    hostile = sw.ports[0].model_copy(update={"name": "Ethernet1/1 ; reload"})
+    with pytest.raises(ValueError, match="not a safe CLI word"):
+        nxos.render(plan, sw.model_copy(update={"ports": [hostile, *sw.ports[1:]]}))
+    with pytest.raises(ValueError, match="no ports"):
+        nxos.render(plan, sw.model_copy(update={"ports": []}))
+
+
+def test_golden_hand_built() -> None:
+    _, text = _render()
+    cs.assert_golden("nxos", "hand-built", {"spine1.cfg": text})
+
+
+def test_golden_mixed_vendor_inventory() -> None:
+    plan = cs.pipeline_plan("mixed-vendor")
+    files = cs.render_platform(plan, "nxos")
+    assert files, "mixed-vendor.yaml has NX-OS spines"
+    for sw in plan.switches:
+        if sw.platform == "nxos":
+            cs.check_lossless_structure(plan, sw, cs.parse_nxos(files[f"{sw.name}.cfg"]))
+    cs.assert_golden("nxos", "mixed-vendor", files)
