@@ -13,6 +13,7 @@ into a positioned error in the loader. Examples::
 
 from __future__ import annotations
 
+import math
 import re
 
 #: Port speeds roce-tune knows the IEEE 802.3 pause-quanta budget for (Gb/s).
@@ -53,7 +54,7 @@ def parse_speed_gbps(value: object) -> int:
             gbps = num * {"G": 1, "T": 1000, "M": 0.001}[unit]
     else:
         raise ValueError(f"{value!r} is not a speed: write 100G, 400G or Mb/s like 100000")
-    if gbps != int(gbps) or int(gbps) not in KNOWN_SPEEDS_GBPS:
+    if not math.isfinite(gbps) or gbps != int(gbps) or int(gbps) not in KNOWN_SPEEDS_GBPS:
         known = ", ".join(f"{s}G" for s in KNOWN_SPEEDS_GBPS)
         raise ValueError(f"{value!r} is not a supported port speed (known: {known})")
     return int(gbps)
@@ -94,7 +95,7 @@ def parse_bytes(value: object) -> int:
             raise ValueError(f"byte count {value} is negative")
         return value
     if isinstance(value, float):
-        if value < 0 or value != int(value):
+        if not math.isfinite(value) or value < 0 or value != int(value):
             raise ValueError(f"byte count {value} must be a whole non-negative number")
         return int(value)
     if isinstance(value, str):
@@ -113,8 +114,8 @@ def parse_time_us(value: object) -> float:
     if isinstance(value, bool):
         raise ValueError(f"{value!r} is not a time")
     if isinstance(value, (int, float)):
-        if value < 0:
-            raise ValueError(f"time {value} is negative")
+        if value < 0 or not math.isfinite(value):
+            raise ValueError(f"time {value} is negative or not finite")
         return float(value)
     if isinstance(value, str):
         m = _TIME_US_RE.match(value)

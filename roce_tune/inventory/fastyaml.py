@@ -1,0 +1,435 @@
+"""A fast reader for the plain block-style subset of YAML that inventories are written in.
+
+ruamel.yaml's pure-Python composer needs ~20 s for a 4,096-host inventory (~270k lines); this reader
+takes a fraction of a second and yields *exactly* what :func:`roce_tune.inventory.yamlpos.compose_ruamel`
+yields (data, positions, duplicate-key issues) for every input it accepts. A differential test
+(``tests/inventory/test_fastyaml.py``) holds it to that.
+
+Accepted: block mappings with plain-word keys, block sequences (also ``- key: value`` compact entries
+and sequences indented at their key's column), one-line flow ``{…}``/``[…]`` collections, plain
+scalars and one-line quoted scalars without escapes, ``#`` comments, a leading ``---``, LF or CRLF
+line ends. Anything else — anchors, aliases, tags, block scalars, multi-line scalars, escapes, tabs,
+complex keys, several documents, any syntax error — makes :func:`fast_parse` return ``None`` and
+the loader falls back to ruamel.yaml, which handles all of YAML and gives the error positions.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from roce_tune.inventory.yamlpos import (
+    ParseResult,
+    PosMap,
+    PosSeq,
+    ScalarError,
+    YamlIssue,
+    join_index,
+    join_key,
+    resolve_plain,
+)
+
+#: Characters that send a document to the ruamel path: tabs, lone CR, BOM, YAML 1.1 line breaks, and
+#: C0/C1 controls (not printable in YAML).
+_BAIL_CHARS = re.compile("[\t\ufeff\x85\u2028\u2029\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x84\x86-\x9f\ud800-\udfff\ufffe\uffff]")
+#: Keys are at most 1000 characters: YAML limits implicit keys to 1024 (ruamel rejects longer ones).
+_KEY_RE = re.compile(r"([A-Za-z0-9_][A-Za-z0-9_.-]{0,999}):(?: +|\Z)")
+_SQ_RE = re.compile(r"'((?:[^']|'')*)'")
+_DQ_RE = re.compile(r'"([^"\\]*)"')
+_FLOW_KEY_RE = re.compile(r"([A-Za-z0-9_][A-Za-z0-9_.-]{0,999}): +")
+_FLOW_PLAIN_RE = re.compile(r"[^,\[\]{}#'\"\s][^,\[\]{}]*")
+_PLAIN_BAD_START = frozenset("&*!|>%@`'\",[]{}#")
+
+
+class _Bail(Exception):
+    """Input outside the accepted subset (not an error: ruamel.yaml takes over)."""
+
+
+def _plain(s: str) -> str:
+    """A block-context plain scalar: cut a `` #`` comment, strip, reject what YAML would reject."""
+    cut = s.find(" #")
+    if cut >= 0:
+        s = s[:cut]
+    s = s.rstrip(" ")
+    if not s or s[0] in _PLAIN_BAD_START or ": " in s or s.endswith(":") or s[0] in "?:-" and (
+            len(s) == 1 or s[1] == " "):
+        raise _Bail
+    return s
+
+
+def _after_ok(s: str, i: int) -> None:
+    """Only spaces or a comment may follow a closed quote / flow collection on the line."""
+    rest = s[i:].lstrip(" ")
+    if rest and rest[0] != "#":
+        raise _Bail
+    if rest and i < len(s) and s[i] != " ":
+        raise _Bail  # '#' glued to the value is not a comment
+
+
+class _Ctx:
+    __slots__ = ("issues", "bad_paths", "plain_cache")
+
+    def __init__(self) -> None:
+        self.plain_cache: dict[str, Any] = {}
+        self.issues: list[YamlIssue] = []
+        self.bad_paths: set[str] = set()
+
+
+def _resolve(text: str, ctx: _Ctx, path: str, line: int, col: int) -> Any:
+    try:
+        return resolve_plain(text)
+    except ScalarError as exc:
+        ctx.issues.append(YamlIssue("RT003", str(exc), "write a number in the documented range", line, col, path))
+        ctx.bad_paths.add(path)
+        return text
+
+
+_FLOW_PAIR_RE = re.compile(
+    r" *([A-Za-z0-9_][A-Za-z0-9_.-]{0,999}): +('(?:[^']|'')*'|[^,\[\]{}#'\"\s&*!|>%@`?:-][^,\[\]{}#]*?) *([,}])")
+
+
+def _flow_map_simple(s: str, line: int, base: int, plain_cache: dict[str, Any]) -> tuple[Any, Any, int] | None:
+    """``{key: scalar, …}`` on one line, the shape of most flow mappings, by one regex per pair.
+
+    Returns None when the mapping has any other shape (nested, duplicate keys, odd scalars); the
+    general :func:`_flow` then decides.
+    """
+    out: dict[str, Any] = {}
+    pos: PosMap = {}
+    i = 1
+    match = _FLOW_PAIR_RE.match
+    while True:
+        m = match(s, i)
+        if m is None:
+            return None
+        key, raw = m.group(1), m.group(2)
+        if key in out:
+            return None
+        if raw[0] == "'":
+            value: Any = raw[1:-1].replace("''", "'")
+        else:
+            value = plain_cache.get(raw, plain_cache)
+            if value is plain_cache:
+                if ": " in raw or raw[-1] == ":" or " #" in raw:
+                    return None
+                try:
+                    value = resolve_plain(raw)
+                except ScalarError:
+                    return None
+                plain_cache[raw] = value
+        out[key] = value
+        pos[key] = (line, base + m.start(1) + 1, line, base + m.start(2) + 1, None)
+        i = m.end()
+        if m.group(3) == "}":
+            return out, pos, i
+
+
+def _flow(s: str, i: int, line: int, ctx: _Ctx, path: str, base: int) -> tuple[Any, Any, int]:
+    """Parse one flow node at ``s[i]`` (``s[0]`` is at 0-based column ``base``).
+
+    Returns (value, child positions, index after the node).
+    """
+    c = s[i]
+    if c == "{":
+        out: dict[str, Any] = {}
+        pos: PosMap = {}
+        i += 1
+        while True:
+            while i < len(s) and s[i] == " ":
+                i += 1
+            if i >= len(s):
+                raise _Bail
+            if s[i] == "}":
+                if out:
+                    raise _Bail  # trailing comma
+                return out, pos, i + 1
+            m = _FLOW_KEY_RE.match(s, i)
+            if not m:
+                raise _Bail
+            key, kcol = m.group(1), base + i + 1
+            i = m.end()
+            if i >= len(s) or s[i] in ",}#":
+                raise _Bail
+            sub = join_key(path, key)
+            vcol = base + i + 1
+            v, child, i = _flow(s, i, line, ctx, sub, base)
+            if key in pos:
+                f = pos[key]
+                ctx.issues.append(YamlIssue(
+                    "RT002", f"duplicate key {key!r} (first defined at line {f[0]} column {f[1]})",
+                    f"remove one of the two '{key}:' entries or merge their values", line, kcol, sub))
+            else:
+                out[key] = v
+                pos[key] = (line, kcol, line, vcol, child)
+            while i < len(s) and s[i] == " ":
+                i += 1
+            if i < len(s) and s[i] == ",":
+                i += 1
+                continue
+            if i < len(s) and s[i] == "}":
+                return out, pos, i + 1
+            raise _Bail
+    if c == "[":
+        items: list[Any] = []
+        ipos: PosSeq = []
+        i += 1
+        while True:
+            while i < len(s) and s[i] == " ":
+                i += 1
+            if i >= len(s):
+                raise _Bail
+            if s[i] == "]":
+                if items:
+                    raise _Bail
+                return items, ipos, i + 1
+            vcol = base + i + 1
+            v, child, i = _flow(s, i, line, ctx, join_index(path, len(items)), base)
+            items.append(v)
+            ipos.append((line, vcol, child))
+            while i < len(s) and s[i] == " ":
+                i += 1
+            if i < len(s) and s[i] == ",":
+                i += 1
+                continue
+            if i < len(s) and s[i] == "]":
+                return items, ipos, i + 1
+            raise _Bail
+    if c == "'":
+        m = _SQ_RE.match(s, i)
+        if not m:
+            raise _Bail
+        return m.group(1).replace("''", "'"), None, m.end()
+    if c == '"':
+        m = _DQ_RE.match(s, i)
+        if not m:
+            raise _Bail
+        return m.group(1), None, m.end()
+    m = _FLOW_PLAIN_RE.match(s, i)
+    if not m:
+        raise _Bail
+    raw = m.group(0)
+    cut = raw.find(" #")
+    if cut >= 0:
+        raise _Bail  # a comment inside a one-line flow collection
+    text = raw.rstrip(" ")
+    if ": " in text or text.endswith(":") or text[0] in "&*!|>%@`?:" or (text[0] == "-" and len(text) > 1
+                                                                          and text[1] == " "):
+        raise _Bail
+    if text == "-":
+        raise _Bail
+    return _resolve(text, ctx, path, line, base + i + 1), None, i + len(raw)
+
+
+def _tokenize(s: str) -> tuple[Any, ...]:
+    """Describe one line's content (indentation removed); cached per distinct content.
+
+    Returns ``(dash_offsets, key, key_off, vkind, value, voff)``: the offsets of leading ``- ``
+    indicators, then a key (or None) at ``key_off``, and the value kind: 0 none (a block follows or
+    the value is empty), 1 a scalar ``value`` at ``voff``, 2 a flow collection at ``voff`` (parsed
+    per line), 3 a scalar that could not be read (``value`` is the message).
+    """
+    dashes: list[int] = []
+    i = 0
+    while s[i] == "-" and (i + 1 == len(s) or s[i + 1] == " "):
+        dashes.append(i)
+        i += 1
+        while i < len(s) and s[i] == " ":
+            i += 1
+        if i == len(s) or s[i] == "#":
+            return tuple(dashes), None, i, 0, None, i
+    rest = s[i:] if i else s
+    m = _KEY_RE.match(rest)
+    key = None
+    if m:
+        key = m.group(1)
+        voff = i + m.end()
+        rest = s[voff:]
+        if not rest or rest[0] == "#":
+            return tuple(dashes), key, i, 0, None, voff
+    else:
+        if not dashes:
+            raise _Bail  # a value on its own line: multi-line scalar, flow continuation or an error
+        voff = i
+    c = rest[0]
+    if c in "{[":
+        return tuple(dashes), key, i, 2, None, voff
+    if c == "'" or c == '"':
+        qm = (_SQ_RE if c == "'" else _DQ_RE).match(rest)
+        if not qm:
+            raise _Bail
+        _after_ok(rest, qm.end())
+        value = qm.group(1).replace("''", "'") if c == "'" else qm.group(1)
+        return tuple(dashes), key, i, 1, value, voff
+    try:
+        return tuple(dashes), key, i, 1, resolve_plain(_plain(rest)), voff
+    except ScalarError as exc:
+        return tuple(dashes), key, i, 3, str(exc), voff
+
+
+def fast_parse(text: str) -> ParseResult | None:
+    """Parse the block-style subset; ``None`` means "not in the subset, use ruamel.yaml".
+
+    Returns:
+        ParseResult identical to ``compose_ruamel(text)`` (data, positions, RT002/RT003 issues).
+    """
+    if "\r" in text:
+        if text.count("\r") != text.count("\r\n"):
+            return None
+        text = text.replace("\r\n", "\n")
+    if _BAIL_CHARS.search(text):
+        return None
+    try:
+        return _parse(text)
+    except (_Bail, IndexError, RecursionError):
+        return None
+
+
+class _Frame:
+    """An open block collection: its column, container, positions, kind and field path."""
+
+    __slots__ = ("col", "data", "pos", "is_seq", "path")
+
+    def __init__(self, col: int, data: Any, pos: Any, is_seq: bool, path: str):
+        self.col, self.data, self.pos, self.is_seq, self.path = col, data, pos, is_seq, path
+
+
+def _dup(ctx: _Ctx, mpos: PosMap, key: str, line: int, col: int, path: str) -> None:
+    f = mpos[key]
+    ctx.issues.append(YamlIssue(
+        "RT002", f"duplicate key {key!r} (first defined at line {f[0]} column {f[1]})",
+        f"remove one of the two '{key}:' entries or merge their values", line, col, path))
+
+
+def _parse(text: str) -> ParseResult:  # noqa: C901 - one tight loop on purpose (speed)
+    ctx = _Ctx()
+    root: dict[str, Any] = {}
+    root_pos: PosMap = {}
+    stack: list[_Frame] = []
+    top: _Frame | None = None
+    # a slot waiting for a block value: (frame, key or None for a sequence item, indent, kline, kcol)
+    pending: tuple[Any, ...] | None = None
+    cache: dict[str, tuple[Any, ...]] = {}
+    started = False
+    root_line = 0
+    for lineno, raw in enumerate(text.split("\n"), 1):
+        s = raw.lstrip(" ")
+        if not s or s[0] == "#":
+            continue
+        base = len(raw) - len(s)
+        if base == 0 and (s[0] == "%" or s[:3] in ("---", "...") and (len(s) == 3 or s[3] == " ")):
+            tail = s[3:].lstrip(" ")
+            if started or not s.startswith("---") or (tail and tail[0] != "#"):
+                raise _Bail  # directives, a second document, '...', or content after '---'
+            continue
+        tok = cache.get(s)
+        if tok is None:
+            tok = cache[s] = _tokenize(s)
+        dashes, key, key_off, vkind, value, voff = tok
+        if vkind == 1 and pending is None and not dashes and top is not None and top.col == base \
+                and not top.is_seq and key not in top.pos:
+            top.data[key] = value  # the common line, "key: scalar", continuing the current mapping
+            top.pos[key] = (lineno, base + 1, lineno, base + voff + 1, None)
+            continue
+        if not started:
+            if dashes or key is None or base != 0:
+                raise _Bail
+            started, root_line = True, lineno
+            top = _Frame(0, root, root_pos, False, "")
+            stack.append(top)
+        # every '- ' indicator, then the key or scalar, is a token at its own column
+        ntok = len(dashes) + (key is not None)
+        for t in range(ntok):
+            is_dash = t < len(dashes)
+            col = base + (dashes[t] if is_dash else key_off)
+            if pending is not None:
+                pframe, pkey, pind, pkl, pkc = pending
+                pending = None
+                if col > pind or (is_dash and pkey is not None and col == pind):
+                    if not is_dash and key is None:
+                        raise _Bail
+                    new: Any = [] if is_dash else {}
+                    newpos: Any = [] if is_dash else {}
+                    if pkey is None:
+                        path = join_index(pframe.path, len(pframe.data))
+                        pframe.data.append(new)
+                        pframe.pos.append((lineno, col + 1, newpos))
+                    else:
+                        path = join_key(pframe.path, pkey)
+                        pframe.data[pkey] = new
+                        pframe.pos[pkey] = (pkl, pkc, lineno, col + 1, newpos)
+                    top = _Frame(col, new, newpos, is_dash, path)
+                    stack.append(top)
+                else:
+                    if pkey is None:
+                        raise _Bail  # an empty sequence item: leave its odd position to ruamel
+                    pframe.data[pkey] = None
+                    pframe.pos[pkey] = (pkl, pkc, pkl, pkc, None)
+            while top.col > col or (top.col == col and top.is_seq and not is_dash and len(stack) > 1
+                                    and stack[-2].col == col):
+                stack.pop()
+                if not stack:
+                    raise _Bail
+                top = stack[-1]
+            if top.col != col or top.is_seq != is_dash:
+                raise _Bail
+            if is_dash:
+                if t + 1 < ntok:
+                    pending = (top, None, col, lineno, col + 1)
+                    continue  # a nested block starts on this line
+                if vkind == 0:
+                    pending = (top, None, col, lineno, col + 1)
+                    continue
+                ipath = join_index(top.path, len(top.data)) if vkind != 1 else ""
+                v, child = _value(text_line=s, vkind=vkind, value=value, voff=voff, line=lineno,
+                                  col0=base + voff, ctx=ctx, path=ipath)
+                top.data.append(v)
+                top.pos.append((lineno, base + voff + 1, child))
+                continue
+            if key is None:
+                raise _Bail
+            mpos = top.pos
+            if key in mpos:
+                kpath = join_key(top.path, key)
+                _dup(ctx, mpos, key, lineno, col + 1, kpath)
+                sink = _Frame(col, {}, {}, False, kpath)
+                if vkind == 0:
+                    pending = (sink, "_", col, lineno, col + 1)
+                else:
+                    _value(s, vkind, value, voff, lineno, base + voff, ctx, kpath)
+                continue
+            if vkind == 0:
+                pending = (top, key, col, lineno, col + 1)
+                continue
+            if vkind == 1:
+                top.data[key] = value
+                mpos[key] = (lineno, col + 1, lineno, base + voff + 1, None)
+                continue
+            v, child = _value(s, vkind, value, voff, lineno, base + voff, ctx, join_key(top.path, key))
+            top.data[key] = v
+            mpos[key] = (lineno, col + 1, lineno, base + voff + 1, child)
+    if not started:
+        raise _Bail
+    if pending is not None:
+        pframe, pkey, _, pkl, pkc = pending
+        if pkey is None:
+            raise _Bail
+        pframe.data[pkey] = None
+        pframe.pos[pkey] = (pkl, pkc, pkl, pkc, None)
+    return ParseResult(root, root_line, 1, root_pos, ctx.issues, ctx.bad_paths)
+
+
+def _value(text_line: str, vkind: int, value: Any, voff: int, line: int, col0: int, ctx: _Ctx,
+           path: str) -> tuple[Any, Any]:
+    """Materialise a token's value: a cached scalar, a flow collection, or an unreadable number."""
+    if vkind == 1:
+        return value, None
+    if vkind == 3:
+        ctx.issues.append(YamlIssue("RT003", value, "write a number in the documented range", line, col0 + 1,
+                                    path))
+        ctx.bad_paths.add(path)
+        return text_line[voff:].split(" #")[0].rstrip(" "), None
+    seg = text_line[voff:]
+    got = _flow_map_simple(seg, line, col0, ctx.plain_cache) if seg[0] == "{" else None
+    v, child, end = got if got is not None else _flow(seg, 0, line, ctx, path, col0)
+    _after_ok(seg, end)
+    return v, child

@@ -1,0 +1,143 @@
+"""Semantic lint of a loaded inventory: every rule in :data:`RULES`, findings in file order.
+
+    >>> from roce_tune.inventory.loader import load_inventory
+    >>> findings = lint(load_inventory("inventories/site.yaml"))   # doctest: +SKIP
+
+Each finding carries its rule ID, severity, a message, a concrete fix and ``file:line:col`` of the
+offending node (plus device/port where it concerns one). ``docs/lint-rules.md`` is generated from
+the registry by :func:`rules_markdown` (``python -m roce_tune.inventory.lint > docs/lint-rules.md``).
+"""
+
+from __future__ import annotations
+
+from typing import Collection
+
+from roce_tune.findings import Finding, Location, RoceTuneError, Severity
+from roce_tune.inventory.catalog import Catalog, load_catalog
+from roce_tune.inventory.loader import LoadedInventory, load_inventory_text
+from roce_tune.inventory.rules import RULES, LintContext, Rule
+from roce_tune.inventory.topology import build_topology
+
+#: Loader rules (raised by :func:`~roce_tune.inventory.loader.load_inventory`): id -> (title, what, bad, fixed).
+LOADER_RULE_DOCS: dict[str, tuple[str, str, str, str]] = {
+    "RT001": ("Malformed YAML",
+              "The file is not valid YAML (unclosed bracket or quote, bad indentation, a tab in the "
+              "indentation), is not UTF-8, contains control characters, or uses aliases that expand without "
+              "bound. The position is where the parser stopped.",
+              "site:\n  name: lab\nswitches: [\n", "site:\n  name: lab\nswitches: []\n"),
+    "RT002": ("Duplicate key",
+              "A key appears twice in one mapping. YAML loaders silently keep one of the two values; every "
+              "duplicate is reported with the line of the first.",
+              "site:\n  name: lab\n  name: lab2\n", "site:\n  name: lab\n"),
+    "RT003": ("Schema error",
+              "A value has the wrong type or unit (`speed: fast`), a field is unknown (with the closest valid "
+              "name), required, or out of range, or a name that later reaches a shell script or a device CLI "
+              "does not match the strict pattern of its kind (`netdev: \"eth0; reboot\"`). Unknown fields "
+              "point at the key, bad values at the value.",
+              "site:\n  nmae: lab\n", "site:\n  name: lab\n"),
+    "RT004": ("Empty file or top level not a mapping",
+              "An inventory is a mapping with the keys site, policy, defaults, switches, links and hosts.",
+              "- site: lab\n", "site: {name: lab}\n"),
+    "RT005": ("File not found or unreadable",
+              "The inventory path does not exist, is a directory, or cannot be read.", "", ""),
+    "RT006": ("YAML tag not allowed",
+              "Only plain YAML and the core-schema tags (`!!str`, `!!int`, ...) are accepted; tags that "
+              "construct objects (`!!python/object`) or custom tags are rejected.",
+              "site: {name: !!python/object:os.system lab}\n", "site: {name: lab}\n"),
+}
+
+
+def _sort_key(f: Finding) -> tuple[str, int, int, str, str]:
+    loc = f.location
+    return (loc.file or "", loc.line or 0, loc.col or 0, f.rule, f.message)
+
+
+def lint(loaded: LoadedInventory, catalog: Catalog | None = None,
+         select: Collection[str] | None = None) -> list[Finding]:
+    """Run the lint rules over ``loaded``.
+
+    Args:
+        loaded: a validated inventory from :func:`~roce_tune.inventory.loader.load_inventory`.
+        catalog: hardware catalog; ``None`` loads the shipped one. If that fails, an RT100 error is
+            reported and the catalog rules (RT111, RT112) are skipped.
+        select: rule IDs to run (default: all).
+
+    Returns:
+        Findings sorted by file, line, column, rule ID and message (deterministic).
+    """
+    findings: list[Finding] = []
+    if catalog is None:
+        try:
+            catalog = load_catalog()
+        except Exception as exc:  # noqa: BLE001 - a broken catalog is reported, not raised
+            findings.append(Finding(rule="RT100", severity=Severity.error,
+                                    message=f"the hardware catalog could not be loaded ({type(exc).__name__}: "
+                                            f"{exc}); catalog rules RT111/RT112 were skipped",
+                                    fix="reinstall roce-tune or fix roce_tune/catalog/*.yaml",
+                                    location=Location(file=loaded.path)))
+    ctx = LintContext(loaded, build_topology(loaded.inventory), catalog)
+    for r in RULES.values():
+        if (select is not None and r.id not in select) or (r.needs_catalog and catalog is None):
+            continue
+        ctx.rule_id = r.id
+        findings.extend(r.check(ctx))
+    return sorted(findings, key=_sort_key)
+
+
+def lint_text(text: str, filename: str = "<string>", catalog: Catalog | None = None) -> list[Finding]:
+    """Load and lint YAML text; loader errors come back as findings instead of an exception."""
+    try:
+        loaded = load_inventory_text(text, filename)
+    except RoceTuneError as exc:
+        return exc.findings
+    return lint(loaded, catalog)
+
+
+def _example_report(r: Rule, catalog: Catalog | None) -> list[str]:
+    got = [f for f in lint_text(r.bad, "bad.yaml", catalog) if f.rule == r.id]
+    return [str(got[0])] if got else []
+
+
+def _yaml_block(text: str) -> list[str]:
+    return ["```yaml", text.rstrip("\n"), "```"]
+
+
+def rules_markdown(catalog: Catalog | None = None) -> str:
+    """The text of ``docs/lint-rules.md``: every loader and lint rule with a bad and a fixed example."""
+    out = [
+        "# roce-tune inventory rules",
+        "",
+        "<!-- Generated from the rule registry by roce_tune.inventory.lint.rules_markdown(); do not edit.",
+        "     Regenerate: python -m roce_tune.inventory.lint > docs/lint-rules.md -->",
+        "",
+        "`roce-tune lint INVENTORY...` loads each inventory (rules RT001-RT006, all errors: the file cannot",
+        "be used until they are fixed) and then runs the lint rules (RT1xx). Every finding names",
+        "`file:line:col`, the field path and, where it concerns one, the device and port, with a fix.",
+        "Exit status: 0 clean, 1 errors (warnings too with `--strict`), 2 usage error.",
+        "",
+        "| ID | name | severity | checks |",
+        "|---|---|---|---|",
+    ]
+    for rid, (title, _, _, _) in LOADER_RULE_DOCS.items():
+        out.append(f"| [{rid}](#{rid.lower()}) | loader | error | {title} |")
+    out.append("| RT100 | catalog | error | The hardware catalog could not be loaded (catalog rules skipped) |")
+    for r in RULES.values():
+        out.append(f"| [{r.id}](#{r.id.lower()}) | {r.name} | {r.severity.value} | {r.title} |")
+    out += ["", "## Loader rules", ""]
+    for rid, (title, what, bad, fixed) in LOADER_RULE_DOCS.items():
+        out += [f"### {rid}", "", f"**{title}** (error)", "", what, ""]
+        if bad:
+            out += ["Bad:", ""] + _yaml_block(bad) + ["", "Reports:", ""]
+            out += ["```text"] + _example_report(Rule(rid, "", Severity.error, title, what, bad, fixed,
+                                                      lambda c: []), catalog) + ["```", ""]
+            out += ["Fixed:", ""] + _yaml_block(fixed) + [""]
+    out += ["## Lint rules", ""]
+    for r in RULES.values():
+        out += [f"### {r.id}", "", f"**{r.name}** ({r.severity.value}): {r.title}", "", r.description, "",
+                "Bad:", ""] + _yaml_block(r.bad) + ["", "Reports:", "", "```text"]
+        out += _example_report(r, catalog) + ["```", "", "Fixed:", ""] + _yaml_block(r.fixed) + [""]
+    return "\n".join(out).rstrip("\n") + "\n"
+
+
+if __name__ == "__main__":  # pragma: no cover
+    print(rules_markdown(), end="")

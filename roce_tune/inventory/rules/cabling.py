@@ -1,0 +1,306 @@
+"""Cabling rules: endpoints that resolve, ports used once, matching speeds, cable lengths, external peers.
+
+Dangling vs external (a deliberate split):
+
+* **RT101 dangling** (error) — the inventory contradicts itself: a link endpoint names a declared
+  switch but a port that switch does not declare, or a NIC's ``switch_port`` names a switch or port
+  that is not declared (host NICs must land on a switch roce-tune tunes).
+* **RT113 external** (warning) — a link endpoint names a device that is not declared at all: the
+  cable is real but the far end is outside the inventory, so the lossless settings on our side face
+  a device whose PFC/ECN configuration roce-tune cannot see or set.
+"""
+
+from __future__ import annotations
+
+import difflib
+from typing import Iterator
+
+from roce_tune.findings import Finding, Severity
+from roce_tune.inventory.rules.base import LintContext, rule
+
+_SWITCH_HEAD = """\
+site: {name: lab}
+switches:
+  - name: leaf1
+    platform: sonic
+    model: SN4700
+    role: leaf
+    ports:
+"""
+
+
+def _close_ports(ctx: LintContext, switch: str, port: str) -> str:
+    names = [p for (s, p) in ctx.topo.ports if s == switch]
+    close = difflib.get_close_matches(port, names, n=3, cutoff=0.6)
+    return f" (did you mean {', '.join(close)}?)" if close else ""
+
+
+@rule("RT101", "dangling-endpoint", Severity.error,
+      "Link endpoint or NIC switch_port names an undeclared port or switch",
+      """A link endpoint `device:port` whose device is a declared switch must name one of that switch's
+      declared ports; a NIC's `switch_port` must name a declared switch and port. Otherwise the cable
+      has no port to carry its PFC/ECN settings and headroom. (A link to a device that is not in the
+      inventory at all is RT113, a warning.)""",
+      _SWITCH_HEAD + """\
+      - {name: Ethernet0, speed: 400G}
+hosts:
+  - name: gpu01
+    nics:
+      - model: connectx-7
+        netdev: ens1f0np0
+        rdma_device: mlx5_0
+        speed: 400G
+        switch_port: "leaf1:Ethernet4"
+        cable_length: 3m
+""",
+      _SWITCH_HEAD + """\
+      - {name: Ethernet0, speed: 400G}
+hosts:
+  - name: gpu01
+    nics:
+      - model: connectx-7
+        netdev: ens1f0np0
+        rdma_device: mlx5_0
+        speed: 400G
+        switch_port: "leaf1:Ethernet0"
+        cable_length: 3m
+""")
+def dangling_endpoint(ctx: LintContext) -> Iterator[Finding]:
+    for li, link in enumerate(ctx.inv.links):
+        for side in ("a", "b"):
+            dev, port = getattr(link, side).split(":", 1)
+            if dev in ctx.topo.switches and (dev, port) not in ctx.topo.ports:
+                yield ctx.finding(
+                    f"link endpoint {dev}:{port}: {dev} declares no port {port}{_close_ports(ctx, dev, port)}",
+                    f"add {port} to the ports of {dev} ({ctx.switch_path[dev]}), or correct the endpoint",
+                    f"links[{li}].{side}", device=dev, port=port)
+    for path, host, nic in ctx.nics():
+        if nic.switch_port is None:
+            continue
+        dev, port = nic.switch_port.split(":", 1)
+        if dev not in ctx.topo.switches:
+            what = "a host, not a switch" if dev in ctx.host_names else "not declared"
+            known = ", ".join(sorted(ctx.topo.switches)[:8]) or "none"
+            yield ctx.finding(f"{host.name} {nic.netdev}: switch_port names {dev!r}, which is {what}",
+                              f"cable the NIC to a declared switch (known: {known}) or add {dev} to switches",
+                              f"{path}.switch_port", device=host.name, port=nic.netdev)
+        elif (dev, port) not in ctx.topo.ports:
+            yield ctx.finding(
+                f"{host.name} {nic.netdev}: switch_port {dev}:{port}: {dev} declares no port {port}"
+                f"{_close_ports(ctx, dev, port)}",
+                f"add {port} to the ports of {dev} ({ctx.switch_path[dev]}), or correct switch_port",
+                f"{path}.switch_port", device=host.name, port=nic.netdev)
+
+
+@rule("RT102", "port-used-twice", Severity.error,
+      "A switch port is cabled twice or declared twice",
+      """Every switch port carries one cable and is declared once (ranges included). A port cabled to
+      two peers, or listed in two port entries, makes its speed, MTU and headroom ambiguous.""",
+      _SWITCH_HEAD + """\
+      - {name: 'Ethernet[0-8/4]', speed: 400G}
+hosts:
+  - name: gpu01
+    nics:
+      - {model: connectx-7, netdev: ens1f0np0, rdma_device: mlx5_0, speed: 400G, switch_port: "leaf1:Ethernet0", cable_length: 3m}
+  - name: gpu02
+    nics:
+      - {model: connectx-7, netdev: ens1f0np0, rdma_device: mlx5_0, speed: 400G, switch_port: "leaf1:Ethernet0", cable_length: 3m}
+""",
+      _SWITCH_HEAD + """\
+      - {name: 'Ethernet[0-8/4]', speed: 400G}
+hosts:
+  - name: gpu01
+    nics:
+      - {model: connectx-7, netdev: ens1f0np0, rdma_device: mlx5_0, speed: 400G, switch_port: "leaf1:Ethernet0", cable_length: 3m}
+  - name: gpu02
+    nics:
+      - {model: connectx-7, netdev: ens1f0np0, rdma_device: mlx5_0, speed: 400G, switch_port: "leaf1:Ethernet4", cable_length: 3m}
+""")
+def port_used_twice(ctx: LintContext) -> Iterator[Finding]:
+    for path, endpoint, reason in ctx.topo.duplicate_ports:
+        switch, port = endpoint.split(":", 1)
+        if reason == "declared twice":
+            first = ctx.topo.ports[(switch, port)].path
+            yield ctx.finding(f"port {endpoint} is declared twice (first in {first}, line {ctx.line_of(first)})",
+                              "remove the second declaration or fix the range so the entries do not overlap",
+                              path, device=switch, port=port)
+        else:
+            first = ctx.topo.peers[(switch, port)].path
+            yield ctx.finding(
+                f"port {endpoint} is cabled twice (already used by {first}, line {ctx.line_of(first)})",
+                "each port takes one cable: move one of the two to a free port", path, device=switch, port=port)
+
+
+@rule("RT103", "link-speed-mismatch", Severity.error,
+      "The two ends of a switch-to-switch link have different speeds",
+      """Both ports of a cable must run at the same speed; a 400G port cabled to a 100G port either
+      does not come up or runs at the lower speed while headroom is sized for the higher one.""",
+      """\
+site: {name: lab}
+switches:
+  - {name: leaf1, platform: sonic, model: SN4700, role: leaf, ports: [{name: Ethernet120, speed: 400G}]}
+  - {name: spine1, platform: sonic, model: SN4700, role: spine, ports: [{name: Ethernet0, speed: 100G}]}
+links:
+  - {a: "leaf1:Ethernet120", b: "spine1:Ethernet0", cable_length: 30m}
+""",
+      """\
+site: {name: lab}
+switches:
+  - {name: leaf1, platform: sonic, model: SN4700, role: leaf, ports: [{name: Ethernet120, speed: 400G}]}
+  - {name: spine1, platform: sonic, model: SN4700, role: spine, ports: [{name: Ethernet0, speed: 400G}]}
+links:
+  - {a: "leaf1:Ethernet120", b: "spine1:Ethernet0", cable_length: 30m}
+""")
+def link_speed_mismatch(ctx: LintContext) -> Iterator[Finding]:
+    for li, link in enumerate(ctx.inv.links):
+        (da, pa), (db, pb) = link.a.split(":", 1), link.b.split(":", 1)
+        ia, ib = ctx.topo.ports.get((da, pa)), ctx.topo.ports.get((db, pb))
+        if ia and ib and ia.speed_gbps != ib.speed_gbps:
+            yield ctx.finding(
+                f"link {link.a} ({ia.speed_gbps}G) <-> {link.b} ({ib.speed_gbps}G): the ends have different speeds",
+                f"set both ports to the same speed (or break the faster port out, e.g. breakout: "
+                f"4x{min(ia.speed_gbps, ib.speed_gbps)}G) in {ia.path} / {ib.path}",
+                f"links[{li}]", device=da, port=pa)
+
+
+@rule("RT104", "nic-speed-mismatch", Severity.error,
+      "A NIC's speed differs from the speed of the switch port it is cabled to",
+      """The NIC and its switch port must agree on the speed; otherwise the link does not come up, or
+      headroom and ECN thresholds are computed for the wrong rate.""",
+      _SWITCH_HEAD + """\
+      - {name: Ethernet0, speed: 400G}
+hosts:
+  - name: gpu01
+    nics:
+      - model: connectx-7
+        netdev: ens1f0np0
+        rdma_device: mlx5_0
+        speed: 200G
+        switch_port: "leaf1:Ethernet0"
+        cable_length: 3m
+""",
+      _SWITCH_HEAD + """\
+      - {name: Ethernet0, speed: 400G}
+hosts:
+  - name: gpu01
+    nics:
+      - model: connectx-7
+        netdev: ens1f0np0
+        rdma_device: mlx5_0
+        speed: 400G
+        switch_port: "leaf1:Ethernet0"
+        cable_length: 3m
+""")
+def nic_speed_mismatch(ctx: LintContext) -> Iterator[Finding]:
+    for path, host, nic in ctx.nics():
+        if nic.switch_port is None:
+            continue
+        dev, port = nic.switch_port.split(":", 1)
+        info = ctx.topo.ports.get((dev, port))
+        if info and info.speed_gbps != nic.speed:
+            yield ctx.finding(
+                f"{host.name} {nic.netdev} is {nic.speed}G but {dev}:{port} is {info.speed_gbps}G",
+                f"set the NIC speed to {info.speed_gbps}G, or the port speed in {info.path} "
+                f"(line {ctx.line_of(info.path)}) to {nic.speed}G",
+                f"{path}.speed", device=host.name, port=nic.netdev)
+
+
+@rule("RT107", "missing-cable-length", Severity.warning,
+      "A link or NIC has no cable_length; the default is used for headroom",
+      """PFC headroom grows with cable length (about 1 KB per 10 m at 400G, both directions). A link or
+      NIC without `cable_length` gets `defaults.cable_length`; say so explicitly for any cable longer
+      than that, or the headroom is too small and lossless traffic drops.""",
+      _SWITCH_HEAD + """\
+      - {name: Ethernet0, speed: 400G}
+hosts:
+  - name: gpu01
+    nics:
+      - model: connectx-7
+        netdev: ens1f0np0
+        rdma_device: mlx5_0
+        speed: 400G
+        switch_port: "leaf1:Ethernet0"
+""",
+      _SWITCH_HEAD + """\
+      - {name: Ethernet0, speed: 400G}
+hosts:
+  - name: gpu01
+    nics:
+      - model: connectx-7
+        netdev: ens1f0np0
+        rdma_device: mlx5_0
+        speed: 400G
+        switch_port: "leaf1:Ethernet0"
+        cable_length: 3m
+""")
+def missing_cable_length(ctx: LintContext) -> Iterator[Finding]:
+    default_m = ctx.inv.defaults.cable_length
+    where = "defaults.cable_length" + ("" if ctx.explicit("defaults.cable_length") else " (built-in)")
+    for li, link in enumerate(ctx.inv.links):
+        if link.cable_length is None:
+            dev, port = link.a.split(":", 1)
+            yield ctx.finding(f"link {link.a} <-> {link.b} has no cable_length; headroom uses {default_m:g} m "
+                              f"from {where}", "add cable_length: <metres> to the link (e.g. 30m)",
+                              f"links[{li}]", device=dev, port=port)
+    for path, host, nic in ctx.nics():
+        if nic.cable_length is None and nic.switch_port is not None:
+            yield ctx.finding(f"{host.name} {nic.netdev} has no cable_length; headroom uses {default_m:g} m "
+                              f"from {where}", "add cable_length: <metres> to the NIC (e.g. 3m)",
+                              path, device=host.name, port=nic.netdev)
+
+
+@rule("RT113", "external-lossless-peer", Severity.warning,
+      "A link goes to a device that is not in the inventory; PFC will face an unknown device",
+      """A link endpoint naming a device that is declared nowhere is treated as external: our port is
+      configured lossless (PFC, ECN) toward a device whose PFC and buffers roce-tune cannot see or set.
+      If that device does not honour pause frames, lossless traffic drops; if it sends pauses we do not
+      expect, they can spread. Add the device, or keep the port out of the lossless domain. A link
+      endpoint naming a host is reported here too: host cabling belongs on the NIC's `switch_port`.""",
+      """\
+site: {name: lab}
+switches:
+  - {name: leaf1, platform: sonic, model: SN4700, role: leaf, ports: [{name: Ethernet120, speed: 400G}]}
+links:
+  - {a: "leaf1:Ethernet120", b: "border1:Ethernet0", cable_length: 30m}
+""",
+      """\
+site: {name: lab}
+switches:
+  - {name: leaf1, platform: sonic, model: SN4700, role: leaf, ports: [{name: Ethernet120, speed: 400G}]}
+  - {name: border1, platform: sonic, model: SN4700, role: spine, ports: [{name: Ethernet0, speed: 400G}]}
+links:
+  - {a: "leaf1:Ethernet120", b: "border1:Ethernet0", cable_length: 30m}
+""")
+def external_lossless_peer(ctx: LintContext) -> Iterator[Finding]:
+    for li, link in enumerate(ctx.inv.links):
+        ends = [link.a.split(":", 1), link.b.split(":", 1)]
+        for side, (dev, port), (odev, oport) in (("a", ends[0], ends[1]), ("b", ends[1], ends[0])):
+            if dev in ctx.topo.switches:
+                continue
+            if dev in ctx.host_names:
+                yield ctx.finding(f"link names host {dev}; host cables are declared on the NIC (switch_port), "
+                                  "so this link is not used", f"remove the link and set switch_port: "
+                                  f"\"{odev}:{oport}\" on {dev}'s NIC", f"links[{li}].{side}", device=dev, port=port)
+            elif odev in ctx.topo.switches:
+                yield ctx.finding(f"{odev}:{oport} is cabled to {dev}, which is not in the inventory: PFC and "
+                                  f"ECN will be enabled toward a device roce-tune cannot configure",
+                                  f"add {dev} to switches (so its PFC/ECN matches), or remove the link to keep "
+                                  f"{odev}:{oport} out of the lossless domain", f"links[{li}].{side}",
+                                  device=odev, port=oport)
+
+
+@rule("RT123", "bad-port-range", Severity.error,
+      "A port range is empty (start after stop)",
+      """A port entry like `Ethernet[124-0/4]` expands to no ports; write ranges as
+      `[start-stop/step]` with start <= stop.""",
+      _SWITCH_HEAD + """\
+      - {name: 'Ethernet[124-0/4]', speed: 400G}
+""",
+      _SWITCH_HEAD + """\
+      - {name: 'Ethernet[0-124/4]', speed: 400G}
+""")
+def bad_port_range(ctx: LintContext) -> Iterator[Finding]:
+    for hint, path, message in ctx.topo.problems:
+        if hint == "range":
+            yield ctx.finding(message, "write the range as [start-stop/step] with start <= stop, e.g. "
+                              "Ethernet[0-124/4]", path)

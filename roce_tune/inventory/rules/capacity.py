@@ -1,0 +1,239 @@
+"""Catalog and capacity rules: known hardware, port counts, oversubscription, growth, fabric size."""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Iterator
+
+from roce_tune.findings import Finding, Severity
+from roce_tune.inventory.catalog import CatalogError, SwitchModelSpec
+from roce_tune.inventory.models import Role
+from roce_tune.inventory.rules.base import LintContext, rule
+
+#: Spare-port share below which RT115 notes that the fabric has little room to grow.
+SPARE_PORTS_MIN = 0.5
+
+
+@rule("RT111", "port-capacity", Severity.error,
+      "More ports, or faster ports, than the switch model has",
+      """The number of declared ports (ranges expanded) must not exceed the model's `max_logical_ports`
+      from the catalog, and no port may be faster than the model's `max_speed_gbps`. Usually a range
+      typo (`Ethernet[0-255]` on a 32-port switch) or the wrong model.""",
+      """\
+site: {name: lab}
+switches:
+  - name: leaf1
+    platform: sonic
+    model: SN4700
+    role: leaf
+    ports:
+      - {name: 'Ethernet[0-129]', speed: 100G}
+""",
+      """\
+site: {name: lab}
+switches:
+  - name: leaf1
+    platform: sonic
+    model: SN4700
+    role: leaf
+    ports:
+      - {name: 'Ethernet[0-127]', speed: 100G}
+""", needs_catalog=True)
+def port_capacity(ctx: LintContext) -> Iterator[Finding]:
+    assert ctx.catalog is not None
+    for path, sw in ctx.switches():
+        try:
+            spec = ctx.catalog.switch_model(sw.model)
+        except CatalogError:
+            continue  # RT112
+        count = ctx.ports_by_switch.get(sw.name, 0) if ctx.switch_path[sw.name] == path else 0
+        if count > spec.max_logical_ports:
+            yield ctx.finding(f"{sw.name} declares {count} ports but a {spec.id} has at most "
+                              f"{spec.max_logical_ports} ({spec.ports} cages, with breakout)",
+                              "check the port ranges (start-stop/step) and the model", f"{path}.ports",
+                              device=sw.name)
+        for pi, port in enumerate(sw.ports):
+            if port.speed > spec.max_speed_gbps:
+                yield ctx.finding(f"{sw.name} {port.name}: {port.speed}G is faster than a {spec.id} port "
+                                  f"({spec.max_speed_gbps}G)", f"use at most {spec.max_speed_gbps}G or fix the model",
+                                  f"{path}.ports[{pi}].speed", device=sw.name, port=port.name)
+
+
+@rule("RT112", "unknown-catalog-id", Severity.error,
+      "Unknown switch model, ASIC or NIC model",
+      """Buffer sizes, cell size, headroom constants and DCQCN defaults come from the catalog; a model
+      the catalog does not know cannot be tuned. The message lists the known ids. Reported once per
+      distinct unknown id, at its first use.""",
+      """\
+site: {name: lab}
+switches:
+  - {name: leaf1, platform: sonic, model: SN9999, role: leaf, ports: [{name: Ethernet0, speed: 400G}]}
+""",
+      """\
+site: {name: lab}
+switches:
+  - {name: leaf1, platform: sonic, model: SN4700, role: leaf, ports: [{name: Ethernet0, speed: 400G}]}
+""", needs_catalog=True)
+def unknown_catalog_id(ctx: LintContext) -> Iterator[Finding]:
+    catalog = ctx.catalog
+    assert catalog is not None
+    uses: dict[tuple[str, str], list[str]] = {}
+    errors: dict[tuple[str, str], str] = {}
+    for path, sw in ctx.switches():
+        checks = [("model", sw.model, catalog.switch_model)] + ([("asic", sw.asic, catalog.asic)] if sw.asic else [])
+        for field, value, lookup in checks:
+            try:
+                lookup(value)
+            except CatalogError as exc:
+                uses.setdefault((field, value), []).append(f"{path}.{field}")
+                errors[(field, value)] = str(exc)
+    for path, _, nic in ctx.nics():
+        try:
+            catalog.nic(nic.model)
+        except CatalogError as exc:
+            uses.setdefault(("nic", nic.model), []).append(f"{path}.model")
+            errors[("nic", nic.model)] = str(exc)
+    for key, paths in uses.items():
+        more = f" (used {len(paths)} times; first here)" if len(paths) > 1 else ""
+        yield ctx.finding(errors[key] + more, "use one of the known ids, or add the hardware to "
+                          "roce_tune/catalog/*.yaml with a source for every number", paths[0])
+
+
+@rule("RT114", "oversubscription", Severity.info,
+      "Leaf oversubscription ratio (warning above 1:1)",
+      """For each leaf with uplinks: the sum of host-facing (down) port speeds over the sum of uplink
+      speeds. Above 1:1 the lossless class is oversubscribed by design: under all-to-all load the leaf
+      must pause hosts (PFC) or mark heavily (ECN), and tail latency grows. Reported as info with the
+      ratio when at or below 1:1, as a warning above.""",
+      """\
+site: {name: lab}
+switches:
+  - {name: leaf1, platform: sonic, model: SN4700, role: leaf, ports: [{name: 'Ethernet[0-8/4]', speed: 400G}]}
+  - {name: spine1, platform: sonic, model: SN4700, role: spine, ports: [{name: Ethernet0, speed: 400G}]}
+links:
+  - {a: "leaf1:Ethernet8", b: "spine1:Ethernet0", cable_length: 30m}
+hosts:
+  - {name: gpu01, nics: [{model: connectx-7, netdev: ens1f0np0, rdma_device: mlx5_0, speed: 400G, switch_port: "leaf1:Ethernet0", cable_length: 3m}]}
+  - {name: gpu02, nics: [{model: connectx-7, netdev: ens1f0np0, rdma_device: mlx5_0, speed: 400G, switch_port: "leaf1:Ethernet4", cable_length: 3m}]}
+""",
+      """\
+site: {name: lab}
+switches:
+  - {name: leaf1, platform: sonic, model: SN4700, role: leaf, ports: [{name: 'Ethernet[0-12/4]', speed: 400G}]}
+  - {name: spine1, platform: sonic, model: SN4700, role: spine, ports: [{name: 'Ethernet[0-4/4]', speed: 400G}]}
+links:
+  - {a: "leaf1:Ethernet8", b: "spine1:Ethernet0", cable_length: 30m}
+  - {a: "leaf1:Ethernet12", b: "spine1:Ethernet4", cable_length: 30m}
+hosts:
+  - {name: gpu01, nics: [{model: connectx-7, netdev: ens1f0np0, rdma_device: mlx5_0, speed: 400G, switch_port: "leaf1:Ethernet0", cable_length: 3m}]}
+  - {name: gpu02, nics: [{model: connectx-7, netdev: ens1f0np0, rdma_device: mlx5_0, speed: 400G, switch_port: "leaf1:Ethernet4", cable_length: 3m}]}
+""")
+def oversubscription(ctx: LintContext) -> Iterator[Finding]:
+    for path, sw in ctx.switches():
+        if sw.role is not Role.leaf or ctx.switch_path[sw.name] != path:
+            continue
+        down = up = up_speed = 0
+        for port, _, direction in ctx.peers_by_switch.get(sw.name, []):
+            speed = ctx.topo.ports[(sw.name, port)].speed_gbps
+            if direction == "down":
+                down += speed
+            elif direction == "up":
+                up, up_speed = up + speed, max(up_speed, speed)
+        if not up or not down:
+            continue
+        ratio = down / up
+        text = f"{sw.name}: oversubscription {ratio:.2f}:1 ({down}G toward hosts / {up}G uplinks)"
+        if ratio > 1 + 1e-9:
+            yield ctx.finding(text + "; lossless traffic will be paused or ECN-marked under full load",
+                              f"add {-(-(down - up) // up_speed)} uplink(s) of {up_speed}G for 1:1, or accept "
+                              "the ratio knowingly",
+                              f"{path}.name", device=sw.name, severity=Severity.warning)
+        else:
+            yield ctx.finding(text, "none needed (non-blocking)", f"{path}.name", device=sw.name)
+
+
+def _capacity(ctx: LintContext, model: str, speeds: Counter[int], declared: int) -> int:
+    """Ports the switch can offer at its most common declared speed (catalog), else the declared count."""
+    spec: SwitchModelSpec | None = None
+    if ctx.catalog is not None:
+        try:
+            spec = ctx.catalog.switch_model(model)
+        except CatalogError:
+            spec = None
+    if spec is None or not speeds:
+        return declared
+    speed = speeds.most_common(1)[0][0]
+    return max(declared, min(spec.max_logical_ports, spec.ports * max(1, spec.max_speed_gbps // speed)))
+
+
+@rule("RT115", "few-spare-ports", Severity.info,
+      "Fewer than 50 % of a switch's ports are free for growth",
+      """Counts cabled ports against the switch's capacity at its most common port speed (catalog
+      model: cages x breakout, capped at `max_logical_ports`; without the catalog, the declared ports).
+      Below 50 % spare, adding hosts or uplinks needs another switch, not another cable.""",
+      """\
+site: {name: lab}
+switches:
+  - name: leaf1
+    platform: sonic
+    model: SN4700
+    role: leaf
+    ports:
+      - {name: 'Ethernet[0-68/4]', speed: 400G}
+links:
+""" + "".join(f'  - {{a: "leaf1:Ethernet{4 * i}", b: "ext{i}:Ethernet0", cable_length: 3m}}\n' for i in range(18)),
+      """\
+site: {name: lab}
+switches:
+  - name: leaf1
+    platform: sonic
+    model: SN4700
+    role: leaf
+    ports:
+      - {name: 'Ethernet[0-68/4]', speed: 400G}
+links:
+""" + "".join(f'  - {{a: "leaf1:Ethernet{4 * i}", b: "ext{i}:Ethernet0", cable_length: 3m}}\n' for i in range(16)))
+def few_spare_ports(ctx: LintContext) -> Iterator[Finding]:
+    for path, sw in ctx.switches():
+        if ctx.switch_path[sw.name] != path:
+            continue
+        declared = ctx.ports_by_switch.get(sw.name, 0)
+        if not declared:
+            continue
+        speeds = Counter(p.speed for p in sw.ports)
+        capacity = _capacity(ctx, sw.model, speeds, declared)
+        cabled = len(ctx.peers_by_switch.get(sw.name, []))
+        spare = (capacity - cabled) / capacity
+        if spare < SPARE_PORTS_MIN:
+            yield ctx.finding(f"{sw.name}: {cabled} of {capacity} ports cabled ({spare:.0%} spare, below "
+                              f"{SPARE_PORTS_MIN:.0%})", "plan growth: more hosts or uplinks need another switch",
+                              f"{path}.ports", device=sw.name)
+
+
+@rule("RT116", "no-fabric", Severity.info,
+      "Single host or no inter-node fabric: no RoCE tuning needed",
+      """With one host (or hosts whose NICs are not cabled to any switch) there is no RoCE traffic
+      between nodes, so PFC, ECN and DCQCN settings have nothing to protect; NCCL uses NVLink/PCIe.""",
+      """\
+site: {name: lab}
+hosts:
+  - name: gpu01
+    nics:
+      - {model: connectx-7, netdev: ens1f0np0, rdma_device: mlx5_0, speed: 400G}
+""",
+      """\
+site: {name: lab}
+switches:
+  - {name: leaf1, platform: sonic, model: SN4700, role: leaf, ports: [{name: 'Ethernet[0-4/4]', speed: 400G}]}
+hosts:
+  - {name: gpu01, nics: [{model: connectx-7, netdev: ens1f0np0, rdma_device: mlx5_0, speed: 400G, switch_port: "leaf1:Ethernet0", cable_length: 3m}]}
+  - {name: gpu02, nics: [{model: connectx-7, netdev: ens1f0np0, rdma_device: mlx5_0, speed: 400G, switch_port: "leaf1:Ethernet4", cable_length: 3m}]}
+""")
+def no_fabric(ctx: LintContext) -> Iterator[Finding]:
+    hosts = ctx.inv.hosts
+    if len(hosts) == 1:
+        yield ctx.finding(f"single host {hosts[0].name}: no inter-node RoCE traffic, so no RoCE tuning is needed",
+                          "add the other hosts of the cluster to tune their fabric", "hosts")
+    elif len(hosts) > 1 and not any(n.switch_port for h in hosts for n in h.nics):
+        yield ctx.finding(f"{len(hosts)} hosts but no NIC is cabled to a switch (no switch_port): no inter-node "
+                          "fabric to tune", "set switch_port on each NIC", "hosts")

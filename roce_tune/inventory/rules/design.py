@@ -1,0 +1,109 @@
+"""Fabric design rules: rail-optimised cabling (RT117) and dual-ToR NIC placement (RT118)."""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+from roce_tune.findings import Finding, Severity
+from roce_tune.inventory.rules.base import LintContext, rule
+
+_RAIL_LEAVES = """\
+site: {name: lab, rail_optimised: true}
+switches:
+  - {name: leaf-r0, platform: sonic, model: SN4700, role: leaf, rail: 0, ports: [{name: Ethernet0, speed: 400G}]}
+  - {name: leaf-r1, platform: sonic, model: SN4700, role: leaf, rail: 1, ports: [{name: Ethernet0, speed: 400G}]}
+hosts:
+  - name: gpu01
+    nics:
+      - {model: connectx-7, netdev: ens1f0np0, rdma_device: mlx5_0, speed: 400G, rail: 0, switch_port: "leaf-r0:Ethernet0", cable_length: 3m}
+"""
+
+
+@rule("RT117", "rail-mismatch", Severity.error,
+      "In a rail-optimised fabric, a rail-k NIC is cabled to a leaf of another rail",
+      """In a rail-optimised fabric (`site.rail_optimised: true`, or leaves that carry `rail`) NIC k of
+      every host goes to the rail-k leaf, so GPU k of all hosts talk through one switch hop. A NIC
+      cabled to another rail's leaf sends that rail's traffic through the spines, and NCCL's rail
+      assumptions (and PXN) no longer hold.""",
+      _RAIL_LEAVES + """\
+      - {model: connectx-7, netdev: ens2f0np0, rdma_device: mlx5_1, speed: 400G, rail: 1, switch_port: "leaf-r0:Ethernet0", cable_length: 3m}
+""",
+      _RAIL_LEAVES + """\
+      - {model: connectx-7, netdev: ens2f0np0, rdma_device: mlx5_1, speed: 400G, rail: 1, switch_port: "leaf-r1:Ethernet0", cable_length: 3m}
+""")
+def rail_mismatch(ctx: LintContext) -> Iterator[Finding]:
+    rail_opt = ctx.inv.site.rail_optimised or any(s.rail is not None for s in ctx.inv.switches)
+    if not rail_opt:
+        return
+    for path, host, nic in ctx.nics():
+        if nic.rail is None or nic.switch_port is None:
+            continue
+        dev = nic.switch_port.split(":", 1)[0]
+        sw = ctx.topo.switches.get(dev)
+        if sw is None or sw.rail is None or sw.rail == nic.rail:
+            continue
+        yield ctx.finding(f"{host.name} {nic.netdev} is on rail {nic.rail} but is cabled to {dev}, a rail-{sw.rail} "
+                          "leaf", f"cable it to a rail-{nic.rail} leaf, or correct the NIC's rail",
+                          f"{path}.switch_port", device=host.name, port=nic.netdev)
+
+
+def _pci_slot(addr: str | None) -> str | None:
+    """``0000:3b:00.1`` -> ``0000:3b:00`` (the two ports of one dual-port NIC differ in the function)."""
+    return addr.rsplit(".", 1)[0].lower() if addr else None
+
+
+@rule("RT118", "dual-tor-same-leaf", Severity.warning,
+      "In a dual-ToR design, both ports of a dual-port NIC land on the same leaf",
+      """With `site.dual_tor: true` each host is cabled to two leaves so that one leaf can fail or be
+      upgraded. Two NIC ports that belong together — the same PCI slot (address differing only in the
+      function) or, without PCI addresses, the same rail — must land on different leaves; on one leaf
+      they share its fate.""",
+      """\
+site: {name: lab, dual_tor: true}
+switches:
+  - {name: leaf1, platform: sonic, model: SN4700, role: leaf, plane: 0, ports: [{name: 'Ethernet[0-4/4]', speed: 400G}]}
+  - {name: leaf2, platform: sonic, model: SN4700, role: leaf, plane: 1, ports: [{name: 'Ethernet[0-4/4]', speed: 400G}]}
+hosts:
+  - name: gpu01
+    nics:
+      - {model: connectx-7, netdev: ens1f0np0, rdma_device: mlx5_0, speed: 400G, pci_address: "0000:3b:00.0", switch_port: "leaf1:Ethernet0", cable_length: 3m}
+      - {model: connectx-7, netdev: ens1f1np1, rdma_device: mlx5_1, speed: 400G, pci_address: "0000:3b:00.1", switch_port: "leaf1:Ethernet4", cable_length: 3m}
+""",
+      """\
+site: {name: lab, dual_tor: true}
+switches:
+  - {name: leaf1, platform: sonic, model: SN4700, role: leaf, plane: 0, ports: [{name: 'Ethernet[0-4/4]', speed: 400G}]}
+  - {name: leaf2, platform: sonic, model: SN4700, role: leaf, plane: 1, ports: [{name: 'Ethernet[0-4/4]', speed: 400G}]}
+hosts:
+  - name: gpu01
+    nics:
+      - {model: connectx-7, netdev: ens1f0np0, rdma_device: mlx5_0, speed: 400G, pci_address: "0000:3b:00.0", switch_port: "leaf1:Ethernet0", cable_length: 3m}
+      - {model: connectx-7, netdev: ens1f1np1, rdma_device: mlx5_1, speed: 400G, pci_address: "0000:3b:00.1", switch_port: "leaf2:Ethernet0", cable_length: 3m}
+""")
+def dual_tor_same_leaf(ctx: LintContext) -> Iterator[Finding]:
+    if not ctx.inv.site.dual_tor:
+        return
+    for hi, host in enumerate(ctx.inv.hosts):
+        groups: dict[tuple[str, object], list[int]] = {}
+        for ni, nic in enumerate(host.nics):
+            if nic.switch_port is None:
+                continue
+            slot = _pci_slot(nic.pci_address)
+            key: tuple[str, object] | None = ("pci", slot) if slot else ("rail", nic.rail) if nic.rail is not None \
+                else None
+            if key is not None:
+                groups.setdefault(key, []).append(ni)
+        for (kind, value), members in groups.items():
+            seen: dict[str, int] = {}
+            for ni in members:
+                nic = host.nics[ni]
+                leaf = (nic.switch_port or "").split(":", 1)[0]
+                if leaf in seen:
+                    first = host.nics[seen[leaf]]
+                    why = f"PCI slot {value}" if kind == "pci" else f"rail {value}"
+                    yield ctx.finding(f"{host.name}: {first.netdev} and {nic.netdev} ({why}) both land on {leaf}; "
+                                      "in a dual-ToR design they should be on different leaves",
+                                      f"cable {nic.netdev} to the other leaf of the pair",
+                                      f"hosts[{hi}].nics[{ni}].switch_port", device=host.name, port=nic.netdev)
+                else:
+                    seen[leaf] = ni

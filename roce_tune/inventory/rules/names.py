@@ -1,0 +1,80 @@
+"""Naming rules: device names unique across switches and hosts (RT120), NIC names unique per host (RT124)."""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+from roce_tune.findings import Finding, Severity
+from roce_tune.inventory.rules.base import LintContext, rule
+
+
+@rule("RT120", "duplicate-device-name", Severity.error,
+      "Two devices (switches or hosts) have the same name",
+      """Device names key every cable, override, rendered file and deploy session; switches and hosts
+      share one name space. A second device with the same name would silently replace the first.""",
+      """\
+site: {name: lab}
+switches:
+  - {name: leaf1, platform: sonic, model: SN4700, role: leaf, ports: [{name: Ethernet0, speed: 400G}]}
+  - {name: leaf1, platform: sonic, model: SN4700, role: leaf, ports: [{name: Ethernet0, speed: 400G}]}
+""",
+      """\
+site: {name: lab}
+switches:
+  - {name: leaf1, platform: sonic, model: SN4700, role: leaf, ports: [{name: Ethernet0, speed: 400G}]}
+  - {name: leaf2, platform: sonic, model: SN4700, role: leaf, ports: [{name: Ethernet0, speed: 400G}]}
+""")
+def duplicate_device_name(ctx: LintContext) -> Iterator[Finding]:
+    first: dict[str, str] = {}
+    devices = [(f"switches[{i}]", s.name) for i, s in enumerate(ctx.inv.switches)]
+    devices += [(f"hosts[{i}]", h.name) for i, h in enumerate(ctx.inv.hosts)]
+    for path, name in devices:
+        if name in first:
+            yield ctx.finding(f"device name {name!r} is used twice (first at {first[name]}, line "
+                              f"{ctx.line_of(first[name])})", "give every switch and host a unique name",
+                              f"{path}.name", device=name)
+        else:
+            first[name] = path
+
+
+@rule("RT124", "duplicate-nic-name", Severity.error,
+      "Two NICs of one host share a netdev or an RDMA device and port",
+      """Host settings (mlnx_qos, sysctl, NCCL_IB_HCA) are applied per netdev and per RDMA device; two NIC
+      entries with the same netdev, or the same `rdma_device` and `rdma_port`, would configure one NIC
+      twice and the other not at all.""",
+      """\
+site: {name: lab}
+hosts:
+  - name: gpu01
+    nics:
+      - {model: connectx-7, netdev: ens1f0np0, rdma_device: mlx5_0, speed: 400G}
+      - {model: connectx-7, netdev: ens1f0np0, rdma_device: mlx5_1, speed: 400G}
+""",
+      """\
+site: {name: lab}
+hosts:
+  - name: gpu01
+    nics:
+      - {model: connectx-7, netdev: ens1f0np0, rdma_device: mlx5_0, speed: 400G}
+      - {model: connectx-7, netdev: ens2f0np0, rdma_device: mlx5_1, speed: 400G}
+""")
+def duplicate_nic_name(ctx: LintContext) -> Iterator[Finding]:
+    for hi, host in enumerate(ctx.inv.hosts):
+        netdevs: dict[str, int] = {}
+        rdmas: dict[tuple[str, int], int] = {}
+        for ni, nic in enumerate(host.nics):
+            path = f"hosts[{hi}].nics[{ni}]"
+            if nic.netdev in netdevs:
+                yield ctx.finding(f"{host.name}: netdev {nic.netdev} is declared twice (nics[{netdevs[nic.netdev]}])",
+                                  "give each NIC its own netdev (ip link shows the names)", f"{path}.netdev",
+                                  device=host.name, port=nic.netdev)
+            else:
+                netdevs[nic.netdev] = ni
+            key = (nic.rdma_device, nic.rdma_port)
+            if key in rdmas:
+                yield ctx.finding(f"{host.name}: RDMA device {nic.rdma_device} port {nic.rdma_port} is declared twice "
+                                  f"(nics[{rdmas[key]}])", "give each NIC its own rdma_device (or rdma_port 2 for the "
+                                  "second port of a dual-port device)", f"{path}.rdma_device", device=host.name,
+                                  port=nic.netdev)
+            else:
+                rdmas[key] = ni

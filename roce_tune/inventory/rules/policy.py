@@ -1,0 +1,176 @@
+"""Policy rules: priority and DSCP collisions, lossless class count, overrides that name nothing."""
+
+from __future__ import annotations
+
+from typing import Iterator
+
+from roce_tune.findings import Finding, Severity
+from roce_tune.inventory.models import Role
+from roce_tune.inventory.rules.base import LintContext, rule
+
+
+@rule("RT108", "priority-collision", Severity.error,
+      "A lossless priority is the CNP priority, or is listed twice",
+      """CNPs (congestion notification packets) must travel in their own strict-priority, lossy class
+      (priority 6 by convention) so they are never paused behind the traffic they regulate. A lossless
+      priority equal to `cnp_priority` puts CNPs behind PFC; a priority listed twice is a typo.""",
+      """\
+site: {name: lab}
+policy:
+  lossless_priorities: [3, 6]
+  cnp_priority: 6
+""",
+      """\
+site: {name: lab}
+policy:
+  lossless_priorities: [3]
+  cnp_priority: 6
+""")
+def priority_collision(ctx: LintContext) -> Iterator[Finding]:
+    pol = ctx.inv.policy
+    seen: set[int] = set()
+    for i, prio in enumerate(pol.lossless_priorities):
+        path = f"policy.lossless_priorities[{i}]"
+        if prio == pol.cnp_priority:
+            yield ctx.finding(f"lossless priority {prio} is also the CNP priority: CNPs would be paused by PFC",
+                              f"use another lossless priority (3 is usual) or move CNPs (cnp_priority: 6)", path)
+        elif prio in seen:
+            yield ctx.finding(f"lossless priority {prio} is listed twice", "remove the duplicate", path)
+        seen.add(prio)
+
+
+@rule("RT109", "dscp-collision", Severity.error,
+      "The CNP DSCP is also a RoCE DSCP, or a RoCE DSCP is listed twice",
+      """Switches classify by DSCP. If `cnp_dscp` is in `roce_dscp`, CNPs land in the lossless queue
+      (paused, delayed) instead of the strict-priority CNP queue; duplicates are typos.""",
+      """\
+site: {name: lab}
+policy:
+  roce_dscp: [26, 48]
+  cnp_dscp: 48
+""",
+      """\
+site: {name: lab}
+policy:
+  roce_dscp: [26]
+  cnp_dscp: 48
+""")
+def dscp_collision(ctx: LintContext) -> Iterator[Finding]:
+    pol = ctx.inv.policy
+    seen: set[int] = set()
+    for i, dscp in enumerate(pol.roce_dscp):
+        path = f"policy.roce_dscp[{i}]"
+        if dscp == pol.cnp_dscp:
+            yield ctx.finding(f"DSCP {dscp} is both a RoCE DSCP and the CNP DSCP", "use DSCP 26 for RoCE and 48 "
+                              "for CNP (the NVIDIA/SONiC defaults), or pick any two different values", path)
+        elif dscp in seen:
+            yield ctx.finding(f"RoCE DSCP {dscp} is listed twice", "remove the duplicate", path)
+        seen.add(dscp)
+
+
+@rule("RT110", "too-many-lossless-priorities", Severity.warning,
+      "More than two lossless priorities",
+      """Every lossless priority needs its own PFC headroom on every port (roughly xoff + xon per
+      priority per port), taken from the shared buffer. Two are the practical limit on common ASICs
+      (e.g. SONiC's default lossless queues 3 and 4); more shrink the shared pool and raise the risk of
+      PFC storms and deadlock.""",
+      """\
+site: {name: lab}
+policy:
+  lossless_priorities: [2, 3, 4]
+""",
+      """\
+site: {name: lab}
+policy:
+  lossless_priorities: [3, 4]
+""")
+def too_many_lossless(ctx: LintContext) -> Iterator[Finding]:
+    prios = sorted(set(ctx.inv.policy.lossless_priorities))
+    if len(prios) > 2:
+        yield ctx.finding(f"{len(prios)} lossless priorities ({', '.join(map(str, prios))}): each needs its own "
+                          "PFC headroom on every port", "keep one lossless priority for RoCE (3), two at most",
+                          "policy.lossless_priorities")
+
+
+_OVERRIDE_HEAD = """\
+site: {name: lab}
+switches:
+  - name: leaf1
+    platform: sonic
+    model: SN4700
+    role: leaf
+    ports:
+      - {name: Ethernet0, speed: 400G}
+"""
+
+
+@rule("RT121", "override-unknown-target", Severity.error,
+      "An override names a device or port that is not in the inventory",
+      """An override scoped to `device` (and `port`) must name a declared switch or host (and one of that
+      switch's ports or that host's NIC netdevs); otherwise the pinned value silently applies nowhere.""",
+      _OVERRIDE_HEAD + """\
+policy:
+  overrides:
+    - device: leaf1
+      port: Ethernet4
+      set: {cable_m: 100}
+""",
+      _OVERRIDE_HEAD + """\
+policy:
+  overrides:
+    - device: leaf1
+      port: Ethernet0
+      set: {cable_m: 100}
+""")
+def override_unknown_target(ctx: LintContext) -> Iterator[Finding]:
+    hosts = {h.name: h for h in ctx.inv.hosts}
+    for i, ov in enumerate(ctx.inv.policy.overrides):
+        path = f"policy.overrides[{i}]"
+        if ov.device is None:
+            continue
+        if ov.device not in ctx.topo.switches and ov.device not in hosts:
+            yield ctx.finding(f"override names device {ov.device!r}, which is not in the inventory",
+                              "name a declared switch or host, or remove the override", f"{path}.device",
+                              device=ov.device)
+            continue
+        if ov.port is None:
+            continue
+        if ov.device in ctx.topo.switches:
+            ok = (ov.device, ov.port) in ctx.topo.ports
+        else:
+            ok = any(n.netdev == ov.port for n in hosts[ov.device].nics)
+        if not ok:
+            yield ctx.finding(f"override names port {ov.port!r}, which {ov.device} does not declare",
+                              f"name a declared port of {ov.device}, or remove 'port' to scope the override to the "
+                              "whole device", f"{path}.port", device=ov.device, port=ov.port)
+
+
+@rule("RT122", "override-empty-role", Severity.warning,
+      "An override is scoped to a role that no device has",
+      """An override with `role: spine` in an inventory without spines (or `role: host` without hosts)
+      applies to nothing; usually the role is mistyped or the override is left over.""",
+      _OVERRIDE_HEAD + """\
+policy:
+  overrides:
+    - role: spine
+      set: {kmin_bytes: 150000}
+""",
+      _OVERRIDE_HEAD + """\
+policy:
+  overrides:
+    - role: leaf
+      set: {kmin_bytes: 150000}
+""")
+def override_empty_role(ctx: LintContext) -> Iterator[Finding]:
+    for i, ov in enumerate(ctx.inv.policy.overrides):
+        if ov.role is None:
+            continue
+        if ov.role == "host":
+            count = len(ctx.inv.hosts)
+            role = "host"
+        else:
+            role = Role(ov.role).value
+            count = sum(1 for s in ctx.inv.switches if s.role.value == role)
+        if count == 0:
+            yield ctx.finding(f"override is scoped to role {role!r} but no device has that role",
+                              "fix the role or remove the override", f"policy.overrides[{i}].role")

@@ -1,0 +1,205 @@
+"""Turn every pydantic validation error into an RT003 finding with file:line:col, path and a fix.
+
+pydantic reports an error location as a tuple (``("hosts", 0, "nics", 1, "netdev")``) that may also
+hold union-member tags (``"str-enum[Role]"``) and ``"[key]"`` for a bad dict key. The location is
+mapped onto the *data* (not the model) to get the real field path, so tags drop out, and errors that
+several union members raise for one value merge into one finding.
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+import types
+import typing
+from typing import Any, Union
+
+from pydantic import BaseModel, ValidationError
+
+from roce_tune.findings import Finding, Location, Severity
+from roce_tune.inventory.models import Inventory
+from roce_tune.inventory.positions import PositionIndex, format_path
+
+_NAME_FIX = "use letters, digits, '.', '_' and '-' only, starting with a letter (no spaces, quotes, ';', '$', '(' or newlines)"
+#: Field name -> what to write instead (the fix of a finding about that field).
+FIELD_FIX: dict[str, str] = {
+    "speed": "write the port speed like 100G, 400G or 400000 (Mb/s)",
+    "cable_length": "write the length in metres, like 3m or 40",
+    "nic_latency_us": "write a time like 2us or 500ns",
+    "netdev": "use the Linux interface name, e.g. ens1f0np0 (letters, digits, '.', '_', '-'; at most 15 characters)",
+    "socket_ifname": "use the Linux interface name, e.g. ens1f0np0 (letters, digits, '.', '_', '-'; at most 15 characters)",
+    "rdma_device": "use the RDMA device name as 'rdma link' shows it, e.g. mlx5_0",
+    "name": _NAME_FIX,
+    "device": _NAME_FIX,
+    "port": "use the interface name as the switch shows it, e.g. Ethernet0 or swp1",
+    "switch_port": "write device:port, e.g. leaf1:Ethernet0",
+    "a": "write device:port, e.g. leaf1:Ethernet0",
+    "b": "write device:port, e.g. spine1:Ethernet0",
+    "host": "write a host name or IP address, e.g. 10.0.0.1",
+    "username_env": "name an environment variable, e.g. ROCE_TUNE_USERNAME (never the secret itself)",
+    "password_env": "name an environment variable, e.g. ROCE_TUNE_PASSWORD (never the secret itself)",
+    "key_file_env": "name an environment variable, e.g. ROCE_TUNE_KEY_FILE",
+    "pci_address": "write the PCI address as lspci -D shows it, e.g. 0000:3b:00.0",
+    "breakout": "write the breakout like 4x100G",
+    "model": "use the catalog id, e.g. SN4700 for a switch or connectx-7 for a NIC",
+    "asic": "use the catalog ASIC id, e.g. spectrum-3",
+    "nccl_version": "write the NCCL version like 2.21.5",
+    "mtu": "use an MTU between 1500 and 9216 bytes",
+    "host_mtu": "use an MTU between 1500 and 9216 bytes",
+}
+_TYPE_WORDS = {
+    "int_parsing": "a whole number", "int_type": "a whole number", "int_from_float": "a whole number",
+    "float_parsing": "a number", "float_type": "a number", "bool_parsing": "true or false",
+    "bool_type": "true or false", "string_type": "a text value", "finite_number": "a finite number",
+}
+
+
+def _unwrap(tp: Any) -> list[Any]:
+    """The concrete types inside ``Annotated[...]`` / ``X | None`` / unions."""
+    origin = typing.get_origin(tp)
+    if origin is typing.Annotated:
+        return _unwrap(typing.get_args(tp)[0])
+    if origin is Union or origin is types.UnionType:
+        return [t for arg in typing.get_args(tp) for t in _unwrap(arg)]
+    return [tp]
+
+
+def _model_at(parts: list[str | int]) -> type[BaseModel] | None:
+    """The pydantic model class that validates the data at ``parts`` (None if not a model)."""
+    candidates: list[Any] = [Inventory]
+    for part in parts:
+        nxt: list[Any] = []
+        for tp in candidates:
+            origin = typing.get_origin(tp)
+            if isinstance(part, int) and origin is list:
+                nxt.extend(_unwrap(typing.get_args(tp)[0]))
+            elif isinstance(part, str) and isinstance(tp, type) and issubclass(tp, BaseModel):
+                field = tp.model_fields.get(part)
+                if field is not None:
+                    nxt.extend(_unwrap(field.annotation))
+        candidates = nxt
+    for tp in candidates:
+        if isinstance(tp, type) and issubclass(tp, BaseModel):
+            return tp
+    return None
+
+
+def _data_path(data: Any, loc: tuple[Any, ...], is_missing: bool) -> tuple[list[str | int], bool, bool]:
+    """Map a pydantic ``loc`` onto the data: (path parts, last part is absent, error is about a key)."""
+    parts: list[str | int] = []
+    cur = data
+    about_key = False
+    missing = False
+    for el in loc:
+        if el == "[key]":
+            about_key = True
+            continue
+        if isinstance(cur, dict) and isinstance(el, str) and el in cur:
+            parts.append(el)
+            cur = cur[el]
+        elif isinstance(cur, list) and isinstance(el, int) and 0 <= el < len(cur):
+            parts.append(el)
+            cur = cur[el]
+        elif is_missing and isinstance(cur, dict) and isinstance(el, str) and not missing:
+            parts.append(el)  # the required field that is not in the data
+            missing = True
+        # anything else is a union-member tag ("str-enum[Role]", "function-after[...]"): skip it
+    return parts, missing, about_key
+
+
+def _short(value: Any, limit: int = 60) -> str:
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _message_and_fix(err: dict[str, Any], parts: list[str | int]) -> tuple[str, str]:
+    etype, msg, ctx = err["type"], err["msg"], err.get("ctx") or {}
+    field = next((p for p in reversed(parts) if isinstance(p, str)), "")
+    value = err.get("input")
+    hint = FIELD_FIX.get(field, "")
+    if etype == "extra_forbidden":
+        model = _model_at(parts[:-1])
+        allowed = sorted(model.model_fields) if model else []
+        close = difflib.get_close_matches(str(parts[-1]), allowed, n=1, cutoff=0.6)
+        if close:
+            return f"unknown field {parts[-1]!r}; did you mean {close[0]!r}?", f"rename '{parts[-1]}' to '{close[0]}'"
+        return f"unknown field {parts[-1]!r}", f"remove it; allowed here: {', '.join(allowed)}"
+    if etype == "missing":
+        return f"required field {field!r} is missing", f"add '{field}: …'" + (f" ({hint})" if hint else "")
+    if etype in ("value_error", "assertion_error"):
+        text = str(ctx.get("error", msg)) if ctx.get("error") is not None else msg
+        text = text.removeprefix("Value error, ").removeprefix("Assertion failed, ")
+        return text, hint or "correct the value as the message says"
+    if etype in ("enum", "literal_error"):
+        key_or_value = "key" if err.get("_about_key") else "value"
+        return (f"{_short(value)} is not an allowed {key_or_value}; expected {ctx.get('expected', '')}",
+                f"use one of: {ctx.get('expected', '')}")
+    if etype == "string_pattern_mismatch":
+        return f"{_short(value)} does not match the pattern {ctx.get('pattern', '')}", hint or _NAME_FIX
+    if etype in _TYPE_WORDS:
+        return f"expected {_TYPE_WORDS[etype]}, got {_short(value)}", hint or f"write {_TYPE_WORDS[etype]}"
+    if etype in ("dict_type", "model_type", "model_attributes_type"):
+        return (f"expected a mapping of fields, got {_short(value)}",
+                f"write the fields of '{field or 'this entry'}' as 'key: value' lines indented below it")
+    if etype == "list_type":
+        return (f"expected a list, got {_short(value)}",
+                f"write '{field}' as a list: one '- ' line per entry, or [a, b]")
+    if etype in ("greater_than_equal", "less_than_equal", "greater_than", "less_than"):
+        return f"{_short(value)} is out of range: {msg[0].lower() + msg[1:]}", hint or "use a value in the allowed range"
+    if etype in ("too_short", "too_long", "string_too_long", "string_too_short"):
+        return msg, hint or "change the number of entries / characters as the message says"
+    return f"{msg} (got {_short(value)})", hint or "correct the value as the message says"
+
+
+def schema_findings(exc: ValidationError, data: Any, index: PositionIndex, file: str,
+                    skip_paths: set[str]) -> list[Finding]:
+    """One RT003 finding per invalid value (union alternatives merged), each with a position.
+
+    Args:
+        exc: the pydantic error for ``data``.
+        data: the plain data that was validated.
+        index: positions of ``data``'s nodes.
+        file: file name for the locations.
+        skip_paths: paths that already have a finding (unreadable scalars); errors there are dropped.
+    """
+    grouped: dict[tuple[str, bool], list[tuple[dict[str, Any], list[str | int], tuple[int, int]]]] = {}
+    for err in exc.errors(include_url=False):
+        parts, missing, about_key = _data_path(data, tuple(err["loc"]), err["type"] == "missing")
+        err["_about_key"] = about_key
+        path = format_path(parts)
+        if path in skip_paths:
+            continue
+        pos: tuple[int, int] | None = None
+        if err["type"] == "extra_forbidden" or about_key:
+            pos = index.key(path)
+        if pos is None:
+            pos = index.nearest(path)[1] if missing else index.get(path) or index.nearest(path)[1]
+        grouped.setdefault((path, about_key), []).append((err, parts, pos))
+    out: list[Finding] = []
+    for (path, about_key), items in grouped.items():
+        if len(items) > 1 and all(e["type"] in ("enum", "literal_error") for e, _, _ in items):
+            alts = [a for e, _, _ in items for a in re.split(r", | or ", str((e.get("ctx") or {}).get("expected", "")))]
+            choices = ", ".join(alts[:-1]) + f" or {alts[-1]}" if len(alts) > 1 else "".join(alts)
+            what = "key" if about_key else "value"
+            messages = [f"{_short(items[0][0].get('input'))} is not an allowed {what}; expected {choices}"]
+            fixes = [f"use one of: {choices}"]
+        else:
+            pairs = [_message_and_fix(e, parts) for e, parts, _ in items]
+            messages = list(dict.fromkeys(m for m, _ in pairs))
+            fixes = list(dict.fromkeys(f for _, f in pairs))
+        line, col = items[0][2]
+        out.append(Finding(rule="RT003", severity=Severity.error, message=" or ".join(messages),
+                           fix="; or ".join(fixes),
+                           location=Location(file=file, line=line, col=col, path=path or None)))
+    return out
+
+
+def unexpected_finding(exc: BaseException, file: str) -> Finding:
+    """A validator raised something other than ValueError (a bug): still a finding, never a traceback."""
+    return Finding(rule="RT003", severity=Severity.error,
+                   message=f"the inventory could not be validated: {type(exc).__name__}: {exc}",
+                   fix="check the values near the reported field; please report this as a roce-tune bug",
+                   location=Location(file=file, line=1, col=1))
+
+
+__all__ = ["schema_findings", "unexpected_finding", "FIELD_FIX"]
