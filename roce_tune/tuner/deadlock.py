@@ -47,7 +47,7 @@ import re
 from collections import defaultdict, deque
 from dataclasses import dataclass, field
 
-import networkx as nx
+import networkx as nx  # type: ignore[import-untyped]
 
 from roce_tune.findings import Finding, Location, Severity
 from roce_tune.inventory.topology import Topology
@@ -325,7 +325,7 @@ def _cycles(fab: _Fabric, turns: list[tuple[int, int, int]]) -> list[tuple[tuple
             if t in alive:
                 g.add_edge(v, t)
     out = []
-    for comp in sorted((sorted(c) for c in nx.strongly_connected_components(g) if len(c) > 1)):
+    for comp in sorted(sorted(c) for c in nx.strongly_connected_components(g) if len(c) > 1):
         sub = g.subgraph(comp)
         start = comp[0]
         best = min((nx.shortest_path(sub, s, start) for s in sorted(sub.successors(start))), key=len)

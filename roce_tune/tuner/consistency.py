@@ -1,0 +1,187 @@
+"""End-to-end consistency of a derived plan: switch maps, NIC maps, TOS and NCCL must agree.
+
+A RoCE fabric is only lossless when every hop agrees on the class of a packet: the TOS byte NCCL
+puts on the wire (``NCCL_IB_TC``) must carry a RoCE DSCP with ECT set, that DSCP must land in a TC
+with PFC on every switch port and in a PFC-enabled priority on every NIC, the CNP class must never
+be paused and must be served strictly, and every ECN ramp must reach Pmax before the PFC trigger
+(DCQCN: "ECN must fire before PFC", DOMAIN.md §2). Any disagreement is an error: ``roce-tune plan``
+refuses to write a plan for which :func:`check_consistency` returns errors.
+
+Rules (all ``error``):
+
+* RT230 switch maps: RoCE DSCP -> lossless TC; CNP DSCP -> CNP TC; 64 DSCPs mapped; lossless
+  TC/priority -> the lossless queue and PG (TC, PFC-priority and queue/PG maps agree).
+* RT231 NIC PFC: every RoCE DSCP -> a priority with PFC on (``pfc_vector``); PFC on exactly the
+  lossless priorities.
+* RT232 NIC map: NIC ``dscp_to_priority`` and ``trust`` equal the classification's.
+* RT233 TOS: NIC ``roce_tos`` equals the classification's, ``roce_tos >> 2`` is a RoCE DSCP and its
+  ECN bits are ECT(0) or ECT(1) (RFC 3168 §5).
+* RT234 NCCL: ``NCCL_IB_TC`` equals the RoCE TOS on every host with RDMA NICs.
+* RT235 CNP: CNP priority never lossless (classification, switch ports, NIC PFC vector); CNP queue
+  strict.
+* RT236 lossless ports: PFC on exactly the lossless priorities, a headroom, an ECN profile that exists
+  on the switch; lossy ports have no PFC.
+* RT237 ECN: ``Kmin < Kmax <= pfc_trigger_bytes`` for every ECN profile.
+* RT238 CNP marking: NIC ``cnp_dscp``/``cnp_priority`` equal the site's (policy and classification).
+"""
+
+from __future__ import annotations
+
+from roce_tune.findings import Finding, Location, Severity
+from roce_tune.plan import Plan
+
+ECT_BITS = (0b01, 0b10)  # ECT(1), ECT(0); RFC 3168 §5
+
+
+def _f(rule: str, message: str, fix: str, *, device: str | None = None, port: str | None = None,
+       path: str | None = None) -> Finding:
+    return Finding(rule=rule, severity=Severity.error, message=message, fix=fix,
+                   location=Location(device=device, port=port, path=path))
+
+
+def _switch_maps(plan: Plan) -> list[Finding]:
+    c = plan.classification
+    out: list[Finding] = []
+    lossless = set(c.lossless_priorities)
+    path = "classification"
+    fix = "re-derive the plan; do not edit classification maps by hand"
+    if sorted(c.dscp_to_tc) != list(range(64)):
+        out.append(_f("RT230", f"dscp_to_tc covers {len(c.dscp_to_tc)} DSCPs, not all 64", fix,
+                      path=f"{path}.dscp_to_tc"))
+    for d in c.roce_dscp:
+        tc = c.dscp_to_tc.get(d)
+        if tc not in lossless:
+            out.append(_f("RT230", f"RoCE DSCP {d} maps to TC {tc} on the switches, which is not lossless "
+                          f"(lossless: {sorted(lossless)})", fix, path=f"{path}.dscp_to_tc[{d}]"))
+    if c.dscp_to_tc.get(c.cnp_dscp) != c.cnp_priority:
+        out.append(_f("RT230", f"CNP DSCP {c.cnp_dscp} maps to TC {c.dscp_to_tc.get(c.cnp_dscp)}, not the CNP "
+                      f"priority {c.cnp_priority}", fix, path=f"{path}.dscp_to_tc[{c.cnp_dscp}]"))
+    for p in sorted(lossless):
+        q, pg = c.tc_to_queue.get(p), c.tc_to_pg.get(p)
+        if q not in c.lossless_queues or c.pfc_priority_to_queue.get(p) != q:
+            out.append(_f("RT230", f"lossless TC {p}: tc_to_queue {q}, pfc_priority_to_queue "
+                          f"{c.pfc_priority_to_queue.get(p)}, lossless queues {c.lossless_queues} disagree", fix,
+                          path=f"{path}.tc_to_queue[{p}]"))
+        if pg not in c.lossless_pgs or c.pfc_priority_to_pg.get(p) != pg:
+            out.append(_f("RT230", f"lossless TC {p}: tc_to_pg {pg}, pfc_priority_to_pg {c.pfc_priority_to_pg.get(p)}, "
+                          f"lossless PGs {c.lossless_pgs} disagree", fix, path=f"{path}.tc_to_pg[{p}]"))
+    for tc in set(range(8)) - lossless:
+        if c.tc_to_pg.get(tc) in c.lossless_pgs:
+            out.append(_f("RT230", f"lossy TC {tc} shares lossless PG {c.tc_to_pg.get(tc)}: its packets would be "
+                          "paused with the RoCE traffic", fix, path=f"{path}.tc_to_pg[{tc}]"))
+    return out
+
+
+def _cnp(plan: Plan) -> list[Finding]:
+    c = plan.classification
+    out: list[Finding] = []
+    if c.cnp_priority in c.lossless_priorities:
+        out.append(_f("RT235", f"CNP priority {c.cnp_priority} is lossless: a paused CNP cannot slow the sender",
+                      "give CNPs their own lossy strict-priority class", path="classification.lossless_priorities"))
+    strict = [s for s in c.schedulers if s.queue == c.cnp_queue]
+    if not strict or any(s.mode != "strict" for s in strict):
+        out.append(_f("RT235", f"CNP queue {c.cnp_queue} is not scheduled strict priority "
+                      f"({[s.mode for s in strict] or 'no scheduler'})", "schedule the CNP queue strict",
+                      path="classification.schedulers"))
+    if c.tc_to_queue.get(c.cnp_priority) != c.cnp_queue:
+        out.append(_f("RT235", f"CNP TC {c.cnp_priority} goes to queue {c.tc_to_queue.get(c.cnp_priority)}, not the "
+                      f"CNP queue {c.cnp_queue}", "re-derive the plan", path="classification.tc_to_queue"))
+    return out
+
+
+def _ports(plan: Plan) -> list[Finding]:
+    c = plan.classification
+    want = sorted(c.lossless_priorities)
+    out: list[Finding] = []
+    for sw in plan.switches:
+        profiles = {e.name for e in sw.ecn_profiles}
+        for p in sw.ports:
+            loc: dict[str, str] = {"device": sw.name, "port": p.name}
+            if not p.lossless:
+                if p.pfc_priorities:
+                    out.append(_f("RT236", f"lossy port has PFC on {p.pfc_priorities}", "remove PFC from lossy ports",
+                                  **loc))
+                continue
+            if sorted(p.pfc_priorities) != want:
+                out.append(_f("RT236", f"PFC on {sorted(p.pfc_priorities)}, the lossless priorities are {want}",
+                              f"enable PFC on exactly {want}", **loc))
+            if c.cnp_priority in p.pfc_priorities:
+                out.append(_f("RT235", f"PFC enabled on the CNP priority {c.cnp_priority}", "remove it", **loc))
+            if p.headroom is None:
+                out.append(_f("RT236", "lossless port without a PFC headroom profile: it will drop at XOFF",
+                              "derive a headroom for it", **loc))
+            if p.ecn_profile is None:
+                out.append(_f("RT236", "lossless port without an ECN profile: PFC becomes the only congestion "
+                              "signal", "attach an ECN/WRED profile to its lossless queue", **loc))
+            elif p.ecn_profile not in profiles:
+                out.append(_f("RT236", f"ECN profile {p.ecn_profile!r} is not defined on {sw.name}",
+                              "re-derive the plan", **loc))
+        for e in sw.ecn_profiles:
+            if not e.kmin_bytes < e.kmax_bytes <= e.pfc_trigger_bytes:
+                out.append(_f("RT237", f"ECN profile {e.name}: need Kmin {e.kmin_bytes} < Kmax {e.kmax_bytes} <= PFC "
+                              f"trigger {e.pfc_trigger_bytes} bytes (ECN must reach Pmax before PFC XOFF)",
+                              "lower Kmax below the PFC trigger or raise the lossless pool / alpha",
+                              device=sw.name, path=f"ecn_profiles[{e.name}]"))
+    return out
+
+
+def _hosts(plan: Plan) -> list[Finding]:
+    c = plan.classification
+    lossless = set(c.lossless_priorities)
+    site_cnp = (plan.policy.get("cnp_dscp", c.cnp_dscp), plan.policy.get("cnp_priority", c.cnp_priority))
+    out: list[Finding] = []
+    for h in plan.hosts:
+        for n in h.nics:
+            loc: dict[str, str] = {"device": h.name, "port": n.netdev}
+            vec = n.pfc_vector
+            on = {p for p, v in enumerate(vec) if v} if len(vec) == 8 else None
+            if on is None:
+                out.append(_f("RT231", f"pfc_vector has {len(vec)} entries, not 8", "re-derive the plan", **loc))
+            else:
+                for d in c.roce_dscp:
+                    prio = n.dscp_to_priority.get(d)
+                    if prio not in on:
+                        out.append(_f("RT231", f"RoCE DSCP {d} maps to priority {prio} on the NIC, which has no PFC "
+                                      f"(PFC on {sorted(on)})", "mlnx_qos --pfc on the lossless priorities", **loc))
+                if on != lossless:
+                    out.append(_f("RT231", f"NIC PFC on {sorted(on)}, the lossless priorities are {sorted(lossless)}",
+                                  "set the PFC vector from the plan", **loc))
+                if c.cnp_priority in on:
+                    out.append(_f("RT235", f"NIC has PFC on the CNP priority {c.cnp_priority}", "remove it", **loc))
+            if n.dscp_to_priority != c.dscp_to_priority:
+                diff = sorted(d for d in set(n.dscp_to_priority) | set(c.dscp_to_priority)
+                              if n.dscp_to_priority.get(d) != c.dscp_to_priority.get(d))
+                out.append(_f("RT232", f"NIC dscp_to_priority differs from the site map at DSCP {diff[:8]}",
+                              "apply the plan's dscp2prio map", **loc))
+            if n.trust != c.trust:
+                out.append(_f("RT232", f"NIC trust {n.trust} but the site trusts {c.trust}",
+                              f"mlnx_qos --trust {c.trust}", **loc))
+            if n.roce_tos != c.roce_tos or (n.roce_tos >> 2) not in c.roce_dscp or (n.roce_tos & 3) not in ECT_BITS:
+                out.append(_f("RT233", f"RoCE TOS {n.roce_tos} (DSCP {n.roce_tos >> 2}, ECN {n.roce_tos & 3:02b}) must be "
+                              f"{c.roce_tos}: a RoCE DSCP {c.roce_dscp} with ECT set", "use the classification's TOS",
+                              **loc))
+            if (n.cnp_dscp, n.cnp_priority) != site_cnp or (n.cnp_dscp, n.cnp_priority) != (c.cnp_dscp, c.cnp_priority):
+                out.append(_f("RT238", f"NIC CNP DSCP/priority {n.cnp_dscp}/{n.cnp_priority}, site "
+                              f"{site_cnp[0]}/{site_cnp[1]}", "set np cnp_dscp / cnp_802p_prio from the site policy",
+                              **loc))
+        if h.nics:
+            tc = h.nccl_env.get("NCCL_IB_TC")
+            tos = {n.roce_tos for n in h.nics} | {c.roce_tos}
+            if tc is None or not tc.isdigit() or {int(tc)} != tos:
+                out.append(_f("RT234", f"NCCL_IB_TC={tc} but the RoCE TOS is {sorted(tos)}: NCCL traffic would "
+                              "leave on another class", f"NCCL_IB_TC={c.roce_tos}", device=h.name,
+                              path="nccl_env.NCCL_IB_TC"))
+    return out
+
+
+def check_consistency(plan: Plan) -> list[Finding]:
+    """Check that switch maps, NIC maps, TOS, NCCL and ECN/PFC settings of ``plan`` agree.
+
+    Args:
+        plan: a derived (or hand-edited) plan.
+
+    Returns:
+        Error findings RT230..RT238 (empty when consistent), in a stable order: classification,
+        CNP, switch ports and ECN profiles (inventory order), hosts and NICs (inventory order).
+    """
+    return _switch_maps(plan) + _cnp(plan) + _ports(plan) + _hosts(plan)
