@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import re
 from decimal import Decimal
+from typing import cast
 
 from roce_tune.plan import EcnProfile, Plan, PortPlan, SwitchPlan
 from roce_tune.platforms.base import PlatformSpec
@@ -122,8 +123,8 @@ def queue_keyword(switch: SwitchPlan) -> str:
 
 
 def profile_name(ecn: EcnProfile) -> str:
-    """The ``qos profile`` name for ports using ``ecn`` (one profile per ECN profile)."""
-    return _token(f"ROCE_{ecn.name}", "qos profile name")
+    """The ``qos profile`` name for ports using ``ecn``: the ECN profile's own name (one profile each)."""
+    return _token(ecn.name, "qos profile name")
 
 
 def _ecn_line(ecn: EcnProfile) -> dict[str, object]:
@@ -194,7 +195,7 @@ def _watchdog(switch: SwitchPlan) -> dict[str, object]:
 
 
 def _interfaces(switch: SwitchPlan, profiles: list[dict[str, object]]) -> list[dict[str, object]]:
-    port_profile = {port: prof["name"] for prof in profiles for port in prof["ports"]}  # type: ignore[union-attr]
+    port_profile = {port: prof["name"] for prof in profiles for port in cast("list[str]", prof["ports"])}
     out = []
     for p in switch.ports:
         notes = []

@@ -92,9 +92,12 @@ DCQCN_KNOBS: dict[str, Knob] = {
                                           "CLAMP_TGT_RATE_AFTER_TIME_INC"),
     "min_time_between_cnps_us": Knob("roce_np", "min_time_between_cnps", "np_min_time_between_cnps",
                                      "MIN_TIME_BETWEEN_CNPS"),
+    "cnp_dscp": Knob("roce_np", "cnp_dscp", "np_cnp_dscp", "CNP_DSCP"),
+    "cnp_802p_prio": Knob("roce_np", "cnp_802p_prio", "np_cnp_prio", "CNP_802P_PRIO"),
 }
-CNP_DSCP_KNOB = Knob("roce_np", "cnp_dscp", "np_cnp_dscp", "CNP_DSCP")
-CNP_PRIO_KNOB = Knob("roce_np", "cnp_802p_prio", "np_cnp_prio", "CNP_802P_PRIO")
+#: The CNP marking a NIC plan names in ``cnp_dscp``/``cnp_priority`` (also accepted among the DCQCN params).
+CNP_DSCP_KNOB = DCQCN_KNOBS["cnp_dscp"]
+CNP_PRIO_KNOB = DCQCN_KNOBS["cnp_802p_prio"]
 #: DCQCN per-priority enable files (notification point, reaction point) and the mlxconfig mask stem.
 ECN_SIDES = ("roce_np", "roce_rp")
 PRIO_MASK_STEM = "ROCE_CC_PRIO_MASK"
@@ -143,6 +146,21 @@ def _knob(key: str) -> Knob:
                        f"known: {', '.join(sorted(DCQCN_KNOBS))}") from None
 
 
+def _knob_values(nic: NicPlan) -> list[tuple[Knob, int]]:
+    """Every DCQCN/CNP value to write, in plan-key order, CNP marking last; each knob once.
+
+    Raises:
+        KeyError: an unknown DCQCN key. ValueError: the params contradict the NIC's CNP DSCP/priority.
+    """
+    values = {_knob(k): v for k, v in sorted(nic.dcqcn.params.items()) if _knob(k) not in (CNP_DSCP_KNOB, CNP_PRIO_KNOB)}
+    for knob, want in ((CNP_DSCP_KNOB, nic.cnp_dscp), (CNP_PRIO_KNOB, nic.cnp_priority)):
+        key = next(k for k, kn in DCQCN_KNOBS.items() if kn == knob)
+        if key in nic.dcqcn.params and nic.dcqcn.params[key] != want:
+            raise ValueError(f"{nic.netdev}: DCQCN {key}={nic.dcqcn.params[key]} contradicts the NIC's {want}")
+        values[knob] = want
+    return list(values.items())
+
+
 def _nic(plan: Plan, nic: NicPlan) -> dict[str, object]:
     if len(nic.pfc_vector) != 8 or any(v not in (0, 1) for v in nic.pfc_vector):
         raise ValueError(f"{nic.netdev}: pfc_vector must be 8 entries of 0/1, got {nic.pfc_vector}")
@@ -160,21 +178,17 @@ def _nic(plan: Plan, nic: NicPlan) -> dict[str, object]:
     dc = nic.dcqcn
     enable_prios = sorted(dc.enabled_priorities) if dc.enabled else sorted(set(lossless) | set(dc.enabled_priorities))
     enable_value = 1 if dc.enabled else 0
+    knobs = _knob_values(nic)
     writes = [{"side": side, "file": f"enable/{p}", "value": enable_value} for p in enable_prios for side in ECN_SIDES]
-    writes += [{"side": _knob(k).side, "file": _knob(k).sysfs, "value": v} for k, v in sorted(dc.params.items())]
-    writes += [{"side": CNP_DSCP_KNOB.side, "file": CNP_DSCP_KNOB.sysfs, "value": nic.cnp_dscp},
-               {"side": CNP_PRIO_KNOB.side, "file": CNP_PRIO_KNOB.sysfs, "value": nic.cnp_priority}]
+    writes += [{"side": k.side, "file": k.sysfs, "value": v} for k, v in knobs]
     if dc.enabled:
         dcqcn_note = f"DCQCN on priorities {enable_prios} (notification and reaction point)"
     else:
         dcqcn_note = f"DCQCN off on priorities {enable_prios}; relies on: {comment_safe(dc.relies_on) or 'n/a'}"
     port = nic.rdma_port
     mask = sum(1 << p for p in enable_prios) if dc.enabled else 0
-    mlxconfig = [f"{PRIO_MASK_STEM}_P{port}={mask}", f"{CNP_DSCP_KNOB.mlxconfig}_P{port}={nic.cnp_dscp}",
-                 f"{CNP_PRIO_KNOB.mlxconfig}_P{port}={nic.cnp_priority}"]
-    mlxconfig += [f"{_knob(k).mlxconfig}_P{port}={v}" for k, v in sorted(dc.params.items())]
-    debugfs = [{"name": _knob(k).debugfs, "value": v} for k, v in sorted(dc.params.items())]
-    debugfs += [{"name": CNP_DSCP_KNOB.debugfs, "value": nic.cnp_dscp}, {"name": CNP_PRIO_KNOB.debugfs, "value": nic.cnp_priority}]
+    mlxconfig = [f"{PRIO_MASK_STEM}_P{port}={mask}"] + [f"{k.mlxconfig}_P{port}={v}" for k, v in knobs]
+    debugfs = [{"name": k.debugfs, "value": v} for k, v in knobs]
     pci = nic.pci_address if nic.pci_address and _PCI_RE.match(nic.pci_address) else None
     return {
         "netdev": _check(NETDEV_RE, nic.netdev, "netdev"), "rdma": _check(RDMA_DEVICE_RE, nic.rdma_device, "RDMA device"),

@@ -82,6 +82,8 @@ LOSS_PRIORITY = "low"
 STRICT_PRIORITY = "strict-high"
 #: Queues that pause on received PFC without an ``output`` stanza [V flow-control-queue page].
 DEFAULT_FLOW_CONTROL_QUEUES = frozenset({3, 4})
+#: Relative change of Kmin/Kmax by whole-percent rounding above which the output carries a WARNING.
+FILL_LEVEL_WARN_FRACTION = 0.25
 #: Junos watchdog mitigation is a queue flush (drop) [V]; no action statement is rendered.
 WATCHDOG_NATIVE_ACTION = "drop"
 _TOKEN_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_./:-]{0,79}$")
@@ -118,7 +120,7 @@ def fill_levels(ecn: EcnProfile) -> tuple[int, int]:
 
 def _fcs(plan: Plan) -> list[dict[str, object]]:
     cls = plan.classification
-    queues = sorted(set(cls.tc_to_queue[cls.dscp_to_tc[d]] for d in cls.dscp_to_tc) | {s.queue for s in cls.schedulers})
+    queues = sorted({cls.tc_to_queue[cls.dscp_to_tc[d]] for d in cls.dscp_to_tc} | {s.queue for s in cls.schedulers})
     by_queue: dict[int, list[int]] = {}
     for p in cls.lossless_priorities:
         by_queue.setdefault(cls.pfc_priority_to_queue[p], []).append(p)
@@ -140,7 +142,7 @@ def _cnp_name(p: PortPlan) -> str:
 def _ecn_profiles(switch: SwitchPlan) -> list[dict[str, object]]:
     by_name = {e.name: e for e in switch.ecn_profiles}
     used = sorted({p.ecn_profile for p in switch.ports if p.lossless}, key=str)
-    out = []
+    out: list[dict[str, object]] = []
     for name in used:
         if name not in by_name:
             raise ValueError(f"{switch.name}: a lossless port names ECN profile {name!r}, not one of {sorted(by_name)}")
@@ -148,9 +150,14 @@ def _ecn_profiles(switch: SwitchPlan) -> list[dict[str, object]]:
         lo, hi = fill_levels(ecn)
         pmax = max(1, min(100, round(ecn.pmax_percent)))
         buf = ecn.queue_buffer_bytes or 0
-        notes = [f"{ecn.name} ({ecn.speed_gbps}G): plan Kmin {ecn.kmin_bytes} B, Kmax {ecn.kmax_bytes} B, "
-                 f"Pmax {ecn.pmax_percent}% of a {buf} B queue buffer -> fill-level {lo}..{hi}% "
-                 f"(= {lo * buf // 100}..{hi * buf // 100} B)"]
+        notes = [(f"{ecn.name} ({ecn.speed_gbps}G): plan Kmin {ecn.kmin_bytes} B, Kmax {ecn.kmax_bytes} B, "
+                  f"Pmax {ecn.pmax_percent}% of a {buf} B queue buffer -> fill-level {lo}..{hi}% "
+                  f"(= {lo * buf // 100}..{hi * buf // 100} B)")]
+        for what, plan_b, pct in (("Kmin", ecn.kmin_bytes, lo), ("Kmax", ecn.kmax_bytes, hi)):
+            eff = pct * buf // 100
+            if abs(eff - plan_b) > FILL_LEVEL_WARN_FRACTION * plan_b:
+                notes.append(f"WARNING: whole-percent fill levels move {what} from {plan_b} B to {eff} B "
+                             f"(1 % of this queue buffer is {buf // 100} B)")
         if ecn.drop_min_bytes is not None:
             notes.append("plan drop thresholds not rendered: non-ECT traffic is dropped on the same profile")
         out.append({"ecn": _token(ecn.name, "ECN profile name"), "drop_profile": DROP_PROFILE.format(e=ecn.name),
@@ -162,7 +169,8 @@ def _schedulers(plan: Plan, ecn_profiles: list[dict[str, object]]) -> tuple[list
     """Scheduler definitions and scheduler-map entries (lossless queues get one scheduler per ECN profile)."""
     cls = plan.classification
     lossless = set(cls.lossless_queues)
-    defs, entries = [], []
+    defs: list[dict[str, object]] = []
+    entries: list[dict[str, object]] = []
     for s in sorted(cls.schedulers, key=lambda s: s.queue):
         if s.mode == "dwrr" and s.weight_percent is None:
             raise ValueError(f"scheduler {s.name} (queue {s.queue}) is dwrr without a weight")
@@ -172,7 +180,7 @@ def _schedulers(plan: Plan, ecn_profiles: list[dict[str, object]]) -> tuple[list
             if not any(d["name"] == sched for d in defs):
                 defs.append({"name": sched, "strict": s.mode == "strict", "weight": s.weight_percent, "drop_profile": drop})
             entries.append({"map": sm, "fc": FC_NAME.format(q=s.queue), "scheduler": sched})
-    entries.sort(key=lambda e: (e["map"], e["fc"]))
+    entries.sort(key=lambda e: (str(e["map"]), str(e["fc"])))
     return defs, entries
 
 

@@ -148,8 +148,8 @@ def _classes(plan: Plan) -> tuple[list[dict[str, object]], int | None]:
 
 def _ecn(ecn: EcnProfile) -> dict[str, object]:
     prob = max(1, min(100, round(ecn.pmax_percent)))
-    notes = [f"plan Kmin {ecn.kmin_bytes} B / Kmax {ecn.kmax_bytes} B / Pmax {ecn.pmax_percent}% "
-             f"({ecn.speed_gbps}G); NX-OS takes {ECN_UNIT} (x{ECN_UNIT_BYTES} B, rounded down)"]
+    notes = [(f"plan Kmin {ecn.kmin_bytes} B / Kmax {ecn.kmax_bytes} B / Pmax {ecn.pmax_percent}% "
+              f"({ecn.speed_gbps}G); NX-OS takes {ECN_UNIT} (x{ECN_UNIT_BYTES} B, rounded down)")]
     if ecn.drop_min_bytes is not None:
         notes.append(f"plan drop thresholds {ecn.drop_min_bytes}..{ecn.drop_max_bytes} B not rendered: one "
                      "random-detect per class; non-ECT traffic is dropped on the marking ramp")

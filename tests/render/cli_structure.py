@@ -268,8 +268,8 @@ def check_lossless_structure(plan: Plan, sw: SwitchPlan, view: SwitchView) -> No
 
 def host_tos(script: str) -> set[int]:
     """Every TOS a host script gives ``cma_roce_tos -t`` and writes to ``traffic_class``."""
-    cm = {int(v) for v in re.findall(r"^cma_roce_tos .* -t '?(\d+)'? ", script, re.M)}
-    tc = {int(v) for v in re.findall(r"^rt_write \S+/traffic_class '?(\d+)'?$", script, re.M)}
+    cm = {int(v) for v in re.findall(r"^cma_roce_tos .* -t '?(\d+)'? ", script, re.MULTILINE)}
+    tc = {int(v) for v in re.findall(r"^rt_write \S+/traffic_class '?(\d+)'?$", script, re.MULTILINE)}
     assert cm and cm == tc, f"cma_roce_tos TOS {cm} != traffic_class TOS {tc}"
     return cm
 
@@ -300,21 +300,26 @@ def assert_golden(platform: str, scenario: str, files: dict[str, str]) -> None:
 
 
 # --- real pipeline -------------------------------------------------------------------------------
-INVENTORIES = Path(__file__).resolve().parents[2] / "inventories"
+REPO = Path(__file__).resolve().parents[2]
 
 
 def pipeline_plan(inventory: str) -> Plan:
-    """``derive_plan(load_inventory(inventories/<inventory>.yaml))``; skips the test while the tuner
-    pipeline is not importable yet (it is being written in parallel)."""
+    """``derive_plan(load_inventory("inventories/<inventory>.yaml"))`` with the repository as working
+    directory, so the plan (and the file headers) name the inventory by its repo-relative path; skips
+    the test while the tuner pipeline is not importable yet (it is being written in parallel)."""
     import pytest
 
+    cwd = os.getcwd()
     try:
         from roce_tune.inventory.loader import load_inventory
         from roce_tune.tuner.plan import derive_plan
 
-        return derive_plan(load_inventory(INVENTORIES / f"{inventory}.yaml"))
+        os.chdir(REPO)
+        return derive_plan(load_inventory(f"inventories/{inventory}.yaml"))
     except ImportError as exc:
         pytest.skip(f"tuner pipeline not importable yet: {exc}")
+    finally:
+        os.chdir(cwd)
     raise AssertionError("unreachable")
 
 

@@ -13,8 +13,22 @@ from __future__ import annotations
 from typing import Any
 
 from roce_tune.plan import (
-    Buffers, BufferPool, Classification, Dcqcn, DeadlockReport, EcnProfile, FluidCheck, Headroom, HostPlan,
-    NicPlan, Plan, PlanSummary, PortPlan, QueueScheduler, SwitchPlan, Watchdog,
+    BufferPool,
+    Buffers,
+    Classification,
+    Dcqcn,
+    DeadlockReport,
+    EcnProfile,
+    FluidCheck,
+    Headroom,
+    HostPlan,
+    NicPlan,
+    Plan,
+    PlanSummary,
+    PortPlan,
+    QueueScheduler,
+    SwitchPlan,
+    Watchdog,
 )
 
 ROCE_DSCP, CNP_DSCP, LOSSLESS_PRIO, CNP_QUEUE = 26, 48, 3, 6

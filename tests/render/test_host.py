@@ -21,9 +21,10 @@ from pathlib import Path
 
 import pytest
 
+from roce_tune.platforms import get_platform, host
+
 from . import cli_structure as cs
 from .plan_builder import build_plan
-from roce_tune.platforms import get_platform, host
 
 STUB_MLNX_QOS = r'''
 import os, sys
@@ -179,7 +180,7 @@ class Box:
         path.write_text(script, encoding="utf-8")
         full = {"PATH": f"{self.bin}:{os.environ['PATH']}", "STUB_STATE": str(self.state),
                 "ROCE_TUNE_SYSROOT": str(self.root), **env}
-        return subprocess.run(["bash", str(path)], env=full, capture_output=True, text=True, timeout=60)
+        return subprocess.run(["bash", str(path)], env=full, capture_output=True, text=True, timeout=60, check=False)
 
     def snapshot(self) -> dict[str, str]:
         out = {}
@@ -329,8 +330,8 @@ def test_alternatives_name_debugfs_and_mlxconfig_keys() -> None:
 def test_traffic_class_readback_parses_the_driver_format(tmp_path: Path) -> None:
     # The mlx5 driver reads back "Global tclass=<n>"; run the script's own helpers on that text.
     _, script = _script()
-    helpers = re.search(r"^rt_read\(\) \{.*?^\}\n", script, re.S | re.M)
-    tclass = re.search(r"^rt_tclass\(\) .*$", script, re.M)
+    helpers = re.search(r"^rt_read\(\) \{.*?^\}\n", script, re.DOTALL | re.MULTILINE)
+    tclass = re.search(r"^rt_tclass\(\) .*$", script, re.MULTILINE)
     assert helpers and tclass
     f = tmp_path / "traffic_class"
     f.write_text("Global tclass=106\n")
@@ -344,9 +345,9 @@ def test_every_rendered_script_passes_bash_n_and_shellcheck(tmp_path: Path) -> N
     for i, s in enumerate(scripts):
         p = tmp_path / f"s{i}.sh"
         p.write_text(s)
-        assert subprocess.run(["bash", "-n", str(p)], capture_output=True).returncode == 0
+        assert subprocess.run(["bash", "-n", str(p)], capture_output=True, check=False).returncode == 0
         if shutil.which("shellcheck"):
-            res = subprocess.run(["shellcheck", "-s", "bash", str(p)], capture_output=True, text=True)
+            res = subprocess.run(["shellcheck", "-s", "bash", str(p)], capture_output=True, text=True, check=False)
             assert res.returncode == 0, res.stdout
     if not shutil.which("shellcheck"):
         pytest.skip("shellcheck not installed; bash -n passed")
@@ -464,5 +465,5 @@ def test_golden_inventories(inventory: str, tmp_path: Path) -> None:
         if name.endswith(".sh"):
             p = tmp_path / name
             p.write_text(text)
-            assert subprocess.run(["bash", "-n", str(p)]).returncode == 0, name
+            assert subprocess.run(["bash", "-n", str(p)], check=False).returncode == 0, name
     cs.assert_golden("host", inventory, files)

@@ -11,10 +11,11 @@ import re
 
 import pytest
 
-from . import cli_structure as cs
-from .plan_builder import build_plan
 from roce_tune.plan import EcnProfile
 from roce_tune.platforms import get_platform, junos
+
+from . import cli_structure as cs
+from .plan_builder import build_plan
 
 
 def _render(**kw: object) -> tuple[object, str]:
@@ -44,7 +45,7 @@ def test_ecn_fill_levels_are_percent_of_queue_buffer() -> None:
     assert "set class-of-service drop-profiles RT_ECN_ecn-400g interpolate fill-level [ 7 75 ]" in text
     assert "set class-of-service drop-profiles RT_ECN_ecn-400g interpolate drop-probability [ 0 100 ]" in text
     assert "set class-of-service drop-profiles RT_ECN_ecn-100g interpolate fill-level [ 2 20 ]" in text
-    ports = dict(re.findall(r"^set class-of-service interfaces (\S+) scheduler-map (\S+)$", text, re.M))
+    ports = dict(re.findall(r"^set class-of-service interfaces (\S+) scheduler-map (\S+)$", text, re.MULTILINE))
     assert ports == {"et-0/0/0": "RT_SM_ecn-400g", "et-0/0/1": "RT_SM_ecn-400g", "et-0/0/4": "RT_SM_ecn-100g"}
 
 
@@ -67,7 +68,7 @@ def test_fill_level_conversion_and_refusals() -> None:
 
 def test_one_cnp_per_cable_length_with_watchdog() -> None:
     _, text = _render()
-    cnps = dict(re.findall(r"^set class-of-service interfaces (\S+) congestion-notification-profile (\S+)$", text, re.M))
+    cnps = dict(re.findall(r"^set class-of-service interfaces (\S+) congestion-notification-profile (\S+)$", text, re.MULTILINE))
     assert cnps == {"et-0/0/0": "RT_PFC_3M", "et-0/0/1": "RT_PFC_3M", "et-0/0/4": "RT_PFC_20M"}
     for name, metres in (("RT_PFC_3M", 3), ("RT_PFC_20M", 20)):
         assert f"set class-of-service congestion-notification-profile {name} input cable-length {metres}" in text
@@ -96,7 +97,7 @@ def test_watchdog_action_and_flow_control_notes() -> None:
 def test_every_line_is_set_or_comment_and_sections_in_order() -> None:
     _, text = _render()
     assert all(ln.startswith(("set ", "#")) for ln in text.splitlines())
-    assert tuple(re.findall(r"^# ===== (\w+) =====$", text, re.M)) == junos.SPEC.sections
+    assert tuple(re.findall(r"^# ===== (\w+) =====$", text, re.MULTILINE)) == junos.SPEC.sections
     assert text == _render()[1]
     assert get_platform("junos") is junos and junos.SPEC.negate_prefix == "delete "
 
@@ -128,3 +129,16 @@ def test_golden_mixed_vendor_inventory() -> None:
         if sw.platform == "junos":
             cs.check_lossless_structure(plan, sw, cs.parse_junos(files[f"{sw.name}.set"]))
     cs.assert_golden("junos", "mixed-vendor", files)
+
+
+def test_coarse_percent_resolution_is_flagged() -> None:
+    # 75 KB of a 26.4 MB queue buffer is 0.28 %: whole percent can only say 1 % = 263922 B.
+    plan = build_plan()
+    sw = plan.switch("leaf3")
+    ecn = [e.model_copy(update={"kmin_bytes": 75_000, "kmax_bytes": 1_221_000, "queue_buffer_bytes": 26_392_240})
+           for e in sw.ecn_profiles]
+    text = junos.render(plan, sw.model_copy(update={"ecn_profiles": ecn}))["leaf3.set"]
+    assert "fill-level [ 1 4 ]" in text
+    assert "# WARNING: whole-percent fill levels move Kmin from 75000 B to 263922 B" in text
+    _, fine = _render()  # 150 KB of 2 MB -> 7 % = 140 KB: within tolerance, no warning
+    assert "Kmin from 150000" not in fine

@@ -11,9 +11,10 @@ import re
 
 import pytest
 
+from roce_tune.platforms import get_platform, nxos
+
 from . import cli_structure as cs
 from .plan_builder import build_plan
-from roce_tune.platforms import get_platform, nxos
 
 
 def _render(**kw: object) -> tuple[object, str]:
@@ -31,13 +32,13 @@ def test_lossless_structure_read_back_from_text() -> None:
 def test_ecn_in_kbytes_per_speed() -> None:
     _, text = _render()
     pol = dict(re.findall(r"^policy-map type queuing (RT_EGRESS_ecn-\S+)\n  class type queuing c-out-8q-q3\n"
-                          r"    (random-detect .*)$", text, re.M))
+                          r"    (random-detect .*)$", text, re.MULTILINE))
     assert pol["RT_EGRESS_ecn-400g"] == ("random-detect minimum-threshold 146 kbytes maximum-threshold 1464 kbytes "
                                          "drop-probability 100 weight 0 ecn")
     assert pol["RT_EGRESS_ecn-100g"] == ("random-detect minimum-threshold 48 kbytes maximum-threshold 390 kbytes "
                                          "drop-probability 20 weight 0 ecn")
     assert nxos.kbytes(1024) == 1 and nxos.kbytes(2047) == 1 and nxos.kbytes(10) == 1
-    ifaces = dict(re.findall(r"^interface (\S+)\n(?:  .*\n)*?  service-policy type queuing output (\S+)$", text, re.M))
+    ifaces = dict(re.findall(r"^interface (\S+)\n(?:  .*\n)*?  service-policy type queuing output (\S+)$", text, re.MULTILINE))
     assert ifaces == {"Ethernet1/1": "RT_EGRESS_ecn-100g", "Ethernet1/2": "RT_EGRESS_ecn-400g",
                       "Ethernet1/3": "RT_EGRESS_ecn-400g", "Ethernet1/64": "RT_EGRESS_LOSSY"}
 
@@ -50,12 +51,12 @@ def test_headroom_as_ingress_pause_thresholds() -> None:
             continue
         hr = port.headroom
         block = re.search(rf"^policy-map type queuing RT_INGRESS_{hr.profile}\n  class type queuing c-in-q3\n"
-                          r"    pause buffer-size (\d+) pause-threshold (\d+) resume-threshold (\d+)$", text, re.M)
+                          r"    pause buffer-size (\d+) pause-threshold (\d+) resume-threshold (\d+)$", text, re.MULTILINE)
         assert block, hr.profile
         size, pause, resume = map(int, block.groups())
         assert (size, pause, resume) == (hr.size_bytes, hr.size_bytes - hr.xoff_bytes, hr.xon_bytes)
         assert re.search(rf"^interface {re.escape(port.name)}\n(?:  .*\n)*?  service-policy type queuing input "
-                         rf"RT_INGRESS_{hr.profile}$", text, re.M)
+                         rf"RT_INGRESS_{hr.profile}$", text, re.MULTILINE)
     # the 93180YC-EX minimum quoted in VENDORS.md §4: buffer 27456, pause = resume = 12480 -> xoff 14976
     hr = sw.ports[0].headroom.model_copy(update={"size_bytes": 27456, "xoff_bytes": 14976, "xon_bytes": 12480})
     assert {k: v for k, v in nxos._headroom(hr, [3]).items() if k in ("size", "pause", "resume")} == \
@@ -66,7 +67,7 @@ def test_headroom_as_ingress_pause_thresholds() -> None:
 
 def test_no_drop_only_on_lossless_class_and_unused_queues_zero() -> None:
     _, text = _render()
-    assert re.findall(r"^    pause pfc-cos (.+)$", text, re.M) == ["3"]
+    assert re.findall(r"^    pause pfc-cos (.+)$", text, re.MULTILINE) == ["3"]
     assert re.search(r"class type network-qos c-8q-nq3\n    mtu 9216\n    pause pfc-cos 3\n", text)
     sched = text.split("! ===== scheduler =====")[1].split("! ===== watchdog =====")[0]
     first = sched.split("policy-map type queuing ")[1]
@@ -103,7 +104,7 @@ def test_watchdog_multipliers_and_default_interval() -> None:
 
 def test_lossy_port_pfc_off_no_classification() -> None:
     _, text = _render()
-    block = re.search(r"^interface Ethernet1/64\n((?:  .*\n)+)", text, re.M)
+    block = re.search(r"^interface Ethernet1/64\n((?:  .*\n)+)", text, re.MULTILINE)
     assert block
     assert "priority-flow-control mode off" in block.group(1)
     assert "service-policy type qos input" not in block.group(1)
@@ -112,7 +113,7 @@ def test_lossy_port_pfc_off_no_classification() -> None:
 
 def test_sections_in_spec_order_deterministic_registered() -> None:
     _, text = _render()
-    assert tuple(re.findall(r"^! ===== (\w+) =====$", text, re.M)) == nxos.SPEC.sections
+    assert tuple(re.findall(r"^! ===== (\w+) =====$", text, re.MULTILINE)) == nxos.SPEC.sections
     assert text == _render()[1]
     assert get_platform("nxos") is nxos and nxos.SPEC.netmiko_device_type == "cisco_nxos"
 
