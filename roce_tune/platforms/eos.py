@@ -27,6 +27,10 @@ Syntax checked against:
   (7050X/7060X/7388X5), ``tx-queue`` on Jericho (7280R/7800R), the map target is always ``tx-queue``.
   The same source notes the watchdog only monitors queues with guaranteed bandwidth on Trident II
   (``bandwidth guaranteed``); roce-tune does not render that (not a knob on TH/Jericho) — see gaps.
+* [U] scheduling: EOS queues default to strict priority and ``no priority`` moves a queue into the
+  round-robin set; whether the RR set must be the contiguous low queues is platform-specific (VENDORS.md
+  §3 gap). roce-tune writes exactly the plan's queues (DWRR ``no priority`` + ``bandwidth percent``, CNP
+  ``priority strict``) and leaves the others at the device default.
 * [S] interface MTU: every Arista example uses ``mtu 9214`` (the EOS L3 maximum); plan MTUs above it are
   clamped here and the clamp is written as a comment.
 

@@ -467,3 +467,16 @@ def test_golden_inventories(inventory: str, tmp_path: Path) -> None:
             p.write_text(text)
             assert subprocess.run(["bash", "-n", str(p)], check=False).returncode == 0, name
     cs.assert_golden("host", inventory, files)
+
+
+def test_host_tos_matches_cli_switches_of_mixed_vendor_inventory() -> None:
+    plan = cs.pipeline_plan("mixed-vendor")
+    lossless = set(plan.classification.lossless_queues)
+    views = {sw.name: cs.PARSERS[sw.platform](next(iter(get_platform(sw.platform).render(plan, sw).values())))
+             for sw in plan.switches if sw.platform in cs.PARSERS}
+    assert {"leaf1", "leaf3", "spine1"} <= set(views)
+    for h in plan.hosts:
+        for t in cs.host_tos(host.render_host(plan, h)[f"{h.name}.sh"]):
+            assert t & 0b11 == 0b10, f"{h.name}: TOS {t} is not ECT(0)"
+            for name, view in views.items():
+                assert t >> 2 in cs.lossless_dscps(view, lossless), f"{h.name} DSCP {t >> 2} not lossless on {name}"
