@@ -29,7 +29,8 @@ Syntax checked against:
 Unit conversions done here (never in templates): ECN thresholds bytes -> ``kbytes`` (1 kbyte = 1024 B,
 rounded down so a threshold never rises above the plan's); watchdog detection/restoration -> whole
 multiples of the poll interval (rounded up, never shorter than the plan); PFC headroom from the plan's
-SONiC-style profile (size/xoff/xon) to NX-OS's buffer-size / pause-threshold (= size - xoff, the
+SONiC-style profile (size/xoff/xon) to NX-OS's static buffer-size (= max(size, xon + xoff): a
+shared-headroom-pool profile reserves only xon in size) / pause-threshold (= buffer-size - xoff, the
 occupancy at which only the xoff headroom is left) / resume-threshold (= xon, capped at pause).
 The network-qos MTU is system-wide per class, so it is the largest port MTU of the switch.
 """
@@ -158,12 +159,24 @@ def _ecn(ecn: EcnProfile) -> dict[str, object]:
 
 
 def _headroom(hr: Headroom, queues: list[int]) -> dict[str, object]:
-    pause = hr.size_bytes - hr.xoff_bytes
+    """Plan PG profile -> NX-OS ``pause buffer-size / pause-threshold / resume-threshold`` (bytes).
+
+    The NX-OS PG is static: it needs the plan's xon + xoff at least (a shared-headroom-pool profile
+    reserves only xon in ``size``), pause is sent when only the xoff headroom is left, resume at xon.
+
+    Raises:
+        ValueError: the profile leaves nothing below the xoff headroom (no pause point).
+    """
+    size = max(hr.size_bytes, hr.xon_bytes + hr.xoff_bytes)
+    pause = size - hr.xoff_bytes
     if pause <= 0:
-        raise ValueError(f"headroom profile {hr.profile}: size {hr.size_bytes} B leaves no room below xoff {hr.xoff_bytes} B")
-    return {"policy": ingress_policy(hr), "queues": [_cls(IN_CLASS, q) for q in queues], "size": hr.size_bytes,
-            "pause": pause, "resume": min(hr.xon_bytes, pause),
-            "note": f"{hr.profile}: plan size {hr.size_bytes} B, xoff {hr.xoff_bytes} B, xon {hr.xon_bytes} B"}
+        raise ValueError(f"headroom profile {hr.profile}: size {hr.size_bytes} B / xon {hr.xon_bytes} B leave no "
+                         f"pause point below xoff {hr.xoff_bytes} B")
+    note = f"{hr.profile}: plan size {hr.size_bytes} B, xoff {hr.xoff_bytes} B, xon {hr.xon_bytes} B"
+    if size != hr.size_bytes:
+        note += f" (shared-headroom profile: buffer-size = xon + xoff = {size} B)"
+    return {"policy": ingress_policy(hr), "queues": [_cls(IN_CLASS, q) for q in queues], "size": size,
+            "pause": pause, "resume": min(hr.xon_bytes, pause), "note": note}
 
 
 def _watchdog(switch: SwitchPlan) -> dict[str, object]:

@@ -54,15 +54,18 @@ def test_headroom_as_ingress_pause_thresholds() -> None:
                           r"    pause buffer-size (\d+) pause-threshold (\d+) resume-threshold (\d+)$", text, re.MULTILINE)
         assert block, hr.profile
         size, pause, resume = map(int, block.groups())
-        assert (size, pause, resume) == (hr.size_bytes, hr.size_bytes - hr.xoff_bytes, hr.xon_bytes)
+        assert (size, pause, resume) == (hr.xon_bytes + hr.xoff_bytes, hr.xon_bytes, hr.xon_bytes)  # size = xon + xoff here
         assert re.search(rf"^interface {re.escape(port.name)}\n(?:  .*\n)*?  service-policy type queuing input "
                          rf"RT_INGRESS_{hr.profile}$", text, re.MULTILINE)
     # the 93180YC-EX minimum quoted in VENDORS.md §4: buffer 27456, pause = resume = 12480 -> xoff 14976
     hr = sw.ports[0].headroom.model_copy(update={"size_bytes": 27456, "xoff_bytes": 14976, "xon_bytes": 12480})
     assert {k: v for k, v in nxos._headroom(hr, [3]).items() if k in ("size", "pause", "resume")} == \
         {"size": 27456, "pause": 12480, "resume": 12480}
-    with pytest.raises(ValueError, match="leaves no room"):
-        nxos._headroom(hr.model_copy(update={"xoff_bytes": 27456}), [3])
+    # a shared-headroom-pool profile (size = xon only) still gets xon + xoff of static PG buffer
+    shp = nxos._headroom(hr.model_copy(update={"size_bytes": 3072, "xon_bytes": 3072, "xoff_bytes": 277504}), [3])
+    assert (shp["size"], shp["pause"], shp["resume"]) == (280576, 3072, 3072)
+    with pytest.raises(ValueError, match="no pause point"):
+        nxos._headroom(hr.model_copy(update={"xon_bytes": 0, "xoff_bytes": 27456}), [3])
 
 
 def test_no_drop_only_on_lossless_class_and_unused_queues_zero() -> None:
