@@ -65,14 +65,27 @@ def _load_public_keys(entries: Iterable[str]) -> list[bytes]:
     return keys
 
 
+def _live_connections(device: EmulatedDevice) -> set[asyncssh.SSHServerConnection]:
+    conns = getattr(device, "_live_conns", None)
+    if conns is None:
+        conns = set()
+        device._live_conns = conns  # type: ignore[attr-defined]
+    return conns
+
+
 class _SSHServer(asyncssh.SSHServer):
     def __init__(self, device: EmulatedDevice) -> None:
         self.device = device
         self.keys = _load_public_keys(device.spec.authorized_keys)
 
     def connection_made(self, conn: asyncssh.SSHServerConnection) -> None:
+        self.conn = conn
         with self.device.lock:
             self.device.connections += 1
+        _live_connections(self.device).add(conn)
+
+    def connection_lost(self, exc: Exception | None) -> None:
+        _live_connections(self.device).discard(self.conn)
 
     def begin_auth(self, username: str) -> bool:
         return True
@@ -182,6 +195,10 @@ async def _handle_process(process: asyncssh.SSHServerProcess, device: EmulatedDe
             await _interactive(process, device, session, newline)
             status = session.exit_status
         process.exit(status)
+        try:
+            await asyncio.wait_for(process.wait_closed(), 5)
+        except (asyncio.TimeoutError, Exception):
+            pass
     except DropConnection:
         process.channel.get_connection().abort()
     except (BrokenPipeError, ConnectionError, asyncssh.DisconnectError):
@@ -267,10 +284,24 @@ class EmulatorFleet:
                     await asyncio.wait_for(server.wait_closed(), 5)
                 except (asyncio.TimeoutError, Exception):
                     pass
+            conns = [c for dev in self.devices.values() for c in list(_live_connections(dev))]
+            for conn in conns:
+                conn.close()
+            for conn in conns:
+                try:
+                    await asyncio.wait_for(conn.wait_closed(), 2)
+                except (asyncio.TimeoutError, Exception):
+                    pass
             for dev in self.devices.values():
                 closer = getattr(dev, "aclose", None)
                 if closer is not None:
                     await closer()
+            me = asyncio.current_task()
+            rest = [t for t in asyncio.all_tasks() if t is not me]
+            for task in rest:
+                task.cancel()
+            if rest:
+                await asyncio.wait(rest, timeout=2)
 
         try:
             asyncio.run_coroutine_threadsafe(_shutdown(), self.loop).result(timeout=15)

@@ -1,0 +1,276 @@
+"""Stub NIC tools for the emulated GPU host: ``python host_stubs.py TOOL ARGS...``.
+
+Each stub reads and writes state under ``$ROCE_TUNE_SYSROOT`` only (the fake sysfs /
+configfs tree that ``host.py`` lays out), so a rendered host script that prefixes its
+paths with ``${ROCE_TUNE_SYSROOT}`` can be run and checked end to end.  Output formats
+follow the real tools closely enough for parsers (mlnx-tools ``mlnx_qos``, rdma-core
+``ibv_devinfo``, ``show_gids``, iproute2 ``ip``, ``ethtool``); stdlib only.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from pathlib import Path
+
+ROOT = Path(os.environ.get("ROCE_TUNE_SYSROOT", "/nonexistent"))
+DEFAULT_DSCP2PRIO = [d // 8 for d in range(64)]
+
+
+def _net(ifname: str) -> Path:
+    return ROOT / "sys/class/net" / ifname
+
+
+def _state(kind: str, ifname: str) -> Path:
+    return ROOT / "var/lib/roce-emu" / kind / f"{ifname}.json"
+
+
+def _load(kind: str, ifname: str, default: dict) -> dict:
+    p = _state(kind, ifname)
+    if p.is_file():
+        return json.loads(p.read_text())
+    return default
+
+
+def _save(kind: str, ifname: str, data: dict) -> None:
+    p = _state(kind, ifname)
+    p.parent.mkdir(parents=True, exist_ok=True)
+    p.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n")
+
+
+def _need_if(ifname: str) -> None:
+    if not _net(ifname).is_dir():
+        print(f"Cannot find device \"{ifname}\"", file=sys.stderr)
+        sys.exit(1)
+
+
+def mlnx_qos(argv: list[str]) -> int:
+    ap = argparse.ArgumentParser(prog="mlnx_qos")
+    ap.add_argument("-i", "--interface", required=True)
+    ap.add_argument("-f", "--pfc")
+    ap.add_argument("--trust", choices=["pcp", "dscp"])
+    ap.add_argument("--dscp2prio", action="append", default=[])
+    ap.add_argument("--cable_len", type=int)
+    ap.add_argument("-p", "--prio_tc")
+    ap.add_argument("-s", "--tsa")
+    ap.add_argument("-t", "--tcbw")
+    ap.add_argument("--prio2buffer")
+    ap.add_argument("--buffer_size")
+    a = ap.parse_args(argv)
+    _need_if(a.interface)
+    st = _load("mlnx_qos", a.interface, {
+        "trust": "pcp", "pfc": [0] * 8, "dscp2prio": DEFAULT_DSCP2PRIO, "cable_len": 7,
+        "prio2buffer": [0] * 8, "buffer_size": [130944, 130944, 0, 0, 0, 0, 0, 0],
+        "prio_tc": list(range(8)), "tsa": ["vendor"] * 8, "tcbw": [0] * 8})
+    if a.trust:
+        st["trust"] = a.trust
+    if a.pfc:
+        vals = [int(x) for x in a.pfc.split(",")]
+        if len(vals) != 8 or any(v not in (0, 1) for v in vals):
+            print("Error: --pfc needs 8 comma-separated 0/1 values", file=sys.stderr)
+            return 1
+        st["pfc"] = vals
+        st["prio2buffer"] = [1 if v else 0 for v in vals]
+    for spec in a.dscp2prio:
+        op, _, rest = spec.partition(",")
+        if op == "set":
+            dscp, prio = (int(x) for x in rest.split(","))
+            st["dscp2prio"][dscp] = prio
+        elif op == "del":
+            dscp, _prio = (int(x) for x in rest.split(","))
+            st["dscp2prio"][dscp] = DEFAULT_DSCP2PRIO[dscp]
+        elif op == "flush":
+            st["dscp2prio"] = list(DEFAULT_DSCP2PRIO)
+    if a.cable_len is not None:
+        st["cable_len"] = a.cable_len
+    for key in ("prio_tc", "prio2buffer"):
+        val = getattr(a, key)
+        if val:
+            st[key] = [int(x) for x in val.split(",")]
+    if a.tsa:
+        st["tsa"] = a.tsa.split(",")
+    if a.tcbw:
+        st["tcbw"] = [int(x) for x in a.tcbw.split(",")]
+    if a.buffer_size:
+        st["buffer_size"] = [int(x) for x in a.buffer_size.split(",")]
+    _save("mlnx_qos", a.interface, st)
+    print("DCBX mode: OS controlled")
+    print(f"Priority trust state: {st['trust']}")
+    if st["trust"] == "dscp":
+        print("dscp2prio mapping:")
+        for prio in range(8):
+            dscps = [f"{d:02d}" for d in range(63, -1, -1) if st["dscp2prio"][d] == prio]
+            print(f"\tprio:{prio} dscp:{','.join(dscps)},")
+    print("Receive buffer size (bytes): " + ",".join(str(x) for x in st["buffer_size"]) + ",")
+    print(f"Cable len: {st['cable_len']}")
+    print("PFC configuration:")
+    print("\tpriority    " + "".join(f"{p:<4}" for p in range(8)))
+    print("\tenabled     " + "".join(f"{v:<4}" for v in st["pfc"]))
+    print("\tbuffer      " + "".join(f"{v:<4}" for v in st["prio2buffer"]))
+    for tc in range(8):
+        prios = [str(p) for p in range(8) if st["prio_tc"][p] == tc]
+        print(f"tc: {tc} ratelimit: unlimited, tsa: {st['tsa'][tc]}" + (f", bw: {st['tcbw'][tc]}%"
+                                                                       if st["tsa"][tc] == "ets" else ""))
+        for p in prios:
+            print(f"\t priority:  {p}")
+    return 0
+
+
+def _configfs(dev: str, port: str, leaf: str) -> Path:
+    return ROOT / "sys/kernel/config/rdma_cm" / dev / "ports" / port / leaf
+
+
+def cma_roce_tos(argv: list[str]) -> int:
+    ap = argparse.ArgumentParser(prog="cma_roce_tos")
+    ap.add_argument("-d", "--device", default="mlx5_0")
+    ap.add_argument("-p", "--port", default="1")
+    ap.add_argument("-t", "--tos")
+    a = ap.parse_args(argv)
+    path = _configfs(a.device, a.port, "default_roce_tos")
+    if not path.parent.is_dir():
+        print(f"Failed to find device {a.device}", file=sys.stderr)
+        return 1
+    if a.tos is not None:
+        if not a.tos.isdigit() or not 0 <= int(a.tos) <= 255:
+            print("TOS must be 0..255", file=sys.stderr)
+            return 1
+        path.write_text(a.tos + "\n")
+    print(path.read_text().strip())
+    return 0
+
+
+def cma_roce_mode(argv: list[str]) -> int:
+    ap = argparse.ArgumentParser(prog="cma_roce_mode")
+    ap.add_argument("-d", "--device", default="mlx5_0")
+    ap.add_argument("-p", "--port", default="1")
+    ap.add_argument("-m", "--mode", choices=["1", "2"])
+    a = ap.parse_args(argv)
+    path = _configfs(a.device, a.port, "default_roce_mode")
+    if not path.parent.is_dir():
+        print(f"Failed to find device {a.device}", file=sys.stderr)
+        return 1
+    if a.mode:
+        path.write_text(("IB/RoCE v1" if a.mode == "1" else "RoCE v2") + "\n")
+    print(path.read_text().strip())
+    return 0
+
+
+def _ifaces() -> list[str]:
+    base = ROOT / "sys/class/net"
+    return sorted(p.name for p in base.iterdir()) if base.is_dir() else []
+
+
+def ip(argv: list[str]) -> int:
+    as_json = "-j" in argv or "-json" in argv
+    argv = [a for a in argv if a not in ("-j", "-json", "-d", "-details", "-s")]
+    if argv[:2] == ["link", "set"]:
+        rest = argv[2:]
+        if rest[:1] == ["dev"]:
+            rest = rest[1:]
+        ifname = rest[0]
+        _need_if(ifname)
+        for key, val in zip(rest[1::2], rest[2::2]):
+            if key == "mtu":
+                (_net(ifname) / "mtu").write_text(val + "\n")
+        for word in rest[1:]:
+            if word in ("up", "down"):
+                (_net(ifname) / "operstate").write_text(word + "\n")
+        return 0
+    if argv[:1] in (["link"], ["l"], ["addr"], ["a"]):
+        names = [a for a in argv[2:] if a != "dev"] or _ifaces()
+        rows = []
+        for i, name in enumerate(names, 2):
+            _need_if(name)
+            mtu = int((_net(name) / "mtu").read_text())
+            state = (_net(name) / "operstate").read_text().strip().upper()
+            rows.append({"ifindex": i, "ifname": name, "mtu": mtu, "operstate": state,
+                         "address": (_net(name) / "address").read_text().strip()})
+        if as_json:
+            print(json.dumps(rows))
+        else:
+            for r in rows:
+                print(f"{r['ifindex']}: {r['ifname']}: <BROADCAST,MULTICAST,UP,LOWER_UP> mtu {r['mtu']} "
+                      f"qdisc mq state {r['operstate']} mode DEFAULT group default qlen 1000")
+                print(f"    link/ether {r['address']} brd ff:ff:ff:ff:ff:ff")
+        return 0
+    print(f"ip stub: unsupported: {' '.join(argv)}", file=sys.stderr)
+    return 1
+
+
+def ethtool(argv: list[str]) -> int:
+    if not argv:
+        return 1
+    opt = argv[0] if argv[0].startswith("-") else ""
+    ifname = argv[1] if opt else argv[0]
+    _need_if(ifname)
+    pause = _load("ethtool", ifname, {"autoneg": "off", "rx": "on", "tx": "on"})
+    if opt in ("-A", "--pause"):
+        for key, val in zip(argv[2::2], argv[3::2]):
+            if key in pause:
+                pause[key] = val
+        _save("ethtool", ifname, pause)
+        return 0
+    if opt in ("-a", "--show-pause"):
+        print(f"Pause parameters for {ifname}:\nAutonegotiate:\t{pause['autoneg']}\nRX:\t\t{pause['rx']}\n"
+              f"TX:\t\t{pause['tx']}")
+        return 0
+    if opt in ("-S", "--statistics"):
+        stats_file = _state("ethtool_stats", ifname)
+        stats = json.loads(stats_file.read_text()) if stats_file.is_file() else {}
+        print("NIC statistics:")
+        for key in sorted(stats):
+            print(f"     {key}: {stats[key]}")
+        return 0
+    if opt in ("-i", "--driver"):
+        print("driver: mlx5_core\nversion: 24.04-0.6.6\nfirmware-version: 22.41.1000 (MT_0000000359)\n"
+              f"bus-info: {(_net(ifname) / 'device').read_text().strip()}")
+        return 0
+    speed = (_net(ifname) / "speed").read_text().strip()
+    print(f"Settings for {ifname}:\n\tSpeed: {speed}Mb/s\n\tDuplex: Full\n\tLink detected: yes")
+    return 0
+
+
+def _rdma_devs() -> list[str]:
+    base = ROOT / "sys/class/infiniband"
+    return sorted(p.name for p in base.iterdir()) if base.is_dir() else []
+
+
+def show_gids(argv: list[str]) -> int:
+    print("DEV\tPORT\tINDEX\tGID\t\t\t\t\tIPv4  \t\tVER\tDEV")
+    print("---\t----\t-----\t---\t\t\t\t\t------------  \t---\t---")
+    n = 0
+    for dev in _rdma_devs():
+        if argv and dev not in argv:
+            continue
+        gids = ROOT / "sys/class/infiniband" / dev / "ports/1/gids.json"
+        for row in json.loads(gids.read_text()) if gids.is_file() else []:
+            print(f"{dev}\t1\t{row['index']}\t{row['gid']}\t{row.get('ipv4', '')}  \t{row['ver']}\t{row['netdev']}")
+            n += 1
+    print(f"n_gids_found={n}")
+    return 0
+
+
+def ibv_devinfo(argv: list[str]) -> int:
+    devs = _rdma_devs()
+    if "-d" in argv:
+        devs = [argv[argv.index("-d") + 1]]
+    for dev in devs:
+        base = ROOT / "sys/class/infiniband" / dev
+        if not base.is_dir():
+            print(f"IB device '{dev}' wasn't found", file=sys.stderr)
+            return 255
+        print(f"hca_id:\t{dev}\n\ttransport:\t\t\tInfiniBand (0)\n\tfw_ver:\t\t\t\t22.41.1000\n"
+              f"\tnode_guid:\t\t\t{(base / 'node_guid').read_text().strip()}\n\tvendor_id:\t\t\t0x02c9\n"
+              "\tphys_port_cnt:\t\t\t1\n\t\tport:\t1\n\t\t\tstate:\t\t\tPORT_ACTIVE (4)\n"
+              "\t\t\tmax_mtu:\t\t4096 (5)\n\t\t\tactive_mtu:\t\t4096 (5)\n\t\t\tlink_layer:\t\tEthernet\n")
+    return 0
+
+
+TOOLS = {"mlnx_qos": mlnx_qos, "cma_roce_tos": cma_roce_tos, "cma_roce_mode": cma_roce_mode, "ip": ip,
+         "ethtool": ethtool, "show_gids": show_gids, "ibv_devinfo": ibv_devinfo}
+
+
+if __name__ == "__main__":
+    sys.exit(TOOLS[sys.argv[1]](sys.argv[2:]))

@@ -1,0 +1,279 @@
+"""Community SONiC emulator: CONFIG_DB JSON, Generic Config Updater commands.
+
+Prompt ``admin@<hostname>:~$ `` (netmiko ``linux`` driver).  ``sudo config apply-patch``
+applies an RFC 6902 patch with the ``jsonpatch`` package; like GCU it refuses a patch that
+leaves an empty table, and an optional ``options["validate"]`` callable (CONFIG_DB dict →
+list of error strings, e.g. a YANG check) can reject it.  Checkpoints are JSON files in
+the sandbox under ``/etc/sonic/checkpoints/<name>.cp.json``.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+from typing import Any, Callable
+
+import jsonpatch
+
+from .minishell import LinuxDevice, LinuxSession
+
+
+def factory_db(hostname: str, ports: int = 4) -> dict[str, Any]:
+    """A small Mellanox SN2700-like CONFIG_DB (traditional buffer model)."""
+    port_tbl = {
+        f"Ethernet{4 * i}": {"admin_status": "up", "alias": f"etp{i + 1}", "lanes": ",".join(
+            str(4 * i + k) for k in range(4)), "mtu": "9100", "speed": "100000", "index": str(i + 1)}
+        for i in range(ports)
+    }
+    return {
+        "DEVICE_METADATA": {"localhost": {
+            "hostname": hostname, "hwsku": "ACS-MSN2700", "platform": "x86_64-mlnx_msn2700-r0",
+            "mac": "00:00:5e:00:53:01", "type": "LeafRouter", "buffer_model": "traditional"}},
+        "PORT": port_tbl,
+        "BUFFER_POOL": {
+            "ingress_lossless_pool": {"mode": "dynamic", "size": "12766208", "type": "ingress"},
+            "egress_lossless_pool": {"mode": "dynamic", "size": "13945824", "type": "egress"},
+            "egress_lossy_pool": {"mode": "dynamic", "size": "7326924", "type": "egress"}},
+        "FLEX_COUNTER_TABLE": {"PFCWD": {"FLEX_COUNTER_STATUS": "enable"},
+                               "QUEUE": {"FLEX_COUNTER_STATUS": "enable"}},
+    }
+
+
+class SonicDevice(LinuxDevice):
+    """SONiC switch driven through bash (``netmiko`` device_type ``linux``).
+
+    Options: ``ports`` (4), ``sudo_nopasswd`` (True, as on most SONiC images),
+    ``validate`` (callable: CONFIG_DB dict → list[str] errors).
+    """
+
+    platform = "sonic"
+    netmiko_device_type = "linux"
+
+    def __init__(self, spec, workdir):  # type: ignore[no-untyped-def]
+        super().__init__(spec, workdir)
+        self.sudo_nopasswd = bool(spec.options.get("sudo_nopasswd", True))
+        init = spec.initial_config
+        if init is None:
+            db = factory_db(spec.name, int(spec.options.get("ports", 4)))
+        elif isinstance(init, str):
+            db = json.loads(init)
+        else:
+            db = copy.deepcopy(init)
+        self.config_db: dict[str, Any] = db
+        self.validate: Callable[[dict[str, Any]], list[str]] | None = spec.options.get("validate")
+        self.cp_dir = self.vpath("/etc/sonic/checkpoints")
+        self.cp_dir.mkdir(parents=True, exist_ok=True)
+        self.save()
+        self.pfcwd_stats: dict[str, dict[str, int]] = {}
+        self.queue_counters: dict[tuple[str, int], dict[str, int]] = {}
+
+    @property
+    def hostname(self) -> str:
+        return str(self.config_db.get("DEVICE_METADATA", {}).get("localhost", {}).get("hostname", "sonic"))
+
+    def dump(self, db: dict[str, Any] | None = None) -> str:
+        return json.dumps(self.config_db if db is None else db, indent=4, sort_keys=True) + "\n"
+
+    def running_config(self) -> str:
+        """CONFIG_DB as ``show runningconfiguration all`` prints it (sorted JSON)."""
+        with self.lock:
+            return self.dump()
+
+    def save(self) -> None:
+        self.vpath("/etc/sonic/config_db.json").write_text(self.dump())
+
+    @property
+    def checkpoints(self) -> dict[str, Any]:  # type: ignore[override]
+        return {p.name[: -len(".cp.json")]: json.loads(p.read_text())
+                for p in sorted(self.cp_dir.glob("*.cp.json"))}
+
+    @checkpoints.setter
+    def checkpoints(self, value: dict[str, Any]) -> None:
+        pass
+
+    def new_session(self, username: str, interactive: bool) -> SonicSession:
+        return SonicSession(self, username, interactive)
+
+
+class SonicSession(LinuxSession):
+    device: SonicDevice
+
+    def banner(self) -> str:
+        return "Linux sonic 5.10.0-23-2-amd64 x86_64\nYou are on\n  SONiC Software Version: SONiC.202305\n\n"
+
+    def hostname(self) -> str:
+        return self.device.hostname
+
+    def platform_command(self, argv: list[str], stdin: str | None) -> tuple[str, int] | None:
+        dev = self.device
+        name = argv[0]
+        cmd = " ".join(argv)
+        if name not in ("config", "show", "sonic-cfggen", "sonic-db-cli", "counterpoll", "pfcstat"):
+            return None
+        if dev.rejects(cmd):
+            return f"Error: {cmd}: rejected\n", 1
+        if name == "config":
+            if not self.is_root:
+                return "Root privileges are required for this operation\n", 1
+            return self.config(argv[1:])
+        if name == "show":
+            return self.show(argv[1:])
+        if name == "sonic-cfggen":
+            if "-d" in argv and "--print-data" in argv:
+                return dev.dump(), 0
+            return "Usage: sonic-cfggen [OPTIONS]\n", 1
+        if name == "sonic-db-cli":
+            return self.db_cli(argv[1:])
+        return "", 0
+
+    # ------------------------------------------------------------- config
+    def config(self, args: list[str]) -> tuple[str, int]:
+        dev = self.device
+        sub = args[0] if args else ""
+        flags = {a for a in args[1:] if a.startswith("-")}
+        pos = [a for a in args[1:] if not a.startswith("-")]
+        dry = bool(flags & {"-d", "--dry-run"})
+        if sub in ("apply-patch", "replace"):
+            if not pos:
+                return f"Error: Missing argument '{'PATCH_FILE_PATH' if sub == 'apply-patch' else 'TARGET_FILE_PATH'}'.\n", 2
+            text = self.read_file(pos[-1])
+            if text is None:
+                return f"Error: Invalid value: Path '{pos[-1]}' does not exist.\n", 2
+            dev.count_config_line()
+            try:
+                doc = json.loads(text)
+            except json.JSONDecodeError as exc:
+                return f"Error: {exc}\n", 1
+            if sub == "replace":
+                if not isinstance(doc, dict):
+                    return "Error: target config must be a JSON object\n", 1
+                return self.commit_db(doc, dry, "Config Replacer", "Config replaced successfully.")
+            if not isinstance(doc, list):
+                return "Error: patch must be a JSON array of operations\n", 1
+            for op in doc:
+                if dev.rejects(json.dumps(op, sort_keys=True)):
+                    return (f"Error: Given patch will produce invalid config. Error: "
+                            f"Data validation failed for {op.get('path', '?') if isinstance(op, dict) else op}\n"), 1
+            try:
+                target = jsonpatch.JsonPatch(doc).apply(dev.config_db, in_place=False)
+            except (jsonpatch.JsonPatchException, jsonpatch.JsonPointerException, TypeError, KeyError) as exc:
+                return f"Error: {type(exc).__name__}: {exc}\n", 1
+            head = ("Patch Applier: localhost: Patch application starting.\n"
+                    f"Patch Applier: localhost: Patch: {json.dumps(doc)}\n"
+                    "Patch Applier: localhost: Getting current config db.\n"
+                    "Patch Applier: localhost: Simulating the target full config after applying the patch.\n")
+            out, status = self.commit_db(target, dry, "Patch Applier", "Patch applied successfully.")
+            return head + out, status
+        if sub == "checkpoint":
+            if not pos:
+                return "Error: Missing argument 'CHECKPOINT_NAME'.\n", 2
+            (dev.cp_dir / f"{pos[0]}.cp.json").write_text(dev.dump())
+            return ("Config Rollbacker: Config checkpoint starting.\n"
+                    f"Config Rollbacker: Checkpoint name: {pos[0]}.\n"
+                    "Config Rollbacker: Getting current config db.\n"
+                    "Config Rollbacker: Checking if checkpoint exists.\n"
+                    "Config Rollbacker: Saving config db content to /etc/sonic/checkpoints/"
+                    f"{pos[0]}.cp.json.\nConfig Rollbacker: Config checkpoint completed.\n"
+                    "Checkpoint created successfully.\n"), 0
+        if sub == "rollback":
+            if not pos:
+                return "Error: Missing argument 'CHECKPOINT_NAME'.\n", 2
+            path = dev.cp_dir / f"{pos[0]}.cp.json"
+            if not path.is_file():
+                return f"Error: Checkpoint '{pos[0]}' does not exist.\n", 1
+            out, status = self.commit_db(json.loads(path.read_text()), dry, "Config Rollbacker",
+                                         "Config rolled back successfully.")
+            return out, status
+        if sub == "list-checkpoints":
+            return json.dumps(sorted(dev.checkpoints), indent=4) + "\n", 0
+        if sub == "delete-checkpoint":
+            path = dev.cp_dir / f"{pos[0]}.cp.json" if pos else None
+            if path is None or not path.is_file():
+                return "Error: Checkpoint does not exist.\n", 1
+            path.unlink()
+            return "Checkpoint deleted successfully.\n", 0
+        if sub == "save":
+            def do_save(answer: str = "y") -> str:
+                if answer.lower() not in ("y", "yes"):
+                    return "Aborted!\n"
+                dev.save()
+                return "Running command: /usr/local/bin/sonic-cfggen -d --print-data > /etc/sonic/config_db.json\n"
+            if "-y" in flags or "--yes" in flags or not self.interactive:
+                return do_save(), 0
+            self.ask("Existing files will be overwritten, continue? [y/N]: ", do_save)
+            return "", 0
+        if sub == "reload":
+            saved = self.read_file("/etc/sonic/config_db.json")
+            if saved is not None:
+                dev.config_db = json.loads(saved)
+            return "Running command: rm -rf /tmp/dropstat-*\nReloading Monit configuration ...\n", 0
+        return f"Usage: config [OPTIONS] COMMAND [ARGS]...\nError: No such command '{sub}'.\n", 2
+
+    def commit_db(self, target: dict[str, Any], dry: bool, who: str, done: str) -> tuple[str, int]:
+        dev = self.device
+        empty = sorted(k for k, v in target.items() if isinstance(v, dict) and not v)
+        if empty:
+            return (f"Error: Given patch is not valid because it will result in empty tables "
+                    f"which is not allowed in ConfigDb. Table{'s' if len(empty) > 1 else ''}: "
+                    f"{', '.join(empty)}\n"), 1
+        if dev.validate is not None:
+            errors = dev.validate(target)
+            if errors:
+                return f"Error: Given patch will produce invalid config. Error: {errors[0]}\n", 1
+        if not dry:
+            dev.config_db = target
+        return f"{who}: localhost: Validating target config.\n{who}: localhost: completed.\n{done}\n", 0
+
+    # --------------------------------------------------------------- show
+    def show(self, args: list[str]) -> tuple[str, int]:
+        dev = self.device
+        text = " ".join(args)
+        if text in ("runningconfiguration all", "runningconfig all"):
+            return dev.dump(), 0
+        if text == "version":
+            return (f"SONiC Software Version: SONiC.202305\nDistribution: Debian 11\n"
+                    f"HwSKU: {dev.config_db.get('DEVICE_METADATA', {}).get('localhost', {}).get('hwsku', '')}\n"), 0
+        if text.startswith("pfcwd stats"):
+            lines = ["      QUEUE    STATUS    STORM DETECTED/RESTORED    TX OK/DROP    RX OK/DROP",
+                     "-----------  --------  -------------------------  ------------  ------------"]
+            for port, cfg in dev.config_db.get("PORT_QOS_MAP", {}).items():
+                for q in cfg.get("pfcwd_sw_enable", "").split(","):
+                    if q:
+                        s = dev.pfcwd_stats.get(f"{port}:{q}", {})
+                        lines.append(f"{port + ':' + q:>11}  operational  {s.get('detected', 0)}/"
+                                     f"{s.get('restored', 0):<24}0/0           0/0")
+            return "\n".join(lines) + "\n", 0
+        if text.startswith("queue counters"):
+            ports = args[2:] or sorted(dev.config_db.get("PORT", {}), key=lambda p: int(p[8:] or 0))
+            lines = ["     Port    TxQ    Counter/pkts    Counter/bytes    Drop/pkts    Drop/bytes",
+                     "---------  -----  --------------  ---------------  -----------  ------------"]
+            for port in ports:
+                for q in range(8):
+                    c = dev.queue_counters.get((port, q), {})
+                    lines.append(f"{port:>9}    UC{q}  {c.get('pkts', 0):>14}  {c.get('bytes', 0):>15}  "
+                                 f"{c.get('drop_pkts', 0):>11}  {c.get('drop_bytes', 0):>12}")
+            return "\n".join(lines) + "\n", 0
+        if text.startswith(("pfc counters", "pfc priority", "pfcwd config", "queue wredcounters",
+                            "buffer", "ecn")):
+            return "", 0
+        return f"Usage: show [OPTIONS] COMMAND [ARGS]...\nError: No such command '{args[0] if args else ''}'.\n", 2
+
+    def db_cli(self, args: list[str]) -> tuple[str, int]:
+        dev = self.device
+        if len(args) < 2 or args[0] != "CONFIG_DB":
+            return "", 0
+        op = args[1].lower()
+        key = args[2] if len(args) > 2 else ""
+        table, _, entry = key.partition("|")
+        if op == "hgetall":
+            return repr(dev.config_db.get(table, {}).get(entry, {})) + "\n", 0
+        if op == "hget" and len(args) > 3:
+            value = dev.config_db.get(table, {}).get(entry, {}).get(args[3])
+            return (f"{value}\n" if value is not None else "\n"), 0
+        if op == "keys":
+            import fnmatch
+            keys = [f"{t}|{k}" for t, rows in dev.config_db.items() if isinstance(rows, dict) for k in rows]
+            return "".join(k + "\n" for k in sorted(keys) if fnmatch.fnmatchcase(k, key or "*")), 0
+        if op == "exists":
+            return ("1\n" if entry in dev.config_db.get(table, {}) else "0\n"), 0
+        return "", 0
