@@ -8,8 +8,8 @@ their own thresholds), and ``type queuing`` input policies carry PFC headroom (o
 
 Syntax checked against:
 
-* Cisco's ``roce_enable.py`` (Paresh Gupta, v0.30, 2026) and the Azure Local TOR QoS reference [V for
-  the body]: ``class-map type qos match-any``/``match dscp``, ``policy-map type qos``/``set qos-group``,
+* Cisco's ``roce_enable.py`` (Paresh Gupta, v0.30; read in full, repository path unresolved [S]) and the
+  Azure Local TOR QoS reference [V], which agree: ``class-map type qos match-any``/``match dscp``, ``policy-map type qos``/``set qos-group``,
   ``policy-map type network-qos``/``class type network-qos c-8q-nqN``/``mtu``/``pause pfc-cos``,
   ``policy-map type queuing``/``class type queuing c-out-8q-qN``/``bandwidth remaining percent``/
   ``priority level 1``/``random-detect minimum-threshold X kbytes maximum-threshold Y kbytes
