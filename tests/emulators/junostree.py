@@ -15,8 +15,28 @@ from typing import Callable, Iterable, Pattern
 _TOKEN = re.compile(r'"[^"]*"|\S+')
 
 
+#: Keywords of named list entries, shown as one statement head ("class ROCE {").
+LIST_KEYWORDS = frozenset({"class", "forwarding-class", "unit", "user", "dscp", "ieee-802.1", "exp",
+                           "inet-precedence", "queue", "code-point"})
+
+
 def tokens(text: str) -> list[str]:
     return _TOKEN.findall(text)
+
+
+def path_tokens(text: str) -> list[str]:
+    """Tokens with list keywords merged with their entry name (``class ROCE``)."""
+    out: list[str] = []
+    toks = tokens(text)
+    i = 0
+    while i < len(toks):
+        if toks[i] in LIST_KEYWORDS and i + 2 < len(toks):
+            out.append(toks[i] + " " + toks[i + 1])
+            i += 2
+        else:
+            out.append(toks[i])
+            i += 1
+    return out
 
 
 class Trie:
@@ -31,7 +51,7 @@ def build(lines: Iterable[str]) -> Trie:
     root = Trie()
     for line in lines:
         cur = root
-        for tok in tokens(line):
+        for tok in path_tokens(line):
             cur = cur.kids.setdefault(tok, Trie())
         cur.end = True
     return root
@@ -98,24 +118,26 @@ def compare(old: list[str], new: list[str]) -> str:
     if not added and not removed:
         return ""
     union = build(list(old) + [ln for ln in new if ln not in old_set])
-    is_container = container_fn(union)
     old_trie, new_trie = build(old), build(new)
+    own = {0: container_fn(old_trie), 1: container_fn(new_trie)}
     groups: dict[tuple[str, ...], tuple[list[str], list[str]]] = {}
     for lines, other, slot in ((removed, new_trie, 0), (added, old_trie, 1)):
         for line in lines:
-            toks = tokens(line)
+            toks = path_tokens(line)
             exist = 0
             while exist < len(toks) and node_at(other, toks[: exist + 1]) is not None:
                 exist += 1
-            head = min(exist, leaf_start(is_container, toks))
-            groups.setdefault(tuple(toks[:head]), ([], []))[slot].append(" ".join(toks[head:]))
+            head = min(exist, leaf_start(own[slot], toks))
+            groups.setdefault(tuple(toks[:head]), ([], []))[slot].append(line)
     out: list[str] = []
     for head in sorted(groups, key=lambda h: _order(union, h)):
         rem, add = groups[head]
         out.append("[edit" + "".join(" " + t for t in head) + "]")
-        for mark, lines in (("-", rem), ("+", add)):
+        for mark, lines, slot in (("-", rem, 0), ("+", add, 1)):
             if lines:
-                out.extend(render(build(lines), head, is_container, 4, mark))
+                sub = node_at(build(lines), list(head))
+                assert sub is not None
+                out.extend(render(sub, head, own[slot], 4, mark))
     return "\n".join(out) + "\n"
 
 

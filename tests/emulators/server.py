@@ -262,6 +262,12 @@ class EmulatorFleet:
         params.update(overrides)
         return params
 
+    def connect(self, name: str, **overrides: Any) -> Any:
+        """Open a real netmiko ``ConnectHandler`` to device ``name``."""
+        from netmiko import ConnectHandler
+
+        return ConnectHandler(**self.netmiko_params(name, **overrides))
+
     def call(self, fn: Callable[..., T], *args: Any) -> T:
         """Run ``fn(*args)`` on the emulator loop thread and return its result."""
         async def _run() -> T:

@@ -1,0 +1,43 @@
+"""Fixtures for the emulator self-tests: netmiko's real drivers against each emulator."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any, Callable, Iterator
+
+import pytest
+
+_REPO = Path(__file__).resolve().parents[2]
+if str(_REPO) not in sys.path:
+    sys.path.insert(0, str(_REPO))
+
+from netmiko import ConnectHandler  # noqa: E402
+
+from tests.emulators import EmulatorFleet, EmulatorSpec, start_emulators  # noqa: E402
+from tests.emulators.pytest_plugin import emulator_fleet  # noqa: E402,F401
+
+
+@pytest.fixture
+def one(tmp_path: Path) -> Iterator[Callable[..., tuple[EmulatorFleet, Any]]]:
+    """``fleet, conn = one("eos", time_scale=0.001)``: one device and a netmiko connection."""
+    fleets: list[EmulatorFleet] = []
+    conns: list[Any] = []
+
+    def start(platform: str, name: str = "dut", connect: bool = True, **spec_kw: Any) -> tuple[EmulatorFleet, Any]:
+        fleet = start_emulators([EmulatorSpec(platform, name, **spec_kw)], workdir=tmp_path / f"f{len(fleets)}")
+        fleets.append(fleet)
+        conn = None
+        if connect:
+            conn = ConnectHandler(**fleet.netmiko_params(name))
+            conns.append(conn)
+        return fleet, conn
+
+    yield start
+    for conn in conns:
+        try:
+            conn.disconnect()
+        except Exception:
+            pass
+    for fleet in fleets:
+        fleet.stop()

@@ -1,0 +1,74 @@
+"""netmiko ``cisco_nxos`` (CiscoNxosSSH) against the NX-OS emulator."""
+
+from __future__ import annotations
+
+import pytest
+from netmiko.exceptions import ConfigInvalidException
+
+ROCE = [
+    "class-map type qos match-any ROCEv2",
+    "  match dscp 26",
+    "policy-map type qos QOS_CLASSIFICATION",
+    "  class ROCEv2",
+    "    set qos-group 3",
+    "policy-map type network-qos qos_network",
+    "  class type network-qos c-8q-nq3",
+    "    mtu 9216",
+    "    pause pfc-cos 3",
+    "system qos",
+    "  service-policy type network-qos qos_network",
+    "interface Ethernet1/1",
+    "  mtu 9216",
+    "  priority-flow-control mode on",
+    "  service-policy type qos input QOS_CLASSIFICATION",
+]
+
+
+def test_checkpoint_push_diff_rollback(one):
+    fleet, conn = one("nxos", name="nx1")
+    dev = fleet["nx1"]
+    assert conn.base_prompt == "nx1"
+    before = dev.running_config()
+    conn.send_command("terminal dont-ask")
+    assert "Done" in conn.send_command("checkpoint roce_pre")
+    assert "1) roce_pre:" in conn.send_command("show checkpoint summary")
+    assert "Rollback Patch is Empty" in conn.send_command(
+        "show diff rollback-patch checkpoint roce_pre running-config")
+    out = conn.send_config_set(ROCE)
+    assert "(config-pmap-nqos-c)#" in out and "(config-sys-qos)#" in out
+    running = conn.send_command("show running-config")
+    assert "!Time:" in running and "policy-map type network-qos qos_network" in running
+    assert "\n    pause pfc-cos 3\n" in dev.running_config()
+    patch = conn.send_command("show diff rollback-patch checkpoint roce_pre running-config")
+    assert "interface Ethernet1/1\n  mtu 9216" in patch and "system qos" in patch
+    back = conn.send_command("show diff rollback-patch running-config checkpoint roce_pre")
+    assert "  no mtu 9216" in back and "no system qos" in back
+    assert "Rollback completed successfully." in conn.send_command(
+        "rollback running-config checkpoint roce_pre atomic")
+    assert dev.running_config() == before
+    assert "Copy complete." in conn.save_config()
+
+
+def test_rejected_command(one):
+    fleet, conn = one("nxos", name="nx1")
+    fleet["nx1"].set_fault(reject_pattern=r"pause pfc-cos")
+    with pytest.raises(ConfigInvalidException):
+        conn.send_config_set(ROCE, error_pattern=r"% Invalid command")
+    conn.exit_config_mode()
+
+
+def test_drop_mid_push_then_rollback_restores_byte_identical(one):
+    fleet, conn = one("nxos", name="nx1")
+    dev = fleet["nx1"]
+    before = dev.running_config()
+    conn.send_command("checkpoint roce_pre")
+    dev.set_fault(drop_after_config_lines=6)
+    with pytest.raises(Exception):
+        conn.send_config_set(ROCE, read_timeout=1)
+    assert dev.running_config() != before, "configure terminal applies line by line"
+    again = fleet.connect("nx1")
+    try:
+        again.send_command("rollback running-config checkpoint roce_pre atomic")
+        assert dev.running_config() == before
+    finally:
+        again.disconnect()
