@@ -171,7 +171,11 @@ def json_diff(rules: DiffRules, running: dict[str, dict[str, dict[str, object]]]
     scope_have: dict[str, dict[str, object]] = {}
     for table, rows in desired.items():
         live = running.get(table, {})
-        kept = {k: v for k, v in live.items()
+        # field-level merge: a desired row names only the fields roce-tune manages (e.g. PORT.mtu),
+        # so the live row is compared on those fields; stale per-port keys are compared whole (removed)
+        kept = {k: ({f: v[f] for f in rows[k] if f in v} if isinstance(v, dict) and isinstance(rows[k], dict)
+                    else v) if k in rows else v
+                for k, v in live.items()
                 if k in rows or k.split("|", 1)[0] in managed_ports and "|" in k}
         if table in running or kept:
             scope_have[table] = kept

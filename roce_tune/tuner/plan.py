@@ -161,6 +161,7 @@ def _derive_switch(inv: Inventory, topo: Topology, catalog: Catalog, sw: Switch,
     queue_buffer = buffers.pg_shared_limit_bytes(egress.size_bytes, asic.lossless_dynamic_th if egress_th is None
                                                  else egress_th, 1)
     ecn_profiles: dict[str, object] = {}
+    pinned_count = 0
     ports: list[PortPlan] = []
     for f in facts:
         profile_name = None
@@ -184,9 +185,9 @@ def _derive_switch(inv: Inventory, topo: Topology, catalog: Catalog, sw: Switch,
                     inputs={"egress_pool_bytes": egress.size_bytes, "queue_buffer_bytes": queue_buffer},
                     source="SAI saibuffer.h SHARED_DYNAMIC_TH; DOMAIN.md §6",
                     note="denominator for platforms that take ECN thresholds as a percent of the queue buffer")}})
-            if pins:
-                prof = prof.model_copy(update={"name": f"{prof.name}_PIN_{sw.name}_{f.name}".replace("/", "_")
-                                               .replace(":", "_").replace(".", "_")[:63]})
+            if pins:  # a pinned profile is per port; short name (SONiC WRED names are <= 32 chars)
+                pinned_count += 1
+                prof = prof.model_copy(update={"name": f"{prof.name}_PIN{pinned_count}"})
             if prof.name not in ecn_profiles:
                 ecn_profiles[prof.name] = prof
                 findings.extend(ecn.check_ecn(prof, sw.name, f.name))
