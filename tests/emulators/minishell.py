@@ -63,6 +63,11 @@ class LinuxDevice(EmulatedDevice):
     file_transfer = True
     sudo_nopasswd = False
 
+    def __init__(self, spec, workdir):  # type: ignore[no-untyped-def]
+        super().__init__(spec, workdir)
+        for d in (f"/home/{spec.username}", "/tmp", "/var/tmp", "/etc"):
+            self.vpath(d).mkdir(parents=True, exist_ok=True)
+
     def vpath(self, path: str, cwd: str = "/") -> Path:
         """Map a device path to the sandbox (never outside it)."""
         absolute = posixpath.normpath(posixpath.join(cwd, path))

@@ -1,0 +1,77 @@
+"""netmiko ``linux`` (LinuxSSH) against the SONiC emulator (GCU apply-patch/checkpoint/rollback)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+PATCH = [
+    {"op": "add", "path": "/PORT_QOS_MAP", "value": {"Ethernet0": {"pfc_enable": "3", "pfcwd_sw_enable": "3"}}},
+    {"op": "add", "path": "/PFC_WD", "value": {"Ethernet0": {"action": "drop", "detection_time": "200",
+                                                              "restoration_time": "200"}}},
+    {"op": "replace", "path": "/PORT/Ethernet0/mtu", "value": "9216"},
+]
+
+
+def _put(conn, path: str, doc, read_timeout: float = 10) -> str:
+    """Upload a file with one here-document write, then wait for the shell prompt."""
+    lines = [f"cat > {path} <<'EOF'"] + json.dumps(doc, indent=2).splitlines() + ["EOF"]
+    conn.write_channel("\n".join(lines) + "\n")
+    return conn.read_until_pattern(r"[$#] $", read_timeout=read_timeout)
+
+
+def test_checkpoint_patch_rollback_byte_identical(one):
+    fleet, conn = one("sonic", name="sonic1")
+    dev = fleet["sonic1"]
+    assert conn.base_prompt == "admin@sonic1:~"
+    before = dev.running_config()
+    assert json.loads(conn.send_command("show runningconfiguration all")) == dev.config_db
+    assert "Root privileges are required" in conn.send_command("config checkpoint pre")
+    assert "Checkpoint created successfully." in conn.send_command("sudo config checkpoint pre")
+    assert json.loads(conn.send_command("sudo config list-checkpoints")) == ["pre"]
+    _put(conn, "/tmp/roce.json", PATCH)
+    out = conn.send_command("sudo config apply-patch -d -v /tmp/roce.json; echo rc=$?")
+    assert "Patch applied successfully." in out and out.endswith("rc=0")
+    assert dev.running_config() == before, "--dry-run must not change CONFIG_DB"
+    assert "rc=0" in conn.send_command("sudo config apply-patch -v /tmp/roce.json; echo rc=$?")
+    assert conn.send_command("sonic-db-cli CONFIG_DB hgetall 'PORT_QOS_MAP|Ethernet0'") == \
+        "{'pfc_enable': '3', 'pfcwd_sw_enable': '3'}"
+    assert "Ethernet0:3" in conn.send_command("show pfcwd stats")
+    assert "UC3" in conn.send_command("show queue counters Ethernet0")
+    assert json.loads(conn.send_command("sonic-cfggen -d --print-data"))["PORT"]["Ethernet0"]["mtu"] == "9216"
+    assert "Config rolled back successfully." in conn.send_command("sudo config rollback pre")
+    assert dev.running_config() == before
+    conn.send_command("sudo config save -y")
+    assert json.loads(conn.send_command("cat /etc/sonic/config_db.json")) == dev.config_db
+
+
+@pytest.mark.parametrize("patch, message", [
+    ([{"op": "replace", "path": "/NO_SUCH_TABLE/x", "value": "1"}], "Error: JsonPointerException"),
+    ([{"op": "remove", "path": "/FLEX_COUNTER_TABLE/PFCWD"}, {"op": "remove", "path": "/FLEX_COUNTER_TABLE/QUEUE"}],
+     "empty tables"),
+    ({"not": "a list"}, "Error: patch must be a JSON array"),
+])
+def test_invalid_patches_are_refused(one, patch, message):
+    fleet, conn = one("sonic", name="sonic1")
+    before = fleet["sonic1"].running_config()
+    _put(conn, "/tmp/bad.json", patch)
+    out = conn.send_command("sudo config apply-patch /tmp/bad.json; echo rc=$?")
+    assert message in out and out.endswith("rc=1")
+    assert fleet["sonic1"].running_config() == before
+
+
+def test_rejected_patch_and_dropped_upload(one):
+    fleet, conn = one("sonic", name="sonic1")
+    dev = fleet["sonic1"]
+    before = dev.running_config()
+    dev.set_fault(reject_pattern=r'"/PFC_WD"')
+    _put(conn, "/tmp/roce.json", PATCH)
+    out = conn.send_command("sudo config apply-patch /tmp/roce.json; echo rc=$?")
+    assert out.startswith("Error: Given patch will produce invalid config") and out.endswith("rc=1")
+    assert dev.running_config() == before
+    dev.clear_faults()
+    dev.set_fault(drop_after_config_lines=5)
+    with pytest.raises(Exception):
+        _put(conn, "/tmp/roce2.json", PATCH, read_timeout=1)
+    assert dev.running_config() == before
