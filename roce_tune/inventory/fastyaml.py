@@ -19,6 +19,7 @@ import re
 from typing import Any
 
 from roce_tune.inventory.yamlpos import (
+    MAX_INT_DIGITS,
     ParseResult,
     PosMap,
     PosSeq,
@@ -67,10 +68,11 @@ def _after_ok(s: str, i: int) -> None:
 
 
 class _Ctx:
-    __slots__ = ("issues", "bad_paths", "plain_cache")
+    __slots__ = ("issues", "bad_paths", "plain_cache", "keys")
 
     def __init__(self) -> None:
         self.plain_cache: dict[str, Any] = {}
+        self.keys: set[str] = set()
         self.issues: list[YamlIssue] = []
         self.bad_paths: set[str] = set()
 
@@ -122,6 +124,51 @@ def _flow_map_simple(s: str, line: int, base: int, plain_cache: dict[str, Any]) 
         i = m.end()
         if m.group(3) == "}":
             return out, pos, i
+
+
+_NAME_KEY_RE = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]{0,999}\Z")
+_SPLIT_BAD_START = frozenset("&*!|>%@`?:- ,")
+
+
+def _flow_map_split(s: str, line: int, base: int, ctx: _Ctx) -> tuple[Any, Any, int] | None:
+    """``{k: v, k: 'v'}`` with single spaces and no nesting, comments or escapes, by ``str.split``.
+
+    The quickest of the three flow readers; returns None for anything it is not sure of.
+    """
+    end = s.find("}")
+    inner = s[1:end]
+    if end < 0 or not inner or "{" in inner or "[" in inner or "]" in inner or "#" in inner:
+        return None
+    out: dict[str, Any] = {}
+    pos: PosMap = {}
+    plain_cache, keys = ctx.plain_cache, ctx.keys
+    i = 1
+    for part in inner.split(", "):
+        key, sep, raw = part.partition(": ")
+        if not sep or not raw or key in out:
+            return None
+        if key not in keys:
+            if not _NAME_KEY_RE.match(key):
+                return None
+            keys.add(key)
+        c = raw[0]
+        if c == "'" or c == '"':
+            value: Any = raw[1:-1]
+            if len(raw) < 2 or raw[-1] != c or c in value or "\\" in value or ": " in value:
+                return None
+        else:
+            if c in _SPLIT_BAD_START or raw[-1] in " :" or ": " in raw or "," in raw or "'" in raw or '"' in raw:
+                return None
+            value = plain_cache.get(raw, plain_cache)
+            if value is plain_cache:
+                try:
+                    value = plain_cache[raw] = resolve_plain(raw)
+                except ScalarError:
+                    return None
+        out[key] = value
+        pos[key] = (line, base + i + 1, line, base + i + len(key) + 3, None)
+        i += len(part) + 2
+    return out, pos, end + 1
 
 
 def _flow(s: str, i: int, line: int, ctx: _Ctx, path: str, base: int) -> tuple[Any, Any, int]:
@@ -300,35 +347,64 @@ def _dup(ctx: _Ctx, mpos: PosMap, key: str, line: int, col: int, path: str) -> N
         f"remove one of the two '{key}:' entries or merge their values", line, col, path))
 
 
+_SKIP: tuple[Any, ...] = ("skip",)
+_MARKER: tuple[Any, ...] = ("marker",)
+
+
+#: The most common line, ``[- ]key: value`` with a value of name characters only: one regex decides it.
+_SIMPLE_LINE_RE = re.compile(
+    r"( *)(- +)?([A-Za-z0-9_][A-Za-z0-9_.-]{0,999}): +([A-Za-z0-9_./][A-Za-z0-9_./\[\]-]*(?::[A-Za-z0-9_./\[\]-]+)*)\Z")
+
+
+def _line_token(raw: str) -> tuple[Any, ...]:
+    """Token for one physical line (cached per distinct line): skip, document marker, or
+    ``(base, dashes, key, key_off, vkind, value, voff, content, simple, value col)`` (see
+    :func:`_tokenize`); ``simple`` marks a ``key: scalar`` line without a ``- ``."""
+    m = _SIMPLE_LINE_RE.match(raw)
+    if m is not None and len(m.group(4)) <= MAX_INT_DIGITS:
+        base = m.end(1)
+        dashed = m.group(2) is not None
+        return (base, (0,) if dashed else (), m.group(3), m.start(3) - base, 1, resolve_plain(m.group(4)),
+                m.start(4) - base, raw[base:], not dashed, m.start(4) + 1)
+    s = raw.lstrip(" ")
+    if not s or s[0] == "#":
+        return _SKIP
+    base = len(raw) - len(s)
+    if base == 0 and (s[0] == "%" or s[:3] in ("---", "...") and (len(s) == 3 or s[3] == " ")):
+        tail = s[3:].lstrip(" ")
+        if not s.startswith("---") or (tail and tail[0] != "#"):
+            raise _Bail  # directives, '...', or content after '---'
+        return _MARKER
+    dashes, key, key_off, vkind, value, voff = _tokenize(s)
+    return (base, dashes, key, key_off, vkind, value, voff, s, vkind == 1 and not dashes, base + voff + 1)
+
+
 def _parse(text: str) -> ParseResult:  # noqa: C901 - one tight loop on purpose (speed)
     ctx = _Ctx()
     root: dict[str, Any] = {}
     root_pos: PosMap = {}
     stack: list[_Frame] = []
-    top: _Frame | None = None
+    top: Any = _Frame(-1, None, None, True, "")  # sentinel until the first key
+    # the current collection, unpacked for the fast path
+    top_col, top_is_seq, top_pos, top_data = -1, True, None, None
     # a slot waiting for a block value: (frame, key or None for a sequence item, indent, kline, kcol)
     pending: tuple[Any, ...] | None = None
     cache: dict[str, tuple[Any, ...]] = {}
+    cache_get = cache.get
     started = False
     root_line = 0
     for lineno, raw in enumerate(text.split("\n"), 1):
-        s = raw.lstrip(" ")
-        if not s or s[0] == "#":
-            continue
-        base = len(raw) - len(s)
-        if base == 0 and (s[0] == "%" or s[:3] in ("---", "...") and (len(s) == 3 or s[3] == " ")):
-            tail = s[3:].lstrip(" ")
-            if started or not s.startswith("---") or (tail and tail[0] != "#"):
-                raise _Bail  # directives, a second document, '...', or content after '---'
-            continue
-        tok = cache.get(s)
+        tok = cache_get(raw)
         if tok is None:
-            tok = cache[s] = _tokenize(s)
-        dashes, key, key_off, vkind, value, voff = tok
-        if vkind == 1 and pending is None and not dashes and top is not None and top.col == base \
-                and not top.is_seq and key not in top.pos:
-            top.data[key] = value  # the common line, "key: scalar", continuing the current mapping
-            top.pos[key] = (lineno, base + 1, lineno, base + voff + 1, None)
+            tok = cache[raw] = _line_token(raw)
+        if len(tok) == 1:
+            if tok is _MARKER and started:
+                raise _Bail  # a second document
+            continue
+        base, dashes, key, key_off, vkind, value, voff, s, simple, vcol1 = tok
+        if simple and base == top_col and not top_is_seq and key not in top_pos:
+            top_data[key] = value  # the common line, "key: scalar", continuing the current mapping
+            top_pos[key] = (lineno, base + 1, lineno, vcol1, None)
             continue
         if not started:
             if dashes or key is None or base != 0:
@@ -345,8 +421,6 @@ def _parse(text: str) -> ParseResult:  # noqa: C901 - one tight loop on purpose 
                 pframe, pkey, pind, pkl, pkc = pending
                 pending = None
                 if col > pind or (is_dash and pkey is not None and col == pind):
-                    if not is_dash and key is None:
-                        raise _Bail
                     new: Any = [] if is_dash else {}
                     newpos: Any = [] if is_dash else {}
                     if pkey is None:
@@ -373,40 +447,32 @@ def _parse(text: str) -> ParseResult:  # noqa: C901 - one tight loop on purpose 
             if top.col != col or top.is_seq != is_dash:
                 raise _Bail
             if is_dash:
-                if t + 1 < ntok:
+                if t + 1 < ntok or vkind == 0:
                     pending = (top, None, col, lineno, col + 1)
-                    continue  # a nested block starts on this line
-                if vkind == 0:
-                    pending = (top, None, col, lineno, col + 1)
-                    continue
-                ipath = join_index(top.path, len(top.data)) if vkind != 1 else ""
-                v, child = _value(text_line=s, vkind=vkind, value=value, voff=voff, line=lineno,
-                                  col0=base + voff, ctx=ctx, path=ipath)
+                    continue  # a nested block starts on this line, or on the next
+                v, child = _value(s, vkind, value, voff, lineno, base + voff, ctx, top, len(top.data))
                 top.data.append(v)
                 top.pos.append((lineno, base + voff + 1, child))
                 continue
-            if key is None:
-                raise _Bail
             mpos = top.pos
             if key in mpos:
                 kpath = join_key(top.path, key)
                 _dup(ctx, mpos, key, lineno, col + 1, kpath)
-                sink = _Frame(col, {}, {}, False, kpath)
+                sink = _Frame(col, {}, {}, False, top.path)  # parsed for its own issues, then dropped
                 if vkind == 0:
-                    pending = (sink, "_", col, lineno, col + 1)
+                    pending = (sink, key, col, lineno, col + 1)
                 else:
-                    _value(s, vkind, value, voff, lineno, base + voff, ctx, kpath)
+                    _value(s, vkind, value, voff, lineno, base + voff, ctx, sink, key)
                 continue
             if vkind == 0:
                 pending = (top, key, col, lineno, col + 1)
                 continue
-            if vkind == 1:
-                top.data[key] = value
-                mpos[key] = (lineno, col + 1, lineno, base + voff + 1, None)
-                continue
-            v, child = _value(s, vkind, value, voff, lineno, base + voff, ctx, join_key(top.path, key))
+            v, child = _value(s, vkind, value, voff, lineno, base + voff, ctx, top, key)
             top.data[key] = v
             mpos[key] = (lineno, col + 1, lineno, base + voff + 1, child)
+        top_col, top_is_seq, top_pos, top_data = top.col, top.is_seq, top.pos, top.data
+        if pending is not None:
+            top_col = -2  # the next line must go through the slow path
     if not started:
         raise _Bail
     if pending is not None:
@@ -419,17 +485,26 @@ def _parse(text: str) -> ParseResult:  # noqa: C901 - one tight loop on purpose 
 
 
 def _value(text_line: str, vkind: int, value: Any, voff: int, line: int, col0: int, ctx: _Ctx,
-           path: str) -> tuple[Any, Any]:
-    """Materialise a token's value: a cached scalar, a flow collection, or an unreadable number."""
+           frame: _Frame, slot: str | int) -> tuple[Any, Any]:
+    """Materialise a token's value: a cached scalar, a flow collection, or an unreadable number.
+
+    ``frame`` and ``slot`` (key or item index) give the value's field path, built only when needed.
+    """
     if vkind == 1:
         return value, None
+    if vkind == 2 and text_line[voff] == "{":
+        seg = text_line[voff:]
+        got = _flow_map_split(seg, line, col0, ctx) or _flow_map_simple(seg, line, col0, ctx.plain_cache)
+        if got is not None:
+            _after_ok(text_line[voff:], got[2])
+            return got[0], got[1]
+    path = join_index(frame.path, slot) if isinstance(slot, int) else join_key(frame.path, slot)
     if vkind == 3:
         ctx.issues.append(YamlIssue("RT003", value, "write a number in the documented range", line, col0 + 1,
                                     path))
         ctx.bad_paths.add(path)
         return text_line[voff:].split(" #")[0].rstrip(" "), None
     seg = text_line[voff:]
-    got = _flow_map_simple(seg, line, col0, ctx.plain_cache) if seg[0] == "{" else None
-    v, child, end = got if got is not None else _flow(seg, 0, line, ctx, path, col0)
+    v, child, end = _flow(seg, 0, line, ctx, path, col0)
     _after_ok(seg, end)
     return v, child

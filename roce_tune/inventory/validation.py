@@ -163,11 +163,20 @@ def schema_findings(exc: ValidationError, data: Any, index: PositionIndex, file:
         skip_paths: paths that already have a finding (unreadable scalars); errors there are dropped.
     """
     grouped: dict[tuple[str, bool], list[tuple[dict[str, Any], list[str | int], tuple[int, int]]]] = {}
-    for err in exc.errors(include_url=False):
+    errors = exc.errors(include_url=False)
+    renamed = set()  # (parent path, field) that an unknown-field finding already tells to rename to
+    for err in errors:
+        if err["type"] == "extra_forbidden":
+            parts, _, _ = _data_path(data, tuple(err["loc"]), False)
+            model = _model_at(parts[:-1])
+            close = difflib.get_close_matches(str(parts[-1]), sorted(model.model_fields) if model else [], 1, 0.6)
+            if close:
+                renamed.add((format_path(parts[:-1]), close[0]))
+    for err in errors:
         parts, missing, about_key = _data_path(data, tuple(err["loc"]), err["type"] == "missing")
         err["_about_key"] = about_key
         path = format_path(parts)
-        if path in skip_paths:
+        if path in skip_paths or (missing and (format_path(parts[:-1]), parts[-1]) in renamed):
             continue
         pos: tuple[int, int] | None = None
         if err["type"] == "extra_forbidden" or about_key:

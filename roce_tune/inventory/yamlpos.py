@@ -305,6 +305,7 @@ class _Walker:
                 self.issues.append(YamlIssue(
                     "RT002", f"duplicate key {key!r} (first defined at line {first[0]} column {first[1]})",
                     f"remove one of the two '{key}:' entries or merge their values", kl, kc, sub))
+                self.value(vnode, sub, depth + 1, knode)  # for the problems inside it; the value is dropped
                 continue
             v, child = self.value(vnode, sub, depth + 1, knode)
             if isinstance(vnode, ScalarNode) and vnode.value == "" and vnode.style is None:
