@@ -24,12 +24,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from roce_tune.findings import Severity  # noqa: E402
-from roce_tune.inventory import loader  # noqa: E402
-from roce_tune.inventory.catalog import load_catalog  # noqa: E402
-from roce_tune.inventory.lint import lint  # noqa: E402
-from roce_tune.inventory.models import Inventory  # noqa: E402
-from roce_tune.inventory.yamlpos import compose_ruamel  # noqa: E402
+from roce_tune.findings import Severity
+from roce_tune.inventory import loader
+from roce_tune.inventory.catalog import load_catalog
+from roce_tune.inventory.lint import lint
+from roce_tune.inventory.models import Inventory
+from roce_tune.inventory.yamlpos import compose_ruamel
 
 
 def generate(hosts: int = 4096, nics: int = 8, hosts_per_leaf: int = 64, style: str = "block") -> str:
@@ -76,7 +76,7 @@ def generate(hosts: int = 4096, nics: int = 8, hosts_per_leaf: int = 64, style: 
     return "\n".join(out) + "\n"
 
 
-def _best(fn, repeat: int, no_gc: bool = False) -> tuple[float, object]:  # noqa: ANN001
+def _best(fn, repeat: int, no_gc: bool = False) -> tuple[float, object]:
     """Best wall time of ``repeat`` runs (the loader itself runs with the cyclic GC paused; the
     parse/validate split is timed the same way so the parts add up)."""
     best, result = float("inf"), None

@@ -18,11 +18,20 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from roce_tune.inventory.fastflow import (
+    DQ_RE,
+    SQ_RE,
+    Bail,
+    Ctx,
+    after_ok,
+    flow_map_simple,
+    flow_map_split,
+    flow_node,
+)
 from roce_tune.inventory.yamlpos import (
     MAX_INT_DIGITS,
     ParseResult,
     PosMap,
-    PosSeq,
     ScalarError,
     YamlIssue,
     join_index,
@@ -35,15 +44,7 @@ from roce_tune.inventory.yamlpos import (
 _BAIL_CHARS = re.compile("[\t\ufeff\x85\u2028\u2029\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x84\x86-\x9f\ud800-\udfff\ufffe\uffff]")
 #: Keys are at most 1000 characters: YAML limits implicit keys to 1024 (ruamel rejects longer ones).
 _KEY_RE = re.compile(r"([A-Za-z0-9_][A-Za-z0-9_.-]{0,999}):(?: +|\Z)")
-_SQ_RE = re.compile(r"'((?:[^']|'')*)'")
-_DQ_RE = re.compile(r'"([^"\\]*)"')
-_FLOW_KEY_RE = re.compile(r"([A-Za-z0-9_][A-Za-z0-9_.-]{0,999}): +")
-_FLOW_PLAIN_RE = re.compile(r"[^,\[\]{}#'\"\s][^,\[\]{}]*")
 _PLAIN_BAD_START = frozenset("&*!|>%@`'\",[]{}#")
-
-
-class _Bail(Exception):
-    """Input outside the accepted subset (not an error: ruamel.yaml takes over)."""
 
 
 def _plain(s: str) -> str:
@@ -54,217 +55,8 @@ def _plain(s: str) -> str:
     s = s.rstrip(" ")
     if not s or s[0] in _PLAIN_BAD_START or ": " in s or s.endswith(":") or s[0] in "?:-" and (
             len(s) == 1 or s[1] == " "):
-        raise _Bail
+        raise Bail
     return s
-
-
-def _after_ok(s: str, i: int) -> None:
-    """Only spaces or a comment may follow a closed quote / flow collection on the line."""
-    rest = s[i:].lstrip(" ")
-    if rest and rest[0] != "#":
-        raise _Bail
-    if rest and i < len(s) and s[i] != " ":
-        raise _Bail  # '#' glued to the value is not a comment
-
-
-class _Ctx:
-    __slots__ = ("issues", "bad_paths", "plain_cache", "keys")
-
-    def __init__(self) -> None:
-        self.plain_cache: dict[str, Any] = {}
-        self.keys: set[str] = set()
-        self.issues: list[YamlIssue] = []
-        self.bad_paths: set[str] = set()
-
-
-def _resolve(text: str, ctx: _Ctx, path: str, line: int, col: int) -> Any:
-    try:
-        return resolve_plain(text)
-    except ScalarError as exc:
-        ctx.issues.append(YamlIssue("RT003", str(exc), "write a number in the documented range", line, col, path))
-        ctx.bad_paths.add(path)
-        return text
-
-
-_FLOW_PAIR_RE = re.compile(
-    r" *([A-Za-z0-9_][A-Za-z0-9_.-]{0,999}): +('(?:[^']|'')*'|[^,\[\]{}#'\"\s&*!|>%@`?:-][^,\[\]{}#]*?) *([,}])")
-
-
-def _flow_map_simple(s: str, line: int, base: int, plain_cache: dict[str, Any]) -> tuple[Any, Any, int] | None:
-    """``{key: scalar, …}`` on one line, the shape of most flow mappings, by one regex per pair.
-
-    Returns None when the mapping has any other shape (nested, duplicate keys, odd scalars); the
-    general :func:`_flow` then decides.
-    """
-    out: dict[str, Any] = {}
-    pos: PosMap = {}
-    i = 1
-    match = _FLOW_PAIR_RE.match
-    while True:
-        m = match(s, i)
-        if m is None:
-            return None
-        key, raw = m.group(1), m.group(2)
-        if key in out:
-            return None
-        if raw[0] == "'":
-            value: Any = raw[1:-1].replace("''", "'")
-        else:
-            value = plain_cache.get(raw, plain_cache)
-            if value is plain_cache:
-                if ": " in raw or raw[-1] == ":" or " #" in raw:
-                    return None
-                try:
-                    value = resolve_plain(raw)
-                except ScalarError:
-                    return None
-                plain_cache[raw] = value
-        out[key] = value
-        pos[key] = (line, base + m.start(1) + 1, line, base + m.start(2) + 1, None)
-        i = m.end()
-        if m.group(3) == "}":
-            return out, pos, i
-
-
-_NAME_KEY_RE = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]{0,999}\Z")
-_SPLIT_BAD_START = frozenset("&*!|>%@`?:- ,")
-
-
-def _flow_map_split(s: str, line: int, base: int, ctx: _Ctx) -> tuple[Any, Any, int] | None:
-    """``{k: v, k: 'v'}`` with single spaces and no nesting, comments or escapes, by ``str.split``.
-
-    The quickest of the three flow readers; returns None for anything it is not sure of.
-    """
-    end = s.find("}")
-    inner = s[1:end]
-    if end < 0 or not inner or "{" in inner or "[" in inner or "]" in inner or "#" in inner:
-        return None
-    out: dict[str, Any] = {}
-    pos: PosMap = {}
-    plain_cache, keys = ctx.plain_cache, ctx.keys
-    i = 1
-    for part in inner.split(", "):
-        key, sep, raw = part.partition(": ")
-        if not sep or not raw or key in out:
-            return None
-        if key not in keys:
-            if not _NAME_KEY_RE.match(key):
-                return None
-            keys.add(key)
-        c = raw[0]
-        if c == "'" or c == '"':
-            value: Any = raw[1:-1]
-            if len(raw) < 2 or raw[-1] != c or c in value or "\\" in value or ": " in value:
-                return None
-        else:
-            if c in _SPLIT_BAD_START or raw[-1] in " :" or ": " in raw or "," in raw or "'" in raw or '"' in raw:
-                return None
-            value = plain_cache.get(raw, plain_cache)
-            if value is plain_cache:
-                try:
-                    value = plain_cache[raw] = resolve_plain(raw)
-                except ScalarError:
-                    return None
-        out[key] = value
-        pos[key] = (line, base + i + 1, line, base + i + len(key) + 3, None)
-        i += len(part) + 2
-    return out, pos, end + 1
-
-
-def _flow(s: str, i: int, line: int, ctx: _Ctx, path: str, base: int) -> tuple[Any, Any, int]:
-    """Parse one flow node at ``s[i]`` (``s[0]`` is at 0-based column ``base``).
-
-    Returns (value, child positions, index after the node).
-    """
-    c = s[i]
-    if c == "{":
-        out: dict[str, Any] = {}
-        pos: PosMap = {}
-        i += 1
-        while True:
-            while i < len(s) and s[i] == " ":
-                i += 1
-            if i >= len(s):
-                raise _Bail
-            if s[i] == "}":
-                if out:
-                    raise _Bail  # trailing comma
-                return out, pos, i + 1
-            m = _FLOW_KEY_RE.match(s, i)
-            if not m:
-                raise _Bail
-            key, kcol = m.group(1), base + i + 1
-            i = m.end()
-            if i >= len(s) or s[i] in ",}#":
-                raise _Bail
-            sub = join_key(path, key)
-            vcol = base + i + 1
-            v, child, i = _flow(s, i, line, ctx, sub, base)
-            if key in pos:
-                f = pos[key]
-                ctx.issues.append(YamlIssue(
-                    "RT002", f"duplicate key {key!r} (first defined at line {f[0]} column {f[1]})",
-                    f"remove one of the two '{key}:' entries or merge their values", line, kcol, sub))
-            else:
-                out[key] = v
-                pos[key] = (line, kcol, line, vcol, child)
-            while i < len(s) and s[i] == " ":
-                i += 1
-            if i < len(s) and s[i] == ",":
-                i += 1
-                continue
-            if i < len(s) and s[i] == "}":
-                return out, pos, i + 1
-            raise _Bail
-    if c == "[":
-        items: list[Any] = []
-        ipos: PosSeq = []
-        i += 1
-        while True:
-            while i < len(s) and s[i] == " ":
-                i += 1
-            if i >= len(s):
-                raise _Bail
-            if s[i] == "]":
-                if items:
-                    raise _Bail
-                return items, ipos, i + 1
-            vcol = base + i + 1
-            v, child, i = _flow(s, i, line, ctx, join_index(path, len(items)), base)
-            items.append(v)
-            ipos.append((line, vcol, child))
-            while i < len(s) and s[i] == " ":
-                i += 1
-            if i < len(s) and s[i] == ",":
-                i += 1
-                continue
-            if i < len(s) and s[i] == "]":
-                return items, ipos, i + 1
-            raise _Bail
-    if c == "'":
-        m = _SQ_RE.match(s, i)
-        if not m:
-            raise _Bail
-        return m.group(1).replace("''", "'"), None, m.end()
-    if c == '"':
-        m = _DQ_RE.match(s, i)
-        if not m:
-            raise _Bail
-        return m.group(1), None, m.end()
-    m = _FLOW_PLAIN_RE.match(s, i)
-    if not m:
-        raise _Bail
-    raw = m.group(0)
-    cut = raw.find(" #")
-    if cut >= 0:
-        raise _Bail  # a comment inside a one-line flow collection
-    text = raw.rstrip(" ")
-    if ": " in text or text.endswith(":") or text[0] in "&*!|>%@`?:" or (text[0] == "-" and len(text) > 1
-                                                                          and text[1] == " "):
-        raise _Bail
-    if text == "-":
-        raise _Bail
-    return _resolve(text, ctx, path, line, base + i + 1), None, i + len(raw)
 
 
 def _tokenize(s: str) -> tuple[Any, ...]:
@@ -295,16 +87,16 @@ def _tokenize(s: str) -> tuple[Any, ...]:
             return tuple(dashes), key, i, 0, None, voff
     else:
         if not dashes:
-            raise _Bail  # a value on its own line: multi-line scalar, flow continuation or an error
+            raise Bail  # a value on its own line: multi-line scalar, flow continuation or an error
         voff = i
     c = rest[0]
     if c in "{[":
         return tuple(dashes), key, i, 2, None, voff
     if c == "'" or c == '"':
-        qm = (_SQ_RE if c == "'" else _DQ_RE).match(rest)
+        qm = (SQ_RE if c == "'" else DQ_RE).match(rest)
         if not qm:
-            raise _Bail
-        _after_ok(rest, qm.end())
+            raise Bail
+        after_ok(rest, qm.end())
         value = qm.group(1).replace("''", "'") if c == "'" else qm.group(1)
         return tuple(dashes), key, i, 1, value, voff
     try:
@@ -327,20 +119,20 @@ def fast_parse(text: str) -> ParseResult | None:
         return None
     try:
         return _parse(text)
-    except (_Bail, IndexError, RecursionError):
+    except (Bail, IndexError, RecursionError):
         return None
 
 
 class _Frame:
     """An open block collection: its column, container, positions, kind and field path."""
 
-    __slots__ = ("col", "data", "pos", "is_seq", "path")
+    __slots__ = ("col", "data", "is_seq", "path", "pos")
 
     def __init__(self, col: int, data: Any, pos: Any, is_seq: bool, path: str):
         self.col, self.data, self.pos, self.is_seq, self.path = col, data, pos, is_seq, path
 
 
-def _dup(ctx: _Ctx, mpos: PosMap, key: str, line: int, col: int, path: str) -> None:
+def _dup(ctx: Ctx, mpos: PosMap, key: str, line: int, col: int, path: str) -> None:
     f = mpos[key]
     ctx.issues.append(YamlIssue(
         "RT002", f"duplicate key {key!r} (first defined at line {f[0]} column {f[1]})",
@@ -373,20 +165,22 @@ def _line_token(raw: str) -> tuple[Any, ...]:
     if base == 0 and (s[0] == "%" or s[:3] in ("---", "...") and (len(s) == 3 or s[3] == " ")):
         tail = s[3:].lstrip(" ")
         if not s.startswith("---") or (tail and tail[0] != "#"):
-            raise _Bail  # directives, '...', or content after '---'
+            raise Bail  # directives, '...', or content after '---'
         return _MARKER
     dashes, key, key_off, vkind, value, voff = _tokenize(s)
     return (base, dashes, key, key_off, vkind, value, voff, s, vkind == 1 and not dashes, base + voff + 1)
 
 
-def _parse(text: str) -> ParseResult:  # noqa: C901 - one tight loop on purpose (speed)
-    ctx = _Ctx()
+def _parse(text: str) -> ParseResult:
+    ctx = Ctx()
     root: dict[str, Any] = {}
     root_pos: PosMap = {}
     stack: list[_Frame] = []
     top: Any = _Frame(-1, None, None, True, "")  # sentinel until the first key
     # the current collection, unpacked for the fast path
-    top_col, top_is_seq, top_pos, top_data = -1, True, None, None
+    top_col, top_is_seq = -1, True
+    top_pos: Any = None
+    top_data: Any = None
     # a slot waiting for a block value: (frame, key or None for a sequence item, indent, kline, kcol)
     pending: tuple[Any, ...] | None = None
     cache: dict[str, tuple[Any, ...]] = {}
@@ -399,7 +193,7 @@ def _parse(text: str) -> ParseResult:  # noqa: C901 - one tight loop on purpose 
             tok = cache[raw] = _line_token(raw)
         if len(tok) == 1:
             if tok is _MARKER and started:
-                raise _Bail  # a second document
+                raise Bail  # a second document
             continue
         base, dashes, key, key_off, vkind, value, voff, s, simple, vcol1 = tok
         if simple and base == top_col and not top_is_seq and key not in top_pos:
@@ -408,7 +202,7 @@ def _parse(text: str) -> ParseResult:  # noqa: C901 - one tight loop on purpose 
             continue
         if not started:
             if dashes or key is None or base != 0:
-                raise _Bail
+                raise Bail
             started, root_line = True, lineno
             top = _Frame(0, root, root_pos, False, "")
             stack.append(top)
@@ -435,17 +229,17 @@ def _parse(text: str) -> ParseResult:  # noqa: C901 - one tight loop on purpose 
                     stack.append(top)
                 else:
                     if pkey is None:
-                        raise _Bail  # an empty sequence item: leave its odd position to ruamel
+                        raise Bail  # an empty sequence item: leave its odd position to ruamel
                     pframe.data[pkey] = None
                     pframe.pos[pkey] = (pkl, pkc, pkl, pkc, None)
             while top.col > col or (top.col == col and top.is_seq and not is_dash and len(stack) > 1
                                     and stack[-2].col == col):
                 stack.pop()
                 if not stack:
-                    raise _Bail
+                    raise Bail
                 top = stack[-1]
             if top.col != col or top.is_seq != is_dash:
-                raise _Bail
+                raise Bail
             if is_dash:
                 if t + 1 < ntok or vkind == 0:
                     pending = (top, None, col, lineno, col + 1)
@@ -474,17 +268,17 @@ def _parse(text: str) -> ParseResult:  # noqa: C901 - one tight loop on purpose 
         if pending is not None:
             top_col = -2  # the next line must go through the slow path
     if not started:
-        raise _Bail
+        raise Bail
     if pending is not None:
         pframe, pkey, _, pkl, pkc = pending
         if pkey is None:
-            raise _Bail
+            raise Bail
         pframe.data[pkey] = None
         pframe.pos[pkey] = (pkl, pkc, pkl, pkc, None)
     return ParseResult(root, root_line, 1, root_pos, ctx.issues, ctx.bad_paths)
 
 
-def _value(text_line: str, vkind: int, value: Any, voff: int, line: int, col0: int, ctx: _Ctx,
+def _value(text_line: str, vkind: int, value: Any, voff: int, line: int, col0: int, ctx: Ctx,
            frame: _Frame, slot: str | int) -> tuple[Any, Any]:
     """Materialise a token's value: a cached scalar, a flow collection, or an unreadable number.
 
@@ -494,9 +288,9 @@ def _value(text_line: str, vkind: int, value: Any, voff: int, line: int, col0: i
         return value, None
     if vkind == 2 and text_line[voff] == "{":
         seg = text_line[voff:]
-        got = _flow_map_split(seg, line, col0, ctx) or _flow_map_simple(seg, line, col0, ctx.plain_cache)
+        got = flow_map_split(seg, line, col0, ctx) or flow_map_simple(seg, line, col0, ctx.plain_cache)
         if got is not None:
-            _after_ok(text_line[voff:], got[2])
+            after_ok(text_line[voff:], got[2])
             return got[0], got[1]
     path = join_index(frame.path, slot) if isinstance(slot, int) else join_key(frame.path, slot)
     if vkind == 3:
@@ -505,6 +299,6 @@ def _value(text_line: str, vkind: int, value: Any, voff: int, line: int, col0: i
         ctx.bad_paths.add(path)
         return text_line[voff:].split(" #")[0].rstrip(" "), None
     seg = text_line[voff:]
-    v, child, end = _flow(seg, 0, line, ctx, path, col0)
-    _after_ok(seg, end)
+    v, child, end = flow_node(seg, 0, line, ctx, path, col0)
+    after_ok(seg, end)
     return v, child

@@ -11,7 +11,7 @@ the registry by :func:`rules_markdown` (``python -m roce_tune.inventory.lint > d
 from __future__ import annotations
 
 import gc
-from typing import Collection
+from collections.abc import Collection
 
 from roce_tune.findings import Finding, Location, RoceTuneError, Severity
 from roce_tune.inventory.catalog import Catalog, load_catalog
@@ -22,19 +22,19 @@ from roce_tune.inventory.topology import build_topology
 #: Loader rules (raised by :func:`~roce_tune.inventory.loader.load_inventory`): id -> (title, what, bad, fixed).
 LOADER_RULE_DOCS: dict[str, tuple[str, str, str, str]] = {
     "RT001": ("Malformed YAML",
-              "The file is not valid YAML (unclosed bracket or quote, bad indentation, a tab in the "
+              ("The file is not valid YAML (unclosed bracket or quote, bad indentation, a tab in the "
               "indentation), is not UTF-8, contains control characters, or uses aliases that expand without "
-              "bound. The position is where the parser stopped.",
+              "bound. The position is where the parser stopped."),
               "site:\n  name: lab\nswitches: [\n", "site:\n  name: lab\nswitches: []\n"),
     "RT002": ("Duplicate key",
-              "A key appears twice in one mapping. YAML loaders silently keep one of the two values; every "
-              "duplicate is reported with the line of the first.",
+              ("A key appears twice in one mapping. YAML loaders silently keep one of the two values; every "
+              "duplicate is reported with the line of the first."),
               "site:\n  name: lab\n  name: lab2\n", "site:\n  name: lab\n"),
     "RT003": ("Schema error",
-              "A value has the wrong type or unit (`speed: fast`), a field is unknown (with the closest valid "
+              ("A value has the wrong type or unit (`speed: fast`), a field is unknown (with the closest valid "
               "name), required, or out of range, or a name that later reaches a shell script or a device CLI "
               "does not match the strict pattern of its kind (`netdev: \"eth0; reboot\"`). Unknown fields "
-              "point at the key, bad values at the value.",
+              "point at the key, bad values at the value."),
               "site:\n  nmae: lab\n", "site:\n  name: lab\n"),
     "RT004": ("Empty file or top level not a mapping",
               "An inventory is a mapping with the keys site, policy, defaults, switches, links and hosts.",
@@ -42,8 +42,8 @@ LOADER_RULE_DOCS: dict[str, tuple[str, str, str, str]] = {
     "RT005": ("File not found or unreadable",
               "The inventory path does not exist, is a directory, or cannot be read.", "", ""),
     "RT006": ("YAML tag not allowed",
-              "Only plain YAML and the core-schema tags (`!!str`, `!!int`, ...) are accepted; tags that "
-              "construct objects (`!!python/object`) or custom tags are rejected.",
+              ("Only plain YAML and the core-schema tags (`!!str`, `!!int`, ...) are accepted; tags that "
+              "construct objects (`!!python/object`) or custom tags are rejected."),
               "site: {name: !!python/object:os.system lab}\n", "site: {name: lab}\n"),
 }
 

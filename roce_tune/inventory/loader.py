@@ -166,4 +166,4 @@ def load_inventory(path: str | Path) -> LoadedInventory:
     return _load(text, file, hashlib.sha256(raw).hexdigest())
 
 
-__all__ = ["LoadedInventory", "load_inventory", "load_inventory_text", "parse_yaml", "LOADER_RULES"]
+__all__ = ["LOADER_RULES", "LoadedInventory", "load_inventory", "load_inventory_text", "parse_yaml"]

@@ -10,7 +10,7 @@
 from __future__ import annotations
 
 import json
-from typing import Iterable
+from collections.abc import Iterable
 
 from roce_tune.findings import Finding, Severity
 

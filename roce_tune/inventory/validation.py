@@ -94,10 +94,9 @@ def _data_path(data: Any, loc: tuple[Any, ...], is_missing: bool) -> tuple[list[
         if el == "[key]":
             about_key = True
             continue
-        if isinstance(cur, dict) and isinstance(el, str) and el in cur:
-            parts.append(el)
-            cur = cur[el]
-        elif isinstance(cur, list) and isinstance(el, int) and 0 <= el < len(cur):
+        in_dict = isinstance(cur, dict) and isinstance(el, str) and el in cur
+        in_list = isinstance(cur, list) and isinstance(el, int) and 0 <= el < len(cur)
+        if in_dict or in_list:
             parts.append(el)
             cur = cur[el]
         elif is_missing and isinstance(cur, dict) and isinstance(el, str) and not missing:
@@ -163,7 +162,7 @@ def schema_findings(exc: ValidationError, data: Any, index: PositionIndex, file:
         skip_paths: paths that already have a finding (unreadable scalars); errors there are dropped.
     """
     grouped: dict[tuple[str, bool], list[tuple[dict[str, Any], list[str | int], tuple[int, int]]]] = {}
-    errors = exc.errors(include_url=False)
+    errors: list[dict[str, Any]] = [dict(e) for e in exc.errors(include_url=False)]
     renamed = set()  # (parent path, field) that an unknown-field finding already tells to rename to
     for err in errors:
         if err["type"] == "extra_forbidden":
@@ -211,4 +210,4 @@ def unexpected_finding(exc: BaseException, file: str) -> Finding:
                    location=Location(file=file, line=1, col=1))
 
 
-__all__ = ["schema_findings", "unexpected_finding", "FIELD_FIX"]
+__all__ = ["FIELD_FIX", "schema_findings", "unexpected_finding"]

@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 import warnings
 from dataclasses import dataclass, field
-from typing import Any, Union
+from typing import Any
 
 from ruamel.yaml import YAML
 from ruamel.yaml.error import MarkedYAMLError, YAMLError
@@ -39,7 +39,7 @@ MAX_INT_DIGITS = 100
 PosMap = dict[str, tuple[int, int, int, int, "PosChild"]]
 #: A sequence's positions: one (line, col, child positions) per item.
 PosSeq = list[tuple[int, int, "PosChild"]]
-PosChild = Union[PosMap, PosSeq, None]
+PosChild = PosMap | PosSeq | None
 
 
 @dataclass
@@ -266,7 +266,7 @@ class _Walker:
             self.bad_paths.add(path)
             return text
         if explicit:
-            want = {"tag:yaml.org,2002:int": int, "tag:yaml.org,2002:float": (float, int),
+            want: Any = {"tag:yaml.org,2002:int": int, "tag:yaml.org,2002:float": (float, int),
                     "tag:yaml.org,2002:bool": bool, "tag:yaml.org,2002:null": type(None)}.get(tag)
             if want is None or not isinstance(value, want) or (want is int and isinstance(value, bool)):
                 self._issue("RT006", f"{text!r} is not a valid {_tag_text(tag)}",

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import math
 import random
-from typing import Any, Callable, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -39,7 +40,7 @@ def assert_agrees(text: str, must_accept: bool = False) -> bool:
     assert _same(fast.data, ref.data), (fast.data, ref.data)
     assert fast.pos == ref.pos
     assert (fast.root_line, fast.root_col) == (ref.root_line, ref.root_col)
-    key = lambda i: (i.line, i.col, i.rule, i.message, i.path)  # noqa: E731
+    key = lambda i: (i.line, i.col, i.rule, i.message, i.path)
     assert sorted(map(key, fast.issues)) == sorted(map(key, ref.issues))
     assert fast.bad_paths == ref.bad_paths
     return True

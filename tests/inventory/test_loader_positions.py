@@ -158,7 +158,7 @@ def test_empty_or_not_a_mapping(text: str, rule: str) -> None:
     assert [f.rule for f in findings] == [rule] and findings[0].location.line
 
 
-def test_file_errors(tmp_path) -> None:  # noqa: ANN001
+def test_file_errors(tmp_path) -> None:
     with pytest.raises(RoceTuneError) as exc:
         load_inventory(tmp_path / "missing.yaml")
     assert exc.value.findings[0].rule == "RT005"

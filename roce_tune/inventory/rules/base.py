@@ -10,9 +10,9 @@ line:col, the fixed one must not raise it).
 from __future__ import annotations
 
 import textwrap
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Callable, Iterable, Iterator
 
 from roce_tune.findings import Finding, Severity
 from roce_tune.inventory.catalog import Catalog
@@ -43,7 +43,7 @@ class Rule:
     description: str
     bad: str
     fixed: str
-    check: Callable[["LintContext"], Iterable[Finding]] = field(repr=False, compare=False)
+    check: Callable[[LintContext], Iterable[Finding]] = field(repr=False, compare=False)
     needs_catalog: bool = False
 
 
@@ -51,11 +51,11 @@ RULES: dict[str, Rule] = {}
 
 
 def rule(rule_id: str, name: str, severity: Severity, title: str, description: str, bad: str, fixed: str,
-         needs_catalog: bool = False) -> Callable[[Callable[["LintContext"], Iterable[Finding]]],
-                                                  Callable[["LintContext"], Iterable[Finding]]]:
+         needs_catalog: bool = False) -> Callable[[Callable[[LintContext], Iterable[Finding]]],
+                                                  Callable[[LintContext], Iterable[Finding]]]:
     """Register ``check`` as rule ``rule_id``; examples are dedented so they can be indented in code."""
 
-    def deco(check: Callable[["LintContext"], Iterable[Finding]]) -> Callable[["LintContext"], Iterable[Finding]]:
+    def deco(check: Callable[[LintContext], Iterable[Finding]]) -> Callable[[LintContext], Iterable[Finding]]:
         if rule_id in RULES:
             raise ValueError(f"lint rule {rule_id} registered twice")
         RULES[rule_id] = Rule(rule_id, name, severity, title, " ".join(description.split()),

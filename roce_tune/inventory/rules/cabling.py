@@ -13,7 +13,7 @@ Dangling vs external (a deliberate split):
 from __future__ import annotations
 
 import difflib
-from typing import Iterator
+from collections.abc import Iterator
 
 from roce_tune.findings import Finding, Severity
 from roce_tune.inventory.rules.base import LintContext, rule

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 from roce_tune.findings import Finding, Severity
 from roce_tune.inventory.rules.base import LintContext, rule

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Iterator
+from collections.abc import Iterator
 
 from roce_tune.findings import Finding, Severity
 from roce_tune.inventory.models import Role
@@ -33,7 +33,7 @@ def priority_collision(ctx: LintContext) -> Iterator[Finding]:
         path = f"policy.lossless_priorities[{i}]"
         if prio == pol.cnp_priority:
             yield ctx.finding(f"lossless priority {prio} is also the CNP priority: CNPs would be paused by PFC",
-                              f"use another lossless priority (3 is usual) or move CNPs (cnp_priority: 6)", path)
+                              "use another lossless priority (3 is usual) or move CNPs (cnp_priority: 6)", path)
         elif prio in seen:
             yield ctx.finding(f"lossless priority {prio} is listed twice", "remove the duplicate", path)
         seen.add(prio)
