@@ -28,19 +28,13 @@ def _gh_prop(text: str) -> str:
     return _gh_data(text).replace(":", "%3A").replace(",", "%2C")
 
 
-def _summary(findings: list[Finding]) -> str:
-    counts = {s: sum(1 for f in findings if f.severity is s) for s in Severity}
-    return (f"{counts[Severity.error]} error(s), {counts[Severity.warning]} warning(s), "
-            f"{counts[Severity.info]} note(s)")
-
-
 def format_findings(findings: Iterable[Finding], fmt: str = "text") -> str:
     """Render ``findings`` in ``fmt``.
 
     Args:
         findings: findings in the order to print (lint returns them sorted by file position).
-        fmt: ``text`` (one ``file:line:col device path: severity RULE: message (fix: ...)`` line each,
-            then a summary line), ``json`` (an array of finding objects: rule, severity, message, fix,
+        fmt: ``text`` (one ``file:line:col device path: severity RULE: message (fix: ...)`` line each;
+            the caller prints any summary), ``json`` (an array of finding objects: rule, severity, message, fix,
             location{file,line,col,path,device,port}) or ``github`` (``::error file=F,line=L,col=C,
             title=RT101::message`` workflow commands; warning -> ``::warning``, info -> ``::notice``).
 
@@ -52,7 +46,7 @@ def format_findings(findings: Iterable[Finding], fmt: str = "text") -> str:
     """
     items = list(findings)
     if fmt == "text":
-        return "\n".join([str(f) for f in items] + [_summary(items)])
+        return "\n".join(str(f) for f in items)
     if fmt == "json":
         return json.dumps([f.model_dump(mode="json") for f in items], indent=2, ensure_ascii=False)
     if fmt == "github":

@@ -24,7 +24,9 @@ def test_text() -> None:
     out = format_findings(F, "text").splitlines()
     assert out[0] == ("inv.yaml:15:16 gpu01:ens1f0np0 hosts[0].nics[0].speed: error RT104: gpu01 ens1f0np0 is "
                       "200G but leaf1:Ethernet0 is 400G (fix: set the NIC speed to 400G)")
-    assert out[-1] == "1 error(s), 1 warning(s), 1 note(s)"
+    assert len(out) == 4 and out[-1] == "hosts: info RT116: single host"  # message has a newline
+    assert format_findings([], "text") == "" and format_findings([], "github") == ""
+    assert format_findings([], "json") == "[]"
 
 
 def test_json_round_trips() -> None:
