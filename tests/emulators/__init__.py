@@ -13,12 +13,24 @@ See README.md in this directory for prompts, commands per platform and deviation
 
 from __future__ import annotations
 
+from netmiko.exceptions import ReadTimeout
+
 from .core import CliSession, DropConnection, EmulatedDevice, EmulatorSpec, Faults
 from .server import EmulatorFleet, start_emulators
+
+#: What netmiko raises when an emulator drops the connection mid-command.
+NETMIKO_DROP_ERRORS = (ReadTimeout, OSError, EOFError)
 
 PLATFORMS = ("eos", "nxos", "junos", "cumulus", "sonic", "host")
 
 __all__ = [
-    "PLATFORMS", "CliSession", "DropConnection", "EmulatedDevice", "EmulatorFleet", "EmulatorSpec",
-    "Faults", "start_emulators",
+    "NETMIKO_DROP_ERRORS",
+    "PLATFORMS",
+    "CliSession",
+    "DropConnection",
+    "EmulatedDevice",
+    "EmulatorFleet",
+    "EmulatorSpec",
+    "Faults",
+    "start_emulators",
 ]

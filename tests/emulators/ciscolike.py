@@ -8,7 +8,7 @@ Platform modules subclass :class:`CiscoLikeSession` and fill in ``exec_command``
 from __future__ import annotations
 
 import re
-from typing import Callable
+from collections.abc import Callable
 
 from .clitree import ConfigError, Context, Dialect, Node, apply_line, parse_config, render
 from .core import CliSession, EmulatedDevice, apply_pipes

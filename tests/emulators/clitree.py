@@ -19,14 +19,15 @@ parser gives for well-formed input):
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Callable, Pattern
+from re import Pattern
 
 
 class Node:
     """One configuration line and its indented children."""
 
-    __slots__ = ("text", "children")
+    __slots__ = ("children", "text")
 
     def __init__(self, text: str = "", children: list[Node] | None = None) -> None:
         self.text = text

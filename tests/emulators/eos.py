@@ -246,7 +246,7 @@ class EosSession(CiscoLikeSession):
             rows = [f"   {q:<9} {dev.ecn_counters.get((intf, q), 0)}" for q in range(8)]
             return f"{intf}:\n   Tx-Queue  ECN Marked Packets\n   --------  ------------------\n" + \
                 "\n".join(rows) + "\n"
-        if text.startswith("interfaces") or text.startswith("priority-flow-control"):
+        if text.startswith(("interfaces", "priority-flow-control")):
             return ""
         return None
 

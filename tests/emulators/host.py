@@ -182,7 +182,6 @@ class HostSession(CliSession):
         return ""
 
     async def run_process(self, process: asyncssh.SSHServerProcess) -> int:
-        dev = self.device
         if process.command is not None and process.get_terminal_type() is None:
             return await self._run_pipes(process, process.command)
         return await self._run_pty(process)
@@ -255,7 +254,7 @@ class HostSession(CliSession):
                         with dev.lock:
                             rejected = dev.rejects(line.strip()) if line.strip() else False
                         if rejected:
-                            out += "\x15" + f"echo 'Error: command rejected' >&2; false"
+                            out += "\x15" + "echo 'Error: command rejected' >&2; false"
                         if dev.faults.delay_per_command_s:
                             os.write(master, out.encode())
                             out = ""
@@ -308,4 +307,4 @@ def _kill(proc: asyncio.subprocess.Process) -> None:
 
 def parse_sysfs(text: str) -> dict[str, str]:
     """Inverse of :meth:`HostDevice.running_config` for tests."""
-    return dict(m.groups() for m in re.finditer(r"^(\S+) = (.*)$", text, re.M))  # type: ignore[misc]
+    return dict(m.groups() for m in re.finditer(r"^(\S+) = (.*)$", text, re.MULTILINE))  # type: ignore[misc]

@@ -78,7 +78,7 @@ class JunosDevice(EmulatedDevice):
         for raw in text.splitlines():
             raw = raw.strip()
             if raw and not raw.startswith("#"):
-                apply_set(lines, _norm(raw[4:] if raw.startswith("set ") else raw), self.single_value)
+                apply_set(lines, _norm(raw.removeprefix("set ")), self.single_value)
         self.history: list[Commit] = [Commit(lines, "root", time.time(), "other", "factory")]
         self.shared: _Db | None = None
         self.exclusive_owner: JunosSession | None = None
@@ -238,7 +238,7 @@ class JunosSession(CliSession):
             extra = f" {c.note}" if c.note else ""
             if i == 0 and dev.confirm_pending:
                 left = dev.confirm_seconds_left() or 0
-                extra = f" commit confirmed, rollback in {max(1, int(round(left / 60)))}mins"
+                extra = f" commit confirmed, rollback in {max(1, round(left / 60))}mins"
             lines.append(f"{i:<4}{_stamp(c.when)} by {c.user} via {c.method}{extra}")
             if c.comment:
                 lines.append(f"    {c.comment}")

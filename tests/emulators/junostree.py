@@ -10,7 +10,8 @@ children is one statement (``a b c;``).
 from __future__ import annotations
 
 import re
-from typing import Callable, Iterable, Pattern
+from collections.abc import Callable, Iterable
+from re import Pattern
 
 _TOKEN = re.compile(r'"[^"]*"|\S+')
 
@@ -40,7 +41,7 @@ def path_tokens(text: str) -> list[str]:
 
 
 class Trie:
-    __slots__ = ("kids", "end")
+    __slots__ = ("end", "kids")
 
     def __init__(self) -> None:
         self.kids: dict[str, Trie] = {}

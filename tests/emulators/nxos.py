@@ -236,6 +236,6 @@ class NxosSession(CiscoLikeSession):
                     cnt = dev.pfc_counters.get(intf, {})
                     lines.append(f"{intf:<19}{mode:<5}{'On  (8)':<15}{cnt.get('rx', 0):<11}{cnt.get('tx', 0)}")
             return "\n".join(lines) + "\n"
-        if text.startswith("queuing interface") or text.startswith("policy-map"):
+        if text.startswith(("queuing interface", "policy-map")):
             return ""
         return None

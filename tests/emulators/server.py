@@ -18,8 +18,9 @@ import importlib
 import shutil
 import tempfile
 import threading
+from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import Any, Callable, Iterable, TypeVar
+from typing import Any, TypeVar
 
 import asyncssh
 
@@ -197,7 +198,7 @@ async def _handle_process(process: asyncssh.SSHServerProcess, device: EmulatedDe
         process.exit(status)
         try:
             await asyncio.wait_for(process.wait_closed(), 5)
-        except (asyncio.TimeoutError, Exception):
+        except (asyncio.TimeoutError, OSError, asyncssh.Error):
             pass
     except DropConnection:
         process.channel.get_connection().abort()
@@ -235,7 +236,7 @@ class EmulatorFleet:
     def __len__(self) -> int:
         return len(self.devices)
 
-    def __enter__(self) -> EmulatorFleet:
+    def __enter__(self) -> EmulatorFleet:  # noqa: PYI034
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -288,7 +289,7 @@ class EmulatorFleet:
             for server in self._servers:
                 try:
                     await asyncio.wait_for(server.wait_closed(), 5)
-                except (asyncio.TimeoutError, Exception):
+                except (asyncio.TimeoutError, OSError, asyncssh.Error):
                     pass
             conns = [c for dev in self.devices.values() for c in list(_live_connections(dev))]
             for conn in conns:
@@ -296,7 +297,7 @@ class EmulatorFleet:
             for conn in conns:
                 try:
                     await asyncio.wait_for(conn.wait_closed(), 2)
-                except (asyncio.TimeoutError, Exception):
+                except (asyncio.TimeoutError, OSError, asyncssh.Error):
                     pass
             for dev in self.devices.values():
                 closer = getattr(dev, "aclose", None)

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 import sys
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any, Callable, Iterator
+from typing import Any
 
 import pytest
 
@@ -12,10 +14,10 @@ _REPO = Path(__file__).resolve().parents[2]
 if str(_REPO) not in sys.path:
     sys.path.insert(0, str(_REPO))
 
-from netmiko import ConnectHandler  # noqa: E402
+from netmiko import ConnectHandler
 
-from tests.emulators import EmulatorFleet, EmulatorSpec, start_emulators  # noqa: E402
-from tests.emulators.pytest_plugin import emulator_fleet  # noqa: E402,F401
+from tests.emulators import EmulatorFleet, EmulatorSpec, start_emulators
+from tests.emulators.pytest_plugin import emulator_fleet  # noqa: F401
 
 
 @pytest.fixture
@@ -35,9 +37,7 @@ def one(tmp_path: Path) -> Iterator[Callable[..., tuple[EmulatorFleet, Any]]]:
 
     yield start
     for conn in conns:
-        try:
+        with contextlib.suppress(Exception):
             conn.disconnect()
-        except Exception:
-            pass
     for fleet in fleets:
         fleet.stop()

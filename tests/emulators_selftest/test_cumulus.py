@@ -6,6 +6,8 @@ import time
 
 import pytest
 
+from tests.emulators import NETMIKO_DROP_ERRORS
+
 NV = ["nv set qos roce mode lossless", "nv set qos pfc default-global cable-length 10",
       "nv set qos congestion-control default-global traffic-class 3 min-threshold 150000"]
 PATCH = """- set:
@@ -45,7 +47,7 @@ def test_set_diff_apply_and_show(one):
 
 
 def test_heredoc_patch_and_sudo_config_mode(one):
-    fleet, conn = one("cumulus", name="leaf9", username="cumulus", password="pw")
+    _, conn = one("cumulus", name="leaf9", username="cumulus", password="pw")
     _heredoc(conn, "/tmp/roce.yaml", PATCH)
     assert conn.send_command("cat /tmp/roce.yaml") == PATCH.rstrip("\n")
     conn.send_command("nv config patch /tmp/roce.yaml")
@@ -91,6 +93,6 @@ def test_lost_confirm_rejected_command_and_drop(one):
     dev.clear_faults()
     conn.send_command("nv config detach")
     dev.set_fault(drop_after_config_lines=3)
-    with pytest.raises(Exception):
+    with pytest.raises(NETMIKO_DROP_ERRORS):
         _heredoc(conn, "/tmp/roce.yaml", PATCH, read_timeout=1)
     assert dev.running_config() == before and dev.pending is None

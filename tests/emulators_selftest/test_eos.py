@@ -7,6 +7,8 @@ import time
 import pytest
 from netmiko.exceptions import ConfigInvalidException
 
+from tests.emulators import NETMIKO_DROP_ERRORS
+
 ROCE = [
     "qos map dscp 26 to traffic-class 3",
     "interface Ethernet1",
@@ -111,7 +113,7 @@ def test_dropped_connection_leaves_running_unchanged(one):
     fleet, conn = one("eos", name="leaf1")
     before = fleet["leaf1"].running_config()
     fleet["leaf1"].set_fault(drop_after_config_lines=4)
-    with pytest.raises(Exception):  # netmiko sees a silent channel: ReadTimeout / OSError
+    with pytest.raises(NETMIKO_DROP_ERRORS):  # netmiko sees a silent channel: ReadTimeout / OSError
         _session(conn, "drop1", ROCE, read_timeout=1)
     assert not conn.is_alive()
     again = fleet.connect("leaf1")
@@ -121,3 +123,13 @@ def test_dropped_connection_leaves_running_unchanged(one):
         assert fleet["leaf1"].running_config() == before
     finally:
         again.disconnect()
+
+
+def test_exec_mode_enable_with_secret(one):
+    fleet, conn = one("eos", name="leaf1", secret="en4ble", options={"start_mode": "exec"})
+    assert conn.find_prompt() == "leaf1>"
+    assert "% Invalid input" in conn.send_command("configure terminal", expect_string=r"[>#]")
+    conn.enable()
+    assert conn.find_prompt() == "leaf1#"
+    conn.send_config_set(["interface Ethernet4", "description to-gpu01"])
+    assert "interface Ethernet4\n   description to-gpu01\n" in fleet["leaf1"].running_config()

@@ -6,6 +6,8 @@ import time
 
 import pytest
 
+from tests.emulators import NETMIKO_DROP_ERRORS
+
 ROCE = [
     "set class-of-service forwarding-classes class ROCE queue-num 3 no-loss pfc-priority 3",
     "set class-of-service forwarding-classes class CNP queue-num 6",
@@ -95,7 +97,7 @@ def test_drop_discards_private_candidate(one):
     dev = fleet["qfx1"]
     before = dev.running_config()
     dev.set_fault(drop_after_config_lines=3)
-    with pytest.raises(Exception):
+    with pytest.raises(NETMIKO_DROP_ERRORS):
         _candidate(conn, read_timeout=1)
     again = fleet.connect("qfx1")
     try:

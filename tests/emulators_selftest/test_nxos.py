@@ -5,6 +5,8 @@ from __future__ import annotations
 import pytest
 from netmiko.exceptions import ConfigInvalidException
 
+from tests.emulators import NETMIKO_DROP_ERRORS
+
 ROCE = [
     "class-map type qos match-any ROCEv2",
     "  match dscp 26",
@@ -63,7 +65,7 @@ def test_drop_mid_push_then_rollback_restores_byte_identical(one):
     before = dev.running_config()
     conn.send_command("checkpoint roce_pre")
     dev.set_fault(drop_after_config_lines=6)
-    with pytest.raises(Exception):
+    with pytest.raises(NETMIKO_DROP_ERRORS):
         conn.send_config_set(ROCE, read_timeout=1)
     assert dev.running_config() != before, "configure terminal applies line by line"
     again = fleet.connect("nx1")

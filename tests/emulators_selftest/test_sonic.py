@@ -6,6 +6,8 @@ import json
 
 import pytest
 
+from tests.emulators import NETMIKO_DROP_ERRORS
+
 PATCH = [
     {"op": "add", "path": "/PORT_QOS_MAP", "value": {"Ethernet0": {"pfc_enable": "3", "pfcwd_sw_enable": "3"}}},
     {"op": "add", "path": "/PFC_WD", "value": {"Ethernet0": {"action": "drop", "detection_time": "200",
@@ -72,6 +74,6 @@ def test_rejected_patch_and_dropped_upload(one):
     assert dev.running_config() == before
     dev.clear_faults()
     dev.set_fault(drop_after_config_lines=5)
-    with pytest.raises(Exception):
+    with pytest.raises(NETMIKO_DROP_ERRORS):
         _put(conn, "/tmp/roce2.json", PATCH, read_timeout=1)
     assert dev.running_config() == before
