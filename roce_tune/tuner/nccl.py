@@ -22,6 +22,7 @@ Parameter semantics and defaults are those of NVIDIA/nccl ``src/transport/net_ib
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from roce_tune.inventory.models import Host, Site
 from roce_tune.plan import Classification, Rationale
@@ -41,8 +42,12 @@ _S_META = ("Meta, 'RDMA over Ethernet for Distributed AI Training at Meta Scale'
            "up to +40 % AllReduce (DOMAIN.md §7)")
 
 
+_DIGITS = re.compile(r"(\d+)")
+
+
+@lru_cache(maxsize=4096)
 def _natural(name: str) -> tuple[object, ...]:
-    return tuple(int(p) if p.isdigit() else p for p in re.split(r"(\d+)", name))
+    return tuple(int(p) if p.isdigit() else p for p in _DIGITS.split(name))
 
 
 def _version(v: str | None) -> tuple[int, int] | None:
@@ -52,6 +57,7 @@ def _version(v: str | None) -> tuple[int, int] | None:
     return int(major), int(minor)
 
 
+@lru_cache(maxsize=256)
 def _omitted(reason: str, source: str, note: str = "") -> Rationale:
     return Rationale(formula=f"not set: {reason}", source=source, note=note)
 

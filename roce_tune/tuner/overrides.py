@@ -43,6 +43,8 @@ def resolve_overrides(
     Returns:
         ``{param: value}``; empty when nothing is pinned.
     """
+    if not policy.overrides:
+        return {}
     applicable = []
     for idx, o in enumerate(policy.overrides):
         if o.role is not None and (o.role.value if hasattr(o.role, "value") else o.role) != role:

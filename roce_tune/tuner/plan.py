@@ -108,11 +108,33 @@ def _pin(section, pins: dict[str, object], source: str):  # type: ignore[no-unty
     return section.model_copy(update=update)
 
 
-def _fabric_nic(inv: Inventory, catalog: Catalog, speed_gbps: int) -> NicSpec:
-    """The NIC model most hosts use at ``speed_gbps`` (DCQCN parameters of the ECN fluid check)."""
-    counts = Counter(n.model for h in inv.hosts for n in h.nics if n.speed == speed_gbps)
-    model = min(counts, key=lambda m: (-counts[m], m)) if counts else DEFAULT_NIC
-    return catalog.nic(model)
+class _Memo:
+    """Per-plan caches: identical inputs give the identical (frozen) section, computed once.
+
+    A 4,096-host fabric has ~100k switch ports but only a handful of distinct (speed, cable, fan-in)
+    classes, so caching keeps derivation linear in ports with a small constant.
+    """
+
+    def __init__(self, inv: Inventory, catalog: Catalog):
+        self.catalog = catalog
+        counts: dict[int, Counter[str]] = {}
+        for h in inv.hosts:
+            for n in h.nics:
+                counts.setdefault(n.speed, Counter())[n.model] += 1
+        self._nic_by_speed = {s: min(c, key=lambda m: (-c[m], m)) for s, c in counts.items()}
+        self._cache: dict[tuple[object, ...], object] = {}
+
+    def get(self, key: tuple[object, ...], make):  # type: ignore[no-untyped-def]
+        """Return the cached value for ``key``, computing it with ``make()`` once."""
+        try:
+            return self._cache[key]
+        except KeyError:
+            value = self._cache[key] = make()
+            return value
+
+    def fabric_nic(self, speed_gbps: int) -> NicSpec:
+        """The NIC model most hosts use at ``speed_gbps`` (its DCQCN parameters feed the ECN fluid check)."""
+        return self.get(("nic", speed_gbps), lambda: self.catalog.nic(self._nic_by_speed.get(speed_gbps, DEFAULT_NIC)))
 
 
 def _base_rtt(inv: Inventory, topo: Topology, catalog: Catalog) -> tuple[float, Rationale]:
@@ -130,8 +152,21 @@ def _base_rtt(inv: Inventory, topo: Topology, catalog: Catalog) -> tuple[float, 
     return ecn.base_rtt_us(hops, one_way_m, inv.policy.nic_latency_us, latency)
 
 
+def _ecn_profile(speed_gbps, rtt_us, fan_in, trigger, params, separate, profile, pins, queue_buffer,  # type: ignore[no-untyped-def]
+                 egress_pool_bytes):
+    prof = ecn.derive_ecn(speed_gbps, rtt_us, fan_in, trigger, params, separate, profile=profile,
+                          overrides=pins or None)
+    return prof.model_copy(update={
+        "queue_buffer_bytes": queue_buffer,
+        "rationale": {**prof.rationale, "queue_buffer_bytes": Rationale(
+            formula="egress lossless pool x alpha/(1 + alpha), alpha = 2^dynamic_th (one congested queue)",
+            inputs={"egress_pool_bytes": egress_pool_bytes, "queue_buffer_bytes": queue_buffer},
+            source="SAI saibuffer.h SHARED_DYNAMIC_TH; DOMAIN.md §6",
+            note="denominator for platforms that take ECN thresholds as a percent of the queue buffer")}})
+
+
 def _derive_switch(inv: Inventory, topo: Topology, catalog: Catalog, sw: Switch, rtt_us: float,
-                   findings: list[Finding]) -> SwitchPlan:
+                   findings: list[Finding], memo: _Memo) -> SwitchPlan:
     policy = inv.policy
     asic = catalog.asic(asic_of(sw, catalog))
     prios = sorted(policy.lossless_priorities)
@@ -142,15 +177,19 @@ def _derive_switch(inv: Inventory, topo: Topology, catalog: Catalog, sw: Switch,
     for f in facts:
         if not f.lossless:
             continue
-        hr = headroom.compute_headroom(asic, f.speed_gbps, f.cable_m, f.mtu, lanes=f.lanes,
-                                       model=policy.headroom_model, shared_headroom_pool=shp)
+        hr = memo.get(("hr", asic.id, f.speed_gbps, f.cable_m, f.mtu, f.lanes, policy.headroom_model, shp),
+                      lambda: headroom.compute_headroom(asic, f.speed_gbps, f.cable_m, f.mtu, lanes=f.lanes,
+                                                        model=policy.headroom_model, shared_headroom_pool=shp))
         pins = resolve_overrides(policy, role=sw.role.value, device=sw.name, port=f.name,
                                  params=HEADROOM_PARAMS[:3])
         if pins:
             hr = _pin(hr, pins, f"inventory override for {sw.name}:{f.name}")
             hr = hr.model_copy(update={"profile": f"{hr.profile}_pinned_{f.name.replace('/', '_').replace(':', '_')}"[:63]})
         headrooms[f.name] = hr
-        findings.extend(buffers.check_headroom_admission(asic, sw.name, f.name, hr, len(prios), f.lanes))
+        over = memo.get(("adm", asic.id, hr.xon_bytes, hr.xoff_bytes, hr.size_bytes, len(prios), f.lanes), lambda: bool(
+            buffers.check_headroom_admission(asic, "-", "-", hr, len(prios), f.lanes)))
+        if over:
+            findings.extend(buffers.check_headroom_admission(asic, sw.name, f.name, hr, len(prios), f.lanes))
     buf = buffers.derive_buffers(asic, [(n, h, len(prios)) for n, h in headrooms.items()],
                                  sum(1 for f in facts if f.admin_up), shp, policy.shp_oversubscription)
     findings.extend(buffers.check_total_buffer(asic, sw.name, buf))
@@ -172,19 +211,14 @@ def _derive_switch(inv: Inventory, topo: Topology, catalog: Catalog, sw: Switch,
             dyn_th = profile_th.get(headrooms[f.name].profile)
             trigger = buffers.pg_shared_limit_bytes(
                 pool.size_bytes, asic.lossless_dynamic_th if dyn_th is None else dyn_th, f.fan_in)
-            nic = _fabric_nic(inv, catalog, f.speed_gbps)
-            params = dcqcn.derive_dcqcn(nic, f.speed_gbps, policy.dcqcn, prios, policy.cnp_dscp,
-                                        policy.cnp_priority).params
+            nic = memo.fabric_nic(f.speed_gbps)
+            params = memo.get(("dq", nic.id, f.speed_gbps), lambda: dcqcn.derive_dcqcn(
+                nic, f.speed_gbps, policy.dcqcn, prios, policy.cnp_dscp, policy.cnp_priority)).params
             pins = resolve_overrides(policy, role=sw.role.value, device=sw.name, port=f.name, params=ECN_PARAMS)
-            prof = ecn.derive_ecn(f.speed_gbps, rtt_us, f.fan_in, trigger, params, asic.ecn_separate_thresholds,
-                                  profile=policy.ecn_profile.value, overrides=pins or None)
-            prof = prof.model_copy(update={
-                "queue_buffer_bytes": queue_buffer,
-                "rationale": {**prof.rationale, "queue_buffer_bytes": Rationale(
-                    formula="egress lossless pool x alpha/(1 + alpha), alpha = 2^dynamic_th (one congested queue)",
-                    inputs={"egress_pool_bytes": egress.size_bytes, "queue_buffer_bytes": queue_buffer},
-                    source="SAI saibuffer.h SHARED_DYNAMIC_TH; DOMAIN.md §6",
-                    note="denominator for platforms that take ECN thresholds as a percent of the queue buffer")}})
+            prof = memo.get(("ecn", f.speed_gbps, rtt_us, f.fan_in, trigger, nic.id, asic.ecn_separate_thresholds,
+                             queue_buffer, tuple(sorted(pins.items()))), lambda: _ecn_profile(
+                f.speed_gbps, rtt_us, f.fan_in, trigger, params, asic.ecn_separate_thresholds,
+                policy.ecn_profile.value, pins, queue_buffer, egress.size_bytes))
             if pins:  # a pinned profile is per port; short name (SONiC WRED names are <= 32 chars)
                 pinned_count += 1
                 prof = prof.model_copy(update={"name": f"{prof.name}_PIN{pinned_count}"})
@@ -192,21 +226,25 @@ def _derive_switch(inv: Inventory, topo: Topology, catalog: Catalog, sw: Switch,
                 ecn_profiles[prof.name] = prof
                 findings.extend(ecn.check_ecn(prof, sw.name, f.name))
             profile_name = prof.name
-        rationale["fan_in"] = Rationale(
+        rationale["fan_in"] = memo.get(("why-fan-in", f.direction, f.fan_in), lambda: Rationale(
             formula="down-facing egress: cabled ports - 1; up-facing egress: down-facing ports (up-down routing)",
-            inputs={"direction": f.direction, "fan_in": f.fan_in}, source="DOMAIN.md §2 (N-to-1 incast), §5 (up-down)")
-        rationale["cable_m"] = Rationale(
+            inputs={"direction": f.direction, "fan_in": f.fan_in},
+            source="DOMAIN.md §2 (N-to-1 incast), §5 (up-down)"))
+        rationale["cable_m"] = memo.get(("why-cable", f.cable_m, f.cable_defaulted), lambda: Rationale(
             formula="inventory link/NIC cable_length" if not f.cable_defaulted else "defaults.cable_length",
             inputs={"cable_m": f.cable_m}, source="inventory",
-            note="no cable length given: default used (lint warning)" if f.cable_defaulted else "")
-        ports.append(PortPlan(
+            note="no cable length given: default used (lint warning)" if f.cable_defaulted else ""))
+        # model_construct: every field is already typed by the tuner; validating ~100k ports again
+        # would dominate the plan time on large fabrics (PortPlan's schema is still what is published)
+        ports.append(PortPlan.model_construct(
             name=f.name, speed_gbps=f.speed_gbps, lanes=f.lanes, mtu=f.mtu, cable_m=f.cable_m, admin_up=f.admin_up,
             peer=f.peer, peer_kind=f.peer_kind, direction=f.direction, lossless=f.lossless,
             pfc_priorities=prios if f.lossless else [], headroom=headrooms.get(f.name), ecn_profile=profile_name,
             fan_in=f.fan_in, rationale=rationale))
     wd_pins = resolve_overrides(policy, role=sw.role.value, device=sw.name, params=WATCHDOG_PARAMS)
-    wd = watchdog.derive_watchdog(sum(1 for p in ports if p.lossless), policy.pfc_watchdog, policy.watchdog_action,
-                                  sw.platform.value, overrides=wd_pins or None)
+    n_pfc = sum(1 for p in ports if p.lossless)
+    wd = memo.get(("wd", n_pfc, sw.platform.value, tuple(sorted(wd_pins.items()))), lambda: watchdog.derive_watchdog(
+        n_pfc, policy.pfc_watchdog, policy.watchdog_action, sw.platform.value, overrides=wd_pins or None))
     return SwitchPlan(
         name=sw.name, platform=sw.platform.value, role=sw.role.value, model=sw.model, asic=asic.id,
         os_version=sw.os_version, mgmt_host=sw.mgmt.host if sw.mgmt else None,
@@ -215,34 +253,37 @@ def _derive_switch(inv: Inventory, topo: Topology, catalog: Catalog, sw: Switch,
         watchdog=wd)
 
 
-def _derive_host(inv: Inventory, catalog: Catalog, cls: Classification, tiers: int, host) -> HostPlan:  # type: ignore[no-untyped-def]
+def _derive_host(inv: Inventory, catalog: Catalog, cls: Classification, tiers: int, host,  # type: ignore[no-untyped-def]
+                 memo: _Memo) -> HostPlan:
     policy = inv.policy
     prios = sorted(policy.lossless_priorities)
     pins = resolve_overrides(policy, role="host", device=host.name, params=DCQCN_PARAMS)
+    pfc_vector = [1 if p in prios else 0 for p in range(8)]
     nics = []
     for nic in host.nics:
         spec = catalog.nic(nic.model)
         cable = nic.cable_length if nic.cable_length is not None else inv.defaults.cable_length
         mtu = nic.mtu or host.mtu or policy.host_mtu
-        dq = dcqcn.derive_dcqcn(spec, nic.speed, policy.dcqcn, prios, policy.cnp_dscp, policy.cnp_priority,
-                                overrides={k: int(v) for k, v in pins.items()} or None)
-        xoff = headroom.nic_xoff_bytes(nic.speed, cable, mtu)
-        nics.append(NicPlan(
+        dq = memo.get(("dqh", spec.id, nic.speed, tuple(sorted(pins.items()))), lambda: dcqcn.derive_dcqcn(
+            spec, nic.speed, policy.dcqcn, prios, policy.cnp_dscp, policy.cnp_priority,
+            overrides={k: int(v) for k, v in pins.items()} or None))
+        xoff = memo.get(("nic-xoff", nic.speed, cable, mtu), lambda: headroom.nic_xoff_bytes(nic.speed, cable, mtu))
+        why = memo.get(("why-nic", nic.speed, cable, mtu), lambda: {
+            "nic_xoff_bytes": Rationale(
+                formula="(301 + 2.16*cable_m)*speed_gbps + 2.72*mtu (kernel integer form, speed >= 40G)",
+                inputs={"speed_gbps": nic.speed, "cable_m": cable, "mtu_bytes": mtu},
+                source="torvalds/linux drivers/net/ethernet/mellanox/mlx5/core/en/port_buffer.c",
+                note="the NIC derives this itself from mlnx_qos --cable_len; shown for review"),
+            "mtu": Rationale(formula="nic.mtu or host.mtu or policy.host_mtu", inputs={"mtu_bytes": mtu},
+                             source="inventory", note=f"RoCE MTU {policy.roce_mtu} needs netdev MTU >= 4200"),
+        })
+        # model_construct: fields are typed by construction (see PortPlan in _derive_switch)
+        nics.append(NicPlan.model_construct(
             model=nic.model, netdev=nic.netdev, rdma_device=nic.rdma_device, rdma_port=nic.rdma_port,
             pci_address=nic.pci_address, speed_gbps=nic.speed, rail=nic.rail, switch_port=nic.switch_port,
-            trust=cls.trust, pfc_vector=[1 if p in prios else 0 for p in range(8)],
-            dscp_to_priority=cls.dscp_to_priority, cable_m=cable, mtu=mtu, roce_mtu=policy.roce_mtu,
-            roce_tos=cls.roce_tos, cnp_dscp=cls.cnp_dscp, cnp_priority=cls.cnp_priority, nic_xoff_bytes=xoff,
-            dcqcn=dq,
-            rationale={
-                "nic_xoff_bytes": Rationale(
-                    formula="(301 + 2.16*cable_m)*speed_gbps + 2.72*mtu (kernel integer form, speed >= 40G)",
-                    inputs={"speed_gbps": nic.speed, "cable_m": cable, "mtu_bytes": mtu},
-                    source="torvalds/linux drivers/net/ethernet/mellanox/mlx5/core/en/port_buffer.c",
-                    note="the NIC derives this itself from mlnx_qos --cable_len; shown for review"),
-                "mtu": Rationale(formula="nic.mtu or host.mtu or policy.host_mtu", inputs={"mtu_bytes": mtu},
-                                 source="inventory", note=f"RoCE MTU {policy.roce_mtu} needs netdev MTU >= 4200"),
-            }))
+            trust=cls.trust, pfc_vector=pfc_vector, dscp_to_priority=cls.dscp_to_priority, cable_m=cable, mtu=mtu,
+            roce_mtu=policy.roce_mtu, roce_tos=cls.roce_tos, cnp_dscp=cls.cnp_dscp, cnp_priority=cls.cnp_priority,
+            nic_xoff_bytes=xoff, dcqcn=dq, rationale=why))
     env, why = nccl.derive_nccl_env(host, cls, inv.site, tiers)
     return HostPlan(name=host.name, mgmt_host=host.mgmt.host if host.mgmt else None,
                     mgmt_port=host.mgmt.port if host.mgmt else None, credentials=host.credentials.model_dump(),
@@ -270,9 +311,10 @@ def build_plan(inv: Inventory, catalog: Catalog | None = None, *, inventory_file
     cls = classification.derive_classification(inv.policy)
     findings: list[Finding] = list(lint_findings or [])
     rtt_us, rtt_why = _base_rtt(inv, topo, catalog)
-    switches = [_derive_switch(inv, topo, catalog, sw, rtt_us, findings) for sw in inv.switches]
+    memo = _Memo(inv, catalog)
+    switches = [_derive_switch(inv, topo, catalog, sw, rtt_us, findings, memo) for sw in inv.switches]
     tiers = topo.tiers()
-    hosts = [_derive_host(inv, catalog, cls, tiers, h) for h in inv.hosts]
+    hosts = [_derive_host(inv, catalog, cls, tiers, h, memo) for h in inv.hosts]
     lossless_ports = {(s.name, p.name) for s in switches for p in s.ports if p.lossless}
     dl = deadlock.analyze_deadlock(topo, sorted(inv.policy.lossless_priorities), lossless_ports)
     findings.extend(dl.flagged)
