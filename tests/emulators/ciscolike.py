@@ -22,8 +22,10 @@ class CiscoLikeDevice(EmulatedDevice):
 
     def __init__(self, spec, workdir):  # type: ignore[no-untyped-def]
         super().__init__(spec, workdir)
-        text = spec.initial_config if spec.initial_config is not None else self.factory_config
-        self.running = parse_config(text.format(name=spec.name, user=spec.username), self.dialect)
+        text = spec.initial_config
+        if text is None:
+            text = self.factory_config.format(name=spec.name, user=spec.username)
+        self.running = parse_config(text, self.dialect)
         if self.running.find(f"hostname {spec.name}") is None and not any(
             c.text.startswith("hostname ") for c in self.running.children
         ):

@@ -93,9 +93,11 @@ class CumulusDevice(LinuxDevice):
     def __init__(self, spec, workdir):  # type: ignore[no-untyped-def]
         super().__init__(spec, workdir)
         self.sudo_nopasswd = bool(spec.options.get("sudo_nopasswd", False))
-        text = spec.initial_config if spec.initial_config is not None else FACTORY
+        text = spec.initial_config
+        if text is None:
+            text = FACTORY.format(name=spec.name, user=spec.username)
         lines: list[str] = []
-        for raw in text.format(name=spec.name, user=spec.username).splitlines():
+        for raw in text.splitlines():
             raw = " ".join(raw.split())
             if raw.startswith("nv set "):
                 apply_set(lines, raw[7:], SINGLE_VALUE)

@@ -71,8 +71,9 @@ class JunosDevice(EmulatedDevice):
 
     def __init__(self, spec, workdir):  # type: ignore[no-untyped-def]
         super().__init__(spec, workdir)
-        text = spec.initial_config if spec.initial_config is not None else FACTORY
-        text = text.format(name=spec.name, user=spec.username)
+        text = spec.initial_config
+        if text is None:
+            text = FACTORY.format(name=spec.name, user=spec.username)
         lines: list[str] = []
         self.single_value = SINGLE_VALUE + tuple(re.compile(p) for p in spec.options.get("single_value", ()))
         for raw in text.splitlines():
