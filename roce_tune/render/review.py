@@ -107,8 +107,8 @@ def render_review(plan: Plan) -> str:
         lines += _table(["parameter", "value", "firmware default"],
                         [[k, v, example.firmware_defaults.get(k, "-")] for k, v in params])
         lines.append("")
-    lines += ["## Values that differ from defaults or are pinned by user", ""]
-    lines += _pinned(plan) or ["None pinned."]
+    lines += ["## Values that differ from defaults, and values pinned by user", ""]
+    lines += _non_default(plan) or ["None."]
     lines += ["", "## Findings", ""]
     if plan.findings:
         lines += _table(["severity", "rule", "where", "message", "fix"],
@@ -127,24 +127,44 @@ def render_review(plan: Plan) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _pinned(plan: Plan) -> list[str]:
-    out = []
+def _non_default(plan: Plan) -> list[str]:
+    """Pinned values, DCQCN parameters that differ from firmware defaults, every ECN threshold (all
+    differ from the vendor profiles; the rationale says why) and non-default watchdog timers — each
+    once per distinct value, with its rationale."""
+    out: list[str] = []
+    seen: set[tuple[object, ...]] = set()
+
+    def add(key: tuple[object, ...], text: str) -> None:
+        if key not in seen:
+            seen.add(key)
+            out.append(text)
+
     for sw in plan.switches:
         for p in sw.ports:
             if p.headroom:
                 for k, r in sorted(p.headroom.rationale.items()):
                     if r.pinned_by_user:
-                        out.append(f"- `{sw.name}:{p.name}` {k} = {getattr(p.headroom, k)}: {_fmt_rationale(r)}")
+                        add(("hr", sw.name, p.name, k), f"- `{sw.name}:{p.name}` {k} = {getattr(p.headroom, k)}: "
+                            f"{_fmt_rationale(r)}")
         for e in sw.ecn_profiles:
-            for k, r in sorted(e.rationale.items()):
-                if r.pinned_by_user:
-                    out.append(f"- `{sw.name}` ECN {e.name} {k} = {getattr(e, k)}: {_fmt_rationale(r)}")
-        for k, r in sorted(sw.watchdog.rationale.items()):
-            if r.pinned_by_user:
-                out.append(f"- `{sw.name}` watchdog {k} = {getattr(sw.watchdog, k)}: {_fmt_rationale(r)}")
+            for k in ("kmin_bytes", "kmax_bytes", "pmax_percent"):
+                r = e.rationale.get(k)
+                if r is not None:
+                    add(("ecn", e.name, k), f"- ECN `{e.name}` {k} = {getattr(e, k)}"
+                        f"{' (pinned by user)' if r.pinned_by_user else ''}: {_fmt_rationale(r)}")
+        w = sw.watchdog
+        for k in ("detection_ms", "restoration_ms", "poll_ms", "action"):
+            r = w.rationale.get(k)
+            if r is not None and (r.pinned_by_user or (k != "action" and getattr(w, k) != 200)):
+                add(("wd", sw.platform, k, getattr(w, k)), f"- watchdog ({sw.platform}, e.g. `{sw.name}`) {k} = "
+                    f"{getattr(w, k)}: {_fmt_rationale(r)}")
     for h in plan.hosts:
-        for n in h.nics[:1]:
-            for k, r in sorted(n.dcqcn.rationale.items()):
-                if r.pinned_by_user:
-                    out.append(f"- `{h.name}` DCQCN {k} = {n.dcqcn.params.get(k)}: {_fmt_rationale(r)}")
+        for n in h.nics:
+            for k, v in sorted(n.dcqcn.params.items()):
+                r = n.dcqcn.rationale.get(k)
+                if r is not None and (r.pinned_by_user or v != n.dcqcn.firmware_defaults.get(k, v)):
+                    add(("dq", n.model, n.speed_gbps, k, v, r.pinned_by_user and h.name),
+                        f"- DCQCN {n.model} @ {n.speed_gbps}G {k} = {v} (firmware default "
+                        f"{n.dcqcn.firmware_defaults.get(k, '-')}){' pinned by user on ' + h.name if r.pinned_by_user else ''}"
+                        f": {_fmt_rationale(r)}")
     return out

@@ -123,6 +123,7 @@ class _Memo:
                 counts.setdefault(n.speed, Counter())[n.model] += 1
         self._nic_by_speed = {s: min(c, key=lambda m: (-c[m], m)) for s, c in counts.items()}
         self._cache: dict[tuple[object, ...], object] = {}
+        self._ecn_names: dict[str, list[tuple[object, ...]]] = {}
 
     def get(self, key: tuple[object, ...], make):  # type: ignore[no-untyped-def]
         """Return the cached value for ``key``, computing it with ``make()`` once."""
@@ -131,6 +132,17 @@ class _Memo:
         except KeyError:
             value = self._cache[key] = make()
             return value
+
+    def unique_ecn(self, prof):  # type: ignore[no-untyped-def]
+        """Give profiles with equal names but different thresholds distinct names plan-wide
+        (``…_V2``), so a profile name means one set of numbers on every switch."""
+        values = (prof.kmin_bytes, prof.kmax_bytes, prof.pmax_percent, prof.drop_min_bytes, prof.drop_max_bytes,
+                  prof.drop_probability_percent)
+        seen = self._ecn_names.setdefault(prof.name, [])
+        if values not in seen:
+            seen.append(values)
+        idx = seen.index(values)
+        return prof if idx == 0 else prof.model_copy(update={"name": f"{prof.name}_V{idx + 1}"})
 
     def fabric_nic(self, speed_gbps: int) -> NicSpec:
         """The NIC model most hosts use at ``speed_gbps`` (its DCQCN parameters feed the ECN fluid check)."""
@@ -219,6 +231,7 @@ def _derive_switch(inv: Inventory, topo: Topology, catalog: Catalog, sw: Switch,
                              queue_buffer, tuple(sorted(pins.items()))), lambda: _ecn_profile(
                 f.speed_gbps, rtt_us, f.fan_in, trigger, params, asic.ecn_separate_thresholds,
                 policy.ecn_profile.value, pins, queue_buffer, egress.size_bytes))
+            prof = memo.unique_ecn(prof)
             if pins:  # a pinned profile is per port; short name (SONiC WRED names are <= 32 chars)
                 pinned_count += 1
                 prof = prof.model_copy(update={"name": f"{prof.name}_PIN{pinned_count}"})
