@@ -200,8 +200,8 @@ def apply_line(root: Node, ctx: Context, raw: str, dialect: Dialect) -> None:
     else:
         while ctx.stack:
             mode = ctx.mode()
-            rule = next((r for r in dialect.modes if r.mode == mode), None)
-            if rule is None or rule.leaf_patterns is None or any(p.match(line) for p in rule.leaf_patterns):
+            leaf_rule = next((r for r in dialect.modes if r.mode == mode), None)
+            if leaf_rule is None or leaf_rule.leaf_patterns is None or any(p.match(line) for p in leaf_rule.leaf_patterns):
                 break
             ctx.stack.pop()
     parent = ctx.node(root)

@@ -128,17 +128,17 @@ def compare(old: list[str], new: list[str]) -> str:
             exist = 0
             while exist < len(toks) and node_at(other, toks[: exist + 1]) is not None:
                 exist += 1
-            head = min(exist, leaf_start(own[slot], toks))
-            groups.setdefault(tuple(toks[:head]), ([], []))[slot].append(line)
+            cut = min(exist, leaf_start(own[slot], toks))
+            groups.setdefault(tuple(toks[:cut]), ([], []))[slot].append(line)
     out: list[str] = []
-    for head in sorted(groups, key=lambda h: _order(union, h)):
-        rem, add = groups[head]
-        out.append("[edit" + "".join(" " + t for t in head) + "]")
+    for path in sorted(groups, key=lambda h: _order(union, h)):
+        rem, add = groups[path]
+        out.append("[edit" + "".join(" " + t for t in path) + "]")
         for mark, lines, slot in (("-", rem, 0), ("+", add, 1)):
             if lines:
-                sub = node_at(build(lines), list(head))
+                sub = node_at(build(lines), list(path))
                 assert sub is not None
-                out.extend(render(sub, head, own[slot], 4, mark))
+                out.extend(render(sub, path, own[slot], 4, mark))
     return "\n".join(out) + "\n"
 
 

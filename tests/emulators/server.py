@@ -335,7 +335,7 @@ async def _start_one(fleet: EmulatorFleet, spec: EmulatorSpec, key: asyncssh.SSH
 
     sftp_factory = None
     if device.file_transfer:
-        root = str(device.sandbox)
+        root = str(device.sandbox).encode()
 
         def sftp_factory(chan: asyncssh.SSHServerChannel) -> asyncssh.SFTPServer:
             return asyncssh.SFTPServer(chan, chroot=root)
