@@ -157,7 +157,7 @@ def _line_token(raw: str) -> tuple[Any, ...]:
         base = m.end(1)
         dashed = m.group(2) is not None
         return (base, (0,) if dashed else (), m.group(3), m.start(3) - base, 1, resolve_plain(m.group(4)),
-                m.start(4) - base, raw[base:], not dashed, m.start(4) + 1)
+                m.start(4) - base, raw[base:], 2 if dashed else 1, m.start(4) + 1)
     s = raw.lstrip(" ")
     if not s or s[0] == "#":
         return _SKIP
@@ -168,7 +168,8 @@ def _line_token(raw: str) -> tuple[Any, ...]:
             raise Bail  # directives, '...', or content after '---'
         return _MARKER
     dashes, key, key_off, vkind, value, voff = _tokenize(s)
-    return (base, dashes, key, key_off, vkind, value, voff, s, vkind == 1 and not dashes, base + voff + 1)
+    simple = 0 if vkind != 1 or key is None else 1 if not dashes else 2 if len(dashes) == 1 else 0
+    return (base, dashes, key, key_off, vkind, value, voff, s, simple, base + voff + 1)
 
 
 def _parse(text: str) -> ParseResult:
@@ -196,10 +197,26 @@ def _parse(text: str) -> ParseResult:
                 raise Bail  # a second document
             continue
         base, dashes, key, key_off, vkind, value, voff, s, simple, vcol1 = tok
-        if simple and base == top_col and not top_is_seq and key not in top_pos:
+        if simple == 1 and base == top_col and not top_is_seq and key not in top_pos:
             top_data[key] = value  # the common line, "key: scalar", continuing the current mapping
             top_pos[key] = (lineno, base + 1, lineno, vcol1, None)
             continue
+        if simple == 2 and pending is None and started:
+            # "- key: scalar", the first line of the next mapping in a sequence of mappings
+            while top.col > base:
+                stack.pop()
+                top = stack[-1]
+            if top.col == base and top.is_seq:
+                kcol1 = base + key_off + 1
+                new_map = {key: value}
+                new_pos = {key: (lineno, kcol1, lineno, vcol1, None)}
+                path = join_index(top.path, len(top.data))
+                top.data.append(new_map)
+                top.pos.append((lineno, kcol1, new_pos))
+                top = _Frame(kcol1 - 1, new_map, new_pos, False, path)
+                stack.append(top)
+                top_col, top_is_seq, top_pos, top_data = top.col, False, new_pos, new_map
+                continue
         if not started:
             if dashes or key is None or base != 0:
                 raise Bail
