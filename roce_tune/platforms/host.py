@@ -40,6 +40,9 @@ from roce_tune.plan import HostPlan, NicPlan, Plan
 from roce_tune.platforms.base import PlatformSpec
 from roce_tune.render.engine import render_template
 
+#: sections that only read or comment; all others write and are skipped by ``--check`` (apply --dry-run)
+READ_ONLY_SECTIONS = ("alternatives", "readback")
+
 SPEC = PlatformSpec(
     name="host",
     extension="sh",
@@ -214,6 +217,7 @@ def build_context(plan: Plan, host: HostPlan) -> dict[str, object]:
     return {
         "c": SPEC.comment_prefix,
         "sections": SPEC.sections,
+        "read_only_sections": READ_ONLY_SECTIONS,
         "host": {"name": _check(DEVICE_NAME_RE, host.name, "host name")},
         "plan": {k: comment_safe(v) for k, v in (("site", plan.site), ("generator", plan.generator),
                                                  ("schema", plan.schema_version), ("inventory_file", plan.inventory_file),

@@ -5,7 +5,11 @@
 # Runtime settings (mlnx_qos, cma_roce_*, sysfs) are lost at reboot: run this from a systemd oneshot.
 # Ends by reading back every value it set and exits 1 listing each mismatch.
 # ROCE_TUNE_SYSROOT (tests) is prepended to every /sys path.
+# Usage: bash SCRIPT [--check]   (--check: change nothing, only read back and list mismatches)
 set -euo pipefail
+
+RT_CHECK=0
+if [[ "${1:-}" == "--check" ]]; then RT_CHECK=1; fi
 
 RT_HOST=gpu01
 SYSROOT="${ROCE_TUNE_SYSROOT:-}"
@@ -60,6 +64,7 @@ rt_link_mtu() { ip -o link show dev "$1" | awk '{ for (i = 1; i < NF; i++) if ($
 rt_tclass() { local v; v="$(rt_read "$1")"; printf '%s' "${v#Global tclass=}"; }
 
 # ===== qos =====
+if (( RT_CHECK == 0 )); then
 # ens1f0np0 (mlx5_0 port 1, connectx-6-dx, 100G, switch leaf1:Ethernet0)
 mlnx_qos -i ens1f0np0 --trust dscp >/dev/null
 # --pfc and --cable_len in one call: mlnx_qos sends both in one PFC update and zeroes the one left out.
@@ -108,8 +113,10 @@ mlnx_qos -i ens8f0np0 --trust dscp >/dev/null
 # Cable 3.0 m; the driver derives the receive-buffer xoff from it (plan xoff 55180 B).
 mlnx_qos -i ens8f0np0 --pfc 0,0,0,1,0,0,0,0 --cable_len 3 >/dev/null
 # DSCP [26, 48] -> priority already the default (dscp >> 3) or PCP trust: no --dscp2prio
+fi
 
 # ===== mtu =====
+if (( RT_CHECK == 0 )); then
 # ens1f0np0: netdev MTU 9000 (RoCE MTU 4096)
 ip link set dev ens1f0np0 mtu 9000
 # ens2f0np0: netdev MTU 9000 (RoCE MTU 4096)
@@ -126,8 +133,10 @@ ip link set dev ens6f0np0 mtu 9000
 ip link set dev ens7f0np0 mtu 9000
 # ens8f0np0: netdev MTU 9000 (RoCE MTU 4096)
 ip link set dev ens8f0np0 mtu 9000
+fi
 
 # ===== tos =====
+if (( RT_CHECK == 0 )); then
 # mlx5_0 port 1: TOS 106 = DSCP 26 << 2 | ECT(0); RDMA-CM uses RoCE v2
 cma_roce_tos -d mlx5_0 -p 1 -t 106 >/dev/null
 rt_write "${SYSROOT}"/sys/class/infiniband/mlx5_0/tc/1/traffic_class 106
@@ -160,8 +169,10 @@ cma_roce_mode -d mlx5_6 -p 1 -m 2 >/dev/null
 cma_roce_tos -d mlx5_7 -p 1 -t 106 >/dev/null
 rt_write "${SYSROOT}"/sys/class/infiniband/mlx5_7/tc/1/traffic_class 106
 cma_roce_mode -d mlx5_7 -p 1 -m 2 >/dev/null
+fi
 
 # ===== dcqcn =====
+if (( RT_CHECK == 0 )); then
 # ens1f0np0: DCQCN on priorities [3] (notification and reaction point)
 rt_write "${SYSROOT}"/sys/class/net/ens1f0np0/ecn/roce_np/enable/3 1
 rt_write "${SYSROOT}"/sys/class/net/ens1f0np0/ecn/roce_rp/enable/3 1
@@ -338,6 +349,7 @@ rt_write "${SYSROOT}"/sys/class/net/ens8f0np0/ecn/roce_rp/rpg_threshold 1
 rt_write "${SYSROOT}"/sys/class/net/ens8f0np0/ecn/roce_rp/rpg_time_reset 300
 rt_write "${SYSROOT}"/sys/class/net/ens8f0np0/ecn/roce_np/cnp_dscp 48
 rt_write "${SYSROOT}"/sys/class/net/ens8f0np0/ecn/roce_np/cnp_802p_prio 6
+fi
 
 # ===== alternatives =====
 # Alternatives to the ECN sysfs above (not run by this script):
@@ -749,7 +761,11 @@ rt_expect ens8f0np0 ecn/roce_np/cnp_802p_prio 6 "$(rt_read "${SYSROOT}"/sys/clas
 
 if (( ${#MISMATCHES[@]} > 0 )); then
     printf 'roce-tune: %s: %d value(s) did not read back as set:\n' "$RT_HOST" "${#MISMATCHES[@]}" >&2
-    printf '  %s\n' "${MISMATCHES[@]}" >&2
+    printf '  MISMATCH %s\n' "${MISMATCHES[@]}" >&2
     exit 1
 fi
-printf 'roce-tune: %s: all values set and read back\n' "$RT_HOST"
+if (( RT_CHECK == 1 )); then
+    printf 'roce-tune: %s: every value already as planned\n' "$RT_HOST"
+else
+    printf 'roce-tune: %s: all values set and read back\n' "$RT_HOST"
+fi
