@@ -312,6 +312,38 @@ def nccl_report(
     raise typer.Exit(code)
 
 
+@app.command("ansible-inventory")
+def ansible_inventory(
+    inventory: Path = typer.Argument(..., exists=True, dir_okay=False, help="Inventory YAML."),
+    out_dir: Optional[str] = typer.Option(None, "--out", help="Where `roce-tune plan` wrote the configs "
+                                          "(default out/<inventory name>, as plan)."),
+    fmt: str = typer.Option("yaml", "--format", help="yaml or json."),
+    junos_connection: str = typer.Option("network_cli", "--junos-connection",
+                                         help="network_cli (cli_command + commit confirmed) or netconf "
+                                              "(junos_config)."),
+    output: Optional[Path] = typer.Option(None, "--output", "-o", help="Write here instead of stdout."),
+) -> None:
+    """Print an Ansible inventory (groups per platform and role, connection vars, rendered config paths)."""
+    from roce_tune.ansible_inventory import build_ansible_inventory, default_out_dir, dump_ansible_inventory
+
+    if fmt not in ("yaml", "json"):
+        err.print(f"error: --format must be yaml or json, not {fmt!r}")
+        raise typer.Exit(2)
+    loaded = _load(inventory)
+    try:
+        data = build_ansible_inventory(loaded.inventory, str(inventory), out_dir or default_out_dir(inventory),
+                                       junos_connection=junos_connection)
+    except ValueError as exc:
+        err.print(f"error: {exc}")
+        raise typer.Exit(2) from None
+    text = dump_ansible_inventory(data, fmt)
+    if output is None:
+        sys.stdout.write(text)
+    else:
+        output.write_text(text, encoding="utf-8")
+        err.print(f"wrote {output}")
+
+
 def main() -> None:
     """Console-script entry point."""
     app()

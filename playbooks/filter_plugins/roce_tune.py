@@ -1,0 +1,40 @@
+"""Ansible filters that reuse roce-tune's own diff engine on the controller (no second diff logic).
+
+``running | roce_tune_change(platform, desired)`` returns ``{"commands": [...], "patch": [...],
+"diff": [...], "disruptive": [...]}`` exactly as ``roce-tune apply`` computes it
+(:func:`roce_tune.deploy.drivers.compute_change`): Junos ``set``/``delete`` lines, NVUE ``nv set``/``nv
+unset`` lines, or a SONiC RFC 6902 patch restricted to what roce-tune renders. Needs ``roce-tune``
+importable by the Python that runs ansible-playbook (it is: the controller ran ``roce-tune plan``).
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+
+def _managed_ports(desired: str) -> set[str]:
+    """SONiC: ports named by the desired CONFIG_DB (PORT keys and the ``Ethernet0|3`` key prefixes)."""
+    db = json.loads(desired)
+    ports = set(db.get("PORT", {}))
+    for rows in db.values():
+        if isinstance(rows, dict):
+            ports.update(k.split("|", 1)[0] for k in rows if "|" in k)
+    return ports
+
+
+def roce_tune_change(running: str, platform: str, desired: str) -> dict[str, Any]:
+    """The change that takes ``running`` (device output) to include ``desired`` (rendered file text)."""
+    from roce_tune.deploy.drivers import compute_change
+
+    ports = _managed_ports(desired) if platform == "sonic" else set()
+    change = compute_change(platform, running, desired, ports)
+    return {"commands": list(change.commands), "patch": list(change.patch), "diff": list(change.diff),
+            "disruptive": list(change.disruptive)}
+
+
+class FilterModule:
+    """Ansible filter plugin entry point."""
+
+    def filters(self) -> dict[str, Any]:
+        return {"roce_tune_change": roce_tune_change}

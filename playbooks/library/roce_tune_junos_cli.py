@@ -1,0 +1,148 @@
+#!/usr/bin/python
+"""Ansible module: Junos private-candidate load + commit confirmed over network_cli (one CLI session).
+
+Why a module: ``junipernetworks.junos.junos_config`` needs NETCONF (it calls the load-configuration and
+lock RPCs, which the Junos cliconf plugin lacks), and ``cli_command`` cannot hold a private candidate
+across tasks (network_cli returns the CLI to operational mode before every task). This module sends
+the whole sequence inside one task, through the same persistent network_cli connection
+(``Connection(socket).get``), so it works wherever ``ansible_network_os=junipernetworks.junos.junos``
+does (VENDORS.md §5c):
+
+* ``state: loaded``    configure private; load set terminal (lines, ^D); show | compare; commit check;
+  then ``commit confirmed N comment "…"`` (or, in check mode, discard). Returns the compare as the diff.
+* ``state: confirmed`` configure private; commit and-quit (confirms a pending commit confirmed).
+* ``state: rolled_back`` configure private; rollback 1; commit and-quit (undo the last commit now).
+"""
+
+from __future__ import annotations
+
+DOCUMENTATION = r"""
+module: roce_tune_junos_cli
+short_description: Load set lines into a Junos private candidate and commit confirmed (network_cli)
+description:
+  - Sends configure private, load set terminal, show | compare, commit check and commit confirmed N
+    in one network_cli session. Check mode discards the candidate after the compare.
+options:
+  lines:
+    description: set/delete lines to load (state loaded).
+    type: list
+    elements: str
+    default: []
+  state:
+    description: loaded, confirmed or rolled_back.
+    type: str
+    choices: [loaded, confirmed, rolled_back]
+    default: loaded
+  confirm_minutes:
+    description: commit confirmed timeout in minutes; 0 commits without confirmation.
+    type: int
+    default: 5
+  comment:
+    description: commit comment.
+    type: str
+    default: roce-tune
+author: roce-tune
+"""
+
+EXAMPLES = r"""
+- name: Load and commit confirmed
+  roce_tune_junos_cli:
+    lines: ["set class-of-service forwarding-classes class RT_Q3 queue-num 3"]
+    confirm_minutes: 5
+"""
+
+RETURN = r"""
+compare:
+  description: the show | compare output of the candidate.
+  returned: state loaded
+  type: str
+pending_confirm:
+  description: a commit confirmed is waiting for confirmation.
+  returned: always
+  type: bool
+"""
+
+import re
+
+from ansible.module_utils.basic import AnsibleModule
+from ansible.module_utils.connection import Connection, ConnectionError
+
+EXIT_PROMPT = r"Exit with uncommitted changes"
+LOAD_PROMPT = r"Type \^D at a new line to end input"
+
+
+def _quote(text):
+    return '"' + re.sub(r'["\\\r\n]', " ", text) + '"'
+
+
+def _discard(conn):
+    for cmd in ("rollback 0", "exit configuration-mode"):
+        try:
+            conn.get(command=cmd, prompt=EXIT_PROMPT, answer="yes") if "exit" in cmd else conn.get(command=cmd)
+        except ConnectionError:
+            pass
+
+
+def _load(module, conn):
+    p = module.params
+    result = {"changed": False, "pending_confirm": False, "compare": ""}
+    if not p["lines"]:
+        return result
+    conn.get(command="configure private")
+    answer = "\r".join(list(p["lines"]) + [""]) + "\x04"
+    out = conn.get(command="load set terminal", prompt=LOAD_PROMPT, answer=answer, newline=False)
+    if re.search(r"\(\d+ errors?\)|syntax error|unknown command", out or ""):
+        raise ConnectionError("load set terminal reported errors:\n" + out)
+    compare = (conn.get(command="show | compare") or "").strip()
+    lines = [ln for ln in compare.splitlines() if ln.strip() and ln.strip() != "[edit]"]
+    result["compare"] = compare
+    if not lines:
+        _discard(conn)
+        return result
+    conn.get(command="commit check")
+    result["changed"] = True
+    if module._diff:
+        result["diff"] = {"prepared": compare}
+    if module.check_mode:
+        _discard(conn)
+        return result
+    cmd = "commit"
+    if p["confirm_minutes"] > 0:
+        cmd += " confirmed %d" % p["confirm_minutes"]
+        result["pending_confirm"] = True
+    cmd += " comment " + _quote(p["comment"])
+    result["commit_output"] = conn.get(command=cmd)
+    conn.get(command="exit configuration-mode", prompt=EXIT_PROMPT, answer="yes")
+    return result
+
+
+def main():
+    module = AnsibleModule(
+        argument_spec=dict(
+            lines=dict(type="list", elements="str", default=[]),
+            state=dict(type="str", choices=["loaded", "confirmed", "rolled_back"], default="loaded"),
+            confirm_minutes=dict(type="int", default=5),
+            comment=dict(type="str", default="roce-tune"),
+        ),
+        supports_check_mode=True,
+    )
+    conn = Connection(module._socket_path)
+    state = module.params["state"]
+    try:
+        if state == "loaded":
+            result = _load(module, conn)
+        else:
+            result = {"changed": not module.check_mode, "pending_confirm": False}
+            if not module.check_mode:
+                conn.get(command="configure private")
+                if state == "rolled_back":
+                    conn.get(command="rollback 1")
+                conn.get(command="commit comment %s and-quit" % _quote(module.params["comment"] + " " + state))
+    except ConnectionError as exc:
+        _discard(conn)
+        module.fail_json(msg="Junos %s failed (candidate discarded): %s" % (state, exc))
+    module.exit_json(**result)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,183 @@
+"""Ansible inventory from a roce-tune inventory, so the playbooks need no second source of truth.
+
+``roce-tune ansible-inventory inventories/site.yaml > hosts.yml`` prints a YAML (or JSON) Ansible
+inventory with:
+
+* groups ``roce_tune`` (everything) -> ``switches`` (children ``platform_<os>``) and ``gpu_hosts``;
+  ``role_<role>`` groups (``role_leaf``, ``role_spine`` …) next to them;
+* per platform group the connection settings the community collections need
+  (``ansible_connection``, ``ansible_network_os``, become/enable), see :data:`PLATFORM_VARS`;
+* credentials by **variable name only**: ``ansible_user: "{{ lookup('env', 'ROCE_TUNE_USERNAME') }}"``
+  (the inventory's ``credentials.*_env`` names; a device with non-default names gets its own lookups);
+* per device ``ansible_host``/``ansible_port`` (from ``mgmt``), ``roce_tune_platform``,
+  ``roce_tune_role`` and ``roce_tune_config`` — the rendered file ``roce-tune plan`` writes for it
+  (``<out>/switches/<name>.<ext>``, the same file ``roce-tune apply`` pushes: :data:`DESIRED_FILE`).
+
+Paths are written exactly as given (``--out``, default ``out/<inventory stem>`` like ``roce-tune plan``);
+the playbooks resolve relative paths against ``roce_tune_base_dir`` (default: the directory above
+``playbooks/``, i.e. the repository root).
+
+Connection choices (checked against the collections bundled in the ``ansible`` 12 package:
+arista.eos 12, cisco.nxos 11, junipernetworks.junos 11, ansible.netcommon 8):
+
+* EOS, NX-OS, Junos: ``ansible.netcommon.network_cli`` with paramiko. ``junos_config`` itself needs
+  NETCONF (it calls ``load_configuration``/``lock`` RPCs the Junos cliconf lacks), so Junos defaults to
+  network_cli + ``cli_command`` (``configure private`` / ``load set terminal`` / ``commit confirmed``);
+  ``junos_connection="netconf"`` selects ``ansible.netcommon.netconf`` and the ``junos_config`` path.
+* Cumulus, SONiC, GPU hosts: plain ``ansible.builtin.ssh`` (no ``nvidia.nvue`` collection ships in the
+  ``ansible`` package; NVUE and ``config apply-patch`` are driven as commands with ``raw``).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from roce_tune.inventory.models import Credentials, Inventory
+
+#: rendered desired-config file per switch platform, relative to ``<out>/switches`` (same as deploy).
+DESIRED_FILE: dict[str, str] = {"eos": "{name}.cfg", "nxos": "{name}.cfg", "junos": "{name}.set",
+                                "cumulus": "{name}.nvue.sh", "sonic": "{name}.json"}
+
+_NETWORK_CLI = "ansible.netcommon.network_cli"
+#: group vars per platform: connection plugin, network OS (FQCN, as the collections want it), become.
+PLATFORM_VARS: dict[str, dict[str, Any]] = {
+    "eos": {"ansible_connection": _NETWORK_CLI, "ansible_network_os": "arista.eos.eos",
+            "ansible_become": True, "ansible_become_method": "enable"},
+    "nxos": {"ansible_connection": _NETWORK_CLI, "ansible_network_os": "cisco.nxos.nxos"},
+    "junos": {"ansible_connection": _NETWORK_CLI, "ansible_network_os": "junipernetworks.junos.junos"},
+    "cumulus": {"ansible_connection": "ansible.builtin.ssh"},
+    "sonic": {"ansible_connection": "ansible.builtin.ssh"},
+    "host": {"ansible_connection": "ansible.builtin.ssh", "ansible_become": True,
+             "ansible_become_method": "ansible.builtin.sudo"},
+}
+#: settings every network_cli device shares (paramiko: no ansible-pylibssh needed; commit/apply-patch
+#: can take tens of seconds on real boxes, VENDORS.md §1d/§4d).
+COMMON_VARS: dict[str, Any] = {"ansible_network_cli_ssh_type": "paramiko", "ansible_command_timeout": 120}
+
+
+def _env(name: str) -> str:
+    return "{{ lookup('env', '" + name + "') }}"
+
+
+def credential_vars(creds: Credentials) -> dict[str, str]:
+    """Ansible connection variables that read the credentials from the named environment variables.
+
+    >>> credential_vars(Credentials())["ansible_user"]
+    "{{ lookup('env', 'ROCE_TUNE_USERNAME') }}"
+    >>> sorted(credential_vars(Credentials(password_env=None, key_file_env="K")))
+    ['ansible_ssh_private_key_file', 'ansible_user']
+
+    Names only: no secret is ever written into the inventory.
+    """
+    out = {"ansible_user": _env(creds.username_env)}
+    if creds.password_env:
+        out["ansible_password"] = _env(creds.password_env)
+        out["ansible_become_password"] = _env(creds.password_env)
+    if creds.key_file_env:
+        out["ansible_ssh_private_key_file"] = _env(creds.key_file_env)
+    return out
+
+
+def _device_vars(mgmt: Any, creds: Credentials, default: Credentials) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    if mgmt is not None:
+        out["ansible_host"] = mgmt.host
+        if mgmt.port != 22:
+            out["ansible_port"] = mgmt.port
+    if creds != default:
+        out.update(credential_vars(creds))
+    return out
+
+
+def build_ansible_inventory(inv: Inventory, inventory_path: str, out_dir: str,
+                            junos_connection: str = "network_cli") -> dict[str, Any]:
+    """The Ansible inventory (YAML inventory plugin shape) for ``inv``.
+
+    Args:
+        inv: a validated inventory.
+        inventory_path: the roce-tune inventory file as the user named it (``plan.yml`` re-plans it).
+        out_dir: the ``roce-tune plan`` output directory (relative paths stay relative).
+        junos_connection: ``network_cli`` (default) or ``netconf`` for the Junos group.
+
+    Returns:
+        ``{"all": {"children": {...}}}`` ready for ``yaml``/``json`` dumping.
+
+    Raises:
+        ValueError: a device name equal to a generated group name, or an unknown ``junos_connection``.
+    """
+    if junos_connection not in ("network_cli", "netconf"):
+        raise ValueError(f"junos_connection must be network_cli or netconf, not {junos_connection!r}")
+    out = out_dir.rstrip("/") or "."
+    default = Credentials()
+    platforms: dict[str, dict[str, Any]] = {}
+    roles: dict[str, dict[str, Any]] = {}
+    for sw in inv.switches:
+        p = sw.platform.value
+        host = _device_vars(sw.mgmt, sw.credentials, default)
+        host.update(roce_tune_platform=p, roce_tune_role=sw.role.value,
+                    roce_tune_config=f"{out}/switches/" + DESIRED_FILE[p].format(name=sw.name))
+        if p == "cumulus":
+            host["roce_tune_config_yaml"] = f"{out}/switches/{sw.name}.nvue.yaml"
+        platforms.setdefault(p, {})[sw.name] = host
+        roles.setdefault(sw.role.value, {})[sw.name] = {}
+    gpu_hosts: dict[str, Any] = {}
+    for h in inv.hosts:
+        host = _device_vars(h.mgmt, h.credentials, default)
+        host.update(roce_tune_platform="host", roce_tune_role="host",
+                    roce_tune_config=f"{out}/hosts/{h.name}.sh", roce_tune_nccl_env=f"{out}/hosts/{h.name}.nccl.env")
+        gpu_hosts[h.name] = host
+
+    switch_children: dict[str, Any] = {}
+    for p in sorted(platforms):
+        pvars = dict(PLATFORM_VARS[p])
+        if p == "junos" and junos_connection == "netconf":
+            pvars.update(ansible_connection="ansible.netcommon.netconf", ansible_port=830)
+        switch_children[f"platform_{p}"] = {"vars": pvars, "hosts": platforms[p]}
+    children: dict[str, Any] = {}
+    if switch_children:
+        children["switches"] = {"children": switch_children}
+    if gpu_hosts:
+        children["gpu_hosts"] = {"vars": dict(PLATFORM_VARS["host"]), "hosts": gpu_hosts}
+    for r in sorted(roles):
+        children[f"role_{r}"] = {"hosts": roles[r]}
+
+    names = {sw.name for sw in inv.switches} | {h.name for h in inv.hosts}
+    groups = {"all", "ungrouped", "roce_tune", *children, *switch_children}
+    clash = sorted(names & groups)
+    if clash:
+        raise ValueError(f"device name(s) {', '.join(clash)} equal a generated Ansible group name; rename them")
+
+    top_vars: dict[str, Any] = {"roce_tune_site": inv.site.name, "roce_tune_inventory": inventory_path,
+                                "roce_tune_out_dir": out, **COMMON_VARS, **credential_vars(default)}
+    return {"all": {"children": {"roce_tune": {"vars": top_vars, "children": children}}}}
+
+
+def default_out_dir(inventory_path: str | Path) -> str:
+    """``out/<inventory stem>``: the directory ``roce-tune plan`` writes to without ``--out``."""
+    return f"out/{Path(inventory_path).stem}"
+
+
+def dump_ansible_inventory(data: dict[str, Any], fmt: str = "yaml") -> str:
+    """Serialise an inventory from :func:`build_ansible_inventory` as ``yaml`` or ``json``.
+
+    The YAML keeps insertion order and quotes every ``{{ … }}`` string (Jinja in YAML must be quoted).
+    """
+    if fmt == "json":
+        return json.dumps(data, indent=2) + "\n"
+    if fmt != "yaml":
+        raise ValueError(f"format must be yaml or json, not {fmt!r}")
+    from io import StringIO
+
+    from ruamel.yaml import YAML
+
+    yaml = YAML(typ="safe", pure=True)
+    yaml.default_flow_style = False
+    yaml.sort_base_mapping_type_on_output = False  # type: ignore[attr-defined]
+    yaml.width = 4096
+    buf = StringIO()
+    buf.write("# Generated by roce-tune ansible-inventory; regenerate instead of editing.\n"
+              "# Credentials are read from environment variables at run time; no secret is stored here.\n")
+    yaml.dump(data, buf)
+    return buf.getvalue()

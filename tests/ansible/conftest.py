@@ -1,0 +1,1 @@
+from tests.emulators.pytest_plugin import emulator_fleet  # noqa: F401

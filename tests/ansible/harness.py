@@ -1,0 +1,101 @@
+"""Helpers for running the playbooks against the loopback emulators with Ansible's own connections.
+
+The test writes a roce-tune inventory whose mgmt ports are the emulators' ports, runs ``roce-tune
+plan`` and ``roce-tune ansible-inventory`` (the real CLI, as a user would), an ``ansible.cfg`` that
+turns host-key checking off (the emulators' host key is generated per run; tests only), and runs
+``ansible-playbook`` as a subprocess.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+PLAYBOOKS = REPO / "playbooks"
+FABRIC_TEMPLATE = Path(__file__).with_name("fabric.yaml.in")
+
+ANSIBLE_CFG = """\
+[defaults]
+host_key_checking = False
+stdout_callback = ansible.builtin.default
+forks = 8
+timeout = 20
+retry_files_enabled = False
+interpreter_python = auto_silent
+
+[persistent_connection]
+command_timeout = 20
+connect_timeout = 30
+
+[ssh_connection]
+ssh_args = -o ControlMaster=no -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null -o PreferredAuthentications=publickey
+"""
+
+
+def ansible_missing() -> str | None:
+    """Why the Ansible tests cannot run here, or None."""
+    if shutil.which("ansible-playbook") is None:
+        return "ansible-playbook not installed (pip install '.[ansible]'; .ci/run installs it)"
+    try:
+        import ansible_collections.arista.eos  # noqa: F401
+        import ansible_collections.junipernetworks.junos  # noqa: F401
+    except ImportError:
+        return "community network collections missing (the 'ansible' package bundles them)"
+    return None
+
+
+@dataclass
+class Lab:
+    """One prepared working directory: inventories, rendered configs, ansible.cfg."""
+
+    workdir: Path
+    hosts_yml: Path
+    out_dir: Path
+    env: dict[str, str]
+
+    def playbook(self, name: str, *args: str, timeout_s: float = 240) -> subprocess.CompletedProcess[str]:
+        """Run ``ansible-playbook -i hosts.yml playbooks/<name> ARGS`` in the lab directory."""
+        cmd = ["ansible-playbook", "-i", str(self.hosts_yml), str(PLAYBOOKS / name), *args]
+        return subprocess.run(cmd, cwd=self.workdir, env=self.env, text=True, capture_output=True,
+                              timeout=timeout_s, check=False)
+
+
+def write_fabric(path: Path, ports: dict[str, int]) -> Path:
+    """The test fabric with ``@PORT_<name>@`` replaced by emulator ports."""
+    text = FABRIC_TEMPLATE.read_text(encoding="utf-8")
+    text = re.sub(r"@PORT_([A-Za-z0-9]+)@", lambda m: str(ports[m.group(1)]), text)
+    path.write_text(text, encoding="utf-8")
+    return path
+
+
+def prepare_lab(workdir: Path, ports: dict[str, int], key_file: Path | None = None) -> Lab:
+    """Write the fabric, plan it and emit the Ansible inventory with the roce-tune CLI."""
+    workdir.mkdir(parents=True, exist_ok=True)
+    fabric = write_fabric(workdir / "fabric.yaml", ports)
+    env = dict(os.environ, ANSIBLE_CONFIG=str(workdir / "ansible.cfg"), ANSIBLE_NOCOLOR="1",
+               ANSIBLE_LOCAL_TEMP=str(workdir / ".ansible-tmp"), ANSIBLE_HOME=str(workdir / ".ansible"),
+               ROCE_TUNE_USERNAME="admin", ROCE_TUNE_PASSWORD="admin", PYTHONPATH=str(REPO))
+    if key_file is not None:
+        env["ROCE_TUNE_KEY_FILE"] = str(key_file)
+    (workdir / "ansible.cfg").write_text(ANSIBLE_CFG, encoding="utf-8")
+    cli = [sys.executable, "-m", "roce_tune.cli"]
+    subprocess.run([*cli, "plan", "fabric.yaml"], cwd=workdir, env=env, check=True, capture_output=True,
+                   text=True)
+    hosts = workdir / "hosts.yml"
+    subprocess.run([*cli, "ansible-inventory", "fabric.yaml", "-o", str(hosts)], cwd=workdir, env=env,
+                   check=True, capture_output=True, text=True)
+    return Lab(workdir, hosts, workdir / "out" / fabric.stem, env)
+
+
+def recap(output: str) -> dict[str, dict[str, int]]:
+    """PLAY RECAP counters per host: ``{"eos1": {"ok": 5, "changed": 1, "failed": 0, ...}}``."""
+    out: dict[str, dict[str, int]] = {}
+    for m in re.finditer(r"^(\S+)\s+:\s+((?:\w+=\d+\s*)+)$", output, re.M):
+        out.setdefault(m.group(1), {}).update({k: int(v) for k, v in re.findall(r"(\w+)=(\d+)", m.group(2))})
+    return out
