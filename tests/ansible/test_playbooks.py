@@ -1,0 +1,49 @@
+"""plan.yml runs `roce-tune plan` once on the controller and writes the files the inventory names;
+every playbook passes ``ansible-playbook --syntax-check``. (ansible-lint runs in .ci/run.)"""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+import pytest
+from ruamel.yaml import YAML
+
+from tests.ansible.harness import ANSIBLE_CFG, PLAYBOOKS, REPO, ansible_missing, recap
+
+pytestmark = pytest.mark.skipif(ansible_missing() is not None, reason=ansible_missing() or "")
+
+
+def _env(tmp_path: Path) -> dict[str, str]:
+    import os
+
+    (tmp_path / "ansible.cfg").write_text(ANSIBLE_CFG)
+    return dict(os.environ, ANSIBLE_CONFIG=str(tmp_path / "ansible.cfg"), ANSIBLE_HOME=str(tmp_path / ".ansible"),
+                ANSIBLE_LOCAL_TEMP=str(tmp_path / ".ansible-tmp"), ANSIBLE_NOCOLOR="1")
+
+
+@pytest.mark.parametrize("name", ["plan.yml", "push.yml", "verify.yml"])
+def test_syntax(name: str, tmp_path: Path) -> None:
+    res = subprocess.run(["ansible-playbook", "--syntax-check", "-i", "localhost,", str(PLAYBOOKS / name)],
+                         capture_output=True, text=True, env=_env(tmp_path), check=False)
+    assert res.returncode == 0, res.stdout + res.stderr
+
+
+def test_plan_playbook_renders_what_the_inventory_points_at(tmp_path: Path) -> None:
+    env = _env(tmp_path)
+    shutil_inv = tmp_path / "lab-2node.yaml"
+    shutil_inv.write_text((REPO / "inventories" / "lab-2node.yaml").read_text())
+    hosts = tmp_path / "hosts.yml"
+    subprocess.run(["roce-tune", "ansible-inventory", "lab-2node.yaml", "-o", str(hosts)], cwd=tmp_path,
+                   env=env, check=True, capture_output=True)
+    res = subprocess.run(["ansible-playbook", "-i", str(hosts), str(PLAYBOOKS / "plan.yml"),
+                          "-e", f"roce_tune_base_dir={tmp_path}"], cwd=tmp_path, env=env, capture_output=True,
+                         text=True, check=False, timeout=120)
+    assert res.returncode == 0, res.stdout[-3000:] + res.stderr[-2000:]
+    counts = recap(res.stdout)
+    assert len(counts) == 3 and sum(c["changed"] for c in counts.values()) == 1, counts  # run_once: one run
+    inv = YAML(typ="safe").load(hosts.read_text())
+    children = inv["all"]["children"]["roce_tune"]["children"]
+    paths = [v["roce_tune_config"] for g in children["switches"]["children"].values() for v in g["hosts"].values()]
+    paths += [v["roce_tune_config"] for v in children["gpu_hosts"]["hosts"].values()]
+    assert paths and all((tmp_path / p).is_file() for p in paths), paths
