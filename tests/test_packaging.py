@@ -13,10 +13,10 @@ import importlib.util
 import os
 import subprocess
 import sys
-import tomllib
 from pathlib import Path
 
 import pytest
+import tomllib
 
 import roce_tune
 
@@ -50,8 +50,9 @@ def test_wheel_plans_outside_the_checkout(venv: Path, tmp_path: Path) -> None:
     work.mkdir()
     (work / "site.yaml").write_text((REPO / "inventories" / "lab-2node.yaml").read_text())
     py = str(venv / "bin" / "python")
-    where = subprocess.run([py, "-c", "import roce_tune, roce_tune.render.engine as e, roce_tune.inventory.catalog as c;"
-                            "print(roce_tune.__file__); print(e.templates_dir()); print(len(c.load_catalog().asics))"],
+    probe = ("import roce_tune, roce_tune.render.engine as e, roce_tune.inventory.catalog as c;"
+             "print(roce_tune.__file__); print(e.templates_dir()); print(len(c.load_catalog().asics))")
+    where = subprocess.run([py, "-c", probe],
                            cwd=work, env=_clean_env(), capture_output=True, text=True, check=True).stdout.split("\n")
     assert where[0].startswith(str(venv)), where        # the wheel's package, not the checkout
     assert where[1].startswith(str(venv)), where        # templates found inside the installed package

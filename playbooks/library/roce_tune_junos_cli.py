@@ -108,7 +108,7 @@ def _load(module, conn):
         return result
     cmd = "commit"
     if p["confirm_minutes"] > 0:
-        cmd += " confirmed %d" % p["confirm_minutes"]
+        cmd += " confirmed {}".format(int(p["confirm_minutes"]))
         result["pending_confirm"] = True
     cmd += " comment " + _quote(p["comment"])
     result["commit_output"] = conn.get(command=cmd)
@@ -118,12 +118,12 @@ def _load(module, conn):
 
 def main():
     module = AnsibleModule(
-        argument_spec=dict(
-            lines=dict(type="list", elements="str", default=[]),
-            state=dict(type="str", choices=["loaded", "confirmed", "rolled_back"], default="loaded"),
-            confirm_minutes=dict(type="int", default=5),
-            comment=dict(type="str", default="roce-tune"),
-        ),
+        argument_spec={
+            "lines": {"type": "list", "elements": "str", "default": []},
+            "state": {"type": "str", "choices": ["loaded", "confirmed", "rolled_back"], "default": "loaded"},
+            "confirm_minutes": {"type": "int", "default": 5},
+            "comment": {"type": "str", "default": "roce-tune"},
+        },
         supports_check_mode=True,
     )
     conn = Connection(module._socket_path)
@@ -137,10 +137,10 @@ def main():
                 conn.get(command="configure private")
                 if state == "rolled_back":
                     conn.get(command="rollback 1")
-                conn.get(command="commit comment %s and-quit" % _quote(module.params["comment"] + " " + state))
+                conn.get(command="commit comment {} and-quit".format(_quote(module.params["comment"] + " " + state)))
     except ConnectionError as exc:
         _discard(conn)
-        module.fail_json(msg="Junos %s failed (candidate discarded): %s" % (state, exc))
+        module.fail_json(msg=f"Junos {state} failed (candidate discarded): {exc}")
     module.exit_json(**result)
 
 

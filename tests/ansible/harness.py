@@ -43,7 +43,7 @@ def ansible_missing() -> str | None:
     if shutil.which("ansible-playbook") is None:
         return "ansible-playbook not installed (pip install '.[ansible]'; .ci/run installs it)"
     try:
-        import ansible_collections.arista.eos  # noqa: F401
+        import ansible_collections.arista.eos
         import ansible_collections.junipernetworks.junos  # noqa: F401
     except ImportError:
         return "community network collections missing (the 'ansible' package bundles them)"
@@ -96,6 +96,6 @@ def prepare_lab(workdir: Path, ports: dict[str, int], key_file: Path | None = No
 def recap(output: str) -> dict[str, dict[str, int]]:
     """PLAY RECAP counters per host: ``{"eos1": {"ok": 5, "changed": 1, "failed": 0, ...}}``."""
     out: dict[str, dict[str, int]] = {}
-    for m in re.finditer(r"^(\S+)\s+:\s+((?:\w+=\d+\s*)+)$", output, re.M):
+    for m in re.finditer(r"^(\S+)\s+:\s+((?:\w+=\d+\s*)+)$", output, re.MULTILINE):
         out.setdefault(m.group(1), {}).update({k: int(v) for k, v in re.findall(r"(\w+)=(\d+)", m.group(2))})
     return out
