@@ -312,6 +312,77 @@ def nccl_report(
     raise typer.Exit(code)
 
 
+@app.command()
+def verify(
+    source: Path = typer.Argument(..., exists=True, help="Inventory YAML (planned first) or a plan directory."),
+    launcher: str = typer.Option("mpirun", "--launcher", help="mpirun, srun or ssh (each host alone)."),
+    collective: str = typer.Option("all_reduce", "--collective",
+                                   help="all_reduce, all_gather, alltoall or sendrecv (nccl-tests <name>_perf)."),
+    hosts: List[str] = typer.Option([], "--hosts", help="Host names or globs taking part (default: all)."),
+    head: Optional[str] = typer.Option(None, "--head", help="Host that runs mpirun/srun (default: the first)."),
+    ranks_per_host: Optional[int] = typer.Option(None, "--ranks-per-host", min=1, help="Default: NICs per host."),
+    min_bytes: str = typer.Option("1M", "--min-bytes", help="nccl-tests -b (K/M/G = powers of 1024)."),
+    max_bytes: str = typer.Option("8G", "--max-bytes", help="nccl-tests -e."),
+    step_factor: int = typer.Option(2, "--step-factor", min=2, help="nccl-tests -f."),
+    iters: int = typer.Option(20, "--iters", min=1, help="nccl-tests -n."),
+    warmup: int = typer.Option(5, "--warmup", min=0, help="nccl-tests -w."),
+    nccl_tests_dir: Optional[str] = typer.Option(None, "--nccl-tests-dir", help="Directory of the *_perf binaries."),
+    launcher_arg: List[str] = typer.Option([], "--launcher-arg", help="Extra mpirun/srun argument (repeatable)."),
+    target_ratio: Optional[float] = typer.Option(None, "--target-ratio", min=0.01, max=1.0,
+                                                 help="busbw / line rate goal (default: policy target_utilisation)."),
+    adjust: bool = typer.Option(False, "--adjust", help="Closed loop: step ECN/DCQCN through the tuner, apply, re-measure."),
+    max_iterations: int = typer.Option(5, "--max-iterations", min=1, help="Most adjust steps."),
+    tolerance: float = typer.Option(0.02, "--tolerance", min=0.0, max=0.5, help="A step worse than best x (1 - t) stops."),
+    pairwise_matrix: bool = typer.Option(False, "--pairwise", help="Also run every host pair (finds a slow host)."),
+    out_dir: Optional[Path] = typer.Option(None, "--out", help="Report directory (default out/<inventory>/verify)."),
+    confirm_s: int = typer.Option(300, "--confirm-seconds", min=30, help="Commit-confirm window for --adjust pushes."),
+    insecure: bool = typer.Option(False, "--insecure-skip-host-key-check", help="Labs only: accept unknown keys."),
+    known_hosts: Optional[Path] = typer.Option(None, "--known-hosts", help="Extra known_hosts file."),
+    secrets_file: Optional[Path] = typer.Option(None, "--secrets-file", help="YAML secrets outside the repo."),
+    concurrency: int = typer.Option(8, "--concurrency", min=1, max=256),
+    run_timeout: float = typer.Option(1800.0, "--run-timeout", min=1.0, help="Seconds one nccl-tests run may take."),
+    fmt: OutFormat = typer.Option(OutFormat.text, "--format", help="Progress and summary as text, or the JSON report."),
+) -> None:
+    """Run nccl-tests with the plan's NCCL env, read counters around it, diagnose; --adjust closes the loop."""
+    from roce_tune.deploy.drivers import PushOptions
+    from roce_tune.deploy.runner import ApplyOptions
+    from roce_tune.verify.launch import COLLECTIVES, LAUNCHERS
+    from roce_tune.verify.run import VerifyOptions, verify_fabric
+
+    if launcher not in LAUNCHERS or collective not in COLLECTIVES:
+        err.print(f"error: --launcher one of {', '.join(LAUNCHERS)}; --collective one of {', '.join(COLLECTIVES)}")
+        raise typer.Exit(2)
+    if insecure:
+        err.print("[bold yellow]warning: host-key checking is OFF (--insecure-skip-host-key-check); labs only[/]")
+    conn = ApplyOptions(concurrency=concurrency, insecure_skip_host_key_check=insecure,
+                        known_hosts=str(known_hosts) if known_hosts else None,
+                        secrets_file=str(secrets_file) if secrets_file else None, push=PushOptions(confirm_s=confirm_s))
+    opts = VerifyOptions(launcher=launcher, collective=collective, hosts=hosts, head=head, ranks_per_host=ranks_per_host,
+                         min_bytes=min_bytes, max_bytes=max_bytes, step_factor=step_factor, iters=iters, warmup=warmup,
+                         binary_dir=nccl_tests_dir, launcher_args=launcher_arg, target_ratio=target_ratio,
+                         adjust=adjust, max_iterations=max_iterations, tolerance=tolerance, pairwise=pairwise_matrix,
+                         out_dir=out_dir, connection=conn, run_timeout_s=run_timeout)
+    progress = err if fmt is OutFormat.json else out
+    try:
+        result = verify_fabric(source, opts, on_event=lambda line: progress.print(line, markup=False))
+    except RoceTuneError as exc:
+        _fail(exc.findings)
+    except ValueError as exc:
+        err.print(f"error: {exc}")
+        raise typer.Exit(2) from None
+    if fmt is OutFormat.json:
+        print(json.dumps(result.report, indent=2, sort_keys=True, default=str))
+    else:
+        rep = result.report
+        for f in rep["findings"]:
+            style = "bold red" if f["severity"] == "error" else "yellow"
+            out.print(f"[{style}]{f['rule']} {f['name']}[/]: {f['message']}", highlight=False)
+            out.print(f"    change: {f['fix']}", markup=False)
+        out.print(f"[bold]{rep['status'].upper()}[/]; report: {result.paths['md']} ("
+                  + ", ".join(str(p.name) for k, p in result.paths.items() if k != "md") + ")")
+    raise typer.Exit(result.exit_code)
+
+
 @app.command("ansible-inventory")
 def ansible_inventory(
     inventory: Path = typer.Argument(..., exists=True, dir_okay=False, help="Inventory YAML."),

@@ -1,0 +1,299 @@
+"""``verify --adjust``: a bounded closed loop over ECN thresholds and DCQCN recovery rates.
+
+The loop never writes device settings itself. A step is a set of inventory **overrides**
+(``policy.overrides``, the user-pin mechanism) that goes back through :func:`~roce_tune.tuner.plan.build_plan`
+and every tuner safety check; a step whose plan has an error-level finding (Kmax above the PFC
+trigger, a DCQCN value out of range …) is **not taken**. Accepted plans are rendered and pushed by
+the apply engine (commit-confirm / checkpoint-rollback per platform), then measured again.
+
+Step rule [D] (:func:`step_values`), per lossless port (ECN) or host (DCQCN):
+
+* if the value is pinned and the tuner's own derived value lies in the step's direction, go to the
+  derived value (it is what the safety rules were built around);
+* else multiply (``up``) or divide (``down``) by ``factor`` (default 2); Kmin and Kmax move together,
+  Kmin never below 2 jumbo frames (the tuner's floor), AI/HAI never below 1 Mb/s.
+
+Stop: target reached; ``max_iterations`` steps taken; a finding that ECN/DCQCN cannot fix (loss,
+watchdog storm: ``stops_loop``); no finding proposes a step; every proposed step refused by the
+tuner; an apply failed; a step made busbw worse by more than ``tolerance`` — then the best plan
+measured so far is re-applied (and re-measured). The loop always ends with the best plan applied.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from roce_tune.deploy.runner import DeviceResult
+from roce_tune.findings import Severity
+from roce_tune.inventory.catalog import Catalog
+from roce_tune.inventory.models import Inventory, Override
+from roce_tune.plan import Plan
+from roce_tune.tuner.ecn import KMIN_FLOOR_BYTES, RAMP_FLOOR_BYTES
+from roce_tune.tuner.plan import build_plan
+from roce_tune.verify.diagnose import Proposal
+from roce_tune.verify.measure import Measurement
+
+__all__ = [
+    "Candidate",
+    "Iteration",
+    "LoopOptions",
+    "LoopResult",
+    "adjust_loop",
+    "make_candidate",
+    "plan_settings",
+    "proposals_of",
+    "step_values",
+]
+
+Key = tuple[str, str | None]  # (device, port) — port None for host (device-scoped) overrides
+
+
+def _derived(section, key: str, current: int) -> int:  # type: ignore[no-untyped-def]
+    r = section.rationale.get(key)
+    if r is not None and r.pinned_by_user and isinstance(r.derived_value, (int, float)):
+        return int(r.derived_value)
+    return current
+
+
+def step_values(plan: Plan, proposal: Proposal, factor: float = 2.0) -> tuple[dict[Key, dict[str, int]], list[str]]:
+    """New pinned values for one step (rule in the module docstring), and what changes, in words.
+
+    Returns:
+        ``({(device, port): {param: value}}, ["lab-leaf1:Ethernet0 kmax_bytes 12000000 -> 495000 (derived)"]``;
+        empty when nothing can move (already at a floor).
+    """
+    values: dict[Key, dict[str, int]] = {}
+    changes: list[str] = []
+    up = proposal.direction == "up"
+    if proposal.knob == "ecn":
+        for sw in plan.switches:
+            profiles = {p.name: p for p in sw.ecn_profiles}
+            for port in sw.ports:
+                prof = profiles.get(port.ecn_profile or "")
+                if not port.lossless or prof is None:
+                    continue
+                kmin, kmax = prof.kmin_bytes, prof.kmax_bytes
+                dmin, dmax = _derived(prof, "kmin_bytes", kmin), _derived(prof, "kmax_bytes", kmax)
+                if (dmax > kmax) == up and dmax != kmax:
+                    new, why = (dmin, dmax), "the tuner's derived value"
+                elif up:
+                    new, why = (int(kmin * factor), int(kmax * factor)), f"x{factor:g}"
+                else:
+                    nmin = max(KMIN_FLOOR_BYTES, int(kmin / factor))
+                    new, why = (nmin, max(nmin + RAMP_FLOOR_BYTES, int(kmax / factor))), f"/{factor:g}"
+                if new == (kmin, kmax):
+                    continue
+                values[(sw.name, port.name)] = {"kmin_bytes": new[0], "kmax_bytes": new[1]}
+                changes.append(f"{sw.name}:{port.name} kmin/kmax {kmin}/{kmax} -> {new[0]}/{new[1]} B ({why})")
+    else:
+        for h in plan.hosts:
+            if not h.nics:
+                continue
+            dq = h.nics[0].dcqcn
+            new_vals: dict[str, int] = {}
+            for key in ("rpg_ai_rate_mbps", "rpg_hai_rate_mbps"):
+                cur = dq.params[key]
+                der = _derived(dq, key, cur)
+                if (der > cur) == up and der != cur:
+                    new_vals[key], why = der, "the tuner's derived value"
+                else:
+                    new_vals[key], why = (int(cur * factor) if up else max(1, int(cur / factor))), f"x{factor:g}" \
+                        if up else f"/{factor:g}"
+                if new_vals[key] != cur:
+                    changes.append(f"{h.name} {key} {cur} -> {new_vals[key]} ({why})")
+            if any(new_vals[k] != dq.params[k] for k in new_vals):
+                values[(h.name, None)] = new_vals
+    return values, changes
+
+
+def overrides_from(values: dict[Key, dict[str, int]]) -> list[Override]:
+    """Port-scoped overrides for switch ports, device-scoped ones for hosts (sorted, deterministic)."""
+    out = []
+    for (device, port), vals in sorted(values.items(), key=lambda kv: (kv[0][0], kv[0][1] or "")):
+        out.append(Override(device=device, port=port, set=dict(sorted(vals.items())),  # type: ignore[arg-type]
+                            reason="roce-tune verify --adjust"))
+    return out
+
+
+@dataclass(frozen=True)
+class Candidate:
+    """A proposed step: the overrides after it, the plan the tuner derived, or why it was refused."""
+
+    proposal: Proposal
+    values: dict[Key, dict[str, int]]
+    changes: list[str]
+    plan: Plan | None
+    refused: str | None = None
+
+
+def make_candidate(inv: Inventory, catalog: Catalog | None, plan: Plan, pinned: dict[Key, dict[str, int]],
+                   proposal: Proposal, factor: float = 2.0) -> Candidate:
+    """Derive the plan one step away from ``plan`` (through ``build_plan``); ``pinned`` = earlier steps."""
+    step, changes = step_values(plan, proposal, factor)
+    if not step:
+        return Candidate(proposal, pinned, [], None, refused="nothing to move (already at a bound)")
+    merged = {k: {**pinned.get(k, {}), **v} for k, v in {**pinned, **step}.items()}
+    policy = inv.policy.model_copy(update={"overrides": list(inv.policy.overrides) + overrides_from(merged)})
+    try:
+        new = build_plan(inv.model_copy(update={"policy": policy}), catalog, inventory_file=plan.inventory_file,
+                         inventory_sha256=plan.inventory_sha256)
+    except ValueError as exc:
+        return Candidate(proposal, merged, changes, None, refused=f"tuner rejected the values: {exc}")
+    errors = [f for f in new.findings if f.severity is Severity.error]
+    if errors:
+        return Candidate(proposal, merged, changes, None,
+                         refused="tuner safety check: " + "; ".join(f"{f.rule} {f.message}" for f in errors[:3]))
+    return Candidate(proposal, merged, changes, new)
+
+
+def plan_settings(plan: Plan) -> dict[str, dict[str, dict[str, object]]]:
+    """The values the loop moves, for the report: ECN profile per switch, AI/HAI per host."""
+    return {
+        "ecn": {f"{s.name}/{p.name}": {"kmin_bytes": p.kmin_bytes, "kmax_bytes": p.kmax_bytes,
+                                       "pmax_percent": p.pmax_percent, "pfc_trigger_bytes": p.pfc_trigger_bytes}
+                for s in plan.switches for p in s.ecn_profiles},
+        "dcqcn": {h.name: {"rpg_ai_rate_mbps": h.nics[0].dcqcn.params["rpg_ai_rate_mbps"],
+                           "rpg_hai_rate_mbps": h.nics[0].dcqcn.params["rpg_hai_rate_mbps"]}
+                  for h in plan.hosts if h.nics}}
+
+
+class Iteration(BaseModel):
+    """One row of the per-iteration table.
+
+    ``kind``: ``baseline`` (as found), ``step`` (after a change), ``rollback`` (best plan re-applied).
+    """
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    index: int
+    kind: Literal["baseline", "step", "rollback"]
+    proposal: Proposal | None = None
+    changes: list[str] = Field(default_factory=list)
+    overrides: list[dict[str, object]] = Field(default_factory=list)
+    settings: dict[str, dict[str, dict[str, object]]] = Field(default_factory=dict)
+    applied: list[dict[str, object]] = Field(default_factory=list)
+    refused: list[str] = Field(default_factory=list)
+    measurement: Measurement | None = None
+    seconds: float = 0.0
+
+    @property
+    def fraction(self) -> float:
+        """Largest-message busbw / line rate (0 when the run gave none)."""
+        return (self.measurement.fraction if self.measurement else None) or 0.0
+
+
+@dataclass
+class LoopOptions:
+    """Bounds of the loop; ``target_ratio`` is the busbw/line-rate goal."""
+
+    target_ratio: float = 0.9
+    max_iterations: int = 5
+    tolerance: float = 0.02
+    factor: float = 2.0
+
+
+@dataclass
+class LoopResult:
+    """All iterations, why the loop stopped, and the best one (whose plan is applied at the end)."""
+
+    iterations: list[Iteration]
+    stop_reason: str
+    best_index: int
+    best_plan: Plan
+    best_overrides: list[Override] = field(default_factory=list)
+
+
+def proposals_of(m: Measurement) -> list[Proposal]:
+    """Distinct proposals of the failed checks, in check order."""
+    out: list[Proposal] = []
+    for c in m.checks:
+        for d in c.diagnoses:
+            if d.proposal is not None and d.proposal not in out:
+                out.append(d.proposal)
+    return out
+
+
+def _applied(results: list[DeviceResult]) -> list[dict[str, object]]:
+    return [{"device": r.name, "state": r.state, "error": r.error, "changes": len(r.diff)} for r in results]
+
+
+def adjust_loop(inv: Inventory, plan0: Plan, measure: Callable[[Plan], Measurement],
+                apply: Callable[[Plan], list[DeviceResult]], opts: LoopOptions, catalog: Catalog | None = None,
+                clock: Callable[[], float] | None = None) -> LoopResult:
+    """Run the loop of the module docstring. ``measure``/``apply`` do the I/O (injected)."""
+    import time
+
+    now = clock or time.monotonic
+    t0 = now()
+    its = [Iteration(index=0, kind="baseline", settings=plan_settings(plan0), measurement=measure(plan0))]
+    its[0].seconds = round(now() - t0, 3)
+    best, plan, pinned = 0, plan0, {}
+    best_pinned: dict[Key, dict[str, int]] = {}
+    plans = {0: plan0}
+    steps = 0
+    stop, rolled = "", False
+    while True:
+        last = its[-1]
+        blocking = [d for c in (last.measurement.checks if last.measurement else []) for d in c.diagnoses if d.stops_loop]
+        if last.fraction >= opts.target_ratio:
+            stop = f"target reached ({last.fraction:.1%} >= {opts.target_ratio:.0%})"
+            break
+        if blocking:
+            stop = f"{blocking[0].rule} {blocking[0].name}: not something ECN/DCQCN steps fix"
+            break
+        if steps >= opts.max_iterations:
+            stop = f"max iterations ({opts.max_iterations}) reached"
+            break
+        props = proposals_of(last.measurement) if last.measurement else []
+        if not props:
+            stop = "no finding proposes an ECN/DCQCN step"
+            break
+        refusals, cand = [], None
+        for prop in props:
+            c = make_candidate(inv, catalog, plan, pinned, prop, opts.factor)
+            if c.plan is not None:
+                cand = c
+                break
+            refusals.append(f"{prop.knob} {prop.direction}: {c.refused}")
+        if cand is None or cand.plan is None:
+            last.refused.extend(refusals)
+            stop = "no step the tuner accepts: " + "; ".join(refusals)
+            break
+        t1 = now()
+        results = apply(cand.plan)
+        steps += 1
+        it = Iteration(index=len(its), kind="step", proposal=cand.proposal, changes=cand.changes, refused=refusals,
+                       overrides=[o.model_dump(exclude_none=True) for o in overrides_from(cand.values)],
+                       settings=plan_settings(cand.plan), applied=_applied(results))
+        its.append(it)
+        if any(r.failed for r in results):
+            it.seconds = round(now() - t1, 3)
+            stop = "apply failed: " + "; ".join(f"{r.name} {r.state} {r.error or ''}".strip() for r in results if r.failed)
+            break
+        it.measurement = measure(cand.plan)
+        it.seconds = round(now() - t1, 3)
+        plan, pinned = cand.plan, cand.values
+        plans[it.index] = plan
+        if it.fraction < its[best].fraction * (1 - opts.tolerance):
+            stop = f"step {it.index} made busbw worse ({it.fraction:.1%} < best {its[best].fraction:.1%})"
+            break
+        if it.fraction > its[best].fraction:
+            best, best_pinned = it.index, dict(pinned)
+    if its[-1].index != best or (its[-1].kind == "step" and its[-1].measurement is None):
+        t2 = now()
+        results = apply(plans[best])
+        rb = Iteration(index=len(its), kind="rollback", changes=[f"re-apply the plan of iteration {best}"],
+                       settings=plan_settings(plans[best]), applied=_applied(results),
+                       overrides=[o.model_dump(exclude_none=True) for o in overrides_from(best_pinned)])
+        rb.measurement = measure(plans[best]) if not any(r.failed for r in results) else None
+        rb.seconds = round(now() - t2, 3)
+        its.append(rb)
+        rolled = True
+    if rolled:
+        stop += f"; rolled back to iteration {best}"
+    return LoopResult(iterations=its, stop_reason=stop, best_index=best, best_plan=plans[best],
+                      best_overrides=overrides_from(best_pinned))

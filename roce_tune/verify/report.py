@@ -1,0 +1,200 @@
+"""``verify-report.md`` / ``verify-report.json`` / ``busbw.png``: what was run, what it measured, what
+is wrong and what to change, per iteration. Bandwidths are GB/s as nccl-tests prints them; the line
+rate is Gb/s (the JSON ``units`` map says so)."""
+
+from __future__ import annotations
+
+import json
+import time
+from pathlib import Path
+from typing import Any
+
+from roce_tune.verify.adjust import Iteration, LoopResult
+from roce_tune.verify.diagnose import CheckResult
+from roce_tune.verify.hostfacts import NicFacts
+from roce_tune.verify.signals import fabric_signals, host_signals
+
+REPORT_SCHEMA = "roce-tune.verify-report/1"
+UNITS = {"busbw_gbps": "GB/s (10^9 bytes/s), as printed by nccl-tests", "line_rate_gbps": "Gb/s (NIC line rate)",
+         "fraction": "busbw x 8 / line_rate_gbps", "size_bytes": "bytes", "counters": "deltas over the run",
+         "pause_us": "microseconds", "kmin_bytes": "bytes", "rpg_ai_rate_mbps": "Mb/s"}
+
+__all__ = ["REPORT_SCHEMA", "plot_busbw", "report_dict", "report_markdown", "write_report"]
+
+
+def _counter_summary(it: Iteration, lossless: list[int], queues: list[int]) -> dict[str, Any]:
+    m = it.measurement
+    if m is None or m.delta is None:
+        return {}
+    hosts = {}
+    for c in m.delta.hosts:
+        s = host_signals(c, lossless)
+        hosts[f"{c.host}:{c.netdev}"] = {
+            "tx_packets_by_priority": {p: n for p, n in s.tx_by_prio.items() if n},
+            "rx_packets_by_priority": {p: n for p, n in s.rx_by_prio.items() if n},
+            "pfc_pause_rx_frames": s.pause_rx_frames, "pause_us": s.pause_us, "ecn_marked": s.ecn_marked,
+            "cnp_sent": s.cnp_sent, "cnp_handled": s.cnp_handled, "loss_events": s.loss_events,
+            "discards": s.discards, "errors": list(c.errors)}
+    f = fabric_signals(m.delta, lossless, queues)
+    return {"hosts": hosts, "switches": {
+        "pfc_tx_frames_by_port": f.pfc_tx_by_port, "ecn_marked_by_port": f.ecn_by_port,
+        "lossless_drops_by_port": f.drops_by_port, "watchdog_storms_by_port": f.storms_by_port,
+        "unsupported": {s.switch: s.unsupported for s in m.delta.switches if s.unsupported},
+        "errors": {s.switch: s.errors for s in m.delta.switches if s.errors}},
+        "resets": list(m.delta.resets), "seconds": m.delta.seconds}
+
+
+def _checks(checks: list[CheckResult]) -> list[dict[str, Any]]:
+    return [c.model_dump(mode="json") for c in checks]
+
+
+def report_dict(*, meta: dict[str, Any], iterations: list[Iteration], loop: LoopResult | None,
+                facts: list[NicFacts], pairwise: dict[tuple[str, str], float] | None, lossless: list[int],
+                queues: list[int], plot: str | None) -> dict[str, Any]:
+    """The JSON report (schema :data:`REPORT_SCHEMA`)."""
+    final = iterations[loop.best_index] if loop else iterations[-1]
+    rows = []
+    for it in iterations:
+        m = it.measurement
+        rows.append({
+            "index": it.index, "kind": it.kind, "proposal": it.proposal.model_dump() if it.proposal else None,
+            "changes": it.changes, "overrides": it.overrides, "settings": it.settings, "applied": it.applied,
+            "refused": it.refused, "seconds": it.seconds,
+            "command": m.command if m else None, "launcher": m.launcher if m else None,
+            "fraction": None if not m or m.fraction is None else round(m.fraction, 4),
+            "largest_busbw_gbps": m.largest_busbw_gbps if m else None,
+            "busbw_by_size": [{"size_bytes": s, "busbw_gbps": b} for s, b in (m.busbw_by_size if m else [])],
+            "run_status": m.run.status if m and m.run else None,
+            "run_problems": list(m.run.problems) if m and m.run else [],
+            "traffic_time_s": m.traffic_time_s if m else None, "wall_s": m.wall_s if m else None,
+            "checks": _checks(m.checks) if m else [], "counters": _counter_summary(it, lossless, queues),
+            "raw_counters": m.delta.model_dump(mode="json") if m and m.delta else None})
+    findings = [d.model_dump(mode="json") for c in (final.measurement.checks if final.measurement else [])
+                for d in c.diagnoses]
+    ok = final.measurement is not None and (final.measurement.fraction or 0) >= meta["target_ratio"] and \
+        not any(f["severity"] == "error" for f in findings)
+    return {
+        "schema": REPORT_SCHEMA, "generated_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), **meta,
+        "units": UNITS, "status": "pass" if ok else "fail", "final_iteration": final.index,
+        "commands": [r["command"] for r in rows if r["command"]],
+        "facts": [f.model_dump(mode="json") for f in facts],
+        "pairwise": {f"{a}+{b}": round(v, 4) for (a, b), v in pairwise.items()} if pairwise else None,
+        "iterations": rows, "findings": findings,
+        "adjust": None if loop is None else {
+            "stop_reason": loop.stop_reason, "best_index": loop.best_index,
+            "best_overrides": [o.model_dump(mode="json", exclude_none=True) for o in loop.best_overrides]},
+        "plot": plot}
+
+
+def _fmt_settings(s: dict[str, dict[str, dict[str, object]]]) -> str:
+    ecn = "; ".join(f"{v['kmin_bytes']}/{v['kmax_bytes']} B @{v['pmax_percent']}%" for v in s.get("ecn", {}).values())
+    ai = sorted({f"{v['rpg_ai_rate_mbps']}/{v['rpg_hai_rate_mbps']}" for v in s.get("dcqcn", {}).values()})
+    return f"{ecn or '-'} | {', '.join(ai) or '-'}"
+
+
+def report_markdown(rep: dict[str, Any]) -> str:
+    """Human report from :func:`report_dict`'s output."""
+    L = [f"# roce-tune verify — {rep['site']}", "",
+         f"* status: **{rep['status'].upper()}** (iteration {rep['final_iteration']})",
+         (f"* collective {rep['collective']} via {rep['launcher']} on {', '.join(rep['hosts'])}; line rate "
+          f"{rep['line_rate_gbps']:g} Gb/s, target {rep['target_ratio']:.0%} of it at the largest message "
+          f"({rep['line_rate_gbps'] * rep['target_ratio'] / 8:.2f} GB/s busbw)"),
+         f"* source: `{rep['source']}`; generated {rep['generated_at']}", ""]
+    if rep.get("adjust"):
+        L += [f"Adjust loop: {rep['adjust']['stop_reason']}.", ""]
+    L += ["## Commands run", "", "```"] + [c for c in dict.fromkeys(rep["commands"])] + ["```", ""]
+    L += ["## Iterations", "", ("| # | kind | change | Kmin/Kmax @Pmax \\| AI/HAI Mb/s | busbw GB/s (largest) | "
+                                "of line rate | findings |"), "|---|---|---|---|---|---|---|"]
+    for r in rep["iterations"]:
+        rules = sorted({d["rule"] for c in r["checks"] for d in c["diagnoses"]})
+        change = "; ".join(r["changes"]) or "-"
+        frac = "-" if r["fraction"] is None else f"{r['fraction']:.1%}"
+        L.append(f"| {r['index']} | {r['kind']} | {change} | {_fmt_settings(r['settings'])} | "
+                 f"{r['largest_busbw_gbps'] if r['largest_busbw_gbps'] is not None else '-'} | {frac} | "
+                 f"{', '.join(rules) or '-'} |")
+    if rep.get("plot"):
+        L += ["", f"![busbw vs message size]({rep['plot']})"]
+    L += ["", "## Findings", ""]
+    if not rep["findings"]:
+        L.append("None: every check passed.")
+    for d in rep["findings"]:
+        where = d["location"].get("device") or ""
+        where += f":{d['location']['port']}" if d["location"].get("port") else ""
+        L += [f"### {d['rule']} {d['name']} ({d['severity']}){' — ' + where if where else ''}", "", d["message"], "",
+              f"**Change:** {d['fix']}", "", "Evidence:", "", "```json", json.dumps(d["evidence"], indent=1,
+                                                                                       sort_keys=True), "```", ""]
+    final = next(r for r in rep["iterations"] if r["index"] == rep["final_iteration"])
+    L += ["## Checks (final iteration)", "", "| check | result | note |", "|---|---|---|"]
+    L += [f"| {c['check']} | {c['status']} | {c['note']} |" for c in final["checks"]]
+    cs = final["counters"]
+    if cs:
+        L += ["", "## Counters (deltas over the final run)", "",
+              "| NIC | tx pkts by prio | PFC pauses rx | pause µs | ECN marked | CNP sent/handled | loss events |",
+              "|---|---|---|---|---|---|---|"]
+        for nic, v in cs["hosts"].items():
+            L.append(f"| {nic} | {v['tx_packets_by_priority']} | {v['pfc_pause_rx_frames']} | {v['pause_us']} | "
+                     f"{v['ecn_marked']} | {v['cnp_sent']}/{v['cnp_handled']} | {v['loss_events']} |")
+        sw = cs["switches"]
+        L += ["", (f"Switches: PFC tx frames {sw['pfc_tx_frames_by_port'] or 0}; ECN marked {sw['ecn_marked_by_port'] or 0};"
+                   f" lossless drops {sw['lossless_drops_by_port'] or 0}; watchdog storms "
+                   f"{sw['watchdog_storms_by_port'] or 0}.")]
+        for name, what in sw.get("unsupported", {}).items():
+            L.append(f"* {name}: not read: {', '.join(what)}")
+    if rep.get("pairwise"):
+        L += ["", "## Pairwise busbw (fraction of line rate)", ""] + [f"* {k}: {v:.1%}" for k, v in rep["pairwise"].items()]
+    if rep.get("adjust") and rep["adjust"]["best_overrides"]:
+        L += ["", "## Keep the result", "", "Add these to `policy.overrides` of the inventory (then `roce-tune plan`):",
+              "", "```yaml"]
+        for o in rep["adjust"]["best_overrides"]:
+            scope = ", ".join(f"{k}: {o[k]}" for k in ("device", "port") if k in o)
+            L.append(f"- {{{scope}, set: {json.dumps(o['set'])}, reason: \"{o.get('reason', '')}\"}}")
+        L.append("```")
+    return "\n".join(L) + "\n"
+
+
+def plot_busbw(iterations: list[Iteration], path: Path, line_rate_gbps: float, target_ratio: float,
+               title: str) -> Path | None:
+    """busbw vs message size, one line per measured iteration (matplotlib, Agg backend).
+
+    Returns None when matplotlib is not installed (``pip install roce-tune[verify]``) or nothing was measured.
+    """
+    try:
+        import matplotlib
+
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+    except ImportError:
+        return None
+    series = [(it, it.measurement.busbw_by_size) for it in iterations if it.measurement and it.measurement.busbw_by_size]
+    if not series:
+        return None
+    fig, ax = plt.subplots(figsize=(8, 4.8), dpi=100)
+    for it, rows in series:
+        ax.plot([s for s, _ in rows], [b for _, b in rows], marker="o", markersize=3,
+                label=f"#{it.index} {it.kind}" + (f" ({it.fraction:.0%})" if it.fraction else ""))
+    ax.axhline(line_rate_gbps / 8, color="grey", linestyle=":", label=f"line rate {line_rate_gbps:g} Gb/s")
+    ax.axhline(line_rate_gbps / 8 * target_ratio, color="red", linestyle="--", label=f"target {target_ratio:.0%}")
+    ax.set_xscale("log", base=2)
+    ax.set_xlabel("message size (bytes)")
+    ax.set_ylabel("busbw (GB/s)")
+    ax.set_title(title)
+    ax.grid(True, which="both", alpha=0.3)
+    ax.legend(fontsize=8, loc="lower right")
+    fig.tight_layout()
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fig.savefig(path)
+    plt.close(fig)
+    return path
+
+
+def write_report(out_dir: Path, rep: dict[str, Any], outputs: dict[str, str], commands_log: list[str]) -> dict[str, Path]:
+    """Write the report files (and raw outputs / the command log) under ``out_dir``; returns their paths."""
+    out_dir.mkdir(parents=True, exist_ok=True)
+    paths = {"json": out_dir / "verify-report.json", "md": out_dir / "verify-report.md",
+             "commands": out_dir / "commands.txt"}
+    paths["json"].write_text(json.dumps(rep, indent=2, sort_keys=True, default=str) + "\n", encoding="utf-8")
+    paths["md"].write_text(report_markdown(rep), encoding="utf-8")
+    paths["commands"].write_text("\n".join(commands_log) + "\n", encoding="utf-8")
+    for name, text in outputs.items():
+        (out_dir / name).write_text(text, encoding="utf-8")
+    return paths

@@ -1,0 +1,236 @@
+"""``roce-tune verify INVENTORY|PLAN_DIR``: measure the fabric with nccl-tests, diagnose, optionally
+adjust (closed loop), and write the report. Library side of the CLI command (which only prints)."""
+
+from __future__ import annotations
+
+import dataclasses
+import fnmatch
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from roce_tune.deploy.runner import ApplyOptions, DeviceResult, apply_targets, targets_from_files
+from roce_tune.findings import Finding, Location, RoceTuneError, Severity, has_errors
+from roce_tune.inventory.models import Inventory
+from roce_tune.plan import Plan
+from roce_tune.render.outputs import render_outputs
+from roce_tune.verify.adjust import Iteration, LoopOptions, LoopResult, adjust_loop, plan_settings
+from roce_tune.verify.collect import DevicePool, collect_facts
+from roce_tune.verify.launch import LaunchSpec, build_launch
+from roce_tune.verify.measure import Measurement, measure, pairwise
+from roce_tune.verify.report import plot_busbw, report_dict, write_report
+
+__all__ = ["VerifyOptions", "VerifyOutcome", "common_env", "load_for_verify", "select_hosts", "verify_fabric"]
+
+
+@dataclass
+class VerifyOptions:
+    """Options of one verify run (``roce-tune verify --help``).
+
+    ``target_ratio`` None = the plan's ``policy.target_utilisation``; ``ranks_per_host`` None = NICs per
+    host (one rank per NIC, so busbw compares with one NIC's line rate). ``connection`` carries the
+    session settings (host keys, secrets file) and the commit-confirm window used by ``--adjust``.
+    """
+
+    launcher: str = "mpirun"
+    collective: str = "all_reduce"
+    hosts: list[str] = field(default_factory=list)
+    head: str | None = None
+    ranks_per_host: int | None = None
+    min_bytes: str = "1M"
+    max_bytes: str = "8G"
+    step_factor: int = 2
+    iters: int = 20
+    warmup: int = 5
+    binary_dir: str | None = None
+    launcher_args: list[str] = field(default_factory=list)
+    target_ratio: float | None = None
+    adjust: bool = False
+    max_iterations: int = 5
+    tolerance: float = 0.02
+    factor: float = 2.0
+    pairwise: bool = False
+    out_dir: Path | None = None
+    connection: ApplyOptions = field(default_factory=ApplyOptions)
+    run_timeout_s: float = 1800.0
+    read_timeout_s: float = 120.0
+
+
+@dataclass
+class VerifyOutcome:
+    """Result: the JSON report (dict), written paths, exit code (0 pass, 1 fail), the loop (if any)."""
+
+    report: dict[str, Any]
+    paths: dict[str, Path]
+    exit_code: int
+    iterations: list[Iteration]
+    loop: LoopResult | None = None
+
+
+def load_for_verify(source: Path) -> tuple[Plan, Inventory | None]:
+    """Plan (and inventory, needed by ``--adjust``) from an inventory file or a plan directory.
+
+    A plan directory gives an inventory only when ``plan.inventory_file`` still exists with the same
+    sha256 (the loop must derive from exactly what produced the plan).
+
+    Raises:
+        RoceTuneError: lint errors, or plan error findings (verify measures only a plan that could be applied).
+        FileNotFoundError: a plan directory without plan.json.
+    """
+    from roce_tune.inventory.loader import load_inventory
+    from roce_tune.tuner.plan import derive_plan
+
+    if source.is_dir():
+        plan = Plan.model_validate_json((source / "plan.json").read_text(encoding="utf-8"))
+        inv = None
+        inv_path = Path(plan.inventory_file)
+        if inv_path.is_file():
+            loaded = load_inventory(inv_path)
+            if loaded.sha256 == plan.inventory_sha256:
+                inv = loaded.inventory
+    else:
+        loaded = load_inventory(source)
+        plan = derive_plan(loaded)
+        inv = loaded.inventory
+    if has_errors(plan.findings):
+        raise RoceTuneError([f for f in plan.findings if f.severity is Severity.error])
+    return plan, inv
+
+
+def select_hosts(plan: Plan, patterns: list[str]) -> list[str]:
+    """Plan hosts (in plan order) with a management address that match any glob (all when none given).
+
+    Raises:
+        RoceTuneError: fewer than one host selected.
+    """
+    hosts = [h.name for h in plan.hosts if h.mgmt_host and (not patterns or any(
+        fnmatch.fnmatchcase(h.name, p) for p in patterns))]
+    if not hosts:
+        raise RoceTuneError([Finding(rule="RT330", severity=Severity.error, location=Location(),
+                                     message=f"no host with a management address matches {patterns or 'any'}",
+                                     fix="give hosts mgmt addresses in the inventory or fix --hosts")])
+    return hosts
+
+
+def common_env(plan: Plan, hosts: list[str]) -> tuple[dict[str, str], list[str]]:
+    """NCCL variables equal on every selected host (what a launcher can export to all ranks), and the
+    names that differ per host (left to each host's /etc/nccl.conf or the plan's hosts/<name>.nccl.env)."""
+    envs = [plan.host(h).nccl_env for h in hosts]
+    keys = sorted({k for e in envs for k in e})
+    same = {k: envs[0][k] for k in keys if all(k in e for e in envs) and len({e[k] for e in envs}) == 1}
+    return same, [k for k in keys if k not in same]
+
+
+def _apply_fn(opts: VerifyOptions, plan0: Plan) -> Callable[[Plan], list[DeviceResult]]:
+    """Apply a plan with the apply engine, touching only devices whose rendered configuration differs
+    from what was last applied (``plan0`` is taken as deployed: verify measures the plan in force).
+
+    Every device gets its own ``apply_targets`` call and push tag (the host script path is
+    ``/tmp/<tag>.sh``; distinct tags keep hosts sharing a /tmp — emulators, some containers — from
+    running each other's script). Disruptive changes are never pushed (they come back
+    ``blocked-disruptive``, which stops the loop).
+    """
+    from concurrent.futures import ThreadPoolExecutor
+
+    last = {t.name: t.desired for t in targets_from_files(plan0, render_outputs(plan0))}
+
+    def apply(plan: Plan) -> list[DeviceResult]:
+        targets = [t for t in targets_from_files(plan, render_outputs(plan)) if t.host and last.get(t.name) != t.desired]
+        base = dataclasses.replace(opts.connection, dry_run=False, allow_disruptive=False, limit=[], canary=0)
+
+        def one(t):  # type: ignore[no-untyped-def]
+            push = dataclasses.replace(base.push, tag=f"{base.push.tag}_{t.name}"[:60])
+            res = apply_targets([t], dataclasses.replace(base, push=push))[0]
+            if res.state in ("pushed", "no-change"):
+                last[t.name] = t.desired
+            return res
+        with ThreadPoolExecutor(max_workers=max(1, min(base.concurrency, len(targets) or 1))) as ex:
+            return list(ex.map(one, targets))
+    return apply
+
+
+def verify_fabric(source: Path, opts: VerifyOptions, on_event: Callable[[str], None] | None = None) -> VerifyOutcome:
+    """Run verify end to end (module docstring); ``on_event`` gets one progress line at a time.
+
+    Raises:
+        RoceTuneError: the source does not plan cleanly, no host selected, or ``--adjust`` from a plan
+            directory whose inventory is gone or changed.
+        ValueError: bad launch options (sizes, launcher, collective).
+    """
+    say = on_event or (lambda s: None)
+    plan, inv = load_for_verify(source)
+    if opts.adjust and inv is None:
+        raise RoceTuneError([Finding(rule="RT331", severity=Severity.error, location=Location(file=str(source)),
+                                     message="--adjust needs the inventory the plan came from (missing or changed)",
+                                     fix="run verify --adjust on the inventory file")])
+    hosts = select_hosts(plan, opts.hosts)
+    switches = [s.name for s in plan.switches if s.mgmt_host]
+    nics = [n for h in hosts for n in plan.host(h).nics]
+    line_rate = float(min((n.speed_gbps for n in nics), default=400))
+    target = opts.target_ratio if opts.target_ratio is not None else float(plan.policy.get("target_utilisation", 0.9))
+    env, differing = common_env(plan, hosts)
+    rph = opts.ranks_per_host or max(1, min(len(plan.host(h).nics) for h in hosts))
+    spec = LaunchSpec(launcher=opts.launcher, collective=opts.collective, hosts=hosts, head=opts.head,  # type: ignore[arg-type]
+                      ranks_per_host=rph, env=env, min_bytes=opts.min_bytes, max_bytes=opts.max_bytes,
+                      step_factor=opts.step_factor, iters=opts.iters, warmup=opts.warmup, binary_dir=opts.binary_dir,
+                      launcher_args=opts.launcher_args)
+    out_dir = opts.out_dir or Path("out") / f"{Path(plan.inventory_file).stem or plan.site}" / "verify"
+    pool = DevicePool(plan, opts.connection, opts.read_timeout_s, out_dir / "logs")
+    outputs: dict[str, str] = {}
+    counter = [0]
+
+    def do_measure(p: Plan, pairs: dict[tuple[str, str], float] | None = None) -> Measurement:
+        n = counter[0]
+        counter[0] += 1
+        say(f"[{n}] running:\n" + build_launch(spec).describe())
+        m = measure(pool, p, spec, switches, line_rate_gbps=line_rate, target_ratio=target, facts=facts,
+                    timeout_s=opts.run_timeout_s, pair_fractions=pairs)
+        for host, text in m.outputs.items():
+            outputs[f"nccl-run{n}-{host}.txt"] = text
+        say(f"[{n}] busbw {m.largest_busbw_gbps} GB/s at the largest size = "
+            + (f"{m.fraction:.1%}" if m.fraction is not None else "-") + " of line rate; findings: "
+            + (", ".join(sorted({d.rule for c in m.checks for d in c.diagnoses})) or "none"))
+        return m
+
+    try:
+        say(f"hosts {', '.join(hosts)}; switches {', '.join(switches) or '-'}; line rate {line_rate:g} Gb/s, "
+            f"target {target:.0%}")
+        facts = collect_facts(pool, plan, hosts)
+        pairs = None
+        pair_cmds: list[str] = []
+        if opts.pairwise and len(hosts) > 2:
+            pairs, pair_cmds = pairwise(pool, spec, line_rate, opts.run_timeout_s)
+        loop = None
+        if opts.adjust and inv is not None:
+            first = [True]
+
+            def m_fn(p: Plan) -> Measurement:
+                m = do_measure(p, pairs if first[0] else None)
+                first[0] = False
+                return m
+            loop = adjust_loop(inv, plan, m_fn, _apply_fn(opts, plan), LoopOptions(
+                target_ratio=target, max_iterations=opts.max_iterations, tolerance=opts.tolerance, factor=opts.factor))
+            iterations = loop.iterations
+            say(f"adjust: {loop.stop_reason}")
+        else:
+            iterations = [Iteration(index=0, kind="baseline", settings=plan_settings(plan),
+                                    measurement=do_measure(plan, pairs))]
+    finally:
+        pool.close()
+    meta = {"site": plan.site, "source": str(source), "inventory_file": plan.inventory_file, "launcher": opts.launcher,
+            "collective": opts.collective, "hosts": hosts, "switches": switches, "line_rate_gbps": line_rate,
+            "target_ratio": target, "ranks_per_host": rph, "nccl_env": env, "nccl_env_per_host": differing,
+            "pairwise_commands": pair_cmds,
+            "note": "ssh launcher: every host ran alone; no fabric figure" if opts.launcher == "ssh" else ""}
+    cls = plan.classification
+    png = plot_busbw(iterations, out_dir / "busbw.png", line_rate, target, f"{plan.site}: {opts.collective} busbw")
+    rep = report_dict(meta=meta, iterations=iterations, loop=loop, facts=facts, pairwise=pairs,
+                      lossless=list(cls.lossless_priorities), queues=list(cls.lossless_queues),
+                      plot=png.name if png else None)
+    log = [f"{dev}$ {cmd}" for dev, cmd in pool.log]
+    paths = write_report(out_dir, rep, outputs, log)
+    if png:
+        paths["png"] = png
+    return VerifyOutcome(report=rep, paths=paths, exit_code=0 if rep["status"] == "pass" else 1,
+                         iterations=iterations, loop=loop)

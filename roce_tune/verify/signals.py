@@ -1,0 +1,139 @@
+"""Aggregate counter deltas into the few signals the diagnosis reads (pure).
+
+Every figure is a count over one run (a delta) unless the name says otherwise; ``*_share`` are
+fractions in [0, 1]; ``pause_us`` is pause time in µs (mlx5 ``rx_prioN_pause_duration``).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from roce_tune.verify.counters import CounterSnapshot, HostNicCounters
+
+__all__ = ["FabricSignals", "HostSignals", "fabric_signals", "host_signals", "prio_count"]
+
+#: RDMA hw_counters that count loss-recovery events at the requester/responder (VENDORS.md §7b).
+LOSS_COUNTERS = ("out_of_sequence", "packet_seq_err", "local_ack_timeout_err", "implied_nak_seq_err")
+#: ethtool counters of frames the NIC dropped on receive (PHY-level buffer exhaustion).
+DISCARD_COUNTERS = ("rx_discards_phy",)
+
+
+def prio_count(stats: dict[str, int], direction: str, prio: int, what: str = "packets") -> int:
+    """``{direction}_prio{prio}_{what}`` from an ethtool map (0 when absent)."""
+    return stats.get(f"{direction}_prio{prio}_{what}", 0)
+
+
+@dataclass(frozen=True)
+class HostSignals:
+    """What one host NIC did during the run.
+
+    Attributes:
+        tx_by_prio / rx_by_prio: packets per 802.1p priority (ethtool ``tx_prioN_packets``).
+        tx_lossless / rx_lossless: packets on the plan's lossless priorities.
+        pause_rx_frames: PFC frames received on lossless priorities (the switch paused this NIC).
+        pause_us: µs this NIC was paused on lossless priorities (``rx_prioN_pause_duration``), or None.
+        pause_tx_frames: PFC frames this NIC sent (its own receive buffer filled).
+        ecn_marked / cnp_sent / cnp_handled / cnp_ignored: RDMA hw_counters
+            (``np_ecn_marked_roce_packets``, ``np_cnp_sent``, ``rp_cnp_handled``, ``rp_cnp_ignored``).
+        loss_events: sum of :data:`LOSS_COUNTERS`; discards: sum of :data:`DISCARD_COUNTERS`.
+    """
+
+    host: str
+    netdev: str
+    tx_by_prio: dict[int, int]
+    rx_by_prio: dict[int, int]
+    tx_lossless: int
+    rx_lossless: int
+    pause_rx_frames: int
+    pause_us: int | None
+    pause_tx_frames: int
+    ecn_marked: int
+    cnp_sent: int
+    cnp_handled: int
+    cnp_ignored: int
+    loss_events: int
+    loss_detail: dict[str, int]
+    discards: int
+
+    @property
+    def tx_total(self) -> int:
+        """Packets sent on all priorities."""
+        return sum(self.tx_by_prio.values())
+
+    @property
+    def rx_total(self) -> int:
+        """Packets received on all priorities."""
+        return sum(self.rx_by_prio.values())
+
+
+def host_signals(c: HostNicCounters, lossless: list[int]) -> HostSignals:
+    """Signals of one NIC from its counter delta; ``lossless`` = the plan's lossless priorities."""
+    e, hw = c.ethtool, c.hw
+    tx = {p: prio_count(e, "tx", p) for p in range(8)}
+    rx = {p: prio_count(e, "rx", p) for p in range(8)}
+    durations = [e[f"rx_prio{p}_pause_duration"] for p in lossless if f"rx_prio{p}_pause_duration" in e]
+    loss = {k: hw.get(k, 0) for k in LOSS_COUNTERS if hw.get(k, 0)}
+    return HostSignals(
+        host=c.host, netdev=c.netdev, tx_by_prio=tx, rx_by_prio=rx,
+        tx_lossless=sum(tx[p] for p in lossless), rx_lossless=sum(rx[p] for p in lossless),
+        pause_rx_frames=sum(prio_count(e, "rx", p, "pause") for p in lossless),
+        pause_us=sum(durations) if durations else None,
+        pause_tx_frames=sum(prio_count(e, "tx", p, "pause") for p in lossless),
+        ecn_marked=hw.get("np_ecn_marked_roce_packets", 0), cnp_sent=hw.get("np_cnp_sent", 0),
+        cnp_handled=hw.get("rp_cnp_handled", 0), cnp_ignored=hw.get("rp_cnp_ignored", 0),
+        loss_events=sum(loss.values()), loss_detail=loss,
+        discards=sum(e.get(k, 0) for k in DISCARD_COUNTERS))
+
+
+@dataclass(frozen=True)
+class FabricSignals:
+    """Switch-side sums over every port, on the lossless priorities / queues.
+
+    ``*_by_port`` keep the per-port figures for evidence (only non-zero entries).
+    """
+
+    pfc_tx_frames: int = 0
+    pfc_rx_frames: int = 0
+    ecn_marked: int = 0
+    ecn_counted: bool = False
+    lossless_drops: int = 0
+    wd_storms: int = 0
+    pfc_tx_by_port: dict[str, int] = field(default_factory=dict)
+    ecn_by_port: dict[str, int] = field(default_factory=dict)
+    drops_by_port: dict[str, int] = field(default_factory=dict)
+    storms_by_port: dict[str, int] = field(default_factory=dict)
+    wd_drops_by_port: dict[str, int] = field(default_factory=dict)
+
+
+def fabric_signals(delta: CounterSnapshot, lossless_prios: list[int], lossless_queues: list[int]) -> FabricSignals:
+    """Sum PFC frames, ECN marks, lossless-queue drops and watchdog storms over every switch port.
+
+    ``pfc_tx_all``/``pfc_rx_all`` (platforms without per-priority PFC counters) are counted as
+    lossless: the lossless priorities are the only ones with PFC enabled.
+    """
+    pfc_tx: dict[str, int] = {}
+    pfc_rx: dict[str, int] = {}
+    ecn: dict[str, int] = {}
+    drops: dict[str, int] = {}
+    storms: dict[str, int] = {}
+    wd_drops: dict[str, int] = {}
+    counted = False
+    for sw in delta.switches:
+        for port, c in sw.ports.items():
+            key = f"{sw.switch}:{port}"
+            tx = sum(c.get(f"pfc_tx_prio{p}", 0) for p in lossless_prios) + c.get("pfc_tx_all", 0)
+            rx = sum(c.get(f"pfc_rx_prio{p}", 0) for p in lossless_prios) + c.get("pfc_rx_all", 0)
+            marks = sum(c.get(f"q{q}_ecn_marked_pkts", 0) for q in lossless_queues)
+            counted = counted or any(f"q{q}_ecn_marked_pkts" in c for q in lossless_queues)
+            dr = sum(c.get(f"q{q}_drop_pkts", 0) + c.get(f"q{q}_wred_drop_pkts", 0) for q in lossless_queues)
+            st = sum(c.get(f"q{q}_wd_storm_detected", 0) for q in lossless_queues)
+            wdd = sum(c.get(f"q{q}_wd_tx_drop", 0) + c.get(f"q{q}_wd_rx_drop", 0) for q in lossless_queues)
+            for bucket, value in ((pfc_tx, tx), (pfc_rx, rx), (ecn, marks), (drops, dr), (storms, st),
+                                  (wd_drops, wdd)):
+                if value:
+                    bucket[key] = value
+    return FabricSignals(
+        pfc_tx_frames=sum(pfc_tx.values()), pfc_rx_frames=sum(pfc_rx.values()), ecn_marked=sum(ecn.values()),
+        ecn_counted=counted, lossless_drops=sum(drops.values()), wd_storms=sum(storms.values()),
+        pfc_tx_by_port=pfc_tx, ecn_by_port=ecn, drops_by_port=drops, storms_by_port=storms,
+        wd_drops_by_port=wd_drops)

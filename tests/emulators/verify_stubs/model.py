@@ -1,0 +1,199 @@
+"""Response model of the emulated fabric: bandwidth and counters as a function of the settings
+currently applied to the emulated switch and hosts. Pure functions plus small state-file helpers
+(stdlib only: the stubs run it as a script). README.md in this directory explains the model.
+
+Per directed host link s→r (ring order of the job's hosts):
+
+* ``B = R × rtt_us`` (BDP, bytes), ``T = pfc_onset_bdp × B`` — the ingress occupancy at which the
+  emulated switch sends XOFF under this traffic (deliberately below the tuner's static trigger:
+  several congested PGs share the pool on a real fabric).
+* DCQCN active (ECN on the egress queue, ECT in the TOS, RP on at s, NP on at r, Kmin < T):
+  the queue settles at ``q* = Kmin + ρ (Kmax − Kmin)`` with ``ρ = min(1, 1.5 / Pmax%)``; otherwise
+  nothing slows the sender and the queue runs into T (``q* = ∞``).
+* utilisation ``u = 1 − 0.45 e^{−min(q*, T)/(0.35 B)}`` (a short queue drains between rate cuts);
+* PFC: q* ≥ T on a lossless path → pause share ``φ = 0.2 + 0.2 (1 − T/q*)`` and efficiency × (1 − φ);
+  0.8 T ≤ q* < T → bursts ``φ = 0.05 (q* − 0.8T)/(0.2T)``; on a lossy path the same queue drops packets
+  (``loss = lossy_loss_rate``) and go-back-N costs 45 %;
+* recovery: ``ai_norm = rpg_ai_rate / (5 Mb/s × R/25G)``; penalty ``0.3 (1 − ai_norm)²`` when ai_norm < 1;
+* marks: ``p(q*) = Pmax (q* − Kmin)/(Kmax − Kmin)`` on the ramp (q* capped at T), CNPs = 0.8 × marks;
+* efficiency ``e = base × u × (1 − φ) × (1 − recovery) × mtu_factor × slow_s × slow_r``, capped at
+  ``ceiling``; the job's peak busbw is ``min_links(e) × R/8`` GB/s and ``busbw(size) = peak × size /
+  (size + s_half_bytes)``.
+
+Every penalty is monotone in its input, so "lower Kmax toward the band" or "raise AI toward the
+tuner's value" always helps until the next penalty starts — the property the adjust tests rely on.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import math
+import os
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+DEFAULTS: dict[str, float] = {
+    "rtt_us": 5.0, "pfc_onset_bdp": 8.0, "base_efficiency": 0.965, "ceiling": 1.0,
+    "s_half_bytes": float(2 << 20), "lossy_loss_rate": 2e-4, "nvlink_gbytes": 150.0,
+}
+MTU_FACTOR = {4096: 1.0, 2048: 0.97, 1024: 0.92, 512: 0.85, 256: 0.75}
+BUSBW_FACTOR = {"all_reduce": lambda n: 2 * (n - 1) / n, "all_gather": lambda n: (n - 1) / n,
+                "alltoall": lambda n: (n - 1) / n, "sendrecv": lambda n: 1.0}
+WIRE_OVERHEAD_BYTES = 58  # Eth 14 + IPv4 20 + UDP 8 + BTH 12 + ICRC 4
+
+
+@dataclass(frozen=True)
+class LinkSettings:
+    """Everything the model reads for one direction s→r."""
+
+    speed_gbps: float
+    prio_tx: int
+    prio_rx: int
+    lossless: bool
+    ecn_on: bool
+    ect: bool
+    kmin: float
+    kmax: float
+    pmax_percent: float
+    rp_enabled: bool
+    np_enabled: bool
+    ai_mbps: float
+    mtu: int
+    slow: float = 1.0
+
+
+@dataclass(frozen=True)
+class LinkOutcome:
+    efficiency: float
+    q_star: float
+    pause_share: float
+    mark_prob: float
+    loss_rate: float
+    notes: list[str] = field(default_factory=list)
+
+
+def link_outcome(s: LinkSettings, params: dict[str, float]) -> LinkOutcome:
+    """The model equations of the module docstring for one directed link."""
+    p = {**DEFAULTS, **params}
+    bdp = s.speed_gbps * 1e9 / 8 * p["rtt_us"] * 1e-6
+    onset = p["pfc_onset_bdp"] * bdp
+    cc = s.ecn_on and s.ect and s.rp_enabled and s.np_enabled and s.kmin < onset
+    notes = []
+    if cc:
+        rho = min(1.0, 1.5 / max(s.pmax_percent, 1e-6))
+        q = s.kmin + rho * max(0.0, s.kmax - s.kmin)
+    else:
+        q = math.inf
+        notes.append("no ECN reaction before the PFC onset")
+    util = 1 - 0.45 * math.exp(-min(q, onset) / (0.35 * bdp))
+    pause = loss = 0.0
+    penalty = 0.0
+    if q >= onset:
+        if s.lossless:
+            pause = 0.2 + 0.2 * (1 - onset / q)
+            penalty = pause
+        else:
+            loss, penalty = p["lossy_loss_rate"], 0.45
+    elif q >= 0.8 * onset:
+        if s.lossless:
+            pause = 0.05 * (q - 0.8 * onset) / (0.2 * onset)
+            penalty = pause
+        else:
+            loss, penalty = p["lossy_loss_rate"] / 10, 0.1
+    elif not s.lossless:
+        loss, penalty = p["lossy_loss_rate"] / 100, 0.02
+    ai_norm = s.ai_mbps / (5.0 * s.speed_gbps / 25.0) if s.speed_gbps else 1.0
+    recovery = 0.3 * (1 - ai_norm) ** 2 if cc and ai_norm < 1 else 0.0
+    qm = min(q, onset)
+    mark = 0.0
+    if cc and qm > s.kmin:
+        span = max(1.0, s.kmax - s.kmin)
+        mark = s.pmax_percent / 100 * min(1.0, (qm - s.kmin) / span)
+    eff = p["base_efficiency"] * util * (1 - penalty) * (1 - recovery) * MTU_FACTOR.get(s.mtu, 0.7) * s.slow
+    return LinkOutcome(efficiency=min(eff, p["ceiling"]), q_star=q, pause_share=pause, mark_prob=mark,
+                       loss_rate=loss, notes=notes)
+
+
+def message_sizes(lo: int, hi: int, factor: int) -> list[int]:
+    """nccl-tests size sweep: lo, lo×f, … ≤ hi."""
+    out, size = [], max(1, lo)
+    while size <= hi:
+        out.append(size)
+        size *= max(2, factor)
+    return out
+
+
+def busbw_curve(peak_gbytes: float, sizes: list[int], params: dict[str, float]) -> list[float]:
+    """busbw (GB/s) per message size: ``peak × size / (size + s_half)``."""
+    half = {**DEFAULTS, **params}["s_half_bytes"]
+    return [peak_gbytes * s / (s + half) for s in sizes]
+
+
+# ------------------------------------------------------------------------------ state files
+@contextmanager
+def locked(fabric_dir: Path) -> Iterator[None]:
+    """Serialise every counter update of the fabric (several stubs may run at once)."""
+    fabric_dir.mkdir(parents=True, exist_ok=True)
+    with open(fabric_dir / ".lock", "w") as fh:
+        fcntl.flock(fh, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(fh, fcntl.LOCK_UN)
+
+
+def read_json(path: Path, default: Any) -> Any:
+    """JSON file content, or ``default`` when it does not exist."""
+    return json.loads(path.read_text()) if path.is_file() else default
+
+
+def write_json(path: Path, data: Any) -> None:
+    """Write atomically (temp file + rename)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}")
+    tmp.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n")
+    os.replace(tmp, path)
+
+
+def add_counts(target: dict[str, int], incr: dict[str, float]) -> None:
+    """``target[k] += round(incr[k])`` (counters are integers)."""
+    for k, v in incr.items():
+        target[k] = int(target.get(k, 0)) + round(v)
+
+
+def switch_state_from_db(db: dict[str, Any]) -> dict[str, Any]:
+    """What the model needs from a SONiC CONFIG_DB: per port PFC priorities, DSCP→TC map and the
+    WRED/ECN profile of each queue (bytes, percent)."""
+    maps = db.get("DSCP_TO_TC_MAP", {})
+    qos = db.get("PORT_QOS_MAP", {})
+    wred = db.get("WRED_PROFILE", {})
+    ports: dict[str, Any] = {}
+    for port in db.get("PORT", {}):
+        pq = qos.get(port, {})
+        mname = pq.get("dscp_to_tc_map") or qos.get("global", {}).get("dscp_to_tc_map")
+        queues = {}
+        for key, q in db.get("QUEUE", {}).items():
+            qport, _, qid = key.partition("|")
+            if qport != port or not q.get("wred_profile") or q["wred_profile"] not in wred:
+                continue
+            prof = wred[q["wred_profile"]]
+            for one in _expand(qid):
+                queues[str(one)] = {
+                    "ecn": prof.get("ecn", "ecn_none") != "ecn_none",
+                    "kmin": float(prof.get("green_min_threshold", 0)), "kmax": float(prof.get("green_max_threshold", 0)),
+                    "pmax": float(prof.get("green_drop_probability", 0)), "profile": q["wred_profile"]}
+        ports[port] = {"pfc_enable": [int(x) for x in str(pq.get("pfc_enable", "")).split(",") if x.strip()],
+                       "dscp_to_tc": {int(k): int(v) for k, v in maps.get(mname, {}).items()} if mname else {},
+                       "queues": queues}
+    return {"ports": ports}
+
+
+def _expand(qid: str) -> list[int]:
+    if "-" in qid:
+        a, b = qid.split("-", 1)
+        return list(range(int(a), int(b) + 1))
+    return [int(x) for x in qid.split(",") if x.strip().isdigit()]

@@ -1,0 +1,102 @@
+"""SONiC emulator wired to the response model: platform ``sonic-model``.
+
+A :class:`~tests.emulators.sonic.SonicDevice` that (1) writes ``switch-<name>.json`` in the fabric
+directory (``options["fabric_dir"]``) whenever its CONFIG_DB changes — the settings the host stubs
+read when they simulate a run — and (2) answers ``show pfc counters``, ``show queue counters``,
+``show queue wredcounters`` and ``show pfcwd stats`` from ``counters-<name>.json``, the totals the
+stubs add to, in sonic-utilities' table shapes (thousands separators as ``pfcstat`` prints them).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from .. import server
+from ..sonic import SonicDevice, SonicSession
+from . import model as m
+
+PLATFORM = "sonic-model"
+server._PLATFORM_CLASSES.setdefault(PLATFORM, ("verify_stubs.switch", "ModelSonicDevice"))
+
+
+PFCWD_HEADER = (
+    "      QUEUE       STATUS    STORM DETECTED/RESTORED    TX OK/DROP    RX OK/DROP    TX LAST OK/DROP    RX LAST OK/DROP",
+    "-----------  -----------  -------------------------  ------------  ------------  -----------------  -----------------",
+)
+
+
+def _n(v: int) -> str:
+    return f"{int(v):,}"
+
+
+class ModelSonicDevice(SonicDevice):
+    """Options: everything :class:`SonicDevice` takes plus ``fabric_dir`` (required)."""
+
+    def __init__(self, spec, workdir):  # type: ignore[no-untyped-def]
+        self.fabric_dir = Path(spec.options["fabric_dir"])
+        self._db: dict[str, Any] = {}
+        super().__init__(spec, workdir)
+
+    @property  # type: ignore[override]
+    def config_db(self) -> dict[str, Any]:
+        return self._db
+
+    @config_db.setter
+    def config_db(self, db: dict[str, Any]) -> None:
+        self._db = db
+        with m.locked(self.fabric_dir):
+            m.write_json(self.fabric_dir / f"switch-{self.spec.name}.json", m.switch_state_from_db(db))
+
+    def counters(self) -> dict[str, dict[str, int]]:
+        """Counter totals per port (what the stubs have added so far)."""
+        return m.read_json(self.fabric_dir / f"counters-{self.spec.name}.json", {})
+
+    def new_session(self, username: str, interactive: bool) -> ModelSonicSession:
+        return ModelSonicSession(self, username, interactive)
+
+
+class ModelSonicSession(SonicSession):
+    device: ModelSonicDevice
+
+    def _ports(self, args: list[str]) -> list[str]:
+        named = [a for a in args if a.startswith("Ethernet")]
+        return named or sorted(self.device.config_db.get("PORT", {}), key=lambda p: int(p[8:] or 0))
+
+    def show(self, args: list[str]) -> tuple[str, int]:
+        text = " ".join(args)
+        c = self.device.counters()
+        if text.startswith("pfc counters"):
+            out = []
+            for d in ("Rx", "Tx"):
+                out.append(f"  Port {d}    " + "    ".join(f"PFC{p}" for p in range(8)))
+                out.append("---------  " + "  ".join(["------"] * 8))
+                for port in self._ports(args[2:]):
+                    vals = [_n(c.get(port, {}).get(f"pfc_{d.lower()}_prio{p}", 0)) for p in range(8)]
+                    out.append(f"{port:>9}  " + "  ".join(f"{v:>6}" for v in vals))
+                out.append("")
+            return "\n".join(out) + "\n", 0
+        if text.startswith(("queue counters", "queue wredcounters")):
+            wred = args[1] == "wredcounters"
+            cols = (("wred_drop_pkts", "WredDrp/pkts"), ("wred_drop_bytes", "WredDrp/bytes"),
+                    ("ecn_marked_pkts", "EcnMarked/pkts"), ("ecn_marked_bytes", "EcnMarked/bytes")) if wred else \
+                (("tx_pkts", "Counter/pkts"), ("tx_bytes", "Counter/bytes"), ("drop_pkts", "Drop/pkts"),
+                 ("drop_bytes", "Drop/bytes"))
+            out = ["     Port    TxQ  " + "  ".join(f"{h:>15}" for _, h in cols),
+                   "---------  -----  " + "  ".join(["-" * 15] * len(cols))]
+            for port in self._ports(args[2:]):
+                for q in range(8):
+                    pc = c.get(port, {})
+                    out.append(f"{port:>9}    UC{q}  " + "  ".join(f"{_n(pc.get(f'q{q}_{k}', 0)):>15}" for k, _ in cols))
+            return "\n".join(out) + "\n", 0
+        if text.startswith("pfcwd stats"):
+            out = [PFCWD_HEADER[0], PFCWD_HEADER[1]]
+            for port, cfg in sorted(self.device.config_db.get("PORT_QOS_MAP", {}).items()):
+                for q in [x for x in str(cfg.get("pfcwd_sw_enable", "")).split(",") if x.strip()]:
+                    v = {k: c.get(port, {}).get(f"q{q}_{k}", 0) for k in (
+                        "wd_storm_detected", "wd_storm_restored", "wd_tx_ok", "wd_tx_drop", "wd_rx_ok", "wd_rx_drop")}
+                    out.append(f"{port + ':' + q:>11}  operational  {v['wd_storm_detected']}/"
+                               f"{v['wd_storm_restored']:<24}{v['wd_tx_ok']}/{v['wd_tx_drop']:<11}{v['wd_rx_ok']}/"
+                               f"{v['wd_rx_drop']:<11}0/0                0/0")
+            return "\n".join(out) + "\n", 0
+        return super().show(args)
