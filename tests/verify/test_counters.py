@@ -1,0 +1,189 @@
+"""Counter and NIC-fact parsers: own fixtures in the field shapes, plus the field captures when present.
+
+Oracles are the numbers printed in the captures themselves (including the ``DIFF:`` column the
+field engineer's own awk computed) and the kernel's RoCE MTU rule.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from roce_tune.verify import counters as c
+from roce_tune.verify.hostfacts import parse_ibv_devinfo, parse_show_gids, roce_active_mtu
+
+FIELD = Path(__file__).resolve().parents[2].parent / "shared" / "field-cases" / "counters"
+
+
+def field(name: str) -> str:
+    path = FIELD / name
+    if not path.is_file():
+        pytest.skip(f"field case {path} not present")
+    return path.read_text()
+
+
+# ---------------------------------------------------------------------------------------- host
+def test_ethtool_field_capture_keeps_every_priority_counter() -> None:
+    stats = c.parse_ethtool_stats(field("mlx5-ethtool-prio-and-hw-counters-2to1.txt"))
+    assert stats["rx_prio0_bytes"] == 88178050405854
+    assert stats["tx_prio0_packets"] == 40316741528
+    assert {f"{d}_prio{p}_{w}" for d in ("rx", "tx") for p in range(8) for w in ("bytes", "packets")} <= set(stats)
+    assert not any("/" in k for k in stats)  # the hw_counters lines in the same capture are not ethtool
+
+
+def test_hw_counters_from_grep_lines_in_a_mixed_capture() -> None:
+    hw = c.parse_hw_counters(field("mlx5-ethtool-prio-and-hw-counters-2to1.txt"))
+    assert hw == {"duplicate_request": 0, "implied_nak_seq_err": 0, "lifespan": 12, "local_ack_timeout_err": 2705,
+                  "np_cnp_sent": 1333, "np_ecn_marked_roce_packets": 0}
+
+
+def test_hw_counters_hang_capture() -> None:
+    hw = c.parse_hw_counters(field("mlx5-hw-counters-nccl-hang-high-out-of-sequence.txt"))
+    assert hw["out_of_sequence"] == 6140236
+    assert hw["packet_seq_err"] == 929974
+    assert hw["np_cnp_sent"] == 17269947
+    assert hw["resp_cqe_error"] == 20540
+
+
+def test_hw_counters_other_shapes() -> None:
+    assert c.parse_hw_counters("link mlx5_0/1 np_cnp_sent 12 rp_cnp_handled 10 out_of_sequence 3\n") == {
+        "np_cnp_sent": 12, "rp_cnp_handled": 10, "out_of_sequence": 3}
+    assert c.parse_hw_counters("np_cnp_sent: 5\nrp_cnp_handled 7\n") == {"np_cnp_sent": 5, "rp_cnp_handled": 7}
+
+
+def test_side_by_side_delta_equals_the_capture_diff_column() -> None:
+    text = field("mlx5-ethtool-prio-delta-dscp-one-direction.txt")
+    before, after = c.parse_side_by_side(text)
+    resets: list[str] = []
+    delta = c.delta_counts(before, after, "node-a", resets)
+    printed = {m.group(1): int(m.group(2)) for m in re.finditer(r"(\w+_packets):.*DIFF: (\d+)", text)}
+    assert printed  # three lines in the capture
+    assert delta == printed
+    assert resets == []
+
+
+def test_delta_notes_counters_that_went_backwards() -> None:
+    resets: list[str] = []
+    d = c.delta_counts({"a": 10, "b": 5}, {"a": 25, "b": 2, "new": 4}, "h", resets)
+    assert d == {"a": 15, "b": 2, "new": 4}
+    assert resets == ["h:b"]
+
+
+def test_snapshot_delta_keeps_devices_and_seconds() -> None:
+    nic = dict(host="h1", netdev="eth0", rdma_device="mlx5_0")
+    before = c.CounterSnapshot(taken_at=100.0, hosts=[c.HostNicCounters(**nic, ethtool={"tx_prio3_packets": 10},
+                                                                        hw={"np_cnp_sent": 1})],
+                               switches=[c.SwitchCounters(switch="s", platform="sonic",
+                                                          ports={"Ethernet0": {"pfc_tx_prio3": 7}})])
+    after = c.CounterSnapshot(taken_at=102.5, hosts=[c.HostNicCounters(**nic, ethtool={"tx_prio3_packets": 110},
+                                                                       hw={"np_cnp_sent": 31})],
+                              switches=[c.SwitchCounters(switch="s", platform="sonic",
+                                                         ports={"Ethernet0": {"pfc_tx_prio3": 9}})])
+    d = c.delta_snapshot(before, after)
+    assert d.is_delta and d.seconds == 2.5
+    assert d.hosts[0].ethtool == {"tx_prio3_packets": 100} and d.hosts[0].hw == {"np_cnp_sent": 30}
+    assert d.switches[0].ports == {"Ethernet0": {"pfc_tx_prio3": 2}}
+
+
+# ---------------------------------------------------------------------------------------- SONiC
+SONIC_PFC = """\
+  Port Rx    PFC0    PFC1    PFC2    PFC3    PFC4    PFC5    PFC6    PFC7
+---------  ------  ------  ------  ------  ------  ------  ------  ------
+Ethernet0       0       0       0   1,200       0       0       0       0
+Ethernet8     N/A       0       0      12       0       0       0       0
+
+  Port Tx    PFC0    PFC1    PFC2    PFC3    PFC4    PFC5    PFC6    PFC7
+---------  ------  ------  ------  ------  ------  ------  ------  ------
+Ethernet0       0       0       0      40       0       0       0       0
+Ethernet8       0       0       0  15,437       0       0       0       0
+"""
+
+
+def test_sonic_pfc_counters_rx_and_tx_tables() -> None:
+    ports = c.parse_sonic_pfc_counters(SONIC_PFC)
+    assert ports["Ethernet0"]["pfc_rx_prio3"] == 1200
+    assert ports["Ethernet8"]["pfc_tx_prio3"] == 15437
+    assert "pfc_rx_prio0" not in ports["Ethernet8"]  # N/A is not a zero
+    assert ports["Ethernet0"]["pfc_tx_prio3"] == 40
+
+
+def test_sonic_pfc_counters_field_capture_tx_only() -> None:
+    ports = c.parse_sonic_pfc_counters(field("sonic-show-pfcwd-stats-and-pfc-tx-counters.txt"))
+    assert ports["Ethernet6"]["pfc_tx_prio3"] == 15437
+    assert sum(v for p in ports.values() for v in p.values()) == 15437
+    assert not any(k.startswith("pfc_rx") for p in ports.values() for k in p)
+
+
+def test_sonic_pfcwd_stats_field_capture() -> None:
+    wd = c.parse_sonic_pfcwd_stats(field("sonic-show-pfcwd-stats-and-pfc-tx-counters.txt"))
+    assert wd["Ethernet4"] == {"q3_wd_storm_detected": 2, "q3_wd_storm_restored": 2, "q3_wd_tx_ok": 0,
+                               "q3_wd_tx_drop": 56035, "q3_wd_rx_ok": 14053, "q3_wd_rx_drop": 371184}
+    assert wd["Ethernet6"]["q3_wd_tx_drop"] == 46416
+
+
+def test_sonic_queue_counters_field_capture_unicast_only() -> None:
+    q = c.parse_sonic_queue_counters(field("sonic-show-queue-counters-ethernet196.txt"))["Ethernet196"]
+    assert q["q1_drop_pkts"] == 6841131615
+    assert q["q3_tx_bytes"] == 16254949855200
+    assert not any(k.startswith(("q8_", "q13_")) for k in q)  # MC8..MC13 rows are multicast
+
+
+@pytest.mark.parametrize("text,expect", [
+    ("""\
+     Port    TxQ    WredDrp/pkts    WredDrp/bytes    EcnMarked/pkts    EcnMarked/bytes
+---------  -----  --------------  ---------------  ----------------  -----------------
+Ethernet0    UC0             N/A              N/A                 0                  0
+Ethernet0    UC3             N/A              N/A         3,454,820      5,182,230,000
+""", {"q0_ecn_marked_pkts": 0, "q0_ecn_marked_bytes": 0, "q3_ecn_marked_pkts": 3454820,
+      "q3_ecn_marked_bytes": 5182230000}),
+    ("""\
+      Port    TxQ    EcnMarked/pkts    EcnMarked/bytes
+----------  -----  ----------------  -----------------
+Ethernet0    UC3         160510586       295336835072
+""", {"q3_ecn_marked_pkts": 160510586, "q3_ecn_marked_bytes": 295336835072}),
+])
+def test_sonic_wred_counters_columns_by_name(text: str, expect: dict[str, int]) -> None:
+    assert c.parse_sonic_wred_counters(text)["Ethernet0"] == expect
+
+
+# ---------------------------------------------------------------------------------------- EOS
+def test_eos_pfc_json_and_ecn_table() -> None:
+    js = '{"interfaceCounters": {"Ethernet1": {"rxFrames": 3, "txFrames": 17}}}'
+    assert c.parse_eos_pfc_counters_json("leaf1# \n" + js) == {"Ethernet1": {"pfc_rx_all": 3, "pfc_tx_all": 17}}
+    ecn = "Ethernet1:\n   Tx-Queue  ECN Marked Packets\n   --------  ------------------\n   0         0\n   3         421\n"
+    assert c.parse_eos_ecn_counters(ecn, "Ethernet1") == {"q0_ecn_marked_pkts": 0, "q3_ecn_marked_pkts": 421}
+    with pytest.raises(ValueError):
+        c.parse_eos_pfc_counters_json("% Invalid input")
+
+
+# ---------------------------------------------------------------------------------------- facts
+GIDS = """\
+DEV\tPORT\tINDEX\tGID\t\t\t\t\tIPv4  \t\tVER\tDEV
+---\t----\t-----\t---\t\t\t\t\t------------  \t---\t---
+mlx5_0\t1\t0\tfe80:0000:0000:0000:bace:f6ff:fe00:0000\t\t\tv1\tens1f0np0
+mlx5_0\t1\t3\t0000:0000:0000:0000:0000:ffff:c000:020b\t192.0.2.11  \tv2\tens1f0np0
+n_gids_found=2
+"""
+
+
+def test_show_gids_with_and_without_ipv4() -> None:
+    gids = parse_show_gids(GIDS)
+    assert [(g.index, g.ipv4, g.ver, g.netdev) for g in gids] == [(0, None, "v1", "ens1f0np0"),
+                                                                  (3, "192.0.2.11", "v2", "ens1f0np0")]
+
+
+def test_ibv_devinfo_port_fields() -> None:
+    text = ("hca_id:\tmlx5_0\n\tfw_ver:\t\t\t\t28.41.1000\n\tphys_port_cnt:\t\t\t1\n\t\tport:\t1\n"
+            "\t\t\tstate:\t\t\tPORT_ACTIVE (4)\n\t\t\tmax_mtu:\t\t4096 (5)\n\t\t\tactive_mtu:\t\t1024 (3)\n"
+            "\t\t\tlink_layer:\t\tEthernet\n")
+    assert parse_ibv_devinfo(text) == {1: {"state": "PORT_ACTIVE", "max_mtu": 4096, "active_mtu": 1024,
+                                           "link_layer": "Ethernet"}}
+
+
+@pytest.mark.parametrize("netdev,active", [(9000, 4096), (4200, 4096), (4192, 4096), (4191, 2048), (2144, 2048),
+                                           (2143, 1024), (1500, 1024), (1120, 1024), (1119, 512)])
+def test_roce_active_mtu_kernel_rule(netdev: int, active: int) -> None:
+    # iboe_get_mtu: largest IB MTU <= netdev MTU - (GRH 40 + UDP 8 + BTH 12 + XRC 4 + AtomicETH 28 + ICRC 4)
+    assert roce_active_mtu(netdev) == active

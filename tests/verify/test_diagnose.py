@@ -1,0 +1,228 @@
+"""Each diagnosis from a planted counter pattern (and the field captures), against the lab-2node plan.
+
+The plan: SONiC SN4700, two hosts with one 400G ConnectX-7 each; lossless priority/queue 3, RoCE TOS
+106. Line rate 400 Gb/s = 50 GB/s busbw, so the 90 % target is 45 GB/s (DOMAIN.md; nccl-tests
+PERFORMANCE.md: busbw's ideal is the link rate).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from roce_tune.findings import Severity
+from roce_tune.inventory.loader import load_inventory
+from roce_tune.inventory.models import Override
+from roce_tune.plan import Plan
+from roce_tune.tuner.plan import build_plan, derive_plan
+from roce_tune.verify import counters as c
+from roce_tune.verify.diagnose import Observation, Proposal, diagnose
+from roce_tune.verify.hostfacts import GidEntry, NicFacts
+from roce_tune.verify.nccl_parser import parse_nccl_output
+
+REPO = Path(__file__).resolve().parents[2]
+FIELD = REPO.parent / "shared" / "field-cases" / "counters"
+PKTS = 10_000_000
+
+
+@pytest.fixture(scope="module")
+def lab() -> Plan:
+    return derive_plan(load_inventory(REPO / "inventories" / "lab-2node.yaml"))
+
+
+def plan_with(overrides: list[Override]) -> Plan:
+    inv = load_inventory(REPO / "inventories" / "lab-2node.yaml").inventory
+    plan = build_plan(inv.model_copy(update={"policy": inv.policy.model_copy(update={"overrides": overrides})}))
+    assert not [f for f in plan.findings if f.severity is Severity.error]
+    return plan
+
+
+def nccl(peak_gbytes: float) -> str:
+    """A 2-rank all_reduce table (current nccl-tests layout) rising to ``peak_gbytes`` at 1 GiB."""
+    lines = ["# Collective test starting: all_reduce_perf", "# Using devices",
+             "#  Rank  0 Group  0 Pid   1001 on      node1 device  0 [0000:18:00] NVIDIA H100",
+             "#  Rank  1 Group  0 Pid   2002 on      node2 device  0 [0000:18:00] NVIDIA H100",
+             "#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   "
+             "busbw #wrong"]
+    for k in range(20, 31):
+        size = 1 << k
+        bw = peak_gbytes * size / (size + (2 << 20))
+        t = size / (bw * 1e3)
+        lines.append(f"{size:12d} {size // 4:12d}     float     sum      -1  {t:7.1f}  {bw:6.2f}  {bw:6.2f}      0  "
+                     f"{t:7.1f}  {bw:6.2f}  {bw:6.2f}      0")
+    lines += ["# Out of bounds values : 0 OK", "# Avg bus bandwidth    : 30.0", ""]
+    return "\n".join(lines)
+
+
+def host(name: str, ethtool: dict[str, int] | None = None, hw: dict[str, int] | None = None,
+         netdev: str = "ens1f0np0") -> c.HostNicCounters:
+    base = {"tx_prio3_packets": PKTS, "rx_prio3_packets": PKTS, "tx_prio0_packets": 300, "rx_prio0_packets": 300}
+    return c.HostNicCounters(host=name, netdev=netdev, rdma_device="mlx5_0", ethtool={**base, **(ethtool or {})},
+                             hw={"np_ecn_marked_roce_packets": 100_000, "np_cnp_sent": 80_000, "rp_cnp_handled": 80_000,
+                                 **(hw or {})})
+
+
+def delta(hosts: list[c.HostNicCounters], ports: dict[str, dict[str, int]] | None = None) -> c.CounterSnapshot:
+    sw = c.SwitchCounters(switch="lab-leaf1", platform="sonic", ports=ports if ports is not None else {
+        "Ethernet0": {"q3_ecn_marked_pkts": 100_000, "q3_tx_pkts": PKTS},
+        "Ethernet8": {"q3_ecn_marked_pkts": 100_000, "q3_tx_pkts": PKTS}})
+    return c.CounterSnapshot(taken_at=1.0, hosts=hosts, switches=[sw], is_delta=True, seconds=3.0)
+
+
+def good_facts() -> list[NicFacts]:
+    return [NicFacts(host=h, netdev="ens1f0np0", rdma_device="mlx5_0", netdev_mtu=9000, active_mtu=4096,
+                     gids=[GidEntry(device="mlx5_0", port=1, index=3, gid="::ffff:c000:20b", ipv4=f"192.0.2.{i}",
+                                    ver="v2", netdev="ens1f0np0")]) for i, h in ((11, "node1"), (27, "node2"))]
+
+
+def observe(plan: Plan, busbw: float = 48.0, hosts: list[c.HostNicCounters] | None = None,
+            ports: dict[str, dict[str, int]] | None = None, **kw) -> dict[str, list]:  # type: ignore[no-untyped-def]
+    run = parse_nccl_output(nccl(busbw))[0]
+    obs = Observation(plan=plan, hosts=["node1", "node2"], run=run,
+                      delta=delta(hosts or [host("node1"), host("node2")], ports),
+                      facts=kw.pop("facts", good_facts()), traffic_time_s=2.0, **kw)
+    out: dict[str, list] = {}
+    for check in diagnose(obs):
+        for d in check.diagnoses:
+            out.setdefault(d.rule, []).append(d)
+    return out
+
+
+def test_clean_run_has_no_findings(lab: Plan) -> None:
+    assert observe(lab) == {}
+
+
+@pytest.mark.parametrize("busbw,fails", [(40.0, True), (44.9, True), (45.2, False)])
+def test_busbw_against_90_percent_of_400g(lab: Plan, busbw: float, fails: bool) -> None:
+    found = observe(lab, busbw=busbw)
+    assert ("RT310" in found) is fails
+    if fails:
+        assert found["RT310"][0].evidence["target_ratio"] == 0.9
+
+
+def test_failed_run_is_reported_not_judged(lab: Plan) -> None:
+    run = parse_nccl_output(nccl(48.0).replace("# Out of bounds values : 0 OK", "# Out of bounds values : 3 FAILED"))[0]
+    obs = Observation(plan=lab, hosts=["node1", "node2"], run=run, delta=delta([host("node1"), host("node2")]))
+    rules = {d.rule for chk in diagnose(obs) for d in chk.diagnoses}
+    assert "RT311" in rules and "RT310" not in rules
+
+
+def test_roce_on_lossy_priority(lab: Plan) -> None:
+    bad = host("node1", ethtool={"tx_prio0_packets": 9_000_000, "tx_prio3_packets": 1_000_000})
+    found = observe(lab, hosts=[bad, host("node2")])
+    d = found["RT312"][0]
+    assert d.location.device == "node1" and d.evidence["lossy_share"] == 0.9
+    assert "NCCL_IB_TC=106" in d.fix
+
+
+def test_one_direction_from_the_field_capture(lab: Plan) -> None:
+    path = FIELD / "mlx5-ethtool-prio-delta-dscp-one-direction.txt"
+    if not path.is_file():
+        pytest.skip("field case not present")
+    before, after = c.parse_side_by_side(path.read_text())
+    eth = c.delta_counts(before, after, "node-a", [])
+    # node-a sends 3.96 Mpps on prio 3 (and 51 Kpps of other traffic on prio 0) but receives 4.0 Mpps on prio 0
+    nic = c.HostNicCounters(host="node1", netdev="ens1f0np0", rdma_device="mlx5_0", ethtool=eth, hw={})
+    found = observe(lab, hosts=[nic, host("node2")])
+    assert [d.location.device for d in found["RT313"]] == ["node1"]
+    assert "RT312" not in found  # what node1 sends is fine: 98.7 % on the lossless priority
+
+
+def test_pfc_pauses_without_marks_proposes_lower_ecn(lab: Plan) -> None:
+    paused = {"rx_prio3_pause": 10_000, "rx_prio3_pause_duration": 400_000}  # 0.4 s of a 2 s run
+    hosts = [host(n, ethtool=paused, hw={"np_ecn_marked_roce_packets": 0, "np_cnp_sent": 0, "rp_cnp_handled": 0})
+             for n in ("node1", "node2")]
+    ports = {"Ethernet0": {"pfc_tx_prio3": 10_000, "q3_ecn_marked_pkts": 0}, "Ethernet8": {"pfc_tx_prio3": 10_000}}
+    found = observe(lab, busbw=30.0, hosts=hosts, ports=ports)
+    d = found["RT314"][0]
+    assert d.proposal == Proposal(knob="ecn", direction="down")
+    assert d.evidence["paused_share_by_nic"] == {"node1:ens1f0np0": 0.2, "node2:ens1f0np0": 0.2}
+    assert "RT315" not in found and "RT316" not in found
+
+
+def test_pfc_pauses_with_marks_is_the_milder_finding(lab: Plan) -> None:
+    hosts = [host(n, ethtool={"rx_prio3_pause_duration": 100_000}) for n in ("node1", "node2")]
+    found = observe(lab, busbw=40.0, hosts=hosts)
+    assert found["RT315"][0].proposal == Proposal(knob="ecn", direction="down")
+    assert "RT314" not in found
+
+
+def test_pauses_below_one_percent_are_ignored(lab: Plan) -> None:
+    hosts = [host(n, ethtool={"rx_prio3_pause_duration": 10_000}) for n in ("node1", "node2")]  # 0.5 %
+    assert "RT315" not in observe(lab, hosts=hosts)
+
+
+def test_cnps_without_recovery_points_at_the_right_knob(lab: Plan) -> None:
+    found = observe(lab, busbw=35.0)  # 80k CNPs per 10M packets, no PFC, derived thresholds
+    assert found["RT316"][0].proposal == Proposal(knob="dcqcn_recovery", direction="up")
+    short = plan_with([Override(set={"kmin_bytes": 20_000, "kmax_bytes": 100_000})])  # below BDP 247 KB
+    d = observe(short, busbw=35.0)["RT316"][0]
+    assert d.proposal == Proposal(knob="ecn", direction="up")
+    assert d.evidence["kmax_below_bdp"]
+    slow_ai = plan_with([Override(set={"kmin_bytes": 20_000, "kmax_bytes": 100_000}),
+                         Override(role="host", set={"rpg_ai_rate_mbps": 5})])
+    d = observe(slow_ai, busbw=35.0)["RT316"][0]
+    assert d.proposal == Proposal(knob="dcqcn_recovery", direction="up")
+    assert d.evidence["ai_rate_pinned_below_derived"]["node1"] == {"rpg_ai_rate_mbps": 5, "derived": 80}
+
+
+def test_cnps_sent_but_not_handled(lab: Plan) -> None:
+    hosts = [host(n, hw={"np_cnp_sent": 50_000, "rp_cnp_handled": 0, "rp_cnp_ignored": 50_000})
+             for n in ("node1", "node2")]
+    d = observe(lab, hosts=hosts)["RT317"][0]
+    assert d.evidence == {"np_cnp_sent": 100_000, "rp_cnp_handled": 0, "rp_cnp_ignored": 100_000}
+
+
+def test_loss_from_the_hang_capture_stops_the_loop(lab: Plan) -> None:
+    path = FIELD / "mlx5-hw-counters-nccl-hang-high-out-of-sequence.txt"
+    if not path.is_file():
+        pytest.skip("field case not present")
+    hw = c.parse_hw_counters(path.read_text())
+    found = observe(lab, hosts=[host("node1", hw=hw), host("node2")])
+    d = found["RT318"][0]
+    assert d.stops_loop and d.location.device == "node1"
+    assert d.evidence["out_of_sequence"] == 6140236
+
+
+def test_lossless_queue_drops_on_the_switch(lab: Plan) -> None:
+    ports = {"Ethernet0": {"q3_drop_pkts": 42}, "Ethernet8": {}}
+    assert observe(lab, ports=ports)["RT318"][0].evidence["switch_lossless_drops_by_port"] == {"lab-leaf1:Ethernet0": 42}
+
+
+def test_watchdog_storm_from_the_field_capture(lab: Plan) -> None:
+    path = FIELD / "sonic-show-pfcwd-stats-and-pfc-tx-counters.txt"
+    if not path.is_file():
+        pytest.skip("field case not present")
+    ports = c.merge_ports(c.parse_sonic_pfcwd_stats(path.read_text()))
+    d = observe(lab, ports=ports)["RT319"][0]
+    assert d.stops_loop
+    assert d.evidence["storms_by_port"] == {"lab-leaf1:Ethernet4": 2, "lab-leaf1:Ethernet6": 2}
+
+
+def test_one_slow_host_in_every_slow_pair(lab: Plan) -> None:
+    found = observe(lab, pair_fractions={("node1", "node2"): 0.95, ("node1", "node3"): 0.5, ("node2", "node3"): 0.52})
+    assert [d.location.device for d in found["RT320"]] == ["node3"]
+    spread = observe(lab, pair_fractions={("a", "b"): 0.5, ("c", "d"): 0.5, ("a", "c"): 0.95, ("b", "d"): 0.95})
+    assert "RT320" not in spread
+
+
+def test_mtu_mismatch(lab: Plan) -> None:
+    facts = good_facts()
+    facts[1] = facts[1].model_copy(update={"netdev_mtu": 1500, "active_mtu": 1024})
+    found = observe(lab, facts=facts)
+    assert [d.location.device for d in found["RT321"]] == ["node2"]
+    assert "mtu 9000" in found["RT321"][0].fix
+
+
+def test_gid_missing_or_pinned_to_the_wrong_index(lab: Plan) -> None:
+    facts = good_facts()
+    facts[1] = facts[1].model_copy(update={"gids": []})
+    assert [d.location.device for d in observe(lab, facts=facts)["RT322"]] == ["node2"]
+    facts = good_facts()
+    facts[1] = facts[1].model_copy(update={"gids": [facts[1].gids[0].model_copy(update={"index": 5})]})
+    pinned = lab.model_copy(update={"hosts": [h.model_copy(update={"nccl_env": {**h.nccl_env, "NCCL_IB_GID_INDEX": "3"}})
+                                              for h in lab.hosts]})
+    found = observe(pinned, facts=facts)
+    assert [d.location.device for d in found["RT322"]] == ["node2"]
+    assert "NCCL_IB_GID_INDEX" in found["RT322"][0].fix

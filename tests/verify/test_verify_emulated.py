@@ -1,0 +1,138 @@
+"""``roce-tune verify`` end to end against the loopback emulators: the SONiC model switch and two GPU
+hosts of ``inventories/lab-2node.yaml``, with the verify stubs (nccl-tests, mpirun, counters) driven by
+the response model in ``tests/emulators/verify_stubs/model.py``.
+
+The numbers asserted come from that model (README there): at 400G and a 5 µs RTT, BDP = 250 kB;
+the derived plan (Kmin 36 kB, Kmax 495 kB, Pmax 1 %) sits at q* = Kmax, so busbw at 1 GiB =
+0.965 × (1 − 0.45 e^(−495/87.5)) × 50 GB/s × 1024/(1024 + 2) ≈ 48.1 GB/s.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import time
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from roce_tune.cli import app
+from roce_tune.deploy.drivers import PushOptions
+from roce_tune.deploy.runner import ApplyOptions
+from roce_tune.inventory.loader import load_inventory
+from roce_tune.tuner.plan import derive_plan
+from roce_tune.verify.run import VerifyOptions, verify_fabric
+from tests.emulators.verify_stubs import VerifyLab, start_lab
+
+REPO = Path(__file__).resolve().parents[2]
+USER, PASSWORD = "gpuadmin", "verify-Pa55"
+MISTUNED_ECN = {"set": {"kmin_bytes": 3_000_000, "kmax_bytes": 12_000_000}, "reason": "deliberately mis-tuned"}
+MISTUNED_AI = {"role": "host", "set": {"rpg_ai_rate_mbps": 5, "rpg_hai_rate_mbps": 50}, "reason": "firmware 25G values"}
+
+
+@pytest.fixture
+def lab(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):  # type: ignore[no-untyped-def]
+    monkeypatch.setenv("ROCE_TUNE_USERNAME", USER)
+    monkeypatch.setenv("ROCE_TUNE_PASSWORD", PASSWORD)
+    labs: list[VerifyLab] = []
+
+    def start(overrides: list[dict] | None = None, **model: float) -> tuple[VerifyLab, Path]:  # type: ignore[type-arg]
+        lb = start_lab(REPO / "inventories" / "lab-2node.yaml", tmp_path / f"lab{len(labs)}", model=model,
+                       username=USER, password=PASSWORD)
+        labs.append(lb)
+        inv = lb.write_inventory(tmp_path / f"lab{len(labs)}.yaml", overrides=overrides)
+        lb.deploy(derive_plan(load_inventory(inv)))
+        return lb, inv
+
+    yield start
+    for lb in labs:
+        lb.stop()
+
+
+def _opts(out: Path, **kw) -> VerifyOptions:  # type: ignore[no-untyped-def]
+    return VerifyOptions(max_bytes="1G", out_dir=out, connection=ApplyOptions(
+        insecure_skip_host_key_check=True, push=PushOptions(confirm_s=60)), **kw)
+
+
+def _cli(*args: str) -> tuple[int, str]:
+    res = CliRunner().invoke(app, ["verify", *args, "--insecure-skip-host-key-check", "--max-bytes", "1G"])
+    return res.exit_code, res.output
+
+
+def _wred(lb: VerifyLab) -> set[tuple[str, str]]:
+    db = json.loads(lb.fleet["lab-leaf1"].running_config())
+    used = {q["wred_profile"] for q in db["QUEUE"].values() if "wred_profile" in q}
+    return {(db["WRED_PROFILE"][p]["green_min_threshold"], db["WRED_PROFILE"][p]["green_max_threshold"]) for p in used}
+
+
+def _ai(lb: VerifyLab, host: str) -> str:
+    return (lb.fleet[host].sysroot / "sys/class/net/ens1f0np0/ecn/roce_rp/rpg_ai_rate").read_text().strip()
+
+
+def test_verify_lab_writes_report_counters_and_plot(lab, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    lb, inv = lab()
+    code, output = _cli(str(inv), "--out", str(tmp_path / "out"))
+    assert code == 0, output
+    rep = json.loads((tmp_path / "out" / "verify-report.json").read_text())
+    assert rep["status"] == "pass" and rep["line_rate_gbps"] == 400 and rep["target_ratio"] == 0.9
+    it = rep["iterations"][0]
+    bdp = 400e9 / 8 * 5e-6
+    expect = 0.965 * (1 - 0.45 * math.exp(-495_000 / (0.35 * bdp))) * 50 * (1 << 30) / ((1 << 30) + (2 << 20))
+    assert it["largest_busbw_gbps"] == pytest.approx(expect, abs=0.01)
+    # the command actually run is printed and saved, with the plan's NCCL environment
+    mpirun = "node1$ mpirun -np 2 -H node1:1,node2:1"
+    assert mpirun in output and rep["commands"][0].startswith(mpirun) and "-x NCCL_IB_TC=106" in rep["commands"][0]
+    assert mpirun in (tmp_path / "out" / "commands.txt").read_text()
+    # counters are deltas of this run: RoCE on priority 3, every switch ECN mark seen by a receiver
+    cs = it["counters"]
+    assert cs["hosts"]["node1:ens1f0np0"]["tx_packets_by_priority"]["3"] > 1_000_000
+    marks = sum(cs["switches"]["ecn_marked_by_port"].values())
+    assert marks > 0 and marks == sum(h["ecn_marked"] for h in cs["hosts"].values())
+    assert {c["status"] for c in it["checks"]} <= {"pass", "skip"}
+    assert (tmp_path / "out" / "busbw.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert "| 0 | baseline |" in (tmp_path / "out" / "verify-report.md").read_text()
+
+
+def test_adjust_takes_a_mistuned_fabric_to_the_target(lab, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    lb, inv = lab([MISTUNED_ECN, MISTUNED_AI])
+    t0 = time.monotonic()
+    code, output = _cli(str(inv), "--adjust", "--max-iterations", "4", "--out", str(tmp_path / "out"),
+                        "--confirm-seconds", "60")
+    elapsed = time.monotonic() - t0
+    assert code == 0, output
+    rep = json.loads((tmp_path / "out" / "verify-report.json").read_text())
+    its = rep["iterations"]
+    rules = [sorted({d["rule"] for c in it["checks"] for d in c["diagnoses"]}) for it in its]
+    # PFC with no marks -> ECN to the tuner's values; then CNPs without recovery -> AI/HAI to the tuner's values
+    assert rules == [["RT310", "RT314"], ["RT310", "RT316"], []]
+    assert [it["proposal"] for it in its] == [None, {"knob": "ecn", "direction": "down"},
+                                              {"knob": "dcqcn_recovery", "direction": "up"}]
+    assert its[0]["fraction"] < its[1]["fraction"] < 0.9 <= its[2]["fraction"]
+    assert rep["adjust"]["stop_reason"].startswith("target reached")
+    assert _wred(lb) == {("36000", "495000")} and _ai(lb, "node1") == _ai(lb, "node2") == "80"
+    assert {o["set"].get("rpg_ai_rate_mbps") for o in rep["adjust"]["best_overrides"]} >= {80}
+    assert elapsed < 45
+
+
+def test_adjust_stops_at_the_budget(lab, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    lb, inv = lab([MISTUNED_ECN, MISTUNED_AI])
+    res = verify_fabric(inv, _opts(tmp_path / "out", adjust=True, max_iterations=1))
+    assert res.exit_code == 1
+    assert res.loop is not None and res.loop.stop_reason == "max iterations (1) reached"
+    assert [it.kind for it in res.iterations] == ["baseline", "step"]
+    assert res.iterations[0].fraction < res.iterations[1].fraction < 0.9
+    assert _wred(lb) == {("36000", "495000")} and _ai(lb, "node1") == "5"  # best = step 1 stays applied
+
+
+def test_adjust_rolls_back_a_step_that_hurts(lab, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    # shallow-buffer fabric: PFC starts at 0.72 x BDP = 180 kB, so the tuner's Kmax 495 kB is too high here
+    lb, inv = lab([{"set": {"kmin_bytes": 20_000, "kmax_bytes": 100_000}}], pfc_onset_bdp=0.72)
+    res = verify_fabric(inv, _opts(tmp_path / "out", adjust=True))
+    assert res.loop is not None
+    assert [it.kind for it in res.iterations] == ["baseline", "step", "rollback"]
+    assert res.loop.stop_reason.startswith("step 1 made busbw worse")
+    assert res.iterations[1].fraction < res.iterations[0].fraction == pytest.approx(res.iterations[2].fraction)
+    assert _wred(lb) == {("20000", "100000")}  # the baseline thresholds are back on the switch
+    md = (tmp_path / "out" / "verify-report.md").read_text()
+    assert "| 2 | rollback | re-apply the plan of iteration 0 |" in md
