@@ -231,7 +231,8 @@ def adjust_loop(inv: Inventory, plan0: Plan, measure: Callable[[Plan], Measureme
     t0 = now()
     its = [Iteration(index=0, kind="baseline", settings=plan_settings(plan0), measurement=measure(plan0))]
     its[0].seconds = round(now() - t0, 3)
-    best, plan, pinned = 0, plan0, {}
+    best, plan = 0, plan0
+    pinned: dict[Key, dict[str, int]] = {}
     best_pinned: dict[Key, dict[str, int]] = {}
     plans = {0: plan0}
     steps = 0

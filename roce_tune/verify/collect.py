@@ -22,6 +22,7 @@ import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
+from typing import Any
 
 from roce_tune.deploy.drivers import Driver, PushOptions
 from roce_tune.deploy.runner import ApplyOptions, Target, _connect
@@ -213,7 +214,7 @@ def parse_switch_counters(sw: SwitchPlan, outputs: dict[str, str]) -> c.SwitchCo
     return c.SwitchCounters(switch=sw.name, platform=sw.platform, ports=ports, unsupported=unsupported, errors=errors)
 
 
-def _each(jobs: dict[str, Callable[[], object]], workers: int) -> dict[str, object]:
+def _each(jobs: dict[str, Callable[[], Any]], workers: int) -> dict[str, Any]:
     with ThreadPoolExecutor(max_workers=max(1, min(workers, len(jobs) or 1))) as pool:
         futs = {name: pool.submit(fn) for name, fn in jobs.items()}
         return {name: f.result() for name, f in futs.items()}
@@ -251,7 +252,7 @@ def _switch_job(pool: DevicePool, sw: SwitchPlan) -> Callable[[], c.SwitchCounte
 
 def snapshot(pool: DevicePool, plan: Plan, hosts: list[str], switches: list[str], workers: int = 8) -> c.CounterSnapshot:
     """Read every selected host's and switch's counters concurrently (one thread per device)."""
-    jobs: dict[str, Callable[[], object]] = {}
+    jobs: dict[str, Callable[[], Any]] = {}
     for h in plan.hosts:
         if h.name in hosts:
             jobs[h.name] = _host_job(pool, h)
@@ -260,9 +261,9 @@ def snapshot(pool: DevicePool, plan: Plan, hosts: list[str], switches: list[str]
             jobs[sw.name] = _switch_job(pool, sw)
     taken = time.time()
     res = _each(jobs, workers)
-    host_c = [x for h in plan.hosts if h.name in res for x in res[h.name]]  # type: ignore[union-attr]
+    host_c = [x for h in plan.hosts if h.name in res for x in res[h.name]]
     sw_c = [res[s.name] for s in plan.switches if s.name in res]
-    return c.CounterSnapshot(taken_at=taken, hosts=host_c, switches=sw_c)  # type: ignore[arg-type]
+    return c.CounterSnapshot(taken_at=taken, hosts=host_c, switches=sw_c)
 
 
 def collect_facts(pool: DevicePool, plan: Plan, hosts: list[str], workers: int = 8) -> list[NicFacts]:
@@ -279,4 +280,4 @@ def collect_facts(pool: DevicePool, plan: Plan, hosts: list[str], workers: int =
             return out
         return run
     res = _each({h.name: job(h) for h in plan.hosts if h.name in hosts}, workers)
-    return [f for h in plan.hosts if h.name in res for f in res[h.name]]  # type: ignore[union-attr]
+    return [f for h in plan.hosts if h.name in res for f in res[h.name]]

@@ -357,10 +357,10 @@ def delta_snapshot(before: CounterSnapshot, after: CounterSnapshot) -> CounterSn
     switches = []
     prev_s = {s.switch: s for s in before.switches}
     for s in after.switches:
-        b = prev_s.get(s.switch)
-        ports = {port: delta_counts(b.ports.get(port, {}) if b else {}, vals, f"{s.switch}:{port}", resets)
+        bs = prev_s.get(s.switch)
+        ports = {port: delta_counts(bs.ports.get(port, {}) if bs else {}, vals, f"{s.switch}:{port}", resets)
                  for port, vals in s.ports.items()}
-        switches.append(s.model_copy(update={"ports": ports, "errors": sorted(set(b.errors if b else []) |
+        switches.append(s.model_copy(update={"ports": ports, "errors": sorted(set(bs.errors if bs else []) |
                                                                             set(s.errors))}))
     return CounterSnapshot(taken_at=after.taken_at, hosts=hosts, switches=switches, is_delta=True,
                            seconds=round(after.taken_at - before.taken_at, 3), resets=resets)

@@ -189,7 +189,7 @@ def check_busbw(obs: Observation) -> CheckResult:
     big = obs.run.largest_message_row
     if frac is None or big is None:
         return _skip(name, "no busbw figure (single rank or no rows)")
-    ev = {"largest_message_bytes": big.size_bytes, "busbw_gbytes_per_s": big.busbw_gbps,
+    ev: dict[str, object] = {"largest_message_bytes": big.size_bytes, "busbw_gbytes_per_s": big.busbw_gbps,
           "line_rate_gbps": obs.line_rate_gbps, "fraction": round(frac, 4), "target_ratio": obs.target_ratio}
     if frac >= obs.target_ratio:
         return _ok(name, f"{frac:.1%} of line rate at {big.size_bytes} B")
@@ -234,7 +234,8 @@ def check_one_direction(obs: Observation) -> CheckResult:
         rx_ok = s.rx_lossless / s.rx_total >= 1 - LOSSY_SHARE_MAX
         if tx_ok == rx_ok:
             continue
-        bad = "received" if tx_ok else "sent"
+        other = s.rx_by_prio if tx_ok else s.tx_by_prio
+        wrong = max((p for p in range(8) if p not in obs.lossless), key=lambda p: other[p])
         out.append(Diagnosis(
             rule="RT313", name="traffic marked in one direction only", severity=Severity.error,
             location=Location(device=s.host, port=s.netdev),
@@ -242,8 +243,7 @@ def check_one_direction(obs: Observation) -> CheckResult:
                       "rx_packets_by_priority": {p: n for p, n in s.rx_by_prio.items() if n},
                       "lossless_priorities": obs.lossless},
             message=f"{s.host}:{s.netdev} {'sends' if tx_ok else 'receives'} RoCE on a lossless priority but the "
-                    f"packets it {bad} travel on priority "
-                    f"{max((p for p in range(8) if p not in obs.lossless), key=lambda p: (s.rx_by_prio if tx_ok else s.tx_by_prio)[p])}",
+                    f"packets it {'receives' if tx_ok else 'sends'} travel on priority {wrong}, which has no PFC",
             fix="the peer side uses a different TOS or trust/DSCP map (or a switch re-marks): make NCCL_IB_TC, "
                 "mlnx_qos --trust dscp and the switch DSCP→TC map equal on every host and switch"))
     return _fail(name, *out) if out else _ok(name)

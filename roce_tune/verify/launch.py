@@ -103,14 +103,14 @@ class LaunchSpec(BaseModel):
     collective: Collective = "all_reduce"
     hosts: list[str] = Field(min_length=1)
     head: str | None = None
-    ranks_per_host: int = Field(1, ge=1, le=64)
+    ranks_per_host: int = Field(default=1, ge=1, le=64)
     env: dict[str, str] = Field(default_factory=dict)
     min_bytes: str | int = "1M"
     max_bytes: str | int = "8G"
-    step_factor: int = Field(2, ge=2)
-    iters: int = Field(20, ge=1)
-    warmup: int = Field(5, ge=0)
-    check: int = Field(1, ge=0, le=1)
+    step_factor: int = Field(default=2, ge=2)
+    iters: int = Field(default=20, ge=1)
+    warmup: int = Field(default=5, ge=0)
+    check: int = Field(default=1, ge=0, le=1)
     binary_dir: str | None = None
     launcher_args: list[str] = Field(default_factory=list)
 
@@ -166,9 +166,9 @@ def build_launch(spec: LaunchSpec) -> LaunchCommand:
     for h in spec.hosts:
         if not h or any(c in h for c in " ,:;'\"$`"):
             raise ValueError(f"host name {h!r} cannot be put on an mpirun/srun command line")
-    for k in spec.env:
-        if not k.replace("_", "").isalnum():
-            raise ValueError(f"environment variable name {k!r} is not valid")
+    for var in spec.env:
+        if not var.replace("_", "").isalnum():
+            raise ValueError(f"environment variable name {var!r} is not valid")
     env = dict(sorted(spec.env.items()))
     n_hosts = len(spec.hosts)
     if spec.launcher == "mpirun":

@@ -87,7 +87,8 @@ def report_dict(*, meta: dict[str, Any], iterations: list[Iteration], loop: Loop
 
 
 def _fmt_settings(s: dict[str, dict[str, dict[str, object]]]) -> str:
-    ecn = "; ".join(f"{v['kmin_bytes']}/{v['kmax_bytes']} B @{v['pmax_percent']}%" for v in s.get("ecn", {}).values())
+    ecn = "; ".join(dict.fromkeys(f"{v['kmin_bytes']}/{v['kmax_bytes']} B @{v['pmax_percent']}%"
+                                  for v in s.get("ecn", {}).values()))
     ai = sorted({f"{v['rpg_ai_rate_mbps']}/{v['rpg_hai_rate_mbps']}" for v in s.get("dcqcn", {}).values()})
     return f"{ecn or '-'} | {', '.join(ai) or '-'}"
 
@@ -124,7 +125,7 @@ def report_markdown(rep: dict[str, Any]) -> str:
               f"**Change:** {d['fix']}", "", "Evidence:", "", "```json", json.dumps(d["evidence"], indent=1,
                                                                                        sort_keys=True), "```", ""]
     final = next(r for r in rep["iterations"] if r["index"] == rep["final_iteration"])
-    L += ["## Checks (final iteration)", "", "| check | result | note |", "|---|---|---|"]
+    L += ["", "## Checks (final iteration)", "", "| check | result | note |", "|---|---|---|"]
     L += [f"| {c['check']} | {c['status']} | {c['note']} |" for c in final["checks"]]
     cs = final["counters"]
     if cs:
@@ -174,6 +175,8 @@ def plot_busbw(iterations: list[Iteration], path: Path, line_rate_gbps: float, t
                 label=f"#{it.index} {it.kind}" + (f" ({it.fraction:.0%})" if it.fraction else ""))
     ax.axhline(line_rate_gbps / 8, color="grey", linestyle=":", label=f"line rate {line_rate_gbps:g} Gb/s")
     ax.axhline(line_rate_gbps / 8 * target_ratio, color="red", linestyle="--", label=f"target {target_ratio:.0%}")
+    top = max([line_rate_gbps / 8] + [b for _, rows in series for _, b in rows])
+    ax.set_ylim(0, top * 1.08)
     ax.set_xscale("log", base=2)
     ax.set_xlabel("message size (bytes)")
     ax.set_ylabel("busbw (GB/s)")

@@ -168,7 +168,9 @@ def verify_fabric(source: Path, opts: VerifyOptions, on_event: Callable[[str], N
     switches = [s.name for s in plan.switches if s.mgmt_host]
     nics = [n for h in hosts for n in plan.host(h).nics]
     line_rate = float(min((n.speed_gbps for n in nics), default=400))
-    target = opts.target_ratio if opts.target_ratio is not None else float(plan.policy.get("target_utilisation", 0.9))
+    policy_target = plan.policy.get("target_utilisation", 0.9)
+    target = opts.target_ratio if opts.target_ratio is not None else \
+        float(policy_target) if isinstance(policy_target, (int, float)) else 0.9
     env, differing = common_env(plan, hosts)
     rph = opts.ranks_per_host or max(1, min(len(plan.host(h).nics) for h in hosts))
     spec = LaunchSpec(launcher=opts.launcher, collective=opts.collective, hosts=hosts, head=opts.head,  # type: ignore[arg-type]

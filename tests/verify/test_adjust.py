@@ -3,8 +3,8 @@ tuner, refused steps are not taken, and the loop stops at target / budget / wors
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 import pytest
 

@@ -72,7 +72,7 @@ def test_delta_notes_counters_that_went_backwards() -> None:
 
 
 def test_snapshot_delta_keeps_devices_and_seconds() -> None:
-    nic = dict(host="h1", netdev="eth0", rdma_device="mlx5_0")
+    nic = {"host": "h1", "netdev": "eth0", "rdma_device": "mlx5_0"}
     before = c.CounterSnapshot(taken_at=100.0, hosts=[c.HostNicCounters(**nic, ethtool={"tx_prio3_packets": 10},
                                                                         hw={"np_cnp_sent": 1})],
                                switches=[c.SwitchCounters(switch="s", platform="sonic",

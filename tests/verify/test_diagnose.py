@@ -43,8 +43,8 @@ def nccl(peak_gbytes: float) -> str:
     lines = ["# Collective test starting: all_reduce_perf", "# Using devices",
              "#  Rank  0 Group  0 Pid   1001 on      node1 device  0 [0000:18:00] NVIDIA H100",
              "#  Rank  1 Group  0 Pid   2002 on      node2 device  0 [0000:18:00] NVIDIA H100",
-             "#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   "
-             "busbw #wrong"]
+             ("#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   "
+              "busbw #wrong")]
     for k in range(20, 31):
         size = 1 << k
         bw = peak_gbytes * size / (size + (2 << 20))

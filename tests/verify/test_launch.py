@@ -71,8 +71,8 @@ def test_size_arg_spelling() -> None:
 
 
 @pytest.mark.parametrize("spec", [
-    dict(hosts=["a b"]), dict(hosts=["a", "b:2"]), dict(hosts=["a"], env={"BAD-NAME": "1"}),
-    dict(hosts=["a"], min_bytes="2G", max_bytes="1G"),
+    {"hosts": ["a b"]}, {"hosts": ["a", "b:2"]}, {"hosts": ["a"], "env": {"BAD-NAME": "1"}},
+    {"hosts": ["a"], "min_bytes": "2G", "max_bytes": "1G"},
 ])
 def test_bad_specs_are_refused(spec: dict) -> None:  # type: ignore[type-arg]
     with pytest.raises(ValueError):

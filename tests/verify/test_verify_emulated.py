@@ -71,7 +71,7 @@ def _ai(lb: VerifyLab, host: str) -> str:
 
 
 def test_verify_lab_writes_report_counters_and_plot(lab, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
-    lb, inv = lab()
+    _, inv = lab()
     code, output = _cli(str(inv), "--out", str(tmp_path / "out"))
     assert code == 0, output
     rep = json.loads((tmp_path / "out" / "verify-report.json").read_text())

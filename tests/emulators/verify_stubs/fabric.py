@@ -19,7 +19,7 @@ import random
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
-import model as m  # the stub directory is on sys.path
+import model as m  # type: ignore[import-not-found]  # the stub directory is on sys.path
 
 DEFAULT_DSCP2PRIO = [d // 8 for d in range(64)]
 #: nccl-tests table header (current layout, with redop/root/#wrong)

@@ -23,6 +23,7 @@ from roce_tune.render.outputs import render_outputs
 from roce_tune.tuner.plan import derive_plan
 
 from .. import EmulatorFleet, EmulatorSpec, start_emulators
+from ..host import HostDevice
 from ..sonic import factory_db
 from . import model as m
 from .switch import PLATFORM
@@ -169,11 +170,17 @@ class VerifyLab:
                 dev.config_db = db
             self.fleet.call(merge)
         for h in plan.hosts:
-            dev = self.fleet[h.name]
+            dev = self.host(h.name)
             res = subprocess.run(["bash", "-c", files[f"hosts/{h.name}.sh"]], env=dev.env(), capture_output=True,
                                  text=True, cwd=str(dev.home), timeout=60, check=False)
             if res.returncode != 0:
                 raise RuntimeError(f"host script of {h.name} failed: {res.stdout[-500:]}{res.stderr[-500:]}")
+
+    def host(self, name: str) -> HostDevice:
+        """The emulated host ``name``."""
+        dev = self.fleet[name]
+        assert isinstance(dev, HostDevice)
+        return dev
 
     def runs(self) -> list[dict[str, Any]]:
         """Every job the stubs simulated (``runs.log``)."""
@@ -222,17 +229,18 @@ def start_lab(inventory: str | Path, workdir: Path, *, fixed_ports: bool = False
         raise
     for h in plan.hosts:
         for n in h.nics:  # knobs the MLNX_OFED sysfs has and the host emulator leaves out
-            rp = fleet[h.name].sysroot / "sys/class/net" / n.netdev / "ecn/roce_rp"
+            rp = fleet[h.name].sysroot / "sys/class/net" / n.netdev / "ecn/roce_rp"  # type: ignore[attr-defined]
             for knob, value in MISSING_RP_KNOBS.items():
                 if not (rp / knob).exists():
                     (rp / knob).write_text(f"{value}\n")
-    fab = {"model": dict(model or {}), "hosts": {}}
+    hosts: dict[str, dict[str, Any]] = {}
     for h in plan.hosts:
         nic = h.nics[0]
-        sw, _, port = (nic.switch_port or ":").partition(":")
-        fab["hosts"][h.name] = {"sysroot": str(fleet[h.name].sysroot), "netdev": nic.netdev, "rdma": nic.rdma_device,
-                                "switch": sw, "port": port, "slow": 1.0, "pfc_storm": False}
-    m.write_json(fabric_dir / "fabric.json", fab)
+        sw_name, _, port = (nic.switch_port or ":").partition(":")
+        sysroot = fleet[h.name].sysroot  # type: ignore[attr-defined]
+        hosts[h.name] = {"sysroot": str(sysroot), "netdev": nic.netdev, "rdma": nic.rdma_device,
+                         "switch": sw_name, "port": port, "slow": 1.0, "pfc_storm": False}
+    m.write_json(fabric_dir / "fabric.json", {"model": dict(model or {}), "hosts": hosts})
     lab = VerifyLab(fleet=fleet, fabric_dir=fabric_dir, inventory=workdir / original.name, workdir=workdir,
                     original=original, ports={d.name: d.port for d in fleet})
     lab.write_inventory(lab.inventory)

@@ -15,7 +15,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from fabric import Job, run_job
+from fabric import Job, run_job  # type: ignore[import-not-found]
 
 COLLECTIVES = ("all_reduce", "all_gather", "alltoall", "sendrecv")
 
@@ -167,7 +167,7 @@ def ip(args: list[str]) -> int:
     import io
 
     sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-    import host_stubs  # tests/emulators/host_stubs.py
+    import host_stubs  # type: ignore[import-not-found]  # tests/emulators/host_stubs.py
 
     oneline = "-o" in args or "-oneline" in args
     buf = io.StringIO()

@@ -92,10 +92,10 @@ class ModelSonicSession(SonicSession):
         if text.startswith("pfcwd stats"):
             out = [PFCWD_HEADER[0], PFCWD_HEADER[1]]
             for port, cfg in sorted(self.device.config_db.get("PORT_QOS_MAP", {}).items()):
-                for q in [x for x in str(cfg.get("pfcwd_sw_enable", "")).split(",") if x.strip()]:
-                    v = {k: c.get(port, {}).get(f"q{q}_{k}", 0) for k in (
+                for qs in [x for x in str(cfg.get("pfcwd_sw_enable", "")).split(",") if x.strip()]:
+                    v = {k: c.get(port, {}).get(f"q{qs}_{k}", 0) for k in (
                         "wd_storm_detected", "wd_storm_restored", "wd_tx_ok", "wd_tx_drop", "wd_rx_ok", "wd_rx_drop")}
-                    out.append(f"{port + ':' + q:>11}  operational  {v['wd_storm_detected']}/"
+                    out.append(f"{port + ':' + qs:>11}  operational  {v['wd_storm_detected']}/"
                                f"{v['wd_storm_restored']:<24}{v['wd_tx_ok']}/{v['wd_tx_drop']:<11}{v['wd_rx_ok']}/"
                                f"{v['wd_rx_drop']:<11}0/0                0/0")
             return "\n".join(out) + "\n", 0
