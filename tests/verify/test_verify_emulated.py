@@ -136,3 +136,27 @@ def test_adjust_rolls_back_a_step_that_hurts(lab, tmp_path: Path) -> None:  # ty
     assert _wred(lb) == {("20000", "100000")}  # the baseline thresholds are back on the switch
     md = (tmp_path / "out" / "verify-report.md").read_text()
     assert "| 2 | rollback | re-apply the plan of iteration 0 |" in md
+
+
+def test_pairwise_matrix_finds_the_slow_host(lab, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    src = (REPO / "inventories" / "lab-2node.yaml").read_text()
+    three = src.replace("      - {name: Ethernet8, speed: 400G}\n",
+                        "      - {name: Ethernet8, speed: 400G}\n      - {name: Ethernet16, speed: 400G}\n")
+    three += ("  - name: node3\n    mgmt: {host: 127.0.0.1, port: 2213}\n    socket_ifname: eno1\n    nics:\n"
+              "      - {model: connectx-7, netdev: ens1f0np0, rdma_device: mlx5_0, speed: 400G, "
+              "switch_port: \"lab-leaf1:Ethernet16\", cable_length: 2m}\n")
+    (tmp_path / "lab-3node.yaml").write_text(three)
+    lb = start_lab(tmp_path / "lab-3node.yaml", tmp_path / "lab3", username=USER, password=PASSWORD)
+    try:
+        inv = lb.write_inventory(tmp_path / "lab3.yaml")
+        lb.deploy(derive_plan(load_inventory(inv)))
+        lb.set_host("node3", slow=0.7)  # e.g. a NIC at reduced PCIe width: every link touching node3 is slower
+        res = verify_fabric(inv, _opts(tmp_path / "out", pairwise=True))
+    finally:
+        lb.stop()
+    pairs = res.report["pairwise"]
+    assert pairs["node1+node2"] >= 0.9 > pairs["node1+node3"] and pairs["node2+node3"] < 0.9
+    slow = [d for d in res.report["findings"] if d["rule"] == "RT320"]
+    assert [d["location"]["device"] for d in slow] == ["node3"]
+    assert res.report["commands"][0].startswith("node1$ mpirun -np 3 -H node1:1,node2:1,node3:1")
+    assert len(res.report["pairwise_commands"]) == 3

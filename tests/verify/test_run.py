@@ -1,0 +1,77 @@
+"""verify orchestration pieces that need no device: sources, host selection, NCCL env, run merging."""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from roce_tune.findings import RoceTuneError
+from roce_tune.inventory.loader import load_inventory
+from roce_tune.render.outputs import render_outputs, write_tree
+from roce_tune.tuner.plan import derive_plan
+from roce_tune.verify.measure import _judged, traffic_time_s
+from roce_tune.verify.nccl_parser import parse_nccl_output
+from roce_tune.verify.run import VerifyOptions, common_env, load_for_verify, select_hosts, verify_fabric
+
+REPO = Path(__file__).resolve().parents[2]
+TABLE = """\
+# Collective test starting: all_reduce_perf
+#  Rank  0 Group  0 Pid   1001 on      {host} device  0 [0000:18:00] NVIDIA H100
+#  Rank  1 Group  0 Pid   1002 on      {host} device  1 [0000:19:00] NVIDIA H100
+#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong
+     1048576        262144     float     sum      -1    100.0   10.49   {bw}      0    110.0    9.53   {bw}      0
+     2097152        524288     float     sum      -1    150.0   13.98   {bw}      0    150.0   13.98   {bw}      0
+# Out of bounds values : 0 OK
+# Avg bus bandwidth    : {bw}
+"""
+
+
+@pytest.fixture
+def inv_copy(tmp_path: Path) -> Path:
+    dest = tmp_path / "lab-2node.yaml"
+    shutil.copy(REPO / "inventories" / "lab-2node.yaml", dest)
+    return dest
+
+
+def test_plan_dir_gives_the_inventory_only_while_it_is_unchanged(inv_copy: Path, tmp_path: Path) -> None:
+    plan = derive_plan(load_inventory(inv_copy))
+    out = write_tree(render_outputs(plan), tmp_path / "plan")
+    p, inv = load_for_verify(out)
+    assert p == plan and inv is not None and inv.site.name == "lab-2node"
+    inv_copy.write_text(inv_copy.read_text() + "\n# edited after planning\n")
+    _, inv = load_for_verify(out)
+    assert inv is None
+    with pytest.raises(RoceTuneError) as exc:
+        verify_fabric(out, VerifyOptions(adjust=True, out_dir=tmp_path / "v"))
+    assert exc.value.findings[0].rule == "RT331"
+
+
+def test_host_selection_and_common_env(inv_copy: Path) -> None:
+    plan = derive_plan(load_inventory(inv_copy))
+    assert select_hosts(plan, []) == ["node1", "node2"]
+    assert select_hosts(plan, ["*2"]) == ["node2"]
+    with pytest.raises(RoceTuneError):
+        select_hosts(plan, ["gpu*"])
+    env, differing = common_env(plan, ["node1", "node2"])
+    assert env["NCCL_IB_TC"] == "106" and differing == []
+    hosts = [plan.hosts[0], plan.hosts[1].model_copy(update={"nccl_env": {**plan.hosts[1].nccl_env,
+                                                                          "NCCL_IB_HCA": "=mlx5_1:1"}})]
+    env, differing = common_env(plan.model_copy(update={"hosts": hosts}), ["node1", "node2"])
+    assert "NCCL_IB_HCA" not in env and differing == ["NCCL_IB_HCA"]
+
+
+def test_ssh_runs_are_merged_by_the_slowest_host() -> None:
+    outputs = {"node1": TABLE.format(host="node1", bw="40.00"), "node2": TABLE.format(host="node2", bw="20.00")}
+    run, per_host = _judged(outputs, "ssh")
+    assert set(per_host) == {"node1", "node2"} and run is per_host["node2"]
+    run, per_host = _judged({"node1": outputs["node1"]}, "mpirun")
+    assert per_host == {} and run is not None and run.max_busbw_gbps == 40.0
+    assert _judged({"node1": "bash: mpirun: command not found\n"}, "mpirun") == (None, {})
+
+
+def test_traffic_time_counts_both_placements_and_every_iteration() -> None:
+    run = parse_nccl_output(TABLE.format(host="node1", bw="40.00"))[0]
+    # (100 + 110 + 150 + 150) µs per iteration, 20 timed + 5 warm-up iterations
+    assert traffic_time_s(run, iters=20, warmup=5) == pytest.approx(510e-6 * 25)
