@@ -8,7 +8,8 @@ Bandwidth fields named ``*_gbps`` on nccl-tests results are GB/s (bytes), as ncc
 ``roce-tune verify`` (:func:`~roce_tune.verify.run.verify_fabric`): :mod:`.launch` builds the
 mpirun/srun/ssh command lines, :mod:`.collect` reads counters and NIC facts over netmiko sessions
 (:mod:`.counters`, :mod:`.hostfacts` parse them), :mod:`.measure` runs one measurement,
-:mod:`.diagnose` judges it (pure checks RT310–RT322 over :mod:`.signals`), :mod:`.adjust` runs the
+:mod:`.diagnose` / :mod:`.diagnose_hosts` judge it (pure checks RT310–RT322 over :mod:`.signals`, shapes in
+:mod:`.observation`), :mod:`.adjust` runs the
 closed loop through the tuner and the apply engine, :mod:`.report` writes the report and plot.
 """
 

@@ -100,9 +100,10 @@ def step_values(plan: Plan, proposal: Proposal, factor: float = 2.0) -> tuple[di
                 der = _derived(dq, key, cur)
                 if (der > cur) == up and der != cur:
                     new_vals[key], why = der, "the tuner's derived value"
+                elif up:
+                    new_vals[key], why = int(cur * factor), f"x{factor:g}"
                 else:
-                    new_vals[key], why = (int(cur * factor) if up else max(1, int(cur / factor))), f"x{factor:g}" \
-                        if up else f"/{factor:g}"
+                    new_vals[key], why = max(1, int(cur / factor)), f"/{factor:g}"
                 if new_vals[key] != cur:
                     changes.append(f"{h.name} {key} {cur} -> {new_vals[key]} ({why})")
             if any(new_vals[k] != dq.params[k] for k in new_vals):

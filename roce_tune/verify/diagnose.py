@@ -19,137 +19,28 @@ Thresholds [D] (chosen here, not from a vendor; each is a ratio so it holds at a
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field
-
-from roce_tune.findings import Finding, Location, Severity
+from roce_tune.findings import Location, Severity
 from roce_tune.plan import Plan
-from roce_tune.verify.counters import CounterSnapshot
-from roce_tune.verify.hostfacts import NicFacts
-from roce_tune.verify.nccl_parser import NcclRun, busbw_fraction_of_line_rate
-from roce_tune.verify.signals import FabricSignals, HostSignals, fabric_signals, host_signals
-
-MIN_PACKETS = 10_000
-LOSSY_SHARE_MAX = 0.10
-PAUSE_SHARE_MAX = 0.01
-#: When a NIC gives PFC frame counts but no pause duration: one XOFF refresh per this many µs of pause
-#: (a switch re-sends XOFF at about half the 65535-quanta pause time; 83.9 µs at 400G, DOMAIN.md Oracle E).
-PAUSE_US_PER_FRAME = 40.0
-CNP_PER_PKT_MIN = 1e-4
-LOSS_PER_MILLION_MAX = 1.0
+from roce_tune.verify.diagnose_hosts import check_gid, check_mtu, check_slow_host
+from roce_tune.verify.observation import (
+    CNP_PER_PKT_MIN,
+    LOSS_PER_MILLION_MAX,
+    LOSSY_SHARE_MAX,
+    MIN_PACKETS,
+    PAUSE_SHARE_MAX,
+    PAUSE_US_PER_FRAME,
+    CheckResult,
+    Diagnosis,
+    Observation,
+    Proposal,
+)
+from roce_tune.verify.observation import fail as _fail
+from roce_tune.verify.observation import ok as _ok
+from roce_tune.verify.observation import skip as _skip
+from roce_tune.verify.signals import HostSignals
 
 __all__ = ["CHECKS", "MIN_PACKETS", "CheckResult", "Diagnosis", "Observation", "Proposal", "diagnose"]
-
-
-class Proposal(BaseModel):
-    """What the closed loop may change for a diagnosis: ``knob`` in a ``direction``.
-
-    ``ecn``: Kmin/Kmax of every lossless queue (``down`` = mark earlier); ``dcqcn_recovery``:
-    ``rpg_ai_rate_mbps``/``rpg_hai_rate_mbps`` of every host (``up`` = recover faster).
-    """
-
-    model_config = ConfigDict(frozen=True)
-
-    knob: Literal["ecn", "dcqcn_recovery"]
-    direction: Literal["up", "down"]
-
-
-class Diagnosis(BaseModel):
-    """One named finding with the evidence that raised it."""
-
-    model_config = ConfigDict(frozen=True)
-
-    rule: str
-    name: str
-    severity: Severity
-    message: str
-    fix: str
-    evidence: dict[str, object] = Field(default_factory=dict)
-    location: Location = Location()
-    proposal: Proposal | None = None
-    stops_loop: bool = False
-
-    def finding(self) -> Finding:
-        """As a project-wide :class:`~roce_tune.findings.Finding`."""
-        return Finding(rule=self.rule, severity=self.severity, message=f"{self.name}: {self.message}",
-                       fix=self.fix, location=self.location)
-
-
-class CheckResult(BaseModel):
-    """Outcome of one check: ``pass``, ``fail`` (with diagnoses) or ``skip`` (``note`` says why)."""
-
-    model_config = ConfigDict(frozen=True)
-
-    check: str
-    status: Literal["pass", "fail", "skip"]
-    diagnoses: list[Diagnosis] = Field(default_factory=list)
-    note: str = ""
-
-
-@dataclass(frozen=True)
-class Observation:
-    """Everything one measurement saw.
-
-    Attributes:
-        plan: the plan in force during the run.
-        hosts: hosts that took part.
-        run: the parsed nccl-tests run (None = no parsable output).
-        delta: counter deltas over the run.
-        facts: NIC facts (MTU, GIDs) per host NIC.
-        traffic_time_s: time the collective moved data (Σ row time × iterations), s.
-        line_rate_gbps: NIC line rate (Gb/s) busbw is compared with; target_ratio: e.g. 0.9.
-        pair_fractions: pairwise busbw as a fraction of line rate, ``{(a, b): f}`` (None = not run).
-        fabric_run: False for the ``ssh`` launcher (each host ran alone: no fabric figure).
-    """
-
-    plan: Plan
-    hosts: list[str]
-    run: NcclRun | None
-    delta: CounterSnapshot | None
-    facts: list[NicFacts] = field(default_factory=list)
-    traffic_time_s: float | None = None
-    line_rate_gbps: float = 400.0
-    target_ratio: float = 0.9
-    pair_fractions: dict[tuple[str, str], float] | None = None
-    fabric_run: bool = True
-
-    @property
-    def lossless(self) -> list[int]:
-        """The plan's lossless priorities."""
-        return list(self.plan.classification.lossless_priorities)
-
-    def host_sigs(self) -> list[HostSignals]:
-        """Per-NIC signals of the hosts in the run."""
-        if self.delta is None:
-            return []
-        return [host_signals(c, self.lossless) for c in self.delta.hosts if c.host in self.hosts]
-
-    def fabric_sigs(self) -> FabricSignals:
-        """Switch-side sums on the lossless priorities/queues."""
-        if self.delta is None:
-            return FabricSignals()
-        cls = self.plan.classification
-        return fabric_signals(self.delta, list(cls.lossless_priorities), list(cls.lossless_queues))
-
-    def busbw_fraction(self) -> float | None:
-        """Largest-message busbw / line rate (None without a usable run)."""
-        if self.run is None or self.run.status == "failed":
-            return None
-        return busbw_fraction_of_line_rate(self.run, self.line_rate_gbps).largest_message
-
-
-def _fail(check: str, *diags: Diagnosis) -> CheckResult:
-    return CheckResult(check=check, status="fail", diagnoses=list(diags))
-
-
-def _ok(check: str, note: str = "") -> CheckResult:
-    return CheckResult(check=check, status="pass", note=note)
-
-
-def _skip(check: str, note: str) -> CheckResult:
-    return CheckResult(check=check, status="skip", note=note)
 
 
 def _paused_share(s: HostSignals, traffic_us: float | None) -> float | None:
@@ -167,7 +58,6 @@ def _ecn_values(plan: Plan) -> dict[str, dict[str, object]]:
     return {f"{s.name}/{p.name}": {"kmin_bytes": p.kmin_bytes, "kmax_bytes": p.kmax_bytes, "pmax_percent":
                                    p.pmax_percent, "pfc_trigger_bytes": p.pfc_trigger_bytes}
             for s in plan.switches for p in s.ecn_profiles}
-
 
 # ----------------------------------------------------------------------------------------- checks
 def check_busbw(obs: Observation) -> CheckResult:
@@ -373,96 +263,6 @@ def check_watchdog(obs: Observation) -> CheckResult:
                 "the lossless queue paused for the whole detection time and the watchdog dropped its traffic",
         fix="find the device pausing those ports (NIC RX stall, a host with PFC on but a full buffer); do not tune "
             "ECN/DCQCN until it is fixed"))
-
-
-def check_slow_host(obs: Observation) -> CheckResult:
-    """RT320: one host in every slow pair (pairwise busbw matrix, ``--pairwise``)."""
-    name = "no slow host"
-    if not obs.pair_fractions:
-        return _skip(name, "pairwise matrix not requested")
-    slow = [pair for pair, f in obs.pair_fractions.items() if f < obs.target_ratio]
-    if not slow:
-        return _ok(name)
-    common = set(slow[0]).intersection(*map(set, slow))
-    hosts = {h for pair in obs.pair_fractions for h in pair}
-    fast_without = {h for h in common if any(f >= obs.target_ratio for p, f in obs.pair_fractions.items()
-                                             if h not in p)} or (common if len(hosts) > 2 else set())
-    out = [Diagnosis(
-        rule="RT320", name="one slow host in every slow pair", severity=Severity.error,
-        location=Location(device=h),
-        evidence={"slow_pairs": {f"{a}+{b}": round(f, 4) for (a, b), f in obs.pair_fractions.items()
-                                 if (a, b) in slow},
-                  "pairs_without_it": {f"{a}+{b}": round(f, 4) for (a, b), f in obs.pair_fractions.items()
-                                       if h not in (a, b)}},
-        message=f"every pair below {obs.target_ratio:.0%} of line rate includes {h}; pairs without it reach the target",
-        fix=f"inspect {h}: NIC link speed/FEC and cable, PCIe width, GPU↔NIC affinity, firmware; compare its "
-            "counters with a good host") for h in sorted(fast_without)]
-    return _fail(name, *out) if out else _ok(name, f"{len(slow)} slow pair(s) share no single host")
-
-
-def check_mtu(obs: Observation) -> CheckResult:
-    """RT321: netdev MTU or RoCE active MTU differs across hosts, or is below the plan's."""
-    name = "MTU consistent"
-    facts = [f for f in obs.facts if f.host in obs.hosts]
-    if not facts:
-        return _skip(name, "no NIC facts collected")
-    plan_nics = {(h.name, n.netdev): n for h in obs.plan.hosts for n in h.nics}
-    active = {f"{f.host}:{f.netdev}": f.active_mtu for f in facts}
-    netdev = {f"{f.host}:{f.netdev}": f.netdev_mtu for f in facts}
-    top_active = max((v for v in active.values() if v), default=None)
-    top_netdev = max((v for v in netdev.values() if v), default=None)
-    out = []
-    for f in facts:
-        n = plan_nics.get((f.host, f.netdev))
-        below_plan = n is not None and ((f.netdev_mtu is not None and f.netdev_mtu < n.mtu) or
-                                        (f.active_mtu is not None and f.active_mtu < n.roce_mtu))
-        below_peers = (f.active_mtu is not None and top_active is not None and f.active_mtu < top_active) or \
-                      (f.netdev_mtu is not None and top_netdev is not None and f.netdev_mtu < top_netdev)
-        if not (below_plan or below_peers):
-            continue
-        want = f"; the plan wants {n.mtu} / {n.roce_mtu}" if n is not None else ""
-        out.append(Diagnosis(
-            rule="RT321", name="MTU mismatch", severity=Severity.error, location=Location(device=f.host, port=f.netdev),
-            evidence={"netdev_mtu": netdev, "active_mtu": active, "plan_mtu": n.mtu if n else None,
-                      "plan_roce_mtu": n.roce_mtu if n else None},
-            message=f"{f.host}:{f.netdev} netdev MTU {f.netdev_mtu}, RoCE active MTU {f.active_mtu}{want}; a RoCE "
-                    "connection runs at the smaller active MTU of its two ends",
-            fix=f"ip link set dev {f.netdev} mtu {n.mtu if n else top_netdev} on {f.host} (re-run its host script); "
-                "the RoCE active MTU follows the netdev MTU minus 96 B"))
-    return _fail(name, *out) if out else _ok(name)
-
-
-def check_gid(obs: Observation) -> CheckResult:
-    """RT322: no RoCE v2 IPv4 GID, or its index differs across hosts while NCCL_IB_GID_INDEX is pinned."""
-    name = "RoCE v2 GID usable"
-    facts = [f for f in obs.facts if f.host in obs.hosts and not f.errors]
-    if not facts:
-        return _skip(name, "no GID tables collected")
-    idx = {f"{f.host}:{f.rdma_device}": f.roce_v2_ipv4_gid_indexes for f in facts}
-    pinned = {h.name: h.nccl_env.get("NCCL_IB_GID_INDEX") for h in obs.plan.hosts if h.name in obs.hosts}
-    out = []
-    for f in facts:
-        where = f"{f.host}:{f.rdma_device}"
-        pin = pinned.get(f.host)
-        if not idx[where]:
-            out.append(Diagnosis(rule="RT322", name="GID mismatch", severity=Severity.error,
-                                 location=Location(device=f.host, port=f.netdev), evidence={"roce_v2_ipv4_gids": idx},
-                                 message=f"{where} has no RoCE v2 GID with an IPv4 address",
-                                 fix="give the RoCE netdev an IPv4 address and set RoCE v2 (cma_roce_mode -m 2)"))
-        elif pin not in (None, "", "-1") and int(pin) not in idx[where]:
-            out.append(Diagnosis(rule="RT322", name="GID mismatch", severity=Severity.error,
-                                 location=Location(device=f.host, port=f.netdev),
-                                 evidence={"roce_v2_ipv4_gids": idx, "NCCL_IB_GID_INDEX": pin},
-                                 message=f"NCCL_IB_GID_INDEX={pin} on {f.host} but its RoCE v2 IPv4 GID is at "
-                                         f"{', '.join(map(str, idx[where]))}",
-                                 fix="unset NCCL_IB_GID_INDEX (NCCL >= 2.21 selects the RoCE v2 GID with "
-                                     "NCCL_IB_ROCE_VERSION_NUM=2) or set it per host"))
-    if not out and len({tuple(v) for v in idx.values()}) > 1 and any(p not in (None, "", "-1") for p in pinned.values()):
-        out.append(Diagnosis(rule="RT322", name="GID mismatch", severity=Severity.warning, evidence={"gids": idx},
-                             message="RoCE v2 GID indexes differ across hosts while NCCL_IB_GID_INDEX is pinned",
-                             fix="unset NCCL_IB_GID_INDEX or pin it per host"))
-    return _fail(name, *out) if out else _ok(name)
-
 
 CHECKS: tuple[Callable[[Observation], CheckResult], ...] = (
     check_busbw, check_roce_priority, check_one_direction, check_pfc_without_ecn, check_cnp_recovery,

@@ -1,0 +1,155 @@
+"""Shapes of the verify diagnosis: what a check reads (:class:`Observation`) and what it returns
+(:class:`CheckResult` with :class:`Diagnosis` objects and, where the closed loop can act, a
+:class:`Proposal`). Thresholds used by the checks live here too (see :mod:`roce_tune.verify.diagnose`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from roce_tune.findings import Finding, Location, Severity
+from roce_tune.plan import Plan
+from roce_tune.verify.counters import CounterSnapshot
+from roce_tune.verify.hostfacts import NicFacts
+from roce_tune.verify.nccl_parser import NcclRun, busbw_fraction_of_line_rate
+from roce_tune.verify.signals import FabricSignals, HostSignals, fabric_signals, host_signals
+
+MIN_PACKETS = 10_000
+LOSSY_SHARE_MAX = 0.10
+PAUSE_SHARE_MAX = 0.01
+#: When a NIC gives PFC frame counts but no pause duration: one XOFF refresh per this many µs of pause
+#: (a switch re-sends XOFF at about half the 65535-quanta pause time; 83.9 µs at 400G, DOMAIN.md Oracle E).
+PAUSE_US_PER_FRAME = 40.0
+CNP_PER_PKT_MIN = 1e-4
+LOSS_PER_MILLION_MAX = 1.0
+
+__all__ = [
+    "CNP_PER_PKT_MIN",
+    "LOSSY_SHARE_MAX",
+    "LOSS_PER_MILLION_MAX",
+    "MIN_PACKETS",
+    "PAUSE_SHARE_MAX",
+    "PAUSE_US_PER_FRAME",
+    "CheckResult",
+    "Diagnosis",
+    "Observation",
+    "Proposal",
+    "fail",
+    "ok",
+    "skip",
+]
+
+
+class Proposal(BaseModel):
+    """What the closed loop may change for a diagnosis: ``knob`` in a ``direction``.
+
+    ``ecn``: Kmin/Kmax of every lossless queue (``down`` = mark earlier); ``dcqcn_recovery``:
+    ``rpg_ai_rate_mbps``/``rpg_hai_rate_mbps`` of every host (``up`` = recover faster).
+    """
+
+    model_config = ConfigDict(frozen=True)
+
+    knob: Literal["ecn", "dcqcn_recovery"]
+    direction: Literal["up", "down"]
+
+
+class Diagnosis(BaseModel):
+    """One named finding with the evidence that raised it."""
+
+    model_config = ConfigDict(frozen=True)
+
+    rule: str
+    name: str
+    severity: Severity
+    message: str
+    fix: str
+    evidence: dict[str, object] = Field(default_factory=dict)
+    location: Location = Location()
+    proposal: Proposal | None = None
+    stops_loop: bool = False
+
+    def finding(self) -> Finding:
+        """As a project-wide :class:`~roce_tune.findings.Finding`."""
+        return Finding(rule=self.rule, severity=self.severity, message=f"{self.name}: {self.message}",
+                       fix=self.fix, location=self.location)
+
+
+class CheckResult(BaseModel):
+    """Outcome of one check: ``pass``, ``fail`` (with diagnoses) or ``skip`` (``note`` says why)."""
+
+    model_config = ConfigDict(frozen=True)
+
+    check: str
+    status: Literal["pass", "fail", "skip"]
+    diagnoses: list[Diagnosis] = Field(default_factory=list)
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class Observation:
+    """Everything one measurement saw.
+
+    Attributes:
+        plan: the plan in force during the run.
+        hosts: hosts that took part.
+        run: the parsed nccl-tests run (None = no parsable output).
+        delta: counter deltas over the run.
+        facts: NIC facts (MTU, GIDs) per host NIC.
+        traffic_time_s: time the collective moved data (Σ row time × iterations), s.
+        line_rate_gbps: NIC line rate (Gb/s) busbw is compared with; target_ratio: e.g. 0.9.
+        pair_fractions: pairwise busbw as a fraction of line rate, ``{(a, b): f}`` (None = not run).
+        fabric_run: False for the ``ssh`` launcher (each host ran alone: no fabric figure).
+    """
+
+    plan: Plan
+    hosts: list[str]
+    run: NcclRun | None
+    delta: CounterSnapshot | None
+    facts: list[NicFacts] = field(default_factory=list)
+    traffic_time_s: float | None = None
+    line_rate_gbps: float = 400.0
+    target_ratio: float = 0.9
+    pair_fractions: dict[tuple[str, str], float] | None = None
+    fabric_run: bool = True
+
+    @property
+    def lossless(self) -> list[int]:
+        """The plan's lossless priorities."""
+        return list(self.plan.classification.lossless_priorities)
+
+    def host_sigs(self) -> list[HostSignals]:
+        """Per-NIC signals of the hosts in the run."""
+        if self.delta is None:
+            return []
+        return [host_signals(c, self.lossless) for c in self.delta.hosts if c.host in self.hosts]
+
+    def fabric_sigs(self) -> FabricSignals:
+        """Switch-side sums on the lossless priorities/queues."""
+        if self.delta is None:
+            return FabricSignals()
+        cls = self.plan.classification
+        return fabric_signals(self.delta, list(cls.lossless_priorities), list(cls.lossless_queues))
+
+    def busbw_fraction(self) -> float | None:
+        """Largest-message busbw / line rate (None without a usable run)."""
+        if self.run is None or self.run.status == "failed":
+            return None
+        return busbw_fraction_of_line_rate(self.run, self.line_rate_gbps).largest_message
+
+
+def fail(check: str, *diags: Diagnosis) -> CheckResult:
+    """A failed check with its diagnoses."""
+    return CheckResult(check=check, status="fail", diagnoses=list(diags))
+
+
+def ok(check: str, note: str = "") -> CheckResult:
+    """A passed check."""
+    return CheckResult(check=check, status="pass", note=note)
+
+
+def skip(check: str, note: str) -> CheckResult:
+    """A check that could not run (``note`` says why)."""
+    return CheckResult(check=check, status="skip", note=note)
