@@ -183,6 +183,11 @@ def check_cnp_recovery(obs: Observation) -> CheckResult:
     traffic_us = obs.traffic_time_s * 1e6 if obs.traffic_time_s else None
     if any((sh := _paused_share(s, traffic_us)) is not None and sh > PAUSE_SHARE_MAX for s in sigs):
         return _ok(name, "PFC dominates: see RT314/RT315")
+    if any(s.loss_events or s.discards or (s.tx_total - s.tx_lossless) / s.tx_total > LOSSY_SHARE_MAX for s in sigs):
+        return _ok(name, "loss or RoCE on a lossy priority explains the rate: see RT312/RT318")
+    roce_mtu = {h.name: min(n.roce_mtu for n in h.nics) for h in obs.plan.hosts if h.nics}
+    if any(f.active_mtu is not None and f.active_mtu < roce_mtu.get(f.host, 0) for f in obs.facts):
+        return _ok(name, "a RoCE MTU below the plan's explains the rate: see RT321")
     bdp = _bdp_bytes(obs.plan)
     short = {f"{s.name}/{p.name}": {"kmax_bytes": p.kmax_bytes, "bdp_bytes": bdp[p.name]}
              for s in obs.plan.switches for p in s.ecn_profiles if p.kmax_bytes < bdp[p.name]}

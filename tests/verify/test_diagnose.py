@@ -226,3 +226,13 @@ def test_gid_missing_or_pinned_to_the_wrong_index(lab: Plan) -> None:
     found = observe(pinned, facts=facts)
     assert [d.location.device for d in found["RT322"]] == ["node2"]
     assert "NCCL_IB_GID_INDEX" in found["RT322"][0].fix
+
+
+def test_cnp_finding_is_not_blamed_when_loss_or_mtu_explain_the_rate(lab: Plan) -> None:
+    lossy = [host("node1", hw={"out_of_sequence": 400}), host("node2")]
+    found = observe(lab, busbw=35.0, hosts=lossy)
+    assert "RT318" in found and "RT316" not in found
+    facts = good_facts()
+    facts[1] = facts[1].model_copy(update={"netdev_mtu": 1500, "active_mtu": 1024})
+    found = observe(lab, busbw=35.0, facts=facts)
+    assert "RT321" in found and "RT316" not in found
