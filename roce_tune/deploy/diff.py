@@ -42,6 +42,7 @@ class DiffRules:
 
     kind: str
     hier_platform: Platform | None = None
+    indent: int = 2
     owned_sections: tuple[str, ...] = ()
     owned_roots: tuple[str, ...] = ()
     negate: tuple[str, str] = ("", "")
@@ -51,7 +52,7 @@ class DiffRules:
 _PFC_ON = "enabling PFC on a port briefly stops traffic on it while the ASIC reprograms"
 DIFF_RULES: dict[str, DiffRules] = {
     "eos": DiffRules(
-        kind="hier", hier_platform=Platform.ARISTA_EOS,
+        kind="hier", hier_platform=Platform.ARISTA_EOS, indent=3,
         owned_sections=(r"^qos profile ROCE", ),
         disruptive=((r"^\+\s*priority-flow-control (on|priority \d+ no-drop)", _PFC_ON),
                     (r"^\+\s*service-profile ", "a new QoS profile on a live port reprograms its queues and PFC")),
@@ -118,11 +119,35 @@ def _strip_comments(text: str, comment: str) -> str:
     return "\n".join(line for line in text.splitlines() if line.strip() and not line.lstrip().startswith(comment))
 
 
+def merge_sections(text: str) -> str:
+    """Merge repeated sections of an indented CLI text (a renderer enters ``qos profile X`` once per
+    section template; the device merges them, and so must the diff). Order of first appearance kept."""
+    root: dict[str, dict] = {}
+    stack: list[tuple[int, dict[str, dict]]] = [(-1, root)]
+    for line in text.splitlines():
+        if not line.strip():
+            continue
+        indent = len(line) - len(line.lstrip(" "))
+        while stack and indent <= stack[-1][0]:
+            stack.pop()
+        children = stack[-1][1].setdefault(line.strip(), {})
+        stack.append((indent, children))
+
+    def dump(tree: dict[str, dict], depth: int) -> list[str]:
+        out = []
+        for key, sub in tree.items():
+            out.append(" " * (3 * depth) + key)
+            out += dump(sub, depth + 1)
+        return out
+
+    return "\n".join(dump(root, 0)) + "\n"
+
+
 def hier_diff(rules: DiffRules, running: str, desired: str, comment: str = "!") -> ConfigChange:
     """Hierarchical diff (hier-config) of a partial desired config merged onto the running one."""
     assert rules.hier_platform is not None
-    run_h = get_hconfig(rules.hier_platform, _strip_comments(running, comment))
-    want_h = get_hconfig(rules.hier_platform, _strip_comments(desired, comment))
+    run_h = get_hconfig(rules.hier_platform, merge_sections(_strip_comments(running, comment)))
+    want_h = get_hconfig(rules.hier_platform, merge_sections(_strip_comments(desired, comment)))
     future = run_h.future(want_h)
     owned = [re.compile(p) for p in rules.owned_sections]
     for child in list(want_h.children):
@@ -132,7 +157,12 @@ def hier_diff(rules: DiffRules, running: str, desired: str, comment: str = "!") 
                 fut.delete()
             future.add_deep_copy_of(child)
     remediation: HConfig = WorkflowRemediation(run_h, future).remediation_config
-    commands = [line for line in remediation.dump_simple(sectional_exiting=True)]
+    # hier-config indents by 2; re-indent to the platform's unit (EOS pastes use 3) so a device that
+    # reads indentation as context (as EOS does for pasted config) enters the right sub-mode
+    commands = []
+    for line in remediation.dump_simple(sectional_exiting=True):
+        depth = (len(line) - len(line.lstrip(" "))) // 2
+        commands.append(" " * (rules.indent * depth) + line.lstrip(" "))
     diff = list(run_h.unified_diff(future))
     return ConfigChange(commands=commands if diff else [], diff=diff,
                         disruptive=_flag(rules, [re.sub(r"^\s*([+-])\s*", r"\1", d) for d in diff]))

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import json
 import re
+import secrets
 import shlex
 import time
 from dataclasses import dataclass, field
@@ -46,8 +47,23 @@ ERROR_PATTERNS = {
     "sonic": r"(?i)(^|\n)\s*(error|failed)",
     "host": r"$^",
 }
+#: after confirming: (command, regex meaning "the commit is still waiting for confirmation")
+CONFIRM_CHECK = {
+    "eos": ("show configuration sessions detail", r"pendingCommitTimer"),
+    "junos": ("show system commit", r"(?m)^0\s.*commit confirmed, rollback in"),
+    "cumulus": ("nv config apply --confirm-status", r"(?i)(time left|remaining|pending confirm[^a-z]*\d)"),
+}
 NETMIKO_TYPES = {"eos": "arista_eos", "nxos": "cisco_nxos", "junos": "juniper_junos",
                  "cumulus": "cumulus_linux", "sonic": "linux", "host": "linux"}
+
+
+class RollbackNeeded(RuntimeError):
+    """The push failed and the session died before it could roll back: reconnect and call
+    :meth:`Driver.rollback` with ``progress``. ``cause`` is the original failure."""
+
+    def __init__(self, cause: BaseException, progress: dict[str, Any]):
+        self.cause, self.progress = cause, progress
+        super().__init__(f"{type(cause).__name__}: {cause}".strip())
 
 
 class PushError(RuntimeError):
@@ -101,11 +117,11 @@ def _sonic_db(text: str) -> dict[str, Any]:
     return json.loads(text[start:text.rfind("}") + 1])
 
 
-def _heredoc(path: str, content: str) -> str:
+def _heredoc(path: str, content: str, append: bool = False) -> str:
     marker = "ROCE_TUNE_EOF"
     if marker in content:
         raise PushError("send", "content contains the heredoc marker")
-    return f"cat > {shlex.quote(path)} <<'{marker}'\n{content.rstrip()}\n{marker}"
+    return f"cat {'>>' if append else '>'} {shlex.quote(path)} <<'{marker}'\n{content.rstrip()}\n{marker}"
 
 
 class Driver:
@@ -113,6 +129,7 @@ class Driver:
 
     def __init__(self, platform: str, conn: Any, opts: PushOptions, log: Callable[[str], None]):
         self.platform, self.conn, self.opts, self.log = platform, conn, opts, log
+        self.progress: dict[str, Any] = {}
 
     # -- reading ---------------------------------------------------------------------------
     def cmd(self, command: str, stage: str = "read", expect_string: str | None = None) -> str:
@@ -127,10 +144,78 @@ class Driver:
         """The relevant running configuration, as the platform prints it."""
         return self.cmd(READ_RUNNING[self.platform])
 
+    def upload(self, path: str, content: str, chunk_bytes: int = 1500) -> None:
+        """Write ``content`` to ``path`` on a Linux-based device with here-documents of at most
+        ``chunk_bytes`` each, waiting for the prompt after each (a terminal's input queue holds ~4 KiB;
+        larger single writes can be dropped by a PTY)."""
+        lines = content.rstrip("\n").split("\n")
+        chunks: list[list[str]] = [[]]
+        size = 0
+        for line in lines:
+            if size + len(line) + 1 > chunk_bytes and chunks[-1]:
+                chunks.append([])
+                size = 0
+            chunks[-1].append(line)
+            size += len(line) + 1
+        for i, chunk in enumerate(chunks):
+            self.conn.write_channel(_heredoc(path, "\n".join(chunk), append=i > 0) + "\n")
+            self.conn.read_until_prompt(read_timeout=self.opts.read_timeout_s)
+        self.log(f"$ cat > {path} <<'ROCE_TUNE_EOF' ... ({len(content)} bytes in {len(chunks)} chunk(s))")
+
     # -- pushing -------------------------------------------------------------------------------
     def push(self, change: ConfigChange, desired: str, managed_ports: set[str]) -> None:
-        """Apply ``change`` safely; raises PushError after rolling back."""
-        getattr(self, f"_push_{self.platform}")(change, desired, managed_ports)
+        """Apply ``change`` safely; on any failure roll back and re-raise.
+
+        ``self.progress`` records how far the push got (checkpoint taken, session open, committed),
+        so a rollback can also run on a *new* session after the first one died.
+
+        Raises:
+            PushError / netmiko errors: the push failed and the rollback on this session succeeded.
+            RollbackNeeded: the push failed and this session could not roll back (e.g. dropped).
+        """
+        self.progress = {"tag": self.opts.tag}
+        try:
+            getattr(self, f"_push_{self.platform}")(change, desired, managed_ports)
+        except Exception as exc:
+            try:
+                self.rollback(self.progress)
+            except Exception as rb_exc:  # noqa: BLE001
+                raise RollbackNeeded(exc, dict(self.progress)) from rb_exc
+            raise
+
+    def rollback(self, progress: dict[str, Any]) -> None:
+        """Undo a partial push described by ``progress`` (works on a fresh session too)."""
+        tag = progress.get("tag", self.opts.tag)
+        if self.platform != "sonic" and self.conn.check_config_mode():
+            if self.platform == "eos" and not progress.get("committed"):
+                self.conn.send_command("abort", expect_string=r"#")  # discard the open session
+            elif self.platform == "junos" and not progress.get("committed"):
+                self.conn.send_command("rollback 0", expect_string=r"#")
+                self.conn.exit_config_mode()
+            else:
+                self.conn.exit_config_mode()
+        if self.platform == "eos" and progress.get("session"):
+            self.cmd(f"configure session {tag} abort", "rollback", r"#")
+        elif self.platform == "nxos" and progress.get("checkpoint"):
+            _check("nxos", self.cmd(f"rollback running-config checkpoint {tag} atomic", "rollback"), "rollback")
+        elif self.platform == "junos" and progress.get("committed"):
+            self.conn.config_mode(config_command="configure private")
+            self.conn.send_command("rollback 1", expect_string=r"#")
+            _check("junos", self.conn.send_command(f"commit comment {tag}-rollback", expect_string=r"#",
+                                                   read_timeout=self.opts.read_timeout_s), "rollback")
+            self.conn.exit_config_mode()
+        elif self.platform == "cumulus":
+            if progress.get("applied"):
+                self.cmd("nv config apply --confirm-no", "rollback")
+            self.cmd("nv config detach", "rollback")
+        elif self.platform == "sonic" and progress.get("checkpoint"):
+            _check("sonic", self.cmd(f"sudo config rollback {tag}", "rollback"), "rollback")
+
+    def _confirmed(self) -> None:
+        """Raise if the device still waits for a confirmation (a lost confirm would roll back later)."""
+        command, pending = CONFIRM_CHECK[self.platform]
+        if re.search(pending, self.cmd(command, "confirm")):
+            raise PushError("confirm", "the confirmation did not take; the device still waits for one")
 
     def _verify(self, desired: str, managed_ports: set[str]) -> None:
         after = compute_change(self.platform, self.read_running(), desired, managed_ports)
@@ -145,116 +230,73 @@ class Driver:
 
     def _push_eos(self, change: ConfigChange, desired: str, ports: set[str]) -> None:
         session = self.opts.tag
-        committed = False
-        try:
-            self._config_set(change.commands, f"configure session {session}")
-            self.log(self.conn.send_command("show session-config diffs", expect_string=r"#",
-                                            read_timeout=self.opts.read_timeout_s))
-            hms = time.strftime("%H:%M:%S", time.gmtime(self.opts.confirm_s))
-            _check("eos", self.conn.send_command(f"commit timer {hms}", expect_string=r"#"), "commit")
-            committed = True
-            self.conn.send_command("end", expect_string=r"#")
-            self._verify(desired, ports)
-            _check("eos", self.cmd(f"configure session {session} commit", "confirm", r"#"), "confirm")
-            if self.opts.save:
-                self.cmd("write memory", "save", r"#")
-        except Exception:
-            try:
-                if committed:
-                    self.conn.send_command("end", expect_string=r"#")
-                    self.cmd(f"configure session {session} abort", "rollback", r"#")
-                else:
-                    self.conn.send_command("abort", expect_string=r"#")
-            finally:
-                raise
+        self.progress["session"] = True
+        self._config_set(change.commands, f"configure session {session}")
+        self.log(self.conn.send_command("show session-config diffs", expect_string=r"#",
+                                        read_timeout=self.opts.read_timeout_s))
+        hms = time.strftime("%H:%M:%S", time.gmtime(self.opts.confirm_s))
+        _check("eos", self.conn.send_command(f"commit timer {hms}", expect_string=r"#"), "commit")
+        self.progress["committed"] = True
+        self.conn.send_command("end", expect_string=r"#")
+        self._verify(desired, ports)
+        _check("eos", self.cmd(f"configure session {session} commit", "confirm", r"#"), "confirm")
+        self._confirmed()
+        if self.opts.save:
+            self.cmd("write memory", "save", r"#")
 
     def _push_nxos(self, change: ConfigChange, desired: str, ports: set[str]) -> None:
-        cp = self.opts.tag
         self.cmd("terminal dont-ask", "checkpoint")
-        _check("nxos", self.cmd(f"checkpoint {cp}", "checkpoint"), "checkpoint")
-        try:
-            self._config_set(change.commands, "configure terminal")
-            self.conn.exit_config_mode()
-            self._verify(desired, ports)
-            if self.opts.save:
-                self.cmd("copy running-config startup-config", "save")
-        except Exception:
-            try:
-                if self.conn.check_config_mode():
-                    self.conn.exit_config_mode()
-                self.cmd(f"rollback running-config checkpoint {cp} atomic", "rollback")
-            finally:
-                raise
+        _check("nxos", self.cmd(f"checkpoint {self.opts.tag}", "checkpoint"), "checkpoint")
+        self.progress["checkpoint"] = True
+        self._config_set(change.commands, "configure terminal")
+        self.conn.exit_config_mode()
+        self._verify(desired, ports)
+        if self.opts.save:
+            self.cmd("copy running-config startup-config", "save")
 
     def _push_junos(self, change: ConfigChange, desired: str, ports: set[str]) -> None:
         minutes = max(1, round(self.opts.confirm_s / 60))
-        committed = False
-        try:
-            self._config_set(change.commands, "configure private")
-            self.log(self.conn.send_command("show | compare", expect_string=r"#"))
-            _check("junos", self.conn.send_command("commit check", expect_string=r"#",
-                                                   read_timeout=self.opts.read_timeout_s), "commit")
-            _check("junos", self.conn.send_command(f"commit confirmed {minutes} comment {self.opts.tag}",
-                                                   expect_string=r"#", read_timeout=self.opts.read_timeout_s), "commit")
-            committed = True
-            self.conn.exit_config_mode()
-            self._verify(desired, ports)
-            self.conn.config_mode(config_command="configure private")
-            _check("junos", self.conn.send_command("commit comment confirmed", expect_string=r"#",
-                                                   read_timeout=self.opts.read_timeout_s), "confirm")
-            self.conn.exit_config_mode()
-        except Exception:
-            try:
-                if not self.conn.check_config_mode():
-                    self.conn.config_mode(config_command="configure private")
-                if committed:
-                    self.conn.send_command("rollback 1", expect_string=r"#")
-                    self.conn.send_command(f"commit comment {self.opts.tag}-rollback", expect_string=r"#",
-                                           read_timeout=self.opts.read_timeout_s)
-                else:
-                    self.conn.send_command("rollback 0", expect_string=r"#")
-                self.conn.exit_config_mode()
-            finally:
-                raise
+        self._config_set(change.commands, "configure private")
+        self.log(self.conn.send_command("show | compare", expect_string=r"#"))
+        _check("junos", self.conn.send_command("commit check", expect_string=r"#",
+                                               read_timeout=self.opts.read_timeout_s), "commit")
+        _check("junos", self.conn.send_command(f"commit confirmed {minutes} comment {self.opts.tag}",
+                                               expect_string=r"#", read_timeout=self.opts.read_timeout_s), "commit")
+        self.progress["committed"] = True
+        self.conn.exit_config_mode()
+        self._verify(desired, ports)
+        self.conn.config_mode(config_command="configure private")
+        _check("junos", self.conn.send_command("commit comment confirmed", expect_string=r"#",
+                                               read_timeout=self.opts.read_timeout_s), "confirm")
+        self.conn.exit_config_mode()
+        self._confirmed()
 
     def _push_cumulus(self, change: ConfigChange, desired: str, ports: set[str]) -> None:
-        applied = False
-        try:
-            for line in change.commands:
-                _check("cumulus", self.cmd(line, "send"), "send")
-            self.cmd("nv config diff", "diff")
-            _check("cumulus", self.cmd(f"nv config apply -y --confirm {self.opts.confirm_s}s", "commit"), "commit")
-            applied = True
-            self._verify(desired, ports)
-            _check("cumulus", self.cmd("nv config apply --confirm-yes", "confirm"), "confirm")
-        except Exception:
-            try:
-                self.cmd("nv config apply --confirm-no" if applied else "nv config detach", "rollback")
-            finally:
-                raise
+        for line in change.commands:
+            _check("cumulus", self.cmd(line, "send"), "send")
+        self.cmd("nv config diff", "diff")
+        self.progress["applied"] = True  # set first: a drop during apply may still have applied
+        _check("cumulus", self.cmd(f"nv config apply -y --confirm {self.opts.confirm_s}s", "commit"), "commit")
+        self._verify(desired, ports)
+        _check("cumulus", self.cmd("nv config apply --confirm-yes", "confirm"), "confirm")
+        self._confirmed()
 
     def _push_sonic(self, change: ConfigChange, desired: str, ports: set[str]) -> None:
-        cp = self.opts.tag
-        path = f"/tmp/{cp}.patch.json"
-        _check("sonic", self.cmd(f"sudo config checkpoint {cp}", "checkpoint"), "checkpoint")
-        try:
-            self.cmd(_heredoc(path, json.dumps(change.patch, indent=1, sort_keys=True)), "send")
-            _check("sonic", self.cmd(f"sudo config apply-patch {path}", "commit"), "commit")
-            self._verify(desired, ports)
-            if self.opts.save:
-                self.cmd("sudo config save -y", "save")
-        except Exception:
-            try:
-                self.cmd(f"sudo config rollback {cp}", "rollback")
-            finally:
-                raise
+        path = f"/tmp/{self.opts.tag}-{secrets.token_hex(6)}.patch.json"  # unpredictable name in /tmp
+        _check("sonic", self.cmd(f"sudo config checkpoint {self.opts.tag}", "checkpoint"), "checkpoint")
+        self.progress["checkpoint"] = True
+        self.upload(path, json.dumps(change.patch, indent=1, sort_keys=True))
+        _check("sonic", self.cmd(f"sudo config apply-patch {path}", "commit"), "commit")
+        self._verify(desired, ports)
+        if self.opts.save:
+            self.cmd("sudo config save -y", "save")
 
     # -- hosts ---------------------------------------------------------------------------------
     def run_host_script(self, script: str, check_only: bool) -> tuple[int, str]:
         """Copy and run the host script (``--check`` = read-back only); returns (exit status, output)."""
-        path = f"/tmp/{self.opts.tag}.sh"
-        self.cmd(_heredoc(path, script), "send")
-        out = self.cmd(f"bash {shlex.quote(path)}{' --check' if check_only else ''}; echo ROCE_TUNE_RC=$?",
-                       "run")
+        path = f"/tmp/{self.opts.tag}-{secrets.token_hex(6)}.sh"  # unpredictable name in /tmp
+        self.upload(path, script)
+        out = self.cmd(f"bash {shlex.quote(path)}{' --check' if check_only else ''}; echo ROCE_TUNE_RC=$?; "
+                       f"rm -f {shlex.quote(path)}", "run")
         m = re.search(r"ROCE_TUNE_RC=(\d+)", out)
         return (int(m.group(1)) if m else 255), out

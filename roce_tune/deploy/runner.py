@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Callable
 
 from roce_tune.deploy.credentials import CredentialError, Redactor, resolve_credentials
-from roce_tune.deploy.drivers import NETMIKO_TYPES, Driver, PushError, PushOptions, compute_change
+from roce_tune.deploy.drivers import NETMIKO_TYPES, Driver, PushError, PushOptions, RollbackNeeded, compute_change
 from roce_tune.plan import Plan
 
 #: desired-config file of each platform inside ``switches/`` (platform data)
@@ -138,6 +138,31 @@ def _connect(t: Target, opts: ApplyOptions, log_path: Path | None):  # type: ign
     return ConnectHandler(**params), Redactor(creds.secrets())
 
 
+class _Reported(Exception):
+    """Internal: the failure is already recorded in the result."""
+
+
+def _recover(t: Target, opts: ApplyOptions, log_path: Path | None, rb: RollbackNeeded, notes: list[str],
+             redact: Callable[[str], str]) -> bool:
+    """Reconnect and roll back a push whose session died. Returns True when the rollback ran."""
+    for _ in range(3):
+        conn = None
+        try:
+            conn, _ = _connect(t, opts, log_path)
+            Driver(t.platform, conn, opts.push, lambda s: notes.append(redact(s))).rollback(rb.progress)
+            return True
+        except Exception as exc:  # noqa: BLE001
+            notes.append(redact(f"# rollback attempt failed: {type(exc).__name__}: {exc}"))
+            time.sleep(1.0)
+        finally:
+            if conn is not None:
+                try:
+                    conn.disconnect()
+                except Exception:  # noqa: BLE001
+                    pass
+    return False
+
+
 def run_one(t: Target, opts: ApplyOptions, allow_push: bool, allow_disruptive: bool = False) -> DeviceResult:
     """Diff (and unless dry run / blocked, push) one device. Never raises.
 
@@ -182,8 +207,17 @@ def run_one(t: Target, opts: ApplyOptions, allow_push: bool, allow_disruptive: b
                 res.state = "blocked-disruptive"
                 res.error = "disruptive change needs --allow-disruptive: " + "; ".join(change.disruptive)
             else:
-                drv.push(change, t.desired, t.managed_ports)
+                try:
+                    drv.push(change, t.desired, t.managed_ports)
+                except RollbackNeeded as rb:
+                    res.error = redact(f"{rb} (session lost)")
+                    res.rolled_back = _recover(t, opts, log_path, rb, notes, redact)
+                    res.error += " (rolled back on a new session)" if res.rolled_back else \
+                        " — ROLLBACK FAILED: check the device by hand"
+                    raise _Reported() from None
                 res.state = "pushed"
+    except _Reported:
+        pass
     except PushError as exc:
         res.error = redact(str(exc))
         res.rolled_back = exc.stage not in ("connect", "read", "checkpoint")
@@ -202,7 +236,7 @@ def run_one(t: Target, opts: ApplyOptions, allow_push: bool, allow_disruptive: b
             with open(log_path, "a", encoding="utf-8") as fh:
                 fh.write("\n".join(notes) + "\n")
                 fh.write(f"# result: {res.state}" + (f" — {res.error}" if res.error else "") + "\n")
-    if res.state == "failed" and res.rolled_back:
+    if res.state == "failed" and res.rolled_back and "rolled back" not in (res.error or ""):
         res.error = (res.error or "") + " (rolled back)"
     res.seconds = round(time.monotonic() - t0, 3)
     return res
@@ -226,7 +260,8 @@ def apply_targets(targets: list[Target], opts: ApplyOptions,
     chosen = select(targets, opts.limit)
     canary, rest = chosen[: opts.canary], chosen[opts.canary:]
     if canary:
-        batch(canary, opts.concurrency)
+        # canaries go one at a time when disruptive changes are allowed (maintenance order)
+        batch(canary, 1 if opts.allow_disruptive else opts.concurrency, allow_disruptive=opts.allow_disruptive)
         if any(results[t.name].failed for t in canary):
             for t in rest:
                 results[t.name] = DeviceResult(t.name, t.platform, "skipped", error="canary failed; not attempted")
@@ -235,11 +270,9 @@ def apply_targets(targets: list[Target], opts: ApplyOptions,
             return [results[t.name] for t in chosen]
     batch(rest, opts.concurrency)
     if opts.allow_disruptive and not opts.dry_run:
-        # maintenance order: disruptive changes one device at a time, stop at the first failure
+        # maintenance order: disruptive changes one device at a time (use --canary to stop early)
         for t in [t for t in chosen if results[t.name].state == "blocked-disruptive"]:
             batch([t], 1, allow_disruptive=True)
-            if results[t.name].failed:
-                break
     return [results[t.name] for t in chosen]
 
 

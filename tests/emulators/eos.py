@@ -55,7 +55,7 @@ DIALECT = Dialect(
     root_only=rx(
         r"hostname ", r"qos map ", r"qos random-detect ", r"priority-flow-control pause watchdog "
         r"(default|action|override|hardware)", r"(ip routing|ipv6 unicast-routing|spanning-tree|username|"
-        r"aaa|ntp|logging|snmp-server|ip name-server|dns|clock|transceiver|service|platform|hardware|"
+        r"aaa|ntp|logging|snmp-server|ip name-server|dns|clock|transceiver|service(?!-)|platform|hardware|"
         r"queue-monitor|lldp|errdisable|ip domain|dcbx application)\b",
     ),
     single_value=rx(

@@ -40,7 +40,8 @@ TOOLS = ("mlnx_qos", "cma_roce_tos", "cma_roce_mode", "ip", "ethtool", "show_gid
 RP_DEFAULTS = {"rpg_ai_rate": 5, "rpg_hai_rate": 50, "rpg_min_rate": 1, "rpg_max_rate": 0, "rpg_gd": 11,
                "rpg_time_reset": 300, "rpg_byte_reset": 32767, "rpg_threshold": 1, "initial_alpha_value": 1023,
                "rate_reduce_monitor_period": 4, "rate_to_set_on_first_cnp": 0, "dce_tcp_g": 1019,
-               "dce_tcp_rtt": 1, "clamp_tgt_rate": 0, "clamp_tgt_rate_after_time_inc": 1}
+               "dce_tcp_rtt": 1, "clamp_tgt_rate": 0, "clamp_tgt_rate_after_time_inc": 1,
+               "rpg_min_dec_fac": 50}
 HW_COUNTERS = ("np_cnp_sent", "np_ecn_marked_roce_packets", "rp_cnp_handled", "rp_cnp_ignored",
                "out_of_sequence", "packet_seq_err", "implied_nak_seq_err", "local_ack_timeout_err",
                "roce_adp_retrans", "out_of_buffer", "duplicate_request", "rx_icrc_encapsulated")

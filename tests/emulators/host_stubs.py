@@ -164,7 +164,8 @@ def _ifaces() -> list[str]:
 
 def ip(argv: list[str]) -> int:
     as_json = "-j" in argv or "-json" in argv
-    argv = [a for a in argv if a not in ("-j", "-json", "-d", "-details", "-s")]
+    oneline = "-o" in argv or "-oneline" in argv
+    argv = [a for a in argv if a not in ("-j", "-json", "-d", "-details", "-s", "-o", "-oneline")]
     if argv[:2] == ["link", "set"]:
         rest = argv[2:]
         if rest[:1] == ["dev"]:
@@ -179,7 +180,7 @@ def ip(argv: list[str]) -> int:
                 (_net(ifname) / "operstate").write_text(word + "\n")
         return 0
     if argv[:1] in (["link"], ["l"], ["addr"], ["a"]):
-        names = [a for a in argv[2:] if a != "dev"] or _ifaces()
+        names = [a for a in argv[1:] if a not in ("dev", "show", "list", "ls")] or _ifaces()
         rows = []
         for i, name in enumerate(names, 2):
             _need_if(name)
@@ -191,9 +192,10 @@ def ip(argv: list[str]) -> int:
             print(json.dumps(rows))
         else:
             for r in rows:
-                print(f"{r['ifindex']}: {r['ifname']}: <BROADCAST,MULTICAST,UP,LOWER_UP> mtu {r['mtu']} "
-                      f"qdisc mq state {r['operstate']} mode DEFAULT group default qlen 1000")
-                print(f"    link/ether {r['address']} brd ff:ff:ff:ff:ff:ff")
+                head = (f"{r['ifindex']}: {r['ifname']}: <BROADCAST,MULTICAST,UP,LOWER_UP> mtu {r['mtu']} "
+                        f"qdisc mq state {r['operstate']} mode DEFAULT group default qlen 1000")
+                tail = f"    link/ether {r['address']} brd ff:ff:ff:ff:ff:ff"
+                print(head + "\\" + tail if oneline else head + "\n" + tail)
         return 0
     print(f"ip stub: unsupported: {' '.join(argv)}", file=sys.stderr)
     return 1

@@ -29,7 +29,7 @@ DIALECT = Dialect(
         ModeRule(re.compile(r"policy-map type queuing (\S+)$"), "pmap-que", _R, "pmap-que"),
         ModeRule(re.compile(r"policy-map type network-qos (\S+)$"), "pmap-nqos", _R, "pmap-nqos"),
         ModeRule(re.compile(r"class type queuing (\S+)$"), "pmap-c-que", frozenset({"pmap-que"}),
-                 "pmap-c-que", rx(r"(no )?(bandwidth|random-detect|priority|shape|pause|queue-limit)\b")),
+                 "pmap-c-que", rx(r"(no )?(bandwidth|random-detect|priority(?!-)|shape|pause|queue-limit)\b")),
         ModeRule(re.compile(r"class type network-qos (\S+)$"), "pmap-nqos-c", frozenset({"pmap-nqos"}),
                  "pmap-nqos-c", rx(r"(no )?(mtu|pause|congestion-control|set|queue-limit)\b")),
         ModeRule(re.compile(r"class (\S+)$"), "pmap-c-qos", frozenset({"pmap-qos"}), "pmap-c-qos",

@@ -1,0 +1,74 @@
+"""Fixtures for apply tests: shipped inventories re-pointed at loopback SSH emulators."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import asyncssh
+import pytest
+from ruamel.yaml import YAML
+
+from tests.emulators import EmulatorSpec, start_emulators
+from tests.emulators.sonic import factory_db
+from tests.emulators.pytest_plugin import emulator_fleet  # noqa: F401
+
+REPO = Path(__file__).resolve().parents[2]
+USER, PASSWORD = "netops", "s3cret-Pa55"
+
+
+@pytest.fixture(autouse=True)
+def _credentials(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Credentials come from the environment variables the inventory names (never the inventory)."""
+    monkeypatch.setenv("ROCE_TUNE_USERNAME", USER)
+    monkeypatch.setenv("ROCE_TUNE_PASSWORD", PASSWORD)
+
+
+def _sonic_db(sw: dict) -> dict:  # type: ignore[type-arg]
+    """A factory CONFIG_DB whose PORT table has every port the inventory declares (a real switch has
+    all its ports; the emulator's default has four)."""
+    from roce_tune.inventory.models import expand_interface_pattern
+    from roce_tune.units import parse_speed_gbps
+
+    db = factory_db(sw["name"])
+    db["PORT"] = {}
+    for i, port in enumerate(p for entry in sw["ports"] for p in [(entry, n) for n in
+                                                                     expand_interface_pattern(entry["name"])]):
+        entry, name = port
+        db["PORT"][name] = {"admin_status": "up", "alias": f"etp{i + 1}", "index": str(i + 1), "mtu": "9100",
+                            "speed": str(parse_speed_gbps(entry["speed"]) * 1000), "lanes": str(i * 8)}
+    return db
+
+
+def emulated_inventory(inventory: str, tmp_path: Path, *, hosts: bool = False, time_scale: float = 1.0,
+                       faults: dict[str, dict[str, object]] | None = None, host_nics: bool = True):  # type: ignore[no-untyped-def]
+    """Start one emulator per device of a shipped inventory and write a copy whose ``mgmt`` points at them.
+
+    Returns (fleet, inventory path, known_hosts path). Hosts are emulated only with ``hosts=True``
+    (otherwise they are dropped from the copy).
+    """
+    data = YAML(typ="safe").load((REPO / "inventories" / inventory).read_text())
+    if not hosts:
+        data["hosts"] = []
+    specs = [EmulatorSpec(sw["platform"], sw["name"], username=USER, password=PASSWORD, time_scale=time_scale,
+                          initial_config=_sonic_db(sw) if sw["platform"] == "sonic" else None)
+             for sw in data["switches"]]
+    for h in data.get("hosts", []):
+        nics = [{"netdev": n["netdev"], "rdma": n["rdma_device"], "pci": f"0000:{17 + i:02x}:00.0",
+                 "speed_mbps": 400000} for i, n in enumerate(h["nics"])]
+        specs.append(EmulatorSpec("host", h["name"], username=USER, password=PASSWORD,
+                                  options={"nics": nics} if host_nics else {}))
+    for spec in specs:
+        if faults and spec.name in faults:
+            from tests.emulators import Faults
+
+            spec.faults = Faults(**faults[spec.name])  # type: ignore[arg-type]
+    fleet = start_emulators(specs, workdir=tmp_path / "emu")
+    for dev in data["switches"] + data.get("hosts", []):
+        dev["mgmt"] = {"host": "127.0.0.1", "port": fleet.port(dev["name"])}
+    path = tmp_path / inventory
+    with open(path, "w") as fh:
+        YAML().dump(data, fh)
+    pub = asyncssh.read_private_key(str(fleet.host_key_path)).export_public_key().decode().split()
+    known = tmp_path / "known_hosts"
+    known.write_text("".join(f"[127.0.0.1]:{fleet.port(s.name)} {pub[0]} {pub[1]}\n" for s in specs))
+    return fleet, path, known

@@ -1,0 +1,173 @@
+"""roce-tune apply end to end against real SSH servers on loopback (netmiko's real drivers).
+
+Every fault test asserts the device's running configuration is byte-identical to before the push.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from roce_tune.deploy.apply import load_source
+from roce_tune.deploy.drivers import PushOptions
+from roce_tune.deploy.runner import ApplyOptions, apply_targets
+
+from .conftest import PASSWORD, REPO, emulated_inventory
+
+
+def _opts(tmp_path: Path, known: Path, **kw) -> ApplyOptions:  # type: ignore[no-untyped-def]
+    push = kw.pop("push", PushOptions(confirm_s=60, read_timeout_s=20))
+    return ApplyOptions(known_hosts=str(known), log_dir=tmp_path / "logs", push=push, **kw)
+
+
+def _running(fleet, names) -> dict[str, str]:  # type: ignore[no-untyped-def]
+    return {n: fleet[n].running_config() for n in names}
+
+
+@pytest.fixture
+def mixed(tmp_path: Path):  # type: ignore[no-untyped-def]
+    fleet, inv, known = emulated_inventory("mixed-vendor.yaml", tmp_path)
+    yield fleet, inv, known
+    fleet.stop()
+
+
+def test_dry_run_push_and_idempotent(mixed, tmp_path: Path) -> None:
+    fleet, inv, known = mixed
+    targets, _ = load_source(inv)
+    names = [t.name for t in targets]
+    assert {t.platform for t in targets} == {"eos", "nxos", "junos", "cumulus", "sonic"}
+    before = _running(fleet, names)
+
+    dry = apply_targets(targets, _opts(tmp_path, known, dry_run=True))
+    assert {r.state for r in dry} == {"would-change"}, [(r.name, r.state, r.error) for r in dry]
+    assert all(r.diff for r in dry)
+    assert _running(fleet, names) == before, "a dry run must change nothing"
+    # fresh devices get PFC enabled: every platform's rules mark that disruptive, with a reason
+    assert all(r.disruptive for r in dry if r.platform != "nxos")
+
+    blocked = apply_targets(targets, _opts(tmp_path, known))
+    assert {r.state for r in blocked if r.disruptive} == {"blocked-disruptive"}
+    assert all(fleet[r.name].running_config() == before[r.name] for r in blocked if r.disruptive)
+
+    pushed = apply_targets(targets, _opts(tmp_path, known, allow_disruptive=True))
+    assert all(r.state == "pushed" for r in pushed), [(r.name, r.state, r.error) for r in pushed if r.state != "pushed"]
+    assert all(fleet[n].running_config() != before[n] for n in names)
+
+    again = apply_targets(targets, _opts(tmp_path, known, dry_run=True))
+    assert {r.state for r in again} == {"no-change"}, [(r.name, r.diff[:5]) for r in again if r.diff]
+    # a second real run sends nothing either
+    after = _running(fleet, names)
+    rerun = apply_targets(targets, _opts(tmp_path, known, allow_disruptive=True))
+    assert {r.state for r in rerun} == {"no-change"}
+    assert _running(fleet, names) == after
+
+    # logs exist per device and never contain the password
+    logs = list((tmp_path / "logs").glob("*.log"))
+    assert len(logs) == len(names)
+    assert all(PASSWORD not in p.read_text() for p in logs)
+
+
+@pytest.mark.parametrize("device, fault", [
+    ("leaf1", {"reject_pattern": r"random-detect ecn"}),            # eos: rejected command
+    ("leaf3", {"reject_pattern": r"drop-profiles"}),                # junos: rejected command
+    ("spine1", {"drop_after_config_lines": 5}),                     # nxos: connection dropped mid-push
+    ("leaf5", {"reject_pattern": r"WRED_PROFILE"}),                 # sonic: apply-patch rejects the patch
+    ("leaf7", {"drop_after_config_lines": 4}),                      # cumulus: dropped mid nv set
+    ("leaf2", {"lose_confirm": True}),                              # eos: confirmation lost
+    ("leaf4", {"lose_confirm": True}),                              # junos: commit confirmed never confirmed
+    ("leaf8", {"lose_confirm": True}),                              # cumulus: --confirm-yes lost
+])
+def test_fault_rolls_back_only_that_device(tmp_path: Path, device: str, fault: dict[str, object]) -> None:
+    fleet, inv, known = emulated_inventory("mixed-vendor.yaml", tmp_path, faults={device: fault})
+    try:
+        targets, _ = load_source(inv)
+        before = _running(fleet, [t.name for t in targets])
+        results = {r.name: r for r in apply_targets(
+            targets, _opts(tmp_path, known, allow_disruptive=True,
+                           push=PushOptions(confirm_s=60, read_timeout_s=8)))}
+        bad = results[device]
+        assert bad.state == "failed" and bad.error, (bad.state, bad.error)
+        assert "rolled back" in bad.error
+        assert fleet[device].running_config() == before[device], "the failed device must be back where it was"
+        others = [r for n, r in results.items() if n != device]
+        assert all(r.state == "pushed" for r in others), [(r.name, r.state, r.error) for r in others]
+    finally:
+        fleet.stop()
+
+
+def test_canary_stops_the_rollout(tmp_path: Path) -> None:
+    fleet, inv, known = emulated_inventory("mixed-vendor.yaml", tmp_path,
+                                           faults={"leaf1": {"reject_pattern": r"qos map"}})
+    try:
+        targets, _ = load_source(inv)
+        before = _running(fleet, [t.name for t in targets])
+        results = apply_targets(targets, _opts(tmp_path, known, canary=1, limit=["leaf*"], allow_disruptive=True))
+        assert [r.state for r in results][:1] == ["failed"]
+        assert {r.state for r in results[1:]} == {"skipped"}
+        assert all(len(results) == 8 and fleet[t.name].running_config() == before[t.name] for t in targets)
+    finally:
+        fleet.stop()
+
+
+def test_unknown_host_key_is_refused(tmp_path: Path) -> None:
+    fleet, inv, known = emulated_inventory("lab-2node.yaml", tmp_path)
+    try:
+        targets, _ = load_source(inv)
+        other = tmp_path / "empty_known_hosts"
+        other.write_text("")
+        home = tmp_path / "home"
+        (home / ".ssh").mkdir(parents=True)
+        os.environ["HOME_BACKUP"] = os.environ.get("HOME", "")
+        res = apply_targets(targets, _opts(tmp_path, other, dry_run=True, limit=["lab-leaf1"]))
+        assert res[0].state == "failed" and "known" in (res[0].error or "").lower(), res[0].error
+        ok = apply_targets(targets, _opts(tmp_path, other, dry_run=True, limit=["lab-leaf1"],
+                                          insecure_skip_host_key_check=True))
+        assert ok[0].state == "would-change"
+    finally:
+        fleet.stop()
+
+
+def test_hosts_dry_run_then_push(tmp_path: Path) -> None:
+    """Hosts: the script's --check mode is the dry run; the real run's read-back decides success."""
+    fleet, inv, known = emulated_inventory("lab-2node.yaml", tmp_path, hosts=True)
+    try:
+        targets, _ = load_source(inv)
+        hosts = [t.name for t in targets if t.kind == "host"]
+        before = _running(fleet, hosts)
+        dry = apply_targets(targets, _opts(tmp_path, known, dry_run=True, limit=hosts))
+        assert {r.state for r in dry} == {"would-change"}, [(r.name, r.state, r.error) for r in dry]
+        assert all(any("MISMATCH" in line for line in r.diff) for r in dry)
+        sysfs = {n: [ln for ln in text.splitlines() if ln.startswith("sys/")] for n, text in before.items()}
+        assert {n: [ln for ln in t.splitlines() if ln.startswith("sys/")]
+                for n, t in _running(fleet, hosts).items()} == sysfs, "a dry run must not write sysfs"
+        # (the stub tools create their state files on the first read; a second dry run changes nothing)
+        primed = _running(fleet, hosts)
+        apply_targets(targets, _opts(tmp_path, known, dry_run=True, limit=hosts))
+        assert _running(fleet, hosts) == primed
+        pushed = apply_targets(targets, _opts(tmp_path, known, limit=hosts))
+        assert {r.state for r in pushed} == {"pushed"}, [(r.name, r.state, r.error) for r in pushed]
+        again = apply_targets(targets, _opts(tmp_path, known, dry_run=True, limit=hosts))
+        assert {r.state for r in again} == {"no-change"}
+    finally:
+        fleet.stop()
+
+
+def test_cli_dry_run_json(tmp_path: Path) -> None:
+    fleet, inv, known = emulated_inventory("lab-2node.yaml", tmp_path)
+    try:
+        env = dict(os.environ, ROCE_TUNE_USERNAME="netops", ROCE_TUNE_PASSWORD=PASSWORD)
+        proc = subprocess.run([sys.executable, "-m", "roce_tune.cli", "apply", str(inv), "--dry-run", "--format",
+                               "json", "--known-hosts", str(known), "--log-dir", str(tmp_path / "logs")],
+                              capture_output=True, text=True, env=env, cwd=REPO, timeout=120)
+        assert proc.returncode == 0, proc.stderr
+        data = json.loads(proc.stdout)
+        assert data["dry_run"] is True
+        assert [d["state"] for d in data["devices"]] == ["would-change"]
+        assert any(op.startswith("add /") or op.startswith("replace /") for op in data["devices"][0]["diff"])
+    finally:
+        fleet.stop()
