@@ -71,7 +71,10 @@ def report_dict(*, meta: dict[str, Any], iterations: list[Iteration], loop: Loop
             "raw_counters": m.delta.model_dump(mode="json") if m and m.delta else None})
     findings = [d.model_dump(mode="json") for c in (final.measurement.checks if final.measurement else [])
                 for d in c.diagnoses]
-    ok = final.measurement is not None and (final.measurement.fraction or 0) >= meta["target_ratio"] and \
+    fabric = meta.get("launcher") != "ssh"  # ssh: every host ran alone, there is no fabric figure to judge
+    ok = final.measurement is not None and final.measurement.run is not None and \
+        final.measurement.run.status != "failed" and \
+        (not fabric or (final.measurement.fraction or 0) >= meta["target_ratio"]) and \
         not any(f["severity"] == "error" for f in findings)
     return {
         "schema": REPORT_SCHEMA, "generated_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), **meta,

@@ -159,6 +159,8 @@ def verify_fabric(source: Path, opts: VerifyOptions, on_event: Callable[[str], N
         ValueError: bad launch options (sizes, launcher, collective).
     """
     say = on_event or (lambda s: None)
+    if opts.adjust and opts.launcher == "ssh":
+        raise ValueError("--adjust needs a fabric measurement: use --launcher mpirun or srun (ssh runs each host alone)")
     plan, inv = load_for_verify(source)
     if opts.adjust and inv is None:
         raise RoceTuneError([Finding(rule="RT331", severity=Severity.error, location=Location(file=str(source)),

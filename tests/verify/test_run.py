@@ -75,3 +75,8 @@ def test_traffic_time_counts_both_placements_and_every_iteration() -> None:
     run = parse_nccl_output(TABLE.format(host="node1", bw="40.00"))[0]
     # (100 + 110 + 150 + 150) µs per iteration, 20 timed + 5 warm-up iterations
     assert traffic_time_s(run, iters=20, warmup=5) == pytest.approx(510e-6 * 25)
+
+
+def test_adjust_refuses_the_ssh_launcher(inv_copy: Path, tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match="fabric measurement"):
+        verify_fabric(inv_copy, VerifyOptions(adjust=True, launcher="ssh", out_dir=tmp_path / "v"))
