@@ -249,6 +249,31 @@ class Override(_Strict):
     reason: str | None = Field(None, max_length=500)
 
     @model_validator(mode="after")
+    def _normalise_units(self) -> "Override":
+        """Parse unit spellings by the parameter's unit suffix (``kmax_bytes: 400KB`` -> 400000)."""
+        out: dict[str, int | float | str] = {}
+        for key, value in self.set.items():
+            if key == "action":
+                if value not in ("drop", "forward", "alert"):
+                    raise ValueError(f"set.action must be drop, forward or alert, not {value!r}")
+                out[key] = value
+            elif key.endswith("_bytes"):
+                out[key] = parse_bytes(value)
+            elif key.endswith("_m"):
+                out[key] = parse_length_m(value)
+            elif key.endswith(("_ms", "_us", "_mbps", "_percent")) or isinstance(value, str):
+                if isinstance(value, str):
+                    try:
+                        value = float(value.removesuffix("us").removesuffix("ms").removesuffix("%").strip())
+                    except ValueError:
+                        raise ValueError(f"set.{key}: {value!r} is not a number") from None
+                out[key] = int(value) if float(value).is_integer() and not key.endswith("_percent") else value
+            else:
+                out[key] = value
+        object.__setattr__(self, "set", out)
+        return self
+
+    @model_validator(mode="after")
     def _port_needs_device(self) -> "Override":
         if self.port and not self.device:
             raise ValueError("an override with 'port' also needs 'device'")
