@@ -114,9 +114,9 @@ def schema(plan: bool = typer.Option(False, "--plan", help="Print the plan's JSO
 
         print(json.dumps(plan_json_schema(), indent=2, sort_keys=True))
     else:
-        from roce_tune.inventory.schema import inventory_json_schema
+        from roce_tune.inventory.schema import inventory_json_schema_text
 
-        print(json.dumps(inventory_json_schema(), indent=2, sort_keys=True))
+        sys.stdout.write(inventory_json_schema_text())
 
 
 @app.command()

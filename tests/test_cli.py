@@ -1,0 +1,98 @@
+"""The roce-tune command line, run as a real subprocess on real files."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+LAB = REPO / "inventories" / "lab-2node.yaml"
+
+
+def run(*args: str, cwd: Path = REPO) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "roce_tune.cli", *args], capture_output=True, text=True,
+                          cwd=cwd, timeout=300)
+
+
+def _tree(root: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+def test_plan_writes_the_tree_and_is_byte_identical_on_rerun(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    first = run("plan", str(LAB), "--out", str(out))
+    assert first.returncode == 0, first.stderr
+    assert "wrote" in first.stdout and str(out) in first.stdout
+    tree = _tree(out)
+    assert {"plan.json", "plan.md", "nccl.env", "switches/lab-leaf1.json", "hosts/node1.sh",
+            "hosts/node1.nccl.env"} <= set(tree)
+    assert (out / "hosts" / "node1.sh").stat().st_mode & 0o111
+    second = run("plan", str(LAB), "--out", str(out))
+    assert second.returncode == 0
+    assert _tree(out) == tree
+    assert not [p for p in tmp_path.iterdir() if p.name.startswith(".out.")], "temp dirs left behind"
+
+
+def test_plan_json_summary_and_platform_only(tmp_path: Path) -> None:
+    inv = REPO / "inventories" / "mixed-vendor.yaml"
+    proc = run("plan", str(inv), "--out", str(tmp_path / "o"), "--format", "json", "--platform-only", "eos")
+    assert proc.returncode == 0, proc.stderr
+    data = json.loads(proc.stdout)
+    assert data["switches_per_platform"]["eos"] == 2 and data["errors"] == 0
+    switch_files = [f for f in data["files"] if f.startswith("switches/")]
+    assert switch_files == ["switches/leaf1.cfg", "switches/leaf2.cfg"]
+    assert "400" in data["ecn_by_speed_gbps"]
+
+
+def test_plan_with_an_error_writes_nothing_and_keeps_the_old_tree(tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    assert run("plan", str(LAB), "--out", str(out)).returncode == 0
+    before = _tree(out)
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(LAB.read_text().replace(
+        "  cnp_priority: 6\n", "  cnp_priority: 6\n  overrides:\n    - {device: lab-leaf1, set: {kmax_bytes: 900MB}}\n"))
+    proc = run("plan", str(bad), "--out", str(out))
+    assert proc.returncode == 1
+    assert "RT210" in proc.stderr or "RT237" in proc.stderr
+    assert _tree(out) == before
+    fresh = tmp_path / "fresh"
+    assert run("plan", str(bad), "--out", str(fresh)).returncode == 1 and not fresh.exists()
+
+
+def test_hostile_names_are_rejected_before_rendering(tmp_path: Path) -> None:
+    for hostile in ("ens1f0np0; rm -rf /", "$(reboot)", "eth0\\nreboot", "eth0'"):
+        bad = tmp_path / "hostile.yaml"
+        bad.write_text(LAB.read_text().replace("netdev: ens1f0np0", f'netdev: "{hostile}"', 1))
+        proc = run("plan", str(bad), "--out", str(tmp_path / "o"))
+        assert proc.returncode == 1, hostile
+        assert "RT003" in proc.stderr and "hostile.yaml:" in proc.stderr
+        assert not (tmp_path / "o").exists()
+
+
+def test_explain_and_calc() -> None:
+    proc = run("explain", str(LAB), "lab-leaf1:Ethernet0", "xoff_bytes")
+    assert proc.returncode == 0, proc.stderr
+    assert "xoff_bytes =" in proc.stdout and "source:" in proc.stdout and "pause quanta" in proc.stdout
+    assert run("explain", str(LAB), "nope:Ethernet0").returncode == 2
+    calc = run("calc", "headroom", "--asic", "spectrum-3", "--speed", "400G", "--cable", "40m",
+               "--model", "sonic-static", "--format", "json")
+    data = json.loads(calc.stdout)
+    assert (data["xon_bytes"], data["xoff_bytes"], data["size_bytes"]) == (37888, 77824, 124928)  # SN4700 table row
+    ecn = json.loads(run("calc", "ecn", "--speed", "400G", "--rtt", "10us", "--fan-in", "8", "--format",
+                         "json").stdout)
+    assert ecn["kmin_bytes"] < ecn["kmax_bytes"] and "rationale" in ecn
+    assert run("calc", "headroom", "--asic", "nope", "--speed", "400G", "--cable", "1").returncode == 2
+
+
+def test_lint_exit_codes_and_github_format(tmp_path: Path) -> None:
+    assert run("lint", *[str(p) for p in sorted((REPO / "inventories").glob("*.yaml"))]).returncode == 0
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(LAB.read_text().replace("speed: 400G", "speed: fast", 1))
+    proc = run("lint", str(bad), "--format", "github")
+    assert proc.returncode == 1
+    assert proc.stdout.startswith(f"::error file={bad},line=")
+    assert run("lint", str(tmp_path / "missing.yaml")).returncode == 2
+    assert run("schema").stdout == (REPO / "schema" / "inventory.schema.json").read_text()
+    assert run("--version").stdout.startswith("roce-tune ")

@@ -1,0 +1,103 @@
+"""Properties of the real plans of every shipped inventory (the main job, through the real pipeline)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import jsonschema
+import pytest
+
+from roce_tune.findings import Severity
+from roce_tune.inventory.loader import load_inventory, load_inventory_text
+from roce_tune.plan import plan_json_schema, plan_to_json
+from roce_tune.tuner.plan import derive_plan
+
+REPO = Path(__file__).resolve().parents[2]
+INVENTORIES = sorted((REPO / "inventories").glob("*.yaml"))
+
+
+@pytest.fixture(scope="module", params=INVENTORIES, ids=lambda p: p.stem)
+def plan(request):  # type: ignore[no-untyped-def]
+    return derive_plan(load_inventory(request.param))
+
+
+def test_no_error_findings(plan) -> None:  # type: ignore[no-untyped-def]
+    assert not [f for f in plan.findings if f.severity is Severity.error], plan.findings
+
+
+def test_every_lossless_queue_has_ecn_below_the_pfc_trigger(plan) -> None:  # type: ignore[no-untyped-def]
+    c = plan.classification
+    assert c.cnp_priority not in c.lossless_priorities
+    for sw in plan.switches:
+        profiles = {e.name: e for e in sw.ecn_profiles}
+        for p in sw.ports:
+            if not p.lossless:
+                assert p.pfc_priorities == [] and p.headroom is None
+                continue
+            assert p.pfc_priorities == c.lossless_priorities
+            assert p.headroom is not None and p.headroom.xoff_bytes > 0 and p.headroom.size_bytes > 0
+            e = profiles[p.ecn_profile]
+            assert 0 < e.kmin_bytes < e.kmax_bytes <= e.pfc_trigger_bytes, (sw.name, p.name, e)
+            assert e.fluid.ok, (sw.name, p.name, e.fluid)
+
+
+def test_switch_nic_and_nccl_agree(plan) -> None:  # type: ignore[no-untyped-def]
+    c = plan.classification
+    for dscp in c.roce_dscp:
+        assert c.dscp_to_tc[dscp] in c.lossless_priorities
+    assert c.dscp_to_tc[c.cnp_dscp] == c.cnp_priority
+    for h in plan.hosts:
+        assert h.nccl_env["NCCL_IB_TC"] == str(c.roce_tos)
+        for n in h.nics:
+            assert n.dscp_to_priority == c.dscp_to_priority
+            assert [p for p, on in enumerate(n.pfc_vector) if on] == c.lossless_priorities
+            assert n.roce_tos >> 2 in c.roce_dscp and n.roce_tos & 3 == 2  # ECT(0)
+            assert (n.cnp_dscp, n.cnp_priority) == (c.cnp_dscp, c.cnp_priority)
+
+
+def test_deterministic_and_schema_valid(plan) -> None:  # type: ignore[no-untyped-def]
+    again = derive_plan(load_inventory(REPO / plan.inventory_file))
+    assert plan_to_json(plan) == plan_to_json(again)
+    import json
+
+    jsonschema.validate(json.loads(plan_to_json(plan)), plan_json_schema())
+
+
+def test_every_number_explained(plan) -> None:  # type: ignore[no-untyped-def]
+    for sw in plan.switches:
+        for p in sw.ports:
+            if p.headroom:
+                assert {"xon_bytes", "xoff_bytes", "size_bytes"} <= set(p.headroom.rationale)
+        for e in sw.ecn_profiles:
+            assert {"kmin_bytes", "kmax_bytes", "pmax_percent"} <= set(e.rationale)
+            assert all(r.source for r in e.rationale.values())
+        assert {"detection_ms", "restoration_ms", "poll_ms"} <= set(sw.watchdog.rationale)
+    for h in plan.hosts:
+        for n in h.nics:
+            assert set(n.dcqcn.params) <= set(n.dcqcn.rationale) | {"cnp_dscp", "cnp_802p_prio"}
+
+
+LAB = (REPO / "inventories" / "lab-2node.yaml").read_text()
+
+
+def _with_overrides(block: str) -> str:
+    return LAB.replace("  cnp_priority: 6\n", "  cnp_priority: 6\n  overrides:\n" + block, 1)
+
+
+def test_pinned_value_shows_derived_value_beside_it() -> None:
+    text = _with_overrides("    - {device: lab-leaf1, port: Ethernet0, set: {xoff_bytes: 200KB}}\n")
+    plan = derive_plan(load_inventory_text(text, "pinned.yaml"))
+    port = next(p for p in plan.switch("lab-leaf1").ports if p.name == "Ethernet0")
+    other = next(p for p in plan.switch("lab-leaf1").ports if p.name == "Ethernet8")
+    assert port.headroom.xoff_bytes == 200000
+    why = port.headroom.rationale["xoff_bytes"]
+    assert why.pinned_by_user and why.derived_value == other.headroom.xoff_bytes
+    assert port.headroom.profile != other.headroom.profile
+
+
+def test_override_that_breaks_a_safety_rule_is_an_error() -> None:
+    text = _with_overrides("    - {device: lab-leaf1, set: {kmax_bytes: 900MB}}\n")
+    plan = derive_plan(load_inventory_text(text, "bad.yaml"))
+    errors = [f for f in plan.findings if f.severity is Severity.error]
+    assert errors and {f.rule for f in errors} & {"RT210", "RT237"}
+    assert all(f.location.device == "lab-leaf1" for f in errors if f.rule == "RT210")
