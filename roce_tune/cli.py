@@ -83,16 +83,19 @@ def lint(
     inventories: List[Path] = typer.Argument(..., exists=True, dir_okay=False, help="Inventory YAML files."),
     fmt: LintFormat = typer.Option(LintFormat.text, "--format", help="text, json or github annotations."),
     strict: bool = typer.Option(False, "--strict", help="Warnings fail too."),
+    no_plan_checks: bool = typer.Option(False, "--no-plan-checks",
+                                        help="Skip the tuner's safety checks (RT2xx); inventory rules only."),
 ) -> None:
-    """Validate inventories: schema, names, units and semantic rules (RT0xx/RT1xx)."""
-    from roce_tune.inventory.lint import lint as run_lint
+    """Validate inventories: schema, names, units, semantic rules (RT0xx/RT1xx) and the plan's safety
+    checks (RT2xx: headroom budget, ECN below the PFC trigger, deadlock, consistency)."""
+    from roce_tune.checks import check_inventory
     from roce_tune.inventory.loader import load_inventory
     from roce_tune.inventory.report import format_findings
 
     findings: list[Finding] = []
     for path in inventories:
         try:
-            findings.extend(run_lint(load_inventory(path)))
+            findings.extend(check_inventory(load_inventory(path), plan_checks=not no_plan_checks))
         except RoceTuneError as exc:
             findings.extend(exc.findings)
     text = format_findings(findings, fmt.value)
@@ -139,8 +142,16 @@ def plan(
     if has_errors(the_plan.findings):
         err.print("[bold red]plan has error-level findings; nothing written[/]")
         _fail([f for f in the_plan.findings if f.severity is Severity.error])
-    files = render_outputs(the_plan, platforms=platform_only or None)
-    target = write_tree(files, out_dir or Path("out") / inventory.stem)
+    try:
+        files = render_outputs(the_plan, platforms=platform_only or None)
+    except RoceTuneError as exc:
+        err.print("[bold red]rendering failed; nothing written[/]")
+        _fail(exc.findings)
+    try:
+        target = write_tree(files, out_dir or Path("out") / inventory.stem)
+    except OSError as exc:
+        err.print(f"error: cannot write the plan: {exc}")
+        raise typer.Exit(1) from None
     if fmt is OutFormat.json:
         print(json.dumps(summary_json(the_plan, target, files), indent=2, sort_keys=True))
     else:
@@ -275,23 +286,37 @@ def apply(
     log_dir: Optional[Path] = typer.Option(None, "--log-dir", help="Session logs (default <out>/logs)."),
     fmt: OutFormat = typer.Option(OutFormat.text, "--format"),
     no_save: bool = typer.Option(False, "--no-save", help="Do not persist to startup config after confirming."),
+    device_timeout: int = typer.Option(900, "--device-timeout", min=10, help="Give up on one device after N s."),
 ) -> None:
     """Diff (--dry-run) or push the plan with commit-confirm and rollback."""
     from roce_tune.deploy.apply import load_source, print_results
     from roce_tune.deploy.drivers import PushOptions
     from roce_tune.deploy.runner import ApplyOptions, apply_targets, results_json
 
+    import logging
+
+    logging.getLogger("paramiko").setLevel(logging.CRITICAL)  # per-device errors are reported in the results
     try:
         targets, default_logs = load_source(source)
     except RoceTuneError as exc:
         _fail(exc.findings)
+    except (OSError, ValueError) as exc:
+        err.print(f"error: {source}: not an inventory or a plan directory ({exc})")
+        raise typer.Exit(2) from None
+    from roce_tune.deploy.runner import select
+
+    if limit and not select(targets, limit):
+        err.print(f"error: --limit {' '.join(limit)} matches no device; devices: "
+                  + ", ".join(t.name for t in targets[:12]) + (" …" if len(targets) > 12 else ""))
+        raise typer.Exit(2)
     if insecure:
         err.print("[bold yellow]warning: host-key checking is OFF (--insecure-skip-host-key-check); labs only[/]")
     opts = ApplyOptions(dry_run=dry_run, limit=limit, concurrency=concurrency, canary=canary,
                         allow_disruptive=allow_disruptive, insecure_skip_host_key_check=insecure,
                         known_hosts=str(known_hosts) if known_hosts else None,
                         secrets_file=str(secrets_file) if secrets_file else None,
-                        log_dir=log_dir or default_logs, push=PushOptions(confirm_s=confirm_s, save=not no_save))
+                        log_dir=log_dir or default_logs, push=PushOptions(confirm_s=confirm_s, save=not no_save),
+                        device_timeout_s=device_timeout)
     results = print_results(targets, opts, apply_targets, out if fmt is OutFormat.text else None)
     if fmt is OutFormat.json:
         sys.stdout.write(results_json(results, dry_run))
@@ -307,7 +332,11 @@ def nccl_report(
     """Read nccl-tests logs: per run busbw, validation status, fraction of line rate."""
     from roce_tune.verify.nccl_report import nccl_report as fn
 
-    text, code = fn([str(f) for f in files], line_rate, fmt.value)
+    try:
+        text, code = fn([str(f) for f in files], line_rate, fmt.value)
+    except RoceTuneError as exc:
+        err.print("error: " + "; ".join(f.message for f in exc.findings))
+        raise typer.Exit(2) from None
     sys.stdout.write(text if text.endswith("\n") else text + "\n")
     raise typer.Exit(code)
 

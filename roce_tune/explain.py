@@ -25,6 +25,8 @@ def _from_section(where: str, section: Explained, values: dict[str, object] | No
     out = []
     for key, why in sorted(section.rationale.items()):
         value = (values or {}).get(key, getattr(section, key, None))
+        if value is None and key in why.inputs:  # e.g. buffers' reserved_bytes lives in its inputs
+            value = why.inputs[key]
         out.append(Explanation(where, key, value, why))
     return out
 

@@ -10,7 +10,8 @@ from __future__ import annotations
 import fnmatch
 import json
 import time
-from concurrent.futures import ThreadPoolExecutor, as_completed
+import queue
+import threading
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Callable
@@ -79,6 +80,7 @@ class ApplyOptions:
     secrets_file: str | None = None
     push: PushOptions = field(default_factory=PushOptions)
     conn_timeout_s: float = 15.0
+    device_timeout_s: float = 900.0
 
 
 def targets_from_files(plan: Plan, files: dict[str, str]) -> list[Target]:
@@ -249,13 +251,48 @@ def apply_targets(targets: list[Target], opts: ApplyOptions,
     results: dict[str, DeviceResult] = {}
 
     def batch(group: list[Target], workers: int, allow_disruptive: bool = False) -> None:
-        with ThreadPoolExecutor(max_workers=max(1, workers)) as pool:
-            futs = {pool.submit(run_one, t, opts, True, allow_disruptive): t for t in group}
-            for fut in as_completed(futs):
-                r = fut.result()
-                results[r.name] = r
-                if on_result:
-                    on_result(r)
+        """Run ``group`` with at most ``workers`` devices at once; a device that exceeds
+        ``opts.device_timeout_s`` is reported as failed and left to its own commit-confirm timer
+        (its daemon thread cannot block the run or the process exit)."""
+        done_q: queue.Queue[DeviceResult] = queue.Queue()
+        slots = threading.Semaphore(max(1, workers))
+        started: dict[str, float] = {}
+        timed_out: set[str] = set()
+
+        def work(t: Target) -> None:
+            try:
+                done_q.put(run_one(t, opts, True, allow_disruptive))
+            finally:
+                if t.name not in timed_out:
+                    slots.release()
+
+        pending = list(group)
+        waiting = {t.name: t for t in group}
+        while waiting:
+            while pending and slots.acquire(blocking=False):
+                t = pending.pop(0)
+                started[t.name] = time.monotonic()
+                threading.Thread(target=work, args=(t,), daemon=True, name=f"roce-tune-{t.name}").start()
+            try:
+                r = done_q.get(timeout=0.2)
+            except queue.Empty:
+                now = time.monotonic()
+                for name in [n for n in waiting if n in started and now - started[n] > opts.device_timeout_s]:
+                    t = waiting[name]
+                    r = DeviceResult(t.name, t.platform, "failed", error=(
+                        f"timed out after {opts.device_timeout_s:.0f} s; an unconfirmed commit reverts on the "
+                        "device's own commit-confirm timer"), seconds=round(now - started[name], 3))
+                    done_q.put(r)
+                    started.pop(name)
+                    timed_out.add(name)
+                    slots.release()  # the stuck thread keeps its slot no longer
+                continue
+            if r.name not in waiting:
+                continue  # a timed-out device that finished late: its timeout result stands
+            waiting.pop(r.name)
+            results[r.name] = r
+            if on_result:
+                on_result(r)
 
     chosen = select(targets, opts.limit)
     canary, rest = chosen[: opts.canary], chosen[opts.canary:]

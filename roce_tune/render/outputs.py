@@ -10,7 +10,8 @@ Layout of the tree (relative paths)::
     nccl.env                  NCCL variables common to every host (per-host differences listed)
 
 :func:`write_tree` writes into a temporary sibling directory and renames it into place, so a reader
-never sees a half-written tree; on any error the previous tree is left untouched.
+never sees a half-written tree; on any error the previous tree is left untouched, and files roce-tune
+does not own (apply ``logs/``, notes) are never deleted.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ import shutil
 import tempfile
 from pathlib import Path
 
+from roce_tune.findings import Finding, Location, RoceTuneError, Severity
 from roce_tune.plan import Plan, plan_to_json
 from roce_tune.platforms import get_platform
 from roce_tune.render.review import render_review
@@ -38,14 +40,26 @@ def render_outputs(plan: Plan, platforms: list[str] | None = None, include_hosts
         relative path -> file text (deterministic for the same plan).
 
     Raises:
-        jinja2.UndefinedError / KeyError: a template or platform bug (never swallowed).
+        RoceTuneError: RT240 for every switch whose platform cannot express its plan (all listed).
+        jinja2.UndefinedError: a template bug (never swallowed).
     """
     files: dict[str, str] = {"plan.json": plan_to_json(plan), "plan.md": render_review(plan)}
+    problems: list[Finding] = []
     for sw in plan.switches:
         if platforms and sw.platform not in platforms:
             continue
-        for name, text in get_platform(sw.platform).render(plan, sw).items():
+        try:
+            rendered = get_platform(sw.platform).render(plan, sw)
+        except (ValueError, KeyError, LookupError) as exc:  # the platform cannot express this plan
+            problems.append(Finding(
+                rule="RT240", severity=Severity.error, location=Location(device=sw.name),
+                message=f"cannot render {sw.name} for {sw.platform} ({sw.model}, {sw.asic}): {exc}",
+                fix="check that the platform runs on this switch model, or pin values the platform can express"))
+            continue
+        for name, text in rendered.items():
             files[f"switches/{name}"] = text
+    if problems:
+        raise RoceTuneError(problems)
     if include_hosts and plan.hosts:
         host_mod = get_platform("host")
         envs: dict[str, dict[str, str]] = {}
@@ -72,33 +86,67 @@ def _common_env(plan: Plan, envs: dict[str, dict[str, str]]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def write_tree(files: dict[str, str], out_dir: str | Path) -> Path:
-    """Write ``files`` under ``out_dir`` atomically (temp dir + rename); returns the final path.
+#: top-level entries of an output tree that ``plan`` owns and replaces; anything else (``logs/`` of
+#: apply runs, a reviewer's notes) is left where it is
+MANAGED = ("plan.json", "plan.md", "nccl.env", "switches", "hosts")
 
-    Host scripts (``*.sh``) are made executable. An existing ``out_dir`` is replaced only after the
-    new tree is complete.
+
+class OutputDirError(OSError):
+    """The output path cannot take a plan (a file, or a non-empty directory that is not a plan)."""
+
+
+def write_tree(files: dict[str, str], out_dir: str | Path) -> Path:
+    """Write ``files`` under ``out_dir`` so a reader never sees a half-written tree.
+
+    The new tree is written completely into a temporary sibling directory first. Then, if
+    ``out_dir`` does not exist it is renamed into place; if it is an earlier plan directory (it has a
+    ``plan.json``) only the entries roce-tune owns (:data:`MANAGED`) are swapped, each by rename, and
+    everything else in it (``logs/``, notes) is kept. Host scripts (``*.sh``) are made executable.
 
     Raises:
+        OutputDirError: ``out_dir`` is a file, or a non-empty directory without ``plan.json`` (it is
+            never emptied to make room).
         OSError: the directory cannot be created or renamed (the old tree stays as it was).
     """
-    out = Path(out_dir).resolve()
+    out = Path(out_dir).absolute()
+    if out.exists() and not out.is_dir():
+        raise OutputDirError(f"{out} exists and is not a directory; choose another --out")
+    if out.is_dir() and any(out.iterdir()) and not (out / "plan.json").is_file():
+        raise OutputDirError(f"{out} is not empty and is not a roce-tune plan directory (no plan.json); "
+                             "choose an empty or new --out")
     out.parent.mkdir(parents=True, exist_ok=True)
     tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.tmp-", dir=out.parent))
+    tmp.chmod(0o755)
     try:
         for rel, text in files.items():
             dest = tmp / rel
             dest.parent.mkdir(parents=True, exist_ok=True)
             with open(dest, "w", encoding="utf-8", newline="\n") as fh:
                 fh.write(text)
-            if rel.endswith(".sh"):
-                dest.chmod(0o755)
-        old = None
-        if out.exists():
-            old = out.parent / f".{out.name}.old-{os.getpid()}"
-            os.rename(out, old)
-        os.rename(tmp, out)
-        if old is not None:
+            dest.chmod(0o755 if rel.endswith(".sh") else 0o644)
+        if not out.exists():
+            os.rename(tmp, out)
+            return out
+        old = Path(tempfile.mkdtemp(prefix=f".{out.name}.old-", dir=out.parent))
+        try:
+            for name in MANAGED:
+                if (out / name).exists():
+                    os.rename(out / name, old / name)
+            for name in MANAGED:
+                if (tmp / name).exists():
+                    os.rename(tmp / name, out / name)
+        except BaseException:
+            for name in MANAGED:  # put the previous tree back
+                if (old / name).exists():
+                    if (out / name).is_dir():
+                        shutil.rmtree(out / name)
+                    elif (out / name).exists():
+                        (out / name).unlink()
+                    os.rename(old / name, out / name)
+            raise
+        finally:
             shutil.rmtree(old, ignore_errors=True)
+        shutil.rmtree(tmp, ignore_errors=True)
     except BaseException:
         shutil.rmtree(tmp, ignore_errors=True)
         raise

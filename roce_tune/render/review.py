@@ -26,7 +26,7 @@ def _fmt_rationale(r: Rationale) -> str:
 
 def _table(header: list[str], rows: list[list[object]]) -> list[str]:
     out = ["| " + " | ".join(header) + " |", "|" + "|".join("---" for _ in header) + "|"]
-    out += ["| " + " | ".join(str(c).replace("|", "\\|") for c in row) + " |" for row in rows]
+    out += ["| " + " | ".join(("-" if c is None else str(c)).replace("|", "\\|") for c in row) + " |" for row in rows]
     return out
 
 

@@ -212,7 +212,6 @@ def _derive_switch(inv: Inventory, topo: Topology, catalog: Catalog, sw: Switch,
     queue_buffer = buffers.pg_shared_limit_bytes(egress.size_bytes, asic.lossless_dynamic_th if egress_th is None
                                                  else egress_th, 1)
     ecn_profiles: dict[str, object] = {}
-    pinned_count = 0
     ports: list[PortPlan] = []
     for f in facts:
         profile_name = None
@@ -231,10 +230,9 @@ def _derive_switch(inv: Inventory, topo: Topology, catalog: Catalog, sw: Switch,
                              queue_buffer, tuple(sorted(pins.items()))), lambda: _ecn_profile(
                 f.speed_gbps, rtt_us, f.fan_in, trigger, params, asic.ecn_separate_thresholds,
                 policy.ecn_profile.value, pins, queue_buffer, egress.size_bytes))
+            if pins:  # pinned values get their own name; equal pins share it (unique_ecn adds _V2 … for others)
+                prof = prof.model_copy(update={"name": f"{prof.name}_PIN"})
             prof = memo.unique_ecn(prof)
-            if pins:  # a pinned profile is per port; short name (SONiC WRED names are <= 32 chars)
-                pinned_count += 1
-                prof = prof.model_copy(update={"name": f"{prof.name}_PIN{pinned_count}"})
             if prof.name not in ecn_profiles:
                 ecn_profiles[prof.name] = prof
                 findings.extend(ecn.check_ecn(prof, sw.name, f.name))

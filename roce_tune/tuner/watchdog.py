@@ -95,6 +95,15 @@ def derive_watchdog(pfc_ports: int, enabled: bool, action: str, platform: str,
                                  note="one poll interval per switch; must not exceed any port's detection time")
         vals["detection_ms"] = min(vals["detection_ms"], RANGES_MS["detection_ms"][1])
         vals["restoration_ms"] = min(vals["restoration_ms"], RANGES_MS["restoration_ms"][1])
+        if platform == "eos":
+            # EOS wants polling-interval <= half the shorter of timeout and recovery-time, else it
+            # substitutes its own and logs a warning (Arista EOS PFC watchdog notes, VENDORS.md §3a)
+            half = min(vals["detection_ms"], vals["restoration_ms"]) // 2
+            if vals["poll_ms"] > half:
+                vals["poll_ms"] = max(RANGES_MS["poll_ms"][0], half)
+                r["poll_ms"] = Rationale(formula="min(200 ms * multiply, 1000 ms, min(detection, restoration) / 2)",
+                                         inputs=inputs, source=_S_SONIC + "; EOS polling <= half the timeout",
+                                         note="EOS requires the polling interval at most half the timeout")
     act = action
     r["action"] = Rationale(formula="policy.watchdog_action", inputs={"action": action}, source="DOMAIN.md §4",
                             note="drop is the only action that breaks a PFC deadlock")

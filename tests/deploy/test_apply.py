@@ -9,6 +9,7 @@ import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -83,16 +84,25 @@ def test_dry_run_push_and_idempotent(mixed, tmp_path: Path) -> None:
     ("leaf8", {"lose_confirm": True}),                              # cumulus: --confirm-yes lost
 ])
 def test_fault_rolls_back_only_that_device(tmp_path: Path, device: str, fault: dict[str, object]) -> None:
-    fleet, inv, known = emulated_inventory("mixed-vendor.yaml", tmp_path, faults={device: fault})
+    # a lost confirmation is only undone by the device's own timer (a rollback commit is "lost" too):
+    # run those devices' clocks 10x faster and wait for the timer
+    lost = bool(fault.get("lose_confirm"))
+    fleet, inv, known = emulated_inventory("mixed-vendor.yaml", tmp_path, faults={device: fault},
+                                           time_scale=0.1 if lost else 1.0)
     try:
         targets, _ = load_source(inv)
         before = _running(fleet, [t.name for t in targets])
+        healthy = {"leaf1": "leaf3", "spine1": "leaf5"}.get(device, "leaf1")
         results = {r.name: r for r in apply_targets(
-            targets, _opts(tmp_path, known, allow_disruptive=True,
-                           push=PushOptions(confirm_s=60, read_timeout_s=8)))}
+            targets, _opts(tmp_path, known, allow_disruptive=True, limit=[device, healthy], device_timeout_s=240,
+                           push=PushOptions(confirm_s=120, read_timeout_s=8)))}
+        assert set(results) == {device, healthy}
         bad = results[device]
         assert bad.state == "failed" and bad.error, (bad.state, bad.error)
         assert "rolled back" in bad.error
+        deadline = time.monotonic() + (40 if lost else 0)
+        while fleet[device].running_config() != before[device] and time.monotonic() < deadline:
+            time.sleep(0.5)
         assert fleet[device].running_config() == before[device], "the failed device must be back where it was"
         others = [r for n, r in results.items() if n != device]
         assert all(r.state == "pushed" for r in others), [(r.name, r.state, r.error) for r in others]

@@ -45,6 +45,7 @@ EXPECTED = {
     "RT122": (11, 13, "spine"),
     "RT123": (8, 16, "'Ethernet[124-0/4]'"),
     "RT124": (6, 37, "ens1f0np0"),
+    "RT125": (4, 15, "eos"),                         # EOS on an NVIDIA SN4700
 }
 
 

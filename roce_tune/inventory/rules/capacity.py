@@ -237,3 +237,52 @@ def no_fabric(ctx: LintContext) -> Iterator[Finding]:
     elif len(hosts) > 1 and not any(n.switch_port for h in hosts for n in h.nics):
         yield ctx.finding(f"{len(hosts)} hosts but no NIC is cabled to a switch (no switch_port): no inter-node "
                           "fabric to tune", "set switch_port on each NIC", "hosts")
+
+
+#: which switch vendors' hardware each network OS runs on (SONiC runs on many vendors' boxes)
+PLATFORM_VENDORS: dict[str, frozenset[str] | None] = {
+    "eos": frozenset({"arista"}),
+    "nxos": frozenset({"cisco"}),
+    "junos": frozenset({"juniper"}),
+    "cumulus": frozenset({"nvidia"}),
+    "sonic": None,
+}
+
+
+@rule("RT125", "platform-model-mismatch", Severity.error,
+      "The network OS does not run on the switch model's hardware (or the ASIC contradicts the model)",
+      """`platform` must be an OS the model ships with: EOS on Arista, NX-OS on Cisco, Junos on Juniper,
+      Cumulus on NVIDIA Spectrum; SONiC on any catalogued model. An explicit `asic` must be the model's
+      ASIC. Renderers rely on this (queue keywords, buffer syntax) and would otherwise produce config the
+      device rejects.""",
+      """\
+site: {name: lab}
+switches:
+  - name: leaf1
+    platform: eos
+    model: SN4700
+    role: leaf
+""",
+      """\
+site: {name: lab}
+switches:
+  - name: leaf1
+    platform: sonic
+    model: SN4700
+    role: leaf
+""", needs_catalog=True)
+def platform_model_mismatch(ctx: LintContext) -> Iterator[Finding]:
+    assert ctx.catalog is not None
+    for path, sw in ctx.switches():
+        try:
+            spec = ctx.catalog.switch_model(sw.model)
+        except CatalogError:
+            continue  # RT112
+        vendors = PLATFORM_VENDORS[sw.platform.value]
+        if vendors is not None and spec.vendor not in vendors:
+            yield ctx.finding(f"{sw.name}: {sw.platform.value} does not run on a {spec.vendor} {spec.id}",
+                              f"use platform sonic or a {'/'.join(sorted(vendors))} model",
+                              f"{path}.platform", device=sw.name)
+        if sw.asic and sw.asic != spec.asic:
+            yield ctx.finding(f"{sw.name}: asic {sw.asic} contradicts model {spec.id} ({spec.asic})",
+                              f"remove asic or set it to {spec.asic}", f"{path}.asic", device=sw.name)
