@@ -27,7 +27,7 @@ from roce_tune.inventory.catalog import AsicSpec, Catalog, NicSpec, load_catalog
 from roce_tune.inventory.models import Inventory, Switch
 from roce_tune.inventory.topology import Topology, asic_of, build_topology
 from roce_tune.plan import (
-    Classification, Headroom, HostPlan, NicPlan, Plan, PlanSummary, PortPlan, Rationale, SwitchPlan,
+    construct_trusted, Classification, Headroom, HostPlan, NicPlan, Plan, PlanSummary, PortPlan, Rationale, SwitchPlan,
 )
 from roce_tune.tuner import buffers, classification, consistency, dcqcn, deadlock, ecn, headroom, nccl, watchdog
 from roce_tune.tuner.overrides import (
@@ -202,9 +202,14 @@ def _derive_switch(inv: Inventory, topo: Topology, catalog: Catalog, sw: Switch,
             buffers.check_headroom_admission(asic, "-", "-", hr, len(prios), f.lanes)))
         if over:
             findings.extend(buffers.check_headroom_admission(asic, sw.name, f.name, hr, len(prios), f.lanes))
-    buf = buffers.derive_buffers(asic, [(n, h, len(prios)) for n, h in headrooms.items()],
-                                 sum(1 for f in facts if f.admin_up), shp, policy.shp_oversubscription)
-    findings.extend(buffers.check_total_buffer(asic, sw.name, buf))
+    admin_up = sum(1 for f in facts if f.admin_up)
+    hr_key = tuple(sorted(Counter((h.profile, h.xon_bytes, h.xoff_bytes, h.size_bytes)
+                                  for h in headrooms.values()).items()))
+    buf = memo.get(("buf", asic.id, hr_key, admin_up, shp, policy.shp_oversubscription),
+                   lambda: buffers.derive_buffers(asic, [(n, h, len(prios)) for n, h in headrooms.items()],
+                                                  admin_up, shp, policy.shp_oversubscription))
+    if memo.get(("buf-check", id(buf)), lambda: bool(buffers.check_total_buffer(asic, "-", buf))):
+        findings.extend(buffers.check_total_buffer(asic, sw.name, buf))
     pool = next(p for p in buf.pools if p.name == "ingress_lossless_pool")
     egress = next((p for p in buf.pools if p.name == "egress_lossless_pool"), pool)
     profile_th = {p.name: p.dynamic_th for p in buf.profiles}
@@ -247,7 +252,7 @@ def _derive_switch(inv: Inventory, topo: Topology, catalog: Catalog, sw: Switch,
             note="no cable length given: default used (lint warning)" if f.cable_defaulted else ""))
         # model_construct: every field is already typed by the tuner; validating ~100k ports again
         # would dominate the plan time on large fabrics (PortPlan's schema is still what is published)
-        ports.append(PortPlan.model_construct(
+        ports.append(construct_trusted(PortPlan, 
             name=f.name, speed_gbps=f.speed_gbps, lanes=f.lanes, mtu=f.mtu, cable_m=f.cable_m, admin_up=f.admin_up,
             peer=f.peer, peer_kind=f.peer_kind, direction=f.direction, lossless=f.lossless,
             pfc_priorities=prios if f.lossless else [], headroom=headrooms.get(f.name), ecn_profile=profile_name,
@@ -256,7 +261,7 @@ def _derive_switch(inv: Inventory, topo: Topology, catalog: Catalog, sw: Switch,
     n_pfc = sum(1 for p in ports if p.lossless)
     wd = memo.get(("wd", n_pfc, sw.platform.value, tuple(sorted(wd_pins.items()))), lambda: watchdog.derive_watchdog(
         n_pfc, policy.pfc_watchdog, policy.watchdog_action, sw.platform.value, overrides=wd_pins or None))
-    return SwitchPlan(
+    return construct_trusted(SwitchPlan, 
         name=sw.name, platform=sw.platform.value, role=sw.role.value, model=sw.model, asic=asic.id,
         os_version=sw.os_version, mgmt_host=sw.mgmt.host if sw.mgmt else None,
         mgmt_port=sw.mgmt.port if sw.mgmt else None, credentials=sw.credentials.model_dump(),
@@ -289,7 +294,7 @@ def _derive_host(inv: Inventory, catalog: Catalog, cls: Classification, tiers: i
                              source="inventory", note=f"RoCE MTU {policy.roce_mtu} needs netdev MTU >= 4200"),
         })
         # model_construct: fields are typed by construction (see PortPlan in _derive_switch)
-        nics.append(NicPlan.model_construct(
+        nics.append(construct_trusted(NicPlan, 
             model=nic.model, netdev=nic.netdev, rdma_device=nic.rdma_device, rdma_port=nic.rdma_port,
             pci_address=nic.pci_address, speed_gbps=nic.speed, rail=nic.rail, switch_port=nic.switch_port,
             trust=cls.trust, pfc_vector=pfc_vector, dscp_to_priority=cls.dscp_to_priority, cable_m=cable, mtu=mtu,

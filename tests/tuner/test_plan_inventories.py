@@ -101,3 +101,14 @@ def test_override_that_breaks_a_safety_rule_is_an_error() -> None:
     errors = [f for f in plan.findings if f.severity is Severity.error]
     assert errors and {f.rule for f in errors} & {"RT210", "RT237"}
     assert all(f.location.device == "lab-leaf1" for f in errors if f.rule == "RT210")
+
+
+def test_trusted_construction_equals_validation(plan) -> None:  # type: ignore[no-untyped-def]
+    """Ports/NICs/switches are built without re-validation for speed: they must still validate to
+    exactly themselves."""
+    from roce_tune.plan import HostPlan, SwitchPlan
+
+    for sw in plan.switches[:3]:
+        assert SwitchPlan.model_validate(sw.model_dump()) == sw
+    for h in plan.hosts[:3]:
+        assert HostPlan.model_validate(h.model_dump()) == h
