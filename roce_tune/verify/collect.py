@@ -8,8 +8,9 @@ Commands per device kind (one round trip per host NIC; sections split by ``@@ROC
 * host NIC facts: netdev ``mtu`` (sysfs), ``ibv_devinfo -d DEV``, ``show_gids DEV``;
 * SONiC: ``show pfc counters``, ``show queue counters``, ``show queue wredcounters``, ``show pfcwd stats``
   (VENDORS.md §1b); EOS: ``show priority-flow-control counters | json`` and ``show qos interfaces
-  ethernet N ecn counters queue`` per lossless port (§3b). Other platforms: not read yet (the
-  snapshot lists them as ``unsupported``).
+  ethernet N ecn counters queue`` per lossless port (§3b); Cumulus, NX-OS and Junos: per lossless
+  port, see :mod:`.vendor_counters` (§2b, §4b, §5b). Other platforms: not read yet (the snapshot
+  lists them as ``unsupported``).
 
 Host paths are prefixed with ``${ROCE_TUNE_SYSROOT:-}`` (empty on a real host; the test emulators
 set it), like the rendered host scripts.
@@ -29,6 +30,11 @@ from roce_tune.deploy.runner import ApplyOptions, Target, _connect
 from roce_tune.plan import HostPlan, NicPlan, Plan, SwitchPlan
 from roce_tune.verify import counters as c
 from roce_tune.verify.hostfacts import NicFacts, parse_ibv_devinfo, parse_show_gids
+from roce_tune.verify.vendor_counters import (
+    NEW_PLATFORMS,
+    parse_vendor_switch_counters,
+    vendor_switch_commands,
+)
 
 MARK = "@@ROCE_TUNE"
 SYS = "${ROCE_TUNE_SYSROOT:-}"
@@ -183,6 +189,8 @@ def switch_commands(sw: SwitchPlan) -> list[str]:
         return ["show priority-flow-control counters | json"] + [
             f"show qos interfaces ethernet {p.name.removeprefix('Ethernet')} ecn counters queue"
             for p in sw.ports if p.lossless]
+    if sw.platform in NEW_PLATFORMS:
+        return vendor_switch_commands(sw)
     return []
 
 
@@ -208,6 +216,8 @@ def parse_switch_counters(sw: SwitchPlan, outputs: dict[str, str]) -> c.SwitchCo
             if cmd in outputs:
                 ports.setdefault(p.name, {}).update(c.parse_eos_ecn_counters(outputs[cmd], p.name))
         unsupported.append("PFC watchdog counters")
+    elif sw.platform in NEW_PLATFORMS:
+        return parse_vendor_switch_counters(sw, outputs)
     else:
         ports = {}
         unsupported.append(f"all counters: {sw.platform} is not read by roce-tune verify yet")
