@@ -10,7 +10,6 @@ Schema history: ``1.0`` first published version.
 
 from __future__ import annotations
 
-import json
 from typing import Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field
