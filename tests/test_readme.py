@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from roce_tune.inventory.lint import LOADER_RULE_DOCS, rules_markdown
+from roce_tune.inventory.lint import rules_markdown
 
 REPO = Path(__file__).resolve().parents[1]
 README = (REPO / "README.md").read_text(encoding="utf-8")
