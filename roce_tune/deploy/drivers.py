@@ -133,6 +133,11 @@ class Driver:
 
     # -- reading ---------------------------------------------------------------------------
     def cmd(self, command: str, stage: str = "read", expect_string: str | None = None) -> str:
+        """Send one exec-mode command, log its output (redacted by the caller's logger) and return it.
+
+        Raises:
+            netmiko.ReadTimeout: no prompt (or ``expect_string``) within ``opts.read_timeout_s`` seconds.
+        """
         kwargs: dict[str, Any] = {"read_timeout": self.opts.read_timeout_s}
         if expect_string:
             kwargs["expect_string"] = expect_string

@@ -46,6 +46,8 @@ class DeviceResult:
 
     ``state``: ``no-change``, ``would-change`` (dry run), ``pushed``, ``failed`` (rolled back),
     ``blocked-disruptive`` (needs ``--allow-disruptive``), ``skipped`` (canary failed / not selected).
+    With a log directory, each switch's running configuration as found is kept in
+    ``<log dir>/<name>.<run tag>.before.txt`` (one per run: a manual restore point) and its session log in ``<name>.log``.
     """
 
     name: str
@@ -144,6 +146,15 @@ class _Reported(Exception):
     """Internal: the failure is already recorded in the result."""
 
 
+def _close(conn) -> None:  # type: ignore[no-untyped-def]
+    """Disconnect a netmiko session if there is one; a dead session cannot fail the run."""
+    if conn is not None:
+        try:
+            conn.disconnect()
+        except Exception:  # noqa: BLE001
+            pass
+
+
 def _recover(t: Target, opts: ApplyOptions, log_path: Path | None, rb: RollbackNeeded, notes: list[str],
              redact: Callable[[str], str]) -> bool:
     """Reconnect and roll back a push whose session died. Returns True when the rollback ran."""
@@ -157,11 +168,7 @@ def _recover(t: Target, opts: ApplyOptions, log_path: Path | None, rb: RollbackN
             notes.append(redact(f"# rollback attempt failed: {type(exc).__name__}: {exc}"))
             time.sleep(1.0)
         finally:
-            if conn is not None:
-                try:
-                    conn.disconnect()
-                except Exception:  # noqa: BLE001
-                    pass
+            _close(conn)
     return False
 
 
@@ -199,7 +206,10 @@ def run_one(t: Target, opts: ApplyOptions, allow_push: bool, allow_disruptive: b
                     raise PushError("verify", "host script read-back failed:\n" + "\n".join(out.splitlines()[-10:]))
                 res.state = "pushed"
         else:
-            change = compute_change(t.platform, drv.read_running(), t.desired, t.managed_ports)
+            running = drv.read_running()
+            if opts.log_dir is not None:  # a manual restore point: the config as found, before any change
+                (opts.log_dir / f"{t.name}.{opts.push.tag}.before.txt").write_text(redact(running), encoding="utf-8")
+            change = compute_change(t.platform, running, t.desired, t.managed_ports)
             res.diff, res.disruptive, res.changed = change.diff, change.disruptive, not change.empty
             if change.empty:
                 res.state = "no-change"
@@ -229,11 +239,7 @@ def run_one(t: Target, opts: ApplyOptions, allow_push: bool, allow_disruptive: b
         res.error = redact(f"{type(exc).__name__}: {exc}".strip())
         res.rolled_back = conn is not None and not opts.dry_run and res.changed
     finally:
-        if conn is not None:
-            try:
-                conn.disconnect()
-            except Exception:  # noqa: BLE001
-                pass
+        _close(conn)
         if log_path is not None:
             with open(log_path, "a", encoding="utf-8") as fh:
                 fh.write("\n".join(notes) + "\n")

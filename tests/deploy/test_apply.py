@@ -70,6 +70,10 @@ def test_dry_run_push_and_idempotent(mixed, tmp_path: Path) -> None:
     # logs exist per device and never contain the password
     logs = list((tmp_path / "logs").glob("*.log"))
     assert len(logs) == len(names)
+    # every run keeps each device's running config as found (a manual restore point)
+    for n in names:
+        kept = sorted((tmp_path / "logs").glob(f"{n}.*.before.txt"))
+        assert kept and all(p.read_text().strip() for p in kept)
     assert all(PASSWORD not in p.read_text() for p in logs)
 
 
