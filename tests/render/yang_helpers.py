@@ -35,6 +35,8 @@ class SonicYang:
 
     ctx: Any
     tables: dict[str, tuple[str, Any]] = field(default_factory=dict)  # TABLE -> (module, SContainer)
+    # keep the libyang Module wrappers alive as long as the schema nodes taken from them
+    modules: list[Any] = field(default_factory=list)
 
 
 def load_sonic_yang(directory: Path = SONIC_YANG_DIR) -> SonicYang | None:
@@ -49,6 +51,7 @@ def load_sonic_yang(directory: Path = SONIC_YANG_DIR) -> SonicYang | None:
     out = SonicYang(ctx)
     for path in sorted(directory.glob("*.yang")):
         module = ctx.load_module(path.stem)
+        out.modules.append(module)
         for top in module.children():
             if top.nodetype() != libyang.SNode.CONTAINER:
                 continue
