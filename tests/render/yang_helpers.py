@@ -31,12 +31,21 @@ class YangValidationError(AssertionError):
 
 @dataclass
 class SonicYang:
-    """A libyang context with every module of the directory loaded, and TABLE -> schema container."""
+    """A libyang context with every module of the directory loaded, and TABLE -> module name.
+
+    Only names are kept: libyang 2 recompiles every module of a context whenever another module is
+    loaded, which frees the compiled schema nodes; a node kept from before a later load dangles and
+    reads whatever reuses its memory (this failed CI as "sonic-buffer-queue: no list takes a key").
+    Schema nodes are therefore looked up by path each time (:meth:`table`).
+    """
 
     ctx: Any
-    tables: dict[str, tuple[str, Any]] = field(default_factory=dict)  # TABLE -> (module, SContainer)
-    # keep the libyang Module wrappers alive as long as the schema nodes taken from them
-    modules: list[Any] = field(default_factory=list)
+    tables: dict[str, str] = field(default_factory=dict)  # TABLE -> module
+
+    def table(self, name: str) -> Any:
+        """The schema container of CONFIG_DB table ``name`` (``/sonic-x:sonic-x/sonic-x:TABLE``)."""
+        module = self.tables[name]
+        return next(self.ctx.find_path(f"/{module}:{module}/{module}:{name}"))
 
 
 def load_sonic_yang(directory: Path = SONIC_YANG_DIR) -> SonicYang | None:
@@ -47,16 +56,21 @@ def load_sonic_yang(directory: Path = SONIC_YANG_DIR) -> SonicYang | None:
         import libyang
     except ImportError:
         return None
-    ctx = libyang.Context(str(directory))
+    # explicit compile: parse every module, then compile them all once. Loading one by one compiles
+    # each module before the modules its ``must``/``when`` paths reference are implemented (libyang
+    # skips those checks) and recompiles earlier modules as later ones are implemented.
+    ctx = libyang.Context(str(directory), explicit_compile=True)
     out = SonicYang(ctx)
-    for path in sorted(directory.glob("*.yang")):
-        module = ctx.load_module(path.stem)
-        out.modules.append(module)
-        for top in module.children():
+    names = [path.stem for path in sorted(directory.glob("*.yang"))]
+    for name in names:
+        ctx.load_module(name)
+    ctx.compile_schema()
+    for name in names:
+        for top in ctx.get_module(name).children():
             if top.nodetype() != libyang.SNode.CONTAINER:
                 continue
             for table in top.children():
-                out.tables[table.name()] = (module.name(), table)
+                out.tables[table.name()] = name
     return out
 
 
@@ -132,7 +146,7 @@ def to_rfc7951(yang: SonicYang, config_db: dict[str, dict[str, Any]]) -> tuple[d
         if table_name not in yang.tables:
             skipped.append(table_name)
             continue
-        module, table = yang.tables[table_name]
+        module, table = yang.tables[table_name], yang.table(table_name)
         body: dict[str, Any] = {}
         for key, fields in rows.items():
             containers = {c.name(): c for c in table.children() if c.nodetype() == libyang.SNode.CONTAINER}
