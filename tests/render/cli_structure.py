@@ -9,8 +9,6 @@ compares files with ``tests/golden/<platform>/<scenario>/``.
 
 from __future__ import annotations
 
-import difflib
-import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -279,56 +277,5 @@ def lossless_dscps(view: SwitchView, lossless_queues: set[int]) -> set[int]:
     return {d for d, q in view.dscp_to_queue.items() if q in lossless_queues}
 
 
-# --- golden files ------------------------------------------------------------------------------
-def assert_golden(platform: str, scenario: str, files: dict[str, str]) -> None:
-    """Compare ``files`` with ``tests/golden/<platform>/<scenario>/`` byte for byte, printing a unified
-    diff on mismatch; ``ROCE_TUNE_UPDATE_GOLDEN=1`` rewrites them (review the git diff afterwards)."""
-    base = GOLDEN / platform / scenario
-    update = os.environ.get("ROCE_TUNE_UPDATE_GOLDEN") == "1"
-    for name, text in sorted(files.items()):
-        path = base / name
-        if update:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(text, encoding="utf-8", newline="\n")
-            continue
-        assert path.is_file(), f"no golden file {path}; run with ROCE_TUNE_UPDATE_GOLDEN=1 and review it"
-        want = path.read_text(encoding="utf-8")
-        if text != want:
-            diff = "".join(difflib.unified_diff(want.splitlines(True), text.splitlines(True),
-                                                f"golden/{platform}/{scenario}/{name}", "rendered"))
-            raise AssertionError(f"{path} differs from the rendered output:\n{diff}")
-
-
-# --- real pipeline -------------------------------------------------------------------------------
-REPO = Path(__file__).resolve().parents[2]
-
-
-def pipeline_plan(inventory: str) -> Plan:
-    """``derive_plan(load_inventory("inventories/<inventory>.yaml"))`` with the repository as working
-    directory, so the plan (and the file headers) name the inventory by its repo-relative path; skips
-    the test while the tuner pipeline is not importable yet (it is being written in parallel)."""
-    import pytest
-
-    cwd = os.getcwd()
-    try:
-        from roce_tune.inventory.loader import load_inventory
-        from roce_tune.tuner.plan import derive_plan
-
-        os.chdir(REPO)
-        return derive_plan(load_inventory(f"inventories/{inventory}.yaml"))
-    except ImportError as exc:
-        pytest.skip(f"tuner pipeline not importable yet: {exc}")
-    finally:
-        os.chdir(cwd)
-    raise AssertionError("unreachable")
-
-
-def render_platform(plan: Plan, platform: str) -> dict[str, str]:
-    """Every file the platform renders for the plan's switches of that platform."""
-    from roce_tune.platforms import get_platform
-
-    files: dict[str, str] = {}
-    for sw in plan.switches:
-        if sw.platform == platform:
-            files.update(get_platform(platform).render(plan, sw))
-    return files
+# --- golden files and the real pipeline: tests/render/golden.py ---------------------------------
+from .golden import assert_golden, pipeline_plan, render_platform  # noqa: E402,F401  (re-exported)

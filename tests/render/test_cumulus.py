@@ -8,9 +8,7 @@ and the plan itself.
 
 from __future__ import annotations
 
-import os
 import shlex
-from functools import cache
 from itertools import product
 from pathlib import Path
 from typing import Any
@@ -20,6 +18,8 @@ from ruamel.yaml import YAML
 
 from roce_tune.inventory.catalog import load_catalog
 from roce_tune.plan import Plan, SwitchPlan
+
+from .golden import assert_golden, pipeline_plan
 from roce_tune.platforms import cumulus, get_platform
 
 try:  # tests/render is a package when it has __init__.py, a plain rootdir otherwise
@@ -27,8 +27,6 @@ try:  # tests/render is a package when it has __init__.py, a plain rootdir other
 except ImportError:
     import plans_sonic_cumulus as pb  # type: ignore[no-redef]
 
-GOLDEN = Path(__file__).resolve().parents[1] / "golden" / "cumulus"
-INVENTORIES = Path(__file__).resolve().parents[2] / "inventories"
 
 MIXED = [pb.P("swp1", 400, 3), pb.P("swp2", 400, 3), pb.P("swp3", 400, 2.5), pb.P("swp31", 800, 30, "switch"),
          pb.P("swp32", 800, 30, "switch"), pb.P("swp10", 400, 3, "none")]
@@ -199,53 +197,14 @@ def test_registry_and_spec() -> None:
 
 
 # --- golden files ---------------------------------------------------------------------------------
-def assert_golden(scenario: str, files: dict[str, str]) -> None:
-    """Byte-for-byte comparison with tests/golden/cumulus/<scenario>/ (ROCE_TUNE_UPDATE_GOLDEN=1 rewrites)."""
-    import difflib
-
-    folder = GOLDEN / scenario
-    if os.environ.get("ROCE_TUNE_UPDATE_GOLDEN") == "1":
-        folder.mkdir(parents=True, exist_ok=True)
-        for stale in {p.name for p in folder.iterdir()} - set(files):
-            (folder / stale).unlink()
-        for name, text in files.items():
-            (folder / name).write_text(text, encoding="utf-8")
-        return
-    on_disk = {p.name for p in folder.iterdir()} if folder.is_dir() else set()
-    assert on_disk <= set(files), f"stale golden files in {folder}: {sorted(on_disk - set(files))}"
-    for name, text in sorted(files.items()):
-        path = folder / name
-        assert path.is_file(), f"no golden file {path}; run with ROCE_TUNE_UPDATE_GOLDEN=1 and review it"
-        expected = path.read_text(encoding="utf-8")
-        if expected != text:
-            diff = "".join(difflib.unified_diff(expected.splitlines(True), text.splitlines(True),
-                                                fromfile=str(path), tofile="rendered"))
-            pytest.fail(f"{path} differs from the rendering (ROCE_TUNE_UPDATE_GOLDEN=1 to accept):\n{diff}")
-
-
 def test_golden_hand_built() -> None:
     plan, sw = _hand()
-    assert_golden("hand-built", cumulus.render(plan, sw))
-
-
-@cache
-def inventory_plan(name: str) -> Plan:
-    try:
-        from roce_tune.inventory.loader import load_inventory
-        from roce_tune.tuner.plan import derive_plan
-    except ImportError as exc:
-        pytest.skip(f"tuner pipeline not importable yet: {exc}")
-    try:
-        return derive_plan(load_inventory(INVENTORIES / f"{name}.yaml"))
-    except ModuleNotFoundError as exc:  # a lazily imported pipeline module (e.g. lint) not written yet
-        if (exc.name or "").startswith("roce_tune"):
-            pytest.skip(f"tuner pipeline incomplete: {exc}")
-        raise
+    assert_golden("cumulus", "hand-built", cumulus.render(plan, sw))
 
 
 @pytest.mark.parametrize("inventory,switches", [("spectrum-x-su", ["su1-spine1"]), ("mixed-vendor", ["leaf7", "leaf8"])])
 def test_golden_inventories(inventory: str, switches: list[str]) -> None:
-    plan = inventory_plan(inventory)
+    plan = pipeline_plan(inventory)
     files: dict[str, str] = {}
     for name in switches:
         sw = plan.switch(name)
@@ -255,4 +214,4 @@ def test_golden_inventories(inventory: str, switches: list[str]) -> None:
         assert commands_to_tree(sh) == yaml_tree(yml)
         check_plan_values(plan, sw, yaml_tree(yml))
         files.update(rendered)
-    assert_golden(inventory, files)
+    assert_golden("cumulus", inventory, files)

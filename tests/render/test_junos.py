@@ -121,8 +121,7 @@ def test_golden_hand_built() -> None:
 
 def test_golden_mixed_vendor_inventory() -> None:
     plan = cs.pipeline_plan("mixed-vendor")
-    if any(e.queue_buffer_bytes is None for sw in plan.switches if sw.platform == "junos" for e in sw.ecn_profiles):
-        pytest.skip("the tuner does not fill EcnProfile.queue_buffer_bytes yet: Junos ECN percentages cannot be rendered")
+    assert all(e.queue_buffer_bytes for sw in plan.switches if sw.platform == "junos" for e in sw.ecn_profiles)
     files = cs.render_platform(plan, "junos")
     assert files, "mixed-vendor.yaml has Junos leaves"
     for sw in plan.switches:

@@ -7,16 +7,15 @@ of sonic-buildimage ``qos_config.j2`` / ``buffers_config.j2`` (VENDORS.md §1), 
 
 from __future__ import annotations
 
-import difflib
 import json
-import os
 import re
-from functools import cache
 from pathlib import Path
 
 import pytest
 
 from roce_tune.plan import Plan, SwitchPlan
+
+from .golden import assert_golden, pipeline_plan
 from roce_tune.platforms import get_platform, sonic
 
 try:  # tests/render is a package when it has __init__.py, a plain rootdir otherwise
@@ -26,8 +25,6 @@ except ImportError:
     import plans_sonic_cumulus as pb  # type: ignore[no-redef]
     import yang_helpers as yh  # type: ignore[no-redef]
 
-GOLDEN = Path(__file__).resolve().parents[1] / "golden" / "sonic"
-INVENTORIES = Path(__file__).resolve().parents[2] / "inventories"
 #: sonic-buildimage src/sonic-yang-models/yang-models/sonic-cable-length.yang ``length`` pattern [V].
 CABLE_RE = re.compile(r"^(?:[0-9]+m|None)$")
 
@@ -301,47 +298,9 @@ def test_refuses_what_sonic_cannot_express() -> None:
 
 
 # --- golden files ---------------------------------------------------------------------------------
-def assert_golden(scenario: str, files: dict[str, str]) -> None:
-    """Compare rendered files with tests/golden/sonic/<scenario>/ byte for byte (unified diff on failure);
-    ROCE_TUNE_UPDATE_GOLDEN=1 rewrites them instead."""
-    folder = GOLDEN / scenario
-    if os.environ.get("ROCE_TUNE_UPDATE_GOLDEN") == "1":
-        folder.mkdir(parents=True, exist_ok=True)
-        for stale in {p.name for p in folder.iterdir()} - set(files):
-            (folder / stale).unlink()
-        for name, text in files.items():
-            (folder / name).write_text(text, encoding="utf-8")
-        return
-    on_disk = {p.name for p in folder.iterdir()} if folder.is_dir() else set()
-    assert on_disk <= set(files), f"stale golden files in {folder}: {sorted(on_disk - set(files))}"
-    for name, text in sorted(files.items()):
-        path = folder / name
-        assert path.is_file(), f"no golden file {path}; run with ROCE_TUNE_UPDATE_GOLDEN=1 and review it"
-        expected = path.read_text(encoding="utf-8")
-        if expected != text:
-            diff = "".join(difflib.unified_diff(expected.splitlines(True), text.splitlines(True),
-                                                fromfile=str(path), tofile="rendered"))
-            pytest.fail(f"{path} differs from the rendering (ROCE_TUNE_UPDATE_GOLDEN=1 to accept):\n{diff}")
-
-
 def test_golden_hand_built() -> None:
     plan, sw = _hand()
-    assert_golden("hand-built", sonic.render(plan, sw))
-
-
-@cache
-def inventory_plan(name: str) -> Plan:
-    try:
-        from roce_tune.inventory.loader import load_inventory
-        from roce_tune.tuner.plan import derive_plan
-    except ImportError as exc:
-        pytest.skip(f"tuner pipeline not importable yet: {exc}")
-    try:
-        return derive_plan(load_inventory(INVENTORIES / f"{name}.yaml"))
-    except ModuleNotFoundError as exc:  # a lazily imported pipeline module (e.g. lint) not written yet
-        if (exc.name or "").startswith("roce_tune"):
-            pytest.skip(f"tuner pipeline incomplete: {exc}")
-        raise
+    assert_golden("sonic", "hand-built", sonic.render(plan, sw))
 
 
 INVENTORY_SWITCHES = [("spectrum-x-su", ["su1-leaf1"]), ("mixed-vendor", ["leaf5", "leaf6"])]
@@ -349,18 +308,18 @@ INVENTORY_SWITCHES = [("spectrum-x-su", ["su1-leaf1"]), ("mixed-vendor", ["leaf5
 
 @pytest.mark.parametrize("inventory,switches", INVENTORY_SWITCHES)
 def test_golden_inventories(inventory: str, switches: list[str]) -> None:
-    plan = inventory_plan(inventory)
+    plan = pipeline_plan(inventory)
     files: dict[str, str] = {}
     for name in switches:
         sw = plan.switch(name)
         assert sw.platform == "sonic"
         files.update(sonic.render(plan, sw))
-    assert_golden(inventory, files)
+    assert_golden("sonic", inventory, files)
 
 
 @pytest.mark.parametrize("inventory,switches", INVENTORY_SWITCHES)
 def test_inventory_renderings_resolve_and_carry_plan_values(inventory: str, switches: list[str]) -> None:
-    plan = inventory_plan(inventory)
+    plan = pipeline_plan(inventory)
     for name in switches:
         sw = plan.switch(name)
         db = json.loads(sonic.render(plan, sw)[f"{name}.json"])
@@ -371,7 +330,7 @@ def test_inventory_renderings_resolve_and_carry_plan_values(inventory: str, swit
 @pytest.mark.parametrize("inventory,switches", INVENTORY_SWITCHES)
 def test_inventory_renderings_validate_against_sonic_yang(inventory: str, switches: list[str],
                                                           yang: yh.SonicYang) -> None:
-    plan = inventory_plan(inventory)
+    plan = pipeline_plan(inventory)
     for name in switches:
         sw = plan.switch(name)
         db = json.loads(sonic.render(plan, sw)[f"{name}.json"])
