@@ -12,7 +12,9 @@ junos     ``configure private`` → ``commit check`` → ``commit confirmed N`` 
 cumulus   ``nv set``/``nv unset`` → ``nv config apply -y --confirm Ns`` → read back →
           ``nv config apply --confirm-yes``; failure: ``--confirm-no`` / ``nv config detach``
 sonic     ``config checkpoint`` → ``config apply-patch`` → read back; failure: ``config rollback``
-host      copy the script, run it; its own read-back check (exit status) decides
+host      copy the script, run it with ``--save`` (it first writes a restore script with every value
+          it is about to change); its own read-back check (exit status) decides;
+          failure: run the restore script
 ========  ===============================================================================
 
 Drivers only move text; they never decide values.
@@ -128,6 +130,7 @@ class Driver:
     """One device's flow. ``conn`` is a connected netmiko session; ``log`` records steps."""
 
     def __init__(self, platform: str, conn: Any, opts: PushOptions, log: Callable[[str], None]):
+        self.restore_point = ""  # host: the restore script the last push_host wrote (as found before it)
         self.platform, self.conn, self.opts, self.log = platform, conn, opts, log
         self.progress: dict[str, Any] = {}
 
@@ -178,9 +181,33 @@ class Driver:
             PushError / netmiko errors: the push failed and the rollback on this session succeeded.
             RollbackNeeded: the push failed and this session could not roll back (e.g. dropped).
         """
+        self._guarded(lambda: getattr(self, f"_push_{self.platform}")(change, desired, managed_ports))
+
+    def push_host(self, script: str) -> None:
+        """Run a host script for real with ``--save``: the host's push. On failure run the restore point.
+
+        The restore point (a bash script that puts back every value as found before the run) is kept
+        in ``self.restore_point`` for the caller to store, whether the push succeeded or not.
+
+        Raises (like :meth:`push`): PushError("verify") after the restore point ran successfully;
+        RollbackNeeded when it could not run or failed.
+        """
+        restore = f"/tmp/{self.opts.tag}-{secrets.token_hex(6)}.restore.sh"  # unpredictable name in /tmp
+
+        def run() -> None:
+            self.progress["restore"] = restore
+            rc, out = self.run_host_script(script, check_only=False, save=restore)
+            self.restore_point = self.cmd(f"cat {shlex.quote(restore)} 2>/dev/null", "save")
+            if rc != 0:
+                raise PushError("verify", f"host script exited {rc}:\n" + "\n".join(out.splitlines()[-10:]))
+            self.cmd(f"rm -f {shlex.quote(restore)}", "cleanup")
+
+        self._guarded(run)
+
+    def _guarded(self, push: Callable[[], None]) -> None:
         self.progress = {"tag": self.opts.tag}
         try:
-            getattr(self, f"_push_{self.platform}")(change, desired, managed_ports)
+            push()
         except Exception as exc:
             try:
                 self.rollback(self.progress)
@@ -191,6 +218,9 @@ class Driver:
     def rollback(self, progress: dict[str, Any]) -> None:
         """Undo a partial push described by ``progress`` (works on a fresh session too)."""
         tag = progress.get("tag", self.opts.tag)
+        if self.platform == "host":
+            self._rollback_host(progress)
+            return
         if self.platform != "sonic" and self.conn.check_config_mode():
             if self.platform == "eos" and not progress.get("committed"):
                 self.conn.send_command("abort", expect_string=r"#")  # discard the open session
@@ -215,6 +245,18 @@ class Driver:
             self.cmd("nv config detach", "rollback")
         elif self.platform == "sonic" and progress.get("checkpoint"):
             _check("sonic", self.cmd(f"sudo config rollback {tag}", "rollback"), "rollback")
+
+    def _rollback_host(self, progress: dict[str, Any]) -> None:
+        """Run the restore point the host script wrote; none means it stopped before changing anything."""
+        restore = progress.get("restore")
+        if not restore:
+            return
+        q = shlex.quote(restore)
+        out = self.cmd(f"if [ -f {q} ]; then bash {q}; echo ROCE_TUNE_RC=$?; else echo ROCE_TUNE_RC=none; fi", "rollback")
+        m = re.search(r"ROCE_TUNE_RC=(\d+|none)", out)
+        if not m or m.group(1) not in ("0", "none"):
+            raise PushError("rollback", "restore script failed:\n" + "\n".join(out.splitlines()[-10:]))
+        self.cmd(f"rm -f {q}", "cleanup")
 
     def _confirmed(self) -> None:
         """Raise if the device still waits for a confirmation (a lost confirm would roll back later)."""
@@ -297,11 +339,12 @@ class Driver:
             self.cmd("sudo config save -y", "save")
 
     # -- hosts ---------------------------------------------------------------------------------
-    def run_host_script(self, script: str, check_only: bool) -> tuple[int, str]:
-        """Copy and run the host script (``--check`` = read-back only); returns (exit status, output)."""
+    def run_host_script(self, script: str, check_only: bool, save: str | None = None) -> tuple[int, str]:
+        """Copy and run the host script (``--check`` = read-back only; ``--save FILE`` = write a restore
+        point first); returns (exit status, output)."""
         path = f"/tmp/{self.opts.tag}-{secrets.token_hex(6)}.sh"  # unpredictable name in /tmp
         self.upload(path, script)
-        out = self.cmd(f"bash {shlex.quote(path)}{' --check' if check_only else ''}; echo ROCE_TUNE_RC=$?; "
-                       f"rm -f {shlex.quote(path)}", "run")
+        mode = " --check" if check_only else (f" --save {shlex.quote(save)}" if save else "")
+        out = self.cmd(f"bash {shlex.quote(path)}{mode}; echo ROCE_TUNE_RC=$?; rm -f {shlex.quote(path)}", "run")
         m = re.search(r"ROCE_TUNE_RC=(\d+)", out)
         return (int(m.group(1)) if m else 255), out

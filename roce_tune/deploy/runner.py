@@ -201,9 +201,18 @@ def run_one(t: Target, opts: ApplyOptions, allow_push: bool, allow_disruptive: b
             elif opts.dry_run or not allow_push:
                 res.state = "would-change"
             else:
-                rc, out = drv.run_host_script(t.desired, check_only=False)
-                if rc != 0:
-                    raise PushError("verify", "host script read-back failed:\n" + "\n".join(out.splitlines()[-10:]))
+                try:
+                    drv.push_host(t.desired)
+                except RollbackNeeded as rb:
+                    res.error = redact(f"{rb} (restore did not run or failed)")
+                    res.rolled_back = _recover(t, opts, log_path, rb, notes, redact)
+                    res.error += " (restored on a new session)" if res.rolled_back else \
+                        " — ROLLBACK FAILED: check the host by hand"
+                    raise _Reported() from None
+                finally:  # a manual restore point, like the switches' <name>.<tag>.before.txt
+                    if opts.log_dir is not None and drv.restore_point.strip():
+                        (opts.log_dir / f"{t.name}.{opts.push.tag}.before.sh").write_text(
+                            redact(drv.restore_point), encoding="utf-8")
                 res.state = "pushed"
         else:
             running = drv.read_running()

@@ -3,8 +3,10 @@
 The script sets, per NIC port, DSCP trust, the PFC vector and cable length, non-default DSCP->priority
 entries, the netdev MTU, the RoCE TOS (RDMA-CM default and the mlx5 global traffic class), RoCE v2 for
 RDMA-CM, DCQCN enable per priority and its parameters, and the CNP DSCP/priority; then it reads every
-value back and exits 1 naming each mismatch. All of it is runtime state (lost at reboot): run the script
-from a systemd oneshot. Every device name and value goes through ``shell_quote``; every sysfs path is
+value back and exits 1 naming each mismatch. With ``--save FILE`` it first writes FILE, a restore point:
+every value it is about to set, read as found and written as the commands that put it back (apply runs
+it when a host push fails). ``--check`` changes nothing and only reads back. All of it is runtime state
+(lost at reboot): run the script from a systemd oneshot. Every device name and value goes through ``shell_quote``; every sysfs path is
 prefixed with ``${ROCE_TUNE_SYSROOT:-}`` so tests can run the real script against a fake tree.
 
 Checked against:
@@ -40,14 +42,16 @@ from roce_tune.plan import HostPlan, NicPlan, Plan
 from roce_tune.platforms.base import PlatformSpec
 from roce_tune.render.engine import render_template
 
-#: sections that only read or comment; all others write and are skipped by ``--check`` (apply --dry-run)
-READ_ONLY_SECTIONS = ("alternatives", "readback")
+#: bash condition each section runs under: sections that only read or comment run always (None); the
+#: restore point runs only with ``--save FILE``; all others write and are skipped by ``--check``.
+WRITE_GUARD = "(( RT_CHECK == 0 ))"
+SECTION_GUARDS: dict[str, str | None] = {"snapshot": '[[ -n "$RT_SAVE" ]]', "alternatives": None, "readback": None}
 
 SPEC = PlatformSpec(
     name="host",
     extension="sh",
     aggregator="script.j2",
-    sections=("qos", "mtu", "tos", "dcqcn", "alternatives", "readback"),
+    sections=("snapshot", "qos", "mtu", "tos", "dcqcn", "alternatives", "readback"),
     netmiko_device_type="linux",
     commit="host-script",
     negate_prefix=None,
@@ -106,6 +110,12 @@ ECN_SIDES = ("roce_np", "roce_rp")
 PRIO_MASK_STEM = "ROCE_CC_PRIO_MASK"
 #: ``cma_roce_mode -m`` value for RoCE v2 and what it prints back [V].
 ROCE_MODE, ROCE_MODE_TEXT = 2, "RoCE v2"
+#: What ``cma_roce_mode`` prints -> its ``-m`` value (mlnx-tools ``cma_roce_mode`` [V]); used to restore.
+ROCE_MODES = (("IB/RoCE v1", 1), (ROCE_MODE_TEXT, ROCE_MODE))
+#: Written to ``tc/<port>/traffic_class`` to unset the global traffic class: the mlx5 driver starts with
+#: ``tcd->val = -1`` and shows nothing while it is negative (MLNX_OFED mlx5_ib ``init_tc_sysfs`` /
+#: ``traffic_class_show`` [V, driver source]).
+TCLASS_UNSET = -1
 #: ``mlnx_qos --cable_len`` range (metres) [V].
 CABLE_LEN_RANGE = (0, 0xFFFF)
 #: ECN codepoint the RoCE TOS must carry: ECT(0) = 0b10 (DOMAIN.md §3).
@@ -176,7 +186,7 @@ def _nic(plan: Plan, nic: NicPlan) -> dict[str, object]:
             if d not in nic.dscp_to_priority:
                 raise ValueError(f"{nic.netdev}: dscp_to_priority has no entry for DSCP {d}")
             if nic.dscp_to_priority[d] != default_dscp_priority(d):
-                dscp2prio.append({"dscp": d, "prio": nic.dscp_to_priority[d]})
+                dscp2prio.append({"dscp": d, "prio": nic.dscp_to_priority[d], "default_prio": default_dscp_priority(d)})
     lossless = [p for p, on in enumerate(nic.pfc_vector) if on]
     dc = nic.dcqcn
     enable_prios = sorted(dc.enabled_priorities) if dc.enabled else sorted(set(lossless) | set(dc.enabled_priorities))
@@ -204,6 +214,7 @@ def _nic(plan: Plan, nic: NicPlan) -> dict[str, object]:
         "mtu": nic.mtu, "roce_mtu": nic.roce_mtu, "tos": nic.roce_tos, "tos_dscp": nic.roce_tos >> 2,
         "roce_mode": ROCE_MODE, "roce_mode_text": ROCE_MODE_TEXT, "dcqcn_note": dcqcn_note, "writes": writes,
         "pci": pci or "<pci-address>", "mlxconfig": " ".join(mlxconfig), "debugfs": debugfs,
+        "tclass_unset": TCLASS_UNSET,
     }
 
 
@@ -217,7 +228,9 @@ def build_context(plan: Plan, host: HostPlan) -> dict[str, object]:
     return {
         "c": SPEC.comment_prefix,
         "sections": SPEC.sections,
-        "read_only_sections": READ_ONLY_SECTIONS,
+        "section_guards": SECTION_GUARDS,
+        "write_guard": WRITE_GUARD,
+        "roce_modes": ROCE_MODES,
         "host": {"name": _check(DEVICE_NAME_RE, host.name, "host name")},
         "plan": {k: comment_safe(v) for k, v in (("site", plan.site), ("generator", plan.generator),
                                                  ("schema", plan.schema_version), ("inventory_file", plan.inventory_file),

@@ -1,7 +1,8 @@
 """push.yml against the loopback emulators, through Ansible's own connections (network_cli for EOS
 and Junos, OpenSSH for the GPU hosts): --check --diff changes nothing and shows the diff; a real push
 leaves every rendered line in the emulated running configs, with Junos committed through
-``commit confirmed`` and confirmed; a second push changes nothing.
+``commit confirmed`` and confirmed, and runs the host scripts on the emulated GPU hosts; a second
+push changes nothing.
 
 Runs only where ansible-playbook and the community collections are installed (``.ci/run`` installs
 the ``ansible`` extra). Measured: ~60 s on 2 cores.
@@ -26,10 +27,8 @@ PUSHED = ("eos1", "qfx1", "gpu01", "gpu02")
 NICS = [{"netdev": f"ens1f{i}np{i}", "rdma": f"mlx5_{i}", "pci": f"0000:17:00.{i}", "speed_mbps": 400000,
          "ipv4": f"192.0.2.{101 + i}"} for i in range(2)]
 SWITCHES = ("eos1", "qfx1")
-# The real push covers the switches only: the host emulator's `ip` stub does not answer
-# `ip -o link show dev X`, which the rendered host script reads its MTU back with (reported to the lead).
 LIMIT = "platform_eos:platform_junos:gpu_hosts"
-PUSH_LIMIT = "platform_eos:platform_junos"
+PUSH_LIMIT = LIMIT
 
 
 def _keypair(tmp_path: Path) -> tuple[Path, str]:
@@ -99,10 +98,16 @@ def test_push_check_then_push_then_idempotent(emulator_fleet, tmp_path: Path) ->
     assert not fleet["qfx1"].confirm_pending
     kinds = " ".join(str(e) for e in fleet["qfx1"].events)
     assert "confirm" in kinds, fleet["qfx1"].events               # commit confirmed was armed and confirmed
+    for name in ("gpu01", "gpu02"):                               # hosts: the script ran and read back
+        host_after = _state(fleet, name)
+        assert host_after != before[name]
+        assert re.search(r"(?m)^sys/class/net/ens1f0np0/ecn/roce_np/enable/3 = 1$", host_after)
+        assert "sys/class/infiniband/mlx5_0/tc/1/traffic_class = Global tclass=106" in host_after \
+            or "sys/class/infiniband/mlx5_0/tc/1/traffic_class = 106" in host_after
 
     # 3. second push: nothing to do
     again = lab.playbook("push.yml", "--limit", PUSH_LIMIT, *common)
     assert again.returncode == 0, again.stdout[-4000:] + again.stderr[-2000:]
     counts = recap(again.stdout)
-    assert all(counts[n]["changed"] == 0 for n in SWITCHES), counts
+    assert all(counts[n]["changed"] == 0 for n in PUSHED), counts
     assert fleet["eos1"].running_config() == eos_running

@@ -171,6 +171,39 @@ def test_hosts_dry_run_then_push(tmp_path: Path) -> None:
         fleet.stop()
 
 
+def _host_state(fleet, name: str) -> str:  # type: ignore[no-untyped-def]
+    """The emulated host's sysfs, configfs and tool state files, with an unset mlx5 global traffic class
+    written as -1 shown as the driver shows it (empty)."""
+    return "\n".join(ln[:-len(" = -1")] + " = " if ln.endswith("traffic_class = -1") else ln
+                     for ln in fleet[name].running_config().splitlines())
+
+
+def test_failed_host_push_is_restored_and_says_so(tmp_path: Path) -> None:
+    """A host whose driver drops one DCQCN write: the script's read-back fails, apply runs the restore
+    point the script wrote before changing anything, and the host is as found (and the report says so)."""
+    fleet, inv, known = emulated_inventory("lab-2node.yaml", tmp_path, hosts=True)
+    try:
+        targets, _ = load_source(inv)
+        host = next(t for t in targets if t.kind == "host")
+        # prime the stub tools' state files (created on first read) with a dry run, then break one knob
+        apply_targets(targets, _opts(tmp_path, known, dry_run=True, limit=[host.name]))
+        sysroot = fleet[host.name].sandbox / "sysroot"
+        knob = next(sysroot.glob("sys/class/net/*/ecn/roce_rp/rpg_ai_rate"))
+        knob.unlink()
+        knob.symlink_to(os.devnull)  # takes the write, reads back empty: a knob the driver ignores
+        before = _host_state(fleet, host.name)
+        push = PushOptions(confirm_s=60, read_timeout_s=20, tag="rt_test_restore")
+        res = apply_targets(targets, _opts(tmp_path, known, limit=[host.name], push=push))[0]
+        assert res.state == "failed" and res.rolled_back, (res.state, res.error)
+        assert "rpg_ai_rate" in (res.error or "") and "rolled back" in (res.error or "")
+        assert _host_state(fleet, host.name) == before
+        kept = (tmp_path / "logs" / f"{host.name}.rt_test_restore.before.sh").read_text()
+        assert "--trust pcp" in kept and "rt_put" in kept
+        assert not list(Path("/tmp").glob("rt_test_restore-*"))  # script and restore point removed on the host
+    finally:
+        fleet.stop()
+
+
 def test_cli_dry_run_json(tmp_path: Path) -> None:
     fleet, inv, known = emulated_inventory("lab-2node.yaml", tmp_path)
     try:

@@ -483,3 +483,86 @@ def test_host_tos_matches_cli_switches_of_mixed_vendor_inventory() -> None:
             assert t & 0b11 == 0b10, f"{h.name}: TOS {t} is not ECT(0)"
             for name, view in views.items():
                 assert t >> 2 in cs.lossless_dscps(view, lossless), f"{h.name} DSCP {t >> 2} not lossless on {name}"
+
+
+# --- restore point (--save FILE): what apply runs when a host push fails ------------------------
+def _device_view(box: Box, plan_host, env: dict[str, str]) -> dict[str, str]:  # type: ignore[no-untyped-def]
+    """What the tools and sysfs report for every NIC (the values the script sets), as the driver shows
+    them: an unset mlx5 global traffic class (-1) reads back empty."""
+    def run(*argv: str) -> str:
+        return subprocess.run(list(argv), env=env, capture_output=True, text=True, timeout=30, check=False).stdout
+
+    out: dict[str, str] = {}
+    for nic in plan_host.nics:
+        out[f"{nic.netdev} mlnx_qos"] = run("mlnx_qos", "-i", nic.netdev)
+        out[f"{nic.netdev} ip"] = run("ip", "-o", "link", "show", "dev", nic.netdev)
+        out[f"{nic.rdma_device} tos"] = run("cma_roce_tos", "-d", nic.rdma_device, "-p", "1")
+        out[f"{nic.rdma_device} mode"] = run("cma_roce_mode", "-d", nic.rdma_device, "-p", "1")
+    for p in sorted(box.root.rglob("*")):
+        if p.is_file():
+            text = p.read_text()
+            out[str(p.relative_to(box.root))] = "" if p.name == "traffic_class" and text.strip() == "-1" else text
+    return out
+
+
+def _box_env(box: Box, **extra: str) -> dict[str, str]:
+    return {"PATH": f"{box.bin}:{os.environ['PATH']}", "STUB_STATE": str(box.state),
+            "ROCE_TUNE_SYSROOT": str(box.root), **extra}
+
+
+def _run_file(path: Path, *args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(["bash", str(path), *args], env=env, capture_output=True, text=True, timeout=60, check=False)
+
+
+@pytest.mark.parametrize("fault", ["none", "ignored-pfc", "missing-knob"])
+def test_save_writes_a_restore_point_that_puts_every_value_back(tmp_path: Path, fault: str) -> None:
+    # CNP DSCP 40 makes the script write a non-default --dscp2prio entry, which the restore must undo too.
+    plan, script = _script(cnp_dscp=40)
+    h = plan.hosts[0]  # type: ignore[attr-defined]
+    box = Box(tmp_path, h)
+    env = _box_env(box, STUB_IGNORE="pfc" if fault == "ignored-pfc" else "")
+    if fault == "missing-knob":  # the script stops (exit 2) half-way through the second NIC
+        (box.root / "sys/class/net/ens1f1np1/ecn/roce_rp/rpg_ai_rate").unlink()
+    path = tmp_path / "apply.sh"
+    path.write_text(script, encoding="utf-8")
+    before = _device_view(box, h, env)
+    restore = tmp_path / "restore.sh"
+    res = _run_file(path, "--save", str(restore), env=env)
+    assert res.returncode == {"none": 0, "ignored-pfc": 1, "missing-knob": 2}[fault], res.stderr
+    assert _device_view(box, h, env) != before  # the run changed the NICs
+    text = restore.read_text()
+    assert "--dscp2prio set,40,5" in text.replace("\\,", ",")  # ConnectX default 40 >> 3
+    assert subprocess.run(["bash", "-n", str(restore)], capture_output=True, check=False).returncode == 0
+    back = _run_file(restore, env=env)
+    assert back.returncode == 0, back.stderr
+    assert _device_view(box, h, env) == before
+
+
+def test_restore_point_skips_values_it_could_not_read(tmp_path: Path) -> None:
+    plan, script = _script()
+    h = plan.hosts[0]  # type: ignore[attr-defined]
+    box = Box(tmp_path, h)
+    knob = box.root / "sys/class/net/ens1f0np0/ecn/roce_np/min_time_between_cnps"
+    knob.unlink()  # unreadable now; the script's own write then stops it (exit 2)
+    path, restore = tmp_path / "apply.sh", tmp_path / "restore.sh"
+    path.write_text(script, encoding="utf-8")
+    env = _box_env(box)
+    assert _run_file(path, "--save", str(restore), env=env).returncode == 2
+    lines = restore.read_text().splitlines()
+    gone = "ens1f0np0/ecn/roce_np/min_time_between_cnps"
+    assert any(ln.startswith("# not restorable") and gone in ln for ln in lines)
+    assert not any(ln.startswith("rt_put") and gone in ln for ln in lines)
+    assert _run_file(restore, env=env).returncode == 0
+    assert not knob.exists()  # nothing invented for a value that was never there
+
+
+def test_check_mode_writes_no_restore_point_and_bad_arguments_are_refused(box: Box, tmp_path: Path) -> None:
+    _, script = _script()
+    path = tmp_path / "apply.sh"
+    path.write_text(script, encoding="utf-8")
+    env = _box_env(box)
+    assert _run_file(path, "--check", env=env).returncode == 1  # values not set yet
+    assert not list(tmp_path.glob("*.restore*"))
+    bad = _run_file(path, "--frobnicate", env=env)
+    assert bad.returncode == 2 and "usage" in bad.stderr
+    assert _run_file(path, "--save", env=env).returncode != 0  # --save without a file name

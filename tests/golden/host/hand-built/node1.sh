@@ -5,11 +5,19 @@
 # Runtime settings (mlnx_qos, cma_roce_*, sysfs) are lost at reboot: run this from a systemd oneshot.
 # Ends by reading back every value it set and exits 1 listing each mismatch.
 # ROCE_TUNE_SYSROOT (tests) is prepended to every /sys path.
-# Usage: bash SCRIPT [--check]   (--check: change nothing, only read back and list mismatches)
+# Usage: bash SCRIPT [--check | --save FILE]
+#   --check      change nothing, only read back and list mismatches
+#   --save FILE  first write FILE, a script that puts back every value this one changes (restore point)
 set -euo pipefail
 
 RT_CHECK=0
-if [[ "${1:-}" == "--check" ]]; then RT_CHECK=1; fi
+RT_SAVE=""
+case "${1:-}" in
+    --check) RT_CHECK=1 ;;
+    --save) RT_SAVE="${2:?--save needs a file name}" ;;
+    "") ;;
+    *) echo "usage: $0 [--check | --save FILE]" >&2; exit 2 ;;
+esac
 
 RT_HOST=node1
 SYSROOT="${ROCE_TUNE_SYSROOT:-}"
@@ -62,6 +70,107 @@ rt_qos_dscp2prio() {
 }
 rt_link_mtu() { ip -o link show dev "$1" | awk '{ for (i = 1; i < NF; i++) if ($i == "mtu") { print $(i + 1); exit } }'; }
 rt_tclass() { local v; v="$(rt_read "$1")"; printf '%s' "${v#Global tclass=}"; }
+
+# rt_save ARG...: append one command (every argument shell-quoted) to the restore point; a value that
+# could not be read (empty or <missing>) makes it a "not restorable" comment instead.
+rt_save() {
+    local a
+    for a in "$@"; do
+        if [[ -z "$a" || "$a" == "<missing>" ]]; then
+            printf '# not restorable (a value could not be read): %s\n' "$*" >> "$RT_SAVE"
+            return 0
+        fi
+    done
+    printf '%q ' "$@" >> "$RT_SAVE"
+    printf '\n' >> "$RT_SAVE"
+}
+
+# ===== snapshot =====
+if [[ -n "$RT_SAVE" ]]; then
+# Values that cannot be read (empty or missing) are listed in FILE as not restorable.
+
+{
+    printf '#!/usr/bin/env bash\n# roce-tune restore point for %s, taken %s before applying the plan\n' \
+        "$RT_HOST" "$(date -u +%Y-%m-%dT%H:%M:%SZ)"
+    cat <<'RT_RESTORE_HEAD'
+# Runs every line even if one fails; exits 1 if any did.
+set -uo pipefail
+RT_FAIL=0
+rt_do() { "$@" >/dev/null || { echo "roce-tune restore: failed: $*" >&2; RT_FAIL=1; }; }
+rt_put() { printf '%s\n' "$2" > "$1" || { echo "roce-tune restore: failed: $1" >&2; RT_FAIL=1; }; }
+RT_RESTORE_HEAD
+} > "$RT_SAVE"
+qos="$(mlnx_qos -i ens1f0np0)"
+prio="$(rt_qos_dscp2prio "$qos" 40)"
+rt_save rt_do mlnx_qos -i ens1f0np0 --dscp2prio "set,40,${prio:-5}"
+rt_save rt_do mlnx_qos -i ens1f0np0 --pfc "$(rt_qos_pfc "$qos")" --cable_len "$(rt_qos_cable "$qos")"
+rt_save rt_do mlnx_qos -i ens1f0np0 --trust "$(rt_qos_trust "$qos")"
+rt_save rt_do ip link set dev ens1f0np0 mtu "$(rt_link_mtu ens1f0np0)"
+rt_save rt_do cma_roce_tos -d mlx5_0 -p 1 -t "$(cma_roce_tos -d mlx5_0 -p 1 | tail -n 1)"
+# an unset global traffic class reads back empty; the mlx5 driver takes -1 to unset it again
+tclass="$(rt_tclass "${SYSROOT}"/sys/class/infiniband/mlx5_0/tc/1/traffic_class)"
+rt_save rt_put "${SYSROOT}"/sys/class/infiniband/mlx5_0/tc/1/traffic_class "${tclass:--1}"
+case "$(cma_roce_mode -d mlx5_0 -p 1 | tail -n 1)" in
+    'IB/RoCE v1') rt_save rt_do cma_roce_mode -d mlx5_0 -p 1 -m 1 ;;
+    'RoCE v2') rt_save rt_do cma_roce_mode -d mlx5_0 -p 1 -m 2 ;;
+    *) printf '# not restorable (unknown RoCE mode): cma_roce_mode -d %s\n' mlx5_0 >> "$RT_SAVE" ;;
+esac
+rt_save rt_put "${SYSROOT}"/sys/class/net/ens1f0np0/ecn/roce_np/enable/3 "$(rt_read "${SYSROOT}"/sys/class/net/ens1f0np0/ecn/roce_np/enable/3)"
+rt_save rt_put "${SYSROOT}"/sys/class/net/ens1f0np0/ecn/roce_rp/enable/3 "$(rt_read "${SYSROOT}"/sys/class/net/ens1f0np0/ecn/roce_rp/enable/3)"
+rt_save rt_put "${SYSROOT}"/sys/class/net/ens1f0np0/ecn/roce_rp/dce_tcp_g "$(rt_read "${SYSROOT}"/sys/class/net/ens1f0np0/ecn/roce_rp/dce_tcp_g)"
+rt_save rt_put "${SYSROOT}"/sys/class/net/ens1f0np0/ecn/roce_rp/dce_tcp_rtt "$(rt_read "${SYSROOT}"/sys/class/net/ens1f0np0/ecn/roce_rp/dce_tcp_rtt)"
+rt_save rt_put "${SYSROOT}"/sys/class/net/ens1f0np0/ecn/roce_rp/initial_alpha_value "$(rt_read "${SYSROOT}"/sys/class/net/ens1f0np0/ecn/roce_rp/initial_alpha_value)"
+rt_save rt_put "${SYSROOT}"/sys/class/net/ens1f0np0/ecn/roce_np/min_time_between_cnps "$(rt_read "${SYSROOT}"/sys/class/net/ens1f0np0/ecn/roce_np/min_time_between_cnps)"
+rt_save rt_put "${SYSROOT}"/sys/class/net/ens1f0np0/ecn/roce_rp/rate_reduce_monitor_period "$(rt_read "${SYSROOT}"/sys/class/net/ens1f0np0/ecn/roce_rp/rate_reduce_monitor_period)"
+rt_save rt_put "${SYSROOT}"/sys/class/net/ens1f0np0/ecn/roce_rp/rate_to_set_on_first_cnp "$(rt_read "${SYSROOT}"/sys/class/net/ens1f0np0/ecn/roce_rp/rate_to_set_on_first_cnp)"
+rt_save rt_put "${SYSROOT}"/sys/class/net/ens1f0np0/ecn/roce_rp/rpg_ai_rate "$(rt_read "${SYSROOT}"/sys/class/net/ens1f0np0/ecn/roce_rp/rpg_ai_rate)"
+rt_save rt_put "${SYSROOT}"/sys/class/net/ens1f0np0/ecn/roce_rp/rpg_byte_reset "$(rt_read "${SYSROOT}"/sys/class/net/ens1f0np0/ecn/roce_rp/rpg_byte_reset)"
+rt_save rt_put "${SYSROOT}"/sys/class/net/ens1f0np0/ecn/roce_rp/rpg_gd "$(rt_read "${SYSROOT}"/sys/class/net/ens1f0np0/ecn/roce_rp/rpg_gd)"
+rt_save rt_put "${SYSROOT}"/sys/class/net/ens1f0np0/ecn/roce_rp/rpg_hai_rate "$(rt_read "${SYSROOT}"/sys/class/net/ens1f0np0/ecn/roce_rp/rpg_hai_rate)"
+rt_save rt_put "${SYSROOT}"/sys/class/net/ens1f0np0/ecn/roce_rp/rpg_min_dec_fac "$(rt_read "${SYSROOT}"/sys/class/net/ens1f0np0/ecn/roce_rp/rpg_min_dec_fac)"
+rt_save rt_put "${SYSROOT}"/sys/class/net/ens1f0np0/ecn/roce_rp/rpg_min_rate "$(rt_read "${SYSROOT}"/sys/class/net/ens1f0np0/ecn/roce_rp/rpg_min_rate)"
+rt_save rt_put "${SYSROOT}"/sys/class/net/ens1f0np0/ecn/roce_rp/rpg_threshold "$(rt_read "${SYSROOT}"/sys/class/net/ens1f0np0/ecn/roce_rp/rpg_threshold)"
+rt_save rt_put "${SYSROOT}"/sys/class/net/ens1f0np0/ecn/roce_rp/rpg_time_reset "$(rt_read "${SYSROOT}"/sys/class/net/ens1f0np0/ecn/roce_rp/rpg_time_reset)"
+rt_save rt_put "${SYSROOT}"/sys/class/net/ens1f0np0/ecn/roce_np/cnp_dscp "$(rt_read "${SYSROOT}"/sys/class/net/ens1f0np0/ecn/roce_np/cnp_dscp)"
+rt_save rt_put "${SYSROOT}"/sys/class/net/ens1f0np0/ecn/roce_np/cnp_802p_prio "$(rt_read "${SYSROOT}"/sys/class/net/ens1f0np0/ecn/roce_np/cnp_802p_prio)"
+qos="$(mlnx_qos -i ens1f1np1)"
+prio="$(rt_qos_dscp2prio "$qos" 40)"
+rt_save rt_do mlnx_qos -i ens1f1np1 --dscp2prio "set,40,${prio:-5}"
+rt_save rt_do mlnx_qos -i ens1f1np1 --pfc "$(rt_qos_pfc "$qos")" --cable_len "$(rt_qos_cable "$qos")"
+rt_save rt_do mlnx_qos -i ens1f1np1 --trust "$(rt_qos_trust "$qos")"
+rt_save rt_do ip link set dev ens1f1np1 mtu "$(rt_link_mtu ens1f1np1)"
+rt_save rt_do cma_roce_tos -d mlx5_1 -p 1 -t "$(cma_roce_tos -d mlx5_1 -p 1 | tail -n 1)"
+# an unset global traffic class reads back empty; the mlx5 driver takes -1 to unset it again
+tclass="$(rt_tclass "${SYSROOT}"/sys/class/infiniband/mlx5_1/tc/1/traffic_class)"
+rt_save rt_put "${SYSROOT}"/sys/class/infiniband/mlx5_1/tc/1/traffic_class "${tclass:--1}"
+case "$(cma_roce_mode -d mlx5_1 -p 1 | tail -n 1)" in
+    'IB/RoCE v1') rt_save rt_do cma_roce_mode -d mlx5_1 -p 1 -m 1 ;;
+    'RoCE v2') rt_save rt_do cma_roce_mode -d mlx5_1 -p 1 -m 2 ;;
+    *) printf '# not restorable (unknown RoCE mode): cma_roce_mode -d %s\n' mlx5_1 >> "$RT_SAVE" ;;
+esac
+rt_save rt_put "${SYSROOT}"/sys/class/net/ens1f1np1/ecn/roce_np/enable/3 "$(rt_read "${SYSROOT}"/sys/class/net/ens1f1np1/ecn/roce_np/enable/3)"
+rt_save rt_put "${SYSROOT}"/sys/class/net/ens1f1np1/ecn/roce_rp/enable/3 "$(rt_read "${SYSROOT}"/sys/class/net/ens1f1np1/ecn/roce_rp/enable/3)"
+rt_save rt_put "${SYSROOT}"/sys/class/net/ens1f1np1/ecn/roce_rp/dce_tcp_g "$(rt_read "${SYSROOT}"/sys/class/net/ens1f1np1/ecn/roce_rp/dce_tcp_g)"
+rt_save rt_put "${SYSROOT}"/sys/class/net/ens1f1np1/ecn/roce_rp/dce_tcp_rtt "$(rt_read "${SYSROOT}"/sys/class/net/ens1f1np1/ecn/roce_rp/dce_tcp_rtt)"
+rt_save rt_put "${SYSROOT}"/sys/class/net/ens1f1np1/ecn/roce_rp/initial_alpha_value "$(rt_read "${SYSROOT}"/sys/class/net/ens1f1np1/ecn/roce_rp/initial_alpha_value)"
+rt_save rt_put "${SYSROOT}"/sys/class/net/ens1f1np1/ecn/roce_np/min_time_between_cnps "$(rt_read "${SYSROOT}"/sys/class/net/ens1f1np1/ecn/roce_np/min_time_between_cnps)"
+rt_save rt_put "${SYSROOT}"/sys/class/net/ens1f1np1/ecn/roce_rp/rate_reduce_monitor_period "$(rt_read "${SYSROOT}"/sys/class/net/ens1f1np1/ecn/roce_rp/rate_reduce_monitor_period)"
+rt_save rt_put "${SYSROOT}"/sys/class/net/ens1f1np1/ecn/roce_rp/rate_to_set_on_first_cnp "$(rt_read "${SYSROOT}"/sys/class/net/ens1f1np1/ecn/roce_rp/rate_to_set_on_first_cnp)"
+rt_save rt_put "${SYSROOT}"/sys/class/net/ens1f1np1/ecn/roce_rp/rpg_ai_rate "$(rt_read "${SYSROOT}"/sys/class/net/ens1f1np1/ecn/roce_rp/rpg_ai_rate)"
+rt_save rt_put "${SYSROOT}"/sys/class/net/ens1f1np1/ecn/roce_rp/rpg_byte_reset "$(rt_read "${SYSROOT}"/sys/class/net/ens1f1np1/ecn/roce_rp/rpg_byte_reset)"
+rt_save rt_put "${SYSROOT}"/sys/class/net/ens1f1np1/ecn/roce_rp/rpg_gd "$(rt_read "${SYSROOT}"/sys/class/net/ens1f1np1/ecn/roce_rp/rpg_gd)"
+rt_save rt_put "${SYSROOT}"/sys/class/net/ens1f1np1/ecn/roce_rp/rpg_hai_rate "$(rt_read "${SYSROOT}"/sys/class/net/ens1f1np1/ecn/roce_rp/rpg_hai_rate)"
+rt_save rt_put "${SYSROOT}"/sys/class/net/ens1f1np1/ecn/roce_rp/rpg_min_dec_fac "$(rt_read "${SYSROOT}"/sys/class/net/ens1f1np1/ecn/roce_rp/rpg_min_dec_fac)"
+rt_save rt_put "${SYSROOT}"/sys/class/net/ens1f1np1/ecn/roce_rp/rpg_min_rate "$(rt_read "${SYSROOT}"/sys/class/net/ens1f1np1/ecn/roce_rp/rpg_min_rate)"
+rt_save rt_put "${SYSROOT}"/sys/class/net/ens1f1np1/ecn/roce_rp/rpg_threshold "$(rt_read "${SYSROOT}"/sys/class/net/ens1f1np1/ecn/roce_rp/rpg_threshold)"
+rt_save rt_put "${SYSROOT}"/sys/class/net/ens1f1np1/ecn/roce_rp/rpg_time_reset "$(rt_read "${SYSROOT}"/sys/class/net/ens1f1np1/ecn/roce_rp/rpg_time_reset)"
+rt_save rt_put "${SYSROOT}"/sys/class/net/ens1f1np1/ecn/roce_np/cnp_dscp "$(rt_read "${SYSROOT}"/sys/class/net/ens1f1np1/ecn/roce_np/cnp_dscp)"
+rt_save rt_put "${SYSROOT}"/sys/class/net/ens1f1np1/ecn/roce_np/cnp_802p_prio "$(rt_read "${SYSROOT}"/sys/class/net/ens1f1np1/ecn/roce_np/cnp_802p_prio)"
+
+cat >> "$RT_SAVE" <<'RT_RESTORE_TAIL'
+exit "$RT_FAIL"
+RT_RESTORE_TAIL
+fi
 
 # ===== qos =====
 if (( RT_CHECK == 0 )); then
