@@ -12,7 +12,7 @@ from rich.table import Table
 from rich.text import Text
 
 from roce_tune.deploy.runner import ApplyOptions, DeviceResult, Target, select, targets_from_files
-from roce_tune.plan import Plan
+from roce_tune.plan import Plan, plan_from_json
 
 _STYLE = {"no-change": "green", "pushed": "bold green", "would-change": "yellow", "failed": "bold red",
           "blocked-disruptive": "magenta", "skipped": "dim"}
@@ -29,7 +29,7 @@ def load_source(source: Path) -> tuple[list[Target], Path]:
         FileNotFoundError: a plan directory without plan.json.
     """
     if source.is_dir():
-        plan = Plan.model_validate_json((source / "plan.json").read_text(encoding="utf-8"))
+        plan = plan_from_json((source / "plan.json").read_text(encoding="utf-8"))
         files = {str(p.relative_to(source)): p.read_text(encoding="utf-8")
                  for p in sorted(source.rglob("*")) if p.is_file() and p.parts[-2] in ("switches", "hosts")}
         return targets_from_files(plan, files), source / "logs"

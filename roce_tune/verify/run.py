@@ -13,7 +13,7 @@ from typing import Any
 from roce_tune.deploy.runner import ApplyOptions, DeviceResult, apply_targets, targets_from_files
 from roce_tune.findings import Finding, Location, RoceTuneError, Severity, has_errors
 from roce_tune.inventory.models import Inventory
-from roce_tune.plan import Plan
+from roce_tune.plan import Plan, plan_from_json
 from roce_tune.render.outputs import render_outputs
 from roce_tune.verify.adjust import Iteration, LoopOptions, LoopResult, adjust_loop, plan_settings
 from roce_tune.verify.collect import DevicePool, collect_facts
@@ -82,7 +82,7 @@ def load_for_verify(source: Path) -> tuple[Plan, Inventory | None]:
     from roce_tune.tuner.plan import derive_plan
 
     if source.is_dir():
-        plan = Plan.model_validate_json((source / "plan.json").read_text(encoding="utf-8"))
+        plan = plan_from_json((source / "plan.json").read_text(encoding="utf-8"))
         inv = None
         inv_path = Path(plan.inventory_file)
         if inv_path.is_file():

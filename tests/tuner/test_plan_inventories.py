@@ -9,7 +9,7 @@ import pytest
 
 from roce_tune.findings import Severity
 from roce_tune.inventory.loader import load_inventory, load_inventory_text
-from roce_tune.plan import plan_json_schema, plan_to_json
+from roce_tune.plan import plan_from_json, plan_json_schema, plan_to_json, resolve_shared
 from roce_tune.tuner.plan import derive_plan
 
 REPO = Path(__file__).resolve().parents[2]
@@ -60,7 +60,41 @@ def test_deterministic_and_schema_valid(plan) -> None:  # type: ignore[no-untype
     assert plan_to_json(plan) == plan_to_json(again)
     import json
 
-    jsonschema.validate(json.loads(plan_to_json(plan)), plan_json_schema())
+    jsonschema.validate(resolve_shared(json.loads(plan_to_json(plan))), plan_json_schema())
+
+
+def test_plan_json_shares_sections_and_reads_back(plan) -> None:  # type: ignore[no-untyped-def]
+    """Schema 1.1: each headroom/buffers/ECN/watchdog/DCQCN section once under "shared", a $ref
+    wherever it applies; reading it back gives the same plan, holding one instance per section."""
+    import json
+
+    text = plan_to_json(plan)
+    doc = json.loads(text)
+    assert doc["schema_version"] == "1.1" and list(doc)[-1] == "shared"
+    refs = [p["headroom"]["$ref"] for s in doc["switches"] for p in s["ports"] if p["headroom"]]
+    assert refs and all(r.startswith("#/shared/Headroom/") for r in refs)
+    names = {f"{p.headroom.profile}@{s.asic}" for s in plan.switches for p in s.ports if p.headroom}
+    assert set(doc["shared"]["Headroom"]) == names  # keyed by the BUFFER_PROFILE name and the ASIC
+    assert all(set(n["dcqcn"]) == {"$ref"} for h in doc["hosts"] for n in h["nics"])
+    inline = len(plan.model_dump_json(indent=2))
+    ports = sum(len(s.ports) for s in plan.switches) + sum(len(h.nics) for h in plan.hosts)
+    assert len(text) < (inline / 2 if ports >= 128 else inline), (len(text), inline, ports)
+    back = plan_from_json(text)
+    assert back == plan
+    assert plan_to_json(back) == text  # a loaded plan writes the same file
+    heads = [p.headroom for s in back.switches for p in s.ports if p.headroom]
+    assert len({id(h) for h in heads}) == len(names)
+
+
+def test_plan_json_1_0_and_broken_references(plan) -> None:  # type: ignore[no-untyped-def]
+    import json
+
+    assert plan_from_json(plan.model_dump_json()) == plan  # a 1.0 file: everything inline
+    doc = json.loads(plan_to_json(plan))
+    port = next(p for s in doc["switches"] for p in s["ports"] if p["headroom"])
+    port["headroom"] = {"$ref": "#/shared/Headroom/no_such_profile"}
+    with pytest.raises(ValueError, match="no_such_profile"):
+        plan_from_json(json.dumps(doc))
 
 
 def test_every_number_explained(plan) -> None:  # type: ignore[no-untyped-def]

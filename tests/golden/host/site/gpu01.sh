@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# roce-tune host script for gpu01 | site site-a | roce-tune 0.1.0 | plan schema 1.0
+# roce-tune host script for gpu01 | site site-a | roce-tune 0.1.0 | plan schema 1.1
 # inventory inventories/site.yaml sha256 4d6b1e10230d1dc295b4f70d296c932c0fc31394d2733fe41caf0981d09cdbc9 -- do not edit, re-render instead.
 # Idempotent: every step writes an absolute value, so a second run changes nothing.
 # Runtime settings (mlnx_qos, cma_roce_*, sysfs) are lost at reboot: run this from a systemd oneshot.
