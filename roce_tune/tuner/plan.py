@@ -29,7 +29,9 @@ from roce_tune.inventory.topology import Topology, asic_of, build_topology
 from roce_tune.plan import (
     construct_trusted, Classification, Headroom, HostPlan, NicPlan, Plan, PlanSummary, PortPlan, Rationale, SwitchPlan,
 )
-from roce_tune.tuner import buffers, classification, consistency, dcqcn, deadlock, ecn, headroom, nccl, watchdog
+from roce_tune.tuner import (
+    buffers, classification, consistency, dcqcn, deadlock, ecn, headroom, nccl, provenance, watchdog,
+)
 from roce_tune.tuner.overrides import (
     DCQCN_PARAMS, ECN_PARAMS, HEADROOM_PARAMS, WATCHDOG_PARAMS, resolve_overrides,
 )
@@ -334,6 +336,7 @@ def build_plan(inv: Inventory, catalog: Catalog | None = None, *, inventory_file
     lossless_ports = {(s.name, p.name) for s in switches for p in s.ports if p.lossless}
     dl = deadlock.analyze_deadlock(topo, sorted(inv.policy.lossless_priorities), lossless_ports)
     findings.extend(dl.flagged)
+    findings.extend(provenance.check_catalog_provenance(inv, catalog))
     notes = list(dl.notes)
     notes.append(f"base RTT {rtt_us:.2f} us: {rtt_why.formula} ({', '.join(f'{k}={v}' for k, v in rtt_why.inputs.items())})")
     if not inv.policy.dcqcn:
