@@ -172,6 +172,20 @@ def _recover(t: Target, opts: ApplyOptions, log_path: Path | None, rb: RollbackN
     return False
 
 
+def _push_or_recover(push: Callable[[], None], t: Target, opts: ApplyOptions, log_path: Path | None,
+                     notes: list[str], redact: Callable[[str], str], res: DeviceResult) -> None:
+    """Run ``push``. When it failed and its own rollback did not complete (session died, restore
+    failed), retry the rollback on new sessions, record the outcome in ``res`` and raise _Reported."""
+    try:
+        push()
+    except RollbackNeeded as rb:
+        res.error = redact(f"{rb} (the rollback on that session did not complete)")
+        res.rolled_back = _recover(t, opts, log_path, rb, notes, redact)
+        res.error += " (rolled back on a new session)" if res.rolled_back else \
+            f" — ROLLBACK FAILED: check the {t.kind} by hand"
+        raise _Reported() from None
+
+
 def run_one(t: Target, opts: ApplyOptions, allow_push: bool, allow_disruptive: bool = False) -> DeviceResult:
     """Diff (and unless dry run / blocked, push) one device. Never raises.
 
@@ -202,13 +216,7 @@ def run_one(t: Target, opts: ApplyOptions, allow_push: bool, allow_disruptive: b
                 res.state = "would-change"
             else:
                 try:
-                    drv.push_host(t.desired)
-                except RollbackNeeded as rb:
-                    res.error = redact(f"{rb} (restore did not run or failed)")
-                    res.rolled_back = _recover(t, opts, log_path, rb, notes, redact)
-                    res.error += " (restored on a new session)" if res.rolled_back else \
-                        " — ROLLBACK FAILED: check the host by hand"
-                    raise _Reported() from None
+                    _push_or_recover(lambda: drv.push_host(t.desired), t, opts, log_path, notes, redact, res)
                 finally:  # a manual restore point, like the switches' <name>.<tag>.before.txt
                     if opts.log_dir is not None and drv.restore_point.strip():
                         (opts.log_dir / f"{t.name}.{opts.push.tag}.before.sh").write_text(
@@ -228,14 +236,8 @@ def run_one(t: Target, opts: ApplyOptions, allow_push: bool, allow_disruptive: b
                 res.state = "blocked-disruptive"
                 res.error = "disruptive change needs --allow-disruptive: " + "; ".join(change.disruptive)
             else:
-                try:
-                    drv.push(change, t.desired, t.managed_ports)
-                except RollbackNeeded as rb:
-                    res.error = redact(f"{rb} (session lost)")
-                    res.rolled_back = _recover(t, opts, log_path, rb, notes, redact)
-                    res.error += " (rolled back on a new session)" if res.rolled_back else \
-                        " — ROLLBACK FAILED: check the device by hand"
-                    raise _Reported() from None
+                _push_or_recover(lambda: drv.push(change, t.desired, t.managed_ports), t, opts, log_path, notes,
+                                 redact, res)
                 res.state = "pushed"
     except _Reported:
         pass
