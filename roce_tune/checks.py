@@ -40,7 +40,7 @@ def check_inventory(loaded: LoadedInventory, catalog: Catalog | None = None,
     extra = [f for f in plan.findings if f.rule.startswith("RT2")]
     if not has_errors(extra):
         try:
-            render_outputs(plan, include_hosts=False)
+            render_outputs(plan, include_hosts=False, findings=extra)
         except RoceTuneError as exc:
             extra += exc.findings
     paths = _device_paths(loaded)

@@ -142,8 +142,10 @@ def plan(
     if has_errors(the_plan.findings):
         err.print("[bold red]plan has error-level findings; nothing written[/]")
         _fail([f for f in the_plan.findings if f.severity is Severity.error])
+    render_warnings: list[Finding] = []
     try:
-        files = render_outputs(the_plan, platforms=platform_only or None)
+        files = render_outputs(the_plan, platforms=platform_only or None, findings=render_warnings)
+        the_plan = the_plan.model_copy(update={"findings": [*the_plan.findings, *render_warnings]})
     except RoceTuneError as exc:
         err.print("[bold red]rendering failed; nothing written[/]")
         _fail(exc.findings)

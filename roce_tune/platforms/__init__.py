@@ -4,7 +4,9 @@ Each platform module provides:
 
 * ``SPEC: PlatformSpec`` — data (extension, sections, netmiko type, commit method, show commands);
 * ``render(plan: Plan, switch: SwitchPlan) -> dict[str, str]`` — file name -> text for that switch
-  (e.g. ``{"leaf1.json": ...}``; Cumulus also ``{"leaf1.nvue.yaml": ...}``).
+  (e.g. ``{"leaf1.json": ...}``; Cumulus also ``{"leaf1.nvue.yaml": ...}``);
+* optionally ``render_findings(plan, switch) -> list[Finding]`` — warnings about what the platform's
+  syntax changes in the plan (e.g. Junos whole-percent ECN fill levels, RT241).
 
 The host module (``host``) provides ``render_host(plan, host) -> dict[str, str]`` and
 ``render_nccl_env(plan, host) -> str`` instead.

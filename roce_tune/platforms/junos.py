@@ -42,6 +42,7 @@ from __future__ import annotations
 import math
 import re
 
+from roce_tune.findings import Finding, Location, Severity
 from roce_tune.plan import EcnProfile, Plan, PortPlan, SwitchPlan
 from roce_tune.platforms.base import PlatformSpec
 from roce_tune.render.engine import render_template
@@ -118,6 +119,44 @@ def fill_levels(ecn: EcnProfile) -> tuple[int, int]:
     return lo, hi
 
 
+def fill_level_warnings(ecn: EcnProfile) -> list[str]:
+    """Kmin/Kmax that whole-percent fill levels move by more than :data:`FILL_LEVEL_WARN_FRACTION`.
+
+    Raises:
+        ValueError: as :func:`fill_levels`.
+    """
+    lo, hi = fill_levels(ecn)
+    buf = ecn.queue_buffer_bytes or 0
+    out = []
+    for what, plan_b, pct in (("Kmin", ecn.kmin_bytes, lo), ("Kmax", ecn.kmax_bytes, hi)):
+        eff = pct * buf // 100
+        if abs(eff - plan_b) > FILL_LEVEL_WARN_FRACTION * plan_b:
+            out.append(f"whole-percent fill levels move {what} from {plan_b} B to {eff} B "
+                       f"(1 % of this queue buffer is {buf // 100} B)")
+    return out
+
+
+def render_findings(plan: Plan, switch: SwitchPlan) -> list[Finding]:
+    """RT241 warnings for what this platform's syntax changes in the plan: one per ECN profile in use
+    whose Kmin/Kmax whole-percent fill levels move by more than :data:`FILL_LEVEL_WARN_FRACTION`.
+
+    Raises:
+        ValueError: as :func:`fill_levels` (render raises the same, as RT240).
+    """
+    by_name = {e.name: e for e in switch.ecn_profiles}
+    used = sorted({p.ecn_profile for p in switch.ports if p.lossless and p.ecn_profile in by_name}, key=str)
+    out = []
+    for name in used:
+        moved = fill_level_warnings(by_name[name])
+        if moved:
+            out.append(Finding(
+                rule="RT241", severity=Severity.warning, location=Location(device=switch.name),
+                message=f"Junos ECN profile {name}: {'; '.join(moved)}",
+                fix="the ramp stays below the PFC trigger, but marking starts later than derived: confirm with "
+                    "verify (ECN marks vs PFC pauses), or pin kmin/kmax to whole percents of the queue buffer"))
+    return out
+
+
 def _fcs(plan: Plan) -> list[dict[str, object]]:
     cls = plan.classification
     queues = sorted({cls.tc_to_queue[cls.dscp_to_tc[d]] for d in cls.dscp_to_tc} | {s.queue for s in cls.schedulers})
@@ -153,11 +192,7 @@ def _ecn_profiles(switch: SwitchPlan) -> list[dict[str, object]]:
         notes = [(f"{ecn.name} ({ecn.speed_gbps}G): plan Kmin {ecn.kmin_bytes} B, Kmax {ecn.kmax_bytes} B, "
                   f"Pmax {ecn.pmax_percent}% of a {buf} B queue buffer -> fill-level {lo}..{hi}% "
                   f"(= {lo * buf // 100}..{hi * buf // 100} B)")]
-        for what, plan_b, pct in (("Kmin", ecn.kmin_bytes, lo), ("Kmax", ecn.kmax_bytes, hi)):
-            eff = pct * buf // 100
-            if abs(eff - plan_b) > FILL_LEVEL_WARN_FRACTION * plan_b:
-                notes.append(f"WARNING: whole-percent fill levels move {what} from {plan_b} B to {eff} B "
-                             f"(1 % of this queue buffer is {buf // 100} B)")
+        notes += [f"WARNING: {w}" for w in fill_level_warnings(ecn)]
         if ecn.drop_min_bytes is not None:
             notes.append("plan drop thresholds not rendered: non-ECT traffic is dropped on the same profile")
         out.append({"ecn": _token(ecn.name, "ECN profile name"), "drop_profile": DROP_PROFILE.format(e=ecn.name),

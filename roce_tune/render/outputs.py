@@ -28,13 +28,16 @@ from roce_tune.platforms import get_platform
 from roce_tune.render.review import render_review
 
 
-def render_outputs(plan: Plan, platforms: list[str] | None = None, include_hosts: bool = True) -> dict[str, str]:
+def render_outputs(plan: Plan, platforms: list[str] | None = None, include_hosts: bool = True,
+                   findings: list[Finding] | None = None) -> dict[str, str]:
     """Render every file of the plan.
 
     Args:
         plan: a derived plan.
         platforms: only render switches of these platforms (``--platform-only``); None = all.
         include_hosts: render host scripts and NCCL env files.
+        findings: if given, receives the platforms' render warnings (RT241). They are also added to the
+            findings in ``plan.json`` and ``plan.md``, so the reviewer sees them.
 
     Returns:
         relative path -> file text (deterministic for the same plan).
@@ -43,13 +46,16 @@ def render_outputs(plan: Plan, platforms: list[str] | None = None, include_hosts
         RoceTuneError: RT240 for every switch whose platform cannot express its plan (all listed).
         jinja2.UndefinedError: a template bug (never swallowed).
     """
-    files: dict[str, str] = {"plan.json": plan_to_json(plan), "plan.md": render_review(plan)}
+    files: dict[str, str] = {}
     problems: list[Finding] = []
+    warnings: list[Finding] = []
     for sw in plan.switches:
         if platforms and sw.platform not in platforms:
             continue
+        module = get_platform(sw.platform)
         try:
-            rendered = get_platform(sw.platform).render(plan, sw)
+            rendered = module.render(plan, sw)
+            warnings += getattr(module, "render_findings", lambda _p, _s: [])(plan, sw)
         except (ValueError, KeyError, LookupError) as exc:  # the platform cannot express this plan
             problems.append(Finding(
                 rule="RT240", severity=Severity.error, location=Location(device=sw.name),
@@ -60,6 +66,10 @@ def render_outputs(plan: Plan, platforms: list[str] | None = None, include_hosts
             files[f"switches/{name}"] = text
     if problems:
         raise RoceTuneError(problems)
+    if findings is not None:
+        findings.extend(warnings)
+    reviewed = plan.model_copy(update={"findings": [*plan.findings, *warnings]}) if warnings else plan
+    files["plan.json"], files["plan.md"] = plan_to_json(reviewed), render_review(reviewed)
     if include_hosts and plan.hosts:
         host_mod = get_platform("host")
         envs: dict[str, dict[str, str]] = {}

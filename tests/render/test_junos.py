@@ -141,3 +141,27 @@ def test_coarse_percent_resolution_is_flagged() -> None:
     assert "# WARNING: whole-percent fill levels move Kmin from 75000 B to 263922 B" in text
     _, fine = _render()  # 150 KB of 2 MB -> 7 % = 140 KB: within tolerance, no warning
     assert "Kmin from 150000" not in fine
+
+
+def test_coarse_percent_resolution_reaches_the_plan_review_and_lint() -> None:
+    """RT241: the render warning is a plan finding (plan.json, plan.md, the caller's list), not only a
+    comment in the .set file; a fine-grained ramp gives none."""
+    import json
+
+    from roce_tune.render.outputs import render_outputs
+
+    plan = cs.pipeline_plan("mixed-vendor")
+    found: list = []
+    files = render_outputs(plan, include_hosts=False, findings=found)
+    junos_leaves = sorted(sw.name for sw in plan.switches if sw.platform == "junos")
+    flagged = sorted({f.location.device for f in found if f.rule == "RT241"})
+    assert flagged == [n for n in junos_leaves if "# WARNING: whole-percent" in files[f"switches/{n}.set"]]
+    assert flagged, "the mixed-vendor QFX ramps are coarser than 1 % of their queue buffer"
+    assert all(f.severity.value == "warning" and "Kmin from 75000 B" in f.message for f in found)
+    assert [f["rule"] for f in json.loads(files["plan.json"])["findings"]].count("RT241") == len(found)
+    assert "RT241" in files["plan.md"]
+    assert not [f for f in plan.findings if f.rule == "RT241"]  # the tuner's plan itself is unchanged
+    hand = build_plan()
+    quiet: list = []
+    render_outputs(hand, include_hosts=False, findings=quiet)
+    assert not [f for f in quiet if f.rule == "RT241"]
