@@ -12,7 +12,7 @@ from rich.table import Table
 from rich.text import Text
 
 from roce_tune.deploy.runner import ApplyOptions, DeviceResult, Target, select, targets_from_files
-from roce_tune.plan import Plan, plan_from_json
+from roce_tune.plan import plan_from_json
 
 _STYLE = {"no-change": "green", "pushed": "bold green", "would-change": "yellow", "failed": "bold red",
           "blocked-disruptive": "magenta", "skipped": "dim"}

@@ -32,6 +32,8 @@ from typing import Any, Callable
 
 from roce_tune.deploy.diff import DIFF_RULES, ConfigChange, hier_diff, json_diff, set_diff
 
+#: exit status of a host restore point that ran but had values it could not read before the change
+RESTORE_INCOMPLETE_RC = "3"
 #: how to read the relevant running configuration (platform data)
 READ_RUNNING = {
     "eos": "show running-config",
@@ -74,6 +76,15 @@ class PushError(RuntimeError):
     def __init__(self, stage: str, message: str):
         self.stage = stage
         super().__init__(f"{stage}: {message}")
+
+
+class RollbackIncomplete(PushError):
+    """The rollback ran but could not put everything back (a host value that could not be read before
+    the change). Retrying cannot help, so it is reported, not retried; ``stage`` is ``rollback``."""
+
+    def __init__(self, cause: BaseException, detail: str):
+        self.detail = detail
+        super().__init__("rollback", f"{cause}; ROLLBACK INCOMPLETE: {detail}")
 
 
 @dataclass
@@ -199,7 +210,8 @@ class Driver:
             rc, out = self.run_host_script(script, check_only=False, save=restore)
             self.restore_point = self.cmd(f"cat {shlex.quote(restore)} 2>/dev/null", "save")
             if rc != 0:
-                raise PushError("verify", f"host script exited {rc}:\n" + "\n".join(out.splitlines()[-10:]))
+                tail = [ln for ln in out.splitlines() if "ROCE_TUNE_RC=" not in ln][-10:]
+                raise PushError("verify", f"host script exited {rc}:\n" + "\n".join(tail))
             self.cmd(f"rm -f {shlex.quote(restore)}", "cleanup")
 
         self._guarded(run)
@@ -211,6 +223,8 @@ class Driver:
         except Exception as exc:
             try:
                 self.rollback(self.progress)
+            except RollbackIncomplete as inc:
+                raise RollbackIncomplete(exc, inc.detail) from exc
             except Exception as rb_exc:  # noqa: BLE001
                 raise RollbackNeeded(exc, dict(self.progress)) from rb_exc
             raise
@@ -252,9 +266,20 @@ class Driver:
         if not restore:
             return
         q = shlex.quote(restore)
-        out = self.cmd(f"if [ -f {q} ]; then bash {q}; echo ROCE_TUNE_RC=$?; else echo ROCE_TUNE_RC=none; fi", "rollback")
-        m = re.search(r"ROCE_TUNE_RC=(\d+|none)", out)
-        if not m or m.group(1) not in ("0", "none"):
+        # the status is printed as ROCE_TUNE_RC=<n> or =nofile; the command text itself says no''file, so
+        # an echoed command line can never be read as an outcome (and the last match is the output's)
+        out = self.cmd(f"if [ -f {q} ]; then bash {q}; echo ROCE_TUNE_RC=$?; else echo ROCE_TUNE_RC=no''file; fi",
+                       "rollback")
+        found = re.findall(r"ROCE_TUNE_RC=(\d+|nofile)\b", out)
+        status = found[-1] if found else None
+        if status == RESTORE_INCOMPLETE_RC:
+            lost = [re.sub(r"^(rt_put|rt_do) ", "", ln.split("not restorable: ", 1)[1].strip())
+                    for ln in out.splitlines() if "not restorable: " in ln]
+            self.cmd(f"rm -f {q}", "cleanup")  # kept locally as <host>.<tag>.before.sh
+            raise RollbackIncomplete(PushError("rollback", "restore point ran"),
+                                     "every other value was put back; not restorable (unreadable before the "
+                                     "change, left as the plan set them): " + "; ".join(lost))
+        if status not in ("0", "nofile"):
             raise PushError("rollback", "restore script failed:\n" + "\n".join(out.splitlines()[-10:]))
         self.cmd(f"rm -f {q}", "cleanup")
 
@@ -346,5 +371,5 @@ class Driver:
         self.upload(path, script)
         mode = " --check" if check_only else (f" --save {shlex.quote(save)}" if save else "")
         out = self.cmd(f"bash {shlex.quote(path)}{mode}; echo ROCE_TUNE_RC=$?; rm -f {shlex.quote(path)}", "run")
-        m = re.search(r"ROCE_TUNE_RC=(\d+)", out)
-        return (int(m.group(1)) if m else 255), out
+        found = re.findall(r"ROCE_TUNE_RC=(\d+)", out)  # the last: the output's, not an echoed command's
+        return (int(found[-1]) if found else 255), out

@@ -9,15 +9,24 @@ from __future__ import annotations
 
 import fnmatch
 import json
-import time
 import queue
 import threading
+import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Callable
 
 from roce_tune.deploy.credentials import CredentialError, Redactor, resolve_credentials
-from roce_tune.deploy.drivers import NETMIKO_TYPES, Driver, PushError, PushOptions, RollbackNeeded, compute_change
+from roce_tune.deploy.drivers import (
+    CONFIRM_CHECK,
+    NETMIKO_TYPES,
+    Driver,
+    PushError,
+    PushOptions,
+    RollbackIncomplete,
+    RollbackNeeded,
+    compute_change,
+)
 from roce_tune.plan import Plan
 
 #: desired-config file of each platform inside ``switches/`` (platform data)
@@ -164,6 +173,8 @@ def _recover(t: Target, opts: ApplyOptions, log_path: Path | None, rb: RollbackN
             conn, _ = _connect(t, opts, log_path)
             Driver(t.platform, conn, opts.push, lambda s: notes.append(redact(s))).rollback(rb.progress)
             return True
+        except RollbackIncomplete:
+            raise  # it ran; another attempt cannot read what was not readable before the change
         except Exception as exc:  # noqa: BLE001
             notes.append(redact(f"# rollback attempt failed: {type(exc).__name__}: {exc}"))
             time.sleep(1.0)
@@ -180,7 +191,11 @@ def _push_or_recover(push: Callable[[], None], t: Target, opts: ApplyOptions, lo
         push()
     except RollbackNeeded as rb:
         res.error = redact(f"{rb} (the rollback on that session did not complete)")
-        res.rolled_back = _recover(t, opts, log_path, rb, notes, redact)
+        try:
+            res.rolled_back = _recover(t, opts, log_path, rb, notes, redact)
+        except RollbackIncomplete as inc:
+            res.error = redact(f"{rb}; on a new session: {inc}")
+            raise _Reported() from None
         res.error += " (rolled back on a new session)" if res.rolled_back else \
             f" — ROLLBACK FAILED: check the {t.kind} by hand"
         raise _Reported() from None
@@ -220,7 +235,7 @@ def run_one(t: Target, opts: ApplyOptions, allow_push: bool, allow_disruptive: b
                 finally:  # a manual restore point, like the switches' <name>.<tag>.before.txt
                     if opts.log_dir is not None and drv.restore_point.strip():
                         (opts.log_dir / f"{t.name}.{opts.push.tag}.before.sh").write_text(
-                            redact(drv.restore_point), encoding="utf-8")
+                            redact(drv.restore_point).rstrip("\n") + "\n", encoding="utf-8")
                 res.state = "pushed"
         else:
             running = drv.read_running()
@@ -243,7 +258,7 @@ def run_one(t: Target, opts: ApplyOptions, allow_push: bool, allow_disruptive: b
         pass
     except PushError as exc:
         res.error = redact(str(exc))
-        res.rolled_back = exc.stage not in ("connect", "read", "checkpoint")
+        res.rolled_back = exc.stage not in ("connect", "read", "checkpoint", "rollback")
     except CredentialError as exc:
         res.error = f"connect: {exc}"
     except Exception as exc:  # noqa: BLE001 — one device's failure must not stop the others
@@ -259,6 +274,17 @@ def run_one(t: Target, opts: ApplyOptions, allow_push: bool, allow_disruptive: b
         res.error = (res.error or "") + " (rolled back)"
     res.seconds = round(time.monotonic() - t0, 3)
     return res
+
+
+def _timeout_message(t: Target, opts: ApplyOptions) -> str:
+    """What a device that exceeded ``opts.device_timeout_s`` is left in, per platform."""
+    head = f"timed out after {opts.device_timeout_s:.0f} s"
+    if t.platform in CONFIRM_CHECK:
+        return f"{head}; an unconfirmed commit reverts on the device's own commit-confirm timer"
+    restore = f"{t.name}.{opts.push.tag}.before.{'sh' if t.kind == 'host' else 'txt'}"
+    where = f" in {opts.log_dir}" if opts.log_dir is not None else ""
+    return (f"{head}; {t.platform} has no commit-confirm, so nothing reverts by itself: the push may have "
+            f"completed or stopped half-way. Check the {t.kind}; its restore point is {restore}{where}")
 
 
 def apply_targets(targets: list[Target], opts: ApplyOptions,
@@ -296,16 +322,21 @@ def apply_targets(targets: list[Target], opts: ApplyOptions,
                 now = time.monotonic()
                 for name in [n for n in waiting if n in started and now - started[n] > opts.device_timeout_s]:
                     t = waiting[name]
-                    r = DeviceResult(t.name, t.platform, "failed", error=(
-                        f"timed out after {opts.device_timeout_s:.0f} s; an unconfirmed commit reverts on the "
-                        "device's own commit-confirm timer"), seconds=round(now - started[name], 3))
+                    r = DeviceResult(t.name, t.platform, "failed", error=_timeout_message(t, opts),
+                                     seconds=round(now - started[name], 3))
                     done_q.put(r)
                     started.pop(name)
                     timed_out.add(name)
                     slots.release()  # the stuck thread keeps its slot no longer
                 continue
             if r.name not in waiting:
-                continue  # a timed-out device that finished late: its timeout result stands
+                if r.name in timed_out and r.name in results:  # finished after its timeout: its real outcome
+                    r.error = f"finished after the {opts.device_timeout_s:.0f} s device timeout" + (
+                        f": {r.error}" if r.error else "")
+                    results[r.name] = r
+                    if on_result:
+                        on_result(r)
+                continue
             waiting.pop(r.name)
             results[r.name] = r
             if on_result:

@@ -186,7 +186,7 @@ def _nic(plan: Plan, nic: NicPlan) -> dict[str, object]:
             if d not in nic.dscp_to_priority:
                 raise ValueError(f"{nic.netdev}: dscp_to_priority has no entry for DSCP {d}")
             if nic.dscp_to_priority[d] != default_dscp_priority(d):
-                dscp2prio.append({"dscp": d, "prio": nic.dscp_to_priority[d], "default_prio": default_dscp_priority(d)})
+                dscp2prio.append({"dscp": d, "prio": nic.dscp_to_priority[d]})
     lossless = [p for p, on in enumerate(nic.pfc_vector) if on]
     dc = nic.dcqcn
     enable_prios = sorted(dc.enabled_priorities) if dc.enabled else sorted(set(lossless) | set(dc.enabled_priorities))

@@ -179,8 +179,8 @@ def _host_state(fleet, name: str) -> str:  # type: ignore[no-untyped-def]
 
 
 def test_failed_host_push_is_restored_and_says_so(tmp_path: Path) -> None:
-    """A host whose driver drops one DCQCN write: the script's read-back fails, apply runs the restore
-    point the script wrote before changing anything, and the host is as found (and the report says so)."""
+    """A host whose driver lacks one DCQCN knob: the script stops half-way, apply runs the restore point
+    the script wrote before changing anything, and the host is as found (and the report says so)."""
     fleet, inv, known = emulated_inventory("lab-2node.yaml", tmp_path, hosts=True)
     try:
         targets, _ = load_source(inv)
@@ -188,18 +188,61 @@ def test_failed_host_push_is_restored_and_says_so(tmp_path: Path) -> None:
         # prime the stub tools' state files (created on first read) with a dry run, then break one knob
         apply_targets(targets, _opts(tmp_path, known, dry_run=True, limit=[host.name]))
         sysroot = fleet[host.name].sandbox / "sysroot"
-        knob = next(sysroot.glob("sys/class/net/*/ecn/roce_rp/rpg_ai_rate"))
-        knob.unlink()
-        knob.symlink_to(os.devnull)  # takes the write, reads back empty: a knob the driver ignores
+        # a DCQCN knob this driver lacks: the script stops there (exit 2) after changing the values before it
+        next(sysroot.glob("sys/class/net/*/ecn/roce_rp/rpg_ai_rate")).unlink()
         before = _host_state(fleet, host.name)
         push = PushOptions(confirm_s=60, read_timeout_s=20, tag="rt_test_restore")
         res = apply_targets(targets, _opts(tmp_path, known, limit=[host.name], push=push))[0]
         assert res.state == "failed" and res.rolled_back, (res.state, res.error)
-        assert "rpg_ai_rate" in (res.error or "") and "rolled back" in (res.error or "")
+        assert "rpg_ai_rate does not exist" in (res.error or "") and "rolled back" in (res.error or "")
         assert _host_state(fleet, host.name) == before
         kept = (tmp_path / "logs" / f"{host.name}.rt_test_restore.before.sh").read_text()
         assert "--trust pcp" in kept and "rt_put" in kept
         assert not list(Path("/tmp").glob("rt_test_restore-*"))  # script and restore point removed on the host
+    finally:
+        fleet.stop()
+
+
+def test_host_restore_that_cannot_put_everything_back_says_so(tmp_path: Path) -> None:
+    """A knob that read empty before the push cannot be put back: apply restores everything else, does
+    not claim a rollback, names the knob and does not retry (ROLLBACK INCOMPLETE)."""
+    fleet, inv, known = emulated_inventory("lab-2node.yaml", tmp_path, hosts=True)
+    try:
+        targets, _ = load_source(inv)
+        host = next(t for t in targets if t.kind == "host")
+        apply_targets(targets, _opts(tmp_path, known, dry_run=True, limit=[host.name]))
+        sysroot = fleet[host.name].sandbox / "sysroot"
+        next(sysroot.glob("sys/class/net/*/ecn/roce_rp/rpg_ai_rate")).unlink()  # the push stops here
+        empty = next(sysroot.glob("sys/class/net/*/ecn/roce_rp/dce_tcp_g"))  # written before rpg_ai_rate
+        empty.write_text("")  # unreadable before the change
+        before = _host_state(fleet, host.name)
+        push = PushOptions(confirm_s=60, read_timeout_s=20, tag="rt_test_incomplete")
+        res = apply_targets(targets, _opts(tmp_path, known, limit=[host.name], push=push))[0]
+        assert res.state == "failed" and not res.rolled_back, (res.state, res.error)
+        assert "ROLLBACK INCOMPLETE" in (res.error or "") and "dce_tcp_g" in (res.error or "")
+        assert "(rolled back)" not in (res.error or "")
+        changed = [a for a, b in zip(before.splitlines(), _host_state(fleet, host.name).splitlines()) if a != b]
+        assert [ln.split(" = ")[0] for ln in changed] == [str(empty.relative_to(sysroot))]
+        log = (tmp_path / "logs" / f"{host.name}.log").read_text()
+        assert "rollback attempt failed" not in log  # reported once, not retried on new sessions
+    finally:
+        fleet.stop()
+
+
+def test_host_timeout_is_not_reported_as_reverting_by_itself(tmp_path: Path) -> None:
+    fleet, inv, known = emulated_inventory("lab-2node.yaml", tmp_path, hosts=True)
+    try:
+        targets, _ = load_source(inv)
+        host = next(t for t in targets if t.kind == "host")
+        push = PushOptions(confirm_s=60, read_timeout_s=20, tag="rt_test_timeout")
+        res = apply_targets(targets, _opts(tmp_path, known, limit=[host.name], push=push, device_timeout_s=0.5))[0]
+        assert res.state == "failed"
+        assert "commit-confirm timer" not in (res.error or "")
+        assert "host has no commit-confirm" in (res.error or "") and "rt_test_timeout.before.sh" in (res.error or "")
+        log = tmp_path / "logs" / f"{host.name}.log"
+        deadline = time.monotonic() + 60  # let the abandoned worker finish before the emulator stops
+        while time.monotonic() < deadline and "# result:" not in (log.read_text() if log.exists() else ""):
+            time.sleep(0.5)
     finally:
         fleet.stop()
 

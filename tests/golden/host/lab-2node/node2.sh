@@ -12,12 +12,20 @@ set -euo pipefail
 
 RT_CHECK=0
 RT_SAVE=""
-case "${1:-}" in
-    --check) RT_CHECK=1 ;;
-    --save) RT_SAVE="${2:?--save needs a file name}" ;;
-    "") ;;
-    *) echo "usage: $0 [--check | --save FILE]" >&2; exit 2 ;;
+rt_usage() { echo "usage: $0 [--check | --save FILE]" >&2; exit 2; }
+case "$#:${1:-}" in
+    0:) ;;
+    1:--check) RT_CHECK=1 ;;
+    2:--save) RT_SAVE="$2" ;;
+    *) rt_usage ;;
 esac
+if (( $# == 2 )); then
+    [[ -n "$RT_SAVE" && "$RT_SAVE" != -* ]] || rt_usage
+    if [[ -s "$RT_SAVE" ]]; then  # a restore point from an earlier run would be overwritten by values set since
+        echo "roce-tune: $RT_SAVE already holds a restore point; choose a new file" >&2
+        exit 2
+    fi
+fi
 
 RT_HOST=node2
 SYSROOT="${ROCE_TUNE_SYSROOT:-}"
@@ -71,13 +79,18 @@ rt_qos_dscp2prio() {
 rt_link_mtu() { ip -o link show dev "$1" | awk '{ for (i = 1; i < NF; i++) if ($i == "mtu") { print $(i + 1); exit } }'; }
 rt_tclass() { local v; v="$(rt_read "$1")"; printf '%s' "${v#Global tclass=}"; }
 
-# rt_save ARG...: append one command (every argument shell-quoted) to the restore point; a value that
-# could not be read (empty or <missing>) makes it a "not restorable" comment instead.
+# rt_save ARG...: append one command (every argument shell-quoted) to the restore point. A file that
+# does not exist is noted only (rt_write never creates one); a value that could not be read (empty)
+# makes an rt_lost line instead (not restorable; FILE then exits 3).
 rt_save() {
     local a
     for a in "$@"; do
-        if [[ -z "$a" || "$a" == "<missing>" ]]; then
-            printf '# not restorable (a value could not be read): %s\n' "$*" >> "$RT_SAVE"
+        if [[ "$a" == "<missing>" ]]; then
+            printf '# absent before the change, so never written: %s\n' "${*//$'\n'/ }" >> "$RT_SAVE"
+            return 0
+        fi
+        if [[ -z "$a" ]]; then
+            printf 'rt_lost %q\n' "$*" >> "$RT_SAVE"
             return 0
         fi
     done
@@ -87,17 +100,20 @@ rt_save() {
 
 # ===== snapshot =====
 if [[ -n "$RT_SAVE" ]]; then
-# Values that cannot be read (empty or missing) are listed in FILE as not restorable.
+# Values that cannot be read (empty or missing) become rt_lost lines in FILE: not restorable, exit 3.
 
 {
     printf '#!/usr/bin/env bash\n# roce-tune restore point for %s, taken %s before applying the plan\n' \
         "$RT_HOST" "$(date -u +%Y-%m-%dT%H:%M:%SZ)"
     cat <<'RT_RESTORE_HEAD'
-# Runs every line even if one fails; exits 1 if any did.
+# Runs every line even if one fails. Exit 0: every value put back; 1: a command failed;
+# 3: values that could not be read before the change (rt_lost lines) were left as the plan set them.
 set -uo pipefail
 RT_FAIL=0
+RT_LOST=0
 rt_do() { "$@" >/dev/null || { echo "roce-tune restore: failed: $*" >&2; RT_FAIL=1; }; }
 rt_put() { printf '%s\n' "$2" > "$1" || { echo "roce-tune restore: failed: $1" >&2; RT_FAIL=1; }; }
+rt_lost() { echo "roce-tune restore: not restorable: $*" >&2; RT_LOST=$((RT_LOST + 1)); }
 RT_RESTORE_HEAD
 } > "$RT_SAVE"
 qos="$(mlnx_qos -i ens1f0np0)"
@@ -109,9 +125,9 @@ rt_save rt_do cma_roce_tos -d mlx5_0 -p 1 -t "$(cma_roce_tos -d mlx5_0 -p 1 | ta
 tclass="$(rt_tclass "${SYSROOT}"/sys/class/infiniband/mlx5_0/tc/1/traffic_class)"
 rt_save rt_put "${SYSROOT}"/sys/class/infiniband/mlx5_0/tc/1/traffic_class "${tclass:--1}"
 case "$(cma_roce_mode -d mlx5_0 -p 1 | tail -n 1)" in
-    'IB/RoCE v1') rt_save rt_do cma_roce_mode -d mlx5_0 -p 1 -m 1 ;;
-    'RoCE v2') rt_save rt_do cma_roce_mode -d mlx5_0 -p 1 -m 2 ;;
-    *) printf '# not restorable (unknown RoCE mode): cma_roce_mode -d %s\n' mlx5_0 >> "$RT_SAVE" ;;
+    'IB/RoCE v1'*) rt_save rt_do cma_roce_mode -d mlx5_0 -p 1 -m 1 ;;
+    'RoCE v2'*) rt_save rt_do cma_roce_mode -d mlx5_0 -p 1 -m 2 ;;
+    *) rt_save rt_lost mlx5_0 roce_mode "(unknown mode)" ;;
 esac
 rt_save rt_put "${SYSROOT}"/sys/class/net/ens1f0np0/ecn/roce_np/enable/3 "$(rt_read "${SYSROOT}"/sys/class/net/ens1f0np0/ecn/roce_np/enable/3)"
 rt_save rt_put "${SYSROOT}"/sys/class/net/ens1f0np0/ecn/roce_rp/enable/3 "$(rt_read "${SYSROOT}"/sys/class/net/ens1f0np0/ecn/roce_rp/enable/3)"
@@ -136,6 +152,7 @@ rt_save rt_put "${SYSROOT}"/sys/class/net/ens1f0np0/ecn/roce_np/cnp_dscp "$(rt_r
 rt_save rt_put "${SYSROOT}"/sys/class/net/ens1f0np0/ecn/roce_np/cnp_802p_prio "$(rt_read "${SYSROOT}"/sys/class/net/ens1f0np0/ecn/roce_np/cnp_802p_prio)"
 
 cat >> "$RT_SAVE" <<'RT_RESTORE_TAIL'
+if (( RT_FAIL == 0 && RT_LOST > 0 )); then exit 3; fi
 exit "$RT_FAIL"
 RT_RESTORE_TAIL
 fi
