@@ -303,7 +303,8 @@ def apply(
     except RoceTuneError as exc:
         _fail(exc.findings)
     except (OSError, ValueError) as exc:
-        err.print(f"error: {source}: not an inventory or a plan directory ({exc})")
+        what = "cannot read this plan directory" if source.is_dir() else "not an inventory or a plan directory"
+        err.print(f"error: {source}: {what}: {exc}", markup=False, highlight=False)
         raise typer.Exit(2) from None
     from roce_tune.deploy.runner import select
 
@@ -399,7 +400,7 @@ def verify(
     except RoceTuneError as exc:
         _fail(exc.findings)
     except ValueError as exc:
-        err.print(f"error: {exc}")
+        err.print(f"error: {source}: {exc}", markup=False, highlight=False)
         raise typer.Exit(2) from None
     if fmt is OutFormat.json:
         print(json.dumps(result.report, indent=2, sort_keys=True, default=str))

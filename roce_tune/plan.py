@@ -68,18 +68,25 @@ class Explained(_Frozen):
     rationale: dict[str, Rationale] = Field(default_factory=dict)
 
 
+#: entries per (kind, name) compared for equality before a new entry is made (bounds the cost when a
+#: kind has many distinct sections under one name, e.g. unnamed ones)
+_MAX_EQUALITY_CANDIDATES = 64
+
+
 class _Interner:
     """Collects sections written once under ``"shared"`` while :func:`plan_to_json` serialises.
 
-    Keyed by object identity: the tuner memoises equal sections (one Headroom object for all ports
-    with equal headroom), so identity is equality here and costs nothing to test. Objects are kept
-    alive until the dump ends so an ``id`` cannot be reused.
+    Keyed by object identity first: the tuner memoises equal sections (one Headroom object for all
+    ports with equal headroom), so that costs nothing. An object not seen before is compared with the
+    entries of its kind and name (equal copies, e.g. of a loaded plan, share one entry). Objects are
+    kept alive until the dump ends so an ``id`` cannot be reused.
     """
 
     def __init__(self) -> None:
         self.shared: dict[str, dict[str, Any]] = {}
         self._refs: dict[int, dict[str, str]] = {}
         self._by_content: dict[tuple[str, str], dict[str, str]] = {}
+        self._by_name: dict[tuple[str, str | None], list[tuple[object, dict[str, str]]]] = {}
         self._keep: list[object] = []
 
     def ref(self, kind: str, obj: object, produce: Callable[[], Any], name: str | None,
@@ -92,6 +99,12 @@ class _Interner:
         done = self._refs.get(id(obj))
         if done is not None:
             return done
+        same_name = self._by_name.setdefault((kind, name), [])
+        for other, other_ref in same_name:  # equal but not identical (e.g. per-switch copies, a loaded 1.0 plan)
+            if other == obj:
+                self._refs[id(obj)] = other_ref
+                self._keep.append(obj)
+                return other_ref
         content_key = None
         if by_content:
             produced = produce()
@@ -113,6 +126,8 @@ class _Interner:
         self._refs[id(obj)] = ref
         if content_key is not None:
             self._by_content[content_key] = ref
+        elif len(same_name) < _MAX_EQUALITY_CANDIDATES:
+            same_name.append((obj, ref))
         self._keep.append(obj)
         return ref
 
@@ -492,34 +507,45 @@ def plan_to_json(plan: Plan) -> str:
 
 def resolve_shared(data: dict[str, Any], as_models: bool = False) -> dict[str, Any]:
     """Replace every ``{"$ref": "#/shared/<kind>/<name>"}`` in a plan.json document by its section
-    (in place; returns ``data`` without the ``shared`` key). Documents without ``shared`` pass through.
+    (in place; returns ``data`` without the ``shared`` key). Documents without references pass through.
     The result is plain JSON data; ``as_models`` puts one validated plan model per shared section
     instead (what :func:`plan_from_json` validates: each section is validated once, and shared).
 
     Raises:
-        ValueError: a reference that does not point into ``shared`` or names a missing section.
+        ValueError: ``shared`` is not an object; a reference that does not name a section under it (or
+            a document with references and no ``shared``); a reference cycle; a shared section that is
+            not a valid section of its kind.
     """
     shared = data.pop(SHARED_KEY, None)
-    if not shared:
-        return data
-    if not isinstance(shared, dict):
-        raise ValueError(f"plan.json: '{SHARED_KEY}' must be an object")  # noqa: TRY004 (bad file content)
+    if shared is None:
+        shared = {}
+    elif not isinstance(shared, dict) or not all(isinstance(v, dict) for v in shared.values()):
+        raise ValueError(f"plan.json: '{SHARED_KEY}' must be an object of objects (kind -> name -> section)")
     prefix = f"#/{SHARED_KEY}/"
+    resolving = object()  # marks a section whose own references are being resolved
     resolved: dict[str, Any] = {}
 
     def lookup(ref: str) -> Any:
+        done = resolved.get(ref)
+        if done is resolving:
+            raise ValueError(f"plan.json: reference cycle through {ref!r}")
         if ref in resolved:
-            return resolved[ref]
+            return done
         parts = ref[len(prefix):].split("/") if ref.startswith(prefix) else []
         tokens = [t.replace("~1", "/").replace("~0", "~") for t in parts]
-        if len(tokens) != 2 or not isinstance(shared.get(tokens[0]), dict) or tokens[1] not in shared[tokens[0]]:
-            raise ValueError(f"plan.json: reference {ref!r} does not name a section under '{SHARED_KEY}'")
-        resolved[ref] = None  # a cycle would recurse: sections only refer to sections made before them
+        if len(tokens) != 2 or tokens[1] not in shared.get(tokens[0], {}):
+            where = f"under '{SHARED_KEY}'" if shared else f"(the file has no '{SHARED_KEY}' object)"
+            raise ValueError(f"plan.json: reference {ref!r} does not name a section {where}")
+        resolved[ref] = resolving
         section = walk(shared[tokens[0]][tokens[1]])
         model = _SHARED_MODELS.get(tokens[0])
-        # one validated instance for every place it applies: the loaded plan shares it like the tuner's
-        resolved[ref] = model.model_validate(section) if as_models and model is not None else section
-        return resolved[ref]
+        if as_models and model is not None:
+            try:  # one validated instance for every place it applies, as the tuner's plan shares it
+                section = model.model_validate(section)
+            except ValueError as exc:
+                raise ValueError(f"plan.json: shared section {ref!r}: {exc}") from None
+        resolved[ref] = section
+        return section
 
     def walk(node: Any) -> Any:
         if isinstance(node, dict):
@@ -545,20 +571,59 @@ def plan_from_json(text: str) -> Plan:
     """Load a plan.json (schema 1.0 or 1.1): resolve shared sections, then validate.
 
     Raises:
-        ValueError: not JSON, or a dangling reference. pydantic.ValidationError: not a valid plan.
+        ValueError: not JSON, nested too deeply, or a broken reference (:func:`resolve_shared`).
+        pydantic.ValidationError (a ValueError): not a valid plan.
     """
-    data = json.loads(text)
-    if not isinstance(data, dict):
-        raise ValueError("plan.json: the document must be an object")  # noqa: TRY004 (bad file content)
-    return Plan.model_validate(resolve_shared(data, as_models=True))
+    try:
+        data = json.loads(text)
+        if not isinstance(data, dict):
+            raise ValueError("plan.json: the document must be an object")  # noqa: TRY004 (bad file content)
+        return Plan.model_validate(resolve_shared(data, as_models=True))
+    except RecursionError:
+        raise ValueError("plan.json: nested too deeply to be a plan") from None
 
 
 _SHARED_MODELS.update({m.__name__: m for m in (Headroom, Buffers, EcnProfile, Watchdog, Dcqcn)})
 
 
 def plan_json_schema() -> dict[str, object]:
-    """JSON Schema of :class:`Plan` (published with ``roce-tune schema --plan``): the document after
-    :func:`resolve_shared` (plan.json itself also has ``shared`` and ``$ref`` objects, schema 1.1)."""
-    schema = Plan.model_json_schema()
+    """JSON Schema of ``plan.json`` as written (published with ``roce-tune schema --plan``).
+
+    It is :class:`Plan`'s schema, plus what schema 1.1 writes: a ``shared`` object (kind -> name ->
+    section) and, wherever a shared section may stand, ``{"$ref": "#/shared/<kind>/<name>"}``. A document
+    with the references resolved (:func:`resolve_shared`) validates as well.
+    """
+    schema: dict[str, Any] = Plan.model_json_schema()
+    defs: dict[str, Any] = schema["$defs"]
+    ref_def = "SharedRef"
+    ref_schema = {"$ref": f"#/$defs/{ref_def}"}
+    model_kinds = {name: {"$ref": f"#/$defs/{name}"} for name in _SHARED_MODELS}
+
+    def allow_ref(node: Any) -> Any:
+        if isinstance(node, dict):
+            if node.get("$ref") in [m["$ref"] for m in model_kinds.values()] and len(node) == 1:
+                return {"anyOf": [node, ref_schema]}
+            return {k: allow_ref(v) for k, v in node.items()}
+        if isinstance(node, list):
+            return [allow_ref(v) for v in node]
+        return node
+
+    schema = allow_ref(schema)
+    defs = schema["$defs"]
+    nic = defs["NicPlan"]["properties"]
+    map_kinds = {"NicRationale": nic["rationale"], "NicDscpToPriority": nic["dscp_to_priority"]}
+    nic["rationale"] = {"anyOf": [map_kinds["NicRationale"], ref_schema]}
+    nic["dscp_to_priority"] = {"anyOf": [map_kinds["NicDscpToPriority"], ref_schema]}
+    defs[ref_def] = {
+        "type": "object", "additionalProperties": False, "required": ["$ref"],
+        "description": "a section written once under 'shared' (RFC 6901 pointer)",
+        "properties": {"$ref": {"type": "string", "pattern": f"^#/{SHARED_KEY}/[^/]+/.+$"}},
+    }
+    schema["properties"][SHARED_KEY] = {
+        "type": "object", "additionalProperties": False,
+        "description": "sections written once and referred to with {'$ref': '#/shared/<kind>/<name>'}",
+        "properties": {kind: {"type": "object", "additionalProperties": sec}
+                       for kind, sec in {**model_kinds, **map_kinds}.items()},
+    }
     schema["$id"] = f"https://roce-tune.invalid/schema/plan-{PLAN_SCHEMA_VERSION}.json"
     return schema

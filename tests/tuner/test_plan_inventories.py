@@ -60,7 +60,13 @@ def test_deterministic_and_schema_valid(plan) -> None:  # type: ignore[no-untype
     assert plan_to_json(plan) == plan_to_json(again)
     import json
 
-    jsonschema.validate(resolve_shared(json.loads(plan_to_json(plan))), plan_json_schema())
+    schema = plan_json_schema()
+    jsonschema.validate(json.loads(plan_to_json(plan)), schema)  # the file as written (schema 1.1)
+    jsonschema.validate(resolve_shared(json.loads(plan_to_json(plan))), schema)  # and with references resolved
+    broken = json.loads(plan_to_json(plan))
+    broken["shared"]["Headroom"] = {"x": {"$ref": "#/shared/Headroom/y"}}  # a section that is itself a reference
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate(broken, schema)
 
 
 def test_plan_json_shares_sections_and_reads_back(plan) -> None:  # type: ignore[no-untyped-def]
@@ -89,13 +95,53 @@ def test_plan_json_shares_sections_and_reads_back(plan) -> None:  # type: ignore
 def test_plan_json_1_0_and_broken_references(plan) -> None:  # type: ignore[no-untyped-def]
     import json
 
-    assert plan_from_json(plan.model_dump_json()) == plan  # a 1.0 file: everything inline
-    doc = json.loads(plan_to_json(plan))
-    port = next(p for s in doc["switches"] for p in s["ports"] if p["headroom"])
-    port["headroom"] = {"$ref": "#/shared/Headroom/no_such_profile"}
-    with pytest.raises(ValueError, match="no_such_profile"):
-        plan_from_json(json.dumps(doc))
+    inline = plan.model_dump_json()
+    assert plan_from_json(inline) == plan  # a 1.0 file: everything inline
+    assert plan_to_json(plan_from_json(inline)) == plan_to_json(plan)  # equal copies share one entry
+    text = plan_to_json(plan)
 
+    def broken(change) -> str:  # type: ignore[no-untyped-def]
+        doc = json.loads(text)
+        change(doc)
+        return json.dumps(doc)
+
+    def first_port(doc):  # type: ignore[no-untyped-def]
+        return next(p for s in doc["switches"] for p in s["ports"] if p["headroom"])
+
+    def cycle(doc):  # type: ignore[no-untyped-def]
+        name = next(iter(doc["shared"]["EcnProfile"]))
+        doc["shared"]["EcnProfile"][name]["fluid"] = {"$ref": f"#/shared/EcnProfile/{name}"}
+
+    cases = {
+        "no_such_profile": lambda d: first_port(d).update(headroom={"$ref": "#/shared/Headroom/no_such_profile"}),
+        "reference cycle": cycle,
+        "must be an object": lambda d: d.update(shared=[]),
+        "has no 'shared' object": lambda d: d.pop("shared"),
+    }
+    for expected, change in cases.items():
+        with pytest.raises(ValueError, match=expected):
+            plan_from_json(broken(change))
+    with pytest.raises(ValueError, match="nested too deeply"):
+        plan_from_json('{"notes": ' + "[" * 100_000 + "]" * 100_000 + "}")
+
+
+def test_broken_plan_directory_is_a_clear_cli_error(tmp_path: Path) -> None:
+    import json
+    import subprocess
+    import sys
+
+    out = tmp_path / "plan"
+    subprocess.run([sys.executable, "-m", "roce_tune.cli", "plan", str(REPO / "inventories" / "lab-2node.yaml"),
+                    "--out", str(out)], check=True, capture_output=True, cwd=tmp_path, timeout=120)
+    doc = json.loads((out / "plan.json").read_text())
+    doc["shared"] = []
+    (out / "plan.json").write_text(json.dumps(doc))
+    for cmd in (["apply", str(out), "--dry-run"], ["verify", str(out)]):
+        res = subprocess.run([sys.executable, "-m", "roce_tune.cli", *cmd], capture_output=True, text=True,
+                             cwd=tmp_path, timeout=120)
+        assert res.returncode == 2, (cmd, res.stdout, res.stderr)
+        assert "Traceback" not in res.stderr and "'shared' must be an object" in res.stderr, res.stderr
+        assert str(out) in res.stderr
 
 def test_every_number_explained(plan) -> None:  # type: ignore[no-untyped-def]
     for sw in plan.switches:
