@@ -8,7 +8,7 @@ plan twice gives byte-identical JSON (:func:`plan_to_json`).
 Schema history: ``1.0`` first published version. ``1.1``: ``plan.json`` writes each headroom, buffers,
 ECN, watchdog and DCQCN section (and a NIC's shared maps) once under ``"shared"`` and refers to it from
 every place it applies with ``{"$ref": "#/shared/<Kind>/<name>"}`` (RFC 6901 pointer), instead of
-repeating it on every port and NIC (a 4,096-host plan.json went from ~1 GB to a tenth of that). The
+repeating it on every port and NIC (a 4,096-host plan.json: 1,043 MB inline, 193 MB shared). The
 model is unchanged: :func:`plan_from_json` resolves the references (1.0 files have none).
 """
 
