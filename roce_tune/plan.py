@@ -472,6 +472,18 @@ class Plan(_Frozen):
         raise KeyError(name)
 
 
+_FIELD_NAMES: dict[type, tuple[tuple[str, ...], frozenset[str]]] = {}
+
+
+def _field_names(cls: type[BaseModel]) -> tuple[tuple[str, ...], frozenset[str]]:
+    """``cls``'s field names in order, and as a set (cached: ``model_fields`` is a slow descriptor)."""
+    names = _FIELD_NAMES.get(cls)
+    if names is None:
+        order = tuple(cls.model_fields)
+        names = _FIELD_NAMES[cls] = (order, frozenset(order))
+    return names
+
+
 def construct_trusted(cls: type[_M], **values: object) -> _M:
     """Build a plan model from values the tuner already typed, without validation.
 
@@ -480,11 +492,12 @@ def construct_trusted(cls: type[_M], **values: object) -> _M:
     given; otherwise this falls back to ``model_construct`` (which fills defaults). Tests check that the
     result equals ``model_validate`` of its own dump.
     """
-    if values.keys() != cls.model_fields.keys():
+    names, name_set = _field_names(cls)
+    if values.keys() != name_set:
         return cls.model_construct(**values)
     m = cls.__new__(cls)
     # field order, as validation would give: serialisation follows it (same JSON as a loaded plan)
-    object.__setattr__(m, "__dict__", {k: values[k] for k in cls.model_fields})
+    object.__setattr__(m, "__dict__", {k: values[k] for k in names})
     object.__setattr__(m, "__pydantic_fields_set__", set(values))
     object.__setattr__(m, "__pydantic_extra__", None)
     object.__setattr__(m, "__pydantic_private__", None)

@@ -23,6 +23,7 @@ from dataclasses import dataclass
 
 from roce_tune import __version__
 from roce_tune.findings import Finding, Location, RoceTuneError, Severity, has_errors
+from roce_tune.gcpause import gc_paused
 from roce_tune.inventory.catalog import AsicSpec, Catalog, NicSpec, load_catalog
 from roce_tune.inventory.models import Inventory, Switch
 from roce_tune.inventory.topology import Topology, asic_of, build_topology
@@ -324,7 +325,12 @@ def build_plan(inv: Inventory, catalog: Catalog | None = None, *, inventory_file
     Raises:
         CatalogError: a model/ASIC/NIC id unknown to the catalog (lint reports these first).
     """
-    catalog = catalog or load_catalog()
+    with gc_paused():  # ~1M long-lived objects, no cycles: see roce_tune.gcpause
+        return _build_plan(inv, catalog or load_catalog(), inventory_file, inventory_sha256, lint_findings)
+
+
+def _build_plan(inv: Inventory, catalog: Catalog, inventory_file: str, inventory_sha256: str,
+                lint_findings: list[Finding] | None) -> Plan:
     topo = build_topology(inv)
     cls = classification.derive_classification(inv.policy)
     findings: list[Finding] = list(lint_findings or [])
