@@ -201,6 +201,7 @@ class Driver:
         in ``self.restore_point`` for the caller to store, whether the push succeeded or not.
 
         Raises (like :meth:`push`): PushError("verify") after the restore point ran successfully;
+        RollbackIncomplete when it ran but values unreadable before the change could not be put back;
         RollbackNeeded when it could not run or failed.
         """
         restore = f"/tmp/{self.opts.tag}-{secrets.token_hex(6)}.restore.sh"  # unpredictable name in /tmp
@@ -276,7 +277,7 @@ class Driver:
             lost = [re.sub(r"^(rt_put|rt_do) ", "", ln.split("not restorable: ", 1)[1].strip())
                     for ln in out.splitlines() if "not restorable: " in ln]
             self.cmd(f"rm -f {q}", "cleanup")  # kept locally as <host>.<tag>.before.sh
-            raise RollbackIncomplete(PushError("rollback", "restore point ran"),
+            raise RollbackIncomplete(RuntimeError("the restore point ran"),
                                      "every other value was put back; not restorable (unreadable before the "
                                      "change, left as the plan set them): " + "; ".join(lost))
         if status not in ("0", "nofile"):
