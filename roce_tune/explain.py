@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import difflib
+
 from dataclasses import dataclass
 
 from roce_tune.plan import Explained, Plan, Rationale
@@ -74,7 +76,10 @@ def explain(plan: Plan, target: str, param: str | None = None) -> list[Explanati
     entries += [Explanation("site", k, getattr(plan.classification, k, None), r)
                 for k, r in sorted(plan.classification.rationale.items())] if param else []
     if param:
+        known = sorted({e.param for e in entries})
         entries = [e for e in entries if e.param == param]
         if not entries:
-            raise ExplainError(f"no parameter {param!r} at {target}")
+            close = difflib.get_close_matches(param, known, n=3)
+            hint = f"; did you mean {', '.join(close)}?" if close else ""
+            raise ExplainError(f"no parameter {param!r} at {target}{hint}; parameters here: {', '.join(known)}")
     return entries

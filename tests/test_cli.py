@@ -76,6 +76,8 @@ def test_explain_and_calc() -> None:
     assert proc.returncode == 0, proc.stderr
     assert "xoff_bytes =" in proc.stdout and "source:" in proc.stdout and "pause quanta" in proc.stdout
     assert run("explain", str(LAB), "nope:Ethernet0").returncode == 2
+    typo = run("explain", str(LAB), "lab-leaf1:Ethernet0", "xof_bytes")
+    assert typo.returncode == 2 and "did you mean xoff_bytes" in typo.stderr and "kmin_bytes" in typo.stderr
     calc = run("calc", "headroom", "--asic", "spectrum-3", "--speed", "400G", "--cable", "40m",
                "--model", "sonic-static", "--format", "json")
     data = json.loads(calc.stdout)
