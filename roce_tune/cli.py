@@ -6,6 +6,7 @@ Exit codes: 0 success, 1 error-level findings (or failed runs), 2 usage errors.
 from __future__ import annotations
 
 import json
+import os
 import sys
 from enum import Enum
 from pathlib import Path
@@ -22,8 +23,19 @@ app = typer.Typer(add_completion=True, no_args_is_help=True, help="Derive, expla
                   "settings (PFC, headroom, ECN, DCQCN, watchdog) for GPU cluster fabrics.")
 calc_app = typer.Typer(no_args_is_help=True, help="What-if calculators (no inventory needed).")
 app.add_typer(calc_app, name="calc")
-out = Console(highlight=False, soft_wrap=True)
-err = Console(stderr=True, highlight=False, soft_wrap=True)
+#: width of tables when output is not a terminal (CI logs, pipes): rich would use 80 and cut profile
+#: names and findings; a terminal's own width (or $COLUMNS) still wins
+PIPE_WIDTH = 160
+
+
+def _console(stderr: bool = False) -> Console:
+    stream = sys.stderr if stderr else sys.stdout
+    width = None if stream.isatty() or os.environ.get("COLUMNS") else PIPE_WIDTH
+    return Console(stderr=stderr, highlight=False, soft_wrap=True, width=width)
+
+
+out = _console()
+err = _console(stderr=True)
 
 
 class OutFormat(str, Enum):
