@@ -1,5 +1,6 @@
 """plan.yml runs `roce-tune plan` once on the controller and writes the files the inventory names;
-every playbook passes ``ansible-playbook --syntax-check``. (ansible-lint runs in .ci/run.)"""
+every playbook passes ``ansible-playbook --syntax-check`` and ``ansible-lint`` (production profile,
+playbooks/.ansible-lint), so a lint failure shows in the tests before it fails .ci/run.)"""
 
 from __future__ import annotations
 
@@ -27,6 +28,16 @@ def test_syntax(name: str, tmp_path: Path) -> None:
     res = subprocess.run(["ansible-playbook", "--syntax-check", "-i", "localhost,", str(PLAYBOOKS / name)],
                          capture_output=True, text=True, env=_env(tmp_path), check=False)
     assert res.returncode == 0, res.stdout + res.stderr
+
+
+def test_ansible_lint_passes(tmp_path: Path) -> None:
+    import shutil
+
+    if shutil.which("ansible-lint") is None:
+        pytest.skip("ansible-lint is not installed (the ansible extra)")
+    res = subprocess.run(["ansible-lint", "--nocolor"], cwd=PLAYBOOKS, capture_output=True, text=True,
+                         env=_env(tmp_path), check=False, timeout=300)
+    assert res.returncode == 0, res.stdout[-3000:] + res.stderr[-3000:]
 
 
 def test_plan_playbook_renders_what_the_inventory_points_at(tmp_path: Path) -> None:
