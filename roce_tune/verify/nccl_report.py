@@ -121,8 +121,11 @@ def _run_text(console: Console, run: NcclRun, rate: int | None) -> None:
         t = Table(box=box.SIMPLE, show_edge=False, pad_edge=False)
         for col in ("size (B)", "count", "type", "redop", "root"):
             t.add_column(col, justify="left" if col in ("type", "redop") else "right")
+        # the old nccl-tests layout prints the max relative error, not a count of wrong elements
+        check = "error" if any(res is not None and res.max_error is not None
+                               for r in run.rows for res in (r.out_of_place, r.in_place)) else "#wrong"
         for place in ("oop", "ip"):
-            for col in ("time us", "algbw GB/s", "busbw GB/s", "#wrong"):
+            for col in ("time us", "algbw GB/s", "busbw GB/s", check):
                 t.add_column(f"{place} {col}", justify="right")
         for r in run.rows:
             cells = [str(r.size_bytes), str(r.count), r.type, r.redop or "", "" if r.root is None else str(r.root)]

@@ -54,6 +54,14 @@ def test_text_uses_a_table_and_shows_fraction(field_case):
     assert "\x1b[" not in out  # no colour codes in captured output
 
 
+def test_old_layout_error_column_is_labelled_error_not_wrong(field_case):
+    # old nccl-tests print the max relative error per placement, not a count of wrong elements
+    old, _ = nccl_report([str(field_case("allreduce-old-layout-float-error-partial.txt"))], None, "text")
+    assert "oop error" in old and "oop #wrong" not in old
+    new, _ = nccl_report([str(field_case("allreduce-roce-h100-2node-400g.txt"))], None, "text")
+    assert "oop #wrong" in new and "oop error" not in new
+
+
 def test_failed_run_gives_exit_1():
     out, code = nccl_report([OK_FILE, FAILED_FILE], None, "text")
     assert code == 1
