@@ -188,12 +188,19 @@ class Switch(_Strict):
 
 
 class Link(_Strict):
-    """A cable between two ``device:port`` endpoints (switch-switch; host cabling is on the NIC)."""
+    """A cable between two ``device:port`` endpoints (switch-switch; host cabling is on the NIC).
+
+    ``lossless: false`` keeps both ends out of the lossless domain (no PFC, headroom or ECN profile on
+    those ports; the deadlock analysis leaves the link out): for same-tier/peer links and links to
+    devices roce-tune does not configure (RT113, RT220-RT222).
+    """
 
     a: Endpoint
     b: Endpoint
     cable_length: LengthM | None = None
     media: Media | None = None
+    lossless: bool = Field(True, description="carry the lossless priorities on this link (PFC, headroom, ECN); "
+                                             "false keeps both ends lossy")
 
 
 class Nic(_Strict):

@@ -31,7 +31,7 @@ class PortInfo:
 class Peer:
     """The far end of a switch port's cable.
 
-    ``kind`` is ``host`` (device = host name, port = netdev) or ``switch``; ``cable_m`` is None when
+    ``kind`` is ``host`` (device = host name, port = netdev), ``switch`` or ``external``; ``cable_m`` is None when
     the inventory did not give a length (the default then applies, with a lint warning); ``path`` is
     the inventory path of the link or NIC that declares the cable.
     """
@@ -42,6 +42,7 @@ class Peer:
     cable_m: float | None
     path: str
     speed_gbps: int | None = None
+    lossless: bool = True  # the link's ``lossless`` (host cables: always)
 
 
 @dataclass
@@ -152,7 +153,8 @@ def build_topology(inv: Inventory) -> Topology:
                 continue
             kind = "switch" if odev in topo.switches else "external"
             ospeed = topo.ports[(odev, oport)].speed_gbps if (odev, oport) in topo.ports else None
-            _attach(topo, (dev, port), Peer(kind, odev, oport, link.cable_length, f"links[{li}]", ospeed), path)
+            _attach(topo, (dev, port), Peer(kind, odev, oport, link.cable_length, f"links[{li}]", ospeed,
+                                            link.lossless), path)
     for hi, host in enumerate(inv.hosts):
         for ni, nic in enumerate(host.nics):
             if nic.switch_port is None:

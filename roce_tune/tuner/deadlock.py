@@ -106,6 +106,9 @@ class _Routes:
 
 
 def _build(topo: Topology, lossless_ports: set[tuple[str, str]] | None, flag: bool) -> _Fabric:
+    if lossless_ports is None:  # as the tuner decides: every cabled, admin-up port on a lossless link
+        lossless_ports = {k for k, p in topo.peers.items()
+                          if p.lossless and k in topo.ports and topo.ports[k].admin_up}
     names = sorted(topo.switches, key=_natural)
     idx = {n: i for i, n in enumerate(names)}
     n = len(names)
@@ -120,7 +123,7 @@ def _build(topo: Topology, lossless_ports: set[tuple[str, str]] | None, flag: bo
         i = idx.get(sw)
         if info is None or i is None or not info.admin_up:
             continue
-        lossless = lset is None or (sw, port) in lset
+        lossless = (sw, port) in lset
         if peer.kind == "host":
             has_hosts[i] = True
             fab.host_lossless[i] += lossless
@@ -134,7 +137,7 @@ def _build(topo: Topology, lossless_ports: set[tuple[str, str]] | None, flag: bo
                     rule="RT221", severity=Severity.warning, location=Location(device=sw, port=port),
                     message=f"lossless port {sw}:{port} faces {peer.device}:{peer.port}, a device not in the "
                             "inventory: its routing and PFC behaviour are unknown to the deadlock check",
-                    fix="make the port lossy (no PFC) or add the device to the inventory"))
+                    fix="make the port lossy (lossless: false on its link) or add the device to the inventory"))
             continue
         far = topo.ports.get((peer.device, peer.port))
         if j == i or far is None or not far.admin_up:
@@ -419,8 +422,9 @@ def _analyze(topo: Topology, lossless_priorities: list[int], lossless_ports: set
                         message=f"lossless priorities {','.join(map(str, prios))} on same-tier link "
                                 f"{fab.names[i]}:{p} <-> {fab.names[j]}:{q}: routes may use it sideways or bounce "
                                 "down-up around it, which breaks the up-down order that keeps a Clos deadlock-free",
-                        fix="keep the link lossy (no PFC on it), or remap bounced traffic to another lossless "
-                            "priority (Tagger; SONiC tunnel_dscp_remapping) (DOMAIN.md §5)"))
+                        fix="keep the link lossy (lossless: false on the link: no PFC on it), or remap bounced "
+                            "traffic to another lossless priority (Tagger; SONiC tunnel_dscp_remapping) "
+                            "(DOMAIN.md §5)"))
     routes = _route_valley_free(fab) if tiered else _route_shortest(fab)
     turn_estimate = sum(len(a) ** 2 for a in fab.adj)
     explicit = not tiered or turn_estimate <= EXPLICIT_TURN_LIMIT
@@ -500,8 +504,8 @@ def _analyze(topo: Topology, lossless_priorities: list[int], lossless_ports: set
                 message=f"cyclic buffer dependency on lossless priority {prio} "
                         f"({'normal state' if failed is None else 'after failure of ' + failed}): "
                         + " ; ".join(links),
-                fix="remove the bounce (cabling/routing), make the links in the loop lossy, or remap bounced "
-                    "traffic to another lossless priority (Tagger) (DOMAIN.md §5)"))
+                fix="remove the bounce (cabling/routing), make a link in the loop lossy (lossless: false on "
+                    "the link), or remap bounced traffic to another lossless priority (Tagger) (DOMAIN.md §5)"))
 
     hosts = len(topo.inventory.hosts)
     if hosts > LARGE_FABRIC_HOSTS:

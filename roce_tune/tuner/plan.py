@@ -85,7 +85,7 @@ def _port_facts(topo: Topology, sw: Switch, asic: AsicSpec) -> list[_PortFacts]:
             lanes=info.lanes or max(1, info.speed_gbps // asic.serdes_gbps),
             mtu=info.mtu or inv.policy.mtu, cable_m=cable, cable_defaulted=defaulted, admin_up=info.admin_up,
             peer=peer_name, peer_kind=kind, direction=direction,
-            lossless=info.admin_up and peer is not None, fan_in=fan_in,
+            lossless=info.admin_up and peer is not None and peer.lossless, fan_in=fan_in,
         ))
     return out
 

@@ -306,3 +306,53 @@ def test_random_tiered_fabrics_edges_match_oracle(n_leaves: int, n_spines: int, 
     rep = analyze_deadlock(topo, [3])
     edges, dep = oracle(topo)
     assert rep.ok and rep.edges == edges and nx.is_directed_acyclic_graph(dep)
+
+
+def test_link_marked_lossless_false_is_lossy_end_to_end() -> None:
+    """``lossless: false`` on the peer link: both ends carry no PFC, headroom or ECN profile, RT220 goes away,
+    the deadlock check leaves the link out, and the SONiC rendering has no lossless PG on those ports."""
+    import json
+
+    from roce_tune.render.outputs import render_outputs
+    from roce_tune.tuner.plan import build_plan
+
+    def plan_of(lossless: bool):  # type: ignore[no-untyped-def]
+        inv = planted()
+        data = inv.model_dump(mode="json", exclude_none=True)
+        for link in data["links"]:
+            if (link["a"], link["b"]) == PEER:
+                link["lossless"] = lossless
+        return build_plan(Inventory.model_validate(data))
+
+    ends = [tuple(e.split(":")) for e in PEER]
+    lossy = plan_of(False)
+    ports = {(s.name, p.name): p for s in lossy.switches for p in s.ports}
+    for end in ends:
+        p = ports[end]
+        assert not p.lossless and p.pfc_priorities == [] and p.headroom is None and p.ecn_profile is None
+        assert p.peer is not None  # still cabled: only out of the lossless domain
+    assert "RT220" not in {f.rule for f in lossy.findings}
+    assert "RT220" in {f.rule for f in plan_of(True).findings}
+    assert lossy.summary.lossless_ports == plan_of(True).summary.lossless_ports - 2
+    assert lossy.deadlock.nodes == plan_of(True).deadlock.nodes - 2  # one lossless priority: a node per port
+    files = render_outputs(lossy, include_hosts=False)
+    db = json.loads(files["switches/leaf3.json"])
+    assert not any(k.startswith("Ethernet60|") for k in db.get("BUFFER_PG", {}) if k.endswith("|3"))
+    assert "pfc_enable" not in db["PORT_QOS_MAP"].get("Ethernet60", {})
+    assert "pfc_enable" in db["PORT_QOS_MAP"]["Ethernet0"]  # a host port stays lossless
+
+
+def test_external_link_marked_lossless_false_is_not_flagged() -> None:
+    from roce_tune.inventory.lint import lint
+    from roce_tune.inventory.loader import load_inventory_text
+
+    text = """\
+site: {name: lab}
+switches:
+  - {name: leaf1, platform: sonic, model: SN4700, role: leaf, ports: [{name: Ethernet120, speed: 400G}]}
+links:
+  - {a: "leaf1:Ethernet120", b: "border1:Ethernet0", cable_length: 30m, lossless: %s}
+"""
+    rules = {f.rule for f in lint(load_inventory_text(text % "true", "x.yaml"))}
+    assert "RT113" in rules
+    assert "RT113" not in {f.rule for f in lint(load_inventory_text(text % "false", "x.yaml"))}

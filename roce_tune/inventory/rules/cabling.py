@@ -254,7 +254,8 @@ def missing_cable_length(ctx: LintContext) -> Iterator[Finding]:
       """A link endpoint naming a device that is declared nowhere is treated as external: our port is
       configured lossless (PFC, ECN) toward a device whose PFC and buffers roce-tune cannot see or set.
       If that device does not honour pause frames, lossless traffic drops; if it sends pauses we do not
-      expect, they can spread. Add the device, or keep the port out of the lossless domain. A link
+      expect, they can spread. Add the device, or keep the port out of the lossless domain with
+      `lossless: false` on the link. A link
       endpoint naming a host is reported here too: host cabling belongs on the NIC's `switch_port`.""",
       """\
 site: {name: lab}
@@ -281,12 +282,12 @@ def external_lossless_peer(ctx: LintContext) -> Iterator[Finding]:
                 yield ctx.finding(f"link names host {dev}; host cables are declared on the NIC (switch_port), "
                                   "so this link is not used", f"remove the link and set switch_port: "
                                   f"\"{odev}:{oport}\" on {dev}'s NIC", f"links[{li}].{side}", device=dev, port=port)
-            elif odev in ctx.topo.switches:
+            elif odev in ctx.topo.switches and link.lossless:
                 yield ctx.finding(f"{odev}:{oport} is cabled to {dev}, which is not in the inventory: PFC and "
                                   f"ECN will be enabled toward a device roce-tune cannot configure",
-                                  f"add {dev} to switches (so its PFC/ECN matches), or remove the link to keep "
-                                  f"{odev}:{oport} out of the lossless domain", f"links[{li}].{side}",
-                                  device=odev, port=oport)
+                                  f"add {dev} to switches (so its PFC/ECN matches), or set lossless: false on "
+                                  f"the link to keep {odev}:{oport} out of the lossless domain",
+                                  f"links[{li}].{side}", device=odev, port=oport)
 
 
 @rule("RT123", "bad-port-range", Severity.error,
