@@ -184,7 +184,25 @@ class Switch(_Strict):
     os_version: str | None = Field(None, pattern=r"^[A-Za-z0-9._-]{1,40}$")
     ports: list[SwitchPort] = Field(default_factory=list)
     rail: int | None = Field(None, ge=0, le=63, description="rail this leaf serves in a rail-optimised fabric")
+    rails: list[Annotated[int, Field(ge=0, le=63)]] | None = Field(
+        None, min_length=1, max_length=64,
+        description="rails this leaf serves when it carries more than one (e.g. [0, 1]); instead of rail")
     plane: int | None = Field(None, ge=0, le=7, description="plane in a dual-plane / dual-ToR design")
+
+    @model_validator(mode="after")
+    def _one_way_to_give_rails(self) -> "Switch":
+        if self.rail is not None and self.rails is not None:
+            raise ValueError("give either 'rail' (one rail) or 'rails' (several), not both")
+        if self.rails is not None and len(set(self.rails)) != len(self.rails):
+            raise ValueError(f"'rails' lists a rail twice: {self.rails}")
+        return self
+
+    @property
+    def served_rails(self) -> frozenset[int] | None:
+        """The rails this leaf serves (``rail`` or ``rails``); None when it declares none."""
+        if self.rails is not None:
+            return frozenset(self.rails)
+        return None if self.rail is None else frozenset((self.rail,))
 
 
 class Link(_Strict):

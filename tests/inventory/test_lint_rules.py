@@ -111,6 +111,22 @@ def test_dangling_versus_external() -> None:
     assert [f.location.line for f in lint_text(text) if f.rule == "RT101"] == [16]
 
 
+def test_rail_pair_leaves_check_every_nic_against_their_rails() -> None:
+    """site.yaml's leaves serve two rails each (``rails: [2k, 2k+1]``): a rail-2 NIC on leaf1 (rails 0, 1) is
+    RT117 at that NIC's switch_port; the shipped cabling is clean."""
+    text = (REPO / "inventories" / "site.yaml").read_text()
+    assert "RT117" not in {f.rule for f in lint_text(text)}
+    wrong = text.replace('rail: 2, switch_port: "leaf2:Ethernet0"', 'rail: 2, switch_port: "leaf1:Ethernet60"', 1)
+    assert wrong != text
+    got = [f for f in lint_text(wrong) if f.rule == "RT117"]
+    assert len(got) == 1 and "a leaf of rails 0, 1, not leaf" in got[0].message
+    assert got[0].location.path == "hosts[0].nics[2].switch_port"
+    both = text.replace("rails: [0, 1]", "rails: [0, 1]\n    rail: 0", 1)
+    assert any("either 'rail'" in f.message for f in lint_text(both))
+    twice = text.replace("rails: [0, 1]", "rails: [0, 0]", 1)
+    assert any("lists a rail twice" in f.message for f in lint_text(twice))
+
+
 def test_cabled_twice_and_declared_twice() -> None:
     text = RULES["RT102"].fixed.replace("- {name: 'Ethernet[0-8/4]', speed: 400G}",
                                         "- {name: 'Ethernet[0-8/4]', speed: 400G}\n      - {name: Ethernet4, speed: 400G}")

@@ -21,10 +21,11 @@ hosts:
 
 @rule("RT117", "rail-mismatch", Severity.error,
       "In a rail-optimised fabric, a rail-k NIC is cabled to a leaf of another rail",
-      """In a rail-optimised fabric (`site.rail_optimised: true`, or leaves that carry `rail`) NIC k of
+      """In a rail-optimised fabric (`site.rail_optimised: true`, or leaves that carry `rail`/`rails`) NIC k of
       every host goes to the rail-k leaf, so GPU k of all hosts talk through one switch hop. A NIC
       cabled to another rail's leaf sends that rail's traffic through the spines, and NCCL's rail
-      assumptions (and PXN) no longer hold.""",
+      assumptions (and PXN) no longer hold. A leaf shared by several rails lists them (`rails: [0, 1]`);
+      a NIC may go to any leaf that serves its rail.""",
       _RAIL_LEAVES + """\
       - {model: connectx-7, netdev: ens2f0np0, rdma_device: mlx5_1, speed: 400G, rail: 1, switch_port: "leaf-r0:Ethernet0", cable_length: 3m}
 """,
@@ -32,7 +33,7 @@ hosts:
       - {model: connectx-7, netdev: ens2f0np0, rdma_device: mlx5_1, speed: 400G, rail: 1, switch_port: "leaf-r1:Ethernet0", cable_length: 3m}
 """)
 def rail_mismatch(ctx: LintContext) -> Iterator[Finding]:
-    rail_opt = ctx.inv.site.rail_optimised or any(s.rail is not None for s in ctx.inv.switches)
+    rail_opt = ctx.inv.site.rail_optimised or any(s.served_rails for s in ctx.inv.switches)
     if not rail_opt:
         return
     for path, host, nic in ctx.nics():
@@ -40,9 +41,12 @@ def rail_mismatch(ctx: LintContext) -> Iterator[Finding]:
             continue
         dev = nic.switch_port.split(":", 1)[0]
         sw = ctx.topo.switches.get(dev)
-        if sw is None or sw.rail is None or sw.rail == nic.rail:
+        served = sw.served_rails if sw is not None else None
+        if served is None or nic.rail in served:
             continue
-        yield ctx.finding(f"{host.name} {nic.netdev} is on rail {nic.rail} but is cabled to {dev}, a rail-{sw.rail} "
+        what = f"a rail-{next(iter(served))}" if len(served) == 1 else \
+            f"a leaf of rails {', '.join(map(str, sorted(served)))}, not"
+        yield ctx.finding(f"{host.name} {nic.netdev} is on rail {nic.rail} but is cabled to {dev}, {what} "
                           "leaf", f"cable it to a rail-{nic.rail} leaf, or correct the NIC's rail",
                           f"{path}.switch_port", device=host.name, port=nic.netdev)
 
