@@ -184,7 +184,7 @@ class Switch(_Strict):
     os_version: str | None = Field(None, pattern=r"^[A-Za-z0-9._-]{1,40}$")
     ports: list[SwitchPort] = Field(default_factory=list)
     rail: int | None = Field(None, ge=0, le=63, description="rail this leaf serves in a rail-optimised fabric")
-    rails: list[Annotated[int, Field(ge=0, le=63)]] | None = Field(
+    rails: list[Annotated[int, Field(ge=0, le=63, strict=True)]] | None = Field(
         None, min_length=1, max_length=64,
         description="rails this leaf serves when it carries more than one (e.g. [0, 1]); instead of rail")
     plane: int | None = Field(None, ge=0, le=7, description="plane in a dual-plane / dual-ToR design")
@@ -217,7 +217,7 @@ class Link(_Strict):
     b: Endpoint
     cable_length: LengthM | None = None
     media: Media | None = None
-    lossless: bool = Field(True, description="carry the lossless priorities on this link (PFC, headroom, ECN); "
+    lossless: bool = Field(True, strict=True, description="carry the lossless priorities on this link (PFC, headroom, ECN); "
                                              "false keeps both ends lossy")
 
 

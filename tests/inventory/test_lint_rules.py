@@ -119,12 +119,28 @@ def test_rail_pair_leaves_check_every_nic_against_their_rails() -> None:
     wrong = text.replace('rail: 2, switch_port: "leaf2:Ethernet0"', 'rail: 2, switch_port: "leaf1:Ethernet60"', 1)
     assert wrong != text
     got = [f for f in lint_text(wrong) if f.rule == "RT117"]
-    assert len(got) == 1 and "a leaf of rails 0, 1, not leaf" in got[0].message
+    assert len(got) == 1 and got[0].message.endswith("cabled to leaf1, a leaf of rails 0, 1")
     assert got[0].location.path == "hosts[0].nics[2].switch_port"
     both = text.replace("rails: [0, 1]", "rails: [0, 1]\n    rail: 0", 1)
     assert any("either 'rail'" in f.message for f in lint_text(both))
     twice = text.replace("rails: [0, 1]", "rails: [0, 0]", 1)
     assert any("lists a rail twice" in f.message for f in lint_text(twice))
+    for bad in ('rails: ["1"]', "rails: [true]"):  # no coercion: a rail is an integer
+        assert any(f.rule == "RT003" for f in lint_text(text.replace("rails: [0, 1]", bad, 1))), bad
+
+
+@pytest.mark.parametrize("value", ['"no"', "0", "1", '"false"'])
+def test_link_lossless_must_be_a_boolean(value: str) -> None:
+    text = RULES["RT113"].bad.replace("cable_length: 30m}", f"cable_length: 30m, lossless: {value}}}")
+    assert text != RULES["RT113"].bad
+    got = [f for f in lint_text(text) if f.rule == "RT003"]
+    assert got and got[0].location.line == 5, got
+
+
+def test_lossy_link_without_cable_length_is_not_a_headroom_warning() -> None:
+    text = RULES["RT113"].bad.replace(", cable_length: 30m}", "}")
+    assert "RT107" in {f.rule for f in lint_text(text)}
+    assert "RT107" not in {f.rule for f in lint_text(text.replace('"border1:Ethernet0"}', '"border1:Ethernet0", lossless: false}'))}
 
 
 def test_cabled_twice_and_declared_twice() -> None:

@@ -237,7 +237,7 @@ def missing_cable_length(ctx: LintContext) -> Iterator[Finding]:
     default_m = ctx.inv.defaults.cable_length
     where = "defaults.cable_length" + ("" if ctx.explicit("defaults.cable_length") else " (built-in)")
     for li, link in enumerate(ctx.inv.links):
-        if link.cable_length is None:
+        if link.cable_length is None and link.lossless:  # a lossy link gets no headroom
             dev, port = link.a.split(":", 1)
             yield ctx.finding(f"link {link.a} <-> {link.b} has no cable_length; headroom uses {default_m:g} m "
                               f"from {where}", "add cable_length: <metres> to the link (e.g. 30m)",

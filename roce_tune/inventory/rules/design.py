@@ -44,10 +44,10 @@ def rail_mismatch(ctx: LintContext) -> Iterator[Finding]:
         served = sw.served_rails if sw is not None else None
         if served is None or nic.rail in served:
             continue
-        what = f"a rail-{next(iter(served))}" if len(served) == 1 else \
-            f"a leaf of rails {', '.join(map(str, sorted(served)))}, not"
-        yield ctx.finding(f"{host.name} {nic.netdev} is on rail {nic.rail} but is cabled to {dev}, {what} "
-                          "leaf", f"cable it to a rail-{nic.rail} leaf, or correct the NIC's rail",
+        what = f"a rail-{next(iter(served))} leaf" if len(served) == 1 else \
+            f"a leaf of rails {', '.join(map(str, sorted(served)))}"
+        yield ctx.finding(f"{host.name} {nic.netdev} is on rail {nic.rail} but is cabled to {dev}, {what}",
+                          f"cable it to a rail-{nic.rail} leaf, or correct the NIC's rail",
                           f"{path}.switch_port", device=host.name, port=nic.netdev)
 
 
