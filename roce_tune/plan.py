@@ -85,51 +85,30 @@ class _Interner:
     def __init__(self) -> None:
         self.shared: dict[str, dict[str, Any]] = {}
         self._refs: dict[int, dict[str, str]] = {}
-        self._by_content: dict[tuple[str, str], dict[str, str]] = {}
         self._by_name: dict[tuple[str, str | None], list[tuple[object, dict[str, str]]]] = {}
         self._keep: list[object] = []
 
-    def ref(self, kind: str, obj: object, produce: Callable[[], Any], name: str | None,
-            by_content: bool = False) -> dict[str, str]:
-        """``{"$ref": "#/shared/<kind>/<name>"}`` for ``obj``; ``produce()`` runs on its first sight.
-
-        ``by_content``: objects that are equal but not identical (a plan loaded from JSON has one dict
-        per NIC) share one entry too; the produced JSON is the key.
-        """
+    def ref(self, kind: str, obj: object, produce: Callable[[], Any], name: str | None) -> dict[str, str]:
+        """``{"$ref": "#/shared/<kind>/<name>"}`` for ``obj``; ``produce()`` runs on its first sight."""
         done = self._refs.get(id(obj))
-        if done is not None:
-            return done
-        same_name = self._by_name.setdefault((kind, name), [])
-        for other, other_ref in same_name:  # equal but not identical (e.g. per-switch copies, a loaded 1.0 plan)
-            if other == obj:
-                self._refs[id(obj)] = other_ref
-                self._keep.append(obj)
-                return other_ref
-        content_key = None
-        if by_content:
-            produced = produce()
-            content_key = (kind, json.dumps(produced, sort_keys=True, default=str))
-            done = self._by_content.get(content_key)
-            if done is not None:
-                self._refs[id(obj)] = done
-                self._keep.append(obj)
-                return done
-            produce = lambda: produced
-        table = self.shared.setdefault(kind, {})
-        base = name or f"{kind.lower()}-{len(table) + 1}"
-        key, n = base, 2
-        while key in table:
-            key, n = f"{base}.{n}", n + 1
-        table[key] = None  # reserve the name and its place before nested sections take theirs
-        table[key] = produce()
-        ref = {"$ref": f"#/{SHARED_KEY}/{_pointer(kind)}/{_pointer(key)}"}
-        self._refs[id(obj)] = ref
-        if content_key is not None:
-            self._by_content[content_key] = ref
-        elif len(same_name) < _MAX_EQUALITY_CANDIDATES:
-            same_name.append((obj, ref))
-        self._keep.append(obj)
-        return ref
+        if done is None:
+            same_name = self._by_name.setdefault((kind, name), [])
+            # equal but not identical (per-switch copies, a loaded plan's one dict per NIC): one entry
+            done = next((other_ref for other, other_ref in same_name if other == obj), None)
+            if done is None:
+                table = self.shared.setdefault(kind, {})
+                base = name or f"{kind.lower()}-{len(table) + 1}"
+                key, n = base, 2
+                while key in table:
+                    key, n = f"{base}.{n}", n + 1
+                table[key] = None  # reserve the name and its place before nested sections take theirs
+                table[key] = produce()
+                done = {"$ref": f"#/{SHARED_KEY}/{_pointer(kind)}/{_pointer(key)}"}
+                if len(same_name) < _MAX_EQUALITY_CANDIDATES:
+                    same_name.append((obj, done))
+            self._refs[id(obj)] = done
+            self._keep.append(obj)
+        return done
 
 
 def _pointer(token: str) -> str:
@@ -389,7 +368,7 @@ class NicPlan(Explained):
         if interner is None or not value:
             return handler(value)
         kind = "NicRationale" if info.field_name == "rationale" else "NicDscpToPriority"
-        return interner.ref(kind, value, lambda: handler(value), None, by_content=True)
+        return interner.ref(kind, value, lambda: handler(value), None)
 
 
 class HostPlan(_Frozen):
