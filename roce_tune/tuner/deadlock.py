@@ -517,3 +517,25 @@ def _analyze(topo: Topology, lossless_priorities: list[int], lossless_ports: set
                                     f.message))
     return DeadlockReport(nodes=fab.nodes * len(prios), edges=edges * len(prios) if prios else 0,
                           scenarios_checked=checked, cycles=cycles, flagged=fab.flagged, notes=notes)
+
+
+def check_lossless_uplinks(topo: Topology, lossless_ports: set[tuple[str, str]]) -> list[Finding]:
+    """RT223: a switch with lossless down-facing ports whose up-facing links are all lossy.
+
+    Lossless traffic that leaves such a switch upwards meets egress queues that drop instead of pausing
+    (``lossless: false`` on every uplink), so the lossless class only holds inside it. One warning per
+    switch, at the switch. Switches without uplinks (a single leaf, the top tier) are not flagged.
+    """
+    out: list[Finding] = []
+    for sw in sorted(topo.switches, key=_natural):
+        ports = topo.cabled_ports(sw)
+        ups = [p for p in ports if topo.direction(sw, p) == "up"]
+        downs = [p for p in ports if topo.direction(sw, p) == "down" and (sw, p) in lossless_ports]
+        if ups and downs and not any((sw, p) in lossless_ports for p in ups):
+            out.append(Finding(
+                rule="RT223", severity=Severity.warning, location=Location(device=sw, port=ups[0]),
+                message=f"{sw} has {len(downs)} lossless down-facing port(s) but all {len(ups)} uplink(s) are "
+                        "lossy: lossless traffic leaving it upwards can be dropped at its uplink queues",
+                fix="make at least the uplinks that carry RoCE lossless (remove lossless: false from those links), "
+                    "or keep RoCE jobs inside this switch"))
+    return out

@@ -342,6 +342,7 @@ def _build_plan(inv: Inventory, catalog: Catalog, inventory_file: str, inventory
     lossless_ports = {(s.name, p.name) for s in switches for p in s.ports if p.lossless}
     dl = deadlock.analyze_deadlock(topo, sorted(inv.policy.lossless_priorities), lossless_ports)
     findings.extend(dl.flagged)
+    findings.extend(deadlock.check_lossless_uplinks(topo, lossless_ports))
     findings.extend(provenance.check_catalog_provenance(inv, catalog))
     notes = list(dl.notes)
     notes.append(f"base RTT {rtt_us:.2f} us: {rtt_why.formula} ({', '.join(f'{k}={v}' for k, v in rtt_why.inputs.items())})")

@@ -356,3 +356,21 @@ links:
     rules = {f.rule for f in lint(load_inventory_text(text % "true", "x.yaml"))}
     assert "RT113" in rules
     assert "RT113" not in {f.rule for f in lint(load_inventory_text(text % "false", "x.yaml"))}
+
+
+def test_leaf_with_only_lossy_uplinks_is_flagged() -> None:
+    """RT223: leaf1's lossless host ports reach the spines only over lossy links."""
+    from roce_tune.tuner.plan import build_plan
+
+    data = clos().model_dump(mode="json", exclude_none=True)
+    for link in data["links"]:
+        if link["a"].startswith("leaf1:"):
+            link["lossless"] = False
+    plan = build_plan(Inventory.model_validate(data))
+    got = [f for f in plan.findings if f.rule == "RT223"]
+    assert [(f.location.device, f.severity.value) for f in got] == [("leaf1", "warning")]
+    assert "2 uplink(s)" in got[0].message
+    assert not [f for f in build_plan(clos()).findings if f.rule == "RT223"]  # all lossless: nothing
+    one = Inventory.model_validate({**data, "links": [dict(link, lossless=True) if link["b"] == "spine1:Ethernet0"
+                                                      else link for link in data["links"]]})
+    assert not [f for f in build_plan(one).findings if f.rule == "RT223"]  # one lossless uplink suffices
