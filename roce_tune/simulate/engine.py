@@ -64,7 +64,7 @@ def simulate(sc: Scenario) -> Metrics:  # noqa: C901, PLR0912, PLR0915 (one hot 
     ports = n + 1
     headroom = sc.headroom_effective_bytes
     reserve = PG_RESERVE_BYTES
-    pool = sc.buffer_bytes - headroom * ports - reserve * ports
+    pool = float(sc.buffer_bytes)                   # the shared pool; PG reserve and headroom come on top
     alpha_pfc = sc.pfc_alpha
     kmin, kmax = float(sc.ecn.kmin_bytes), float(sc.ecn.kmax_bytes)
     pmax = sc.ecn.pmax_percent / 100.0
