@@ -40,7 +40,7 @@ _TX, _CUT, _TIMER = 0, 1, 2
 _RNG_BLOCK = 1 << 16
 
 
-def simulate(sc: Scenario) -> Metrics:  # noqa: C901, PLR0912, PLR0915 (one hot loop, kept flat for speed)
+def simulate(sc: Scenario) -> Metrics:
     """Run one scenario and return its metrics.
 
     Time is in microseconds and sizes in bytes throughout. Deterministic for a given ``sc.seed``.
@@ -61,7 +61,6 @@ def simulate(sc: Scenario) -> Metrics:  # noqa: C901, PLR0912, PLR0915 (one hot 
     pfc_delay = d_in + ctrl_tx
     payload, header = sc.payload_bytes, sc.header_bytes
     # --- switch MMU (dynamic threshold) ---
-    ports = n + 1
     headroom = sc.headroom_effective_bytes
     reserve = PG_RESERVE_BYTES
     pool = float(sc.buffer_bytes)                   # the shared pool; PG reserve and headroom come on top
@@ -170,9 +169,8 @@ def simulate(sc: Scenario) -> Metrics:  # noqa: C901, PLR0912, PLR0915 (one hot 
         if tx_sched[i] and nxt[i] > t:
             gap = last_size[i] / rate[i]
             tx = last_size[i] / cap
-            new = last_send[i] + (gap if gap > tx else tx)
-            if new < t:
-                new = t
+            new = last_send[i] + (max(tx, gap))
+            new = max(new, t)
             nxt[i] = new
             tx_gen[i] += 1
             heapq.heappush(heap, (new, seq, _TX, i, tx_gen[i]))
@@ -181,7 +179,7 @@ def simulate(sc: Scenario) -> Metrics:  # noqa: C901, PLR0912, PLR0915 (one hot 
     def _increase(i: int, by_timer: bool, t: float) -> None:
         ts, bs = tst[i], bst[i]
         if byte_reset > 0:
-            hi, lo = (ts if ts > bs else bs), (bs if ts > bs else ts)
+            hi, lo = (max(bs, ts)), (min(ts, bs))
         else:
             hi = lo = ts
         if hi < thr:                                  # fast recovery
@@ -216,7 +214,7 @@ def simulate(sc: Scenario) -> Metrics:  # noqa: C901, PLR0912, PLR0915 (one hot 
                 continue
             i, size, last = fifo.popleft()
             h = hdrm[i]
-            from_h = h if h < size else size
+            from_h = min(size, h)
             shared_i = ing[i] - reserve
             rest = size - from_h
             from_s = rest if rest < shared_i else (shared_i if shared_i > 0 else 0.0)
@@ -224,7 +222,7 @@ def simulate(sc: Scenario) -> Metrics:  # noqa: C901, PLR0912, PLR0915 (one hot 
             ing[i] -= rest
             shared_used -= from_s
             if t > q_last_t:
-                lo_t = q_last_t if q_last_t > w0 else w0
+                lo_t = max(w0, q_last_t)
                 if t > lo_t:
                     q_area += egress * (t - lo_t)
                     q_area2 += egress * egress * (t - lo_t)
@@ -247,7 +245,7 @@ def simulate(sc: Scenario) -> Metrics:  # noqa: C901, PLR0912, PLR0915 (one hot 
                 if sh <= 0 or sh + PFC_RESUME_OFFSET_BYTES <= thresh:
                     sw_paused[i] = False
                     if t > w0:
-                        pause_total += t - (pause_start[i] if pause_start[i] > w0 else w0)
+                        pause_total += t - (max(w0, pause_start[i]))
                     pfcq.append((t + pfc_delay, i, False))
             tx = size / cap
             deq_t = t + tx
@@ -278,9 +276,9 @@ def simulate(sc: Scenario) -> Metrics:  # noqa: C901, PLR0912, PLR0915 (one hot 
             else:
                 ing[i] = new_bytes
                 over = new_bytes - reserve
-                shared_used += size if size < over else over
+                shared_used += min(over, size)
             if t > q_last_t:
-                lo_t = q_last_t if q_last_t > w0 else w0
+                lo_t = max(w0, q_last_t)
                 if t > lo_t:
                     q_area += egress * (t - lo_t)
                     q_area2 += egress * egress * (t - lo_t)
@@ -308,7 +306,7 @@ def simulate(sc: Scenario) -> Metrics:  # noqa: C901, PLR0912, PLR0915 (one hot 
                 tx_sched[i] = False
                 if paused[i] or rem[i] <= 0:
                     continue
-                pay = payload if rem[i] > payload else rem[i]
+                pay = min(rem[i], payload)
                 rem[i] -= pay
                 size = pay + header
                 tx = size / cap
@@ -317,7 +315,7 @@ def simulate(sc: Scenario) -> Metrics:  # noqa: C901, PLR0912, PLR0915 (one hot 
                     a_t = arr[-1][0]
                 arr.append((a_t, i, size, rem[i] <= 0))
                 gap = size / rate[i]
-                nxt[i] = t + (gap if gap > tx else tx)
+                nxt[i] = t + (max(tx, gap))
                 last_send[i] = t
                 last_size[i] = size
                 if rem[i] > 0:
@@ -336,10 +334,9 @@ def simulate(sc: Scenario) -> Metrics:  # noqa: C901, PLR0912, PLR0915 (one hot 
                     if clamp_always or tst[i] or bst[i]:
                         target[i] = rate[i]
                     f = 1.0 - alpha[i] * cut_scale
-                    if f < min_factor:
-                        f = min_factor
+                    f = max(f, min_factor)
                     r = rate[i] * f
-                    rate[i] = r if r > min_rate else min_rate
+                    rate[i] = max(min_rate, r)
                     _repace(i, t)
                     tst[i] = bst[i] = 0
                     bcount[i] = 0.0
@@ -406,12 +403,12 @@ def simulate(sc: Scenario) -> Metrics:  # noqa: C901, PLR0912, PLR0915 (one hot 
         window = t_end - w0
         ideal = eff = slowest = None
     if end > q_last_t:
-        lo_t = q_last_t if q_last_t > w0 else w0
+        lo_t = max(w0, q_last_t)
         q_area += egress * (end - lo_t)
         q_area2 += egress * egress * (end - lo_t)
     for i in range(n):
         if sw_paused[i]:
-            pause_total += end - (pause_start[i] if pause_start[i] > w0 else w0)
+            pause_total += end - (max(w0, pause_start[i]))
     mean_q = q_area / window if window > 0 else 0.0
     var_q = max(0.0, q_area2 / window - mean_q * mean_q) if window > 0 else 0.0
     return Metrics(
