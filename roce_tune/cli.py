@@ -23,6 +23,9 @@ app = typer.Typer(add_completion=True, no_args_is_help=True, help="Derive, expla
                   "settings (PFC, headroom, ECN, DCQCN, watchdog) for GPU cluster fabrics.")
 calc_app = typer.Typer(no_args_is_help=True, help="What-if calculators (no inventory needed).")
 app.add_typer(calc_app, name="calc")
+simulate_app = typer.Typer(no_args_is_help=True, help="Packet-level PFC/ECN/DCQCN simulation of an N:1 bottleneck "
+                           "(incast, long-lived flows, a plan's port); see docs/simulate.md.")
+app.add_typer(simulate_app, name="simulate")
 #: width of tables when output is not a terminal (CI logs, pipes): rich would use 80 and cut profile
 #: names and findings; a terminal's own width (or $COLUMNS) still wins
 PIPE_WIDTH = 160
@@ -282,6 +285,153 @@ def calc_dcqcn(
         why = dq.rationale.get(k)
         table.add_row(k, str(v), str(dq.firmware_defaults.get(k, "-")), why.formula if why else "")
     out.print(table)
+
+
+class SimModel(str, Enum):
+    M = "M"
+    T = "T"
+
+
+class SimTopology(str, Enum):
+    star = "star"
+    leaf_spine_leaf = "leaf-spine-leaf"
+
+
+def _sim_run(kind: str, speed: str, fan_in: int, size: str, profile: Optional[str], ecn: Optional[str],
+             dcqcn: Optional[str], model: SimModel, seeds: int, base_rtt: str, buffer: Optional[str],
+             pfc_alpha: float, topology: SimTopology, fmt: OutFormat, title: str = "",
+             plan_port: object = None) -> None:
+    """Parse, run ``seeds`` seeds, print; every bad argument exits 2 with the reason."""
+    from roce_tune.simulate import Scenario, run_seeds
+    from roce_tune.simulate.model import DEFAULT_BUFFER_BYTES
+    from roce_tune.simulate.settings import resolve_dcqcn, resolve_ecn
+    from roce_tune.units import parse_bytes, parse_speed_gbps, parse_time_us
+
+    try:
+        if seeds < 1:
+            raise ValueError(f"--seeds {seeds}: must be >= 1")
+        if plan_port is not None:
+            pp = plan_port
+            speed_gbps, rtt_us, buf, alpha = pp.speed_gbps, pp.base_rtt_us, pp.buffer_bytes, pp.pfc_alpha
+            fan_in = pp.fan_in
+            ecn_s = pp.ecn if not (profile or ecn) else resolve_ecn(profile, ecn, speed_gbps, fan_in, rtt_us, buf, alpha)
+            dq = pp.dcqcn if dcqcn is None else resolve_dcqcn(dcqcn, speed_gbps)
+        else:
+            speed_gbps = parse_speed_gbps(speed)
+            rtt_us = parse_time_us(base_rtt)
+            buf = parse_bytes(buffer) if buffer is not None else DEFAULT_BUFFER_BYTES
+            alpha = pfc_alpha
+            if fan_in < 1:
+                raise ValueError(f"--fan-in {fan_in}: must be >= 1")
+            ecn_s = resolve_ecn(profile, ecn, speed_gbps, fan_in, rtt_us, buf, alpha)
+            dq = resolve_dcqcn(dcqcn, speed_gbps)
+        extra: dict[str, object] = {}
+        if kind == "incast":
+            extra["message_bytes"] = parse_bytes(size)
+        else:
+            extra["duration_us"] = parse_time_us(size)
+        sc = Scenario(kind=kind, speed_gbps=speed_gbps, fan_in=fan_in, ecn=ecn_s, dcqcn=dq,  # type: ignore[arg-type]
+                      model=model.value, base_rtt_us=rtt_us, buffer_bytes=buf, pfc_alpha=alpha,  # type: ignore[arg-type]
+                      topology=topology.value, **extra)  # type: ignore[arg-type]
+    except (ValueError, KeyError) as exc:
+        err.print(f"error: {exc}")
+        raise typer.Exit(2) from None
+    summary = run_seeds(sc, seeds)
+    if fmt is OutFormat.json:
+        data = {"scenario": {"kind": kind, "speed_gbps": speed_gbps, "fan_in": sc.fan_in, "model": sc.model,
+                             "topology": sc.topology, "base_rtt_us": sc.base_rtt_us, "buffer_bytes": sc.buffer_bytes,
+                             "pfc_alpha": sc.pfc_alpha, "headroom_bytes": sc.headroom_effective_bytes,
+                             "message_bytes": sc.message_bytes if kind == "incast" else None,
+                             "duration_us": sc.duration_us if kind != "incast" else None,
+                             "ecn": {"kmin_bytes": ecn_s.kmin_bytes, "kmax_bytes": ecn_s.kmax_bytes,
+                                     "pmax_percent": ecn_s.pmax_percent, "label": ecn_s.label},
+                             "dcqcn": {k: getattr(dq, k) for k in dq.keys()}, "dcqcn_label": dq.label},
+                **summary.to_json()}
+        print(json.dumps(data, indent=2, sort_keys=True))
+        return
+    out.print(title or f"{kind} {speed_gbps}G N={sc.fan_in} model {sc.model} ({sc.topology}), {seeds} seed(s)")
+    out.print(f"ECN {ecn_s.label}: Kmin {ecn_s.kmin_bytes} B, Kmax {ecn_s.kmax_bytes} B, Pmax {ecn_s.pmax_percent:g} %; "
+              f"DCQCN {dq.label}: ai {dq.rpg_ai_rate_mbps:g} / hai {dq.rpg_hai_rate_mbps:g} Mb/s, "
+              f"time_reset {dq.rpg_time_reset_us:g} us, byte_reset {dq.rpg_byte_reset_bytes} B")
+    table = Table(show_header=True, header_style="bold")
+    for col in ("metric", "median", "min", "max"):
+        table.add_column(col, justify="right" if col != "metric" else "left")
+    for k in ("efficiency_percent", "slowest_fct_ratio", "utilisation_percent", "pfc_pause_ms", "mean_queue_bytes",
+              "queue_std_bytes", "peak_queue_bytes", "completion_us"):
+        if summary.median[k] is None:
+            continue
+        table.add_row(k, *(f"{v[k]:.1f}" if k != "slowest_fct_ratio" else f"{v[k]:.2f}"
+                           for v in (summary.median, summary.minimum, summary.maximum)))
+    out.print(table)
+    paused = ", ".join(str(i) for i in summary.paused_senders) or "none"
+    out.print(f"senders that received PAUSE (any seed): {paused}")
+
+
+_SIM_PROFILE = typer.Option(None, "--profile", help="derived, nvidia-default, sonic-default or dcqcn-paper")
+_SIM_ECN = typer.Option(None, "--ecn", help="KMIN,KMAX,PMAX e.g. 150KB,1500KB,100 (instead of --profile)")
+_SIM_DCQCN = typer.Option(None, "--dcqcn", help="derived (default), firmware, or [derived|firmware,]KEY=VALUE,...")
+_SIM_MODEL = typer.Option(SimModel.M, "--model", help="M: byte counter + CNP pacing; T: timer only")
+_SIM_RTT = typer.Option("6.164us", "--base-rtt", help="propagation round trip without serialisation")
+_SIM_BUFFER = typer.Option(None, "--buffer", help="shared lossless pool in bytes (default 5306864)")
+_SIM_ALPHA = typer.Option(128.0, "--pfc-alpha", help="dynamic threshold alpha (XOFF at alpha x free pool)")
+_SIM_TOPO = typer.Option(SimTopology.star, "--topology", help="star or leaf-spine-leaf (uplink bottleneck)")
+
+
+@simulate_app.command("incast")
+def simulate_incast(
+    speed: str = typer.Option("100G", "--speed"),
+    fan_in: int = typer.Option(16, "--fan-in"),
+    message: str = typer.Option("8MB", "--message", help="bytes per sender, e.g. 1MB"),
+    profile: Optional[str] = _SIM_PROFILE, ecn: Optional[str] = _SIM_ECN, dcqcn: Optional[str] = _SIM_DCQCN,
+    model: SimModel = _SIM_MODEL, seeds: int = typer.Option(5, "--seeds"), base_rtt: str = _SIM_RTT,
+    buffer: Optional[str] = _SIM_BUFFER, pfc_alpha: float = _SIM_ALPHA, topology: SimTopology = _SIM_TOPO,
+    fmt: OutFormat = typer.Option(OutFormat.text, "--format"),
+) -> None:
+    """N:1 incast: every sender sends one message; efficiency = ideal / actual completion."""
+    _sim_run("incast", speed, fan_in, message, profile, ecn, dcqcn, model, seeds, base_rtt, buffer, pfc_alpha,
+             topology, fmt)
+
+
+@simulate_app.command("long-lived")
+def simulate_long_lived(
+    speed: str = typer.Option("100G", "--speed"),
+    fan_in: int = typer.Option(16, "--fan-in"),
+    duration: str = typer.Option("40ms", "--duration", help="run length; statistics over the second half"),
+    profile: Optional[str] = _SIM_PROFILE, ecn: Optional[str] = _SIM_ECN, dcqcn: Optional[str] = _SIM_DCQCN,
+    model: SimModel = _SIM_MODEL, seeds: int = typer.Option(3, "--seeds"), base_rtt: str = _SIM_RTT,
+    buffer: Optional[str] = _SIM_BUFFER, pfc_alpha: float = _SIM_ALPHA, topology: SimTopology = _SIM_TOPO,
+    fmt: OutFormat = typer.Option(OutFormat.text, "--format"),
+) -> None:
+    """N long-lived flows into one port: utilisation, queue and PFC pause over the second half."""
+    _sim_run("long-lived", speed, fan_in, duration, profile, ecn, dcqcn, model, seeds, base_rtt, buffer, pfc_alpha,
+             topology, fmt)
+
+
+@simulate_app.command("plan")
+def simulate_plan(
+    plan_dir: Path = typer.Argument(..., help="a directory written by `roce-tune plan` (reads plan.json)"),
+    port: str = typer.Option(..., "--port", help="DEVICE:PORT, e.g. leaf1:Ethernet0"),
+    kind: str = typer.Option("incast", "--kind", help="incast or long-lived"),
+    message: str = typer.Option("8MB", "--message"), duration: str = typer.Option("40ms", "--duration"),
+    profile: Optional[str] = _SIM_PROFILE, ecn: Optional[str] = _SIM_ECN, dcqcn: Optional[str] = _SIM_DCQCN,
+    model: SimModel = _SIM_MODEL, seeds: int = typer.Option(5, "--seeds"), topology: SimTopology = _SIM_TOPO,
+    fmt: OutFormat = typer.Option(OutFormat.text, "--format"),
+) -> None:
+    """Simulate one port of a plan with its own speed, fan-in, buffer, ECN and DCQCN values."""
+    from roce_tune.simulate.settings import plan_port
+
+    if kind not in ("incast", "long-lived"):
+        err.print(f"error: --kind {kind!r}: incast or long-lived")
+        raise typer.Exit(2)
+    try:
+        pp = plan_port(plan_dir, port)
+    except ValueError as exc:
+        err.print(f"error: {exc}")
+        raise typer.Exit(2) from None
+    _sim_run(kind, "", pp.fan_in, message if kind == "incast" else duration, profile, ecn, dcqcn, model, seeds,
+             "", None, pp.pfc_alpha, topology, fmt, plan_port=pp,
+             title=f"{port} ({pp.speed_gbps}G, fan-in {pp.fan_in}, pool {pp.buffer_bytes} B, alpha {pp.pfc_alpha:g}): "
+                   f"{kind}, model {model.value}, {seeds} seed(s)")
 
 
 @app.command()

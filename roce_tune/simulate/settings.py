@@ -1,0 +1,167 @@
+"""Turn CLI spellings and plan.json ports into simulator inputs (:class:`EcnSetting`, :class:`DcqcnParams`).
+
+``derived`` always means what the current tuner derives (:func:`roce_tune.tuner.ecn.derive_ecn`,
+:func:`roce_tune.tuner.dcqcn.calc_dcqcn`); the simulator never re-implements a tuner rule.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from pathlib import Path
+
+from roce_tune.simulate.model import DEFAULT_BUFFER_BYTES, DEFAULT_PFC_ALPHA, DcqcnParams, EcnSetting
+from roce_tune.units import parse_bytes
+
+ECN_PROFILES = ("derived", "nvidia-default", "sonic-default", "dcqcn-paper")
+
+
+def _dynamic_th(pfc_alpha: float) -> int:
+    """SAI dynamic_th exponent for an alpha (alpha = 2^dynamic_th), clamped to -8..7."""
+    return max(-8, min(7, round(math.log2(pfc_alpha))))
+
+
+def resolve_ecn(profile: str | None, ecn: str | None, speed_gbps: int, fan_in: int, base_rtt_us: float,
+                buffer_bytes: int = DEFAULT_BUFFER_BYTES, pfc_alpha: float = DEFAULT_PFC_ALPHA) -> EcnSetting:
+    """ECN thresholds from ``--profile`` or ``--ecn KMIN,KMAX,PMAX`` (one of them; default ``derived``).
+
+    ``derived`` calls the tuner with the PFC trigger it would use for this fan-in on this pool
+    (:func:`roce_tune.tuner.buffers.pg_shared_limit_bytes` with dynamic_th = log2(alpha)) and the
+    tuner's DCQCN values for the speed.
+
+    Raises:
+        ValueError: both given, unknown profile, or a malformed ``--ecn`` value.
+    """
+    if profile and ecn:
+        raise ValueError("give either --profile or --ecn, not both")
+    if ecn:
+        parts = [p.strip() for p in ecn.split(",")]
+        if len(parts) != 3:
+            raise ValueError(f"--ecn {ecn!r}: write KMIN,KMAX,PMAX, e.g. 150KB,1500KB,100")
+        try:
+            kmin, kmax = parse_bytes(parts[0]), parse_bytes(parts[1])
+            pmax = float(parts[2].rstrip("%"))
+        except ValueError as exc:
+            raise ValueError(f"--ecn {ecn!r}: {exc}") from None
+        return EcnSetting(kmin, kmax, pmax, label=f"{kmin}/{kmax}/{pmax:g}%")
+    prof = profile or "derived"
+    from roce_tune.tuner.ecn import NAMED_PROFILES, calc_dcqcn, derive_ecn
+
+    if prof in NAMED_PROFILES:
+        kmin, kmax, pmax, _ = NAMED_PROFILES[prof]
+        return EcnSetting(kmin, kmax, pmax, label=prof)
+    if prof != "derived":
+        raise ValueError(f"unknown ECN profile {prof!r}; known: {', '.join(ECN_PROFILES)}")
+    from roce_tune.tuner.buffers import pg_shared_limit_bytes
+
+    trigger = pg_shared_limit_bytes(buffer_bytes, _dynamic_th(pfc_alpha), fan_in)
+    e = derive_ecn(speed_gbps, base_rtt_us, fan_in, trigger, calc_dcqcn(speed_gbps).params, False, "derived")
+    return EcnSetting(e.kmin_bytes, e.kmax_bytes, e.pmax_percent, label="derived")
+
+
+def _number(key: str, text: str) -> float:
+    try:
+        v = float(text)
+    except ValueError:
+        raise ValueError(f"--dcqcn {key}={text!r}: not a number") from None
+    if not math.isfinite(v):
+        raise ValueError(f"--dcqcn {key}={text!r}: not a finite number")
+    return v
+
+
+def resolve_dcqcn(spec: str | None, speed_gbps: int) -> DcqcnParams:
+    """DCQCN knobs from ``--dcqcn``: ``derived`` (default; the tuner's values for the speed), ``firmware``
+    (mlx5 firmware defaults), or ``KEY=VALUE,...`` applied on top of ``derived`` or ``firmware`` when the
+    list starts with one of those words (``firmware,rpg_ai_rate_mbps=20``), else on top of firmware.
+
+    Raises:
+        ValueError: unknown key, malformed item or value out of range.
+    """
+    from roce_tune.tuner.dcqcn import MLX5_FIRMWARE_DEFAULTS
+
+    items = [s.strip() for s in (spec or "derived").split(",") if s.strip()]
+    base_name = "firmware"
+    if items and "=" not in items[0]:
+        base_name = items.pop(0)
+    if base_name == "derived":
+        from roce_tune.tuner.ecn import calc_dcqcn
+
+        base = DcqcnParams.from_params(calc_dcqcn(speed_gbps).params, label="derived")
+    elif base_name == "firmware":
+        base = DcqcnParams.from_params(MLX5_FIRMWARE_DEFAULTS, label="firmware")
+    else:
+        raise ValueError(f"--dcqcn {spec!r}: start with derived, firmware or KEY=VALUE")
+    over: dict[str, float] = {}
+    for item in items:
+        key, sep, val = item.partition("=")
+        if not sep or not key.strip():
+            raise ValueError(f"--dcqcn item {item!r}: write KEY=VALUE (e.g. rpg_ai_rate_mbps=20)")
+        over[key.strip()] = _number(key.strip(), val.strip())
+    if not over:
+        return base
+    ints = {"rpg_byte_reset_bytes", "rpg_threshold", "rpg_gd", "clamp_tgt_rate", "dce_tcp_g", "initial_alpha_value"}
+    typed: dict[str, float] = {k: (int(v) if k in ints else v) for k, v in over.items()}
+    label = base.label + "," + ",".join(f"{k}={v:g}" for k, v in over.items())
+    return base.with_overrides(typed, label=label)
+
+
+@dataclass(frozen=True)
+class PlanPort:
+    """What the simulator needs from one switch port of a plan (all from plan.json)."""
+
+    device: str
+    port: str
+    speed_gbps: int
+    fan_in: int
+    base_rtt_us: float
+    buffer_bytes: int
+    pfc_alpha: float
+    ecn: EcnSetting
+    dcqcn: DcqcnParams
+
+
+def plan_port(plan_dir: Path, ref: str) -> PlanPort:
+    """Read ``PLAN_DIR/plan.json`` and return port ``DEVICE:PORT``'s speed, fan-in, ECN profile, the switch's
+    ingress lossless pool and its dynamic_th (alpha = 2^dynamic_th), the ECN profile's base RTT, and the DCQCN
+    values of the NIC cabled to that port (or, for a port without a NIC, of any NIC at that speed).
+
+    Raises:
+        ValueError: missing/invalid plan.json, unknown device or port, or a port without an ECN profile.
+    """
+    from roce_tune.plan import plan_from_json
+
+    device, sep, port = ref.partition(":")
+    if not sep or not device or not port:
+        raise ValueError(f"--port {ref!r}: write DEVICE:PORT, e.g. leaf1:Ethernet0")
+    path = Path(plan_dir) / "plan.json"
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ValueError(f"{path}: cannot read ({exc.strerror or exc})") from None
+    try:
+        plan = plan_from_json(text)
+    except ValueError as exc:
+        raise ValueError(f"{path}: {exc}") from None
+    sw = next((s for s in plan.switches if s.name == device), None)
+    if sw is None:
+        raise ValueError(f"{path}: no switch {device!r}; switches: {', '.join(s.name for s in plan.switches)}")
+    pp = next((q for q in sw.ports if q.name == port), None)
+    if pp is None:
+        raise ValueError(f"{path}: switch {device} has no port {port!r}")
+    if not pp.ecn_profile:
+        raise ValueError(f"{path}: {device}:{port} is not a lossless port with an ECN profile")
+    prof = next(e for e in sw.ecn_profiles if e.name == pp.ecn_profile)
+    pools = [p for p in sw.buffers.pools if p.type == "ingress" and "lossless" in p.name]
+    if not pools:
+        raise ValueError(f"{path}: switch {device} has no ingress lossless pool")
+    pool = pools[0]
+    profs = [b for b in sw.buffers.profiles if b.pool == pool.name and b.dynamic_th is not None]
+    main = next((b for b in profs if b.name == "ingress_lossless_profile"), profs[0] if profs else None)
+    alpha = 2.0 ** main.dynamic_th if main and main.dynamic_th is not None else DEFAULT_PFC_ALPHA
+    nics = [n for h in plan.hosts for n in h.nics]
+    nic = next((n for n in nics if n.switch_port == ref), None) or next(
+        (n for n in nics if n.speed_gbps == pp.speed_gbps), None)
+    dcqcn = (DcqcnParams.from_params(nic.dcqcn.params, label=f"{nic.netdev} plan") if nic
+             else resolve_dcqcn("derived", pp.speed_gbps))
+    return PlanPort(device, port, pp.speed_gbps, max(1, pp.fan_in), prof.base_rtt_us, pool.size_bytes, alpha,
+                    EcnSetting(prof.kmin_bytes, prof.kmax_bytes, prof.pmax_percent, label=prof.name), dcqcn)

@@ -1,0 +1,79 @@
+"""Calibration of ``roce-tune simulate`` against packet-level reference results.
+
+Reads every result row of the reference file (``../shared/SIMULATION-REFERENCE.md`` from the repo root,
+or ``$ROCE_TUNE_REFERENCES``) and checks, per row and DCQCN model, with the reference's own seed counts:
+
+* each setting's simulated median efficiency (incast) or utilisation (long-lived) is within 5 points of
+  the reference median;
+* settings whose reference medians differ by more than 5 points keep their order;
+* PFC-bound or not agrees: a reference summed pause of 0.0 ms must simulate below PFC_SPLIT_MS, one of
+  >= 0.3 ms at or above it (values in between are not judged).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from roce_tune.simulate.reference import RefRow, load_reference, simulate_row
+
+ROOT = Path(__file__).resolve().parents[2]
+REF_PATH = Path(os.environ.get("ROCE_TUNE_REFERENCES", ROOT.parent / "shared" / "SIMULATION-REFERENCE.md"))
+TOLERANCE_POINTS = 5.0
+#: the reference separates 0.0 ms from >= 0.3 ms; the split sits between them
+PFC_SPLIT_MS = 0.15
+PFC_BOUND_MS = 0.3
+
+REF = load_reference(REF_PATH) if REF_PATH.is_file() else None
+ROWS: list[RefRow] = REF.rows if REF else []
+#: rows that genuinely fail, with the diagnosis (docs/simulate.md "Calibration"); strict: a pass is reported
+KNOWN_FAILING: dict[str, str] = {
+    "incast-100G-1MBx8-M": "bimodal outcome (about 53 % or 70 %, the reference's own (a)/(e) range is 53-70): "
+                           "(d) lands on the 70 % branch in 3 of 5 seeds here, 0 of 5 in the reference",
+    "incast-100G-1MBx16-M": "bimodal outcome for (c) (82 % or 90 %, reference range 81-91): median 82.5 vs 91",
+    "incast-100G-1MBx32-M": "(b) 92.2 vs 86 (reference range 84-93): the 1.5 MB Kmax cut lands later here",
+}
+
+
+def _params() -> list[object]:
+    if REF is None:
+        return [pytest.param(None, marks=pytest.mark.skip(reason=f"reference file {REF_PATH} not found "
+                                                                  "(set ROCE_TUNE_REFERENCES)"))]
+    out = []
+    for row in ROWS:
+        marks = [pytest.mark.xfail(strict=True, reason=KNOWN_FAILING[row.id])] if row.id in KNOWN_FAILING else []
+        out.append(pytest.param(row, id=row.id, marks=marks))
+    return out
+
+
+def test_reference_file_parsed() -> None:
+    if REF is None:
+        pytest.skip(f"reference file {REF_PATH} not found (set ROCE_TUNE_REFERENCES)")
+    assert ROWS, "no result rows found"
+    assert all(row.value for row in ROWS)
+    assert {lab for row in ROWS for lab in row.value} <= set(REF.settings)
+
+
+@pytest.mark.parametrize("row", _params())
+def test_row_matches_reference(row: RefRow) -> None:
+    assert REF is not None
+    sim = simulate_row(REF, row)
+    problems = []
+    for lab, ref_v in row.value.items():
+        v, pfc = sim[lab]
+        if abs(v - ref_v) > TOLERANCE_POINTS:
+            problems.append(f"({lab}) {v:.1f} vs reference {ref_v:.1f}")
+        ref_pfc = row.pfc_ms[lab]
+        if ref_pfc == 0.0 and pfc >= PFC_SPLIT_MS:
+            problems.append(f"({lab}) PFC-bound ({pfc:.2f} ms) where the reference has no pause")
+        if ref_pfc >= PFC_BOUND_MS and pfc < PFC_SPLIT_MS:
+            problems.append(f"({lab}) no PFC ({pfc:.2f} ms) where the reference pauses {ref_pfc} ms")
+    labels = list(row.value)
+    for x in labels:
+        for y in labels:
+            if row.value[x] - row.value[y] > TOLERANCE_POINTS and not sim[x][0] > sim[y][0]:
+                problems.append(f"order: reference ({x}) {row.value[x]} > ({y}) {row.value[y]}, "
+                                f"simulated {sim[x][0]:.1f} vs {sim[y][0]:.1f}")
+    assert not problems, f"{row.id}: " + "; ".join(problems)
