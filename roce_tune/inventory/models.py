@@ -132,7 +132,7 @@ class HeadroomModel(str, Enum):
 
 
 class EcnProfileName(str, Enum):
-    """ECN threshold source: ``derived`` from BDP/fan-in, or a named vendor/paper profile (DOMAIN.md §2)."""
+    """ECN threshold source: ``derived`` from BDP/fan-in, or a named vendor/paper profile (docs/derivation.md#ecn)."""
 
     derived = "derived"
     nvidia_default = "nvidia-default"
