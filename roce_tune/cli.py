@@ -138,6 +138,19 @@ def schema(plan: bool = typer.Option(False, "--plan", help="Print the plan's JSO
 
 
 @app.command()
+def expand(inventory: Path = typer.Argument(..., help="Inventory with a fabric: intent section.")) -> None:
+    """Print the full form of an inventory: its fabric intent expanded into switches, links and hosts."""
+    from roce_tune.inventory.intent import full_form_yaml
+    from roce_tune.inventory.loader import full_form_data
+
+    try:
+        data = full_form_data(inventory)
+    except RoceTuneError as exc:
+        _fail(exc.findings)
+    sys.stdout.write(full_form_yaml(data, str(inventory)))
+
+
+@app.command()
 def plan(
     inventory: Path = typer.Argument(..., exists=True, dir_okay=False, help="Inventory YAML."),
     out_dir: Optional[Path] = typer.Option(None, "--out", help="Output directory (default out/<inventory name>)."),

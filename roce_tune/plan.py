@@ -225,7 +225,7 @@ class Buffers(_Shared):
 
 # --- ECN ---------------------------------------------------------------------------------------
 class FluidCheck(_Frozen):
-    """DCQCN fluid-model fixed point for the largest fan-in ``n_flows`` (DCQCN-MODEL.md §1.5)."""
+    """DCQCN fluid-model fixed point for the largest fan-in ``n_flows`` (docs/derivation.md#dcqcn-fluid-model)."""
 
     n_flows: int
     p_star: float

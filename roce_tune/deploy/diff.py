@@ -24,7 +24,9 @@ import re
 from dataclasses import dataclass, field
 
 import jsonpatch
-from hier_config import HConfig, Platform, WorkflowRemediation, get_hconfig
+from hier_config import HConfig, Platform, WorkflowRemediation, get_hconfig, get_hconfig_driver
+from hier_config.models import IdempotentCommandsRule, MatchRule
+from hier_config.platforms.driver_base import HConfigDriverBase
 
 
 @dataclass(frozen=True)
@@ -38,6 +40,10 @@ class DiffRules:
         owned_roots: line prefixes (``set`` kind) under which desired lines are authoritative.
         negate: how a ``set`` line is removed: (prefix to strip, replacement), e.g. ("set ", "delete ").
         disruptive: (regex on an added/removed diff line or patch path, reason).
+        idempotent: ``hier`` only: command paths (one line prefix per level, outermost first) where the
+            device replaces the old value when a new one is entered, so the remediation sets the new
+            value instead of negating the old one first (hier-config's idempotent-command rules; a
+            ``no mtu 1500`` before ``mtu 9216`` would drop jumbo frames on a live class in between).
     """
 
     kind: str
@@ -47,6 +53,7 @@ class DiffRules:
     owned_roots: tuple[str, ...] = ()
     negate: tuple[str, str] = ("", "")
     disruptive: tuple[tuple[str, str], ...] = ()
+    idempotent: tuple[tuple[str, ...], ...] = ()
 
 
 _PFC_ON = "enabling PFC on a port briefly stops traffic on it while the ASIC reprograms"
@@ -54,6 +61,8 @@ DIFF_RULES: dict[str, DiffRules] = {
     "eos": DiffRules(
         kind="hier", hier_platform=Platform.ARISTA_EOS, indent=3,
         owned_sections=(r"^qos profile ROCE", ),
+        idempotent=(("qos profile ", "tx-queue ", "random-detect ecn "), ("qos profile ", "tx-queue ", "bandwidth "),
+                    ("qos profile ", "priority-flow-control pause watchdog ")),
         disruptive=((r"^\+\s*priority-flow-control (on|priority \d+ no-drop)", _PFC_ON),
                     (r"^\+\s*service-profile ", "a new QoS profile on a live port reprograms its queues and PFC")),
     ),
@@ -62,6 +71,11 @@ DIFF_RULES: dict[str, DiffRules] = {
         owned_sections=(r"^class-map type \S+ match-\S+ (ROCE|CNP)", r"^policy-map type \S+ (QOS_|ROCE|qos_network)"),
         disruptive=((r"^\+\s*mtu \d+", "a network-qos MTU change re-carves the buffers (all ports pause briefly)"),
                     (r"^\+\s*pause buffer-size", "a new ingress headroom (pause buffer-size) re-carves the port buffer")),
+        idempotent=(("policy-map type network-qos ", "class type network-qos ", "mtu "),
+                    ("policy-map type network-qos ", "class type network-qos ", "pause "),
+                    ("policy-map type queuing ", "class type queuing ", "bandwidth "),
+                    ("policy-map type queuing ", "class type queuing ", "random-detect "),
+                    ("policy-map type queuing ", "class type queuing ", "priority level ")),
     ),
     "junos": DiffRules(
         kind="set", owned_roots=("set class-of-service ",), negate=("set ", "delete "),
@@ -143,11 +157,21 @@ def merge_sections(text: str) -> str:
     return "\n".join(dump(root, 0)) + "\n"
 
 
+def _hier_driver(rules: DiffRules) -> HConfigDriverBase:
+    """hier-config's driver for the platform, with the platform's extra idempotent command paths."""
+    assert rules.hier_platform is not None
+    driver = get_hconfig_driver(rules.hier_platform)
+    for path in rules.idempotent:
+        driver.rules.idempotent_commands.append(
+            IdempotentCommandsRule(match_rules=tuple(MatchRule(startswith=p) for p in path)))
+    return driver
+
+
 def hier_diff(rules: DiffRules, running: str, desired: str, comment: str = "!") -> ConfigChange:
     """Hierarchical diff (hier-config) of a partial desired config merged onto the running one."""
-    assert rules.hier_platform is not None
-    run_h = get_hconfig(rules.hier_platform, merge_sections(_strip_comments(running, comment)))
-    want_h = get_hconfig(rules.hier_platform, merge_sections(_strip_comments(desired, comment)))
+    driver = _hier_driver(rules)
+    run_h = get_hconfig(driver, merge_sections(_strip_comments(running, comment)))
+    want_h = get_hconfig(driver, merge_sections(_strip_comments(desired, comment)))
     future = run_h.future(want_h)
     owned = [re.compile(p) for p in rules.owned_sections]
     for child in list(want_h.children):

@@ -1,7 +1,7 @@
 """Per-platform push flows over netmiko: read running config, compute the change, push with the
 platform's safe mechanism, read back, confirm — or roll back and say why.
 
-Safe mechanism per platform (VENDORS.md §§1–5):
+Safe mechanism per platform (docs/derivation.md#platform-syntax):
 
 ========  ===============================================================================
 eos       ``configure session`` → ``commit timer`` → read back → ``configure session X commit``;

@@ -45,6 +45,19 @@ LOADER_RULE_DOCS: dict[str, tuple[str, str, str, str]] = {
               ("Only plain YAML and the core-schema tags (`!!str`, `!!int`, ...) are accepted; tags that "
               "construct objects (`!!python/object`) or custom tags are rejected."),
               "site: {name: !!python/object:os.system lab}\n", "site: {name: lab}\n"),
+    "RT007": ("Fabric intent cannot be expanded",
+              ("The `fabric:` intent (docs/intent.md) asks for something that cannot be built: more hosts per "
+               "group than a leaf has host ports, leaf uplinks that do not divide over the spines, spines or "
+               "superspines with too few ports, several pods without a superspine tier, a name pattern with an "
+               "unknown variable, or names that repeat. The finding points at the intent field."),
+              "site: {name: lab}\nfabric:\n  hosts: 4\n  rails: 1\n  hosts_per_group: 4\n"
+              "  host: {name: \"gpu{n}\", nic: {model: connectx-7, speed: 400G, netdev: ens1f0np0, "
+              "rdma_device: mlx5_0}}\n  leaf: {name: leaf1, platform: sonic, model: SN4700,\n"
+              "         host_ports: {count: 2, name: \"Ethernet{8*p}\", speed: 400G}}\n",
+              "site: {name: lab}\nfabric:\n  hosts: 4\n  rails: 1\n  hosts_per_group: 4\n"
+              "  host: {name: \"gpu{n}\", nic: {model: connectx-7, speed: 400G, netdev: ens1f0np0, "
+              "rdma_device: mlx5_0}}\n  leaf: {name: leaf1, platform: sonic, model: SN4700,\n"
+              "         host_ports: {count: 4, name: \"Ethernet{8*p}\", speed: 400G}}\n"),
 }
 
 
@@ -117,7 +130,7 @@ def rules_markdown(catalog: Catalog | None = None) -> str:
         "<!-- Generated from the rule registry by roce_tune.inventory.lint.rules_markdown(); do not edit.",
         "     Regenerate: python -m roce_tune.inventory.lint > docs/lint-rules.md -->",
         "",
-        "`roce-tune lint INVENTORY...` loads each inventory (rules RT001-RT006, all errors: the file cannot",
+        "`roce-tune lint INVENTORY...` loads each inventory (rules RT001-RT007, all errors: the file cannot",
         "be used until they are fixed) and then runs the lint rules (RT1xx). Every finding names",
         "`file:line:col`, the field path and, where it concerns one, the device and port, with a fix.",
         "Exit status: 0 clean, 1 errors (warnings too with `--strict`), 2 usage error.",

@@ -30,6 +30,8 @@ from pydantic import ValidationError
 
 from roce_tune.findings import Finding, Location, RoceTuneError, Severity
 from roce_tune.inventory.fastyaml import fast_parse
+from roce_tune.inventory.intent import IntentError, expand_document
+from roce_tune.inventory.intent import finding as intent_finding
 from roce_tune.inventory.models import Inventory
 from roce_tune.inventory.positions import PositionIndex
 from roce_tune.inventory.validation import schema_findings, unexpected_finding
@@ -43,6 +45,7 @@ LOADER_RULES: dict[str, str] = {
     "RT004": "empty file or top level not a mapping",
     "RT005": "file not found or unreadable",
     "RT006": "YAML tag not allowed",
+    "RT007": "fabric intent cannot be expanded",
 }
 
 
@@ -111,10 +114,13 @@ def _load(text: str, file: str, digest: str) -> LoadedInventory:
         index = PositionIndex(parsed.root_line, parsed.root_col, parsed.pos)
         findings = [_issue_finding(i, file) for i in parsed.issues]
         inventory: Inventory | None = None
+        data = parsed.data
+        if isinstance(data, dict) and data.get("fabric") is not None and not findings:
+            data, index = _expanded(data, parsed, index, file)
         try:
-            inventory = Inventory.model_validate(parsed.data)
+            inventory = Inventory.model_validate(data)
         except ValidationError as exc:
-            findings.extend(schema_findings(exc, parsed.data, index, file, parsed.bad_paths))
+            findings.extend(schema_findings(exc, data, index, file, parsed.bad_paths))
         except Exception as exc:  # noqa: BLE001 - a validator bug must still end in a finding
             findings.append(unexpected_finding(exc, file))
         if findings or inventory is None:
@@ -123,6 +129,27 @@ def _load(text: str, file: str, digest: str) -> LoadedInventory:
     finally:
         if was_enabled:
             gc.enable()
+
+
+def _expanded(data: dict[str, object], parsed: ParseResult, index: PositionIndex,
+              file: str) -> tuple[dict[str, object], PositionIndex]:
+    """The document with its ``fabric:`` intent expanded (:mod:`roce_tune.inventory.intent`) and a
+    position index in which every expanded value points at the intent line it came from.
+
+    Raises:
+        RoceTuneError: RT003 for an invalid intent section, RT007 for one that cannot be expanded.
+    """
+    def locate(path: str) -> tuple[int, int]:
+        return index.get(path) or index.nearest(path)[1]
+
+    try:
+        new_data, tree = expand_document(data, parsed.pos, locate)
+    except ValidationError as exc:
+        raise RoceTuneError(sorted(schema_findings(exc, {"fabric": data["fabric"]}, index, file,
+                                                   parsed.bad_paths), key=_sort_key)) from None
+    except IntentError as err:
+        raise RoceTuneError([intent_finding(err, file, locate)]) from None
+    return new_data, PositionIndex(parsed.root_line, parsed.root_col, tree)
 
 
 def load_inventory_text(text: str, filename: str = "<string>") -> LoadedInventory:
@@ -166,4 +193,21 @@ def load_inventory(path: str | Path) -> LoadedInventory:
     return _load(text, file, hashlib.sha256(raw).hexdigest())
 
 
-__all__ = ["LOADER_RULES", "LoadedInventory", "load_inventory", "load_inventory_text", "parse_yaml"]
+def full_form_data(path: str | Path) -> dict[str, object]:
+    """The inventory at ``path`` as plain data in full form: its ``fabric:`` intent expanded into
+    ``switches``/``links``/``hosts`` and removed (what ``roce-tune expand`` prints). A full-form file
+    comes back as loaded.
+
+    Raises:
+        RoceTuneError: every finding :func:`load_inventory` raises for the file.
+    """
+    loaded = load_inventory(path)  # all validation, with positions
+    parsed = parse_yaml(loaded.text)
+    index = PositionIndex(parsed.root_line, parsed.root_col, parsed.pos)
+    data = parsed.data
+    if isinstance(data, dict) and data.get("fabric") is not None:
+        data, _ = _expanded(data, parsed, index, loaded.path)
+    return {k: v for k, v in data.items() if k != "fabric"}
+
+
+__all__ = ["LOADER_RULES", "LoadedInventory", "full_form_data", "load_inventory", "load_inventory_text", "parse_yaml"]

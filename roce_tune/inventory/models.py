@@ -132,7 +132,7 @@ class HeadroomModel(str, Enum):
 
 
 class EcnProfileName(str, Enum):
-    """ECN threshold source: ``derived`` from BDP/fan-in, or a named vendor/paper profile (DOMAIN.md §2)."""
+    """ECN threshold source: ``derived`` from BDP/fan-in, or a named vendor/paper profile (docs/derivation.md#ecn)."""
 
     derived = "derived"
     nvidia_default = "nvidia-default"
@@ -357,3 +357,122 @@ class Inventory(_Strict):
     switches: list[Switch] = Field(default_factory=list)
     links: list[Link] = Field(default_factory=list)
     hosts: list[Host] = Field(default_factory=list)
+    fabric: "FabricIntent | None" = Field(
+        None, description="compact fabric intent, expanded into switches/links/hosts at load time (docs/intent.md)")
+
+
+# --- compact fabric intent (expanded by roce_tune.inventory.intent) --------------------------------
+#: A name pattern: text with ``{expr}`` or ``{expr:format}`` fields, expr over the section's index
+#: variables with + - * // % and parentheses (``"su{g+1}-leaf{l+1}"``, ``"Ethernet{128+8*u}"``).
+NAME_TEMPLATE_RE = re.compile(r"^[A-Za-z0-9{][A-Za-z0-9{}()+*/%:._ -]{0,127}$")
+NameTemplate = Annotated[str, _pattern(NAME_TEMPLATE_RE, "name pattern", "su{g+1}-leaf{l+1}")]
+
+
+class IntentPorts(_Strict):
+    """A set of ports named by a pattern; links built from them take ``cable_length``/``media``."""
+
+    count: int | None = Field(None, ge=1, le=4096, description="how many; host ports default to what the hosts need")
+    name: NameTemplate
+    speed: SpeedGbps
+    lanes: int | None = Field(None, ge=1, le=8)
+    breakout: str | None = Field(None, pattern=r"^[1-8]x\d{2,3}G$")
+    mtu: int | None = Field(None, ge=1500, le=9216)
+    cable_length: LengthM | None = None
+    media: Media | None = None
+
+
+class IntentNic(_Strict):
+    """Every host's NIC on rail ``r``: names are patterns over ``r`` and the host's variables."""
+
+    model: str = Field(pattern=r"^[a-z0-9-]{2,40}$")
+    speed: SpeedGbps
+    netdev: NameTemplate
+    rdma_device: NameTemplate
+    rdma_port: int = Field(1, ge=1, le=2)
+    cable_length: LengthM | None = None
+    media: Media | None = None
+    mtu: int | None = Field(None, ge=1500, le=9216)
+
+
+class IntentHost(_Strict):
+    """The GPU servers: a name pattern, the first management address (the next hosts count up)."""
+
+    name: NameTemplate
+    mgmt: Hostname | None = Field(None, description="first host's management address; each next host gets the next one")
+    mgmt_port: int = Field(22, ge=1, le=65535)
+    count_up: Literal["address", "port"] = Field("address", description="what the next host's management takes: "
+                                                 "the next address (default) or the next SSH port (emulators)")
+    credentials: Credentials = Credentials()
+    gpus: int | None = Field(None, ge=0, le=64)
+    socket_ifname: Netdev | None = None
+    mtu: int | None = Field(None, ge=1500, le=9216)
+    nic: IntentNic
+
+
+class _IntentSwitch(_Strict):
+    name: NameTemplate
+    platform: Platform
+    model: str = Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]{0,40}$")
+    asic: str | None = Field(None, pattern=r"^[a-z0-9-]{2,40}$")
+    os_version: str | None = Field(None, pattern=r"^[A-Za-z0-9._-]{1,40}$")
+    mgmt: Hostname | None = Field(None, description="first switch's management address; the next ones count up")
+    mgmt_port: int = Field(22, ge=1, le=65535)
+    count_up: Literal["address", "port"] = Field("address", description="what the next switch's management takes: "
+                                                 "the next address (default) or the next SSH port (emulators)")
+    credentials: Credentials = Credentials()
+
+
+class IntentLeafVariant(_Strict):
+    """What differs for the leaves of some groups (another vendor, model or port naming)."""
+
+    platform: Platform | None = None
+    model: str | None = Field(None, pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]{0,40}$")
+    asic: str | None = Field(None, pattern=r"^[a-z0-9-]{2,40}$")
+    os_version: str | None = Field(None, pattern=r"^[A-Za-z0-9._-]{1,40}$")
+    host_ports: IntentPorts | None = None
+    uplinks: IntentPorts | None = None
+
+
+class IntentLeaf(_IntentSwitch):
+    """Rail leaves: ``rails / rails_per_leaf`` per group of hosts. ``groups``: group ``g`` takes the
+    fields of ``groups[g % len(groups)]`` over these (a multi-vendor fabric, one vendor per group)."""
+
+    host_ports: IntentPorts
+    uplinks: IntentPorts | None = Field(None, description="to the spines; none for a single-switch fabric")
+    groups: list[IntentLeafVariant] | None = Field(None, min_length=1, max_length=64)
+
+
+class IntentSpine(_IntentSwitch):
+    """Spines of a pod; every leaf of the pod reaches every spine with ``uplinks / count`` links."""
+
+    count: int | None = Field(None, ge=1, le=1024, description="spines per pod; default one per leaf uplink")
+    ports: IntentPorts
+    uplinks: IntentPorts | None = Field(None, description="to the superspines (three tiers only)")
+
+
+class IntentSuperspine(_IntentSwitch):
+    """Superspine planes: spine ``s`` of every pod connects to the superspines of plane ``s``."""
+
+    count_per_plane: int | None = Field(None, ge=1, le=1024)
+    ports: IntentPorts
+
+
+class FabricIntent(_Strict):
+    """A rail-optimised Clos described by its shape; expanded at load time into switches, links and hosts.
+
+    Groups (scalable units) of ``hosts_per_group`` hosts share a set of rail leaves; ``groups_per_pod``
+    groups share a pod's spines; several pods need a ``superspine`` tier.
+    """
+
+    hosts: int = Field(ge=1, le=65536)
+    rails: int = Field(8, ge=1, le=64, description="NICs per host, one per rail")
+    hosts_per_group: int = Field(ge=1, le=4096)
+    rails_per_leaf: int = Field(1, ge=1, le=64)
+    groups_per_pod: int | None = Field(None, ge=1, le=4096, description="default: one pod (two tiers)")
+    label_rails: bool = Field(True, strict=True, description="write rail/rails on leaves and NICs (rail-optimised); "
+                              "false for dual-homed hosts whose NICs are not rails")
+    host: IntentHost
+    leaf: IntentLeaf
+    spine: IntentSpine | None = Field(None, description="none for a single group on one set of leaves")
+    superspine: IntentSuperspine | None = None
+Inventory.model_rebuild()

@@ -20,7 +20,7 @@ class PlatformSpec:
         aggregator: template that includes the section templates, e.g. ``config.j2``.
         sections: section template names in the order the aggregator includes them.
         extra_outputs: extra files rendered per device: (template, suffix), e.g. NVUE YAML.
-        netmiko_device_type: netmiko driver name (VENDORS.md §0).
+        netmiko_device_type: netmiko driver name (docs/derivation.md#platform-syntax).
         commit: safe-commit method id (``eos-session-timer``, ``junos-commit-confirmed``,
             ``nvue-confirm``, ``nxos-checkpoint``, ``sonic-checkpoint-patch``, ``host-script``).
         negate_prefix: how a CLI line is removed (``no `` / ``delete `` / ``nv unset``), None for JSON.

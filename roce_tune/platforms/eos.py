@@ -28,7 +28,7 @@ Syntax checked against:
   The same source notes the watchdog only monitors queues with guaranteed bandwidth on Trident II
   (``bandwidth guaranteed``); roce-tune does not render that (not a knob on TH/Jericho) — see gaps.
 * [U] scheduling: EOS queues default to strict priority and ``no priority`` moves a queue into the
-  round-robin set; whether the RR set must be the contiguous low queues is platform-specific (VENDORS.md
+  round-robin set; whether the RR set must be the contiguous low queues is platform-specific (docs/derivation.md#platform-syntax
   §3 gap). roce-tune writes exactly the plan's queues (DWRR ``no priority`` + ``bandwidth percent``, CNP
   ``priority strict``) and leaves the others at the device default.
 * [S] interface MTU: every Arista example uses ``mtu 9214`` (the EOS L3 maximum); plan MTUs above it are

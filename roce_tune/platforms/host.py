@@ -17,15 +17,15 @@ Checked against:
   ``--trust`` and ``--dscp2prio`` are refused in one call, so they are two calls. Read-back parses its
   report: ``Priority trust state: <t>``, ``Cable len: <n>``, ``PFC configuration:`` / ``enabled 0 0 0 1 ...``,
   ``dscp2prio mapping:`` / ``prio:<p> dscp:<dd>,<dd>,``.
-* Default DSCP->priority with DSCP trust is ``dscp >> 3`` (DOMAIN.md §3, ``mlnx_qos`` output [V]); only
+* Default DSCP->priority with DSCP trust is ``dscp >> 3`` (docs/derivation.md#dcqcn-parameters, ``mlnx_qos`` output [V]); only
   entries that differ are written.
 * Mellanox/mlnx-tools ``sbin/cma_roce_tos`` / ``cma_roce_mode`` [V]: ``-d <dev> -p <port> -t <tos>``,
   ``-m 2`` writes ``RoCE v2``; without ``-t``/``-m`` they print the current value (used for read-back;
   they manage configfs themselves, so the script never touches ``/sys/kernel/config``).
 * MLNX_OFED mlx5 ``tc/<port>/traffic_class`` [V, driver source]: reads back as ``Global tclass=<n>``.
 * MLNX_OFED ECN sysfs [S]: ``/sys/class/net/<if>/ecn/roce_{rp,np}/enable/<prio>`` and parameters directly
-  under ``roce_rp/`` / ``roce_np/`` (``rpg_ai_rate``, ``cnp_dscp``, ``cnp_802p_prio`` …; VENDORS.md §7a;
-  DOMAIN.md §3 writes ``.../params/<attr>`` — the VENDORS/field layout is used). The names mirror the
+  under ``roce_rp/`` / ``roce_np/`` (``rpg_ai_rate``, ``cnp_dscp``, ``cnp_802p_prio`` …; docs/derivation.md#host-and-nic;
+  docs/derivation.md#dcqcn-parameters writes ``.../params/<attr>`` — the MLNX_OFED layout is used). The names mirror the
   NVIDIA DOCA "DCQCN CC Parameters" names [V].
 * Alternatives printed as comments: debugfs ``/sys/kernel/debug/mlx5/<pci>/cc_params/`` names from
   ``drivers/infiniband/hw/mlx5/cong.c`` [V]; ``mlxconfig`` keys from mstflint's parameter table [V].
@@ -76,7 +76,7 @@ class Knob(NamedTuple):
     mlxconfig: str
 
 
-#: Plan DCQCN key (unit-suffixed) -> where it is written. Names: DOMAIN.md §3.
+#: Plan DCQCN key (unit-suffixed) -> where it is written. Names: docs/derivation.md#dcqcn-parameters.
 DCQCN_KNOBS: dict[str, Knob] = {
     "rpg_time_reset_us": Knob("roce_rp", "rpg_time_reset", "rp_time_reset", "RPG_TIME_RESET"),
     "rpg_byte_reset_bytes": Knob("roce_rp", "rpg_byte_reset", "rp_byte_reset", "RPG_BYTE_RESET"),
@@ -118,7 +118,7 @@ ROCE_MODES = (("IB/RoCE v1", 1), (ROCE_MODE_TEXT, ROCE_MODE))
 TCLASS_UNSET = -1
 #: ``mlnx_qos --cable_len`` range (metres) [V].
 CABLE_LEN_RANGE = (0, 0xFFFF)
-#: ECN codepoint the RoCE TOS must carry: ECT(0) = 0b10 (DOMAIN.md §3).
+#: ECN codepoint the RoCE TOS must carry: ECT(0) = 0b10 (docs/derivation.md#dcqcn-parameters).
 ECT0 = 0b10
 #: Commands the script needs on PATH (checked before anything is changed).
 REQUIRED_TOOLS = ("mlnx_qos", "cma_roce_tos", "cma_roce_mode", "ip", "awk", "sed", "tail")

@@ -19,7 +19,7 @@ Syntax checked against:
 * Ingress headroom: ``policy-map type queuing <in>``/``class type queuing c-in-qN``/``pause buffer-size
   B pause-threshold B resume-threshold B`` (bytes) — keyword order from the Microsoft Azure Stack HCI
   Nexus example and a 93180YC-EX lab write-up [S]; mandatory above 100 m of cable (Cisco QoS guide,
-  PFC guidelines [V per VENDORS.md]). Attaching an input queuing policy per interface is [U].
+  PFC guidelines [V per docs/derivation.md#platform-syntax]). Attaching an input queuing policy per interface is [U].
 * Watchdog timers [U]: ``priority-flow-control watch-dog interval <ms>`` (NDFC exposes 101..1000 ms,
   system default 100 ms), ``priority-flow-control watch-dog shutdown-multiplier <n>`` [S, one secondary
   source] and ``priority-flow-control auto-restore multiplier <n>`` (the NX-API REST guide names the

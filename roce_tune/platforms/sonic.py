@@ -56,7 +56,7 @@ Tables and why (syntax checked against):
 
 References between tables are plain names (``"ROCE"``) as the YANG leafrefs require; for a switch whose
 ``os_version`` names a release before 202111 they are written ``"[TABLE|name]"`` as those releases' CONFIG_DB
-does (sonic-buildimage PR #7752 removed the format in 2021; VENDORS.md §1).
+does (sonic-buildimage PR #7752 removed the format in 2021; docs/derivation.md#platform-syntax).
 
 Not rendered (device defaults kept): ``BUFFER_PORT_INGRESS/EGRESS_PROFILE_LIST``, ``FLEX_COUNTER_TABLE``,
 ``DOT1P_TO_TC_MAP`` (``trust: pcp`` plans are refused: the plan has no PCP -> TC map).

@@ -1,8 +1,8 @@
 """Shared-buffer pools and profiles of one switch, headroom admission checks and the PFC trigger.
 
 Pure functions, no I/O. Pool sizing follows the SONiC Mellanox Lua
-(``sonic-net/sonic-swss:cfgmgr/buffer_pool_mellanox.lua``, DOMAIN.md §1.3) on Spectrum, and the SONiC
-Broadcom SKU layout (one ingress pool holding the shared headroom pool, DOMAIN.md §1.4/§6) elsewhere::
+(``sonic-net/sonic-swss:cfgmgr/buffer_pool_mellanox.lua``, docs/derivation.md#buffer-pools) on Spectrum, and the SONiC
+Broadcom SKU layout (one ingress pool holding the shared headroom pool, docs/derivation.md#buffer-pools) elsewhere::
 
     Spectrum:  available = buffer - (sum PG sizes + per admin-up port [lossy PG + mgmt PG reserve
                (pipeline latency each) + 10 KiB egress mirror + 9216 egress lossy] + 256 KiB mgmt pool
@@ -46,10 +46,10 @@ BROADCOM_EGRESS_LOSSY_CELLS = 7
 #: SONiC Mellanox lossless PG profiles use dynamic_th 0 (pg_profile_lookup.ini threshold column; dynamic
 #: mode DEFAULT_LOSSLESS_BUFFER_PARAMETER.default_dynamic_th), not the port-level profile's 7.
 SPECTRUM_LOSSLESS_PG_DYNAMIC_TH = 0
-_POOL_LUA = "sonic-net/sonic-swss:cfgmgr/buffer_pool_mellanox.lua (DOMAIN.md §1.3)"
-_CHECK_LUA = "sonic-net/sonic-swss:cfgmgr/buffer_check_headroom_mellanox.lua (DOMAIN.md §1.3)"
+_POOL_LUA = "sonic-net/sonic-swss:cfgmgr/buffer_pool_mellanox.lua (docs/derivation.md#buffer-pools)"
+_CHECK_LUA = "sonic-net/sonic-swss:cfgmgr/buffer_check_headroom_mellanox.lua (docs/derivation.md#buffer-pools)"
 _BRCM_SKU = ("SONiC Broadcom SKUs DellEMC-Z9332f-O32 (TH3) and Arista-7060X6-64PE-O128S2 (TH5) "
-             "buffers_defaults_t1.j2 (DOMAIN.md §1.4, §6)")
+             "buffers_defaults_t1.j2 (docs/derivation.md#buffer-pools)")
 
 
 def _spectrum(asic: AsicSpec) -> bool:
@@ -70,7 +70,7 @@ def pg_shared_limit_bytes(pool_bytes: int, dynamic_th: int, n_congested: int) ->
     (``opencomputeproject/SAI:inc/saibuffer.h`` ``SAI_BUFFER_PROFILE_ATTR_SHARED_DYNAMIC_TH``). With
     ``n`` PGs congested at once, each settles where ``L = alpha * (pool - n*L)``, i.e.
     ``L = alpha * pool / (1 + n*alpha)`` (the ``alpha/(1 + n*alpha)`` share quoted in mlx5
-    ``port_buffer.c``; DOMAIN.md §6). ``dynamic_th >= 7`` is "infinity" in the Mellanox SAI
+    ``port_buffer.c``; docs/derivation.md#dynamic-threshold). ``dynamic_th >= 7`` is "infinity" in the Mellanox SAI
     (``SAI_BUFFER_ALPHA_INFINITY = 7`` in ``Mellanox/SAI-Implementation:mlnx_sai/src/mlnx_sai_buffer.c``):
     the n PGs split the pool, ``pool / n``; ``dynamic_th <= -8`` is alpha 0.
 

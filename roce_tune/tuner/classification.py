@@ -5,11 +5,11 @@ numbering convention is the one NVIDIA/Cumulus "RoCE mode" and SONiC ``qos_confi
 class (TC), an 802.1p/PFC priority, a switch egress queue and (for lossless TCs) an ingress priority
 group (PG) all carry the same number, so "priority 3" is TC 3, queue 3 and PG 3 everywhere.
 
-Maps (DOMAIN.md §2 "Cumulus/Onyx RoCE mode", §3 "SONiC default DSCP->TC"):
+Maps (docs/derivation.md#classification):
 
 * DSCP -> TC, all 64 code points: ``roce_dscp[i]`` -> ``lossless_priorities[i]`` (extra RoCE DSCPs
   fall back to the first lossless priority; extra lossless priorities carry no DSCP and stay reserved,
-  e.g. for a Tagger-style bounce remap, DOMAIN.md §5); the CNP DSCP -> CNP priority; everything
+  e.g. for a Tagger-style bounce remap, docs/derivation.md#pfc-deadlock); the CNP DSCP -> CNP priority; everything
   else -> TC 0 (best effort, lossy).
 * TC -> PG: each lossless TC to its own PG (PG = TC), every other TC to PG 0 (the shared lossy PG).
   SONiC's AZURE map also sends TC 7 to PG 7 for its control plane; nothing is classified to TC 7 here.
@@ -40,9 +40,9 @@ LOSSY_TC = 0
 DEFAULT_LOSSLESS_WEIGHT_PERCENT = 50
 ECT0 = 0b10  # RFC 3168 §5: ECN field 10 = ECT(0)
 
-_S_SONIC = "sonic-net/sonic-buildimage:files/build_templates/qos_config.j2 (AZURE maps, DOMAIN.md §3)"
-_S_NVIDIA = "NVIDIA Cumulus/Onyx RoCE mode (DOMAIN.md §2; 'nv show qos roce' field capture)"
-_S_RFC3168 = "RFC 3168 §5 (ECN field: 10 = ECT(0)); DOMAIN.md §3 'RoCE TOS' (106 = DSCP 26 + ECT(0))"
+_S_SONIC = "sonic-net/sonic-buildimage:files/build_templates/qos_config.j2 (AZURE maps, docs/derivation.md#classification)"
+_S_NVIDIA = "NVIDIA Cumulus/Onyx RoCE mode (docs/derivation.md#classification)"
+_S_RFC3168 = "RFC 3168 §5 (ECN field: 10 = ECT(0)); docs/derivation.md#classification (106 = DSCP 26 + ECT(0))"
 
 
 def _check_policy(policy: Policy) -> None:
@@ -115,7 +115,7 @@ def derive_classification(policy: Policy, *,
     roce_pairs = ", ".join(f"{d}->{dscp_to_tc[d]}" for d in policy.roce_dscp)
     why = {
         "trust": Rationale(formula="policy.trust", inputs={"trust": policy.trust}, source=_S_NVIDIA,
-                           note="DSCP trust scales over L3 without VLAN tags (Microsoft SIGCOMM'16, DOMAIN.md §7)"
+                           note="DSCP trust scales over L3 without VLAN tags (Microsoft SIGCOMM'16, docs/derivation.md#large-scale-practice)"
                            if policy.trust == "dscp" else "PCP trust: RoCE must be VLAN-tagged with priority "
                            f"{roce_priority}; the DSCP maps are still written for L3 hops"),
         "map_name": Rationale(formula="constant", inputs={"map_name": MAP_NAME}, source=_S_SONIC,
@@ -137,7 +137,7 @@ def derive_classification(policy: Policy, *,
                                         inputs={"lossless_priorities": ",".join(map(str, lossless))},
                                         source=f"{_S_SONIC} (PFC_PRIORITY_TO_PRIORITY_GROUP_MAP lists lossless only)"),
         "dscp_to_priority": Rationale(
-            formula="same map as dscp_to_tc (TC = priority numbering)", source=f"{_S_NVIDIA}; VENDORS.md §7a "
+            formula="same map as dscp_to_tc (TC = priority numbering)", source=f"{_S_NVIDIA}; docs/derivation.md#host-and-nic "
             "(mlnx_qos --trust dscp --dscp2prio)", note="written explicitly: the mlx5 default map is dscp >> 3"),
         "lossless_priorities": Rationale(formula="sorted(policy.lossless_priorities)",
                                          inputs={"lossless_priorities": ",".join(map(str, lossless))},
@@ -149,9 +149,9 @@ def derive_classification(policy: Policy, *,
         "roce_priority": Rationale(formula="lossless_priorities[0] (the priority roce_dscp[0] maps to)",
                                    inputs={"roce_priority": roce_priority}, source=_S_NVIDIA),
         "cnp_dscp": Rationale(formula="policy.cnp_dscp", inputs={"cnp_dscp": policy.cnp_dscp},
-                              source="mlx5 firmware default CNP_DSCP 48 (DOMAIN.md §3)"),
+                              source="mlx5 firmware default CNP_DSCP 48 (docs/derivation.md#dcqcn-parameters)"),
         "cnp_priority": Rationale(formula="policy.cnp_priority", inputs={"cnp_priority": policy.cnp_priority},
-                                  source="mlx5 firmware default CNP_802P_PRIO 6 (DOMAIN.md §3)",
+                                  source="mlx5 firmware default CNP_802P_PRIO 6 (docs/derivation.md#dcqcn-parameters)",
                                   note="never lossless: a paused CNP cannot slow the sender"),
         "cnp_queue": Rationale(formula="tc_to_queue[cnp_priority]", inputs={"cnp_queue": policy.cnp_priority},
                                source=_S_NVIDIA, note="strict priority: CNPs overtake the data they regulate"),

@@ -4,7 +4,7 @@ A RoCE fabric is only lossless when every hop agrees on the class of a packet: t
 puts on the wire (``NCCL_IB_TC``) must carry a RoCE DSCP with ECT set, that DSCP must land in a TC
 with PFC on every switch port and in a PFC-enabled priority on every NIC, the CNP class must never
 be paused and must be served strictly, and every ECN ramp must reach Pmax before the PFC trigger
-(DCQCN: "ECN must fire before PFC", DOMAIN.md §2). Any disagreement is an error: ``roce-tune plan``
+(DCQCN: "ECN must fire before PFC", docs/derivation.md#ecn). Any disagreement is an error: ``roce-tune plan``
 refuses to write a plan for which :func:`check_consistency` returns errors.
 
 Rules (all ``error``):

@@ -1,10 +1,10 @@
 """DCQCN reaction-point / notification-point parameters for mlx5 (ConnectX-4 and later).
 
-Starts from the NIC firmware defaults (NVIDIA DOCA "DCQCN CC Parameters", DOMAIN.md §3) and scales
+Starts from the NIC firmware defaults (NVIDIA DOCA "DCQCN CC Parameters", docs/derivation.md#dcqcn-parameters) and scales
 only the rate-increase steps with link speed, by the rule of the HPCC artifact's firmware-like
 ``dcqcn`` profile (``alibaba-edu/High-Precision-Congestion-Control:simulation/run.py``):
 ``AI = 5 Mb/s x C/25G`` and ``HAI = 50 Mb/s x C/25G`` (100G: 20/200, 400G: 80/800, 800G: 160/1600;
-DOMAIN.md Oracle E). Everything else keeps the firmware value, with the reason in its Rationale.
+docs/derivation.md#pause-quanta). Everything else keeps the firmware value, with the reason in its Rationale.
 
 Example::
 
@@ -17,7 +17,7 @@ from __future__ import annotations
 from roce_tune.inventory.catalog import NicSpec
 from roce_tune.plan import Dcqcn, Rationale
 
-#: Firmware defaults (DOMAIN.md §3 table; NVIDIA DOCA "DCQCN CC Parameters" and an ``mlxconfig -q``
+#: Firmware defaults (docs/derivation.md#dcqcn-parameters table; NVIDIA DOCA "DCQCN CC Parameters" and an ``mlxconfig -q``
 #: dump). Used for any key the catalog's ``NicSpec.dcqcn_defaults`` does not give.
 MLX5_FIRMWARE_DEFAULTS: dict[str, int] = {
     "rpg_time_reset_us": 300, "rpg_byte_reset_bytes": 32767, "rpg_threshold": 1, "rpg_max_rate_mbps": 0,
@@ -44,7 +44,7 @@ def _ranges(speed_gbps: int) -> dict[str, tuple[int, int, str]]:
     return {
         "rpg_time_reset_us": (1, _MAX_US, "[R] same µs range as dce_tcp_rtt"),
         "rpg_byte_reset_bytes": (0, 32767, "[R] 0 = disabled; firmware default 32767 = 2^15-1 is the field maximum"),
-        "rpg_threshold": (1, 31, "DOMAIN.md §3 (1..31)"),
+        "rpg_threshold": (1, 31, "docs/derivation.md#dcqcn-parameters (1..31)"),
         "rpg_max_rate_mbps": (0, line, "0 = line rate; cannot exceed the line rate"),
         "rpg_ai_rate_mbps": (1, line, "a rate step between 1 Mb/s and the line rate"),
         "rpg_hai_rate_mbps": (1, line, "a rate step between 1 Mb/s and the line rate"),
@@ -90,14 +90,14 @@ def _derive_one(key: str, fw: dict[str, int], speed_gbps: int, cnp_dscp: int,
         v = _scaled(HPCC_AI_MBPS_AT_25G, speed_gbps)
         return v, Rationale(
             formula="max(1, round(5 Mb/s * speed_gbps / 25))", inputs={"speed_gbps": speed_gbps, "base_mbps": 5},
-            source=_HPCC + "; DOMAIN.md §3, Oracle E",
+            source=_HPCC + "; docs/derivation.md#dcqcn-parameters",
             note=f"firmware default {d} Mb/s is tuned for 25G; at {speed_gbps}G the same relative step is {v} Mb/s "
                  "(keeps the additive-increase time to regain a share of C constant)")
     if key == "rpg_hai_rate_mbps":
         v = _scaled(HPCC_HAI_MBPS_AT_25G, speed_gbps)
         return v, Rationale(
             formula="max(1, round(50 Mb/s * speed_gbps / 25))", inputs={"speed_gbps": speed_gbps, "base_mbps": 50},
-            source=_HPCC + "; DOMAIN.md §3, Oracle E", note=f"firmware default {d} Mb/s scaled like AI")
+            source=_HPCC + "; docs/derivation.md#dcqcn-parameters", note=f"firmware default {d} Mb/s scaled like AI")
     if key == "cnp_dscp":
         return cnp_dscp, Rationale(formula="policy.cnp_dscp", inputs={"cnp_dscp": cnp_dscp}, source="inventory policy",
                                    note=f"must equal the switch CNP class (firmware default {d})")
@@ -110,17 +110,17 @@ def _derive_one(key: str, fw: dict[str, int], speed_gbps: int, cnp_dscp: int,
                              "together (N*min_rate < C); with NCCL QP scaling N can reach thousands, so the HPCC "
                              "simulator's 1000 Mb/s floor would defeat congestion control at 400G for N >= 400",
         "rpg_byte_reset_bytes": "firmware value is already the field maximum (2^15-1); cannot scale with speed, so at "
-                                "high speed increase events are byte-counter driven (DCQCN-MODEL.md §1.3)",
+                                "high speed increase events are byte-counter driven (docs/derivation.md#dcqcn-fluid-model)",
         "rpg_time_reset_us": "HPCC firmware-like profile uses the same 300 µs increase timer",
         "rpg_threshold": "F = 1 fast-recovery stage, as the HPCC firmware-like profile (FAST_RECOVERY_TIMES 1)",
         "rpg_max_rate_mbps": "0 = line rate",
-        "rate_to_set_on_first_cnp_mbps": "0 = keep line rate on the first CNP (DOMAIN.md §2 incast note)",
+        "rate_to_set_on_first_cnp_mbps": "0 = keep line rate on the first CNP (docs/derivation.md#ecn-before-pfc)",
         "dce_tcp_g": "g = 1 - 1019/1024 ~ 1/205 (HPCC uses 1/256 = 1020; difference immaterial)",
         "dce_tcp_rtt_us": "alpha-update period tau' (HPCC t_alpha = 1 µs)",
         "rate_reduce_monitor_period_us": "min time between cuts (HPCC t_dec = 4 µs)",
-        "min_time_between_cnps_us": "firmware-dependent (dump 2 µs; docs 0 or 4): read from the NIC (DOMAIN.md gaps)",
+        "min_time_between_cnps_us": "firmware-dependent (dump 2 µs; docs 0 or 4): read from the NIC (docs/derivation.md#dcqcn-parameters)",
     }
-    return d, Rationale(formula="firmware default", inputs={key: d}, source=_DOCA + "; DOMAIN.md §3",
+    return d, Rationale(formula="firmware default", inputs={key: d}, source=_DOCA + "; docs/derivation.md#dcqcn-parameters",
                         note=notes.get(key, ""))
 
 
@@ -180,7 +180,7 @@ def derive_dcqcn(
         relies_on = (
             "DCQCN disabled: the fabric relies on PFC alone for losslessness plus receiver-driven admission in the "
             "collective library (NCCL message pacing, QP scaling), as Meta ran 400G RoCE for >1 year "
-            "(SIGCOMM'24, DOMAIN.md §7). Watch PFC pause duration per port/priority, PFC watchdog events, "
+            "(SIGCOMM'24, docs/derivation.md#large-scale-practice). Watch PFC pause duration per port/priority, PFC watchdog events, "
             "and RoCE out_of_sequence / packet_seq_err counters; parameters are kept for re-enabling.")
     return Dcqcn(
         enabled=enabled,

@@ -1,6 +1,6 @@
 """PFC deadlock check: cyclic buffer dependencies under ECMP routing, normal and single-link-failure states.
 
-Model (DOMAIN.md §5 "How roce-tune can CHECK a topology + routing"):
+Model (docs/derivation.md#pfc-deadlock "How roce-tune can CHECK a topology + routing"):
 
 * A node is a lossless ingress buffer ``(switch, ingress port, priority)``. Host NIC receive queues are
   sinks (they never wait), so they are not nodes; host-facing switch ingress ports are.
@@ -45,7 +45,7 @@ pay O(levels x links + sum degree^2) per re-computed failure, bounded by :data:`
 
 Scale note: more than :data:`LARGE_FABRIC_HOSTS` (32) *hosts* -- about one rack of 8-GPU servers behind a leaf
 pair -- adds a plan note on what a static graph cannot see: lossless packets flooded for unresolved ARP/ND,
-transient loops during convergence and NIC PFC storms (DOMAIN.md §5, §7). Hosts, not switches, because all
+transient loops during convergence and NIC PFC storms (docs/derivation.md#pfc-deadlock). Hosts, not switches, because all
 three grow with the number of endpoints.
 """
 
@@ -62,7 +62,7 @@ from roce_tune.findings import Finding, Location, Severity
 from roce_tune.inventory.topology import Topology
 from roce_tune.plan import DeadlockCycle, DeadlockReport
 
-#: More hosts than this gets the plan-level note about risks this analysis cannot see (DOMAIN.md §5, §7).
+#: More hosts than this gets the plan-level note about risks this analysis cannot see (docs/derivation.md#pfc-deadlock).
 LARGE_FABRIC_HOSTS = 32
 #: Distinct cycles reported (each once per lossless priority); more are summarised in a note.
 MAX_REPORTED_CYCLES = 32
@@ -71,7 +71,7 @@ RECOMPUTE_WORK_BUDGET = 6_000_000
 #: Tiered fabrics up to this many candidate turns also get an explicit cycle search (a self-check).
 EXPLICIT_TURN_LIMIT = 200_000
 
-_S = "DOMAIN.md §5 (PFC deadlock)"
+_S = "docs/derivation.md#pfc-deadlock (PFC deadlock)"
 
 
 def _natural(name: str) -> tuple[object, ...]:
@@ -424,7 +424,7 @@ def _analyze(topo: Topology, lossless_priorities: list[int], lossless_ports: set
                                 "down-up around it, which breaks the up-down order that keeps a Clos deadlock-free",
                         fix="keep the link lossy (lossless: false on the link: no PFC on it), or remap bounced "
                             "traffic to another lossless priority (Tagger; SONiC tunnel_dscp_remapping) "
-                            "(DOMAIN.md §5)"))
+                            "(docs/derivation.md#pfc-deadlock)"))
     routes = _route_valley_free(fab) if tiered else _route_shortest(fab)
     turn_estimate = sum(len(a) ** 2 for a in fab.adj)
     explicit = not tiered or turn_estimate <= EXPLICIT_TURN_LIMIT
@@ -505,14 +505,14 @@ def _analyze(topo: Topology, lossless_priorities: list[int], lossless_ports: set
                         f"({'normal state' if failed is None else 'after failure of ' + failed}): "
                         + " ; ".join(links),
                 fix="remove the bounce (cabling/routing), make a link in the loop lossy (lossless: false on "
-                    "the link), or remap bounced traffic to another lossless priority (Tagger) (DOMAIN.md §5)"))
+                    "the link), or remap bounced traffic to another lossless priority (Tagger) (docs/derivation.md#pfc-deadlock)"))
 
     hosts = len(topo.inventory.hosts)
     if hosts > LARGE_FABRIC_HOSTS:
         notes.append(f"{hosts} hosts (> {LARGE_FABRIC_HOSTS}): risks this graph cannot see grow with scale -- lossless "
                      "packets flooded for unresolved ARP/ND entries (configure drop-not-flood for lossless classes), "
                      "transient loops while routing converges, and NIC PFC pause storms; keep the PFC watchdog on "
-                     "(DOMAIN.md §5, §7; Microsoft SIGCOMM'16)")
+                     "(docs/derivation.md#pfc-deadlock; Microsoft SIGCOMM'16)")
     fab.flagged.sort(key=lambda f: (f.rule, _natural(f.location.device or ""), _natural(f.location.port or ""),
                                     f.message))
     return DeadlockReport(nodes=fab.nodes * len(prios), edges=edges * len(prios) if prios else 0,

@@ -1,6 +1,6 @@
 """ECN/WRED marking thresholds for the lossless queue, checked against the DCQCN fluid model.
 
-Rules (DOMAIN.md §2, DCQCN-MODEL.md §1.5):
+Rules (docs/derivation.md#ecn, docs/derivation.md#dcqcn-fluid-model):
 
 * ``derived``: BDP = R x base RTT; Kmin = max(BDP/7, 2 jumbo frames); Kmax = m(N) x BDP with
   m rising from 2 (N = 1) to 3 (N >= 64) (Huawei "2-3 x BDP"); Pmax = the smallest of
@@ -28,11 +28,11 @@ from roce_tune.tuner.dcqcn import calc_dcqcn
 from roce_tune.tuner.fluid import FluidParams, fixed_point, fixed_point_p
 from roce_tune.units import parse_bytes, parse_speed_gbps, parse_time_us
 
-#: Propagation delay in fibre/copper: 1/1.98e8 m/s (SONiC buffer_headroom_mellanox.lua; DOMAIN.md §1.2).
+#: Propagation delay in fibre/copper: 1/1.98e8 m/s (SONiC buffer_headroom_mellanox.lua; docs/derivation.md#headroom).
 PROPAGATION_NS_PER_M = 5.05
 #: Largest frame a lossless queue carries (policy.mtu maximum, 9216 B).
 MAX_FRAME_BYTES = 9216
-#: DCTCP marking bound K > C*RTT/7 (Alizadeh et al. SIGCOMM'10 [R], DOMAIN.md §2) used for Kmin.
+#: DCTCP marking bound K > C*RTT/7 (Alizadeh et al. SIGCOMM'10 [R], docs/derivation.md#ecn) used for Kmin.
 KMIN_BDP_DIVISOR = 7
 KMIN_FLOOR_BYTES = 2 * MAX_FRAME_BYTES
 RAMP_FLOOR_BYTES = 2 * MAX_FRAME_BYTES
@@ -43,10 +43,10 @@ PMAX_LADDER_PERCENT = (1.0, 2.0, 5.0, 10.0, 20.0, 50.0, 100.0)
 PMAX_MARGIN = 2.0
 
 _S_NVIDIA = ("NVIDIA Onyx User Manual 'show roce' (ECN absolute 150 KB / 1500 KB on TC3); Cumulus 5.x RoCE page "
-             "(DOMAIN.md §2). Pmax: NVUE RoCE reference 'congestion-control ... probability 100' (VENDORS.md §2a); "
-             "the Onyx default probability itself is a DOMAIN.md gap")
-_S_SONIC = "sonic-net/sonic-buildimage:files/build_templates/qos_config.j2 WRED_PROFILE AZURE_LOSSLESS (DOMAIN.md §2)"
-_S_PAPER = "Zhu et al., SIGCOMM'15 DCQCN (40G testbed) [R]; jitupadhye-zz/rdma dcqcn2.m comments (DCQCN-MODEL.md §1.3)"
+             "(docs/derivation.md#ecn). Pmax: NVUE RoCE reference 'congestion-control ... probability 100' (docs/derivation.md#platform-syntax); "
+             "the Onyx default probability itself is a docs/derivation.md gap")
+_S_SONIC = "sonic-net/sonic-buildimage:files/build_templates/qos_config.j2 WRED_PROFILE AZURE_LOSSLESS (docs/derivation.md#ecn)"
+_S_PAPER = "Zhu et al., SIGCOMM'15 DCQCN (40G testbed) [R]; jitupadhye-zz/rdma dcqcn2.m comments (docs/derivation.md#dcqcn-fluid-model)"
 
 #: name -> (kmin_bytes, kmax_bytes, pmax_percent, source)
 NAMED_PROFILES: dict[str, tuple[int, int, float, str]] = {
@@ -88,7 +88,7 @@ def base_rtt_us(hops: int, cable_m_total: float, nic_latency_us: float,
         formula="2*cable_m_total*5.05 ns/m + 2*hops*switch_latency_us + 2*nic_latency_us",
         inputs={"hops": hops, "cable_m_total": cable_m_total, "nic_latency_us": nic_latency_us,
                 "switch_latency_us": switch_latency_us, "propagation_us": round(prop_us, 3)},
-        source="DOMAIN.md §1.2 (v = 1.98e8 m/s), §2 (BDP = R x base RTT); switch/NIC latency from the catalog",
+        source="docs/derivation.md#cable-propagation, docs/derivation.md#bdp-and-base-rtt; switch/NIC latency from the catalog",
         note="unloaded: no serialisation or queueing delay")
 
 
@@ -205,16 +205,16 @@ def derive_ecn(
         r["kmin_bytes"] = Rationale(
             formula="max(ceil_1000(BDP/7), 2*9216); BDP = speed_gbps*1e9/8 * base_rtt_us*1e-6",
             inputs={**common, "kmin_floor_bytes": KMIN_FLOOR_BYTES}, note="; ".join(filter(None, [clamp_note, vendor])),
-            source="DCTCP K > C*RTT/7 (SIGCOMM'10 [R]) and 'Kmin a small fraction of BDP' (DOMAIN.md §2 [D])")
+            source="DCTCP K > C*RTT/7 (SIGCOMM'10 [R]) and 'Kmin a small fraction of BDP' (docs/derivation.md#ecn)")
         r["kmax_bytes"] = Rationale(
             formula="min(max(ceil_1000(m(N)*BDP), Kmin + 2*9216), 0.8*pfc_trigger); m(N) = 2 + min(1, log2 N / 6)",
             inputs={**common, "m": round(mult, 4)}, note="; ".join(filter(None, [clamp_note, vendor])),
             source="Huawei CloudEngine 'upper threshold = 2-3 x BDP' (EDOC1100155250); DCQCN 'ECN before PFC'; "
-                   "CoNEXT'16: wider ramps restore phase margin as N grows (DCQCN-MODEL.md §1.5)")
+                   "CoNEXT'16: wider ramps restore phase margin as N grows (docs/derivation.md#dcqcn-fluid-model)")
         r["pmax_percent"] = Rationale(
             formula="smallest of 1/2/5/10/20/50/100 % with Pmax >= 2 * p*(N) (fluid fixed point)",
             inputs={"p_star": round(p_star, 6), "n_flows": n, "margin": PMAX_MARGIN}, note=vendor,
-            source="DCQCN-MODEL.md §1.5 (check p*(N_max) <= Pmax); CoNEXT'16 fixed-point theorem")
+            source="docs/derivation.md#dcqcn-fluid-model (check p*(N_max) <= Pmax); CoNEXT'16 fixed-point theorem")
     else:
         kmin, kmax, pmax, src = NAMED_PROFILES[prof]
         note = f"named profile {prof}: used as published, not adjusted"
@@ -249,7 +249,7 @@ def derive_ecn(
         inputs={"n_flows": n, "p_star": round(p_star, 6), "q_star_bytes": round(q_star), "pmax_percent": pmax,
                 "tau_us": fp.tau_s * 1e6, "tau_prime_us": fp.tau_prime_s * 1e6, "timer_us": fp.timer_s * 1e6,
                 "byte_counter_bytes": fp.byte_counter_bytes, "F": fp.F, "rai_mbps": fp.rai_mbps, "g": round(fp.g, 6)},
-        source="CoNEXT'16 fixed-point theorem; DCQCN-MODEL.md §1.3-1.5 (roce_tune.tuner.fluid)",
+        source="CoNEXT'16 fixed-point theorem; docs/derivation.md#dcqcn-fluid-model (roce_tune.tuner.fluid)",
         note="ok" if ok else "FLUID CHECK FAILED: " + "; ".join(problems))
     drop_min = drop_max = drop_p = None
     if asic_ecn_separate:

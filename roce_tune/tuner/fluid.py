@@ -3,7 +3,7 @@
 Implements the fixed point of the DCQCN delay-differential model of Zhu et al. (SIGCOMM 2015) as
 analysed in Zhu, Ghobadi, Misra, Padhye, "ECN or Delay: Lessons Learnt from Analysis of DCQCN and
 TIMELY" (CoNEXT 2016), Theorem "unique fixed point"; notation and parameter mapping in
-``shared/DCQCN-MODEL.md`` §1.3-1.5. Pure Python (``math`` only).
+``docs/derivation.md#dcqcn-fluid-model`` §1.3-1.5. Pure Python (``math`` only).
 
 All model quantities are in **packets** of :attr:`FluidParams.packet_bytes` (the authors used
 1000-byte packets), because ECN marking is a per-packet Bernoulli trial. At the fixed point, with
@@ -91,7 +91,7 @@ class FluidParams:
     def from_dcqcn_params(cls, params: dict[str, int], speed_gbps: float) -> "FluidParams":
         """Map mlx5 DCQCN knobs (plan ``Dcqcn.params`` keys) to model parameters.
 
-        Mapping (DCQCN-MODEL.md §1.3 [D]): T <- ``rpg_time_reset_us``, B <- ``rpg_byte_reset_bytes``,
+        Mapping (docs/derivation.md#dcqcn-fluid-model [D]): T <- ``rpg_time_reset_us``, B <- ``rpg_byte_reset_bytes``,
         F <- ``rpg_threshold``, R_AI <- ``rpg_ai_rate_mbps``, tau' <- ``dce_tcp_rtt_us``,
         g <- 1 - ``dce_tcp_g``/1024, tau <- max(``min_time_between_cnps_us``,
         ``rate_reduce_monitor_period_us``). Capacity = ``speed_gbps``.
@@ -120,7 +120,7 @@ def paper_defaults(capacity_gbps: float) -> FluidParams:
     """SIGCOMM'15 DCQCN defaults as used by the authors' fluid code.
 
     Source: ``jitupadhye-zz/rdma:fluidmodel/dcqcn/dcqcn2.m`` comments (tau 50 µs, tau' 55 µs,
-    F 5, B 10 MB, R_AI 40 Mb/s, timer 55 µs, g 1/256) and CoNEXT'16 text (DCQCN-MODEL.md §1.3).
+    F 5, B 10 MB, R_AI 40 Mb/s, timer 55 µs, g 1/256) and CoNEXT'16 text (docs/derivation.md#dcqcn-fluid-model).
     """
     return FluidParams(capacity_gbps=capacity_gbps)
 
@@ -156,7 +156,7 @@ def fixed_point_p(params: FluidParams, n_flows: int) -> float:
     """Exact fixed-point marking probability p* for ``n_flows`` identical flows.
 
     Solves a^2*alpha*/((b+d)(c+e)) = tau^2 * R_AI * C/N for p in (0, 1) (CoNEXT'16 fixed-point
-    theorem, DCQCN-MODEL.md §1.5) by bisection on log p. The left side rises from ~0 (p -> 0,
+    theorem, docs/derivation.md#dcqcn-fluid-model) by bisection on log p. The left side rises from ~0 (p -> 0,
     it behaves like p^3) to +inf (p -> 1), so the root is bracketed and unique.
 
     Args:
@@ -193,7 +193,7 @@ def fixed_point_p(params: FluidParams, n_flows: int) -> float:
 def approx_p(params: FluidParams, n_flows: int) -> float:
     """The paper's Taylor approximation p* ~ [R_AI N^2/(tau' C^2) (1/B + N/(T C))^2]^(1/3).
 
-    Source: CoNEXT'16 (DCQCN-MODEL.md §1.5); also ``stability.m`` line ``ps = (Rai*N*N/...)``.
+    Source: CoNEXT'16 (docs/derivation.md#dcqcn-fluid-model); also ``stability.m`` line ``ps = (Rai*N*N/...)``.
     Valid for small p*; overestimates the exact root by ~15 % at 40G/N=2 with the paper defaults.
     Units: packets (R_AI, C in packets/s; B in packets).
 
@@ -215,7 +215,7 @@ def fixed_point(
 
     q* = Kmin + (p*/Pmax)(Kmax - Kmin) when p* <= Pmax. Otherwise there is no operating point on
     the ramp: the queue sits on the Kmax discontinuity (marking jumps to 1 above Kmax) and chatters,
-    so q* is reported as Kmax and ``on_ramp`` is False (DCQCN-MODEL.md §1.5).
+    so q* is reported as Kmax and ``on_ramp`` is False (docs/derivation.md#dcqcn-fluid-model).
 
     Args:
         params: model parameters.

@@ -5,7 +5,7 @@ Every value is derived from inventory names that already passed the strict name 
 :data:`SHELL_SAFE_RE`, so it can be written unquoted to ``/etc/nccl.conf`` or an ``export`` line.
 
 Parameter semantics and defaults are those of NVIDIA/nccl ``src/transport/net_ib/connect.cc``
-(VENDORS.md §7c): ``NCCL_IB_TC``/``NCCL_IB_FIFO_TC``/``NCCL_IB_SL``/``NCCL_IB_GID_INDEX`` default -1
+(docs/derivation.md#nccl-environment): ``NCCL_IB_TC``/``NCCL_IB_FIFO_TC``/``NCCL_IB_SL``/``NCCL_IB_GID_INDEX`` default -1
 (unset), ``NCCL_IB_ROCE_VERSION_NUM`` 2, ``NCCL_IB_QPS_PER_CONNECTION`` 1, ``NCCL_IB_SPLIT_DATA_ON_QPS``
 0, ``NCCL_IB_TIMEOUT`` 20, ``NCCL_IB_RETRY_CNT`` 7.
 
@@ -33,13 +33,13 @@ SHELL_SAFE_RE = re.compile(r"^[A-Za-z0-9_=:,.^-]*$")
 GID_AUTOSELECT_SINCE = (2, 21)
 #: GID index of RoCEv2 + IPv4 in the usual mlx5 table (0/1 = v1/v2 link-local, 2/3 = v1/v2 IPv4).
 PINNED_GID_INDEX = 3
-#: QPs per connection when ECMP needs entropy (Meta SIGCOMM'24 "QP scaling", DOMAIN.md §7).
+#: QPs per connection when ECMP needs entropy (Meta SIGCOMM'24 "QP scaling", docs/derivation.md#large-scale-practice).
 QPS_PER_CONNECTION = 4
 
-_S_NCCL = "NVIDIA/nccl src/transport/net_ib/connect.cc (v2.31.2) parameter defaults (VENDORS.md §7c)"
-_S_ENV = "NCCL environment-variable docs (env.rst); VENDORS.md §7c"
+_S_NCCL = "NVIDIA/nccl src/transport/net_ib/connect.cc (v2.31.2) parameter defaults (docs/derivation.md#nccl-environment)"
+_S_ENV = "NCCL environment-variable docs (env.rst); docs/derivation.md#nccl-environment"
 _S_META = ("Meta, 'RDMA over Ethernet for Distributed AI Training at Meta Scale', SIGCOMM'24: E-ECMP + QP scaling "
-           "up to +40 % AllReduce (DOMAIN.md §7)")
+           "up to +40 % AllReduce (docs/derivation.md#large-scale-practice)")
 
 
 _DIGITS = re.compile(r"(\d+)")
@@ -135,7 +135,7 @@ def derive_nccl_env(host: Host, classification: Classification, site: Site,
         why["NCCL_IB_GID_INDEX"] = Rationale(
             formula=f"{PINNED_GID_INDEX} (RoCEv2 + IPv4 in the usual mlx5 GID table)",
             inputs={"nccl_version": site.nccl_version or "", "gid_index": PINNED_GID_INDEX},
-            source=f"{_S_NCCL}; VENDORS.md §7c (default 0 = RoCEv1 link-local before 2.21)",
+            source=f"{_S_NCCL}; docs/derivation.md#nccl-environment (default 0 = RoCEv1 link-local before 2.21)",
             note="check with show_gids on every host: the index moves when addresses or VLAN interfaces change")
         why["NCCL_IB_ROCE_VERSION_NUM"] = _omitted("ignored when NCCL_IB_GID_INDEX is pinned", _S_NCCL)
     else:

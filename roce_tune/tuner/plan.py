@@ -176,7 +176,7 @@ def _ecn_profile(speed_gbps, rtt_us, fan_in, trigger, params, separate, profile,
         "rationale": {**prof.rationale, "queue_buffer_bytes": Rationale(
             formula="egress lossless pool x alpha/(1 + alpha), alpha = 2^dynamic_th (one congested queue)",
             inputs={"egress_pool_bytes": egress_pool_bytes, "queue_buffer_bytes": queue_buffer},
-            source="SAI saibuffer.h SHARED_DYNAMIC_TH; DOMAIN.md §6",
+            source="SAI saibuffer.h SHARED_DYNAMIC_TH; docs/derivation.md#dynamic-threshold",
             note="denominator for platforms that take ECN thresholds as a percent of the queue buffer")}})
 
 
@@ -248,7 +248,7 @@ def _derive_switch(inv: Inventory, topo: Topology, catalog: Catalog, sw: Switch,
         rationale["fan_in"] = memo.get(("why-fan-in", f.direction, f.fan_in), lambda: Rationale(
             formula="down-facing egress: cabled ports - 1; up-facing egress: down-facing ports (up-down routing)",
             inputs={"direction": f.direction, "fan_in": f.fan_in},
-            source="DOMAIN.md §2 (N-to-1 incast), §5 (up-down)"))
+            source="docs/derivation.md#ecn-before-pfc, docs/derivation.md#pfc-deadlock"))
         rationale["cable_m"] = memo.get(("why-cable", f.cable_m, f.cable_defaulted), lambda: Rationale(
             formula="inventory link/NIC cable_length" if not f.cable_defaulted else "defaults.cable_length",
             inputs={"cable_m": f.cable_m}, source="inventory",
@@ -348,7 +348,7 @@ def _build_plan(inv: Inventory, catalog: Catalog, inventory_file: str, inventory
     notes.append(f"base RTT {rtt_us:.2f} us: {rtt_why.formula} ({', '.join(f'{k}={v}' for k, v in rtt_why.inputs.items())})")
     if not inv.policy.dcqcn:
         notes.append("DCQCN is off by policy: the fabric relies on PFC alone; watch PFC pause duration, "
-                     "watchdog events and out_of_sequence counters (DOMAIN.md §7, Meta SIGCOMM'24).")
+                     "watchdog events and out_of_sequence counters (docs/derivation.md#large-scale-practice, Meta SIGCOMM'24).")
     plan = Plan(
         generator=f"roce-tune {__version__}", site=inv.site.name, inventory_file=inventory_file,
         inventory_sha256=inventory_sha256,

@@ -1,7 +1,7 @@
 """PFC watchdog timers per switch.
 
 SONiC (and, for lack of published defaults, Cumulus/EOS/NX-OS) follows ``pfcwd start_default`` of
-``sonic-net/sonic-utilities:pfcwd/main.py`` (DOMAIN.md §4)::
+``sonic-net/sonic-utilities:pfcwd/main.py`` (docs/derivation.md#pfc-watchdog)::
 
     multiply  = max(1, (N - 1) // 32 + 1)        N = ports with PFC enabled
     detection = restoration = 200 ms x multiply
@@ -26,9 +26,9 @@ RANGES_MS = {"detection_ms": (100, 5000), "restoration_ms": (100, 60000), "poll_
 SONIC_BASE_MS = 200
 JUNOS_DEFAULTS_MS = {"poll_ms": 100, "detection_ms": 200, "restoration_ms": 200}
 
-_S_SONIC = "sonic-net/sonic-utilities:pfcwd/main.py start_default (DOMAIN.md §4, Oracle E)"
+_S_SONIC = "sonic-net/sonic-utilities:pfcwd/main.py start_default (docs/derivation.md#pfc-watchdog)"
 _S_YANG = "sonic-buildimage sonic-pfcwd.yang (detection 100..5000, restoration 100..60000, POLL_INTERVAL 100..1000 ms)"
-_S_JUNOS = "Junos 'PFC watchdog' docs: poll 100 ms, detection 2 polls (200 ms), recovery 200 ms (DOMAIN.md §4)"
+_S_JUNOS = "Junos 'PFC watchdog' docs: poll 100 ms, detection 2 polls (200 ms), recovery 200 ms (docs/derivation.md#pfc-watchdog)"
 _PLATFORM_NOTES = {
     "sonic": "PFC_WD|<port> detection_time/restoration_time/action, PFC_WD|GLOBAL POLL_INTERVAL",
     "junos": "congestion-notification-profile ... pfc-watchdog: detection counted in polls (200/100 = 2); "
@@ -97,7 +97,7 @@ def derive_watchdog(pfc_ports: int, enabled: bool, action: str, platform: str,
         vals["restoration_ms"] = min(vals["restoration_ms"], RANGES_MS["restoration_ms"][1])
         if platform == "eos":
             # EOS wants polling-interval <= half the shorter of timeout and recovery-time, else it
-            # substitutes its own and logs a warning (Arista EOS PFC watchdog notes, VENDORS.md §3a)
+            # substitutes its own and logs a warning (Arista EOS PFC watchdog notes, docs/derivation.md#platform-syntax)
             half = min(vals["detection_ms"], vals["restoration_ms"]) // 2
             if vals["poll_ms"] > half:
                 vals["poll_ms"] = max(RANGES_MS["poll_ms"][0], half)
@@ -105,7 +105,7 @@ def derive_watchdog(pfc_ports: int, enabled: bool, action: str, platform: str,
                                          inputs=inputs, source=_S_SONIC + "; EOS polling <= half the timeout",
                                          note="EOS requires the polling interval at most half the timeout")
     act = action
-    r["action"] = Rationale(formula="policy.watchdog_action", inputs={"action": action}, source="DOMAIN.md §4",
+    r["action"] = Rationale(formula="policy.watchdog_action", inputs={"action": action}, source="docs/derivation.md#pfc-watchdog",
                             note="drop is the only action that breaks a PFC deadlock")
     for key, value in pins.items():
         if key == "action":

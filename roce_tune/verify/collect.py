@@ -4,10 +4,10 @@ Device I/O goes through the apply engine's connection code (:func:`roce_tune.dep
 credentials from the environment or a secrets file, :class:`~roce_tune.deploy.drivers.Driver` ``cmd``).
 Commands per device kind (one round trip per host NIC; sections split by ``@@ROCE_TUNE`` marker lines):
 
-* host NIC counters: ``ethtool -S IF`` and ``grep -H '' …/hw_counters/*`` (VENDORS.md §7b);
+* host NIC counters: ``ethtool -S IF`` and ``grep -H '' …/hw_counters/*`` (docs/derivation.md#counters);
 * host NIC facts: netdev ``mtu`` (sysfs), ``ibv_devinfo -d DEV``, ``show_gids DEV``;
 * SONiC: ``show pfc counters``, ``show queue counters``, ``show queue wredcounters``, ``show pfcwd stats``
-  (VENDORS.md §1b); EOS: ``show priority-flow-control counters | json`` and ``show qos interfaces
+  (docs/derivation.md#platform-syntax); EOS: ``show priority-flow-control counters | json`` and ``show qos interfaces
   ethernet N ecn counters queue`` per lossless port (§3b); Cumulus, NX-OS and Junos: per lossless
   port, see :mod:`.vendor_counters` (§2b, §4b, §5b). Other platforms: not read yet (the snapshot
   lists them as ``unsupported``).

@@ -3,7 +3,7 @@
 Pure functions: text in, numbers out. Shapes follow what the tools print (field captures in
 ``shared/field-cases/counters``):
 
-* ``ethtool -S IF`` — ``     rx_prio3_pause: 12`` lines (mlx5 names, VENDORS.md §7b); also the
+* ``ethtool -S IF`` — ``     rx_prio3_pause: 12`` lines (mlx5 names, docs/derivation.md#counters); also the
   ``diff -y`` side-by-side capture people take of two ``ethtool -S`` runs (:func:`parse_side_by_side`).
 * RDMA hw_counters — ``grep -H "" /sys/class/infiniband/DEV/ports/N/hw_counters/*`` lines
   (``…/hw_counters/np_cnp_sent:1333``), plain ``name value`` / ``name: value`` lines, or

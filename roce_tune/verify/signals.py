@@ -12,7 +12,7 @@ from roce_tune.verify.counters import CounterSnapshot, HostNicCounters
 
 __all__ = ["FabricSignals", "HostSignals", "fabric_signals", "host_signals", "prio_count"]
 
-#: RDMA hw_counters that count loss-recovery events at the requester/responder (VENDORS.md §7b).
+#: RDMA hw_counters that count loss-recovery events at the requester/responder (docs/derivation.md#counters).
 LOSS_COUNTERS = ("out_of_sequence", "packet_seq_err", "local_ack_timeout_err", "implied_nak_seq_err")
 #: ethtool counters of frames the NIC dropped on receive (PHY-level buffer exhaustion).
 DISCARD_COUNTERS = ("rx_discards_phy",)

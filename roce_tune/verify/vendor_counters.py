@@ -2,7 +2,7 @@
 
 Pure text-in, numbers-out functions returning the same ``{port: {name: int}}`` maps (names in
 :mod:`roce_tune.verify.counters`) as the SONiC/EOS parsers, plus the per-platform command lists and
-assembly used by :mod:`roce_tune.verify.collect`. Shapes (VENDORS.md §2b, §4b, §5b):
+assembly used by :mod:`roce_tune.verify.collect`. Shapes (docs/derivation.md#platform-syntax):
 
 * Cumulus, CL 5.5 and later (CL ≤ 5.4 spelled it ``nv show interface swpN qos counters``):
   ``nv show interface swpN counters qos`` — NVUE tables ``PFC Statistics`` (per switch-priority
