@@ -47,7 +47,7 @@ def parse_speed_gbps(value: object) -> int:
             n = int(s)
             gbps = n / 1000 if n >= 1000 else float(n)
         else:
-            m = _SPEED_RE.match(s)
+            m = _SPEED_RE.fullmatch(s)
             if not m:
                 raise ValueError(f"{value!r} is not a speed: write 100G, 400G or Mb/s like 100000")
             num, unit = float(m.group(1)), m.group(2).upper()
@@ -71,7 +71,7 @@ def parse_length_m(value: object) -> float:
     if isinstance(value, (int, float)):
         metres = float(value)
     elif isinstance(value, str):
-        m = _LENGTH_RE.match(value)
+        m = _LENGTH_RE.fullmatch(value)
         if not m:
             raise ValueError(f"{value!r} is not a length: write metres like 40m or 40")
         metres = float(m.group(1))
@@ -99,7 +99,7 @@ def parse_bytes(value: object) -> int:
             raise ValueError(f"byte count {value} must be a whole non-negative number")
         return int(value)
     if isinstance(value, str):
-        m = _BYTES_RE.match(value)
+        m = _BYTES_RE.fullmatch(value)
         if m:
             return int(round(float(m.group(1)) * _BYTE_MULT[m.group(2)]))
     raise ValueError(f"{value!r} is not a byte count: write 150000, 150KB, 64KiB or 1.5MB")
@@ -118,7 +118,7 @@ def parse_time_us(value: object) -> float:
             raise ValueError(f"time {value} is negative or not finite")
         return float(value)
     if isinstance(value, str):
-        m = _TIME_US_RE.match(value)
+        m = _TIME_US_RE.fullmatch(value)
         if m:
             return float(m.group(1)) * {None: 1, "us": 1, "µs": 1, "ns": 0.001, "ms": 1000}[m.group(2)]
     raise ValueError(f"{value!r} is not a time: write 10us, 500ns or 0.2ms")

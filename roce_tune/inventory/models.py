@@ -48,7 +48,7 @@ _RANGE_RE = re.compile(r"\[(\d+)-(\d+)(?:/(\d+))?\]")
 
 def _pattern(regex: re.Pattern[str], kind: str, example: str) -> Any:
     def check(v: str) -> str:
-        if not regex.match(v):
+        if not regex.fullmatch(v):  # match() would let a final newline through '$'
             raise ValueError(
                 f"{v!r} is not a valid {kind} (allowed: {regex.pattern}, e.g. {example}); "
                 "shell/CLI metacharacters, spaces, quotes and newlines are rejected"
