@@ -29,6 +29,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, model_validator
 
+from roce_tune.findings import short_repr
 from roce_tune.units import parse_bytes, parse_length_m, parse_speed_gbps, parse_time_us
 
 # --- name patterns ---------------------------------------------------------------------------
@@ -50,7 +51,7 @@ def _pattern(regex: re.Pattern[str], kind: str, example: str) -> Any:
     def check(v: str) -> str:
         if not regex.fullmatch(v):  # match() would let a final newline through '$'
             raise ValueError(
-                f"{v!r} is not a valid {kind} (allowed: {regex.pattern}, e.g. {example}); "
+                f"{short_repr(v)} is not a valid {kind} (allowed: {regex.pattern}, e.g. {example}); "
                 "shell/CLI metacharacters, spaces, quotes and newlines are rejected"
             )
         return v

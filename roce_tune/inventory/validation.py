@@ -16,7 +16,7 @@ from typing import Any, Union
 
 from pydantic import BaseModel, ValidationError
 
-from roce_tune.findings import Finding, Location, Severity
+from roce_tune.findings import Finding, Location, Severity, short_repr
 from roce_tune.inventory.models import Inventory
 from roce_tune.inventory.positions import PositionIndex, format_path
 
@@ -107,8 +107,7 @@ def _data_path(data: Any, loc: tuple[Any, ...], is_missing: bool) -> tuple[list[
 
 
 def _short(value: Any, limit: int = 60) -> str:
-    text = repr(value)
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+    return short_repr(value, limit)
 
 
 def _message_and_fix(err: dict[str, Any], parts: list[str | int]) -> tuple[str, str]:

@@ -8,7 +8,7 @@ import json
 
 import pytest
 
-from roce_tune.findings import RoceTuneError
+from roce_tune.findings import MESSAGE_LIMIT, Finding, Location, RoceTuneError, Severity
 from roce_tune.inventory.loader import load_inventory_text
 from tests.inventory.conftest import load_errors
 
@@ -102,3 +102,20 @@ def test_linux_interface_names_are_at_most_15_characters(field: str) -> None:
     with pytest.raises(RoceTuneError) as exc:
         load_inventory_text(render(**{field: "a" * 16}))
     assert [f.location.path for f in exc.value.findings] == [FIELDS[field]]
+
+
+@pytest.mark.parametrize("ch", ["\n", "\r", "\t", "\x1b", "\x00", "\x7f", "\x85", "\x9b", "\u2028", "\u2029",
+                                "\u202e", "\ufeff"])
+def test_a_finding_is_always_one_line(ch: str) -> None:
+    f = Finding(rule="RT003", severity=Severity.error, message=f"bad{ch}value", fix=f"do{ch}this",
+                location=Location(file=f"in{ch}v.yaml", line=1, col=1, device=f"d{ch}", port=f"p{ch}"))
+    text = str(f)
+    assert len(text.splitlines()) == 1 and ch not in text
+    assert "bad" in text and "value" in text  # escaped, not dropped
+
+
+def test_long_values_are_cut_in_messages() -> None:
+    findings = load_errors(render(site="a" * 5000 + "\u2028", netdev="e" * 3000))
+    assert findings and all(len(str(f)) < 600 for f in findings), [len(str(f)) for f in findings]
+    huge = Finding(rule="RT003", severity=Severity.error, message="x" * 10**6)
+    assert len(huge.message) == MESSAGE_LIMIT and huge.message.endswith("…")
