@@ -70,7 +70,7 @@ import re
 from typing import Any
 
 from roce_tune.plan import BufferProfile, Plan, PortPlan, SwitchPlan
-from roce_tune.platforms.base import PlatformSpec
+from roce_tune.platforms.base import LINUX_IFNAME_MAX, PlatformSpec
 from roce_tune.render.engine import render_template
 
 SPEC = PlatformSpec(
@@ -99,6 +99,7 @@ SPEC = PlatformSpec(
         "buffers": "show buffer configuration",
         "headroom_watermark": "show priority-group watermark headroom",
     },
+    max_port_name_chars=LINUX_IFNAME_MAX,  # ports are Linux netdevs
 )
 
 #: catalog ASIC family -> SONiC ``asic_type`` (the ``sonic_asic_platform`` of the build).
