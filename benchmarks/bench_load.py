@@ -27,7 +27,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from roce_tune.findings import Severity
 from roce_tune.inventory import loader
 from roce_tune.inventory.catalog import load_catalog
-from roce_tune.inventory.lint import lint
+from roce_tune.inventory.lint import RULES, lint
 from roce_tune.inventory.models import Inventory
 from roce_tune.inventory.yamlpos import compose_ruamel
 
@@ -122,7 +122,7 @@ def main() -> None:
           f"{len(text) / 1e6:.1f} MB ({args.style}-style NICs)")
     print(f"load_inventory (read + parse + validate), best of {args.repeat}: {load_s:.3f} s")
     print(f"  of which parse (fast reader): {parse_s:.3f} s, pydantic validation: {validate_s:.3f} s")
-    print(f"lint (24 rules, catalog): {lint_s:.3f} s; findings: {counts}")
+    print(f"lint ({len(RULES)} rules, catalog): {lint_s:.3f} s; findings: {counts}")
     if ruamel_s is not None:
         print(f"ruamel.yaml-only parse (fallback path): {ruamel_s:.3f} s")
     print(f"peak RSS: {rss_mb:.0f} MB")

@@ -84,11 +84,16 @@ def _load(path: Path):  # type: ignore[no-untyped-def]
 
 
 def _derive(path: Path):  # type: ignore[no-untyped-def]
+    return _derive_loaded(path)[1]
+
+
+def _derive_loaded(path: Path):  # type: ignore[no-untyped-def]
+    """(loaded inventory, plan); lint errors and tuner failures end the command with their findings."""
     from roce_tune.tuner.plan import derive_plan
 
     loaded = _load(path)
     try:
-        return derive_plan(loaded)
+        return loaded, derive_plan(loaded)
     except RoceTuneError as exc:
         _fail(exc.findings)
 
@@ -166,17 +171,22 @@ def plan(
     if bad:
         err.print(f"error: unknown platform(s) {', '.join(bad)}; known: {', '.join(SWITCH_PLATFORMS)}")
         raise typer.Exit(2)
-    the_plan = _derive(inventory)
+    from roce_tune.checks import TUNER_FAILURES, internal_finding, locate_findings
+
+    loaded, the_plan = _derive_loaded(inventory)
     if has_errors(the_plan.findings):
         err.print("[bold red]plan has error-level findings; nothing written[/]")
-        _fail([f for f in the_plan.findings if f.severity is Severity.error])
+        _fail(locate_findings(loaded, [f for f in the_plan.findings if f.severity is Severity.error]))
     render_warnings: list[Finding] = []
     try:
         files = render_outputs(the_plan, platforms=platform_only or None, findings=render_warnings)
         the_plan = the_plan.model_copy(update={"findings": [*the_plan.findings, *render_warnings]})
     except RoceTuneError as exc:
         err.print("[bold red]rendering failed; nothing written[/]")
-        _fail(exc.findings)
+        _fail(locate_findings(loaded, exc.findings))
+    except TUNER_FAILURES as exc:  # an input no lint rule caught: RT299, never a traceback
+        err.print("[bold red]rendering failed; nothing written[/]")
+        _fail([internal_finding(exc, str(inventory), "be rendered")])
     try:
         target = write_tree(files, out_dir or Path("out") / inventory.stem)
     except OSError as exc:

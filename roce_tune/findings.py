@@ -7,10 +7,39 @@ problem at once.
 
 from __future__ import annotations
 
+import re
 from enum import Enum
 from typing import Iterable
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, field_validator
+
+#: Longest message or fix a finding keeps (the longest the shipped rules write is < 1,000 characters);
+#: anything longer is cut with "…" so a hostile value cannot flood a terminal or a CI annotation.
+MESSAGE_LIMIT = 2000
+#: Characters that would break a finding out of its line or hide text: C0 (incl. \n, \r, \t, ESC), DEL,
+#: C1 (incl. NEL U+0085), the Unicode line/paragraph separators U+2028/U+2029, bidi controls and BOM.
+_UNSAFE_RE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u200e\u200f\u202a-\u202e\u2066-\u2069\ufeff]")
+_NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+def _escape(match: re.Match[str]) -> str:
+    ch = match.group()
+    code = ord(ch)
+    return _NAMED.get(ch) or (f"\\x{code:02x}" if code < 0x100 else f"\\u{code:04x}")
+
+
+def one_line(text: str, limit: int | None = None) -> str:
+    """``text`` with every line-breaking or invisible control character escaped (``\\n``, ``\\x1b``,
+    ``\\u2028`` …), cut to ``limit`` characters with a final "…" when longer."""
+    out = _UNSAFE_RE.sub(_escape, text)
+    if limit is not None and len(out) > limit:
+        out = out[: limit - 1] + "…"
+    return out
+
+
+def short_repr(value: object, limit: int = 60) -> str:
+    """``repr(value)`` on one line, cut to ``limit`` characters: how a message quotes a user's value."""
+    return one_line(repr(value), limit)
 
 
 class Severity(str, Enum):
@@ -32,6 +61,11 @@ class Location(BaseModel):
     path: str | None = None  # dotted field path, e.g. ``switches[0].ports[3].speed``
     device: str | None = None
     port: str | None = None
+
+    @field_validator("file", "path", "device", "port")
+    @classmethod
+    def _one_line(cls, value: str | None) -> str | None:
+        return None if value is None else one_line(value, MESSAGE_LIMIT)
 
     def __str__(self) -> str:
         parts = []
@@ -55,8 +89,9 @@ class Finding(BaseModel):
     Attributes:
         rule: stable ID (``RT0xx`` loader/schema, ``RT1xx`` lint, ``RT2xx`` tuner safety checks).
         severity: error / warning / info.
-        message: what is wrong, in plain words.
-        fix: what to change.
+        message: what is wrong, in plain words (always one line: control characters are escaped and
+            anything past :data:`MESSAGE_LIMIT` characters is cut).
+        fix: what to change (the same).
         location: where.
     """
 
@@ -67,6 +102,11 @@ class Finding(BaseModel):
     message: str
     fix: str = ""
     location: Location = Location()
+
+    @field_validator("message", "fix")
+    @classmethod
+    def _one_line(cls, value: str) -> str:
+        return one_line(value, MESSAGE_LIMIT)
 
     def __str__(self) -> str:
         s = f"{self.location}: {self.severity.value} {self.rule}: {self.message}"

@@ -16,6 +16,8 @@ from __future__ import annotations
 import math
 import re
 
+from roce_tune.findings import short_repr
+
 #: Port speeds roce-tune knows the IEEE 802.3 pause-quanta budget for (Gb/s).
 KNOWN_SPEEDS_GBPS = (1, 10, 25, 40, 50, 100, 200, 400, 800, 1600)
 
@@ -38,7 +40,7 @@ def parse_speed_gbps(value: object) -> int:
     """
     gbps: float
     if isinstance(value, bool):
-        raise ValueError(f"{value!r} is not a speed: write 100G, 400G or Mb/s like 100000")
+        raise ValueError(f"{short_repr(value)} is not a speed: write 100G, 400G or Mb/s like 100000")
     if isinstance(value, (int, float)):
         gbps = value / 1000 if value >= 1000 else float(value)
     elif isinstance(value, str):
@@ -47,16 +49,16 @@ def parse_speed_gbps(value: object) -> int:
             n = int(s)
             gbps = n / 1000 if n >= 1000 else float(n)
         else:
-            m = _SPEED_RE.match(s)
+            m = _SPEED_RE.fullmatch(s)
             if not m:
-                raise ValueError(f"{value!r} is not a speed: write 100G, 400G or Mb/s like 100000")
+                raise ValueError(f"{short_repr(value)} is not a speed: write 100G, 400G or Mb/s like 100000")
             num, unit = float(m.group(1)), m.group(2).upper()
             gbps = num * {"G": 1, "T": 1000, "M": 0.001}[unit]
     else:
-        raise ValueError(f"{value!r} is not a speed: write 100G, 400G or Mb/s like 100000")
+        raise ValueError(f"{short_repr(value)} is not a speed: write 100G, 400G or Mb/s like 100000")
     if not math.isfinite(gbps) or gbps != int(gbps) or int(gbps) not in KNOWN_SPEEDS_GBPS:
         known = ", ".join(f"{s}G" for s in KNOWN_SPEEDS_GBPS)
-        raise ValueError(f"{value!r} is not a supported port speed (known: {known})")
+        raise ValueError(f"{short_repr(value)} is not a supported port speed (known: {known})")
     return int(gbps)
 
 
@@ -67,16 +69,16 @@ def parse_length_m(value: object) -> float:
         ValueError: non-numeric text, negative or absurd (> 100 km) lengths.
     """
     if isinstance(value, bool):
-        raise ValueError(f"{value!r} is not a length: write 40m or 40")
+        raise ValueError(f"{short_repr(value)} is not a length: write 40m or 40")
     if isinstance(value, (int, float)):
         metres = float(value)
     elif isinstance(value, str):
-        m = _LENGTH_RE.match(value)
+        m = _LENGTH_RE.fullmatch(value)
         if not m:
-            raise ValueError(f"{value!r} is not a length: write metres like 40m or 40")
+            raise ValueError(f"{short_repr(value)} is not a length: write metres like 40m or 40")
         metres = float(m.group(1))
     else:
-        raise ValueError(f"{value!r} is not a length: write 40m or 40")
+        raise ValueError(f"{short_repr(value)} is not a length: write 40m or 40")
     if not (0 <= metres <= 100_000):
         raise ValueError(f"cable length {metres} m is outside 0..100000 m")
     return metres
@@ -89,7 +91,7 @@ def parse_bytes(value: object) -> int:
         ValueError: non-numeric text or a negative value.
     """
     if isinstance(value, bool):
-        raise ValueError(f"{value!r} is not a byte count")
+        raise ValueError(f"{short_repr(value)} is not a byte count")
     if isinstance(value, int):
         if value < 0:
             raise ValueError(f"byte count {value} is negative")
@@ -99,10 +101,10 @@ def parse_bytes(value: object) -> int:
             raise ValueError(f"byte count {value} must be a whole non-negative number")
         return int(value)
     if isinstance(value, str):
-        m = _BYTES_RE.match(value)
+        m = _BYTES_RE.fullmatch(value)
         if m:
             return int(round(float(m.group(1)) * _BYTE_MULT[m.group(2)]))
-    raise ValueError(f"{value!r} is not a byte count: write 150000, 150KB, 64KiB or 1.5MB")
+    raise ValueError(f"{short_repr(value)} is not a byte count: write 150000, 150KB, 64KiB or 1.5MB")
 
 
 def parse_time_us(value: object) -> float:
@@ -112,16 +114,16 @@ def parse_time_us(value: object) -> float:
         ValueError: anything else or a negative value.
     """
     if isinstance(value, bool):
-        raise ValueError(f"{value!r} is not a time")
+        raise ValueError(f"{short_repr(value)} is not a time")
     if isinstance(value, (int, float)):
         if value < 0 or not math.isfinite(value):
             raise ValueError(f"time {value} is negative or not finite")
         return float(value)
     if isinstance(value, str):
-        m = _TIME_US_RE.match(value)
+        m = _TIME_US_RE.fullmatch(value)
         if m:
             return float(m.group(1)) * {None: 1, "us": 1, "µs": 1, "ns": 0.001, "ms": 1000}[m.group(2)]
-    raise ValueError(f"{value!r} is not a time: write 10us, 500ns or 0.2ms")
+    raise ValueError(f"{short_repr(value)} is not a time: write 10us, 500ns or 0.2ms")
 
 
 def format_speed(speed_gbps: int) -> str:

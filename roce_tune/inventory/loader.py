@@ -93,14 +93,42 @@ def _sort_key(f: Finding) -> tuple[int, int, str, str]:
     return (f.location.line or 0, f.location.col or 0, f.rule, f.message)
 
 
+#: Largest inventory read at all: ~7x the 4,096-host x 8-NIC benchmark inventory (9.5 MB, block style);
+#: bigger files are refused before they are read whole (RT001).
+MAX_INVENTORY_BYTES = 64 << 20
+#: Largest inventory read by the full YAML parser (ruamel.yaml) when the fast reader cannot take it
+#: (anchors, tags, tabs, control characters, unusual flow style). ruamel.yaml reads ~150 KB/s with
+#: positions (a 1 MB flow list took 18-38 s on a loaded machine, 20 MB over 300 s); 512 KiB keeps the
+#: worst case to a few seconds. Plain block or flow style has no such limit below MAX_INVENTORY_BYTES.
+MAX_FULL_YAML_BYTES = 512 << 10
+
+
+def _too_big(size: int | None, limit: int, why: str) -> YamlSyntaxError:
+    what = f"is {size:,} bytes, more than" if size is not None else "is larger than"
+    return YamlSyntaxError(YamlIssue(
+        "RT001", f"the inventory {what} the {limit:,} bytes {why}",
+        "split the fabric into several inventories, or write it in plain block style (no anchors, aliases, tags, "
+        "tabs or control characters) so the fast reader takes it", 1, 1))
+
+
 def parse_yaml(text: str) -> ParseResult:
     """Data + positions for ``text``: the fast reader if it accepts the text, else ruamel.yaml.
 
     Raises:
-        YamlSyntaxError: RT001 / RT004.
+        YamlSyntaxError: RT001 / RT004; RT001 also for text above :data:`MAX_INVENTORY_BYTES`, or above
+            :data:`MAX_FULL_YAML_BYTES` when only the full YAML parser can read it.
     """
+    size = len(text)  # characters: a lower bound of the UTF-8 bytes, exact for ASCII
+    if size > MAX_INVENTORY_BYTES:
+        raise _too_big(size, MAX_INVENTORY_BYTES, "roce-tune reads")
     result = fast_parse(text)
-    return result if result is not None else compose_ruamel(text)
+    if result is not None:
+        return result
+    if size > MAX_FULL_YAML_BYTES:
+        raise _too_big(size, MAX_FULL_YAML_BYTES, "roce-tune reads with full YAML (the file uses YAML features "
+                       "outside its fast reader: anchors, aliases, tags, tabs, control characters or unusual flow "
+                       "style)")
+    return compose_ruamel(text)
 
 
 def _load(text: str, file: str, digest: str) -> LoadedInventory:
@@ -175,12 +203,15 @@ def load_inventory(path: str | Path) -> LoadedInventory:
     """
     file = str(path)
     try:
-        raw = Path(path).read_bytes()
+        with open(path, "rb") as fh:  # never read more than the cap (a multi-GB file or /dev/zero)
+            raw = fh.read(MAX_INVENTORY_BYTES + 1)
     except OSError as exc:
         reason = exc.strerror or type(exc).__name__
         raise RoceTuneError([Finding(
             rule="RT005", severity=Severity.error, message=f"cannot read the inventory: {reason}",
             fix="check the path and the file's permissions", location=Location(file=file))]) from None
+    if len(raw) > MAX_INVENTORY_BYTES:
+        raise RoceTuneError([_issue_finding(_too_big(None, MAX_INVENTORY_BYTES, "roce-tune reads").issue, file)])
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:
@@ -210,4 +241,5 @@ def full_form_data(path: str | Path) -> dict[str, object]:
     return {k: v for k, v in data.items() if k != "fabric"}
 
 
-__all__ = ["LOADER_RULES", "LoadedInventory", "full_form_data", "load_inventory", "load_inventory_text", "parse_yaml"]
+__all__ = ["LOADER_RULES", "MAX_FULL_YAML_BYTES", "MAX_INVENTORY_BYTES", "LoadedInventory", "full_form_data",
+           "load_inventory", "load_inventory_text", "parse_yaml"]

@@ -23,13 +23,17 @@ RoCE DSCP 26 -> priority 3 lossless, CNP DSCP 48 -> priority 6 strict, trust DSC
 
 from __future__ import annotations
 
+import math
 import re
 from enum import Enum
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, get_args
 
-from pydantic import AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, model_validator
+from pydantic import (
+    AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, model_validator,
+)
 
-from roce_tune.units import parse_bytes, parse_length_m, parse_speed_gbps, parse_time_us
+from roce_tune.findings import short_repr
+from roce_tune.units import KNOWN_SPEEDS_GBPS, parse_bytes, parse_length_m, parse_speed_gbps, parse_time_us
 
 # --- name patterns ---------------------------------------------------------------------------
 DEVICE_NAME_RE = re.compile(r"^[A-Za-z][A-Za-z0-9._-]{0,62}$")
@@ -48,9 +52,9 @@ _RANGE_RE = re.compile(r"\[(\d+)-(\d+)(?:/(\d+))?\]")
 
 def _pattern(regex: re.Pattern[str], kind: str, example: str) -> Any:
     def check(v: str) -> str:
-        if not regex.match(v):
+        if not regex.fullmatch(v):  # match() would let a final newline through '$'
             raise ValueError(
-                f"{v!r} is not a valid {kind} (allowed: {regex.pattern}, e.g. {example}); "
+                f"{short_repr(v)} is not a valid {kind} (allowed: {regex.pattern}, e.g. {example}); "
                 "shell/CLI metacharacters, spaces, quotes and newlines are rejected"
             )
         return v
@@ -258,6 +262,149 @@ OverrideParam = Literal[
     "rate_to_set_on_first_cnp_mbps", "dce_tcp_g", "dce_tcp_rtt_us", "rate_reduce_monitor_period_us",
     "initial_alpha_value", "min_time_between_cnps_us",
 ]
+_PIN_KEYS = frozenset(get_args(OverrideParam))
+
+
+#: Pinned byte counts above this are a unit typo, not a buffer (2^48 B = 256 TiB, far above any switch
+#: ASIC's packet buffer; also keeps every value exact in JSON's 2^53 and in float arithmetic). The real
+#: per-ASIC limits are checked on the plan (RT201/RT202 headroom admission, RT210 Kmax vs the PFC trigger).
+PIN_BYTES_MAX = 1 << 48
+_RATE_RE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([MmGg])?(?:b(?:ps|/s)?)?\s*$")
+_PERCENT_RE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*%?\s*$")
+
+
+def _number(value: object, what: str) -> float:
+    """A finite number from a YAML int/float (never a bool: ``true`` is not 1)."""
+    if isinstance(value, bool):
+        raise ValueError(f"{str(value).lower()} is not a number ({what})")
+    if not isinstance(value, (int, float)):
+        raise ValueError(f"{short_repr(value)} is not {what}")
+    if not math.isfinite(value):
+        raise ValueError(f"{short_repr(value)} is not a finite number ({what})")
+    return float(value)
+
+
+def _whole(x: float, value: object, unit: str) -> int:
+    if x != int(x):
+        raise ValueError(f"{short_repr(value)} is not a whole number of {unit}")
+    return int(x)
+
+
+def _in_range(key: str, x: float, lo: float, hi: float, unit: str, source: str, *, lo_open: bool = False) -> None:
+    if (x <= lo if lo_open else x < lo) or x > hi:
+        u = f" {unit}" if unit else ""
+        low = f"above {_num(lo)}" if lo_open else _num(lo)
+        raise ValueError(f"{key} = {_num(x)}{u} is outside {low}..{_num(hi)}{u} ({source})")
+
+
+def _num(x: float) -> str:
+    return str(int(x)) if x == int(x) and abs(x) < 1e18 else f"{x:g}"
+
+
+def _pin_time(key: str, value: object, unit: str) -> float:
+    """``300``, ``"300us"``, ``"0.3ms"``, ``"500ns"`` in ``unit`` (``us`` or ``ms``): the unit the key names
+    is assumed for a bare number, a written unit is converted (``poll_ms: 5us`` is 0.005 ms, not 5 ms)."""
+    if isinstance(value, str):
+        us = parse_time_us(value) if not value.strip().replace(".", "", 1).isdigit() else (
+            float(value) * (1000 if unit == "ms" else 1))
+        return us / 1000 if unit == "ms" else us
+    return _number(value, f"a time in {unit}")
+
+
+def _pin_rate_mbps(value: object) -> float:
+    if isinstance(value, str):
+        m = _RATE_RE.fullmatch(value)
+        if not m:
+            raise ValueError(f"{short_repr(value)} is not a rate: write Mb/s like 80, 80Mbps or 1Gbps")
+        return float(m.group(1)) * (1000 if (m.group(2) or "M").upper() == "G" else 1)
+    return _number(value, "a rate in Mb/s")
+
+
+def _pin_percent(value: object) -> float:
+    if isinstance(value, str):
+        m = _PERCENT_RE.fullmatch(value)
+        if not m:
+            raise ValueError(f"{short_repr(value)} is not a percentage: write 5 or 5%")
+        return float(m.group(1))
+    return _number(value, "a percentage")
+
+
+def parse_pin(key: str, value: object) -> int | float | str:
+    """Parse and range-check one pinned value (``policy.overrides[].set``) by its parameter's unit.
+
+    Units follow the name's suffix: ``_bytes`` (``150KB``, ``64KiB``), ``_m`` (``40m``), ``_ms`` / ``_us``
+    (a bare number is in the named unit; ``"0.3ms"``, ``"500ns"`` are converted and must come out whole),
+    ``_mbps`` (``80``, ``80Mbps``, ``1Gbps``), ``_percent`` (``5``, ``"5%"``); DCQCN counters are plain
+    whole numbers. ``true``/``false``, NaN and infinities are never numbers.
+
+    Ranges: PFC watchdog times from sonic-pfcwd.yang (:data:`roce_tune.tuner.watchdog.RANGES_MS`); DCQCN
+    from the NVIDIA DOCA ranges (:func:`roce_tune.tuner.dcqcn.param_range`) with rates bounded by the
+    fastest known port speed here (lint checks each NIC's own line rate, RT127); ``pmax_percent`` in
+    (0, 100]; byte counts up to :data:`PIN_BYTES_MAX`; cable lengths as :func:`~roce_tune.units.parse_length_m`.
+
+    Raises:
+        ValueError: a value of the wrong unit, not finite, not whole where the device takes integers, or
+            outside the range (the message names the key, the range and its source).
+    """
+    from roce_tune.tuner import dcqcn, watchdog  # the tuner owns the ranges; it imports this module
+
+    if key == "action":
+        if value not in watchdog.ACTIONS:
+            raise ValueError(f"action must be one of {', '.join(watchdog.ACTIONS)}, not {short_repr(value)}")
+        return str(value)
+    if key.endswith("_bytes"):
+        n = parse_bytes(value)
+        if key == "rpg_byte_reset_bytes":
+            lo, hi, src = dcqcn.param_range(key, max(KNOWN_SPEEDS_GBPS))
+            _in_range(key, n, lo, hi, "B", src)
+        else:
+            _in_range(key, n, 0, PIN_BYTES_MAX, "B", "sanity bound: larger than any switch buffer")
+        return n
+    if key.endswith("_m"):
+        return parse_length_m(value)
+    if key in watchdog.RANGES_MS:
+        ms = _whole(_pin_time(key, value, "ms"), value, "ms")
+        lo, hi = watchdog.RANGES_MS[key]
+        _in_range(key, ms, lo, hi, "ms", "sonic-pfcwd.yang")
+        return ms
+    if key == "pmax_percent":
+        pct = _pin_percent(value)
+        _in_range(key, pct, 0, 100, "%", "a marking probability", lo_open=True)
+        return pct
+    if key.endswith("_us"):
+        x = _pin_time(key, value, "us")
+        unit = "µs"
+    elif key.endswith("_mbps"):
+        x, unit = _pin_rate_mbps(value), "Mb/s"
+    elif key.endswith("_percent"):
+        x, unit = _pin_percent(value), "%"
+    else:
+        x, unit = _number(value, "a whole number"), ""
+    n = _whole(x, value, unit or "units")
+    lo, hi, src = dcqcn.param_range(key, max(KNOWN_SPEEDS_GBPS))
+    _in_range(key, n, lo, hi, unit, src + (" at the fastest known line rate" if unit == "Mb/s" else ""))
+    return n
+
+
+def _parse_pins(value: Any) -> Any:
+    """``set`` of an override with every known key parsed by :func:`parse_pin`; each bad value is its own
+    error at ``set.<key>`` (so the finding points at that value). Unknown keys and non-mappings are left
+    for the schema (``Literal`` keys) to report."""
+    if not isinstance(value, dict):
+        return value
+    out: dict[Any, Any] = {}
+    errors: list[Any] = []
+    for key, v in value.items():
+        if key not in _PIN_KEYS:
+            out[key] = v
+            continue
+        try:
+            out[key] = parse_pin(key, v)
+        except ValueError as exc:
+            errors.append({"type": "value_error", "loc": (key,), "input": v, "ctx": {"error": exc}})
+    if errors:
+        raise ValidationError.from_exception_data("set", errors)
+    return out
 
 
 class Override(_Strict):
@@ -270,33 +417,8 @@ class Override(_Strict):
     role: Role | Literal["host"] | None = None
     device: DeviceName | None = None
     port: InterfaceName | None = None
-    set: dict[OverrideParam, int | float | str]
+    set: Annotated[dict[OverrideParam, int | float | str], BeforeValidator(_parse_pins)]
     reason: str | None = Field(None, max_length=500)
-
-    @model_validator(mode="after")
-    def _normalise_units(self) -> "Override":
-        """Parse unit spellings by the parameter's unit suffix (``kmax_bytes: 400KB`` -> 400000)."""
-        out: dict[str, int | float | str] = {}
-        for key, value in self.set.items():
-            if key == "action":
-                if value not in ("drop", "forward", "alert"):
-                    raise ValueError(f"set.action must be drop, forward or alert, not {value!r}")
-                out[key] = value
-            elif key.endswith("_bytes"):
-                out[key] = parse_bytes(value)
-            elif key.endswith("_m"):
-                out[key] = parse_length_m(value)
-            elif key.endswith(("_ms", "_us", "_mbps", "_percent")) or isinstance(value, str):
-                if isinstance(value, str):
-                    try:
-                        value = float(value.removesuffix("us").removesuffix("ms").removesuffix("%").strip())
-                    except ValueError:
-                        raise ValueError(f"set.{key}: {value!r} is not a number") from None
-                out[key] = int(value) if float(value).is_integer() and not key.endswith("_percent") else value
-            else:
-                out[key] = value
-        object.__setattr__(self, "set", out)
-        return self
 
     @model_validator(mode="after")
     def _port_needs_device(self) -> "Override":

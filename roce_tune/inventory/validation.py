@@ -12,12 +12,12 @@ import difflib
 import re
 import types
 import typing
-from typing import Any, Union
+from typing import Any, Union, get_args
 
 from pydantic import BaseModel, ValidationError
 
-from roce_tune.findings import Finding, Location, Severity
-from roce_tune.inventory.models import Inventory
+from roce_tune.findings import Finding, Location, Severity, short_repr
+from roce_tune.inventory.models import Inventory, OverrideParam
 from roce_tune.inventory.positions import PositionIndex, format_path
 
 _NAME_FIX = "use letters, digits, '.', '_' and '-' only, starting with a letter (no spaces, quotes, ';', '$', '(' or newlines)"
@@ -47,6 +47,9 @@ FIELD_FIX: dict[str, str] = {
     "mtu": "use an MTU between 1500 and 9216 bytes",
     "host_mtu": "use an MTU between 1500 and 9216 bytes",
 }
+_PIN_FIX = ("pin a value in the range the message names, in the unit the key ends with (_bytes: 150KB, _ms: 200, "
+            "_us: 300 or 0.3ms, _mbps: 80 or 1Gbps, _percent: 5)")
+FIELD_FIX.update({key: _PIN_FIX for key in get_args(OverrideParam) if key != "action"})
 _TYPE_WORDS = {
     "int_parsing": "a whole number", "int_type": "a whole number", "int_from_float": "a whole number",
     "float_parsing": "a number", "float_type": "a number", "bool_parsing": "true or false",
@@ -107,8 +110,7 @@ def _data_path(data: Any, loc: tuple[Any, ...], is_missing: bool) -> tuple[list[
 
 
 def _short(value: Any, limit: int = 60) -> str:
-    text = repr(value)
-    return text if len(text) <= limit else text[: limit - 1] + "…"
+    return short_repr(value, limit)
 
 
 def _message_and_fix(err: dict[str, Any], parts: list[str | int]) -> tuple[str, str]:

@@ -9,6 +9,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+#: Longest Linux interface name: IFNAMSIZ (16) less the terminating NUL (torvalds/linux
+#: include/uapi/linux/if.h). Ports that are kernel netdevs (SONiC's EthernetN via the SAI host
+#: interface, Cumulus swpN) cannot be longer.
+LINUX_IFNAME_MAX = 15
+
 
 @dataclass(frozen=True)
 class PlatformSpec:
@@ -28,6 +33,8 @@ class PlatformSpec:
         indent: hierarchical indent unit for section-aware diffs (0 for flat ``set`` syntax).
         show_commands: named show commands (running config, PFC, ECN, watchdog counters).
         source: vendor documentation the syntax was checked against.
+        max_port_name_chars: longest front-panel port name the platform can carry (None: no published
+            limit below the inventory's 64 characters).
     """
 
     name: str
@@ -42,3 +49,4 @@ class PlatformSpec:
     source: str
     extra_outputs: tuple[tuple[str, str], ...] = ()
     show_commands: dict[str, str] = field(default_factory=dict)
+    max_port_name_chars: int | None = None

@@ -55,7 +55,7 @@ from collections import defaultdict
 from typing import Any
 
 from roce_tune.plan import Plan, SwitchPlan
-from roce_tune.platforms.base import PlatformSpec
+from roce_tune.platforms.base import LINUX_IFNAME_MAX, PlatformSpec
 from roce_tune.render.engine import render_template
 
 #: Cumulus Linux release whose NVUE syntax the templates follow.
@@ -88,6 +88,7 @@ SPEC = PlatformSpec(
         "ecn_counters": "nv show interface {port} qos roce counters",
         "queue_drops": "nv show interface {port} counters qos egress-queue-stats",
     },
+    max_port_name_chars=LINUX_IFNAME_MAX,  # ports are Linux netdevs
 )
 
 DEFAULT_PROFILE = "default-global"

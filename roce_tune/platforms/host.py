@@ -40,7 +40,7 @@ from typing import NamedTuple
 from roce_tune.inventory.models import DEVICE_NAME_RE, ENDPOINT_RE, ENV_VAR_RE, NETDEV_RE, RDMA_DEVICE_RE
 from roce_tune.plan import HostPlan, NicPlan, Plan
 from roce_tune.platforms.base import PlatformSpec
-from roce_tune.render.engine import render_template
+from roce_tune.render.engine import comment_safe, render_template
 
 #: bash condition each section runs under: sections that only read or comment run always (None); the
 #: restore point runs only with ``--save FILE``; all others write and are skipped by ``--check``.
@@ -123,17 +123,11 @@ ECT0 = 0b10
 #: Commands the script needs on PATH (checked before anything is changed).
 REQUIRED_TOOLS = ("mlnx_qos", "cma_roce_tos", "cma_roce_mode", "ip", "awk", "sed", "tail")
 _PCI_RE = re.compile(r"^[0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]$")
-_CTRL_RE = re.compile(r"[\x00-\x1f\x7f]")
-
-
-def comment_safe(text: object) -> str:
-    """Text for a ``#`` comment line: control characters (newlines!) become ``?`` so nothing escapes it."""
-    return _CTRL_RE.sub("?", str(text))
 
 
 def _check(regex: re.Pattern[str], value: str, what: str) -> str:
     """Defence in depth behind the inventory loader: names must match the inventory patterns."""
-    if not regex.match(value):
+    if not regex.fullmatch(value):
         raise ValueError(f"{what} {value!r} does not match {regex.pattern}; refusing to render a host script")
     return value
 
@@ -202,7 +196,7 @@ def _nic(plan: Plan, nic: NicPlan) -> dict[str, object]:
     mask = sum(1 << p for p in enable_prios) if dc.enabled else 0
     mlxconfig = [f"{PRIO_MASK_STEM}_P{port}={mask}"] + [f"{k.mlxconfig}_P{port}={v}" for k, v in knobs]
     debugfs = [{"name": k.debugfs, "value": v} for k, v in knobs]
-    pci = nic.pci_address if nic.pci_address and _PCI_RE.match(nic.pci_address) else None
+    pci = nic.pci_address if nic.pci_address and _PCI_RE.fullmatch(nic.pci_address) else None
     return {
         "netdev": _check(NETDEV_RE, nic.netdev, "netdev"), "rdma": _check(RDMA_DEVICE_RE, nic.rdma_device, "RDMA device"),
         "port": port, "model": comment_safe(nic.model), "speed_gbps": nic.speed_gbps,
@@ -257,6 +251,6 @@ def render_nccl_env(plan: Plan, host: HostPlan) -> str:
         ValueError: a key that is not an environment variable name.
     """
     for key in host.nccl_env:
-        if not ENV_VAR_RE.match(key):
+        if not ENV_VAR_RE.fullmatch(key):
             raise ValueError(f"{host.name}: NCCL environment key {key!r} is not a valid variable name")
     return render_template(SPEC.name, "nccl_env.j2", env=sorted(host.nccl_env.items()))

@@ -92,7 +92,7 @@ _TOKEN_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_./:-]{0,79}$")
 
 def _token(value: str, what: str) -> str:
     """Return ``value`` if it is safe as one CLI word. Raises ValueError otherwise."""
-    if not _TOKEN_RE.match(value):
+    if not _TOKEN_RE.fullmatch(value):
         raise ValueError(f"{what} {value!r} is not a safe CLI word for Junos")
     return value
 

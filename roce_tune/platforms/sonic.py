@@ -70,7 +70,7 @@ import re
 from typing import Any
 
 from roce_tune.plan import BufferProfile, Plan, PortPlan, SwitchPlan
-from roce_tune.platforms.base import PlatformSpec
+from roce_tune.platforms.base import LINUX_IFNAME_MAX, PlatformSpec
 from roce_tune.render.engine import render_template
 
 SPEC = PlatformSpec(
@@ -99,6 +99,7 @@ SPEC = PlatformSpec(
         "buffers": "show buffer configuration",
         "headroom_watermark": "show priority-group watermark headroom",
     },
+    max_port_name_chars=LINUX_IFNAME_MAX,  # ports are Linux netdevs
 )
 
 #: catalog ASIC family -> SONiC ``asic_type`` (the ``sonic_asic_platform`` of the build).
@@ -242,7 +243,7 @@ def _buffers(switch: SwitchPlan, legacy: bool) -> dict[str, Any]:
 def _wred(switch: SwitchPlan) -> list[dict[str, Any]]:
     out = []
     for e in sorted(switch.ecn_profiles, key=lambda e: e.name):
-        if not WRED_NAME_RE.match(e.name):
+        if not WRED_NAME_RE.fullmatch(e.name):
             raise ValueError(f"{switch.name}: ECN profile name {e.name!r} is not a valid SONiC WRED_PROFILE "
                              f"name ({WRED_NAME_RE.pattern})")
         out.append({"name": e.name, "min": e.kmin_bytes, "max": e.kmax_bytes,
@@ -319,7 +320,7 @@ def build_context(plan: Plan, switch: SwitchPlan) -> dict[str, Any]:
         raise ValueError(f"{switch.name} is a {switch.platform} switch, not {SPEC.name}")
     if c.trust != "dscp":
         raise ValueError("SONiC renderer supports trust dscp only (the plan has no PCP -> TC map for DOT1P_TO_TC_MAP)")
-    if not WRED_NAME_RE.match(c.map_name):
+    if not WRED_NAME_RE.fullmatch(c.map_name):
         raise ValueError(f"map name {c.map_name!r} does not match the SONiC YANG pattern {WRED_NAME_RE.pattern}")
     lossless_pgs = set(c.lossless_pgs)
     lossy_pgs = sorted(set(c.tc_to_pg.values()) - lossless_pgs)

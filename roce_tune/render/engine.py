@@ -8,6 +8,7 @@ below), and keeps trailing newlines so files end cleanly.
 from __future__ import annotations
 
 import json
+import re
 import shlex
 from functools import lru_cache
 from pathlib import Path
@@ -30,6 +31,17 @@ def templates_dir() -> Path:
     raise FileNotFoundError(f"templates not found next to {pkg}")
 
 
+#: Characters that end a line in some reader (C0 incl. CR/LF, DEL, C1 incl. NEL U+0085, U+2028/U+2029):
+#: a comment carrying one of them could let the text after it run as a command.
+_LINE_BREAKING_RE = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+
+
+def comment_safe(value: object) -> str:
+    """``value`` as text for a comment line: control and line-separator characters become ``?``, so
+    nothing (an inventory file name, a site name from a hand-built plan) can leave the comment."""
+    return _LINE_BREAKING_RE.sub("?", str(value))
+
+
 def _shell_quote(value: object) -> str:
     return shlex.quote(str(value))
 
@@ -40,7 +52,7 @@ def _to_json(value: object, indent: int | None = None) -> str:
 
 @lru_cache(maxsize=1)
 def environment() -> jinja2.Environment:
-    """The shared Jinja environment (cached). Filters: ``shell_quote``, ``to_json``."""
+    """The shared Jinja environment (cached). Filters: ``shell_quote``, ``to_json``, ``comment_safe``."""
     env = jinja2.Environment(
         loader=jinja2.FileSystemLoader(str(templates_dir())),
         undefined=jinja2.StrictUndefined,
@@ -51,6 +63,7 @@ def environment() -> jinja2.Environment:
     )
     env.filters["shell_quote"] = _shell_quote
     env.filters["to_json"] = _to_json
+    env.filters["comment_safe"] = comment_safe
     return env
 
 

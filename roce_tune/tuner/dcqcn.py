@@ -64,6 +64,15 @@ def _ranges(speed_gbps: int) -> dict[str, tuple[int, int, str]]:
     }
 
 
+def param_range(key: str, speed_gbps: int) -> tuple[int, int, str]:
+    """``(lo, hi, source)`` of DCQCN parameter ``key`` at ``speed_gbps`` (rates are bounded by the line rate).
+
+    Raises:
+        KeyError: unknown key.
+    """
+    return _ranges(speed_gbps)[key]
+
+
 def check_dcqcn_value(key: str, value: int, speed_gbps: int) -> None:
     """Range-check one DCQCN parameter.
 

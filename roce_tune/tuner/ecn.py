@@ -171,7 +171,7 @@ def derive_ecn(
         raise ValueError(f"derive_ecn: need speed_gbps > 0, base_rtt_us > 0, fan_in >= 0, pfc_trigger_bytes >= 0 "
                          f"(got {speed_gbps}, {base_rtt_us}, {fan_in}, {pfc_trigger_bytes})")
     name = name or f"ROCE_LOSSLESS_{speed_gbps}G_N{fan_in}"
-    if not PROFILE_NAME_RE.match(name):
+    if not PROFILE_NAME_RE.fullmatch(name):
         raise ValueError(f"ECN profile name {name!r} must match {PROFILE_NAME_RE.pattern}")
     pins = _parse_overrides(overrides)
     n = max(1, fan_in)

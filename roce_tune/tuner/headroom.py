@@ -30,6 +30,7 @@ from __future__ import annotations
 import math
 from typing import TYPE_CHECKING
 
+from roce_tune.findings import Finding, Location, Severity
 from roce_tune.inventory.models import HeadroomModel
 from roce_tune.plan import Headroom, Rationale
 from roce_tune.units import parse_length_m, parse_speed_gbps
@@ -319,3 +320,47 @@ def calc_headroom(asic_id: str, speed: object, cable: object, mtu: int = 9216, m
     cat = catalog if catalog is not None else load_catalog()
     asic = cat.asic(asic_id)
     return compute_headroom(asic, parse_speed_gbps(speed), parse_length_m(cable), int(mtu), model=model)
+
+
+def check_pinned_headroom(derived: Headroom, pinned: Headroom, pinned_keys: dict[str, str],
+                          shared_headroom_pool: bool, device: str, port: str) -> list[Finding]:
+    """Safety checks on user-pinned headroom (RT203): a pin replaces the formula, not the physics.
+
+    * pinned ``xoff_bytes`` below the derived xoff: the bytes already on the wire (cable round trip, the
+      frame the peer has started, its reaction time) after XOFF no longer fit, so lossless traffic drops
+      (``xoff_bytes: 0`` is a lossless profile with no headroom at all);
+    * ``xon_bytes`` above ``xoff_bytes``: the resume threshold sits above the headroom it resumes from;
+    * ``size_bytes`` below ``xon + xoff`` (below ``xon`` with a shared headroom pool): the profile reserves
+      less than the headroom it declares (SONiC buffer_headroom_mellanox.lua: size = xon + xoff [+ speed
+      overhead], or xon with the pool).
+
+    Args:
+        derived: the headroom the formula gives for this port (the physics minimum of the model).
+        pinned: the same after pins are applied.
+        pinned_keys: pinned parameter -> field path of the pin (``policy.overrides[i].set.xoff_bytes``).
+        shared_headroom_pool: xoff comes from the shared pool (size = xon).
+        device, port: where the profile is used.
+
+    Returns:
+        One error Finding per violated condition (empty when the pins are safe).
+    """
+    out: list[Finding] = []
+
+    def err(key: str, message: str, fix: str) -> None:
+        path = pinned_keys.get(key) or next(iter(pinned_keys.values()), None)
+        out.append(Finding(rule="RT203", severity=Severity.error, message=f"{device} {port}: {message}", fix=fix,
+                           location=Location(device=device, port=port, path=path)))
+
+    if "xoff_bytes" in pinned_keys and pinned.xoff_bytes < derived.xoff_bytes:
+        err("xoff_bytes", f"pinned xoff {pinned.xoff_bytes} B is below the {derived.xoff_bytes} B the cable, MTU "
+            f"and PFC reaction time need ({derived.model} model): frames in flight after XOFF would be dropped",
+            f"pin xoff_bytes at least {derived.xoff_bytes}, or drop the pin")
+    if not out and pinned_keys.keys() & {"xon_bytes", "xoff_bytes"} and pinned.xon_bytes > pinned.xoff_bytes:
+        err("xon_bytes", f"xon {pinned.xon_bytes} B is above xoff {pinned.xoff_bytes} B",
+            "pin xon_bytes below xoff_bytes (the derived xon is the pipeline latency)")
+    need = pinned.xon_bytes if shared_headroom_pool else pinned.xon_bytes + pinned.xoff_bytes
+    if pinned_keys.keys() & {"size_bytes", "xon_bytes", "xoff_bytes"} and pinned.size_bytes < need:
+        what = "xon (shared headroom pool)" if shared_headroom_pool else "xon + xoff"
+        err("size_bytes", f"profile size {pinned.size_bytes} B is below {what} = {need} B: it reserves less "
+            "headroom than it declares", f"pin size_bytes at least {need}, or pin only xoff/xon and let size follow")
+    return out

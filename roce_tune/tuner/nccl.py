@@ -183,6 +183,6 @@ def derive_nccl_env(host: Host, classification: Classification, site: Site,
     why["NCCL_IB_RETRY_CNT"] = _omitted("NCCL default 7 (the RC maximum) kept", _S_NCCL)
 
     for key, value in env.items():
-        if not SHELL_SAFE_RE.match(value):
+        if not SHELL_SAFE_RE.fullmatch(value):
             raise ValueError(f"{host.name}: {key}={value!r} is not shell-safe")
     return dict(sorted(env.items())), dict(sorted(why.items()))

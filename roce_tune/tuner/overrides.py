@@ -28,6 +28,30 @@ def _rank(o: Override) -> int:
     return 0
 
 
+def resolve_override_sources(
+    policy: Policy, *, role: str, device: str, port: str | None = None, params: tuple[str, ...] | None = None
+) -> dict[str, tuple[int | float | str, int]]:
+    """Like :func:`resolve_overrides`, with the index in ``policy.overrides`` of the entry each value
+    comes from: ``{param: (value, index)}`` (lint points its findings at ``policy.overrides[index]``)."""
+    if not policy.overrides:
+        return {}
+    applicable = []
+    for idx, o in enumerate(policy.overrides):
+        if o.role is not None and (o.role.value if hasattr(o.role, "value") else o.role) != role:
+            continue
+        if o.device is not None and o.device != device:
+            continue
+        if o.port is not None and o.port != port:
+            continue
+        applicable.append((_rank(o), idx, o))
+    out: dict[str, tuple[int | float | str, int]] = {}
+    for _, idx, o in sorted(applicable, key=lambda t: (t[0], t[1])):
+        for k, v in o.set.items():
+            if params is None or k in params:
+                out[k] = (v, idx)
+    return out
+
+
 def resolve_overrides(
     policy: Policy, *, role: str, device: str, port: str | None = None, params: tuple[str, ...] | None = None
 ) -> dict[str, int | float | str]:
@@ -45,18 +69,5 @@ def resolve_overrides(
     """
     if not policy.overrides:
         return {}
-    applicable = []
-    for idx, o in enumerate(policy.overrides):
-        if o.role is not None and (o.role.value if hasattr(o.role, "value") else o.role) != role:
-            continue
-        if o.device is not None and o.device != device:
-            continue
-        if o.port is not None and o.port != port:
-            continue
-        applicable.append((_rank(o), idx, o))
-    out: dict[str, int | float | str] = {}
-    for _, _, o in sorted(applicable, key=lambda t: (t[0], t[1])):
-        for k, v in o.set.items():
-            if params is None or k in params:
-                out[k] = v
-    return out
+    return {k: v for k, (v, _) in resolve_override_sources(policy, role=role, device=device, port=port,
+                                                          params=params).items()}

@@ -18,6 +18,7 @@ deriving (headroom over budget, Kmax above the PFC trigger, map disagreement) ar
 
 from __future__ import annotations
 
+import math
 from collections import Counter
 from dataclasses import dataclass
 
@@ -34,7 +35,7 @@ from roce_tune.tuner import (
     buffers, classification, consistency, dcqcn, deadlock, ecn, headroom, nccl, provenance, watchdog,
 )
 from roce_tune.tuner.overrides import (
-    DCQCN_PARAMS, ECN_PARAMS, HEADROOM_PARAMS, WATCHDOG_PARAMS, resolve_overrides,
+    DCQCN_PARAMS, ECN_PARAMS, HEADROOM_PARAMS, WATCHDOG_PARAMS, resolve_override_sources, resolve_overrides,
 )
 
 DEFAULT_NIC = "connectx-7"
@@ -109,6 +110,19 @@ def _pin(section, pins: dict[str, object], source: str):  # type: ignore[no-unty
         )
     update["rationale"] = rationale
     return section.model_copy(update=update)
+
+
+def _size_follows_pins(derived: Headroom, pinned: Headroom, shp: bool, cell_bytes: int) -> Headroom:
+    """A profile whose xoff/xon are pinned but not its size: size = xon with a shared headroom pool, else
+    the derived size moved by the pinned xon/xoff (keeping its rounding and speed overhead)."""
+    size = pinned.xon_bytes if shp else (derived.size_bytes - derived.xon_bytes - derived.xoff_bytes
+                                         + pinned.xon_bytes + pinned.xoff_bytes)
+    if size == pinned.size_bytes:
+        return pinned
+    why = pinned.rationale["size_bytes"].model_copy(update={
+        "note": f"follows the pinned xon/xoff: derived {derived.size_bytes} B -> {size} B"})
+    return pinned.model_copy(update={"size_bytes": size, "size_cells": math.ceil(size / cell_bytes),
+                                     "rationale": {**pinned.rationale, "size_bytes": why}})
 
 
 class _Memo:
@@ -195,10 +209,16 @@ def _derive_switch(inv: Inventory, topo: Topology, catalog: Catalog, sw: Switch,
         hr = memo.get(("hr", asic.id, f.speed_gbps, f.cable_m, f.mtu, f.lanes, policy.headroom_model, shp),
                       lambda: headroom.compute_headroom(asic, f.speed_gbps, f.cable_m, f.mtu, lanes=f.lanes,
                                                         model=policy.headroom_model, shared_headroom_pool=shp))
-        pins = resolve_overrides(policy, role=sw.role.value, device=sw.name, port=f.name,
-                                 params=HEADROOM_PARAMS[:3])
-        if pins:
-            hr = _pin(hr, pins, f"inventory override for {sw.name}:{f.name}")
+        sources = resolve_override_sources(policy, role=sw.role.value, device=sw.name, port=f.name,
+                                           params=HEADROOM_PARAMS[:3])
+        if sources:
+            derived_hr = hr
+            hr = _pin(hr, {k: v for k, (v, _) in sources.items()}, f"inventory override for {sw.name}:{f.name}")
+            if "size_bytes" not in sources:
+                hr = _size_follows_pins(derived_hr, hr, shp, asic.cell_bytes)
+            findings.extend(headroom.check_pinned_headroom(
+                derived_hr, hr, {k: f"policy.overrides[{i}].set.{k}" for k, (_, i) in sources.items()}, shp,
+                sw.name, f.name))
             hr = hr.model_copy(update={"profile": f"{hr.profile}_pinned_{f.name.replace('/', '_').replace(':', '_')}"[:63]})
         headrooms[f.name] = hr
         over = memo.get(("adm", asic.id, hr.xon_bytes, hr.xoff_bytes, hr.size_bytes, len(prios), f.lanes), lambda: bool(
@@ -375,16 +395,21 @@ def derive_plan(loaded, catalog: Catalog | None = None) -> Plan:  # type: ignore
         catalog: default the shipped catalog.
 
     Raises:
-        RoceTuneError: lint found errors (all of them are in the exception); nothing is derived.
+        RoceTuneError: lint found errors (all of them are in the exception); nothing is derived. Also
+            RT299 when the tuner fails on an input no lint rule caught.
     """
+    from roce_tune.checks import TUNER_FAILURES, internal_finding
     from roce_tune.inventory.lint import lint
 
     catalog = catalog or load_catalog()
     lint_findings = lint(loaded, catalog)
     if has_errors(lint_findings):
         raise RoceTuneError([f for f in lint_findings if f.severity is Severity.error])
-    return build_plan(loaded.inventory, catalog, inventory_file=str(loaded.path),
-                      inventory_sha256=loaded.sha256, lint_findings=lint_findings)
+    try:
+        return build_plan(loaded.inventory, catalog, inventory_file=str(loaded.path),
+                          inventory_sha256=loaded.sha256, lint_findings=lint_findings)
+    except TUNER_FAILURES as exc:  # an input no lint rule caught: a finding (RT299), never a traceback
+        raise RoceTuneError([internal_finding(exc, str(loaded.path), "be derived")]) from None
 
 
 __all__ = ["build_plan", "derive_plan", "Location"]

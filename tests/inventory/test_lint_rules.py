@@ -46,6 +46,10 @@ EXPECTED = {
     "RT123": (8, 16, "'Ethernet[124-0/4]'"),
     "RT124": (6, 37, "ens1f0np0"),
     "RT125": (4, 15, "eos"),                         # EOS on an NVIDIA SN4700
+    "RT126": (4, 17, "0"),                           # cnp_priority 0
+    "RT127": (5, 31, "150000}"),                     # a 150 Gb/s AI step on a 100G NIC
+    "RT128": (12, 96, "100000m"),                    # 100 km NIC cable
+    "RT129": (7, 20, '"swp1s0-uplink-a1"'),          # 16 characters on Cumulus
 }
 
 

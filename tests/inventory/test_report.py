@@ -24,7 +24,9 @@ def test_text() -> None:
     out = format_findings(F, "text").splitlines()
     assert out[0] == ("inv.yaml:15:16 gpu01:ens1f0np0 hosts[0].nics[0].speed: error RT104: gpu01 ens1f0np0 is "
                       "200G but leaf1:Ethernet0 is 400G (fix: set the NIC speed to 400G)")
-    assert len(out) == 4 and out[-1] == "hosts: info RT116: single host"  # message has a newline
+    # a newline in a message is escaped: one finding, one line
+    assert len(out) == 3 and out[1].endswith("RT107: no cable_length, 50%\\nof headroom")
+    assert out[-1] == "hosts: info RT116: single host"
     assert format_findings([], "text") == "" and format_findings([], "github") == ""
     assert format_findings([], "json") == "[]"
 
@@ -39,8 +41,9 @@ def test_github_workflow_commands() -> None:
     out = format_findings(F, "github").splitlines()
     assert out[0] == ("::error file=inv.yaml,line=15,col=16,title=RT104::gpu01:ens1f0np0: gpu01 ens1f0np0 is 200G "
                       "but leaf1:Ethernet0 is 400G (fix: set the NIC speed to 400G)")
-    # properties escape ',' and ':'; data escapes '%' and newlines (GitHub Actions toolkit rules)
-    assert out[1] == "::warning file=dir%2Cx/inv%3A1.yaml,line=3,col=1,title=RT107::no cable_length, 50%25%0Aof headroom"
+    # properties escape ',' and ':'; data escapes '%' (GitHub Actions toolkit rules); the message's newline
+    # was escaped by Finding itself
+    assert out[1] == "::warning file=dir%2Cx/inv%3A1.yaml,line=3,col=1,title=RT107::no cable_length, 50%25\\nof headroom"
     assert out[2] == "::notice title=RT116::hosts: single host"
 
 

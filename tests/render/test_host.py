@@ -382,7 +382,7 @@ def test_nccl_env_sorted_and_quoted() -> None:
         host.render_nccl_env(plan, bad)
 
 
-HOSTILE = ["eth0; rm -rf /", "$(reboot)", "eth0\nreboot", "et'h0", 'eth"0', "eth0`id`", "eth0 && id"]
+HOSTILE = ["eth0; rm -rf /", "$(reboot)", "eth0\nreboot", "eth0\n", "mlx5_0\n", "eth0\r", "et'h0", 'eth"0', "eth0`id`", "eth0 && id"]
 
 
 @pytest.mark.parametrize("value", HOSTILE)

@@ -13,10 +13,12 @@ Dangling vs external (a deliberate split):
 from __future__ import annotations
 
 import difflib
+import math
 from collections.abc import Iterator
 
 from roce_tune.findings import Finding, Severity
 from roce_tune.inventory.rules.base import LintContext, rule
+from roce_tune.platforms.host import CABLE_LEN_RANGE
 
 _SWITCH_HEAD = """\
 site: {name: lab}
@@ -305,3 +307,43 @@ def bad_port_range(ctx: LintContext) -> Iterator[Finding]:
         if hint == "range":
             yield ctx.finding(message, "write the range as [start-stop/step] with start <= stop, e.g. "
                               "Ethernet[0-124/4]", path)
+
+
+@rule("RT128", "nic-cable-out-of-range", Severity.error,
+      "A NIC's cable length is longer than the NIC's buffer command accepts",
+      """The host script hands each NIC its cable length (`mlnx_qos --cable_len`, whole metres, a 16-bit
+      field: at most 65535 m) so the NIC sizes its own receive-buffer xoff. A longer cable cannot be
+      expressed; it is almost always a unit slip (centimetres or feet written as metres).""",
+      _SWITCH_HEAD + """\
+      - {name: Ethernet0, speed: 400G}
+hosts:
+  - name: gpu01
+    nics:
+      - {model: connectx-7, netdev: ens1f0np0, rdma_device: mlx5_0, speed: 400G, cable_length: 100000m}
+""",
+      _SWITCH_HEAD + """\
+      - {name: Ethernet0, speed: 400G}
+hosts:
+  - name: gpu01
+    nics:
+      - {model: connectx-7, netdev: ens1f0np0, rdma_device: mlx5_0, speed: 400G, cable_length: 100m}
+""")
+def nic_cable_out_of_range(ctx: LintContext) -> Iterator[Finding]:
+    lo, hi = CABLE_LEN_RANGE
+    default_m = ctx.inv.defaults.cable_length
+    defaulted: list[str] = []
+    for path, host, nic in ctx.nics():
+        cable = nic.cable_length if nic.cable_length is not None else default_m
+        if lo <= math.ceil(cable) <= hi:
+            continue
+        if nic.cable_length is None:
+            defaulted.append(f"{host.name} {nic.netdev}")
+            continue
+        yield ctx.finding(f"{host.name} {nic.netdev}: cable_length {cable:g} m is outside the {lo}..{hi} m that "
+                          "mlnx_qos --cable_len takes", "write the cable length in metres (e.g. 3m, 100m)",
+                          f"{path}.cable_length", device=host.name, port=nic.netdev)
+    if defaulted:
+        yield ctx.finding(f"defaults.cable_length {default_m:g} m is outside the {lo}..{hi} m that mlnx_qos "
+                          f"--cable_len takes, and {len(defaulted)} NIC(s) use it ({', '.join(defaulted[:3])}"
+                          f"{' …' if len(defaulted) > 3 else ''})", "write the default cable length in metres "
+                          "(e.g. 5m), or give those NICs their own cable_length", "defaults.cable_length")

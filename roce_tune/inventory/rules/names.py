@@ -1,4 +1,5 @@
-"""Naming rules: device names unique across switches and hosts (RT120), NIC names unique per host (RT124)."""
+"""Naming rules: device names unique across switches and hosts (RT120), NIC names unique per host (RT124),
+port names within the platform's length limit (RT129)."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ from collections.abc import Iterator
 
 from roce_tune.findings import Finding, Severity
 from roce_tune.inventory.rules.base import LintContext, rule
+from roce_tune.platforms import get_platform
 
 
 @rule("RT120", "duplicate-device-name", Severity.error,
@@ -78,3 +80,43 @@ def duplicate_nic_name(ctx: LintContext) -> Iterator[Finding]:
                                   port=nic.netdev)
             else:
                 rdmas[key] = ni
+
+
+@rule("RT129", "port-name-too-long", Severity.error,
+      "A port name is longer than the switch platform allows",
+      """On SONiC and Cumulus Linux every front-panel port is a Linux network interface, whose name is at most
+      15 characters (IFNAMSIZ 16 less the NUL, include/uapi/linux/if.h); a longer name in the inventory could
+      never match a port on the switch. Platforms without a published limit are not checked.""",
+      """\
+site: {name: lab}
+switches:
+  - name: leaf1
+    platform: cumulus
+    model: SN4700
+    role: leaf
+    ports: [{name: "swp1s0-uplink-a1", speed: 400G}]
+""",
+      """\
+site: {name: lab}
+switches:
+  - name: leaf1
+    platform: cumulus
+    model: SN4700
+    role: leaf
+    ports: [{name: swp1s0, speed: 400G}]
+""")
+def port_name_too_long(ctx: LintContext) -> Iterator[Finding]:
+    for path, sw in ctx.switches():
+        limit = get_platform(sw.platform.value).SPEC.max_port_name_chars
+        if limit is None:
+            continue
+        for pi, port in enumerate(sw.ports):
+            try:
+                longest = max(port.names(), key=len)
+            except ValueError:  # an empty range is RT123's
+                continue
+            if len(longest) > limit:
+                yield ctx.finding(f"{sw.name}: port name {longest!r} has {len(longest)} characters; {sw.platform.value} "
+                                  f"port names are Linux interface names of at most {limit}",
+                                  "use the port name the switch shows (ip link / show interfaces), e.g. Ethernet0 "
+                                  "or swp1s0", f"{path}.ports[{pi}].name", device=sw.name, port=longest)

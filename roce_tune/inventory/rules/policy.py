@@ -1,4 +1,5 @@
-"""Policy rules: priority and DSCP collisions, lossless class count, overrides that name nothing."""
+"""Policy rules: priority and DSCP collisions, priority 0, lossless class count, overrides that name nothing
+or do not fit the devices they land on."""
 
 from __future__ import annotations
 
@@ -7,6 +8,9 @@ from collections.abc import Iterator
 from roce_tune.findings import Finding, Severity
 from roce_tune.inventory.models import Role
 from roce_tune.inventory.rules.base import LintContext, rule
+from roce_tune.tuner import dcqcn
+from roce_tune.tuner.classification import LOSSY_TC
+from roce_tune.tuner.overrides import DCQCN_PARAMS, WATCHDOG_PARAMS, resolve_override_sources
 
 
 @rule("RT108", "priority-collision", Severity.error,
@@ -174,3 +178,92 @@ def override_empty_role(ctx: LintContext) -> Iterator[Finding]:
         if count == 0:
             yield ctx.finding(f"override is scoped to role {role!r} but no device has that role",
                               "fix the role or remove the override", f"policy.overrides[{i}].role")
+
+
+@rule("RT126", "priority-zero", Severity.error,
+      "Priority 0 is lossless or carries CNPs",
+      """Priority (TC) 0 is the best-effort class: every DSCP the policy does not name lands there. Made
+      lossless, any unclassified traffic would be paused by PFC; used for CNPs, congestion notifications
+      would queue behind bulk traffic instead of going out strict priority.""",
+      """\
+site: {name: lab}
+policy:
+  lossless_priorities: [3]
+  cnp_priority: 0
+""",
+      """\
+site: {name: lab}
+policy:
+  lossless_priorities: [3]
+  cnp_priority: 6
+""")
+def priority_zero(ctx: LintContext) -> Iterator[Finding]:
+    pol = ctx.inv.policy
+    for i, prio in enumerate(pol.lossless_priorities):
+        if prio == LOSSY_TC:
+            yield ctx.finding("priority 0 cannot be lossless: every unclassified DSCP maps to TC 0",
+                              "use priority 3 (the usual RoCE class) or another of 1-7",
+                              f"policy.lossless_priorities[{i}]")
+    if pol.cnp_priority == LOSSY_TC:
+        yield ctx.finding("cnp_priority 0 would put CNPs in the best-effort queue; they need their own strict queue",
+                          "use cnp_priority: 6 (the usual CNP class) or another priority that is not lossless",
+                          "policy.cnp_priority")
+
+
+@rule("RT127", "override-out-of-range", Severity.error,
+      "A pinned value is outside what the device it applies to accepts",
+      """The loader checks each pinned value against the widest range of its parameter; this rule checks
+      it against each device it lands on. DCQCN rates cannot exceed the NIC's line rate (a 150000 Mb/s
+      step on a 100G NIC), and pinned PFC watchdog detection or restoration times cannot be shorter than a
+      pinned polling interval (sonic-pfcwd.yang: times must be >= POLL_INTERVAL).""",
+      """\
+site: {name: lab}
+policy:
+  overrides:
+    - role: host
+      set: {rpg_ai_rate_mbps: 150000}
+hosts:
+  - name: gpu01
+    nics:
+      - {model: connectx-7, netdev: ens1f0np0, rdma_device: mlx5_0, speed: 100G}
+""",
+      """\
+site: {name: lab}
+policy:
+  overrides:
+    - role: host
+      set: {rpg_ai_rate_mbps: 80}
+hosts:
+  - name: gpu01
+    nics:
+      - {model: connectx-7, netdev: ens1f0np0, rdma_device: mlx5_0, speed: 100G}
+""")
+def override_out_of_range(ctx: LintContext) -> Iterator[Finding]:
+    pol = ctx.inv.policy
+    if not pol.overrides:
+        return
+    seen: set[tuple[int, str, int]] = set()
+    for host in ctx.inv.hosts:
+        pins = resolve_override_sources(pol, role="host", device=host.name, params=DCQCN_PARAMS)
+        for nic in host.nics:
+            for key, (value, idx) in pins.items():
+                lo, hi, src = dcqcn.param_range(key, nic.speed)
+                if lo <= value <= hi or (idx, key, nic.speed) in seen:  # type: ignore[operator]
+                    continue
+                seen.add((idx, key, nic.speed))
+                yield ctx.finding(f"{key} = {value} is outside {lo}..{hi} for {host.name} {nic.netdev} at "
+                                  f"{nic.speed}G ({src})", f"pin {key} within {lo}..{hi} for {nic.speed}G NICs, "
+                                  "or scope the override to the devices it fits", f"policy.overrides[{idx}].set.{key}",
+                                  device=host.name, port=nic.netdev)
+    for sw in ctx.inv.switches:
+        pins = resolve_override_sources(pol, role=sw.role.value, device=sw.name, params=WATCHDOG_PARAMS)
+        if "poll_ms" not in pins:
+            continue
+        poll, _ = pins["poll_ms"]
+        for key in ("detection_ms", "restoration_ms"):
+            if key in pins and pins[key][0] < poll and (pins[key][1], key, 0) not in seen:  # type: ignore[operator]
+                seen.add((pins[key][1], key, 0))
+                yield ctx.finding(f"{key} = {pins[key][0]} ms is below the pinned poll_ms = {poll} ms on {sw.name} "
+                                  "(sonic-pfcwd.yang: times must be >= POLL_INTERVAL)",
+                                  f"pin {key} at least {poll} ms, or a shorter poll_ms",
+                                  f"policy.overrides[{pins[key][1]}].set.{key}", device=sw.name)
