@@ -207,11 +207,18 @@ def _cumulus_roce_counters(b: Block, ctx: Ctx) -> bool:
     prio = ctx.exp.roce_priority
     queue = ctx.exp.lossless_queues[0]
     parsed = vv.parse_cumulus_roce_counters(b.text, port, queue, prio)
-    keys = {f"q{queue}_ecn_marked_pkts": "ecn-marked-packets", f"pfc_rx_prio{prio}": "pause-packets",
-            f"pfc_tx_prio{prio}": "pause-packets", f"q{queue}_drop_pkts": "unicast-no-buffer-discard",
-            "roce_rx_no_buffer_discard": "no-buffer-discard"}
-    _store_ports(sw, "roce_counters", parsed, b,
-                 lambda _p, n: _find_line(b, lambda tk, n=n: bool(tk) and tk[0] == keys.get(n, n)), ctx)
+    keys = {f"q{queue}_ecn_marked_pkts": ("tx-ecn-stats", "ecn-marked-packets"),
+            f"pfc_rx_prio{prio}": ("rx-pfc-stats", "pause-packets"),
+            f"pfc_tx_prio{prio}": ("tx-pfc-stats", "pause-packets"),
+            f"q{queue}_drop_pkts": ("tx-roce-stats", "unicast-no-buffer-discard"),
+            "roce_rx_no_buffer_discard": ("rx-roce-stats", "no-buffer-discard")}
+
+    def line_of(_p: str, n: str) -> int:
+        parent, key = keys.get(n, ("", n))
+        after = _find_line(b, lambda tk: tk[:1] == [parent]) if parent else 0
+        return _find_line(b, lambda tk: tk[:1] == [key], after=after)
+
+    _store_ports(sw, "roce_counters", parsed, b, line_of, ctx)
     for fam in ("pfc", "wred"):
         sw.families.setdefault(fam, Ev(b.file, b.start))
     return True
