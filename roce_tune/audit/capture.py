@@ -27,13 +27,13 @@ KNOWN_COMMANDS = (
     "rdma", "env", "printenv", "sudo", "diff", "cma_roce_tos", "cma_roce_mode", "lspci", "mpirun", "srun",
     "nvidia-smi", "ucx_info", "sysctl", "sonic-db-cli", "pfcstat", "ecnconfig", "head", "tail", "awk", "watch",
     "dcb", "lldptool", "ibdev2netdev", "mst", "mlxconfig", "tc", "vtysh", "cli", "set", "run")
-_CMD_WORD = r"(?:%s)\b|\S*_perf\b|\./\S+" % "|".join(re.escape(c) for c in KNOWN_COMMANDS)
+_CMD_WORD = r"(?:" + "|".join(re.escape(c) for c in KNOWN_COMMANDS) + r")\b|\S*_perf\b|\./\S+"
 _PROMPTS = (
     re.compile(r"^\[[\w.\-]+@[\w.\-]+[^\]]*\]\s*[$#]\s*(?P<cmd>\S.*)$"),
     re.compile(r"^(?:\([\w.\-]+\)\s*)?[\w.\-]+@[\w.\-]+(?::[^\s$#>]*)*\s*[$#>%]\s*(?P<cmd>\S.*)$"),
     re.compile(r"^(?:bash|sh|zsh)-[\d.]+[$#]\s*(?P<cmd>\S.*)$"),
-    re.compile(r"^[$#]\s+(?P<cmd>(?:%s).*)$" % _CMD_WORD),
-    re.compile(r"^[\w.\-]+(?:\([\w\-]+\))?\s?[#>]\s*(?P<cmd>(?:%s).*)$" % _CMD_WORD),
+    re.compile(r"^[$#]\s+(?P<cmd>(?:" + _CMD_WORD + r").*)$"),
+    re.compile(r"^[\w.\-]+(?:\([\w\-]+\))?\s?[#>]\s*(?P<cmd>(?:" + _CMD_WORD + r").*)$"),
 )
 
 

@@ -19,11 +19,11 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from roce_tune.audit.expect import Expect
-from roce_tune.audit.model import AuditData, Ev, HostObs, NicObs, RdmaObs, SwitchObs, Val
+from roce_tune.audit.model import AuditData, Ev, HostObs, NicObs, RdmaObs, Val
 from roce_tune.findings import Severity
 from roce_tune.verify.hostfacts import roce_active_mtu
 
-__all__ = ["AuditFinding", "CHECKS", "NotChecked", "run_checks"]
+__all__ = ["CHECKS", "AuditFinding", "NotChecked", "run_checks"]
 
 MIN_PACKETS = 10_000
 ROCE_SHARE = 0.9
@@ -465,7 +465,9 @@ def check_ecn(data: AuditData, exp: Expect, out: Out) -> None:
                         f"under congestion — {why}{quiet}: the switch does not mark the queue RoCE uses",
                         f"enable ECN (WRED with ecn) on lossless queue {exp.lossless_queues[0]} with Kmin/Kmax below "
                         "the PFC trigger, and check RoCE is sent ECN-capable (ToS with ECT) on the lossless priority",
-                        [d.hw["np_ecn_marked_roce_packets"]] + [d.hw[k] for k in loss])
+                        [d.hw["np_ecn_marked_roce_packets"]] + [d.hw[k] for k in loss] +
+                        [nic.ethtool.get(f"{di}_prio{p}_pause") for di in ("rx", "tx") for p in lossless
+                         if nic is not None and (nic.delta(f"{di}_prio{p}_pause") or (0,))[0] > 0])
             if (x := d.delta("np_cnp_sent")) is not None and x[0] > 0:
                 sent.append((h.name, x[0], d.hw["np_cnp_sent"]))
             if (x := d.delta("rp_cnp_handled")) is not None:
@@ -622,9 +624,12 @@ def check_balance(data: AuditData, exp: Expect, out: Out) -> None:
                         "flows spread", [b0.mode if b0 else None, qps])
         if exp.adaptive_routing is None:
             pass
-        elif exp.adaptive_routing and h.env_read is not None:
+        elif exp.adaptive_routing and (h.env_read is not None or h.info_read is not None):
             ar = h.nccl_setting("NCCL_IB_ADAPTIVE_ROUTING")
-            if ar is None or ar.value.strip() != "1":
+            if ar is None and h.env_read is None:
+                out.skip("RT461", h.name, "env | grep NCCL of the job (the NCCL INFO log does not name "
+                                          "NCCL_IB_ADAPTIVE_ROUTING)")
+            elif ar is None or ar.value.strip() != "1":
                 out.add("RT461", W, h.name, None,
                         "the fabric does adaptive routing but NCCL_IB_ADAPTIVE_ROUTING is "
                         f"{'unset' if ar is None else ar.value}: NCCL does not spray/re-order for it",
@@ -638,7 +643,7 @@ def check_balance(data: AuditData, exp: Expect, out: Out) -> None:
                     f"{', '.join(eth)}): the others carry nothing",
                     "list every rail NIC in NCCL_IB_HCA (or unset it) so each GPU uses its nearest NIC",
                     [ev] + [d.state or d.link_layer for d in _eth_devs(h)][:4])
-    if exp.adaptive_routing is None and any(h.env_read for h in data.hosts.values()):
+    if exp.adaptive_routing is None and any(h.env_read or h.info_read for h in data.hosts.values()):
         out.skip("RT461", None, "an inventory (site.adaptive_routing) to know whether the fabric does adaptive "
                                 "routing")
     # RT463 pair matrix
@@ -705,9 +710,35 @@ def check_nccl_runs(data: AuditData, exp: Expect, out: Out) -> None:
                                         if getattr(run.largest_message_row, "line", None) else ev])
 
 
+def check_plan_env(data: AuditData, exp: Expect, out: Out) -> None:
+    """RT464: a host's captured NCCL environment lacks or changes a variable the plan sets."""
+    if exp.host_env is None:
+        return
+    for h in data.hosts.values():
+        want = exp.host_env.get(h.name)
+        if want is None:
+            continue
+        if h.env_read is None and h.info_read is None:
+            out.skip("RT464", h.name, "env | grep NCCL (or /etc/nccl.conf) of the job, to compare with the plan")
+            continue
+        for key, value in sorted(want.items()):
+            got = h.nccl_setting(key)
+            if got is None and h.env_read is None:
+                # NCCL INFO names only the variables it logs: absence there is not "unset"
+                out.skip("RT464", h.name, f"env | grep NCCL (or /etc/nccl.conf) of the job: {key} is not in the "
+                                          "NCCL INFO log")
+                continue
+            if got is None or got.value.strip() != str(value):
+                out.add("RT464", W, h.name, None,
+                        f"{key} is {'unset' if got is None else repr(got.value)} in the job on {h.name}; the plan "
+                        f"sets {value!r}", f"export {key}={value} (the plan's hosts/{h.name}.nccl.env)",
+                        [got, h.env_read or h.info_read])
+
+
 CHECKS: tuple[tuple[str, Callable[[AuditData, Expect, Out], None]], ...] = (
     ("GID", check_gid), ("priority", check_priority), ("PFC", check_pfc), ("ECN/DCQCN", check_ecn),
-    ("MTU", check_mtu), ("ECE", check_ece), ("load balance", check_balance), ("nccl-tests", check_nccl_runs))
+    ("MTU", check_mtu), ("ECE", check_ece), ("load balance", check_balance), ("plan", check_plan_env),
+    ("nccl-tests", check_nccl_runs))
 
 
 def run_checks(data: AuditData, exp: Expect) -> tuple[list[AuditFinding], list[NotChecked]]:

@@ -20,7 +20,7 @@ from roce_tune.verify.nccl_parser import NcclRun
 
 T = TypeVar("T")
 
-__all__ = ["Ev", "HostObs", "NicObs", "RdmaObs", "SwitchObs", "Val", "Unparsed", "AuditData", "Counters"]
+__all__ = ["AuditData", "Counters", "Ev", "HostObs", "NicObs", "RdmaObs", "SwitchObs", "Unparsed", "Val"]
 
 
 @dataclass(frozen=True, order=True)
@@ -119,7 +119,8 @@ class HostObs:
     nics: dict[str, NicObs] = field(default_factory=dict)
     rdma: dict[str, RdmaObs] = field(default_factory=dict)
     env: dict[str, Val[str]] = field(default_factory=dict)
-    env_read: Ev | None = None  # where an NCCL environment (env | grep NCCL, nccl.conf, INFO lines) was read
+    env_read: Ev | None = None  # where the job's NCCL environment (env | grep NCCL, nccl.conf) was read
+    info_read: Ev | None = None  # where NCCL INFO lines were read (they name only some variables)
     nccl_info: dict[str, Val[str]] = field(default_factory=dict)  # version, hca, gid_index, tc …
     nccl_used: list[Val[str]] = field(default_factory=list)  # "mlx5_5:1/RoCE" from NET/IB : Using
     runs: list[tuple[NcclRun, str]] = field(default_factory=list)  # (run, capture file)

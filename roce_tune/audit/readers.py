@@ -86,14 +86,14 @@ def _sonic_pfc(b: Block, ctx: Ctx) -> bool:
         part = [(no, t) for no, t in b.lines if start <= no < end]
         parsed = vc.parse_sonic_pfc_counters("\n".join(t for _, t in part))
         rows = {t.split()[0]: no for no, t in part if t.split()}
-        _store_ports(sw, "pfc", parsed, b, lambda port, _n, rows=rows: rows.get(port, start), ctx)
+        _store_ports(sw, "pfc", parsed, b, lambda port, _n, rows=rows, start=start: rows.get(port, start), ctx)
     return True
 
 
 def _sonic_queue(b: Block, ctx: Ctx) -> bool:
     sw = ctx.data.switch(b.device)
     sw.platform = sw.platform or "sonic"
-    wred = re.search(r"WredDrp|EcnMarked", b.text, re.I) is not None
+    wred = re.search(r"WredDrp|EcnMarked", b.text, re.IGNORECASE) is not None
     parsed = (vc.parse_sonic_wred_counters if wred else vc.parse_sonic_queue_counters)(b.text)
     rows = {(t.split()[0], t.split()[1].upper()): no for no, t in b.lines if len(t.split()) > 2}
 
@@ -102,10 +102,9 @@ def _sonic_queue(b: Block, ctx: Ctx) -> bool:
         return rows.get((port, f"UC{q.group(1)}" if q else ""), b.start)
 
     _store_ports(sw, "wred" if wred else "queue", parsed, b, line_of, ctx)
-    if wred:
-        # a column the platform cannot count (N/A) is not zero: mark the family read only where numbers were
-        if not any(k.endswith("ecn_marked_pkts") for v in parsed.values() for k in v):
-            sw.families.pop("wred", None)
+    # a column the platform cannot count (N/A) is not zero: mark the family read only where numbers were
+    if wred and not any(k.endswith("ecn_marked_pkts") for v in parsed.values() for k in v):
+        sw.families.pop("wred", None)
     return True
 
 
@@ -168,7 +167,6 @@ def _cumulus_roce(b: Block, ctx: Ctx) -> bool:
     sw.platform = "cumulus"
     port = _cmd_arg(b, r"interface\s+(\S+)\s+qos\s+roce")
     prefix = f"{port}:" if port else ""
-    section = ""
     table = ""
     for no, t in b.lines:
         s = t.strip()
@@ -177,7 +175,7 @@ def _cumulus_roce(b: Block, ctx: Ctx) -> bool:
         if "SP->TC" in s:
             table = "sp_tc"
             continue
-        if s.startswith("RoCE ") or s.startswith("Exception List"):
+        if s.startswith(("RoCE ", "Exception List")):
             table = "other"
             continue
         toks = s.split()
@@ -187,15 +185,9 @@ def _cumulus_roce(b: Block, ctx: Ctx) -> bool:
             continue
         if table:
             continue
-        indent = len(t) - len(t.lstrip())
-        if len(toks) == 1 and indent == 0:
-            section = toks[0]
-            continue
-        if len(toks) >= 2 and toks[0] not in ("operational",):
+        if len(toks) >= 2 and toks[0] != "operational":
             cols = re.split(r"\s{2,}", s)  # key, [operational], applied: the last column wins
             sw.roce[prefix + toks[0]] = Val(cols[-1] if len(cols) > 1 else " ".join(toks[1:]), _ev(b, no))
-            if indent == 0:
-                section = ""
     sw.families.setdefault("roce_config", Ev(b.file, b.start))
     return True
 
@@ -371,7 +363,14 @@ def _ip_link(b: Block, ctx: Ctx) -> bool:
 
     host = ctx.data.host(b.device)
     heads = [(no, t) for no, t in b.lines if re.match(r"^\d+:\s+\S+:\s+<", t)]
-    text = "\n".join(t for no, t in b.lines if re.match(r"^\d+:\s|^\s", t)) + "\n"
+    # the template knows `ip link`; `ip -d link` adds detail after the link/ line's addresses: cut it there
+    keep = []
+    for _, t in b.lines:
+        if re.match(r"^\d+:\s", t):
+            keep.append(t)
+        elif (m := re.match(r"^(\s+link/\S+(?:\s+\S+\s+brd\s+\S+)?(?:\s+permaddr\s+\S+)?)", t)):
+            keep.append(m.group(1))
+    text = "\n".join(keep) + "\n"
     try:
         with open(f"{_get_template_dir()}/linux_ip_link_show.textfsm", encoding="utf-8") as fh:
             rows = textfsm.TextFSM(fh).ParseTextToDicts(text)
@@ -448,7 +447,7 @@ def _nccl_line(host: HostObs, b: Block, no: int, t: str) -> bool:
     if "NCCL INFO" not in t and "NCCL WARN" not in t:
         return False
     ev = _ev(b, no)
-    host.env_read = host.env_read or ev
+    host.info_read = host.info_read or ev
     m = re.search(r"NCCL version (\S+?)(?:\+|\s|$)", t)
     if m:
         host.nccl_info["version"] = Val(m.group(1), ev)
@@ -619,8 +618,8 @@ Reader = Callable[[Block, Ctx], bool]
 _PORT = r"(?:interface|interfaces|ethernet)\s+(\S+)"
 #: (name, content pattern, command pattern or None, reader); the first whose pattern matches reads the block
 BLOCK_READERS: tuple[tuple[str, str, str | None, Reader], ...] = (
-    ("nccl-tests", r"^#?\s*(nThread\s+\d|nccl-tests version|Collective test starting)|\bsize\s+count\s+type\b|"
-                   r"Avg bus bandwidth|Out of bounds values", None, _nccl_tests),
+    ("nccl-tests", (r"^#?\s*(nThread\s+\d|nccl-tests version|Collective test starting)|\bsize\s+count\s+type\b|"
+                    r"Avg bus bandwidth|Out of bounds values"), None, _nccl_tests),
     ("sonic show pfc counters", r"^\s*Port\s+(Rx|Tx)\s+PFC0", None, _sonic_pfc),
     ("sonic show queue counters", r"^\s*Port\s+TxQ\s+", None, _sonic_queue),
     ("sonic show pfcwd stats", r"STORM\s+DETECTED/RESTORED", None, _sonic_pfcwd_stats),
@@ -665,7 +664,7 @@ def read_block(b: Block, ctx: Ctx) -> str:
     ctx.block_no += 1
     text = b.text
     for name, pattern, cmd_pattern, reader in BLOCK_READERS:
-        if not re.search(pattern, text, re.M):
+        if not re.search(pattern, text, re.MULTILINE):
             continue
         if cmd_pattern and b.command and not re.search(cmd_pattern, b.command):
             continue

@@ -67,12 +67,13 @@ def read_dir(root: Path, exp: Expect) -> AuditData:
         except OSError as exc:
             raise AuditUsageError(f"{path}: cannot read ({exc.strerror})") from None
     # switch formats first so a switch's unrecognised blocks are not mistaken for host output
-    from roce_tune.audit.readers import BLOCK_READERS, SWITCH_READERS
     import re
+
+    from roce_tune.audit.readers import BLOCK_READERS, SWITCH_READERS
 
     switch_pats = [(p, c) for n, p, c, _ in BLOCK_READERS if n in SWITCH_READERS]
     for b in blocks:
-        if any(re.search(p, b.text, re.M) for p, _ in switch_pats):
+        if any(re.search(p, b.text, re.MULTILINE) for p, _ in switch_pats):
             ctx.data.switch(b.device)
     for b in blocks:
         read_block(b, ctx)
