@@ -86,3 +86,14 @@ def test_with_inventory_line_rate_and_nccl_env(tmp_path: Path) -> None:
     low = next(f for f in doc["findings"] if f["rule"] == "RT472")
     assert "30%" in low["message"] and low["evidence"] == ["node1.nccl.txt:69"]
     assert doc["expectations"] == "plan"
+
+
+def test_every_rule_is_documented() -> None:
+    import re
+
+    code = (REPO / "roce_tune" / "audit" / "checks.py").read_text() + (REPO / "roce_tune" / "audit" /
+                                                                     "expect.py").read_text()
+    doc = (REPO / "docs" / "audit.md").read_text()
+    rules = set(re.findall(r'"(RT4\d\d)"', code))
+    documented = set(re.findall(r"^\| (RT4\d\d) \|", doc, re.M))
+    assert len(rules) >= 25 and rules <= documented
