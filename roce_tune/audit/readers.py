@@ -638,7 +638,7 @@ BLOCK_READERS: tuple[tuple[str, str, str | None, Reader], ...] = (
      _port_parser(lambda text, port: {port: vc.parse_eos_ecn_counters(text, port)}, _PORT, "eos", "wred")),
     ("nxos show interface priority-flow-control", r"RxPPP\s+TxPPP", None,
      _vendor(vv.parse_nxos_pfc_interfaces, "nxos", "pfc")),
-    ("nxos show queuing pfc-queue detail", r"(?i)shutdown|Total pkts dropped", r"pfc-queue",
+    ("nxos show queuing pfc-queue detail", r"(?i)Total (?:Ingress )?pkts dropped", r"pfc-queue",
      _vendor(vv.parse_nxos_pfc_queue_detail, "nxos", "pfcwd")),
     ("nxos show queuing interface", r"QOS GROUP \d", None,
      _port_parser(vv.parse_nxos_queuing_interface, _PORT, "nxos", "queue")),

@@ -7,6 +7,7 @@ unreadable file, bad format name — raised as :class:`AuditUsageError`).
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -14,7 +15,7 @@ from roce_tune.audit.capture import read_capture
 from roce_tune.audit.checks import AuditFinding, NotChecked, run_checks
 from roce_tune.audit.expect import Expect, load_expect
 from roce_tune.audit.model import AuditData
-from roce_tune.audit.readers import Ctx, read_block
+from roce_tune.audit.readers import BLOCK_READERS, SWITCH_READERS, Ctx, read_block
 from roce_tune.findings import Severity
 
 __all__ = ["FORMATS", "AuditResult", "AuditUsageError", "audit_dir", "format_report", "read_dir"]
@@ -67,13 +68,10 @@ def read_dir(root: Path, exp: Expect) -> AuditData:
         except OSError as exc:
             raise AuditUsageError(f"{path}: cannot read ({exc.strerror})") from None
     # switch formats first so a switch's unrecognised blocks are not mistaken for host output
-    import re
-
-    from roce_tune.audit.readers import BLOCK_READERS, SWITCH_READERS
-
     switch_pats = [(p, c) for n, p, c, _ in BLOCK_READERS if n in SWITCH_READERS]
     for b in blocks:
-        if any(re.search(p, b.text, re.MULTILINE) for p, _ in switch_pats):
+        if any(re.search(p, b.text, re.MULTILINE) and not (c and b.command and not re.search(c, b.command))
+               for p, c in switch_pats):
             ctx.data.switch(b.device)
     for b in blocks:
         read_block(b, ctx)

@@ -97,3 +97,19 @@ def test_every_rule_is_documented() -> None:
     rules = set(re.findall(r'"(RT4\d\d)"', code))
     documented = set(re.findall(r"^\| (RT4\d\d) \|", doc, re.M))
     assert len(rules) >= 25 and rules <= documented
+
+
+def test_policy_file(tmp_path: Path) -> None:
+    caps = tmp_path / "caps"
+    caps.mkdir()
+    # PFC on priority 4 only: wrong for the defaults (3), right for a policy that makes 4 lossless
+    (caps / "gpu01.txt").write_text(CLEAN.replace("0   0   0   1   0   0   0   0", "0   0   0   0   1   0   0   0"))
+    assert audit("--from", str(caps)).returncode == 1
+    pol = tmp_path / "policy.yaml"
+    pol.write_text("policy:\n  lossless_priorities: [4]\n  roce_dscp: [34]\n")
+    r = audit("--from", str(caps), "--policy", str(pol))
+    assert r.returncode == 0, r.stdout
+    assert "policy " + str(pol) in r.stdout
+    pol.write_text("policy:\n  lossless_priorities: [9]\n")
+    bad = audit("--from", str(caps), "--policy", str(pol))
+    assert bad.returncode == 1 and "RT400" in bad.stderr and "lossless_priorities" in bad.stderr
