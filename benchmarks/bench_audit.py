@@ -53,8 +53,8 @@ def host_capture(i: int) -> str:
               "\t\tport:\t1", "\t\t\tstate:\t\t\tPORT_ACTIVE (4)", "\t\t\tmax_mtu:\t\t4096 (5)",
               "\t\t\tactive_mtu:\t\t4096 (5)", "\t\t\tlink_layer:\t\tEthernet",
               f"root@{h}:~# ip -d link show {nic}",
-              f"4: {nic}: <BROADCAST,MULTICAST,UP,LOWER_UP> mtu 9000 qdisc mq state UP mode DEFAULT group default "
-              "qlen 1000",
+              (f"4: {nic}: <BROADCAST,MULTICAST,UP,LOWER_UP> mtu 9000 qdisc mq state UP mode DEFAULT group default "
+              "qlen 1000"),
               "    link/ether 08:c0:eb:3a:1b:2c brd ff:ff:ff:ff:ff:ff promiscuity 0 minmtu 68 maxmtu 9978",
               f"root@{h}:~# mlnx_qos -i {nic}", "Priority trust state: dscp", "PFC configuration:",
               "        priority    0   1   2   3   4   5   6   7",
@@ -80,10 +80,10 @@ def switch_capture(s: int) -> str:
             pk = 9_000_000 if q == 3 else 1000
             out.append(f"{p:>11}    UC{q}  {pk:>14,}  {pk * 1000:>15,}            0              0")
     out += [f"admin@leaf{s:02d}:~$ show pfcwd stats",
-            "      QUEUE       STATUS    STORM DETECTED/RESTORED    TX OK/DROP    RX OK/DROP    TX LAST OK/DROP"
-            "    RX LAST OK/DROP",
-            "-----------  -----------  -------------------------  ------------  ------------  -----------------"
-            "  -----------------"]
+            ("      QUEUE       STATUS    STORM DETECTED/RESTORED    TX OK/DROP    RX OK/DROP    TX LAST OK/DROP"
+            "    RX LAST OK/DROP"),
+            ("-----------  -----------  -------------------------  ------------  ------------  -----------------"
+            "  -----------------")]
     out += [f"{p}:3  operational                        0/0           0/0           0/0                0/0"
             "                0/0" for p in ports]
     return "\n".join(out) + "\n"

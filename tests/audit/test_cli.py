@@ -95,7 +95,7 @@ def test_every_rule_is_documented() -> None:
                                                                      "expect.py").read_text()
     doc = (REPO / "docs" / "audit.md").read_text()
     rules = set(re.findall(r'"(RT4\d\d)"', code))
-    documented = set(re.findall(r"^\| (RT4\d\d) \|", doc, re.M))
+    documented = set(re.findall(r"^\| (RT4\d\d) \|", doc, re.MULTILINE))
     assert len(rules) >= 25 and rules <= documented
 
 
