@@ -217,6 +217,7 @@ def check_priority(data: AuditData, exp: Expect, out: Out) -> None:
                 continue
             any_prio = True
             port = None if nic.netdev == "-" else nic.netdev
+            label = f"{h.name}:{nic.netdev}" if port else f"{h.name} (ethtool -S of an unnamed interface)"
             when = "during the capture" if (tx or rx or ({}, False))[1] else "since the counters were cleared"
             sides = {}
             for name, split in (("tx", tx), ("rx", rx)):
@@ -236,11 +237,11 @@ def check_priority(data: AuditData, exp: Expect, out: Out) -> None:
                 evs = [v for _, _, split in sides.values() for p, (_, v) in split.items() if p == top[0] or
                        p in lossless]
                 out.add("RT410", E, h.name, port,
-                        f"{h.name}:{nic.netdev} carries its traffic on priority {top[0]} ({top[1]:,} packets "
+                        f"{label} carries its traffic on priority {top[0]} ({top[1]:,} packets "
                         f"{when}) and almost none on lossless priority {'/'.join(map(str, sorted(lossless)))}, "
                         "while the host runs RDMA: RoCE rides a priority without PFC",
                         f"mark RoCE: NCCL_IB_TC={exp.roce_tos} (DSCP {exp.roce_dscp[0]} | ECT), mlnx_qos -i "
-                        f"{nic.netdev} --trust dscp, and map DSCP {exp.roce_dscp[0]} to priority "
+                        f"{port or '<if>'} --trust dscp, and map DSCP {exp.roce_dscp[0]} to priority "
                         f"{exp.roce_priority} on NIC and switch", evs)
                 continue
             # RT411: one direction on the lossless priority, the other on a lossy one
@@ -407,9 +408,28 @@ def check_pfc(data: AuditData, exp: Expect, out: Out) -> None:
                                 "check pfc_enable on this port and the priority→PG/queue maps; check headroom (xoff)",
                                 [cs.get(f"q{q}_drop_pkts")] + [cs.get(f"pfc_{d}_prio{p}") for d in ("rx", "tx")
                                                                for p in lossless])
-    # RT422 needs the cabling (plan) and two snapshots on both sides
-    if data.hosts and data.switches and not exp.from_plan:
+    # RT422 needs the cabling (plan) and two snapshots on both sides (totals were cleared at different times)
+    if data.hosts and data.switches and not exp.nic_switch_port:
         out.skip("RT422", None, "an inventory or plan (which switch port faces which NIC) to compare pause counts")
+    for (host, netdev), where in sorted(exp.nic_switch_port.items()):
+        h, (swname, _, port) = data.hosts.get(host), where.partition(":")
+        sw = data.switches.get(swname)
+        if h is None or sw is None or netdev not in h.nics:
+            continue
+        nic = h.nics[netdev]
+        for p in lossless:
+            rx, tx = nic.delta(f"rx_prio{p}_pause"), sw.counter(port, f"pfc_tx_prio{p}")
+            if rx is None or tx is None or not (rx[1] and tx[1]):
+                out.skip("RT422", host, f"ethtool -S {netdev} and the switch's PFC counters on {where}, each "
+                                        "captured before and after the same interval")
+                continue
+            if abs(rx[0] - tx[0]) > max(100, 0.1 * max(rx[0], tx[0])):
+                out.add("RT422", W, host, netdev,
+                        f"{where} sent {tx[0]:,} PFC frames on priority {p} to {host}:{netdev}, which counted "
+                        f"{rx[0]:,} received over the same interval: the two counter sources disagree",
+                        "check the cabling matches the inventory, that both sides count the same priority, and "
+                        "that the NIC honours PFC (mlnx_qos --pfc); a NIC that ignores pause loses packets",
+                        [nic.ethtool[f"rx_prio{p}_pause"], sw.ports[port][f"pfc_tx_prio{p}"]])
     # RT425 RoCE loss recovery
     for h in data.hosts.values():
         for key, d in h.rdma.items():

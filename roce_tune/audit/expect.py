@@ -41,6 +41,7 @@ class Expect:
     host_mtu_by_nic: dict[tuple[str, str], int] = field(default_factory=dict)
     line_rate_gbps: dict[str, float] = field(default_factory=dict)  # host -> NIC speed
     dscp_to_priority: dict[int, int] = field(default_factory=dict)
+    nic_switch_port: dict[tuple[str, str], str] = field(default_factory=dict)  # (host, netdev) -> "leaf1:Ethernet0"
 
     @property
     def roce_priority(self) -> int:
@@ -72,7 +73,8 @@ def expect_from_plan(plan, adaptive_routing: bool | None = None) -> Expect:  # t
                   host_env={h.name: dict(h.nccl_env) for h in plan.hosts},
                   host_mtu_by_nic={k: n.mtu for k, n in nics.items()},
                   line_rate_gbps={k: v for k, v in speeds.items() if v},
-                  dscp_to_priority=dict(cls.dscp_to_priority))
+                  dscp_to_priority=dict(cls.dscp_to_priority),
+                  nic_switch_port={k: n.switch_port for k, n in nics.items() if n.switch_port})
 
 
 def _policy_file(path: Path) -> Policy:

@@ -373,3 +373,23 @@ def test_unknown_block_listed_with_file_and_line(captures) -> None:
     r = captures({"gpu01.txt": text})
     assert [(u.file, u.line, u.command) for u in r.data.unparsed] == [("gpu01.txt", 3, "show_gids")]
     assert r.data.hosts["gpu01"].nics["ens1f0np0"].ethtool["rx_prio3_pause"].value == 0
+
+
+def test_switch_and_nic_pause_counts_disagree_rt422(captures) -> None:
+    """lab-2node.yaml cables node1 ens1f0np0 to lab-leaf1 Ethernet0: the leaf sent 50,000 PFC frames in the
+    interval, the NIC counted 20."""
+    from pathlib import Path
+
+    inv = Path(__file__).resolve().parents[2] / "inventories" / "lab-2node.yaml"
+    nic = "root@node1:~# ethtool -S ens1f0np0 | grep prio3_pause\n     rx_prio3_pause: {n}\n     tx_prio3_pause: 0\n"
+    sw = ("admin@lab-leaf1:~$ show pfc counters\n"
+          "  Port Tx    PFC0    PFC1    PFC2    PFC3    PFC4    PFC5    PFC6    PFC7\n"
+          "---------  ------  ------  ------  ------  ------  ------  ------  ------\n"
+          "Ethernet0       0       0       0  {n:>6}       0       0       0       0\n")
+    r = captures({"node1.before.txt": nic.format(n=1000), "node1.after.txt": nic.format(n=1020),
+                  "lab-leaf1.before.txt": sw.format(n=10), "lab-leaf1.after.txt": sw.format(n=50010)},
+                 source=inv)
+    found = rules(r)
+    assert "RT422" in found and [f.device for f in found["RT422"]] == ["node1"]
+    assert ev(found["RT422"][0]) == ["lab-leaf1.after.txt:4", "node1.after.txt:2"]
+    assert "50,000 PFC frames" in found["RT422"][0].message
