@@ -393,3 +393,24 @@ def test_switch_and_nic_pause_counts_disagree_rt422(captures) -> None:
     assert "RT422" in found and [f.device for f in found["RT422"]] == ["node1"]
     assert ev(found["RT422"][0]) == ["lab-leaf1.after.txt:4", "node1.after.txt:2"]
     assert "50,000 PFC frames" in found["RT422"][0].message
+
+
+def test_vendor_switch_outputs_detected(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """The verify fixtures of Cumulus, NX-OS and Junos counter commands are each read by their own reader."""
+    import shutil
+    from pathlib import Path
+
+    from roce_tune.audit import audit_dir
+
+    src = Path(__file__).resolve().parents[1] / "verify" / "fixtures" / "switch"
+    for f in src.glob("*.txt"):
+        shutil.copy(f, tmp_path / f"{f.name.split('-')[0]}.{f.name}")
+    r = audit_dir(tmp_path)
+    kinds = {file.split(".", 1)[1]: kind for file, _, kind in r.data.blocks}
+    assert kinds["nxos-show-queuing-interface-e1-7.txt"] == "nxos show queuing interface"
+    assert kinds["nxos-show-queuing-pfc-queue-e1-7-detail.txt"] == "nxos show queuing pfc-queue detail"
+    assert kinds["junos-show-interfaces-queue-et-0-0-12.txt"] == "junos show interfaces queue"
+    assert kinds["cumulus-nv-show-interface-swp3-qos-roce-counters.txt"] == "cumulus nv show qos roce counters"
+    assert not r.data.unparsed
+    assert r.data.switches["junos"].ports["et-0/0/12"]["pfc_tx_prio3"].value == 61377
+    assert [(f.rule, f.device, f.port) for f in r.findings] == [("RT423", "nxos", "Ethernet1/7")]
