@@ -146,7 +146,12 @@ def _sonic_if_counters(b: Block, ctx: Ctx) -> bool:
     parsed: dict[str, dict[str, int]] = {}
     rows: dict[str, int] = {}
     for no, t in b.lines:
-        toks = t.split()
+        toks = []
+        for tok in t.split():  # "3.11 MB/s": a rate and its unit are one cell
+            if toks and re.fullmatch(r"[KMGT]?B/s", tok):
+                toks[-1] += " " + tok
+            else:
+                toks.append(tok)
         if toks and toks[0].upper() == "IFACE":
             header = [h.lower() for h in toks]
             continue

@@ -414,3 +414,36 @@ def test_vendor_switch_outputs_detected(tmp_path) -> None:  # type: ignore[no-un
     assert not r.data.unparsed
     assert r.data.switches["junos"].ports["et-0/0/12"]["pfc_tx_prio3"].value == 61377
     assert [(f.rule, f.device, f.port) for f in r.findings] == [("RT423", "nxos", "Ethernet1/7")]
+
+
+def test_sonic_config_and_port_counter_readers(captures) -> None:
+    text = ("admin@leaf1:~$ show pfcwd config\n"
+            "Changed polling interval to 200ms\n"
+            "     PORT    ACTION    DETECTION TIME    RESTORATION TIME\n"
+            "---------  --------  ----------------  ------------------\n"
+            "Ethernet0      drop               200                 200\n"
+            "admin@leaf1:~$ show interfaces counters\n"
+            "      IFACE    STATE    RX_OK     RX_BPS    RX_UTIL    RX_ERR    RX_DRP    RX_OVR    TX_OK     TX_BPS"
+            "    TX_UTIL    TX_ERR    TX_DRP    TX_OVR\n"
+            "-----------  -------  -------  ---------  ---------  --------  --------  --------  -------  ---------"
+            "  ---------  --------  --------  --------\n"
+            "  Ethernet0        U  1,204,551  3.11 MB/s      0.01%         0        17         0  988,100  2.02 MB/s"
+            "      0.00%         0         0         0\n"
+            "admin@leaf1:~$ show queue wredcounters Ethernet0\n"
+            "     Port    TxQ    WredDrp/pkts    WredDrp/bytes    EcnMarked/pkts    EcnMarked/bytes\n"
+            "---------  -----  --------------  ---------------  ----------------  -----------------\n"
+            "Ethernet0    UC3               0                0            41,002         42,000,000\n"
+            "admin@leaf1:~$ show priority-flow-control counters | json\n"
+            '{"interfaceCounters": {"Ethernet1": {"rxFrames": 12, "txFrames": 7}}}\n')
+    r = captures({"leaf1.txt": text})
+    sw = r.data.switches["leaf1"]
+    assert sw.pfcwd_config["Ethernet0"].value == "drop 200 200"
+    assert sw.ports["Ethernet0"]["rx_drp"].value == 17 and str(sw.ports["Ethernet0"]["rx_drp"].ev) == "leaf1.txt:9"
+    assert sw.ports["Ethernet0"]["q3_ecn_marked_pkts"].value == 41002
+    assert sw.ports["Ethernet1"]["pfc_tx_all"].value == 7
+    assert [k for _, _, k in r.data.blocks] == ["sonic show pfcwd config", "sonic show interfaces counters",
+                                              "sonic show queue counters",
+                                              "eos show priority-flow-control counters | json"]
+    assert not r.findings
+    # "Changed polling interval" is part of the command's output, read with its block
+    assert not r.data.unparsed
