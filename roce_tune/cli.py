@@ -600,6 +600,44 @@ def verify(
     raise typer.Exit(result.exit_code)
 
 
+@app.command()
+def audit(
+    source: Optional[Path] = typer.Argument(None, help="Inventory YAML or plan directory to compare with "
+                                            "(default: the policy defaults)."),
+    from_dir: Optional[Path] = typer.Option(None, "--from", help="Directory of captures, one file per device: "
+                                            "<device>[.<anything>].txt"),
+    fmt: str = typer.Option("text", "--format", help="text, json, github (annotations) or markdown."),
+    policy: Optional[Path] = typer.Option(None, "--policy", help="YAML with a `policy:` section (without an "
+                                          "inventory)."),
+) -> None:
+    """What is wrong with the running fabric, from captured show/ethtool/sysfs/NCCL output (RT4xx)."""
+    from roce_tune.audit import FORMATS, AuditUsageError, audit_dir, format_report
+
+    if fmt not in FORMATS:
+        err.print(f"error: --format must be one of {', '.join(FORMATS)}, not {fmt!r}", markup=False)
+        raise typer.Exit(2)
+    if from_dir is None:
+        err.print("error: give the captures with --from DIR", markup=False)
+        raise typer.Exit(2)
+    for path, what in ((source, "inventory/plan"), (policy, "--policy file")):
+        if path is not None and not path.exists():
+            err.print(f"error: {what} {path} does not exist", markup=False)
+            raise typer.Exit(2)
+    try:
+        result = audit_dir(from_dir, source, policy)
+        text = format_report(result, fmt)
+    except AuditUsageError as exc:
+        err.print(f"error: {exc}", markup=False)
+        raise typer.Exit(2) from None
+    except RoceTuneError as exc:
+        _fail(exc.findings)
+    except (FileNotFoundError, ValueError) as exc:
+        err.print(f"error: {source}: {exc}", markup=False)
+        raise typer.Exit(2) from None
+    sys.stdout.write(text)
+    raise typer.Exit(result.exit_code)
+
+
 @app.command("ansible-inventory")
 def ansible_inventory(
     inventory: Path = typer.Argument(..., exists=True, dir_okay=False, help="Inventory YAML."),

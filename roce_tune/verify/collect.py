@@ -18,6 +18,7 @@ set it), like the rendered host scripts.
 
 from __future__ import annotations
 
+import re
 import threading
 import time
 from collections.abc import Callable
@@ -178,7 +179,9 @@ def parse_facts(host: str, nic: NicPlan, text: str) -> NicFacts:
                     netdev_mtu=int(mtu_txt) if mtu_txt.isdigit() else None,
                     active_mtu=port.get("active_mtu"), max_mtu=port.get("max_mtu"),  # type: ignore[arg-type]
                     port_state=port.get("state"), link_layer=port.get("link_layer"),  # type: ignore[arg-type]
-                    gids=gids, errors=errors)
+                    gids=gids, errors=errors,
+                    gid_table_read=bool(gids) or bool(re.search(r"^\s*DEV\s+PORT\s+INDEX\s+GID", sec.get("gids", ""),
+                                                               re.M)))
 
 
 def switch_commands(sw: SwitchPlan) -> list[str]:

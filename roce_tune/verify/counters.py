@@ -152,6 +152,7 @@ def parse_hw_counters(text: str) -> dict[str, int]:
     """
     out: dict[str, int] = {}
     paths_only = any(_HW_PATH_RE.search(line) for line in text.splitlines())
+    in_link = False
     for line in text.splitlines():
         m = _HW_PATH_RE.search(line)
         if m:
@@ -160,8 +161,12 @@ def parse_hw_counters(text: str) -> dict[str, int]:
         if paths_only:
             continue
         stripped = line.strip()
-        if stripped.startswith("link ") and "/" in stripped.split()[1]:
-            toks = stripped.split()[2:]
+        # `rdma statistic` wraps a long record: indented continuation lines hold more name/value pairs
+        cont = in_link and line[:1].isspace() and len(stripped.split()) % 2 == 0 and len(stripped.split()) >= 2
+        in_link = in_link and bool(stripped)
+        if cont or (stripped.startswith("link ") and "/" in stripped.split()[1]):
+            in_link = True
+            toks = stripped.split() if cont else stripped.split()[2:]
             for name, val in zip(toks[::2], toks[1::2]):
                 if to_int(val) is not None:
                     out[name] = to_int(val)  # type: ignore[assignment]

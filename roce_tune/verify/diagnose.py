@@ -155,6 +155,9 @@ def check_pfc_without_ecn(obs: Observation) -> CheckResult:
           "host_pfc_rx_frames": {f"{s.host}:{s.netdev}": s.pause_rx_frames for s in sigs if s.pause_rx_frames},
           "ecn_marked_switch": fab.ecn_marked, "ecn_marked_hosts": sum(s.ecn_marked for s in sigs),
           "ecn_profiles": _ecn_values(obs.plan)}
+    if marks == 0 and not fab.ecn_counted and not any(s.ecn_counted for s in sigs):
+        return _skip(name, "not checked: PFC paused senders but no ECN-marked counter was read (needs "
+                           "np_ecn_marked_roce_packets from hw_counters or the switch's ECN-marked queue counters)")
     if marks == 0:
         return _fail(name, Diagnosis(
             rule="RT314", name="PFC pauses with no ECN marks", severity=Severity.error, evidence=ev,
@@ -217,6 +220,10 @@ def check_cnp_handled(obs: Observation) -> CheckResult:
     sigs = obs.host_sigs()
     sent, handled, ignored = (sum(s.cnp_sent for s in sigs), sum(s.cnp_handled for s in sigs),
                               sum(s.cnp_ignored for s in sigs))
+    blind = sorted(f"{s.host}:{s.netdev}" for s in sigs if not s.cnp_handled_counted)
+    if sent >= 100 and blind:
+        return _skip(name, f"not checked: needs rp_cnp_handled (hw_counters) from every sender; not read on "
+                           f"{', '.join(blind)}")
     if sent >= 100 and handled < 0.01 * sent:
         return _fail(name, Diagnosis(
             rule="RT317", name="CNPs not handled", severity=Severity.error,
@@ -233,8 +240,20 @@ def check_loss(obs: Observation) -> CheckResult:
     out = []
     fab = obs.fabric_sigs()
     for s in obs.host_sigs():
-        pkts = max(1, s.rx_total)
-        per_m = s.loss_events / pkts * 1e6
+        if not s.rx_total and s.loss_events and not s.discards:
+            # no packet count (ethtool -S not read, or nothing received): report the events, not a rate
+            out.append(Diagnosis(
+                rule="RT318", name="loss on a lossless class", severity=Severity.warning,
+                location=Location(device=s.host, port=s.netdev),
+                evidence={**s.loss_detail, "rx_packets": None if not s.prio_counted else 0},
+                message=f"{s.host}:{s.netdev} recovered from loss {s.loss_events} times; no received-packet count "
+                        f"({'ethtool -S per-priority counters not read' if not s.prio_counted else 'none received'})"
+                        ", so no rate per packet",
+                fix="read ethtool -S with the hw_counters to judge the loss rate; check PFC covers the RoCE priority"))
+            continue
+        if not s.rx_total:
+            continue
+        per_m = s.loss_events / s.rx_total * 1e6
         if per_m > LOSS_PER_MILLION_MAX or s.discards:
             out.append(Diagnosis(
                 rule="RT318", name="loss on a lossless class", severity=Severity.error, stops_loop=True,

@@ -75,9 +75,9 @@ def check_mtu(obs: Observation) -> CheckResult:
 def check_gid(obs: Observation) -> CheckResult:
     """RT322: no RoCE v2 IPv4 GID, or its index differs across hosts while NCCL_IB_GID_INDEX is pinned."""
     name = "RoCE v2 GID usable"
-    facts = [f for f in obs.facts if f.host in obs.hosts and not f.errors]
+    facts = [f for f in obs.facts if f.host in obs.hosts and not f.errors and f.gids_known]
     if not facts:
-        return _skip(name, "no GID tables collected")
+        return _skip(name, "not checked: needs show_gids (no GID table was read)")
     idx = {f"{f.host}:{f.rdma_device}": f.roce_v2_ipv4_gid_indexes for f in facts}
     pinned = {h.name: h.nccl_env.get("NCCL_IB_GID_INDEX") for h in obs.plan.hosts if h.name in obs.hosts}
     out = []

@@ -59,6 +59,13 @@ class NicFacts(BaseModel):
     link_layer: str | None = None
     gids: list[GidEntry] = Field(default_factory=list)
     errors: list[str] = Field(default_factory=list)
+    #: whether a GID table was read (False: show_gids missing or failed); None = not said, known when ``gids``
+    gid_table_read: bool | None = None
+
+    @property
+    def gids_known(self) -> bool:
+        """True when the GID table was read (an empty table then means "no GID", not "not captured")."""
+        return self.gid_table_read if self.gid_table_read is not None else bool(self.gids)
 
     @property
     def roce_v2_ipv4_gid_indexes(self) -> list[int]:

@@ -54,6 +54,10 @@ class HostSignals:
     loss_events: int
     loss_detail: dict[str, int]
     discards: int
+    #: which inputs were read (unknown is not zero): per-priority packet counters, ECN-marked, CNP handled
+    prio_counted: bool = True
+    ecn_counted: bool = True
+    cnp_handled_counted: bool = True
 
     @property
     def tx_total(self) -> int:
@@ -82,7 +86,9 @@ def host_signals(c: HostNicCounters, lossless: list[int]) -> HostSignals:
         ecn_marked=hw.get("np_ecn_marked_roce_packets", 0), cnp_sent=hw.get("np_cnp_sent", 0),
         cnp_handled=hw.get("rp_cnp_handled", 0), cnp_ignored=hw.get("rp_cnp_ignored", 0),
         loss_events=sum(loss.values()), loss_detail=loss,
-        discards=sum(e.get(k, 0) for k in DISCARD_COUNTERS))
+        discards=sum(e.get(k, 0) for k in DISCARD_COUNTERS),
+        prio_counted=any(f"{d}_prio{p}_packets" in e for d in ("rx", "tx") for p in range(8)),
+        ecn_counted="np_ecn_marked_roce_packets" in hw, cnp_handled_counted="rp_cnp_handled" in hw)
 
 
 @dataclass(frozen=True)

@@ -150,7 +150,10 @@ def parse_cumulus_roce_counters(text: str, port: str, ecn_queue: int, pfc_prio: 
     stack: list[tuple[int, str]] = []
     want = {("tx-ecn-stats", "ecn-marked-packets"): f"q{ecn_queue}_ecn_marked_pkts",
             ("rx-pfc-stats", "pause-packets"): f"pfc_rx_prio{pfc_prio}",
-            ("tx-pfc-stats", "pause-packets"): f"pfc_tx_prio{pfc_prio}"}
+            ("tx-pfc-stats", "pause-packets"): f"pfc_tx_prio{pfc_prio}",
+            # RoCE packets dropped for want of buffer: egress (unicast) on the lossless queue, and ingress
+            ("tx-roce-stats", "unicast-no-buffer-discard"): f"q{ecn_queue}_drop_pkts",
+            ("rx-roce-stats", "no-buffer-discard"): "roce_rx_no_buffer_discard"}
     for line in text.splitlines():
         if not line.strip() or _RULE_RE.match(line):
             continue

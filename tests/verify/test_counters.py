@@ -187,3 +187,13 @@ def test_ibv_devinfo_port_fields() -> None:
 def test_roce_active_mtu_kernel_rule(netdev: int, active: int) -> None:
     # iboe_get_mtu: largest IB MTU <= netdev MTU - (GRH 40 + UDP 8 + BTH 12 + XRC 4 + AtomicETH 28 + ICRC 4)
     assert roce_active_mtu(netdev) == active
+
+
+def test_rdma_statistic_wrapped_continuation_lines() -> None:
+    """`rdma statistic show` wraps a long record onto indented lines; every pair belongs to the link above."""
+    text = ("link mlx5_0/1 rx_write_requests 0 rx_read_requests 0 rx_atomic_requests 0 out_of_buffer 0\n"
+            "    out_of_sequence 6140236 duplicate_request 0 rnr_nak_retry_err 0 packet_seq_err 929974\n"
+            "    np_cnp_sent 17269947 rp_cnp_handled 0\n")
+    got = c.parse_hw_counters(text)
+    assert got["out_of_sequence"] == 6140236 and got["packet_seq_err"] == 929974 and got["rp_cnp_handled"] == 0
+    assert got["out_of_buffer"] == 0 and len(got) == 10

@@ -217,7 +217,7 @@ def test_mtu_mismatch(lab: Plan) -> None:
 
 def test_gid_missing_or_pinned_to_the_wrong_index(lab: Plan) -> None:
     facts = good_facts()
-    facts[1] = facts[1].model_copy(update={"gids": []})
+    facts[1] = facts[1].model_copy(update={"gids": [], "gid_table_read": True})
     assert [d.location.device for d in observe(lab, facts=facts)["RT322"]] == ["node2"]
     facts = good_facts()
     facts[1] = facts[1].model_copy(update={"gids": [facts[1].gids[0].model_copy(update={"index": 5})]})
@@ -236,3 +236,38 @@ def test_cnp_finding_is_not_blamed_when_loss_or_mtu_explain_the_rate(lab: Plan) 
     facts[1] = facts[1].model_copy(update={"netdev_mtu": 1500, "active_mtu": 1024})
     found = observe(lab, busbw=35.0, facts=facts)
     assert "RT321" in found and "RT316" not in found
+
+
+# ---- unknown is not zero: a counter or table that was not read never fires a check (issue 14)
+def test_rt322_not_fired_when_show_gids_was_not_read(lab: Plan) -> None:
+    facts = [f.model_copy(update={"gids": [], "gid_table_read": False}) for f in good_facts()]
+    assert "RT322" not in observe(lab, facts=facts)
+
+
+def test_rt317_not_fired_when_senders_cnp_handled_was_not_read(lab: Plan) -> None:
+    hosts = [host(n) for n in ("node1", "node2")]
+    hosts = [h.model_copy(update={"hw": {k: v for k, v in h.hw.items() if k != "rp_cnp_handled"}}) for h in hosts]
+    assert "RT317" not in observe(lab, hosts=hosts)
+    # read and zero: fires
+    zero = [h.model_copy(update={"hw": {**h.hw, "rp_cnp_handled": 0}}) for h in hosts]
+    assert "RT317" in observe(lab, hosts=zero)
+
+
+def test_rt314_not_fired_when_no_ecn_counter_was_read(lab: Plan) -> None:
+    paused = {"rx_prio3_pause": 50_000, "rx_prio3_pause_duration": 400_000}
+    hosts = [host(n, ethtool=paused) for n in ("node1", "node2")]
+    hosts = [h.model_copy(update={"hw": {k: v for k, v in h.hw.items() if k != "np_ecn_marked_roce_packets"}})
+             for h in hosts]
+    no_ecn_ports = {"Ethernet0": {"q3_tx_pkts": PKTS}, "Ethernet8": {"q3_tx_pkts": PKTS}}
+    assert "RT314" not in observe(lab, hosts=hosts, ports=no_ecn_ports)
+    zero = [h.model_copy(update={"hw": {**h.hw, "np_ecn_marked_roce_packets": 0}}) for h in hosts]
+    assert "RT314" in observe(lab, hosts=zero, ports=no_ecn_ports)
+
+
+def test_rt318_gives_no_rate_without_ethtool_counters(lab: Plan) -> None:
+    bare = [c.HostNicCounters(host=n, netdev="ens1f0np0", rdma_device="mlx5_0",
+                              hw={"out_of_sequence": 7_200, "rp_cnp_handled": 0}) for n in ("node1", "node2")]
+    found = observe(lab, hosts=bare)
+    msgs = [d.message for d in found.get("RT318", [])]
+    assert msgs and all("per million" not in m and "no rate" in m for m in msgs)
+    assert all(d.severity.value == "warning" for d in found["RT318"])

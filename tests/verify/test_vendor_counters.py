@@ -52,8 +52,14 @@ def test_cumulus_counters_qos_without_ecn_queue_and_odd_widths() -> None:
 
 def test_cumulus_roce_counters_tree() -> None:
     got = v.parse_cumulus_roce_counters(fx("cumulus-nv-show-interface-swp3-qos-roce-counters.txt"), "swp3", 3, 3)
-    # rx-non-roce / tx-cnp no-buffer-discard and roce-packets lines are not PFC/ECN and are not kept
-    assert got == {"swp3": {"pfc_rx_prio3": 17, "pfc_tx_prio3": 48213, "q3_ecn_marked_pkts": 0}}
+    # rx-non-roce / tx-cnp no-buffer-discard and roce-packets lines are not RoCE PFC/ECN/drops and are not kept;
+    # RoCE no-buffer discards are (tx unicast on the lossless queue, rx per port)
+    assert got == {"swp3": {"pfc_rx_prio3": 17, "pfc_tx_prio3": 48213, "q3_ecn_marked_pkts": 0,
+                            "q3_drop_pkts": 0, "roce_rx_no_buffer_discard": 0}}
+    dropped = fx("cumulus-nv-show-interface-swp3-qos-roce-counters.txt").replace(
+        "    unicast-no-buffer-discard  0                      Tx buffer discards for RoCE traffic",
+        "    unicast-no-buffer-discard  5120                   Tx buffer discards for RoCE traffic")
+    assert v.parse_cumulus_roce_counters(dropped, "swp3", 3, 3)["swp3"]["q3_drop_pkts"] == 5120
 
 
 def test_cumulus_pfc_watchdog_column_by_name() -> None:

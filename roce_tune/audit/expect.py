@@ -1,0 +1,126 @@
+"""What the fabric should look like: from a plan (inventory or plan directory) or from site policy
+defaults (the inventory's ``policy:`` section, or ``--policy FILE``, or the built-in defaults of
+:class:`roce_tune.inventory.models.Policy`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from roce_tune.findings import Finding, Location, RoceTuneError, Severity
+from roce_tune.inventory.models import Policy
+
+__all__ = ["Expect", "expect_from_plan", "expect_from_policy", "load_expect"]
+
+#: ECT(0) in the two low bits of the IP ToS byte (RFC 3168): ToS = DSCP << 2 | 0b10, e.g. 26 → 106.
+ECT0 = 2
+
+
+@dataclass(frozen=True)
+class Expect:
+    """Expected RoCE settings. ``source`` says where they came from (``plan``, ``policy FILE`` …).
+
+    MTUs in bytes. ``host_env`` is per host (None = no plan: NCCL variables are not compared).
+    ``adaptive_routing`` None = unknown (needs the inventory).
+    """
+
+    source: str
+    from_plan: bool
+    lossless_priorities: tuple[int, ...]
+    lossless_queues: tuple[int, ...]
+    roce_dscp: tuple[int, ...]
+    roce_tos: int
+    cnp_priority: int
+    host_mtu: int
+    switch_mtu: int
+    roce_mtu: int
+    target_utilisation: float = 0.9
+    adaptive_routing: bool | None = None
+    host_env: dict[str, dict[str, str]] | None = None
+    host_mtu_by_nic: dict[tuple[str, str], int] = field(default_factory=dict)
+    line_rate_gbps: dict[str, float] = field(default_factory=dict)  # host -> NIC speed
+    dscp_to_priority: dict[int, int] = field(default_factory=dict)
+    nic_switch_port: dict[tuple[str, str], str] = field(default_factory=dict)  # (host, netdev) -> "leaf1:Ethernet0"
+
+    @property
+    def roce_priority(self) -> int:
+        """The (first) lossless priority RoCE should ride."""
+        return self.lossless_priorities[0]
+
+
+def expect_from_policy(policy: Policy, source: str) -> Expect:
+    """Expectations from a site policy (no plan: queue = priority, the SONiC and Cumulus default map)."""
+    return Expect(source=source, from_plan=False, lossless_priorities=tuple(policy.lossless_priorities),
+                  lossless_queues=tuple(policy.lossless_priorities), roce_dscp=tuple(policy.roce_dscp),
+                  roce_tos=policy.roce_dscp[0] << 2 | ECT0, cnp_priority=policy.cnp_priority,
+                  host_mtu=policy.host_mtu, switch_mtu=policy.mtu, roce_mtu=policy.roce_mtu,
+                  target_utilisation=policy.target_utilisation)
+
+
+def expect_from_plan(plan, adaptive_routing: bool | None = None) -> Expect:  # type: ignore[no-untyped-def]
+    """Expectations from a derived :class:`roce_tune.plan.Plan`."""
+    cls = plan.classification
+    nics = {(h.name, n.netdev): n for h in plan.hosts for n in h.nics}
+    roce_mtu = min((n.roce_mtu for n in nics.values()), default=4096)
+    host_mtu = min((n.mtu for n in nics.values()), default=9000)
+    sw_mtu = min((p.mtu for s in plan.switches for p in s.ports if p.lossless), default=9216)
+    speeds = {h.name: float(max(getattr(n, "speed_gbps", 0) or 0 for n in h.nics)) for h in plan.hosts if h.nics}
+    return Expect(source="plan", from_plan=True, lossless_priorities=tuple(cls.lossless_priorities),
+                  lossless_queues=tuple(cls.lossless_queues), roce_dscp=tuple(cls.roce_dscp), roce_tos=cls.roce_tos,
+                  cnp_priority=cls.cnp_priority, host_mtu=host_mtu, switch_mtu=sw_mtu, roce_mtu=roce_mtu,
+                  adaptive_routing=adaptive_routing,
+                  host_env={h.name: dict(h.nccl_env) for h in plan.hosts},
+                  host_mtu_by_nic={k: n.mtu for k, n in nics.items()},
+                  line_rate_gbps={k: v for k, v in speeds.items() if v},
+                  dscp_to_priority=dict(cls.dscp_to_priority),
+                  nic_switch_port={k: n.switch_port for k, n in nics.items() if n.switch_port})
+
+
+def _policy_file(path: Path) -> Policy:
+    from pydantic import ValidationError
+    from ruamel.yaml import YAML, YAMLError
+
+    def bad(msg: str, line: int | None = None) -> RoceTuneError:
+        return RoceTuneError([Finding(rule="RT400", severity=Severity.error, message=msg,
+                                      fix="give a YAML file with a `policy:` mapping (inventory policy keys)",
+                                      location=Location(file=str(path), line=line))])
+
+    try:
+        doc = YAML(typ="safe").load(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise bad(f"cannot read the policy file: {exc.strerror}") from None
+    except YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        raise bad(f"not YAML: {getattr(exc, 'problem', exc)}", mark.line + 1 if mark else None) from None
+    section = doc.get("policy", doc) if isinstance(doc, dict) else None
+    if not isinstance(section, dict):
+        raise bad("no `policy:` mapping")
+    try:
+        return Policy.model_validate(section)
+    except ValidationError as exc:
+        e = exc.errors()[0]
+        raise bad(f"policy.{'.'.join(map(str, e['loc']))}: {e['msg']}") from None
+
+
+def load_expect(source: Path | None, policy_file: Path | None) -> tuple[Expect, object | None]:
+    """Expectations (and the plan, when ``source`` gives one) for an audit.
+
+    ``source`` is an inventory YAML (planned here) or a plan directory (``plan.json``); without it the
+    policy comes from ``policy_file`` or the built-in defaults.
+
+    Raises:
+        RoceTuneError: the inventory or policy file is invalid (findings name file and line).
+        FileNotFoundError: a plan directory without plan.json.
+    """
+    if source is not None:
+        from roce_tune.verify.run import load_for_verify
+
+        plan, inv = load_for_verify(source)
+        ar = None
+        if inv is not None:
+            ar = bool(getattr(getattr(inv, "site", None), "adaptive_routing", False))
+        return expect_from_plan(plan, ar), plan
+    if policy_file is not None:
+        return expect_from_policy(_policy_file(policy_file), f"policy {policy_file}"), None
+    return expect_from_policy(Policy(), "policy defaults"), None

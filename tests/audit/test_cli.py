@@ -1,0 +1,115 @@
+"""`roce-tune audit` as a real subprocess: exit codes 0/1/2, formats, and a comparison with a plan."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+from tests.audit.conftest import field_cases_dir
+
+REPO = Path(__file__).resolve().parents[2]
+CLEAN = "root@gpu01:~# mlnx_qos -i ens1f0np0\nPFC configuration:\n        priority    0   1   2   3   4   5   6   7\n" \
+        "        enabled     0   0   0   1   0   0   0   0\n"
+BAD = CLEAN.replace("0   0   0   1   0", "1   0   0   0   0")
+
+
+def audit(*args: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PYTHONPATH": str(REPO), "COLUMNS": "200"}
+    return subprocess.run([sys.executable, "-m", "roce_tune.cli", "audit", *args], check=False, capture_output=True,
+                          text=True, env=env, timeout=120)
+
+
+def test_exit_codes(tmp_path: Path) -> None:
+    clean, bad = tmp_path / "clean", tmp_path / "bad"
+    clean.mkdir()
+    bad.mkdir()
+    (clean / "gpu01.txt").write_text(CLEAN)
+    (bad / "gpu01.qos.txt").write_text(BAD)
+    ok = audit("--from", str(clean))
+    assert ok.returncode == 0, ok.stderr
+    assert "0 error(s)" in ok.stdout
+    fail = audit("--from", str(bad))
+    assert fail.returncode == 1 and "RT420" in fail.stdout and "gpu01.qos.txt:4" in fail.stdout
+    for args in (["--from", str(tmp_path / "missing")], ["--from", str(clean), "--format", "yaml"], [],
+                 ["--from", str(tmp_path / "empty-dir-file.txt")]):
+        r = audit(*args)
+        assert r.returncode == 2, (args, r.stdout, r.stderr)
+        assert "error:" in r.stderr
+
+
+def test_unreadable_capture_is_a_usage_error(tmp_path: Path) -> None:
+    (tmp_path / "gpu01.txt").write_text(CLEAN)
+    (tmp_path / "gpu02.txt").mkdir()  # a directory named like a capture is skipped, a broken file is not
+    target = tmp_path / "gpu03.txt"
+    target.symlink_to(tmp_path / "nowhere.txt")
+    r = audit("--from", str(tmp_path))
+    assert r.returncode in (0, 2)
+    if os.geteuid() != 0:
+        f = tmp_path / "gpu04.txt"
+        f.write_text(CLEAN)
+        f.chmod(0)
+        r = audit("--from", str(tmp_path))
+        assert r.returncode == 2 and "gpu04.txt" in r.stderr
+
+
+def test_formats(tmp_path: Path) -> None:
+    (tmp_path / "gpu01.txt").write_text(BAD + "root@gpu01:~# show_gids\nbash: show_gids: command not found\n")
+    doc = json.loads(audit("--from", str(tmp_path), "--format", "json").stdout)
+    f = doc["findings"][0]
+    assert {k: f[k] for k in ("rule", "severity", "device", "port")} == {
+        "rule": "RT420", "severity": "error", "device": "gpu01", "port": "ens1f0np0"}
+    assert f["evidence"] == ["gpu01.txt:4"] and f["fix"] and f["message"]
+    assert doc["not_understood"] == [{"file": "gpu01.txt", "line": 6, "end_line": 6, "command": "show_gids",
+                                      "first_line": "bash: show_gids: command not found"}]
+    assert any(n["rule"] == "RT401" or n["rule"] == "RT440" for n in doc["not_checked"])
+    gh = audit("--from", str(tmp_path), "--format", "github").stdout
+    assert gh.splitlines()[0].startswith("::error file=gpu01.txt,line=4,title=RT420 gpu01:ens1f0np0::")
+    md = audit("--from", str(tmp_path), "--format", "markdown").stdout
+    assert "| RT420 | error | gpu01 | ens1f0np0 |" in md and "## Not understood" in md
+
+
+def test_with_inventory_line_rate_and_nccl_env(tmp_path: Path) -> None:
+    src = field_cases_dir() / "nccl" / "allreduce-roce-h100-2node-400g.txt"
+    if not src.is_file():
+        import pytest
+
+        pytest.skip(f"field case {src} not present")
+    (tmp_path / "node1.nccl.txt").write_text(src.read_text())
+    r = audit(str(REPO / "inventories" / "lab-2node.yaml"), "--from", str(tmp_path), "--format", "json")
+    doc = json.loads(r.stdout)
+    rules = {f["rule"] for f in doc["findings"]}
+    # 15 GB/s busbw on a 400 Gb/s NIC: far below line rate (the inventory gives the rate)
+    assert "RT472" in rules and r.returncode == 0
+    low = next(f for f in doc["findings"] if f["rule"] == "RT472")
+    assert "30%" in low["message"] and low["evidence"] == ["node1.nccl.txt:69"]
+    assert doc["expectations"] == "plan"
+
+
+def test_every_rule_is_documented() -> None:
+    import re
+
+    code = (REPO / "roce_tune" / "audit" / "checks.py").read_text() + (REPO / "roce_tune" / "audit" /
+                                                                     "expect.py").read_text()
+    doc = (REPO / "docs" / "audit.md").read_text()
+    rules = set(re.findall(r'"(RT4\d\d)"', code))
+    documented = set(re.findall(r"^\| (RT4\d\d) \|", doc, re.MULTILINE))
+    assert len(rules) >= 25 and rules <= documented
+
+
+def test_policy_file(tmp_path: Path) -> None:
+    caps = tmp_path / "caps"
+    caps.mkdir()
+    # PFC on priority 4 only: wrong for the defaults (3), right for a policy that makes 4 lossless
+    (caps / "gpu01.txt").write_text(CLEAN.replace("0   0   0   1   0   0   0   0", "0   0   0   0   1   0   0   0"))
+    assert audit("--from", str(caps)).returncode == 1
+    pol = tmp_path / "policy.yaml"
+    pol.write_text("policy:\n  lossless_priorities: [4]\n  roce_dscp: [34]\n")
+    r = audit("--from", str(caps), "--policy", str(pol))
+    assert r.returncode == 0, r.stdout
+    assert "policy " + str(pol) in r.stdout
+    pol.write_text("policy:\n  lossless_priorities: [9]\n")
+    bad = audit("--from", str(caps), "--policy", str(pol))
+    assert bad.returncode == 1 and "RT400" in bad.stderr and "lossless_priorities" in bad.stderr
