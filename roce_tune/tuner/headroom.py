@@ -235,13 +235,62 @@ def _headroom(asic: AsicSpec, speed_gbps: int, cable_m: float, port_mtu_bytes: i
             inputs={"speed_gbps": speed_gbps, "serdes_gbps": asic.serdes_gbps, "lanes": n_lanes},
             source="inventory port lanes" if lanes is not None else f"catalog {asic.id}.serdes_gbps"),
     }
-    return Headroom(
+    return static_pg_thresholds(Headroom(
         model=model,
         profile=profile_name(speed_gbps, cable_m, port_mtu_bytes=port_mtu_bytes, eight_lane=eight_lane,
                              shared_headroom_pool=shared_headroom_pool, model=model,
                              lossless_mtu_bytes=lossless_mtu_bytes, small_packet_percent=small_packet_percent),
         xon_bytes=xon, xoff_bytes=xoff, size_bytes=size, size_cells=math.ceil(size / asic.cell_bytes),
-        lanes=n_lanes, rationale=rationale)
+        lanes=n_lanes, rationale=rationale), port_mtu_bytes, asic.cell_bytes)
+
+
+_MLX5_SRC = ("torvalds/linux drivers/net/ethernet/mellanox/mlx5/core/en/port_buffer.c (xoff_threshold = "
+             "size - xoff, xon_threshold = xoff_threshold - max_mtu, size >= xoff + max_mtu + cell; DOMAIN.md §1.5)")
+
+
+def static_pg_thresholds(hr: Headroom, port_mtu_bytes: int, cell_bytes: int) -> Headroom:
+    """``hr`` with its static-PG view: reserved buffer, pause (XOFF) and resume (XON) thresholds (bytes).
+
+    For platforms whose lossless PG is a reserved buffer with explicit pause and resume occupancies
+    (NX-OS ``pause buffer-size B pause-threshold P resume-threshold R``)::
+
+        buffer = max(size, xon + xoff, xoff + port_mtu + cell)
+        pause  = buffer - xoff       XOFF is sent while xoff bytes of room are left for the bytes in flight
+        resume = pause - port_mtu    XON one maximum frame lower: hysteresis, so the PG does not toggle
+                                     pause/resume on every frame
+
+    The structure is the mlx5 receive buffer's (``port_buffer.c``: ``xoff_threshold = size - xoff``,
+    ``xon_threshold = xoff_threshold - max_mtu``, buffer at least ``xoff + max_mtu + cell``), which keeps
+    resume >= one cell > 0. A shared-headroom-pool profile (size = xon) still needs xon + xoff here:
+    a static PG has no pool to draw xoff from.
+
+    >>> h = Headroom(model="ieee", profile="p", xon_bytes=19456, xoff_bytes=72704, size_bytes=92160,
+    ...              size_cells=960, lanes=4)
+    >>> s = static_pg_thresholds(h, 9216, 96)
+    >>> s.static_buffer_bytes, s.pause_threshold_bytes, s.resume_threshold_bytes
+    (92160, 19456, 10240)
+
+    Raises:
+        ValueError: non-positive MTU or cell.
+    """
+    if port_mtu_bytes <= 0 or cell_bytes <= 0:
+        raise ValueError(f"port MTU {port_mtu_bytes} B and cell {cell_bytes} B must be positive")
+    buffer = max(hr.size_bytes, hr.xon_bytes + hr.xoff_bytes, hr.xoff_bytes + port_mtu_bytes + cell_bytes)
+    pause = buffer - hr.xoff_bytes
+    resume = pause - port_mtu_bytes
+    inputs = {"size_bytes": hr.size_bytes, "xon_bytes": hr.xon_bytes, "xoff_bytes": hr.xoff_bytes,
+              "port_mtu_bytes": port_mtu_bytes, "cell_bytes": cell_bytes}
+    rationale = {
+        **hr.rationale,
+        "static_buffer_bytes": Rationale(formula="max(size, xon + xoff, xoff + port_mtu + cell)", inputs=inputs,
+                                         source=_MLX5_SRC, note="a static PG reserves xoff too (no shared pool)"),
+        "pause_threshold_bytes": Rationale(formula="static_buffer - xoff", inputs={**inputs, "static_buffer_bytes": buffer},
+                                           source=_MLX5_SRC, note="XOFF leaves xoff bytes for the bytes in flight"),
+        "resume_threshold_bytes": Rationale(formula="pause_threshold - port_mtu", inputs={**inputs, "pause_threshold_bytes": pause},
+                                            source=_MLX5_SRC, note="one maximum frame of hysteresis below pause"),
+    }
+    return hr.model_copy(update={"static_buffer_bytes": buffer, "pause_threshold_bytes": pause,
+                                 "resume_threshold_bytes": resume, "rationale": rationale})
 
 
 def compute_headroom(asic: AsicSpec, speed_gbps: int, cable_m: float, port_mtu_bytes: int,

@@ -200,6 +200,7 @@ def _derive_switch(inv: Inventory, topo: Topology, catalog: Catalog, sw: Switch,
         if pins:
             hr = _pin(hr, pins, f"inventory override for {sw.name}:{f.name}")
             hr = hr.model_copy(update={"profile": f"{hr.profile}_pinned_{f.name.replace('/', '_').replace(':', '_')}"[:63]})
+            hr = headroom.static_pg_thresholds(hr, f.mtu, asic.cell_bytes)  # thresholds follow the pinned values
         headrooms[f.name] = hr
         over = memo.get(("adm", asic.id, hr.xon_bytes, hr.xoff_bytes, hr.size_bytes, len(prios), f.lanes), lambda: bool(
             buffers.check_headroom_admission(asic, "-", "-", hr, len(prios), f.lanes)))

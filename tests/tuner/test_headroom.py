@@ -222,3 +222,27 @@ def test_monotonic_in_speed_and_size_covers_xoff_xon(asic, model, cable, mtu) ->
         prev = hr
         assert compute_headroom(asic, speed, cable, mtu, model=model, shared_headroom_pool=True).size_bytes \
             == hr.xon_bytes
+
+
+def test_static_pg_thresholds_have_hysteresis() -> None:
+    """Static-PG view (NX-OS pause buffer-size/pause-threshold/resume-threshold): pause = buffer - xoff,
+    resume one port MTU lower (mlx5 port_buffer.c structure), buffer large enough to keep resume >= a cell."""
+    from roce_tune.plan import Headroom
+    from roce_tune.tuner.headroom import static_pg_thresholds
+
+    hr = Headroom(model="ieee", profile="p", xon_bytes=19456, xoff_bytes=72704, size_bytes=92160, size_cells=960, lanes=4)
+    s = static_pg_thresholds(hr, 9216, 96)
+    assert (s.static_buffer_bytes, s.pause_threshold_bytes, s.resume_threshold_bytes) == (92160, 19456, 10240)
+    assert s.resume_threshold_bytes < s.pause_threshold_bytes
+    assert s.rationale["resume_threshold_bytes"].formula == "pause_threshold - port_mtu"
+    # shared-headroom-pool profile (size = xon): a static PG still needs xon + xoff
+    shp = static_pg_thresholds(hr.model_copy(update={"size_bytes": 19456}), 9216, 96)
+    assert shp.static_buffer_bytes == 92160
+    # tiny xon: the buffer grows to xoff + MTU + cell so resume stays a whole cell above empty
+    small = static_pg_thresholds(hr.model_copy(update={"xon_bytes": 1024, "size_bytes": 1024}), 9216, 254)
+    assert (small.pause_threshold_bytes, small.resume_threshold_bytes) == (9216 + 254, 254)
+    with pytest.raises(ValueError):
+        static_pg_thresholds(hr, 0, 96)
+    # the tuner fills them for every derived lossless port
+    derived = compute_headroom(load_catalog().asic("spectrum-1"), 100, 5, 9216)
+    assert derived.resume_threshold_bytes == derived.pause_threshold_bytes - 9216 > 0
