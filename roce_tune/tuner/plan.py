@@ -214,6 +214,9 @@ def _derive_switch(inv: Inventory, topo: Topology, catalog: Catalog, sw: Switch,
                                                   admin_up, shp, policy.shp_oversubscription))
     if memo.get(("buf-check", id(buf)), lambda: bool(buffers.check_total_buffer(asic, "-", buf))):
         findings.extend(buffers.check_total_buffer(asic, sw.name, buf))
+    findings.extend(buffers.check_shared_headroom_pool(
+        sw.name, buf.shared_headroom_pool_bytes, [(n, h, len(prios)) for n, h in headrooms.items()],
+        policy.shp_oversubscription))
     pool = next(p for p in buf.pools if p.name == "ingress_lossless_pool")
     egress = next((p for p in buf.pools if p.name == "egress_lossless_pool"), pool)
     profile_th = {p.name: p.dynamic_th for p in buf.profiles}
