@@ -28,6 +28,10 @@ class PlatformSpec:
         indent: hierarchical indent unit for section-aware diffs (0 for flat ``set`` syntax).
         show_commands: named show commands (running config, PFC, ECN, watchdog counters).
         source: vendor documentation the syntax was checked against.
+        ecn_drop_thresholds: the syntax has WRED drop thresholds for non-ECT packets separate from the
+            ECN marking ramp on the same queue (EOS ``random-detect drop``); where False the tuner gives
+            the plan no separate drop thresholds (non-ECT packets are dropped on the ECN ramp), so plan
+            and rendered file say the same.
     """
 
     name: str
@@ -42,3 +46,4 @@ class PlatformSpec:
     source: str
     extra_outputs: tuple[tuple[str, str], ...] = ()
     show_commands: dict[str, str] = field(default_factory=dict)
+    ecn_drop_thresholds: bool = False

@@ -64,6 +64,7 @@ SPEC = PlatformSpec(
     sections=("maps", "pfc", "buffers", "ecn", "scheduler", "watchdog", "interfaces"),
     netmiko_device_type="arista_eos",
     commit="eos-session-timer",
+    ecn_drop_thresholds=True,
     negate_prefix="no ",
     comment_prefix="!",
     indent=3,

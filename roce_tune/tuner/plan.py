@@ -30,6 +30,7 @@ from roce_tune.inventory.topology import Topology, asic_of, build_topology
 from roce_tune.plan import (
     construct_trusted, Classification, Headroom, HostPlan, NicPlan, Plan, PlanSummary, PortPlan, Rationale, SwitchPlan,
 )
+from roce_tune.platforms import get_platform
 from roce_tune.tuner import (
     buffers, classification, consistency, dcqcn, deadlock, ecn, headroom, nccl, provenance, watchdog,
 )
@@ -185,6 +186,9 @@ def _derive_switch(inv: Inventory, topo: Topology, catalog: Catalog, sw: Switch,
     policy = inv.policy
     asic = catalog.asic(asic_of(sw, catalog))
     prios = sorted(policy.lossless_priorities)
+    # separate non-ECT drop thresholds only where both the ASIC and the platform's syntax have them: the
+    # plan never carries a number the rendered file cannot say (platforms/base.py ecn_drop_thresholds)
+    ecn_separate = asic.ecn_separate_thresholds and get_platform(sw.platform.value).SPEC.ecn_drop_thresholds
     shp = asic.shared_headroom_pool if policy.shared_headroom_pool is None else (
         policy.shared_headroom_pool and asic.shared_headroom_pool)
     facts = _port_facts(topo, sw, asic)
@@ -238,9 +242,9 @@ def _derive_switch(inv: Inventory, topo: Topology, catalog: Catalog, sw: Switch,
             params = memo.get(("dq", nic.id, f.speed_gbps), lambda: dcqcn.derive_dcqcn(
                 nic, f.speed_gbps, policy.dcqcn, prios, policy.cnp_dscp, policy.cnp_priority)).params
             pins = resolve_overrides(policy, role=sw.role.value, device=sw.name, port=f.name, params=ECN_PARAMS)
-            prof = memo.get(("ecn", f.speed_gbps, rtt_us, f.fan_in, trigger, nic.id, asic.ecn_separate_thresholds,
+            prof = memo.get(("ecn", f.speed_gbps, rtt_us, f.fan_in, trigger, nic.id, ecn_separate,
                              queue_buffer, tuple(sorted(pins.items()))), lambda: _ecn_profile(
-                f.speed_gbps, rtt_us, f.fan_in, trigger, params, asic.ecn_separate_thresholds,
+                f.speed_gbps, rtt_us, f.fan_in, trigger, params, ecn_separate,
                 policy.ecn_profile.value, pins, queue_buffer, egress.size_bytes))
             if pins:  # pinned values get their own name; equal pins share it (unique_ecn adds _V2 … for others)
                 prof = prof.model_copy(update={"name": f"{prof.name}_PIN"})
