@@ -196,8 +196,8 @@ def _runbook(plan: Plan, switch_files: dict[str, str]) -> list[str]:
     lines = ["", "## Runbook: SONiC", ""]
     for (wiped, kept), names in sorted(groups.items()):
         shown = ", ".join(names[:8]) + (f" and {len(names) - 8} more" if len(names) > 8 else "")
-        lines += [f"- **{shown}**: `config qos reload` and `config load_minigraph` delete {len(wiped)} of the "
-                  f"{len(wiped) + len(kept)} tables roce-tune writes ({', '.join(wiped)}) and re-render the SKU "
-                  f"defaults (sonic-utilities `config/main.py` `_clear_qos`); only {', '.join(kept) or 'none'} "
-                  "survive. Do not run either after `roce-tune apply`; if one was run, apply again and verify."]
+        lines.append(f"- **{shown}**: `config qos reload` and `config load_minigraph` delete {len(wiped)} of the "
+                     f"{len(wiped) + len(kept)} tables roce-tune writes ({', '.join(wiped)}) and re-render the SKU "
+                     f"defaults (sonic-utilities `config/main.py` `_clear_qos`); only {', '.join(kept) or 'none'} "
+                     "survive. Do not run either after `roce-tune apply`; if one was run, apply again and verify.")
     return lines
