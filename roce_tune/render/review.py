@@ -60,14 +60,24 @@ def render_review(plan: Plan, switch_files: dict[str, str] | None = None) -> str
                      for q in c.schedulers])
     lines += ["", "## PFC headroom (per role, speed, cable)", ""]
     groups: dict[tuple[object, ...], int] = defaultdict(int)
+    reasons: dict[tuple[str, str], str] = {}
     for sw in plan.switches:
         for p in sw.ports:
             if p.headroom is not None:
                 h = p.headroom
+                why = h.rationale.get("model")
+                other = str(why.inputs["other_model"]) if why else None
                 groups[(sw.role, sw.asic, p.speed_gbps, p.cable_m, h.model, h.xon_bytes, h.xoff_bytes,
-                        h.size_bytes, h.size_cells)] += 1
+                        h.size_bytes, h.size_cells, other, why.inputs.get(f"{other}_xoff_bytes") if why else None,
+                        why.inputs.get(f"{other}_size_bytes") if why else None)] += 1
+                if why:
+                    reasons.setdefault((sw.asic, h.model), why.note)
     lines += _table(["role", "ASIC", "speed Gb/s", "cable m", "model", "xon B", "xoff B", "size B", "cells",
-                     "ports"], [list(k) + [n] for k, n in sorted(groups.items(), key=lambda kv: str(kv[0]))])
+                     "other model", "its xoff B", "its size B", "ports"],
+                    [list(k) + [n] for k, n in sorted(groups.items(), key=lambda kv: str(kv[0]))])
+    if reasons:
+        lines += ["", "Headroom model per ASIC (both models are shown above; the first one is rendered):", ""]
+        lines += [f"- {asic}: **{model}** — {note}" for (asic, model), note in sorted(reasons.items())]
     lines += ["", "## Buffers (per switch model)", ""]
     seen: set[tuple[object, ...]] = set()
     buf_rows = []

@@ -14,11 +14,13 @@ They differ only in two inputs:
 ========================  ===========================================  ====================================
 model                     cable_bytes                                   peer_response
 ========================  ===========================================  ====================================
-``ieee`` (default)        true ``2*L*R/(c*8)``, c = 1.98e8 m/s          IEEE 802.3 Annex 31B.3.7 pause quanta
+``ieee``                  true ``2*L*R/(c*8)``, c = 1.98e8 m/s          IEEE 802.3 Annex 31B.3.7 pause quanta
 ``sonic-static``          true ``2*L*R/(c*8)``                          ``asic.peer_response_bytes`` (3.8 KiB)
 ``sonic-lua``             Lua units: true x 1000/1024                   pause quanta (Lua table)
 ========================  ===========================================  ====================================
 
+The default (:func:`select_headroom_model`) is ``sonic-static`` on ASICs whose SONiC static tables the
+catalog marks reproduced (``sonic_static_tables``), ``ieee`` elsewhere.
 ``sonic-static`` reproduces every row of SONiC's legacy ``pg_profile_lookup.ini`` for Spectrum-1/3
 (DOMAIN.md §1.4); ``sonic-lua`` (:func:`compute_headroom_sonic_lua`) reproduces the current SONiC Lua bit
 for bit (DOMAIN.md Oracle C). Rounding: every byte value is rounded up to 1 KiB as SONiC does; the ASIC
@@ -324,6 +326,51 @@ def compute_headroom(asic: AsicSpec, speed_gbps: int, cable_m: float, port_mtu_b
         raise ValueError(f"unknown headroom model {name!r}: use ieee, sonic-static or sonic-lua")
     return _headroom(asic, speed_gbps, cable_m, port_mtu_bytes, lanes, name, shared_headroom_pool,
                      lossless_mtu_bytes, small_packet_percent)
+
+
+def select_headroom_model(asic: AsicSpec, requested: HeadroomModel | str | None) -> tuple[str, str, str]:
+    """The headroom model a switch's ports use, the other model shown beside it, and why.
+
+    ``requested`` (``policy.headroom_model``) wins. Unset, the vendor-validated model is chosen where the
+    catalog has one for the ASIC: ``sonic-static`` reproduces every row of SONiC's own
+    ``pg_profile_lookup.ini`` for Spectrum-1/2/3 (``asic.sonic_static_tables``, DOMAIN.md §1.4) -- the
+    numbers NVIDIA ships and validates -- while ``ieee`` gives 2.4-4x their xoff (100G/5 m on Spectrum-1:
+    72,704 B vs 30,720 B) from a worst-case 802.3 pause-quanta reaction budget. Elsewhere ``ieee``.
+
+    >>> from roce_tune.inventory.catalog import load_catalog
+    >>> select_headroom_model(load_catalog().asic("spectrum-3"), None)[:2]
+    ('sonic-static', 'ieee')
+    >>> select_headroom_model(load_catalog().asic("tomahawk-3"), None)[:2]
+    ('ieee', 'sonic-static')
+
+    Returns:
+        ``(chosen, other, reason)``.
+    """
+    name = requested.value if isinstance(requested, HeadroomModel) else requested
+    if name is not None:
+        chosen, reason = str(name), f"policy.headroom_model = {name}"
+    elif asic.sonic_static_tables:
+        chosen = "sonic-static"
+        reason = (f"default: {asic.id} has SONiC's vendor-validated static tables (pg_profile_lookup.ini), which "
+                  "sonic-static reproduces row for row (DOMAIN.md §1.4)")
+    else:
+        chosen = "ieee"
+        reason = (f"default: no vendor-validated static table for {asic.id} in the catalog; ieee (IEEE 802.3 "
+                  "31B.3.7 reaction budget, true cable bytes)")
+    return chosen, ("ieee" if chosen != "ieee" else "sonic-static"), reason
+
+
+def with_model_comparison(hr: Headroom, other: Headroom, reason: str) -> Headroom:
+    """``hr`` with a ``model`` rationale naming the chosen model, why, and the other model's numbers
+    (plan.md shows both)."""
+    why = Rationale(
+        formula="policy.headroom_model, else sonic-static where the catalog has SONiC static tables for the ASIC, "
+                "else ieee",
+        inputs={"model": hr.model, f"{hr.model}_xoff_bytes": hr.xoff_bytes, f"{hr.model}_size_bytes": hr.size_bytes,
+                "other_model": other.model, f"{other.model}_xoff_bytes": other.xoff_bytes,
+                f"{other.model}_size_bytes": other.size_bytes},
+        source=f"{_STATIC_SRC}; {_LUA_SRC}", note=reason)
+    return hr.model_copy(update={"rationale": {**hr.rationale, "model": why}})
 
 
 def compute_headroom_sonic_lua(asic: AsicSpec, speed_gbps: int, cable_m: float, port_mtu_bytes: int = 9100,

@@ -192,13 +192,18 @@ def _derive_switch(inv: Inventory, topo: Topology, catalog: Catalog, sw: Switch,
     shp = asic.shared_headroom_pool if policy.shared_headroom_pool is None else (
         policy.shared_headroom_pool and asic.shared_headroom_pool)
     facts = _port_facts(topo, sw, asic)
+    model, other_model, model_reason = headroom.select_headroom_model(asic, policy.headroom_model)
     headrooms: dict[str, Headroom] = {}
     for f in facts:
         if not f.lossless:
             continue
-        hr = memo.get(("hr", asic.id, f.speed_gbps, f.cable_m, f.mtu, f.lanes, policy.headroom_model, shp),
-                      lambda: headroom.compute_headroom(asic, f.speed_gbps, f.cable_m, f.mtu, lanes=f.lanes,
-                                                        model=policy.headroom_model, shared_headroom_pool=shp))
+        hr = memo.get(("hr", asic.id, f.speed_gbps, f.cable_m, f.mtu, f.lanes, model, shp),
+                      lambda: headroom.with_model_comparison(
+                          headroom.compute_headroom(asic, f.speed_gbps, f.cable_m, f.mtu, lanes=f.lanes, model=model,
+                                                    shared_headroom_pool=shp),
+                          headroom.compute_headroom(asic, f.speed_gbps, f.cable_m, f.mtu, lanes=f.lanes,
+                                                    model=other_model, shared_headroom_pool=shp),
+                          model_reason))
         pins = resolve_overrides(policy, role=sw.role.value, device=sw.name, port=f.name,
                                  params=HEADROOM_PARAMS[:3])
         if pins:
