@@ -16,7 +16,7 @@ Broadcom SKU layout (one ingress pool holding the shared headroom pool, DOMAIN.m
 The second term (:func:`shp_required_bytes`) is the lossless-safety floor: the ratio says 1/ratio of the
 lossless PGs may be in headroom at once, so the pool must hold the xoff of the k PGs that draw most (and
 never less than one PG's xoff). Without it a small switch (2 lossless ports, ratio 8) gets a pool smaller
-than one port's xoff; :func:`check_shared_headroom_pool` (RT203) flags any pool below the floor.
+than one port's xoff; :func:`check_shared_headroom_pool` (RT204) flags any pool below the floor.
 
 The per-PG PFC trigger under the dynamic threshold is :func:`pg_shared_limit_bytes`.
 """
@@ -142,7 +142,7 @@ def shp_required_bytes(draws: list[int], oversubscription: int) -> tuple[int, in
 def check_shared_headroom_pool(switch_name: str, shp_bytes: int | None,
                                port_headrooms: list[tuple[str, Headroom, int]], oversubscription: int,
                                ) -> list[Finding]:
-    """RT203 (error): the shared headroom pool cannot absorb the xoff of the PGs that may be paused at once.
+    """RT204 (error): the shared headroom pool cannot absorb the xoff of the PGs that may be paused at once.
 
     ``shp_bytes`` must be at least :func:`shp_required_bytes` of the switch's lossless PGs; no pool
     (``None``: PGs carry their xoff themselves) is not checked.
@@ -157,7 +157,7 @@ def check_shared_headroom_pool(switch_name: str, shp_bytes: int | None,
     if shp_bytes >= need:
         return []
     return [Finding(
-        rule="RT203", severity=Severity.error, location=Location(device=switch_name),
+        rule="RT204", severity=Severity.error, location=Location(device=switch_name),
         message=(f"{switch_name}: shared headroom pool {shp_bytes} B cannot absorb the xoff of the {k} lossless PG(s) "
                  f"that over-subscription {oversubscription} lets be paused at once ({need} B; largest xoff "
                  f"{max(draws)} B of {len(draws)} PGs): a PFC pause would overflow into drops"),
@@ -343,7 +343,7 @@ def _shp_rationale(asic: AsicSpec, acc: dict[str, int], ratio: int) -> Rationale
     return Rationale(
         formula="max(ceil((sum over lossless PGs of (xon + xoff - size) - 10 KiB * lossless ports) / "
                 "over_subscribe_ratio) (655360 if 0), sum of the k largest PG xoff with k = ceil(lossless PGs / "
-                "over_subscribe_ratio)) -- the second term is the lossless-safety floor (RT203)",
+                "over_subscribe_ratio)) -- the second term is the lossless-safety floor (RT204)",
         inputs={k: acc[k] for k in ("shp_xoff_sum_bytes", "private_headroom_bytes", "lossless_ports", "shp_ratio_bytes",
                                     "shp_required_bytes", "shp_bytes")}
         | {"over_subscribe_ratio": ratio},

@@ -194,7 +194,7 @@ def test_bad_ratio() -> None:
         derive_buffers(SP4, [], 1, True, 0)
 
 
-# --- RT203: the shared headroom pool must hold the xoff of the PGs that may be paused at once -------
+# --- RT204: the shared headroom pool must hold the xoff of the PGs that may be paused at once -------
 def test_shp_floor_is_the_k_largest_xoff() -> None:
     from roce_tune.tuner.buffers import shp_required_bytes
 
@@ -215,7 +215,7 @@ def test_rt203_fires_on_a_constructed_unsafe_pool() -> None:
     hr = compute_headroom(asic, 400, 5, 9216, shared_headroom_pool=True)
     ports = [("Ethernet0", hr, 1), ("Ethernet8", hr, 1)]
     unsafe = check_shared_headroom_pool("lab-leaf1", 36608, ports, 8)
-    assert [(f.rule, f.severity) for f in unsafe] == [("RT203", Severity.error)]
+    assert [(f.rule, f.severity) for f in unsafe] == [("RT204", Severity.error)]
     assert unsafe[0].location.device == "lab-leaf1" and f"largest xoff {hr.xoff_bytes} B" in unsafe[0].message
     assert check_shared_headroom_pool("lab-leaf1", hr.xoff_bytes, ports, 8) == []
     assert check_shared_headroom_pool("lab-leaf1", hr.xoff_bytes, ports, 1)  # ratio 1: both may pause
@@ -223,7 +223,7 @@ def test_rt203_fires_on_a_constructed_unsafe_pool() -> None:
 
 
 def test_derived_pools_are_safe_for_every_shipped_inventory() -> None:
-    """The tuner sizes the pool to the floor: no shipped plan carries RT203, and lab-2node's pool holds
+    """The tuner sizes the pool to the floor: no shipped plan carries RT204, and lab-2node's pool holds
     at least its largest xoff (it was 36,608 B against 156,672 B)."""
     from tests.render.golden import pipeline_plan
 
@@ -231,7 +231,7 @@ def test_derived_pools_are_safe_for_every_shipped_inventory() -> None:
     assert "lab-2node" in inventories
     for inv in inventories:
         plan = pipeline_plan(inv)
-        assert not [f for f in plan.findings if f.rule == "RT203"], inv
+        assert not [f for f in plan.findings if f.rule == "RT204"], inv
         for sw in plan.switches:
             shp = sw.buffers.shared_headroom_pool_bytes
             xoffs = [p.headroom.xoff_bytes for p in sw.ports if p.lossless and p.headroom]
