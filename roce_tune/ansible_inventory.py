@@ -53,7 +53,7 @@ PLATFORM_VARS: dict[str, dict[str, Any]] = {
              "ansible_become_method": "ansible.builtin.sudo"},
 }
 #: settings every network_cli device shares (paramiko: no ansible-pylibssh needed; commit/apply-patch
-#: can take tens of seconds on real boxes, docs/derivation.md#platform-syntax/§4d).
+#: can take tens of seconds on real boxes, docs/derivation.md#platform-syntax).
 COMMON_VARS: dict[str, Any] = {"ansible_network_cli_ssh_type": "paramiko", "ansible_command_timeout": 120}
 
 

@@ -186,6 +186,11 @@ class Headroom(_Shared):
     size_bytes: int
     size_cells: int
     lanes: int
+    static_buffer_bytes: int | None = Field(
+        None, description="static (reserved) PG buffer for platforms that take buffer + pause/resume thresholds")
+    pause_threshold_bytes: int | None = Field(None, description="static-PG occupancy at which XOFF is sent")
+    resume_threshold_bytes: int | None = Field(
+        None, description="static-PG occupancy at which XON is sent (below pause: hysteresis)")
 
     def _shared_name(self) -> str | None:
         asic = self.rationale["xoff_bytes"].inputs.get("asic") if "xoff_bytes" in self.rationale else None

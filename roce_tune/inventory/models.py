@@ -444,7 +444,9 @@ class Policy(_Strict):
     pfc_watchdog: bool = True
     watchdog_action: Literal["drop", "forward", "alert"] = "drop"
     dcqcn: bool = True
-    headroom_model: HeadroomModel = HeadroomModel.ieee
+    headroom_model: HeadroomModel | None = Field(
+        None, description="None = sonic-static where the catalog has SONiC's vendor-validated static tables for the "
+                          "ASIC (sonic_static_tables), ieee elsewhere")
     ecn_profile: EcnProfileName = EcnProfileName.derived
     shared_headroom_pool: bool | None = Field(None, description="None = use it where the ASIC supports it")
     shp_oversubscription: int = Field(8, ge=1, le=64)

@@ -35,6 +35,10 @@ class PlatformSpec:
         source: vendor documentation the syntax was checked against.
         max_port_name_chars: longest front-panel port name the platform can carry (None: no published
             limit below the inventory's 64 characters).
+        ecn_drop_thresholds: the syntax has WRED drop thresholds for non-ECT packets separate from the
+            ECN marking ramp on the same queue (EOS ``random-detect drop``); where False the tuner gives
+            the plan no separate drop thresholds (non-ECT packets are dropped on the ECN ramp), so plan
+            and rendered file say the same.
     """
 
     name: str
@@ -50,3 +54,4 @@ class PlatformSpec:
     extra_outputs: tuple[tuple[str, str], ...] = ()
     show_commands: dict[str, str] = field(default_factory=dict)
     max_port_name_chars: int | None = None
+    ecn_drop_thresholds: bool = False

@@ -19,8 +19,11 @@ Syntax checked against:
   weight 0..15), ``random-detect drop ... drop-probability``, ``random-detect ecn count``,
   ``priority-flow-control on``, ``priority-flow-control priority N no-drop``,
   ``priority-flow-control pause watchdog`` (+ ``port action``), ``priority-flow-control pause watchdog
-  default timeout|recovery-time|polling-interval <s>`` and ``... watchdog action drop|no-drop``,
-  ``service-profile``.
+  default timeout|recovery-time|polling-interval <s>``, ``service-profile``.
+* AVD ``qos_profiles[].priority_flow_control.watchdog.action`` [V] (``docs/tables/qos-profiles.md``):
+  the per-port stuck-queue action ``priority-flow-control pause watchdog port action drop|notify-only``
+  overrides the EOS default, error-disable. Plan ``drop`` -> ``drop``, ``alert`` -> ``notify-only``;
+  ``forward`` (keep forwarding the paused queue) has none: ``drop`` is rendered and RT241 says so.
 * [S] a 2026 EOS 4.36 RoCE write-up (GitHub, "Arista_EOS_RoCEv2_Lossless_Config"): watchdog times in
   seconds (timeout/recovery 0.01..60, polling 0.005..30), ``polling <= min(timeout, recovery) / 2`` or EOS
   substitutes its own; TC 7 <-> tx-queue 7 is fixed; ``uc-tx-queue`` is a sub-mode on Trident/Tomahawk
@@ -29,13 +32,18 @@ Syntax checked against:
   (``bandwidth guaranteed``); roce-tune does not render that (not a knob on TH/Jericho) — see gaps.
 * [U] scheduling: EOS queues default to strict priority and ``no priority`` moves a queue into the
   round-robin set; whether the RR set must be the contiguous low queues is platform-specific (docs/derivation.md#platform-syntax
-  §3 gap). roce-tune writes exactly the plan's queues (DWRR ``no priority`` + ``bandwidth percent``, CNP
+  not found in a public source). roce-tune writes exactly the plan's queues (DWRR ``no priority`` + ``bandwidth percent``, CNP
   ``priority strict``) and leaves the others at the device default.
 * [S] interface MTU: every Arista example uses ``mtu 9214`` (the EOS L3 maximum); plan MTUs above it are
   clamped here and the clamp is written as a comment.
 
-Gaps, said in the output too: EOS has no simple per-port PFC headroom knob (AVD does not model buffers;
-headroom/FADT is platform- and release-specific), so the plan's headroom is listed as a comment only.
+Gaps, said in the output too: per-port PFC headroom. AVD does not model buffers; Arista's 2025 TOI
+"PFC Fair Adaptive Dynamic Threshold (FADT)" (arista.com/en/support/toi/tag/pfc, Oct 2025) describes
+reserving headroom per interface/priority through PFC profiles, but its command syntax is not in any
+public source read for this module (searched: Arista TOI index pages, AVD schema/templates, EOS manual
+excerpts; the only headroom syntax found, ``platform trident mmu queue profile`` / ``ingress headroom``
+in an Intel Habana guide, is a platform-wide Trident profile, not per-port and not an Arista source).
+So the plan's headroom is listed as a comment only.
 """
 
 from __future__ import annotations
@@ -44,6 +52,7 @@ import re
 from decimal import Decimal
 from typing import cast
 
+from roce_tune.findings import Finding, Location, Severity
 from roce_tune.plan import EcnProfile, Plan, PortPlan, SwitchPlan
 from roce_tune.platforms.base import PlatformSpec
 from roce_tune.render.engine import render_template
@@ -55,6 +64,7 @@ SPEC = PlatformSpec(
     sections=("maps", "pfc", "buffers", "ecn", "scheduler", "watchdog", "interfaces"),
     netmiko_device_type="arista_eos",
     commit="eos-session-timer",
+    ecn_drop_thresholds=True,
     negate_prefix="no ",
     comment_prefix="!",
     indent=3,
@@ -77,8 +87,12 @@ SPEC = PlatformSpec(
 QUEUE_KEYWORD_BY_FAMILY: dict[str, str] = {"tomahawk": "uc-tx-queue", "trident": "uc-tx-queue", "jericho": "tx-queue"}
 #: plan trust -> ``qos trust`` keyword [V AVD].
 TRUST_KEYWORD: dict[str, str] = {"dscp": "dscp", "pcp": "cos"}
-#: plan watchdog action -> EOS action [V AVD: drop, no-drop]; EOS has no notify-only action.
-WATCHDOG_ACTION: dict[str, str | None] = {"drop": "drop", "forward": "no-drop", "alert": None}
+#: plan watchdog action -> EOS per-port stuck-queue action [V AVD qos_profiles: drop | notify-only; default
+#: errdisable]; None = no EOS equivalent (rendered as :data:`WATCHDOG_FALLBACK_ACTION`, RT241 finding).
+WATCHDOG_ACTION: dict[str, str | None] = {"drop": "drop", "alert": "notify-only", "forward": None}
+#: What a plan action without EOS equivalent becomes: drop still un-sticks the queue (errdisable, the EOS
+#: default, would take the whole port down).
+WATCHDOG_FALLBACK_ACTION = "drop"
 #: TC -> tx-queue pairs EOS fixes (control traffic) and does not accept in ``qos map`` [S].
 FIXED_TC_QUEUE: dict[int, int] = {7: 7}
 #: Largest interface MTU EOS accepts (L3 MTU) [S].
@@ -193,9 +207,23 @@ def _watchdog(switch: SwitchPlan) -> dict[str, object]:
                      "interval and log a warning")
     action = WATCHDOG_ACTION[wd.action]
     if action is None:
-        notes.append(f"plan action {wd.action!r} has no EOS equivalent; the device default action applies")
+        action = WATCHDOG_FALLBACK_ACTION
+        notes.append(f"plan action {wd.action!r} has no EOS equivalent (drop | notify-only | default "
+                     f"errdisable): rendered as {action} (RT241)")
     return {"enabled": wd.enabled, "timeout": seconds(wd.detection_ms), "recovery": seconds(wd.restoration_ms),
             "polling": seconds(wd.poll_ms), "action": action, "notes": notes}
+
+
+def render_findings(plan: Plan, switch: SwitchPlan) -> list[Finding]:
+    """RT241 warning when the plan's watchdog action has no EOS equivalent (rendered as drop)."""
+    wd = switch.watchdog
+    if not wd.enabled or WATCHDOG_ACTION.get(wd.action) is not None:
+        return []
+    return [Finding(
+        rule="RT241", severity=Severity.warning, location=Location(device=switch.name),
+        message=f"EOS PFC watchdog has no action {wd.action!r} (port action drop | notify-only, default "
+                f"errdisable): rendered as {WATCHDOG_FALLBACK_ACTION}",
+        fix="set policy.watchdog_action to drop or alert for EOS switches, or accept drop")]
 
 
 def _interfaces(switch: SwitchPlan, profiles: list[dict[str, object]]) -> list[dict[str, object]]:

@@ -15,13 +15,16 @@ Syntax checked against:
   no-loss pfc-priority P``, ``congestion-notification-profile N input dscp code-point BBBBBB pfc``,
   ``classifiers dscp`` with the no-loss class; one CNP per interface, DSCP- and 802.1p-PFC never in the
   same CNP, changing PFC briefly blocks the port (``congestion-notification-profile`` statement page).
-* Juniper "PFC Watchdog" (cos-pfc-watchdog-configure) [V]: ``pfc-watchdog`` under the CNP, defaults
-  poll 100 ms, detection 2 polls, recovery 200 ms; ``poll-interval`` and ``detection`` (number of polls)
-  [V]; ``recovery-time`` [U]. Mitigation flushes and disables the queue (= drop); no action statement
-  is rendered — Evo's recovery action is global — so a plan action other than drop is only a comment.
-* Juniper ``flow-control-queue`` page [V]: queues 3 and 4 pause on received PFC by default; a lossless
-  queue outside them is flagged in a comment (an ``output ieee-802.1`` stanza would mix 802.1p into the
-  DSCP CNP).
+* Juniper "PFC Watchdog" (cos-pfc-watchdog-configure) [V]: the watchdog only works on queues declared
+  PFC queues with ``congestion-notification-profile N output ieee-802.1 code-point BBB flow-control-queue Q``
+  (rendered for every lossless priority -> its queue, which also makes received PFC pause exactly the
+  plan's lossless queues); ``pfc-watchdog`` under the CNP, defaults poll 100 ms, detection 2 polls,
+  recovery 200 ms.
+* Juniper's YANG for Junos OS Evolved 24.4R1 (``junos-conf-class-of-service``, github.com/Juniper/yang)
+  [V]: ``pfc-watchdog`` is a presence container with ``poll-interval`` (uint16, ms), ``detection``
+  (uint32, polls), ``recovery`` (uint16, ms) and ``watchdog-action`` (``drop`` | ``forward``), and
+  ``junos:must ".. output"`` ("pfc-watchdog configurations mandate output config"). The plan action
+  ``alert`` has no Junos equivalent: no action line (device default drop) and an RT241 finding.
 * Juniper 13.2 ``input (Congestion Notification)`` [V]: ``cable-length`` sits in the CNP ``input``
   stanza (metres); with DSCP input on Junos OS Evolved [U].
 * Apstra Terraform DCQCN configlet [S]: ``drop-profiles P interpolate fill-level [ a b ] drop-probability
@@ -81,12 +84,10 @@ SCHEDULER_MAP = "RT_SM_{e}"
 LOSS_PRIORITY = "low"
 #: Strict scheduler priority keyword [S].
 STRICT_PRIORITY = "strict-high"
-#: Queues that pause on received PFC without an ``output`` stanza [V flow-control-queue page].
-DEFAULT_FLOW_CONTROL_QUEUES = frozenset({3, 4})
 #: Relative change of Kmin/Kmax by whole-percent rounding above which the output carries a WARNING.
 FILL_LEVEL_WARN_FRACTION = 0.25
-#: Junos watchdog mitigation is a queue flush (drop) [V]; no action statement is rendered.
-WATCHDOG_NATIVE_ACTION = "drop"
+#: plan watchdog action -> ``pfc-watchdog watchdog-action`` enum of Juniper's YANG [V]; None = no equivalent.
+WATCHDOG_ACTION: dict[str, str | None] = {"drop": "drop", "forward": "forward", "alert": None}
 _TOKEN_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_./:-]{0,79}$")
 
 
@@ -138,7 +139,8 @@ def fill_level_warnings(ecn: EcnProfile) -> list[str]:
 
 def render_findings(plan: Plan, switch: SwitchPlan) -> list[Finding]:
     """RT241 warnings for what this platform's syntax changes in the plan: one per ECN profile in use
-    whose Kmin/Kmax whole-percent fill levels move by more than :data:`FILL_LEVEL_WARN_FRACTION`.
+    whose Kmin/Kmax whole-percent fill levels move by more than :data:`FILL_LEVEL_WARN_FRACTION`, and
+    one when the plan's watchdog action has no Junos equivalent.
 
     Raises:
         ValueError: as :func:`fill_levels` (render raises the same, as RT240).
@@ -146,6 +148,13 @@ def render_findings(plan: Plan, switch: SwitchPlan) -> list[Finding]:
     by_name = {e.name: e for e in switch.ecn_profiles}
     used = sorted({p.ecn_profile for p in switch.ports if p.lossless and p.ecn_profile in by_name}, key=str)
     out = []
+    wd = switch.watchdog
+    if wd.enabled and WATCHDOG_ACTION.get(wd.action) is None:
+        out.append(Finding(
+            rule="RT241", severity=Severity.warning, location=Location(device=switch.name),
+            message=f"Junos PFC watchdog has no action {wd.action!r} (watchdog-action is drop or forward): "
+                    "no action is rendered, so the device default (drop: flush the stalled queue) applies",
+            fix="set policy.watchdog_action to drop or forward for Junos switches, or accept the drop default"))
     for name in used:
         moved = fill_level_warnings(by_name[name])
         if moved:
@@ -222,11 +231,19 @@ def _schedulers(plan: Plan, ecn_profiles: list[dict[str, object]]) -> tuple[list
 def _watchdog(switch: SwitchPlan) -> dict[str, object]:
     wd = switch.watchdog
     notes = [f"plan detection {wd.detection_ms} ms, restoration {wd.restoration_ms} ms, poll {wd.poll_ms} ms"]
-    if wd.action != WATCHDOG_NATIVE_ACTION:
-        notes.append(f"plan action {wd.action!r}: the Junos watchdog flushes the stalled queue (drop); "
-                     "Junos OS Evolved sets any other recovery action globally")
+    action = WATCHDOG_ACTION.get(wd.action)
+    if action is None:
+        notes.append(f"plan action {wd.action!r} has no Junos watchdog-action (drop | forward): the device "
+                     "default (drop) applies (RT241)")
     return {"enabled": wd.enabled, "poll": wd.poll_ms, "detection": math.ceil(wd.detection_ms / wd.poll_ms),
-            "recovery": wd.restoration_ms, "notes": notes}
+            "recovery": wd.restoration_ms, "action": action, "notes": notes}
+
+
+def _flow_control(plan: Plan) -> list[dict[str, object]]:
+    """``output ieee-802.1 code-point BBB flow-control-queue Q`` for every lossless priority (PFC queues)."""
+    cls = plan.classification
+    return [{"code_point": format(p, "03b"), "queue": cls.pfc_priority_to_queue[p]}
+            for p in sorted(cls.lossless_priorities)]
 
 
 def build_context(plan: Plan, switch: SwitchPlan) -> dict[str, object]:
@@ -241,9 +258,6 @@ def build_context(plan: Plan, switch: SwitchPlan) -> dict[str, object]:
     sched_defs, sm_entries = _schedulers(plan, ecn_profiles)
     lossless_ports = [p for p in switch.ports if p.lossless]
     cnps = sorted({_cnp_name(p): max(1, math.ceil(p.cable_m)) for p in lossless_ports}.items(), key=lambda kv: kv[1])
-    flow_notes = [f"lossless queue {q} is not a default PFC flow-control queue "
-                  f"({sorted(DEFAULT_FLOW_CONTROL_QUEUES)}): received PFC will not pause it"
-                  for q in sorted(cls.lossless_queues) if q not in DEFAULT_FLOW_CONTROL_QUEUES]
     ecn_map = {e["ecn"]: e["map"] for e in ecn_profiles}
     interfaces = []
     for p in switch.ports:
@@ -264,7 +278,7 @@ def build_context(plan: Plan, switch: SwitchPlan) -> dict[str, object]:
         "fcs": _fcs(plan),
         "roce_code_points": [code_point(d) for d in sorted(cls.roce_dscp)],
         "cnps": [{"name": n, "cable_m": m} for n, m in cnps],
-        "flow_notes": flow_notes,
+        "flow_control": _flow_control(plan),
         "headroom_total": switch.buffers.headroom_total_bytes,
         "ecn_profiles": ecn_profiles,
         "scheduler_defs": sched_defs,

@@ -19,27 +19,28 @@ Syntax checked against:
 * Ingress headroom: ``policy-map type queuing <in>``/``class type queuing c-in-qN``/``pause buffer-size
   B pause-threshold B resume-threshold B`` (bytes) — keyword order from the Microsoft Azure Stack HCI
   Nexus example and a 93180YC-EX lab write-up [S]; mandatory above 100 m of cable (Cisco QoS guide,
-  PFC guidelines [V per docs/derivation.md#platform-syntax]). Attaching an input queuing policy per interface is [U].
-* Watchdog timers [U]: ``priority-flow-control watch-dog interval <ms>`` (NDFC exposes 101..1000 ms,
-  system default 100 ms), ``priority-flow-control watch-dog shutdown-multiplier <n>`` [S, one secondary
-  source] and ``priority-flow-control auto-restore multiplier <n>`` (the NX-API REST guide names the
-  sibling ``fixed-restore multiplier``). NX-OS always drops on a stuck no-drop queue (Cisco QoS guide);
-  other plan actions are stated in a comment. Confirm these three lines on the target release.
+  PFC guidelines [V per docs/derivation.md#platform-syntax]). Attaching an input queuing policy per interface is [U]. The three
+  numbers are the tuner's static-PG view of the plan's headroom (``Headroom.static_buffer_bytes``,
+  ``pause_threshold_bytes``, ``resume_threshold_bytes``: resume one MTU below pause), printed as they are.
+* Watchdog [V]: ``priority-flow-control watch-dog-interval on`` (Cisco Nexus 9000 NX-OS QoS Configuration
+  Guide 7.x "Configuring a Priority Flow Control Watchdog Interval"; Azure Local TOR reference). The
+  guide (10.5(x) "Configuring Priority Flow Control") describes the watchdog interval, shutdown and
+  auto/fixed restore multipliers and a 100 ms poll timer, and on a stuck no-drop queue NX-OS always drops;
+  the exact CLI of the interval and multiplier commands was not found in a Cisco source read for this
+  module (only the NX-API ``fixedRestoreMultiplier`` attribute), so they are not rendered: the device
+  defaults apply and :func:`render_findings` reports the plan's timers as RT241.
 
 Unit conversions done here (never in templates): ECN thresholds bytes -> ``kbytes`` (1 kbyte = 1024 B,
-rounded down so a threshold never rises above the plan's); watchdog detection/restoration -> whole
-multiples of the poll interval (rounded up, never shorter than the plan); PFC headroom from the plan's
-SONiC-style profile (size/xoff/xon) to NX-OS's static buffer-size (= max(size, xon + xoff): a
-shared-headroom-pool profile reserves only xon in size) / pause-threshold (= buffer-size - xoff, the
-occupancy at which only the xoff headroom is left) / resume-threshold (= xon, capped at pause).
+rounded down so a threshold never rises above the plan's). PFC headroom needs no conversion: the plan's
+static-PG numbers are bytes already.
 The network-qos MTU is system-wide per class, so it is the largest port MTU of the switch.
 """
 
 from __future__ import annotations
 
-import math
 import re
 
+from roce_tune.findings import Finding, Location, Severity
 from roce_tune.plan import EcnProfile, Headroom, Plan, PortPlan, SwitchPlan
 from roce_tune.platforms.base import PlatformSpec
 from roce_tune.render.engine import render_template
@@ -80,11 +81,8 @@ ECN_UNIT, ECN_UNIT_BYTES = "kbytes", 1024
 STRICT_LEVEL = 1
 #: ``weight 0``: mark on the instantaneous queue depth [V roce_enable.py].
 ECN_WEIGHT = 0
-#: Watchdog interval NX-OS uses when none is configured; the interval line is left out at this value [S NDFC].
+#: Watchdog poll timer NX-OS uses (Cisco QoS guide 10.5(x): "poll timer of 100ms") [V].
 DEFAULT_WATCHDOG_INTERVAL_MS = 100
-#: Watchdog multipliers accepted by the CLI [U].
-SHUTDOWN_MULTIPLIER_RANGE = (1, 10)
-RESTORE_MULTIPLIER_RANGE = (1, 100)
 #: Policy names roce-tune owns on the device (prefix keeps them apart from operator policies).
 POLICY = {"classify": "RT_CLASSIFY", "network": "RT_NETWORK_QOS", "lossy_out": "RT_EGRESS_LOSSY"}
 _TOKEN_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_./:-]{0,79}$")
@@ -159,43 +157,47 @@ def _ecn(ecn: EcnProfile) -> dict[str, object]:
 
 
 def _headroom(hr: Headroom, queues: list[int]) -> dict[str, object]:
-    """Plan PG profile -> NX-OS ``pause buffer-size / pause-threshold / resume-threshold`` (bytes).
-
-    The NX-OS PG is static: it needs the plan's xon + xoff at least (a shared-headroom-pool profile
-    reserves only xon in ``size``), pause is sent when only the xoff headroom is left, resume at xon.
+    """Plan PG profile -> NX-OS ``pause buffer-size / pause-threshold / resume-threshold`` (bytes), the
+    tuner's static-PG view (:func:`roce_tune.tuner.headroom.static_pg_thresholds`) printed as it is.
 
     Raises:
-        ValueError: the profile leaves nothing below the xoff headroom (no pause point).
+        ValueError: the plan carries no static-PG thresholds, or they leave no hysteresis.
     """
-    size = max(hr.size_bytes, hr.xon_bytes + hr.xoff_bytes)
-    pause = size - hr.xoff_bytes
-    if pause <= 0:
-        raise ValueError(f"headroom profile {hr.profile}: size {hr.size_bytes} B / xon {hr.xon_bytes} B leave no "
-                         f"pause point below xoff {hr.xoff_bytes} B")
-    note = f"{hr.profile}: plan size {hr.size_bytes} B, xoff {hr.xoff_bytes} B, xon {hr.xon_bytes} B"
-    if size != hr.size_bytes:
-        note += f" (shared-headroom profile: buffer-size = xon + xoff = {size} B)"
+    size, pause, resume = hr.static_buffer_bytes, hr.pause_threshold_bytes, hr.resume_threshold_bytes
+    if size is None or pause is None or resume is None:
+        raise ValueError(f"headroom profile {hr.profile}: the plan carries no static-PG buffer/pause/resume "
+                         "thresholds (derive the plan with roce-tune's tuner)")
+    if not 0 < resume < pause < size:
+        raise ValueError(f"headroom profile {hr.profile}: buffer {size} B, pause {pause} B, resume {resume} B "
+                         "need 0 < resume < pause < buffer")
+    note = (f"{hr.profile}: plan size {hr.size_bytes} B, xoff {hr.xoff_bytes} B, xon {hr.xon_bytes} B -> static PG "
+            f"buffer {size} B, pause at {pause} B, resume at {resume} B")
     return {"policy": ingress_policy(hr), "queues": [_cls(IN_CLASS, q) for q in queues], "size": size,
-            "pause": pause, "resume": min(hr.xon_bytes, pause), "note": note}
+            "pause": pause, "resume": resume, "note": note}
 
 
 def _watchdog(switch: SwitchPlan) -> dict[str, object]:
     wd = switch.watchdog
-    shut = math.ceil(wd.detection_ms / wd.poll_ms)
-    restore = math.ceil(wd.restoration_ms / wd.poll_ms)
-    notes = [f"plan detection {wd.detection_ms} ms, restoration {wd.restoration_ms} ms, poll {wd.poll_ms} ms"]
-    lo, hi = SHUTDOWN_MULTIPLIER_RANGE
-    if not lo <= shut <= hi:
-        notes.append(f"shutdown multiplier {shut} outside {lo}..{hi}: clamped")
-        shut = min(max(shut, lo), hi)
-    lo, hi = RESTORE_MULTIPLIER_RANGE
-    if not lo <= restore <= hi:
-        notes.append(f"restore multiplier {restore} outside {lo}..{hi}: clamped")
-        restore = min(max(restore, lo), hi)
-    if wd.action != "drop":
-        notes.append(f"plan action {wd.action!r}: NX-OS always drops on a stuck no-drop queue")
-    interval = None if wd.poll_ms == DEFAULT_WATCHDOG_INTERVAL_MS else wd.poll_ms
-    return {"enabled": wd.enabled, "interval": interval, "shutdown": shut, "restore": restore, "notes": notes}
+    notes = [(f"plan detection {wd.detection_ms} ms, restoration {wd.restoration_ms} ms, poll {wd.poll_ms} ms, "
+              f"action {wd.action}: not rendered (no Cisco source for the interval/multiplier CLI); device "
+              f"defaults apply (poll {DEFAULT_WATCHDOG_INTERVAL_MS} ms, drop) (RT241)")]
+    return {"enabled": wd.enabled, "notes": notes}
+
+
+def render_findings(plan: Plan, switch: SwitchPlan) -> list[Finding]:
+    """RT241: NX-OS renders only ``priority-flow-control watch-dog-interval on``; the plan's watchdog
+    timers (and an action other than drop) are left at the device defaults."""
+    wd = switch.watchdog
+    if not wd.enabled:
+        return []
+    return [Finding(
+        rule="RT241", severity=Severity.warning, location=Location(device=switch.name),
+        message=(f"NX-OS PFC watchdog: plan detection {wd.detection_ms} ms / restoration {wd.restoration_ms} ms / "
+                 f"poll {wd.poll_ms} ms / action {wd.action} are not rendered (no Cisco source found for the "
+                 f"watch-dog interval and multiplier commands); the device defaults apply (poll "
+                 f"{DEFAULT_WATCHDOG_INTERVAL_MS} ms, drop on a stuck no-drop queue)"),
+        fix="set the watchdog timers on the switch by hand after checking the command reference of its NX-OS "
+            "release; verify with 'show queuing pfc-queue detail'")]
 
 
 def _lossless_groups(switch: SwitchPlan) -> dict[str, EcnProfile]:

@@ -28,10 +28,11 @@ Tables and why (syntax checked against):
   ``*_drop_probability`` an integer percent 0..100 [V yang]. The plan's Kmin/Kmax/Pmax go on the
   ``green/yellow/red_min/max_threshold`` / ``*_drop_probability`` fields: the separate ECN-marking fields of
   the SONiC "WRED and ECN marking thresholds" HLD (``green_ect_min_threshold`` …) are *not* in
-  ``sonic-wred-profile.yang`` of ``shared/sonic-yang`` (checked), so where the plan has separate drop
-  thresholds (``drop_min_bytes`` …, ASICs with ``ecn_separate_thresholds``) they are not rendered: the
-  lossless queue then marks ECT packets and drops non-ECT packets on the same Kmin..Kmax ramp. A
-  fractional ``pmax_percent`` cannot be written and raises.
+  ``sonic-wred-profile.yang`` (checked), so the lossless queue marks ECT packets and drops non-ECT packets
+  on the same Kmin..Kmax ramp. ``SPEC.ecn_drop_thresholds`` is False: the tuner gives SONiC switches no
+  separate drop thresholds, and a plan that has them anyway is refused (RT240) rather than half-rendered,
+  so plan.md and the WRED_PROFILE show the same numbers. A fractional ``pmax_percent`` cannot be written
+  and raises.
 * ``BUFFER_POOL``, ``BUFFER_PROFILE`` (``xon``/``xoff``/``size`` + ``dynamic_th`` or ``static_th``),
   ``BUFFER_PG`` (lossy PGs -> ``ingress_lossy_profile``; lossless PGs -> the port's static headroom
   profile, contiguous PGs as ``3-4``), ``BUFFER_QUEUE`` (lossless queues -> ``egress_lossless_profile``,
@@ -57,6 +58,10 @@ Tables and why (syntax checked against):
 References between tables are plain names (``"ROCE"``) as the YANG leafrefs require; for a switch whose
 ``os_version`` names a release before 202111 they are written ``"[TABLE|name]"`` as those releases' CONFIG_DB
 does (sonic-buildimage PR #7752 removed the format in 2021; docs/derivation.md#platform-syntax).
+
+``config qos reload`` and ``config load_minigraph`` delete the QoS/buffer tables listed in
+:data:`QOS_RELOAD_CLEARED_TABLES` (sonic-utilities ``config/main.py`` ``_clear_qos``) and re-render the
+SKU defaults: :func:`reload_warning` names the tables of this file they wipe (plan.md runbook).
 
 Not rendered (device defaults kept): ``BUFFER_PORT_INGRESS/EGRESS_PROFILE_LIST``, ``FLEX_COUNTER_TABLE``,
 ``DOT1P_TO_TC_MAP`` (``trust: pcp`` plans are refused: the plan has no PCP -> TC map).
@@ -127,6 +132,28 @@ MAP_FIELDS: dict[str, str] = {
     "tc_to_queue_map": "TC_TO_QUEUE_MAP", "pfc_to_queue_map": "MAP_PFC_PRIORITY_TO_QUEUE",
     "pfc_to_pg_map": "PFC_PRIORITY_TO_PRIORITY_GROUP_MAP",
 }
+#: Tables ``config qos reload`` (and ``config load_minigraph``, which calls the same helper) deletes before
+#: re-rendering the SKU's qos/buffer templates [V] sonic-net/sonic-utilities ``config/main.py`` ``_clear_qos``.
+QOS_RELOAD_CLEARED_TABLES = (
+    "PORT_QOS_MAP", "QUEUE", "TC_TO_PRIORITY_GROUP_MAP", "MAP_PFC_PRIORITY_TO_QUEUE", "TC_TO_QUEUE_MAP",
+    "DSCP_TO_TC_MAP", "MPLS_TC_TO_TC_MAP", "SCHEDULER", "PFC_PRIORITY_TO_PRIORITY_GROUP_MAP", "WRED_PROFILE",
+    "CABLE_LENGTH", "BUFFER_PG", "BUFFER_QUEUE", "BUFFER_PORT_INGRESS_PROFILE_LIST",
+    "BUFFER_PORT_EGRESS_PROFILE_LIST", "BUFFER_PROFILE", "BUFFER_POOL", "DEFAULT_LOSSLESS_BUFFER_PARAMETER",
+    "LOSSLESS_TRAFFIC_PATTERN",
+)
+
+
+def reload_warning(rendered: str) -> tuple[list[str], list[str]]:
+    """``(wiped, kept)`` table names of a rendered SONiC file: what ``config qos reload`` / ``config
+    load_minigraph`` delete (replaced by SKU defaults) and what they leave.
+
+    Raises:
+        ValueError: ``rendered`` is not a JSON object.
+    """
+    tables = sorted(json.loads(rendered))
+    return [t for t in tables if t in QOS_RELOAD_CLEARED_TABLES], [t for t in tables if t not in QOS_RELOAD_CLEARED_TABLES]
+
+
 #: ``sonic-wred-profile.yang`` / map-name pattern, max 32 characters [V].
 WRED_NAME_RE = re.compile(r"^[a-zA-Z0-9][-a-zA-Z0-9_]{0,31}$")
 
@@ -246,6 +273,10 @@ def _wred(switch: SwitchPlan) -> list[dict[str, Any]]:
         if not WRED_NAME_RE.fullmatch(e.name):
             raise ValueError(f"{switch.name}: ECN profile name {e.name!r} is not a valid SONiC WRED_PROFILE "
                              f"name ({WRED_NAME_RE.pattern})")
+        if e.drop_min_bytes is not None or e.drop_max_bytes is not None:
+            raise ValueError(f"{switch.name}: ECN profile {e.name} has separate non-ECT drop thresholds "
+                             f"{e.drop_min_bytes}..{e.drop_max_bytes} B, which SONiC's WRED_PROFILE cannot express "
+                             "(one ramp per queue for marking and dropping)")
         out.append({"name": e.name, "min": e.kmin_bytes, "max": e.kmax_bytes,
                     "probability": _percent(e.pmax_percent, f"{e.name}.pmax_percent")})
     return out

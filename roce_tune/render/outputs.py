@@ -69,7 +69,8 @@ def render_outputs(plan: Plan, platforms: list[str] | None = None, include_hosts
     if findings is not None:
         findings.extend(warnings)
     reviewed = plan.model_copy(update={"findings": [*plan.findings, *warnings]}) if warnings else plan
-    files["plan.json"], files["plan.md"] = plan_to_json(reviewed), render_review(reviewed)
+    switch_files = {name.removeprefix("switches/"): text for name, text in files.items()}
+    files["plan.json"], files["plan.md"] = plan_to_json(reviewed), render_review(reviewed, switch_files)
     if include_hosts and plan.hosts:
         host_mod = get_platform("host")
         envs: dict[str, dict[str, str]] = {}

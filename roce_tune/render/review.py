@@ -30,8 +30,15 @@ def _table(header: list[str], rows: list[list[object]]) -> list[str]:
     return out
 
 
-def render_review(plan: Plan) -> str:
-    """Render the review markdown for ``plan`` (deterministic)."""
+def render_review(plan: Plan, switch_files: dict[str, str] | None = None) -> str:
+    """Render the review markdown for ``plan`` (deterministic).
+
+    Args:
+        plan: the plan (with any render findings already added).
+        switch_files: rendered switch files by file name (``leaf1.json`` …); when given, the runbook
+            section names, per SONiC switch, the tables ``config qos reload`` / ``config load_minigraph``
+            would wipe.
+    """
     c = plan.classification
     s = plan.summary
     lines = [f"# roce-tune plan: {plan.site}", "",
@@ -53,14 +60,24 @@ def render_review(plan: Plan) -> str:
                      for q in c.schedulers])
     lines += ["", "## PFC headroom (per role, speed, cable)", ""]
     groups: dict[tuple[object, ...], int] = defaultdict(int)
+    reasons: dict[tuple[str, str], str] = {}
     for sw in plan.switches:
         for p in sw.ports:
             if p.headroom is not None:
                 h = p.headroom
+                why = h.rationale.get("model")
+                other = str(why.inputs["other_model"]) if why else None
                 groups[(sw.role, sw.asic, p.speed_gbps, p.cable_m, h.model, h.xon_bytes, h.xoff_bytes,
-                        h.size_bytes, h.size_cells)] += 1
+                        h.size_bytes, h.size_cells, other, why.inputs.get(f"{other}_xoff_bytes") if why else None,
+                        why.inputs.get(f"{other}_size_bytes") if why else None)] += 1
+                if why:
+                    reasons.setdefault((sw.asic, h.model), why.note)
     lines += _table(["role", "ASIC", "speed Gb/s", "cable m", "model", "xon B", "xoff B", "size B", "cells",
-                     "ports"], [list(k) + [n] for k, n in sorted(groups.items(), key=lambda kv: str(kv[0]))])
+                     "other model", "its xoff B", "its size B", "ports"],
+                    [list(k) + [n] for k, n in sorted(groups.items(), key=lambda kv: str(kv[0]))])
+    if reasons:
+        lines += ["", "Headroom model per ASIC (both models are shown above; the first one is rendered):", ""]
+        lines += [f"- {asic}: **{model}** — {note}" for (asic, model), note in sorted(reasons.items())]
     lines += ["", "## Buffers (per switch model)", ""]
     seen: set[tuple[object, ...]] = set()
     buf_rows = []
@@ -77,8 +94,11 @@ def render_review(plan: Plan) -> str:
     ecn_rows: dict[tuple[object, ...], list[str]] = {}
     for sw in plan.switches:
         for e in sw.ecn_profiles:
+            # no separate drop thresholds: non-ECT packets are dropped on the ECN ramp -- show those numbers
+            drop_min = e.drop_min_bytes if e.drop_min_bytes is not None else f"{e.kmin_bytes} (ECN ramp)"
+            drop_max = e.drop_max_bytes if e.drop_max_bytes is not None else f"{e.kmax_bytes} (ECN ramp)"
             key = (e.name, e.speed_gbps, e.source_profile, e.kmin_bytes, e.kmax_bytes, e.pmax_percent,
-                   e.drop_min_bytes, e.drop_max_bytes, e.fan_in, round(e.base_rtt_us, 2), e.pfc_trigger_bytes,
+                   drop_min, drop_max, e.fan_in, round(e.base_rtt_us, 2), e.pfc_trigger_bytes,
                    e.fluid.n_flows, f"{e.fluid.p_star:.5f}", e.fluid.q_star_bytes, "ok" if e.fluid.ok else "FAIL")
             ecn_rows.setdefault(key, []).append(sw.name)
     lines += _table(["profile", "speed", "source", "Kmin B", "Kmax B", "Pmax %", "drop min B", "drop max B",
@@ -123,6 +143,7 @@ def render_review(plan: Plan) -> str:
     for cyc in dl.cycles:
         when = f"after failure of {cyc.failed_link}" if cyc.failed_link else "in the normal state"
         lines.append(f"- priority {cyc.priority}, {when}: " + " -> ".join(cyc.links))
+    lines += _runbook(plan, switch_files or {})
     lines += ["", "## Notes", ""] + [f"- {n}" for n in plan.notes]
     return "\n".join(lines) + "\n"
 
@@ -168,3 +189,25 @@ def _non_default(plan: Plan) -> list[str]:
                         f"{n.dcqcn.firmware_defaults.get(k, '-')}){' pinned by user on ' + h.name if r.pinned_by_user else ''}"
                         f": {_fmt_rationale(r)}")
     return out
+
+
+def _runbook(plan: Plan, switch_files: dict[str, str]) -> list[str]:
+    """Operational warnings per platform that plan.md must carry (SONiC: what a QoS reload wipes)."""
+    from roce_tune.platforms import sonic
+
+    groups: dict[tuple[tuple[str, ...], tuple[str, ...]], list[str]] = defaultdict(list)
+    for sw in plan.switches:
+        text = switch_files.get(f"{sw.name}.{sonic.SPEC.extension}") if sw.platform == "sonic" else None
+        if text is not None:
+            wiped, kept = sonic.reload_warning(text)
+            groups[(tuple(wiped), tuple(kept))].append(sw.name)
+    if not groups:
+        return []
+    lines = ["", "## Runbook: SONiC", ""]
+    for (wiped, kept), names in sorted(groups.items()):
+        shown = ", ".join(names[:8]) + (f" and {len(names) - 8} more" if len(names) > 8 else "")
+        lines.append(f"- **{shown}**: `config qos reload` and `config load_minigraph` delete {len(wiped)} of the "
+                     f"{len(wiped) + len(kept)} tables roce-tune writes ({', '.join(wiped)}) and re-render the SKU "
+                     f"defaults (sonic-utilities `config/main.py` `_clear_qos`); only {', '.join(kept) or 'none'} "
+                     "survive. Do not run either after `roce-tune apply`; if one was run, apply again and verify.")
+    return lines

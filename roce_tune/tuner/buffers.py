@@ -10,7 +10,13 @@ Broadcom SKU layout (one ingress pool holding the shared headroom pool, docs/der
                ingress_lossless = ingress_lossy = egress_lossy = ceil(available / 2); egress_lossless = buffer
     Others:    ingress_lossless = egress_lossless = buffer - (sum PG sizes + 7 cells egress lossy per port),
                shared headroom pool carved inside the ingress pool (its ``xoff``)
-    SHP      = ceil((sum over lossless PGs of (xon + xoff - size) - private headroom) / over_subscribe_ratio)
+    SHP      = max(ceil((sum over lossless PGs of (xon + xoff - size) - private headroom) / over_subscribe_ratio),
+                   sum of the k largest per-PG pool draws, k = ceil(lossless PGs / over_subscribe_ratio))
+
+The second term (:func:`shp_required_bytes`) is the lossless-safety floor: the ratio says 1/ratio of the
+lossless PGs may be in headroom at once, so the pool must hold the xoff of the k PGs that draw most (and
+never less than one PG's xoff). Without it a small switch (2 lossless ports, ratio 8) gets a pool smaller
+than one port's xoff; :func:`check_shared_headroom_pool` (RT204) flags any pool below the floor.
 
 The per-PG PFC trigger under the dynamic threshold is :func:`pg_shared_limit_bytes`.
 """
@@ -48,6 +54,8 @@ BROADCOM_EGRESS_LOSSY_CELLS = 7
 SPECTRUM_LOSSLESS_PG_DYNAMIC_TH = 0
 _POOL_LUA = "sonic-net/sonic-swss:cfgmgr/buffer_pool_mellanox.lua (docs/derivation.md#buffer-pools)"
 _CHECK_LUA = "sonic-net/sonic-swss:cfgmgr/buffer_check_headroom_mellanox.lua (docs/derivation.md#buffer-pools)"
+_SHP_DESIGN = ("sonic-net/SONiC doc/qos 'Shared headroom pool design' (headroom is only occupied by PGs congested "
+               "at the same time; over_subscribe_ratio = sum of xoff / pool)")
 _BRCM_SKU = ("SONiC Broadcom SKUs DellEMC-Z9332f-O32 (TH3) and Arista-7060X6-64PE-O128S2 (TH5) "
              "buffers_defaults_t1.j2 (docs/derivation.md#buffer-pools)")
 
@@ -98,6 +106,64 @@ def pg_shared_limit_bytes(pool_bytes: int, dynamic_th: int, n_congested: int) ->
     return int(alpha * pool_bytes / (1 + n * alpha))
 
 
+def _pool_draws(port_headrooms: list[tuple[str, Headroom, int]]) -> list[int]:
+    """Bytes each lossless PG draws from the shared headroom pool: ``xon + xoff - size`` (= xoff when the
+    PG's own size is only xon), one entry per PG."""
+    return [max(0, h.xon_bytes + h.xoff_bytes - h.size_bytes) for _, h, n in port_headrooms for _ in range(max(0, n))]
+
+
+def shp_required_bytes(draws: list[int], oversubscription: int) -> tuple[int, int]:
+    """Smallest safe shared headroom pool and the number of PGs it must hold at once.
+
+    ``k = ceil(len(draws) / oversubscription)`` PGs may be in headroom at the same time under the declared
+    over-subscription (SONiC shared headroom pool design); the pool must hold the sum of the k largest
+    draws, which is also at least the largest single xoff. Source: the SONiC shared headroom pool design
+    (``sonic-net/SONiC`` doc/qos) for the meaning of the ratio; the top-k bound is ours [D].
+
+    >>> shp_required_bytes([156672, 156672], 8)
+    (156672, 1)
+    >>> shp_required_bytes([100, 300, 200, 50], 2)
+    (500, 2)
+
+    Returns:
+        ``(required_bytes, k)``; ``(0, 0)`` with no lossless PG.
+
+    Raises:
+        ValueError: ratio < 1.
+    """
+    if oversubscription < 1:
+        raise ValueError(f"over-subscription ratio {oversubscription} must be >= 1")
+    if not draws:
+        return 0, 0
+    k = max(1, math.ceil(len(draws) / oversubscription))
+    return sum(sorted(draws, reverse=True)[:k]), k
+
+
+def check_shared_headroom_pool(switch_name: str, shp_bytes: int | None,
+                               port_headrooms: list[tuple[str, Headroom, int]], oversubscription: int,
+                               ) -> list[Finding]:
+    """RT204 (error): the shared headroom pool cannot absorb the xoff of the PGs that may be paused at once.
+
+    ``shp_bytes`` must be at least :func:`shp_required_bytes` of the switch's lossless PGs; no pool
+    (``None``: PGs carry their xoff themselves) is not checked.
+
+    Returns:
+        ``[]`` or one error Finding naming the switch, the pool, the requirement and the PGs behind it.
+    """
+    if shp_bytes is None:
+        return []
+    draws = _pool_draws(port_headrooms)
+    need, k = shp_required_bytes(draws, oversubscription)
+    if shp_bytes >= need:
+        return []
+    return [Finding(
+        rule="RT204", severity=Severity.error, location=Location(device=switch_name),
+        message=(f"{switch_name}: shared headroom pool {shp_bytes} B cannot absorb the xoff of the {k} lossless PG(s) "
+                 f"that over-subscription {oversubscription} lets be paused at once ({need} B; largest xoff "
+                 f"{max(draws)} B of {len(draws)} PGs): a PFC pause would overflow into drops"),
+        fix="lower shp_oversubscription, shorten cables, or let roce-tune size the pool (remove the pinned size)")]
+
+
 def _accounting(asic: AsicSpec, port_headrooms: list[tuple[str, Headroom, int]], admin_up_ports: int,
                 shared_headroom_pool: bool, oversubscription: int) -> dict[str, int]:
     """All reservation terms of the pool computation (bytes)."""
@@ -111,10 +177,14 @@ def _accounting(asic: AsicSpec, port_headrooms: list[tuple[str, Headroom, int]],
     if shared_headroom_pool:
         xoff_sum = sum(max(0, h.xon_bytes + h.xoff_bytes - h.size_bytes) * n for h, n in lossless)
         private = PRIVATE_HEADROOM_BYTES * len(lossless) if _spectrum(asic) else 0
-        shp = math.ceil(max(0, xoff_sum - private) / oversubscription) or SHP_DEFAULT_BYTES
+        shp_ratio = math.ceil(max(0, xoff_sum - private) / oversubscription) or SHP_DEFAULT_BYTES
+        shp_floor, _ = shp_required_bytes(_pool_draws(port_headrooms), oversubscription)
+        shp = max(shp_ratio, shp_floor)
     acc = {"buffer_bytes": asic.buffer_bytes, "lossless_pg_bytes": pg_reserved, "shp_bytes": shp,
            "private_headroom_bytes": private, "shp_xoff_sum_bytes": xoff_sum, "lossless_ports": len(lossless),
            "admin_up_ports": admin_up_ports}
+    if shared_headroom_pool:
+        acc.update(shp_ratio_bytes=shp_ratio, shp_required_bytes=shp_floor)
     if _spectrum(asic):
         n8 = min(admin_up_ports, sum(1 for h, _ in lossless if h.lanes >= 8))
         per_port = 2 * ((admin_up_ports - n8) * _lossy_pg_bytes(asic, 1) + n8 * _lossy_pg_bytes(asic, 8))
@@ -271,11 +341,13 @@ def derive_buffers(asic: AsicSpec, port_headrooms: list[tuple[str, Headroom, int
 
 def _shp_rationale(asic: AsicSpec, acc: dict[str, int], ratio: int) -> Rationale:
     return Rationale(
-        formula="ceil((sum over lossless PGs of (xon + xoff - size) - 10 KiB * lossless ports) / over_subscribe_ratio);"
-                " 655360 if that is 0",
-        inputs={k: acc[k] for k in ("shp_xoff_sum_bytes", "private_headroom_bytes", "lossless_ports", "shp_bytes")}
+        formula="max(ceil((sum over lossless PGs of (xon + xoff - size) - 10 KiB * lossless ports) / "
+                "over_subscribe_ratio) (655360 if 0), sum of the k largest PG xoff with k = ceil(lossless PGs / "
+                "over_subscribe_ratio)) -- the second term is the lossless-safety floor (RT204)",
+        inputs={k: acc[k] for k in ("shp_xoff_sum_bytes", "private_headroom_bytes", "lossless_ports", "shp_ratio_bytes",
+                                    "shp_required_bytes", "shp_bytes")}
         | {"over_subscribe_ratio": ratio},
-        source=_POOL_LUA,
+        source=f"{_POOL_LUA}; {_SHP_DESIGN}",
         note="" if _spectrum(asic) else "no private headroom term outside Spectrum (Broadcom SKUs: sum xoff / ratio)")
 
 

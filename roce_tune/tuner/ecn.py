@@ -151,7 +151,9 @@ def derive_ecn(
         fan_in: largest N-to-1 fan-in onto this queue (flows in the fluid model; < 1 is modelled as 1).
         pfc_trigger_bytes: ingress PG occupancy at which PFC XOFF fires (bytes).
         dcqcn_params: NIC DCQCN params (``Dcqcn.params`` keys) for the fluid model.
-        asic_ecn_separate: the ASIC has ECN thresholds separate from WRED drop thresholds.
+        asic_ecn_separate: separate WRED drop thresholds for non-ECT packets can be configured (the ASIC
+            has them and the switch's platform syntax can say them); otherwise the profile has none and
+            its rationale says non-ECT packets are dropped on the ECN ramp.
         profile: ``derived`` or a name in :data:`NAMED_PROFILES`.
         overrides: pinned ``kmin_bytes`` / ``kmax_bytes`` (ints or "150KB") / ``pmax_percent``.
         name: profile name; default ``ROCE_LOSSLESS_{speed}G_N{fan_in}``.
@@ -259,6 +261,13 @@ def derive_ecn(
             "pmax_percent": pmax}, source="SONiC wred_ecn_marking_thresholds_HLD.md ('mark before drop'; example "
             "mark 256K-512K under drop 1M-2M); AZURE_LOSSLESS uses one probability for both",
             note="applies only to non-ECT packets on the lossless queue; ECT packets are marked on the ECN ramp")
+    else:
+        r["drop_min_bytes"] = Rationale(
+            formula="none: one WRED ramp per queue; non-ECT packets are dropped on the ECN ramp (Kmin..Kmax, Pmax)",
+            inputs={"kmin_bytes": kmin, "kmax_bytes": kmax, "pmax_percent": pmax},
+            source="SAI WRED with ECN marking enabled: ECT packets marked, non-ECT dropped on the same thresholds "
+                   "(SONiC WRED_PROFILE ecn_all, sonic-wred-profile.yang)",
+            note="the ASIC or the platform's syntax has no separate drop thresholds")
     return EcnProfile(
         name=name, speed_gbps=speed_gbps, source_profile=prof, kmin_bytes=kmin, kmax_bytes=kmax, pmax_percent=pmax,
         drop_min_bytes=drop_min, drop_max_bytes=drop_max, drop_probability_percent=drop_p,

@@ -3,7 +3,7 @@
 Implements the fixed point of the DCQCN delay-differential model of Zhu et al. (SIGCOMM 2015) as
 analysed in Zhu, Ghobadi, Misra, Padhye, "ECN or Delay: Lessons Learnt from Analysis of DCQCN and
 TIMELY" (CoNEXT 2016), Theorem "unique fixed point"; notation and parameter mapping in
-``docs/derivation.md#dcqcn-fluid-model`` §1.3-1.5. Pure Python (``math`` only).
+``docs/derivation.md#dcqcn-fluid-model``. Pure Python (``math`` only).
 
 All model quantities are in **packets** of :attr:`FluidParams.packet_bytes` (the authors used
 1000-byte packets), because ECN marking is a per-packet Bernoulli trial. At the fixed point, with

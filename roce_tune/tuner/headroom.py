@@ -14,11 +14,13 @@ They differ only in two inputs:
 ========================  ===========================================  ====================================
 model                     cable_bytes                                   peer_response
 ========================  ===========================================  ====================================
-``ieee`` (default)        true ``2*L*R/(c*8)``, c = 1.98e8 m/s          IEEE 802.3 Annex 31B.3.7 pause quanta
+``ieee``                  true ``2*L*R/(c*8)``, c = 1.98e8 m/s          IEEE 802.3 Annex 31B.3.7 pause quanta
 ``sonic-static``          true ``2*L*R/(c*8)``                          ``asic.peer_response_bytes`` (3.8 KiB)
 ``sonic-lua``             Lua units: true x 1000/1024                   pause quanta (Lua table)
 ========================  ===========================================  ====================================
 
+The default (:func:`select_headroom_model`) is ``sonic-static`` on ASICs whose SONiC static tables the
+catalog marks reproduced (``sonic_static_tables``), ``ieee`` elsewhere.
 ``sonic-static`` reproduces every row of SONiC's legacy ``pg_profile_lookup.ini`` for Spectrum-1/3
 (docs/derivation.md#headroom-models); ``sonic-lua`` (:func:`compute_headroom_sonic_lua`) reproduces the current SONiC Lua bit
 for bit (docs/derivation.md#headroom-models). Rounding: every byte value is rounded up to 1 KiB as SONiC does; the ASIC
@@ -52,7 +54,7 @@ PAUSE_QUANTA_PER_SPEED_GBPS: dict[int, int] = {
 ROUND_BYTES = 1024
 _MIN_PACKET_BYTES = 64  # ``minimal_packet_size`` in the Lua
 _LUA_SRC = "sonic-net/sonic-swss:cfgmgr/buffer_headroom_mellanox.lua (docs/derivation.md#headroom)"
-_STATIC_SRC = ("SONiC legacy pg_profile_lookup.ini generator, reproduced with the §1.2 structure "
+_STATIC_SRC = ("SONiC legacy pg_profile_lookup.ini generator, reproduced with the structure of the SONiC headroom formula "
                "(docs/derivation.md#headroom-models)")
 
 
@@ -236,13 +238,62 @@ def _headroom(asic: AsicSpec, speed_gbps: int, cable_m: float, port_mtu_bytes: i
             inputs={"speed_gbps": speed_gbps, "serdes_gbps": asic.serdes_gbps, "lanes": n_lanes},
             source="inventory port lanes" if lanes is not None else f"catalog {asic.id}.serdes_gbps"),
     }
-    return Headroom(
+    return static_pg_thresholds(Headroom(
         model=model,
         profile=profile_name(speed_gbps, cable_m, port_mtu_bytes=port_mtu_bytes, eight_lane=eight_lane,
                              shared_headroom_pool=shared_headroom_pool, model=model,
                              lossless_mtu_bytes=lossless_mtu_bytes, small_packet_percent=small_packet_percent),
         xon_bytes=xon, xoff_bytes=xoff, size_bytes=size, size_cells=math.ceil(size / asic.cell_bytes),
-        lanes=n_lanes, rationale=rationale)
+        lanes=n_lanes, rationale=rationale), port_mtu_bytes, asic.cell_bytes)
+
+
+_MLX5_SRC = ("torvalds/linux drivers/net/ethernet/mellanox/mlx5/core/en/port_buffer.c (xoff_threshold = "
+             "size - xoff, xon_threshold = xoff_threshold - max_mtu, size >= xoff + max_mtu + cell; docs/derivation.md#nic-headroom)")
+
+
+def static_pg_thresholds(hr: Headroom, port_mtu_bytes: int, cell_bytes: int) -> Headroom:
+    """``hr`` with its static-PG view: reserved buffer, pause (XOFF) and resume (XON) thresholds (bytes).
+
+    For platforms whose lossless PG is a reserved buffer with explicit pause and resume occupancies
+    (NX-OS ``pause buffer-size B pause-threshold P resume-threshold R``)::
+
+        buffer = max(size, xon + xoff, xoff + port_mtu + cell)
+        pause  = buffer - xoff       XOFF is sent while xoff bytes of room are left for the bytes in flight
+        resume = pause - port_mtu    XON one maximum frame lower: hysteresis, so the PG does not toggle
+                                     pause/resume on every frame
+
+    The structure is the mlx5 receive buffer's (``port_buffer.c``: ``xoff_threshold = size - xoff``,
+    ``xon_threshold = xoff_threshold - max_mtu``, buffer at least ``xoff + max_mtu + cell``), which keeps
+    resume >= one cell > 0. A shared-headroom-pool profile (size = xon) still needs xon + xoff here:
+    a static PG has no pool to draw xoff from.
+
+    >>> h = Headroom(model="ieee", profile="p", xon_bytes=19456, xoff_bytes=72704, size_bytes=92160,
+    ...              size_cells=960, lanes=4)
+    >>> s = static_pg_thresholds(h, 9216, 96)
+    >>> s.static_buffer_bytes, s.pause_threshold_bytes, s.resume_threshold_bytes
+    (92160, 19456, 10240)
+
+    Raises:
+        ValueError: non-positive MTU or cell.
+    """
+    if port_mtu_bytes <= 0 or cell_bytes <= 0:
+        raise ValueError(f"port MTU {port_mtu_bytes} B and cell {cell_bytes} B must be positive")
+    buffer = max(hr.size_bytes, hr.xon_bytes + hr.xoff_bytes, hr.xoff_bytes + port_mtu_bytes + cell_bytes)
+    pause = buffer - hr.xoff_bytes
+    resume = pause - port_mtu_bytes
+    inputs = {"size_bytes": hr.size_bytes, "xon_bytes": hr.xon_bytes, "xoff_bytes": hr.xoff_bytes,
+              "port_mtu_bytes": port_mtu_bytes, "cell_bytes": cell_bytes}
+    rationale = {
+        **hr.rationale,
+        "static_buffer_bytes": Rationale(formula="max(size, xon + xoff, xoff + port_mtu + cell)", inputs=inputs,
+                                         source=_MLX5_SRC, note="a static PG reserves xoff too (no shared pool)"),
+        "pause_threshold_bytes": Rationale(formula="static_buffer - xoff", inputs={**inputs, "static_buffer_bytes": buffer},
+                                           source=_MLX5_SRC, note="XOFF leaves xoff bytes for the bytes in flight"),
+        "resume_threshold_bytes": Rationale(formula="pause_threshold - port_mtu", inputs={**inputs, "pause_threshold_bytes": pause},
+                                            source=_MLX5_SRC, note="one maximum frame of hysteresis below pause"),
+    }
+    return hr.model_copy(update={"static_buffer_bytes": buffer, "pause_threshold_bytes": pause,
+                                 "resume_threshold_bytes": resume, "rationale": rationale})
 
 
 def compute_headroom(asic: AsicSpec, speed_gbps: int, cable_m: float, port_mtu_bytes: int,
@@ -276,6 +327,51 @@ def compute_headroom(asic: AsicSpec, speed_gbps: int, cable_m: float, port_mtu_b
         raise ValueError(f"unknown headroom model {name!r}: use ieee, sonic-static or sonic-lua")
     return _headroom(asic, speed_gbps, cable_m, port_mtu_bytes, lanes, name, shared_headroom_pool,
                      lossless_mtu_bytes, small_packet_percent)
+
+
+def select_headroom_model(asic: AsicSpec, requested: HeadroomModel | str | None) -> tuple[str, str, str]:
+    """The headroom model a switch's ports use, the other model shown beside it, and why.
+
+    ``requested`` (``policy.headroom_model``) wins. Unset, the vendor-validated model is chosen where the
+    catalog has one for the ASIC: ``sonic-static`` reproduces every row of SONiC's own
+    ``pg_profile_lookup.ini`` for Spectrum-1/2/3 (``asic.sonic_static_tables``, docs/derivation.md#headroom-models) -- the
+    numbers NVIDIA ships and validates -- while ``ieee`` gives 2.4-4x their xoff (100G/5 m on Spectrum-1:
+    72,704 B vs 30,720 B) from a worst-case 802.3 pause-quanta reaction budget. Elsewhere ``ieee``.
+
+    >>> from roce_tune.inventory.catalog import load_catalog
+    >>> select_headroom_model(load_catalog().asic("spectrum-3"), None)[:2]
+    ('sonic-static', 'ieee')
+    >>> select_headroom_model(load_catalog().asic("tomahawk-3"), None)[:2]
+    ('ieee', 'sonic-static')
+
+    Returns:
+        ``(chosen, other, reason)``.
+    """
+    name = requested.value if isinstance(requested, HeadroomModel) else requested
+    if name is not None:
+        chosen, reason = str(name), f"policy.headroom_model = {name}"
+    elif asic.sonic_static_tables:
+        chosen = "sonic-static"
+        reason = (f"default: {asic.id} has SONiC's vendor-validated static tables (pg_profile_lookup.ini), which "
+                  "sonic-static reproduces row for row (docs/derivation.md#headroom-models)")
+    else:
+        chosen = "ieee"
+        reason = (f"default: no vendor-validated static table for {asic.id} in the catalog; ieee (IEEE 802.3 "
+                  "31B.3.7 reaction budget, true cable bytes)")
+    return chosen, ("ieee" if chosen != "ieee" else "sonic-static"), reason
+
+
+def with_model_comparison(hr: Headroom, other: Headroom, reason: str) -> Headroom:
+    """``hr`` with a ``model`` rationale naming the chosen model, why, and the other model's numbers
+    (plan.md shows both)."""
+    why = Rationale(
+        formula="policy.headroom_model, else sonic-static where the catalog has SONiC static tables for the ASIC, "
+                "else ieee",
+        inputs={"model": hr.model, f"{hr.model}_xoff_bytes": hr.xoff_bytes, f"{hr.model}_size_bytes": hr.size_bytes,
+                "other_model": other.model, f"{other.model}_xoff_bytes": other.xoff_bytes,
+                f"{other.model}_size_bytes": other.size_bytes},
+        source=f"{_STATIC_SRC}; {_LUA_SRC}", note=reason)
+    return hr.model_copy(update={"rationale": {**hr.rationale, "model": why}})
 
 
 def compute_headroom_sonic_lua(asic: AsicSpec, speed_gbps: int, cable_m: float, port_mtu_bytes: int = 9100,

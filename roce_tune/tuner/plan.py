@@ -31,6 +31,7 @@ from roce_tune.inventory.topology import Topology, asic_of, build_topology
 from roce_tune.plan import (
     construct_trusted, Classification, Headroom, HostPlan, NicPlan, Plan, PlanSummary, PortPlan, Rationale, SwitchPlan,
 )
+from roce_tune.platforms import get_platform
 from roce_tune.tuner import (
     buffers, classification, consistency, dcqcn, deadlock, ecn, headroom, nccl, provenance, watchdog,
 )
@@ -199,16 +200,24 @@ def _derive_switch(inv: Inventory, topo: Topology, catalog: Catalog, sw: Switch,
     policy = inv.policy
     asic = catalog.asic(asic_of(sw, catalog))
     prios = sorted(policy.lossless_priorities)
+    # separate non-ECT drop thresholds only where both the ASIC and the platform's syntax have them: the
+    # plan never carries a number the rendered file cannot say (platforms/base.py ecn_drop_thresholds)
+    ecn_separate = asic.ecn_separate_thresholds and get_platform(sw.platform.value).SPEC.ecn_drop_thresholds
     shp = asic.shared_headroom_pool if policy.shared_headroom_pool is None else (
         policy.shared_headroom_pool and asic.shared_headroom_pool)
     facts = _port_facts(topo, sw, asic)
+    model, other_model, model_reason = headroom.select_headroom_model(asic, policy.headroom_model)
     headrooms: dict[str, Headroom] = {}
     for f in facts:
         if not f.lossless:
             continue
-        hr = memo.get(("hr", asic.id, f.speed_gbps, f.cable_m, f.mtu, f.lanes, policy.headroom_model, shp),
-                      lambda: headroom.compute_headroom(asic, f.speed_gbps, f.cable_m, f.mtu, lanes=f.lanes,
-                                                        model=policy.headroom_model, shared_headroom_pool=shp))
+        hr = memo.get(("hr", asic.id, f.speed_gbps, f.cable_m, f.mtu, f.lanes, model, shp),
+                      lambda: headroom.with_model_comparison(
+                          headroom.compute_headroom(asic, f.speed_gbps, f.cable_m, f.mtu, lanes=f.lanes, model=model,
+                                                    shared_headroom_pool=shp),
+                          headroom.compute_headroom(asic, f.speed_gbps, f.cable_m, f.mtu, lanes=f.lanes,
+                                                    model=other_model, shared_headroom_pool=shp),
+                          model_reason))
         sources = resolve_override_sources(policy, role=sw.role.value, device=sw.name, port=f.name,
                                            params=HEADROOM_PARAMS[:3])
         if sources:
@@ -220,6 +229,7 @@ def _derive_switch(inv: Inventory, topo: Topology, catalog: Catalog, sw: Switch,
                 derived_hr, hr, {k: f"policy.overrides[{i}].set.{k}" for k, (_, i) in sources.items()}, shp,
                 sw.name, f.name))
             hr = hr.model_copy(update={"profile": f"{hr.profile}_pinned_{f.name.replace('/', '_').replace(':', '_')}"[:63]})
+            hr = headroom.static_pg_thresholds(hr, f.mtu, asic.cell_bytes)  # thresholds follow the pinned values
         headrooms[f.name] = hr
         over = memo.get(("adm", asic.id, hr.xon_bytes, hr.xoff_bytes, hr.size_bytes, len(prios), f.lanes), lambda: bool(
             buffers.check_headroom_admission(asic, "-", "-", hr, len(prios), f.lanes)))
@@ -233,6 +243,9 @@ def _derive_switch(inv: Inventory, topo: Topology, catalog: Catalog, sw: Switch,
                                                   admin_up, shp, policy.shp_oversubscription))
     if memo.get(("buf-check", id(buf)), lambda: bool(buffers.check_total_buffer(asic, "-", buf))):
         findings.extend(buffers.check_total_buffer(asic, sw.name, buf))
+    findings.extend(buffers.check_shared_headroom_pool(
+        sw.name, buf.shared_headroom_pool_bytes, [(n, h, len(prios)) for n, h in headrooms.items()],
+        policy.shp_oversubscription))
     pool = next(p for p in buf.pools if p.name == "ingress_lossless_pool")
     egress = next((p for p in buf.pools if p.name == "egress_lossless_pool"), pool)
     profile_th = {p.name: p.dynamic_th for p in buf.profiles}
@@ -254,9 +267,9 @@ def _derive_switch(inv: Inventory, topo: Topology, catalog: Catalog, sw: Switch,
             params = memo.get(("dq", nic.id, f.speed_gbps), lambda: dcqcn.derive_dcqcn(
                 nic, f.speed_gbps, policy.dcqcn, prios, policy.cnp_dscp, policy.cnp_priority)).params
             pins = resolve_overrides(policy, role=sw.role.value, device=sw.name, port=f.name, params=ECN_PARAMS)
-            prof = memo.get(("ecn", f.speed_gbps, rtt_us, f.fan_in, trigger, nic.id, asic.ecn_separate_thresholds,
+            prof = memo.get(("ecn", f.speed_gbps, rtt_us, f.fan_in, trigger, nic.id, ecn_separate,
                              queue_buffer, tuple(sorted(pins.items()))), lambda: _ecn_profile(
-                f.speed_gbps, rtt_us, f.fan_in, trigger, params, asic.ecn_separate_thresholds,
+                f.speed_gbps, rtt_us, f.fan_in, trigger, params, ecn_separate,
                 policy.ecn_profile.value, pins, queue_buffer, egress.size_bytes))
             if pins:  # pinned values get their own name; equal pins share it (unique_ecn adds _V2 … for others)
                 prof = prof.model_copy(update={"name": f"{prof.name}_PIN"})

@@ -24,6 +24,7 @@ SINGLE_VALUE = tuple(re.compile(p) for p in (
     r"(class-of-service schedulers \S+ (?:transmit-rate|priority|buffer-size)) ",
     r"(class-of-service forwarding-classes class \S+ queue-num) ",
     r"(class-of-service drop-profiles \S+ interpolate (?:fill-level|drop-probability)) ",
+    r"(class-of-service congestion-notification-profile \S+ pfc-watchdog (?:poll-interval|detection|recovery|watchdog-action)) ",
     r"(class-of-service shared-buffer (?:ingress|egress) buffer-partition \S+ percent) ",
     r"(class-of-service scheduler-maps \S+ forwarding-class \S+ scheduler) ",
     r"(interfaces \S+ (?:mtu|description)) ",

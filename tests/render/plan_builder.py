@@ -30,6 +30,7 @@ from roce_tune.plan import (
     SwitchPlan,
     Watchdog,
 )
+from roce_tune.tuner.headroom import static_pg_thresholds
 
 ROCE_DSCP, CNP_DSCP, LOSSLESS_PRIO, CNP_QUEUE = 26, 48, 3, 6
 
@@ -81,8 +82,9 @@ def port(name: str, speed: int, *, lossless: bool = True, cable_m: float = 3.0, 
     hr = None
     if lossless:
         xoff = 20_000 + int(cable_m * 1000) * speed // 100
-        hr = Headroom(model="ieee", profile=f"pg_lossless_{speed}g_{int(cable_m)}m", xon_bytes=18_432,
-                      xoff_bytes=xoff, size_bytes=18_432 + xoff, size_cells=(18_432 + xoff) // 256, lanes=speed // 100)
+        hr = static_pg_thresholds(Headroom(
+            model="ieee", profile=f"pg_lossless_{speed}g_{int(cable_m)}m", xon_bytes=18_432, xoff_bytes=xoff,
+            size_bytes=18_432 + xoff, size_cells=(18_432 + xoff) // 256, lanes=speed // 100), mtu, 256)
     return PortPlan(name=name, speed_gbps=speed, lanes=max(1, speed // 100), mtu=mtu, cable_m=cable_m, admin_up=True,
                     peer=peer, peer_kind=kind if peer else "none", direction=direction, lossless=lossless,  # type: ignore[arg-type]
                     pfc_priorities=[LOSSLESS_PRIO] if lossless else [], headroom=hr,

@@ -70,17 +70,29 @@ def test_watchdog_in_seconds() -> None:
     for line in ("priority-flow-control pause watchdog default timeout 0.2",
                  "priority-flow-control pause watchdog default recovery-time 0.2",
                  "priority-flow-control pause watchdog default polling-interval 0.1",
-                 "priority-flow-control pause watchdog action drop"):
+                 "   priority-flow-control pause watchdog port action drop"):
         assert line in text.splitlines()
     assert eos.seconds(50) == "0.05" and eos.seconds(1000) == "1" and eos.seconds(1500) == "1.5"
 
 
-def test_watchdog_actions_map_or_are_stated() -> None:
-    _, fwd = _render(action="forward")
-    assert "priority-flow-control pause watchdog action no-drop" in fwd
+def test_watchdog_actions_map_to_what_eos_has() -> None:
+    """EOS per-port actions are drop and notify-only (default errdisable); there is no no-drop."""
+    plan = build_plan()
+    assert not eos.render_findings(plan, plan.switch("leaf1"))
     _, alert = _render(action="alert")
-    assert "pause watchdog action" not in alert
-    assert "! plan action 'alert' has no EOS equivalent" in alert
+    assert "   priority-flow-control pause watchdog port action notify-only" in alert.splitlines()
+    assert not eos.render_findings(build_plan(action="alert"), build_plan(action="alert").switch("leaf1"))
+    _, fwd = _render(action="forward")
+    assert "no-drop" not in fwd.replace("priority-flow-control priority 3 no-drop", "")
+    assert "   priority-flow-control pause watchdog port action drop" in fwd.splitlines()
+    assert "! plan action 'forward' has no EOS equivalent" in fwd
+    fplan = build_plan(action="forward")
+    found = eos.render_findings(fplan, fplan.switch("leaf1"))
+    assert [f.rule for f in found] == ["RT241"] and "rendered as drop" in found[0].message
+    for text in (alert, fwd):  # the only action lines are the per-port ones, every one of a known action
+        actions = re.findall(r"pause watchdog (?:port )?action (\S+)", text)
+        assert actions and set(actions) <= {"drop", "notify-only"}
+        assert "pause watchdog action" not in text
 
 
 def test_polling_rule_is_flagged() -> None:
@@ -102,7 +114,7 @@ def test_mtu_clamped_to_eos_maximum_and_said_so() -> None:
 def test_no_headroom_knob_is_said_not_configured() -> None:
     _, text = _render()
     section = text.split("! ===== buffers =====")[1].split("! ===== ecn =====")[0]
-    assert "no simple per-port PFC headroom knob" in section
+    assert "no simple per-port PFC headroom knob" in section and "FADT" in section
     assert all(ln.startswith("!") for ln in section.strip().splitlines())
     assert "Ethernet5/1: cable 20.0 m, xoff 40000 B" in section
 

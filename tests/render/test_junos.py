@@ -11,10 +11,11 @@ import re
 
 import pytest
 
-from roce_tune.plan import EcnProfile
+from roce_tune.plan import EcnProfile, Plan
 from roce_tune.platforms import get_platform, junos
 
 from . import cli_structure as cs
+from . import junos_yang
 from .plan_builder import build_plan
 
 
@@ -75,7 +76,12 @@ def test_one_cnp_per_cable_length_with_watchdog() -> None:
         assert f"set class-of-service congestion-notification-profile {name} input dscp code-point 011010 pfc" in text
         assert f"set class-of-service congestion-notification-profile {name} pfc-watchdog poll-interval 100" in text
         assert f"set class-of-service congestion-notification-profile {name} pfc-watchdog detection 2" in text
-        assert f"set class-of-service congestion-notification-profile {name} pfc-watchdog recovery-time 200" in text
+        assert f"set class-of-service congestion-notification-profile {name} pfc-watchdog recovery 200" in text
+        assert f"set class-of-service congestion-notification-profile {name} pfc-watchdog watchdog-action drop" in text
+        # Juniper's watchdog page: the watchdog works only on queues declared flow-control queues
+        assert (f"set class-of-service congestion-notification-profile {name} output ieee-802.1 code-point 011 "
+                "flow-control-queue 3") in text
+    assert "recovery-time" not in text
 
 
 def test_lossy_port_gets_mtu_only() -> None:
@@ -84,14 +90,22 @@ def test_lossy_port_gets_mtu_only() -> None:
     assert lines == ["set interfaces et-0/0/31 mtu 9216"]
 
 
-def test_watchdog_action_and_flow_control_notes() -> None:
+def test_watchdog_action_and_flow_control_queues() -> None:
     _, text = _render(action="forward")
-    assert "plan action 'forward': the Junos watchdog flushes the stalled queue" in text
+    assert "pfc-watchdog watchdog-action forward" in text
+    plan = build_plan(action="alert")
+    _, alert = _render(action="alert")
+    assert "pfc-watchdog watchdog-action" not in alert and "plan action 'alert' has no Junos watchdog-action" in alert
+    found = junos.render_findings(plan, plan.switch("leaf3"))
+    assert [f.rule for f in found if "watchdog" in f.message] == ["RT241"]
+    assert not [f for f in junos.render_findings(build_plan(), build_plan().switch("leaf3")) if "watchdog" in f.message]
+    # a lossless priority on another queue: the output stanza names that priority's code point and queue
     plan = build_plan()
     cls = plan.classification.model_copy(update={"lossless_queues": [5], "pfc_priority_to_queue": {
         **plan.classification.pfc_priority_to_queue, 3: 5}, "tc_to_queue": {**plan.classification.tc_to_queue, 3: 5}})
     text = junos.render(plan.model_copy(update={"classification": cls}), plan.switch("leaf3"))["leaf3.set"]
-    assert "# lossless queue 5 is not a default PFC flow-control queue" in text
+    assert "output ieee-802.1 code-point 011 flow-control-queue 5" in text
+    assert "flow-control-queue 3" not in text
 
 
 def test_every_line_is_set_or_comment_and_sections_in_order() -> None:
@@ -154,14 +168,89 @@ def test_coarse_percent_resolution_reaches_the_plan_review_and_lint() -> None:
     found: list = []
     files = render_outputs(plan, include_hosts=False, findings=found)
     junos_leaves = sorted(sw.name for sw in plan.switches if sw.platform == "junos")
+    found = [f for f in found if f.location.device in set(junos_leaves)]  # other platforms have their own RT241
     flagged = sorted({f.location.device for f in found if f.rule == "RT241"})
     assert flagged == [n for n in junos_leaves if "# WARNING: whole-percent" in files[f"switches/{n}.set"]]
     assert flagged, "the mixed-vendor QFX ramps are coarser than 1 % of their queue buffer"
     assert all(f.severity.value == "warning" and "Kmin from 75000 B" in f.message for f in found)
-    assert [f["rule"] for f in json.loads(files["plan.json"])["findings"]].count("RT241") == len(found)
+    assert len([f for f in json.loads(files["plan.json"])["findings"]
+                if f["rule"] == "RT241" and f["location"]["device"] in junos_leaves]) == len(found)
     assert "RT241" in files["plan.md"]
     assert not [f for f in plan.findings if f.rule == "RT241"]  # the tuner's plan itself is unchanged
     hand = build_plan()
     quiet: list = []
     render_outputs(hand, include_hosts=False, findings=quiet)
-    assert not [f for f in quiet if f.rule == "RT241"]
+    assert not [f for f in quiet if f.rule == "RT241" and f.location.device == "leaf3"]
+
+
+# --- Juniper's own YANG: every set line walked through the schema (tests/render/junos_yang.py) ----
+def _schema():  # type: ignore[no-untyped-def]
+    pytest.importorskip("pyang")
+    schema = junos_yang.load_junos_yang()
+    if schema is None:
+        pytest.skip(f"Juniper YANG not found at {junos_yang.JUNOS_YANG_DIR}")
+    return schema
+
+
+def _watchdog_variants(plan: Plan) -> list[Plan]:
+    """The plan as derived plus non-default watchdog settings (every action, long/short timers)."""
+    out = [plan]
+    for action, det, rest, poll in (("forward", 500, 60000, 250), ("alert", 100, 100, 100), ("drop", 5000, 600, 1000)):
+        switches = [sw.model_copy(update={"watchdog": sw.watchdog.model_copy(update={
+            "action": action, "detection_ms": det, "restoration_ms": rest, "poll_ms": poll})}) for sw in plan.switches]
+        out.append(plan.model_copy(update={"switches": switches}))
+    off = [sw.model_copy(update={"watchdog": sw.watchdog.model_copy(update={"enabled": False})}) for sw in plan.switches]
+    return [*out, plan.model_copy(update={"switches": off})]
+
+
+def _shipped_junos_inventories() -> list[str]:
+    names = []
+    for path in sorted((junos_yang.REPO_ROOT / "inventories").glob("*.yaml")):
+        if re.search(r"^\s*platform:\s*junos\b", path.read_text(encoding="utf-8"), re.MULTILINE):
+            names.append(path.stem)
+    return names
+
+
+def test_shipped_inventories_with_junos_are_found() -> None:
+    assert "mixed-vendor" in _shipped_junos_inventories()
+
+
+@pytest.mark.parametrize("inventory", _shipped_junos_inventories())
+def test_every_set_line_is_in_junipers_yang(inventory: str) -> None:
+    schema = _schema()
+    checked = 0
+    for plan in _watchdog_variants(cs.pipeline_plan(inventory)):
+        files = cs.render_platform(plan, "junos")
+        assert files
+        for text in files.values():
+            checked += junos_yang.check_set_text(schema, text)
+    assert checked > 100
+
+
+def test_hand_built_plan_set_lines_are_in_junipers_yang() -> None:
+    schema = _schema()
+    for plan in _watchdog_variants(build_plan()):
+        assert junos_yang.check_set_text(schema, junos.render(plan, plan.switch("leaf3"))["leaf3.set"]) > 30
+
+
+def test_yang_check_rejects_planted_errors() -> None:
+    """An unknown keyword, an out-of-range value, a bad enum/pattern and a missing companion statement
+    (pfc-watchdog without the output flow-control queues) each fail the check."""
+    schema = _schema()
+    _, text = _render()
+    assert junos_yang.check_set_text(schema, text) > 30
+    cnp = "set class-of-service congestion-notification-profile RT_PFC_3M"
+    planted = {
+        "pfc-watchdog recovery-time 200": f"{cnp} pfc-watchdog recovery-time 200",
+        "70000": f"{cnp} pfc-watchdog recovery 70000",  # uint16
+        "flow-control-queue": f"{cnp} output ieee-802.1 code-point 011 flow-control-queue 9",  # 0..7
+        "code-point": f"{cnp} output ieee-802.1 code-point 3 flow-control-queue 3",  # xxx bits
+        "watchdog-action": f"{cnp} pfc-watchdog watchdog-action alert",  # drop | forward
+        "incomplete": "set class-of-service forwarding-classes",
+    }
+    for what, line in planted.items():
+        with pytest.raises(junos_yang.JunosSchemaError, match=what if what != "incomplete" else "incomplete"):
+            junos_yang.check_set_text(schema, text + line + "\n")
+    without_output = "\n".join(ln for ln in text.splitlines() if " output ieee-802.1 " not in ln)
+    with pytest.raises(junos_yang.JunosSchemaError, match="output"):
+        junos_yang.check_set_text(schema, without_output)

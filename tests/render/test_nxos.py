@@ -43,7 +43,8 @@ def test_ecn_in_kbytes_per_speed() -> None:
                       "Ethernet1/3": "RT_EGRESS_ecn-400g", "Ethernet1/64": "RT_EGRESS_LOSSY"}
 
 
-def test_headroom_as_ingress_pause_thresholds() -> None:
+def test_headroom_as_ingress_pause_thresholds_with_hysteresis() -> None:
+    """The tuner's static-PG numbers are printed as they are; resume sits one MTU below pause."""
     plan, text = _render()
     sw = plan.switch("spine1")  # type: ignore[attr-defined]
     for port in sw.ports:
@@ -54,18 +55,17 @@ def test_headroom_as_ingress_pause_thresholds() -> None:
                           r"    pause buffer-size (\d+) pause-threshold (\d+) resume-threshold (\d+)$", text, re.MULTILINE)
         assert block, hr.profile
         size, pause, resume = map(int, block.groups())
-        assert (size, pause, resume) == (hr.xon_bytes + hr.xoff_bytes, hr.xon_bytes, hr.xon_bytes)  # size = xon + xoff here
+        assert (size, pause, resume) == (hr.static_buffer_bytes, hr.pause_threshold_bytes, hr.resume_threshold_bytes)
+        assert (size, pause, resume) == (hr.xon_bytes + hr.xoff_bytes, hr.xon_bytes, hr.xon_bytes - port.mtu)
+        assert resume < pause, "pause and resume at the same occupancy: no hysteresis"
         assert re.search(rf"^interface {re.escape(port.name)}\n(?:  .*\n)*?  service-policy type queuing input "
                          rf"RT_INGRESS_{hr.profile}$", text, re.MULTILINE)
-    # the 93180YC-EX minimum quoted in VENDORS.md §4: buffer 27456, pause = resume = 12480 -> xoff 14976
-    hr = sw.ports[0].headroom.model_copy(update={"size_bytes": 27456, "xoff_bytes": 14976, "xon_bytes": 12480})
-    assert {k: v for k, v in nxos._headroom(hr, [3]).items() if k in ("size", "pause", "resume")} == \
-        {"size": 27456, "pause": 12480, "resume": 12480}
-    # a shared-headroom-pool profile (size = xon only) still gets xon + xoff of static PG buffer
-    shp = nxos._headroom(hr.model_copy(update={"size_bytes": 3072, "xon_bytes": 3072, "xoff_bytes": 277504}), [3])
-    assert (shp["size"], shp["pause"], shp["resume"]) == (280576, 3072, 3072)
-    with pytest.raises(ValueError, match="no pause point"):
-        nxos._headroom(hr.model_copy(update={"xon_bytes": 0, "xoff_bytes": 27456}), [3])
+    # no static-PG numbers in the plan (not derived by the tuner): refused, not guessed here
+    bare = sw.ports[0].headroom.model_copy(update={"pause_threshold_bytes": None})
+    with pytest.raises(ValueError, match="no static-PG"):
+        nxos._headroom(bare, [3])
+    with pytest.raises(ValueError, match="0 < resume < pause"):
+        nxos._headroom(sw.ports[0].headroom.model_copy(update={"resume_threshold_bytes": 0}), [3])
 
 
 def test_no_drop_only_on_lossless_class_and_unused_queues_zero() -> None:
@@ -88,21 +88,20 @@ def test_classification_ranges_and_default() -> None:
     assert view.dscp_to_queue[40] == 6 and view.dscp_to_queue[26] == 3 and view.dscp_to_queue[0] == 0
 
 
-def test_watchdog_multipliers_and_default_interval() -> None:
-    _, text = _render()
+def test_watchdog_only_sourced_lines_and_a_finding_for_the_timers() -> None:
+    """Only ``watch-dog-interval on`` has a Cisco source; the unverified interval/multiplier lines are gone
+    and the plan's timers are an RT241 finding (device defaults apply)."""
+    plan, text = _render()
     lines = text.splitlines()
     assert "priority-flow-control watch-dog-interval on" in lines
-    assert "priority-flow-control watch-dog shutdown-multiplier 2" in lines
-    assert "priority-flow-control auto-restore multiplier 2" in lines
-    assert not any(ln.startswith("priority-flow-control watch-dog interval") for ln in lines)  # 100 ms = default
+    assert not [ln for ln in lines if not ln.startswith("!") and ("multiplier" in ln or "watch-dog " in ln)]
+    found = nxos.render_findings(plan, plan.switch("spine1"))  # type: ignore[attr-defined]
+    assert [f.rule for f in found] == ["RT241"] and "detection 200 ms" in found[0].message
     plan = build_plan(action="forward")
     sw = plan.switch("spine1")
-    slow = sw.model_copy(update={"watchdog": sw.watchdog.model_copy(update={"poll_ms": 200, "restoration_ms": 600})})
-    text = nxos.render(plan, slow)["spine1.cfg"]
-    assert "priority-flow-control watch-dog interval 200" in text
-    assert "priority-flow-control watch-dog shutdown-multiplier 1" in text
-    assert "priority-flow-control auto-restore multiplier 3" in text
-    assert "plan action 'forward': NX-OS always drops" in text
+    off = sw.model_copy(update={"watchdog": sw.watchdog.model_copy(update={"enabled": False})})
+    assert nxos.render_findings(plan, off) == []
+    assert "action forward" in nxos.render_findings(plan, sw)[0].message
 
 
 def test_lossy_port_pfc_off_no_classification() -> None:

@@ -58,7 +58,7 @@ def _running(sw: SwitchPlan) -> dict[str, dict]:
 
 # --- YANG ----------------------------------------------------------------------------------------
 @pytest.mark.parametrize("asic,kw", [("spectrum-4", {}), ("tomahawk-3", {}), ("spectrum-3", {"watchdog": False}),
-                                     ("spectrum-4", {"separate_ecn": True, "lossless": [3, 4]})])
+                                     ("spectrum-4", {"lossless": [3, 4]})])
 def test_rendering_validates_against_sonic_yang(yang: yh.SonicYang, asic: str, kw: dict) -> None:
     cls = pb.classification(kw.get("lossless", pb.LOSSLESS))  # type: ignore[arg-type]
     sw = pb.switch("leaf1", "sonic", asic, PORTS, **kw)
@@ -295,6 +295,53 @@ def test_refuses_what_sonic_cannot_express() -> None:
         sonic.render(plan, renamed)
     with pytest.raises(ValueError, match="not sonic"):
         sonic.render(plan, sw.model_copy(update={"platform": "cumulus"}))
+    # separate non-ECT drop thresholds: WRED_PROFILE has one ramp; refused instead of silently not written
+    separate = pb.switch("leaf1", "sonic", "spectrum-4", PORTS, separate_ecn=True)
+    with pytest.raises(ValueError, match="cannot express"):
+        sonic.render(pb.plan([separate], pb.classification(pb.LOSSLESS)), separate)
+
+
+@pytest.mark.parametrize("inventory", sorted(p.stem for p in (Path(__file__).resolve().parents[2] / "inventories")
+                                             .glob("*.yaml")))
+def test_plan_md_ecn_numbers_are_the_wred_profile_numbers(inventory: str) -> None:
+    """By construction: a SONiC switch's plan has no drop thresholds it cannot render (the tuner asks the
+    platform), the WRED_PROFILE ramp is the plan's Kmin/Kmax, and plan.md's drop columns show exactly that
+    ramp. Before the fix plan.md said drop 206-412 KB while the file dropped non-ECT on Kmin..Kmax."""
+    from roce_tune.render.outputs import render_outputs
+
+    plan = pipeline_plan(inventory)
+    sonic_switches = [sw for sw in plan.switches if sw.platform == "sonic"]
+    if not sonic_switches:
+        pytest.skip(f"{inventory} has no SONiC switch")
+    files = render_outputs(plan, include_hosts=False)
+    md = files["plan.md"]
+    for sw in sonic_switches:
+        db = json.loads(files[f"switches/{sw.name}.json"])
+        for e in sw.ecn_profiles:
+            assert e.drop_min_bytes is None and e.drop_max_bytes is None, (sw.name, e.name)
+            wred = db["WRED_PROFILE"][e.name]
+            kmin, kmax = int(wred["green_min_threshold"]), int(wred["green_max_threshold"])
+            assert (kmin, kmax) == (e.kmin_bytes, e.kmax_bytes)
+            row = next(ln for ln in md.splitlines() if ln.startswith(f"| {e.name} |"))
+            cells = [c.strip() for c in row.strip("|").split("|")]
+            assert cells[3:8] == [str(kmin), str(kmax), str(e.pmax_percent), f"{kmin} (ECN ramp)", f"{kmax} (ECN ramp)"]
+
+
+@pytest.mark.parametrize("inventory,switches", [("spectrum-x-su", ["su1-leaf1"]), ("mixed-vendor", ["leaf5", "leaf6"])])
+def test_plan_md_runbook_says_what_a_qos_reload_wipes(inventory: str, switches: list[str]) -> None:
+    from roce_tune.render.outputs import render_outputs
+
+    files = render_outputs(pipeline_plan(inventory), include_hosts=False)
+    runbook = files["plan.md"].split("## Runbook: SONiC")[1].split("\n## ")[0]
+    for name in switches:
+        written = sorted(json.loads(files[f"switches/{name}.json"]))
+        wiped = [t for t in written if t in sonic.QOS_RELOAD_CLEARED_TABLES]
+        assert set(written) - set(wiped) == {"PFC_WD", "PORT"}
+        line = next(ln for ln in runbook.splitlines() if name in ln)
+        assert f"delete {len(wiped)} of the {len(written)} tables" in line and "config load_minigraph" in line
+        assert all(t in line for t in wiped)
+    mixed = files["plan.md"] if inventory == "mixed-vendor" else ""
+    assert not mixed or "delete 13 of the 15 tables" in mixed  # Broadcom: no PFC_PRIORITY_TO_PRIORITY_GROUP_MAP
 
 
 # --- golden files ---------------------------------------------------------------------------------

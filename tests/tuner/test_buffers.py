@@ -32,10 +32,14 @@ def test_shared_headroom_pool_oracle() -> None:
     hr = compute_headroom_sonic_lua(SP4, 400, 40, 9100, lanes=4, shared_headroom_pool=True)
     assert hr.xoff_bytes == 264192
     buf = derive_buffers(SP4, _ports(hr, 32), 32, True, 8)
-    assert buf.shared_headroom_pool_bytes == 2_072_576
+    why = buf.rationale["shared_headroom_pool_bytes"].inputs
+    assert why["shp_ratio_bytes"] == 2_072_576  # the Lua's pool, reproduced
+    # ... raised to the lossless-safety floor: 64 PGs / ratio 8 = 8 PGs in headroom at once, 8 x 264192
+    assert why["shp_required_bytes"] == 8 * 264192 == 2_113_536
+    assert buf.shared_headroom_pool_bytes == 2_113_536
     pool = next(p for p in buf.pools if p.name == "ingress_lossless_pool")
-    assert pool.xoff_bytes == 2_072_576 and pool.mode == "dynamic"
-    assert "over_subscribe_ratio" in buf.rationale["shared_headroom_pool_bytes"].inputs
+    assert pool.xoff_bytes == 2_113_536 and pool.mode == "dynamic"
+    assert "over_subscribe_ratio" in why
 
 
 def test_shp_default_when_nothing_to_share() -> None:
@@ -188,3 +192,49 @@ def test_total_buffer_overflow() -> None:
 def test_bad_ratio() -> None:
     with pytest.raises(ValueError):
         derive_buffers(SP4, [], 1, True, 0)
+
+
+# --- RT204: the shared headroom pool must hold the xoff of the PGs that may be paused at once -------
+def test_shp_floor_is_the_k_largest_xoff() -> None:
+    from roce_tune.tuner.buffers import shp_required_bytes
+
+    assert shp_required_bytes([], 8) == (0, 0)
+    assert shp_required_bytes([156672, 156672], 8) == (156672, 1)  # never less than one PG's xoff
+    assert shp_required_bytes([100, 300, 200, 50], 2) == (500, 2)  # 4 PGs / 2 -> 2 paused at once
+    assert shp_required_bytes([10] * 64, 8) == (80, 8)
+    with pytest.raises(ValueError):
+        shp_required_bytes([1], 0)
+
+
+def test_rt203_fires_on_a_constructed_unsafe_pool() -> None:
+    """The lab-2node case before the fix: two lossless ports, ratio 8, pool 36608 B (the ratio formula)
+    against one port's xoff of about 157 KB."""
+    from roce_tune.tuner.buffers import check_shared_headroom_pool
+
+    asic = load_catalog().asic("spectrum-3")
+    hr = compute_headroom(asic, 400, 5, 9216, shared_headroom_pool=True)
+    ports = [("Ethernet0", hr, 1), ("Ethernet8", hr, 1)]
+    unsafe = check_shared_headroom_pool("lab-leaf1", 36608, ports, 8)
+    assert [(f.rule, f.severity) for f in unsafe] == [("RT204", Severity.error)]
+    assert unsafe[0].location.device == "lab-leaf1" and f"largest xoff {hr.xoff_bytes} B" in unsafe[0].message
+    assert check_shared_headroom_pool("lab-leaf1", hr.xoff_bytes, ports, 8) == []
+    assert check_shared_headroom_pool("lab-leaf1", hr.xoff_bytes, ports, 1)  # ratio 1: both may pause
+    assert check_shared_headroom_pool("lab-leaf1", None, ports, 8) == []  # no pool: PGs carry their own xoff
+
+
+def test_derived_pools_are_safe_for_every_shipped_inventory() -> None:
+    """The tuner sizes the pool to the floor: no shipped plan carries RT204, and lab-2node's pool holds
+    at least its largest xoff (it was 36,608 B against 156,672 B)."""
+    from tests.render.golden import pipeline_plan
+
+    inventories = sorted(p.stem for p in (Path(__file__).resolve().parents[2] / "inventories").glob("*.yaml"))
+    assert "lab-2node" in inventories
+    for inv in inventories:
+        plan = pipeline_plan(inv)
+        assert not [f for f in plan.findings if f.rule == "RT204"], inv
+        for sw in plan.switches:
+            shp = sw.buffers.shared_headroom_pool_bytes
+            xoffs = [p.headroom.xoff_bytes for p in sw.ports if p.lossless and p.headroom]
+            if shp is not None and xoffs:
+                assert shp >= max(xoffs), (inv, sw.name)
+                assert sw.buffers.rationale["shared_headroom_pool_bytes"].inputs["shp_required_bytes"] <= shp

@@ -222,3 +222,72 @@ def test_monotonic_in_speed_and_size_covers_xoff_xon(asic, model, cable, mtu) ->
         prev = hr
         assert compute_headroom(asic, speed, cable, mtu, model=model, shared_headroom_pool=True).size_bytes \
             == hr.xon_bytes
+
+
+def test_static_pg_thresholds_have_hysteresis() -> None:
+    """Static-PG view (NX-OS pause buffer-size/pause-threshold/resume-threshold): pause = buffer - xoff,
+    resume one port MTU lower (mlx5 port_buffer.c structure), buffer large enough to keep resume >= a cell."""
+    from roce_tune.plan import Headroom
+    from roce_tune.tuner.headroom import static_pg_thresholds
+
+    hr = Headroom(model="ieee", profile="p", xon_bytes=19456, xoff_bytes=72704, size_bytes=92160, size_cells=960, lanes=4)
+    s = static_pg_thresholds(hr, 9216, 96)
+    assert (s.static_buffer_bytes, s.pause_threshold_bytes, s.resume_threshold_bytes) == (92160, 19456, 10240)
+    assert s.resume_threshold_bytes < s.pause_threshold_bytes
+    assert s.rationale["resume_threshold_bytes"].formula == "pause_threshold - port_mtu"
+    # shared-headroom-pool profile (size = xon): a static PG still needs xon + xoff
+    shp = static_pg_thresholds(hr.model_copy(update={"size_bytes": 19456}), 9216, 96)
+    assert shp.static_buffer_bytes == 92160
+    # tiny xon: the buffer grows to xoff + MTU + cell so resume stays a whole cell above empty
+    small = static_pg_thresholds(hr.model_copy(update={"xon_bytes": 1024, "size_bytes": 1024}), 9216, 254)
+    assert (small.pause_threshold_bytes, small.resume_threshold_bytes) == (9216 + 254, 254)
+    with pytest.raises(ValueError):
+        static_pg_thresholds(hr, 0, 96)
+    # the tuner fills them for every derived lossless port
+    derived = compute_headroom(load_catalog().asic("spectrum-1"), 100, 5, 9216)
+    assert derived.resume_threshold_bytes == derived.pause_threshold_bytes - 9216 > 0
+
+
+# --- default headroom model: the vendor-validated one where the catalog has it ----------------------
+def test_default_model_is_vendor_validated_where_the_catalog_has_it() -> None:
+    from roce_tune.tuner.headroom import select_headroom_model
+
+    cat = load_catalog()
+    for asic_id in ("spectrum-1", "spectrum-2", "spectrum-3"):
+        assert select_headroom_model(cat.asic(asic_id), None)[:2] == ("sonic-static", "ieee")
+    for asic_id in ("spectrum-4", "tomahawk-3", "trident-4", "cloudscale-gx2"):
+        assert select_headroom_model(cat.asic(asic_id), None)[:2] == ("ieee", "sonic-static")
+    chosen, other, reason = select_headroom_model(cat.asic("spectrum-1"), HeadroomModel.ieee)
+    assert (chosen, other) == ("ieee", "sonic-static") and "policy.headroom_model" in reason
+
+
+def test_plan_shows_both_models_and_the_reason() -> None:
+    """lab-2node (Spectrum-3, no headroom_model): sonic-static is rendered, ieee's numbers are beside it in
+    the rationale and in plan.md; the DOMAIN.md oracle pair (SP1 100G/5 m: 30,720 vs 72,704 B) holds."""
+    from roce_tune.render.outputs import render_outputs
+    from tests.render.golden import pipeline_plan
+
+    sp1 = load_catalog().asic("spectrum-1")
+    assert compute_headroom(sp1, 100, 5, 9216, model="sonic-static").xoff_bytes == 30720
+    assert compute_headroom_sonic_lua(sp1, 100, 5).xoff_bytes == 72704
+
+    plan = pipeline_plan("lab-2node")
+    assert plan.policy["headroom_model"] is None
+    ports = [p for sw in plan.switches for p in sw.ports if p.headroom is not None]
+    assert ports
+    for p in ports:
+        why = p.headroom.rationale["model"]
+        assert p.headroom.model == "sonic-static" and why.inputs["other_model"] == "ieee"
+        assert why.inputs["sonic-static_xoff_bytes"] == p.headroom.xoff_bytes < why.inputs["ieee_xoff_bytes"]
+        assert "vendor-validated" in why.note
+    md = render_outputs(plan, include_hosts=False)["plan.md"]
+    section = md.split("## PFC headroom")[1].split("## Buffers")[0]
+    assert "| other model | its xoff B | its size B |" in section
+    hr = ports[0].headroom
+    assert f"| sonic-static | {hr.xon_bytes} | {hr.xoff_bytes} | {hr.size_bytes} |" in section
+    assert f"| ieee | {hr.rationale['model'].inputs['ieee_xoff_bytes']} |" in section
+    assert "- spectrum-3: **sonic-static** — default: spectrum-3 has SONiC's vendor-validated" in section
+    # site.yaml pins ieee: kept, and the static numbers are still shown
+    site = pipeline_plan("site")
+    hs = [p.headroom for sw in site.switches for p in sw.ports if p.headroom is not None]
+    assert {h.model for h in hs} == {"ieee"} and all("sonic-static_xoff_bytes" in h.rationale["model"].inputs for h in hs)
