@@ -7,8 +7,8 @@ problem at once.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from enum import Enum
-from typing import Iterable
 
 from pydantic import BaseModel, ConfigDict
 

@@ -12,9 +12,10 @@ import json
 import queue
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from roce_tune.deploy.credentials import CredentialError, Credentials, Redactor, resolve_credentials
 from roce_tune.deploy.drivers import (

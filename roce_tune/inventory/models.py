@@ -190,7 +190,7 @@ class Switch(_Strict):
     plane: int | None = Field(None, ge=0, le=7, description="plane in a dual-plane / dual-ToR design")
 
     @model_validator(mode="after")
-    def _one_way_to_give_rails(self) -> "Switch":
+    def _one_way_to_give_rails(self) -> Switch:
         if self.rail is not None and self.rails is not None:
             raise ValueError("give either 'rail' (one rail) or 'rails' (several), not both")
         if self.rails is not None and len(set(self.rails)) != len(self.rails):
@@ -274,7 +274,7 @@ class Override(_Strict):
     reason: str | None = Field(None, max_length=500)
 
     @model_validator(mode="after")
-    def _normalise_units(self) -> "Override":
+    def _normalise_units(self) -> Override:
         """Parse unit spellings by the parameter's unit suffix (``kmax_bytes: 400KB`` -> 400000)."""
         out: dict[str, int | float | str] = {}
         for key, value in self.set.items():
@@ -299,7 +299,7 @@ class Override(_Strict):
         return self
 
     @model_validator(mode="after")
-    def _port_needs_device(self) -> "Override":
+    def _port_needs_device(self) -> Override:
         if self.port and not self.device:
             raise ValueError("an override with 'port' also needs 'device'")
         if self.role and self.device:

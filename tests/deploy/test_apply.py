@@ -22,6 +22,8 @@ from tests.emulators import LOOPBACK_TIMING
 
 from .conftest import PASSWORD, REPO, emulated_inventory
 
+pytestmark = pytest.mark.emulator
+
 
 def _opts(tmp_path: Path, known: Path, **kw) -> ApplyOptions:  # type: ignore[no-untyped-def]
     """Apply options for the emulators: loopback netmiko pacing (they answer at once), logs in tmp_path."""
@@ -41,6 +43,7 @@ def mixed(tmp_path: Path):  # type: ignore[no-untyped-def]
     fleet.stop()
 
 
+@pytest.mark.slow
 def test_dry_run_push_and_idempotent(mixed, tmp_path: Path) -> None:
     fleet, inv, known = mixed
     targets, _ = load_source(inv)

@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextlib
 from pathlib import Path
 
+import pytest
 from netmiko import ConnectHandler
 
 from roce_tune.deploy.credentials import Credentials
@@ -33,6 +34,7 @@ def test_loopback_pacing_is_passed_not_defaulted() -> None:
     assert LOOPBACK_TIMING != SessionTiming()
 
 
+@pytest.mark.emulator
 def test_netmiko_session_runs_with_the_pacing_given(tmp_path: Path) -> None:
     """A real session to an emulator: netmiko keeps factor 1.0 for the default and 0.1 for loopback
     (netmiko itself would turn a fast_cli session's 1.0 into 0.1, so the default must say fast_cli=False)."""

@@ -26,6 +26,8 @@ from roce_tune.verify.run import VerifyOptions, verify_fabric
 from tests.emulators import LOOPBACK_TIMING
 from tests.emulators.verify_stubs import VerifyLab, start_lab
 
+pytestmark = pytest.mark.emulator
+
 REPO = Path(__file__).resolve().parents[2]
 USER, PASSWORD = "gpuadmin", "verify-Pa55"
 MISTUNED_ECN = {"set": {"kmin_bytes": 3_000_000, "kmax_bytes": 12_000_000}, "reason": "deliberately mis-tuned"}
@@ -96,6 +98,7 @@ def test_verify_lab_writes_report_counters_and_plot(lab, tmp_path: Path) -> None
     assert "| 0 | baseline |" in (tmp_path / "out" / "verify-report.md").read_text()
 
 
+@pytest.mark.slow
 def test_adjust_takes_a_mistuned_fabric_to_the_target(lab, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     lb, inv = lab([MISTUNED_ECN, MISTUNED_AI])
     t0 = time.monotonic()
