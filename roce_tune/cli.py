@@ -10,7 +10,6 @@ import os
 import sys
 from enum import Enum
 from pathlib import Path
-from typing import List, Optional
 
 import typer
 from rich.console import Console
@@ -100,7 +99,7 @@ def _derive_loaded(path: Path):  # type: ignore[no-untyped-def]
 
 @app.command()
 def lint(
-    inventories: List[Path] = typer.Argument(..., exists=True, dir_okay=False, help="Inventory YAML files."),
+    inventories: list[Path] = typer.Argument(..., exists=True, dir_okay=False, help="Inventory YAML files."),
     fmt: LintFormat = typer.Option(LintFormat.text, "--format", help="text, json or github annotations."),
     strict: bool = typer.Option(False, "--strict", help="Warnings fail too."),
     no_plan_checks: bool = typer.Option(False, "--no-plan-checks",
@@ -158,8 +157,8 @@ def expand(inventory: Path = typer.Argument(..., help="Inventory with a fabric: 
 @app.command()
 def plan(
     inventory: Path = typer.Argument(..., exists=True, dir_okay=False, help="Inventory YAML."),
-    out_dir: Optional[Path] = typer.Option(None, "--out", help="Output directory (default out/<inventory name>)."),
-    platform_only: List[str] = typer.Option([], "--platform-only", help="Render only these switch platforms."),
+    out_dir: Path | None = typer.Option(None, "--out", help="Output directory (default out/<inventory name>)."),
+    platform_only: list[str] = typer.Option([], "--platform-only", help="Render only these switch platforms."),
     fmt: OutFormat = typer.Option(OutFormat.text, "--format", help="Summary as text or json."),
 ) -> None:
     """Validate, derive, render and write configs plus a reviewable plan."""
@@ -206,10 +205,11 @@ def plan(
 def explain(
     inventory: Path = typer.Argument(..., exists=True, dir_okay=False),
     target: str = typer.Argument(..., help="DEVICE or DEVICE:PORT (a host's port is its netdev)."),
-    param: Optional[str] = typer.Argument(None, help="e.g. xoff_bytes, kmax_bytes, detection_ms, NCCL_IB_TC."),
+    param: str | None = typer.Argument(None, help="e.g. xoff_bytes, kmax_bytes, detection_ms, NCCL_IB_TC."),
 ) -> None:
     """Print the rationale for one value (or every explained value of a device/port)."""
-    from roce_tune.explain import ExplainError, explain as run_explain
+    from roce_tune.explain import ExplainError
+    from roce_tune.explain import explain as run_explain
 
     the_plan = _derive(inventory)
     try:
@@ -275,7 +275,7 @@ def calc_ecn(
     speed: str = typer.Option(..., "--speed"),
     rtt: str = typer.Option("10us", "--rtt", help="base RTT, e.g. 10us"),
     fan_in: int = typer.Option(8, "--fan-in", min=1),
-    pfc_trigger: Optional[str] = typer.Option(None, "--pfc-trigger", help="PFC xoff trigger bytes, e.g. 4MB"),
+    pfc_trigger: str | None = typer.Option(None, "--pfc-trigger", help="PFC xoff trigger bytes, e.g. 4MB"),
     profile: str = typer.Option("derived", "--profile", help="derived, nvidia-default, sonic-default, dcqcn-paper"),
     nic: str = typer.Option("connectx-7", "--nic"),
     fmt: OutFormat = typer.Option(OutFormat.text, "--format"),
@@ -320,8 +320,8 @@ class SimTopology(str, Enum):
     leaf_spine_leaf = "leaf-spine-leaf"
 
 
-def _sim_run(kind: str, speed: str, fan_in: int, size: str, profile: Optional[str], ecn: Optional[str],
-             dcqcn: Optional[str], model: SimModel, seeds: int, base_rtt: str, buffer: Optional[str],
+def _sim_run(kind: str, speed: str, fan_in: int, size: str, profile: str | None, ecn: str | None,
+             dcqcn: str | None, model: SimModel, seeds: int, base_rtt: str, buffer: str | None,
              pfc_alpha: float, topology: SimTopology, fmt: OutFormat, title: str = "",
              plan_port: object = None) -> None:
     """Parse, run ``seeds`` seeds, print; every bad argument exits 2 with the reason."""
@@ -405,9 +405,9 @@ def simulate_incast(
     speed: str = typer.Option("100G", "--speed"),
     fan_in: int = typer.Option(16, "--fan-in"),
     message: str = typer.Option("8MB", "--message", help="bytes per sender, e.g. 1MB"),
-    profile: Optional[str] = _SIM_PROFILE, ecn: Optional[str] = _SIM_ECN, dcqcn: Optional[str] = _SIM_DCQCN,
+    profile: str | None = _SIM_PROFILE, ecn: str | None = _SIM_ECN, dcqcn: str | None = _SIM_DCQCN,
     model: SimModel = _SIM_MODEL, seeds: int = typer.Option(5, "--seeds"), base_rtt: str = _SIM_RTT,
-    buffer: Optional[str] = _SIM_BUFFER, pfc_alpha: float = _SIM_ALPHA, topology: SimTopology = _SIM_TOPO,
+    buffer: str | None = _SIM_BUFFER, pfc_alpha: float = _SIM_ALPHA, topology: SimTopology = _SIM_TOPO,
     fmt: OutFormat = typer.Option(OutFormat.text, "--format"),
 ) -> None:
     """N:1 incast: every sender sends one message; efficiency = ideal / actual completion."""
@@ -420,9 +420,9 @@ def simulate_long_lived(
     speed: str = typer.Option("100G", "--speed"),
     fan_in: int = typer.Option(16, "--fan-in"),
     duration: str = typer.Option("40ms", "--duration", help="run length; statistics over the second half"),
-    profile: Optional[str] = _SIM_PROFILE, ecn: Optional[str] = _SIM_ECN, dcqcn: Optional[str] = _SIM_DCQCN,
+    profile: str | None = _SIM_PROFILE, ecn: str | None = _SIM_ECN, dcqcn: str | None = _SIM_DCQCN,
     model: SimModel = _SIM_MODEL, seeds: int = typer.Option(3, "--seeds"), base_rtt: str = _SIM_RTT,
-    buffer: Optional[str] = _SIM_BUFFER, pfc_alpha: float = _SIM_ALPHA, topology: SimTopology = _SIM_TOPO,
+    buffer: str | None = _SIM_BUFFER, pfc_alpha: float = _SIM_ALPHA, topology: SimTopology = _SIM_TOPO,
     fmt: OutFormat = typer.Option(OutFormat.text, "--format"),
 ) -> None:
     """N long-lived flows into one port: utilisation, queue and PFC pause over the second half."""
@@ -436,7 +436,7 @@ def simulate_plan(
     port: str = typer.Option(..., "--port", help="DEVICE:PORT, e.g. leaf1:Ethernet0"),
     kind: str = typer.Option("incast", "--kind", help="incast or long-lived"),
     message: str = typer.Option("8MB", "--message"), duration: str = typer.Option("40ms", "--duration"),
-    profile: Optional[str] = _SIM_PROFILE, ecn: Optional[str] = _SIM_ECN, dcqcn: Optional[str] = _SIM_DCQCN,
+    profile: str | None = _SIM_PROFILE, ecn: str | None = _SIM_ECN, dcqcn: str | None = _SIM_DCQCN,
     model: SimModel = _SIM_MODEL, seeds: int = typer.Option(5, "--seeds"), topology: SimTopology = _SIM_TOPO,
     fmt: OutFormat = typer.Option(OutFormat.text, "--format"),
 ) -> None:
@@ -461,26 +461,26 @@ def simulate_plan(
 def apply(
     source: Path = typer.Argument(..., exists=True, help="Inventory YAML (planned first) or a plan directory."),
     dry_run: bool = typer.Option(False, "--dry-run", help="Show per-device diffs; change nothing."),
-    limit: List[str] = typer.Option([], "--limit", help="Device name or glob, role:ROLE or platform:NAME."),
+    limit: list[str] = typer.Option([], "--limit", help="Device name or glob, role:ROLE or platform:NAME."),
     concurrency: int = typer.Option(8, "--concurrency", min=1, max=256),
     canary: int = typer.Option(0, "--canary", min=0, help="Push N devices first; stop if any fails."),
     allow_disruptive: bool = typer.Option(False, "--allow-disruptive",
                                           help="Push traffic-stopping changes, one device at a time."),
     confirm_s: int = typer.Option(300, "--confirm-seconds", min=30, help="Commit-confirm window."),
     insecure: bool = typer.Option(False, "--insecure-skip-host-key-check", help="Labs only: accept unknown keys."),
-    known_hosts: Optional[Path] = typer.Option(None, "--known-hosts", help="Extra known_hosts file."),
-    secrets_file: Optional[Path] = typer.Option(None, "--secrets-file", help="YAML secrets outside the repo."),
-    log_dir: Optional[Path] = typer.Option(None, "--log-dir", help="Session logs (default <out>/logs)."),
+    known_hosts: Path | None = typer.Option(None, "--known-hosts", help="Extra known_hosts file."),
+    secrets_file: Path | None = typer.Option(None, "--secrets-file", help="YAML secrets outside the repo."),
+    log_dir: Path | None = typer.Option(None, "--log-dir", help="Session logs (default <out>/logs)."),
     fmt: OutFormat = typer.Option(OutFormat.text, "--format"),
     no_save: bool = typer.Option(False, "--no-save", help="Do not persist to startup config after confirming."),
     device_timeout: int = typer.Option(900, "--device-timeout", min=10, help="Give up on one device after N s."),
 ) -> None:
     """Diff (--dry-run) or push the plan with commit-confirm and rollback."""
+    import logging
+
     from roce_tune.deploy.apply import load_source, print_results
     from roce_tune.deploy.drivers import PushOptions
     from roce_tune.deploy.runner import ApplyOptions, apply_targets, results_json
-
-    import logging
 
     logging.getLogger("paramiko").setLevel(logging.CRITICAL)  # per-device errors are reported in the results
     try:
@@ -513,9 +513,9 @@ def apply(
 
 @app.command("nccl-report")
 def nccl_report(
-    files: List[Path] = typer.Argument(..., exists=True, dir_okay=False),
+    files: list[Path] = typer.Argument(..., exists=True, dir_okay=False),
     fmt: OutFormat = typer.Option(OutFormat.text, "--format"),
-    line_rate: Optional[str] = typer.Option(None, "--line-rate", help="NIC line rate, e.g. 400G"),
+    line_rate: str | None = typer.Option(None, "--line-rate", help="NIC line rate, e.g. 400G"),
 ) -> None:
     """Read nccl-tests logs: per run busbw, validation status, fraction of line rate."""
     from roce_tune.verify.nccl_report import nccl_report as fn
@@ -535,27 +535,27 @@ def verify(
     launcher: str = typer.Option("mpirun", "--launcher", help="mpirun, srun or ssh (each host alone)."),
     collective: str = typer.Option("all_reduce", "--collective",
                                    help="all_reduce, all_gather, alltoall or sendrecv (nccl-tests <name>_perf)."),
-    hosts: List[str] = typer.Option([], "--hosts", help="Host names or globs taking part (default: all)."),
-    head: Optional[str] = typer.Option(None, "--head", help="Host that runs mpirun/srun (default: the first)."),
-    ranks_per_host: Optional[int] = typer.Option(None, "--ranks-per-host", min=1, help="Default: NICs per host."),
+    hosts: list[str] = typer.Option([], "--hosts", help="Host names or globs taking part (default: all)."),
+    head: str | None = typer.Option(None, "--head", help="Host that runs mpirun/srun (default: the first)."),
+    ranks_per_host: int | None = typer.Option(None, "--ranks-per-host", min=1, help="Default: NICs per host."),
     min_bytes: str = typer.Option("1M", "--min-bytes", help="nccl-tests -b (K/M/G = powers of 1024)."),
     max_bytes: str = typer.Option("8G", "--max-bytes", help="nccl-tests -e."),
     step_factor: int = typer.Option(2, "--step-factor", min=2, help="nccl-tests -f."),
     iters: int = typer.Option(20, "--iters", min=1, help="nccl-tests -n."),
     warmup: int = typer.Option(5, "--warmup", min=0, help="nccl-tests -w."),
-    nccl_tests_dir: Optional[str] = typer.Option(None, "--nccl-tests-dir", help="Directory of the *_perf binaries."),
-    launcher_arg: List[str] = typer.Option([], "--launcher-arg", help="Extra mpirun/srun argument (repeatable)."),
-    target_ratio: Optional[float] = typer.Option(None, "--target-ratio", min=0.01, max=1.0,
+    nccl_tests_dir: str | None = typer.Option(None, "--nccl-tests-dir", help="Directory of the *_perf binaries."),
+    launcher_arg: list[str] = typer.Option([], "--launcher-arg", help="Extra mpirun/srun argument (repeatable)."),
+    target_ratio: float | None = typer.Option(None, "--target-ratio", min=0.01, max=1.0,
                                                  help="busbw / line rate goal (default: policy target_utilisation)."),
     adjust: bool = typer.Option(False, "--adjust", help="Closed loop: step ECN/DCQCN through the tuner, apply, re-measure."),
     max_iterations: int = typer.Option(5, "--max-iterations", min=1, help="Most adjust steps."),
     tolerance: float = typer.Option(0.02, "--tolerance", min=0.0, max=0.5, help="A step worse than best x (1 - t) stops."),
     pairwise_matrix: bool = typer.Option(False, "--pairwise", help="Also run every host pair (finds a slow host)."),
-    out_dir: Optional[Path] = typer.Option(None, "--out", help="Report directory (default out/<inventory>/verify)."),
+    out_dir: Path | None = typer.Option(None, "--out", help="Report directory (default out/<inventory>/verify)."),
     confirm_s: int = typer.Option(300, "--confirm-seconds", min=30, help="Commit-confirm window for --adjust pushes."),
     insecure: bool = typer.Option(False, "--insecure-skip-host-key-check", help="Labs only: accept unknown keys."),
-    known_hosts: Optional[Path] = typer.Option(None, "--known-hosts", help="Extra known_hosts file."),
-    secrets_file: Optional[Path] = typer.Option(None, "--secrets-file", help="YAML secrets outside the repo."),
+    known_hosts: Path | None = typer.Option(None, "--known-hosts", help="Extra known_hosts file."),
+    secrets_file: Path | None = typer.Option(None, "--secrets-file", help="YAML secrets outside the repo."),
     concurrency: int = typer.Option(8, "--concurrency", min=1, max=256),
     run_timeout: float = typer.Option(1800.0, "--run-timeout", min=1.0, help="Seconds one nccl-tests run may take."),
     fmt: OutFormat = typer.Option(OutFormat.text, "--format", help="Progress and summary as text, or the JSON report."),
@@ -602,12 +602,12 @@ def verify(
 
 @app.command()
 def audit(
-    source: Optional[Path] = typer.Argument(None, help="Inventory YAML or plan directory to compare with "
+    source: Path | None = typer.Argument(None, help="Inventory YAML or plan directory to compare with "
                                             "(default: the policy defaults)."),
-    from_dir: Optional[Path] = typer.Option(None, "--from", help="Directory of captures, one file per device: "
+    from_dir: Path | None = typer.Option(None, "--from", help="Directory of captures, one file per device: "
                                             "<device>[.<anything>].txt"),
     fmt: str = typer.Option("text", "--format", help="text, json, github (annotations) or markdown."),
-    policy: Optional[Path] = typer.Option(None, "--policy", help="YAML with a `policy:` section (without an "
+    policy: Path | None = typer.Option(None, "--policy", help="YAML with a `policy:` section (without an "
                                           "inventory)."),
 ) -> None:
     """What is wrong with the running fabric, from captured show/ethtool/sysfs/NCCL output (RT4xx)."""
@@ -641,13 +641,13 @@ def audit(
 @app.command("ansible-inventory")
 def ansible_inventory(
     inventory: Path = typer.Argument(..., exists=True, dir_okay=False, help="Inventory YAML."),
-    out_dir: Optional[str] = typer.Option(None, "--out", help="Where `roce-tune plan` wrote the configs "
+    out_dir: str | None = typer.Option(None, "--out", help="Where `roce-tune plan` wrote the configs "
                                           "(default out/<inventory name>, as plan)."),
     fmt: str = typer.Option("yaml", "--format", help="yaml or json."),
     junos_connection: str = typer.Option("network_cli", "--junos-connection",
                                          help="network_cli (cli_command + commit confirmed) or netconf "
                                               "(junos_config)."),
-    output: Optional[Path] = typer.Option(None, "--output", "-o", help="Write here instead of stdout."),
+    output: Path | None = typer.Option(None, "--output", "-o", help="Write here instead of stdout."),
 ) -> None:
     """Print an Ansible inventory (groups per platform and role, connection vars, rendered config paths)."""
     from roce_tune.ansible_inventory import build_ansible_inventory, default_out_dir, dump_ansible_inventory

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import difflib
-
 from dataclasses import dataclass
 
 from roce_tune.plan import Explained, Plan, Rationale

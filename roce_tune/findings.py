@@ -8,8 +8,8 @@ problem at once.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from enum import Enum
-from typing import Iterable
 
 from pydantic import BaseModel, ConfigDict, field_validator
 

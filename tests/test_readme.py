@@ -10,14 +10,16 @@ from roce_tune.inventory.lint import rules_markdown
 REPO = Path(__file__).resolve().parents[1]
 README = (REPO / "README.md").read_text(encoding="utf-8")
 MAIN_CMD = "python3 -m pip install . && roce-tune plan inventories/site.yaml"
-TEST_CMD = "python3 -m pip install -e '.[test]' && python3 -m pytest -q"
+PYTEST_CMD = "python3 -m pytest -q -n auto --dist loadgroup"
+TEST_CMD = f"python3 -m pip install -e '.[test]' && {PYTEST_CMD}"
 
 
 def test_two_commands_present_and_ci_runs_the_test_command() -> None:
     assert MAIN_CMD in README
     assert TEST_CMD in README
     ci = (REPO / ".ci" / "run").read_text()
-    assert "python3 -m pip install -q -e '.[test]'" in ci and "python3 -m pytest -q" in ci
+    assert "python3 -m pip install -q -e '.[test]'" in ci
+    assert [ln.strip() for ln in ci.splitlines() if "-m pytest" in ln] == [PYTEST_CMD]  # no filter, no -m
 
 
 def _sections(text: str, level: str) -> dict[str, str]:

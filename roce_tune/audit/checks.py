@@ -75,7 +75,7 @@ class Out:
         self.not_checked.append(NotChecked(rule, device, needs))
 
 
-E, W, I = Severity.error, Severity.warning, Severity.info
+E, W, INFO = Severity.error, Severity.warning, Severity.info
 
 
 def _eth_devs(h: HostObs) -> list[RdmaObs]:
@@ -698,7 +698,7 @@ def check_nccl_runs(data: AuditData, exp: Expect, out: Out) -> None:
         for run, file in h.runs:
             ev = Ev(file, run.line or 1)
             if not run.complete and not run.rows and all("no result rows" in p for p in run.problems):
-                out.add("RT471", I, h.name, None,
+                out.add("RT471", INFO, h.name, None,
                         f"nccl-tests {run.collective} log ends before any result row (cut, or still starting)",
                         "capture the whole log", [ev])
                 continue
@@ -709,7 +709,7 @@ def check_nccl_runs(data: AuditData, exp: Expect, out: Out) -> None:
                         "a failed run", [ev])
                 continue
             if not run.complete:
-                out.add("RT471", I, h.name, None,
+                out.add("RT471", INFO, h.name, None,
                         f"nccl-tests {run.collective} log ends before its summary (cut or still running); "
                         "figures are from the rows read", "capture the whole log", [ev])
             bw = _busbw(run)
@@ -770,7 +770,7 @@ def run_checks(data: AuditData, exp: Expect) -> tuple[list[AuditFinding], list[N
         fn(data, exp, out)
         findings += out.findings
         skipped += out.not_checked
-    order = {E: 0, W: 1, I: 2}
+    order = {E: 0, W: 1, INFO: 2}
     findings.sort(key=lambda f: (order[f.severity], f.rule, f.device or "", f.port or ""))
     seen: set[tuple[str, str | None, str]] = set()
     uniq = []

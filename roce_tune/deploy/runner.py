@@ -12,11 +12,12 @@ import json
 import queue
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Callable
+from typing import Any
 
-from roce_tune.deploy.credentials import CredentialError, Redactor, resolve_credentials
+from roce_tune.deploy.credentials import CredentialError, Credentials, Redactor, resolve_credentials
 from roce_tune.deploy.drivers import (
     CONFIRM_CHECK,
     NETMIKO_TYPES,
@@ -76,6 +77,30 @@ class DeviceResult:
         return self.state in ("failed", "blocked-disruptive")
 
 
+@dataclass(frozen=True)
+class SessionTiming:
+    """netmiko's pacing of one SSH session: ``fast_cli`` and ``global_delay_factor``.
+
+    netmiko pauses for fixed times while it prepares a session, finds the prompt and clears the buffer,
+    each pause × ``global_delay_factor``; ``fast_cli=True`` takes the smaller of a call's own delay factor
+    and the global one (source: netmiko ``BaseConnection.__init__`` and ``select_delay_factor``,
+    https://github.com/ktbyers/netmiko/blob/develop/netmiko/base_connection.py).
+
+    The default is netmiko's conservative pacing (``fast_cli=False``, factor 1.0): a switch's control
+    plane can take hundreds of milliseconds to echo a prompt while busy, and a push that reads too early
+    misreads the device's answer. ``SessionTiming(fast_cli=True, global_delay_factor=0.1)`` (netmiko's
+    "fast" preset) suits devices that answer at once, such as the test suite's loopback emulators. Read
+    and connect timeouts (``PushOptions.read_timeout_s``, ``ApplyOptions.conn_timeout_s``) are separate.
+    """
+
+    fast_cli: bool = False
+    global_delay_factor: float = 1.0
+
+    def netmiko_kwargs(self) -> dict[str, Any]:
+        """The ``ConnectHandler`` keyword arguments: ``{"fast_cli": ..., "global_delay_factor": ...}``."""
+        return {"fast_cli": self.fast_cli, "global_delay_factor": self.global_delay_factor}
+
+
 @dataclass
 class ApplyOptions:
     """Options of one apply run (see ``roce-tune apply --help``)."""
@@ -92,6 +117,7 @@ class ApplyOptions:
     push: PushOptions = field(default_factory=PushOptions)
     conn_timeout_s: float = 15.0
     device_timeout_s: float = 900.0
+    timing: SessionTiming = field(default_factory=SessionTiming)
 
 
 def targets_from_files(plan: Plan, files: dict[str, str]) -> list[Target]:
@@ -131,12 +157,21 @@ def select(targets: list[Target], limit: list[str]) -> list[Target]:
 
 def _connect(t: Target, opts: ApplyOptions, log_path: Path | None):  # type: ignore[no-untyped-def]
     from netmiko import ConnectHandler
-    from netmiko.session_log import SessionLog
 
     creds = resolve_credentials(t.name, t.credentials, secrets_file=opts.secrets_file)
-    params = dict(device_type=NETMIKO_TYPES[t.platform], host=t.host, port=t.port or 22, username=creds.username,
-                  password=creds.password or "", conn_timeout=opts.conn_timeout_s, fast_cli=False,
-                  ssh_strict=not opts.insecure_skip_host_key_check, system_host_keys=True)
+    return ConnectHandler(**netmiko_params(t, opts, creds, log_path)), Redactor(creds.secrets())
+
+
+def netmiko_params(t: Target, opts: ApplyOptions, creds: Credentials, log_path: Path | None = None) -> dict[str, Any]:
+    """The ``netmiko.ConnectHandler`` arguments for ``t``: address, credentials (``creds``, resolved by
+    :func:`~roce_tune.deploy.credentials.resolve_credentials`), host-key policy, ``opts.timing`` and a
+    session log at ``log_path`` that never records the password."""
+    from netmiko.session_log import SessionLog
+
+    params: dict[str, Any] = dict(
+        device_type=NETMIKO_TYPES[t.platform], host=t.host, port=t.port or 22, username=creds.username,
+        password=creds.password or "", conn_timeout=opts.conn_timeout_s, **opts.timing.netmiko_kwargs(),
+        ssh_strict=not opts.insecure_skip_host_key_check, system_host_keys=True)
     if creds.key_file:
         params.update(use_keys=True, key_file=creds.key_file)
     else:
@@ -148,7 +183,7 @@ def _connect(t: Target, opts: ApplyOptions, log_path: Path | None):  # type: ign
     if log_path is not None:
         params["session_log"] = SessionLog(file_name=str(log_path), no_log={"password": creds.password} if
                                            creds.password else {}, file_mode="append")
-    return ConnectHandler(**params), Redactor(creds.secrets())
+    return params
 
 
 class _Reported(Exception):

@@ -27,7 +27,7 @@ class _Entry(BaseModel):
     sources: dict[str, str] = Field(description="field name -> citation (standard, vendor doc, repo path)")
 
     @model_validator(mode="after")
-    def _every_number_cited(self) -> "_Entry":
+    def _every_number_cited(self) -> _Entry:
         missing = [
             name for name, value in self
             if name not in ("id", "name", "vendor", "sources", "family", "notes", "asic")

@@ -36,9 +36,9 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from roce_tune.findings import Finding, Location, Severity
 from pydantic import BaseModel, ConfigDict
 
+from roce_tune.findings import Finding, Location, Severity
 from roce_tune.inventory.models import FabricIntent, IntentPorts
 
 #: Rule ID of an intent that cannot be expanded (a loader rule, like RT001-RT006).

@@ -29,7 +29,13 @@ from enum import Enum
 from typing import Annotated, Any, Literal, get_args
 
 from pydantic import (
-    AfterValidator, BaseModel, BeforeValidator, ConfigDict, Field, ValidationError, model_validator,
+    AfterValidator,
+    BaseModel,
+    BeforeValidator,
+    ConfigDict,
+    Field,
+    ValidationError,
+    model_validator,
 )
 
 from roce_tune.findings import short_repr
@@ -194,7 +200,7 @@ class Switch(_Strict):
     plane: int | None = Field(None, ge=0, le=7, description="plane in a dual-plane / dual-ToR design")
 
     @model_validator(mode="after")
-    def _one_way_to_give_rails(self) -> "Switch":
+    def _one_way_to_give_rails(self) -> Switch:
         if self.rail is not None and self.rails is not None:
             raise ValueError("give either 'rail' (one rail) or 'rails' (several), not both")
         if self.rails is not None and len(set(self.rails)) != len(self.rails):
@@ -421,7 +427,7 @@ class Override(_Strict):
     reason: str | None = Field(None, max_length=500)
 
     @model_validator(mode="after")
-    def _port_needs_device(self) -> "Override":
+    def _port_needs_device(self) -> Override:
         if self.port and not self.device:
             raise ValueError("an override with 'port' also needs 'device'")
         if self.role and self.device:
@@ -481,7 +487,7 @@ class Inventory(_Strict):
     switches: list[Switch] = Field(default_factory=list)
     links: list[Link] = Field(default_factory=list)
     hosts: list[Host] = Field(default_factory=list)
-    fabric: "FabricIntent | None" = Field(
+    fabric: FabricIntent | None = Field(
         None, description="compact fabric intent, expanded into switches/links/hosts at load time (docs/intent.md)")
 
 

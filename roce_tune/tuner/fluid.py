@@ -88,7 +88,7 @@ class FluidParams:
         return self.byte_counter_bytes / self.packet_bytes
 
     @classmethod
-    def from_dcqcn_params(cls, params: dict[str, int], speed_gbps: float) -> "FluidParams":
+    def from_dcqcn_params(cls, params: dict[str, int], speed_gbps: float) -> FluidParams:
         """Map mlx5 DCQCN knobs (plan ``Dcqcn.params`` keys) to model parameters.
 
         Mapping (docs/derivation.md#dcqcn-fluid-model [D]): T <- ``rpg_time_reset_us``, B <- ``rpg_byte_reset_bytes``,

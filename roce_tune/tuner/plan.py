@@ -29,14 +29,37 @@ from roce_tune.inventory.catalog import AsicSpec, Catalog, NicSpec, load_catalog
 from roce_tune.inventory.models import Inventory, Switch
 from roce_tune.inventory.topology import Topology, asic_of, build_topology
 from roce_tune.plan import (
-    construct_trusted, Classification, Headroom, HostPlan, NicPlan, Plan, PlanSummary, PortPlan, Rationale, SwitchPlan,
+    Classification,
+    Headroom,
+    HostPlan,
+    NicPlan,
+    Plan,
+    PlanSummary,
+    PortPlan,
+    Rationale,
+    SwitchPlan,
+    construct_trusted,
 )
 from roce_tune.platforms import get_platform
 from roce_tune.tuner import (
-    buffers, classification, consistency, dcqcn, deadlock, ecn, headroom, nccl, provenance, watchdog,
+    buffers,
+    classification,
+    consistency,
+    dcqcn,
+    deadlock,
+    ecn,
+    headroom,
+    nccl,
+    provenance,
+    watchdog,
 )
 from roce_tune.tuner.overrides import (
-    DCQCN_PARAMS, ECN_PARAMS, HEADROOM_PARAMS, WATCHDOG_PARAMS, resolve_override_sources, resolve_overrides,
+    DCQCN_PARAMS,
+    ECN_PARAMS,
+    HEADROOM_PARAMS,
+    WATCHDOG_PARAMS,
+    resolve_override_sources,
+    resolve_overrides,
 )
 
 DEFAULT_NIC = "connectx-7"
@@ -288,7 +311,7 @@ def _derive_switch(inv: Inventory, topo: Topology, catalog: Catalog, sw: Switch,
             note="no cable length given: default used (lint warning)" if f.cable_defaulted else ""))
         # model_construct: every field is already typed by the tuner; validating ~100k ports again
         # would dominate the plan time on large fabrics (PortPlan's schema is still what is published)
-        ports.append(construct_trusted(PortPlan, 
+        ports.append(construct_trusted(PortPlan,
             name=f.name, speed_gbps=f.speed_gbps, lanes=f.lanes, mtu=f.mtu, cable_m=f.cable_m, admin_up=f.admin_up,
             peer=f.peer, peer_kind=f.peer_kind, direction=f.direction, lossless=f.lossless,
             pfc_priorities=prios if f.lossless else [], headroom=headrooms.get(f.name), ecn_profile=profile_name,
@@ -297,7 +320,7 @@ def _derive_switch(inv: Inventory, topo: Topology, catalog: Catalog, sw: Switch,
     n_pfc = sum(1 for p in ports if p.lossless)
     wd = memo.get(("wd", n_pfc, sw.platform.value, tuple(sorted(wd_pins.items()))), lambda: watchdog.derive_watchdog(
         n_pfc, policy.pfc_watchdog, policy.watchdog_action, sw.platform.value, overrides=wd_pins or None))
-    return construct_trusted(SwitchPlan, 
+    return construct_trusted(SwitchPlan,
         name=sw.name, platform=sw.platform.value, role=sw.role.value, model=sw.model, asic=asic.id,
         os_version=sw.os_version, mgmt_host=sw.mgmt.host if sw.mgmt else None,
         mgmt_port=sw.mgmt.port if sw.mgmt else None, credentials=sw.credentials.model_dump(),
@@ -330,7 +353,7 @@ def _derive_host(inv: Inventory, catalog: Catalog, cls: Classification, tiers: i
                              source="inventory", note=f"RoCE MTU {policy.roce_mtu} needs netdev MTU >= 4200"),
         })
         # model_construct: fields are typed by construction (see PortPlan in _derive_switch)
-        nics.append(construct_trusted(NicPlan, 
+        nics.append(construct_trusted(NicPlan,
             model=nic.model, netdev=nic.netdev, rdma_device=nic.rdma_device, rdma_port=nic.rdma_port,
             pci_address=nic.pci_address, speed_gbps=nic.speed, rail=nic.rail, switch_port=nic.switch_port,
             trust=cls.trust, pfc_vector=pfc_vector, dscp_to_priority=cls.dscp_to_priority, cable_m=cable, mtu=mtu,

@@ -20,7 +20,8 @@ from roce_tune.platforms.host import DCQCN_KNOBS
 from tests.ansible.harness import ansible_missing, prepare_lab, recap
 from tests.emulators import EmulatorSpec
 
-pytestmark = pytest.mark.skipif(ansible_missing() is not None, reason=ansible_missing() or "")
+pytestmark = [pytest.mark.emulator,
+              pytest.mark.skipif(ansible_missing() is not None, reason=ansible_missing() or "")]
 
 DEVICES = {"eos1": "eos", "qfx1": "junos", "nx1": "nxos", "gpu01": "host", "gpu02": "host"}
 PUSHED = ("eos1", "qfx1", "gpu01", "gpu02")
@@ -59,6 +60,7 @@ def _state(fleet, name: str) -> str:  # type: ignore[no-untyped-def]
     return "\n".join(ln for ln in text.splitlines() if ln.startswith("sys/"))
 
 
+@pytest.mark.slow
 def test_push_check_then_push_then_idempotent(emulator_fleet, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     key, pub = _keypair(tmp_path)
     fleet = emulator_fleet([EmulatorSpec(p, n, username="admin", password="not-used", authorized_keys=[pub],

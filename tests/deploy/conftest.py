@@ -9,8 +9,8 @@ import pytest
 from ruamel.yaml import YAML
 
 from tests.emulators import EmulatorSpec, start_emulators
-from tests.emulators.sonic import factory_db
 from tests.emulators.pytest_plugin import emulator_fleet  # noqa: F401
+from tests.emulators.sonic import factory_db
 
 REPO = Path(__file__).resolve().parents[2]
 USER, PASSWORD = "netops", "s3cret-Pa55"

@@ -10,6 +10,7 @@ import os
 import subprocess
 import sys
 import time
+import uuid
 from pathlib import Path
 
 import pytest
@@ -17,12 +18,17 @@ import pytest
 from roce_tune.deploy.apply import load_source
 from roce_tune.deploy.drivers import PushOptions
 from roce_tune.deploy.runner import ApplyOptions, apply_targets
+from tests.emulators import LOOPBACK_TIMING
 
 from .conftest import PASSWORD, REPO, emulated_inventory
 
+pytestmark = pytest.mark.emulator
+
 
 def _opts(tmp_path: Path, known: Path, **kw) -> ApplyOptions:  # type: ignore[no-untyped-def]
+    """Apply options for the emulators: loopback netmiko pacing (they answer at once), logs in tmp_path."""
     push = kw.pop("push", PushOptions(confirm_s=60, read_timeout_s=20))
+    kw.setdefault("timing", LOOPBACK_TIMING)
     return ApplyOptions(known_hosts=str(known), log_dir=tmp_path / "logs", push=push, **kw)
 
 
@@ -37,6 +43,7 @@ def mixed(tmp_path: Path):  # type: ignore[no-untyped-def]
     fleet.stop()
 
 
+@pytest.mark.slow
 def test_dry_run_push_and_idempotent(mixed, tmp_path: Path) -> None:
     fleet, inv, known = mixed
     targets, _ = load_source(inv)
@@ -128,15 +135,15 @@ def test_canary_stops_the_rollout(tmp_path: Path) -> None:
         fleet.stop()
 
 
-def test_unknown_host_key_is_refused(tmp_path: Path) -> None:
+def test_unknown_host_key_is_refused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     fleet, inv, known = emulated_inventory("lab-2node.yaml", tmp_path)
     try:
         targets, _ = load_source(inv)
         other = tmp_path / "empty_known_hosts"
         other.write_text("")
-        home = tmp_path / "home"
+        home = tmp_path / "home"  # an empty ~/.ssh: the user's own known_hosts cannot vouch for the emulator
         (home / ".ssh").mkdir(parents=True)
-        os.environ["HOME_BACKUP"] = os.environ.get("HOME", "")
+        monkeypatch.setenv("HOME", str(home))
         res = apply_targets(targets, _opts(tmp_path, other, dry_run=True, limit=["lab-leaf1"]))
         assert res[0].state == "failed" and "known" in (res[0].error or "").lower(), res[0].error
         ok = apply_targets(targets, _opts(tmp_path, other, dry_run=True, limit=["lab-leaf1"],
@@ -191,14 +198,15 @@ def test_failed_host_push_is_restored_and_says_so(tmp_path: Path) -> None:
         # a DCQCN knob this driver lacks: the script stops there (exit 2) after changing the values before it
         next(sysroot.glob("sys/class/net/*/ecn/roce_rp/rpg_ai_rate")).unlink()
         before = _host_state(fleet, host.name)
-        push = PushOptions(confirm_s=60, read_timeout_s=20, tag="rt_test_restore")
+        tag = f"rt_test_restore_{uuid.uuid4().hex[:8]}"  # the host's /tmp is this machine's: no fixed name
+        push = PushOptions(confirm_s=60, read_timeout_s=20, tag=tag)
         res = apply_targets(targets, _opts(tmp_path, known, limit=[host.name], push=push))[0]
         assert res.state == "failed" and res.rolled_back, (res.state, res.error)
         assert "rpg_ai_rate does not exist" in (res.error or "") and "rolled back" in (res.error or "")
         assert _host_state(fleet, host.name) == before
-        kept = (tmp_path / "logs" / f"{host.name}.rt_test_restore.before.sh").read_text()
+        kept = (tmp_path / "logs" / f"{host.name}.{tag}.before.sh").read_text()
         assert "--trust pcp" in kept and "rt_put" in kept
-        assert not list(Path("/tmp").glob("rt_test_restore-*"))  # script and restore point removed on the host
+        assert not list(Path("/tmp").glob(f"{tag}-*"))  # script and restore point removed on the host
     finally:
         fleet.stop()
 

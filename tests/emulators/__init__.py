@@ -15,8 +15,13 @@ from __future__ import annotations
 
 from netmiko.exceptions import ReadTimeout
 
-from .core import CliSession, DropConnection, EmulatedDevice, EmulatorSpec, Faults
+from roce_tune.deploy.runner import SessionTiming
+
+from .core import LOOPBACK_NETMIKO_TIMING, CliSession, DropConnection, EmulatedDevice, EmulatorSpec, Faults
 from .server import EmulatorFleet, start_emulators
+
+#: roce-tune's netmiko pacing for sessions to the emulators: ``ApplyOptions(timing=LOOPBACK_TIMING)``.
+LOOPBACK_TIMING = SessionTiming(**LOOPBACK_NETMIKO_TIMING)
 
 #: What netmiko raises when an emulator drops the connection mid-command.
 NETMIKO_DROP_ERRORS = (ReadTimeout, OSError, EOFError)
@@ -24,6 +29,8 @@ NETMIKO_DROP_ERRORS = (ReadTimeout, OSError, EOFError)
 PLATFORMS = ("eos", "nxos", "junos", "cumulus", "sonic", "host")
 
 __all__ = [
+    "LOOPBACK_NETMIKO_TIMING",
+    "LOOPBACK_TIMING",
     "NETMIKO_DROP_ERRORS",
     "PLATFORMS",
     "CliSession",

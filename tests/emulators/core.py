@@ -25,6 +25,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
 
+#: netmiko pacing for the emulators, which answer at once: netmiko's "fast" preset (its fixed pauses × 0.1).
+#: ``fleet.netmiko_params()`` uses it; roce-tune's own sessions get it as
+#: ``ApplyOptions(timing=tests.emulators.LOOPBACK_TIMING)`` (the product's default stays conservative).
+LOOPBACK_NETMIKO_TIMING: dict[str, Any] = {"fast_cli": True, "global_delay_factor": 0.1}
+
 
 class DropConnection(Exception):
     """Raised by a session to make the server abort the TCP connection (fault injection)."""

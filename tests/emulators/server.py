@@ -24,7 +24,7 @@ from typing import Any, TypeVar
 
 import asyncssh
 
-from .core import CliSession, DropConnection, EmulatedDevice, EmulatorSpec
+from .core import LOOPBACK_NETMIKO_TIMING, CliSession, DropConnection, EmulatedDevice, EmulatorSpec
 
 T = TypeVar("T")
 
@@ -255,7 +255,7 @@ class EmulatorFleet:
             "username": dev.spec.username,
             "password": dev.spec.password,
             "secret": dev.secret,
-            "fast_cli": True,
+            **LOOPBACK_NETMIKO_TIMING,
             "allow_agent": False,
             "use_keys": False,
             "conn_timeout": 10,

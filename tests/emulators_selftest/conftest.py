@@ -3,17 +3,11 @@
 from __future__ import annotations
 
 import contextlib
-import sys
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-
-_REPO = Path(__file__).resolve().parents[2]
-if str(_REPO) not in sys.path:
-    sys.path.insert(0, str(_REPO))
-
 from netmiko import ConnectHandler
 
 from tests.emulators import EmulatorFleet, EmulatorSpec, start_emulators

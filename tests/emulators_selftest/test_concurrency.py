@@ -5,13 +5,18 @@ from __future__ import annotations
 import time
 from concurrent.futures import ThreadPoolExecutor
 
+import pytest
+
 from tests.emulators import EmulatorSpec
+
+pytestmark = pytest.mark.emulator
 
 SHOW = {"eos": "show version", "nxos": "show version", "junos": "show version",
         "cumulus": "nv show system", "sonic": "show version"}
 PLATFORMS = list(SHOW)
 
 
+@pytest.mark.slow
 def test_fifty_devices_parallel_vs_sequential(emulator_fleet):
     specs = [EmulatorSpec(PLATFORMS[i % len(PLATFORMS)], f"sw{i:02d}") for i in range(50)]
     t0 = time.perf_counter()

@@ -8,6 +8,8 @@ import pytest
 
 from tests.emulators import NETMIKO_DROP_ERRORS
 
+pytestmark = pytest.mark.emulator
+
 NV = ["nv set qos roce mode lossless", "nv set qos pfc default-global cable-length 10",
       "nv set qos congestion-control default-global traffic-class 3 min-threshold 150000"]
 PATCH = """- set:

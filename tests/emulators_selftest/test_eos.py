@@ -9,6 +9,8 @@ from netmiko.exceptions import ConfigInvalidException
 
 from tests.emulators import NETMIKO_DROP_ERRORS
 
+pytestmark = pytest.mark.emulator
+
 ROCE = [
     "qos map dscp 26 to traffic-class 3",
     "interface Ethernet1",

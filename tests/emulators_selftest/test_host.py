@@ -7,6 +7,8 @@ import pytest
 
 from tests.emulators import NETMIKO_DROP_ERRORS
 
+pytestmark = pytest.mark.emulator
+
 SYSFS = "$ROCE_TUNE_SYSROOT/sys/class/net/ens1f0np0/ecn"
 
 

@@ -12,6 +12,8 @@ import pytest
 
 from tests.emulators import EmulatorSpec
 
+pytestmark = pytest.mark.emulator
+
 PUSH = {
     "eos": ["interface Ethernet1", "   mtu 9214", "qos profile ROCE", "   tx-queue 3", "      no priority",
             "      bandwidth percent 50", "   priority-flow-control on"],

@@ -8,6 +8,8 @@ import pytest
 
 from tests.emulators import NETMIKO_DROP_ERRORS
 
+pytestmark = pytest.mark.emulator
+
 ROCE = [
     "set class-of-service forwarding-classes class ROCE queue-num 3 no-loss pfc-priority 3",
     "set class-of-service forwarding-classes class CNP queue-num 6",

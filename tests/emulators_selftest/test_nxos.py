@@ -7,6 +7,8 @@ from netmiko.exceptions import ConfigInvalidException
 
 from tests.emulators import NETMIKO_DROP_ERRORS
 
+pytestmark = pytest.mark.emulator
+
 ROCE = [
     "class-map type qos match-any ROCEv2",
     "  match dscp 26",

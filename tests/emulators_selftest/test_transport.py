@@ -16,6 +16,8 @@ from netmiko.exceptions import NetmikoAuthenticationException
 
 from tests.emulators import EmulatorSpec
 
+pytestmark = pytest.mark.emulator
+
 REPO = Path(__file__).resolve().parents[2]
 
 

@@ -40,7 +40,8 @@ def assert_agrees(text: str, must_accept: bool = False) -> bool:
     assert _same(fast.data, ref.data), (fast.data, ref.data)
     assert fast.pos == ref.pos
     assert (fast.root_line, fast.root_col) == (ref.root_line, ref.root_col)
-    key = lambda i: (i.line, i.col, i.rule, i.message, i.path)
+    def key(i):
+        return (i.line, i.col, i.rule, i.message, i.path)
     assert sorted(map(key, fast.issues)) == sorted(map(key, ref.issues))
     assert fast.bad_paths == ref.bad_paths
     return True

@@ -15,7 +15,7 @@ REPO = Path(__file__).resolve().parents[2]
 
 def _flow_hosts(n: int, anchors: bool) -> str:
     extra = ", x: &a{i} 1" if anchors else ""
-    return "site: {name: lab}\nhosts: [" + ", ".join(("{name: h%d" % i) + extra.format(i=i) + "}" for i in range(n)) + "]\n"
+    return "site: {name: lab}\nhosts: [" + ", ".join((f"{{name: h{i}") + extra.format(i=i) + "}" for i in range(n)) + "]\n"
 
 
 def test_a_megabyte_outside_the_fast_reader_is_refused_with_rt001() -> None:

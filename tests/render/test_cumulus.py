@@ -18,9 +18,9 @@ from ruamel.yaml import YAML
 
 from roce_tune.inventory.catalog import load_catalog
 from roce_tune.plan import Plan, SwitchPlan
+from roce_tune.platforms import cumulus, get_platform
 
 from .golden import assert_golden, pipeline_plan
-from roce_tune.platforms import cumulus, get_platform
 
 try:  # tests/render is a package when it has __init__.py, a plain rootdir otherwise
     from . import plans_sonic_cumulus as pb

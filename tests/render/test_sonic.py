@@ -1,8 +1,8 @@
 """SONiC renderer: YANG validity (SONiC's own models via libyang), structural cross-references, values
 equal to the plan's, determinism, refusals, and golden files.
 
-Oracles: ``<repo>/../shared/sonic-yang`` (sonic-yang-models, validated by libyang), the table semantics
-of sonic-buildimage ``qos_config.j2`` / ``buffers_config.j2`` (VENDORS.md §1), and the plan itself.
+Oracles: SONiC's sonic-yang-models (the ``sonic-yang`` set of the references folder, tests/references.py,
+validated by libyang), the table semantics of sonic-buildimage ``qos_config.j2`` / ``buffers_config.j2`` (VENDORS.md §1), and the plan itself.
 """
 
 from __future__ import annotations
@@ -14,9 +14,10 @@ from pathlib import Path
 import pytest
 
 from roce_tune.plan import Plan, SwitchPlan
+from roce_tune.platforms import get_platform, sonic
+from tests.references import reference
 
 from .golden import assert_golden, pipeline_plan
-from roce_tune.platforms import get_platform, sonic
 
 try:  # tests/render is a package when it has __init__.py, a plain rootdir otherwise
     from . import plans_sonic_cumulus as pb
@@ -46,9 +47,8 @@ def _db(plan: Plan, sw: SwitchPlan) -> dict[str, dict]:
 @pytest.fixture(scope="module")
 def yang() -> yh.SonicYang:
     pytest.importorskip("libyang")
-    y = yh.load_sonic_yang()
-    if y is None:
-        pytest.skip(f"SONiC YANG models not found at {yh.SONIC_YANG_DIR}")
+    y = yh.load_sonic_yang(reference("sonic-yang"))
+    assert y is not None
     return y
 
 
@@ -64,7 +64,7 @@ def test_rendering_validates_against_sonic_yang(yang: yh.SonicYang, asic: str, k
     sw = pb.switch("leaf1", "sonic", asic, PORTS, **kw)
     db = _db(pb.plan([sw], cls), sw)
     skipped = yh.validate_config_db(yang, yh.merge_running(_running(sw), db))
-    assert skipped == ["CABLE_LENGTH"]  # sonic-cable-length.yang is not in shared/sonic-yang: pattern below
+    assert skipped == ["CABLE_LENGTH"]  # sonic-cable-length.yang is not in the sonic-yang set: pattern below
 
 
 @pytest.mark.parametrize("table,key,field,value", [
@@ -88,14 +88,14 @@ def test_yang_context_checks_every_must_and_when(caplog: pytest.LogCaptureFixtur
     table's schema node still reads as that table after the whole load (libyang recompiles modules
     loaded one by one, which freed the nodes an earlier helper kept and failed CI)."""
     libyang = pytest.importorskip("libyang")
+    models = reference("sonic-yang")
     libyang.configure_logging(True, 10)  # route libyang's messages, debug level, to Python logging
     try:
         with caplog.at_level(10, logger="libyang"):
-            y = yh.load_sonic_yang()
+            y = yh.load_sonic_yang(models)
     finally:
         libyang.configure_logging(False)
-    if y is None:
-        pytest.skip(f"SONiC YANG models not found at {yh.SONIC_YANG_DIR}")
+    assert y is not None
     assert "BUFFER_QUEUE" in y.tables and "PFC_WD" in y.tables
     assert not [r.getMessage() for r in caplog.records if "check skipped" in r.getMessage()]
     for name in y.tables:

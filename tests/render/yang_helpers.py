@@ -1,4 +1,5 @@
-"""Validate rendered SONiC CONFIG_DB JSON against SONiC's own YANG models (``<repo>/../shared/sonic-yang``).
+"""Validate rendered SONiC CONFIG_DB JSON against SONiC's own YANG models (``sonic-yang`` in the references
+folder, ``tests/references.py``).
 
 libyang validates the RFC 7951 form: each table sits under
 ``"sonic-<module>:sonic-<module>": {"sonic-<module>:<TABLE>": {"<TABLE>_LIST": [...]}}`` and a
@@ -10,7 +11,7 @@ read from the loaded schema.
 
 Usage::
 
-    ctx = load_sonic_yang()                 # None when the directory or libyang is missing
+    ctx = load_sonic_yang()                 # None when the models or libyang are missing
     skipped = validate_config_db(ctx, db)   # raises YangValidationError; returns tables without a module
 """
 
@@ -21,8 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-REPO_ROOT = Path(__file__).resolve().parents[2]
-SONIC_YANG_DIR = REPO_ROOT.parent / "shared" / "sonic-yang"
+from tests.references import reference_path
 
 
 class YangValidationError(AssertionError):
@@ -48,8 +48,10 @@ class SonicYang:
         return next(self.ctx.find_path(f"/{module}:{module}/{module}:{name}"))
 
 
-def load_sonic_yang(directory: Path = SONIC_YANG_DIR) -> SonicYang | None:
-    """Load all ``*.yang`` modules in ``directory``; None if it or the libyang binding is absent."""
+def load_sonic_yang(directory: Path | None = None) -> SonicYang | None:
+    """Load all ``*.yang`` modules in ``directory`` (default: ``sonic-yang`` in the references folder);
+    None if it or the libyang binding is absent."""
+    directory = reference_path("sonic-yang") if directory is None else directory
     if not directory.is_dir():
         return None
     try:

@@ -6,19 +6,17 @@ from pathlib import Path
 
 import pytest
 
+from tests.references import reference
+
 FIXTURES = Path(__file__).parent / "fixtures"
-#: Curated field captures (``<repo>/../shared/field-cases/nccl``); tests skip when absent.
-FIELD_NCCL = Path(__file__).resolve().parents[2].parent / "shared" / "field-cases" / "nccl"
 
 
 @pytest.fixture
 def field_case():
-    """Path of one field case, skipping the test when the field-case folder is not present."""
+    """Path of one nccl-tests capture of the ``field-cases`` reference set (``tests/references.py``),
+    skipping the test when it is not present."""
 
     def get(name: str) -> Path:
-        path = FIELD_NCCL / name
-        if not path.is_file():
-            pytest.skip(f"field case {path} not present")
-        return path
+        return reference("field-cases", "nccl", name)
 
     return get

@@ -7,21 +7,17 @@ field engineer's own awk computed) and the kernel's RoCE MTU rule.
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import pytest
 
 from roce_tune.verify import counters as c
 from roce_tune.verify.hostfacts import parse_ibv_devinfo, parse_show_gids, roce_active_mtu
-
-FIELD = Path(__file__).resolve().parents[2].parent / "shared" / "field-cases" / "counters"
+from tests.references import reference
 
 
 def field(name: str) -> str:
-    path = FIELD / name
-    if not path.is_file():
-        pytest.skip(f"field case {path} not present")
-    return path.read_text()
+    """A counter capture of the ``field-cases`` reference set (skips the test when absent)."""
+    return reference("field-cases", "counters", name).read_text()
 
 
 # ---------------------------------------------------------------------------------------- host

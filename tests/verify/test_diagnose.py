@@ -20,9 +20,9 @@ from roce_tune.verify import counters as c
 from roce_tune.verify.diagnose import Observation, Proposal, diagnose
 from roce_tune.verify.hostfacts import GidEntry, NicFacts
 from roce_tune.verify.nccl_parser import parse_nccl_output
+from tests.references import reference
 
 REPO = Path(__file__).resolve().parents[2]
-FIELD = REPO.parent / "shared" / "field-cases" / "counters"
 PKTS = 10_000_000
 
 
@@ -117,9 +117,7 @@ def test_roce_on_lossy_priority(lab: Plan) -> None:
 
 
 def test_one_direction_from_the_field_capture(lab: Plan) -> None:
-    path = FIELD / "mlx5-ethtool-prio-delta-dscp-one-direction.txt"
-    if not path.is_file():
-        pytest.skip("field case not present")
+    path = reference("field-cases", "counters", "mlx5-ethtool-prio-delta-dscp-one-direction.txt")
     before, after = c.parse_side_by_side(path.read_text())
     eth = c.delta_counts(before, after, "node-a", [])
     # node-a sends 3.96 Mpps on prio 3 (and 51 Kpps of other traffic on prio 0) but receives 4.0 Mpps on prio 0
@@ -175,9 +173,7 @@ def test_cnps_sent_but_not_handled(lab: Plan) -> None:
 
 
 def test_loss_from_the_hang_capture_stops_the_loop(lab: Plan) -> None:
-    path = FIELD / "mlx5-hw-counters-nccl-hang-high-out-of-sequence.txt"
-    if not path.is_file():
-        pytest.skip("field case not present")
+    path = reference("field-cases", "counters", "mlx5-hw-counters-nccl-hang-high-out-of-sequence.txt")
     hw = c.parse_hw_counters(path.read_text())
     found = observe(lab, hosts=[host("node1", hw=hw), host("node2")])
     d = found["RT318"][0]
@@ -191,9 +187,7 @@ def test_lossless_queue_drops_on_the_switch(lab: Plan) -> None:
 
 
 def test_watchdog_storm_from_the_field_capture(lab: Plan) -> None:
-    path = FIELD / "sonic-show-pfcwd-stats-and-pfc-tx-counters.txt"
-    if not path.is_file():
-        pytest.skip("field case not present")
+    path = reference("field-cases", "counters", "sonic-show-pfcwd-stats-and-pfc-tx-counters.txt")
     ports = c.merge_ports(c.parse_sonic_pfcwd_stats(path.read_text()))
     d = observe(lab, ports=ports)["RT319"][0]
     assert d.stops_loop

@@ -23,7 +23,10 @@ from roce_tune.deploy.runner import ApplyOptions
 from roce_tune.inventory.loader import load_inventory
 from roce_tune.tuner.plan import derive_plan
 from roce_tune.verify.run import VerifyOptions, verify_fabric
+from tests.emulators import LOOPBACK_TIMING
 from tests.emulators.verify_stubs import VerifyLab, start_lab
+
+pytestmark = pytest.mark.emulator
 
 REPO = Path(__file__).resolve().parents[2]
 USER, PASSWORD = "gpuadmin", "verify-Pa55"
@@ -51,8 +54,9 @@ def lab(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):  # type: ignore[no-unt
 
 
 def _opts(out: Path, **kw) -> VerifyOptions:  # type: ignore[no-untyped-def]
+    """Verify options for the emulated lab (loopback netmiko pacing: the emulators answer at once)."""
     return VerifyOptions(max_bytes="1G", out_dir=out, connection=ApplyOptions(
-        insecure_skip_host_key_check=True, push=PushOptions(confirm_s=60)), **kw)
+        insecure_skip_host_key_check=True, push=PushOptions(confirm_s=60), timing=LOOPBACK_TIMING), **kw)
 
 
 def _cli(*args: str) -> tuple[int, str]:
@@ -94,6 +98,7 @@ def test_verify_lab_writes_report_counters_and_plot(lab, tmp_path: Path) -> None
     assert "| 0 | baseline |" in (tmp_path / "out" / "verify-report.md").read_text()
 
 
+@pytest.mark.slow
 def test_adjust_takes_a_mistuned_fabric_to_the_target(lab, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     lb, inv = lab([MISTUNED_ECN, MISTUNED_AI])
     t0 = time.monotonic()
