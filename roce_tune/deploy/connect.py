@@ -59,6 +59,9 @@ def describe_connect_error(name: str, host: str | None, port: int, exc: BaseExce
                     f"band and add it (e.g. ssh-keyscan -p {port} {host}), or name a file with --known-hosts")
         if isinstance(e, paramiko.AuthenticationException):
             return f"{where}: authentication failed ({e}); check the credentials the inventory names"
+        if isinstance(e, paramiko.ssh_exception.NoValidConnectionsError):  # one per address tried
+            causes = {os.strerror(c.errno) if getattr(c, "errno", None) else str(c) for c in e.errors.values()}
+            return f"{where}: TCP connection failed: {'; '.join(sorted(causes)) or e}"
         if isinstance(e, socket.gaierror):
             return f"{where}: the name does not resolve ({e.strerror or e})"
         if isinstance(e, (ConnectionRefusedError, TimeoutError, socket.timeout, OSError)) and e is not exc:
