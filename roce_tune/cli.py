@@ -14,6 +14,7 @@ from pathlib import Path
 import typer
 from rich.console import Console
 from rich.table import Table
+from rich.text import Text
 
 from roce_tune import __version__
 from roce_tune.findings import Finding, RoceTuneError, Severity, has_errors
@@ -468,12 +469,20 @@ def apply(
                                           help="Push traffic-stopping changes, one device at a time."),
     confirm_s: int = typer.Option(300, "--confirm-seconds", min=30, help="Commit-confirm window."),
     insecure: bool = typer.Option(False, "--insecure-skip-host-key-check", help="Labs only: accept unknown keys."),
-    known_hosts: Path | None = typer.Option(None, "--known-hosts", help="Extra known_hosts file."),
+    known_hosts: Path | None = typer.Option(None, "--known-hosts", exists=True, dir_okay=False,
+                                               help="Extra known_hosts file (must exist)."),
     secrets_file: Path | None = typer.Option(None, "--secrets-file", help="YAML secrets outside the repo."),
     log_dir: Path | None = typer.Option(None, "--log-dir", help="Session logs (default <out>/logs)."),
     fmt: OutFormat = typer.Option(OutFormat.text, "--format"),
     no_save: bool = typer.Option(False, "--no-save", help="Do not persist to startup config after confirming."),
     device_timeout: int = typer.Option(900, "--device-timeout", min=10, help="Give up on one device after N s."),
+    read_timeout: float = typer.Option(30.0, "--read-timeout", min=1.0,
+                                       help="Seconds to wait for a show command or config line."),
+    commit_timeout: float = typer.Option(300.0, "--commit-timeout", min=1.0,
+                                         help="Seconds to wait for a commit, save, checkpoint, rollback or host script."),
+    keepalive: float = typer.Option(10.0, "--keepalive", min=0.0, help="SSH keepalive interval in s (0 = off)."),
+    rollback_retry: float = typer.Option(120.0, "--rollback-retry", min=0.0,
+                                         help="Seconds to keep reconnecting to roll back a dropped device."),
 ) -> None:
     """Diff (--dry-run) or push the plan with commit-confirm and rollback."""
     import logging
@@ -495,7 +504,7 @@ def apply(
 
     if limit and not select(targets, limit):
         err.print(f"error: --limit {' '.join(limit)} matches no device; devices: "
-                  + ", ".join(t.name for t in targets[:12]) + (" …" if len(targets) > 12 else ""))
+                  + ", ".join(t.name for t in targets[:12]) + (" …" if len(targets) > 12 else ""), markup=False)
         raise typer.Exit(2)
     if insecure:
         err.print("[bold yellow]warning: host-key checking is OFF (--insecure-skip-host-key-check); labs only[/]")
@@ -503,7 +512,10 @@ def apply(
                         allow_disruptive=allow_disruptive, insecure_skip_host_key_check=insecure,
                         known_hosts=str(known_hosts) if known_hosts else None,
                         secrets_file=str(secrets_file) if secrets_file else None,
-                        log_dir=log_dir or default_logs, push=PushOptions(confirm_s=confirm_s, save=not no_save),
+                        log_dir=log_dir or default_logs,
+                        push=PushOptions(confirm_s=confirm_s, save=not no_save, read_timeout_s=read_timeout,
+                                         commit_timeout_s=commit_timeout, keepalive_s=keepalive,
+                                         rollback_retry_s=rollback_retry),
                         device_timeout_s=device_timeout)
     results = print_results(targets, opts, apply_targets, out if fmt is OutFormat.text else None)
     if fmt is OutFormat.json:
@@ -554,7 +566,8 @@ def verify(
     out_dir: Path | None = typer.Option(None, "--out", help="Report directory (default out/<inventory>/verify)."),
     confirm_s: int = typer.Option(300, "--confirm-seconds", min=30, help="Commit-confirm window for --adjust pushes."),
     insecure: bool = typer.Option(False, "--insecure-skip-host-key-check", help="Labs only: accept unknown keys."),
-    known_hosts: Path | None = typer.Option(None, "--known-hosts", help="Extra known_hosts file."),
+    known_hosts: Path | None = typer.Option(None, "--known-hosts", exists=True, dir_okay=False,
+                                               help="Extra known_hosts file (must exist)."),
     secrets_file: Path | None = typer.Option(None, "--secrets-file", help="YAML secrets outside the repo."),
     concurrency: int = typer.Option(8, "--concurrency", min=1, max=256),
     run_timeout: float = typer.Option(1800.0, "--run-timeout", min=1.0, help="Seconds one nccl-tests run may take."),
@@ -591,12 +604,12 @@ def verify(
         print(json.dumps(result.report, indent=2, sort_keys=True, default=str))
     else:
         rep = result.report
-        for f in rep["findings"]:
+        for f in rep["findings"]:  # messages quote device and tool output: Text, never markup
             style = "bold red" if f["severity"] == "error" else "yellow"
-            out.print(f"[{style}]{f['rule']} {f['name']}[/]: {f['message']}", highlight=False)
-            out.print(f"    change: {f['fix']}", markup=False)
-        out.print(f"[bold]{rep['status'].upper()}[/]; report: {result.paths['md']} ("
-                  + ", ".join(str(p.name) for k, p in result.paths.items() if k != "md") + ")")
+            out.print(Text.assemble((f"{f['rule']} {f['name']}", style), f": {f['message']}"), highlight=False)
+            out.print(f"    change: {f['fix']}", markup=False, highlight=False)
+        out.print(Text.assemble((rep["status"].upper(), "bold"), f"; report: {result.paths['md']} ("
+                                + ", ".join(str(p.name) for k, p in result.paths.items() if k != "md") + ")"))
     raise typer.Exit(result.exit_code)
 
 

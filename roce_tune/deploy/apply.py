@@ -51,22 +51,26 @@ def print_results(targets: list[Target], opts: ApplyOptions,
         return runner(targets, opts, None)
     chosen = select(targets, opts.limit)
     header = "DRY RUN — nothing will be changed on any device" if opts.dry_run else "PUSH"
-    console.print(f"[bold]{header}[/] ({len(chosen)} devices, concurrency {opts.concurrency}"
-                  + (f", canary {opts.canary}" if opts.canary else "") + ")")
+    console.print(Text.assemble((header, "bold"), f" ({len(chosen)} devices, concurrency {opts.concurrency}"
+                                + (f", canary {opts.canary}" if opts.canary else "") + ")"))
+    # every device- or tool-derived string goes out as Text (never markup): device output such as
+    # "cannot open [/dev/mst/…]" is printed as is, and can never break the report
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
                   console=console, transient=False) as progress:
         task = progress.add_task("devices", total=len(chosen))
 
         def done(r: DeviceResult) -> None:
             progress.advance(task)
-            progress.console.print(f"[{_STYLE.get(r.state, 'white')}]{r.name:<24} {r.state}[/]"
-                                   + (f"  {r.error}" if r.error else ""))
+            progress.console.print(Text.assemble((f"{r.name:<24} {r.state}", _STYLE.get(r.state, "white")),
+                                                 f"  {r.error}" if r.error else ""))
 
         results = runner(targets, opts, done)
     for r in results:
         if r.diff:
-            console.print(f"\n[bold]--- {r.name} ({r.platform})[/]"
-                          + (f" [magenta]DISRUPTIVE: {'; '.join(r.disruptive)}[/]" if r.disruptive else ""))
+            head = Text.assemble("\n", (f"--- {r.name} ({r.platform})", "bold"))
+            if r.disruptive:
+                head.append(f" DISRUPTIVE: {'; '.join(r.disruptive)}", style="magenta")
+            console.print(head)
             for line in r.diff:
                 style = "green" if line.lstrip().startswith(("+", "add")) else \
                     "red" if line.lstrip().startswith(("-", "remove")) else "white"
@@ -75,7 +79,7 @@ def print_results(targets: list[Target], opts: ApplyOptions,
     for col in ("device", "platform", "state", "changes", "disruptive", "seconds", "error"):
         table.add_column(col)
     for r in results:
-        table.add_row(r.name, r.platform, f"[{_STYLE.get(r.state, 'white')}]{r.state}[/]", str(len(r.diff)),
-                      "yes" if r.disruptive else "", f"{r.seconds:.1f}", r.error or "")
+        table.add_row(Text(r.name), Text(r.platform), Text(r.state, style=_STYLE.get(r.state, "white")),
+                      str(len(r.diff)), "yes" if r.disruptive else "", f"{r.seconds:.1f}", Text(r.error or ""))
     console.print(table)
     return results

@@ -28,6 +28,8 @@ from hier_config import HConfig, Platform, WorkflowRemediation, get_hconfig, get
 from hier_config.models import IdempotentCommandsRule, MatchRule
 from hier_config.platforms.driver_base import HConfigDriverBase
 
+from roce_tune.tuner.ecn import OWN_NAME_RE
+
 
 @dataclass(frozen=True)
 class DiffRules:
@@ -44,6 +46,10 @@ class DiffRules:
             device replaces the old value when a new one is entered, so the remediation sets the new
             value instead of negating the old one first (hier-config's idempotent-command rules; a
             ``no mtu 1500`` before ``mtu 9216`` would drop jumbo frames on a live class in between).
+        stale: objects roce-tune created under its own names and removes once the desired config no longer
+            has them (an ECN profile of old values): ``hier``: regexes of whole top-level sections;
+            ``json``: (table, regex of the row key). ``set`` platforms need none (their owned roots are
+            authoritative). Never a pattern that matches a name roce-tune did not give.
     """
 
     kind: str
@@ -54,6 +60,7 @@ class DiffRules:
     negate: tuple[str, str] = ("", "")
     disruptive: tuple[tuple[str, str], ...] = ()
     idempotent: tuple[tuple[str, ...], ...] = ()
+    stale: tuple = ()  # tuple[str, ...] (hier) or tuple[tuple[str, str], ...] (json)
 
 
 _PFC_ON = "enabling PFC on a port briefly stops traffic on it while the ASIC reprograms"
@@ -63,12 +70,16 @@ DIFF_RULES: dict[str, DiffRules] = {
         owned_sections=(r"^qos profile ROCE", ),
         idempotent=(("qos profile ", "tx-queue ", "random-detect ecn "), ("qos profile ", "tx-queue ", "bandwidth "),
                     ("qos profile ", "priority-flow-control pause watchdog ")),
+        stale=(rf"^qos profile {OWN_NAME_RE}$",),
         disruptive=((r"^\+\s*priority-flow-control (on|priority \d+ no-drop)", _PFC_ON),
                     (r"^\+\s*service-profile ", "a new QoS profile on a live port reprograms its queues and PFC")),
     ),
     "nxos": DiffRules(
         kind="hier", hier_platform=Platform.CISCO_NXOS,
-        owned_sections=(r"^class-map type \S+ match-\S+ (ROCE|CNP)", r"^policy-map type \S+ (QOS_|ROCE|qos_network)"),
+        # every class-map/policy-map roce-tune renders is named RT_… (platforms/nxos.py); the old patterns
+        # (ROCE/CNP/QOS_) are kept for configs rendered before that naming
+        owned_sections=(r"^class-map type \S+ match-\S+ (RT_|ROCE|CNP)", r"^policy-map type \S+ (RT_|QOS_|ROCE|qos_network)"),
+        stale=(r"^class-map type \S+ match-\S+ RT_\S+$", r"^policy-map type \S+ RT_\S+$"),
         disruptive=((r"^\+\s*mtu \d+", "a network-qos MTU change re-carves the buffers (all ports pause briefly)"),
                     (r"^\+\s*pause buffer-size", "a new ingress headroom (pause buffer-size) re-carves the port buffer")),
         idempotent=(("policy-map type network-qos ", "class type network-qos ", "mtu "),
@@ -90,7 +101,7 @@ DIFF_RULES: dict[str, DiffRules] = {
                     (r"^\+nv set interface \S+ qos pfc", _PFC_ON)),
     ),
     "sonic": DiffRules(
-        kind="json",
+        kind="json", stale=(("WRED_PROFILE", rf"^{OWN_NAME_RE}$"),),
         disruptive=((r"^/BUFFER_POOL", "a buffer pool resize moves every port's shared buffer"),
                     (r"^replace /BUFFER_PG/", "a headroom profile swap on a live port"),
                     (r"^add /PORT_QOS_MAP/[^/]+/pfc_enable", _PFC_ON)),
@@ -173,6 +184,13 @@ def hier_diff(rules: DiffRules, running: str, desired: str, comment: str = "!") 
     run_h = get_hconfig(driver, merge_sections(_strip_comments(running, comment)))
     want_h = get_hconfig(driver, merge_sections(_strip_comments(desired, comment)))
     future = run_h.future(want_h)
+    wanted = {child.text for child in want_h.children}
+    stale = [child.text for child in run_h.children
+             if child.text not in wanted and any(re.search(p, child.text) for p in rules.stale)]
+    for text in stale:  # roce-tune's own objects the desired config no longer has: removed
+        fut = future.get_child(equals=text)
+        if fut is not None:
+            fut.delete()
     owned = [re.compile(p) for p in rules.owned_sections]
     for child in list(want_h.children):
         if any(rx.search(child.text) for rx in owned):
@@ -187,6 +205,9 @@ def hier_diff(rules: DiffRules, running: str, desired: str, comment: str = "!") 
     for line in remediation.dump_simple(sectional_exiting=True):
         depth = (len(line) - len(line.lstrip(" "))) // 2
         commands.append(" " * (rules.indent * depth) + line.lstrip(" "))
+    # stale objects go last: by then no interface refers to them any more
+    last = {f"no {text}" for text in stale}
+    commands = [c for c in commands if c not in last] + [c for c in commands if c in last]
     diff = list(run_h.unified_diff(future))
     return ConfigChange(commands=commands if diff else [], diff=diff,
                         disruptive=_flag(rules, [re.sub(r"^\s*([+-])\s*", r"\1", d) for d in diff]))
@@ -233,12 +254,37 @@ def json_diff(rules: DiffRules, running: dict[str, dict[str, dict[str, object]]]
                 if k in rows or k.split("|", 1)[0] in managed_ports and "|" in k}
         if table in running or kept:
             scope_have[table] = kept
-    patch = jsonpatch.make_patch(scope_have, {t: r for t, r in desired.items()}).patch
+    target: dict[str, dict[str, object]] = {t: dict(r) for t, r in desired.items()}
+    for table, key in _stale_rows(rules, running, desired):  # roce-tune's own, no longer used: removed
+        scope_have.setdefault(table, {})[key] = running[table][key]
+        target.setdefault(table, {})
+    patch = jsonpatch.make_patch(scope_have, target).patch
     # make_patch emits "add /TABLE" for a whole missing table: fine for apply-patch; keep ops sorted
     diff = [f"{op['op']} {op['path']}" + (f" = {json.dumps(op['value'], sort_keys=True)}" if "value" in op else "")
             for op in patch]
     paths = [op["path"] for op in patch] + diff
     return ConfigChange(patch=patch, diff=diff, disruptive=_flag(rules, paths))
+
+
+def _stale_rows(rules: DiffRules, running: dict[str, dict[str, dict[str, object]]],
+                desired: dict[str, dict[str, dict[str, object]]]) -> list[tuple[str, str]]:
+    """(table, key) of running rows named by ``rules.stale`` that the desired config lacks and that no
+    row left after the change refers to (a plain ``name`` or ``[TABLE|name]`` reference)."""
+    candidates = [(table, key) for table, rx in rules.stale for key in running.get(table, {})
+                  if key not in desired.get(table, {}) and re.search(rx, key)]
+    if not candidates:
+        return []
+    after = {t: dict(rows) for t, rows in running.items()}
+    for t, rows in desired.items():
+        after.setdefault(t, {}).update(rows)
+    out = []
+    for table, key in candidates:
+        refs = {key, f"[{table}|{key}]"}
+        used = any(v in refs for t, rows in after.items() for k, row in rows.items()
+                   if (t, k) != (table, key) and isinstance(row, dict) for v in row.values())
+        if not used:
+            out.append((table, key))
+    return out
 
 
 def unified(before: str, after: str, name: str) -> list[str]:

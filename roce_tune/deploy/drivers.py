@@ -58,6 +58,19 @@ CONFIRM_CHECK = {
     "junos": ("show system commit", r"(?m)^0\s.*commit confirmed, rollback in"),
     "cumulus": ("nv config apply --confirm-status", r"(?i)(time left|remaining|pending confirm[^a-z]*\d)"),
 }
+#: how each platform persists the running configuration: (command, regex its success prints). Junos has
+#: no separate save: a commit writes the committed configuration to storage (its "commit complete" is
+#: checked); Cumulus NVUE >= 5.9 saves on apply by default, older releases need ``nv config save``, which is
+#: harmless on newer ones. Linux-shell platforms are judged by the command's exit status.
+SAVE = {
+    "eos": ("write memory", r"(?m)^Copy completed successfully\.?\s*$"),
+    "nxos": ("copy running-config startup-config", r"(?m)^Copy complete\.\s*$"),
+    "cumulus": ("nv config save; echo ROCE_TUNE_RC=$?", r"ROCE_TUNE_RC=0\b"),
+    "sonic": ("sudo config save -y; echo ROCE_TUNE_RC=$?", r"ROCE_TUNE_RC=0\b"),
+}
+#: stages whose commands may run long (commit, save, rollback, the host script); the others are shows
+#: and single config lines, which a live device answers at once
+LONG_STAGES = frozenset({"commit", "confirm", "save", "rollback", "run", "checkpoint"})
 NETMIKO_TYPES = {"eos": "arista_eos", "nxos": "cisco_nxos", "junos": "juniper_junos",
                  "cumulus": "cumulus_linux", "sonic": "linux", "host": "linux"}
 
@@ -79,6 +92,20 @@ class PushError(RuntimeError):
         super().__init__(f"{stage}: {message}")
 
 
+class SaveError(PushError):
+    """The push was confirmed and read back, but persisting it failed: the running configuration now
+    differs from the startup configuration (a reload would bring back the old one). Not rolled back."""
+
+    def __init__(self, command: str, detail: str):
+        super().__init__("save", f"`{command}` failed: {detail}. The change is live and verified, but the "
+                                 "running configuration now differs from the startup configuration (a reload "
+                                 "would lose it): fix the cause and save by hand")
+
+
+class SessionDropped(ConnectionError):
+    """The SSH session to the device closed while a command was waiting for its output."""
+
+
 class RollbackIncomplete(PushError):
     """The rollback ran but could not put everything back (a host value that could not be read before
     the change). Retrying cannot help, so it is reported, not retried; ``stage`` is ``rollback``."""
@@ -90,18 +117,96 @@ class RollbackIncomplete(PushError):
 
 @dataclass
 class PushOptions:
-    """Knobs of a push. ``confirm_s`` is the commit-confirm window (device reverts on its own after it)."""
+    """Knobs of a push.
+
+    Attributes:
+        confirm_s: commit-confirm window (the device reverts on its own after it).
+        save: persist to the startup configuration after confirming.
+        read_timeout_s: longest wait for the output of a show command or a config line (a live device
+            answers these at once; a closed session is detected at once regardless).
+        commit_timeout_s: longest wait for a commit, confirm, save, checkpoint, rollback or the host script.
+        keepalive_s: SSH keepalive interval (0 = off): keeps idle NAT/firewall state during long commits.
+        rollback_retry_s: how long to keep reconnecting to roll back a device whose session dropped
+            (attempts back off 1, 2, 4 … 10 s).
+        tag: checkpoint / session / commit-comment name of this run.
+    """
 
     confirm_s: int = 300
     save: bool = True
-    read_timeout_s: float = 120.0
+    read_timeout_s: float = 30.0
+    commit_timeout_s: float = 300.0
+    keepalive_s: float = 10.0
+    rollback_retry_s: float = 120.0
     tag: str = field(default_factory=lambda: time.strftime("roce_tune_%Y%m%d_%H%M%S"))
 
 
-def _check(platform: str, output: str, stage: str) -> str:
-    if re.search(ERROR_PATTERNS[platform], output, re.MULTILINE):
-        raise PushError(stage, output.strip().splitlines()[-1] if output.strip() else "error")
+def _is_marker(line: str) -> bool:
+    """A caret line (``      ^``) pointing at the bad token."""
+    return bool(line.strip()) and set(line.strip()) <= {"^", "~"}
+
+
+def rejected_command(platform: str, output: str, commands: list[str]) -> tuple[str | None, str] | None:
+    """Find the device's error in ``output`` and the command it refers to.
+
+    Args:
+        platform: key of :data:`ERROR_PATTERNS`.
+        output: what the device printed (a transcript with echoed commands and prompts, or one output).
+        commands: the commands sent; the last one echoed before the error line is the rejected one
+            (with one command it is that command).
+
+    Returns:
+        (command or None, error line with the caret line's context), or None when nothing was rejected.
+    """
+    lines = output.splitlines()
+    rx = re.compile(ERROR_PATTERNS[platform])
+    hit = next((i for i, ln in enumerate(lines) if rx.search(ln)), None)
+    if hit is None:
+        return None
+    error = lines[hit].strip()
+    sent = [c.strip() for c in commands if c.strip()]
+    command = sent[0] if len(sent) == 1 else None
+    if len(sent) > 1:
+        for ln in reversed(lines[:hit]):
+            found = [c for c in sent if ln.rstrip().endswith(c)]
+            if found:
+                command = max(found, key=len)
+                break
+    return command, error
+
+
+def _check(platform: str, output: str, stage: str, commands: list[str] | None = None) -> str:
+    """Return ``output``; raise PushError naming the device's error line and the rejected command."""
+    found = rejected_command(platform, output, commands or [])
+    if found is not None:
+        command, error = found
+        raise PushError(stage, f"device rejected `{command}`: {error}" if command else error)
     return output
+
+
+def watch_session(conn: Any) -> None:
+    """Make ``conn`` (a netmiko SSH connection) raise :class:`SessionDropped` as soon as its channel is
+    closed while a read waits, instead of polling an empty closed channel until the read timeout
+    (paramiko stops delivering data on a dropped connection; netmiko only sees "no data yet").
+
+    Idempotent; a no-op for connections without a paramiko channel.
+    """
+    if getattr(conn, "_roce_tune_watched", False) or not hasattr(conn, "read_channel"):
+        return
+    inner = conn.read_channel
+
+    def read_channel() -> str:
+        out = inner()
+        if not out:
+            chan = getattr(conn, "remote_conn", None)
+            transport = getattr(chan, "transport", None)
+            if chan is not None and hasattr(chan, "closed") and (
+                    chan.closed or chan.eof_received or transport is None or not transport.is_active()):
+                raise SessionDropped(f"SSH session to {getattr(conn, 'host', '?')}:{getattr(conn, 'port', '?')} "
+                                     "closed by the device or the network")
+        return out
+
+    conn.read_channel = read_channel
+    conn._roce_tune_watched = True
 
 
 def _strip_nvue(text: str) -> str:
@@ -145,15 +250,21 @@ class Driver:
         self.restore_point = ""  # host: the restore script the last push_host wrote (as found before it)
         self.platform, self.conn, self.opts, self.log = platform, conn, opts, log
         self.progress: dict[str, Any] = {}
+        watch_session(conn)
+
+    def timeout(self, stage: str) -> float:
+        """Read timeout (s) for a command of ``stage``: long for commit/save/rollback/host script."""
+        return self.opts.commit_timeout_s if stage in LONG_STAGES else self.opts.read_timeout_s
 
     # -- reading ---------------------------------------------------------------------------
     def cmd(self, command: str, stage: str = "read", expect_string: str | None = None) -> str:
         """Send one exec-mode command, log its output (redacted by the caller's logger) and return it.
 
         Raises:
-            netmiko.ReadTimeout: no prompt (or ``expect_string``) within ``opts.read_timeout_s`` seconds.
+            netmiko.ReadTimeout: no prompt (or ``expect_string``) within :meth:`timeout` of ``stage``.
+            SessionDropped: the session closed while waiting.
         """
-        kwargs: dict[str, Any] = {"read_timeout": self.opts.read_timeout_s}
+        kwargs: dict[str, Any] = {"read_timeout": self.timeout(stage)}
         if expect_string:
             kwargs["expect_string"] = expect_string
         out = self.conn.send_command(command, **kwargs)
@@ -194,6 +305,27 @@ class Driver:
             RollbackNeeded: the push failed and this session could not roll back (e.g. dropped).
         """
         self._guarded(lambda: getattr(self, f"_push_{self.platform}")(change, desired, managed_ports))
+        if self.opts.save:
+            self.save()
+
+    def save(self) -> None:
+        """Persist the confirmed running configuration (:data:`SAVE`); Junos has no separate save.
+
+        Raises:
+            SaveError: the device refused or did not confirm the save (the change stays live, unsaved).
+        """
+        if self.platform not in SAVE:
+            return
+        command, success = SAVE[self.platform]
+        out = self.cmd(command, "save", r"#" if self.platform in ("eos", "nxos") else None)
+        shown = command.split(";")[0]
+        found = rejected_command(self.platform, out, [shown])
+        status = re.findall(r"ROCE_TUNE_RC=(\d+)", out)  # the last: the output's, not an echoed command's
+        ok = (status[-1] == "0") if "ROCE_TUNE_RC" in command and status else bool(re.search(success, out))
+        if found is not None or not ok:
+            detail = [ln.strip() for ln in out.splitlines()
+                      if ln.strip() and "ROCE_TUNE_RC" not in ln and not ln.rstrip().endswith(shown)]
+            raise SaveError(shown, found[1] if found else ("; ".join(detail[-3:]) or "no confirmation printed"))
 
     def push_host(self, script: str) -> None:
         """Run a host script for real with ``--save``: the host's push. On failure run the restore point.
@@ -253,7 +385,7 @@ class Driver:
             self.conn.config_mode(config_command="configure private")
             self.conn.send_command("rollback 1", expect_string=r"#")
             _check("junos", self.conn.send_command(f"commit comment {tag}-rollback", expect_string=r"#",
-                                                   read_timeout=self.opts.read_timeout_s), "rollback")
+                                                   read_timeout=self.timeout("rollback")), "rollback")
             self.conn.exit_config_mode()
         elif self.platform == "cumulus":
             if progress.get("applied"):
@@ -297,10 +429,23 @@ class Driver:
             raise PushError("verify", "device does not match the plan after the push:\n" + "\n".join(after.diff[:20]))
 
     def _config_set(self, lines: list[str], mode_cmd: str) -> str:
+        # one wait for the whole batch: a line's budget each, within the commit timeout
+        budget = min(self.opts.commit_timeout_s, self.opts.read_timeout_s + len(lines))
         out = self.conn.send_config_set(lines, config_mode_command=mode_cmd, exit_config_mode=False,
-                                        read_timeout=self.opts.read_timeout_s, cmd_verify=False)
+                                        read_timeout=budget, cmd_verify=False)
         self.log(out)
-        return _check(self.platform, out, "send")
+        return _check(self.platform, out, "send", lines)
+
+    def _commit(self, command: str, stage: str = "commit") -> str:
+        """Send a Junos commit (config mode) and require its ``commit complete``: a Junos commit is also
+        its save to storage."""
+        out = _check("junos", self.conn.send_command(command, expect_string=r"#", read_timeout=self.timeout(stage)),
+                     stage, [command])
+        self.log(f"$ {command}\n{out}")
+        if stage != "check" and not re.search(r"(?m)^commit complete\s*$", out):
+            raise PushError(stage, f"`{command}` did not print 'commit complete': "
+                                   + "; ".join(ln.strip() for ln in out.splitlines() if ln.strip())[-300:])
+        return out
 
     def _push_eos(self, change: ConfigChange, desired: str, ports: set[str]) -> None:
         session = self.opts.tag
@@ -309,61 +454,59 @@ class Driver:
         self.log(self.conn.send_command("show session-config diffs", expect_string=r"#",
                                         read_timeout=self.opts.read_timeout_s))
         hms = time.strftime("%H:%M:%S", time.gmtime(self.opts.confirm_s))
-        _check("eos", self.conn.send_command(f"commit timer {hms}", expect_string=r"#"), "commit")
+        _check("eos", self.conn.send_command(f"commit timer {hms}", expect_string=r"#",
+                                             read_timeout=self.timeout("commit")), "commit", [f"commit timer {hms}"])
         self.progress["committed"] = True
         self.conn.send_command("end", expect_string=r"#")
         self._verify(desired, ports)
-        _check("eos", self.cmd(f"configure session {session} commit", "confirm", r"#"), "confirm")
+        confirm = f"configure session {session} commit"
+        _check("eos", self.cmd(confirm, "confirm", r"#"), "confirm", [confirm])
         self._confirmed()
-        if self.opts.save:
-            self.cmd("write memory", "save", r"#")
 
     def _push_nxos(self, change: ConfigChange, desired: str, ports: set[str]) -> None:
         self.cmd("terminal dont-ask", "checkpoint")
-        _check("nxos", self.cmd(f"checkpoint {self.opts.tag}", "checkpoint"), "checkpoint")
+        _check("nxos", self.cmd(f"checkpoint {self.opts.tag}", "checkpoint"), "checkpoint",
+               [f"checkpoint {self.opts.tag}"])
         self.progress["checkpoint"] = True
         self._config_set(change.commands, "configure terminal")
         self.conn.exit_config_mode()
         self._verify(desired, ports)
-        if self.opts.save:
-            self.cmd("copy running-config startup-config", "save")
 
     def _push_junos(self, change: ConfigChange, desired: str, ports: set[str]) -> None:
         minutes = max(1, round(self.opts.confirm_s / 60))
         self._config_set(change.commands, "configure private")
-        self.log(self.conn.send_command("show | compare", expect_string=r"#"))
-        _check("junos", self.conn.send_command("commit check", expect_string=r"#",
-                                               read_timeout=self.opts.read_timeout_s), "commit")
-        _check("junos", self.conn.send_command(f"commit confirmed {minutes} comment {self.opts.tag}",
-                                               expect_string=r"#", read_timeout=self.opts.read_timeout_s), "commit")
+        self.log(self.conn.send_command("show | compare", expect_string=r"#", read_timeout=self.opts.read_timeout_s))
+        self._commit("commit check", "check")
+        self._commit(f"commit confirmed {minutes} comment {self.opts.tag}")
         self.progress["committed"] = True
         self.conn.exit_config_mode()
         self._verify(desired, ports)
         self.conn.config_mode(config_command="configure private")
-        _check("junos", self.conn.send_command("commit comment confirmed", expect_string=r"#",
-                                               read_timeout=self.opts.read_timeout_s), "confirm")
+        self._commit("commit comment confirmed", "confirm")
         self.conn.exit_config_mode()
         self._confirmed()
 
     def _push_cumulus(self, change: ConfigChange, desired: str, ports: set[str]) -> None:
         for line in change.commands:
-            _check("cumulus", self.cmd(line, "send"), "send")
+            _check("cumulus", self.cmd(line, "send"), "send", [line])
         self.cmd("nv config diff", "diff")
         self.progress["applied"] = True  # set first: a drop during apply may still have applied
-        _check("cumulus", self.cmd(f"nv config apply -y --confirm {self.opts.confirm_s}s", "commit"), "commit")
+        apply = f"nv config apply -y --confirm {self.opts.confirm_s}s"
+        _check("cumulus", self.cmd(apply, "commit"), "commit", [apply])
         self._verify(desired, ports)
-        _check("cumulus", self.cmd("nv config apply --confirm-yes", "confirm"), "confirm")
+        _check("cumulus", self.cmd("nv config apply --confirm-yes", "confirm"), "confirm",
+               ["nv config apply --confirm-yes"])
         self._confirmed()
 
     def _push_sonic(self, change: ConfigChange, desired: str, ports: set[str]) -> None:
         path = f"/tmp/{self.opts.tag}-{secrets.token_hex(6)}.patch.json"  # unpredictable name in /tmp
-        _check("sonic", self.cmd(f"sudo config checkpoint {self.opts.tag}", "checkpoint"), "checkpoint")
+        checkpoint = f"sudo config checkpoint {self.opts.tag}"
+        _check("sonic", self.cmd(checkpoint, "checkpoint"), "checkpoint", [checkpoint])
         self.progress["checkpoint"] = True
         self.upload(path, json.dumps(change.patch, indent=1, sort_keys=True))
-        _check("sonic", self.cmd(f"sudo config apply-patch {path}", "commit"), "commit")
+        _check("sonic", self.cmd(f"sudo config apply-patch {path}", "commit"), "commit",
+               [f"sudo config apply-patch {path}"])
         self._verify(desired, ports)
-        if self.opts.save:
-            self.cmd("sudo config save -y", "save")
 
     # -- hosts ---------------------------------------------------------------------------------
     def run_host_script(self, script: str, check_only: bool, save: str | None = None) -> tuple[int, str]:

@@ -8,8 +8,10 @@ never stops or corrupts another's push (each runs in its own session and thread)
 from __future__ import annotations
 
 import fnmatch
+import itertools
 import json
 import queue
+import sys
 import threading
 import time
 from collections.abc import Callable
@@ -17,6 +19,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from roce_tune.deploy.connect import describe_connect_error
 from roce_tune.deploy.credentials import CredentialError, Credentials, Redactor, resolve_credentials
 from roce_tune.deploy.drivers import (
     CONFIRM_CHECK,
@@ -159,7 +162,13 @@ def _connect(t: Target, opts: ApplyOptions, log_path: Path | None):  # type: ign
     from netmiko import ConnectHandler
 
     creds = resolve_credentials(t.name, t.credentials, secrets_file=opts.secrets_file)
-    return ConnectHandler(**netmiko_params(t, opts, creds, log_path)), Redactor(creds.secrets())
+    try:
+        conn = ConnectHandler(**netmiko_params(t, opts, creds, log_path))
+    except PushError:
+        raise
+    except Exception as exc:  # noqa: BLE001 — every connect failure is reported the same way
+        raise PushError("connect", describe_connect_error(t.name, t.host, t.port or 22, exc, opts.known_hosts)) from None
+    return conn, Redactor(creds.secrets())
 
 
 def netmiko_params(t: Target, opts: ApplyOptions, creds: Credentials, log_path: Path | None = None) -> dict[str, Any]:
@@ -171,12 +180,14 @@ def netmiko_params(t: Target, opts: ApplyOptions, creds: Credentials, log_path: 
     params: dict[str, Any] = dict(
         device_type=NETMIKO_TYPES[t.platform], host=t.host, port=t.port or 22, username=creds.username,
         password=creds.password or "", conn_timeout=opts.conn_timeout_s, **opts.timing.netmiko_kwargs(),
-        ssh_strict=not opts.insecure_skip_host_key_check, system_host_keys=True)
+        ssh_strict=not opts.insecure_skip_host_key_check, system_host_keys=True, keepalive=opts.push.keepalive_s)
     if creds.key_file:
         params.update(use_keys=True, key_file=creds.key_file)
     else:
         params.update(use_keys=False, allow_agent=not creds.password)
     if opts.known_hosts:
+        if not Path(opts.known_hosts).expanduser().is_file():  # netmiko would silently skip a missing file
+            raise PushError("connect", f"{t.name}: known_hosts file {opts.known_hosts} does not exist")
         params.update(alt_host_keys=True, alt_key_file=opts.known_hosts)
     if t.platform == "sonic":
         params["secret"] = creds.password or ""
@@ -201,8 +212,11 @@ def _close(conn) -> None:  # type: ignore[no-untyped-def]
 
 def _recover(t: Target, opts: ApplyOptions, log_path: Path | None, rb: RollbackNeeded, notes: list[str],
              redact: Callable[[str], str]) -> bool:
-    """Reconnect and roll back a push whose session died. Returns True when the rollback ran."""
-    for _ in range(3):
+    """Reconnect and roll back a push whose session died, again and again (backing off 1, 2, 4 … 10 s)
+    while sessions keep dropping, for ``opts.push.rollback_retry_s`` (at least 3 attempts).
+    Returns True when the rollback ran."""
+    deadline = time.monotonic() + opts.push.rollback_retry_s
+    for attempt in itertools.count():
         conn = None
         try:
             conn, _ = _connect(t, opts, log_path)
@@ -211,10 +225,13 @@ def _recover(t: Target, opts: ApplyOptions, log_path: Path | None, rb: RollbackN
         except RollbackIncomplete:
             raise  # it ran; another attempt cannot read what was not readable before the change
         except Exception as exc:  # noqa: BLE001
-            notes.append(redact(f"# rollback attempt failed: {type(exc).__name__}: {exc}"))
-            time.sleep(1.0)
+            notes.append(redact(f"# rollback attempt {attempt + 1} failed: {type(exc).__name__}: {exc}"))
         finally:
             _close(conn)
+        pause = min(10.0, 2.0 ** attempt)
+        if attempt >= 2 and time.monotonic() + pause > deadline:
+            return False
+        time.sleep(pause)
     return False
 
 
@@ -293,7 +310,7 @@ def run_one(t: Target, opts: ApplyOptions, allow_push: bool, allow_disruptive: b
         pass
     except PushError as exc:
         res.error = redact(str(exc))
-        res.rolled_back = exc.stage not in ("connect", "read", "checkpoint", "rollback")
+        res.rolled_back = exc.stage not in ("connect", "read", "checkpoint", "rollback", "save")
     except CredentialError as exc:
         res.error = f"connect: {exc}"
     except Exception as exc:  # noqa: BLE001 — one device's failure must not stop the others
@@ -322,10 +339,31 @@ def _timeout_message(t: Target, opts: ApplyOptions) -> str:
             f"completed or stopped half-way. Check the {t.kind}; its restore point is {restore}{where}")
 
 
+def _reporter(on_result: Callable[[DeviceResult], None] | None,
+              opts: ApplyOptions) -> Callable[[DeviceResult], None] | None:
+    """``on_result`` made safe for the fan-out: a reporting error never stops other devices (it is
+    written to stderr), and with ``--allow-disruptive`` a device's interim ``blocked-disruptive`` is not
+    reported (it is pushed in the maintenance pass and reported once, then)."""
+    if on_result is None:
+        return None
+    cb = on_result
+
+    def report(r: DeviceResult) -> None:
+        if r.state == "blocked-disruptive" and opts.allow_disruptive and not opts.dry_run:
+            return
+        try:
+            cb(r)
+        except Exception as exc:  # noqa: BLE001
+            sys.stderr.write(f"roce-tune: could not report {r.name} ({r.state}): {type(exc).__name__}: {exc}\n")
+
+    return report
+
+
 def apply_targets(targets: list[Target], opts: ApplyOptions,
                   on_result: Callable[[DeviceResult], None] | None = None) -> list[DeviceResult]:
     """Run the selected targets: canaries first, then the rest concurrently, then disruptive ones
     one at a time (maintenance order). Returns results in target order."""
+    on_result = _reporter(on_result, opts)
     results: dict[str, DeviceResult] = {}
 
     def batch(group: list[Target], workers: int, allow_disruptive: bool = False) -> None:

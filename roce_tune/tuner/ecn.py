@@ -59,6 +59,12 @@ _ECN_KEYS = ("kmin_bytes", "kmax_bytes", "pmax_percent")
 __all__ = ["NAMED_PROFILES", "base_rtt_us", "calc_dcqcn", "calc_ecn", "check_ecn", "derive_ecn"]
 
 
+#: Name of a derived ECN profile; the plan adds ``_V<n>`` (variants of one speed/fan-in) and ``_PIN``
+#: (pinned values) — :data:`OWN_NAME_RE` matches all of them, so deploy can tell the profiles roce-tune
+#: created (and may remove once unused) from anyone else's.
+DEFAULT_NAME = "ROCE_LOSSLESS_{speed_gbps}G_N{fan_in}"
+OWN_NAME_RE = r"ROCE_LOSSLESS_\d+G_N\d+(?:_V\d+|_PIN)*"
+
 def base_rtt_us(hops: int, cable_m_total: float, nic_latency_us: float,
                 switch_latency_us: float) -> tuple[float, Rationale]:
     """Unloaded round-trip time between two hosts.
@@ -172,7 +178,7 @@ def derive_ecn(
     if speed_gbps <= 0 or base_rtt_us <= 0 or fan_in < 0 or pfc_trigger_bytes < 0:
         raise ValueError(f"derive_ecn: need speed_gbps > 0, base_rtt_us > 0, fan_in >= 0, pfc_trigger_bytes >= 0 "
                          f"(got {speed_gbps}, {base_rtt_us}, {fan_in}, {pfc_trigger_bytes})")
-    name = name or f"ROCE_LOSSLESS_{speed_gbps}G_N{fan_in}"
+    name = name or DEFAULT_NAME.format(speed_gbps=speed_gbps, fan_in=fan_in)
     if not PROFILE_NAME_RE.fullmatch(name):
         raise ValueError(f"ECN profile name {name!r} must match {PROFILE_NAME_RE.pattern}")
     pins = _parse_overrides(overrides)

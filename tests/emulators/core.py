@@ -50,6 +50,11 @@ class Faults:
         lose_confirm: the commit confirmation is accepted with normal output but lost,
             so the commit-confirm timer expires and the device rolls back.
         delay_per_command_s: sleep before answering each command line (slow device).
+        fail_save: saving the running configuration to startup fails with the platform's error
+            (EOS ``write memory``, NX-OS ``copy running-config startup-config``, SONiC ``config save``,
+            Cumulus ``nv config save`` and the auto-save of ``nv config apply``); startup is unchanged.
+        drop_reconnects: after ``drop_after_config_lines`` fired, the next N connections are dropped
+            as soon as their first non-empty input line arrives (a flapping link: reconnects die too).
     """
 
     drop_after_config_lines: int | None = None
@@ -57,6 +62,8 @@ class Faults:
     reject_pattern: str | None = None
     lose_confirm: bool = False
     delay_per_command_s: float = 0.0
+    fail_save: bool = False
+    drop_reconnects: int = 0
 
 
 def _default_username() -> str:
@@ -124,6 +131,7 @@ class EmulatedDevice:
         self.loop: asyncio.AbstractEventLoop | None = None
         self.port: int = 0
         self.config_lines_seen = 0
+        self.reconnects_to_drop = 0
         self.commands_seen: list[str] = []
         self.events: list[str] = []
         self.connections = 0
@@ -177,7 +185,16 @@ class EmulatedDevice:
                 self.faults.drop_after_config_lines = None
             self.events.append(f"fault: connection dropped after {self.config_lines_seen} config lines")
             self.config_lines_seen = 0
+            self.reconnects_to_drop = self.faults.drop_reconnects
             raise DropConnection()
+
+    def session_opened(self) -> bool:
+        """Count a new session; True when it is to be dropped at its first line (``drop_reconnects``)."""
+        if self.reconnects_to_drop > 0:
+            self.reconnects_to_drop -= 1
+            self.events.append("fault: reconnect will be dropped at its first line")
+            return True
+        return False
 
     def rejects(self, command: str) -> bool:
         pattern = self.faults.reject_pattern
@@ -274,6 +291,7 @@ class CliSession:
         self.echo = True
         self.closed = False
         self.exit_status = 0
+        self.doomed = False  # drop the connection at the first non-empty line (Faults.drop_reconnects)
 
     def banner(self) -> str:
         return ""

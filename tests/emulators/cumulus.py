@@ -238,6 +238,8 @@ class CumulusSession(LinuxSession):
                 lines.append(f"{dev.rev + 1:<8}pending")
             return "\n".join(lines) + "\n", 0
         if sub == "save":
+            if dev.faults.fail_save:
+                return "Error: failed to save the startup configuration: [Errno 28] No space left on device\n", 1
             dev.startup = list(dev.applied)
             return "saved\n", 0
         return f"Error: Invalid Command: nv config {' '.join(args)}\n", 1
@@ -284,7 +286,8 @@ class CumulusSession(LinuxSession):
                 return "Aborted by user\n"
             previous, prev_startup = list(dev.applied), list(dev.startup)
             dev.applied = list(target)
-            dev.startup = list(target)
+            if not dev.faults.fail_save:  # the auto-save (CL >= 5.9) fails like nv config save
+                dev.startup = list(target)
             dev.pending = None
             dev.rev += 1
             entry = {"rev": dev.rev, "state": "applied", "lines": list(target), "user": self.username,

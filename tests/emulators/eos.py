@@ -201,6 +201,8 @@ class EosSession(CiscoLikeSession):
             del dev.sessions[words[3]]
             return ""
         if cmd in ("write memory", "write", "copy running-config startup-config", "wr mem"):
+            if dev.faults.fail_save:
+                return "% Error copying system:/running-config to flash:/startup-config (No space left on device)\n"
             dev.startup = dev.running.copy()
             return "Copy completed successfully.\n"
         if not words or words[0] != "show":

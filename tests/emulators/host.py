@@ -261,6 +261,8 @@ class HostSession(CliSession):
                             out = ""
                             await asyncio.sleep(dev.faults.delay_per_command_s)
                         out += ch
+                        if line.strip() and self.doomed:
+                            raise DropConnection()
                         if line.strip():
                             with dev.lock:
                                 dev.commands_seen.append(line.strip())

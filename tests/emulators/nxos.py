@@ -138,6 +138,10 @@ class NxosSession(CiscoLikeSession):
         if cmd in ("configure terminal", "configure", "conf t", "config t", "configure t"):
             return self.enter_config()
         if cmd in ("copy running-config startup-config", "copy run start"):
+            if dev.faults.fail_save:
+                return ("[########################################] 100%\n"
+                        "Copy complete, now saving to disk (please wait)...\n"
+                        "ERROR: Configuration save failed: bootflash: No space left on device\n")
             dev.startup = dev.running.copy()
             return ("[########################################] 100%\n"
                     "Copy complete, now saving to disk (please wait)...\nCopy complete.\n")

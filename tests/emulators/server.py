@@ -135,6 +135,8 @@ async def _interactive(process: asyncssh.SSHServerProcess, device: EmulatedDevic
                 await _write(process, echo, newline)
                 echo = ""
                 line, buf = buf, ""
+                if session.doomed and line.strip():
+                    raise DropConnection()
                 delay = device.faults.delay_per_command_s
                 if delay:
                     await asyncio.sleep(delay)
@@ -180,6 +182,8 @@ async def _handle_process(process: asyncssh.SSHServerProcess, device: EmulatedDe
     newline = "\r\n" if pty else "\n"
     command = process.command
     session = device.new_session(username, interactive=command is None)
+    with device.lock:
+        session.doomed = device.session_opened()
     status = 0
     try:
         custom = getattr(session, "run_process", None)

@@ -194,6 +194,9 @@ class SonicSession(LinuxSession):
             path.unlink()
             return "Checkpoint deleted successfully.\n", 0
         if sub == "save":
+            if dev.faults.fail_save and ("-y" in flags or "--yes" in flags or not self.interactive):
+                return ("Running command: /usr/local/bin/sonic-cfggen -d --print-data > /etc/sonic/config_db.json\n"
+                        "/bin/sh: 1: cannot create /etc/sonic/config_db.json: No space left on device\n"), 1
             def do_save(answer: str = "y") -> str:
                 if answer.lower() not in ("y", "yes"):
                     return "Aborted!\n"
