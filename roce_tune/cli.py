@@ -10,7 +10,7 @@ import os
 import sys
 from enum import Enum
 from pathlib import Path
-from typing import List, Optional
+from typing import TYPE_CHECKING, List, Optional
 
 import typer
 from rich.console import Console
@@ -18,6 +18,9 @@ from rich.table import Table
 
 from roce_tune import __version__
 from roce_tune.findings import Finding, RoceTuneError, Severity, has_errors
+
+if TYPE_CHECKING:
+    from roce_tune.deploy.runner import StopRequest
 
 app = typer.Typer(add_completion=True, no_args_is_help=True, help="Derive, explain and render lossless RoCEv2 "
                   "settings (PFC, headroom, ECN, DCQCN, watchdog) for GPU cluster fabrics.")
@@ -302,10 +305,30 @@ def apply(
     no_save: bool = typer.Option(False, "--no-save", help="Do not persist to startup config after confirming."),
     device_timeout: int = typer.Option(900, "--device-timeout", min=10, help="Give up on one device after N s."),
 ) -> None:
-    """Diff (--dry-run) or push the plan with commit-confirm and rollback."""
+    """Diff (--dry-run) or push the plan with commit-confirm and rollback.
+
+    SIGINT/SIGTERM: no new device starts, devices mid-push stop at the next command and roll back, then
+    the summary says which devices were pushed, rolled back or not started; exit status 130/143. A second
+    signal aborts at once after saying what each running device is left in."""
+    from roce_tune.deploy.runner import StopRequest, stop_on_signals
+
+    stop = StopRequest()
+    with stop_on_signals(stop):
+        code = _apply(stop, source, dry_run, limit, concurrency, canary, allow_disruptive, confirm_s, insecure,
+                      known_hosts, secrets_file, log_dir, fmt, no_save, device_timeout)
+    raise typer.Exit(stop.exit_status or code)
+
+
+def _apply(stop: StopRequest, source: Path, dry_run: bool, limit: list[str], concurrency: int, canary: int,
+           allow_disruptive: bool, confirm_s: int, insecure: bool, known_hosts: Path | None,
+           secrets_file: Path | None, log_dir: Path | None, fmt: OutFormat, no_save: bool,
+           device_timeout: int) -> int:
+    """Body of ``apply`` (under its signal handlers); returns the exit status."""
+    import functools
+
     from roce_tune.deploy.apply import load_source, print_results
     from roce_tune.deploy.drivers import PushOptions
-    from roce_tune.deploy.runner import ApplyOptions, apply_targets, results_json
+    from roce_tune.deploy.runner import ApplyOptions, apply_targets, results_json, stop_summary
 
     import logging
 
@@ -332,10 +355,13 @@ def apply(
                         secrets_file=str(secrets_file) if secrets_file else None,
                         log_dir=log_dir or default_logs, push=PushOptions(confirm_s=confirm_s, save=not no_save),
                         device_timeout_s=device_timeout)
-    results = print_results(targets, opts, apply_targets, out if fmt is OutFormat.text else None)
+    results = print_results(targets, opts, functools.partial(apply_targets, stop=stop),
+                            out if fmt is OutFormat.text else None)
     if fmt is OutFormat.json:
-        sys.stdout.write(results_json(results, dry_run))
-    raise typer.Exit(1 if any(r.failed for r in results) else 0)
+        sys.stdout.write(results_json(results, dry_run, stop.signal))
+    for line in stop_summary(results, stop):
+        (out if fmt is OutFormat.text else err).print(line, markup=False, highlight=False)
+    return 1 if any(r.failed for r in results) else 0
 
 
 @app.command("nccl-report")

@@ -45,6 +45,12 @@ class Faults:
         lose_confirm: the commit confirmation is accepted with normal output but lost,
             so the commit-confirm timer expires and the device rolls back.
         delay_per_command_s: sleep before answering each command line (slow device).
+        pause_pattern: regex (``re.search``) of the command at which the device pauses, once:
+            the first matching command line is processed, then its output and prompt are held
+            until :meth:`EmulatedDevice.resume` (:meth:`EmulatedDevice.wait_paused` returns when
+            it holds).  The host matches each call of a stub tool (``TOOL ARGS…``) instead and
+            holds before the tool acts, so the pause lands inside a running script.  Lets a test
+            act "mid-push" (e.g. signal the pushing process) without sleeps.
     """
 
     drop_after_config_lines: int | None = None
@@ -52,6 +58,7 @@ class Faults:
     reject_pattern: str | None = None
     lose_confirm: bool = False
     delay_per_command_s: float = 0.0
+    pause_pattern: str | None = None
 
 
 def _default_username() -> str:
@@ -127,6 +134,9 @@ class EmulatedDevice:
         self._confirm_deadline: float | None = None
         self._confirm_restore: Callable[[], None] | None = None
         self._sessions: list[CliSession] = []
+        self._pause_fired = False
+        self._held = threading.Event()
+        self._resume = threading.Event()
 
     # ----------------------------------------------------------------- public API
     @property
@@ -146,12 +156,15 @@ class EmulatedDevice:
                 setattr(self.faults, key, value)
             if "drop_after_config_lines" in knobs:
                 self.config_lines_seen = 0
+            if "pause_pattern" in knobs:
+                self._reset_pause()
 
     def clear_faults(self) -> None:
         """Reset all fault knobs to their defaults."""
         with self.lock:
             self.faults = Faults()
             self.config_lines_seen = 0
+            self.resume()
 
     @property
     def confirm_pending(self) -> bool:
@@ -173,6 +186,37 @@ class EmulatedDevice:
             self.events.append(f"fault: connection dropped after {self.config_lines_seen} config lines")
             self.config_lines_seen = 0
             raise DropConnection()
+
+    def take_pause(self, command: str) -> bool:
+        """True (once) when ``command`` matches ``faults.pause_pattern``: the caller then awaits
+        :meth:`hold` before sending the command's output. Called with ``lock`` held."""
+        pattern = self.faults.pause_pattern
+        if pattern and not self._pause_fired and re.search(pattern, command):
+            self._pause_fired = True
+            self.events.append(f"fault: paused after {command!r}")
+            return True
+        return False
+
+    async def hold(self) -> None:
+        """Hold (on the loop, other sessions keep running) until :meth:`resume`."""
+        held, resume = self._held, self._resume  # a later set_fault(pause_pattern=…) makes new ones
+        held.set()
+        while not resume.is_set():
+            await asyncio.sleep(0.01)
+
+    def wait_paused(self, timeout: float) -> bool:
+        """Wait until the device holds at ``faults.pause_pattern``; False on timeout."""
+        return self._held.wait(timeout)
+
+    def resume(self) -> None:
+        """Release a pause (and any later one of the same pattern: it fires once)."""
+        self._resume.set()
+
+    def _reset_pause(self) -> None:
+        self._resume.set()  # a session still held under the previous pattern goes on
+        self._pause_fired = False
+        self._held = threading.Event()
+        self._resume = threading.Event()
 
     def rejects(self, command: str) -> bool:
         pattern = self.faults.reject_pattern
