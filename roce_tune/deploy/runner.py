@@ -480,7 +480,10 @@ def apply_targets(targets: list[Target], opts: ApplyOptions,
 
     def not_started(group: list[Target]) -> None:
         for t in group:
-            results[t.name] = _not_started(t, stop)
+            prev = results.get(t.name)  # blocked-disruptive in the first pass: keep its diff
+            results[t.name] = r = _not_started(t, stop, "before its push" if prev else "before it started")
+            if prev is not None:
+                r.diff, r.disruptive, r.changed = prev.diff, prev.disruptive, prev.changed
             if on_result:
                 on_result(results[t.name])
 

@@ -70,7 +70,8 @@ def _signalled_mid_push(tmp_path: Path, inventory: str, device: str, pattern: st
                         sig: int = signal.SIGINT, hosts: bool = False):  # type: ignore[no-untyped-def]
     """Push ``device`` (then ``later`` devices, concurrency 1), signal while ``device`` holds at
     ``pattern``, resume it; return (fleet, states before, exit status, stdout, stderr)."""
-    fleet, inv, known = emulated_inventory(inventory, tmp_path, hosts=hosts, faults={device: {"pause_pattern": pattern}})
+    fleet, inv, known = emulated_inventory(inventory, tmp_path, hosts=hosts,
+                                           faults={device: {"pause_pattern": pattern}})
     names = [device, *later]
     if hosts:  # the stub tools create their state files on first read: prime them with a dry run first
         targets, _ = load_source(inv)
@@ -93,12 +94,18 @@ def _signalled_mid_push(tmp_path: Path, inventory: str, device: str, pattern: st
 
 @pytest.mark.parametrize("inventory, device, pattern, never_sent, later, sig", [
     # EOS: the session is committed with a commit timer (running config changed), not yet confirmed
-    ("mixed-vendor.yaml", "leaf1", r"^commit timer", r"^configure session \S+ commit$", ["leaf2"], signal.SIGINT),
+    ("mixed-vendor.yaml", "leaf1", r"^commit timer", r"^configure session \S+ commit$", ["leaf2"],
+     signal.SIGINT),
+    # EOS: half of the lines are in the (uncommitted) configuration session
+    ("mixed-vendor.yaml", "leaf2", r"^interface Ethernet3/1$", r"^commit timer", ["leaf3"], signal.SIGINT),
     # NX-OS: configure terminal applies each line at once: half-configured at interface Ethernet1/3
     ("mixed-vendor.yaml", "spine1", r"^interface Ethernet1/3$", r"^interface Ethernet1/4$", ["spine2"],
      signal.SIGINT),
     # Junos: `commit confirmed` done (active config changed), the confirming commit not yet sent
-    ("mixed-vendor.yaml", "leaf3", r"^commit confirmed", r"^commit comment confirmed$", ["leaf4"], signal.SIGINT),
+    ("mixed-vendor.yaml", "leaf3", r"^commit confirmed", r"^commit comment confirmed$", ["leaf4"],
+     signal.SIGINT),
+    # Junos: half of the `set` lines are in the private candidate, nothing committed
+    ("mixed-vendor.yaml", "leaf4", r"^set interfaces et-0/0/4 mtu", r"^commit", ["leaf5"], signal.SIGINT),
     # SONiC: the JSON patch is applied, not yet verified or saved
     ("mixed-vendor.yaml", "leaf5", r"config apply-patch", r"config save", ["leaf6"], signal.SIGINT),
     # Cumulus: half of the `nv set`s are in the device-wide pending revision; SIGTERM this time
@@ -117,15 +124,16 @@ def test_signal_mid_push_rolls_back_and_reports(tmp_path: Path, inventory: str, 
         assert after == before, f"{device} is not as it was before the push:\n{out}\n{err}"
         name = signal.Signals(sig).name
         assert f"interrupted by {name}" in out, out
-        assert re.search(rf"^\s*rolled back: {device}$", out, re.M), out
-        assert re.search(rf"^\s*not started: {' ?, ?'.join(later)}$", out, re.M), out
+        assert re.search(rf"^\s*rolled back: {device}$", out, re.MULTILINE), out
+        assert re.search(rf"^\s*not started: {' ?, ?'.join(later)}$", out, re.MULTILINE), out
         assert re.search(rf"{device}\s.*rolled-back\s.*{name} received; stopped before sending", out), out
         if never_sent:  # the push stopped at the next command: the rest of it never reached the device
             assert not [c for c in fleet[device].commands_seen if re.search(never_sent, c)]
         if fleet[device].platform == "cumulus":  # nothing left for the next `nv config apply` to pick up
             assert fleet[device].pending is None
-        if fleet[device].platform == "host":  # its restore point is kept locally, and none is left on the host
-            assert list((tmp_path / "logs").glob(f"{device}.*.before.sh"))
+        if fleet[device].platform == "host":  # its restore point is kept locally
+            kept = list((tmp_path / "logs").glob(f"{device}.*.before.sh"))
+            assert kept and "rt_put" in kept[0].read_text()
     finally:
         fleet.stop()
 
@@ -170,7 +178,7 @@ def test_signal_while_first_device_reads_starts_nothing(tmp_path: Path) -> None:
         data = json.loads(out)
         assert data["interrupted"] == "SIGINT"
         assert {d["name"]: d["state"] for d in data["devices"]} == dict.fromkeys(names, "not-started")
-        assert re.search(r"^\s*not started: leaf1, leaf3, spine1$", err, re.M), err
+        assert re.search(r"^\s*not started: leaf1, leaf3, spine1$", err, re.MULTILINE), err
         assert {n: fleet[n].running_config() for n in names} == before
         assert fleet["leaf3"].connections == 0 and fleet["spine1"].connections == 0
     finally:
@@ -196,7 +204,8 @@ def test_second_signal_aborts_and_says_what_is_left_where(tmp_path: Path) -> Non
         assert rc == 130, (rc, out, err)
         assert "SIGINT received again: aborting now" in err
         line = next(ln for ln in err.splitlines() if ln.strip().startswith("spine1 (nxos"))
-        assert f"127.0.0.1:{fleet.port('spine1')}" in line and "stopped mid-push; may be half-configured" in line
+        assert f"127.0.0.1:{fleet.port('spine1')}" in line
+        assert "stopped mid-push; may be half-configured" in line
         command = re.search(r"`(rollback running-config checkpoint \S+ atomic)`", line).group(1)  # type: ignore[union-attr]
         restore = Path(re.search(r"restore point: (\S+)$", line).group(1))  # type: ignore[union-attr]
         assert restore.is_file() and "interface Ethernet1/1" in restore.read_text()
@@ -213,9 +222,11 @@ def test_second_signal_aborts_and_says_what_is_left_where(tmp_path: Path) -> Non
 
 def test_first_signal_does_not_cut_a_rollback_short(tmp_path: Path) -> None:
     """A push fails (a rejected line), and SIGINT arrives as its rollback starts (it leaves config mode,
-    then rolls back to the checkpoint): the rollback completes, the switch is as before, the run still stops (exit 130) and says the device was rolled back."""
+    then rolls back to the checkpoint): the rollback completes, the switch is as before, the run still
+    stops (exit 130) and says the device was rolled back."""
     fleet, inv, known = emulated_inventory("mixed-vendor.yaml", tmp_path, faults={"spine1": {
-        "reject_pattern": r"^interface Ethernet1/5$", "pause_pattern": r"^end$"}})  # the rollback's first step
+        "reject_pattern": r"^interface Ethernet1/5$",
+        "pause_pattern": r"^end$"}})  # the rollback's first step (the push itself never leaves config mode)
     try:
         before = {n: fleet[n].running_config() for n in ("spine1", "spine2")}
         run = Apply(tmp_path, inv, known, "--allow-disruptive", "--concurrency", "1", "--limit", "spine1",
@@ -231,6 +242,7 @@ def test_first_signal_does_not_cut_a_rollback_short(tmp_path: Path) -> None:
         assert rc == 130, (rc, out, err)
         assert {n: fleet[n].running_config() for n in before} == before
         assert re.search(r"spine1\s.*failed\s.*rolled back", out) and "new session" not in out, out
-        assert re.search(r"^\s*failed: spine1$", out, re.M) and re.search(r"^\s*not started: spine2$", out, re.M), out
+        assert re.search(r"^\s*failed: spine1$", out, re.MULTILINE), out
+        assert re.search(r"^\s*not started: spine2$", out, re.MULTILINE), out
     finally:
         fleet.stop()

@@ -23,7 +23,6 @@ import hashlib
 import os
 import pty
 import re
-import shutil
 import signal
 import struct
 import sys
@@ -169,8 +168,8 @@ class HostDevice(EmulatedDevice):
     @property
     def _pause_dir(self) -> Path:
         """Where a stub tool that holds at ``faults.pause_pattern`` writes ``held`` and waits for
-        ``resume`` (files: the tools are separate processes)."""
-        return self.sandbox / ".emu-pause"
+        ``resume`` (files: the tools are separate processes); a new one per arming."""
+        return self.sandbox / ".emu-pause" / str(getattr(self, "_pause_gen", 0))
 
     def wait_paused(self, timeout: float) -> bool:
         """Wait until a stub tool holds at ``faults.pause_pattern``; False on timeout."""
@@ -187,9 +186,9 @@ class HostDevice(EmulatedDevice):
         (self._pause_dir / "resume").touch()
 
     def _reset_pause(self) -> None:
-        super()._reset_pause()
         self.resume()  # a tool still held under the previous pattern goes on
-        shutil.rmtree(self._pause_dir, ignore_errors=True)
+        super()._reset_pause()
+        self._pause_gen = getattr(self, "_pause_gen", 0) + 1
 
     def running_config(self) -> str:
         """Every file under the sysroot as ``path = value`` lines, sorted (host "config")."""
