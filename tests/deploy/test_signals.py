@@ -246,3 +246,28 @@ def test_first_signal_does_not_cut_a_rollback_short(tmp_path: Path) -> None:
         assert re.search(r"^\s*not started: spine2$", out, re.MULTILINE), out
     finally:
         fleet.stop()
+
+
+def test_stopped_push_whose_rollback_fails_is_reported_unknown_with_its_restore_point(tmp_path: Path) -> None:
+    """SIGINT mid-push on NX-OS whose checkpoint rollback is refused (on every session): the device is
+    reported in an unknown state with what it is left in, the command to put it back and its restore point."""
+    fleet, inv, known = emulated_inventory("mixed-vendor.yaml", tmp_path, faults={"spine1": {
+        "pause_pattern": r"^interface Ethernet1/3$", "reject_pattern": r"^rollback running-config"}})
+    try:
+        run = Apply(tmp_path, inv, known, "--allow-disruptive", "--limit", "spine1")
+        try:
+            run.wait_paused(fleet["spine1"])
+            run.signal()
+            run.wait_stderr("SIGINT received: stopping")
+        finally:
+            fleet["spine1"].resume()
+        rc, out, err = run.finish()
+        assert rc == 130, (rc, out, err)
+        assert re.search(r"^\s*UNKNOWN STATE \(check by hand\): spine1$", out, re.MULTILINE), out
+        detail = next(ln for ln in out.splitlines() if ln.strip().startswith("spine1: "))
+        assert "ROLLBACK FAILED" in detail and "may be half-configured" in detail
+        assert re.search(r"`rollback running-config checkpoint \S+ atomic`", detail)
+        restore = Path(re.search(r"restore point: (\S+)$", detail).group(1))  # type: ignore[union-attr]
+        assert restore.is_file() and restore.parent == tmp_path / "logs"
+    finally:
+        fleet.stop()
