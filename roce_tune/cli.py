@@ -10,6 +10,7 @@ import os
 import sys
 from enum import Enum
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import typer
 from rich.console import Console
@@ -18,6 +19,10 @@ from rich.text import Text
 
 from roce_tune import __version__
 from roce_tune.findings import Finding, RoceTuneError, Severity, has_errors
+
+if TYPE_CHECKING:
+    from roce_tune.deploy.drivers import PushOptions
+    from roce_tune.deploy.runner import SessionTiming, StopRequest
 
 app = typer.Typer(add_completion=True, no_args_is_help=True, help="Derive, explain and render lossless RoCEv2 "
                   "settings (PFC, headroom, ECN, DCQCN, watchdog) for GPU cluster fabrics.")
@@ -458,6 +463,25 @@ def simulate_plan(
                    f"{kind}, model {model.value}, {seeds} seed(s)")
 
 
+class SessionPacing(str, Enum):
+    """netmiko's pacing of each SSH session (:class:`roce_tune.deploy.runner.SessionTiming`)."""
+
+    conservative = "conservative"
+    fast = "fast"
+
+
+_SESSION_TIMING = typer.Option(
+    SessionPacing.conservative, "--session-timing",
+    help="netmiko pacing: conservative (default, for switches whose control plane may answer slowly) or fast "
+         "(netmiko's fast_cli preset, for devices that answer at once such as the loopback emulators).")
+
+
+def _session_timing(pacing: SessionPacing) -> SessionTiming:
+    from roce_tune.deploy.runner import SessionTiming
+
+    return SessionTiming(fast_cli=True, global_delay_factor=0.1) if pacing is SessionPacing.fast else SessionTiming()
+
+
 @app.command()
 def apply(
     source: Path = typer.Argument(..., exists=True, help="Inventory YAML (planned first) or a plan directory."),
@@ -483,13 +507,35 @@ def apply(
     keepalive: float = typer.Option(10.0, "--keepalive", min=0.0, help="SSH keepalive interval in s (0 = off)."),
     rollback_retry: float = typer.Option(120.0, "--rollback-retry", min=0.0,
                                          help="Seconds to keep reconnecting to roll back a dropped device."),
+    session_timing: SessionPacing = _SESSION_TIMING,
 ) -> None:
-    """Diff (--dry-run) or push the plan with commit-confirm and rollback."""
+    """Diff (--dry-run) or push the plan with commit-confirm and rollback.
+
+    SIGINT/SIGTERM: no new device starts, devices mid-push stop at the next command and roll back, then
+    the summary says which devices were pushed, rolled back or not started; exit status 130/143. A second
+    signal aborts at once after saying what each running device is left in."""
+    from roce_tune.deploy.drivers import PushOptions
+    from roce_tune.deploy.runner import StopRequest, stop_on_signals
+
+    push = PushOptions(confirm_s=confirm_s, save=not no_save, read_timeout_s=read_timeout,
+                       commit_timeout_s=commit_timeout, keepalive_s=keepalive, rollback_retry_s=rollback_retry)
+    stop = StopRequest()
+    with stop_on_signals(stop):
+        code = _apply(stop, source, dry_run, limit, concurrency, canary, allow_disruptive, insecure,
+                      known_hosts, secrets_file, log_dir, fmt, push, device_timeout, session_timing)
+    raise typer.Exit(stop.exit_status or code)
+
+
+def _apply(stop: StopRequest, source: Path, dry_run: bool, limit: list[str], concurrency: int, canary: int,
+           allow_disruptive: bool, insecure: bool, known_hosts: Path | None, secrets_file: Path | None,
+           log_dir: Path | None, fmt: OutFormat, push: PushOptions, device_timeout: int,
+           session_timing: SessionPacing) -> int:
+    """Body of ``apply`` (under its signal handlers); returns the exit status."""
+    import functools
     import logging
 
     from roce_tune.deploy.apply import load_source, print_results
-    from roce_tune.deploy.drivers import PushOptions
-    from roce_tune.deploy.runner import ApplyOptions, apply_targets, results_json
+    from roce_tune.deploy.runner import ApplyOptions, apply_targets, results_json, stop_summary
 
     logging.getLogger("paramiko").setLevel(logging.CRITICAL)  # per-device errors are reported in the results
     try:
@@ -512,15 +558,15 @@ def apply(
                         allow_disruptive=allow_disruptive, insecure_skip_host_key_check=insecure,
                         known_hosts=str(known_hosts) if known_hosts else None,
                         secrets_file=str(secrets_file) if secrets_file else None,
-                        log_dir=log_dir or default_logs,
-                        push=PushOptions(confirm_s=confirm_s, save=not no_save, read_timeout_s=read_timeout,
-                                         commit_timeout_s=commit_timeout, keepalive_s=keepalive,
-                                         rollback_retry_s=rollback_retry),
-                        device_timeout_s=device_timeout)
-    results = print_results(targets, opts, apply_targets, out if fmt is OutFormat.text else None)
+                        log_dir=log_dir or default_logs, push=push, device_timeout_s=device_timeout,
+                        timing=_session_timing(session_timing))
+    results = print_results(targets, opts, functools.partial(apply_targets, stop=stop),
+                            out if fmt is OutFormat.text else None)
     if fmt is OutFormat.json:
-        sys.stdout.write(results_json(results, dry_run))
-    raise typer.Exit(1 if any(r.failed for r in results) else 0)
+        sys.stdout.write(results_json(results, dry_run, stop.signal))
+    for line in stop_summary(results, stop):
+        (out if fmt is OutFormat.text else err).print(line, markup=False, highlight=False)
+    return 1 if any(r.failed for r in results) else 0
 
 
 @app.command("nccl-report")

@@ -15,7 +15,8 @@ from roce_tune.deploy.runner import ApplyOptions, DeviceResult, Target, select, 
 from roce_tune.plan import plan_from_json
 
 _STYLE = {"no-change": "green", "pushed": "bold green", "would-change": "yellow", "failed": "bold red",
-          "blocked-disruptive": "magenta", "skipped": "dim"}
+          "blocked-disruptive": "magenta", "skipped": "dim", "not-started": "dim", "rolled-back": "bold yellow",
+          "unknown": "bold red"}
 
 
 def load_source(source: Path) -> tuple[list[Target], Path]:

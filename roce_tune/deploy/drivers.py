@@ -17,6 +17,14 @@ host      copy the script, run it with ``--save`` (it first writes a restore scr
           failure: run the restore script
 ========  ===============================================================================
 
+Stopping (SIGINT/SIGTERM, see ``runner.StopRequest``): every command of a push is a boundary at which
+the driver asks ``should_stop()``; when it answers, the push raises :class:`Interrupted` before sending
+that command and the failure path above rolls the device back (the rollback itself never stops). Config
+lines go one at a time, each waiting for the prompt, so a stop lands between two lines. The boundaries end
+with the command that makes the change final (the confirm on eos/junos/cumulus, the save on nxos/sonic,
+removing the restore point on hosts): a device past it finishes. :func:`left_as_is` says what an
+abandoned device is left in and how to undo it.
+
 Drivers only move text; they never decide values.
 """
 
@@ -71,6 +79,8 @@ SAVE = {
 #: stages whose commands may run long (commit, save, rollback, the host script); the others are shows
 #: and single config lines, which a live device answers at once
 LONG_STAGES = frozenset({"commit", "confirm", "save", "rollback", "run", "checkpoint"})
+#: stages whose command makes a push final: no stop is honoured after it is sent (the device finishes)
+FINAL_STAGES = ("confirm", "save", "cleanup")
 NETMIKO_TYPES = {"eos": "arista_eos", "nxos": "cisco_nxos", "junos": "juniper_junos",
                  "cumulus": "cumulus_linux", "sonic": "linux", "host": "linux"}
 
@@ -104,6 +114,16 @@ class SaveError(PushError):
 
 class SessionDropped(ConnectionError):
     """The SSH session to the device closed while a command was waiting for its output."""
+
+
+class Interrupted(PushError):
+    """A stop was requested (``signal`` names it, e.g. ``SIGINT``) while the device was mid-push: raised
+    at the next command boundary, before ``command`` was sent, so that the push rolls back."""
+
+    def __init__(self, signal: str, command: str):
+        self.signal, self.command = signal, command.strip()
+        shown = self.command if len(self.command) <= 60 else self.command[:57] + "..."
+        super().__init__("interrupted", f"{signal} received; stopped before sending {shown!r}")
 
 
 class RollbackIncomplete(PushError):
@@ -209,6 +229,53 @@ def watch_session(conn: Any) -> None:
     conn._roce_tune_watched = True
 
 
+def left_as_is(platform: str, phase: str, progress: dict[str, Any], opts: PushOptions) -> str:
+    """What a device abandoned by an aborted run is left in, and the command that puts it back.
+
+    Args:
+        platform: eos, nxos, junos, cumulus, sonic or host.
+        phase: the driver's ``phase`` (read, push, rollback, finish, done).
+        progress: the driver's ``progress`` (checkpoint/session taken, committed, applied, restore).
+        opts: the push options (tag = checkpoint/session name, commit-confirm window).
+    """
+    tag = progress.get("tag", opts.tag)
+    if phase == "read":
+        return "nothing changed (it was still connecting, reading or diffing)"
+    if phase == "done":
+        return "pushed"
+    if phase == "finish":
+        return "the change is final (confirmed/verified); saving it to startup may not have run"
+    head = "its rollback was cut short" if phase == "rollback" else "stopped mid-push"
+    minutes = max(1, round(opts.confirm_s / 60))
+    if platform == "eos" and progress.get("committed"):
+        what = (f"committed with a commit timer: EOS reverts it by itself within {opts.confirm_s} s; "
+                f"to revert now: `configure session {tag} abort`")
+    elif platform == "eos":
+        what = f"running config unchanged; the uncommitted session {tag} may be left: `no configure session {tag}`"
+    elif platform == "nxos" and progress.get("checkpoint"):
+        what = (f"may be half-configured (NX-OS has no commit-confirm); to revert: "
+                f"`rollback running-config checkpoint {tag} atomic`")
+    elif platform == "junos" and progress.get("committed"):
+        what = (f"committed with `commit confirmed {minutes}`: Junos reverts it by itself within {minutes} min; "
+                "to revert now: `rollback 1` and `commit` in `configure private`")
+    elif platform == "junos":
+        what = "nothing committed: the private candidate is discarded when the session closes"
+    elif platform == "cumulus" and progress.get("applied"):
+        what = (f"applied with `--confirm {opts.confirm_s}s`: NVUE reverts it by itself unless confirmed; "
+                "to revert now: `nv config apply --confirm-no`")
+    elif platform == "cumulus":
+        what = ("partial `nv set`s may sit in the pending revision (the next `nv config apply` by anyone applies "
+                "them): `nv config detach`")
+    elif platform == "sonic" and progress.get("checkpoint"):
+        what = f"the patch may be applied (SONiC has no commit-confirm); to revert: `sudo config rollback {tag}`"
+    elif platform == "host" and progress.get("restore"):
+        what = (f"values may be changed (hosts have no commit-confirm); to revert: "
+                f"`bash {shlex.quote(progress['restore'])}` on the host (if it exists, it was written before any change)")
+    else:
+        what = "nothing changed yet"
+    return f"{head}; {what}"
+
+
 def _strip_nvue(text: str) -> str:
     return "\n".join(ln for ln in text.splitlines() if ln.strip().startswith("nv "))
 
@@ -246,24 +313,47 @@ def _heredoc(path: str, content: str, append: bool = False) -> str:
 class Driver:
     """One device's flow. ``conn`` is a connected netmiko session; ``log`` records steps."""
 
-    def __init__(self, platform: str, conn: Any, opts: PushOptions, log: Callable[[str], None]):
+    def __init__(self, platform: str, conn: Any, opts: PushOptions, log: Callable[[str], None],
+                 should_stop: Callable[[], str | None] | None = None,
+                 on_restore_point: Callable[[str], None] | None = None):
+        """``should_stop()`` returns the name of a requested stop (``SIGINT``) or None; it is asked at each
+        command boundary of a push. ``on_restore_point(text)`` receives a host's restore script as soon
+        as it is read back (so a local copy exists even if the run is aborted)."""
         self.restore_point = ""  # host: the restore script the last push_host wrote (as found before it)
         self.platform, self.conn, self.opts, self.log = platform, conn, opts, log
+        self.should_stop, self.on_restore_point = should_stop, on_restore_point
         self.progress: dict[str, Any] = {}
         watch_session(conn)
+        #: read (diff/dry run), push (stoppable), rollback (not stoppable), finish (past the final
+        #: command), done
+        self.phase = "read"
 
     def timeout(self, stage: str) -> float:
         """Read timeout (s) for a command of ``stage``: long for commit/save/rollback/host script."""
         return self.opts.commit_timeout_s if stage in LONG_STAGES else self.opts.read_timeout_s
 
+    def _boundary(self, command: str) -> None:
+        """Raise :class:`Interrupted` when a stop was requested and the push may still roll back."""
+        if self.phase == "push" and self.should_stop is not None:
+            signal = self.should_stop()
+            if signal:
+                raise Interrupted(signal, command)
+
     # -- reading ---------------------------------------------------------------------------
-    def cmd(self, command: str, stage: str = "read", expect_string: str | None = None) -> str:
+    def cmd(self, command: str, stage: str = "read", expect_string: str | None = None, boundary: bool = True) -> str:
         """Send one exec-mode command, log its output (redacted by the caller's logger) and return it.
+        During a push the command is a stop boundary (unless ``boundary`` is False); a command of a
+        :data:`FINAL_STAGES` stage is the last one.
 
         Raises:
             netmiko.ReadTimeout: no prompt (or ``expect_string``) within :meth:`timeout` of ``stage``.
             SessionDropped: the session closed while waiting.
+            Interrupted: a stop was requested before the command was sent.
         """
+        if boundary:
+            self._boundary(command)
+        if stage in FINAL_STAGES and self.phase == "push":
+            self.phase = "finish"
         kwargs: dict[str, Any] = {"read_timeout": self.timeout(stage)}
         if expect_string:
             kwargs["expect_string"] = expect_string
@@ -289,6 +379,7 @@ class Driver:
             chunks[-1].append(line)
             size += len(line) + 1
         for i, chunk in enumerate(chunks):
+            self._boundary(f"cat >> {path}")
             self.conn.write_channel(_heredoc(path, "\n".join(chunk), append=i > 0) + "\n")
             self.conn.read_until_prompt(read_timeout=self.opts.read_timeout_s)
         self.log(f"$ cat > {path} <<'ROCE_TUNE_EOF' ... ({len(content)} bytes in {len(chunks)} chunk(s))")
@@ -342,19 +433,25 @@ class Driver:
         def run() -> None:
             self.progress["restore"] = restore
             rc, out = self.run_host_script(script, check_only=False, save=restore)
-            self.restore_point = self.cmd(f"cat {shlex.quote(restore)} 2>/dev/null", "save")
+            # read the restore point even when a stop was requested: a local copy for the operator
+            self.restore_point = self.cmd(f"cat {shlex.quote(restore)} 2>/dev/null", "read", boundary=False)
+            if self.on_restore_point is not None and self.restore_point.strip():
+                self.on_restore_point(self.restore_point)
             if rc != 0:
                 tail = [ln for ln in out.splitlines() if "ROCE_TUNE_RC=" not in ln][-10:]
                 raise PushError("verify", f"host script exited {rc}:\n" + "\n".join(tail))
-            self.cmd(f"rm -f {shlex.quote(restore)}", "cleanup")
+            self.cmd(f"rm -f {shlex.quote(restore)}", "cleanup")  # a stop before this restores the host
 
         self._guarded(run)
 
     def _guarded(self, push: Callable[[], None]) -> None:
         self.progress = {"tag": self.opts.tag}
+        self.phase = "push"
         try:
             push()
+            self.phase = "done"
         except Exception as exc:
+            self.phase = "rollback"  # no boundary checks from here: a stop never cuts a rollback short
             try:
                 self.rollback(self.progress)
             except RollbackIncomplete as inc:
@@ -429,19 +526,30 @@ class Driver:
             raise PushError("verify", "device does not match the plan after the push:\n" + "\n".join(after.diff[:20]))
 
     def _config_set(self, lines: list[str], mode_cmd: str) -> str:
-        # one wait for the whole batch: a line's budget each, within the commit timeout
-        budget = min(self.opts.commit_timeout_s, self.opts.read_timeout_s + len(lines))
-        out = self.conn.send_config_set(lines, config_mode_command=mode_cmd, exit_config_mode=False,
-                                        read_timeout=budget, cmd_verify=False)
+        """Enter config mode with ``mode_cmd`` and send ``lines`` one at a time, each waiting for the
+        echo and the prompt (netmiko ``cmd_verify``), so that a stop lands between two lines and a
+        rejected line stops the push at that line.
+
+        Raises:
+            PushError("send"): a line was rejected (the platform's error pattern).
+            Interrupted: a stop was requested before a line was sent.
+        """
+        self._boundary(mode_cmd)
+        out = self.conn.config_mode(config_command=mode_cmd)
+        for line in lines:
+            self._boundary(line)
+            got = self.conn.send_config_set([line], enter_config_mode=False, exit_config_mode=False,
+                                            read_timeout=self.opts.read_timeout_s, cmd_verify=True)
+            out += got
+            if re.search(ERROR_PATTERNS[self.platform], got, re.MULTILINE):
+                break
         self.log(out)
         return _check(self.platform, out, "send", lines)
 
     def _commit(self, command: str, stage: str = "commit") -> str:
         """Send a Junos commit (config mode) and require its ``commit complete``: a Junos commit is also
         its save to storage."""
-        out = _check("junos", self.conn.send_command(command, expect_string=r"#", read_timeout=self.timeout(stage)),
-                     stage, [command])
-        self.log(f"$ {command}\n{out}")
+        out = _check("junos", self.cmd(command, "commit" if stage == "check" else stage, r"#"), stage, [command])
         if stage != "check" and not re.search(r"(?m)^commit complete\s*$", out):
             raise PushError(stage, f"`{command}` did not print 'commit complete': "
                                    + "; ".join(ln.strip() for ln in out.splitlines() if ln.strip())[-300:])
@@ -451,13 +559,11 @@ class Driver:
         session = self.opts.tag
         self.progress["session"] = True
         self._config_set(change.commands, f"configure session {session}")
-        self.log(self.conn.send_command("show session-config diffs", expect_string=r"#",
-                                        read_timeout=self.opts.read_timeout_s))
+        self.cmd("show session-config diffs", "diff", r"#")
         hms = time.strftime("%H:%M:%S", time.gmtime(self.opts.confirm_s))
-        _check("eos", self.conn.send_command(f"commit timer {hms}", expect_string=r"#",
-                                             read_timeout=self.timeout("commit")), "commit", [f"commit timer {hms}"])
+        _check("eos", self.cmd(f"commit timer {hms}", "commit", r"#"), "commit", [f"commit timer {hms}"])
         self.progress["committed"] = True
-        self.conn.send_command("end", expect_string=r"#")
+        self.cmd("end", "commit", r"#")
         self._verify(desired, ports)
         confirm = f"configure session {session} commit"
         _check("eos", self.cmd(confirm, "confirm", r"#"), "confirm", [confirm])
@@ -475,12 +581,13 @@ class Driver:
     def _push_junos(self, change: ConfigChange, desired: str, ports: set[str]) -> None:
         minutes = max(1, round(self.opts.confirm_s / 60))
         self._config_set(change.commands, "configure private")
-        self.log(self.conn.send_command("show | compare", expect_string=r"#", read_timeout=self.opts.read_timeout_s))
+        self.cmd("show | compare", "diff", r"#")
         self._commit("commit check", "check")
         self._commit(f"commit confirmed {minutes} comment {self.opts.tag}")
         self.progress["committed"] = True
         self.conn.exit_config_mode()
         self._verify(desired, ports)
+        self._boundary("configure private")
         self.conn.config_mode(config_command="configure private")
         self._commit("commit comment confirmed", "confirm")
         self.conn.exit_config_mode()

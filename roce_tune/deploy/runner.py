@@ -3,6 +3,12 @@
 Results are objects (Nornir style), never prints: :class:`DeviceResult` per device with ``state``,
 ``changed``, ``diff``, ``disruptive`` reasons, ``error`` and ``rolled_back``. One device's failure
 never stops or corrupts another's push (each runs in its own session and thread).
+
+Stopping: a :class:`StopRequest` (set by SIGINT/SIGTERM inside :func:`stop_on_signals`) starts no new
+device; a device mid-push stops at its next command boundary and rolls back (see ``drivers``), one past
+its final command finishes; every device gets a result (``not-started``, ``rolled-back``, ``unknown``
+…) and :func:`stop_summary` says which. A second signal aborts at once, after :meth:`StopRequest.abort_report`
+said what each device still in flight is left in and how to put it back.
 """
 
 from __future__ import annotations
@@ -10,11 +16,14 @@ from __future__ import annotations
 import fnmatch
 import itertools
 import json
+import os
 import queue
+import signal
 import sys
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -25,11 +34,13 @@ from roce_tune.deploy.drivers import (
     CONFIRM_CHECK,
     NETMIKO_TYPES,
     Driver,
+    Interrupted,
     PushError,
     PushOptions,
     RollbackIncomplete,
     RollbackNeeded,
     compute_change,
+    left_as_is,
 )
 from roce_tune.plan import Plan
 
@@ -58,7 +69,10 @@ class DeviceResult:
     """Outcome for one device.
 
     ``state``: ``no-change``, ``would-change`` (dry run), ``pushed``, ``failed`` (rolled back),
-    ``blocked-disruptive`` (needs ``--allow-disruptive``), ``skipped`` (canary failed / not selected).
+    ``blocked-disruptive`` (needs ``--allow-disruptive``), ``skipped`` (canary failed / not selected);
+    after a stop request (SIGINT/SIGTERM): ``not-started`` (nothing changed on it), ``rolled-back``
+    (stopped mid-push and put back), ``unknown`` (stopped mid-push and its rollback did not complete:
+    ``error`` says what it is left in and where its restore point is).
     With a log directory, each switch's running configuration as found is kept in
     ``<log dir>/<name>.<run tag>.before.txt`` (one per run: a manual restore point) and its session log in ``<name>.log``.
     """
@@ -77,7 +91,7 @@ class DeviceResult:
     @property
     def failed(self) -> bool:
         """True for states that make the run exit non-zero."""
-        return self.state in ("failed", "blocked-disruptive")
+        return self.state in ("failed", "blocked-disruptive", "not-started", "rolled-back", "unknown")
 
 
 @dataclass(frozen=True)
@@ -121,6 +135,136 @@ class ApplyOptions:
     conn_timeout_s: float = 15.0
     device_timeout_s: float = 900.0
     timing: SessionTiming = field(default_factory=SessionTiming)
+
+
+def _restore_point(t: Target, opts: ApplyOptions) -> str:
+    """The local restore point of ``t`` for this run (running config as found, or a host's restore script)."""
+    name = f"{t.name}.{opts.push.tag}.before.{'sh' if t.kind == 'host' else 'txt'}"
+    return str(opts.log_dir / name) if opts.log_dir is not None else f"{name} (no log directory: not kept)"
+
+
+@dataclass
+class _InFlight:
+    target: Target
+    opts: ApplyOptions
+    driver: Driver | None = None
+
+
+class StopRequest:
+    """A request to stop an apply run (normally from :func:`stop_on_signals`); thread-safe.
+
+    After :meth:`request`: no new device starts; a device mid-push stops at its next command boundary and
+    rolls back (the rollback is never cut short); one past its final command finishes. ``signal`` is the
+    first request's name (``SIGINT``), ``exit_status`` 128 + its number. Running devices are tracked
+    (:meth:`track`) so that :meth:`abort_report` can say what each is left in.
+    """
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self.signal: str | None = None
+        self.signum: int | None = None
+        self.count = 0
+        self._in_flight: dict[str, _InFlight] = {}
+
+    def request(self, signum: int) -> int:
+        """Record a stop request by signal ``signum``; returns how many requests there were so far."""
+        with self._lock:
+            self.count += 1
+            if self.signal is None:
+                self.signum, self.signal = signum, signal.Signals(signum).name
+            return self.count
+
+    def __call__(self) -> str | None:
+        """The requested stop's name, or None (a driver's ``should_stop``)."""
+        return self.signal
+
+    @property
+    def exit_status(self) -> int:
+        """128 + the first signal's number (130 for SIGINT, 143 for SIGTERM); 0 without a request."""
+        return 128 + self.signum if self.signum is not None else 0
+
+    def track(self, t: Target, opts: ApplyOptions, driver: Driver | None = None) -> None:
+        """Note that ``t`` runs (with ``driver`` once connected)."""
+        with self._lock:
+            self._in_flight[t.name] = _InFlight(t, opts, driver)
+
+    def untrack(self, name: str) -> None:
+        with self._lock:
+            self._in_flight.pop(name, None)
+
+    def in_flight(self) -> list[str]:
+        """Names of the devices running now."""
+        with self._lock:
+            return sorted(self._in_flight)
+
+    def abort_report(self) -> list[str]:
+        """One line per device still running: what it is left in, how to put it back, its restore point."""
+        with self._lock:
+            entries = sorted(self._in_flight.values(), key=lambda e: e.target.name)
+        lines = []
+        for e in entries:
+            t, drv = e.target, e.driver
+            state = left_as_is(t.platform, drv.phase, drv.progress, e.opts.push) if drv is not None else \
+                "nothing changed (it was still connecting)"
+            lines.append(f"{t.name} ({t.platform}, {t.host}:{t.port or 22}): {state}; restore point: "
+                         f"{_restore_point(t, e.opts)}")
+        return lines
+
+
+def _write_fd2(text: str) -> None:
+    """Write to stderr from a signal handler: a raw write, no Python buffer lock to re-enter."""
+    data = text.encode("utf-8", "replace")
+    while data:
+        try:
+            data = data[os.write(2, data):]
+        except OSError:
+            return
+
+
+@contextmanager
+def stop_on_signals(stop: StopRequest, write: Callable[[str], None] = _write_fd2) -> Iterator[StopRequest]:
+    """Inside: the first SIGINT/SIGTERM requests a stop of ``stop`` (and says so); a second one writes what
+    each device still running is left in (:meth:`StopRequest.abort_report`) and exits the process at once
+    with ``stop.exit_status``. The previous handlers are restored on leaving. Main thread only."""
+
+    def handler(signum: int, _frame: object) -> None:
+        n = stop.request(signum)
+        name = signal.Signals(signum).name
+        running = stop.in_flight()
+        if n == 1:
+            write(f"\n{name} received: stopping. No new device starts; "
+                  + (f"{len(running)} device(s) in flight ({', '.join(running)}) finish or roll back. "
+                     if running else "") + f"Send {name} again to abort at once (devices are left as they are).\n")
+            return
+        report = stop.abort_report()
+        write(f"\n{name} received again: aborting now. "
+              + ("Left as they are:\n" + "".join(f"  {line}\n" for line in report) if report
+                 else "No device was in flight.\n"))
+        os._exit(stop.exit_status)
+
+    previous = {s: signal.signal(s, handler) for s in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield stop
+    finally:
+        for s, h in previous.items():
+            signal.signal(s, h)
+
+
+def stop_summary(results: list[DeviceResult], stop: StopRequest) -> list[str]:
+    """After a stopped run: which devices were pushed, rolled back, not started, left unknown (lines)."""
+    if stop.signal is None:
+        return []
+    labels = [("pushed", "pushed"), ("rolled-back", "rolled back"), ("not-started", "not started"),
+              ("unknown", "UNKNOWN STATE (check by hand)"), ("failed", "failed"), ("no-change", "no change"),
+              ("would-change", "would change"), ("blocked-disruptive", "blocked (disruptive)"), ("skipped", "skipped")]
+    lines = [(f"interrupted by {stop.signal}: no device was started after it; devices in flight finished or "
+              "were rolled back")]
+    for state, label in labels:
+        names = [r.name for r in results if r.state == state]
+        if names:
+            lines.append(f"  {label}: {', '.join(names)}")
+    lines += [f"    {r.name}: {r.error}" for r in results if r.state == "unknown"]
+    return lines
 
 
 def targets_from_files(plan: Plan, files: dict[str, str]) -> list[Target]:
@@ -250,14 +394,45 @@ def _push_or_recover(push: Callable[[], None], t: Target, opts: ApplyOptions, lo
             raise _Reported() from None
         res.error += " (rolled back on a new session)" if res.rolled_back else \
             f" — ROLLBACK FAILED: check the {t.kind} by hand"
+        if isinstance(rb.cause, Interrupted):
+            res.state = "rolled-back" if res.rolled_back else "unknown"
+            if not res.rolled_back:
+                res.error += (f"; left: {left_as_is(t.platform, 'push', rb.progress, opts.push)}; restore point: "
+                              f"{_restore_point(t, opts)}")
         raise _Reported() from None
 
 
-def run_one(t: Target, opts: ApplyOptions, allow_push: bool, allow_disruptive: bool = False) -> DeviceResult:
+def _not_started(t: Target, stop: StopRequest, before: str = "before it started") -> DeviceResult:
+    return DeviceResult(t.name, t.platform, "not-started", error=f"{stop.signal} received {before}; nothing changed")
+
+
+def _keep_restore_point(t: Target, opts: ApplyOptions, text: str, redact: Callable[[str], str]) -> None:
+    """Write a host's restore script locally as ``<log dir>/<host>.<tag>.before.sh`` (a manual restore point,
+    like the switches' ``.before.txt``)."""
+    if opts.log_dir is not None and text.strip():
+        (opts.log_dir / f"{t.name}.{opts.push.tag}.before.sh").write_text(redact(text).rstrip("\n") + "\n",
+                                                                          encoding="utf-8")
+
+
+def run_one(t: Target, opts: ApplyOptions, allow_push: bool, allow_disruptive: bool = False,
+            stop: StopRequest | None = None) -> DeviceResult:
     """Diff (and unless dry run / blocked, push) one device. Never raises.
 
     A disruptive change is pushed only when ``allow_disruptive`` (the caller runs those one at a time).
+    With ``stop`` requested before the push begins, nothing is pushed (``not-started``); requested
+    during the push, the push stops at its next command and rolls back (``rolled-back``, or ``unknown``
+    when the rollback did not complete).
     """
+    stop = stop if stop is not None else StopRequest()
+    stop.track(t, opts)
+    try:
+        return _run_one(t, opts, allow_push, allow_disruptive, stop)
+    finally:
+        stop.untrack(t.name)
+
+
+def _run_one(t: Target, opts: ApplyOptions, allow_push: bool, allow_disruptive: bool,
+             stop: StopRequest) -> DeviceResult:
     t0 = time.monotonic()
     res = DeviceResult(t.name, t.platform, "failed")
     log_path = None
@@ -272,7 +447,9 @@ def run_one(t: Target, opts: ApplyOptions, allow_push: bool, allow_disruptive: b
         if not t.host:
             raise PushError("connect", "no management address in the inventory")
         conn, redact = _connect(t, opts, log_path)
-        drv = Driver(t.platform, conn, opts.push, lambda s: notes.append(redact(s)))
+        drv = Driver(t.platform, conn, opts.push, lambda s: notes.append(redact(s)), should_stop=stop,
+                     on_restore_point=lambda text: _keep_restore_point(t, opts, text, redact))
+        stop.track(t, opts, drv)
         if t.kind == "host":
             rc, out = drv.run_host_script(t.desired, check_only=True)
             res.diff = [ln for ln in out.splitlines() if "MISMATCH" in ln or ln.startswith(("-", "+"))]
@@ -281,13 +458,10 @@ def run_one(t: Target, opts: ApplyOptions, allow_push: bool, allow_disruptive: b
                 res.state = "no-change"
             elif opts.dry_run or not allow_push:
                 res.state = "would-change"
+            elif stop.signal:
+                res.state, res.error = "not-started", _not_started(t, stop, "before its push").error
             else:
-                try:
-                    _push_or_recover(lambda: drv.push_host(t.desired), t, opts, log_path, notes, redact, res)
-                finally:  # a manual restore point, like the switches' <name>.<tag>.before.txt
-                    if opts.log_dir is not None and drv.restore_point.strip():
-                        (opts.log_dir / f"{t.name}.{opts.push.tag}.before.sh").write_text(
-                            redact(drv.restore_point).rstrip("\n") + "\n", encoding="utf-8")
+                _push_or_recover(lambda: drv.push_host(t.desired), t, opts, log_path, notes, redact, res)
                 res.state = "pushed"
         else:
             running = drv.read_running()
@@ -302,12 +476,16 @@ def run_one(t: Target, opts: ApplyOptions, allow_push: bool, allow_disruptive: b
             elif change.disruptive and not allow_disruptive:
                 res.state = "blocked-disruptive"
                 res.error = "disruptive change needs --allow-disruptive: " + "; ".join(change.disruptive)
+            elif stop.signal:
+                res.state, res.error = "not-started", _not_started(t, stop, "before its push").error
             else:
                 _push_or_recover(lambda: drv.push(change, t.desired, t.managed_ports), t, opts, log_path, notes,
                                  redact, res)
                 res.state = "pushed"
     except _Reported:
         pass
+    except Interrupted as exc:  # stopped mid-push; the push's own rollback completed
+        res.state, res.rolled_back, res.error = "rolled-back", True, redact(f"{exc}; rolled back")
     except PushError as exc:
         res.error = redact(str(exc))
         res.rolled_back = exc.stage not in ("connect", "read", "checkpoint", "rollback", "save")
@@ -360,11 +538,26 @@ def _reporter(on_result: Callable[[DeviceResult], None] | None,
 
 
 def apply_targets(targets: list[Target], opts: ApplyOptions,
-                  on_result: Callable[[DeviceResult], None] | None = None) -> list[DeviceResult]:
+                  on_result: Callable[[DeviceResult], None] | None = None,
+                  stop: StopRequest | None = None) -> list[DeviceResult]:
     """Run the selected targets: canaries first, then the rest concurrently, then disruptive ones
-    one at a time (maintenance order). Returns results in target order."""
+    one at a time (maintenance order). Returns results in target order.
+
+    Once ``stop`` is requested no device starts (each gets ``not-started``); running ones finish or
+    roll back (see :func:`run_one`) and are waited for.
+    """
+    stop = stop if stop is not None else StopRequest()
     on_result = _reporter(on_result, opts)
     results: dict[str, DeviceResult] = {}
+
+    def not_started(group: list[Target]) -> None:
+        for t in group:
+            prev = results.get(t.name)  # blocked-disruptive in the first pass: keep its diff
+            results[t.name] = r = _not_started(t, stop, "before its push" if prev else "before it started")
+            if prev is not None:
+                r.diff, r.disruptive, r.changed = prev.diff, prev.disruptive, prev.changed
+            if on_result:
+                on_result(results[t.name])
 
     def batch(group: list[Target], workers: int, allow_disruptive: bool = False) -> None:
         """Run ``group`` with at most ``workers`` devices at once; a device that exceeds
@@ -377,7 +570,7 @@ def apply_targets(targets: list[Target], opts: ApplyOptions,
 
         def work(t: Target) -> None:
             try:
-                done_q.put(run_one(t, opts, True, allow_disruptive))
+                done_q.put(run_one(t, opts, True, allow_disruptive, stop))
             finally:
                 if t.name not in timed_out:
                     slots.release()
@@ -385,7 +578,13 @@ def apply_targets(targets: list[Target], opts: ApplyOptions,
         pending = list(group)
         waiting = {t.name: t for t in group}
         while waiting:
-            while pending and slots.acquire(blocking=False):
+            if stop.signal and pending:
+                for t in pending:
+                    waiting.pop(t.name)
+                not_started(pending)
+                pending.clear()
+                continue
+            while pending and not stop.signal and slots.acquire(blocking=False):
                 t = pending.pop(0)
                 started[t.name] = time.monotonic()
                 threading.Thread(target=work, args=(t,), daemon=True, name=f"roce-tune-{t.name}").start()
@@ -420,6 +619,9 @@ def apply_targets(targets: list[Target], opts: ApplyOptions,
     if canary:
         # canaries go one at a time when disruptive changes are allowed (maintenance order)
         batch(canary, 1 if opts.allow_disruptive else opts.concurrency, allow_disruptive=opts.allow_disruptive)
+        if stop.signal:
+            not_started(rest)
+            return [results[t.name] for t in chosen]
         if any(results[t.name].failed for t in canary):
             for t in rest:
                 results[t.name] = DeviceResult(t.name, t.platform, "skipped", error="canary failed; not attempted")
@@ -430,10 +632,14 @@ def apply_targets(targets: list[Target], opts: ApplyOptions,
     if opts.allow_disruptive and not opts.dry_run:
         # maintenance order: disruptive changes one device at a time (use --canary to stop early)
         for t in [t for t in chosen if results[t.name].state == "blocked-disruptive"]:
-            batch([t], 1, allow_disruptive=True)
+            if stop.signal:  # never pushed: nothing changed on it
+                not_started([t])
+            else:
+                batch([t], 1, allow_disruptive=True)
     return [results[t.name] for t in chosen]
 
 
-def results_json(results: list[DeviceResult], dry_run: bool) -> str:
-    """Machine-readable results (``--format json``)."""
-    return json.dumps({"dry_run": dry_run, "devices": [asdict(r) for r in results]}, indent=2, sort_keys=True) + "\n"
+def results_json(results: list[DeviceResult], dry_run: bool, interrupted: str | None = None) -> str:
+    """Machine-readable results (``--format json``); ``interrupted`` names the signal that stopped the run."""
+    return json.dumps({"dry_run": dry_run, "interrupted": interrupted, "devices": [asdict(r) for r in results]},
+                      indent=2, sort_keys=True) + "\n"

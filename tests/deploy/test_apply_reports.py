@@ -179,7 +179,7 @@ def test_cli_prints_device_text_verbatim_and_each_device_once(tmp_path: Path) ->
                         + real + "\n")
         log_dir = tmp_path / "cli-logs"
         res = _cli("apply", str(inv), "--known-hosts", str(known), "--allow-disruptive", "--log-dir", str(log_dir),
-                   "--limit", "node1", "--limit", "lab-leaf1", "--limit", "node2")
+                   "--limit", "node1", "--limit", "lab-leaf1", "--limit", "node2", "--session-timing", "fast")
         out = res.stdout + res.stderr
         assert res.returncode == 1, out
         assert "Traceback" not in out and "MarkupError" not in out, out

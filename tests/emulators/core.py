@@ -55,6 +55,12 @@ class Faults:
             Cumulus ``nv config save`` and the auto-save of ``nv config apply``); startup is unchanged.
         drop_reconnects: after ``drop_after_config_lines`` fired, the next N connections are dropped
             as soon as their first non-empty input line arrives (a flapping link: reconnects die too).
+        pause_pattern: regex (``re.search``) of the command at which the device pauses, once:
+            the first matching command line is processed, then its output and prompt are held
+            until :meth:`EmulatedDevice.resume` (:meth:`EmulatedDevice.wait_paused` returns when
+            it holds).  The host matches each call of a stub tool (``TOOL ARGS…``) instead and
+            holds before the tool acts, so the pause lands inside a running script.  Lets a test
+            act "mid-push" (e.g. signal the pushing process) without sleeps.
     """
 
     drop_after_config_lines: int | None = None
@@ -64,6 +70,7 @@ class Faults:
     delay_per_command_s: float = 0.0
     fail_save: bool = False
     drop_reconnects: int = 0
+    pause_pattern: str | None = None
 
 
 def _default_username() -> str:
@@ -140,6 +147,9 @@ class EmulatedDevice:
         self._confirm_deadline: float | None = None
         self._confirm_restore: Callable[[], None] | None = None
         self._sessions: list[CliSession] = []
+        self._pause_fired = False
+        self._held = threading.Event()
+        self._resume = threading.Event()
 
     # ----------------------------------------------------------------- public API
     @property
@@ -159,12 +169,15 @@ class EmulatedDevice:
                 setattr(self.faults, key, value)
             if "drop_after_config_lines" in knobs:
                 self.config_lines_seen = 0
+            if "pause_pattern" in knobs:
+                self._reset_pause()
 
     def clear_faults(self) -> None:
         """Reset all fault knobs to their defaults."""
         with self.lock:
             self.faults = Faults()
             self.config_lines_seen = 0
+            self.resume()
 
     @property
     def confirm_pending(self) -> bool:
@@ -195,6 +208,37 @@ class EmulatedDevice:
             self.events.append("fault: reconnect will be dropped at its first line")
             return True
         return False
+
+    def take_pause(self, command: str) -> bool:
+        """True (once) when ``command`` matches ``faults.pause_pattern``: the caller then awaits
+        :meth:`hold` before sending the command's output. Called with ``lock`` held."""
+        pattern = self.faults.pause_pattern
+        if pattern and not self._pause_fired and re.search(pattern, command):
+            self._pause_fired = True
+            self.events.append(f"fault: paused after {command!r}")
+            return True
+        return False
+
+    async def hold(self) -> None:
+        """Hold (on the loop, other sessions keep running) until :meth:`resume`."""
+        held, resume = self._held, self._resume  # a later set_fault(pause_pattern=…) makes new ones
+        held.set()
+        while not resume.is_set():
+            await asyncio.sleep(0.01)
+
+    def wait_paused(self, timeout: float) -> bool:
+        """Wait until the device holds at ``faults.pause_pattern``; False on timeout."""
+        return self._held.wait(timeout)
+
+    def resume(self) -> None:
+        """Release a pause (and any later one of the same pattern: it fires once)."""
+        self._resume.set()
+
+    def _reset_pause(self) -> None:
+        self._resume.set()  # a session still held under the previous pattern goes on
+        self._pause_fired = False
+        self._held = threading.Event()
+        self._resume = threading.Event()
 
     def rejects(self, command: str) -> bool:
         pattern = self.faults.reject_pattern

@@ -27,6 +27,7 @@ import signal
 import struct
 import sys
 import termios
+import time
 from pathlib import Path
 from typing import Any
 
@@ -159,8 +160,35 @@ class HostDevice(EmulatedDevice):
             "ROCE_TUNE_SUDO_HASH": hashlib.sha256(self.secret.encode()).hexdigest(),
             "ROCE_TUNE_SUDO_NOPASSWD": "1" if spec.options.get("sudo_nopasswd") else "0",
         }
+        if self.faults.pause_pattern:  # the stub tools hold at a matching call (Faults.pause_pattern)
+            env.update(ROCE_TUNE_EMU_PAUSE=self.faults.pause_pattern, ROCE_TUNE_EMU_PAUSE_DIR=str(self._pause_dir))
         env.update({k: str(v) for k, v in spec.options.get("env", {}).items()})
         return env
+
+    @property
+    def _pause_dir(self) -> Path:
+        """Where a stub tool that holds at ``faults.pause_pattern`` writes ``held`` and waits for
+        ``resume`` (files: the tools are separate processes); a new one per arming."""
+        return self.sandbox / ".emu-pause" / str(getattr(self, "_pause_gen", 0))
+
+    def wait_paused(self, timeout: float) -> bool:
+        """Wait until a stub tool holds at ``faults.pause_pattern``; False on timeout."""
+        deadline = time.monotonic() + timeout
+        while not (self._pause_dir / "held").exists():
+            if time.monotonic() >= deadline:
+                return False
+            time.sleep(0.01)
+        return True
+
+    def resume(self) -> None:
+        super().resume()
+        self._pause_dir.mkdir(parents=True, exist_ok=True)
+        (self._pause_dir / "resume").touch()
+
+    def _reset_pause(self) -> None:
+        self.resume()  # a tool still held under the previous pattern goes on
+        super()._reset_pause()
+        self._pause_gen = getattr(self, "_pause_gen", 0) + 1
 
     def running_config(self) -> str:
         """Every file under the sysroot as ``path = value`` lines, sorted (host "config")."""

@@ -12,7 +12,9 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import re
 import sys
+import time
 from pathlib import Path
 
 ROOT = Path(os.environ.get("ROCE_TUNE_SYSROOT", "/nonexistent"))
@@ -274,5 +276,23 @@ TOOLS = {"mlnx_qos": mlnx_qos, "cma_roce_tos": cma_roce_tos, "cma_roce_mode": cm
          "ethtool": ethtool, "show_gids": show_gids, "ibv_devinfo": ibv_devinfo}
 
 
+def _maybe_pause(tool: str, argv: list[str]) -> None:
+    """Hold before acting when ``TOOL ARGS…`` matches the emulator's pause pattern (once per device:
+    the first tool to create ``held`` holds until the test creates ``resume``)."""
+    pattern, where = os.environ.get("ROCE_TUNE_EMU_PAUSE"), os.environ.get("ROCE_TUNE_EMU_PAUSE_DIR")
+    if not pattern or not where or not re.search(pattern, " ".join([tool, *argv])):
+        return
+    pause_dir = Path(where)
+    pause_dir.mkdir(parents=True, exist_ok=True)
+    try:
+        (pause_dir / "held").open("x").close()
+    except FileExistsError:
+        return  # fired already
+    deadline = time.monotonic() + 300
+    while not (pause_dir / "resume").exists() and time.monotonic() < deadline:
+        time.sleep(0.01)
+
+
 if __name__ == "__main__":
+    _maybe_pause(sys.argv[1], sys.argv[2:])
     sys.exit(TOOLS[sys.argv[1]](sys.argv[2:]))

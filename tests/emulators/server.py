@@ -142,6 +142,9 @@ async def _interactive(process: asyncssh.SSHServerProcess, device: EmulatedDevic
                     await asyncio.sleep(delay)
                 with device.lock:
                     out = session.handle_line(line)
+                    pause = device.take_pause(line.strip())
+                if pause:
+                    await device.hold()
                 if session.closed:
                     await _write(process, out, newline)
                     break
