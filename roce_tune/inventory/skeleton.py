@@ -85,6 +85,7 @@ class SkeletonOptions:
     speed: str = "400G"
     nic_model: str = "connectx-7"
     facts: dict[str, SwitchFacts] = field(default_factory=dict)
+    kinds: dict[str, str] = field(default_factory=dict)
 
 
 def classify_devices(cables: Iterable[Cable], opts: SkeletonOptions) -> dict[str, str]:
@@ -97,7 +98,9 @@ def classify_devices(cables: Iterable[Cable], opts: SkeletonOptions) -> dict[str
     switch_re = re.compile(opts.switches) if opts.switches else None
     out: dict[str, str] = {}
     for dev, names in ports.items():
-        if dev in opts.facts:
+        if dev in opts.kinds:
+            out[dev] = opts.kinds[dev]
+        elif dev in opts.facts:
             out[dev] = "switch"
         elif host_re and host_re.fullmatch(dev):
             out[dev] = "host"
