@@ -108,6 +108,8 @@ def lint(
     strict: bool = typer.Option(False, "--strict", help="Warnings fail too."),
     no_plan_checks: bool = typer.Option(False, "--no-plan-checks",
                                         help="Skip the tuner's safety checks (RT2xx); inventory rules only."),
+    lldp_dir: Optional[Path] = typer.Option(None, "--lldp", help="Directory of LLDP captures (<device>.txt): "
+                                            "compare the declared cabling with what LLDP sees (RT130-RT135)."),
 ) -> None:
     """Validate inventories: schema, names, units, semantic rules (RT0xx/RT1xx) and the plan's safety
     checks (RT2xx: headroom budget, ECN below the PFC trigger, deadlock, consistency)."""
@@ -116,9 +118,22 @@ def lint(
     from roce_tune.inventory.report import format_findings
 
     findings: list[Finding] = []
+    view = None
+    if lldp_dir is not None:
+        from roce_tune.inventory.lldp import read_lldp_dir
+
+        try:
+            view = read_lldp_dir(lldp_dir)
+        except RoceTuneError as exc:
+            _fail(exc.findings, fmt.value)
     for path in inventories:
         try:
-            findings.extend(check_inventory(load_inventory(path), plan_checks=not no_plan_checks))
+            loaded = load_inventory(path)
+            findings.extend(check_inventory(loaded, plan_checks=not no_plan_checks))
+            if view is not None:
+                from roce_tune.inventory.lldp_lint import check_lldp
+
+                findings.extend(check_lldp(loaded, view))
         except RoceTuneError as exc:
             findings.extend(exc.findings)
     text = format_findings(findings, fmt.value)
@@ -765,6 +780,30 @@ def import_cabling(
         _fail(exc.findings)
     text = inventory_yaml(data, f"Imported by roce-tune import cabling from {csv_file.name}; check platform, model,\n"
                           "speed and rdma_device (placeholders where the plan does not say).")
+    _write_inventory(text, out_file)
+
+
+@import_app.command("lldp")
+def import_lldp(
+    captures: Path = typer.Argument(..., help="Directory of captures, one file per device: <device>[.<anything>].txt "
+                                    "with its LLDP command and show version (see docs/import.md)."),
+    out_file: Optional[Path] = typer.Option(None, "--out", help="Write here (default: stdout)."),
+    hosts: Optional[str] = _IMPORT_HOSTS, switches: Optional[str] = _IMPORT_SWITCHES,
+    platform: str = _IMPORT_PLATFORM, model: str = _IMPORT_MODEL, speed: str = _IMPORT_SPEED,
+    nic_model: str = _IMPORT_NIC,
+) -> None:
+    """Build an inventory from what the network reports: devices, ports, links and host NICs from LLDP,
+    switch models and OS releases from show version. An unreadable capture: file:line, exit 1."""
+    from roce_tune.inventory.lldp import inventory_from_lldp, read_lldp_dir
+    from roce_tune.inventory.skeleton import inventory_yaml
+
+    opts = _import_opts(captures.resolve().name, hosts, switches, platform, model, speed, nic_model)
+    try:
+        data = inventory_from_lldp(read_lldp_dir(captures), opts)
+    except RoceTuneError as exc:
+        _fail(exc.findings)
+    text = inventory_yaml(data, f"Imported by roce-tune import lldp from {captures.name}/; check speed, NIC model and\n"
+                          "rdma_device (LLDP does not carry them), and cable_length for headroom.")
     _write_inventory(text, out_file)
 
 
