@@ -220,3 +220,110 @@ def _direct(loaded: LoadedInventory, c: ObservedCable, nic_of: dict[End, tuple[s
 
 
 __all__ = ["LLDP_RULES", "LldpRule", "check_lldp"]
+
+
+# --- documentation examples (docs/lint-rules.md, README) ---------------------------------------------
+_NIC = "{{model: connectx-7, netdev: {nd}, rdma_device: {rd}, speed: 400G, rail: {r}, switch_port: \"{sp}\", cable_length: 3m}}"
+_NIC_LOOSE = "{{model: connectx-7, netdev: {nd}, rdma_device: {rd}, speed: 400G, rail: {r}, cable_length: 3m}}"
+
+
+def _example(cabling: dict[tuple[str, str], str | None]) -> str:
+    """The two-rail example fabric with ``cabling``: (host, netdev) -> leaf:port (None: not cabled)."""
+    out = ["site: {name: lab, rail_optimised: true}", "switches:"]
+    for r in (0, 1):
+        out.append(f"  - {{name: leaf-r{r}, platform: sonic, model: SN4700, role: leaf, rail: {r}, "
+                   "ports: [{name: 'Ethernet[0-8/4]', speed: 400G}]}")
+    out.append("hosts:")
+    for h in ("gpu01", "gpu02"):
+        out += [f"  - name: {h}", "    nics:"]
+        for r, nd in enumerate(("ens1f0np0", "ens2f0np0")):
+            sp = cabling.get((h, nd), "")
+            tpl = _NIC if sp else _NIC_LOOSE
+            out.append("      - " + tpl.format(nd=nd, rd=f"mlx5_{r}", r=r, sp=sp))
+    return "\n".join(out) + "\n"
+
+
+_BASE = {("gpu01", "ens1f0np0"): "leaf-r0:Ethernet0", ("gpu01", "ens2f0np0"): "leaf-r1:Ethernet0",
+         ("gpu02", "ens1f0np0"): "leaf-r0:Ethernet4", ("gpu02", "ens2f0np0"): "leaf-r1:Ethernet4"}
+
+
+def _with(**changes: str | None) -> dict[tuple[str, str], str | None]:
+    out = dict(_BASE)
+    for key, sp in changes.items():
+        host, nd = key.split("__")
+        out[(host, nd)] = sp
+    return out
+
+
+#: rule -> (declared inventory, the cabling LLDP sees, capture files to show)
+EXAMPLES: dict[str, tuple[str, str, tuple[str, ...]]] = {
+    "RT130": (_example(_BASE), _example(_with(gpu02__ens2f0np0=None)), ("leaf-r1",)),
+    "RT131": (_example(_with(gpu02__ens2f0np0=None)), _example(_BASE), ("leaf-r1",)),
+    "RT132": (_example(_BASE), _example(_with(gpu01__ens1f0np0="leaf-r0:Ethernet4",
+                                              gpu02__ens1f0np0="leaf-r0:Ethernet0")), ("leaf-r0",)),
+    "RT133": (_example(_BASE), _example(_with(gpu01__ens2f0np0="leaf-r0:Ethernet8")), ("leaf-r0",)),
+    "RT134": (_example(_BASE), _example(_with(gpu02__ens1f0np0="leaf-r0:Ethernet8")), ("leaf-r0",)),
+}
+_DIRECT = _example({k: None for k in _BASE}).replace("site: {name: lab, rail_optimised: true}", "site: {name: lab}")
+
+
+def _direct_captures(cross: bool) -> dict[str, str]:
+    from roce_tune.platforms import host
+    from roce_tune.platforms.lldp import RemoteEnd
+
+    other = "ens2f0np0" if cross else "ens1f0np0"
+    back = "ens1f0np0"
+    return {"gpu01": f"root@gpu01:~# lldpctl -f json\n" + host.render_lldp(
+                "gpu01", [RemoteEnd("ens1f0np0", "gpu02", other, True)]),
+            "gpu02": f"root@gpu02:~# lldpctl -f json\n" + host.render_lldp(
+                "gpu02", [RemoteEnd(other, "gpu01", back, True)])}
+
+
+def example_captures(rule_id: str, fixed: bool = False) -> tuple[str, dict[str, str]]:
+    """(declared inventory text, {device: capture}) of a rule's bad (or fixed) example."""
+    from roce_tune.inventory.lldp import render_lldp_view
+    from roce_tune.inventory.loader import load_inventory_text
+
+    if rule_id == "RT135":
+        return _DIRECT, _direct_captures(cross=not fixed)
+    declared, seen, _ = EXAMPLES[rule_id]
+    inv_text = seen if fixed else declared
+    return inv_text, render_lldp_view(load_inventory_text(seen).inventory)
+
+
+def example_report(rule_id: str, fixed: bool = False) -> list[str]:
+    """The findings of ``rule_id`` on its example, with capture paths as ``lldp/<device>.txt``."""
+    import tempfile
+    from pathlib import Path
+
+    from roce_tune.inventory.lldp import read_lldp_dir
+    from roce_tune.inventory.loader import load_inventory_text
+
+    inv_text, caps = example_captures(rule_id, fixed)
+    with tempfile.TemporaryDirectory() as tmp:
+        for dev, text in caps.items():
+            (Path(tmp) / f"{dev}.txt").write_text(text, encoding="utf-8")
+        found = check_lldp(load_inventory_text(inv_text, "bad.yaml"), read_lldp_dir(tmp))
+        return [str(f).replace(tmp, "lldp") for f in found if f.rule == rule_id]
+
+
+def rules_markdown_section() -> list[str]:
+    """Lines of the LLDP cabling rules section of docs/lint-rules.md."""
+    out = ["## LLDP cabling rules", "",
+           "`roce-tune lint --lldp DIR INVENTORY` also compares the declared cabling with what LLDP reports in the",
+           "captures in DIR (docs/import.md): one finding per physical mistake, at the inventory line of a declared",
+           "cable or at the capture line of an undeclared one, naming the device and port.", ""]
+    for r in LLDP_RULES.values():
+        inv_text, caps = example_captures(r.id)
+        shown = EXAMPLES[r.id][2] if r.id in EXAMPLES else ("gpu01",)
+        out += [f"### {r.id}", "", f"**{r.name}** ({r.severity.value}): {r.title}", "", r.description, "",
+                "Bad:", "", "```yaml", inv_text.rstrip("\n"), "```", ""]
+        for dev in shown:
+            out += [f"LLDP capture `{dev}.txt`:", "", "```text", caps[dev].rstrip("\n"), "```", ""]
+        out += ["Reports:", "", "```text", *example_report(r.id), "```", "", "Fixed:", ""]
+        if r.id == "RT135":
+            fixed_caps = example_captures(r.id, fixed=True)[1]
+            out += ["(recabled p0 to p0) `gpu01.txt`:", "", "```text", fixed_caps["gpu01"].rstrip("\n"), "```", ""]
+        else:
+            out += ["```yaml", EXAMPLES[r.id][1].rstrip("\n"), "```", ""]
+    return out

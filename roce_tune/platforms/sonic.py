@@ -461,7 +461,7 @@ def render_version(device: str, model: str, os_version: str | None) -> str:
     return (f"\nSONiC Software Version: SONiC.{os_version or '202311.1'}\nSONiC OS Version: 12\n"
             "Distribution: Debian 12.5\nKernel: 6.1.0-11-2-amd64\nBuild commit: 0a1b2c3d\n"
             "Build date: Mon Jan 15 10:00:00 UTC 2024\nBuilt by: builder@build\n\n"
-            f"Platform: x86_64-{sku.lower()}-r0\nHwSKU: {sku}\nASIC: {'mellanox' if model.startswith('SN') else 'broadcom'}\n"
+            f"Platform: x86_64-{'mlnx_m' + model.lower() if model.startswith('SN') else model.lower()}-r0\nHwSKU: {sku}\nASIC: {'mellanox' if model.startswith('SN') else 'broadcom'}\n"
             f"ASIC Count: 1\nSerial Number: SN0000000001\nModel Number: {model}\nHardware Revision: A1\n"
             "Uptime: 10:00:00 up 12 days\n")
 
