@@ -252,6 +252,11 @@ def read_cabling_csv(path: str | Path, columns: dict[str, str] | None = None) ->
     return plan
 
 
+_ROW_FIELDS = ("a_device", "a_port", "b_device", "b_port", "length", "media")
+_DEVICE_FIELDS = frozenset(("a_device", "b_device"))
+_PORT_FIELDS = frozenset(("a_port", "b_port"))
+
+
 def _row(row: list[str], index: dict[str, int], headers: list[str], file: str, line: int,
          used: dict[tuple[str, str], int], findings: list[Finding]) -> Cable | None:
     bad = len(findings)
@@ -265,20 +270,21 @@ def _row(row: list[str], index: dict[str, int], headers: list[str], file: str, l
                              headers[index[fld]], index[fld] + 1))
 
     vals: dict[str, str] = {}
-    for fld in ("a_device", "a_port", "b_device", "b_port", "length", "media"):
-        if fld not in index:
+    for fld in _ROW_FIELDS:
+        i = index.get(fld)
+        if i is None:
             continue
-        v = cell(fld)
+        v = row[i].strip() if i < len(row) else ""
         if not v:
             what = {"length": "the cable length (e.g. 3m)", "media": "the media (dac, aoc or optic)"}.get(
                 fld, "the device name" if fld.endswith("device") else "the port name")
             err(fld, "empty field", f"fill in {what}, or drop the row")
             continue
         vals[fld] = v
-        if fld.endswith("device") and not DEVICE_NAME_RE.fullmatch(v):
+        if fld in _DEVICE_FIELDS and not DEVICE_NAME_RE.fullmatch(v):
             err(fld, f"{short_repr(v)} is not a usable device name",
                 "use letters, digits, '.', '_' and '-', starting with a letter (no spaces)")
-        elif fld.endswith("port") and not INTERFACE_NAME_RE.fullmatch(v):
+        elif fld in _PORT_FIELDS and not INTERFACE_NAME_RE.fullmatch(v):
             err(fld, f"{short_repr(v)} is not a usable port name",
                 "write the interface name as the device shows it, e.g. Ethernet0, swp1 or ens1f0np0")
     names_ok = len(findings) == bad and all(f in vals for f in REQUIRED)

@@ -21,6 +21,7 @@ import re
 import tempfile
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -124,6 +125,7 @@ def guess_platform(ports: Iterable[str], default: str) -> str:
     return seen.pop() if len(seen) == 1 else default
 
 
+@lru_cache(maxsize=1 << 16)
 def _port_key(name: str) -> tuple[Any, ...]:
     return tuple(int(t) if t.isdigit() else t for t in re.split(r"(\d+)", name))
 
@@ -249,11 +251,17 @@ _RESERVED = {"true", "false", "yes", "no", "on", "off", "null", "y", "n", "~"}
 
 
 def _scalar(v: Any) -> str:
+    if isinstance(v, str):
+        return _str_scalar(v)
     if isinstance(v, bool):
         return "true" if v else "false"
     if isinstance(v, (int, float)):
         return repr(v)
-    s = str(v)
+    return _str_scalar(str(v))
+
+
+@lru_cache(maxsize=1 << 16)
+def _str_scalar(s: str) -> str:
     if _PLAIN_RE.match(s) and s.lower() not in _RESERVED:
         return s
     return json.dumps(s)  # a JSON string is a YAML double-quoted scalar
