@@ -183,7 +183,7 @@ def check_lldp(loaded: LoadedInventory, view: LldpView) -> list[Finding]:
     for k, path in missing.items():
         end = side(k)
         far = next(e for e in k if e != end)
-        seen = [d for d, _ in k if d in captured]
+        seen = sorted(d for d, _ in k if d in captured)
         findings.append(_f("RT130", f"{end[0]}:{end[1]} - {far[0]}:{far[1]} is declared but LLDP on "
                            f"{' and '.join(seen)} does not see it", "check the cable and that the ports are up "
                            "(and LLDP enabled), or remove it from the inventory", at(path, end)))
