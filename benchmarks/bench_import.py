@@ -34,13 +34,26 @@ def plan_csv(data: dict[str, Any], path: Path) -> int:
         w = csv.writer(fh)
         w.writerow(["Device A", "Port A", "Device B", "Port B", "Length", "Media"])
         for link in data["links"]:
-            w.writerow([*link["a"].split(":", 1), *link["b"].split(":", 1), link.get("cable_length", "30m"),
-                        link.get("media", "optic")])
+            w.writerow(
+                [
+                    *link["a"].split(":", 1),
+                    *link["b"].split(":", 1),
+                    link.get("cable_length", "30m"),
+                    link.get("media", "optic"),
+                ]
+            )
             rows += 1
         for h in data["hosts"]:
             for nic in h["nics"]:
-                w.writerow([h["name"], nic["netdev"], *nic["switch_port"].split(":", 1),
-                            nic.get("cable_length", "3m"), nic.get("media", "dac")])
+                w.writerow(
+                    [
+                        h["name"],
+                        nic["netdev"],
+                        *nic["switch_port"].split(":", 1),
+                        nic.get("cable_length", "3m"),
+                        nic.get("media", "dac"),
+                    ]
+                )
                 rows += 1
     return rows
 
@@ -65,8 +78,10 @@ def main() -> None:
             t = time.perf_counter()
             load_inventory(out)
             load_s = time.perf_counter() - t
-            print(f"{n:>6} {rows:>7} {csv_path.stat().st_size / 1e6:>7.2f} {best:>9.3f} {text.count(chr(10)):>10} "
-                  f"{load_s:>15.3f}")
+            print(
+                f"{n:>6} {rows:>7} {csv_path.stat().st_size / 1e6:>7.2f} {best:>9.3f} {text.count(chr(10)):>10} "
+                f"{load_s:>15.3f}"
+            )
     print("target: 4,096 hosts <= 2 s (import_s)")
 
 

@@ -23,7 +23,13 @@ from typing import Any
 
 from roce_tune.findings import Finding, Location, RoceTuneError, Severity, short_repr
 from roce_tune.inventory.models import DEVICE_NAME_RE, INTERFACE_NAME_RE, expand_interface_pattern
-from roce_tune.inventory.skeleton import Cable, SkeletonOptions, build_skeleton, classify_devices, guess_platform
+from roce_tune.inventory.skeleton import (
+    Cable,
+    SkeletonOptions,
+    build_skeleton,
+    classify_devices,
+    guess_platform,
+)
 
 CSV_RULE = "RT008"
 CONFLICT_RULE = "RT009"
@@ -40,40 +46,171 @@ def _norm(header: str) -> str:
 
 #: Header spellings (compared without case, spaces and punctuation) for each field.
 COLUMN_ALIASES: dict[str, tuple[str, ...]] = {
-    "a_device": ("device a", "a device", "device_a", "source device", "src device", "hostname a", "a hostname",
-                 "host a", "from device", "a side device", "side a device", "a end device", "a end", "aend device",
-                 "local device", "device 1", "device1", "source", "from"),
-    "a_port": ("port a", "a port", "port_a", "interface a", "a interface", "source port", "src port",
-               "source interface", "from port", "from interface", "a side port", "side a port", "a end port",
-               "local port", "local interface", "port 1", "port1", "interface 1"),
-    "b_device": ("device b", "b device", "device_b", "destination device", "dest device", "dst device",
-                 "target device", "hostname b", "b hostname", "host b", "to device", "b side device",
-                 "side b device", "b end device", "b end", "zend device", "z end device", "remote device",
-                 "neighbor", "neighbour", "device 2", "device2", "destination", "to"),
-    "b_port": ("port b", "b port", "port_b", "interface b", "b interface", "destination port", "dest port",
-               "dst port", "destination interface", "target port", "to port", "to interface", "b side port",
-               "side b port", "b end port", "z end port", "remote port", "remote interface", "neighbor port",
-               "neighbour port", "port 2", "port2", "interface 2"),
-    "length": ("length", "cable length", "len", "cable len", "length m", "cable length m", "length meters",
-               "length metres", "length ft", "cable length ft", "distance"),
+    "a_device": (
+        "device a",
+        "a device",
+        "device_a",
+        "source device",
+        "src device",
+        "hostname a",
+        "a hostname",
+        "host a",
+        "from device",
+        "a side device",
+        "side a device",
+        "a end device",
+        "a end",
+        "aend device",
+        "local device",
+        "device 1",
+        "device1",
+        "source",
+        "from",
+    ),
+    "a_port": (
+        "port a",
+        "a port",
+        "port_a",
+        "interface a",
+        "a interface",
+        "source port",
+        "src port",
+        "source interface",
+        "from port",
+        "from interface",
+        "a side port",
+        "side a port",
+        "a end port",
+        "local port",
+        "local interface",
+        "port 1",
+        "port1",
+        "interface 1",
+    ),
+    "b_device": (
+        "device b",
+        "b device",
+        "device_b",
+        "destination device",
+        "dest device",
+        "dst device",
+        "target device",
+        "hostname b",
+        "b hostname",
+        "host b",
+        "to device",
+        "b side device",
+        "side b device",
+        "b end device",
+        "b end",
+        "zend device",
+        "z end device",
+        "remote device",
+        "neighbor",
+        "neighbour",
+        "device 2",
+        "device2",
+        "destination",
+        "to",
+    ),
+    "b_port": (
+        "port b",
+        "b port",
+        "port_b",
+        "interface b",
+        "b interface",
+        "destination port",
+        "dest port",
+        "dst port",
+        "destination interface",
+        "target port",
+        "to port",
+        "to interface",
+        "b side port",
+        "side b port",
+        "b end port",
+        "z end port",
+        "remote port",
+        "remote interface",
+        "neighbor port",
+        "neighbour port",
+        "port 2",
+        "port2",
+        "interface 2",
+    ),
+    "length": (
+        "length",
+        "cable length",
+        "len",
+        "cable len",
+        "length m",
+        "cable length m",
+        "length meters",
+        "length metres",
+        "length ft",
+        "cable length ft",
+        "distance",
+    ),
     "unit": ("unit", "length unit", "units", "uom", "length uom"),
     "media": ("media", "cable type", "type", "medium", "cable media", "cable", "media type", "cable kind"),
 }
 _ALIAS_INDEX = {_norm(alias): fld for fld, aliases in COLUMN_ALIASES.items() for alias in aliases}
 
 #: Length units -> metres per unit.
-UNITS_M: dict[str, float] = {"m": 1.0, "meter": 1.0, "meters": 1.0, "metre": 1.0, "metres": 1.0, "cm": 0.01,
-                             "mm": 0.001, "km": 1000.0, "ft": 0.3048, "feet": 0.3048, "foot": 0.3048, "'": 0.3048,
-                             "in": 0.0254, "inch": 0.0254, "inches": 0.0254, '"': 0.0254}
+UNITS_M: dict[str, float] = {
+    "m": 1.0,
+    "meter": 1.0,
+    "meters": 1.0,
+    "metre": 1.0,
+    "metres": 1.0,
+    "cm": 0.01,
+    "mm": 0.001,
+    "km": 1000.0,
+    "ft": 0.3048,
+    "feet": 0.3048,
+    "foot": 0.3048,
+    "'": 0.3048,
+    "in": 0.0254,
+    "inch": 0.0254,
+    "inches": 0.0254,
+    '"': 0.0254,
+}
 _LENGTH_RE = re.compile(r"^\s*([+-]?\d+(?:[.,]\d+)?)\s*([A-Za-z'\"]*)\s*$")
-#: Media spellings -> inventory media (dac: passive/active copper, aoc: active optical cable, optic: transceivers).
+#: Media spellings -> inventory media (dac: passive/active copper, aoc: active optical cable,
+#: optic: transceivers).
 MEDIA: dict[str, str] = {
-    "dac": "dac", "copper": "dac", "twinax": "dac", "passivecopper": "dac", "acc": "dac", "aec": "dac",
-    "activecopper": "dac", "cu": "dac", "directattach": "dac", "directattachcopper": "dac",
-    "aoc": "aoc", "activeoptical": "aoc", "activeopticalcable": "aoc",
-    "optic": "optic", "optical": "optic", "optics": "optic", "fiber": "optic", "fibre": "optic", "smf": "optic",
-    "mmf": "optic", "transceiver": "optic", "sr4": "optic", "dr4": "optic", "fr4": "optic", "sr8": "optic",
-    "dr8": "optic", "2xdr4": "optic", "2xsr4": "optic", "lr4": "optic", "om3": "optic", "om4": "optic", "os2": "optic",
+    "dac": "dac",
+    "copper": "dac",
+    "twinax": "dac",
+    "passivecopper": "dac",
+    "acc": "dac",
+    "aec": "dac",
+    "activecopper": "dac",
+    "cu": "dac",
+    "directattach": "dac",
+    "directattachcopper": "dac",
+    "aoc": "aoc",
+    "activeoptical": "aoc",
+    "activeopticalcable": "aoc",
+    "optic": "optic",
+    "optical": "optic",
+    "optics": "optic",
+    "fiber": "optic",
+    "fibre": "optic",
+    "smf": "optic",
+    "mmf": "optic",
+    "transceiver": "optic",
+    "sr4": "optic",
+    "dr4": "optic",
+    "fr4": "optic",
+    "sr8": "optic",
+    "dr8": "optic",
+    "2xdr4": "optic",
+    "2xsr4": "optic",
+    "lr4": "optic",
+    "om3": "optic",
+    "om4": "optic",
+    "os2": "optic",
 }
 
 
@@ -102,15 +239,29 @@ def parse_columns_option(text: str | None) -> dict[str, str]:
         key, sep, header = item.partition("=")
         key = key.strip()
         if not sep or key not in FIELDS or not header.strip():
-            raise ValueError(f"--columns item {item!r}: write FIELD=Header with FIELD one of {', '.join(FIELDS)}")
+            raise ValueError(
+                f"--columns item {item!r}: write FIELD=Header with FIELD one of {', '.join(FIELDS)}"
+            )
         out[key] = header.strip()
     return out
 
 
-def _err(file: str, line: int, message: str, fix: str, column: str | None = None, col: int | None = None,
-         rule: str = CSV_RULE) -> Finding:
-    return Finding(rule=rule, severity=Severity.error, message=message, fix=fix,
-                   location=Location(file=file, line=line, col=col, path=column))
+def _err(
+    file: str,
+    line: int,
+    message: str,
+    fix: str,
+    column: str | None = None,
+    col: int | None = None,
+    rule: str = CSV_RULE,
+) -> Finding:
+    return Finding(
+        rule=rule,
+        severity=Severity.error,
+        message=message,
+        fix=fix,
+        location=Location(file=file, line=line, col=col, path=column),
+    )
 
 
 def _decode(raw: bytes, file: str) -> str:
@@ -118,8 +269,16 @@ def _decode(raw: bytes, file: str) -> str:
         return raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         line = raw.count(b"\n", 0, exc.start) + 1
-        raise RoceTuneError([_err(file, line, f"the file is not UTF-8 (byte 0x{raw[exc.start]:02x})",
-                                  "export the sheet as 'CSV UTF-8'")]) from None
+        raise RoceTuneError(
+            [
+                _err(
+                    file,
+                    line,
+                    f"the file is not UTF-8 (byte 0x{raw[exc.start]:02x})",
+                    "export the sheet as 'CSV UTF-8'",
+                )
+            ]
+        ) from None
 
 
 def _sniff(text: str) -> type[csv.Dialect] | csv.Dialect:
@@ -137,9 +296,16 @@ def _map_header(row: list[str], given: dict[str, str], file: str, line: int) -> 
     problems: list[Finding] = []
     for fld, header in given.items():
         if _norm(header) not in norm:
-            problems.append(_err(file, line, f"--columns names {header!r} for {fld}, but the header has no such "
-                                 f"column (columns: {', '.join(h.strip() for h in row)})",
-                                 "use the header text as it is in the file", header))
+            problems.append(
+                _err(
+                    file,
+                    line,
+                    f"--columns names {header!r} for {fld}, but the header has no such "
+                    f"column (columns: {', '.join(h.strip() for h in row)})",
+                    "use the header text as it is in the file",
+                    header,
+                )
+            )
         else:
             out[fld] = norm.index(_norm(header))
     for i, n in enumerate(norm):
@@ -147,16 +313,29 @@ def _map_header(row: list[str], given: dict[str, str], file: str, line: int) -> 
         if fld is None or fld in given or i in out.values():
             continue
         if fld in out:
-            problems.append(_err(file, line, f"columns {row[out[fld]].strip()!r} and {row[i].strip()!r} both read as "
-                                 f"{fld}", f"name the one to use with --columns {fld}=HEADER", row[i].strip(), i + 1))
+            problems.append(
+                _err(
+                    file,
+                    line,
+                    f"columns {row[out[fld]].strip()!r} and {row[i].strip()!r} both read as {fld}",
+                    f"name the one to use with --columns {fld}=HEADER",
+                    row[i].strip(),
+                    i + 1,
+                )
+            )
             continue
         out[fld] = i
     missing = [f for f in REQUIRED if f not in out]
     if missing:
-        problems.append(_err(
-            file, line, f"no column for {', '.join(missing)} in the header ({', '.join(h.strip() for h in row)})",
-            "name the columns like 'Device A, Port A, Device B, Port B, Length, Media', or map them with "
-            "--columns a_device=...,a_port=...,b_device=...,b_port=..."))
+        problems.append(
+            _err(
+                file,
+                line,
+                f"no column for {', '.join(missing)} in the header ({', '.join(h.strip() for h in row)})",
+                "name the columns like 'Device A, Port A, Device B, Port B, Length, Media', or map them with "
+                "--columns a_device=...,a_port=...,b_device=...,b_port=...",
+            )
+        )
     if problems:
         raise RoceTuneError(problems)
     return out
@@ -175,8 +354,10 @@ def parse_length(cell: str, unit: str | None) -> float:
     value = float(m.group(1).replace(",", "."))
     u = (m.group(2) or unit or "m").strip().lower()
     if u not in UNITS_M:
-        raise ValueError(f"unknown unit {short_repr(m.group(2) or unit)} in {short_repr(cell)} "
-                         f"(known: m, cm, mm, km, ft, in)")
+        raise ValueError(
+            f"unknown unit {short_repr(m.group(2) or unit)} in {short_repr(cell)} "
+            f"(known: m, cm, mm, km, ft, in)"
+        )
     metres = round(value * UNITS_M[u], 3)
     if value < 0:
         raise ValueError(f"the length {short_repr(cell)} is negative")
@@ -214,11 +395,20 @@ def read_cabling_csv(path: str | Path, columns: dict[str, str] | None = None) ->
         with open(path, "rb") as fh:
             raw = fh.read(MAX_CSV_BYTES + 1)
     except OSError as exc:
-        raise RoceTuneError([_err(file, 0, f"cannot read the cabling plan: {exc.strerror or exc}",
-                                  "check the path and the file's permissions")]) from None
+        raise RoceTuneError(
+            [
+                _err(
+                    file,
+                    0,
+                    f"cannot read the cabling plan: {exc.strerror or exc}",
+                    "check the path and the file's permissions",
+                )
+            ]
+        ) from None
     if len(raw) > MAX_CSV_BYTES:
-        raise RoceTuneError([_err(file, 1, f"the file is larger than {MAX_CSV_BYTES:,} bytes",
-                                  "split the cabling plan")])
+        raise RoceTuneError(
+            [_err(file, 1, f"the file is larger than {MAX_CSV_BYTES:,} bytes", "split the cabling plan")]
+        )
     text = _decode(raw, file)
     dialect = _sniff(text)
     plan = CablingPlan(path=file, delimiter=dialect.delimiter)
@@ -242,11 +432,23 @@ def read_cabling_csv(path: str | Path, columns: dict[str, str] | None = None) ->
             if cable is not None:
                 plan.cables.append(cable)
     except csv.Error as exc:
-        findings.append(_err(file, reader.line_num, f"the CSV cannot be read: {exc}",
-                             "close the quoted field (a cell with a quote must be quoted and its quotes doubled)"))
+        findings.append(
+            _err(
+                file,
+                reader.line_num,
+                f"the CSV cannot be read: {exc}",
+                "close the quoted field (a cell with a quote must be quoted and its quotes doubled)",
+            )
+        )
     if index is None and not findings:
-        findings.append(_err(file, 1, "the file has no header row and no cables",
-                             "export the cabling sheet with its header row"))
+        findings.append(
+            _err(
+                file,
+                1,
+                "the file has no header row and no cables",
+                "export the cabling sheet with its header row",
+            )
+        )
     if findings:
         raise RoceTuneError(findings)
     return plan
@@ -257,8 +459,15 @@ _DEVICE_FIELDS = frozenset(("a_device", "b_device"))
 _PORT_FIELDS = frozenset(("a_port", "b_port"))
 
 
-def _row(row: list[str], index: dict[str, int], headers: list[str], file: str, line: int,
-         used: dict[tuple[str, str], int], findings: list[Finding]) -> Cable | None:
+def _row(
+    row: list[str],
+    index: dict[str, int],
+    headers: list[str],
+    file: str,
+    line: int,
+    used: dict[tuple[str, str], int],
+    findings: list[Finding],
+) -> Cable | None:
     bad = len(findings)
 
     def cell(fld: str) -> str:
@@ -266,8 +475,16 @@ def _row(row: list[str], index: dict[str, int], headers: list[str], file: str, l
         return row[i].strip() if i < len(row) else ""
 
     def err(fld: str, message: str, fix: str) -> None:
-        findings.append(_err(file, line, f"column {headers[index[fld]]!r} ({fld}): {message}", fix,
-                             headers[index[fld]], index[fld] + 1))
+        findings.append(
+            _err(
+                file,
+                line,
+                f"column {headers[index[fld]]!r} ({fld}): {message}",
+                fix,
+                headers[index[fld]],
+                index[fld] + 1,
+            )
+        )
 
     vals: dict[str, str] = {}
     for fld in _ROW_FIELDS:
@@ -277,27 +494,39 @@ def _row(row: list[str], index: dict[str, int], headers: list[str], file: str, l
         v = row[i].strip() if i < len(row) else ""
         if not v:
             what = {"length": "the cable length (e.g. 3m)", "media": "the media (dac, aoc or optic)"}.get(
-                fld, "the device name" if fld.endswith("device") else "the port name")
+                fld, "the device name" if fld.endswith("device") else "the port name"
+            )
             err(fld, "empty field", f"fill in {what}, or drop the row")
             continue
         vals[fld] = v
         if fld in _DEVICE_FIELDS and not DEVICE_NAME_RE.fullmatch(v):
-            err(fld, f"{short_repr(v)} is not a usable device name",
-                "use letters, digits, '.', '_' and '-', starting with a letter (no spaces)")
+            err(
+                fld,
+                f"{short_repr(v)} is not a usable device name",
+                "use letters, digits, '.', '_' and '-', starting with a letter (no spaces)",
+            )
         elif fld in _PORT_FIELDS and not INTERFACE_NAME_RE.fullmatch(v):
-            err(fld, f"{short_repr(v)} is not a usable port name",
-                "write the interface name as the device shows it, e.g. Ethernet0, swp1 or ens1f0np0")
+            err(
+                fld,
+                f"{short_repr(v)} is not a usable port name",
+                "write the interface name as the device shows it, e.g. Ethernet0, swp1 or ens1f0np0",
+            )
     names_ok = len(findings) == bad and all(f in vals for f in REQUIRED)
     a = (vals.get("a_device", ""), vals.get("a_port", ""))
     b = (vals.get("b_device", ""), vals.get("b_port", ""))
     if names_ok:
         if a == b:
-            err("b_port", f"both ends are {a[0]}:{a[1]}", "a cable joins two different ports: correct one end")
+            err(
+                "b_port", f"both ends are {a[0]}:{a[1]}", "a cable joins two different ports: correct one end"
+            )
         else:
             for fld, end in (("a_port", a), ("b_port", b)):
                 if end in used:
-                    err(fld, f"port {end[0]}:{end[1]} is already cabled on line {used[end]}",
-                        "each port takes one cable: correct one of the two rows")
+                    err(
+                        fld,
+                        f"port {end[0]}:{end[1]} is already cabled on line {used[end]}",
+                        "each port takes one cable: correct one of the two rows",
+                    )
                 else:
                     used[end] = line
     length = None
@@ -311,8 +540,11 @@ def _row(row: list[str], index: dict[str, int], headers: list[str], file: str, l
     if "media" in vals:
         media = MEDIA.get(_norm(vals["media"]))
         if media is None:
-            err("media", f"unknown media {short_repr(vals['media'])}",
-                "write dac (copper), aoc (active optical) or optic (transceivers and fibre)")
+            err(
+                "media",
+                f"unknown media {short_repr(vals['media'])}",
+                "write dac (copper), aoc (active optical) or optic (transceivers and fibre)",
+            )
     if len(findings) > bad:
         return None
     return Cable(a[0], a[1], b[0], b[1], length, media, f"{file}:{line}")
@@ -329,11 +561,18 @@ def skeleton_from_cables(plan: CablingPlan, opts: SkeletonOptions) -> dict[str, 
 
     direct = host_to_host(plan.cables, opts)
     if direct:
-        raise RoceTuneError([_err(plan.path, int(c.where.rsplit(":", 1)[1]),
-                                  f"{c.a_device}:{c.a_port} - {c.b_device}:{c.b_port}: both ends read as hosts",
-                                  "name the switches with --switches REGEX (or the hosts with --hosts REGEX); "
-                                  "a direct host-to-host cable cannot be declared in an inventory")
-                             for c in direct])
+        raise RoceTuneError(
+            [
+                _err(
+                    plan.path,
+                    int(c.where.rsplit(":", 1)[1]),
+                    f"{c.a_device}:{c.a_port} - {c.b_device}:{c.b_port}: both ends read as hosts",
+                    "name the switches with --switches REGEX (or the hosts with --hosts REGEX); "
+                    "a direct host-to-host cable cannot be declared in an inventory",
+                )
+                for c in direct
+            ]
+        )
     return build_skeleton(plan.cables, opts)
 
 
@@ -355,7 +594,9 @@ def render_cabling_csv(inventory: Any, delimiter: str = ",") -> str:
                 continue
             sw, port = nic.switch_port.split(":", 1)
             length = nic.cable_length if nic.cable_length is not None else default.cable_length
-            w.writerow([host.name, nic.netdev, sw, port, f"{length:g} m", (nic.media or default.media).value.upper()])
+            w.writerow(
+                [host.name, nic.netdev, sw, port, f"{length:g} m", (nic.media or default.media).value.upper()]
+            )
     return buf.getvalue()
 
 
@@ -408,14 +649,31 @@ def merge_into(inventory: str | Path, plan: CablingPlan, opts: SkeletonOptions) 
         text = Path(inventory).read_text(encoding="utf-8")
         data = yaml.load(text)
     except (OSError, UnicodeDecodeError, YAMLError) as exc:
-        raise RoceTuneError([_err(inv_file, 1, f"cannot read the inventory to merge into: {exc}",
-                                  "run roce-tune lint on it first")]) from None
+        raise RoceTuneError(
+            [
+                _err(
+                    inv_file,
+                    1,
+                    f"cannot read the inventory to merge into: {exc}",
+                    "run roce-tune lint on it first",
+                )
+            ]
+        ) from None
     if not isinstance(data, CommentedMap):
-        raise RoceTuneError([_err(inv_file, 1, "the inventory is not a mapping", "run roce-tune lint on it first")])
+        raise RoceTuneError(
+            [_err(inv_file, 1, "the inventory is not a mapping", "run roce-tune lint on it first")]
+        )
     if data.get("fabric") is not None:
-        raise RoceTuneError([_err(inv_file, _line(data["fabric"]) or 1,
-                                  "the inventory is written as a fabric: intent; its links are expanded, not written",
-                                  "merge into the full form instead: roce-tune expand INVENTORY > full.yaml")])
+        raise RoceTuneError(
+            [
+                _err(
+                    inv_file,
+                    _line(data["fabric"]) or 1,
+                    "the inventory is written as a fabric: intent; its links are expanded, not written",
+                    "merge into the full form instead: roce-tune expand INVENTORY > full.yaml",
+                )
+            ]
+        )
     for key in ("switches", "links", "hosts"):
         if data.get(key) is None:
             data[key] = CommentedSeq()
@@ -448,7 +706,10 @@ def merge_into(inventory: str | Path, plan: CablingPlan, opts: SkeletonOptions) 
     where = plan.path
 
     def set_cable(node: Any, c: Cable, what: str) -> None:
-        for key, val in (("cable_length", None if c.length_m is None else f"{c.length_m:g}m"), ("media", c.media)):
+        for key, val in (
+            ("cable_length", None if c.length_m is None else f"{c.length_m:g}m"),
+            ("media", c.media),
+        ):
             if val is None:
                 continue
             old = node.get(key)
@@ -458,8 +719,15 @@ def merge_into(inventory: str | Path, plan: CablingPlan, opts: SkeletonOptions) 
 
     def ensure_switch(name: str, port: str) -> None:
         if name not in switches:
-            sw = CommentedMap([("name", name), ("platform", guess_platform([port], opts.platform)),
-                               ("model", opts.model), ("role", "leaf"), ("ports", CommentedSeq())])
+            sw = CommentedMap(
+                [
+                    ("name", name),
+                    ("platform", guess_platform([port], opts.platform)),
+                    ("model", opts.model),
+                    ("role", "leaf"),
+                    ("ports", CommentedSeq()),
+                ]
+            )
             data["switches"].append(sw)
             switches[name] = sw
             declared[name] = set()
@@ -477,8 +745,15 @@ def merge_into(inventory: str | Path, plan: CablingPlan, opts: SkeletonOptions) 
         a, b = f"{c.a_device}:{c.a_port}", f"{c.b_device}:{c.b_port}"
         line = int(c.where.rsplit(":", 1)[1])
         if ka == kb == "host":
-            conflicts.append(_err(where, line, f"{a} - {b}: both ends are hosts", "a direct host-to-host cable "
-                                  "cannot be declared in an inventory; drop the row", rule=CONFLICT_RULE))
+            conflicts.append(
+                _err(
+                    where,
+                    line,
+                    f"{a} - {b}: both ends are hosts",
+                    "a direct host-to-host cable cannot be declared in an inventory; drop the row",
+                    rule=CONFLICT_RULE,
+                )
+            )
             continue
         if ka == "switch" and kb == "switch":
             ua, ub = used.get(a), used.get(b)
@@ -488,9 +763,15 @@ def merge_into(inventory: str | Path, plan: CablingPlan, opts: SkeletonOptions) 
             clash = [(e, u) for e, u in ((a, ua), (b, ub)) if u]
             if clash:
                 for e, u in clash:
-                    conflicts.append(_err(where, line, f"the plan cables {a} to {b}, but {inv_file}:{_line(u[2])} "
-                                          f"cables {e} to {u[1]}", "correct the plan or the inventory so they agree",
-                                          rule=CONFLICT_RULE))
+                    conflicts.append(
+                        _err(
+                            where,
+                            line,
+                            f"the plan cables {a} to {b}, but {inv_file}:{_line(u[2])} cables {e} to {u[1]}",
+                            "correct the plan or the inventory so they agree",
+                            rule=CONFLICT_RULE,
+                        )
+                    )
                 continue
             ensure_switch(c.a_device, c.a_port)
             ensure_switch(c.b_device, c.b_port)
@@ -510,14 +791,28 @@ def merge_into(inventory: str | Path, plan: CablingPlan, opts: SkeletonOptions) 
         nic = next((n for n in (h.get("nics") or []) if str(n.get("netdev")) == netdev), None) if h else None
         cur = used.get(sp)
         if cur and not (cur[0] == "nic" and cur[1] == f"{host}:{netdev}"):
-            conflicts.append(_err(where, line, f"the plan cables {host}:{netdev} to {sp}, but {inv_file}:"
-                                  f"{_line(cur[2])} cables {sp} to {cur[1]}",
-                                  "correct the plan or the inventory so they agree", rule=CONFLICT_RULE))
+            conflicts.append(
+                _err(
+                    where,
+                    line,
+                    f"the plan cables {host}:{netdev} to {sp}, but {inv_file}:"
+                    f"{_line(cur[2])} cables {sp} to {cur[1]}",
+                    "correct the plan or the inventory so they agree",
+                    rule=CONFLICT_RULE,
+                )
+            )
             continue
         if nic is not None and nic.get("switch_port") and str(nic["switch_port"]) != sp:
-            conflicts.append(_err(where, line, f"the plan cables {host}:{netdev} to {sp}, but {inv_file}:"
-                                  f"{_line(nic)} cables it to {nic['switch_port']}",
-                                  "correct the plan or the inventory so they agree", rule=CONFLICT_RULE))
+            conflicts.append(
+                _err(
+                    where,
+                    line,
+                    f"the plan cables {host}:{netdev} to {sp}, but {inv_file}:"
+                    f"{_line(nic)} cables it to {nic['switch_port']}",
+                    "correct the plan or the inventory so they agree",
+                    rule=CONFLICT_RULE,
+                )
+            )
             continue
         ensure_switch(*sp.split(":", 1))
         if h is None:
@@ -528,8 +823,14 @@ def merge_into(inventory: str | Path, plan: CablingPlan, opts: SkeletonOptions) 
         if nic is None:
             if h.get("nics") is None:
                 h["nics"] = CommentedSeq()
-            nic = _flow_map({"model": opts.nic_model, "netdev": netdev, "rdma_device": f"mlx5_{len(h['nics'])}",
-                             "speed": opts.speed})
+            nic = _flow_map(
+                {
+                    "model": opts.nic_model,
+                    "netdev": netdev,
+                    "rdma_device": f"mlx5_{len(h['nics'])}",
+                    "speed": opts.speed,
+                }
+            )
             h["nics"].append(nic)
             changes.append(f"{c.where}: added NIC {host}:{netdev} (check rdma_device with ibdev2netdev)")
         if not nic.get("switch_port"):
@@ -544,5 +845,18 @@ def merge_into(inventory: str | Path, plan: CablingPlan, opts: SkeletonOptions) 
     return MergeResult(buf.getvalue(), changes)
 
 
-__all__ = ["COLUMN_ALIASES", "CONFLICT_RULE", "CSV_RULE", "MEDIA", "UNITS_M", "CablingPlan", "MergeResult",
-           "merge_into", "parse_columns_option", "render_cabling_csv", "parse_length", "read_cabling_csv", "skeleton_from_cables"]
+__all__ = [
+    "COLUMN_ALIASES",
+    "CONFLICT_RULE",
+    "CSV_RULE",
+    "MEDIA",
+    "UNITS_M",
+    "CablingPlan",
+    "MergeResult",
+    "merge_into",
+    "parse_columns_option",
+    "render_cabling_csv",
+    "parse_length",
+    "read_cabling_csv",
+    "skeleton_from_cables",
+]

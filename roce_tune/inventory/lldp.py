@@ -81,8 +81,13 @@ class LldpView:
 
 
 def _err(file: str, line: int, message: str, fix: str) -> Finding:
-    return Finding(rule=CAPTURE_RULE, severity=Severity.error, message=message, fix=fix,
-                   location=Location(file=file, line=line))
+    return Finding(
+        rule=CAPTURE_RULE,
+        severity=Severity.error,
+        message=message,
+        fix=fix,
+        location=Location(file=file, line=line),
+    )
 
 
 def _known_names() -> str:
@@ -119,19 +124,37 @@ def read_lldp_dir(root: str | Path) -> LldpView:
 
     root = Path(root)
     if not root.is_dir():
-        raise RoceTuneError([_err(str(root), 0, "not a directory of captures", "give the directory that holds "
-                                  "<device>[.<anything>].txt files")])
+        raise RoceTuneError(
+            [
+                _err(
+                    str(root),
+                    0,
+                    "not a directory of captures",
+                    "give the directory that holds <device>[.<anything>].txt files",
+                )
+            ]
+        )
     files = sorted(p for p in root.rglob("*") if p.is_file() and p.suffix in (".txt", ".log"))
     if not files:
-        raise RoceTuneError([_err(str(root), 0, "no capture files (<device>[.<anything>].txt)",
-                                  "capture each device's LLDP output into <device>.txt")])
+        raise RoceTuneError(
+            [
+                _err(
+                    str(root),
+                    0,
+                    "no capture files (<device>[.<anything>].txt)",
+                    "capture each device's LLDP output into <device>.txt",
+                )
+            ]
+        )
     devices: dict[str, DeviceCapture] = {}
     problems: list[Finding] = []
     for path in files:
         try:
             blocks = read_capture(path, root)
         except OSError as exc:
-            raise RoceTuneError([_err(str(path), 0, f"cannot read: {exc.strerror}", "check permissions")]) from None
+            raise RoceTuneError(
+                [_err(str(path), 0, f"cannot read: {exc.strerror}", "check permissions")]
+            ) from None
         for b in blocks:
             if not b.text.strip():
                 continue
@@ -140,25 +163,47 @@ def read_lldp_dir(root: str | Path) -> LldpView:
             hits = _classify(b.text, b.command)
             what = f"the output of {b.command!r}" if b.command else "output without a command prompt"
             if not hits:
-                problems.append(_err(file, b.start, f"{b.device}: {what} is not a capture roce-tune reads "
-                                     "(unknown platform or command)", f"capture one of: {_known_names()}"))
+                problems.append(
+                    _err(
+                        file,
+                        b.start,
+                        f"{b.device}: {what} is not a capture roce-tune reads (unknown platform or command)",
+                        f"capture one of: {_known_names()}",
+                    )
+                )
                 continue
             plats = {p for p, _, _ in hits}
             kind, fmt = hits[0][1], hits[0][2]
             try:
                 parsed = fmt.parse(b.text)
             except LldpParseError as exc:
-                problems.append(_err(file, b.line_of(exc.index), f"{b.device}: {fmt.name}: {exc}",
-                                     "capture the whole output of the command, unedited"))
+                problems.append(
+                    _err(
+                        file,
+                        b.line_of(exc.index),
+                        f"{b.device}: {fmt.name}: {exc}",
+                        "capture the whole output of the command, unedited",
+                    )
+                )
                 continue
             if kind == "version":
                 plat = next(iter(plats))
                 if dev.platform not in (None, plat):
-                    problems.append(_err(file, b.start, f"{b.device}: {fmt.name} is {plat} output, but an "
-                                         f"earlier block is {dev.platform}", "keep one device per capture file"))
+                    problems.append(
+                        _err(
+                            file,
+                            b.start,
+                            f"{b.device}: {fmt.name} is {plat} output, but an "
+                            f"earlier block is {dev.platform}",
+                            "keep one device per capture file",
+                        )
+                    )
                 dev.platform = plat
-                dev.facts = DeviceFacts(parsed.model or dev.facts.model, parsed.os_version or dev.facts.os_version,
-                                        parsed.hostname or dev.facts.hostname)
+                dev.facts = DeviceFacts(
+                    parsed.model or dev.facts.model,
+                    parsed.os_version or dev.facts.os_version,
+                    parsed.hostname or dev.facts.hostname,
+                )
             else:
                 dev.lldp_platforms = plats if not dev.lldp_platforms else dev.lldp_platforms & plats or plats
                 dev.neighbors += [(n, file, b.line_of(n.index)) for n in parsed]
@@ -167,11 +212,22 @@ def read_lldp_dir(root: str | Path) -> LldpView:
             lp = dev.lldp_platforms
             dev.platform = "host" if "host" in lp or not lp else next(iter(lp)) if len(lp) == 1 else None
             if dev.platform is None:
-                problems.append(_err(*dev.first, f"{dev.name}: the LLDP output could be {', '.join(sorted(lp))}",
-                                     "add the device's show version (or nv show system) to its capture"))
+                problems.append(
+                    _err(
+                        *dev.first,
+                        f"{dev.name}: the LLDP output could be {', '.join(sorted(lp))}",
+                        "add the device's show version (or nv show system) to its capture",
+                    )
+                )
         elif dev.lldp_platforms and dev.platform not in dev.lldp_platforms:
-            problems.append(_err(*dev.first, f"{dev.name}: the version output is {dev.platform} but the LLDP output "
-                                 f"is {', '.join(sorted(dev.lldp_platforms))}", "keep one device per capture file"))
+            problems.append(
+                _err(
+                    *dev.first,
+                    f"{dev.name}: the version output is {dev.platform} but the LLDP output "
+                    f"is {', '.join(sorted(dev.lldp_platforms))}",
+                    "keep one device per capture file",
+                )
+            )
     if problems:
         raise RoceTuneError(problems)
     return LldpView(dict(sorted(devices.items())), _cables(devices))
@@ -196,8 +252,11 @@ def _cables(devices: dict[str, DeviceCapture]) -> list[ObservedCable]:
             rport = n.remote_port
             far = devices.get(remote)
             if far is not None:  # the far device's own name for its port wins
-                back = [m for m, _, _ in far.neighbors if _canon(m.remote_system, devices) == dev.name
-                        and m.remote_port == n.local_port]
+                back = [
+                    m
+                    for m, _, _ in far.neighbors
+                    if _canon(m.remote_system, devices) == dev.name and m.remote_port == n.local_port
+                ]
                 if back:
                     rport = back[0].local_port
             key = frozenset(((dev.name, n.local_port), (remote, rport)))
@@ -242,7 +301,9 @@ def render_lldp_view(inventory: Inventory) -> dict[str, str]:
     for h in inventory.hosts:
         if h.name in ends or h.name in host_names:
             prompt = host.CAPTURE_PROMPT.format(device=h.name)
-            out[h.name] = f"{prompt}{host.LLDP_RENDER_COMMAND}\n" + host.render_lldp(h.name, ends.get(h.name, []))
+            out[h.name] = f"{prompt}{host.LLDP_RENDER_COMMAND}\n" + host.render_lldp(
+                h.name, ends.get(h.name, [])
+            )
     return out
 
 
@@ -270,16 +331,26 @@ def inventory_from_lldp(view: LldpView, opts: SkeletonOptions) -> dict[str, Any]
             port ID without a port description).
     """
     kinds = {name: view.kind(name) or "switch" for name in view.devices}
-    facts = {name: SwitchFacts(d.platform, d.facts.model, d.facts.os_version)
-             for name, d in view.devices.items() if d.platform != "host"}
+    facts = {
+        name: SwitchFacts(d.platform, d.facts.model, d.facts.os_version)
+        for name, d in view.devices.items()
+        if d.platform != "host"
+    }
     cables = []
     problems = []
     for c in view.cables:
         if c.b_device not in kinds:
             kinds[c.b_device] = "host" if c.b_is_nic else "switch"
         if c.b_port is None:
-            problems.append(_err(c.file, c.line, f"{c.a_device}:{c.a_port}: the neighbour {c.b_device} sends a MAC "
-                                 "as port ID and no port description", f"capture lldpctl -f json on {c.b_device}"))
+            problems.append(
+                _err(
+                    c.file,
+                    c.line,
+                    f"{c.a_device}:{c.a_port}: the neighbour {c.b_device} sends a MAC "
+                    "as port ID and no port description",
+                    f"capture lldpctl -f json on {c.b_device}",
+                )
+            )
             continue
         cables.append(Cable(c.a_device, c.a_port, c.b_device, c.b_port, where=f"{c.file}:{c.line}"))
     if problems:
@@ -293,5 +364,14 @@ def inventory_from_lldp(view: LldpView, opts: SkeletonOptions) -> dict[str, Any]
     return data
 
 
-__all__ = ["CAPTURE_RULE", "DeviceCapture", "LldpView", "ObservedCable", "formats", "inventory_from_lldp",
-           "read_lldp_dir", "render_lldp_view", "write_lldp_view"]
+__all__ = [
+    "CAPTURE_RULE",
+    "DeviceCapture",
+    "LldpView",
+    "ObservedCable",
+    "formats",
+    "inventory_from_lldp",
+    "read_lldp_dir",
+    "render_lldp_view",
+    "write_lldp_view",
+]

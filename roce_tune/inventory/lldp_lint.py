@@ -37,29 +37,61 @@ class LldpRule:
     description: str
 
 
-LLDP_RULES: dict[str, LldpRule] = {r.id: r for r in (
-    LldpRule("RT130", "lldp-missing-link", Severity.error, "A declared cable is not seen by LLDP",
-             "The inventory cables two ports (a link, or a NIC's `switch_port`) and at least one of the two devices "
-             "was captured, but LLDP on it shows no such neighbour: the cable is missing, unplugged, or the port is "
-             "down. The plan's headroom, PFC and ECN for that port protect nothing."),
-    LldpRule("RT131", "lldp-extra-link", Severity.error, "LLDP sees a cable the inventory does not declare",
-             "A captured device reports a neighbour on a port the inventory leaves uncabled (or cables to nobody "
-             "in its files): traffic crosses a port roce-tune does not make lossless, so PFC/ECN stop there."),
-    LldpRule("RT132", "lldp-swapped-ports", Severity.error, "Two cables have their ends exchanged",
-             "Two declared cables `p-q` and `p2-q2` are seen as `p-q2` and `p2-q`: the classic patch-panel swap. "
-             "Per-port settings (cable length, speed, rail) land on the wrong cable and, for host NICs, traffic of "
-             "one NIC arrives where the plan expects the other."),
-    LldpRule("RT133", "lldp-rail-mixup", Severity.error, "A host NIC is on a leaf of another rail",
-             "In a rail-optimised fabric NIC k of every host must reach the rail-k leaf; LLDP shows this NIC on a "
-             "leaf that serves other rails, so its rail's traffic crosses the spines and NCCL's rail assumptions "
-             "(PXN) break."),
-    LldpRule("RT134", "lldp-wrong-peer", Severity.error, "A cable lands on another port than declared",
-             "One end of a declared cable is as written but LLDP shows its far end on another device or port."),
-    LldpRule("RT135", "direct-cable-rail-pair", Severity.error,
-             "A direct host-to-host cable joins NICs that NCCL does not pair",
-             "Without a switch, NCCL sends from NIC i of one host to NIC i of the other (rail order: `rail`, else "
-             "the NIC's position in `nics`); a cable from p0 to p1 leaves both pairs without a path."),
-)}
+LLDP_RULES: dict[str, LldpRule] = {
+    r.id: r
+    for r in (
+        LldpRule(
+            "RT130",
+            "lldp-missing-link",
+            Severity.error,
+            "A declared cable is not seen by LLDP",
+            "The inventory cables two ports (a link, or a NIC's `switch_port`) and at least one of the two devices "
+            "was captured, but LLDP on it shows no such neighbour: the cable is missing, unplugged, or the port is "
+            "down. The plan's headroom, PFC and ECN for that port protect nothing.",
+        ),
+        LldpRule(
+            "RT131",
+            "lldp-extra-link",
+            Severity.error,
+            "LLDP sees a cable the inventory does not declare",
+            "A captured device reports a neighbour on a port the inventory leaves uncabled (or cables to nobody "
+            "in its files): traffic crosses a port roce-tune does not make lossless, so PFC/ECN stop there.",
+        ),
+        LldpRule(
+            "RT132",
+            "lldp-swapped-ports",
+            Severity.error,
+            "Two cables have their ends exchanged",
+            "Two declared cables `p-q` and `p2-q2` are seen as `p-q2` and `p2-q`: the classic patch-panel swap. "
+            "Per-port settings (cable length, speed, rail) land on the wrong cable and, for host NICs, traffic of "
+            "one NIC arrives where the plan expects the other.",
+        ),
+        LldpRule(
+            "RT133",
+            "lldp-rail-mixup",
+            Severity.error,
+            "A host NIC is on a leaf of another rail",
+            "In a rail-optimised fabric NIC k of every host must reach the rail-k leaf; LLDP shows this NIC on a "
+            "leaf that serves other rails, so its rail's traffic crosses the spines and NCCL's rail assumptions "
+            "(PXN) break.",
+        ),
+        LldpRule(
+            "RT134",
+            "lldp-wrong-peer",
+            Severity.error,
+            "A cable lands on another port than declared",
+            "One end of a declared cable is as written but LLDP shows its far end on another device or port.",
+        ),
+        LldpRule(
+            "RT135",
+            "direct-cable-rail-pair",
+            Severity.error,
+            "A direct host-to-host cable joins NICs that NCCL does not pair",
+            "Without a switch, NCCL sends from NIC i of one host to NIC i of the other (rail order: `rail`, else "
+            "the NIC's position in `nics`); a cable from p0 to p1 leaves both pairs without a path.",
+        ),
+    )
+}
 
 
 def _f(rule: str, message: str, fix: str, loc: Location) -> Finding:
@@ -91,7 +123,10 @@ def check_lldp(loaded: LoadedInventory, view: LldpView) -> list[Finding]:
         if sp:
             s = tuple(sp.split(":", 1))
             declared[frozenset(((host, netdev), s))] = f"{path}.switch_port"
-            by_end[(host, netdev)], by_end[s] = (s, f"{path}.switch_port"), ((host, netdev), f"{path}.switch_port")  # type: ignore[assignment]
+            by_end[(host, netdev)], by_end[s] = (
+                (s, f"{path}.switch_port"),
+                ((host, netdev), f"{path}.switch_port"),
+            )  # type: ignore[assignment]
     captured = set(view.devices)
     hosts = {h.name for h in inv.hosts}
 
@@ -139,11 +174,16 @@ def check_lldp(loaded: LoadedInventory, view: LldpView) -> list[Finding]:
                 c1, c3 = extra.pop(ek), extra.pop(k3)
                 path1 = missing.pop(k1)
                 missing.pop(k2)
-                findings.append(_f("RT132", f"{x[0]}:{x[1]} and {x2[0]}:{x2[1]} are swapped: LLDP sees {x[0]}:{x[1]} "
-                                   f"on {y2[0]}:{y2[1]} ({_ev(c1)}) and {x2[0]}:{x2[1]} on {y[0]}:{y[1]} ({_ev(c3)}); "
-                                   f"the inventory cables them to {y[0]}:{y[1]} and {y2[0]}:{y2[1]}",
-                                   f"swap the two cables at {y[0]}:{y[1]} / {y2[0]}:{y2[1]} (or correct the inventory)",
-                                   at(path1, side(k1))))
+                findings.append(
+                    _f(
+                        "RT132",
+                        f"{x[0]}:{x[1]} and {x2[0]}:{x2[1]} are swapped: LLDP sees {x[0]}:{x[1]} "
+                        f"on {y2[0]}:{y2[1]} ({_ev(c1)}) and {x2[0]}:{x2[1]} on {y[0]}:{y[1]} ({_ev(c3)}); "
+                        f"the inventory cables them to {y[0]}:{y[1]} and {y2[0]}:{y2[1]}",
+                        f"swap the two cables at {y[0]}:{y[1]} / {y2[0]}:{y2[1]} (or correct the inventory)",
+                        at(path1, side(k1)),
+                    )
+                )
                 break
     # 2. rail mix-ups and 3. wrong peers: an extra cable sharing one end with a missing one
     for ek, c in list(extra.items()):
@@ -159,12 +199,17 @@ def check_lldp(loaded: LoadedInventory, view: LldpView) -> list[Finding]:
                 if decl is not None:
                     missing.pop(frozenset((host_end, decl[0])), None)
                 rails = ", ".join(map(str, sorted(served)))
-                findings.append(_f("RT133", f"{host_end[0]} {host_end[1]} (rail {nic.rail}) is seen on {sw_end[0]}:"
-                                   f"{sw_end[1]}, a leaf of rail {rails} ({_ev(c)})"
-                                   + (f"; the inventory cables it to {decl[0][0]}:{decl[0][1]}" if decl else ""),
-                                   f"move the cable to a rail-{nic.rail} leaf port"
-                                   + (f" ({decl[0][0]}:{decl[0][1]})" if decl else ""),
-                                   at(f"{path}.switch_port", sw_end)))
+                findings.append(
+                    _f(
+                        "RT133",
+                        f"{host_end[0]} {host_end[1]} (rail {nic.rail}) is seen on {sw_end[0]}:"
+                        f"{sw_end[1]}, a leaf of rail {rails} ({_ev(c)})"
+                        + (f"; the inventory cables it to {decl[0][0]}:{decl[0][1]}" if decl else ""),
+                        f"move the cable to a rail-{nic.rail} leaf port"
+                        + (f" ({decl[0][0]}:{decl[0][1]})" if decl else ""),
+                        at(f"{path}.switch_port", sw_end),
+                    )
+                )
                 continue
         for e in sorted(ek):
             decl = by_end.get(e)
@@ -175,29 +220,48 @@ def check_lldp(loaded: LoadedInventory, view: LldpView) -> list[Finding]:
                 path = missing.pop(dk)
                 extra.pop(ek)
                 far = next(x for x in ek if x != e)
-                findings.append(_f("RT134", f"{e[0]}:{e[1]} is seen on {far[0]}:{far[1]} ({_ev(c)}), but the "
-                                   f"inventory cables it to {decl[0][0]}:{decl[0][1]}",
-                                   f"move the cable to {decl[0][0]}:{decl[0][1]}, or correct the inventory",
-                                   at(path, e)))
+                findings.append(
+                    _f(
+                        "RT134",
+                        f"{e[0]}:{e[1]} is seen on {far[0]}:{far[1]} ({_ev(c)}), but the "
+                        f"inventory cables it to {decl[0][0]}:{decl[0][1]}",
+                        f"move the cable to {decl[0][0]}:{decl[0][1]}, or correct the inventory",
+                        at(path, e),
+                    )
+                )
                 break
     for k, path in missing.items():
         end = side(k)
         far = next(e for e in k if e != end)
         seen = sorted(d for d, _ in k if d in captured)
-        findings.append(_f("RT130", f"{end[0]}:{end[1]} - {far[0]}:{far[1]} is declared but LLDP on "
-                           f"{' and '.join(seen)} does not see it", "check the cable and that the ports are up "
-                           "(and LLDP enabled), or remove it from the inventory", at(path, end)))
+        findings.append(
+            _f(
+                "RT130",
+                f"{end[0]}:{end[1]} - {far[0]}:{far[1]} is declared but LLDP on "
+                f"{' and '.join(seen)} does not see it",
+                "check the cable and that the ports are up "
+                "(and LLDP enabled), or remove it from the inventory",
+                at(path, end),
+            )
+        )
     for k, c in extra.items():
         a, b = (c.a_device, c.a_port), (c.b_device, c.b_port or "")
         unknown = [d for d, _ in k if d not in switches and d not in hosts]
         why = f" ({', '.join(unknown)} is not in the inventory)" if unknown else ""
-        findings.append(_f("RT131", f"LLDP sees {a[0]}:{a[1]} - {b[0]}:{b[1]}, which the inventory does not "
-                           f"declare{why}", "declare the cable (links, or the NIC's switch_port), or unplug it",
-                           Location(file=c.file, line=c.line, device=a[0], port=a[1])))
+        findings.append(
+            _f(
+                "RT131",
+                f"LLDP sees {a[0]}:{a[1]} - {b[0]}:{b[1]}, which the inventory does not declare{why}",
+                "declare the cable (links, or the NIC's switch_port), or unplug it",
+                Location(file=c.file, line=c.line, device=a[0], port=a[1]),
+            )
+        )
     return sorted(findings, key=lambda f: (f.location.file or "", f.location.line or 0, f.rule, f.message))
 
 
-def _direct(loaded: LoadedInventory, c: ObservedCable, nic_of: dict[End, tuple[str, int, int]]) -> list[Finding]:
+def _direct(
+    loaded: LoadedInventory, c: ObservedCable, nic_of: dict[End, tuple[str, int, int]]
+) -> list[Finding]:
     inv = loaded.inventory
     a, b = (c.a_device, c.a_port), (c.b_device, c.b_port or "")
     if a not in nic_of or b not in nic_of:
@@ -212,27 +276,44 @@ def _direct(loaded: LoadedInventory, c: ObservedCable, nic_of: dict[End, tuple[s
     if ra == rb:
         return []
     path = nic_of[a][0]
-    pair_b = next((n.netdev for i, n in enumerate(inv.hosts[nic_of[b][1]].nics)
-                   if (n.rail if n.rail is not None else i) == ra), "?")
-    return [_f("RT135", f"{a[0]} {a[1]} (rail {ra}) is cabled directly to {b[0]} {b[1]} (rail {rb}) ({_ev(c)}); "
-               f"NCCL pairs {a[0]} {a[1]} with {b[0]} {pair_b}", f"cable {a[0]} {a[1]} to {b[0]} {pair_b} "
-               "(same rail on both hosts)", loaded.locate(path, device=a[0], port=a[1]))]
+    pair_b = next(
+        (
+            n.netdev
+            for i, n in enumerate(inv.hosts[nic_of[b][1]].nics)
+            if (n.rail if n.rail is not None else i) == ra
+        ),
+        "?",
+    )
+    return [
+        _f(
+            "RT135",
+            f"{a[0]} {a[1]} (rail {ra}) is cabled directly to {b[0]} {b[1]} (rail {rb}) ({_ev(c)}); "
+            f"NCCL pairs {a[0]} {a[1]} with {b[0]} {pair_b}",
+            f"cable {a[0]} {a[1]} to {b[0]} {pair_b} (same rail on both hosts)",
+            loaded.locate(path, device=a[0], port=a[1]),
+        )
+    ]
 
 
 __all__ = ["LLDP_RULES", "LldpRule", "check_lldp"]
 
 
 # --- documentation examples (docs/lint-rules.md, README) ---------------------------------------------
-_NIC = "{{model: connectx-7, netdev: {nd}, rdma_device: {rd}, speed: 400G, rail: {r}, switch_port: \"{sp}\", cable_length: 3m}}"
-_NIC_LOOSE = "{{model: connectx-7, netdev: {nd}, rdma_device: {rd}, speed: 400G, rail: {r}, cable_length: 3m}}"
+_NIC = ('{{model: connectx-7, netdev: {nd}, rdma_device: {rd}, speed: 400G, rail: {r}, switch_port: "{sp}", '
+        "cable_length: 3m}}")
+_NIC_LOOSE = (
+    "{{model: connectx-7, netdev: {nd}, rdma_device: {rd}, speed: 400G, rail: {r}, cable_length: 3m}}"
+)
 
 
 def _example(cabling: dict[tuple[str, str], str | None]) -> str:
     """The two-rail example fabric with ``cabling``: (host, netdev) -> leaf:port (None: not cabled)."""
     out = ["site: {name: lab, rail_optimised: true}", "switches:"]
     for r in (0, 1):
-        out.append(f"  - {{name: leaf-r{r}, platform: sonic, model: SN4700, role: leaf, rail: {r}, "
-                   "ports: [{name: 'Ethernet[0-8/4]', speed: 400G}]}")
+        out.append(
+            f"  - {{name: leaf-r{r}, platform: sonic, model: SN4700, role: leaf, rail: {r}, "
+            "ports: [{name: 'Ethernet[0-8/4]', speed: 400G}]}"
+        )
     out.append("hosts:")
     for h in ("gpu01", "gpu02"):
         out += [f"  - name: {h}", "    nics:"]
@@ -243,8 +324,12 @@ def _example(cabling: dict[tuple[str, str], str | None]) -> str:
     return "\n".join(out) + "\n"
 
 
-_BASE = {("gpu01", "ens1f0np0"): "leaf-r0:Ethernet0", ("gpu01", "ens2f0np0"): "leaf-r1:Ethernet0",
-         ("gpu02", "ens1f0np0"): "leaf-r0:Ethernet4", ("gpu02", "ens2f0np0"): "leaf-r1:Ethernet4"}
+_BASE = {
+    ("gpu01", "ens1f0np0"): "leaf-r0:Ethernet0",
+    ("gpu01", "ens2f0np0"): "leaf-r1:Ethernet0",
+    ("gpu02", "ens1f0np0"): "leaf-r0:Ethernet4",
+    ("gpu02", "ens2f0np0"): "leaf-r1:Ethernet4",
+}
 
 
 def _with(**changes: str | None) -> dict[tuple[str, str], str | None]:
@@ -259,12 +344,17 @@ def _with(**changes: str | None) -> dict[tuple[str, str], str | None]:
 EXAMPLES: dict[str, tuple[str, str, tuple[str, ...]]] = {
     "RT130": (_example(_BASE), _example(_with(gpu02__ens2f0np0=None)), ("leaf-r1",)),
     "RT131": (_example(_with(gpu02__ens2f0np0=None)), _example(_BASE), ("leaf-r1",)),
-    "RT132": (_example(_BASE), _example(_with(gpu01__ens1f0np0="leaf-r0:Ethernet4",
-                                              gpu02__ens1f0np0="leaf-r0:Ethernet0")), ("leaf-r0",)),
+    "RT132": (
+        _example(_BASE),
+        _example(_with(gpu01__ens1f0np0="leaf-r0:Ethernet4", gpu02__ens1f0np0="leaf-r0:Ethernet0")),
+        ("leaf-r0",),
+    ),
     "RT133": (_example(_BASE), _example(_with(gpu01__ens2f0np0="leaf-r0:Ethernet8")), ("leaf-r0",)),
     "RT134": (_example(_BASE), _example(_with(gpu02__ens1f0np0="leaf-r0:Ethernet8")), ("leaf-r0",)),
 }
-_DIRECT = _example({k: None for k in _BASE}).replace("site: {name: lab, rail_optimised: true}", "site: {name: lab}")
+_DIRECT = _example({k: None for k in _BASE}).replace(
+    "site: {name: lab, rail_optimised: true}", "site: {name: lab}"
+)
 
 
 def _direct_captures(cross: bool) -> dict[str, str]:
@@ -273,10 +363,12 @@ def _direct_captures(cross: bool) -> dict[str, str]:
 
     other = "ens2f0np0" if cross else "ens1f0np0"
     back = "ens1f0np0"
-    return {"gpu01": f"root@gpu01:~# lldpctl -f json\n" + host.render_lldp(
-                "gpu01", [RemoteEnd("ens1f0np0", "gpu02", other, True)]),
-            "gpu02": f"root@gpu02:~# lldpctl -f json\n" + host.render_lldp(
-                "gpu02", [RemoteEnd(other, "gpu01", back, True)])}
+    return {
+        "gpu01": "root@gpu01:~# lldpctl -f json\n"
+        + host.render_lldp("gpu01", [RemoteEnd("ens1f0np0", "gpu02", other, True)]),
+        "gpu02": "root@gpu02:~# lldpctl -f json\n"
+        + host.render_lldp("gpu02", [RemoteEnd(other, "gpu01", back, True)]),
+    }
 
 
 def example_captures(rule_id: str, fixed: bool = False) -> tuple[str, dict[str, str]]:
@@ -309,21 +401,44 @@ def example_report(rule_id: str, fixed: bool = False) -> list[str]:
 
 def rules_markdown_section() -> list[str]:
     """Lines of the LLDP cabling rules section of docs/lint-rules.md."""
-    out = ["## LLDP cabling rules", "",
-           "`roce-tune lint --lldp DIR INVENTORY` also compares the declared cabling with what LLDP reports in the",
-           "captures in DIR (docs/import.md): one finding per physical mistake, at the inventory line of a declared",
-           "cable or at the capture line of an undeclared one, naming the device and port.", ""]
+    out = [
+        "## LLDP cabling rules",
+        "",
+        "`roce-tune lint --lldp DIR INVENTORY` also compares the declared cabling with what LLDP reports in the",
+        "captures in DIR (docs/import.md): one finding per physical mistake, at the inventory line of a declared",
+        "cable or at the capture line of an undeclared one, naming the device and port.",
+        "",
+    ]
     for r in LLDP_RULES.values():
         inv_text, caps = example_captures(r.id)
         shown = EXAMPLES[r.id][2] if r.id in EXAMPLES else ("gpu01",)
-        out += [f"### {r.id}", "", f"**{r.name}** ({r.severity.value}): {r.title}", "", r.description, "",
-                "Bad:", "", "```yaml", inv_text.rstrip("\n"), "```", ""]
+        out += [
+            f"### {r.id}",
+            "",
+            f"**{r.name}** ({r.severity.value}): {r.title}",
+            "",
+            r.description,
+            "",
+            "Bad:",
+            "",
+            "```yaml",
+            inv_text.rstrip("\n"),
+            "```",
+            "",
+        ]
         for dev in shown:
             out += [f"LLDP capture `{dev}.txt`:", "", "```text", caps[dev].rstrip("\n"), "```", ""]
         out += ["Reports:", "", "```text", *example_report(r.id), "```", "", "Fixed:", ""]
         if r.id == "RT135":
             fixed_caps = example_captures(r.id, fixed=True)[1]
-            out += ["(recabled p0 to p0) `gpu01.txt`:", "", "```text", fixed_caps["gpu01"].rstrip("\n"), "```", ""]
+            out += [
+                "(recabled p0 to p0) `gpu01.txt`:",
+                "",
+                "```text",
+                fixed_caps["gpu01"].rstrip("\n"),
+                "```",
+                "",
+            ]
         else:
             out += ["```yaml", EXAMPLES[r.id][1].rstrip("\n"), "```", ""]
     return out

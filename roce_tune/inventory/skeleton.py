@@ -182,8 +182,11 @@ def build_skeleton(cables: list[Cable], opts: SkeletonOptions) -> dict[str, Any]
             adj.setdefault(c.a_device, set()).add(c.b_device)
             adj.setdefault(c.b_device, set()).add(c.a_device)
         elif ka != kb:
-            (h, hp, s, sp) = (c.a_device, c.a_port, c.b_device, c.b_port) if ka == "host" else \
-                (c.b_device, c.b_port, c.a_device, c.a_port)
+            (h, hp, s, sp) = (
+                (c.a_device, c.a_port, c.b_device, c.b_port)
+                if ka == "host"
+                else (c.b_device, c.b_port, c.a_device, c.a_port)
+            )
             host_nics[h][hp] = (f"{s}:{sp}", c)
     host_facing = {sp.split(":", 1)[0] for nics in host_nics.values() for sp, _ in nics.values()}
     roles = _roles(set(switch_ports), adj, host_facing)
@@ -192,23 +195,35 @@ def build_skeleton(cables: list[Cable], opts: SkeletonOptions) -> dict[str, Any]
     for name in sorted(switch_ports, key=_port_key):
         facts = opts.facts.get(name, SwitchFacts())
         ports = sorted(switch_ports[name], key=_port_key)
-        platform = opts.platform if opts.force_platform else facts.platform or guess_platform(ports, opts.platform)
-        sw: dict[str, Any] = {"name": name, "platform": platform, "model": facts.model or opts.model,
-                              "role": roles[name]}
+        platform = (
+            opts.platform if opts.force_platform else facts.platform or guess_platform(ports, opts.platform)
+        )
+        sw: dict[str, Any] = {
+            "name": name,
+            "platform": platform,
+            "model": facts.model or opts.model,
+            "role": roles[name],
+        }
         if facts.os_version:
             sw["os_version"] = facts.os_version
         if rails is not None and name in rails[1]:
             sw["rail"] = rails[1][name]
         rng = _as_range(ports)
-        sw["ports"] = [{"name": rng, "speed": opts.speed}] if rng else [{"name": p, "speed": opts.speed} for p in ports]
+        sw["ports"] = (
+            [{"name": rng, "speed": opts.speed}] if rng else [{"name": p, "speed": opts.speed} for p in ports]
+        )
         switches.append(sw)
     hosts = []
     for name in sorted(host_nics, key=_port_key):
         nics = []
         for i, netdev in enumerate(sorted(host_nics[name], key=_port_key)):
             sp, c = host_nics[name][netdev]
-            nic: dict[str, Any] = {"model": opts.nic_model, "netdev": netdev, "rdma_device": f"mlx5_{i}",
-                                   "speed": opts.speed}
+            nic: dict[str, Any] = {
+                "model": opts.nic_model,
+                "netdev": netdev,
+                "rdma_device": f"mlx5_{i}",
+                "speed": opts.speed,
+            }
             if rails is not None:
                 nic["rail"] = i
             nic["switch_port"] = sp
@@ -268,7 +283,9 @@ def _str_scalar(s: str) -> str:
 
 
 def _flow(d: dict[str, Any]) -> str:
-    return "{" + ", ".join(f"{k}: {_flow(v) if isinstance(v, dict) else _scalar(v)}" for k, v in d.items()) + "}"
+    return (
+        "{" + ", ".join(f"{k}: {_flow(v) if isinstance(v, dict) else _scalar(v)}" for k, v in d.items()) + "}"
+    )
 
 
 def inventory_yaml(data: dict[str, Any], header: str = "") -> str:
@@ -335,5 +352,15 @@ def write_atomic(path: str | Path, text: str) -> None:
         raise
 
 
-__all__ = ["NETDEV_LIKE_RE", "Cable", "SkeletonOptions", "SwitchFacts", "build_skeleton", "classify_devices",
-           "guess_platform", "host_to_host", "inventory_yaml", "write_atomic"]
+__all__ = [
+    "NETDEV_LIKE_RE",
+    "Cable",
+    "SkeletonOptions",
+    "SwitchFacts",
+    "build_skeleton",
+    "classify_devices",
+    "guess_platform",
+    "host_to_host",
+    "inventory_yaml",
+    "write_atomic",
+]

@@ -27,8 +27,20 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["CaptureFormat", "DeviceFacts", "LldpNeighbor", "LldpParseError", "RemoteEnd", "json_block",
-           "line_of", "mac_of", "parse_lldpctl_json", "parse_ntc", "remote_port_name", "render_lldpctl_json"]
+__all__ = [
+    "CaptureFormat",
+    "DeviceFacts",
+    "LldpNeighbor",
+    "LldpParseError",
+    "RemoteEnd",
+    "json_block",
+    "line_of",
+    "mac_of",
+    "parse_lldpctl_json",
+    "parse_ntc",
+    "remote_port_name",
+    "render_lldpctl_json",
+]
 
 
 class LldpParseError(ValueError):
@@ -97,8 +109,17 @@ class CaptureFormat:
     platforms: tuple[str, ...] = field(default=())
 
 
-_NAME_SUBTYPES = {"ifname", "interface name", "interfacename", "local", "locally assigned", "interfacealias",
-                  "interface alias", "ifalias", "port component"}
+_NAME_SUBTYPES = {
+    "ifname",
+    "interface name",
+    "interfacename",
+    "local",
+    "locally assigned",
+    "interfacealias",
+    "interface alias",
+    "ifalias",
+    "port component",
+}
 _MAC_RE = re.compile(r"^(?:[0-9a-fA-F]{2}[:-]){5}[0-9a-fA-F]{2}$|^(?:[0-9a-fA-F]{4}\.){2}[0-9a-fA-F]{4}$")
 
 
@@ -156,7 +177,9 @@ def parse_ntc(template: str, text: str) -> list[dict[str, str]]:
 
     try:
         with open(f"{_get_template_dir()}/{template}.textfsm", encoding="utf-8") as fh:
-            return [{k.lower(): v for k, v in row.items()} for row in textfsm.TextFSM(fh).ParseTextToDicts(text)]
+            return [
+                {k.lower(): v for k, v in row.items()} for row in textfsm.TextFSM(fh).ParseTextToDicts(text)
+            ]
     except textfsm.TextFSMError as exc:
         raise LldpParseError(f"ntc-templates {template} cannot read the output: {exc}") from None
 
@@ -216,8 +239,9 @@ def parse_lldpctl_json(text: str) -> list[LldpNeighbor]:
         pid = port.get("id") or {}
         if isinstance(pid, list):
             pid = pid[0] if pid else {}
-        name, is_mac = remote_port_name(pid.get("type") if isinstance(pid, dict) else None, _value(pid),
-                                        _value(port.get("descr")))
+        name, is_mac = remote_port_name(
+            pid.get("type") if isinstance(pid, dict) else None, _value(pid), _value(port.get("descr"))
+        )
         out.append(LldpNeighbor(ifname, system, name, is_mac, line_of(text, f'"{ifname}"')))
     return out
 
@@ -227,21 +251,42 @@ def render_lldpctl_json(device: str, ends: list[RemoteEnd]) -> str:
     items = []
     for i, e in enumerate(ends, start=1):
         if e.remote_is_host:
-            port = {"id": {"type": "mac", "value": mac_of(e.remote_system, e.remote_port)}, "descr": e.remote_port,
-                    "ttl": "120"}
+            port = {
+                "id": {"type": "mac", "value": mac_of(e.remote_system, e.remote_port)},
+                "descr": e.remote_port,
+                "ttl": "120",
+            }
         else:
             port = {"id": {"type": "ifname", "value": e.remote_port}, "descr": e.remote_port, "ttl": "120"}
-        chassis = {e.remote_system: {"id": {"type": "mac", "value": mac_of(e.remote_system, "chassis")},
-                                     "descr": "Linux" if e.remote_is_host else "network switch",
-                                     "capability": [{"type": "Bridge", "enabled": not e.remote_is_host},
-                                                    {"type": "Router", "enabled": not e.remote_is_host}]}}
-        items.append({e.local_port: {"via": "LLDP", "rid": str(i), "age": "0 day, 01:00:00", "chassis": chassis,
-                                     "port": port}})
+        chassis = {
+            e.remote_system: {
+                "id": {"type": "mac", "value": mac_of(e.remote_system, "chassis")},
+                "descr": "Linux" if e.remote_is_host else "network switch",
+                "capability": [
+                    {"type": "Bridge", "enabled": not e.remote_is_host},
+                    {"type": "Router", "enabled": not e.remote_is_host},
+                ],
+            }
+        }
+        items.append(
+            {
+                e.local_port: {
+                    "via": "LLDP",
+                    "rid": str(i),
+                    "age": "0 day, 01:00:00",
+                    "chassis": chassis,
+                    "port": port,
+                }
+            }
+        )
     iface: Any = items[0] if len(items) == 1 else items
     return json.dumps({"lldp": {"interface": iface} if items else {}}, indent=2) + "\n"
 
 
 LLDPCTL_JSON = CaptureFormat(
-    name="lldpctl -f json", command=r"^(?:sudo\s+)?(?:docker\s+exec\s+\S+\s+)?lldpctl\b.*-f\s*json",
-    detect=lambda t: bool(re.search(r'^\s*\{\s*$', t, re.M)) and '"lldp"' in t, parse=parse_lldpctl_json,
-    parser="roce-tune (lldpd JSON)")
+    name="lldpctl -f json",
+    command=r"^(?:sudo\s+)?(?:docker\s+exec\s+\S+\s+)?lldpctl\b.*-f\s*json",
+    detect=lambda t: bool(re.search(r"^\s*\{\s*$", t, re.M)) and '"lldp"' in t,
+    parse=parse_lldpctl_json,
+    parser="roce-tune (lldpd JSON)",
+)

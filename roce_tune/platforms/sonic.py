@@ -447,7 +447,8 @@ def render_lldp(device: str, ends: list[_lldp.RemoteEnd]) -> str:
 def parse_show_version(text: str) -> _lldp.DeviceFacts:
     """``show version``: model from ``HwSKU`` (``Mellanox-SN4700-O8C48`` -> SN4700) or ``Model Number``,
     OS release from ``SONiC Software Version: SONiC.<release>``. Our own parser (no ntc template)."""
-    kv = {m.group(1).strip(): m.group(2).strip() for m in re.finditer(r"^([A-Za-z][\w ]+?):\s*(.*)$", text, re.M)}
+    kv = {m.group(1).strip(): m.group(2).strip()
+          for m in re.finditer(r"^([A-Za-z][\w ]+?):\s*(.*)$", text, re.MULTILINE)}
     sku = kv.get("HwSKU", "")
     m = re.match(r"^Mellanox-(SN\d+\w*?)(?:-|$)", sku)
     model = m.group(1) if m else kv.get("Model Number") or (sku or None)
@@ -457,11 +458,13 @@ def parse_show_version(text: str) -> _lldp.DeviceFacts:
 
 def render_version(device: str, model: str, os_version: str | None) -> str:
     """``show version`` as SONiC prints it (the lines the parser reads, and their neighbours)."""
-    sku = f"Mellanox-{model}-C64" if model.startswith("SN") else f"{model}-O32"
+    mlnx = model.startswith("SN")
+    sku = f"Mellanox-{model}-C64" if mlnx else f"{model}-O32"
+    platform, asic = (f"mlnx_m{model.lower()}", "mellanox") if mlnx else (model.lower(), "broadcom")
     return (f"\nSONiC Software Version: SONiC.{os_version or '202311.1'}\nSONiC OS Version: 12\n"
             "Distribution: Debian 12.5\nKernel: 6.1.0-11-2-amd64\nBuild commit: 0a1b2c3d\n"
             "Build date: Mon Jan 15 10:00:00 UTC 2024\nBuilt by: builder@build\n\n"
-            f"Platform: x86_64-{'mlnx_m' + model.lower() if model.startswith('SN') else model.lower()}-r0\nHwSKU: {sku}\nASIC: {'mellanox' if model.startswith('SN') else 'broadcom'}\n"
+            f"Platform: x86_64-{platform}-r0\nHwSKU: {sku}\nASIC: {asic}\n"
             f"ASIC Count: 1\nSerial Number: SN0000000001\nModel Number: {model}\nHardware Revision: A1\n"
             "Uptime: 10:00:00 up 12 days\n")
 
