@@ -31,6 +31,9 @@ app.add_typer(calc_app, name="calc")
 simulate_app = typer.Typer(no_args_is_help=True, help="Packet-level PFC/ECN/DCQCN simulation of an N:1 bottleneck "
                            "(incast, long-lived flows, a plan's port); see docs/simulate.md.")
 app.add_typer(simulate_app, name="simulate")
+import_app = typer.Typer(no_args_is_help=True, help="Build or complete an inventory from a cabling plan (CSV) or "
+                         "from LLDP captures; see docs/import.md.")
+app.add_typer(import_app, name="import")
 #: width of tables when output is not a terminal (CI logs, pipes): rich would use 80 and cut profile
 #: names and findings; a terminal's own width (or $COLUMNS) still wins
 PIPE_WIDTH = 160
@@ -110,6 +113,8 @@ def lint(
     strict: bool = typer.Option(False, "--strict", help="Warnings fail too."),
     no_plan_checks: bool = typer.Option(False, "--no-plan-checks",
                                         help="Skip the tuner's safety checks (RT2xx); inventory rules only."),
+    lldp_dir: Optional[Path] = typer.Option(None, "--lldp", help="Directory of LLDP captures (<device>.txt): "
+                                            "compare the declared cabling with what LLDP sees (RT130-RT135)."),
 ) -> None:
     """Validate inventories: schema, names, units, semantic rules (RT0xx/RT1xx) and the plan's safety
     checks (RT2xx: headroom budget, ECN below the PFC trigger, deadlock, consistency)."""
@@ -118,9 +123,22 @@ def lint(
     from roce_tune.inventory.report import format_findings
 
     findings: list[Finding] = []
+    view = None
+    if lldp_dir is not None:
+        from roce_tune.inventory.lldp import read_lldp_dir
+
+        try:
+            view = read_lldp_dir(lldp_dir)
+        except RoceTuneError as exc:
+            _fail(exc.findings, fmt.value)
     for path in inventories:
         try:
-            findings.extend(check_inventory(load_inventory(path), plan_checks=not no_plan_checks))
+            loaded = load_inventory(path)
+            findings.extend(check_inventory(loaded, plan_checks=not no_plan_checks))
+            if view is not None:
+                from roce_tune.inventory.lldp_lint import check_lldp
+
+                findings.extend(check_lldp(loaded, view))
         except RoceTuneError as exc:
             findings.extend(exc.findings)
     text = format_findings(findings, fmt.value)
@@ -727,6 +745,125 @@ def ansible_inventory(
     else:
         output.write_text(text, encoding="utf-8")
         err.print(f"wrote {output}")
+
+
+_IMPORT_HOSTS = typer.Option(None, "--hosts", help="Regex (full match) of host names; default: devices whose ports "
+                             "all look like NIC netdevs (ens1f0np0, eth0) are hosts.")
+_IMPORT_SWITCHES = typer.Option(None, "--switches", help="Regex (full match) of switch names.")
+_IMPORT_PLATFORM = typer.Option("sonic", "--platform", help="Platform of switches whose port names do not tell.")
+_IMPORT_MODEL = typer.Option("unknown", "--model", help="Switch model to write where the source has none.")
+_IMPORT_SPEED = typer.Option("400G", "--speed", help="Port and NIC speed to write (sources do not carry it).")
+_IMPORT_NIC = typer.Option("connectx-7", "--nic-model", help="Catalog id of the host NICs.")
+
+
+def _import_opts(site: str, hosts: Optional[str], switches: Optional[str], platform: str, model: str, speed: str,
+                 nic_model: str):  # type: ignore[no-untyped-def]
+    import re
+
+    from roce_tune.inventory.models import DEVICE_NAME_RE
+    from roce_tune.inventory.skeleton import SkeletonOptions
+    from roce_tune.platforms import SWITCH_PLATFORMS
+    from roce_tune.units import parse_speed_gbps
+
+    for rx, what in ((hosts, "--hosts"), (switches, "--switches")):
+        if rx is not None:
+            try:
+                re.compile(rx)
+            except re.error as exc:
+                err.print(f"error: {what} {rx!r} is not a regular expression: {exc}", markup=False)
+                raise typer.Exit(2) from None
+    if platform not in SWITCH_PLATFORMS:
+        err.print(f"error: --platform must be one of {', '.join(SWITCH_PLATFORMS)}", markup=False)
+        raise typer.Exit(2)
+    try:
+        parse_speed_gbps(speed)
+    except ValueError as exc:
+        err.print(f"error: --speed: {exc}", markup=False)
+        raise typer.Exit(2) from None
+    site = re.sub(r"[^A-Za-z0-9._-]", "-", site)
+    if not DEVICE_NAME_RE.fullmatch(site):
+        site = "imported"
+    return SkeletonOptions(site=site, hosts=hosts, switches=switches, platform=platform, model=model, speed=speed,
+                           nic_model=nic_model)
+
+
+def _write_inventory(text: str, dest: Optional[Path]) -> None:
+    from roce_tune.inventory.skeleton import write_atomic
+
+    if dest is None:
+        sys.stdout.write(text)
+        return
+    try:
+        write_atomic(dest, text)
+    except OSError as exc:
+        err.print(f"error: cannot write {dest}: {exc.strerror or exc}; nothing written", markup=False)
+        raise typer.Exit(1) from None
+    err.print(f"wrote {dest}", markup=False)
+
+
+@import_app.command("cabling")
+def import_cabling(
+    csv_file: Path = typer.Argument(..., exists=True, dir_okay=False, help="Cabling plan: CSV (comma, semicolon or "
+                                    "tab) with device A, port A, device B, port B, length, media."),
+    into: Optional[Path] = typer.Option(None, "--into", exists=True, dir_okay=False,
+                                        help="Merge into this inventory (comments kept); written back unless --out."),
+    out_file: Optional[Path] = typer.Option(None, "--out", help="Write here (default: stdout, or --into's file)."),
+    columns: Optional[str] = typer.Option(None, "--columns", help="Header names: a_device=Device A,a_port=Port A,"
+                                          "b_device=...,b_port=...,length=...,unit=...,media=..."),
+    hosts: Optional[str] = _IMPORT_HOSTS, switches: Optional[str] = _IMPORT_SWITCHES,
+    platform: str = _IMPORT_PLATFORM, model: str = _IMPORT_MODEL, speed: str = _IMPORT_SPEED,
+    nic_model: str = _IMPORT_NIC,
+) -> None:
+    """Write an inventory skeleton from a cabling plan, or merge the plan's cabling into an inventory.
+    Any bad row: every problem at file:line with its column, exit 1, nothing written."""
+    from roce_tune.inventory.cabling_import import merge_into, parse_columns_option, read_cabling_csv, \
+        skeleton_from_cables
+    from roce_tune.inventory.skeleton import inventory_yaml
+
+    try:
+        given = parse_columns_option(columns)
+    except ValueError as exc:
+        err.print(f"error: {exc}", markup=False)
+        raise typer.Exit(2) from None
+    opts = _import_opts(csv_file.stem, hosts, switches, platform, model, speed, nic_model)
+    try:
+        plan = read_cabling_csv(csv_file, given)
+        if into is not None:
+            merged = merge_into(into, plan, opts)
+            for line in merged.changes:
+                err.print(line, markup=False)
+            _write_inventory(merged.text, out_file or into)
+            return
+        data = skeleton_from_cables(plan, opts)
+    except RoceTuneError as exc:
+        _fail(exc.findings)
+    text = inventory_yaml(data, f"Imported by roce-tune import cabling from {csv_file.name}; check platform, model,\n"
+                          "speed and rdma_device (placeholders where the plan does not say).")
+    _write_inventory(text, out_file)
+
+
+@import_app.command("lldp")
+def import_lldp(
+    captures: Path = typer.Argument(..., help="Directory of captures, one file per device: <device>[.<anything>].txt "
+                                    "with its LLDP command and show version (see docs/import.md)."),
+    out_file: Optional[Path] = typer.Option(None, "--out", help="Write here (default: stdout)."),
+    hosts: Optional[str] = _IMPORT_HOSTS, switches: Optional[str] = _IMPORT_SWITCHES,
+    platform: str = _IMPORT_PLATFORM, model: str = _IMPORT_MODEL, speed: str = _IMPORT_SPEED,
+    nic_model: str = _IMPORT_NIC,
+) -> None:
+    """Build an inventory from what the network reports: devices, ports, links and host NICs from LLDP,
+    switch models and OS releases from show version. An unreadable capture: file:line, exit 1."""
+    from roce_tune.inventory.lldp import inventory_from_lldp, read_lldp_dir
+    from roce_tune.inventory.skeleton import inventory_yaml
+
+    opts = _import_opts(captures.resolve().name, hosts, switches, platform, model, speed, nic_model)
+    try:
+        data = inventory_from_lldp(read_lldp_dir(captures), opts)
+    except RoceTuneError as exc:
+        _fail(exc.findings)
+    text = inventory_yaml(data, f"Imported by roce-tune import lldp from {captures.name}/; check speed, NIC model and\n"
+                          "rdma_device (LLDP does not carry them), and cable_length for headroom.")
+    _write_inventory(text, out_file)
 
 
 def main() -> None:

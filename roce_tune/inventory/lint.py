@@ -143,6 +143,10 @@ def rules_markdown(catalog: Catalog | None = None) -> str:
     out.append("| RT100 | catalog | error | The hardware catalog could not be loaded (catalog rules skipped) |")
     for r in RULES.values():
         out.append(f"| [{r.id}](#{r.id.lower()}) | {r.name} | {r.severity.value} | {r.title} |")
+    from roce_tune.inventory.lldp_lint import LLDP_RULES
+
+    for lr in LLDP_RULES.values():
+        out.append(f"| [{lr.id}](#{lr.id.lower()}) | {lr.name} | {lr.severity.value} | {lr.title} (`--lldp`) |")
     out += ["", "## Loader rules", ""]
     for rid, (title, what, bad, fixed) in LOADER_RULE_DOCS.items():
         out += [f"### {rid}", "", f"**{title}** (error)", "", what, ""]
@@ -156,6 +160,9 @@ def rules_markdown(catalog: Catalog | None = None) -> str:
         out += [f"### {r.id}", "", f"**{r.name}** ({r.severity.value}): {r.title}", "", r.description, "",
                 "Bad:", ""] + _yaml_block(r.bad) + ["", "Reports:", "", "```text"]
         out += _example_report(r, catalog) + ["```", "", "Fixed:", ""] + _yaml_block(r.fixed) + [""]
+    from roce_tune.inventory.lldp_lint import rules_markdown_section
+
+    out += rules_markdown_section()
     return "\n".join(out).rstrip("\n") + "\n"
 
 

@@ -259,3 +259,96 @@ def render(plan: Plan, switch: SwitchPlan) -> dict[str, str]:
     for template, suffix in SPEC.extra_outputs:
         out[f"{switch.name}.{suffix}"] = render_template(SPEC.name, template, **ctx)
     return out
+
+
+# --- LLDP and system facts (roce-tune import lldp / lint --lldp) -----------------------------------
+import json as _json  # noqa: E402
+import re as _re  # noqa: E402
+
+from roce_tune.platforms import lldp as _lldp  # noqa: E402
+
+
+def _first(obj: Any) -> Any:
+    return next(iter(obj.values())) if isinstance(obj, dict) and obj else obj
+
+
+def parse_nv_lldp_json(text: str) -> list[_lldp.LldpNeighbor]:
+    """``nv show interface --view=lldp -o json``: interface name -> its NVUE object, whose
+    ``lldp.neighbor`` is keyed by neighbour id, each with ``chassis`` (``system-name``) and ``port``
+    (``name`` or ``id`` with ``type``, ``description``) — NVUE's object model
+    ``interface/<id>/lldp/neighbor/<id>`` (docs.nvidia.com, NVUE reference "LLDP"). Our own parser.
+
+    Raises:
+        LldpParseError: not JSON, or not keyed by interface.
+    """
+    doc = _lldp.json_block(text)
+    if not isinstance(doc, dict):
+        raise _lldp.LldpParseError("expected a JSON object keyed by interface name", 0)
+    out = []
+    for ifname, obj in doc.items():
+        neigh = (obj.get("lldp") or {}).get("neighbor") if isinstance(obj, dict) else None
+        if not neigh:
+            continue
+        items = neigh.items() if isinstance(neigh, dict) else ((n.get("name", ""), n) for n in neigh)
+        for nid, n in items:
+            chassis = n.get("chassis") or {}
+            port = n.get("port") or {}
+            name, is_mac = _lldp.remote_port_name(port.get("type"), port.get("name") or port.get("id"),
+                                                  port.get("description"))
+            out.append(_lldp.LldpNeighbor(ifname, chassis.get("system-name") or nid or None, name, is_mac,
+                                          _lldp.line_of(text, f'"{ifname}"')))
+    return out
+
+
+def render_lldp(device: str, ends: list[_lldp.RemoteEnd]) -> str:
+    """``nv show interface --view=lldp -o json`` for ``ends``."""
+    doc: dict[str, Any] = {}
+    for e in ends:
+        if e.remote_is_host:
+            port = {"type": "mac", "id": _lldp.mac_of(e.remote_system, e.remote_port), "description": e.remote_port}
+        else:
+            port = {"type": "ifname", "name": e.remote_port, "description": e.remote_port}
+        doc[e.local_port] = {"type": "swp", "lldp": {"neighbor": {e.remote_system: {
+            "age": 3600, "chassis": {"chassis-id": _lldp.mac_of(e.remote_system, "chassis"),
+                                     "system-name": e.remote_system}, "port": {**port, "ttl": 120}}}}}
+    return _json.dumps(doc, indent=2) + "\n"
+
+
+def parse_nv_system_json(text: str) -> _lldp.DeviceFacts:
+    """``nv show system -o json`` (``build: "Cumulus Linux 5.9.1"``, ``hostname``) and/or ``nv show platform
+    -o json`` (``product-name``, ``part-number`` like ``MSN4700-WS2FO``). Our own parser."""
+    doc = _lldp.json_block(text)
+    if not isinstance(doc, dict):
+        raise _lldp.LldpParseError("expected a JSON object", 0)
+    build = str(doc.get("build") or "")
+    m = _re.search(r"Cumulus Linux\s+(\S+)", build)
+    model = doc.get("product-name")
+    if not model or "cumulus" in str(model).lower():
+        pn = _re.match(r"^M?(SN\d+\w*?)(?:-|$)", str(doc.get("part-number") or ""))
+        model = pn.group(1) if pn else None
+    return _lldp.DeviceFacts(model=model, os_version=m.group(1) if m else None, hostname=doc.get("hostname"))
+
+
+def render_version(device: str, model: str, os_version: str | None) -> str:
+    """One JSON document with what ``nv show system`` (``build``, ``hostname``) and ``nv show platform``
+    (``product-name``, ``part-number``) report; the parser reads either command's output or both."""
+    return _json.dumps({"hostname": device, "build": f"Cumulus Linux {os_version or CL_VERSION}",
+                        "product-name": model, "part-number": f"M{model}-WS2FO" if model.startswith("SN") else model,
+                        "manufacturer": "Nvidia"}, indent=2) + "\n"
+
+
+LLDP_FORMATS = (
+    _lldp.CaptureFormat("nv show interface --view=lldp -o json", r"^nv\s+show\s+interface\b.*lldp",
+                        lambda t: '"lldp"' in t and '"neighbor"' in t and '"interface"' not in t,
+                        parse_nv_lldp_json, "roce-tune (NVUE JSON)"),
+    _lldp.LLDPCTL_JSON,
+)
+VERSION_FORMATS = (
+    _lldp.CaptureFormat("nv show system -o json / nv show platform -o json",
+                        r"^nv\s+show\s+(?:system|platform)\b", lambda t: '"build"' in t and "Cumulus Linux" in t
+                        or '"product-name"' in t, parse_nv_system_json, "roce-tune"),
+)
+LLDP_RENDER_COMMAND = "nv show interface --view=lldp -o json"
+VERSION_RENDER_COMMAND = "nv show system -o json"
+#: Prompt of a rendered capture (the audit capture splitter reads it: roce_tune.audit.capture).
+CAPTURE_PROMPT = "cumulus@{device}:mgmt:~$ "

@@ -292,3 +292,91 @@ def render(plan: Plan, switch: SwitchPlan) -> dict[str, str]:
     """
     text = render_template(SPEC.name, SPEC.aggregator, **build_context(plan, switch))
     return {f"{switch.name}.{SPEC.extension}": text}
+
+
+# --- LLDP and show version (roce-tune import lldp / lint --lldp) -----------------------------------
+import json as _json  # noqa: E402
+
+from roce_tune.platforms import lldp as _lldp  # noqa: E402
+
+
+def parse_lldp_json(text: str) -> list[_lldp.LldpNeighbor]:
+    """``show lldp neighbors detail | json``: ``lldpNeighbors`` keyed by local interface, each with
+    ``lldpNeighborInfo[]`` (``systemName``, ``neighborInterfaceInfo.interfaceIdType`` / ``interfaceId_v2``
+    / ``interfaceId`` (quoted in older EOS) / ``interfaceDescription``). Our own parser (JSON; the
+    ntc-templates ``arista_eos_show_lldp_neighbors_detail`` template reads the text form).
+
+    Raises:
+        LldpParseError: not JSON, or no ``lldpNeighbors``.
+    """
+    doc = _lldp.json_block(text)
+    table = doc.get("lldpNeighbors") if isinstance(doc, dict) else None
+    if not isinstance(table, dict):
+        raise _lldp.LldpParseError("no 'lldpNeighbors' object: not 'show lldp neighbors detail | json'", 0)
+    out = []
+    for ifname, entry in table.items():
+        for n in (entry or {}).get("lldpNeighborInfo") or []:
+            info = n.get("neighborInterfaceInfo") or {}
+            name, is_mac = _lldp.remote_port_name(info.get("interfaceIdType"),
+                                                  info.get("interfaceId_v2") or info.get("interfaceId"),
+                                                  info.get("interfaceDescription"))
+            out.append(_lldp.LldpNeighbor(ifname, n.get("systemName") or None, name, is_mac,
+                                          _lldp.line_of(text, f'"{ifname}"')))
+    return out
+
+
+def render_lldp(device: str, ends: list[_lldp.RemoteEnd]) -> str:
+    """``show lldp neighbors detail | json`` for ``ends``."""
+    table = {}
+    for e in ends:
+        if e.remote_is_host:
+            info = {"interfaceIdType": "macAddress", "interfaceId": _lldp.mac_of(e.remote_system, e.remote_port),
+                    "interfaceId_v2": _lldp.mac_of(e.remote_system, e.remote_port),
+                    "interfaceDescription": e.remote_port}
+        else:
+            info = {"interfaceIdType": "interfaceName", "interfaceId": f'"{e.remote_port}"',
+                    "interfaceId_v2": e.remote_port, "interfaceDescription": e.remote_port}
+        table[e.local_port] = {"lldpNeighborInfo": [{
+            "chassisIdType": "macAddress", "chassisId": _lldp.mac_of(e.remote_system, "chassis"),
+            "systemName": e.remote_system, "ttl": 120, "neighborInterfaceInfo": info}]}
+    return _json.dumps({"tablesLastChangeTime": 0, "lldpNeighbors": table}, indent=2) + "\n"
+
+
+def parse_show_version(text: str) -> _lldp.DeviceFacts:
+    """``show version`` through ntc-templates ``arista_eos_show_version`` (``Arista DCS-7060DX5-64S`` ->
+    model ``7060DX5-64S``, ``Software image version`` -> OS release); ``show version | json``
+    (``modelName``, ``version``) read directly."""
+    if text.lstrip().startswith("{"):
+        doc = _lldp.json_block(text)
+        model, ver = doc.get("modelName"), doc.get("version")
+    else:
+        rows = _lldp.parse_ntc("arista_eos_show_version", text)
+        if not rows:
+            raise _lldp.LldpParseError("ntc-templates arista_eos_show_version found no version", 0)
+        model, ver = rows[0].get("model"), rows[0].get("image")
+    model = model[4:] if model and model.startswith("DCS-") else model
+    return _lldp.DeviceFacts(model=model or None, os_version=ver or None)
+
+
+def render_version(device: str, model: str, os_version: str | None) -> str:
+    """``show version`` (text) as EOS prints it."""
+    return (f"Arista DCS-{model}\nHardware version: 11.00\nSerial number: JPE00000001\n"
+            "Hardware MAC address: 0200.0000.0001\nSystem MAC address: 0200.0000.0001\n\n"
+            f"Software image version: {os_version or '4.32.1F'}\nArchitecture: x86_64\n"
+            "Internal build version: 4.32.1F-0000000.4321F\nInternal build ID: 0a1b2c3d\n"
+            "Image format version: 3.0\nImage optimization: Default\n\nUptime: 2 weeks, 1 day, 3 hours and 4 minutes\n"
+            "Total memory: 32593580 kB\nFree memory: 27055904 kB\n")
+
+
+LLDP_FORMATS = (
+    _lldp.CaptureFormat("show lldp neighbors detail | json", r"^show\s+lldp\s+neighbors?\b.*\|\s*json",
+                        lambda t: '"lldpNeighbors"' in t, parse_lldp_json, "roce-tune (EOS JSON)"),
+)
+VERSION_FORMATS = (
+    _lldp.CaptureFormat("show version", r"^show\s+version\b",
+                        lambda t: bool(re.search(r"^Arista\s+\S+", t, re.M)) or '"modelName"' in t,
+                        parse_show_version, "ntc-templates arista_eos_show_version"),
+)
+LLDP_RENDER_COMMAND = "show lldp neighbors detail | json"
+#: Prompt of a rendered capture (the audit capture splitter reads it: roce_tune.audit.capture).
+CAPTURE_PROMPT = "{device}# "

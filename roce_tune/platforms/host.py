@@ -254,3 +254,20 @@ def render_nccl_env(plan: Plan, host: HostPlan) -> str:
         if not ENV_VAR_RE.fullmatch(key):
             raise ValueError(f"{host.name}: NCCL environment key {key!r} is not a valid variable name")
     return render_template(SPEC.name, "nccl_env.j2", env=sorted(host.nccl_env.items()))
+
+
+# --- LLDP (roce-tune import lldp / lint --lldp) --------------------------------------------------------
+from roce_tune.platforms import lldp as _lldp  # noqa: E402
+
+#: A host reports its NICs' switch neighbours with lldpd (``lldpctl -f json``); lldpd must run on the host
+#: (``apt install lldpd``; NVIDIA's RoCE guides enable it to see the switch port of each NIC).
+LLDP_FORMATS = (_lldp.LLDPCTL_JSON,)
+VERSION_FORMATS: tuple[_lldp.CaptureFormat, ...] = ()
+LLDP_RENDER_COMMAND = "lldpctl -f json"
+
+
+def render_lldp(device: str, ends: list[_lldp.RemoteEnd]) -> str:
+    """``lldpctl -f json`` on the host for ``ends`` (its NICs and the switch ports they face)."""
+    return _lldp.render_lldpctl_json(device, ends)
+#: Prompt of a rendered capture (the audit capture splitter reads it: roce_tune.audit.capture).
+CAPTURE_PROMPT = "root@{device}:~# "

@@ -297,3 +297,93 @@ def render(plan: Plan, switch: SwitchPlan) -> dict[str, str]:
     """
     text = render_template(SPEC.name, SPEC.aggregator, **build_context(plan, switch))
     return {f"{switch.name}.{SPEC.extension}": text}
+
+
+# --- LLDP and show version (roce-tune import lldp / lint --lldp) -----------------------------------
+import json as _json  # noqa: E402
+
+from roce_tune.platforms import lldp as _lldp  # noqa: E402
+
+
+def _data(entry: dict[str, object], key: str) -> str | None:
+    v = entry.get(key)
+    if isinstance(v, list) and v and isinstance(v[0], dict):
+        d = v[0].get("data")
+        return None if d is None else str(d)
+    return None
+
+
+def parse_lldp_json(text: str) -> list[_lldp.LldpNeighbor]:
+    """``show lldp neighbors | display json``: ``lldp-neighbors-information[0].lldp-neighbor-information[]``
+    with Junos's ``[{"data": …}]`` leaves: ``lldp-local-port-id`` (``lldp-local-interface`` on older
+    releases), ``lldp-remote-system-name``, ``lldp-remote-port-id`` + ``-subtype`` or
+    ``lldp-remote-port-description``. Our own parser (JSON; ntc-templates ``juniper_junos_show_lldp_neighbors``
+    reads the text form).
+
+    Raises:
+        LldpParseError: not JSON, or no ``lldp-neighbors-information``.
+    """
+    doc = _lldp.json_block(text)
+    info = doc.get("lldp-neighbors-information") if isinstance(doc, dict) else None
+    if not isinstance(info, list):
+        raise _lldp.LldpParseError("no 'lldp-neighbors-information': not 'show lldp neighbors | display json'", 0)
+    out = []
+    for block in info:
+        for n in block.get("lldp-neighbor-information") or []:
+            local = _data(n, "lldp-local-port-id") or _data(n, "lldp-local-interface") or ""
+            name, is_mac = _lldp.remote_port_name(_data(n, "lldp-remote-port-id-subtype"),
+                                                  _data(n, "lldp-remote-port-id"),
+                                                  _data(n, "lldp-remote-port-description"))
+            out.append(_lldp.LldpNeighbor(local, _data(n, "lldp-remote-system-name"), name, is_mac,
+                                          _lldp.line_of(text, f'"{local}"')))
+    return out
+
+
+def render_lldp(device: str, ends: list[_lldp.RemoteEnd]) -> str:
+    """``show lldp neighbors | display json`` for ``ends``."""
+    def d(v: str) -> list[dict[str, str]]:
+        return [{"data": v}]
+
+    rows = []
+    for e in ends:
+        pid = _lldp.mac_of(e.remote_system, e.remote_port) if e.remote_is_host else e.remote_port
+        rows.append({"lldp-local-port-id": d(e.local_port), "lldp-local-parent-interface-name": d("-"),
+                     "lldp-remote-chassis-id-subtype": d("Mac address"),
+                     "lldp-remote-chassis-id": d(_lldp.mac_of(e.remote_system, "chassis")),
+                     "lldp-remote-port-id-subtype": d("Mac address" if e.remote_is_host else "Interface name"),
+                     "lldp-remote-port-id": d(pid), "lldp-remote-port-description": d(e.remote_port),
+                     "lldp-remote-system-name": d(e.remote_system)})
+    return _json.dumps({"lldp-neighbors-information": [{"attributes": {"junos:style": "brief"},
+                                                         "lldp-neighbor-information": rows}]}, indent=4) + "\n"
+
+
+def parse_show_version(text: str) -> _lldp.DeviceFacts:
+    """``show version`` through ntc-templates ``juniper_junos_show_version`` (``Model: qfx5130-32cd`` ->
+    ``QFX5130-32CD``, ``Junos: 23.4R2-S2.1``)."""
+    rows = _lldp.parse_ntc("juniper_junos_show_version", text)
+    if not rows:
+        raise _lldp.LldpParseError("ntc-templates juniper_junos_show_version found no 'Hostname:' line", 0)
+    model = rows[0].get("model") or ""
+    return _lldp.DeviceFacts(model=model.upper() or None, os_version=(rows[0].get("junos_version") or "").strip()
+                             or None, hostname=rows[0].get("hostname") or None)
+
+
+def render_version(device: str, model: str, os_version: str | None) -> str:
+    """``show version`` as Junos prints it."""
+    return (f"Hostname: {device}\nModel: {model.lower()}\nJunos: {os_version or '23.4R2-S2.1'}\n"
+            "JUNOS OS Kernel 64-bit  [20240101.0a1b2c3_builder_stable_12]\n"
+            "JUNOS OS libs [20240101.0a1b2c3_builder_stable_12]\n")
+
+
+LLDP_FORMATS = (
+    _lldp.CaptureFormat("show lldp neighbors | display json", r"^show\s+lldp\s+neighbors?\b.*display\s+json",
+                        lambda t: '"lldp-neighbors-information"' in t, parse_lldp_json, "roce-tune (Junos JSON)"),
+)
+VERSION_FORMATS = (
+    _lldp.CaptureFormat("show version", r"^show\s+version\b",
+                        lambda t: bool(re.search(r"^Junos:\s", t, re.M)) or "JUNOS" in t,
+                        parse_show_version, "ntc-templates juniper_junos_show_version"),
+)
+LLDP_RENDER_COMMAND = "show lldp neighbors | display json"
+#: Prompt of a rendered capture (the audit capture splitter reads it: roce_tune.audit.capture).
+CAPTURE_PROMPT = "admin@{device}> "

@@ -283,3 +283,100 @@ def render(plan: Plan, switch: SwitchPlan) -> dict[str, str]:
     """
     text = render_template(SPEC.name, SPEC.aggregator, **build_context(plan, switch))
     return {f"{switch.name}.{SPEC.extension}": text}
+
+
+# --- LLDP and show version (roce-tune import lldp / lint --lldp) -----------------------------------
+import json as _json  # noqa: E402
+
+from roce_tune.platforms import lldp as _lldp  # noqa: E402
+
+_ABBREV_RE = re.compile(r"^Eth(?=\d)")
+
+
+def full_port_name(name: str) -> str:
+    """NX-OS shows local ports abbreviated in LLDP (``Eth1/1``); the inventory uses ``Ethernet1/1``."""
+    return _ABBREV_RE.sub("Ethernet", name)
+
+
+def parse_lldp_json(text: str) -> list[_lldp.LldpNeighbor]:
+    """``show lldp neighbors detail | json``: ``TABLE_nbor_detail.ROW_nbor_detail`` (one object, or a list
+    for several), each with ``l_port_id`` (abbreviated), ``sys_name``, ``port_id``, ``port_type`` (when
+    given) and ``port_desc``. Our own parser (JSON; ntc-templates ``cisco_nxos_show_lldp_neighbors_detail``
+    reads the text form).
+
+    Raises:
+        LldpParseError: not JSON, or no ``TABLE_nbor_detail``.
+    """
+    doc = _lldp.json_block(text)
+    table = doc.get("TABLE_nbor_detail") if isinstance(doc, dict) else None
+    if not isinstance(table, dict):
+        raise _lldp.LldpParseError("no 'TABLE_nbor_detail': not 'show lldp neighbors detail | json'", 0)
+    rows = table.get("ROW_nbor_detail") or []
+    rows = [rows] if isinstance(rows, dict) else rows
+    out = []
+    for r in rows:
+        local = str(r.get("l_port_id") or "")
+        name, is_mac = _lldp.remote_port_name(r.get("port_type"), r.get("port_id"), r.get("port_desc"))
+        out.append(_lldp.LldpNeighbor(full_port_name(local), r.get("sys_name") or None, name, is_mac,
+                                      _lldp.line_of(text, f'"{local}"')))
+    return out
+
+
+def render_lldp(device: str, ends: list[_lldp.RemoteEnd]) -> str:
+    """``show lldp neighbors detail | json`` for ``ends`` (local ports abbreviated as NX-OS does)."""
+    rows = []
+    for e in ends:
+        pid = _lldp.mac_of(e.remote_system, e.remote_port) if e.remote_is_host else e.remote_port
+        rows.append({"chassis_type": "Mac Address", "chassis_id": _lldp.mac_of(e.remote_system, "chassis"),
+                     "l_port_id": e.local_port.replace("Ethernet", "Eth", 1),
+                     "port_type": "Mac Address" if e.remote_is_host else "Interface Name", "port_id": pid,
+                     "ttl": 120, "port_desc": e.remote_port, "sys_name": e.remote_system, "sys_desc": "",
+                     "enabled_capability": "S" if e.remote_is_host else "B, R"})
+    return _json.dumps({"TABLE_nbor_detail": {"ROW_nbor_detail": rows[0] if len(rows) == 1 else rows},
+                        "neigh_count": len(rows)}, indent=2) + "\n"
+
+
+_NXOS_VER_RE = re.compile(r"^(\d+)\.(\d+)\((\w+)\)(.*)$")
+
+
+def parse_show_version(text: str) -> _lldp.DeviceFacts:
+    """``show version`` through ntc-templates ``cisco_nxos_show_version``: ``cisco Nexus9000 C9364D-GX2A
+    Chassis`` -> model ``N9K-C9364D-GX2A`` (the catalog's product id), ``NXOS: version 10.3(4a)`` -> OS
+    release ``10.3.4a`` (the inventory's os_version takes no parentheses)."""
+    rows = _lldp.parse_ntc("cisco_nxos_show_version", text)
+    if not rows:
+        raise _lldp.LldpParseError("ntc-templates cisco_nxos_show_version found no version (the output must "
+                                   "run to its 'Reason:' line)", 0)
+    plat, ver = rows[0].get("platform") or "", rows[0].get("os") or ""
+    m = _NXOS_VER_RE.match(ver.strip())
+    os_version = f"{m.group(1)}.{m.group(2)}.{m.group(3)}{m.group(4).strip()}" if m else (ver.strip() or None)
+    model = (plat if plat.startswith("N9K-") else f"N9K-{plat}") if plat else None
+    return _lldp.DeviceFacts(model=model, os_version=os_version, hostname=rows[0].get("hostname") or None)
+
+
+def render_version(device: str, model: str, os_version: str | None) -> str:
+    """``show version`` as NX-OS prints it (abridged to the lines around what is read)."""
+    m = re.match(r"^(\d+)\.(\d+)\.(\w+)$", os_version or "10.3.4a")
+    ver = f"{m.group(1)}.{m.group(2)}({m.group(3)})" if m else (os_version or "10.3(4a)")
+    chassis = model[4:] if model.startswith("N9K-") else model
+    return ("Cisco Nexus Operating System (NX-OS) Software\nTAC support: http://www.cisco.com/tac\n\n"
+            f"Software\n  BIOS: version 05.47\n  NXOS: version {ver}\n  BIOS compile time:  04/06/2022\n"
+            f"  NXOS image file is: bootflash:///nxos64-cs.{ver}.M.bin\n\n"
+            f"Hardware\n  cisco Nexus9000 {chassis} Chassis\n  Intel(R) Xeon(R) CPU D-1633N @ 2.50GHz\n"
+            f"  Processor Board ID FDO00000001\n\n  Device name: {device}\n  bootflash:   53298520 kB\n\n"
+            "Kernel uptime is 12 day(s), 3 hour(s), 4 minute(s), 5 second(s)\n\n"
+            "Last reset\n  Reason: Unknown\n")
+
+
+LLDP_FORMATS = (
+    _lldp.CaptureFormat("show lldp neighbors detail | json", r"^show\s+lldp\s+neighbors?\b.*\|\s*json",
+                        lambda t: '"TABLE_nbor_detail"' in t, parse_lldp_json, "roce-tune (NX-OS JSON)"),
+)
+VERSION_FORMATS = (
+    _lldp.CaptureFormat("show version", r"^show\s+version\b",
+                        lambda t: "Cisco Nexus Operating System" in t or "NXOS: version" in t,
+                        parse_show_version, "ntc-templates cisco_nxos_show_version"),
+)
+LLDP_RENDER_COMMAND = "show lldp neighbors detail | json"
+#: Prompt of a rendered capture (the audit capture splitter reads it: roce_tune.audit.capture).
+CAPTURE_PROMPT = "{device}# "

@@ -419,3 +419,97 @@ def render(plan: Plan, switch: SwitchPlan) -> dict[str, str]:
     """
     text = render_template(SPEC.name, SPEC.aggregator, **build_context(plan, switch))
     return {f"{switch.name}.{SPEC.extension}": canonical_json(text)}
+
+
+# --- LLDP and show version (roce-tune import lldp / lint --lldp) -----------------------------------
+from roce_tune.platforms import lldp as _lldp  # noqa: E402  (kept with the LLDP section)
+
+_TABLE_COLS = ("LocalPort", "RemoteDevice", "RemotePortID", "Capability", "RemotePortDescr")
+
+
+def parse_lldp_table(text: str) -> list[_lldp.LldpNeighbor]:
+    """``show lldp table`` (sonic-utilities ``lldpshow``): a fixed-width table, columns found by the
+    header's offsets (Capability may be empty). RemotePortID is a MAC for a host NIC, whose netdev is
+    then in RemotePortDescr. Our own parser: ntc-templates has no SONiC template.
+
+    Raises:
+        LldpParseError: no header, or a row that does not fit the columns.
+    """
+    lines = text.splitlines()
+    head = next((i for i, t in enumerate(lines) if t.split()[:3] == list(_TABLE_COLS[:3])), None)
+    if head is None:
+        raise _lldp.LldpParseError("no 'LocalPort RemoteDevice RemotePortID' header", 0)
+    starts = [lines[head].index(c) if c in lines[head] else None for c in _TABLE_COLS]
+    out = []
+    for i in range(head + 1, len(lines)):
+        t = lines[i]
+        if not t.strip() or set(t.strip()) <= {"-", " "} or t.startswith("Total entries"):
+            continue
+        cells = []
+        for k, st in enumerate(starts):
+            if st is None:
+                cells.append("")
+                continue
+            nxt = next((x for x in starts[k + 1:] if x is not None), None)
+            cells.append(t[st:nxt].strip() if nxt is not None else t[st:].strip())
+        if not cells[0] or not cells[1] or " " in cells[0]:
+            raise _lldp.LldpParseError(f"row {t.strip()!r} does not fit the table's columns", i)
+        name, is_mac = _lldp.remote_port_name(None, cells[2], cells[4])
+        out.append(_lldp.LldpNeighbor(cells[0], cells[1], name, is_mac, i))
+    return out
+
+
+def render_lldp(device: str, ends: list[_lldp.RemoteEnd]) -> str:
+    """``show lldp table`` as SONiC prints it for ``ends``."""
+    rows = []
+    for e in ends:
+        pid = _lldp.mac_of(e.remote_system, e.remote_port) if e.remote_is_host else e.remote_port
+        rows.append((e.local_port, e.remote_system, pid, "O" if e.remote_is_host else "BR",
+                     e.remote_port if e.remote_is_host else f"{device}:{e.local_port}"))
+    w = [max([len(c)] + [len(r[k]) for r in rows]) + 2 for k, c in enumerate(_TABLE_COLS)]
+    fmt = "".join(f"{{:<{n}}}" for n in w)
+    out = ["Capability codes: (R) Router, (B) Bridge, (O) Other", fmt.format(*_TABLE_COLS).rstrip(),
+           fmt.format(*("-" * (n - 2) for n in w)).rstrip()]
+    out += [fmt.format(*r).rstrip() for r in rows]
+    out += ["-" * 50, f"Total entries displayed:  {len(rows)}"]
+    return "\n".join(out) + "\n"
+
+
+def parse_show_version(text: str) -> _lldp.DeviceFacts:
+    """``show version``: model from ``HwSKU`` (``Mellanox-SN4700-O8C48`` -> SN4700) or ``Model Number``,
+    OS release from ``SONiC Software Version: SONiC.<release>``. Our own parser (no ntc template)."""
+    kv = {m.group(1).strip(): m.group(2).strip()
+          for m in re.finditer(r"^([A-Za-z][\w ]+?):\s*(.*)$", text, re.MULTILINE)}
+    sku = kv.get("HwSKU", "")
+    m = re.match(r"^Mellanox-(SN\d+\w*?)(?:-|$)", sku)
+    model = m.group(1) if m else kv.get("Model Number") or (sku or None)
+    ver = kv.get("SONiC Software Version")
+    return _lldp.DeviceFacts(model=model, os_version=ver[6:] if ver and ver.startswith("SONiC.") else ver)
+
+
+def render_version(device: str, model: str, os_version: str | None) -> str:
+    """``show version`` as SONiC prints it (the lines the parser reads, and their neighbours)."""
+    mlnx = model.startswith("SN")
+    sku = f"Mellanox-{model}-C64" if mlnx else f"{model}-O32"
+    platform, asic = (f"mlnx_m{model.lower()}", "mellanox") if mlnx else (model.lower(), "broadcom")
+    return (f"\nSONiC Software Version: SONiC.{os_version or '202311.1'}\nSONiC OS Version: 12\n"
+            "Distribution: Debian 12.5\nKernel: 6.1.0-11-2-amd64\nBuild commit: 0a1b2c3d\n"
+            "Build date: Mon Jan 15 10:00:00 UTC 2024\nBuilt by: builder@build\n\n"
+            f"Platform: x86_64-{platform}-r0\nHwSKU: {sku}\nASIC: {asic}\n"
+            f"ASIC Count: 1\nSerial Number: SN0000000001\nModel Number: {model}\nHardware Revision: A1\n"
+            "Uptime: 10:00:00 up 12 days\n")
+
+
+LLDP_FORMATS = (
+    _lldp.CaptureFormat("show lldp table", r"^show\s+lldp\s+table\b",
+                        lambda t: bool(re.search(r"^LocalPort\s+RemoteDevice\s+RemotePortID", t, re.M)),
+                        parse_lldp_table, "roce-tune (SONiC lldpshow table)"),
+    _lldp.LLDPCTL_JSON,
+)
+VERSION_FORMATS = (
+    _lldp.CaptureFormat("show version", r"^show\s+version\s*$",
+                        lambda t: "SONiC Software Version" in t, parse_show_version, "roce-tune"),
+)
+LLDP_RENDER_COMMAND = "show lldp table"
+#: Prompt of a rendered capture (the audit capture splitter reads it: roce_tune.audit.capture).
+CAPTURE_PROMPT = "admin@{device}:~$ "

@@ -1,0 +1,862 @@
+"""``roce-tune import cabling FILE.csv``: a data-centre cabling plan into an inventory.
+
+A cabling plan is a spreadsheet a DC team keeps: one row per cable, device and port of each end,
+length with its unit, media. :func:`read_cabling_csv` reads it with Python's :mod:`csv` (quoted fields,
+multi-line cells), sniffs the delimiter (comma, semicolon, tab), drops a UTF-8 BOM (Excel's "CSV UTF-8"),
+finds the columns by their header (:data:`COLUMN_ALIASES`, or ``--columns``) and checks every row; every
+bad cell is a finding at ``file:line`` naming the column. :func:`skeleton_from_cables` writes a new
+inventory (:mod:`roce_tune.inventory.skeleton`), :func:`merge_into` puts the cabling into an existing one
+with ruamel.yaml's round trip, so its comments and layout stay.
+
+Finding IDs: RT008 a bad cabling-plan cell, header or file; RT009 a merge conflict (the plan and the
+inventory cable a port differently). Column mapping and rules: docs/import.md.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from roce_tune.findings import Finding, Location, RoceTuneError, Severity, short_repr
+from roce_tune.inventory.models import DEVICE_NAME_RE, INTERFACE_NAME_RE, expand_interface_pattern
+from roce_tune.inventory.skeleton import (
+    Cable,
+    SkeletonOptions,
+    build_skeleton,
+    classify_devices,
+    guess_platform,
+)
+
+CSV_RULE = "RT008"
+CONFLICT_RULE = "RT009"
+#: Largest cabling plan read (a 4,096-host fabric's plan is ~3 MB).
+MAX_CSV_BYTES = 64 << 20
+
+FIELDS = ("a_device", "a_port", "b_device", "b_port", "length", "unit", "media")
+REQUIRED = ("a_device", "a_port", "b_device", "b_port")
+
+
+def _norm(header: str) -> str:
+    return re.sub(r"[^a-z0-9]", "", header.lower())
+
+
+#: Header spellings (compared without case, spaces and punctuation) for each field.
+COLUMN_ALIASES: dict[str, tuple[str, ...]] = {
+    "a_device": (
+        "device a",
+        "a device",
+        "device_a",
+        "source device",
+        "src device",
+        "hostname a",
+        "a hostname",
+        "host a",
+        "from device",
+        "a side device",
+        "side a device",
+        "a end device",
+        "a end",
+        "aend device",
+        "local device",
+        "device 1",
+        "device1",
+        "source",
+        "from",
+    ),
+    "a_port": (
+        "port a",
+        "a port",
+        "port_a",
+        "interface a",
+        "a interface",
+        "source port",
+        "src port",
+        "source interface",
+        "from port",
+        "from interface",
+        "a side port",
+        "side a port",
+        "a end port",
+        "local port",
+        "local interface",
+        "port 1",
+        "port1",
+        "interface 1",
+    ),
+    "b_device": (
+        "device b",
+        "b device",
+        "device_b",
+        "destination device",
+        "dest device",
+        "dst device",
+        "target device",
+        "hostname b",
+        "b hostname",
+        "host b",
+        "to device",
+        "b side device",
+        "side b device",
+        "b end device",
+        "b end",
+        "zend device",
+        "z end device",
+        "remote device",
+        "neighbor",
+        "neighbour",
+        "device 2",
+        "device2",
+        "destination",
+        "to",
+    ),
+    "b_port": (
+        "port b",
+        "b port",
+        "port_b",
+        "interface b",
+        "b interface",
+        "destination port",
+        "dest port",
+        "dst port",
+        "destination interface",
+        "target port",
+        "to port",
+        "to interface",
+        "b side port",
+        "side b port",
+        "b end port",
+        "z end port",
+        "remote port",
+        "remote interface",
+        "neighbor port",
+        "neighbour port",
+        "port 2",
+        "port2",
+        "interface 2",
+    ),
+    "length": (
+        "length",
+        "cable length",
+        "len",
+        "cable len",
+        "length m",
+        "cable length m",
+        "length meters",
+        "length metres",
+        "length ft",
+        "cable length ft",
+        "distance",
+    ),
+    "unit": ("unit", "length unit", "units", "uom", "length uom"),
+    "media": ("media", "cable type", "type", "medium", "cable media", "cable", "media type", "cable kind"),
+}
+_ALIAS_INDEX = {_norm(alias): fld for fld, aliases in COLUMN_ALIASES.items() for alias in aliases}
+
+#: Length units -> metres per unit.
+UNITS_M: dict[str, float] = {
+    "m": 1.0,
+    "meter": 1.0,
+    "meters": 1.0,
+    "metre": 1.0,
+    "metres": 1.0,
+    "cm": 0.01,
+    "mm": 0.001,
+    "km": 1000.0,
+    "ft": 0.3048,
+    "feet": 0.3048,
+    "foot": 0.3048,
+    "'": 0.3048,
+    "in": 0.0254,
+    "inch": 0.0254,
+    "inches": 0.0254,
+    '"': 0.0254,
+}
+_LENGTH_RE = re.compile(r"^\s*([+-]?\d+(?:[.,]\d+)?)\s*([A-Za-z'\"]*)\s*$")
+#: Media spellings -> inventory media (dac: passive/active copper, aoc: active optical cable,
+#: optic: transceivers).
+MEDIA: dict[str, str] = {
+    "dac": "dac",
+    "copper": "dac",
+    "twinax": "dac",
+    "passivecopper": "dac",
+    "acc": "dac",
+    "aec": "dac",
+    "activecopper": "dac",
+    "cu": "dac",
+    "directattach": "dac",
+    "directattachcopper": "dac",
+    "aoc": "aoc",
+    "activeoptical": "aoc",
+    "activeopticalcable": "aoc",
+    "optic": "optic",
+    "optical": "optic",
+    "optics": "optic",
+    "fiber": "optic",
+    "fibre": "optic",
+    "smf": "optic",
+    "mmf": "optic",
+    "transceiver": "optic",
+    "sr4": "optic",
+    "dr4": "optic",
+    "fr4": "optic",
+    "sr8": "optic",
+    "dr8": "optic",
+    "2xdr4": "optic",
+    "2xsr4": "optic",
+    "lr4": "optic",
+    "om3": "optic",
+    "om4": "optic",
+    "os2": "optic",
+}
+
+
+@dataclass
+class CablingPlan:
+    """What :func:`read_cabling_csv` found: the cables in file order and the column each field came from."""
+
+    path: str
+    cables: list[Cable] = field(default_factory=list)
+    columns: dict[str, str] = field(default_factory=dict)
+    delimiter: str = ","
+
+
+def parse_columns_option(text: str | None) -> dict[str, str]:
+    """``a_device=Device A,b_port=Port B`` -> {field: header}.
+
+    Raises:
+        ValueError: an unknown field name or an item without ``=``.
+    """
+    out: dict[str, str] = {}
+    if not text:
+        return out
+    for item in next(csv.reader([text])):
+        if not item.strip():
+            continue
+        key, sep, header = item.partition("=")
+        key = key.strip()
+        if not sep or key not in FIELDS or not header.strip():
+            raise ValueError(
+                f"--columns item {item!r}: write FIELD=Header with FIELD one of {', '.join(FIELDS)}"
+            )
+        out[key] = header.strip()
+    return out
+
+
+def _err(
+    file: str,
+    line: int,
+    message: str,
+    fix: str,
+    column: str | None = None,
+    col: int | None = None,
+    rule: str = CSV_RULE,
+) -> Finding:
+    return Finding(
+        rule=rule,
+        severity=Severity.error,
+        message=message,
+        fix=fix,
+        location=Location(file=file, line=line, col=col, path=column),
+    )
+
+
+def _decode(raw: bytes, file: str) -> str:
+    try:
+        return raw.decode("utf-8-sig")
+    except UnicodeDecodeError as exc:
+        line = raw.count(b"\n", 0, exc.start) + 1
+        raise RoceTuneError(
+            [
+                _err(
+                    file,
+                    line,
+                    f"the file is not UTF-8 (byte 0x{raw[exc.start]:02x})",
+                    "export the sheet as 'CSV UTF-8'",
+                )
+            ]
+        ) from None
+
+
+def _sniff(text: str) -> type[csv.Dialect] | csv.Dialect:
+    sample = "\n".join(text.splitlines()[:50])
+    try:
+        return csv.Sniffer().sniff(sample, delimiters=",;\t")
+    except csv.Error:
+        return csv.excel
+
+
+def _map_header(row: list[str], given: dict[str, str], file: str, line: int) -> dict[str, int]:
+    """Field -> column index. Raises RoceTuneError for missing or doubled columns."""
+    norm = [_norm(h) for h in row]
+    out: dict[str, int] = {}
+    problems: list[Finding] = []
+    for fld, header in given.items():
+        if _norm(header) not in norm:
+            problems.append(
+                _err(
+                    file,
+                    line,
+                    f"--columns names {header!r} for {fld}, but the header has no such "
+                    f"column (columns: {', '.join(h.strip() for h in row)})",
+                    "use the header text as it is in the file",
+                    header,
+                )
+            )
+        else:
+            out[fld] = norm.index(_norm(header))
+    for i, n in enumerate(norm):
+        fld = _ALIAS_INDEX.get(n)
+        if fld is None or fld in given or i in out.values():
+            continue
+        if fld in out:
+            problems.append(
+                _err(
+                    file,
+                    line,
+                    f"columns {row[out[fld]].strip()!r} and {row[i].strip()!r} both read as {fld}",
+                    f"name the one to use with --columns {fld}=HEADER",
+                    row[i].strip(),
+                    i + 1,
+                )
+            )
+            continue
+        out[fld] = i
+    missing = [f for f in REQUIRED if f not in out]
+    if missing:
+        problems.append(
+            _err(
+                file,
+                line,
+                f"no column for {', '.join(missing)} in the header ({', '.join(h.strip() for h in row)})",
+                "name the columns like 'Device A, Port A, Device B, Port B, Length, Media', or map them with "
+                "--columns a_device=...,a_port=...,b_device=...,b_port=...",
+            )
+        )
+    if problems:
+        raise RoceTuneError(problems)
+    return out
+
+
+def parse_length(cell: str, unit: str | None) -> float:
+    """A length cell (``3m``, ``3 m``, ``2,5``, ``300cm``, ``10ft``) in metres; ``unit`` is the unit column
+    or the header's ``(m)``/``(ft)`` and applies when the cell has none; a bare number is metres.
+
+    Raises:
+        ValueError: not a number, an unknown unit, a negative or zero length, or more than 100 km.
+    """
+    m = _LENGTH_RE.match(cell)
+    if not m:
+        raise ValueError(f"{short_repr(cell)} is not a length (write 3m, 2.5 m, 300cm or 10ft)")
+    value = float(m.group(1).replace(",", "."))
+    u = (m.group(2) or unit or "m").strip().lower()
+    if u not in UNITS_M:
+        raise ValueError(
+            f"unknown unit {short_repr(m.group(2) or unit)} in {short_repr(cell)} "
+            f"(known: m, cm, mm, km, ft, in)"
+        )
+    metres = round(value * UNITS_M[u], 3)
+    if value < 0:
+        raise ValueError(f"the length {short_repr(cell)} is negative")
+    if metres == 0:
+        raise ValueError(f"the length {short_repr(cell)} is zero")
+    if metres > 100_000:
+        raise ValueError(f"the length {short_repr(cell)} is more than 100 km")
+    return metres
+
+
+def _header_unit(header: str) -> str | None:
+    m = re.search(r"[(\[]\s*([A-Za-z'\"]+)\s*[)\]]\s*$", header)
+    return m.group(1).lower() if m else None
+
+
+def read_cabling_csv(path: str | Path, columns: dict[str, str] | None = None) -> CablingPlan:
+    """Read and check a cabling plan.
+
+    Args:
+        path: the CSV file (comma, semicolon or tab separated; UTF-8 with or without BOM).
+        columns: field -> header text, overriding the auto-detection (:data:`COLUMN_ALIASES`).
+
+    Returns:
+        The plan: one :class:`~roce_tune.inventory.skeleton.Cable` per row, lengths in metres, media as
+        the inventory names it (``dac``/``aoc``/``optic``).
+
+    Raises:
+        RoceTuneError: RT008 for every bad cell (``file:line``, the column's header as the path): an empty
+            field, a device or port name roce-tune cannot use, an unknown unit, a negative or zero length,
+            unknown media, a row whose two ends are the same port, a port used by two rows; for a header
+            without the required columns; for an unreadable file.
+    """
+    file = str(path)
+    try:
+        with open(path, "rb") as fh:
+            raw = fh.read(MAX_CSV_BYTES + 1)
+    except OSError as exc:
+        raise RoceTuneError(
+            [
+                _err(
+                    file,
+                    0,
+                    f"cannot read the cabling plan: {exc.strerror or exc}",
+                    "check the path and the file's permissions",
+                )
+            ]
+        ) from None
+    if len(raw) > MAX_CSV_BYTES:
+        raise RoceTuneError(
+            [_err(file, 1, f"the file is larger than {MAX_CSV_BYTES:,} bytes", "split the cabling plan")]
+        )
+    text = _decode(raw, file)
+    dialect = _sniff(text)
+    plan = CablingPlan(path=file, delimiter=dialect.delimiter)
+    reader = csv.reader(io.StringIO(text, newline=""), dialect)
+    findings: list[Finding] = []
+    index: dict[str, int] | None = None
+    headers: list[str] = []
+    used: dict[tuple[str, str], int] = {}
+    line = 1
+    try:
+        for row in reader:
+            start, line = line, reader.line_num + 1
+            if not any(c.strip() for c in row) or row[0].lstrip().startswith("#"):
+                continue
+            if index is None:
+                index = _map_header(row, columns or {}, file, start)
+                headers = [h.strip() for h in row]
+                plan.columns = {f: headers[i] for f, i in index.items()}
+                continue
+            cable = _row(row, index, headers, file, start, used, findings)
+            if cable is not None:
+                plan.cables.append(cable)
+    except csv.Error as exc:
+        findings.append(
+            _err(
+                file,
+                reader.line_num,
+                f"the CSV cannot be read: {exc}",
+                "close the quoted field (a cell with a quote must be quoted and its quotes doubled)",
+            )
+        )
+    if index is None and not findings:
+        findings.append(
+            _err(
+                file,
+                1,
+                "the file has no header row and no cables",
+                "export the cabling sheet with its header row",
+            )
+        )
+    if findings:
+        raise RoceTuneError(findings)
+    return plan
+
+
+_ROW_FIELDS = ("a_device", "a_port", "b_device", "b_port", "length", "media")
+_DEVICE_FIELDS = frozenset(("a_device", "b_device"))
+_PORT_FIELDS = frozenset(("a_port", "b_port"))
+
+
+def _row(
+    row: list[str],
+    index: dict[str, int],
+    headers: list[str],
+    file: str,
+    line: int,
+    used: dict[tuple[str, str], int],
+    findings: list[Finding],
+) -> Cable | None:
+    bad = len(findings)
+
+    def cell(fld: str) -> str:
+        i = index[fld]
+        return row[i].strip() if i < len(row) else ""
+
+    def err(fld: str, message: str, fix: str) -> None:
+        findings.append(
+            _err(
+                file,
+                line,
+                f"column {headers[index[fld]]!r} ({fld}): {message}",
+                fix,
+                headers[index[fld]],
+                index[fld] + 1,
+            )
+        )
+
+    vals: dict[str, str] = {}
+    for fld in _ROW_FIELDS:
+        i = index.get(fld)
+        if i is None:
+            continue
+        v = row[i].strip() if i < len(row) else ""
+        if not v:
+            what = {"length": "the cable length (e.g. 3m)", "media": "the media (dac, aoc or optic)"}.get(
+                fld, "the device name" if fld.endswith("device") else "the port name"
+            )
+            err(fld, "empty field", f"fill in {what}, or drop the row")
+            continue
+        vals[fld] = v
+        if fld in _DEVICE_FIELDS and not DEVICE_NAME_RE.fullmatch(v):
+            err(
+                fld,
+                f"{short_repr(v)} is not a usable device name",
+                "use letters, digits, '.', '_' and '-', starting with a letter (no spaces)",
+            )
+        elif fld in _PORT_FIELDS and not INTERFACE_NAME_RE.fullmatch(v):
+            err(
+                fld,
+                f"{short_repr(v)} is not a usable port name",
+                "write the interface name as the device shows it, e.g. Ethernet0, swp1 or ens1f0np0",
+            )
+    names_ok = len(findings) == bad and all(f in vals for f in REQUIRED)
+    a = (vals.get("a_device", ""), vals.get("a_port", ""))
+    b = (vals.get("b_device", ""), vals.get("b_port", ""))
+    if names_ok:
+        if a == b:
+            err(
+                "b_port", f"both ends are {a[0]}:{a[1]}", "a cable joins two different ports: correct one end"
+            )
+        else:
+            for fld, end in (("a_port", a), ("b_port", b)):
+                if end in used:
+                    err(
+                        fld,
+                        f"port {end[0]}:{end[1]} is already cabled on line {used[end]}",
+                        "each port takes one cable: correct one of the two rows",
+                    )
+                else:
+                    used[end] = line
+    length = None
+    if "length" in vals:
+        unit = cell("unit") if "unit" in index else _header_unit(headers[index["length"]])
+        try:
+            length = parse_length(vals["length"], unit or None)
+        except ValueError as exc:
+            err("length", str(exc), "write the length with a known unit, e.g. 3m, 250cm or 10ft")
+    media = None
+    if "media" in vals:
+        media = MEDIA.get(_norm(vals["media"]))
+        if media is None:
+            err(
+                "media",
+                f"unknown media {short_repr(vals['media'])}",
+                "write dac (copper), aoc (active optical) or optic (transceivers and fibre)",
+            )
+    if len(findings) > bad:
+        return None
+    return Cable(a[0], a[1], b[0], b[1], length, media, f"{file}:{line}")
+
+
+def skeleton_from_cables(plan: CablingPlan, opts: SkeletonOptions) -> dict[str, Any]:
+    """A new inventory (plain data) from a cabling plan.
+
+    Raises:
+        RoceTuneError: RT008 for a row whose two ends are both hosts (an inventory declares host cables on
+            a switch port), at its line.
+    """
+    from roce_tune.inventory.skeleton import host_to_host
+
+    direct = host_to_host(plan.cables, opts)
+    if direct:
+        raise RoceTuneError(
+            [
+                _err(
+                    plan.path,
+                    int(c.where.rsplit(":", 1)[1]),
+                    f"{c.a_device}:{c.a_port} - {c.b_device}:{c.b_port}: both ends read as hosts",
+                    "name the switches with --switches REGEX (or the hosts with --hosts REGEX); "
+                    "a direct host-to-host cable cannot be declared in an inventory",
+                )
+                for c in direct
+            ]
+        )
+    return build_skeleton(plan.cables, opts)
+
+
+def render_cabling_csv(inventory: Any, delimiter: str = ",") -> str:
+    """An inventory's cabling as the plan a DC team would hand over (header ``Device A, Port A, Device B,
+    Port B, Length, Media``; lengths in metres with their unit): every link and every cabled NIC.
+    ``inventory`` is an :class:`~roce_tune.inventory.models.Inventory` (tests, benchmarks, exports)."""
+    buf = io.StringIO()
+    w = csv.writer(buf, delimiter=delimiter, lineterminator="\n")
+    w.writerow(["Device A", "Port A", "Device B", "Port B", "Length", "Media"])
+    default = inventory.defaults
+    for link in inventory.links:
+        (da, pa), (db, pb) = link.a.split(":", 1), link.b.split(":", 1)
+        length = link.cable_length if link.cable_length is not None else default.cable_length
+        w.writerow([da, pa, db, pb, f"{length:g} m", (link.media or default.media).value.upper()])
+    for host in inventory.hosts:
+        for nic in host.nics:
+            if nic.switch_port is None:
+                continue
+            sw, port = nic.switch_port.split(":", 1)
+            length = nic.cable_length if nic.cable_length is not None else default.cable_length
+            w.writerow(
+                [host.name, nic.netdev, sw, port, f"{length:g} m", (nic.media or default.media).value.upper()]
+            )
+    return buf.getvalue()
+
+
+# --- merge into an existing inventory (ruamel.yaml round trip) ----------------------------------------
+@dataclass
+class MergeResult:
+    """The merged text and what changed (one line each: ``file:line: added link …``)."""
+
+    text: str
+    changes: list[str]
+
+
+def _line(node: Any) -> int:
+    try:
+        return int(node.lc.line) + 1
+    except AttributeError:
+        return 0
+
+
+def _flow_map(items: dict[str, Any]) -> Any:
+    from ruamel.yaml.comments import CommentedMap
+
+    m = CommentedMap(items)
+    m.fa.set_flow_style()
+    return m
+
+
+def merge_into(inventory: str | Path, plan: CablingPlan, opts: SkeletonOptions) -> MergeResult:
+    """Merge the plan's cabling into the inventory at ``inventory`` (comments and layout kept).
+
+    For each cable: a switch-switch link already declared gets the plan's ``cable_length``/``media``; a
+    missing one is added (with the ports it needs on declared switches, and new switches for unknown
+    devices); a host cable sets the NIC's ``switch_port``/``cable_length``/``media`` (adding the NIC or the
+    host when missing). A port that the inventory cables to another peer is a conflict.
+
+    Raises:
+        RoceTuneError: RT009 for every conflict (the plan's line and the inventory's line), RT008 when the
+            inventory cannot be read as YAML or is written as a ``fabric:`` intent (merge into its
+            ``roce-tune expand`` output instead).
+    """
+    from ruamel.yaml import YAML
+    from ruamel.yaml.comments import CommentedMap, CommentedSeq
+    from ruamel.yaml.error import YAMLError
+
+    inv_file = str(inventory)
+    yaml = YAML(typ="rt")
+    yaml.preserve_quotes = True
+    yaml.width = 4096
+    try:
+        text = Path(inventory).read_text(encoding="utf-8")
+        data = yaml.load(text)
+    except (OSError, UnicodeDecodeError, YAMLError) as exc:
+        raise RoceTuneError(
+            [
+                _err(
+                    inv_file,
+                    1,
+                    f"cannot read the inventory to merge into: {exc}",
+                    "run roce-tune lint on it first",
+                )
+            ]
+        ) from None
+    if not isinstance(data, CommentedMap):
+        raise RoceTuneError(
+            [_err(inv_file, 1, "the inventory is not a mapping", "run roce-tune lint on it first")]
+        )
+    if data.get("fabric") is not None:
+        raise RoceTuneError(
+            [
+                _err(
+                    inv_file,
+                    _line(data["fabric"]) or 1,
+                    "the inventory is written as a fabric: intent; its links are expanded, not written",
+                    "merge into the full form instead: roce-tune expand INVENTORY > full.yaml",
+                )
+            ]
+        )
+    for key in ("switches", "links", "hosts"):
+        if data.get(key) is None:
+            data[key] = CommentedSeq()
+    switches = {str(s["name"]): s for s in data["switches"]}
+    hosts = {str(h["name"]): h for h in data["hosts"]}
+    declared: dict[str, set[str]] = {}
+    for name, sw in switches.items():
+        names: set[str] = set()
+        for p in sw.get("ports") or []:
+            try:
+                names.update(expand_interface_pattern(str(p["name"])))
+            except ValueError:
+                continue
+        declared[name] = names
+    # endpoint -> (what, peer endpoint, node, line)
+    used: dict[str, tuple[str, str, Any]] = {}
+    for link in data["links"]:
+        a, b = str(link["a"]), str(link["b"])
+        used[a] = ("link", b, link)
+        used[b] = ("link", a, link)
+    for h in data["hosts"]:
+        for nic in h.get("nics") or []:
+            if nic.get("switch_port"):
+                used[str(nic["switch_port"])] = ("nic", f"{h['name']}:{nic['netdev']}", nic)
+    kinds = classify_devices(plan.cables, opts)
+    kinds.update({n: "switch" for n in switches})
+    kinds.update({n: "host" for n in hosts})
+    changes: list[str] = []
+    conflicts: list[Finding] = []
+    where = plan.path
+
+    def set_cable(node: Any, c: Cable, what: str) -> None:
+        for key, val in (
+            ("cable_length", None if c.length_m is None else f"{c.length_m:g}m"),
+            ("media", c.media),
+        ):
+            if val is None:
+                continue
+            old = node.get(key)
+            if old is None or str(old) != val:
+                node[key] = val
+                changes.append(f"{c.where}: {what}: {key} {old if old is not None else '(none)'} -> {val}")
+
+    def ensure_switch(name: str, port: str) -> None:
+        if name not in switches:
+            sw = CommentedMap(
+                [
+                    ("name", name),
+                    ("platform", guess_platform([port], opts.platform)),
+                    ("model", opts.model),
+                    ("role", "leaf"),
+                    ("ports", CommentedSeq()),
+                ]
+            )
+            data["switches"].append(sw)
+            switches[name] = sw
+            declared[name] = set()
+            changes.append(f"added switch {name} (platform, model and role to check)")
+        if port not in declared[name]:
+            sw = switches[name]
+            if sw.get("ports") is None:
+                sw["ports"] = CommentedSeq()
+            sw["ports"].append(_flow_map({"name": port, "speed": opts.speed}))
+            declared[name].add(port)
+            changes.append(f"added port {name}:{port} ({opts.speed})")
+
+    for c in plan.cables:
+        ka, kb = kinds[c.a_device], kinds[c.b_device]
+        a, b = f"{c.a_device}:{c.a_port}", f"{c.b_device}:{c.b_port}"
+        line = int(c.where.rsplit(":", 1)[1])
+        if ka == kb == "host":
+            conflicts.append(
+                _err(
+                    where,
+                    line,
+                    f"{a} - {b}: both ends are hosts",
+                    "a direct host-to-host cable cannot be declared in an inventory; drop the row",
+                    rule=CONFLICT_RULE,
+                )
+            )
+            continue
+        if ka == "switch" and kb == "switch":
+            ua, ub = used.get(a), used.get(b)
+            if ua and ua[1] == b and ua[0] == "link":
+                set_cable(ua[2], c, f"link {a} - {b}")
+                continue
+            clash = [(e, u) for e, u in ((a, ua), (b, ub)) if u]
+            if clash:
+                for e, u in clash:
+                    conflicts.append(
+                        _err(
+                            where,
+                            line,
+                            f"the plan cables {a} to {b}, but {inv_file}:{_line(u[2])} cables {e} to {u[1]}",
+                            "correct the plan or the inventory so they agree",
+                            rule=CONFLICT_RULE,
+                        )
+                    )
+                continue
+            ensure_switch(c.a_device, c.a_port)
+            ensure_switch(c.b_device, c.b_port)
+            entry = {"a": a, "b": b}
+            if c.length_m is not None:
+                entry["cable_length"] = f"{c.length_m:g}m"
+            if c.media:
+                entry["media"] = c.media
+            node = _flow_map(entry)
+            data["links"].append(node)
+            used[a] = ("link", b, node)
+            used[b] = ("link", a, node)
+            changes.append(f"{c.where}: added link {a} - {b}")
+            continue
+        (host, netdev, sp) = (c.a_device, c.a_port, b) if ka == "host" else (c.b_device, c.b_port, a)
+        h = hosts.get(host)
+        nic = next((n for n in (h.get("nics") or []) if str(n.get("netdev")) == netdev), None) if h else None
+        cur = used.get(sp)
+        if cur and not (cur[0] == "nic" and cur[1] == f"{host}:{netdev}"):
+            conflicts.append(
+                _err(
+                    where,
+                    line,
+                    f"the plan cables {host}:{netdev} to {sp}, but {inv_file}:"
+                    f"{_line(cur[2])} cables {sp} to {cur[1]}",
+                    "correct the plan or the inventory so they agree",
+                    rule=CONFLICT_RULE,
+                )
+            )
+            continue
+        if nic is not None and nic.get("switch_port") and str(nic["switch_port"]) != sp:
+            conflicts.append(
+                _err(
+                    where,
+                    line,
+                    f"the plan cables {host}:{netdev} to {sp}, but {inv_file}:"
+                    f"{_line(nic)} cables it to {nic['switch_port']}",
+                    "correct the plan or the inventory so they agree",
+                    rule=CONFLICT_RULE,
+                )
+            )
+            continue
+        ensure_switch(*sp.split(":", 1))
+        if h is None:
+            h = CommentedMap([("name", host), ("nics", CommentedSeq())])
+            data["hosts"].append(h)
+            hosts[host] = h
+            changes.append(f"{c.where}: added host {host}")
+        if nic is None:
+            if h.get("nics") is None:
+                h["nics"] = CommentedSeq()
+            nic = _flow_map(
+                {
+                    "model": opts.nic_model,
+                    "netdev": netdev,
+                    "rdma_device": f"mlx5_{len(h['nics'])}",
+                    "speed": opts.speed,
+                }
+            )
+            h["nics"].append(nic)
+            changes.append(f"{c.where}: added NIC {host}:{netdev} (check rdma_device with ibdev2netdev)")
+        if not nic.get("switch_port"):
+            nic["switch_port"] = sp
+            changes.append(f"{c.where}: {host}:{netdev} switch_port -> {sp}")
+        used[sp] = ("nic", f"{host}:{netdev}", nic)
+        set_cable(nic, c, f"{host}:{netdev}")
+    if conflicts:
+        raise RoceTuneError(conflicts)
+    buf = io.StringIO()
+    yaml.dump(data, buf)
+    return MergeResult(buf.getvalue(), changes)
+
+
+__all__ = [
+    "COLUMN_ALIASES",
+    "CONFLICT_RULE",
+    "CSV_RULE",
+    "MEDIA",
+    "UNITS_M",
+    "CablingPlan",
+    "MergeResult",
+    "merge_into",
+    "parse_columns_option",
+    "render_cabling_csv",
+    "parse_length",
+    "read_cabling_csv",
+    "skeleton_from_cables",
+]

@@ -1,0 +1,377 @@
+"""LLDP captures: read a directory of them, render an inventory's, and build an inventory from them.
+
+Captures follow ``roce-tune audit --from``: one file per device, ``<device>[.<anything>].txt``, each
+holding one or more commands with their prompts (:mod:`roce_tune.audit.capture` splits them). Every
+block must be a format a platform module lists in ``LLDP_FORMATS`` or ``VERSION_FORMATS``
+(:func:`formats`: the registry platform -> formats); anything else is an error at ``file:line``.
+
+A device's platform comes from its version block (``show version``, ``nv show system``), else from its
+LLDP format when only one platform prints it; a device with only ``lldpctl -f json`` is a host.
+
+Cabling from both ends: when both devices of a cable were captured, each end's port is the name that
+device gives its own port; when only one was, the far port is what LLDP advertised
+(:func:`roce_tune.platforms.lldp.remote_port_name`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from roce_tune.findings import Finding, Location, RoceTuneError, Severity
+from roce_tune.inventory.models import Inventory
+from roce_tune.inventory.skeleton import Cable, SkeletonOptions, SwitchFacts, build_skeleton
+from roce_tune.platforms import SWITCH_PLATFORMS, get_platform
+from roce_tune.platforms.lldp import CaptureFormat, DeviceFacts, LldpNeighbor, LldpParseError, RemoteEnd
+
+CAPTURE_RULE = "RT010"
+LLDP_PLATFORMS = (*SWITCH_PLATFORMS, "host")
+
+
+@lru_cache(maxsize=1)
+def formats() -> dict[str, tuple[tuple[CaptureFormat, ...], tuple[CaptureFormat, ...]]]:
+    """Platform -> (LLDP formats, version formats), from each platform module."""
+    out = {}
+    for name in LLDP_PLATFORMS:
+        mod = get_platform(name)
+        out[name] = (tuple(mod.LLDP_FORMATS), tuple(mod.VERSION_FORMATS))
+    return out
+
+
+@dataclass
+class DeviceCapture:
+    """What one device's captures say: platform, facts, neighbours with ``(file, line)`` each."""
+
+    name: str
+    platform: str | None = None
+    facts: DeviceFacts = field(default_factory=DeviceFacts)
+    neighbors: list[tuple[LldpNeighbor, str, int]] = field(default_factory=list)
+    lldp_platforms: set[str] = field(default_factory=set)
+    first: tuple[str, int] = ("", 0)
+
+
+@dataclass(frozen=True)
+class ObservedCable:
+    """A cable LLDP shows: ``a`` is the reporting device's end; ``b_port`` None when only a MAC is known."""
+
+    a_device: str
+    a_port: str
+    b_device: str
+    b_port: str | None
+    file: str
+    line: int
+    b_is_nic: bool = False
+
+
+@dataclass
+class LldpView:
+    """Every captured device, in name order, and the cables they show (each once)."""
+
+    devices: dict[str, DeviceCapture]
+    cables: list[ObservedCable]
+
+    def kind(self, device: str) -> str | None:
+        """``host``/``switch`` for a captured device, None otherwise."""
+        d = self.devices.get(device)
+        if d is None:
+            return None
+        return "host" if d.platform == "host" else "switch"
+
+
+def _err(file: str, line: int, message: str, fix: str) -> Finding:
+    return Finding(
+        rule=CAPTURE_RULE,
+        severity=Severity.error,
+        message=message,
+        fix=fix,
+        location=Location(file=file, line=line),
+    )
+
+
+def _known_names() -> str:
+    names = []
+    for plat, (lf, vf) in formats().items():
+        names += [f"{plat}: {f.name}" for f in (*lf, *vf)]
+    return "; ".join(dict.fromkeys(names))
+
+
+def _classify(text: str, command: str | None) -> list[tuple[str, str, CaptureFormat]]:
+    """[(platform, 'lldp'|'version', format)] that fit a block (by its command, else by its content)."""
+    import re
+
+    hits = []
+    for plat, (lf, vf) in formats().items():
+        for kind, fmts in (("lldp", lf), ("version", vf)):
+            for f in fmts:
+                if command is not None and not re.search(f.command, command):
+                    continue
+                if f.detect(text):
+                    hits.append((plat, kind, f))
+    return hits
+
+
+def read_lldp_dir(root: str | Path) -> LldpView:
+    """Read every ``*.txt``/``*.log`` capture under ``root``.
+
+    Raises:
+        RoceTuneError: RT010 at ``file:line`` for a block no platform reads (unknown platform or command),
+            a block its format cannot parse, devices whose blocks name two platforms, or a directory
+            without captures.
+    """
+    from roce_tune.audit.capture import read_capture
+
+    root = Path(root)
+    if not root.is_dir():
+        raise RoceTuneError(
+            [
+                _err(
+                    str(root),
+                    0,
+                    "not a directory of captures",
+                    "give the directory that holds <device>[.<anything>].txt files",
+                )
+            ]
+        )
+    files = sorted(p for p in root.rglob("*") if p.is_file() and p.suffix in (".txt", ".log"))
+    if not files:
+        raise RoceTuneError(
+            [
+                _err(
+                    str(root),
+                    0,
+                    "no capture files (<device>[.<anything>].txt)",
+                    "capture each device's LLDP output into <device>.txt",
+                )
+            ]
+        )
+    devices: dict[str, DeviceCapture] = {}
+    problems: list[Finding] = []
+    for path in files:
+        try:
+            blocks = read_capture(path, root)
+        except OSError as exc:
+            raise RoceTuneError(
+                [_err(str(path), 0, f"cannot read: {exc.strerror}", "check permissions")]
+            ) from None
+        for b in blocks:
+            if not b.text.strip():
+                continue
+            file = str(root / b.file)
+            dev = devices.setdefault(b.device, DeviceCapture(b.device, first=(file, b.start)))
+            hits = _classify(b.text, b.command)
+            what = f"the output of {b.command!r}" if b.command else "output without a command prompt"
+            if not hits:
+                problems.append(
+                    _err(
+                        file,
+                        b.start,
+                        f"{b.device}: {what} is not a capture roce-tune reads (unknown platform or command)",
+                        f"capture one of: {_known_names()}",
+                    )
+                )
+                continue
+            plats = {p for p, _, _ in hits}
+            kind, fmt = hits[0][1], hits[0][2]
+            try:
+                parsed = fmt.parse(b.text)
+            except LldpParseError as exc:
+                problems.append(
+                    _err(
+                        file,
+                        b.line_of(exc.index),
+                        f"{b.device}: {fmt.name}: {exc}",
+                        "capture the whole output of the command, unedited",
+                    )
+                )
+                continue
+            if kind == "version":
+                plat = next(iter(plats))
+                if dev.platform not in (None, plat):
+                    problems.append(
+                        _err(
+                            file,
+                            b.start,
+                            f"{b.device}: {fmt.name} is {plat} output, but an "
+                            f"earlier block is {dev.platform}",
+                            "keep one device per capture file",
+                        )
+                    )
+                dev.platform = plat
+                dev.facts = DeviceFacts(
+                    parsed.model or dev.facts.model,
+                    parsed.os_version or dev.facts.os_version,
+                    parsed.hostname or dev.facts.hostname,
+                )
+            else:
+                dev.lldp_platforms = plats if not dev.lldp_platforms else dev.lldp_platforms & plats or plats
+                dev.neighbors += [(n, file, b.line_of(n.index)) for n in parsed]
+    for dev in devices.values():
+        if dev.platform is None:
+            lp = dev.lldp_platforms
+            dev.platform = "host" if "host" in lp or not lp else next(iter(lp)) if len(lp) == 1 else None
+            if dev.platform is None:
+                problems.append(
+                    _err(
+                        *dev.first,
+                        f"{dev.name}: the LLDP output could be {', '.join(sorted(lp))}",
+                        "add the device's show version (or nv show system) to its capture",
+                    )
+                )
+        elif dev.lldp_platforms and dev.platform not in dev.lldp_platforms:
+            problems.append(
+                _err(
+                    *dev.first,
+                    f"{dev.name}: the version output is {dev.platform} but the LLDP output "
+                    f"is {', '.join(sorted(dev.lldp_platforms))}",
+                    "keep one device per capture file",
+                )
+            )
+    if problems:
+        raise RoceTuneError(problems)
+    return LldpView(dict(sorted(devices.items())), _cables(devices))
+
+
+def _canon(name: str | None, known: dict[str, DeviceCapture]) -> str | None:
+    """A neighbour's system name as a device name: an FQDN's first label when that is the captured one."""
+    if name is None or name in known:
+        return name
+    short = name.split(".", 1)[0]
+    return short if short in known else name
+
+
+def _cables(devices: dict[str, DeviceCapture]) -> list[ObservedCable]:
+    seen: set[frozenset[tuple[str, str | None]]] = set()
+    out = []
+    for dev in devices.values():
+        for n, file, line in dev.neighbors:
+            remote = _canon(n.remote_system, devices)
+            if remote is None:
+                continue
+            rport = n.remote_port
+            far = devices.get(remote)
+            if far is not None:  # the far device's own name for its port wins
+                back = [
+                    m
+                    for m, _, _ in far.neighbors
+                    if _canon(m.remote_system, devices) == dev.name and m.remote_port == n.local_port
+                ]
+                if back:
+                    rport = back[0].local_port
+            key = frozenset(((dev.name, n.local_port), (remote, rport)))
+            if key in seen:
+                continue
+            seen.add(key)
+            out.append(ObservedCable(dev.name, n.local_port, remote, rport, file, line, n.remote_is_nic))
+    return out
+
+
+# --- render: what each device of an inventory would report --------------------------------------------
+def render_lldp_view(inventory: Inventory) -> dict[str, str]:
+    """``{device: capture text}``: what each switch and host of ``inventory`` would report over LLDP, in
+    its platform's real format (switches: their LLDP command and ``show version``; hosts: ``lldpctl -f
+    json``), with prompts, ready to be written as ``<device>.txt`` and read by :func:`read_lldp_dir`.
+
+    Switch ports advertise their interface name; host NICs advertise a MAC as port ID and the netdev as
+    port description (lldpd's default). Uncabled ports report nothing.
+    """
+    from roce_tune.inventory.topology import build_topology
+
+    topo = build_topology(inventory)
+    host_names = {h.name for h in inventory.hosts}
+    ends: dict[str, list[RemoteEnd]] = {}
+    for (sw, port), peer in topo.peers.items():
+        ends.setdefault(sw, []).append(RemoteEnd(port, peer.device, peer.port, peer.kind == "host"))
+    for h in inventory.hosts:
+        for nic in h.nics:
+            if nic.switch_port:
+                sw, port = nic.switch_port.split(":", 1)
+                if sw in topo.switches:
+                    ends.setdefault(h.name, []).append(RemoteEnd(nic.netdev, sw, port, False))
+    out = {}
+    for sw in inventory.switches:
+        mod = get_platform(sw.platform.value)
+        prompt = mod.CAPTURE_PROMPT.format(device=sw.name)
+        text = f"{prompt}{getattr(mod, 'VERSION_RENDER_COMMAND', 'show version')}\n"
+        text += mod.render_version(sw.name, sw.model, sw.os_version)
+        text += f"{prompt}{mod.LLDP_RENDER_COMMAND}\n" + mod.render_lldp(sw.name, ends.get(sw.name, []))
+        out[sw.name] = text
+    host = get_platform("host")
+    for h in inventory.hosts:
+        if h.name in ends or h.name in host_names:
+            prompt = host.CAPTURE_PROMPT.format(device=h.name)
+            out[h.name] = f"{prompt}{host.LLDP_RENDER_COMMAND}\n" + host.render_lldp(
+                h.name, ends.get(h.name, [])
+            )
+    return out
+
+
+def write_lldp_view(inventory: Inventory, directory: str | Path) -> list[Path]:
+    """Write :func:`render_lldp_view` as ``<device>.lldp.txt`` files into ``directory`` (created)."""
+    d = Path(directory)
+    d.mkdir(parents=True, exist_ok=True)
+    paths = []
+    for dev, text in render_lldp_view(inventory).items():
+        p = d / f"{dev}.lldp.txt"
+        p.write_text(text, encoding="utf-8")
+        paths.append(p)
+    return paths
+
+
+# --- import: an inventory from what the network reports -----------------------------------------------
+def inventory_from_lldp(view: LldpView, opts: SkeletonOptions) -> dict[str, Any]:
+    """Inventory data (full form) from ``view``: captured switches with their platform, model and OS
+    release, every cable LLDP shows, hosts (captured with ``lldpctl`` only, or advertising a MAC as port
+    ID) with NICs on the switch ports that see them. Neighbours that are neither captured nor NIC-like
+    stay as links to an external device (lint RT113 says so).
+
+    Raises:
+        RoceTuneError: RT010 at the capture line for a host NIC whose netdev LLDP does not give (a MAC
+            port ID without a port description).
+    """
+    kinds = {name: view.kind(name) or "switch" for name in view.devices}
+    facts = {
+        name: SwitchFacts(d.platform, d.facts.model, d.facts.os_version)
+        for name, d in view.devices.items()
+        if d.platform != "host"
+    }
+    cables = []
+    problems = []
+    for c in view.cables:
+        if c.b_device not in kinds:
+            kinds[c.b_device] = "host" if c.b_is_nic else "switch"
+        if c.b_port is None:
+            problems.append(
+                _err(
+                    c.file,
+                    c.line,
+                    f"{c.a_device}:{c.a_port}: the neighbour {c.b_device} sends a MAC "
+                    "as port ID and no port description",
+                    f"capture lldpctl -f json on {c.b_device}",
+                )
+            )
+            continue
+        cables.append(Cable(c.a_device, c.a_port, c.b_device, c.b_port, where=f"{c.file}:{c.line}"))
+    if problems:
+        raise RoceTuneError(problems)
+    opts.kinds.update(kinds)
+    opts.facts.update(facts)
+    data = build_skeleton(cables, opts)
+    # devices LLDP names but nobody captured are external (lint RT113), not switches to configure
+    external = {n for n, k in kinds.items() if k == "switch" and n not in view.devices}
+    data["switches"] = [s for s in data["switches"] if s["name"] not in external]
+    return data
+
+
+__all__ = [
+    "CAPTURE_RULE",
+    "DeviceCapture",
+    "LldpView",
+    "ObservedCable",
+    "formats",
+    "inventory_from_lldp",
+    "read_lldp_dir",
+    "render_lldp_view",
+    "write_lldp_view",
+]

@@ -1,0 +1,292 @@
+"""LLDP neighbour data as every platform module reads and writes it, and lldpd's ``lldpctl -f json``.
+
+A platform module lists what it can read in ``LLDP_FORMATS`` and ``VERSION_FORMATS`` (one
+:class:`CaptureFormat` each: the command as typed, a content test for blocks captured without a prompt,
+and a parser) and writes what it would report with ``render_lldp(neighbors)`` / ``render_version(...)``.
+:mod:`roce_tune.inventory.lldp` keeps the registry platform -> formats.
+
+lldpd (https://lldpd.github.io, ``lldpcli(8)``) runs on SONiC (in its ``lldp`` container), on Cumulus
+Linux and on Linux hosts, so ``lldpctl -f json`` is read here once for all three. Its JSON nests
+``lldp.interface``: an object keyed by interface name when there is one neighbour, a list of such
+one-key objects when there are several (lldpd's JSON writer turns repeated keys into a list); each holds
+``chassis`` (keyed by the system name, or a bare ``id`` when the neighbour sends none) and ``port``
+(``id: {type, value}``, ``descr``).
+
+Which name is the neighbour's port (:func:`remote_port_name`): the port ID when its subtype is an
+interface name (``ifname``, ``Interface name``, ``interfaceName``) or a locally assigned text; the port
+description when the ID is a MAC address — what lldpd on a host sends by default (``lldpcli(8)``:
+"the MAC address as port identifier and the interface name as port description").
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = [
+    "CaptureFormat",
+    "DeviceFacts",
+    "LldpNeighbor",
+    "LldpParseError",
+    "RemoteEnd",
+    "json_block",
+    "line_of",
+    "mac_of",
+    "parse_lldpctl_json",
+    "parse_ntc",
+    "remote_port_name",
+    "render_lldpctl_json",
+]
+
+
+class LldpParseError(ValueError):
+    """A block that claims a format but cannot be read: ``index`` is the 0-based output line."""
+
+    def __init__(self, message: str, index: int = 0):
+        super().__init__(message)
+        self.index = index
+
+
+@dataclass(frozen=True)
+class LldpNeighbor:
+    """One neighbour on one local port, as the device reports it.
+
+    Attributes:
+        local_port: the reporting device's port (its own full name, e.g. ``Ethernet1/1``).
+        remote_system: the neighbour's system name (None when it sends none).
+        remote_port: the neighbour's port name (:func:`remote_port_name`), None when only a MAC is known.
+        remote_is_nic: the port ID was a MAC address (what lldpd on a Linux host sends).
+        index: 0-based output line of the entry inside its block (for file:line).
+    """
+
+    local_port: str
+    remote_system: str | None
+    remote_port: str | None
+    remote_is_nic: bool = False
+    index: int = 0
+
+
+@dataclass
+class DeviceFacts:
+    """What ``show version`` (or the platform's equivalent) says: hardware model and OS release."""
+
+    model: str | None = None
+    os_version: str | None = None
+    hostname: str | None = None
+
+
+@dataclass(frozen=True)
+class RemoteEnd:
+    """What a rendered capture reports on one local port (input of ``render_lldp``)."""
+
+    local_port: str
+    remote_system: str
+    remote_port: str
+    remote_is_host: bool = False
+
+
+@dataclass(frozen=True)
+class CaptureFormat:
+    """A command output a platform can read.
+
+    Attributes:
+        name: how docs and errors name it (``show lldp table``).
+        command: regex (search) over the prompt's command that selects this format.
+        detect: test of the output text, for blocks without a prompt (and to confirm a prompt's).
+        parse: text -> list of :class:`LldpNeighbor` (LLDP formats) or :class:`DeviceFacts` (version).
+        parser: provenance for docs/import.md (``ntc-templates <template>`` or ``roce-tune``).
+    """
+
+    name: str
+    command: str
+    detect: Callable[[str], bool]
+    parse: Callable[[str], Any]
+    parser: str = "roce-tune"
+    platforms: tuple[str, ...] = field(default=())
+
+
+_NAME_SUBTYPES = {
+    "ifname",
+    "interface name",
+    "interfacename",
+    "local",
+    "locally assigned",
+    "interfacealias",
+    "interface alias",
+    "ifalias",
+    "port component",
+}
+_MAC_RE = re.compile(r"^(?:[0-9a-fA-F]{2}[:-]){5}[0-9a-fA-F]{2}$|^(?:[0-9a-fA-F]{4}\.){2}[0-9a-fA-F]{4}$")
+
+
+def remote_port_name(subtype: str | None, port_id: str | None, descr: str | None) -> tuple[str | None, bool]:
+    """(the neighbour's port name, whether the port ID was a MAC) from the port TLV (module docstring)."""
+    st = (subtype or "").strip().lower()
+    pid = (port_id or "").strip().strip('"') or None
+    desc = (descr or "").strip().strip('"') or None
+    is_mac = st in ("mac", "mac address", "macaddress") or (pid is not None and bool(_MAC_RE.match(pid)))
+    if is_mac:
+        return desc, True
+    if pid is not None and (st in _NAME_SUBTYPES or not st):
+        return pid, False
+    return desc or pid, False
+
+
+def mac_of(device: str, port: str) -> str:
+    """A stable, locally administered MAC for a rendered NIC (``render_lldp_view`` fixtures)."""
+    h = hashlib.sha256(f"{device}:{port}".encode()).digest()
+    return ":".join(f"{b:02x}" for b in (0x02, *h[:5]))
+
+
+def line_of(text: str, needle: str, start: int = 0) -> int:
+    """0-based index of the first line at or after ``start`` that contains ``needle`` (else ``start``)."""
+    for i, line in enumerate(text.splitlines()):
+        if i >= start and needle in line:
+            return i
+    return start
+
+
+def json_block(text: str) -> Any:
+    """The JSON document of a block (text before the first ``{``/``[`` line, e.g. a banner, is skipped).
+
+    Raises:
+        LldpParseError: not JSON, at the line the decoder stopped.
+    """
+    lines = text.splitlines()
+    first = next((i for i, t in enumerate(lines) if t.lstrip().startswith(("{", "["))), None)
+    if first is None:
+        raise LldpParseError("no JSON document in the output", 0)
+    try:
+        return json.loads("\n".join(lines[first:]))
+    except json.JSONDecodeError as exc:
+        raise LldpParseError(f"the JSON cannot be read: {exc.msg}", first + exc.lineno - 1) from None
+
+
+def parse_ntc(template: str, text: str) -> list[dict[str, str]]:
+    """Rows of ntc-templates' TextFSM ``template`` (file name without ``.textfsm``) over ``text``.
+
+    Raises:
+        LldpParseError: the template rejects the text.
+    """
+    import textfsm
+    from ntc_templates.parse import _get_template_dir  # type: ignore[attr-defined]
+
+    try:
+        with open(f"{_get_template_dir()}/{template}.textfsm", encoding="utf-8") as fh:
+            return [
+                {k.lower(): v for k, v in row.items()} for row in textfsm.TextFSM(fh).ParseTextToDicts(text)
+            ]
+    except textfsm.TextFSMError as exc:
+        raise LldpParseError(f"ntc-templates {template} cannot read the output: {exc}") from None
+
+
+# --- lldpd: lldpctl -f json --------------------------------------------------------------------------
+def _entries(obj: Any) -> list[tuple[str, Any]]:
+    """lldpd's keyed-object-or-list-of-one-key-objects as (key, value) pairs."""
+    if isinstance(obj, dict):
+        return list(obj.items())
+    if isinstance(obj, list):
+        return [kv for item in obj if isinstance(item, dict) for kv in item.items()]
+    return []
+
+
+def _value(x: Any) -> str | None:
+    if isinstance(x, dict):
+        return _value(x.get("value"))
+    if isinstance(x, list):
+        return _value(x[0]) if x else None
+    return None if x is None else str(x)
+
+
+def parse_lldpctl_json(text: str) -> list[LldpNeighbor]:
+    """Neighbours from ``lldpctl -f json`` (module docstring for the shape; ``json0`` lists are read too).
+
+    Raises:
+        LldpParseError: not JSON, or no ``lldp`` object.
+    """
+    doc = json_block(text)
+    lldp = doc.get("lldp") if isinstance(doc, dict) else None
+    if isinstance(lldp, list):  # json0
+        lldp = lldp[0] if lldp else {}
+    if not isinstance(lldp, dict):
+        raise LldpParseError("no 'lldp' object: not lldpctl -f json output", 0)
+    out = []
+    raw = lldp.get("interface")
+    if isinstance(raw, list) and all(isinstance(i, dict) and "name" in i and "port" in i for i in raw):
+        pairs = [(str(_value(i["name"])), i) for i in raw]  # json0: a list of objects with a name
+    else:
+        pairs = _entries(raw)
+    for ifname, info in pairs:
+        if not isinstance(info, dict):
+            continue
+        system = None
+        chassis = info.get("chassis")
+        for key, val in _entries(chassis):
+            if key == "id":
+                continue
+            if key == "name":  # json0: chassis[0].name[0].value
+                system = _value(val)
+            elif isinstance(val, dict):
+                system = key
+            break
+        port = info.get("port") or {}
+        if isinstance(port, list):
+            port = port[0] if port else {}
+        pid = port.get("id") or {}
+        if isinstance(pid, list):
+            pid = pid[0] if pid else {}
+        name, is_mac = remote_port_name(
+            pid.get("type") if isinstance(pid, dict) else None, _value(pid), _value(port.get("descr"))
+        )
+        out.append(LldpNeighbor(ifname, system, name, is_mac, line_of(text, f'"{ifname}"')))
+    return out
+
+
+def render_lldpctl_json(device: str, ends: list[RemoteEnd]) -> str:
+    """What ``lldpctl -f json`` prints on ``device`` for ``ends`` (lldpd 1.0 layout)."""
+    items = []
+    for i, e in enumerate(ends, start=1):
+        if e.remote_is_host:
+            port = {
+                "id": {"type": "mac", "value": mac_of(e.remote_system, e.remote_port)},
+                "descr": e.remote_port,
+                "ttl": "120",
+            }
+        else:
+            port = {"id": {"type": "ifname", "value": e.remote_port}, "descr": e.remote_port, "ttl": "120"}
+        chassis = {
+            e.remote_system: {
+                "id": {"type": "mac", "value": mac_of(e.remote_system, "chassis")},
+                "descr": "Linux" if e.remote_is_host else "network switch",
+                "capability": [
+                    {"type": "Bridge", "enabled": not e.remote_is_host},
+                    {"type": "Router", "enabled": not e.remote_is_host},
+                ],
+            }
+        }
+        items.append(
+            {
+                e.local_port: {
+                    "via": "LLDP",
+                    "rid": str(i),
+                    "age": "0 day, 01:00:00",
+                    "chassis": chassis,
+                    "port": port,
+                }
+            }
+        )
+    iface: Any = items[0] if len(items) == 1 else items
+    return json.dumps({"lldp": {"interface": iface} if items else {}}, indent=2) + "\n"
+
+
+LLDPCTL_JSON = CaptureFormat(
+    name="lldpctl -f json",
+    command=r"^(?:sudo\s+)?(?:docker\s+exec\s+\S+\s+)?lldpctl\b.*-f\s*json",
+    detect=lambda t: bool(re.search(r"^\s*\{\s*$", t, re.M)) and '"lldp"' in t,
+    parse=parse_lldpctl_json,
+    parser="roce-tune (lldpd JSON)",
+)

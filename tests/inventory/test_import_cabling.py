@@ -1,0 +1,203 @@
+"""``roce-tune import cabling``: CSV cabling plans into inventory skeletons and merges (real files, real CLI)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from roce_tune.findings import RoceTuneError
+from roce_tune.inventory.cabling_import import (
+    merge_into,
+    parse_length,
+    read_cabling_csv,
+    render_cabling_csv,
+    skeleton_from_cables,
+)
+from roce_tune.inventory.loader import load_inventory, load_inventory_text
+from roce_tune.inventory.models import Inventory
+from roce_tune.inventory.skeleton import SkeletonOptions, inventory_yaml
+
+REPO = Path(__file__).resolve().parents[2]
+SHIPPED = sorted((REPO / "inventories").glob("*.yaml"))
+
+
+def run(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "roce_tune.cli", *args], capture_output=True, text=True, cwd=REPO
+    )
+
+
+def cabling(inv: Inventory) -> set[frozenset[str]]:
+    out = {frozenset((link.a, link.b)) for link in inv.links}
+    out |= {
+        frozenset((f"{h.name}:{n.netdev}", n.switch_port)) for h in inv.hosts for n in h.nics if n.switch_port
+    }
+    return out
+
+
+@pytest.mark.parametrize("path", SHIPPED, ids=lambda p: p.name)
+def test_shipped_inventory_cabling_survives_csv_round_trip(path: Path, tmp_path: Path) -> None:
+    inv = load_inventory(path).inventory
+    csv_file = tmp_path / "plan.csv"
+    csv_file.write_text(render_cabling_csv(inv), encoding="utf-8")
+    out = tmp_path / "imported.yaml"
+    r = run("import", "cabling", str(csv_file), "--out", str(out))
+    assert r.returncode == 0, r.stderr
+    back = load_inventory(out).inventory
+    assert cabling(back) == cabling(inv)
+    lengths = {(h.name, n.netdev): n.cable_length for h in back.hosts for n in h.nics}
+    want = {
+        (h.name, n.netdev): n.cable_length or inv.defaults.cable_length for h in inv.hosts for n in h.nics
+    }
+    assert lengths == want
+    roles = {s.name: s.role for s in back.switches}
+    assert roles == {s.name: s.role for s in inv.switches}
+
+
+def test_semicolon_bom_quotes_and_header_spellings(tmp_path: Path) -> None:
+    text = (
+        "\ufeffSource Device;Interface A;Destination Device;Interface B;Cable Length (ft);Cable Type;Label\n"
+        'leaf1;Ethernet0;gpu01;ens1f0np0;10;"Passive Copper";"row 1; rack A"\n'
+        'leaf1;Ethernet120;spine1;Ethernet0;"2,5 m";SR4;x\n'
+    )
+    f = tmp_path / "plan.csv"
+    f.write_text(text, encoding="utf-8")
+    plan = read_cabling_csv(f)
+    assert plan.delimiter == ";"
+    assert plan.columns["length"] == "Cable Length (ft)" and plan.columns["media"] == "Cable Type"
+    c0, c1 = plan.cables
+    assert (c0.a_device, c0.b_port, c0.length_m, c0.media) == ("leaf1", "ens1f0np0", 3.048, "dac")
+    assert (c1.length_m, c1.media) == (2.5, "optic")
+    data = skeleton_from_cables(plan, SkeletonOptions())
+    inv = load_inventory_text(inventory_yaml(data)).inventory
+    assert [h.name for h in inv.hosts] == ["gpu01"] and inv.hosts[0].nics[0].switch_port == "leaf1:Ethernet0"
+    assert {s.name: s.role.value for s in inv.switches} == {"leaf1": "leaf", "spine1": "spine"}
+
+
+def test_tab_separated_and_columns_option(tmp_path: Path) -> None:
+    f = tmp_path / "plan.tsv.csv"
+    f.write_text(
+        "Switch\tSwitch Interface\tServer\tServer NIC\tMetres\nsw-a\tswp1\tnode7\teth2\t3\n", encoding="utf-8"
+    )
+    with pytest.raises(RoceTuneError) as exc:
+        read_cabling_csv(f)
+    assert "no column for a_device, a_port, b_device, b_port" in str(exc.value)
+    cols = "a_device=Switch,a_port=Switch Interface,b_device=Server,b_port=Server NIC,length=Metres"
+    plan = read_cabling_csv(f, dict(kv.split("=") for kv in cols.split(",")))
+    assert plan.delimiter == "\t"
+    c = plan.cables[0]
+    assert (c.a_device, c.a_port, c.b_device, c.b_port, c.length_m) == ("sw-a", "swp1", "node7", "eth2", 3.0)
+    r = run("import", "cabling", str(f), "--columns", cols)
+    assert r.returncode == 0, r.stderr
+    assert 'switch_port: "sw-a:swp1"' in r.stdout and "platform: cumulus" in r.stdout
+
+
+def test_every_bad_row_is_reported_with_line_and_column_and_nothing_is_written(tmp_path: Path) -> None:
+    f = tmp_path / "bad.csv"
+    f.write_text(
+        "Device A,Port A,Device B,Port B,Length,Media\n"
+        "leaf1,Ethernet0,gpu1,ens1f0np0,3m,DAC\n"
+        '"leaf1",Ethernet4,gpu2,"ens1f0np0",3yd,DAC\n'
+        "leaf1,Ethernet8,gpu3,ens1f0np0,-2m,DAC\n"
+        "leaf1,Ethernet12,leaf1,Ethernet12,1m,DAC\n"
+        "leaf1,Ethernet0,gpu4,ens1f0np0,3m,DAC\n"
+        "leaf1,,gpu5,ens1f0np0,3m,DAC\n"
+        '"leaf 1",Ethernet16,gpu6,ens1f0np0,3m,"multi\nline"\n'
+        "leaf1,Ethernet20,gpu7,ens1f0np0,3m,carrier pigeon\n",
+        encoding="utf-8",
+    )
+    out = tmp_path / "inv.yaml"
+    r = run("import", "cabling", str(f), "--out", str(out))
+    assert r.returncode == 1
+    assert not out.exists() and not list(tmp_path.glob(".inv.yaml.*"))
+    lines = r.stderr.splitlines()
+    expect = [
+        ("bad.csv:3:5 Length", "unknown unit 'yd'"),
+        ("bad.csv:4:5 Length", "is negative"),
+        ("bad.csv:5:4 Port B", "both ends are leaf1:Ethernet12"),
+        ("bad.csv:6:2 Port A", "leaf1:Ethernet0 is already cabled on line 2"),
+        ("bad.csv:7:2 Port A", "empty field"),
+        ("bad.csv:8:1 Device A", "'leaf 1' is not a usable device name"),
+        ("bad.csv:8:6 Media", "unknown media"),
+        ("bad.csv:10:6 Media", "unknown media 'carrier pigeon'"),
+    ]
+    for where, what in expect:
+        assert any(where in ln and what in ln and "RT008" in ln for ln in lines), (where, what, r.stderr)
+
+
+def test_parse_length_units() -> None:
+    assert parse_length("3m", None) == 3.0 and parse_length("300 cm", None) == 3.0
+    assert parse_length("10", "ft") == 3.048 and parse_length("2,5", None) == 2.5
+    for bad in ("3 parsecs", "-1m", "0m", "abc"):
+        with pytest.raises(ValueError):
+            parse_length(bad, None)
+
+
+INVENTORY = """\
+# the lab inventory: comments must survive a merge
+site: {name: lab}
+switches:
+  - name: leaf1   # rack A
+    platform: sonic
+    model: SN4700
+    role: leaf
+    ports:
+      - {name: "Ethernet[0-8/4]", speed: 400G}
+  - {name: spine1, platform: sonic, model: SN4700, role: spine, ports: [{name: Ethernet0, speed: 400G}]}
+links: []
+hosts:
+  - name: gpu01
+    nics:
+      - {model: connectx-7, netdev: ens1f0np0, rdma_device: mlx5_0, speed: 400G, switch_port: "leaf1:Ethernet0"}
+"""
+
+
+def test_merge_keeps_comments_updates_and_adds(tmp_path: Path) -> None:
+    inv = tmp_path / "lab.yaml"
+    inv.write_text(INVENTORY, encoding="utf-8")
+    plan = tmp_path / "plan.csv"
+    plan.write_text(
+        "Device A,Port A,Device B,Port B,Length,Media\n"
+        "gpu01,ens1f0np0,leaf1,Ethernet0,2m,dac\n"
+        "leaf1,Ethernet12,spine1,Ethernet0,30m,optic\n"
+        "gpu02,ens1f0np0,leaf1,Ethernet4,3m,dac\n",
+        encoding="utf-8",
+    )
+    r = run("import", "cabling", str(plan), "--into", str(inv))
+    assert r.returncode == 0, r.stderr
+    text = inv.read_text()
+    assert "# the lab inventory: comments must survive a merge" in text and "# rack A" in text
+    loaded = load_inventory(inv).inventory
+    assert loaded.hosts[0].nics[0].cable_length == 2.0 and loaded.hosts[0].nics[0].media.value == "dac"
+    assert [(link.a, link.b, link.cable_length) for link in loaded.links] == [
+        ("leaf1:Ethernet12", "spine1:Ethernet0", 30.0)
+    ]
+    assert "Ethernet12" in [p.name for p in loaded.switches[0].ports]
+    assert [h.name for h in loaded.hosts] == ["gpu01", "gpu02"]
+    assert "added link leaf1:Ethernet12 - spine1:Ethernet0" in r.stderr
+
+
+def test_merge_conflict_writes_nothing(tmp_path: Path) -> None:
+    inv = tmp_path / "lab.yaml"
+    inv.write_text(INVENTORY, encoding="utf-8")
+    plan = tmp_path / "plan.csv"
+    plan.write_text("Device A,Port A,Device B,Port B\ngpu01,ens1f0np0,leaf1,Ethernet8\n", encoding="utf-8")
+    r = run("import", "cabling", str(plan), "--into", str(inv))
+    assert r.returncode == 1
+    assert (
+        "plan.csv:2" in r.stderr
+        and "RT009" in r.stderr
+        and "lab.yaml:15 cables it to leaf1:Ethernet0" in r.stderr
+    )
+    assert inv.read_text() == INVENTORY
+
+
+def test_merge_refuses_intent_form(tmp_path: Path) -> None:
+    plan = tmp_path / "plan.csv"
+    plan.write_text("Device A,Port A,Device B,Port B\ngpu01,ens1f0np0,leaf1,Ethernet8\n", encoding="utf-8")
+    with pytest.raises(RoceTuneError) as exc:
+        merge_into(REPO / "inventories" / "intent" / "site.yaml", read_cabling_csv(plan), SkeletonOptions())
+    assert "roce-tune expand" in str(exc.value)
