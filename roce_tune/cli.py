@@ -113,7 +113,7 @@ def lint(
     strict: bool = typer.Option(False, "--strict", help="Warnings fail too."),
     no_plan_checks: bool = typer.Option(False, "--no-plan-checks",
                                         help="Skip the tuner's safety checks (RT2xx); inventory rules only."),
-    lldp_dir: Optional[Path] = typer.Option(None, "--lldp", help="Directory of LLDP captures (<device>.txt): "
+    lldp_dir: Path | None = typer.Option(None, "--lldp", help="Directory of LLDP captures (<device>.txt): "
                                             "compare the declared cabling with what LLDP sees (RT130-RT135)."),
 ) -> None:
     """Validate inventories: schema, names, units, semantic rules (RT0xx/RT1xx) and the plan's safety
@@ -756,7 +756,7 @@ _IMPORT_SPEED = typer.Option("400G", "--speed", help="Port and NIC speed to writ
 _IMPORT_NIC = typer.Option("connectx-7", "--nic-model", help="Catalog id of the host NICs.")
 
 
-def _import_opts(site: str, hosts: Optional[str], switches: Optional[str], platform: str, model: str, speed: str,
+def _import_opts(site: str, hosts: str | None, switches: str | None, platform: str, model: str, speed: str,
                  nic_model: str):  # type: ignore[no-untyped-def]
     import re
 
@@ -787,7 +787,7 @@ def _import_opts(site: str, hosts: Optional[str], switches: Optional[str], platf
                            nic_model=nic_model)
 
 
-def _write_inventory(text: str, dest: Optional[Path]) -> None:
+def _write_inventory(text: str, dest: Path | None) -> None:
     from roce_tune.inventory.skeleton import write_atomic
 
     if dest is None:
@@ -805,19 +805,23 @@ def _write_inventory(text: str, dest: Optional[Path]) -> None:
 def import_cabling(
     csv_file: Path = typer.Argument(..., exists=True, dir_okay=False, help="Cabling plan: CSV (comma, semicolon or "
                                     "tab) with device A, port A, device B, port B, length, media."),
-    into: Optional[Path] = typer.Option(None, "--into", exists=True, dir_okay=False,
+    into: Path | None = typer.Option(None, "--into", exists=True, dir_okay=False,
                                         help="Merge into this inventory (comments kept); written back unless --out."),
-    out_file: Optional[Path] = typer.Option(None, "--out", help="Write here (default: stdout, or --into's file)."),
-    columns: Optional[str] = typer.Option(None, "--columns", help="Header names: a_device=Device A,a_port=Port A,"
+    out_file: Path | None = typer.Option(None, "--out", help="Write here (default: stdout, or --into's file)."),
+    columns: str | None = typer.Option(None, "--columns", help="Header names: a_device=Device A,a_port=Port A,"
                                           "b_device=...,b_port=...,length=...,unit=...,media=..."),
-    hosts: Optional[str] = _IMPORT_HOSTS, switches: Optional[str] = _IMPORT_SWITCHES,
+    hosts: str | None = _IMPORT_HOSTS, switches: str | None = _IMPORT_SWITCHES,
     platform: str = _IMPORT_PLATFORM, model: str = _IMPORT_MODEL, speed: str = _IMPORT_SPEED,
     nic_model: str = _IMPORT_NIC,
 ) -> None:
     """Write an inventory skeleton from a cabling plan, or merge the plan's cabling into an inventory.
     Any bad row: every problem at file:line with its column, exit 1, nothing written."""
-    from roce_tune.inventory.cabling_import import merge_into, parse_columns_option, read_cabling_csv, \
-        skeleton_from_cables
+    from roce_tune.inventory.cabling_import import (
+        merge_into,
+        parse_columns_option,
+        read_cabling_csv,
+        skeleton_from_cables,
+    )
     from roce_tune.inventory.skeleton import inventory_yaml
 
     try:
@@ -846,8 +850,8 @@ def import_cabling(
 def import_lldp(
     captures: Path = typer.Argument(..., help="Directory of captures, one file per device: <device>[.<anything>].txt "
                                     "with its LLDP command and show version (see docs/import.md)."),
-    out_file: Optional[Path] = typer.Option(None, "--out", help="Write here (default: stdout)."),
-    hosts: Optional[str] = _IMPORT_HOSTS, switches: Optional[str] = _IMPORT_SWITCHES,
+    out_file: Path | None = typer.Option(None, "--out", help="Write here (default: stdout)."),
+    hosts: str | None = _IMPORT_HOSTS, switches: str | None = _IMPORT_SWITCHES,
     platform: str = _IMPORT_PLATFORM, model: str = _IMPORT_MODEL, speed: str = _IMPORT_SPEED,
     nic_model: str = _IMPORT_NIC,
 ) -> None:

@@ -20,8 +20,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from roce_tune.findings import Finding, Location, Severity
-from roce_tune.inventory.loader import LoadedInventory
 from roce_tune.inventory.lldp import LldpView, ObservedCable
+from roce_tune.inventory.loader import LoadedInventory
 
 End = tuple[str, str]
 
