@@ -16,7 +16,15 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Callable
 
-from roce_tune.deploy.credentials import CredentialError, Redactor, resolve_credentials
+from roce_tune.deploy.credentials import (
+    CredentialError,
+    RedactingSessionLog,
+    Redactor,
+    open_private,
+    private_dir,
+    resolve_credentials,
+    write_private,
+)
 from roce_tune.deploy.drivers import (
     CONFIRM_CHECK,
     NETMIKO_TYPES,
@@ -131,7 +139,6 @@ def select(targets: list[Target], limit: list[str]) -> list[Target]:
 
 def _connect(t: Target, opts: ApplyOptions, log_path: Path | None):  # type: ignore[no-untyped-def]
     from netmiko import ConnectHandler
-    from netmiko.session_log import SessionLog
 
     creds = resolve_credentials(t.name, t.credentials, secrets_file=opts.secrets_file)
     params = dict(device_type=NETMIKO_TYPES[t.platform], host=t.host, port=t.port or 22, username=creds.username,
@@ -145,10 +152,10 @@ def _connect(t: Target, opts: ApplyOptions, log_path: Path | None):  # type: ign
         params.update(alt_host_keys=True, alt_key_file=opts.known_hosts)
     if t.platform == "sonic":
         params["secret"] = creds.password or ""
-    if log_path is not None:
-        params["session_log"] = SessionLog(file_name=str(log_path), no_log={"password": creds.password} if
-                                           creds.password else {}, file_mode="append")
-    return ConnectHandler(**params), Redactor(creds.secrets())
+    redact = Redactor(creds.secrets(), t.platform)
+    if log_path is not None:  # 0600, masked with the platform's secret patterns before it is written
+        params["session_log"] = RedactingSessionLog(str(log_path), redact)
+    return ConnectHandler(**params), redact
 
 
 class _Reported(Exception):
@@ -210,7 +217,7 @@ def run_one(t: Target, opts: ApplyOptions, allow_push: bool, allow_disruptive: b
     res = DeviceResult(t.name, t.platform, "failed")
     log_path = None
     if opts.log_dir is not None:
-        opts.log_dir.mkdir(parents=True, exist_ok=True)
+        private_dir(opts.log_dir)  # 0700: session logs and restore points hold device configurations
         log_path = opts.log_dir / f"{t.name}.log"
         res.log_file = str(log_path)
     notes: list[str] = []
@@ -234,13 +241,13 @@ def run_one(t: Target, opts: ApplyOptions, allow_push: bool, allow_disruptive: b
                     _push_or_recover(lambda: drv.push_host(t.desired), t, opts, log_path, notes, redact, res)
                 finally:  # a manual restore point, like the switches' <name>.<tag>.before.txt
                     if opts.log_dir is not None and drv.restore_point.strip():
-                        (opts.log_dir / f"{t.name}.{opts.push.tag}.before.sh").write_text(
-                            redact(drv.restore_point).rstrip("\n") + "\n", encoding="utf-8")
+                        write_private(opts.log_dir / f"{t.name}.{opts.push.tag}.before.sh",
+                                      redact(drv.restore_point).rstrip("\n") + "\n")
                 res.state = "pushed"
         else:
             running = drv.read_running()
             if opts.log_dir is not None:  # a manual restore point: the config as found, before any change
-                (opts.log_dir / f"{t.name}.{opts.push.tag}.before.txt").write_text(redact(running), encoding="utf-8")
+                write_private(opts.log_dir / f"{t.name}.{opts.push.tag}.before.txt", redact(running))
             change = compute_change(t.platform, running, t.desired, t.managed_ports)
             res.diff, res.disruptive, res.changed = change.diff, change.disruptive, not change.empty
             if change.empty:
@@ -267,7 +274,7 @@ def run_one(t: Target, opts: ApplyOptions, allow_push: bool, allow_disruptive: b
     finally:
         _close(conn)
         if log_path is not None:
-            with open(log_path, "a", encoding="utf-8") as fh:
+            with open_private(log_path) as fh:
                 fh.write("\n".join(notes) + "\n")
                 fh.write(f"# result: {res.state}" + (f" — {res.error}" if res.error else "") + "\n")
     if res.state == "failed" and res.rolled_back and "rolled back" not in (res.error or ""):
