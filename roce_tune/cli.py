@@ -14,6 +14,7 @@ from typing import List, Optional
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 from roce_tune import __version__
@@ -420,7 +421,7 @@ def verify(
         rep = result.report
         for f in rep["findings"]:
             style = "bold red" if f["severity"] == "error" else "yellow"
-            out.print(f"[{style}]{f['rule']} {f['name']}[/]: {f['message']}", highlight=False)
+            out.print(f"[{style}]{f['rule']} {escape(f['name'])}[/]: {escape(f['message'])}", highlight=False)
             out.print(f"    change: {f['fix']}", markup=False)
         out.print(f"[bold]{rep['status'].upper()}[/]; report: {result.paths['md']} ("
                   + ", ".join(str(p.name) for k, p in result.paths.items() if k != "md") + ")")

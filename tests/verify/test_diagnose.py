@@ -236,3 +236,24 @@ def test_cnp_finding_is_not_blamed_when_loss_or_mtu_explain_the_rate(lab: Plan) 
     facts[1] = facts[1].model_copy(update={"netdev_mtu": 1500, "active_mtu": 1024})
     found = observe(lab, busbw=35.0, facts=facts)
     assert "RT321" in found and "RT316" not in found
+
+
+def test_no_run_shows_the_launchers_own_error_escaped_and_bounded(lab: Plan) -> None:
+    said = "".join(f"noise line {i}\n" for i in range(30)) + "bash: mpirun: command not found\x1b[0m\u2028x\n"
+    obs = Observation(plan=lab, hosts=["node1", "node2"], run=None, delta=delta([host("node1"), host("node2")]),
+                      launcher_output={"node1": said + "y" * 5000 + "\n"})
+    [d] = [d for chk in diagnose(obs) for d in chk.diagnoses if d.rule == "RT311"]
+    assert "bash: mpirun: command not found\\x1b[0m\\u2028x" in d.message
+    assert "\x1b" not in d.message and "\u2028" not in d.message
+    assert "noise line 21" not in d.message and len(d.message) < 2000
+    assert len(d.evidence["launcher_output_tail"]) == 8 and d.evidence["launcher_output_tail"][-1].endswith("…")
+
+
+def test_an_incomplete_run_is_reported_not_judged(lab: Plan) -> None:
+    text = nccl(48.0)
+    run = parse_nccl_output(text[: text.index("# Out of bounds values")])[0]
+    obs = Observation(plan=lab, hosts=["node1", "node2"], run=run, delta=delta([host("node1"), host("node2")]),
+                      launcher_output={"node1": text[: text.index("# Out of bounds")] + "Killed\n"})
+    found = {d.rule: d for chk in diagnose(obs) for d in chk.diagnoses}
+    assert "RT311" in found and "RT310" not in found
+    assert found["RT311"].name == "nccl-tests run incomplete" and "Killed" in found["RT311"].message
