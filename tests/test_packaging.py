@@ -43,7 +43,9 @@ def venv(tmp_path_factory: pytest.TempPathFactory) -> Path:
                                   "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
                                  check=True, capture_output=True, text=True).stdout.strip()
         Path(purelib, "_outer_venv.pth").write_text("".join(f"{p}\n" for p in site.getsitepackages()))
+    # --ignore-installed: a roce_tune the outer venv holds (seen through the .pth) must not stop the install
     subprocess.run([str(env_dir / "bin" / "python"), "-m", "pip", "install", "-q", "--no-deps", "--no-index",
+                    "--ignore-installed",
                     str(wheels[0])], check=True, capture_output=True, cwd=tmp)
     return env_dir
 
