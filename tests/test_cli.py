@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -17,7 +18,13 @@ def run(*args: str, cwd: Path = REPO) -> subprocess.CompletedProcess[str]:
 
 
 def _tree(root: Path) -> dict[str, bytes]:
-    return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
+    """Every file a reader sees under ``root`` (through the plan's symlinks; not the hidden versions)."""
+    found = {}
+    for top, dirs, names in os.walk(root, followlinks=True):
+        dirs[:] = [d for d in dirs if not d.startswith(".")]
+        found.update({str((Path(top) / n).relative_to(root)): (Path(top) / n).read_bytes() for n in names
+                      if not n.startswith(".")})
+    return dict(sorted(found.items()))
 
 
 def test_plan_writes_the_tree_and_is_byte_identical_on_rerun(tmp_path: Path) -> None:

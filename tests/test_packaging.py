@@ -4,13 +4,17 @@ console script and typer's shell completion work.
 
 The venv uses ``--system-site-packages`` so the dependencies come from the current environment (no
 network) and the wheel is installed with ``--no-deps``; the test proves the wheel's own
-``roce_tune`` (inside the venv) is the one that ran, not the checkout.
+``roce_tune`` (inside the venv) is the one that ran, not the checkout. When the tests themselves run in a
+virtual environment (as README recommends), ``--system-site-packages`` reaches only the *base*
+interpreter's site-packages, not this venv's where the dependencies are; a ``.pth`` file then appends
+this venv's site-packages after the new venv's own.
 """
 
 from __future__ import annotations
 
 import importlib.util
 import os
+import site
 import subprocess
 import sys
 from pathlib import Path
@@ -34,7 +38,14 @@ def venv(tmp_path_factory: pytest.TempPathFactory) -> Path:
     assert len(wheels) == 1
     env_dir = tmp / "venv"
     subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", str(env_dir)], check=True)
+    if sys.prefix != sys.base_prefix:  # running in a venv: its packages are not the base's "system" ones
+        purelib = subprocess.run([str(env_dir / "bin" / "python"), "-c",
+                                  "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+                                 check=True, capture_output=True, text=True).stdout.strip()
+        Path(purelib, "_outer_venv.pth").write_text("".join(f"{p}\n" for p in site.getsitepackages()))
+    # --ignore-installed: a roce_tune the outer venv holds (seen through the .pth) must not stop the install
     subprocess.run([str(env_dir / "bin" / "python"), "-m", "pip", "install", "-q", "--no-deps", "--no-index",
+                    "--ignore-installed",
                     str(wheels[0])], check=True, capture_output=True, cwd=tmp)
     return env_dir
 

@@ -42,3 +42,45 @@ def test_readme_rules_match_the_generated_docs() -> None:
     generated = rules_markdown()
     for block in re.findall(r"```yaml\n(.*?)```", generated, re.S):
         assert block in README, "README's lint rule examples are out of date: regenerate from rules_markdown()"
+
+
+def test_the_loopback_emulator_recipe_runs_as_written(tmp_path: Path) -> None:
+    """Run README's "Try it on loopback emulators" commands: dry run shows changes, push, verify passes."""
+    import os
+    import shlex
+    import shutil
+    import signal
+    import subprocess
+    import sys
+
+    section = README.split("## Try it on loopback emulators", 1)[1].split("\n## ", 1)[0]
+    lines = [ln for ln in re.search(r"```bash\n(.*?)```", section, re.S).group(1).splitlines() if ln.strip()]
+    assert lines[0].endswith("&") and lines[-1] == "kill %1"
+    (tmp_path / "inventories").symlink_to(REPO / "inventories")
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    for word in shlex.split(lines[1])[1:]:
+        key, _, value = word.partition("=")
+        env[key] = value
+    cli = [sys.executable, "-m", "roce_tune.cli"] if shutil.which("roce-tune") is None else ["roce-tune"]
+    lab = subprocess.Popen([sys.executable if w == "python" else w for w in shlex.split(lines[0][:-1])],
+                           cwd=tmp_path, env={**env, "PYTHONPATH": str(REPO)}, stdout=subprocess.PIPE, text=True,
+                           start_new_session=True)
+    try:
+        assert lab.stdout is not None
+        for _ in range(3):  # one "listening" line per device, then the inventory and the hint
+            assert lab.stdout.readline().startswith("listening 127.0.0.1:")
+        results = []
+        for line in lines[2:-1]:
+            argv = shlex.split(line)
+            assert argv[0] == "roce-tune"
+            results.append(subprocess.run([*cli, *argv[1:]], cwd=tmp_path, env=env, capture_output=True, text=True,
+                                          timeout=600, check=False))
+        plan, dry, push, verify = results
+        assert plan.returncode == 0, plan.stderr
+        assert dry.returncode == 0 and "would-change" in dry.stdout, dry.stdout + dry.stderr
+        assert push.returncode == 0 and "pushed" in push.stdout, push.stdout + push.stderr
+        assert verify.returncode == 0 and "PASS" in verify.stdout.upper(), verify.stdout + verify.stderr
+        assert (tmp_path / "out" / "lab-2node" / "verify").is_dir()
+    finally:
+        os.killpg(lab.pid, signal.SIGTERM)
+        lab.wait(timeout=30)

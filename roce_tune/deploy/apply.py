@@ -11,8 +11,8 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 from rich.text import Text
 
+from roce_tune.deploy.plandir import load_plan_dir
 from roce_tune.deploy.runner import ApplyOptions, DeviceResult, Target, select, targets_from_files
-from roce_tune.plan import plan_from_json
 
 _STYLE = {"no-change": "green", "pushed": "bold green", "would-change": "yellow", "failed": "bold red",
           "blocked-disruptive": "magenta", "skipped": "dim", "not-started": "dim", "rolled-back": "bold yellow",
@@ -27,12 +27,11 @@ def load_source(source: Path) -> tuple[list[Target], Path]:
 
     Raises:
         RoceTuneError: the inventory does not lint or plan cleanly.
-        FileNotFoundError: a plan directory without plan.json.
+        PlanDirError: a plan directory that does not hold one complete plan (no plan.json, a device's
+            files missing, an interrupted ``roce-tune plan``); nothing is done.
     """
     if source.is_dir():
-        plan = plan_from_json((source / "plan.json").read_text(encoding="utf-8"))
-        files = {str(p.relative_to(source)): p.read_text(encoding="utf-8")
-                 for p in sorted(source.rglob("*")) if p.is_file() and p.parts[-2] in ("switches", "hosts")}
+        plan, files = load_plan_dir(source)
         return targets_from_files(plan, files), source / "logs"
     from roce_tune.findings import RoceTuneError, Severity, has_errors
     from roce_tune.inventory.loader import load_inventory

@@ -13,7 +13,9 @@ import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TextIO
 
+from netmiko.session_log import SessionLog
 from ruamel.yaml import YAML
 
 
@@ -81,16 +83,76 @@ def resolve_credentials(device: str, refs: dict[str, str | None], env: dict[str,
 
 
 class Redactor:
-    """Replace secret values (and ``password ...``/``secret ...`` arguments) with ``********``."""
+    """Mask secrets in text bound for a log or restore point: the session's own secret values, the
+    platform's configuration forms (``SECRET_PATTERNS`` of ``roce_tune/platforms/<platform>.py``: password
+    hashes, TACACS+/RADIUS keys, SNMP communities …) and any ``password|secret|passphrase [type] VALUE``."""
 
-    _PATTERNS = (re.compile(r"(?i)(password|secret|passphrase)(\s*[:=]?\s*)(\S+)"),)
+    _GENERIC = (re.compile(r"(?i)\b(?:password|secret|passphrase)\s*[:=]?\s*(?:(?:sha512|md5|[0-9])\s+)?"
+                           r"""(?P<secret>"[^"\n]*"|'[^'\n]*'|[^\s"']\S*)"""),)
 
-    def __init__(self, secrets: list[str]):
+    def __init__(self, secrets: list[str], platform: str | None = None):
+        from roce_tune.platforms import secret_patterns
+
         self._secrets = sorted({s for s in secrets if s}, key=len, reverse=True)
+        # the generic form first: it skips a type token (``secret 0 VALUE``) that a platform form may not
+        self._patterns = (*self._GENERIC, *(secret_patterns(platform) if platform else ()))
 
     def __call__(self, text: str) -> str:
+        from roce_tune.platforms.base import MASK, mask_secrets
+
         for s in self._secrets:
-            text = text.replace(s, "********")
-        for pat in self._PATTERNS:
-            text = pat.sub(lambda m: m.group(1) + m.group(2) + "********", text)
-        return text
+            text = text.replace(s, MASK)
+        return mask_secrets(text, self._patterns)
+
+
+def private_dir(path: Path) -> Path:
+    """Create ``path`` (and parents) and make it 0700 whatever the umask: logs and restore points hold
+    device configurations."""
+    path.mkdir(parents=True, exist_ok=True)
+    path.chmod(0o700)
+    return path
+
+
+def open_private(path: Path, append: bool = True) -> TextIO:
+    """Open ``path`` for writing as a 0600 file whatever the umask (an existing file is made 0600 too)."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | (os.O_APPEND if append else os.O_TRUNC), 0o600)
+    os.fchmod(fd, 0o600)
+    return os.fdopen(fd, "a" if append else "w", encoding="utf-8")
+
+
+def write_private(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` (replacing it) as a 0600 file."""
+    with open_private(path, append=False) as fh:
+        fh.write(text)
+
+
+class RedactingSessionLog(SessionLog):
+    """A netmiko session log that passes everything through a :class:`Redactor` before it reaches the
+    file (0600). Data is written a complete line at a time, and a JSON document (SONiC CONFIG_DB) only once
+    its braces balance, so a secret split over channel reads or a table spread over lines is still masked;
+    the rest is written when the session closes."""
+
+    _HOLD_MAX_CHARS = 4_000_000
+
+    def __init__(self, file_name: str, redact: Redactor):
+        super().__init__(file_name=file_name, file_mode="append")
+        self._redact = redact
+
+    def open(self) -> None:
+        """Open the log file for appending as 0600."""
+        assert self.file_name is not None
+        self.session_log = open_private(Path(self.file_name))
+        self._session_log_close = True
+
+    def _flush_buffer(self, final: bool = False) -> None:
+        if self.session_log is None:
+            return
+        data = self._read_buffer()
+        if not final and len(data) < self._HOLD_MAX_CHARS:
+            cut = data.rfind("\n") + 1
+            if data.count("{", 0, cut) > data.count("}", 0, cut):
+                cut = 0  # inside a JSON document: wait for its end
+            self.slog_buffer.write(data[cut:])
+            data = data[:cut]
+        if data:
+            self._write(self._redact(data))

@@ -29,7 +29,16 @@ from pathlib import Path
 from typing import Any
 
 from roce_tune.deploy.connect import describe_connect_error
-from roce_tune.deploy.credentials import CredentialError, Credentials, Redactor, resolve_credentials
+from roce_tune.deploy.credentials import (
+    CredentialError,
+    Credentials,
+    RedactingSessionLog,
+    Redactor,
+    open_private,
+    private_dir,
+    resolve_credentials,
+    write_private,
+)
 from roce_tune.deploy.drivers import (
     CONFIRM_CHECK,
     NETMIKO_TYPES,
@@ -306,20 +315,21 @@ def _connect(t: Target, opts: ApplyOptions, log_path: Path | None):  # type: ign
     from netmiko import ConnectHandler
 
     creds = resolve_credentials(t.name, t.credentials, secrets_file=opts.secrets_file)
+    redact = Redactor(creds.secrets(), t.platform)
     try:
-        conn = ConnectHandler(**netmiko_params(t, opts, creds, log_path))
+        conn = ConnectHandler(**netmiko_params(t, opts, creds, log_path, redact))
     except PushError:
         raise
     except Exception as exc:  # noqa: BLE001 — every connect failure is reported the same way
         raise PushError("connect", describe_connect_error(t.name, t.host, t.port or 22, exc, opts.known_hosts)) from None
-    return conn, Redactor(creds.secrets())
+    return conn, redact
 
 
-def netmiko_params(t: Target, opts: ApplyOptions, creds: Credentials, log_path: Path | None = None) -> dict[str, Any]:
+def netmiko_params(t: Target, opts: ApplyOptions, creds: Credentials, log_path: Path | None = None,
+                   redact: Redactor | None = None) -> dict[str, Any]:
     """The ``netmiko.ConnectHandler`` arguments for ``t``: address, credentials (``creds``, resolved by
     :func:`~roce_tune.deploy.credentials.resolve_credentials`), host-key policy, ``opts.timing`` and a
     session log at ``log_path`` that never records the password."""
-    from netmiko.session_log import SessionLog
 
     params: dict[str, Any] = dict(
         device_type=NETMIKO_TYPES[t.platform], host=t.host, port=t.port or 22, username=creds.username,
@@ -335,9 +345,8 @@ def netmiko_params(t: Target, opts: ApplyOptions, creds: Credentials, log_path: 
         params.update(alt_host_keys=True, alt_key_file=opts.known_hosts)
     if t.platform == "sonic":
         params["secret"] = creds.password or ""
-    if log_path is not None:
-        params["session_log"] = SessionLog(file_name=str(log_path), no_log={"password": creds.password} if
-                                           creds.password else {}, file_mode="append")
+    if log_path is not None:  # 0600, masked with the platform's secret patterns before it is written
+        params["session_log"] = RedactingSessionLog(str(log_path), redact or Redactor(creds.secrets(), t.platform))
     return params
 
 
@@ -410,8 +419,7 @@ def _keep_restore_point(t: Target, opts: ApplyOptions, text: str, redact: Callab
     """Write a host's restore script locally as ``<log dir>/<host>.<tag>.before.sh`` (a manual restore point,
     like the switches' ``.before.txt``)."""
     if opts.log_dir is not None and text.strip():
-        (opts.log_dir / f"{t.name}.{opts.push.tag}.before.sh").write_text(redact(text).rstrip("\n") + "\n",
-                                                                          encoding="utf-8")
+        write_private(opts.log_dir / f"{t.name}.{opts.push.tag}.before.sh", redact(text).rstrip("\n") + "\n")
 
 
 def run_one(t: Target, opts: ApplyOptions, allow_push: bool, allow_disruptive: bool = False,
@@ -437,7 +445,7 @@ def _run_one(t: Target, opts: ApplyOptions, allow_push: bool, allow_disruptive: 
     res = DeviceResult(t.name, t.platform, "failed")
     log_path = None
     if opts.log_dir is not None:
-        opts.log_dir.mkdir(parents=True, exist_ok=True)
+        private_dir(opts.log_dir)  # 0700: session logs and restore points hold device configurations
         log_path = opts.log_dir / f"{t.name}.log"
         res.log_file = str(log_path)
     notes: list[str] = []
@@ -466,7 +474,7 @@ def _run_one(t: Target, opts: ApplyOptions, allow_push: bool, allow_disruptive: 
         else:
             running = drv.read_running()
             if opts.log_dir is not None:  # a manual restore point: the config as found, before any change
-                (opts.log_dir / f"{t.name}.{opts.push.tag}.before.txt").write_text(redact(running), encoding="utf-8")
+                write_private(opts.log_dir / f"{t.name}.{opts.push.tag}.before.txt", redact(running))
             change = compute_change(t.platform, running, t.desired, t.managed_ports)
             res.diff, res.disruptive, res.changed = change.diff, change.disruptive, not change.empty
             if change.empty:
@@ -497,7 +505,7 @@ def _run_one(t: Target, opts: ApplyOptions, allow_push: bool, allow_disruptive: 
     finally:
         _close(conn)
         if log_path is not None:
-            with open(log_path, "a", encoding="utf-8") as fh:
+            with open_private(log_path) as fh:
                 fh.write("\n".join(notes) + "\n")
                 fh.write(f"# result: {res.state}" + (f" — {res.error}" if res.error else "") + "\n")
     if res.state == "failed" and res.rolled_back and "rolled back" not in (res.error or ""):

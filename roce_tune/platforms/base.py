@@ -7,6 +7,8 @@ Renderers read ``sections`` (template order), ``extension`` and ``aggregator``; 
 
 from __future__ import annotations
 
+import re
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 #: Longest Linux interface name: IFNAMSIZ (16) less the terminating NUL (torvalds/linux
@@ -55,3 +57,61 @@ class PlatformSpec:
     show_commands: dict[str, str] = field(default_factory=dict)
     max_port_name_chars: int | None = None
     ecn_drop_thresholds: bool = False
+
+
+#: One entry of a platform's ``SECRET_PATTERNS``: a regex whose groups named ``secret``/``secret2``… are
+#: the values to mask (everything else is kept, so a log still shows which statement it was), or a
+#: function ``text -> text`` for forms a single regex cannot express (e.g. a JSON table keyed by secret).
+SecretPattern = re.Pattern[str] | Callable[[str], str]
+
+#: a configuration value as devices print it: double- or single-quoted (may hold blanks) or one token
+SECRET_VALUE = r"""(?:"[^"\n]*"|'[^'\n]*'|[^\s"']\S*)"""
+
+MASK = "********"
+
+
+def secret_re(pattern: str) -> re.Pattern[str]:
+    """Compile a line-oriented secret pattern (multi-line mode; ``{value}`` = :data:`SECRET_VALUE`)."""
+    return re.compile(pattern.replace("{value}", SECRET_VALUE), re.MULTILINE)
+
+
+def mask_secrets(text: str, patterns: Sequence[SecretPattern]) -> str:
+    """Replace every ``secret*`` group of every pattern match in ``text`` with :data:`MASK` (callables
+    are applied as they are). Quotes around a masked value are kept."""
+    for pat in patterns:
+        if callable(pat) and not isinstance(pat, re.Pattern):
+            text = pat(text)
+            continue
+
+        def sub(m: re.Match[str]) -> str:
+            spans = sorted(m.span(g) for g, v in m.groupdict().items() if g.startswith("secret") and v is not None)
+            out, pos = [], m.start()
+            for start, end in spans:
+                value = m.string[start:end]
+                quote = value[0] if value[:1] in ("'", '"') and value[-1:] == value[:1] and len(value) > 1 else ""
+                out += [m.string[pos:start], quote + MASK + quote]
+                pos = end
+            return "".join(out) + m.string[pos:m.end()]
+        text = pat.sub(sub, text)
+    return text
+
+
+#: IOS-style forms EOS and NX-OS share (their own modules add the rest): ``username … secret|password
+#: [type] VALUE``, ``enable secret|password [type] VALUE``, BGP ``neighbor … password [type] VALUE``,
+#: ``tacacs-server|radius-server [host H] key [type] VALUE``, ``snmp-server community NAME``, ``snmp-server host H … version 1|2c COMMUNITY``,
+#: SNMPv3 ``auth ALG KEY`` / ``priv [ALG [BITS]] KEY``, NTP ``authentication-key N ALG [type] KEY``, OSPF
+#: ``authentication-key``/``message-digest-key``, key-chain ``key-string``. Type tokens (0, 3, 5, 7, 8, 9,
+#: sha512, md5 …) are kept. Sources: Arista EOS User Manual (username, tacacs-server key, snmp-server
+#: user, ntp authentication-key: https://www.arista.com/en/um-eos); Cisco Nexus 9000 NX-OS Security
+#: and System Management configuration guides (https://www.cisco.com/c/en/us/support/switches/nexus-9000-series-switches/).
+IOS_STYLE_SECRETS: tuple[re.Pattern[str], ...] = (
+    secret_re(r"\b(?:secret|password)\s+(?:(?:sha512|md5|[0-9])\s+)?(?P<secret>{value})"),
+    secret_re(r"^\s*(?:tacacs-server|radius-server)\b.*?\bkey\s+(?:[0-9]\s+)?(?P<secret>{value})"),
+    secret_re(r"^\s*snmp-server\s+community\s+(?P<secret>{value})"),
+    secret_re(r"^\s*snmp-server\s+host\s+\S+.*?\bversion\s+(?:1|2c)\s+(?P<secret>{value})"),
+    secret_re(r"^\s*snmp-server\s+user\b.*?\bauth\s+(?:md5|sha\S*)\s+(?P<secret>{value})"),
+    secret_re(r"^\s*snmp-server\s+user\b.*?\bpriv\s+(?:(?:des|3des|aes\S*)\s+(?:(?:128|192|256)\s+)?)?(?P<secret>{value})"),
+    secret_re(r"^\s*ntp\s+authentication-key\s+\d+\s+(?:md5|sha\S*)\s+(?:[0-9]\s+)?(?P<secret>{value})"),
+    secret_re(r"\b(?:authentication-key|key-string)\s+(?!\d+\s+(?:md5|sha))(?:[0-9]\s+)?(?P<secret>{value})"),
+    secret_re(r"\bmessage-digest-key\s+\d+\s+md5\s+(?:[0-9]\s+)?(?P<secret>{value})"),
+)

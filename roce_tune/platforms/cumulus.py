@@ -55,7 +55,7 @@ from collections import defaultdict
 from typing import Any
 
 from roce_tune.plan import Plan, SwitchPlan
-from roce_tune.platforms.base import LINUX_IFNAME_MAX, PlatformSpec
+from roce_tune.platforms.base import LINUX_IFNAME_MAX, PlatformSpec, SecretPattern, secret_re
 from roce_tune.render.engine import render_template
 
 #: Cumulus Linux release whose NVUE syntax the templates follow.
@@ -89,6 +89,19 @@ SPEC = PlatformSpec(
         "queue_drops": "nv show interface {port} counters qos egress-queue-stats",
     },
     max_port_name_chars=LINUX_IFNAME_MAX,  # ports are Linux netdevs
+)
+
+#: Secrets in ``nv config show -o commands`` (and the YAML form) that logs and restore points mask
+#: (``mask_secrets``): ``system aaa user U password|hashed-password``, ``system aaa tacacs|radius server
+#: S secret``, SNMP ``readonly-community[-v6] NAME`` and ``username U auth-sha K encrypt-aes K``, BGP
+#: ``neighbor N password``, NTP ``key N value``. Source: Cumulus Linux 5 user guide (NVUE, User Accounts,
+#: TACACS, RADIUS AAA, SNMP, BGP, NTP: https://docs.nvidia.com/networking-ethernet-software/cumulus-linux/).
+SECRET_PATTERNS: tuple[SecretPattern, ...] = (
+    secret_re(r"\b(?:password|hashed-password|secret|auth-md5|auth-sha|encrypt-aes|encrypt-des"
+              r"|readonly-community(?:-v6)?|community-password)\s+(?P<secret>{value})"),
+    secret_re(r"\bkey\s+\d+\s+value\s+(?P<secret>{value})"),
+    secret_re(r"^\s*(?:password|hashed-password|secret|value|auth-md5|auth-sha|encrypt-aes|encrypt-des):\s+"
+              r"(?P<secret>{value})"),
 )
 
 DEFAULT_PROFILE = "default-global"

@@ -54,7 +54,7 @@ from typing import cast
 
 from roce_tune.findings import Finding, Location, Severity
 from roce_tune.plan import EcnProfile, Plan, PortPlan, SwitchPlan
-from roce_tune.platforms.base import PlatformSpec
+from roce_tune.platforms.base import IOS_STYLE_SECRETS, PlatformSpec, SecretPattern
 from roce_tune.render.engine import render_template
 
 SPEC = PlatformSpec(
@@ -81,6 +81,12 @@ SPEC = PlatformSpec(
         "queue_drops": "show interfaces counters queue detail",
     },
 )
+
+#: Secrets in ``show running-config`` that logs and restore points mask (``mask_secrets``): EOS prints
+#: the IOS-style forms (``username admin role network-admin secret sha512 $6$…``, ``tacacs-server key 7 …``,
+#: ``snmp-server community …``, ``snmp-server user U G v3 localized ID auth sha K priv aes K``, BGP
+#: ``neighbor … password 7 …``, ``ntp authentication-key N md5 7 …``) [Arista EOS User Manual].
+SECRET_PATTERNS: tuple[SecretPattern, ...] = IOS_STYLE_SECRETS
 
 #: Per-queue config sub-mode by ASIC family (catalog ``family``): unicast queues on Broadcom XGS
 #: (Trident/Tomahawk), one queue set on DNX (Jericho). [V] AVD has both; [S] family split.

@@ -47,7 +47,7 @@ import re
 
 from roce_tune.findings import Finding, Location, Severity
 from roce_tune.plan import EcnProfile, Plan, PortPlan, SwitchPlan
-from roce_tune.platforms.base import PlatformSpec
+from roce_tune.platforms.base import PlatformSpec, SecretPattern, secret_re
 from roce_tune.render.engine import render_template
 
 SPEC = PlatformSpec(
@@ -70,6 +70,19 @@ SPEC = PlatformSpec(
         "forwarding_classes": "show class-of-service forwarding-class",
         "shared_buffer": "show class-of-service shared-buffer",
     },
+)
+
+#: Secrets in ``show configuration | display set`` that logs and restore points mask (``mask_secrets``):
+#: ``encrypted-password "$6$…"``, TACACS+/RADIUS ``secret "$9$…"``, BGP/OSPF/SNMPv3 ``authentication-key``,
+#: ``privacy-key``, NTP ``authentication-key N type md5 value "$9$…"``, ``snmp community NAME``,
+#: ``community-name``, ``pre-shared-key ascii-text``, ``simple-password``. Source: Junos OS CLI
+#: reference (https://www.juniper.net/documentation/us/en/software/junos/cli-reference/).
+SECRET_PATTERNS: tuple[SecretPattern, ...] = (
+    secret_re(r"\b(?:encrypted-password|secret|privacy-key|community-name|simple-password|plain-text-password-value"
+              r"|pre-shared-key\s+(?:ascii-text|hexadecimal))\s+(?P<secret>{value})"),
+    secret_re(r"\bauthentication-key\s+(?!\d+\s+type\b)(?P<secret>{value})"),
+    secret_re(r"\bauthentication-key\s+\d+\s+type\s+\S+\s+value\s+(?P<secret>{value})"),
+    secret_re(r"^\s*(?:set\s+)?snmp\s+community\s+(?P<secret>{value})"),
 )
 
 #: Names roce-tune owns on the device.

@@ -42,7 +42,7 @@ import re
 
 from roce_tune.findings import Finding, Location, Severity
 from roce_tune.plan import EcnProfile, Headroom, Plan, PortPlan, SwitchPlan
-from roce_tune.platforms.base import PlatformSpec
+from roce_tune.platforms.base import IOS_STYLE_SECRETS, PlatformSpec, SecretPattern, secret_re
 from roce_tune.render.engine import render_template
 
 SPEC = PlatformSpec(
@@ -65,6 +65,15 @@ SPEC = PlatformSpec(
         "network_qos": "show policy-map system type network-qos",
         "queuing_policy": "show policy-map interface type queuing",
     },
+)
+
+#: Secrets in ``show running-config`` that logs and restore points mask (``mask_secrets``): the IOS-style
+#: forms in NX-OS spelling (``username admin password 5 $5$… role network-admin``, ``tacacs-server key 7
+#: "…"``, ``snmp-server user U network-admin auth md5 0x… priv 0x… localizedkey``, BGP ``password 3 …``,
+#: ``ntp authentication-key N md5 KEY 7``) plus ``hmac-secret``/``passphrase`` lines. Source: Cisco Nexus
+#: 9000 Series NX-OS Security and System Management configuration guides.
+SECRET_PATTERNS: tuple[SecretPattern, ...] = IOS_STYLE_SECRETS + (
+    secret_re(r"\b(?:hmac-secret|passphrase)\s+(?:[0-9]\s+)?(?P<secret>{value})"),
 )
 
 #: Fixed system class names by queue (8q template) [V].

@@ -72,10 +72,11 @@ from __future__ import annotations
 import json
 import math
 import re
+from collections.abc import Callable
 from typing import Any
 
 from roce_tune.plan import BufferProfile, Plan, PortPlan, SwitchPlan
-from roce_tune.platforms.base import LINUX_IFNAME_MAX, PlatformSpec
+from roce_tune.platforms.base import LINUX_IFNAME_MAX, PlatformSpec, SecretPattern, mask_secrets, secret_re
 from roce_tune.render.engine import render_template
 
 SPEC = PlatformSpec(
@@ -105,6 +106,32 @@ SPEC = PlatformSpec(
         "headroom_watermark": "show priority-group watermark headroom",
     },
     max_port_name_chars=LINUX_IFNAME_MAX,  # ports are Linux netdevs
+)
+
+
+def _mask_table_keys(table: str, inner: re.Pattern[str]) -> Callable[[str], str]:
+    """A secret pattern for a CONFIG_DB table (as ``show runningconfiguration all`` prints it): ``inner``
+    is applied to the table's body only (two levels of nesting)."""
+    block = re.compile(rf'"{table}"\s*:\s*\{{(?P<body>(?:[^{{}}]|\{{[^{{}}]*\}})*)\}}')
+
+    def mask(text: str) -> str:
+        return block.sub(lambda m: m.group(0)[: m.start("body") - m.start()] + mask_secrets(m.group("body"), (inner,))
+                         + m.group(0)[m.end("body") - m.start():], text)
+    return mask
+
+
+#: Secrets in CONFIG_DB (``show runningconfiguration all``, ``sonic-db-cli`` output) that logs and restore
+#: points mask (``mask_secrets``): TACPLUS/TACPLUS_SERVER and RADIUS/RADIUS_SERVER ``passkey``, SNMP_USER
+#: ``SNMP_USER_AUTH_PASSWORD``/``SNMP_USER_ENCRYPTION_PASSWORD``, any ``password``/``secret`` field,
+#: NTP_KEY ``value``, and SNMP_COMMUNITY, whose keys are the community strings (also in ``TABLE|key``
+#: form). Sources: sonic-system-tacacs / sonic-system-radius / sonic-snmp / sonic-ntp YANG models and the
+#: SNMP ConfigDB HLD (https://github.com/sonic-net/SONiC/blob/master/doc/snmp/snmp-configdb-migration-hld.md).
+SECRET_PATTERNS: tuple[SecretPattern, ...] = (
+    secret_re(r"""["'](?:passkey|password|secret|SNMP_USER_AUTH_PASSWORD|SNMP_USER_ENCRYPTION_PASSWORD)["']\s*:\s*"""
+              r"""(?P<secret>"[^"\n]*"|'[^'\n]*')"""),
+    _mask_table_keys("SNMP_COMMUNITY", re.compile(r'"(?P<secret>[^"]+)"\s*:\s*\{')),
+    _mask_table_keys("NTP_KEY", re.compile(r'"value"\s*:\s*(?P<secret>"[^"]*")')),
+    secret_re(r"""\b(?:SNMP_COMMUNITY)\|(?P<secret>[^\s'"|]+)"""),
 )
 
 #: catalog ASIC family -> SONiC ``asic_type`` (the ``sonic_asic_platform`` of the build).

@@ -26,6 +26,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
+from roce_tune.deploy.credentials import private_dir
 from roce_tune.deploy.drivers import Driver, PushOptions
 from roce_tune.deploy.runner import ApplyOptions, Target, _connect
 from roce_tune.plan import HostPlan, NicPlan, Plan, SwitchPlan
@@ -87,7 +88,7 @@ class DevicePool:
             raise KeyError(f"{name} has no management address in the plan")
         log_path = self.log_dir / f"{name}.log" if self.log_dir else None
         if log_path:
-            log_path.parent.mkdir(parents=True, exist_ok=True)
+            private_dir(log_path.parent)  # 0700; the session log itself is 0600 and masked
         conn, _redact = _connect(t, self.opts, log_path)
         self._conns[name] = conn
         drv = Driver(t.platform, conn, PushOptions(read_timeout_s=timeout_s, save=False), lambda s: None)

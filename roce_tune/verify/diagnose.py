@@ -59,20 +59,43 @@ def _ecn_values(plan: Plan) -> dict[str, dict[str, object]]:
                                    p.pmax_percent, "pfc_trigger_bytes": p.pfc_trigger_bytes}
             for s in plan.switches for p in s.ecn_profiles}
 
+#: most launcher output lines, and characters per line, an RT311 finding quotes
+TAIL_LINES, TAIL_LINE_CHARS = 8, 200
+
+
+def _escaped(line: str) -> str:
+    """``line`` with control and other non-printable characters (ANSI escapes, U+2028 …) as escapes."""
+    return "".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in line)
+
+
+def launcher_tail(outputs: dict[str, str]) -> list[str]:
+    """The last non-empty lines the launch printed (``host: line`` when several hosts ran it), each
+    escaped and cut to :data:`TAIL_LINE_CHARS`, at most :data:`TAIL_LINES` in all."""
+    lines = [(f"{host}: " if len(outputs) > 1 else "") + ln.rstrip("\r")
+             for host, text in outputs.items() for ln in text.split("\n") if ln.strip()]
+    escaped = [_escaped(ln) for ln in lines[-TAIL_LINES:]]
+    return [e if len(e) <= TAIL_LINE_CHARS else e[: TAIL_LINE_CHARS - 1] + "…" for e in escaped]
+
+
 # ----------------------------------------------------------------------------------------- checks
 def check_busbw(obs: Observation) -> CheckResult:
-    """RT310/RT311: largest-message busbw ≥ line rate × target ratio, and the run itself succeeded."""
+    """RT310/RT311: largest-message busbw ≥ line rate × target ratio, and the run itself succeeded
+    (RT311 quotes the tail of what the launcher printed when no usable run came out of it)."""
     name = "busbw vs line rate"
+    tail = launcher_tail(obs.launcher_output)
+    said = ("; the launcher printed: " + " | ".join(tail)) if tail else ""
     if obs.run is None:
         return _fail(name, Diagnosis(rule="RT311", name="no nccl-tests result", severity=Severity.error,
-                                     message="the launch printed no nccl-tests table",
+                                     message="the launch printed no nccl-tests table" + said,
+                                     evidence={"launcher_output_tail": tail},
                                      fix="check the launcher output saved with the report (binary path, MPI, hosts)"))
-    if obs.run.status == "failed":
-        return _fail(name, Diagnosis(rule="RT311", name="nccl-tests run failed", severity=Severity.error,
-                                     message="; ".join(obs.run.problems) or "the run failed",
-                                     evidence={"problems": list(obs.run.problems)},
-                                     fix="fix the run first (MPI build, wrong results, hung ranks); no bandwidth "
-                                         "figure is judged from a failed run"))
+    if obs.run.status in ("failed", "incomplete"):
+        what = "failed" if obs.run.status == "failed" else "incomplete (its output ends before the summary)"
+        return _fail(name, Diagnosis(rule="RT311", name=f"nccl-tests run {obs.run.status}", severity=Severity.error,
+                                     message=("; ".join(obs.run.problems) or f"the run {what}") + said,
+                                     evidence={"problems": list(obs.run.problems), "launcher_output_tail": tail},
+                                     fix="fix the run first (MPI build, wrong results, hung ranks, --run-timeout); "
+                                         f"no bandwidth figure is judged from a run that {what.split(' (')[0]}"))
     if not obs.fabric_run:
         return _skip(name, "ssh launcher: each host ran alone, no fabric traffic to compare with the line rate")
     frac = obs.busbw_fraction()

@@ -109,7 +109,7 @@ def measure(pool: DevicePool, plan: Plan, spec: LaunchSpec, switches: list[str],
         if run and run.status != "failed" else []
     obs = Observation(plan=plan, hosts=list(spec.hosts), run=run, delta=delta, facts=facts, traffic_time_s=tt,
                       line_rate_gbps=line_rate_gbps, target_ratio=target_ratio, pair_fractions=pair_fractions,
-                      fabric_run=cmd.launcher != "ssh")
+                      fabric_run=cmd.launcher != "ssh", launcher_output=outputs)
     return Measurement(command=cmd.describe(), launcher=cmd.launcher, outputs=outputs, run=run, host_runs=host_runs,
                        delta=delta, traffic_time_s=tt, busbw_by_size=rows,  # type: ignore[arg-type]
                        fraction=obs.busbw_fraction() if obs.fabric_run else None, checks=diagnose(obs),

@@ -31,9 +31,11 @@ size == count × type size → broadcast (nccl-tests ``getCollByteCount`` of eac
 
 Verdict: ``failed`` on ``Out of bounds values : N`` with N > 0, on a ``#wrong`` > 0 / ``error``
 above nccl-tests' limit / ``*`` when no summary was printed, on ``Avg bus bandwidth … FAILED``, on
-``Test NCCL/CUDA failure`` and launcher abort lines, on no result rows, and when each process ran
+``Test NCCL/CUDA failure`` and launcher abort lines, on a summary without result rows, and when each process ran
 alone (a rank number listed twice, the header or summary printed twice, or a launcher started N > 1
 processes but one (host, pid) listed the ranks): those runs keep no rows and no bandwidth figure.
+Otherwise ``incomplete`` when the output (or JSON file) ends before the summary: the run was killed or
+cut short, so it is never reported as a pass.
 """
 
 from __future__ import annotations
@@ -172,8 +174,10 @@ class NcclRun(_Frozen):
             else the mean busbw of every out-of-place and in-place result with size > 0
             (``"computed"``; nccl-tests averages both placements, ``common.cu``), else ``None``.
         max_busbw_gbps: GB/s, highest busbw of a row with size > 0.
-        status: ``failed`` (validation, a failure line, no rows, ran alone) > ``not-validated``
-            (every ``#wrong`` is N/A, or ``validation: 0``) > ``ok``.
+        status: ``failed`` (validation, a failure line, a summary but no rows, ran alone) >
+            ``incomplete`` (the output ends before the summary: a killed or cut-short run, whose rows
+            are kept but which is never a pass) > ``not-validated`` (every ``#wrong`` is N/A, or
+            ``validation: 0``) > ``ok``.
         problems: plain-words notes; failures first.
         complete: the ``Out of bounds`` / ``Avg bus bandwidth`` summary was printed.
         line: 1-based line where the run starts in ``source``.
@@ -185,7 +189,7 @@ class NcclRun(_Frozen):
     avg_busbw_gbps: float | None
     avg_busbw_source: Literal["printed", "computed"] | None
     max_busbw_gbps: float | None
-    status: Literal["ok", "failed", "not-validated"]
+    status: Literal["ok", "failed", "incomplete", "not-validated"]
     problems: list[str]
     out_of_bounds: int | None = None
     nranks: int | None = None
@@ -317,7 +321,7 @@ def finalize_run(b: RunFacts) -> NcclRun:
                   + (f" ({len(rows)} row{'s' if len(rows) > 1 else ''} ignored, no bandwidth figure)"
                      if rows else "")]
         rows = []
-    elif not rows:
+    elif not rows and b.complete:
         fails.append(NO_ROWS)
     hosts = list(dict.fromkeys(r[2] for r in b.ranks))
     nranks = len(set(ranks)) if ranks else b.nranks_hint
@@ -380,8 +384,11 @@ def finalize_run(b: RunFacts) -> NcclRun:
     else:
         avg = statistics.fmean(bws) if bws else None
         avg_src, mx = ("computed" if bws else None), (max(bws) if bws else None)
-    status: Literal["ok", "failed", "not-validated"] = (
-        "failed" if fails else "not-validated" if rows and not validated else "ok")
+    if not rows and not b.complete and not ran_alone:
+        notes.insert(0, NO_ROWS)
+    status: Literal["ok", "failed", "incomplete", "not-validated"] = (
+        "failed" if fails else "incomplete" if not b.complete
+        else "not-validated" if rows and not validated else "ok")
     return NcclRun(
         collective=name or "unknown", collective_source=how, rows=rows, avg_busbw_gbps=avg,
         avg_busbw_source=avg_src, max_busbw_gbps=mx, status=status, problems=fails + notes,

@@ -101,7 +101,7 @@ def _wrong(r: NcclResult | None) -> str:
 
 
 def _run_text(console: Console, run: NcclRun, rate: int | None) -> None:
-    style = {"ok": "green", "failed": "bold red", "not-validated": "yellow"}[run.status]
+    style = {"ok": "green", "failed": "bold red", "incomplete": "bold red", "not-validated": "yellow"}[run.status]
     title = Text(f"{run.collective} ", style="bold")
     title.append(f"({run.collective_source}) ", style="dim")
     title.append(f"{run.source}" + (f":{run.line}" if run.line else "") + "  ")
@@ -172,7 +172,8 @@ def nccl_report(paths: list[str], line_rate: str | None = None,
 
     Returns:
         ``(output, exit_code)``: 0 when every run is ``ok`` or ``not-validated``, 1 when any run
-        failed, any file could not be read or parsed, or no file was given.
+        failed or is ``incomplete`` (its output ends before the summary: killed or cut short), any
+        file could not be read or parsed, or no file was given.
 
     Raises:
         RoceTuneError: RT300 when ``line_rate`` is not a speed. ValueError: unknown ``fmt``.
@@ -197,7 +198,7 @@ def nccl_report(paths: list[str], line_rate: str | None = None,
     if not paths:
         errors.append(Finding(rule="RT301", severity=Severity.error, message="no nccl-tests output file given",
                               fix="pass one or more files"))
-    code = 1 if errors or any(r.status == "failed" for r in runs) else 0
+    code = 1 if errors or any(r.status in ("failed", "incomplete") for r in runs) else 0
     if fmt == "json":
         doc = {"schema": REPORT_SCHEMA, "units": UNITS, "line_rate_gbps": rate, "ok": code == 0,
                "exit_code": code, "runs": [run_to_dict(r, rate) for r in runs],
@@ -211,7 +212,7 @@ def nccl_report(paths: list[str], line_rate: str | None = None,
         _run_text(console, r, rate)
     for f in errors:
         console.print(Text(str(f)))
-    counts = {s: sum(1 for r in runs if r.status == s) for s in ("ok", "not-validated", "failed")}
+    counts = {s: sum(1 for r in runs if r.status == s) for s in ("ok", "not-validated", "incomplete", "failed")}
     summary = f"{len(runs)} runs: " + ", ".join(f"{n} {s}" for s, n in counts.items() if n) if runs else "0 runs"
     if errors:
         summary += f"; {len(errors)} file(s) not usable"

@@ -102,6 +102,8 @@ class Observation:
         line_rate_gbps: NIC line rate (Gb/s) busbw is compared with; target_ratio: e.g. 0.9.
         pair_fractions: pairwise busbw as a fraction of line rate, ``{(a, b): f}`` (None = not run).
         fabric_run: False for the ``ssh`` launcher (each host ran alone: no fabric figure).
+        launcher_output: what the launch printed, host → text (stdout and stderr: the launch runs on a
+            terminal); RT311 quotes its tail when no usable run came out of it.
     """
 
     plan: Plan
@@ -114,6 +116,7 @@ class Observation:
     target_ratio: float = 0.9
     pair_fractions: dict[tuple[str, str], float] | None = None
     fabric_run: bool = True
+    launcher_output: dict[str, str] = field(default_factory=dict)
 
     @property
     def lossless(self) -> list[int]:

@@ -13,7 +13,7 @@ from typing import Any
 from roce_tune.deploy.runner import ApplyOptions, DeviceResult, apply_targets, targets_from_files
 from roce_tune.findings import Finding, Location, RoceTuneError, Severity, has_errors
 from roce_tune.inventory.models import Inventory
-from roce_tune.plan import Plan, plan_from_json
+from roce_tune.plan import Plan
 from roce_tune.render.outputs import render_outputs
 from roce_tune.verify.adjust import Iteration, LoopOptions, LoopResult, adjust_loop, plan_settings
 from roce_tune.verify.collect import DevicePool, collect_facts
@@ -76,13 +76,15 @@ def load_for_verify(source: Path) -> tuple[Plan, Inventory | None]:
 
     Raises:
         RoceTuneError: lint errors, or plan error findings (verify measures only a plan that could be applied).
-        FileNotFoundError: a plan directory without plan.json.
+        PlanDirError: a plan directory that does not hold one complete plan (no plan.json, a device's
+            files missing, an interrupted ``roce-tune plan``).
     """
+    from roce_tune.deploy.plandir import load_plan_dir
     from roce_tune.inventory.loader import load_inventory
     from roce_tune.tuner.plan import derive_plan
 
     if source.is_dir():
-        plan = plan_from_json((source / "plan.json").read_text(encoding="utf-8"))
+        plan = load_plan_dir(source)[0]
         inv = None
         inv_path = Path(plan.inventory_file)
         if inv_path.is_file():

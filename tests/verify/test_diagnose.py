@@ -265,3 +265,24 @@ def test_rt318_gives_no_rate_without_ethtool_counters(lab: Plan) -> None:
     msgs = [d.message for d in found.get("RT318", [])]
     assert msgs and all("per million" not in m and "no rate" in m for m in msgs)
     assert all(d.severity.value == "warning" for d in found["RT318"])
+
+
+def test_no_run_shows_the_launchers_own_error_escaped_and_bounded(lab: Plan) -> None:
+    said = "".join(f"noise line {i}\n" for i in range(30)) + "bash: mpirun: command not found\x1b[0m\u2028x\n"
+    obs = Observation(plan=lab, hosts=["node1", "node2"], run=None, delta=delta([host("node1"), host("node2")]),
+                      launcher_output={"node1": said + "y" * 5000 + "\n"})
+    [d] = [d for chk in diagnose(obs) for d in chk.diagnoses if d.rule == "RT311"]
+    assert "bash: mpirun: command not found\\x1b[0m\\u2028x" in d.message
+    assert "\x1b" not in d.message and "\u2028" not in d.message
+    assert "noise line 21" not in d.message and len(d.message) < 2000
+    assert len(d.evidence["launcher_output_tail"]) == 8 and d.evidence["launcher_output_tail"][-1].endswith("…")
+
+
+def test_an_incomplete_run_is_reported_not_judged(lab: Plan) -> None:
+    text = nccl(48.0)
+    run = parse_nccl_output(text[: text.index("# Out of bounds values")])[0]
+    obs = Observation(plan=lab, hosts=["node1", "node2"], run=run, delta=delta([host("node1"), host("node2")]),
+                      launcher_output={"node1": text[: text.index("# Out of bounds")] + "Killed\n"})
+    found = {d.rule: d for chk in diagnose(obs) for d in chk.diagnoses}
+    assert "RT311" in found and "RT310" not in found
+    assert found["RT311"].name == "nccl-tests run incomplete" and "Killed" in found["RT311"].message

@@ -108,3 +108,17 @@ def test_bad_line_rate_and_format():
 def test_no_files_is_exit_1():
     out, code = nccl_report([], None, "json")
     assert code == 1 and json.loads(out)["errors"]
+
+
+def test_a_log_killed_before_its_summary_is_incomplete_not_ok(tmp_path: Path) -> None:
+    text = Path(OK_FILE).read_text()
+    killed = tmp_path / "killed.txt"
+    killed.write_text(text[: text.index("# Out of bounds values")])  # the run was killed after its last row
+    out, code = nccl_report([str(killed)], None, "text")
+    assert code == 1 and "INCOMPLETE" in out and " OK" not in out.splitlines()[0]
+    assert out.rstrip().endswith("1 runs: 1 incomplete  (exit 1)")
+    doc = json.loads(nccl_report([str(killed)], "200G", "json")[0])
+    assert (doc["ok"], doc["exit_code"], doc["runs"][0]["status"], doc["runs"][0]["complete"]) == (
+        False, 1, "incomplete", False)
+    assert doc["runs"][0]["rows"]  # what was measured is still shown
+    assert nccl_report([OK_FILE], None, "text")[1] == 0
