@@ -261,7 +261,7 @@ class EcnProfile(_Shared):
     base_rtt_us: float
     fan_in: int
     pfc_trigger_bytes: int
-    pfc_onset_bytes: int | None = Field(None, description="egress queue at PFC onset: fan_in x pfc_trigger_bytes")
+    pfc_onset_bytes: int | None = Field(None, description="egress queue at PFC onset: min(fan_in x pfc_trigger_bytes, queue_buffer_bytes)")
     objective: str | None = Field(None, description="policy.objective the derived ramp serves (None for named/bdp)")
     fluid: FluidCheck
     queue_buffer_bytes: int | None = None

@@ -121,7 +121,7 @@ def _ports(plan: Plan) -> list[Finding]:
             onset = e.pfc_onset_bytes if e.pfc_onset_bytes is not None else e.pfc_trigger_bytes
             if not e.kmin_bytes < e.kmax_bytes <= onset:
                 out.append(_f("RT237", f"ECN profile {e.name}: need Kmin {e.kmin_bytes} < Kmax {e.kmax_bytes} <= egress "
-                              f"PFC onset {onset} bytes (fan-in {e.fan_in} x PG trigger {e.pfc_trigger_bytes}; "
+                              f"PFC onset {onset} bytes (fan-in {e.fan_in} x PG trigger {e.pfc_trigger_bytes}, at most the egress queue buffer; "
                               "ECN must reach Pmax before PFC XOFF)",
                               "lower Kmax below the PFC trigger or raise the lossless pool / alpha",
                               device=sw.name, path=f"ecn_profiles[{e.name}]"))

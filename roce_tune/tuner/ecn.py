@@ -59,6 +59,8 @@ KMIN_OF_KMAX = {"throughput": 0.5, "balanced": 0.25}
 #: the ``bdp`` rule's fluid model packet (the CoNEXT'16 authors' 1000 B), kept so ``bdp`` gives its old values.
 BDP_RULE_PACKET_BYTES = 1000
 OBJECTIVES = ("throughput", "latency", "balanced")
+#: a trigger at least this large means "not given" (calc ecn without --pfc-trigger)
+UNKNOWN_TRIGGER_BYTES = 1 << 60
 OBJECTIVE_TRADE: dict[str, str] = {
     "throughput": "incast completion and long-lived utilisation first, zero loss, least PFC; traded: a standing "
                   "queue of up to about Kmin + (p*/Pmax)(Kmax - Kmin) (hundreds of KB to MB) on congested ports, "
@@ -164,10 +166,15 @@ def _derive_onset_ramp(objective: str, bdp: float, n: int, onset: int, p_star: f
                        common: dict[str, float | int], problems: list[str]
                        ) -> tuple[int, int, float, dict[str, Rationale]]:
     """Kmin/Kmax/Pmax for ``throughput`` and ``balanced`` (docs/derivation.md#kmax-first-rtt-burst)."""
+    unknown = onset >= UNKNOWN_TRIGGER_BYTES
     half = ONSET_FRACTION * onset
     burst = (n - 1) * bdp
     kmin_floor = max(_ceil_kb(bdp / KMIN_BDP_DIVISOR), KMIN_FLOOR_BYTES)
-    if objective == "throughput":
+    if unknown:
+        kmax = int(max(n * bdp, _kmax_multiplier(n) * bdp))
+        formula = ("Kmax = max(N x BDP, m(N) x BDP): the first-RTT burst (no PFC trigger given, so the onset "
+                   "rule cannot apply)")
+    elif objective == "throughput":
         kmax = int(half)
         formula = "Kmax = 0.5 x egress PFC onset, onset = fan_in x pfc_trigger (all N ingress PGs at their threshold)"
     else:
@@ -175,17 +182,21 @@ def _derive_onset_ramp(objective: str, bdp: float, n: int, onset: int, p_star: f
         formula = "Kmax = min(0.5 x onset, max(N x BDP, m(N) x BDP)): the first-RTT burst of the fan-in"
     kmax = (kmax // 1000) * 1000
     note = ""
-    if kmax < kmin_floor + RAMP_FLOOR_BYTES:
-        kmax = max(kmin_floor + RAMP_FLOOR_BYTES, kmax)
+    squeezed = kmax < kmin_floor + RAMP_FLOOR_BYTES
+    if squeezed:
+        kmax = int(onset)
         problems.append(f"egress PFC onset {onset} B leaves no room for an ECN ramp (need >= "
                         f"{2 * (kmin_floor + RAMP_FLOOR_BYTES)} B)")
-        note = "onset too small: Kmax set to the smallest ramp; PFC will pause before marking acts"
-    if burst >= half:
+        note = "onset too small: Kmax set to the onset, Kmin to half of it; PFC will pause before marking acts"
+    if burst >= half and not unknown:
         note = "; ".join(filter(None, [note, (
             f"the first-RTT burst (N-1) x BDP = {round(burst)} B reaches half the PFC onset: this port class is "
             "PFC-bound in flow-start incasts whatever the ramp (docs/tuning-sweeps.md#where-no-setting-wins)")]))
-    kmin = max(kmin_floor, (int(kmax * KMIN_OF_KMAX[objective]) // 1000) * 1000)
-    kmin = min(kmin, kmax - RAMP_FLOOR_BYTES)
+    if squeezed:
+        kmin = kmax // 2
+    else:
+        kmin = max(kmin_floor, (int(kmax * KMIN_OF_KMAX.get(objective, 0.5)) // 1000) * 1000)
+        kmin = min(kmin, kmax - RAMP_FLOOR_BYTES)
     pmax = _choose_pmax(p_star)
     src = ("docs/derivation.md#kmax-first-rtt-burst, docs/derivation.md#ecn-before-pfc; sweep: "
            "docs/tuning-sweeps.md#ecn-ramp")
@@ -220,6 +231,7 @@ def derive_ecn(
     name: str | None = None,
     objective: str = "throughput",
     frame_bytes: int = ROCE_FRAME_BYTES,
+    queue_buffer_bytes: int | None = None,
 ) -> EcnProfile:
     """ECN profile for one (speed, fan-in) class of lossless egress queues.
 
@@ -237,6 +249,8 @@ def derive_ecn(
         name: profile name; default ``ROCE_LOSSLESS_{speed}G_N{fan_in}``.
         objective: ``throughput``, ``latency`` or ``balanced`` (policy.objective; used by ``derived``).
         frame_bytes: RoCE frame on the wire (model packet of the fluid model), bytes.
+        queue_buffer_bytes: the most the egress queue itself may hold (egress pool x alpha/(1+alpha)); the
+            PFC onset is ``min(fan_in x pfc_trigger_bytes, queue_buffer_bytes)``. None = no egress limit.
 
     Returns:
         :class:`roce_tune.plan.EcnProfile` with the FluidCheck and Rationale for kmin/kmax/pmax,
@@ -263,9 +277,10 @@ def derive_ecn(
     p_star = fixed_point_p(fp, n)
     bdp = speed_gbps * 1e9 / 8 * base_rtt_us * 1e-6
     trig = pfc_trigger_bytes
-    onset = min(n * trig, 1 << 62)
+    onset = min(n * trig, 1 << 62, queue_buffer_bytes if queue_buffer_bytes else 1 << 62)
     common = {"speed_gbps": speed_gbps, "base_rtt_us": base_rtt_us, "bdp_bytes": round(bdp),
-              "fan_in": fan_in, "pfc_trigger_bytes": trig, "pfc_onset_bytes": onset}
+              "fan_in": fan_in, "pfc_trigger_bytes": trig, "pfc_onset_bytes": onset,
+              **({"queue_buffer_bytes": queue_buffer_bytes} if queue_buffer_bytes else {})}
     problems: list[str] = []
     r: dict[str, Rationale] = {}
     if prof == "derived" and objective != "latency":
@@ -318,8 +333,8 @@ def derive_ecn(
         kmin, kmax, pmax, src = NAMED_PROFILES[prof]
         note = f"named profile {prof}: used as published, not adjusted"
         if kmax > onset:
-            note += (f"; Kmax {kmax} B is above the egress PFC onset {onset} B (= {n} x {trig} B): PFC fires before "
-                     "marking reaches Pmax")
+            note += (f"; Kmax {kmax} B is above the egress PFC onset {onset} B (min of {n} x {trig} B and the egress "
+                     "queue buffer): PFC fires before marking reaches Pmax")
         for key, val in (("kmin_bytes", kmin), ("kmax_bytes", kmax), ("pmax_percent", pmax)):
             r[key] = Rationale(formula=f"{prof} table value", inputs={key: val, **common}, source=src, note=note)
     derived_vals = {"kmin_bytes": kmin, "kmax_bytes": kmax, "pmax_percent": pmax}
@@ -340,15 +355,15 @@ def derive_ecn(
     below = q_star < onset
     fr_load = fast_recovery_load(fp, n, base_rtt_us, bool(dcqcn_params.get("clamp_tgt_rate", 0)),
                                  float(dcqcn_params.get("rate_reduce_monitor_period_us", 4)))
-    state = "ramp"
+    state = "pfc-bound" if problems else "ramp"  # no room for a ramp below the trigger/onset
     if not on_ramp:
         state = "off-ramp"
         problems.append(f"p*(N={n}) = {p_star:.4f} > Pmax {pmax / 100:.4f}: no operating point on the ramp, the "
                         "queue sits at Kmax and chatters")
     if not below:
         state = "pfc-bound"
-        problems.append(f"q* = {round(q_star)} B >= egress PFC onset {onset} B (= {n} x {trig} B): PFC pauses in "
-                        "steady state")
+        problems.append(f"q* = {round(q_star)} B >= egress PFC onset {onset} B (min of {n} x {trig} B and the "
+                        "egress queue buffer): PFC pauses in steady state")
     if fr_load >= 1.0:
         state = "pfc-bound"
         problems.append(f"PFC-bound steady state: the fast-recovery limit cycle loads the link {fr_load:.2f} x C "

@@ -171,7 +171,8 @@ def _base_rtt(inv: Inventory, topo: Topology, catalog: Catalog) -> tuple[float, 
 def _ecn_profile(speed_gbps, rtt_us, fan_in, trigger, params, separate, profile, pins, queue_buffer,  # type: ignore[no-untyped-def]
                  egress_pool_bytes, objective="throughput", frame_bytes=4096 + ROCE_HEADER_BYTES):
     prof = ecn.derive_ecn(speed_gbps, rtt_us, fan_in, trigger, params, separate, profile=profile,
-                          overrides=pins or None, objective=objective, frame_bytes=frame_bytes)
+                          overrides=pins or None, objective=objective, frame_bytes=frame_bytes,
+                          queue_buffer_bytes=queue_buffer)
     return prof.model_copy(update={
         "queue_buffer_bytes": queue_buffer,
         "rationale": {**prof.rationale, "queue_buffer_bytes": Rationale(
