@@ -16,10 +16,15 @@ import os
 import sys
 import time
 from concurrent.futures import ProcessPoolExecutor
-from dataclasses import replace
 from pathlib import Path
 
-from roce_tune.simulate.model import DEFAULT_BUFFER_BYTES, DEFAULT_PFC_ALPHA, DcqcnParams, EcnSetting, Scenario
+from roce_tune.simulate.model import (
+    DEFAULT_BUFFER_BYTES,
+    DEFAULT_PFC_ALPHA,
+    DcqcnParams,
+    EcnSetting,
+    Scenario,
+)
 from roce_tune.simulate.runner import run_seeds
 from roce_tune.simulate.settings import resolve_dcqcn, resolve_ecn
 

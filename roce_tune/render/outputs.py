@@ -16,13 +16,12 @@ does not own (apply ``logs/``, notes) are never deleted.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import os
 import shlex
 import shutil
 import tempfile
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from roce_tune.findings import Finding, Location, RoceTuneError, Severity
 from roce_tune.plan import Plan, plan_to_json

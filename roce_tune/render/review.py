@@ -9,7 +9,6 @@ Rows are grouped (identical values on many ports collapse to one row with a port
 from __future__ import annotations
 
 from collections import defaultdict
-
 from typing import TYPE_CHECKING
 
 from roce_tune.plan import Plan, Rationale

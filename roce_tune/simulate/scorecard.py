@@ -94,7 +94,7 @@ class Scorecard:
         return all(r.meets for r in self.rows)
 
 
-def port_classes(plan: "Plan") -> list[PortClass]:
+def port_classes(plan: Plan) -> list[PortClass]:
     """The distinct lossless egress classes of ``plan`` (first port of each as ``example``), sorted.
 
     Raises:
@@ -213,9 +213,24 @@ def _write_cache(path: Path, card: Scorecard) -> None:
         pass
 
 
-def plan_scorecards(plan: "Plan", seeds: int = 1, use_cache: bool = True) -> list[Scorecard]:
-    """Scorecards of every lossless port class of ``plan`` (see :func:`port_classes`)."""
-    return [scorecard(pc, seeds, use_cache) for pc in port_classes(plan)]
+def _scorecard_job(args: tuple[PortClass, int, bool]) -> Scorecard:
+    return scorecard(*args)
+
+
+def plan_scorecards(plan: Plan, seeds: int = 1, use_cache: bool = True, jobs: int | None = None) -> list[Scorecard]:
+    """Scorecards of every lossless port class of ``plan`` (see :func:`port_classes`), in class order.
+
+    Classes not in the cache are simulated in up to ``jobs`` worker processes (default: the CPU count);
+    each class is independent and deterministic, so the result does not depend on ``jobs``.
+    """
+    classes = port_classes(plan)
+    workers = min(len(classes), jobs or os.cpu_count() or 1)
+    if workers <= 1:
+        return [scorecard(pc, seeds, use_cache) for pc in classes]
+    from concurrent.futures import ProcessPoolExecutor
+
+    with ProcessPoolExecutor(workers) as ex:
+        return list(ex.map(_scorecard_job, [(pc, seeds, use_cache) for pc in classes]))
 
 
 def scorecard_lines(card: Scorecard) -> list[str]:

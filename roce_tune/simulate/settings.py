@@ -157,7 +157,7 @@ def plan_port(plan_dir: Path, ref: str) -> PlanPort:
     return port_inputs(plan, sw, pp, ref)
 
 
-def port_inputs(plan: "Plan", sw: "SwitchPlan", pp: "PortPlan", ref: str | None = None) -> PlanPort:
+def port_inputs(plan: Plan, sw: SwitchPlan, pp: PortPlan, ref: str | None = None) -> PlanPort:
     """:class:`PlanPort` for lossless port ``pp`` of switch ``sw`` in ``plan`` (see :func:`plan_port`).
 
     Raises:

@@ -37,7 +37,13 @@ from roce_tune.findings import Finding, Location, Severity
 from roce_tune.inventory.models import PROFILE_NAME_RE, EcnProfileName
 from roce_tune.plan import EcnProfile, FluidCheck, Rationale
 from roce_tune.tuner.dcqcn import calc_dcqcn
-from roce_tune.tuner.fluid import ROCE_FRAME_BYTES, FluidParams, fast_recovery_load, fixed_point, fixed_point_p
+from roce_tune.tuner.fluid import (
+    ROCE_FRAME_BYTES,
+    FluidParams,
+    fast_recovery_load,
+    fixed_point,
+    fixed_point_p,
+)
 from roce_tune.units import parse_bytes, parse_speed_gbps, parse_time_us
 
 #: Propagation delay in fibre/copper: 1/1.98e8 m/s (SONiC buffer_headroom_mellanox.lua; docs/derivation.md#headroom).

@@ -12,7 +12,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from roce_tune.tuner.fluid import FluidParams, approx_p, fast_recovery_load, fixed_point, fixed_point_p, paper_defaults
+from roce_tune.tuner.fluid import (
+    FluidParams,
+    approx_p,
+    fast_recovery_load,
+    fixed_point,
+    fixed_point_p,
+    paper_defaults,
+)
 
 KB = 1000
 REL = 0.02
