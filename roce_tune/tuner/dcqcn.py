@@ -4,9 +4,10 @@ Starts from the NIC firmware defaults (NVIDIA DOCA "DCQCN CC Parameters", docs/d
 Only ``rpg_time_reset`` is derived: the rate-increase timer keeps the firmware period measured in bytes
 at line rate (300 µs at 100G = 3.75 MB), so it shortens above 100G and never lengthens below
 (``T = 300 µs x min(1, 100 / speed_gbps)``; docs/derivation.md#dcqcn-timer, sweep in
-docs/tuning-sweeps.md#dcqcn-knobs). ``rpg_ai_rate``/``rpg_hai_rate`` stay at the firmware defaults: the
-sweep with the byte counter on shows no incast gain from scaling them with speed, and a loss of
-long-lived utilisation (docs/derivation.md#dcqcn-increase-steps). Everything else keeps the firmware
+docs/tuning-sweeps.md#dcqcn-knobs). ``rpg_ai_rate``/``rpg_hai_rate`` stay at the firmware defaults: with the byte
+counter (events every B bytes) and the derived timer both scaling with C, the time to regain a share is already
+speed-independent, and the sweep shows the speed-scaled steps dropping 400G long-lived utilisation below 99 %
+(docs/derivation.md#dcqcn-increase-steps). Everything else keeps the firmware
 value, with the reason in its Rationale.
 
 Example::
@@ -107,10 +108,12 @@ def _derive_one(key: str, fw: dict[str, int], speed_gbps: int, cnp_dscp: int,
         return d, Rationale(
             formula="firmware default", inputs={key: d, "speed_gbps": speed_gbps},
             source=_DOCA + "; docs/derivation.md#dcqcn-increase-steps; sweep docs/tuning-sweeps.md#dcqcn-knobs",
-            note="not scaled with speed: with the byte counter on, AI/HAI x speed/25G buys no incast efficiency "
-                 "and lowers long-lived utilisation in the sweep (the HPCC rule "
+            note="not scaled with speed: the byte counter fires every B bytes (R/B per second) and the derived "
+                 "timer shortens as 1/C, so the time to regain a share (B/AI) is already speed-independent; in the "
+                 "sweep the scaled steps (HPCC rule, "
                  f"{_scaled(HPCC_AI_MBPS_AT_25G if key == 'rpg_ai_rate_mbps' else HPCC_HAI_MBPS_AT_25G, speed_gbps)}"
-                 " Mb/s comes from a simulator without a byte counter)")
+                 " Mb/s here, from a timer-only simulator) speed up 8 MB x 16-32 incasts but drop 400G long-lived "
+                 "utilisation below 99 %")
     if key == "cnp_dscp":
         return cnp_dscp, Rationale(formula="policy.cnp_dscp", inputs={"cnp_dscp": cnp_dscp}, source="inventory policy",
                                    note=f"must equal the switch CNP class (firmware default {d})")
