@@ -36,7 +36,7 @@ import math
 from roce_tune.findings import Finding, Location, Severity
 from roce_tune.inventory.models import PROFILE_NAME_RE, EcnProfileName
 from roce_tune.plan import EcnProfile, FluidCheck, Rationale
-from roce_tune.tuner.dcqcn import calc_dcqcn
+from roce_tune.tuner.dcqcn import HPCC_AI_MBPS_AT_25G, TIMER_REFERENCE_US, calc_dcqcn
 from roce_tune.tuner.fluid import (
     ROCE_FRAME_BYTES,
     FluidParams,
@@ -147,7 +147,7 @@ def _vendor_note(speed_gbps: int) -> str:
     hpcc_min, hpcc_max = 100_000 * speed_gbps // 25, 400_000 * speed_gbps // 25
     return ("vendor/paper values: NVIDIA 150000/1500000 B; SONiC AZURE_LOSSLESS 1048576/2097152 B @5 %; "
             f"DCQCN paper 5000/200000 B @1 % (40G); HPCC rule {hpcc_min}/{hpcc_max} B @20 % at {speed_gbps}G; "
-            "Huawei 100GE 7 KB/750 KB @10 %. Ours follow this link's BDP and fan-in instead of one fixed number")
+            "Huawei 100GE 7 KB/750 KB @10 %. Ours follow this port's PFC onset, fan-in and BDP instead of one fixed number")
 
 
 def _parse_overrides(overrides: dict[str, float | int | str] | None) -> dict[str, float]:
@@ -292,7 +292,11 @@ def derive_ecn(
     if prof == "derived" and objective != "latency":
         kmin, kmax, pmax, r = _derive_onset_ramp(objective, bdp, n, onset, p_star, common, problems)
     elif prof in ("derived", "bdp"):
-        fp_old = FluidParams.from_dcqcn_params(dcqcn_params, speed_gbps, packet_bytes=BDP_RULE_PACKET_BYTES)
+        # the previous rule's own inputs: 1000 B model packets and the DCQCN it derived then (AI x speed/25G,
+        # the 300 us timer), so ``bdp`` reproduces the previous values
+        old_dq = {**dcqcn_params, "rpg_ai_rate_mbps": max(1, round(HPCC_AI_MBPS_AT_25G * speed_gbps / 25)),
+                  "rpg_time_reset_us": TIMER_REFERENCE_US}
+        fp_old = FluidParams.from_dcqcn_params(old_dq, speed_gbps, packet_bytes=BDP_RULE_PACKET_BYTES)
         p_old = fixed_point_p(fp_old, n) if prof == "bdp" else p_star
         mult = _kmax_multiplier(n)
         kmin_d = max(_ceil_kb(bdp / KMIN_BDP_DIVISOR), KMIN_FLOOR_BYTES)

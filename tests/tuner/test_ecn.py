@@ -117,6 +117,15 @@ def test_throughput_kmax_is_half_the_egress_onset(fan_in: int) -> None:
     assert old.kmax_bytes <= 0.8 * trigger + 1 or old.kmax_bytes < 3 * 100 * 125 * 6.164 + 1000
 
 
+@pytest.mark.parametrize("fan_in, kmax, pmax", [(4, 180_000, 2.0), (8, 193_000, 2.0), (16, 206_000, 5.0)])
+def test_bdp_profile_keeps_the_previous_values(fan_in: int, kmax: int, pmax: float) -> None:
+    """``policy.ecn_profile: bdp`` reproduces what roce-tune derived before the sweeps (the reference's setting (a)
+    for inventories/site.yaml at 100G), whatever the current DCQCN rule."""
+    trigger = int(128 * 5_306_864 / (1 + 128 * fan_in))
+    p = ecn(100, 6.164, fan_in, trigger=trigger, profile="bdp")
+    assert (p.kmin_bytes, p.kmax_bytes, p.pmax_percent) == (18_432, kmax, pmax)
+
+
 def test_balanced_sits_between_latency_and_throughput() -> None:
     trigger = int(128 * 5_306_864 / (1 + 128 * 8))
     lat, bal, thr = (ecn(100, 6.164, 8, trigger=trigger, objective=o) for o in ("latency", "balanced", "throughput"))
