@@ -184,8 +184,11 @@ def plan(
     out_dir: Path | None = typer.Option(None, "--out", help="Output directory (default out/<inventory name>)."),
     platform_only: list[str] = typer.Option([], "--platform-only", help="Render only these switch platforms."),
     fmt: OutFormat = typer.Option(OutFormat.text, "--format", help="Summary as text or json."),
+    no_scorecard: bool = typer.Option(False, "--no-scorecard",
+                                      help="Skip the simulator scorecards in plan.md (saves their plan time)."),
 ) -> None:
-    """Validate, derive, render and write configs plus a reviewable plan."""
+    """Validate, derive, render and write configs plus a reviewable plan (with simulator scorecards per
+    lossless port class in plan.md, cached on disk; see docs/simulate.md)."""
     from roce_tune.platforms import SWITCH_PLATFORMS
     from roce_tune.render.outputs import render_outputs, write_tree
     from roce_tune.render.summary import summary_json, summary_table
@@ -201,8 +204,14 @@ def plan(
         err.print("[bold red]plan has error-level findings; nothing written[/]")
         _fail(locate_findings(loaded, [f for f in the_plan.findings if f.severity is Severity.error]))
     render_warnings: list[Finding] = []
+    cards = None
+    if not no_scorecard:
+        from roce_tune.simulate.scorecard import plan_scorecards
+
+        cards = plan_scorecards(the_plan)
     try:
-        files = render_outputs(the_plan, platforms=platform_only or None, findings=render_warnings)
+        files = render_outputs(the_plan, platforms=platform_only or None, findings=render_warnings,
+                               scorecards=cards)
         the_plan = the_plan.model_copy(update={"findings": [*the_plan.findings, *render_warnings]})
     except RoceTuneError as exc:
         err.print("[bold red]rendering failed; nothing written[/]")
@@ -230,8 +239,10 @@ def explain(
     inventory: Path = typer.Argument(..., exists=True, dir_okay=False),
     target: str = typer.Argument(..., help="DEVICE or DEVICE:PORT (a host's port is its netdev)."),
     param: str | None = typer.Argument(None, help="e.g. xoff_bytes, kmax_bytes, detection_ms, NCCL_IB_TC."),
+    no_scorecard: bool = typer.Option(False, "--no-scorecard", help="Do not simulate the port class for ECN values."),
 ) -> None:
-    """Print the rationale for one value (or every explained value of a device/port)."""
+    """Print the rationale for one value (or every explained value of a device/port). For a switch port's
+    ECN values (kmin_bytes, kmax_bytes, pmax_percent) it also prints the port class's simulator scorecard."""
     from roce_tune.explain import ExplainError
     from roce_tune.explain import explain as run_explain
 
@@ -251,6 +262,20 @@ def explain(
             out.print(f"  note:    {e.rationale.note}")
         if e.rationale.pinned_by_user:
             out.print(f"  pinned by user; derived value {e.rationale.derived_value}")
+    device, _, port = target.partition(":")
+    if not no_scorecard and port and param in ("kmin_bytes", "kmax_bytes", "pmax_percent"):
+        from roce_tune.simulate.scorecard import port_classes, scorecard, scorecard_lines
+
+        sw = next((s for s in the_plan.switches if s.name == device), None)
+        pp = next((p for p in sw.ports if p.name == port), None) if sw else None
+        if sw is not None and pp is not None and pp.lossless:
+            e = next(x for x in sw.ecn_profiles if x.name == pp.ecn_profile)
+            pc = next((c for c in port_classes(the_plan) if c.asic == sw.asic and c.speed_gbps == pp.speed_gbps
+                       and c.fan_in == max(1, pp.fan_in) and c.ecn.kmax_bytes == e.kmax_bytes
+                       and c.ecn.kmin_bytes == e.kmin_bytes and c.ecn.pmax_percent == e.pmax_percent), None)
+            if pc is not None:
+                out.print("")
+                out.print("\n".join(scorecard_lines(scorecard(pc))), markup=False, highlight=False)
 
 
 def _print_calc(result: dict[str, object], fmt: OutFormat) -> None:

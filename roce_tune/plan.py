@@ -236,8 +236,10 @@ class FluidCheck(_Frozen):
     p_star: float
     q_star_bytes: int
     on_ramp: bool = Field(description="p* <= Pmax: the queue has an operating point on the ramp")
-    below_pfc_trigger: bool
+    below_pfc_trigger: bool = Field(description="q* below the egress PFC onset (pfc_onset_bytes)")
     ok: bool
+    steady_state: str = Field("ramp", description="ramp | off-ramp | pfc-bound (docs/derivation.md#pfc-bound-steady-state)")
+    fast_recovery_load: float | None = Field(None, description="load of the fast-recovery limit cycle / C; >= 1 is PFC-bound")
 
 
 class EcnProfile(_Shared):
@@ -264,6 +266,8 @@ class EcnProfile(_Shared):
     base_rtt_us: float
     fan_in: int
     pfc_trigger_bytes: int
+    pfc_onset_bytes: int | None = Field(None, description="egress queue at PFC onset: min(fan_in x pfc_trigger_bytes, queue_buffer_bytes)")
+    objective: str | None = Field(None, description="policy.objective the derived ramp serves (None for named/bdp)")
     fluid: FluidCheck
     queue_buffer_bytes: int | None = None
 

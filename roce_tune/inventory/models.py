@@ -145,6 +145,7 @@ class EcnProfileName(str, Enum):
     """ECN threshold source: ``derived`` from BDP/fan-in, or a named vendor/paper profile (docs/derivation.md#ecn)."""
 
     derived = "derived"
+    bdp = "bdp"
     nvidia_default = "nvidia-default"
     sonic_default = "sonic-default"
     dcqcn_paper = "dcqcn-paper"
@@ -454,6 +455,9 @@ class Policy(_Strict):
         None, description="None = sonic-static where the catalog has SONiC's vendor-validated static tables for the "
                           "ASIC (sonic_static_tables), ieee elsewhere")
     ecn_profile: EcnProfileName = EcnProfileName.derived
+    objective: Literal["throughput", "latency", "balanced"] = Field(
+        "throughput", description="what the derived ECN ramp optimises (docs/derivation.md#objective): throughput "
+        "(incast completion, utilisation, least PFC), latency (bounded standing queue) or balanced")
     shared_headroom_pool: bool | None = Field(None, description="None = use it where the ASIC supports it")
     shp_oversubscription: int = Field(8, ge=1, le=64)
     nic_latency_us: TimeUs = Field(2.0, description="one NIC's processing latency for base RTT")

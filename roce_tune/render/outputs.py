@@ -32,15 +32,19 @@ import shutil
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from roce_tune.findings import Finding, Location, RoceTuneError, Severity
 from roce_tune.plan import Plan, plan_to_json
 from roce_tune.platforms import get_platform
 from roce_tune.render.review import render_review
 
+if TYPE_CHECKING:
+    from roce_tune.simulate.scorecard import Scorecard
+
 
 def render_outputs(plan: Plan, platforms: list[str] | None = None, include_hosts: bool = True,
-                   findings: list[Finding] | None = None) -> dict[str, str]:
+                   findings: list[Finding] | None = None, scorecards: list[Scorecard] | None = None) -> dict[str, str]:
     """Render every file of the plan.
 
     Args:
@@ -49,6 +53,7 @@ def render_outputs(plan: Plan, platforms: list[str] | None = None, include_hosts
         include_hosts: render host scripts and NCCL env files.
         findings: if given, receives the platforms' render warnings (RT241). They are also added to the
             findings in ``plan.json`` and ``plan.md``, so the reviewer sees them.
+        scorecards: simulator scorecards per lossless port class for plan.md (None = section left out).
 
     Returns:
         relative path -> file text (deterministic for the same plan).
@@ -81,7 +86,8 @@ def render_outputs(plan: Plan, platforms: list[str] | None = None, include_hosts
         findings.extend(warnings)
     reviewed = plan.model_copy(update={"findings": [*plan.findings, *warnings]}) if warnings else plan
     switch_files = {name.removeprefix("switches/"): text for name, text in files.items()}
-    files["plan.json"], files["plan.md"] = plan_to_json(reviewed), render_review(reviewed, switch_files)
+    files["plan.json"] = plan_to_json(reviewed)
+    files["plan.md"] = render_review(reviewed, switch_files, scorecards)
     if include_hosts and plan.hosts:
         host_mod = get_platform("host")
         envs: dict[str, dict[str, str]] = {}

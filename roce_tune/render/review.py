@@ -9,8 +9,12 @@ Rows are grouped (identical values on many ports collapse to one row with a port
 from __future__ import annotations
 
 from collections import defaultdict
+from typing import TYPE_CHECKING
 
 from roce_tune.plan import Plan, Rationale
+
+if TYPE_CHECKING:
+    from roce_tune.simulate.scorecard import Scorecard
 
 
 def _fmt_rationale(r: Rationale) -> str:
@@ -30,7 +34,31 @@ def _table(header: list[str], rows: list[list[object]]) -> list[str]:
     return out
 
 
-def render_review(plan: Plan, switch_files: dict[str, str] | None = None) -> str:
+def render_scorecards(plan: Plan, scorecards: list[Scorecard] | None) -> list[str]:
+    """The "Objective and simulated evidence" section: the objective, what it traded, and one simulator
+    scorecard per lossless port class (roce_tune.simulate.scorecard). Empty when ``scorecards`` is None
+    (``roce-tune plan --no-scorecard``)."""
+    if scorecards is None:
+        return []
+    from roce_tune.simulate.scorecard import scorecard_lines
+    from roce_tune.tuner.ecn import OBJECTIVE_TRADE
+
+    obj = str(plan.policy.get("objective", "throughput"))
+    lines = ["## Objective and simulated evidence", "",
+             f"Objective **{obj}** (policy.objective): {OBJECTIVE_TRADE.get(obj, '')}.", "",
+             "Each lossless port class below was simulated with `roce-tune simulate` (docs/simulate.md): the plan's "
+             "values against NVIDIA, SONiC and DCQCN-paper thresholds with firmware DCQCN, in both reaction-point "
+             "models (M: byte counter + CNP pacing; T: timer only). Target: incast efficiency >= the best default "
+             "- 2 points with no more PFC pause than it, long-lived utilisation >= 99 %.", ""]
+    if not scorecards:
+        lines += ["No lossless port class to simulate.", ""]
+    for card in scorecards:
+        lines += scorecard_lines(card)
+    return lines
+
+
+def render_review(plan: Plan, switch_files: dict[str, str] | None = None,
+                  scorecards: list[Scorecard] | None = None) -> str:
     """Render the review markdown for ``plan`` (deterministic).
 
     Args:
@@ -38,6 +66,8 @@ def render_review(plan: Plan, switch_files: dict[str, str] | None = None) -> str
         switch_files: rendered switch files by file name (``leaf1.json`` …); when given, the runbook
             section names, per SONiC switch, the tables ``config qos reload`` / ``config load_minigraph``
             would wipe.
+        scorecards: simulator scorecards per lossless port class (the "Objective and simulated evidence"
+            section); None leaves the section out (``roce-tune plan --no-scorecard``).
     """
     c = plan.classification
     s = plan.summary
@@ -145,6 +175,9 @@ def render_review(plan: Plan, switch_files: dict[str, str] | None = None) -> str
         lines.append(f"- priority {cyc.priority}, {when}: " + " -> ".join(cyc.links))
     lines += _runbook(plan, switch_files or {})
     lines += ["", "## Notes", ""] + [f"- {n}" for n in plan.notes]
+    card_lines = render_scorecards(plan, scorecards)
+    if card_lines:
+        lines += [""] + card_lines[:-1] if card_lines[-1] == "" else [""] + card_lines
     return "\n".join(lines) + "\n"
 
 

@@ -9,11 +9,15 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from roce_tune.simulate.model import DEFAULT_BUFFER_BYTES, DEFAULT_PFC_ALPHA, DcqcnParams, EcnSetting
 from roce_tune.units import parse_bytes
 
-ECN_PROFILES = ("derived", "nvidia-default", "sonic-default", "dcqcn-paper")
+if TYPE_CHECKING:
+    from roce_tune.plan import Plan, PortPlan, SwitchPlan
+
+ECN_PROFILES = ("derived", "bdp", "nvidia-default", "sonic-default", "dcqcn-paper")
 
 
 def _dynamic_th(pfc_alpha: float) -> int:
@@ -50,13 +54,13 @@ def resolve_ecn(profile: str | None, ecn: str | None, speed_gbps: int, fan_in: i
     if prof in NAMED_PROFILES:
         kmin, kmax, pmax, _ = NAMED_PROFILES[prof]
         return EcnSetting(kmin, kmax, pmax, label=prof)
-    if prof != "derived":
+    if prof not in ("derived", "bdp"):
         raise ValueError(f"unknown ECN profile {prof!r}; known: {', '.join(ECN_PROFILES)}")
     from roce_tune.tuner.buffers import pg_shared_limit_bytes
 
     trigger = pg_shared_limit_bytes(buffer_bytes, _dynamic_th(pfc_alpha), fan_in)
-    e = derive_ecn(speed_gbps, base_rtt_us, fan_in, trigger, calc_dcqcn(speed_gbps).params, False, "derived")
-    return EcnSetting(e.kmin_bytes, e.kmax_bytes, e.pmax_percent, label="derived")
+    e = derive_ecn(speed_gbps, base_rtt_us, fan_in, trigger, calc_dcqcn(speed_gbps).params, False, prof)
+    return EcnSetting(e.kmin_bytes, e.kmax_bytes, e.pmax_percent, label=prof)
 
 
 def _number(key: str, text: str) -> float:
@@ -150,10 +154,20 @@ def plan_port(plan_dir: Path, ref: str) -> PlanPort:
         raise ValueError(f"{path}: switch {device} has no port {port!r}")
     if not pp.ecn_profile:
         raise ValueError(f"{path}: {device}:{port} is not a lossless port with an ECN profile")
+    return port_inputs(plan, sw, pp, ref)
+
+
+def port_inputs(plan: Plan, sw: SwitchPlan, pp: PortPlan, ref: str | None = None) -> PlanPort:
+    """:class:`PlanPort` for lossless port ``pp`` of switch ``sw`` in ``plan`` (see :func:`plan_port`).
+
+    Raises:
+        ValueError: the switch has no ingress lossless pool.
+    """
+    ref = ref or f"{sw.name}:{pp.name}"
     prof = next(e for e in sw.ecn_profiles if e.name == pp.ecn_profile)
     pools = [p for p in sw.buffers.pools if p.type == "ingress" and "lossless" in p.name]
     if not pools:
-        raise ValueError(f"{path}: switch {device} has no ingress lossless pool")
+        raise ValueError(f"switch {sw.name} has no ingress lossless pool")
     pool = pools[0]
     profs = [b for b in sw.buffers.profiles if b.pool == pool.name and b.dynamic_th is not None]
     main = next((b for b in profs if b.name == "ingress_lossless_profile"), profs[0] if profs else None)
@@ -163,5 +177,5 @@ def plan_port(plan_dir: Path, ref: str) -> PlanPort:
         (n for n in nics if n.speed_gbps == pp.speed_gbps), None)
     dcqcn = (DcqcnParams.from_params(nic.dcqcn.params, label=f"{nic.netdev} plan") if nic
              else resolve_dcqcn("derived", pp.speed_gbps))
-    return PlanPort(device, port, pp.speed_gbps, max(1, pp.fan_in), prof.base_rtt_us, pool.size_bytes, alpha,
+    return PlanPort(sw.name, pp.name, pp.speed_gbps, max(1, pp.fan_in), prof.base_rtt_us, pool.size_bytes, alpha,
                     EcnSetting(prof.kmin_bytes, prof.kmax_bytes, prof.pmax_percent, label=prof.name), dcqcn)

@@ -21,7 +21,8 @@ Rules (all ``error``):
   strict.
 * RT236 lossless ports: PFC on exactly the lossless priorities, a headroom, an ECN profile that exists
   on the switch; lossy ports have no PFC.
-* RT237 ECN: ``Kmin < Kmax <= pfc_trigger_bytes`` for every ECN profile.
+* RT237 ECN: ``Kmin < Kmax <= pfc_onset_bytes`` (the egress queue at which all fan-in PGs send XOFF;
+  ``pfc_trigger_bytes`` when the onset is not recorded) for every ECN profile.
 * RT238 CNP marking: NIC ``cnp_dscp``/``cnp_priority`` equal the site's (policy and classification).
 """
 
@@ -117,9 +118,11 @@ def _ports(plan: Plan) -> list[Finding]:
                 out.append(_f("RT236", f"ECN profile {p.ecn_profile!r} is not defined on {sw.name}",
                               "re-derive the plan", **loc))
         for e in sw.ecn_profiles:
-            if not e.kmin_bytes < e.kmax_bytes <= e.pfc_trigger_bytes:
-                out.append(_f("RT237", f"ECN profile {e.name}: need Kmin {e.kmin_bytes} < Kmax {e.kmax_bytes} <= PFC "
-                              f"trigger {e.pfc_trigger_bytes} bytes (ECN must reach Pmax before PFC XOFF)",
+            onset = e.pfc_onset_bytes if e.pfc_onset_bytes is not None else e.pfc_trigger_bytes
+            if not e.kmin_bytes < e.kmax_bytes <= onset:
+                out.append(_f("RT237", f"ECN profile {e.name}: need Kmin {e.kmin_bytes} < Kmax {e.kmax_bytes} <= egress "
+                              f"PFC onset {onset} bytes (fan-in {e.fan_in} x PG trigger {e.pfc_trigger_bytes}, at most the egress queue buffer; "
+                              "ECN must reach Pmax before PFC XOFF)",
                               "lower Kmax below the PFC trigger or raise the lossless pool / alpha",
                               device=sw.name, path=f"ecn_profiles[{e.name}]"))
     return out

@@ -1,15 +1,19 @@
 """DCQCN reaction-point / notification-point parameters for mlx5 (ConnectX-4 and later).
 
-Starts from the NIC firmware defaults (NVIDIA DOCA "DCQCN CC Parameters", docs/derivation.md#dcqcn-parameters) and scales
-only the rate-increase steps with link speed, by the rule of the HPCC artifact's firmware-like
-``dcqcn`` profile (``alibaba-edu/High-Precision-Congestion-Control:simulation/run.py``):
-``AI = 5 Mb/s x C/25G`` and ``HAI = 50 Mb/s x C/25G`` (100G: 20/200, 400G: 80/800, 800G: 160/1600;
-docs/derivation.md#pause-quanta). Everything else keeps the firmware value, with the reason in its Rationale.
+Starts from the NIC firmware defaults (NVIDIA DOCA "DCQCN CC Parameters", docs/derivation.md#dcqcn-parameters).
+Only ``rpg_time_reset`` is derived: the rate-increase timer keeps the firmware period measured in bytes
+at line rate (300 µs at 100G = 3.75 MB), so it shortens above 100G and never lengthens below
+(``T = 300 µs x min(1, 100 / speed_gbps)``; docs/derivation.md#dcqcn-timer, sweep in
+docs/tuning-sweeps.md#dcqcn-knobs). ``rpg_ai_rate``/``rpg_hai_rate`` stay at the firmware defaults: with the byte
+counter (events every B bytes) and the derived timer both scaling with C, the time to regain a share is already
+speed-independent, and the sweep shows the speed-scaled steps dropping 400G long-lived utilisation below 99 %
+(docs/derivation.md#dcqcn-increase-steps). Everything else keeps the firmware
+value, with the reason in its Rationale.
 
 Example::
 
-    >>> calc_dcqcn("400G").params["rpg_ai_rate_mbps"]   # doctest: +SKIP (needs the catalog)
-    80
+    >>> calc_dcqcn("400G").params["rpg_time_reset_us"]   # doctest: +SKIP (needs the catalog)
+    75
 """
 
 from __future__ import annotations
@@ -32,9 +36,12 @@ _DOCA = "NVIDIA DOCA 'DCQCN CC Parameters' (networking-docs.nvidia.com/doca/arch
 _HPCC = "alibaba-edu/High-Precision-Congestion-Control:simulation/run.py (cc=dcqcn: ai = 5*bw/25, hai = 50*bw/25)"
 _FIELD = "32-bit field in torvalds/linux include/linux/mlx5/mlx5_ifc.h cong_control_r_roce_ecn_rp/np"
 
-#: HPCC rule anchors: AI/HAI at 25 Gb/s.
+#: HPCC rule anchors: AI/HAI at 25 Gb/s (the ``bdp``-era rule, kept for comparison in docs/tuning-sweeps.md).
 HPCC_AI_MBPS_AT_25G = 5
 HPCC_HAI_MBPS_AT_25G = 50
+#: The firmware increase timer and the speed at which the sweeps show it right (docs/tuning-sweeps.md#dcqcn-knobs).
+TIMER_REFERENCE_US = 300
+TIMER_REFERENCE_GBPS = 100
 _MAX_US = 131071  # DOCA range of dce_tcp_rtt (µs); used for the other µs timers too [R]
 
 
@@ -95,18 +102,27 @@ def _derive_one(key: str, fw: dict[str, int], speed_gbps: int, cnp_dscp: int,
                 cnp_priority: int) -> tuple[int, Rationale]:
     """The value we would choose for ``key`` and why."""
     d = fw[key]
-    if key == "rpg_ai_rate_mbps":
-        v = _scaled(HPCC_AI_MBPS_AT_25G, speed_gbps)
+    if key == "rpg_time_reset_us":
+        v = max(1, round(TIMER_REFERENCE_US * min(1.0, TIMER_REFERENCE_GBPS / speed_gbps)))
         return v, Rationale(
-            formula="max(1, round(5 Mb/s * speed_gbps / 25))", inputs={"speed_gbps": speed_gbps, "base_mbps": 5},
-            source=_HPCC + "; docs/derivation.md#dcqcn-parameters",
-            note=f"firmware default {d} Mb/s is tuned for 25G; at {speed_gbps}G the same relative step is {v} Mb/s "
-                 "(keeps the additive-increase time to regain a share of C constant)")
-    if key == "rpg_hai_rate_mbps":
-        v = _scaled(HPCC_HAI_MBPS_AT_25G, speed_gbps)
-        return v, Rationale(
-            formula="max(1, round(50 Mb/s * speed_gbps / 25))", inputs={"speed_gbps": speed_gbps, "base_mbps": 50},
-            source=_HPCC + "; docs/derivation.md#dcqcn-parameters", note=f"firmware default {d} Mb/s scaled like AI")
+            formula="round(300 us * min(1, 100 / speed_gbps)): the firmware period in bytes at line rate "
+                    "(3.75 MB), never longer than the firmware value",
+            inputs={"speed_gbps": speed_gbps, "firmware_us": d, "reference_us": TIMER_REFERENCE_US,
+                    "reference_gbps": TIMER_REFERENCE_GBPS},
+            source="docs/derivation.md#dcqcn-timer; sweep docs/tuning-sweeps.md#dcqcn-knobs",
+            note="after a train of cuts the link idles until the timer fires; at 400G a 300 us stall is longer "
+                 "than a whole 1 MB x 8 incast, so the timer follows the line rate. At 100G shorter timers "
+                 "raise PFC pause on 8 MB incasts (sweep), so 300 us stays there")
+    if key in ("rpg_ai_rate_mbps", "rpg_hai_rate_mbps"):
+        return d, Rationale(
+            formula="firmware default", inputs={key: d, "speed_gbps": speed_gbps},
+            source=_DOCA + "; docs/derivation.md#dcqcn-increase-steps; sweep docs/tuning-sweeps.md#dcqcn-knobs",
+            note="not scaled with speed: the byte counter fires every B bytes (R/B per second) and the derived "
+                 "timer shortens as 1/C, so the time to regain a share (B/AI) is already speed-independent; in the "
+                 "sweep the scaled steps (HPCC rule, "
+                 f"{_scaled(HPCC_AI_MBPS_AT_25G if key == 'rpg_ai_rate_mbps' else HPCC_HAI_MBPS_AT_25G, speed_gbps)}"
+                 " Mb/s here, from a timer-only simulator) speed up 8 MB x 16-32 incasts but drop 400G long-lived "
+                 "utilisation below 99 %")
     if key == "cnp_dscp":
         return cnp_dscp, Rationale(formula="policy.cnp_dscp", inputs={"cnp_dscp": cnp_dscp}, source="inventory policy",
                                    note=f"must equal the switch CNP class (firmware default {d})")
@@ -120,7 +136,6 @@ def _derive_one(key: str, fw: dict[str, int], speed_gbps: int, cnp_dscp: int,
                              "simulator's 1000 Mb/s floor would defeat congestion control at 400G for N >= 400",
         "rpg_byte_reset_bytes": "firmware value is already the field maximum (2^15-1); cannot scale with speed, so at "
                                 "high speed increase events are byte-counter driven (docs/derivation.md#dcqcn-fluid-model)",
-        "rpg_time_reset_us": "HPCC firmware-like profile uses the same 300 µs increase timer",
         "rpg_threshold": "F = 1 fast-recovery stage, as the HPCC firmware-like profile (FAST_RECOVERY_TIMES 1)",
         "rpg_max_rate_mbps": "0 = line rate",
         "rate_to_set_on_first_cnp_mbps": "0 = keep line rate on the first CNP (docs/derivation.md#ecn-before-pfc)",

@@ -1,13 +1,25 @@
 """ECN/WRED marking thresholds for the lossless queue, checked against the DCQCN fluid model.
 
-Rules (docs/derivation.md#ecn, docs/derivation.md#dcqcn-fluid-model):
+Rules (docs/derivation.md#ecn, docs/derivation.md#kmax-first-rtt-burst, docs/derivation.md#dcqcn-fluid-model;
+evidence in docs/tuning-sweeps.md):
 
-* ``derived``: BDP = R x base RTT; Kmin = max(BDP/7, 2 jumbo frames); Kmax = m(N) x BDP with
-  m rising from 2 (N = 1) to 3 (N >= 64) (Huawei "2-3 x BDP"); Pmax = the smallest of
-  1/2/5/10/20/50/100 % that is >= 2 x p*(N), the fluid fixed point at fan-in N.
-* Hard rule (DCQCN, "ECN before PFC"): Kmin < Kmax <= PFC xoff trigger. A derived Kmax above
-  0.8 x trigger is clamped (and Kmin with it) and the note says so; a named profile is never
-  "fixed", it is flagged (:func:`check_ecn` RT210/RT211).
+* PFC onset, like with like: the egress queue of an N:1 incast is fed by N ingress PGs, each of which
+  sends XOFF at its dynamic-threshold share ``L(N)`` (``pfc_trigger_bytes``), so the egress queue at PFC
+  onset is ``N x L(N)`` (``pfc_onset_bytes``), not ``L(N)``.
+* ``derived`` with ``objective: throughput`` (default): Kmax = onset/2 (the ramp reaches toward PFC onset and
+  the other half of the onset absorbs the overshoot during the feedback delay), Kmin = Kmax/2. A
+  flow-start incast builds ``(N-1) x BDP`` before any feedback; a Kmax below that marks every packet
+  at once and idles the link for an increase-timer period (the ``bdp`` rule's failure).
+  ``latency``: the ``bdp`` ramp (bounded standing queue). ``balanced``: Kmax = the first-RTT burst
+  ``N x BDP`` (at least the ``bdp`` Kmax, at most onset/2), Kmin = Kmax/4.
+* Pmax (every objective) = the smallest of 1/2/5/10/20/50/100 % that is >= 2 x p*(N), the fluid fixed
+  point with RoCE-frame model packets.
+* ``bdp`` (the previous rule, kept for comparison): Kmin = max(BDP/7, 2 jumbo frames); Kmax = m(N) x BDP,
+  m from 2 to 3 (Huawei "2-3 x BDP"), clamped to 0.8 x one PG's trigger; Pmax from the fluid model
+  with 1000 B packets, as that rule did.
+* Hard rule (DCQCN, "ECN before PFC"): Kmin < Kmax <= PFC onset; a named profile is never "fixed", it
+  is flagged (:func:`check_ecn` RT210/RT211). The steady-state check says "PFC-bound" when the fixed
+  point sits above the onset or the fast-recovery limit cycle loads the link past 1.
 * Named profiles ``nvidia-default``, ``sonic-default``, ``dcqcn-paper`` come from :data:`NAMED_PROFILES`.
 
 Example::
@@ -24,8 +36,14 @@ import math
 from roce_tune.findings import Finding, Location, Severity
 from roce_tune.inventory.models import PROFILE_NAME_RE, EcnProfileName
 from roce_tune.plan import EcnProfile, FluidCheck, Rationale
-from roce_tune.tuner.dcqcn import calc_dcqcn
-from roce_tune.tuner.fluid import FluidParams, fixed_point, fixed_point_p
+from roce_tune.tuner.dcqcn import HPCC_AI_MBPS_AT_25G, TIMER_REFERENCE_US, calc_dcqcn
+from roce_tune.tuner.fluid import (
+    ROCE_FRAME_BYTES,
+    FluidParams,
+    fast_recovery_load,
+    fixed_point,
+    fixed_point_p,
+)
 from roce_tune.units import parse_bytes, parse_speed_gbps, parse_time_us
 
 #: Propagation delay in fibre/copper: 1/1.98e8 m/s (SONiC buffer_headroom_mellanox.lua; docs/derivation.md#headroom).
@@ -41,6 +59,24 @@ TRIGGER_GUARD = 0.8
 PMAX_LADDER_PERCENT = (1.0, 2.0, 5.0, 10.0, 20.0, 50.0, 100.0)
 #: Pmax >= PMAX_MARGIN x p*: q* then sits in the lower half of the ramp.
 PMAX_MARGIN = 2.0
+#: throughput objective: Kmax = this fraction of the egress PFC onset; Kmin = Kmax x KMIN_OF_KMAX.
+ONSET_FRACTION = 0.5
+KMIN_OF_KMAX = {"throughput": 0.5, "balanced": 0.25}
+#: the ``bdp`` rule's fluid model packet (the CoNEXT'16 authors' 1000 B), kept so ``bdp`` gives its old values.
+BDP_RULE_PACKET_BYTES = 1000
+OBJECTIVES = ("throughput", "latency", "balanced")
+#: a trigger at least this large means "not given" (calc ecn without --pfc-trigger)
+UNKNOWN_TRIGGER_BYTES = 1 << 60
+OBJECTIVE_TRADE: dict[str, str] = {
+    "throughput": "incast completion and long-lived utilisation first, zero loss, least PFC; traded: a standing "
+                  "queue of up to about Kmin + (p*/Pmax)(Kmax - Kmin) (hundreds of KB to MB) on congested ports, "
+                  "i.e. tens to hundreds of microseconds of queueing delay",
+    "latency": "bounded standing queue (Kmax = 2-3 x BDP); traded: incast completion - a flow-start incast "
+               "crosses Kmax at once and the link idles until the increase timer fires (36-53 % incast "
+               "efficiency at 100G in docs/tuning-sweeps.md)",
+    "balanced": "Kmax sized to the first-RTT burst of the fan-in; traded: part of the incast efficiency of "
+                "'throughput' for a standing queue about half as deep",
+}
 
 _S_NVIDIA = ("NVIDIA Onyx User Manual 'show roce' (ECN absolute 150 KB / 1500 KB on TC3); Cumulus 5.x RoCE page "
              "(docs/derivation.md#ecn). Pmax: NVUE RoCE reference 'congestion-control ... probability 100' (docs/derivation.md#platform-syntax); "
@@ -117,7 +153,7 @@ def _vendor_note(speed_gbps: int) -> str:
     hpcc_min, hpcc_max = 100_000 * speed_gbps // 25, 400_000 * speed_gbps // 25
     return ("vendor/paper values: NVIDIA 150000/1500000 B; SONiC AZURE_LOSSLESS 1048576/2097152 B @5 %; "
             f"DCQCN paper 5000/200000 B @1 % (40G); HPCC rule {hpcc_min}/{hpcc_max} B @20 % at {speed_gbps}G; "
-            "Huawei 100GE 7 KB/750 KB @10 %. Ours follow this link's BDP and fan-in instead of one fixed number")
+            "Huawei 100GE 7 KB/750 KB @10 %. Ours follow this port's PFC onset, fan-in and BDP instead of one fixed number")
 
 
 def _parse_overrides(overrides: dict[str, float | int | str] | None) -> dict[str, float]:
@@ -138,6 +174,63 @@ def _parse_overrides(overrides: dict[str, float | int | str] | None) -> dict[str
     return out
 
 
+def _derive_onset_ramp(objective: str, bdp: float, n: int, onset: int, p_star: float,
+                       common: dict[str, float | int], problems: list[str]
+                       ) -> tuple[int, int, float, dict[str, Rationale]]:
+    """Kmin/Kmax/Pmax for ``throughput`` and ``balanced`` (docs/derivation.md#kmax-first-rtt-burst)."""
+    unknown = onset >= UNKNOWN_TRIGGER_BYTES
+    half = ONSET_FRACTION * onset
+    burst = (n - 1) * bdp
+    kmin_floor = max(_ceil_kb(bdp / KMIN_BDP_DIVISOR), KMIN_FLOOR_BYTES)
+    if unknown:
+        kmax = int(max(n * bdp, _kmax_multiplier(n) * bdp))
+        formula = ("Kmax = max(N x BDP, m(N) x BDP): the first-RTT burst (no PFC trigger given, so the onset "
+                   "rule cannot apply)")
+    elif objective == "throughput":
+        kmax = int(half)
+        formula = "Kmax = 0.5 x egress PFC onset, onset = fan_in x pfc_trigger (all N ingress PGs at their threshold)"
+    else:
+        kmax = int(min(half, max(n * bdp, _kmax_multiplier(n) * bdp)))
+        formula = "Kmax = min(0.5 x onset, max(N x BDP, m(N) x BDP)): the first-RTT burst of the fan-in"
+    kmax = (kmax // 1000) * 1000
+    note = ""
+    squeezed = kmax < kmin_floor + RAMP_FLOOR_BYTES
+    if squeezed:
+        kmax = int(onset)
+        problems.append(f"egress PFC onset {onset} B leaves no room for an ECN ramp (need >= "
+                        f"{2 * (kmin_floor + RAMP_FLOOR_BYTES)} B)")
+        note = "onset too small: Kmax set to the onset, Kmin to half of it; PFC will pause before marking acts"
+    if burst >= half and not unknown:
+        note = "; ".join(filter(None, [note, (
+            f"the first-RTT burst (N-1) x BDP = {round(burst)} B reaches half the PFC onset: this port class is "
+            "PFC-bound in flow-start incasts whatever the ramp (docs/tuning-sweeps.md#where-no-setting-wins)")]))
+    if squeezed:
+        kmin = kmax // 2
+    else:
+        kmin = max(kmin_floor, (int(kmax * KMIN_OF_KMAX.get(objective, 0.5)) // 1000) * 1000)
+        kmin = min(kmin, kmax - RAMP_FLOOR_BYTES)
+    pmax = _choose_pmax(p_star)
+    src = ("docs/derivation.md#kmax-first-rtt-burst, docs/derivation.md#ecn-before-pfc; sweep: "
+           "docs/tuning-sweeps.md#ecn-ramp")
+    trade = f"objective {objective}: {OBJECTIVE_TRADE[objective]}"
+    vendor = _vendor_note(int(common["speed_gbps"]))
+    inputs = {**common, "first_rtt_burst_bytes": round(burst), "onset_fraction": ONSET_FRACTION}
+    r = {
+        "kmax_bytes": Rationale(formula=formula, inputs=inputs, source=src,
+                                note="; ".join(filter(None, [note, trade, vendor]))),
+        "kmin_bytes": Rationale(
+            formula=f"max(Kmax x {KMIN_OF_KMAX[objective]}, max(BDP/7, 2*9216)): marking starts once the queue "
+                    "holds more than the burst a healthy incast needs",
+            inputs={**common, "kmax_bytes": kmax, "kmin_floor_bytes": kmin_floor}, source=src, note=trade),
+        "pmax_percent": Rationale(
+            formula="smallest of 1/2/5/10/20/50/100 % with Pmax >= 2 * p*(N) (fluid fixed point, RoCE-frame packets)",
+            inputs={"p_star": round(p_star, 6), "n_flows": n, "margin": PMAX_MARGIN},
+            source="docs/derivation.md#dcqcn-fluid-model, docs/derivation.md#fluid-packet-size; CoNEXT'16 "
+                   "fixed-point theorem", note="q* then sits in the lower half of the ramp"),
+    }
+    return kmin, kmax, pmax, r
+
+
 def derive_ecn(
     speed_gbps: int,
     base_rtt_us: float,
@@ -148,6 +241,9 @@ def derive_ecn(
     profile: EcnProfileName | str = "derived",
     overrides: dict[str, float | int] | None = None,
     name: str | None = None,
+    objective: str = "throughput",
+    frame_bytes: int = ROCE_FRAME_BYTES,
+    queue_buffer_bytes: int | None = None,
 ) -> EcnProfile:
     """ECN profile for one (speed, fan-in) class of lossless egress queues.
 
@@ -155,14 +251,20 @@ def derive_ecn(
         speed_gbps: port speed (Gb/s).
         base_rtt_us: unloaded RTT (µs), see :func:`base_rtt_us`.
         fan_in: largest N-to-1 fan-in onto this queue (flows in the fluid model; < 1 is modelled as 1).
-        pfc_trigger_bytes: ingress PG occupancy at which PFC XOFF fires (bytes).
+        pfc_trigger_bytes: one ingress PG's shared occupancy at which PFC XOFF fires with ``fan_in`` PGs
+            congested at once (bytes, :func:`roce_tune.tuner.buffers.pg_shared_limit_bytes`); the egress
+            queue at PFC onset is ``fan_in x`` this.
         dcqcn_params: NIC DCQCN params (``Dcqcn.params`` keys) for the fluid model.
         asic_ecn_separate: separate WRED drop thresholds for non-ECT packets can be configured (the ASIC
             has them and the switch's platform syntax can say them); otherwise the profile has none and
             its rationale says non-ECT packets are dropped on the ECN ramp.
-        profile: ``derived`` or a name in :data:`NAMED_PROFILES`.
+        profile: ``derived``, ``bdp`` (the previous BDP rule) or a name in :data:`NAMED_PROFILES`.
         overrides: pinned ``kmin_bytes`` / ``kmax_bytes`` (ints or "150KB") / ``pmax_percent``.
         name: profile name; default ``ROCE_LOSSLESS_{speed}G_N{fan_in}``.
+        objective: ``throughput``, ``latency`` or ``balanced`` (policy.objective; used by ``derived``).
+        frame_bytes: RoCE frame on the wire (model packet of the fluid model), bytes.
+        queue_buffer_bytes: the most the egress queue itself may hold (egress pool x alpha/(1+alpha)); the
+            PFC onset is ``min(fan_in x pfc_trigger_bytes, queue_buffer_bytes)``. None = no egress limit.
 
     Returns:
         :class:`roce_tune.plan.EcnProfile` with the FluidCheck and Rationale for kmin/kmax/pmax,
@@ -173,8 +275,10 @@ def derive_ecn(
             speed/RTT <= 0, negative fan-in or trigger.
     """
     prof = profile.value if isinstance(profile, EcnProfileName) else str(profile)
-    if prof != "derived" and prof not in NAMED_PROFILES:
-        raise ValueError(f"unknown ECN profile {prof!r}; known: derived, {', '.join(NAMED_PROFILES)}")
+    if prof not in ("derived", "bdp") and prof not in NAMED_PROFILES:
+        raise ValueError(f"unknown ECN profile {prof!r}; known: derived, bdp, {', '.join(NAMED_PROFILES)}")
+    if objective not in OBJECTIVES:
+        raise ValueError(f"unknown objective {objective!r}; known: {', '.join(OBJECTIVES)}")
     if speed_gbps <= 0 or base_rtt_us <= 0 or fan_in < 0 or pfc_trigger_bytes < 0:
         raise ValueError(f"derive_ecn: need speed_gbps > 0, base_rtt_us > 0, fan_in >= 0, pfc_trigger_bytes >= 0 "
                          f"(got {speed_gbps}, {base_rtt_us}, {fan_in}, {pfc_trigger_bytes})")
@@ -183,19 +287,29 @@ def derive_ecn(
         raise ValueError(f"ECN profile name {name!r} must match {PROFILE_NAME_RE.pattern}")
     pins = _parse_overrides(overrides)
     n = max(1, fan_in)
-    fp = FluidParams.from_dcqcn_params(dcqcn_params, speed_gbps)
+    fp = FluidParams.from_dcqcn_params(dcqcn_params, speed_gbps, packet_bytes=frame_bytes)
     p_star = fixed_point_p(fp, n)
     bdp = speed_gbps * 1e9 / 8 * base_rtt_us * 1e-6
     trig = pfc_trigger_bytes
+    onset = min(n * trig, 1 << 62, queue_buffer_bytes if queue_buffer_bytes else 1 << 62)
     common = {"speed_gbps": speed_gbps, "base_rtt_us": base_rtt_us, "bdp_bytes": round(bdp),
-              "fan_in": fan_in, "pfc_trigger_bytes": trig}
+              "fan_in": fan_in, "pfc_trigger_bytes": trig, "pfc_onset_bytes": onset,
+              **({"queue_buffer_bytes": queue_buffer_bytes} if queue_buffer_bytes else {})}
     problems: list[str] = []
     r: dict[str, Rationale] = {}
-    if prof == "derived":
+    if prof == "derived" and objective != "latency":
+        kmin, kmax, pmax, r = _derive_onset_ramp(objective, bdp, n, onset, p_star, common, problems)
+    elif prof in ("derived", "bdp"):
+        # the previous rule's own inputs: 1000 B model packets and the DCQCN it derived then (AI x speed/25G,
+        # the 300 us timer), so ``bdp`` reproduces the previous values
+        old_dq = {**dcqcn_params, "rpg_ai_rate_mbps": max(1, round(HPCC_AI_MBPS_AT_25G * speed_gbps / 25)),
+                  "rpg_time_reset_us": TIMER_REFERENCE_US}
+        fp_old = FluidParams.from_dcqcn_params(old_dq, speed_gbps, packet_bytes=BDP_RULE_PACKET_BYTES)
+        p_old = fixed_point_p(fp_old, n) if prof == "bdp" else p_star
         mult = _kmax_multiplier(n)
         kmin_d = max(_ceil_kb(bdp / KMIN_BDP_DIVISOR), KMIN_FLOOR_BYTES)
         kmax_d = max(_ceil_kb(mult * bdp), kmin_d + RAMP_FLOOR_BYTES)
-        cap = int(TRIGGER_GUARD * trig)
+        cap = int(TRIGGER_GUARD * trig) if prof == "bdp" else int(ONSET_FRACTION * onset)
         kmin, kmax, clamp_note = kmin_d, kmax_d, ""
         if cap < 2 * MAX_FRAME_BYTES:
             kmax, kmin = trig, trig // 2
@@ -203,13 +317,22 @@ def derive_ecn(
                           f"{TRIGGER_GUARD:.0%} of it: Kmax set to the trigger, Kmin to half of it")
             problems.append(f"PFC trigger {trig} B too small for an ECN ramp (need >= "
                             f"{math.ceil(2 * MAX_FRAME_BYTES / TRIGGER_GUARD)} B)")
-        elif kmax_d > cap:
+        elif kmax_d > cap and prof == "bdp":
             kmax = cap
             kmin = min(kmin_d, max(kmax - RAMP_FLOOR_BYTES, kmax // 2))
             clamp_note = (f"clamped: m*BDP = {kmax_d} B exceeds {TRIGGER_GUARD:.0%} of the PFC trigger {trig} B, "
                           f"so Kmax = {kmax} B" + (f" and Kmin {kmin_d} -> {kmin} B" if kmin != kmin_d else ""))
-        pmax = _choose_pmax(p_star)
+        elif kmax_d > cap:
+            kmax = cap
+            kmin = min(kmin_d, max(kmax - RAMP_FLOOR_BYTES, kmax // 2))
+            clamp_note = f"clamped: m*BDP = {kmax_d} B exceeds half the egress PFC onset {onset} B, so Kmax = {kmax} B"
+        pmax = _choose_pmax(p_old)
         vendor = _vendor_note(speed_gbps)
+        if prof == "derived":
+            vendor = (f"objective latency: the bdp ramp, bounded standing queue; {vendor}")
+        else:
+            vendor = ("profile bdp: the previous derived rule, kept for comparison (docs/tuning-sweeps.md shows "
+                      f"what it costs in incasts); {vendor}")
         r["kmin_bytes"] = Rationale(
             formula="max(ceil_1000(BDP/7), 2*9216); BDP = speed_gbps*1e9/8 * base_rtt_us*1e-6",
             inputs={**common, "kmin_floor_bytes": KMIN_FLOOR_BYTES}, note="; ".join(filter(None, [clamp_note, vendor])),
@@ -221,13 +344,15 @@ def derive_ecn(
                    "CoNEXT'16: wider ramps restore phase margin as N grows (docs/derivation.md#dcqcn-fluid-model)")
         r["pmax_percent"] = Rationale(
             formula="smallest of 1/2/5/10/20/50/100 % with Pmax >= 2 * p*(N) (fluid fixed point)",
-            inputs={"p_star": round(p_star, 6), "n_flows": n, "margin": PMAX_MARGIN}, note=vendor,
+            inputs={"p_star": round(p_old, 6), "n_flows": n, "margin": PMAX_MARGIN,
+                    "model_packet_bytes": fp_old.packet_bytes if prof == "bdp" else fp.packet_bytes}, note=vendor,
             source="docs/derivation.md#dcqcn-fluid-model (check p*(N_max) <= Pmax); CoNEXT'16 fixed-point theorem")
     else:
         kmin, kmax, pmax, src = NAMED_PROFILES[prof]
         note = f"named profile {prof}: used as published, not adjusted"
-        if kmax > trig:
-            note += f"; Kmax {kmax} B is above the PFC trigger {trig} B (PFC fires before marking reaches Pmax)"
+        if kmax > onset:
+            note += (f"; Kmax {kmax} B is above the egress PFC onset {onset} B (min of {n} x {trig} B and the egress "
+                     "queue buffer): PFC fires before marking reaches Pmax")
         for key, val in (("kmin_bytes", kmin), ("kmax_bytes", kmax), ("pmax_percent", pmax)):
             r[key] = Rationale(formula=f"{prof} table value", inputs={key: val, **common}, source=src, note=note)
     derived_vals = {"kmin_bytes": kmin, "kmax_bytes": kmax, "pmax_percent": pmax}
@@ -245,20 +370,37 @@ def derive_ecn(
         kmax = kmin + RAMP_FLOOR_BYTES
         r["kmax_bytes"] = r["kmax_bytes"].model_copy(update={"note": f"raised to pinned Kmin + 2*9216 = {kmax} B"})
     p_star, q_star, on_ramp = fixed_point(fp, n, min(kmin, kmax), max(kmin, kmax), pmax / 100)
-    below = q_star < trig
+    below = q_star < onset
+    fr_load = fast_recovery_load(fp, n, base_rtt_us, bool(dcqcn_params.get("clamp_tgt_rate", 0)),
+                                 float(dcqcn_params.get("rate_reduce_monitor_period_us", 4)))
+    state = "pfc-bound" if problems else "ramp"  # no room for a ramp below the trigger/onset
     if not on_ramp:
+        state = "off-ramp"
         problems.append(f"p*(N={n}) = {p_star:.4f} > Pmax {pmax / 100:.4f}: no operating point on the ramp, the "
                         "queue sits at Kmax and chatters")
     if not below:
-        problems.append(f"q* = {round(q_star)} B >= PFC trigger {trig} B: PFC pauses in steady state")
+        state = "pfc-bound"
+        problems.append(f"q* = {round(q_star)} B >= egress PFC onset {onset} B (min of {n} x {trig} B and the "
+                        "egress queue buffer): PFC pauses in steady state")
+    if fr_load >= 1.0:
+        state = "pfc-bound"
+        problems.append(f"PFC-bound steady state: the fast-recovery limit cycle loads the link {fr_load:.2f} x C "
+                        "(>= 1; clamp_tgt_rate 0 leaves the target near line rate, each increase event jumps "
+                        "halfway back). No ECN ramp fixes this; the DCQCN timer and target-rate handling can "
+                        "(docs/derivation.md#pfc-bound-steady-state)")
     ok = not problems
     r["fluid"] = Rationale(
-        formula="p* root of a^2*alpha/((b+d)(c+e)) = tau^2*R_AI*C/N; q* = Kmin + p*/Pmax*(Kmax-Kmin)",
+        formula="p* root of a^2*alpha/((b+d)(c+e)) = tau^2*R_AI*C/N with RoCE-frame packets; "
+                "q* = Kmin + p*/Pmax*(Kmax-Kmin); load = (C/B + N/T)(1/2 - 1/N)(RTT + cut_period/2)",
         inputs={"n_flows": n, "p_star": round(p_star, 6), "q_star_bytes": round(q_star), "pmax_percent": pmax,
+                "model_packet_bytes": fp.packet_bytes, "pfc_onset_bytes": onset,
+                "fast_recovery_load": round(fr_load, 3),
                 "tau_us": fp.tau_s * 1e6, "tau_prime_us": fp.tau_prime_s * 1e6, "timer_us": fp.timer_s * 1e6,
                 "byte_counter_bytes": fp.byte_counter_bytes, "F": fp.F, "rai_mbps": fp.rai_mbps, "g": round(fp.g, 6)},
-        source="CoNEXT'16 fixed-point theorem; docs/derivation.md#dcqcn-fluid-model (roce_tune.tuner.fluid)",
-        note="ok" if ok else "FLUID CHECK FAILED: " + "; ".join(problems))
+        source="CoNEXT'16 fixed-point theorem; docs/derivation.md#dcqcn-fluid-model, "
+               "docs/derivation.md#fluid-packet-size, docs/derivation.md#pfc-bound-steady-state (roce_tune.tuner.fluid)",
+        note=f"ok: steady state on the ramp (q* {round(q_star)} B < onset {onset} B, fast-recovery load "
+             f"{fr_load:.2f} < 1)" if ok else f"FLUID CHECK FAILED ({state}): " + "; ".join(problems))
     drop_min = drop_max = drop_p = None
     if asic_ecn_separate:
         drop_min, drop_max, drop_p = kmax, 2 * kmax, pmax
@@ -277,9 +419,10 @@ def derive_ecn(
     return EcnProfile(
         name=name, speed_gbps=speed_gbps, source_profile=prof, kmin_bytes=kmin, kmax_bytes=kmax, pmax_percent=pmax,
         drop_min_bytes=drop_min, drop_max_bytes=drop_max, drop_probability_percent=drop_p,
-        base_rtt_us=base_rtt_us, fan_in=fan_in, pfc_trigger_bytes=trig,
+        base_rtt_us=base_rtt_us, fan_in=fan_in, pfc_trigger_bytes=trig, pfc_onset_bytes=onset,
+        objective=objective if prof == "derived" else None,
         fluid=FluidCheck(n_flows=n, p_star=p_star, q_star_bytes=round(q_star), on_ramp=on_ramp,
-                         below_pfc_trigger=below, ok=ok),
+                         below_pfc_trigger=below, ok=ok, steady_state=state, fast_recovery_load=round(fr_load, 4)),
         rationale=r)
 
 
@@ -287,8 +430,8 @@ def check_ecn(profile: EcnProfile, device: str, port: str | None) -> list[Findin
     """Safety checks on an ECN profile (derived, named or pinned).
 
     Returns:
-        RT210 (error) when Kmin >= Kmax or Kmax > pfc_trigger_bytes (marking must reach Pmax before
-        PFC XOFF); RT211 (warning) when the fluid check failed (p* > Pmax, q* >= trigger, or no room
+        RT210 (error) when Kmin >= Kmax or Kmax > pfc_onset_bytes (the egress queue at which the fan-in's
+        ingress PGs all send XOFF; marking must reach Pmax before it); RT211 (warning) when the fluid check failed (p* > Pmax, q* >= trigger, or no room
         for a ramp). Empty list when all is well.
     """
     loc = Location(device=device, port=port)
@@ -298,10 +441,12 @@ def check_ecn(profile: EcnProfile, device: str, port: str | None) -> list[Findin
                            message=f"ECN profile {profile.name}: Kmin {profile.kmin_bytes} B >= Kmax "
                                    f"{profile.kmax_bytes} B (no marking ramp)",
                            fix="set kmin_bytes below kmax_bytes (or drop the override)"))
-    if profile.kmax_bytes > profile.pfc_trigger_bytes:
+    onset = profile.pfc_onset_bytes if profile.pfc_onset_bytes is not None else profile.pfc_trigger_bytes
+    if profile.kmax_bytes > onset:
         out.append(Finding(rule="RT210", severity=Severity.error, location=loc,
-                           message=f"ECN profile {profile.name}: Kmax {profile.kmax_bytes} B is above the PFC xoff "
-                                   f"trigger {profile.pfc_trigger_bytes} B: PFC fires before ECN marking reaches Pmax",
+                           message=f"ECN profile {profile.name}: Kmax {profile.kmax_bytes} B is above the egress PFC "
+                                   f"onset {onset} B (fan-in {profile.fan_in} x PG trigger "
+                                   f"{profile.pfc_trigger_bytes} B): PFC fires before ECN marking reaches Pmax",
                            fix="lower kmax_bytes to at most the PFC trigger, use the derived profile, "
                                "or raise the lossless pool/dynamic_th"))
     if not profile.fluid.ok:
@@ -311,8 +456,9 @@ def check_ecn(profile: EcnProfile, device: str, port: str | None) -> list[Findin
                            message=f"ECN profile {profile.name}: DCQCN fluid check failed at N={f.n_flows} "
                                    f"(p*={f.p_star:.4f}, Pmax={profile.pmax_percent} %, q*={f.q_star_bytes} B, "
                                    f"trigger {profile.pfc_trigger_bytes} B). {why}".strip(),
-                           fix="raise pmax_percent above 2*p*, widen Kmax (below the PFC trigger), "
-                               "or reduce fan-in / DCQCN AI rate"))
+                           fix="off-ramp: raise pmax_percent above 2*p*; q* above the onset: lower Kmax below "
+                               "the egress PFC onset; PFC-bound limit cycle: no ECN value fixes it - review the "
+                               "DCQCN rpg_time_reset/rpg_byte_reset/clamp_tgt_rate or reduce the fan-in"))
     return out
 
 

@@ -32,6 +32,11 @@ from functools import lru_cache
 
 #: Bits per byte.
 _BITS = 8
+#: Wire bytes around a RoCE payload: Ethernet 14 + IPv4 20 + UDP 8 + BTH 12 + ICRC 4 + FCS 4
+#: (InfiniBand Architecture Specification Annex A16/A17 RoCEv2; docs/derivation.md#fluid-packet-size).
+ROCE_HEADER_BYTES = 62
+#: Model packet of a RoCE MTU 4096 fabric: one full frame (docs/derivation.md#fluid-packet-size).
+ROCE_FRAME_BYTES = 4096 + ROCE_HEADER_BYTES
 
 
 @dataclass(frozen=True)
@@ -88,8 +93,14 @@ class FluidParams:
         return self.byte_counter_bytes / self.packet_bytes
 
     @classmethod
-    def from_dcqcn_params(cls, params: dict[str, int], speed_gbps: float) -> FluidParams:
+    def from_dcqcn_params(cls, params: dict[str, int], speed_gbps: float,
+                          packet_bytes: int = ROCE_FRAME_BYTES) -> FluidParams:
         """Map mlx5 DCQCN knobs (plan ``Dcqcn.params`` keys) to model parameters.
+
+        ``packet_bytes`` is the model packet: one RoCE frame (default RoCE MTU 4096 + 62 B headers).
+        Marking is a per-packet Bernoulli trial, so the model packet must be the frame the switch marks;
+        the authors' 1000 B packets under-predict p* about 4x for 4 KB frames
+        (docs/derivation.md#fluid-packet-size).
 
         Mapping (docs/derivation.md#dcqcn-fluid-model [D]): T <- ``rpg_time_reset_us``, B <- ``rpg_byte_reset_bytes``,
         F <- ``rpg_threshold``, R_AI <- ``rpg_ai_rate_mbps``, tau' <- ``dce_tcp_rtt_us``,
@@ -106,6 +117,7 @@ class FluidParams:
         byte_reset = params["rpg_byte_reset_bytes"]
         return cls(
             capacity_gbps=float(speed_gbps),
+            packet_bytes=packet_bytes,
             g=1 - params["dce_tcp_g"] / 1024,
             tau_s=max(params["min_time_between_cnps_us"], params["rate_reduce_monitor_period_us"], 0.1) * 1e-6,
             tau_prime_s=max(params["dce_tcp_rtt_us"], 0.1) * 1e-6,
@@ -237,3 +249,43 @@ def fixed_point(
     if p_star <= pmax:
         return p_star, kmin_bytes + (p_star / pmax) * (kmax_bytes - kmin_bytes), True
     return p_star, float(kmax_bytes), False
+
+
+def fast_recovery_load(params: FluidParams, n_flows: int, base_rtt_us: float, clamp_tgt_rate: bool,
+                       cut_period_us: float) -> float:
+    """Load a fast-recovery limit cycle puts on the bottleneck, as a fraction of its capacity.
+
+    With ``clamp_tgt_rate = 0`` (firmware default) a cut does not lower the target rate unless an increase
+    event came since the last cut, so a train of cuts leaves R_T near line rate C; the next
+    fast-recovery event then moves R_C from about C/N to (C/N + C)/2 at once. Until the next cut
+    reaches the sender (one base RTT plus, on average, half the cut-check period ``cut_period_us``), that
+    flow sends
+    ``(C/2 - C/N) x t_react`` extra bytes. Increase events arrive per flow every B bytes (byte counter)
+    or every T (timer), so over all N flows at C/N each they come ``C/B + N/T`` times a second::
+
+        load = (C/B + N/T) x (1/2 - 1/N) x t_react            (dimensionless)
+
+    ``load >= 1``: the recoveries inject more than the link drains, the queue climbs until PFC
+    pauses the senders: the steady state is PFC-bound whatever the ECN ramp
+    (docs/derivation.md#pfc-bound-steady-state). With ``clamp_tgt_rate = 1`` the target follows
+    the cuts and no such jump exists (returns 0).
+
+    Args:
+        params: model parameters (capacity, B, T); a B of 1e15 bytes means "byte counter off".
+        n_flows: N >= 1.
+        base_rtt_us: unloaded RTT (µs).
+        clamp_tgt_rate: the RP's clamp_tgt_rate flag.
+        cut_period_us: rate_reduce_monitor_period (µs).
+
+    Raises:
+        ValueError: n_flows < 1 or negative times.
+    """
+    if n_flows < 1 or base_rtt_us < 0 or cut_period_us < 0:
+        raise ValueError(f"fast_recovery_load: need n_flows >= 1 and times >= 0 (got {n_flows}, {base_rtt_us}, "
+                         f"{cut_period_us})")
+    if clamp_tgt_rate or n_flows <= 2:
+        return 0.0
+    c_bytes_per_s = params.capacity_gbps * 1e9 / _BITS
+    events_per_s = c_bytes_per_s / params.byte_counter_bytes + n_flows / params.timer_s
+    t_react_s = (base_rtt_us + cut_period_us / 2) * 1e-6
+    return events_per_s * (0.5 - 1.0 / n_flows) * t_react_s

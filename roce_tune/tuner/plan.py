@@ -53,6 +53,7 @@ from roce_tune.tuner import (
     provenance,
     watchdog,
 )
+from roce_tune.tuner.fluid import ROCE_HEADER_BYTES
 from roce_tune.tuner.overrides import (
     DCQCN_PARAMS,
     ECN_PARAMS,
@@ -206,9 +207,10 @@ def _base_rtt(inv: Inventory, topo: Topology, catalog: Catalog) -> tuple[float, 
 
 
 def _ecn_profile(speed_gbps, rtt_us, fan_in, trigger, params, separate, profile, pins, queue_buffer,  # type: ignore[no-untyped-def]
-                 egress_pool_bytes):
+                 egress_pool_bytes, objective="throughput", frame_bytes=4096 + ROCE_HEADER_BYTES):
     prof = ecn.derive_ecn(speed_gbps, rtt_us, fan_in, trigger, params, separate, profile=profile,
-                          overrides=pins or None)
+                          overrides=pins or None, objective=objective, frame_bytes=frame_bytes,
+                          queue_buffer_bytes=queue_buffer)
     return prof.model_copy(update={
         "queue_buffer_bytes": queue_buffer,
         "rationale": {**prof.rationale, "queue_buffer_bytes": Rationale(
@@ -293,7 +295,8 @@ def _derive_switch(inv: Inventory, topo: Topology, catalog: Catalog, sw: Switch,
             prof = memo.get(("ecn", f.speed_gbps, rtt_us, f.fan_in, trigger, nic.id, ecn_separate,
                              queue_buffer, tuple(sorted(pins.items()))), lambda: _ecn_profile(
                 f.speed_gbps, rtt_us, f.fan_in, trigger, params, ecn_separate,
-                policy.ecn_profile.value, pins, queue_buffer, egress.size_bytes))
+                policy.ecn_profile.value, pins, queue_buffer, egress.size_bytes, policy.objective,
+                policy.roce_mtu + ROCE_HEADER_BYTES))
             if pins:  # pinned values get their own name; equal pins share it (unique_ecn adds _V2 … for others)
                 prof = prof.model_copy(update={"name": f"{prof.name}_PIN"})
             prof = memo.unique_ecn(prof)
@@ -402,6 +405,8 @@ def _build_plan(inv: Inventory, catalog: Catalog, inventory_file: str, inventory
     findings.extend(provenance.check_catalog_provenance(inv, catalog))
     notes = list(dl.notes)
     notes.append(f"base RTT {rtt_us:.2f} us: {rtt_why.formula} ({', '.join(f'{k}={v}' for k, v in rtt_why.inputs.items())})")
+    notes.append(f"objective {inv.policy.objective} (policy.objective; docs/derivation.md#objective): "
+                 f"{ecn.OBJECTIVE_TRADE[inv.policy.objective]}")
     if not inv.policy.dcqcn:
         notes.append("DCQCN is off by policy: the fabric relies on PFC alone; watch PFC pause duration, "
                      "watchdog events and out_of_sequence counters (docs/derivation.md#large-scale-practice, Meta SIGCOMM'24).")

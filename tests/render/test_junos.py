@@ -165,6 +165,11 @@ def test_coarse_percent_resolution_reaches_the_plan_review_and_lint() -> None:
     from roce_tune.render.outputs import render_outputs
 
     plan = cs.pipeline_plan("mixed-vendor")
+    # the derived ramps (Kmax = half the PFC onset) are fine-grained; a 75 KB Kmin (the old BDP rule's size,
+    # ``policy.ecn_profile: bdp``) is 0.28 % of the QFX queue buffer
+    plan = plan.model_copy(update={"switches": [
+        sw.model_copy(update={"ecn_profiles": [e.model_copy(update={"kmin_bytes": 75_000}) for e in sw.ecn_profiles]})
+        if sw.platform == "junos" else sw for sw in plan.switches]})
     found: list = []
     files = render_outputs(plan, include_hosts=False, findings=found)
     junos_leaves = sorted(sw.name for sw in plan.switches if sw.platform == "junos")

@@ -34,10 +34,15 @@ def _d(speed: int, **kw: object):  # type: ignore[no-untyped-def]
     return derive_dcqcn(NIC, speed, **args)
 
 
-@pytest.mark.parametrize("speed, ai, hai", [(25, 5, 50), (100, 20, 200), (400, 80, 800), (800, 160, 1600)])
-def test_hpcc_scaling_oracle_e(speed: int, ai: int, hai: int) -> None:
-    p = _d(speed).params
-    assert (p["rpg_ai_rate_mbps"], p["rpg_hai_rate_mbps"]) == (ai, hai)
+@pytest.mark.parametrize("speed, timer", [(25, 300), (100, 300), (200, 150), (400, 75), (800, 38)])
+def test_timer_derived_and_steps_firmware(speed: int, timer: int) -> None:
+    """docs/derivation.md#dcqcn-timer: 300 us x min(1, 100/speed); AI/HAI stay at firmware 5/50 Mb/s
+    (docs/derivation.md#dcqcn-increase-steps: the HPCC x speed/25G scaling buys nothing with the byte counter on)."""
+    d = _d(speed)
+    assert d.params["rpg_time_reset_us"] == timer
+    assert (d.params["rpg_ai_rate_mbps"], d.params["rpg_hai_rate_mbps"]) == (5, 50)
+    assert "tuning-sweeps.md#dcqcn-knobs" in d.rationale["rpg_time_reset_us"].source
+    assert "tuning-sweeps.md#dcqcn-knobs" in d.rationale["rpg_ai_rate_mbps"].source
 
 
 def test_keys_and_firmware_defaults_match_nicspec() -> None:
@@ -49,10 +54,10 @@ def test_keys_and_firmware_defaults_match_nicspec() -> None:
 
 
 def test_unscaled_params_keep_firmware_values() -> None:
-    """Only AI/HAI scale with speed; each other param stays at the firmware default (its note says why)."""
+    """Only rpg_time_reset follows the speed; each other param stays at the firmware default (its note says why)."""
     d = _d(400)
     for k, v in ORACLE_FW.items():
-        if k not in ("rpg_ai_rate_mbps", "rpg_hai_rate_mbps"):
+        if k != "rpg_time_reset_us":
             assert d.params[k] == v, k
     assert "N*min_rate < C" in d.rationale["rpg_min_rate_mbps"].note
 
@@ -80,7 +85,7 @@ def test_disabled_relies_on_pfc() -> None:
     assert not d.enabled and d.enabled_priorities == []
     for word in ("PFC", "receiver-driven", "Meta", "watchdog", "out_of_sequence", "pause duration"):
         assert word in d.relies_on
-    assert d.params["rpg_ai_rate_mbps"] == 80  # kept for re-enabling
+    assert d.params["rpg_time_reset_us"] == 75  # kept for re-enabling
     assert _d(400).relies_on == ""
 
 
@@ -88,7 +93,7 @@ def test_override_pinned_with_derived_value() -> None:
     d = _d(400, overrides={"rpg_ai_rate_mbps": 40, "rpg_threshold": 5})
     assert d.params["rpg_ai_rate_mbps"] == 40 and d.params["rpg_threshold"] == 5
     r = d.rationale["rpg_ai_rate_mbps"]
-    assert r.pinned_by_user and r.derived_value == 80
+    assert r.pinned_by_user and r.derived_value == 5
     assert d.rationale["rpg_threshold"].derived_value == 1
     assert not d.rationale["rpg_hai_rate_mbps"].pinned_by_user
 
@@ -119,18 +124,20 @@ def test_increase_steps_non_decreasing_in_speed(lo: int, hi: int) -> None:
     if lo > hi:
         lo, hi = hi, lo
     a, b = _d(lo).params, _d(hi).params
-    assert a["rpg_ai_rate_mbps"] <= b["rpg_ai_rate_mbps"] and a["rpg_hai_rate_mbps"] <= b["rpg_hai_rate_mbps"]
-    # relative step AI/C is the same at every speed (within integer rounding)
-    assert b["rpg_ai_rate_mbps"] / (hi * 1000) == pytest.approx(5 / 25_000, rel=0.1)
+    assert a["rpg_ai_rate_mbps"] == b["rpg_ai_rate_mbps"] and a["rpg_hai_rate_mbps"] == b["rpg_hai_rate_mbps"]
+    # the timer never lengthens with speed, and its period in bytes at line rate never exceeds 3.75 MB
+    assert a["rpg_time_reset_us"] >= b["rpg_time_reset_us"]
+    assert b["rpg_time_reset_us"] * hi * 125 <= 3.75e6 * 1.02
 
 
 def test_feeds_the_fluid_model() -> None:
     fp = FluidParams.from_dcqcn_params(_d(400).params, 400)
-    assert fp.rai_mbps == 80 and fp.tau_s == pytest.approx(4e-6)
+    assert fp.rai_mbps == 5 and fp.tau_s == pytest.approx(4e-6) and fp.timer_s == pytest.approx(75e-6)
+    assert fp.packet_bytes == 4096 + 62  # RoCE frames, not the paper's 1000 B (docs/derivation.md#fluid-packet-size)
 
 
 def test_calc_dcqcn_parses_speed() -> None:
     a, b = calc_dcqcn("400G"), calc_dcqcn(400000)
-    assert a.params == b.params and a.params["rpg_hai_rate_mbps"] == 800
+    assert a.params == b.params and a.params["rpg_time_reset_us"] == 75
     with pytest.raises(ValueError):
         calc_dcqcn("fast")

@@ -37,8 +37,11 @@ def test_every_lossless_queue_has_ecn_below_the_pfc_trigger(plan) -> None:  # ty
             assert p.pfc_priorities == c.lossless_priorities
             assert p.headroom is not None and p.headroom.xoff_bytes > 0 and p.headroom.size_bytes > 0
             e = profiles[p.ecn_profile]
-            assert 0 < e.kmin_bytes < e.kmax_bytes <= e.pfc_trigger_bytes, (sw.name, p.name, e)
-            assert e.fluid.ok, (sw.name, p.name, e.fluid)
+            # like with like: the egress ramp below the egress PFC onset (fan-in x one PG's trigger)
+            assert e.pfc_onset_bytes == min(max(1, e.fan_in) * e.pfc_trigger_bytes, e.queue_buffer_bytes or 1 << 62)
+            assert 0 < e.kmin_bytes < e.kmax_bytes <= e.pfc_onset_bytes, (sw.name, p.name, e)
+            # ok only for a steady state on the ramp; PFC-bound is reported, never "ok"
+            assert e.fluid.ok == (e.fluid.steady_state == "ramp"), (sw.name, p.name, e.fluid)
 
 
 def test_switch_nic_and_nccl_agree(plan) -> None:  # type: ignore[no-untyped-def]

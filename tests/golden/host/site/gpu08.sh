@@ -516,10 +516,10 @@ rt_write "${SYSROOT}"/sys/class/net/ens1f0np0/ecn/roce_rp/initial_alpha_value 10
 rt_write "${SYSROOT}"/sys/class/net/ens1f0np0/ecn/roce_np/min_time_between_cnps 2
 rt_write "${SYSROOT}"/sys/class/net/ens1f0np0/ecn/roce_rp/rate_reduce_monitor_period 4
 rt_write "${SYSROOT}"/sys/class/net/ens1f0np0/ecn/roce_rp/rate_to_set_on_first_cnp 0
-rt_write "${SYSROOT}"/sys/class/net/ens1f0np0/ecn/roce_rp/rpg_ai_rate 20
+rt_write "${SYSROOT}"/sys/class/net/ens1f0np0/ecn/roce_rp/rpg_ai_rate 5
 rt_write "${SYSROOT}"/sys/class/net/ens1f0np0/ecn/roce_rp/rpg_byte_reset 32767
 rt_write "${SYSROOT}"/sys/class/net/ens1f0np0/ecn/roce_rp/rpg_gd 11
-rt_write "${SYSROOT}"/sys/class/net/ens1f0np0/ecn/roce_rp/rpg_hai_rate 200
+rt_write "${SYSROOT}"/sys/class/net/ens1f0np0/ecn/roce_rp/rpg_hai_rate 50
 rt_write "${SYSROOT}"/sys/class/net/ens1f0np0/ecn/roce_rp/rpg_max_rate 0
 rt_write "${SYSROOT}"/sys/class/net/ens1f0np0/ecn/roce_rp/rpg_min_dec_fac 50
 rt_write "${SYSROOT}"/sys/class/net/ens1f0np0/ecn/roce_rp/rpg_min_rate 1
@@ -538,10 +538,10 @@ rt_write "${SYSROOT}"/sys/class/net/ens2f0np0/ecn/roce_rp/initial_alpha_value 10
 rt_write "${SYSROOT}"/sys/class/net/ens2f0np0/ecn/roce_np/min_time_between_cnps 2
 rt_write "${SYSROOT}"/sys/class/net/ens2f0np0/ecn/roce_rp/rate_reduce_monitor_period 4
 rt_write "${SYSROOT}"/sys/class/net/ens2f0np0/ecn/roce_rp/rate_to_set_on_first_cnp 0
-rt_write "${SYSROOT}"/sys/class/net/ens2f0np0/ecn/roce_rp/rpg_ai_rate 20
+rt_write "${SYSROOT}"/sys/class/net/ens2f0np0/ecn/roce_rp/rpg_ai_rate 5
 rt_write "${SYSROOT}"/sys/class/net/ens2f0np0/ecn/roce_rp/rpg_byte_reset 32767
 rt_write "${SYSROOT}"/sys/class/net/ens2f0np0/ecn/roce_rp/rpg_gd 11
-rt_write "${SYSROOT}"/sys/class/net/ens2f0np0/ecn/roce_rp/rpg_hai_rate 200
+rt_write "${SYSROOT}"/sys/class/net/ens2f0np0/ecn/roce_rp/rpg_hai_rate 50
 rt_write "${SYSROOT}"/sys/class/net/ens2f0np0/ecn/roce_rp/rpg_max_rate 0
 rt_write "${SYSROOT}"/sys/class/net/ens2f0np0/ecn/roce_rp/rpg_min_dec_fac 50
 rt_write "${SYSROOT}"/sys/class/net/ens2f0np0/ecn/roce_rp/rpg_min_rate 1
@@ -560,10 +560,10 @@ rt_write "${SYSROOT}"/sys/class/net/ens3f0np0/ecn/roce_rp/initial_alpha_value 10
 rt_write "${SYSROOT}"/sys/class/net/ens3f0np0/ecn/roce_np/min_time_between_cnps 2
 rt_write "${SYSROOT}"/sys/class/net/ens3f0np0/ecn/roce_rp/rate_reduce_monitor_period 4
 rt_write "${SYSROOT}"/sys/class/net/ens3f0np0/ecn/roce_rp/rate_to_set_on_first_cnp 0
-rt_write "${SYSROOT}"/sys/class/net/ens3f0np0/ecn/roce_rp/rpg_ai_rate 20
+rt_write "${SYSROOT}"/sys/class/net/ens3f0np0/ecn/roce_rp/rpg_ai_rate 5
 rt_write "${SYSROOT}"/sys/class/net/ens3f0np0/ecn/roce_rp/rpg_byte_reset 32767
 rt_write "${SYSROOT}"/sys/class/net/ens3f0np0/ecn/roce_rp/rpg_gd 11
-rt_write "${SYSROOT}"/sys/class/net/ens3f0np0/ecn/roce_rp/rpg_hai_rate 200
+rt_write "${SYSROOT}"/sys/class/net/ens3f0np0/ecn/roce_rp/rpg_hai_rate 50
 rt_write "${SYSROOT}"/sys/class/net/ens3f0np0/ecn/roce_rp/rpg_max_rate 0
 rt_write "${SYSROOT}"/sys/class/net/ens3f0np0/ecn/roce_rp/rpg_min_dec_fac 50
 rt_write "${SYSROOT}"/sys/class/net/ens3f0np0/ecn/roce_rp/rpg_min_rate 1
@@ -582,10 +582,10 @@ rt_write "${SYSROOT}"/sys/class/net/ens4f0np0/ecn/roce_rp/initial_alpha_value 10
 rt_write "${SYSROOT}"/sys/class/net/ens4f0np0/ecn/roce_np/min_time_between_cnps 2
 rt_write "${SYSROOT}"/sys/class/net/ens4f0np0/ecn/roce_rp/rate_reduce_monitor_period 4
 rt_write "${SYSROOT}"/sys/class/net/ens4f0np0/ecn/roce_rp/rate_to_set_on_first_cnp 0
-rt_write "${SYSROOT}"/sys/class/net/ens4f0np0/ecn/roce_rp/rpg_ai_rate 20
+rt_write "${SYSROOT}"/sys/class/net/ens4f0np0/ecn/roce_rp/rpg_ai_rate 5
 rt_write "${SYSROOT}"/sys/class/net/ens4f0np0/ecn/roce_rp/rpg_byte_reset 32767
 rt_write "${SYSROOT}"/sys/class/net/ens4f0np0/ecn/roce_rp/rpg_gd 11
-rt_write "${SYSROOT}"/sys/class/net/ens4f0np0/ecn/roce_rp/rpg_hai_rate 200
+rt_write "${SYSROOT}"/sys/class/net/ens4f0np0/ecn/roce_rp/rpg_hai_rate 50
 rt_write "${SYSROOT}"/sys/class/net/ens4f0np0/ecn/roce_rp/rpg_max_rate 0
 rt_write "${SYSROOT}"/sys/class/net/ens4f0np0/ecn/roce_rp/rpg_min_dec_fac 50
 rt_write "${SYSROOT}"/sys/class/net/ens4f0np0/ecn/roce_rp/rpg_min_rate 1
@@ -604,10 +604,10 @@ rt_write "${SYSROOT}"/sys/class/net/ens5f0np0/ecn/roce_rp/initial_alpha_value 10
 rt_write "${SYSROOT}"/sys/class/net/ens5f0np0/ecn/roce_np/min_time_between_cnps 2
 rt_write "${SYSROOT}"/sys/class/net/ens5f0np0/ecn/roce_rp/rate_reduce_monitor_period 4
 rt_write "${SYSROOT}"/sys/class/net/ens5f0np0/ecn/roce_rp/rate_to_set_on_first_cnp 0
-rt_write "${SYSROOT}"/sys/class/net/ens5f0np0/ecn/roce_rp/rpg_ai_rate 20
+rt_write "${SYSROOT}"/sys/class/net/ens5f0np0/ecn/roce_rp/rpg_ai_rate 5
 rt_write "${SYSROOT}"/sys/class/net/ens5f0np0/ecn/roce_rp/rpg_byte_reset 32767
 rt_write "${SYSROOT}"/sys/class/net/ens5f0np0/ecn/roce_rp/rpg_gd 11
-rt_write "${SYSROOT}"/sys/class/net/ens5f0np0/ecn/roce_rp/rpg_hai_rate 200
+rt_write "${SYSROOT}"/sys/class/net/ens5f0np0/ecn/roce_rp/rpg_hai_rate 50
 rt_write "${SYSROOT}"/sys/class/net/ens5f0np0/ecn/roce_rp/rpg_max_rate 0
 rt_write "${SYSROOT}"/sys/class/net/ens5f0np0/ecn/roce_rp/rpg_min_dec_fac 50
 rt_write "${SYSROOT}"/sys/class/net/ens5f0np0/ecn/roce_rp/rpg_min_rate 1
@@ -626,10 +626,10 @@ rt_write "${SYSROOT}"/sys/class/net/ens6f0np0/ecn/roce_rp/initial_alpha_value 10
 rt_write "${SYSROOT}"/sys/class/net/ens6f0np0/ecn/roce_np/min_time_between_cnps 2
 rt_write "${SYSROOT}"/sys/class/net/ens6f0np0/ecn/roce_rp/rate_reduce_monitor_period 4
 rt_write "${SYSROOT}"/sys/class/net/ens6f0np0/ecn/roce_rp/rate_to_set_on_first_cnp 0
-rt_write "${SYSROOT}"/sys/class/net/ens6f0np0/ecn/roce_rp/rpg_ai_rate 20
+rt_write "${SYSROOT}"/sys/class/net/ens6f0np0/ecn/roce_rp/rpg_ai_rate 5
 rt_write "${SYSROOT}"/sys/class/net/ens6f0np0/ecn/roce_rp/rpg_byte_reset 32767
 rt_write "${SYSROOT}"/sys/class/net/ens6f0np0/ecn/roce_rp/rpg_gd 11
-rt_write "${SYSROOT}"/sys/class/net/ens6f0np0/ecn/roce_rp/rpg_hai_rate 200
+rt_write "${SYSROOT}"/sys/class/net/ens6f0np0/ecn/roce_rp/rpg_hai_rate 50
 rt_write "${SYSROOT}"/sys/class/net/ens6f0np0/ecn/roce_rp/rpg_max_rate 0
 rt_write "${SYSROOT}"/sys/class/net/ens6f0np0/ecn/roce_rp/rpg_min_dec_fac 50
 rt_write "${SYSROOT}"/sys/class/net/ens6f0np0/ecn/roce_rp/rpg_min_rate 1
@@ -648,10 +648,10 @@ rt_write "${SYSROOT}"/sys/class/net/ens7f0np0/ecn/roce_rp/initial_alpha_value 10
 rt_write "${SYSROOT}"/sys/class/net/ens7f0np0/ecn/roce_np/min_time_between_cnps 2
 rt_write "${SYSROOT}"/sys/class/net/ens7f0np0/ecn/roce_rp/rate_reduce_monitor_period 4
 rt_write "${SYSROOT}"/sys/class/net/ens7f0np0/ecn/roce_rp/rate_to_set_on_first_cnp 0
-rt_write "${SYSROOT}"/sys/class/net/ens7f0np0/ecn/roce_rp/rpg_ai_rate 20
+rt_write "${SYSROOT}"/sys/class/net/ens7f0np0/ecn/roce_rp/rpg_ai_rate 5
 rt_write "${SYSROOT}"/sys/class/net/ens7f0np0/ecn/roce_rp/rpg_byte_reset 32767
 rt_write "${SYSROOT}"/sys/class/net/ens7f0np0/ecn/roce_rp/rpg_gd 11
-rt_write "${SYSROOT}"/sys/class/net/ens7f0np0/ecn/roce_rp/rpg_hai_rate 200
+rt_write "${SYSROOT}"/sys/class/net/ens7f0np0/ecn/roce_rp/rpg_hai_rate 50
 rt_write "${SYSROOT}"/sys/class/net/ens7f0np0/ecn/roce_rp/rpg_max_rate 0
 rt_write "${SYSROOT}"/sys/class/net/ens7f0np0/ecn/roce_rp/rpg_min_dec_fac 50
 rt_write "${SYSROOT}"/sys/class/net/ens7f0np0/ecn/roce_rp/rpg_min_rate 1
@@ -670,10 +670,10 @@ rt_write "${SYSROOT}"/sys/class/net/ens8f0np0/ecn/roce_rp/initial_alpha_value 10
 rt_write "${SYSROOT}"/sys/class/net/ens8f0np0/ecn/roce_np/min_time_between_cnps 2
 rt_write "${SYSROOT}"/sys/class/net/ens8f0np0/ecn/roce_rp/rate_reduce_monitor_period 4
 rt_write "${SYSROOT}"/sys/class/net/ens8f0np0/ecn/roce_rp/rate_to_set_on_first_cnp 0
-rt_write "${SYSROOT}"/sys/class/net/ens8f0np0/ecn/roce_rp/rpg_ai_rate 20
+rt_write "${SYSROOT}"/sys/class/net/ens8f0np0/ecn/roce_rp/rpg_ai_rate 5
 rt_write "${SYSROOT}"/sys/class/net/ens8f0np0/ecn/roce_rp/rpg_byte_reset 32767
 rt_write "${SYSROOT}"/sys/class/net/ens8f0np0/ecn/roce_rp/rpg_gd 11
-rt_write "${SYSROOT}"/sys/class/net/ens8f0np0/ecn/roce_rp/rpg_hai_rate 200
+rt_write "${SYSROOT}"/sys/class/net/ens8f0np0/ecn/roce_rp/rpg_hai_rate 50
 rt_write "${SYSROOT}"/sys/class/net/ens8f0np0/ecn/roce_rp/rpg_max_rate 0
 rt_write "${SYSROOT}"/sys/class/net/ens8f0np0/ecn/roce_rp/rpg_min_dec_fac 50
 rt_write "${SYSROOT}"/sys/class/net/ens8f0np0/ecn/roce_rp/rpg_min_rate 1
@@ -697,10 +697,10 @@ fi
 #   echo 2 > /sys/kernel/debug/mlx5/<pci-address>/cc_params/np_min_time_between_cnps
 #   echo 4 > /sys/kernel/debug/mlx5/<pci-address>/cc_params/rp_rate_reduce_monitor_period
 #   echo 0 > /sys/kernel/debug/mlx5/<pci-address>/cc_params/rp_rate_to_set_on_first_cnp
-#   echo 20 > /sys/kernel/debug/mlx5/<pci-address>/cc_params/rp_ai_rate
+#   echo 5 > /sys/kernel/debug/mlx5/<pci-address>/cc_params/rp_ai_rate
 #   echo 32767 > /sys/kernel/debug/mlx5/<pci-address>/cc_params/rp_byte_reset
 #   echo 11 > /sys/kernel/debug/mlx5/<pci-address>/cc_params/rp_gd
-#   echo 200 > /sys/kernel/debug/mlx5/<pci-address>/cc_params/rp_hai_rate
+#   echo 50 > /sys/kernel/debug/mlx5/<pci-address>/cc_params/rp_hai_rate
 #   echo 0 > /sys/kernel/debug/mlx5/<pci-address>/cc_params/rp_max_rate
 #   echo 50 > /sys/kernel/debug/mlx5/<pci-address>/cc_params/rp_min_dec_fac
 #   echo 1 > /sys/kernel/debug/mlx5/<pci-address>/cc_params/rp_min_rate
@@ -708,7 +708,7 @@ fi
 #   echo 300 > /sys/kernel/debug/mlx5/<pci-address>/cc_params/rp_time_reset
 #   echo 48 > /sys/kernel/debug/mlx5/<pci-address>/cc_params/np_cnp_dscp
 #   echo 6 > /sys/kernel/debug/mlx5/<pci-address>/cc_params/np_cnp_prio
-#   mlxconfig -d <pci-address> -y set ROCE_CC_PRIO_MASK_P1=8 CLAMP_TGT_RATE_P1=0 CLAMP_TGT_RATE_AFTER_TIME_INC_P1=1 DCE_TCP_G_P1=1019 DCE_TCP_RTT_P1=1 INITIAL_ALPHA_VALUE_P1=1023 MIN_TIME_BETWEEN_CNPS_P1=2 RATE_REDUCE_MONITOR_PERIOD_P1=4 RATE_TO_SET_ON_FIRST_CNP_P1=0 RPG_AI_RATE_P1=20 RPG_BYTE_RESET_P1=32767 RPG_GD_P1=11 RPG_HAI_RATE_P1=200 RPG_MAX_RATE_P1=0 RPG_MIN_DEC_FAC_P1=50 RPG_MIN_RATE_P1=1 RPG_THRESHOLD_P1=1 RPG_TIME_RESET_P1=300 CNP_DSCP_P1=48 CNP_802P_PRIO_P1=6
+#   mlxconfig -d <pci-address> -y set ROCE_CC_PRIO_MASK_P1=8 CLAMP_TGT_RATE_P1=0 CLAMP_TGT_RATE_AFTER_TIME_INC_P1=1 DCE_TCP_G_P1=1019 DCE_TCP_RTT_P1=1 INITIAL_ALPHA_VALUE_P1=1023 MIN_TIME_BETWEEN_CNPS_P1=2 RATE_REDUCE_MONITOR_PERIOD_P1=4 RATE_TO_SET_ON_FIRST_CNP_P1=0 RPG_AI_RATE_P1=5 RPG_BYTE_RESET_P1=32767 RPG_GD_P1=11 RPG_HAI_RATE_P1=50 RPG_MAX_RATE_P1=0 RPG_MIN_DEC_FAC_P1=50 RPG_MIN_RATE_P1=1 RPG_THRESHOLD_P1=1 RPG_TIME_RESET_P1=300 CNP_DSCP_P1=48 CNP_802P_PRIO_P1=6
 # ens2f0np0 (<pci-address>):
 #   echo 0 > /sys/kernel/debug/mlx5/<pci-address>/cc_params/rp_clamp_tgt_rate
 #   echo 1 > /sys/kernel/debug/mlx5/<pci-address>/cc_params/rp_clamp_tgt_rate_ati
@@ -718,10 +718,10 @@ fi
 #   echo 2 > /sys/kernel/debug/mlx5/<pci-address>/cc_params/np_min_time_between_cnps
 #   echo 4 > /sys/kernel/debug/mlx5/<pci-address>/cc_params/rp_rate_reduce_monitor_period
 #   echo 0 > /sys/kernel/debug/mlx5/<pci-address>/cc_params/rp_rate_to_set_on_first_cnp
-#   echo 20 > /sys/kernel/debug/mlx5/<pci-address>/cc_params/rp_ai_rate
+#   echo 5 > /sys/kernel/debug/mlx5/<pci-address>/cc_params/rp_ai_rate
 #   echo 32767 > /sys/kernel/debug/mlx5/<pci-address>/cc_params/rp_byte_reset
 #   echo 11 > /sys/kernel/debug/mlx5/<pci-address>/cc_params/rp_gd
-#   echo 200 > /sys/kernel/debug/mlx5/<pci-address>/cc_params/rp_hai_rate
+#   echo 50 > /sys/kernel/debug/mlx5/<pci-address>/cc_params/rp_hai_rate
 #   echo 0 > /sys/kernel/debug/mlx5/<pci-address>/cc_params/rp_max_rate
 #   echo 50 > /sys/kernel/debug/mlx5/<pci-address>/cc_params/rp_min_dec_fac
 #   echo 1 > /sys/kernel/debug/mlx5/<pci-address>/cc_params/rp_min_rate
@@ -729,7 +729,7 @@ fi
 #   echo 300 > /sys/kernel/debug/mlx5/<pci-address>/cc_params/rp_time_reset
 #   echo 48 > /sys/kernel/debug/mlx5/<pci-address>/cc_params/np_cnp_dscp
 #   echo 6 > /sys/kernel/debug/mlx5/<pci-address>/cc_params/np_cnp_prio
-#   mlxconfig -d <pci-address> -y set ROCE_CC_PRIO_MASK_P1=8 CLAMP_TGT_RATE_P1=0 CLAMP_TGT_RATE_AFTER_TIME_INC_P1=1 DCE_TCP_G_P1=1019 DCE_TCP_RTT_P1=1 INITIAL_ALPHA_VALUE_P1=1023 MIN_TIME_BETWEEN_CNPS_P1=2 RATE_REDUCE_MONITOR_PERIOD_P1=4 RATE_TO_SET_ON_FIRST_CNP_P1=0 RPG_AI_RATE_P1=20 RPG_BYTE_RESET_P1=32767 RPG_GD_P1=11 RPG_HAI_RATE_P1=200 RPG_MAX_RATE_P1=0 RPG_MIN_DEC_FAC_P1=50 RPG_MIN_RATE_P1=1 RPG_THRESHOLD_P1=1 RPG_TIME_RESET_P1=300 CNP_DSCP_P1=48 CNP_802P_PRIO_P1=6
+#   mlxconfig -d <pci-address> -y set ROCE_CC_PRIO_MASK_P1=8 CLAMP_TGT_RATE_P1=0 CLAMP_TGT_RATE_AFTER_TIME_INC_P1=1 DCE_TCP_G_P1=1019 DCE_TCP_RTT_P1=1 INITIAL_ALPHA_VALUE_P1=1023 MIN_TIME_BETWEEN_CNPS_P1=2 RATE_REDUCE_MONITOR_PERIOD_P1=4 RATE_TO_SET_ON_FIRST_CNP_P1=0 RPG_AI_RATE_P1=5 RPG_BYTE_RESET_P1=32767 RPG_GD_P1=11 RPG_HAI_RATE_P1=50 RPG_MAX_RATE_P1=0 RPG_MIN_DEC_FAC_P1=50 RPG_MIN_RATE_P1=1 RPG_THRESHOLD_P1=1 RPG_TIME_RESET_P1=300 CNP_DSCP_P1=48 CNP_802P_PRIO_P1=6
 # ens3f0np0 (<pci-address>):
 #   echo 0 > /sys/kernel/debug/mlx5/<pci-address>/cc_params/rp_clamp_tgt_rate
 #   echo 1 > /sys/kernel/debug/mlx5/<pci-address>/cc_params/rp_clamp_tgt_rate_ati
@@ -739,10 +739,10 @@ fi
 #   echo 2 > /sys/kernel/debug/mlx5/<pci-address>/cc_params/np_min_time_between_cnps
 #   echo 4 > /sys/kernel/debug/mlx5/<pci-address>/cc_params/rp_rate_reduce_monitor_period
 #   echo 0 > /sys/kernel/debug/mlx5/<pci-address>/cc_params/rp_rate_to_set_on_first_cnp
-#   echo 20 > /sys/kernel/debug/mlx5/<pci-address>/cc_params/rp_ai_rate
+#   echo 5 > /sys/kernel/debug/mlx5/<pci-address>/cc_params/rp_ai_rate
 #   echo 32767 > /sys/kernel/debug/mlx5/<pci-address>/cc_params/rp_byte_reset
 #   echo 11 > /sys/kernel/debug/mlx5/<pci-address>/cc_params/rp_gd
-#   echo 200 > /sys/kernel/debug/mlx5/<pci-address>/cc_params/rp_hai_rate
+#   echo 50 > /sys/kernel/debug/mlx5/<pci-address>/cc_params/rp_hai_rate
 #   echo 0 > /sys/kernel/debug/mlx5/<pci-address>/cc_params/rp_max_rate
 #   echo 50 > /sys/kernel/debug/mlx5/<pci-address>/cc_params/rp_min_dec_fac
 #   echo 1 > /sys/kernel/debug/mlx5/<pci-address>/cc_params/rp_min_rate
@@ -750,7 +750,7 @@ fi
 #   echo 300 > /sys/kernel/debug/mlx5/<pci-address>/cc_params/rp_time_reset
 #   echo 48 > /sys/kernel/debug/mlx5/<pci-address>/cc_params/np_cnp_dscp
 #   echo 6 > /sys/kernel/debug/mlx5/<pci-address>/cc_params/np_cnp_prio
-#   mlxconfig -d <pci-address> -y set ROCE_CC_PRIO_MASK_P1=8 CLAMP_TGT_RATE_P1=0 CLAMP_TGT_RATE_AFTER_TIME_INC_P1=1 DCE_TCP_G_P1=1019 DCE_TCP_RTT_P1=1 INITIAL_ALPHA_VALUE_P1=1023 MIN_TIME_BETWEEN_CNPS_P1=2 RATE_REDUCE_MONITOR_PERIOD_P1=4 RATE_TO_SET_ON_FIRST_CNP_P1=0 RPG_AI_RATE_P1=20 RPG_BYTE_RESET_P1=32767 RPG_GD_P1=11 RPG_HAI_RATE_P1=200 RPG_MAX_RATE_P1=0 RPG_MIN_DEC_FAC_P1=50 RPG_MIN_RATE_P1=1 RPG_THRESHOLD_P1=1 RPG_TIME_RESET_P1=300 CNP_DSCP_P1=48 CNP_802P_PRIO_P1=6
+#   mlxconfig -d <pci-address> -y set ROCE_CC_PRIO_MASK_P1=8 CLAMP_TGT_RATE_P1=0 CLAMP_TGT_RATE_AFTER_TIME_INC_P1=1 DCE_TCP_G_P1=1019 DCE_TCP_RTT_P1=1 INITIAL_ALPHA_VALUE_P1=1023 MIN_TIME_BETWEEN_CNPS_P1=2 RATE_REDUCE_MONITOR_PERIOD_P1=4 RATE_TO_SET_ON_FIRST_CNP_P1=0 RPG_AI_RATE_P1=5 RPG_BYTE_RESET_P1=32767 RPG_GD_P1=11 RPG_HAI_RATE_P1=50 RPG_MAX_RATE_P1=0 RPG_MIN_DEC_FAC_P1=50 RPG_MIN_RATE_P1=1 RPG_THRESHOLD_P1=1 RPG_TIME_RESET_P1=300 CNP_DSCP_P1=48 CNP_802P_PRIO_P1=6
 # ens4f0np0 (<pci-address>):
 #   echo 0 > /sys/kernel/debug/mlx5/<pci-address>/cc_params/rp_clamp_tgt_rate
 #   echo 1 > /sys/kernel/debug/mlx5/<pci-address>/cc_params/rp_clamp_tgt_rate_ati
@@ -760,10 +760,10 @@ fi
 #   echo 2 > /sys/kernel/debug/mlx5/<pci-address>/cc_params/np_min_time_between_cnps
 #   echo 4 > /sys/kernel/debug/mlx5/<pci-address>/cc_params/rp_rate_reduce_monitor_period
 #   echo 0 > /sys/kernel/debug/mlx5/<pci-address>/cc_params/rp_rate_to_set_on_first_cnp
-#   echo 20 > /sys/kernel/debug/mlx5/<pci-address>/cc_params/rp_ai_rate
+#   echo 5 > /sys/kernel/debug/mlx5/<pci-address>/cc_params/rp_ai_rate
 #   echo 32767 > /sys/kernel/debug/mlx5/<pci-address>/cc_params/rp_byte_reset
 #   echo 11 > /sys/kernel/debug/mlx5/<pci-address>/cc_params/rp_gd
-#   echo 200 > /sys/kernel/debug/mlx5/<pci-address>/cc_params/rp_hai_rate
+#   echo 50 > /sys/kernel/debug/mlx5/<pci-address>/cc_params/rp_hai_rate
 #   echo 0 > /sys/kernel/debug/mlx5/<pci-address>/cc_params/rp_max_rate
 #   echo 50 > /sys/kernel/debug/mlx5/<pci-address>/cc_params/rp_min_dec_fac
 #   echo 1 > /sys/kernel/debug/mlx5/<pci-address>/cc_params/rp_min_rate
@@ -771,7 +771,7 @@ fi
 #   echo 300 > /sys/kernel/debug/mlx5/<pci-address>/cc_params/rp_time_reset
 #   echo 48 > /sys/kernel/debug/mlx5/<pci-address>/cc_params/np_cnp_dscp
 #   echo 6 > /sys/kernel/debug/mlx5/<pci-address>/cc_params/np_cnp_prio
-#   mlxconfig -d <pci-address> -y set ROCE_CC_PRIO_MASK_P1=8 CLAMP_TGT_RATE_P1=0 CLAMP_TGT_RATE_AFTER_TIME_INC_P1=1 DCE_TCP_G_P1=1019 DCE_TCP_RTT_P1=1 INITIAL_ALPHA_VALUE_P1=1023 MIN_TIME_BETWEEN_CNPS_P1=2 RATE_REDUCE_MONITOR_PERIOD_P1=4 RATE_TO_SET_ON_FIRST_CNP_P1=0 RPG_AI_RATE_P1=20 RPG_BYTE_RESET_P1=32767 RPG_GD_P1=11 RPG_HAI_RATE_P1=200 RPG_MAX_RATE_P1=0 RPG_MIN_DEC_FAC_P1=50 RPG_MIN_RATE_P1=1 RPG_THRESHOLD_P1=1 RPG_TIME_RESET_P1=300 CNP_DSCP_P1=48 CNP_802P_PRIO_P1=6
+#   mlxconfig -d <pci-address> -y set ROCE_CC_PRIO_MASK_P1=8 CLAMP_TGT_RATE_P1=0 CLAMP_TGT_RATE_AFTER_TIME_INC_P1=1 DCE_TCP_G_P1=1019 DCE_TCP_RTT_P1=1 INITIAL_ALPHA_VALUE_P1=1023 MIN_TIME_BETWEEN_CNPS_P1=2 RATE_REDUCE_MONITOR_PERIOD_P1=4 RATE_TO_SET_ON_FIRST_CNP_P1=0 RPG_AI_RATE_P1=5 RPG_BYTE_RESET_P1=32767 RPG_GD_P1=11 RPG_HAI_RATE_P1=50 RPG_MAX_RATE_P1=0 RPG_MIN_DEC_FAC_P1=50 RPG_MIN_RATE_P1=1 RPG_THRESHOLD_P1=1 RPG_TIME_RESET_P1=300 CNP_DSCP_P1=48 CNP_802P_PRIO_P1=6
 # ens5f0np0 (<pci-address>):
 #   echo 0 > /sys/kernel/debug/mlx5/<pci-address>/cc_params/rp_clamp_tgt_rate
 #   echo 1 > /sys/kernel/debug/mlx5/<pci-address>/cc_params/rp_clamp_tgt_rate_ati
@@ -781,10 +781,10 @@ fi
 #   echo 2 > /sys/kernel/debug/mlx5/<pci-address>/cc_params/np_min_time_between_cnps
 #   echo 4 > /sys/kernel/debug/mlx5/<pci-address>/cc_params/rp_rate_reduce_monitor_period
 #   echo 0 > /sys/kernel/debug/mlx5/<pci-address>/cc_params/rp_rate_to_set_on_first_cnp
-#   echo 20 > /sys/kernel/debug/mlx5/<pci-address>/cc_params/rp_ai_rate
+#   echo 5 > /sys/kernel/debug/mlx5/<pci-address>/cc_params/rp_ai_rate
 #   echo 32767 > /sys/kernel/debug/mlx5/<pci-address>/cc_params/rp_byte_reset
 #   echo 11 > /sys/kernel/debug/mlx5/<pci-address>/cc_params/rp_gd
-#   echo 200 > /sys/kernel/debug/mlx5/<pci-address>/cc_params/rp_hai_rate
+#   echo 50 > /sys/kernel/debug/mlx5/<pci-address>/cc_params/rp_hai_rate
 #   echo 0 > /sys/kernel/debug/mlx5/<pci-address>/cc_params/rp_max_rate
 #   echo 50 > /sys/kernel/debug/mlx5/<pci-address>/cc_params/rp_min_dec_fac
 #   echo 1 > /sys/kernel/debug/mlx5/<pci-address>/cc_params/rp_min_rate
@@ -792,7 +792,7 @@ fi
 #   echo 300 > /sys/kernel/debug/mlx5/<pci-address>/cc_params/rp_time_reset
 #   echo 48 > /sys/kernel/debug/mlx5/<pci-address>/cc_params/np_cnp_dscp
 #   echo 6 > /sys/kernel/debug/mlx5/<pci-address>/cc_params/np_cnp_prio
-#   mlxconfig -d <pci-address> -y set ROCE_CC_PRIO_MASK_P1=8 CLAMP_TGT_RATE_P1=0 CLAMP_TGT_RATE_AFTER_TIME_INC_P1=1 DCE_TCP_G_P1=1019 DCE_TCP_RTT_P1=1 INITIAL_ALPHA_VALUE_P1=1023 MIN_TIME_BETWEEN_CNPS_P1=2 RATE_REDUCE_MONITOR_PERIOD_P1=4 RATE_TO_SET_ON_FIRST_CNP_P1=0 RPG_AI_RATE_P1=20 RPG_BYTE_RESET_P1=32767 RPG_GD_P1=11 RPG_HAI_RATE_P1=200 RPG_MAX_RATE_P1=0 RPG_MIN_DEC_FAC_P1=50 RPG_MIN_RATE_P1=1 RPG_THRESHOLD_P1=1 RPG_TIME_RESET_P1=300 CNP_DSCP_P1=48 CNP_802P_PRIO_P1=6
+#   mlxconfig -d <pci-address> -y set ROCE_CC_PRIO_MASK_P1=8 CLAMP_TGT_RATE_P1=0 CLAMP_TGT_RATE_AFTER_TIME_INC_P1=1 DCE_TCP_G_P1=1019 DCE_TCP_RTT_P1=1 INITIAL_ALPHA_VALUE_P1=1023 MIN_TIME_BETWEEN_CNPS_P1=2 RATE_REDUCE_MONITOR_PERIOD_P1=4 RATE_TO_SET_ON_FIRST_CNP_P1=0 RPG_AI_RATE_P1=5 RPG_BYTE_RESET_P1=32767 RPG_GD_P1=11 RPG_HAI_RATE_P1=50 RPG_MAX_RATE_P1=0 RPG_MIN_DEC_FAC_P1=50 RPG_MIN_RATE_P1=1 RPG_THRESHOLD_P1=1 RPG_TIME_RESET_P1=300 CNP_DSCP_P1=48 CNP_802P_PRIO_P1=6
 # ens6f0np0 (<pci-address>):
 #   echo 0 > /sys/kernel/debug/mlx5/<pci-address>/cc_params/rp_clamp_tgt_rate
 #   echo 1 > /sys/kernel/debug/mlx5/<pci-address>/cc_params/rp_clamp_tgt_rate_ati
@@ -802,10 +802,10 @@ fi
 #   echo 2 > /sys/kernel/debug/mlx5/<pci-address>/cc_params/np_min_time_between_cnps
 #   echo 4 > /sys/kernel/debug/mlx5/<pci-address>/cc_params/rp_rate_reduce_monitor_period
 #   echo 0 > /sys/kernel/debug/mlx5/<pci-address>/cc_params/rp_rate_to_set_on_first_cnp
-#   echo 20 > /sys/kernel/debug/mlx5/<pci-address>/cc_params/rp_ai_rate
+#   echo 5 > /sys/kernel/debug/mlx5/<pci-address>/cc_params/rp_ai_rate
 #   echo 32767 > /sys/kernel/debug/mlx5/<pci-address>/cc_params/rp_byte_reset
 #   echo 11 > /sys/kernel/debug/mlx5/<pci-address>/cc_params/rp_gd
-#   echo 200 > /sys/kernel/debug/mlx5/<pci-address>/cc_params/rp_hai_rate
+#   echo 50 > /sys/kernel/debug/mlx5/<pci-address>/cc_params/rp_hai_rate
 #   echo 0 > /sys/kernel/debug/mlx5/<pci-address>/cc_params/rp_max_rate
 #   echo 50 > /sys/kernel/debug/mlx5/<pci-address>/cc_params/rp_min_dec_fac
 #   echo 1 > /sys/kernel/debug/mlx5/<pci-address>/cc_params/rp_min_rate
@@ -813,7 +813,7 @@ fi
 #   echo 300 > /sys/kernel/debug/mlx5/<pci-address>/cc_params/rp_time_reset
 #   echo 48 > /sys/kernel/debug/mlx5/<pci-address>/cc_params/np_cnp_dscp
 #   echo 6 > /sys/kernel/debug/mlx5/<pci-address>/cc_params/np_cnp_prio
-#   mlxconfig -d <pci-address> -y set ROCE_CC_PRIO_MASK_P1=8 CLAMP_TGT_RATE_P1=0 CLAMP_TGT_RATE_AFTER_TIME_INC_P1=1 DCE_TCP_G_P1=1019 DCE_TCP_RTT_P1=1 INITIAL_ALPHA_VALUE_P1=1023 MIN_TIME_BETWEEN_CNPS_P1=2 RATE_REDUCE_MONITOR_PERIOD_P1=4 RATE_TO_SET_ON_FIRST_CNP_P1=0 RPG_AI_RATE_P1=20 RPG_BYTE_RESET_P1=32767 RPG_GD_P1=11 RPG_HAI_RATE_P1=200 RPG_MAX_RATE_P1=0 RPG_MIN_DEC_FAC_P1=50 RPG_MIN_RATE_P1=1 RPG_THRESHOLD_P1=1 RPG_TIME_RESET_P1=300 CNP_DSCP_P1=48 CNP_802P_PRIO_P1=6
+#   mlxconfig -d <pci-address> -y set ROCE_CC_PRIO_MASK_P1=8 CLAMP_TGT_RATE_P1=0 CLAMP_TGT_RATE_AFTER_TIME_INC_P1=1 DCE_TCP_G_P1=1019 DCE_TCP_RTT_P1=1 INITIAL_ALPHA_VALUE_P1=1023 MIN_TIME_BETWEEN_CNPS_P1=2 RATE_REDUCE_MONITOR_PERIOD_P1=4 RATE_TO_SET_ON_FIRST_CNP_P1=0 RPG_AI_RATE_P1=5 RPG_BYTE_RESET_P1=32767 RPG_GD_P1=11 RPG_HAI_RATE_P1=50 RPG_MAX_RATE_P1=0 RPG_MIN_DEC_FAC_P1=50 RPG_MIN_RATE_P1=1 RPG_THRESHOLD_P1=1 RPG_TIME_RESET_P1=300 CNP_DSCP_P1=48 CNP_802P_PRIO_P1=6
 # ens7f0np0 (<pci-address>):
 #   echo 0 > /sys/kernel/debug/mlx5/<pci-address>/cc_params/rp_clamp_tgt_rate
 #   echo 1 > /sys/kernel/debug/mlx5/<pci-address>/cc_params/rp_clamp_tgt_rate_ati
@@ -823,10 +823,10 @@ fi
 #   echo 2 > /sys/kernel/debug/mlx5/<pci-address>/cc_params/np_min_time_between_cnps
 #   echo 4 > /sys/kernel/debug/mlx5/<pci-address>/cc_params/rp_rate_reduce_monitor_period
 #   echo 0 > /sys/kernel/debug/mlx5/<pci-address>/cc_params/rp_rate_to_set_on_first_cnp
-#   echo 20 > /sys/kernel/debug/mlx5/<pci-address>/cc_params/rp_ai_rate
+#   echo 5 > /sys/kernel/debug/mlx5/<pci-address>/cc_params/rp_ai_rate
 #   echo 32767 > /sys/kernel/debug/mlx5/<pci-address>/cc_params/rp_byte_reset
 #   echo 11 > /sys/kernel/debug/mlx5/<pci-address>/cc_params/rp_gd
-#   echo 200 > /sys/kernel/debug/mlx5/<pci-address>/cc_params/rp_hai_rate
+#   echo 50 > /sys/kernel/debug/mlx5/<pci-address>/cc_params/rp_hai_rate
 #   echo 0 > /sys/kernel/debug/mlx5/<pci-address>/cc_params/rp_max_rate
 #   echo 50 > /sys/kernel/debug/mlx5/<pci-address>/cc_params/rp_min_dec_fac
 #   echo 1 > /sys/kernel/debug/mlx5/<pci-address>/cc_params/rp_min_rate
@@ -834,7 +834,7 @@ fi
 #   echo 300 > /sys/kernel/debug/mlx5/<pci-address>/cc_params/rp_time_reset
 #   echo 48 > /sys/kernel/debug/mlx5/<pci-address>/cc_params/np_cnp_dscp
 #   echo 6 > /sys/kernel/debug/mlx5/<pci-address>/cc_params/np_cnp_prio
-#   mlxconfig -d <pci-address> -y set ROCE_CC_PRIO_MASK_P1=8 CLAMP_TGT_RATE_P1=0 CLAMP_TGT_RATE_AFTER_TIME_INC_P1=1 DCE_TCP_G_P1=1019 DCE_TCP_RTT_P1=1 INITIAL_ALPHA_VALUE_P1=1023 MIN_TIME_BETWEEN_CNPS_P1=2 RATE_REDUCE_MONITOR_PERIOD_P1=4 RATE_TO_SET_ON_FIRST_CNP_P1=0 RPG_AI_RATE_P1=20 RPG_BYTE_RESET_P1=32767 RPG_GD_P1=11 RPG_HAI_RATE_P1=200 RPG_MAX_RATE_P1=0 RPG_MIN_DEC_FAC_P1=50 RPG_MIN_RATE_P1=1 RPG_THRESHOLD_P1=1 RPG_TIME_RESET_P1=300 CNP_DSCP_P1=48 CNP_802P_PRIO_P1=6
+#   mlxconfig -d <pci-address> -y set ROCE_CC_PRIO_MASK_P1=8 CLAMP_TGT_RATE_P1=0 CLAMP_TGT_RATE_AFTER_TIME_INC_P1=1 DCE_TCP_G_P1=1019 DCE_TCP_RTT_P1=1 INITIAL_ALPHA_VALUE_P1=1023 MIN_TIME_BETWEEN_CNPS_P1=2 RATE_REDUCE_MONITOR_PERIOD_P1=4 RATE_TO_SET_ON_FIRST_CNP_P1=0 RPG_AI_RATE_P1=5 RPG_BYTE_RESET_P1=32767 RPG_GD_P1=11 RPG_HAI_RATE_P1=50 RPG_MAX_RATE_P1=0 RPG_MIN_DEC_FAC_P1=50 RPG_MIN_RATE_P1=1 RPG_THRESHOLD_P1=1 RPG_TIME_RESET_P1=300 CNP_DSCP_P1=48 CNP_802P_PRIO_P1=6
 # ens8f0np0 (<pci-address>):
 #   echo 0 > /sys/kernel/debug/mlx5/<pci-address>/cc_params/rp_clamp_tgt_rate
 #   echo 1 > /sys/kernel/debug/mlx5/<pci-address>/cc_params/rp_clamp_tgt_rate_ati
@@ -844,10 +844,10 @@ fi
 #   echo 2 > /sys/kernel/debug/mlx5/<pci-address>/cc_params/np_min_time_between_cnps
 #   echo 4 > /sys/kernel/debug/mlx5/<pci-address>/cc_params/rp_rate_reduce_monitor_period
 #   echo 0 > /sys/kernel/debug/mlx5/<pci-address>/cc_params/rp_rate_to_set_on_first_cnp
-#   echo 20 > /sys/kernel/debug/mlx5/<pci-address>/cc_params/rp_ai_rate
+#   echo 5 > /sys/kernel/debug/mlx5/<pci-address>/cc_params/rp_ai_rate
 #   echo 32767 > /sys/kernel/debug/mlx5/<pci-address>/cc_params/rp_byte_reset
 #   echo 11 > /sys/kernel/debug/mlx5/<pci-address>/cc_params/rp_gd
-#   echo 200 > /sys/kernel/debug/mlx5/<pci-address>/cc_params/rp_hai_rate
+#   echo 50 > /sys/kernel/debug/mlx5/<pci-address>/cc_params/rp_hai_rate
 #   echo 0 > /sys/kernel/debug/mlx5/<pci-address>/cc_params/rp_max_rate
 #   echo 50 > /sys/kernel/debug/mlx5/<pci-address>/cc_params/rp_min_dec_fac
 #   echo 1 > /sys/kernel/debug/mlx5/<pci-address>/cc_params/rp_min_rate
@@ -855,7 +855,7 @@ fi
 #   echo 300 > /sys/kernel/debug/mlx5/<pci-address>/cc_params/rp_time_reset
 #   echo 48 > /sys/kernel/debug/mlx5/<pci-address>/cc_params/np_cnp_dscp
 #   echo 6 > /sys/kernel/debug/mlx5/<pci-address>/cc_params/np_cnp_prio
-#   mlxconfig -d <pci-address> -y set ROCE_CC_PRIO_MASK_P1=8 CLAMP_TGT_RATE_P1=0 CLAMP_TGT_RATE_AFTER_TIME_INC_P1=1 DCE_TCP_G_P1=1019 DCE_TCP_RTT_P1=1 INITIAL_ALPHA_VALUE_P1=1023 MIN_TIME_BETWEEN_CNPS_P1=2 RATE_REDUCE_MONITOR_PERIOD_P1=4 RATE_TO_SET_ON_FIRST_CNP_P1=0 RPG_AI_RATE_P1=20 RPG_BYTE_RESET_P1=32767 RPG_GD_P1=11 RPG_HAI_RATE_P1=200 RPG_MAX_RATE_P1=0 RPG_MIN_DEC_FAC_P1=50 RPG_MIN_RATE_P1=1 RPG_THRESHOLD_P1=1 RPG_TIME_RESET_P1=300 CNP_DSCP_P1=48 CNP_802P_PRIO_P1=6
+#   mlxconfig -d <pci-address> -y set ROCE_CC_PRIO_MASK_P1=8 CLAMP_TGT_RATE_P1=0 CLAMP_TGT_RATE_AFTER_TIME_INC_P1=1 DCE_TCP_G_P1=1019 DCE_TCP_RTT_P1=1 INITIAL_ALPHA_VALUE_P1=1023 MIN_TIME_BETWEEN_CNPS_P1=2 RATE_REDUCE_MONITOR_PERIOD_P1=4 RATE_TO_SET_ON_FIRST_CNP_P1=0 RPG_AI_RATE_P1=5 RPG_BYTE_RESET_P1=32767 RPG_GD_P1=11 RPG_HAI_RATE_P1=50 RPG_MAX_RATE_P1=0 RPG_MIN_DEC_FAC_P1=50 RPG_MIN_RATE_P1=1 RPG_THRESHOLD_P1=1 RPG_TIME_RESET_P1=300 CNP_DSCP_P1=48 CNP_802P_PRIO_P1=6
 
 # ===== readback =====
 qos="$(mlnx_qos -i ens1f0np0)" || qos='<mlnx_qos failed>'
@@ -876,10 +876,10 @@ rt_expect ens1f0np0 ecn/roce_rp/initial_alpha_value 1023 "$(rt_read "${SYSROOT}"
 rt_expect ens1f0np0 ecn/roce_np/min_time_between_cnps 2 "$(rt_read "${SYSROOT}"/sys/class/net/ens1f0np0/ecn/roce_np/min_time_between_cnps)"
 rt_expect ens1f0np0 ecn/roce_rp/rate_reduce_monitor_period 4 "$(rt_read "${SYSROOT}"/sys/class/net/ens1f0np0/ecn/roce_rp/rate_reduce_monitor_period)"
 rt_expect ens1f0np0 ecn/roce_rp/rate_to_set_on_first_cnp 0 "$(rt_read "${SYSROOT}"/sys/class/net/ens1f0np0/ecn/roce_rp/rate_to_set_on_first_cnp)"
-rt_expect ens1f0np0 ecn/roce_rp/rpg_ai_rate 20 "$(rt_read "${SYSROOT}"/sys/class/net/ens1f0np0/ecn/roce_rp/rpg_ai_rate)"
+rt_expect ens1f0np0 ecn/roce_rp/rpg_ai_rate 5 "$(rt_read "${SYSROOT}"/sys/class/net/ens1f0np0/ecn/roce_rp/rpg_ai_rate)"
 rt_expect ens1f0np0 ecn/roce_rp/rpg_byte_reset 32767 "$(rt_read "${SYSROOT}"/sys/class/net/ens1f0np0/ecn/roce_rp/rpg_byte_reset)"
 rt_expect ens1f0np0 ecn/roce_rp/rpg_gd 11 "$(rt_read "${SYSROOT}"/sys/class/net/ens1f0np0/ecn/roce_rp/rpg_gd)"
-rt_expect ens1f0np0 ecn/roce_rp/rpg_hai_rate 200 "$(rt_read "${SYSROOT}"/sys/class/net/ens1f0np0/ecn/roce_rp/rpg_hai_rate)"
+rt_expect ens1f0np0 ecn/roce_rp/rpg_hai_rate 50 "$(rt_read "${SYSROOT}"/sys/class/net/ens1f0np0/ecn/roce_rp/rpg_hai_rate)"
 rt_expect ens1f0np0 ecn/roce_rp/rpg_max_rate 0 "$(rt_read "${SYSROOT}"/sys/class/net/ens1f0np0/ecn/roce_rp/rpg_max_rate)"
 rt_expect ens1f0np0 ecn/roce_rp/rpg_min_dec_fac 50 "$(rt_read "${SYSROOT}"/sys/class/net/ens1f0np0/ecn/roce_rp/rpg_min_dec_fac)"
 rt_expect ens1f0np0 ecn/roce_rp/rpg_min_rate 1 "$(rt_read "${SYSROOT}"/sys/class/net/ens1f0np0/ecn/roce_rp/rpg_min_rate)"
@@ -905,10 +905,10 @@ rt_expect ens2f0np0 ecn/roce_rp/initial_alpha_value 1023 "$(rt_read "${SYSROOT}"
 rt_expect ens2f0np0 ecn/roce_np/min_time_between_cnps 2 "$(rt_read "${SYSROOT}"/sys/class/net/ens2f0np0/ecn/roce_np/min_time_between_cnps)"
 rt_expect ens2f0np0 ecn/roce_rp/rate_reduce_monitor_period 4 "$(rt_read "${SYSROOT}"/sys/class/net/ens2f0np0/ecn/roce_rp/rate_reduce_monitor_period)"
 rt_expect ens2f0np0 ecn/roce_rp/rate_to_set_on_first_cnp 0 "$(rt_read "${SYSROOT}"/sys/class/net/ens2f0np0/ecn/roce_rp/rate_to_set_on_first_cnp)"
-rt_expect ens2f0np0 ecn/roce_rp/rpg_ai_rate 20 "$(rt_read "${SYSROOT}"/sys/class/net/ens2f0np0/ecn/roce_rp/rpg_ai_rate)"
+rt_expect ens2f0np0 ecn/roce_rp/rpg_ai_rate 5 "$(rt_read "${SYSROOT}"/sys/class/net/ens2f0np0/ecn/roce_rp/rpg_ai_rate)"
 rt_expect ens2f0np0 ecn/roce_rp/rpg_byte_reset 32767 "$(rt_read "${SYSROOT}"/sys/class/net/ens2f0np0/ecn/roce_rp/rpg_byte_reset)"
 rt_expect ens2f0np0 ecn/roce_rp/rpg_gd 11 "$(rt_read "${SYSROOT}"/sys/class/net/ens2f0np0/ecn/roce_rp/rpg_gd)"
-rt_expect ens2f0np0 ecn/roce_rp/rpg_hai_rate 200 "$(rt_read "${SYSROOT}"/sys/class/net/ens2f0np0/ecn/roce_rp/rpg_hai_rate)"
+rt_expect ens2f0np0 ecn/roce_rp/rpg_hai_rate 50 "$(rt_read "${SYSROOT}"/sys/class/net/ens2f0np0/ecn/roce_rp/rpg_hai_rate)"
 rt_expect ens2f0np0 ecn/roce_rp/rpg_max_rate 0 "$(rt_read "${SYSROOT}"/sys/class/net/ens2f0np0/ecn/roce_rp/rpg_max_rate)"
 rt_expect ens2f0np0 ecn/roce_rp/rpg_min_dec_fac 50 "$(rt_read "${SYSROOT}"/sys/class/net/ens2f0np0/ecn/roce_rp/rpg_min_dec_fac)"
 rt_expect ens2f0np0 ecn/roce_rp/rpg_min_rate 1 "$(rt_read "${SYSROOT}"/sys/class/net/ens2f0np0/ecn/roce_rp/rpg_min_rate)"
@@ -934,10 +934,10 @@ rt_expect ens3f0np0 ecn/roce_rp/initial_alpha_value 1023 "$(rt_read "${SYSROOT}"
 rt_expect ens3f0np0 ecn/roce_np/min_time_between_cnps 2 "$(rt_read "${SYSROOT}"/sys/class/net/ens3f0np0/ecn/roce_np/min_time_between_cnps)"
 rt_expect ens3f0np0 ecn/roce_rp/rate_reduce_monitor_period 4 "$(rt_read "${SYSROOT}"/sys/class/net/ens3f0np0/ecn/roce_rp/rate_reduce_monitor_period)"
 rt_expect ens3f0np0 ecn/roce_rp/rate_to_set_on_first_cnp 0 "$(rt_read "${SYSROOT}"/sys/class/net/ens3f0np0/ecn/roce_rp/rate_to_set_on_first_cnp)"
-rt_expect ens3f0np0 ecn/roce_rp/rpg_ai_rate 20 "$(rt_read "${SYSROOT}"/sys/class/net/ens3f0np0/ecn/roce_rp/rpg_ai_rate)"
+rt_expect ens3f0np0 ecn/roce_rp/rpg_ai_rate 5 "$(rt_read "${SYSROOT}"/sys/class/net/ens3f0np0/ecn/roce_rp/rpg_ai_rate)"
 rt_expect ens3f0np0 ecn/roce_rp/rpg_byte_reset 32767 "$(rt_read "${SYSROOT}"/sys/class/net/ens3f0np0/ecn/roce_rp/rpg_byte_reset)"
 rt_expect ens3f0np0 ecn/roce_rp/rpg_gd 11 "$(rt_read "${SYSROOT}"/sys/class/net/ens3f0np0/ecn/roce_rp/rpg_gd)"
-rt_expect ens3f0np0 ecn/roce_rp/rpg_hai_rate 200 "$(rt_read "${SYSROOT}"/sys/class/net/ens3f0np0/ecn/roce_rp/rpg_hai_rate)"
+rt_expect ens3f0np0 ecn/roce_rp/rpg_hai_rate 50 "$(rt_read "${SYSROOT}"/sys/class/net/ens3f0np0/ecn/roce_rp/rpg_hai_rate)"
 rt_expect ens3f0np0 ecn/roce_rp/rpg_max_rate 0 "$(rt_read "${SYSROOT}"/sys/class/net/ens3f0np0/ecn/roce_rp/rpg_max_rate)"
 rt_expect ens3f0np0 ecn/roce_rp/rpg_min_dec_fac 50 "$(rt_read "${SYSROOT}"/sys/class/net/ens3f0np0/ecn/roce_rp/rpg_min_dec_fac)"
 rt_expect ens3f0np0 ecn/roce_rp/rpg_min_rate 1 "$(rt_read "${SYSROOT}"/sys/class/net/ens3f0np0/ecn/roce_rp/rpg_min_rate)"
@@ -963,10 +963,10 @@ rt_expect ens4f0np0 ecn/roce_rp/initial_alpha_value 1023 "$(rt_read "${SYSROOT}"
 rt_expect ens4f0np0 ecn/roce_np/min_time_between_cnps 2 "$(rt_read "${SYSROOT}"/sys/class/net/ens4f0np0/ecn/roce_np/min_time_between_cnps)"
 rt_expect ens4f0np0 ecn/roce_rp/rate_reduce_monitor_period 4 "$(rt_read "${SYSROOT}"/sys/class/net/ens4f0np0/ecn/roce_rp/rate_reduce_monitor_period)"
 rt_expect ens4f0np0 ecn/roce_rp/rate_to_set_on_first_cnp 0 "$(rt_read "${SYSROOT}"/sys/class/net/ens4f0np0/ecn/roce_rp/rate_to_set_on_first_cnp)"
-rt_expect ens4f0np0 ecn/roce_rp/rpg_ai_rate 20 "$(rt_read "${SYSROOT}"/sys/class/net/ens4f0np0/ecn/roce_rp/rpg_ai_rate)"
+rt_expect ens4f0np0 ecn/roce_rp/rpg_ai_rate 5 "$(rt_read "${SYSROOT}"/sys/class/net/ens4f0np0/ecn/roce_rp/rpg_ai_rate)"
 rt_expect ens4f0np0 ecn/roce_rp/rpg_byte_reset 32767 "$(rt_read "${SYSROOT}"/sys/class/net/ens4f0np0/ecn/roce_rp/rpg_byte_reset)"
 rt_expect ens4f0np0 ecn/roce_rp/rpg_gd 11 "$(rt_read "${SYSROOT}"/sys/class/net/ens4f0np0/ecn/roce_rp/rpg_gd)"
-rt_expect ens4f0np0 ecn/roce_rp/rpg_hai_rate 200 "$(rt_read "${SYSROOT}"/sys/class/net/ens4f0np0/ecn/roce_rp/rpg_hai_rate)"
+rt_expect ens4f0np0 ecn/roce_rp/rpg_hai_rate 50 "$(rt_read "${SYSROOT}"/sys/class/net/ens4f0np0/ecn/roce_rp/rpg_hai_rate)"
 rt_expect ens4f0np0 ecn/roce_rp/rpg_max_rate 0 "$(rt_read "${SYSROOT}"/sys/class/net/ens4f0np0/ecn/roce_rp/rpg_max_rate)"
 rt_expect ens4f0np0 ecn/roce_rp/rpg_min_dec_fac 50 "$(rt_read "${SYSROOT}"/sys/class/net/ens4f0np0/ecn/roce_rp/rpg_min_dec_fac)"
 rt_expect ens4f0np0 ecn/roce_rp/rpg_min_rate 1 "$(rt_read "${SYSROOT}"/sys/class/net/ens4f0np0/ecn/roce_rp/rpg_min_rate)"
@@ -992,10 +992,10 @@ rt_expect ens5f0np0 ecn/roce_rp/initial_alpha_value 1023 "$(rt_read "${SYSROOT}"
 rt_expect ens5f0np0 ecn/roce_np/min_time_between_cnps 2 "$(rt_read "${SYSROOT}"/sys/class/net/ens5f0np0/ecn/roce_np/min_time_between_cnps)"
 rt_expect ens5f0np0 ecn/roce_rp/rate_reduce_monitor_period 4 "$(rt_read "${SYSROOT}"/sys/class/net/ens5f0np0/ecn/roce_rp/rate_reduce_monitor_period)"
 rt_expect ens5f0np0 ecn/roce_rp/rate_to_set_on_first_cnp 0 "$(rt_read "${SYSROOT}"/sys/class/net/ens5f0np0/ecn/roce_rp/rate_to_set_on_first_cnp)"
-rt_expect ens5f0np0 ecn/roce_rp/rpg_ai_rate 20 "$(rt_read "${SYSROOT}"/sys/class/net/ens5f0np0/ecn/roce_rp/rpg_ai_rate)"
+rt_expect ens5f0np0 ecn/roce_rp/rpg_ai_rate 5 "$(rt_read "${SYSROOT}"/sys/class/net/ens5f0np0/ecn/roce_rp/rpg_ai_rate)"
 rt_expect ens5f0np0 ecn/roce_rp/rpg_byte_reset 32767 "$(rt_read "${SYSROOT}"/sys/class/net/ens5f0np0/ecn/roce_rp/rpg_byte_reset)"
 rt_expect ens5f0np0 ecn/roce_rp/rpg_gd 11 "$(rt_read "${SYSROOT}"/sys/class/net/ens5f0np0/ecn/roce_rp/rpg_gd)"
-rt_expect ens5f0np0 ecn/roce_rp/rpg_hai_rate 200 "$(rt_read "${SYSROOT}"/sys/class/net/ens5f0np0/ecn/roce_rp/rpg_hai_rate)"
+rt_expect ens5f0np0 ecn/roce_rp/rpg_hai_rate 50 "$(rt_read "${SYSROOT}"/sys/class/net/ens5f0np0/ecn/roce_rp/rpg_hai_rate)"
 rt_expect ens5f0np0 ecn/roce_rp/rpg_max_rate 0 "$(rt_read "${SYSROOT}"/sys/class/net/ens5f0np0/ecn/roce_rp/rpg_max_rate)"
 rt_expect ens5f0np0 ecn/roce_rp/rpg_min_dec_fac 50 "$(rt_read "${SYSROOT}"/sys/class/net/ens5f0np0/ecn/roce_rp/rpg_min_dec_fac)"
 rt_expect ens5f0np0 ecn/roce_rp/rpg_min_rate 1 "$(rt_read "${SYSROOT}"/sys/class/net/ens5f0np0/ecn/roce_rp/rpg_min_rate)"
@@ -1021,10 +1021,10 @@ rt_expect ens6f0np0 ecn/roce_rp/initial_alpha_value 1023 "$(rt_read "${SYSROOT}"
 rt_expect ens6f0np0 ecn/roce_np/min_time_between_cnps 2 "$(rt_read "${SYSROOT}"/sys/class/net/ens6f0np0/ecn/roce_np/min_time_between_cnps)"
 rt_expect ens6f0np0 ecn/roce_rp/rate_reduce_monitor_period 4 "$(rt_read "${SYSROOT}"/sys/class/net/ens6f0np0/ecn/roce_rp/rate_reduce_monitor_period)"
 rt_expect ens6f0np0 ecn/roce_rp/rate_to_set_on_first_cnp 0 "$(rt_read "${SYSROOT}"/sys/class/net/ens6f0np0/ecn/roce_rp/rate_to_set_on_first_cnp)"
-rt_expect ens6f0np0 ecn/roce_rp/rpg_ai_rate 20 "$(rt_read "${SYSROOT}"/sys/class/net/ens6f0np0/ecn/roce_rp/rpg_ai_rate)"
+rt_expect ens6f0np0 ecn/roce_rp/rpg_ai_rate 5 "$(rt_read "${SYSROOT}"/sys/class/net/ens6f0np0/ecn/roce_rp/rpg_ai_rate)"
 rt_expect ens6f0np0 ecn/roce_rp/rpg_byte_reset 32767 "$(rt_read "${SYSROOT}"/sys/class/net/ens6f0np0/ecn/roce_rp/rpg_byte_reset)"
 rt_expect ens6f0np0 ecn/roce_rp/rpg_gd 11 "$(rt_read "${SYSROOT}"/sys/class/net/ens6f0np0/ecn/roce_rp/rpg_gd)"
-rt_expect ens6f0np0 ecn/roce_rp/rpg_hai_rate 200 "$(rt_read "${SYSROOT}"/sys/class/net/ens6f0np0/ecn/roce_rp/rpg_hai_rate)"
+rt_expect ens6f0np0 ecn/roce_rp/rpg_hai_rate 50 "$(rt_read "${SYSROOT}"/sys/class/net/ens6f0np0/ecn/roce_rp/rpg_hai_rate)"
 rt_expect ens6f0np0 ecn/roce_rp/rpg_max_rate 0 "$(rt_read "${SYSROOT}"/sys/class/net/ens6f0np0/ecn/roce_rp/rpg_max_rate)"
 rt_expect ens6f0np0 ecn/roce_rp/rpg_min_dec_fac 50 "$(rt_read "${SYSROOT}"/sys/class/net/ens6f0np0/ecn/roce_rp/rpg_min_dec_fac)"
 rt_expect ens6f0np0 ecn/roce_rp/rpg_min_rate 1 "$(rt_read "${SYSROOT}"/sys/class/net/ens6f0np0/ecn/roce_rp/rpg_min_rate)"
@@ -1050,10 +1050,10 @@ rt_expect ens7f0np0 ecn/roce_rp/initial_alpha_value 1023 "$(rt_read "${SYSROOT}"
 rt_expect ens7f0np0 ecn/roce_np/min_time_between_cnps 2 "$(rt_read "${SYSROOT}"/sys/class/net/ens7f0np0/ecn/roce_np/min_time_between_cnps)"
 rt_expect ens7f0np0 ecn/roce_rp/rate_reduce_monitor_period 4 "$(rt_read "${SYSROOT}"/sys/class/net/ens7f0np0/ecn/roce_rp/rate_reduce_monitor_period)"
 rt_expect ens7f0np0 ecn/roce_rp/rate_to_set_on_first_cnp 0 "$(rt_read "${SYSROOT}"/sys/class/net/ens7f0np0/ecn/roce_rp/rate_to_set_on_first_cnp)"
-rt_expect ens7f0np0 ecn/roce_rp/rpg_ai_rate 20 "$(rt_read "${SYSROOT}"/sys/class/net/ens7f0np0/ecn/roce_rp/rpg_ai_rate)"
+rt_expect ens7f0np0 ecn/roce_rp/rpg_ai_rate 5 "$(rt_read "${SYSROOT}"/sys/class/net/ens7f0np0/ecn/roce_rp/rpg_ai_rate)"
 rt_expect ens7f0np0 ecn/roce_rp/rpg_byte_reset 32767 "$(rt_read "${SYSROOT}"/sys/class/net/ens7f0np0/ecn/roce_rp/rpg_byte_reset)"
 rt_expect ens7f0np0 ecn/roce_rp/rpg_gd 11 "$(rt_read "${SYSROOT}"/sys/class/net/ens7f0np0/ecn/roce_rp/rpg_gd)"
-rt_expect ens7f0np0 ecn/roce_rp/rpg_hai_rate 200 "$(rt_read "${SYSROOT}"/sys/class/net/ens7f0np0/ecn/roce_rp/rpg_hai_rate)"
+rt_expect ens7f0np0 ecn/roce_rp/rpg_hai_rate 50 "$(rt_read "${SYSROOT}"/sys/class/net/ens7f0np0/ecn/roce_rp/rpg_hai_rate)"
 rt_expect ens7f0np0 ecn/roce_rp/rpg_max_rate 0 "$(rt_read "${SYSROOT}"/sys/class/net/ens7f0np0/ecn/roce_rp/rpg_max_rate)"
 rt_expect ens7f0np0 ecn/roce_rp/rpg_min_dec_fac 50 "$(rt_read "${SYSROOT}"/sys/class/net/ens7f0np0/ecn/roce_rp/rpg_min_dec_fac)"
 rt_expect ens7f0np0 ecn/roce_rp/rpg_min_rate 1 "$(rt_read "${SYSROOT}"/sys/class/net/ens7f0np0/ecn/roce_rp/rpg_min_rate)"
@@ -1079,10 +1079,10 @@ rt_expect ens8f0np0 ecn/roce_rp/initial_alpha_value 1023 "$(rt_read "${SYSROOT}"
 rt_expect ens8f0np0 ecn/roce_np/min_time_between_cnps 2 "$(rt_read "${SYSROOT}"/sys/class/net/ens8f0np0/ecn/roce_np/min_time_between_cnps)"
 rt_expect ens8f0np0 ecn/roce_rp/rate_reduce_monitor_period 4 "$(rt_read "${SYSROOT}"/sys/class/net/ens8f0np0/ecn/roce_rp/rate_reduce_monitor_period)"
 rt_expect ens8f0np0 ecn/roce_rp/rate_to_set_on_first_cnp 0 "$(rt_read "${SYSROOT}"/sys/class/net/ens8f0np0/ecn/roce_rp/rate_to_set_on_first_cnp)"
-rt_expect ens8f0np0 ecn/roce_rp/rpg_ai_rate 20 "$(rt_read "${SYSROOT}"/sys/class/net/ens8f0np0/ecn/roce_rp/rpg_ai_rate)"
+rt_expect ens8f0np0 ecn/roce_rp/rpg_ai_rate 5 "$(rt_read "${SYSROOT}"/sys/class/net/ens8f0np0/ecn/roce_rp/rpg_ai_rate)"
 rt_expect ens8f0np0 ecn/roce_rp/rpg_byte_reset 32767 "$(rt_read "${SYSROOT}"/sys/class/net/ens8f0np0/ecn/roce_rp/rpg_byte_reset)"
 rt_expect ens8f0np0 ecn/roce_rp/rpg_gd 11 "$(rt_read "${SYSROOT}"/sys/class/net/ens8f0np0/ecn/roce_rp/rpg_gd)"
-rt_expect ens8f0np0 ecn/roce_rp/rpg_hai_rate 200 "$(rt_read "${SYSROOT}"/sys/class/net/ens8f0np0/ecn/roce_rp/rpg_hai_rate)"
+rt_expect ens8f0np0 ecn/roce_rp/rpg_hai_rate 50 "$(rt_read "${SYSROOT}"/sys/class/net/ens8f0np0/ecn/roce_rp/rpg_hai_rate)"
 rt_expect ens8f0np0 ecn/roce_rp/rpg_max_rate 0 "$(rt_read "${SYSROOT}"/sys/class/net/ens8f0np0/ecn/roce_rp/rpg_max_rate)"
 rt_expect ens8f0np0 ecn/roce_rp/rpg_min_dec_fac 50 "$(rt_read "${SYSROOT}"/sys/class/net/ens8f0np0/ecn/roce_rp/rpg_min_dec_fac)"
 rt_expect ens8f0np0 ecn/roce_rp/rpg_min_rate 1 "$(rt_read "${SYSROOT}"/sys/class/net/ens8f0np0/ecn/roce_rp/rpg_min_rate)"

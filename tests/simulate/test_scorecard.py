@@ -1,0 +1,85 @@
+"""Per-port-class scorecards in plan.md and `roce-tune explain ... kmax_bytes` (real simulations, no mocks)."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from roce_tune.cli import app
+from roce_tune.inventory.loader import load_inventory
+from roce_tune.plan import Plan
+from roce_tune.render.review import render_review
+from roce_tune.simulate.scorecard import judge, port_classes, scorecard
+from roce_tune.tuner.plan import derive_plan
+
+ROOT = Path(__file__).resolve().parents[2]
+runner = CliRunner()
+
+
+def _plan(name: str) -> Plan:
+    return derive_plan(load_inventory(str(ROOT / "inventories" / f"{name}.yaml")))
+
+
+def test_port_classes_cover_every_lossless_port_once() -> None:
+    plan = _plan("site")
+    classes = port_classes(plan)
+    lossless = sum(1 for sw in plan.switches for p in sw.ports if p.lossless)
+    assert sum(c.ports for c in classes) == lossless
+    assert len(classes) == len({(c.asic, c.speed_gbps, c.fan_in, c.ecn.kmax_bytes, c.buffer_bytes) for c in classes})
+    assert len(classes) < 10  # a fabric has few classes: that is what keeps the plan time down
+    for c in classes:
+        sw = plan.switch(c.example.split(":")[0])
+        e = next(x for x in sw.ecn_profiles if x.kmax_bytes == c.ecn.kmax_bytes)
+        assert (c.ecn.kmin_bytes, c.ecn.pmax_percent, c.speed_gbps) == (e.kmin_bytes, e.pmax_percent, e.speed_gbps)
+
+
+def test_judge_target() -> None:
+    d = {"nvidia-default": (80.0, 1.0, 0.0), "sonic-default": (90.0, 2.0, 0.0), "dcqcn-paper": (70.0, 0.0, 0.0)}
+    assert judge("incast", {"derived": (88.5, 2.0, 0.0), **d}) == (True, "")
+    ok, why = judge("incast", {"derived": (87.0, 2.0, 0.0), **d})
+    assert not ok and "sonic-default 90.0" in why
+    ok, why = judge("incast", {"derived": (95.0, 3.0, 0.0), **d})  # faster but pauses more than the best default
+    assert not ok and "PFC pause 3.0 ms" in why
+    assert judge("long-lived", {"derived": (99.2, 5.0, 0.0), **d})[0]
+    ok, why = judge("long-lived", {"derived": (95.0, 0.0, 0.0), **d})
+    assert not ok and "no default reaches it" in why
+
+
+def test_scorecard_cached_and_rendered(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ROCE_TUNE_CACHE", str(tmp_path))
+    plan = _plan("lab-2node")
+    pc = replace(port_classes(plan)[0], fan_in=4)  # a 4:1 class keeps the run short but real
+    first = scorecard(pc)
+    assert first.seconds > 0 and len(first.rows) == 6  # (1 MB, 8 MB, long-lived) x (M, T)
+    assert {r.model for r in first.rows} == {"M", "T"}
+    assert all(set(r.results) == {"derived", "nvidia-default", "sonic-default", "dcqcn-paper"} for r in first.rows)
+    again = scorecard(pc)
+    assert again.seconds == 0.0 and again.rows == first.rows  # read from the on-disk cache
+    assert list(tmp_path.rglob("*.json"))
+    (next(tmp_path.rglob("*.json"))).write_text("{broken", encoding="utf-8")
+    assert scorecard(pc).rows == first.rows  # a damaged entry is recomputed
+    md = render_review(plan, scorecards=[first])
+    assert "## Objective and simulated evidence" in md and "Objective **throughput**" in md
+    assert "| 1 MB x 4 | M |" in md and "SONiC 1M/2M/5%" in md
+    assert "## Objective" not in render_review(plan)  # --no-scorecard leaves the section out
+
+
+def test_plan_cli_scorecard_and_no_scorecard(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("ROCE_TUNE_CACHE", str(tmp_path / "cache"))
+    inv = str(ROOT / "inventories" / "lab-2node.yaml")
+    r = runner.invoke(app, ["plan", inv, "--out", str(tmp_path / "a")])
+    assert r.exit_code == 0, r.output
+    md = (tmp_path / "a" / "plan.md").read_text(encoding="utf-8")
+    assert "## Objective and simulated evidence" in md and "fan-in 1" in md
+    r = runner.invoke(app, ["plan", inv, "--out", str(tmp_path / "b"), "--no-scorecard"])
+    assert r.exit_code == 0, r.output
+    assert "simulated evidence" not in (tmp_path / "b" / "plan.md").read_text(encoding="utf-8")
+    plan = _plan("lab-2node")
+    port = next(f"{sw.name}:{p.name}" for sw in plan.switches for p in sw.ports if p.lossless)
+    r = runner.invoke(app, ["explain", inv, port, "kmax_bytes"])
+    assert r.exit_code == 0, r.output
+    assert "0.5 x egress PFC onset" in r.output and "| 8 MB x 1 | T |" in r.output  # the rule and its evidence
+
