@@ -513,3 +513,6 @@ VERSION_FORMATS = (
 LLDP_RENDER_COMMAND = "show lldp table"
 #: Prompt of a rendered capture (the audit capture splitter reads it: roce_tune.audit.capture).
 CAPTURE_PROMPT = "admin@{device}:~$ "
+
+# --- read-back (platform contract: read_back(text) -> SwitchQos) ------------------------------------
+from roce_tune.platforms.sonic_readback import READBACK_FIELDS, expressible_qos, read_back  # noqa: E402,F401
