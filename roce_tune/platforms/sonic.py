@@ -515,4 +515,9 @@ LLDP_RENDER_COMMAND = "show lldp table"
 CAPTURE_PROMPT = "admin@{device}:~$ "
 
 # --- read-back (platform contract: read_back(text) -> SwitchQos) ------------------------------------
-from roce_tune.platforms.sonic_readback import READBACK_FIELDS, expressible_qos, read_back  # noqa: E402,F401
+from roce_tune.platforms.sonic_readback import (  # noqa: E402,F401
+    READBACK_BY_DESIGN,
+    READBACK_FIELDS,
+    expressible_qos,
+    read_back,
+)

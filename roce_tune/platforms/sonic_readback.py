@@ -38,6 +38,10 @@ READBACK_FIELDS = frozenset({
     "ports.headroom.xon_bytes", "ports.headroom.xoff_bytes", "ports.headroom.size_bytes", "ports.ecn.kmin_bytes",
     "ports.ecn.kmax_bytes", "ports.ecn.pmax_percent", "ports.watchdog",
 })
+#: Plan fields SONiC has no statement for by design: field -> why.
+READBACK_BY_DESIGN: dict[str, str] = {
+    "dscp_to_queue": "derived from dscp_to_tc and tc_to_queue, which are read back",
+}
 _REF_RE = re.compile(r"^\[(?P<table>[A-Z_]+)\|(?P<name>[^]]+)\]$")
 
 
