@@ -43,12 +43,14 @@ FINDING_WORDS: dict[str, tuple[str, ...]] = {
     "xoff_bytes": ("headroom", "xoff"), "size_bytes": ("headroom",), "static_buffer_bytes": ("headroom",),
     "pause_threshold_bytes": ("headroom", "pause"), "resume_threshold_bytes": ("headroom", "resume"),
     "schedulers": ("scheduler",), "weight_percent": ("scheduler", "weight"), "ecn": ("ECN",),
-    "dscp_to_tc": ("DSCP",), "tc_to_queue": ("traffic class", "queue"), "tc_to_pg": ("PG", "priority group"),
+    "port-missing": ("not named",), "dscp_to_tc": ("DSCP",), "tc_to_queue": ("traffic class", "queue"), "tc_to_pg": ("PG", "priority group"),
 }
 
 
 def _field_of(diff_line: str) -> str:
     path = diff_line.split(":", 1)[0]
+    if re.fullmatch(r"ports\[[^]]+\]", path) and diff_line.endswith(": missing"):
+        return "port-missing"
     words = [w for w in re.split(r"[.\[\]]", path) if w and not w.lstrip("-").isdigit()]
     named = [w for w in words if w in FINDING_WORDS]
     return named[-1] if named else path
