@@ -8,6 +8,7 @@ in several sections) into one, so readers look values up by the block header.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 
@@ -63,6 +64,30 @@ def id_list(text: str) -> list[int]:
     for part in text.replace(",", " ").split():
         lo, _, hi = part.partition("-")
         out.extend(range(int(lo), int(hi or lo) + 1))
+    return out
+
+
+#: Standard DSCP names (RFC 2474 class selectors, RFC 2597 AF, RFC 3246 EF) as CLIs accept them.
+STANDARD_DSCP_NAMES: dict[str, int] = {
+    "default": 0, "ef": 46,
+    **{f"cs{i}": 8 * i for i in range(8)},
+    **{f"af{c}{d}": 8 * c + 2 * d for c in range(1, 5) for d in range(1, 4)},
+}
+
+
+def dscp_list(text: str) -> list[int]:
+    """``"24-26,30"`` / ``"af31 ef"`` -> DSCP values (names per :data:`STANDARD_DSCP_NAMES`; unknown words
+    are skipped).
+
+    >>> dscp_list("0-2,af31 ef")
+    [0, 1, 2, 26, 46]
+    """
+    out: list[int] = []
+    for part in text.replace(",", " ").split():
+        if part.lower() in STANDARD_DSCP_NAMES:
+            out.append(STANDARD_DSCP_NAMES[part.lower()])
+        elif re.fullmatch(r"\d+(-\d+)?", part):
+            out.extend(id_list(part))
     return out
 
 

@@ -38,6 +38,8 @@ READBACK_FIELDS = frozenset({
 })
 #: Plan fields NVUE has no statement for by design: field -> why.
 READBACK_BY_DESIGN: dict[str, str] = {
+    "kmin_percent": "thresholds are written in bytes; the percent view of the same ramp is for percent platforms",
+    "kmax_percent": "thresholds are written in bytes; the percent view of the same ramp is for percent platforms",
     "tc_to_pg": "NVUE assigns priority groups from the PFC profile's switch priorities itself",
     "dscp_to_queue": "derived from dscp_to_tc and tc_to_queue, which are read back",
 }

@@ -37,6 +37,8 @@ READBACK_FIELDS = frozenset({
 ACTION_FROM_EOS: dict[str, str] = {"drop": "drop", "notify-only": "alert", "errdisable": "errdisable"}
 #: Plan fields EOS has no statement for by design (not plan values it changes): field -> why.
 READBACK_BY_DESIGN: dict[str, str] = {
+    "kmin_percent": "thresholds are written in bytes; the percent view of the same ramp is for percent platforms",
+    "kmax_percent": "thresholds are written in bytes; the percent view of the same ramp is for percent platforms",
     "tc_to_pg": "EOS assigns priority groups to traffic classes itself; there is no TC -> PG configuration",
     "cable_m": "EOS has no cable-length knob (headroom is the platform's own, see the headroom RT241)",
     "dscp_to_queue": "derived from dscp_to_tc and tc_to_queue, which are read back",

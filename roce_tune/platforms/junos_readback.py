@@ -31,6 +31,7 @@ import shlex
 from dataclasses import dataclass, field
 
 from roce_tune.plan import Plan, SwitchPlan
+from roce_tune.platforms.cli_readback import STANDARD_DSCP_NAMES
 from roce_tune.qos import PortQos, QueueEcn, Scheduler, SwitchQos, WatchdogQos, expected_qos, majority
 
 READBACK_FIELDS = frozenset({
@@ -38,12 +39,8 @@ READBACK_FIELDS = frozenset({
     "watchdog.action", "ports.mtu", "ports.cable_m", "ports.pfc_priorities", "ports.ecn.kmin_percent",
     "ports.ecn.kmax_percent", "ports.ecn.pmax_percent", "ports.watchdog",
 })
-#: Junos DSCP code-point aliases (RFC 2474/2597/3246 values; Junos "Default DSCP code-point aliases").
-DSCP_ALIASES: dict[str, int] = {
-    "be": 0, "ef": 46, "nc1": 48, "nc2": 56,
-    **{f"cs{i}": 8 * i for i in range(8)},
-    **{f"af{c}{d}": 8 * c + 2 * d for c in range(1, 5) for d in range(1, 4)},
-}
+#: Junos DSCP code-point aliases: the standard names plus Junos's ``be``/``nc1``/``nc2``.
+DSCP_ALIASES: dict[str, int] = {**STANDARD_DSCP_NAMES, "be": 0, "nc1": 48, "nc2": 56}
 STRICT_PRIORITIES = frozenset({"strict-high"})
 #: Plan fields Junos has no statement for by design (not plan values it changes): field -> why.
 READBACK_BY_DESIGN: dict[str, str] = {

@@ -74,6 +74,7 @@ import math
 import re
 from typing import Any
 
+from roce_tune.findings import Finding, Location, Severity
 from roce_tune.plan import BufferProfile, Plan, PortPlan, SwitchPlan
 from roce_tune.platforms.base import LINUX_IFNAME_MAX, PlatformSpec
 from roce_tune.render.engine import render_template
@@ -409,6 +410,17 @@ def canonical_json(text: str) -> str:
     data = json.loads(text, object_pairs_hook=_no_duplicates)
     data = {table: rows for table, rows in data.items() if rows}
     return json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+
+
+def render_findings(plan: Plan, switch: SwitchPlan) -> list[Finding]:
+    """RT241 (info) when CABLE_LENGTH rounds the plan's fractional cable lengths up to whole metres
+    (``[0-9]+m`` in sonic-cable-length.yang)."""
+    odd = sorted({p.cable_m for p in switch.ports if p.cable_m != math.ceil(p.cable_m)})
+    if not odd:
+        return []
+    return [Finding(rule="RT241", severity=Severity.info, location=Location(device=switch.name),
+                    message=f"SONiC CABLE_LENGTH is whole metres: plan cable lengths {odd} m written rounded up",
+                    fix="none needed (a longer cable only adds headroom)")]
 
 
 def render(plan: Plan, switch: SwitchPlan) -> dict[str, str]:

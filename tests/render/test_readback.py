@@ -116,9 +116,9 @@ MIXED = (REPO / "inventories" / "mixed-vendor.yaml").read_text(encoding="utf-8")
 
 @cache
 def _variant_texts() -> dict[str, str]:
-    cables = MIXED.replace("cable_length: 20m", "cable_length: 40m")
-    cables = re.sub(r"(\n\s+cable_length:) \d+m", r"\1 5m", cables, count=1)
-    out = {"cables-5m-40m": cables}
+    cables = MIXED.replace("cable_length: 20m", "cable_length: 40m").replace("cable_length: 3m", "cable_length: 5m")
+    out = {"cables-5m-40m": cables,
+           "cables-fractional": MIXED.replace("cable_length: 20m", "cable_length: 12.5m")}
     for action in ("drop", "forward", "alert"):
         out[f"watchdog-{action}"] = _policy(MIXED, f"  watchdog_action: {action}\n  overrides:\n"
                                                    "    - set: {detection_ms: 400, restoration_ms: 600, poll_ms: 200}\n")
@@ -131,7 +131,7 @@ REFUSED = {("cumulus", "watchdog-forward"): "Cumulus PFC watchdog can only drop"
            ("cumulus", "watchdog-alert"): "Cumulus PFC watchdog can only drop"}
 
 
-@pytest.mark.parametrize("variant", ["cables-5m-40m", "watchdog-drop", "watchdog-forward", "watchdog-alert",
+@pytest.mark.parametrize("variant", ["cables-5m-40m", "cables-fractional", "watchdog-drop", "watchdog-forward", "watchdog-alert",
                                      "sonic-mellanox-sn4700"])
 def test_readback_equals_plan_for_variants(variant: str, tmp_path: Path) -> None:
     text = _variant_texts()[variant]
@@ -147,7 +147,9 @@ def test_readback_equals_plan_for_variants(variant: str, tmp_path: Path) -> None
         fails += check_switch(plan, sw)
     assert not fails, _unique_failures(fails)
     if variant == "cables-5m-40m":
-        assert {p.cable_m for sw in plan.switches for p in sw.ports} >= {5.0, 40.0}
+        assert {p.cable_m for sw in plan.switches for p in sw.ports} == {5.0, 40.0}
+    if variant == "cables-fractional":
+        assert 12.5 in {p.cable_m for sw in plan.switches for p in sw.ports}
     if variant.startswith("watchdog-"):
         assert {(sw.watchdog.action, sw.watchdog.detection_ms, sw.watchdog.restoration_ms, sw.watchdog.poll_ms)
                 for sw in plan.switches} == {(variant.split("-")[1], 400, 600, 200)}
