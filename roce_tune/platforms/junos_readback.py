@@ -187,8 +187,10 @@ def _parse(text: str) -> _Cos:
             _COS[w[1]](c, w[1:])
         elif w[:2] == ["class-of-service", "scheduler-maps"] and len(w) >= 7 and w[3] == "forwarding-class":
             c.smaps.setdefault(w[2], {})[w[4]] = w[6]
-        elif w[0] == "interfaces" and len(w) >= 4 and w[2] == "mtu" and w[3].isdigit():
-            c.mtu[w[1]] = int(w[3])
+        elif w[0] == "interfaces" and len(w) >= 2:
+            c.ifaces.setdefault(w[1], {})
+            if len(w) >= 4 and w[2] == "mtu" and w[3].isdigit():
+                c.mtu[w[1]] = int(w[3])
     return c
 
 
@@ -236,7 +238,7 @@ def read_back(text: str) -> SwitchQos:
     :class:`SwitchQos`. The switch-wide classifier, scheduler and watchdog are those of most ports with a
     congestion-notification profile. Unknown statements are ignored; never raises on them."""
     c = _parse(text)
-    names = sorted(set(c.mtu) | set(c.ifaces))
+    names = sorted(n for n in set(c.mtu) | set(c.ifaces) if "*" not in n)
     pfc_ports = [n for n in names if c.ifaces.get(n, {}).get("cnp")]
     cl = majority([c.ifaces[n].get("classifier") for n in pfc_ports if c.ifaces[n].get("classifier")])
     cl = cl or (next(iter(c.classifiers)) if len(c.classifiers) == 1 else None)

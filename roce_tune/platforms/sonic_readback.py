@@ -174,7 +174,8 @@ def read_back(text: str) -> SwitchQos:
     """Parse SONiC CONFIG_DB JSON (rendered or running) into :class:`SwitchQos`.
 
     Ports are those named in ``PORT``, ``PORT_QOS_MAP``, ``QUEUE`` or ``BUFFER_PG``. Fields the text does
-    not state are None (a port with a ``PORT_QOS_MAP`` row but no ``pfc_enable`` has PFC off: ``[]``).
+    not state are None; a port with a ``PORT_QOS_MAP`` row but no ``pfc_enable`` has PFC off (``[]``), and so
+    has a port without a row in a whole CONFIG_DB (one with ``DEVICE_METADATA``; a fragment: None).
 
     Raises:
         ValueError: the text holds no JSON object (message with line/column of a syntax error).
@@ -184,9 +185,10 @@ def read_back(text: str) -> SwitchQos:
     queues, pgs = _port_rows(db, "QUEUE"), _port_rows(db, "BUFFER_PG")
     wd_rows = {k for k in (db.get("PFC_WD") or {}) if k != "GLOBAL"}
     names = (set(db.get("PORT") or {}) | set(qos) | set(queues) | set(pgs)) - {"global"}
+    full = "DEVICE_METADATA" in db  # a whole CONFIG_DB: a port without a PORT_QOS_MAP row has PFC off
     ports = {}
     for name in sorted(names):
-        row = qos.get(name)
+        row = qos.get(name) or ({} if full else None)
         pfc = None if row is None else (ids(row["pfc_enable"]) if row.get("pfc_enable") else [])
         ports[name] = PortQos(
             name=name, mtu=_int((db.get("PORT") or {}).get(name, {}).get("mtu")), cable_m=_cable_m(db, name),
