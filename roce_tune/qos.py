@@ -17,7 +17,6 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from roce_tune.plan import Classification, PortPlan, SwitchPlan
 
-
 _T = TypeVar("_T")
 
 
@@ -64,11 +63,11 @@ class PortQos(_Frozen):
 
     name: str
     mtu: int | None = None
-    cable_m: float | None = Field(None, description="cable length the platform sizes headroom from")
-    pfc_priorities: list[int] | None = Field(None, description="priorities with PFC on; [] = PFC off")
+    cable_m: float | None = Field(default=None, description="cable length the platform sizes headroom from")
+    pfc_priorities: list[int] | None = Field(default=None, description="priorities with PFC on; [] = PFC off")
     headroom: PortHeadroom | None = None
-    ecn: dict[int, QueueEcn] | None = Field(None, description="egress queue -> ECN/WRED on that queue")
-    watchdog: bool | None = Field(None, description="PFC watchdog on for this port's lossless queues")
+    ecn: dict[int, QueueEcn] | None = Field(default=None, description="egress queue -> ECN/WRED on that queue")
+    watchdog: bool | None = Field(default=None, description="PFC watchdog on for this port's lossless queues")
 
 
 class Scheduler(_Frozen):
@@ -95,11 +94,11 @@ class SwitchQos(_Frozen):
     tc_to_queue: dict[int, int] | None = None
     tc_to_pg: dict[int, int] | None = None
     dscp_to_queue: dict[int, int] | None = Field(
-        None, description="DSCP -> egress queue, for platforms that classify to a queue without a TC "
+        default=None, description="DSCP -> egress queue, for platforms that classify to a queue without a TC "
                           "(Junos forwarding classes)")
     schedulers: list[Scheduler] | None = None
     watchdog: WatchdogQos | None = None
-    buffer_model: str | None = Field(None, description="SONiC: traditional or dynamic")
+    buffer_model: str | None = Field(default=None, description="SONiC: traditional or dynamic")
     ports: dict[str, PortQos] = Field(default_factory=dict)
 
 

@@ -69,7 +69,8 @@ def id_list(text: str) -> list[int]:
 
 #: Standard DSCP names (RFC 2474 class selectors, RFC 2597 AF, RFC 3246 EF) as CLIs accept them.
 STANDARD_DSCP_NAMES: dict[str, int] = {
-    "default": 0, "ef": 46,
+    "default": 0,
+    "ef": 46,
     **{f"cs{i}": 8 * i for i in range(8)},
     **{f"af{c}{d}": 8 * c + 2 * d for c in range(1, 5) for d in range(1, 4)},
 }

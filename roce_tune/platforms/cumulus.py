@@ -181,7 +181,8 @@ def _pools(switch: SwitchPlan) -> list[dict[str, Any]]:
     if not pools:
         return []
     total = _asic_buffer_bytes(switch)
-    out = [{"name": TRAFFIC_POOL_BY_PLAN_POOL[p.name], "percent": p.size_bytes * 100 // total} for p in pools]
+    out: list[dict[str, Any]] = [{"name": TRAFFIC_POOL_BY_PLAN_POOL[p.name], "percent": p.size_bytes * 100 // total}
+                                 for p in pools]
     if sum(p["percent"] for p in out) > 100 or any(p["percent"] < 1 for p in out):
         raise ValueError(f"{switch.name}: traffic pools {out} do not fit 1..100 % of the {total} B buffer")
     return sorted(out, key=lambda p: p["name"])
@@ -275,19 +276,25 @@ def render_findings(plan: Plan, switch: SwitchPlan) -> list[Finding]:
         out.append(Finding(rule="RT241", severity=Severity.info, location=where,
                            message=f"NVUE cable-length is whole metres: plan cable lengths {odd} m rounded up",
                            fix="none needed (a longer cable only adds headroom)"))
+    return out + _unnamed_ports_finding(plan, switch)
+
+
+def _unnamed_ports_finding(plan: Plan, switch: SwitchPlan) -> list[Finding]:
+    """RT241 for ports the NVUE commands do not name (warning when default-global profiles reach lossy ports)."""
     ctx = build_context(plan, switch)
     named = {i["name"] for i in ctx["interfaces"]}
     unnamed = sorted(p.name for p in switch.ports if p.name not in named)
-    if unnamed:
-        global_profiles = any(not g["bound"] for g in ctx["pfc"] + ctx["ecn"])
-        lossy = [p for p in switch.ports if p.name in unnamed and not p.lossless]
-        out.append(Finding(
-            rule="RT241", severity=Severity.warning if global_profiles and lossy else Severity.info, location=where,
-            message=f"ports not named in the NVUE output: {', '.join(unnamed[:6])}{' ...' if len(unnamed) > 6 else ''}"
-                    + (" — default-global PFC/ECN profiles apply to them too, although the plan has them lossy"
-                       if global_profiles and lossy else " — they keep the switch's settings"),
-            fix="bind per-port profiles by hand where a lossy port must not get PFC"))
-    return out
+    if not unnamed:
+        return []
+    global_profiles = any(not g["bound"] for g in ctx["pfc"] + ctx["ecn"])
+    lossy = any(not p.lossless for p in switch.ports if p.name in unnamed)
+    warn = global_profiles and lossy
+    return [Finding(
+        rule="RT241", severity=Severity.warning if warn else Severity.info, location=Location(device=switch.name),
+        message=f"ports not named in the NVUE output: {', '.join(unnamed[:6])}{' ...' if len(unnamed) > 6 else ''}"
+                + (" — default-global PFC/ECN profiles apply to them too, although the plan has them lossy"
+                   if warn else " — they keep the switch's settings"),
+        fix="bind per-port profiles by hand where a lossy port must not get PFC")]
 
 
 def render(plan: Plan, switch: SwitchPlan) -> dict[str, str]:

@@ -31,11 +31,22 @@ from dataclasses import dataclass, field
 from roce_tune.plan import Plan, SwitchPlan
 from roce_tune.qos import PortQos, QueueEcn, Scheduler, SwitchQos, WatchdogQos, expected_qos, majority
 
-READBACK_FIELDS = frozenset({
-    "dscp_to_tc", "tc_to_queue", "schedulers", "watchdog.detection_ms", "watchdog.poll_ms", "watchdog.action",
-    "ports.cable_m", "ports.pfc_priorities", "ports.ecn.kmin_bytes", "ports.ecn.kmax_bytes",
-    "ports.ecn.pmax_percent", "ports.watchdog",
-})
+READBACK_FIELDS = frozenset(
+    {
+        "dscp_to_tc",
+        "tc_to_queue",
+        "schedulers",
+        "watchdog.detection_ms",
+        "watchdog.poll_ms",
+        "watchdog.action",
+        "ports.cable_m",
+        "ports.pfc_priorities",
+        "ports.ecn.kmin_bytes",
+        "ports.ecn.kmax_bytes",
+        "ports.ecn.pmax_percent",
+        "ports.watchdog",
+    }
+)
 #: Plan fields NVUE has no statement for by design: field -> why.
 READBACK_BY_DESIGN: dict[str, str] = {
     "kmin_percent": "thresholds are written in bytes; the percent view of the same ramp is for percent platforms",
@@ -58,7 +69,9 @@ def ports_of(spec: str) -> list[str]:
     out: list[str] = []
     for part in spec.split(","):
         m = re.fullmatch(r"([A-Za-z_]+\D*?)(\d+)-(\d+)", part)
-        out.extend(f"{m.group(1)}{i}" for i in range(int(m.group(2)), int(m.group(3)) + 1)) if m else out.append(part)
+        out.extend(
+            f"{m.group(1)}{i}" for i in range(int(m.group(2)), int(m.group(3)) + 1)
+        ) if m else out.append(part)
     return out
 
 
@@ -81,20 +94,48 @@ class _Nv:
     ifaces: dict[str, dict[str, str]] = field(default_factory=dict)
 
 
-def _qos(nv: _Nv, w: list[str]) -> None:
-    kind = w[0]
-    if kind == "pfc-watchdog" and len(w) >= 3:
+def _qos_watchdog(nv: _Nv, w: list[str]) -> None:
+    if len(w) >= 3:
         nv.wd[w[1]] = w[2]
-    elif kind == "mapping" and len(w) >= 6 and w[2] == "dscp" and w[4] == "switch-priority":
+
+
+def _qos_mapping(nv: _Nv, w: list[str]) -> None:
+    if len(w) >= 6 and w[2] == "dscp" and w[4] == "switch-priority":
         nv.dscp.setdefault(w[1], {}).update({d: int(w[5]) for d in _ids(w[3])})
-    elif kind == "egress-queue-mapping" and len(w) >= 6 and w[2] == "switch-priority" and w[4] == "traffic-class":
+
+
+def _qos_egress(nv: _Nv, w: list[str]) -> None:
+    if len(w) >= 6 and w[2] == "switch-priority" and w[4] == "traffic-class":
         nv.egress.setdefault(w[1], {}).update({sp: int(w[5]) for sp in _ids(w[3])})
-    elif kind == "pfc" and len(w) >= 4:
+
+
+def _qos_pfc(nv: _Nv, w: list[str]) -> None:
+    if len(w) >= 4:
         nv.pfc.setdefault(w[1], {})[w[2]] = w[3]
-    elif kind in ("congestion-control", "egress-scheduler") and len(w) >= 6 and w[2] == "traffic-class":
-        table = nv.cc if kind == "congestion-control" else nv.sched
+
+
+def _qos_per_tc(nv: _Nv, w: list[str]) -> None:
+    if len(w) >= 6 and w[2] == "traffic-class":
+        table = nv.cc if w[0] == "congestion-control" else nv.sched
         for tc in _ids(w[3]):
             table.setdefault(w[1], {}).setdefault(tc, {})[w[4]] = w[5]
+
+
+#: ``nv set qos <kind> ...`` -> reader of the words from ``<kind>`` on.
+_QOS = {
+    "pfc-watchdog": _qos_watchdog,
+    "mapping": _qos_mapping,
+    "egress-queue-mapping": _qos_egress,
+    "pfc": _qos_pfc,
+    "congestion-control": _qos_per_tc,
+    "egress-scheduler": _qos_per_tc,
+}
+
+
+def _qos(nv: _Nv, w: list[str]) -> None:
+    reader = _QOS.get(w[0])
+    if reader is not None:
+        reader(nv, w)
 
 
 def _iface(nv: _Nv, w: list[str]) -> None:
@@ -131,9 +172,11 @@ def _ecn(nv: _Nv, profile: str | None) -> dict[int, QueueEcn]:
     for tc, d in sorted((nv.cc.get(profile or "") or {}).items()):
         if d.get("ecn") in ON_WORDS:
             prob = d.get("probability")
-            out[tc] = QueueEcn(kmin_bytes=int(d["min-threshold"]) if "min-threshold" in d else None,
-                               kmax_bytes=int(d["max-threshold"]) if "max-threshold" in d else None,
-                               pmax_percent=float(prob) if prob is not None else None)
+            out[tc] = QueueEcn(
+                kmin_bytes=int(d["min-threshold"]) if "min-threshold" in d else None,
+                kmax_bytes=int(d["max-threshold"]) if "max-threshold" in d else None,
+                pmax_percent=float(prob) if prob is not None else None,
+            )
     return out
 
 
@@ -143,7 +186,11 @@ def _schedulers(nv: _Nv, profile: str | None) -> list[Scheduler] | None:
         if d.get("mode") == "strict":
             out.append(Scheduler(queue=tc, mode="strict"))
         elif d.get("mode") == "dwrr":
-            out.append(Scheduler(queue=tc, mode="dwrr", weight_percent=int(d["bw-percent"]) if "bw-percent" in d else None))
+            out.append(
+                Scheduler(
+                    queue=tc, mode="dwrr", weight_percent=int(d["bw-percent"]) if "bw-percent" in d else None
+                )
+            )
     return out or None
 
 
@@ -161,7 +208,9 @@ def _watchdog(nv: _Nv) -> WatchdogQos | None:
         return None
     poll = int(nv.wd["polling-interval"]) if "polling-interval" in nv.wd else None
     robust = int(nv.wd["robustness"]) if "robustness" in nv.wd else None
-    return WatchdogQos(poll_ms=poll, detection_ms=poll * robust if poll and robust else None, action=WATCHDOG_ACTION)
+    return WatchdogQos(
+        poll_ms=poll, detection_ms=poll * robust if poll and robust else None, action=WATCHDOG_ACTION
+    )
 
 
 def read_back(text: str) -> SwitchQos:
@@ -175,12 +224,22 @@ def read_back(text: str) -> SwitchQos:
         if not name.startswith("swp"):
             continue
         prios, cable = _pfc(nv, d.get("pfc", DEFAULT))
-        ports[name] = PortQos(name=name, mtu=int(d["mtu"]) if "mtu" in d else None, cable_m=cable,
-                              pfc_priorities=prios, ecn=_ecn(nv, d.get("congestion-control", DEFAULT)),
-                              watchdog=d.get("watchdog") in ON_WORDS)
+        ports[name] = PortQos(
+            name=name,
+            mtu=int(d["mtu"]) if "mtu" in d else None,
+            cable_m=cable,
+            pfc_priorities=prios,
+            ecn=_ecn(nv, d.get("congestion-control", DEFAULT)),
+            watchdog=d.get("watchdog") in ON_WORDS,
+        )
     sched_profile = majority([d.get("egress-scheduler", DEFAULT) for d in nv.ifaces.values()]) or DEFAULT
-    return SwitchQos(dscp_to_tc=nv.dscp.get(DEFAULT) or None, tc_to_queue=nv.egress.get(DEFAULT) or None,
-                     schedulers=_schedulers(nv, sched_profile), watchdog=_watchdog(nv), ports=ports)
+    return SwitchQos(
+        dscp_to_tc=nv.dscp.get(DEFAULT) or None,
+        tc_to_queue=nv.egress.get(DEFAULT) or None,
+        schedulers=_schedulers(nv, sched_profile),
+        watchdog=_watchdog(nv),
+        ports=ports,
+    )
 
 
 def expressible_qos(plan: Plan, switch: SwitchPlan) -> SwitchQos:
@@ -191,8 +250,16 @@ def expressible_qos(plan: Plan, switch: SwitchPlan) -> SwitchQos:
 
     exp = expected_qos(plan.classification, switch)
     named = {i["name"] for i in cumulus.build_context(plan, switch)["interfaces"]}
-    ports = {n: p.model_copy(update={"mtu": None, "headroom": None,
-                                     "cable_m": float(max(1, math.ceil(p.cable_m))) if p.cable_m is not None else None})
-             for n, p in exp.ports.items() if n in named}
+    ports = {
+        n: p.model_copy(
+            update={
+                "mtu": None,
+                "headroom": None,
+                "cable_m": float(max(1, math.ceil(p.cable_m))) if p.cable_m is not None else None,
+            }
+        )
+        for n, p in exp.ports.items()
+        if n in named
+    }
     wd = exp.watchdog.model_copy(update={"restoration_ms": None}) if exp.watchdog is not None else None
     return exp.model_copy(update={"ports": ports, "watchdog": wd})

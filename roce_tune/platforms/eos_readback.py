@@ -27,12 +27,26 @@ from roce_tune.plan import Plan, SwitchPlan
 from roce_tune.platforms.cli_readback import Block, after, cli_tree, id_list, to_bytes
 from roce_tune.qos import PortQos, QueueEcn, Scheduler, SwitchQos, WatchdogQos, expected_qos, majority
 
-READBACK_FIELDS = frozenset({
-    "dscp_to_tc", "tc_to_queue", "schedulers", "watchdog.detection_ms", "watchdog.restoration_ms",
-    "watchdog.poll_ms", "watchdog.action", "ports.mtu", "ports.pfc_priorities", "ports.ecn.kmin_bytes",
-    "ports.ecn.kmax_bytes", "ports.ecn.pmax_percent", "ports.ecn.drop_min_bytes", "ports.ecn.drop_max_bytes",
-    "ports.ecn.drop_probability_percent", "ports.watchdog",
-})
+READBACK_FIELDS = frozenset(
+    {
+        "dscp_to_tc",
+        "tc_to_queue",
+        "schedulers",
+        "watchdog.detection_ms",
+        "watchdog.restoration_ms",
+        "watchdog.poll_ms",
+        "watchdog.action",
+        "ports.mtu",
+        "ports.pfc_priorities",
+        "ports.ecn.kmin_bytes",
+        "ports.ecn.kmax_bytes",
+        "ports.ecn.pmax_percent",
+        "ports.ecn.drop_min_bytes",
+        "ports.ecn.drop_max_bytes",
+        "ports.ecn.drop_probability_percent",
+        "ports.watchdog",
+    }
+)
 #: EOS per-port stuck-queue action -> plan action (inverse of eos.WATCHDOG_ACTION); errdisable stays itself.
 ACTION_FROM_EOS: dict[str, str] = {"drop": "drop", "notify-only": "alert", "errdisable": "errdisable"}
 #: Plan fields EOS has no statement for by design (not plan values it changes): field -> why.
@@ -86,11 +100,14 @@ def _queue_ecn(q: Block) -> QueueEcn | None:
         v = after(words, key) if words else None
         return float(v) if v is not None else None
 
-    return QueueEcn(kmin_bytes=thr(ecn, "minimum-threshold"), kmax_bytes=thr(ecn, "maximum-threshold"),
-                    pmax_percent=pct(ecn, "max-mark-probability"),
-                    drop_min_bytes=thr(drop, "minimum-threshold") if drop else None,
-                    drop_max_bytes=thr(drop, "maximum-threshold") if drop else None,
-                    drop_probability_percent=pct(drop, "drop-probability"))
+    return QueueEcn(
+        kmin_bytes=thr(ecn, "minimum-threshold"),
+        kmax_bytes=thr(ecn, "maximum-threshold"),
+        pmax_percent=pct(ecn, "max-mark-probability"),
+        drop_min_bytes=thr(drop, "minimum-threshold") if drop else None,
+        drop_max_bytes=thr(drop, "maximum-threshold") if drop else None,
+        drop_probability_percent=pct(drop, "drop-probability"),
+    )
 
 
 def _queues(blocks: list[Block]) -> dict[int, Block]:
@@ -128,17 +145,31 @@ class _Port:
     def pfc(self) -> list[int]:
         if "priority-flow-control on" not in self.lines:
             return []
-        return sorted({int(w[2]) for w in (ln.split() for ln in self.lines)
-                       if len(w) == 4 and w[:2] == ["priority-flow-control", "priority"] and w[3] == "no-drop"})
+        return sorted(
+            {
+                int(w[2])
+                for w in (ln.split() for ln in self.lines)
+                if len(w) == 4 and w[:2] == ["priority-flow-control", "priority"] and w[3] == "no-drop"
+            }
+        )
 
     def action(self) -> str | None:
-        words = [ln.split() for ln in self.lines if ln.startswith("priority-flow-control pause watchdog port action ")]
+        words = [
+            ln.split()
+            for ln in self.lines
+            if ln.startswith("priority-flow-control pause watchdog port action ")
+        ]
         return ACTION_FROM_EOS.get(words[0][-1], words[0][-1]) if words else None
 
     def qos(self, name: str) -> PortQos:
         ecn = {q: e for q, b in sorted(self.queues.items()) if (e := _queue_ecn(b)) is not None}
-        return PortQos(name=name, mtu=self.mtu, pfc_priorities=self.pfc(), ecn=ecn,
-                       watchdog="priority-flow-control pause watchdog" in self.lines)
+        return PortQos(
+            name=name,
+            mtu=self.mtu,
+            pfc_priorities=self.pfc(),
+            ecn=ecn,
+            watchdog="priority-flow-control pause watchdog" in self.lines,
+        )
 
     def schedulers(self) -> list[Scheduler]:
         return [s for q, b in sorted(self.queues.items()) if (s := _scheduler(q, b)) is not None]
@@ -150,13 +181,19 @@ def _watchdog(root: Block, ports: list[_Port]) -> WatchdogQos | None:
         w = b.words()
         if len(w) == 6:
             timers[w[4]] = _ms(w[5])
-    glob = next((b.words()[-1] for b in root.starting("priority-flow-control", "pause", "watchdog", "action")), None)
+    glob = next(
+        (b.words()[-1] for b in root.starting("priority-flow-control", "pause", "watchdog", "action")), None
+    )
     action = majority([a for p in ports if (a := p.action()) is not None])
     action = action or (ACTION_FROM_EOS.get(glob, glob) if glob else None)
     if not timers and action is None:
         return None
-    return WatchdogQos(detection_ms=timers.get("timeout"), restoration_ms=timers.get("recovery-time"),
-                       poll_ms=timers.get("polling-interval"), action=action)
+    return WatchdogQos(
+        detection_ms=timers.get("timeout"),
+        restoration_ms=timers.get("recovery-time"),
+        poll_ms=timers.get("polling-interval"),
+        action=action,
+    )
 
 
 def read_back(text: str) -> SwitchQos:
@@ -171,8 +208,13 @@ def read_back(text: str) -> SwitchQos:
     lossless = [p for p in ifaces.values() if p.pfc()]
     dscp, tcq = _maps(root)
     scheds = majority([s for p in lossless if (s := p.schedulers())])
-    return SwitchQos(dscp_to_tc=dscp, tc_to_queue=tcq, schedulers=scheds, watchdog=_watchdog(root, lossless),
-                     ports={n: p.qos(n) for n, p in ifaces.items()})
+    return SwitchQos(
+        dscp_to_tc=dscp,
+        tc_to_queue=tcq,
+        schedulers=scheds,
+        watchdog=_watchdog(root, lossless),
+        ports={n: p.qos(n) for n, p in ifaces.items()},
+    )
 
 
 def expressible_qos(plan: Plan, switch: SwitchPlan) -> SwitchQos:
@@ -188,11 +230,29 @@ def expressible_qos(plan: Plan, switch: SwitchPlan) -> SwitchQos:
 
     ports = {}
     for n, p in exp.ports.items():
-        ecn = ({q: e.model_copy(update={"pmax_percent": pct(e.pmax_percent), "kmin_percent": None, "kmax_percent": None,
-                                        "drop_probability_percent": pct(e.drop_probability_percent)})
-                for q, e in p.ecn.items()} if p.ecn is not None else None)
-        ports[n] = p.model_copy(update={"mtu": min(p.mtu, eos.MAX_MTU) if p.mtu is not None else None, "ecn": ecn,
-                                        "headroom": None, "cable_m": None})
+        ecn = (
+            {
+                q: e.model_copy(
+                    update={
+                        "pmax_percent": pct(e.pmax_percent),
+                        "kmin_percent": None,
+                        "kmax_percent": None,
+                        "drop_probability_percent": pct(e.drop_probability_percent),
+                    }
+                )
+                for q, e in p.ecn.items()
+            }
+            if p.ecn is not None
+            else None
+        )
+        ports[n] = p.model_copy(
+            update={
+                "mtu": min(p.mtu, eos.MAX_MTU) if p.mtu is not None else None,
+                "ecn": ecn,
+                "headroom": None,
+                "cable_m": None,
+            }
+        )
     wd = exp.watchdog
     if wd is not None and wd.action is not None:
         eos_action = eos.WATCHDOG_ACTION.get(wd.action) or eos.WATCHDOG_FALLBACK_ACTION

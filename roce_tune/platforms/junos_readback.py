@@ -34,11 +34,23 @@ from roce_tune.plan import Plan, SwitchPlan
 from roce_tune.platforms.cli_readback import STANDARD_DSCP_NAMES
 from roce_tune.qos import PortQos, QueueEcn, Scheduler, SwitchQos, WatchdogQos, expected_qos, majority
 
-READBACK_FIELDS = frozenset({
-    "dscp_to_queue", "schedulers", "watchdog.detection_ms", "watchdog.restoration_ms", "watchdog.poll_ms",
-    "watchdog.action", "ports.mtu", "ports.cable_m", "ports.pfc_priorities", "ports.ecn.kmin_percent",
-    "ports.ecn.kmax_percent", "ports.ecn.pmax_percent", "ports.watchdog",
-})
+READBACK_FIELDS = frozenset(
+    {
+        "dscp_to_queue",
+        "schedulers",
+        "watchdog.detection_ms",
+        "watchdog.restoration_ms",
+        "watchdog.poll_ms",
+        "watchdog.action",
+        "ports.mtu",
+        "ports.cable_m",
+        "ports.pfc_priorities",
+        "ports.ecn.kmin_percent",
+        "ports.ecn.kmax_percent",
+        "ports.ecn.pmax_percent",
+        "ports.watchdog",
+    }
+)
 #: Junos DSCP code-point aliases: the standard names plus Junos's ``be``/``nc1``/``nc2``.
 DSCP_ALIASES: dict[str, int] = {**STANDARD_DSCP_NAMES, "be": 0, "nc1": 48, "nc2": 56}
 STRICT_PRIORITIES = frozenset({"strict-high"})
@@ -70,7 +82,7 @@ def _words(line: str) -> list[str] | None:
     while i < len(w):
         if w[i] == "[":
             j = w.index("]", i) if "]" in w[i:] else len(w)
-            out.append("[" + " ".join(w[i + 1:j]) + "]")
+            out.append("[" + " ".join(w[i + 1 : j]) + "]")
             i = j + 1
         else:
             out.append(w[i])
@@ -137,7 +149,9 @@ def _cnp(c: _Cos, w: list[str]) -> None:
 def _drop_profile(c: _Cos, w: list[str]) -> None:
     name, rest = w[1], w[2:]
     if rest[:1] == ["interpolate"] and len(rest) >= 3:
-        target = c.drop_fill if rest[1] == "fill-level" else c.drop_prob if rest[1] == "drop-probability" else None
+        target = (
+            c.drop_fill if rest[1] == "fill-level" else c.drop_prob if rest[1] == "drop-probability" else None
+        )
         if target is not None:
             target[name] = [float(x) for x in _list(rest[2])]
     elif len(rest) >= 4 and rest[0] == "fill-level" and rest[2] == "drop-probability":
@@ -171,8 +185,14 @@ def _cos_iface(c: _Cos, w: list[str]) -> None:
         d["classifier"] = rest[4]
 
 
-_COS = {"forwarding-classes": _fc, "classifiers": _classifier, "congestion-notification-profile": _cnp,
-        "drop-profiles": _drop_profile, "schedulers": _scheduler, "interfaces": _cos_iface}
+_COS = {
+    "forwarding-classes": _fc,
+    "classifiers": _classifier,
+    "congestion-notification-profile": _cnp,
+    "drop-profiles": _drop_profile,
+    "schedulers": _scheduler,
+    "interfaces": _cos_iface,
+}
 
 
 def _parse(text: str) -> _Cos:
@@ -200,8 +220,9 @@ def _ecn(c: _Cos, smap: str | None) -> dict[int, QueueEcn]:
         sc = c.sched.get(s, {})
         fill, prob = c.drop_fill.get(sc.get("drop", "")), c.drop_prob.get(sc.get("drop", ""))
         if sc.get("ecn") and fill and fc in c.fc_queue:
-            out[c.fc_queue[fc]] = QueueEcn(kmin_percent=fill[0], kmax_percent=fill[-1],
-                                           pmax_percent=prob[-1] if prob else None)
+            out[c.fc_queue[fc]] = QueueEcn(
+                kmin_percent=fill[0], kmax_percent=fill[-1], pmax_percent=prob[-1] if prob else None
+            )
     return out
 
 
@@ -223,14 +244,36 @@ def _watchdog(wd: dict[str, str] | None) -> WatchdogQos | None:
         return None
     poll = int(wd["poll-interval"]) if "poll-interval" in wd else None
     det = int(wd["detection"]) * poll if "detection" in wd and poll is not None else None
-    return WatchdogQos(detection_ms=det, restoration_ms=int(wd["recovery"]) if "recovery" in wd else None,
-                       poll_ms=poll, action=wd.get("watchdog-action"))
+    return WatchdogQos(
+        detection_ms=det,
+        restoration_ms=int(wd["recovery"]) if "recovery" in wd else None,
+        poll_ms=poll,
+        action=wd.get("watchdog-action"),
+    )
 
 
 def _pfc(c: _Cos, cnp: str | None, classifier: str | None) -> list[int]:
     table = c.classifiers.get(classifier or "", {})
-    return sorted({c.fc_pfc[table[d]] for d in c.cnp_pfc_dscp.get(cnp or "", set())
-                   if d in table and table[d] in c.fc_pfc})
+    return sorted(
+        {
+            c.fc_pfc[table[d]]
+            for d in c.cnp_pfc_dscp.get(cnp or "", set())
+            if d in table and table[d] in c.fc_pfc
+        }
+    )
+
+
+def _port(c: _Cos, name: str, classifier: str | None) -> PortQos:
+    i = c.ifaces.get(name, {})
+    cnp = i.get("cnp")
+    return PortQos(
+        name=name,
+        mtu=c.mtu.get(name),
+        cable_m=c.cnp_cable.get(cnp or ""),
+        pfc_priorities=_pfc(c, cnp, i.get("classifier") or classifier),
+        ecn=_ecn(c, i.get("smap")),
+        watchdog=bool(cnp and cnp in c.cnp_wd),
+    )
 
 
 def read_back(text: str) -> SwitchQos:
@@ -239,22 +282,21 @@ def read_back(text: str) -> SwitchQos:
     congestion-notification profile. Unknown statements are ignored; never raises on them."""
     c = _parse(text)
     names = sorted(n for n in set(c.mtu) | set(c.ifaces) if "*" not in n)
-    pfc_ports = [n for n in names if c.ifaces.get(n, {}).get("cnp")]
-    cl = majority([c.ifaces[n].get("classifier") for n in pfc_ports if c.ifaces[n].get("classifier")])
-    cl = cl or (next(iter(c.classifiers)) if len(c.classifiers) == 1 else None)
-    ports = {}
-    for n in names:
-        i = c.ifaces.get(n, {})
-        cnp = i.get("cnp")
-        ports[n] = PortQos(name=n, mtu=c.mtu.get(n), cable_m=c.cnp_cable.get(cnp or ""),
-                           pfc_priorities=_pfc(c, cnp, i.get("classifier") or cl), ecn=_ecn(c, i.get("smap")),
-                           watchdog=bool(cnp and cnp in c.cnp_wd))
-    table = c.classifiers.get(cl or "")
-    dscp_q = {d: c.fc_queue[fc] for d, fc in sorted(table.items()) if fc in c.fc_queue} if table else None
-    smap = majority([c.ifaces[n].get("smap") for n in pfc_ports if c.ifaces[n].get("smap")])
-    wd = majority([c.cnp_wd.get(c.ifaces[n]["cnp"]) for n in pfc_ports if c.ifaces[n]["cnp"] in c.cnp_wd])
-    return SwitchQos(dscp_to_queue=dscp_q or None, schedulers=_schedulers(c, smap), watchdog=_watchdog(wd),
-                     ports=ports)
+    bound = [c.ifaces[n] for n in names if c.ifaces.get(n, {}).get("cnp")]  # PFC ports' bindings
+
+    def common(key: str) -> str | None:
+        return majority([b[key] for b in bound if b.get(key)])
+
+    cl = common("classifier") or (next(iter(c.classifiers)) if len(c.classifiers) == 1 else None)
+    table = c.classifiers.get(cl or "") or {}
+    dscp_q = {d: c.fc_queue[fc] for d, fc in sorted(table.items()) if fc in c.fc_queue}
+    wd = majority([c.cnp_wd[b["cnp"]] for b in bound if b["cnp"] in c.cnp_wd])
+    return SwitchQos(
+        dscp_to_queue=dscp_q or None,
+        schedulers=_schedulers(c, common("smap")),
+        watchdog=_watchdog(wd),
+        ports={n: _port(c, n, cl) for n in names},
+    )
 
 
 def expressible_qos(plan: Plan, switch: SwitchPlan) -> SwitchQos:
@@ -273,14 +315,24 @@ def expressible_qos(plan: Plan, switch: SwitchPlan) -> SwitchQos:
         if q.ecn is not None and p.ecn_profile in profiles:
             lo, hi = junos.fill_levels(profiles[p.ecn_profile])
             pmax = float(max(1, min(100, round(profiles[p.ecn_profile].pmax_percent))))
-            ecn = {k: QueueEcn(kmin_percent=float(lo), kmax_percent=float(hi), pmax_percent=pmax) for k in q.ecn}
-        ports[p.name] = q.model_copy(update={
-            "ecn": ecn, "headroom": None,
-            "cable_m": float(max(1, math.ceil(p.cable_m))) if p.lossless else None})
+            ecn = {
+                k: QueueEcn(kmin_percent=float(lo), kmax_percent=float(hi), pmax_percent=pmax) for k in q.ecn
+            }
+        ports[p.name] = q.model_copy(
+            update={
+                "ecn": ecn,
+                "headroom": None,
+                "cable_m": float(max(1, math.ceil(p.cable_m))) if p.lossless else None,
+            }
+        )
     wd = exp.watchdog
     if wd is not None:
-        det = (math.ceil(wd.detection_ms / wd.poll_ms) * wd.poll_ms if wd.detection_ms is not None and wd.poll_ms
-               else wd.detection_ms)
+        det = (
+            math.ceil(wd.detection_ms / wd.poll_ms) * wd.poll_ms
+            if wd.detection_ms is not None and wd.poll_ms
+            else wd.detection_ms
+        )
         wd = wd.model_copy(update={"detection_ms": det, "action": junos.WATCHDOG_ACTION.get(wd.action or "")})
-    return exp.model_copy(update={"ports": ports, "watchdog": wd, "dscp_to_tc": None, "tc_to_queue": None,
-                                  "tc_to_pg": None})
+    return exp.model_copy(
+        update={"ports": ports, "watchdog": wd, "dscp_to_tc": None, "tc_to_queue": None, "tc_to_pg": None}
+    )

@@ -28,13 +28,32 @@ import re
 
 from roce_tune.plan import Plan, SwitchPlan
 from roce_tune.platforms.cli_readback import Block, after, cli_tree, dscp_list, id_list, to_bytes
-from roce_tune.qos import PortHeadroom, PortQos, QueueEcn, Scheduler, SwitchQos, WatchdogQos, expected_qos, majority
+from roce_tune.qos import (
+    PortHeadroom,
+    PortQos,
+    QueueEcn,
+    Scheduler,
+    SwitchQos,
+    WatchdogQos,
+    expected_qos,
+    majority,
+)
 
-READBACK_FIELDS = frozenset({
-    "dscp_to_queue", "schedulers", "ports.mtu", "ports.pfc_priorities", "ports.headroom.static_buffer_bytes",
-    "ports.headroom.pause_threshold_bytes", "ports.headroom.resume_threshold_bytes", "ports.ecn.kmin_bytes",
-    "ports.ecn.kmax_bytes", "ports.ecn.pmax_percent", "ports.watchdog",
-})
+READBACK_FIELDS = frozenset(
+    {
+        "dscp_to_queue",
+        "schedulers",
+        "ports.mtu",
+        "ports.pfc_priorities",
+        "ports.headroom.static_buffer_bytes",
+        "ports.headroom.pause_threshold_bytes",
+        "ports.headroom.resume_threshold_bytes",
+        "ports.ecn.kmin_bytes",
+        "ports.ecn.kmax_bytes",
+        "ports.ecn.pmax_percent",
+        "ports.watchdog",
+    }
+)
 #: Plan fields NX-OS has no statement for by design: field -> why.
 READBACK_BY_DESIGN: dict[str, str] = {
     "kmin_percent": "thresholds are written in bytes; the percent view of the same ramp is for percent platforms",
@@ -75,7 +94,7 @@ def _classify(root: Block, policy: Block | None) -> dict[int, int] | None:
         if name == "class-default":
             default = group
             continue
-        for m in (cmaps[name].starting("match", "dscp") if name in cmaps else []):
+        for m in cmaps[name].starting("match", "dscp") if name in cmaps else []:
             for d in dscp_list(" ".join(m.words()[2:])):
                 out.setdefault(d, group)
     if default is not None:
@@ -88,15 +107,18 @@ def _random_detect(words: list[str]) -> QueueEcn | None:
         return None
     i, j = words.index("minimum-threshold"), words.index("maximum-threshold")
     prob = after(words, "drop-probability")
-    return QueueEcn(kmin_bytes=to_bytes(words[i + 1], words[i + 2]), kmax_bytes=to_bytes(words[j + 1], words[j + 2]),
-                    pmax_percent=float(prob) if prob is not None else None)
+    return QueueEcn(
+        kmin_bytes=to_bytes(words[i + 1], words[i + 2]),
+        kmax_bytes=to_bytes(words[j + 1], words[j + 2]),
+        pmax_percent=float(prob) if prob is not None else None,
+    )
 
 
 def _queuing(policy: Block | None) -> tuple[dict[int, QueueEcn], list[Scheduler], PortHeadroom | None]:
     ecn: dict[int, QueueEcn] = {}
     scheds: list[Scheduler] = []
     headroom = None
-    for c in (policy.starting("class", "type", "queuing") if policy else []):
+    for c in policy.starting("class", "type", "queuing") if policy else []:
         dq = _class_queue(c.words()[-1])
         if dq is None:
             continue
@@ -110,8 +132,11 @@ def _queuing(policy: Block | None) -> tuple[dict[int, QueueEcn], list[Scheduler]
             elif w[:3] == ["bandwidth", "remaining", "percent"] and int(w[3]) > 0:
                 scheds.append(Scheduler(queue=q, mode="dwrr", weight_percent=int(w[3])))
             elif w[:2] == ["pause", "buffer-size"] and direction == "in":
-                headroom = PortHeadroom(static_buffer_bytes=int(w[2]), pause_threshold_bytes=_int(after(w, "pause-threshold")),
-                                        resume_threshold_bytes=_int(after(w, "resume-threshold")))
+                headroom = PortHeadroom(
+                    static_buffer_bytes=int(w[2]),
+                    pause_threshold_bytes=_int(after(w, "pause-threshold")),
+                    resume_threshold_bytes=_int(after(w, "resume-threshold")),
+                )
     return ecn, sorted(scheds, key=lambda s: s.queue), headroom
 
 
@@ -125,14 +150,37 @@ def _service(block: Block, kind: str, direction: str) -> str | None:
 
 def _no_drop_cos(root: Block) -> list[int]:
     system = root.children.get("system qos")
-    name = (next((b.words()[-1] for b in system.starting("service-policy", "type", "network-qos")), None)
-            if system else None)
+    name = (
+        next((b.words()[-1] for b in system.starting("service-policy", "type", "network-qos")), None)
+        if system
+        else None
+    )
     policy = _policies(root, "network-qos").get(name or "")
     cos: set[int] = set()
-    for c in (policy.children.values() if policy else []):
+    for c in policy.children.values() if policy else []:
         for p in c.starting("pause", "pfc-cos"):
             cos.update(id_list(" ".join(p.words()[2:])))
     return sorted(cos)
+
+
+def _port(
+    b: Block, queuing: dict[str, Block], sys_out: str | None, no_drop: list[int]
+) -> tuple[PortQos, list[Scheduler]]:
+    """One ``interface`` block: its QoS and the schedulers of its output queuing policy."""
+    lines = b.child_lines()
+    mode = next((ln.split()[-1] for ln in lines if ln.startswith("priority-flow-control mode ")), None)
+    ecn, sc, _ = _queuing(queuing.get(_service(b, "queuing", "output") or sys_out or ""))
+    _, _, headroom = _queuing(queuing.get(_service(b, "queuing", "input") or ""))
+    mtu = next((_int(ln.split()[1]) for ln in lines if ln.startswith("mtu ")), None)
+    pfc = no_drop if mode == "on" else [] if mode == "off" else None
+    return PortQos(
+        name=b.words()[1],
+        mtu=mtu,
+        pfc_priorities=pfc,
+        headroom=headroom,
+        ecn=ecn,
+        watchdog="priority-flow-control watch-dog-interval on" in lines,
+    ), sc
 
 
 def read_back(text: str) -> SwitchQos:
@@ -148,23 +196,19 @@ def read_back(text: str) -> SwitchQos:
     for b in root.starting("interface"):
         if len(b.words()) != 2:
             continue
-        name = b.words()[1]
-        lines = b.child_lines()
-        mode = next((ln.split()[-1] for ln in lines if ln.startswith("priority-flow-control mode ")), None)
-        ecn, sc, _ = _queuing(queuing.get(_service(b, "queuing", "output") or sys_out or ""))
-        _, _, headroom = _queuing(queuing.get(_service(b, "queuing", "input") or ""))
-        mtu = next((_int(ln.split()[1]) for ln in lines if ln.startswith("mtu ")), None)
-        pfc = no_drop if mode == "on" else [] if mode == "off" else None
-        ports[name] = PortQos(name=name, mtu=mtu, pfc_priorities=pfc, headroom=headroom, ecn=ecn,
-                              watchdog="priority-flow-control watch-dog-interval on" in lines)
-        if pfc:
+        port, sc = _port(b, queuing, sys_out, no_drop)
+        ports[port.name] = port
+        if port.pfc_priorities:
             scheds.append(sc)
             classify.append(_service(b, "qos", "input"))
     qos_name = majority([c for c in classify if c]) or _service(system, "qos", "input")
     glob_wd = "priority-flow-control watch-dog-interval on" in root.children
-    return SwitchQos(dscp_to_queue=_classify(root, _policies(root, "qos").get(qos_name or "")),
-                     schedulers=majority([s for s in scheds if s]) or None,
-                     watchdog=WatchdogQos() if glob_wd else None, ports=ports)
+    return SwitchQos(
+        dscp_to_queue=_classify(root, _policies(root, "qos").get(qos_name or "")),
+        schedulers=majority([s for s in scheds if s]) or None,
+        watchdog=WatchdogQos() if glob_wd else None,
+        ports=ports,
+    )
 
 
 def expressible_qos(plan: Plan, switch: SwitchPlan) -> SwitchQos:
@@ -176,11 +220,24 @@ def expressible_qos(plan: Plan, switch: SwitchPlan) -> SwitchQos:
     exp = expected_qos(plan.classification, switch)
     ports = {}
     for n, p in exp.ports.items():
-        ecn = ({q: QueueEcn(kmin_bytes=nxos.kbytes(e.kmin_bytes) * nxos.ECN_UNIT_BYTES if e.kmin_bytes else None,
-                            kmax_bytes=nxos.kbytes(e.kmax_bytes) * nxos.ECN_UNIT_BYTES if e.kmax_bytes else None,
-                            pmax_percent=float(max(1, min(100, round(e.pmax_percent)))) if e.pmax_percent else None)
-                for q, e in p.ecn.items()} if p.ecn is not None else None)
-        hr = p.headroom.model_copy(update={"xon_bytes": None, "xoff_bytes": None, "size_bytes": None}) if p.headroom else None
+        ecn = (
+            {
+                q: QueueEcn(
+                    kmin_bytes=nxos.kbytes(e.kmin_bytes) * nxos.ECN_UNIT_BYTES if e.kmin_bytes else None,
+                    kmax_bytes=nxos.kbytes(e.kmax_bytes) * nxos.ECN_UNIT_BYTES if e.kmax_bytes else None,
+                    pmax_percent=float(max(1, min(100, round(e.pmax_percent)))) if e.pmax_percent else None,
+                )
+                for q, e in p.ecn.items()
+            }
+            if p.ecn is not None
+            else None
+        )
+        hr = (
+            p.headroom.model_copy(update={"xon_bytes": None, "xoff_bytes": None, "size_bytes": None})
+            if p.headroom
+            else None
+        )
         ports[n] = p.model_copy(update={"ecn": ecn, "headroom": hr, "cable_m": None})
-    return exp.model_copy(update={"ports": ports, "watchdog": None, "dscp_to_tc": None, "tc_to_queue": None,
-                                  "tc_to_pg": None})
+    return exp.model_copy(
+        update={"ports": ports, "watchdog": None, "dscp_to_tc": None, "tc_to_queue": None, "tc_to_pg": None}
+    )

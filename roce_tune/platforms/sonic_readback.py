@@ -28,16 +28,41 @@ import re
 from typing import Any
 
 from roce_tune.plan import Plan, SwitchPlan
-from roce_tune.qos import PortHeadroom, PortQos, QueueEcn, Scheduler, SwitchQos, WatchdogQos, expected_qos, majority
+from roce_tune.qos import (
+    PortHeadroom,
+    PortQos,
+    QueueEcn,
+    Scheduler,
+    SwitchQos,
+    WatchdogQos,
+    expected_qos,
+    majority,
+)
 
 #: SwitchQos fields a SONiC configuration expresses (dotted paths; ``ports.*`` per port). ``buffer_model``
 #: is read when present but roce-tune does not write it (see sonic.py).
-READBACK_FIELDS = frozenset({
-    "dscp_to_tc", "tc_to_queue", "tc_to_pg", "schedulers", "watchdog.detection_ms", "watchdog.restoration_ms",
-    "watchdog.poll_ms", "watchdog.action", "ports.mtu", "ports.cable_m", "ports.pfc_priorities",
-    "ports.headroom.xon_bytes", "ports.headroom.xoff_bytes", "ports.headroom.size_bytes", "ports.ecn.kmin_bytes",
-    "ports.ecn.kmax_bytes", "ports.ecn.pmax_percent", "ports.watchdog",
-})
+READBACK_FIELDS = frozenset(
+    {
+        "dscp_to_tc",
+        "tc_to_queue",
+        "tc_to_pg",
+        "schedulers",
+        "watchdog.detection_ms",
+        "watchdog.restoration_ms",
+        "watchdog.poll_ms",
+        "watchdog.action",
+        "ports.mtu",
+        "ports.cable_m",
+        "ports.pfc_priorities",
+        "ports.headroom.xon_bytes",
+        "ports.headroom.xoff_bytes",
+        "ports.headroom.size_bytes",
+        "ports.ecn.kmin_bytes",
+        "ports.ecn.kmax_bytes",
+        "ports.ecn.pmax_percent",
+        "ports.watchdog",
+    }
+)
 #: Plan fields SONiC has no statement for by design: field -> why.
 READBACK_BY_DESIGN: dict[str, str] = {
     "kmin_percent": "thresholds are written in bytes; the percent view of the same ramp is for percent platforms",
@@ -82,7 +107,9 @@ def _load(text: str) -> dict[str, Any]:
     try:
         data = json.loads(text[start:])
     except json.JSONDecodeError as e:
-        raise ValueError(f"SONiC read-back: CONFIG_DB JSON invalid at line {e.lineno} column {e.colno}: {e.msg}") from e
+        raise ValueError(
+            f"SONiC read-back: CONFIG_DB JSON invalid at line {e.lineno} column {e.colno}: {e.msg}"
+        ) from e
     if not isinstance(data, dict):
         raise ValueError("SONiC read-back: CONFIG_DB JSON is not an object")
     return data
@@ -116,8 +143,11 @@ def _scheduler(db: dict[str, Any], queue: int, row: dict[str, Any]) -> Scheduler
     if s is None:
         return None
     strict = str(s.get("type", "")).upper() == "STRICT"
-    return Scheduler(queue=queue, mode="strict" if strict else "dwrr",
-                     weight_percent=None if strict else _int(s.get("weight")))
+    return Scheduler(
+        queue=queue,
+        mode="strict" if strict else "dwrr",
+        weight_percent=None if strict else _int(s.get("weight")),
+    )
 
 
 def _schedulers(db: dict[str, Any], queues: dict[str, dict[int, Any]]) -> list[Scheduler] | None:
@@ -136,8 +166,11 @@ def _ecn(db: dict[str, Any], rows: dict[int, Any]) -> dict[int, QueueEcn]:
         if w is None or str(w.get("ecn", "ecn_all")) == "ecn_none":
             continue
         prob = _int(w.get("green_drop_probability"))
-        out[q] = QueueEcn(kmin_bytes=_int(w.get("green_min_threshold")), kmax_bytes=_int(w.get("green_max_threshold")),
-                          pmax_percent=float(prob) if prob is not None else None)
+        out[q] = QueueEcn(
+            kmin_bytes=_int(w.get("green_min_threshold")),
+            kmax_bytes=_int(w.get("green_max_threshold")),
+            pmax_percent=float(prob) if prob is not None else None,
+        )
     return out
 
 
@@ -146,20 +179,30 @@ def _headroom(db: dict[str, Any], pgs: dict[int, Any]) -> PortHeadroom | None:
     for _pg, row in sorted(pgs.items()):
         prof = profiles.get(_name(row.get("profile")) or "")
         if prof and prof.get("xoff") is not None:
-            return PortHeadroom(xon_bytes=_int(prof.get("xon")), xoff_bytes=_int(prof.get("xoff")),
-                                size_bytes=_int(prof.get("size")))
+            return PortHeadroom(
+                xon_bytes=_int(prof.get("xon")),
+                xoff_bytes=_int(prof.get("xoff")),
+                size_bytes=_int(prof.get("size")),
+            )
     return None
 
 
 def _watchdog(db: dict[str, Any]) -> WatchdogQos | None:
     wd = db.get("PFC_WD") or {}
-    rows = [(r.get("action"), _int(r.get("detection_time")), _int(r.get("restoration_time")))
-            for k, r in wd.items() if k != "GLOBAL"]
+    rows = [
+        (r.get("action"), _int(r.get("detection_time")), _int(r.get("restoration_time")))
+        for k, r in wd.items()
+        if k != "GLOBAL"
+    ]
     common = majority(rows)
     if common is None:
         return None
-    return WatchdogQos(action=common[0], detection_ms=common[1], restoration_ms=common[2],
-                       poll_ms=_int((wd.get("GLOBAL") or {}).get("POLL_INTERVAL")))
+    return WatchdogQos(
+        action=common[0],
+        detection_ms=common[1],
+        restoration_ms=common[2],
+        poll_ms=_int((wd.get("GLOBAL") or {}).get("POLL_INTERVAL")),
+    )
 
 
 def _cable_m(db: dict[str, Any], port: str) -> float | None:
@@ -168,6 +211,24 @@ def _cable_m(db: dict[str, Any], port: str) -> float | None:
         if m:
             return float(m.group(1))
     return None
+
+
+def _port(
+    db: dict[str, Any], name: str, queues: dict[str, dict[int, Any]], pgs: dict[str, dict[int, Any]]
+) -> PortQos:
+    full = "DEVICE_METADATA" in db  # a whole CONFIG_DB: a port without a PORT_QOS_MAP row has PFC off
+    row = (db.get("PORT_QOS_MAP") or {}).get(name) or ({} if full else None)
+    pfc = None if row is None else (ids(row["pfc_enable"]) if row.get("pfc_enable") else [])
+    wd_rows = db.get("PFC_WD")
+    return PortQos(
+        name=name,
+        mtu=_int((db.get("PORT") or {}).get(name, {}).get("mtu")),
+        cable_m=_cable_m(db, name),
+        pfc_priorities=pfc,
+        headroom=_headroom(db, pgs.get(name, {})),
+        ecn=_ecn(db, queues[name]) if name in queues else None,
+        watchdog=(name in (wd_rows or {})) if wd_rows is not None or row is not None else None,
+    )
 
 
 def read_back(text: str) -> SwitchQos:
@@ -183,23 +244,18 @@ def read_back(text: str) -> SwitchQos:
     db = _load(text)
     qos = db.get("PORT_QOS_MAP") or {}
     queues, pgs = _port_rows(db, "QUEUE"), _port_rows(db, "BUFFER_PG")
-    wd_rows = {k for k in (db.get("PFC_WD") or {}) if k != "GLOBAL"}
     names = (set(db.get("PORT") or {}) | set(qos) | set(queues) | set(pgs)) - {"global"}
-    full = "DEVICE_METADATA" in db  # a whole CONFIG_DB: a port without a PORT_QOS_MAP row has PFC off
-    ports = {}
-    for name in sorted(names):
-        row = qos.get(name) or ({} if full else None)
-        pfc = None if row is None else (ids(row["pfc_enable"]) if row.get("pfc_enable") else [])
-        ports[name] = PortQos(
-            name=name, mtu=_int((db.get("PORT") or {}).get(name, {}).get("mtu")), cable_m=_cable_m(db, name),
-            pfc_priorities=pfc, headroom=_headroom(db, pgs.get(name, {})),
-            ecn=_ecn(db, queues[name]) if name in queues else None,
-            watchdog=(name in wd_rows) if db.get("PFC_WD") is not None or row is not None else None)
+    ports = {name: _port(db, name, queues, pgs) for name in sorted(names)}
     meta = (db.get("DEVICE_METADATA") or {}).get("localhost") or {}
     return SwitchQos(
-        dscp_to_tc=_map(db, "DSCP_TO_TC_MAP", "dscp_to_tc_map"), tc_to_queue=_map(db, "TC_TO_QUEUE_MAP", "tc_to_queue_map"),
-        tc_to_pg=_map(db, "TC_TO_PRIORITY_GROUP_MAP", "tc_to_pg_map"), schedulers=_schedulers(db, queues),
-        watchdog=_watchdog(db), buffer_model=meta.get("buffer_model"), ports=ports)
+        dscp_to_tc=_map(db, "DSCP_TO_TC_MAP", "dscp_to_tc_map"),
+        tc_to_queue=_map(db, "TC_TO_QUEUE_MAP", "tc_to_queue_map"),
+        tc_to_pg=_map(db, "TC_TO_PRIORITY_GROUP_MAP", "tc_to_pg_map"),
+        schedulers=_schedulers(db, queues),
+        watchdog=_watchdog(db),
+        buffer_model=meta.get("buffer_model"),
+        ports=ports,
+    )
 
 
 def expressible_qos(plan: Plan, switch: SwitchPlan) -> SwitchQos:
@@ -209,6 +265,8 @@ def expressible_qos(plan: Plan, switch: SwitchPlan) -> SwitchQos:
     import math
 
     exp = expected_qos(plan.classification, switch)
-    ports = {n: p.model_copy(update={"cable_m": float(math.ceil(p.cable_m)) if p.cable_m is not None else None})
-             for n, p in exp.ports.items()}
+    ports = {
+        n: p.model_copy(update={"cable_m": float(math.ceil(p.cable_m)) if p.cable_m is not None else None})
+        for n, p in exp.ports.items()
+    }
     return exp.model_copy(update={"ports": ports})

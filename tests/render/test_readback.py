@@ -29,21 +29,43 @@ from roce_tune.qos import differences, expected_qos, missing_fields
 from roce_tune.tuner.plan import derive_plan
 from tests.render.golden import REPO, pipeline_plan
 
-SHIPPED = sorted([p.stem for p in (REPO / "inventories").glob("*.yaml")]
-                 + [f"intent/{p.stem}" for p in (REPO / "inventories" / "intent").glob("*.yaml")])
+SHIPPED = sorted(
+    [p.stem for p in (REPO / "inventories").glob("*.yaml")]
+    + [f"intent/{p.stem}" for p in (REPO / "inventories" / "intent").glob("*.yaml")]
+)
 
 #: field of a changed path -> words an RT240/RT241 finding about it must contain (any of them)
 FINDING_WORDS: dict[str, tuple[str, ...]] = {
-    "mtu": ("MTU",), "cable_m": ("cable",), "pfc_priorities": ("PFC",),
-    "kmin_bytes": ("Kmin", "ECN"), "kmax_bytes": ("Kmax", "ECN"), "pmax_percent": ("Pmax",),
-    "kmin_percent": ("Kmin", "fill"), "kmax_percent": ("Kmax", "fill"),
-    "drop_min_bytes": ("drop",), "drop_max_bytes": ("drop",), "drop_probability_percent": ("drop",),
-    "detection_ms": ("detection",), "restoration_ms": ("restoration", "recovery"), "poll_ms": ("poll",),
-    "action": ("action",), "watchdog": ("watchdog",), "headroom": ("headroom",), "xon_bytes": ("headroom", "xon"),
-    "xoff_bytes": ("headroom", "xoff"), "size_bytes": ("headroom",), "static_buffer_bytes": ("headroom",),
-    "pause_threshold_bytes": ("headroom", "pause"), "resume_threshold_bytes": ("headroom", "resume"),
-    "schedulers": ("scheduler",), "weight_percent": ("scheduler", "weight"), "ecn": ("ECN",),
-    "port-missing": ("not named",), "dscp_to_tc": ("DSCP",), "tc_to_queue": ("traffic class", "queue"), "tc_to_pg": ("PG", "priority group"),
+    "mtu": ("MTU",),
+    "cable_m": ("cable",),
+    "pfc_priorities": ("PFC",),
+    "kmin_bytes": ("Kmin", "ECN"),
+    "kmax_bytes": ("Kmax", "ECN"),
+    "pmax_percent": ("Pmax",),
+    "kmin_percent": ("Kmin", "fill"),
+    "kmax_percent": ("Kmax", "fill"),
+    "drop_min_bytes": ("drop",),
+    "drop_max_bytes": ("drop",),
+    "drop_probability_percent": ("drop",),
+    "detection_ms": ("detection",),
+    "restoration_ms": ("restoration", "recovery"),
+    "poll_ms": ("poll",),
+    "action": ("action",),
+    "watchdog": ("watchdog",),
+    "headroom": ("headroom",),
+    "xon_bytes": ("headroom", "xon"),
+    "xoff_bytes": ("headroom", "xoff"),
+    "size_bytes": ("headroom",),
+    "static_buffer_bytes": ("headroom",),
+    "pause_threshold_bytes": ("headroom", "pause"),
+    "resume_threshold_bytes": ("headroom", "resume"),
+    "schedulers": ("scheduler",),
+    "weight_percent": ("scheduler", "weight"),
+    "ecn": ("ECN",),
+    "port-missing": ("not named",),
+    "dscp_to_tc": ("DSCP",),
+    "tc_to_queue": ("traffic class", "queue"),
+    "tc_to_pg": ("PG", "priority group"),
 }
 
 
@@ -71,10 +93,15 @@ def check_switch(plan: Plan, sw: SwitchPlan) -> list[str]:
     seen = mod.read_back(text)
     want = mod.expressible_qos(plan, sw)
     out = [f"{sw.name}: read-back differs: {d}" for d in differences(want, seen)]
-    out += [f"{sw.name}: expressed field not read back: {m}"
-            for m in missing_fields(seen, want, mod.READBACK_FIELDS)]
-    findings = [f for f in (getattr(mod, "render_findings", lambda p, s: [])(plan, sw))
-                if f.rule in ("RT240", "RT241")]
+    out += [
+        f"{sw.name}: expressed field not read back: {m}"
+        for m in missing_fields(seen, want, mod.READBACK_FIELDS)
+    ]
+    findings = [
+        f
+        for f in (getattr(mod, "render_findings", lambda p, s: [])(plan, sw))
+        if f.rule in ("RT240", "RT241")
+    ]
     by_design: dict[str, str] = mod.READBACK_BY_DESIGN
     for d in differences(expected_qos(plan.classification, sw), want, lost=True):
         field = _field_of(d)
@@ -116,23 +143,41 @@ MIXED = (REPO / "inventories" / "mixed-vendor.yaml").read_text(encoding="utf-8")
 
 @cache
 def _variant_texts() -> dict[str, str]:
-    cables = MIXED.replace("cable_length: 20m", "cable_length: 40m").replace("cable_length: 3m", "cable_length: 5m")
-    out = {"cables-5m-40m": cables,
-           "cables-fractional": MIXED.replace("cable_length: 20m", "cable_length: 12.5m")}
+    cables = MIXED.replace("cable_length: 20m", "cable_length: 40m").replace(
+        "cable_length: 3m", "cable_length: 5m"
+    )
+    out = {
+        "cables-5m-40m": cables,
+        "cables-fractional": MIXED.replace("cable_length: 20m", "cable_length: 12.5m"),
+    }
     for action in ("drop", "forward", "alert"):
-        out[f"watchdog-{action}"] = _policy(MIXED, f"  watchdog_action: {action}\n  overrides:\n"
-                                                   "    - set: {detection_ms: 400, restoration_ms: 600, poll_ms: 200}\n")
+        out[f"watchdog-{action}"] = _policy(
+            MIXED,
+            f"  watchdog_action: {action}\n  overrides:\n"
+            "    - set: {detection_ms: 400, restoration_ms: 600, poll_ms: 200}\n",
+        )
     out["sonic-mellanox-sn4700"] = MIXED.replace("model: DellEMC-Z9332f", "model: SN4700")
     return out
 
 
 #: (platform, variant) pairs the platform refuses at render (RT240 in render_outputs), with the reason
-REFUSED = {("cumulus", "watchdog-forward"): "Cumulus PFC watchdog can only drop",
-           ("cumulus", "watchdog-alert"): "Cumulus PFC watchdog can only drop"}
+REFUSED = {
+    ("cumulus", "watchdog-forward"): "Cumulus PFC watchdog can only drop",
+    ("cumulus", "watchdog-alert"): "Cumulus PFC watchdog can only drop",
+}
 
 
-@pytest.mark.parametrize("variant", ["cables-5m-40m", "cables-fractional", "watchdog-drop", "watchdog-forward", "watchdog-alert",
-                                     "sonic-mellanox-sn4700"])
+@pytest.mark.parametrize(
+    "variant",
+    [
+        "cables-5m-40m",
+        "cables-fractional",
+        "watchdog-drop",
+        "watchdog-forward",
+        "watchdog-alert",
+        "sonic-mellanox-sn4700",
+    ],
+)
 def test_readback_equals_plan_for_variants(variant: str, tmp_path: Path) -> None:
     text = _variant_texts()[variant]
     assert text != MIXED
@@ -151,8 +196,10 @@ def test_readback_equals_plan_for_variants(variant: str, tmp_path: Path) -> None
     if variant == "cables-fractional":
         assert 12.5 in {p.cable_m for sw in plan.switches for p in sw.ports}
     if variant.startswith("watchdog-"):
-        assert {(sw.watchdog.action, sw.watchdog.detection_ms, sw.watchdog.restoration_ms, sw.watchdog.poll_ms)
-                for sw in plan.switches} == {(variant.split("-")[1], 400, 600, 200)}
+        assert {
+            (sw.watchdog.action, sw.watchdog.detection_ms, sw.watchdog.restoration_ms, sw.watchdog.poll_ms)
+            for sw in plan.switches
+        } == {(variant.split("-")[1], 400, 600, 200)}
     if variant == "sonic-mellanox-sn4700":
         assert {sw.asic for sw in plan.switches if sw.platform == "sonic"} == {"spectrum-3"}
 

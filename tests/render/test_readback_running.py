@@ -48,20 +48,30 @@ def _kmax_up(m: re.Match[str]) -> str:
 #: platform -> planted error -> (mutation of the rendered text, word a difference must name)
 PLANTS = {
     "sonic": {
-        "kmax": (lambda t: re.sub(r'"green_max_threshold": "(?P<v>\d+)"', _kmax_up, t, count=1), "kmax_bytes"),
+        "kmax": (
+            lambda t: re.sub(r'"green_max_threshold": "(?P<v>\d+)"', _kmax_up, t, count=1),
+            "kmax_bytes",
+        ),
         "pfc": (lambda t: _sub(r'"pfc_enable": "3"', '"pfc_enable": "4"', t), "pfc_priorities"),
         "dscp": (lambda t: _sub(r'\n\s+"26": "3",', "", t), "dscp_to_tc[26]"),
         "mtu": (lambda t: _sub(r'"mtu": "9216"', '"mtu": "9100"', t), "mtu"),
     },
     "eos": {
         "kmax": (lambda t: re.sub(r"maximum-threshold (?P<v>\d+) bytes", _kmax_up, t, count=1), "kmax_bytes"),
-        "pfc": (lambda t: _sub(r"priority-flow-control priority 3 no-drop", "priority-flow-control priority 4 no-drop",
-                               t), "pfc_priorities"),
+        "pfc": (
+            lambda t: _sub(
+                r"priority-flow-control priority 3 no-drop", "priority-flow-control priority 4 no-drop", t
+            ),
+            "pfc_priorities",
+        ),
         "dscp": (lambda t: _sub(r"^qos map dscp 26 to traffic-class 3\n", "", t, re.M), "dscp_to_tc[26]"),
         "mtu": (lambda t: _sub(r"^   mtu 9214$", "   mtu 9000", t, re.M), "mtu"),
     },
     "nxos": {
-        "kmax": (lambda t: re.sub(r"maximum-threshold (?P<v>\d+) kbytes", _kmax_up, t, count=1), "kmax_bytes"),
+        "kmax": (
+            lambda t: re.sub(r"maximum-threshold (?P<v>\d+) kbytes", _kmax_up, t, count=1),
+            "kmax_bytes",
+        ),
         "pfc": (lambda t: _sub(r"pause pfc-cos 3", "pause pfc-cos 4", t), "pfc_priorities"),
         "dscp": (lambda t: _sub(r"^  match dscp 26\n", "", t, re.M), "dscp_to_queue[26]"),
         "mtu": (lambda t: _sub(r"^  mtu 9216$", "  mtu 9000", t, re.M), "mtu"),
@@ -75,8 +85,10 @@ PLANTS = {
     "cumulus": {
         "kmax": (lambda t: re.sub(r"max-threshold (?P<v>\d+)", _kmax_up, t, count=1), "kmax_bytes"),
         "pfc": (lambda t: re.sub(r"(qos pfc \S+ switch-priority) 3", r"\1 4", t), "pfc_priorities"),
-        "dscp": (lambda t: _sub(r"^nv set qos mapping default-global dscp 26 switch-priority 3\n", "", t, re.M),
-                 "dscp_to_tc[26]"),
+        "dscp": (
+            lambda t: _sub(r"^nv set qos mapping default-global dscp 26 switch-priority 3\n", "", t, re.M),
+            "dscp_to_tc[26]",
+        ),
         # NVUE output sets no MTU (RT241): a running config's MTU is compared with the plan itself
         "mtu": (lambda t: t + "nv set interface swp1 link mtu 9000\n", "mtu"),
     },
@@ -112,12 +124,19 @@ def test_emulator_factory_running_config_reads_back(platform: str, tmp_path: Pat
     QoS maps, PFC off where the platform's default is off (SONiC whole CONFIG_DB, EOS, Cumulus named swp)."""
     text = _device(platform, "f1", tmp_path).running_config()
     qos = get_platform(platform).read_back(text)
-    assert qos.dscp_to_tc is None and qos.dscp_to_queue is None and qos.schedulers is None and qos.watchdog is None
-    expected_ports = {"sonic": {f"Ethernet{4 * i}" for i in range(4)},
-                      "eos": {"Ethernet1", "Ethernet2", "Ethernet3", "Ethernet4", "Management1"},
-                      "nxos": {"Ethernet1/1", "Ethernet1/2", "Ethernet1/3", "Ethernet1/4", "mgmt0"},
-                      "junos": {"et-0/0/0", "et-0/0/1", "em0"},
-                      "cumulus": {"swp1", "swp2", "swp3", "swp4"}}[platform]
+    assert (
+        qos.dscp_to_tc is None
+        and qos.dscp_to_queue is None
+        and qos.schedulers is None
+        and qos.watchdog is None
+    )
+    expected_ports = {
+        "sonic": {f"Ethernet{4 * i}" for i in range(4)},
+        "eos": {"Ethernet1", "Ethernet2", "Ethernet3", "Ethernet4", "Management1"},
+        "nxos": {"Ethernet1/1", "Ethernet1/2", "Ethernet1/3", "Ethernet1/4", "mgmt0"},
+        "junos": {"et-0/0/0", "et-0/0/1", "em0"},
+        "cumulus": {"swp1", "swp2", "swp3", "swp4"},
+    }[platform]
     assert set(qos.ports) == expected_ports
     if platform == "sonic":
         assert qos.buffer_model == "traditional"
@@ -149,29 +168,65 @@ def test_sonic_legacy_references_ranges_and_other_tables() -> None:
     db = {
         "DEVICE_METADATA": {"localhost": {"hostname": "s1", "buffer_model": "dynamic"}},
         "PORT": {"Ethernet0": {"mtu": "9100", "speed": "400000"}, "Ethernet8": {"mtu": "9216"}},
-        "DSCP_TO_TC_MAP": {"AZURE": {str(d): "3" if d == 26 else "0" for d in range(64)}, "OTHER": {"0": "1"}},
+        "DSCP_TO_TC_MAP": {
+            "AZURE": {str(d): "3" if d == 26 else "0" for d in range(64)},
+            "OTHER": {"0": "1"},
+        },
         "TC_TO_QUEUE_MAP": {"AZURE": {str(t): str(t) for t in range(8)}},
-        "PORT_QOS_MAP": {"Ethernet0": {"dscp_to_tc_map": "[DSCP_TO_TC_MAP|AZURE]", "pfc_enable": "3,4",
-                                       "tc_to_queue_map": "[TC_TO_QUEUE_MAP|AZURE]"},
-                         "Ethernet8": {"dscp_to_tc_map": "[DSCP_TO_TC_MAP|AZURE]"}},
-        "QUEUE": {"Ethernet0|3-4": {"wred_profile": "[WRED_PROFILE|AZURE_LOSSLESS]",
-                                    "scheduler": "[SCHEDULER|scheduler.1]"}},
+        "PORT_QOS_MAP": {
+            "Ethernet0": {
+                "dscp_to_tc_map": "[DSCP_TO_TC_MAP|AZURE]",
+                "pfc_enable": "3,4",
+                "tc_to_queue_map": "[TC_TO_QUEUE_MAP|AZURE]",
+            },
+            "Ethernet8": {"dscp_to_tc_map": "[DSCP_TO_TC_MAP|AZURE]"},
+        },
+        "QUEUE": {
+            "Ethernet0|3-4": {
+                "wred_profile": "[WRED_PROFILE|AZURE_LOSSLESS]",
+                "scheduler": "[SCHEDULER|scheduler.1]",
+            }
+        },
         "SCHEDULER": {"scheduler.1": {"type": "DWRR", "weight": "15"}},
-        "WRED_PROFILE": {"AZURE_LOSSLESS": {"ecn": "ecn_all", "green_min_threshold": "1048576",
-                                            "green_max_threshold": "2097152", "green_drop_probability": "5"}},
-        "BUFFER_PG": {"Ethernet0|3-4": {"profile": "[BUFFER_PROFILE|pg_lossless_400000_5m_profile]"},
-                      "Ethernet8|3-4": {"profile": "NULL"}},
-        "BUFFER_PROFILE": {"pg_lossless_400000_5m_profile": {"xon": "18432", "xoff": "58368", "size": "76800",
-                                                             "pool": "[BUFFER_POOL|ingress_lossless_pool]"}},
+        "WRED_PROFILE": {
+            "AZURE_LOSSLESS": {
+                "ecn": "ecn_all",
+                "green_min_threshold": "1048576",
+                "green_max_threshold": "2097152",
+                "green_drop_probability": "5",
+            }
+        },
+        "BUFFER_PG": {
+            "Ethernet0|3-4": {"profile": "[BUFFER_PROFILE|pg_lossless_400000_5m_profile]"},
+            "Ethernet8|3-4": {"profile": "NULL"},
+        },
+        "BUFFER_PROFILE": {
+            "pg_lossless_400000_5m_profile": {
+                "xon": "18432",
+                "xoff": "58368",
+                "size": "76800",
+                "pool": "[BUFFER_POOL|ingress_lossless_pool]",
+            }
+        },
         "CABLE_LENGTH": {"AZURE": {"Ethernet0": "5m", "Ethernet8": "40m"}},
-        "PFC_WD": {"GLOBAL": {"POLL_INTERVAL": "200"},
-                   "Ethernet0": {"action": "forward", "detection_time": "400", "restoration_time": "600"}},
+        "PFC_WD": {
+            "GLOBAL": {"POLL_INTERVAL": "200"},
+            "Ethernet0": {"action": "forward", "detection_time": "400", "restoration_time": "600"},
+        },
         "VLAN": {"Vlan1000": {"vlanid": "1000"}},
     }
-    qos = get_platform("sonic").read_back("admin@s1:~$ show runningconfiguration all\n" + json.dumps(db, indent=4))
+    qos = get_platform("sonic").read_back(
+        "admin@s1:~$ show runningconfiguration all\n" + json.dumps(db, indent=4)
+    )
     e0, e8 = qos.ports["Ethernet0"], qos.ports["Ethernet8"]
     assert qos.buffer_model == "dynamic" and qos.dscp_to_tc is not None and qos.dscp_to_tc[26] == 3
-    assert (e0.mtu, e0.pfc_priorities, e0.cable_m, e8.pfc_priorities, e8.cable_m) == (9100, [3, 4], 5.0, [], 40.0)
+    assert (e0.mtu, e0.pfc_priorities, e0.cable_m, e8.pfc_priorities, e8.cable_m) == (
+        9100,
+        [3, 4],
+        5.0,
+        [],
+        40.0,
+    )
     assert e0.ecn is not None and set(e0.ecn) == {3, 4} and e0.ecn[4].kmax_bytes == 2097152
     assert e0.headroom is not None and (e0.headroom.xon_bytes, e0.headroom.xoff_bytes) == (18432, 58368)
     assert e8.headroom is None  # dynamic model, headroom calculated by the switch
@@ -233,11 +288,18 @@ def test_eos_running_config_style() -> None:
     e1, e2 = qos.ports["Ethernet1/1"], qos.ports["Ethernet2/1"]
     assert qos.dscp_to_tc == {**{d: 0 for d in range(8)}, 26: 3} and qos.tc_to_queue == {3: 3, 7: 7}
     assert (e1.mtu, e1.pfc_priorities, e1.watchdog, e2.pfc_priorities) == (9214, [3], True, [4])
-    assert e1.ecn is not None and e1.ecn[3].kmin_bytes == 150 * 1024 and e1.ecn[3].kmax_bytes == 3 * 1024 * 1024
-    assert qos.watchdog is not None and (qos.watchdog.detection_ms, qos.watchdog.poll_ms, qos.watchdog.action,
-                                         qos.watchdog.restoration_ms) == (400, 200, "alert", None)
+    assert (
+        e1.ecn is not None and e1.ecn[3].kmin_bytes == 150 * 1024 and e1.ecn[3].kmax_bytes == 3 * 1024 * 1024
+    )
+    assert qos.watchdog is not None and (
+        qos.watchdog.detection_ms,
+        qos.watchdog.poll_ms,
+        qos.watchdog.action,
+        qos.watchdog.restoration_ms,
+    ) == (400, 200, "alert", None)
     assert qos.schedulers is not None and [(s.queue, s.mode, s.weight_percent) for s in qos.schedulers] == [
-        (3, "dwrr", 60)]
+        (3, "dwrr", 60)
+    ]
     assert qos.ports["Management1"].pfc_priorities == []
 
 
@@ -288,7 +350,10 @@ def test_nxos_running_config_style() -> None:
     assert e1.ecn is not None and e1.ecn[3].kmax_bytes == 3000 * 1024 and e1.ecn[3].pmax_percent == 7
     assert e3.ecn is not None and 3 in e3.ecn  # the system queuing policy applies to every port
     assert qos.schedulers is not None and [(s.queue, s.mode, s.weight_percent) for s in qos.schedulers] == [
-        (0, "dwrr", 30), (3, "dwrr", 70), (6, "strict", None)]
+        (0, "dwrr", 30),
+        (3, "dwrr", 70),
+        (6, "strict", None),
+    ]
 
 
 JUNOS_RUNNING = """set version 23.4R2-S2.1
@@ -327,11 +392,20 @@ def test_junos_running_config_style() -> None:
     e1, e2 = qos.ports["et-0/0/1"], qos.ports["et-0/0/2"]
     assert (e1.mtu, e1.pfc_priorities, e1.cable_m, e1.watchdog) == (9192, [3], 40.0, True)
     assert (e2.mtu, e2.pfc_priorities, e2.watchdog) == (None, [], False)
-    assert e1.ecn is not None and (e1.ecn[3].kmin_percent, e1.ecn[3].kmax_percent, e1.ecn[3].pmax_percent) == (
-        10, 40, 20)
-    assert qos.watchdog is not None and (qos.watchdog.detection_ms, qos.watchdog.restoration_ms,
-                                         qos.watchdog.action) == (300, None, None)
-    assert qos.schedulers is not None and [(s.queue, s.mode) for s in qos.schedulers] == [(3, "dwrr"), (6, "strict")]
+    assert e1.ecn is not None and (
+        e1.ecn[3].kmin_percent,
+        e1.ecn[3].kmax_percent,
+        e1.ecn[3].pmax_percent,
+    ) == (10, 40, 20)
+    assert qos.watchdog is not None and (
+        qos.watchdog.detection_ms,
+        qos.watchdog.restoration_ms,
+        qos.watchdog.action,
+    ) == (300, None, None)
+    assert qos.schedulers is not None and [(s.queue, s.mode) for s in qos.schedulers] == [
+        (3, "dwrr"),
+        (6, "strict"),
+    ]
 
 
 CUMULUS_RUNNING = """nv set system hostname leaf9
@@ -367,4 +441,7 @@ def test_cumulus_running_config_style() -> None:
     assert (s3.mtu, s3.watchdog, s5.pfc_priorities, s5.cable_m) == (None, False, [4], None)
     assert s1.ecn is not None and s1.ecn[3].kmax_bytes == 1500000 and s1.ecn[3].pmax_percent is None
     assert qos.watchdog is not None and (qos.watchdog.detection_ms, qos.watchdog.poll_ms) == (300, 100)
-    assert qos.schedulers is not None and [(s.queue, s.weight_percent) for s in qos.schedulers] == [(0, 50), (3, 50)]
+    assert qos.schedulers is not None and [(s.queue, s.weight_percent) for s in qos.schedulers] == [
+        (0, 50),
+        (3, 50),
+    ]
