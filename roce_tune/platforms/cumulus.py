@@ -54,6 +54,7 @@ import math
 from collections import defaultdict
 from typing import Any
 
+from roce_tune.findings import Finding, Location, Severity
 from roce_tune.plan import Plan, SwitchPlan
 from roce_tune.platforms.base import LINUX_IFNAME_MAX, PlatformSpec, SecretPattern, secret_re
 from roce_tune.render.engine import render_template
@@ -193,7 +194,8 @@ def _pools(switch: SwitchPlan) -> list[dict[str, Any]]:
     if not pools:
         return []
     total = _asic_buffer_bytes(switch)
-    out = [{"name": TRAFFIC_POOL_BY_PLAN_POOL[p.name], "percent": p.size_bytes * 100 // total} for p in pools]
+    out: list[dict[str, Any]] = [{"name": TRAFFIC_POOL_BY_PLAN_POOL[p.name], "percent": p.size_bytes * 100 // total}
+                                 for p in pools]
     if sum(p["percent"] for p in out) > 100 or any(p["percent"] < 1 for p in out):
         raise ValueError(f"{switch.name}: traffic pools {out} do not fit 1..100 % of the {total} B buffer")
     return sorted(out, key=lambda p: p["name"])
@@ -259,6 +261,53 @@ def build_context(plan: Plan, switch: SwitchPlan) -> dict[str, Any]:
         "watchdog": wd,
         "interfaces": [i for i in interfaces if i["pfc"] or i["ecn"] or i["watchdog"]],
     }
+
+
+def render_findings(plan: Plan, switch: SwitchPlan) -> list[Finding]:
+    """RT241 for plan values the NVUE output does not carry: interface MTU, the per-port headroom (NVUE
+    derives it from the PFC profile's cable-length), the watchdog restoration timer, cable lengths rounded up
+    to whole metres, and ports the commands do not name (lossy ports; with ``default-global`` profiles they
+    get the RoCE PFC/ECN settings too — a warning)."""
+    where = Location(device=switch.name)
+    out = [Finding(rule="RT241", severity=Severity.warning, location=where,
+                   message=f"NVUE output does not set interface MTU: the plan's MTU "
+                           f"{sorted({p.mtu for p in switch.ports})} is not applied by this file",
+                   fix="set 'nv set interface <swp> link mtu <mtu>' by hand until roce-tune renders it")]
+    if any(p.headroom is not None for p in switch.ports):
+        out.append(Finding(rule="RT241", severity=Severity.info, location=where,
+                           message="NVUE derives PFC headroom from the PFC profile's cable-length: the plan's per-port "
+                                   "headroom (xon/xoff/size) is a review number, not configured",
+                           fix="compare with 'nv show qos pfc' / 'nv show interface <swp> qos buffer' after apply"))
+    wd = switch.watchdog
+    if wd.enabled:
+        out.append(Finding(rule="RT241", severity=Severity.info, location=where,
+                           message=f"Cumulus PFC watchdog has no restoration timer: plan restoration {wd.restoration_ms} ms "
+                                   "is not rendered (a queue is restored after a poll interval without pause frames)",
+                           fix="none available in NVUE"))
+    odd = sorted({p.cable_m for p in switch.ports if p.lossless and p.cable_m != metres(p.cable_m)})
+    if odd:
+        out.append(Finding(rule="RT241", severity=Severity.info, location=where,
+                           message=f"NVUE cable-length is whole metres: plan cable lengths {odd} m rounded up",
+                           fix="none needed (a longer cable only adds headroom)"))
+    return out + _unnamed_ports_finding(plan, switch)
+
+
+def _unnamed_ports_finding(plan: Plan, switch: SwitchPlan) -> list[Finding]:
+    """RT241 for ports the NVUE commands do not name (warning when default-global profiles reach lossy ports)."""
+    ctx = build_context(plan, switch)
+    named = {i["name"] for i in ctx["interfaces"]}
+    unnamed = sorted(p.name for p in switch.ports if p.name not in named)
+    if not unnamed:
+        return []
+    global_profiles = any(not g["bound"] for g in ctx["pfc"] + ctx["ecn"])
+    lossy = any(not p.lossless for p in switch.ports if p.name in unnamed)
+    warn = global_profiles and lossy
+    return [Finding(
+        rule="RT241", severity=Severity.warning if warn else Severity.info, location=Location(device=switch.name),
+        message=f"ports not named in the NVUE output: {', '.join(unnamed[:6])}{' ...' if len(unnamed) > 6 else ''}"
+                + (" — default-global PFC/ECN profiles apply to them too, although the plan has them lossy"
+                   if warn else " — they keep the switch's settings"),
+        fix="bind per-port profiles by hand where a lossy port must not get PFC")]
 
 
 def render(plan: Plan, switch: SwitchPlan) -> dict[str, str]:
@@ -365,3 +414,11 @@ LLDP_RENDER_COMMAND = "nv show interface --view=lldp -o json"
 VERSION_RENDER_COMMAND = "nv show system -o json"
 #: Prompt of a rendered capture (the audit capture splitter reads it: roce_tune.audit.capture).
 CAPTURE_PROMPT = "cumulus@{device}:mgmt:~$ "
+
+# --- read-back (platform contract: read_back(text) -> SwitchQos) ------------------------------------
+from roce_tune.platforms.cumulus_readback import (  # noqa: E402,F401
+    READBACK_BY_DESIGN,
+    READBACK_FIELDS,
+    expressible_qos,
+    read_back,
+)

@@ -221,15 +221,38 @@ def _watchdog(switch: SwitchPlan) -> dict[str, object]:
 
 
 def render_findings(plan: Plan, switch: SwitchPlan) -> list[Finding]:
-    """RT241 warning when the plan's watchdog action has no EOS equivalent (rendered as drop)."""
+    """RT241 warnings for what EOS syntax changes in the plan: a watchdog action without EOS equivalent
+    (rendered as drop), port MTUs above :data:`MAX_MTU` (clamped), fractional Pmax / drop probabilities
+    (whole percent), and the per-port headroom EOS output does not configure."""
+    out = []
     wd = switch.watchdog
-    if not wd.enabled or WATCHDOG_ACTION.get(wd.action) is not None:
-        return []
-    return [Finding(
-        rule="RT241", severity=Severity.warning, location=Location(device=switch.name),
-        message=f"EOS PFC watchdog has no action {wd.action!r} (port action drop | notify-only, default "
-                f"errdisable): rendered as {WATCHDOG_FALLBACK_ACTION}",
-        fix="set policy.watchdog_action to drop or alert for EOS switches, or accept drop")]
+    where = Location(device=switch.name)
+    if wd.enabled and WATCHDOG_ACTION.get(wd.action) is None:
+        out.append(Finding(
+            rule="RT241", severity=Severity.warning, location=where,
+            message=f"EOS PFC watchdog has no action {wd.action!r} (port action drop | notify-only, default "
+                    f"errdisable): rendered as {WATCHDOG_FALLBACK_ACTION}",
+            fix="set policy.watchdog_action to drop or alert for EOS switches, or accept drop"))
+    clamped = sorted(p.name for p in switch.ports if p.mtu > MAX_MTU)
+    if clamped:
+        out.append(Finding(
+            rule="RT241", severity=Severity.warning, location=where,
+            message=f"plan MTU {max(p.mtu for p in switch.ports)} is above the EOS maximum {MAX_MTU}: rendered as "
+                    f"mtu {MAX_MTU} on {len(clamped)} port(s) ({', '.join(clamped[:4])}{' ...' if len(clamped) > 4 else ''})",
+            fix=f"set policy.mtu to {MAX_MTU} or less for a fabric with EOS switches (hosts' MTU stays below it)"))
+    for e in switch.ecn_profiles:
+        for what, v in (("Pmax", e.pmax_percent), ("drop probability", e.drop_probability_percent)):
+            if v is not None and max(1, min(100, round(v))) != v:
+                out.append(Finding(
+                    rule="RT241", severity=Severity.warning, location=where,
+                    message=f"ECN profile {e.name}: {what} {v}% rendered as {max(1, min(100, round(v)))}% "
+                            "(EOS takes whole percent 1..100)", fix="pin a whole-percent value"))
+    if any(p.headroom is not None for p in switch.ports):
+        out.append(Finding(
+            rule="RT241", severity=Severity.warning, location=where,
+            message="EOS output does not configure per-port PFC headroom (xon/xoff/size): the switch keeps its own; "
+                    "the plan's values are listed as comments", fix="check 'show priority-flow-control' after apply"))
+    return out
 
 
 def _interfaces(switch: SwitchPlan, profiles: list[dict[str, object]]) -> list[dict[str, object]]:
@@ -386,3 +409,11 @@ VERSION_FORMATS = (
 LLDP_RENDER_COMMAND = "show lldp neighbors detail | json"
 #: Prompt of a rendered capture (the audit capture splitter reads it: roce_tune.audit.capture).
 CAPTURE_PROMPT = "{device}# "
+
+# --- read-back (platform contract: read_back(text) -> SwitchQos) ------------------------------------
+from roce_tune.platforms.eos_readback import (  # noqa: E402,F401
+    READBACK_BY_DESIGN,
+    READBACK_FIELDS,
+    expressible_qos,
+    read_back,
+)

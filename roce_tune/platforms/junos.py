@@ -176,6 +176,53 @@ def render_findings(plan: Plan, switch: SwitchPlan) -> list[Finding]:
                 message=f"Junos ECN profile {name}: {'; '.join(moved)}",
                 fix="the ramp stays below the PFC trigger, but marking starts later than derived: confirm with "
                     "verify (ECN marks vs PFC pauses), or pin kmin/kmax to whole percents of the queue buffer"))
+        else:
+            out += _fill_level_info(switch.name, by_name[name])
+    return out + _syntax_info(switch)
+
+
+def _fill_level_info(device: str, ecn: EcnProfile) -> list[Finding]:
+    """RT241 (info) when whole-percent fill levels / Pmax change the plan's ECN ramp by less than the
+    warning threshold: the change is small but the file does not say the plan's bytes."""
+    lo, hi = fill_levels(ecn)
+    buf = ecn.queue_buffer_bytes or 0
+    pmax = max(1, min(100, round(ecn.pmax_percent)))
+    if (lo * buf, hi * buf) == (ecn.kmin_bytes * 100, ecn.kmax_bytes * 100) and pmax == ecn.pmax_percent:
+        return []
+    return [Finding(
+        rule="RT241", severity=Severity.info, location=Location(device=device),
+        message=f"Junos ECN profile {ecn.name}: Kmin/Kmax {ecn.kmin_bytes}/{ecn.kmax_bytes} B become whole-percent "
+                f"fill levels {lo}..{hi}% of the {buf} B queue buffer (= {lo * buf // 100}..{hi * buf // 100} B), "
+                f"Pmax {ecn.pmax_percent}% -> {pmax}%",
+        fix="none needed; pin kmin/kmax to whole percents of the queue buffer to render them exactly")]
+
+
+def _syntax_info(switch: SwitchPlan) -> list[Finding]:
+    """RT241 (info) for plan values Junos syntax carries differently: headroom (sized by Junos from the CNP
+    cable length), cable lengths rounded up to whole metres, watchdog detection rounded up to whole polls."""
+    where = Location(device=switch.name)
+    out = []
+    lossless = [p for p in switch.ports if p.lossless]
+    if any(p.headroom is not None for p in lossless):
+        out.append(Finding(
+            rule="RT241", severity=Severity.info, location=where,
+            message="Junos sizes PFC headroom itself from each congestion-notification profile's cable-length: "
+                    "the plan's per-port headroom (xon/xoff/size) is not configured",
+            fix="compare with 'show class-of-service shared-buffer' after apply"))
+    odd = sorted({p.cable_m for p in lossless if p.cable_m != max(1, math.ceil(p.cable_m))})
+    if odd:
+        out.append(Finding(
+            rule="RT241", severity=Severity.info, location=where,
+            message=f"Junos cable-length is whole metres: plan cable lengths {odd} m rounded up",
+            fix="none needed (a longer cable only adds headroom)"))
+    wd = switch.watchdog
+    if wd.enabled and wd.detection_ms % wd.poll_ms:
+        polls = math.ceil(wd.detection_ms / wd.poll_ms)
+        out.append(Finding(
+            rule="RT241", severity=Severity.info, location=where,
+            message=f"Junos pfc-watchdog detection is whole polls: plan detection {wd.detection_ms} ms rendered as "
+                    f"{polls} x {wd.poll_ms} ms = {polls * wd.poll_ms} ms",
+            fix="pin detection_ms to a multiple of poll_ms"))
     return out
 
 
@@ -400,3 +447,11 @@ VERSION_FORMATS = (
 LLDP_RENDER_COMMAND = "show lldp neighbors | display json"
 #: Prompt of a rendered capture (the audit capture splitter reads it: roce_tune.audit.capture).
 CAPTURE_PROMPT = "admin@{device}> "
+
+# --- read-back (platform contract: read_back(text) -> SwitchQos) ------------------------------------
+from roce_tune.platforms.junos_readback import (  # noqa: E402,F401
+    READBACK_BY_DESIGN,
+    READBACK_FIELDS,
+    expressible_qos,
+    read_back,
+)

@@ -193,13 +193,33 @@ def _watchdog(switch: SwitchPlan) -> dict[str, object]:
     return {"enabled": wd.enabled, "notes": notes}
 
 
+def _ecn_findings(switch: SwitchPlan) -> list[Finding]:
+    """RT241 (info) per ECN profile in use whose thresholds are not whole kbytes or whose Pmax is fractional."""
+    out = []
+    used = {p.ecn_profile for p in switch.ports if p.lossless}
+    for e in sorted(switch.ecn_profiles, key=lambda e: e.name):
+        if e.name not in used:
+            continue
+        kmin, kmax = kbytes(e.kmin_bytes), kbytes(e.kmax_bytes)
+        pmax = max(1, min(100, round(e.pmax_percent)))
+        if (kmin * ECN_UNIT_BYTES, kmax * ECN_UNIT_BYTES, float(pmax)) != (e.kmin_bytes, e.kmax_bytes, e.pmax_percent):
+            out.append(Finding(
+                rule="RT241", severity=Severity.info, location=Location(device=switch.name),
+                message=f"NX-OS ECN profile {e.name}: Kmin/Kmax {e.kmin_bytes}/{e.kmax_bytes} B rendered as {kmin}/{kmax} "
+                        f"{ECN_UNIT} (= {kmin * ECN_UNIT_BYTES}/{kmax * ECN_UNIT_BYTES} B, rounded down), Pmax "
+                        f"{e.pmax_percent}% as {pmax}%",
+                fix="none needed; pin kmin/kmax to multiples of 1024 B to render them exactly"))
+    return out
+
+
 def render_findings(plan: Plan, switch: SwitchPlan) -> list[Finding]:
     """RT241: NX-OS renders only ``priority-flow-control watch-dog-interval on``; the plan's watchdog
-    timers (and an action other than drop) are left at the device defaults."""
+    timers (and an action other than drop) are left at the device defaults. RT241 (info) for ECN thresholds
+    rounded to whole kbytes."""
     wd = switch.watchdog
     if not wd.enabled:
-        return []
-    return [Finding(
+        return _ecn_findings(switch)
+    return _ecn_findings(switch) + [Finding(
         rule="RT241", severity=Severity.warning, location=Location(device=switch.name),
         message=(f"NX-OS PFC watchdog: plan detection {wd.detection_ms} ms / restoration {wd.restoration_ms} ms / "
                  f"poll {wd.poll_ms} ms / action {wd.action} are not rendered (no Cisco source found for the "
@@ -389,3 +409,11 @@ VERSION_FORMATS = (
 LLDP_RENDER_COMMAND = "show lldp neighbors detail | json"
 #: Prompt of a rendered capture (the audit capture splitter reads it: roce_tune.audit.capture).
 CAPTURE_PROMPT = "{device}# "
+
+# --- read-back (platform contract: read_back(text) -> SwitchQos) ------------------------------------
+from roce_tune.platforms.nxos_readback import (  # noqa: E402,F401
+    READBACK_BY_DESIGN,
+    READBACK_FIELDS,
+    expressible_qos,
+    read_back,
+)

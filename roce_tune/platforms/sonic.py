@@ -75,6 +75,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+from roce_tune.findings import Finding, Location, Severity
 from roce_tune.plan import BufferProfile, Plan, PortPlan, SwitchPlan
 from roce_tune.platforms.base import LINUX_IFNAME_MAX, PlatformSpec, SecretPattern, mask_secrets, secret_re
 from roce_tune.render.engine import render_template
@@ -438,6 +439,17 @@ def canonical_json(text: str) -> str:
     return json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
 
 
+def render_findings(plan: Plan, switch: SwitchPlan) -> list[Finding]:
+    """RT241 (info) when CABLE_LENGTH rounds the plan's fractional cable lengths up to whole metres
+    (``[0-9]+m`` in sonic-cable-length.yang)."""
+    odd = sorted({p.cable_m for p in switch.ports if p.cable_m != math.ceil(p.cable_m)})
+    if not odd:
+        return []
+    return [Finding(rule="RT241", severity=Severity.info, location=Location(device=switch.name),
+                    message=f"SONiC CABLE_LENGTH is whole metres: plan cable lengths {odd} m written rounded up",
+                    fix="none needed (a longer cable only adds headroom)")]
+
+
 def render(plan: Plan, switch: SwitchPlan) -> dict[str, str]:
     """Render ``switch`` as a SONiC CONFIG_DB fragment: ``{"<name>.json": text}``.
 
@@ -540,3 +552,11 @@ VERSION_FORMATS = (
 LLDP_RENDER_COMMAND = "show lldp table"
 #: Prompt of a rendered capture (the audit capture splitter reads it: roce_tune.audit.capture).
 CAPTURE_PROMPT = "admin@{device}:~$ "
+
+# --- read-back (platform contract: read_back(text) -> SwitchQos) ------------------------------------
+from roce_tune.platforms.sonic_readback import (  # noqa: E402,F401
+    READBACK_BY_DESIGN,
+    READBACK_FIELDS,
+    expressible_qos,
+    read_back,
+)

@@ -1,0 +1,338 @@
+"""Junos ``set`` configuration -> :class:`~roce_tune.qos.SwitchQos` (``read_back``), and what of a plan Junos
+can say.
+
+Input: roce-tune's ``<switch>.set`` or ``show configuration | display set`` (any order, other
+statements, ``#`` comments, bracket lists ``[ a b ]``, quoted words). Read under ``class-of-service``:
+
+* ``forwarding-classes class FC queue-num Q`` (also the older ``forwarding-classes queue Q FC``),
+  ``... class FC pfc-priority P``;
+* ``classifiers dscp CL forwarding-class FC loss-priority LP code-points [ ... ]`` (6-bit strings or the
+  standard aliases ``ef``, ``af11``…, ``cs0``…, ``be``, ``nc1``/``nc2``) -> DSCP -> queue (Junos has no TC);
+* ``congestion-notification-profile P input dscp code-point BBBBBB pfc`` (PFC priorities of a port = the
+  ``pfc-priority`` of the forwarding classes those code points classify to), ``input cable-length M``,
+  ``pfc-watchdog poll-interval|detection (polls)|recovery|watchdog-action``;
+* ``drop-profiles D interpolate fill-level [ a b ]`` + ``drop-probability [ 0 p ]`` (or the segmented
+  ``fill-level a drop-probability x`` pairs) — percent of the queue buffer, kept in percent
+  (``kmin_percent``/``kmax_percent``); ``schedulers S drop-profile-map ... drop-profile D``,
+  ``explicit-congestion-notification`` (a drop profile without it drops instead of marking: not ECN),
+  ``transmit-rate percent W`` / ``priority strict-high``; ``scheduler-maps M forwarding-class FC scheduler S``;
+* ``interfaces IF congestion-notification-profile P | scheduler-map M | unit * classifiers dscp CL``; and
+  ``set interfaces IF mtu N``.
+
+Junos sizes PFC headroom itself from the CNP cable length: headroom is None, ``cable_m`` is read.
+Sources: Juniper's DSCP-based PFC, congestion-notification-profile, PFC watchdog and drop-profiles pages
+(see junos.py for the statement sources).
+"""
+
+from __future__ import annotations
+
+import math
+import shlex
+from dataclasses import dataclass, field
+
+from roce_tune.plan import Plan, SwitchPlan
+from roce_tune.platforms.cli_readback import STANDARD_DSCP_NAMES
+from roce_tune.qos import PortQos, QueueEcn, Scheduler, SwitchQos, WatchdogQos, expected_qos, majority
+
+READBACK_FIELDS = frozenset(
+    {
+        "dscp_to_queue",
+        "schedulers",
+        "watchdog.detection_ms",
+        "watchdog.restoration_ms",
+        "watchdog.poll_ms",
+        "watchdog.action",
+        "ports.mtu",
+        "ports.cable_m",
+        "ports.pfc_priorities",
+        "ports.ecn.kmin_percent",
+        "ports.ecn.kmax_percent",
+        "ports.ecn.pmax_percent",
+        "ports.watchdog",
+    }
+)
+#: Junos DSCP code-point aliases: the standard names plus Junos's ``be``/``nc1``/``nc2``.
+DSCP_ALIASES: dict[str, int] = {**STANDARD_DSCP_NAMES, "be": 0, "nc1": 48, "nc2": 56}
+STRICT_PRIORITIES = frozenset({"strict-high"})
+#: Plan fields Junos has no statement for by design (not plan values it changes): field -> why.
+READBACK_BY_DESIGN: dict[str, str] = {
+    "dscp_to_tc": "Junos classifies DSCP straight to a forwarding class (queue); read back as dscp_to_queue",
+    "tc_to_queue": "no traffic-class layer: forwarding class -> queue-num, read back as dscp_to_queue",
+    "tc_to_pg": "Junos assigns the PFC priority group from the forwarding class's pfc-priority itself",
+}
+
+
+def code_point(word: str) -> int | None:
+    """``011010`` / ``af31`` -> 26; None for a word that is neither."""
+    if len(word) == 6 and set(word) <= {"0", "1"}:
+        return int(word, 2)
+    return DSCP_ALIASES.get(word.lower())
+
+
+def _words(line: str) -> list[str] | None:
+    """``set`` line -> words after ``set`` (a ``[ ... ]`` list becomes one word ``"[a b]"``); None if not a set."""
+    try:
+        w = shlex.split(line, comments=False)
+    except ValueError:
+        w = line.split()
+    if not w or w[0] != "set":
+        return None
+    out: list[str] = []
+    i = 1
+    while i < len(w):
+        if w[i] == "[":
+            j = w.index("]", i) if "]" in w[i:] else len(w)
+            out.append("[" + " ".join(w[i + 1 : j]) + "]")
+            i = j + 1
+        else:
+            out.append(w[i])
+            i += 1
+    return out
+
+
+def _list(word: str) -> list[str]:
+    return word.strip("[]").split()
+
+
+@dataclass
+class _Cos:
+    """Everything read from the configuration, by statement."""
+
+    fc_queue: dict[str, int] = field(default_factory=dict)
+    fc_pfc: dict[str, int] = field(default_factory=dict)
+    classifiers: dict[str, dict[int, str]] = field(default_factory=dict)
+    cnp_pfc_dscp: dict[str, set[int]] = field(default_factory=dict)
+    cnp_cable: dict[str, float] = field(default_factory=dict)
+    cnp_wd: dict[str, dict[str, str]] = field(default_factory=dict)
+    drop_fill: dict[str, list[float]] = field(default_factory=dict)
+    drop_prob: dict[str, list[float]] = field(default_factory=dict)
+    sched: dict[str, dict[str, str]] = field(default_factory=dict)
+    smaps: dict[str, dict[str, str]] = field(default_factory=dict)
+    ifaces: dict[str, dict[str, str]] = field(default_factory=dict)
+    mtu: dict[str, int] = field(default_factory=dict)
+
+
+def _fc(c: _Cos, w: list[str]) -> None:
+    if len(w) >= 5 and w[1] == "class":
+        if w[3] == "queue-num":
+            c.fc_queue[w[2]] = int(w[4])
+        elif w[3] == "pfc-priority":
+            c.fc_pfc[w[2]] = int(w[4])
+    elif len(w) >= 4 and w[1] == "queue" and w[2].isdigit():
+        c.fc_queue[w[3]] = int(w[2])
+
+
+def _classifier(c: _Cos, w: list[str]) -> None:
+    # classifiers dscp CL forwarding-class FC loss-priority LP code-points X
+    if len(w) >= 9 and w[1] == "dscp" and w[3] == "forwarding-class" and w[7] == "code-points":
+        table = c.classifiers.setdefault(w[2], {})
+        for cp in _list(w[8]):
+            d = code_point(cp)
+            if d is not None:
+                table[d] = w[4]
+
+
+def _cnp(c: _Cos, w: list[str]) -> None:
+    name, rest = w[1], w[2:]
+    if rest[:3] == ["input", "dscp", "code-point"] and len(rest) >= 5 and rest[4] == "pfc":
+        d = code_point(rest[3])
+        if d is not None:
+            c.cnp_pfc_dscp.setdefault(name, set()).add(d)
+    elif rest[:2] == ["input", "cable-length"] and len(rest) >= 3:
+        c.cnp_cable[name] = float(rest[2])
+    elif rest[:1] == ["pfc-watchdog"]:
+        wd = c.cnp_wd.setdefault(name, {})
+        if len(rest) >= 3:
+            wd[rest[1]] = rest[2]
+
+
+def _drop_profile(c: _Cos, w: list[str]) -> None:
+    name, rest = w[1], w[2:]
+    if rest[:1] == ["interpolate"] and len(rest) >= 3:
+        target = (
+            c.drop_fill if rest[1] == "fill-level" else c.drop_prob if rest[1] == "drop-probability" else None
+        )
+        if target is not None:
+            target[name] = [float(x) for x in _list(rest[2])]
+    elif len(rest) >= 4 and rest[0] == "fill-level" and rest[2] == "drop-probability":
+        c.drop_fill.setdefault(name, []).append(float(rest[1]))
+        c.drop_prob.setdefault(name, []).append(float(rest[3]))
+
+
+def _scheduler(c: _Cos, w: list[str]) -> None:
+    s = c.sched.setdefault(w[1], {})
+    rest = w[2:]
+    if rest[:2] == ["transmit-rate", "percent"] and len(rest) >= 3:
+        s["rate"] = rest[2]
+    elif rest[:1] == ["transmit-rate"] and len(rest) >= 3 and rest[2] == "percent":
+        s["rate"] = rest[1]
+    elif rest[:1] == ["priority"] and len(rest) >= 2:
+        s["priority"] = rest[1]
+    elif rest[:1] == ["explicit-congestion-notification"]:
+        s["ecn"] = "on"
+    elif rest[:1] == ["drop-profile-map"] and "drop-profile" in rest:
+        s["drop"] = rest[rest.index("drop-profile") + 1]
+
+
+def _cos_iface(c: _Cos, w: list[str]) -> None:
+    d = c.ifaces.setdefault(w[1], {})
+    rest = w[2:]
+    if rest[:1] == ["congestion-notification-profile"] and len(rest) >= 2:
+        d["cnp"] = rest[1]
+    elif rest[:1] == ["scheduler-map"] and len(rest) >= 2:
+        d["smap"] = rest[1]
+    elif rest[:1] == ["unit"] and rest[2:4] == ["classifiers", "dscp"] and len(rest) >= 5:
+        d["classifier"] = rest[4]
+
+
+_COS = {
+    "forwarding-classes": _fc,
+    "classifiers": _classifier,
+    "congestion-notification-profile": _cnp,
+    "drop-profiles": _drop_profile,
+    "schedulers": _scheduler,
+    "interfaces": _cos_iface,
+}
+
+
+def _parse(text: str) -> _Cos:
+    c = _Cos()
+    for line in text.splitlines():
+        w = _words(line.strip())
+        if not w:
+            continue
+        if w[0] == "class-of-service" and len(w) >= 3 and w[1] in _COS:
+            if w[1] == "scheduler-maps":
+                continue
+            _COS[w[1]](c, w[1:])
+        elif w[:2] == ["class-of-service", "scheduler-maps"] and len(w) >= 7 and w[3] == "forwarding-class":
+            c.smaps.setdefault(w[2], {})[w[4]] = w[6]
+        elif w[0] == "interfaces" and len(w) >= 2:
+            c.ifaces.setdefault(w[1], {})
+            if len(w) >= 4 and w[2] == "mtu" and w[3].isdigit():
+                c.mtu[w[1]] = int(w[3])
+    return c
+
+
+def _ecn(c: _Cos, smap: str | None) -> dict[int, QueueEcn]:
+    out = {}
+    for fc, s in sorted((c.smaps.get(smap or "") or {}).items()):
+        sc = c.sched.get(s, {})
+        fill, prob = c.drop_fill.get(sc.get("drop", "")), c.drop_prob.get(sc.get("drop", ""))
+        if sc.get("ecn") and fill and fc in c.fc_queue:
+            out[c.fc_queue[fc]] = QueueEcn(
+                kmin_percent=fill[0], kmax_percent=fill[-1], pmax_percent=prob[-1] if prob else None
+            )
+    return out
+
+
+def _schedulers(c: _Cos, smap: str | None) -> list[Scheduler] | None:
+    out = []
+    for fc, s in (c.smaps.get(smap or "") or {}).items():
+        sc, q = c.sched.get(s, {}), c.fc_queue.get(fc)
+        if q is None:
+            continue
+        if sc.get("priority") in STRICT_PRIORITIES:
+            out.append(Scheduler(queue=q, mode="strict"))
+        elif "rate" in sc:
+            out.append(Scheduler(queue=q, mode="dwrr", weight_percent=int(float(sc["rate"]))))
+    return sorted(out, key=lambda s: s.queue) or None
+
+
+def _watchdog(wd: dict[str, str] | None) -> WatchdogQos | None:
+    if wd is None:
+        return None
+    poll = int(wd["poll-interval"]) if "poll-interval" in wd else None
+    det = int(wd["detection"]) * poll if "detection" in wd and poll is not None else None
+    return WatchdogQos(
+        detection_ms=det,
+        restoration_ms=int(wd["recovery"]) if "recovery" in wd else None,
+        poll_ms=poll,
+        action=wd.get("watchdog-action"),
+    )
+
+
+def _pfc(c: _Cos, cnp: str | None, classifier: str | None) -> list[int]:
+    table = c.classifiers.get(classifier or "", {})
+    return sorted(
+        {
+            c.fc_pfc[table[d]]
+            for d in c.cnp_pfc_dscp.get(cnp or "", set())
+            if d in table and table[d] in c.fc_pfc
+        }
+    )
+
+
+def _port(c: _Cos, name: str, classifier: str | None) -> PortQos:
+    i = c.ifaces.get(name, {})
+    cnp = i.get("cnp")
+    return PortQos(
+        name=name,
+        mtu=c.mtu.get(name),
+        cable_m=c.cnp_cable.get(cnp or ""),
+        pfc_priorities=_pfc(c, cnp, i.get("classifier") or classifier),
+        ecn=_ecn(c, i.get("smap")),
+        watchdog=bool(cnp and cnp in c.cnp_wd),
+    )
+
+
+def read_back(text: str) -> SwitchQos:
+    """Parse Junos ``set`` configuration (rendered or ``show configuration | display set``) into
+    :class:`SwitchQos`. The switch-wide classifier, scheduler and watchdog are those of most ports with a
+    congestion-notification profile. Unknown statements are ignored; never raises on them."""
+    c = _parse(text)
+    names = sorted(n for n in set(c.mtu) | set(c.ifaces) if "*" not in n)
+    bound = [c.ifaces[n] for n in names if c.ifaces.get(n, {}).get("cnp")]  # PFC ports' bindings
+
+    def common(key: str) -> str | None:
+        return majority([b[key] for b in bound if b.get(key)])
+
+    cl = common("classifier") or (next(iter(c.classifiers)) if len(c.classifiers) == 1 else None)
+    table = c.classifiers.get(cl or "") or {}
+    dscp_q = {d: c.fc_queue[fc] for d, fc in sorted(table.items()) if fc in c.fc_queue}
+    wd = majority([c.cnp_wd[b["cnp"]] for b in bound if b["cnp"] in c.cnp_wd])
+    return SwitchQos(
+        dscp_to_queue=dscp_q or None,
+        schedulers=_schedulers(c, common("smap")),
+        watchdog=_watchdog(wd),
+        ports={n: _port(c, n, cl) for n in names},
+    )
+
+
+def expressible_qos(plan: Plan, switch: SwitchPlan) -> SwitchQos:
+    """The plan's QoS for ``switch`` as Junos can carry it: DSCP -> queue (no TC/PG maps), ECN as whole-percent
+    fill levels of the queue buffer (junos.fill_levels) with whole-percent Pmax, cable length in whole metres
+    (rounded up), watchdog detection as whole polls, an action without Junos equivalent absent, no headroom
+    (Junos sizes it from the cable length). Changes carry RT241 findings (junos.render_findings)."""
+    from roce_tune.platforms import junos
+
+    exp = expected_qos(plan.classification, switch)
+    profiles = {e.name: e for e in switch.ecn_profiles}
+    ports = {}
+    for p in switch.ports:
+        q = exp.ports[p.name]
+        ecn = None
+        if q.ecn is not None and p.ecn_profile in profiles:
+            lo, hi = junos.fill_levels(profiles[p.ecn_profile])
+            pmax = float(max(1, min(100, round(profiles[p.ecn_profile].pmax_percent))))
+            ecn = {
+                k: QueueEcn(kmin_percent=float(lo), kmax_percent=float(hi), pmax_percent=pmax) for k in q.ecn
+            }
+        ports[p.name] = q.model_copy(
+            update={
+                "ecn": ecn,
+                "headroom": None,
+                "cable_m": float(max(1, math.ceil(p.cable_m))) if p.lossless else None,
+            }
+        )
+    wd = exp.watchdog
+    if wd is not None:
+        det = (
+            math.ceil(wd.detection_ms / wd.poll_ms) * wd.poll_ms
+            if wd.detection_ms is not None and wd.poll_ms
+            else wd.detection_ms
+        )
+        wd = wd.model_copy(update={"detection_ms": det, "action": junos.WATCHDOG_ACTION.get(wd.action or "")})
+    return exp.model_copy(
+        update={"ports": ports, "watchdog": wd, "dscp_to_tc": None, "tc_to_queue": None, "tc_to_pg": None}
+    )

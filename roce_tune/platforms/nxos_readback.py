@@ -1,0 +1,243 @@
+"""Cisco NX-OS CLI -> :class:`~roce_tune.qos.SwitchQos` (``read_back``), and what of a plan NX-OS can say.
+
+Input: roce-tune's ``<switch>.cfg`` or ``show running-config`` (2-space indented modes, ``!`` comments,
+other class-maps/policies/interfaces, any order). Read (Nexus 9000 8-queue system classes):
+
+* ``class-map type qos`` ``match dscp <list>`` (numbers, ranges, names such as ``af31``) and ``policy-map
+  type qos`` ``class C`` / ``set qos-group N`` (``class-default`` for the rest) -> DSCP -> qos-group, which
+  is the egress queue on the 8q templates (``c-out-8q-qN`` matches qos-group N): read as ``dscp_to_queue``.
+  The policy is the one attached by most interfaces (``service-policy type qos input``) or ``system qos``.
+* ``policy-map type network-qos`` attached under ``system qos``: ``pause pfc-cos <list>`` (the no-drop
+  priorities) and per-class ``mtu``.
+* ``policy-map type queuing`` output classes ``c-out-8q-q-default|qN``: ``priority [level N]`` (strict),
+  ``bandwidth remaining percent W`` (DWRR; ``0`` = no guaranteed share, not a plan scheduler: skipped),
+  ``random-detect minimum-threshold X <unit> maximum-threshold Y <unit> drop-probability P ... ecn``;
+  input classes ``c-in-qN``: ``pause buffer-size S pause-threshold P resume-threshold R`` (static-PG headroom).
+* ``interface``: ``mtu``, ``priority-flow-control mode on|off`` (``auto``/absent = DCBX-negotiated:
+  unknown, None), ``priority-flow-control watch-dog-interval on|off``, ``service-policy`` lines (an
+  interface without an output queuing policy uses the ``system qos`` one); the global
+  ``priority-flow-control watch-dog-interval on``.
+
+Sources: Cisco Nexus 9000 NX-OS Quality of Service Configuration Guide (queuing, network-qos, PFC and
+PFC watchdog chapters); see nxos.py for each statement's source.
+"""
+
+from __future__ import annotations
+
+import re
+
+from roce_tune.plan import Plan, SwitchPlan
+from roce_tune.platforms.cli_readback import Block, after, cli_tree, dscp_list, id_list, to_bytes
+from roce_tune.qos import (
+    PortHeadroom,
+    PortQos,
+    QueueEcn,
+    Scheduler,
+    SwitchQos,
+    WatchdogQos,
+    expected_qos,
+    majority,
+)
+
+READBACK_FIELDS = frozenset(
+    {
+        "dscp_to_queue",
+        "schedulers",
+        "ports.mtu",
+        "ports.pfc_priorities",
+        "ports.headroom.static_buffer_bytes",
+        "ports.headroom.pause_threshold_bytes",
+        "ports.headroom.resume_threshold_bytes",
+        "ports.ecn.kmin_bytes",
+        "ports.ecn.kmax_bytes",
+        "ports.ecn.pmax_percent",
+        "ports.watchdog",
+    }
+)
+#: Plan fields NX-OS has no statement for by design: field -> why.
+READBACK_BY_DESIGN: dict[str, str] = {
+    "kmin_percent": "thresholds are written in bytes; the percent view of the same ramp is for percent platforms",
+    "kmax_percent": "thresholds are written in bytes; the percent view of the same ramp is for percent platforms",
+    "dscp_to_tc": "NX-OS classifies DSCP to a qos-group, which is the egress queue: read back as dscp_to_queue",
+    "tc_to_queue": "qos-group N is queue N on the 8q system classes: read back as dscp_to_queue",
+    "tc_to_pg": "the ingress class c-in-qN is fixed by the qos-group",
+    "cable_m": "NX-OS takes the headroom itself (static PG buffer, pause/resume thresholds), not a cable length",
+    "xon_bytes": "NX-OS headroom is the static-PG view (buffer size, pause/resume thresholds), read back as such",
+    "xoff_bytes": "NX-OS headroom is the static-PG view (buffer size, pause/resume thresholds), read back as such",
+    "size_bytes": "NX-OS headroom is the static-PG view (buffer size, pause/resume thresholds), read back as such",
+}
+_QUEUE_CLASS = re.compile(r"^c-(?P<dir>out|in)-(?:8q-)?q(?P<q>\d|-default)$")
+
+
+def _class_queue(name: str) -> tuple[str, int] | None:
+    m = _QUEUE_CLASS.match(name)
+    if not m:
+        return None
+    return m.group("dir"), 0 if m.group("q") == "-default" else int(m.group("q"))
+
+
+def _policies(root: Block, kind: str) -> dict[str, Block]:
+    return {b.words()[3]: b for b in root.starting("policy-map", "type", kind) if len(b.words()) == 4}
+
+
+def _classify(root: Block, policy: Block | None) -> dict[int, int] | None:
+    if policy is None:
+        return None
+    cmaps = {b.words()[-1]: b for b in root.starting("class-map", "type", "qos")}
+    out: dict[int, int] = {}
+    default = None
+    for c in policy.starting("class"):
+        group = next((int(s.words()[-1]) for s in c.starting("set", "qos-group")), None)
+        name = c.words()[-1]
+        if group is None:
+            continue
+        if name == "class-default":
+            default = group
+            continue
+        for m in cmaps[name].starting("match", "dscp") if name in cmaps else []:
+            for d in dscp_list(" ".join(m.words()[2:])):
+                out.setdefault(d, group)
+    if default is not None:
+        out.update({d: default for d in range(64) if d not in out})
+    return out or None
+
+
+def _random_detect(words: list[str]) -> QueueEcn | None:
+    if "ecn" not in words or "minimum-threshold" not in words:
+        return None
+    i, j = words.index("minimum-threshold"), words.index("maximum-threshold")
+    prob = after(words, "drop-probability")
+    return QueueEcn(
+        kmin_bytes=to_bytes(words[i + 1], words[i + 2]),
+        kmax_bytes=to_bytes(words[j + 1], words[j + 2]),
+        pmax_percent=float(prob) if prob is not None else None,
+    )
+
+
+def _queuing(policy: Block | None) -> tuple[dict[int, QueueEcn], list[Scheduler], PortHeadroom | None]:
+    ecn: dict[int, QueueEcn] = {}
+    scheds: list[Scheduler] = []
+    headroom = None
+    for c in policy.starting("class", "type", "queuing") if policy else []:
+        dq = _class_queue(c.words()[-1])
+        if dq is None:
+            continue
+        direction, q = dq
+        for b in c.children.values():
+            w = b.words()
+            if w[0] == "random-detect" and (e := _random_detect(w)) is not None:
+                ecn[q] = e
+            elif w[0] == "priority":
+                scheds.append(Scheduler(queue=q, mode="strict"))
+            elif w[:3] == ["bandwidth", "remaining", "percent"] and int(w[3]) > 0:
+                scheds.append(Scheduler(queue=q, mode="dwrr", weight_percent=int(w[3])))
+            elif w[:2] == ["pause", "buffer-size"] and direction == "in":
+                headroom = PortHeadroom(
+                    static_buffer_bytes=int(w[2]),
+                    pause_threshold_bytes=_int(after(w, "pause-threshold")),
+                    resume_threshold_bytes=_int(after(w, "resume-threshold")),
+                )
+    return ecn, sorted(scheds, key=lambda s: s.queue), headroom
+
+
+def _int(v: str | None) -> int | None:
+    return int(v) if v is not None and v.isdigit() else None
+
+
+def _service(block: Block, kind: str, direction: str) -> str | None:
+    return next((b.words()[-1] for b in block.starting("service-policy", "type", kind, direction)), None)
+
+
+def _no_drop_cos(root: Block) -> list[int]:
+    system = root.children.get("system qos")
+    name = (
+        next((b.words()[-1] for b in system.starting("service-policy", "type", "network-qos")), None)
+        if system
+        else None
+    )
+    policy = _policies(root, "network-qos").get(name or "")
+    cos: set[int] = set()
+    for c in policy.children.values() if policy else []:
+        for p in c.starting("pause", "pfc-cos"):
+            cos.update(id_list(" ".join(p.words()[2:])))
+    return sorted(cos)
+
+
+def _port(
+    b: Block, queuing: dict[str, Block], sys_out: str | None, no_drop: list[int]
+) -> tuple[PortQos, list[Scheduler]]:
+    """One ``interface`` block: its QoS and the schedulers of its output queuing policy."""
+    lines = b.child_lines()
+    mode = next((ln.split()[-1] for ln in lines if ln.startswith("priority-flow-control mode ")), None)
+    ecn, sc, _ = _queuing(queuing.get(_service(b, "queuing", "output") or sys_out or ""))
+    _, _, headroom = _queuing(queuing.get(_service(b, "queuing", "input") or ""))
+    mtu = next((_int(ln.split()[1]) for ln in lines if ln.startswith("mtu ")), None)
+    pfc = no_drop if mode == "on" else [] if mode == "off" else None
+    return PortQos(
+        name=b.words()[1],
+        mtu=mtu,
+        pfc_priorities=pfc,
+        headroom=headroom,
+        ecn=ecn,
+        watchdog="priority-flow-control watch-dog-interval on" in lines,
+    ), sc
+
+
+def read_back(text: str) -> SwitchQos:
+    """Parse NX-OS configuration text (rendered or ``show running-config``) into :class:`SwitchQos`.
+
+    Never raises on unknown lines: they are ignored."""
+    root = cli_tree(text, "!")
+    queuing = _policies(root, "queuing")
+    system = root.children.get("system qos") or Block("system qos")
+    sys_out = _service(system, "queuing", "output")
+    no_drop = _no_drop_cos(root)
+    ports, scheds, classify = {}, [], []
+    for b in root.starting("interface"):
+        if len(b.words()) != 2:
+            continue
+        port, sc = _port(b, queuing, sys_out, no_drop)
+        ports[port.name] = port
+        if port.pfc_priorities:
+            scheds.append(sc)
+            classify.append(_service(b, "qos", "input"))
+    qos_name = majority([c for c in classify if c]) or _service(system, "qos", "input")
+    glob_wd = "priority-flow-control watch-dog-interval on" in root.children
+    return SwitchQos(
+        dscp_to_queue=_classify(root, _policies(root, "qos").get(qos_name or "")),
+        schedulers=majority([s for s in scheds if s]) or None,
+        watchdog=WatchdogQos() if glob_wd else None,
+        ports=ports,
+    )
+
+
+def expressible_qos(plan: Plan, switch: SwitchPlan) -> SwitchQos:
+    """The plan's QoS for ``switch`` as NX-OS carries it: DSCP -> qos-group (= queue), ECN thresholds in
+    whole kbytes (x1024 B, rounded down, nxos.kbytes) with whole-percent drop probability, headroom as the
+    static-PG view, no watchdog timers or action (RT241, nxos.render_findings)."""
+    from roce_tune.platforms import nxos
+
+    exp = expected_qos(plan.classification, switch)
+    ports = {}
+    for n, p in exp.ports.items():
+        ecn = (
+            {
+                q: QueueEcn(
+                    kmin_bytes=nxos.kbytes(e.kmin_bytes) * nxos.ECN_UNIT_BYTES if e.kmin_bytes else None,
+                    kmax_bytes=nxos.kbytes(e.kmax_bytes) * nxos.ECN_UNIT_BYTES if e.kmax_bytes else None,
+                    pmax_percent=float(max(1, min(100, round(e.pmax_percent)))) if e.pmax_percent else None,
+                )
+                for q, e in p.ecn.items()
+            }
+            if p.ecn is not None
+            else None
+        )
+        hr = (
+            p.headroom.model_copy(update={"xon_bytes": None, "xoff_bytes": None, "size_bytes": None})
+            if p.headroom
+            else None
+        )
+        ports[n] = p.model_copy(update={"ecn": ecn, "headroom": hr, "cable_m": None})
+    return exp.model_copy(
+        update={"ports": ports, "watchdog": None, "dscp_to_tc": None, "tc_to_queue": None, "tc_to_pg": None}
+    )

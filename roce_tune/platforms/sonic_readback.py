@@ -1,0 +1,272 @@
+"""SONiC CONFIG_DB -> :class:`~roce_tune.qos.SwitchQos` (``read_back``), and what of a plan SONiC can say.
+
+Input: CONFIG_DB as JSON — roce-tune's rendered fragment, ``show runningconfiguration all``, or
+``/etc/sonic/config_db.json``. Tolerant of a full running config: unrelated tables are ignored, rows may
+come in any order, references may be plain (``"ROCE"``) or the pre-202111 ``"[TABLE|ROCE]"`` form, map
+and queue keys may be ranges (``"3-4"``). Tables read (sonic-yang-models field names):
+
+* ``DSCP_TO_TC_MAP`` / ``TC_TO_QUEUE_MAP`` / ``TC_TO_PRIORITY_GROUP_MAP``: the map bound by most ports in
+  ``PORT_QOS_MAP`` (else by its ``global`` row, else the table's only map).
+* ``PORT_QOS_MAP|<port>.pfc_enable`` ("3,4") -> PFC priorities; a port row without it: PFC off.
+* ``QUEUE|<port>|<q>`` ``scheduler`` -> ``SCHEDULER`` (type STRICT/DWRR, weight) and ``wred_profile`` ->
+  ``WRED_PROFILE`` (``green_min/max_threshold`` bytes, ``green_drop_probability`` percent): SONiC marks
+  and drops on the same ramp, so there are no separate drop thresholds to read.
+* ``BUFFER_PG|<port>|<pgs>`` -> ``BUFFER_PROFILE`` with ``xoff``: the port's lossless headroom
+  (xon/xoff/size). A profile without ``xoff`` (lossy, or ``NULL`` in the dynamic model) is no headroom.
+* ``PFC_WD``: ``GLOBAL.POLL_INTERVAL`` and per-port ``action``/``detection_time``/``restoration_time``.
+* ``PORT|<port>.mtu``, ``CABLE_LENGTH|<key>|<port>`` ("5m"), ``DEVICE_METADATA|localhost.buffer_model``.
+
+Sources: sonic-net/sonic-buildimage ``src/sonic-yang-models/yang-models`` (sonic-port-qos-map, sonic-queue,
+sonic-scheduler, sonic-wred-profile, sonic-buffer-pg, sonic-buffer-profile, sonic-pfcwd,
+sonic-device_metadata).
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any
+
+from roce_tune.plan import Plan, SwitchPlan
+from roce_tune.qos import (
+    PortHeadroom,
+    PortQos,
+    QueueEcn,
+    Scheduler,
+    SwitchQos,
+    WatchdogQos,
+    expected_qos,
+    majority,
+)
+
+#: SwitchQos fields a SONiC configuration expresses (dotted paths; ``ports.*`` per port). ``buffer_model``
+#: is read when present but roce-tune does not write it (see sonic.py).
+READBACK_FIELDS = frozenset(
+    {
+        "dscp_to_tc",
+        "tc_to_queue",
+        "tc_to_pg",
+        "schedulers",
+        "watchdog.detection_ms",
+        "watchdog.restoration_ms",
+        "watchdog.poll_ms",
+        "watchdog.action",
+        "ports.mtu",
+        "ports.cable_m",
+        "ports.pfc_priorities",
+        "ports.headroom.xon_bytes",
+        "ports.headroom.xoff_bytes",
+        "ports.headroom.size_bytes",
+        "ports.ecn.kmin_bytes",
+        "ports.ecn.kmax_bytes",
+        "ports.ecn.pmax_percent",
+        "ports.watchdog",
+    }
+)
+#: Plan fields SONiC has no statement for by design: field -> why.
+READBACK_BY_DESIGN: dict[str, str] = {
+    "kmin_percent": "thresholds are written in bytes; the percent view of the same ramp is for percent platforms",
+    "kmax_percent": "thresholds are written in bytes; the percent view of the same ramp is for percent platforms",
+    "dscp_to_queue": "derived from dscp_to_tc and tc_to_queue, which are read back",
+}
+_REF_RE = re.compile(r"^\[(?P<table>[A-Z_]+)\|(?P<name>[^]]+)\]$")
+
+
+def _name(ref: object) -> str | None:
+    """A CONFIG_DB reference's name: ``"ROCE"`` or ``"[TABLE|ROCE]"`` -> ``ROCE``."""
+    if not isinstance(ref, str) or not ref:
+        return None
+    m = _REF_RE.match(ref)
+    return m.group("name") if m else ref
+
+
+def ids(key: str) -> list[int]:
+    """``"3"`` / ``"3-4"`` / ``"0,3"`` -> the ids it names.
+
+    >>> ids("3"), ids("3-5"), ids("0,3")
+    ([3], [3, 4, 5], [0, 3])
+    """
+    out: list[int] = []
+    for part in key.split(","):
+        lo, _, hi = part.strip().partition("-")
+        out.extend(range(int(lo), int(hi or lo) + 1))
+    return out
+
+
+def _int(value: object) -> int | None:
+    try:
+        return int(str(value))
+    except ValueError:
+        return None
+
+
+def _load(text: str) -> dict[str, Any]:
+    start = text.find("{")
+    if start < 0:
+        raise ValueError("SONiC read-back: no JSON object in the text (expected CONFIG_DB JSON)")
+    try:
+        data = json.loads(text[start:])
+    except json.JSONDecodeError as e:
+        raise ValueError(
+            f"SONiC read-back: CONFIG_DB JSON invalid at line {e.lineno} column {e.colno}: {e.msg}"
+        ) from e
+    if not isinstance(data, dict):
+        raise ValueError("SONiC read-back: CONFIG_DB JSON is not an object")
+    return data
+
+
+def _port_rows(db: dict[str, Any], table: str) -> dict[str, dict[int, Any]]:
+    """``TABLE|<port>|<ids>`` rows -> port -> id -> row."""
+    out: dict[str, dict[int, Any]] = {}
+    for key, row in (db.get(table) or {}).items():
+        port, _, rng = key.rpartition("|")
+        if port and rng:
+            for i in ids(rng):
+                out.setdefault(port, {})[i] = row
+    return out
+
+
+def _map(db: dict[str, Any], table: str, field: str) -> dict[int, int] | None:
+    maps = db.get(table) or {}
+    qos = db.get("PORT_QOS_MAP") or {}
+    bound = [_name(r.get(field)) for k, r in qos.items() if k != "global" and r.get(field)]
+    name = majority(bound) or _name((qos.get("global") or {}).get(field))
+    if name is None and len(maps) == 1:
+        name = next(iter(maps))
+    if name is None or name not in maps:
+        return None
+    return {int(k): int(v) for k, v in maps[name].items()}
+
+
+def _scheduler(db: dict[str, Any], queue: int, row: dict[str, Any]) -> Scheduler | None:
+    s = (db.get("SCHEDULER") or {}).get(_name(row.get("scheduler")) or "")
+    if s is None:
+        return None
+    strict = str(s.get("type", "")).upper() == "STRICT"
+    return Scheduler(
+        queue=queue,
+        mode="strict" if strict else "dwrr",
+        weight_percent=None if strict else _int(s.get("weight")),
+    )
+
+
+def _schedulers(db: dict[str, Any], queues: dict[str, dict[int, Any]]) -> list[Scheduler] | None:
+    per_port = []
+    for rows in queues.values():
+        found = [_scheduler(db, q, rows[q]) for q in sorted(rows)]
+        if any(found):
+            per_port.append([s for s in found if s is not None])
+    return majority(per_port)
+
+
+def _ecn(db: dict[str, Any], rows: dict[int, Any]) -> dict[int, QueueEcn]:
+    out = {}
+    for q, row in sorted(rows.items()):
+        w = (db.get("WRED_PROFILE") or {}).get(_name(row.get("wred_profile")) or "")
+        if w is None or str(w.get("ecn", "ecn_all")) == "ecn_none":
+            continue
+        prob = _int(w.get("green_drop_probability"))
+        out[q] = QueueEcn(
+            kmin_bytes=_int(w.get("green_min_threshold")),
+            kmax_bytes=_int(w.get("green_max_threshold")),
+            pmax_percent=float(prob) if prob is not None else None,
+        )
+    return out
+
+
+def _headroom(db: dict[str, Any], pgs: dict[int, Any]) -> PortHeadroom | None:
+    profiles = db.get("BUFFER_PROFILE") or {}
+    for _pg, row in sorted(pgs.items()):
+        prof = profiles.get(_name(row.get("profile")) or "")
+        if prof and prof.get("xoff") is not None:
+            return PortHeadroom(
+                xon_bytes=_int(prof.get("xon")),
+                xoff_bytes=_int(prof.get("xoff")),
+                size_bytes=_int(prof.get("size")),
+            )
+    return None
+
+
+def _watchdog(db: dict[str, Any]) -> WatchdogQos | None:
+    wd = db.get("PFC_WD") or {}
+    rows = [
+        (r.get("action"), _int(r.get("detection_time")), _int(r.get("restoration_time")))
+        for k, r in wd.items()
+        if k != "GLOBAL"
+    ]
+    common = majority(rows)
+    if common is None:
+        return None
+    return WatchdogQos(
+        action=common[0],
+        detection_ms=common[1],
+        restoration_ms=common[2],
+        poll_ms=_int((wd.get("GLOBAL") or {}).get("POLL_INTERVAL")),
+    )
+
+
+def _cable_m(db: dict[str, Any], port: str) -> float | None:
+    for row in (db.get("CABLE_LENGTH") or {}).values():
+        m = re.fullmatch(r"(\d+(?:\.\d+)?)m", str(row.get(port, "")))
+        if m:
+            return float(m.group(1))
+    return None
+
+
+def _port(
+    db: dict[str, Any], name: str, queues: dict[str, dict[int, Any]], pgs: dict[str, dict[int, Any]]
+) -> PortQos:
+    full = "DEVICE_METADATA" in db  # a whole CONFIG_DB: a port without a PORT_QOS_MAP row has PFC off
+    row = (db.get("PORT_QOS_MAP") or {}).get(name) or ({} if full else None)
+    pfc = None if row is None else (ids(row["pfc_enable"]) if row.get("pfc_enable") else [])
+    wd_rows = db.get("PFC_WD")
+    return PortQos(
+        name=name,
+        mtu=_int((db.get("PORT") or {}).get(name, {}).get("mtu")),
+        cable_m=_cable_m(db, name),
+        pfc_priorities=pfc,
+        headroom=_headroom(db, pgs.get(name, {})),
+        ecn=_ecn(db, queues[name]) if name in queues else None,
+        watchdog=(name in (wd_rows or {})) if wd_rows is not None or row is not None else None,
+    )
+
+
+def read_back(text: str) -> SwitchQos:
+    """Parse SONiC CONFIG_DB JSON (rendered or running) into :class:`SwitchQos`.
+
+    Ports are those named in ``PORT``, ``PORT_QOS_MAP``, ``QUEUE`` or ``BUFFER_PG``. Fields the text does
+    not state are None; a port with a ``PORT_QOS_MAP`` row but no ``pfc_enable`` has PFC off (``[]``), and so
+    has a port without a row in a whole CONFIG_DB (one with ``DEVICE_METADATA``; a fragment: None).
+
+    Raises:
+        ValueError: the text holds no JSON object (message with line/column of a syntax error).
+    """
+    db = _load(text)
+    qos = db.get("PORT_QOS_MAP") or {}
+    queues, pgs = _port_rows(db, "QUEUE"), _port_rows(db, "BUFFER_PG")
+    names = (set(db.get("PORT") or {}) | set(qos) | set(queues) | set(pgs)) - {"global"}
+    ports = {name: _port(db, name, queues, pgs) for name in sorted(names)}
+    meta = (db.get("DEVICE_METADATA") or {}).get("localhost") or {}
+    return SwitchQos(
+        dscp_to_tc=_map(db, "DSCP_TO_TC_MAP", "dscp_to_tc_map"),
+        tc_to_queue=_map(db, "TC_TO_QUEUE_MAP", "tc_to_queue_map"),
+        tc_to_pg=_map(db, "TC_TO_PRIORITY_GROUP_MAP", "tc_to_pg_map"),
+        schedulers=_schedulers(db, queues),
+        watchdog=_watchdog(db),
+        buffer_model=meta.get("buffer_model"),
+        ports=ports,
+    )
+
+
+def expressible_qos(plan: Plan, switch: SwitchPlan) -> SwitchQos:
+    """The plan's QoS for ``switch`` as SONiC CONFIG_DB can carry it: cable lengths in whole metres
+    (rounded up, ``sonic.cable_string``); separate drop thresholds are refused at render (RT240), so
+    they never reach a file. Everything else as :func:`~roce_tune.qos.expected_qos`."""
+    import math
+
+    exp = expected_qos(plan.classification, switch)
+    ports = {
+        n: p.model_copy(update={"cable_m": float(math.ceil(p.cable_m)) if p.cable_m is not None else None})
+        for n, p in exp.ports.items()
+    }
+    return exp.model_copy(update={"ports": ports})
