@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -34,7 +35,7 @@ def _diffs(platform: str, text: str, against_plan: bool = False) -> list[str]:
     return differences(want, mod.read_back(text))
 
 
-def _sub(pattern: str, repl: str, text: str, flags: int = 0) -> str:
+def _sub(pattern: str, repl: Callable[[re.Match[str]], str] | str, text: str, flags: int = 0) -> str:
     """``re.sub`` of the first match; fails the test if the pattern is not in the rendered text."""
     out, n = re.subn(pattern, repl, text, count=1, flags=flags)
     assert n == 1, f"planting needs {pattern!r} in the rendered text"
@@ -77,7 +78,8 @@ PLANTS = {
         "mtu": (lambda t: _sub(r"^  mtu 9216$", "  mtu 9000", t, re.M), "mtu"),
     },
     "junos": {
-        "kmax": (lambda t: _sub(r"fill-level \[ 1 4 \]", "fill-level [ 1 5 ]", t), "kmax_percent"),
+        "kmax": (lambda t: _sub(r"(fill-level \[ \d+ )(\d+)( \])", lambda m: f"{m.group(1)}{int(m.group(2)) + 1}{m.group(3)}",
+                                t), "kmax_percent"),
         "pfc": (lambda t: _sub(r"pfc-priority 3", "pfc-priority 4", t), "pfc_priorities"),
         "dscp": (lambda t: _sub(r"code-points \[ 011010 \]", "code-points [ ]", t), "dscp_to_queue[26]"),
         "mtu": (lambda t: _sub(r" mtu 9216$", " mtu 9000", t, re.M), "mtu"),
