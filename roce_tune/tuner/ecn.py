@@ -24,6 +24,7 @@ import math
 from roce_tune.findings import Finding, Location, Severity
 from roce_tune.inventory.models import PROFILE_NAME_RE, EcnProfileName
 from roce_tune.plan import EcnProfile, FluidCheck, Rationale
+from roce_tune.platforms.contract import OWN_NAME_RE  # noqa: F401  (naming convention, re-exported)
 from roce_tune.tuner.dcqcn import calc_dcqcn
 from roce_tune.tuner.fluid import FluidParams, fixed_point, fixed_point_p
 from roce_tune.units import parse_bytes, parse_speed_gbps, parse_time_us
@@ -63,7 +64,7 @@ __all__ = ["NAMED_PROFILES", "base_rtt_us", "calc_dcqcn", "calc_ecn", "check_ecn
 #: (pinned values) — :data:`OWN_NAME_RE` matches all of them, so deploy can tell the profiles roce-tune
 #: created (and may remove once unused) from anyone else's.
 DEFAULT_NAME = "ROCE_LOSSLESS_{speed_gbps}G_N{fan_in}"
-OWN_NAME_RE = r"ROCE_LOSSLESS_\d+G_N\d+(?:_V\d+|_PIN)*"
+
 
 def base_rtt_us(hops: int, cable_m_total: float, nic_latency_us: float,
                 switch_latency_us: float) -> tuple[float, Rationale]:
