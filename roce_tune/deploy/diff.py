@@ -1,15 +1,16 @@
 """Diffs between a device's running configuration and the rendered desired configuration.
 
-Three shapes, chosen by the platform's ``diff_kind`` (data in :data:`DIFF_RULES`):
+Three shapes, chosen by the platform's :class:`~roce_tune.platforms.contract.DiffRules` ``kind`` (each
+platform module's ``DIFF``, collected in :data:`DIFF_RULES`):
 
-* ``hier`` (EOS, NX-OS): hierarchical CLI via hier-config. The desired config is *partial*: it is
+* ``hier``: hierarchical CLI via hier-config. The desired config is *partial*: it is
   merged onto the running config (``HConfig.future``) so unrelated lines are never removed; inside
   sections roce-tune owns (e.g. ``qos profile ROCE_LOSSLESS``) the desired children are
   authoritative, so stale lines there are negated.
-* ``set`` (Junos ``set`` form, NVUE ``nv set``): flat lines ``<path…> <value>``. Under the owned roots
+* ``set``: flat lines ``<path…> <value>``. Under the owned roots
   (``set class-of-service``, ``nv set qos``) the desired lines are authoritative; elsewhere a desired
   line replaces the running line with the same path (all tokens but the value).
-* ``json`` (SONiC CONFIG_DB): an RFC 6902 JSON Patch restricted to the tables and keys roce-tune
+* ``json`` (a config database): an RFC 6902 JSON Patch restricted to the tables and keys roce-tune
   renders, plus stale per-port keys of the ports it manages.
 
 Each returns a :class:`ConfigChange`: the lines/ops to push, a human diff in the platform's own
@@ -24,89 +25,16 @@ import re
 from dataclasses import dataclass, field
 
 import jsonpatch
-from hier_config import HConfig, Platform, WorkflowRemediation, get_hconfig, get_hconfig_driver
+from hier_config import HConfig, WorkflowRemediation, get_hconfig, get_hconfig_driver
 from hier_config.models import IdempotentCommandsRule, MatchRule
 from hier_config.platforms.driver_base import HConfigDriverBase
 
-from roce_tune.tuner.ecn import OWN_NAME_RE
+from roce_tune.platforms import SWITCH_PLATFORMS, platform
+from roce_tune.platforms.contract import DiffRules
 
-
-@dataclass(frozen=True)
-class DiffRules:
-    """Platform data for diffing.
-
-    Attributes:
-        kind: ``hier`` / ``set`` / ``json``.
-        hier_platform: hier-config platform for ``hier``.
-        owned_sections: regexes of top-level sections whose children roce-tune owns entirely.
-        owned_roots: line prefixes (``set`` kind) under which desired lines are authoritative.
-        negate: how a ``set`` line is removed: (prefix to strip, replacement), e.g. ("set ", "delete ").
-        disruptive: (regex on an added/removed diff line or patch path, reason).
-        idempotent: ``hier`` only: command paths (one line prefix per level, outermost first) where the
-            device replaces the old value when a new one is entered, so the remediation sets the new
-            value instead of negating the old one first (hier-config's idempotent-command rules; a
-            ``no mtu 1500`` before ``mtu 9216`` would drop jumbo frames on a live class in between).
-        stale: objects roce-tune created under its own names and removes once the desired config no longer
-            has them (an ECN profile of old values): ``hier``: regexes of whole top-level sections;
-            ``json``: (table, regex of the row key). ``set`` platforms need none (their owned roots are
-            authoritative). Never a pattern that matches a name roce-tune did not give.
-    """
-
-    kind: str
-    hier_platform: Platform | None = None
-    indent: int = 2
-    owned_sections: tuple[str, ...] = ()
-    owned_roots: tuple[str, ...] = ()
-    negate: tuple[str, str] = ("", "")
-    disruptive: tuple[tuple[str, str], ...] = ()
-    idempotent: tuple[tuple[str, ...], ...] = ()
-    stale: tuple = ()  # tuple[str, ...] (hier) or tuple[tuple[str, str], ...] (json)
-
-
-_PFC_ON = "enabling PFC on a port briefly stops traffic on it while the ASIC reprograms"
+#: diff data of every switch platform (each platform module's ``DIFF``), by platform name
 DIFF_RULES: dict[str, DiffRules] = {
-    "eos": DiffRules(
-        kind="hier", hier_platform=Platform.ARISTA_EOS, indent=3,
-        owned_sections=(r"^qos profile ROCE", ),
-        idempotent=(("qos profile ", "tx-queue ", "random-detect ecn "), ("qos profile ", "tx-queue ", "bandwidth "),
-                    ("qos profile ", "priority-flow-control pause watchdog ")),
-        stale=(rf"^qos profile {OWN_NAME_RE}$",),
-        disruptive=((r"^\+\s*priority-flow-control (on|priority \d+ no-drop)", _PFC_ON),
-                    (r"^\+\s*service-profile ", "a new QoS profile on a live port reprograms its queues and PFC")),
-    ),
-    "nxos": DiffRules(
-        kind="hier", hier_platform=Platform.CISCO_NXOS,
-        # every class-map/policy-map roce-tune renders is named RT_… (platforms/nxos.py); the old patterns
-        # (ROCE/CNP/QOS_) are kept for configs rendered before that naming
-        owned_sections=(r"^class-map type \S+ match-\S+ (RT_|ROCE|CNP)", r"^policy-map type \S+ (RT_|QOS_|ROCE|qos_network)"),
-        stale=(r"^class-map type \S+ match-\S+ RT_\S+$", r"^policy-map type \S+ RT_\S+$"),
-        disruptive=((r"^\+\s*mtu \d+", "a network-qos MTU change re-carves the buffers (all ports pause briefly)"),
-                    (r"^\+\s*pause buffer-size", "a new ingress headroom (pause buffer-size) re-carves the port buffer")),
-        idempotent=(("policy-map type network-qos ", "class type network-qos ", "mtu "),
-                    ("policy-map type network-qos ", "class type network-qos ", "pause "),
-                    ("policy-map type queuing ", "class type queuing ", "bandwidth "),
-                    ("policy-map type queuing ", "class type queuing ", "random-detect "),
-                    ("policy-map type queuing ", "class type queuing ", "priority level ")),
-    ),
-    "junos": DiffRules(
-        kind="set", owned_roots=("set class-of-service ",), negate=("set ", "delete "),
-        disruptive=((r"^\+set class-of-service interfaces \S+ congestion-notification-profile",
-                     "Junos QFX blocks the whole port while it reprograms PFC (loss on every queue)"),
-                    (r"^[+-]set class-of-service shared-buffer", "a shared-buffer partition change re-carves the buffer")),
-    ),
-    "cumulus": DiffRules(
-        kind="set", owned_roots=("nv set qos ",), negate=("nv set ", "nv unset "),
-        disruptive=((r"^[+-]nv set qos traffic-pool", "a traffic-pool resize restarts the buffer configuration (switchd)"),
-                    (r"^\+nv set qos pfc ", _PFC_ON),
-                    (r"^\+nv set interface \S+ qos pfc", _PFC_ON)),
-    ),
-    "sonic": DiffRules(
-        kind="json", stale=(("WRED_PROFILE", rf"^{OWN_NAME_RE}$"),),
-        disruptive=((r"^/BUFFER_POOL", "a buffer pool resize moves every port's shared buffer"),
-                    (r"^replace /BUFFER_PG/", "a headroom profile swap on a live port"),
-                    (r"^add /PORT_QOS_MAP/[^/]+/pfc_enable", _PFC_ON)),
-    ),
-}
+    name: rules for name in SWITCH_PLATFORMS if (rules := platform(name).diff) is not None}
 
 
 @dataclass

@@ -1,21 +1,10 @@
 """Per-platform push flows over netmiko: read running config, compute the change, push with the
 platform's safe mechanism, read back, confirm — or roll back and say why.
 
-Safe mechanism per platform (docs/derivation.md#platform-syntax):
-
-========  ===============================================================================
-eos       ``configure session`` → ``commit timer`` → read back → ``configure session X commit``;
-          failure: ``abort`` (before commit) / ``configure session X abort`` (reverts the timer commit)
-nxos      ``checkpoint`` → config → read back; failure: ``rollback running-config checkpoint X atomic``
-junos     ``configure private`` → ``commit check`` → ``commit confirmed N`` → read back → ``commit``;
-          failure: discard, or ``rollback 1`` + ``commit`` after the confirmed commit
-cumulus   ``nv set``/``nv unset`` → ``nv config apply -y --confirm Ns`` → read back →
-          ``nv config apply --confirm-yes``; failure: ``--confirm-no`` / ``nv config detach``
-sonic     ``config checkpoint`` → ``config apply-patch`` → read back; failure: ``config rollback``
-host      copy the script, run it with ``--save`` (it first writes a restore script with every value
-          it is about to change); its own read-back check (exit status) decides;
-          failure: run the restore script
-========  ===============================================================================
+The safe mechanism of each platform (checkpoint/session/commit-confirm, its rollback, its save, what it
+leaves behind) is the platform's :class:`~roce_tune.platforms.contract.PushMethod` (``PUSH`` at the end of
+each module under ``roce_tune/platforms/``; docs/derivation.md#platform-syntax). This module is the
+generic skeleton: boundaries, stop handling, rollback on any failure, read-back, confirm check and save.
 
 Stopping (SIGINT/SIGTERM, see ``runner.StopRequest``): every command of a push is a boundary at which
 the driver asks ``should_stop()``; when it answers, the push raises :class:`Interrupted` before sending
@@ -40,49 +29,28 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from roce_tune.deploy.diff import DIFF_RULES, ConfigChange, hier_diff, json_diff, set_diff
+from roce_tune.platforms import ALL_PLATFORMS, platform
+from roce_tune.platforms.contract import PushMethod
 
 #: exit status of a host restore point that ran but had values it could not read before the change
 RESTORE_INCOMPLETE_RC = "3"
-#: how to read the relevant running configuration (platform data)
-READ_RUNNING = {
-    "eos": "show running-config",
-    "nxos": "show running-config",
-    "junos": "show configuration | display set",
-    "cumulus": "nv config show -o commands",
-    "sonic": "show runningconfiguration all",
-}
+#: the push method of every platform (each platform module's ``PUSH``), by platform name
+PUSH_METHODS: dict[str, PushMethod] = {name: platform(name).push for name in ALL_PLATFORMS}
+#: how to read the relevant running configuration (views of :data:`PUSH_METHODS`)
+READ_RUNNING = {n: m.read_running for n, m in PUSH_METHODS.items() if m.read_running is not None}
 #: errors a platform prints for a rejected command
-ERROR_PATTERNS = {
-    "eos": r"% ?(Invalid|Incomplete|Ambiguous|Error)",
-    "nxos": r"% ?(Invalid|Incomplete|Ambiguous)|ERROR:",
-    "junos": r"(syntax error|unknown command|error:)",
-    "cumulus": r"(?i)^\s*(error|invalid)",
-    "sonic": r"(?i)(^|\n)\s*(error|failed)",
-    "host": r"$^",
-}
+ERROR_PATTERNS = {n: m.error_pattern for n, m in PUSH_METHODS.items()}
 #: after confirming: (command, regex meaning "the commit is still waiting for confirmation")
-CONFIRM_CHECK = {
-    "eos": ("show configuration sessions detail", r"pendingCommitTimer"),
-    "junos": ("show system commit", r"(?m)^0\s.*commit confirmed, rollback in"),
-    "cumulus": ("nv config apply --confirm-status", r"(?i)(time left|remaining|pending confirm[^a-z]*\d)"),
-}
-#: how each platform persists the running configuration: (command, regex its success prints). Junos has
-#: no separate save: a commit writes the committed configuration to storage (its "commit complete" is
-#: checked); Cumulus NVUE >= 5.9 saves on apply by default, older releases need ``nv config save``, which is
-#: harmless on newer ones. Linux-shell platforms are judged by the command's exit status.
-SAVE = {
-    "eos": ("write memory", r"(?m)^Copy completed successfully\.?\s*$"),
-    "nxos": ("copy running-config startup-config", r"(?m)^Copy complete\.\s*$"),
-    "cumulus": ("nv config save; echo ROCE_TUNE_RC=$?", r"ROCE_TUNE_RC=0\b"),
-    "sonic": ("sudo config save -y; echo ROCE_TUNE_RC=$?", r"ROCE_TUNE_RC=0\b"),
-}
+CONFIRM_CHECK = {n: m.confirm_check for n, m in PUSH_METHODS.items() if m.confirm_check is not None}
+#: how each platform persists the running configuration: (command, regex its success prints); a platform
+#: without an entry has no separate save (a Junos commit writes to storage and is checked as such)
+SAVE = {n: m.save for n, m in PUSH_METHODS.items() if m.save is not None}
 #: stages whose commands may run long (commit, save, rollback, the host script); the others are shows
 #: and single config lines, which a live device answers at once
 LONG_STAGES = frozenset({"commit", "confirm", "save", "rollback", "run", "checkpoint"})
 #: stages whose command makes a push final: no stop is honoured after it is sent (the device finishes)
 FINAL_STAGES = ("confirm", "save", "cleanup")
-NETMIKO_TYPES = {"eos": "arista_eos", "nxos": "cisco_nxos", "junos": "juniper_junos",
-                 "cumulus": "cumulus_linux", "sonic": "linux", "host": "linux"}
+NETMIKO_TYPES = {n: m.netmiko_device_type for n, m in PUSH_METHODS.items()}
 
 
 class RollbackNeeded(RuntimeError):
@@ -233,7 +201,7 @@ def left_as_is(platform: str, phase: str, progress: dict[str, Any], opts: PushOp
     """What a device abandoned by an aborted run is left in, and the command that puts it back.
 
     Args:
-        platform: eos, nxos, junos, cumulus, sonic or host.
+        platform: a platform name (:data:`roce_tune.platforms.ALL_PLATFORMS`).
         phase: the driver's ``phase`` (read, push, rollback, finish, done).
         progress: the driver's ``progress`` (checkpoint/session taken, committed, applied, restore).
         opts: the push options (tag = checkpoint/session name, commit-confirm window).
@@ -246,61 +214,26 @@ def left_as_is(platform: str, phase: str, progress: dict[str, Any], opts: PushOp
     if phase == "finish":
         return "the change is final (confirmed/verified); saving it to startup may not have run"
     head = "its rollback was cut short" if phase == "rollback" else "stopped mid-push"
-    minutes = max(1, round(opts.confirm_s / 60))
-    if platform == "eos" and progress.get("committed"):
-        what = (f"committed with a commit timer: EOS reverts it by itself within {opts.confirm_s} s; "
-                f"to revert now: `configure session {tag} abort`")
-    elif platform == "eos":
-        what = f"running config unchanged; the uncommitted session {tag} may be left: `no configure session {tag}`"
-    elif platform == "nxos" and progress.get("checkpoint"):
-        what = (f"may be half-configured (NX-OS has no commit-confirm); to revert: "
-                f"`rollback running-config checkpoint {tag} atomic`")
-    elif platform == "junos" and progress.get("committed"):
-        what = (f"committed with `commit confirmed {minutes}`: Junos reverts it by itself within {minutes} min; "
-                "to revert now: `rollback 1` and `commit` in `configure private`")
-    elif platform == "junos":
-        what = "nothing committed: the private candidate is discarded when the session closes"
-    elif platform == "cumulus" and progress.get("applied"):
-        what = (f"applied with `--confirm {opts.confirm_s}s`: NVUE reverts it by itself unless confirmed; "
-                "to revert now: `nv config apply --confirm-no`")
-    elif platform == "cumulus":
-        what = ("partial `nv set`s may sit in the pending revision (the next `nv config apply` by anyone applies "
-                "them): `nv config detach`")
-    elif platform == "sonic" and progress.get("checkpoint"):
-        what = f"the patch may be applied (SONiC has no commit-confirm); to revert: `sudo config rollback {tag}`"
-    elif platform == "host" and progress.get("restore"):
-        what = (f"values may be changed (hosts have no commit-confirm); to revert: "
-                f"`bash {shlex.quote(progress['restore'])}` on the host (if it exists, it was written before any change)")
-    else:
-        what = "nothing changed yet"
+    describe = PUSH_METHODS[platform].left_as_is
+    what = (describe(progress, tag, opts.confirm_s) if describe is not None else None) or "nothing changed yet"
     return f"{head}; {what}"
 
 
-def _strip_nvue(text: str) -> str:
-    return "\n".join(ln for ln in text.splitlines() if ln.strip().startswith("nv "))
-
-
 def compute_change(platform: str, running: str, desired: str, managed_ports: set[str]) -> ConfigChange:
-    """Change that takes ``running`` to include ``desired`` (per-platform diff kind).
+    """Change that takes ``running`` to include ``desired`` (the platform's diff kind and rules).
 
     Raises:
-        ValueError: running/desired JSON (SONiC) does not parse.
+        ValueError: running/desired JSON (``json`` kind) does not parse.
     """
     rules = DIFF_RULES[platform]
     if rules.kind == "hier":
         return hier_diff(rules, running, desired)
     if rules.kind == "set":
-        if platform == "cumulus":
-            return set_diff(rules, _strip_nvue(running), _strip_nvue(desired))
+        if rules.keep_lines is not None:
+            return set_diff(rules, rules.keep_lines(running), rules.keep_lines(desired))
         return set_diff(rules, running, desired)
-    return json_diff(rules, _sonic_db(running), json.loads(desired), managed_ports)
-
-
-def _sonic_db(text: str) -> dict[str, Any]:
-    start = text.find("{")
-    if start < 0:
-        raise ValueError("no CONFIG_DB JSON in the device output")
-    return json.loads(text[start:text.rfind("}") + 1])
+    assert rules.parse_running is not None, f"{platform}: a json diff needs parse_running"
+    return json_diff(rules, rules.parse_running(running), json.loads(desired), managed_ports)
 
 
 def _heredoc(path: str, content: str, append: bool = False) -> str:
@@ -321,6 +254,7 @@ class Driver:
         as it is read back (so a local copy exists even if the run is aborted)."""
         self.restore_point = ""  # host: the restore script the last push_host wrote (as found before it)
         self.platform, self.conn, self.opts, self.log = platform, conn, opts, log
+        self.method = PUSH_METHODS[platform]
         self.should_stop, self.on_restore_point = should_stop, on_restore_point
         self.progress: dict[str, Any] = {}
         watch_session(conn)
@@ -332,7 +266,7 @@ class Driver:
         """Read timeout (s) for a command of ``stage``: long for commit/save/rollback/host script."""
         return self.opts.commit_timeout_s if stage in LONG_STAGES else self.opts.read_timeout_s
 
-    def _boundary(self, command: str) -> None:
+    def boundary(self, command: str) -> None:
         """Raise :class:`Interrupted` when a stop was requested and the push may still roll back."""
         if self.phase == "push" and self.should_stop is not None:
             signal = self.should_stop()
@@ -351,7 +285,7 @@ class Driver:
             Interrupted: a stop was requested before the command was sent.
         """
         if boundary:
-            self._boundary(command)
+            self.boundary(command)
         if stage in FINAL_STAGES and self.phase == "push":
             self.phase = "finish"
         kwargs: dict[str, Any] = {"read_timeout": self.timeout(stage)}
@@ -363,7 +297,9 @@ class Driver:
 
     def read_running(self) -> str:
         """The relevant running configuration, as the platform prints it."""
-        return self.cmd(READ_RUNNING[self.platform])
+        if self.method.read_running is None:
+            raise KeyError(f"{self.platform} has no running configuration to read")
+        return self.cmd(self.method.read_running)
 
     def upload(self, path: str, content: str, chunk_bytes: int = 1500) -> None:
         """Write ``content`` to ``path`` on a Linux-based device with here-documents of at most
@@ -379,7 +315,7 @@ class Driver:
             chunks[-1].append(line)
             size += len(line) + 1
         for i, chunk in enumerate(chunks):
-            self._boundary(f"cat >> {path}")
+            self.boundary(f"cat >> {path}")
             self.conn.write_channel(_heredoc(path, "\n".join(chunk), append=i > 0) + "\n")
             self.conn.read_until_prompt(read_timeout=self.opts.read_timeout_s)
         self.log(f"$ cat > {path} <<'ROCE_TUNE_EOF' ... ({len(content)} bytes in {len(chunks)} chunk(s))")
@@ -395,7 +331,10 @@ class Driver:
             PushError / netmiko errors: the push failed and the rollback on this session succeeded.
             RollbackNeeded: the push failed and this session could not roll back (e.g. dropped).
         """
-        self._guarded(lambda: getattr(self, f"_push_{self.platform}")(change, desired, managed_ports))
+        steps = self.method.push
+        if steps is None:
+            raise PushError("send", f"{self.platform} is pushed as a script (push_host), not as a change")
+        self._guarded(lambda: steps(self, change.commands, change.patch, desired, managed_ports))
         if self.opts.save:
             self.save()
 
@@ -405,10 +344,10 @@ class Driver:
         Raises:
             SaveError: the device refused or did not confirm the save (the change stays live, unsaved).
         """
-        if self.platform not in SAVE:
+        if self.method.save is None:
             return
-        command, success = SAVE[self.platform]
-        out = self.cmd(command, "save", r"#" if self.platform in ("eos", "nxos") else None)
+        command, success = self.method.save
+        out = self.cmd(command, "save", self.method.save_expect)
         shown = command.split(";")[0]
         found = rejected_command(self.platform, out, [shown])
         status = re.findall(r"ROCE_TUNE_RC=(\d+)", out)  # the last: the output's, not an echoed command's
@@ -462,34 +401,10 @@ class Driver:
 
     def rollback(self, progress: dict[str, Any]) -> None:
         """Undo a partial push described by ``progress`` (works on a fresh session too)."""
-        tag = progress.get("tag", self.opts.tag)
-        if self.platform == "host":
+        if self.method.restore_point:
             self._rollback_host(progress)
-            return
-        if self.platform != "sonic" and self.conn.check_config_mode():
-            if self.platform == "eos" and not progress.get("committed"):
-                self.conn.send_command("abort", expect_string=r"#")  # discard the open session
-            elif self.platform == "junos" and not progress.get("committed"):
-                self.conn.send_command("rollback 0", expect_string=r"#")
-                self.conn.exit_config_mode()
-            else:
-                self.conn.exit_config_mode()
-        if self.platform == "eos" and progress.get("session"):
-            self.cmd(f"configure session {tag} abort", "rollback", r"#")
-        elif self.platform == "nxos" and progress.get("checkpoint"):
-            _check("nxos", self.cmd(f"rollback running-config checkpoint {tag} atomic", "rollback"), "rollback")
-        elif self.platform == "junos" and progress.get("committed"):
-            self.conn.config_mode(config_command="configure private")
-            self.conn.send_command("rollback 1", expect_string=r"#")
-            _check("junos", self.conn.send_command(f"commit comment {tag}-rollback", expect_string=r"#",
-                                                   read_timeout=self.timeout("rollback")), "rollback")
-            self.conn.exit_config_mode()
-        elif self.platform == "cumulus":
-            if progress.get("applied"):
-                self.cmd("nv config apply --confirm-no", "rollback")
-            self.cmd("nv config detach", "rollback")
-        elif self.platform == "sonic" and progress.get("checkpoint"):
-            _check("sonic", self.cmd(f"sudo config rollback {tag}", "rollback"), "rollback")
+        elif self.method.rollback is not None:
+            self.method.rollback(self, progress)
 
     def _rollback_host(self, progress: dict[str, Any]) -> None:
         """Run the restore point the host script wrote; none means it stopped before changing anything."""
@@ -514,18 +429,24 @@ class Driver:
             raise PushError("rollback", "restore script failed:\n" + "\n".join(out.splitlines()[-10:]))
         self.cmd(f"rm -f {q}", "cleanup")
 
-    def _confirmed(self) -> None:
+    def check(self, output: str, stage: str, commands: list[str] | None = None) -> str:
+        """Return ``output``; raise PushError(stage) naming the device's error line and the rejected command."""
+        return _check(self.platform, output, stage, commands)
+
+    def confirmed(self) -> None:
         """Raise if the device still waits for a confirmation (a lost confirm would roll back later)."""
-        command, pending = CONFIRM_CHECK[self.platform]
+        assert self.method.confirm_check is not None, f"{self.platform} has no commit-confirm"
+        command, pending = self.method.confirm_check
         if re.search(pending, self.cmd(command, "confirm")):
             raise PushError("confirm", "the confirmation did not take; the device still waits for one")
 
-    def _verify(self, desired: str, managed_ports: set[str]) -> None:
+    def verify(self, desired: str, managed_ports: set[str]) -> None:
+        """Read the running configuration back; raise PushError("verify") unless it includes ``desired``."""
         after = compute_change(self.platform, self.read_running(), desired, managed_ports)
         if not after.empty:
             raise PushError("verify", "device does not match the plan after the push:\n" + "\n".join(after.diff[:20]))
 
-    def _config_set(self, lines: list[str], mode_cmd: str) -> str:
+    def config_set(self, lines: list[str], mode_cmd: str) -> str:
         """Enter config mode with ``mode_cmd`` and send ``lines`` one at a time, each waiting for the
         echo and the prompt (netmiko ``cmd_verify``), so that a stop lands between two lines and a
         rejected line stops the push at that line.
@@ -534,86 +455,29 @@ class Driver:
             PushError("send"): a line was rejected (the platform's error pattern).
             Interrupted: a stop was requested before a line was sent.
         """
-        self._boundary(mode_cmd)
+        self.boundary(mode_cmd)
         out = self.conn.config_mode(config_command=mode_cmd)
         for line in lines:
-            self._boundary(line)
+            self.boundary(line)
             got = self.conn.send_config_set([line], enter_config_mode=False, exit_config_mode=False,
                                             read_timeout=self.opts.read_timeout_s, cmd_verify=True)
             out += got
-            if re.search(ERROR_PATTERNS[self.platform], got, re.MULTILINE):
+            if re.search(self.method.error_pattern, got, re.MULTILINE):
                 break
         self.log(out)
         return _check(self.platform, out, "send", lines)
 
-    def _commit(self, command: str, stage: str = "commit") -> str:
-        """Send a Junos commit (config mode) and require its ``commit complete``: a Junos commit is also
-        its save to storage."""
-        out = _check("junos", self.cmd(command, "commit" if stage == "check" else stage, r"#"), stage, [command])
-        if stage != "check" and not re.search(r"(?m)^commit complete\s*$", out):
-            raise PushError(stage, f"`{command}` did not print 'commit complete': "
+    def commit_checked(self, command: str, stage: str = "commit") -> str:
+        """Send a commit (config mode) and require the platform's ``commit_success`` (a Junos commit is
+        also its save to storage, so its ``commit complete`` is checked)."""
+        out = self.check(self.cmd(command, "commit" if stage == "check" else stage, r"#"), stage, [command])
+        if stage != "check" and self.method.commit_success is not None:
+            success, shown = self.method.commit_success
+            if re.search(success, out):
+                return out
+            raise PushError(stage, f"`{command}` did not print '{shown}': "
                                    + "; ".join(ln.strip() for ln in out.splitlines() if ln.strip())[-300:])
         return out
-
-    def _push_eos(self, change: ConfigChange, desired: str, ports: set[str]) -> None:
-        session = self.opts.tag
-        self.progress["session"] = True
-        self._config_set(change.commands, f"configure session {session}")
-        self.cmd("show session-config diffs", "diff", r"#")
-        hms = time.strftime("%H:%M:%S", time.gmtime(self.opts.confirm_s))
-        _check("eos", self.cmd(f"commit timer {hms}", "commit", r"#"), "commit", [f"commit timer {hms}"])
-        self.progress["committed"] = True
-        self.cmd("end", "commit", r"#")
-        self._verify(desired, ports)
-        confirm = f"configure session {session} commit"
-        _check("eos", self.cmd(confirm, "confirm", r"#"), "confirm", [confirm])
-        self._confirmed()
-
-    def _push_nxos(self, change: ConfigChange, desired: str, ports: set[str]) -> None:
-        self.cmd("terminal dont-ask", "checkpoint")
-        _check("nxos", self.cmd(f"checkpoint {self.opts.tag}", "checkpoint"), "checkpoint",
-               [f"checkpoint {self.opts.tag}"])
-        self.progress["checkpoint"] = True
-        self._config_set(change.commands, "configure terminal")
-        self.conn.exit_config_mode()
-        self._verify(desired, ports)
-
-    def _push_junos(self, change: ConfigChange, desired: str, ports: set[str]) -> None:
-        minutes = max(1, round(self.opts.confirm_s / 60))
-        self._config_set(change.commands, "configure private")
-        self.cmd("show | compare", "diff", r"#")
-        self._commit("commit check", "check")
-        self._commit(f"commit confirmed {minutes} comment {self.opts.tag}")
-        self.progress["committed"] = True
-        self.conn.exit_config_mode()
-        self._verify(desired, ports)
-        self._boundary("configure private")
-        self.conn.config_mode(config_command="configure private")
-        self._commit("commit comment confirmed", "confirm")
-        self.conn.exit_config_mode()
-        self._confirmed()
-
-    def _push_cumulus(self, change: ConfigChange, desired: str, ports: set[str]) -> None:
-        for line in change.commands:
-            _check("cumulus", self.cmd(line, "send"), "send", [line])
-        self.cmd("nv config diff", "diff")
-        self.progress["applied"] = True  # set first: a drop during apply may still have applied
-        apply = f"nv config apply -y --confirm {self.opts.confirm_s}s"
-        _check("cumulus", self.cmd(apply, "commit"), "commit", [apply])
-        self._verify(desired, ports)
-        _check("cumulus", self.cmd("nv config apply --confirm-yes", "confirm"), "confirm",
-               ["nv config apply --confirm-yes"])
-        self._confirmed()
-
-    def _push_sonic(self, change: ConfigChange, desired: str, ports: set[str]) -> None:
-        path = f"/tmp/{self.opts.tag}-{secrets.token_hex(6)}.patch.json"  # unpredictable name in /tmp
-        checkpoint = f"sudo config checkpoint {self.opts.tag}"
-        _check("sonic", self.cmd(checkpoint, "checkpoint"), "checkpoint", [checkpoint])
-        self.progress["checkpoint"] = True
-        self.upload(path, json.dumps(change.patch, indent=1, sort_keys=True))
-        _check("sonic", self.cmd(f"sudo config apply-patch {path}", "commit"), "commit",
-               [f"sudo config apply-patch {path}"])
-        self._verify(desired, ports)
 
     # -- hosts ---------------------------------------------------------------------------------
     def run_host_script(self, script: str, check_only: bool, save: str | None = None) -> tuple[int, str]:

@@ -42,6 +42,7 @@ from roce_tune.deploy.credentials import (
 from roce_tune.deploy.drivers import (
     CONFIRM_CHECK,
     NETMIKO_TYPES,
+    PUSH_METHODS,
     Driver,
     Interrupted,
     PushError,
@@ -53,9 +54,8 @@ from roce_tune.deploy.drivers import (
 )
 from roce_tune.plan import Plan
 
-#: desired-config file of each platform inside ``switches/`` (platform data)
-DESIRED_FILE = {"eos": "{name}.cfg", "nxos": "{name}.cfg", "junos": "{name}.set", "cumulus": "{name}.nvue.sh",
-                "sonic": "{name}.json"}
+#: desired-config file of each platform inside ``switches/`` (each platform's ``PUSH.desired_file``)
+DESIRED_FILE = {name: m.desired_file for name, m in PUSH_METHODS.items() if m.desired_file is not None}
 
 
 @dataclass
@@ -343,7 +343,7 @@ def netmiko_params(t: Target, opts: ApplyOptions, creds: Credentials, log_path: 
         if not Path(opts.known_hosts).expanduser().is_file():  # netmiko would silently skip a missing file
             raise PushError("connect", f"{t.name}: known_hosts file {opts.known_hosts} does not exist")
         params.update(alt_host_keys=True, alt_key_file=opts.known_hosts)
-    if t.platform == "sonic":
+    if PUSH_METHODS[t.platform].enable_secret:
         params["secret"] = creds.password or ""
     if log_path is not None:  # 0600, masked with the platform's secret patterns before it is written
         params["session_log"] = RedactingSessionLog(str(log_path), redact or Redactor(creds.secrets(), t.platform))

@@ -1,4 +1,9 @@
-"""Platform registry: ``get_platform("eos")`` returns the module with ``SPEC`` and ``render()``.
+"""Platform registry: names -> implementations of the platform contract.
+
+``get_platform("eos")`` returns the module ``roce_tune.platforms.eos``; :func:`platform` returns its
+``PLATFORM`` record, which implements :class:`roce_tune.platforms.contract.Platform` (render, read back,
+diff, push, counters, capabilities and known defects). Generic engines (deploy, verify, the tuner, audit)
+reach platform knowledge only through this registry, never by naming a platform.
 
 Each platform module provides:
 
@@ -8,7 +13,8 @@ Each platform module provides:
 * ``SECRET_PATTERNS`` — the platform's forms of passwords, hashes, keys and communities in its running
   configuration, masked in every log and restore point (see :func:`secret_patterns`);
 * optionally ``render_findings(plan, switch) -> list[Finding]`` — warnings about what the platform's
-  syntax changes in the plan (e.g. Junos whole-percent ECN fill levels, RT241).
+  syntax changes in the plan (e.g. Junos whole-percent ECN fill levels, RT241);
+* ``PLATFORM`` — the contract record (at the end of the module).
 
 The host module (``host``) provides ``render_host(plan, host) -> dict[str, str]`` and
 ``render_nccl_env(plan, host) -> str`` instead.
@@ -18,10 +24,19 @@ from __future__ import annotations
 
 import importlib
 from types import ModuleType
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from roce_tune.findings import Finding
+    from roce_tune.plan import Plan, SwitchPlan
+    from roce_tune.platforms.contract import Platform
 
 from roce_tune.platforms.base import SecretPattern
 
 SWITCH_PLATFORMS = ("sonic", "cumulus", "eos", "nxos", "junos")
+#: the platform of servers (their NICs and NCCL environment)
+HOST_PLATFORM = "host"
+ALL_PLATFORMS = (*SWITCH_PLATFORMS, HOST_PLATFORM)
 
 
 def get_platform(name: str) -> ModuleType:
@@ -30,8 +45,8 @@ def get_platform(name: str) -> ModuleType:
     Raises:
         KeyError: unknown platform (lists the known ones).
     """
-    if name not in SWITCH_PLATFORMS and name != "host":
-        raise KeyError(f"unknown platform {name!r}; known: {', '.join(SWITCH_PLATFORMS)}, host")
+    if name not in ALL_PLATFORMS:
+        raise KeyError(f"unknown platform {name!r}; known: {', '.join(SWITCH_PLATFORMS)}, {HOST_PLATFORM}")
     return importlib.import_module(f"roce_tune.platforms.{name}")
 
 
@@ -43,3 +58,22 @@ def secret_patterns(name: str) -> tuple[SecretPattern, ...]:
         KeyError: unknown platform.
     """
     return tuple(getattr(get_platform(name), "SECRET_PATTERNS", ()))
+
+
+def platform(name: str) -> Platform:
+    """The contract implementation of platform ``name`` (its module's ``PLATFORM``).
+
+    Raises:
+        KeyError: unknown platform (lists the known ones).
+    """
+    impl: Platform = get_platform(name).PLATFORM
+    return impl
+
+
+def platform_findings(plan: Plan, switch: SwitchPlan) -> list[Finding]:
+    """What a plan must say about ``switch`` on its platform: the platform's render warnings (RT241) and
+    every known defect of its platform/ASIC/OS release that affects it (RT251+)."""
+    from roce_tune.platforms.contract import known_defect_findings
+
+    impl = platform(switch.platform)
+    return [*impl.render_findings(plan, switch), *known_defect_findings(impl, switch)]

@@ -57,7 +57,7 @@ from typing import Any
 from roce_tune.findings import Finding, Location, Severity
 from roce_tune.plan import Plan, SwitchPlan
 from roce_tune.platforms.base import LINUX_IFNAME_MAX, PlatformSpec, SecretPattern, secret_re
-from roce_tune.render.engine import render_template
+from roce_tune.platforms.templating import render_template
 
 #: Cumulus Linux release whose NVUE syntax the templates follow.
 CL_VERSION = "5.14"
@@ -416,9 +416,80 @@ VERSION_RENDER_COMMAND = "nv show system -o json"
 CAPTURE_PROMPT = "cumulus@{device}:mgmt:~$ "
 
 # --- read-back (platform contract: read_back(text) -> SwitchQos) ------------------------------------
+# --- platform contract (roce_tune/platforms/contract.py): diff, push, capabilities ---------------------
+from roce_tune.platforms import contract as _c  # noqa: E402
 from roce_tune.platforms.cumulus_readback import (  # noqa: E402,F401
     READBACK_BY_DESIGN,
     READBACK_FIELDS,
     expressible_qos,
     read_back,
+)
+
+
+def nv_lines(text: str) -> str:
+    """Only the ``nv …`` lines of an NVUE script or ``nv config show -o commands`` output."""
+    return "\n".join(ln for ln in text.splitlines() if ln.strip().startswith("nv "))
+
+
+#: diff data: ``nv set qos`` lines are authoritative; a line is removed with ``nv unset``
+DIFF = _c.DiffRules(
+    kind="set", owned_roots=("nv set qos ",), negate=("nv set ", "nv unset "),
+    disruptive=((r"^[+-]nv set qos traffic-pool", "a traffic-pool resize restarts the buffer configuration (switchd)"),
+                (r"^\+nv set qos pfc ", _c.PFC_ON),
+                (r"^\+nv set interface \S+ qos pfc", _c.PFC_ON)),
+    keep_lines=nv_lines,
+)
+
+
+def _push(s: _c.PushSession, commands: list[str], _patch: list[dict[str, object]], desired: str,
+          ports: set[str]) -> None:
+    """``nv set``/``nv unset`` -> ``nv config apply -y --confirm Ns`` -> read back -> ``--confirm-yes``."""
+    for line in commands:
+        s.check(s.cmd(line, "send"), "send", [line])
+    s.cmd("nv config diff", "diff")
+    s.progress["applied"] = True  # set first: a drop during apply may still have applied
+    apply = f"nv config apply -y --confirm {s.opts.confirm_s}s"
+    s.check(s.cmd(apply, "commit"), "commit", [apply])
+    s.verify(desired, ports)
+    s.check(s.cmd("nv config apply --confirm-yes", "confirm"), "confirm", ["nv config apply --confirm-yes"])
+    s.confirmed()
+
+
+def _rollback(s: _c.PushSession, progress: dict[str, object]) -> None:
+    """``nv config apply --confirm-no`` after an apply, then ``nv config detach`` (drops pending sets)."""
+    if s.conn.check_config_mode():
+        s.conn.exit_config_mode()
+    if progress.get("applied"):
+        s.cmd("nv config apply --confirm-no", "rollback")
+    s.cmd("nv config detach", "rollback")
+
+
+def _left_as_is(progress: dict[str, object], _tag: str, confirm_s: int) -> str:
+    if progress.get("applied"):
+        return (f"applied with `--confirm {confirm_s}s`: NVUE reverts it by itself unless confirmed; "
+                "to revert now: `nv config apply --confirm-no`")
+    return ("partial `nv set`s may sit in the pending revision (the next `nv config apply` by anyone applies "
+            "them): `nv config detach`")
+
+
+#: NVUE >= 5.9 saves on apply by default, older releases need ``nv config save`` (harmless on newer ones);
+#: a Linux shell, so the save is judged by its exit status
+PUSH = _c.PushMethod(
+    netmiko_device_type="cumulus_linux", read_running="nv config show -o commands",
+    error_pattern=r"(?i)^\s*(error|invalid)",
+    push=_push, rollback=_rollback, left_as_is=_left_as_is,
+    confirm_check=("nv config apply --confirm-status", r"(?i)(time left|remaining|pending confirm[^a-z]*\d)"),
+    save=("nv config save; echo ROCE_TUNE_RC=$?", r"ROCE_TUNE_RC=0\b"),
+    desired_file="{name}.nvue.sh",
+)
+
+CAPABILITIES = _c.Capabilities(
+    knobs=("pfc", "watchdog", "ecn", "scheduler", "dscp_map", "headroom", "mtu", "buffer_pool"),
+    watchdog_note="Cumulus PFC-watchdog timers are not published [gap]: SONiC start_default values; NVUE "
+                  "expresses detection as polling-interval x robustness",
+)
+
+PLATFORM = _c.PlatformImpl(
+    name=SPEC.name, spec=SPEC, render=render,
+    read_back=_c.module_read_back(__name__, SPEC.name), diff=DIFF, push=PUSH, capabilities=CAPABILITIES,
 )

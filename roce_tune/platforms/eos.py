@@ -55,7 +55,7 @@ from typing import cast
 from roce_tune.findings import Finding, Location, Severity
 from roce_tune.plan import EcnProfile, Plan, PortPlan, SwitchPlan
 from roce_tune.platforms.base import IOS_STYLE_SECRETS, PlatformSpec, SecretPattern
-from roce_tune.render.engine import render_template
+from roce_tune.platforms.templating import render_template
 
 SPEC = PlatformSpec(
     name="eos",
@@ -411,9 +411,84 @@ LLDP_RENDER_COMMAND = "show lldp neighbors detail | json"
 CAPTURE_PROMPT = "{device}# "
 
 # --- read-back (platform contract: read_back(text) -> SwitchQos) ------------------------------------
+# --- platform contract (roce_tune/platforms/contract.py): diff, push, capabilities ---------------------
+import time as _time  # noqa: E402
+
+from hier_config import Platform as _HierPlatform  # noqa: E402
+
+from roce_tune.platforms import contract as _c  # noqa: E402
 from roce_tune.platforms.eos_readback import (  # noqa: E402,F401
     READBACK_BY_DESIGN,
     READBACK_FIELDS,
     expressible_qos,
     read_back,
+)
+
+#: diff data (docs/derivation.md#platform-syntax): roce-tune owns its ``qos profile ROCE…`` sections
+DIFF = _c.DiffRules(
+    kind="hier", hier_platform=_HierPlatform.ARISTA_EOS, indent=3,
+    owned_sections=(r"^qos profile ROCE", ),
+    idempotent=(("qos profile ", "tx-queue ", "random-detect ecn "), ("qos profile ", "tx-queue ", "bandwidth "),
+                ("qos profile ", "priority-flow-control pause watchdog ")),
+    stale=(rf"^qos profile {_c.OWN_NAME_RE}$",),
+    disruptive=((r"^\+\s*priority-flow-control (on|priority \d+ no-drop)", _c.PFC_ON),
+                (r"^\+\s*service-profile ", "a new QoS profile on a live port reprograms its queues and PFC")),
+)
+
+
+def _push(s: _c.PushSession, commands: list[str], _patch: list[dict[str, object]], desired: str,
+          ports: set[str]) -> None:
+    """``configure session`` -> ``commit timer`` -> read back -> ``configure session X commit``."""
+    session = s.opts.tag
+    s.progress["session"] = True
+    s.config_set(commands, f"configure session {session}")
+    s.cmd("show session-config diffs", "diff", r"#")
+    hms = _time.strftime("%H:%M:%S", _time.gmtime(s.opts.confirm_s))
+    s.check(s.cmd(f"commit timer {hms}", "commit", r"#"), "commit", [f"commit timer {hms}"])
+    s.progress["committed"] = True
+    s.cmd("end", "commit", r"#")
+    s.verify(desired, ports)
+    confirm = f"configure session {session} commit"
+    s.check(s.cmd(confirm, "confirm", r"#"), "confirm", [confirm])
+    s.confirmed()
+
+
+def _rollback(s: _c.PushSession, progress: dict[str, object]) -> None:
+    """``abort`` an open session before its commit; ``configure session X abort`` reverts the timer commit."""
+    if s.conn.check_config_mode():
+        if not progress.get("committed"):
+            s.conn.send_command("abort", expect_string=r"#")  # discard the open session
+        else:
+            s.conn.exit_config_mode()
+    if progress.get("session"):
+        s.cmd(f"configure session {progress.get('tag', s.opts.tag)} abort", "rollback", r"#")
+
+
+def _left_as_is(progress: dict[str, object], tag: str, confirm_s: int) -> str:
+    if progress.get("committed"):
+        return (f"committed with a commit timer: EOS reverts it by itself within {confirm_s} s; "
+                f"to revert now: `configure session {tag} abort`")
+    return f"running config unchanged; the uncommitted session {tag} may be left: `no configure session {tag}`"
+
+
+PUSH = _c.PushMethod(
+    netmiko_device_type="arista_eos", read_running="show running-config",
+    error_pattern=r"% ?(Invalid|Incomplete|Ambiguous|Error)",
+    push=_push, rollback=_rollback, left_as_is=_left_as_is,
+    confirm_check=("show configuration sessions detail", r"pendingCommitTimer"),
+    save=("write memory", r"(?m)^Copy completed successfully\.?\s*$"), save_expect=r"#",
+    desired_file="{name}.cfg",
+)
+
+CAPABILITIES = _c.Capabilities(
+    knobs=("pfc", "watchdog", "ecn", "ecn_drop", "scheduler", "dscp_map", "headroom", "mtu"),
+    watchdog_note="Arista EOS watchdog defaults not found [gap]: SONiC start_default values (EOS takes seconds: "
+                  "timeout, recovery-time, polling-interval)",
+    watchdog_poll_half=("; EOS polling <= half the timeout",
+                        "EOS requires the polling interval at most half the timeout"),
+)
+
+PLATFORM = _c.PlatformImpl(
+    name=SPEC.name, spec=SPEC, render=render, render_findings=render_findings,
+    read_back=_c.module_read_back(__name__, SPEC.name), diff=DIFF, push=PUSH, capabilities=CAPABILITIES,
 )

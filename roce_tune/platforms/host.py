@@ -40,7 +40,7 @@ from typing import NamedTuple
 from roce_tune.inventory.models import DEVICE_NAME_RE, ENDPOINT_RE, ENV_VAR_RE, NETDEV_RE, RDMA_DEVICE_RE
 from roce_tune.plan import HostPlan, NicPlan, Plan
 from roce_tune.platforms.base import PlatformSpec
-from roce_tune.render.engine import comment_safe, render_template
+from roce_tune.platforms.templating import comment_safe, render_template
 
 #: bash condition each section runs under: sections that only read or comment run always (None); the
 #: restore point runs only with ``--save FILE``; all others write and are skipped by ``--check``.
@@ -271,3 +271,30 @@ def render_lldp(device: str, ends: list[_lldp.RemoteEnd]) -> str:
     return _lldp.render_lldpctl_json(device, ends)
 #: Prompt of a rendered capture (the audit capture splitter reads it: roce_tune.audit.capture).
 CAPTURE_PROMPT = "root@{device}:~# "
+
+
+# --- platform contract (roce_tune/platforms/contract.py): push, capabilities ---------------------------
+import shlex  # noqa: E402
+
+from roce_tune.platforms import contract as _c  # noqa: E402
+
+
+def _left_as_is(progress: dict[str, object], _tag: str, _confirm_s: int) -> str | None:
+    restore = progress.get("restore")
+    if restore:
+        return (f"values may be changed (hosts have no commit-confirm); to revert: "
+                f"`bash {shlex.quote(str(restore))}` on the host (if it exists, it was written before any change)")
+    return None
+
+
+#: hosts: copy the script, run it with ``--save`` (it writes a restore script with every value it is about
+#: to change first); its own read-back check (exit status) decides; failure: run the restore script
+PUSH = _c.PushMethod(netmiko_device_type="linux", error_pattern=r"$^", left_as_is=_left_as_is,
+                     linux_shell=True, restore_point=True)
+
+CAPABILITIES = _c.Capabilities(knobs=("dscp_map", "pfc", "dcqcn", "tos", "mtu", "nccl_env"))
+
+PLATFORM = _c.PlatformImpl(
+    name=SPEC.name, spec=SPEC, render=render_host,
+    read_back=_c.module_read_back(__name__, SPEC.name), push=PUSH, capabilities=CAPABILITIES,
+)

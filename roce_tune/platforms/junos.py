@@ -48,7 +48,7 @@ import re
 from roce_tune.findings import Finding, Location, Severity
 from roce_tune.plan import EcnProfile, Plan, PortPlan, SwitchPlan
 from roce_tune.platforms.base import PlatformSpec, SecretPattern, secret_re
-from roce_tune.render.engine import render_template
+from roce_tune.platforms.templating import render_template
 
 SPEC = PlatformSpec(
     name="junos",
@@ -449,9 +449,85 @@ LLDP_RENDER_COMMAND = "show lldp neighbors | display json"
 CAPTURE_PROMPT = "admin@{device}> "
 
 # --- read-back (platform contract: read_back(text) -> SwitchQos) ------------------------------------
+# --- platform contract (roce_tune/platforms/contract.py): diff, push, capabilities ---------------------
+from roce_tune.platforms import contract as _c  # noqa: E402
 from roce_tune.platforms.junos_readback import (  # noqa: E402,F401
     READBACK_BY_DESIGN,
     READBACK_FIELDS,
     expressible_qos,
     read_back,
+)
+
+#: diff data: ``set class-of-service`` lines are authoritative; a line is removed with ``delete``
+DIFF = _c.DiffRules(
+    kind="set", owned_roots=("set class-of-service ",), negate=("set ", "delete "),
+    disruptive=((r"^\+set class-of-service interfaces \S+ congestion-notification-profile",
+                 "Junos QFX blocks the whole port while it reprograms PFC (loss on every queue)"),
+                (r"^[+-]set class-of-service shared-buffer", "a shared-buffer partition change re-carves the buffer")),
+)
+
+
+def _push(s: _c.PushSession, commands: list[str], _patch: list[dict[str, object]], desired: str,
+          ports: set[str]) -> None:
+    """``configure private`` -> ``commit check`` -> ``commit confirmed N`` -> read back -> ``commit``."""
+    minutes = max(1, round(s.opts.confirm_s / 60))
+    s.config_set(commands, "configure private")
+    s.cmd("show | compare", "diff", r"#")
+    s.commit_checked("commit check", "check")
+    s.commit_checked(f"commit confirmed {minutes} comment {s.opts.tag}")
+    s.progress["committed"] = True
+    s.conn.exit_config_mode()
+    s.verify(desired, ports)
+    s.boundary("configure private")
+    s.conn.config_mode(config_command="configure private")
+    s.commit_checked("commit comment confirmed", "confirm")
+    s.conn.exit_config_mode()
+    s.confirmed()
+
+
+def _rollback(s: _c.PushSession, progress: dict[str, object]) -> None:
+    """Discard the private candidate, or ``rollback 1`` + ``commit`` after the confirmed commit."""
+    if s.conn.check_config_mode():
+        if not progress.get("committed"):
+            s.conn.send_command("rollback 0", expect_string=r"#")
+        s.conn.exit_config_mode()
+    if progress.get("committed"):
+        tag = progress.get("tag", s.opts.tag)
+        s.conn.config_mode(config_command="configure private")
+        s.conn.send_command("rollback 1", expect_string=r"#")
+        s.check(s.conn.send_command(f"commit comment {tag}-rollback", expect_string=r"#",
+                                    read_timeout=s.timeout("rollback")), "rollback")
+        s.conn.exit_config_mode()
+
+
+def _left_as_is(progress: dict[str, object], _tag: str, confirm_s: int) -> str:
+    minutes = max(1, round(confirm_s / 60))
+    if progress.get("committed"):
+        return (f"committed with `commit confirmed {minutes}`: Junos reverts it by itself within {minutes} min; "
+                "to revert now: `rollback 1` and `commit` in `configure private`")
+    return "nothing committed: the private candidate is discarded when the session closes"
+
+
+PUSH = _c.PushMethod(
+    netmiko_device_type="juniper_junos", read_running="show configuration | display set",
+    error_pattern=r"(syntax error|unknown command|error:)",
+    push=_push, rollback=_rollback, left_as_is=_left_as_is,
+    confirm_check=("show system commit", r"(?m)^0\s.*commit confirmed, rollback in"),
+    commit_success=(r"(?m)^commit complete\s*$", "commit complete"),  # a Junos commit is also its save
+    desired_file="{name}.set",
+)
+
+CAPABILITIES = _c.Capabilities(
+    knobs=("pfc", "watchdog", "ecn", "scheduler", "dscp_map", "headroom", "mtu"),
+    watchdog_note="congestion-notification-profile ... pfc-watchdog: detection counted in polls (200/100 = 2); "
+                  "on Junos Evolved the recovery action is global and shared by all ports",
+    watchdog_fixed_ms=(("poll_ms", 100), ("detection_ms", 200), ("restoration_ms", 200)),
+    watchdog_fixed_formula="Juniper default",
+    watchdog_fixed_source="Junos 'PFC watchdog' docs: poll 100 ms, detection 2 polls (200 ms), recovery 200 ms "
+                          "(docs/derivation.md#pfc-watchdog)",
+)
+
+PLATFORM = _c.PlatformImpl(
+    name=SPEC.name, spec=SPEC, render=render, render_findings=render_findings,
+    read_back=_c.module_read_back(__name__, SPEC.name), diff=DIFF, push=PUSH, capabilities=CAPABILITIES,
 )

@@ -43,7 +43,7 @@ import re
 from roce_tune.findings import Finding, Location, Severity
 from roce_tune.plan import EcnProfile, Headroom, Plan, PortPlan, SwitchPlan
 from roce_tune.platforms.base import IOS_STYLE_SECRETS, PlatformSpec, SecretPattern, secret_re
-from roce_tune.render.engine import render_template
+from roce_tune.platforms.templating import render_template
 
 SPEC = PlatformSpec(
     name="nxos",
@@ -411,9 +411,75 @@ LLDP_RENDER_COMMAND = "show lldp neighbors detail | json"
 CAPTURE_PROMPT = "{device}# "
 
 # --- read-back (platform contract: read_back(text) -> SwitchQos) ------------------------------------
+# --- platform contract (roce_tune/platforms/contract.py): diff, push, capabilities ---------------------
+from hier_config import Platform as _HierPlatform  # noqa: E402
+
+from roce_tune.platforms import contract as _c  # noqa: E402
 from roce_tune.platforms.nxos_readback import (  # noqa: E402,F401
     READBACK_BY_DESIGN,
     READBACK_FIELDS,
     expressible_qos,
     read_back,
+)
+
+#: diff data: every class-map/policy-map roce-tune renders is named RT_…; the old patterns (ROCE/CNP/QOS_)
+#: are kept for configs rendered before that naming
+DIFF = _c.DiffRules(
+    kind="hier", hier_platform=_HierPlatform.CISCO_NXOS,
+    owned_sections=(r"^class-map type \S+ match-\S+ (RT_|ROCE|CNP)", r"^policy-map type \S+ (RT_|QOS_|ROCE|qos_network)"),
+    stale=(r"^class-map type \S+ match-\S+ RT_\S+$", r"^policy-map type \S+ RT_\S+$"),
+    disruptive=((r"^\+\s*mtu \d+", "a network-qos MTU change re-carves the buffers (all ports pause briefly)"),
+                (r"^\+\s*pause buffer-size", "a new ingress headroom (pause buffer-size) re-carves the port buffer")),
+    idempotent=(("policy-map type network-qos ", "class type network-qos ", "mtu "),
+                ("policy-map type network-qos ", "class type network-qos ", "pause "),
+                ("policy-map type queuing ", "class type queuing ", "bandwidth "),
+                ("policy-map type queuing ", "class type queuing ", "random-detect "),
+                ("policy-map type queuing ", "class type queuing ", "priority level ")),
+)
+
+
+def _push(s: _c.PushSession, commands: list[str], _patch: list[dict[str, object]], desired: str,
+          ports: set[str]) -> None:
+    """``checkpoint`` -> config -> read back (NX-OS has no commit-confirm)."""
+    s.cmd("terminal dont-ask", "checkpoint")
+    s.check(s.cmd(f"checkpoint {s.opts.tag}", "checkpoint"), "checkpoint", [f"checkpoint {s.opts.tag}"])
+    s.progress["checkpoint"] = True
+    s.config_set(commands, "configure terminal")
+    s.conn.exit_config_mode()
+    s.verify(desired, ports)
+
+
+def _rollback(s: _c.PushSession, progress: dict[str, object]) -> None:
+    """``rollback running-config checkpoint X atomic``."""
+    if s.conn.check_config_mode():
+        s.conn.exit_config_mode()
+    if progress.get("checkpoint"):
+        tag = progress.get("tag", s.opts.tag)
+        s.check(s.cmd(f"rollback running-config checkpoint {tag} atomic", "rollback"), "rollback")
+
+
+def _left_as_is(progress: dict[str, object], tag: str, _confirm_s: int) -> str | None:
+    if progress.get("checkpoint"):
+        return (f"may be half-configured (NX-OS has no commit-confirm); to revert: "
+                f"`rollback running-config checkpoint {tag} atomic`")
+    return None
+
+
+PUSH = _c.PushMethod(
+    netmiko_device_type="cisco_nxos", read_running="show running-config",
+    error_pattern=r"% ?(Invalid|Incomplete|Ambiguous)|ERROR:",
+    push=_push, rollback=_rollback, left_as_is=_left_as_is,
+    save=("copy running-config startup-config", r"(?m)^Copy complete\.\s*$"), save_expect=r"#",
+    desired_file="{name}.cfg",
+)
+
+CAPABILITIES = _c.Capabilities(
+    knobs=("pfc", "watchdog", "ecn", "scheduler", "dscp_map", "headroom", "mtu"),
+    watchdog_note="NX-OS default multipliers not captured [gap]: SONiC start_default values (interval + "
+                  "shutdown/restore multipliers)",
+)
+
+PLATFORM = _c.PlatformImpl(
+    name=SPEC.name, spec=SPEC, render=render, render_findings=render_findings,
+    read_back=_c.module_read_back(__name__, SPEC.name), diff=DIFF, push=PUSH, capabilities=CAPABILITIES,
 )

@@ -78,7 +78,7 @@ from typing import Any
 from roce_tune.findings import Finding, Location, Severity
 from roce_tune.plan import BufferProfile, Plan, PortPlan, SwitchPlan
 from roce_tune.platforms.base import LINUX_IFNAME_MAX, PlatformSpec, SecretPattern, mask_secrets, secret_re
-from roce_tune.render.engine import render_template
+from roce_tune.platforms.templating import render_template
 
 SPEC = PlatformSpec(
     name="sonic",
@@ -554,9 +554,122 @@ LLDP_RENDER_COMMAND = "show lldp table"
 CAPTURE_PROMPT = "admin@{device}:~$ "
 
 # --- read-back (platform contract: read_back(text) -> SwitchQos) ------------------------------------
+# --- platform contract (roce_tune/platforms/contract.py): diff, push, capabilities ---------------------
+import secrets as _secrets  # noqa: E402
+
+from roce_tune.platforms import contract as _c  # noqa: E402
 from roce_tune.platforms.sonic_readback import (  # noqa: E402,F401
     READBACK_BY_DESIGN,
     READBACK_FIELDS,
     expressible_qos,
     read_back,
+)
+
+
+def config_db(text: str) -> dict[str, Any]:
+    """The CONFIG_DB JSON object in ``show runningconfiguration all`` output.
+
+    Raises:
+        ValueError: no JSON object in the output (or it does not parse).
+    """
+    start = text.find("{")
+    if start < 0:
+        raise ValueError("no CONFIG_DB JSON in the device output")
+    return json.loads(text[start:text.rfind("}") + 1])  # type: ignore[no-any-return]
+
+
+#: diff data: a JSON Patch restricted to the tables/keys roce-tune renders
+DIFF = _c.DiffRules(
+    kind="json", stale=(("WRED_PROFILE", rf"^{_c.OWN_NAME_RE}$"),),
+    disruptive=((r"^/BUFFER_POOL", "a buffer pool resize moves every port's shared buffer"),
+                (r"^replace /BUFFER_PG/", "a headroom profile swap on a live port"),
+                (r"^add /PORT_QOS_MAP/[^/]+/pfc_enable", _c.PFC_ON)),
+    parse_running=config_db,
+)
+
+
+def _push(s: _c.PushSession, _commands: list[str], patch: list[dict[str, object]], desired: str,
+          ports: set[str]) -> None:
+    """``config checkpoint`` -> ``config apply-patch`` -> read back (SONiC has no commit-confirm)."""
+    path = f"/tmp/{s.opts.tag}-{_secrets.token_hex(6)}.patch.json"  # unpredictable name in /tmp
+    checkpoint = f"sudo config checkpoint {s.opts.tag}"
+    s.check(s.cmd(checkpoint, "checkpoint"), "checkpoint", [checkpoint])
+    s.progress["checkpoint"] = True
+    s.upload(path, json.dumps(patch, indent=1, sort_keys=True))
+    s.check(s.cmd(f"sudo config apply-patch {path}", "commit"), "commit", [f"sudo config apply-patch {path}"])
+    s.verify(desired, ports)
+
+
+def _rollback(s: _c.PushSession, progress: dict[str, object]) -> None:
+    """``sudo config rollback <checkpoint>`` (a Linux shell: no config mode to leave)."""
+    if progress.get("checkpoint"):
+        s.check(s.cmd(f"sudo config rollback {progress.get('tag', s.opts.tag)}", "rollback"), "rollback")
+
+
+def _left_as_is(progress: dict[str, object], tag: str, _confirm_s: int) -> str | None:
+    if progress.get("checkpoint"):
+        return f"the patch may be applied (SONiC has no commit-confirm); to revert: `sudo config rollback {tag}`"
+    return None
+
+
+PUSH = _c.PushMethod(
+    netmiko_device_type="linux", read_running="show runningconfiguration all",
+    error_pattern=r"(?i)(^|\n)\s*(error|failed)",
+    push=_push, rollback=_rollback, left_as_is=_left_as_is,
+    save=("sudo config save -y; echo ROCE_TUNE_RC=$?", r"ROCE_TUNE_RC=0\b"),
+    desired_file="{name}.json", enable_secret=True, linux_shell=True,
+)
+
+#: Broadcom ASICs with the LTSW SAI the PFC-watchdog restore-loop report names (TH5/TH6 in its title)
+_TH_LTSW = ("tomahawk-5", "tomahawk-6")
+
+KNOWN_DEFECTS = (
+    _c.KnownDefect(
+        rule="RT251", asics=_TH_LTSW, needs_watchdog=True,
+        title="the software PFC watchdog flaps between stormed and restored while a storm continues when every "
+              "PFC-enabled priority of a port storms at once (PFC counting stops while PFC is off, and the "
+              "restore check reads that counter)",
+        fix="expect repeated storm/restore events in `show pfcwd stats` during an all-priority storm; a "
+            "single-priority storm behaves correctly; check the issue for a fixed release before relying on "
+            "the watchdog to hold a stormed port",
+        source="https://github.com/sonic-net/sonic-buildimage/issues/29203"),
+    _c.KnownDefect(
+        rule="RT252", asics=("spectrum-1", "spectrum-2", "spectrum-3", "spectrum-4", "spectrum-5"),
+        severity=_c.Severity.info,
+        title="pfcstat / `show pfc counters` can read 0 received PFC frames while the ASIC SDK counters show "
+              "the pauses (reported as a regression after 201911)",
+        fix="do not read a zero PFC Rx counter as 'no pauses' on this switch; cross-check with the SDK "
+            "counters or the peer's PFC Tx counters",
+        source="https://github.com/sonic-net/sonic-buildimage/issues/5540"),
+)
+
+CAPABILITIES = _c.Capabilities(
+    knobs=("pfc", "watchdog", "ecn", "scheduler", "dscp_map", "headroom", "mtu", "buffer_pool"),
+    known_defects=KNOWN_DEFECTS,
+    watchdog_note="PFC_WD|<port> detection_time/restoration_time/action, PFC_WD|GLOBAL POLL_INTERVAL",
+)
+
+def runbook(rendered: list[tuple[str, str]]) -> list[str]:
+    """plan.md lines for SONiC switches, from (switch name, rendered CONFIG_DB JSON): what a QoS reload or
+    ``config load_minigraph`` deletes of what roce-tune wrote (empty when no SONiC switch was rendered)."""
+    groups: dict[tuple[tuple[str, ...], tuple[str, ...]], list[str]] = {}
+    for name, text in rendered:
+        wiped, kept = reload_warning(text)
+        groups.setdefault((tuple(wiped), tuple(kept)), []).append(name)
+    if not groups:
+        return []
+    lines = ["", "## Runbook: SONiC", ""]
+    for (wiped_t, kept_t), names in sorted(groups.items()):
+        shown = ", ".join(names[:8]) + (f" and {len(names) - 8} more" if len(names) > 8 else "")
+        lines.append(f"- **{shown}**: `config qos reload` and `config load_minigraph` delete {len(wiped_t)} of the "
+                     f"{len(wiped_t) + len(kept_t)} tables roce-tune writes ({', '.join(wiped_t)}) and re-render the "
+                     "SKU defaults (sonic-utilities `config/main.py` `_clear_qos`); only "
+                     f"{', '.join(kept_t) or 'none'} survive. Do not run either after `roce-tune apply`; if one was "
+                     "run, apply again and verify.")
+    return lines
+
+
+PLATFORM = _c.PlatformImpl(
+    name=SPEC.name, spec=SPEC, render=render, runbook=runbook,
+    read_back=_c.module_read_back(__name__, SPEC.name), diff=DIFF, push=PUSH, capabilities=CAPABILITIES,
 )

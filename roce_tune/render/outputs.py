@@ -36,7 +36,7 @@ from typing import TYPE_CHECKING
 
 from roce_tune.findings import Finding, Location, RoceTuneError, Severity
 from roce_tune.plan import Plan, plan_to_json
-from roce_tune.platforms import get_platform
+from roce_tune.platforms import HOST_PLATFORM, get_platform, platform_findings
 from roce_tune.render.review import render_review
 
 if TYPE_CHECKING:
@@ -71,7 +71,7 @@ def render_outputs(plan: Plan, platforms: list[str] | None = None, include_hosts
         module = get_platform(sw.platform)
         try:
             rendered = module.render(plan, sw)
-            warnings += getattr(module, "render_findings", lambda _p, _s: [])(plan, sw)
+            warnings += platform_findings(plan, sw)
         except (ValueError, KeyError, LookupError) as exc:  # the platform cannot express this plan
             problems.append(Finding(
                 rule="RT240", severity=Severity.error, location=Location(device=sw.name),
@@ -89,7 +89,7 @@ def render_outputs(plan: Plan, platforms: list[str] | None = None, include_hosts
     files["plan.json"] = plan_to_json(reviewed)
     files["plan.md"] = render_review(reviewed, switch_files, scorecards)
     if include_hosts and plan.hosts:
-        host_mod = get_platform("host")
+        host_mod = get_platform(HOST_PLATFORM)
         envs: dict[str, dict[str, str]] = {}
         for h in plan.hosts:
             for name, text in host_mod.render_host(plan, h).items():

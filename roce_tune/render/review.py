@@ -225,22 +225,19 @@ def _non_default(plan: Plan) -> list[str]:
 
 
 def _runbook(plan: Plan, switch_files: dict[str, str]) -> list[str]:
-    """Operational warnings per platform that plan.md must carry (SONiC: what a QoS reload wipes)."""
-    from roce_tune.platforms import sonic
+    """Operational warnings per platform that plan.md must carry (each platform's ``runbook``, e.g. what
+    a QoS reload wipes), from the switches' rendered files."""
+    from roce_tune.platforms import platform
 
-    groups: dict[tuple[tuple[str, ...], tuple[str, ...]], list[str]] = defaultdict(list)
+    rendered: dict[str, list[tuple[str, str]]] = defaultdict(list)
     for sw in plan.switches:
-        text = switch_files.get(f"{sw.name}.{sonic.SPEC.extension}") if sw.platform == "sonic" else None
+        impl = platform(sw.platform)
+        text = switch_files.get(f"{sw.name}.{impl.spec.extension}") if impl.runbook is not None else None
         if text is not None:
-            wiped, kept = sonic.reload_warning(text)
-            groups[(tuple(wiped), tuple(kept))].append(sw.name)
-    if not groups:
-        return []
-    lines = ["", "## Runbook: SONiC", ""]
-    for (wiped, kept), names in sorted(groups.items()):
-        shown = ", ".join(names[:8]) + (f" and {len(names) - 8} more" if len(names) > 8 else "")
-        lines.append(f"- **{shown}**: `config qos reload` and `config load_minigraph` delete {len(wiped)} of the "
-                     f"{len(wiped) + len(kept)} tables roce-tune writes ({', '.join(wiped)}) and re-render the SKU "
-                     f"defaults (sonic-utilities `config/main.py` `_clear_qos`); only {', '.join(kept) or 'none'} "
-                     "survive. Do not run either after `roce-tune apply`; if one was run, apply again and verify.")
+            rendered[sw.platform].append((sw.name, text))
+    lines: list[str] = []
+    for name, files in sorted(rendered.items()):
+        runbook = platform(name).runbook
+        assert runbook is not None
+        lines += runbook(files)
     return lines

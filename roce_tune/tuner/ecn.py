@@ -36,6 +36,7 @@ import math
 from roce_tune.findings import Finding, Location, Severity
 from roce_tune.inventory.models import PROFILE_NAME_RE, EcnProfileName
 from roce_tune.plan import EcnProfile, FluidCheck, Rationale
+from roce_tune.platforms.contract import OWN_NAME_RE  # noqa: F401  (naming convention, re-exported)
 from roce_tune.tuner.dcqcn import HPCC_AI_MBPS_AT_25G, TIMER_REFERENCE_US, calc_dcqcn
 from roce_tune.tuner.fluid import (
     ROCE_FRAME_BYTES,
@@ -99,7 +100,7 @@ __all__ = ["NAMED_PROFILES", "base_rtt_us", "calc_dcqcn", "calc_ecn", "check_ecn
 #: (pinned values) — :data:`OWN_NAME_RE` matches all of them, so deploy can tell the profiles roce-tune
 #: created (and may remove once unused) from anyone else's.
 DEFAULT_NAME = "ROCE_LOSSLESS_{speed_gbps}G_N{fan_in}"
-OWN_NAME_RE = r"ROCE_LOSSLESS_\d+G_N\d+(?:_V\d+|_PIN)*"
+
 
 def base_rtt_us(hops: int, cable_m_total: float, nic_latency_us: float,
                 switch_latency_us: float) -> tuple[float, Rationale]:

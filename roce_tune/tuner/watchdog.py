@@ -19,33 +19,51 @@ restoration 100-60000, poll 100-1000 ms) with detection and restoration >= poll.
 from __future__ import annotations
 
 from roce_tune.plan import Rationale, Watchdog
+from roce_tune.platforms import SWITCH_PLATFORMS
+from roce_tune.platforms import platform as platform_registry
 
 ACTIONS = ("drop", "forward", "alert")
 #: (lo, hi) ms from sonic-pfcwd.yang (shared/sonic-yang/sonic-pfcwd.yang).
 RANGES_MS = {"detection_ms": (100, 5000), "restoration_ms": (100, 60000), "poll_ms": (100, 1000)}
 SONIC_BASE_MS = 200
-JUNOS_DEFAULTS_MS = {"poll_ms": 100, "detection_ms": 200, "restoration_ms": 200}
 
 _S_SONIC = "sonic-net/sonic-utilities:pfcwd/main.py start_default (docs/derivation.md#pfc-watchdog)"
 _S_YANG = "sonic-buildimage sonic-pfcwd.yang (detection 100..5000, restoration 100..60000, POLL_INTERVAL 100..1000 ms)"
-_S_JUNOS = "Junos 'PFC watchdog' docs: poll 100 ms, detection 2 polls (200 ms), recovery 200 ms (docs/derivation.md#pfc-watchdog)"
-_PLATFORM_NOTES = {
-    "sonic": "PFC_WD|<port> detection_time/restoration_time/action, PFC_WD|GLOBAL POLL_INTERVAL",
-    "junos": "congestion-notification-profile ... pfc-watchdog: detection counted in polls (200/100 = 2); "
-             "on Junos Evolved the recovery action is global and shared by all ports",
-    "cumulus": "Cumulus PFC-watchdog timers are not published [gap]: SONiC start_default values; NVUE expresses "
-               "detection as polling-interval x robustness",
-    "eos": "Arista EOS watchdog defaults not found [gap]: SONiC start_default values (EOS takes seconds: timeout, "
-           "recovery-time, polling-interval)",
-    "nxos": "NX-OS default multipliers not captured [gap]: SONiC start_default values (interval + shutdown/restore "
-            "multipliers)",
-}
 
 
 def _check(key: str, value: int) -> None:
     lo, hi = RANGES_MS[key]
     if isinstance(value, bool) or not isinstance(value, int) or not lo <= value <= hi:
         raise ValueError(f"PFC watchdog {key}={value!r} is outside {lo}..{hi} ms ({_S_YANG})")
+
+
+def _scaled(pfc_ports: int, pnote: str, r: dict[str, Rationale]) -> tuple[dict[str, int], dict[str, int]]:
+    """SONiC ``start_default`` timers scaled by the PFC port count (capped to the YANG ranges)."""
+    mult = max(1, (pfc_ports - 1) // 32 + 1)
+    t = SONIC_BASE_MS * mult
+    vals = {"detection_ms": t, "restoration_ms": t, "poll_ms": min(t, 1000)}
+    inputs = {"pfc_ports": pfc_ports, "multiply": mult}
+    r["detection_ms"] = Rationale(formula="200 ms * max(1, (N-1)//32 + 1)", inputs=inputs, source=_S_SONIC,
+                                  note=f"{pnote}; capped to 5000 ms by the YANG range" if t > 5000 else pnote)
+    r["restoration_ms"] = Rationale(formula="= detection_ms (start_default)", inputs=inputs, source=_S_SONIC,
+                                    note=pnote)
+    r["poll_ms"] = Rationale(formula="min(200 ms * multiply, 1000 ms)", inputs=inputs, source=_S_SONIC,
+                             note="one poll interval per switch; must not exceed any port's detection time")
+    vals["detection_ms"] = min(vals["detection_ms"], RANGES_MS["detection_ms"][1])
+    vals["restoration_ms"] = min(vals["restoration_ms"], RANGES_MS["restoration_ms"][1])
+    return vals, inputs
+
+
+def _poll_at_most_half(vals: dict[str, int], inputs: dict[str, int], rule: tuple[str, str],
+                       r: dict[str, Rationale]) -> None:
+    """Lower the poll interval to half the shorter time where the platform requires it (it substitutes
+    its own and logs a warning otherwise; the platform's capabilities cite the source)."""
+    half = min(vals["detection_ms"], vals["restoration_ms"]) // 2
+    if vals["poll_ms"] > half:
+        vals["poll_ms"] = max(RANGES_MS["poll_ms"][0], half)
+        source_suffix, note = rule
+        r["poll_ms"] = Rationale(formula="min(200 ms * multiply, 1000 ms, min(detection, restoration) / 2)",
+                                 inputs=inputs, source=_S_SONIC + source_suffix, note=note)
 
 
 def derive_watchdog(pfc_ports: int, enabled: bool, action: str, platform: str,
@@ -56,7 +74,8 @@ def derive_watchdog(pfc_ports: int, enabled: bool, action: str, platform: str,
         pfc_ports: ports with PFC enabled (N in the SONiC scaling).
         enabled: policy.pfc_watchdog. Timers are still filled when False (for review / re-enabling).
         action: ``drop`` (the only one that breaks a deadlock), ``forward`` or ``alert``.
-        platform: ``sonic``, ``cumulus``, ``eos``, ``nxos`` or ``junos``.
+        platform: a switch platform name; its capabilities (``roce_tune.platforms``) give the rationale
+            note, vendor default timers where the platform has fixed ones, and the poll-interval rule.
         overrides: pinned ``detection_ms`` / ``restoration_ms`` / ``poll_ms`` / ``action``.
 
     Returns:
@@ -68,42 +87,25 @@ def derive_watchdog(pfc_ports: int, enabled: bool, action: str, platform: str,
     """
     if pfc_ports < 0:
         raise ValueError(f"pfc_ports must be >= 0, got {pfc_ports}")
-    if platform not in _PLATFORM_NOTES:
-        raise ValueError(f"unknown platform {platform!r}; known: {', '.join(_PLATFORM_NOTES)}")
+    if platform not in SWITCH_PLATFORMS:
+        raise ValueError(f"unknown platform {platform!r}; known: {', '.join(SWITCH_PLATFORMS)}")
+    caps = platform_registry(platform).capabilities
     pins = dict(overrides or {})
     unknown = set(pins) - {*RANGES_MS, "action"}
     if unknown:
         raise ValueError(f"unknown watchdog override(s) {', '.join(sorted(unknown))}; "
                          f"allowed: detection_ms, restoration_ms, poll_ms, action")
     r: dict[str, Rationale] = {}
-    pnote = _PLATFORM_NOTES[platform]
-    if platform == "junos":
-        vals = dict(JUNOS_DEFAULTS_MS)
+    pnote = caps.watchdog_note
+    if caps.watchdog_fixed_ms:
+        vals = dict(caps.watchdog_fixed_ms)
         for key, v in vals.items():
-            r[key] = Rationale(formula="Juniper default", inputs={key: v, "pfc_ports": pfc_ports},
-                               source=_S_JUNOS, note=pnote)
+            r[key] = Rationale(formula=caps.watchdog_fixed_formula, inputs={key: v, "pfc_ports": pfc_ports},
+                               source=caps.watchdog_fixed_source, note=pnote)
     else:
-        mult = max(1, (pfc_ports - 1) // 32 + 1)
-        t = SONIC_BASE_MS * mult
-        vals = {"detection_ms": t, "restoration_ms": t, "poll_ms": min(t, 1000)}
-        inputs = {"pfc_ports": pfc_ports, "multiply": mult}
-        r["detection_ms"] = Rationale(formula="200 ms * max(1, (N-1)//32 + 1)", inputs=inputs, source=_S_SONIC,
-                                      note=f"{pnote}; capped to 5000 ms by the YANG range" if t > 5000 else pnote)
-        r["restoration_ms"] = Rationale(formula="= detection_ms (start_default)", inputs=inputs, source=_S_SONIC,
-                                        note=pnote)
-        r["poll_ms"] = Rationale(formula="min(200 ms * multiply, 1000 ms)", inputs=inputs, source=_S_SONIC,
-                                 note="one poll interval per switch; must not exceed any port's detection time")
-        vals["detection_ms"] = min(vals["detection_ms"], RANGES_MS["detection_ms"][1])
-        vals["restoration_ms"] = min(vals["restoration_ms"], RANGES_MS["restoration_ms"][1])
-        if platform == "eos":
-            # EOS wants polling-interval <= half the shorter of timeout and recovery-time, else it
-            # substitutes its own and logs a warning (Arista EOS PFC watchdog notes, docs/derivation.md#platform-syntax)
-            half = min(vals["detection_ms"], vals["restoration_ms"]) // 2
-            if vals["poll_ms"] > half:
-                vals["poll_ms"] = max(RANGES_MS["poll_ms"][0], half)
-                r["poll_ms"] = Rationale(formula="min(200 ms * multiply, 1000 ms, min(detection, restoration) / 2)",
-                                         inputs=inputs, source=_S_SONIC + "; EOS polling <= half the timeout",
-                                         note="EOS requires the polling interval at most half the timeout")
+        vals, inputs = _scaled(pfc_ports, pnote, r)
+        if caps.watchdog_poll_half is not None:
+            _poll_at_most_half(vals, inputs, caps.watchdog_poll_half, r)
     act = action
     r["action"] = Rationale(formula="policy.watchdog_action", inputs={"action": action}, source="docs/derivation.md#pfc-watchdog",
                             note="drop is the only action that breaks a PFC deadlock")

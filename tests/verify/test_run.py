@@ -39,7 +39,10 @@ def test_plan_dir_gives_the_inventory_only_while_it_is_unchanged(inv_copy: Path,
     plan = derive_plan(load_inventory(inv_copy))
     out = write_tree(render_outputs(plan), tmp_path / "plan")
     p, inv = load_for_verify(out)
-    assert p == plan and inv is not None and inv.site.name == "lab-2node"
+    # plan.json carries the render findings (RT241, known defects) on top of the derived plan's
+    assert p.model_copy(update={"findings": []}) == plan.model_copy(update={"findings": []})
+    assert all(f in p.findings for f in plan.findings)
+    assert inv is not None and inv.site.name == "lab-2node"
     inv_copy.write_text(inv_copy.read_text() + "\n# edited after planning\n")
     _, inv = load_for_verify(out)
     assert inv is None

@@ -1,0 +1,329 @@
+"""The platform contract: what every platform module under ``roce_tune/platforms/`` provides.
+
+One :class:`Platform` per platform (Nornir plugin style: a ``typing.Protocol``, implemented by the frozen
+:class:`PlatformImpl` each module builds at its end as ``PLATFORM``). Everything a generic engine needs to
+know about a platform is here, as data or a small function, so that no module outside
+``roce_tune/platforms/`` names a platform (tests/test_architecture.py):
+
+* render: plan -> files (``render``), platform warnings about the plan (``render_findings``);
+* read back: running configuration text -> :class:`roce_tune.qos.SwitchQos` (``read_back``);
+* diff: :class:`DiffRules` for the generic hier/set/json engines in :mod:`roce_tune.deploy.diff`;
+* push: :class:`PushMethod` (netmiko device type, read-running command, error pattern, the safe-commit steps
+  and their rollback, the save command and its success pattern, what reverts on timeout);
+* counters: :class:`CounterReader` (show commands and their parser);
+* capabilities: :class:`Capabilities` (knobs it can express, OS releases it knows, known defects).
+
+Platform quirks are frozen data (hier_config style), not ``if platform == …`` branches. This module
+imports nothing from deploy, verify, render or the tuner (no package cycle).
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, Protocol
+
+from hier_config import Platform as HierPlatform
+
+from roce_tune.findings import Finding, Location, Severity
+from roce_tune.platforms.base import PlatformSpec
+
+if TYPE_CHECKING:
+    from roce_tune.plan import Plan, SwitchPlan
+    from roce_tune.qos import SwitchQos
+
+#: Names of the ECN profiles roce-tune creates (``ROCE_LOSSLESS_<speed>G_N<ports>`` plus ``_V<n>`` when
+#: values differ and ``_PIN`` for pinned values); deploy removes stale ones only when they match this.
+OWN_NAME_RE = r"ROCE_LOSSLESS_\d+G_N\d+(?:_V\d+|_PIN)*"
+#: disruptive-change reason shared by every platform that turns PFC on per port
+PFC_ON = "enabling PFC on a port briefly stops traffic on it while the ASIC reprograms"
+
+
+@dataclass(frozen=True)
+class DiffRules:
+    """Platform data for diffing (consumed by :mod:`roce_tune.deploy.diff`).
+
+    Attributes:
+        kind: ``hier`` / ``set`` / ``json``.
+        hier_platform: hier-config platform for ``hier``.
+        owned_sections: regexes of top-level sections whose children roce-tune owns entirely.
+        owned_roots: line prefixes (``set`` kind) under which desired lines are authoritative.
+        negate: how a ``set`` line is removed: (prefix to strip, replacement), e.g. ("set ", "delete ").
+        disruptive: (regex on an added/removed diff line or patch path, reason).
+        idempotent: ``hier`` only: command paths (one line prefix per level, outermost first) where the
+            device replaces the old value when a new one is entered, so the remediation sets the new
+            value instead of negating the old one first (hier-config's idempotent-command rules; a
+            ``no mtu 1500`` before ``mtu 9216`` would drop jumbo frames on a live class in between).
+        stale: objects roce-tune created under its own names and removes once the desired config no longer
+            has them (an ECN profile of old values): ``hier``: regexes of whole top-level sections;
+            ``json``: (table, regex of the row key). ``set`` platforms need none (their owned roots are
+            authoritative). Never a pattern that matches a name roce-tune did not give.
+        keep_lines: ``set`` only: running and desired texts are reduced to the lines this returns before
+            diffing (e.g. only ``nv …`` lines of an NVUE script); None keeps every line.
+        parse_running: ``json`` only: running-config output -> the database dict to diff against.
+    """
+
+    kind: str
+    hier_platform: HierPlatform | None = None
+    indent: int = 2
+    owned_sections: tuple[str, ...] = ()
+    owned_roots: tuple[str, ...] = ()
+    negate: tuple[str, str] = ("", "")
+    disruptive: tuple[tuple[str, str], ...] = ()
+    idempotent: tuple[tuple[str, ...], ...] = ()
+    stale: tuple = ()  # type: ignore[type-arg]  # tuple[str, ...] (hier) or tuple[tuple[str, str], ...] (json)
+    keep_lines: Callable[[str], str] | None = None
+    parse_running: Callable[[str], dict[str, Any]] | None = None
+
+
+class PushKnobs(Protocol):
+    """The push options a platform's steps read (:class:`roce_tune.deploy.drivers.PushOptions`)."""
+
+    confirm_s: int
+    tag: str
+
+
+class PushSession(Protocol):
+    """What a platform's push/rollback steps may do on a device (implemented by
+    :class:`roce_tune.deploy.drivers.Driver`): every call is a stop boundary unless it says otherwise, and
+    every failure raises the driver's ``PushError`` (so the driver's generic path rolls back)."""
+
+    conn: Any
+    opts: PushKnobs
+    progress: dict[str, Any]
+
+    def cmd(self, command: str, stage: str = "read", expect_string: str | None = None,
+            boundary: bool = True) -> str: ...
+
+    def check(self, output: str, stage: str, commands: list[str] | None = None) -> str:
+        """Return ``output``; raise PushError(stage) naming the device's error line and the rejected command."""
+        ...
+
+    def config_set(self, lines: list[str], mode_cmd: str) -> str: ...
+
+    def commit_checked(self, command: str, stage: str = "commit") -> str:
+        """Send a commit that must print the platform's :attr:`PushMethod.commit_success`."""
+        ...
+
+    def verify(self, desired: str, managed_ports: set[str]) -> None: ...
+
+    def confirmed(self) -> None: ...
+
+    def boundary(self, command: str) -> None: ...
+
+    def timeout(self, stage: str) -> float: ...
+
+    def upload(self, path: str, content: str) -> None: ...
+
+
+#: a platform's push steps: (session, change commands, change JSON patch, desired text, managed ports)
+PushSteps = Callable[[PushSession, list[str], list[dict[str, Any]], str, set[str]], None]
+#: a platform's rollback: (session, progress recorded by the push)
+RollbackSteps = Callable[[PushSession, dict[str, Any]], None]
+#: what an abandoned device is left in: (progress, tag, confirm window s) -> text, None = nothing changed
+LeftAsIs = Callable[[dict[str, Any], str, int], "str | None"]
+
+
+@dataclass(frozen=True)
+class PushMethod:
+    """How deploy moves a desired configuration onto a device of this platform.
+
+    Attributes:
+        netmiko_device_type: netmiko driver name.
+        read_running: command that prints the relevant running configuration (None: hosts, judged by script).
+        error_pattern: regex of a line the platform prints for a rejected command.
+        push: the safe-commit steps (None: the host-script mechanism in the driver).
+        rollback: undo a partial push from its progress (works on a fresh session too).
+        left_as_is: what an abandoned device is left in and the command that puts it back.
+        confirm_check: after confirming: (command, regex meaning "still waiting for confirmation");
+            None: the platform has no commit-confirm, so nothing reverts by itself on a timeout.
+        save: (command, regex its success prints); None: no separate save (a Junos commit saves).
+        save_expect: prompt regex the save command waits for (None: netmiko's prompt detection).
+        commit_success: (regex, text shown when missing) a checked commit must print
+            (:meth:`PushSession.commit_checked`).
+        desired_file: the rendered file deploy pushes, inside ``switches/`` (``{name}`` = switch name).
+        enable_secret: netmiko needs the login password as the enable/sudo secret.
+        linux_shell: the CLI is a Linux shell (several commands can share one line).
+        restore_point: the push is a script that writes its own restore point first (hosts).
+    """
+
+    netmiko_device_type: str
+    error_pattern: str
+    read_running: str | None = None
+    push: PushSteps | None = None
+    rollback: RollbackSteps | None = None
+    left_as_is: LeftAsIs | None = None
+    confirm_check: tuple[str, str] | None = None
+    save: tuple[str, str] | None = None
+    save_expect: str | None = None
+    commit_success: tuple[str, str] | None = None
+    desired_file: str | None = None
+    enable_secret: bool = False
+    linux_shell: bool = False
+    restore_point: bool = False
+
+
+@dataclass(frozen=True)
+class KnownDefect:
+    """One published defect of a platform release/ASIC that changes what a plan can rely on.
+
+    Attributes:
+        rule: finding ID (``RT251`` …).
+        title: one line, what goes wrong.
+        asics: catalog ASIC ids (``tomahawk-5``) affected; empty = any ASIC.
+        os_releases: globs on the switch's ``os_version`` known to be affected; empty = every release
+            (the source names no fixed release).
+        needs_watchdog: only relevant where the plan enables the PFC watchdog.
+        fix: what the operator should do or watch.
+        source: public URL of the report.
+        severity: of the finding a plan carries for an affected switch.
+    """
+
+    rule: str
+    title: str
+    fix: str
+    source: str
+    asics: tuple[str, ...] = ()
+    os_releases: tuple[str, ...] = ()
+    needs_watchdog: bool = False
+    severity: Severity = Severity.warning
+
+    def affects(self, switch: SwitchPlan) -> bool:
+        """Whether ``switch`` (ASIC, OS release, watchdog) is in the defect's scope."""
+        if self.asics and switch.asic not in self.asics:
+            return False
+        if self.os_releases and switch.os_version is not None and not any(
+                fnmatch.fnmatchcase(switch.os_version, g) for g in self.os_releases):
+            return False
+        return switch.watchdog.enabled or not self.needs_watchdog
+
+    def finding(self, switch: SwitchPlan) -> Finding:
+        """The finding a plan carries for an affected ``switch``."""
+        return Finding(rule=self.rule, severity=self.severity, location=Location(device=switch.name),
+                       message=f"{switch.name} ({switch.asic}, {switch.os_version or 'release not given'}): "
+                               f"{self.title} ({self.source})", fix=self.fix)
+
+
+@dataclass(frozen=True)
+class Capabilities:
+    """What a platform can express and what is known to be broken.
+
+    Attributes:
+        knobs: plan sections the platform's syntax carries (``pfc``, ``ecn``, ``headroom`` …).
+        os_releases: OS releases the syntax was checked against (globs).
+        known_defects: :class:`KnownDefect` rows (platform/ASIC/OS release -> finding, public source).
+        watchdog_note: how the platform expresses the PFC watchdog (note on the tuner's rationale).
+        watchdog_fixed_ms: vendor default timers (``poll_ms``, ``detection_ms``, ``restoration_ms``) the
+            tuner uses instead of the SONiC scaling; empty = the scaling.
+        watchdog_fixed_source: public source of :attr:`watchdog_fixed_ms`.
+        watchdog_fixed_formula: the rationale's formula for :attr:`watchdog_fixed_ms`.
+        watchdog_poll_half: (source suffix, note) when the polling interval must be at most half the
+            shorter of detection and restoration (the platform substitutes its own otherwise); None: no
+            such rule.
+    """
+
+    knobs: tuple[str, ...] = ()
+    os_releases: tuple[str, ...] = ()
+    known_defects: tuple[KnownDefect, ...] = ()
+    watchdog_note: str = ""
+    watchdog_fixed_ms: tuple[tuple[str, int], ...] = ()
+    watchdog_fixed_source: str = ""
+    watchdog_fixed_formula: str = "vendor default"
+    watchdog_poll_half: tuple[str, str] | None = None
+
+
+@dataclass(frozen=True)
+class CounterReader:
+    """Which show commands give a switch's counters and how to parse them.
+
+    Attributes:
+        commands: switch plan -> commands to run (empty = not read yet).
+        parse: (switch plan, {command: output}) -> the verify package's ``SwitchCounters``.
+    """
+
+    commands: Callable[[Any], list[str]]
+    parse: Callable[[Any, dict[str, str]], Any]
+
+
+class Platform(Protocol):
+    """The contract every platform implements (one module each under ``roce_tune/platforms/``)."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def spec(self) -> PlatformSpec: ...
+
+    @property
+    def render(self) -> Callable[[Plan, Any], dict[str, str]]:
+        """(plan, switch or host plan) -> file name -> text."""
+        ...
+
+    @property
+    def render_findings(self) -> Callable[[Plan, Any], list[Finding]]: ...
+
+    @property
+    def read_back(self) -> Callable[[str], SwitchQos]:
+        """Running configuration text -> the typed per-switch QoS the plan projects to."""
+        ...
+
+    @property
+    def diff(self) -> DiffRules | None: ...
+
+    @property
+    def push(self) -> PushMethod: ...
+
+    @property
+    def counters(self) -> CounterReader | None: ...
+
+    @property
+    def capabilities(self) -> Capabilities: ...
+
+    @property
+    def runbook(self) -> Callable[[list[tuple[str, str]]], list[str]] | None:
+        """(switch name, rendered file) of every switch of this platform -> plan.md runbook lines."""
+        ...
+
+
+def _no_findings(_plan: Plan, _device: Any) -> list[Finding]:
+    return []
+
+
+@dataclass(frozen=True)
+class PlatformImpl:
+    """The frozen record each platform module builds as ``PLATFORM`` (satisfies :class:`Platform`)."""
+
+    name: str
+    spec: PlatformSpec
+    render: Callable[[Plan, Any], dict[str, str]]
+    read_back: Callable[[str], SwitchQos]
+    push: PushMethod
+    capabilities: Capabilities
+    diff: DiffRules | None = None
+    counters: CounterReader | None = None
+    render_findings: Callable[[Plan, Any], list[Finding]] = field(default=_no_findings)
+    runbook: Callable[[list[tuple[str, str]]], list[str]] | None = None
+
+
+def module_read_back(module: str, platform: str) -> Callable[[str], SwitchQos]:
+    """The ``read_back`` function of ``module`` looked up when called (so a module that defines it
+    anywhere, before or after its ``PLATFORM``, provides it).
+
+    Raises (when called):
+        NotImplementedError: the module has no ``read_back`` yet (names the platform).
+    """
+
+    def read_back(text: str) -> SwitchQos:
+        impl = getattr(sys.modules[module], "read_back", None)
+        if impl is None:
+            raise NotImplementedError(f"{platform}: reading a running configuration back is not implemented yet")
+        return impl(text)  # type: ignore[no-any-return]
+
+    return read_back
+
+
+def known_defect_findings(platform: Platform, switch: SwitchPlan) -> list[Finding]:
+    """Findings of every known defect of ``platform`` that affects ``switch`` (RT25x)."""
+    return [d.finding(switch) for d in platform.capabilities.known_defects if d.affects(switch)]
