@@ -79,7 +79,7 @@ def load_for_verify(source: Path) -> tuple[Plan, Inventory | None]:
         FileNotFoundError: a plan directory without plan.json.
     """
     from roce_tune.inventory.loader import load_inventory
-    from roce_tune.tuner.plan import derive_plan
+    from roce_tune.tuner.compose import derive_plan
 
     if source.is_dir():
         plan = plan_from_json((source / "plan.json").read_text(encoding="utf-8"))
