@@ -8,7 +8,7 @@ docs/derivation.md#pause-quanta). Everything else keeps the firmware value, with
 
 Example::
 
-    >>> calc_dcqcn("400G").params["rpg_ai_rate_mbps"]   # doctest: +SKIP (needs the catalog)
+    >>> calc_dcqcn("400G").params["rpg_ai_rate_mbps"]
     80
 """
 
