@@ -143,7 +143,8 @@ def resolve_shared(data: dict[str, Any], as_models: bool = False) -> dict[str, A
                     node[i] = walk(v)
         return node
 
-    return walk(data)
+    resolved_doc: dict[str, Any] = walk(data)
+    return resolved_doc
 
 
 #: shared kinds that are plan models (validated once on load; the plan then holds one instance)

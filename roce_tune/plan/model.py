@@ -23,6 +23,7 @@ from pydantic import (
     BaseModel,
     ConfigDict,
     Field,
+    FieldSerializationInfo,
     SerializationInfo,
     SerializerFunctionWrapHandler,
     field_serializer,
@@ -329,7 +330,7 @@ class NicPlan(Explained):
 
     @field_serializer("rationale", "dscp_to_priority", mode="wrap")
     def _serialise_shared_maps(self, value: Any, handler: SerializerFunctionWrapHandler,
-                               info: SerializationInfo) -> Any:
+                               info: FieldSerializationInfo) -> Any:
         """The NIC rationale and DSCP map are one object for all NICs with the same policy: share them."""
         interner = _interner(info)
         if interner is None or not value:
@@ -440,7 +441,7 @@ def construct_trusted(cls: type[_M], **values: object) -> _M:
     """
     names, name_set = _field_names(cls)
     if values.keys() != name_set:
-        return cls.model_construct(**values)
+        return cls.model_construct(**values)  # type: ignore[arg-type]  # field values, not _fields_set
     m = cls.__new__(cls)
     # field order, as validation would give: serialisation follows it (same JSON as a loaded plan)
     object.__setattr__(m, "__dict__", {k: values[k] for k in names})

@@ -38,11 +38,11 @@ def _jresult(d: object) -> NcclResult | None:
                       busbw_gbps=_jnum(d.get("bus_bw")), wrong=None if wrong is None else int(wrong))
 
 
-def _salvage_json(text: str) -> dict | None:
+def _salvage_json(text: str) -> dict[str, Any] | None:
     """Recover a JSON file cut short (nccl-tests writes it as it goes): head + complete results."""
     m = re.search(r'"results"\s*:\s*\[', text)
     head_txt = (text[:m.start()] if m else text).rstrip().rstrip(",")
-    doc: dict = {}
+    doc: dict[str, Any] = {}
     for closing in ("}", "]}}", "}}", "]}"):
         try:
             doc = json.loads(head_txt + closing)
@@ -144,7 +144,7 @@ def parse_json(text: str, source: str) -> list[RunFacts]:
     return [_json_run(d, source) for d in docs if isinstance(d, dict) and _is_nccl_json(d)]
 
 
-def _is_nccl_json(d: dict) -> bool:
+def _is_nccl_json(d: dict[str, Any]) -> bool:
     res = d.get("results")
     if "results" in d and not isinstance(res, list):
         return False
