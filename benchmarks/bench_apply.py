@@ -28,7 +28,7 @@ from roce_tune.deploy.drivers import PushOptions  # noqa: E402
 from roce_tune.deploy.runner import ApplyOptions, apply_targets, targets_from_files  # noqa: E402
 from roce_tune.inventory.models import Inventory  # noqa: E402
 from roce_tune.render.outputs import render_outputs  # noqa: E402
-from roce_tune.tuner.plan import build_plan  # noqa: E402
+from roce_tune.tuner.compose import build_plan  # noqa: E402
 from tests.emulators import EmulatorSpec, start_emulators  # noqa: E402
 
 PLATFORMS = {  # platform: (model, port names of 4 host ports)

@@ -24,7 +24,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from roce_tune.inventory.catalog import load_catalog  # noqa: E402
 from roce_tune.inventory.models import Inventory  # noqa: E402
 from roce_tune.inventory.synthetic import rail_optimised_fabric  # noqa: E402
-from roce_tune.tuner.plan import build_plan  # noqa: E402
+from roce_tune.tuner.compose import build_plan  # noqa: E402
 
 
 def peak_rss_mb() -> float:

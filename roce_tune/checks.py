@@ -70,7 +70,7 @@ def check_inventory(loaded: LoadedInventory, catalog: Catalog | None = None,
     if not plan_checks or has_errors(findings):
         return findings
     from roce_tune.render.outputs import render_outputs
-    from roce_tune.tuner.plan import build_plan
+    from roce_tune.tuner.compose import build_plan
 
     try:
         plan = build_plan(loaded.inventory, catalog, inventory_file=str(loaded.path),

@@ -97,7 +97,7 @@ def _derive(path: Path):  # type: ignore[no-untyped-def]
 
 def _derive_loaded(path: Path):  # type: ignore[no-untyped-def]
     """(loaded inventory, plan); lint errors and tuner failures end the command with their findings."""
-    from roce_tune.tuner.plan import derive_plan
+    from roce_tune.tuner.compose import derive_plan
 
     loaded = _load(path)
     try:

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from typing import Generic, TypeVar
 
 from roce_tune.verify.hostfacts import GidEntry
-from roce_tune.verify.nccl_parser import NcclRun
+from roce_tune.verify.nccl import NcclRun
 
 T = TypeVar("T")
 

@@ -6,7 +6,7 @@ prompt's command where it names a port or interface. Line readers then take what
 INFO`` lines). Lines nobody understood are reported (:class:`~roce_tune.audit.model.Unparsed`), never
 dropped.
 
-Parsers reused from :mod:`roce_tune.verify` (counters, vendor_counters, hostfacts, nccl_parser);
+Parsers reused from :mod:`roce_tune.verify` (counters, vendor_counters, hostfacts, nccl);
 ``ip link`` goes through ntc-templates (``linux_ip_link_show``). Our own here, because no maintained
 template exists: ``mlnx_qos``, ``ibv_devinfo`` (multi-device and fw_ver), GID sysfs, DCQCN sysfs,
 ``/proc/net/bonding``, NCCL env / INFO lines, SONiC ``show pfcwd config`` and ``show interface
@@ -421,7 +421,7 @@ def _ethtool_settings(b: Block, ctx: Ctx) -> bool:
 
 
 def _nccl_tests(b: Block, ctx: Ctx) -> bool:
-    from roce_tune.verify.nccl_parser import parse_nccl_output
+    from roce_tune.verify.nccl import parse_nccl_output
 
     host = ctx.data.host(b.device)
     # keep line numbers: pad with the lines before the block so run.line is the capture line

@@ -36,7 +36,7 @@ def load_source(source: Path) -> tuple[list[Target], Path]:
     from roce_tune.findings import RoceTuneError, Severity, has_errors
     from roce_tune.inventory.loader import load_inventory
     from roce_tune.render.outputs import render_outputs
-    from roce_tune.tuner.plan import derive_plan
+    from roce_tune.tuner.compose import derive_plan
 
     plan = derive_plan(load_inventory(source))
     if has_errors(plan.findings):

@@ -12,7 +12,7 @@ value, with the reason in its Rationale.
 
 Example::
 
-    >>> calc_dcqcn("400G").params["rpg_time_reset_us"]   # doctest: +SKIP (needs the catalog)
+    >>> calc_dcqcn("400G").params["rpg_time_reset_us"]
     75
 """
 

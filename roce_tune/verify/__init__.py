@@ -1,7 +1,7 @@
 """Verification: read what the fabric did (nccl-tests results, counters) and judge it.
 
-nccl-tests: :func:`~roce_tune.verify.nccl_parser.parse_nccl_output` reads every stdout layout and
-the ``-J`` JSON file into :class:`~roce_tune.verify.nccl_parser.NcclRun` objects;
+nccl-tests: :func:`~roce_tune.verify.nccl.parse_nccl_output` reads every stdout layout and
+the ``-J`` JSON file into :class:`~roce_tune.verify.nccl.NcclRun` objects;
 :func:`~roce_tune.verify.nccl_report.nccl_report` is the library side of ``roce-tune nccl-report``.
 Bandwidth fields named ``*_gbps`` on nccl-tests results are GB/s (bytes), as nccl-tests prints them.
 
@@ -15,7 +15,7 @@ closed loop through the tuner and the apply engine, :mod:`.report` writes the re
 
 from __future__ import annotations
 
-from roce_tune.verify.nccl_parser import (
+from roce_tune.verify.nccl import (
     LineRateFraction,
     NcclResult,
     NcclRow,

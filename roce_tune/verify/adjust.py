@@ -1,7 +1,7 @@
 """``verify --adjust``: a bounded closed loop over ECN thresholds and DCQCN recovery rates.
 
 The loop never writes device settings itself. A step is a set of inventory **overrides**
-(``policy.overrides``, the user-pin mechanism) that goes back through :func:`~roce_tune.tuner.plan.build_plan`
+(``policy.overrides``, the user-pin mechanism) that goes back through :func:`~roce_tune.tuner.compose.build_plan`
 and every tuner safety check; a step whose plan has an error-level finding (Kmax above the PFC
 trigger, a DCQCN value out of range …) is **not taken**. Accepted plans are rendered and pushed by
 the apply engine (commit-confirm / checkpoint-rollback per platform), then measured again.
@@ -32,8 +32,8 @@ from roce_tune.findings import Severity
 from roce_tune.inventory.catalog import Catalog
 from roce_tune.inventory.models import Inventory, Override
 from roce_tune.plan import Plan
+from roce_tune.tuner.compose import build_plan
 from roce_tune.tuner.ecn import KMIN_FLOOR_BYTES, RAMP_FLOOR_BYTES
-from roce_tune.tuner.plan import build_plan
 from roce_tune.verify.diagnose import Proposal
 from roce_tune.verify.measure import Measurement
 

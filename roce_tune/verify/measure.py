@@ -14,7 +14,7 @@ from roce_tune.verify.counters import CounterSnapshot, delta_snapshot
 from roce_tune.verify.diagnose import CheckResult, Observation, diagnose
 from roce_tune.verify.hostfacts import NicFacts
 from roce_tune.verify.launch import LaunchCommand, LaunchSpec, build_launch
-from roce_tune.verify.nccl_parser import NcclRun, parse_nccl_output
+from roce_tune.verify.nccl import NcclRun, parse_nccl_output
 
 __all__ = ["Measurement", "measure", "pairwise", "run_launch", "traffic_time_s"]
 
@@ -123,7 +123,7 @@ def pairwise(pool: DevicePool, spec: LaunchSpec, line_rate_gbps: float,
     Returns:
         ``({(a, b): largest-message busbw / line rate}, commands run)``; a pair whose run failed gets 0.0.
     """
-    from roce_tune.verify.nccl_parser import busbw_fraction_of_line_rate
+    from roce_tune.verify.nccl import busbw_fraction_of_line_rate
 
     fractions: dict[tuple[str, str], float] = {}
     commands: list[str] = []

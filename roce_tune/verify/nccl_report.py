@@ -18,7 +18,7 @@ from rich.text import Text
 
 from roce_tune.findings import Finding, Location, RoceTuneError, Severity
 from roce_tune.units import parse_speed_gbps
-from roce_tune.verify.nccl_parser import (
+from roce_tune.verify.nccl import (
     NcclResult,
     NcclRun,
     busbw_fraction_of_line_rate,

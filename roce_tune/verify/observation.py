@@ -14,7 +14,7 @@ from roce_tune.findings import Finding, Location, Severity
 from roce_tune.plan import Plan
 from roce_tune.verify.counters import CounterSnapshot
 from roce_tune.verify.hostfacts import NicFacts
-from roce_tune.verify.nccl_parser import NcclRun, busbw_fraction_of_line_rate
+from roce_tune.verify.nccl import NcclRun, busbw_fraction_of_line_rate
 from roce_tune.verify.signals import FabricSignals, HostSignals, fabric_signals, host_signals
 
 MIN_PACKETS = 10_000

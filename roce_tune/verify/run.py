@@ -81,7 +81,7 @@ def load_for_verify(source: Path) -> tuple[Plan, Inventory | None]:
     """
     from roce_tune.deploy.plandir import load_plan_dir
     from roce_tune.inventory.loader import load_inventory
-    from roce_tune.tuner.plan import derive_plan
+    from roce_tune.tuner.compose import derive_plan
 
     if source.is_dir():
         plan = load_plan_dir(source)[0]

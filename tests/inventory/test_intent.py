@@ -19,7 +19,7 @@ from roce_tune.inventory.synthetic import rail_optimised_fabric
 from roce_tune.plan import plan_to_json
 from roce_tune.render.outputs import render_outputs
 from roce_tune.render.values import plan_values
-from roce_tune.tuner.plan import derive_plan
+from roce_tune.tuner.compose import derive_plan
 
 REPO = Path(__file__).resolve().parents[2]
 INTENT = REPO / "inventories" / "intent"

@@ -12,7 +12,7 @@ import pytest
 from roce_tune.inventory.loader import load_inventory
 from roce_tune.plan import Plan
 from roce_tune.platforms import get_platform
-from roce_tune.tuner.plan import derive_plan
+from roce_tune.tuner.compose import derive_plan
 
 REPO = Path(__file__).resolve().parents[2]
 GOLDEN = REPO / "tests" / "golden"

@@ -16,7 +16,7 @@ from roce_tune.deploy.apply import load_source
 from roce_tune.deploy.plandir import PlanDirError, load_plan_dir
 from roce_tune.inventory.loader import load_inventory
 from roce_tune.render.outputs import CURRENT, read_tree, render_outputs, write_tree
-from roce_tune.tuner.plan import derive_plan
+from roce_tune.tuner.compose import derive_plan
 from roce_tune.verify.run import load_for_verify
 
 REPO = Path(__file__).resolve().parents[2]

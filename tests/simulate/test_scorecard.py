@@ -13,7 +13,7 @@ from roce_tune.inventory.loader import load_inventory
 from roce_tune.plan import Plan
 from roce_tune.render.review import render_review
 from roce_tune.simulate.scorecard import judge, port_classes, scorecard
-from roce_tune.tuner.plan import derive_plan
+from roce_tune.tuner.compose import derive_plan
 
 ROOT = Path(__file__).resolve().parents[2]
 runner = CliRunner()

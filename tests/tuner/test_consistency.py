@@ -104,7 +104,7 @@ def test_findings_point_at_the_mutated_object() -> None:
 def test_derived_plan_is_consistent() -> None:
     """The whole pipeline on a small inventory: the tuner's own plan must pass (when it builds)."""
     from roce_tune.inventory.models import Site
-    from roce_tune.tuner.plan import build_plan
+    from roce_tune.tuner.compose import build_plan
     from tests.tuner.test_deadlock import clos
 
     plan = build_plan(clos().model_copy(update={"site": Site(name="t", nccl_version="2.23.4")}))

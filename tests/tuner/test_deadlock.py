@@ -315,7 +315,7 @@ def test_link_marked_lossless_false_is_lossy_end_to_end() -> None:
     import json
 
     from roce_tune.render.outputs import render_outputs
-    from roce_tune.tuner.plan import build_plan
+    from roce_tune.tuner.compose import build_plan
 
     def plan_of(lossless: bool):  # type: ignore[no-untyped-def]
         inv = planted()
@@ -361,7 +361,7 @@ links:
 
 def test_leaf_with_only_lossy_uplinks_is_flagged() -> None:
     """RT223: leaf1's lossless host ports reach the spines only over lossy links."""
-    from roce_tune.tuner.plan import build_plan
+    from roce_tune.tuner.compose import build_plan
 
     data = clos().model_dump(mode="json", exclude_none=True)
     for link in data["links"]:

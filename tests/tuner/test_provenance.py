@@ -10,7 +10,7 @@ from roce_tune.findings import Severity
 from roce_tune.inventory.catalog import Catalog, load_catalog
 from roce_tune.inventory.loader import load_inventory
 from roce_tune.inventory.topology import asic_of
-from roce_tune.tuner.plan import build_plan
+from roce_tune.tuner.compose import build_plan
 from roce_tune.tuner.provenance import SAFETY_FIELDS, TUNING_FIELDS, check_catalog_provenance
 
 REPO = Path(__file__).resolve().parents[2]

@@ -13,8 +13,8 @@ from roce_tune.findings import Severity
 from roce_tune.inventory.loader import load_inventory
 from roce_tune.inventory.models import Inventory, Override
 from roce_tune.plan import Plan
+from roce_tune.tuner.compose import build_plan
 from roce_tune.tuner.ecn import KMIN_FLOOR_BYTES
-from roce_tune.tuner.plan import build_plan
 from roce_tune.verify.adjust import LoopOptions, adjust_loop, make_candidate, step_values
 from roce_tune.verify.diagnose import CheckResult, Diagnosis, Proposal
 from roce_tune.verify.measure import Measurement

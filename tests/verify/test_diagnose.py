@@ -15,7 +15,7 @@ from roce_tune.findings import Severity
 from roce_tune.inventory.loader import load_inventory
 from roce_tune.inventory.models import Override
 from roce_tune.plan import Plan
-from roce_tune.tuner.plan import build_plan, derive_plan
+from roce_tune.tuner.compose import build_plan, derive_plan
 from roce_tune.verify import counters as c
 from roce_tune.verify.diagnose import Observation, Proposal, diagnose
 from roce_tune.verify.hostfacts import GidEntry, NicFacts

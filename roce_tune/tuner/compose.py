@@ -26,9 +26,11 @@ from roce_tune import __version__
 from roce_tune.findings import Finding, Location, RoceTuneError, Severity, has_errors
 from roce_tune.gcpause import gc_paused
 from roce_tune.inventory.catalog import AsicSpec, Catalog, NicSpec, load_catalog
-from roce_tune.inventory.models import Inventory, Switch
+from roce_tune.inventory.models import Inventory, Policy, Switch
 from roce_tune.inventory.topology import Topology, asic_of, build_topology
 from roce_tune.plan import (
+    BufferPool,
+    Buffers,
     Classification,
     Headroom,
     HostPlan,
@@ -220,105 +222,160 @@ def _ecn_profile(speed_gbps, rtt_us, fan_in, trigger, params, separate, profile,
             note="denominator for platforms that take ECN thresholds as a percent of the queue buffer")}})
 
 
-def _derive_switch(inv: Inventory, topo: Topology, catalog: Catalog, sw: Switch, rtt_us: float,
-                   findings: list[Finding], memo: _Memo) -> SwitchPlan:
-    policy = inv.policy
-    asic = catalog.asic(asic_of(sw, catalog))
-    prios = sorted(policy.lossless_priorities)
-    # separate non-ECT drop thresholds only where both the ASIC and the platform's syntax have them: the
-    # plan never carries a number the rendered file cannot say (platforms/base.py ecn_drop_thresholds)
-    ecn_separate = asic.ecn_separate_thresholds and get_platform(sw.platform.value).SPEC.ecn_drop_thresholds
-    shp = asic.shared_headroom_pool if policy.shared_headroom_pool is None else (
-        policy.shared_headroom_pool and asic.shared_headroom_pool)
-    facts = _port_facts(topo, sw, asic)
+def _port_headroom(asic: AsicSpec, policy: Policy, sw: Switch, f: _PortFacts, shp: bool, model: str,
+                   other_model: str, model_reason: str, findings: list[Finding], memo: _Memo) -> Headroom:
+    """Headroom of one lossless port: derived (with the other model for comparison), then the inventory's
+    pins applied and checked."""
+    hr = memo.get(("hr", asic.id, f.speed_gbps, f.cable_m, f.mtu, f.lanes, model, shp),
+                  lambda: headroom.with_model_comparison(
+                      headroom.compute_headroom(asic, f.speed_gbps, f.cable_m, f.mtu, lanes=f.lanes, model=model,
+                                                shared_headroom_pool=shp),
+                      headroom.compute_headroom(asic, f.speed_gbps, f.cable_m, f.mtu, lanes=f.lanes,
+                                                model=other_model, shared_headroom_pool=shp),
+                      model_reason))
+    sources = resolve_override_sources(policy, role=sw.role.value, device=sw.name, port=f.name,
+                                       params=HEADROOM_PARAMS[:3])
+    if not sources:
+        return hr
+    derived_hr = hr
+    hr = _pin(hr, {k: v for k, (v, _) in sources.items()}, f"inventory override for {sw.name}:{f.name}")
+    if "size_bytes" not in sources:
+        hr = _size_follows_pins(derived_hr, hr, shp, asic.cell_bytes)
+    findings.extend(headroom.check_pinned_headroom(
+        derived_hr, hr, {k: f"policy.overrides[{i}].set.{k}" for k, (_, i) in sources.items()}, shp,
+        sw.name, f.name))
+    hr = hr.model_copy(update={"profile": f"{hr.profile}_pinned_{f.name.replace('/', '_').replace(':', '_')}"[:63]})
+    return headroom.static_pg_thresholds(hr, f.mtu, asic.cell_bytes)  # thresholds follow the pinned values
+
+
+def _switch_headrooms(asic: AsicSpec, policy: Policy, sw: Switch, facts: list[_PortFacts], shp: bool,
+                      n_prios: int, findings: list[Finding], memo: _Memo) -> dict[str, Headroom]:
+    """Headroom per lossless port name, each checked for admission into the ASIC's buffer."""
     model, other_model, model_reason = headroom.select_headroom_model(asic, policy.headroom_model)
     headrooms: dict[str, Headroom] = {}
     for f in facts:
         if not f.lossless:
             continue
-        hr = memo.get(("hr", asic.id, f.speed_gbps, f.cable_m, f.mtu, f.lanes, model, shp),
-                      lambda: headroom.with_model_comparison(
-                          headroom.compute_headroom(asic, f.speed_gbps, f.cable_m, f.mtu, lanes=f.lanes, model=model,
-                                                    shared_headroom_pool=shp),
-                          headroom.compute_headroom(asic, f.speed_gbps, f.cable_m, f.mtu, lanes=f.lanes,
-                                                    model=other_model, shared_headroom_pool=shp),
-                          model_reason))
-        sources = resolve_override_sources(policy, role=sw.role.value, device=sw.name, port=f.name,
-                                           params=HEADROOM_PARAMS[:3])
-        if sources:
-            derived_hr = hr
-            hr = _pin(hr, {k: v for k, (v, _) in sources.items()}, f"inventory override for {sw.name}:{f.name}")
-            if "size_bytes" not in sources:
-                hr = _size_follows_pins(derived_hr, hr, shp, asic.cell_bytes)
-            findings.extend(headroom.check_pinned_headroom(
-                derived_hr, hr, {k: f"policy.overrides[{i}].set.{k}" for k, (_, i) in sources.items()}, shp,
-                sw.name, f.name))
-            hr = hr.model_copy(update={"profile": f"{hr.profile}_pinned_{f.name.replace('/', '_').replace(':', '_')}"[:63]})
-            hr = headroom.static_pg_thresholds(hr, f.mtu, asic.cell_bytes)  # thresholds follow the pinned values
-        headrooms[f.name] = hr
-        over = memo.get(("adm", asic.id, hr.xon_bytes, hr.xoff_bytes, hr.size_bytes, len(prios), f.lanes), lambda: bool(
-            buffers.check_headroom_admission(asic, "-", "-", hr, len(prios), f.lanes)))
+        hr = headrooms[f.name] = _port_headroom(asic, policy, sw, f, shp, model, other_model, model_reason,
+                                                findings, memo)
+        over = memo.get(("adm", asic.id, hr.xon_bytes, hr.xoff_bytes, hr.size_bytes, n_prios, f.lanes), lambda: bool(
+            buffers.check_headroom_admission(asic, "-", "-", hr, n_prios, f.lanes)))
         if over:
-            findings.extend(buffers.check_headroom_admission(asic, sw.name, f.name, hr, len(prios), f.lanes))
+            findings.extend(buffers.check_headroom_admission(asic, sw.name, f.name, hr, n_prios, f.lanes))
+    return headrooms
+
+
+def _switch_buffers(asic: AsicSpec, policy: Policy, sw: Switch, facts: list[_PortFacts],
+                    headrooms: dict[str, Headroom], shp: bool, n_prios: int, findings: list[Finding],
+                    memo: _Memo) -> Buffers:
+    """Pools and profiles of one switch, with the total-buffer and shared-headroom checks."""
     admin_up = sum(1 for f in facts if f.admin_up)
     hr_key = tuple(sorted(Counter((h.profile, h.xon_bytes, h.xoff_bytes, h.size_bytes)
                                   for h in headrooms.values()).items()))
     buf = memo.get(("buf", asic.id, hr_key, admin_up, shp, policy.shp_oversubscription),
-                   lambda: buffers.derive_buffers(asic, [(n, h, len(prios)) for n, h in headrooms.items()],
+                   lambda: buffers.derive_buffers(asic, [(n, h, n_prios) for n, h in headrooms.items()],
                                                   admin_up, shp, policy.shp_oversubscription))
     if memo.get(("buf-check", id(buf)), lambda: bool(buffers.check_total_buffer(asic, "-", buf))):
         findings.extend(buffers.check_total_buffer(asic, sw.name, buf))
     findings.extend(buffers.check_shared_headroom_pool(
-        sw.name, buf.shared_headroom_pool_bytes, [(n, h, len(prios)) for n, h in headrooms.items()],
+        sw.name, buf.shared_headroom_pool_bytes, [(n, h, n_prios) for n, h in headrooms.items()],
         policy.shp_oversubscription))
+    return buf
+
+
+@dataclass(frozen=True)
+class _EcnInputs:
+    """What every lossless port of one switch shares for its ECN profile."""
+
+    asic: AsicSpec
+    policy: Policy
+    sw: Switch
+    rtt_us: float
+    prios: list[int]
+    ecn_separate: bool
+    pool: BufferPool
+    egress: BufferPool
+    profile_th: dict[str, float]
+    queue_buffer: int
+
+
+def _port_ecn(e: _EcnInputs, f: _PortFacts, hr: Headroom, ecn_profiles: dict[str, object],
+              findings: list[Finding], memo: _Memo) -> str:
+    """Name of the ECN profile of one lossless port (a new profile is checked once and kept)."""
+    policy, sw, asic = e.policy, e.sw, e.asic
+    # PFC fires when the lossless PG's shared occupancy passes its dynamic threshold; the PG
+    # profile (not the pool profile) carries the threshold SAI applies to it
+    dyn_th = e.profile_th.get(hr.profile)
+    trigger = buffers.pg_shared_limit_bytes(
+        e.pool.size_bytes, asic.lossless_dynamic_th if dyn_th is None else dyn_th, f.fan_in)
+    nic = memo.fabric_nic(f.speed_gbps)
+    params = memo.get(("dq", nic.id, f.speed_gbps), lambda: dcqcn.derive_dcqcn(
+        nic, f.speed_gbps, policy.dcqcn, e.prios, policy.cnp_dscp, policy.cnp_priority)).params
+    pins = resolve_overrides(policy, role=sw.role.value, device=sw.name, port=f.name, params=ECN_PARAMS)
+    prof = memo.get(("ecn", f.speed_gbps, e.rtt_us, f.fan_in, trigger, nic.id, e.ecn_separate,
+                     e.queue_buffer, tuple(sorted(pins.items()))), lambda: _ecn_profile(
+        f.speed_gbps, e.rtt_us, f.fan_in, trigger, params, e.ecn_separate,
+        policy.ecn_profile.value, pins, e.queue_buffer, e.egress.size_bytes, policy.objective,
+        policy.roce_mtu + ROCE_HEADER_BYTES))
+    if pins:  # pinned values get their own name; equal pins share it (unique_ecn adds _V2 … for others)
+        prof = prof.model_copy(update={"name": f"{prof.name}_PIN"})
+    prof = memo.unique_ecn(prof)
+    if prof.name not in ecn_profiles:
+        ecn_profiles[prof.name] = prof
+        findings.extend(ecn.check_ecn(prof, sw.name, f.name))
+    return prof.name
+
+
+def _port_rationale(f: _PortFacts, memo: _Memo) -> dict[str, Rationale]:
+    """Why a port's fan-in and cable length are what they are."""
+    return {
+        "fan_in": memo.get(("why-fan-in", f.direction, f.fan_in), lambda: Rationale(
+            formula="down-facing egress: cabled ports - 1; up-facing egress: down-facing ports (up-down routing)",
+            inputs={"direction": f.direction, "fan_in": f.fan_in},
+            source="docs/derivation.md#ecn-before-pfc, docs/derivation.md#pfc-deadlock")),
+        "cable_m": memo.get(("why-cable", f.cable_m, f.cable_defaulted), lambda: Rationale(
+            formula="inventory link/NIC cable_length" if not f.cable_defaulted else "defaults.cable_length",
+            inputs={"cable_m": f.cable_m}, source="inventory",
+            note="no cable length given: default used (lint warning)" if f.cable_defaulted else "")),
+    }
+
+
+def _ecn_inputs(asic: AsicSpec, policy: Policy, sw: Switch, rtt_us: float, prios: list[int],
+                buf: Buffers) -> _EcnInputs:
+    # separate non-ECT drop thresholds only where both the ASIC and the platform's syntax have them: the
+    # plan never carries a number the rendered file cannot say (platforms/base.py ecn_drop_thresholds)
+    ecn_separate = asic.ecn_separate_thresholds and get_platform(sw.platform.value).SPEC.ecn_drop_thresholds
     pool = next(p for p in buf.pools if p.name == "ingress_lossless_pool")
     egress = next((p for p in buf.pools if p.name == "egress_lossless_pool"), pool)
     profile_th = {p.name: p.dynamic_th for p in buf.profiles}
     egress_th = profile_th.get("egress_lossless_profile")
     queue_buffer = buffers.pg_shared_limit_bytes(egress.size_bytes, asic.lossless_dynamic_th if egress_th is None
                                                  else egress_th, 1)
+    return _EcnInputs(asic, policy, sw, rtt_us, prios, ecn_separate, pool, egress, profile_th, queue_buffer)
+
+
+def _derive_switch(inv: Inventory, topo: Topology, catalog: Catalog, sw: Switch, rtt_us: float,
+                   findings: list[Finding], memo: _Memo) -> SwitchPlan:
+    policy = inv.policy
+    asic = catalog.asic(asic_of(sw, catalog))
+    prios = sorted(policy.lossless_priorities)
+    shp = asic.shared_headroom_pool if policy.shared_headroom_pool is None else (
+        policy.shared_headroom_pool and asic.shared_headroom_pool)
+    facts = _port_facts(topo, sw, asic)
+    headrooms = _switch_headrooms(asic, policy, sw, facts, shp, len(prios), findings, memo)
+    buf = _switch_buffers(asic, policy, sw, facts, headrooms, shp, len(prios), findings, memo)
+    ecn_in = _ecn_inputs(asic, policy, sw, rtt_us, prios, buf)
     ecn_profiles: dict[str, object] = {}
     ports: list[PortPlan] = []
     for f in facts:
-        profile_name = None
-        rationale: dict[str, Rationale] = {}
-        if f.lossless:
-            # PFC fires when the lossless PG's shared occupancy passes its dynamic threshold; the PG
-            # profile (not the pool profile) carries the threshold SAI applies to it
-            dyn_th = profile_th.get(headrooms[f.name].profile)
-            trigger = buffers.pg_shared_limit_bytes(
-                pool.size_bytes, asic.lossless_dynamic_th if dyn_th is None else dyn_th, f.fan_in)
-            nic = memo.fabric_nic(f.speed_gbps)
-            params = memo.get(("dq", nic.id, f.speed_gbps), lambda: dcqcn.derive_dcqcn(
-                nic, f.speed_gbps, policy.dcqcn, prios, policy.cnp_dscp, policy.cnp_priority)).params
-            pins = resolve_overrides(policy, role=sw.role.value, device=sw.name, port=f.name, params=ECN_PARAMS)
-            prof = memo.get(("ecn", f.speed_gbps, rtt_us, f.fan_in, trigger, nic.id, ecn_separate,
-                             queue_buffer, tuple(sorted(pins.items()))), lambda: _ecn_profile(
-                f.speed_gbps, rtt_us, f.fan_in, trigger, params, ecn_separate,
-                policy.ecn_profile.value, pins, queue_buffer, egress.size_bytes, policy.objective,
-                policy.roce_mtu + ROCE_HEADER_BYTES))
-            if pins:  # pinned values get their own name; equal pins share it (unique_ecn adds _V2 … for others)
-                prof = prof.model_copy(update={"name": f"{prof.name}_PIN"})
-            prof = memo.unique_ecn(prof)
-            if prof.name not in ecn_profiles:
-                ecn_profiles[prof.name] = prof
-                findings.extend(ecn.check_ecn(prof, sw.name, f.name))
-            profile_name = prof.name
-        rationale["fan_in"] = memo.get(("why-fan-in", f.direction, f.fan_in), lambda: Rationale(
-            formula="down-facing egress: cabled ports - 1; up-facing egress: down-facing ports (up-down routing)",
-            inputs={"direction": f.direction, "fan_in": f.fan_in},
-            source="docs/derivation.md#ecn-before-pfc, docs/derivation.md#pfc-deadlock"))
-        rationale["cable_m"] = memo.get(("why-cable", f.cable_m, f.cable_defaulted), lambda: Rationale(
-            formula="inventory link/NIC cable_length" if not f.cable_defaulted else "defaults.cable_length",
-            inputs={"cable_m": f.cable_m}, source="inventory",
-            note="no cable length given: default used (lint warning)" if f.cable_defaulted else ""))
+        profile_name = _port_ecn(ecn_in, f, headrooms[f.name], ecn_profiles, findings, memo) if f.lossless else None
         # model_construct: every field is already typed by the tuner; validating ~100k ports again
         # would dominate the plan time on large fabrics (PortPlan's schema is still what is published)
         ports.append(construct_trusted(PortPlan,
             name=f.name, speed_gbps=f.speed_gbps, lanes=f.lanes, mtu=f.mtu, cable_m=f.cable_m, admin_up=f.admin_up,
             peer=f.peer, peer_kind=f.peer_kind, direction=f.direction, lossless=f.lossless,
             pfc_priorities=prios if f.lossless else [], headroom=headrooms.get(f.name), ecn_profile=profile_name,
-            fan_in=f.fan_in, rationale=rationale))
+            fan_in=f.fan_in, rationale=_port_rationale(f, memo)))
     wd_pins = resolve_overrides(policy, role=sw.role.value, device=sw.name, params=WATCHDOG_PARAMS)
     n_pfc = sum(1 for p in ports if p.lossless)
     wd = memo.get(("wd", n_pfc, sw.platform.value, tuple(sorted(wd_pins.items()))), lambda: watchdog.derive_watchdog(
