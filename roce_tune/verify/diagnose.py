@@ -21,7 +21,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from roce_tune.findings import Location, Severity
-from roce_tune.plan import Plan
+from roce_tune.plan import EcnProfile, Plan
 from roce_tune.verify.diagnose_hosts import check_gid, check_mtu, check_slow_host
 from roce_tune.verify.observation import (
     CNP_PER_PKT_MIN,
@@ -52,6 +52,14 @@ def _paused_share(s: HostSignals, traffic_us: float | None) -> float | None:
 
 def _bdp_bytes(plan: Plan) -> dict[str, int]:
     return {p.name: int(p.speed_gbps * 1e9 / 8 * p.base_rtt_us * 1e-6) for s in plan.switches for p in s.ecn_profiles}
+
+
+def _derived_kmax(profile: EcnProfile) -> int | None:
+    """The tuner's own Kmax for a profile whose Kmax the user pinned (None when not pinned)."""
+    r = profile.rationale.get("kmax_bytes")
+    if r is not None and r.pinned_by_user and isinstance(r.derived_value, (int, float)):
+        return int(r.derived_value)
+    return None
 
 
 def _ecn_values(plan: Plan) -> dict[str, dict[str, object]]:
@@ -198,7 +206,11 @@ def check_pfc_without_ecn(obs: Observation) -> CheckResult:
 
 
 def check_cnp_recovery(obs: Observation) -> CheckResult:
-    """RT316: many CNPs, busbw below target, little PFC — DCQCN cuts rates and does not recover."""
+    """RT316: many CNPs, busbw below target, little PFC — DCQCN cuts rates and does not recover.
+
+    Proposal: AI/HAI up when they are pinned below the tuner's; else ECN up when a Kmax is below one BDP
+    or pinned below the tuner's derived Kmax (the throughput ramp reaches toward the PFC onset); else AI/HAI up.
+    """
     name = "DCQCN recovers"
     sigs = [s for s in obs.host_sigs() if s.tx_total >= MIN_PACKETS]
     frac = obs.busbw_fraction()
@@ -215,8 +227,14 @@ def check_cnp_recovery(obs: Observation) -> CheckResult:
     if any(f.active_mtu is not None and f.active_mtu < roce_mtu.get(f.host, 0) for f in obs.facts):
         return _ok(name, "a RoCE MTU below the plan's explains the rate: see RT321")
     bdp = _bdp_bytes(obs.plan)
-    short = {f"{s.name}/{p.name}": {"kmax_bytes": p.kmax_bytes, "bdp_bytes": bdp[p.name]}
-             for s in obs.plan.switches for p in s.ecn_profiles if p.kmax_bytes < bdp[p.name]}
+    below_bdp = {f"{s.name}/{p.name}": {"kmax_bytes": p.kmax_bytes, "bdp_bytes": bdp[p.name]}
+                 for s in obs.plan.switches for p in s.ecn_profiles if p.kmax_bytes < bdp[p.name]}
+    # the tuner's ramp reaches toward the PFC onset (objective throughput): a Kmax pinned below it is the
+    # ECN knob to move back before raising the increase steps past the firmware's
+    below_derived = {f"{s.name}/{p.name}": {"kmax_bytes": p.kmax_bytes, "derived_kmax_bytes": d}
+                     for s in obs.plan.switches for p in s.ecn_profiles
+                     if (d := _derived_kmax(p)) is not None and p.kmax_bytes < d}
+    short = {**below_derived, **below_bdp}
     ai = {h.name: {"rpg_ai_rate_mbps": n.dcqcn.params.get("rpg_ai_rate_mbps"),
                    "derived": getattr(n.dcqcn.rationale.get("rpg_ai_rate_mbps"), "derived_value", None)}
           for h in obs.plan.hosts if h.name in obs.hosts for n in h.nics}
@@ -224,13 +242,16 @@ def check_cnp_recovery(obs: Observation) -> CheckResult:
                and v["rpg_ai_rate_mbps"] < v["derived"]}
     ev = {"cnp_handled": handled, "roce_packets": packets, "cnp_per_packet": round(handled / packets, 6),
           "busbw_fraction": round(frac, 4), "ecn_marked_hosts": sum(s.ecn_marked for s in sigs),
-          "kmax_below_bdp": short, "ai_rate_pinned_below_derived": slow_ai}
+          "kmax_below_bdp": below_bdp, "kmax_pinned_below_derived": below_derived,
+          "ai_rate_pinned_below_derived": slow_ai}
     if short and not slow_ai:
         prop, fix = Proposal(knob="ecn", direction="up"), \
-            "raise Kmin/Kmax toward the tuner's derived values (Kmax ≈ 2–3 × BDP): marking starts too early"
+            ("raise Kmin/Kmax toward the tuner's derived values (objective throughput: Kmax = half the egress PFC "
+             "onset, docs/derivation.md#kmax-first-rtt-burst): marking starts before the queue can keep the link busy")
     else:
         prop, fix = Proposal(knob="dcqcn_recovery", direction="up"), \
-            "raise rpg_ai_rate_mbps / rpg_hai_rate_mbps (the tuner scales them with link speed: 5/50 Mb/s × C/25G)"
+            ("raise rpg_ai_rate_mbps / rpg_hai_rate_mbps toward the tuner's values (the firmware 5/50 Mb/s: with the "
+             "byte counter the recovery time does not depend on link speed, docs/derivation.md#dcqcn-increase-steps)")
     return _fail(name, Diagnosis(
         rule="RT316", name="CNPs without rate recovery", severity=Severity.warning, evidence=ev, proposal=prop,
         message=f"{handled} CNPs handled ({handled / packets:.2e} per packet) while busbw stays at {frac:.0%} of line "

@@ -11,8 +11,8 @@ import pytest
 from roce_tune.deploy.runner import DeviceResult
 from roce_tune.findings import Severity
 from roce_tune.inventory.loader import load_inventory
-from roce_tune.inventory.models import Inventory, Override
-from roce_tune.plan import Plan
+from roce_tune.inventory.models import EcnProfileName, Inventory, Override
+from roce_tune.plan import EcnProfile, Plan
 from roce_tune.tuner.compose import build_plan
 from roce_tune.tuner.ecn import KMIN_FLOOR_BYTES
 from roce_tune.verify.adjust import LoopOptions, adjust_loop, make_candidate, step_values
@@ -65,62 +65,103 @@ def run(inv: Inventory, respond: Callable[[Plan], Measurement], apply: Recorder 
     return adjust_loop(inv, plan0, respond, apply or Recorder(), LoopOptions(**kw)), plan0
 
 
+def derived() -> EcnProfile:
+    """The tuner's own ECN profile for the lab (objective throughput: Kmax = half the egress PFC onset)."""
+    return build_plan(inventory([])).switches[0].ecn_profiles[0]
+
+
+def above_derived() -> tuple[int, int]:
+    """Kmin/Kmax pins above the tuner's derived ramp that the tuner still accepts (Kmax below the onset)."""
+    d = derived()
+    pins = (d.kmax_bytes, int(0.9 * d.pfc_onset_bytes) // 1000 * 1000)
+    plan = build_plan(inventory([Override(set={"kmin_bytes": pins[0], "kmax_bytes": pins[1]})]))
+    assert d.kmin_bytes < pins[0] < pins[1] and d.kmax_bytes < pins[1] <= d.pfc_onset_bytes
+    assert not [f for f in plan.findings if f.severity is Severity.error]
+    return pins
+
+
 def test_pinned_values_step_to_the_tuners_derived_ones() -> None:
-    plan = build_plan(inventory([Override(set={"kmin_bytes": 3_000_000, "kmax_bytes": 12_000_000})]))
+    kmin, kmax_ = above_derived()
+    plan = build_plan(inventory([Override(set={"kmin_bytes": kmin, "kmax_bytes": kmax_})]))
+    d = derived()
     values, changes = step_values(plan, DOWN)
-    assert values == {("lab-leaf1", "Ethernet0"): {"kmin_bytes": 36_000, "kmax_bytes": 495_000},
-                      ("lab-leaf1", "Ethernet8"): {"kmin_bytes": 36_000, "kmax_bytes": 495_000}}
+    assert values == {("lab-leaf1", "Ethernet0"): {"kmin_bytes": d.kmin_bytes, "kmax_bytes": d.kmax_bytes},
+                      ("lab-leaf1", "Ethernet8"): {"kmin_bytes": d.kmin_bytes, "kmax_bytes": d.kmax_bytes}}
     assert all("derived" in ch for ch in changes)
+    # and upward from a ramp pinned far below the tuner's
+    low = build_plan(inventory([Override(set={"kmin_bytes": 20_000, "kmax_bytes": 60_000})]))
+    assert step_values(low, UP)[0][("lab-leaf1", "Ethernet0")] == {"kmin_bytes": d.kmin_bytes,
+                                                                    "kmax_bytes": d.kmax_bytes}
 
 
 def test_unpinned_values_halve_with_the_kmin_floor() -> None:
+    d = derived()
     plan = build_plan(inventory([]))
     values, _ = step_values(plan, DOWN)
-    # 36000/2 = 18000 is below the tuner's 2-jumbo-frame floor (2 x 9216 = 18432)
-    assert values[("lab-leaf1", "Ethernet0")] == {"kmin_bytes": KMIN_FLOOR_BYTES, "kmax_bytes": 247_500}
-    assert step_values(plan, UP)[0][("lab-leaf1", "Ethernet0")] == {"kmin_bytes": 72_000, "kmax_bytes": 990_000}
+    assert values[("lab-leaf1", "Ethernet0")] == {"kmin_bytes": d.kmin_bytes // 2, "kmax_bytes": d.kmax_bytes // 2}
+    assert step_values(plan, UP)[0][("lab-leaf1", "Ethernet0")] == {"kmin_bytes": 2 * d.kmin_bytes,
+                                                                     "kmax_bytes": 2 * d.kmax_bytes}
+    # the bdp profile's ramp sits near the floor: halving its Kmin would go below 2 jumbo frames (2 x 9216 B)
+    inv = inventory([])
+    inv = inv.model_copy(update={"policy": inv.policy.model_copy(update={"ecn_profile": EcnProfileName("bdp")})})
+    bdp = build_plan(inv)
+    b = bdp.switches[0].ecn_profiles[0]
+    assert b.kmin_bytes // 2 < KMIN_FLOOR_BYTES < b.kmin_bytes
+    assert step_values(bdp, DOWN)[0][("lab-leaf1", "Ethernet0")] == {"kmin_bytes": KMIN_FLOOR_BYTES,
+                                                                      "kmax_bytes": b.kmax_bytes // 2}
 
 
 def test_a_step_past_the_pfc_trigger_is_refused_by_the_tuner() -> None:
-    plan = build_plan(inventory([Override(set={"kmin_bytes": 1_000_000, "kmax_bytes": 10_000_000})]))
-    trigger = plan.switches[0].ecn_profiles[0].pfc_trigger_bytes
-    assert 10_000_000 < trigger < 20_000_000  # doubling crosses it
-    cand = make_candidate(inventory([Override(set={"kmin_bytes": 1_000_000, "kmax_bytes": 10_000_000})]), None,
-                          plan, {}, UP)
+    d = derived()
+    kmax_ = int(0.75 * d.pfc_onset_bytes) // 1000 * 1000  # above the derived Kmax: UP doubles, no derived jump
+    pins = [Override(set={"kmin_bytes": kmax_ // 10, "kmax_bytes": kmax_})]
+    plan = build_plan(inventory(pins))
+    assert not [f for f in plan.findings if f.severity is Severity.error]
+    onset = plan.switches[0].ecn_profiles[0].pfc_onset_bytes
+    assert d.kmax_bytes < kmax_ <= onset < 2 * kmax_  # doubling crosses it
+    cand = make_candidate(inventory(pins), None, plan, {}, UP)
     assert cand.plan is None and "RT210" in (cand.refused or "")
 
 
 def test_dcqcn_steps_and_range_refusal() -> None:
-    inv = inventory([Override(role="host", set={"rpg_ai_rate_mbps": 5, "rpg_hai_rate_mbps": 50})])
-    plan = build_plan(inv)
-    cand = make_candidate(inv, None, plan, {}, AI_UP)
-    assert cand.plan is not None and ai(cand.plan) == 80  # HPCC rule 5 Mb/s x 400/25
+    derived_ai = build_plan(inventory([])).hosts[0].nics[0].dcqcn.params["rpg_ai_rate_mbps"]
+    assert derived_ai > 1
+    low = inventory([Override(role="host", set={"rpg_ai_rate_mbps": 1, "rpg_hai_rate_mbps": 10})])
+    cand = make_candidate(low, None, build_plan(low), {}, AI_UP)
+    assert cand.plan is not None and ai(cand.plan) == derived_ai  # pinned below: to the tuner's value
+    at = inventory([Override(role="host", set={"rpg_ai_rate_mbps": derived_ai})])
+    cand = make_candidate(at, None, build_plan(at), {}, AI_UP)
+    assert cand.plan is not None and ai(cand.plan) == 2 * derived_ai  # at the tuner's value: doubled
     high = inventory([Override(role="host", set={"rpg_ai_rate_mbps": 300_000})])
     refused = make_candidate(high, None, build_plan(high), {}, AI_UP)
     assert refused.plan is None and "outside" in (refused.refused or "")  # 600000 Mb/s > 400G line rate
 
 
 def test_converges_in_one_step_when_the_model_allows() -> None:
-    inv = inventory([Override(set={"kmin_bytes": 3_000_000, "kmax_bytes": 12_000_000})])
+    kmin, kmax_ = above_derived()
+    d = derived()
+    inv = inventory([Override(set={"kmin_bytes": kmin, "kmax_bytes": kmax_})])
     rec = Recorder()
-    res, _ = run(inv, lambda p: measurement(0.58, (DOWN,)) if kmax(p) > 2_000_000 else measurement(0.96), rec)
+    res, _ = run(inv, lambda p: measurement(0.58, (DOWN,)) if kmax(p) > d.kmax_bytes else measurement(0.96), rec)
     assert res.stop_reason.startswith("target reached")
     assert [it.kind for it in res.iterations] == ["baseline", "step"]
-    assert [kmax(p) for p in rec.plans] == [495_000]
+    assert [kmax(p) for p in rec.plans] == [d.kmax_bytes]
     assert res.best_index == 1
     assert {o.port for o in res.best_overrides} == {"Ethernet0", "Ethernet8"}
 
 
 def test_unpinned_fabric_halves_until_the_target() -> None:
+    d = derived()
     rec = Recorder()
-    res, _ = run(inventory([]), lambda p: measurement(0.96 if kmax(p) <= 130_000 else 0.6, (DOWN,)), rec)
-    assert [kmax(p) for p in rec.plans] == [247_500, 123_750]
+    res, _ = run(inventory([]), lambda p: measurement(0.96 if kmax(p) <= d.kmax_bytes // 4 else 0.6, (DOWN,)), rec)
+    assert [kmax(p) for p in rec.plans] == [d.kmax_bytes // 2, d.kmax_bytes // 2 // 2]
     assert res.stop_reason.startswith("target reached") and res.best_index == 2
 
 
 def test_stops_at_the_budget_when_the_target_is_out_of_reach() -> None:
+    d = derived()
     rec = Recorder()
-    res, _ = run(inventory([]), lambda p: measurement(0.6 + 0.1 * (495_000 / kmax(p)) ** 0.1, (DOWN,)), rec,
+    res, _ = run(inventory([]), lambda p: measurement(0.6 + 0.1 * (d.kmax_bytes / kmax(p)) ** 0.1, (DOWN,)), rec,
                  max_iterations=2)
     assert res.stop_reason.startswith("max iterations (2)")
     assert len(rec.plans) == 2 and res.best_index == 2  # improving every step: no rollback
@@ -133,7 +174,7 @@ def test_a_worse_step_rolls_back_to_the_best_plan() -> None:
     res, plan0 = run(inv, lambda p: measurement(0.83, (UP,)) if kmax(p) == 100_000 else measurement(0.61, (DOWN,)), rec)
     assert res.stop_reason.startswith("step 1 made busbw worse") and res.stop_reason.endswith("rolled back to iteration 0")
     assert [it.kind for it in res.iterations] == ["baseline", "step", "rollback"]
-    assert [kmax(p) for p in rec.plans] == [495_000, 100_000]  # the step, then the baseline plan again
+    assert [kmax(p) for p in rec.plans] == [derived().kmax_bytes, 100_000]  # the step, then the baseline plan again
     assert res.best_plan == plan0 and res.iterations[-1].fraction == pytest.approx(0.83)
 
 

@@ -158,11 +158,28 @@ def test_cnps_without_recovery_points_at_the_right_knob(lab: Plan) -> None:
     d = observe(short, busbw=35.0)["RT316"][0]
     assert d.proposal == Proposal(knob="ecn", direction="up")
     assert d.evidence["kmax_below_bdp"]
+    derived_ai = lab.hosts[0].nics[0].dcqcn.params["rpg_ai_rate_mbps"]
     slow_ai = plan_with([Override(set={"kmin_bytes": 20_000, "kmax_bytes": 100_000}),
-                         Override(role="host", set={"rpg_ai_rate_mbps": 5})])
+                         Override(role="host", set={"rpg_ai_rate_mbps": 1})])
+    assert derived_ai > 1
     d = observe(slow_ai, busbw=35.0)["RT316"][0]
     assert d.proposal == Proposal(knob="dcqcn_recovery", direction="up")
-    assert d.evidence["ai_rate_pinned_below_derived"]["node1"] == {"rpg_ai_rate_mbps": 5, "derived": 80}
+    assert d.evidence["ai_rate_pinned_below_derived"]["node1"] == {"rpg_ai_rate_mbps": 1, "derived": derived_ai}
+
+
+def test_cnps_without_recovery_move_a_ramp_pinned_below_the_tuners_first(lab: Plan) -> None:
+    """A Kmax above one BDP but pinned below the tuner's (the ``bdp`` rule's 2-3 x BDP, where the throughput
+    ramp reaches toward the PFC onset): ECN up toward the tuner's ramp, not AI above the firmware step."""
+    prof = lab.switches[0].ecn_profiles[0]
+    bdp = int(prof.speed_gbps * 1e9 / 8 * prof.base_rtt_us * 1e-6)
+    kmax = 2 * bdp  # the bdp rule's Kmax, well below the derived half-onset ramp
+    assert bdp < kmax < prof.kmax_bytes
+    pinned = plan_with([Override(set={"kmin_bytes": 36_000, "kmax_bytes": kmax})])
+    d = observe(pinned, busbw=35.0)["RT316"][0]
+    assert d.proposal == Proposal(knob="ecn", direction="up")
+    assert not d.evidence["kmax_below_bdp"]
+    assert d.evidence["kmax_pinned_below_derived"]["lab-leaf1/" + pinned.switches[0].ecn_profiles[0].name] == {
+        "kmax_bytes": kmax, "derived_kmax_bytes": prof.kmax_bytes}
 
 
 def test_cnps_sent_but_not_handled(lab: Plan) -> None:

@@ -2,9 +2,13 @@
 hosts of ``inventories/lab-2node.yaml``, with the verify stubs (nccl-tests, mpirun, counters) driven by
 the response model in ``tests/emulators/verify_stubs/model.py``.
 
-The numbers asserted come from that model (README there): at 400G and a 5 µs RTT, BDP = 250 kB;
-the derived plan (Kmin 36 kB, Kmax 495 kB, Pmax 1 %) sits at q* = Kmax, so busbw at 1 GiB =
-0.965 × (1 − 0.45 e^(−495/87.5)) × 50 GB/s × 1024/(1024 + 2) ≈ 48.1 GB/s.
+The numbers asserted come from that model (README there): at 400G and a 5 µs RTT, BDP = 250 kB; the
+emulated switch pauses at the egress PFC onset its own buffers give (lossless PG dynamic_th 0 on the
+30.1 MB ingress pool: 15.06 MB at fan-in 1, the tuner's onset). The derived plan (Kmax = half that onset,
+Kmin = Kmax/2, Pmax 1 %) sits at q* = Kmax, so busbw at 1 GiB =
+0.965 × (1 − 0.45 e^(−Kmax/87.5 kB)) × 50 GB/s × 1024/(1024 + 2) ≈ 48.2 GB/s. The mis-tuned fabric has a
+ramp far below one BDP (20/60 kB: u ≈ 0.77) and increase steps a fifth of the firmware's (AI 1 Mb/s:
+recovery penalty 0.19): ≈ 60 % of line rate, ≈ 75 % after the DCQCN step, ≈ 96 % after the ECN step.
 """
 
 from __future__ import annotations
@@ -25,13 +29,16 @@ from roce_tune.tuner.compose import derive_plan
 from roce_tune.verify.run import VerifyOptions, verify_fabric
 from tests.emulators import LOOPBACK_TIMING
 from tests.emulators.verify_stubs import VerifyLab, start_lab
+from tests.emulators.verify_stubs.__main__ import MISTUNE
 
 pytestmark = pytest.mark.emulator
 
 REPO = Path(__file__).resolve().parents[2]
 USER, PASSWORD = "gpuadmin", "verify-Pa55"
-MISTUNED_ECN = {"set": {"kmin_bytes": 3_000_000, "kmax_bytes": 12_000_000}, "reason": "deliberately mis-tuned"}
-MISTUNED_AI = {"role": "host", "set": {"rpg_ai_rate_mbps": 5, "rpg_hai_rate_mbps": 50}, "reason": "firmware 25G values"}
+MISTUNED_ECN, MISTUNED_AI = MISTUNE  # the --mistune profile: ramp far below BDP, AI/HAI below the firmware's
+DERIVED = derive_plan(load_inventory(REPO / "inventories" / "lab-2node.yaml"))
+DERIVED_ECN = DERIVED.switches[0].ecn_profiles[0]
+DERIVED_AI = DERIVED.hosts[0].nics[0].dcqcn.params["rpg_ai_rate_mbps"]
 
 
 @pytest.fixture
@@ -82,7 +89,8 @@ def test_verify_lab_writes_report_counters_and_plot(lab, tmp_path: Path) -> None
     assert rep["status"] == "pass" and rep["line_rate_gbps"] == 400 and rep["target_ratio"] == 0.9
     it = rep["iterations"][0]
     bdp = 400e9 / 8 * 5e-6
-    expect = 0.965 * (1 - 0.45 * math.exp(-495_000 / (0.35 * bdp))) * 50 * (1 << 30) / ((1 << 30) + (2 << 20))
+    expect = (0.965 * (1 - 0.45 * math.exp(-DERIVED_ECN.kmax_bytes / (0.35 * bdp))) * 50 * (1 << 30)
+              / ((1 << 30) + (2 << 20)))
     assert it["largest_busbw_gbps"] == pytest.approx(expect, abs=0.01)
     # the command actually run is printed and saved, with the plan's NCCL environment
     mpirun = "node1$ mpirun -np 2 -H node1:1,node2:1"
@@ -109,14 +117,16 @@ def test_adjust_takes_a_mistuned_fabric_to_the_target(lab, tmp_path: Path) -> No
     rep = json.loads((tmp_path / "out" / "verify-report.json").read_text())
     its = rep["iterations"]
     rules = [sorted({d["rule"] for c in it["checks"] for d in c["diagnoses"]}) for it in its]
-    # PFC with no marks -> ECN to the tuner's values; then CNPs without recovery -> AI/HAI to the tuner's values
-    assert rules == [["RT310", "RT314"], ["RT310", "RT316"], []]
-    assert [it["proposal"] for it in its] == [None, {"knob": "ecn", "direction": "down"},
-                                              {"knob": "dcqcn_recovery", "direction": "up"}]
+    # CNPs without recovery, AI pinned low -> AI/HAI to the tuner's values; then CNPs without recovery with a
+    # ramp below BDP -> ECN up to the tuner's values
+    assert rules == [["RT310", "RT316"], ["RT310", "RT316"], []]
+    assert [it["proposal"] for it in its] == [None, {"knob": "dcqcn_recovery", "direction": "up"},
+                                              {"knob": "ecn", "direction": "up"}]
     assert its[0]["fraction"] < its[1]["fraction"] < 0.9 <= its[2]["fraction"]
     assert rep["adjust"]["stop_reason"].startswith("target reached")
-    assert _wred(lb) == {("36000", "495000")} and _ai(lb, "node1") == _ai(lb, "node2") == "80"
-    assert {o["set"].get("rpg_ai_rate_mbps") for o in rep["adjust"]["best_overrides"]} >= {80}
+    assert _wred(lb) == {(str(DERIVED_ECN.kmin_bytes), str(DERIVED_ECN.kmax_bytes))}
+    assert _ai(lb, "node1") == _ai(lb, "node2") == str(DERIVED_AI)
+    assert {o["set"].get("rpg_ai_rate_mbps") for o in rep["adjust"]["best_overrides"]} >= {DERIVED_AI}
     assert elapsed < 45
 
 
@@ -127,11 +137,13 @@ def test_adjust_stops_at_the_budget(lab, tmp_path: Path) -> None:  # type: ignor
     assert res.loop is not None and res.loop.stop_reason == "max iterations (1) reached"
     assert [it.kind for it in res.iterations] == ["baseline", "step"]
     assert res.iterations[0].fraction < res.iterations[1].fraction < 0.9
-    assert _wred(lb) == {("36000", "495000")} and _ai(lb, "node1") == "5"  # best = step 1 stays applied
+    # best = step 1 (the DCQCN step) stays applied; the ECN ramp is still the mis-tuned one
+    assert _ai(lb, "node1") == str(DERIVED_AI) and _wred(lb) == {(str(MISTUNED_ECN["set"]["kmin_bytes"]), str(MISTUNED_ECN["set"]["kmax_bytes"]))}
 
 
 def test_adjust_rolls_back_a_step_that_hurts(lab, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
-    # shallow-buffer fabric: PFC starts at 0.72 x BDP = 180 kB, so the tuner's Kmax 495 kB is too high here
+    # shallow-buffer fabric (other congested PGs share the pool): PFC starts at 0.72 x BDP = 180 kB, so the
+    # tuner's ramp (MBs, for the switch's own onset) is far too high here
     lb, inv = lab([{"set": {"kmin_bytes": 20_000, "kmax_bytes": 100_000}}], pfc_onset_bdp=0.72)
     res = verify_fabric(inv, _opts(tmp_path / "out", adjust=True))
     assert res.loop is not None

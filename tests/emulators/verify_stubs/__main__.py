@@ -3,7 +3,7 @@
 Usage (from the repo root)::
 
     python -m tests.emulators.verify_stubs --inventory inventories/lab-2node.yaml [--mistune]
-        [--workdir DIR] [--model pfc_onset_bdp=0.72 ...] [--username admin --password admin]
+        [--workdir DIR] [--model pfc_onset_bdp=0.72 | pfc_onset_bytes=N ...] [--username admin --password admin]
 
 It deploys the inventory's plan (``--mistune``: the plan of a copy with deliberately bad ECN and
 DCQCN pins, whose path it prints), prints the ``roce-tune verify`` command to try, and serves until
@@ -23,8 +23,12 @@ from roce_tune.tuner.compose import derive_plan
 
 from .fleet import start_lab
 
-MISTUNE = [{"set": {"kmin_bytes": 3_000_000, "kmax_bytes": 12_000_000}, "reason": "deliberately mis-tuned ECN"},
-           {"role": "host", "set": {"rpg_ai_rate_mbps": 5, "rpg_hai_rate_mbps": 50}, "reason": "25G firmware values"}]
+#: Mis-tuned the way the adjust loop can fix by stepping toward the tuner's values (both are accepted by the
+#: tuner's safety checks): an ECN ramp far below one BDP (250 kB at 400G), so DCQCN cuts the rate before the
+#: queue can keep the link busy, and increase steps a fifth of the firmware's 5/50 Mb/s, so it recovers slowly.
+MISTUNE = [{"set": {"kmin_bytes": 20_000, "kmax_bytes": 60_000}, "reason": "deliberately mis-tuned ECN: ramp << BDP"},
+           {"role": "host", "set": {"rpg_ai_rate_mbps": 1, "rpg_hai_rate_mbps": 10},
+            "reason": "deliberately mis-tuned DCQCN: increase steps below the firmware's"}]
 
 
 def main(argv: list[str] | None = None) -> int:

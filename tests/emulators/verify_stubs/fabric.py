@@ -6,7 +6,8 @@ Layout of ``$ROCE_EMU_FABRIC`` (written by :mod:`tests.emulators.verify_stubs.fl
 
     fabric.json            {"model": {...}, "hosts": {name: {sysroot, netdev, rdma, switch, port, slow,
                             pfc_storm}}}
-    switch-<name>.json     per port: pfc_enable, dscp_to_tc, queues{q: ecn,kmin,kmax,pmax}
+    switch-<name>.json     per port: pfc_enable, dscp_to_tc, tc_to_pg, queues{q: ecn,kmin,kmax,pmax},
+                            pg_buffers / queue_buffers{id: pool_bytes,dynamic_th | static_bytes}
     counters-<name>.json   per port switch counter totals (names of roce_tune.verify.counters)
     runs.log               one JSON line per job (settings and outcome), for tests
 """
@@ -16,7 +17,7 @@ from __future__ import annotations
 import json
 import os
 import random
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 
 import model as m  # type: ignore[import-not-found]  # the stub directory is on sys.path
@@ -124,6 +125,17 @@ def _link(s: HostView, r: HostView, tos: int, sw: dict, fab: dict) -> tuple[m.Li
     return ls, {"tc": tc, "switch_in": s.info["port"], "switch_out": r.info["port"]}
 
 
+def _onset(sw: dict, where: dict) -> float | None:
+    """Egress queue at PFC onset on this link's path from the switch's buffers (:func:`model.pfc_onset_bytes`):
+    the ingress port's PG for the TC (TC→PG map, identity when none), the egress port's queue, the job's fan-in."""
+    ports = sw.get("ports", {})
+    pin, pout = ports.get(where["switch_in"], {}), ports.get(where["switch_out"], {})
+    tc = where["tc"]
+    pg = {int(k): int(v) for k, v in pin.get("tc_to_pg", {}).items()}.get(tc, tc)
+    return m.pfc_onset_bytes(pin.get("pg_buffers", {}).get(str(pg)), pout.get("queue_buffers", {}).get(str(tc)),
+                             where["fan_in"])
+
+
 def run_job(job: Job) -> str:
     """Simulate ``job`` on the fabric, update every counter, return nccl-tests stdout."""
     fdir, fab = load_fabric()
@@ -142,10 +154,18 @@ def run_job(job: Job) -> str:
         if len(views) > 1:
             swname = views[0].info["switch"]
             sw = m.read_json(fdir / f"switch-{swname}.json", {"ports": {}})
+            pending = []
             for i, s in enumerate(views):
                 r = views[(i + 1) % len(views)]
                 tos = int(env_tc) if env_tc.lstrip("-").isdigit() and int(env_tc) >= 0 else s.traffic_class
-                ls, where = _link(s, r, tos, sw, fab)
+                pending.append((s, r, *_link(s, r, tos, sw, fab)))
+            # fan-in of the job on each egress queue: the ingress ports (PGs) that feed it
+            feeders: dict[tuple[str, int], set[str]] = {}
+            for _, _, _, where in pending:
+                feeders.setdefault((where["switch_out"], where["tc"]), set()).add(where["switch_in"])
+            for s, r, ls, where in pending:
+                where["fan_in"] = len(feeders[(where["switch_out"], where["tc"])])
+                ls = replace(ls, pfc_onset_bytes=_onset(sw, where))
                 links.append((s, r, ls, m.link_outcome(ls, params), where))
             peak = min(o.efficiency * ls.speed_gbps / 8 for _, _, ls, o, _ in links)
         else:
@@ -163,7 +183,8 @@ def run_job(job: Job) -> str:
             fh.write(json.dumps({"job": asdict(job), "peak_gbytes": peak, "links": [
                 {"from": s.name, "to": r.name, "settings": asdict(ls), "efficiency": o.efficiency,
                  "q_star": None if o.q_star == float("inf") else o.q_star, "pause_share": o.pause_share,
-                 "mark_prob": o.mark_prob, "loss_rate": o.loss_rate} for s, r, ls, o, _ in links]}) + "\n")
+                 "mark_prob": o.mark_prob, "loss_rate": o.loss_rate, "pfc_onset_bytes": o.pfc_onset_bytes,
+                 "fan_in": where["fan_in"], "notes": o.notes} for s, r, ls, o, where in links]}) + "\n")
     return _format(job, views, nranks, rows)
 
 

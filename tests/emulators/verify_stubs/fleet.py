@@ -146,7 +146,12 @@ class VerifyLab:
             m.write_json(self.fabric_dir / "fabric.json", fab)
 
     def set_model(self, **params: float) -> None:
-        """Change model parameters (:data:`model.DEFAULTS` names)."""
+        """Change model parameters (:data:`model.DEFAULTS` or :data:`model.ONSET_OVERRIDES` names).
+
+        Raises:
+            ValueError: an unknown parameter name.
+        """
+        _check_model(params)
         with m.locked(self.fabric_dir):
             fab = m.read_json(self.fabric_dir / "fabric.json", {})
             fab["model"].update(params)
@@ -190,17 +195,26 @@ class VerifyLab:
         return [json.loads(line) for line in path.read_text().splitlines()] if path.is_file() else []
 
 
+def _check_model(params: dict[str, float]) -> None:
+    unknown = sorted(set(params) - set(m.DEFAULTS) - set(m.ONSET_OVERRIDES))
+    if unknown:
+        raise ValueError(f"unknown response-model parameter(s) {', '.join(unknown)}; known: "
+                         f"{', '.join(sorted([*m.DEFAULTS, *m.ONSET_OVERRIDES]))}")
+
+
 def start_lab(inventory: str | Path, workdir: Path, *, fixed_ports: bool = False,
               model: dict[str, float] | None = None, username: str = "admin", password: str = "admin") -> VerifyLab:
     """Start the lab for ``inventory`` (its SONiC switches and hosts) under ``workdir``.
 
     Args:
         fixed_ports: listen on the inventory's management ports (CLI demo) instead of OS-chosen ones.
-        model: response-model parameters (:data:`model.DEFAULTS` names).
+        model: response-model parameters (:data:`model.DEFAULTS` or :data:`model.ONSET_OVERRIDES` names;
+            without an onset override the PFC onset follows the switch's buffer configuration).
 
     Raises:
-        ValueError: a switch that is not SONiC, or a device without ``mgmt``.
+        ValueError: a switch that is not SONiC, a device without ``mgmt``, or an unknown model parameter.
     """
+    _check_model(model or {})
     original = Path(inventory).resolve()
     plan = derive_plan(load_inventory(original))
     fabric_dir = workdir / "fabric"
