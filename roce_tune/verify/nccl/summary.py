@@ -169,6 +169,19 @@ def _busbw_figures(rows: list[NcclRow], notes: list[str]) -> list[float]:
     return [x.busbw_gbps for r in positive for _, x in r.results() if x.busbw_gbps is not None]
 
 
+def _status(b: RunFacts, rows: list[NcclRow], ran_alone: bool, validated: bool, fails: list[str],
+            notes: list[str]) -> Literal["ok", "failed", "incomplete", "not-validated"]:
+    """The verdict: failed > incomplete (no summary: killed or cut short, never a pass) > not-validated > ok.
+    A run with neither rows nor summary gets the no-rows note (not a failure: it is incomplete)."""
+    if not rows and not b.complete and not ran_alone:
+        notes.insert(0, NO_ROWS)
+    if fails:
+        return "failed"
+    if not b.complete:
+        return "incomplete"
+    return "not-validated" if rows and not validated else "ok"
+
+
 def finalize_run(b: RunFacts) -> NcclRun:
     """Turn the facts gathered for one run (text or JSON) into a :class:`NcclRun`."""
     fails: list[str] = list(b.fail_notes)
@@ -189,11 +202,7 @@ def finalize_run(b: RunFacts) -> NcclRun:
     bws = _busbw_figures(rows, notes)
     _trailing_notes(b, rows, validated, nranks, notes)
     avg, avg_src, mx = _bandwidth(b, bool(evidence), bws)
-    if not rows and not b.complete and not evidence:
-        notes.insert(0, NO_ROWS)
-    status: Literal["ok", "failed", "incomplete", "not-validated"] = (
-        "failed" if fails else "incomplete" if not b.complete
-        else "not-validated" if rows and not validated else "ok")
+    status = _status(b, rows, bool(evidence), validated, fails, notes)
     return NcclRun(
         collective=name or "unknown", collective_source=how, rows=rows, avg_busbw_gbps=avg,
         avg_busbw_source=avg_src, max_busbw_gbps=mx, status=status, problems=fails + notes,
