@@ -85,6 +85,7 @@ SECRET_KEY = '$secret'
 API_TOKEN_PEPPERS = {1: '$pepper'}
 CENSUS_REPORTING_ENABLED = False
 RELEASE_CHECK_URL = None
+ENFORCE_GLOBAL_UNIQUE = False  # lab inventories put several devices on 127.0.0.1
 CONF
   local nbenv=(env NETBOX_ROOT="/srv/netbox/$(basename "$state")")
   in_root "${nbenv[@]}" netbox migrate --no-input >"$state/migrate.log" 2>&1 \
