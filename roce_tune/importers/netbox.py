@@ -4,7 +4,8 @@ What is read (NetBox 4.x REST API, read-only): ``dcim.devices`` (filtered by ``-
 ``dcim.interfaces`` and ``dcim.cables`` of those devices. The mapping rules (role, platform, device type,
 interface speed, cable length/unit/type, custom fields) are in docs/import-netbox.md; in short:
 
-* device role slug -> ``leaf`` / ``spine`` / ``superspine`` / ``host`` (:data:`DEFAULT_ROLES`, ``--role-map``);
+* device role slug -> ``leaf`` / ``spine`` / ``superspine`` / ``host`` (:data:`DEFAULT_ROLES`,
+  ``--role-map``);
   devices whose role maps to nothing are left out and listed;
 * platform slug -> roce-tune platform (:data:`DEFAULT_PLATFORMS`, ``--platform-map``), switches only;
 * device type model (or slug) -> catalog switch model, case-insensitive (``--model-map``);
@@ -29,7 +30,7 @@ from typing import Any
 from roce_tune.inventory.catalog import CatalogError, load_catalog
 from roce_tune.inventory.models import DEVICE_NAME_RE, Platform
 
-#: NetBox device role slug -> roce-tune role ("host" = GPU server). ``--role-map SLUG=ROLE`` adds or overrides.
+#: NetBox device role slug -> roce-tune role ("host" = GPU server); ``--role-map SLUG=ROLE`` adds/overrides.
 DEFAULT_ROLES: dict[str, str] = {
     "leaf": "leaf", "leaf-switch": "leaf", "tor": "leaf",
     "spine": "spine", "spine-switch": "spine",
@@ -48,7 +49,8 @@ DEFAULT_PLATFORMS: dict[str, str] = {p.value: p.value for p in Platform} | {
 }
 
 #: NetBox cable ``length_unit`` -> metres per unit (NetBox CableLengthUnitChoices).
-LENGTH_UNIT_M: dict[str, float] = {"km": 1000.0, "m": 1.0, "cm": 0.01, "mi": 1609.344, "ft": 0.3048, "in": 0.0254}
+LENGTH_UNIT_M: dict[str, float] = {"km": 1000.0, "m": 1.0, "cm": 0.01, "mi": 1609.344, "ft": 0.3048,
+                                   "in": 0.0254}
 
 #: NetBox cable ``type`` -> roce-tune media; other types (cat6, coaxial, …) give no media.
 CABLE_MEDIA: dict[str, str] = {
@@ -113,7 +115,8 @@ def parse_map(pairs: Iterable[str], what: str, allowed: Iterable[str] | None = N
         if not sep or not key.strip() or not value.strip():
             raise NetboxImportError([f"{what} {pair!r}: write NETBOX=ROCE_TUNE, e.g. gpu-node=host"])
         if allowed_set is not None and value.strip() not in allowed_set:
-            raise NetboxImportError([f"{what} {pair!r}: {value.strip()!r} is not one of {', '.join(sorted(allowed_set))}"])
+            choices = ", ".join(sorted(allowed_set))
+            raise NetboxImportError([f"{what} {pair!r}: {value.strip()!r} is not one of {choices}"])
         out[key.strip()] = value.strip()
     return out
 
@@ -191,7 +194,8 @@ def compress_ports(ports: list[dict[str, Any]]) -> list[dict[str, Any]]:
         j = i + 1
         while first and j < len(ports):
             nxt = _numbered(ports[j]["name"])
-            if nxt is None or nxt[0] != first[0] or {k: v for k, v in ports[j].items() if k != "name"} != rest:
+            same = {k: v for k, v in ports[j].items() if k != "name"} == rest
+            if nxt is None or nxt[0] != first[0] or not same:
                 break
             step = nxt[1] - run[-1]
             if step <= 0 or (len(run) > 1 and step != run[1] - run[0]):
@@ -209,15 +213,26 @@ def compress_ports(ports: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return out
 
 
-def _length_m(cable: dict[str, Any], label: str, errors: list[str]) -> float | None:
-    length, unit = cable.get("length"), _value(cable.get("length_unit"))
+def cable_length_m(length: float | str | None, unit: str | None) -> float | None:
+    """A NetBox cable length (``length`` in ``unit``: km, m, cm, mi, ft, in) in metres, rounded to the
+    millimetre; None when NetBox has no length.
+
+    Raises:
+        ValueError: a length without a known unit.
+    """
     if length is None:
         return None
     if unit not in LENGTH_UNIT_M:
-        errors.append(f"{label}: length {length} has unit {unit!r}; NetBox units are "
-                      f"{', '.join(LENGTH_UNIT_M)} (set the cable's length unit)")
-        return None
+        raise ValueError(f"length {length} has unit {unit!r}; NetBox units are {', '.join(LENGTH_UNIT_M)}")
     return round(float(length) * LENGTH_UNIT_M[unit], 3)
+
+
+def _length_m(cable: dict[str, Any], label: str, errors: list[str]) -> float | None:
+    try:
+        return cable_length_m(cable.get("length"), _value(cable.get("length_unit")))
+    except ValueError as exc:
+        errors.append(f"{label}: {exc} (set the cable's length unit)")
+        return None
 
 
 def build(snapshot: Snapshot, mapping: Mapping | None = None, site_name: str = "netbox") -> ImportResult:
@@ -256,8 +271,8 @@ def build(snapshot: Snapshot, mapping: Mapping | None = None, site_name: str = "
         sw: dict[str, Any] = {"name": name}
         platform = dev.get("platform")
         if not platform:
-            errors.append(f"device {name}: no platform set in NetBox (role {role_slug} maps to the switch role "
-                          f"{role}); set it to one of {', '.join(sorted(set(mapping.platforms)))}")
+            errors.append(f"device {name}: no platform set in NetBox (role {role_slug} maps to the switch "
+                          f"role {role}); set it to one of {', '.join(sorted(set(mapping.platforms)))}")
         elif _slug(platform) not in mapping.platforms:
             errors.append(f"device {name}: NetBox platform {platform.get('name')!r} (slug {_slug(platform)}) "
                           f"maps to no roce-tune platform; map it with --platform-map "
@@ -268,8 +283,10 @@ def build(snapshot: Snapshot, mapping: Mapping | None = None, site_name: str = "
         model = _catalog_model(dtype, mapping, catalog)
         if model is None:
             known = ", ".join(sorted(s.id for s in catalog.switch_models))
-            errors.append(f"device {name}: NetBox device type {dtype.get('model')!r} (slug {dtype.get('slug')}) "
-                          f"is no switch model in the roce-tune catalog ({known}); map it with --model-map "
+            errors.append(f"device {name}: NetBox device type {dtype.get('model')!r} "
+                          f"(slug {dtype.get('slug')}) is no switch model in the roce-tune catalog "
+                          f"({known}); "
+                          f"map it with --model-map "
                           f"'{dtype.get('model')}=<model>' or add it to roce_tune/catalog/switch_models.yaml")
         else:
             sw["model"] = model
@@ -308,8 +325,8 @@ def build(snapshot: Snapshot, mapping: Mapping | None = None, site_name: str = "
         speed = _speed_gbps(iface)
         if speed is None:
             if iface.get("cable"):
-                errors.append(f"{where}: cabled, but NetBox gives no speed (set the interface speed, or a type "
-                              f"with its rate, e.g. 400gbase-x-osfp)")
+                errors.append(f"{where}: cabled, but NetBox gives no speed (set the interface speed, or a "
+                              f"type with its rate, e.g. 400gbase-x-osfp)")
             continue
         port: dict[str, Any] = {"name": iface["name"], "speed": f"{speed}G"}
         if iface.get("mtu"):
@@ -318,12 +335,14 @@ def build(snapshot: Snapshot, mapping: Mapping | None = None, site_name: str = "
     for dev_id, sw in switches.items():
         sw["ports"] = compress_ports(ports_by_dev.get(dev_id, []))
 
-    links = _cables(snapshot.cables, iface_by_id, roles, names, nics_by_iface, switches, errors, skipped)
+    links = _cables(snapshot.cables, iface_by_id, roles, names, nics_by_iface, switches, errors, skipped,
+                    mapping.rdma_field)
     if errors:
         raise NetboxImportError(errors)
     data: dict[str, Any] = {
         "site": {"name": site_name},
-        "switches": sorted(switches.values(), key=lambda s: (ROLE_CHOICES.index(s["role"]), _natural(s["name"]))),
+        "switches": sorted(switches.values(),
+                           key=lambda s: (ROLE_CHOICES.index(s["role"]), _natural(s["name"]))),
         "links": links,
         "hosts": sorted(hosts.values(), key=lambda h: _natural(h["name"])),
     }
@@ -331,7 +350,8 @@ def build(snapshot: Snapshot, mapping: Mapping | None = None, site_name: str = "
 
 
 def _mgmt(dev: dict[str, Any], mapping: Mapping) -> dict[str, Any] | None:
-    ip = (dev.get("primary_ip") or {}).get("address")
+    ip = next((d["address"] for d in (dev.get("primary_ip4"), dev.get("primary_ip6"), dev.get("primary_ip"))
+               if isinstance(d, dict) and d.get("address")), None)
     if not ip:
         return None
     mgmt: dict[str, Any] = {"host": ip.split("/")[0]}
@@ -372,8 +392,8 @@ def _nic(iface: dict[str, Any], rdma: Any, mapping: Mapping, where: str, catalog
     model = _cf(iface, mapping.nic_model_field)
     problems = len(errors)
     if model is None:
-        errors.append(f"{where}: has {mapping.rdma_field} = {rdma} but no {mapping.nic_model_field} custom field "
-                      f"(the catalog NIC, e.g. connectx-7)")
+        errors.append(f"{where}: has {mapping.rdma_field} = {rdma} but no {mapping.nic_model_field} custom "
+                      f"field (the catalog NIC, e.g. connectx-7)")
     else:
         try:
             catalog.nic(str(model))
@@ -395,8 +415,9 @@ def _nic(iface: dict[str, Any], rdma: Any, mapping: Mapping, where: str, catalog
 
 
 def _cables(cables: list[dict[str, Any]], iface_by_id: dict[int, dict[str, Any]], roles: dict[int, str],
-            names: dict[int, str], nics_by_iface: dict[int, dict[str, Any]], switches: dict[int, dict[str, Any]],
-            errors: list[str], skipped: list[str]) -> list[dict[str, Any]]:
+            names: dict[int, str], nics_by_iface: dict[int, dict[str, Any]],
+            switches: dict[int, dict[str, Any]], errors: list[str], skipped: list[str],
+            rdma_field: str) -> list[dict[str, Any]]:
     links: list[dict[str, Any]] = []
     ignored: list[str] = []
     for cable in sorted(cables, key=lambda c: c["id"]):
@@ -410,14 +431,16 @@ def _cables(cables: list[dict[str, Any]], iface_by_id: dict[int, dict[str, Any]]
         if not ours[0] and not ours[1]:
             continue
         where = " - ".join(
-            ",".join(f"{names[(i.get('device') or {}).get('id')]}:{i['name']}" for i in side) or "?" for side in ours)
-        if any(len(side) != 1 for side in ends) or any(t != "dcim.interface" for side in ends for t, _ in side):
+            ",".join(f"{names[i['device']['id']]}:{i['name']}" for i in side) or "?"
+            for side in ours)
+        kinds = sorted({t for side in ends for t, _ in side})
+        if any(len(side) != 1 for side in ends) or kinds != ["dcim.interface"]:
             if any(len(side) > 1 for side in ends):
                 errors.append(f"{label} ({where}): {len(ends[0])} x {len(ends[1])} terminations (a breakout "
                               f"cable?); give each breakout leg its own cable between two interfaces")
             else:
-                ignored.append(f"{label} ({where}) ends on a {'/'.join(sorted({t for s in ends for t, _ in s}))} "
-                               f"(patch panels are not followed)")
+                ignored.append(f"{label} ({where}) ends on a {'/'.join(kinds)} (patch panels are not "
+                               f"followed)")
             continue
         if not ours[0] or not ours[1]:
             ignored.append(f"{label} ({where}) goes to a device that is not imported")
@@ -437,7 +460,7 @@ def _cables(cables: list[dict[str, Any]], iface_by_id: dict[int, dict[str, Any]]
             host_if, sw_if = (a, b) if a_host else (b, a)
             nic = nics_by_iface.get(host_if["id"])
             if nic is None:
-                ignored.append(f"{label} ({where}): the host interface has no {Mapping().rdma_field} custom field")
+                ignored.append(f"{label} ({where}): the host interface has no {rdma_field} custom field")
                 continue
             nic["switch_port"] = f"{names[sw_if['device']['id']]}:{sw_if['name']}"
             nic.update(extra)
@@ -450,17 +473,16 @@ def _cables(cables: list[dict[str, Any]], iface_by_id: dict[int, dict[str, Any]]
     return sorted(links, key=lambda link: (_natural(link["a"]), _natural(link["b"])))
 
 
-class _TimeoutSession:  # a requests.Session whose calls time out (an unreachable URL must not hang)
-    @staticmethod
-    def make(timeout_s: float) -> Any:
-        import requests
+def _session(timeout_s: float) -> Any:
+    """A requests.Session whose calls time out after ``timeout_s`` (an unreachable URL must not hang)."""
+    import requests
 
-        class Session(requests.Session):
-            def request(self, *args: Any, **kwargs: Any) -> Any:  # type: ignore[override]
-                kwargs.setdefault("timeout", timeout_s)
-                return super().request(*args, **kwargs)
+    class Session(requests.Session):
+        def request(self, *args: Any, **kwargs: Any) -> Any:  # type: ignore[override]
+            kwargs.setdefault("timeout", timeout_s)
+            return super().request(*args, **kwargs)
 
-        return Session()
+    return Session()
 
 
 def _reason(exc: BaseException) -> str:
@@ -469,7 +491,8 @@ def _reason(exc: BaseException) -> str:
     m = re.search(r"\[Errno -?\d+\] [^'\")\]]+", text)
     if m:
         return m.group(0).strip()
-    for cause in ("timed out", "Name or service not known", "Connection refused", "certificate verify failed"):
+    for cause in ("timed out", "Name or service not known", "Connection refused",
+                  "certificate verify failed"):
         if cause in text:
             return cause
     return type(exc).__name__
@@ -499,7 +522,7 @@ def import_netbox(url: str, token: str, token_env: str, *, site: str | None = No
 
     base = url.rstrip("/")
     api = pynetbox.api(base, token=token)
-    api.http_session = _TimeoutSession.make(timeout_s)
+    api.http_session = _session(timeout_s)
     try:
         snapshot = fetch(api, site=site, tag=tag)
     except pynetbox.RequestError as exc:
@@ -534,9 +557,11 @@ def import_netbox(url: str, token: str, token_env: str, *, site: str | None = No
     try:
         load_inventory_text(text, "<netbox import>")
     except RoceTuneError as exc:
-        raise NetboxImportError([f"the imported inventory does not validate: {f}" for f in exc.findings]) from None
+        raise NetboxImportError([f"the imported inventory does not validate: {f}"
+                                 for f in exc.findings]) from None
     return text, result
 
 
 __all__ = ["CABLE_MEDIA", "DEFAULT_PLATFORMS", "DEFAULT_ROLES", "LENGTH_UNIT_M", "ImportResult", "Mapping",
-           "NetboxImportError", "Snapshot", "build", "compress_ports", "fetch", "import_netbox", "parse_map"]
+           "NetboxImportError", "Snapshot", "build", "cable_length_m", "compress_ports", "fetch",
+           "import_netbox", "parse_map"]

@@ -19,7 +19,7 @@ from pathlib import Path
 import pytest
 
 HERE = Path(__file__).resolve().parent
-STATE_ROOT = Path("/var/tmp/roce-tune-netbox")  # postgres must be able to reach the state dir (not 0700 /tmp/..)
+STATE_ROOT = Path("/var/tmp/roce-tune-netbox")  # the postgres user must reach it (pytest's tmp is 0700)
 
 
 @dataclass(frozen=True)
@@ -44,14 +44,17 @@ def netbox() -> Iterator[NetboxServer]:
     state = Path(tempfile.mkdtemp(prefix="run-", dir=STATE_ROOT))
     state.chmod(0o755)
     script = HERE / "netbox_server.sh"
-    proc = subprocess.run(["bash", str(script), "start", str(state)], capture_output=True, text=True, timeout=1800)
+    proc = subprocess.run(["bash", str(script), "start", str(state)], capture_output=True, text=True,
+                          timeout=1800)
     try:
         if proc.returncode != 0:
-            logs = "".join(f"\n--- {p.name}\n{p.read_text(errors='replace')[-3000:]}" for p in sorted(state.glob("*.log")))
+            logs = "".join(f"\n--- {p.name}\n{p.read_text(errors='replace')[-3000:]}"
+                           for p in sorted(state.glob("*.log")))
             pytest.fail(f"NetBox did not start:\n{proc.stderr[-3000:]}{logs}", pytrace=False)
         env = _read_env(state / "netbox.env")
         server = NetboxServer(env["NETBOX_URL"], env["NETBOX_TOKEN"], float(env["NETBOX_START_SECONDS"]))
-        sys.stderr.write(f"\nNetBox {env['NETBOX_VERSION']} started in {server.start_seconds:.0f} s at {server.url}\n")
+        sys.stderr.write(f"\nNetBox {env['NETBOX_VERSION']} started in {server.start_seconds:.0f} s "
+                         f"at {server.url}\n")
         yield server
     finally:
         subprocess.run(["bash", str(script), "stop", str(state)], capture_output=True, timeout=120)

@@ -38,7 +38,8 @@ def _get_or_create(endpoint: Any, lookup: dict[str, Any], **fields: Any) -> Any:
 
 def ensure_schema(api: Any) -> None:
     """Custom fields the importer reads (NetBox 4: ``object_types``), roles and platforms."""
-    for name, kind, obj in (("rdma_device", "text", "dcim.interface"), ("nic_model", "text", "dcim.interface"),
+    for name, kind, obj in (("rdma_device", "text", "dcim.interface"),
+                            ("nic_model", "text", "dcim.interface"),
                             ("rail", "integer", "dcim.interface"), ("rails", "text", "dcim.device"),
                             ("ssh_port", "integer", "dcim.device")):
         _get_or_create(api.extras.custom_fields, {"name": name}, type=kind, object_types=[obj])
@@ -115,7 +116,8 @@ def load(api: Any, inv: Inventory, site_slug: str) -> dict[str, int]:
             cf = {"rdma_device": nic.rdma_device, "nic_model": nic.model}
             if nic.rail is not None:
                 cf["rail"] = nic.rail
-            ifaces.append({"device": devices[host.name].id, "name": nic.netdev, "speed": nic.speed * 1_000_000,
+            ifaces.append({"device": devices[host.name].id, "name": nic.netdev,
+                           "speed": nic.speed * 1_000_000,
                            "type": IF_TYPES.get(nic.speed, "other"), "custom_fields": cf,
                            **({"mtu": nic.mtu} if nic.mtu else {})})
     created = api.dcim.interfaces.create(ifaces)
@@ -133,7 +135,8 @@ def load(api: Any, inv: Inventory, site_slug: str) -> dict[str, int]:
     for link in inv.links:
         a_dev, a_port = link.a.split(":", 1)
         b_dev, b_port = link.b.split(":", 1)
-        cable((a_dev, a_port), (b_dev, b_port), link.cable_length if link.cable_length is not None else default_m,
+        cable((a_dev, a_port), (b_dev, b_port),
+              link.cable_length if link.cable_length is not None else default_m,
               (link.media.value if link.media else default_media))
     for host in inv.hosts:
         for nic in host.nics:

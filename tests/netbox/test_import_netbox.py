@@ -77,8 +77,8 @@ def _same_lengths(got: dict[Any, tuple[Any, ...]], want: dict[Any, tuple[Any, ..
 
 
 @pytest.mark.parametrize("site", sorted(FABRICS))
-def test_import_round_trips_the_fabric_and_lints_and_plans(site: str, netbox: NetboxServer,
-                                                           loaded: dict[str, Inventory], tmp_path: Path) -> None:
+def test_import_round_trips_the_fabric_and_lints_and_plans(
+        site: str, netbox: NetboxServer, loaded: dict[str, Inventory], tmp_path: Path) -> None:
     out = tmp_path / f"{site}.yaml"
     proc = cli("import", "netbox", "--url", netbox.url, "--token-env", "NB_TEST_TOKEN", "--site", site,
                "--out", str(out), token=netbox.token)
@@ -87,7 +87,8 @@ def test_import_round_trips_the_fabric_and_lints_and_plans(site: str, netbox: Ne
     assert f"wrote {out}" in proc.stderr
 
     got, want = _cabling(load_inventory(out).inventory), _cabling(loaded[site])
-    assert got["switches"] == want["switches"]  # platforms (from vendor-style slugs), models, roles, rails, ports
+    # platforms (from vendor-style slugs), models, roles, rails, ports and speeds, management addresses
+    assert got["switches"] == want["switches"]
     _same_lengths(got["links"], want["links"], 0)
     _same_lengths(got["nics"], want["nics"], 5)
 
@@ -159,7 +160,8 @@ def test_missing_token_variable_exits_1(netbox: NetboxServer, tmp_path: Path) ->
     assert not (tmp_path / "x.yaml").exists()
 
 
-def test_unknown_platform_and_device_type_name_the_device(api: Any, netbox: NetboxServer, tmp_path: Path) -> None:
+def test_unknown_platform_and_device_type_name_the_device(api: Any, netbox: NetboxServer,
+                                                          tmp_path: Path) -> None:
     ensure_schema(api)
     site = api.dcim.sites.create(name="odd", slug="odd", status="active")
     maker = api.dcim.manufacturers.get(slug="acme") or api.dcim.manufacturers.create(name="Acme", slug="acme")
@@ -169,7 +171,8 @@ def test_unknown_platform_and_device_type_name_the_device(api: Any, netbox: Netb
     sn2700 = api.dcim.device_types.get(slug="sn2700")
     api.dcim.devices.create(name="odd-leaf1", site=site.id, role=leaf.id, device_type=dtype.id,
                             platform=api.dcim.platforms.get(slug="sonic").id)
-    api.dcim.devices.create(name="odd-leaf2", site=site.id, role=leaf.id, device_type=sn2700.id, platform=vyos.id)
+    api.dcim.devices.create(name="odd-leaf2", site=site.id, role=leaf.id, device_type=sn2700.id,
+                            platform=vyos.id)
     api.dcim.devices.create(name="odd-leaf3", site=site.id, role=leaf.id, device_type=sn2700.id)
     out = tmp_path / "odd.yaml"
     proc = cli("import", "netbox", "--url", netbox.url, "--token-env", "NB_TEST_TOKEN", "--site", "odd",
@@ -197,8 +200,8 @@ def test_unknown_platform_and_device_type_name_the_device(api: Any, netbox: Netb
 
 
 def test_unknown_site_slug_is_a_clear_error(netbox: NetboxServer, tmp_path: Path) -> None:
-    proc = cli("import", "netbox", "--url", netbox.url, "--token-env", "NB_TEST_TOKEN", "--site", "no-such-site",
-               "--out", str(tmp_path / "x.yaml"), token=netbox.token)
+    proc = cli("import", "netbox", "--url", netbox.url, "--token-env", "NB_TEST_TOKEN",
+               "--site", "no-such-site", "--out", str(tmp_path / "x.yaml"), token=netbox.token)
     assert proc.returncode == 1
     assert "no-such-site" in proc.stderr
     assert not (tmp_path / "x.yaml").exists()
