@@ -4,8 +4,8 @@ slugs such as ``arista-eos``), devices with a management interface and primary I
 interfaces with type and speed, cables with length, unit and type, and the RDMA name, NIC model and rail
 of each host NIC in interface custom fields.
 
-Lengths are entered in rotating units (m, cm, ft, in) to exercise the importer's conversion; NetBox keeps
-two decimals, so a length entered in ft or in comes back within 3 mm (:data:`LENGTH_TOLERANCE_M`).
+Lengths are entered in rotating units (m, cm, ft, in) to exercise the importer's conversion (NetBox keeps
+two decimals in the entered unit; the importer rounds to the centimetre).
 Switch ports of spines are entered without ``speed`` (type only), so the importer's type fallback runs.
 """
 
@@ -25,7 +25,6 @@ PLATFORM_SLUGS = {"sonic": ("sonic", "SONiC"), "cumulus": ("cumulus-linux", "Cum
 ROLE_SLUGS = {"leaf": "leaf", "spine": "spine", "superspine": "superspine", "host": "gpu-server"}
 UNITS = ("m", "cm", "ft", "in")
 _PER_M = {"m": 1.0, "cm": 100.0, "ft": 1 / 0.3048, "in": 1 / 0.0254}
-LENGTH_TOLERANCE_M = 0.003
 MEDIA_TYPES = {"dac": "dac-passive", "aoc": "aoc", "optic": "smf"}
 IF_TYPES = {25: "25gbase-x-sfp28", 50: "50gbase-x-sfp56", 100: "100gbase-x-qsfp28", 200: "200gbase-x-qsfp56",
             400: "400gbase-x-osfp", 800: "800gbase-x-osfp"}
