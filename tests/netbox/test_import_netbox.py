@@ -213,3 +213,38 @@ def test_unknown_site_slug_is_a_clear_error(netbox: NetboxServer, tmp_path: Path
     assert proc.returncode == 1
     assert "no-such-site" in proc.stderr
     assert not (tmp_path / "x.yaml").exists()
+
+
+def test_host_to_host_and_breakout_cables_are_errors_naming_the_cable(
+        api: Any, netbox: NetboxServer, loaded: dict[str, Inventory], tmp_path: Path) -> None:
+    # device types SN4700 and the GPU server exist once the shipped fabrics are loaded
+    site = api.dcim.sites.create(name="cabling", slug="cabling", status="active")
+    sn4700 = api.dcim.device_types.get(slug="sn4700")
+    gpu = api.dcim.device_types.get(slug="gpu-server-8-gpu")
+    leaf = api.dcim.devices.create(name="c-leaf1", site=site.id, device_type=sn4700.id,
+                                   role=api.dcim.device_roles.get(slug="leaf").id,
+                                   platform=api.dcim.platforms.get(slug="sonic").id)
+    host_role = api.dcim.device_roles.get(slug="gpu-server").id
+    hosts = [api.dcim.devices.create(name=f"c-gpu{i}", site=site.id, role=host_role, device_type=gpu.id)
+             for i in (1, 2)]
+    ports = api.dcim.interfaces.create([{"device": leaf.id, "name": f"Ethernet{i}", "type": "400gbase-x-osfp"}
+                                        for i in (0, 4, 8)])
+    nics = api.dcim.interfaces.create([{"device": h.id, "name": "ens1f0np0", "type": "400gbase-x-osfp",
+                                        "custom_fields": {"rdma_device": "mlx5_0", "nic_model": "connectx-7"}}
+                                       for h in hosts])
+
+    def term(*ifaces: Any) -> list[dict[str, Any]]:
+        return [{"object_type": "dcim.interface", "object_id": i.id} for i in ifaces]
+
+    api.dcim.cables.create(label="HH-1", a_terminations=term(nics[0]), b_terminations=term(nics[1]),
+                           length=2, length_unit="m")
+    api.dcim.cables.create(label="BO-1", a_terminations=term(ports[0]),
+                           b_terminations=term(ports[1], ports[2]))
+    out = tmp_path / "cabling.yaml"
+    proc = cli("import", "netbox", "--url", netbox.url, "--token-env", "NB_TEST_TOKEN", "--site", "cabling",
+               "--out", str(out), token=netbox.token)
+    assert proc.returncode == 1
+    assert "cable HH-1 (c-gpu1:ens1f0np0 - c-gpu2:ens1f0np0): a cable between two hosts" in proc.stderr
+    assert ("cable BO-1 (c-leaf1:Ethernet0 - c-leaf1:Ethernet4,c-leaf1:Ethernet8): 1 x 2 terminations"
+            in proc.stderr)
+    assert not out.exists()
