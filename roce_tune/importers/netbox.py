@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from roce_tune.inventory.catalog import CatalogError, load_catalog
-from roce_tune.inventory.models import DEVICE_NAME_RE, Platform
+from roce_tune.inventory.models import DEVICE_NAME_RE, INTERFACE_NAME_RE, NETDEV_RE, RDMA_DEVICE_RE, Platform
 
 #: NetBox device role slug -> roce-tune role ("host" = GPU server); ``--role-map SLUG=ROLE`` adds/overrides.
 DEFAULT_ROLES: dict[str, str] = {
@@ -330,6 +330,10 @@ def build(snapshot: Snapshot, mapping: Mapping | None = None, site_name: str = "
                 errors.append(f"{where}: cabled, but NetBox gives no speed (set the interface speed, or a "
                               f"type with its rate, e.g. 400gbase-x-osfp)")
             continue
+        if not INTERFACE_NAME_RE.fullmatch(iface["name"]):
+            errors.append(f"{where}: the interface name is not usable in switch CLIs (allowed: "
+                          f"{INTERFACE_NAME_RE.pattern}); rename it in NetBox")
+            continue
         port: dict[str, Any] = {"name": iface["name"], "speed": f"{speed}G"}
         if iface.get("mtu"):
             port["mtu"] = iface["mtu"]
@@ -393,6 +397,12 @@ def _nic(iface: dict[str, Any], rdma: Any, mapping: Mapping, where: str, catalog
          errors: list[str]) -> dict[str, Any] | None:
     model = _cf(iface, mapping.nic_model_field)
     problems = len(errors)
+    if not NETDEV_RE.fullmatch(iface["name"]):
+        errors.append(f"{where}: the interface name is not a Linux netdev name "
+                      f"(allowed: {NETDEV_RE.pattern})")
+    if not RDMA_DEVICE_RE.fullmatch(str(rdma)):
+        errors.append(f"{where}: {mapping.rdma_field} = {str(rdma)!r} is not an RDMA device name (allowed: "
+                      f"{RDMA_DEVICE_RE.pattern}, e.g. mlx5_0)")
     if model is None:
         errors.append(f"{where}: has {mapping.rdma_field} = {rdma} but no {mapping.nic_model_field} custom "
                       f"field (the catalog NIC, e.g. connectx-7)")

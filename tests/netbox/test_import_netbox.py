@@ -240,6 +240,10 @@ def test_host_to_host_and_breakout_cables_are_errors_naming_the_cable(
                            length=2, length_unit="m")
     api.dcim.cables.create(label="BO-1", a_terminations=term(ports[0]),
                            b_terminations=term(ports[1], ports[2]))
+    # names that would reach a switch CLI or a host script unchecked
+    api.dcim.interfaces.create(device=leaf.id, name="Ethernet 12", type="400gbase-x-osfp")
+    api.dcim.interfaces.create(device=hosts[0].id, name="ens2f0np0", type="400gbase-x-osfp",
+                               custom_fields={"rdma_device": "mlx5_1;reboot", "nic_model": "connectx-7"})
     out = tmp_path / "cabling.yaml"
     proc = cli("import", "netbox", "--url", netbox.url, "--token-env", "NB_TEST_TOKEN", "--site", "cabling",
                "--out", str(out), token=netbox.token)
@@ -247,4 +251,6 @@ def test_host_to_host_and_breakout_cables_are_errors_naming_the_cable(
     assert "cable HH-1 (c-gpu1:ens1f0np0 - c-gpu2:ens1f0np0): a cable between two hosts" in proc.stderr
     assert ("cable BO-1 (c-leaf1:Ethernet0 - c-leaf1:Ethernet4,c-leaf1:Ethernet8): 1 x 2 terminations"
             in proc.stderr)
+    assert "c-leaf1:Ethernet 12: the interface name is not usable in switch CLIs" in proc.stderr
+    assert "c-gpu1:ens2f0np0: rdma_device = 'mlx5_1;reboot' is not an RDMA device name" in proc.stderr
     assert not out.exists()
