@@ -31,8 +31,8 @@ app.add_typer(calc_app, name="calc")
 simulate_app = typer.Typer(no_args_is_help=True, help="Packet-level PFC/ECN/DCQCN simulation of an N:1 bottleneck "
                            "(incast, long-lived flows, a plan's port); see docs/simulate.md.")
 app.add_typer(simulate_app, name="simulate")
-import_app = typer.Typer(no_args_is_help=True, help="Build or complete an inventory from a cabling plan (CSV) or "
-                         "from LLDP captures; see docs/import.md.")
+import_app = typer.Typer(no_args_is_help=True, help="Build or complete an inventory from where the fabric is already "
+                         "described: a cabling plan (CSV), LLDP captures or NetBox; see docs/import.md.")
 app.add_typer(import_app, name="import")
 #: width of tables when output is not a terminal (CI logs, pipes): rich would use 80 and cut profile
 #: names and findings; a terminal's own width (or $COLUMNS) still wins
@@ -893,6 +893,61 @@ def import_lldp(
     text = inventory_yaml(data, f"Imported by roce-tune import lldp from {captures.name}/; check speed, NIC model and\n"
                           "rdma_device (LLDP does not carry them), and cable_length for headroom.")
     _write_inventory(text, out_file)
+@import_app.command("netbox")
+def import_netbox(
+    url: str = typer.Option(..., "--url", help="NetBox base URL, e.g. https://netbox.example.net"),
+    token_env: str = typer.Option(..., "--token-env", help="Name of the environment variable holding the API token."),
+    site: str | None = typer.Option(None, "--site", help="Only devices of this NetBox site (slug)."),
+    tag: str | None = typer.Option(None, "--tag", help="Only devices with this NetBox tag (slug)."),
+    out: Path | None = typer.Option(None, "--out", help="Write the inventory here (atomically) instead of stdout."),
+    role_map: list[str] = typer.Option([], "--role-map", help="NETBOX_ROLE_SLUG=leaf|spine|superspine|host (repeat)."),
+    platform_map: list[str] = typer.Option([], "--platform-map",
+                                           help="NETBOX_PLATFORM_SLUG=sonic|cumulus|eos|nxos|junos (repeat)."),
+    model_map: list[str] = typer.Option([], "--model-map", help="NETBOX_DEVICE_TYPE_MODEL=CATALOG_MODEL (repeat)."),
+    rdma_field: str = typer.Option("rdma_device", "--rdma-field", help="Interface custom field with the RDMA name."),
+    nic_model_field: str = typer.Option("nic_model", "--nic-model-field",
+                                        help="Interface custom field with the catalog NIC model."),
+    site_name: str | None = typer.Option(None, "--site-name", help="Inventory site name (default: --site or netbox)."),
+) -> None:
+    """Import devices, interfaces, cables and RDMA NIC names from NetBox into a full-form inventory
+    (mapping rules: docs/import-netbox.md)."""
+    from roce_tune.importers import netbox as nb
+    from roce_tune.importers.output import write_text_atomic
+    from roce_tune.inventory.models import ENV_VAR_RE, Platform
+
+    def fail(messages: list[str]) -> None:
+        for m in messages:
+            err.print(f"error: {m}", markup=False, highlight=False, soft_wrap=True)
+        raise typer.Exit(1)
+
+    if not ENV_VAR_RE.fullmatch(token_env):
+        fail([f"--token-env {token_env!r} is not an environment variable name (e.g. NETBOX_TOKEN)"])
+    token = os.environ.get(token_env, "")
+    if not token.strip():
+        fail([f"environment variable {token_env} is not set or empty; it must hold the NetBox API token"])
+    try:
+        mapping = nb.Mapping(
+            roles=nb.DEFAULT_ROLES | nb.parse_map(role_map, "--role-map", nb.ROLE_CHOICES),
+            platforms=nb.DEFAULT_PLATFORMS | nb.parse_map(platform_map, "--platform-map", [p.value for p in Platform]),
+            models=nb.parse_map(model_map, "--model-map"),
+            rdma_field=rdma_field, nic_model_field=nic_model_field)
+        text, result = nb.import_netbox(url, token.strip(), token_env, site=site, tag=tag, mapping=mapping, site_name=site_name)
+    except nb.NetboxImportError as exc:
+        fail(exc.messages)
+    for line in result.skipped:
+        err.print(f"note: left out {line}", markup=False, highlight=False, soft_wrap=True)
+    data = result.data
+    summary = (f"{len(data['switches'])} switches, {len(data['links'])} links, {len(data['hosts'])} hosts "
+               f"({sum(len(h['nics']) for h in data['hosts'])} RDMA NICs)")
+    if out is None:
+        sys.stdout.write(text)
+        err.print(f"imported {summary}", markup=False, highlight=False)
+        return
+    try:
+        write_text_atomic(out, text)
+    except OSError as exc:
+        fail([f"cannot write {out}: {exc.strerror or exc}"])
+    err.print(f"wrote {out}: {summary}", markup=False, highlight=False)
 
 
 def main() -> None:

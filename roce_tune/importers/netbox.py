@@ -1,0 +1,579 @@
+"""``roce-tune import netbox``: a full-form inventory from a NetBox source of truth (pynetbox, REST API).
+
+What is read (NetBox 4.x REST API, read-only): ``dcim.devices`` (filtered by ``--site``/``--tag``),
+``dcim.interfaces`` and ``dcim.cables`` of those devices. The mapping rules (role, platform, device type,
+interface speed, cable length/unit/type, custom fields) are in docs/import-netbox.md; in short:
+
+* device role slug -> ``leaf`` / ``spine`` / ``superspine`` / ``host`` (:data:`DEFAULT_ROLES`,
+  ``--role-map``);
+  devices whose role maps to nothing are left out and listed;
+* platform slug -> roce-tune platform (:data:`DEFAULT_PLATFORMS`, ``--platform-map``), switches only;
+* device type model (or slug) -> catalog switch model, case-insensitive (``--model-map``);
+* interface speed (kb/s) -> ``speed`` in Gb/s; no speed: the rate in the interface type (``400gbase-x-osfp``);
+* cable length + unit (km, m, cm, mi, ft, in) -> metres; cable type -> media (dac/aoc/optic);
+* host NICs: the host interfaces whose custom field ``rdma_device`` is set; ``nic_model`` names the catalog
+  NIC; optional ``rail`` (interface) and ``rails`` / ``ssh_port`` (device) custom fields.
+
+The token is read from the environment variable named by ``--token-env`` and is never printed, logged or
+put into an error message. Every problem found is reported (each naming its device, interface or cable),
+and nothing is written unless the whole inventory builds and validates.
+"""
+
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from roce_tune.inventory.catalog import CatalogError, load_catalog
+from roce_tune.inventory.models import DEVICE_NAME_RE, INTERFACE_NAME_RE, NETDEV_RE, RDMA_DEVICE_RE, Platform
+
+#: NetBox device role slug -> roce-tune role ("host" = GPU server); ``--role-map SLUG=ROLE`` adds/overrides.
+DEFAULT_ROLES: dict[str, str] = {
+    "leaf": "leaf", "leaf-switch": "leaf", "tor": "leaf",
+    "spine": "spine", "spine-switch": "spine",
+    "superspine": "superspine", "super-spine": "superspine",
+    "host": "host", "server": "host", "gpu-server": "host", "gpu-node": "host", "compute": "host",
+}
+ROLE_CHOICES = ("leaf", "spine", "superspine", "host")
+
+#: NetBox platform slug -> roce-tune platform. ``--platform-map SLUG=PLATFORM`` adds or overrides.
+DEFAULT_PLATFORMS: dict[str, str] = {p.value: p.value for p in Platform} | {
+    "sonic-os": "sonic", "nvidia-sonic": "sonic", "community-sonic": "sonic",
+    "cumulus-linux": "cumulus", "nvidia-cumulus": "cumulus", "nvidia-cumulus-linux": "cumulus",
+    "arista-eos": "eos",
+    "nx-os": "nxos", "cisco-nxos": "nxos", "cisco-nx-os": "nxos",
+    "juniper-junos": "junos",
+}
+
+#: NetBox cable ``length_unit`` -> metres per unit (NetBox CableLengthUnitChoices).
+LENGTH_UNIT_M: dict[str, float] = {"km": 1000.0, "m": 1.0, "cm": 0.01, "mi": 1609.344, "ft": 0.3048,
+                                   "in": 0.0254}
+
+#: NetBox cable ``type`` -> roce-tune media; other types (cat6, coaxial, …) give no media.
+CABLE_MEDIA: dict[str, str] = {
+    "dac-active": "dac", "dac-passive": "dac", "aoc": "aoc",
+    "mmf": "optic", "mmf-om1": "optic", "mmf-om2": "optic", "mmf-om3": "optic", "mmf-om4": "optic",
+    "mmf-om5": "optic", "smf": "optic", "smf-os1": "optic", "smf-os2": "optic",
+}
+
+#: interface types that are not front-panel ports (NetBox InterfaceTypeChoices virtual/LAG/wireless groups)
+_NOT_PORTS = re.compile(r"^(virtual|bridge|lag|ieee802\.11.*|other-wireless|lte|gsm|cdma|5g|4g)$")
+_TYPE_SPEED = re.compile(r"^(\d+)(g|m)base", re.IGNORECASE)
+_NUMBERED = re.compile(r"^(.*?)(\d+)$")
+
+
+class NetboxImportError(Exception):
+    """Every problem that stopped an import; each message names the device, interface or cable."""
+
+    def __init__(self, messages: Iterable[str]):
+        self.messages = list(messages)
+        super().__init__("\n".join(self.messages))
+
+
+@dataclass(frozen=True)
+class Mapping:
+    """How NetBox objects map to inventory fields. Keys of ``roles``/``platforms`` are NetBox slugs;
+    keys of ``models`` are NetBox device type models or slugs, compared case-insensitively."""
+
+    roles: dict[str, str] = field(default_factory=lambda: dict(DEFAULT_ROLES))
+    platforms: dict[str, str] = field(default_factory=lambda: dict(DEFAULT_PLATFORMS))
+    models: dict[str, str] = field(default_factory=dict)
+    rdma_field: str = "rdma_device"
+    nic_model_field: str = "nic_model"
+    rail_field: str = "rail"
+    rails_field: str = "rails"
+    ssh_port_field: str = "ssh_port"
+
+
+@dataclass
+class Snapshot:
+    """What was read from NetBox, as plain dicts (the REST API's JSON): devices, interfaces, cables."""
+
+    devices: list[dict[str, Any]]
+    interfaces: list[dict[str, Any]]
+    cables: list[dict[str, Any]]
+
+
+@dataclass
+class ImportResult:
+    """The inventory (plain data, full form) and what was left out, one line each."""
+
+    data: dict[str, Any]
+    skipped: list[str]
+
+
+def parse_map(pairs: Iterable[str], what: str, allowed: Iterable[str] | None = None) -> dict[str, str]:
+    """``["gpu=host", "x=leaf"]`` -> ``{"gpu": "host", "x": "leaf"}``. Raises NetboxImportError on a pair
+    without ``=`` or a value outside ``allowed``."""
+    out: dict[str, str] = {}
+    allowed_set = set(allowed) if allowed is not None else None
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key.strip() or not value.strip():
+            raise NetboxImportError([f"{what} {pair!r}: write NETBOX=ROCE_TUNE, e.g. gpu-node=host"])
+        if allowed_set is not None and value.strip() not in allowed_set:
+            choices = ", ".join(sorted(allowed_set))
+            raise NetboxImportError([f"{what} {pair!r}: {value.strip()!r} is not one of {choices}"])
+        out[key.strip()] = value.strip()
+    return out
+
+
+# --- reading NetBox ---------------------------------------------------------------------------------------
+def _chunks(ids: list[int], size: int = 100) -> Iterator[list[int]]:
+    for i in range(0, len(ids), size):
+        yield ids[i:i + size]
+
+
+def fetch(api: Any, site: str | None = None, tag: str | None = None) -> Snapshot:
+    """Read devices (by site and tag slug), their interfaces and cables through a ``pynetbox.api``.
+
+    Raises whatever pynetbox/requests raise (:func:`import_netbox` turns them into messages)."""
+    filters = {k: v for k, v in (("site", site), ("tag", tag)) if v}
+    devices = [dict(d) for d in (api.dcim.devices.filter(**filters) if filters else api.dcim.devices.all())]
+    ids = [d["id"] for d in devices]
+    interfaces: list[dict[str, Any]] = []
+    cables: dict[int, dict[str, Any]] = {}
+    for chunk in _chunks(ids):
+        interfaces += [dict(i) for i in api.dcim.interfaces.filter(device_id=chunk)]
+        for c in api.dcim.cables.filter(device_id=chunk):
+            cables[c.id] = dict(c)
+    return Snapshot(devices=devices, interfaces=interfaces, cables=list(cables.values()))
+
+
+# --- mapping ----------------------------------------------------------------------------------------------
+def _slug(obj: Any) -> str | None:
+    return obj.get("slug") if isinstance(obj, dict) else None
+
+
+def _value(obj: Any) -> Any:
+    """A NetBox choice field (``{"value": …, "label": …}``) or a plain value -> the value."""
+    return obj.get("value") if isinstance(obj, dict) else obj
+
+
+def _cf(obj: dict[str, Any], name: str) -> Any:
+    value = (obj.get("custom_fields") or {}).get(name)
+    return None if value in ("", None) else value
+
+
+def _speed_gbps(iface: dict[str, Any]) -> int | None:
+    """Interface speed in Gb/s: NetBox ``speed`` is kb/s; without it, the rate in the type slug."""
+    kbps = iface.get("speed")
+    if kbps:
+        gbps = kbps / 1_000_000
+        return int(gbps) if gbps == int(gbps) else None
+    m = _TYPE_SPEED.match(str(_value(iface.get("type")) or ""))
+    if m and m.group(2).lower() == "g":
+        return int(m.group(1))
+    return None
+
+
+def _natural(name: str) -> list[Any]:
+    return [int(t) if t.isdigit() else t for t in re.split(r"(\d+)", name)]
+
+
+def _numbered(name: str) -> tuple[str, int] | None:
+    m = _NUMBERED.match(name)
+    if not m or (m.group(2).startswith("0") and m.group(2) != "0"):  # Ethernet01 has no range form
+        return None
+    return m.group(1), int(m.group(2))
+
+
+def compress_ports(ports: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Consecutive ports ``Ethernet0, Ethernet4, …, Ethernet60`` with one speed/MTU and a constant step
+    -> one entry ``Ethernet[0-60/4]`` (three or more ports; the inventory's range syntax). Other ports
+    stay one entry each, in their order."""
+    out: list[dict[str, Any]] = []
+    i = 0
+    while i < len(ports):
+        first = _numbered(ports[i]["name"])
+        rest = {k: v for k, v in ports[i].items() if k != "name"}
+        run = [first[1]] if first else []
+        j = i + 1
+        while first and j < len(ports):
+            nxt = _numbered(ports[j]["name"])
+            same = {k: v for k, v in ports[j].items() if k != "name"} == rest
+            if nxt is None or nxt[0] != first[0] or not same:
+                break
+            step = nxt[1] - run[-1]
+            if step <= 0 or (len(run) > 1 and step != run[1] - run[0]):
+                break
+            run.append(nxt[1])
+            j += 1
+        if first and len(run) >= 3:
+            step = run[1] - run[0]
+            rng = f"{run[0]}-{run[-1]}" + (f"/{step}" if step != 1 else "")
+            out.append({"name": f"{first[0]}[{rng}]", **rest})
+            i = j
+        else:
+            out.append(ports[i])
+            i += 1
+    return out
+
+
+def cable_length_m(length: float | str | None, unit: str | None) -> float | None:
+    """A NetBox cable length (``length`` in ``unit``: km, m, cm, mi, ft, in) in metres, rounded to the
+    centimetre; None when NetBox has no length. NetBox keeps two decimals in the entered unit, so a length
+    entered in ft is off by up to 1.5 mm (0.005 ft): rounding to cm gives back the length that was meant
+    (49.21 ft -> 15.0 m, not 14.999 m), and 1 cm of cable is 5 ns, nothing in a headroom.
+
+    Raises:
+        ValueError: a length without a known unit.
+    """
+    if length is None:
+        return None
+    if unit not in LENGTH_UNIT_M:
+        raise ValueError(f"length {length} has unit {unit!r}; NetBox units are {', '.join(LENGTH_UNIT_M)}")
+    return round(float(length) * LENGTH_UNIT_M[unit], 2)
+
+
+def _length_m(cable: dict[str, Any], label: str, errors: list[str]) -> float | None:
+    try:
+        return cable_length_m(cable.get("length"), _value(cable.get("length_unit")))
+    except ValueError as exc:
+        errors.append(f"{label}: {exc} (set the cable's length unit)")
+        return None
+
+
+def build(snapshot: Snapshot, mapping: Mapping | None = None, site_name: str = "netbox") -> ImportResult:
+    """Map a NetBox :class:`Snapshot` to full-form inventory data (rules: module docstring).
+
+    Raises:
+        NetboxImportError: every unknown platform, device type, role-less or badly named device, NIC
+            without a catalog model, host-to-host or multi-termination cable … (one message each).
+    """
+    mapping = mapping or Mapping()
+    catalog = load_catalog()
+    errors: list[str] = []
+    skipped: list[str] = []
+    roles: dict[int, str] = {}
+    names: dict[int, str] = {}
+    switches: dict[int, dict[str, Any]] = {}
+    hosts: dict[int, dict[str, Any]] = {}
+    unmapped_roles: dict[str, list[str]] = defaultdict(list)
+
+    for dev in snapshot.devices:
+        name = dev.get("name") or f"(unnamed device id {dev['id']})"
+        role_slug = _slug(dev.get("role") or dev.get("device_role"))
+        role = mapping.roles.get(role_slug or "")
+        if role is None:
+            unmapped_roles[role_slug or "(none)"].append(name)
+            continue
+        if not DEVICE_NAME_RE.fullmatch(name):
+            errors.append(f"device {name!r}: the name is not usable as a roce-tune device name "
+                          f"(allowed: {DEVICE_NAME_RE.pattern}); rename it in NetBox")
+            continue
+        roles[dev["id"]], names[dev["id"]] = role, name
+        mgmt = _mgmt(dev, mapping)
+        if role == "host":
+            hosts[dev["id"]] = {"name": name, **({"mgmt": mgmt} if mgmt else {}), "nics": []}
+            continue
+        sw: dict[str, Any] = {"name": name}
+        platform = dev.get("platform")
+        if not platform:
+            errors.append(f"device {name}: no platform set in NetBox (role {role_slug} maps to the switch "
+                          f"role {role}); set it to one of {', '.join(sorted(set(mapping.platforms)))}")
+        elif _slug(platform) not in mapping.platforms:
+            errors.append(f"device {name}: NetBox platform {platform.get('name')!r} (slug {_slug(platform)}) "
+                          f"maps to no roce-tune platform; map it with --platform-map "
+                          f"{_slug(platform)}=<{'|'.join(p.value for p in Platform)}>")
+        else:
+            sw["platform"] = mapping.platforms[_slug(platform) or ""]
+        dtype = dev.get("device_type") or {}
+        model = _catalog_model(dtype, mapping, catalog)
+        if model is None:
+            known = ", ".join(sorted(s.id for s in catalog.switch_models))
+            errors.append(f"device {name}: NetBox device type {dtype.get('model')!r} "
+                          f"(slug {dtype.get('slug')}) is no switch model in the roce-tune catalog "
+                          f"({known}); "
+                          f"map it with --model-map "
+                          f"'{dtype.get('model')}=<model>' or add it to roce_tune/catalog/switch_models.yaml")
+        else:
+            sw["model"] = model
+        sw["role"] = role
+        if mgmt:
+            sw["mgmt"] = mgmt
+        rails = _rails(dev, mapping, name, errors)
+        if rails is not None:
+            sw["rails"] = rails
+        sw["ports"] = []
+        switches[dev["id"]] = sw
+    for slug, devs in sorted(unmapped_roles.items()):
+        skipped.append(f"{len(devs)} device(s) with role {slug} (no roce-tune role; --role-map {slug}=ROLE "
+                       f"to import them): {', '.join(sorted(devs)[:10])}{' …' if len(devs) > 10 else ''}")
+
+    iface_by_id: dict[int, dict[str, Any]] = {}
+    nics_by_iface: dict[int, dict[str, Any]] = {}
+    ports_by_dev: dict[int, list[dict[str, Any]]] = defaultdict(list)
+    for iface in sorted(snapshot.interfaces, key=lambda i: _natural(i.get("name") or "")):
+        dev_id = (iface.get("device") or {}).get("id")
+        if dev_id not in roles:
+            continue
+        iface_by_id[iface["id"]] = iface
+        where = f"{names[dev_id]}:{iface.get('name')}"
+        if dev_id in hosts:
+            rdma = _cf(iface, mapping.rdma_field)
+            if rdma is None:
+                continue
+            nic = _nic(iface, rdma, mapping, where, catalog, errors)
+            if nic is not None:
+                nics_by_iface[iface["id"]] = nic
+                hosts[dev_id]["nics"].append(nic)
+            continue
+        if iface.get("mgmt_only") or _NOT_PORTS.match(str(_value(iface.get("type")) or "")):
+            continue
+        speed = _speed_gbps(iface)
+        if speed is None:
+            if iface.get("cable"):
+                errors.append(f"{where}: cabled, but NetBox gives no speed (set the interface speed, or a "
+                              f"type with its rate, e.g. 400gbase-x-osfp)")
+            continue
+        if not INTERFACE_NAME_RE.fullmatch(iface["name"]):
+            errors.append(f"{where}: the interface name is not usable in switch CLIs (allowed: "
+                          f"{INTERFACE_NAME_RE.pattern}); rename it in NetBox")
+            continue
+        port: dict[str, Any] = {"name": iface["name"], "speed": f"{speed}G"}
+        if iface.get("mtu"):
+            port["mtu"] = iface["mtu"]
+        ports_by_dev[dev_id].append(port)
+    for dev_id, sw in switches.items():
+        sw["ports"] = compress_ports(ports_by_dev.get(dev_id, []))
+
+    links = _cables(snapshot.cables, iface_by_id, roles, names, nics_by_iface, switches, errors, skipped,
+                    mapping.rdma_field)
+    if errors:
+        raise NetboxImportError(errors)
+    data: dict[str, Any] = {
+        "site": {"name": site_name},
+        "switches": sorted(switches.values(),
+                           key=lambda s: (ROLE_CHOICES.index(s["role"]), _natural(s["name"]))),
+        "links": links,
+        "hosts": sorted(hosts.values(), key=lambda h: _natural(h["name"])),
+    }
+    return ImportResult(data=data, skipped=skipped)
+
+
+def _mgmt(dev: dict[str, Any], mapping: Mapping) -> dict[str, Any] | None:
+    ip = next((d["address"] for d in (dev.get("primary_ip4"), dev.get("primary_ip6"), dev.get("primary_ip"))
+               if isinstance(d, dict) and d.get("address")), None)
+    if not ip:
+        return None
+    mgmt: dict[str, Any] = {"host": ip.split("/")[0]}
+    port = _cf(dev, mapping.ssh_port_field)
+    if port is not None:
+        mgmt["port"] = int(port)
+    return mgmt
+
+
+def _rails(dev: dict[str, Any], mapping: Mapping, name: str, errors: list[str]) -> list[int] | None:
+    raw = _cf(dev, mapping.rails_field)
+    if raw is None:
+        return None
+    items = raw if isinstance(raw, list) else str(raw).replace(" ", "").split(",")
+    try:
+        return [int(r) for r in items]
+    except (TypeError, ValueError):
+        errors.append(f"device {name}: custom field {mapping.rails_field} = {raw!r} is not a list of rail "
+                      f"numbers (write 0 or 0,1)")
+        return None
+
+
+def _catalog_model(dtype: dict[str, Any], mapping: Mapping, catalog: Any) -> str | None:
+    overrides = {k.lower(): v for k, v in mapping.models.items()}
+    for key in (dtype.get("model"), dtype.get("slug"), dtype.get("part_number")):
+        if not key:
+            continue
+        candidate = overrides.get(str(key).lower(), str(key))
+        try:
+            return str(catalog.switch_model(candidate).id)
+        except CatalogError:
+            continue
+    return None
+
+
+def _nic(iface: dict[str, Any], rdma: Any, mapping: Mapping, where: str, catalog: Any,
+         errors: list[str]) -> dict[str, Any] | None:
+    model = _cf(iface, mapping.nic_model_field)
+    problems = len(errors)
+    if not NETDEV_RE.fullmatch(iface["name"]):
+        errors.append(f"{where}: the interface name is not a Linux netdev name "
+                      f"(allowed: {NETDEV_RE.pattern})")
+    if not RDMA_DEVICE_RE.fullmatch(str(rdma)):
+        errors.append(f"{where}: {mapping.rdma_field} = {str(rdma)!r} is not an RDMA device name (allowed: "
+                      f"{RDMA_DEVICE_RE.pattern}, e.g. mlx5_0)")
+    if model is None:
+        errors.append(f"{where}: has {mapping.rdma_field} = {rdma} but no {mapping.nic_model_field} custom "
+                      f"field (the catalog NIC, e.g. connectx-7)")
+    else:
+        try:
+            catalog.nic(str(model))
+        except CatalogError as exc:
+            errors.append(f"{where}: {mapping.nic_model_field} = {model!r}: {exc}")
+    speed = _speed_gbps(iface)
+    if speed is None:
+        errors.append(f"{where}: RDMA NIC without a speed (set the interface speed or a type with its rate)")
+    if len(errors) > problems:
+        return None
+    nic: dict[str, Any] = {"model": str(model), "netdev": iface["name"], "rdma_device": str(rdma),
+                           "speed": f"{speed}G"}
+    rail = _cf(iface, mapping.rail_field)
+    if rail is not None:
+        nic["rail"] = int(rail)
+    if iface.get("mtu"):
+        nic["mtu"] = iface["mtu"]
+    return nic
+
+
+def _cables(cables: list[dict[str, Any]], iface_by_id: dict[int, dict[str, Any]], roles: dict[int, str],
+            names: dict[int, str], nics_by_iface: dict[int, dict[str, Any]],
+            switches: dict[int, dict[str, Any]], errors: list[str], skipped: list[str],
+            rdma_field: str) -> list[dict[str, Any]]:
+    links: list[dict[str, Any]] = []
+    ignored: list[str] = []
+    for cable in sorted(cables, key=lambda c: c["id"]):
+        label = f"cable {cable.get('label') or cable['id']}"
+        ends = []
+        for side in ("a_terminations", "b_terminations"):
+            terms = cable.get(side) or []
+            ends.append([(t.get("object_type"), t.get("object_id")) for t in terms])
+        sides = [[iface_by_id.get(oid) for typ, oid in side if typ == "dcim.interface"] for side in ends]
+        ours = [[i for i in side if i is not None] for side in sides]
+        if not ours[0] and not ours[1]:
+            continue
+        where = " - ".join(
+            ",".join(f"{names[i['device']['id']]}:{i['name']}" for i in side) or "?"
+            for side in ours)
+        kinds = sorted({t for side in ends for t, _ in side})
+        if any(len(side) != 1 for side in ends) or kinds != ["dcim.interface"]:
+            if any(len(side) > 1 for side in ends):
+                errors.append(f"{label} ({where}): {len(ends[0])} x {len(ends[1])} terminations (a breakout "
+                              f"cable?); give each breakout leg its own cable between two interfaces")
+            else:
+                ignored.append(f"{label} ({where}) ends on a {'/'.join(kinds)} (patch panels are not "
+                               f"followed)")
+            continue
+        if not ours[0] or not ours[1]:
+            ignored.append(f"{label} ({where}) goes to a device that is not imported")
+            continue
+        a, b = ours[0][0], ours[1][0]
+        a_dev, b_dev = a["device"]["id"], b["device"]["id"]
+        length = _length_m(cable, f"{label} ({where})", errors)
+        media = CABLE_MEDIA.get(str(_value(cable.get("type")) or ""))
+        extra = {k: v for k, v in (("cable_length", f"{length:g}m" if length is not None else None),
+                                   ("media", media)) if v is not None}
+        a_host, b_host = roles[a_dev] == "host", roles[b_dev] == "host"
+        if a_host and b_host:
+            errors.append(f"{label} ({where}): a cable between two hosts; roce-tune models hosts cabled to "
+                          f"switches only")
+            continue
+        if a_host or b_host:
+            host_if, sw_if = (a, b) if a_host else (b, a)
+            nic = nics_by_iface.get(host_if["id"])
+            if nic is None:
+                ignored.append(f"{label} ({where}): the host interface has no {rdma_field} custom field")
+                continue
+            nic["switch_port"] = f"{names[sw_if['device']['id']]}:{sw_if['name']}"
+            nic.update(extra)
+            continue
+        if a_dev not in switches or b_dev not in switches:
+            continue
+        links.append({"a": f"{names[a_dev]}:{a['name']}", "b": f"{names[b_dev]}:{b['name']}", **extra})
+    if ignored:
+        skipped.extend(ignored)
+    return sorted(links, key=lambda link: (_natural(link["a"]), _natural(link["b"])))
+
+
+def _session(timeout_s: float) -> Any:
+    """A requests.Session whose calls time out after ``timeout_s`` (an unreachable URL must not hang)."""
+    import requests
+
+    class Session(requests.Session):
+        def request(self, *args: Any, **kwargs: Any) -> Any:  # type: ignore[override]
+            kwargs.setdefault("timeout", timeout_s)
+            return super().request(*args, **kwargs)
+
+    return Session()
+
+
+def _reason(exc: BaseException) -> str:
+    """A short cause for a connection error (``[Errno 111] Connection refused``), without the request."""
+    text = str(exc)
+    m = re.search(r"\[Errno -?\d+\] [^'\")\]]+", text)
+    if m:
+        return m.group(0).strip()
+    for cause in ("timed out", "Name or service not known", "Connection refused",
+                  "certificate verify failed"):
+        if cause in text:
+            return cause
+    return type(exc).__name__
+
+
+def import_netbox(url: str, token: str, token_env: str, *, site: str | None = None, tag: str | None = None,
+                  mapping: Mapping | None = None, site_name: str | None = None,
+                  timeout_s: float = 30.0) -> tuple[str, ImportResult]:
+    """Read NetBox at ``url`` and return (full-form inventory YAML, result). ``token_env`` only names the
+    variable in messages; ``token`` itself never appears in one.
+
+    The YAML is checked by the inventory loader (schema, names, catalog look-ups) before it is returned.
+
+    Raises:
+        NetboxImportError: NetBox unreachable or not answering as NetBox, token refused (401/403), a site
+            or tag that selects no device, every mapping problem of :func:`build`, or an inventory that
+            does not validate.
+    """
+    try:
+        import pynetbox
+        import requests
+    except ImportError:
+        raise NetboxImportError(["pynetbox is not installed: pip install 'roce-tune[netbox]'"]) from None
+    from roce_tune.findings import RoceTuneError
+    from roce_tune.inventory.intent import full_form_yaml
+    from roce_tune.inventory.loader import load_inventory_text
+
+    base = url.rstrip("/")
+    api = pynetbox.api(base, token=token)
+    api.http_session = _session(timeout_s)
+    try:
+        snapshot = fetch(api, site=site, tag=tag)
+    except pynetbox.RequestError as exc:
+        status = getattr(exc.req, "status_code", None)
+        detail = ""
+        try:
+            detail = str((exc.req.json() or {}).get("detail", ""))
+        except ValueError:
+            pass
+        if status in (401, 403):
+            raise NetboxImportError([(f"NetBox at {base} refused the API token in ${token_env} (HTTP {status}"
+                                      f"{': ' + detail if detail else ''}); check the token and that it may "
+                                      f"read dcim devices, interfaces and cables")]) from None
+        if status == 400 and (site or tag):
+            raise NetboxImportError([(f"NetBox at {base} rejected the filter (HTTP 400: {exc.error}); does "
+                                      f"the site slug {site!r} / tag slug {tag!r} exist?")]) from None
+        raise NetboxImportError([(f"NetBox at {base} answered HTTP {status} to {exc.req.url.split('?')[0]}"
+                                  f"{': ' + detail if detail else ''}")]) from None
+    except pynetbox.ContentError:
+        raise NetboxImportError([(f"{base} did not answer as the NetBox REST API (no JSON at {base}/api/); "
+                                  f"give the NetBox base URL, e.g. https://netbox.example.net")]) from None
+    except requests.exceptions.RequestException as exc:
+        raise NetboxImportError([f"cannot reach NetBox at {base}: {_reason(exc)}"]) from None
+    if not snapshot.devices:
+        where = " and ".join(f"{k} {v!r}" for k, v in (("site", site), ("tag", tag)) if v) or "NetBox"
+        raise NetboxImportError([f"no device in {where} at {base}; check the --site/--tag slugs"])
+    result = build(snapshot, mapping, site_name or site or "netbox")
+    header = (f"# Imported from NetBox at {base} by roce-tune import netbox"
+              f"{' --site ' + site if site else ''}{' --tag ' + tag if tag else ''}.\n"
+              "# policy and defaults are roce-tune's defaults: review them (docs/import-netbox.md).\n")
+    text = header + full_form_yaml(result.data)
+    try:
+        load_inventory_text(text, "<netbox import>")
+    except RoceTuneError as exc:
+        raise NetboxImportError([f"the imported inventory does not validate: {f}"
+                                 for f in exc.findings]) from None
+    return text, result
+
+
+__all__ = ["CABLE_MEDIA", "DEFAULT_PLATFORMS", "DEFAULT_ROLES", "LENGTH_UNIT_M", "ImportResult", "Mapping",
+           "NetboxImportError", "Snapshot", "build", "cable_length_m", "compress_ports", "fetch",
+           "import_netbox", "parse_map"]

@@ -1,0 +1,70 @@
+"""Mapping rules of `roce-tune import netbox` that need no NetBox (the importer itself is tested against a
+real NetBox in tests/netbox/, marker netbox): length units, port ranges, --*-map parsing, atomic write."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from roce_tune.importers.netbox import NetboxImportError, cable_length_m, compress_ports, parse_map
+from roce_tune.importers.output import write_text_atomic
+from roce_tune.inventory.models import expand_interface_pattern
+
+
+@pytest.mark.parametrize(("length", "unit", "metres"), [
+    (3, "m", 3.0), (250, "cm", 2.5), (10, "ft", 3.05), (49.21, "ft", 15.0), (118.11, "in", 3.0), (0.04, "km", 40.0),
+    ("1.5", "m", 1.5), (None, None, None), (None, "m", None),
+])
+def test_cable_length_units_to_metres(length: object, unit: str | None, metres: float | None) -> None:
+    assert cable_length_m(length, unit) == metres  # type: ignore[arg-type]
+
+
+def test_length_without_unit_is_an_error() -> None:
+    with pytest.raises(ValueError, match="has unit None"):
+        cable_length_m(3, None)
+    with pytest.raises(ValueError, match="'yd'"):
+        cable_length_m(3, "yd")
+
+
+def _ports(names: list[str], speed: str = "400G") -> list[dict[str, object]]:
+    return [{"name": n, "speed": speed} for n in names]
+
+
+def test_compress_ports_makes_ranges_the_loader_expands_back() -> None:
+    names = [f"Ethernet{i}" for i in range(0, 128, 4)] + ["Ethernet200", "Ethernet201"]
+    names += [f"swp{i}" for i in range(1, 33)] + ["Ethernet1/1", "Ethernet1/2", "Ethernet1/3", "mgmt01"]
+    out = compress_ports(_ports(names))
+    assert [p["name"] for p in out] == ["Ethernet[0-124/4]", "Ethernet200", "Ethernet201", "swp[1-32]",
+                                        "Ethernet1/[1-3]", "mgmt01"]
+    assert [n for p in out for n in expand_interface_pattern(str(p["name"]))] == names
+
+
+def test_compress_ports_splits_on_speed_and_step_changes() -> None:
+    ports = _ports(["Ethernet0", "Ethernet4", "Ethernet8"]) + _ports(["Ethernet12", "Ethernet16"], "100G")
+    ports += _ports(["Ethernet20", "Ethernet22", "Ethernet30"], "100G")
+    out = compress_ports(ports)
+    assert [(p["name"], p["speed"]) for p in out] == [
+        ("Ethernet[0-8/4]", "400G"), ("Ethernet[12-20/4]", "100G"), ("Ethernet22", "100G"),
+        ("Ethernet30", "100G")]
+
+
+def test_parse_map() -> None:
+    assert parse_map(["gpu-node=host", " tor = leaf "], "--role-map", ["leaf", "host"]) == {
+        "gpu-node": "host", "tor": "leaf"}
+    with pytest.raises(NetboxImportError, match="write NETBOX=ROCE_TUNE"):
+        parse_map(["gpu-node"], "--role-map")
+    with pytest.raises(NetboxImportError, match="'router' is not one of host, leaf"):
+        parse_map(["x=router"], "--role-map", ["leaf", "host"])
+
+
+def test_write_text_atomic_replaces_whole_and_keeps_mode(tmp_path: Path) -> None:
+    target = tmp_path / "inv.yaml"
+    target.write_text("old\n")
+    os.chmod(target, 0o600)
+    write_text_atomic(target, "new\n")
+    assert target.read_text() == "new\n" and (target.stat().st_mode & 0o777) == 0o600
+    with pytest.raises(OSError):
+        write_text_atomic(tmp_path / "missing-dir" / "x.yaml", "x")
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["inv.yaml"]
