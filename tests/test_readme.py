@@ -19,7 +19,9 @@ def test_two_commands_present_and_ci_runs_the_test_command() -> None:
     assert TEST_CMD in README
     ci = (REPO / ".ci" / "run").read_text()
     assert "python3 -m pip install -q -e '.[test]'" in ci
-    assert [ln.strip() for ln in ci.splitlines() if "-m pytest" in ln] == [PYTEST_CMD]  # no filter, no -m
+    # the main suite with no filter, no -m; then only the NetBox step (its marker is excluded by addopts)
+    assert [ln.strip() for ln in ci.splitlines() if "-m pytest" in ln] == [
+        PYTEST_CMD, "python3 -m pytest -q -m netbox tests/netbox"]
 
 
 def _sections(text: str, level: str) -> dict[str, str]:

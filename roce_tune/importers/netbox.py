@@ -29,6 +29,7 @@ from typing import Any
 
 from roce_tune.inventory.catalog import CatalogError, load_catalog
 from roce_tune.inventory.models import DEVICE_NAME_RE, INTERFACE_NAME_RE, NETDEV_RE, RDMA_DEVICE_RE, Platform
+from roce_tune.platforms import SWITCH_PLATFORMS, get_platform
 
 #: NetBox device role slug -> roce-tune role ("host" = GPU server); ``--role-map SLUG=ROLE`` adds/overrides.
 DEFAULT_ROLES: dict[str, str] = {
@@ -39,14 +40,11 @@ DEFAULT_ROLES: dict[str, str] = {
 }
 ROLE_CHOICES = ("leaf", "spine", "superspine", "host")
 
-#: NetBox platform slug -> roce-tune platform. ``--platform-map SLUG=PLATFORM`` adds or overrides.
+#: NetBox platform slug -> roce-tune platform: each platform's own id and the slugs its module lists
+#: (``NETBOX_SLUGS``, platform knowledge lives in roce_tune/platforms/). ``--platform-map SLUG=PLATFORM``
+#: adds or overrides.
 DEFAULT_PLATFORMS: dict[str, str] = {p.value: p.value for p in Platform} | {
-    "sonic-os": "sonic", "nvidia-sonic": "sonic", "community-sonic": "sonic",
-    "cumulus-linux": "cumulus", "nvidia-cumulus": "cumulus", "nvidia-cumulus-linux": "cumulus",
-    "arista-eos": "eos",
-    "nx-os": "nxos", "cisco-nxos": "nxos", "cisco-nx-os": "nxos",
-    "juniper-junos": "junos",
-}
+    slug: name for name in SWITCH_PLATFORMS for slug in getattr(get_platform(name), "NETBOX_SLUGS", ())}
 
 #: NetBox cable ``length_unit`` -> metres per unit (NetBox CableLengthUnitChoices).
 LENGTH_UNIT_M: dict[str, float] = {"km": 1000.0, "m": 1.0, "cm": 0.01, "mi": 1609.344, "ft": 0.3048,

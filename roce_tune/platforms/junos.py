@@ -531,3 +531,6 @@ PLATFORM = _c.PlatformImpl(
     name=SPEC.name, spec=SPEC, render=render, render_findings=render_findings,
     read_back=_c.module_read_back(__name__, SPEC.name), diff=DIFF, push=PUSH, capabilities=CAPABILITIES,
 )
+
+#: NetBox platform slugs that mean this platform (roce_tune.importers.netbox), besides its own id.
+NETBOX_SLUGS: tuple[str, ...] = ("juniper-junos",)

@@ -673,3 +673,6 @@ PLATFORM = _c.PlatformImpl(
     name=SPEC.name, spec=SPEC, render=render, runbook=runbook,
     read_back=_c.module_read_back(__name__, SPEC.name), diff=DIFF, push=PUSH, capabilities=CAPABILITIES,
 )
+
+#: NetBox platform slugs that mean this platform (roce_tune.importers.netbox), besides its own id.
+NETBOX_SLUGS: tuple[str, ...] = ("sonic-os", "nvidia-sonic", "community-sonic")
