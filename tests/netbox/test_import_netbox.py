@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from ruamel.yaml import YAML
 
 from roce_tune.inventory.loader import load_inventory
 from roce_tune.inventory.models import Inventory
@@ -100,9 +101,19 @@ def test_import_round_trips_the_fabric_and_lints_and_plans(
     assert plan.returncode == 0, plan.stdout + plan.stderr
     assert (tmp_path / "plan" / "plan.json").is_file()
     assert {p.name.split(".")[0] for p in (tmp_path / "plan" / "switches").iterdir()} == set(got["switches"])
-    # both shipped fabrics use the default policy, so every switch config renders byte for byte as from the
-    # hand-written source (headroom by cable length, ECN by speed and fan-in, ports, platforms), but for the
-    # provenance line that names the inventory file
+    # NetBox carries no roce-tune policy (docs/import-netbox.md): with the source's policy section added,
+    # every switch config renders byte for byte as from the hand-written source (headroom by cable length,
+    # ECN by speed and fan-in, ports, platforms), but for the provenance line that names the inventory file
+    yaml = YAML(typ="safe")
+    src_doc = yaml.load((REPO / "inventories" / FABRICS[site]).read_text())
+    doc = yaml.load(out.read_text())
+    assert "policy" not in doc
+    doc["policy"] = src_doc.get("policy", {})
+    with_policy = tmp_path / f"{site}-with-policy.yaml"
+    with with_policy.open("w") as fh:
+        yaml.dump(doc, fh)
+    plan = cli("plan", str(with_policy), "--out", str(tmp_path / "plan"))
+    assert plan.returncode == 0, plan.stdout + plan.stderr
     src_plan = cli("plan", str(REPO / "inventories" / FABRICS[site]), "--out", str(tmp_path / "src"))
     assert src_plan.returncode == 0, src_plan.stderr
     assert _configs(tmp_path / "plan" / "switches") == _configs(tmp_path / "src" / "switches")
