@@ -102,6 +102,19 @@ __all__ = ["NAMED_PROFILES", "base_rtt_us", "calc_dcqcn", "calc_ecn", "check_ecn
 DEFAULT_NAME = "ROCE_LOSSLESS_{speed_gbps}G_N{fan_in}"
 
 
+def bdp_bytes(speed_gbps: float, rtt_us: float) -> float:
+    """Bandwidth-delay product in bytes: ``R x RTT`` (docs/derivation.md#bdp-and-base-rtt).
+
+    Args:
+        speed_gbps: port rate, Gb/s.
+        rtt_us: round-trip time, µs (the base RTT: propagation + switch and NIC latency, no queueing).
+
+    >>> bdp_bytes(100, 5.0)
+    62500.0
+    """
+    return speed_gbps * 1e9 / 8 * rtt_us * 1e-6
+
+
 def base_rtt_us(hops: int, cable_m_total: float, nic_latency_us: float,
                 switch_latency_us: float) -> tuple[float, Rationale]:
     """Unloaded round-trip time between two hosts.
@@ -290,7 +303,7 @@ def derive_ecn(
     n = max(1, fan_in)
     fp = FluidParams.from_dcqcn_params(dcqcn_params, speed_gbps, packet_bytes=frame_bytes)
     p_star = fixed_point_p(fp, n)
-    bdp = speed_gbps * 1e9 / 8 * base_rtt_us * 1e-6
+    bdp = bdp_bytes(speed_gbps, base_rtt_us)
     trig = pfc_trigger_bytes
     onset = min(n * trig, 1 << 62, queue_buffer_bytes if queue_buffer_bytes else 1 << 62)
     common = {"speed_gbps": speed_gbps, "base_rtt_us": base_rtt_us, "bdp_bytes": round(bdp),

@@ -22,6 +22,7 @@ from collections.abc import Callable
 
 from roce_tune.findings import Location, Severity
 from roce_tune.plan import EcnProfile, Plan
+from roce_tune.tuner.ecn import bdp_bytes
 from roce_tune.verify.diagnose_hosts import check_gid, check_mtu, check_slow_host
 from roce_tune.verify.observation import (
     CNP_PER_PKT_MIN,
@@ -51,7 +52,7 @@ def _paused_share(s: HostSignals, traffic_us: float | None) -> float | None:
 
 
 def _bdp_bytes(plan: Plan) -> dict[str, int]:
-    return {p.name: int(p.speed_gbps * 1e9 / 8 * p.base_rtt_us * 1e-6) for s in plan.switches for p in s.ecn_profiles}
+    return {p.name: int(bdp_bytes(p.speed_gbps, p.base_rtt_us)) for s in plan.switches for p in s.ecn_profiles}
 
 
 def _derived_kmax(profile: EcnProfile) -> int | None:
