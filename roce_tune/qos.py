@@ -224,5 +224,15 @@ def majority(values: list[_T]) -> _T | None:
     return best
 
 
-__all__ = ["majority", "missing_fields", "PortHeadroom", "PortQos", "QueueEcn", "Scheduler", "SwitchQos", "WatchdogQos", "differences",
-           "expected_qos"]
+#: ``READBACK_BY_DESIGN`` entries shared by platforms: ECN written in bytes (the percent view is for
+#: platforms that take fill levels) and a DSCP->queue map that follows from the TC maps they read back.
+BYTES_ECN_BY_DESIGN: dict[str, str] = {
+    "kmin_percent": "thresholds are written in bytes; the percent view of the same ramp is for percent platforms",
+    "kmax_percent": "thresholds are written in bytes; the percent view of the same ramp is for percent platforms",
+}
+TC_MAPS_BY_DESIGN: dict[str, str] = {
+    "dscp_to_queue": "derived from dscp_to_tc and tc_to_queue, which are read back",
+}
+
+__all__ = ["BYTES_ECN_BY_DESIGN", "TC_MAPS_BY_DESIGN", "PortHeadroom", "PortQos", "QueueEcn", "Scheduler", "SwitchQos",
+           "WatchdogQos", "differences", "expected_qos", "majority", "missing_fields"]

@@ -29,7 +29,17 @@ import shlex
 from dataclasses import dataclass, field
 
 from roce_tune.plan import Plan, SwitchPlan
-from roce_tune.qos import PortQos, QueueEcn, Scheduler, SwitchQos, WatchdogQos, expected_qos, majority
+from roce_tune.qos import (
+    BYTES_ECN_BY_DESIGN,
+    TC_MAPS_BY_DESIGN,
+    PortQos,
+    QueueEcn,
+    Scheduler,
+    SwitchQos,
+    WatchdogQos,
+    expected_qos,
+    majority,
+)
 
 READBACK_FIELDS = frozenset(
     {
@@ -49,10 +59,9 @@ READBACK_FIELDS = frozenset(
 )
 #: Plan fields NVUE has no statement for by design: field -> why.
 READBACK_BY_DESIGN: dict[str, str] = {
-    "kmin_percent": "thresholds are written in bytes; the percent view of the same ramp is for percent platforms",
-    "kmax_percent": "thresholds are written in bytes; the percent view of the same ramp is for percent platforms",
+    **BYTES_ECN_BY_DESIGN,
     "tc_to_pg": "NVUE assigns priority groups from the PFC profile's switch priorities itself",
-    "dscp_to_queue": "derived from dscp_to_tc and tc_to_queue, which are read back",
+    **TC_MAPS_BY_DESIGN,
 }
 DEFAULT = "default-global"
 ON_WORDS = frozenset({"enable", "enabled", "on"})

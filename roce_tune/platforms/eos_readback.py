@@ -25,7 +25,17 @@ from decimal import Decimal
 
 from roce_tune.plan import Plan, SwitchPlan
 from roce_tune.platforms.cli_readback import Block, after, cli_tree, id_list, to_bytes
-from roce_tune.qos import PortQos, QueueEcn, Scheduler, SwitchQos, WatchdogQos, expected_qos, majority
+from roce_tune.qos import (
+    BYTES_ECN_BY_DESIGN,
+    TC_MAPS_BY_DESIGN,
+    PortQos,
+    QueueEcn,
+    Scheduler,
+    SwitchQos,
+    WatchdogQos,
+    expected_qos,
+    majority,
+)
 
 READBACK_FIELDS = frozenset(
     {
@@ -51,11 +61,10 @@ READBACK_FIELDS = frozenset(
 ACTION_FROM_EOS: dict[str, str] = {"drop": "drop", "notify-only": "alert", "errdisable": "errdisable"}
 #: Plan fields EOS has no statement for by design (not plan values it changes): field -> why.
 READBACK_BY_DESIGN: dict[str, str] = {
-    "kmin_percent": "thresholds are written in bytes; the percent view of the same ramp is for percent platforms",
-    "kmax_percent": "thresholds are written in bytes; the percent view of the same ramp is for percent platforms",
+    **BYTES_ECN_BY_DESIGN,
     "tc_to_pg": "EOS assigns priority groups to traffic classes itself; there is no TC -> PG configuration",
     "cable_m": "EOS has no cable-length knob (headroom is the platform's own, see the headroom RT241)",
-    "dscp_to_queue": "derived from dscp_to_tc and tc_to_queue, which are read back",
+    **TC_MAPS_BY_DESIGN,
 }
 _QUEUE_WORDS = ("uc-tx-queue", "tx-queue")
 _FIXED_TC_QUEUE = {7: 7}

@@ -29,6 +29,7 @@ import re
 from roce_tune.plan import Plan, SwitchPlan
 from roce_tune.platforms.cli_readback import Block, after, cli_tree, dscp_list, id_list, to_bytes
 from roce_tune.qos import (
+    BYTES_ECN_BY_DESIGN,
     PortHeadroom,
     PortQos,
     QueueEcn,
@@ -56,8 +57,7 @@ READBACK_FIELDS = frozenset(
 )
 #: Plan fields NX-OS has no statement for by design: field -> why.
 READBACK_BY_DESIGN: dict[str, str] = {
-    "kmin_percent": "thresholds are written in bytes; the percent view of the same ramp is for percent platforms",
-    "kmax_percent": "thresholds are written in bytes; the percent view of the same ramp is for percent platforms",
+    **BYTES_ECN_BY_DESIGN,
     "dscp_to_tc": "NX-OS classifies DSCP to a qos-group, which is the egress queue: read back as dscp_to_queue",
     "tc_to_queue": "qos-group N is queue N on the 8q system classes: read back as dscp_to_queue",
     "tc_to_pg": "the ingress class c-in-qN is fixed by the qos-group",

@@ -29,6 +29,8 @@ from typing import Any
 
 from roce_tune.plan import Plan, SwitchPlan
 from roce_tune.qos import (
+    BYTES_ECN_BY_DESIGN,
+    TC_MAPS_BY_DESIGN,
     PortHeadroom,
     PortQos,
     QueueEcn,
@@ -65,9 +67,8 @@ READBACK_FIELDS = frozenset(
 )
 #: Plan fields SONiC has no statement for by design: field -> why.
 READBACK_BY_DESIGN: dict[str, str] = {
-    "kmin_percent": "thresholds are written in bytes; the percent view of the same ramp is for percent platforms",
-    "kmax_percent": "thresholds are written in bytes; the percent view of the same ramp is for percent platforms",
-    "dscp_to_queue": "derived from dscp_to_tc and tc_to_queue, which are read back",
+    **BYTES_ECN_BY_DESIGN,
+    **TC_MAPS_BY_DESIGN,
 }
 _REF_RE = re.compile(r"^\[(?P<table>[A-Z_]+)\|(?P<name>[^]]+)\]$")
 
