@@ -254,3 +254,17 @@ class Metrics:
         d = asdict(self)
         d["paused_senders"] = list(self.paused_senders)
         return d
+
+
+@dataclass(frozen=True)
+class SimInputs:
+    """What the simulator needs about one lossless egress port: speed (Gb/s), fan-in, base RTT (µs), the
+    shared lossless pool (bytes), the PFC dynamic-threshold alpha, the ECN ramp and the senders' DCQCN."""
+
+    speed_gbps: int
+    fan_in: int
+    base_rtt_us: float
+    buffer_bytes: int
+    pfc_alpha: float
+    ecn: EcnSetting
+    dcqcn: DcqcnParams

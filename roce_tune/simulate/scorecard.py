@@ -24,7 +24,7 @@ from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from roce_tune.simulate.model import DcqcnParams, EcnSetting, Scenario
+from roce_tune.simulate.model import DcqcnParams, EcnSetting, Scenario, SimInputs
 from roce_tune.simulate.runner import run_seeds
 
 if TYPE_CHECKING:
@@ -41,21 +41,15 @@ LONG_MESSAGE_BYTES = 8_000_000
 #: long-lived run length in the scorecard (statistics over its second half); the reference uses 40 ms
 LONG_LIVED_US = 10_000.0
 DEFAULTS = ("nvidia-default", "sonic-default", "dcqcn-paper")
-CACHE_VERSION = 1
+CACHE_VERSION = 2  # 2: PortClass fields reordered (SimInputs first)
 
 
 @dataclass(frozen=True)
-class PortClass:
-    """One class of lossless egress ports (all inputs of its scorecard) and how many ports it covers."""
+class PortClass(SimInputs):
+    """One class of lossless egress ports: the simulator inputs of its scorecard, its ASIC, how many ports
+    it covers and one of them as ``example``."""
 
-    asic: str
-    speed_gbps: int
-    fan_in: int
-    base_rtt_us: float
-    buffer_bytes: int
-    pfc_alpha: float
-    ecn: EcnSetting
-    dcqcn: DcqcnParams
+    asic: str = ""
     ports: int = 1
     example: str = ""
 
@@ -114,9 +108,10 @@ def port_classes(plan: Plan) -> list[PortClass]:
                 found[k] = replace(found[k], ports=found[k].ports + 1)
                 continue
             inp = port_inputs(plan, sw, pp)
-            found[k] = PortClass(sw.asic, inp.speed_gbps, inp.fan_in, round(inp.base_rtt_us, 3), inp.buffer_bytes,
-                                 inp.pfc_alpha, replace(inp.ecn, label="derived"),
-                                 replace(inp.dcqcn, label="plan"), 1, f"{sw.name}:{pp.name}")
+            found[k] = PortClass(speed_gbps=inp.speed_gbps, fan_in=inp.fan_in, base_rtt_us=round(inp.base_rtt_us, 3),
+                                 buffer_bytes=inp.buffer_bytes, pfc_alpha=inp.pfc_alpha,
+                                 ecn=replace(inp.ecn, label="derived"), dcqcn=replace(inp.dcqcn, label="plan"),
+                                 asic=sw.asic, ports=1, example=f"{sw.name}:{pp.name}")
     return sorted(found.values(), key=lambda c: (c.asic, c.speed_gbps, c.fan_in, c.example))
 
 

@@ -11,7 +11,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from roce_tune.simulate.model import DEFAULT_BUFFER_BYTES, DEFAULT_PFC_ALPHA, DcqcnParams, EcnSetting
+from roce_tune.simulate.model import (
+    DEFAULT_BUFFER_BYTES,
+    DEFAULT_PFC_ALPHA,
+    DcqcnParams,
+    EcnSetting,
+    SimInputs,
+)
 from roce_tune.units import parse_bytes
 
 if TYPE_CHECKING:
@@ -110,18 +116,11 @@ def resolve_dcqcn(spec: str | None, speed_gbps: int) -> DcqcnParams:
 
 
 @dataclass(frozen=True)
-class PlanPort:
-    """What the simulator needs from one switch port of a plan (all from plan.json)."""
+class PlanPort(SimInputs):
+    """:class:`SimInputs` of one switch port of a plan (all from plan.json), with its device and port."""
 
-    device: str
-    port: str
-    speed_gbps: int
-    fan_in: int
-    base_rtt_us: float
-    buffer_bytes: int
-    pfc_alpha: float
-    ecn: EcnSetting
-    dcqcn: DcqcnParams
+    device: str = ""
+    port: str = ""
 
 
 def plan_port(plan_dir: Path, ref: str) -> PlanPort:
@@ -177,5 +176,7 @@ def port_inputs(plan: Plan, sw: SwitchPlan, pp: PortPlan, ref: str | None = None
         (n for n in nics if n.speed_gbps == pp.speed_gbps), None)
     dcqcn = (DcqcnParams.from_params(nic.dcqcn.params, label=f"{nic.netdev} plan") if nic
              else resolve_dcqcn("derived", pp.speed_gbps))
-    return PlanPort(sw.name, pp.name, pp.speed_gbps, max(1, pp.fan_in), prof.base_rtt_us, pool.size_bytes, alpha,
-                    EcnSetting(prof.kmin_bytes, prof.kmax_bytes, prof.pmax_percent, label=prof.name), dcqcn)
+    return PlanPort(speed_gbps=pp.speed_gbps, fan_in=max(1, pp.fan_in), base_rtt_us=prof.base_rtt_us,
+                    buffer_bytes=pool.size_bytes, pfc_alpha=alpha,
+                    ecn=EcnSetting(prof.kmin_bytes, prof.kmax_bytes, prof.pmax_percent, label=prof.name), dcqcn=dcqcn,
+                    device=sw.name, port=pp.name)
