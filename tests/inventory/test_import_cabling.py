@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -17,25 +15,8 @@ from roce_tune.inventory.cabling_import import (
     skeleton_from_cables,
 )
 from roce_tune.inventory.loader import load_inventory, load_inventory_text
-from roce_tune.inventory.models import Inventory
 from roce_tune.inventory.skeleton import SkeletonOptions, inventory_yaml
-
-REPO = Path(__file__).resolve().parents[2]
-SHIPPED = sorted((REPO / "inventories").glob("*.yaml"))
-
-
-def run(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "roce_tune.cli", *args], capture_output=True, text=True, cwd=REPO
-    )
-
-
-def cabling(inv: Inventory) -> set[frozenset[str]]:
-    out = {frozenset((link.a, link.b)) for link in inv.links}
-    out |= {
-        frozenset((f"{h.name}:{n.netdev}", n.switch_port)) for h in inv.hosts for n in h.nics if n.switch_port
-    }
-    return out
+from tests.inventory.cabling_helpers import REPO, SHIPPED, cabling, run
 
 
 @pytest.mark.parametrize("path", SHIPPED, ids=lambda p: p.name)
