@@ -448,8 +448,7 @@ LLDP_RENDER_COMMAND = "show lldp neighbors | display json"
 #: Prompt of a rendered capture (the audit capture splitter reads it: roce_tune.audit.capture).
 CAPTURE_PROMPT = "admin@{device}> "
 
-# --- read-back (platform contract: read_back(text) -> SwitchQos) ------------------------------------
-# --- platform contract (roce_tune/platforms/contract.py): diff, push, capabilities ---------------------
+# --- platform contract (roce_tune/platforms/contract.py): read-back, diff, push, capabilities ----------
 from roce_tune.platforms import contract as _c  # noqa: E402
 from roce_tune.platforms.junos_readback import (  # noqa: E402,F401
     READBACK_BY_DESIGN,

@@ -410,8 +410,7 @@ LLDP_RENDER_COMMAND = "show lldp neighbors detail | json"
 #: Prompt of a rendered capture (the audit capture splitter reads it: roce_tune.audit.capture).
 CAPTURE_PROMPT = "{device}# "
 
-# --- read-back (platform contract: read_back(text) -> SwitchQos) ------------------------------------
-# --- platform contract (roce_tune/platforms/contract.py): diff, push, capabilities ---------------------
+# --- platform contract (roce_tune/platforms/contract.py): read-back, diff, push, capabilities ----------
 from hier_config import Platform as _HierPlatform  # noqa: E402
 
 from roce_tune.platforms import contract as _c  # noqa: E402
