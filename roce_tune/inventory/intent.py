@@ -235,6 +235,12 @@ class Expansion:
     link_sources: list[dict[str, str]]
     host_sources: list[dict[str, str]]
 
+    def link(self, a: str, b: str, spec: IntentPorts, a_src: str, b_src: str) -> None:
+        """Add the link ``a``-``b`` built from ``spec``, whose fields come from intent paths ``a_src``/``b_src``."""
+        self.links.append(_link(a, b, spec))
+        self.link_sources.append({"a": a_src + ".name", "b": b_src, "cable_length": a_src + ".cable_length",
+                           "media": a_src + ".media"})
+
 
 def _mgmt(addr: str | None, port: int) -> dict[str, Any] | None:
     if addr is None:
@@ -360,21 +366,6 @@ def _shape(f: FabricIntent) -> _Shape:
                   spine_ports)
 
 
-@dataclass
-class _Builder:
-    """Accumulates expanded elements with the intent path of each of their fields."""
-
-    switches: list[dict[str, Any]]
-    s_src: list[dict[str, str]]
-    links: list[dict[str, Any]]
-    l_src: list[dict[str, str]]
-
-    def link(self, a: str, b: str, spec: IntentPorts, a_src: str, b_src: str) -> None:
-        self.links.append(_link(a, b, spec))
-        self.l_src.append({"a": a_src + ".name", "b": b_src, "cable_length": a_src + ".cable_length",
-                           "media": a_src + ".media"})
-
-
 def _spines(f: FabricIntent, sh: _Shape) -> tuple[list[dict[str, Any]], list[list[str]], list[str], list[str]]:
     """Spine switches pod by pod: (switches, names per pod, down-port names, up-port names)."""
     if f.spine is None:
@@ -402,7 +393,7 @@ def _spines(f: FabricIntent, sh: _Shape) -> tuple[list[dict[str, Any]], list[lis
     return out, names, down, up
 
 
-def _leaves(f: FabricIntent, sh: _Shape, b: _Builder, spine_names: list[list[str]],
+def _leaves(f: FabricIntent, sh: _Shape, b: Expansion, spine_names: list[list[str]],
             spine_down: list[str]) -> tuple[list[list[str]], list[list[str]]]:
     """Leaves group by group with their uplinks: (leaf names per group, host-port names per group)."""
     name_t = Template.compile(f.leaf.name, "fabric.leaf.name")
@@ -425,7 +416,7 @@ def _leaves(f: FabricIntent, sh: _Shape, b: _Builder, spine_names: list[list[str
             if up_spec is not None:
                 sw["ports"] += _port_entries(up_names, up_spec)
             b.switches.append(sw)
-            b.s_src.append(src)
+            b.switch_sources.append(src)
             leaf_names[-1].append(sw["name"])
             leaf_in_pod = g_in_pod * sh.leaves_per_group + li
             for u in range(sh.uplinks):
@@ -435,7 +426,7 @@ def _leaves(f: FabricIntent, sh: _Shape, b: _Builder, spine_names: list[list[str
     return leaf_names, host_ports
 
 
-def _superspines(f: FabricIntent, sh: _Shape, b: _Builder, spine_names: list[list[str]], spine_up: list[str]) -> None:
+def _superspines(f: FabricIntent, sh: _Shape, b: Expansion, spine_names: list[list[str]], spine_up: list[str]) -> None:
     """Superspine planes and the spine-to-superspine links (three tiers only)."""
     ss = f.superspine
     if sh.n_pods <= 1 or ss is None or f.spine is None or f.spine.uplinks is None or not spine_up:
@@ -464,7 +455,7 @@ def _superspines(f: FabricIntent, sh: _Shape, b: _Builder, spine_names: list[lis
                               next(mgmt))
             sw["ports"] = _port_entries(down, ss.ports)
             b.switches.append(sw)
-            b.s_src.append(_sources("superspine", ports="ports"))
+            b.switch_sources.append(_sources("superspine", ports="ports"))
             planes[-1].append(sw["name"])
     for pod in range(sh.n_pods):
         for s, spine in enumerate(spine_names[pod]):
@@ -536,15 +527,15 @@ def expand_fabric(intent: FabricIntent) -> Expansion:
     """
     sh = _shape(intent)
     spines, spine_names, spine_down, spine_up = _spines(intent, sh)
-    b = _Builder([], [], [], [])
+    b = Expansion([], [], [], [], [], [])
     leaf_names, host_ports = _leaves(intent, sh, b, spine_names, spine_down)
     b.switches += spines
-    b.s_src += [_sources("spine", ports="ports")] * len(spines)
+    b.switch_sources += [_sources("spine", ports="ports")] * len(spines)
     _superspines(intent, sh, b, spine_names, spine_up)
     hosts, h_src = _hosts(intent, sh, leaf_names, host_ports)
     _check_unique(b.switches, "fabric.leaf.name", "switch")
     _check_unique(hosts, "fabric.host.name", "host")
-    return Expansion(b.switches, b.links, hosts, b.s_src, b.l_src, h_src)
+    return Expansion(b.switches, b.links, hosts, b.switch_sources, b.link_sources, h_src)
 
 
 def _check_unique(items: list[dict[str, Any]], path: str, what: str) -> None:
