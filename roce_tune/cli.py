@@ -50,11 +50,15 @@ err = _console(stderr=True)
 
 
 class OutFormat(str, Enum):
+    """Output of a command: a table for people or JSON with unit-named keys."""
+
     text = "text"
     json = "json"
 
 
 class LintFormat(str, Enum):
+    """Lint output: text, JSON, or GitHub workflow annotations (``::error file=…,line=…::``)."""
+
     text = "text"
     json = "json"
     github = "github"
@@ -360,11 +364,15 @@ def calc_dcqcn(
 
 
 class SimModel(str, Enum):
+    """DCQCN reaction-point model: M (byte counter + CNP pacing) or T (timer only); docs/simulate.md."""
+
     M = "M"
     T = "T"
 
 
 class SimTopology(str, Enum):
+    """One switch (N:1 star) or leaf-spine-leaf with an uplink bottleneck."""
+
     star = "star"
     leaf_spine_leaf = "leaf-spine-leaf"
 

@@ -128,6 +128,10 @@ def _json_run(doc: dict[str, Any], source: str) -> RunFacts:
 
 
 def parse_json(text: str, source: str) -> list[RunFacts]:
+    """The runs of an nccl-tests ``-J`` JSON file (one or more documents, possibly cut short: every
+    complete result object is kept). ``source`` names the file in the facts. Bandwidths in GB/s as
+    nccl-tests writes them (``src/util.cu``, JSON_FILE_VERSION 1-3). Never raises on bad input: JSON
+    that is not an nccl-tests result is skipped, a truncated document keeps its complete results."""
     dec, pos, docs = json.JSONDecoder(), 0, []
     while pos < len(text):
         while pos < len(text) and text[pos] in " \t\r\n,":

@@ -43,6 +43,8 @@ DEFAULT_HEADER = Header(("redop", "root"), (("time", "algbw", "busbw", "wrong"),
 
 
 def parse_header(line: str) -> Header | None:
+    """The column layout of an nccl-tests table header line (``size count type [redop] [root] time algbw
+    busbw #wrong|error …``, with or without ``#``), or None when ``line`` is not one."""
     toks = line.lstrip("# \t").split()
     if len(toks) < 5 or toks[:3] != ["size", "count", "type"] or "busbw" not in toks:
         return None
