@@ -27,6 +27,7 @@ from typer.testing import CliRunner
 from roce_tune.cli import app
 from roce_tune.inventory.models import OverrideParam
 from tests.inventory.test_name_fields import BAD_SUFFIXES, FIELDS, GOOD, render
+from tests.inventory.test_property import line_mutations
 
 RUNNER = CliRunner()
 BASE = render()
@@ -56,28 +57,9 @@ SCOPES = st.sampled_from(["", "role: leaf, ", "role: spine, ", "role: host, ", "
                           "device: nope, "])
 
 
-@st.composite
-def structure_mutations(draw: st.DrawFn) -> str:
-    lines = list(LINES)
-    for _ in range(draw(st.integers(1, 4))):
-        if not lines:
-            break
-        i = draw(st.integers(0, len(lines) - 1))
-        op = draw(st.sampled_from(["drop", "insert", "truncate", "duplicate", "replace_value", "retype"]))
-        if op == "drop":
-            del lines[i]
-        elif op == "insert":
-            j = draw(st.integers(0, len(lines[i])))
-            lines[i] = lines[i][:j] + draw(JUNK) + lines[i][j:]
-        elif op == "truncate":
-            lines[i] = lines[i][: draw(st.integers(0, len(lines[i])))]
-        elif op == "duplicate":
-            lines.insert(i, lines[draw(st.integers(0, len(lines) - 1))])
-        elif op == "replace_value" and ": " in lines[i]:
-            lines[i] = f"{lines[i].split(': ', 1)[0]}: {draw(JUNK)}"
-        else:  # a scalar where a list or mapping was, or the reverse
-            lines[i] = lines[i].replace(": ", draw(st.sampled_from([": [", ": {", ": 7 ", ":", ": - "])), 1)
-    return "\n".join(lines)
+def structure_mutations() -> st.SearchStrategy[str]:
+    """Structure and text mutations of the base inventory (shared with tests/inventory/test_property.py)."""
+    return line_mutations(LINES, JUNK)
 
 
 @st.composite

@@ -57,28 +57,34 @@ JUNK = st.one_of(
 
 
 @st.composite
-def mutated(draw: st.DrawFn) -> str:
-    lines = list(LINES)
+def line_mutations(draw: st.DrawFn, base_lines: list[str], junk: st.SearchStrategy[str]) -> str:
+    """1-4 edits of a YAML text's lines (drop, insert junk, truncate, duplicate, replace a value, change a
+    scalar into a list/mapping or back): the structure mutations every loader fuzz test uses."""
+    lines = list(base_lines)
     for _ in range(draw(st.integers(1, 4))):
+        if not lines:
+            break
         i = draw(st.integers(0, len(lines) - 1))
         op = draw(st.sampled_from(["drop", "insert", "truncate", "duplicate", "replace_value", "retype"]))
         if op == "drop":
             del lines[i]
         elif op == "insert":
             j = draw(st.integers(0, len(lines[i])))
-            lines[i] = lines[i][:j] + draw(JUNK) + lines[i][j:]
+            lines[i] = lines[i][:j] + draw(junk) + lines[i][j:]
         elif op == "truncate":
             lines[i] = lines[i][: draw(st.integers(0, len(lines[i])))]
         elif op == "duplicate":
             lines.insert(i, lines[draw(st.integers(0, len(lines) - 1))])
         elif op == "replace_value" and ": " in lines[i]:
-            head = lines[i].split(": ", 1)[0]
-            lines[i] = f"{head}: {draw(JUNK)}"
+            lines[i] = f"{lines[i].split(': ', 1)[0]}: {draw(junk)}"
         else:  # a scalar where a list or mapping was, or the reverse
             lines[i] = lines[i].replace(": ", draw(st.sampled_from([": [", ": {", ": 7 ", ":", ": - "])), 1)
-        if not lines:
-            break
     return "\n".join(lines)
+
+
+def mutated() -> st.SearchStrategy[str]:
+    """:func:`line_mutations` of this module's base inventory."""
+    return line_mutations(LINES, JUNK)
 
 
 @settings(max_examples=200, deadline=None, suppress_health_check=list(HealthCheck))
