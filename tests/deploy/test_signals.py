@@ -49,6 +49,14 @@ class Apply:
     def signal(self, sig: int = signal.SIGINT) -> None:
         self.proc.send_signal(sig)
 
+    def interrupt(self, device, sig: int | None = None) -> None:  # type: ignore[no-untyped-def]
+        """Once the emulated ``device`` holds mid-push: send ``sig`` (default SIGINT) and wait until apply
+        says it is stopping (the caller releases the device)."""
+        sig = signal.SIGINT if sig is None else sig
+        self.wait_paused(device)
+        self.signal(sig)
+        self.wait_stderr(rf"{signal.Signals(sig).name} received: stopping")
+
     def wait_stderr(self, pattern: str, timeout: float = 30) -> None:
         """Wait until stderr matches ``pattern`` (the handler writes at once; this is not a sleep)."""
         deadline = time.monotonic() + timeout
@@ -82,9 +90,7 @@ def _signalled_mid_push(tmp_path: Path, inventory: str, device: str, pattern: st
     run = Apply(tmp_path, inv, known, "--allow-disruptive", "--concurrency", "1",
                 *[a for n in names for a in ("--limit", n)])
     try:
-        run.wait_paused(fleet[device])
-        run.signal(sig)
-        run.wait_stderr(rf"{signal.Signals(sig).name} received: stopping")
+        run.interrupt(fleet[device], sig)
     finally:
         fleet[device].resume()
     rc, out, err = run.finish()
@@ -168,9 +174,7 @@ def test_signal_while_first_device_reads_starts_nothing(tmp_path: Path) -> None:
         run = Apply(tmp_path, inv, known, "--allow-disruptive", "--concurrency", "1", "--format", "json",
                     *[a for n in names for a in ("--limit", n)])
         try:
-            run.wait_paused(fleet["leaf1"])
-            run.signal()
-            run.wait_stderr("SIGINT received: stopping")
+            run.interrupt(fleet["leaf1"])
         finally:
             fleet["leaf1"].resume()
         rc, out, err = run.finish()
@@ -194,9 +198,7 @@ def test_second_signal_aborts_and_says_what_is_left_where(tmp_path: Path) -> Non
         before = fleet["spine1"].running_config()
         run = Apply(tmp_path, inv, known, "--limit", "spine1", "--allow-disruptive")
         try:
-            run.wait_paused(fleet["spine1"])
-            run.signal()
-            run.wait_stderr("SIGINT received: stopping")
+            run.interrupt(fleet["spine1"])
             run.signal()
             rc, out, err = run.finish(30)  # while the switch still holds: nothing waits for it
         finally:
@@ -256,9 +258,7 @@ def test_stopped_push_whose_rollback_fails_is_reported_unknown_with_its_restore_
     try:
         run = Apply(tmp_path, inv, known, "--allow-disruptive", "--limit", "spine1")
         try:
-            run.wait_paused(fleet["spine1"])
-            run.signal()
-            run.wait_stderr("SIGINT received: stopping")
+            run.interrupt(fleet["spine1"])
         finally:
             fleet["spine1"].resume()
         rc, out, err = run.finish()
