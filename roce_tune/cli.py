@@ -170,8 +170,12 @@ def schema(plan: bool = typer.Option(False, "--plan", help="Print the plan's JSO
 
 
 @app.command()
-def expand(inventory: Path = typer.Argument(..., help="Inventory with a fabric: intent section.")) -> None:
-    """Print the full form of an inventory: its fabric intent expanded into switches, links and hosts."""
+def expand(
+    inventory: Path = typer.Argument(..., help="Inventory with a fabric: intent section."),
+    out: Path | None = typer.Option(None, "--out", help="Write the full form here (atomically) instead of stdout."),
+) -> None:
+    """Print (or write with --out) the full form of an inventory: its fabric intent expanded into switches,
+    links and hosts."""
     from roce_tune.inventory.intent import full_form_yaml
     from roce_tune.inventory.loader import full_form_data
 
@@ -179,7 +183,7 @@ def expand(inventory: Path = typer.Argument(..., help="Inventory with a fabric: 
         data = full_form_data(inventory)
     except RoceTuneError as exc:
         _fail(exc.findings)
-    sys.stdout.write(full_form_yaml(data, str(inventory)))
+    _write_inventory(full_form_yaml(data, str(inventory)), out)
 
 
 @app.command()
@@ -821,13 +825,13 @@ def _import_opts(site: str, hosts: str | None, switches: str | None, platform: s
 
 
 def _write_inventory(text: str, dest: Path | None) -> None:
-    from roce_tune.inventory.skeleton import write_atomic
+    from roce_tune.atomic import write_text_atomic
 
     if dest is None:
         sys.stdout.write(text)
         return
     try:
-        write_atomic(dest, text)
+        write_text_atomic(dest, text)
     except OSError as exc:
         err.print(f"error: cannot write {dest}: {exc.strerror or exc}; nothing written", markup=False)
         raise typer.Exit(1) from None
@@ -919,8 +923,8 @@ def import_netbox(
 ) -> None:
     """Import devices, interfaces, cables and RDMA NIC names from NetBox into a full-form inventory
     (mapping rules: docs/import-netbox.md)."""
+    from roce_tune.atomic import write_text_atomic
     from roce_tune.importers import netbox as nb
-    from roce_tune.importers.output import write_text_atomic
     from roce_tune.inventory.models import ENV_VAR_RE, Platform
 
     def fail(messages: list[str]) -> None:

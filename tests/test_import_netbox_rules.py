@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from roce_tune.atomic import write_text_atomic
 from roce_tune.importers.netbox import NetboxImportError, cable_length_m, compress_ports, parse_map
-from roce_tune.importers.output import write_text_atomic
 from roce_tune.inventory.models import expand_interface_pattern
 
 

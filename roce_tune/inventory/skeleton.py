@@ -16,13 +16,10 @@ only to spines a superspine (tiers counted up from the host-facing switches).
 from __future__ import annotations
 
 import json
-import os
 import re
-import tempfile
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import lru_cache
-from pathlib import Path
 from typing import Any
 
 from roce_tune.inventory.intent import _as_range
@@ -327,31 +324,6 @@ def inventory_yaml(data: dict[str, Any], header: str = "") -> str:
     return "\n".join(out) + "\n"
 
 
-def write_atomic(path: str | Path, text: str) -> None:
-    """Write ``text`` to ``path`` through a temporary file in the same directory and a rename: a reader
-    sees the old file or the new one, never half of it. Keeps the old file's permissions.
-
-    Raises:
-        OSError: the directory cannot be written (nothing is left behind).
-    """
-    path = Path(path)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent or Path("."))
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
-            fh.write(text)
-        if path.exists():
-            os.chmod(tmp, path.stat().st_mode & 0o7777)
-        else:
-            os.chmod(tmp, 0o644)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
-
-
 __all__ = [
     "NETDEV_LIKE_RE",
     "Cable",
@@ -362,5 +334,4 @@ __all__ = [
     "guess_platform",
     "host_to_host",
     "inventory_yaml",
-    "write_atomic",
 ]

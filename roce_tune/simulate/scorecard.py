@@ -19,11 +19,11 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import tempfile
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from roce_tune.atomic import write_text_atomic
 from roce_tune.simulate.model import DcqcnParams, EcnSetting, Scenario, SimInputs
 from roce_tune.simulate.runner import run_seeds
 
@@ -200,10 +200,7 @@ def _write_cache(path: Path, card: Scorecard) -> None:
     """Write atomically (temp file then rename); a read-only cache directory is not an error."""
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            json.dump({"rows": [asdict(r) for r in card.rows]}, fh)
-        os.replace(tmp, path)
+        write_text_atomic(path, json.dumps({"rows": [asdict(r) for r in card.rows]}))
     except OSError:
         pass
 

@@ -188,3 +188,20 @@ def test_full_form_yaml_round_trips(tmp_path: Path) -> None:
     p.write_text(text)
     assert load_inventory(p).inventory.model_dump(exclude={"fabric"}) == load_inventory(
         INTENT / "lab-2node.yaml").inventory.model_dump(exclude={"fabric"})
+
+
+def test_expand_out_writes_the_full_form_atomically(tmp_path: Path) -> None:
+    """`expand --out FILE` writes what `expand` prints; on an intent error it exits 1 and leaves FILE alone."""
+    src = INTENT / "lab-2node.yaml"
+    printed = subprocess.run([sys.executable, "-m", "roce_tune.cli", "expand", str(src)],
+                             capture_output=True, text=True, check=True, cwd=REPO).stdout
+    out = tmp_path / "full.yaml"
+    res = subprocess.run([sys.executable, "-m", "roce_tune.cli", "expand", str(src), "--out", str(out)],
+                         capture_output=True, text=True, cwd=REPO)
+    assert res.returncode == 0 and f"wrote {out}" in res.stderr and out.read_text() == printed
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(_BASE.replace('name: "leaf{l+1}"', 'name: "leaf{k+1}"', 1))
+    res = subprocess.run([sys.executable, "-m", "roce_tune.cli", "expand", str(bad), "--out", str(out)],
+                         capture_output=True, text=True, cwd=REPO)
+    assert res.returncode == 1 and "RT007" in res.stderr and out.read_text() == printed
+    assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []  # no temporary left behind

@@ -1,4 +1,4 @@
-"""Writing an imported inventory: whole or not at all."""
+"""Writing one file whole or not at all (imported inventories, `expand --out`, the scorecard cache)."""
 
 from __future__ import annotations
 
@@ -36,3 +36,6 @@ def write_text_atomic(path: str | Path, text: str) -> None:
         except FileNotFoundError:
             pass
         raise
+
+
+__all__ = ["write_text_atomic"]
