@@ -662,24 +662,11 @@ def expand_document(data: Any, tree: Any, locate: Callable[[str], tuple[int, int
 
 
 def full_form_yaml(data: dict[str, Any], source: str = "") -> str:
-    """Full-form inventory ``data`` as YAML in the layout of the shipped files: sections in block style,
-    each port, link and NIC on one line (flow style). ``source`` names the intent file in a header."""
-    import io
+    """Full-form inventory ``data`` as YAML in the layout of the shipped files (the writer the importers
+    use, :func:`roce_tune.inventory.skeleton.inventory_yaml`); ``source`` names the intent file in a header."""
+    from roce_tune.inventory.skeleton import inventory_yaml
 
-    from ruamel.yaml import YAML
-
-    yaml = YAML()
-    yaml.default_flow_style = None
-    yaml.width = 4096
-    yaml.indent(mapping=2, sequence=4, offset=2)
-    order = ["site", "policy", "defaults", "switches", "links", "hosts"]
-    doc = {k: data[k] for k in order if k in data}
-    doc.update({k: v for k, v in data.items() if k not in doc and k != "fabric"})
-    buf = io.StringIO()
-    if source:
-        buf.write(f"# Full form of {source}, expanded by roce-tune expand.\n")
-    yaml.dump(doc, buf)
-    return buf.getvalue()
+    return inventory_yaml(data, f"Full form of {source}, expanded by roce-tune expand." if source else "")
 
 
 def finding(err: IntentError, file: str, locate: Callable[[str], tuple[int, int]]) -> Finding:
