@@ -163,6 +163,9 @@ def dump_ansible_inventory(data: dict[str, Any], fmt: str = "yaml") -> str:
     """Serialise an inventory from :func:`build_ansible_inventory` as ``yaml`` or ``json``.
 
     The YAML keeps insertion order and quotes every ``{{ … }}`` string (Jinja in YAML must be quoted).
+
+    Raises:
+        ValueError: ``fmt`` is neither yaml nor json.
     """
     if fmt == "json":
         return json.dumps(data, indent=2) + "\n"

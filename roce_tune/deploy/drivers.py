@@ -296,7 +296,12 @@ class Driver:
         return out
 
     def read_running(self) -> str:
-        """The relevant running configuration, as the platform prints it."""
+        """The relevant running configuration, as the platform prints it.
+
+        Raises:
+            KeyError: the platform has no running configuration to read (hosts).
+            netmiko.ReadTimeout, SessionDropped: as :meth:`cmd`.
+        """
         if self.method.read_running is None:
             raise KeyError(f"{self.platform} has no running configuration to read")
         return self.cmd(self.method.read_running)
@@ -469,7 +474,11 @@ class Driver:
 
     def commit_checked(self, command: str, stage: str = "commit") -> str:
         """Send a commit (config mode) and require the platform's ``commit_success`` (a Junos commit is
-        also its save to storage, so its ``commit complete`` is checked)."""
+        also its save to storage, so its ``commit complete`` is checked).
+
+        Raises:
+            PushError: the device rejected the commit or did not print the platform's success line.
+        """
         out = self.check(self.cmd(command, "commit" if stage == "check" else stage, r"#"), stage, [command])
         if stage != "check" and self.method.commit_success is not None:
             success, shown = self.method.commit_success

@@ -329,7 +329,11 @@ def netmiko_params(t: Target, opts: ApplyOptions, creds: Credentials, log_path: 
                    redact: Redactor | None = None) -> dict[str, Any]:
     """The ``netmiko.ConnectHandler`` arguments for ``t``: address, credentials (``creds``, resolved by
     :func:`~roce_tune.deploy.credentials.resolve_credentials`), host-key policy, ``opts.timing`` and a
-    session log at ``log_path`` that never records the password."""
+    session log at ``log_path`` that never records the password.
+
+    Raises:
+        PushError: ``opts.known_hosts`` names a file that does not exist (netmiko would skip it silently).
+    """
 
     params: dict[str, Any] = dict(
         device_type=NETMIKO_TYPES[t.platform], host=t.host, port=t.port or 22, username=creds.username,

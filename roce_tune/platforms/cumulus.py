@@ -378,7 +378,11 @@ def render_lldp(device: str, ends: list[_lldp.RemoteEnd]) -> str:
 
 def parse_nv_system_json(text: str) -> _lldp.DeviceFacts:
     """``nv show system -o json`` (``build: "Cumulus Linux 5.9.1"``, ``hostname``) and/or ``nv show platform
-    -o json`` (``product-name``, ``part-number`` like ``MSN4700-WS2FO``). Our own parser."""
+    -o json`` (``product-name``, ``part-number`` like ``MSN4700-WS2FO``). Our own parser.
+
+    Raises:
+        LldpParseError: the text is not a JSON object.
+    """
     doc = _lldp.json_block(text)
     if not isinstance(doc, dict):
         raise _lldp.LldpParseError("expected a JSON object", 0)

@@ -374,7 +374,11 @@ def render_lldp(device: str, ends: list[_lldp.RemoteEnd]) -> str:
 def parse_show_version(text: str) -> _lldp.DeviceFacts:
     """``show version`` through ntc-templates ``arista_eos_show_version`` (``Arista DCS-7060DX5-64S`` ->
     model ``7060DX5-64S``, ``Software image version`` -> OS release); ``show version | json``
-    (``modelName``, ``version``) read directly."""
+    (``modelName``, ``version``) read directly.
+
+    Raises:
+        LldpParseError: no model or version in the text.
+    """
     if text.lstrip().startswith("{"):
         doc = _lldp.json_block(text)
         model, ver = doc.get("modelName"), doc.get("version")

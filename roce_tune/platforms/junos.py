@@ -419,7 +419,11 @@ def render_lldp(device: str, ends: list[_lldp.RemoteEnd]) -> str:
 
 def parse_show_version(text: str) -> _lldp.DeviceFacts:
     """``show version`` through ntc-templates ``juniper_junos_show_version`` (``Model: qfx5130-32cd`` ->
-    ``QFX5130-32CD``, ``Junos: 23.4R2-S2.1``)."""
+    ``QFX5130-32CD``, ``Junos: 23.4R2-S2.1``).
+
+    Raises:
+        LldpParseError: no ``Hostname:`` line in the text.
+    """
     rows = _lldp.parse_ntc("juniper_junos_show_version", text)
     if not rows:
         raise _lldp.LldpParseError("ntc-templates juniper_junos_show_version found no 'Hostname:' line", 0)

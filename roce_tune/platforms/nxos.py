@@ -371,7 +371,11 @@ _NXOS_VER_RE = re.compile(r"^(\d+)\.(\d+)\((\w+)\)(.*)$")
 def parse_show_version(text: str) -> _lldp.DeviceFacts:
     """``show version`` through ntc-templates ``cisco_nxos_show_version``: ``cisco Nexus9000 C9364D-GX2A
     Chassis`` -> model ``N9K-C9364D-GX2A`` (the catalog's product id), ``NXOS: version 10.3(4a)`` -> OS
-    release ``10.3.4a`` (the inventory's os_version takes no parentheses)."""
+    release ``10.3.4a`` (the inventory's os_version takes no parentheses).
+
+    Raises:
+        LldpParseError: no NX-OS version in the text.
+    """
     rows = _lldp.parse_ntc("cisco_nxos_show_version", text)
     if not rows:
         raise _lldp.LldpParseError("ntc-templates cisco_nxos_show_version found no version (the output must "

@@ -396,6 +396,9 @@ def nic_xoff_bytes(speed_gbps: int, cable_m: float, mtu_bytes: int) -> int:
 
     >>> nic_xoff_bytes(25, 7, 1500), nic_xoff_bytes(400, 30, 9000)
     (16720, 170480)
+
+    Raises:
+        ValueError: a speed or MTU that is not positive, or a negative cable length.
     """
     if speed_gbps <= 0 or cable_m < 0 or mtu_bytes <= 0:
         raise ValueError("speed, MTU must be positive and cable length non-negative")

@@ -183,6 +183,9 @@ def gbytes_per_s_to_line_rate_fraction(busbw_gbps: float, line_rate_gbps: float)
 
     >>> round(gbytes_per_s_to_line_rate_fraction(50.0, 400), 3)
     1.0
+
+    Raises:
+        ValueError: a line rate that is not positive.
     """
     if line_rate_gbps <= 0:
         raise ValueError(f"line rate {line_rate_gbps} Gb/s must be positive")
