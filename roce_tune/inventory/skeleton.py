@@ -312,7 +312,7 @@ def inventory_yaml(data: dict[str, Any], header: str = "") -> str:
         for k, v in sw.items():
             lead = "  - " if first else "    "
             first = False
-            if k == "ports":
+            if k == "ports" and v:
                 out.append(f"{lead}ports:")
                 out += [f"      - {_flow(p)}" for p in v]
             else:
@@ -328,8 +328,9 @@ def inventory_yaml(data: dict[str, Any], header: str = "") -> str:
             if k in ("name", "nics"):
                 continue
             out.append(f"    {k}: {_value(v)}")
-        out.append("    nics:")
-        out += [f"      - {_flow(n)}" for n in h.get("nics", [])]
+        nics = h.get("nics", [])
+        out.append("    nics:" if nics else "    nics: []")
+        out += [f"      - {_flow(n)}" for n in nics]
     return "\n".join(out) + "\n"
 
 

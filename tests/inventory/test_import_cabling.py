@@ -182,3 +182,15 @@ def test_merge_refuses_intent_form(tmp_path: Path) -> None:
     with pytest.raises(RoceTuneError) as exc:
         merge_into(REPO / "inventories" / "intent" / "site.yaml", read_cabling_csv(plan), SkeletonOptions())
     assert "roce-tune expand" in str(exc.value)
+
+
+def test_inventory_yaml_writes_empty_lists_and_nested_values_that_load_back() -> None:
+    """The one full-form writer (imports, expand): an empty port or NIC list stays a list, lists and
+    nested mappings round-trip (a switch with no ports yet is what a NetBox device without cables gives)."""
+    data = {"site": {"name": "x", "nccl_version": "2.21.5"},
+            "policy": {"lossless_priorities": [3], "overrides": [{"device": "l1", "set": {"kmin_bytes": "150KB"}}]},
+            "switches": [{"name": "l1", "platform": "sonic", "model": "SN4700", "role": "leaf", "ports": []}],
+            "links": [], "hosts": [{"name": "h1", "nics": []}]}
+    inv = load_inventory_text(inventory_yaml(data)).inventory
+    assert inv.switches[0].ports == [] and inv.hosts[0].nics == [] and inv.site.nccl_version == "2.21.5"
+    assert inv.policy.lossless_priorities == [3] and inv.policy.overrides[0].set == {"kmin_bytes": 150_000}
