@@ -192,7 +192,10 @@ class Switch(_Strict):
     role: Role
     mgmt: Mgmt | None = None
     credentials: Credentials = Credentials()
-    os_version: str | None = Field(None, pattern=r"^[A-Za-z0-9._-]{1,40}$")
+    os_version: str | None = Field(
+        None, pattern=r"^[A-Za-z0-9._-]{1,40}$",
+        description="network OS release (e.g. 5.14.0); selects the syntax where it differs by release "
+                    "(README lists the supported releases per platform); unknown releases get lint RT136")
     ports: list[SwitchPort] = Field(default_factory=list)
     rail: int | None = Field(None, ge=0, le=63, description="rail this leaf serves in a rail-optimised fabric")
     rails: list[Annotated[int, Field(ge=0, le=63, strict=True)]] | None = Field(

@@ -1,11 +1,15 @@
 """NVIDIA Cumulus Linux (NVUE) renderer: ``<name>.nvue.sh`` (``nv set`` commands, one per line) and
 ``<name>.nvue.yaml`` (the same settings as one ``- set:`` operation for ``nv config patch``).
 
-**Target: Cumulus Linux 5.14 NVUE syntax** (:data:`CL_VERSION`). Value keywords drift between releases:
-the CL 5.14 user guide writes ``ecn enable``, ``red disable``, ``tx enable``, ``pfc-watchdog state
-disable``; the current NVUE reference writes ``ecn enabled`` / ``red enabled`` and ``qos roce state
-enabled`` (CL <= 5.14: ``enable on``). The keywords are data here (:data:`ON`, :data:`OFF`); another
-release needs another table, validated with ``nv set … ?`` or ``nv config show -o commands``.
+**NVUE syntax per Cumulus Linux release** (:data:`NVUE_GRAMMAR`, frozen data keyed by ``major.minor``): the
+switch's inventory ``os_version`` selects the release; without one the output follows
+:data:`DEFAULT_RELEASE` and plan.md says so (RT241). A release not in the table gets the default's syntax, a
+lint warning (RT136, from :attr:`CAPABILITIES.os_releases`) and an RT241 warning in plan.md. What drifts
+between releases for the commands written here: the interface PFC-watchdog state keyword (``enable`` up to
+CL 5.14, ``enabled`` in CL 5.16) and the PFC watchdog itself (CL 5.6 and later). ``qos roce enable on``
+became ``qos roce state enabled`` in CL 5.15 (CL 5.15 "New and Changed NVUE Commands"); roce-tune writes
+neither: ``nv set qos roce mode lossless`` is equivalent to ``nv set qos roce`` in every release (RoCE page).
+``ecn``/``red``/``tx``/``rx`` keep ``enable``/``disable`` through CL 5.16 (QoS page of each release).
 
 Sections (templates ``templates/cumulus/<section>.j2`` for commands, ``<section>.yaml.j2`` for YAML):
 
@@ -21,9 +25,12 @@ Sections (templates ``templates/cumulus/<section>.j2`` for commands, ``<section>
   "bytes below xoff" (CL 5.14 QoS page, Port Groups > PFC), i.e. other quantities than the plan's
   SONiC-style xon/xoff/size, and NVIDIA recommends letting Cumulus derive them from the cable length.
   The plan's cable length is therefore what is pushed; its headroom stays a review number.
-* buffers — ``qos traffic-pool roce-lossless|default-lossy memory-percent``: the plan's
-  ``ingress_lossless_pool`` / ``ingress_lossy_pool`` size as a whole percent (rounded down) of the
-  ASIC buffer from the catalog — a unit conversion, the sizes are the tuner's [V syntax].
+* buffers — ``qos traffic-pool roce-lossless|default-lossy memory-percent``: NVUE's traffic pools share
+  the whole shared buffer ("Cumulus Linux allocates 100% of the buffer memory to the default-lossy traffic
+  pool by default. The total memory allocation across pools must not exceed 100%", QoS page "Flow Control
+  Buffers"; RoCE page example 40 + 60). The plan's ``ingress_lossless_pool`` / ``ingress_lossy_pool``
+  sizes are written as their shares of the two pools' sum, whole percents that add up to 100 (largest
+  remainder); the rest of the ASIC buffer (headroom, reserved) Cumulus carves itself [V syntax].
 * ecn — ``qos congestion-control <profile> traffic-class <lossless queues> ecn enable``,
   ``min-threshold``/``max-threshold`` (bytes), ``probability`` (1..100, integer), ``red disable`` [V].
   NVUE has one threshold pair per traffic class, so the plan's separate drop thresholds (if any) are not
@@ -41,8 +48,12 @@ Profiles: when every lossless port shares one PFC setting (priorities, cable met
 port. The same holds for ECN profiles (the plan's profile names). ``default-global`` also applies to
 ports that are lossy in the plan (RoCE mode enables PFC globally): a limitation, said here.
 
+ECN on traffic class 0: NVUE's ``default-global`` congestion-control profile (and RoCE mode) marks ECN on
+traffic class 0 (QoS page "Congestion Control (ECN)": min 150000 B, max 1500000 B). Ports bound to a
+per-port profile get only the plan's lossless traffic classes, so they lose that marking: RT241 says so.
+
 Sources: CumulusNetworks/docs ``content/cumulus-linux-514/Layer-1-and-Switch-Ports/Quality-of-Service/
-_index.md`` and ``RDMA-over-Converged-Ethernet-RoCE.md``; ``content/nvue-reference/Set-and-Unset-Commands/
+_index.md`` and ``RDMA-over-Converged-Ethernet-RoCE.md`` (and the same pages of ``cumulus-linux-516``); ``content/nvue-reference/Set-and-Unset-Commands/
 QoS.md``; NVUE YAML shape (quoted numeric ids, ``'3': {}`` collections, integer values) from an NVUE
 API configuration dump of CL 5.5.1 (NVIDIA Air Ansible workshop) [S]; ``nv config patch`` takes "a list
 of operation objects" (NVIDIA nvue tests) [S].
@@ -51,7 +62,11 @@ of operation objects" (NVIDIA nvue tests) [S].
 from __future__ import annotations
 
 import math
+import re
 from collections import defaultdict
+from collections.abc import Mapping
+from dataclasses import dataclass
+from types import MappingProxyType
 from typing import Any
 
 from roce_tune.findings import Finding, Location, Severity
@@ -59,10 +74,62 @@ from roce_tune.plan import Plan, SwitchPlan
 from roce_tune.platforms.base import LINUX_IFNAME_MAX, PlatformSpec, SecretPattern, secret_re
 from roce_tune.platforms.templating import render_template
 
-#: Cumulus Linux release whose NVUE syntax the templates follow.
-CL_VERSION = "5.14"
-#: NVUE on/off value keywords for CL_VERSION (CL 5.14 user guide).
-ON, OFF = "enable", "disable"
+_DOCS = "https://docs.nvidia.com/networking-ethernet-software/cumulus-linux-{rel}/"
+_QOS_PAGE = "Layer-1-and-Switch-Ports/Quality-of-Service/"
+
+
+@dataclass(frozen=True)
+class NvueGrammar:
+    """The NVUE words of one Cumulus Linux release for the commands roce-tune writes.
+
+    Attributes:
+        release: ``major.minor`` (``5.14``).
+        on / off: value keywords of ``ecn``, ``red``, PFC ``tx``/``rx``.
+        watchdog_on: keyword of ``nv set interface <swp> qos pfc-watchdog state``.
+        source: public URL of the release's QoS page the keywords were checked against.
+    """
+
+    release: str
+    on: str
+    off: str
+    watchdog_on: str
+    source: str
+
+
+def _grammar(release: str, watchdog_on: str, source: str = "") -> NvueGrammar:
+    return NvueGrammar(release, "enable", "disable", watchdog_on,
+                       source or _DOCS.format(rel=release.replace(".", "")) + _QOS_PAGE)
+
+
+#: NVUE grammar per Cumulus Linux release (frozen). PFC watchdog exists from CL 5.6 ("What's New" 5.6:
+#: ``qos pfc-watchdog state (enable|disable)``, ``polling-interval 100-5000``, ``robustness 1-1000``), so
+#: older releases are not listed. CL 5.7-5.13 are taken as 5.6/5.14 (same keywords on both ends).
+#: CL 5.15 is not listed: its changed-commands table moved many ``on|off`` values to ``enabled|disabled``
+#: but roce-tune found no public 5.15 text for the watchdog state keyword (RT136 until checked).
+NVUE_GRAMMAR: Mapping[str, NvueGrammar] = MappingProxyType({
+    **{f"5.{m}": _grammar(f"5.{m}", "enable") for m in range(6, 15)},
+    "5.16": _grammar("5.16", "enabled"),
+})
+#: Release whose syntax the output follows when the inventory gives no ``os_version``.
+DEFAULT_RELEASE = "5.14"
+#: Cumulus Linux release of the default syntax (kept for the ``render_version`` emulator default).
+CL_VERSION = DEFAULT_RELEASE
+
+
+def nvue_grammar(os_version: str | None) -> tuple[NvueGrammar, bool]:
+    """The grammar for a switch's ``os_version`` (``5.16.0`` -> the ``5.16`` row) and whether it is known.
+
+    ``None`` or an unknown release give :data:`DEFAULT_RELEASE`'s grammar (``known`` False for unknown).
+
+    >>> nvue_grammar("5.16.1")[0].watchdog_on, nvue_grammar(None)[1], nvue_grammar("4.4.0")[1]
+    ('enabled', True, False)
+    """
+    if os_version is None:
+        return NVUE_GRAMMAR[DEFAULT_RELEASE], True
+    m = re.match(r"^(\d+\.\d+)(?:\.|$)", os_version)
+    row = NVUE_GRAMMAR.get(m.group(1)) if m else None
+    return (row, True) if row is not None else (NVUE_GRAMMAR[DEFAULT_RELEASE], False)
+
 
 SPEC = PlatformSpec(
     name="cumulus",
@@ -190,15 +257,41 @@ def _schedulers(plan: Plan) -> dict[str, Any]:
 
 
 def _pools(switch: SwitchPlan) -> list[dict[str, Any]]:
-    pools = [p for p in switch.buffers.pools if p.name in TRAFFIC_POOL_BY_PLAN_POOL]
+    """The plan's two ingress pools as NVUE traffic-pool shares: whole percents of their sum that add up to
+    100 (largest remainder, ties to the lossless pool), each at least 1 %."""
+    pools = sorted((p for p in switch.buffers.pools if p.name in TRAFFIC_POOL_BY_PLAN_POOL),
+                   key=lambda p: TRAFFIC_POOL_BY_PLAN_POOL[p.name])
     if not pools:
         return []
-    total = _asic_buffer_bytes(switch)
-    out: list[dict[str, Any]] = [{"name": TRAFFIC_POOL_BY_PLAN_POOL[p.name], "percent": p.size_bytes * 100 // total}
-                                 for p in pools]
-    if sum(p["percent"] for p in out) > 100 or any(p["percent"] < 1 for p in out):
-        raise ValueError(f"{switch.name}: traffic pools {out} do not fit 1..100 % of the {total} B buffer")
-    return sorted(out, key=lambda p: p["name"])
+    total = sum(p.size_bytes for p in pools)
+    if total <= 0:
+        raise ValueError(f"{switch.name}: ingress pools {[p.name for p in pools]} have no size")
+    exact = [p.size_bytes * 100 / total for p in pools]
+    percent = [math.floor(x) for x in exact]
+    by_remainder = sorted(range(len(pools)), key=lambda i: (-(exact[i] - percent[i]), pools[i].name != "ingress_lossless_pool"))
+    for i in by_remainder[:100 - sum(percent)]:
+        percent[i] += 1
+    if any(x < 1 for x in percent):
+        raise ValueError(f"{switch.name}: traffic pool shares {percent} % of {[p.name for p in pools]}: each needs >= 1 %")
+    return [{"name": TRAFFIC_POOL_BY_PLAN_POOL[p.name], "percent": x} for p, x in zip(pools, percent)]
+
+
+def scheduled_tc_map(plan: Plan) -> tuple[dict[int, int], list[int]]:
+    """Switch priority -> NVUE traffic class: the plan's ``tc_to_queue``, except that a switch priority whose
+    queue has no scheduler entry goes to the traffic class of the plan's TC 0 (NVIDIA RoCE mode: "other
+    switch priority to traffic class 0"). Returns the map and the switch priorities moved.
+
+    Raises:
+        ValueError: TC 0's queue has no scheduler entry either (nowhere to send them).
+    """
+    c = plan.classification
+    scheduled = {s.queue for s in c.schedulers}
+    default_tc = c.tc_to_queue.get(0, 0)
+    moved = sorted(sp for sp, q in c.tc_to_queue.items() if q not in scheduled)
+    if moved and default_tc not in scheduled:
+        raise ValueError(f"switch priorities {moved} map to queues without a scheduler and TC 0's queue "
+                         f"{default_tc} has none either")
+    return {sp: (default_tc if sp in moved else q) for sp, q in sorted(c.tc_to_queue.items())}, moved
 
 
 def _watchdog(switch: SwitchPlan) -> dict[str, Any]:
@@ -217,18 +310,20 @@ def build_context(plan: Plan, switch: SwitchPlan) -> dict[str, Any]:
     """Everything the NVUE templates print, already in NVUE vocabulary (no arithmetic left for Jinja).
 
     Returns:
-        dict with ``sections``, ``c`` (comment marker), ``on``/``off``, ``header``, ``roce_mode``,
+        dict with ``sections``, ``c`` (comment marker), ``on``/``off``/``watchdog_on`` (the release's
+        keywords, :func:`nvue_grammar`), ``header``, ``roce_mode``,
         ``trust``, ``dscp_groups`` (switch priority -> comma DSCP list), ``dscp_map`` (per DSCP),
         ``egress_queue`` ((sp, tc) pairs), ``pfc`` / ``ecn`` (profiles with their ports), ``pools``,
-        ``schedulers``, ``watchdog``, ``interfaces`` (per-port bindings).
+        ``schedulers``, ``watchdog``, ``interfaces`` (every port: MTU and its bindings).
 
     Raises:
         ValueError: the plan cannot be written to NVUE (fractional Pmax, watchdog action other than drop,
-            detection not a multiple of the poll interval, pools beyond 100 %, inconsistent plan).
+            detection not a multiple of the poll interval, a pool share below 1 %, inconsistent plan).
         CatalogError: the switch's ASIC is not in the catalog (traffic-pool percentages need its buffer).
     """
     if switch.platform != SPEC.name:
         raise ValueError(f"{switch.name} is a {switch.platform} switch, not {SPEC.name}")
+    grammar, _known = nvue_grammar(switch.os_version)
     c = plan.classification
     sp_to_dscps: dict[int, list[int]] = defaultdict(list)
     for dscp, tc in sorted(c.dscp_to_tc.items()):
@@ -237,42 +332,41 @@ def build_context(plan: Plan, switch: SwitchPlan) -> dict[str, Any]:
     wd = _watchdog(switch)
     pfc_of = {port: p["name"] for p in pfc if p["bound"] for port in p["ports"]}
     ecn_of = {port: e["name"] for e in ecn if e["bound"] for port in e["ports"]}
-    interfaces = [{"name": p.name, "pfc": pfc_of.get(p.name), "ecn": ecn_of.get(p.name),
+    interfaces = [{"name": p.name, "mtu": p.mtu, "pfc": pfc_of.get(p.name), "ecn": ecn_of.get(p.name),
                    "watchdog": wd["enabled"] and p.lossless}
                   for p in sorted(switch.ports, key=lambda p: p.name)]
     return {
         "sections": SPEC.sections,
         "c": SPEC.comment_prefix,
-        "on": ON,
-        "off": OFF,
+        "on": grammar.on,
+        "off": grammar.off,
+        "watchdog_on": grammar.watchdog_on,
         "header": {"switch": switch.name, "model": switch.model, "asic": switch.asic, "site": plan.site,
-                   "generator": plan.generator, "cl_version": CL_VERSION, "os_version": switch.os_version},
+                   "generator": plan.generator, "cl_version": grammar.release, "os_version": switch.os_version},
         "profile": DEFAULT_PROFILE,
         "roce_mode": ROCE_MODE,
         "trust": TRUST_KEYWORD[c.trust],
         "dscp_groups": [{"sp": sp, "dscp_list": id_list(ds)} for sp, ds in sorted(sp_to_dscps.items())]
         if c.trust == "dscp" else [],
         "dscp_map": sorted(c.dscp_to_tc.items()) if c.trust == "dscp" else [],
-        "egress_queue": sorted(c.tc_to_queue.items()),
+        "egress_queue": sorted(scheduled_tc_map(plan)[0].items()),
         "pfc": pfc,
         "ecn": ecn,
         "pools": _pools(switch),
         "schedulers": _schedulers(plan),
         "watchdog": wd,
-        "interfaces": [i for i in interfaces if i["pfc"] or i["ecn"] or i["watchdog"]],
+        "interfaces": interfaces,
     }
 
 
 def render_findings(plan: Plan, switch: SwitchPlan) -> list[Finding]:
-    """RT241 for plan values the NVUE output does not carry: interface MTU, the per-port headroom (NVUE
-    derives it from the PFC profile's cable-length), the watchdog restoration timer, cable lengths rounded up
-    to whole metres, and ports the commands do not name (lossy ports; with ``default-global`` profiles they
-    get the RoCE PFC/ECN settings too — a warning)."""
+    """RT241 for what the NVUE output changes or does not carry: the NVUE release it follows (default or
+    unknown ``os_version``), switch priorities moved to a scheduled traffic class, ECN on traffic class 0
+    dropped by per-port profiles, the per-port headroom (NVUE derives it from the PFC profile's
+    cable-length), the watchdog restoration timer, cable lengths rounded up to whole metres, and lossy ports
+    that ``default-global`` PFC/ECN profiles reach (a warning)."""
     where = Location(device=switch.name)
-    out = [Finding(rule="RT241", severity=Severity.warning, location=where,
-                   message=f"NVUE output does not set interface MTU: the plan's MTU "
-                           f"{sorted({p.mtu for p in switch.ports})} is not applied by this file",
-                   fix="set 'nv set interface <swp> link mtu <mtu>' by hand until roce-tune renders it")]
+    out = _release_findings(switch) + _class_findings(plan, switch)
     if any(p.headroom is not None for p in switch.ports):
         out.append(Finding(rule="RT241", severity=Severity.info, location=where,
                            message="NVUE derives PFC headroom from the PFC profile's cable-length: the plan's per-port "
@@ -289,24 +383,63 @@ def render_findings(plan: Plan, switch: SwitchPlan) -> list[Finding]:
         out.append(Finding(rule="RT241", severity=Severity.info, location=where,
                            message=f"NVUE cable-length is whole metres: plan cable lengths {odd} m rounded up",
                            fix="none needed (a longer cable only adds headroom)"))
-    return out + _unnamed_ports_finding(plan, switch)
+    return out + _lossy_ports_finding(plan, switch)
 
 
-def _unnamed_ports_finding(plan: Plan, switch: SwitchPlan) -> list[Finding]:
-    """RT241 for ports the NVUE commands do not name (warning when default-global profiles reach lossy ports)."""
+def _release_findings(switch: SwitchPlan) -> list[Finding]:
+    """RT241: which NVUE release the output follows, and a warning when ``os_version`` is not in the table."""
+    grammar, known = nvue_grammar(switch.os_version)
+    where = Location(device=switch.name)
+    if switch.os_version is None:
+        return [Finding(rule="RT241", severity=Severity.info, location=where,
+                        message=f"NVUE syntax of Cumulus Linux {grammar.release} (default: the inventory gives no "
+                                f"os_version; known releases {', '.join(NVUE_GRAMMAR)})",
+                        fix="set the switch's os_version in the inventory")]
+    if not known:
+        return [Finding(rule="RT241", severity=Severity.warning, location=where,
+                        message=f"Cumulus Linux {switch.os_version} is not a release roce-tune knows the NVUE syntax of: "
+                                f"the file follows Cumulus Linux {grammar.release} (known: {', '.join(NVUE_GRAMMAR)})",
+                        fix="check each line with 'nv set ... ?' on the switch before applying")]
+    return []
+
+
+def _class_findings(plan: Plan, switch: SwitchPlan) -> list[Finding]:
+    """RT241 for switch priorities sent to TC 0's traffic class and for ECN on traffic class 0 that
+    per-port congestion-control profiles drop."""
+    where = Location(device=switch.name)
+    tc_map, moved = scheduled_tc_map(plan)
+    out = []
+    if moved:
+        out.append(Finding(
+            rule="RT241", severity=Severity.info, location=where,
+            message=f"switch priorities {id_list(moved)} go to traffic class {tc_map[moved[0]]}, not to the plan's "
+                    f"queues {id_list({plan.classification.tc_to_queue[sp] for sp in moved})}: those queues have no "
+                    "scheduler weight (never served under load); NVIDIA RoCE mode maps them the same way",
+            fix="give those queues a scheduler entry in the policy if they must carry traffic"))
+    bound = sorted(port for e in _ecn(plan, switch) if e["bound"] for port in e["ports"])
+    q0 = tc_map.get(0, 0)
+    if bound and q0 not in plan.classification.lossless_queues:
+        out.append(Finding(
+            rule="RT241", severity=Severity.warning, location=where,
+            message=f"ECN on traffic class {q0}: default-global (and RoCE mode) marks it (min 150000 B, max 1500000 B), "
+                    f"but ports {', '.join(bound[:6])}{' ...' if len(bound) > 6 else ''} use per-port congestion-control "
+                    f"profiles with only the plan's lossless traffic classes, so they do not mark ECN on traffic class "
+                    f"{q0}",
+            fix="accept it, or add the traffic class to the per-port profiles by hand"))
+    return out
+
+
+def _lossy_ports_finding(plan: Plan, switch: SwitchPlan) -> list[Finding]:
+    """RT241 warning when default-global PFC/ECN profiles reach ports the plan has lossy."""
     ctx = build_context(plan, switch)
-    named = {i["name"] for i in ctx["interfaces"]}
-    unnamed = sorted(p.name for p in switch.ports if p.name not in named)
-    if not unnamed:
-        return []
     global_profiles = any(not g["bound"] for g in ctx["pfc"] + ctx["ecn"])
-    lossy = any(not p.lossless for p in switch.ports if p.name in unnamed)
-    warn = global_profiles and lossy
+    lossy = sorted(p.name for p in switch.ports if not p.lossless)
+    if not (lossy and global_profiles):
+        return []
     return [Finding(
-        rule="RT241", severity=Severity.warning if warn else Severity.info, location=Location(device=switch.name),
-        message=f"ports not named in the NVUE output: {', '.join(unnamed[:6])}{' ...' if len(unnamed) > 6 else ''}"
-                + (" — default-global PFC/ECN profiles apply to them too, although the plan has them lossy"
-                   if warn else " — they keep the switch's settings"),
+        rule="RT241", severity=Severity.warning, location=Location(device=switch.name),
+        message=f"lossy ports {', '.join(lossy[:6])}{' ...' if len(lossy) > 6 else ''}: default-global PFC/ECN "
+                "profiles apply to them too, although the plan has them lossy",
         fix="bind per-port profiles by hand where a lossy port must not get PFC")]
 
 
@@ -488,12 +621,13 @@ PUSH = _c.PushMethod(
 
 CAPABILITIES = _c.Capabilities(
     knobs=("pfc", "watchdog", "ecn", "scheduler", "dscp_map", "headroom", "mtu", "buffer_pool"),
+    os_releases=tuple(g for r in NVUE_GRAMMAR for g in (r, f"{r}.*")),
     watchdog_note="Cumulus PFC-watchdog timers are not published [gap]: SONiC start_default values; NVUE "
                   "expresses detection as polling-interval x robustness",
 )
 
 PLATFORM = _c.PlatformImpl(
-    name=SPEC.name, spec=SPEC, render=render,
+    name=SPEC.name, spec=SPEC, render=render, render_findings=render_findings,
     read_back=_c.module_read_back(__name__, SPEC.name), diff=DIFF, push=PUSH, capabilities=CAPABILITIES,
 )
 

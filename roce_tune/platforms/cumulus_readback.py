@@ -55,6 +55,7 @@ READBACK_FIELDS = frozenset(
         "ports.ecn.kmax_bytes",
         "ports.ecn.pmax_percent",
         "ports.watchdog",
+        "ports.mtu",
     }
 )
 #: Plan fields NVUE has no statement for by design: field -> why.
@@ -252,23 +253,29 @@ def read_back(text: str) -> SwitchQos:
 
 
 def expressible_qos(plan: Plan, switch: SwitchPlan) -> SwitchQos:
-    """The plan's QoS for ``switch`` as the NVUE output carries it: only the ports the commands name
-    (lossless ports), cable length in whole metres (rounded up), no MTU, headroom or restoration timer
-    (each an RT241 finding of cumulus.render_findings), watchdog action drop."""
+    """The plan's QoS for ``switch`` as the NVUE output carries it: every port (each gets its MTU), cable
+    length in whole metres (rounded up), no headroom or restoration timer, watchdog action drop; switch
+    priorities without a scheduled queue in TC 0's traffic class (cumulus.scheduled_tc_map); lossy ports
+    with the ``default-global`` PFC/ECN settings when those are the lossless ports' (NVUE applies
+    default-global to every port). Each change is an RT241 finding of cumulus.render_findings."""
     from roce_tune.platforms import cumulus
 
     exp = expected_qos(plan.classification, switch)
-    named = {i["name"] for i in cumulus.build_context(plan, switch)["interfaces"]}
-    ports = {
-        n: p.model_copy(
-            update={
-                "mtu": None,
-                "headroom": None,
-                "cable_m": float(max(1, math.ceil(p.cable_m))) if p.cable_m is not None else None,
-            }
-        )
-        for n, p in exp.ports.items()
-        if n in named
-    }
+    ctx = cumulus.build_context(plan, switch)
+    glob_pfc = next((g for g in ctx["pfc"] if not g["bound"]), None)
+    glob_ecn = next((e for e in ctx["ecn"] if not e["bound"]), None)
+    lossless = {p.name for p in switch.ports if p.lossless}
+    ports = {}
+    for n, p in exp.ports.items():
+        upd: dict[str, object] = {"headroom": None, "cable_m": float(max(1, math.ceil(p.cable_m)))
+                                  if p.cable_m is not None else None}
+        if n not in lossless:
+            upd.update(pfc_priorities=list(glob_pfc["priorities"]) if glob_pfc else [],
+                       cable_m=float(glob_pfc["cable"]) if glob_pfc else None,
+                       ecn={q: QueueEcn(kmin_bytes=glob_ecn["min"], kmax_bytes=glob_ecn["max"],
+                                        pmax_percent=float(glob_ecn["probability"])) for q in glob_ecn["queues"]}
+                       if glob_ecn else None)
+        ports[n] = p.model_copy(update=upd)
     wd = exp.watchdog.model_copy(update={"restoration_ms": None}) if exp.watchdog is not None else None
-    return exp.model_copy(update={"ports": ports, "watchdog": wd})
+    return exp.model_copy(update={"ports": ports, "watchdog": wd,
+                                  "tc_to_queue": cumulus.scheduled_tc_map(plan)[0]})

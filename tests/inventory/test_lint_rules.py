@@ -50,6 +50,7 @@ EXPECTED = {
     "RT127": (5, 31, "150000}"),                     # a 150 Gb/s AI step on a 100G NIC
     "RT128": (12, 96, "100000m"),                    # 100 km NIC cable
     "RT129": (7, 20, '"swp1s0-uplink-a1"'),          # 16 characters on Cumulus
+    "RT136": (7, 17, "4.4.3"),                       # a Cumulus release without a known NVUE grammar
 }
 
 

@@ -16,7 +16,6 @@ from typing import Any
 import pytest
 from ruamel.yaml import YAML
 
-from roce_tune.inventory.catalog import load_catalog
 from roce_tune.plan import Plan, SwitchPlan
 from roce_tune.platforms import cumulus, get_platform
 
@@ -99,12 +98,18 @@ def check_plan_values(plan: Plan, sw: SwitchPlan, cfg: dict) -> None:
     mapping = qos["mapping"]["default-global"]
     assert mapping["trust"] == "l3"
     assert {int(d): v["switch-priority"] for d, v in mapping["dscp"].items()} == c.dscp_to_tc
-    assert {int(s): v["traffic-class"] for s, v in qos["egress-queue-mapping"]["default-global"]["switch-priority"]
-            .items()} == c.tc_to_queue
+    sp_to_tc = {int(s): v["traffic-class"] for s, v in qos["egress-queue-mapping"]["default-global"]["switch-priority"]
+                .items()}
+    scheduled = {s.queue for s in c.schedulers}
+    assert set(sp_to_tc) == set(c.tc_to_queue) and set(sp_to_tc.values()) <= scheduled  # every priority served
+    assert {sp: tc for sp, tc in sp_to_tc.items() if c.tc_to_queue[sp] in scheduled} == {
+        sp: q for sp, q in c.tc_to_queue.items() if q in scheduled}
+    assert all(tc == c.tc_to_queue[0] for sp, tc in sp_to_tc.items() if c.tc_to_queue[sp] not in scheduled)
     ecn = {e.name: e for e in sw.ecn_profiles}
     ifaces = cfg.get("interface", {})
     for p in sw.ports:
-        iq = ifaces.get(p.name, {}).get("qos", {})
+        assert ifaces[p.name]["link"] == {"mtu": p.mtu}
+        iq = ifaces[p.name].get("qos", {})
         if not p.lossless:
             assert not iq
             continue
@@ -126,11 +131,12 @@ def check_plan_values(plan: Plan, sw: SwitchPlan, cfg: dict) -> None:
     wd = qos["pfc-watchdog"]
     assert wd["polling-interval"] == sw.watchdog.poll_ms
     assert wd["polling-interval"] * wd["robustness"] == sw.watchdog.detection_ms
-    buffer_bytes = load_catalog().asic(sw.asic).buffer_bytes
     sizes = {p.name: p.size_bytes for p in sw.buffers.pools}
-    for pool, plan_pool in (("roce-lossless", "ingress_lossless_pool"), ("default-lossy", "ingress_lossy_pool")):
-        pct = qos["traffic-pool"][pool]["memory-percent"]
-        assert pct * buffer_bytes <= sizes[plan_pool] * 100 < (pct + 1) * buffer_bytes
+    pools = (("roce-lossless", "ingress_lossless_pool"), ("default-lossy", "ingress_lossy_pool"))
+    total = sum(sizes[plan_pool] for _, plan_pool in pools)
+    assert sum(qos["traffic-pool"][pool]["memory-percent"] for pool, _ in pools) == 100  # NVUE: pools share 100 %
+    for pool, plan_pool in pools:  # each share within 1 % of the plan pool's share of the two
+        assert abs(qos["traffic-pool"][pool]["memory-percent"] - sizes[plan_pool] * 100 / total) < 1
 
 
 def test_values_are_the_plans() -> None:
@@ -143,7 +149,8 @@ def test_ports_that_differ_get_profiles_and_uniform_ports_use_default_global() -
     cfg = yaml_tree(_files(plan, sw)[1])
     assert list(cfg["qos"]["pfc"]) == ["default-global"]
     assert list(cfg["qos"]["congestion-control"]) == ["default-global"]
-    assert all(set(i["qos"]) == {"pfc-watchdog"} for i in cfg["interface"].values())
+    lossless = {p.name for p in sw.ports if p.lossless}
+    assert all(set(i["qos"]) == {"pfc-watchdog"} for n, i in cfg["interface"].items() if n in lossless)
     plan, sw = _hand(MIXED)
     cfg = yaml_tree(_files(plan, sw)[1])
     speeds = {p.speed_gbps for p in sw.ports if p.lossless}
@@ -169,6 +176,7 @@ def test_watchdog_off_and_trust_pcp() -> None:
     plan, sw = _hand(watchdog=False)
     sh, yml = _files(plan, sw)
     assert "pfc-watchdog" not in sh.replace("# PFC watchdog off", "") and "pfc-watchdog" not in yml
+    assert all("pfc-watchdog" not in i.get("qos", {}) for i in yaml_tree(yml)["interface"].values())
     pcp = plan.model_copy(update={"classification": pb.classification(trust="pcp")})
     cfg = yaml_tree(_files(pcp, sw)[1])
     assert cfg["qos"]["mapping"]["default-global"] == {"trust": "l2"}
@@ -215,3 +223,63 @@ def test_golden_inventories(inventory: str, switches: list[str]) -> None:
         check_plan_values(plan, sw, yaml_tree(yml))
         files.update(rendered)
     assert_golden("cumulus", inventory, files)
+
+
+# --- issue 12: release grammar, MTU, scheduled traffic classes, ECN on TC 0, pools ------------------
+def test_os_version_selects_the_nvue_release_keywords() -> None:
+    plan, sw = _hand()
+    sh514, _ = _files(plan, sw)
+    sh516, yml516 = _files(plan, sw.model_copy(update={"os_version": "5.16.0"}))
+    assert "qos pfc-watchdog state enable\n" in sh514 and "NVUE syntax of Cumulus Linux 5.14" in sh514
+    assert "qos pfc-watchdog state enabled\n" in sh516 and "Cumulus Linux 5.16" in sh516
+    assert "state enable\n" not in sh516 and commands_to_tree(sh516) == yaml_tree(yml516)
+    assert cumulus.read_back(sh516).ports["swp1"].watchdog is True
+
+
+def test_release_findings_default_and_unknown() -> None:
+    plan, sw = _hand()
+    msgs = [f.message for f in cumulus.render_findings(plan, sw) if f.rule == "RT241"]
+    assert any("default" in m and cumulus.DEFAULT_RELEASE in m for m in msgs)
+    unknown = [f for f in cumulus.render_findings(plan, sw.model_copy(update={"os_version": "4.4.3"}))
+               if "4.4.3" in f.message]
+    assert unknown and unknown[0].severity.value == "warning"
+    assert not [f for f in cumulus.render_findings(plan, sw.model_copy(update={"os_version": "5.16.1"}))
+                if "Cumulus Linux 5.16" in f.message or "os_version" in f.message]
+    assert cumulus.NVUE_GRAMMAR["5.16"].source.startswith("https://docs.nvidia.com/")
+
+
+def test_interface_mtu_is_set_and_read_back() -> None:
+    plan, sw = _hand()
+    sh, _ = _files(plan, sw)
+    for p in sw.ports:
+        assert f"nv set interface {p.name} link mtu {p.mtu}\n" in sh
+    seen = cumulus.read_back(sh)
+    assert {n: q.mtu for n, q in seen.ports.items()} == {p.name: p.mtu for p in sw.ports}
+    assert not [f for f in cumulus.render_findings(plan, sw) if "MTU" in f.message]
+
+
+def test_every_switch_priority_reaches_a_scheduled_traffic_class() -> None:
+    plan, sw = _hand()
+    sh, _ = _files(plan, sw)
+    seen = cumulus.read_back(sh)
+    scheduled = {s.queue for s in seen.schedulers or []}
+    assert seen.tc_to_queue is not None and set(seen.tc_to_queue) == set(range(8))
+    assert set(seen.tc_to_queue.values()) <= scheduled, seen.tc_to_queue
+    moved = [f for f in cumulus.render_findings(plan, sw) if "switch priorities" in f.message]
+    assert moved and "traffic class 0" in moved[0].message
+
+
+def test_ecn_on_tc0_lost_by_per_port_profiles_is_a_finding() -> None:
+    plan, sw = _hand(MIXED)  # ports differ -> per-port congestion-control profiles
+    assert any("ECN on traffic class 0" in f.message for f in cumulus.render_findings(plan, sw))
+    plan, sw = _hand(UNIFORM)  # default-global keeps RoCE mode's ECN on traffic class 0
+    assert not any("ECN on traffic class 0" in f.message for f in cumulus.render_findings(plan, sw))
+
+
+def test_traffic_pools_sum_to_100_percent() -> None:
+    for inventory in ("spectrum-x-su", "mixed-vendor"):
+        plan = pipeline_plan(inventory)
+        for sw in plan.switches:
+            if sw.platform == "cumulus":
+                pools = yaml_tree(_files(plan, sw)[1])["qos"]["traffic-pool"]
+                assert sum(p["memory-percent"] for p in pools.values()) == 100, (sw.name, pools)

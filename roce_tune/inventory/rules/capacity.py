@@ -286,3 +286,43 @@ def platform_model_mismatch(ctx: LintContext) -> Iterator[Finding]:
         if sw.asic and sw.asic != spec.asic:
             yield ctx.finding(f"{sw.name}: asic {sw.asic} contradicts model {spec.id} ({spec.asic})",
                               f"remove asic or set it to {spec.asic}", f"{path}.asic", device=sw.name)
+
+
+@rule("RT136", "unknown-os-release", Severity.warning,
+      "The switch's os_version is not a release whose syntax roce-tune knows for its platform",
+      """Where a platform's syntax differs by release (Cumulus NVUE keywords), roce-tune keeps a table of the
+      releases it was checked against (README lists them). An `os_version` outside that table renders with
+      the default release's syntax, which the switch may reject or read differently.""",
+      """\
+site: {name: lab}
+switches:
+  - name: leaf1
+    platform: cumulus
+    model: SN4700
+    role: leaf
+    os_version: 4.4.3
+""",
+      """\
+site: {name: lab}
+switches:
+  - name: leaf1
+    platform: cumulus
+    model: SN4700
+    role: leaf
+    os_version: 5.14.0
+""")
+def unknown_os_release(ctx: LintContext) -> Iterator[Finding]:
+    from fnmatch import fnmatchcase
+
+    from roce_tune.platforms import platform
+
+    for path, sw in ctx.switches():
+        known = platform(sw.platform.value).capabilities.os_releases
+        if sw.os_version is None or not known or any(fnmatchcase(sw.os_version, g) for g in known):
+            continue
+        releases = sorted({g.removesuffix(".*") for g in known}, key=lambda r: [int(x) for x in r.split(".")
+                                                                               if x.isdigit()])
+        yield ctx.finding(f"{sw.name}: {sw.platform.value} release {sw.os_version} is not one roce-tune knows the "
+                          f"syntax of (known: {', '.join(releases)}); the output follows the default release",
+                          "set os_version to a known release or check every rendered line on the switch",
+                          f"{path}.os_version", device=sw.name)

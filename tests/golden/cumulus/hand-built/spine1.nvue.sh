@@ -9,13 +9,13 @@ nv set qos mapping default-global dscp 0,1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,
 nv set qos mapping default-global dscp 26 switch-priority 3
 nv set qos mapping default-global dscp 48 switch-priority 6
 nv set qos egress-queue-mapping default-global switch-priority 0 traffic-class 0
-nv set qos egress-queue-mapping default-global switch-priority 1 traffic-class 1
-nv set qos egress-queue-mapping default-global switch-priority 2 traffic-class 2
+nv set qos egress-queue-mapping default-global switch-priority 1 traffic-class 0
+nv set qos egress-queue-mapping default-global switch-priority 2 traffic-class 0
 nv set qos egress-queue-mapping default-global switch-priority 3 traffic-class 3
-nv set qos egress-queue-mapping default-global switch-priority 4 traffic-class 4
-nv set qos egress-queue-mapping default-global switch-priority 5 traffic-class 5
+nv set qos egress-queue-mapping default-global switch-priority 4 traffic-class 0
+nv set qos egress-queue-mapping default-global switch-priority 5 traffic-class 0
 nv set qos egress-queue-mapping default-global switch-priority 6 traffic-class 6
-nv set qos egress-queue-mapping default-global switch-priority 7 traffic-class 7
+nv set qos egress-queue-mapping default-global switch-priority 7 traffic-class 0
 # ===== pfc =====
 # ports swp1,swp2,swp3
 nv set qos pfc roce-pfc-3-3m switch-priority 3
@@ -28,8 +28,8 @@ nv set qos pfc roce-pfc-3-30m tx enable
 nv set qos pfc roce-pfc-3-30m rx enable
 nv set qos pfc roce-pfc-3-30m cable-length 30
 # ===== buffers =====
-nv set qos traffic-pool default-lossy memory-percent 25
-nv set qos traffic-pool roce-lossless memory-percent 37
+nv set qos traffic-pool default-lossy memory-percent 40
+nv set qos traffic-pool roce-lossless memory-percent 60
 # ===== ecn =====
 # ECN profile ROCE_LOSSLESS_400G_N4 (ports swp1,swp2,swp3)
 nv set qos congestion-control ROCE_LOSSLESS_400G_N4 traffic-class 3 ecn enable
@@ -51,18 +51,24 @@ nv set qos egress-scheduler default-global traffic-class 0,3 bw-percent 50
 nv set qos pfc-watchdog polling-interval 200
 nv set qos pfc-watchdog robustness 2
 # ===== interfaces =====
+nv set interface swp1 link mtu 9216
 nv set interface swp1 qos pfc profile roce-pfc-3-3m
 nv set interface swp1 qos congestion-control profile ROCE_LOSSLESS_400G_N4
 nv set interface swp1 qos pfc-watchdog state enable
+nv set interface swp10 link mtu 9216
+nv set interface swp2 link mtu 9216
 nv set interface swp2 qos pfc profile roce-pfc-3-3m
 nv set interface swp2 qos congestion-control profile ROCE_LOSSLESS_400G_N4
 nv set interface swp2 qos pfc-watchdog state enable
+nv set interface swp3 link mtu 9216
 nv set interface swp3 qos pfc profile roce-pfc-3-3m
 nv set interface swp3 qos congestion-control profile ROCE_LOSSLESS_400G_N4
 nv set interface swp3 qos pfc-watchdog state enable
+nv set interface swp31 link mtu 9216
 nv set interface swp31 qos pfc profile roce-pfc-3-30m
 nv set interface swp31 qos congestion-control profile ROCE_LOSSLESS_800G_N4
 nv set interface swp31 qos pfc-watchdog state enable
+nv set interface swp32 link mtu 9216
 nv set interface swp32 qos pfc profile roce-pfc-3-30m
 nv set interface swp32 qos congestion-control profile ROCE_LOSSLESS_800G_N4
 nv set interface swp32 qos pfc-watchdog state enable
