@@ -193,6 +193,9 @@ class Switch(_Strict):
     mgmt: Mgmt | None = None
     credentials: Credentials = Credentials()
     os_version: str | None = Field(None, pattern=r"^[A-Za-z0-9._-]{1,40}$")
+    buffer_model: Literal["traditional", "dynamic"] | None = Field(
+        None, description="buffer-management model the switch runs, where its platform has a choice (SONiC "
+                          "DEVICE_METADATA|localhost.buffer_model); default: the platform's default for the ASIC")
     ports: list[SwitchPort] = Field(default_factory=list)
     rail: int | None = Field(None, ge=0, le=63, description="rail this leaf serves in a rail-optimised fabric")
     rails: list[Annotated[int, Field(ge=0, le=63, strict=True)]] | None = Field(
