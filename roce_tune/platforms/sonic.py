@@ -323,27 +323,41 @@ def pg_profiles(switch: SwitchPlan) -> tuple[dict[str, str], dict[str, BufferPro
     if buffer_model(switch) != "traditional":
         names = {p.name: p.headroom.profile for p in ports if p.headroom is not None}
         return names, {n: profiles[n] for n in names.values() if n in profiles}
-    names, groups = {}, {}
+    names: dict[str, str] = {}
+    groups: dict[str, list[tuple[str, BufferProfile]]] = {}
     for p in ports:
         assert p.headroom is not None
         if p.headroom.profile not in profiles:
             raise ValueError(f"{switch.name}:{p.name}: headroom profile {p.headroom.profile} is not in buffers.profiles")
         names[p.name] = name = buffermgrd_profile_name(p.speed_gbps, p.cable_m)
         groups.setdefault(name, []).append((p.name, profiles[p.headroom.profile]))
-    chosen = {}
-    for name, members in groups.items():
-        best = max((prof for _, prof in members), key=lambda b: ((b.xoff_bytes or 0), b.size_bytes))
-        bad = [(port, prof) for port, prof in members if not _covers(best, prof)]
-        if bad:
-            port, prof = bad[0]
-            raise ValueError(
-                f"{switch.name}: ports {', '.join(n for n, _ in members)} all get buffermgrd's profile {name} "
-                f"(traditional buffer model: one profile per speed and cable length), but no one headroom covers "
-                f"them all ({best.name}: xon/xoff/size {best.xon_bytes}/{best.xoff_bytes}/{best.size_bytes} B; "
-                f"{port} {prof.name}: {prof.xon_bytes}/{prof.xoff_bytes}/{prof.size_bytes} B): give them the same "
-                "MTU, lanes and pins, or run the dynamic buffer model")
-        chosen[name] = best
-    return names, chosen
+    return names, {name: _covering(switch, name, members) for name, members in groups.items()}
+
+
+def _covering(switch: SwitchPlan, name: str, members: list[tuple[str, BufferProfile]]) -> BufferProfile:
+    """The one profile of ``members`` (port, plan profile) that covers all of them, else ValueError."""
+    best = max((prof for _, prof in members), key=lambda b: ((b.xoff_bytes or 0), b.size_bytes))
+    bad = [(port, prof) for port, prof in members if not _covers(best, prof)]
+    if bad:
+        port, prof = bad[0]
+        raise ValueError(
+            f"{switch.name}: ports {', '.join(n for n, _ in members)} all get buffermgrd's profile {name} "
+            f"(traditional buffer model: one profile per speed and cable length), but no one headroom covers "
+            f"them all ({best.name}: xon/xoff/size {best.xon_bytes}/{best.xoff_bytes}/{best.size_bytes} B; "
+            f"{port} {prof.name}: {prof.xon_bytes}/{prof.xoff_bytes}/{prof.size_bytes} B): give them the same "
+            "MTU, lanes and pins, or run the dynamic buffer model")
+    return best
+
+
+def _named_profiles(switch: SwitchPlan, pg_names: dict[str, str], pg_values: dict[str, BufferProfile]
+                    ) -> list[tuple[str, BufferProfile]]:
+    """(BUFFER_PROFILE name, values): the plan's profiles, headroom ones under buffermgrd's names on the
+    traditional model (:func:`pg_profiles`)."""
+    named = [(p.name, p) for p in switch.buffers.profiles]
+    if buffer_model(switch) != "traditional":
+        return named
+    headroom = {p.headroom.profile for p in switch.ports if p.headroom is not None and p.name in pg_names}
+    return [(n, p) for n, p in named if n not in headroom] + sorted(pg_values.items())
 
 
 def _buffers(switch: SwitchPlan, legacy: bool, pg: tuple[dict[str, str], dict[str, BufferProfile]]) -> dict[str, Any]:
@@ -361,10 +375,7 @@ def _buffers(switch: SwitchPlan, legacy: bool, pg: tuple[dict[str, str], dict[st
             raise ValueError(f"{switch.name}:{port.name}: headroom profile {hr.profile} is not in buffers.profiles")
         if (prof.xon_bytes, prof.xoff_bytes, prof.size_bytes) != (hr.xon_bytes, hr.xoff_bytes, hr.size_bytes):
             raise ValueError(f"{switch.name}:{port.name}: headroom {hr.profile} disagrees with its buffer profile")
-    named = [(p.name, p) for p in b.profiles]
-    if buffer_model(switch) == "traditional":  # headroom profiles under buffermgrd's names (pg_profiles)
-        headroom = {p.headroom.profile for p in switch.ports if p.headroom is not None and p.name in pg_names}
-        named = [(n, p) for n, p in named if n not in headroom] + sorted(pg_values.items())
+    named = _named_profiles(switch, pg_names, pg_values)
     rows = [{"name": n, "pool": reference("BUFFER_POOL", p.pool, legacy), "size": p.size_bytes,
              "dynamic_th": p.dynamic_th, "static_th": p.static_th_bytes, "xon": p.xon_bytes, "xoff": p.xoff_bytes}
             for n, p in sorted(named, key=lambda t: t[0])]
@@ -406,6 +417,16 @@ def _schedulers(plan: Plan) -> list[dict[str, Any]]:
     return [by_name[k] for k in sorted(by_name)]
 
 
+def _lossless_pgs(switch: SwitchPlan, port: PortPlan, pfc_to_pg: dict[int, int]) -> set[int]:
+    pgs = {pfc_to_pg[p] for p in port.pfc_priorities}
+    if buffer_model(switch) == "traditional" and pgs != set(port.pfc_priorities):
+        raise ValueError(f"{switch.name}:{port.name}: lossless priorities {sorted(port.pfc_priorities)} map to PGs "
+                         f"{sorted(pgs)}, but buffermgrd (traditional buffer model) writes the lossless BUFFER_PG "
+                         "rows at the pfc_enable priorities themselves: map each lossless priority to the PG of the "
+                         "same number, or run the dynamic buffer model")
+    return pgs
+
+
 def _port_rows(plan: Plan, switch: SwitchPlan, port: PortPlan, lossy_pgs: list[int], queues: list[int],
                buf: dict[str, Any], ecn_names: set[str], rows: dict[str, list[dict[str, Any]]],
                legacy: bool) -> None:
@@ -425,13 +446,7 @@ def _port_rows(plan: Plan, switch: SwitchPlan, port: PortPlan, lossy_pgs: list[i
         if port.ecn_profile not in ecn_names:
             raise ValueError(f"{switch.name}:{name}: ECN profile {port.ecn_profile} is not in ecn_profiles")
         qos["pfc_enable"] = ",".join(str(p) for p in sorted(port.pfc_priorities))
-        pgs = {c.pfc_priority_to_pg[p] for p in port.pfc_priorities}
-        if buffer_model(switch) == "traditional" and pgs != set(port.pfc_priorities):
-            raise ValueError(f"{switch.name}:{name}: lossless priorities {sorted(port.pfc_priorities)} map to PGs "
-                             f"{sorted(pgs)}, but buffermgrd (traditional buffer model) writes the lossless "
-                             "BUFFER_PG rows at the pfc_enable priorities themselves: map each lossless priority "
-                             "to the PG of the same number, or run the dynamic buffer model")
-        for r in id_ranges(pgs):
+        for r in id_ranges(_lossless_pgs(switch, port, c.pfc_priority_to_pg)):
             rows["buffer_pg"].append({"key": f"{name}|{r}", "profile": buf["pg_profile"][name]})
         wred = port.ecn_profile
         port_lossless_queues = {c.pfc_priority_to_queue[p] for p in port.pfc_priorities}
@@ -571,6 +586,10 @@ def render(plan: Plan, switch: SwitchPlan) -> dict[str, str]:
     data = json.loads(canonical_json(text))
     release = sonic_release(switch.os_version)
     model = buffer_model(switch)
+    if model not in BUFFER_MODELS.supported(asic_family(switch)):
+        raise ValueError(f"{switch.name}: SONiC has no {model} buffer model on {switch.asic} (it runs "
+                         f"{' or '.join(BUFFER_MODELS.supported(asic_family(switch)))}: the dynamic model needs the "
+                         "vendor's buffer Lua plugins, which only Mellanox/Spectrum ships); set buffer_model accordingly")
     if release is not None and release < BUFFER_MODEL_SINCE:
         if model != "traditional":
             raise ValueError(f"{switch.name}: SONiC {release} predates the dynamic buffer model "
@@ -836,6 +855,33 @@ def _buffer_model_runbook(rendered: list[tuple[str, str]]) -> list[str]:
 BUFFERMGRD_NAME_RE = re.compile(r"^pg_lossless_(\d+)_(\d+m)_profile$")
 
 
+def _meta_model(db: dict[str, Any]) -> str | None:
+    return ((db.get("DEVICE_METADATA") or {}).get("localhost") or {}).get("buffer_model")  # type: ignore[no-any-return]
+
+
+def _pool_problems(run: dict[str, Any], want: dict[str, Any]) -> list[str]:
+    out = []
+    for pool, row in sorted((want.get("BUFFER_POOL") or {}).items()):
+        have = (run.get("BUFFER_POOL") or {}).get(pool) or {}
+        out += [f"BUFFER_POOL|{pool} {f} is {have[f]} on the switch, {row[f]} in the plan; bufferorch sets a pool's "
+                "mode and type only when it creates the pool: config save, edit config_db.json, config reload (or "
+                "reboot), then apply" for f in ("mode", "type") if have.get(f) and row.get(f) and have[f] != row[f]]
+    return out
+
+
+def _speed_problems(run: dict[str, Any], want: dict[str, Any]) -> list[str]:
+    out = []
+    for key, row in sorted((want.get("BUFFER_PG") or {}).items()):
+        m = BUFFERMGRD_NAME_RE.match(str(row.get("profile", "")).strip("[]").split("|")[-1])
+        port = key.split("|")[0]
+        speed = ((run.get("PORT") or {}).get(port) or {}).get("speed")
+        if m and speed is not None and speed != m.group(1):
+            out.append(f"{port} runs at {speed} Mb/s but the plan's headroom is for {m.group(1)} Mb/s (buffermgrd "
+                       "would point its lossless PGs at another profile): fix the port speed in the inventory and "
+                       "plan again")
+    return out
+
+
 def preflight(running: str, desired: str) -> str | None:
     """Why apply must not touch this switch (or None): the running buffer model (missing = traditional, as
     buffermgrd.sh reads it) or a running pool's ``mode``/``type`` differs from the desired file's (both take
@@ -847,28 +893,14 @@ def preflight(running: str, desired: str) -> str | None:
     """
     run, want = config_db(running), json.loads(desired)
     problems = []
-    want_model = ((want.get("DEVICE_METADATA") or {}).get("localhost") or {}).get("buffer_model")
-    have_model = ((run.get("DEVICE_METADATA") or {}).get("localhost") or {}).get("buffer_model") or "traditional"
+    want_model, have_model = _meta_model(want), _meta_model(run) or "traditional"
     if want_model is not None and want_model != have_model:
         problems.append(f"the switch runs the {have_model} buffer model (DEVICE_METADATA|localhost.buffer_model) but "
                         f"the plan is for the {want_model} model; set buffer_model: {have_model} in the inventory and "
                         "plan again, or change the switch's model (config save, edit config_db.json, config reload)")
-    for pool, row in sorted((want.get("BUFFER_POOL") or {}).items()):
-        have = (run.get("BUFFER_POOL") or {}).get(pool) or {}
-        for field in ("mode", "type"):
-            if have.get(field) and row.get(field) and have[field] != row[field]:
-                problems.append(f"BUFFER_POOL|{pool} {field} is {have[field]} on the switch, {row[field]} in the plan; "
-                                "bufferorch sets a pool's mode and type only when it creates the pool: config save, "
-                                "edit config_db.json, config reload (or reboot), then apply")
+    problems += _pool_problems(run, want)
     if want_model == "traditional":
-        for key, row in sorted((want.get("BUFFER_PG") or {}).items()):
-            m = BUFFERMGRD_NAME_RE.match(str(row.get("profile", "")).strip("[]").split("|")[-1])
-            port = key.split("|")[0]
-            speed = ((run.get("PORT") or {}).get(port) or {}).get("speed")
-            if m and speed is not None and speed != m.group(1):
-                problems.append(f"{port} runs at {speed} Mb/s but the plan's headroom is for {m.group(1)} Mb/s "
-                                "(buffermgrd would point its lossless PGs at another profile): fix the port speed "
-                                "in the inventory and plan again")
+        problems += _speed_problems(run, want)
     return "; ".join(dict.fromkeys(problems)) or None
 
 

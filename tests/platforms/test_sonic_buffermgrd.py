@@ -210,9 +210,12 @@ def test_shipped_inventories_survive_buffermgrd_on_the_traditional_model(invento
         _assert_plan_survives(plan, sw)
 
 
-def test_the_plans_own_profile_names_would_be_overwritten() -> None:
+def test_the_plans_own_profile_names_would_be_overwritten(monkeypatch: pytest.MonkeyPatch) -> None:
     """Before roce-tune wrote buffermgrd's names: PGs pointed at the plan's names and buffermgrd re-pointed
     them at the SKU table's profile (5 m / 40 m rows exist on the Z9332f) at the first trigger."""
+    from roce_tune.platforms.contract import BufferModels
+
+    monkeypatch.setattr(sonic, "BUFFER_MODELS", BufferModels((("*", ("traditional", "dynamic")),), "test"))
     plan = _variant(5, 40)
     sw = next(s for s in plan.switches if s.model == "DellEMC-Z9332f")
     dyn = sw.model_copy(update={"buffer_model": "dynamic"})  # renders the plan's own names
@@ -234,3 +237,14 @@ def test_spectrum_defaults_to_the_dynamic_model_and_renders_it() -> None:
     db = json.loads(next(iter(sonic.render(plan, sw).values())))
     assert db["DEVICE_METADATA"] == {"localhost": {"buffer_model": "dynamic"}}
     assert not any(sonic.BUFFERMGRD_NAME_RE.match(n) for n in db["BUFFER_PROFILE"])
+
+
+def test_dynamic_model_on_a_broadcom_switch_is_refused_with_a_finding() -> None:
+    from roce_tune.findings import RoceTuneError
+    from roce_tune.render.outputs import render_outputs
+
+    plan = _variant(3, 20, buffer_model="dynamic")
+    with pytest.raises(RoceTuneError) as exc:
+        render_outputs(plan, include_hosts=False)
+    msgs = [f.message for f in exc.value.findings if f.rule == "RT240"]
+    assert any("leaf5" in m and "no dynamic buffer model on tomahawk-3" in m for m in msgs), msgs
