@@ -479,6 +479,9 @@ def _run_one(t: Target, opts: ApplyOptions, allow_push: bool, allow_disruptive: 
             running = drv.read_running()
             if opts.log_dir is not None:  # a manual restore point: the config as found, before any change
                 write_private(opts.log_dir / f"{t.name}.{opts.push.tag}.before.txt", redact(running))
+            refused = drv.method.preflight(running, t.desired) if drv.method.preflight is not None else None
+            if refused:  # a contradiction the device would only resolve at boot: change nothing, dry run too
+                raise PushError("preflight", refused)
             change = compute_change(t.platform, running, t.desired, t.managed_ports)
             res.diff, res.disruptive, res.changed = change.diff, change.disruptive, not change.empty
             if change.empty:
@@ -500,7 +503,7 @@ def _run_one(t: Target, opts: ApplyOptions, allow_push: bool, allow_disruptive: 
         res.state, res.rolled_back, res.error = "rolled-back", True, redact(f"{exc}; rolled back")
     except PushError as exc:
         res.error = redact(str(exc))
-        res.rolled_back = exc.stage not in ("connect", "read", "checkpoint", "rollback", "save")
+        res.rolled_back = exc.stage not in ("connect", "read", "preflight", "checkpoint", "rollback", "save")
     except CredentialError as exc:
         res.error = f"connect: {exc}"
     except Exception as exc:  # noqa: BLE001 — one device's failure must not stop the others

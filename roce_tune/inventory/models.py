@@ -196,6 +196,9 @@ class Switch(_Strict):
         None, pattern=r"^[A-Za-z0-9._-]{1,40}$",
         description="network OS release (e.g. 5.14.0); selects the syntax where it differs by release "
                     "(README lists the supported releases per platform); unknown releases get lint RT136")
+    buffer_model: Literal["traditional", "dynamic"] | None = Field(
+        None, description="buffer-management model the switch runs, where its platform has a choice (SONiC "
+                          "DEVICE_METADATA|localhost.buffer_model); default: the platform's default for the ASIC")
     ports: list[SwitchPort] = Field(default_factory=list)
     rail: int | None = Field(None, ge=0, le=63, description="rail this leaf serves in a rail-optimised fabric")
     rails: list[Annotated[int, Field(ge=0, le=63, strict=True)]] | None = Field(

@@ -284,6 +284,9 @@ class SwitchPlan(_Frozen):
     model: str
     asic: str
     os_version: str | None
+    buffer_model: str | None = Field(
+        None, description="buffer-management model (SONiC traditional/dynamic): the inventory's, else the "
+                          "platform's default for the ASIC; None where the platform has no such choice")
     mgmt_host: str | None
     mgmt_port: int | None
     credentials: dict[str, str | None] = Field(description="env var *names* only")

@@ -147,6 +147,9 @@ class PushMethod:
         enable_secret: netmiko needs the login password as the enable/sudo secret.
         linux_shell: the CLI is a Linux shell (several commands can share one line).
         restore_point: the push is a script that writes its own restore point first (hosts).
+        preflight: (running-config text, desired text) -> why this device must not be changed at all
+            (e.g. a setting the device only takes at boot contradicts the plan), or None. Deploy calls it
+            after reading the running configuration and before any diff or push, dry runs included.
     """
 
     netmiko_device_type: str
@@ -163,6 +166,7 @@ class PushMethod:
     enable_secret: bool = False
     linux_shell: bool = False
     restore_point: bool = False
+    preflight: Callable[[str, str], str | None] | None = None
 
 
 @dataclass(frozen=True)
@@ -207,6 +211,38 @@ class KnownDefect:
 
 
 @dataclass(frozen=True)
+class BufferModels:
+    """Which buffer-management models a platform runs per ASIC family (SONiC ``DEVICE_METADATA|localhost.
+    buffer_model``), and which one a switch gets when the inventory does not say.
+
+    Attributes:
+        by_family: (ASIC family glob, models the platform supports there, first = its default), first
+            matching row wins.
+        source: public source of the defaults and of the support matrix.
+    """
+
+    by_family: tuple[tuple[str, tuple[str, ...]], ...]
+    source: str
+
+    def supported(self, family: str) -> tuple[str, ...]:
+        """Models supported on ASIC ``family`` (first = default); ``()`` when no row matches."""
+        return next((models for glob, models in self.by_family if fnmatch.fnmatchcase(family, glob)), ())
+
+    def resolve(self, family: str, requested: str | None) -> tuple[str | None, str]:
+        """``(model, why)``: ``requested`` (the inventory's ``buffer_model``) when given, else the default
+        for ``family``; ``(None, why)`` when the family has no row.
+
+        >>> BufferModels((("spectrum", ("dynamic", "traditional")), ("*", ("traditional",))), "src").resolve(
+        ...     "tomahawk", None)
+        ('traditional', 'default for tomahawk ASICs (src)')
+        """
+        if requested is not None:
+            return requested, "inventory buffer_model"
+        models = self.supported(family)
+        return (models[0], f"default for {family} ASICs ({self.source})") if models else (None, "")
+
+
+@dataclass(frozen=True)
 class Capabilities:
     """What a platform can express and what is known to be broken.
 
@@ -222,6 +258,8 @@ class Capabilities:
         watchdog_poll_half: (source suffix, note) when the polling interval must be at most half the
             shorter of detection and restoration (the platform substitutes its own otherwise); None: no
             such rule.
+        buffer_models: the platform's buffer-management models (:class:`BufferModels`); None: the
+            platform has no such choice (an inventory ``buffer_model`` on it is a lint error).
     """
 
     knobs: tuple[str, ...] = ()
@@ -232,6 +270,7 @@ class Capabilities:
     watchdog_fixed_source: str = ""
     watchdog_fixed_formula: str = "vendor default"
     watchdog_poll_half: tuple[str, str] | None = None
+    buffer_models: BufferModels | None = None
 
 
 @dataclass(frozen=True)

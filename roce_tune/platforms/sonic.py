@@ -78,6 +78,7 @@ from typing import Any
 from roce_tune.findings import Finding, Location, Severity
 from roce_tune.plan import BufferProfile, Plan, PortPlan, SwitchPlan
 from roce_tune.platforms.base import LINUX_IFNAME_MAX, PlatformSpec, SecretPattern, mask_secrets, secret_re
+from roce_tune.platforms.contract import BufferModels
 from roce_tune.platforms.templating import render_template
 
 SPEC = PlatformSpec(
@@ -148,6 +149,17 @@ PROFILE_ROLE_NAMES: dict[str, tuple[str, ...]] = {
     "egress_lossless": ("egress_lossless_profile",),
     "egress_lossy": ("q_lossy_profile", "egress_lossy_profile"),
 }
+#: SONiC buffer models per ASIC family, first = the default a fresh install gets: ``init_cfg.json.j2`` writes
+#: ``DEVICE_METADATA|localhost.buffer_model`` from the build's ``SONIC_BUFFER_MODEL``, which only the Mellanox
+#: platform sets (to ``dynamic``); the dynamic model needs the vendor's Lua plugins, which only Mellanox ships
+#: [V] (docs/derivation.md#sonic-buffer-models).
+BUFFER_MODELS = BufferModels(
+    by_family=(("spectrum", ("dynamic", "traditional")), ("*", ("traditional",))),
+    source="sonic-buildimage files/build_templates/init_cfg.json.j2 and platform/mellanox/rules.mk "
+           "SONIC_BUFFER_MODEL=dynamic",
+)
+#: First release with ``DEVICE_METADATA|localhost.buffer_model`` (sonic-buildimage #6194, Dec 2020) [V].
+BUFFER_MODEL_SINCE = 202012
 #: ``CABLE_LENGTH`` row key used by ``buffers_config.j2`` [V].
 CABLE_LENGTH_KEY = "AZURE"
 #: First SONiC release whose CONFIG_DB QoS/buffer references are plain names (``"ROCE"``); older releases
@@ -268,7 +280,88 @@ def _profile_role(profiles: dict[str, BufferProfile], role: str, switch: str) ->
                      f"{', '.join(PROFILE_ROLE_NAMES[role])}; have {', '.join(sorted(profiles))})")
 
 
-def _buffers(switch: SwitchPlan, legacy: bool) -> dict[str, Any]:
+def buffermgrd_profile_name(speed_gbps: int, cable_m: float) -> str:
+    """The ``BUFFER_PROFILE`` name buffermgrd (traditional buffer model) gives a port's lossless PGs:
+    ``pg_lossless_<PORT speed in Mb/s>_<CABLE_LENGTH>_profile`` (sonic-swss ``cfgmgr/buffermgr.cpp``
+    ``doSpeedUpdateTask``; docs/derivation.md#sonic-buffer-models).
+
+    >>> buffermgrd_profile_name(400, 5.0), buffermgrd_profile_name(100, 2.5)
+    ('pg_lossless_400000_5m_profile', 'pg_lossless_100000_3m_profile')
+    """
+    return f"pg_lossless_{speed_gbps * 1000}_{cable_string(cable_m)}_profile"
+
+
+def buffer_model(switch: SwitchPlan) -> str:
+    """The switch's SONiC buffer model: the plan's (inventory or default), else the default for its ASIC
+    (``dynamic`` on Spectrum, ``traditional`` elsewhere; :data:`BUFFER_MODELS`)."""
+    return switch.buffer_model or BUFFER_MODELS.resolve(asic_family(switch), None)[0] or "traditional"
+
+
+def _covers(a: BufferProfile, b: BufferProfile) -> bool:
+    """Profile ``a`` gives at least ``b``'s headroom (same pool/threshold/xon, xoff and size no smaller)."""
+    return ((a.pool, a.xon_bytes, a.dynamic_th, a.static_th_bytes) == (b.pool, b.xon_bytes, b.dynamic_th,
+                                                                         b.static_th_bytes)
+            and (a.xoff_bytes or 0) >= (b.xoff_bytes or 0) and a.size_bytes >= b.size_bytes)
+
+
+def pg_profiles(switch: SwitchPlan) -> tuple[dict[str, str], dict[str, BufferProfile]]:
+    """``(lossless port -> BUFFER_PROFILE name its lossless BUFFER_PG rows reference, name -> values)``.
+
+    Dynamic model: the plan's headroom profile (a headroom override, which buffermgrdyn leaves alone).
+    Traditional model: the name buffermgrd itself writes into those rows (:func:`buffermgrd_profile_name`),
+    carrying the plan's values: buffermgrd reuses an existing ``BUFFER_PROFILE`` of that name, so each of
+    its rewrites (speed/MTU/admin/``pfc_enable`` change, boot) points the PGs back at the plan's headroom.
+    Ports that share a name (same speed, cable rounded up to the same metre) get the profile that covers
+    all of theirs (the longest cable's: :func:`render_findings` reports the ports that get more).
+
+    Raises:
+        ValueError: traditional model and ports sharing a name whose headroom no single one covers
+            (different MTU or pins; buffermgrd has one profile per speed and cable length).
+    """
+    profiles = {p.name: p for p in switch.buffers.profiles}
+    ports = [p for p in sorted(switch.ports, key=lambda p: p.name) if p.lossless and p.headroom is not None]
+    if buffer_model(switch) != "traditional":
+        names = {p.name: p.headroom.profile for p in ports if p.headroom is not None}
+        return names, {n: profiles[n] for n in names.values() if n in profiles}
+    names: dict[str, str] = {}
+    groups: dict[str, list[tuple[str, BufferProfile]]] = {}
+    for p in ports:
+        assert p.headroom is not None
+        if p.headroom.profile not in profiles:
+            raise ValueError(f"{switch.name}:{p.name}: headroom profile {p.headroom.profile} is not in buffers.profiles")
+        names[p.name] = name = buffermgrd_profile_name(p.speed_gbps, p.cable_m)
+        groups.setdefault(name, []).append((p.name, profiles[p.headroom.profile]))
+    return names, {name: _covering(switch, name, members) for name, members in groups.items()}
+
+
+def _covering(switch: SwitchPlan, name: str, members: list[tuple[str, BufferProfile]]) -> BufferProfile:
+    """The one profile of ``members`` (port, plan profile) that covers all of them, else ValueError."""
+    best = max((prof for _, prof in members), key=lambda b: ((b.xoff_bytes or 0), b.size_bytes))
+    bad = [(port, prof) for port, prof in members if not _covers(best, prof)]
+    if bad:
+        port, prof = bad[0]
+        raise ValueError(
+            f"{switch.name}: ports {', '.join(n for n, _ in members)} all get buffermgrd's profile {name} "
+            f"(traditional buffer model: one profile per speed and cable length), but no one headroom covers "
+            f"them all ({best.name}: xon/xoff/size {best.xon_bytes}/{best.xoff_bytes}/{best.size_bytes} B; "
+            f"{port} {prof.name}: {prof.xon_bytes}/{prof.xoff_bytes}/{prof.size_bytes} B): give them the same "
+            "MTU, lanes and pins, or run the dynamic buffer model")
+    return best
+
+
+def _named_profiles(switch: SwitchPlan, pg_names: dict[str, str], pg_values: dict[str, BufferProfile]
+                    ) -> list[tuple[str, BufferProfile]]:
+    """(BUFFER_PROFILE name, values): the plan's profiles, headroom ones under buffermgrd's names on the
+    traditional model (:func:`pg_profiles`)."""
+    named = [(p.name, p) for p in switch.buffers.profiles]
+    if buffer_model(switch) != "traditional":
+        return named
+    headroom = {p.headroom.profile for p in switch.ports if p.headroom is not None and p.name in pg_names}
+    return [(n, p) for n, p in named if n not in headroom] + sorted(pg_values.items())
+
+
+def _buffers(switch: SwitchPlan, legacy: bool, pg: tuple[dict[str, str], dict[str, BufferProfile]]) -> dict[str, Any]:
+    pg_names, pg_values = pg
     b = switch.buffers
     pools = [{"name": p.name, "type": p.type, "mode": p.mode, "size": p.size_bytes, "xoff": p.xoff_bytes}
              for p in sorted(b.pools, key=lambda p: p.name)]
@@ -282,10 +375,12 @@ def _buffers(switch: SwitchPlan, legacy: bool) -> dict[str, Any]:
             raise ValueError(f"{switch.name}:{port.name}: headroom profile {hr.profile} is not in buffers.profiles")
         if (prof.xon_bytes, prof.xoff_bytes, prof.size_bytes) != (hr.xon_bytes, hr.xoff_bytes, hr.size_bytes):
             raise ValueError(f"{switch.name}:{port.name}: headroom {hr.profile} disagrees with its buffer profile")
-    rows = [{"name": p.name, "pool": reference("BUFFER_POOL", p.pool, legacy), "size": p.size_bytes,
+    named = _named_profiles(switch, pg_names, pg_values)
+    rows = [{"name": n, "pool": reference("BUFFER_POOL", p.pool, legacy), "size": p.size_bytes,
              "dynamic_th": p.dynamic_th, "static_th": p.static_th_bytes, "xon": p.xon_bytes, "xoff": p.xoff_bytes}
-            for p in sorted(b.profiles, key=lambda p: p.name)]
+            for n, p in sorted(named, key=lambda t: t[0])]
     return {
+        "pg_profile": {port: reference("BUFFER_PROFILE", name, legacy) for port, name in pg_names.items()},
         "pools": pools,
         "profiles": rows,
         "ingress_lossy": reference("BUFFER_PROFILE", _profile_role(profiles, "ingress_lossy", switch.name), legacy),
@@ -322,6 +417,16 @@ def _schedulers(plan: Plan) -> list[dict[str, Any]]:
     return [by_name[k] for k in sorted(by_name)]
 
 
+def _lossless_pgs(switch: SwitchPlan, port: PortPlan, pfc_to_pg: dict[int, int]) -> set[int]:
+    pgs = {pfc_to_pg[p] for p in port.pfc_priorities}
+    if buffer_model(switch) == "traditional" and pgs != set(port.pfc_priorities):
+        raise ValueError(f"{switch.name}:{port.name}: lossless priorities {sorted(port.pfc_priorities)} map to PGs "
+                         f"{sorted(pgs)}, but buffermgrd (traditional buffer model) writes the lossless BUFFER_PG "
+                         "rows at the pfc_enable priorities themselves: map each lossless priority to the PG of the "
+                         "same number, or run the dynamic buffer model")
+    return pgs
+
+
 def _port_rows(plan: Plan, switch: SwitchPlan, port: PortPlan, lossy_pgs: list[int], queues: list[int],
                buf: dict[str, Any], ecn_names: set[str], rows: dict[str, list[dict[str, Any]]],
                legacy: bool) -> None:
@@ -341,9 +446,8 @@ def _port_rows(plan: Plan, switch: SwitchPlan, port: PortPlan, lossy_pgs: list[i
         if port.ecn_profile not in ecn_names:
             raise ValueError(f"{switch.name}:{name}: ECN profile {port.ecn_profile} is not in ecn_profiles")
         qos["pfc_enable"] = ",".join(str(p) for p in sorted(port.pfc_priorities))
-        for r in id_ranges({c.pfc_priority_to_pg[p] for p in port.pfc_priorities}):
-            rows["buffer_pg"].append({"key": f"{name}|{r}",
-                                      "profile": reference("BUFFER_PROFILE", port.headroom.profile, legacy)})
+        for r in id_ranges(_lossless_pgs(switch, port, c.pfc_priority_to_pg)):
+            rows["buffer_pg"].append({"key": f"{name}|{r}", "profile": buf["pg_profile"][name]})
         wred = port.ecn_profile
         port_lossless_queues = {c.pfc_priority_to_queue[p] for p in port.pfc_priorities}
         rows["pfc_wd"].append({"name": name})
@@ -386,7 +490,7 @@ def build_context(plan: Plan, switch: SwitchPlan) -> dict[str, Any]:
     queues = sorted(set(c.tc_to_queue.values()) | set(c.lossless_queues))
     release = sonic_release(switch.os_version)
     legacy = release is not None and release < PLAIN_REFERENCES_SINCE
-    buf = _buffers(switch, legacy)
+    buf = _buffers(switch, legacy, pg_profiles(switch))
     wred = _wred(switch)
     ecn_names = {w["name"] for w in wred}
     rows: dict[str, list[dict[str, Any]]] = {k: [] for k in ("port_qos", "queue", "buffer_pg", "buffer_queue",
@@ -441,13 +545,35 @@ def canonical_json(text: str) -> str:
 
 def render_findings(plan: Plan, switch: SwitchPlan) -> list[Finding]:
     """RT241 (info) when CABLE_LENGTH rounds the plan's fractional cable lengths up to whole metres
-    (``[0-9]+m`` in sonic-cable-length.yang)."""
+    (``[0-9]+m`` in sonic-cable-length.yang), and, on the traditional buffer model, for each port whose
+    lossless PGs get a larger headroom than the plan computed for it (buffermgrd's one profile per speed and
+    cable length, :func:`pg_profiles`); RT242 (warning) for a Spectrum switch on the traditional model."""
+    loc = Location(device=switch.name)
+    out = []
     odd = sorted({p.cable_m for p in switch.ports if p.cable_m != math.ceil(p.cable_m)})
-    if not odd:
-        return []
-    return [Finding(rule="RT241", severity=Severity.info, location=Location(device=switch.name),
-                    message=f"SONiC CABLE_LENGTH is whole metres: plan cable lengths {odd} m written rounded up",
-                    fix="none needed (a longer cable only adds headroom)")]
+    if odd:
+        out.append(Finding(rule="RT241", severity=Severity.info, location=loc,
+                           message=f"SONiC CABLE_LENGTH is whole metres: plan cable lengths {odd} m written rounded up",
+                           fix="none needed (a longer cable only adds headroom)"))
+    if buffer_model(switch) != "traditional":
+        return out
+    names, values = pg_profiles(switch)
+    for p in sorted(switch.ports, key=lambda p: p.name):
+        got = values.get(names.get(p.name, ""))
+        if got is not None and p.headroom is not None and got.xoff_bytes != p.headroom.xoff_bytes:
+            out.append(Finding(
+                rule="RT241", severity=Severity.info, location=Location(device=switch.name, port=p.name),
+                message=f"traditional buffer model: {p.name} ({p.cable_m} m) shares buffermgrd's {names[p.name]} "
+                        f"with a longer cable, so its lossless PGs get xoff {got.xoff_bytes} B instead of "
+                        f"{p.headroom.xoff_bytes} B", fix="none needed (more headroom than the cable needs)"))
+    if asic_family(switch) == "spectrum":
+        out.append(Finding(
+            rule="RT242", severity=Severity.warning, location=loc,
+            message=f"{switch.name} runs the traditional buffer model on {switch.asic}: buffermgrd removes the lossless "
+                    "BUFFER_PG rows of an admin-down port (Mellanox buffer reclaim) and puts them back, with the "
+                    "plan's profile, when the port comes up; SONiC's default on Spectrum is the dynamic model",
+            fix="none needed; or set buffer_model: dynamic once the switch runs it"))
+    return out
 
 
 def render(plan: Plan, switch: SwitchPlan) -> dict[str, str]:
@@ -457,7 +583,20 @@ def render(plan: Plan, switch: SwitchPlan) -> dict[str, str]:
         ValueError: see :func:`build_context`; jinja2.UndefinedError on a template bug.
     """
     text = render_template(SPEC.name, SPEC.aggregator, **build_context(plan, switch))
-    return {f"{switch.name}.{SPEC.extension}": canonical_json(text)}
+    data = json.loads(canonical_json(text))
+    release = sonic_release(switch.os_version)
+    model = buffer_model(switch)
+    if model not in BUFFER_MODELS.supported(asic_family(switch)):
+        raise ValueError(f"{switch.name}: SONiC has no {model} buffer model on {switch.asic} (it runs "
+                         f"{' or '.join(BUFFER_MODELS.supported(asic_family(switch)))}: the dynamic model needs the "
+                         "vendor's buffer Lua plugins, which only Mellanox/Spectrum ships); set buffer_model accordingly")
+    if release is not None and release < BUFFER_MODEL_SINCE:
+        if model != "traditional":
+            raise ValueError(f"{switch.name}: SONiC {release} predates the dynamic buffer model "
+                             f"({BUFFER_MODEL_SINCE}); set buffer_model: traditional")
+    else:  # the model the plan was made for, so a running switch on the other one shows up in the diff
+        data["DEVICE_METADATA"] = {"localhost": {"buffer_model": model}}
+    return {f"{switch.name}.{SPEC.extension}": canonical_json(json.dumps(data))}
 
 
 # --- LLDP and show version (roce-tune import lldp / lint --lldp) -----------------------------------
@@ -616,7 +755,7 @@ PUSH = _c.PushMethod(
     error_pattern=r"(?i)(^|\n)\s*(error|failed)",
     push=_push, rollback=_rollback, left_as_is=_left_as_is,
     save=("sudo config save -y; echo ROCE_TUNE_RC=$?", r"ROCE_TUNE_RC=0\b"),
-    desired_file="{name}.json", enable_secret=True, linux_shell=True,
+    desired_file="{name}.json", enable_secret=True, linux_shell=True, preflight=lambda r, d: preflight(r, d),
 )
 
 #: Broadcom ASICs with the LTSW SAI the PFC-watchdog restore-loop report names (TH5/TH6 in its title)
@@ -646,6 +785,7 @@ CAPABILITIES = _c.Capabilities(
     knobs=("pfc", "watchdog", "ecn", "scheduler", "dscp_map", "headroom", "mtu", "buffer_pool"),
     known_defects=KNOWN_DEFECTS,
     watchdog_note="PFC_WD|<port> detection_time/restoration_time/action, PFC_WD|GLOBAL POLL_INTERVAL",
+    buffer_models=BUFFER_MODELS,
 )
 
 def runbook(rendered: list[tuple[str, str]]) -> list[str]:
@@ -665,11 +805,107 @@ def runbook(rendered: list[tuple[str, str]]) -> list[str]:
                      "SKU defaults (sonic-utilities `config/main.py` `_clear_qos`); only "
                      f"{', '.join(kept_t) or 'none'} survive. Do not run either after `roce-tune apply`; if one was "
                      "run, apply again and verify.")
+    return lines + _buffer_model_runbook(rendered)
+
+
+def _shown(names: list[str]) -> str:
+    return ", ".join(names[:8]) + (f" and {len(names) - 8} more" if len(names) > 8 else "")
+
+
+def _buffer_model_runbook(rendered: list[tuple[str, str]]) -> list[str]:
+    """plan.md lines on the buffer model of each rendered switch: what the switch computes, what the plan
+    sets, and what only a reload changes (docs/derivation.md#sonic-buffer-models)."""
+    by_model: dict[str, list[str]] = {}
+    profiles: dict[str, set[str]] = {}
+    for name, text in rendered:
+        db = json.loads(text)
+        model = ((db.get("DEVICE_METADATA") or {}).get("localhost") or {}).get("buffer_model", "traditional")
+        by_model.setdefault(model, []).append(name)
+        profiles.setdefault(model, set()).update(n for n in db.get("BUFFER_PROFILE") or {} if BUFFERMGRD_NAME_RE.match(n))
+    lines = []
+    if "traditional" in by_model:
+        lines.append(
+            f"- **{_shown(by_model['traditional'])}**: traditional buffer model (`DEVICE_METADATA|localhost."
+            "buffer_model`). The switch computes nothing: buffermgrd rewrites each lossless `BUFFER_PG` to "
+            "`pg_lossless_<speed>_<cable>_profile` whenever a port's speed, MTU, admin state or `pfc_enable` changes "
+            "and at boot, and reuses a `BUFFER_PROFILE` of that name when one exists. The plan writes its headroom "
+            f"under exactly those names ({', '.join(sorted(profiles['traditional'])) or 'none'}), so a rewrite keeps "
+            "the plan's xon/xoff/size; every port at that speed and cable length, managed or not, uses them. A speed "
+            "and cable length missing from the SKU's `pg_profile_lookup.ini` only makes buffermgrd log `No PG "
+            "profile configured` at each trigger. A speed or `CABLE_LENGTH` changed outside roce-tune re-points the "
+            "port's PGs to another profile: plan and apply again.")
+    if "dynamic" in by_model:
+        lines.append(
+            f"- **{_shown(by_model['dynamic'])}**: dynamic buffer model. buffermgrdyn computes a lossless PG's headroom "
+            "from speed, cable length and MTU only when its `BUFFER_PG` profile is `NULL`, a pool's size only when "
+            "the pool has no `size`, and the shared headroom pool only when `ingress_lossless_pool` has no `xoff`. "
+            "The plan sets all three for the ports it manages (headroom-override profiles with the plan's "
+            "xon/xoff/size, pool sizes, the pool's xoff); the switch still computes the headroom of lossless PGs "
+            "on ports roce-tune does not manage and checks each port's headroom against its maximum.")
+    lines.append(
+        "- The buffer model and each pool's `mode` and `type` are read only when the buffer daemons start "
+        "(buffermgrd.sh picks the daemon from `buffer_model`; bufferorch creates a pool with its mode and type and "
+        "ignores later changes to them): `roce-tune apply` refuses a switch whose running values differ from the "
+        "plan's. To change them, edit `/etc/sonic/config_db.json` (after `config save`) and run `config reload` "
+        "or reboot, or set `buffer_model` in the inventory to what the switch runs and plan again.")
     return lines
 
 
+#: A name buffermgrd gives a lossless PG profile; group 1 = PORT speed (Mb/s), group 2 = CABLE_LENGTH.
+BUFFERMGRD_NAME_RE = re.compile(r"^pg_lossless_(\d+)_(\d+m)_profile$")
+
+
+def _meta_model(db: dict[str, Any]) -> str | None:
+    return ((db.get("DEVICE_METADATA") or {}).get("localhost") or {}).get("buffer_model")  # type: ignore[no-any-return]
+
+
+def _pool_problems(run: dict[str, Any], want: dict[str, Any]) -> list[str]:
+    out = []
+    for pool, row in sorted((want.get("BUFFER_POOL") or {}).items()):
+        have = (run.get("BUFFER_POOL") or {}).get(pool) or {}
+        out += [f"BUFFER_POOL|{pool} {f} is {have[f]} on the switch, {row[f]} in the plan; bufferorch sets a pool's "
+                "mode and type only when it creates the pool: config save, edit config_db.json, config reload (or "
+                "reboot), then apply" for f in ("mode", "type") if have.get(f) and row.get(f) and have[f] != row[f]]
+    return out
+
+
+def _speed_problems(run: dict[str, Any], want: dict[str, Any]) -> list[str]:
+    out = []
+    for key, row in sorted((want.get("BUFFER_PG") or {}).items()):
+        m = BUFFERMGRD_NAME_RE.match(str(row.get("profile", "")).strip("[]").split("|")[-1])
+        port = key.split("|")[0]
+        speed = ((run.get("PORT") or {}).get(port) or {}).get("speed")
+        if m and speed is not None and speed != m.group(1):
+            out.append(f"{port} runs at {speed} Mb/s but the plan's headroom is for {m.group(1)} Mb/s (buffermgrd "
+                       "would point its lossless PGs at another profile): fix the port speed in the inventory and "
+                       "plan again")
+    return out
+
+
+def preflight(running: str, desired: str) -> str | None:
+    """Why apply must not touch this switch (or None): the running buffer model (missing = traditional, as
+    buffermgrd.sh reads it) or a running pool's ``mode``/``type`` differs from the desired file's (both take
+    effect only at daemon start / pool creation), or, on the traditional model, a port runs another speed
+    than the one buffermgrd's profile name in the desired file assumes.
+
+    Raises:
+        ValueError: running or desired text holds no CONFIG_DB JSON.
+    """
+    run, want = config_db(running), json.loads(desired)
+    problems = []
+    want_model, have_model = _meta_model(want), _meta_model(run) or "traditional"
+    if want_model is not None and want_model != have_model:
+        problems.append(f"the switch runs the {have_model} buffer model (DEVICE_METADATA|localhost.buffer_model) but "
+                        f"the plan is for the {want_model} model; set buffer_model: {have_model} in the inventory and "
+                        "plan again, or change the switch's model (config save, edit config_db.json, config reload)")
+    problems += _pool_problems(run, want)
+    if want_model == "traditional":
+        problems += _speed_problems(run, want)
+    return "; ".join(dict.fromkeys(problems)) or None
+
+
 PLATFORM = _c.PlatformImpl(
-    name=SPEC.name, spec=SPEC, render=render, runbook=runbook,
+    name=SPEC.name, spec=SPEC, render=render, runbook=runbook, render_findings=render_findings,
     read_back=_c.module_read_back(__name__, SPEC.name), diff=DIFF, push=PUSH, capabilities=CAPABILITIES,
 )
 

@@ -382,10 +382,18 @@ def _derive_switch(inv: Inventory, topo: Topology, catalog: Catalog, sw: Switch,
         n_pfc, policy.pfc_watchdog, policy.watchdog_action, sw.platform.value, overrides=wd_pins or None))
     return construct_trusted(SwitchPlan,
         name=sw.name, platform=sw.platform.value, role=sw.role.value, model=sw.model, asic=asic.id,
-        os_version=sw.os_version, mgmt_host=sw.mgmt.host if sw.mgmt else None,
+        os_version=sw.os_version, buffer_model=_buffer_model(sw, asic),
+        mgmt_host=sw.mgmt.host if sw.mgmt else None,
         mgmt_port=sw.mgmt.port if sw.mgmt else None, credentials=sw.credentials.model_dump(),
         ports=ports, buffers=buf, ecn_profiles=[ecn_profiles[k] for k in sorted(ecn_profiles)],  # type: ignore[misc]
         watchdog=wd)
+
+
+def _buffer_model(sw: Switch, asic: AsicSpec) -> str | None:
+    """The switch's buffer-management model: the inventory's ``buffer_model``, else its platform's default
+    for the ASIC family (``Capabilities.buffer_models``); None where the platform has no such choice."""
+    models = get_platform(sw.platform.value).PLATFORM.capabilities.buffer_models
+    return None if models is None else models.resolve(asic.family, sw.buffer_model)[0]
 
 
 def _derive_host(inv: Inventory, catalog: Catalog, cls: Classification, tiers: int, host,  # type: ignore[no-untyped-def]

@@ -269,3 +269,30 @@ def test_cli_dry_run_json(tmp_path: Path) -> None:
         assert any(op.startswith("add /") or op.startswith("replace /") for op in data["devices"][0]["diff"])
     finally:
         fleet.stop()
+
+
+@pytest.mark.parametrize("running_model, pool_mode", [("traditional", "dynamic"), ("dynamic", "static")])
+def test_sonic_buffer_model_or_pool_mode_mismatch_refuses_before_any_push(tmp_path: Path, running_model: str,
+                                                                           pool_mode: str) -> None:
+    """lab-2node's SN4700 is planned for the dynamic model: a switch running the traditional model, or with a
+    pool whose mode bufferorch only sets at creation, is refused with the reason, nothing is sent, exit 1."""
+    fleet, inv, known = emulated_inventory("lab-2node.yaml", tmp_path)
+    try:
+        dev = fleet["lab-leaf1"]
+        dev.config_db["DEVICE_METADATA"]["localhost"]["buffer_model"] = running_model
+        dev.config_db["BUFFER_POOL"]["egress_lossless_pool"]["mode"] = pool_mode
+        before = dev.running_config()
+        env = dict(os.environ, ROCE_TUNE_USERNAME="netops", ROCE_TUNE_PASSWORD=PASSWORD)
+        for extra in (["--dry-run"], ["--allow-disruptive"]):
+            proc = subprocess.run([sys.executable, "-m", "roce_tune.cli", "apply", str(inv), *extra, "--format",
+                                   "json", "--known-hosts", str(known), "--log-dir", str(tmp_path / "logs")],
+                                  capture_output=True, text=True, env=env, cwd=REPO, timeout=120)
+            assert proc.returncode != 0, proc.stdout
+            (device,) = json.loads(proc.stdout)["devices"]
+            assert device["state"] == "failed" and device["error"].startswith("preflight: "), device
+            want = "buffer model" if running_model != "dynamic" else "BUFFER_POOL|egress_lossless_pool mode is static"
+            assert want in device["error"] and "config reload" in device["error"]
+            assert not device.get("rolled_back")
+            assert dev.running_config() == before, "nothing may be sent to a refused switch"
+    finally:
+        fleet.stop()

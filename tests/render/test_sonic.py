@@ -336,12 +336,12 @@ def test_plan_md_runbook_says_what_a_qos_reload_wipes(inventory: str, switches: 
     for name in switches:
         written = sorted(json.loads(files[f"switches/{name}.json"]))
         wiped = [t for t in written if t in sonic.QOS_RELOAD_CLEARED_TABLES]
-        assert set(written) - set(wiped) == {"PFC_WD", "PORT"}
+        assert set(written) - set(wiped) == {"DEVICE_METADATA", "PFC_WD", "PORT"}
         line = next(ln for ln in runbook.splitlines() if name in ln)
         assert f"delete {len(wiped)} of the {len(written)} tables" in line and "config load_minigraph" in line
         assert all(t in line for t in wiped)
     mixed = files["plan.md"] if inventory == "mixed-vendor" else ""
-    assert not mixed or "delete 13 of the 15 tables" in mixed  # Broadcom: no PFC_PRIORITY_TO_PRIORITY_GROUP_MAP
+    assert not mixed or "delete 13 of the 16 tables" in mixed  # Broadcom: no PFC_PRIORITY_TO_PRIORITY_GROUP_MAP
 
 
 # --- golden files ---------------------------------------------------------------------------------
