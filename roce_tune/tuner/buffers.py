@@ -296,6 +296,7 @@ def derive_buffers(asic: AsicSpec, port_headrooms: list[tuple[str, Headroom, int
     cells_cap = asic.buffer_bytes // asic.cell_bytes * asic.cell_bytes
     shp = acc["shp_bytes"] if shared_headroom_pool else 0
     acc_inputs = {k: v for k, v in acc.items()}
+    modes: dict[str, Rationale] = {}
     if _spectrum(asic):
         half = min(math.ceil(avail / 2), cells_cap)
         split = Rationale(formula="ceil((buffer - reserved) / 2), two ingress pools", inputs=acc_inputs,
@@ -315,13 +316,20 @@ def derive_buffers(asic: AsicSpec, port_headrooms: list[tuple[str, Headroom, int
         sizes = {"ingress_lossless_pool": size, "egress_lossless_pool": size}
         pool_src = {}
         types = {"ingress_lossless_pool": "ingress", "egress_lossless_pool": "egress"}
+        modes = {"egress_lossless_pool": Rationale(
+            formula="static, as the SKU creates it", inputs={},
+            source=_BRCM_SKU, note="a pool's mode is create-only in bufferorch (docs/derivation.md#sonic-buffer-models): "
+            "planning another mode than the switch booted with would be ignored until a reload")}
     pools = []
     for name, size_b in sizes.items():
         xoff = shp if (name == "ingress_lossless_pool" and shared_headroom_pool) else None
         rat = {"size_bytes": pool_src.get(name, split)}
         if xoff is not None:
             rat["xoff_bytes"] = _shp_rationale(asic, acc, oversubscription)
-        pools.append(BufferPool(name=name, type=types[name], mode="dynamic", size_bytes=size_b,  # type: ignore[arg-type]
+        mode = "dynamic"
+        if name in modes:
+            mode, rat["mode"] = "static", modes[name]
+        pools.append(BufferPool(name=name, type=types[name], mode=mode, size_bytes=size_b,  # type: ignore[arg-type]
                                 xoff_bytes=xoff, rationale=rat))
     total = acc["lossless_pg_bytes"] + acc["private_headroom_bytes"] + shp
     rationale = {

@@ -33,7 +33,7 @@ def _sonic_db(sw: dict) -> dict:  # type: ignore[type-arg]
     if not str(sw["model"]).startswith("SN"):  # Broadcom SKU (DellEMC-Z9332f-O32): SONiC's traditional model and
         db["DEVICE_METADATA"]["localhost"]["hwsku"] = f"{sw['model']}-O32"  # the plan's pool modes and types
         db["BUFFER_POOL"] = {"ingress_lossless_pool": {"mode": "dynamic", "size": "66394076", "type": "ingress"},
-                             "egress_lossless_pool": {"mode": "dynamic", "size": "38462204", "type": "egress"}}
+                             "egress_lossless_pool": {"mode": "static", "size": "38462204", "type": "egress"}}
     db["DEVICE_METADATA"]["localhost"]["buffer_model"] = sw.get("buffer_model") or (
         "dynamic" if str(sw["model"]).startswith("SN") else "traditional")  # SONiC's default per ASIC
     db["PORT"] = {}
