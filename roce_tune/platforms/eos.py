@@ -37,7 +37,11 @@ Syntax checked against:
 * [S] interface MTU: every Arista example uses ``mtu 9214`` (the EOS L3 maximum); plan MTUs above it are
   clamped here and the clamp is written as a comment.
 
-Gaps, said in the output too: per-port PFC headroom. AVD does not model buffers; Arista's 2025 TOI
+Gaps, said in the output too: per-port PFC headroom. AVD (pyavd 6.4 ``eos_cli_config_gen`` schema) models
+buffers only as ``platform.trident.mmu``: a queue profile applied to the whole switch (``platform trident mmu
+queue profile P`` / ``ingress headroom N`` / ``ingress priority-group G reserved N``, ``... apply``) and a
+``headroom-pool limit`` — one headroom for every port, not the plan's per-port xoff, and a platform-wide MMU
+change; so roce-tune does not write it. Arista's 2025 TOI
 "PFC Fair Adaptive Dynamic Threshold (FADT)" (arista.com/en/support/toi/tag/pfc, Oct 2025) describes
 reserving headroom per interface/priority through PFC profiles, but its command syntax is not in any
 public source read for this module (searched: Arista TOI index pages, AVD schema/templates, EOS manual
