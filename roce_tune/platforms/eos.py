@@ -37,7 +37,11 @@ Syntax checked against:
 * [S] interface MTU: every Arista example uses ``mtu 9214`` (the EOS L3 maximum); plan MTUs above it are
   clamped here and the clamp is written as a comment.
 
-Gaps, said in the output too: per-port PFC headroom. AVD does not model buffers; Arista's 2025 TOI
+Gaps, said in the output too: per-port PFC headroom. AVD (pyavd 6.4 ``eos_cli_config_gen`` schema) models
+buffers only as ``platform.trident.mmu``: a queue profile applied to the whole switch (``platform trident mmu
+queue profile P`` / ``ingress headroom N`` / ``ingress priority-group G reserved N``, ``... apply``) and a
+``headroom-pool limit`` — one headroom for every port, not the plan's per-port xoff, and a platform-wide MMU
+change; so roce-tune does not write it. Arista's 2025 TOI
 "PFC Fair Adaptive Dynamic Threshold (FADT)" (arista.com/en/support/toi/tag/pfc, Oct 2025) describes
 reserving headroom per interface/priority through PFC profiles, but its command syntax is not in any
 public source read for this module (searched: Arista TOI index pages, AVD schema/templates, EOS manual
@@ -99,6 +103,12 @@ WATCHDOG_ACTION: dict[str, str | None] = {"drop": "drop", "alert": "notify-only"
 #: What a plan action without EOS equivalent becomes: drop still un-sticks the queue (errdisable, the EOS
 #: default, would take the whole port down).
 WATCHDOG_FALLBACK_ACTION = "drop"
+#: EOS watchdog timer -> (smallest ms, largest ms, step ms) it accepts. [S] ranges (timeout and recovery
+#: 0.01..60 s, polling 0.005..30 s); [V] AVD schema ``priority_flow_control.watchdog``: timeout and
+#: recovery-time at most 2 decimals (10 ms steps), polling-interval at most 3 (1 ms). A plan value outside
+#: is rounded/clamped into it with a note and an RT241 finding (:func:`watchdog_timers_ms`).
+WATCHDOG_TIMER_MS: dict[str, tuple[int, int, int]] = {
+    "timeout": (10, 60_000, 10), "recovery-time": (10, 60_000, 10), "polling-interval": (5, 30_000, 1)}
 #: TC -> tx-queue pairs EOS fixes (control traffic) and does not accept in ``qos map`` [S].
 FIXED_TC_QUEUE: dict[int, int] = {7: 7}
 #: Largest interface MTU EOS accepts (L3 MTU) [S].
@@ -205,34 +215,77 @@ def _maps(plan: Plan) -> tuple[list[dict[str, object]], list[dict[str, int]]]:
     return dscp_maps, tc_maps
 
 
+def watchdog_timers_ms(switch: SwitchPlan) -> dict[str, tuple[int, int]]:
+    """The plan's watchdog timers as EOS takes them: ``{"timeout" | "recovery-time" | "polling-interval":
+    (plan_ms, eos_ms)}``, ``eos_ms`` rounded half up to the step and clamped into :data:`WATCHDOG_TIMER_MS`.
+
+    >>> from types import SimpleNamespace as N
+    >>> sw = N(watchdog=N(detection_ms=15, restoration_ms=70_000, poll_ms=2))
+    >>> watchdog_timers_ms(sw)  # doctest: +NORMALIZE_WHITESPACE
+    {'timeout': (15, 20), 'recovery-time': (70000, 60000), 'polling-interval': (2, 5)}
+    """
+    wd = switch.watchdog
+    out = {}
+    plan_ms = {"timeout": wd.detection_ms, "recovery-time": wd.restoration_ms, "polling-interval": wd.poll_ms}
+    for key, ms in plan_ms.items():
+        lo, hi, step = WATCHDOG_TIMER_MS[key]
+        out[key] = (ms, min(hi, max(lo, (ms + step // 2) // step * step)))
+    return out
+
+
 def _watchdog(switch: SwitchPlan) -> dict[str, object]:
     wd = switch.watchdog
+    timers = watchdog_timers_ms(switch)
     notes = []
-    if 2 * wd.poll_ms > min(wd.detection_ms, wd.restoration_ms):
-        notes.append(f"polling {wd.poll_ms} ms > min(timeout, recovery)/2: EOS may substitute its own polling "
+    for key, (plan_ms, ms) in timers.items():
+        lo, hi, step = WATCHDOG_TIMER_MS[key]
+        if ms != plan_ms:
+            notes.append(f"plan {key} {plan_ms} ms rendered as {seconds(ms)} s "
+                         f"(EOS takes {seconds(lo)}..{seconds(hi)} s in {seconds(step)} s steps)")
+    poll, det, rest = timers["polling-interval"][1], timers["timeout"][1], timers["recovery-time"][1]
+    if 2 * poll > min(det, rest):
+        notes.append(f"polling {poll} ms > min(timeout, recovery)/2: EOS may substitute its own polling "
                      "interval and log a warning")
     action = WATCHDOG_ACTION[wd.action]
     if action is None:
         action = WATCHDOG_FALLBACK_ACTION
         notes.append(f"plan action {wd.action!r} has no EOS equivalent (drop | notify-only | default "
                      f"errdisable): rendered as {action} (RT241)")
-    return {"enabled": wd.enabled, "timeout": seconds(wd.detection_ms), "recovery": seconds(wd.restoration_ms),
-            "polling": seconds(wd.poll_ms), "action": action, "notes": notes}
+    return {"enabled": wd.enabled, "timeout": seconds(det), "recovery": seconds(rest),
+            "polling": seconds(poll), "action": action, "notes": notes}
 
 
-def render_findings(plan: Plan, switch: SwitchPlan) -> list[Finding]:
-    """RT241 warnings for what EOS syntax changes in the plan: a watchdog action without EOS equivalent
-    (rendered as drop), port MTUs above :data:`MAX_MTU` (clamped), fractional Pmax / drop probabilities
-    (whole percent), and the per-port headroom EOS output does not configure."""
-    out = []
+def _watchdog_findings(switch: SwitchPlan, where: Location) -> list[Finding]:
+    """RT241 for an enabled watchdog whose action or timers EOS cannot take as planned."""
     wd = switch.watchdog
-    where = Location(device=switch.name)
-    if wd.enabled and WATCHDOG_ACTION.get(wd.action) is None:
+    if not wd.enabled:
+        return []
+    out = []
+    if WATCHDOG_ACTION.get(wd.action) is None:
         out.append(Finding(
             rule="RT241", severity=Severity.warning, location=where,
             message=f"EOS PFC watchdog has no action {wd.action!r} (port action drop | notify-only, default "
                     f"errdisable): rendered as {WATCHDOG_FALLBACK_ACTION}",
             fix="set policy.watchdog_action to drop or alert for EOS switches, or accept drop"))
+    for key, (plan_ms, ms) in watchdog_timers_ms(switch).items():
+        if ms != plan_ms:
+            lo, hi, step = WATCHDOG_TIMER_MS[key]
+            out.append(Finding(
+                rule="RT241", severity=Severity.warning, location=where,
+                message=f"EOS PFC watchdog {key} takes {seconds(lo)}..{seconds(hi)} s in {seconds(step)} s "
+                        f"steps: plan {plan_ms} ms rendered as {seconds(ms)} s",
+                fix=f"pin the watchdog timer to a multiple of {step} ms within {lo}..{hi} ms "
+                    "for EOS switches"))
+    return out
+
+
+def render_findings(plan: Plan, switch: SwitchPlan) -> list[Finding]:
+    """RT241 warnings for what EOS syntax changes in the plan: a watchdog action without EOS equivalent
+    (rendered as drop), watchdog timers outside EOS's range or steps (:func:`watchdog_timers_ms`), port
+    MTUs above :data:`MAX_MTU` (clamped), fractional Pmax / drop probabilities (whole percent), and the
+    per-port headroom EOS output does not configure."""
+    where = Location(device=switch.name)
+    out = _watchdog_findings(switch, where)
     clamped = sorted(p.name for p in switch.ports if p.mtu > MAX_MTU)
     if clamped:
         out.append(Finding(

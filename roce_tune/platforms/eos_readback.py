@@ -228,7 +228,8 @@ def read_back(text: str) -> SwitchQos:
 
 def expressible_qos(plan: Plan, switch: SwitchPlan) -> SwitchQos:
     """The plan's QoS for ``switch`` as EOS can carry it: MTU clamped to eos.MAX_MTU, Pmax and drop
-    probability as whole percent 1..100, the watchdog action mapped (``forward`` -> eos.WATCHDOG_FALLBACK_ACTION),
+    probability as whole percent 1..100, watchdog timers in EOS's range and steps
+    (eos.watchdog_timers_ms), the watchdog action mapped (``forward`` -> eos.WATCHDOG_FALLBACK_ACTION),
     no TC -> PG map, headroom or cable length. Each change has an RT241 finding (eos.render_findings)."""
     from roce_tune.platforms import eos
 
@@ -263,6 +264,11 @@ def expressible_qos(plan: Plan, switch: SwitchPlan) -> SwitchQos:
             }
         )
     wd = exp.watchdog
+    if wd is not None:
+        timers = {k: ms for k, (_, ms) in eos.watchdog_timers_ms(switch).items()}
+        wd = wd.model_copy(update={"detection_ms": timers["timeout"],
+                                   "restoration_ms": timers["recovery-time"],
+                                   "poll_ms": timers["polling-interval"]})
     if wd is not None and wd.action is not None:
         eos_action = eos.WATCHDOG_ACTION.get(wd.action) or eos.WATCHDOG_FALLBACK_ACTION
         wd = wd.model_copy(update={"action": ACTION_FROM_EOS[eos_action]})
