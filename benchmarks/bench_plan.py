@@ -17,6 +17,9 @@ process pinned to one core (``taskset -c CORE`` when available) three times into
 3. ``cable``     after one NIC's cable_length changed (3m -> 40m): only that leaf's, that host's and the
    plan's files should be written, every other file hard-linked from the version in force.
 
+Then, in this process, the write stage alone: the same files again, one switch file changed, and back
+(``write-only`` lines: what the manifest scheme costs when one file differs).
+
 Prints one line per run: CPU seconds (user + sys of the child, from ``wait4``), wall seconds, peak RSS (MB)
 of the child, the per-stage times from ``--timings`` and files written/linked/removed, then the output size.
 """
@@ -84,6 +87,20 @@ def _tree_mb(path: Path) -> float:
     return total / 1e6
 
 
+def _writer_only(n_hosts: int, out: Path) -> None:
+    """The write stage alone (in this process): the plan in force again, then with one switch file changed,
+    then back; isolates the manifest + hard-link scheme from what the renderer puts in every file."""
+    from roce_tune.plandir import read_tree, write_tree_stats
+
+    files = read_tree(out)
+    one = next(rel for rel in files if rel.startswith("switches/"))
+    for label, variant in (("same", files), ("one-file", {**files, one: files[one] + "\n"}), ("back", files)):
+        cpu, wall = time.process_time(), time.perf_counter()
+        _, stats = write_tree_stats(variant, out)
+        print(f"write-only hosts={n_hosts} run={label} cpu_s={time.process_time() - cpu:.3f} "
+              f"wall_s={time.perf_counter() - wall:.3f} | {stats.describe()}", flush=True)
+
+
 def bench(n_hosts: int, args: argparse.Namespace, env: dict[str, str]) -> None:
     work = Path(tempfile.mkdtemp(prefix=f"bench-plan-{n_hosts}-"))
     try:
@@ -101,6 +118,7 @@ def bench(n_hosts: int, args: argparse.Namespace, env: dict[str, str]) -> None:
             timings = next((line for line in stderr.splitlines() if line.startswith("timings ")), "timings: ?")
             print(f"plan hosts={n_hosts} run={run} cpu_s={cpu:.2f} wall_s={wall:.2f} peak_rss_mb={rss:.0f} "
                   f"| {timings}", flush=True)
+        _writer_only(n_hosts, work / "out")
         print(f"plan hosts={n_hosts} output_mb={_tree_mb(work / 'out'):.0f} "
               f"files={sum(1 for p in (work / 'out').rglob('*') if p.is_file())}", flush=True)
     finally:
