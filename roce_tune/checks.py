@@ -8,52 +8,11 @@ the inventory, so CI annotations land on the right line.
 
 from __future__ import annotations
 
-from roce_tune.findings import Finding, Location, RoceTuneError, Severity, has_errors
+from roce_tune.findings import Finding, Severity, has_errors
 from roce_tune.inventory.catalog import Catalog, load_catalog
 from roce_tune.inventory.lint import lint
 from roce_tune.inventory.loader import LoadedInventory
-
-
-def _device_paths(loaded: LoadedInventory) -> dict[str, str]:
-    inv = loaded.inventory
-    paths = {sw.name: f"switches[{i}]" for i, sw in enumerate(inv.switches)}
-    paths.update({h.name: f"hosts[{i}]" for i, h in enumerate(inv.hosts)})
-    return paths
-
-
-#: Exceptions a tuner or renderer raises when an input slipped past the inventory rules: reported as RT299
-#: (with the inventory's position) instead of a traceback. Every such case is a missing lint rule.
-TUNER_FAILURES: tuple[type[BaseException], ...] = (ValueError, ArithmeticError, LookupError)
-
-
-def internal_finding(exc: BaseException, file: str, stage: str) -> Finding:
-    """RT299: ``stage`` ("derive", "render") raised ``exc`` on an inventory lint accepted (a roce-tune bug)."""
-    return Finding(rule="RT299", severity=Severity.error,
-                   message=f"the inventory passed lint but the plan could not {stage}: {type(exc).__name__}: {exc}",
-                   fix="check the values this message names; please report it as a roce-tune bug (a lint rule "
-                       "should have caught it)", location=Location(file=file, line=1, col=1))
-
-
-def locate_findings(loaded: LoadedInventory, findings: list[Finding]) -> list[Finding]:
-    """Give tuner findings (device/port, or the field path of a pin) the ``file:line:col`` of that entry in
-    the inventory, so CI annotations and terminals point at the line to change."""
-    paths = _device_paths(loaded)
-    out = []
-    for f in findings:
-        loc = f.location
-        if loc.file is None and loc.path and loc.path in loaded.positions:  # e.g. the pin behind the finding
-            pos = loaded.locate(loc.path)
-            loc = loc.model_copy(update={"file": pos.file, "line": pos.line, "col": pos.col})
-            f = f.model_copy(update={"location": loc})
-        elif loc.file is None and loc.device in paths:
-            pos = loaded.locate(paths[loc.device])
-            loc = loc.model_copy(update={"file": pos.file, "line": pos.line, "col": pos.col,
-                                         "path": loc.path or paths[loc.device]})
-            f = f.model_copy(update={"location": loc})
-        elif loc.file is None:
-            f = f.model_copy(update={"location": loc.model_copy(update={"file": str(loaded.path)})})
-        out.append(f)
-    return out
+from roce_tune.pipeline import TUNER_FAILURES, StageError, derive, internal_finding, locate_findings, render
 
 
 def check_inventory(loaded: LoadedInventory, catalog: Catalog | None = None,
@@ -69,22 +28,17 @@ def check_inventory(loaded: LoadedInventory, catalog: Catalog | None = None,
     findings = lint(loaded, catalog)
     if not plan_checks or has_errors(findings):
         return findings
-    from roce_tune.render.outputs import render_outputs
-    from roce_tune.tuner.compose import build_plan
-
     try:
-        plan = build_plan(loaded.inventory, catalog, inventory_file=str(loaded.path),
-                          inventory_sha256=loaded.sha256)
-    except TUNER_FAILURES as exc:
-        return [*findings, internal_finding(exc, str(loaded.path), "be derived")]
+        plan = derive(loaded, catalog)
+    except StageError as exc:  # RT299: an input no rule caught
+        return [*findings, *exc.findings]
     extra = [f for f in plan.findings if f.rule.startswith("RT2")]
     if not has_errors(extra):
         try:
-            render_outputs(plan, include_hosts=False, findings=extra)
-        except RoceTuneError as exc:
+            rendered, _ = render(plan, include_hosts=False)
+            extra += rendered.findings[len(plan.findings):]  # the platforms' render warnings (RT241)
+        except StageError as exc:
             extra += exc.findings
-        except TUNER_FAILURES as exc:
-            extra.append(internal_finding(exc, str(loaded.path), "be rendered"))
     return [*findings, *locate_findings(loaded, extra)]
 
 

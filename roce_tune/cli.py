@@ -23,6 +23,7 @@ from roce_tune.findings import Finding, RoceTuneError, Severity, has_errors
 if TYPE_CHECKING:
     from roce_tune.deploy.drivers import PushOptions
     from roce_tune.deploy.runner import SessionTiming, StopRequest
+    from roce_tune.pipeline import PlanResult
 
 app = typer.Typer(add_completion=True, no_args_is_help=True, help="Derive, explain and render lossless RoCEv2 "
                   "settings (PFC, headroom, ECN, DCQCN, watchdog) for GPU cluster fabrics.")
@@ -87,11 +88,11 @@ def _fail(findings: list[Finding], fmt: str = "text") -> None:
 
 
 def _load(path: Path):  # type: ignore[no-untyped-def]
-    from roce_tune.inventory.loader import load_inventory
+    from roce_tune.pipeline import StageError, load
 
     try:
-        return load_inventory(path)
-    except RoceTuneError as exc:
+        return load(path)
+    except StageError as exc:
         _fail(exc.findings)
 
 
@@ -101,12 +102,11 @@ def _derive(path: Path):  # type: ignore[no-untyped-def]
 
 def _derive_loaded(path: Path):  # type: ignore[no-untyped-def]
     """(loaded inventory, plan); lint errors and tuner failures end the command with their findings."""
-    from roce_tune.tuner.compose import derive_plan
+    from roce_tune.pipeline import StageError, derive_inventory
 
-    loaded = _load(path)
     try:
-        return loaded, derive_plan(loaded)
-    except RoceTuneError as exc:
+        return derive_inventory(path)
+    except StageError as exc:
         _fail(exc.findings)
 
 
@@ -194,52 +194,48 @@ def plan(
     fmt: OutFormat = typer.Option(OutFormat.text, "--format", help="Summary as text or json."),
     no_scorecard: bool = typer.Option(False, "--no-scorecard",
                                       help="Skip the simulator scorecards in plan.md (saves their plan time)."),
+    timings: bool = typer.Option(False, "--timings", help="Print seconds per stage (load, lint, derive, render, "
+                                 "write) and the files written on one line to stderr."),
 ) -> None:
     """Validate, derive, render and write configs plus a reviewable plan (with simulator scorecards per
-    lossless port class in plan.md, cached on disk; see docs/simulate.md)."""
+    lossless port class in plan.md, cached on disk; see docs/simulate.md). Only changed files are rewritten."""
+    from roce_tune.pipeline import StageError, StageProgress, Timings, plan_inventory
+    from roce_tune.plandir import WriteStats
     from roce_tune.platforms import SWITCH_PLATFORMS
-    from roce_tune.render.outputs import render_outputs, write_tree
-    from roce_tune.render.summary import summary_json, summary_table
 
     bad = [p for p in platform_only if p not in SWITCH_PLATFORMS]
     if bad:
         err.print(f"error: unknown platform(s) {', '.join(bad)}; known: {', '.join(SWITCH_PLATFORMS)}")
         raise typer.Exit(2)
-    from roce_tune.checks import TUNER_FAILURES, internal_finding, locate_findings
-
-    loaded, the_plan = _derive_loaded(inventory)
-    if has_errors(the_plan.findings):
-        err.print("[bold red]plan has error-level findings; nothing written[/]")
-        _fail(locate_findings(loaded, [f for f in the_plan.findings if f.severity is Severity.error]))
-    render_warnings: list[Finding] = []
-    cards = None
-    if not no_scorecard:
-        from roce_tune.simulate.scorecard import plan_scorecards
-
-        cards = plan_scorecards(the_plan)
+    clock = Timings()
+    target = out_dir or Path("out") / inventory.stem
     try:
-        files = render_outputs(the_plan, platforms=platform_only or None, findings=render_warnings,
-                               scorecards=cards)
-        the_plan = the_plan.model_copy(update={"findings": [*the_plan.findings, *render_warnings]})
-    except RoceTuneError as exc:
-        err.print("[bold red]rendering failed; nothing written[/]")
-        _fail(locate_findings(loaded, exc.findings))
-    except TUNER_FAILURES as exc:  # an input no lint rule caught: RT299, never a traceback
-        err.print("[bold red]rendering failed; nothing written[/]")
-        _fail([internal_finding(exc, str(inventory), "be rendered")])
-    try:
-        target = write_tree(files, out_dir or Path("out") / inventory.stem)
+        result = plan_inventory(inventory, target, platforms=platform_only or None,
+                                scorecards=not no_scorecard, timings=clock, progress=StageProgress(err))
+    except StageError as exc:
+        if exc.headline:
+            err.print(f"[bold red]{exc.headline}; nothing written[/]")
+        _fail(exc.findings)
     except OSError as exc:
         err.print(f"error: cannot write the plan: {exc}")
         raise typer.Exit(1) from None
+    if timings:
+        err.print(f"{clock.summary()}; {(result.written or WriteStats()).describe()}", markup=False, highlight=False)
+    _print_plan(result, fmt, result.out_dir or target)
+
+
+def _print_plan(result: PlanResult, fmt: OutFormat, target: Path) -> None:
+    """The summary of a written plan: JSON, or the table and the non-info findings (stderr)."""
+    from roce_tune.render.summary import summary_json, summary_table
+
     if fmt is OutFormat.json:
-        print(json.dumps(summary_json(the_plan, target, files), indent=2, sort_keys=True))
+        print(json.dumps(summary_json(result.plan, target, result.files), indent=2, sort_keys=True))
     else:
-        out.print(summary_table(the_plan))
-        for f in the_plan.findings:
+        out.print(summary_table(result.plan))
+        for f in result.plan.findings:
             if f.severity is not Severity.info:
                 err.print(f"[yellow]{f}[/]")
-        out.print(f"wrote {len(files)} files to [bold]{target}[/]")
+        out.print(f"wrote {len(result.files)} files to [bold]{target}[/]")
 
 
 @app.command()

@@ -111,16 +111,16 @@ def load_expect(source: Path | None, policy_file: Path | None) -> tuple[Expect, 
 
     Raises:
         RoceTuneError: the inventory or policy file is invalid (findings name file and line).
-        FileNotFoundError: a plan directory without plan.json.
+        PlanDirError: a plan directory that does not hold one complete plan (a ValueError).
     """
     if source is not None:
-        from roce_tune.verify.run import load_for_verify
+        from roce_tune.pipeline import open_source
 
-        plan, inv = load_for_verify(source)
+        src = open_source(source, files=False, inventory=True)
         ar = None
-        if inv is not None:
-            ar = bool(getattr(getattr(inv, "site", None), "adaptive_routing", False))
-        return expect_from_plan(plan, ar), plan
+        if src.loaded is not None:
+            ar = bool(getattr(getattr(src.loaded.inventory, "site", None), "adaptive_routing", False))
+        return expect_from_plan(src.plan, ar), src.plan
     if policy_file is not None:
         return expect_from_policy(_policy_file(policy_file), f"policy {policy_file}"), None
     return expect_from_policy(Policy(), "policy defaults"), None

@@ -11,7 +11,6 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 from rich.text import Text
 
-from roce_tune.deploy.plandir import load_plan_dir
 from roce_tune.deploy.runner import ApplyOptions, DeviceResult, Target, select, targets_from_files
 
 _STYLE = {"no-change": "green", "pushed": "bold green", "would-change": "yellow", "failed": "bold red",
@@ -26,22 +25,17 @@ def load_source(source: Path) -> tuple[list[Target], Path]:
         (targets, default log directory).
 
     Raises:
-        RoceTuneError: the inventory does not lint or plan cleanly.
+        RoceTuneError: the inventory does not load, lint, derive or render cleanly, or its plan has
+            error-level findings.
         PlanDirError: a plan directory that does not hold one complete plan (no plan.json, a device's
             files missing, an interrupted ``roce-tune plan``); nothing is done.
     """
-    if source.is_dir():
-        plan, files = load_plan_dir(source)
-        return targets_from_files(plan, files), source / "logs"
-    from roce_tune.findings import RoceTuneError, Severity, has_errors
-    from roce_tune.inventory.loader import load_inventory
-    from roce_tune.render.outputs import render_outputs
-    from roce_tune.tuner.compose import derive_plan
+    from roce_tune.pipeline import open_source
 
-    plan = derive_plan(load_inventory(source))
-    if has_errors(plan.findings):
-        raise RoceTuneError([f for f in plan.findings if f.severity is Severity.error])
-    return targets_from_files(plan, render_outputs(plan)), Path("out") / source.stem / "logs"
+    src = open_source(source)
+    assert src.files is not None  # open_source renders when files are asked for (the default)
+    logs = source / "logs" if src.plan_dir is not None else Path("out") / source.stem / "logs"
+    return targets_from_files(src.plan, src.files), logs
 
 
 def print_results(targets: list[Target], opts: ApplyOptions,

@@ -23,7 +23,7 @@ from collections import Counter
 from dataclasses import dataclass
 
 from roce_tune import __version__
-from roce_tune.findings import Finding, Location, RoceTuneError, Severity, has_errors
+from roce_tune.findings import Finding, Location, Severity
 from roce_tune.gcpause import gc_paused
 from roce_tune.inventory.catalog import AsicSpec, Catalog, NicSpec, load_catalog
 from roce_tune.inventory.models import Inventory, Policy, Switch
@@ -504,18 +504,10 @@ def derive_plan(loaded, catalog: Catalog | None = None) -> Plan:  # type: ignore
         RoceTuneError: lint found errors (all of them are in the exception); nothing is derived. Also
             RT299 when the tuner fails on an input no lint rule caught.
     """
-    from roce_tune.checks import TUNER_FAILURES, internal_finding
-    from roce_tune.inventory.lint import lint
+    from roce_tune.pipeline import derive, lint_loaded
 
     catalog = catalog or load_catalog()
-    lint_findings = lint(loaded, catalog)
-    if has_errors(lint_findings):
-        raise RoceTuneError([f for f in lint_findings if f.severity is Severity.error])
-    try:
-        return build_plan(loaded.inventory, catalog, inventory_file=str(loaded.path),
-                          inventory_sha256=loaded.sha256, lint_findings=lint_findings)
-    except TUNER_FAILURES as exc:  # an input no lint rule caught: a finding (RT299), never a traceback
-        raise RoceTuneError([internal_finding(exc, str(loaded.path), "be derived")]) from None
+    return derive(loaded, catalog, lint_loaded(loaded, catalog))
 
 
 __all__ = ["build_plan", "derive_plan", "Location"]

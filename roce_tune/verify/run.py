@@ -11,10 +11,10 @@ from pathlib import Path
 from typing import Any
 
 from roce_tune.deploy.runner import ApplyOptions, DeviceResult, apply_targets, targets_from_files
-from roce_tune.findings import Finding, Location, RoceTuneError, Severity, has_errors
+from roce_tune.findings import Finding, Location, RoceTuneError, Severity
 from roce_tune.inventory.models import Inventory
+from roce_tune.pipeline import render
 from roce_tune.plan import Plan
-from roce_tune.render.outputs import render_outputs
 from roce_tune.verify.adjust import Iteration, LoopOptions, LoopResult, adjust_loop, plan_settings
 from roce_tune.verify.collect import DevicePool, collect_facts
 from roce_tune.verify.launch import LaunchSpec, build_launch
@@ -79,25 +79,10 @@ def load_for_verify(source: Path) -> tuple[Plan, Inventory | None]:
         PlanDirError: a plan directory that does not hold one complete plan (no plan.json, a device's
             files missing, an interrupted ``roce-tune plan``).
     """
-    from roce_tune.deploy.plandir import load_plan_dir
-    from roce_tune.inventory.loader import load_inventory
-    from roce_tune.tuner.compose import derive_plan
+    from roce_tune.pipeline import open_source
 
-    if source.is_dir():
-        plan = load_plan_dir(source)[0]
-        inv = None
-        inv_path = Path(plan.inventory_file)
-        if inv_path.is_file():
-            loaded = load_inventory(inv_path)
-            if loaded.sha256 == plan.inventory_sha256:
-                inv = loaded.inventory
-    else:
-        loaded = load_inventory(source)
-        plan = derive_plan(loaded)
-        inv = loaded.inventory
-    if has_errors(plan.findings):
-        raise RoceTuneError([f for f in plan.findings if f.severity is Severity.error])
-    return plan, inv
+    src = open_source(source, files=False, inventory=True)
+    return src.plan, src.loaded.inventory if src.loaded is not None else None
 
 
 def select_hosts(plan: Plan, patterns: list[str]) -> list[str]:
@@ -135,10 +120,10 @@ def _apply_fn(opts: VerifyOptions, plan0: Plan) -> Callable[[Plan], list[DeviceR
     """
     from concurrent.futures import ThreadPoolExecutor
 
-    last = {t.name: t.desired for t in targets_from_files(plan0, render_outputs(plan0))}
+    last = {t.name: t.desired for t in targets_from_files(plan0, render(plan0)[1])}
 
     def apply(plan: Plan) -> list[DeviceResult]:
-        targets = [t for t in targets_from_files(plan, render_outputs(plan)) if t.host and last.get(t.name) != t.desired]
+        targets = [t for t in targets_from_files(plan, render(plan)[1]) if t.host and last.get(t.name) != t.desired]
         base = dataclasses.replace(opts.connection, dry_run=False, allow_disruptive=False, limit=[], canary=0)
 
         def one(t):  # type: ignore[no-untyped-def]

@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from roce_tune.deploy.apply import load_source
-from roce_tune.deploy.plandir import PlanDirError, load_plan_dir
 from roce_tune.inventory.loader import load_inventory
+from roce_tune.pipeline import PlanDirError, read_plan_dir
 from roce_tune.render.outputs import CURRENT, read_tree, render_outputs, write_tree
 from roce_tune.tuner.compose import derive_plan
 from roce_tune.verify.run import load_for_verify
@@ -35,7 +35,7 @@ def hook(fn):
             os.kill(os.getpid(), signal.SIGKILL)
         return fn(*args, **kwargs)
     return wrapped
-for name in ("mkdir", "symlink", "rename", "replace", "unlink", "rmdir", "fsync", "chmod"):
+for name in ("mkdir", "symlink", "link", "rename", "replace", "unlink", "rmdir", "fsync", "chmod"):
     setattr(os, name, hook(getattr(os, name)))
 builtins.open = hook(builtins.open)
 write_tree(files, out)
@@ -145,7 +145,7 @@ def test_a_half_swapped_directory_of_an_older_version_is_refused_then_recovered(
         assert "interrupted `roce-tune plan`" in str(exc.value) and ".out.tmp-ab12cd34" in str(exc.value)
         assert "run `roce-tune plan`" in str(exc.value)
     write_tree(new, out)
-    assert read_tree(out) == new and load_plan_dir(out)[1] == new
+    assert read_tree(out) == new and read_plan_dir(out).files == new
     _tidy(out)
     assert (out / "logs" / "leaf1.2024.before.txt").read_text() == "restore point\n"
 

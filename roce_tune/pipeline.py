@@ -1,0 +1,519 @@
+"""The one path from an inventory to a plan directory, and the one reader of a plan directory.
+
+Stages (:data:`STAGES`), each a function here that every command uses::
+
+    load    inventory YAML -> LoadedInventory (schema, positions)           :func:`load`
+    lint    inventory rules RT0xx/RT1xx                                      :func:`lint_loaded`
+    derive  the tuner: Plan with rationale and safety findings (RT2xx)       :func:`derive`
+    render  the plan -> relative path -> text (configs, host files, review)  :func:`render`
+    write   the files -> out/<site>/ atomically, only what changed           :func:`write`
+
+:func:`plan_inventory` runs all five (``roce-tune plan``); :func:`derive_inventory` the first three
+(``explain``, ``verify``, ``audit`` from an inventory); :func:`open_source` gives apply, verify and audit
+the plan (and files) of an inventory *or* a plan directory; :func:`read_plan_dir` is the only reader of a
+plan directory (plan, every device's files, checksums verified). A :class:`Timings` collects seconds per
+stage (``roce-tune plan --timings``); a :class:`StageProgress` shows a rich progress bar on stderr for a
+stage that runs longer than about a second, when stderr is a terminal.
+
+Failures are :class:`StageError` (a :class:`~roce_tune.findings.RoceTuneError` with its stage and what was
+left undone); an input no lint rule caught becomes RT299 at the inventory, never a traceback.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from roce_tune.findings import Finding, Location, RoceTuneError, Severity, has_errors
+from roce_tune.plandir import PlanDirError, PlanFiles, WriteStats, read_version, write_tree_stats
+
+if TYPE_CHECKING:
+    from rich.console import Console
+    from rich.progress import Progress
+
+    from roce_tune.inventory.catalog import Catalog
+    from roce_tune.inventory.loader import LoadedInventory
+    from roce_tune.inventory.models import Inventory
+    from roce_tune.plan import Plan
+
+__all__ = ["STAGES", "TUNER_FAILURES", "PlanDir", "PlanDirError", "PlanResult", "Source", "StageError",
+           "StageProgress", "Timings", "derive", "derive_inventory", "internal_finding", "lint_loaded", "load",
+           "locate_findings", "missing_device_files", "open_source", "plan_inventory", "read_plan_dir", "render",
+           "write"]
+
+STAGES = ("load", "lint", "derive", "render", "write")
+
+#: Exceptions a tuner or renderer raises when an input slipped past the inventory rules: reported as RT299
+#: (with the inventory's position) instead of a traceback. Every such case is a missing lint rule.
+TUNER_FAILURES: tuple[type[BaseException], ...] = (ValueError, ArithmeticError, LookupError)
+
+#: seconds a stage runs before its progress bar appears (environment ``ROCE_TUNE_PROGRESS_AFTER_S``)
+PROGRESS_AFTER_S = 1.0
+
+
+# ------------------------------------------------------------------------------------ timings and progress
+
+
+@dataclass
+class Timings:
+    """Seconds per pipeline stage, in the order the stages ran: CPU time of this process
+    (``time.process_time``) and wall clock (``time.perf_counter``); on a shared machine the two differ.
+
+    >>> t = Timings()
+    >>> with t.stage("load"):
+    ...     pass
+    >>> t.summary().startswith("timings (s, cpu/wall): load 0.00/0.00")
+    True
+    """
+
+    cpu_s: dict[str, float] = field(default_factory=dict)
+    wall_s: dict[str, float] = field(default_factory=dict)
+
+    @contextmanager
+    def stage(self, name: str) -> Iterator[None]:
+        """Add the time spent in the ``with`` body to stage ``name`` (also when it raises)."""
+        cpu, wall = time.process_time(), time.perf_counter()
+        try:
+            yield
+        finally:
+            self.cpu_s[name] = self.cpu_s.get(name, 0.0) + time.process_time() - cpu
+            self.wall_s[name] = self.wall_s.get(name, 0.0) + time.perf_counter() - wall
+
+    def summary(self) -> str:
+        """One line: ``timings (s, cpu/wall): load 0.12/0.13, lint 0.30/0.31, derive 1.20/1.25, render
+        2.00/2.10, write 0.40/0.90; total 4.02/4.69`` (stages that did not run are left out)."""
+        parts = [f"{name} {cpu:.2f}/{self.wall_s[name]:.2f}" for name, cpu in self.cpu_s.items()]
+        return (f"timings (s, cpu/wall): {', '.join(parts)}; "
+                f"total {sum(self.cpu_s.values()):.2f}/{sum(self.wall_s.values()):.2f}")
+
+
+class StageProgress:
+    """A rich progress bar on ``console`` (stderr) for a pipeline stage running longer than ``after_s``.
+
+    Nothing is drawn when the console is not a terminal (CI logs, pipes) or the stage ends first. A stage
+    with a known number of items (files written) gets a bar with a count; the others a pulsing bar with
+    the elapsed time. The bar is transient: it is gone from the terminal when the stage ends.
+    """
+
+    def __init__(self, console: Console, after_s: float | None = None) -> None:
+        """``after_s`` None = ``$ROCE_TUNE_PROGRESS_AFTER_S`` or :data:`PROGRESS_AFTER_S`."""
+        self.console = console
+        env = os.environ.get("ROCE_TUNE_PROGRESS_AFTER_S", "")
+        self.after_s = after_s if after_s is not None else float(env) if env else PROGRESS_AFTER_S
+        self._lock = threading.Lock()
+        self._bar: Progress | None = None
+        self._done = 0
+
+    @contextmanager
+    def stage(self, name: str, total: int | None = None) -> Iterator[Callable[[int], None]]:
+        """Run a stage; yields ``advance(n)`` to count ``n`` of ``total`` items done."""
+        self._done = 0
+        if not self.console.is_terminal:
+            yield self._count
+            return
+        timer = threading.Timer(self.after_s, self._start, (name, total))
+        timer.daemon = True
+        timer.start()
+        try:
+            yield self._advance
+        finally:
+            timer.cancel()
+            with self._lock:
+                if self._bar is not None:
+                    self._bar.stop()
+                    self._bar = None
+
+    def _count(self, n: int) -> None:
+        self._done += n
+
+    def _start(self, name: str, total: int | None) -> None:
+        from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+        columns = [TextColumn(f"{name:<7}"), BarColumn(), *([MofNCompleteColumn()] if total else []),
+                   TimeElapsedColumn()]
+        with self._lock:
+            self._bar = Progress(*columns, console=self.console, transient=True)
+            self._bar.add_task(name, total=total, completed=self._done)
+            self._bar.start()
+
+    def _advance(self, n: int) -> None:
+        self._done += n
+        bar = self._bar
+        if bar is not None:
+            bar.update(bar.task_ids[0], completed=self._done)
+
+
+@contextmanager
+def _stage(name: str, timings: Timings | None, progress: StageProgress | None,
+           total: int | None = None) -> Iterator[Callable[[int], None]]:
+    with (timings or Timings()).stage(name):
+        if progress is None:
+            yield lambda n: None
+        else:
+            with progress.stage(name, total) as advance:
+                yield advance
+
+
+# ------------------------------------------------------------------------------------------------- errors
+
+
+class StageError(RoceTuneError):
+    """A stage failed; ``findings`` say why (positioned in the inventory where they can be).
+
+    Attributes:
+        stage: one of :data:`STAGES`.
+        headline: what a command prints before the findings ("" = nothing), e.g. "rendering failed".
+    """
+
+    def __init__(self, stage: str, findings: list[Finding], headline: str = "") -> None:
+        super().__init__(findings)
+        self.stage = stage
+        self.headline = headline
+
+
+def internal_finding(exc: BaseException, file: str, stage: str) -> Finding:
+    """RT299: ``stage`` ("derive", "render") raised ``exc`` on an inventory lint accepted (a roce-tune bug)."""
+    return Finding(rule="RT299", severity=Severity.error,
+                   message=f"the inventory passed lint but the plan could not {stage}: {type(exc).__name__}: {exc}",
+                   fix="check the values this message names; please report it as a roce-tune bug (a lint rule "
+                       "should have caught it)", location=Location(file=file, line=1, col=1))
+
+
+def _device_paths(loaded: LoadedInventory) -> dict[str, str]:
+    inv = loaded.inventory
+    paths = {sw.name: f"switches[{i}]" for i, sw in enumerate(inv.switches)}
+    paths.update({h.name: f"hosts[{i}]" for i, h in enumerate(inv.hosts)})
+    return paths
+
+
+def locate_findings(loaded: LoadedInventory, findings: list[Finding]) -> list[Finding]:
+    """Give tuner findings (device/port, or the field path of a pin) the ``file:line:col`` of that entry in
+    the inventory, so CI annotations and terminals point at the line to change."""
+    paths = _device_paths(loaded)
+    out = []
+    for f in findings:
+        loc = f.location
+        if loc.file is None and loc.path and loc.path in loaded.positions:  # e.g. the pin behind the finding
+            pos = loaded.locate(loc.path)
+            loc = loc.model_copy(update={"file": pos.file, "line": pos.line, "col": pos.col})
+            f = f.model_copy(update={"location": loc})
+        elif loc.file is None and loc.device in paths:
+            pos = loaded.locate(paths[loc.device])
+            loc = loc.model_copy(update={"file": pos.file, "line": pos.line, "col": pos.col,
+                                         "path": loc.path or paths[loc.device]})
+            f = f.model_copy(update={"location": loc})
+        elif loc.file is None:
+            f = f.model_copy(update={"location": loc.model_copy(update={"file": str(loaded.path)})})
+        out.append(f)
+    return out
+
+
+def plan_errors(plan: Plan) -> list[Finding]:
+    """The error-level findings of ``plan`` (a plan with any must not be written, applied or measured)."""
+    return [f for f in plan.findings if f.severity is Severity.error]
+
+
+# ------------------------------------------------------------------------------------------------- stages
+
+
+def load(path: Path) -> LoadedInventory:
+    """Stage ``load``: read and validate the inventory YAML (with positions for findings).
+
+    Raises:
+        StageError: stage ``load``; the schema/YAML findings at file:line:col.
+    """
+    from roce_tune.inventory.loader import load_inventory
+
+    try:
+        return load_inventory(path)
+    except StageError:
+        raise
+    except RoceTuneError as exc:
+        raise StageError("load", exc.findings) from None
+
+
+def lint_loaded(loaded: LoadedInventory, catalog: Catalog) -> list[Finding]:
+    """Stage ``lint``: the inventory rules (RT0xx/RT1xx).
+
+    Returns:
+        the warnings and infos (carried into the plan).
+
+    Raises:
+        StageError: stage ``lint``, with every error-level finding; nothing is derived.
+    """
+    from roce_tune.inventory.lint import lint
+
+    findings = lint(loaded, catalog)
+    if has_errors(findings):
+        raise StageError("lint", [f for f in findings if f.severity is Severity.error])
+    return findings
+
+
+def derive(loaded: LoadedInventory, catalog: Catalog, lint_findings: list[Finding] | None = None,
+           inventory: Inventory | None = None) -> Plan:
+    """Stage ``derive``: the tuner's plan for a linted inventory (``inventory`` replaces the loaded one,
+    e.g. with changed overrides). The plan may carry error-level safety findings: see :func:`plan_errors`.
+
+    Raises:
+        StageError: stage ``derive``, RT299 when the tuner fails on an input no lint rule caught.
+    """
+    from roce_tune.tuner.compose import build_plan
+
+    try:
+        return build_plan(inventory or loaded.inventory, catalog, inventory_file=str(loaded.path),
+                          inventory_sha256=loaded.sha256, lint_findings=lint_findings)
+    except TUNER_FAILURES as exc:  # an input no lint rule caught: a finding (RT299), never a traceback
+        raise StageError("derive", [internal_finding(exc, str(loaded.path), "be derived")]) from None
+
+
+def render(plan: Plan, *, platforms: list[str] | None = None, include_hosts: bool = True,
+           scorecards: bool = False, loaded: LoadedInventory | None = None) -> tuple[Plan, dict[str, str]]:
+    """Stage ``render``: every file of the plan (``scorecards``: simulate each lossless port class for
+    plan.md, cached on disk; counted in this stage).
+
+    Returns:
+        (the plan with the platforms' render warnings (RT241) added to its findings, relative path -> text).
+
+    Raises:
+        StageError: stage ``render``, headline "rendering failed": RT240 for every switch its platform
+            cannot express (positioned in ``loaded`` when given), or RT299 for a renderer failure on an
+            input no lint rule caught.
+    """
+    from roce_tune.render.outputs import render_outputs
+
+    cards = None
+    if scorecards:
+        from roce_tune.simulate.scorecard import plan_scorecards
+
+        cards = plan_scorecards(plan)
+    warnings: list[Finding] = []
+    try:
+        files = render_outputs(plan, platforms=platforms, include_hosts=include_hosts, findings=warnings,
+                               scorecards=cards)
+    except RoceTuneError as exc:
+        found = locate_findings(loaded, exc.findings) if loaded is not None else exc.findings
+        raise StageError("render", found, "rendering failed") from None
+    except TUNER_FAILURES as exc:
+        file = str(loaded.path) if loaded is not None else plan.inventory_file
+        raise StageError("render", [internal_finding(exc, file, "be rendered")], "rendering failed") from None
+    if warnings:
+        plan = plan.model_copy(update={"findings": [*plan.findings, *warnings]})
+    return plan, files
+
+
+def write(files: dict[str, str], out_dir: Path, advance: Callable[[int], None] | None = None
+          ) -> tuple[Path, WriteStats]:
+    """Stage ``write``: publish ``files`` in ``out_dir`` atomically, rewriting only what changed
+    (:func:`roce_tune.plandir.write_tree_stats`).
+
+    Raises:
+        OSError: the directory cannot be written; the plan in force stays as it was.
+    """
+    return write_tree_stats(files, out_dir, advance)
+
+
+# --------------------------------------------------------------------------------------- whole pipelines
+
+
+@dataclass
+class PlanResult:
+    """What :func:`plan_inventory` produced: the inventory, the plan (with render warnings), its files,
+    where they were written and what the write did (None when nothing was written)."""
+
+    loaded: LoadedInventory
+    plan: Plan
+    files: dict[str, str]
+    out_dir: Path | None = None
+    written: WriteStats | None = None
+
+
+def derive_inventory(path: Path, catalog: Catalog | None = None, timings: Timings | None = None,
+                     progress: StageProgress | None = None) -> tuple[LoadedInventory, Plan]:
+    """Stages load, lint, derive.
+
+    Raises:
+        StageError: the failing stage's findings (load, lint, or RT299 from derive). A plan with
+            error-level findings is returned: the caller decides (:func:`plan_errors`).
+    """
+    from roce_tune.inventory.catalog import load_catalog
+
+    with _stage("load", timings, progress):
+        loaded = load(path)
+        catalog = catalog or load_catalog()
+    with _stage("lint", timings, progress):
+        lint_findings = lint_loaded(loaded, catalog)
+    with _stage("derive", timings, progress):
+        plan = derive(loaded, catalog, lint_findings)
+    return loaded, plan
+
+
+def plan_inventory(path: Path, out_dir: Path | None, *, platforms: list[str] | None = None,
+                   scorecards: bool = True, timings: Timings | None = None,
+                   progress: StageProgress | None = None) -> PlanResult:
+    """``roce-tune plan``: load, lint, derive, render and (``out_dir`` given) write.
+
+    Raises:
+        StageError: a stage failed; nothing was written. A plan with error-level findings fails stage
+            ``derive`` with headline "plan has error-level findings" (findings at file:line:col).
+        OSError: the output directory cannot be written (the plan in force stays as it was).
+    """
+    loaded, plan = derive_inventory(path, None, timings, progress)
+    errors = plan_errors(plan)
+    if errors:
+        raise StageError("derive", locate_findings(loaded, errors), "plan has error-level findings")
+    with _stage("render", timings, progress):
+        plan, files = render(plan, platforms=platforms, scorecards=scorecards, loaded=loaded)
+    result = PlanResult(loaded=loaded, plan=plan, files=files)
+    if out_dir is not None:
+        with _stage("write", timings, progress, total=len(files)) as advance:
+            result.out_dir, result.written = write(files, out_dir, advance)
+    return result
+
+
+# ----------------------------------------------------------------------------------------- plan directory
+
+
+def missing_device_files(plan: Plan, files: dict[str, str]) -> dict[str, list[str]]:
+    """Devices of ``plan`` whose rendered files are not in ``files``.
+
+    Every host needs ``hosts/<name>.sh`` and ``hosts/<name>.nccl.env``. A switch needs its platform's
+    desired-config file (the platform's ``push.desired_file``), unless no switch of its platform has one
+    (``plan --platform-only`` left that platform out).
+
+    Returns:
+        device name -> missing relative paths (empty when the plan is complete).
+    """
+    from roce_tune.platforms import platform
+
+    desired = {sw.name: f"switches/{platform(sw.platform).push.desired_file}".format(name=sw.name)
+               for sw in plan.switches}
+    rendered = {sw.platform for sw in plan.switches if desired[sw.name] in files}
+    missing: dict[str, list[str]] = {}
+    for sw in plan.switches:
+        if sw.platform in rendered and desired[sw.name] not in files:
+            missing[sw.name] = [desired[sw.name]]
+    for h in plan.hosts:
+        lacking = [rel for rel in (f"hosts/{h.name}.sh", f"hosts/{h.name}.nccl.env") if rel not in files]
+        if lacking:
+            missing[h.name] = lacking
+    return missing
+
+
+@dataclass
+class PlanDir:
+    """One complete plan directory, as :func:`read_plan_dir` read it.
+
+    Attributes:
+        path: the output directory given (``out/<site>``).
+        root: the directory the files came from (the version ``.current`` points at, or ``path`` itself
+            for the layout of roce-tune versions before ``.current``).
+        layout: ``versioned``, ``sums`` (real entries with ``SHA256SUMS``) or ``legacy`` (no checksums).
+        plan: the plan (``plan.json``).
+        files: relative path -> text of every file (``plan.json``, ``plan.md``, ``switches/…``, ``hosts/…``,
+            ``nccl.env``); every one checked against ``SHA256SUMS`` when the directory has it.
+        sha256: relative path -> verified sha256 (empty for ``legacy``).
+    """
+
+    path: Path
+    root: Path
+    layout: str
+    plan: Plan
+    files: dict[str, str]
+    sha256: dict[str, str]
+
+    def inventory(self) -> LoadedInventory | None:
+        """The inventory the plan came from, when ``plan.inventory_file`` still exists with the same sha256
+        (what ``verify --adjust`` and ``audit`` need); None otherwise.
+
+        Raises:
+            RoceTuneError: the file exists, unchanged, but no longer loads (e.g. a catalog change).
+        """
+        from roce_tune.inventory.loader import load_inventory
+
+        inv_path = Path(self.plan.inventory_file)
+        if not inv_path.is_file():
+            return None
+        loaded = load_inventory(inv_path)
+        return loaded if loaded.sha256 == self.plan.inventory_sha256 else None
+
+
+def read_plan_dir(path: Path, *, require_device_files: bool = True) -> PlanDir:
+    """Read the plan in force in the plan directory ``path``: plan, device files, checksums verified.
+
+    Args:
+        path: an output directory of ``roce-tune plan`` (any layout it ever wrote).
+        require_device_files: refuse a plan whose devices lack their files (apply, verify); False for a
+            reader that only needs ``plan.json`` (simulate).
+
+    Raises:
+        PlanDirError: the directory does not hold one complete plan: no ``plan.json``; a file missing,
+            edited (sha256 differs from ``SHA256SUMS``) or not listed there; leftovers of an interrupted
+            write; ``plan.json`` not a plan; or a device's files missing (each device and file named).
+        OSError: a file cannot be read.
+    """
+    from roce_tune.plan import plan_from_json
+
+    version: PlanFiles = read_version(path)
+    try:
+        plan = plan_from_json(version.files["plan.json"])
+    except ValueError as exc:
+        raise PlanDirError(f"{version.root / 'plan.json'}: not a roce-tune plan: {exc}") from None
+    if require_device_files:
+        missing = missing_device_files(plan, version.files)
+        if missing:
+            listed = [f"{name} ({', '.join(rels)})" for name, rels in missing.items()]
+            shown = "; ".join(listed[:10]) + (f"; and {len(listed) - 10} more devices" if len(listed) > 10 else "")
+            raise PlanDirError(f"incomplete plan: {len(missing)} device(s) lack their files: {shown}; "
+                               "nothing was done. Run `roce-tune plan` again")
+    return PlanDir(path=path, root=version.root, layout=version.layout, plan=plan, files=version.files,
+                   sha256=version.sha256)
+
+
+@dataclass
+class Source:
+    """What apply, verify and audit act on: the plan of an inventory (derived now) or of a plan directory.
+
+    Attributes:
+        plan: the plan (never with error-level findings).
+        files: its rendered files (relative path -> text); None when not asked for.
+        loaded: the inventory (for a plan directory: the one it came from, if unchanged; else None).
+        plan_dir: the plan directory read, or None for an inventory.
+    """
+
+    plan: Plan
+    files: dict[str, str] | None
+    loaded: LoadedInventory | None
+    plan_dir: PlanDir | None = None
+
+
+def open_source(source: Path, *, files: bool = True, inventory: bool = False) -> Source:
+    """The plan (and, with ``files``, its rendered files) of an inventory file or a plan directory.
+
+    A plan directory is read by :func:`read_plan_dir` (the files a reviewer approved, never re-rendered);
+    with ``inventory`` its inventory is loaded too when unchanged since the plan. An inventory is planned
+    now (load, lint, derive, and render when ``files``).
+
+    Raises:
+        StageError: the inventory does not load, lint, derive or render cleanly.
+        RoceTuneError: the plan has error-level findings (all listed).
+        PlanDirError: the plan directory does not hold one complete plan (see :func:`read_plan_dir`).
+        OSError: a file cannot be read.
+    """
+    if source.is_dir():
+        pd = read_plan_dir(source)
+        src = Source(plan=pd.plan, files=pd.files, loaded=pd.inventory() if inventory else None, plan_dir=pd)
+    else:
+        loaded, plan = derive_inventory(source)
+        src = Source(plan=plan, files=None, loaded=loaded)
+    errors = plan_errors(src.plan)
+    if errors:
+        raise RoceTuneError(errors)
+    if files and src.files is None:
+        src.plan, src.files = render(src.plan, loaded=src.loaded)
+    return src

@@ -1,0 +1,512 @@
+"""The on-disk plan directory: written in one atomic step, rewriting only what changed; read back verified.
+
+Layout of an output directory ``out/<site>/``::
+
+    plan.json, plan.md, nccl.env, switches/, hosts/, SHA256SUMS   fixed links NAME -> .current/NAME
+    .current                                                      link to the version in force
+    .plan-<16 hex>/                                               one complete version (its files,
+                                                                  SHA256SUMS and .manifest.json)
+    logs/, verify/, notes …                                       not ours; never touched
+
+The files themselves are whatever the renderer produced (a mapping of relative path -> text or bytes);
+this module knows nothing of switches or hosts.
+
+**Publishing.** A new plan is a new version directory, complete and flushed to disk, then made the one in
+force by a single ``rename(2)`` of ``.current``; a reader (or a crash at any step) sees the old complete
+plan or the new complete plan, never a mix. The version name is a hash of ``SHA256SUMS``, so an unchanged
+plan maps to the version in force and nothing is written.
+
+**Writing only what changed.** Each version holds a digest manifest (``.manifest.json``: relative path ->
+sha256, size, mtime, inode). A file whose sha256 equals the one the version in force lists, and whose
+size, mtime and inode still match that manifest (nobody edited it in place since), is hard-linked from
+the version in force into the new one (one ``link(2)``, no data written, nothing to flush) instead of
+being written again. Versions are never modified after they are written, so sharing an inode between two
+of them is safe; the old version directory is removed once the new one is in force, which also removes
+the files of devices that left the inventory. A file system without hard links gets every file written.
+The scheme keeps the publishing guarantee unchanged: links are directory entries of the new (unpublished)
+version, made durable by the same directory ``fsync`` as written files, before the switch.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import fcntl
+import hashlib
+import json
+import os
+import re
+import shutil
+import tempfile
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+__all__ = ["CURRENT", "MANAGED", "MANIFEST", "SUMS", "OutputDirError", "PlanDirError", "PlanFiles",
+           "WriteStats", "read_tree", "read_version", "write_tree"]
+
+#: checksum list written with every plan version (``sha256sum -c SHA256SUMS`` format); a reader uses it to
+#: tell a complete, unedited version from one with files missing or changed
+SUMS = "SHA256SUMS"
+
+#: digest manifest of a version (relative path -> [sha256, size_bytes, mtime_ns, inode]); lets the next
+#: write link unchanged files instead of writing them again
+MANIFEST = ".manifest.json"
+
+#: top-level entries of an output tree that ``plan`` owns: symlinks ``NAME -> .current/NAME``. Anything
+#: else (``logs/`` of apply runs, ``verify/``, a reviewer's notes) is left where it is.
+MANAGED = ("plan.json", "plan.md", "nccl.env", "switches", "hosts", SUMS)
+
+#: symlink to the version directory in force; replacing it is the one step that publishes a plan
+CURRENT = ".current"
+
+#: what :func:`write_tree` creates inside an output directory besides :data:`MANAGED`: version directories
+#: (named by a hash of their content), the next ``.current`` link, and real (pre-symlink layout) entries
+#: moved aside while the directory is converted
+_OURS_INSIDE = re.compile(r"\.plan-[0-9a-f]{16}|\.current\.new|\.retired-[a-z0-9_]{8}")
+
+#: errors of ``link(2)`` that mean "this file system cannot hard-link here": the file is written instead
+_NO_LINK = frozenset({"EPERM", "EXDEV", "EMLINK", "ENOTSUP", "EOPNOTSUPP", "ENOSYS"})
+
+
+class OutputDirError(OSError):
+    """The output path cannot take a plan (a file, or a non-empty directory that is not a plan)."""
+
+
+class PlanDirError(ValueError):
+    """A plan directory does not hold one complete plan; the message names what is missing and what to do."""
+
+
+@dataclass
+class WriteStats:
+    """What :func:`write_tree` did: files written, files hard-linked from the version in force, files of
+    the previous version not carried over (devices that left, renamed files), and whether a new version
+    was published (False: the plan in force was already this one)."""
+
+    written: int = 0
+    linked: int = 0
+    removed: int = 0
+    published: bool = False
+
+    def describe(self) -> str:
+        """``files: 12 written, 9975 unchanged (linked), 3 removed`` or ``files: plan unchanged, nothing
+        written``."""
+        if not self.published:
+            return "files: plan unchanged, nothing written"
+        return f"files: {self.written} written, {self.linked} unchanged (linked), {self.removed} removed"
+
+
+@dataclass
+class PlanFiles:
+    """One version of a plan directory as read by :func:`read_version`.
+
+    Attributes:
+        root: the directory the files were read from (the version in force, or the output directory
+            itself for the layout of roce-tune versions before ``.current``).
+        layout: ``versioned`` (``.current`` link and ``SHA256SUMS``), ``sums`` (real entries with
+            ``SHA256SUMS``) or ``legacy`` (real entries, no checksums).
+        files: relative path -> text of ``plan.json``, ``plan.md``, ``nccl.env``, ``switches/…``,
+            ``hosts/…`` (not ``SHA256SUMS``).
+        sha256: relative path -> sha256 hex as listed in ``SHA256SUMS`` and verified (empty for ``legacy``).
+    """
+
+    root: Path
+    layout: str
+    files: dict[str, str]
+    sha256: dict[str, str] = field(default_factory=dict)
+
+
+# ----------------------------------------------------------------------------------------------- writing
+
+
+@contextlib.contextmanager
+def _locked(directory: Path) -> Iterator[None]:
+    """Hold an exclusive ``flock`` on ``directory`` (concurrent ``plan`` runs into the same parent wait,
+    instead of cleaning up each other's unfinished work)."""
+    fd = os.open(directory, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)
+
+
+def _fsync_dir(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def _remove(path: Path) -> None:
+    if path.is_symlink() or not path.is_dir():
+        path.unlink(missing_ok=True)
+    else:
+        shutil.rmtree(path, ignore_errors=True)
+
+
+def _sibling_leftovers(out: Path) -> list[Path]:
+    """``.<name>.tmp-*`` / ``.<name>.old-*`` siblings of ``out`` left by an interrupted write: this
+    version's first write of a new directory, or an older roce-tune's entry-by-entry swap."""
+    pattern = re.compile(rf"\.{re.escape(out.name)}\.(tmp|old)-[a-z0-9_]{{8}}")
+    if not out.parent.is_dir():
+        return []
+    return sorted(p for p in out.parent.iterdir() if pattern.fullmatch(p.name))
+
+
+def _inside_leftovers(out: Path, keep: str | None = None) -> list[Path]:
+    """Entries :func:`write_tree` made inside ``out`` that are not the version ``keep``."""
+    if not out.is_dir():
+        return []
+    return sorted(p for p in out.iterdir() if _OURS_INSIDE.fullmatch(p.name) and p.name != keep)
+
+
+def _as_bytes(files: Mapping[str, str | bytes]) -> dict[str, bytes]:
+    return {rel: blob if isinstance(blob, bytes) else blob.encode("utf-8") for rel, blob in sorted(files.items())}
+
+
+def _sums_text(digests: Mapping[str, str]) -> bytes:
+    return "".join(f"{digest}  {rel}\n" for rel, digest in sorted(digests.items())).encode()
+
+
+def _read_manifest(version: Path) -> dict[str, list[int | str]]:
+    """The manifest of an existing version ({} when it has none or it cannot be read: nothing is linked)."""
+    try:
+        data = json.loads((version / MANIFEST).read_bytes())
+        files = data["files"] if data.get("format") == 1 else {}
+        return files if isinstance(files, dict) else {}
+    except (OSError, ValueError, AttributeError, KeyError):
+        return {}
+
+
+def _unchanged_since(path: Path, entry: list[int | str]) -> bool:
+    """``path`` is still the file ``entry`` describes (size, mtime and inode as written): not edited."""
+    try:
+        st = os.stat(path, follow_symlinks=False)
+    except OSError:
+        return False
+    return [st.st_size, st.st_mtime_ns, st.st_ino] == list(entry[1:4])
+
+
+def _link_from(previous: Path | None, old: list[int | str] | None, rel: str, digest: str, path: Path) -> bool:
+    """Hard-link ``previous/rel`` to ``path`` when it holds ``digest`` unedited; False = write it instead."""
+    if previous is None or old is None or old[0] != digest or not _unchanged_since(previous / rel, old):
+        return False
+    try:
+        os.link(previous / rel, path, follow_symlinks=False)
+    except OSError as exc:
+        if errno.errorcode.get(exc.errno or 0, "") in _NO_LINK:
+            return False
+        raise
+    return True
+
+
+def _write_file(path: Path, blob: bytes, mode: int) -> list[int | str]:
+    """Write ``blob`` to the new file ``path`` and flush it; returns its manifest entry tail."""
+    with open(path, "wb") as fh:
+        fh.write(blob)
+        fh.flush()
+        os.fsync(fh.fileno())
+        os.chmod(path, mode)
+        st = os.fstat(fh.fileno())
+    return [st.st_size, st.st_mtime_ns, st.st_ino]
+
+
+def _write_version(dest: Path, data: dict[str, bytes], digests: dict[str, str], previous: Path | None,
+                   stats: WriteStats, on_file: Callable[[int], None] | None) -> None:
+    """Build the version directory ``dest``: each file written or linked from ``previous``, then
+    ``SHA256SUMS`` and the manifest, everything flushed to disk before it can be published (host scripts
+    ``*.sh`` 0755, other files 0644, directories 0755)."""
+    os.mkdir(dest)
+    prev_manifest = _read_manifest(previous) if previous is not None else {}
+    manifest: dict[str, list[int | str]] = {}
+    dirs = {dest}
+    for rel, blob in data.items():
+        path = dest / rel
+        if path.parent not in dirs:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            dirs.update(p for p in path.parents if dest in p.parents)
+        old = prev_manifest.get(rel)
+        if _link_from(previous, old, rel, digests[rel], path):
+            manifest[rel] = list(old or [])
+            stats.linked += 1
+        else:
+            manifest[rel] = [digests[rel], *_write_file(path, blob, 0o755 if rel.endswith(".sh") else 0o644)]
+            stats.written += 1
+        if on_file is not None:
+            on_file(1)
+    _write_file(dest / SUMS, _sums_text(digests), 0o644)
+    _write_file(dest / MANIFEST, json.dumps({"format": 1, "files": manifest}, separators=(",", ":")).encode(), 0o644)
+    stats.removed = len(set(prev_manifest) - set(manifest))
+    for d in sorted(dirs, key=lambda p: len(p.parts), reverse=True):
+        d.chmod(0o755)
+        _fsync_dir(d)
+
+
+def _is_link_to_current(path: Path, name: str) -> bool:
+    return path.is_symlink() and os.readlink(path) == f"{CURRENT}/{name}"
+
+
+def _check_ours(out: Path, siblings: list[Path]) -> None:
+    """Refuse a non-empty directory that shows no sign of being a plan directory (it is never emptied)."""
+    if os.path.lexists(out / "plan.json") or os.path.lexists(out / CURRENT) or siblings or _inside_leftovers(out):
+        return
+    raise OutputDirError(f"{out} is not empty and is not a roce-tune plan directory (no plan.json); "
+                         "choose an empty or new --out")
+
+
+def _write_fresh(out: Path, data: dict[str, bytes], digests: dict[str, str], version: str, stats: WriteStats,
+                 on_file: Callable[[int], None] | None) -> None:
+    """Build the whole directory as a temporary sibling and rename it onto ``out`` (absent or empty)."""
+    tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.tmp-", dir=out.parent))
+    try:
+        tmp.chmod(0o755)
+        _write_version(tmp / version, data, digests, None, stats, on_file)
+        os.symlink(version, tmp / CURRENT)
+        for name in MANAGED:
+            if os.path.lexists(tmp / version / name):
+                os.symlink(f"{CURRENT}/{name}", tmp / name)
+        _fsync_dir(tmp)
+        os.rename(tmp, out)
+        stats.published = True
+    except BaseException:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+
+
+def _retire_real_entries(out: Path) -> None:
+    """Move aside real entries of the pre-symlink layout (``plan.json`` first, so until the switch a
+    reader finds no plan rather than part of one)."""
+    retired: Path | None = None
+    for name in MANAGED:
+        entry = out / name
+        if os.path.lexists(entry) and not _is_link_to_current(entry, name):
+            retired = retired or Path(tempfile.mkdtemp(prefix=".retired-", dir=out))
+            os.rename(entry, retired / name)
+
+
+def _switch_current(out: Path, version: str) -> None:
+    """Make ``version`` the one in force: one ``rename(2)`` of a staged ``.current`` link."""
+    staged = out / ".current.new"
+    _remove(staged)
+    os.symlink(version, staged)
+    _fsync_dir(out)
+    os.replace(staged, out / CURRENT)  # the switch
+    _fsync_dir(out)
+
+
+def _publish(out: Path, data: dict[str, bytes], digests: dict[str, str], version: str, stats: WriteStats,
+             on_file: Callable[[int], None] | None) -> None:
+    """Make ``data`` the plan in force in the existing plan directory ``out`` (module docstring).
+
+    Steps, each safe to be killed after: write the version directory (unchanged files linked from the
+    version in force); move aside real entries of the pre-symlink layout; add links for names the new
+    version has (a link to a name the version in force lacks reads as absent); switch ``.current`` with
+    one ``rename(2)``; then tidy up (the previous version, links to names the new one lacks).
+    """
+    in_force = os.readlink(out / CURRENT) if (out / CURRENT).is_symlink() else None
+    if in_force != version or not (out / version).is_dir():
+        if os.path.lexists(out / version):
+            _remove(out / version)  # an unpublished version an interrupted write left
+        previous = out / in_force if in_force and _OURS_INSIDE.fullmatch(in_force) else None
+        _write_version(out / version, data, digests, previous if previous and previous.is_dir() else None,
+                       stats, on_file)
+    _retire_real_entries(out)
+    _link_names(out, version, add=True)
+    if in_force != version:
+        _switch_current(out, version)
+        stats.published = True
+    _link_names(out, version, add=False)
+    for leftover in _inside_leftovers(out, keep=version):
+        _remove(leftover)
+
+
+def _link_names(out: Path, version: str, add: bool) -> None:
+    """``add``: create the links ``NAME -> .current/NAME`` for names ``version`` has; else remove the
+    links for names it lacks."""
+    for name in MANAGED:
+        has = os.path.lexists(out / version / name)
+        if add and has and not os.path.lexists(out / name):
+            os.symlink(f"{CURRENT}/{name}", out / name)
+        elif not add and not has and _is_link_to_current(out / name, name):
+            (out / name).unlink()
+
+
+def write_tree(files: Mapping[str, str | bytes], out_dir: str | Path,
+               on_file: Callable[[int], None] | None = None) -> Path:
+    """Write ``files`` (relative path -> text or bytes) as the plan in force in ``out_dir``, atomically,
+    writing only files that changed (module docstring). See :func:`write_tree_stats` for what it did.
+
+    Raises:
+        OutputDirError: ``out_dir`` is a file, or a non-empty directory that is not a plan directory.
+        OSError: the directory cannot be written (the plan in force stays as it was).
+    """
+    return write_tree_stats(files, out_dir, on_file)[0]
+
+
+def write_tree_stats(files: Mapping[str, str | bytes], out_dir: str | Path,
+                     on_file: Callable[[int], None] | None = None) -> tuple[Path, WriteStats]:
+    """Write ``files`` as the plan in force in ``out_dir`` in one atomic step (module docstring).
+
+    A new or empty ``out_dir`` is built as a temporary sibling and renamed into place. An existing plan
+    directory gets a new version directory (unchanged files hard-linked from the version in force) and
+    its ``.current`` link is replaced by ``rename(2)``; a directory in the layout of older roce-tune
+    versions (real ``plan.json``, ``switches/`` …) is converted. Either way a crash at any point leaves
+    the old complete plan or the new complete plan (while an old-layout directory is converted: no plan,
+    which every reader refuses). Leftovers of earlier interrupted writes are removed once the new plan is
+    in force. Entries ``plan`` does not own (``logs/``, ``verify/``, notes) are never touched. Rewriting
+    an unchanged plan changes nothing on disk.
+
+    Args:
+        files: relative path (``/``-separated, no ``..``) -> content; text is written as UTF-8.
+        out_dir: the output directory.
+        on_file: called with 1 for every file written or linked (a progress bar).
+
+    Returns:
+        (the absolute output directory, what was written).
+
+    Raises:
+        OutputDirError: ``out_dir`` is a file, or a non-empty directory that is not a plan directory
+            (it is never emptied to make room).
+        OSError: the directory cannot be written (the plan in force stays as it was).
+        ValueError: a relative path that is absolute, empty, or climbs out with ``..``.
+    """
+    bad = [rel for rel in files if not rel or rel.startswith("/") or ".." in rel.split("/")]
+    if bad:
+        raise ValueError(f"not a relative path inside the plan directory: {', '.join(map(repr, bad[:5]))}")
+    out = Path(out_dir).absolute()
+    if os.path.lexists(out) and not out.is_dir():
+        raise OutputDirError(f"{out} exists and is not a directory; choose another --out")
+    data = _as_bytes(files)
+    digests = {rel: hashlib.sha256(blob).hexdigest() for rel, blob in data.items()}
+    version = ".plan-" + hashlib.sha256(_sums_text(digests)).hexdigest()[:16]
+    stats = WriteStats()
+    out.parent.mkdir(parents=True, exist_ok=True)
+    with _locked(out.parent):
+        siblings = _sibling_leftovers(out)
+        if not out.is_dir() or not any(out.iterdir()):
+            _write_fresh(out, data, digests, version, stats, on_file)
+        else:
+            _check_ours(out, siblings)
+            _publish(out, data, digests, version, stats, on_file)
+        for leftover in siblings:
+            _remove(leftover)
+        _fsync_dir(out.parent)
+    return out, stats
+
+
+# ----------------------------------------------------------------------------------------------- reading
+
+
+def _few(items: list[str], limit: int = 8) -> str:
+    return ", ".join(items[:limit]) + (f" and {len(items) - limit} more" if len(items) > limit else "")
+
+
+def _interrupted(out: Path) -> str:
+    """A sentence naming the leftovers of an interrupted write next to or inside ``out`` ('' if none)."""
+    in_force = os.readlink(out / CURRENT) if (out / CURRENT).is_symlink() else None
+    left = [p.name for p in _sibling_leftovers(out) + _inside_leftovers(out, keep=in_force)]
+    if not left:
+        return ""
+    return (f"; an interrupted `roce-tune plan` left {_few(left)}, so this directory may hold part of one plan "
+            "and part of another: run `roce-tune plan` again")
+
+
+def _read_blobs(root: Path) -> dict[str, bytes]:
+    blobs = {name: (root / name).read_bytes() for name in ("plan.json", "plan.md", "nccl.env")
+             if (root / name).is_file()}
+    for sub in ("switches", "hosts"):
+        blobs.update({p.relative_to(root).as_posix(): p.read_bytes()
+                      for p in sorted((root / sub).rglob("*")) if p.is_file()})
+    return blobs
+
+
+def _parse_sums(path: Path) -> dict[str, str]:
+    """``SHA256SUMS`` as relative path -> sha256.
+
+    Raises:
+        PlanDirError: a line that is not ``<64 hex>  <path>`` (named with its line number).
+    """
+    listed: dict[str, str] = {}
+    for n, line in enumerate(path.read_text(encoding="utf-8").splitlines(), start=1):
+        digest, sep, rel = line.partition("  ")
+        if not sep or not re.fullmatch(r"[0-9a-f]{64}", digest) or not rel:
+            raise PlanDirError(f"{path}:{n}: not a `<sha256>  <file>` line: {line[:80]!r}; "
+                               "run `roce-tune plan` again")
+        listed[rel] = digest
+    return listed
+
+
+def _verify_sums(out: Path, sums_path: Path, blobs: dict[str, bytes]) -> dict[str, str]:
+    """Check every file against ``SHA256SUMS``: none missing, none changed, none added.
+
+    Raises:
+        PlanDirError: naming the files missing, not matching their sha256, or not listed.
+    """
+    listed = _parse_sums(sums_path)
+    missing = [rel for rel in listed if rel not in blobs]
+    if missing:
+        raise PlanDirError(f"incomplete plan: {_few(missing)} listed in {SUMS} "
+                           f"{'is' if len(missing) == 1 else 'are'} missing{_interrupted(out)}; "
+                           "run `roce-tune plan` again")
+    changed = [rel for rel, digest in listed.items() if hashlib.sha256(blobs[rel]).hexdigest() != digest]
+    if changed:
+        raise PlanDirError(f"{_few(changed)} in {out} {'does' if len(changed) == 1 else 'do'} not match "
+                           f"{'its' if len(changed) == 1 else 'their'} sha256 in {SUMS} (edited after "
+                           "`roce-tune plan`?); nothing was done: run `roce-tune plan` again to review and "
+                           "write the change")
+    extra = [rel for rel in blobs if rel not in listed]
+    if extra:
+        raise PlanDirError(f"{_few(extra)} in {out} {'is' if len(extra) == 1 else 'are'} not listed in {SUMS} "
+                           "(not written by `roce-tune plan`); remove it or run `roce-tune plan` again")
+    return listed
+
+
+def read_version(out_dir: str | Path) -> PlanFiles:
+    """Read the plan in force in ``out_dir`` as one consistent snapshot, verified against ``SHA256SUMS``.
+
+    Raises:
+        PlanDirError: no ``plan.json``; a file listed in ``SHA256SUMS`` is missing, changed or a file is
+            not listed there; a malformed ``SHA256SUMS``; or a directory without ``SHA256SUMS`` (written by
+            an older roce-tune) has the leftovers of an interrupted write next to it (it may be
+            half-swapped). The message names the directory or file, what is wrong and the fix.
+        OSError: a file cannot be read.
+    """
+    out = Path(out_dir)
+    versioned = (out / CURRENT).is_symlink()
+    root = out / os.readlink(out / CURRENT) if versioned else out
+    if not (root / "plan.json").is_file():
+        raise PlanDirError(f"no plan.json in {out}{_interrupted(out) or '; run `roce-tune plan` to write one'}")
+    blobs = _read_blobs(root)
+    sha256: dict[str, str] = {}
+    if (root / SUMS).is_file():
+        sha256 = _verify_sums(out, root / SUMS, blobs)
+    elif _sibling_leftovers(out):
+        raise PlanDirError(f"written by an older roce-tune{_interrupted(out)}")
+    try:
+        files = {rel: blob.decode("utf-8") for rel, blob in blobs.items()}
+    except UnicodeDecodeError as exc:
+        bad = next(rel for rel, blob in blobs.items() if not _is_utf8(blob))
+        raise PlanDirError(f"{root / bad}: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
+    layout = "versioned" if versioned else "sums" if sha256 else "legacy"
+    return PlanFiles(root=root, layout=layout, files=files, sha256=sha256)
+
+
+def _is_utf8(blob: bytes) -> bool:
+    try:
+        blob.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
+def read_tree(out_dir: str | Path) -> dict[str, str]:
+    """The files of the plan in force in ``out_dir`` (relative path -> text), verified: see
+    :func:`read_version`, which this returns the ``files`` of.
+
+    Raises:
+        PlanDirError: see :func:`read_version`.
+        OSError: a file cannot be read.
+    """
+    return read_version(out_dir).files

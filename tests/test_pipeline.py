@@ -1,0 +1,311 @@
+"""roce_tune.pipeline and roce_tune.plandir: the one inventory -> plan directory path, the one reader of a
+plan directory (plan, device files, checksums verified), writing only what changed, ``--timings`` and the
+progress bar (drawn on a terminal only)."""
+
+from __future__ import annotations
+
+import errno
+import io
+import os
+import pty
+import shutil
+import subprocess
+import sys
+import threading
+from pathlib import Path
+
+import pytest
+from rich.console import Console
+
+from roce_tune.inventory.loader import load_inventory
+from roce_tune.pipeline import (
+    STAGES,
+    PlanDirError,
+    StageError,
+    StageProgress,
+    Timings,
+    open_source,
+    plan_inventory,
+    read_plan_dir,
+)
+from roce_tune.plandir import CURRENT, MANIFEST, SUMS, read_version, write_tree, write_tree_stats
+from roce_tune.render.outputs import render_outputs
+from roce_tune.tuner.compose import derive_plan
+
+REPO = Path(__file__).resolve().parents[1]
+LAB = REPO / "inventories" / "lab-2node.yaml"
+
+
+@pytest.fixture()
+def lab(tmp_path: Path) -> Path:
+    """A private copy of the two-node lab inventory (tests edit it)."""
+    inv = tmp_path / "lab-2node.yaml"
+    shutil.copy(LAB, inv)
+    return inv
+
+
+@pytest.fixture(scope="module")
+def lab_files() -> dict[str, str]:
+    return render_outputs(derive_plan(load_inventory(LAB)))
+
+
+def _version(out: Path) -> Path:
+    return out / os.readlink(out / CURRENT)
+
+
+# ------------------------------------------------------------------------------------------ the pipeline
+
+
+def test_plan_inventory_runs_every_stage_and_writes_what_render_outputs_gives(lab: Path, tmp_path: Path) -> None:
+    clock = Timings()
+    result = plan_inventory(lab, tmp_path / "out", scorecards=False, timings=clock)
+    assert list(clock.cpu_s) == list(clock.wall_s) == list(STAGES)
+    assert result.files == render_outputs(derive_plan(load_inventory(lab)))
+    assert result.written is not None and result.written.written == len(result.files) and result.written.published
+    assert read_plan_dir(tmp_path / "out").files == result.files
+    line = clock.summary()
+    assert line.startswith("timings (s, cpu/wall): load ") and all(f"{s} " in line for s in STAGES)
+    assert "; total " in line
+
+
+def test_each_stage_fails_with_its_name_and_nothing_is_written(lab: Path, tmp_path: Path) -> None:
+    text = lab.read_text()
+    lab.write_text(text.replace("name: lab-2node", "name: [lab-2node"))
+    with pytest.raises(StageError) as exc:
+        plan_inventory(lab, tmp_path / "out")
+    assert exc.value.stage == "load" and exc.value.findings[0].location.file == str(lab)
+    lab.write_text(text.replace("model: SN4700", "model: NO-SUCH-SWITCH"))
+    with pytest.raises(StageError) as exc:
+        plan_inventory(lab, tmp_path / "out")
+    assert exc.value.stage == "lint" and any("NO-SUCH-SWITCH" in f.message for f in exc.value.findings)
+    assert not (tmp_path / "out").exists()
+
+
+def test_open_source_gives_apply_verify_and_audit_the_same_plan_from_inventory_or_plan_dir(
+        lab: Path, tmp_path: Path) -> None:
+    from_inventory = open_source(lab)
+    out = write_tree(from_inventory.files or {}, tmp_path / "out")
+    from_dir = open_source(out, inventory=True)
+    assert from_dir.files == from_inventory.files and from_dir.plan == from_inventory.plan
+    assert from_dir.plan_dir is not None and from_dir.plan_dir.layout == "versioned"
+    assert from_dir.loaded is not None and from_dir.loaded.sha256 == from_inventory.plan.inventory_sha256
+    lab.write_text(lab.read_text() + "\n# edited after planning\n")
+    assert open_source(out, inventory=True).loaded is None  # the plan no longer comes from this file
+    assert open_source(lab, files=False).files is None
+
+
+# ------------------------------------------------------------------------------------------- the reader
+
+
+def test_reader_refuses_a_file_edited_after_plan_naming_it(lab_files: dict[str, str], tmp_path: Path) -> None:
+    out = write_tree(lab_files, tmp_path / "out")
+    cfg = out / "switches" / "lab-leaf1.json"
+    cfg.write_text(cfg.read_text().replace('"3"', '"4"', 1))
+    with pytest.raises(PlanDirError, match=r"switches/lab-leaf1\.json in .* does not match its sha256 in "
+                                           r"SHA256SUMS \(edited after `roce-tune plan`\?\)"):
+        read_plan_dir(out)
+
+
+def test_reader_refuses_a_file_plan_did_not_write(lab_files: dict[str, str], tmp_path: Path) -> None:
+    out = write_tree(lab_files, tmp_path / "out")
+    (out / "hosts" / "node3.sh").write_text("#!/bin/sh\n")
+    with pytest.raises(PlanDirError, match=r"hosts/node3\.sh in .* is not listed in SHA256SUMS"):
+        read_plan_dir(out)
+
+
+def test_reader_refuses_a_missing_file_and_a_bad_sums_line(lab_files: dict[str, str], tmp_path: Path) -> None:
+    out = write_tree(lab_files, tmp_path / "out")
+    (out / "hosts" / "node2.nccl.env").unlink()
+    with pytest.raises(PlanDirError, match=r"hosts/node2\.nccl\.env listed in SHA256SUMS is missing"):
+        read_plan_dir(out)
+    other = write_tree(lab_files, tmp_path / "other")
+    sums = _version(other) / SUMS
+    sums.write_text(sums.read_text() + "not a checksum line\n")
+    n = len(sums.read_text().splitlines())
+    with pytest.raises(PlanDirError, match=rf"SHA256SUMS:{n}: not a `<sha256>  <file>` line"):
+        read_plan_dir(other)
+
+
+def test_reader_refuses_plan_json_that_is_not_a_plan(lab_files: dict[str, str], tmp_path: Path) -> None:
+    out = tmp_path / "legacy"
+    for rel, text in {**lab_files, "plan.json": '{"schema_version": "9.9"}'}.items():
+        (out / rel).parent.mkdir(parents=True, exist_ok=True)
+        (out / rel).write_text(text)
+    with pytest.raises(PlanDirError, match=r"legacy/plan\.json: not a roce-tune plan"):
+        read_plan_dir(out)
+
+
+def test_reader_takes_the_old_layout_and_a_dereferenced_copy(lab_files: dict[str, str], tmp_path: Path) -> None:
+    legacy = tmp_path / "legacy"
+    for rel, text in lab_files.items():
+        (legacy / rel).parent.mkdir(parents=True, exist_ok=True)
+        (legacy / rel).write_text(text)
+    pd = read_plan_dir(legacy)
+    assert pd.layout == "legacy" and pd.files == lab_files and pd.sha256 == {} and pd.root == legacy
+    out = write_tree(lab_files, tmp_path / "out")
+    copy = tmp_path / "copy"
+    subprocess.run(["cp", "-rL", str(out), str(copy)], check=True)  # real entries, SHA256SUMS kept
+    pd = read_plan_dir(copy)
+    assert pd.layout == "sums" and pd.files == lab_files and set(pd.sha256) == set(lab_files)
+    (copy / "plan.md").write_text("tampered\n")
+    with pytest.raises(PlanDirError, match=r"plan\.md in .* does not match"):
+        read_plan_dir(copy)
+
+
+def test_reader_without_device_files_reads_only_what_a_plan_json_reader_needs(
+        lab_files: dict[str, str], tmp_path: Path) -> None:
+    legacy = tmp_path / "legacy"
+    legacy.mkdir()
+    (legacy / "plan.json").write_text(lab_files["plan.json"])
+    with pytest.raises(PlanDirError, match=r"2 device\(s\) lack their files: node1 \(hosts/node1\.sh"):
+        read_plan_dir(legacy)
+    assert read_plan_dir(legacy, require_device_files=False).plan.site == "lab-2node"
+
+
+# ------------------------------------------------------------------------------ writing only what changed
+
+
+def test_unchanged_replan_writes_nothing(lab: Path, tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    plan_inventory(lab, out, scorecards=False)
+    before = {p: p.stat().st_mtime_ns for p in _version(out).rglob("*")}
+    again = plan_inventory(lab, out, scorecards=False)
+    assert again.written is not None and not again.written.published and again.written.written == 0
+    assert {p: p.stat().st_mtime_ns for p in _version(out).rglob("*")} == before
+
+
+def test_one_cable_change_rewrites_only_the_files_it_changes(lab: Path, tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    first = plan_inventory(lab, out, scorecards=False)
+    old_version = _version(out)
+    inodes = {rel: (old_version / rel).stat().st_ino for rel in first.files}
+    lab.write_text(lab.read_text().replace('switch_port: "lab-leaf1:Ethernet0", cable_length: 2m',
+                                           'switch_port: "lab-leaf1:Ethernet0", cable_length: 90m'))
+    second = plan_inventory(lab, out, scorecards=False)
+    changed = {rel for rel in second.files if second.files[rel] != first.files.get(rel)}
+    assert "switches/lab-leaf1.json" in changed and 0 < len(changed) < len(second.files)
+    stats = second.written
+    assert stats is not None and stats.published
+    assert stats.written == len(changed) and stats.linked == len(second.files) - len(changed) > 0
+    new_version = _version(out)
+    assert not old_version.exists()  # the previous version is gone once the new one is in force
+    for rel in second.files:
+        same_inode = (new_version / rel).stat().st_ino == inodes.get(rel)
+        assert same_inode == (rel not in changed), rel
+    assert read_plan_dir(out).files == second.files  # and every checksum matches
+
+
+def test_devices_that_left_the_inventory_lose_their_files(lab_files: dict[str, str], tmp_path: Path) -> None:
+    out = write_tree(lab_files, tmp_path / "out")
+    fewer = {rel: text for rel, text in lab_files.items() if not rel.startswith("hosts/node2.")}
+    _, stats = write_tree_stats(fewer, out)
+    assert stats.removed == 2 and stats.written == 0 and stats.linked == len(fewer)
+    assert not (out / "hosts" / "node2.sh").exists() and read_version(out).files == fewer
+
+
+def test_a_file_edited_in_place_is_written_again_not_linked(lab_files: dict[str, str], tmp_path: Path) -> None:
+    out = write_tree(lab_files, tmp_path / "out")
+    edited = out / "hosts" / "node1.sh"
+    edited.write_text(edited.read_text() + "# local change\n")  # same inode, new mtime and size
+    changed = {**lab_files, "plan.md": lab_files["plan.md"] + "\nagain\n"}
+    _, stats = write_tree_stats(changed, out)
+    assert stats.written == 2 and stats.linked == len(changed) - 2
+    assert read_plan_dir(out).files == changed
+
+
+def test_without_hard_links_every_file_is_written(lab_files: dict[str, str], tmp_path: Path,
+                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    out = write_tree(lab_files, tmp_path / "out")
+
+    def no_link(*args: object, **kwargs: object) -> None:
+        raise OSError(errno.EPERM, "Operation not permitted")
+
+    monkeypatch.setattr(os, "link", no_link)
+    changed = {**lab_files, "plan.md": "changed\n"}
+    _, stats = write_tree_stats(changed, out)
+    assert stats.linked == 0 and stats.written == len(changed) and read_tree_ok(out, changed)
+
+
+def read_tree_ok(out: Path, files: dict[str, str]) -> bool:
+    return read_plan_dir(out).files == files
+
+
+def test_the_writer_takes_bytes_and_refuses_paths_outside(tmp_path: Path, lab_files: dict[str, str]) -> None:
+    blobs: dict[str, str | bytes] = {rel: text.encode() for rel, text in lab_files.items()}
+    out = write_tree(blobs, tmp_path / "out")
+    assert read_plan_dir(out).files == lab_files and (_version(out) / MANIFEST).is_file()
+    for bad in ("../escape", "/etc/passwd", ""):
+        with pytest.raises(ValueError, match="not a relative path"):
+            write_tree({**lab_files, bad: "x"}, tmp_path / "out")
+
+
+# ----------------------------------------------------------------------------------- progress and timings
+
+
+def test_progress_bar_only_on_a_terminal_and_only_for_a_slow_stage() -> None:
+    import time
+
+    tty = io.StringIO()
+    progress = StageProgress(Console(file=tty, force_terminal=True, width=80), after_s=0.05)
+    with progress.stage("render", total=None):
+        time.sleep(0.4)
+    with progress.stage("write", total=10) as advance:
+        time.sleep(0.3)
+        advance(4)
+        time.sleep(0.3)
+    with progress.stage("lint"):
+        pass  # shorter than after_s: no bar
+    drawn = tty.getvalue()
+    assert "render" in drawn and "━" in drawn and "4/10" in drawn and "lint" not in drawn
+    pipe = io.StringIO()
+    quiet = StageProgress(Console(file=pipe, force_terminal=False), after_s=0.0)
+    with quiet.stage("render") as advance:
+        time.sleep(0.2)
+        advance(1)
+    assert pipe.getvalue() == ""
+
+
+def _run_plan(args: list[str], stderr_tty: bool) -> tuple[int, str, str]:
+    env = {**os.environ, "PYTHONPATH": str(REPO), "ROCE_TUNE_PROGRESS_AFTER_S": "0", "TERM": "xterm",
+           "COLUMNS": "100"}
+    cmd = [sys.executable, "-m", "roce_tune.cli", "plan", *args]
+    if not stderr_tty:
+        proc = subprocess.run(cmd, capture_output=True, text=True, timeout=300, env=env, check=False)
+        return proc.returncode, proc.stdout, proc.stderr
+    master, slave = pty.openpty()
+    chunks: list[bytes] = []
+
+    def drain() -> None:
+        while True:
+            try:
+                data = os.read(master, 65536)
+            except OSError:
+                return
+            if not data:
+                return
+            chunks.append(data)
+
+    reader = threading.Thread(target=drain, daemon=True)
+    reader.start()
+    proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=slave, text=True, timeout=300, env=env, check=False)
+    os.close(slave)
+    reader.join(timeout=10)
+    os.close(master)
+    return proc.returncode, proc.stdout, b"".join(chunks).decode(errors="replace")
+
+
+def test_plan_timings_and_the_progress_bar_on_a_terminal_only(lab: Path, tmp_path: Path) -> None:
+    code, stdout, stderr = _run_plan([str(lab), "--out", str(tmp_path / "a"), "--no-scorecard", "--timings"],
+                                     stderr_tty=False)
+    assert code == 0, stderr
+    timing_lines = [line for line in stderr.splitlines() if line.startswith("timings (s, cpu/wall): ")]
+    assert len(timing_lines) == 1 and all(f" {s} " in timing_lines[0] for s in STAGES[1:])
+    assert "files: " in timing_lines[0] and " written" in timing_lines[0]
+    assert "━" not in stderr and "\x1b[" not in stderr and "wrote " in stdout
+    code, stdout, stderr = _run_plan([str(lab), "--out", str(tmp_path / "b"), "--no-scorecard", "--timings"],
+                                     stderr_tty=True)
+    assert code == 0, stderr
+    assert "━" in stderr and "timings (s, cpu/wall): load " in stderr
+    code, stdout, stderr = _run_plan([str(lab), "--out", str(tmp_path / "b"), "--no-scorecard", "--timings"],
+                                     stderr_tty=False)
+    assert code == 0 and "files: plan unchanged, nothing written" in stderr
