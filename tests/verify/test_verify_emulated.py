@@ -177,3 +177,21 @@ def test_pairwise_matrix_finds_the_slow_host(lab, tmp_path: Path) -> None:  # ty
     assert [d["location"]["device"] for d in slow] == ["node3"]
     assert res.report["commands"][0].startswith("node1$ mpirun -np 3 -H node1:1,node2:1,node3:1")
     assert len(res.report["pairwise_commands"]) == 3
+
+
+def test_adjust_sizes_an_unpinned_step_with_the_simulator(lab, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    # the tuner's own ramp on a shallow-buffer fabric (PFC at 0.72 x BDP): the measurement says "ECN down";
+    # nothing is pinned, so the step's size comes from the simulator search on the port's class, seed 1
+    lb, inv = lab(pfc_onset_bdp=0.72)
+    res = verify_fabric(inv, _opts(tmp_path / "out", adjust=True, max_iterations=1))
+    assert res.loop is not None and [it.kind for it in res.iterations][:2] == ["baseline", "step"]
+    step = res.iterations[1]
+    assert step.proposal is not None and step.proposal.direction == "down"
+    assert step.changes and all("(simulator, fan-in 1: " in ch for ch in step.changes)
+    pins = {(o["port"], tuple(sorted(o["set"].items()))) for o in step.overrides}
+    kmin, kmax = {dict(s)["kmin_bytes"] for _, s in pins}, {dict(s)["kmax_bytes"] for _, s in pins}
+    assert len(kmin) == len(kmax) == 1 and max(kmax) < DERIVED_ECN.kmax_bytes
+    if res.loop.best_index == 1:  # the step stayed applied: the switch carries the simulator's thresholds
+        assert _wred(lb) == {(str(min(kmin)), str(min(kmax)))}
+    md = (tmp_path / "out" / "verify-report.md").read_text()
+    assert "simulator, fan-in 1" in md
