@@ -73,7 +73,8 @@ def run(inv: Inventory, respond: Callable[[Plan], Measurement], apply: Recorder 
 
 
 def derived() -> EcnProfile:
-    """The tuner's own ECN profile for the lab (objective throughput: Kmax = half the egress PFC onset)."""
+    """The tuner's own ECN profile for the lab (objective throughput: Kmax = half the egress PFC onset, at most
+    2 x C x rpg_time_reset = 7.5 MB)."""
     return build_plan(inventory([])).switches[0].ecn_profiles[0]
 
 

@@ -5,7 +5,7 @@ the response model in ``tests/emulators/verify_stubs/model.py``.
 The numbers asserted come from that model (README there): at 400G and a 5 µs RTT, BDP = 250 kB; the
 emulated switch pauses at the egress PFC onset its own buffers give (lossless PG dynamic_th 0 on the
 30.1 MB ingress pool: 15.06 MB at fan-in 1, the tuner's onset). The derived plan (Kmax = half that onset,
-Kmin = Kmax/2, Pmax 1 %) sits at q* = Kmax, so busbw at 1 GiB =
+at most 2 x C x rpg_time_reset = 7.5 MB; Kmin = Kmax/2, Pmax 1 %) sits at q* = Kmax, so busbw at 1 GiB =
 0.965 × (1 − 0.45 e^(−Kmax/87.5 kB)) × 50 GB/s × 1024/(1024 + 2) ≈ 48.2 GB/s. The mis-tuned fabric has a
 ramp far below one BDP (20/60 kB: u ≈ 0.77) and increase steps a fifth of the firmware's (AI 1 Mb/s:
 recovery penalty 0.19): ≈ 60 % of line rate, ≈ 75 % after the DCQCN step, ≈ 96 % after the ECN step.
