@@ -659,6 +659,8 @@ def verify(
     adjust: bool = typer.Option(False, "--adjust", help="Closed loop: step ECN/DCQCN through the tuner, apply, re-measure."),
     max_iterations: int = typer.Option(5, "--max-iterations", min=1, help="Most adjust steps."),
     tolerance: float = typer.Option(0.02, "--tolerance", min=0.0, max=0.5, help="A step worse than best x (1 - t) stops."),
+    simulate_steps: bool = typer.Option(True, "--simulate-steps/--no-simulate-steps",
+                                        help="--adjust: size each ECN/DCQCN step by simulating candidates (bounded)."),
     pairwise_matrix: bool = typer.Option(False, "--pairwise", help="Also run every host pair (finds a slow host)."),
     out_dir: Path | None = typer.Option(None, "--out", help="Report directory (default out/<inventory>/verify)."),
     confirm_s: int = typer.Option(300, "--confirm-seconds", min=30, help="Commit-confirm window for --adjust pushes."),
@@ -688,6 +690,7 @@ def verify(
                          min_bytes=min_bytes, max_bytes=max_bytes, step_factor=step_factor, iters=iters, warmup=warmup,
                          binary_dir=nccl_tests_dir, launcher_args=launcher_arg, target_ratio=target_ratio,
                          adjust=adjust, max_iterations=max_iterations, tolerance=tolerance, pairwise=pairwise_matrix,
+                         simulate_steps=simulate_steps,
                          out_dir=out_dir, connection=conn, run_timeout_s=run_timeout)
     progress = err if fmt is OutFormat.json else out
     try:

@@ -41,7 +41,7 @@ LONG_MESSAGE_BYTES = 8_000_000
 #: long-lived run length in the scorecard (statistics over its second half); the reference uses 40 ms
 LONG_LIVED_US = 10_000.0
 DEFAULTS = ("nvidia-default", "sonic-default", "dcqcn-paper")
-CACHE_VERSION = 2  # 2: PortClass fields reordered (SimInputs first)
+CACHE_VERSION = 3  # 2: PortClass fields reordered (SimInputs first); 3: Kmax bound 2 x C x rpg_time_reset
 
 
 @dataclass(frozen=True)
@@ -86,6 +86,23 @@ class Scorecard:
     def meets(self) -> bool:
         """Every row meets the target."""
         return all(r.meets for r in self.rows)
+
+    def setting_misses(self) -> dict[str, list[str]]:
+        """Per setting (``derived`` and each default), the rows it would miss if the plan used it.
+
+        Each setting is judged like the plan's (:func:`judge` with it in the ``derived`` slot against the three
+        defaults), so an empty list means that setting alone meets the target on every row of this class.
+        Returns ``{setting: ["8 MB x 32 T: PFC pause 58.3 ms > dcqcn-paper 37.3 ms", ...]}``.
+        """
+        out: dict[str, list[str]] = {}
+        for name in ("derived", *DEFAULTS):
+            misses = []
+            for r in self.rows:
+                ok, why = judge(r.kind, {**{d: r.results[d] for d in DEFAULTS}, "derived": r.results[name]})
+                if not ok:
+                    misses.append(f"{r.scenario} {r.model}: {why}")
+            out[name] = misses
+        return out
 
 
 def port_classes(plan: Plan) -> list[PortClass]:
@@ -243,8 +260,27 @@ def scorecard_lines(card: Scorecard) -> list[str]:
         lines.append(f"| {r.scenario} | {r.model} | " + " | ".join(cells) + f" | {'met' if r.meets else 'MISSED: ' + r.why} |")
     missed = [r for r in card.rows if not r.meets]
     if missed:
-        lines += ["", "Where the target is missed: " + _why_missed(card)]
+        lines += ["", "Where the target is missed: " + _why_missed(card), "", _verdict(card)]
     return lines + [""]
+
+
+_LABELS = {"derived": "the plan's values", "nvidia-default": "NVIDIA", "sonic-default": "SONiC",
+           "dcqcn-paper": "the DCQCN paper's"}
+
+
+def _verdict(card: Scorecard) -> str:
+    """Does any setting (the plan's or a default) meet every row of this class? Said plainly, with each one's miss."""
+    misses = card.setting_misses()
+    winners = [n for n, m in misses.items() if not m]
+    if not winners:
+        first = "; ".join(f"{_LABELS[n]}: {m[0]}" + (f" (+{len(m) - 1} more)" if len(m) > 1 else "")
+                          for n, m in misses.items())
+        return ("**No setting achieves the target on this port class**: neither the plan's values nor the NVIDIA, "
+                f"SONiC or DCQCN-paper values meet every row ({first}). The plan keeps its rule-based values; the "
+                "reason is the one above, not a tuning error.")
+    names = ", ".join(_LABELS[n] for n in winners)
+    return (f"{names} would meet every row of this class where the plan's values do not "
+            f"({'; '.join(misses['derived'])}); review the rule for this class (docs/tuning-sweeps.md).")
 
 
 def _why_missed(card: Scorecard) -> str:

@@ -9,7 +9,10 @@ evidence in docs/tuning-sweeps.md):
 * ``derived`` with ``objective: throughput`` (default): Kmax = onset/2 (the ramp reaches toward PFC onset and
   the other half of the onset absorbs the overshoot during the feedback delay), Kmin = Kmax/2. A
   flow-start incast builds ``(N-1) x BDP`` before any feedback; a Kmax below that marks every packet
-  at once and idles the link for an increase-timer period (the ``bdp`` rule's failure).
+  at once and idles the link for an increase-timer period (the ``bdp`` rule's failure). On deep buffers
+  Kmax is bounded by ``2 x C x rpg_time_reset`` (:func:`timer_queue_bytes`, 7.5 MB at 100G and 400G): the
+  queue only has to keep the link busy while the rates recover after a cut train
+  (docs/tuning-sweeps.md#kmax-bound).
   ``latency``: the ``bdp`` ramp (bounded standing queue). ``balanced``: Kmax = the first-RTT burst
   ``N x BDP`` (at least the ``bdp`` Kmax, at most onset/2), Kmin = Kmax/4.
 * Pmax (every objective) = the smallest of 1/2/5/10/20/50/100 % that is >= 2 x p*(N), the fluid fixed
@@ -62,6 +65,10 @@ PMAX_LADDER_PERCENT = (1.0, 2.0, 5.0, 10.0, 20.0, 50.0, 100.0)
 PMAX_MARGIN = 2.0
 #: throughput objective: Kmax = this fraction of the egress PFC onset; Kmin = Kmax x KMIN_OF_KMAX.
 ONSET_FRACTION = 0.5
+#: Kmax never above this many increase-timer periods of line rate (C x rpg_time_reset): after a train of cuts
+#: the queue only has to keep the link busy until the rates recover; a deeper ramp adds standing queue, not
+#: efficiency (docs/tuning-sweeps.md#kmax-bound, 40 MB pool: 2 periods match onset/2, 1 period loses up to 10 points).
+TIMER_PERIODS_OF_QUEUE = 2.0
 KMIN_OF_KMAX = {"throughput": 0.5, "balanced": 0.25}
 #: the ``bdp`` rule's fluid model packet (the CoNEXT'16 authors' 1000 B), kept so ``bdp`` gives its old values.
 BDP_RULE_PACKET_BYTES = 1000
@@ -188,24 +195,39 @@ def _parse_overrides(overrides: dict[str, float | int | str] | None) -> dict[str
     return out
 
 
+def timer_queue_bytes(speed_gbps: float, rpg_time_reset_us: float) -> int:
+    """Bytes the link drains in :data:`TIMER_PERIODS_OF_QUEUE` DCQCN increase-timer periods: the Kmax bound.
+
+    ``2 x C x rpg_time_reset`` (7.5 MB at 100G/300 us and at 400G/75 us). Sweep: docs/tuning-sweeps.md#kmax-bound.
+
+    >>> timer_queue_bytes(100, 300)
+    7500000
+    """
+    return int(TIMER_PERIODS_OF_QUEUE * speed_gbps * 1e9 / 8 * rpg_time_reset_us * 1e-6)
+
+
 def _derive_onset_ramp(objective: str, bdp: float, n: int, onset: int, p_star: float,
                        common: dict[str, float | int], problems: list[str]
                        ) -> tuple[int, int, float, dict[str, Rationale]]:
     """Kmin/Kmax/Pmax for ``throughput`` and ``balanced`` (docs/derivation.md#kmax-first-rtt-burst)."""
     unknown = onset >= UNKNOWN_TRIGGER_BYTES
-    half = ONSET_FRACTION * onset
+    cap = int(common["timer_queue_bytes"])
+    half = min(ONSET_FRACTION * onset, cap)
     burst = (n - 1) * bdp
     kmin_floor = max(_ceil_kb(bdp / KMIN_BDP_DIVISOR), KMIN_FLOOR_BYTES)
     if unknown:
-        kmax = int(max(n * bdp, _kmax_multiplier(n) * bdp))
-        formula = ("Kmax = max(N x BDP, m(N) x BDP): the first-RTT burst (no PFC trigger given, so the onset "
-                   "rule cannot apply)")
+        kmax = int(min(cap, max(n * bdp, _kmax_multiplier(n) * bdp)))
+        formula = ("Kmax = min(2 x C x rpg_time_reset, max(N x BDP, m(N) x BDP)): the first-RTT burst (no PFC "
+                   "trigger given, so the onset rule cannot apply)")
     elif objective == "throughput":
         kmax = int(half)
-        formula = "Kmax = 0.5 x egress PFC onset, onset = fan_in x pfc_trigger (all N ingress PGs at their threshold)"
+        formula = ("Kmax = min(0.5 x egress PFC onset, 2 x C x rpg_time_reset), onset = fan_in x pfc_trigger (all N "
+                   "ingress PGs at their threshold); the second term bounds deep buffers: two increase-timer periods "
+                   "of line rate keep the link busy while the rates recover (docs/tuning-sweeps.md#kmax-bound)")
     else:
         kmax = int(min(half, max(n * bdp, _kmax_multiplier(n) * bdp)))
-        formula = "Kmax = min(0.5 x onset, max(N x BDP, m(N) x BDP)): the first-RTT burst of the fan-in"
+        formula = ("Kmax = min(0.5 x onset, 2 x C x rpg_time_reset, max(N x BDP, m(N) x BDP)): the first-RTT burst "
+                   "of the fan-in")
     kmax = (kmax // 1000) * 1000
     note = ""
     squeezed = kmax < kmin_floor + RAMP_FLOOR_BYTES
@@ -214,6 +236,10 @@ def _derive_onset_ramp(objective: str, bdp: float, n: int, onset: int, p_star: f
         problems.append(f"egress PFC onset {onset} B leaves no room for an ECN ramp (need >= "
                         f"{2 * (kmin_floor + RAMP_FLOOR_BYTES)} B)")
         note = "onset too small: Kmax set to the onset, Kmin to half of it; PFC will pause before marking acts"
+    if cap < ONSET_FRACTION * onset and not unknown:
+        note = "; ".join(filter(None, [note, (
+            f"bounded by 2 x C x rpg_time_reset = {cap} B below half the PFC onset ({round(ONSET_FRACTION * onset)} "
+            "B): a deeper ramp only adds standing queue (docs/tuning-sweeps.md#kmax-bound)")]))
     if burst >= half and not unknown:
         note = "; ".join(filter(None, [note, (
             f"the first-RTT burst (N-1) x BDP = {round(burst)} B reaches half the PFC onset: this port class is "
@@ -306,7 +332,9 @@ def derive_ecn(
     bdp = bdp_bytes(speed_gbps, base_rtt_us)
     trig = pfc_trigger_bytes
     onset = min(n * trig, 1 << 62, queue_buffer_bytes if queue_buffer_bytes else 1 << 62)
+    timer_us = float(dcqcn_params.get("rpg_time_reset_us", TIMER_REFERENCE_US))
     common = {"speed_gbps": speed_gbps, "base_rtt_us": base_rtt_us, "bdp_bytes": round(bdp),
+              "rpg_time_reset_us": timer_us, "timer_queue_bytes": timer_queue_bytes(speed_gbps, timer_us),
               "fan_in": fan_in, "pfc_trigger_bytes": trig, "pfc_onset_bytes": onset,
               **({"queue_buffer_bytes": queue_buffer_bytes} if queue_buffer_bytes else {})}
     problems: list[str] = []

@@ -13,6 +13,11 @@ Step rule [D] (:func:`step_values`), per lossless port (ECN) or host (DCQCN):
 * else multiply (``up``) or divide (``down``) by ``factor`` (default 2); Kmin and Kmax move together,
   Kmin never below 2 jumbo frames (the tuner's floor), AI/HAI never below 1 Mb/s.
 
+With a simulator search (``LoopOptions.simulate``, on for ``roce-tune verify --adjust``; the module
+:mod:`roce_tune.verify.sim_step`) the second branch's size is chosen by simulating candidates around the
+current values on the port's class (bounded time, seed 1); the reason, with the simulated figures, is in
+the step's ``changes``. Jumps to the tuner's derived value stay as above.
+
 Stop: target reached; ``max_iterations`` steps taken; a finding that ECN/DCQCN cannot fix (loss,
 watchdog storm: ``stops_loop``); no finding proposes a step; every proposed step refused by the
 tuner; an apply failed; a step made busbw worse by more than ``tolerance`` — then the best plan
@@ -36,6 +41,7 @@ from roce_tune.tuner.compose import build_plan
 from roce_tune.tuner.ecn import KMIN_FLOOR_BYTES, RAMP_FLOOR_BYTES
 from roce_tune.verify.diagnose import Proposal
 from roce_tune.verify.measure import Measurement
+from roce_tune.verify.sim_step import SimSearch, simulated_dcqcn_step, simulated_ecn_step
 
 __all__ = [
     "Candidate",
@@ -46,6 +52,7 @@ __all__ = [
     "make_candidate",
     "plan_settings",
     "proposals_of",
+    "searched_step_values",
     "step_values",
 ]
 
@@ -59,14 +66,14 @@ def _derived(section, key: str, current: int) -> int:  # type: ignore[no-untyped
     return current
 
 
-def step_values(plan: Plan, proposal: Proposal, factor: float = 2.0) -> tuple[dict[Key, dict[str, int]], list[str]]:
+def step_values(plan: Plan, proposal: Proposal, factor: float = 2.0) -> tuple[dict[Key, dict[str, int | float]], list[str]]:
     """New pinned values for one step (rule in the module docstring), and what changes, in words.
 
     Returns:
         ``({(device, port): {param: value}}, ["lab-leaf1:Ethernet0 kmax_bytes 12000000 -> 495000 (derived)"]``;
         empty when nothing can move (already at a floor).
     """
-    values: dict[Key, dict[str, int]] = {}
+    values: dict[Key, dict[str, int | float]] = {}
     changes: list[str] = []
     up = proposal.direction == "up"
     if proposal.knob == "ecn":
@@ -94,7 +101,7 @@ def step_values(plan: Plan, proposal: Proposal, factor: float = 2.0) -> tuple[di
             if not h.nics:
                 continue
             dq = h.nics[0].dcqcn
-            new_vals: dict[str, int] = {}
+            new_vals: dict[str, int | float] = {}
             for key in ("rpg_ai_rate_mbps", "rpg_hai_rate_mbps"):
                 cur = dq.params[key]
                 der = _derived(dq, key, cur)
@@ -111,7 +118,35 @@ def step_values(plan: Plan, proposal: Proposal, factor: float = 2.0) -> tuple[di
     return values, changes
 
 
-def overrides_from(values: dict[Key, dict[str, int]]) -> list[Override]:
+def _key_name(key: Key) -> str:
+    return f"{key[0]}:{key[1]}" if key[1] else key[0]
+
+
+def _changes_of(key: Key, changes: list[str]) -> list[str]:
+    name = f"{key[0]}:{key[1]}" if key[1] else key[0]
+    return [ch for ch in changes if ch.startswith(name + " ")]
+
+
+def searched_step_values(plan: Plan, proposal: Proposal, factor: float, search: SimSearch
+                         ) -> tuple[dict[Key, dict[str, int | float]], list[str]]:
+    """Like :func:`step_values`, but a step that is not a jump to the tuner's derived value takes its size from
+    the simulator search (:mod:`roce_tune.verify.sim_step`); its reason is in the change text."""
+    plain, plain_changes = step_values(plan, proposal, factor)
+    jumps = {k for k in plain if any("derived value" in ch for ch in _changes_of(k, plain_changes))}
+    if jumps == set(plain):
+        return plain, plain_changes
+    sim = simulated_ecn_step if proposal.knob == "ecn" else simulated_dcqcn_step
+    found, found_changes = sim(plan, proposal, factor, search)
+    values: dict[Key, dict[str, int | float]] = {}
+    changes: list[str] = []
+    for k in plain:
+        use_sim = k not in jumps and k in found
+        values[k] = found[k] if use_sim else plain[k]
+        changes += _changes_of(k, found_changes if use_sim else plain_changes)
+    return values, changes
+
+
+def overrides_from(values: dict[Key, dict[str, int | float]]) -> list[Override]:
     """Port-scoped overrides for switch ports, device-scoped ones for hosts (sorted, deterministic)."""
     out = []
     for (device, port), vals in sorted(values.items(), key=lambda kv: (kv[0][0], kv[0][1] or "")):
@@ -125,16 +160,18 @@ class Candidate:
     """A proposed step: the overrides after it, the plan the tuner derived, or why it was refused."""
 
     proposal: Proposal
-    values: dict[Key, dict[str, int]]
+    values: dict[Key, dict[str, int | float]]
     changes: list[str]
     plan: Plan | None
     refused: str | None = None
 
 
-def make_candidate(inv: Inventory, catalog: Catalog | None, plan: Plan, pinned: dict[Key, dict[str, int]],
-                   proposal: Proposal, factor: float = 2.0) -> Candidate:
-    """Derive the plan one step away from ``plan`` (through ``build_plan``); ``pinned`` = earlier steps."""
-    step, changes = step_values(plan, proposal, factor)
+def make_candidate(inv: Inventory, catalog: Catalog | None, plan: Plan, pinned: dict[Key, dict[str, int | float]],
+                   proposal: Proposal, factor: float = 2.0, search: SimSearch | None = None) -> Candidate:
+    """Derive the plan one step away from ``plan`` (through ``build_plan``); ``pinned`` = earlier steps;
+    ``search`` = size the step with the simulator (:func:`searched_step_values`)."""
+    step, changes = (searched_step_values(plan, proposal, factor, search) if search
+                     else step_values(plan, proposal, factor))
     if not step:
         return Candidate(proposal, pinned, [], None, refused="nothing to move (already at a bound)")
     merged = {k: {**pinned.get(k, {}), **v} for k, v in {**pinned, **step}.items()}
@@ -195,6 +232,13 @@ class LoopOptions:
     max_iterations: int = 5
     tolerance: float = 0.02
     factor: float = 2.0
+    #: size steps with the simulator search (roce_tune.verify.sim_step); off = the plain x/÷ factor rule
+    simulate: bool = False
+    sim_budget_s: float = 60.0
+
+    def search(self) -> SimSearch | None:
+        """The simulator search bounds when ``simulate`` is on, else None (plain factor steps)."""
+        return SimSearch(self.sim_budget_s) if self.simulate else None
 
 
 @dataclass
@@ -233,8 +277,8 @@ def adjust_loop(inv: Inventory, plan0: Plan, measure: Callable[[Plan], Measureme
     its = [Iteration(index=0, kind="baseline", settings=plan_settings(plan0), measurement=measure(plan0))]
     its[0].seconds = round(now() - t0, 3)
     best, plan = 0, plan0
-    pinned: dict[Key, dict[str, int]] = {}
-    best_pinned: dict[Key, dict[str, int]] = {}
+    pinned: dict[Key, dict[str, int | float]] = {}
+    best_pinned: dict[Key, dict[str, int | float]] = {}
     plans = {0: plan0}
     steps = 0
     stop, rolled = "", False
@@ -256,7 +300,7 @@ def adjust_loop(inv: Inventory, plan0: Plan, measure: Callable[[Plan], Measureme
             break
         refusals, cand = [], None
         for prop in props:
-            c = make_candidate(inv, catalog, plan, pinned, prop, opts.factor)
+            c = make_candidate(inv, catalog, plan, pinned, prop, opts.factor, opts.search())
             if c.plan is not None:
                 cand = c
                 break

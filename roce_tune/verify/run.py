@@ -50,6 +50,8 @@ class VerifyOptions:
     max_iterations: int = 5
     tolerance: float = 0.02
     factor: float = 2.0
+    #: --adjust sizes ECN/DCQCN steps with a bounded simulator search (roce_tune.verify.sim_step)
+    simulate_steps: bool = True
     pairwise: bool = False
     out_dir: Path | None = None
     connection: ApplyOptions = field(default_factory=ApplyOptions)
@@ -201,7 +203,8 @@ def verify_fabric(source: Path, opts: VerifyOptions, on_event: Callable[[str], N
                 first[0] = False
                 return m
             loop = adjust_loop(inv, plan, m_fn, _apply_fn(opts, plan), LoopOptions(
-                target_ratio=target, max_iterations=opts.max_iterations, tolerance=opts.tolerance, factor=opts.factor))
+                target_ratio=target, max_iterations=opts.max_iterations, tolerance=opts.tolerance, factor=opts.factor,
+                simulate=opts.simulate_steps))
             iterations = loop.iterations
             say(f"adjust: {loop.stop_reason}")
         else:

@@ -12,7 +12,7 @@ from roce_tune.cli import app
 from roce_tune.inventory.loader import load_inventory
 from roce_tune.plan import Plan
 from roce_tune.render.review import render_review
-from roce_tune.simulate.scorecard import judge, port_classes, scorecard
+from roce_tune.simulate.scorecard import Scorecard, ScoreRow, judge, port_classes, scorecard, scorecard_lines
 from roce_tune.tuner.compose import derive_plan
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -83,3 +83,39 @@ def test_plan_cli_scorecard_and_no_scorecard(tmp_path: Path, monkeypatch: pytest
     assert r.exit_code == 0, r.output
     assert "0.5 x egress PFC onset" in r.output and "| 8 MB x 1 | T |" in r.output  # the rule and its evidence
 
+
+
+def _card(rows: list[tuple[str, str, dict[str, tuple[float, float, float]]]]) -> Scorecard:
+    pc = port_classes(_plan("lab-2node"))[0]
+    out = []
+    for scenario, kind, results in rows:
+        ok, why = judge(kind, results)
+        out.append(ScoreRow(scenario, "T", kind, results, ok, why))
+    return Scorecard(pc, tuple(out), 1)
+
+
+def test_plan_md_says_when_no_setting_achieves_the_target() -> None:
+    # short incast: the plan and SONiC win; long incast: only the paper's values pause little enough
+    short = {"derived": (96.0, 25.0, 0.0), "nvidia-default": (85.0, 20.0, 0.0), "sonic-default": (93.0, 19.0, 0.0),
+             "dcqcn-paper": (83.0, 20.0, 0.0)}
+    long_ = {"derived": (79.0, 58.0, 0.0), "nvidia-default": (80.0, 52.0, 0.0), "sonic-default": (85.0, 42.0, 0.0),
+             "dcqcn-paper": (91.0, 37.0, 0.0)}
+    card = _card([("1 MB x 32", "incast", short), ("8 MB x 32", "incast", long_)])
+    misses = card.setting_misses()
+    assert all(misses.values())  # each setting misses a row: the paper loses the short incast, SONiC the long
+    assert "dcqcn-paper 91.0" in misses["sonic-default"][0] and "sonic-default 93.0" in misses["dcqcn-paper"][0]
+    text = "\n".join(scorecard_lines(card))
+    assert "No setting achieves the target on this port class" in text
+    assert "the plan's values: 1 MB x 32 T: PFC pause 25.0 ms > sonic-default 19.0 ms (+1 more)" in text
+
+
+def test_plan_md_names_a_default_that_would_meet_every_row() -> None:
+    row = {"derived": (70.0, 0.0, 0.0), "nvidia-default": (80.0, 0.0, 0.0), "sonic-default": (90.0, 0.0, 0.0),
+           "dcqcn-paper": (60.0, 0.0, 0.0)}
+    card = _card([("1 MB x 4", "incast", row)])
+    assert card.setting_misses()["sonic-default"] == [] and card.setting_misses()["derived"]
+    text = "\n".join(scorecard_lines(card))
+    assert "SONiC would meet every row of this class where the plan's values do not" in text
+    assert "No setting achieves" not in text
+    assert "\n".join(scorecard_lines(_card([("1 MB x 4", "incast", {**row, "derived": (90.0, 0.0, 0.0)})]))).count(
+        "would meet") == 0  # a class the plan meets gets no verdict

@@ -117,6 +117,25 @@ def test_throughput_kmax_is_half_the_egress_onset(fan_in: int) -> None:
     assert old.kmax_bytes <= 0.8 * trigger + 1 or old.kmax_bytes < 3 * 100 * 125 * 6.164 + 1000
 
 
+@pytest.mark.parametrize("speed, fan_in", [(100, 8), (400, 8), (400, 32), (800, 16)])
+def test_throughput_kmax_bounded_by_two_timer_periods_on_deep_buffers(speed: int, fan_in: int) -> None:
+    """docs/tuning-sweeps.md#kmax-bound: on a Spectrum-4-class pool (~ 75 MB onset) Kmax = 2 x C x rpg_time_reset
+    (7.5 MB with the derived timer at >= 100G), not half the onset (37 MB); the note says why."""
+    trigger = 75_000_000 // fan_in
+    p = ecn(speed, 6.164, fan_in, trigger=trigger)
+    timer_us = fw_params(speed)["rpg_time_reset_us"]
+    bound = int(2 * speed * 1e9 / 8 * timer_us * 1e-6) // 1000 * 1000
+    assert p.kmax_bytes == bound and p.kmin_bytes == bound // 2 and 7_500_000 <= bound <= 7_600_000
+    assert p.kmax_bytes < p.pfc_onset_bytes / 2
+    r = p.rationale["kmax_bytes"]
+    assert "2 x C x rpg_time_reset" in r.formula and r.inputs["timer_queue_bytes"] == bound
+    assert "bounded by 2 x C x rpg_time_reset" in (r.note or "")
+    # a shallow pool keeps Kmax = onset / 2 (the bound does not bind)
+    small = ecn(speed, 6.164, fan_in, trigger=4_000_000 // fan_in)
+    assert small.kmax_bytes == pytest.approx(small.pfc_onset_bytes / 2, abs=1000)
+    assert "bounded by" not in (small.rationale["kmax_bytes"].note or "")
+
+
 @pytest.mark.parametrize("fan_in, kmax, pmax", [(4, 180_000, 2.0), (8, 193_000, 2.0), (16, 206_000, 5.0)])
 def test_bdp_profile_keeps_the_previous_values(fan_in: int, kmax: int, pmax: float) -> None:
     """``policy.ecn_profile: bdp`` reproduces what roce-tune derived before the sweeps (the reference's setting (a)

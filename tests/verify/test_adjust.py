@@ -15,9 +15,16 @@ from roce_tune.inventory.models import EcnProfileName, Inventory, Override
 from roce_tune.plan import EcnProfile, Plan
 from roce_tune.tuner.compose import build_plan
 from roce_tune.tuner.ecn import KMIN_FLOOR_BYTES
-from roce_tune.verify.adjust import LoopOptions, adjust_loop, make_candidate, step_values
+from roce_tune.verify.adjust import (
+    LoopOptions,
+    adjust_loop,
+    make_candidate,
+    searched_step_values,
+    step_values,
+)
 from roce_tune.verify.diagnose import CheckResult, Diagnosis, Proposal
 from roce_tune.verify.measure import Measurement
+from roce_tune.verify.sim_step import Evaluation, SimSearch, choose
 
 REPO = Path(__file__).resolve().parents[2]
 DOWN, UP = Proposal(knob="ecn", direction="down"), Proposal(knob="ecn", direction="up")
@@ -66,7 +73,8 @@ def run(inv: Inventory, respond: Callable[[Plan], Measurement], apply: Recorder 
 
 
 def derived() -> EcnProfile:
-    """The tuner's own ECN profile for the lab (objective throughput: Kmax = half the egress PFC onset)."""
+    """The tuner's own ECN profile for the lab (objective throughput: Kmax = half the egress PFC onset, at most
+    2 x C x rpg_time_reset = 7.5 MB)."""
     return build_plan(inventory([])).switches[0].ecn_profiles[0]
 
 
@@ -202,3 +210,55 @@ def test_target_met_at_baseline_changes_nothing() -> None:
     rec = Recorder()
     res, _ = run(inventory([]), lambda p: measurement(0.95, (DOWN,)), rec)
     assert len(res.iterations) == 1 and rec.plans == [] and res.stop_reason.startswith("target reached")
+
+
+# --- steps sized by the simulator (roce_tune.verify.sim_step) ---------------------------------------------
+
+
+def _ev(label: str, eff: float, pause: float = 0.0, util: float = 100.0) -> Evaluation:
+    return Evaluation(label, eff, pause, util)
+
+
+def test_choose_takes_the_best_simulated_candidate_and_the_plain_step_within_noise() -> None:
+    cur = _ev("cur", 80.0)
+    pick, why = choose(cur, [_ev("plain", 82.0), _ev("half", 90.0), _ev("pmax", 89.5, pause=5.0)], "plain")
+    assert pick.label == "half" and why.startswith("simulates best") and "current cur: incast 80.0 %" in why
+    pick, why = choose(cur, [_ev("plain", 89.6), _ev("half", 90.0)], "plain")  # within 1 point: the plain step
+    assert pick.label == "plain" and "does not tell the candidates apart" in why
+    # within noise, less PFC pause wins over the plain step
+    assert choose(cur, [_ev("plain", 90.0, pause=9.0), _ev("half", 89.5, pause=2.0)], "plain")[0].label == "half"
+    # a candidate that drops long-lived utilisation below 99 % is not taken while another keeps it
+    assert choose(cur, [_ev("plain", 85.0), _ev("fast", 95.0, util=97.0)], "plain")[0].label == "plain"
+
+
+def test_search_sizes_an_unpinned_step_with_the_simulator_deterministically() -> None:
+    plan = build_plan(inventory([]))
+    d = derived()
+    values, changes = searched_step_values(plan, DOWN, 2.0, SimSearch(budget_s=120))
+    assert set(values) == {("lab-leaf1", "Ethernet0"), ("lab-leaf1", "Ethernet8")}
+    v = values[("lab-leaf1", "Ethernet0")]
+    assert v["kmax_bytes"] < d.kmax_bytes and v["kmin_bytes"] < d.kmin_bytes and v["pmax_percent"] >= d.pmax_percent
+    assert all("(simulator, fan-in 1: " in ch and "candidate(s) run" in ch for ch in changes)
+    assert searched_step_values(plan, DOWN, 2.0, SimSearch(budget_s=120)) == (values, changes)  # seed 1, no clock
+    cand = make_candidate(inventory([]), None, plan, {}, DOWN, search=SimSearch(budget_s=120))
+    assert cand.plan is not None and kmax(cand.plan) == v["kmax_bytes"]
+    assert cand.plan.switches[0].ecn_profiles[0].pmax_percent == v["pmax_percent"]
+
+
+def test_search_keeps_the_jump_to_the_tuners_value_and_sizes_dcqcn_steps() -> None:
+    kmin, kmax_ = above_derived()
+    plan = build_plan(inventory([Override(set={"kmin_bytes": kmin, "kmax_bytes": kmax_})]))
+    assert searched_step_values(plan, DOWN, 2.0, SimSearch()) == step_values(plan, DOWN)  # no simulation needed
+    plan = build_plan(inventory([]))
+    values, changes = searched_step_values(plan, AI_UP, 2.0, SimSearch(budget_s=120))
+    ai0 = ai(plan)
+    assert values[("node1", None)]["rpg_ai_rate_mbps"] in (2 * ai0, int(ai0 * 2 ** 0.5))
+    assert any(ch.startswith("node1 rpg_ai/rpg_hai") and "(simulator, 400G: " in ch for ch in changes)
+
+
+def test_loop_with_the_simulator_reports_why_it_took_the_step() -> None:
+    rec = Recorder()
+    res, _ = run(inventory([]), lambda p: measurement(0.6, (DOWN,)), rec, max_iterations=1, simulate=True)
+    step = res.iterations[1]
+    assert step.kind == "step" and step.changes and all("simulator" in ch for ch in step.changes)
+    assert any("pmax_percent" in o["set"] for o in step.overrides)

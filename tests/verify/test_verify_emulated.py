@@ -5,7 +5,7 @@ the response model in ``tests/emulators/verify_stubs/model.py``.
 The numbers asserted come from that model (README there): at 400G and a 5 µs RTT, BDP = 250 kB; the
 emulated switch pauses at the egress PFC onset its own buffers give (lossless PG dynamic_th 0 on the
 30.1 MB ingress pool: 15.06 MB at fan-in 1, the tuner's onset). The derived plan (Kmax = half that onset,
-Kmin = Kmax/2, Pmax 1 %) sits at q* = Kmax, so busbw at 1 GiB =
+at most 2 x C x rpg_time_reset = 7.5 MB; Kmin = Kmax/2, Pmax 1 %) sits at q* = Kmax, so busbw at 1 GiB =
 0.965 × (1 − 0.45 e^(−Kmax/87.5 kB)) × 50 GB/s × 1024/(1024 + 2) ≈ 48.2 GB/s. The mis-tuned fabric has a
 ramp far below one BDP (20/60 kB: u ≈ 0.77) and increase steps a fifth of the firmware's (AI 1 Mb/s:
 recovery penalty 0.19): ≈ 60 % of line rate, ≈ 75 % after the DCQCN step, ≈ 96 % after the ECN step.
@@ -177,3 +177,21 @@ def test_pairwise_matrix_finds_the_slow_host(lab, tmp_path: Path) -> None:  # ty
     assert [d["location"]["device"] for d in slow] == ["node3"]
     assert res.report["commands"][0].startswith("node1$ mpirun -np 3 -H node1:1,node2:1,node3:1")
     assert len(res.report["pairwise_commands"]) == 3
+
+
+def test_adjust_sizes_an_unpinned_step_with_the_simulator(lab, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    # the tuner's own ramp on a shallow-buffer fabric (PFC at 0.72 x BDP): the measurement says "ECN down";
+    # nothing is pinned, so the step's size comes from the simulator search on the port's class, seed 1
+    lb, inv = lab(pfc_onset_bdp=0.72)
+    res = verify_fabric(inv, _opts(tmp_path / "out", adjust=True, max_iterations=1))
+    assert res.loop is not None and [it.kind for it in res.iterations][:2] == ["baseline", "step"]
+    step = res.iterations[1]
+    assert step.proposal is not None and step.proposal.direction == "down"
+    assert step.changes and all("(simulator, fan-in 1: " in ch for ch in step.changes)
+    pins = {(o["port"], tuple(sorted(o["set"].items()))) for o in step.overrides}
+    kmin, kmax = {dict(s)["kmin_bytes"] for _, s in pins}, {dict(s)["kmax_bytes"] for _, s in pins}
+    assert len(kmin) == len(kmax) == 1 and max(kmax) < DERIVED_ECN.kmax_bytes
+    if res.loop.best_index == 1:  # the step stayed applied: the switch carries the simulator's thresholds
+        assert _wred(lb) == {(str(min(kmin)), str(min(kmax)))}
+    md = (tmp_path / "out" / "verify-report.md").read_text()
+    assert "simulator, fan-in 1" in md
