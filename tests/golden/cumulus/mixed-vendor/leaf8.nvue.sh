@@ -31,18 +31,18 @@ nv set qos pfc roce-pfc-3-20m cable-length 20
 nv set qos traffic-pool default-lossy memory-percent 50
 nv set qos traffic-pool roce-lossless memory-percent 50
 # ===== ecn =====
-# ECN profile ROCE_LOSSLESS_400G_N4_V4 (ports swp5,swp6,swp7,swp8)
-nv set qos congestion-control ROCE_LOSSLESS_400G_N4_V4 traffic-class 3 ecn enable
-nv set qos congestion-control ROCE_LOSSLESS_400G_N4_V4 traffic-class 3 min-threshold 5935000
-nv set qos congestion-control ROCE_LOSSLESS_400G_N4_V4 traffic-class 3 max-threshold 11870000
-nv set qos congestion-control ROCE_LOSSLESS_400G_N4_V4 traffic-class 3 probability 2
-nv set qos congestion-control ROCE_LOSSLESS_400G_N4_V4 traffic-class 3 red disable
-# ECN profile ROCE_LOSSLESS_400G_N7_V4 (ports swp1,swp2,swp3,swp4)
-nv set qos congestion-control ROCE_LOSSLESS_400G_N7_V4 traffic-class 3 ecn enable
-nv set qos congestion-control ROCE_LOSSLESS_400G_N7_V4 traffic-class 3 min-threshold 6491000
-nv set qos congestion-control ROCE_LOSSLESS_400G_N7_V4 traffic-class 3 max-threshold 12983000
-nv set qos congestion-control ROCE_LOSSLESS_400G_N7_V4 traffic-class 3 probability 2
-nv set qos congestion-control ROCE_LOSSLESS_400G_N7_V4 traffic-class 3 red disable
+# ECN profile ROCE_LOSSLESS_400G_N4 (ports swp5,swp6,swp7,swp8)
+nv set qos congestion-control ROCE_LOSSLESS_400G_N4 traffic-class 3 ecn enable
+nv set qos congestion-control ROCE_LOSSLESS_400G_N4 traffic-class 3 min-threshold 3750000
+nv set qos congestion-control ROCE_LOSSLESS_400G_N4 traffic-class 3 max-threshold 7500000
+nv set qos congestion-control ROCE_LOSSLESS_400G_N4 traffic-class 3 probability 2
+nv set qos congestion-control ROCE_LOSSLESS_400G_N4 traffic-class 3 red disable
+# ECN profile ROCE_LOSSLESS_400G_N7 (ports swp1,swp2,swp3,swp4)
+nv set qos congestion-control ROCE_LOSSLESS_400G_N7 traffic-class 3 ecn enable
+nv set qos congestion-control ROCE_LOSSLESS_400G_N7 traffic-class 3 min-threshold 3750000
+nv set qos congestion-control ROCE_LOSSLESS_400G_N7 traffic-class 3 max-threshold 7500000
+nv set qos congestion-control ROCE_LOSSLESS_400G_N7 traffic-class 3 probability 2
+nv set qos congestion-control ROCE_LOSSLESS_400G_N7 traffic-class 3 red disable
 # ===== scheduler =====
 nv set qos egress-scheduler default-global traffic-class 6 mode strict
 nv set qos egress-scheduler default-global traffic-class 0,3 mode dwrr
@@ -53,35 +53,35 @@ nv set qos pfc-watchdog robustness 1
 # ===== interfaces =====
 nv set interface swp1 link mtu 9216
 nv set interface swp1 qos pfc profile roce-pfc-3-3m
-nv set interface swp1 qos congestion-control profile ROCE_LOSSLESS_400G_N7_V4
+nv set interface swp1 qos congestion-control profile ROCE_LOSSLESS_400G_N7
 nv set interface swp1 qos pfc-watchdog state enable
 nv set interface swp2 link mtu 9216
 nv set interface swp2 qos pfc profile roce-pfc-3-3m
-nv set interface swp2 qos congestion-control profile ROCE_LOSSLESS_400G_N7_V4
+nv set interface swp2 qos congestion-control profile ROCE_LOSSLESS_400G_N7
 nv set interface swp2 qos pfc-watchdog state enable
 nv set interface swp3 link mtu 9216
 nv set interface swp3 qos pfc profile roce-pfc-3-3m
-nv set interface swp3 qos congestion-control profile ROCE_LOSSLESS_400G_N7_V4
+nv set interface swp3 qos congestion-control profile ROCE_LOSSLESS_400G_N7
 nv set interface swp3 qos pfc-watchdog state enable
 nv set interface swp4 link mtu 9216
 nv set interface swp4 qos pfc profile roce-pfc-3-3m
-nv set interface swp4 qos congestion-control profile ROCE_LOSSLESS_400G_N7_V4
+nv set interface swp4 qos congestion-control profile ROCE_LOSSLESS_400G_N7
 nv set interface swp4 qos pfc-watchdog state enable
 nv set interface swp5 link mtu 9216
 nv set interface swp5 qos pfc profile roce-pfc-3-20m
-nv set interface swp5 qos congestion-control profile ROCE_LOSSLESS_400G_N4_V4
+nv set interface swp5 qos congestion-control profile ROCE_LOSSLESS_400G_N4
 nv set interface swp5 qos pfc-watchdog state enable
 nv set interface swp6 link mtu 9216
 nv set interface swp6 qos pfc profile roce-pfc-3-20m
-nv set interface swp6 qos congestion-control profile ROCE_LOSSLESS_400G_N4_V4
+nv set interface swp6 qos congestion-control profile ROCE_LOSSLESS_400G_N4
 nv set interface swp6 qos pfc-watchdog state enable
 nv set interface swp7 link mtu 9216
 nv set interface swp7 qos pfc profile roce-pfc-3-20m
-nv set interface swp7 qos congestion-control profile ROCE_LOSSLESS_400G_N4_V4
+nv set interface swp7 qos congestion-control profile ROCE_LOSSLESS_400G_N4
 nv set interface swp7 qos pfc-watchdog state enable
 nv set interface swp8 link mtu 9216
 nv set interface swp8 qos pfc profile roce-pfc-3-20m
-nv set interface swp8 qos congestion-control profile ROCE_LOSSLESS_400G_N4_V4
+nv set interface swp8 qos congestion-control profile ROCE_LOSSLESS_400G_N4
 nv set interface swp8 qos pfc-watchdog state enable
 # not applied by this file: roce-tune deploy (commit method nvue-confirm) reviews "nv config diff", then runs
 # "nv config apply --confirm <seconds>s -y" and, after its checks, "nv config apply --confirm-yes".

@@ -27,8 +27,8 @@ nv set qos traffic-pool roce-lossless memory-percent 50
 # ===== ecn =====
 # ECN profile ROCE_LOSSLESS_800G_N31
 nv set qos congestion-control default-global traffic-class 3 ecn enable
-nv set qos congestion-control default-global traffic-class 3 min-threshold 18429000
-nv set qos congestion-control default-global traffic-class 3 max-threshold 36859000
+nv set qos congestion-control default-global traffic-class 3 min-threshold 3800000
+nv set qos congestion-control default-global traffic-class 3 max-threshold 7600000
 nv set qos congestion-control default-global traffic-class 3 probability 5
 nv set qos congestion-control default-global traffic-class 3 red disable
 # ===== scheduler =====
