@@ -493,7 +493,7 @@ CAPABILITIES = _c.Capabilities(
 )
 
 PLATFORM = _c.PlatformImpl(
-    name=SPEC.name, spec=SPEC, render=render,
+    name=SPEC.name, spec=SPEC, render=render, check=build_context,
     read_back=_c.module_read_back(__name__, SPEC.name), diff=DIFF, push=PUSH, capabilities=CAPABILITIES,
 )
 

@@ -669,7 +669,7 @@ def runbook(rendered: list[tuple[str, str]]) -> list[str]:
 
 
 PLATFORM = _c.PlatformImpl(
-    name=SPEC.name, spec=SPEC, render=render, runbook=runbook,
+    name=SPEC.name, spec=SPEC, render=render, check=build_context, runbook=runbook,
     read_back=_c.module_read_back(__name__, SPEC.name), diff=DIFF, push=PUSH, capabilities=CAPABILITIES,
 )
 

@@ -426,7 +426,8 @@ def _derive_host(inv: Inventory, catalog: Catalog, cls: Classification, tiers: i
 
 
 def build_plan(inv: Inventory, catalog: Catalog | None = None, *, inventory_file: str = "<memory>",
-               inventory_sha256: str = "", lint_findings: list[Finding] | None = None) -> Plan:
+               inventory_sha256: str = "", lint_findings: list[Finding] | None = None,
+               topology: Topology | None = None) -> Plan:
     """Derive the plan for a validated inventory.
 
     Args:
@@ -434,6 +435,7 @@ def build_plan(inv: Inventory, catalog: Catalog | None = None, *, inventory_file
         catalog: ASIC/NIC catalog (default: the shipped one).
         inventory_file / inventory_sha256: provenance written into the plan.
         lint_findings: warnings/infos from lint, carried into the plan.
+        topology: ``build_topology(inv)`` when the caller has it already (lint's, so both share one).
 
     Returns:
         The plan; ``plan.findings`` holds lint findings plus every tuner safety finding (RT2xx).
@@ -442,12 +444,12 @@ def build_plan(inv: Inventory, catalog: Catalog | None = None, *, inventory_file
         CatalogError: a model/ASIC/NIC id unknown to the catalog (lint reports these first).
     """
     with gc_paused():  # ~1M long-lived objects, no cycles: see roce_tune.gcpause
-        return _build_plan(inv, catalog or load_catalog(), inventory_file, inventory_sha256, lint_findings)
+        return _build_plan(inv, catalog or load_catalog(), inventory_file, inventory_sha256, lint_findings,
+                           topology or build_topology(inv))
 
 
 def _build_plan(inv: Inventory, catalog: Catalog, inventory_file: str, inventory_sha256: str,
-                lint_findings: list[Finding] | None) -> Plan:
-    topo = build_topology(inv)
+                lint_findings: list[Finding] | None, topo: Topology) -> Plan:
     cls = classification.derive_classification(inv.policy)
     findings: list[Finding] = list(lint_findings or [])
     rtt_us, rtt_why = _base_rtt(inv, topo, catalog)
@@ -500,12 +502,14 @@ def derive_plan(loaded, catalog: Catalog | None = None) -> Plan:  # type: ignore
     from roce_tune.inventory.lint import lint
 
     catalog = catalog or load_catalog()
-    lint_findings = lint(loaded, catalog)
+    with gc_paused():
+        topo = build_topology(loaded.inventory)  # one resolved topology for lint and the tuner
+    lint_findings = lint(loaded, catalog, topology=topo)
     if has_errors(lint_findings):
         raise RoceTuneError([f for f in lint_findings if f.severity is Severity.error])
     try:
         return build_plan(loaded.inventory, catalog, inventory_file=str(loaded.path),
-                          inventory_sha256=loaded.sha256, lint_findings=lint_findings)
+                          inventory_sha256=loaded.sha256, lint_findings=lint_findings, topology=topo)
     except TUNER_FAILURES as exc:  # an input no lint rule caught: a finding (RT299), never a traceback
         raise RoceTuneError([internal_finding(exc, str(loaded.path), "be derived")]) from None
 
