@@ -168,6 +168,8 @@ class _Memo:
         self._nic_by_speed = {s: min(c, key=lambda m: (-c[m], m)) for s, c in counts.items()}
         self._cache: dict[tuple[object, ...], object] = {}
         self._ecn_names: dict[str, list[tuple[object, ...]]] = {}
+        #: ECN profile name -> its RT211 finding on each switch that has it, in derivation order
+        self.pfc_bound: dict[str, list[Finding]] = {}
 
     def get(self, key: tuple[object, ...], make):  # type: ignore[no-untyped-def]
         """Return the cached value for ``key``, computing it with ``make()`` once."""
@@ -322,8 +324,39 @@ def _port_ecn(e: _EcnInputs, f: _PortFacts, hr: Headroom, ecn_profiles: dict[str
     prof = memo.unique_ecn(prof)
     if prof.name not in ecn_profiles:
         ecn_profiles[prof.name] = prof
-        findings.extend(ecn.check_ecn(prof, sw.name, f.name))
+        for found in ecn.check_ecn(prof, sw.name, f.name):
+            if found.rule == PFC_BOUND_RULE:  # one per profile, naming its switches (see _pfc_bound_findings)
+                memo.pfc_bound.setdefault(prof.name, []).append(found)
+            else:
+                findings.append(found)
     return prof.name
+
+
+#: the fluid check's "not on the ramp / PFC-bound" warning: a property of the ECN profile (one set of numbers
+#: under one name plan-wide), so reported once per profile instead of once per switch that has it
+PFC_BOUND_RULE = "RT211"
+#: characters of switch names an RT211 message lists before "and N more"
+_SWITCH_LIST_CHARS = 900
+
+
+def _pfc_bound_findings(memo: _Memo) -> list[Finding]:
+    """One RT211 per ECN profile whose fluid check failed: the first switch's finding (its location), with
+    every switch that has the profile named in the message (as many as fit, then how many more)."""
+    out = []
+    for per_switch in memo.pfc_bound.values():
+        first = per_switch[0]
+        names = [x.location.device or "" for x in per_switch]
+        if len(names) > 1:
+            shown: list[str] = []
+            for name in names:
+                if sum(len(n) + 2 for n in shown) + len(name) > _SWITCH_LIST_CHARS:
+                    break
+                shown.append(name)
+            more = f" and {len(names) - len(shown)} more" if len(shown) < len(names) else ""
+            first = first.model_copy(update={
+                "message": f"{first.message} [same profile on {len(names)} switches: {', '.join(shown)}{more}]"})
+        out.append(first)
+    return out
 
 
 def _port_rationale(f: _PortFacts, memo: _Memo) -> dict[str, Rationale]:
@@ -455,6 +488,7 @@ def _build_plan(inv: Inventory, catalog: Catalog, inventory_file: str, inventory
     rtt_us, rtt_why = _base_rtt(inv, topo, catalog)
     memo = _Memo(inv, catalog)
     switches = [_derive_switch(inv, topo, catalog, sw, rtt_us, findings, memo) for sw in inv.switches]
+    findings.extend(_pfc_bound_findings(memo))
     tiers = topo.tiers()
     hosts = [_derive_host(inv, catalog, cls, tiers, h, memo) for h in inv.hosts]
     lossless_ports = {(s.name, p.name) for s in switches for p in s.ports if p.lossless}
