@@ -95,10 +95,6 @@ def _load(path: Path):  # type: ignore[no-untyped-def]
         _fail(exc.findings)
 
 
-def _derive(path: Path):  # type: ignore[no-untyped-def]
-    return _derive_loaded(path)[1]
-
-
 def _derive_loaded(path: Path):  # type: ignore[no-untyped-def]
     """(loaded inventory, plan); lint errors and tuner failures end the command with their findings."""
     from roce_tune.tuner.compose import derive_plan
@@ -253,8 +249,13 @@ def explain(
     ECN values (kmin_bytes, kmax_bytes, pmax_percent) it also prints the port class's simulator scorecard."""
     from roce_tune.explain import ExplainError
     from roce_tune.explain import explain as run_explain
+    from roce_tune.tuner.compose import derive_device
 
-    the_plan = _derive(inventory)
+    loaded = _load(inventory)
+    try:  # only what the device's values depend on, not the whole plan
+        the_plan = derive_device(loaded, target.partition(":")[0])
+    except RoceTuneError as exc:
+        _fail(exc.findings)
     try:
         entries = run_explain(the_plan, target, param)
     except ExplainError as exc:

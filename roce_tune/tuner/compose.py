@@ -32,6 +32,7 @@ from roce_tune.plan import (
     BufferPool,
     Buffers,
     Classification,
+    DeadlockReport,
     Headroom,
     HostPlan,
     NicPlan,
@@ -522,6 +523,18 @@ def _finding_key(f: Finding) -> tuple[object, ...]:
     return (sev, loc.file or "", loc.line or 0, loc.col or 0, loc.device or "", loc.port or "", f.rule, f.message)
 
 
+def _linted(loaded, catalog: Catalog) -> tuple[Topology, list[Finding]]:  # type: ignore[no-untyped-def]
+    """The topology (one for lint and the tuner) and lint's findings. Raises RoceTuneError on lint errors."""
+    from roce_tune.inventory.lint import lint
+
+    with gc_paused():
+        topo = build_topology(loaded.inventory)
+    lint_findings = lint(loaded, catalog, topology=topo)
+    if has_errors(lint_findings):
+        raise RoceTuneError([f for f in lint_findings if f.severity is Severity.error])
+    return topo, lint_findings
+
+
 def derive_plan(loaded, catalog: Catalog | None = None) -> Plan:  # type: ignore[no-untyped-def]
     """Lint then derive: the library form of ``roce-tune plan``.
 
@@ -534,14 +547,9 @@ def derive_plan(loaded, catalog: Catalog | None = None) -> Plan:  # type: ignore
             RT299 when the tuner fails on an input no lint rule caught.
     """
     from roce_tune.checks import TUNER_FAILURES, internal_finding
-    from roce_tune.inventory.lint import lint
 
     catalog = catalog or load_catalog()
-    with gc_paused():
-        topo = build_topology(loaded.inventory)  # one resolved topology for lint and the tuner
-    lint_findings = lint(loaded, catalog, topology=topo)
-    if has_errors(lint_findings):
-        raise RoceTuneError([f for f in lint_findings if f.severity is Severity.error])
+    topo, lint_findings = _linted(loaded, catalog)
     try:
         return build_plan(loaded.inventory, catalog, inventory_file=str(loaded.path),
                           inventory_sha256=loaded.sha256, lint_findings=lint_findings, topology=topo)
@@ -549,4 +557,56 @@ def derive_plan(loaded, catalog: Catalog | None = None) -> Plan:  # type: ignore
         raise RoceTuneError([internal_finding(exc, str(loaded.path), "be derived")]) from None
 
 
-__all__ = ["build_plan", "derive_plan", "Location"]
+def derive_device(loaded, device: str, catalog: Catalog | None = None) -> Plan:  # type: ignore[no-untyped-def]
+    """Lint, then derive only what the values of ``device`` depend on: the library form of ``roce-tune explain``.
+
+    A switch's values depend on its own ports, the fabric's base RTT and NIC mix, and (for the names of its
+    ECN profiles, ``…_V2``) the switches before it in the inventory; a host's on its NICs and the policy. So a
+    switch derives the switches up to it, a host only itself; hosts, the deadlock analysis and the plan-wide
+    checks are left out. Every value and rationale of ``device`` equals the full plan's.
+
+    Returns:
+        a partial plan: ``switches`` holds the switches derived (``device`` last) or ``hosts`` the host; the
+        summary counts what it holds, ``deadlock`` is empty, ``findings`` are lint's and those of the switches
+        derived; a note says it is partial. An unknown ``device`` gives a plan with neither.
+
+    Raises:
+        RoceTuneError: lint errors, or RT299 when the tuner fails on an input no lint rule caught.
+    """
+    from roce_tune.checks import TUNER_FAILURES, internal_finding
+
+    catalog = catalog or load_catalog()
+    topo, lint_findings = _linted(loaded, catalog)
+    try:
+        with gc_paused():
+            return _partial_plan(loaded, catalog, topo, device, lint_findings)
+    except TUNER_FAILURES as exc:
+        raise RoceTuneError([internal_finding(exc, str(loaded.path), "be derived")]) from None
+
+
+def _partial_plan(loaded, catalog: Catalog, topo: Topology, device: str,  # type: ignore[no-untyped-def]
+                  lint_findings: list[Finding]) -> Plan:
+    inv: Inventory = loaded.inventory
+    cls = classification.derive_classification(inv.policy)
+    findings = list(lint_findings)
+    memo = _Memo(inv, catalog)
+    upto = next((i for i, sw in enumerate(inv.switches) if sw.name == device), -1)
+    switches = []
+    if upto >= 0:
+        rtt_us, _ = _base_rtt(inv, topo, catalog)
+        switches = [_derive_switch(inv, topo, catalog, sw, rtt_us, findings, memo) for sw in inv.switches[:upto + 1]]
+        findings.extend(_pfc_bound_findings(memo))
+    tiers = topo.tiers()
+    hosts = [] if upto >= 0 else [_derive_host(inv, catalog, cls, tiers, h, memo) for h in inv.hosts if h.name == device]
+    findings.sort(key=_finding_key)
+    return Plan(
+        generator=f"roce-tune {__version__}", site=inv.site.name, inventory_file=str(loaded.path),
+        inventory_sha256=loaded.sha256, policy=inv.policy.model_dump(mode="json", exclude={"overrides"}),
+        summary=PlanSummary(switches=len(switches), hosts=len(hosts), nics=sum(len(h.nics) for h in hosts),
+                            lossless_ports=sum(p.lossless for s in switches for p in s.ports), tiers=tiers),
+        classification=cls, switches=switches, hosts=hosts, findings=findings,
+        deadlock=DeadlockReport(nodes=0, edges=0, scenarios_checked=0, cycles=[], flagged=[], notes=[]),
+        notes=[f"partial plan: only what the values of {device} depend on (roce-tune explain)"])
+
+
+__all__ = ["build_plan", "derive_device", "derive_plan", "Location"]
