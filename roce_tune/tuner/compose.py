@@ -363,7 +363,7 @@ def _pfc_bound_findings(memo: _Memo) -> list[Finding]:
 def _port_rationale(f: _PortFacts, memo: _Memo) -> dict[str, Rationale]:
     """Why a port's fan-in and cable length are what they are (one dict per class of port: plan.json
     writes it once)."""
-    return memo.get(("why-port", f.direction, f.fan_in, f.cable_m, f.cable_defaulted), lambda: {
+    why: dict[str, Rationale] = memo.get(("why-port", f.direction, f.fan_in, f.cable_m, f.cable_defaulted), lambda: {
         "fan_in": memo.get(("why-fan-in", f.direction, f.fan_in), lambda: Rationale(
             formula="down-facing egress: cabled ports - 1; up-facing egress: down-facing ports (up-down routing)",
             inputs={"direction": f.direction, "fan_in": f.fan_in},
@@ -373,6 +373,7 @@ def _port_rationale(f: _PortFacts, memo: _Memo) -> dict[str, Rationale]:
             inputs={"cable_m": f.cable_m}, source="inventory",
             note="no cable length given: default used (lint warning)" if f.cable_defaulted else "")),
     })
+    return why
 
 
 def _ecn_inputs(asic: AsicSpec, policy: Policy, sw: Switch, rtt_us: float, prios: list[int],
