@@ -20,6 +20,7 @@ from roce_tune.inventory.catalog import load_catalog
 from roce_tune.inventory.lint import lint
 from roce_tune.inventory.loader import LoadedInventory, load_inventory, load_inventory_text
 from roce_tune.render import outputs
+from roce_tune.simulate import scorecard
 from roce_tune.tuner.compose import build_plan
 
 REPO = Path(__file__).resolve().parents[1]
@@ -43,7 +44,7 @@ def _by_rendering(loaded: LoadedInventory) -> list[Finding]:
 
 
 def _no_rendering(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Any render (a platform's ``render``, Jinja, render_outputs) fails the test."""
+    """Any render (a platform's ``render``, Jinja, render_outputs) or scorecard simulation fails the test."""
     def refuse(*_args: object, **_kwargs: object) -> str:
         raise AssertionError("lint rendered")
 
@@ -52,6 +53,8 @@ def _no_rendering(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(jinja2.Environment, "get_template", refuse)
     monkeypatch.setattr(jinja2.Template, "render", refuse)
     monkeypatch.setattr(outputs, "render_outputs", refuse)
+    monkeypatch.setattr(scorecard, "scorecard", refuse)  # nor simulated a port class
+    monkeypatch.setattr(scorecard, "plan_scorecards", refuse)
 
 
 @pytest.mark.parametrize("path", SHIPPED, ids=lambda p: str(p.relative_to(REPO)))
