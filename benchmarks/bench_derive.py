@@ -62,8 +62,7 @@ def run(hosts: int, subproc: bool) -> None:
         inv = Path(tmp) / f"synthetic-{hosts}.yaml"
         inv.write_text(yaml.safe_dump(rail_optimised_intent(hosts), sort_keys=False), encoding="utf-8")
         loaded = _timed("load", hosts, lambda: load_inventory(inv))
-        plan = _timed("derive", hosts, lambda: derive_plan(loaded),
-                      )
+        plan = _timed("derive", hosts, lambda: derive_plan(loaded))
         sw = next(s for s in plan.switches if s.role == "leaf")
         port = next(p for p in sw.ports if p.lossless)
         target = f"{sw.name}:{port.name}"
@@ -71,6 +70,10 @@ def run(hosts: int, subproc: bool) -> None:
         print(f"  lint findings lines={text.count(chr(10))}")
         _timed("explain", hosts, lambda: _cli(["explain", str(inv), target, "xoff_bytes"]), f"target={target}")
         _timed("explain-kmax", hosts, lambda: _cli(["explain", str(inv), target, "kmax_bytes", "--no-scorecard"]))
+        last = plan.switches[-1]  # worst case: every switch before it is derived (ECN profile names)
+        _timed("explain-last-switch", hosts, lambda: _cli(["explain", str(inv), f"{last.name}:{last.ports[0].name}",
+                                                           "kmax_bytes", "--no-scorecard"]), f"target={last.name}")
+        _timed("explain-host", hosts, lambda: _cli(["explain", str(inv), plan.hosts[-1].name, "nic_xoff_bytes"]))
         doc = _timed("plan.json-dump", hosts, lambda: plan_to_json(plan))
         print(f"  plan.json bytes={len(doc.encode()) if isinstance(doc, str) else len(doc)}")
         _timed("plan.json-load", hosts, lambda: plan_from_json(doc))
