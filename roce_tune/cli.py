@@ -96,10 +96,6 @@ def _load(path: Path):  # type: ignore[no-untyped-def]
         _fail(exc.findings)
 
 
-def _derive(path: Path):  # type: ignore[no-untyped-def]
-    return _derive_loaded(path)[1]
-
-
 def _derive_loaded(path: Path):  # type: ignore[no-untyped-def]
     """(loaded inventory, plan); lint errors and tuner failures end the command with their findings."""
     from roce_tune.pipeline import StageError, derive_inventory
@@ -249,8 +245,13 @@ def explain(
     ECN values (kmin_bytes, kmax_bytes, pmax_percent) it also prints the port class's simulator scorecard."""
     from roce_tune.explain import ExplainError
     from roce_tune.explain import explain as run_explain
+    from roce_tune.tuner.compose import derive_device
 
-    the_plan = _derive(inventory)
+    loaded = _load(inventory)
+    try:  # only what the device's values depend on, not the whole plan
+        the_plan = derive_device(loaded, target.partition(":")[0])
+    except RoceTuneError as exc:
+        _fail(exc.findings)
     try:
         entries = run_explain(the_plan, target, param)
     except ExplainError as exc:
@@ -266,20 +267,26 @@ def explain(
             out.print(f"  note:    {e.rationale.note}")
         if e.rationale.pinned_by_user:
             out.print(f"  pinned by user; derived value {e.rationale.derived_value}")
-    device, _, port = target.partition(":")
-    if not no_scorecard and port and param in ("kmin_bytes", "kmax_bytes", "pmax_percent"):
-        from roce_tune.simulate.scorecard import port_classes, scorecard, scorecard_lines
+    if not no_scorecard and param in ("kmin_bytes", "kmax_bytes", "pmax_percent"):
+        _explain_scorecard(the_plan, target)
 
-        sw = next((s for s in the_plan.switches if s.name == device), None)
-        pp = next((p for p in sw.ports if p.name == port), None) if sw else None
-        if sw is not None and pp is not None and pp.lossless:
-            e = next(x for x in sw.ecn_profiles if x.name == pp.ecn_profile)
-            pc = next((c for c in port_classes(the_plan) if c.asic == sw.asic and c.speed_gbps == pp.speed_gbps
-                       and c.fan_in == max(1, pp.fan_in) and c.ecn.kmax_bytes == e.kmax_bytes
-                       and c.ecn.kmin_bytes == e.kmin_bytes and c.ecn.pmax_percent == e.pmax_percent), None)
-            if pc is not None:
-                out.print("")
-                out.print("\n".join(scorecard_lines(scorecard(pc))), markup=False, highlight=False)
+
+def _explain_scorecard(the_plan, target: str) -> None:  # type: ignore[no-untyped-def]
+    """Print the simulator scorecard of the port class of ``target`` (DEVICE:PORT, a lossless switch port)."""
+    from roce_tune.simulate.scorecard import port_classes, scorecard, scorecard_lines
+
+    device, _, port = target.partition(":")
+    sw = next((s for s in the_plan.switches if s.name == device), None)
+    pp = next((p for p in sw.ports if p.name == port), None) if sw and port else None
+    if sw is None or pp is None or not pp.lossless:
+        return
+    e = next(x for x in sw.ecn_profiles if x.name == pp.ecn_profile)
+    key = (sw.asic, pp.speed_gbps, max(1, pp.fan_in), e.kmin_bytes, e.kmax_bytes, e.pmax_percent)
+    pc = next((c for c in port_classes(the_plan)
+               if (c.asic, c.speed_gbps, c.fan_in, c.ecn.kmin_bytes, c.ecn.kmax_bytes, c.ecn.pmax_percent) == key), None)
+    if pc is not None:
+        out.print("")
+        out.print("\n".join(scorecard_lines(scorecard(pc))), markup=False, highlight=False)
 
 
 def _print_calc(result: dict[str, object], fmt: OutFormat) -> None:

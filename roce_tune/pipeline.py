@@ -40,6 +40,7 @@ if TYPE_CHECKING:
     from roce_tune.inventory.catalog import Catalog
     from roce_tune.inventory.loader import LoadedInventory
     from roce_tune.inventory.models import Inventory
+    from roce_tune.inventory.topology import Topology
     from roce_tune.plan import Plan
 
 __all__ = ["STAGES", "TUNER_FAILURES", "PlanDir", "PlanDirError", "PlanResult", "Source", "StageError",
@@ -238,8 +239,17 @@ def load(path: Path) -> LoadedInventory:
         raise StageError("load", exc.findings) from None
 
 
-def lint_loaded(loaded: LoadedInventory, catalog: Catalog) -> list[Finding]:
-    """Stage ``lint``: the inventory rules (RT0xx/RT1xx).
+def topology(loaded: LoadedInventory) -> Topology:
+    """The resolved topology of ``loaded``, built once and shared by :func:`lint_loaded` and :func:`derive`."""
+    from roce_tune.gcpause import gc_paused
+    from roce_tune.inventory.topology import build_topology
+
+    with gc_paused():
+        return build_topology(loaded.inventory)
+
+
+def lint_loaded(loaded: LoadedInventory, catalog: Catalog, topo: Topology | None = None) -> list[Finding]:
+    """Stage ``lint``: the inventory rules (RT0xx/RT1xx); ``topo`` from :func:`topology` (built when None).
 
     Returns:
         the warnings and infos (carried into the plan).
@@ -249,16 +259,17 @@ def lint_loaded(loaded: LoadedInventory, catalog: Catalog) -> list[Finding]:
     """
     from roce_tune.inventory.lint import lint
 
-    findings = lint(loaded, catalog)
+    findings = lint(loaded, catalog, topology=topo)
     if has_errors(findings):
         raise StageError("lint", [f for f in findings if f.severity is Severity.error])
     return findings
 
 
 def derive(loaded: LoadedInventory, catalog: Catalog, lint_findings: list[Finding] | None = None,
-           inventory: Inventory | None = None) -> Plan:
+           inventory: Inventory | None = None, topo: Topology | None = None) -> Plan:
     """Stage ``derive``: the tuner's plan for a linted inventory (``inventory`` replaces the loaded one,
-    e.g. with changed overrides). The plan may carry error-level safety findings: see :func:`plan_errors`.
+    e.g. with changed overrides; ``topo``, lint's topology of the same inventory, is reused when given).
+    The plan may carry error-level safety findings: see :func:`plan_errors`.
 
     Raises:
         StageError: stage ``derive``, RT299 when the tuner fails on an input no lint rule caught.
@@ -267,7 +278,8 @@ def derive(loaded: LoadedInventory, catalog: Catalog, lint_findings: list[Findin
 
     try:
         return build_plan(inventory or loaded.inventory, catalog, inventory_file=str(loaded.path),
-                          inventory_sha256=loaded.sha256, lint_findings=lint_findings)
+                          inventory_sha256=loaded.sha256, lint_findings=lint_findings,
+                          topology=topo if inventory is None else None)
     except TUNER_FAILURES as exc:  # an input no lint rule caught: a finding (RT299), never a traceback
         raise StageError("derive", [internal_finding(exc, str(loaded.path), "be derived")]) from None
 

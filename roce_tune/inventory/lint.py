@@ -17,7 +17,7 @@ from roce_tune.findings import Finding, Location, RoceTuneError, Severity
 from roce_tune.inventory.catalog import Catalog, load_catalog
 from roce_tune.inventory.loader import LoadedInventory, load_inventory_text
 from roce_tune.inventory.rules import RULES, LintContext, Rule
-from roce_tune.inventory.topology import build_topology
+from roce_tune.inventory.topology import Topology, build_topology
 
 #: Loader rules (raised by :func:`~roce_tune.inventory.loader.load_inventory`): id -> (title, what, bad, fixed).
 LOADER_RULE_DOCS: dict[str, tuple[str, str, str, str]] = {
@@ -67,7 +67,7 @@ def _sort_key(f: Finding) -> tuple[str, int, int, str, str]:
 
 
 def lint(loaded: LoadedInventory, catalog: Catalog | None = None,
-         select: Collection[str] | None = None) -> list[Finding]:
+         select: Collection[str] | None = None, topology: Topology | None = None) -> list[Finding]:
     """Run the lint rules over ``loaded``.
 
     Args:
@@ -75,6 +75,8 @@ def lint(loaded: LoadedInventory, catalog: Catalog | None = None,
         catalog: hardware catalog; ``None`` loads the shipped one. If that fails, an RT100 error is
             reported and the catalog rules (RT111, RT112) are skipped.
         select: rule IDs to run (default: all).
+        topology: ``build_topology(loaded.inventory)`` when the caller has it already (lint then derive
+            share one); None builds it.
 
     Returns:
         Findings sorted by file, line, column, rule ID and message (deterministic).
@@ -92,7 +94,7 @@ def lint(loaded: LoadedInventory, catalog: Catalog | None = None,
     was_enabled = gc.isenabled()
     gc.disable()  # the topology is ~10^5 small objects; the cyclic GC would only slow it down
     try:
-        ctx = LintContext(loaded, build_topology(loaded.inventory), catalog)
+        ctx = LintContext(loaded, topology or build_topology(loaded.inventory), catalog)
         for r in RULES.values():
             if (select is not None and r.id not in select) or (r.needs_catalog and catalog is None):
                 continue

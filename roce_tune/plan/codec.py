@@ -1,19 +1,22 @@
 """The JSON codec of the plan (``plan.json``): deterministic serialisation, loading and its JSON Schema.
 
-Schema 1.1 writes each shared section (headroom, buffers, ECN, watchdog, DCQCN, a NIC's shared maps) once
-under ``"shared"`` and refers to it with ``{"$ref": "#/shared/<Kind>/<name>"}`` (RFC 6901 pointer);
-:func:`plan_from_json` resolves the references (1.0 files have none). The model is
+Since schema 1.1 each shared section (headroom, buffers, ECN, watchdog, DCQCN, a NIC's shared maps; since 1.2
+also a port's rationale) is written once under ``"shared"`` and referred to with
+``{"$ref": "#/shared/<Kind>/<name>"}`` (RFC 6901 pointer); :func:`plan_from_json` resolves the references
+(1.0 files have none). Schema 1.2 files are compact JSON (orjson: no indentation, UTF-8). The model is
 :mod:`roce_tune.plan.model`.
 """
 
 from __future__ import annotations
 
-import json
+import re
 from collections.abc import Callable
 from typing import Any
 
+import orjson
 from pydantic import BaseModel
 
+from roce_tune.gcpause import gc_paused
 from roce_tune.plan.model import (
     _INTERN,
     PLAN_SCHEMA_VERSION,
@@ -23,6 +26,7 @@ from roce_tune.plan.model import (
     EcnProfile,
     Headroom,
     Plan,
+    Rationale,
     Watchdog,
 )
 
@@ -75,17 +79,19 @@ def _pointer(token: str) -> str:
 
 
 def plan_to_json(plan: Plan) -> str:
-    """Serialise deterministically (schema 1.1): fields in model order, dict entries in the tuner's
-    (deterministic) insertion order, 2-space indent, trailing newline; shared sections once under
-    ``"shared"`` (last key) and ``{"$ref": ...}`` wherever they apply. pydantic's Rust serializer does
-    the bulk (~8x faster than ``json.dumps(model_dump())``); only the shared sections pass through Python.
-    Read it back with :func:`plan_from_json`."""
+    """Serialise deterministically (schema 1.2): compact JSON (no indentation, UTF-8), fields in model order,
+    dict entries in the tuner's (deterministic) insertion order, trailing newline; shared sections once under
+    ``"shared"`` (last key) and ``{"$ref": ...}`` wherever they apply. pydantic's Rust serializer does the
+    bulk; only the shared sections pass through Python (orjson). A plan read from an older file is written
+    as the current schema (the model is the same). Read it back with :func:`plan_from_json`."""
+    if plan.schema_version != PLAN_SCHEMA_VERSION:
+        plan = plan.model_copy(update={"schema_version": PLAN_SCHEMA_VERSION})
     interner = _Interner()
-    body = plan.model_dump_json(indent=2, context={_INTERN: interner})
+    body = plan.model_dump_json(context={_INTERN: interner})
     if not interner.shared:
         return body + "\n"
-    shared = json.dumps(interner.shared, indent=2, ensure_ascii=False).replace("\n", "\n  ")
-    return f'{body[:body.rfind("}")].rstrip()},\n  "{SHARED_KEY}": {shared}\n}}\n'
+    shared = orjson.dumps(interner.shared).decode("utf-8")
+    return f'{body[:-1]},"{SHARED_KEY}":{shared}}}\n'
 
 
 def resolve_shared(data: dict[str, Any], as_models: bool = False) -> dict[str, Any]:
@@ -121,12 +127,8 @@ def resolve_shared(data: dict[str, Any], as_models: bool = False) -> dict[str, A
             raise ValueError(f"plan.json: reference {ref!r} does not name a section {where}")
         resolved[ref] = resolving
         section = walk(shared[tokens[0]][tokens[1]])
-        model = _SHARED_MODELS.get(tokens[0])
-        if as_models and model is not None:
-            try:  # one validated instance for every place it applies, as the tuner's plan shares it
-                section = model.model_validate(section)
-            except ValueError as exc:
-                raise ValueError(f"plan.json: shared section {ref!r}: {exc}") from None
+        if as_models:
+            section = _as_model(tokens[0], section, ref)
         resolved[ref] = section
         return section
 
@@ -151,28 +153,83 @@ def resolve_shared(data: dict[str, Any], as_models: bool = False) -> dict[str, A
 _SHARED_MODELS: dict[str, type[BaseModel]] = {
     m.__name__: m for m in (Headroom, Buffers, EcnProfile, Watchdog, Dcqcn)
 }
+#: shared kinds that are rationale maps (field name -> Rationale), validated once on load likewise
+_RATIONALE_MAPS = ("PortRationale", "NicRationale")
 
 
-def plan_from_json(text: str) -> Plan:
-    """Load a plan.json (schema 1.0 or 1.1): resolve shared sections, then validate.
+def _as_model(kind: str, section: Any, ref: str) -> Any:
+    """``section`` of ``kind`` validated once (a model, or a map of :class:`Rationale`); other kinds as they are.
 
     Raises:
-        ValueError: not JSON, nested too deeply, or a broken reference (:func:`resolve_shared`).
+        ValueError: the section is not a valid section of its kind (names the reference).
+    """
+    model = _SHARED_MODELS.get(kind)
+    try:  # one validated instance for every place it applies, as the tuner's plan shares it
+        if model is not None:
+            return model.model_validate(section)
+        if kind in _RATIONALE_MAPS:
+            if not isinstance(section, dict):
+                raise ValueError("a rationale map must be an object")  # noqa: TRY004 (bad file content)
+            return {k: Rationale.model_validate(v) for k, v in section.items()}
+    except ValueError as exc:
+        raise ValueError(f"plan.json: shared section {ref!r}: {exc}") from None
+    return section
+
+
+_VERSION_RE = re.compile(r"(\d+)\.(\d+)")
+
+
+def _check_version(data: dict[str, Any]) -> None:
+    """Refuse a plan.json written by a newer roce-tune (a schema this codec does not know) with a clear error;
+    1.0, 1.1 and 1.2 files load (a missing version is left to validation).
+
+    Raises:
+        ValueError: ``schema_version`` is newer than :data:`PLAN_SCHEMA_VERSION`.
+    """
+    version = data.get("schema_version")
+    m = _VERSION_RE.fullmatch(version) if isinstance(version, str) else None
+    ours = _VERSION_RE.fullmatch(PLAN_SCHEMA_VERSION)
+    if m and ours and (int(m[1]), int(m[2])) > (int(ours[1]), int(ours[2])):
+        raise ValueError(f"plan.json: schema {version} was written by a newer roce-tune; this one reads schema "
+                         f"1.0 to {PLAN_SCHEMA_VERSION}: upgrade roce-tune or re-plan with this version")
+
+
+def plan_from_json(text: str | bytes) -> Plan:
+    """Load a plan.json (schema 1.0, 1.1 or 1.2): resolve shared sections, then validate. Each shared section
+    is validated once and shared by every place it applies.
+
+    Raises:
+        ValueError: not JSON, nested too deeply, written by a newer roce-tune (:func:`_check_version`), or a
+            broken reference (:func:`resolve_shared`).
         pydantic.ValidationError (a ValueError): not a valid plan.
     """
+    with gc_paused():  # ~10^6 new objects without cycles: the cyclic GC would triple the time (gcpause)
+        return _plan_from_json(text)
+
+
+def _plan_from_json(text: str | bytes) -> Plan:
     try:
-        data = json.loads(text)
-        if not isinstance(data, dict):
-            raise ValueError("plan.json: the document must be an object")  # noqa: TRY004 (bad file content)
-        return Plan.model_validate(resolve_shared(data, as_models=True))
+        data = orjson.loads(text)
+    except orjson.JSONDecodeError as exc:
+        if "recursion" in str(exc).lower():
+            raise ValueError("plan.json: nested too deeply to be a plan") from None
+        raise ValueError(f"plan.json: not JSON: {exc}") from None
+    if not isinstance(data, dict):
+        raise ValueError("plan.json: the document must be an object")  # noqa: TRY004 (bad file content)
+    _check_version(data)
+    try:
+        plan = Plan.model_validate(resolve_shared(data, as_models=True))
     except RecursionError:
         raise ValueError("plan.json: nested too deeply to be a plan") from None
+    if plan.schema_version != PLAN_SCHEMA_VERSION:  # an older file: the model is the current one
+        plan = plan.model_copy(update={"schema_version": PLAN_SCHEMA_VERSION})
+    return plan
 
 
 def plan_json_schema() -> dict[str, object]:
     """JSON Schema of ``plan.json`` as written (published with ``roce-tune schema --plan``).
 
-    It is :class:`Plan`'s schema, plus what schema 1.1 writes: a ``shared`` object (kind -> name ->
+    It is :class:`Plan`'s schema, plus what schemas 1.1 and 1.2 write: a ``shared`` object (kind -> name ->
     section) and, wherever a shared section may stand, ``{"$ref": "#/shared/<kind>/<name>"}``. A document
     with the references resolved (:func:`resolve_shared`) validates as well.
     """
@@ -194,9 +251,12 @@ def plan_json_schema() -> dict[str, object]:
     schema = allow_ref(schema)
     defs = schema["$defs"]
     nic = defs["NicPlan"]["properties"]
-    map_kinds = {"NicRationale": nic["rationale"], "NicDscpToPriority": nic["dscp_to_priority"]}
+    port = defs["PortPlan"]["properties"]
+    map_kinds = {"NicRationale": nic["rationale"], "NicDscpToPriority": nic["dscp_to_priority"],
+                 "PortRationale": port["rationale"]}
     nic["rationale"] = {"anyOf": [map_kinds["NicRationale"], ref_schema]}
     nic["dscp_to_priority"] = {"anyOf": [map_kinds["NicDscpToPriority"], ref_schema]}
+    port["rationale"] = {"anyOf": [map_kinds["PortRationale"], ref_schema]}
     defs[ref_def] = {
         "type": "object", "additionalProperties": False, "required": ["$ref"],
         "description": "a section written once under 'shared' (RFC 6901 pointer)",

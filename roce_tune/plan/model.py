@@ -1,6 +1,6 @@
 """The Plan model: the contract between tuner, renderers, deploy and verify.
 
-Its JSON codec (``plan.json``, schema 1.1 with shared sections) is :mod:`roce_tune.plan.codec`.
+Its JSON codec (``plan.json``, schema 1.2: shared sections, compact) is :mod:`roce_tune.plan.codec`.
 
 A versioned, frozen pydantic model. Every derived number sits in a field whose name carries its
 unit (``xoff_bytes``, ``kmin_bytes``, ``detection_ms``) and every section has a ``rationale`` map
@@ -11,7 +11,10 @@ Schema history: ``1.0`` first published version. ``1.1``: ``plan.json`` writes e
 ECN, watchdog and DCQCN section (and a NIC's shared maps) once under ``"shared"`` and refers to it from
 every place it applies with ``{"$ref": "#/shared/<Kind>/<name>"}`` (RFC 6901 pointer), instead of
 repeating it on every port and NIC (a 4,096-host plan.json: 1,043 MB inline, 193 MB shared). The
-model is unchanged: :func:`plan_from_json` resolves the references (1.0 files have none).
+model is unchanged: :func:`plan_from_json` resolves the references (1.0 files have none). ``1.2``: a port's
+rationale (fan-in, cable) is shared like a NIC's (a 4,096-host fabric has ~5 distinct among 100k ports), and
+the file is compact JSON (no indentation): 200 MB -> ~25 MB at 4,096 hosts, read back in a fraction of the
+time. The model is unchanged; 1.0 and 1.1 files still load.
 """
 
 from __future__ import annotations
@@ -32,7 +35,7 @@ from pydantic import (
 
 from roce_tune.findings import Finding
 
-PLAN_SCHEMA_VERSION = "1.1"
+PLAN_SCHEMA_VERSION = "1.2"
 #: serialisation context key of the :class:`SectionInterner` (set only by :func:`plan_to_json`)
 _INTERN = "roce_tune_interner"
 #: top-level key of plan.json holding the sections referred to by ``$ref``
@@ -82,6 +85,15 @@ class SectionInterner(Protocol):
 def _interner(info: SerializationInfo) -> SectionInterner | None:
     ctx = info.context
     return ctx.get(_INTERN) if isinstance(ctx, dict) else None
+
+
+def _shared_map(kind: str, value: Any, handler: SerializerFunctionWrapHandler, info: FieldSerializationInfo) -> Any:
+    """A map field many ports/NICs hold as one object (a rationale, a DSCP map): a ``$ref`` while
+    :func:`~roce_tune.plan.codec.plan_to_json` dumps, the map itself otherwise."""
+    interner = _interner(info)
+    if interner is None or not value:
+        return handler(value)
+    return interner.ref(kind, value, lambda: handler(value), None)
 
 
 class _Shared(Explained):
@@ -274,6 +286,12 @@ class PortPlan(Explained):
     ecn_profile: str | None
     fan_in: int
 
+    @field_serializer("rationale", mode="wrap")
+    def _serialise_shared_rationale(self, value: Any, handler: SerializerFunctionWrapHandler,
+                                    info: FieldSerializationInfo) -> Any:
+        """Ports of one class (direction, fan-in, cable) hold one rationale object: share it."""
+        return _shared_map("PortRationale", value, handler, info)
+
 
 class SwitchPlan(_Frozen):
     """Everything derived for one switch."""
@@ -339,11 +357,8 @@ class NicPlan(Explained):
     def _serialise_shared_maps(self, value: Any, handler: SerializerFunctionWrapHandler,
                                info: FieldSerializationInfo) -> Any:
         """The NIC rationale and DSCP map are one object for all NICs with the same policy: share them."""
-        interner = _interner(info)
-        if interner is None or not value:
-            return handler(value)
-        kind = "NicRationale" if info.field_name == "rationale" else "NicDscpToPriority"
-        return interner.ref(kind, value, lambda: handler(value), None)
+        return _shared_map("NicRationale" if info.field_name == "rationale" else "NicDscpToPriority", value,
+                           handler, info)
 
 
 class HostPlan(_Frozen):

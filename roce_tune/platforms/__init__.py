@@ -77,3 +77,54 @@ def platform_findings(plan: Plan, switch: SwitchPlan) -> list[Finding]:
 
     impl = platform(switch.platform)
     return [*impl.render_findings(plan, switch), *known_defect_findings(impl, switch)]
+
+
+#: what a platform's ``check``/``render`` raises when it cannot express a plan (RT240)
+CANNOT_EXPRESS: tuple[type[Exception], ...] = (ValueError, KeyError, LookupError)
+
+
+def _switch_shape(switch: SwitchPlan) -> tuple[object, ...]:
+    """Everything of ``switch`` a platform's ``check`` can refuse, without its identity (name, management
+    address, credentials) and the names of its peers: switches of one shape pass or fail together. Shared
+    sections count by identity (the tuner and the plan loader give equal sections one object); unequal
+    objects only cost a cache miss."""
+    return (switch.platform, switch.role, switch.model, switch.asic, switch.os_version, id(switch.buffers),
+            tuple(id(e) for e in switch.ecn_profiles), id(switch.watchdog),
+            tuple((p.name, p.speed_gbps, p.lanes, p.mtu, p.cable_m, p.admin_up, p.peer is None, p.peer_kind,
+                   p.direction, p.lossless, tuple(p.pfc_priorities), id(p.headroom), p.ecn_profile, p.fan_in)
+                  for p in switch.ports))
+
+
+def switch_findings(plan: Plan) -> tuple[list[Finding], list[Finding]]:
+    """What rendering ``plan`` would report about its switches, without rendering: (problems, warnings).
+
+    ``problems`` are RT240 errors, one per switch whose platform cannot express its plan (the platform's
+    ``check``, run once per switch shape, see :func:`_switch_shape`; a platform without ``check`` renders);
+    ``warnings`` are :func:`platform_findings` of every switch (RT241, RT25x), in plan order. Same findings,
+    same order, as :func:`roce_tune.render.outputs.render_outputs` (which raises the problems and drops the
+    warnings when there are any).
+    """
+    problems: list[Finding] = []
+    warnings: list[Finding] = []
+    passed: set[tuple[object, ...]] = set()
+    for sw in plan.switches:
+        impl = platform(sw.platform)
+        check = impl.check or impl.render
+        shape = _switch_shape(sw)
+        try:
+            if shape not in passed:
+                check(plan, sw)
+                passed.add(shape)
+            warnings += platform_findings(plan, sw)
+        except CANNOT_EXPRESS as exc:
+            problems.append(cannot_render_finding(sw, exc))
+    return problems, warnings
+
+
+def cannot_render_finding(switch: SwitchPlan, exc: BaseException) -> Finding:
+    """RT240 (error): the platform of ``switch`` cannot express its plan (``exc`` says why)."""
+    from roce_tune.findings import Finding, Location, Severity
+
+    return Finding(rule="RT240", severity=Severity.error, location=Location(device=switch.name),
+                   message=f"cannot render {switch.name} for {switch.platform} ({switch.model}, {switch.asic}): {exc}",
+                   fix="check that the platform runs on this switch model, or pin values the platform can express")

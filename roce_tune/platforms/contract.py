@@ -5,7 +5,8 @@ One :class:`Platform` per platform (Nornir plugin style: a ``typing.Protocol``, 
 know about a platform is here, as data or a small function, so that no module outside
 ``roce_tune/platforms/`` names a platform (tests/test_architecture.py):
 
-* render: plan -> files (``render``), platform warnings about the plan (``render_findings``);
+* render: plan -> files (``render``), platform warnings about the plan (``render_findings``), and whether
+  the platform can express a switch's plan at all without rendering text (``check``: lint's RT240);
 * read back: running configuration text -> :class:`roce_tune.qos.SwitchQos` (``read_back``);
 * diff: :class:`DiffRules` for the generic hier/set/json engines in :mod:`roce_tune.deploy.diff`;
 * push: :class:`PushMethod` (netmiko device type, read-running command, error pattern, the safe-commit steps
@@ -304,6 +305,12 @@ class Platform(Protocol):
     def render_findings(self) -> Callable[[Plan, Any], list[Finding]]: ...
 
     @property
+    def check(self) -> Callable[[Plan, Any], object] | None:
+        """(plan, switch plan) -> anything; raises what ``render`` raises when the platform cannot express the
+        switch's plan (ValueError, KeyError, LookupError), without producing text. None: only rendering tells."""
+        ...
+
+    @property
     def read_back(self) -> Callable[[str], SwitchQos]:
         """Running configuration text -> the typed per-switch QoS the plan projects to."""
         ...
@@ -343,6 +350,7 @@ class PlatformImpl:
     diff: DiffRules | None = None
     counters: CounterReader | None = None
     render_findings: Callable[[Plan, Any], list[Finding]] = field(default=_no_findings)
+    check: Callable[[Plan, Any], object] | None = None
     runbook: Callable[[list[tuple[str, str]]], list[str]] | None = None
 
 

@@ -545,7 +545,7 @@ CAPABILITIES = _c.Capabilities(
 )
 
 PLATFORM = _c.PlatformImpl(
-    name=SPEC.name, spec=SPEC, render=render, render_findings=render_findings,
+    name=SPEC.name, spec=SPEC, render=render, check=build_context, render_findings=render_findings,
     read_back=_c.module_read_back(__name__, SPEC.name), diff=DIFF, push=PUSH, capabilities=CAPABILITIES,
 )
 

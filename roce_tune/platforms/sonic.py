@@ -905,7 +905,7 @@ def preflight(running: str, desired: str) -> str | None:
 
 
 PLATFORM = _c.PlatformImpl(
-    name=SPEC.name, spec=SPEC, render=render, runbook=runbook, render_findings=render_findings,
+    name=SPEC.name, spec=SPEC, render=render, check=build_context, runbook=runbook, render_findings=render_findings,
     read_back=_c.module_read_back(__name__, SPEC.name), diff=DIFF, push=PUSH, capabilities=CAPABILITIES,
 )
 

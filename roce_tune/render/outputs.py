@@ -19,10 +19,16 @@ from __future__ import annotations
 import shlex
 from typing import TYPE_CHECKING
 
-from roce_tune.findings import Finding, Location, RoceTuneError, Severity
+from roce_tune.findings import Finding, RoceTuneError
 from roce_tune.plan import Plan, plan_to_json
 from roce_tune.plandir import CURRENT, MANAGED, SUMS, OutputDirError, PlanDirError, read_tree, write_tree
-from roce_tune.platforms import HOST_PLATFORM, get_platform, platform_findings
+from roce_tune.platforms import (
+    CANNOT_EXPRESS,
+    HOST_PLATFORM,
+    cannot_render_finding,
+    get_platform,
+    platform_findings,
+)
 from roce_tune.render.review import render_review
 
 if TYPE_CHECKING:
@@ -58,11 +64,8 @@ def render_outputs(plan: Plan, platforms: list[str] | None = None, include_hosts
         try:
             rendered = module.render(plan, sw)
             warnings += platform_findings(plan, sw)
-        except (ValueError, KeyError, LookupError) as exc:  # the platform cannot express this plan
-            problems.append(Finding(
-                rule="RT240", severity=Severity.error, location=Location(device=sw.name),
-                message=f"cannot render {sw.name} for {sw.platform} ({sw.model}, {sw.asic}): {exc}",
-                fix="check that the platform runs on this switch model, or pin values the platform can express"))
+        except CANNOT_EXPRESS as exc:  # the platform cannot express this plan
+            problems.append(cannot_render_finding(sw, exc))
             continue
         for name, text in rendered.items():
             files[f"switches/{name}"] = text

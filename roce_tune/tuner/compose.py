@@ -23,7 +23,7 @@ from collections import Counter
 from dataclasses import dataclass
 
 from roce_tune import __version__
-from roce_tune.findings import Finding, Location, Severity
+from roce_tune.findings import Finding, Location, RoceTuneError, Severity, has_errors
 from roce_tune.gcpause import gc_paused
 from roce_tune.inventory.catalog import AsicSpec, Catalog, NicSpec, load_catalog
 from roce_tune.inventory.models import Inventory, Policy, Switch
@@ -32,6 +32,7 @@ from roce_tune.plan import (
     BufferPool,
     Buffers,
     Classification,
+    DeadlockReport,
     Headroom,
     HostPlan,
     NicPlan,
@@ -168,6 +169,8 @@ class _Memo:
         self._nic_by_speed = {s: min(c, key=lambda m: (-c[m], m)) for s, c in counts.items()}
         self._cache: dict[tuple[object, ...], object] = {}
         self._ecn_names: dict[str, list[tuple[object, ...]]] = {}
+        #: ECN profile name -> its RT211 finding on each switch that has it, in derivation order
+        self.pfc_bound: dict[str, list[Finding]] = {}
 
     def get(self, key: tuple[object, ...], make):  # type: ignore[no-untyped-def]
         """Return the cached value for ``key``, computing it with ``make()`` once."""
@@ -322,13 +325,45 @@ def _port_ecn(e: _EcnInputs, f: _PortFacts, hr: Headroom, ecn_profiles: dict[str
     prof = memo.unique_ecn(prof)
     if prof.name not in ecn_profiles:
         ecn_profiles[prof.name] = prof
-        findings.extend(ecn.check_ecn(prof, sw.name, f.name))
+        for found in ecn.check_ecn(prof, sw.name, f.name):
+            if found.rule == PFC_BOUND_RULE:  # one per profile, naming its switches (see _pfc_bound_findings)
+                memo.pfc_bound.setdefault(prof.name, []).append(found)
+            else:
+                findings.append(found)
     return prof.name
 
 
+#: the fluid check's "not on the ramp / PFC-bound" warning: a property of the ECN profile (one set of numbers
+#: under one name plan-wide), so reported once per profile instead of once per switch that has it
+PFC_BOUND_RULE = "RT211"
+#: characters of switch names an RT211 message lists before "and N more"
+_SWITCH_LIST_CHARS = 900
+
+
+def _pfc_bound_findings(memo: _Memo) -> list[Finding]:
+    """One RT211 per ECN profile whose fluid check failed: the first switch's finding (its location), with
+    every switch that has the profile named in the message (as many as fit, then how many more)."""
+    out = []
+    for per_switch in memo.pfc_bound.values():
+        first = per_switch[0]
+        names = [x.location.device or "" for x in per_switch]
+        if len(names) > 1:
+            shown: list[str] = []
+            for name in names:
+                if sum(len(n) + 2 for n in shown) + len(name) > _SWITCH_LIST_CHARS:
+                    break
+                shown.append(name)
+            more = f" and {len(names) - len(shown)} more" if len(shown) < len(names) else ""
+            first = first.model_copy(update={
+                "message": f"{first.message} [same profile on {len(names)} switches: {', '.join(shown)}{more}]"})
+        out.append(first)
+    return out
+
+
 def _port_rationale(f: _PortFacts, memo: _Memo) -> dict[str, Rationale]:
-    """Why a port's fan-in and cable length are what they are."""
-    return {
+    """Why a port's fan-in and cable length are what they are (one dict per class of port: plan.json
+    writes it once)."""
+    why: dict[str, Rationale] = memo.get(("why-port", f.direction, f.fan_in, f.cable_m, f.cable_defaulted), lambda: {
         "fan_in": memo.get(("why-fan-in", f.direction, f.fan_in), lambda: Rationale(
             formula="down-facing egress: cabled ports - 1; up-facing egress: down-facing ports (up-down routing)",
             inputs={"direction": f.direction, "fan_in": f.fan_in},
@@ -337,7 +372,8 @@ def _port_rationale(f: _PortFacts, memo: _Memo) -> dict[str, Rationale]:
             formula="inventory link/NIC cable_length" if not f.cable_defaulted else "defaults.cable_length",
             inputs={"cable_m": f.cable_m}, source="inventory",
             note="no cable length given: default used (lint warning)" if f.cable_defaulted else "")),
-    }
+    })
+    return why
 
 
 def _ecn_inputs(asic: AsicSpec, policy: Policy, sw: Switch, rtt_us: float, prios: list[int],
@@ -434,7 +470,8 @@ def _derive_host(inv: Inventory, catalog: Catalog, cls: Classification, tiers: i
 
 
 def build_plan(inv: Inventory, catalog: Catalog | None = None, *, inventory_file: str = "<memory>",
-               inventory_sha256: str = "", lint_findings: list[Finding] | None = None) -> Plan:
+               inventory_sha256: str = "", lint_findings: list[Finding] | None = None,
+               topology: Topology | None = None) -> Plan:
     """Derive the plan for a validated inventory.
 
     Args:
@@ -442,6 +479,7 @@ def build_plan(inv: Inventory, catalog: Catalog | None = None, *, inventory_file
         catalog: ASIC/NIC catalog (default: the shipped one).
         inventory_file / inventory_sha256: provenance written into the plan.
         lint_findings: warnings/infos from lint, carried into the plan.
+        topology: ``build_topology(inv)`` when the caller has it already (lint's, so both share one).
 
     Returns:
         The plan; ``plan.findings`` holds lint findings plus every tuner safety finding (RT2xx).
@@ -450,17 +488,18 @@ def build_plan(inv: Inventory, catalog: Catalog | None = None, *, inventory_file
         CatalogError: a model/ASIC/NIC id unknown to the catalog (lint reports these first).
     """
     with gc_paused():  # ~1M long-lived objects, no cycles: see roce_tune.gcpause
-        return _build_plan(inv, catalog or load_catalog(), inventory_file, inventory_sha256, lint_findings)
+        return _build_plan(inv, catalog or load_catalog(), inventory_file, inventory_sha256, lint_findings,
+                           topology or build_topology(inv))
 
 
 def _build_plan(inv: Inventory, catalog: Catalog, inventory_file: str, inventory_sha256: str,
-                lint_findings: list[Finding] | None) -> Plan:
-    topo = build_topology(inv)
+                lint_findings: list[Finding] | None, topo: Topology) -> Plan:
     cls = classification.derive_classification(inv.policy)
     findings: list[Finding] = list(lint_findings or [])
     rtt_us, rtt_why = _base_rtt(inv, topo, catalog)
     memo = _Memo(inv, catalog)
     switches = [_derive_switch(inv, topo, catalog, sw, rtt_us, findings, memo) for sw in inv.switches]
+    findings.extend(_pfc_bound_findings(memo))
     tiers = topo.tiers()
     hosts = [_derive_host(inv, catalog, cls, tiers, h, memo) for h in inv.hosts]
     lossless_ports = {(s.name, p.name) for s in switches for p in s.ports if p.lossless}
@@ -493,6 +532,18 @@ def _finding_key(f: Finding) -> tuple[object, ...]:
     return (sev, loc.file or "", loc.line or 0, loc.col or 0, loc.device or "", loc.port or "", f.rule, f.message)
 
 
+def _linted(loaded, catalog: Catalog) -> tuple[Topology, list[Finding]]:  # type: ignore[no-untyped-def]
+    """The topology (one for lint and the tuner) and lint's findings. Raises RoceTuneError on lint errors."""
+    from roce_tune.inventory.lint import lint
+
+    with gc_paused():
+        topo = build_topology(loaded.inventory)
+    lint_findings = lint(loaded, catalog, topology=topo)
+    if has_errors(lint_findings):
+        raise RoceTuneError([f for f in lint_findings if f.severity is Severity.error])
+    return topo, lint_findings
+
+
 def derive_plan(loaded, catalog: Catalog | None = None) -> Plan:  # type: ignore[no-untyped-def]
     """Lint then derive: the library form of ``roce-tune plan``.
 
@@ -504,10 +555,63 @@ def derive_plan(loaded, catalog: Catalog | None = None) -> Plan:  # type: ignore
         RoceTuneError: lint found errors (all of them are in the exception); nothing is derived. Also
             RT299 when the tuner fails on an input no lint rule caught.
     """
-    from roce_tune.pipeline import derive, lint_loaded
+    from roce_tune.pipeline import derive, lint_loaded, topology
 
     catalog = catalog or load_catalog()
-    return derive(loaded, catalog, lint_loaded(loaded, catalog))
+    topo = topology(loaded)
+    return derive(loaded, catalog, lint_loaded(loaded, catalog, topo), topo=topo)
 
 
-__all__ = ["build_plan", "derive_plan", "Location"]
+def derive_device(loaded, device: str, catalog: Catalog | None = None) -> Plan:  # type: ignore[no-untyped-def]
+    """Lint, then derive only what the values of ``device`` depend on: the library form of ``roce-tune explain``.
+
+    A switch's values depend on its own ports, the fabric's base RTT and NIC mix, and (for the names of its
+    ECN profiles, ``…_V2``) the switches before it in the inventory; a host's on its NICs and the policy. So a
+    switch derives the switches up to it, a host only itself; hosts, the deadlock analysis and the plan-wide
+    checks are left out. Every value and rationale of ``device`` equals the full plan's.
+
+    Returns:
+        a partial plan: ``switches`` holds the switches derived (``device`` last) or ``hosts`` the host; the
+        summary counts what it holds, ``deadlock`` is empty, ``findings`` are lint's and those of the switches
+        derived; a note says it is partial. An unknown ``device`` gives a plan with neither.
+
+    Raises:
+        RoceTuneError: lint errors, or RT299 when the tuner fails on an input no lint rule caught.
+    """
+    from roce_tune.pipeline import TUNER_FAILURES, internal_finding
+
+    catalog = catalog or load_catalog()
+    topo, lint_findings = _linted(loaded, catalog)
+    try:
+        with gc_paused():
+            return _partial_plan(loaded, catalog, topo, device, lint_findings)
+    except TUNER_FAILURES as exc:
+        raise RoceTuneError([internal_finding(exc, str(loaded.path), "be derived")]) from None
+
+
+def _partial_plan(loaded, catalog: Catalog, topo: Topology, device: str,  # type: ignore[no-untyped-def]
+                  lint_findings: list[Finding]) -> Plan:
+    inv: Inventory = loaded.inventory
+    cls = classification.derive_classification(inv.policy)
+    findings = list(lint_findings)
+    memo = _Memo(inv, catalog)
+    upto = next((i for i, sw in enumerate(inv.switches) if sw.name == device), -1)
+    switches = []
+    if upto >= 0:
+        rtt_us, _ = _base_rtt(inv, topo, catalog)
+        switches = [_derive_switch(inv, topo, catalog, sw, rtt_us, findings, memo) for sw in inv.switches[:upto + 1]]
+        findings.extend(_pfc_bound_findings(memo))
+    tiers = topo.tiers()
+    hosts = [] if upto >= 0 else [_derive_host(inv, catalog, cls, tiers, h, memo) for h in inv.hosts if h.name == device]
+    findings.sort(key=_finding_key)
+    return Plan(
+        generator=f"roce-tune {__version__}", site=inv.site.name, inventory_file=str(loaded.path),
+        inventory_sha256=loaded.sha256, policy=inv.policy.model_dump(mode="json", exclude={"overrides"}),
+        summary=PlanSummary(switches=len(switches), hosts=len(hosts), nics=sum(len(h.nics) for h in hosts),
+                            lossless_ports=sum(p.lossless for s in switches for p in s.ports), tiers=tiers),
+        classification=cls, switches=switches, hosts=hosts, findings=findings,
+        deadlock=DeadlockReport(nodes=0, edges=0, scenarios_checked=0, cycles=[], flagged=[], notes=[]),
+        notes=[f"partial plan: only what the values of {device} depend on (roce-tune explain)"])
+
+
+__all__ = ["build_plan", "derive_device", "derive_plan", "Location"]

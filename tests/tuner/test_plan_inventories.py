@@ -64,7 +64,7 @@ def test_deterministic_and_schema_valid(plan) -> None:  # type: ignore[no-untype
     import json
 
     schema = plan_json_schema()
-    jsonschema.validate(json.loads(plan_to_json(plan)), schema)  # the file as written (schema 1.1)
+    jsonschema.validate(json.loads(plan_to_json(plan)), schema)  # the file as written (schema 1.2)
     jsonschema.validate(resolve_shared(json.loads(plan_to_json(plan))), schema)  # and with references resolved
     broken = json.loads(plan_to_json(plan))
     broken["shared"]["Headroom"] = {"x": {"$ref": "#/shared/Headroom/y"}}  # a section that is itself a reference
@@ -79,7 +79,7 @@ def test_plan_json_shares_sections_and_reads_back(plan) -> None:  # type: ignore
 
     text = plan_to_json(plan)
     doc = json.loads(text)
-    assert doc["schema_version"] == "1.1" and list(doc)[-1] == "shared"
+    assert doc["schema_version"] == "1.2" and list(doc)[-1] == "shared"
     refs = [p["headroom"]["$ref"] for s in doc["switches"] for p in s["ports"] if p["headroom"]]
     assert refs and all(r.startswith("#/shared/Headroom/") for r in refs)
     names = {f"{p.headroom.profile}@{s.asic}" for s in plan.switches for p in s.ports if p.headroom}

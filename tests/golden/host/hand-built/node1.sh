@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# roce-tune host script for node1 | site handbuilt | roce-tune test | plan schema 1.1
+# roce-tune host script for node1 | site handbuilt | roce-tune test | plan schema 1.2
 # inventory handbuilt.yaml sha256 0000000000000000000000000000000000000000000000000000000000000000 -- do not edit, re-render instead.
 # Idempotent: every step writes an absolute value, so a second run changes nothing.
 # Runtime settings (mlnx_qos, cma_roce_*, sysfs) are lost at reboot: run this from a systemd oneshot.

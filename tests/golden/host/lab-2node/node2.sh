@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# roce-tune host script for node2 | site lab-2node | roce-tune 0.1.0 | plan schema 1.1
+# roce-tune host script for node2 | site lab-2node | roce-tune 0.1.0 | plan schema 1.2
 # inventory inventories/lab-2node.yaml sha256 c71e78b8f190b273598a6710cc5780dc2b5f16adc493ebb8f53b23b329ea6edb -- do not edit, re-render instead.
 # Idempotent: every step writes an absolute value, so a second run changes nothing.
 # Runtime settings (mlnx_qos, cma_roce_*, sysfs) are lost at reboot: run this from a systemd oneshot.

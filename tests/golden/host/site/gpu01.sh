@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# roce-tune host script for gpu01 | site site-a | roce-tune 0.1.0 | plan schema 1.1
+# roce-tune host script for gpu01 | site site-a | roce-tune 0.1.0 | plan schema 1.2
 # inventory inventories/site.yaml sha256 fd3f7e06b656fbdf8beb377e706d261ba4bda4613df94ff26ddc5321741807c4 -- do not edit, re-render instead.
 # Idempotent: every step writes an absolute value, so a second run changes nothing.
 # Runtime settings (mlnx_qos, cma_roce_*, sysfs) are lost at reboot: run this from a systemd oneshot.

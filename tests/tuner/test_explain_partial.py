@@ -1,0 +1,60 @@
+"""``roce-tune explain`` derives only what the asked device's values depend on (issue 16 item 5), and every
+value and rationale it prints equals the full plan's."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from roce_tune.explain import explain
+from roce_tune.findings import RoceTuneError
+from roce_tune.inventory.loader import load_inventory, load_inventory_text
+from roce_tune.tuner import compose
+from roce_tune.tuner.compose import derive_device, derive_plan
+
+REPO = Path(__file__).resolve().parents[2]
+SHIPPED = [REPO / "inventories" / n for n in ("mixed-vendor.yaml", "site.yaml", "spectrum-x-su.yaml")]
+
+
+@pytest.mark.parametrize("path", SHIPPED, ids=lambda p: p.name)
+def test_every_device_explains_as_in_the_full_plan(path: Path) -> None:
+    loaded = load_inventory(path)
+    full = derive_plan(loaded)
+    devices = [s.name for s in full.switches] + [h.name for h in full.hosts[:3]]
+    for device in devices:
+        part = derive_device(loaded, device)
+        assert explain(part, device) == explain(full, device)
+        param = explain(full, device)[-1].param
+        assert explain(part, device, param) == explain(full, device, param)  # with the site-wide entries
+        if device in {s.name for s in full.switches}:
+            sw = full.switch(device)
+            assert part.switches[-1] == sw
+            assert [s.name for s in part.switches] == [s.name for s in full.switches][:len(part.switches)]
+            assert not part.hosts
+            for p in sw.ports[:4]:
+                assert explain(part, f"{device}:{p.name}") == explain(full, f"{device}:{p.name}")
+        else:
+            assert part.hosts == [full.host(device)] and not part.switches
+
+
+def test_a_host_derives_no_switch_and_no_deadlock_analysis(monkeypatch: pytest.MonkeyPatch) -> None:
+    loaded = load_inventory(REPO / "inventories" / "site.yaml")
+    host = loaded.inventory.hosts[0].name
+
+    def refuse(*_a: object, **_k: object) -> None:
+        raise AssertionError("derived more than the host needs")
+
+    monkeypatch.setattr(compose, "_derive_switch", refuse)
+    monkeypatch.setattr(compose.deadlock, "analyze_deadlock", refuse)
+    part = derive_device(loaded, host)
+    assert [h.name for h in part.hosts] == [host] and "partial plan" in part.notes[0]
+
+
+def test_lint_errors_still_stop_explain() -> None:
+    text = (REPO / "inventories" / "lab-2node.yaml").read_text(encoding="utf-8")
+    broken = text.replace('switch_port: "lab-leaf1:Ethernet0"', 'switch_port: "nosuch:Ethernet0"', 1)
+    assert broken != text
+    bad = load_inventory_text(broken, "bad.yaml")
+    with pytest.raises(RoceTuneError):
+        derive_device(bad, "lab-leaf1")

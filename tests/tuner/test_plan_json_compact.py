@@ -1,0 +1,77 @@
+"""plan.json schema 1.2 (issue 16 item 6): port rationale shared like the other sections, compact encoding,
+and the files older roce-tune versions wrote (1.0 inline, 1.1 indented with shared sections) still load."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from roce_tune.inventory.loader import load_inventory
+from roce_tune.plan import PLAN_SCHEMA_VERSION, Plan, plan_from_json, plan_to_json
+from roce_tune.tuner.compose import derive_plan
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture(scope="module")
+def plan() -> Plan:
+    return derive_plan(load_inventory(REPO / "inventories" / "intent" / "spectrum-x-su.yaml"))
+
+
+def test_port_rationale_is_written_once_per_class_and_the_file_is_compact(plan: Plan) -> None:
+    text = plan_to_json(plan)
+    assert "\n" not in text[:-1] and text.endswith("}\n")  # one line: no indentation
+    doc = json.loads(text)
+    assert doc["schema_version"] == PLAN_SCHEMA_VERSION == "1.2"
+    refs = [p["rationale"]["$ref"] for s in doc["switches"] for p in s["ports"]]
+    assert refs and all(r.startswith("#/shared/PortRationale/") for r in refs)
+    distinct = {json.dumps({k: v.model_dump() for k, v in p.rationale.items()}, sort_keys=True)
+                for s in plan.switches for p in s.ports}
+    assert len(doc["shared"]["PortRationale"]) == len(distinct) < len(refs) / 10
+    back = plan_from_json(text)
+    assert back == plan and plan_to_json(back) == text
+    whys = [r for s in back.switches for p in s.ports for r in p.rationale.values()]
+    assert len({id(r) for r in whys}) <= 2 * len(distinct)  # validated once per shared section
+
+
+def _as_1_1(text: str) -> str:
+    """The same plan as roce-tune wrote schema 1.1: indented, port rationale inline on every port."""
+    doc = json.loads(text)
+    shared = doc["shared"].pop("PortRationale")
+    for s in doc["switches"]:
+        for p in s["ports"]:
+            p["rationale"] = shared[p["rationale"]["$ref"].rsplit("/", 1)[1]]
+    doc["schema_version"] = "1.1"
+    return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
+
+
+def test_older_files_load_as_the_same_plan(plan: Plan) -> None:
+    text = plan_to_json(plan)
+    old = _as_1_1(text)
+    assert '"PortRationale"' not in old and '"schema_version": "1.1"' in old
+    back = plan_from_json(old)
+    assert back == plan and back.schema_version == PLAN_SCHEMA_VERSION
+    assert plan_to_json(back) == text  # rewritten in the current encoding
+    inline = plan.model_copy(update={"schema_version": "1.0"}).model_dump_json(indent=2)
+    assert plan_from_json(inline) == plan
+
+
+def test_a_newer_file_is_a_clear_error(plan: Plan) -> None:
+    doc = json.loads(plan_to_json(plan))
+    for newer in ("1.3", "2.0"):
+        doc["schema_version"] = newer
+        with pytest.raises(ValueError, match=rf"schema {newer} was written by a newer roce-tune.*reads schema "
+                                             r"1\.0 to 1\.2"):
+            plan_from_json(json.dumps(doc))
+    with pytest.raises(ValueError, match="plan.json: not JSON"):
+        plan_from_json('{"schema_version": "1.2", ')
+
+
+def test_a_broken_shared_port_rationale_names_its_reference(plan: Plan) -> None:
+    doc = json.loads(plan_to_json(plan))
+    name = next(iter(doc["shared"]["PortRationale"]))
+    doc["shared"]["PortRationale"][name] = {"fan_in": {"formula": 3}}
+    with pytest.raises(ValueError, match=f"shared section '#/shared/PortRationale/{name}'"):
+        plan_from_json(json.dumps(doc))
