@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from roce_tune.audit.expect import Expect
-from roce_tune.audit.model import AuditData, Ev, HostObs, NicObs, RdmaObs, Val
+from roce_tune.audit.model import AuditData, Ev, HostObs, NicObs, RdmaObs, SwitchObs, Val
 from roce_tune.findings import Severity
 from roce_tune.verify.hostfacts import roce_active_mtu
 
@@ -315,100 +315,138 @@ def check_priority(data: AuditData, exp: Expect, out: Out) -> None:
 
 
 # ----------------------------------------------------------------------------------------------- PFC
-def check_pfc(data: AuditData, exp: Expect, out: Out) -> None:
-    """RT420 a hop without PFC on the RoCE priority; RT421 NIC sends pause (cannot drain); RT422 switch and
-    NIC pause counts disagree; RT423 watchdog storm flapping; RT424 discards on a lossless class while PFC
-    is silent; RT425 RoCE loss recovery."""
+def _pfc_nic(h: HostObs, nic: NicObs, exp: Expect, out: Out) -> None:
+    """RT420 (``mlnx_qos`` PFC row), RT421 (NIC sends pause) and RT424 (NIC discards, PFC silent) of one NIC."""
     lossless = sorted(exp.lossless_priorities)
-    qos_seen = False
-    for h in data.hosts.values():
-        for nic in h.nics.values():
-            if nic.pfc_enabled is not None:
-                qos_seen = True
-                missing = [p for p in lossless if p not in nic.pfc_enabled.value]
-                if missing:
-                    out.add("RT420", E, h.name, nic.netdev,
-                            f"{h.name}:{nic.netdev} has PFC on priority "
-                            f"{','.join(map(str, nic.pfc_enabled.value)) or 'none'}, not on RoCE priority "
-                            f"{','.join(map(str, missing))}",
-                            f"mlnx_qos -i {nic.netdev} --pfc " +
-                            ",".join("1" if p in lossless else "0" for p in range(8)), [nic.pfc_enabled])
-            for p in lossless:
-                tx = nic.delta(f"tx_prio{p}_pause")
-                if tx and tx[0] > 0:
-                    out.add("RT421", W, h.name, nic.netdev,
-                            f"{h.name}:{nic.netdev} sent {tx[0]:,} PFC pause frames on priority {p} "
-                            f"{'during the capture' if tx[1] else 'since the counters were cleared'}: its receive "
-                            "buffer fills — the host cannot drain what arrives",
-                            "look at the host before the fabric: PCIe width/speed and errors, GPU↔NIC NUMA/PCIe "
-                            "placement (nvidia-smi topo -m), GPUDirect RDMA, CPU affinity of the receiving ranks",
-                            [nic.ethtool[f"tx_prio{p}_pause"]])
-            # RT424 NIC side
-            disc = [(k, nic.delta(k)) for k in ("rx_discards_phy", *(f"rx_prio{p}_discards" for p in lossless),
-                                                 *(f"rx_prio{p}_buf_discard" for p in lossless))]
-            disc = [(k, d) for k, d in disc if d and d[0] > 0]
-            pauses = [nic.delta(f"{d}_prio{p}_pause") for d in ("rx", "tx") for p in lossless]
-            if disc:
-                if any(x is None for x in pauses):
-                    out.skip("RT424", h.name, f"ethtool -S {nic.netdev} with rx_prio{lossless[0]}_pause and "
-                                              f"tx_prio{lossless[0]}_pause (the capture filtered them out)")
-                elif all(x[0] == 0 for x in pauses if x):
-                    out.add("RT424", E, h.name, nic.netdev,
-                            f"{h.name}:{nic.netdev} discarded {', '.join(f'{k} {d[0]:,}' for k, d in disc)} while "
-                            f"no PFC pause was sent or received on priority {','.join(map(str, lossless))}: the "
-                            "lossless class is not protected on this hop",
-                            f"enable PFC on priority {exp.roce_priority} on the NIC (mlnx_qos --pfc) and on the "
-                            "switch port facing it; check trust dscp so RoCE lands on that priority",
-                            [nic.ethtool[k] for k, _ in disc])
-    if data.hosts and not qos_seen:
-        out.skip("RT420", None, "mlnx_qos -i <if> on the hosts (PFC enabled per priority)")
-    for sw in data.switches.values():
-        pfc_prio = sw.roce.get("pfc-priority")
-        if pfc_prio is not None:
-            prios = {int(x) for x in pfc_prio.value.split(",") if x.strip().isdigit()}
-            missing = [p for p in lossless if p not in prios]
-            if missing:
-                out.add("RT420", E, sw.name, None,
-                        f"{sw.name} runs PFC on priority {pfc_prio.value}, not on RoCE priority "
-                        f"{','.join(map(str, missing))}",
-                        f"nv set qos roce … / nv set qos pfc default-global switch-priority {exp.roce_priority}",
-                        [pfc_prio])
-        for key, v in sw.roce.items():
-            if key.endswith(("rx-enabled", "tx-enabled")) and v.value.lower() not in ("enabled", "on", "true"):
-                out.add("RT420", E, sw.name, key.split(":")[0] if ":" in key else None,
-                        f"{sw.name} PFC {key.rsplit(':', 1)[-1]} is {v.value}", "enable PFC rx and tx for RoCE", [v])
-        # RT423 watchdog flapping, RT424 lossless drops without PFC
-        for port, cs in sw.ports.items():
-            for q in sorted(exp.lossless_queues):
-                det = sw.counter(port, f"q{q}_wd_storm_detected")
-                if det and det[0] > 0:
-                    res = sw.counter(port, f"q{q}_wd_storm_restored")
-                    drops = [sw.counter(port, f"q{q}_wd_{d}_drop") for d in ("tx", "rx")]
-                    dropped = sum(d[0] for d in drops if d)
-                    flapping = det[0] >= 2 and res is not None and res[0] >= 1
-                    out.add("RT423", E, sw.name, port,
-                            f"{sw.name}:{port} queue {q}: PFC watchdog storm detected {det[0]} time(s), restored "
-                            f"{res[0] if res else '?'}{' — storm/restore flapping' if flapping else ''}; "
-                            f"{dropped:,} lossless packets dropped by the watchdog",
-                            "find the device pausing this port without draining (a stalled NIC or host with PFC on); "
-                            "the watchdog only hides it. Compare with the platform's known PFC-watchdog defects "
-                            "before raising detection/restoration times",
-                            [cs.get(f"q{q}_wd_storm_detected")] + [cs.get(f"q{q}_wd_{d}_drop") for d in ("tx", "rx")])
-                dr = sw.counter(port, f"q{q}_drop_pkts")
-                if dr and dr[0] > 0:
-                    pf = [sw.counter(port, f"pfc_{d}_prio{p}") for d in ("rx", "tx") for p in lossless]
-                    if any(x is None for x in pf):
-                        if "pfc" not in sw.families:
-                            out.skip("RT424", sw.name, "show pfc counters (or the platform's PFC counters)")
-                    elif all(x[0] == 0 for x in pf if x):
-                        out.add("RT424", E, sw.name, port,
-                                f"{sw.name}:{port} dropped {dr[0]:,} packets on lossless queue {q} while no PFC "
-                                f"frame was sent or received on priority {','.join(map(str, lossless))}: PFC is not "
-                                "protecting this queue",
-                                "check pfc_enable on this port and the priority→PG/queue maps; check headroom (xoff)",
-                                [cs.get(f"q{q}_drop_pkts")] + [cs.get(f"pfc_{d}_prio{p}") for d in ("rx", "tx")
-                                                               for p in lossless])
-    # RT422 needs the cabling (plan) and two snapshots on both sides (totals were cleared at different times)
+    if nic.pfc_enabled is not None:
+        missing = [p for p in lossless if p not in nic.pfc_enabled.value]
+        if missing:
+            out.add("RT420", E, h.name, nic.netdev,
+                    f"{h.name}:{nic.netdev} has PFC on priority "
+                    f"{','.join(map(str, nic.pfc_enabled.value)) or 'none'}, not on RoCE priority "
+                    f"{','.join(map(str, missing))}",
+                    f"mlnx_qos -i {nic.netdev} --pfc " +
+                    ",".join("1" if p in lossless else "0" for p in range(8)), [nic.pfc_enabled])
+    for p in lossless:
+        tx = nic.delta(f"tx_prio{p}_pause")
+        if tx and tx[0] > 0:
+            out.add("RT421", W, h.name, nic.netdev,
+                    f"{h.name}:{nic.netdev} sent {tx[0]:,} PFC pause frames on priority {p} "
+                    f"{'during the capture' if tx[1] else 'since the counters were cleared'}: its receive "
+                    "buffer fills — the host cannot drain what arrives",
+                    "look at the host before the fabric: PCIe width/speed and errors, GPU↔NIC NUMA/PCIe "
+                    "placement (nvidia-smi topo -m), GPUDirect RDMA, CPU affinity of the receiving ranks",
+                    [nic.ethtool[f"tx_prio{p}_pause"]])
+    disc = [(k, nic.delta(k)) for k in ("rx_discards_phy", *(f"rx_prio{p}_discards" for p in lossless),
+                                         *(f"rx_prio{p}_buf_discard" for p in lossless))]
+    hits = [(k, d) for k, d in disc if d and d[0] > 0]
+    if not hits:
+        return
+    pauses = [nic.delta(f"{d}_prio{p}_pause") for d in ("rx", "tx") for p in lossless]
+    if any(x is None for x in pauses):
+        out.skip("RT424", h.name, f"ethtool -S {nic.netdev} with rx_prio{lossless[0]}_pause and "
+                                  f"tx_prio{lossless[0]}_pause (the capture filtered them out)")
+    elif all(x[0] == 0 for x in pauses if x):
+        out.add("RT424", E, h.name, nic.netdev,
+                f"{h.name}:{nic.netdev} discarded {', '.join(f'{k} {d[0]:,}' for k, d in hits if d)} while "
+                f"no PFC pause was sent or received on priority {','.join(map(str, lossless))}: the "
+                "lossless class is not protected on this hop",
+                f"enable PFC on priority {exp.roce_priority} on the NIC (mlnx_qos --pfc) and on the "
+                "switch port facing it; check trust dscp so RoCE lands on that priority",
+                [nic.ethtool[k] for k, _ in hits])
+
+
+def _pfc_switch_roce(sw: SwitchObs, exp: Expect, out: Out) -> None:
+    """RT420 from the RoCE profile a switch reports (``nv show qos roce``: pfc-priority, rx/tx enabled)."""
+    lossless = sorted(exp.lossless_priorities)
+    pfc_prio = sw.roce.get("pfc-priority")
+    if pfc_prio is not None:
+        prios = {int(x) for x in pfc_prio.value.split(",") if x.strip().isdigit()}
+        missing = [p for p in lossless if p not in prios]
+        if missing:
+            out.add("RT420", E, sw.name, None,
+                    f"{sw.name} runs PFC on priority {pfc_prio.value}, not on RoCE priority "
+                    f"{','.join(map(str, missing))}",
+                    f"nv set qos roce … / nv set qos pfc default-global switch-priority {exp.roce_priority}",
+                    [pfc_prio])
+    for key, v in sw.roce.items():
+        if key.endswith(("rx-enabled", "tx-enabled")) and v.value.lower() not in ("enabled", "on", "true"):
+            out.add("RT420", E, sw.name, key.split(":")[0] if ":" in key else None,
+                    f"{sw.name} PFC {key.rsplit(':', 1)[-1]} is {v.value}", "enable PFC rx and tx for RoCE", [v])
+
+
+def watchdog_defects(sw: SwitchObs, exp: Expect) -> tuple[list[str], list[str]]:
+    """Known PFC-watchdog defects of the switch's platform (its contract's ``known_defects`` with
+    ``needs_watchdog``) that a storm/restore flap may be: (matching, possible). Matching = the plan's
+    ASIC/OS release is in the defect's scope; possible = no plan to tell (the defect names its scope)."""
+    from roce_tune.platforms import platform
+
+    if sw.platform is None:
+        return [], []
+    try:
+        defects = [d for d in platform(sw.platform).capabilities.known_defects if d.needs_watchdog]
+    except KeyError:
+        return [], []
+    plan_sw = exp.switches.get(sw.name)
+    match, maybe = [], []
+    for d in defects:
+        text = f"{d.rule} ({d.source}): {d.title}"
+        if plan_sw is None:
+            scope = f"ASIC {'/'.join(d.asics)}" if d.asics else "every ASIC"
+            maybe.append(f"{text} — affects {scope}{'; releases ' + ', '.join(d.os_releases) if d.os_releases else ''}")
+        elif d.affects(plan_sw):
+            match.append(f"{text} — {sw.name} is {plan_sw.asic}, {plan_sw.os_version or 'release not given'}")
+    return match, maybe
+
+
+def _watchdog_storm(sw: SwitchObs, port: str, q: int, exp: Expect, out: Out) -> None:
+    """RT423: a PFC watchdog storm on a lossless queue; flapping matched with the known-defect table."""
+    det = sw.counter(port, f"q{q}_wd_storm_detected")
+    if not det or det[0] <= 0:
+        return
+    cs = sw.ports[port]
+    res = sw.counter(port, f"q{q}_wd_storm_restored")
+    dropped = sum(d[0] for d in (sw.counter(port, f"q{q}_wd_{x}_drop") for x in ("tx", "rx")) if d)
+    flapping = det[0] >= 2 and res is not None and res[0] >= 1
+    note, fix = "", ("find the device pausing this port without draining (a stalled NIC or host with PFC on); "
+                     "the watchdog only hides it. Compare with the platform's known PFC-watchdog defects before "
+                     "raising detection/restoration times")
+    if flapping:
+        match, maybe = watchdog_defects(sw, exp)
+        if match:
+            note = "; the flapping matches known defect " + "; ".join(match)
+            fix = "see the defect's report for a fixed release; until then " + fix[0].lower() + fix[1:]
+        elif maybe:
+            note = "; it may be known defect " + "; ".join(maybe) + " (give the inventory to match the ASIC)"
+    out.add("RT423", E, sw.name, port,
+            f"{sw.name}:{port} queue {q}: PFC watchdog storm detected {det[0]} time(s), restored "
+            f"{res[0] if res else '?'}{' — storm/restore flapping' if flapping else ''}; "
+            f"{dropped:,} lossless packets dropped by the watchdog{note}", fix,
+            [cs.get(f"q{q}_wd_storm_detected")] + [cs.get(f"q{q}_wd_{d}_drop") for d in ("tx", "rx")])
+
+
+def _lossless_drops(sw: SwitchObs, port: str, q: int, exp: Expect, out: Out) -> None:
+    """RT424: drops on a lossless queue while no PFC frame was sent or received."""
+    lossless = sorted(exp.lossless_priorities)
+    dr = sw.counter(port, f"q{q}_drop_pkts")
+    if not dr or dr[0] <= 0:
+        return
+    cs = sw.ports[port]
+    pf = [sw.counter(port, f"pfc_{d}_prio{p}") for d in ("rx", "tx") for p in lossless]
+    if any(x is None for x in pf):
+        if "pfc" not in sw.families:
+            out.skip("RT424", sw.name, "show pfc counters (or the platform's PFC counters)")
+    elif all(x[0] == 0 for x in pf if x):
+        out.add("RT424", E, sw.name, port,
+                f"{sw.name}:{port} dropped {dr[0]:,} packets on lossless queue {q} while no PFC "
+                f"frame was sent or received on priority {','.join(map(str, lossless))}: PFC is not "
+                "protecting this queue",
+                "check pfc_enable on this port and the priority→PG/queue maps; check headroom (xoff)",
+                [cs.get(f"q{q}_drop_pkts")] + [cs.get(f"pfc_{d}_prio{p}") for d in ("rx", "tx") for p in lossless])
+
+
+def _pause_agreement(data: AuditData, exp: Expect, out: Out) -> None:
+    """RT422: switch and NIC pause counts over the same interval (needs the plan's cabling, two snapshots)."""
     if data.hosts and data.switches and not exp.nic_switch_port:
         out.skip("RT422", None, "an inventory or plan (which switch port faces which NIC) to compare pause counts")
     for (host, netdev), where in sorted(exp.nic_switch_port.items()):
@@ -417,7 +455,7 @@ def check_pfc(data: AuditData, exp: Expect, out: Out) -> None:
         if h is None or sw is None or netdev not in h.nics:
             continue
         nic = h.nics[netdev]
-        for p in lossless:
+        for p in sorted(exp.lossless_priorities):
             rx, tx = nic.delta(f"rx_prio{p}_pause"), sw.counter(port, f"pfc_tx_prio{p}")
             if rx is None or tx is None or not (rx[1] and tx[1]):
                 out.skip("RT422", host, f"ethtool -S {netdev} and the switch's PFC counters on {where}, each "
@@ -430,25 +468,31 @@ def check_pfc(data: AuditData, exp: Expect, out: Out) -> None:
                         "check the cabling matches the inventory, that both sides count the same priority, and "
                         "that the NIC honours PFC (mlnx_qos --pfc); a NIC that ignores pause loses packets",
                         [nic.ethtool[f"rx_prio{p}_pause"], sw.ports[port][f"pfc_tx_prio{p}"]])
-    # RT425 RoCE loss recovery
+
+
+def _received_packets(nic: NicObs | None) -> int | None:
+    if nic is None:
+        return None
+    parts = [nic.delta(f"rx_prio{p}_packets") for p in range(8)]
+    if any(parts):
+        return sum(x[0] for x in parts if x)
+    phy = nic.delta("rx_packets_phy")
+    return phy[0] if phy else None
+
+
+def _loss_recovery(data: AuditData, out: Out) -> None:
+    """RT425: RoCE loss recovery per million received packets (no rate invented without a packet count)."""
+    fix = ("make PFC cover the RoCE priority end to end (NIC --pfc, switch pfc_enable, DSCP maps) and check "
+           "headroom; RoCE on a lossy priority (RT410/RT411) or ECN not marking (RT430) explain loss too")
     for h in data.hosts.values():
-        for key, d in h.rdma.items():
+        for d in h.rdma.values():
             loss = {k: x for k in LOSS_COUNTERS if (x := d.delta(k)) is not None and x[0] > 0}
             if not loss:
                 continue
             n = sum(x[0] for x in loss.values())
-            nic = _nic_of(h, d)
-            pk = None
-            if nic is not None:
-                parts = [nic.delta(f"rx_prio{p}_packets") for p in range(8)]
-                if any(parts):
-                    pk = sum(x[0] for x in parts if x)
-                elif nic.delta("rx_packets_phy"):
-                    pk = nic.delta("rx_packets_phy")[0]  # type: ignore[index]
+            pk = _received_packets(_nic_of(h, d))
             detail = ", ".join(f"{k} {x[0]:,}" for k, x in loss.items())
             evs = [d.hw[k] for k in loss]
-            fix = ("make PFC cover the RoCE priority end to end (NIC --pfc, switch pfc_enable, DSCP maps) and check "
-                   "headroom; RoCE on a lossy priority (RT410/RT411) or ECN not marking (RT430) explain loss too")
             if pk:
                 per_m = n / pk * 1e6
                 if per_m > LOSS_PER_MILLION:
@@ -459,6 +503,27 @@ def check_pfc(data: AuditData, exp: Expect, out: Out) -> None:
                 out.add("RT425", E if n >= LOSS_NO_RATE_ERROR else W, h.name, d.netdev or d.device,
                         f"{h.name}:{d.device} recovered from loss {n:,} times ({detail}); the packet count was not "
                         "captured, so no rate per packet", fix + " (capture ethtool -S too for a rate)", evs)
+
+
+def check_pfc(data: AuditData, exp: Expect, out: Out) -> None:
+    """RT420 a hop without PFC on the RoCE priority; RT421 NIC sends pause (cannot drain); RT422 switch and
+    NIC pause counts disagree; RT423 watchdog storm flapping (matched with the platform's known defects);
+    RT424 discards on a lossless class while PFC is silent; RT425 RoCE loss recovery."""
+    qos_seen = False
+    for h in data.hosts.values():
+        for nic in h.nics.values():
+            qos_seen = qos_seen or nic.pfc_enabled is not None
+            _pfc_nic(h, nic, exp, out)
+    if data.hosts and not qos_seen:
+        out.skip("RT420", None, "mlnx_qos -i <if> on the hosts (PFC enabled per priority)")
+    for sw in data.switches.values():
+        _pfc_switch_roce(sw, exp, out)
+        for port in sw.ports:
+            for q in sorted(exp.lossless_queues):
+                _watchdog_storm(sw, port, q, exp, out)
+                _lossless_drops(sw, port, q, exp, out)
+    _pause_agreement(data, exp, out)
+    _loss_recovery(data, out)
 
 
 # ---------------------------------------------------------------------------------------- ECN / DCQCN
@@ -541,9 +606,10 @@ def check_ecn(data: AuditData, exp: Expect, out: Out) -> None:
                         f"{','.join(map(str, missing))}",
                         f"nv set qos congestion-control default-global traffic-class {missing[0]} ecn enable",
                         [tcs] + [sw.sp_to_tc.get(p) for p in lossless])
-    if data.switches and not any(s.roce for s in data.switches.values()):
-        out.skip("RT431", None, "the switch QoS configuration read back (nv show qos roce; running-config read-back "
-                                "for SONiC/EOS/NX-OS/Junos is not implemented yet)")
+    if data.switches and not any(s.roce or s.running for s in data.switches.values()):
+        out.skip("RT431", None, "the switch QoS configuration: its running configuration (show running-config, "
+                                "show runningconfiguration all, show configuration | display set, nv config show "
+                                "-o commands) or nv show qos roce")
 
 
 # ----------------------------------------------------------------------------------------------- MTU
@@ -755,8 +821,16 @@ def check_plan_env(data: AuditData, exp: Expect, out: Out) -> None:
                         [got, h.env_read or h.info_read])
 
 
+def check_switch_config(data: AuditData, exp: Expect, out: Out) -> None:
+    """The switches' running configurations against the plan, or the policy without one
+    (:mod:`roce_tune.audit.running`)."""
+    from roce_tune.audit.running import check_running
+
+    check_running(data.switches.values(), exp, out)
+
+
 CHECKS: tuple[tuple[str, Callable[[AuditData, Expect, Out], None]], ...] = (
-    ("GID", check_gid), ("priority", check_priority), ("PFC", check_pfc), ("ECN/DCQCN", check_ecn),
+    ("switch config", check_switch_config), ("GID", check_gid), ("priority", check_priority), ("PFC", check_pfc), ("ECN/DCQCN", check_ecn),
     ("MTU", check_mtu), ("ECE", check_ece), ("load balance", check_balance), ("plan", check_plan_env),
     ("nccl-tests", check_nccl_runs))
 

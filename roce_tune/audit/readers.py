@@ -664,10 +664,34 @@ BLOCK_READERS: tuple[tuple[str, str, str | None, Reader], ...] = (
 SWITCH_READERS = {n for n, *_ in BLOCK_READERS if n.split()[0] in ("sonic", "cumulus", "eos", "nxos", "junos")}
 
 
+def _running_config(b: Block, ctx: Ctx) -> str | None:
+    """A switch's running configuration (any platform's ``CAPTURE_FORMATS``): read back, or listed as not
+    understood with the read-back's reason when the platform cannot read it."""
+    from roce_tune.audit.running import read_running
+    from roce_tune.platforms.captures import running_config_format
+
+    found = running_config_format(b.text, b.command)
+    if found is None:
+        return None
+    name, fmt = found
+    try:
+        text = fmt.to_read_back(b.text) if fmt.to_read_back else b.text
+        read_running(ctx.data.switch(b.device), name, text, b.lines, _ev(b, b.start))
+    except (ValueError, NotImplementedError) as exc:
+        first = b.lines[0][1].strip() if b.lines else ""
+        ctx.data.unparsed.append(Unparsed(file=b.file, line=b.start, end_line=b.lines[-1][0] if b.lines else b.start,
+                                          command=b.command, first=f"{first} ({name} {fmt.name}: {exc})"))
+    ctx.data.blocks.append((b.file, b.start, f"{name} {fmt.name}"))
+    return fmt.name
+
+
 def read_block(b: Block, ctx: Ctx) -> str:
     """Read one block; returns the format name (``lines`` when only line readers took it)."""
     ctx.block_no += 1
     text = b.text
+    running = _running_config(b, ctx)
+    if running is not None:
+        return running
     for name, pattern, cmd_pattern, reader in BLOCK_READERS:
         if not re.search(pattern, text, re.MULTILINE):
             continue

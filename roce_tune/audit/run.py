@@ -17,6 +17,7 @@ from roce_tune.audit.expect import Expect, load_expect
 from roce_tune.audit.model import AuditData
 from roce_tune.audit.readers import BLOCK_READERS, SWITCH_READERS, Ctx, read_block
 from roce_tune.findings import Severity
+from roce_tune.platforms.captures import running_config_format
 
 __all__ = ["FORMATS", "AuditResult", "AuditUsageError", "audit_dir", "format_report", "read_dir"]
 
@@ -71,7 +72,7 @@ def read_dir(root: Path, exp: Expect) -> AuditData:
     switch_pats = [(p, c) for n, p, c, _ in BLOCK_READERS if n in SWITCH_READERS]
     for b in blocks:
         if any(re.search(p, b.text, re.MULTILINE) and not (c and b.command and not re.search(c, b.command))
-               for p, c in switch_pats):
+               for p, c in switch_pats) or running_config_format(b.text, b.command) is not None:
             ctx.data.switch(b.device)
     for b in blocks:
         read_block(b, ctx)

@@ -499,3 +499,55 @@ PLATFORM = _c.PlatformImpl(
 
 #: NetBox platform slugs that mean this platform (roce_tune.importers.netbox), besides its own id.
 NETBOX_SLUGS: tuple[str, ...] = ("cumulus-linux", "nvidia-cumulus", "nvidia-cumulus-linux")
+
+
+# ------------------------------------------------------------------------------------- audit captures
+# What `roce-tune audit` recognises in a capture and runs with --live (roce_tune.platforms.captures).
+from roce_tune.platforms.captures import CaptureFormat as _CaptureFormat  # noqa: E402
+
+
+def nvue_yaml_to_commands(text: str) -> str:
+    """``nv config show`` (YAML: a list of ``- header:`` / ``- set:`` / ``- unset:`` items) -> the same
+    configuration as ``nv config show -o commands`` prints it (``nv set a b c value`` per leaf; an empty
+    mapping is a key set without a value), so one read-back reads both.
+
+    Raises:
+        ValueError: the text is not NVUE YAML (names the line and column of a YAML error).
+    """
+    from ruamel.yaml import YAML, YAMLError
+
+    try:
+        doc = YAML(typ="safe").load(text)
+    except YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" at line {mark.line + 1} column {mark.column + 1}" if mark else ""
+        raise ValueError(f"nv config show: not YAML{where}: {getattr(exc, 'problem', exc)}") from None
+    if not isinstance(doc, list):
+        raise ValueError("nv config show: expected a list of '- set:' items")
+    out: list[str] = []
+
+    def walk(op: str, node: object, path: list[str]) -> None:
+        if isinstance(node, dict) and node:
+            for key, sub in node.items():
+                walk(op, sub, [*path, str(key)])
+        elif isinstance(node, dict) or node is None:
+            out.append(f"nv {op} {' '.join(path)}")
+        else:
+            out.append(f"nv {op} {' '.join(path)} {node}")
+
+    for item in doc:
+        for op in ("set", "unset"):
+            if isinstance(item, dict) and op in item:
+                walk(op, item[op], [])
+    return "\n".join(out) + "\n"
+
+
+#: ``nv config show -o commands`` (``nv set`` lines) and ``nv config show`` (NVUE YAML with ``- set:``).
+CAPTURE_FORMATS: tuple[_CaptureFormat, ...] = (
+    _CaptureFormat(name="nv config show -o commands", kind="running_config", pattern=r"^nv set (?:qos|interface) "),
+    _CaptureFormat(name="nv config show", kind="running_config", pattern=r"^-\s+set:\s*$",
+                   to_read_back=nvue_yaml_to_commands),
+)
+#: read-only commands ``audit --live`` runs (``{port}``: each lossless port of the plan)
+CAPTURE_COMMANDS: tuple[str, ...] = (
+    "nv config show -o commands", "nv show qos roce", "nv show interface {port} qos roce counters")

@@ -675,3 +675,20 @@ PLATFORM = _c.PlatformImpl(
 
 #: NetBox platform slugs that mean this platform (roce_tune.importers.netbox), besides its own id.
 NETBOX_SLUGS: tuple[str, ...] = ("sonic-os", "nvidia-sonic", "community-sonic")
+
+
+# ------------------------------------------------------------------------------------- audit captures
+# What `roce-tune audit` recognises in a capture and runs with --live (roce_tune.platforms.captures).
+from roce_tune.platforms.captures import CaptureFormat as _CaptureFormat  # noqa: E402
+
+#: ``show runningconfiguration all`` / ``sonic-cfggen -d --print-data`` / ``cat /etc/sonic/config_db.json``:
+#: CONFIG_DB as JSON, recognised by a top-level table name that only CONFIG_DB has (sonic-yang-models).
+CAPTURE_FORMATS: tuple[_CaptureFormat, ...] = (
+    _CaptureFormat(name="show runningconfiguration all (CONFIG_DB JSON)", kind="running_config",
+                   pattern=r'^\s*"(?:PORT_QOS_MAP|DEVICE_METADATA|DSCP_TO_TC_MAP|BUFFER_PG|PFC_WD|WRED_PROFILE)"'
+                           r"\s*:\s*\{"),
+)
+#: read-only commands ``audit --live`` runs (``{port}``: each lossless port of the plan)
+CAPTURE_COMMANDS: tuple[str, ...] = (
+    "show runningconfiguration all", "show pfc counters", "show queue counters", "show queue wredcounters",
+    "show pfcwd stats", "show pfcwd config", "show interfaces counters")
