@@ -8,9 +8,11 @@ its family. Without a plan, the checks that need none run against the policy: PF
 (RT420), the RoCE DSCP classified into the lossless queue (RT414), ECN/WRED bound to the lossless queue
 of every PFC port (RT431), port MTU at least the hosts' MTU (RT442).
 
-Evidence: a ``SwitchQos`` carries no line numbers, so :func:`locate` finds the capture line that states
-a port's setting: the first line naming the port together with one of the setting's words, else the
-first such word after the port's first line, else the port's line, else the block's first line.
+Evidence: a ``SwitchQos`` carries no line numbers, so :func:`locate` finds the capture lines that state
+a port's setting: the first line naming the port together with one of the setting's words; else the
+first line with such a word in the few lines after a line naming the port (a JSON row, an indented
+block), before another port is named; else the port's first line plus the first line anywhere with such
+a word (a profile the port binds, e.g. an EOS ``qos profile``); without a port, that line alone.
 """
 
 from __future__ import annotations
@@ -41,6 +43,10 @@ WORDS: dict[str, tuple[str, ...]] = {
 }
 
 
+#: lines after a port's line that may still state its settings (a JSON row, an indented block)
+_NEAR = 8
+
+
 def read_running(sw: SwitchObs, platform: str, text: str, lines: list[tuple[int, str]], ev: Ev) -> None:
     """Read ``text`` (a running configuration of ``platform``) into ``sw.running``.
 
@@ -56,29 +62,41 @@ def read_running(sw: SwitchObs, platform: str, text: str, lines: list[tuple[int,
     sw.families.setdefault("running_config", ev)
 
 
-def locate(sw: SwitchObs, port: str | None, what: str, value: str | None = None) -> Ev:
-    """The capture line that states setting ``what`` (a :data:`WORDS` key) of ``port`` (see module doc)."""
+def _port_re(name: str) -> re.Pattern[str]:
+    return re.compile(rf"(?<![\w/]){re.escape(name.lower())}(?![\w/])")
+
+
+def locate(sw: SwitchObs, port: str | None, what: str, value: str | None = None) -> list[Ev]:
+    """The capture lines that state setting ``what`` (a :data:`WORDS` key) of ``port`` (see module doc):
+    one line, or the port's line and the line stating the setting where they differ (a profile the port
+    binds)."""
     assert sw.running is not None
     file = sw.running.ev.file
     words = WORDS.get(what, (what,))
     low = [(no, t.lower()) for no, t in sw.running_lines]
-    pat = re.compile(rf"(?<![\w/]){re.escape(port.lower())}(?![\w/])") if port else None
 
     def has(t: str) -> bool:
         return any(w in t for w in words) and (value is None or value.lower() in t)
 
-    if pat is not None:
-        first = next((no for no, t in low if pat.search(t)), None)
-        both = next((no for no, t in low if pat.search(t) and has(t)), None)
-        if both is not None:
-            return Ev(file, both)
-        if first is not None:
-            after = next((no for no, t in low if no > first and has(t)), None)
-            return Ev(file, after if after is not None and after - first < 40 else first)
     anywhere = next((no for no, t in low if has(t)), None)
     if anywhere is None and value is not None:
         return locate(sw, port, what)
-    return Ev(file, anywhere if anywhere is not None else sw.running.ev.line)
+    if port is not None:
+        pat = _port_re(port)
+        others = [_port_re(p) for p in sw.running.value.ports if p != port]
+        at = [i for i, (_, t) in enumerate(low) if pat.search(t)]
+        both = next((low[i][0] for i in at if has(low[i][1])), None)
+        if both is not None:
+            return [Ev(file, both)]
+        for i in at:
+            for no, t in low[i + 1:i + 1 + _NEAR]:
+                if has(t):
+                    return [Ev(file, no)]
+                if pat.search(t) or any(o.search(t) for o in others):
+                    break
+        if at:
+            return [Ev(file, low[at[0]][0])] + ([Ev(file, anywhere)] if anywhere is not None else [])
+    return [Ev(file, anywhere if anywhere is not None else sw.running.ev.line)]
 
 
 def _ids(v: Iterable[int] | None) -> str:
@@ -116,13 +134,13 @@ def check_running_policy(sw: SwitchObs, exp: Expect, out: Out, expresses_ecn: bo
             out.add("RT420", E, sw.name, p.name,
                     f"priority {_ids(missing)} is not lossless on {sw.name} {p.name} (running config: PFC on "
                     f"{_ids(p.pfc_priorities)}; {exp.source}: PFC on {_ids(lossless)})",
-                    f"enable PFC on priority {_ids(lossless)} on {p.name}", [locate(sw, p.name, "pfc")])
+                    f"enable PFC on priority {_ids(lossless)} on {p.name}", locate(sw, p.name, "pfc"))
     if known and not any(p.pfc_priorities for p in known):
         out.add("RT420", E, sw.name, None,
                 f"no port of {sw.name} has PFC on RoCE priority {_ids(lossless)} (running config: PFC off on all "
                 f"{len(known)} ports)",
                 f"enable PFC on priority {_ids(lossless)} on the ports facing RoCE hosts and switches",
-                [locate(sw, None, "pfc"), sw.running.ev])
+                locate(sw, None, "pfc"))
     elif not known and q.ports:
         out.skip("RT420", sw.name, "the running configuration's PFC mode per port (the platform reports it "
                                    "as automatic/DCBX: `show interface priority-flow-control`)")
@@ -133,13 +151,13 @@ def check_running_policy(sw: SwitchObs, exp: Expect, out: Out, expresses_ecn: bo
                     f"{sw.name} classifies RoCE into a lossy queue: {how}, but the lossless queue is "
                     f"{_ids(exp.lossless_queues)} ({exp.source})",
                     f"map DSCP {dscp} to the lossless TC/queue {exp.lossless_queues[0]} (and bind the map to the "
-                    "RoCE ports)", [locate(sw, None, "dscp", str(dscp))])
+                    "RoCE ports)", locate(sw, None, "dscp", str(dscp)))
     for p in roce:
         if p.mtu is not None and p.mtu < exp.host_mtu:
             out.add("RT442", E, sw.name, p.name,
                     f"{sw.name} {p.name} MTU {p.mtu} is below the hosts' MTU {exp.host_mtu}: full-size RoCE "
                     "frames are dropped on this port", f"set MTU {exp.switch_mtu} on {p.name}",
-                    [locate(sw, p.name, "mtu")])
+                    locate(sw, p.name, "mtu"))
         ecn = p.ecn or {}
         absent = [x for x in exp.lossless_queues if x not in ecn]
         if absent and (p.ecn is not None or expresses_ecn):
@@ -147,7 +165,7 @@ def check_running_policy(sw: SwitchObs, exp: Expect, out: Out, expresses_ecn: bo
                     f"WRED/ECN is not bound to lossless queue {_ids(absent)} on {sw.name} {p.name} "
                     f"(running config: ECN on queue {_ids(ecn)}): congestion is signalled by PFC alone",
                     f"bind the ECN (WRED with ecn) profile to queue {_ids(absent)} of {p.name}",
-                    [locate(sw, p.name, "ecn")])
+                    locate(sw, p.name, "ecn"))
 
 
 #: difference path -> (rule, severity name, setting, field words)
@@ -228,7 +246,7 @@ def check_running_plan(sw: SwitchObs, want: SwitchQos, exp: Expect, out: Out, ex
                 msg = _words(d, sw.name, port)
                 fix = f"apply the plan (roce-tune apply), or update the inventory if the running {label} is intended"
             out.add(rule, Severity(sev), sw.name, port, msg, fix,
-                    [locate(sw, port, what, m.groupdict().get("dscp")) if what else sw.running.ev])
+                    locate(sw, port, what, m.groupdict().get("dscp")) if what else [sw.running.ev])
             break
 
 
