@@ -13,6 +13,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
+from typing import Any
 
 __all__ = ["CaptureFormat", "capture_formats", "running_config_format"]
 
@@ -25,11 +26,15 @@ class CaptureFormat:
         name: what the block is, in the vendor's words (``show runningconfiguration all``).
         pattern: regex (multi-line mode) that a block's content matches; chosen so that no other
             platform's output and no other command of the same platform matches it.
-        kind: what the block holds: ``running_config`` (read with the platform's ``read_back``).
+        kind: what the block holds: ``running_config`` (read with the platform's ``read_back``), else the
+            name of the audit reader that stores it (``pfc_rx_tx_tables``, ``queue_table`` …, see
+            ``roce_tune.audit.readers.SWITCH_KINDS``).
         command: regex on the prompt's command, when one was captured; a block whose prompt names another
             command is not this format (None: content alone decides).
         to_read_back: block text -> the text ``read_back`` takes (e.g. NVUE YAML -> ``nv set`` lines);
             None: the text as it is.
+        parse: the platform's own parser of this output, for kinds that take one: (line number, text)
+            pairs -> what the kind's audit reader stores (see the platform module's parser).
     """
 
     name: str
@@ -37,6 +42,7 @@ class CaptureFormat:
     kind: str
     command: str | None = None
     to_read_back: Callable[[str], str] | None = None
+    parse: Callable[[list[tuple[int, str]]], Any] | None = None
 
     def matches(self, text: str, command: str | None) -> bool:
         """Whether a block with output ``text`` (and prompt ``command``, if any) is this format."""

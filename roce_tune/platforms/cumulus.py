@@ -542,11 +542,45 @@ def nvue_yaml_to_commands(text: str) -> str:
     return "\n".join(out) + "\n"
 
 
-#: ``nv config show -o commands`` (``nv set`` lines) and ``nv config show`` (NVUE YAML with ``- set:``).
+def parse_roce_status(lines: list[tuple[int, str]]) -> dict[str, dict[Any, tuple[int, Any]]]:
+    """``nv show qos roce`` / ``nv show interface swpN qos roce status``: ``key  [operational]  applied``
+    lines (the last column wins: applied, else operational) and the SP->TC table ->
+    ``{"roce": {key: (line, value)}, "sp_to_tc": {switch priority: (line, traffic class)}}``."""
+    roce: dict[Any, tuple[int, Any]] = {}
+    sp_to_tc: dict[Any, tuple[int, Any]] = {}
+    table = ""
+    for no, t in lines:
+        s = t.strip()
+        if not s or set(s) <= {"-", " ", "="}:
+            continue
+        if "SP->TC" in s or s.startswith(("RoCE ", "Exception List")):
+            table = "sp_tc" if "SP->TC" in s else "other"
+            continue
+        toks = s.split()
+        if table == "sp_tc" and len(toks) >= 3 and all(x.isdigit() for x in toks[:3]):
+            sp_to_tc[int(toks[1])] = (no, int(toks[2]))
+        elif not table and len(toks) >= 2 and toks[0] != "operational":
+            cols = _re.split(r"\s{2,}", s)
+            roce[toks[0]] = (no, cols[-1] if len(cols) > 1 else " ".join(toks[1:]))
+    return {"roce": roce, "sp_to_tc": sp_to_tc}
+
+
+#: What audit reads of Cumulus's output: ``nv config show -o commands`` (``nv set`` lines) and ``nv config
+#: show`` (NVUE YAML with ``- set:``), and the NVUE show commands of RoCE QoS and its counters (``kind``
+#: names the audit reader, roce_tune.audit.readers).
 CAPTURE_FORMATS: tuple[_CaptureFormat, ...] = (
     _CaptureFormat(name="nv config show -o commands", kind="running_config", pattern=r"^nv set (?:qos|interface) "),
     _CaptureFormat(name="nv config show", kind="running_config", pattern=r"^-\s+set:\s*$",
                    to_read_back=nvue_yaml_to_commands),
+    _CaptureFormat(name="nv show qos roce counters", kind="roce_counters",
+                   pattern=r"^\s*(rx|tx)-pfc-stats\b|^\s*tx-ecn-stats\b"),
+    _CaptureFormat(name="nv show qos roce", kind="roce_status", pattern=r"^\s*pfc-priority\s|^\s*congestion-mode\s",
+                   parse=parse_roce_status),
+    # these two words appear in other vendors' queue output too: a prompt naming another command is not this
+    _CaptureFormat(name="nv show interface counters qos", kind="counters_qos",
+                   pattern=r"PFC Statistics|Egress Queue Statistics", command=r"^(?:sudo\s+)?nv\s"),
+    _CaptureFormat(name="nv show interface qos pfc-watchdog", kind="pfc_watchdog_port", pattern=r"deadlock-count",
+                   command=r"^(?:sudo\s+)?nv\s"),
 )
 #: read-only commands ``audit --live`` runs (``{port}``: each lossless port of the plan)
 CAPTURE_COMMANDS: tuple[str, ...] = (

@@ -510,6 +510,10 @@ CAPTURE_FORMATS: tuple[_CaptureFormat, ...] = (
     _CaptureFormat(name="show running-config", kind="running_config",
                    pattern=r"^! Command: show running-config|^! device: .*EOS-|^qos map dscp [\d ]+ to traffic-class|"
                            r"^qos profile \S+|^\s+service-profile \S+"),
+    _CaptureFormat(name="show priority-flow-control counters | json", kind="pfc_counters_json",
+                   pattern=r'"interfaceCounters"'),
+    _CaptureFormat(name="show qos interfaces ecn counters queue", kind="ecn_counters_queue",
+                   pattern=r"Tx-Queue\s+ECN Marked"),
 )
 #: read-only commands ``audit --live`` runs (``{port}``: each lossless port of the plan)
 CAPTURE_COMMANDS: tuple[str, ...] = (

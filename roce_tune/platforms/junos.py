@@ -547,6 +547,9 @@ from roce_tune.platforms.captures import CaptureFormat as _CaptureFormat  # noqa
 CAPTURE_FORMATS: tuple[_CaptureFormat, ...] = (
     _CaptureFormat(name="show configuration | display set", kind="running_config",
                    pattern=r"^set (?:class-of-service|interfaces|version|system|chassis) "),
+    _CaptureFormat(name="show interfaces extensive", kind="extensive_pfc",
+                   pattern=r"MAC Priority Flow Control Statistics"),
+    _CaptureFormat(name="show interfaces queue", kind="interfaces_queue", pattern=r"^\s*Queue:\s*\d+"),
 )
 #: read-only commands ``audit --live`` runs (``{port}``: each lossless port of the plan)
 CAPTURE_COMMANDS: tuple[str, ...] = (

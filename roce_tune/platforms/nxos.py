@@ -501,6 +501,10 @@ CAPTURE_FORMATS: tuple[_CaptureFormat, ...] = (
     _CaptureFormat(name="show running-config", kind="running_config",
                    pattern=r"^!Command: show running-config|^version \d+\.\d+\(\d+\w*\)|"
                            r"^policy-map type (?:network-qos|queuing) \S+|^system qos\s*$"),
+    _CaptureFormat(name="show queuing pfc-queue detail", kind="pfc_queue_detail",
+                   pattern=r"(?i)Total (?:Ingress )?pkts dropped", command=r"pfc-queue"),
+    _CaptureFormat(name="show queuing interface", kind="queuing_interface", pattern=r"QOS GROUP \d"),
+    _CaptureFormat(name="show interface priority-flow-control", kind="pfc_interfaces", pattern=r"RxPPP\s+TxPPP"),
 )
 #: read-only commands ``audit --live`` runs (``{port}``: each lossless port of the plan)
 CAPTURE_COMMANDS: tuple[str, ...] = (
