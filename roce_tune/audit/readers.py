@@ -632,10 +632,10 @@ def _switch_reader(platform: str, f: CaptureFormat) -> Reader:
 BLOCK_READERS: tuple[tuple[str, str, str | None, Reader], ...] = (
     ("nccl-tests", (r"^#?\s*(nThread\s+\d|nccl-tests version|Collective test starting)|\bsize\s+count\s+type\b|"
                     r"Avg bus bandwidth|Out of bounds values"), None, _nccl_tests),
-    # formats that need their prompt's command to tell them apart go last, so an output captured without a
+    # fallback formats (content other vendors' output shares) go last, so an output captured without a
     # prompt is taken by the format whose content alone is distinctive
     *((f"{p} {f.name}", f.pattern, f.command, _switch_reader(p, f))
-      for p, f in sorted(capture_formats(), key=lambda pf: pf[1].command is not None) if f.kind != "running_config"),
+      for p, f in sorted(capture_formats(), key=lambda pf: pf[1].fallback) if f.kind != "running_config"),
     ("mlnx_qos", r"PFC configuration:|Priority trust (state|mode):", None, _mlnx_qos),
     ("ibv_devinfo", r"^\s*hca_id:\s*\S+", None, _ibv_devinfo),
     ("show_gids", r"^\s*DEV\s+PORT\s+INDEX\s+GID", None, _show_gids),

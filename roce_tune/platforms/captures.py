@@ -33,6 +33,8 @@ class CaptureFormat:
             command is not this format (None: content alone decides).
         to_read_back: block text -> the text ``read_back`` takes (e.g. NVUE YAML -> ``nv set`` lines);
             None: the text as it is.
+        fallback: the content is shared with other platforms' output: tried after every other format (with a
+            ``command`` pattern, a prompt naming another command rules it out).
         parse: the platform's own parser of this output, for kinds that take one: (line number, text)
             pairs -> what the kind's audit reader stores (see the platform module's parser).
     """
@@ -43,6 +45,7 @@ class CaptureFormat:
     command: str | None = None
     to_read_back: Callable[[str], str] | None = None
     parse: Callable[[list[tuple[int, str]]], Any] | None = None
+    fallback: bool = False
 
     def matches(self, text: str, command: str | None) -> bool:
         """Whether a block with output ``text`` (and prompt ``command``, if any) is this format."""

@@ -578,9 +578,10 @@ CAPTURE_FORMATS: tuple[_CaptureFormat, ...] = (
                    parse=parse_roce_status),
     # these two words appear in other vendors' queue output too: a prompt naming another command is not this
     _CaptureFormat(name="nv show interface counters qos", kind="counters_qos",
-                   pattern=r"PFC Statistics|Egress Queue Statistics", command=r"^(?:sudo\s+)?nv\s"),
+                   pattern=r"PFC Statistics|Egress Queue Statistics", command=r"^(?:sudo\s+)?nv\s",
+                   fallback=True),
     _CaptureFormat(name="nv show interface qos pfc-watchdog", kind="pfc_watchdog_port", pattern=r"deadlock-count",
-                   command=r"^(?:sudo\s+)?nv\s"),
+                   command=r"^(?:sudo\s+)?nv\s", fallback=True),
 )
 #: read-only commands ``audit --live`` runs (``{port}``: each lossless port of the plan)
 CAPTURE_COMMANDS: tuple[str, ...] = (
