@@ -317,6 +317,12 @@ def check_priority(data: AuditData, exp: Expect, out: Out) -> None:
 # ----------------------------------------------------------------------------------------------- PFC
 def _pfc_nic(h: HostObs, nic: NicObs, exp: Expect, out: Out) -> None:
     """RT420 (``mlnx_qos`` PFC row), RT421 (NIC sends pause) and RT424 (NIC discards, PFC silent) of one NIC."""
+    _nic_pfc_enabled(h, nic, exp, out)
+    _nic_pause(h, nic, exp, out)
+    _nic_discards(h, nic, exp, out)
+
+
+def _nic_pfc_enabled(h: HostObs, nic: NicObs, exp: Expect, out: Out) -> None:
     lossless = sorted(exp.lossless_priorities)
     if nic.pfc_enabled is not None:
         missing = [p for p in lossless if p not in nic.pfc_enabled.value]
@@ -327,7 +333,10 @@ def _pfc_nic(h: HostObs, nic: NicObs, exp: Expect, out: Out) -> None:
                     f"{','.join(map(str, missing))}",
                     f"mlnx_qos -i {nic.netdev} --pfc " +
                     ",".join("1" if p in lossless else "0" for p in range(8)), [nic.pfc_enabled])
-    for p in lossless:
+
+
+def _nic_pause(h: HostObs, nic: NicObs, exp: Expect, out: Out) -> None:
+    for p in sorted(exp.lossless_priorities):
         tx = nic.delta(f"tx_prio{p}_pause")
         if tx and tx[0] > 0:
             out.add("RT421", W, h.name, nic.netdev,
@@ -337,9 +346,18 @@ def _pfc_nic(h: HostObs, nic: NicObs, exp: Expect, out: Out) -> None:
                     "look at the host before the fabric: PCIe width/speed and errors, GPU↔NIC NUMA/PCIe "
                     "placement (nvidia-smi topo -m), GPUDirect RDMA, CPU affinity of the receiving ranks",
                     [nic.ethtool[f"tx_prio{p}_pause"]])
-    disc = [(k, nic.delta(k)) for k in ("rx_discards_phy", *(f"rx_prio{p}_discards" for p in lossless),
-                                         *(f"rx_prio{p}_buf_discard" for p in lossless))]
-    hits = [(k, d) for k, d in disc if d and d[0] > 0]
+
+
+def _discard_hits(nic: NicObs, lossless: list[int]) -> list[tuple[str, int]]:
+    """(counter, count) of the NIC's receive discards on the lossless priorities that rose (or are > 0)."""
+    names = ("rx_discards_phy", *(f"rx_prio{p}_discards" for p in lossless), *(f"rx_prio{p}_buf_discard"
+                                                                                 for p in lossless))
+    return [(k, d[0]) for k in names if (d := nic.delta(k)) is not None and d[0] > 0]
+
+
+def _nic_discards(h: HostObs, nic: NicObs, exp: Expect, out: Out) -> None:
+    lossless = sorted(exp.lossless_priorities)
+    hits = _discard_hits(nic, lossless)
     if not hits:
         return
     pauses = [nic.delta(f"{d}_prio{p}_pause") for d in ("rx", "tx") for p in lossless]
@@ -348,7 +366,7 @@ def _pfc_nic(h: HostObs, nic: NicObs, exp: Expect, out: Out) -> None:
                                   f"tx_prio{lossless[0]}_pause (the capture filtered them out)")
     elif all(x[0] == 0 for x in pauses if x):
         out.add("RT424", E, h.name, nic.netdev,
-                f"{h.name}:{nic.netdev} discarded {', '.join(f'{k} {d[0]:,}' for k, d in hits if d)} while "
+                f"{h.name}:{nic.netdev} discarded {', '.join(f'{k} {n:,}' for k, n in hits)} while "
                 f"no PFC pause was sent or received on priority {','.join(map(str, lossless))}: the "
                 "lossless class is not protected on this hop",
                 f"enable PFC on priority {exp.roce_priority} on the NIC (mlnx_qos --pfc) and on the "
@@ -527,59 +545,74 @@ def check_pfc(data: AuditData, exp: Expect, out: Out) -> None:
 
 
 # ---------------------------------------------------------------------------------------- ECN / DCQCN
-def check_ecn(data: AuditData, exp: Expect, out: Out) -> None:
-    """RT430 no CE marks under congestion; RT431 ECN/WRED not on the lossless queue; RT432 CNPs sent but not
-    handled; RT433 RNR / out_of_buffer (receiver shortage, not fabric loss)."""
-    lossless = sorted(exp.lossless_priorities)
-    sent: list[tuple[str, int, Val[int]]] = []
-    handled: list[tuple[str, int, Val[int]]] = []
-    for h in data.hosts.values():
-        for d in h.rdma.values():
-            marked = d.delta("np_ecn_marked_roce_packets")
-            loss = {k: x[0] for k in LOSS_COUNTERS if (x := d.delta(k)) is not None and x[0] > 0}
-            nic = _nic_of(h, d)
-            pauses = [nic.delta(f"{di}_prio{p}_pause") for di in ("rx", "tx") for p in lossless] if nic else []
-            paused = sum(x[0] for x in pauses if x)
-            if marked is not None and marked[0] == 0 and (loss or paused):
-                why = (f"PFC paused {paused:,} times" if paused else
-                       "loss recovery (" + ", ".join(f"{k} {v:,}" for k, v in loss.items()) + ")")
-                quiet = ("" if paused else " and PFC pause counters were not captured" if not any(pauses)
-                         else " while PFC stayed quiet")
-                out.add("RT430", E if paused else W, h.name, d.netdev or d.device,
-                        f"{h.name}:{d.device} received no ECN-marked RoCE packet (np_ecn_marked_roce_packets 0) "
-                        f"under congestion — {why}{quiet}: the switch does not mark the queue RoCE uses",
-                        f"enable ECN (WRED with ecn) on lossless queue {exp.lossless_queues[0]} with Kmin/Kmax below "
-                        "the PFC trigger, and check RoCE is sent ECN-capable (ToS with ECT) on the lossless priority",
-                        [d.hw["np_ecn_marked_roce_packets"]] + [d.hw[k] for k in loss] +
-                        [nic.ethtool.get(f"{di}_prio{p}_pause") for di in ("rx", "tx") for p in lossless
-                         if nic is not None and (nic.delta(f"{di}_prio{p}_pause") or (0,))[0] > 0])
-            if (x := d.delta("np_cnp_sent")) is not None and x[0] > 0:
-                sent.append((h.name, x[0], d.hw["np_cnp_sent"]))
-            if (x := d.delta("rp_cnp_handled")) is not None:
-                handled.append((h.name, x[0], d.hw["rp_cnp_handled"]))
-            for k in ("out_of_buffer", "rnr_nak_retry_err"):
-                x = d.delta(k)
-                if x and x[0] > 0:
-                    out.add("RT433", W, h.name, d.netdev or d.device,
-                            f"{h.name}:{d.device} {k} {x[0]:,}: the receiver had no receive buffer posted "
-                            "(a host-side shortage), not packets lost in the fabric",
-                            "no PFC/ECN change fixes this: check the application posts receives in time (RNR "
-                            "retry/timeout, receive queue depth, CPU starvation of the receiving process)", [d.hw[k]])
+def _pauses(nic: NicObs | None, lossless: list[int]) -> tuple[int, bool, list[Val[int] | None]]:
+    """(pause frames on the lossless priorities, whether any pause counter was read, the lines of those
+    that fired) of a NIC."""
+    if nic is None:
+        return 0, False, []
+    got = {n: x for di in ("rx", "tx") for p in lossless if (x := nic.delta(n := f"{di}_prio{p}_pause"))}
+    return (sum(x[0] for x in got.values()), bool(got),
+            [nic.ethtool.get(n) for n, x in got.items() if x[0] > 0])
+
+
+def _no_ce_marks(h: HostObs, d: RdmaObs, exp: Expect, out: Out) -> None:
+    """RT430: no ECN-marked RoCE packet arrived while PFC fired or loss shows congestion."""
+    marked = d.delta("np_ecn_marked_roce_packets")
+    if marked is None or marked[0] != 0:
+        return
+    loss = {k: x[0] for k in LOSS_COUNTERS if (x := d.delta(k)) is not None and x[0] > 0}
+    paused, read, fired = _pauses(_nic_of(h, d), sorted(exp.lossless_priorities))
+    if not (loss or paused):
+        return
+    why = (f"PFC paused {paused:,} times" if paused else
+           "loss recovery (" + ", ".join(f"{k} {v:,}" for k, v in loss.items()) + ")")
+    quiet = "" if paused else " while PFC stayed quiet" if read else " and PFC pause counters were not captured"
+    out.add("RT430", E if paused else W, h.name, d.netdev or d.device,
+            f"{h.name}:{d.device} received no ECN-marked RoCE packet (np_ecn_marked_roce_packets 0) "
+            f"under congestion — {why}{quiet}: the switch does not mark the queue RoCE uses",
+            f"enable ECN (WRED with ecn) on lossless queue {exp.lossless_queues[0]} with Kmin/Kmax below "
+            "the PFC trigger, and check RoCE is sent ECN-capable (ToS with ECT) on the lossless priority",
+            [d.hw["np_ecn_marked_roce_packets"]] + [d.hw[k] for k in loss] + fired)
+
+
+def _receiver_shortage(h: HostObs, d: RdmaObs, out: Out) -> None:
+    """RT433: out_of_buffer / RNR — the receiver had nothing posted (host side, not fabric loss)."""
+    for k in ("out_of_buffer", "rnr_nak_retry_err"):
+        x = d.delta(k)
+        if x and x[0] > 0:
+            out.add("RT433", W, h.name, d.netdev or d.device,
+                    f"{h.name}:{d.device} {k} {x[0]:,}: the receiver had no receive buffer posted "
+                    "(a host-side shortage), not packets lost in the fabric",
+                    "no PFC/ECN change fixes this: check the application posts receives in time (RNR "
+                    "retry/timeout, receive queue depth, CPU starvation of the receiving process)", [d.hw[k]])
+
+
+def _cnps_handled(data: AuditData, exp: Expect, out: Out) -> None:
+    """RT432: CNPs sent by receivers but (almost) none handled by the captured senders."""
+    sent = [(h.name, x[0], d.hw["np_cnp_sent"]) for h in data.hosts.values() for d in h.rdma.values()
+            if (x := d.delta("np_cnp_sent")) is not None and x[0] > 0]
+    handled = [(h.name, x[0], d.hw["rp_cnp_handled"]) for h in data.hosts.values() for d in h.rdma.values()
+               if (x := d.delta("rp_cnp_handled")) is not None]
     total_sent = sum(n for _, n, _ in sent)
-    if total_sent >= 100:
-        if not handled:
-            out.skip("RT432", None, "rp_cnp_handled from the sending hosts' hw_counters "
-                                    "(grep -H '' /sys/class/infiniband/*/ports/*/hw_counters/*)")
-        else:
-            got = sum(n for _, n, _ in handled)
-            if got < 0.01 * total_sent:
-                out.add("RT432", E, None, None,
-                        f"receivers sent {total_sent:,} CNPs but the captured senders "
-                        f"({', '.join(sorted({h for h, _, _ in handled}))}) handled {got:,}: the reaction point is "
-                        "not cutting rates",
-                        f"enable the DCQCN reaction point on priority {exp.roce_priority} "
-                        f"(/sys/class/net/<if>/ecn/roce_rp/enable/{exp.roce_priority} = 1) and check CNPs travel on "
-                        f"priority {exp.cnp_priority}", [v for _, _, v in sent + handled])
+    if total_sent < 100:
+        return
+    if not handled:
+        out.skip("RT432", None, "rp_cnp_handled from the sending hosts' hw_counters "
+                                "(grep -H '' /sys/class/infiniband/*/ports/*/hw_counters/*)")
+        return
+    got = sum(n for _, n, _ in handled)
+    if got < 0.01 * total_sent:
+        out.add("RT432", E, None, None,
+                f"receivers sent {total_sent:,} CNPs but the captured senders "
+                f"({', '.join(sorted({h for h, _, _ in handled}))}) handled {got:,}: the reaction point is "
+                "not cutting rates",
+                f"enable the DCQCN reaction point on priority {exp.roce_priority} "
+                f"(/sys/class/net/<if>/ecn/roce_rp/enable/{exp.roce_priority} = 1) and check CNPs travel on "
+                f"priority {exp.cnp_priority}", [v for _, _, v in sent + handled])
+
+
+def _dcqcn_sysfs(data: AuditData, exp: Expect, out: Out) -> None:
+    """RT432: the DCQCN reaction/notification point is off on the RoCE priority (sysfs ``ecn/…/enable``)."""
     for h in data.hosts.values():
         for nic in h.nics.values():
             for side in ("roce_rp", "roce_np"):
@@ -589,23 +622,40 @@ def check_ecn(data: AuditData, exp: Expect, out: Out) -> None:
                             f"{h.name}:{nic.netdev} DCQCN {'reaction' if side == 'roce_rp' else 'notification'} point "
                             f"is off on priority {exp.roce_priority} ({side}/enable/{exp.roce_priority} = 0)",
                             f"echo 1 > /sys/class/net/{nic.netdev}/ecn/{side}/enable/{exp.roce_priority}", [v])
-    # RT431 switch ECN config read back (Cumulus nv show qos roce)
+
+
+def _switch_roce_ecn(sw: SwitchObs, exp: Expect, out: Out) -> None:
+    """RT431 from the RoCE profile a switch reports (``nv show qos roce``: congestion mode, ECN TCs)."""
+    mode = sw.roce.get("congestion-mode")
+    tcs = sw.roce.get("enabled-tc")
+    if mode is not None and "ecn" not in mode.value.lower():
+        out.add("RT431", E, sw.name, None, f"{sw.name} congestion-control mode is {mode.value}, not ECN",
+                "nv set qos congestion-control default-global … ecn enable", [mode])
+    if tcs is None:
+        return
+    lossless = sorted(exp.lossless_priorities)
+    enabled = {int(x) for x in tcs.value.split(",") if x.strip().isdigit()}
+    want = {sw.sp_to_tc[p].value if p in sw.sp_to_tc else p for p in lossless}
+    missing = sorted(want - enabled)
+    if missing:
+        out.add("RT431", E, sw.name, None,
+                f"{sw.name} marks ECN on traffic-class {tcs.value}, not on lossless TC {','.join(map(str, missing))}",
+                f"nv set qos congestion-control default-global traffic-class {missing[0]} ecn enable",
+                [tcs] + [sw.sp_to_tc.get(p) for p in lossless])
+
+
+def check_ecn(data: AuditData, exp: Expect, out: Out) -> None:
+    """RT430 no CE marks under congestion; RT431 ECN/WRED not on the lossless queue (the switch's RoCE
+    profile; the running configuration's is :mod:`.running`); RT432 CNPs sent but not handled, or DCQCN off;
+    RT433 RNR / out_of_buffer (receiver shortage, not fabric loss)."""
+    for h in data.hosts.values():
+        for d in h.rdma.values():
+            _no_ce_marks(h, d, exp, out)
+            _receiver_shortage(h, d, out)
+    _cnps_handled(data, exp, out)
+    _dcqcn_sysfs(data, exp, out)
     for sw in data.switches.values():
-        mode = sw.roce.get("congestion-mode")
-        tcs = sw.roce.get("enabled-tc")
-        if mode is not None and "ecn" not in mode.value.lower():
-            out.add("RT431", E, sw.name, None, f"{sw.name} congestion-control mode is {mode.value}, not ECN",
-                    "nv set qos congestion-control default-global … ecn enable", [mode])
-        if tcs is not None:
-            enabled = {int(x) for x in tcs.value.split(",") if x.strip().isdigit()}
-            want = {sw.sp_to_tc[p].value if p in sw.sp_to_tc else p for p in lossless}
-            missing = sorted(want - enabled)
-            if missing:
-                out.add("RT431", E, sw.name, None,
-                        f"{sw.name} marks ECN on traffic-class {tcs.value}, not on lossless TC "
-                        f"{','.join(map(str, missing))}",
-                        f"nv set qos congestion-control default-global traffic-class {missing[0]} ecn enable",
-                        [tcs] + [sw.sp_to_tc.get(p) for p in lossless])
+        _switch_roce_ecn(sw, exp, out)
     if data.switches and not any(s.roce or s.running for s in data.switches.values()):
         out.skip("RT431", None, "the switch QoS configuration: its running configuration (show running-config, "
                                 "show runningconfiguration all, show configuration | display set, nv config show "

@@ -82,8 +82,13 @@ def expect_from_plan(plan, adaptive_routing: bool | None = None) -> Expect:  # t
                   line_rate_gbps={k: v for k, v in speeds.items() if v},
                   dscp_to_priority=dict(cls.dscp_to_priority),
                   nic_switch_port={k: n.switch_port for k, n in nics.items() if n.switch_port},
-                  switches={s.name: s for s in plan.switches},
-                  switch_qos={s.name: planned_qos(plan, s) for s in plan.switches})
+                  **_switch_expectations(plan))
+
+
+def _switch_expectations(plan) -> dict[str, Any]:  # type: ignore[no-untyped-def]
+    """``switches`` and ``switch_qos`` of :class:`Expect` for every switch of ``plan``."""
+    return {"switches": {s.name: s for s in plan.switches},
+            "switch_qos": {s.name: planned_qos(plan, s) for s in plan.switches}}
 
 
 def planned_qos(plan, switch) -> SwitchQos:  # type: ignore[no-untyped-def]

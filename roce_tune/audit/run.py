@@ -11,6 +11,7 @@ import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from roce_tune.audit.capture import Block, read_capture
 from roce_tune.audit.checks import AuditFinding, NotChecked, run_checks
@@ -118,11 +119,11 @@ def audit_live(source: Path, opts: LiveOptions, policy_file: Path | None = None,
     if source is None:
         raise AuditUsageError("--live needs an inventory or plan directory (it names each device's management "
                               "address); without one, capture by hand and use --from DIR")
-    exp, plan = load_expect(source, policy_file)
+    exp, loaded = load_expect(source, policy_file)
+    plan: Any = loaded
     blocks, devices, missing = read_live(plan, opts, on_device)
     reached = {d.name for d in devices if d.error is None}
-    data = read_blocks(blocks, exp, len(reached),
-                       switches=[s.name for s in plan.switches if s.name in reached])  # type: ignore[attr-defined]
+    data = read_blocks(blocks, exp, len(reached), switches=[s.name for s in plan.switches if s.name in reached])
     findings, skipped = run_checks(data, exp)
     for d in devices:
         if d.error is not None:

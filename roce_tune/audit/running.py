@@ -18,7 +18,7 @@ a word (a profile the port binds, e.g. an EOS ``qos profile``); without a port, 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING
 
 from roce_tune.audit.expect import Expect
@@ -66,6 +66,34 @@ def _port_re(name: str) -> re.Pattern[str]:
     return re.compile(rf"(?<![\w/]){re.escape(name.lower())}(?![\w/])")
 
 
+def _at_port(sw: SwitchObs, port: str, low: list[tuple[int, str]],
+             has: Callable[[str], bool]) -> list[int] | None:
+    """Lines stating a setting of ``port``: [the line naming both], [the setting line just after a line
+    naming the port, before another port], [the port's first line] (caller adds the setting line), None."""
+    assert sw.running is not None
+    pat = _port_re(port)
+    others = [_port_re(p) for p in sw.running.value.ports if p != port]
+    at = [i for i, (_, t) in enumerate(low) if pat.search(t)]
+    both = next((low[i][0] for i in at if has(low[i][1])), None)
+    if both is not None:
+        return [both]
+    for i in at:
+        near = _just_after(low[i + 1:i + 1 + _NEAR], [pat, *others], has)
+        if near is not None:
+            return [near]
+    return [low[at[0]][0]] if at else None
+
+
+def _just_after(lines: list[tuple[int, str]], ports: list[re.Pattern[str]], has: Callable[[str], bool]) -> int | None:
+    """The first of ``lines`` with the setting, before a line naming any port."""
+    for no, t in lines:
+        if has(t):
+            return no
+        if any(p.search(t) for p in ports):
+            return None
+    return None
+
+
 def locate(sw: SwitchObs, port: str | None, what: str, value: str | None = None) -> list[Ev]:
     """The capture lines that state setting ``what`` (a :data:`WORDS` key) of ``port`` (see module doc):
     one line, or the port's line and the line stating the setting where they differ (a profile the port
@@ -82,20 +110,10 @@ def locate(sw: SwitchObs, port: str | None, what: str, value: str | None = None)
     if anywhere is None and value is not None:
         return locate(sw, port, what)
     if port is not None:
-        pat = _port_re(port)
-        others = [_port_re(p) for p in sw.running.value.ports if p != port]
-        at = [i for i, (_, t) in enumerate(low) if pat.search(t)]
-        both = next((low[i][0] for i in at if has(low[i][1])), None)
-        if both is not None:
-            return [Ev(file, both)]
-        for i in at:
-            for no, t in low[i + 1:i + 1 + _NEAR]:
-                if has(t):
-                    return [Ev(file, no)]
-                if pat.search(t) or any(o.search(t) for o in others):
-                    break
-        if at:
-            return [Ev(file, low[at[0]][0])] + ([Ev(file, anywhere)] if anywhere is not None else [])
+        found = _at_port(sw, port, low, has)
+        if found is not None:
+            return [Ev(file, no) for no in found] + ([Ev(file, anywhere)] if anywhere is not None and
+                                                      len(found) == 1 and not has(dict(low)[found[0]]) else [])
     return [Ev(file, anywhere if anywhere is not None else sw.running.ev.line)]
 
 
@@ -121,22 +139,20 @@ def _queue_of_dscp(q: SwitchQos, dscp: int) -> tuple[int | None, str]:
                    f" → queue {queue}")
 
 
-def check_running_policy(sw: SwitchObs, exp: Expect, out: Out, expresses_ecn: bool) -> None:
-    """The checks that need no plan, on one switch's running configuration."""
+def _policy_pfc(sw: SwitchObs, exp: Expect, out: Out) -> None:
+    """RT420 without a plan: a port with PFC on other priorities than RoCE's; no port with PFC at all."""
     assert sw.running is not None
     q, lossless = sw.running.value, sorted(exp.lossless_priorities)
-    E = Severity.error
     known = [p for p in q.ports.values() if p.pfc_priorities is not None]
-    roce = _roce_ports(q, lossless)
     for p in known:
         missing = [x for x in lossless if x not in (p.pfc_priorities or [])]
         if p.pfc_priorities and missing:
-            out.add("RT420", E, sw.name, p.name,
+            out.add("RT420", Severity.error, sw.name, p.name,
                     f"priority {_ids(missing)} is not lossless on {sw.name} {p.name} (running config: PFC on "
                     f"{_ids(p.pfc_priorities)}; {exp.source}: PFC on {_ids(lossless)})",
                     f"enable PFC on priority {_ids(lossless)} on {p.name}", locate(sw, p.name, "pfc"))
     if known and not any(p.pfc_priorities for p in known):
-        out.add("RT420", E, sw.name, None,
+        out.add("RT420", Severity.error, sw.name, None,
                 f"no port of {sw.name} has PFC on RoCE priority {_ids(lossless)} (running config: PFC off on all "
                 f"{len(known)} ports)",
                 f"enable PFC on priority {_ids(lossless)} on the ports facing RoCE hosts and switches",
@@ -144,28 +160,45 @@ def check_running_policy(sw: SwitchObs, exp: Expect, out: Out, expresses_ecn: bo
     elif not known and q.ports:
         out.skip("RT420", sw.name, "the running configuration's PFC mode per port (the platform reports it "
                                    "as automatic/DCBX: `show interface priority-flow-control`)")
+
+
+def _policy_dscp(sw: SwitchObs, exp: Expect, out: Out) -> None:
+    """RT414 without a plan: the RoCE DSCP lands in a queue that is not lossless."""
+    assert sw.running is not None
     for dscp in exp.roce_dscp:
-        queue, how = _queue_of_dscp(q, dscp)
+        queue, how = _queue_of_dscp(sw.running.value, dscp)
         if queue is not None and queue not in exp.lossless_queues:
-            out.add("RT414", E, sw.name, None,
+            out.add("RT414", Severity.error, sw.name, None,
                     f"{sw.name} classifies RoCE into a lossy queue: {how}, but the lossless queue is "
                     f"{_ids(exp.lossless_queues)} ({exp.source})",
                     f"map DSCP {dscp} to the lossless TC/queue {exp.lossless_queues[0]} (and bind the map to the "
                     "RoCE ports)", locate(sw, None, "dscp", str(dscp)))
-    for p in roce:
+
+
+def _policy_ports(sw: SwitchObs, exp: Expect, out: Out, expresses_ecn: bool) -> None:
+    """RT442 (port MTU below the hosts') and RT431 (no ECN on the lossless queue) on the PFC ports."""
+    assert sw.running is not None
+    for p in _roce_ports(sw.running.value, sorted(exp.lossless_priorities)):
         if p.mtu is not None and p.mtu < exp.host_mtu:
-            out.add("RT442", E, sw.name, p.name,
+            out.add("RT442", Severity.error, sw.name, p.name,
                     f"{sw.name} {p.name} MTU {p.mtu} is below the hosts' MTU {exp.host_mtu}: full-size RoCE "
                     "frames are dropped on this port", f"set MTU {exp.switch_mtu} on {p.name}",
                     locate(sw, p.name, "mtu"))
         ecn = p.ecn or {}
         absent = [x for x in exp.lossless_queues if x not in ecn]
         if absent and (p.ecn is not None or expresses_ecn):
-            out.add("RT431", E, sw.name, p.name,
+            out.add("RT431", Severity.error, sw.name, p.name,
                     f"WRED/ECN is not bound to lossless queue {_ids(absent)} on {sw.name} {p.name} "
                     f"(running config: ECN on queue {_ids(ecn)}): congestion is signalled by PFC alone",
                     f"bind the ECN (WRED with ecn) profile to queue {_ids(absent)} of {p.name}",
                     locate(sw, p.name, "ecn"))
+
+
+def check_running_policy(sw: SwitchObs, exp: Expect, out: Out, expresses_ecn: bool) -> None:
+    """The checks that need no plan, on one switch's running configuration (RT420, RT414, RT442, RT431)."""
+    _policy_pfc(sw, exp, out)
+    _policy_dscp(sw, exp, out)
+    _policy_ports(sw, exp, out, expresses_ecn)
 
 
 #: difference path -> (rule, severity name, setting, field words)
@@ -207,47 +240,50 @@ def _words(path: str, sw: str, port: str | None) -> str:
     return f"{where} on {sw}: {change} in the running config" if change else f"{what} differs"
 
 
+def _plan_finding(m: re.Match[str], rule: str, sev: str, label: str, d: str, sw: SwitchObs, want: SwitchQos,
+                  seen: SwitchQos, exp: Expect) -> tuple[str, str, str, str]:
+    """(rule, severity, message, fix) of one difference ``d`` (matched by ``m``) in the field's words."""
+    port = m.groupdict().get("port")
+    if rule == "RT420" and port:
+        w, s = want.ports[port].pfc_priorities, seen.ports[port].pfc_priorities
+        lost = sorted(set(w or []) - set(s or []))
+        msg = (f"priority {_ids(lost)} is not lossless on {sw.name} {port} (plan: PFC on {_ids(w)}; running "
+               f"config: PFC on {_ids(s)})" if lost else f"{sw.name} {port} has PFC on {_ids(s)}, the plan on "
+               f"{_ids(w)} only")
+        return rule, sev, msg, f"apply the plan (roce-tune apply): PFC on priority {_ids(w)} on {port}"
+    if rule == "RT431":
+        return (rule, sev, f"WRED/ECN is not bound to lossless queue {m.group('q')} on {sw.name} {port} (the plan "
+                           "marks ECN there): congestion is signalled by PFC alone",
+                f"apply the plan: bind its ECN profile to queue {m.group('q')} of {port}")
+    if rule == "RT415" and m.groupdict().get("dscp") and int(m.group("dscp")) in exp.roce_dscp:
+        dscp = int(m.group("dscp"))
+        _, how = _queue_of_dscp(seen, dscp)
+        return ("RT414", "error", f"{sw.name} does not classify RoCE as the plan does: {how or d}; the plan puts "
+                                  f"DSCP {dscp} in lossless queue {_ids(exp.lossless_queues)}",
+                f"apply the plan (roce-tune apply): DSCP {dscp} → TC/queue {exp.lossless_queues[0]}")
+    if rule == "RT480" and port:
+        return (rule, sev, f"port {port} of the plan is not in {sw.name}'s running configuration",
+                "check the port name/breakout in the inventory, or apply the plan")
+    return (rule, sev, _words(d, sw.name, port),
+            f"apply the plan (roce-tune apply), or update the inventory if the running {label} is intended")
+
+
 def check_running_plan(sw: SwitchObs, want: SwitchQos, exp: Expect, out: Out, expresses_ecn: bool) -> None:
     """Every difference between the plan's QoS for ``sw`` and its running configuration (ports the plan
     does not name are not judged; on a platform that expresses ECN a planned port without any is "no ECN")."""
     assert sw.running is not None
-    seen = sw.running.value
     ports = {n: (p.model_copy(update={"ecn": {}}) if p.ecn is None and expresses_ecn else p)
-             for n, p in seen.ports.items() if n in want.ports}
-    seen = seen.model_copy(update={"ports": ports})
+             for n, p in sw.running.value.ports.items() if n in want.ports}
+    seen = sw.running.value.model_copy(update={"ports": ports})
     for d in differences(want, seen):
         for pattern, rule, sev, what, label in _PATHS:
             m = re.match(pattern, d)
-            if m is None:
-                continue
-            port = m.groupdict().get("port")
-            if rule == "RT420":
-                w, s = want.ports[port].pfc_priorities, seen.ports[port].pfc_priorities  # type: ignore[index]
-                lost = sorted(set(w or []) - set(s or []))
-                msg = (f"priority {_ids(lost)} is not lossless on {sw.name} {port} (plan: PFC on {_ids(w)}; "
-                       f"running config: PFC on {_ids(s)})" if lost else
-                       f"{sw.name} {port} has PFC on {_ids(s)}, the plan on {_ids(w)} only")
-                fix = f"apply the plan (roce-tune apply): PFC on priority {_ids(w)} on {port}"
-            elif rule == "RT431":
-                msg = (f"WRED/ECN is not bound to lossless queue {m.group('q')} on {sw.name} {port} (the plan "
-                       "marks ECN there): congestion is signalled by PFC alone")
-                fix = f"apply the plan: bind its ECN profile to queue {m.group('q')} of {port}"
-            elif rule == "RT415" and m.groupdict().get("dscp") and int(m.group("dscp")) in exp.roce_dscp:
-                rule, sev = "RT414", "error"
-                dscp = int(m.group("dscp"))
-                queue, how = _queue_of_dscp(sw.running.value, dscp)
-                msg = (f"{sw.name} does not classify RoCE as the plan does: {how or d}; the plan puts DSCP {dscp} "
-                       f"in lossless queue {_ids(exp.lossless_queues)}")
-                fix = f"apply the plan (roce-tune apply): DSCP {dscp} → TC/queue {exp.lossless_queues[0]}"
-            elif rule == "RT480" and port:
-                msg = f"port {port} of the plan is not in {sw.name}'s running configuration"
-                fix = "check the port name/breakout in the inventory, or apply the plan"
-            else:
-                msg = _words(d, sw.name, port)
-                fix = f"apply the plan (roce-tune apply), or update the inventory if the running {label} is intended"
-            out.add(rule, Severity(sev), sw.name, port, msg, fix,
-                    locate(sw, port, what, m.groupdict().get("dscp")) if what else [sw.running.ev])
-            break
+            if m is not None:
+                rule, sev, msg, fix = _plan_finding(m, rule, sev, label, d, sw, want, seen, exp)
+                port = m.groupdict().get("port")
+                out.add(rule, Severity(sev), sw.name, port, msg, fix,
+                        locate(sw, port, what, m.groupdict().get("dscp")) if what else [sw.running.ev])
+                break
 
 
 def check_running(switches: Iterable[SwitchObs], exp: Expect, out: Out) -> None:
@@ -257,7 +293,8 @@ def check_running(switches: Iterable[SwitchObs], exp: Expect, out: Out) -> None:
     for sw in switches:
         if sw.running is None:
             continue
-        fields = getattr(get_platform(sw.platform), "READBACK_FIELDS", frozenset()) if sw.platform else frozenset()
+        fields: frozenset[str] = (getattr(get_platform(sw.platform), "READBACK_FIELDS", frozenset()) if sw.platform
+                                  else frozenset())
         expresses_ecn = any(f.startswith("ports.ecn.") for f in fields)
         want = exp.switch_qos.get(sw.name)
         if want is not None:

@@ -514,7 +514,8 @@ def nvue_yaml_to_commands(text: str) -> str:
     Raises:
         ValueError: the text is not NVUE YAML (names the line and column of a YAML error).
     """
-    from ruamel.yaml import YAML, YAMLError
+    from ruamel.yaml import YAML
+    from ruamel.yaml.error import YAMLError
 
     try:
         doc = YAML(typ="safe").load(text)
