@@ -572,7 +572,7 @@ def _no_ce_marks(h: HostObs, d: RdmaObs, exp: Expect, out: Out) -> None:
             f"under congestion — {why}{quiet}: the switch does not mark the queue RoCE uses",
             f"enable ECN (WRED with ecn) on lossless queue {exp.lossless_queues[0]} with Kmin/Kmax below "
             "the PFC trigger, and check RoCE is sent ECN-capable (ToS with ECT) on the lossless priority",
-            [d.hw["np_ecn_marked_roce_packets"]] + [d.hw[k] for k in loss] + fired)
+            [d.hw["np_ecn_marked_roce_packets"], *(d.hw[k] for k in loss), *fired])
 
 
 def _receiver_shortage(h: HostObs, d: RdmaObs, out: Out) -> None:
