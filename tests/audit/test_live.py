@@ -135,3 +135,18 @@ def test_cli_live_json(tmp_path: Path) -> None:
     assert r.exit_code == 1, r.output  # the factory switch has no PFC on priority 3
     assert any(f["rule"] == "RT420" and f["device"] == "lab-leaf1" for f in doc["findings"])
     assert all(f["evidence"] for f in doc["findings"] if f["rule"] == "RT420")
+
+
+def test_a_device_slower_than_the_device_timeout_is_not_checked(tmp_path: Path) -> None:
+    fleet, inv, known = emulated_inventory("lab-2node.yaml", tmp_path, hosts=True,
+                                           faults={"lab-leaf1": {"delay_per_command_s": 2.0}})
+    with fleet:
+        t0 = __import__("time").monotonic()
+        r = audit_live(inv, _opts(known, device_timeout_s=3.0))
+        took = __import__("time").monotonic() - t0
+    down = [f for f in r.findings if f.rule == "RT490"]
+    assert [f.device for f in down] == ["lab-leaf1"], [f.message for f in r.findings]
+    assert "lab-leaf1" not in r.data.switches  # nothing read is nothing judged
+    assert not [f for f in r.findings if f.device == "lab-leaf1" and f.rule != "RT490"]
+    assert {"node1", "node2"} <= set(r.data.hosts)  # the others were read
+    assert took < 60
