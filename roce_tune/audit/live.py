@@ -107,7 +107,6 @@ def capture_commands(plan: Any, name: str) -> list[str]:
 
 def _session(target: Any, commands: list[str], opts: LiveOptions) -> LiveDevice:
     """Open one session, run ``commands``, close; errors become ``LiveDevice.error`` (never raised)."""
-    from roce_tune.deploy.connect import describe_connect_error
     from roce_tune.deploy.drivers import Driver, PushError, PushOptions
     from roce_tune.deploy.runner import _close, _connect
 
@@ -131,12 +130,23 @@ def _session(target: Any, commands: list[str], opts: LiveOptions) -> LiveDevice:
     except PushError as exc:
         dev.error = str(exc).split(": ", 1)[-1] if str(exc).startswith("connect") else str(exc)
     except Exception as exc:  # noqa: BLE001 — every failure of one device is reported, the others go on
-        dev.error = describe_connect_error(target.name, target.host, target.port or 22, exc, None) \
-            if conn is None else f"{target.name}: {type(exc).__name__}: {str(exc).strip().splitlines()[0] if str(exc).strip() else ''}"
+        dev.error = _why(target, exc, conn is None, time.monotonic() - start, opts.device_timeout_s)
     finally:
         _close(conn)
     dev.seconds = time.monotonic() - start
     return dev
+
+
+def _why(target: Any, exc: BaseException, connecting: bool, elapsed_s: float, limit_s: float) -> str:
+    """One line saying why a device was not read (never the exception's whole multi-line text)."""
+    from roce_tune.deploy.connect import describe_connect_error
+
+    first = next((ln.strip() for ln in str(exc).splitlines() if ln.strip()), type(exc).__name__)
+    if type(exc).__name__ in ("ReadTimeout", "TimeoutError") or elapsed_s >= 0.95 * limit_s:
+        return f"{target.name}: no answer within the device timeout ({limit_s:g} s, --device-timeout): {first}"
+    if connecting:
+        return describe_connect_error(target.name, target.host, target.port or 22, exc, None)
+    return f"{target.name}: {type(exc).__name__}: {first}"
 
 
 def _targets(plan: Any) -> tuple[list[Any], list[tuple[str, str]]]:

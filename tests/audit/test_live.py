@@ -146,6 +146,7 @@ def test_a_device_slower_than_the_device_timeout_is_not_checked(tmp_path: Path) 
         took = __import__("time").monotonic() - t0
     down = [f for f in r.findings if f.rule == "RT490"]
     assert [f.device for f in down] == ["lab-leaf1"], [f.message for f in r.findings]
+    assert "no answer within the device timeout (3 s" in down[0].message
     assert "lab-leaf1" not in r.data.switches  # nothing read is nothing judged
     assert not [f for f in r.findings if f.device == "lab-leaf1" and f.rule != "RT490"]
     assert {"node1", "node2"} <= set(r.data.hosts)  # the others were read
