@@ -4,6 +4,13 @@ Each host file holds what the README asks users to capture: ethtool -S (full mlx
 RDMA hw_counters (grep -H), show_gids, ibv_devinfo -v, ip -d link, mlnx_qos and the job's NCCL env; each
 switch file holds SONiC show pfc counters, show queue counters and show pfcwd stats for 64 ports.
 Run: ``python benchmarks/bench_audit.py [--hosts 512 --switches 64]``; prints the figures.
+
+``--live [--devices 50 --concurrency 10]`` times ``audit --live``'s SSH reads instead, against loopback
+emulated switches (tests/emulators, in a separate process so their CPU is not the client's; SONiC and EOS
+alternating; netmiko's fast preset, as the emulators answer at once; run from the repository root). Parallel
+efficiency = T(1 device) x N / (concurrency x T(N devices)), T(1 device) the mean of 4 single-device runs
+(2 SONiC, 2 EOS: the fleet's mix) after a discarded warm-up run:
+1.0 when N devices at concurrency C take N/C single-device times (target >= 0.8 at N=50, C=10).
 """
 
 from __future__ import annotations
@@ -89,11 +96,92 @@ def switch_capture(s: int) -> str:
     return "\n".join(out) + "\n"
 
 
+def _fleet(n: int, workdir: Path):  # type: ignore[no-untyped-def]
+    """Start ``n`` emulated switches in a child process; returns (process, [(name, platform, port)])."""
+    import json
+    import os
+    import subprocess
+    import sys
+
+    specs = [{"platform": "sonic" if i % 2 == 0 else "eos", "name": f"sw{i:02d}", "username": "bench",
+              "password": "bench-pw"} for i in range(n)]
+    fleet = workdir / "fleet.json"
+    fleet.write_text(json.dumps(specs))
+    repo = Path(__file__).resolve().parents[1]
+    env = {**os.environ, "PYTHONPATH": str(repo)}
+    proc = subprocess.Popen([sys.executable, "-m", "tests.emulators", "--fleet", str(fleet)], cwd=repo, env=env,
+                            stdout=subprocess.PIPE, text=True)
+    devices = []
+    assert proc.stdout is not None
+    while len(devices) < n:
+        line = proc.stdout.readline()
+        if not line:
+            raise RuntimeError("the emulator fleet exited before listening")
+        words = line.split()
+        if words[:1] == ["listening"] and len(words) == 4:
+            devices.append((words[2], words[3], int(words[1].rsplit(":", 1)[1])))
+    return proc, devices
+
+
+def _plan(devices: list[tuple[str, str, int]]):  # type: ignore[no-untyped-def]
+    """The part of a plan ``read_live`` reads: switches with a management address and lossless ports."""
+    from types import SimpleNamespace
+
+    creds = {"username_env": "BENCH_USER", "password_env": "BENCH_PASSWORD", "key_file_env": None}
+    ports = {"sonic": ["Ethernet0", "Ethernet4"], "eos": ["Ethernet1", "Ethernet2"]}
+    return SimpleNamespace(hosts=[], switches=[
+        SimpleNamespace(name=name, platform=plat, role="leaf", mgmt_host="127.0.0.1", mgmt_port=port,
+                        credentials=creds, ports=[SimpleNamespace(name=p, lossless=True) for p in ports[plat]])
+        for name, plat, port in devices])
+
+
+def bench_live(n: int, concurrency: int) -> None:
+    """Time ``audit --live`` reads of 1 and of ``n`` emulated switches; print the parallel efficiency."""
+    import os
+    import signal
+    import statistics
+
+    from roce_tune.audit.live import LiveOptions, read_live
+    from roce_tune.deploy.runner import ApplyOptions, SessionTiming
+
+    os.environ.update(BENCH_USER="bench", BENCH_PASSWORD="bench-pw")
+    opts = ApplyOptions(insecure_skip_host_key_check=True, timing=SessionTiming(fast_cli=True, global_delay_factor=0.1))
+    with tempfile.TemporaryDirectory() as tmp:
+        proc, devices = _fleet(n, Path(tmp))
+        try:
+            one = []
+            read_live(_plan(devices[4:5]), LiveOptions(concurrency=1, apply=opts))  # warm-up (imports, first SSH)
+            for i in range(4):
+                t0 = time.perf_counter()
+                _, devs, _ = read_live(_plan(devices[i:i + 1]), LiveOptions(concurrency=1, apply=opts))
+                one.append(time.perf_counter() - t0)
+                assert all(d.error is None for d in devs), [d.error for d in devs]
+            t1 = statistics.mean(one)
+            t0 = time.perf_counter()
+            blocks, devs, _ = read_live(_plan(devices), LiveOptions(concurrency=concurrency, apply=opts))
+            tn = time.perf_counter() - t0
+        finally:
+            proc.send_signal(signal.SIGTERM)
+            proc.wait(timeout=30)
+    failed = [d for d in devs if d.error]
+    eff = t1 * n / (concurrency * tn)
+    print(f"audit --live: {n} emulated switches (SONiC/EOS), {len(blocks)} command outputs, {len(failed)} failed")
+    print(f"T(1 device) = {t1:.2f} s (mean of {', '.join(f'{x:.2f}' for x in one)}: 2 SONiC, 2 EOS alone); "
+          f"T({n} devices, concurrency {concurrency}) = {tn:.2f} s; per device {statistics.mean(d.seconds for d in devs):.2f} s")
+    print(f"parallel efficiency = T1 x {n} / ({concurrency} x T{n}) = {eff:.2f} (target >= 0.8)")
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__)
     ap.add_argument("--hosts", type=int, default=512)
     ap.add_argument("--switches", type=int, default=64)
+    ap.add_argument("--live", action="store_true", help="time audit --live against emulated switches instead")
+    ap.add_argument("--devices", type=int, default=50)
+    ap.add_argument("--concurrency", type=int, default=10)
     args = ap.parse_args()
+    if args.live:
+        bench_live(args.devices, args.concurrency)
+        return
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         for i in range(args.hosts):

@@ -723,28 +723,48 @@ def verify(
 @app.command()
 def audit(
     source: Path | None = typer.Argument(None, help="Inventory YAML or plan directory to compare with "
-                                            "(default: the policy defaults)."),
+                                            "(default: the policy defaults; required with --live)."),
     from_dir: Path | None = typer.Option(None, "--from", help="Directory of captures, one file per device: "
                                             "<device>[.<anything>].txt"),
+    live: bool = typer.Option(False, "--live", help="Read the devices of the inventory over SSH instead "
+                                 "(read-only show commands)."),
     fmt: str = typer.Option("text", "--format", help="text, json, github (annotations) or markdown."),
     policy: Path | None = typer.Option(None, "--policy", help="YAML with a `policy:` section (without an "
                                           "inventory)."),
+    concurrency: int = typer.Option(10, "--concurrency", min=1, help="--live: devices read at once."),
+    device_timeout: float = typer.Option(120.0, "--device-timeout", min=1.0,
+                                         help="--live: seconds one device may take, connect included."),
+    save_captures: Path | None = typer.Option(None, "--save-captures", help="--live: write each device's "
+                                                 "output to DIR/<device>.live.txt (0600; evidence points there)."),
+    insecure: bool = typer.Option(False, "--insecure-skip-host-key-check", help="Labs only: accept unknown keys."),
+    known_hosts: Path | None = typer.Option(None, "--known-hosts", exists=True, dir_okay=False,
+                                            help="Extra known_hosts file (--live)."),
+    secrets_file: Path | None = typer.Option(None, "--secrets-file", help="YAML secrets outside the repo (--live)."),
 ) -> None:
-    """What is wrong with the running fabric, from captured show/ethtool/sysfs/NCCL output (RT4xx)."""
-    from roce_tune.audit import FORMATS, AuditUsageError, audit_dir, format_report
+    """What is wrong with the running fabric, from captured show/ethtool/sysfs/NCCL output or read live (RT4xx)."""
+    from roce_tune.audit import FORMATS, AuditUsageError, LiveOptions, audit_dir, audit_live, format_report
+    from roce_tune.deploy.runner import ApplyOptions
 
     if fmt not in FORMATS:
         err.print(f"error: --format must be one of {', '.join(FORMATS)}, not {fmt!r}", markup=False)
         raise typer.Exit(2)
-    if from_dir is None:
-        err.print("error: give the captures with --from DIR", markup=False)
+    if (from_dir is None) == (not live):
+        err.print("error: give the captures with --from DIR, or --live with an inventory (not both)", markup=False)
         raise typer.Exit(2)
     for path, what in ((source, "inventory/plan"), (policy, "--policy file")):
         if path is not None and not path.exists():
             err.print(f"error: {what} {path} does not exist", markup=False)
             raise typer.Exit(2)
     try:
-        result = audit_dir(from_dir, source, policy)
+        if live:
+            if insecure:
+                err.print("[bold yellow]warning: host-key checking is OFF (--insecure-skip-host-key-check); labs only[/]")
+            aopts = ApplyOptions(insecure_skip_host_key_check=insecure, secrets_file=str(secrets_file) if secrets_file
+                                 else None, known_hosts=str(known_hosts) if known_hosts else None)
+            result = audit_live(source, LiveOptions(concurrency=concurrency, device_timeout_s=device_timeout,  # type: ignore[arg-type]
+                                                    apply=aopts, save_dir=save_captures), policy)
+        else:
+            result = audit_dir(from_dir, source, policy)  # type: ignore[arg-type]
         text = format_report(result, fmt)
     except AuditUsageError as exc:
         err.print(f"error: {exc}", markup=False)

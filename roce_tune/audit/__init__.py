@@ -8,6 +8,7 @@ with, :mod:`.checks` runs the RT4xx checks and :mod:`.run` ties it together and 
 
 from __future__ import annotations
 
-from roce_tune.audit.run import FORMATS, AuditResult, AuditUsageError, audit_dir, format_report
+from roce_tune.audit.live import LiveOptions
+from roce_tune.audit.run import FORMATS, AuditResult, AuditUsageError, audit_dir, audit_live, format_report
 
-__all__ = ["FORMATS", "AuditResult", "AuditUsageError", "audit_dir", "format_report"]
+__all__ = ["FORMATS", "AuditResult", "AuditUsageError", "LiveOptions", "audit_dir", "audit_live", "format_report"]

@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 from roce_tune.audit.expect import Expect
-from roce_tune.audit.model import AuditData, Ev, HostObs, NicObs, RdmaObs, Val
+from roce_tune.audit.model import AuditData, Ev, HostObs, NicObs, RdmaObs, SwitchObs, Val
 from roce_tune.findings import Severity
 from roce_tune.verify.hostfacts import roce_active_mtu
 
@@ -315,100 +315,156 @@ def check_priority(data: AuditData, exp: Expect, out: Out) -> None:
 
 
 # ----------------------------------------------------------------------------------------------- PFC
-def check_pfc(data: AuditData, exp: Expect, out: Out) -> None:
-    """RT420 a hop without PFC on the RoCE priority; RT421 NIC sends pause (cannot drain); RT422 switch and
-    NIC pause counts disagree; RT423 watchdog storm flapping; RT424 discards on a lossless class while PFC
-    is silent; RT425 RoCE loss recovery."""
+def _pfc_nic(h: HostObs, nic: NicObs, exp: Expect, out: Out) -> None:
+    """RT420 (``mlnx_qos`` PFC row), RT421 (NIC sends pause) and RT424 (NIC discards, PFC silent) of one NIC."""
+    _nic_pfc_enabled(h, nic, exp, out)
+    _nic_pause(h, nic, exp, out)
+    _nic_discards(h, nic, exp, out)
+
+
+def _nic_pfc_enabled(h: HostObs, nic: NicObs, exp: Expect, out: Out) -> None:
     lossless = sorted(exp.lossless_priorities)
-    qos_seen = False
-    for h in data.hosts.values():
-        for nic in h.nics.values():
-            if nic.pfc_enabled is not None:
-                qos_seen = True
-                missing = [p for p in lossless if p not in nic.pfc_enabled.value]
-                if missing:
-                    out.add("RT420", E, h.name, nic.netdev,
-                            f"{h.name}:{nic.netdev} has PFC on priority "
-                            f"{','.join(map(str, nic.pfc_enabled.value)) or 'none'}, not on RoCE priority "
-                            f"{','.join(map(str, missing))}",
-                            f"mlnx_qos -i {nic.netdev} --pfc " +
-                            ",".join("1" if p in lossless else "0" for p in range(8)), [nic.pfc_enabled])
-            for p in lossless:
-                tx = nic.delta(f"tx_prio{p}_pause")
-                if tx and tx[0] > 0:
-                    out.add("RT421", W, h.name, nic.netdev,
-                            f"{h.name}:{nic.netdev} sent {tx[0]:,} PFC pause frames on priority {p} "
-                            f"{'during the capture' if tx[1] else 'since the counters were cleared'}: its receive "
-                            "buffer fills — the host cannot drain what arrives",
-                            "look at the host before the fabric: PCIe width/speed and errors, GPU↔NIC NUMA/PCIe "
-                            "placement (nvidia-smi topo -m), GPUDirect RDMA, CPU affinity of the receiving ranks",
-                            [nic.ethtool[f"tx_prio{p}_pause"]])
-            # RT424 NIC side
-            disc = [(k, nic.delta(k)) for k in ("rx_discards_phy", *(f"rx_prio{p}_discards" for p in lossless),
-                                                 *(f"rx_prio{p}_buf_discard" for p in lossless))]
-            disc = [(k, d) for k, d in disc if d and d[0] > 0]
-            pauses = [nic.delta(f"{d}_prio{p}_pause") for d in ("rx", "tx") for p in lossless]
-            if disc:
-                if any(x is None for x in pauses):
-                    out.skip("RT424", h.name, f"ethtool -S {nic.netdev} with rx_prio{lossless[0]}_pause and "
-                                              f"tx_prio{lossless[0]}_pause (the capture filtered them out)")
-                elif all(x[0] == 0 for x in pauses if x):
-                    out.add("RT424", E, h.name, nic.netdev,
-                            f"{h.name}:{nic.netdev} discarded {', '.join(f'{k} {d[0]:,}' for k, d in disc)} while "
-                            f"no PFC pause was sent or received on priority {','.join(map(str, lossless))}: the "
-                            "lossless class is not protected on this hop",
-                            f"enable PFC on priority {exp.roce_priority} on the NIC (mlnx_qos --pfc) and on the "
-                            "switch port facing it; check trust dscp so RoCE lands on that priority",
-                            [nic.ethtool[k] for k, _ in disc])
-    if data.hosts and not qos_seen:
-        out.skip("RT420", None, "mlnx_qos -i <if> on the hosts (PFC enabled per priority)")
-    for sw in data.switches.values():
-        pfc_prio = sw.roce.get("pfc-priority")
-        if pfc_prio is not None:
-            prios = {int(x) for x in pfc_prio.value.split(",") if x.strip().isdigit()}
-            missing = [p for p in lossless if p not in prios]
-            if missing:
-                out.add("RT420", E, sw.name, None,
-                        f"{sw.name} runs PFC on priority {pfc_prio.value}, not on RoCE priority "
-                        f"{','.join(map(str, missing))}",
-                        f"nv set qos roce … / nv set qos pfc default-global switch-priority {exp.roce_priority}",
-                        [pfc_prio])
-        for key, v in sw.roce.items():
-            if key.endswith(("rx-enabled", "tx-enabled")) and v.value.lower() not in ("enabled", "on", "true"):
-                out.add("RT420", E, sw.name, key.split(":")[0] if ":" in key else None,
-                        f"{sw.name} PFC {key.rsplit(':', 1)[-1]} is {v.value}", "enable PFC rx and tx for RoCE", [v])
-        # RT423 watchdog flapping, RT424 lossless drops without PFC
-        for port, cs in sw.ports.items():
-            for q in sorted(exp.lossless_queues):
-                det = sw.counter(port, f"q{q}_wd_storm_detected")
-                if det and det[0] > 0:
-                    res = sw.counter(port, f"q{q}_wd_storm_restored")
-                    drops = [sw.counter(port, f"q{q}_wd_{d}_drop") for d in ("tx", "rx")]
-                    dropped = sum(d[0] for d in drops if d)
-                    flapping = det[0] >= 2 and res is not None and res[0] >= 1
-                    out.add("RT423", E, sw.name, port,
-                            f"{sw.name}:{port} queue {q}: PFC watchdog storm detected {det[0]} time(s), restored "
-                            f"{res[0] if res else '?'}{' — storm/restore flapping' if flapping else ''}; "
-                            f"{dropped:,} lossless packets dropped by the watchdog",
-                            "find the device pausing this port without draining (a stalled NIC or host with PFC on); "
-                            "the watchdog only hides it. Compare with the platform's known PFC-watchdog defects "
-                            "before raising detection/restoration times",
-                            [cs.get(f"q{q}_wd_storm_detected")] + [cs.get(f"q{q}_wd_{d}_drop") for d in ("tx", "rx")])
-                dr = sw.counter(port, f"q{q}_drop_pkts")
-                if dr and dr[0] > 0:
-                    pf = [sw.counter(port, f"pfc_{d}_prio{p}") for d in ("rx", "tx") for p in lossless]
-                    if any(x is None for x in pf):
-                        if "pfc" not in sw.families:
-                            out.skip("RT424", sw.name, "show pfc counters (or the platform's PFC counters)")
-                    elif all(x[0] == 0 for x in pf if x):
-                        out.add("RT424", E, sw.name, port,
-                                f"{sw.name}:{port} dropped {dr[0]:,} packets on lossless queue {q} while no PFC "
-                                f"frame was sent or received on priority {','.join(map(str, lossless))}: PFC is not "
-                                "protecting this queue",
-                                "check pfc_enable on this port and the priority→PG/queue maps; check headroom (xoff)",
-                                [cs.get(f"q{q}_drop_pkts")] + [cs.get(f"pfc_{d}_prio{p}") for d in ("rx", "tx")
-                                                               for p in lossless])
-    # RT422 needs the cabling (plan) and two snapshots on both sides (totals were cleared at different times)
+    if nic.pfc_enabled is not None:
+        missing = [p for p in lossless if p not in nic.pfc_enabled.value]
+        if missing:
+            out.add("RT420", E, h.name, nic.netdev,
+                    f"{h.name}:{nic.netdev} has PFC on priority "
+                    f"{','.join(map(str, nic.pfc_enabled.value)) or 'none'}, not on RoCE priority "
+                    f"{','.join(map(str, missing))}",
+                    f"mlnx_qos -i {nic.netdev} --pfc " +
+                    ",".join("1" if p in lossless else "0" for p in range(8)), [nic.pfc_enabled])
+
+
+def _nic_pause(h: HostObs, nic: NicObs, exp: Expect, out: Out) -> None:
+    for p in sorted(exp.lossless_priorities):
+        tx = nic.delta(f"tx_prio{p}_pause")
+        if tx and tx[0] > 0:
+            out.add("RT421", W, h.name, nic.netdev,
+                    f"{h.name}:{nic.netdev} sent {tx[0]:,} PFC pause frames on priority {p} "
+                    f"{'during the capture' if tx[1] else 'since the counters were cleared'}: its receive "
+                    "buffer fills — the host cannot drain what arrives",
+                    "look at the host before the fabric: PCIe width/speed and errors, GPU↔NIC NUMA/PCIe "
+                    "placement (nvidia-smi topo -m), GPUDirect RDMA, CPU affinity of the receiving ranks",
+                    [nic.ethtool[f"tx_prio{p}_pause"]])
+
+
+def _discard_hits(nic: NicObs, lossless: list[int]) -> list[tuple[str, int]]:
+    """(counter, count) of the NIC's receive discards on the lossless priorities that rose (or are > 0)."""
+    names = ("rx_discards_phy", *(f"rx_prio{p}_discards" for p in lossless), *(f"rx_prio{p}_buf_discard"
+                                                                                 for p in lossless))
+    return [(k, d[0]) for k in names if (d := nic.delta(k)) is not None and d[0] > 0]
+
+
+def _nic_discards(h: HostObs, nic: NicObs, exp: Expect, out: Out) -> None:
+    lossless = sorted(exp.lossless_priorities)
+    hits = _discard_hits(nic, lossless)
+    if not hits:
+        return
+    pauses = [nic.delta(f"{d}_prio{p}_pause") for d in ("rx", "tx") for p in lossless]
+    if any(x is None for x in pauses):
+        out.skip("RT424", h.name, f"ethtool -S {nic.netdev} with rx_prio{lossless[0]}_pause and "
+                                  f"tx_prio{lossless[0]}_pause (the capture filtered them out)")
+    elif all(x[0] == 0 for x in pauses if x):
+        out.add("RT424", E, h.name, nic.netdev,
+                f"{h.name}:{nic.netdev} discarded {', '.join(f'{k} {n:,}' for k, n in hits)} while "
+                f"no PFC pause was sent or received on priority {','.join(map(str, lossless))}: the "
+                "lossless class is not protected on this hop",
+                f"enable PFC on priority {exp.roce_priority} on the NIC (mlnx_qos --pfc) and on the "
+                "switch port facing it; check trust dscp so RoCE lands on that priority",
+                [nic.ethtool[k] for k, _ in hits])
+
+
+def _pfc_switch_roce(sw: SwitchObs, exp: Expect, out: Out) -> None:
+    """RT420 from the RoCE profile a switch reports (``nv show qos roce``: pfc-priority, rx/tx enabled)."""
+    lossless = sorted(exp.lossless_priorities)
+    pfc_prio = sw.roce.get("pfc-priority")
+    if pfc_prio is not None:
+        prios = {int(x) for x in pfc_prio.value.split(",") if x.strip().isdigit()}
+        missing = [p for p in lossless if p not in prios]
+        if missing:
+            out.add("RT420", E, sw.name, None,
+                    f"{sw.name} runs PFC on priority {pfc_prio.value}, not on RoCE priority "
+                    f"{','.join(map(str, missing))}",
+                    f"nv set qos roce … / nv set qos pfc default-global switch-priority {exp.roce_priority}",
+                    [pfc_prio])
+    for key, v in sw.roce.items():
+        if key.endswith(("rx-enabled", "tx-enabled")) and v.value.lower() not in ("enabled", "on", "true"):
+            out.add("RT420", E, sw.name, key.split(":")[0] if ":" in key else None,
+                    f"{sw.name} PFC {key.rsplit(':', 1)[-1]} is {v.value}", "enable PFC rx and tx for RoCE", [v])
+
+
+def watchdog_defects(sw: SwitchObs, exp: Expect) -> tuple[list[str], list[str]]:
+    """Known PFC-watchdog defects of the switch's platform (its contract's ``known_defects`` with
+    ``needs_watchdog``) that a storm/restore flap may be: (matching, possible). Matching = the plan's
+    ASIC/OS release is in the defect's scope; possible = no plan to tell (the defect names its scope)."""
+    from roce_tune.platforms import platform
+
+    if sw.platform is None:
+        return [], []
+    try:
+        defects = [d for d in platform(sw.platform).capabilities.known_defects if d.needs_watchdog]
+    except KeyError:
+        return [], []
+    plan_sw = exp.switches.get(sw.name)
+    match, maybe = [], []
+    for d in defects:
+        text = f"{d.rule} ({d.source}): {d.title}"
+        if plan_sw is None:
+            scope = f"ASIC {'/'.join(d.asics)}" if d.asics else "every ASIC"
+            maybe.append(f"{text} — affects {scope}{'; releases ' + ', '.join(d.os_releases) if d.os_releases else ''}")
+        elif d.affects(plan_sw):
+            match.append(f"{text} — {sw.name} is {plan_sw.asic}, {plan_sw.os_version or 'release not given'}")
+    return match, maybe
+
+
+def _watchdog_storm(sw: SwitchObs, port: str, q: int, exp: Expect, out: Out) -> None:
+    """RT423: a PFC watchdog storm on a lossless queue; flapping matched with the known-defect table."""
+    det = sw.counter(port, f"q{q}_wd_storm_detected")
+    if not det or det[0] <= 0:
+        return
+    cs = sw.ports[port]
+    res = sw.counter(port, f"q{q}_wd_storm_restored")
+    dropped = sum(d[0] for d in (sw.counter(port, f"q{q}_wd_{x}_drop") for x in ("tx", "rx")) if d)
+    flapping = det[0] >= 2 and res is not None and res[0] >= 1
+    note, fix = "", ("find the device pausing this port without draining (a stalled NIC or host with PFC on); "
+                     "the watchdog only hides it. Compare with the platform's known PFC-watchdog defects before "
+                     "raising detection/restoration times")
+    if flapping:
+        match, maybe = watchdog_defects(sw, exp)
+        if match:
+            note = "; the flapping matches known defect " + "; ".join(match)
+            fix = "see the defect's report for a fixed release; until then " + fix[0].lower() + fix[1:]
+        elif maybe:
+            note = "; it may be known defect " + "; ".join(maybe) + " (give the inventory to match the ASIC)"
+    out.add("RT423", E, sw.name, port,
+            f"{sw.name}:{port} queue {q}: PFC watchdog storm detected {det[0]} time(s), restored "
+            f"{res[0] if res else '?'}{' — storm/restore flapping' if flapping else ''}; "
+            f"{dropped:,} lossless packets dropped by the watchdog{note}", fix,
+            [cs.get(f"q{q}_wd_storm_detected")] + [cs.get(f"q{q}_wd_{d}_drop") for d in ("tx", "rx")])
+
+
+def _lossless_drops(sw: SwitchObs, port: str, q: int, exp: Expect, out: Out) -> None:
+    """RT424: drops on a lossless queue while no PFC frame was sent or received."""
+    lossless = sorted(exp.lossless_priorities)
+    dr = sw.counter(port, f"q{q}_drop_pkts")
+    if not dr or dr[0] <= 0:
+        return
+    cs = sw.ports[port]
+    pf = [sw.counter(port, f"pfc_{d}_prio{p}") for d in ("rx", "tx") for p in lossless]
+    if any(x is None for x in pf):
+        if "pfc" not in sw.families:
+            out.skip("RT424", sw.name, "show pfc counters (or the platform's PFC counters)")
+    elif all(x[0] == 0 for x in pf if x):
+        out.add("RT424", E, sw.name, port,
+                f"{sw.name}:{port} dropped {dr[0]:,} packets on lossless queue {q} while no PFC "
+                f"frame was sent or received on priority {','.join(map(str, lossless))}: PFC is not "
+                "protecting this queue",
+                "check pfc_enable on this port and the priority→PG/queue maps; check headroom (xoff)",
+                [cs.get(f"q{q}_drop_pkts")] + [cs.get(f"pfc_{d}_prio{p}") for d in ("rx", "tx") for p in lossless])
+
+
+def _pause_agreement(data: AuditData, exp: Expect, out: Out) -> None:
+    """RT422: switch and NIC pause counts over the same interval (needs the plan's cabling, two snapshots)."""
     if data.hosts and data.switches and not exp.nic_switch_port:
         out.skip("RT422", None, "an inventory or plan (which switch port faces which NIC) to compare pause counts")
     for (host, netdev), where in sorted(exp.nic_switch_port.items()):
@@ -417,7 +473,7 @@ def check_pfc(data: AuditData, exp: Expect, out: Out) -> None:
         if h is None or sw is None or netdev not in h.nics:
             continue
         nic = h.nics[netdev]
-        for p in lossless:
+        for p in sorted(exp.lossless_priorities):
             rx, tx = nic.delta(f"rx_prio{p}_pause"), sw.counter(port, f"pfc_tx_prio{p}")
             if rx is None or tx is None or not (rx[1] and tx[1]):
                 out.skip("RT422", host, f"ethtool -S {netdev} and the switch's PFC counters on {where}, each "
@@ -430,25 +486,31 @@ def check_pfc(data: AuditData, exp: Expect, out: Out) -> None:
                         "check the cabling matches the inventory, that both sides count the same priority, and "
                         "that the NIC honours PFC (mlnx_qos --pfc); a NIC that ignores pause loses packets",
                         [nic.ethtool[f"rx_prio{p}_pause"], sw.ports[port][f"pfc_tx_prio{p}"]])
-    # RT425 RoCE loss recovery
+
+
+def _received_packets(nic: NicObs | None) -> int | None:
+    if nic is None:
+        return None
+    parts = [nic.delta(f"rx_prio{p}_packets") for p in range(8)]
+    if any(parts):
+        return sum(x[0] for x in parts if x)
+    phy = nic.delta("rx_packets_phy")
+    return phy[0] if phy else None
+
+
+def _loss_recovery(data: AuditData, out: Out) -> None:
+    """RT425: RoCE loss recovery per million received packets (no rate invented without a packet count)."""
+    fix = ("make PFC cover the RoCE priority end to end (NIC --pfc, switch pfc_enable, DSCP maps) and check "
+           "headroom; RoCE on a lossy priority (RT410/RT411) or ECN not marking (RT430) explain loss too")
     for h in data.hosts.values():
-        for key, d in h.rdma.items():
+        for d in h.rdma.values():
             loss = {k: x for k in LOSS_COUNTERS if (x := d.delta(k)) is not None and x[0] > 0}
             if not loss:
                 continue
             n = sum(x[0] for x in loss.values())
-            nic = _nic_of(h, d)
-            pk = None
-            if nic is not None:
-                parts = [nic.delta(f"rx_prio{p}_packets") for p in range(8)]
-                if any(parts):
-                    pk = sum(x[0] for x in parts if x)
-                elif nic.delta("rx_packets_phy"):
-                    pk = nic.delta("rx_packets_phy")[0]  # type: ignore[index]
+            pk = _received_packets(_nic_of(h, d))
             detail = ", ".join(f"{k} {x[0]:,}" for k, x in loss.items())
             evs = [d.hw[k] for k in loss]
-            fix = ("make PFC cover the RoCE priority end to end (NIC --pfc, switch pfc_enable, DSCP maps) and check "
-                   "headroom; RoCE on a lossy priority (RT410/RT411) or ECN not marking (RT430) explain loss too")
             if pk:
                 per_m = n / pk * 1e6
                 if per_m > LOSS_PER_MILLION:
@@ -461,60 +523,96 @@ def check_pfc(data: AuditData, exp: Expect, out: Out) -> None:
                         "captured, so no rate per packet", fix + " (capture ethtool -S too for a rate)", evs)
 
 
-# ---------------------------------------------------------------------------------------- ECN / DCQCN
-def check_ecn(data: AuditData, exp: Expect, out: Out) -> None:
-    """RT430 no CE marks under congestion; RT431 ECN/WRED not on the lossless queue; RT432 CNPs sent but not
-    handled; RT433 RNR / out_of_buffer (receiver shortage, not fabric loss)."""
-    lossless = sorted(exp.lossless_priorities)
-    sent: list[tuple[str, int, Val[int]]] = []
-    handled: list[tuple[str, int, Val[int]]] = []
+def check_pfc(data: AuditData, exp: Expect, out: Out) -> None:
+    """RT420 a hop without PFC on the RoCE priority; RT421 NIC sends pause (cannot drain); RT422 switch and
+    NIC pause counts disagree; RT423 watchdog storm flapping (matched with the platform's known defects);
+    RT424 discards on a lossless class while PFC is silent; RT425 RoCE loss recovery."""
+    qos_seen = False
     for h in data.hosts.values():
-        for d in h.rdma.values():
-            marked = d.delta("np_ecn_marked_roce_packets")
-            loss = {k: x[0] for k in LOSS_COUNTERS if (x := d.delta(k)) is not None and x[0] > 0}
-            nic = _nic_of(h, d)
-            pauses = [nic.delta(f"{di}_prio{p}_pause") for di in ("rx", "tx") for p in lossless] if nic else []
-            paused = sum(x[0] for x in pauses if x)
-            if marked is not None and marked[0] == 0 and (loss or paused):
-                why = (f"PFC paused {paused:,} times" if paused else
-                       "loss recovery (" + ", ".join(f"{k} {v:,}" for k, v in loss.items()) + ")")
-                quiet = ("" if paused else " and PFC pause counters were not captured" if not any(pauses)
-                         else " while PFC stayed quiet")
-                out.add("RT430", E if paused else W, h.name, d.netdev or d.device,
-                        f"{h.name}:{d.device} received no ECN-marked RoCE packet (np_ecn_marked_roce_packets 0) "
-                        f"under congestion — {why}{quiet}: the switch does not mark the queue RoCE uses",
-                        f"enable ECN (WRED with ecn) on lossless queue {exp.lossless_queues[0]} with Kmin/Kmax below "
-                        "the PFC trigger, and check RoCE is sent ECN-capable (ToS with ECT) on the lossless priority",
-                        [d.hw["np_ecn_marked_roce_packets"]] + [d.hw[k] for k in loss] +
-                        [nic.ethtool.get(f"{di}_prio{p}_pause") for di in ("rx", "tx") for p in lossless
-                         if nic is not None and (nic.delta(f"{di}_prio{p}_pause") or (0,))[0] > 0])
-            if (x := d.delta("np_cnp_sent")) is not None and x[0] > 0:
-                sent.append((h.name, x[0], d.hw["np_cnp_sent"]))
-            if (x := d.delta("rp_cnp_handled")) is not None:
-                handled.append((h.name, x[0], d.hw["rp_cnp_handled"]))
-            for k in ("out_of_buffer", "rnr_nak_retry_err"):
-                x = d.delta(k)
-                if x and x[0] > 0:
-                    out.add("RT433", W, h.name, d.netdev or d.device,
-                            f"{h.name}:{d.device} {k} {x[0]:,}: the receiver had no receive buffer posted "
-                            "(a host-side shortage), not packets lost in the fabric",
-                            "no PFC/ECN change fixes this: check the application posts receives in time (RNR "
-                            "retry/timeout, receive queue depth, CPU starvation of the receiving process)", [d.hw[k]])
+        for nic in h.nics.values():
+            qos_seen = qos_seen or nic.pfc_enabled is not None
+            _pfc_nic(h, nic, exp, out)
+    if data.hosts and not qos_seen:
+        out.skip("RT420", None, "mlnx_qos -i <if> on the hosts (PFC enabled per priority)")
+    for sw in data.switches.values():
+        _pfc_switch_roce(sw, exp, out)
+        for port in sw.ports:
+            for q in sorted(exp.lossless_queues):
+                _watchdog_storm(sw, port, q, exp, out)
+                _lossless_drops(sw, port, q, exp, out)
+    _pause_agreement(data, exp, out)
+    _loss_recovery(data, out)
+
+
+# ---------------------------------------------------------------------------------------- ECN / DCQCN
+def _pauses(nic: NicObs | None, lossless: list[int]) -> tuple[int, bool, list[Val[int] | None]]:
+    """(pause frames on the lossless priorities, whether any pause counter was read, the lines of those
+    that fired) of a NIC."""
+    if nic is None:
+        return 0, False, []
+    got = {n: x for di in ("rx", "tx") for p in lossless if (x := nic.delta(n := f"{di}_prio{p}_pause"))}
+    return (sum(x[0] for x in got.values()), bool(got),
+            [nic.ethtool.get(n) for n, x in got.items() if x[0] > 0])
+
+
+def _no_ce_marks(h: HostObs, d: RdmaObs, exp: Expect, out: Out) -> None:
+    """RT430: no ECN-marked RoCE packet arrived while PFC fired or loss shows congestion."""
+    marked = d.delta("np_ecn_marked_roce_packets")
+    if marked is None or marked[0] != 0:
+        return
+    loss = {k: x[0] for k in LOSS_COUNTERS if (x := d.delta(k)) is not None and x[0] > 0}
+    paused, read, fired = _pauses(_nic_of(h, d), sorted(exp.lossless_priorities))
+    if not (loss or paused):
+        return
+    why = (f"PFC paused {paused:,} times" if paused else
+           "loss recovery (" + ", ".join(f"{k} {v:,}" for k, v in loss.items()) + ")")
+    quiet = "" if paused else " while PFC stayed quiet" if read else " and PFC pause counters were not captured"
+    out.add("RT430", E if paused else W, h.name, d.netdev or d.device,
+            f"{h.name}:{d.device} received no ECN-marked RoCE packet (np_ecn_marked_roce_packets 0) "
+            f"under congestion — {why}{quiet}: the switch does not mark the queue RoCE uses",
+            f"enable ECN (WRED with ecn) on lossless queue {exp.lossless_queues[0]} with Kmin/Kmax below "
+            "the PFC trigger, and check RoCE is sent ECN-capable (ToS with ECT) on the lossless priority",
+            [d.hw["np_ecn_marked_roce_packets"], *(d.hw[k] for k in loss), *fired])
+
+
+def _receiver_shortage(h: HostObs, d: RdmaObs, out: Out) -> None:
+    """RT433: out_of_buffer / RNR — the receiver had nothing posted (host side, not fabric loss)."""
+    for k in ("out_of_buffer", "rnr_nak_retry_err"):
+        x = d.delta(k)
+        if x and x[0] > 0:
+            out.add("RT433", W, h.name, d.netdev or d.device,
+                    f"{h.name}:{d.device} {k} {x[0]:,}: the receiver had no receive buffer posted "
+                    "(a host-side shortage), not packets lost in the fabric",
+                    "no PFC/ECN change fixes this: check the application posts receives in time (RNR "
+                    "retry/timeout, receive queue depth, CPU starvation of the receiving process)", [d.hw[k]])
+
+
+def _cnps_handled(data: AuditData, exp: Expect, out: Out) -> None:
+    """RT432: CNPs sent by receivers but (almost) none handled by the captured senders."""
+    sent = [(h.name, x[0], d.hw["np_cnp_sent"]) for h in data.hosts.values() for d in h.rdma.values()
+            if (x := d.delta("np_cnp_sent")) is not None and x[0] > 0]
+    handled = [(h.name, x[0], d.hw["rp_cnp_handled"]) for h in data.hosts.values() for d in h.rdma.values()
+               if (x := d.delta("rp_cnp_handled")) is not None]
     total_sent = sum(n for _, n, _ in sent)
-    if total_sent >= 100:
-        if not handled:
-            out.skip("RT432", None, "rp_cnp_handled from the sending hosts' hw_counters "
-                                    "(grep -H '' /sys/class/infiniband/*/ports/*/hw_counters/*)")
-        else:
-            got = sum(n for _, n, _ in handled)
-            if got < 0.01 * total_sent:
-                out.add("RT432", E, None, None,
-                        f"receivers sent {total_sent:,} CNPs but the captured senders "
-                        f"({', '.join(sorted({h for h, _, _ in handled}))}) handled {got:,}: the reaction point is "
-                        "not cutting rates",
-                        f"enable the DCQCN reaction point on priority {exp.roce_priority} "
-                        f"(/sys/class/net/<if>/ecn/roce_rp/enable/{exp.roce_priority} = 1) and check CNPs travel on "
-                        f"priority {exp.cnp_priority}", [v for _, _, v in sent + handled])
+    if total_sent < 100:
+        return
+    if not handled:
+        out.skip("RT432", None, "rp_cnp_handled from the sending hosts' hw_counters "
+                                "(grep -H '' /sys/class/infiniband/*/ports/*/hw_counters/*)")
+        return
+    got = sum(n for _, n, _ in handled)
+    if got < 0.01 * total_sent:
+        out.add("RT432", E, None, None,
+                f"receivers sent {total_sent:,} CNPs but the captured senders "
+                f"({', '.join(sorted({h for h, _, _ in handled}))}) handled {got:,}: the reaction point is "
+                "not cutting rates",
+                f"enable the DCQCN reaction point on priority {exp.roce_priority} "
+                f"(/sys/class/net/<if>/ecn/roce_rp/enable/{exp.roce_priority} = 1) and check CNPs travel on "
+                f"priority {exp.cnp_priority}", [v for _, _, v in sent + handled])
+
+
+def _dcqcn_sysfs(data: AuditData, exp: Expect, out: Out) -> None:
+    """RT432: the DCQCN reaction/notification point is off on the RoCE priority (sysfs ``ecn/…/enable``)."""
     for h in data.hosts.values():
         for nic in h.nics.values():
             for side in ("roce_rp", "roce_np"):
@@ -524,26 +622,44 @@ def check_ecn(data: AuditData, exp: Expect, out: Out) -> None:
                             f"{h.name}:{nic.netdev} DCQCN {'reaction' if side == 'roce_rp' else 'notification'} point "
                             f"is off on priority {exp.roce_priority} ({side}/enable/{exp.roce_priority} = 0)",
                             f"echo 1 > /sys/class/net/{nic.netdev}/ecn/{side}/enable/{exp.roce_priority}", [v])
-    # RT431 switch ECN config read back (Cumulus nv show qos roce)
+
+
+def _switch_roce_ecn(sw: SwitchObs, exp: Expect, out: Out) -> None:
+    """RT431 from the RoCE profile a switch reports (``nv show qos roce``: congestion mode, ECN TCs)."""
+    mode = sw.roce.get("congestion-mode")
+    tcs = sw.roce.get("enabled-tc")
+    if mode is not None and "ecn" not in mode.value.lower():
+        out.add("RT431", E, sw.name, None, f"{sw.name} congestion-control mode is {mode.value}, not ECN",
+                "nv set qos congestion-control default-global … ecn enable", [mode])
+    if tcs is None:
+        return
+    lossless = sorted(exp.lossless_priorities)
+    enabled = {int(x) for x in tcs.value.split(",") if x.strip().isdigit()}
+    want = {sw.sp_to_tc[p].value if p in sw.sp_to_tc else p for p in lossless}
+    missing = sorted(want - enabled)
+    if missing:
+        out.add("RT431", E, sw.name, None,
+                f"{sw.name} marks ECN on traffic-class {tcs.value}, not on lossless TC {','.join(map(str, missing))}",
+                f"nv set qos congestion-control default-global traffic-class {missing[0]} ecn enable",
+                [tcs] + [sw.sp_to_tc.get(p) for p in lossless])
+
+
+def check_ecn(data: AuditData, exp: Expect, out: Out) -> None:
+    """RT430 no CE marks under congestion; RT431 ECN/WRED not on the lossless queue (the switch's RoCE
+    profile; the running configuration's is :mod:`.running`); RT432 CNPs sent but not handled, or DCQCN off;
+    RT433 RNR / out_of_buffer (receiver shortage, not fabric loss)."""
+    for h in data.hosts.values():
+        for d in h.rdma.values():
+            _no_ce_marks(h, d, exp, out)
+            _receiver_shortage(h, d, out)
+    _cnps_handled(data, exp, out)
+    _dcqcn_sysfs(data, exp, out)
     for sw in data.switches.values():
-        mode = sw.roce.get("congestion-mode")
-        tcs = sw.roce.get("enabled-tc")
-        if mode is not None and "ecn" not in mode.value.lower():
-            out.add("RT431", E, sw.name, None, f"{sw.name} congestion-control mode is {mode.value}, not ECN",
-                    "nv set qos congestion-control default-global … ecn enable", [mode])
-        if tcs is not None:
-            enabled = {int(x) for x in tcs.value.split(",") if x.strip().isdigit()}
-            want = {sw.sp_to_tc[p].value if p in sw.sp_to_tc else p for p in lossless}
-            missing = sorted(want - enabled)
-            if missing:
-                out.add("RT431", E, sw.name, None,
-                        f"{sw.name} marks ECN on traffic-class {tcs.value}, not on lossless TC "
-                        f"{','.join(map(str, missing))}",
-                        f"nv set qos congestion-control default-global traffic-class {missing[0]} ecn enable",
-                        [tcs] + [sw.sp_to_tc.get(p) for p in lossless])
-    if data.switches and not any(s.roce for s in data.switches.values()):
-        out.skip("RT431", None, "the switch QoS configuration read back (nv show qos roce; running-config read-back "
-                                "for SONiC/EOS/NX-OS/Junos is not implemented yet)")
+        _switch_roce_ecn(sw, exp, out)
+    if data.switches and not any(s.roce or s.running for s in data.switches.values()):
+        out.skip("RT431", None, "the switch QoS configuration: its running configuration (show running-config, "
+                                "show runningconfiguration all, show configuration | display set, nv config show "
+                                "-o commands) or nv show qos roce")
 
 
 # ----------------------------------------------------------------------------------------------- MTU
@@ -755,8 +871,16 @@ def check_plan_env(data: AuditData, exp: Expect, out: Out) -> None:
                         [got, h.env_read or h.info_read])
 
 
+def check_switch_config(data: AuditData, exp: Expect, out: Out) -> None:
+    """The switches' running configurations against the plan, or the policy without one
+    (:mod:`roce_tune.audit.running`)."""
+    from roce_tune.audit.running import check_running
+
+    check_running(data.switches.values(), exp, out)
+
+
 CHECKS: tuple[tuple[str, Callable[[AuditData, Expect, Out], None]], ...] = (
-    ("GID", check_gid), ("priority", check_priority), ("PFC", check_pfc), ("ECN/DCQCN", check_ecn),
+    ("switch config", check_switch_config), ("GID", check_gid), ("priority", check_priority), ("PFC", check_pfc), ("ECN/DCQCN", check_ecn),
     ("MTU", check_mtu), ("ECE", check_ece), ("load balance", check_balance), ("plan", check_plan_env),
     ("nccl-tests", check_nccl_runs))
 

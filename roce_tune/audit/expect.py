@@ -7,9 +7,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from roce_tune.findings import Finding, Location, RoceTuneError, Severity
 from roce_tune.inventory.models import Policy
+from roce_tune.qos import SwitchQos
 
 __all__ = ["Expect", "expect_from_plan", "expect_from_policy", "load_expect"]
 
@@ -42,6 +44,11 @@ class Expect:
     line_rate_gbps: dict[str, float] = field(default_factory=dict)  # host -> NIC speed
     dscp_to_priority: dict[int, int] = field(default_factory=dict)
     nic_switch_port: dict[tuple[str, str], str] = field(default_factory=dict)  # (host, netdev) -> "leaf1:Ethernet0"
+    #: switch name -> the plan's :class:`~roce_tune.plan.SwitchPlan` (platform, ASIC, OS release, watchdog)
+    switches: dict[str, Any] = field(default_factory=dict)
+    #: switch name -> the plan's QoS as its platform's configuration can state it (compared with the
+    #: running configuration read back)
+    switch_qos: dict[str, SwitchQos] = field(default_factory=dict)
 
     @property
     def roce_priority(self) -> int:
@@ -74,7 +81,33 @@ def expect_from_plan(plan, adaptive_routing: bool | None = None) -> Expect:  # t
                   host_mtu_by_nic={k: n.mtu for k, n in nics.items()},
                   line_rate_gbps={k: v for k, v in speeds.items() if v},
                   dscp_to_priority=dict(cls.dscp_to_priority),
-                  nic_switch_port={k: n.switch_port for k, n in nics.items() if n.switch_port})
+                  nic_switch_port={k: n.switch_port for k, n in nics.items() if n.switch_port},
+                  **_switch_expectations(plan))
+
+
+def _switch_expectations(plan) -> dict[str, Any]:  # type: ignore[no-untyped-def]
+    """``switches`` and ``switch_qos`` of :class:`Expect` for every switch of ``plan``."""
+    return {"switches": {s.name: s for s in plan.switches},
+            "switch_qos": {s.name: planned_qos(plan, s) for s in plan.switches}}
+
+
+def planned_qos(plan, switch) -> SwitchQos:  # type: ignore[no-untyped-def]
+    """The plan's QoS for ``switch`` as its platform can state it (the platform module's
+    ``expressible_qos``, reached through the registry), else :func:`roce_tune.qos.expected_qos`; port MTUs
+    the platform's rendering leaves to the switch are the plan's."""
+    from roce_tune.platforms import get_platform
+    from roce_tune.qos import expected_qos
+
+    try:
+        fn = getattr(get_platform(switch.platform), "expressible_qos", None)
+    except KeyError:
+        fn = None
+    want: SwitchQos = fn(plan, switch) if fn is not None else expected_qos(plan.classification, switch)
+    # a port MTU the rendering leaves to the switch is still the plan's: a running config that states one
+    # is compared with it
+    mtus = {p.name: p.mtu for p in switch.ports}
+    ports = {n: p.model_copy(update={"mtu": mtus.get(n)}) if p.mtu is None else p for n, p in want.ports.items()}
+    return want.model_copy(update={"ports": ports})
 
 
 def _policy_file(path: Path) -> Policy:

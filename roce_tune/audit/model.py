@@ -15,6 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Generic, TypeVar
 
+from roce_tune.qos import SwitchQos
 from roce_tune.verify.hostfacts import GidEntry
 from roce_tune.verify.nccl import NcclRun
 
@@ -145,7 +146,8 @@ class HostObs:
 class SwitchObs:
     """Everything captured from one switch: per-port counters (names of :mod:`roce_tune.verify.counters`
     plus ``rx_drp``/``tx_drp``/``rx_err``/``tx_err`` from ``show interface counters``), the RoCE QoS
-    profile the switch reports (``nv show qos roce``), the PFC watchdog configuration and port MTUs."""
+    profile the switch reports (``nv show qos roce``), the PFC watchdog configuration and port MTUs, and
+    the running configuration read back through the platform's ``read_back`` (``running``)."""
 
     name: str
     platform: str | None = None
@@ -156,6 +158,8 @@ class SwitchObs:
     sp_to_tc: dict[int, Val[int]] = field(default_factory=dict)
     pfcwd_config: dict[str, Val[str]] = field(default_factory=dict)  # port -> "drop 200 200"
     port_mtu: dict[str, Val[int]] = field(default_factory=dict)
+    running: Val[SwitchQos] | None = None  # the running configuration read back (ev: the block's first line)
+    running_lines: list[tuple[int, str]] = field(default_factory=list)  # its capture lines, for evidence
 
     def counter(self, port: str, name: str) -> tuple[int, bool] | None:
         """(value, is_delta) of one port counter."""

@@ -9,8 +9,10 @@ dropped.
 Parsers reused from :mod:`roce_tune.verify` (counters, vendor_counters, hostfacts, nccl);
 ``ip link`` goes through ntc-templates (``linux_ip_link_show``). Our own here, because no maintained
 template exists: ``mlnx_qos``, ``ibv_devinfo`` (multi-device and fw_ver), GID sysfs, DCQCN sysfs,
-``/proc/net/bonding``, NCCL env / INFO lines, SONiC ``show pfcwd config`` and ``show interface
-counters``, Cumulus ``nv show qos roce`` / ``… qos roce status``.
+``/proc/net/bonding``, NCCL env / INFO lines. Which switch outputs exist, how to recognise them and the
+platforms' own parsers (watchdog configuration rows, interface counter columns, the RoCE status of a
+switch) are in the platform modules (``CAPTURE_FORMATS``, :mod:`roce_tune.platforms.captures`); this
+module only stores what they read.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ from dataclasses import dataclass, field
 from roce_tune.audit.capture import Block
 from roce_tune.audit.expect import Expect
 from roce_tune.audit.model import AuditData, BondObs, Counters, Ev, HostObs, SwitchObs, Unparsed, Val
+from roce_tune.platforms.captures import CaptureFormat, capture_formats
 from roce_tune.verify import counters as vc
 from roce_tune.verify import vendor_counters as vv
 from roce_tune.verify.hostfacts import GidEntry, parse_ibv_devinfo, parse_show_gids
@@ -76,10 +79,20 @@ def _cmd_arg(b: Block, pattern: str) -> str | None:
 
 
 # ------------------------------------------------------------------------------------- switch readers
-def _sonic_pfc(b: Block, ctx: Ctx) -> bool:
+# One reader per kind of switch output; which platform prints which kind, and how to recognise it, is the
+# platforms' CAPTURE_FORMATS (roce_tune.platforms.captures). A reader gets (block, ctx, platform, format).
+SwitchReader = Callable[[Block, Ctx, str, CaptureFormat], bool]
+
+
+def _switch(b: Block, ctx: Ctx, platform: str) -> SwitchObs:
     sw = ctx.data.switch(b.device)
-    sw.platform = sw.platform or "sonic"
-    # each table (Port Rx / Port Tx) separately, so evidence points at the right row
+    sw.platform = sw.platform or platform
+    return sw
+
+
+def _pfc_rx_tx_tables(b: Block, ctx: Ctx, platform: str, _f: CaptureFormat) -> bool:
+    """``Port Rx PFC0 …`` / ``Port Tx PFC0 …`` tables, each separately so evidence points at the right row."""
+    sw = _switch(b, ctx, platform)
     headers = [no for no, t in b.lines if re.match(r"^\s*Port\s+(Rx|Tx)\b", t)]
     for i, start in enumerate(headers):
         end = headers[i + 1] if i + 1 < len(headers) else 10**9
@@ -90,9 +103,9 @@ def _sonic_pfc(b: Block, ctx: Ctx) -> bool:
     return True
 
 
-def _sonic_queue(b: Block, ctx: Ctx) -> bool:
-    sw = ctx.data.switch(b.device)
-    sw.platform = sw.platform or "sonic"
+def _queue_table(b: Block, ctx: Ctx, platform: str, _f: CaptureFormat) -> bool:
+    """``Port TxQ Counter/pkts …`` (queue counters) or the WRED/ECN variant (``WredDrp``/``EcnMarked``)."""
+    sw = _switch(b, ctx, platform)
     wred = re.search(r"WredDrp|EcnMarked", b.text, re.IGNORECASE) is not None
     parsed = (vc.parse_sonic_wred_counters if wred else vc.parse_sonic_queue_counters)(b.text)
     rows = {(t.split()[0], t.split()[1].upper()): no for no, t in b.lines if len(t.split()) > 2}
@@ -108,9 +121,9 @@ def _sonic_queue(b: Block, ctx: Ctx) -> bool:
     return True
 
 
-def _sonic_pfcwd_stats(b: Block, ctx: Ctx) -> bool:
-    sw = ctx.data.switch(b.device)
-    sw.platform = sw.platform or "sonic"
+def _pfcwd_stats_table(b: Block, ctx: Ctx, platform: str, _f: CaptureFormat) -> bool:
+    """``QUEUE STATUS STORM DETECTED/RESTORED …`` rows (``port:queue``)."""
+    sw = _switch(b, ctx, platform)
     parsed = vc.parse_sonic_pfcwd_stats(b.text)
     rows = {t.split()[0]: no for no, t in b.lines if t.split()}
 
@@ -122,84 +135,46 @@ def _sonic_pfcwd_stats(b: Block, ctx: Ctx) -> bool:
     return True
 
 
-def _sonic_pfcwd_config(b: Block, ctx: Ctx) -> bool:
-    """``show pfcwd config``: ``PORT  ACTION  DETECTION TIME  RESTORATION TIME`` rows (times in ms)."""
-    sw = ctx.data.switch(b.device)
-    sw.platform = sw.platform or "sonic"
-    for no, t in b.lines:
-        toks = t.split()
-        if len(toks) >= 4 and re.match(r"^(Ethernet|Eth|swp|PortChannel)\S*$", toks[0]):
-            sw.pfcwd_config[toks[0]] = Val(" ".join(toks[1:4]), _ev(b, no))
+def _pfcwd_config(b: Block, ctx: Ctx, platform: str, f: CaptureFormat) -> bool:
+    """Watchdog configuration rows: the platform's parser gives port -> (line, "action detect restore")."""
+    sw = _switch(b, ctx, platform)
+    assert f.parse is not None
+    for port, (no, value) in f.parse(b.lines).items():
+        sw.pfcwd_config[port] = Val(value, _ev(b, no))
     sw.families.setdefault("pfcwd_config", Ev(b.file, b.start))
     return True
 
 
-_IFCOUNTER_COLS = {"rx_ok": "rx_ok", "rx_err": "rx_err", "rx_drp": "rx_drp", "rx_ovr": "rx_ovr",
-                   "tx_ok": "tx_ok", "tx_err": "tx_err", "tx_drp": "tx_drp", "tx_ovr": "tx_ovr"}
-
-
-def _sonic_if_counters(b: Block, ctx: Ctx) -> bool:
-    """``show interfaces counters``: columns found by name (IFACE STATE RX_OK … TX_DRP TX_OVR)."""
-    sw = ctx.data.switch(b.device)
-    sw.platform = sw.platform or "sonic"
-    header: list[str] | None = None
-    parsed: dict[str, dict[str, int]] = {}
-    rows: dict[str, int] = {}
-    for no, t in b.lines:
-        toks = []
-        for tok in t.split():  # "3.11 MB/s": a rate and its unit are one cell
-            if toks and re.fullmatch(r"[KMGT]?B/s", tok):
-                toks[-1] += " " + tok
-            else:
-                toks.append(tok)
-        if toks and toks[0].upper() == "IFACE":
-            header = [h.lower() for h in toks]
-            continue
-        if header is None or len(toks) != len(header) or set(t.strip()) <= {"-", " "}:
-            continue
-        for i, h in enumerate(header):
-            if h in _IFCOUNTER_COLS and (v := vc.to_int(toks[i])) is not None:
-                parsed.setdefault(toks[0], {})[_IFCOUNTER_COLS[h]] = v
-        rows[toks[0]] = no
-    _store_ports(sw, "interface", parsed, b, lambda p, _n: rows.get(p, b.start), ctx)
+def _interface_counters(b: Block, ctx: Ctx, platform: str, f: CaptureFormat) -> bool:
+    """Per-interface totals (rx_ok … tx_drp): the platform's parser gives port -> (line, counters)."""
+    sw = _switch(b, ctx, platform)
+    assert f.parse is not None
+    found = f.parse(b.lines)
+    rows = {p: no for p, (no, _) in found.items()}
+    _store_ports(sw, "interface", {p: v for p, (_, v) in found.items()}, b, lambda p, _n: rows.get(p, b.start), ctx)
     return True
 
 
-def _cumulus_roce(b: Block, ctx: Ctx) -> bool:
-    """``nv show qos roce`` / ``nv show interface swpN qos roce status``: ``key  [operational]  applied``
-    lines (the last column wins: applied, else operational), and the SP→TC table."""
+def _roce_status(b: Block, ctx: Ctx, platform: str, f: CaptureFormat) -> bool:
+    """The RoCE QoS profile the switch reports (global, or one port's when the command names it) and its
+    SP→TC table: the platform's parser gives ``{"roce": {key: (line, value)}, "sp_to_tc": …}``."""
     sw = ctx.data.switch(b.device)
-    sw.platform = "cumulus"
+    sw.platform = platform
     port = _cmd_arg(b, r"interface\s+(\S+)\s+qos\s+roce")
     prefix = f"{port}:" if port else ""
-    table = ""
-    for no, t in b.lines:
-        s = t.strip()
-        if not s or set(s) <= {"-", " ", "="}:
-            continue
-        if "SP->TC" in s:
-            table = "sp_tc"
-            continue
-        if s.startswith(("RoCE ", "Exception List")):
-            table = "other"
-            continue
-        toks = s.split()
-        if table == "sp_tc":
-            if len(toks) >= 3 and toks[0].isdigit() and toks[1].isdigit() and toks[2].isdigit():
-                sw.sp_to_tc[int(toks[1])] = Val(int(toks[2]), _ev(b, no))
-            continue
-        if table:
-            continue
-        if len(toks) >= 2 and toks[0] != "operational":
-            cols = re.split(r"\s{2,}", s)  # key, [operational], applied: the last column wins
-            sw.roce[prefix + toks[0]] = Val(cols[-1] if len(cols) > 1 else " ".join(toks[1:]), _ev(b, no))
+    assert f.parse is not None
+    got = f.parse(b.lines)
+    for key, (no, value) in got["roce"].items():
+        sw.roce[prefix + key] = Val(value, _ev(b, no))
+    for sp, (no, tc) in got["sp_to_tc"].items():
+        sw.sp_to_tc[sp] = Val(tc, _ev(b, no))
     sw.families.setdefault("roce_config", Ev(b.file, b.start))
     return True
 
 
-def _cumulus_roce_counters(b: Block, ctx: Ctx) -> bool:
+def _roce_counters(b: Block, ctx: Ctx, platform: str, _f: CaptureFormat) -> bool:
     sw = ctx.data.switch(b.device)
-    sw.platform = "cumulus"
+    sw.platform = platform
     port = _cmd_arg(b, r"interface\s+(\S+)\s+qos") or "-"
     prio = ctx.exp.roce_priority
     queue = ctx.exp.lossless_queues[0]
@@ -221,11 +196,10 @@ def _cumulus_roce_counters(b: Block, ctx: Ctx) -> bool:
     return True
 
 
-def _vendor(parse: Callable[[str], dict[str, dict[str, int]]], platform: str, family: str,
-            port_re: str | None = None) -> Callable[[Block, Ctx], bool]:
-    def read(b: Block, ctx: Ctx) -> bool:
-        sw = ctx.data.switch(b.device)
-        sw.platform = sw.platform or platform
+def _whole(parse: Callable[[str], dict[str, dict[str, int]]], family: str, port_re: str | None = None) -> SwitchReader:
+    """A reader of a whole-output parser (port -> counters); ``port_re`` takes the port from the command."""
+    def read(b: Block, ctx: Ctx, platform: str, _f: CaptureFormat) -> bool:
+        sw = _switch(b, ctx, platform)
         parsed = parse(b.text)
         if port_re is not None:
             port = _cmd_arg(b, port_re) or "-"
@@ -235,17 +209,40 @@ def _vendor(parse: Callable[[str], dict[str, dict[str, int]]], platform: str, fa
     return read
 
 
-def _port_parser(fn: Callable[..., dict[str, dict[str, int]]], port_re: str, platform: str, family: str,
-                 **kw: object) -> Callable[[Block, Ctx], bool]:
-    def read(b: Block, ctx: Ctx) -> bool:
+def _per_port(fn: Callable[..., dict[str, dict[str, int]]], port_re: str, family: str,
+              **kw: object) -> SwitchReader:
+    """A reader of a one-port parser ``fn(text, port, **kw)`` (the port from the command)."""
+    def read(b: Block, ctx: Ctx, platform: str, _f: CaptureFormat) -> bool:
         port = _cmd_arg(b, port_re) or "-"
-        sw = ctx.data.switch(b.device)
-        sw.platform = sw.platform or platform
+        sw = _switch(b, ctx, platform)
         extra = {k: (v(ctx) if callable(v) else v) for k, v in kw.items()}
         parsed = fn(b.text, port, **extra)
         _store_ports(sw, family, parsed, b, lambda _p, _n: b.start, ctx)
         return True
     return read
+
+
+_PORT = r"(?:interface|interfaces|ethernet)\s+(\S+)"
+#: kind (a platform's ``CaptureFormat.kind``) -> reader
+SWITCH_KINDS: dict[str, SwitchReader] = {
+    "pfc_rx_tx_tables": _pfc_rx_tx_tables,
+    "queue_table": _queue_table,
+    "pfcwd_stats_table": _pfcwd_stats_table,
+    "pfcwd_config": _pfcwd_config,
+    "interface_counters": _interface_counters,
+    "roce_status": _roce_status,
+    "roce_counters": _roce_counters,
+    "pfc_queue_detail": _whole(vv.parse_nxos_pfc_queue_detail, "pfcwd"),
+    "queuing_interface": _per_port(vv.parse_nxos_queuing_interface, _PORT, "queue"),
+    "counters_qos": _per_port(vv.parse_cumulus_counters_qos, r"interface\s+(\S+)", "pfc",
+                              ecn_queue=lambda c: c.exp.lossless_queues[0]),
+    "pfc_watchdog_port": _per_port(vv.parse_cumulus_pfc_watchdog, r"interface\s+(\S+)", "pfcwd"),
+    "pfc_counters_json": _whole(vc.parse_eos_pfc_counters_json, "pfc"),
+    "ecn_counters_queue": _per_port(lambda text, port: {port: vc.parse_eos_ecn_counters(text, port)}, _PORT, "wred"),
+    "pfc_interfaces": _whole(vv.parse_nxos_pfc_interfaces, "pfc"),
+    "extensive_pfc": _whole(vv.parse_junos_extensive_pfc, "pfc"),
+    "interfaces_queue": _whole(vv.parse_junos_interfaces_queue, "queue"),
+}
 
 
 # --------------------------------------------------------------------------------------- host readers
@@ -620,37 +617,25 @@ def _is_switch(b: Block, ctx: Ctx) -> bool:
 
 # ------------------------------------------------------------------------------------------ dispatch
 Reader = Callable[[Block, Ctx], bool]
-_PORT = r"(?:interface|interfaces|ethernet)\s+(\S+)"
-#: (name, content pattern, command pattern or None, reader); the first whose pattern matches reads the block
+
+
+def _switch_reader(platform: str, f: CaptureFormat) -> Reader:
+    reader = SWITCH_KINDS[f.kind]
+
+    def read(b: Block, ctx: Ctx) -> bool:
+        return reader(b, ctx, platform, f)
+    return read
+
+
+#: (name, content pattern, command pattern or None, reader); the first whose pattern matches reads the block.
+#: nccl-tests first, then every switch output the platforms declare (CAPTURE_FORMATS), then host outputs.
 BLOCK_READERS: tuple[tuple[str, str, str | None, Reader], ...] = (
     ("nccl-tests", (r"^#?\s*(nThread\s+\d|nccl-tests version|Collective test starting)|\bsize\s+count\s+type\b|"
                     r"Avg bus bandwidth|Out of bounds values"), None, _nccl_tests),
-    ("sonic show pfc counters", r"^\s*Port\s+(Rx|Tx)\s+PFC0", None, _sonic_pfc),
-    ("sonic show queue counters", r"^\s*Port\s+TxQ\s+", None, _sonic_queue),
-    ("sonic show pfcwd stats", r"STORM\s+DETECTED/RESTORED", None, _sonic_pfcwd_stats),
-    ("sonic show pfcwd config", r"^\s*PORT\s+ACTION\s+DETECTION\s+TIME", None, _sonic_pfcwd_config),
-    ("sonic show interfaces counters", r"^\s*IFACE\s+STATE\s+RX_OK", None, _sonic_if_counters),
-    ("cumulus nv show qos roce counters", r"^\s*(rx|tx)-pfc-stats\b|^\s*tx-ecn-stats\b", None, _cumulus_roce_counters),
-    ("cumulus nv show qos roce", r"^\s*pfc-priority\s|^\s*congestion-mode\s", None, _cumulus_roce),
-    ("nxos show queuing pfc-queue detail", r"(?i)Total (?:Ingress )?pkts dropped", r"pfc-queue",
-     _vendor(vv.parse_nxos_pfc_queue_detail, "nxos", "pfcwd")),
-    ("nxos show queuing interface", r"QOS GROUP \d", None,
-     _port_parser(vv.parse_nxos_queuing_interface, _PORT, "nxos", "queue")),
-    ("cumulus nv show interface counters qos", r"PFC Statistics|Egress Queue Statistics", None,
-     _port_parser(vv.parse_cumulus_counters_qos, r"interface\s+(\S+)", "cumulus", "pfc",
-                  ecn_queue=lambda c: c.exp.lossless_queues[0])),
-    ("cumulus nv show interface qos pfc-watchdog", r"deadlock-count", None,
-     _port_parser(vv.parse_cumulus_pfc_watchdog, r"interface\s+(\S+)", "cumulus", "pfcwd")),
-    ("eos show priority-flow-control counters | json", r'"interfaceCounters"', None,
-     _vendor(vc.parse_eos_pfc_counters_json, "eos", "pfc")),
-    ("eos show qos interfaces ecn counters queue", r"Tx-Queue\s+ECN Marked", None,
-     _port_parser(lambda text, port: {port: vc.parse_eos_ecn_counters(text, port)}, _PORT, "eos", "wred")),
-    ("nxos show interface priority-flow-control", r"RxPPP\s+TxPPP", None,
-     _vendor(vv.parse_nxos_pfc_interfaces, "nxos", "pfc")),
-    ("junos show interfaces extensive", r"MAC Priority Flow Control Statistics", None,
-     _vendor(vv.parse_junos_extensive_pfc, "junos", "pfc")),
-    ("junos show interfaces queue", r"^\s*Queue:\s*\d+", None,
-     _vendor(vv.parse_junos_interfaces_queue, "junos", "queue")),
+    # fallback formats (content other vendors' output shares) go last, so an output captured without a
+    # prompt is taken by the format whose content alone is distinctive
+    *((f"{p} {f.name}", f.pattern, f.command, _switch_reader(p, f))
+      for p, f in sorted(capture_formats(), key=lambda pf: pf[1].fallback) if f.kind != "running_config"),
     ("mlnx_qos", r"PFC configuration:|Priority trust (state|mode):", None, _mlnx_qos),
     ("ibv_devinfo", r"^\s*hca_id:\s*\S+", None, _ibv_devinfo),
     ("show_gids", r"^\s*DEV\s+PORT\s+INDEX\s+GID", None, _show_gids),
@@ -660,14 +645,38 @@ BLOCK_READERS: tuple[tuple[str, str, str | None, Reader], ...] = (
     ("ethtool", r"^Settings for \S+:|^\s*Speed:\s*\d+Mb/s", None, _ethtool_settings),
 )
 
-#: Families that make a device a switch.
-SWITCH_READERS = {n for n, *_ in BLOCK_READERS if n.split()[0] in ("sonic", "cumulus", "eos", "nxos", "junos")}
+#: Formats that make a device a switch (every platform-declared one).
+SWITCH_READERS = {f"{p} {f.name}" for p, f in capture_formats() if f.kind != "running_config"}
+
+
+def _running_config(b: Block, ctx: Ctx) -> str | None:
+    """A switch's running configuration (any platform's ``CAPTURE_FORMATS``): read back, or listed as not
+    understood with the read-back's reason when the platform cannot read it."""
+    from roce_tune.audit.running import read_running
+    from roce_tune.platforms.captures import running_config_format
+
+    found = running_config_format(b.text, b.command)
+    if found is None:
+        return None
+    name, fmt = found
+    try:
+        text = fmt.to_read_back(b.text) if fmt.to_read_back else b.text
+        read_running(ctx.data.switch(b.device), name, text, b.lines, _ev(b, b.start))
+    except (ValueError, NotImplementedError) as exc:
+        first = b.lines[0][1].strip() if b.lines else ""
+        ctx.data.unparsed.append(Unparsed(file=b.file, line=b.start, end_line=b.lines[-1][0] if b.lines else b.start,
+                                          command=b.command, first=f"{first} ({name} {fmt.name}: {exc})"))
+    ctx.data.blocks.append((b.file, b.start, f"{name} {fmt.name}"))
+    return fmt.name
 
 
 def read_block(b: Block, ctx: Ctx) -> str:
     """Read one block; returns the format name (``lines`` when only line readers took it)."""
     ctx.block_no += 1
     text = b.text
+    running = _running_config(b, ctx)
+    if running is not None:
+        return running
     for name, pattern, cmd_pattern, reader in BLOCK_READERS:
         if not re.search(pattern, text, re.MULTILINE):
             continue

@@ -8,17 +8,21 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
-from roce_tune.audit.capture import read_capture
+from roce_tune.audit.capture import Block, read_capture
 from roce_tune.audit.checks import AuditFinding, NotChecked, run_checks
 from roce_tune.audit.expect import Expect, load_expect
+from roce_tune.audit.live import LiveDevice, LiveOptions
 from roce_tune.audit.model import AuditData
 from roce_tune.audit.readers import BLOCK_READERS, SWITCH_READERS, Ctx, read_block
 from roce_tune.findings import Severity
+from roce_tune.platforms.captures import running_config_format
 
-__all__ = ["FORMATS", "AuditResult", "AuditUsageError", "audit_dir", "format_report", "read_dir"]
+__all__ = ["FORMATS", "AuditResult", "AuditUsageError", "audit_dir", "audit_live", "format_report", "read_blocks", "read_dir"]
 
 FORMATS = ("text", "json", "github", "markdown")
 
@@ -60,18 +64,26 @@ def read_dir(root: Path, exp: Expect) -> AuditData:
     files = sorted((p for p in root.rglob("*") if p.is_file() and p.suffix in (".txt", ".log")), key=_order)
     if not files:
         raise AuditUsageError(f"{root}: no capture files (<device>[.<anything>].txt)")
-    ctx = Ctx(data=AuditData(files=len(files)), exp=exp)
     blocks = []
     for path in files:
         try:
             blocks.extend(read_capture(path, root))
         except OSError as exc:
             raise AuditUsageError(f"{path}: cannot read ({exc.strerror})") from None
+    return read_blocks(blocks, exp, len(files))
+
+
+def read_blocks(blocks: list[Block], exp: Expect, files: int, switches: Iterable[str] = ()) -> AuditData:
+    """Read split capture blocks (from files or from ``--live`` sessions) into :class:`AuditData`;
+    ``switches`` names devices known to be switches (``--live``: from the plan)."""
+    ctx = Ctx(data=AuditData(files=files), exp=exp)
+    for name in switches:
+        ctx.data.switch(name)
     # switch formats first so a switch's unrecognised blocks are not mistaken for host output
     switch_pats = [(p, c) for n, p, c, _ in BLOCK_READERS if n in SWITCH_READERS]
     for b in blocks:
         if any(re.search(p, b.text, re.MULTILINE) and not (c and b.command and not re.search(c, b.command))
-               for p, c in switch_pats):
+               for p, c in switch_pats) or running_config_format(b.text, b.command) is not None:
             ctx.data.switch(b.device)
     for b in blocks:
         read_block(b, ctx)
@@ -88,6 +100,43 @@ def audit_dir(captures: Path, source: Path | None = None, policy_file: Path | No
     exp, _plan = load_expect(source, policy_file)
     data = read_dir(captures, exp)
     findings, skipped = run_checks(data, exp)
+    return AuditResult(findings=findings, not_checked=skipped, data=data, expect=exp)
+
+
+def audit_live(source: Path, opts: LiveOptions, policy_file: Path | None = None,
+               on_device: Callable[[LiveDevice], None] | None = None) -> AuditResult:
+    """``audit --live``: read every device of the plan over SSH (:mod:`roce_tune.audit.live`) and audit it
+    like captures. A device that could not be read is a not-checked finding (RT490); one without a
+    management address in the plan is listed as not checked (RT491).
+
+    Raises:
+        AuditUsageError: no inventory/plan (``--live`` needs the management addresses).
+        RoceTuneError: the inventory, plan or policy file is invalid.
+        ValueError: a platform command is not read-only.
+    """
+    from roce_tune.audit.live import read_live
+
+    if source is None:
+        raise AuditUsageError("--live needs an inventory or plan directory (it names each device's management "
+                              "address); without one, capture by hand and use --from DIR")
+    exp, loaded = load_expect(source, policy_file)
+    plan: Any = loaded
+    blocks, devices, missing = read_live(plan, opts, on_device)
+    reached = {d.name for d in devices if d.error is None}
+    data = read_blocks(blocks, exp, len(reached), switches=[s.name for s in plan.switches if s.name in reached])
+    findings, skipped = run_checks(data, exp)
+    for d in devices:
+        if d.error is not None:
+            findings.append(AuditFinding("RT490", Severity.warning, d.name, None,
+                                         f"{d.name} ({d.kind}) was not checked: {d.error}",
+                                         "reach it (management address, credentials, known_hosts) and audit again, "
+                                         "or capture its output by hand and use --from", (), "live"))
+            skipped.append(NotChecked("RT490", d.name, f"an SSH session to {d.name} (not reached)"))
+    for name, kind in missing:
+        skipped.append(NotChecked("RT491", name, f"a management address for {kind} {name} in the inventory "
+                                                 "(mgmt.host), or its captures with --from"))
+    findings.sort(key=lambda f: (f.severity is not Severity.error, f.severity is not Severity.warning, f.rule,
+                                 f.device or "", f.port or ""))
     return AuditResult(findings=findings, not_checked=skipped, data=data, expect=exp)
 
 

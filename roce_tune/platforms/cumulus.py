@@ -633,3 +633,91 @@ PLATFORM = _c.PlatformImpl(
 
 #: NetBox platform slugs that mean this platform (roce_tune.importers.netbox), besides its own id.
 NETBOX_SLUGS: tuple[str, ...] = ("cumulus-linux", "nvidia-cumulus", "nvidia-cumulus-linux")
+
+
+# ------------------------------------------------------------------------------------- audit captures
+# What `roce-tune audit` recognises in a capture and runs with --live (roce_tune.platforms.captures).
+from roce_tune.platforms.captures import CaptureFormat as _CaptureFormat  # noqa: E402
+
+
+def nvue_yaml_to_commands(text: str) -> str:
+    """``nv config show`` (YAML: a list of ``- header:`` / ``- set:`` / ``- unset:`` items) -> the same
+    configuration as ``nv config show -o commands`` prints it (``nv set a b c value`` per leaf; an empty
+    mapping is a key set without a value), so one read-back reads both.
+
+    Raises:
+        ValueError: the text is not NVUE YAML (names the line and column of a YAML error).
+    """
+    from ruamel.yaml import YAML
+    from ruamel.yaml.error import YAMLError
+
+    try:
+        doc = YAML(typ="safe").load(text)
+    except YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" at line {mark.line + 1} column {mark.column + 1}" if mark else ""
+        raise ValueError(f"nv config show: not YAML{where}: {getattr(exc, 'problem', exc)}") from None
+    if not isinstance(doc, list):
+        raise ValueError("nv config show: expected a list of '- set:' items")
+    out: list[str] = []
+
+    def walk(op: str, node: object, path: list[str]) -> None:
+        if isinstance(node, dict) and node:
+            for key, sub in node.items():
+                walk(op, sub, [*path, str(key)])
+        elif isinstance(node, dict) or node is None:
+            out.append(f"nv {op} {' '.join(path)}")
+        else:
+            out.append(f"nv {op} {' '.join(path)} {node}")
+
+    for item in doc:
+        for op in ("set", "unset"):
+            if isinstance(item, dict) and op in item:
+                walk(op, item[op], [])
+    return "\n".join(out) + "\n"
+
+
+def parse_roce_status(lines: list[tuple[int, str]]) -> dict[str, dict[Any, tuple[int, Any]]]:
+    """``nv show qos roce`` / ``nv show interface swpN qos roce status``: ``key  [operational]  applied``
+    lines (the last column wins: applied, else operational) and the SP->TC table ->
+    ``{"roce": {key: (line, value)}, "sp_to_tc": {switch priority: (line, traffic class)}}``."""
+    roce: dict[Any, tuple[int, Any]] = {}
+    sp_to_tc: dict[Any, tuple[int, Any]] = {}
+    table = ""
+    for no, t in lines:
+        s = t.strip()
+        if not s or set(s) <= {"-", " ", "="}:
+            continue
+        if "SP->TC" in s or s.startswith(("RoCE ", "Exception List")):
+            table = "sp_tc" if "SP->TC" in s else "other"
+            continue
+        toks = s.split()
+        if table == "sp_tc" and len(toks) >= 3 and all(x.isdigit() for x in toks[:3]):
+            sp_to_tc[int(toks[1])] = (no, int(toks[2]))
+        elif not table and len(toks) >= 2 and toks[0] != "operational":
+            cols = _re.split(r"\s{2,}", s)
+            roce[toks[0]] = (no, cols[-1] if len(cols) > 1 else " ".join(toks[1:]))
+    return {"roce": roce, "sp_to_tc": sp_to_tc}
+
+
+#: What audit reads of Cumulus's output: ``nv config show -o commands`` (``nv set`` lines) and ``nv config
+#: show`` (NVUE YAML with ``- set:``), and the NVUE show commands of RoCE QoS and its counters (``kind``
+#: names the audit reader, roce_tune.audit.readers).
+CAPTURE_FORMATS: tuple[_CaptureFormat, ...] = (
+    _CaptureFormat(name="nv config show -o commands", kind="running_config", pattern=r"^nv set (?:qos|interface) "),
+    _CaptureFormat(name="nv config show", kind="running_config", pattern=r"^-\s+set:\s*$",
+                   to_read_back=nvue_yaml_to_commands),
+    _CaptureFormat(name="nv show qos roce counters", kind="roce_counters",
+                   pattern=r"^\s*(rx|tx)-pfc-stats\b|^\s*tx-ecn-stats\b"),
+    _CaptureFormat(name="nv show qos roce", kind="roce_status", pattern=r"^\s*pfc-priority\s|^\s*congestion-mode\s",
+                   parse=parse_roce_status),
+    # these two words appear in other vendors' queue output too: a prompt naming another command is not this
+    _CaptureFormat(name="nv show interface counters qos", kind="counters_qos",
+                   pattern=r"PFC Statistics|Egress Queue Statistics", command=r"^(?:sudo\s+)?nv\s",
+                   fallback=True),
+    _CaptureFormat(name="nv show interface qos pfc-watchdog", kind="pfc_watchdog_port", pattern=r"deadlock-count",
+                   command=r"^(?:sudo\s+)?nv\s", fallback=True),
+)
+#: read-only commands ``audit --live`` runs (``{port}``: each lossless port of the plan)
+CAPTURE_COMMANDS: tuple[str, ...] = (
+    "nv config show -o commands", "nv show qos roce", "nv show interface {port} qos roce counters")

@@ -551,3 +551,24 @@ PLATFORM = _c.PlatformImpl(
 
 #: NetBox platform slugs that mean this platform (roce_tune.importers.netbox), besides its own id.
 NETBOX_SLUGS: tuple[str, ...] = ("arista-eos",)
+
+
+# ------------------------------------------------------------------------------------- audit captures
+# What `roce-tune audit` recognises in a capture and runs with --live (roce_tune.platforms.captures).
+from roce_tune.platforms.captures import CaptureFormat as _CaptureFormat  # noqa: E402
+
+#: ``show running-config`` (whole or a section): EOS's header comment, or the EOS-only QoS statements
+#: (``qos map dscp … to traffic-class``, ``qos profile``, ``service-profile``).
+CAPTURE_FORMATS: tuple[_CaptureFormat, ...] = (
+    _CaptureFormat(name="show running-config", kind="running_config",
+                   pattern=r"^! Command: show running-config|^! device: .*EOS-|^qos map dscp [\d ]+ to traffic-class|"
+                           r"^qos profile \S+|^\s+service-profile \S+"),
+    _CaptureFormat(name="show priority-flow-control counters | json", kind="pfc_counters_json",
+                   pattern=r'"interfaceCounters"'),
+    _CaptureFormat(name="show qos interfaces ecn counters queue", kind="ecn_counters_queue",
+                   pattern=r"Tx-Queue\s+ECN Marked"),
+)
+#: read-only commands ``audit --live`` runs (``{port}``: each lossless port of the plan)
+CAPTURE_COMMANDS: tuple[str, ...] = (
+    "show running-config", "show priority-flow-control counters | json",
+    "show qos interfaces {port} ecn counters queue")

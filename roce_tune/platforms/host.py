@@ -298,3 +298,18 @@ PLATFORM = _c.PlatformImpl(
     name=SPEC.name, spec=SPEC, render=render_host,
     read_back=_c.module_read_back(__name__, SPEC.name), push=PUSH, capabilities=CAPABILITIES,
 )
+
+
+# ------------------------------------------------------------------------------------- audit captures
+#: read-only commands ``audit --live`` runs on a host, per plan NIC (``{netdev}``, ``{rdma_device}``,
+#: ``{rdma_port}``); sysfs paths under ``${ROCE_TUNE_SYSROOT:-}`` like the rendered host scripts. The
+#: outputs are what the README asks users to capture by hand.
+CAPTURE_COMMANDS: tuple[str, ...] = (
+    "ip -d link show {netdev}",
+    "ethtool {netdev}",
+    "ethtool -S {netdev}",
+    "mlnx_qos -i {netdev}",
+    "ibv_devinfo -v -d {rdma_device}",
+    "show_gids {rdma_device}",
+    "grep -H '' ${{ROCE_TUNE_SYSROOT:-}}/sys/class/infiniband/{rdma_device}/ports/{rdma_port}/hw_counters/*",
+)

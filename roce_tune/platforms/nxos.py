@@ -489,3 +489,24 @@ PLATFORM = _c.PlatformImpl(
 
 #: NetBox platform slugs that mean this platform (roce_tune.importers.netbox), besides its own id.
 NETBOX_SLUGS: tuple[str, ...] = ("nx-os", "cisco-nxos", "cisco-nx-os")
+
+
+# ------------------------------------------------------------------------------------- audit captures
+# What `roce-tune audit` recognises in a capture and runs with --live (roce_tune.platforms.captures).
+from roce_tune.platforms.captures import CaptureFormat as _CaptureFormat  # noqa: E402
+
+#: ``show running-config``: NX-OS's ``!Command:`` header (no blank after ``!``), its ``version N.N(N)``
+#: line, or the NX-OS-only ``policy-map type network-qos`` / ``system qos`` statements.
+CAPTURE_FORMATS: tuple[_CaptureFormat, ...] = (
+    _CaptureFormat(name="show running-config", kind="running_config",
+                   pattern=r"^!Command: show running-config|^version \d+\.\d+\(\d+\w*\)|"
+                           r"^policy-map type (?:network-qos|queuing) \S+|^system qos\s*$"),
+    _CaptureFormat(name="show queuing pfc-queue detail", kind="pfc_queue_detail",
+                   pattern=r"(?i)Total (?:Ingress )?pkts dropped", command=r"pfc-queue"),
+    _CaptureFormat(name="show queuing interface", kind="queuing_interface", pattern=r"QOS GROUP \d"),
+    _CaptureFormat(name="show interface priority-flow-control", kind="pfc_interfaces", pattern=r"RxPPP\s+TxPPP"),
+)
+#: read-only commands ``audit --live`` runs (``{port}``: each lossless port of the plan)
+CAPTURE_COMMANDS: tuple[str, ...] = (
+    "show running-config", "show interface priority-flow-control", "show queuing pfc-queue detail",
+    "show queuing interface {port}")

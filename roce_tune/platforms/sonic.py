@@ -911,3 +911,75 @@ PLATFORM = _c.PlatformImpl(
 
 #: NetBox platform slugs that mean this platform (roce_tune.importers.netbox), besides its own id.
 NETBOX_SLUGS: tuple[str, ...] = ("sonic-os", "nvidia-sonic", "community-sonic")
+
+
+# ------------------------------------------------------------------------------------- audit captures
+# What `roce-tune audit` recognises in a capture and runs with --live (roce_tune.platforms.captures).
+from roce_tune.platforms.captures import CaptureFormat as _CaptureFormat  # noqa: E402
+
+#: a port name in a SONiC table row (front panel, or a port channel)
+_PORT_ROW = re.compile(r"^(Ethernet|Eth|swp|PortChannel)\S*$")
+_COUNT = re.compile(r"^-?\d[\d,]*$")
+
+
+def parse_pfcwd_config(lines: list[tuple[int, str]]) -> dict[str, tuple[int, str]]:
+    """``show pfcwd config`` rows (``PORT  ACTION  DETECTION TIME  RESTORATION TIME``, times in ms) ->
+    port -> (line number, ``"drop 200 200"``). ``lines`` are (line number, text)."""
+    out = {}
+    for no, t in lines:
+        toks = t.split()
+        if len(toks) >= 4 and _PORT_ROW.match(toks[0]):
+            out[toks[0]] = (no, " ".join(toks[1:4]))
+    return out
+
+
+#: ``show interfaces counters`` columns read (header words, lower case)
+IF_COUNTER_COLUMNS = ("rx_ok", "rx_err", "rx_drp", "rx_ovr", "tx_ok", "tx_err", "tx_drp", "tx_ovr")
+
+
+def _cells(line: str) -> list[str]:
+    """A table row's cells; a rate and its unit (``3.11 MB/s``) are one cell."""
+    toks: list[str] = []
+    for tok in line.split():
+        if toks and re.fullmatch(r"[KMGT]?B/s", tok):
+            toks[-1] += " " + tok
+        else:
+            toks.append(tok)
+    return toks
+
+
+def parse_interface_counters(lines: list[tuple[int, str]]) -> dict[str, tuple[int, dict[str, int]]]:
+    """``show interfaces counters``: columns found by name (``IFACE STATE RX_OK … TX_DRP TX_OVR``; ``N/A``
+    is not a number, so it is absent) -> port -> (line number, counters)."""
+    header: list[str] | None = None
+    out: dict[str, tuple[int, dict[str, int]]] = {}
+    for no, t in lines:
+        toks = _cells(t)
+        if toks and toks[0].upper() == "IFACE":
+            header = [h.lower() for h in toks]
+        elif header is not None and len(toks) == len(header) and not set(t.strip()) <= {"-", " "}:
+            out[toks[0]] = (no, {h: int(toks[i].replace(",", "")) for i, h in enumerate(header)
+                                 if h in IF_COUNTER_COLUMNS and _COUNT.match(toks[i])})
+    return out
+
+
+#: What audit reads of SONiC's output. ``show runningconfiguration all`` / ``sonic-cfggen -d --print-data``
+#: / ``cat /etc/sonic/config_db.json``: CONFIG_DB as JSON, recognised by a top-level table name only
+#: CONFIG_DB has (sonic-yang-models); the others are sonic-utilities show tables (``kind`` names the
+#: audit reader, roce_tune.audit.readers).
+CAPTURE_FORMATS: tuple[_CaptureFormat, ...] = (
+    _CaptureFormat(name="show runningconfiguration all (CONFIG_DB JSON)", kind="running_config",
+                   pattern=r'^\s*"(?:PORT_QOS_MAP|DEVICE_METADATA|DSCP_TO_TC_MAP|BUFFER_PG|PFC_WD|WRED_PROFILE)"'
+                           r"\s*:\s*\{"),
+    _CaptureFormat(name="show pfc counters", kind="pfc_rx_tx_tables", pattern=r"^\s*Port\s+(Rx|Tx)\s+PFC0"),
+    _CaptureFormat(name="show queue counters", kind="queue_table", pattern=r"^\s*Port\s+TxQ\s+"),
+    _CaptureFormat(name="show pfcwd stats", kind="pfcwd_stats_table", pattern=r"STORM\s+DETECTED/RESTORED"),
+    _CaptureFormat(name="show pfcwd config", kind="pfcwd_config", pattern=r"^\s*PORT\s+ACTION\s+DETECTION\s+TIME",
+                   parse=parse_pfcwd_config),
+    _CaptureFormat(name="show interfaces counters", kind="interface_counters", pattern=r"^\s*IFACE\s+STATE\s+RX_OK",
+                   parse=parse_interface_counters),
+)
+#: read-only commands ``audit --live`` runs (``{port}``: each lossless port of the plan)
+CAPTURE_COMMANDS: tuple[str, ...] = (
+    "show runningconfiguration all", "show pfc counters", "show queue counters", "show queue wredcounters",
+    "show pfcwd stats", "show pfcwd config", "show interfaces counters")

@@ -1,0 +1,303 @@
+"""A switch's running configuration in a capture: recognised by content (each platform's
+``CAPTURE_FORMATS``, :mod:`roce_tune.platforms.captures`), read with the platform's ``read_back`` into a
+:class:`~roce_tune.qos.SwitchQos`, and judged.
+
+With a plan, the running configuration is compared with the plan's QoS as the platform can state it
+(:func:`roce_tune.qos.differences`): every difference becomes a finding in the field's words with a rule of
+its family. Without a plan, the checks that need none run against the policy: PFC on the RoCE priority
+(RT420), the RoCE DSCP classified into the lossless queue (RT414), ECN/WRED bound to the lossless queue
+of every PFC port (RT431), port MTU at least the hosts' MTU (RT442).
+
+Evidence: a ``SwitchQos`` carries no line numbers, so :func:`locate` finds the capture lines that state
+a port's setting: the first line naming the port together with one of the setting's words; else the
+first line with such a word in the few lines after a line naming the port (a JSON row, an indented
+block), before another port is named; else the port's first line plus the first line anywhere with such
+a word (a profile the port binds, e.g. an EOS ``qos profile``); without a port, that line alone.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING
+
+from roce_tune.audit.expect import Expect
+from roce_tune.audit.model import Ev, SwitchObs, Val
+from roce_tune.findings import Severity
+from roce_tune.qos import PortQos, SwitchQos, differences
+
+if TYPE_CHECKING:
+    from roce_tune.audit.checks import Out
+
+__all__ = ["WORDS", "check_running", "locate", "read_running"]
+
+#: setting -> words (lower case) a configuration line stating it contains, on any platform's syntax
+WORDS: dict[str, tuple[str, ...]] = {
+    "pfc": ("pfc", "priority-flow-control", "no-drop", "no-loss", "switch-priority", "pause"),
+    "ecn": ("wred", "ecn", "random-detect", "drop-profile", "congestion-control", "threshold"),
+    "dscp": ("dscp", "code-point"),
+    "mtu": ("mtu",),
+    "headroom": ("buffer", "xoff", "headroom", "pause", "cable"),
+    "watchdog": ("watchdog", "pfcwd", "pfc_wd", "watch-dog", "detection", "restoration"),
+    "scheduler": ("scheduler", "bandwidth", "dwrr", "strict", "bw-percent", "transmit-rate"),
+}
+
+
+#: lines after a port's line that may still state its settings (a JSON row, an indented block)
+_NEAR = 8
+
+
+def read_running(sw: SwitchObs, platform: str, text: str, lines: list[tuple[int, str]], ev: Ev) -> None:
+    """Read ``text`` (a running configuration of ``platform``) into ``sw.running``.
+
+    Raises:
+        ValueError: the platform's read-back cannot read the text (its message names line/column).
+    """
+    from roce_tune.platforms import platform as platform_impl
+
+    qos = platform_impl(platform).read_back(text)
+    sw.platform = platform
+    sw.running = Val(qos, ev)
+    sw.running_lines = lines
+    sw.families.setdefault("running_config", ev)
+
+
+def _port_re(name: str) -> re.Pattern[str]:
+    return re.compile(rf"(?<![\w/]){re.escape(name.lower())}(?![\w/])")
+
+
+def _at_port(sw: SwitchObs, port: str, low: list[tuple[int, str]],
+             has: Callable[[str], bool]) -> list[int] | None:
+    """Lines stating a setting of ``port``: [the line naming both], [the setting line just after a line
+    naming the port, before another port], [the port's first line] (caller adds the setting line), None."""
+    assert sw.running is not None
+    pat = _port_re(port)
+    others = [_port_re(p) for p in sw.running.value.ports if p != port]
+    at = [i for i, (_, t) in enumerate(low) if pat.search(t)]
+    both = next((low[i][0] for i in at if has(low[i][1])), None)
+    if both is not None:
+        return [both]
+    for i in at:
+        near = _just_after(low[i + 1:i + 1 + _NEAR], [pat, *others], has)
+        if near is not None:
+            return [near]
+    return [low[at[0]][0]] if at else None
+
+
+def _just_after(lines: list[tuple[int, str]], ports: list[re.Pattern[str]], has: Callable[[str], bool]) -> int | None:
+    """The first of ``lines`` with the setting, before a line naming any port."""
+    for no, t in lines:
+        if has(t):
+            return no
+        if any(p.search(t) for p in ports):
+            return None
+    return None
+
+
+def locate(sw: SwitchObs, port: str | None, what: str, value: str | None = None) -> list[Ev]:
+    """The capture lines that state setting ``what`` (a :data:`WORDS` key) of ``port`` (see module doc):
+    one line, or the port's line and the line stating the setting where they differ (a profile the port
+    binds)."""
+    assert sw.running is not None
+    file = sw.running.ev.file
+    words = WORDS.get(what, (what,))
+    low = [(no, t.lower()) for no, t in sw.running_lines]
+
+    def has(t: str) -> bool:
+        return any(w in t for w in words) and (value is None or value.lower() in t)
+
+    anywhere = next((no for no, t in low if has(t)), None)
+    if anywhere is None and value is not None:
+        return locate(sw, port, what)
+    if port is not None:
+        found = _at_port(sw, port, low, has)
+        if found is not None:
+            return [Ev(file, no) for no in found] + ([Ev(file, anywhere)] if anywhere is not None and
+                                                      len(found) == 1 and not has(dict(low)[found[0]]) else [])
+    return [Ev(file, anywhere if anywhere is not None else sw.running.ev.line)]
+
+
+def _ids(v: Iterable[int] | None) -> str:
+    return ",".join(map(str, sorted(v))) if v else "none"
+
+
+# ---------------------------------------------------------------------------------------------- checks
+def _roce_ports(q: SwitchQos, lossless: list[int]) -> list[PortQos]:
+    return [p for p in q.ports.values() if p.pfc_priorities and set(lossless) & set(p.pfc_priorities)]
+
+
+def _queue_of_dscp(q: SwitchQos, dscp: int) -> tuple[int | None, str]:
+    """(egress queue the running config gives ``dscp``, how: ``DSCP 26 → TC 3 → queue 3``); None unknown."""
+    if q.dscp_to_queue is not None and q.dscp_to_tc is None:
+        qu = q.dscp_to_queue.get(dscp, 0)
+        return qu, f"DSCP {dscp} → queue {qu}{'' if dscp in q.dscp_to_queue else ' (not classified: default)'}"
+    if q.dscp_to_tc is None:
+        return None, ""
+    tc = q.dscp_to_tc.get(dscp, 0)
+    queue = (q.tc_to_queue or {}).get(tc, tc)
+    return queue, (f"DSCP {dscp} → TC {tc}{'' if dscp in q.dscp_to_tc else ' (not in the map: default)'}"
+                   f" → queue {queue}")
+
+
+def _policy_pfc(sw: SwitchObs, exp: Expect, out: Out) -> None:
+    """RT420 without a plan: a port with PFC on other priorities than RoCE's; no port with PFC at all."""
+    assert sw.running is not None
+    q, lossless = sw.running.value, sorted(exp.lossless_priorities)
+    known = [p for p in q.ports.values() if p.pfc_priorities is not None]
+    for p in known:
+        missing = [x for x in lossless if x not in (p.pfc_priorities or [])]
+        if p.pfc_priorities and missing:
+            out.add("RT420", Severity.error, sw.name, p.name,
+                    f"priority {_ids(missing)} is not lossless on {sw.name} {p.name} (running config: PFC on "
+                    f"{_ids(p.pfc_priorities)}; {exp.source}: PFC on {_ids(lossless)})",
+                    f"enable PFC on priority {_ids(lossless)} on {p.name}", locate(sw, p.name, "pfc"))
+    if known and not any(p.pfc_priorities for p in known):
+        out.add("RT420", Severity.error, sw.name, None,
+                f"no port of {sw.name} has PFC on RoCE priority {_ids(lossless)} (running config: PFC off on all "
+                f"{len(known)} ports)",
+                f"enable PFC on priority {_ids(lossless)} on the ports facing RoCE hosts and switches",
+                locate(sw, None, "pfc"))
+    elif not known and q.ports:
+        out.skip("RT420", sw.name, "the running configuration's PFC mode per port (the platform reports it "
+                                   "as automatic/DCBX: `show interface priority-flow-control`)")
+
+
+def _policy_dscp(sw: SwitchObs, exp: Expect, out: Out) -> None:
+    """RT414 without a plan: the RoCE DSCP lands in a queue that is not lossless."""
+    assert sw.running is not None
+    for dscp in exp.roce_dscp:
+        queue, how = _queue_of_dscp(sw.running.value, dscp)
+        if queue is not None and queue not in exp.lossless_queues:
+            out.add("RT414", Severity.error, sw.name, None,
+                    f"{sw.name} classifies RoCE into a lossy queue: {how}, but the lossless queue is "
+                    f"{_ids(exp.lossless_queues)} ({exp.source})",
+                    f"map DSCP {dscp} to the lossless TC/queue {exp.lossless_queues[0]} (and bind the map to the "
+                    "RoCE ports)", locate(sw, None, "dscp", str(dscp)))
+
+
+def _policy_ports(sw: SwitchObs, exp: Expect, out: Out, expresses_ecn: bool) -> None:
+    """RT442 (port MTU below the hosts') and RT431 (no ECN on the lossless queue) on the PFC ports."""
+    assert sw.running is not None
+    for p in _roce_ports(sw.running.value, sorted(exp.lossless_priorities)):
+        if p.mtu is not None and p.mtu < exp.host_mtu:
+            out.add("RT442", Severity.error, sw.name, p.name,
+                    f"{sw.name} {p.name} MTU {p.mtu} is below the hosts' MTU {exp.host_mtu}: full-size RoCE "
+                    "frames are dropped on this port", f"set MTU {exp.switch_mtu} on {p.name}",
+                    locate(sw, p.name, "mtu"))
+        ecn = p.ecn or {}
+        absent = [x for x in exp.lossless_queues if x not in ecn]
+        if absent and (p.ecn is not None or expresses_ecn):
+            out.add("RT431", Severity.error, sw.name, p.name,
+                    f"WRED/ECN is not bound to lossless queue {_ids(absent)} on {sw.name} {p.name} "
+                    f"(running config: ECN on queue {_ids(ecn)}): congestion is signalled by PFC alone",
+                    f"bind the ECN (WRED with ecn) profile to queue {_ids(absent)} of {p.name}",
+                    locate(sw, p.name, "ecn"))
+
+
+def check_running_policy(sw: SwitchObs, exp: Expect, out: Out, expresses_ecn: bool) -> None:
+    """The checks that need no plan, on one switch's running configuration (RT420, RT414, RT442, RT431)."""
+    _policy_pfc(sw, exp, out)
+    _policy_dscp(sw, exp, out)
+    _policy_ports(sw, exp, out, expresses_ecn)
+
+
+#: difference path -> (rule, severity name, setting, field words)
+_PATHS: tuple[tuple[str, str, str, str, str], ...] = (
+    (r"^ports\[(?P<port>[^\]]+)\]\.pfc_priorities", "RT420", "error", "pfc", "PFC priorities"),
+    (r"^ports\[(?P<port>[^\]]+)\]\.ecn\[(?P<q>\d+)\]: missing", "RT431", "error", "ecn", "ECN/WRED"),
+    (r"^ports\[(?P<port>[^\]]+)\]\.ecn", "RT434", "warning", "ecn", "ECN/WRED"),
+    (r"^ports\[(?P<port>[^\]]+)\]\.headroom", "RT426", "error", "headroom", "headroom"),
+    (r"^ports\[(?P<port>[^\]]+)\]\.mtu", "RT442", "error", "mtu", "MTU"),
+    (r"^ports\[(?P<port>[^\]]+)\]\.watchdog", "RT427", "warning", "watchdog", "PFC watchdog"),
+    (r"^watchdog", "RT427", "warning", "watchdog", "PFC watchdog"),
+    (r"^(?:dscp_to_tc|dscp_to_queue)\[(?P<dscp>\d+)\]", "RT415", "warning", "dscp", "DSCP map"),
+    (r"^(?:tc_to_queue|tc_to_pg)", "RT415", "warning", "dscp", "TC map"),
+    (r"^schedulers", "RT416", "warning", "scheduler", "scheduler"),
+    (r"^ports\[(?P<port>[^\]]+)\]: missing", "RT480", "warning", "port", "port"),
+    (r"", "RT480", "warning", "", "setting"),
+)
+_FIELD_WORDS = {"pfc_priorities": "PFC priorities", "kmin_bytes": "ECN Kmin (B)", "kmax_bytes": "ECN Kmax (B)",
+                "pmax_percent": "ECN Pmax (%)", "kmin_percent": "ECN Kmin (% of queue)",
+                "kmax_percent": "ECN Kmax (% of queue)", "xoff_bytes": "headroom xoff (B)",
+                "xon_bytes": "headroom xon (B)", "size_bytes": "headroom size (B)", "mtu": "MTU",
+                "cable_m": "cable length (m)", "detection_ms": "watchdog detection (ms)",
+                "restoration_ms": "watchdog restoration (ms)", "poll_ms": "watchdog poll (ms)",
+                "action": "watchdog action", "watchdog": "PFC watchdog"}
+
+
+def _words(path: str, sw: str, port: str | None) -> str:
+    """``ports[Ethernet0].ecn[3].kmax_bytes: 1 != 2`` -> ``ECN Kmax (B) of queue 3 on leaf1 Ethernet0: plan 1,
+    running config 2``."""
+    where, _, change = path.partition(": ")
+    m = re.match(r"^(?P<a>.*) != (?P<b>.*)$", change)
+    last = re.sub(r"\[[^\]]*\]", "", where.rsplit(".", 1)[-1])
+    name = _FIELD_WORDS.get(last, where if port is None else where.split("].", 1)[-1])
+    qm = re.search(r"\.ecn\[(\d+)\]", where)
+    loc = f"{sw} {port}" if port else sw
+    what = f"{name}{' of queue ' + qm.group(1) if qm else ''} on {loc}"
+    if m:
+        return f"{what}: plan {m.group('a')}, running config {m.group('b')}"
+    return f"{where} on {sw}: {change} in the running config" if change else f"{what} differs"
+
+
+def _plan_finding(m: re.Match[str], rule: str, sev: str, label: str, d: str, sw: SwitchObs, want: SwitchQos,
+                  seen: SwitchQos, exp: Expect) -> tuple[str, str, str, str]:
+    """(rule, severity, message, fix) of one difference ``d`` (matched by ``m``) in the field's words."""
+    port = m.groupdict().get("port")
+    if rule == "RT420" and port:
+        w, s = want.ports[port].pfc_priorities, seen.ports[port].pfc_priorities
+        lost = sorted(set(w or []) - set(s or []))
+        msg = (f"priority {_ids(lost)} is not lossless on {sw.name} {port} (plan: PFC on {_ids(w)}; running "
+               f"config: PFC on {_ids(s)})" if lost else f"{sw.name} {port} has PFC on {_ids(s)}, the plan on "
+               f"{_ids(w)} only")
+        return rule, sev, msg, f"apply the plan (roce-tune apply): PFC on priority {_ids(w)} on {port}"
+    if rule == "RT431":
+        return (rule, sev, f"WRED/ECN is not bound to lossless queue {m.group('q')} on {sw.name} {port} (the plan "
+                           "marks ECN there): congestion is signalled by PFC alone",
+                f"apply the plan: bind its ECN profile to queue {m.group('q')} of {port}")
+    if rule == "RT415" and m.groupdict().get("dscp") and int(m.group("dscp")) in exp.roce_dscp:
+        dscp = int(m.group("dscp"))
+        _, how = _queue_of_dscp(seen, dscp)
+        return ("RT414", "error", f"{sw.name} does not classify RoCE as the plan does: {how or d}; the plan puts "
+                                  f"DSCP {dscp} in lossless queue {_ids(exp.lossless_queues)}",
+                f"apply the plan (roce-tune apply): DSCP {dscp} → TC/queue {exp.lossless_queues[0]}")
+    if rule == "RT480" and port:
+        return (rule, sev, f"port {port} of the plan is not in {sw.name}'s running configuration",
+                "check the port name/breakout in the inventory, or apply the plan")
+    return (rule, sev, _words(d, sw.name, port),
+            f"apply the plan (roce-tune apply), or update the inventory if the running {label} is intended")
+
+
+def check_running_plan(sw: SwitchObs, want: SwitchQos, exp: Expect, out: Out, expresses_ecn: bool) -> None:
+    """Every difference between the plan's QoS for ``sw`` and its running configuration (ports the plan
+    does not name are not judged; on a platform that expresses ECN a planned port without any is "no ECN")."""
+    assert sw.running is not None
+    ports = {n: (p.model_copy(update={"ecn": {}}) if p.ecn is None and expresses_ecn else p)
+             for n, p in sw.running.value.ports.items() if n in want.ports}
+    seen = sw.running.value.model_copy(update={"ports": ports})
+    for d in differences(want, seen):
+        for pattern, rule, sev, what, label in _PATHS:
+            m = re.match(pattern, d)
+            if m is not None:
+                rule, sev, msg, fix = _plan_finding(m, rule, sev, label, d, sw, want, seen, exp)
+                port = m.groupdict().get("port")
+                out.add(rule, Severity(sev), sw.name, port, msg, fix,
+                        locate(sw, port, what, m.groupdict().get("dscp")) if what else [sw.running.ev])
+                break
+
+
+def check_running(switches: Iterable[SwitchObs], exp: Expect, out: Out) -> None:
+    """RT414/RT415/RT416/RT420/RT426/RT427/RT431/RT434/RT442/RT480 on every captured running configuration."""
+    from roce_tune.platforms import get_platform
+
+    for sw in switches:
+        if sw.running is None:
+            continue
+        fields: frozenset[str] = (getattr(get_platform(sw.platform), "READBACK_FIELDS", frozenset()) if sw.platform
+                                  else frozenset())
+        expresses_ecn = any(f.startswith("ports.ecn.") for f in fields)
+        want = exp.switch_qos.get(sw.name)
+        if want is not None:
+            check_running_plan(sw, want, exp, out, expresses_ecn)
+        else:
+            check_running_policy(sw, exp, out, expresses_ecn)

@@ -1,0 +1,153 @@
+"""``audit --live`` against the loopback SSH emulators: read-only (every running config byte-identical
+afterwards, only read-only commands seen), the same findings as captures, unreachable devices reported as
+not checked (never as zeros), hosts read over SSH."""
+
+from __future__ import annotations
+
+import json
+import socket
+from pathlib import Path
+
+import pytest
+from ruamel.yaml import YAML
+from typer.testing import CliRunner
+
+from roce_tune.audit import LiveOptions, audit_live
+from roce_tune.audit.live import READ_ONLY, capture_commands, check_read_only
+from roce_tune.cli import app
+from roce_tune.deploy.runner import ApplyOptions, SessionTiming
+from tests.deploy.conftest import emulated_inventory
+
+pytestmark = pytest.mark.emulator
+
+FAST = SessionTiming(fast_cli=True, global_delay_factor=0.1)
+
+
+@pytest.fixture(autouse=True)
+def _credentials(monkeypatch: pytest.MonkeyPatch) -> None:
+    from tests.deploy.conftest import PASSWORD, USER
+
+    monkeypatch.setenv("ROCE_TUNE_USERNAME", USER)
+    monkeypatch.setenv("ROCE_TUNE_PASSWORD", PASSWORD)
+
+
+def _opts(known: Path, tmp: Path | None = None, **kw: object) -> LiveOptions:
+    return LiveOptions(apply=ApplyOptions(known_hosts=str(known), timing=FAST), save_dir=tmp, **kw)  # type: ignore[arg-type]
+
+
+def test_live_reads_every_platform_read_only_and_finds_pfc_off(tmp_path: Path) -> None:
+    fleet, inv, known = emulated_inventory("mixed-vendor.yaml", tmp_path)
+    with fleet:
+        before = {d.spec.name: d.running_config() for d in fleet}
+        r = audit_live(inv, _opts(known, tmp_path / "caps", concurrency=4))
+        after = {d.spec.name: d.running_config() for d in fleet}
+        seen = {d.spec.name: list(d.commands_seen) for d in fleet}
+    assert after == before  # byte-identical running configurations
+    for name, cmds in seen.items():
+        sent = [c for c in cmds if c.strip() and not c.startswith(("terminal", "set cli", "sudo", "exit", "screen"))]
+        assert sent, name
+        assert all(READ_ONLY.match(c) or c in ("show version", "show hostname") or c.startswith("show ")
+                   for c in sent), (name, sent)
+        assert not [c for c in sent if c.startswith(("config", "nv set", "nv config apply", "set ", "delete",
+                                                     "commit", "configure"))], (name, sent)
+    assert not [f for f in r.findings if f.rule == "RT490"], [f.message for f in r.findings if f.rule == "RT490"]
+    switches = {d for d, _ in ((s.name, s) for s in r.data.switches.values()) if r.data.switches[d].running}
+    assert switches == set(before)  # every switch's running config was read back
+    # factory configs differ from the plan on every switch (ports missing or without PFC); SONiC's factory
+    # PORT table has the plan's uplinks, so "priority 3 is not lossless" shows there
+    assert {f.device for f in r.findings if f.rule in ("RT420", "RT480")} == set(before)
+    assert {f.device for f in r.findings if f.rule == "RT420"} >= {"leaf5", "leaf6"}
+    f = next(f for f in r.findings if f.rule == "RT420" and f.port)
+    assert f.evidence and f.evidence[0].file == f"{f.device}.live.txt"
+    saved = (tmp_path / "caps" / f.evidence[0].file).read_text().splitlines()
+    assert saved[0].startswith(f"roce-tune@{f.device}:~$ ")
+    assert oct((tmp_path / "caps" / f.evidence[0].file).stat().st_mode & 0o777) == "0o600"
+
+
+def _closed_port() -> int:
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
+
+
+def test_an_unreachable_device_is_not_checked_never_zero(tmp_path: Path) -> None:
+    fleet, inv, known = emulated_inventory("lab-2node.yaml", tmp_path, hosts=True)
+    data = YAML(typ="safe").load(inv.read_text())
+    data["hosts"][1]["mgmt"]["port"] = _closed_port()  # node2: nothing listens
+    del data["hosts"][0]["mgmt"]  # node1: no management address
+    with open(inv, "w") as fh:
+        YAML().dump(data, fh)
+    with fleet:
+        before = {d.spec.name: d.running_config() for d in fleet}
+        r = audit_live(inv, _opts(known, device_timeout_s=20.0))
+        after = {d.spec.name: d.running_config() for d in fleet}
+    assert after == before
+    down = [f for f in r.findings if f.rule == "RT490"]
+    assert [(f.device, f.severity.value) for f in down] == [("node2", "warning")]
+    assert "TCP connection failed" in down[0].message and "not checked" in down[0].message
+    assert {(s.rule, s.device) for s in r.not_checked} >= {("RT490", "node2"), ("RT491", "node1")}
+    assert "node2" not in r.data.hosts and "node1" not in r.data.hosts  # absent, not zeros
+    assert not [f for f in r.findings if f.device in ("node1", "node2") and f.rule != "RT490"]
+
+
+def test_hosts_are_read_over_ssh(tmp_path: Path) -> None:
+    fleet, inv, known = emulated_inventory("lab-2node.yaml", tmp_path, hosts=True)
+    with fleet:
+        r = audit_live(inv, _opts(known, tmp_path / "caps"))
+    assert not [f for f in r.findings if f.rule == "RT490"], [f.message for f in r.findings]
+    h = r.data.hosts["node1"]
+    assert h.nics and any(n.mtu is not None for n in h.nics.values())
+    assert any(d.active_mtu is not None for d in h.rdma.values())
+    # every host block is understood (the emulated SONiC lacks `show interfaces counters`: its usage error
+    # is listed as not understood, as on a switch whose CLI lacks a command)
+    assert not [u for u in r.data.unparsed if u.file.startswith("node")], r.data.unparsed[:3]
+    assert [u.command for u in r.data.unparsed] == ["show interfaces counters"]
+
+
+def test_commands_are_read_only_by_construction() -> None:
+    for bad in ("config load x", "show run; reboot", "nv set qos roce mode lossless", "mlnx_qos -i eth0 --pfc 0,0,0,1",
+                "show running-config | write file", "ethtool -s eth0 speed 100000", "sudo config reload -y"):
+        with pytest.raises(ValueError, match="read-only"):
+            check_read_only(bad)
+    from tests.render.golden import pipeline_plan
+
+    plan = pipeline_plan("mixed-vendor")
+    for d in [*plan.switches, *plan.hosts]:
+        assert capture_commands(plan, d.name)
+
+
+def test_cli_live_needs_an_inventory_and_not_both_sources(tmp_path: Path) -> None:
+    runner = CliRunner()
+    r = runner.invoke(app, ["audit", "--live"])
+    assert r.exit_code == 2 and "needs an inventory" in r.output + (r.stderr if r.stderr_bytes else "")
+    r = runner.invoke(app, ["audit", "--live", "--from", str(tmp_path)])
+    assert r.exit_code == 2
+
+
+def test_cli_live_json(tmp_path: Path) -> None:
+    fleet, inv, known = emulated_inventory("lab-2node.yaml", tmp_path, hosts=True)
+    with fleet:
+        r = CliRunner().invoke(app, ["audit", str(inv), "--live", "--format", "json", "--known-hosts", str(known),
+                                     "--concurrency", "2", "--device-timeout", "60"])
+    doc = json.loads(r.stdout)
+    assert r.exit_code == 1, r.output  # the factory switch has no PFC on priority 3
+    assert any(f["rule"] == "RT420" and f["device"] == "lab-leaf1" for f in doc["findings"])
+    assert all(f["evidence"] for f in doc["findings"] if f["rule"] == "RT420")
+
+
+def test_a_device_slower_than_the_device_timeout_is_not_checked(tmp_path: Path) -> None:
+    fleet, inv, known = emulated_inventory("lab-2node.yaml", tmp_path, hosts=True,
+                                           faults={"lab-leaf1": {"delay_per_command_s": 2.0}})
+    with fleet:
+        t0 = __import__("time").monotonic()
+        r = audit_live(inv, _opts(known, device_timeout_s=3.0))
+        took = __import__("time").monotonic() - t0
+    down = [f for f in r.findings if f.rule == "RT490"]
+    assert [f.device for f in down] == ["lab-leaf1"], [f.message for f in r.findings]
+    assert "no answer within the device timeout (3 s" in down[0].message
+    assert "lab-leaf1" not in r.data.switches  # nothing read is nothing judged
+    assert not [f for f in r.findings if f.device == "lab-leaf1" and f.rule != "RT490"]
+    assert {"node1", "node2"} <= set(r.data.hosts)  # the others were read
+    assert took < 60

@@ -1,0 +1,192 @@
+"""Switch running configurations in captures: each platform's emulator prints a running config (from
+roce-tune's rendering, with planted errors, and its factory state); audit recognises the block by content,
+reads it back and compares it with the plan (or the policy without one), with evidence lines."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from roce_tune.audit import audit_dir
+from roce_tune.platforms import SWITCH_PLATFORMS, get_platform, platform
+from tests.emulators import EmulatorSpec
+from tests.emulators.server import device_class
+from tests.render.golden import REPO, pipeline_plan
+from tests.render.test_readback_running import PLANTS
+
+INVENTORY = REPO / "inventories" / "mixed-vendor.yaml"
+#: rules audit gives running-configuration findings
+RUNNING_RULES = {"RT414", "RT415", "RT416", "RT420", "RT426", "RT427", "RT431", "RT434", "RT442", "RT480"}
+
+
+def _running(name: str, tmp: Path, plant: str | None = None) -> tuple[str, str]:
+    """(switch name, the emulator's running config of the mixed-vendor rendering for ``name``'s platform)."""
+    plan = pipeline_plan("mixed-vendor")
+    sw = next(s for s in plan.switches if s.platform == name)
+    text = next(t for n, t in get_platform(name).render(plan, sw).items() if not n.endswith(".nvue.yaml"))
+    if plant is not None:
+        text = PLANTS[name][plant][0](text)
+    initial: object = text
+    if name == "sonic":
+        initial = {**device_class(name)(EmulatorSpec(name, "f"), tmp / "f").config_db, **json.loads(text)}
+    return sw.name, device_class(name)(EmulatorSpec(name, sw.name, initial_config=initial), tmp).running_config()
+
+
+def _capture(tmp: Path, device: str, name: str, running: str) -> tuple[Path, Path]:
+    cap = tmp / "captures"
+    cap.mkdir(exist_ok=True)
+    path = cap / f"{device}.txt"
+    path.write_text(f"# captured for the audit\nadmin@{device}# {platform(name).push.read_running}\n{running}",
+                    encoding="utf-8")
+    return cap, path
+
+
+def _line_of(path: Path, pred) -> int:  # type: ignore[no-untyped-def]
+    return next(i for i, t in enumerate(path.read_text().splitlines(), start=1) if pred(t))
+
+
+@pytest.mark.parametrize("name", SWITCH_PLATFORMS)
+def test_a_correct_running_config_gives_no_finding(name: str, tmp_path: Path) -> None:
+    device, running = _running(name, tmp_path)
+    cap, _ = _capture(tmp_path, device, name, running)
+    for source in (INVENTORY, None):
+        r = audit_dir(cap, source)
+        assert r.data.switches[device].running is not None, name
+        assert r.data.switches[device].platform == name
+        assert not r.data.unparsed
+        assert [f for f in r.findings if f.device == device] == [], (name, source)
+        assert not [s for s in r.not_checked if s.rule == "RT431"]
+
+
+@pytest.mark.parametrize("name", SWITCH_PLATFORMS)
+def test_pfc_on_the_wrong_priority_is_found_with_and_without_a_plan(name: str, tmp_path: Path) -> None:
+    device, running = _running(name, tmp_path, "pfc")
+    cap, path = _capture(tmp_path, device, name, running)
+    with_plan = [f for f in audit_dir(cap, INVENTORY).findings if f.device == device]
+    assert with_plan and {f.rule for f in with_plan} == {"RT420"}, with_plan
+    f = with_plan[0]
+    assert f.message == (f"priority 3 is not lossless on {device} {f.port} (plan: PFC on 3; running config: "
+                         "PFC on 4)")
+    assert f.evidence and f.evidence[0].file == f"{device}.txt"
+    lines = [path.read_text().splitlines()[e.line - 1].lower() for e in f.evidence]
+    # the line stating the port's PFC, or the port's line and the profile line it binds (EOS service-profile)
+    assert any(w in t for t in lines for w in ("pfc", "priority-flow-control", "switch-priority", "pause")), lines
+    assert len(lines) == 1 or any(f.port.lower() in t for t in lines)  # type: ignore[union-attr]
+    without = [f for f in audit_dir(cap).findings if f.device == device]
+    assert {f.rule for f in without} == {"RT420"} and all("policy defaults: PFC on 3" in f.message
+                                                          for f in without if f.port)
+
+
+@pytest.mark.parametrize("name", SWITCH_PLATFORMS)
+def test_roce_dscp_in_a_lossy_queue(name: str, tmp_path: Path) -> None:
+    device, running = _running(name, tmp_path, "dscp")
+    cap, _ = _capture(tmp_path, device, name, running)
+    for source in (INVENTORY, None):
+        found = [f for f in audit_dir(cap, source).findings if f.device == device and f.rule == "RT414"]
+        assert len(found) == 1 and "DSCP 26" in found[0].message and "queue 0" in found[0].message, source
+        assert found[0].severity.value == "error"
+
+
+@pytest.mark.parametrize("name", SWITCH_PLATFORMS)
+def test_ecn_threshold_and_mtu_differences_need_the_plan(name: str, tmp_path: Path) -> None:
+    for kind, rule, words in (("kmax", "RT434", "ECN Kmax"), ("mtu", "RT442", "MTU on")):
+        device, running = _running(name, tmp_path / kind, kind)
+        cap, _ = _capture(tmp_path / kind, device, name, running)
+        found = [f for f in audit_dir(cap, INVENTORY).findings if f.device == device]
+        assert found and {f.rule for f in found} == {rule}, (kind, found)
+        assert words in found[0].message and "plan" in found[0].message and "running config" in found[0].message
+        assert not [f for f in audit_dir(cap).findings if f.device == device], kind  # policy: no judgement
+
+
+@pytest.mark.parametrize("name", SWITCH_PLATFORMS)
+def test_factory_config_without_pfc_is_a_hop_without_pfc(name: str, tmp_path: Path) -> None:
+    running = device_class(name)(EmulatorSpec(name, "sw9"), tmp_path).running_config()
+    cap, _ = _capture(tmp_path, "sw9", name, running)
+    r = audit_dir(cap)
+    if name == "nxos":  # no `priority-flow-control mode` = auto (DCBX): unknown, not off
+        assert [s for s in r.not_checked if s.rule == "RT420" and s.device == "sw9"]
+        assert not [f for f in r.findings if f.rule == "RT420"]
+        return
+    found = [f for f in r.findings if f.rule == "RT420" and f.device == "sw9"]
+    assert len(found) == 1 and found[0].port is None and "no port of sw9 has PFC on RoCE priority 3" in found[0].message
+
+
+def test_ecn_not_bound_to_the_lossless_queue_without_a_plan(tmp_path: Path) -> None:
+    device, running = _running("sonic", tmp_path)
+    db = json.loads(running)
+    port = "Ethernet0"
+    for key in [k for k in db["QUEUE"] if k.startswith(port + "|")]:
+        db["QUEUE"][key].pop("wred_profile", None)
+    cap, path = _capture(tmp_path, device, "sonic", json.dumps(db, indent=4))
+    found = [f for f in audit_dir(cap).findings if f.device == device]
+    assert [(f.rule, f.port) for f in found] == [("RT431", port)]
+    assert "WRED/ECN is not bound to lossless queue 3" in found[0].message
+    assert port in path.read_text().splitlines()[found[0].evidence[0].line - 1]
+    with_plan = [f for f in audit_dir(cap, INVENTORY).findings if f.device == device]
+    assert [(f.rule, f.port) for f in with_plan] == [("RT431", port)]
+
+
+def test_nvue_yaml_running_config_reads_like_the_commands(tmp_path: Path) -> None:
+    import io
+
+    from ruamel.yaml import YAML
+
+    from tests.emulators.cumulus import unflatten
+
+    device, running = _running("cumulus", tmp_path, "pfc")
+    buf = io.StringIO()  # `nv config show` prints the applied revision as YAML (header, then set)
+    YAML(typ="safe").dump([{"header": {"model": "VX", "version": "Cumulus Linux 5.9.0"}},
+                           {"set": unflatten([ln[len("nv set "):] for ln in running.splitlines()
+                                              if ln.startswith("nv set ")])}], buf)
+    cap = tmp_path / "captures"
+    cap.mkdir()
+    (cap / f"{device}.txt").write_text(f"cumulus@{device}:mgmt:~$ nv config show\n{buf.getvalue()}", encoding="utf-8")
+    r = audit_dir(cap, INVENTORY)
+    assert r.data.switches[device].running is not None and not r.data.unparsed
+    assert {f.rule for f in r.findings if f.device == device} == {"RT420"}
+
+
+def test_an_unreadable_running_config_is_listed_not_dropped(tmp_path: Path) -> None:
+    cap = tmp_path / "c"
+    cap.mkdir()
+    (cap / "leaf1.txt").write_text('admin@leaf1:~$ show runningconfiguration all\n{\n    "PORT_QOS_MAP": {\n'
+                                   '        "Ethernet0": {"pfc_enable": "3",\n', encoding="utf-8")
+    r = audit_dir(cap)
+    assert len(r.data.unparsed) == 1 and r.data.unparsed[0].line == 1
+    assert "CONFIG_DB JSON invalid at line" in r.data.unparsed[0].first
+
+
+def test_watchdog_flapping_names_the_known_defect(tmp_path: Path) -> None:
+    stats = ("admin@leaf5:~$ show pfcwd stats\n"
+             "      QUEUE       STATUS    STORM DETECTED/RESTORED    TX OK/DROP    RX OK/DROP    TX LAST OK/DROP"
+             "    RX LAST OK/DROP\n"
+             "-------------  ---------  -------------------------  ------------  ------------  -----------------"
+             "  -----------------\n"
+             "Ethernet0:3  stormed                      14/13        0/4102           0/0                0/0"
+             "                0/0\n")
+    cap = tmp_path / "c"
+    cap.mkdir()
+    (cap / "leaf5.txt").write_text(stats, encoding="utf-8")
+    # no plan: the ASIC is unknown, the defect is named as possible
+    f = next(f for f in audit_dir(cap).findings if f.rule == "RT423")
+    assert "flapping" in f.message and "may be known defect RT251" in f.message and "29203" in f.message
+    assert [str(e) for e in f.evidence][0] == "leaf5.txt:4"
+    # with a plan whose leaf5 is a Tomahawk-5 with the watchdog on: it matches
+    from dataclasses import replace
+
+    from roce_tune.audit.checks import run_checks
+    from roce_tune.audit.expect import load_expect
+    from roce_tune.audit.run import read_dir
+
+    exp, _ = load_expect(INVENTORY, None)
+    assert exp.switches["leaf5"].watchdog.enabled
+    exp = replace(exp, switches={**exp.switches, "leaf5": exp.switches["leaf5"].model_copy(update={"asic": "tomahawk-5"})})
+    findings, _ = run_checks(read_dir(cap, exp), exp)
+    f = next(f for f in findings if f.rule == "RT423")
+    assert "matches known defect RT251" in f.message and "tomahawk-5" in f.message
+    exp = replace(exp, switches={**exp.switches, "leaf5": exp.switches["leaf5"].model_copy(update={"asic": "tomahawk-4"})})
+    findings, _ = run_checks(read_dir(cap, exp), exp)
+    f = next(f for f in findings if f.rule == "RT423")
+    assert "RT251" not in f.message and "flapping" in f.message
