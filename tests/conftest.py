@@ -11,10 +11,11 @@ Markers (registered in pyproject.toml; ``--strict-markers`` rejects a misspelt o
     ``emulator``: the test talks SSH to the loopback emulators (``tests/emulators``). Put
     ``pytestmark = pytest.mark.emulator`` at the top of such a module, and give roce-tune's own sessions
     the emulators' pacing: ``ApplyOptions(timing=tests.emulators.LOOPBACK_TIMING)``.
-    ``slow``: one test that takes more than ~10 s on 2 cores; decorate it ``@pytest.mark.slow``.
-    Both only select: ``pytest -m "not slow"`` (or ``"not emulator"``) is a quick local loop; README's
-    command and CI run everything. Tests that must share one xdist worker (e.g. an expensive
-    module-scoped fixture) take ``@pytest.mark.xdist_group("name")``.
+    ``slow``: one end-to-end test that takes more than ~10 s on 2 cores; decorate it ``@pytest.mark.slow``
+    (or ``pytestmark`` for a whole module). pyproject's addopts leave slow (and netbox) tests out of
+    README's command; ``.ci/run`` runs them as their own step (``-m slow``), so nothing is skipped in CI.
+    ``-m "not emulator"`` leaves out every test that talks to the emulators. Tests that must share one
+    xdist worker (e.g. an expensive module-scoped fixture) take ``@pytest.mark.xdist_group("name")``.
 
 Reference data
     Third-party reference data comes from one folder outside the repository (``tests/references.py``:

@@ -56,6 +56,7 @@ def _clean_env() -> dict[str, str]:
     return env
 
 
+@pytest.mark.slow
 def test_wheel_plans_outside_the_checkout(venv: Path, tmp_path: Path) -> None:
     work = tmp_path / "elsewhere"
     work.mkdir()

@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import pytest
+
 from roce_tune.inventory.lint import rules_markdown
 
 REPO = Path(__file__).resolve().parents[1]
@@ -19,9 +21,10 @@ def test_two_commands_present_and_ci_runs_the_test_command() -> None:
     assert TEST_CMD in README
     ci = (REPO / ".ci" / "run").read_text()
     assert "python3 -m pip install -q -e '.[test]'" in ci
-    # the main suite with no filter, no -m; then only the NetBox step (its marker is excluded by addopts)
+    # README's command (addopts leave out slow and netbox), then each excluded set as its own step
     assert [ln.strip() for ln in ci.splitlines() if "-m pytest" in ln] == [
-        PYTEST_CMD, "python3 -m pytest -q -m netbox tests/netbox"]
+        PYTEST_CMD, f"{PYTEST_CMD} -m slow", "python3 -m pytest -q -m netbox tests/netbox"]
+    assert "-m 'not netbox and not slow'" in (REPO / "pyproject.toml").read_text()
 
 
 def _sections(text: str, level: str) -> dict[str, str]:
@@ -46,6 +49,7 @@ def test_readme_rules_match_the_generated_docs() -> None:
         assert block in README, "README's lint rule examples are out of date: regenerate from rules_markdown()"
 
 
+@pytest.mark.slow
 def test_the_loopback_emulator_recipe_runs_as_written(tmp_path: Path) -> None:
     """Run README's "Try it on loopback emulators" commands: dry run shows changes, push, verify passes."""
     import os

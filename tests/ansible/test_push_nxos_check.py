@@ -16,6 +16,7 @@ pytestmark = pytest.mark.skipif(ansible_missing() is not None, reason=ansible_mi
 DEVICES = {"eos1": "eos", "qfx1": "junos", "nx1": "nxos", "gpu01": "host", "gpu02": "host"}
 
 
+@pytest.mark.slow
 def test_nxos_check_mode_never_says_rolled_back(emulator_fleet, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     key = tmp_path / "id_ed25519"
     subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", str(key)], check=True)

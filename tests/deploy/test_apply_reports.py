@@ -165,6 +165,7 @@ def test_cli_known_hosts_missing_file_exits_2(tmp_path: Path) -> None:
     assert "--known-hosts" in res.stderr and "does not exist" in res.stderr
 
 
+@pytest.mark.slow
 def test_cli_prints_device_text_verbatim_and_each_device_once(tmp_path: Path) -> None:
     """A host tool's error with rich-markup-like text ("[/dev/mst/…]") is printed as is and the run goes
     on; with --allow-disruptive every device is counted and printed once (no interim blocked-disruptive)."""

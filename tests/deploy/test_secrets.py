@@ -155,6 +155,7 @@ def _seeded_fleet(tmp_path: Path):  # type: ignore[no-untyped-def]
     return fleet, inv, known
 
 
+@pytest.mark.slow
 def test_no_secret_of_the_running_configs_reaches_any_log_file(tmp_path: Path) -> None:
     fleet, inv, known = _seeded_fleet(tmp_path)
     old_umask = os.umask(0)  # logs must be private whatever the umask

@@ -24,6 +24,8 @@ from roce_tune.deploy.runner import ApplyOptions, StopRequest, apply_targets
 from .conftest import PASSWORD, REPO, USER, emulated_inventory
 from .test_apply import _host_state
 
+pytestmark = pytest.mark.slow  # real signals to apply subprocesses against SSH emulators; CI runs them (.ci/run, -m slow)
+
 
 class Apply:
     """A ``roce-tune apply`` subprocess with stdout/stderr in files (read while it runs)."""

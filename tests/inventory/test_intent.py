@@ -75,6 +75,7 @@ def test_expand_output_plans_identically(design: str, tmp_path: Path) -> None:
     assert plan_values(derive_plan(load_inventory(full))) == plan_values(derive_plan(load_inventory(INTENT / f"{design}.yaml")))
 
 
+@pytest.mark.slow
 def test_500_host_intent_is_short_and_plans(tmp_path: Path) -> None:
     path = INTENT / "rail-500.yaml"
     assert len(path.read_text().splitlines()) <= 60

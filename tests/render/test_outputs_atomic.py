@@ -73,6 +73,7 @@ def _tidy(out: Path) -> None:
     assert not [p for p in out.parent.iterdir() if p.name.startswith(f".{out.name}.")]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("start", ["new-layout", "old-layout", "absent"])
 def test_kill_9_at_every_step_leaves_the_old_or_the_new_complete_plan(
         plans: tuple[dict[str, str], dict[str, str]], tmp_path: Path, start: str) -> None:

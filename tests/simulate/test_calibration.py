@@ -19,6 +19,8 @@ import pytest
 
 from roce_tune.simulate.reference import RefRow, load_reference, simulate_row
 
+pytestmark = pytest.mark.slow  # packet-level simulations, minutes of CPU; CI runs them (.ci/run, -m slow)
+
 ROOT = Path(__file__).resolve().parents[2]
 REF_PATH = Path(os.environ.get("ROCE_TUNE_REFERENCES", ROOT.parent / "shared" / "SIMULATION-REFERENCE.md"))
 TOLERANCE_POINTS = 5.0

@@ -48,6 +48,7 @@ def test_judge_target() -> None:
     assert not ok and "no default reaches it" in why
 
 
+@pytest.mark.slow
 def test_scorecard_cached_and_rendered(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("ROCE_TUNE_CACHE", str(tmp_path))
     plan = _plan("lab-2node")

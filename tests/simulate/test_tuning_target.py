@@ -29,6 +29,8 @@ from roce_tune.simulate.runner import run_seeds
 from roce_tune.simulate.scorecard import DEFAULTS, judge
 from roce_tune.simulate.settings import resolve_dcqcn, resolve_ecn
 
+pytestmark = pytest.mark.slow  # packet-level simulations, minutes of CPU; CI runs them (.ci/run, -m slow)
+
 ROOT = Path(__file__).resolve().parents[2]
 REF_PATH = Path(os.environ.get("ROCE_TUNE_REFERENCES", ROOT.parent / "shared" / "SIMULATION-REFERENCE.md"))
 REF = load_reference(REF_PATH) if REF_PATH.is_file() else None

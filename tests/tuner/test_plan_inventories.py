@@ -139,6 +139,12 @@ def test_broken_plan_directory_is_a_clear_cli_error(tmp_path: Path) -> None:
     doc = json.loads((out / "plan.json").read_text())
     doc["shared"] = []
     (out / "plan.json").write_text(json.dumps(doc))
+    # a plan.json that passes its checksum (else the reader stops at "edited after plan") but not the codec
+    import hashlib
+    digest = hashlib.sha256((out / "plan.json").read_bytes()).hexdigest()
+    sums = (out / "SHA256SUMS").read_text().splitlines()
+    (out / "SHA256SUMS").write_text("".join(
+        (f"{digest}  plan.json" if ln.endswith(" plan.json") else ln) + "\n" for ln in sums))
     for cmd in (["apply", str(out), "--dry-run"], ["verify", str(out)]):
         res = subprocess.run([sys.executable, "-m", "roce_tune.cli", *cmd], capture_output=True, text=True,
                              cwd=tmp_path, timeout=120)

@@ -31,7 +31,7 @@ from tests.emulators import LOOPBACK_TIMING
 from tests.emulators.verify_stubs import VerifyLab, start_lab
 from tests.emulators.verify_stubs.__main__ import MISTUNE
 
-pytestmark = pytest.mark.emulator
+pytestmark = [pytest.mark.emulator, pytest.mark.slow]  # slow: end-to-end verify against SSH emulators; CI runs them (.ci/run, -m slow)
 
 REPO = Path(__file__).resolve().parents[2]
 USER, PASSWORD = "gpuadmin", "verify-Pa55"
