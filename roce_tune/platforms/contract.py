@@ -32,6 +32,7 @@ from roce_tune.platforms.base import PlatformSpec
 
 if TYPE_CHECKING:
     from roce_tune.plan import Plan, SwitchPlan
+    from roce_tune.platforms.counters import CounterReading
     from roce_tune.qos import SwitchQos
 
 #: Names of the ECN profiles roce-tune creates (``ROCE_LOSSLESS_<speed>G_N<ports>`` plus ``_V<n>`` when
@@ -236,15 +237,20 @@ class Capabilities:
 
 @dataclass(frozen=True)
 class CounterReader:
-    """Which show commands give a switch's counters and how to parse them.
+    """Which show commands give a switch's counters and how to parse them (one ``<platform>_counters``
+    module per platform; names of the counters in :mod:`roce_tune.platforms.counters`).
 
     Attributes:
-        commands: switch plan -> commands to run (empty = not read yet).
-        parse: (switch plan, {command: output}) -> the verify package's ``SwitchCounters``.
+        commands: switch plan -> commands to run, in order (empty = nothing to read on this switch).
+        parse: (switch plan, {command: output}) -> :class:`~roce_tune.platforms.counters.CounterReading`
+            (per-port counters, families the output did not carry, parse errors).
+        one_shell_line: the CLI is a Linux shell that runs every command in one round trip (each output
+            preceded by a marker line the reader splits on).
     """
 
-    commands: Callable[[Any], list[str]]
-    parse: Callable[[Any, dict[str, str]], Any]
+    commands: Callable[[SwitchPlan], list[str]]
+    parse: Callable[[SwitchPlan, dict[str, str]], CounterReading]
+    one_shell_line: bool = False
 
 
 class Platform(Protocol):

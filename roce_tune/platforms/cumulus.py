@@ -492,9 +492,14 @@ CAPABILITIES = _c.Capabilities(
                   "expresses detection as polling-interval x robustness",
 )
 
+# ---------------------------------------------------------------------------------------- COUNTERS
+# which show commands give the switch counters verify reads, and their parsers: cumulus_counters.py
+from roce_tune.platforms.cumulus_counters import COUNTERS  # noqa: E402
+
 PLATFORM = _c.PlatformImpl(
     name=SPEC.name, spec=SPEC, render=render,
     read_back=_c.module_read_back(__name__, SPEC.name), diff=DIFF, push=PUSH, capabilities=CAPABILITIES,
+    counters=COUNTERS,
 )
 
 #: NetBox platform slugs that mean this platform (roce_tune.importers.netbox), besides its own id.

@@ -491,9 +491,14 @@ CAPABILITIES = _c.Capabilities(
                         "EOS requires the polling interval at most half the timeout"),
 )
 
+# ---------------------------------------------------------------------------------------- COUNTERS
+# which show commands give the switch counters verify reads, and their parsers: eos_counters.py
+from roce_tune.platforms.eos_counters import COUNTERS  # noqa: E402
+
 PLATFORM = _c.PlatformImpl(
     name=SPEC.name, spec=SPEC, render=render, render_findings=render_findings,
     read_back=_c.module_read_back(__name__, SPEC.name), diff=DIFF, push=PUSH, capabilities=CAPABILITIES,
+    counters=COUNTERS,
 )
 
 #: NetBox platform slugs that mean this platform (roce_tune.importers.netbox), besides its own id.

@@ -530,9 +530,14 @@ CAPABILITIES = _c.Capabilities(
                           "(docs/derivation.md#pfc-watchdog)",
 )
 
+# ---------------------------------------------------------------------------------------- COUNTERS
+# which show commands give the switch counters verify reads, and their parsers: junos_counters.py
+from roce_tune.platforms.junos_counters import COUNTERS  # noqa: E402
+
 PLATFORM = _c.PlatformImpl(
     name=SPEC.name, spec=SPEC, render=render, render_findings=render_findings,
     read_back=_c.module_read_back(__name__, SPEC.name), diff=DIFF, push=PUSH, capabilities=CAPABILITIES,
+    counters=COUNTERS,
 )
 
 #: NetBox platform slugs that mean this platform (roce_tune.importers.netbox), besides its own id.

@@ -668,9 +668,14 @@ def runbook(rendered: list[tuple[str, str]]) -> list[str]:
     return lines
 
 
+# ---------------------------------------------------------------------------------------- COUNTERS
+# which show commands give the switch counters verify reads, and their parsers: sonic_counters.py
+from roce_tune.platforms.sonic_counters import COUNTERS  # noqa: E402
+
 PLATFORM = _c.PlatformImpl(
     name=SPEC.name, spec=SPEC, render=render, runbook=runbook,
     read_back=_c.module_read_back(__name__, SPEC.name), diff=DIFF, push=PUSH, capabilities=CAPABILITIES,
+    counters=COUNTERS,
 )
 
 #: NetBox platform slugs that mean this platform (roce_tune.importers.netbox), besides its own id.
