@@ -78,33 +78,49 @@ def parse_cumulus_counters_qos(text: str, port: str, ecn_queue: int | None = Non
     """
     vals: dict[str, int] = {}
     for _title, header, rows in _nvue_tables(text):
-        if header[:1] == ["switch-priority"] and "rx-pause-frames" in header:
-            cols = {"rx-pause-frames": "pfc_rx_prio{}", "tx-pause-frames": "pfc_tx_prio{}"}
-        elif header[:1] == ["traffic-class"] and "tx-frames" in header:
-            cols = {"tx-frames": "q{}_tx_pkts", "tx-bytes": "q{}_tx_bytes",
-                    "tx-uc-buffer-discards": "q{}_drop_bytes", "wred-discards": "q{}_wred_drop_pkts"}
-        elif header[:1] == ["counter"] and "transmit" in header:
-            for row in rows:
-                label = "-".join(t.lower() for t in row[:-2])
-                if label == "ecn-marked-packets" and ecn_queue is not None:
-                    v = to_int(row[-1])
-                    if v is not None:
-                        vals[f"q{ecn_queue}_ecn_marked_pkts"] = v
-            continue
-        else:
-            continue
-        # cells like "0 Bytes" span two tokens: map each header to the token index it starts at
-        for row in rows:
-            if not row or to_int(row[0]) is None:
-                continue
-            idx = to_int(row[0])
-            cells = _split_unit_cells(row[1:], len(header) - 1)
-            for name, cell in zip(header[1:], cells):
-                if re.search(r"\d\s+[KMGT]i?B\b|\.", cell):
-                    continue  # NVUE prints large byte counts scaled ("367.18 GB"): not an exact count
-                if name in cols and (v := _first_int(cell)) is not None:
-                    vals[cols[name].format(idx)] = v
+        if header[:1] == ["counter"] and "transmit" in header:
+            if ecn_queue is not None:
+                vals.update(_port_ecn_marks(rows, ecn_queue))
+        elif cols := _indexed_columns(header):
+            vals.update(_indexed_counts(header, rows, cols))
     return {port: vals} if vals else {}
+
+
+def _indexed_columns(header: list[str]) -> dict[str, str]:
+    """Column -> counter name pattern of an NVUE table indexed by switch-priority or traffic-class ({} for
+    any other table)."""
+    if header[:1] == ["switch-priority"] and "rx-pause-frames" in header:
+        return {"rx-pause-frames": "pfc_rx_prio{}", "tx-pause-frames": "pfc_tx_prio{}"}
+    if header[:1] == ["traffic-class"] and "tx-frames" in header:
+        return {"tx-frames": "q{}_tx_pkts", "tx-bytes": "q{}_tx_bytes",
+                "tx-uc-buffer-discards": "q{}_drop_bytes", "wred-discards": "q{}_wred_drop_pkts"}
+    return {}
+
+
+def _port_ecn_marks(rows: list[list[str]], ecn_queue: int) -> dict[str, int]:
+    """The ``ecn-marked-packets`` Transmit figure of a ``Qos Port Statistics`` table, on ``ecn_queue``."""
+    vals: dict[str, int] = {}
+    for row in rows:
+        label = "-".join(t.lower() for t in row[:-2])
+        if label == "ecn-marked-packets" and (v := to_int(row[-1])) is not None:
+            vals[f"q{ecn_queue}_ecn_marked_pkts"] = v
+    return vals
+
+
+def _indexed_counts(header: list[str], rows: list[list[str]], cols: dict[str, str]) -> dict[str, int]:
+    """Counters of a priority/traffic-class table; cells like ``0 Bytes`` span two tokens."""
+    vals: dict[str, int] = {}
+    for row in rows:
+        idx = to_int(row[0]) if row else None
+        if idx is None:
+            continue
+        cells = _split_unit_cells(row[1:], len(header) - 1)
+        for name, cell in zip(header[1:], cells):
+            if re.search(r"\d\s+[KMGT]i?B\b|\.", cell):
+                continue  # NVUE prints large byte counts scaled ("367.18 GB"): not an exact count
+            if name in cols and (v := _first_int(cell)) is not None:
+                vals[cols[name].format(idx)] = v
+    return vals
 
 
 def _split_unit_cells(tokens: list[str], n: int) -> list[str]:

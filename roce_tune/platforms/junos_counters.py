@@ -79,17 +79,22 @@ def parse_junos_interfaces_queue(text: str) -> PortCounters:
         if v is not None:
             raw.setdefault((port, queue), {})[label.strip().lower()] = v
     for (p, q), r in raw.items():
-        vals: dict[str, int] = {}
-        for label, key in (("packets", "tx_pkts"), ("bytes", "tx_bytes"), ("red-dropped packets", "wred_drop_pkts"),
-                           ("ecn-ce packets", "ecn_marked_pkts")):
-            if label in r:
-                vals[f"q{q}_{key}"] = r[label]
-        if "tail-dropped packets" in r:
-            vals[f"q{q}_drop_pkts"] = r["tail-dropped packets"]
-        elif "total-dropped packets" in r:
-            vals[f"q{q}_drop_pkts"] = max(0, r["total-dropped packets"] - r.get("red-dropped packets", 0))
-        out.setdefault(p, {}).update(vals)
+        out.setdefault(p, {}).update(_queue_counters(q, r))
     return out
+
+
+def _queue_counters(q: int, r: dict[str, int]) -> dict[str, int]:
+    """Counter names of queue ``q`` from its ``Transmitted:`` figures ``r`` (lower-case label -> value)."""
+    vals: dict[str, int] = {}
+    for label, key in (("packets", "tx_pkts"), ("bytes", "tx_bytes"), ("red-dropped packets", "wred_drop_pkts"),
+                       ("ecn-ce packets", "ecn_marked_pkts")):
+        if label in r:
+            vals[f"q{q}_{key}"] = r[label]
+    if "tail-dropped packets" in r:
+        vals[f"q{q}_drop_pkts"] = r["tail-dropped packets"]
+    elif "total-dropped packets" in r:
+        vals[f"q{q}_drop_pkts"] = max(0, r["total-dropped packets"] - r.get("red-dropped packets", 0))
+    return vals
 
 
 def port_commands(port: str) -> tuple[str, str]:

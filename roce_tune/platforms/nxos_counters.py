@@ -59,30 +59,41 @@ def parse_nxos_queuing_interface(text: str, port: str) -> PortCounters:
     group: int | None = None
     pfc_cols: list[str] | None = None
     for line in text.splitlines():
+        toks = line.split()
         if m := re.search(r"QOS GROUP\s+(\d+)", line, re.IGNORECASE):
             group, pfc_cols = int(m.group(1)), None
-            continue
-        if line.strip().startswith("|") and group is not None:
-            cells = [c.strip() for c in line.strip().strip("|").split("|")]
-            if len(cells) >= 2 and (v := to_int(cells[1])) is not None:
-                words = set(re.split(r"[^a-z]+", cells[0].lower()))
-                for need, key in _NXOS_QUEUE_LABELS:
-                    if set(need) <= words:
-                        vals.setdefault(f"q{group}_{key}", v)
-                        break
-            continue
-        toks = line.split()
-        if toks[:1] == ["PFC_COS"]:
+        elif line.strip().startswith("|") and group is not None:
+            _queue_row(line, group, vals)
+        elif toks[:1] == ["PFC_COS"]:
             pfc_cols, group = [t.lower() for t in toks], None
-            continue
-        if pfc_cols and toks and to_int(toks[0]) is not None and len(toks) == len(pfc_cols):
-            cos = to_int(toks[0])
-            for name, key in (("txcount", "pfc_tx_prio"), ("rxcount", "pfc_rx_prio")):
-                if name in pfc_cols and (v := to_int(toks[pfc_cols.index(name)])) is not None:
-                    vals[f"{key}{cos}"] = v
-        elif pfc_cols and toks and to_int(toks[0]) is None:
-            pfc_cols = None
+        elif pfc_cols and toks:
+            pfc_cols = _pfc_row(toks, pfc_cols, vals)
     return {port: vals} if vals else {}
+
+
+def _queue_row(line: str, group: int, vals: dict[str, int]) -> None:
+    """A ``| label | unicast | multicast |`` row of QOS GROUP ``group``: its unicast figure into ``vals``
+    under the first :data:`_NXOS_QUEUE_LABELS` key whose words all appear in the label."""
+    cells = [c.strip() for c in line.strip().strip("|").split("|")]
+    if len(cells) >= 2 and (v := to_int(cells[1])) is not None:
+        words = set(re.split(r"[^a-z]+", cells[0].lower()))
+        for need, key in _NXOS_QUEUE_LABELS:
+            if set(need) <= words:
+                vals.setdefault(f"q{group}_{key}", v)
+                break
+
+
+def _pfc_row(toks: list[str], pfc_cols: list[str], vals: dict[str, int]) -> list[str] | None:
+    """A row of the ``PFC_COS … TxCount … RxCount`` table into ``vals``; returns the columns, or None
+    when the row ends the table (its first token is no number)."""
+    cos = to_int(toks[0])
+    if cos is None:
+        return None
+    if len(toks) == len(pfc_cols):
+        for name, key in (("txcount", "pfc_tx_prio"), ("rxcount", "pfc_rx_prio")):
+            if name in pfc_cols and (v := to_int(toks[pfc_cols.index(name)])) is not None:
+                vals[f"{key}{cos}"] = v
+    return pfc_cols
 
 
 def parse_nxos_pfc_queue_detail(text: str) -> PortCounters:
