@@ -24,7 +24,6 @@ PLATFORM_MODULES = frozenset({*PLATFORM_NAMES, "host"})
 
 #: module -> (most platform names it may still hold, why). To shrink, not to grow.
 KNOWN: dict[str, tuple[int, str]] = {
-    "ansible_inventory.py": (12, "Ansible network_os per platform: to move into the platforms' PushMethod"),
     "audit/readers.py": (21, "audit capture readers per platform: to move with the counter parsers"),
     "cli.py": (1, "`import` --platform default (sonic): a CLI default, to become a registry default"),
     "inventory/lldp.py": (2, "LLDP capture formats per platform: to move into the platforms' LLDP section"),

@@ -11,6 +11,7 @@ know about a platform is here, as data or a small function, so that no module ou
 * push: :class:`PushMethod` (netmiko device type, read-running command, error pattern, the safe-commit steps
   and their rollback, the save command and its success pattern, what reverts on timeout);
 * counters: :class:`CounterReader` (show commands and their parser);
+* Ansible: :class:`AnsibleConnection` (connection plugin, network OS, become, extra files);
 * capabilities: :class:`Capabilities` (knobs it can express, OS releases it knows, known defects).
 
 Platform quirks are frozen data (hier_config style), not ``if platform == …`` branches. This module
@@ -253,6 +254,32 @@ class CounterReader:
     one_shell_line: bool = False
 
 
+@dataclass(frozen=True)
+class AnsibleConnection:
+    """How the Ansible playbooks reach a device of this platform (``roce-tune ansible-inventory``).
+
+    Attributes:
+        group_vars: variables of the platform's group: connection plugin, network OS (FQCN, as the
+            community collections want it), become/enable.
+        extra_files: (host variable, file inside ``switches/``; ``{name}`` = device name) of rendered files
+            the playbooks read besides the pushed one (e.g. the NVUE YAML next to the NVUE script).
+        alternatives: connection choice -> group variables it overrides (e.g. ``netconf`` for the Junos
+            ``junos_config`` path); a choice the platform does not list leaves its group variables as they are.
+        source: collection documentation the choices were checked against.
+    """
+
+    group_vars: dict[str, Any]
+    extra_files: tuple[tuple[str, str], ...] = ()
+    alternatives: dict[str, dict[str, Any]] = field(default_factory=dict)
+    source: str = ""
+
+
+#: the connection plugin of CLI network devices (ansible.netcommon)
+NETWORK_CLI = "ansible.netcommon.network_cli"
+#: a plain SSH connection (Linux-based network OS, GPU hosts)
+PLAIN_SSH = "ansible.builtin.ssh"
+
+
 class Platform(Protocol):
     """The contract every platform implements (one module each under ``roce_tune/platforms/``)."""
 
@@ -288,6 +315,11 @@ class Platform(Protocol):
     def capabilities(self) -> Capabilities: ...
 
     @property
+    def ansible(self) -> AnsibleConnection | None:
+        """How Ansible reaches the platform's devices (None: not reachable from the playbooks)."""
+        ...
+
+    @property
     def runbook(self) -> Callable[[list[tuple[str, str]]], list[str]] | None:
         """(switch name, rendered file) of every switch of this platform -> plan.md runbook lines."""
         ...
@@ -311,6 +343,7 @@ class PlatformImpl:
     counters: CounterReader | None = None
     render_findings: Callable[[Plan, Any], list[Finding]] = field(default=_no_findings)
     runbook: Callable[[list[tuple[str, str]]], list[str]] | None = None
+    ansible: AnsibleConnection | None = None
 
 
 def module_read_back(module: str, platform: str) -> Callable[[str], SwitchQos]:

@@ -492,6 +492,13 @@ CAPABILITIES = _c.Capabilities(
                   "expresses detection as polling-interval x robustness",
 )
 
+# ---------------------------------------------------------------------------------------- ANSIBLE
+# how the Ansible playbooks reach the platform's devices (roce_tune.ansible_inventory)
+#: no nvidia.nvue collection ships in the ``ansible`` package: NVUE is driven as commands with ``raw``
+ANSIBLE = _c.AnsibleConnection(
+    group_vars={"ansible_connection": _c.PLAIN_SSH},
+    extra_files=(("roce_tune_config_yaml", "{name}.nvue.yaml"),))
+
 # ---------------------------------------------------------------------------------------- COUNTERS
 # which show commands give the switch counters verify reads, and their parsers: cumulus_counters.py
 from roce_tune.platforms.cumulus_counters import COUNTERS  # noqa: E402
@@ -500,6 +507,7 @@ PLATFORM = _c.PlatformImpl(
     name=SPEC.name, spec=SPEC, render=render,
     read_back=_c.module_read_back(__name__, SPEC.name), diff=DIFF, push=PUSH, capabilities=CAPABILITIES,
     counters=COUNTERS,
+    ansible=ANSIBLE,
 )
 
 #: NetBox platform slugs that mean this platform (roce_tune.importers.netbox), besides its own id.

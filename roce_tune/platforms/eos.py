@@ -491,6 +491,13 @@ CAPABILITIES = _c.Capabilities(
                         "EOS requires the polling interval at most half the timeout"),
 )
 
+# ---------------------------------------------------------------------------------------- ANSIBLE
+# how the Ansible playbooks reach the platform's devices (roce_tune.ansible_inventory)
+ANSIBLE = _c.AnsibleConnection(
+    group_vars={"ansible_connection": _c.NETWORK_CLI, "ansible_network_os": "arista.eos.eos",
+                "ansible_become": True, "ansible_become_method": "enable"},
+    source="arista.eos collection (network_cli + eos cliconf; enable mode by become)")
+
 # ---------------------------------------------------------------------------------------- COUNTERS
 # which show commands give the switch counters verify reads, and their parsers: eos_counters.py
 from roce_tune.platforms.eos_counters import COUNTERS  # noqa: E402
@@ -499,6 +506,7 @@ PLATFORM = _c.PlatformImpl(
     name=SPEC.name, spec=SPEC, render=render, render_findings=render_findings,
     read_back=_c.module_read_back(__name__, SPEC.name), diff=DIFF, push=PUSH, capabilities=CAPABILITIES,
     counters=COUNTERS,
+    ansible=ANSIBLE,
 )
 
 #: NetBox platform slugs that mean this platform (roce_tune.importers.netbox), besides its own id.

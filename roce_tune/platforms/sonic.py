@@ -668,6 +668,11 @@ def runbook(rendered: list[tuple[str, str]]) -> list[str]:
     return lines
 
 
+# ---------------------------------------------------------------------------------------- ANSIBLE
+# how the Ansible playbooks reach the platform's devices (roce_tune.ansible_inventory)
+#: ``config apply-patch`` is driven as a command with ``raw`` (no SONiC collection in the ``ansible`` package)
+ANSIBLE = _c.AnsibleConnection(group_vars={"ansible_connection": _c.PLAIN_SSH})
+
 # ---------------------------------------------------------------------------------------- COUNTERS
 # which show commands give the switch counters verify reads, and their parsers: sonic_counters.py
 from roce_tune.platforms.sonic_counters import COUNTERS  # noqa: E402
@@ -676,6 +681,7 @@ PLATFORM = _c.PlatformImpl(
     name=SPEC.name, spec=SPEC, render=render, runbook=runbook,
     read_back=_c.module_read_back(__name__, SPEC.name), diff=DIFF, push=PUSH, capabilities=CAPABILITIES,
     counters=COUNTERS,
+    ansible=ANSIBLE,
 )
 
 #: NetBox platform slugs that mean this platform (roce_tune.importers.netbox), besides its own id.
