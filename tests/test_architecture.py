@@ -25,14 +25,6 @@ PLATFORM_MODULES = frozenset({*PLATFORM_NAMES, "host"})
 #: module -> (most platform names it may still hold, why). To shrink, not to grow.
 KNOWN: dict[str, tuple[int, str]] = {
     "audit/readers.py": (21, "audit capture readers per platform: to move with the counter parsers"),
-    "cli.py": (1, "`import` --platform default (sonic): a CLI default, to become a registry default"),
-    "inventory/lldp.py": (2, "LLDP capture formats per platform: to move into the platforms' LLDP section"),
-    "inventory/lldp_lint.py": (1, "LLDP lint per platform: to move into the platforms' LLDP section"),
-    "inventory/models.py": (5, "the inventory schema's platform Literal (the accepted names)"),
-    "inventory/rules/cabling.py": (1, "lint rule platform applicability"),
-    "inventory/rules/capacity.py": (5, "lint rules on platform capacity: to become capabilities data"),
-    "inventory/skeleton.py": (6, "inventory skeletons per platform (import): to become platform data"),
-    "inventory/synthetic.py": (3, "synthetic inventories pick platforms for benchmarks"),
     "verify/counters.py": (2, "re-exports the SONiC/EOS counter parsers for audit/readers.py until it moves"),
     "verify/vendor_counters.py": (3, "re-exports the vendor counter parsers for audit/readers.py until it moves"),
 }

@@ -26,7 +26,7 @@ from __future__ import annotations
 import math
 import re
 from enum import Enum
-from typing import Annotated, Any, Literal, get_args
+from typing import TYPE_CHECKING, Annotated, Any, Literal, get_args
 
 from pydantic import (
     AfterValidator,
@@ -39,6 +39,7 @@ from pydantic import (
 )
 
 from roce_tune.findings import short_repr
+from roce_tune.platforms import SWITCH_PLATFORMS
 from roce_tune.units import KNOWN_SPEEDS_GBPS, parse_bytes, parse_length_m, parse_speed_gbps, parse_time_us
 
 # --- name patterns ---------------------------------------------------------------------------
@@ -104,14 +105,14 @@ class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True, str_strip_whitespace=False)
 
 
-class Platform(str, Enum):
-    """Switch network OS; each has a renderer under ``templates/<platform>/``."""
-
-    sonic = "sonic"
-    cumulus = "cumulus"
-    eos = "eos"
-    nxos = "nxos"
-    junos = "junos"
+_PLATFORM_DOC = "Switch network OS; each has a renderer under ``templates/<platform>/``."
+if TYPE_CHECKING:
+    class Platform(str, Enum):
+        """(members at run time: the registry's switch platforms)"""
+else:
+    #: the registry's switch platforms, in its order (members named as their values)
+    Platform = Enum("Platform", [(name, name) for name in SWITCH_PLATFORMS], type=str, module=__name__)
+    Platform.__doc__ = _PLATFORM_DOC
 
 
 class Role(str, Enum):

@@ -23,6 +23,7 @@ The host module (``host``) provides ``render_host(plan, host) -> dict[str, str]`
 from __future__ import annotations
 
 import importlib
+import re
 from types import ModuleType
 from typing import TYPE_CHECKING
 
@@ -37,6 +38,9 @@ SWITCH_PLATFORMS = ("sonic", "cumulus", "eos", "nxos", "junos")
 #: the platform of servers (their NICs and NCCL environment)
 HOST_PLATFORM = "host"
 ALL_PLATFORMS = (*SWITCH_PLATFORMS, HOST_PLATFORM)
+#: the switch platform tools assume when nothing tells (an import's switches, synthetic fabrics): SONiC
+#: runs on every catalogued vendor's hardware
+DEFAULT_SWITCH_PLATFORM = "sonic"
 
 
 def get_platform(name: str) -> ModuleType:
@@ -77,3 +81,10 @@ def platform_findings(plan: Plan, switch: SwitchPlan) -> list[Finding]:
 
     impl = platform(switch.platform)
     return [*impl.render_findings(plan, switch), *known_defect_findings(impl, switch)]
+
+
+def port_name_hints() -> tuple[tuple[re.Pattern[str], str], ...]:
+    """(compiled port-name hint, platform) of every switch platform that has one
+    (:attr:`roce_tune.platforms.contract.InventoryFacts.port_name_hint`; the hints are disjoint)."""
+    return tuple((re.compile(hint), name) for name in SWITCH_PLATFORMS
+                 if (hint := platform(name).inventory.port_name_hint) is not None)

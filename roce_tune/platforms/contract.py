@@ -12,6 +12,7 @@ know about a platform is here, as data or a small function, so that no module ou
   and their rollback, the save command and its success pattern, what reverts on timeout);
 * counters: :class:`CounterReader` (show commands and their parser);
 * Ansible: :class:`AnsibleConnection` (connection plugin, network OS, become, extra files);
+* inventory: :class:`InventoryFacts` (port names that tell the platform, vendors whose hardware it runs on);
 * capabilities: :class:`Capabilities` (knobs it can express, OS releases it knows, known defects).
 
 Platform quirks are frozen data (hier_config style), not ``if platform == …`` branches. This module
@@ -280,6 +281,22 @@ NETWORK_CLI = "ansible.netcommon.network_cli"
 PLAIN_SSH = "ansible.builtin.ssh"
 
 
+@dataclass(frozen=True)
+class InventoryFacts:
+    """What the inventory tools (import, lint) know of a switch platform.
+
+    Attributes:
+        port_name_hint: regex (``re.match``) of front-panel port names only this platform uses; an import
+            that is not told a switch's platform guesses it from them. Hints of different platforms are
+            disjoint (tests/platforms). None: the names tell nothing.
+        vendors: switch vendors (catalog ``vendor``) whose hardware the OS runs on; None: any catalogued
+            model (lint RT125).
+    """
+
+    port_name_hint: str | None = None
+    vendors: frozenset[str] | None = None
+
+
 class Platform(Protocol):
     """The contract every platform implements (one module each under ``roce_tune/platforms/``)."""
 
@@ -320,6 +337,11 @@ class Platform(Protocol):
         ...
 
     @property
+    def inventory(self) -> InventoryFacts:
+        """Port-name hint and hardware vendors of the platform (import, lint)."""
+        ...
+
+    @property
     def runbook(self) -> Callable[[list[tuple[str, str]]], list[str]] | None:
         """(switch name, rendered file) of every switch of this platform -> plan.md runbook lines."""
         ...
@@ -344,6 +366,7 @@ class PlatformImpl:
     render_findings: Callable[[Plan, Any], list[Finding]] = field(default=_no_findings)
     runbook: Callable[[list[tuple[str, str]]], list[str]] | None = None
     ansible: AnsibleConnection | None = None
+    inventory: InventoryFacts = field(default_factory=InventoryFacts)
 
 
 def module_read_back(module: str, platform: str) -> Callable[[str], SwitchQos]:

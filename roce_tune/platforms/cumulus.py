@@ -492,6 +492,10 @@ CAPABILITIES = _c.Capabilities(
                   "expresses detection as polling-interval x robustness",
 )
 
+# ---------------------------------------------------------------------------------------- INVENTORY
+# port names that tell the platform (import) and the vendors whose hardware it runs on (lint RT125)
+INVENTORY = _c.InventoryFacts(port_name_hint=r"^swp\d", vendors=frozenset({"nvidia"}))
+
 # ---------------------------------------------------------------------------------------- ANSIBLE
 # how the Ansible playbooks reach the platform's devices (roce_tune.ansible_inventory)
 #: no nvidia.nvue collection ships in the ``ansible`` package: NVUE is driven as commands with ``raw``
@@ -508,6 +512,7 @@ PLATFORM = _c.PlatformImpl(
     read_back=_c.module_read_back(__name__, SPEC.name), diff=DIFF, push=PUSH, capabilities=CAPABILITIES,
     counters=COUNTERS,
     ansible=ANSIBLE,
+    inventory=INVENTORY,
 )
 
 #: NetBox platform slugs that mean this platform (roce_tune.importers.netbox), besides its own id.

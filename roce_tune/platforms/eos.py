@@ -491,6 +491,11 @@ CAPABILITIES = _c.Capabilities(
                         "EOS requires the polling interval at most half the timeout"),
 )
 
+# ---------------------------------------------------------------------------------------- INVENTORY
+# port names that tell the platform (import) and the vendors whose hardware it runs on (lint RT125)
+#: ``Ethernet1/1`` is NX-OS's shape too: only the three-level breakout form ``Ethernet1/1/1`` tells EOS
+INVENTORY = _c.InventoryFacts(port_name_hint=r"^Ethernet\d+/\d+/\d+$", vendors=frozenset({"arista"}))
+
 # ---------------------------------------------------------------------------------------- ANSIBLE
 # how the Ansible playbooks reach the platform's devices (roce_tune.ansible_inventory)
 ANSIBLE = _c.AnsibleConnection(
@@ -507,6 +512,7 @@ PLATFORM = _c.PlatformImpl(
     read_back=_c.module_read_back(__name__, SPEC.name), diff=DIFF, push=PUSH, capabilities=CAPABILITIES,
     counters=COUNTERS,
     ansible=ANSIBLE,
+    inventory=INVENTORY,
 )
 
 #: NetBox platform slugs that mean this platform (roce_tune.importers.netbox), besides its own id.

@@ -530,6 +530,10 @@ CAPABILITIES = _c.Capabilities(
                           "(docs/derivation.md#pfc-watchdog)",
 )
 
+# ---------------------------------------------------------------------------------------- INVENTORY
+# port names that tell the platform (import) and the vendors whose hardware it runs on (lint RT125)
+INVENTORY = _c.InventoryFacts(port_name_hint=r"^(?:et|xe|ge|ae)-\d+/\d+/\d+", vendors=frozenset({"juniper"}))
+
 # ---------------------------------------------------------------------------------------- ANSIBLE
 # how the Ansible playbooks reach the platform's devices (roce_tune.ansible_inventory)
 #: ``junos_config`` needs NETCONF (it calls ``load_configuration``/``lock`` RPCs the Junos cliconf lacks), so
@@ -549,6 +553,7 @@ PLATFORM = _c.PlatformImpl(
     read_back=_c.module_read_back(__name__, SPEC.name), diff=DIFF, push=PUSH, capabilities=CAPABILITIES,
     counters=COUNTERS,
     ansible=ANSIBLE,
+    inventory=INVENTORY,
 )
 
 #: NetBox platform slugs that mean this platform (roce_tune.importers.netbox), besides its own id.

@@ -482,6 +482,10 @@ CAPABILITIES = _c.Capabilities(
                   "shutdown/restore multipliers)",
 )
 
+# ---------------------------------------------------------------------------------------- INVENTORY
+# port names that tell the platform (import) and the vendors whose hardware it runs on (lint RT125)
+INVENTORY = _c.InventoryFacts(port_name_hint=r"^Ethernet\d+/\d+$", vendors=frozenset({"cisco"}))
+
 # ---------------------------------------------------------------------------------------- ANSIBLE
 # how the Ansible playbooks reach the platform's devices (roce_tune.ansible_inventory)
 ANSIBLE = _c.AnsibleConnection(
@@ -497,6 +501,7 @@ PLATFORM = _c.PlatformImpl(
     read_back=_c.module_read_back(__name__, SPEC.name), diff=DIFF, push=PUSH, capabilities=CAPABILITIES,
     counters=COUNTERS,
     ansible=ANSIBLE,
+    inventory=INVENTORY,
 )
 
 #: NetBox platform slugs that mean this platform (roce_tune.importers.netbox), besides its own id.

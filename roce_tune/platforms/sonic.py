@@ -668,6 +668,11 @@ def runbook(rendered: list[tuple[str, str]]) -> list[str]:
     return lines
 
 
+# ---------------------------------------------------------------------------------------- INVENTORY
+# port names that tell the platform (import) and the vendors whose hardware it runs on (lint RT125)
+#: SONiC runs on any catalogued vendor's hardware
+INVENTORY = _c.InventoryFacts(port_name_hint=r"^Ethernet\d+$", vendors=None)
+
 # ---------------------------------------------------------------------------------------- ANSIBLE
 # how the Ansible playbooks reach the platform's devices (roce_tune.ansible_inventory)
 #: ``config apply-patch`` is driven as a command with ``raw`` (no SONiC collection in the ``ansible`` package)
@@ -682,6 +687,7 @@ PLATFORM = _c.PlatformImpl(
     read_back=_c.module_read_back(__name__, SPEC.name), diff=DIFF, push=PUSH, capabilities=CAPABILITIES,
     counters=COUNTERS,
     ansible=ANSIBLE,
+    inventory=INVENTORY,
 )
 
 #: NetBox platform slugs that mean this platform (roce_tune.importers.netbox), besides its own id.
