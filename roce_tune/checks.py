@@ -8,7 +8,7 @@ the inventory, so CI annotations land on the right line.
 
 from __future__ import annotations
 
-from roce_tune.findings import Finding, Location, RoceTuneError, Severity, has_errors
+from roce_tune.findings import TUNER_FAILURES, Finding, RoceTuneError, Severity, has_errors, internal_finding
 from roce_tune.inventory.catalog import Catalog, load_catalog
 from roce_tune.inventory.lint import lint
 from roce_tune.inventory.loader import LoadedInventory
@@ -19,19 +19,6 @@ def _device_paths(loaded: LoadedInventory) -> dict[str, str]:
     paths = {sw.name: f"switches[{i}]" for i, sw in enumerate(inv.switches)}
     paths.update({h.name: f"hosts[{i}]" for i, h in enumerate(inv.hosts)})
     return paths
-
-
-#: Exceptions a tuner or renderer raises when an input slipped past the inventory rules: reported as RT299
-#: (with the inventory's position) instead of a traceback. Every such case is a missing lint rule.
-TUNER_FAILURES: tuple[type[BaseException], ...] = (ValueError, ArithmeticError, LookupError)
-
-
-def internal_finding(exc: BaseException, file: str, stage: str) -> Finding:
-    """RT299: ``stage`` ("derive", "render") raised ``exc`` on an inventory lint accepted (a roce-tune bug)."""
-    return Finding(rule="RT299", severity=Severity.error,
-                   message=f"the inventory passed lint but the plan could not {stage}: {type(exc).__name__}: {exc}",
-                   fix="check the values this message names; please report it as a roce-tune bug (a lint rule "
-                       "should have caught it)", location=Location(file=file, line=1, col=1))
 
 
 def locate_findings(loaded: LoadedInventory, findings: list[Finding]) -> list[Finding]:

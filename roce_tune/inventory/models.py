@@ -39,21 +39,20 @@ from pydantic import (
 )
 
 from roce_tune.findings import short_repr
+from roce_tune.names import (  # the name patterns, shared with the renderers
+    DEVICE_NAME_RE,
+    ENDPOINT_RE,
+    ENV_VAR_RE,
+    HOSTNAME_RE,
+    INTERFACE_NAME_RE,
+    INTERFACE_PATTERN_RE,
+    NETDEV_RE,
+    PROFILE_NAME_RE,
+    RDMA_DEVICE_RE,
+)
 from roce_tune.platforms import SWITCH_PLATFORMS
 from roce_tune.units import KNOWN_SPEEDS_GBPS, parse_bytes, parse_length_m, parse_speed_gbps, parse_time_us
 
-# --- name patterns ---------------------------------------------------------------------------
-DEVICE_NAME_RE = re.compile(r"^[A-Za-z][A-Za-z0-9._-]{0,62}$")
-#: interface names: Ethernet0, Ethernet1/1, swp1s0, et-0/0/0:1, xe-0/0/1.0
-INTERFACE_NAME_RE = re.compile(r"^[A-Za-z][A-Za-z0-9/:._-]{0,63}$")
-#: interface names or ranges in brackets: Ethernet[0-124/4], swp[1-32], Ethernet1/[1-32]
-INTERFACE_PATTERN_RE = re.compile(r"^[A-Za-z][A-Za-z0-9/:._-]*(\[\d{1,4}-\d{1,4}(/\d{1,3})?\][A-Za-z0-9/:._-]*)?$")
-NETDEV_RE = re.compile(r"^[A-Za-z][A-Za-z0-9_.-]{0,14}$")  # IFNAMSIZ 16 incl. NUL
-RDMA_DEVICE_RE = re.compile(r"^[A-Za-z][A-Za-z0-9_]{0,63}$")
-PROFILE_NAME_RE = re.compile(r"^[A-Za-z][A-Za-z0-9_-]{0,63}$")
-ENV_VAR_RE = re.compile(r"^[A-Z_][A-Z0-9_]{0,127}$")
-HOSTNAME_RE = re.compile(r"^(?=.{1,253}$)[A-Za-z0-9]([A-Za-z0-9.:-]*[A-Za-z0-9])?$")
-ENDPOINT_RE = re.compile(r"^([A-Za-z][A-Za-z0-9._-]{0,62}):([A-Za-z][A-Za-z0-9/:._-]{0,63})$")
 _RANGE_RE = re.compile(r"\[(\d+)-(\d+)(?:/(\d+))?\]")
 
 

@@ -132,7 +132,7 @@ def _integer_percent(value: float, what: str, lo: int = 1) -> int:
 
 
 def _asic_buffer_bytes(switch: SwitchPlan) -> int:
-    from roce_tune.inventory.catalog import load_catalog
+    from roce_tune.catalog import load_catalog
 
     return load_catalog().asic(switch.asic).buffer_bytes
 

@@ -135,7 +135,7 @@ def queue_keyword(switch: SwitchPlan) -> str:
     """
     family = switch.asic.rsplit("-", 1)[0] if re.search(r"-\d+$", switch.asic) else switch.asic
     try:
-        from roce_tune.inventory.catalog import load_catalog
+        from roce_tune.catalog import load_catalog
 
         family = load_catalog().asic(switch.asic).family
     except (KeyError, FileNotFoundError, ModuleNotFoundError):

@@ -37,7 +37,7 @@ import math
 import re
 from typing import NamedTuple
 
-from roce_tune.inventory.models import DEVICE_NAME_RE, ENDPOINT_RE, ENV_VAR_RE, NETDEV_RE, RDMA_DEVICE_RE
+from roce_tune.names import DEVICE_NAME_RE, ENDPOINT_RE, ENV_VAR_RE, NETDEV_RE, RDMA_DEVICE_RE
 from roce_tune.plan import HostPlan, NicPlan, Plan
 from roce_tune.platforms.base import PlatformSpec
 from roce_tune.platforms.templating import comment_safe, render_template

@@ -191,7 +191,7 @@ def asic_family(switch: SwitchPlan) -> str:
     catalog does not know it."""
     family = re.sub(r"-\d+$", "", switch.asic)
     try:
-        from roce_tune.inventory.catalog import load_catalog
+        from roce_tune.catalog import load_catalog
 
         family = load_catalog().asic(switch.asic).family
     except (KeyError, FileNotFoundError, ModuleNotFoundError):

@@ -23,7 +23,15 @@ from collections import Counter
 from dataclasses import dataclass
 
 from roce_tune import __version__
-from roce_tune.findings import Finding, Location, RoceTuneError, Severity, has_errors
+from roce_tune.findings import (
+    TUNER_FAILURES,
+    Finding,
+    Location,
+    RoceTuneError,
+    Severity,
+    has_errors,
+    internal_finding,
+)
 from roce_tune.gcpause import gc_paused
 from roce_tune.inventory.catalog import AsicSpec, Catalog, NicSpec, load_catalog
 from roce_tune.inventory.models import Inventory, Policy, Switch
@@ -496,7 +504,6 @@ def derive_plan(loaded, catalog: Catalog | None = None) -> Plan:  # type: ignore
         RoceTuneError: lint found errors (all of them are in the exception); nothing is derived. Also
             RT299 when the tuner fails on an input no lint rule caught.
     """
-    from roce_tune.checks import TUNER_FAILURES, internal_finding
     from roce_tune.inventory.lint import lint
 
     catalog = catalog or load_catalog()
