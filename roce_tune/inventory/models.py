@@ -39,17 +39,17 @@ from pydantic import (
 )
 
 from roce_tune.findings import short_repr
-from roce_tune.names import (  # the name patterns, shared with the renderers
-    DEVICE_NAME_RE,
-    ENDPOINT_RE,
-    ENV_VAR_RE,
-    HOSTNAME_RE,
-    INTERFACE_NAME_RE,
-    INTERFACE_PATTERN_RE,
-    NETDEV_RE,
-    PROFILE_NAME_RE,
-    RDMA_DEVICE_RE,
-)
+
+# the name patterns, shared with the renderers (roce_tune/names.py), re-exported for the inventory's users
+from roce_tune.names import DEVICE_NAME_RE as DEVICE_NAME_RE
+from roce_tune.names import ENDPOINT_RE as ENDPOINT_RE
+from roce_tune.names import ENV_VAR_RE as ENV_VAR_RE
+from roce_tune.names import HOSTNAME_RE as HOSTNAME_RE
+from roce_tune.names import INTERFACE_NAME_RE as INTERFACE_NAME_RE
+from roce_tune.names import INTERFACE_PATTERN_RE as INTERFACE_PATTERN_RE
+from roce_tune.names import NETDEV_RE as NETDEV_RE
+from roce_tune.names import PROFILE_NAME_RE as PROFILE_NAME_RE
+from roce_tune.names import RDMA_DEVICE_RE as RDMA_DEVICE_RE
 from roce_tune.platforms import SWITCH_PLATFORMS
 from roce_tune.units import KNOWN_SPEEDS_GBPS, parse_bytes, parse_length_m, parse_speed_gbps, parse_time_us
 
