@@ -14,7 +14,13 @@ Each platform module provides:
   configuration, masked in every log and restore point (see :func:`secret_patterns`);
 * optionally ``render_findings(plan, switch) -> list[Finding]`` — warnings about what the platform's
   syntax changes in the plan (e.g. Junos whole-percent ECN fill levels, RT241);
-* ``PLATFORM`` — the contract record (at the end of the module).
+* ``PLATFORM`` — the contract record (at the end of the module), with the platform's counter reader
+  (``<platform>_counters.py``: show commands and parsers), its Ansible connection and its inventory facts
+  (port names that tell it, vendors whose hardware it runs on).
+
+Platform-neutral helpers live beside them (``contract``, ``counters``, ``lldp``, ``base``, ``templating``);
+the hardware catalog (:mod:`roce_tune.catalog`) and the name patterns (:mod:`roce_tune.names`) sit below
+this package, so it imports neither the inventory nor any engine.
 
 The host module (``host``) provides ``render_host(plan, host) -> dict[str, str]`` and
 ``render_nccl_env(plan, host) -> str`` instead.
