@@ -36,7 +36,7 @@ from roce_tune.cli import app  # noqa: E402
 from roce_tune.inventory.loader import load_inventory  # noqa: E402
 from roce_tune.inventory.synthetic import rail_optimised_intent  # noqa: E402
 from roce_tune.plan import plan_from_json, plan_to_json  # noqa: E402
-from roce_tune.tuner.compose import derive_plan  # noqa: E402
+from roce_tune.pipeline import derive_plan  # noqa: E402
 
 _T = TypeVar("_T")
 

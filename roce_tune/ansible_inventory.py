@@ -6,7 +6,7 @@ inventory with:
 * groups ``roce_tune`` (everything) -> ``switches`` (children ``platform_<os>``) and ``gpu_hosts``;
   ``role_<role>`` groups (``role_leaf``, ``role_spine`` …) next to them;
 * per platform group the connection settings the community collections need
-  (``ansible_connection``, ``ansible_network_os``, become/enable), see :data:`PLATFORM_VARS`;
+  (``ansible_connection``, ``ansible_network_os``, become/enable): each platform's ``ansible`` record;
 * credentials by **variable name only**: ``ansible_user: "{{ lookup('env', 'ROCE_TUNE_USERNAME') }}"``
   (the inventory's ``credentials.*_env`` names; a device with non-default names gets its own lookups);
 * per device ``ansible_host``/``ansible_port`` (from ``mgmt``), ``roce_tune_platform``,
@@ -17,15 +17,11 @@ Paths are written exactly as given (``--out``, default ``out/<inventory stem>`` 
 the playbooks resolve relative paths against ``roce_tune_base_dir`` (default: the directory above
 ``playbooks/``, i.e. the repository root).
 
-Connection choices (checked against the collections bundled in the ``ansible`` 12 package:
-arista.eos 12, cisco.nxos 11, junipernetworks.junos 11, ansible.netcommon 8):
-
-* EOS, NX-OS, Junos: ``ansible.netcommon.network_cli`` with paramiko. ``junos_config`` itself needs
-  NETCONF (it calls ``load_configuration``/``lock`` RPCs the Junos cliconf lacks), so Junos defaults to
-  network_cli + ``cli_command`` (``configure private`` / ``load set terminal`` / ``commit confirmed``);
-  ``junos_connection="netconf"`` selects ``ansible.netcommon.netconf`` and the ``junos_config`` path.
-* Cumulus, SONiC, GPU hosts: plain ``ansible.builtin.ssh`` (no ``nvidia.nvue`` collection ships in the
-  ``ansible`` package; NVUE and ``config apply-patch`` are driven as commands with ``raw``).
+Connection choices are each platform's :class:`~roce_tune.platforms.contract.AnsibleConnection` (checked
+against the collections bundled in the ``ansible`` 12 package: arista.eos 12, cisco.nxos 11,
+junipernetworks.junos 11, ansible.netcommon 8): CLI network OSes use ``ansible.netcommon.network_cli`` with
+paramiko, Linux-based ones and GPU hosts plain ``ansible.builtin.ssh``; a platform may offer another
+connection (``--junos-connection netconf`` selects the one the platform lists under that name).
 """
 
 from __future__ import annotations
@@ -35,23 +31,26 @@ from pathlib import Path
 from typing import Any
 
 from roce_tune.inventory.models import Credentials, Inventory
+from roce_tune.platforms import HOST_PLATFORM, SWITCH_PLATFORMS, platform
+from roce_tune.platforms.contract import AnsibleConnection
+
+
+def _ansible(name: str) -> AnsibleConnection:
+    """The platform's Ansible connection facts.
+
+    Raises:
+        KeyError: the platform is unknown or declares none.
+    """
+    facts = platform(name).ansible
+    if facts is None:
+        raise KeyError(f"platform {name!r} declares no Ansible connection")
+    return facts
+
 
 #: rendered desired-config file per switch platform, relative to ``<out>/switches`` (same as deploy).
-DESIRED_FILE: dict[str, str] = {"eos": "{name}.cfg", "nxos": "{name}.cfg", "junos": "{name}.set",
-                                "cumulus": "{name}.nvue.sh", "sonic": "{name}.json"}
-
-_NETWORK_CLI = "ansible.netcommon.network_cli"
-#: group vars per platform: connection plugin, network OS (FQCN, as the collections want it), become.
-PLATFORM_VARS: dict[str, dict[str, Any]] = {
-    "eos": {"ansible_connection": _NETWORK_CLI, "ansible_network_os": "arista.eos.eos",
-            "ansible_become": True, "ansible_become_method": "enable"},
-    "nxos": {"ansible_connection": _NETWORK_CLI, "ansible_network_os": "cisco.nxos.nxos"},
-    "junos": {"ansible_connection": _NETWORK_CLI, "ansible_network_os": "junipernetworks.junos.junos"},
-    "cumulus": {"ansible_connection": "ansible.builtin.ssh"},
-    "sonic": {"ansible_connection": "ansible.builtin.ssh"},
-    "host": {"ansible_connection": "ansible.builtin.ssh", "ansible_become": True,
-             "ansible_become_method": "ansible.builtin.sudo"},
-}
+DESIRED_FILE: dict[str, str] = {name: f for name in SWITCH_PLATFORMS if (f := platform(name).push.desired_file)}
+#: the connection choices ``junos_connection`` accepts: the default and those a platform offers
+CONNECTIONS = ("network_cli", *sorted({c for name in SWITCH_PLATFORMS for c in _ansible(name).alternatives}))
 #: settings every network_cli device shares (paramiko: no ansible-pylibssh needed; commit/apply-patch
 #: can take tens of seconds on real boxes, docs/derivation.md#platform-syntax).
 COMMON_VARS: dict[str, Any] = {"ansible_network_cli_ssh_type": "paramiko", "ansible_command_timeout": 120}
@@ -99,7 +98,8 @@ def build_ansible_inventory(inv: Inventory, inventory_path: str, out_dir: str,
         inv: a validated inventory.
         inventory_path: the roce-tune inventory file as the user named it (``plan.yml`` re-plans it).
         out_dir: the ``roce-tune plan`` output directory (relative paths stay relative).
-        junos_connection: ``network_cli`` (default) or ``netconf`` for the Junos group.
+        junos_connection: ``network_cli`` (default) or a connection a platform offers instead (``netconf``:
+            the Junos group, :attr:`~roce_tune.platforms.contract.AnsibleConnection.alternatives`).
 
     Returns:
         ``{"all": {"children": {...}}}`` ready for ``yaml``/``json`` dumping.
@@ -107,8 +107,8 @@ def build_ansible_inventory(inv: Inventory, inventory_path: str, out_dir: str,
     Raises:
         ValueError: a device name equal to a generated group name, or an unknown ``junos_connection``.
     """
-    if junos_connection not in ("network_cli", "netconf"):
-        raise ValueError(f"junos_connection must be network_cli or netconf, not {junos_connection!r}")
+    if junos_connection not in CONNECTIONS:
+        raise ValueError(f"junos_connection must be {' or '.join(CONNECTIONS)}, not {junos_connection!r}")
     out = out_dir.rstrip("/") or "."
     default = Credentials()
     platforms: dict[str, dict[str, Any]] = {}
@@ -118,28 +118,27 @@ def build_ansible_inventory(inv: Inventory, inventory_path: str, out_dir: str,
         host = _device_vars(sw.mgmt, sw.credentials, default)
         host.update(roce_tune_platform=p, roce_tune_role=sw.role.value,
                     roce_tune_config=f"{out}/switches/" + DESIRED_FILE[p].format(name=sw.name))
-        if p == "cumulus":
-            host["roce_tune_config_yaml"] = f"{out}/switches/{sw.name}.nvue.yaml"
+        for var, extra in _ansible(p).extra_files:
+            host[var] = f"{out}/switches/" + extra.format(name=sw.name)
         platforms.setdefault(p, {})[sw.name] = host
         roles.setdefault(sw.role.value, {})[sw.name] = {}
     gpu_hosts: dict[str, Any] = {}
     for h in inv.hosts:
         host = _device_vars(h.mgmt, h.credentials, default)
-        host.update(roce_tune_platform="host", roce_tune_role="host",
+        host.update(roce_tune_platform=HOST_PLATFORM, roce_tune_role="host",
                     roce_tune_config=f"{out}/hosts/{h.name}.sh", roce_tune_nccl_env=f"{out}/hosts/{h.name}.nccl.env")
         gpu_hosts[h.name] = host
 
     switch_children: dict[str, Any] = {}
     for p in sorted(platforms):
-        pvars = dict(PLATFORM_VARS[p])
-        if p == "junos" and junos_connection == "netconf":
-            pvars.update(ansible_connection="ansible.netcommon.netconf", ansible_port=830)
+        facts = _ansible(p)
+        pvars = {**facts.group_vars, **facts.alternatives.get(junos_connection, {})}
         switch_children[f"platform_{p}"] = {"vars": pvars, "hosts": platforms[p]}
     children: dict[str, Any] = {}
     if switch_children:
         children["switches"] = {"children": switch_children}
     if gpu_hosts:
-        children["gpu_hosts"] = {"vars": dict(PLATFORM_VARS["host"]), "hosts": gpu_hosts}
+        children["gpu_hosts"] = {"vars": dict(_ansible(HOST_PLATFORM).group_vars), "hosts": gpu_hosts}
     for r in sorted(roles):
         children[f"role_{r}"] = {"hosts": roles[r]}
 

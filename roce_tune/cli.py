@@ -19,6 +19,7 @@ from rich.text import Text
 
 from roce_tune import __version__
 from roce_tune.findings import Finding, RoceTuneError, Severity, has_errors
+from roce_tune.platforms import DEFAULT_SWITCH_PLATFORM
 
 if TYPE_CHECKING:
     from roce_tune.deploy.drivers import PushOptions
@@ -245,7 +246,7 @@ def explain(
     ECN values (kmin_bytes, kmax_bytes, pmax_percent) it also prints the port class's simulator scorecard."""
     from roce_tune.explain import ExplainError
     from roce_tune.explain import explain as run_explain
-    from roce_tune.tuner.compose import derive_device
+    from roce_tune.pipeline import derive_device
 
     loaded = _load(inventory)
     try:  # only what the device's values depend on, not the whole plan
@@ -813,7 +814,7 @@ def ansible_inventory(
 _IMPORT_HOSTS = typer.Option(None, "--hosts", help="Regex (full match) of host names; default: devices whose ports "
                              "all look like NIC netdevs (ens1f0np0, eth0) are hosts.")
 _IMPORT_SWITCHES = typer.Option(None, "--switches", help="Regex (full match) of switch names.")
-_IMPORT_PLATFORM = typer.Option("sonic", "--platform", help="Platform of switches whose port names do not tell.")
+_IMPORT_PLATFORM = typer.Option(DEFAULT_SWITCH_PLATFORM, "--platform", help="Platform of switches whose port names do not tell.")
 _IMPORT_MODEL = typer.Option("unknown", "--model", help="Switch model to write where the source has none.")
 _IMPORT_SPEED = typer.Option("400G", "--speed", help="Port and NIC speed to write (sources do not carry it).")
 _IMPORT_NIC = typer.Option("connectx-7", "--nic-model", help="Catalog id of the host NICs.")

@@ -126,3 +126,16 @@ class RoceTuneError(Exception):
 def has_errors(findings: Iterable[Finding]) -> bool:
     """True if any finding is error-level."""
     return any(f.severity is Severity.error for f in findings)
+
+
+#: Exceptions a tuner or renderer raises when an input slipped past the inventory rules: reported as RT299
+#: (with the inventory's position) instead of a traceback. Every such case is a missing lint rule.
+TUNER_FAILURES: tuple[type[BaseException], ...] = (ValueError, ArithmeticError, LookupError)
+
+
+def internal_finding(exc: BaseException, file: str, stage: str) -> Finding:
+    """RT299: ``stage`` ("derive", "render") raised ``exc`` on an inventory lint accepted (a roce-tune bug)."""
+    return Finding(rule="RT299", severity=Severity.error,
+                   message=f"the inventory passed lint but the plan could not {stage}: {type(exc).__name__}: {exc}",
+                   fix="check the values this message names; please report it as a roce-tune bug (a lint rule "
+                       "should have caught it)", location=Location(file=file, line=1, col=1))

@@ -30,7 +30,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from roce_tune.findings import Finding, Location, RoceTuneError, Severity, has_errors
+from roce_tune.findings import (
+    TUNER_FAILURES,
+    Finding,
+    RoceTuneError,
+    Severity,
+    has_errors,
+    internal_finding,
+)
 from roce_tune.plandir import PlanDirError, PlanFiles, WriteStats, read_version, write_tree_stats
 
 if TYPE_CHECKING:
@@ -44,7 +51,7 @@ if TYPE_CHECKING:
     from roce_tune.plan import Plan
 
 __all__ = ["STAGES", "TUNER_FAILURES", "PlanDir", "PlanDirError", "PlanResult", "Source", "StageError",
-           "StageProgress", "Timings", "derive", "derive_inventory", "internal_finding", "lint_loaded", "load",
+           "StageProgress", "Timings", "derive", "derive_device", "derive_inventory", "derive_plan", "internal_finding", "lint_loaded", "load",
            "locate_findings", "missing_device_files", "open_source", "plan_inventory", "read_plan_dir", "render",
            "write"]
 
@@ -52,7 +59,6 @@ STAGES = ("load", "lint", "derive", "render", "write")
 
 #: Exceptions a tuner or renderer raises when an input slipped past the inventory rules: reported as RT299
 #: (with the inventory's position) instead of a traceback. Every such case is a missing lint rule.
-TUNER_FAILURES: tuple[type[BaseException], ...] = (ValueError, ArithmeticError, LookupError)
 
 #: seconds a stage runs before its progress bar appears (environment ``ROCE_TUNE_PROGRESS_AFTER_S``)
 PROGRESS_AFTER_S = 1.0
@@ -178,14 +184,6 @@ class StageError(RoceTuneError):
         self.headline = headline
 
 
-def internal_finding(exc: BaseException, file: str, stage: str) -> Finding:
-    """RT299: ``stage`` ("derive", "render") raised ``exc`` on an inventory lint accepted (a roce-tune bug)."""
-    return Finding(rule="RT299", severity=Severity.error,
-                   message=f"the inventory passed lint but the plan could not {stage}: {type(exc).__name__}: {exc}",
-                   fix="check the values this message names; please report it as a roce-tune bug (a lint rule "
-                       "should have caught it)", location=Location(file=file, line=1, col=1))
-
-
 def _device_paths(loaded: LoadedInventory) -> dict[str, str]:
     inv = loaded.inventory
     paths = {sw.name: f"switches[{i}]" for i, sw in enumerate(inv.switches)}
@@ -281,6 +279,45 @@ def derive(loaded: LoadedInventory, catalog: Catalog, lint_findings: list[Findin
                           inventory_sha256=loaded.sha256, lint_findings=lint_findings,
                           topology=topo if inventory is None else None)
     except TUNER_FAILURES as exc:  # an input no lint rule caught: a finding (RT299), never a traceback
+        raise StageError("derive", [internal_finding(exc, str(loaded.path), "be derived")]) from None
+
+
+def derive_plan(loaded: LoadedInventory, catalog: Catalog | None = None) -> Plan:
+    """Lint then derive, sharing one topology: the library form of ``roce-tune plan`` without writing.
+
+    Args:
+        loaded: the inventory as :func:`load` returns it.
+        catalog: default the shipped catalog.
+
+    Raises:
+        StageError: lint found errors (all of them are in the exception; nothing is derived), or RT299
+            when the tuner fails on an input no lint rule caught.
+    """
+    from roce_tune.inventory.catalog import load_catalog
+
+    catalog = catalog or load_catalog()
+    topo = topology(loaded)
+    return derive(loaded, catalog, lint_loaded(loaded, catalog, topo), topo=topo)
+
+
+def derive_device(loaded: LoadedInventory, device: str, catalog: Catalog | None = None) -> Plan:
+    """Lint, then derive only what the values of ``device`` depend on: the library form of
+    ``roce-tune explain`` (:func:`roce_tune.tuner.compose.build_partial_plan` says what that is).
+
+    Raises:
+        StageError: lint errors, or RT299 when the tuner fails on an input no lint rule caught.
+    """
+    from roce_tune.gcpause import gc_paused
+    from roce_tune.inventory.catalog import load_catalog
+    from roce_tune.tuner.compose import build_partial_plan
+
+    catalog = catalog or load_catalog()
+    topo = topology(loaded)
+    lint_findings = lint_loaded(loaded, catalog, topo)
+    try:
+        with gc_paused():
+            return build_partial_plan(loaded, catalog, topo, device, lint_findings)
+    except TUNER_FAILURES as exc:
         raise StageError("derive", [internal_finding(exc, str(loaded.path), "be derived")]) from None
 
 

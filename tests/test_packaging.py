@@ -62,7 +62,7 @@ def test_wheel_plans_outside_the_checkout(venv: Path, tmp_path: Path) -> None:
     work.mkdir()
     (work / "site.yaml").write_text((REPO / "inventories" / "lab-2node.yaml").read_text())
     py = str(venv / "bin" / "python")
-    probe = ("import roce_tune, roce_tune.render.engine as e, roce_tune.inventory.catalog as c;"
+    probe = ("import roce_tune, roce_tune.render.engine as e, roce_tune.catalog as c;"
              "print(roce_tune.__file__); print(e.templates_dir()); print(len(c.load_catalog().asics))")
     where = subprocess.run([py, "-c", probe],
                            cwd=work, env=_clean_env(), capture_output=True, text=True, check=True).stdout.split("\n")

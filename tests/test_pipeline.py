@@ -24,13 +24,13 @@ from roce_tune.pipeline import (
     StageError,
     StageProgress,
     Timings,
+    derive_plan,
     open_source,
     plan_inventory,
     read_plan_dir,
 )
 from roce_tune.plandir import CURRENT, MANIFEST, SUMS, read_version, write_tree, write_tree_stats
 from roce_tune.render.outputs import render_outputs
-from roce_tune.tuner.compose import derive_plan
 
 REPO = Path(__file__).resolve().parents[1]
 LAB = REPO / "inventories" / "lab-2node.yaml"

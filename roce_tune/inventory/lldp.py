@@ -23,11 +23,11 @@ from typing import Any
 from roce_tune.findings import Finding, Location, RoceTuneError, Severity
 from roce_tune.inventory.models import Inventory
 from roce_tune.inventory.skeleton import Cable, SkeletonOptions, SwitchFacts, build_skeleton
-from roce_tune.platforms import SWITCH_PLATFORMS, get_platform
+from roce_tune.platforms import ALL_PLATFORMS, HOST_PLATFORM, get_platform
 from roce_tune.platforms.lldp import CaptureFormat, DeviceFacts, LldpNeighbor, LldpParseError, RemoteEnd
 
 CAPTURE_RULE = "RT010"
-LLDP_PLATFORMS = (*SWITCH_PLATFORMS, "host")
+LLDP_PLATFORMS = ALL_PLATFORMS
 
 
 @lru_cache(maxsize=1)
@@ -77,7 +77,7 @@ class LldpView:
         d = self.devices.get(device)
         if d is None:
             return None
-        return "host" if d.platform == "host" else "switch"
+        return "host" if d.platform == HOST_PLATFORM else "switch"
 
 
 def _err(file: str, line: int, message: str, fix: str) -> Finding:
@@ -334,7 +334,7 @@ def inventory_from_lldp(view: LldpView, opts: SkeletonOptions) -> dict[str, Any]
     facts = {
         name: SwitchFacts(d.platform, d.facts.model, d.facts.os_version)
         for name, d in view.devices.items()
-        if d.platform != "host"
+        if d.platform != HOST_PLATFORM
     }
     cables = []
     problems = []

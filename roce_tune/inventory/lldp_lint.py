@@ -358,8 +358,10 @@ _DIRECT = _example({k: None for k in _BASE}).replace(
 
 
 def _direct_captures(cross: bool) -> dict[str, str]:
-    from roce_tune.platforms import host
+    from roce_tune.platforms import HOST_PLATFORM, get_platform
     from roce_tune.platforms.lldp import RemoteEnd
+
+    host = get_platform(HOST_PLATFORM)
 
     other = "ens2f0np0" if cross else "ens1f0np0"
     back = "ens1f0np0"

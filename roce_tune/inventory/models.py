@@ -26,7 +26,7 @@ from __future__ import annotations
 import math
 import re
 from enum import Enum
-from typing import Annotated, Any, Literal, get_args
+from typing import TYPE_CHECKING, Annotated, Any, Literal, get_args
 
 from pydantic import (
     AfterValidator,
@@ -39,20 +39,20 @@ from pydantic import (
 )
 
 from roce_tune.findings import short_repr
+
+# the name patterns, shared with the renderers (roce_tune/names.py), re-exported for the inventory's users
+from roce_tune.names import DEVICE_NAME_RE as DEVICE_NAME_RE
+from roce_tune.names import ENDPOINT_RE as ENDPOINT_RE
+from roce_tune.names import ENV_VAR_RE as ENV_VAR_RE
+from roce_tune.names import HOSTNAME_RE as HOSTNAME_RE
+from roce_tune.names import INTERFACE_NAME_RE as INTERFACE_NAME_RE
+from roce_tune.names import INTERFACE_PATTERN_RE as INTERFACE_PATTERN_RE
+from roce_tune.names import NETDEV_RE as NETDEV_RE
+from roce_tune.names import PROFILE_NAME_RE as PROFILE_NAME_RE
+from roce_tune.names import RDMA_DEVICE_RE as RDMA_DEVICE_RE
+from roce_tune.platforms import SWITCH_PLATFORMS
 from roce_tune.units import KNOWN_SPEEDS_GBPS, parse_bytes, parse_length_m, parse_speed_gbps, parse_time_us
 
-# --- name patterns ---------------------------------------------------------------------------
-DEVICE_NAME_RE = re.compile(r"^[A-Za-z][A-Za-z0-9._-]{0,62}$")
-#: interface names: Ethernet0, Ethernet1/1, swp1s0, et-0/0/0:1, xe-0/0/1.0
-INTERFACE_NAME_RE = re.compile(r"^[A-Za-z][A-Za-z0-9/:._-]{0,63}$")
-#: interface names or ranges in brackets: Ethernet[0-124/4], swp[1-32], Ethernet1/[1-32]
-INTERFACE_PATTERN_RE = re.compile(r"^[A-Za-z][A-Za-z0-9/:._-]*(\[\d{1,4}-\d{1,4}(/\d{1,3})?\][A-Za-z0-9/:._-]*)?$")
-NETDEV_RE = re.compile(r"^[A-Za-z][A-Za-z0-9_.-]{0,14}$")  # IFNAMSIZ 16 incl. NUL
-RDMA_DEVICE_RE = re.compile(r"^[A-Za-z][A-Za-z0-9_]{0,63}$")
-PROFILE_NAME_RE = re.compile(r"^[A-Za-z][A-Za-z0-9_-]{0,63}$")
-ENV_VAR_RE = re.compile(r"^[A-Z_][A-Z0-9_]{0,127}$")
-HOSTNAME_RE = re.compile(r"^(?=.{1,253}$)[A-Za-z0-9]([A-Za-z0-9.:-]*[A-Za-z0-9])?$")
-ENDPOINT_RE = re.compile(r"^([A-Za-z][A-Za-z0-9._-]{0,62}):([A-Za-z][A-Za-z0-9/:._-]{0,63})$")
 _RANGE_RE = re.compile(r"\[(\d+)-(\d+)(?:/(\d+))?\]")
 
 
@@ -104,14 +104,14 @@ class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True, str_strip_whitespace=False)
 
 
-class Platform(str, Enum):
-    """Switch network OS; each has a renderer under ``templates/<platform>/``."""
-
-    sonic = "sonic"
-    cumulus = "cumulus"
-    eos = "eos"
-    nxos = "nxos"
-    junos = "junos"
+_PLATFORM_DOC = "Switch network OS; each has a renderer under ``templates/<platform>/``."
+if TYPE_CHECKING:
+    class Platform(str, Enum):
+        """(members at run time: the registry's switch platforms)"""
+else:
+    #: the registry's switch platforms, in its order (members named as their values)
+    Platform = Enum("Platform", [(name, name) for name in SWITCH_PLATFORMS], type=str, module=__name__)
+    Platform.__doc__ = _PLATFORM_DOC
 
 
 class Role(str, Enum):

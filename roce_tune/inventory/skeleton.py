@@ -23,19 +23,12 @@ from functools import lru_cache
 from typing import Any
 
 from roce_tune.inventory.intent import _as_range
+from roce_tune.platforms import DEFAULT_SWITCH_PLATFORM, port_name_hints
 
 #: Port names that are Linux NIC netdevs (systemd predictable names, the kernel's ethN, IPoIB ibN, and
 #: the Mellanox representor/uplink forms); switch front-panel names never look like this.
 NETDEV_LIKE_RE = re.compile(r"^(?:en[osPpx][0-9a-z_]*|eth\d+[0-9a-z_.]*|ib\d+|bond\d+|p\d+p\d+|mlx\d+\S*)$")
 
-#: Platform guessed from a switch's port names when no platform is given (most specific first).
-PORT_PLATFORM_HINTS: tuple[tuple[re.Pattern[str], str], ...] = (
-    (re.compile(r"^swp\d"), "cumulus"),
-    (re.compile(r"^(?:et|xe|ge|ae)-\d+/\d+/\d+"), "junos"),
-    (re.compile(r"^Ethernet\d+/\d+$"), "nxos"),
-    (re.compile(r"^Ethernet\d+(?:/\d+)?/\d+$"), "eos"),
-    (re.compile(r"^Ethernet\d+$"), "sonic"),
-)
 
 
 @dataclass(frozen=True)
@@ -77,7 +70,7 @@ class SkeletonOptions:
     site: str = "imported"
     hosts: str | None = None
     switches: str | None = None
-    platform: str = "sonic"
+    platform: str = DEFAULT_SWITCH_PLATFORM
     force_platform: bool = False
     model: str = "unknown"
     speed: str = "400G"
@@ -112,10 +105,12 @@ def classify_devices(cables: Iterable[Cable], opts: SkeletonOptions) -> dict[str
 
 
 def guess_platform(ports: Iterable[str], default: str) -> str:
-    """Platform from port names (:data:`PORT_PLATFORM_HINTS`), ``default`` when they do not agree on one."""
+    """Platform from port names (each platform's port-name hint, :func:`roce_tune.platforms.port_name_hints`),
+    ``default`` when they do not agree on one."""
     seen = set()
+    hints = port_name_hints()
     for p in ports:
-        for pat, plat in PORT_PLATFORM_HINTS:
+        for pat, plat in hints:
             if pat.match(p):
                 seen.add(plat)
                 break

@@ -18,6 +18,7 @@ from typing import Any
 
 from roce_tune.inventory.intent import expand_fabric
 from roce_tune.inventory.models import FabricIntent
+from roce_tune.platforms import DEFAULT_SWITCH_PLATFORM
 
 HOSTS_PER_SU = 32
 RAILS = 8
@@ -33,6 +34,7 @@ def rail_optimised_intent(n_hosts: int, site: str = "synthetic") -> dict[str, An
     """
     if n_hosts < 1:
         raise ValueError(f"n_hosts must be at least 1, got {n_hosts}")
+    nos = DEFAULT_SWITCH_PLATFORM  # SN5600: the registry's default runs on it
     return {
         "site": {"name": site, "rail_optimised": True, "nccl_version": "2.23.4"},
         "fabric": {
@@ -40,15 +42,15 @@ def rail_optimised_intent(n_hosts: int, site: str = "synthetic") -> dict[str, An
             "host": {"name": "gpu{h:05d}", "mgmt": "10.1.0.1", "socket_ifname": "eno1",
                      "nic": {"model": "connectx-7", "speed": "400G", "netdev": "ens{r+1}f0np0",
                              "rdma_device": "mlx5_{r}", "cable_length": "3m"}},
-            "leaf": {"name": "su{g}-leaf{l}", "platform": "sonic", "model": "SN5600", "mgmt": "10.0.64.1",
+            "leaf": {"name": "su{g}-leaf{l}", "platform": nos, "model": "SN5600", "mgmt": "10.0.64.1",
                      "host_ports": {"name": "Ethernet{4*p}", "speed": "400G", "breakout": "2x400G"},
                      "uplinks": {"count": SPINES_PER_POD, "name": "Ethernet{128+8*u}", "speed": "800G",
                                  "cable_length": "30m", "media": "optic"}},
-            "spine": {"name": "p{pod}-spine{s}", "platform": "sonic", "model": "SN5600", "mgmt": "10.0.0.1",
+            "spine": {"name": "p{pod}-spine{s}", "platform": nos, "model": "SN5600", "mgmt": "10.0.0.1",
                       "ports": {"count": 32, "name": "Ethernet{8*q}", "speed": "800G"},
                       "uplinks": {"count": 32, "name": "Ethernet{256+8*u}", "speed": "800G",
                                   "cable_length": "100m", "media": "optic"}},
-            "superspine": {"name": "ss{plane}-{j}", "platform": "sonic", "model": "SN5600", "mgmt": "10.0.128.1",
+            "superspine": {"name": "ss{plane}-{j}", "platform": nos, "model": "SN5600", "mgmt": "10.0.128.1",
                            "ports": {"count": 64, "name": "Ethernet{8*q}", "speed": "800G"}},
         },
     }

@@ -14,7 +14,13 @@ Each platform module provides:
   configuration, masked in every log and restore point (see :func:`secret_patterns`);
 * optionally ``render_findings(plan, switch) -> list[Finding]`` — warnings about what the platform's
   syntax changes in the plan (e.g. Junos whole-percent ECN fill levels, RT241);
-* ``PLATFORM`` — the contract record (at the end of the module).
+* ``PLATFORM`` — the contract record (at the end of the module), with the platform's counter reader
+  (``<platform>_counters.py``: show commands and parsers), its Ansible connection and its inventory facts
+  (port names that tell it, vendors whose hardware it runs on).
+
+Platform-neutral helpers live beside them (``contract``, ``counters``, ``lldp``, ``base``, ``templating``);
+the hardware catalog (:mod:`roce_tune.catalog`) and the name patterns (:mod:`roce_tune.names`) sit below
+this package, so it imports neither the inventory nor any engine.
 
 The host module (``host``) provides ``render_host(plan, host) -> dict[str, str]`` and
 ``render_nccl_env(plan, host) -> str`` instead.
@@ -23,6 +29,7 @@ The host module (``host``) provides ``render_host(plan, host) -> dict[str, str]`
 from __future__ import annotations
 
 import importlib
+import re
 from types import ModuleType
 from typing import TYPE_CHECKING
 
@@ -37,6 +44,9 @@ SWITCH_PLATFORMS = ("sonic", "cumulus", "eos", "nxos", "junos")
 #: the platform of servers (their NICs and NCCL environment)
 HOST_PLATFORM = "host"
 ALL_PLATFORMS = (*SWITCH_PLATFORMS, HOST_PLATFORM)
+#: the switch platform tools assume when nothing tells (an import's switches, synthetic fabrics): SONiC
+#: runs on every catalogued vendor's hardware
+DEFAULT_SWITCH_PLATFORM = "sonic"
 
 
 def get_platform(name: str) -> ModuleType:
@@ -128,3 +138,10 @@ def cannot_render_finding(switch: SwitchPlan, exc: BaseException) -> Finding:
     return Finding(rule="RT240", severity=Severity.error, location=Location(device=switch.name),
                    message=f"cannot render {switch.name} for {switch.platform} ({switch.model}, {switch.asic}): {exc}",
                    fix="check that the platform runs on this switch model, or pin values the platform can express")
+
+
+def port_name_hints() -> tuple[tuple[re.Pattern[str], str], ...]:
+    """(compiled port-name hint, platform) of every switch platform that has one
+    (:attr:`roce_tune.platforms.contract.InventoryFacts.port_name_hint`; the hints are disjoint)."""
+    return tuple((re.compile(hint), name) for name in SWITCH_PLATFORMS
+                 if (hint := platform(name).inventory.port_name_hint) is not None)

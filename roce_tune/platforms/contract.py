@@ -12,6 +12,8 @@ know about a platform is here, as data or a small function, so that no module ou
 * push: :class:`PushMethod` (netmiko device type, read-running command, error pattern, the safe-commit steps
   and their rollback, the save command and its success pattern, what reverts on timeout);
 * counters: :class:`CounterReader` (show commands and their parser);
+* Ansible: :class:`AnsibleConnection` (connection plugin, network OS, become, extra files);
+* inventory: :class:`InventoryFacts` (port names that tell the platform, vendors whose hardware it runs on);
 * capabilities: :class:`Capabilities` (knobs it can express, OS releases it knows, known defects).
 
 Platform quirks are frozen data (hier_config style), not ``if platform == …`` branches. This module
@@ -33,6 +35,7 @@ from roce_tune.platforms.base import PlatformSpec
 
 if TYPE_CHECKING:
     from roce_tune.plan import Plan, SwitchPlan
+    from roce_tune.platforms.counters import CounterReading
     from roce_tune.qos import SwitchQos
 
 #: Names of the ECN profiles roce-tune creates (``ROCE_LOSSLESS_<speed>G_N<ports>`` plus ``_V<n>`` when
@@ -276,15 +279,62 @@ class Capabilities:
 
 @dataclass(frozen=True)
 class CounterReader:
-    """Which show commands give a switch's counters and how to parse them.
+    """Which show commands give a switch's counters and how to parse them (one ``<platform>_counters``
+    module per platform; names of the counters in :mod:`roce_tune.platforms.counters`).
 
     Attributes:
-        commands: switch plan -> commands to run (empty = not read yet).
-        parse: (switch plan, {command: output}) -> the verify package's ``SwitchCounters``.
+        commands: switch plan -> commands to run, in order (empty = nothing to read on this switch).
+        parse: (switch plan, {command: output}) -> :class:`~roce_tune.platforms.counters.CounterReading`
+            (per-port counters, families the output did not carry, parse errors).
+        one_shell_line: the CLI is a Linux shell that runs every command in one round trip (each output
+            preceded by a marker line the reader splits on).
     """
 
-    commands: Callable[[Any], list[str]]
-    parse: Callable[[Any, dict[str, str]], Any]
+    commands: Callable[[SwitchPlan], list[str]]
+    parse: Callable[[SwitchPlan, dict[str, str]], CounterReading]
+    one_shell_line: bool = False
+
+
+@dataclass(frozen=True)
+class AnsibleConnection:
+    """How the Ansible playbooks reach a device of this platform (``roce-tune ansible-inventory``).
+
+    Attributes:
+        group_vars: variables of the platform's group: connection plugin, network OS (FQCN, as the
+            community collections want it), become/enable.
+        extra_files: (host variable, file inside ``switches/``; ``{name}`` = device name) of rendered files
+            the playbooks read besides the pushed one (e.g. the NVUE YAML next to the NVUE script).
+        alternatives: connection choice -> group variables it overrides (e.g. ``netconf`` for the Junos
+            ``junos_config`` path); a choice the platform does not list leaves its group variables as they are.
+        source: collection documentation the choices were checked against.
+    """
+
+    group_vars: dict[str, Any]
+    extra_files: tuple[tuple[str, str], ...] = ()
+    alternatives: dict[str, dict[str, Any]] = field(default_factory=dict)
+    source: str = ""
+
+
+#: the connection plugin of CLI network devices (ansible.netcommon)
+NETWORK_CLI = "ansible.netcommon.network_cli"
+#: a plain SSH connection (Linux-based network OS, GPU hosts)
+PLAIN_SSH = "ansible.builtin.ssh"
+
+
+@dataclass(frozen=True)
+class InventoryFacts:
+    """What the inventory tools (import, lint) know of a switch platform.
+
+    Attributes:
+        port_name_hint: regex (``re.match``) of front-panel port names only this platform uses; an import
+            that is not told a switch's platform guesses it from them. Hints of different platforms are
+            disjoint (tests/platforms). None: the names tell nothing.
+        vendors: switch vendors (catalog ``vendor``) whose hardware the OS runs on; None: any catalogued
+            model (lint RT125).
+    """
+
+    port_name_hint: str | None = None
+    vendors: frozenset[str] | None = None
 
 
 class Platform(Protocol):
@@ -328,6 +378,16 @@ class Platform(Protocol):
     def capabilities(self) -> Capabilities: ...
 
     @property
+    def ansible(self) -> AnsibleConnection | None:
+        """How Ansible reaches the platform's devices (None: not reachable from the playbooks)."""
+        ...
+
+    @property
+    def inventory(self) -> InventoryFacts:
+        """Port-name hint and hardware vendors of the platform (import, lint)."""
+        ...
+
+    @property
     def runbook(self) -> Callable[[list[tuple[str, str]]], list[str]] | None:
         """(switch name, rendered file) of every switch of this platform -> plan.md runbook lines."""
         ...
@@ -352,6 +412,8 @@ class PlatformImpl:
     render_findings: Callable[[Plan, Any], list[Finding]] = field(default=_no_findings)
     check: Callable[[Plan, Any], object] | None = None
     runbook: Callable[[list[tuple[str, str]]], list[str]] | None = None
+    ansible: AnsibleConnection | None = None
+    inventory: InventoryFacts = field(default_factory=InventoryFacts)
 
 
 def module_read_back(module: str, platform: str) -> Callable[[str], SwitchQos]:

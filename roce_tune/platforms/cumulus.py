@@ -199,7 +199,7 @@ def _integer_percent(value: float, what: str, lo: int = 1) -> int:
 
 
 def _asic_buffer_bytes(switch: SwitchPlan) -> int:
-    from roce_tune.inventory.catalog import load_catalog
+    from roce_tune.catalog import load_catalog
 
     return load_catalog().asic(switch.asic).buffer_bytes
 
@@ -626,9 +626,27 @@ CAPABILITIES = _c.Capabilities(
                   "expresses detection as polling-interval x robustness",
 )
 
+# ---------------------------------------------------------------------------------------- INVENTORY
+# port names that tell the platform (import) and the vendors whose hardware it runs on (lint RT125)
+INVENTORY = _c.InventoryFacts(port_name_hint=r"^swp\d", vendors=frozenset({"nvidia"}))
+
+# ---------------------------------------------------------------------------------------- ANSIBLE
+# how the Ansible playbooks reach the platform's devices (roce_tune.ansible_inventory)
+#: no nvidia.nvue collection ships in the ``ansible`` package: NVUE is driven as commands with ``raw``
+ANSIBLE = _c.AnsibleConnection(
+    group_vars={"ansible_connection": _c.PLAIN_SSH},
+    extra_files=(("roce_tune_config_yaml", "{name}.nvue.yaml"),))
+
+# ---------------------------------------------------------------------------------------- COUNTERS
+# which show commands give the switch counters verify reads, and their parsers: cumulus_counters.py
+from roce_tune.platforms.cumulus_counters import COUNTERS  # noqa: E402
+
 PLATFORM = _c.PlatformImpl(
     name=SPEC.name, spec=SPEC, render=render, check=build_context, render_findings=render_findings,
     read_back=_c.module_read_back(__name__, SPEC.name), diff=DIFF, push=PUSH, capabilities=CAPABILITIES,
+    counters=COUNTERS,
+    ansible=ANSIBLE,
+    inventory=INVENTORY,
 )
 
 #: NetBox platform slugs that mean this platform (roce_tune.importers.netbox), besides its own id.

@@ -145,7 +145,7 @@ def queue_keyword(switch: SwitchPlan) -> str:
     """
     family = switch.asic.rsplit("-", 1)[0] if re.search(r"-\d+$", switch.asic) else switch.asic
     try:
-        from roce_tune.inventory.catalog import load_catalog
+        from roce_tune.catalog import load_catalog
 
         family = load_catalog().asic(switch.asic).family
     except (KeyError, FileNotFoundError, ModuleNotFoundError):
@@ -544,9 +544,28 @@ CAPABILITIES = _c.Capabilities(
                         "EOS requires the polling interval at most half the timeout"),
 )
 
+# ---------------------------------------------------------------------------------------- INVENTORY
+# port names that tell the platform (import) and the vendors whose hardware it runs on (lint RT125)
+#: ``Ethernet1/1`` is NX-OS's shape too: only the three-level breakout form ``Ethernet1/1/1`` tells EOS
+INVENTORY = _c.InventoryFacts(port_name_hint=r"^Ethernet\d+/\d+/\d+$", vendors=frozenset({"arista"}))
+
+# ---------------------------------------------------------------------------------------- ANSIBLE
+# how the Ansible playbooks reach the platform's devices (roce_tune.ansible_inventory)
+ANSIBLE = _c.AnsibleConnection(
+    group_vars={"ansible_connection": _c.NETWORK_CLI, "ansible_network_os": "arista.eos.eos",
+                "ansible_become": True, "ansible_become_method": "enable"},
+    source="arista.eos collection (network_cli + eos cliconf; enable mode by become)")
+
+# ---------------------------------------------------------------------------------------- COUNTERS
+# which show commands give the switch counters verify reads, and their parsers: eos_counters.py
+from roce_tune.platforms.eos_counters import COUNTERS  # noqa: E402
+
 PLATFORM = _c.PlatformImpl(
     name=SPEC.name, spec=SPEC, render=render, check=build_context, render_findings=render_findings,
     read_back=_c.module_read_back(__name__, SPEC.name), diff=DIFF, push=PUSH, capabilities=CAPABILITIES,
+    counters=COUNTERS,
+    ansible=ANSIBLE,
+    inventory=INVENTORY,
 )
 
 #: NetBox platform slugs that mean this platform (roce_tune.importers.netbox), besides its own id.

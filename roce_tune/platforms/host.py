@@ -37,7 +37,7 @@ import math
 import re
 from typing import NamedTuple
 
-from roce_tune.inventory.models import DEVICE_NAME_RE, ENDPOINT_RE, ENV_VAR_RE, NETDEV_RE, RDMA_DEVICE_RE
+from roce_tune.names import DEVICE_NAME_RE, ENDPOINT_RE, ENV_VAR_RE, NETDEV_RE, RDMA_DEVICE_RE
 from roce_tune.plan import HostPlan, NicPlan, Plan
 from roce_tune.platforms.base import PlatformSpec
 from roce_tune.platforms.templating import comment_safe, render_template
@@ -294,9 +294,16 @@ PUSH = _c.PushMethod(netmiko_device_type="linux", error_pattern=r"$^", left_as_i
 
 CAPABILITIES = _c.Capabilities(knobs=("dscp_map", "pfc", "dcqcn", "tos", "mtu", "nccl_env"))
 
+# ---------------------------------------------------------------------------------------- ANSIBLE
+# how the Ansible playbooks reach the platform's devices (roce_tune.ansible_inventory)
+ANSIBLE = _c.AnsibleConnection(
+    group_vars={"ansible_connection": _c.PLAIN_SSH, "ansible_become": True,
+                "ansible_become_method": "ansible.builtin.sudo"})
+
 PLATFORM = _c.PlatformImpl(
     name=SPEC.name, spec=SPEC, render=render_host,
     read_back=_c.module_read_back(__name__, SPEC.name), push=PUSH, capabilities=CAPABILITIES,
+    ansible=ANSIBLE,
 )
 
 

@@ -530,9 +530,30 @@ CAPABILITIES = _c.Capabilities(
                           "(docs/derivation.md#pfc-watchdog)",
 )
 
+# ---------------------------------------------------------------------------------------- INVENTORY
+# port names that tell the platform (import) and the vendors whose hardware it runs on (lint RT125)
+INVENTORY = _c.InventoryFacts(port_name_hint=r"^(?:et|xe|ge|ae)-\d+/\d+/\d+", vendors=frozenset({"juniper"}))
+
+# ---------------------------------------------------------------------------------------- ANSIBLE
+# how the Ansible playbooks reach the platform's devices (roce_tune.ansible_inventory)
+#: ``junos_config`` needs NETCONF (it calls ``load_configuration``/``lock`` RPCs the Junos cliconf lacks), so
+#: the default is network_cli + ``cli_command`` (``configure private`` / ``load set terminal`` / ``commit
+#: confirmed``); the ``netconf`` choice selects ansible.netcommon.netconf and the ``junos_config`` path.
+ANSIBLE = _c.AnsibleConnection(
+    group_vars={"ansible_connection": _c.NETWORK_CLI, "ansible_network_os": "junipernetworks.junos.junos"},
+    alternatives={"netconf": {"ansible_connection": "ansible.netcommon.netconf", "ansible_port": 830}},
+    source="junipernetworks.junos collection (junos_config, cliconf and netconf plugins)")
+
+# ---------------------------------------------------------------------------------------- COUNTERS
+# which show commands give the switch counters verify reads, and their parsers: junos_counters.py
+from roce_tune.platforms.junos_counters import COUNTERS  # noqa: E402
+
 PLATFORM = _c.PlatformImpl(
     name=SPEC.name, spec=SPEC, render=render, check=build_context, render_findings=render_findings,
     read_back=_c.module_read_back(__name__, SPEC.name), diff=DIFF, push=PUSH, capabilities=CAPABILITIES,
+    counters=COUNTERS,
+    ansible=ANSIBLE,
+    inventory=INVENTORY,
 )
 
 #: NetBox platform slugs that mean this platform (roce_tune.importers.netbox), besides its own id.

@@ -482,9 +482,26 @@ CAPABILITIES = _c.Capabilities(
                   "shutdown/restore multipliers)",
 )
 
+# ---------------------------------------------------------------------------------------- INVENTORY
+# port names that tell the platform (import) and the vendors whose hardware it runs on (lint RT125)
+INVENTORY = _c.InventoryFacts(port_name_hint=r"^Ethernet\d+/\d+$", vendors=frozenset({"cisco"}))
+
+# ---------------------------------------------------------------------------------------- ANSIBLE
+# how the Ansible playbooks reach the platform's devices (roce_tune.ansible_inventory)
+ANSIBLE = _c.AnsibleConnection(
+    group_vars={"ansible_connection": _c.NETWORK_CLI, "ansible_network_os": "cisco.nxos.nxos"},
+    source="cisco.nxos collection (network_cli + nxos cliconf)")
+
+# ---------------------------------------------------------------------------------------- COUNTERS
+# which show commands give the switch counters verify reads, and their parsers: nxos_counters.py
+from roce_tune.platforms.nxos_counters import COUNTERS  # noqa: E402
+
 PLATFORM = _c.PlatformImpl(
     name=SPEC.name, spec=SPEC, render=render, check=build_context, render_findings=render_findings,
     read_back=_c.module_read_back(__name__, SPEC.name), diff=DIFF, push=PUSH, capabilities=CAPABILITIES,
+    counters=COUNTERS,
+    ansible=ANSIBLE,
+    inventory=INVENTORY,
 )
 
 #: NetBox platform slugs that mean this platform (roce_tune.importers.netbox), besides its own id.

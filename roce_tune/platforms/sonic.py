@@ -203,7 +203,7 @@ def asic_family(switch: SwitchPlan) -> str:
     catalog does not know it."""
     family = re.sub(r"-\d+$", "", switch.asic)
     try:
-        from roce_tune.inventory.catalog import load_catalog
+        from roce_tune.catalog import load_catalog
 
         family = load_catalog().asic(switch.asic).family
     except (KeyError, FileNotFoundError, ModuleNotFoundError):
@@ -904,9 +904,26 @@ def preflight(running: str, desired: str) -> str | None:
     return "; ".join(dict.fromkeys(problems)) or None
 
 
+# ---------------------------------------------------------------------------------------- INVENTORY
+# port names that tell the platform (import) and the vendors whose hardware it runs on (lint RT125)
+#: SONiC runs on any catalogued vendor's hardware
+INVENTORY = _c.InventoryFacts(port_name_hint=r"^Ethernet\d+$", vendors=None)
+
+# ---------------------------------------------------------------------------------------- ANSIBLE
+# how the Ansible playbooks reach the platform's devices (roce_tune.ansible_inventory)
+#: ``config apply-patch`` is driven as a command with ``raw`` (no SONiC collection in the ``ansible`` package)
+ANSIBLE = _c.AnsibleConnection(group_vars={"ansible_connection": _c.PLAIN_SSH})
+
+# ---------------------------------------------------------------------------------------- COUNTERS
+# which show commands give the switch counters verify reads, and their parsers: sonic_counters.py
+from roce_tune.platforms.sonic_counters import COUNTERS  # noqa: E402
+
 PLATFORM = _c.PlatformImpl(
     name=SPEC.name, spec=SPEC, render=render, check=build_context, runbook=runbook, render_findings=render_findings,
     read_back=_c.module_read_back(__name__, SPEC.name), diff=DIFF, push=PUSH, capabilities=CAPABILITIES,
+    counters=COUNTERS,
+    ansible=ANSIBLE,
+    inventory=INVENTORY,
 )
 
 #: NetBox platform slugs that mean this platform (roce_tune.importers.netbox), besides its own id.

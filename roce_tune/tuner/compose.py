@@ -23,7 +23,11 @@ from collections import Counter
 from dataclasses import dataclass
 
 from roce_tune import __version__
-from roce_tune.findings import Finding, Location, RoceTuneError, Severity, has_errors
+from roce_tune.findings import (
+    Finding,
+    Location,
+    Severity,
+)
 from roce_tune.gcpause import gc_paused
 from roce_tune.inventory.catalog import AsicSpec, Catalog, NicSpec, load_catalog
 from roce_tune.inventory.models import Inventory, Policy, Switch
@@ -532,38 +536,10 @@ def _finding_key(f: Finding) -> tuple[object, ...]:
     return (sev, loc.file or "", loc.line or 0, loc.col or 0, loc.device or "", loc.port or "", f.rule, f.message)
 
 
-def _linted(loaded, catalog: Catalog) -> tuple[Topology, list[Finding]]:  # type: ignore[no-untyped-def]
-    """The topology (one for lint and the tuner) and lint's findings. Raises RoceTuneError on lint errors."""
-    from roce_tune.inventory.lint import lint
-
-    with gc_paused():
-        topo = build_topology(loaded.inventory)
-    lint_findings = lint(loaded, catalog, topology=topo)
-    if has_errors(lint_findings):
-        raise RoceTuneError([f for f in lint_findings if f.severity is Severity.error])
-    return topo, lint_findings
-
-
-def derive_plan(loaded, catalog: Catalog | None = None) -> Plan:  # type: ignore[no-untyped-def]
-    """Lint then derive: the library form of ``roce-tune plan``.
-
-    Args:
-        loaded: a :class:`~roce_tune.inventory.loader.LoadedInventory`.
-        catalog: default the shipped catalog.
-
-    Raises:
-        RoceTuneError: lint found errors (all of them are in the exception); nothing is derived. Also
-            RT299 when the tuner fails on an input no lint rule caught.
-    """
-    from roce_tune.pipeline import derive, lint_loaded, topology
-
-    catalog = catalog or load_catalog()
-    topo = topology(loaded)
-    return derive(loaded, catalog, lint_loaded(loaded, catalog, topo), topo=topo)
-
-
-def derive_device(loaded, device: str, catalog: Catalog | None = None) -> Plan:  # type: ignore[no-untyped-def]
-    """Lint, then derive only what the values of ``device`` depend on: the library form of ``roce-tune explain``.
+def build_partial_plan(loaded, catalog: Catalog, topo: Topology, device: str,  # type: ignore[no-untyped-def]
+                       lint_findings: list[Finding]) -> Plan:
+    """Derive only what the values of ``device`` depend on (``roce-tune explain``; the pipeline's
+    :func:`roce_tune.pipeline.derive_device` lints first and passes lint's topology and findings).
 
     A switch's values depend on its own ports, the fabric's base RTT and NIC mix, and (for the names of its
     ECN profiles, ``…_V2``) the switches before it in the inventory; a host's on its NICs and the policy. So a
@@ -576,21 +552,9 @@ def derive_device(loaded, device: str, catalog: Catalog | None = None) -> Plan: 
         derived; a note says it is partial. An unknown ``device`` gives a plan with neither.
 
     Raises:
-        RoceTuneError: lint errors, or RT299 when the tuner fails on an input no lint rule caught.
+        ValueError, ArithmeticError, LookupError: on an input no lint rule caught (the pipeline turns them
+            into RT299).
     """
-    from roce_tune.pipeline import TUNER_FAILURES, internal_finding
-
-    catalog = catalog or load_catalog()
-    topo, lint_findings = _linted(loaded, catalog)
-    try:
-        with gc_paused():
-            return _partial_plan(loaded, catalog, topo, device, lint_findings)
-    except TUNER_FAILURES as exc:
-        raise RoceTuneError([internal_finding(exc, str(loaded.path), "be derived")]) from None
-
-
-def _partial_plan(loaded, catalog: Catalog, topo: Topology, device: str,  # type: ignore[no-untyped-def]
-                  lint_findings: list[Finding]) -> Plan:
     inv: Inventory = loaded.inventory
     cls = classification.derive_classification(inv.policy)
     findings = list(lint_findings)
@@ -614,4 +578,4 @@ def _partial_plan(loaded, catalog: Catalog, topo: Topology, device: str,  # type
         notes=[f"partial plan: only what the values of {device} depend on (roce-tune explain)"])
 
 
-__all__ = ["build_plan", "derive_device", "derive_plan", "Location"]
+__all__ = ["build_partial_plan", "build_plan", "Location"]

@@ -6,11 +6,9 @@ Commands per device kind (one round trip per host NIC; sections split by ``@@ROC
 
 * host NIC counters: ``ethtool -S IF`` and ``grep -H '' …/hw_counters/*`` (docs/derivation.md#counters);
 * host NIC facts: netdev ``mtu`` (sysfs), ``ibv_devinfo -d DEV``, ``show_gids DEV``;
-* SONiC: ``show pfc counters``, ``show queue counters``, ``show queue wredcounters``, ``show pfcwd stats``
-  (docs/derivation.md#platform-syntax); EOS: ``show priority-flow-control counters | json`` and ``show qos interfaces
-  ethernet N ecn counters queue`` per lossless port (§3b); Cumulus, NX-OS and Junos: per lossless
-  port, see :mod:`.vendor_counters` (§2b, §4b, §5b). Other platforms: not read yet (the snapshot
-  lists them as ``unsupported``).
+* switches: the commands and parsers of the switch's platform
+  (:attr:`roce_tune.platforms.contract.Platform.counters`); a platform without a counter reader is listed
+  as ``unsupported`` in the snapshot.
 
 Host paths are prefixed with ``${ROCE_TUNE_SYSROOT:-}`` (empty on a real host; the test emulators
 set it), like the rendered host scripts.
@@ -30,19 +28,13 @@ from roce_tune.deploy.credentials import private_dir
 from roce_tune.deploy.drivers import Driver, PushOptions
 from roce_tune.deploy.runner import ApplyOptions, Target, _connect
 from roce_tune.plan import HostPlan, NicPlan, Plan, SwitchPlan
+from roce_tune.platforms import platform
+from roce_tune.platforms.contract import CounterReader
 from roce_tune.verify import counters as c
 from roce_tune.verify.hostfacts import NicFacts, parse_ibv_devinfo, parse_show_gids
-from roce_tune.verify.vendor_counters import (
-    NEW_PLATFORMS,
-    parse_vendor_switch_counters,
-    vendor_switch_commands,
-)
 
 MARK = "@@ROCE_TUNE"
 SYS = "${ROCE_TUNE_SYSROOT:-}"
-#: platforms whose CLI is a Linux shell (commands can share one line)
-LINUX_SHELL = ("sonic",)
-SONIC_COMMANDS = ("show pfc counters", "show queue counters", "show queue wredcounters", "show pfcwd stats")
 
 __all__ = [
     "DevicePool",
@@ -185,47 +177,28 @@ def parse_facts(host: str, nic: NicPlan, text: str) -> NicFacts:
                                                                re.M)))
 
 
+def _reader(sw: SwitchPlan) -> CounterReader | None:
+    try:
+        return platform(sw.platform).counters
+    except KeyError:
+        return None
+
+
 def switch_commands(sw: SwitchPlan) -> list[str]:
     """Counter commands for ``sw``'s platform (empty = not supported yet)."""
-    if sw.platform == "sonic":
-        return list(SONIC_COMMANDS)
-    if sw.platform == "eos":
-        return ["show priority-flow-control counters | json"] + [
-            f"show qos interfaces ethernet {p.name.removeprefix('Ethernet')} ecn counters queue"
-            for p in sw.ports if p.lossless]
-    if sw.platform in NEW_PLATFORMS:
-        return vendor_switch_commands(sw)
-    return []
+    reader = _reader(sw)
+    return reader.commands(sw) if reader else []
 
 
 def parse_switch_counters(sw: SwitchPlan, outputs: dict[str, str]) -> c.SwitchCounters:
     """Outputs of :func:`switch_commands` → :class:`~roce_tune.verify.counters.SwitchCounters`."""
-    unsupported: list[str] = []
-    errors: list[str] = []
-    if sw.platform == "sonic":
-        wred = c.parse_sonic_wred_counters(outputs.get("show queue wredcounters", ""))
-        if not any(k.endswith("ecn_marked_pkts") for v in wred.values() for k in v):
-            unsupported.append("ECN-marked counters (enable: counterpoll wredqueue enable)")
-        ports = c.merge_ports(c.parse_sonic_pfc_counters(outputs.get("show pfc counters", "")),
-                              c.parse_sonic_queue_counters(outputs.get("show queue counters", "")), wred,
-                              c.parse_sonic_pfcwd_stats(outputs.get("show pfcwd stats", "")))
-    elif sw.platform == "eos":
-        ports = {}
-        try:
-            ports = c.parse_eos_pfc_counters_json(outputs.get("show priority-flow-control counters | json", ""))
-        except ValueError as exc:
-            errors.append(str(exc))
-        for p in sw.ports:
-            cmd = f"show qos interfaces ethernet {p.name.removeprefix('Ethernet')} ecn counters queue"
-            if cmd in outputs:
-                ports.setdefault(p.name, {}).update(c.parse_eos_ecn_counters(outputs[cmd], p.name))
-        unsupported.append("PFC watchdog counters")
-    elif sw.platform in NEW_PLATFORMS:
-        return parse_vendor_switch_counters(sw, outputs)
-    else:
-        ports = {}
-        unsupported.append(f"all counters: {sw.platform} is not read by roce-tune verify yet")
-    return c.SwitchCounters(switch=sw.name, platform=sw.platform, ports=ports, unsupported=unsupported, errors=errors)
+    reader = _reader(sw)
+    if reader is None:
+        return c.SwitchCounters(switch=sw.name, platform=sw.platform,
+                                unsupported=[f"all counters: {sw.platform} is not read by roce-tune verify yet"])
+    got = reader.parse(sw, outputs)
+    return c.SwitchCounters(switch=sw.name, platform=sw.platform, ports=got.ports, unsupported=list(got.unsupported),
+                            errors=list(got.errors))
 
 
 def _each(jobs: dict[str, Callable[[], Any]], workers: int) -> dict[str, Any]:
@@ -250,9 +223,10 @@ def _host_job(pool: DevicePool, h: HostPlan) -> Callable[[], list[c.HostNicCount
 def _switch_job(pool: DevicePool, sw: SwitchPlan) -> Callable[[], c.SwitchCounters]:
     def job() -> c.SwitchCounters:
         outputs: dict[str, str] = {}
-        cmds = switch_commands(sw)
+        reader = _reader(sw)
+        cmds = reader.commands(sw) if reader else []
         try:
-            if sw.platform in LINUX_SHELL and cmds:  # one round trip: bash runs the commands in sequence
+            if reader is not None and reader.one_shell_line and cmds:  # one round trip: bash runs the commands in sequence
                 line = "; ".join(f"echo '{MARK} {cmd}'; {cmd}" for cmd in cmds)
                 outputs = split_sections(pool.run(sw.name, line))
             else:

@@ -20,8 +20,8 @@ from roce_tune.ansible_inventory import DESIRED_FILE, build_ansible_inventory, d
 from roce_tune.cli import app
 from roce_tune.deploy.runner import DESIRED_FILE as DEPLOY_DESIRED_FILE
 from roce_tune.inventory.loader import load_inventory, load_inventory_text
+from roce_tune.pipeline import derive_plan
 from roce_tune.render.outputs import render_outputs
-from roce_tune.tuner.compose import derive_plan
 
 REPO = Path(__file__).resolve().parents[2]
 MIXED = REPO / "inventories" / "mixed-vendor.yaml"

@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 from roce_tune.inventory.loader import load_inventory
+from roce_tune.pipeline import derive_plan
 from roce_tune.render.outputs import render_outputs
 from roce_tune.tuner.buffers import pg_shared_limit_bytes
-from roce_tune.tuner.compose import derive_plan
 from tests.emulators.verify_stubs import fleet
 from tests.emulators.verify_stubs import model as m
 

@@ -16,10 +16,10 @@ from roce_tune.inventory.intent import Template, full_form_yaml
 from roce_tune.inventory.loader import full_form_data, load_inventory, load_inventory_text
 from roce_tune.inventory.models import Inventory
 from roce_tune.inventory.synthetic import rail_optimised_fabric
+from roce_tune.pipeline import derive_plan
 from roce_tune.plan import plan_to_json
 from roce_tune.render.outputs import render_outputs
 from roce_tune.render.values import plan_values
-from roce_tune.tuner.compose import derive_plan
 
 REPO = Path(__file__).resolve().parents[2]
 INTENT = REPO / "inventories" / "intent"

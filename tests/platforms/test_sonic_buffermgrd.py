@@ -27,10 +27,10 @@ from pathlib import Path
 
 import pytest
 
+from roce_tune.pipeline import derive_plan
 from roce_tune.plan import Plan, SwitchPlan
 from roce_tune.platforms import sonic
 from roce_tune.platforms.sonic_readback import ids
-from roce_tune.tuner.compose import derive_plan
 from tests.render.golden import REPO, pipeline_plan
 
 DATA = Path(__file__).resolve().parents[1] / "data" / "sonic_pg_profile"

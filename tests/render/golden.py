@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 from roce_tune.inventory.loader import load_inventory
+from roce_tune.pipeline import derive_plan
 from roce_tune.plan import Plan
 from roce_tune.platforms import get_platform
-from roce_tune.tuner.compose import derive_plan
 
 REPO = Path(__file__).resolve().parents[2]
 GOLDEN = REPO / "tests" / "golden"

@@ -14,9 +14,8 @@ import pytest
 
 from roce_tune.deploy.apply import load_source
 from roce_tune.inventory.loader import load_inventory
-from roce_tune.pipeline import PlanDirError, read_plan_dir
+from roce_tune.pipeline import PlanDirError, derive_plan, read_plan_dir
 from roce_tune.render.outputs import CURRENT, read_tree, render_outputs, write_tree
-from roce_tune.tuner.compose import derive_plan
 from roce_tune.verify.run import load_for_verify
 
 REPO = Path(__file__).resolve().parents[2]

@@ -23,10 +23,10 @@ from pathlib import Path
 import pytest
 
 from roce_tune.inventory.loader import load_inventory
+from roce_tune.pipeline import derive_plan
 from roce_tune.plan import Plan, SwitchPlan
 from roce_tune.platforms import SWITCH_PLATFORMS, get_platform
 from roce_tune.qos import differences, expected_qos, missing_fields
-from roce_tune.tuner.compose import derive_plan
 from tests.render.golden import REPO, pipeline_plan
 
 SHIPPED = sorted(

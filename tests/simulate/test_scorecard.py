@@ -10,10 +10,10 @@ from typer.testing import CliRunner
 
 from roce_tune.cli import app
 from roce_tune.inventory.loader import load_inventory
+from roce_tune.pipeline import derive_plan
 from roce_tune.plan import Plan
 from roce_tune.render.review import render_review
 from roce_tune.simulate.scorecard import Scorecard, ScoreRow, judge, port_classes, scorecard, scorecard_lines
-from roce_tune.tuner.compose import derive_plan
 
 ROOT = Path(__file__).resolve().parents[2]
 runner = CliRunner()

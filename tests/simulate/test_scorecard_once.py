@@ -8,8 +8,8 @@ from pathlib import Path
 import pytest
 
 from roce_tune.inventory.loader import load_inventory
+from roce_tune.pipeline import derive_plan
 from roce_tune.simulate import scorecard as sc
-from roce_tune.tuner.compose import derive_plan
 
 REPO = Path(__file__).resolve().parents[2]
 

@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 from roce_tune.inventory.loader import load_inventory
+from roce_tune.pipeline import derive_plan
 from roce_tune.plan import plan_to_json
 from roce_tune.render.review import render_review
-from roce_tune.tuner.compose import derive_plan
 
 REPO = Path(__file__).resolve().parents[2]
 INVENTORIES = sorted((REPO / "inventories").glob("*.yaml"))

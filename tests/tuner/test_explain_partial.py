@@ -10,8 +10,8 @@ import pytest
 from roce_tune.explain import explain
 from roce_tune.findings import RoceTuneError
 from roce_tune.inventory.loader import load_inventory, load_inventory_text
+from roce_tune.pipeline import derive_device, derive_plan
 from roce_tune.tuner import compose
-from roce_tune.tuner.compose import derive_device, derive_plan
 
 REPO = Path(__file__).resolve().parents[2]
 SHIPPED = [REPO / "inventories" / n for n in ("mixed-vendor.yaml", "site.yaml", "spectrum-x-su.yaml")]

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from roce_tune.findings import Severity
 from roce_tune.inventory.loader import load_inventory
-from roce_tune.tuner.compose import derive_plan
+from roce_tune.pipeline import derive_plan
 from roce_tune.tuner.ecn import check_ecn
 
 REPO = Path(__file__).resolve().parents[2]

@@ -11,7 +11,7 @@ import pytest
 from roce_tune.checks import check_inventory
 from roce_tune.findings import Severity
 from roce_tune.inventory.loader import load_inventory_text
-from roce_tune.tuner.compose import derive_plan
+from roce_tune.pipeline import derive_plan
 
 REPO = Path(__file__).resolve().parents[2]
 LAB = (REPO / "inventories" / "lab-2node.yaml").read_text()

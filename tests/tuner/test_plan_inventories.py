@@ -9,8 +9,8 @@ import pytest
 
 from roce_tune.findings import Severity
 from roce_tune.inventory.loader import load_inventory, load_inventory_text
+from roce_tune.pipeline import derive_plan
 from roce_tune.plan import plan_from_json, plan_json_schema, plan_to_json, resolve_shared
-from roce_tune.tuner.compose import derive_plan
 
 REPO = Path(__file__).resolve().parents[2]
 INVENTORIES = sorted((REPO / "inventories").glob("*.yaml"))

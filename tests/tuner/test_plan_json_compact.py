@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from roce_tune.inventory.loader import load_inventory
+from roce_tune.pipeline import derive_plan
 from roce_tune.plan import PLAN_SCHEMA_VERSION, Plan, plan_from_json, plan_to_json
-from roce_tune.tuner.compose import derive_plan
 
 REPO = Path(__file__).resolve().parents[2]
 

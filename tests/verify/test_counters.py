@@ -10,6 +10,8 @@ import re
 
 import pytest
 
+from roce_tune.platforms import eos_counters as ec
+from roce_tune.platforms import sonic_counters as sc
 from roce_tune.verify import counters as c
 from roce_tune.verify.hostfacts import parse_ibv_devinfo, parse_show_gids, roce_active_mtu
 from tests.references import reference
@@ -98,7 +100,7 @@ Ethernet8       0       0       0  15,437       0       0       0       0
 
 
 def test_sonic_pfc_counters_rx_and_tx_tables() -> None:
-    ports = c.parse_sonic_pfc_counters(SONIC_PFC)
+    ports = sc.parse_sonic_pfc_counters(SONIC_PFC)
     assert ports["Ethernet0"]["pfc_rx_prio3"] == 1200
     assert ports["Ethernet8"]["pfc_tx_prio3"] == 15437
     assert "pfc_rx_prio0" not in ports["Ethernet8"]  # N/A is not a zero
@@ -106,21 +108,21 @@ def test_sonic_pfc_counters_rx_and_tx_tables() -> None:
 
 
 def test_sonic_pfc_counters_field_capture_tx_only() -> None:
-    ports = c.parse_sonic_pfc_counters(field("sonic-show-pfcwd-stats-and-pfc-tx-counters.txt"))
+    ports = sc.parse_sonic_pfc_counters(field("sonic-show-pfcwd-stats-and-pfc-tx-counters.txt"))
     assert ports["Ethernet6"]["pfc_tx_prio3"] == 15437
     assert sum(v for p in ports.values() for v in p.values()) == 15437
     assert not any(k.startswith("pfc_rx") for p in ports.values() for k in p)
 
 
 def test_sonic_pfcwd_stats_field_capture() -> None:
-    wd = c.parse_sonic_pfcwd_stats(field("sonic-show-pfcwd-stats-and-pfc-tx-counters.txt"))
+    wd = sc.parse_sonic_pfcwd_stats(field("sonic-show-pfcwd-stats-and-pfc-tx-counters.txt"))
     assert wd["Ethernet4"] == {"q3_wd_storm_detected": 2, "q3_wd_storm_restored": 2, "q3_wd_tx_ok": 0,
                                "q3_wd_tx_drop": 56035, "q3_wd_rx_ok": 14053, "q3_wd_rx_drop": 371184}
     assert wd["Ethernet6"]["q3_wd_tx_drop"] == 46416
 
 
 def test_sonic_queue_counters_field_capture_unicast_only() -> None:
-    q = c.parse_sonic_queue_counters(field("sonic-show-queue-counters-ethernet196.txt"))["Ethernet196"]
+    q = sc.parse_sonic_queue_counters(field("sonic-show-queue-counters-ethernet196.txt"))["Ethernet196"]
     assert q["q1_drop_pkts"] == 6841131615
     assert q["q3_tx_bytes"] == 16254949855200
     assert not any(k.startswith(("q8_", "q13_")) for k in q)  # MC8..MC13 rows are multicast
@@ -141,17 +143,17 @@ Ethernet0    UC3         160510586       295336835072
 """, {"q3_ecn_marked_pkts": 160510586, "q3_ecn_marked_bytes": 295336835072}),
 ])
 def test_sonic_wred_counters_columns_by_name(text: str, expect: dict[str, int]) -> None:
-    assert c.parse_sonic_wred_counters(text)["Ethernet0"] == expect
+    assert sc.parse_sonic_wred_counters(text)["Ethernet0"] == expect
 
 
 # ---------------------------------------------------------------------------------------- EOS
 def test_eos_pfc_json_and_ecn_table() -> None:
     js = '{"interfaceCounters": {"Ethernet1": {"rxFrames": 3, "txFrames": 17}}}'
-    assert c.parse_eos_pfc_counters_json("leaf1# \n" + js) == {"Ethernet1": {"pfc_rx_all": 3, "pfc_tx_all": 17}}
+    assert ec.parse_eos_pfc_counters_json("leaf1# \n" + js) == {"Ethernet1": {"pfc_rx_all": 3, "pfc_tx_all": 17}}
     ecn = "Ethernet1:\n   Tx-Queue  ECN Marked Packets\n   --------  ------------------\n   0         0\n   3         421\n"
-    assert c.parse_eos_ecn_counters(ecn, "Ethernet1") == {"q0_ecn_marked_pkts": 0, "q3_ecn_marked_pkts": 421}
+    assert ec.parse_eos_ecn_counters(ecn, "Ethernet1") == {"q0_ecn_marked_pkts": 0, "q3_ecn_marked_pkts": 421}
     with pytest.raises(ValueError):
-        c.parse_eos_pfc_counters_json("% Invalid input")
+        ec.parse_eos_pfc_counters_json("% Invalid input")
 
 
 # ---------------------------------------------------------------------------------------- facts

@@ -14,8 +14,10 @@ import pytest
 from roce_tune.findings import Severity
 from roce_tune.inventory.loader import load_inventory
 from roce_tune.inventory.models import Override
+from roce_tune.pipeline import derive_plan
 from roce_tune.plan import Plan
-from roce_tune.tuner.compose import build_plan, derive_plan
+from roce_tune.platforms import sonic_counters as sc
+from roce_tune.tuner.compose import build_plan
 from roce_tune.verify import counters as c
 from roce_tune.verify.diagnose import Observation, Proposal, diagnose
 from roce_tune.verify.hostfacts import GidEntry, NicFacts
@@ -205,7 +207,7 @@ def test_lossless_queue_drops_on_the_switch(lab: Plan) -> None:
 
 def test_watchdog_storm_from_the_field_capture(lab: Plan) -> None:
     path = reference("field-cases", "counters", "sonic-show-pfcwd-stats-and-pfc-tx-counters.txt")
-    ports = c.merge_ports(c.parse_sonic_pfcwd_stats(path.read_text()))
+    ports = c.merge_ports(sc.parse_sonic_pfcwd_stats(path.read_text()))
     d = observe(lab, ports=ports)["RT319"][0]
     assert d.stops_loop
     assert d.evidence["storms_by_port"] == {"lab-leaf1:Ethernet4": 2, "lab-leaf1:Ethernet6": 2}

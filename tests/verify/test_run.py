@@ -9,8 +9,8 @@ import pytest
 
 from roce_tune.findings import RoceTuneError
 from roce_tune.inventory.loader import load_inventory
+from roce_tune.pipeline import derive_plan
 from roce_tune.render.outputs import render_outputs, write_tree
-from roce_tune.tuner.compose import derive_plan
 from roce_tune.verify.measure import _judged, traffic_time_s
 from roce_tune.verify.nccl_parser import parse_nccl_output
 from roce_tune.verify.run import VerifyOptions, common_env, load_for_verify, select_hosts, verify_fabric

@@ -16,8 +16,8 @@ from pathlib import Path
 import pytest
 
 from roce_tune.plan import Plan, SwitchPlan
+from roce_tune.platforms import cumulus_counters, junos_counters, nxos_counters
 from roce_tune.verify import counters as c
-from roce_tune.verify import vendor_counters as v
 from roce_tune.verify.collect import parse_switch_counters, switch_commands
 from tests.verify.test_diagnose import host, lab, observe  # noqa: F401 — lab is a fixture
 
@@ -30,7 +30,7 @@ def fx(name: str) -> str:
 
 # ---------------------------------------------------------------------------------------- Cumulus
 def test_cumulus_counters_qos_tables() -> None:
-    ports = v.parse_cumulus_counters_qos(fx("cumulus-nv-show-interface-swp3-counters-qos.txt"), "swp3", ecn_queue=3)
+    ports = cumulus_counters.parse_cumulus_counters_qos(fx("cumulus-nv-show-interface-swp3-counters-qos.txt"), "swp3", ecn_queue=3)
     s = ports["swp3"]
     assert s["pfc_rx_prio3"] == 17 and s["pfc_tx_prio3"] == 48213 and s["pfc_tx_prio0"] == 0
     assert s["q3_tx_pkts"] == 90412733 and s["q6_tx_pkts"] == 1203384
@@ -46,12 +46,12 @@ def test_cumulus_counters_qos_without_ecn_queue_and_odd_widths() -> None:
             "3                  5                 9                12  40\n\n"
             "    Counter             Receive  Transmit\n    ------------------  -------  --------\n"
             "    ECN Marked Packets  n/a      77\n")
-    assert v.parse_cumulus_counters_qos(text, "swp9") == {"swp9": {"pfc_rx_prio3": 5, "pfc_tx_prio3": 12}}
-    assert v.parse_cumulus_counters_qos(text, "swp9", 3)["swp9"]["q3_ecn_marked_pkts"] == 77
+    assert cumulus_counters.parse_cumulus_counters_qos(text, "swp9") == {"swp9": {"pfc_rx_prio3": 5, "pfc_tx_prio3": 12}}
+    assert cumulus_counters.parse_cumulus_counters_qos(text, "swp9", 3)["swp9"]["q3_ecn_marked_pkts"] == 77
 
 
 def test_cumulus_roce_counters_tree() -> None:
-    got = v.parse_cumulus_roce_counters(fx("cumulus-nv-show-interface-swp3-qos-roce-counters.txt"), "swp3", 3, 3)
+    got = cumulus_counters.parse_cumulus_roce_counters(fx("cumulus-nv-show-interface-swp3-qos-roce-counters.txt"), "swp3", 3, 3)
     # rx-non-roce / tx-cnp no-buffer-discard and roce-packets lines are not RoCE PFC/ECN/drops and are not kept;
     # RoCE no-buffer discards are (tx unicast on the lossless queue, rx per port)
     assert got == {"swp3": {"pfc_rx_prio3": 17, "pfc_tx_prio3": 48213, "q3_ecn_marked_pkts": 0,
@@ -59,26 +59,26 @@ def test_cumulus_roce_counters_tree() -> None:
     dropped = fx("cumulus-nv-show-interface-swp3-qos-roce-counters.txt").replace(
         "    unicast-no-buffer-discard  0                      Tx buffer discards for RoCE traffic",
         "    unicast-no-buffer-discard  5120                   Tx buffer discards for RoCE traffic")
-    assert v.parse_cumulus_roce_counters(dropped, "swp3", 3, 3)["swp3"]["q3_drop_pkts"] == 5120
+    assert cumulus_counters.parse_cumulus_roce_counters(dropped, "swp3", 3, 3)["swp3"]["q3_drop_pkts"] == 5120
 
 
 def test_cumulus_pfc_watchdog_column_by_name() -> None:
     text = ("traffic-class  status  deadlock-count\n-------------  ------  --------------\n"
             "3              OK      4\n")
-    assert v.parse_cumulus_pfc_watchdog(text, "swp3") == {"swp3": {"q3_wd_storm_detected": 4}}
-    assert v.parse_cumulus_pfc_watchdog("Error: object not found\n", "swp3") == {}
+    assert cumulus_counters.parse_cumulus_pfc_watchdog(text, "swp3") == {"swp3": {"q3_wd_storm_detected": 4}}
+    assert cumulus_counters.parse_cumulus_pfc_watchdog("Error: object not found\n", "swp3") == {}
 
 
 # ---------------------------------------------------------------------------------------- NX-OS
 def test_nxos_pfc_interfaces_rxppp_txppp() -> None:
-    got = v.parse_nxos_pfc_interfaces(fx("nxos-show-interface-priority-flow-control.txt"))
+    got = nxos_counters.parse_nxos_pfc_interfaces(fx("nxos-show-interface-priority-flow-control.txt"))
     assert got == {"Ethernet1/1": {"pfc_rx_all": 0, "pfc_tx_all": 0},
                    "Ethernet1/7": {"pfc_rx_all": 131, "pfc_tx_all": 52904},
                    "Ethernet1/8": {"pfc_rx_all": 9, "pfc_tx_all": 1288}}
 
 
 def test_nxos_queuing_interface_groups_and_pfc_cos() -> None:
-    s = v.parse_nxos_queuing_interface(fx("nxos-show-queuing-interface-e1-7.txt"), "Ethernet1/7")["Ethernet1/7"]
+    s = nxos_counters.parse_nxos_queuing_interface(fx("nxos-show-queuing-interface-e1-7.txt"), "Ethernet1/7")["Ethernet1/7"]
     assert s["q3_tx_pkts"] == 614220981 and s["q3_tx_bytes"] == 2520395837126
     assert s["q0_tx_pkts"] == 73310  # unicast column, not multicast 1022
     assert s["q3_drop_pkts"] == 0 and s["q3_wd_tx_drop"] == 0 and s["q3_ecn_marked_pkts"] == 0
@@ -87,20 +87,20 @@ def test_nxos_queuing_interface_groups_and_pfc_cos() -> None:
 
 
 def test_nxos_pfc_queue_detail_watchdog() -> None:
-    got = v.parse_nxos_pfc_queue_detail(fx("nxos-show-queuing-pfc-queue-e1-7-detail.txt"))
+    got = nxos_counters.parse_nxos_pfc_queue_detail(fx("nxos-show-queuing-pfc-queue-e1-7-detail.txt"))
     assert got == {"Ethernet1/7": {"q3_wd_storm_detected": 3, "q3_wd_storm_restored": 3, "q3_wd_tx_drop": 880231,
                                    "q3_wd_rx_drop": 4410}}
 
 
 # ---------------------------------------------------------------------------------------- Junos
 def test_junos_extensive_pfc_per_priority() -> None:
-    got = v.parse_junos_extensive_pfc(fx("junos-show-interfaces-et-0-0-12-extensive.txt"))["et-0/0/12"]
+    got = junos_counters.parse_junos_extensive_pfc(fx("junos-show-interfaces-et-0-0-12-extensive.txt"))["et-0/0/12"]
     assert got["pfc_rx_prio3"] == 2291 and got["pfc_tx_prio3"] == 61377
     assert len(got) == 16 and sum(got.values()) == 2291 + 61377
 
 
 def test_junos_interfaces_queue_transmitted_section() -> None:
-    q = v.parse_junos_interfaces_queue(fx("junos-show-interfaces-queue-et-0-0-12.txt"))["et-0/0/12"]
+    q = junos_counters.parse_junos_interfaces_queue(fx("junos-show-interfaces-queue-et-0-0-12.txt"))["et-0/0/12"]
     assert q["q3_tx_pkts"] == 678840115 and q["q3_tx_bytes"] == 2793101448212
     assert q["q3_ecn_marked_pkts"] == 0 and q["q3_wred_drop_pkts"] == 0
     assert q["q0_drop_pkts"] == 7  # Tail-dropped "Not Available": Total-dropped 7 − RED-dropped 0

@@ -25,7 +25,7 @@ from roce_tune.cli import app
 from roce_tune.deploy.drivers import PushOptions
 from roce_tune.deploy.runner import ApplyOptions
 from roce_tune.inventory.loader import load_inventory
-from roce_tune.tuner.compose import derive_plan
+from roce_tune.pipeline import derive_plan
 from roce_tune.verify.run import VerifyOptions, verify_fabric
 from tests.emulators import LOOPBACK_TIMING
 from tests.emulators.verify_stubs import VerifyLab, start_lab

@@ -18,7 +18,7 @@ from collections.abc import Iterator
 
 from roce_tune.findings import Finding, Severity
 from roce_tune.inventory.rules.base import LintContext, rule
-from roce_tune.platforms.host import CABLE_LEN_RANGE
+from roce_tune.platforms import HOST_PLATFORM, get_platform
 
 _SWITCH_HEAD = """\
 site: {name: lab}
@@ -329,7 +329,7 @@ hosts:
       - {model: connectx-7, netdev: ens1f0np0, rdma_device: mlx5_0, speed: 400G, cable_length: 100m}
 """)
 def nic_cable_out_of_range(ctx: LintContext) -> Iterator[Finding]:
-    lo, hi = CABLE_LEN_RANGE
+    lo, hi = get_platform(HOST_PLATFORM).CABLE_LEN_RANGE
     default_m = ctx.inv.defaults.cable_length
     defaulted: list[str] = []
     for path, host, nic in ctx.nics():

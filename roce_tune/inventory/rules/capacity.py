@@ -9,6 +9,7 @@ from roce_tune.findings import Finding, Severity
 from roce_tune.inventory.catalog import CatalogError, SwitchModelSpec
 from roce_tune.inventory.models import Role
 from roce_tune.inventory.rules.base import LintContext, rule
+from roce_tune.platforms import SWITCH_PLATFORMS, platform
 
 #: Spare-port share below which RT115 notes that the fabric has little room to grow.
 SPARE_PORTS_MIN = 0.5
@@ -239,14 +240,11 @@ def no_fabric(ctx: LintContext) -> Iterator[Finding]:
                           "fabric to tune", "set switch_port on each NIC", "hosts")
 
 
-#: which switch vendors' hardware each network OS runs on (SONiC runs on many vendors' boxes)
-PLATFORM_VENDORS: dict[str, frozenset[str] | None] = {
-    "eos": frozenset({"arista"}),
-    "nxos": frozenset({"cisco"}),
-    "junos": frozenset({"juniper"}),
-    "cumulus": frozenset({"nvidia"}),
-    "sonic": None,
-}
+
+
+def _any_vendor() -> list[str]:
+    """Switch platforms that run on any catalogued vendor's hardware (each platform's ``vendors``)."""
+    return [n for n in SWITCH_PLATFORMS if platform(n).inventory.vendors is None]
 
 
 @rule("RT125", "platform-model-mismatch", Severity.error,
@@ -278,10 +276,10 @@ def platform_model_mismatch(ctx: LintContext) -> Iterator[Finding]:
             spec = ctx.catalog.switch_model(sw.model)
         except CatalogError:
             continue  # RT112
-        vendors = PLATFORM_VENDORS[sw.platform.value]
+        vendors = platform(sw.platform.value).inventory.vendors
         if vendors is not None and spec.vendor not in vendors:
             yield ctx.finding(f"{sw.name}: {sw.platform.value} does not run on a {spec.vendor} {spec.id}",
-                              f"use platform sonic or a {'/'.join(sorted(vendors))} model",
+                              f"use platform {' or '.join(_any_vendor())} or a {'/'.join(sorted(vendors))} model",
                               f"{path}.platform", device=sw.name)
         if sw.asic and sw.asic != spec.asic:
             yield ctx.finding(f"{sw.name}: asic {sw.asic} contradicts model {spec.id} ({spec.asic})",

@@ -19,7 +19,7 @@ import threading
 from pathlib import Path
 
 from roce_tune.inventory.loader import load_inventory
-from roce_tune.tuner.compose import derive_plan
+from roce_tune.pipeline import derive_plan
 
 from .fleet import start_lab
 

@@ -18,9 +18,9 @@ from typing import Any
 from ruamel.yaml import YAML
 
 from roce_tune.inventory.loader import load_inventory
+from roce_tune.pipeline import derive_plan
 from roce_tune.plan import Plan
 from roce_tune.render.outputs import render_outputs
-from roce_tune.tuner.compose import derive_plan
 
 from .. import EmulatorFleet, EmulatorSpec, start_emulators
 from ..host import HostDevice
