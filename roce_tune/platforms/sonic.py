@@ -75,10 +75,12 @@ import re
 from collections.abc import Callable
 from typing import Any
 
+import orjson
+
 from roce_tune.findings import Finding, Location, Severity
 from roce_tune.plan import BufferProfile, Plan, PortPlan, SwitchPlan
 from roce_tune.platforms.base import LINUX_IFNAME_MAX, PlatformSpec, SecretPattern, mask_secrets, secret_re
-from roce_tune.platforms.templating import render_template
+from roce_tune.platforms.templating import render_once, render_template
 
 SPEC = PlatformSpec(
     name="sonic",
@@ -436,7 +438,8 @@ def canonical_json(text: str) -> str:
     """
     data = json.loads(text, object_pairs_hook=_no_duplicates)
     data = {table: rows for table, rows in data.items() if rows}
-    return json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+    # the same bytes as json.dumps(indent=2, sort_keys=True, ensure_ascii=False), in C (CONFIG_DB holds strings)
+    return orjson.dumps(data, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS).decode() + "\n"
 
 
 def render_findings(plan: Plan, switch: SwitchPlan) -> list[Finding]:
@@ -456,8 +459,9 @@ def render(plan: Plan, switch: SwitchPlan) -> dict[str, str]:
     Raises:
         ValueError: see :func:`build_context`; jinja2.UndefinedError on a template bug.
     """
-    text = render_template(SPEC.name, SPEC.aggregator, **build_context(plan, switch))
-    return {f"{switch.name}.{SPEC.extension}": canonical_json(text)}
+    text = render_once(f"{SPEC.name}/{SPEC.aggregator}", switch.name, build_context(plan, switch), ("switch",),
+                       lambda ctx: canonical_json(render_template(SPEC.name, SPEC.aggregator, **ctx)))
+    return {f"{switch.name}.{SPEC.extension}": text}
 
 
 # --- LLDP and show version (roce-tune import lldp / lint --lldp) -----------------------------------

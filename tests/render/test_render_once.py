@@ -1,0 +1,65 @@
+"""Each distinct switch is rendered once (issue 16): devices whose files differ only in their name share
+one render, and the text is byte for byte what a render of that device alone gives."""
+
+from __future__ import annotations
+
+import pytest
+
+from roce_tune.platforms import get_platform, sonic, templating
+
+from .golden import pipeline_plan
+
+
+@pytest.fixture()
+def counted(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Every Jinja render (platform/template) made, with an empty render cache."""
+    calls: list[str] = []
+    real = templating.render_template
+
+    def counting(platform: str, template: str, **context: object) -> str:
+        calls.append(f"{platform}/{template}")
+        return real(platform, template, **context)
+
+    monkeypatch.setattr(templating, "render_template", counting)
+    monkeypatch.setattr(sonic, "render_template", counting)
+    templating._RENDERS.clear()
+    return calls
+
+
+@pytest.mark.parametrize("platform", ["sonic", "eos", "junos", "nxos", "cumulus"])
+def test_a_twin_switch_is_rendered_once_and_named_right(platform: str, counted: list[str]) -> None:
+    plan = pipeline_plan("mixed-vendor")
+    sw = next(s for s in plan.switches if s.platform == platform)
+    twin = sw.model_copy(update={"name": "twin-of-" + sw.name})
+    module = get_platform(platform)
+    first = module.render(plan, sw)
+    renders = len(counted)
+    second = module.render(plan, twin)
+    assert len(counted) == renders, "the twin was rendered again"
+    templating._RENDERS.clear()
+    alone = module.render(plan, twin)  # rendered on its own, nothing shared
+    assert second == alone
+    assert all(text.replace(sw.name, "twin-of-" + sw.name) == second[name.replace(sw.name, "twin-of-" + sw.name)]
+               for name, text in first.items() if sw.name in text)
+
+
+def test_switches_that_differ_are_not_shared(counted: list[str]) -> None:
+    plan = pipeline_plan("mixed-vendor")
+    sw = next(s for s in plan.switches if s.platform == "sonic")
+    port = sw.ports[0]
+    longer = sw.model_copy(update={"name": "other", "ports": [port.model_copy(update={"cable_m": port.cable_m + 40}),
+                                                              *sw.ports[1:]]})
+    sonic.render(plan, sw)
+    text = sonic.render(plan, longer)["other.json"]
+    assert len(counted) == 2
+    templating._RENDERS.clear()
+    assert sonic.render(plan, longer)["other.json"] == text
+
+
+def test_the_name_is_filled_in_where_the_template_prints_it() -> None:
+    templating._RENDERS.clear()
+    out = [templating.render_once("test/kind", name, {"header": {"switch": name, "n": 1}}, ("header", "switch"),
+                                  lambda ctx: f"switch {ctx['header']['switch']} n={ctx['header']['n']}\n")
+           for name in ("leaf1", "leaf10")]
+    assert out == ["switch leaf1 n=1\n", "switch leaf10 n=1\n"]
+    assert len([k for k in templating._RENDERS if k[0] == "test/kind"]) == 1
