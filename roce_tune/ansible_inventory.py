@@ -11,7 +11,9 @@ inventory with:
   (the inventory's ``credentials.*_env`` names; a device with non-default names gets its own lookups);
 * per device ``ansible_host``/``ansible_port`` (from ``mgmt``), ``roce_tune_platform``,
   ``roce_tune_role`` and ``roce_tune_config`` — the rendered file ``roce-tune plan`` writes for it
-  (``<out>/switches/<name>.<ext>``, the same file ``roce-tune apply`` pushes: :data:`DESIRED_FILE`).
+  (``<out>/switches/<name>.<ext>``, the same file ``roce-tune apply`` pushes: :data:`DESIRED_FILE`;
+  for a GPU host its data file ``<out>/hosts/<name>.sh``, and the group var ``roce_tune_host_script`` names
+  the shared host script that ``playbooks/push.yml`` sends with it as one script);
 
 Paths are written exactly as given (``--out``, default ``out/<inventory stem>`` like ``roce-tune plan``);
 the playbooks resolve relative paths against ``roce_tune_base_dir`` (default: the directory above
@@ -35,6 +37,7 @@ from pathlib import Path
 from typing import Any
 
 from roce_tune.inventory.models import Credentials, Inventory
+from roce_tune.platforms import HOST_PLATFORM, get_platform
 
 #: rendered desired-config file per switch platform, relative to ``<out>/switches`` (same as deploy).
 DESIRED_FILE: dict[str, str] = {"eos": "{name}.cfg", "nxos": "{name}.cfg", "junos": "{name}.set",
@@ -139,7 +142,9 @@ def build_ansible_inventory(inv: Inventory, inventory_path: str, out_dir: str,
     if switch_children:
         children["switches"] = {"children": switch_children}
     if gpu_hosts:
-        children["gpu_hosts"] = {"vars": dict(PLATFORM_VARS["host"]), "hosts": gpu_hosts}
+        shared = get_platform(HOST_PLATFORM).SHARED_SCRIPT  # every host's data file sources it
+        children["gpu_hosts"] = {"vars": {**PLATFORM_VARS["host"], "roce_tune_host_script": f"{out}/hosts/{shared}"},
+                                 "hosts": gpu_hosts}
     for r in sorted(roles):
         children[f"role_{r}"] = {"hosts": roles[r]}
 

@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import math
 import re
+from functools import lru_cache
 from typing import NamedTuple
 
 from roce_tune.inventory.models import DEVICE_NAME_RE, ENDPOINT_RE, ENV_VAR_RE, NETDEV_RE, RDMA_DEVICE_RE
@@ -212,35 +213,134 @@ def _nic(plan: Plan, nic: NicPlan) -> dict[str, object]:
     }
 
 
+#: File name of the shared host script in ``hosts/`` (the logic, the same for every host) and its version:
+#: a host's data file names the version it was written for, and the shared script refuses another.
+SHARED_SCRIPT = "roce-tune-host.sh"
+HOST_SCRIPT_VERSION = "2"
+#: Last line but one of a host's data file: everything after it is the ``source`` of the shared script,
+#: which :func:`bundle` replaces with the shared script itself.
+SHARED_MARKER = f"{SPEC.comment_prefix} ----- the shared host script -----"
+
+
+def _value_sets(nics: list[dict[str, object]]) -> list[dict[str, object]]:
+    """Give each NIC context a value set ``set`` (1, 2 …): NICs with the same DSCP->priority entries and
+    DCQCN sysfs writes share one, so the data file lists those values once."""
+    sets: dict[str, dict[str, object]] = {}
+    for n in nics:
+        key = repr((n["dscp2prio"], n["writes"]))
+        if key not in sets:
+            sets[key] = {"id": len(sets) + 1, "dscp2prio": n["dscp2prio"], "writes": n["writes"]}
+        n["set"] = sets[key]["id"]
+    return list(sets.values())
+
+
 def build_context(plan: Plan, host: HostPlan) -> dict[str, object]:
-    """Everything the host templates print (values raw: the templates shell-quote every one).
+    """Everything a host's data file (``data.j2``) prints (values raw: the template shell-quotes each).
+
+    Returns:
+        dict with ``host`` (name), ``plan`` (header fields, comment-safe), ``nics`` (per NIC: names,
+        trust, PFC vector, cable, MTU, TOS, value set, comment facts), ``sets`` (value sets: DSCP->priority
+        entries and DCQCN sysfs writes), ``version``, ``shared`` (shared script file name), ``c``.
 
     Raises:
         ValueError: a NIC the script cannot configure safely (bad PFC vector, TOS without ECT(0)).
         KeyError: a DCQCN parameter without a known sysfs name.
     """
+    nics = [_nic(plan, n) for n in host.nics]
     return {
         "c": SPEC.comment_prefix,
-        "sections": SPEC.sections,
-        "section_guards": SECTION_GUARDS,
-        "write_guard": WRITE_GUARD,
-        "roce_modes": ROCE_MODES,
+        "version": HOST_SCRIPT_VERSION,
+        "shared": SHARED_SCRIPT,
         "host": {"name": _check(DEVICE_NAME_RE, host.name, "host name")},
         "plan": {k: comment_safe(v) for k, v in (("site", plan.site), ("generator", plan.generator),
                                                  ("schema", plan.schema_version), ("inventory_file", plan.inventory_file),
                                                  ("inventory_sha256", plan.inventory_sha256))},
-        "tools": REQUIRED_TOOLS,
-        "nics": [_nic(plan, n) for n in host.nics],
+        "sets": _value_sets(nics),
+        "nics": nics,
     }
 
 
-def render_host(plan: Plan, host: HostPlan) -> dict[str, str]:
-    """Render the host script: ``{"<name>.sh": script}``.
+def shared_context(generator: str) -> dict[str, object]:
+    """Everything the shared host script (``script.j2`` and its sections) prints: constants only, no host."""
+    return {
+        "c": SPEC.comment_prefix,
+        "version": HOST_SCRIPT_VERSION,
+        "generator": comment_safe(generator),
+        "sections": SPEC.sections,
+        "section_guards": SECTION_GUARDS,
+        "write_guard": WRITE_GUARD,
+        "roce_modes": ROCE_MODES,
+        "roce_mode": ROCE_MODE,
+        "roce_mode_text": ROCE_MODE_TEXT,
+        "tclass_unset": TCLASS_UNSET,
+        "tools": REQUIRED_TOOLS,
+        "knobs": list(dict.fromkeys(DCQCN_KNOBS.values())),
+        "prio_mask_stem": PRIO_MASK_STEM,
+    }
+
+
+@lru_cache(maxsize=4)
+def render_shared_script(generator: str) -> str:
+    """The shared host script ``hosts/roce-tune-host.sh`` of plans made by ``generator``: the logic
+    (argument check, restore point, apply, read back) for the values a host's data file sets.
+
+    Raises:
+        jinja2.UndefinedError: a template bug.
+    """
+    return render_template(SPEC.name, SPEC.aggregator, **shared_context(generator))
+
+
+def render_host_data(plan: Plan, host: HostPlan) -> str:
+    """The host's data file ``hosts/<name>.sh``: its values, then ``source`` of the shared script.
 
     Raises:
         ValueError / KeyError: see :func:`build_context`; jinja2.UndefinedError on a template bug.
     """
-    text = render_template(SPEC.name, SPEC.aggregator, **build_context(plan, host))
+    return render_template(SPEC.name, "data.j2", **build_context(plan, host))
+
+
+def bundle(data: str, shared: str) -> str:
+    """One self-contained script from a host's data file and the shared host script: the data file up to
+    :data:`SHARED_MARKER`, then the shared script without its ``#!`` line. This is what runs on the host
+    (``roce-tune apply``, ``playbooks/push.yml``). A data file without the marker (a self-contained
+    script an older roce-tune wrote) is returned as it is.
+    """
+    head, marker, _source = data.partition(SHARED_MARKER + "\n")
+    if not marker:
+        return data
+    return head + marker + shared.partition("\n")[2]
+
+
+def host_script(files: dict[str, str], name: str) -> str | None:
+    """The self-contained script of host ``name`` from a plan's files (``hosts/<name>.sh`` bundled with
+    ``hosts/roce-tune-host.sh``); None if the host has no file."""
+    data = files.get(f"hosts/{name}.{SPEC.extension}")
+    if data is None:
+        return None
+    return bundle(data, files.get(f"hosts/{SHARED_SCRIPT}", ""))
+
+
+def render_hosts(plan: Plan, hosts: list[HostPlan]) -> dict[str, str]:
+    """The host files of an output tree (relative to ``hosts/``): the shared script once and a data file
+    per host: ``{"roce-tune-host.sh": …, "<name>.sh": …}``.
+
+    Raises:
+        ValueError / KeyError: see :func:`build_context`; jinja2.UndefinedError on a template bug.
+    """
+    files = {SHARED_SCRIPT: render_shared_script(plan.generator)}
+    for h in hosts:
+        files[f"{h.name}.{SPEC.extension}"] = render_host_data(plan, h)
+    return files
+
+
+def render_host(plan: Plan, host: HostPlan) -> dict[str, str]:
+    """Render the host's self-contained script: ``{"<name>.sh": script}`` (:func:`bundle` of its data
+    file and the shared script: what is pushed to the host).
+
+    Raises:
+        ValueError / KeyError: see :func:`build_context`; jinja2.UndefinedError on a template bug.
+    """
+    text = bundle(render_host_data(plan, host), render_shared_script(plan.generator))
     return {f"{host.name}.{SPEC.extension}": text}
 
 

@@ -5,7 +5,8 @@ Layout of the tree (relative paths)::
     plan.json                 full plan with rationale (schema version inside)
     plan.md                   review document
     switches/<name>.<ext>     one or more files per switch (platform renderer decides)
-    hosts/<name>.sh           idempotent host script with read-back check
+    hosts/roce-tune-host.sh   the shared host script: check, restore point, apply, read back (versioned)
+    hosts/<name>.sh           the host's values; sources the shared script (a push sends both as one script)
     hosts/<name>.nccl.env     the host's NCCL environment
     nccl.env                  NCCL variables common to every host (per-host differences listed)
     SHA256SUMS                every file above with its sha256 (``sha256sum -c SHA256SUMS``)
@@ -91,9 +92,8 @@ def render_outputs(plan: Plan, platforms: list[str] | None = None, include_hosts
     if include_hosts and plan.hosts:
         host_mod = get_platform(HOST_PLATFORM)
         envs: dict[str, dict[str, str]] = {}
+        files.update({f"hosts/{name}": text for name, text in host_mod.render_hosts(plan, plan.hosts).items()})
         for h in plan.hosts:
-            for name, text in host_mod.render_host(plan, h).items():
-                files[f"hosts/{name}"] = text
             files[f"hosts/{h.name}.nccl.env"] = host_mod.render_nccl_env(plan, h)
             envs[h.name] = h.nccl_env
         files["nccl.env"] = _common_env(plan, envs)
