@@ -129,7 +129,7 @@ def build_ansible_inventory(inv: Inventory, inventory_path: str, out_dir: str,
     for h in inv.hosts:
         host = _device_vars(h.mgmt, h.credentials, default)
         host.update(roce_tune_platform="host", roce_tune_role="host",
-                    roce_tune_config=f"{out}/hosts/{h.name}.sh", roce_tune_nccl_env=f"{out}/hosts/{h.name}.nccl.env")
+                    roce_tune_config=f"{out}/hosts/{h.name}.sh")
         gpu_hosts[h.name] = host
 
     switch_children: dict[str, Any] = {}
@@ -143,7 +143,10 @@ def build_ansible_inventory(inv: Inventory, inventory_path: str, out_dir: str,
         children["switches"] = {"children": switch_children}
     if gpu_hosts:
         shared = get_platform(HOST_PLATFORM).SHARED_SCRIPT  # every host's data file sources it
-        children["gpu_hosts"] = {"vars": {**PLATFORM_VARS["host"], "roce_tune_host_script": f"{out}/hosts/{shared}"},
+        # nccl.env: the NCCL variables of every host; a host whose variables differ also has its own
+        # hosts/<name>.nccl.env (named on nccl.env's "# per-host:" line)
+        children["gpu_hosts"] = {"vars": {**PLATFORM_VARS["host"], "roce_tune_host_script": f"{out}/hosts/{shared}",
+                                          "roce_tune_nccl_env": f"{out}/nccl.env"},
                                  "hosts": gpu_hosts}
     for r in sorted(roles):
         children[f"role_{r}"] = {"hosts": roles[r]}

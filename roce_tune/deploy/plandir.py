@@ -11,7 +11,7 @@ from pathlib import Path
 from roce_tune.deploy.runner import DESIRED_FILE
 from roce_tune.plan import Plan, plan_from_json
 from roce_tune.platforms import HOST_PLATFORM, get_platform
-from roce_tune.render.outputs import PlanDirError, read_tree
+from roce_tune.render.outputs import PlanDirError, per_host_nccl_env, read_tree
 
 __all__ = ["PlanDirError", "load_plan_dir", "missing_device_files"]
 
@@ -19,8 +19,9 @@ __all__ = ["PlanDirError", "load_plan_dir", "missing_device_files"]
 def missing_device_files(plan: Plan, files: dict[str, str]) -> dict[str, list[str]]:
     """Devices of ``plan`` whose rendered files are not in ``files``.
 
-    Every host needs ``hosts/<name>.sh`` and ``hosts/<name>.nccl.env``, and a host data file the shared
-    ``hosts/roce-tune-host.sh`` (a self-contained script of an older roce-tune needs none). A switch needs its platform's
+    Every host needs ``hosts/<name>.sh`` (and a host data file the shared ``hosts/roce-tune-host.sh``; a
+    self-contained script of an older roce-tune needs none), and ``hosts/<name>.nccl.env`` if its NCCL
+    environment is not just the common ``nccl.env``. A switch needs its platform's
     desired-config file, unless no switch of its platform has one (``plan --platform-only`` left that
     platform out; a plan with ``SHA256SUMS`` is checked file by file by :func:`read_tree` as well).
 
@@ -36,8 +37,10 @@ def missing_device_files(plan: Plan, files: dict[str, str]) -> dict[str, list[st
             missing[sw.name] = [rel]
     host = get_platform(HOST_PLATFORM)
     shared = f"hosts/{host.SHARED_SCRIPT}"
+    own_env = set(per_host_nccl_env(plan))
     for h in plan.hosts:
-        lacking = [rel for rel in (f"hosts/{h.name}.sh", f"hosts/{h.name}.nccl.env") if rel not in files]
+        wanted = [f"hosts/{h.name}.sh"] + ([f"hosts/{h.name}.nccl.env"] if h.name in own_env else [])
+        lacking = [rel for rel in wanted if rel not in files]
         data = files.get(f"hosts/{h.name}.sh", "")
         if host.SHARED_MARKER in data and shared not in files:  # a data file without the shared script
             lacking.append(shared)

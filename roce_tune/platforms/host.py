@@ -222,16 +222,23 @@ HOST_SCRIPT_VERSION = "2"
 SHARED_MARKER = f"{SPEC.comment_prefix} ----- the shared host script -----"
 
 
-def _value_sets(nics: list[dict[str, object]]) -> list[dict[str, object]]:
-    """Give each NIC context a value set ``set`` (1, 2 …): NICs with the same DSCP->priority entries and
-    DCQCN sysfs writes share one, so the data file lists those values once."""
-    sets: dict[str, dict[str, object]] = {}
+def _value_sets(nics: list[dict[str, object]]) -> tuple[list[str], list[str]]:
+    """Give each NIC context a value set (1, 2 …) and its ``fields`` (the ``RT_NICS`` entry): NICs with
+    the same DSCP->priority entries and DCQCN sysfs writes share one, so the data file lists those values
+    once. Returns the ``RT_DSCP2PRIO`` and ``RT_ECN`` entries (``"SET DSCP PRIO"``, ``"SET FILE VALUE"``)."""
+    sets: dict[str, int] = {}
+    dscp2prio: list[str] = []
+    ecn: list[str] = []
     for n in nics:
         key = repr((n["dscp2prio"], n["writes"]))
-        if key not in sets:
-            sets[key] = {"id": len(sets) + 1, "dscp2prio": n["dscp2prio"], "writes": n["writes"]}
-        n["set"] = sets[key]["id"]
-    return list(sets.values())
+        set_id = sets.get(key)
+        if set_id is None:
+            set_id = sets[key] = len(sets) + 1
+            dscp2prio += [f"{set_id} {e['dscp']} {e['prio']}" for e in n["dscp2prio"]]  # type: ignore[attr-defined]
+            ecn += [f"{set_id} {w['side']}/{w['file']} {w['value']}" for w in n["writes"]]  # type: ignore[attr-defined]
+        values = [n[k] for k in ("netdev", "rdma", "port", "trust", "pfc", "cable_len", "mtu", "tos")]
+        n["fields"] = " ".join(str(v) for v in (*values, set_id))
+    return dscp2prio, ecn
 
 
 def build_context(plan: Plan, host: HostPlan) -> dict[str, object]:
@@ -239,14 +246,15 @@ def build_context(plan: Plan, host: HostPlan) -> dict[str, object]:
 
     Returns:
         dict with ``host`` (name), ``plan`` (header fields, comment-safe), ``nics`` (per NIC: names,
-        trust, PFC vector, cable, MTU, TOS, value set, comment facts), ``sets`` (value sets: DSCP->priority
-        entries and DCQCN sysfs writes), ``version``, ``shared`` (shared script file name), ``c``.
+        ``fields`` of its ``RT_NICS`` entry, comment facts), ``dscp2prio`` and ``ecn`` (``RT_DSCP2PRIO`` and
+        ``RT_ECN`` entries), ``version``, ``shared`` (shared script file name), ``c``.
 
     Raises:
         ValueError: a NIC the script cannot configure safely (bad PFC vector, TOS without ECT(0)).
         KeyError: a DCQCN parameter without a known sysfs name.
     """
     nics = [_nic(plan, n) for n in host.nics]
+    dscp2prio, ecn = _value_sets(nics)
     return {
         "c": SPEC.comment_prefix,
         "version": HOST_SCRIPT_VERSION,
@@ -255,7 +263,8 @@ def build_context(plan: Plan, host: HostPlan) -> dict[str, object]:
         "plan": {k: comment_safe(v) for k, v in (("site", plan.site), ("generator", plan.generator),
                                                  ("schema", plan.schema_version), ("inventory_file", plan.inventory_file),
                                                  ("inventory_sha256", plan.inventory_sha256))},
-        "sets": _value_sets(nics),
+        "dscp2prio": dscp2prio,
+        "ecn": ecn,
         "nics": nics,
     }
 
