@@ -169,11 +169,15 @@ def _knob_values(nic: NicPlan) -> list[tuple[Knob, int]]:
     return list(values.items())
 
 
-def _nic(plan: Plan, nic: NicPlan) -> dict[str, object]:
-    if len(nic.pfc_vector) != 8 or any(v not in (0, 1) for v in nic.pfc_vector):
-        raise ValueError(f"{nic.netdev}: pfc_vector must be 8 entries of 0/1, got {nic.pfc_vector}")
-    if nic.roce_tos & 0b11 != ECT0:
-        raise ValueError(f"{nic.netdev}: RoCE TOS {nic.roce_tos} does not carry ECT(0); DCQCN needs ECN-capable data")
+def _nic_values(plan: Plan, nic: NicPlan) -> dict[str, object]:
+    """The part of a NIC's context that follows from its policy (DSCP map, PFC vector, DCQCN, CNP marking,
+    RDMA port), the same for every NIC with that policy: DSCP->priority entries, DCQCN sysfs writes,
+    mlxconfig keys and their comments; ``set_key`` tells value sets apart (:func:`_value_sets`).
+
+    Raises:
+        ValueError: a DSCP without a priority; DCQCN params that contradict the CNP marking.
+        KeyError: a DCQCN parameter without a known sysfs name.
+    """
     dscps = sorted({*plan.classification.roce_dscp, nic.cnp_dscp})
     dscp2prio = []
     if nic.trust == "dscp":
@@ -196,20 +200,40 @@ def _nic(plan: Plan, nic: NicPlan) -> dict[str, object]:
     port = nic.rdma_port
     mask = sum(1 << p for p in enable_prios) if dc.enabled else 0
     mlxconfig = [f"{PRIO_MASK_STEM}_P{port}={mask}"] + [f"{k.mlxconfig}_P{port}={v}" for k, v in knobs]
-    debugfs = [{"name": k.debugfs, "value": v} for k, v in knobs]
-    pci = nic.pci_address if nic.pci_address and _PCI_RE.fullmatch(nic.pci_address) else None
     return {
-        "netdev": _check(NETDEV_RE, nic.netdev, "netdev"), "rdma": _check(RDMA_DEVICE_RE, nic.rdma_device, "RDMA device"),
-        "port": port, "model": comment_safe(nic.model), "speed_gbps": nic.speed_gbps,
-        "switch_port": _check(ENDPOINT_RE, nic.switch_port, "switch port") if nic.switch_port else "none",
-        "trust": nic.trust, "pfc": ",".join(str(v) for v in nic.pfc_vector), "cable_m": nic.cable_m,
-        "cable_len": cable_len_m(nic.cable_m), "xoff_bytes": nic.nic_xoff_bytes, "dscp2prio": dscp2prio,
+        "dscp2prio": dscp2prio, "writes": writes, "set_key": repr((dscp2prio, writes)),
         "dscp2prio_note": ("non-default DSCP->priority entries" if dscp2prio else
                            f"DSCP {dscps} -> priority already the default (dscp >> 3) or PCP trust: no --dscp2prio"),
+        "dcqcn_note": dcqcn_note, "mlxconfig": " ".join(mlxconfig),
+    }
+
+
+#: memo of :func:`_nic_values` for one rendering pass: NICs of one policy share their plan objects
+#: (``dcqcn``, ``dscp_to_priority``), so their ids and the scalar inputs name the policy while the plan lives
+NicMemo = dict[tuple[object, ...], dict[str, object]]
+
+
+def _nic(plan: Plan, nic: NicPlan, memo: NicMemo | None = None) -> dict[str, object]:
+    if len(nic.pfc_vector) != 8 or any(v not in (0, 1) for v in nic.pfc_vector):
+        raise ValueError(f"{nic.netdev}: pfc_vector must be 8 entries of 0/1, got {nic.pfc_vector}")
+    if nic.roce_tos & 0b11 != ECT0:
+        raise ValueError(f"{nic.netdev}: RoCE TOS {nic.roce_tos} does not carry ECT(0); DCQCN needs ECN-capable data")
+    if memo is None:
+        values = _nic_values(plan, nic)
+    else:
+        key = (id(nic.dcqcn), id(nic.dscp_to_priority), tuple(nic.pfc_vector), nic.trust, nic.cnp_dscp,
+               nic.cnp_priority, nic.rdma_port)
+        values = memo.get(key) or memo.setdefault(key, _nic_values(plan, nic))
+    pci = nic.pci_address if nic.pci_address and _PCI_RE.fullmatch(nic.pci_address) else None
+    return {
+        **values,
+        "netdev": _check(NETDEV_RE, nic.netdev, "netdev"), "rdma": _check(RDMA_DEVICE_RE, nic.rdma_device, "RDMA device"),
+        "port": nic.rdma_port, "model": comment_safe(nic.model), "speed_gbps": nic.speed_gbps,
+        "switch_port": _check(ENDPOINT_RE, nic.switch_port, "switch port") if nic.switch_port else "none",
+        "trust": nic.trust, "pfc": ",".join(str(v) for v in nic.pfc_vector), "cable_m": nic.cable_m,
+        "cable_len": cable_len_m(nic.cable_m), "xoff_bytes": nic.nic_xoff_bytes,
         "mtu": nic.mtu, "roce_mtu": nic.roce_mtu, "tos": nic.roce_tos, "tos_dscp": nic.roce_tos >> 2,
-        "roce_mode": ROCE_MODE, "roce_mode_text": ROCE_MODE_TEXT, "dcqcn_note": dcqcn_note, "writes": writes,
-        "pci": pci or "<pci-address>", "mlxconfig": " ".join(mlxconfig), "debugfs": debugfs,
-        "tclass_unset": TCLASS_UNSET,
+        "pci": pci or "<pci-address>",
     }
 
 
@@ -230,7 +254,7 @@ def _value_sets(nics: list[dict[str, object]]) -> tuple[list[str], list[str]]:
     dscp2prio: list[str] = []
     ecn: list[str] = []
     for n in nics:
-        key = repr((n["dscp2prio"], n["writes"]))
+        key = str(n["set_key"])
         set_id = sets.get(key)
         if set_id is None:
             set_id = sets[key] = len(sets) + 1
@@ -241,7 +265,7 @@ def _value_sets(nics: list[dict[str, object]]) -> tuple[list[str], list[str]]:
     return dscp2prio, ecn
 
 
-def build_context(plan: Plan, host: HostPlan) -> dict[str, object]:
+def build_context(plan: Plan, host: HostPlan, memo: NicMemo | None = None) -> dict[str, object]:
     """Everything a host's data file (``data.j2``) prints (values raw: the template shell-quotes each).
 
     Returns:
@@ -253,7 +277,7 @@ def build_context(plan: Plan, host: HostPlan) -> dict[str, object]:
         ValueError: a NIC the script cannot configure safely (bad PFC vector, TOS without ECT(0)).
         KeyError: a DCQCN parameter without a known sysfs name.
     """
-    nics = [_nic(plan, n) for n in host.nics]
+    nics = [_nic(plan, n, memo) for n in host.nics]
     dscp2prio, ecn = _value_sets(nics)
     return {
         "c": SPEC.comment_prefix,
@@ -299,13 +323,14 @@ def render_shared_script(generator: str) -> str:
     return render_template(SPEC.name, SPEC.aggregator, **shared_context(generator))
 
 
-def render_host_data(plan: Plan, host: HostPlan) -> str:
+def render_host_data(plan: Plan, host: HostPlan, memo: NicMemo | None = None) -> str:
     """The host's data file ``hosts/<name>.sh``: its values, then ``source`` of the shared script.
+    ``memo`` (one dict for all hosts of one plan) computes each NIC policy's values once.
 
     Raises:
         ValueError / KeyError: see :func:`build_context`; jinja2.UndefinedError on a template bug.
     """
-    return render_template(SPEC.name, "data.j2", **build_context(plan, host))
+    return render_template(SPEC.name, "data.j2", **build_context(plan, host, memo))
 
 
 def bundle(data: str, shared: str) -> str:
@@ -337,8 +362,9 @@ def render_hosts(plan: Plan, hosts: list[HostPlan]) -> dict[str, str]:
         ValueError / KeyError: see :func:`build_context`; jinja2.UndefinedError on a template bug.
     """
     files = {SHARED_SCRIPT: render_shared_script(plan.generator)}
+    memo: NicMemo = {}
     for h in hosts:
-        files[f"{h.name}.{SPEC.extension}"] = render_host_data(plan, h)
+        files[f"{h.name}.{SPEC.extension}"] = render_host_data(plan, h, memo)
     return files
 
 
