@@ -169,6 +169,24 @@ def _knob_values(nic: NicPlan) -> list[tuple[Knob, int]]:
     return list(values.items())
 
 
+def _dscp2prio(plan: Plan, nic: NicPlan) -> tuple[list[int], list[dict[str, int]]]:
+    """The RoCE and CNP DSCPs, and the entries of them whose priority is not the ConnectX default (DSCP
+    trust only: with PCP trust the map is not used).
+
+    Raises:
+        ValueError: a DSCP without a priority in ``dscp_to_priority``.
+    """
+    dscps = sorted({*plan.classification.roce_dscp, nic.cnp_dscp})
+    entries = []
+    if nic.trust == "dscp":
+        for d in dscps:
+            if d not in nic.dscp_to_priority:
+                raise ValueError(f"{nic.netdev}: dscp_to_priority has no entry for DSCP {d}")
+            if nic.dscp_to_priority[d] != default_dscp_priority(d):
+                entries.append({"dscp": d, "prio": nic.dscp_to_priority[d]})
+    return dscps, entries
+
+
 def _nic_values(plan: Plan, nic: NicPlan) -> dict[str, object]:
     """The part of a NIC's context that follows from its policy (DSCP map, PFC vector, DCQCN, CNP marking,
     RDMA port), the same for every NIC with that policy: DSCP->priority entries, DCQCN sysfs writes,
@@ -178,14 +196,7 @@ def _nic_values(plan: Plan, nic: NicPlan) -> dict[str, object]:
         ValueError: a DSCP without a priority; DCQCN params that contradict the CNP marking.
         KeyError: a DCQCN parameter without a known sysfs name.
     """
-    dscps = sorted({*plan.classification.roce_dscp, nic.cnp_dscp})
-    dscp2prio = []
-    if nic.trust == "dscp":
-        for d in dscps:
-            if d not in nic.dscp_to_priority:
-                raise ValueError(f"{nic.netdev}: dscp_to_priority has no entry for DSCP {d}")
-            if nic.dscp_to_priority[d] != default_dscp_priority(d):
-                dscp2prio.append({"dscp": d, "prio": nic.dscp_to_priority[d]})
+    dscps, dscp2prio = _dscp2prio(plan, nic)
     lossless = [p for p, on in enumerate(nic.pfc_vector) if on]
     dc = nic.dcqcn
     enable_prios = sorted(dc.enabled_priorities) if dc.enabled else sorted(set(lossless) | set(dc.enabled_priorities))

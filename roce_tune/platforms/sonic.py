@@ -73,6 +73,7 @@ import json
 import math
 import re
 from collections.abc import Callable
+from functools import lru_cache
 from typing import Any
 
 import orjson
@@ -212,16 +213,22 @@ def id_ranges(ids: list[int] | set[int]) -> list[str]:
     >>> id_ranges([0, 1, 2, 4, 5, 6]), id_ranges([3, 4]), id_ranges([0, 7])
     (['0-2', '4-6'], ['3-4'], ['0', '7'])
     """
+    return list(_id_ranges(frozenset(ids)))
+
+
+@lru_cache(maxsize=1024)
+def _id_ranges(ids: frozenset[int]) -> tuple[str, ...]:
+    """:func:`id_ranges` of one set, kept: every port of a fabric asks for the same few sets."""
     out: list[str] = []
     run: list[int] = []
-    for i in sorted(set(ids)):
+    for i in sorted(ids):
         if run and i != run[-1] + 1:
             out.append(_run(run))
             run = []
         run.append(i)
     if run:
         out.append(_run(run))
-    return out
+    return tuple(out)
 
 
 def _run(run: list[int]) -> str:
