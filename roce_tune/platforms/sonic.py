@@ -181,7 +181,7 @@ def reload_warning(rendered: str) -> tuple[list[str], list[str]]:
     Raises:
         ValueError: ``rendered`` is not a JSON object.
     """
-    tables = sorted(json.loads(rendered))
+    tables = sorted(orjson.loads(rendered))  # orjson.JSONDecodeError is a ValueError
     return [t for t in tables if t in QOS_RELOAD_CLEARED_TABLES], [t for t in tables if t not in QOS_RELOAD_CLEARED_TABLES]
 
 

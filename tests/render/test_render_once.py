@@ -63,3 +63,22 @@ def test_the_name_is_filled_in_where_the_template_prints_it() -> None:
            for name in ("leaf1", "leaf10")]
     assert out == ["switch leaf1 n=1\n", "switch leaf10 n=1\n"]
     assert len([k for k in templating._RENDERS if k[0] == "test/kind"]) == 1
+
+
+def test_plan_md_lists_shared_dcqcn_values_once_and_each_pin_per_host() -> None:
+    from roce_tune.render.review import _non_default
+
+    plan = pipeline_plan("lab-2node")
+    h = plan.hosts[0]
+    twin = h.model_copy(update={"name": "node2"})  # the same DCQCN objects: listed once
+    lines = _non_default(plan.model_copy(update={"hosts": [h, twin]}))
+    assert lines == _non_default(plan.model_copy(update={"hosts": [h]})) and any("DCQCN" in ln for ln in lines)
+    dq = h.nics[0].dcqcn
+    key = sorted(dq.rationale)[0]
+    pinned = dq.model_copy(update={"rationale": {**dq.rationale,
+                                                 key: dq.rationale[key].model_copy(update={"pinned_by_user": True})}})
+    nics = [n.model_copy(update={"dcqcn": pinned}) for n in h.nics]
+    hosts = [h.model_copy(update={"name": name, "nics": nics}) for name in ("node1", "node2")]
+    lines = _non_default(plan.model_copy(update={"hosts": hosts}))
+    assert [ln for ln in lines if f"{key} = " in ln and "pinned by user on node1" in ln]
+    assert [ln for ln in lines if f"{key} = " in ln and "pinned by user on node2" in ln]
