@@ -82,3 +82,21 @@ def test_plan_md_lists_shared_dcqcn_values_once_and_each_pin_per_host() -> None:
     lines = _non_default(plan.model_copy(update={"hosts": hosts}))
     assert [ln for ln in lines if f"{key} = " in ln and "pinned by user on node1" in ln]
     assert [ln for ln in lines if f"{key} = " in ln and "pinned by user on node2" in ln]
+
+
+def _plain(value: object, where: str) -> list[str]:
+    """Paths in ``value`` holding something other than plain data (whose ``repr`` may hide a field)."""
+    if isinstance(value, dict):
+        return [p for k, v in value.items() for p in _plain(k, where) + _plain(v, f"{where}.{k}")]
+    if isinstance(value, list | tuple):
+        return [p for i, v in enumerate(value) for p in _plain(v, f"{where}[{i}]")]
+    return [] if value is None or type(value) in (str, int, float, bool) else [f"{where}: {type(value).__name__}"]
+
+
+@pytest.mark.parametrize("inventory", ["mixed-vendor", "site", "spectrum-x-su"])
+def test_switch_contexts_are_plain_data_so_the_render_key_sees_every_value(inventory: str) -> None:
+    # render_once keys a render by repr(context): an object whose repr left out a printed field could make
+    # two different switches share one text.
+    plan = pipeline_plan(inventory)
+    for sw in plan.switches:
+        assert _plain(get_platform(sw.platform).build_context(plan, sw), sw.name) == []
