@@ -11,7 +11,9 @@ inventory with:
   (the inventory's ``credentials.*_env`` names; a device with non-default names gets its own lookups);
 * per device ``ansible_host``/``ansible_port`` (from ``mgmt``), ``roce_tune_platform``,
   ``roce_tune_role`` and ``roce_tune_config`` — the rendered file ``roce-tune plan`` writes for it
-  (``<out>/switches/<name>.<ext>``, the same file ``roce-tune apply`` pushes: :data:`DESIRED_FILE`).
+  (``<out>/switches/<name>.<ext>``, the same file ``roce-tune apply`` pushes: :data:`DESIRED_FILE`;
+  for a GPU host its data file ``<out>/hosts/<name>.sh``, and the group var ``roce_tune_host_script`` names
+  the shared host script that ``playbooks/push.yml`` sends with it as one script);
 
 Paths are written exactly as given (``--out``, default ``out/<inventory stem>`` like ``roce-tune plan``);
 the playbooks resolve relative paths against ``roce_tune_base_dir`` (default: the directory above
@@ -31,7 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from roce_tune.inventory.models import Credentials, Inventory
-from roce_tune.platforms import HOST_PLATFORM, SWITCH_PLATFORMS, platform
+from roce_tune.platforms import HOST_PLATFORM, SWITCH_PLATFORMS, get_platform, platform
 from roce_tune.platforms.contract import AnsibleConnection
 
 
@@ -126,7 +128,7 @@ def build_ansible_inventory(inv: Inventory, inventory_path: str, out_dir: str,
     for h in inv.hosts:
         host = _device_vars(h.mgmt, h.credentials, default)
         host.update(roce_tune_platform=HOST_PLATFORM, roce_tune_role="host",
-                    roce_tune_config=f"{out}/hosts/{h.name}.sh", roce_tune_nccl_env=f"{out}/hosts/{h.name}.nccl.env")
+                    roce_tune_config=f"{out}/hosts/{h.name}.sh")
         gpu_hosts[h.name] = host
 
     switch_children: dict[str, Any] = {}
@@ -138,7 +140,12 @@ def build_ansible_inventory(inv: Inventory, inventory_path: str, out_dir: str,
     if switch_children:
         children["switches"] = {"children": switch_children}
     if gpu_hosts:
-        children["gpu_hosts"] = {"vars": dict(_ansible(HOST_PLATFORM).group_vars), "hosts": gpu_hosts}
+        shared = get_platform(HOST_PLATFORM).SHARED_SCRIPT  # every host's data file sources it
+        # nccl.env: the NCCL variables of every host; a host whose variables differ also has its own
+        # hosts/<name>.nccl.env (named on nccl.env's "# per-host:" line)
+        children["gpu_hosts"] = {"vars": {**_ansible(HOST_PLATFORM).group_vars, "roce_tune_host_script": f"{out}/hosts/{shared}",
+                                          "roce_tune_nccl_env": f"{out}/nccl.env"},
+                                 "hosts": gpu_hosts}
     for r in sorted(roles):
         children[f"role_{r}"] = {"hosts": roles[r]}
 

@@ -431,14 +431,17 @@ def plan_inventory(path: Path, out_dir: Path | None, *, platforms: list[str] | N
 def missing_device_files(plan: Plan, files: dict[str, str]) -> dict[str, list[str]]:
     """Devices of ``plan`` whose rendered files are not in ``files``.
 
-    Every host needs ``hosts/<name>.sh`` and ``hosts/<name>.nccl.env``. A switch needs its platform's
+    Every host needs ``hosts/<name>.sh`` (and, when that is a data file, the shared script it sources; a
+    self-contained script of an older roce-tune needs none), and ``hosts/<name>.nccl.env`` if its NCCL
+    environment is not just the common ``nccl.env``. A switch needs its platform's
     desired-config file (the platform's ``push.desired_file``), unless no switch of its platform has one
     (``plan --platform-only`` left that platform out).
 
     Returns:
         device name -> missing relative paths (empty when the plan is complete).
     """
-    from roce_tune.platforms import platform
+    from roce_tune.platforms import HOST_PLATFORM, get_platform, platform
+    from roce_tune.render.outputs import per_host_nccl_env
 
     desired = {sw.name: f"switches/{platform(sw.platform).push.desired_file}".format(name=sw.name)
                for sw in plan.switches}
@@ -447,8 +450,14 @@ def missing_device_files(plan: Plan, files: dict[str, str]) -> dict[str, list[st
     for sw in plan.switches:
         if sw.platform in rendered and desired[sw.name] not in files:
             missing[sw.name] = [desired[sw.name]]
+    host = get_platform(HOST_PLATFORM)
+    shared = f"hosts/{host.SHARED_SCRIPT}"
+    own_env = set(per_host_nccl_env(plan))
     for h in plan.hosts:
-        lacking = [rel for rel in (f"hosts/{h.name}.sh", f"hosts/{h.name}.nccl.env") if rel not in files]
+        wanted = [f"hosts/{h.name}.sh"] + ([f"hosts/{h.name}.nccl.env"] if h.name in own_env else [])
+        lacking = [rel for rel in wanted if rel not in files]
+        if host.SHARED_MARKER in files.get(f"hosts/{h.name}.sh", "") and shared not in files:
+            lacking.append(shared)  # a data file without the shared script it sources
         if lacking:
             missing[h.name] = lacking
     return missing

@@ -34,7 +34,8 @@ def test_plan_writes_the_tree_and_is_byte_identical_on_rerun(tmp_path: Path) -> 
     assert "wrote" in first.stdout and str(out) in first.stdout
     tree = _tree(out)
     assert {"plan.json", "plan.md", "nccl.env", "switches/lab-leaf1.json", "hosts/node1.sh",
-            "hosts/node1.nccl.env"} <= set(tree)
+            "hosts/roce-tune-host.sh"} <= set(tree)
+    assert "hosts/node1.nccl.env" not in tree  # its NCCL variables are all in nccl.env
     assert (out / "hosts" / "node1.sh").stat().st_mode & 0o111
     second = run("plan", str(LAB), "--out", str(out))
     assert second.returncode == 0

@@ -5,6 +5,9 @@
 (:func:`roce_tune.deploy.drivers.compute_change`): Junos ``set``/``delete`` lines, NVUE ``nv set``/``nv
 unset`` lines, or a SONiC RFC 6902 patch restricted to what roce-tune renders. Needs ``roce-tune``
 importable by the Python that runs ansible-playbook (it is: the controller ran ``roce-tune plan``).
+
+``data | roce_tune_host_bundle(shared)`` joins a host's data file and the shared host script into the one
+script that runs on the host (as ``roce-tune apply`` does).
 """
 
 from __future__ import annotations
@@ -33,8 +36,16 @@ def roce_tune_change(running: str, platform: str, desired: str) -> dict[str, Any
             "disruptive": list(change.disruptive)}
 
 
+def roce_tune_host_bundle(data: str, shared: str) -> str:
+    """One self-contained host script from a host's data file and the shared host script, exactly as
+    ``roce-tune apply`` sends it (:func:`roce_tune.platforms.host.bundle`)."""
+    from roce_tune.platforms import HOST_PLATFORM, get_platform
+
+    return str(get_platform(HOST_PLATFORM).bundle(data, shared))
+
+
 class FilterModule:
     """Ansible filter plugin entry point."""
 
     def filters(self) -> dict[str, Any]:
-        return {"roce_tune_change": roce_tune_change}
+        return {"roce_tune_change": roce_tune_change, "roce_tune_host_bundle": roce_tune_host_bundle}

@@ -867,7 +867,7 @@ def check_plan_env(data: AuditData, exp: Expect, out: Out) -> None:
             if got is None or got.value.strip() != str(value):
                 out.add("RT464", W, h.name, None,
                         f"{key} is {'unset' if got is None else repr(got.value)} in the job on {h.name}; the plan "
-                        f"sets {value!r}", f"export {key}={value} (the plan's hosts/{h.name}.nccl.env)",
+                        f"sets {value!r}", f"export {key}={value} (the plan's nccl.env, or hosts/{h.name}.nccl.env where it has one)",
                         [got, h.env_read or h.info_read])
 
 

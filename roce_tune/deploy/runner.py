@@ -53,6 +53,7 @@ from roce_tune.deploy.drivers import (
     left_as_is,
 )
 from roce_tune.plan import Plan
+from roce_tune.platforms import HOST_PLATFORM, get_platform
 
 #: desired-config file of each platform inside ``switches/`` (each platform's ``PUSH.desired_file``)
 DESIRED_FILE = {name: m.desired_file for name, m in PUSH_METHODS.items() if m.desired_file is not None}
@@ -289,10 +290,11 @@ def targets_from_files(plan: Plan, files: dict[str, str]) -> list[Target]:
             continue  # not rendered (--platform-only)
         out.append(Target(sw.name, "switch", sw.platform, sw.role, sw.mgmt_host, sw.mgmt_port, sw.credentials,
                           files[rel], {p.name for p in sw.ports}))
+    host_script = get_platform(HOST_PLATFORM).host_script
     for h in plan.hosts:
-        rel = f"hosts/{h.name}.sh"
-        if rel in files:
-            out.append(Target(h.name, "host", "host", "host", h.mgmt_host, h.mgmt_port, h.credentials, files[rel]))
+        script = host_script(files, h.name)  # its data file and the shared host script, as one script
+        if script is not None:
+            out.append(Target(h.name, "host", "host", "host", h.mgmt_host, h.mgmt_port, h.credentials, script))
     return out
 
 

@@ -72,7 +72,7 @@ from typing import Any
 from roce_tune.findings import Finding, Location, Severity
 from roce_tune.plan import Plan, SwitchPlan
 from roce_tune.platforms.base import LINUX_IFNAME_MAX, PlatformSpec, SecretPattern, secret_re
-from roce_tune.platforms.templating import render_template
+from roce_tune.platforms.templating import render_device_template
 
 _DOCS = "https://docs.nvidia.com/networking-ethernet-software/cumulus-linux-{rel}/"
 _QOS_PAGE = "Layer-1-and-Switch-Ports/Quality-of-Service/"
@@ -450,9 +450,10 @@ def render(plan: Plan, switch: SwitchPlan) -> dict[str, str]:
         ValueError / CatalogError: see :func:`build_context`; jinja2.UndefinedError on a template bug.
     """
     ctx = build_context(plan, switch)
-    out = {f"{switch.name}.{SPEC.extension}": render_template(SPEC.name, SPEC.aggregator, **ctx)}
+    name = ("header", "switch")
+    out = {f"{switch.name}.{SPEC.extension}": render_device_template(SPEC.name, SPEC.aggregator, switch.name, ctx, name)}
     for template, suffix in SPEC.extra_outputs:
-        out[f"{switch.name}.{suffix}"] = render_template(SPEC.name, template, **ctx)
+        out[f"{switch.name}.{suffix}"] = render_device_template(SPEC.name, template, switch.name, ctx, name)
     return out
 
 

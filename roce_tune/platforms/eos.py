@@ -59,7 +59,7 @@ from typing import cast
 from roce_tune.findings import Finding, Location, Severity
 from roce_tune.plan import EcnProfile, Plan, PortPlan, SwitchPlan
 from roce_tune.platforms.base import IOS_STYLE_SECRETS, PlatformSpec, SecretPattern
-from roce_tune.platforms.templating import render_template
+from roce_tune.platforms.templating import render_device_template
 
 SPEC = PlatformSpec(
     name="eos",
@@ -372,7 +372,8 @@ def render(plan: Plan, switch: SwitchPlan) -> dict[str, str]:
     Raises:
         ValueError / KeyError: see :func:`build_context`; jinja2.UndefinedError on a template bug.
     """
-    text = render_template(SPEC.name, SPEC.aggregator, **build_context(plan, switch))
+    text = render_device_template(SPEC.name, SPEC.aggregator, switch.name, build_context(plan, switch),
+                                  ("switch", "name"))
     return {f"{switch.name}.{SPEC.extension}": text}
 
 

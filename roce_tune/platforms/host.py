@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import math
 import re
+from functools import lru_cache
 from typing import NamedTuple
 
 from roce_tune.names import DEVICE_NAME_RE, ENDPOINT_RE, ENV_VAR_RE, NETDEV_RE, RDMA_DEVICE_RE
@@ -168,19 +169,34 @@ def _knob_values(nic: NicPlan) -> list[tuple[Knob, int]]:
     return list(values.items())
 
 
-def _nic(plan: Plan, nic: NicPlan) -> dict[str, object]:
-    if len(nic.pfc_vector) != 8 or any(v not in (0, 1) for v in nic.pfc_vector):
-        raise ValueError(f"{nic.netdev}: pfc_vector must be 8 entries of 0/1, got {nic.pfc_vector}")
-    if nic.roce_tos & 0b11 != ECT0:
-        raise ValueError(f"{nic.netdev}: RoCE TOS {nic.roce_tos} does not carry ECT(0); DCQCN needs ECN-capable data")
+def _dscp2prio(plan: Plan, nic: NicPlan) -> tuple[list[int], list[dict[str, int]]]:
+    """The RoCE and CNP DSCPs, and the entries of them whose priority is not the ConnectX default (DSCP
+    trust only: with PCP trust the map is not used).
+
+    Raises:
+        ValueError: a DSCP without a priority in ``dscp_to_priority``.
+    """
     dscps = sorted({*plan.classification.roce_dscp, nic.cnp_dscp})
-    dscp2prio = []
+    entries = []
     if nic.trust == "dscp":
         for d in dscps:
             if d not in nic.dscp_to_priority:
                 raise ValueError(f"{nic.netdev}: dscp_to_priority has no entry for DSCP {d}")
             if nic.dscp_to_priority[d] != default_dscp_priority(d):
-                dscp2prio.append({"dscp": d, "prio": nic.dscp_to_priority[d]})
+                entries.append({"dscp": d, "prio": nic.dscp_to_priority[d]})
+    return dscps, entries
+
+
+def _nic_values(plan: Plan, nic: NicPlan) -> dict[str, object]:
+    """The part of a NIC's context that follows from its policy (DSCP map, PFC vector, DCQCN, CNP marking,
+    RDMA port), the same for every NIC with that policy: DSCP->priority entries, DCQCN sysfs writes,
+    mlxconfig keys and their comments; ``set_key`` tells value sets apart (:func:`_value_sets`).
+
+    Raises:
+        ValueError: a DSCP without a priority; DCQCN params that contradict the CNP marking.
+        KeyError: a DCQCN parameter without a known sysfs name.
+    """
+    dscps, dscp2prio = _dscp2prio(plan, nic)
     lossless = [p for p, on in enumerate(nic.pfc_vector) if on]
     dc = nic.dcqcn
     enable_prios = sorted(dc.enabled_priorities) if dc.enabled else sorted(set(lossless) | set(dc.enabled_priorities))
@@ -195,52 +211,182 @@ def _nic(plan: Plan, nic: NicPlan) -> dict[str, object]:
     port = nic.rdma_port
     mask = sum(1 << p for p in enable_prios) if dc.enabled else 0
     mlxconfig = [f"{PRIO_MASK_STEM}_P{port}={mask}"] + [f"{k.mlxconfig}_P{port}={v}" for k, v in knobs]
-    debugfs = [{"name": k.debugfs, "value": v} for k, v in knobs]
-    pci = nic.pci_address if nic.pci_address and _PCI_RE.fullmatch(nic.pci_address) else None
     return {
-        "netdev": _check(NETDEV_RE, nic.netdev, "netdev"), "rdma": _check(RDMA_DEVICE_RE, nic.rdma_device, "RDMA device"),
-        "port": port, "model": comment_safe(nic.model), "speed_gbps": nic.speed_gbps,
-        "switch_port": _check(ENDPOINT_RE, nic.switch_port, "switch port") if nic.switch_port else "none",
-        "trust": nic.trust, "pfc": ",".join(str(v) for v in nic.pfc_vector), "cable_m": nic.cable_m,
-        "cable_len": cable_len_m(nic.cable_m), "xoff_bytes": nic.nic_xoff_bytes, "dscp2prio": dscp2prio,
+        "dscp2prio": dscp2prio, "writes": writes, "set_key": repr((dscp2prio, writes)),
         "dscp2prio_note": ("non-default DSCP->priority entries" if dscp2prio else
                            f"DSCP {dscps} -> priority already the default (dscp >> 3) or PCP trust: no --dscp2prio"),
-        "mtu": nic.mtu, "roce_mtu": nic.roce_mtu, "tos": nic.roce_tos, "tos_dscp": nic.roce_tos >> 2,
-        "roce_mode": ROCE_MODE, "roce_mode_text": ROCE_MODE_TEXT, "dcqcn_note": dcqcn_note, "writes": writes,
-        "pci": pci or "<pci-address>", "mlxconfig": " ".join(mlxconfig), "debugfs": debugfs,
-        "tclass_unset": TCLASS_UNSET,
+        "dcqcn_note": dcqcn_note, "mlxconfig": " ".join(mlxconfig),
     }
 
 
-def build_context(plan: Plan, host: HostPlan) -> dict[str, object]:
-    """Everything the host templates print (values raw: the templates shell-quote every one).
+#: memo of :func:`_nic_values` for one rendering pass: NICs of one policy share their plan objects
+#: (``dcqcn``, ``dscp_to_priority``), so their ids and the scalar inputs name the policy while the plan lives
+NicMemo = dict[tuple[object, ...], dict[str, object]]
+
+
+def _nic(plan: Plan, nic: NicPlan, memo: NicMemo | None = None) -> dict[str, object]:
+    if len(nic.pfc_vector) != 8 or any(v not in (0, 1) for v in nic.pfc_vector):
+        raise ValueError(f"{nic.netdev}: pfc_vector must be 8 entries of 0/1, got {nic.pfc_vector}")
+    if nic.roce_tos & 0b11 != ECT0:
+        raise ValueError(f"{nic.netdev}: RoCE TOS {nic.roce_tos} does not carry ECT(0); DCQCN needs ECN-capable data")
+    if memo is None:
+        values = _nic_values(plan, nic)
+    else:
+        key = (id(nic.dcqcn), id(nic.dscp_to_priority), tuple(nic.pfc_vector), nic.trust, nic.cnp_dscp,
+               nic.cnp_priority, nic.rdma_port)
+        values = memo.get(key) or memo.setdefault(key, _nic_values(plan, nic))
+    pci = nic.pci_address if nic.pci_address and _PCI_RE.fullmatch(nic.pci_address) else None
+    return {
+        **values,
+        "netdev": _check(NETDEV_RE, nic.netdev, "netdev"), "rdma": _check(RDMA_DEVICE_RE, nic.rdma_device, "RDMA device"),
+        "port": nic.rdma_port, "model": comment_safe(nic.model), "speed_gbps": nic.speed_gbps,
+        "switch_port": _check(ENDPOINT_RE, nic.switch_port, "switch port") if nic.switch_port else "none",
+        "trust": nic.trust, "pfc": ",".join(str(v) for v in nic.pfc_vector), "cable_m": nic.cable_m,
+        "cable_len": cable_len_m(nic.cable_m), "xoff_bytes": nic.nic_xoff_bytes,
+        "mtu": nic.mtu, "roce_mtu": nic.roce_mtu, "tos": nic.roce_tos, "tos_dscp": nic.roce_tos >> 2,
+        "pci": pci or "<pci-address>",
+    }
+
+
+#: File name of the shared host script in ``hosts/`` (the logic, the same for every host) and its version:
+#: a host's data file names the version it was written for, and the shared script refuses another.
+SHARED_SCRIPT = "roce-tune-host.sh"
+HOST_SCRIPT_VERSION = "2"
+#: Last line but one of a host's data file: everything after it is the ``source`` of the shared script,
+#: which :func:`bundle` replaces with the shared script itself.
+SHARED_MARKER = f"{SPEC.comment_prefix} ----- the shared host script -----"
+
+
+def _value_sets(nics: list[dict[str, object]]) -> tuple[list[str], list[str]]:
+    """Give each NIC context a value set (1, 2 …) and its ``fields`` (the ``RT_NICS`` entry): NICs with
+    the same DSCP->priority entries and DCQCN sysfs writes share one, so the data file lists those values
+    once. Returns the ``RT_DSCP2PRIO`` and ``RT_ECN`` entries (``"SET DSCP PRIO"``, ``"SET FILE VALUE"``)."""
+    sets: dict[str, int] = {}
+    dscp2prio: list[str] = []
+    ecn: list[str] = []
+    for n in nics:
+        key = str(n["set_key"])
+        set_id = sets.get(key)
+        if set_id is None:
+            set_id = sets[key] = len(sets) + 1
+            dscp2prio += [f"{set_id} {e['dscp']} {e['prio']}" for e in n["dscp2prio"]]  # type: ignore[attr-defined]
+            ecn += [f"{set_id} {w['side']}/{w['file']} {w['value']}" for w in n["writes"]]  # type: ignore[attr-defined]
+        values = [n[k] for k in ("netdev", "rdma", "port", "trust", "pfc", "cable_len", "mtu", "tos")]
+        n["fields"] = " ".join(str(v) for v in (*values, set_id))
+    return dscp2prio, ecn
+
+
+def build_context(plan: Plan, host: HostPlan, memo: NicMemo | None = None) -> dict[str, object]:
+    """Everything a host's data file (``data.j2``) prints (values raw: the template shell-quotes each).
+
+    Returns:
+        dict with ``host`` (name), ``plan`` (header fields, comment-safe), ``nics`` (per NIC: names,
+        ``fields`` of its ``RT_NICS`` entry, comment facts), ``dscp2prio`` and ``ecn`` (``RT_DSCP2PRIO`` and
+        ``RT_ECN`` entries), ``version``, ``shared`` (shared script file name), ``c``.
 
     Raises:
         ValueError: a NIC the script cannot configure safely (bad PFC vector, TOS without ECT(0)).
         KeyError: a DCQCN parameter without a known sysfs name.
     """
+    nics = [_nic(plan, n, memo) for n in host.nics]
+    dscp2prio, ecn = _value_sets(nics)
     return {
         "c": SPEC.comment_prefix,
-        "sections": SPEC.sections,
-        "section_guards": SECTION_GUARDS,
-        "write_guard": WRITE_GUARD,
-        "roce_modes": ROCE_MODES,
+        "version": HOST_SCRIPT_VERSION,
+        "shared": SHARED_SCRIPT,
         "host": {"name": _check(DEVICE_NAME_RE, host.name, "host name")},
         "plan": {k: comment_safe(v) for k, v in (("site", plan.site), ("generator", plan.generator),
                                                  ("schema", plan.schema_version), ("inventory_file", plan.inventory_file),
                                                  ("inventory_sha256", plan.inventory_sha256))},
-        "tools": REQUIRED_TOOLS,
-        "nics": [_nic(plan, n) for n in host.nics],
+        "dscp2prio": dscp2prio,
+        "ecn": ecn,
+        "nics": nics,
     }
 
 
-def render_host(plan: Plan, host: HostPlan) -> dict[str, str]:
-    """Render the host script: ``{"<name>.sh": script}``.
+def shared_context(generator: str) -> dict[str, object]:
+    """Everything the shared host script (``script.j2`` and its sections) prints: constants only, no host."""
+    return {
+        "c": SPEC.comment_prefix,
+        "version": HOST_SCRIPT_VERSION,
+        "generator": comment_safe(generator),
+        "sections": SPEC.sections,
+        "section_guards": SECTION_GUARDS,
+        "write_guard": WRITE_GUARD,
+        "roce_modes": ROCE_MODES,
+        "roce_mode": ROCE_MODE,
+        "roce_mode_text": ROCE_MODE_TEXT,
+        "tclass_unset": TCLASS_UNSET,
+        "tools": REQUIRED_TOOLS,
+        "knobs": list(dict.fromkeys(DCQCN_KNOBS.values())),
+        "prio_mask_stem": PRIO_MASK_STEM,
+    }
+
+
+@lru_cache(maxsize=4)
+def render_shared_script(generator: str) -> str:
+    """The shared host script ``hosts/roce-tune-host.sh`` of plans made by ``generator``: the logic
+    (argument check, restore point, apply, read back) for the values a host's data file sets.
+
+    Raises:
+        jinja2.UndefinedError: a template bug.
+    """
+    return render_template(SPEC.name, SPEC.aggregator, **shared_context(generator))
+
+
+def render_host_data(plan: Plan, host: HostPlan, memo: NicMemo | None = None) -> str:
+    """The host's data file ``hosts/<name>.sh``: its values, then ``source`` of the shared script.
+    ``memo`` (one dict for all hosts of one plan) computes each NIC policy's values once.
 
     Raises:
         ValueError / KeyError: see :func:`build_context`; jinja2.UndefinedError on a template bug.
     """
-    text = render_template(SPEC.name, SPEC.aggregator, **build_context(plan, host))
+    return render_template(SPEC.name, "data.j2", **build_context(plan, host, memo))
+
+
+def bundle(data: str, shared: str) -> str:
+    """One self-contained script from a host's data file and the shared host script: the data file up to
+    :data:`SHARED_MARKER`, then the shared script without its ``#!`` line. This is what runs on the host
+    (``roce-tune apply``, ``playbooks/push.yml``). A data file without the marker (a self-contained
+    script an older roce-tune wrote) is returned as it is.
+    """
+    head, marker, _source = data.partition(SHARED_MARKER + "\n")
+    if not marker:
+        return data
+    return head + marker + shared.partition("\n")[2]
+
+
+def host_script(files: dict[str, str], name: str) -> str | None:
+    """The self-contained script of host ``name`` from a plan's files (``hosts/<name>.sh`` bundled with
+    ``hosts/roce-tune-host.sh``); None if the host has no file."""
+    data = files.get(f"hosts/{name}.{SPEC.extension}")
+    if data is None:
+        return None
+    return bundle(data, files.get(f"hosts/{SHARED_SCRIPT}", ""))
+
+
+def render_hosts(plan: Plan, hosts: list[HostPlan]) -> dict[str, str]:
+    """The host files of an output tree (relative to ``hosts/``): the shared script once and a data file
+    per host: ``{"roce-tune-host.sh": …, "<name>.sh": …}``.
+
+    Raises:
+        ValueError / KeyError: see :func:`build_context`; jinja2.UndefinedError on a template bug.
+    """
+    files = {SHARED_SCRIPT: render_shared_script(plan.generator)}
+    memo: NicMemo = {}
+    for h in hosts:
+        files[f"{h.name}.{SPEC.extension}"] = render_host_data(plan, h, memo)
+    return files
+
+
+def render_host(plan: Plan, host: HostPlan) -> dict[str, str]:
+    """Render the host's self-contained script: ``{"<name>.sh": script}`` (:func:`bundle` of its data
+    file and the shared script: what is pushed to the host).
+
+    Raises:
+        ValueError / KeyError: see :func:`build_context`; jinja2.UndefinedError on a template bug.
+    """
+    text = bundle(render_host_data(plan, host), render_shared_script(plan.generator))
     return {f"{host.name}.{SPEC.extension}": text}
 
 

@@ -48,7 +48,7 @@ import re
 from roce_tune.findings import Finding, Location, Severity
 from roce_tune.plan import EcnProfile, Plan, PortPlan, SwitchPlan
 from roce_tune.platforms.base import PlatformSpec, SecretPattern, secret_re
-from roce_tune.platforms.templating import render_template
+from roce_tune.platforms.templating import render_device_template
 
 SPEC = PlatformSpec(
     name="junos",
@@ -355,7 +355,8 @@ def render(plan: Plan, switch: SwitchPlan) -> dict[str, str]:
     Raises:
         ValueError: see :func:`build_context`; jinja2.UndefinedError on a template bug.
     """
-    text = render_template(SPEC.name, SPEC.aggregator, **build_context(plan, switch))
+    text = render_device_template(SPEC.name, SPEC.aggregator, switch.name, build_context(plan, switch),
+                                  ("switch", "name"))
     return {f"{switch.name}.{SPEC.extension}": text}
 
 

@@ -73,13 +73,16 @@ import json
 import math
 import re
 from collections.abc import Callable
+from functools import lru_cache
 from typing import Any
+
+import orjson
 
 from roce_tune.findings import Finding, Location, Severity
 from roce_tune.plan import BufferProfile, Plan, PortPlan, SwitchPlan
 from roce_tune.platforms.base import LINUX_IFNAME_MAX, PlatformSpec, SecretPattern, mask_secrets, secret_re
 from roce_tune.platforms.contract import BufferModels
-from roce_tune.platforms.templating import render_template
+from roce_tune.platforms.templating import render_once, render_template
 
 SPEC = PlatformSpec(
     name="sonic",
@@ -190,7 +193,7 @@ def reload_warning(rendered: str) -> tuple[list[str], list[str]]:
     Raises:
         ValueError: ``rendered`` is not a JSON object.
     """
-    tables = sorted(json.loads(rendered))
+    tables = sorted(orjson.loads(rendered))  # orjson.JSONDecodeError is a ValueError
     return [t for t in tables if t in QOS_RELOAD_CLEARED_TABLES], [t for t in tables if t not in QOS_RELOAD_CLEARED_TABLES]
 
 
@@ -222,16 +225,22 @@ def id_ranges(ids: list[int] | set[int]) -> list[str]:
     >>> id_ranges([0, 1, 2, 4, 5, 6]), id_ranges([3, 4]), id_ranges([0, 7])
     (['0-2', '4-6'], ['3-4'], ['0', '7'])
     """
+    return list(_id_ranges(frozenset(ids)))
+
+
+@lru_cache(maxsize=1024)
+def _id_ranges(ids: frozenset[int]) -> tuple[str, ...]:
+    """:func:`id_ranges` of one set, kept: every port of a fabric asks for the same few sets."""
     out: list[str] = []
     run: list[int] = []
-    for i in sorted(set(ids)):
+    for i in sorted(ids):
         if run and i != run[-1] + 1:
             out.append(_run(run))
             run = []
         run.append(i)
     if run:
         out.append(_run(run))
-    return out
+    return tuple(out)
 
 
 def _run(run: list[int]) -> str:
@@ -540,7 +549,8 @@ def canonical_json(text: str) -> str:
     """
     data = json.loads(text, object_pairs_hook=_no_duplicates)
     data = {table: rows for table, rows in data.items() if rows}
-    return json.dumps(data, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+    # the same bytes as json.dumps(indent=2, sort_keys=True, ensure_ascii=False), in C (CONFIG_DB holds strings)
+    return orjson.dumps(data, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS).decode() + "\n"
 
 
 def render_findings(plan: Plan, switch: SwitchPlan) -> list[Finding]:
@@ -582,21 +592,28 @@ def render(plan: Plan, switch: SwitchPlan) -> dict[str, str]:
     Raises:
         ValueError: see :func:`build_context`; jinja2.UndefinedError on a template bug.
     """
-    text = render_template(SPEC.name, SPEC.aggregator, **build_context(plan, switch))
-    data = json.loads(canonical_json(text))
     release = sonic_release(switch.os_version)
     model = buffer_model(switch)
     if model not in BUFFER_MODELS.supported(asic_family(switch)):
         raise ValueError(f"{switch.name}: SONiC has no {model} buffer model on {switch.asic} (it runs "
                          f"{' or '.join(BUFFER_MODELS.supported(asic_family(switch)))}: the dynamic model needs the "
                          "vendor's buffer Lua plugins, which only Mellanox/Spectrum ships); set buffer_model accordingly")
-    if release is not None and release < BUFFER_MODEL_SINCE:
-        if model != "traditional":
-            raise ValueError(f"{switch.name}: SONiC {release} predates the dynamic buffer model "
-                             f"({BUFFER_MODEL_SINCE}); set buffer_model: traditional")
-    else:  # the model the plan was made for, so a running switch on the other one shows up in the diff
-        data["DEVICE_METADATA"] = {"localhost": {"buffer_model": model}}
-    return {f"{switch.name}.{SPEC.extension}": canonical_json(json.dumps(data))}
+    if release is not None and release < BUFFER_MODEL_SINCE and model != "traditional":
+        raise ValueError(f"{switch.name}: SONiC {release} predates the dynamic buffer model "
+                         f"({BUFFER_MODEL_SINCE}); set buffer_model: traditional")
+    # the model the plan was made for (on releases that have the choice), so a running switch on the other
+    # one shows up in the diff; part of the render key, as it is not in the template context
+    metadata_model = model if release is None or release >= BUFFER_MODEL_SINCE else None
+
+    def _render(ctx: dict[str, Any]) -> str:
+        data = json.loads(canonical_json(render_template(SPEC.name, SPEC.aggregator, **ctx)))
+        if metadata_model is not None:
+            data["DEVICE_METADATA"] = {"localhost": {"buffer_model": metadata_model}}
+        return canonical_json(json.dumps(data))
+
+    text = render_once(f"{SPEC.name}/{SPEC.aggregator}/{metadata_model}", switch.name, build_context(plan, switch),
+                       ("switch",), _render)
+    return {f"{switch.name}.{SPEC.extension}": text}
 
 
 # --- LLDP and show version (roce-tune import lldp / lint --lldp) -----------------------------------

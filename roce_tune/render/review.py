@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import TYPE_CHECKING
 
-from roce_tune.plan import Plan, Rationale
+from roce_tune.plan import Plan, Rationale, SwitchPlan
 
 if TYPE_CHECKING:
     from roce_tune.simulate.scorecard import Scorecard
@@ -181,47 +181,79 @@ def render_review(plan: Plan, switch_files: dict[str, str] | None = None,
     return "\n".join(lines) + "\n"
 
 
+class _Listing:
+    """The lines of :func:`_non_default`, each once per key, and which rationale maps (shared by ports and
+    NICs of one policy) hold no pinned value, so a repeat of one is passed over without reading it again."""
+
+    def __init__(self) -> None:
+        self.out: list[str] = []
+        self.seen: set[tuple[object, ...]] = set()
+        self.unpinned: set[int] = set()
+
+    def add(self, key: tuple[object, ...], text: str) -> None:
+        if key not in self.seen:
+            self.seen.add(key)
+            self.out.append(text)
+
+    def pinned(self, rationale: dict[str, Rationale]) -> bool:
+        if id(rationale) in self.unpinned:
+            return False
+        if any(r.pinned_by_user for r in rationale.values()):
+            return True
+        self.unpinned.add(id(rationale))
+        return False
+
+
+def _switch_non_default(sw: SwitchPlan, listing: _Listing) -> None:
+    """Pinned headroom values, every ECN threshold and non-default watchdog timers of one switch."""
+    for p in sw.ports:
+        if p.headroom and listing.pinned(p.headroom.rationale):
+            for k, r in sorted(p.headroom.rationale.items()):
+                if r.pinned_by_user:
+                    listing.add(("hr", sw.name, p.name, k), f"- `{sw.name}:{p.name}` {k} = {getattr(p.headroom, k)}: "
+                                f"{_fmt_rationale(r)}")
+    for e in sw.ecn_profiles:
+        for k in ("kmin_bytes", "kmax_bytes", "pmax_percent"):
+            r = e.rationale.get(k)
+            if r is not None:
+                listing.add(("ecn", e.name, k), f"- ECN `{e.name}` {k} = {getattr(e, k)}"
+                            f"{' (pinned by user)' if r.pinned_by_user else ''}: {_fmt_rationale(r)}")
+    w = sw.watchdog
+    for k in ("detection_ms", "restoration_ms", "poll_ms", "action"):
+        r = w.rationale.get(k)
+        if r is not None and (r.pinned_by_user or (k != "action" and getattr(w, k) != 200)):
+            listing.add(("wd", sw.platform, k, getattr(w, k)), f"- watchdog ({sw.platform}, e.g. `{sw.name}`) {k} = "
+                        f"{getattr(w, k)}: {_fmt_rationale(r)}")
+
+
+def _dcqcn_non_default(plan: Plan, listing: _Listing) -> None:
+    """DCQCN parameters that are pinned or differ from the firmware default, per NIC model and speed."""
+    listed: set[tuple[object, ...]] = set()  # (DCQCN object, model, speed) whose values are listed
+    for h in plan.hosts:
+        for n in h.nics:
+            shared = (id(n.dcqcn), n.model, n.speed_gbps)
+            if shared in listed:
+                continue  # the same values again: nothing new (a pinned value names its host, so never skipped)
+            if not listing.pinned(n.dcqcn.rationale):
+                listed.add(shared)
+            for k, v in sorted(n.dcqcn.params.items()):
+                r = n.dcqcn.rationale.get(k)
+                if r is not None and (r.pinned_by_user or v != n.dcqcn.firmware_defaults.get(k, v)):
+                    listing.add(("dq", n.model, n.speed_gbps, k, v, r.pinned_by_user and h.name),
+                                f"- DCQCN {n.model} @ {n.speed_gbps}G {k} = {v} (firmware default "
+                                f"{n.dcqcn.firmware_defaults.get(k, '-')})"
+                                f"{' pinned by user on ' + h.name if r.pinned_by_user else ''}: {_fmt_rationale(r)}")
+
+
 def _non_default(plan: Plan) -> list[str]:
     """Pinned values, DCQCN parameters that differ from firmware defaults, every ECN threshold (all
     differ from the vendor profiles; the rationale says why) and non-default watchdog timers — each
     once per distinct value, with its rationale."""
-    out: list[str] = []
-    seen: set[tuple[object, ...]] = set()
-
-    def add(key: tuple[object, ...], text: str) -> None:
-        if key not in seen:
-            seen.add(key)
-            out.append(text)
-
+    listing = _Listing()
     for sw in plan.switches:
-        for p in sw.ports:
-            if p.headroom:
-                for k, r in sorted(p.headroom.rationale.items()):
-                    if r.pinned_by_user:
-                        add(("hr", sw.name, p.name, k), f"- `{sw.name}:{p.name}` {k} = {getattr(p.headroom, k)}: "
-                            f"{_fmt_rationale(r)}")
-        for e in sw.ecn_profiles:
-            for k in ("kmin_bytes", "kmax_bytes", "pmax_percent"):
-                r = e.rationale.get(k)
-                if r is not None:
-                    add(("ecn", e.name, k), f"- ECN `{e.name}` {k} = {getattr(e, k)}"
-                        f"{' (pinned by user)' if r.pinned_by_user else ''}: {_fmt_rationale(r)}")
-        w = sw.watchdog
-        for k in ("detection_ms", "restoration_ms", "poll_ms", "action"):
-            r = w.rationale.get(k)
-            if r is not None and (r.pinned_by_user or (k != "action" and getattr(w, k) != 200)):
-                add(("wd", sw.platform, k, getattr(w, k)), f"- watchdog ({sw.platform}, e.g. `{sw.name}`) {k} = "
-                    f"{getattr(w, k)}: {_fmt_rationale(r)}")
-    for h in plan.hosts:
-        for n in h.nics:
-            for k, v in sorted(n.dcqcn.params.items()):
-                r = n.dcqcn.rationale.get(k)
-                if r is not None and (r.pinned_by_user or v != n.dcqcn.firmware_defaults.get(k, v)):
-                    add(("dq", n.model, n.speed_gbps, k, v, r.pinned_by_user and h.name),
-                        f"- DCQCN {n.model} @ {n.speed_gbps}G {k} = {v} (firmware default "
-                        f"{n.dcqcn.firmware_defaults.get(k, '-')}){' pinned by user on ' + h.name if r.pinned_by_user else ''}"
-                        f": {_fmt_rationale(r)}")
-    return out
+        _switch_non_default(sw, listing)
+    _dcqcn_non_default(plan, listing)
+    return listing.out
 
 
 def _runbook(plan: Plan, switch_files: dict[str, str]) -> list[str]:

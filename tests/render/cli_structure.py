@@ -10,6 +10,7 @@ compares files with ``tests/golden/<platform>/<scenario>/``.
 from __future__ import annotations
 
 import re
+import shlex
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -264,12 +265,23 @@ def check_lossless_structure(plan: Plan, sw: SwitchPlan, view: SwitchView) -> No
     assert view.dscp_to_queue.get(cls.cnp_dscp) == cls.cnp_queue, f"{sw.name}: CNP DSCP {cls.cnp_dscp} misrouted"
 
 
+def host_array(script: str, name: str) -> list[list[str]]:
+    """The entries of bash array ``name`` in a host script's data (``NAME=(`` … ``)``), each split into
+    its fields as the shell splits them."""
+    m = re.search(rf"^{name}=\(\n(.*?)^\)$", script, re.MULTILINE | re.DOTALL)
+    assert m, f"no {name} array in the host script"
+    return [shlex.split(shlex.split(ln)[0]) for ln in m.group(1).splitlines() if not ln.strip().startswith("#")]
+
+
 def host_tos(script: str) -> set[int]:
-    """Every TOS a host script gives ``cma_roce_tos -t`` and writes to ``traffic_class``."""
-    cm = {int(v) for v in re.findall(r"^cma_roce_tos .* -t '?(\d+)'? ", script, re.MULTILINE)}
-    tc = {int(v) for v in re.findall(r"^rt_write \S+/traffic_class '?(\d+)'?$", script, re.MULTILINE)}
-    assert cm and cm == tc, f"cma_roce_tos TOS {cm} != traffic_class TOS {tc}"
-    return cm
+    """Every TOS a host script gives ``cma_roce_tos -t`` and writes to ``traffic_class`` (the TOS field of
+    each ``RT_NICS`` entry, which the shared script's tos section uses for both)."""
+    tos = {int(nic[7]) for nic in host_array(script, "RT_NICS")}
+    assert tos, "no NIC in the host script"
+    assert re.search(r'^\s*cma_roce_tos -d "\$nic_rdma" -p "\$nic_port" -t "\$nic_tos"', script, re.MULTILINE)
+    assert re.search(r'^\s*rt_write "\$\{SYSROOT\}/sys/class/infiniband/\$nic_rdma/tc/\$nic_port/traffic_class" '
+                     r'"\$nic_tos"$', script, re.MULTILINE)
+    return tos
 
 
 def lossless_dscps(view: SwitchView, lossless_queues: set[int]) -> set[int]:

@@ -278,8 +278,8 @@ def test_missing_sysfs_knob_stops_before_more_changes(box: Box) -> None:
 def test_non_default_dscp_map_is_written_and_read_back(tmp_path: Path) -> None:
     # CNP on DSCP 40 -> priority 6 differs from the ConnectX default 40 >> 3 = 5 (DOMAIN.md §3).
     plan, script = _script(cnp_dscp=40)
-    assert "--dscp2prio set,40,6" in script
-    assert "set,26," not in script  # 26 -> 3 is already the default
+    assert cs.host_array(script, "RT_DSCP2PRIO") == [["1", "40", "6"]]  # 26 -> 3 is already the default
+    assert 'mlnx_qos -i "$nic_dev" --dscp2prio "set,$dscp,$prio"' in script
     (tmp_path / "ok").mkdir()
     b = Box(tmp_path / "ok", plan.hosts[0])  # type: ignore[attr-defined]
     assert b.run(script).returncode == 0
@@ -293,14 +293,15 @@ def test_non_default_dscp_map_is_written_and_read_back(tmp_path: Path) -> None:
 
 def test_default_dscp_map_needs_no_dscp2prio() -> None:
     _, script = _script()
-    assert not [ln for ln in script.splitlines() if ln.startswith("mlnx_qos") and "--dscp2prio" in ln]
+    assert cs.host_array(script, "RT_DSCP2PRIO") == []
     assert "already the default (dscp >> 3)" in script
 
 
 def test_pfc_and_cable_length_go_in_one_call() -> None:
     # mlnx_qos sends both in one set_ieee_pfc(pfc_en, delay); separate calls would zero each other.
     _, script = _script()
-    lines = [ln for ln in script.splitlines() if ln.startswith("mlnx_qos") and ("--pfc" in ln or "--cable_len" in ln)]
+    lines = [ln for ln in script.splitlines()
+             if ln.strip().startswith("mlnx_qos") and ("--pfc" in ln or "--cable_len" in ln)]
     assert lines and all("--pfc" in ln and "--cable_len" in ln for ln in lines)
     assert not any("--trust" in ln and "--dscp2prio" in ln for ln in script.splitlines())
 
@@ -319,12 +320,19 @@ def test_alternatives_name_debugfs_and_mlxconfig_keys() -> None:
     _, script = _script()
     block = script.split("# ===== alternatives =====")[1].split("# ===== readback =====")[0]
     assert all(ln.startswith("#") for ln in block.strip().splitlines())  # nothing executed
-    for name in ("rp_ai_rate", "rp_hai_rate", "rp_time_reset", "rp_byte_reset", "rp_gd", "rp_min_dec_fac",
-                 "np_min_time_between_cnps", "np_cnp_dscp", "np_cnp_prio"):
-        assert f"/sys/kernel/debug/mlx5/0000:3b:00.0/cc_params/{name}" in block
+    assert "/sys/kernel/debug/mlx5/<pci>/cc_params/" in block
+    table = {ln.split()[1]: ln.split()[2:] for ln in block.splitlines() if ln.startswith("# roce_")}
+    for sysfs, name in (("roce_rp/rpg_ai_rate", "rp_ai_rate"), ("roce_rp/rpg_hai_rate", "rp_hai_rate"),
+                        ("roce_rp/rpg_time_reset", "rp_time_reset"), ("roce_rp/rpg_byte_reset", "rp_byte_reset"),
+                        ("roce_rp/rpg_gd", "rp_gd"), ("roce_rp/rpg_min_dec_fac", "rp_min_dec_fac"),
+                        ("roce_np/min_time_between_cnps", "np_min_time_between_cnps"),
+                        ("roce_np/cnp_dscp", "np_cnp_dscp"), ("roce_np/cnp_802p_prio", "np_cnp_prio")):
+        assert table[sysfs][0] == name
+    nic = script.split("RT_NICS=(")[1].split("\n    '")[0]  # the first NIC's comment lines
+    assert "PCI 0000:3b:00.0" in nic and all(ln.strip().startswith("#") for ln in nic.strip().splitlines())
     for key in ("ROCE_CC_PRIO_MASK_P1=8", "CNP_DSCP_P1=48", "CNP_802P_PRIO_P1=6", "RPG_AI_RATE_P1=80",
                 "RPG_HAI_RATE_P1=800", "MIN_TIME_BETWEEN_CNPS_P1=4", "DCE_TCP_G_P1=1019"):
-        assert key in block
+        assert key in nic
 
 
 def test_traffic_class_readback_parses_the_driver_format(tmp_path: Path) -> None:
@@ -445,9 +453,9 @@ def test_platform_registry_and_spec() -> None:
 
 
 def _host_files(plan, only: slice = slice(None)) -> dict[str, str]:  # type: ignore[no-untyped-def]
-    files: dict[str, str] = {}
+    """The hosts/ files of an output tree: the shared host script, a data file and NCCL env per host."""
+    files = host.render_hosts(plan, plan.hosts[only])
     for h in plan.hosts[only]:
-        files.update(host.render_host(plan, h))
         files[f"{h.name}.nccl.env"] = host.render_nccl_env(plan, h)
     return files
 

@@ -20,6 +20,7 @@ from ruamel.yaml import YAML
 from roce_tune.inventory.loader import load_inventory
 from roce_tune.pipeline import derive_plan
 from roce_tune.plan import Plan
+from roce_tune.platforms import host
 from roce_tune.render.outputs import render_outputs
 
 from .. import EmulatorFleet, EmulatorSpec, start_emulators
@@ -176,7 +177,9 @@ class VerifyLab:
             self.fleet.call(merge)
         for h in plan.hosts:
             dev = self.host(h.name)
-            res = subprocess.run(["bash", "-c", files[f"hosts/{h.name}.sh"]], env=dev.env(), capture_output=True,
+            script = host.host_script(files, h.name)  # its data file and the shared host script, as pushed
+            assert script is not None, f"no host script for {h.name}"
+            res = subprocess.run(["bash", "-c", script], env=dev.env(), capture_output=True,
                                  text=True, cwd=str(dev.home), timeout=60, check=False)
             if res.returncode != 0:
                 raise RuntimeError(f"host script of {h.name} failed: {res.stdout[-500:]}{res.stderr[-500:]}")

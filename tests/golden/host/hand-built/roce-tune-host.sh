@@ -1,0 +1,279 @@
+#!/usr/bin/env bash
+# roce-tune shared host script, version 2 (roce-tune test) -- do not edit, re-render instead.
+# The logic only: each host's values (RT_HOST, RT_NICS, RT_DSCP2PRIO, RT_ECN) are in its data file
+# hosts/<name>.sh, which sources this file; `roce-tune apply` and playbooks/push.yml send both to the
+# host as one script. Run the host's file, not this one.
+# Idempotent: every step writes an absolute value, so a second run changes nothing.
+# Runtime settings (mlnx_qos, cma_roce_*, sysfs) are lost at reboot: run this from a systemd oneshot.
+# Ends by reading back every value it set and exits 1 listing each mismatch.
+# ROCE_TUNE_SYSROOT (tests) is prepended to every /sys path.
+# Usage: bash SCRIPT [--check | --save FILE]
+#   --check      change nothing, only read back and list mismatches
+#   --save FILE  first write FILE, a script that puts back every value this one changes (restore point)
+set -euo pipefail
+
+RT_CHECK=0
+RT_SAVE=""
+rt_usage() { echo "usage: $0 [--check | --save FILE]" >&2; exit 2; }
+case "$#:${1:-}" in
+    0:) ;;
+    1:--check) RT_CHECK=1 ;;
+    2:--save) RT_SAVE="$2" ;;
+    *) rt_usage ;;
+esac
+if (( $# == 2 )); then
+    [[ -n "$RT_SAVE" && "$RT_SAVE" != -* ]] || rt_usage
+    if [[ -s "$RT_SAVE" ]]; then  # a restore point from an earlier run would be overwritten by values set since
+        echo "roce-tune: $RT_SAVE already holds a restore point; choose a new file" >&2
+        exit 2
+    fi
+fi
+
+if [[ "${RT_DATA_VERSION:-}" != 2 ]]; then
+    echo "roce-tune: host data version '${RT_DATA_VERSION:-}' does not match shared host script version" \
+        2": render both with the same roce-tune" >&2
+    exit 2
+fi
+SYSROOT="${ROCE_TUNE_SYSROOT:-}"
+MISMATCHES=()
+
+for tool in mlnx_qos cma_roce_tos cma_roce_mode ip awk sed tail ; do
+    command -v "$tool" >/dev/null 2>&1 || { echo "roce-tune: required command '$tool' not found" >&2; exit 2; }
+done
+
+# rt_write PATH VALUE: write one sysfs value; a missing file stops the script (driver without the knob).
+rt_write() {
+    if [[ ! -e "$1" ]]; then
+        echo "roce-tune: $1 does not exist (MLNX_OFED/DOCA driver needed; see the alternatives section)" >&2
+        exit 2
+    fi
+    printf '%s\n' "$2" > "$1"
+}
+
+# rt_read PATH: first line of a file ("" when empty), or <missing>.
+rt_read() {
+    local line=""
+    if [[ -r "$1" ]]; then
+        IFS= read -r line < "$1" || true
+        printf '%s' "$line"
+    else
+        printf '<missing>'
+    fi
+}
+
+# rt_expect DEVICE WHAT EXPECTED ACTUAL: record a mismatch.
+rt_expect() {
+    if [[ "$3" != "$4" ]]; then
+        MISMATCHES+=("$1 $2: expected '$3', read '$4'")
+    fi
+}
+
+# Parsers of "mlnx_qos -i <netdev>" output (Mellanox/mlnx-tools python/mlnx_qos pretty_print).
+rt_qos_trust() { sed -n 's/^Priority trust state: *//p' <<<"$1"; }
+rt_qos_cable() { sed -n 's/^Cable len: *//p' <<<"$1"; }
+rt_qos_pfc() {
+    awk '/^PFC configuration:/ { f = 1; next }
+         f && $1 == "enabled" { for (i = 2; i <= 9; i++) printf "%s%s", (i > 2 ? "," : ""), $i; exit }' <<<"$1"
+}
+rt_qos_dscp2prio() {
+    awk -v d="$2" '/prio:[0-7] dscp:/ {
+        p = $0; sub(/.*prio:/, "", p); sub(/ .*/, "", p)
+        l = $0; sub(/.*dscp:/, "", l); n = split(l, v, ",")
+        for (i = 1; i <= n; i++) if (v[i] != "" && v[i] + 0 == d) { print p; exit }
+    }' <<<"$1"
+}
+rt_link_mtu() { ip -o link show dev "$1" | awk '{ for (i = 1; i < NF; i++) if ($i == "mtu") { print $(i + 1); exit } }'; }
+rt_tclass() { local v; v="$(rt_read "$1")"; printf '%s' "${v#Global tclass=}"; }
+
+# rt_nic LINE: one RT_NICS entry into nic_dev nic_rdma nic_port nic_trust nic_pfc nic_cable nic_mtu
+# nic_tos nic_set (netdev, RDMA device and port, trust, PFC vector, cable metres, MTU, TOS, value set).
+rt_nic() { read -r nic_dev nic_rdma nic_port nic_trust nic_pfc nic_cable nic_mtu nic_tos nic_set <<<"$1"; }
+
+# rt_save ARG...: append one command (every argument shell-quoted) to the restore point. A file that
+# does not exist is noted only (rt_write never creates one); a value that could not be read (empty)
+# makes an rt_lost line instead (not restorable; FILE then exits 3).
+rt_save() {
+    local a
+    for a in "$@"; do
+        if [[ "$a" == "<missing>" ]]; then
+            printf '# absent before the change, so never written: %s\n' "${*//$'\n'/ }" >> "$RT_SAVE"
+            return 0
+        fi
+        if [[ -z "$a" ]]; then
+            printf 'rt_lost %q\n' "$*" >> "$RT_SAVE"
+            return 0
+        fi
+    done
+    printf '%q ' "$@" >> "$RT_SAVE"
+    printf '\n' >> "$RT_SAVE"
+}
+
+# ===== snapshot =====
+if [[ -n "$RT_SAVE" ]]; then
+# Values that cannot be read (empty or missing) become rt_lost lines in FILE: not restorable, exit 3.
+
+{
+    printf '#!/usr/bin/env bash\n# roce-tune restore point for %s, taken %s before applying the plan\n' \
+        "$RT_HOST" "$(date -u +%Y-%m-%dT%H:%M:%SZ)"
+    cat <<'RT_RESTORE_HEAD'
+# Runs every line even if one fails. Exit 0: every value put back; 1: a command failed;
+# 3: values that could not be read before the change (rt_lost lines) were left as the plan set them.
+set -uo pipefail
+RT_FAIL=0
+RT_LOST=0
+rt_do() { "$@" >/dev/null || { echo "roce-tune restore: failed: $*" >&2; RT_FAIL=1; }; }
+rt_put() { printf '%s\n' "$2" > "$1" || { echo "roce-tune restore: failed: $1" >&2; RT_FAIL=1; }; }
+rt_lost() { echo "roce-tune restore: not restorable: $*" >&2; RT_LOST=$((RT_LOST + 1)); }
+RT_RESTORE_HEAD
+} > "$RT_SAVE"
+for rt_n in "${RT_NICS[@]}"; do
+    rt_nic "$rt_n"
+    qos="$(mlnx_qos -i "$nic_dev")"
+    for rt_e in ${RT_DSCP2PRIO[@]+"${RT_DSCP2PRIO[@]}"}; do
+        read -r rt_s dscp prio <<<"$rt_e"
+        [[ "$rt_s" == "$nic_set" ]] || continue
+        # with PCP trust mlnx_qos does not show the DSCP map: that entry is then not restorable
+        prio="$(rt_qos_dscp2prio "$qos" "$dscp")"
+        if [[ -n "$prio" ]]; then
+            rt_save rt_do mlnx_qos -i "$nic_dev" --dscp2prio "set,$dscp,$prio"
+        else
+            rt_save rt_lost "$nic_dev" dscp2prio "$dscp" "(trust was $(rt_qos_trust "$qos"))"
+        fi
+    done
+    rt_save rt_do mlnx_qos -i "$nic_dev" --pfc "$(rt_qos_pfc "$qos")" --cable_len "$(rt_qos_cable "$qos")"
+    rt_save rt_do mlnx_qos -i "$nic_dev" --trust "$(rt_qos_trust "$qos")"
+    rt_save rt_do ip link set dev "$nic_dev" mtu "$(rt_link_mtu "$nic_dev")"
+    rt_save rt_do cma_roce_tos -d "$nic_rdma" -p "$nic_port" -t "$(cma_roce_tos -d "$nic_rdma" -p "$nic_port" | tail -n 1)"
+    # an unset global traffic class reads back empty; the mlx5 driver takes -1 to unset it again
+    tclass_file="${SYSROOT}/sys/class/infiniband/$nic_rdma/tc/$nic_port/traffic_class"
+    tclass="$(rt_tclass "$tclass_file")"
+    rt_save rt_put "$tclass_file" "${tclass:--1}"
+    case "$(cma_roce_mode -d "$nic_rdma" -p "$nic_port" | tail -n 1)" in
+        'IB/RoCE v1'*) rt_save rt_do cma_roce_mode -d "$nic_rdma" -p "$nic_port" -m 1 ;;
+        'RoCE v2'*) rt_save rt_do cma_roce_mode -d "$nic_rdma" -p "$nic_port" -m 2 ;;
+        *) rt_save rt_lost "$nic_rdma" roce_mode "(unknown mode)" ;;
+    esac
+    for rt_w in "${RT_ECN[@]}"; do
+        read -r rt_s file value <<<"$rt_w"
+        [[ "$rt_s" == "$nic_set" ]] || continue
+        ecn_file="${SYSROOT}/sys/class/net/$nic_dev/ecn/$file"
+        rt_save rt_put "$ecn_file" "$(rt_read "$ecn_file")"
+    done
+done
+
+cat >> "$RT_SAVE" <<'RT_RESTORE_TAIL'
+if (( RT_FAIL == 0 && RT_LOST > 0 )); then exit 3; fi
+exit "$RT_FAIL"
+RT_RESTORE_TAIL
+fi
+
+# ===== qos =====
+if (( RT_CHECK == 0 )); then
+# --pfc and --cable_len in one call: mlnx_qos sends both in one PFC update and zeroes the one left out.
+# The driver derives the receive-buffer xoff from the cable length.
+for rt_n in "${RT_NICS[@]}"; do
+    rt_nic "$rt_n"
+    mlnx_qos -i "$nic_dev" --trust "$nic_trust" >/dev/null
+    mlnx_qos -i "$nic_dev" --pfc "$nic_pfc" --cable_len "$nic_cable" >/dev/null
+    for rt_e in ${RT_DSCP2PRIO[@]+"${RT_DSCP2PRIO[@]}"}; do
+        read -r rt_s dscp prio <<<"$rt_e"
+        [[ "$rt_s" == "$nic_set" ]] || continue
+        mlnx_qos -i "$nic_dev" --dscp2prio "set,$dscp,$prio" >/dev/null
+    done
+done
+fi
+
+# ===== mtu =====
+if (( RT_CHECK == 0 )); then
+for rt_n in "${RT_NICS[@]}"; do
+    rt_nic "$rt_n"
+    ip link set dev "$nic_dev" mtu "$nic_mtu"
+done
+fi
+
+# ===== tos =====
+if (( RT_CHECK == 0 )); then
+# TOS = DSCP << 2 | ECT(0); RDMA-CM uses RoCE v2 (cma_roce_mode -m 2).
+for rt_n in "${RT_NICS[@]}"; do
+    rt_nic "$rt_n"
+    cma_roce_tos -d "$nic_rdma" -p "$nic_port" -t "$nic_tos" >/dev/null
+    rt_write "${SYSROOT}/sys/class/infiniband/$nic_rdma/tc/$nic_port/traffic_class" "$nic_tos"
+    cma_roce_mode -d "$nic_rdma" -p "$nic_port" -m 2 >/dev/null
+done
+fi
+
+# ===== dcqcn =====
+if (( RT_CHECK == 0 )); then
+for rt_n in "${RT_NICS[@]}"; do
+    rt_nic "$rt_n"
+    for rt_w in "${RT_ECN[@]}"; do
+        read -r rt_s file value <<<"$rt_w"
+        [[ "$rt_s" == "$nic_set" ]] || continue
+        rt_write "${SYSROOT}/sys/class/net/$nic_dev/ecn/$file" "$value"
+    done
+done
+fi
+
+# ===== alternatives =====
+# Alternatives to the ECN sysfs above (not run by this script), with the values of RT_ECN:
+# * inbox kernel driver (no /sys/class/net/<if>/ecn): debugfs, runtime, per PCI function (each NIC's PCI
+#   address is in the data file): echo VALUE > /sys/kernel/debug/mlx5/<pci>/cc_params/<debugfs name>
+#   (names from drivers/infiniband/hw/mlx5/cong.c).
+# * firmware NV config: persistent, takes effect after a firmware reset (mlxfwreset) or reboot:
+#   mlxconfig -d <pci> -y set <key>_P<rdma port>=VALUE ... (the data file lists each NIC's keys).
+# ecn/<file>                         debugfs cc_params       mlxconfig key
+# roce_rp/rpg_time_reset             rp_time_reset           RPG_TIME_RESET
+# roce_rp/rpg_byte_reset             rp_byte_reset           RPG_BYTE_RESET
+# roce_rp/rpg_threshold              rp_threshold            RPG_THRESHOLD
+# roce_rp/rpg_max_rate               rp_max_rate             RPG_MAX_RATE
+# roce_rp/rpg_ai_rate                rp_ai_rate              RPG_AI_RATE
+# roce_rp/rpg_hai_rate               rp_hai_rate             RPG_HAI_RATE
+# roce_rp/rpg_gd                     rp_gd                   RPG_GD
+# roce_rp/rpg_min_dec_fac            rp_min_dec_fac          RPG_MIN_DEC_FAC
+# roce_rp/rpg_min_rate               rp_min_rate             RPG_MIN_RATE
+# roce_rp/rate_to_set_on_first_cnp   rp_rate_to_set_on_first_cnp RATE_TO_SET_ON_FIRST_CNP
+# roce_rp/dce_tcp_g                  rp_dce_tcp_g            DCE_TCP_G
+# roce_rp/dce_tcp_rtt                rp_dce_tcp_rtt          DCE_TCP_RTT
+# roce_rp/rate_reduce_monitor_period rp_rate_reduce_monitor_period RATE_REDUCE_MONITOR_PERIOD
+# roce_rp/initial_alpha_value        rp_initial_alpha_value  INITIAL_ALPHA_VALUE
+# roce_rp/clamp_tgt_rate             rp_clamp_tgt_rate       CLAMP_TGT_RATE
+# roce_rp/clamp_tgt_rate_after_time_inc rp_clamp_tgt_rate_ati   CLAMP_TGT_RATE_AFTER_TIME_INC
+# roce_np/min_time_between_cnps      np_min_time_between_cnps MIN_TIME_BETWEEN_CNPS
+# roce_np/cnp_dscp                   np_cnp_dscp             CNP_DSCP
+# roce_np/cnp_802p_prio              np_cnp_prio             CNP_802P_PRIO
+# roce_np|roce_rp/enable/<prio>      -                       ROCE_CC_PRIO_MASK (bit per prio)
+
+# ===== readback =====
+for rt_n in "${RT_NICS[@]}"; do
+    rt_nic "$rt_n"
+    qos="$(mlnx_qos -i "$nic_dev")" || qos='<mlnx_qos failed>'
+    rt_expect "$nic_dev" trust "$nic_trust" "$(rt_qos_trust "$qos")"
+    rt_expect "$nic_dev" pfc "$nic_pfc" "$(rt_qos_pfc "$qos")"
+    rt_expect "$nic_dev" cable_len "$nic_cable" "$(rt_qos_cable "$qos")"
+    for rt_e in ${RT_DSCP2PRIO[@]+"${RT_DSCP2PRIO[@]}"}; do
+        read -r rt_s dscp prio <<<"$rt_e"
+        [[ "$rt_s" == "$nic_set" ]] || continue
+        rt_expect "$nic_dev" "dscp2prio/$dscp" "$prio" "$(rt_qos_dscp2prio "$qos" "$dscp")"
+    done
+    rt_expect "$nic_dev" mtu "$nic_mtu" "$(rt_link_mtu "$nic_dev")"
+    rt_expect "$nic_rdma" roce_tos "$nic_tos" "$(cma_roce_tos -d "$nic_rdma" -p "$nic_port" | tail -n 1)"
+    rt_expect "$nic_rdma" traffic_class "$nic_tos" \
+        "$(rt_tclass "${SYSROOT}/sys/class/infiniband/$nic_rdma/tc/$nic_port/traffic_class")"
+    rt_expect "$nic_rdma" roce_mode 'RoCE v2' "$(cma_roce_mode -d "$nic_rdma" -p "$nic_port" | tail -n 1)"
+    for rt_w in "${RT_ECN[@]}"; do
+        read -r rt_s file value <<<"$rt_w"
+        [[ "$rt_s" == "$nic_set" ]] || continue
+        rt_expect "$nic_dev" "ecn/$file" "$value" "$(rt_read "${SYSROOT}/sys/class/net/$nic_dev/ecn/$file")"
+    done
+done
+
+if (( ${#MISMATCHES[@]} > 0 )); then
+    printf 'roce-tune: %s: %d value(s) did not read back as set:\n' "$RT_HOST" "${#MISMATCHES[@]}" >&2
+    printf '  MISMATCH %s\n' "${MISMATCHES[@]}" >&2
+    exit 1
+fi
+if (( RT_CHECK == 1 )); then
+    printf 'roce-tune: %s: every value already as planned\n' "$RT_HOST"
+else
+    printf 'roce-tune: %s: all values set and read back\n' "$RT_HOST"
+fi
