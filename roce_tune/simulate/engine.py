@@ -45,7 +45,7 @@ _RNG_BLOCK = 1 << 12
 
 
 class _Workload(NamedTuple):
-    """Who sends what and when: start times (µs), bytes left per flow, run end and statistics window start."""
+    """Who sends what and when: start times (µs), bytes left per flow, run end, statistics window start."""
 
     starts_us: list[float]
     remaining_bytes: list[float]
@@ -157,7 +157,8 @@ def _link(sc: Scenario) -> _Link:
 def _mmu(sc: Scenario) -> _Mmu:
     kmin, kmax = float(sc.ecn.kmin_bytes), float(sc.ecn.kmax_bytes)
     return _Mmu(headroom=sc.headroom_effective_bytes, reserve=PG_RESERVE_BYTES, pool=float(sc.buffer_bytes),
-                alpha_pfc=sc.pfc_alpha, kmin=kmin, kmax=kmax, pmax=sc.ecn.pmax_percent / 100.0, ramp=kmax - kmin)
+                alpha_pfc=sc.pfc_alpha, kmin=kmin, kmax=kmax, pmax=sc.ecn.pmax_percent / 100.0,
+                ramp=kmax - kmin)
 
 
 def _reaction(sc: Scenario, cap: float) -> _Reaction:
@@ -534,10 +535,10 @@ def _event_loop(sc: Scenario, work: _Workload, rng: np.random.Generator) -> _Tot
             seq += 1
             tx_sched[i] = True
 
-    # Event sources in order of precedence on equal times: PFC frames, ACK/CNP, arrivals at the switch, the
-    # bottleneck link, sender-side timers. The heap holds a sentinel at INF and the loop stops after t_last (the
-    # run end, or for an incast the largest float), so an exhausted event list also ends the run. Each handler has
-    # its own call site (one target per site keeps CPython's call specialisation).
+    # Event sources in order of precedence on equal times: PFC frames, ACK/CNP, arrivals at the switch,
+    # the bottleneck link, sender-side timers. The heap holds a sentinel at INF and the loop stops after
+    # t_last (the run end, or for an incast the largest float), so an exhausted event list also ends the
+    # run. Each handler has its own call site (one target per site keeps CPython's call specialisation).
     heapq.heappush(heap, (INF, -1, _TX, 0, -1))
     while True:
         t, src = deq_t, 3
@@ -567,7 +568,8 @@ def _event_loop(sc: Scenario, work: _Workload, rng: np.random.Generator) -> _Tot
                    drops=drops)
 
 
-def _incast_figures(sc: Scenario, work: _Workload, done_t: list[float]) -> tuple[float, float, float | None, float]:
+def _incast_figures(sc: Scenario, work: _Workload,
+                    done_t: list[float]) -> tuple[float, float, float | None, float]:
     """End of the incast (last completion), ideal completion (µs), efficiency (%) and slowest FCT / ideal."""
     n, payload, header = sc.fan_in, sc.payload_bytes, sc.header_bytes
     end = max(done_t)

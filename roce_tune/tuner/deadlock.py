@@ -264,7 +264,8 @@ def _without_link(adj: list[list[int]], removed: tuple[int, int]) -> list[list[i
 
 
 def _distance_levels(adj: list[list[int]], dbit: list[int]) -> tuple[list[list[int]], list[int]]:
-    """BFS from every destination at once: ``ex[i][k]`` = destinations exactly k hops from i, ``cov[i]`` all."""
+    """BFS from every destination at once: ``ex[i][k]`` = destinations exactly k hops from i, ``cov[i]``
+    all of them."""
     n = len(adj)
     ex = [[b] for b in dbit]
     cov = list(dbit)
@@ -384,7 +385,8 @@ def _peel(succ: dict[_Node, list[_Node]], indeg: dict[_Node, int]) -> set[_Node]
     return alive
 
 
-def _drop_degree(nbrs: Iterable[_Node], alive: set[_Node], degree: dict[_Node, int], queue: deque[_Node]) -> None:
+def _drop_degree(nbrs: Iterable[_Node], alive: set[_Node], degree: dict[_Node, int],
+                 queue: deque[_Node]) -> None:
     for t in nbrs:
         if t in alive:
             degree[t] -= 1
