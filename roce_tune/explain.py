@@ -5,7 +5,7 @@ from __future__ import annotations
 import difflib
 from dataclasses import dataclass
 
-from roce_tune.plan import Explained, Plan, Rationale
+from roce_tune.plan import Explained, HostPlan, Plan, Rationale, SwitchPlan
 
 
 class ExplainError(LookupError):
@@ -32,6 +32,61 @@ def _from_section(where: str, section: Explained, values: dict[str, object] | No
     return out
 
 
+def _port_entries(sw: SwitchPlan, target: str, port: str) -> list[Explanation]:
+    """A switch port: its own values, its headroom and its ECN profile."""
+    p = next((x for x in sw.ports if x.name == port), None)
+    if p is None:
+        raise ExplainError(f"{sw.name} has no port {port!r}; ports: {', '.join(x.name for x in sw.ports[:20])}"
+                           + (" …" if len(sw.ports) > 20 else ""))
+    entries = _from_section(target, p)
+    if p.headroom:
+        entries += _from_section(target, p.headroom)
+    prof = next((e for e in sw.ecn_profiles if e.name == p.ecn_profile), None)
+    if prof:
+        entries += _from_section(f"{target} ({prof.name})", prof)
+    return entries
+
+
+def _switch_entries(sw: SwitchPlan, target: str, port: str) -> list[Explanation]:
+    """A switch (buffers, pools, ECN profiles) or one of its ports; the watchdog either way."""
+    device = sw.name
+    if port:
+        entries = _port_entries(sw, target, port)
+    else:
+        entries = _from_section(device, sw.buffers)
+        for pool in sw.buffers.pools:
+            entries += _from_section(f"{device} pool {pool.name}", pool)
+        for e in sw.ecn_profiles:
+            entries += _from_section(f"{device} {e.name}", e)
+    return entries + _from_section(f"{device} watchdog", sw.watchdog)
+
+
+def _host_entries(host: HostPlan, port: str) -> list[Explanation]:
+    """A host's NICs (all, or the one named by netdev or RDMA device), their DCQCN, and the NCCL env."""
+    device = host.name
+    nics = [n for n in host.nics if not port or n.netdev == port or n.rdma_device == port]
+    if port and not nics:
+        raise ExplainError(f"{device} has no NIC {port!r}; NICs: {', '.join(n.netdev for n in host.nics)}")
+    entries: list[Explanation] = []
+    for n in nics:
+        entries += _from_section(f"{device}:{n.netdev}", n)
+        entries += _from_section(f"{device}:{n.netdev} DCQCN", n.dcqcn, dict(n.dcqcn.params))
+    for key, why in sorted(host.nccl_rationale.items()):
+        entries.append(Explanation(device, key, host.nccl_env.get(key, "(unset)"), why))
+    return entries
+
+
+def _only_param(entries: list[Explanation], param: str, target: str) -> list[Explanation]:
+    """The entries for ``param``; ExplainError (with close names and the known ones) when there are none."""
+    known = sorted({e.param for e in entries})
+    found = [e for e in entries if e.param == param]
+    if not found:
+        close = difflib.get_close_matches(param, known, n=3)
+        hint = f"; did you mean {', '.join(close)}?" if close else ""
+        raise ExplainError(f"no parameter {param!r} at {target}{hint}; parameters here: {', '.join(known)}")
+    return found
+
+
 def explain(plan: Plan, target: str, param: str | None = None) -> list[Explanation]:
     """Return the explanations for ``target`` (``DEVICE`` or ``DEVICE:PORT``), filtered by ``param``.
 
@@ -39,46 +94,16 @@ def explain(plan: Plan, target: str, param: str | None = None) -> list[Explanati
         ExplainError: the device, port or parameter does not exist in the plan.
     """
     device, _, port = target.partition(":")
-    entries: list[Explanation] = []
     sw = next((s for s in plan.switches if s.name == device), None)
     host = next((h for h in plan.hosts if h.name == device), None)
     if sw is not None:
-        if port:
-            p = next((x for x in sw.ports if x.name == port), None)
-            if p is None:
-                raise ExplainError(f"{device} has no port {port!r}; ports: {', '.join(x.name for x in sw.ports[:20])}"
-                                   + (" …" if len(sw.ports) > 20 else ""))
-            entries += _from_section(target, p)
-            if p.headroom:
-                entries += _from_section(target, p.headroom)
-            prof = next((e for e in sw.ecn_profiles if e.name == p.ecn_profile), None)
-            if prof:
-                entries += _from_section(f"{target} ({prof.name})", prof)
-        else:
-            entries += _from_section(device, sw.buffers)
-            for pool in sw.buffers.pools:
-                entries += _from_section(f"{device} pool {pool.name}", pool)
-            for e in sw.ecn_profiles:
-                entries += _from_section(f"{device} {e.name}", e)
-        entries += _from_section(f"{device} watchdog", sw.watchdog)
+        entries = _switch_entries(sw, target, port)
     elif host is not None:
-        nics = [n for n in host.nics if not port or n.netdev == port or n.rdma_device == port]
-        if port and not nics:
-            raise ExplainError(f"{device} has no NIC {port!r}; NICs: {', '.join(n.netdev for n in host.nics)}")
-        for n in nics:
-            entries += _from_section(f"{device}:{n.netdev}", n)
-            entries += _from_section(f"{device}:{n.netdev} DCQCN", n.dcqcn, dict(n.dcqcn.params))
-        for key, why in sorted(host.nccl_rationale.items()):
-            entries.append(Explanation(device, key, host.nccl_env.get(key, "(unset)"), why))
+        entries = _host_entries(host, port)
     else:
         raise ExplainError(f"no device {device!r} in the plan")
+    if not param:
+        return entries
     entries += [Explanation("site", k, getattr(plan.classification, k, None), r)
-                for k, r in sorted(plan.classification.rationale.items())] if param else []
-    if param:
-        known = sorted({e.param for e in entries})
-        entries = [e for e in entries if e.param == param]
-        if not entries:
-            close = difflib.get_close_matches(param, known, n=3)
-            hint = f"; did you mean {', '.join(close)}?" if close else ""
-            raise ExplainError(f"no parameter {param!r} at {target}{hint}; parameters here: {', '.join(known)}")
-    return entries
+                for k, r in sorted(plan.classification.rationale.items())]
+    return _only_param(entries, param, target)

@@ -8,6 +8,7 @@ and written to JSON (:meth:`Metrics.to_json`). Units are in the field names (``_
 from __future__ import annotations
 
 import math
+from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, field, fields, replace
 from typing import Literal
 
@@ -105,7 +106,7 @@ class DcqcnParams:
         return tuple(f.name for f in fields(cls) if f.name != "label")
 
     @classmethod
-    def from_params(cls, params: dict[str, int | float], label: str = "") -> DcqcnParams:
+    def from_params(cls, params: Mapping[str, int | float], label: str = "") -> DcqcnParams:
         """Build from a ``Dcqcn.params``-style dict; keys the simulator does not model are ignored.
 
         Raises:
@@ -124,6 +125,27 @@ class DcqcnParams:
         if unknown:
             raise ValueError(f"unknown DCQCN parameter(s) {', '.join(unknown)}; known: {', '.join(self.keys())}")
         return replace(self, **overrides, label=self.label if label is None else label)  # type: ignore[arg-type]
+
+
+#: Scenario validation: (is it wrong?, the message) in the order the problems are reported
+_SCENARIO_CHECKS: tuple[tuple[Callable[[Scenario], bool], Callable[[Scenario], str]], ...] = (
+    (lambda s: s.kind not in ("incast", "long-lived"), lambda s: f"kind {s.kind!r} (incast or long-lived)"),
+    (lambda s: s.speed_gbps <= 0, lambda s: f"speed_gbps {s.speed_gbps} must be > 0"),
+    (lambda s: not 1 <= s.fan_in <= 1024, lambda s: f"fan_in {s.fan_in} must be 1..1024"),
+    (lambda s: s.kind == "incast" and s.message_bytes <= 0, lambda s: f"message_bytes {s.message_bytes} must be > 0"),
+    (lambda s: s.kind == "long-lived" and not s.duration_us > 0, lambda s: f"duration_us {s.duration_us} must be > 0"),
+    (lambda s: not (s.base_rtt_us > 0 and math.isfinite(s.base_rtt_us)),
+     lambda s: f"base_rtt_us {s.base_rtt_us} must be > 0"),
+    (lambda s: s.buffer_bytes <= 0, lambda s: f"buffer_bytes {s.buffer_bytes} must be > 0"),
+    (lambda s: not s.pfc_alpha > 0, lambda s: f"pfc_alpha {s.pfc_alpha} must be > 0"),
+    (lambda s: s.headroom_bytes is not None and s.headroom_bytes < 0,
+     lambda s: f"headroom_bytes {s.headroom_bytes} must be >= 0"),
+    (lambda s: s.model not in ("M", "T"), lambda s: f"model {s.model!r} (M or T)"),
+    (lambda s: s.topology not in ("star", "leaf-spine-leaf"),
+     lambda s: f"topology {s.topology!r} (star or leaf-spine-leaf)"),
+    (lambda s: s.payload_bytes <= 0 or s.header_bytes < 0 or s.start_jitter_us < 0,
+     lambda s: "payload_bytes > 0, header_bytes >= 0 and start_jitter_us >= 0 are required"),
+)
 
 
 @dataclass(frozen=True)
@@ -168,31 +190,7 @@ class Scenario:
     start_jitter_us: float = DEFAULT_START_JITTER_US
 
     def __post_init__(self) -> None:
-        problems = []
-        if self.kind not in ("incast", "long-lived"):
-            problems.append(f"kind {self.kind!r} (incast or long-lived)")
-        if self.speed_gbps <= 0:
-            problems.append(f"speed_gbps {self.speed_gbps} must be > 0")
-        if not 1 <= self.fan_in <= 1024:
-            problems.append(f"fan_in {self.fan_in} must be 1..1024")
-        if self.kind == "incast" and self.message_bytes <= 0:
-            problems.append(f"message_bytes {self.message_bytes} must be > 0")
-        if self.kind == "long-lived" and not self.duration_us > 0:
-            problems.append(f"duration_us {self.duration_us} must be > 0")
-        if not (self.base_rtt_us > 0 and math.isfinite(self.base_rtt_us)):
-            problems.append(f"base_rtt_us {self.base_rtt_us} must be > 0")
-        if self.buffer_bytes <= 0:
-            problems.append(f"buffer_bytes {self.buffer_bytes} must be > 0")
-        if not self.pfc_alpha > 0:
-            problems.append(f"pfc_alpha {self.pfc_alpha} must be > 0")
-        if self.headroom_bytes is not None and self.headroom_bytes < 0:
-            problems.append(f"headroom_bytes {self.headroom_bytes} must be >= 0")
-        if self.model not in ("M", "T"):
-            problems.append(f"model {self.model!r} (M or T)")
-        if self.topology not in ("star", "leaf-spine-leaf"):
-            problems.append(f"topology {self.topology!r} (star or leaf-spine-leaf)")
-        if self.payload_bytes <= 0 or self.header_bytes < 0 or self.start_jitter_us < 0:
-            problems.append("payload_bytes > 0, header_bytes >= 0 and start_jitter_us >= 0 are required")
+        problems = [message(self) for bad, message in _SCENARIO_CHECKS if bad(self)]
         if problems:
             raise ValueError("invalid scenario: " + "; ".join(problems))
 

@@ -92,6 +92,58 @@ def _cells(line: str) -> list[str]:
     return [c.strip() for c in line.strip().strip("|").split("|")]
 
 
+def _model_of(text_line: str) -> str:
+    """``M`` or ``T`` when a (non-table) line introduces that model's results, else ``""``."""
+    if "Model M" in text_line:
+        return "M"
+    return "T" if "Model T" in text_line else ""
+
+
+def _section_kind(section: str) -> str:
+    """Scenario kind of a results section, ``""`` for other sections."""
+    if section.startswith("Incast"):
+        return "incast"
+    return "long-lived" if section.startswith("Long-lived") else ""
+
+
+def _settings_row(label: str, cells: list[str], settings: dict[str, RefSetting]) -> RefSetting:
+    """A settings-table row: ECN (one triple, per fan-in ``N=..``, or ``as (x)``) and DCQCN rate overrides."""
+    ecn_text, dq_text = cells[1], cells[2]
+    if ecn_text.startswith("as ("):
+        ecn = settings[ecn_text[4]].ecn_by_fan_in
+    elif "N=" in ecn_text:
+        ecn = {int(k): _ecn_triple(v) for k, v in re.findall(r"N=(\d+):\s*([^;]+)", ecn_text)}
+    else:
+        ecn = {0: _ecn_triple(ecn_text)}
+    over: dict[str, float] = {}
+    for key, val in re.findall(r"(rpg_\w+)\s+" + _NUM + r"\s*Mb/s", dq_text):
+        over[{"rpg_ai": "rpg_ai_rate_mbps", "rpg_hai": "rpg_hai_rate_mbps"}.get(key, key)] = float(val)
+    return RefSetting(label, ecn, over)
+
+
+def _result_row(kind: str, model: str, header: list[str], cells: list[str], row_text: str) -> RefRow:
+    """A results row: the case (speed, message x fan-in or N=fan-in) and one cell per setting label."""
+    m = re.match(r"(\d+)G\s+(?:(\d+)\s*MB\s*[×x]\s*(\d+)|N=(\d+))", cells[0])
+    if not m:
+        raise ValueError(f"cannot read the case of row {row_text!r}")
+    speed = int(m.group(1))
+    msg = int(m.group(2)) * 1_000_000 if m.group(2) else 0
+    fan_in = int(m.group(3) or m.group(4))
+    row = RefRow(kind, speed, fan_in, msg, model, cells[0])
+    for label, cell in zip(header, cells[1:]):
+        row.value[label], row.pfc_ms[label] = _result_cell(kind, cell, row_text)
+    return row
+
+
+def _result_cell(kind: str, cell: str, row_text: str) -> tuple[float, float]:
+    """``value · incast pause · long-lived pause``: the value and the pause figure of this kind."""
+    parts = [p.strip() for p in cell.split("·")]
+    nums = [float(m.group(1)) for p in parts if (m := re.match(_NUM, p))]
+    if len(parts) != 3 or len(nums) != 3:
+        raise ValueError(f"cannot read cell {cell!r} of row {row_text!r}")
+    return nums[0], nums[1] if kind == "incast" else nums[2]
+
+
 def parse_reference(text: str) -> Reference:
     """Parse the Markdown text.
 
@@ -107,56 +159,27 @@ def parse_reference(text: str) -> Reference:
     seeds_l = int(_search(r"(\d+)\s+for long-lived", text, 3))
     settings: dict[str, RefSetting] = {}
     rows: list[RefRow] = []
-    lines = text.splitlines()
     section = model = ""
-    header: list[str] = []
-    for line in lines:
+    header: list[str] = []                      # setting labels of the current results table
+    for line in text.splitlines():
         s = line.strip()
         if s.startswith("## "):
             section, header = s[3:], []
             continue
-        if "Model M" in s and not s.startswith("|"):
-            model, header = "M", []
-        elif "Model T" in s and not s.startswith("|"):
-            model, header = "T", []
-        if not s.startswith("|") or set(s) <= set("|-: "):
+        if not s.startswith("|"):
+            if _model_of(s):
+                model, header = _model_of(s), []
+            continue
+        if set(s) <= set("|-: "):
             continue
         cells = _cells(s)
         lab = re.match(r"\((\w)\)", cells[0])
         if section.startswith("Settings") and lab:
-            ecn_text, dq_text = cells[1], cells[2]
-            if ecn_text.startswith("as ("):
-                ecn = settings[ecn_text[4]].ecn_by_fan_in
-            elif "N=" in ecn_text:
-                ecn = {int(k): _ecn_triple(v) for k, v in re.findall(r"N=(\d+):\s*([^;]+)", ecn_text)}
-            else:
-                ecn = {0: _ecn_triple(ecn_text)}
-            over: dict[str, float] = {}
-            for key, val in re.findall(r"(rpg_\w+)\s+" + _NUM + r"\s*Mb/s", dq_text):
-                over[{"rpg_ai": "rpg_ai_rate_mbps", "rpg_hai": "rpg_hai_rate_mbps"}.get(key, key)] = float(val)
-            settings[lab.group(1)] = RefSetting(lab.group(1), ecn, over)
-            continue
-        if cells[0] == "case":
+            settings[lab.group(1)] = _settings_row(lab.group(1), cells, settings)
+        elif cells[0] == "case":
             header = [m.group(1) for c in cells[1:] if (m := re.match(r"\((\w)\)", c))]
-            continue
-        kind = "incast" if section.startswith("Incast") else "long-lived" if section.startswith("Long-lived") else ""
-        if not kind or not header:
-            continue
-        m = re.match(r"(\d+)G\s+(?:(\d+)\s*MB\s*[×x]\s*(\d+)|N=(\d+))", cells[0])
-        if not m:
-            raise ValueError(f"cannot read the case of row {s!r}")
-        speed = int(m.group(1))
-        msg = int(m.group(2)) * 1_000_000 if m.group(2) else 0
-        fan_in = int(m.group(3) or m.group(4))
-        row = RefRow(kind, speed, fan_in, msg, model, cells[0])
-        for label, cell in zip(header, cells[1:]):
-            parts = [p.strip() for p in cell.split("·")]
-            nums = [re.match(_NUM, p) for p in parts]
-            if len(parts) != 3 or not all(nums):
-                raise ValueError(f"cannot read cell {cell!r} of row {s!r}")
-            row.value[label] = float(nums[0].group(1))  # type: ignore[union-attr]
-            row.pfc_ms[label] = float((nums[1] if kind == "incast" else nums[2]).group(1))  # type: ignore[union-attr]
-        rows.append(row)
+        elif _section_kind(section) and header:
+            rows.append(_result_row(_section_kind(section), model, header, cells, s))
     return Reference(rtt, buf, alpha, jitter, duration, seeds_i, seeds_l, settings, rows)
 
 

@@ -168,15 +168,25 @@ def port_inputs(plan: Plan, sw: SwitchPlan, pp: PortPlan, ref: str | None = None
     if not pools:
         raise ValueError(f"switch {sw.name} has no ingress lossless pool")
     pool = pools[0]
-    profs = [b for b in sw.buffers.profiles if b.pool == pool.name and b.dynamic_th is not None]
+    return PlanPort(speed_gbps=pp.speed_gbps, fan_in=max(1, pp.fan_in), base_rtt_us=prof.base_rtt_us,
+                    buffer_bytes=pool.size_bytes, pfc_alpha=_pool_alpha(sw, pool.name),
+                    ecn=EcnSetting(prof.kmin_bytes, prof.kmax_bytes, prof.pmax_percent, label=prof.name),
+                    dcqcn=_port_dcqcn(plan, pp, ref), device=sw.name, port=pp.name)
+
+
+def _pool_alpha(sw: SwitchPlan, pool_name: str) -> float:
+    """Dynamic-threshold alpha = 2^dynamic_th of the pool's ``ingress_lossless_profile`` (else its first
+    profile with a dynamic threshold, else :data:`DEFAULT_PFC_ALPHA`)."""
+    profs = [b for b in sw.buffers.profiles if b.pool == pool_name and b.dynamic_th is not None]
     main = next((b for b in profs if b.name == "ingress_lossless_profile"), profs[0] if profs else None)
-    alpha = 2.0 ** main.dynamic_th if main and main.dynamic_th is not None else DEFAULT_PFC_ALPHA
+    return 2.0 ** main.dynamic_th if main and main.dynamic_th is not None else DEFAULT_PFC_ALPHA
+
+
+def _port_dcqcn(plan: Plan, pp: PortPlan, ref: str) -> DcqcnParams:
+    """DCQCN of the NIC cabled to ``ref``, else of any NIC at the port's speed, else the derived values."""
     nics = [n for h in plan.hosts for n in h.nics]
     nic = next((n for n in nics if n.switch_port == ref), None) or next(
         (n for n in nics if n.speed_gbps == pp.speed_gbps), None)
-    dcqcn = (DcqcnParams.from_params(nic.dcqcn.params, label=f"{nic.netdev} plan") if nic
-             else resolve_dcqcn("derived", pp.speed_gbps))
-    return PlanPort(speed_gbps=pp.speed_gbps, fan_in=max(1, pp.fan_in), base_rtt_us=prof.base_rtt_us,
-                    buffer_bytes=pool.size_bytes, pfc_alpha=alpha,
-                    ecn=EcnSetting(prof.kmin_bytes, prof.kmax_bytes, prof.pmax_percent, label=prof.name), dcqcn=dcqcn,
-                    device=sw.name, port=pp.name)
+    if nic:
+        return DcqcnParams.from_params(nic.dcqcn.params, label=f"{nic.netdev} plan")
+    return resolve_dcqcn("derived", pp.speed_gbps)

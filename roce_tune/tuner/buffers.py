@@ -164,6 +164,30 @@ def check_shared_headroom_pool(switch_name: str, shp_bytes: int | None,
         fix="lower shp_oversubscription, shorten cables, or let roce-tune size the pool (remove the pinned size)")]
 
 
+def _shp_terms(asic: AsicSpec, port_headrooms: list[tuple[str, Headroom, int]], lossless: list[tuple[Headroom, int]],
+               oversubscription: int) -> dict[str, int]:
+    """Shared headroom pool: the summed xoff, Spectrum's private headroom, the ratio and required sizes, the pool."""
+    xoff_sum = sum(max(0, h.xon_bytes + h.xoff_bytes - h.size_bytes) * n for h, n in lossless)
+    private = PRIVATE_HEADROOM_BYTES * len(lossless) if _spectrum(asic) else 0
+    shp_ratio = math.ceil(max(0, xoff_sum - private) / oversubscription) or SHP_DEFAULT_BYTES
+    shp_floor, _ = shp_required_bytes(_pool_draws(port_headrooms), oversubscription)
+    return {"shp_bytes": max(shp_ratio, shp_floor), "private_headroom_bytes": private, "shp_xoff_sum_bytes": xoff_sum,
+            "shp_ratio_bytes": shp_ratio, "shp_required_bytes": shp_floor}
+
+
+def _spectrum_reserved(asic: AsicSpec, acc: dict[str, int], lossless: list[tuple[Headroom, int]],
+                       admin_up_ports: int) -> int:
+    """Spectrum: lossy/management PGs, egress mirror and lossy pools and the management pool on top of the
+    lossless PGs and headroom; adds those terms to ``acc`` and returns the occupied bytes."""
+    n8 = min(admin_up_ports, sum(1 for h, _ in lossless if h.lanes >= 8))
+    per_port = 2 * ((admin_up_ports - n8) * _lossy_pg_bytes(asic, 1) + n8 * _lossy_pg_bytes(asic, 8))
+    acc.update(lossy_and_mgmt_pg_bytes=per_port, egress_mirror_bytes=admin_up_ports * EGRESS_MIRROR_POOL_BYTES,
+               egress_lossy_bytes=admin_up_ports * SPECTRUM_EGRESS_LOSSY_BYTES, mgmt_pool_bytes=MGMT_POOL_BYTES,
+               admin_up_8lane_ports=n8)
+    return acc["lossless_pg_bytes"] + per_port + acc["egress_mirror_bytes"] + acc["egress_lossy_bytes"] \
+        + MGMT_POOL_BYTES + acc["private_headroom_bytes"] + acc["shp_bytes"]
+
+
 def _accounting(asic: AsicSpec, port_headrooms: list[tuple[str, Headroom, int]], admin_up_ports: int,
                 shared_headroom_pool: bool, oversubscription: int) -> dict[str, int]:
     """All reservation terms of the pool computation (bytes)."""
@@ -173,31 +197,19 @@ def _accounting(asic: AsicSpec, port_headrooms: list[tuple[str, Headroom, int]],
         raise ValueError("admin-up port and lossless PG counts must be >= 0")
     lossless = [(h, n) for _, h, n in port_headrooms if n > 0]
     pg_reserved = sum(h.size_bytes * n for h, n in lossless)
-    shp = private = xoff_sum = 0
-    if shared_headroom_pool:
-        xoff_sum = sum(max(0, h.xon_bytes + h.xoff_bytes - h.size_bytes) * n for h, n in lossless)
-        private = PRIVATE_HEADROOM_BYTES * len(lossless) if _spectrum(asic) else 0
-        shp_ratio = math.ceil(max(0, xoff_sum - private) / oversubscription) or SHP_DEFAULT_BYTES
-        shp_floor, _ = shp_required_bytes(_pool_draws(port_headrooms), oversubscription)
-        shp = max(shp_ratio, shp_floor)
-    acc = {"buffer_bytes": asic.buffer_bytes, "lossless_pg_bytes": pg_reserved, "shp_bytes": shp,
-           "private_headroom_bytes": private, "shp_xoff_sum_bytes": xoff_sum, "lossless_ports": len(lossless),
+    shp = _shp_terms(asic, port_headrooms, lossless, oversubscription) if shared_headroom_pool else {}
+    acc = {"buffer_bytes": asic.buffer_bytes, "lossless_pg_bytes": pg_reserved, "shp_bytes": shp.get("shp_bytes", 0),
+           "private_headroom_bytes": shp.get("private_headroom_bytes", 0),
+           "shp_xoff_sum_bytes": shp.get("shp_xoff_sum_bytes", 0), "lossless_ports": len(lossless),
            "admin_up_ports": admin_up_ports}
     if shared_headroom_pool:
-        acc.update(shp_ratio_bytes=shp_ratio, shp_required_bytes=shp_floor)
+        acc.update(shp_ratio_bytes=shp["shp_ratio_bytes"], shp_required_bytes=shp["shp_required_bytes"])
     if _spectrum(asic):
-        n8 = min(admin_up_ports, sum(1 for h, _ in lossless if h.lanes >= 8))
-        per_port = 2 * ((admin_up_ports - n8) * _lossy_pg_bytes(asic, 1) + n8 * _lossy_pg_bytes(asic, 8))
-        acc.update(lossy_and_mgmt_pg_bytes=per_port, egress_mirror_bytes=admin_up_ports * EGRESS_MIRROR_POOL_BYTES,
-                   egress_lossy_bytes=admin_up_ports * SPECTRUM_EGRESS_LOSSY_BYTES, mgmt_pool_bytes=MGMT_POOL_BYTES,
-                   admin_up_8lane_ports=n8)
-        occupied = pg_reserved + per_port + acc["egress_mirror_bytes"] + acc["egress_lossy_bytes"] \
-            + MGMT_POOL_BYTES + private + shp
-        acc["available_bytes"] = asic.buffer_bytes - occupied
+        occupied = _spectrum_reserved(asic, acc, lossless, admin_up_ports)
     else:
         acc["egress_lossy_bytes"] = admin_up_ports * BROADCOM_EGRESS_LOSSY_CELLS * asic.cell_bytes
         occupied = pg_reserved + acc["egress_lossy_bytes"]
-        acc["available_bytes"] = asic.buffer_bytes - occupied  # SHP is carved inside the ingress pool
+    acc["available_bytes"] = asic.buffer_bytes - occupied  # non-Spectrum: SHP is carved inside the ingress pool
     acc["reserved_bytes"] = occupied
     return acc
 

@@ -29,7 +29,7 @@ Rules (all ``error``):
 from __future__ import annotations
 
 from roce_tune.findings import Finding, Location, Severity
-from roce_tune.plan import Plan
+from roce_tune.plan import Classification, NicPlan, Plan
 
 ECT_BITS = (0b01, 0b10)  # ECT(1), ECT(0); RFC 3168 §5
 
@@ -128,45 +128,60 @@ def _ports(plan: Plan) -> list[Finding]:
     return out
 
 
+def _nic_pfc(vec: list[int], n_dscp_to_priority: dict[int, int], c: Classification,
+             loc: dict[str, str]) -> list[Finding]:
+    """RT231/RT235: the NIC's PFC vector covers the RoCE DSCPs' priorities, equals the lossless set and
+    leaves the CNP priority alone."""
+    if len(vec) != 8:
+        return [_f("RT231", f"pfc_vector has {len(vec)} entries, not 8", "re-derive the plan", **loc)]
+    on = {p for p, v in enumerate(vec) if v}
+    lossless = set(c.lossless_priorities)
+    out: list[Finding] = []
+    for d in c.roce_dscp:
+        prio = n_dscp_to_priority.get(d)
+        if prio not in on:
+            out.append(_f("RT231", f"RoCE DSCP {d} maps to priority {prio} on the NIC, which has no PFC "
+                          f"(PFC on {sorted(on)})", "mlnx_qos --pfc on the lossless priorities", **loc))
+    if on != lossless:
+        out.append(_f("RT231", f"NIC PFC on {sorted(on)}, the lossless priorities are {sorted(lossless)}",
+                      "set the PFC vector from the plan", **loc))
+    if c.cnp_priority in on:
+        out.append(_f("RT235", f"NIC has PFC on the CNP priority {c.cnp_priority}", "remove it", **loc))
+    return out
+
+
+def _nic_classes(n: NicPlan, c: Classification, site_cnp: tuple[object, object],
+                 loc: dict[str, str]) -> list[Finding]:
+    """RT232 (DSCP map, trust), RT233 (RoCE TOS) and RT238 (CNP class) of one NIC against the site."""
+    out: list[Finding] = []
+    if n.dscp_to_priority != c.dscp_to_priority:
+        diff = sorted(d for d in set(n.dscp_to_priority) | set(c.dscp_to_priority)
+                      if n.dscp_to_priority.get(d) != c.dscp_to_priority.get(d))
+        out.append(_f("RT232", f"NIC dscp_to_priority differs from the site map at DSCP {diff[:8]}",
+                      "apply the plan's dscp2prio map", **loc))
+    if n.trust != c.trust:
+        out.append(_f("RT232", f"NIC trust {n.trust} but the site trusts {c.trust}",
+                      f"mlnx_qos --trust {c.trust}", **loc))
+    if n.roce_tos != c.roce_tos or (n.roce_tos >> 2) not in c.roce_dscp or (n.roce_tos & 3) not in ECT_BITS:
+        out.append(_f("RT233", f"RoCE TOS {n.roce_tos} (DSCP {n.roce_tos >> 2}, ECN {n.roce_tos & 3:02b}) must be "
+                      f"{c.roce_tos}: a RoCE DSCP {c.roce_dscp} with ECT set", "use the classification's TOS",
+                      **loc))
+    if (n.cnp_dscp, n.cnp_priority) != site_cnp or (n.cnp_dscp, n.cnp_priority) != (c.cnp_dscp, c.cnp_priority):
+        out.append(_f("RT238", f"NIC CNP DSCP/priority {n.cnp_dscp}/{n.cnp_priority}, site "
+                      f"{site_cnp[0]}/{site_cnp[1]}", "set np cnp_dscp / cnp_802p_prio from the site policy",
+                      **loc))
+    return out
+
+
 def _hosts(plan: Plan) -> list[Finding]:
     c = plan.classification
-    lossless = set(c.lossless_priorities)
     site_cnp = (plan.policy.get("cnp_dscp", c.cnp_dscp), plan.policy.get("cnp_priority", c.cnp_priority))
     out: list[Finding] = []
     for h in plan.hosts:
         for n in h.nics:
             loc: dict[str, str] = {"device": h.name, "port": n.netdev}
-            vec = n.pfc_vector
-            on = {p for p, v in enumerate(vec) if v} if len(vec) == 8 else None
-            if on is None:
-                out.append(_f("RT231", f"pfc_vector has {len(vec)} entries, not 8", "re-derive the plan", **loc))
-            else:
-                for d in c.roce_dscp:
-                    prio = n.dscp_to_priority.get(d)
-                    if prio not in on:
-                        out.append(_f("RT231", f"RoCE DSCP {d} maps to priority {prio} on the NIC, which has no PFC "
-                                      f"(PFC on {sorted(on)})", "mlnx_qos --pfc on the lossless priorities", **loc))
-                if on != lossless:
-                    out.append(_f("RT231", f"NIC PFC on {sorted(on)}, the lossless priorities are {sorted(lossless)}",
-                                  "set the PFC vector from the plan", **loc))
-                if c.cnp_priority in on:
-                    out.append(_f("RT235", f"NIC has PFC on the CNP priority {c.cnp_priority}", "remove it", **loc))
-            if n.dscp_to_priority != c.dscp_to_priority:
-                diff = sorted(d for d in set(n.dscp_to_priority) | set(c.dscp_to_priority)
-                              if n.dscp_to_priority.get(d) != c.dscp_to_priority.get(d))
-                out.append(_f("RT232", f"NIC dscp_to_priority differs from the site map at DSCP {diff[:8]}",
-                              "apply the plan's dscp2prio map", **loc))
-            if n.trust != c.trust:
-                out.append(_f("RT232", f"NIC trust {n.trust} but the site trusts {c.trust}",
-                              f"mlnx_qos --trust {c.trust}", **loc))
-            if n.roce_tos != c.roce_tos or (n.roce_tos >> 2) not in c.roce_dscp or (n.roce_tos & 3) not in ECT_BITS:
-                out.append(_f("RT233", f"RoCE TOS {n.roce_tos} (DSCP {n.roce_tos >> 2}, ECN {n.roce_tos & 3:02b}) must be "
-                              f"{c.roce_tos}: a RoCE DSCP {c.roce_dscp} with ECT set", "use the classification's TOS",
-                              **loc))
-            if (n.cnp_dscp, n.cnp_priority) != site_cnp or (n.cnp_dscp, n.cnp_priority) != (c.cnp_dscp, c.cnp_priority):
-                out.append(_f("RT238", f"NIC CNP DSCP/priority {n.cnp_dscp}/{n.cnp_priority}, site "
-                              f"{site_cnp[0]}/{site_cnp[1]}", "set np cnp_dscp / cnp_802p_prio from the site policy",
-                              **loc))
+            out += _nic_pfc(n.pfc_vector, n.dscp_to_priority, c, loc)
+            out += _nic_classes(n, c, site_cnp, loc)
         if h.nics:
             tc = h.nccl_env.get("NCCL_IB_TC")
             tos = {n.roce_tos for n in h.nics} | {c.roce_tos}

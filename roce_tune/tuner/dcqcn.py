@@ -148,6 +148,31 @@ def _derive_one(key: str, fw: dict[str, int], speed_gbps: int, cnp_dscp: int,
                         note=notes.get(key, ""))
 
 
+#: ``relies_on`` of a NIC with DCQCN disabled
+_PFC_ONLY_NOTE = (
+    "DCQCN disabled: the fabric relies on PFC alone for losslessness plus receiver-driven admission in the "
+    "collective library (NCCL message pacing, QP scaling), as Meta ran 400G RoCE for >1 year "
+    "(SIGCOMM'24, docs/derivation.md#large-scale-practice). Watch PFC pause duration per port/priority, "
+    "PFC watchdog events, "
+    "and RoCE out_of_sequence / packet_seq_err counters; parameters are kept for re-enabling.")
+
+
+def _apply_overrides(overrides: dict[str, int], params: dict[str, int], rationale: dict[str, Rationale],
+                     speed_gbps: int, cnp_dscp: int, cnp_priority: int) -> None:
+    """Pinned values replace the derived ones in place (range-checked; the CNP class must be the site's)."""
+    for key, value in overrides.items():
+        check_dcqcn_value(key, value, speed_gbps)
+        if (key == "cnp_dscp" and value != cnp_dscp) or (key == "cnp_802p_prio" and value != cnp_priority):
+            raise ValueError(f"DCQCN {key}={value} differs from the site's CNP class "
+                             f"(dscp {cnp_dscp}, priority {cnp_priority}); change policy.cnp_* instead")
+        derived = params[key]
+        params[key] = value
+        old = rationale[key]
+        rationale[key] = Rationale(
+            formula="pinned by user", inputs={key: value}, source="inventory override",
+            note=f"derived {derived} ({old.formula})", pinned_by_user=True, derived_value=derived)
+
+
 def derive_dcqcn(
     nic: NicSpec,
     speed_gbps: int,
@@ -184,34 +209,17 @@ def derive_dcqcn(
     for key in PARAM_KEYS:
         params[key], rationale[key] = _derive_one(key, fw, speed_gbps, cnp_dscp, cnp_priority)
         check_dcqcn_value(key, params[key], speed_gbps)
-    for key, value in (overrides or {}).items():
-        check_dcqcn_value(key, value, speed_gbps)
-        if (key == "cnp_dscp" and value != cnp_dscp) or (key == "cnp_802p_prio" and value != cnp_priority):
-            raise ValueError(f"DCQCN {key}={value} differs from the site's CNP class "
-                             f"(dscp {cnp_dscp}, priority {cnp_priority}); change policy.cnp_* instead")
-        derived = params[key]
-        params[key] = value
-        old = rationale[key]
-        rationale[key] = Rationale(
-            formula="pinned by user", inputs={key: value}, source="inventory override",
-            note=f"derived {derived} ({old.formula})", pinned_by_user=True, derived_value=derived)
+    _apply_overrides(overrides or {}, params, rationale, speed_gbps, cnp_dscp, cnp_priority)
     if params["rpg_hai_rate_mbps"] < params["rpg_ai_rate_mbps"]:
         r = rationale["rpg_hai_rate_mbps"]
         rationale["rpg_hai_rate_mbps"] = r.model_copy(
             update={"note": (r.note + "; " if r.note else "") + "HAI below AI: hyper-increase slower than additive"})
-    relies_on = ""
-    if not enabled:
-        relies_on = (
-            "DCQCN disabled: the fabric relies on PFC alone for losslessness plus receiver-driven admission in the "
-            "collective library (NCCL message pacing, QP scaling), as Meta ran 400G RoCE for >1 year "
-            "(SIGCOMM'24, docs/derivation.md#large-scale-practice). Watch PFC pause duration per port/priority, PFC watchdog events, "
-            "and RoCE out_of_sequence / packet_seq_err counters; parameters are kept for re-enabling.")
     return Dcqcn(
         enabled=enabled,
         enabled_priorities=sorted(set(priorities)) if enabled else [],
         params=params,
         firmware_defaults={k: fw[k] for k in PARAM_KEYS},
-        relies_on=relies_on,
+        relies_on="" if enabled else _PFC_ONLY_NOTE,
         rationale=rationale,
     )
 

@@ -54,12 +54,13 @@ from __future__ import annotations
 import gc
 import re
 from collections import defaultdict, deque
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 import networkx as nx  # type: ignore[import-untyped]
 
 from roce_tune.findings import Finding, Location, Severity
-from roce_tune.inventory.topology import Topology
+from roce_tune.inventory.topology import Peer, Topology
 from roce_tune.plan import DeadlockCycle, DeadlockReport
 
 #: More hosts than this gets the plan-level note about risks this analysis cannot see (docs/derivation.md#pfc-deadlock).
@@ -105,46 +106,71 @@ class _Routes:
     unreachable_pairs: int
 
 
+@dataclass
+class _Cabling:
+    """Switch-switch links and host ports gathered while walking the cabling."""
+
+    pairs: dict[tuple[int, int], list[tuple[str, str]]] = field(default_factory=lambda: defaultdict(list))
+    lossless_in: dict[tuple[int, int], int] = field(default_factory=lambda: defaultdict(int))
+    has_hosts: set[int] = field(default_factory=set)
+
+
+def _tuner_lossless_ports(topo: Topology) -> set[tuple[str, str]]:
+    """As the tuner decides: every cabled, admin-up port on a lossless link."""
+    return {k for k, p in topo.peers.items() if p.lossless and k in topo.ports and topo.ports[k].admin_up}
+
+
+def _unknown_peer(sw: str, port: str, peer: Peer) -> Finding:
+    return Finding(
+        rule="RT221", severity=Severity.warning, location=Location(device=sw, port=port),
+        message=f"lossless port {sw}:{port} faces {peer.device}:{peer.port}, a device not in the "
+                "inventory: its routing and PFC behaviour are unknown to the deadlock check",
+        fix="make the port lossy (lossless: false on its link) or add the device to the inventory")
+
+
+def _add_port(topo: Topology, fab: _Fabric, cab: _Cabling, idx: dict[str, int], i: int,
+              sw: str, port: str, peer: Peer, lossless: bool, flag: bool) -> None:
+    """Account one admin-up cabled port of switch i: host port, unknown peer or switch-switch link."""
+    if peer.kind == "host":
+        cab.has_hosts.add(i)
+        fab.host_lossless[i] += lossless
+        fab.nodes += lossless
+        return
+    j = idx.get(peer.device) if peer.kind == "switch" else None
+    if j is None:
+        fab.nodes += lossless
+        if lossless and flag:
+            fab.flagged.append(_unknown_peer(sw, port, peer))
+        return
+    far = topo.ports.get((peer.device, peer.port))
+    if j == i or far is None or not far.admin_up:
+        return
+    fab.nodes += lossless
+    cab.pairs[(i, j)].append((port, peer.port))
+    cab.lossless_in[(j, i)] += lossless
+
+
 def _build(topo: Topology, lossless_ports: set[tuple[str, str]] | None, flag: bool) -> _Fabric:
-    if lossless_ports is None:  # as the tuner decides: every cabled, admin-up port on a lossless link
-        lossless_ports = {k for k, p in topo.peers.items()
-                          if p.lossless and k in topo.ports and topo.ports[k].admin_up}
+    if lossless_ports is None:
+        lossless_ports = _tuner_lossless_ports(topo)
     names = sorted(topo.switches, key=_natural)
     idx = {n: i for i, n in enumerate(names)}
     n = len(names)
     fab = _Fabric(names, [topo.tier(s) for s in names], {}, [[] for _ in range(n)], [0] * n, [0] * n, {},
                   lossless_ports)
-    pairs: dict[tuple[int, int], list[tuple[str, str]]] = defaultdict(list)
-    lossless_in: dict[tuple[int, int], int] = defaultdict(int)
-    has_hosts = [False] * n
-    lset = lossless_ports
+    cab = _Cabling()
     for (sw, port), peer in topo.peers.items():
         info = topo.ports.get((sw, port))
         i = idx.get(sw)
-        if info is None or i is None or not info.admin_up:
-            continue
-        lossless = (sw, port) in lset
-        if peer.kind == "host":
-            has_hosts[i] = True
-            fab.host_lossless[i] += lossless
-            fab.nodes += lossless
-            continue
-        j = idx.get(peer.device) if peer.kind == "switch" else None
-        if j is None:
-            fab.nodes += lossless
-            if lossless and flag:
-                fab.flagged.append(Finding(
-                    rule="RT221", severity=Severity.warning, location=Location(device=sw, port=port),
-                    message=f"lossless port {sw}:{port} faces {peer.device}:{peer.port}, a device not in the "
-                            "inventory: its routing and PFC behaviour are unknown to the deadlock check",
-                    fix="make the port lossy (lossless: false on its link) or add the device to the inventory"))
-            continue
-        far = topo.ports.get((peer.device, peer.port))
-        if j == i or far is None or not far.admin_up:
-            continue
-        fab.nodes += lossless
-        pairs[(i, j)].append((port, peer.port))
-        lossless_in[(j, i)] += lossless
+        if info is not None and i is not None and info.admin_up:
+            _add_port(topo, fab, cab, idx, i, sw, port, peer, (sw, port) in lossless_ports, flag)
+    _connect(fab, cab)
+    return fab
+
+
+def _connect(fab: _Fabric, cab: _Cabling) -> None:
+    """Adjacency from links cabled on both sides, destination bits for the host-bearing switches."""
+    pairs = cab.pairs
     for key in list(pairs):
         if (key[1], key[0]) not in pairs:  # cabled on one side only (duplicate cabling): lint reports it
             del pairs[key]
@@ -152,69 +178,69 @@ def _build(topo: Topology, lossless_ports: set[tuple[str, str]] | None, flag: bo
         fab.adj[key[0]].append(key[1])
     for a in fab.adj:
         a.sort()
-    dests = [i for i in range(n) if has_hosts[i]]
-    for k, i in enumerate(dests):
+    for k, i in enumerate(sorted(cab.has_hosts)):
         fab.dbit[i] = 1 << k
-    fab.pairs, fab.lossless_in = dict(pairs), dict(lossless_in)
-    return fab
+    fab.pairs, fab.lossless_in = dict(pairs), dict(cab.lossless_in)
+
+
+def _extend_levels(first: int, covered: int, sources: list[list[int]]) -> tuple[list[int], int]:
+    """Distance levels ``[first, l1, l2, ...]``: level k = the OR of every source's level k-1 minus what an
+    earlier level (or ``covered``) already has. Returns the levels and the final covered set."""
+    levels, cov = [first], covered
+    for k in range(1, max((len(x) for x in sources), default=0) + 1):
+        b = 0
+        for x in sources:
+            if k - 1 < len(x):
+                b |= x[k - 1]
+        b &= ~cov
+        levels.append(b)
+        cov |= b
+    return levels, cov
+
+
+def _tier_neighbours(fab: _Fabric) -> tuple[list[list[int]], list[list[int]]]:
+    """Per switch, its neighbours in a higher tier and in a lower tier."""
+    tier, adj = fab.tier, fab.adj
+    up = [[j for j in a if tier[j] > tier[i]] for i, a in enumerate(adj)]
+    down = [[j for j in a if tier[j] < tier[i]] for i, a in enumerate(adj)]
+    return up, down
 
 
 def _route_valley_free(fab: _Fabric) -> _Routes:
     """Valley-free shortest-path ECMP for all destinations at once (tiered fabrics)."""
-    n, tier, adj = len(fab.names), fab.tier, fab.adj
-    up = [[j for j in adj[i] if tier[j] > tier[i]] for i in range(n)]
-    down = [[j for j in adj[i] if tier[j] < tier[i]] for i in range(n)]
+    n, tier = len(fab.names), fab.tier
+    up, down = _tier_neighbours(fab)
     order = sorted(range(n), key=lambda i: tier[i])
     dd: list[list[int]] = [[] for _ in range(n)]  # dd[i][k]: destinations k hops below i (shortest)
     dr = [0] * n
     for i in order:
-        lv, cov = [fab.dbit[i]], fab.dbit[i]
-        kids = [dd[c] for c in down[i]]
-        for k in range(1, max((len(x) for x in kids), default=0) + 1):
-            b = 0
-            for x in kids:
-                if k - 1 < len(x):
-                    b |= x[k - 1]
-            b &= ~cov
-            lv.append(b)
-            cov |= b
-        dd[i], dr[i] = lv, cov
+        dd[i], dr[i] = _extend_levels(fab.dbit[i], fab.dbit[i], [dd[c] for c in down[i]])
     wu: list[list[int]] = [[] for _ in range(n)]  # up-routed destinations by route length
     reach = [0] * n
     for i in reversed(order):
-        lv_up, cov = [0], dr[i]
-        pars = [(dd[p], wu[p]) for p in up[i]]
-        for k in range(1, max((max(len(a), len(b)) for a, b in pars), default=0) + 1):
-            b = 0
-            for pd, pu in pars:
-                if k - 1 < len(pd):
-                    b |= pd[k - 1]
-                if k - 1 < len(pu):
-                    b |= pu[k - 1]
-            b &= ~cov
-            lv_up.append(b)
-            cov |= b
-        wu[i], reach[i] = lv_up, cov
+        wu[i], reach[i] = _extend_levels(0, dr[i], [x for p in up[i] for x in (dd[p], wu[p])])
     nh: dict[tuple[int, int], int] = {}
     for i in range(n):
-        for c in down[i]:
+        for c in down[i]:                              # down: destinations one level nearer below c
             nh[(i, c)] = _level_and(dd[i], dd[c], 1)
-        for p in up[i]:
+        for p in up[i]:                                # up: p's route (down or further up) is one hop shorter
             nh[(i, p)] = _level_and(wu[i], dd[p], 1) | _level_and(wu[i], wu[p], 1)
     src = [reach[i] & ~fab.dbit[i] if fab.dbit[i] else 0 for i in range(n)]
-    upused = [0] * n
-    for i in order:
-        b = src[i]
-        for c in down[i]:
-            b |= upused[c] & nh[(c, i)]
-        upused[i] = b
-    used = [0] * n
-    for i in reversed(order):
-        b = upused[i]
-        for p in up[i]:
-            b |= used[p] & nh[(p, i)]
-        used[i] = b
+    upused = _propagate(order, down, src, nh)
+    used = _propagate(list(reversed(order)), up, upused, nh)
     return _Routes(nh, used, src, _unreachable(fab, reach))
+
+
+def _propagate(order: list[int], feeders: list[list[int]], own: list[int],
+               nh: dict[tuple[int, int], int]) -> list[int]:
+    """Destinations present at each switch: its own plus what each feeder forwards to it, in ``order``."""
+    out = [0] * len(own)
+    for i in order:
+        b = own[i]
+        for c in feeders[i]:
+            b |= out[c] & nh[(c, i)]
+        out[i] = b
+    return out
 
 
 def _level_and(a: list[int], b: list[int], shift: int) -> int:
@@ -232,16 +258,18 @@ def _unreachable(fab: _Fabric, reach: list[int]) -> int:
     return sum((alld & ~reach[i] & ~b).bit_count() for i, b in enumerate(fab.dbit) if b)
 
 
-def _route_shortest(fab: _Fabric, removed: tuple[int, int] | None = None) -> _Routes:
-    """Unrestricted shortest-path ECMP over the switch graph without the pair ``removed``."""
-    n = len(fab.names)
-    adj = fab.adj
-    if removed is not None:
-        u, v = removed
-        adj = [[j for j in adj[i] if not ((i, j) == (u, v) or (i, j) == (v, u))] for i in range(n)]
-    ex = [[b] for b in fab.dbit]
-    cov = list(fab.dbit)
-    prev = list(fab.dbit)
+def _without_link(adj: list[list[int]], removed: tuple[int, int]) -> list[list[int]]:
+    u, v = removed
+    return [[j for j in a if not ((i, j) == (u, v) or (i, j) == (v, u))] for i, a in enumerate(adj)]
+
+
+def _distance_levels(adj: list[list[int]], dbit: list[int]) -> tuple[list[list[int]], list[int]]:
+    """BFS from every destination at once: ``ex[i][k]`` = destinations exactly k hops from i, ``cov[i]``
+    all of them."""
+    n = len(adj)
+    ex = [[b] for b in dbit]
+    cov = list(dbit)
+    prev = list(dbit)
     while True:
         new = [0] * n
         for i in range(n):
@@ -250,62 +278,97 @@ def _route_shortest(fab: _Fabric, removed: tuple[int, int] | None = None) -> _Ro
                 b |= prev[j]
             new[i] = b & ~cov[i]
         if not any(new):
-            break
+            return ex, cov
         for i in range(n):
             ex[i].append(new[i])
             cov[i] |= new[i]
         prev = new
+
+
+def _route_shortest(fab: _Fabric, removed: tuple[int, int] | None = None) -> _Routes:
+    """Unrestricted shortest-path ECMP over the switch graph without the pair ``removed``."""
+    n = len(fab.names)
+    adj = fab.adj if removed is None else _without_link(fab.adj, removed)
+    ex, cov = _distance_levels(adj, fab.dbit)
     nh = {(i, j): _level_and(ex[i], ex[j], 1) for i in range(n) for j in adj[i]}
     src = [cov[i] & ~fab.dbit[i] if fab.dbit[i] else 0 for i in range(n)]
+    return _Routes(nh, _used_shortest(ex, adj, nh, src), src, _unreachable(fab, cov))
+
+
+def _used_shortest(ex: list[list[int]], adj: list[list[int]], nh: dict[tuple[int, int], int],
+                   src: list[int]) -> list[int]:
+    """Destinations whose packets can be at each switch: sources' traffic pushed along next hops,
+    farthest distance level first."""
     used = list(src)
     for k in range(max(len(x) for x in ex) - 1 if ex else 0, 0, -1):
-        for i in range(n):
+        for i in range(len(adj)):
             if k < len(ex[i]):
                 m = used[i] & ex[i][k]
                 if m:
                     for j in adj[i]:
                         used[j] |= m & nh[(i, j)]
-    return _Routes(nh, used, src, _unreachable(fab, cov))
+    return used
+
+
+def _host_edges(fab: _Fabric, r: _Routes, a: int, outs: list[tuple[int, int, int]]) -> int:
+    """Edges from switch a's lossless host ports to the uplinks its hosts' traffic leaves on."""
+    s = r.src[a]
+    if not (fab.host_lossless[a] and s):
+        return 0
+    return fab.host_lossless[a] * sum(m for _, nhb, m in outs if nhb & s)
+
+
+def _transit_edges(mx: int, x: int, a: int, c: int, outs: list[tuple[int, int, int]],
+                   turns: list[tuple[int, int, int]] | None) -> int:
+    """Edges for traffic ``c`` entering a from x (``mx`` lossless ports) and leaving towards each y != x;
+    records the turns x -> a -> y when ``turns`` is a list."""
+    if turns is None:
+        return mx * sum(m for y, nhb, m in outs if nhb & c and y != x) if mx else 0
+    edges = 0
+    for y, nhb, m in outs:
+        if nhb & c and y != x:
+            turns.append((x, a, y))
+            edges += mx * m
+    return edges
 
 
 def _turns(fab: _Fabric, r: _Routes, explicit: bool) -> tuple[int, list[tuple[int, int, int]]]:
     """Dependency-edge count (port level, one priority) and, if ``explicit``, the used turns x -> a -> y."""
-    edges, turns = 0, []
+    edges, turns = 0, list[tuple[int, int, int]]()
     li = fab.lossless_in
+    record = turns if explicit else None
     for a in range(len(fab.names)):
         outs = [(y, r.nh[(a, y)], li.get((a, y), 0)) for y in fab.adj[a] if r.nh.get((a, y))]
         if not outs:
             continue
-        if fab.host_lossless[a] and r.src[a]:
-            s = r.src[a]
-            edges += fab.host_lossless[a] * sum(m for _, nhb, m in outs if nhb & s)
+        edges += _host_edges(fab, r, a, outs)
         local = ~fab.dbit[a]
         for x in fab.adj[a]:
             c = r.nh.get((x, a), 0) & r.used[x] & local
-            if not c:
-                continue
-            mx = li.get((x, a), 0)
-            if explicit:
-                for y, nhb, m in outs:
-                    if nhb & c and y != x:
-                        turns.append((x, a, y))
-                        edges += mx * m
-            elif mx:
-                edges += mx * sum(m for y, nhb, m in outs if nhb & c and y != x)
+            if c:
+                edges += _transit_edges(li.get((x, a), 0), x, a, c, outs, record)
     return edges, turns
 
 
-def _cycles(fab: _Fabric, turns: list[tuple[int, int, int]]) -> list[tuple[tuple[int, int], ...]]:
-    """One shortest cycle per non-trivial strongly connected component of the lossless turn graph."""
+_Node = tuple[int, int]
+
+
+def _lossless_turn_graph(fab: _Fabric, turns: list[tuple[int, int, int]]
+                         ) -> tuple[dict[_Node, list[_Node]], dict[_Node, int]]:
+    """Successors and in-degrees of the buffer graph restricted to turns between lossless links."""
     li = fab.lossless_in
-    succ: dict[tuple[int, int], list[tuple[int, int]]] = defaultdict(list)
-    indeg: dict[tuple[int, int], int] = defaultdict(int)
+    succ: dict[_Node, list[_Node]] = defaultdict(list)
+    indeg: dict[_Node, int] = defaultdict(int)
     for x, a, y in turns:
         if li.get((x, a)) and li.get((a, y)):
             succ[(x, a)].append((a, y))
             indeg[(a, y)] += 1
-    # peel nodes without in- or out-edges (a DAG peels away completely), then SCC on what is left
-    pred: dict[tuple[int, int], list[tuple[int, int]]] = defaultdict(list)
+    return succ, indeg
+
+
+def _peel(succ: dict[_Node, list[_Node]], indeg: dict[_Node, int]) -> set[_Node]:
+    """Remove nodes without in- or out-edges until none is left (a DAG peels away completely)."""
+    pred: dict[_Node, list[_Node]] = defaultdict(list)
     for s, ts in succ.items():
         for t in ts:
             pred[t].append(s)
@@ -317,16 +380,24 @@ def _cycles(fab: _Fabric, turns: list[tuple[int, int, int]]) -> list[tuple[tuple
         if v not in alive:
             continue
         alive.discard(v)
-        for t in succ.get(v, ()):
-            if t in alive:
-                indeg[t] -= 1
-                if not indeg[t]:
-                    queue.append(t)
-        for s in pred.get(v, ()):
-            if s in alive:
-                outdeg[s] -= 1
-                if not outdeg[s]:
-                    queue.append(s)
+        _drop_degree(succ.get(v, ()), alive, indeg, queue)
+        _drop_degree(pred.get(v, ()), alive, outdeg, queue)
+    return alive
+
+
+def _drop_degree(nbrs: Iterable[_Node], alive: set[_Node], degree: dict[_Node, int],
+                 queue: deque[_Node]) -> None:
+    for t in nbrs:
+        if t in alive:
+            degree[t] -= 1
+            if not degree[t]:
+                queue.append(t)
+
+
+def _cycles(fab: _Fabric, turns: list[tuple[int, int, int]]) -> list[tuple[tuple[int, int], ...]]:
+    """One shortest cycle per non-trivial strongly connected component of the lossless turn graph."""
+    succ, indeg = _lossless_turn_graph(fab, turns)
+    alive = _peel(succ, indeg)       # then SCC on what is left
     if not alive:
         return []
     g = nx.DiGraph()
@@ -405,26 +476,141 @@ def analyze_deadlock(topo: Topology, lossless_priorities: list[int],
             gc.enable()
 
 
+@dataclass
+class _FailureScan:
+    """Single switch-switch link failures: how many exist, were examined, recomputed or left (budget)."""
+
+    total: int
+    bound: int
+    checked: int = 0
+    recomputed: int = 0
+    skipped_budget: int = 0
+
+
+def _flag_same_tier(fab: _Fabric, peer_pairs: list[tuple[int, int]], prios: list[int]) -> None:
+    """RT220 for every same-tier link with a lossless end."""
+    for i, j in peer_pairs:
+        for p, q in fab.pairs[(i, j)]:
+            if fab.is_lossless(fab.names[i], p) or fab.is_lossless(fab.names[j], q):
+                fab.flagged.append(Finding(
+                    rule="RT220", severity=Severity.warning, location=Location(device=fab.names[i], port=p),
+                    message=f"lossless priorities {','.join(map(str, prios))} on same-tier link "
+                            f"{fab.names[i]}:{p} <-> {fab.names[j]}:{q}: routes may use it sideways or bounce "
+                            "down-up around it, which breaks the up-down order that keeps a Clos deadlock-free",
+                    fix="keep the link lossy (lossless: false on the link: no PFC on it), or remap bounced "
+                        "traffic to another lossless priority (Tagger; SONiC tunnel_dscp_remapping) "
+                        "(docs/derivation.md#pfc-deadlock)"))
+
+
+def _routing_notes(routes: _Routes, tiered: bool, peer_pairs: int) -> list[str]:
+    if tiered:
+        notes = ["deadlock routing model: valley-free (up*/down*) shortest-path ECMP, as eBGP with the RFC 7938 "
+                 "ASN plan converges to; no same-tier links, so the normal state and every single-link failure "
+                 "are cycle-free by the rank argument in roce_tune/tuner/deadlock.py (" + _S + ")"]
+    else:
+        notes = [f"deadlock routing model: unrestricted shortest-path ECMP, because {peer_pairs} same-tier "
+                 "switch pair(s) exist; failure scenarios that change no distance are settled by the subgraph "
+                 "lemma, the others are recomputed (" + _S + ")"]
+    if routes.unreachable_pairs:
+        notes.append(f"{routes.unreachable_pairs} (source leaf, destination leaf) pairs have no "
+                     f"{'valley-free ' if tiered else ''}route in the normal state: traffic between them is "
+                     "black-holed (check the cabling)")
+    return notes
+
+
+def _multi_next_hop(fab: _Fabric, routes: _Routes) -> list[int]:
+    """Per switch, the destinations it reaches over two or more next-hop switches."""
+    twice = [0] * len(fab.names)
+    for i in range(len(fab.names)):
+        once = 0
+        for j in fab.adj[i]:
+            s = routes.nh[(i, j)]
+            twice[i] |= once & s
+            once |= s
+    return twice
+
+
+def _scan_failures(fab: _Fabric, routes: _Routes, peer_pairs: list[tuple[int, int]], tiered: bool,
+                   max_failure_scenarios: int | None, turn_estimate: int,
+                   found: dict[tuple[tuple[int, int], ...], str | None]) -> _FailureScan:
+    """Examine single switch-switch link failures; cycles they create go into ``found`` with the link."""
+    total = sum(len(pp) for (i, j), pp in fab.pairs.items() if i < j)
+    bound = total if max_failure_scenarios is None else max(0, min(total, max_failure_scenarios))
+    scan = _FailureScan(total, bound)
+    if tiered:
+        scan.checked = bound                           # the valley-free theorem covers them
+        return scan
+    if not bound:
+        return scan
+    twice = _multi_next_hop(fab, routes)
+    cost = sum(len(a) for a in fab.adj) * 8 + turn_estimate
+    budget = max(1, RECOMPUTE_WORK_BUDGET // max(1, cost)) if max_failure_scenarios is None else bound
+    for i, j, p, q in _failure_order(fab, peer_pairs)[:bound]:
+        if len(fab.pairs[(i, j)]) > 1 or not (routes.nh[(i, j)] & ~twice[i] or routes.nh[(j, i)] & ~twice[j]):
+            scan.checked += 1                          # no distance changes: the subgraph lemma
+            continue
+        if scan.recomputed >= budget:
+            scan.skipped_budget += 1
+            continue
+        scan.recomputed += 1
+        scan.checked += 1
+        _, t = _turns(fab, _route_shortest(fab, (i, j)), True)
+        label = f"{fab.names[i]}:{p} <-> {fab.names[j]}:{q}"
+        for c in _cycles(fab, t):
+            found.setdefault(c, label)
+    return scan
+
+
+def _failure_notes(scan: _FailureScan, tiered: bool, max_failure_scenarios: int | None) -> list[str]:
+    checked, total = scan.checked, scan.total
+    if tiered:
+        notes = [f"single-link failures: {checked} of {total} switch-switch link failures covered by the "
+                 "valley-free theorem (no recomputation needed)"]
+    else:
+        notes = [f"single-link failures: {checked} of {total} checked ({scan.recomputed} recomputed, "
+                 f"{checked - scan.recomputed} settled because no distance changes)"]
+    if scan.bound < total:
+        notes.append(f"failure scenarios cut at max_failure_scenarios={max_failure_scenarios}: {total - scan.bound} "
+                     f"of {total} link failures were not examined (those nearest same-tier links were examined "
+                     "first)")
+    if scan.skipped_budget:
+        notes.append(f"{scan.skipped_budget} link failures that change routing were not recomputed (work budget "
+                     f"{RECOMPUTE_WORK_BUDGET:,} switch-pair visits); pass max_failure_scenarios to examine more")
+    return notes
+
+
+def _report_cycles(fab: _Fabric, found: dict[tuple[tuple[int, int], ...], str | None], prios: list[int],
+                   notes: list[str]) -> list[DeadlockCycle]:
+    """One DeadlockCycle and one RT222 per reported cycle and lossless priority (at most
+    :data:`MAX_REPORTED_CYCLES` cycles; a note counts the rest)."""
+    cycles: list[DeadlockCycle] = []
+    items = list(found.items())
+    if len(items) > MAX_REPORTED_CYCLES:
+        notes.append(f"{len(items)} distinct dependency cycles found; the first {MAX_REPORTED_CYCLES} are reported")
+        items = items[:MAX_REPORTED_CYCLES]
+    for cyc, failed in items:
+        links = [_link_text(fab, x, a) for x, a in cyc]
+        state = "normal state" if failed is None else "after failure of " + failed
+        for prio in prios:
+            cycles.append(DeadlockCycle(priority=prio, links=links, failed_link=failed))
+            dev, port = links[0].split(" -> ")[1].split(":", 1)
+            fab.flagged.append(Finding(
+                rule="RT222", severity=Severity.error, location=Location(device=dev, port=port),
+                message=f"cyclic buffer dependency on lossless priority {prio} ({state}): " + " ; ".join(links),
+                fix="remove the bounce (cabling/routing), make a link in the loop lossy (lossless: false on "
+                    "the link), or remap bounced traffic to another lossless priority (Tagger) "
+                    "(docs/derivation.md#pfc-deadlock)"))
+    return cycles
+
+
 def _analyze(topo: Topology, lossless_priorities: list[int], lossless_ports: set[tuple[str, str]] | None,
              max_failure_scenarios: int | None) -> DeadlockReport:
     prios = sorted(set(lossless_priorities))
     fab = _build(topo, lossless_ports, flag=bool(prios))
-    n = len(fab.names)
-    notes: list[str] = []
     peer_pairs = sorted((i, j) for (i, j) in fab.pairs if i < j and fab.tier[i] == fab.tier[j])
     tiered = not peer_pairs
     if prios:
-        for i, j in peer_pairs:
-            for p, q in fab.pairs[(i, j)]:
-                if fab.is_lossless(fab.names[i], p) or fab.is_lossless(fab.names[j], q):
-                    fab.flagged.append(Finding(
-                        rule="RT220", severity=Severity.warning, location=Location(device=fab.names[i], port=p),
-                        message=f"lossless priorities {','.join(map(str, prios))} on same-tier link "
-                                f"{fab.names[i]}:{p} <-> {fab.names[j]}:{q}: routes may use it sideways or bounce "
-                                "down-up around it, which breaks the up-down order that keeps a Clos deadlock-free",
-                        fix="keep the link lossy (lossless: false on the link: no PFC on it), or remap bounced "
-                            "traffic to another lossless priority (Tagger; SONiC tunnel_dscp_remapping) "
-                            "(docs/derivation.md#pfc-deadlock)"))
+        _flag_same_tier(fab, peer_pairs, prios)
     routes = _route_valley_free(fab) if tiered else _route_shortest(fab)
     turn_estimate = sum(len(a) ** 2 for a in fab.adj)
     explicit = not tiered or turn_estimate <= EXPLICIT_TURN_LIMIT
@@ -433,80 +619,10 @@ def _analyze(topo: Topology, lossless_priorities: list[int], lossless_ports: set
     if explicit:
         for c in _cycles(fab, turns):
             found.setdefault(c, None)
-    if tiered:
-        notes.append("deadlock routing model: valley-free (up*/down*) shortest-path ECMP, as eBGP with the RFC 7938 "
-                     "ASN plan converges to; no same-tier links, so the normal state and every single-link failure "
-                     "are cycle-free by the rank argument in roce_tune/tuner/deadlock.py (" + _S + ")")
-    else:
-        notes.append(f"deadlock routing model: unrestricted shortest-path ECMP, because {len(peer_pairs)} same-tier "
-                     "switch pair(s) exist; failure scenarios that change no distance are settled by the subgraph "
-                     "lemma, the others are recomputed (" + _S + ")")
-    if routes.unreachable_pairs:
-        notes.append(f"{routes.unreachable_pairs} (source leaf, destination leaf) pairs have no "
-                     f"{'valley-free ' if tiered else ''}route in the normal state: traffic between them is "
-                     "black-holed (check the cabling)")
-
-    # --- single switch-switch link failures ---------------------------------------------------------
-    total = sum(len(pp) for (i, j), pp in fab.pairs.items() if i < j)
-    bound = total if max_failure_scenarios is None else max(0, min(total, max_failure_scenarios))
-    checked = recomputed = skipped_budget = 0
-    if tiered:
-        checked = bound
-    elif bound:
-        twice = [0] * n
-        for i in range(n):
-            once = 0
-            for j in fab.adj[i]:
-                s = routes.nh[(i, j)]
-                twice[i] |= once & s
-                once |= s
-        cost = sum(len(a) for a in fab.adj) * 8 + turn_estimate
-        budget = max(1, RECOMPUTE_WORK_BUDGET // max(1, cost)) if max_failure_scenarios is None else bound
-        for i, j, p, q in _failure_order(fab, peer_pairs)[:bound]:
-            if len(fab.pairs[(i, j)]) > 1 or not (routes.nh[(i, j)] & ~twice[i] or routes.nh[(j, i)] & ~twice[j]):
-                checked += 1
-                continue
-            if recomputed >= budget:
-                skipped_budget += 1
-                continue
-            recomputed += 1
-            checked += 1
-            r = _route_shortest(fab, (i, j))
-            _, t = _turns(fab, r, True)
-            label = f"{fab.names[i]}:{p} <-> {fab.names[j]}:{q}"
-            for c in _cycles(fab, t):
-                found.setdefault(c, label)
-    if tiered:
-        notes.append(f"single-link failures: {checked} of {total} switch-switch link failures covered by the "
-                     "valley-free theorem (no recomputation needed)")
-    else:
-        notes.append(f"single-link failures: {checked} of {total} checked ({recomputed} recomputed, "
-                     f"{checked - recomputed} settled because no distance changes)")
-    if bound < total:
-        notes.append(f"failure scenarios cut at max_failure_scenarios={max_failure_scenarios}: {total - bound} of "
-                     f"{total} link failures were not examined (those nearest same-tier links were examined first)")
-    if skipped_budget:
-        notes.append(f"{skipped_budget} link failures that change routing were not recomputed (work budget "
-                     f"{RECOMPUTE_WORK_BUDGET:,} switch-pair visits); pass max_failure_scenarios to examine more")
-
-    cycles: list[DeadlockCycle] = []
-    items = list(found.items())
-    if len(items) > MAX_REPORTED_CYCLES:
-        notes.append(f"{len(items)} distinct dependency cycles found; the first {MAX_REPORTED_CYCLES} are reported")
-        items = items[:MAX_REPORTED_CYCLES]
-    for cyc, failed in items:
-        links = [_link_text(fab, x, a) for x, a in cyc]
-        for prio in prios:
-            cycles.append(DeadlockCycle(priority=prio, links=links, failed_link=failed))
-            dev, port = links[0].split(" -> ")[1].split(":", 1)
-            fab.flagged.append(Finding(
-                rule="RT222", severity=Severity.error, location=Location(device=dev, port=port),
-                message=f"cyclic buffer dependency on lossless priority {prio} "
-                        f"({'normal state' if failed is None else 'after failure of ' + failed}): "
-                        + " ; ".join(links),
-                fix="remove the bounce (cabling/routing), make a link in the loop lossy (lossless: false on "
-                    "the link), or remap bounced traffic to another lossless priority (Tagger) (docs/derivation.md#pfc-deadlock)"))
-
+    notes = _routing_notes(routes, tiered, len(peer_pairs))
+    scan = _scan_failures(fab, routes, peer_pairs, tiered, max_failure_scenarios, turn_estimate, found)
+    notes += _failure_notes(scan, tiered, max_failure_scenarios)
+    cycles = _report_cycles(fab, found, prios, notes)
     hosts = len(topo.inventory.hosts)
     if hosts > LARGE_FABRIC_HOSTS:
         notes.append(f"{hosts} hosts (> {LARGE_FABRIC_HOSTS}): risks this graph cannot see grow with scale -- lossless "
@@ -516,7 +632,7 @@ def _analyze(topo: Topology, lossless_priorities: list[int], lossless_ports: set
     fab.flagged.sort(key=lambda f: (f.rule, _natural(f.location.device or ""), _natural(f.location.port or ""),
                                     f.message))
     return DeadlockReport(nodes=fab.nodes * len(prios), edges=edges * len(prios) if prios else 0,
-                          scenarios_checked=checked, cycles=cycles, flagged=fab.flagged, notes=notes)
+                          scenarios_checked=scan.checked, cycles=cycles, flagged=fab.flagged, notes=notes)
 
 
 def check_lossless_uplinks(topo: Topology, lossless_ports: set[tuple[str, str]]) -> list[Finding]:

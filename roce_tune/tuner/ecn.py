@@ -271,6 +271,153 @@ def _derive_onset_ramp(objective: str, bdp: float, n: int, onset: int, p_star: f
     return kmin, kmax, pmax, r
 
 
+def _check_inputs(prof: str, objective: str, speed_gbps: int, base_rtt_us: float, fan_in: int,
+                  pfc_trigger_bytes: int) -> None:
+    """Raises ValueError for an unknown profile or objective or an out-of-range number."""
+    if prof not in ("derived", "bdp") and prof not in NAMED_PROFILES:
+        raise ValueError(f"unknown ECN profile {prof!r}; known: derived, bdp, {', '.join(NAMED_PROFILES)}")
+    if objective not in OBJECTIVES:
+        raise ValueError(f"unknown objective {objective!r}; known: {', '.join(OBJECTIVES)}")
+    if speed_gbps <= 0 or base_rtt_us <= 0 or fan_in < 0 or pfc_trigger_bytes < 0:
+        raise ValueError(f"derive_ecn: need speed_gbps > 0, base_rtt_us > 0, fan_in >= 0, pfc_trigger_bytes >= 0 "
+                         f"(got {speed_gbps}, {base_rtt_us}, {fan_in}, {pfc_trigger_bytes})")
+
+
+def _bdp_ramp(prof: str, speed_gbps: int, dcqcn_params: dict[str, int], n: int, bdp: float, trig: int,
+              onset: int, p_star: float, fp: FluidParams, common: dict[str, float | int],
+              problems: list[str]) -> tuple[int, int, float, dict[str, Rationale]]:
+    """The previous BDP rule (profile ``bdp``) or objective latency on ``derived``: Kmin/Kmax from the BDP,
+    clamped below the PFC trigger (bdp) or half the egress onset (derived); Pmax from the fluid model."""
+    # the previous rule's own inputs: 1000 B model packets and the DCQCN it derived then (AI x speed/25G,
+    # the 300 us timer), so ``bdp`` reproduces the previous values
+    old_dq = {**dcqcn_params, "rpg_ai_rate_mbps": max(1, round(HPCC_AI_MBPS_AT_25G * speed_gbps / 25)),
+              "rpg_time_reset_us": TIMER_REFERENCE_US}
+    fp_old = FluidParams.from_dcqcn_params(old_dq, speed_gbps, packet_bytes=BDP_RULE_PACKET_BYTES)
+    p_old = fixed_point_p(fp_old, n) if prof == "bdp" else p_star
+    mult = _kmax_multiplier(n)
+    kmin, kmax, clamp_note = _bdp_clamp(prof, bdp, mult, trig, onset, problems)
+    pmax = _choose_pmax(p_old)
+    vendor = _vendor_note(speed_gbps)
+    if prof == "derived":
+        vendor = (f"objective latency: the bdp ramp, bounded standing queue; {vendor}")
+    else:
+        vendor = ("profile bdp: the previous derived rule, kept for comparison (docs/tuning-sweeps.md shows "
+                  f"what it costs in incasts); {vendor}")
+    r: dict[str, Rationale] = {}
+    r["kmin_bytes"] = Rationale(
+        formula="max(ceil_1000(BDP/7), 2*9216); BDP = speed_gbps*1e9/8 * base_rtt_us*1e-6",
+        inputs={**common, "kmin_floor_bytes": KMIN_FLOOR_BYTES}, note="; ".join(filter(None, [clamp_note, vendor])),
+        source="DCTCP K > C*RTT/7 (SIGCOMM'10 [R]) and 'Kmin a small fraction of BDP' (docs/derivation.md#ecn)")
+    r["kmax_bytes"] = Rationale(
+        formula="min(max(ceil_1000(m(N)*BDP), Kmin + 2*9216), 0.8*pfc_trigger); m(N) = 2 + min(1, log2 N / 6)",
+        inputs={**common, "m": round(mult, 4)}, note="; ".join(filter(None, [clamp_note, vendor])),
+        source="Huawei CloudEngine 'upper threshold = 2-3 x BDP' (EDOC1100155250); DCQCN 'ECN before PFC'; "
+               "CoNEXT'16: wider ramps restore phase margin as N grows (docs/derivation.md#dcqcn-fluid-model)")
+    r["pmax_percent"] = Rationale(
+        formula="smallest of 1/2/5/10/20/50/100 % with Pmax >= 2 * p*(N) (fluid fixed point)",
+        inputs={"p_star": round(p_old, 6), "n_flows": n, "margin": PMAX_MARGIN,
+                "model_packet_bytes": fp_old.packet_bytes if prof == "bdp" else fp.packet_bytes}, note=vendor,
+        source="docs/derivation.md#dcqcn-fluid-model (check p*(N_max) <= Pmax); CoNEXT'16 fixed-point theorem")
+    return kmin, kmax, pmax, r
+
+
+def _bdp_clamp(prof: str, bdp: float, mult: float, trig: int, onset: int,
+               problems: list[str]) -> tuple[int, int, str]:
+    """Kmin = max(BDP/7, 2 frames), Kmax = max(m(N) x BDP, Kmin + 2 frames), then clamped to the cap
+    (80 % of the trigger for bdp, half the onset for derived); returns Kmin, Kmax and the clamp note."""
+    kmin_d = max(_ceil_kb(bdp / KMIN_BDP_DIVISOR), KMIN_FLOOR_BYTES)
+    kmax_d = max(_ceil_kb(mult * bdp), kmin_d + RAMP_FLOOR_BYTES)
+    cap = int(TRIGGER_GUARD * trig) if prof == "bdp" else int(ONSET_FRACTION * onset)
+    if cap < 2 * MAX_FRAME_BYTES:
+        problems.append(f"PFC trigger {trig} B too small for an ECN ramp (need >= "
+                        f"{math.ceil(2 * MAX_FRAME_BYTES / TRIGGER_GUARD)} B)")
+        return trig // 2, trig, (f"PFC trigger {trig} B leaves no room for a marking ramp of >= 2 frames below "
+                                 f"{TRIGGER_GUARD:.0%} of it: Kmax set to the trigger, Kmin to half of it")
+    if kmax_d <= cap:
+        return kmin_d, kmax_d, ""
+    kmax = cap
+    kmin = min(kmin_d, max(kmax - RAMP_FLOOR_BYTES, kmax // 2))
+    if prof == "bdp":
+        return kmin, kmax, (f"clamped: m*BDP = {kmax_d} B exceeds {TRIGGER_GUARD:.0%} of the PFC trigger {trig} B, "
+                            f"so Kmax = {kmax} B" + (f" and Kmin {kmin_d} -> {kmin} B" if kmin != kmin_d else ""))
+    return kmin, kmax, f"clamped: m*BDP = {kmax_d} B exceeds half the egress PFC onset {onset} B, so Kmax = {kmax} B"
+
+
+def _named_ramp(prof: str, onset: int, n: int, trig: int,
+                common: dict[str, float | int]) -> tuple[int, int, float, dict[str, Rationale]]:
+    """A published profile from :data:`NAMED_PROFILES`, used as is (the note says when PFC fires first)."""
+    kmin, kmax, pmax, src = NAMED_PROFILES[prof]
+    note = f"named profile {prof}: used as published, not adjusted"
+    if kmax > onset:
+        note += (f"; Kmax {kmax} B is above the egress PFC onset {onset} B (min of {n} x {trig} B and the egress "
+                 "queue buffer): PFC fires before marking reaches Pmax")
+    r = {key: Rationale(formula=f"{prof} table value", inputs={key: val, **common}, source=src, note=note)
+         for key, val in (("kmin_bytes", kmin), ("kmax_bytes", kmax), ("pmax_percent", pmax))}
+    return kmin, kmax, pmax, r
+
+
+def _apply_pins(pins: dict[str, float | int], kmin: int, kmax: int, pmax: float,
+                r: dict[str, Rationale]) -> tuple[int, int, float]:
+    """Pinned values replace the derived ones (their rationale keeps the derived value); an unpinned Kmin or
+    Kmax that the other pin crosses is moved (Kmax/2, Kmin + 2 frames)."""
+    derived_vals = {"kmin_bytes": kmin, "kmax_bytes": kmax, "pmax_percent": pmax}
+    for key, v in pins.items():
+        r[key] = Rationale(formula="pinned by user", inputs={key: v}, source="inventory override",
+                           note=f"derived {derived_vals[key]} ({r[key].formula}); still checked against the PFC "
+                                "trigger and the fluid model", pinned_by_user=True, derived_value=derived_vals[key])
+    kmin = int(pins.get("kmin_bytes", kmin))
+    kmax = int(pins.get("kmax_bytes", kmax))
+    pmax = float(pins.get("pmax_percent", pmax))
+    if "kmin_bytes" not in pins and "kmax_bytes" in pins and kmin >= kmax:
+        kmin = kmax // 2
+        r["kmin_bytes"] = r["kmin_bytes"].model_copy(update={"note": f"lowered to Kmax/2 = {kmin} B below pinned Kmax"})
+    if "kmax_bytes" not in pins and "kmin_bytes" in pins and kmax <= kmin:
+        kmax = kmin + RAMP_FLOOR_BYTES
+        r["kmax_bytes"] = r["kmax_bytes"].model_copy(update={"note": f"raised to pinned Kmin + 2*9216 = {kmax} B"})
+    return kmin, kmax, pmax
+
+
+def _steady_state(n: int, pmax: float, onset: int, trig: int, p_star: float, q_star: float, on_ramp: bool,
+                  fr_load: float, problems: list[str]) -> str:
+    """``ramp``, ``off-ramp`` or ``pfc-bound`` (the last found wins); appends each problem found."""
+    state = "pfc-bound" if problems else "ramp"  # no room for a ramp below the trigger/onset
+    if not on_ramp:
+        state = "off-ramp"
+        problems.append(f"p*(N={n}) = {p_star:.4f} > Pmax {pmax / 100:.4f}: no operating point on the ramp, the "
+                        "queue sits at Kmax and chatters")
+    if not q_star < onset:
+        state = "pfc-bound"
+        problems.append(f"q* = {round(q_star)} B >= egress PFC onset {onset} B (min of {n} x {trig} B and the "
+                        "egress queue buffer): PFC pauses in steady state")
+    if fr_load >= 1.0:
+        state = "pfc-bound"
+        problems.append(f"PFC-bound steady state: the fast-recovery limit cycle loads the link {fr_load:.2f} x C "
+                        "(>= 1; clamp_tgt_rate 0 leaves the target near line rate, each increase event jumps "
+                        "halfway back). No ECN ramp fixes this; the DCQCN timer and target-rate handling can "
+                        "(docs/derivation.md#pfc-bound-steady-state)")
+    return state
+
+
+def _drop_thresholds(asic_ecn_separate: bool, kmin: int, kmax: int, pmax: float,
+                     r: dict[str, Rationale]) -> tuple[int | None, int | None, float | None]:
+    """Separate WRED drop thresholds for non-ECT packets (Kmax, 2 x Kmax, Pmax) when the ASIC and platform
+    can say them, else none; adds the ``drop_min_bytes`` rationale either way."""
+    if asic_ecn_separate:
+        r["drop_min_bytes"] = Rationale(
+            formula="drop_min = Kmax, drop_max = 2*Kmax, drop probability = Pmax", inputs={"kmax_bytes": kmax,
+            "pmax_percent": pmax}, source="SONiC wred_ecn_marking_thresholds_HLD.md ('mark before drop'; example "
+            "mark 256K-512K under drop 1M-2M); AZURE_LOSSLESS uses one probability for both",
+            note="applies only to non-ECT packets on the lossless queue; ECT packets are marked on the ECN ramp")
+        return kmax, 2 * kmax, pmax
+    r["drop_min_bytes"] = Rationale(
+        formula="none: one WRED ramp per queue; non-ECT packets are dropped on the ECN ramp (Kmin..Kmax, Pmax)",
+        inputs={"kmin_bytes": kmin, "kmax_bytes": kmax, "pmax_percent": pmax},
+        source="SAI WRED with ECN marking enabled: ECT packets marked, non-ECT dropped on the same thresholds "
+               "(SONiC WRED_PROFILE ecn_all, sonic-wred-profile.yang)",
+        note="the ASIC or the platform's syntax has no separate drop thresholds")
+    return None, None, None
+
+
 def derive_ecn(
     speed_gbps: int,
     base_rtt_us: float,
@@ -315,13 +462,7 @@ def derive_ecn(
             speed/RTT <= 0, negative fan-in or trigger.
     """
     prof = profile.value if isinstance(profile, EcnProfileName) else str(profile)
-    if prof not in ("derived", "bdp") and prof not in NAMED_PROFILES:
-        raise ValueError(f"unknown ECN profile {prof!r}; known: derived, bdp, {', '.join(NAMED_PROFILES)}")
-    if objective not in OBJECTIVES:
-        raise ValueError(f"unknown objective {objective!r}; known: {', '.join(OBJECTIVES)}")
-    if speed_gbps <= 0 or base_rtt_us <= 0 or fan_in < 0 or pfc_trigger_bytes < 0:
-        raise ValueError(f"derive_ecn: need speed_gbps > 0, base_rtt_us > 0, fan_in >= 0, pfc_trigger_bytes >= 0 "
-                         f"(got {speed_gbps}, {base_rtt_us}, {fan_in}, {pfc_trigger_bytes})")
+    _check_inputs(prof, objective, speed_gbps, base_rtt_us, fan_in, pfc_trigger_bytes)
     name = name or DEFAULT_NAME.format(speed_gbps=speed_gbps, fan_in=fan_in)
     if not PROFILE_NAME_RE.fullmatch(name):
         raise ValueError(f"ECN profile name {name!r} must match {PROFILE_NAME_RE.pattern}")
@@ -342,94 +483,15 @@ def derive_ecn(
     if prof == "derived" and objective != "latency":
         kmin, kmax, pmax, r = _derive_onset_ramp(objective, bdp, n, onset, p_star, common, problems)
     elif prof in ("derived", "bdp"):
-        # the previous rule's own inputs: 1000 B model packets and the DCQCN it derived then (AI x speed/25G,
-        # the 300 us timer), so ``bdp`` reproduces the previous values
-        old_dq = {**dcqcn_params, "rpg_ai_rate_mbps": max(1, round(HPCC_AI_MBPS_AT_25G * speed_gbps / 25)),
-                  "rpg_time_reset_us": TIMER_REFERENCE_US}
-        fp_old = FluidParams.from_dcqcn_params(old_dq, speed_gbps, packet_bytes=BDP_RULE_PACKET_BYTES)
-        p_old = fixed_point_p(fp_old, n) if prof == "bdp" else p_star
-        mult = _kmax_multiplier(n)
-        kmin_d = max(_ceil_kb(bdp / KMIN_BDP_DIVISOR), KMIN_FLOOR_BYTES)
-        kmax_d = max(_ceil_kb(mult * bdp), kmin_d + RAMP_FLOOR_BYTES)
-        cap = int(TRIGGER_GUARD * trig) if prof == "bdp" else int(ONSET_FRACTION * onset)
-        kmin, kmax, clamp_note = kmin_d, kmax_d, ""
-        if cap < 2 * MAX_FRAME_BYTES:
-            kmax, kmin = trig, trig // 2
-            clamp_note = (f"PFC trigger {trig} B leaves no room for a marking ramp of >= 2 frames below "
-                          f"{TRIGGER_GUARD:.0%} of it: Kmax set to the trigger, Kmin to half of it")
-            problems.append(f"PFC trigger {trig} B too small for an ECN ramp (need >= "
-                            f"{math.ceil(2 * MAX_FRAME_BYTES / TRIGGER_GUARD)} B)")
-        elif kmax_d > cap and prof == "bdp":
-            kmax = cap
-            kmin = min(kmin_d, max(kmax - RAMP_FLOOR_BYTES, kmax // 2))
-            clamp_note = (f"clamped: m*BDP = {kmax_d} B exceeds {TRIGGER_GUARD:.0%} of the PFC trigger {trig} B, "
-                          f"so Kmax = {kmax} B" + (f" and Kmin {kmin_d} -> {kmin} B" if kmin != kmin_d else ""))
-        elif kmax_d > cap:
-            kmax = cap
-            kmin = min(kmin_d, max(kmax - RAMP_FLOOR_BYTES, kmax // 2))
-            clamp_note = f"clamped: m*BDP = {kmax_d} B exceeds half the egress PFC onset {onset} B, so Kmax = {kmax} B"
-        pmax = _choose_pmax(p_old)
-        vendor = _vendor_note(speed_gbps)
-        if prof == "derived":
-            vendor = (f"objective latency: the bdp ramp, bounded standing queue; {vendor}")
-        else:
-            vendor = ("profile bdp: the previous derived rule, kept for comparison (docs/tuning-sweeps.md shows "
-                      f"what it costs in incasts); {vendor}")
-        r["kmin_bytes"] = Rationale(
-            formula="max(ceil_1000(BDP/7), 2*9216); BDP = speed_gbps*1e9/8 * base_rtt_us*1e-6",
-            inputs={**common, "kmin_floor_bytes": KMIN_FLOOR_BYTES}, note="; ".join(filter(None, [clamp_note, vendor])),
-            source="DCTCP K > C*RTT/7 (SIGCOMM'10 [R]) and 'Kmin a small fraction of BDP' (docs/derivation.md#ecn)")
-        r["kmax_bytes"] = Rationale(
-            formula="min(max(ceil_1000(m(N)*BDP), Kmin + 2*9216), 0.8*pfc_trigger); m(N) = 2 + min(1, log2 N / 6)",
-            inputs={**common, "m": round(mult, 4)}, note="; ".join(filter(None, [clamp_note, vendor])),
-            source="Huawei CloudEngine 'upper threshold = 2-3 x BDP' (EDOC1100155250); DCQCN 'ECN before PFC'; "
-                   "CoNEXT'16: wider ramps restore phase margin as N grows (docs/derivation.md#dcqcn-fluid-model)")
-        r["pmax_percent"] = Rationale(
-            formula="smallest of 1/2/5/10/20/50/100 % with Pmax >= 2 * p*(N) (fluid fixed point)",
-            inputs={"p_star": round(p_old, 6), "n_flows": n, "margin": PMAX_MARGIN,
-                    "model_packet_bytes": fp_old.packet_bytes if prof == "bdp" else fp.packet_bytes}, note=vendor,
-            source="docs/derivation.md#dcqcn-fluid-model (check p*(N_max) <= Pmax); CoNEXT'16 fixed-point theorem")
+        kmin, kmax, pmax, r = _bdp_ramp(prof, speed_gbps, dcqcn_params, n, bdp, trig, onset, p_star, fp, common,
+                                        problems)
     else:
-        kmin, kmax, pmax, src = NAMED_PROFILES[prof]
-        note = f"named profile {prof}: used as published, not adjusted"
-        if kmax > onset:
-            note += (f"; Kmax {kmax} B is above the egress PFC onset {onset} B (min of {n} x {trig} B and the egress "
-                     "queue buffer): PFC fires before marking reaches Pmax")
-        for key, val in (("kmin_bytes", kmin), ("kmax_bytes", kmax), ("pmax_percent", pmax)):
-            r[key] = Rationale(formula=f"{prof} table value", inputs={key: val, **common}, source=src, note=note)
-    derived_vals = {"kmin_bytes": kmin, "kmax_bytes": kmax, "pmax_percent": pmax}
-    for key, v in pins.items():
-        r[key] = Rationale(formula="pinned by user", inputs={key: v}, source="inventory override",
-                           note=f"derived {derived_vals[key]} ({r[key].formula}); still checked against the PFC "
-                                "trigger and the fluid model", pinned_by_user=True, derived_value=derived_vals[key])
-    kmin = int(pins.get("kmin_bytes", kmin))
-    kmax = int(pins.get("kmax_bytes", kmax))
-    pmax = float(pins.get("pmax_percent", pmax))
-    if "kmin_bytes" not in pins and "kmax_bytes" in pins and kmin >= kmax:
-        kmin = kmax // 2
-        r["kmin_bytes"] = r["kmin_bytes"].model_copy(update={"note": f"lowered to Kmax/2 = {kmin} B below pinned Kmax"})
-    if "kmax_bytes" not in pins and "kmin_bytes" in pins and kmax <= kmin:
-        kmax = kmin + RAMP_FLOOR_BYTES
-        r["kmax_bytes"] = r["kmax_bytes"].model_copy(update={"note": f"raised to pinned Kmin + 2*9216 = {kmax} B"})
+        kmin, kmax, pmax, r = _named_ramp(prof, onset, n, trig, common)
+    kmin, kmax, pmax = _apply_pins(pins, kmin, kmax, pmax, r)
     p_star, q_star, on_ramp = fixed_point(fp, n, min(kmin, kmax), max(kmin, kmax), pmax / 100)
-    below = q_star < onset
     fr_load = fast_recovery_load(fp, n, base_rtt_us, bool(dcqcn_params.get("clamp_tgt_rate", 0)),
                                  float(dcqcn_params.get("rate_reduce_monitor_period_us", 4)))
-    state = "pfc-bound" if problems else "ramp"  # no room for a ramp below the trigger/onset
-    if not on_ramp:
-        state = "off-ramp"
-        problems.append(f"p*(N={n}) = {p_star:.4f} > Pmax {pmax / 100:.4f}: no operating point on the ramp, the "
-                        "queue sits at Kmax and chatters")
-    if not below:
-        state = "pfc-bound"
-        problems.append(f"q* = {round(q_star)} B >= egress PFC onset {onset} B (min of {n} x {trig} B and the "
-                        "egress queue buffer): PFC pauses in steady state")
-    if fr_load >= 1.0:
-        state = "pfc-bound"
-        problems.append(f"PFC-bound steady state: the fast-recovery limit cycle loads the link {fr_load:.2f} x C "
-                        "(>= 1; clamp_tgt_rate 0 leaves the target near line rate, each increase event jumps "
-                        "halfway back). No ECN ramp fixes this; the DCQCN timer and target-rate handling can "
-                        "(docs/derivation.md#pfc-bound-steady-state)")
+    state = _steady_state(n, pmax, onset, trig, p_star, q_star, on_ramp, fr_load, problems)
     ok = not problems
     r["fluid"] = Rationale(
         formula="p* root of a^2*alpha/((b+d)(c+e)) = tau^2*R_AI*C/N with RoCE-frame packets; "
@@ -443,28 +505,14 @@ def derive_ecn(
                "docs/derivation.md#fluid-packet-size, docs/derivation.md#pfc-bound-steady-state (roce_tune.tuner.fluid)",
         note=f"ok: steady state on the ramp (q* {round(q_star)} B < onset {onset} B, fast-recovery load "
              f"{fr_load:.2f} < 1)" if ok else f"FLUID CHECK FAILED ({state}): " + "; ".join(problems))
-    drop_min = drop_max = drop_p = None
-    if asic_ecn_separate:
-        drop_min, drop_max, drop_p = kmax, 2 * kmax, pmax
-        r["drop_min_bytes"] = Rationale(
-            formula="drop_min = Kmax, drop_max = 2*Kmax, drop probability = Pmax", inputs={"kmax_bytes": kmax,
-            "pmax_percent": pmax}, source="SONiC wred_ecn_marking_thresholds_HLD.md ('mark before drop'; example "
-            "mark 256K-512K under drop 1M-2M); AZURE_LOSSLESS uses one probability for both",
-            note="applies only to non-ECT packets on the lossless queue; ECT packets are marked on the ECN ramp")
-    else:
-        r["drop_min_bytes"] = Rationale(
-            formula="none: one WRED ramp per queue; non-ECT packets are dropped on the ECN ramp (Kmin..Kmax, Pmax)",
-            inputs={"kmin_bytes": kmin, "kmax_bytes": kmax, "pmax_percent": pmax},
-            source="SAI WRED with ECN marking enabled: ECT packets marked, non-ECT dropped on the same thresholds "
-                   "(SONiC WRED_PROFILE ecn_all, sonic-wred-profile.yang)",
-            note="the ASIC or the platform's syntax has no separate drop thresholds")
+    drop_min, drop_max, drop_p = _drop_thresholds(asic_ecn_separate, kmin, kmax, pmax, r)
     return EcnProfile(
         name=name, speed_gbps=speed_gbps, source_profile=prof, kmin_bytes=kmin, kmax_bytes=kmax, pmax_percent=pmax,
         drop_min_bytes=drop_min, drop_max_bytes=drop_max, drop_probability_percent=drop_p,
         base_rtt_us=base_rtt_us, fan_in=fan_in, pfc_trigger_bytes=trig, pfc_onset_bytes=onset,
         objective=objective if prof == "derived" else None,
         fluid=FluidCheck(n_flows=n, p_star=p_star, q_star_bytes=round(q_star), on_ramp=on_ramp,
-                         below_pfc_trigger=below, ok=ok, steady_state=state, fast_recovery_load=round(fr_load, 4)),
+                         below_pfc_trigger=q_star < onset, ok=ok, steady_state=state, fast_recovery_load=round(fr_load, 4)),
         rationale=r)
 
 

@@ -21,6 +21,7 @@ from __future__ import annotations
 from roce_tune.plan import Rationale, Watchdog
 from roce_tune.platforms import SWITCH_PLATFORMS
 from roce_tune.platforms import platform as platform_registry
+from roce_tune.platforms.contract import Capabilities
 
 ACTIONS = ("drop", "forward", "alert")
 #: (lo, hi) ms from sonic-pfcwd.yang (shared/sonic-yang/sonic-pfcwd.yang).
@@ -37,12 +38,15 @@ def _check(key: str, value: int) -> None:
         raise ValueError(f"PFC watchdog {key}={value!r} is outside {lo}..{hi} ms ({_S_YANG})")
 
 
-def _scaled(pfc_ports: int, pnote: str, r: dict[str, Rationale]) -> tuple[dict[str, int], dict[str, int]]:
+_Inputs = dict[str, float | int | str | bool]
+
+
+def _scaled(pfc_ports: int, pnote: str, r: dict[str, Rationale]) -> tuple[dict[str, int], _Inputs]:
     """SONiC ``start_default`` timers scaled by the PFC port count (capped to the YANG ranges)."""
     mult = max(1, (pfc_ports - 1) // 32 + 1)
     t = SONIC_BASE_MS * mult
     vals = {"detection_ms": t, "restoration_ms": t, "poll_ms": min(t, 1000)}
-    inputs = {"pfc_ports": pfc_ports, "multiply": mult}
+    inputs: _Inputs = {"pfc_ports": pfc_ports, "multiply": mult}
     r["detection_ms"] = Rationale(formula="200 ms * max(1, (N-1)//32 + 1)", inputs=inputs, source=_S_SONIC,
                                   note=f"{pnote}; capped to 5000 ms by the YANG range" if t > 5000 else pnote)
     r["restoration_ms"] = Rationale(formula="= detection_ms (start_default)", inputs=inputs, source=_S_SONIC,
@@ -54,7 +58,7 @@ def _scaled(pfc_ports: int, pnote: str, r: dict[str, Rationale]) -> tuple[dict[s
     return vals, inputs
 
 
-def _poll_at_most_half(vals: dict[str, int], inputs: dict[str, int], rule: tuple[str, str],
+def _poll_at_most_half(vals: dict[str, int], inputs: _Inputs, rule: tuple[str, str],
                        r: dict[str, Rationale]) -> None:
     """Lower the poll interval to half the shorter time where the platform requires it (it substitutes
     its own and logs a warning otherwise; the platform's capabilities cite the source)."""
@@ -64,6 +68,77 @@ def _poll_at_most_half(vals: dict[str, int], inputs: dict[str, int], rule: tuple
         source_suffix, note = rule
         r["poll_ms"] = Rationale(formula="min(200 ms * multiply, 1000 ms, min(detection, restoration) / 2)",
                                  inputs=inputs, source=_S_SONIC + source_suffix, note=note)
+
+
+def _check_args(pfc_ports: int, platform: str, overrides: dict[str, int | float | str] | None) -> None:
+    """Raises ValueError for negative pfc_ports, an unknown platform or an unknown override key."""
+    if pfc_ports < 0:
+        raise ValueError(f"pfc_ports must be >= 0, got {pfc_ports}")
+    if platform not in SWITCH_PLATFORMS:
+        raise ValueError(f"unknown platform {platform!r}; known: {', '.join(SWITCH_PLATFORMS)}")
+    unknown = set(overrides or {}) - {*RANGES_MS, "action"}
+    if unknown:
+        raise ValueError(f"unknown watchdog override(s) {', '.join(sorted(unknown))}; "
+                         f"allowed: detection_ms, restoration_ms, poll_ms, action")
+
+
+def _derived_timers(caps: Capabilities, pfc_ports: int, r: dict[str, Rationale]) -> dict[str, int]:
+    """The platform's fixed timers, or the SONiC scaling with N PFC ports (poll <= half the shorter time
+    where the platform has that rule); adds a rationale per timer."""
+    pnote = caps.watchdog_note
+    if caps.watchdog_fixed_ms:
+        vals = dict(caps.watchdog_fixed_ms)
+        for key, v in vals.items():
+            fixed: _Inputs = {key: v, "pfc_ports": pfc_ports}
+            r[key] = Rationale(formula=caps.watchdog_fixed_formula, inputs=fixed,
+                               source=caps.watchdog_fixed_source, note=pnote)
+        return vals
+    vals, inputs = _scaled(pfc_ports, pnote, r)
+    if caps.watchdog_poll_half is not None:
+        _poll_at_most_half(vals, inputs, caps.watchdog_poll_half, r)
+    return vals
+
+
+def _apply_pins(pins: dict[str, int | float | str], vals: dict[str, int], action: str,
+                r: dict[str, Rationale]) -> str:
+    """Pinned timers (range-checked) replace ``vals`` in place; returns the action (pinned or ``action``)."""
+    act = action
+    for key, value in pins.items():
+        if key == "action":
+            if value not in ACTIONS:
+                raise ValueError(f"PFC watchdog action {value!r} must be one of {', '.join(ACTIONS)}")
+            derived: int | str = act
+            act = str(value)
+        else:
+            if isinstance(value, float) and value.is_integer():
+                value = int(value)
+            _check(key, value)  # type: ignore[arg-type]
+            derived = vals[key]
+            vals[key] = int(value)
+        r[key] = Rationale(formula="pinned by user", inputs={key: value}, source="inventory override",
+                           note=f"derived {derived} ({r[key].formula})", pinned_by_user=True, derived_value=derived)
+    return act
+
+
+def _keep_times_above_poll(vals: dict[str, int], pins: dict[str, int | float | str],
+                           r: dict[str, Rationale]) -> None:
+    """Keep detection and restoration >= poll: adapt the derived side, refuse when both sides are pinned."""
+    for key in ("detection_ms", "restoration_ms"):
+        if vals[key] >= vals["poll_ms"]:
+            continue
+        if key in pins and "poll_ms" in pins:
+            raise ValueError(f"PFC watchdog {key}={vals[key]} ms is below poll_ms={vals['poll_ms']} ms "
+                             f"(sonic-pfcwd.yang: times must be >= POLL_INTERVAL)")
+        if key in pins:
+            old = vals["poll_ms"]
+            vals["poll_ms"] = vals[key]
+            r["poll_ms"] = r["poll_ms"].model_copy(update={
+                "note": f"lowered from {old} to the pinned {key} {vals[key]} ms (times must be >= poll)"})
+        else:
+            old = vals[key]
+            vals[key] = vals["poll_ms"]
+            r[key] = r[key].model_copy(update={
+                "note": f"raised from {old} to poll_ms {vals['poll_ms']} ms (times must be >= poll)"})
 
 
 def derive_watchdog(pfc_ports: int, enabled: bool, action: str, platform: str,
@@ -85,63 +160,17 @@ def derive_watchdog(pfc_ports: int, enabled: bool, action: str, platform: str,
         ValueError: negative pfc_ports, unknown platform/action/override key, a value outside the
             sonic-pfcwd.yang ranges, or pinned times below a pinned poll interval.
     """
-    if pfc_ports < 0:
-        raise ValueError(f"pfc_ports must be >= 0, got {pfc_ports}")
-    if platform not in SWITCH_PLATFORMS:
-        raise ValueError(f"unknown platform {platform!r}; known: {', '.join(SWITCH_PLATFORMS)}")
+    _check_args(pfc_ports, platform, overrides)
     caps = platform_registry(platform).capabilities
     pins = dict(overrides or {})
-    unknown = set(pins) - {*RANGES_MS, "action"}
-    if unknown:
-        raise ValueError(f"unknown watchdog override(s) {', '.join(sorted(unknown))}; "
-                         f"allowed: detection_ms, restoration_ms, poll_ms, action")
     r: dict[str, Rationale] = {}
-    pnote = caps.watchdog_note
-    if caps.watchdog_fixed_ms:
-        vals = dict(caps.watchdog_fixed_ms)
-        for key, v in vals.items():
-            r[key] = Rationale(formula=caps.watchdog_fixed_formula, inputs={key: v, "pfc_ports": pfc_ports},
-                               source=caps.watchdog_fixed_source, note=pnote)
-    else:
-        vals, inputs = _scaled(pfc_ports, pnote, r)
-        if caps.watchdog_poll_half is not None:
-            _poll_at_most_half(vals, inputs, caps.watchdog_poll_half, r)
-    act = action
+    vals = _derived_timers(caps, pfc_ports, r)
     r["action"] = Rationale(formula="policy.watchdog_action", inputs={"action": action}, source="docs/derivation.md#pfc-watchdog",
                             note="drop is the only action that breaks a PFC deadlock")
-    for key, value in pins.items():
-        if key == "action":
-            if value not in ACTIONS:
-                raise ValueError(f"PFC watchdog action {value!r} must be one of {', '.join(ACTIONS)}")
-            derived: int | str = act
-            act = str(value)
-        else:
-            if isinstance(value, float) and value.is_integer():
-                value = int(value)
-            _check(key, value)  # type: ignore[arg-type]
-            derived = vals[key]
-            vals[key] = int(value)
-        r[key] = Rationale(formula="pinned by user", inputs={key: value}, source="inventory override",
-                           note=f"derived {derived} ({r[key].formula})", pinned_by_user=True, derived_value=derived)
+    act = _apply_pins(pins, vals, action, r)
     if act not in ACTIONS:
         raise ValueError(f"PFC watchdog action {act!r} must be one of {', '.join(ACTIONS)}")
-    # keep times >= poll: adapt the derived side, refuse when both sides are pinned
-    for key in ("detection_ms", "restoration_ms"):
-        if vals[key] >= vals["poll_ms"]:
-            continue
-        if key in pins and "poll_ms" in pins:
-            raise ValueError(f"PFC watchdog {key}={vals[key]} ms is below poll_ms={vals['poll_ms']} ms "
-                             f"(sonic-pfcwd.yang: times must be >= POLL_INTERVAL)")
-        if key in pins:
-            old = vals["poll_ms"]
-            vals["poll_ms"] = vals[key]
-            r["poll_ms"] = r["poll_ms"].model_copy(update={
-                "note": f"lowered from {old} to the pinned {key} {vals[key]} ms (times must be >= poll)"})
-        else:
-            old = vals[key]
-            vals[key] = vals["poll_ms"]
-            r[key] = r[key].model_copy(update={
-                "note": f"raised from {old} to poll_ms {vals['poll_ms']} ms (times must be >= poll)"})
+    _keep_times_above_poll(vals, pins, r)
     for key, v in vals.items():
         _check(key, v)
     return Watchdog(enabled=enabled, detection_ms=vals["detection_ms"], restoration_ms=vals["restoration_ms"],
