@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from roce_tune.audit.expect import Expect
 from roce_tune.audit.model import AuditData, Ev, HostObs, NicObs, RdmaObs, SwitchObs, Val
 from roce_tune.findings import Severity
-from roce_tune.verify.hostfacts import roce_active_mtu
+from roce_tune.verify.hostfacts import GidEntry, roce_active_mtu
 
 __all__ = ["CHECKS", "AuditFinding", "NotChecked", "run_checks"]
 
@@ -111,6 +111,87 @@ def _nic_of(h: HostObs, d: RdmaObs) -> NicObs | None:
 
 
 # ------------------------------------------------------------------------------------------------ GID
+def _gid_devices(h: HostObs) -> list[RdmaObs]:
+    """The host's Ethernet RDMA devices with a GID table, narrowed to those NCCL uses when that is known."""
+    devs = [d for d in _eth_devs(h) if d.gid_table is not None]
+    used = _used_devices(h)
+    if used is not None:
+        devs = [d for d in devs if d.device in used] or devs
+    return devs
+
+
+def _gid_no_v2_ipv4(h: HostObs, d: RdmaObs, out: Out) -> None:
+    """RT401: the device's GID table has no RoCE v2 GID with an IPv4 address."""
+    kinds = sorted({("link-local " if g.gid.lower().startswith("fe80") else "") + f"RoCE {g.ver}" for g, _ in d.gids})
+    out.add("RT401", E, h.name, d.netdev or d.device,
+            f"{d.device} port {d.port} has no RoCE v2 GID with an IPv4 address (only "
+            f"{', '.join(kinds) or 'an empty table'}): RoCE v2 traffic cannot be routed",
+            "give the RoCE netdev an IPv4 address (the RoCE v2 IPv4 GID appears with it) and set "
+            "RoCE v2 for RDMA-CM (cma_roce_mode -d DEV -p 1 -m 2)",
+            [d.gid_table] + [e for _, e in d.gids[:4]])
+
+
+def _gid_empty_pin(h: HostObs, d: RdmaObs, pin: Val[str], good: list[int], out: Out) -> None:
+    """RT404: ``NCCL_IB_GID_INDEX=""``, which NCCL reads as index 0."""
+    g0 = next(((g, e) for g, e in d.gids if g.index == 0), None)
+    what = (f"{g0[0].gid} (RoCE {g0[0].ver})" if g0 else "the link-local RoCE v1 GID")
+    out.add("RT404", E, h.name, d.netdev or d.device,
+            f'NCCL_IB_GID_INDEX is set but empty: NCCL reads "" as 0 and uses GID 0 of {d.device}, '
+            f"{what}, not the RoCE v2 IPv4 GID{' at ' + ','.join(map(str, good)) if good else ''}",
+            "unset NCCL_IB_GID_INDEX (NCCL >= 2.21 picks the RoCE v2 GID itself) or set it to the "
+            "RoCE v2 IPv4 index from show_gids", [pin, g0[1] if g0 else None])
+
+
+def _gid_index_problem(entry: tuple[GidEntry, Ev] | None, idx: int) -> str | None:
+    """Why GID ``idx`` (its table ``entry``, None when absent) is not a RoCE v2 IPv4 GID; None when it is."""
+    if entry is None:
+        return f"no GID at index {idx}"
+    gid = entry[0]
+    if gid.gid.lower().startswith("fe80"):
+        return f"GID {idx} is the link-local {gid.gid}"
+    if gid.ver.lower() != "v2":
+        return f"GID {idx} is RoCE {gid.ver}"
+    if not gid.ipv4:
+        return f"GID {idx} is an IPv6 RoCE v2 GID"
+    return None
+
+
+def _gid_pinned_index(h: HostObs, d: RdmaObs, pin: Val[str], good: list[int], out: Out) -> None:
+    """RT402: the pinned ``NCCL_IB_GID_INDEX`` is absent, link-local, RoCE v1 or IPv6 on this device."""
+    if not pin.value.strip().lstrip("-").isdigit() or int(pin.value) < 0:
+        return
+    idx = int(pin.value)
+    entry = next(((g, e) for g, e in d.gids if g.index == idx), None)
+    bad = _gid_index_problem(entry, idx)
+    if bad:
+        out.add("RT402", E, h.name, d.netdev or d.device,
+                f"NCCL_IB_GID_INDEX={idx} but on {d.device}: {bad}; its RoCE v2 IPv4 GID is at "
+                f"{', '.join(map(str, good)) or 'no index'}",
+                "set NCCL_IB_GID_INDEX to the RoCE v2 IPv4 index (or unset it so NCCL selects by "
+                "NCCL_IB_ROCE_VERSION_NUM=2)", [pin, entry[1] if entry else d.gid_table])
+
+
+def _gid_pins_across_hosts(pins: dict[str, Val[str]], v2_index: dict[str, list[int]], out: Out) -> None:
+    """RT403: the pinned index differs between hosts, or one pinned index meets RoCE v2 GIDs at different
+    indexes (``v2_index``: ``host:device`` → its RoCE v2 IPv4 indexes)."""
+    if not pins:
+        return
+    values = {p.value for p in pins.values()}
+    if len(values) > 1:
+        out.add("RT403", W, None, None,
+                "NCCL_IB_GID_INDEX differs between hosts: " + ", ".join(f"{h}={p.value}" for h, p in
+                                                                       sorted(pins.items())),
+                "use one way of choosing the GID everywhere (unset it, or pin the RoCE v2 IPv4 index each host "
+                "actually has)", pins.values())
+    firsts = {k: v[0] for k, v in v2_index.items() if v}
+    if len(set(firsts.values())) > 1 and len(values) == 1:
+        out.add("RT403", W, None, None,
+                f"NCCL_IB_GID_INDEX={values.pop()} is pinned, but the RoCE v2 IPv4 GID sits at different "
+                "indexes on different hosts/HCAs: " + ", ".join(f"{k}={v}" for k, v in sorted(firsts.items())),
+                "unset NCCL_IB_GID_INDEX (automatic RoCE v2 selection) or pin it per host",
+                list(pins.values()))
+
+
 def check_gid(data: AuditData, exp: Expect, out: Out) -> None:
     """RT401 no IPv4 RoCE v2 GID; RT402 pinned index is link-local / v1 / absent; RT403 the RoCE v2 index
     differs between hosts or HCAs while one index is pinned; RT404 ``NCCL_IB_GID_INDEX=""`` (= index 0)."""
@@ -118,10 +199,7 @@ def check_gid(data: AuditData, exp: Expect, out: Out) -> None:
     pins: dict[str, Val[str]] = {}
     for h in data.hosts.values():
         pin = _pinned_gid(h)
-        devs = [d for d in _eth_devs(h) if d.gid_table is not None]
-        used = _used_devices(h)
-        if used is not None:
-            devs = [d for d in devs if d.device in used] or devs
+        devs = _gid_devices(h)
         if not devs and (h.rdma or h.env or h.runs):
             out.skip("RT401", h.name, "show_gids (or grep -H '' /sys/class/infiniband/*/ports/*/gids/* "
                                       "/sys/class/infiniband/*/ports/*/gid_attrs/{types,ndevs}/*)")
@@ -130,61 +208,15 @@ def check_gid(data: AuditData, exp: Expect, out: Out) -> None:
         for d in devs:
             good = sorted(g.index for g, _ in d.gids if g.ver.lower() == "v2" and g.ipv4)
             v2_index[f"{h.name}:{d.device}"] = good
-            port = d.netdev or d.device
             if not good:
-                kinds = sorted({("link-local " if g.gid.lower().startswith("fe80") else "") + f"RoCE {g.ver}"
-                                for g, _ in d.gids})
-                out.add("RT401", E, h.name, port,
-                        f"{d.device} port {d.port} has no RoCE v2 GID with an IPv4 address (only "
-                        f"{', '.join(kinds) or 'an empty table'}): RoCE v2 traffic cannot be routed",
-                        "give the RoCE netdev an IPv4 address (the RoCE v2 IPv4 GID appears with it) and set "
-                        "RoCE v2 for RDMA-CM (cma_roce_mode -d DEV -p 1 -m 2)",
-                        [d.gid_table] + [e for _, e in d.gids[:4]])
+                _gid_no_v2_ipv4(h, d, out)
             if pin is None:
                 continue
             if pin.value.strip() == "":
-                g0 = next(((g, e) for g, e in d.gids if g.index == 0), None)
-                what = (f"{g0[0].gid} (RoCE {g0[0].ver})" if g0 else "the link-local RoCE v1 GID")
-                out.add("RT404", E, h.name, port,
-                        f'NCCL_IB_GID_INDEX is set but empty: NCCL reads "" as 0 and uses GID 0 of {d.device}, '
-                        f"{what}, not the RoCE v2 IPv4 GID{' at ' + ','.join(map(str, good)) if good else ''}",
-                        "unset NCCL_IB_GID_INDEX (NCCL >= 2.21 picks the RoCE v2 GID itself) or set it to the "
-                        "RoCE v2 IPv4 index from show_gids", [pin, g0[1] if g0 else None])
-                continue
-            if not pin.value.strip().lstrip("-").isdigit() or int(pin.value) < 0:
-                continue
-            idx = int(pin.value)
-            entry = next(((g, e) for g, e in d.gids if g.index == idx), None)
-            bad = None
-            if entry is None:
-                bad = f"no GID at index {idx}"
-            elif entry[0].gid.lower().startswith("fe80"):
-                bad = f"GID {idx} is the link-local {entry[0].gid}"
-            elif entry[0].ver.lower() != "v2":
-                bad = f"GID {idx} is RoCE {entry[0].ver}"
-            elif not entry[0].ipv4:
-                bad = f"GID {idx} is an IPv6 RoCE v2 GID"
-            if bad:
-                out.add("RT402", E, h.name, port,
-                        f"NCCL_IB_GID_INDEX={idx} but on {d.device}: {bad}; its RoCE v2 IPv4 GID is at "
-                        f"{', '.join(map(str, good)) or 'no index'}",
-                        "set NCCL_IB_GID_INDEX to the RoCE v2 IPv4 index (or unset it so NCCL selects by "
-                        "NCCL_IB_ROCE_VERSION_NUM=2)", [pin, entry[1] if entry else d.gid_table])
-    if pins:
-        values = {p.value for p in pins.values()}
-        if len(values) > 1:
-            out.add("RT403", W, None, None,
-                    "NCCL_IB_GID_INDEX differs between hosts: " + ", ".join(f"{h}={p.value}" for h, p in
-                                                                           sorted(pins.items())),
-                    "use one way of choosing the GID everywhere (unset it, or pin the RoCE v2 IPv4 index each host "
-                    "actually has)", pins.values())
-        firsts = {k: v[0] for k, v in v2_index.items() if v}
-        if len(set(firsts.values())) > 1 and len(values) == 1:
-            out.add("RT403", W, None, None,
-                    f"NCCL_IB_GID_INDEX={values.pop()} is pinned, but the RoCE v2 IPv4 GID sits at different "
-                    "indexes on different hosts/HCAs: " + ", ".join(f"{k}={v}" for k, v in sorted(firsts.items())),
-                    "unset NCCL_IB_GID_INDEX (automatic RoCE v2 selection) or pin it per host",
-                    list(pins.values()))
+                _gid_empty_pin(h, d, pin, good, out)
+            else:
+                _gid_pinned_index(h, d, pin, good, out)
+    _gid_pins_across_hosts(pins, v2_index, out)
 
 
 # ----------------------------------------------------------------------------------------- priority
@@ -204,114 +236,179 @@ def _rdma_active(h: HostObs) -> bool:
     return bool(h.runs or h.nccl_used or any(v.value for d in h.rdma.values() for v in d.hw.values()))
 
 
-def check_priority(data: AuditData, exp: Expect, out: Out) -> None:
-    """RT410 RoCE on priority 0 (or another lossy one); RT411 marking differs between directions or nodes;
-    RT412 a switch queue other than the lossless one carries and drops the bulk; RT413 RoCE ToS maps to a
-    lossy priority."""
+@dataclass(frozen=True)
+class _PrioSide:
+    """One direction (tx or rx) of a NIC: packets on the lossless priorities (``good``), on each lossy
+    priority that carried any (``bad``), and the per-priority (packets, counter) split they come from."""
+
+    good: int
+    bad: dict[int, int]
+    split: dict[int, tuple[int, Val[int]]]
+
+    @classmethod
+    def of(cls, split: dict[int, tuple[int, Val[int]]], lossless: set[int]) -> _PrioSide:
+        return cls(good=sum(n for p, (n, _) in split.items() if p in lossless),
+                   bad={p: n for p, (n, _) in split.items() if p not in lossless and n}, split=split)
+
+    @property
+    def total(self) -> int:
+        """Packets of this direction on every priority."""
+        return self.good + sum(self.bad.values())
+
+
+@dataclass(frozen=True)
+class _NicPrio:
+    """A NIC's per-priority packet split (``sides``: ``"tx"``/``"rx"`` → :class:`_PrioSide`) and how to name it."""
+
+    h: HostObs
+    nic: NicObs
+    sides: dict[str, _PrioSide]
+    when: str  # "during the capture" (a delta) or "since the counters were cleared"
+
+    @property
+    def port(self) -> str | None:
+        return None if self.nic.netdev == "-" else self.nic.netdev
+
+
+def _roce_on_lossy(np_: _NicPrio, exp: Expect, out: Out) -> bool:
+    """RT410: the lossless priority carries (almost) nothing while the host is doing RDMA; True if found."""
     lossless = set(exp.lossless_priorities)
-    any_prio = False
-    for h in data.hosts.values():
-        for nic in h.nics.values():
-            tx, rx = _prio_split(nic, "tx"), _prio_split(nic, "rx")
-            if tx is None and rx is None:
-                continue
-            any_prio = True
-            port = None if nic.netdev == "-" else nic.netdev
-            label = f"{h.name}:{nic.netdev}" if port else f"{h.name} (ethtool -S of an unnamed interface)"
-            when = "during the capture" if (tx or rx or ({}, False))[1] else "since the counters were cleared"
-            sides = {}
-            for name, split in (("tx", tx), ("rx", rx)):
-                if split is None:
-                    continue
-                good = sum(n for p, (n, _) in split[0].items() if p in lossless)
-                bad = {p: n for p, (n, _) in split[0].items() if p not in lossless and n}
-                sides[name] = (good, bad, split[0])
-            if not sides:
-                continue
-            total = {k: g + sum(b.values()) for k, (g, b, _) in sides.items()}
-            if all(total[k] < MIN_PACKETS for k in total):
-                continue
-            # RT410: the lossless priority carries (almost) nothing while the host is doing RDMA
-            if all(g < (1 - ROCE_SHARE) * total[k] for k, (g, _, _) in sides.items()) and _rdma_active(h):
-                top = max(((p, n) for _, b, _ in sides.values() for p, n in b.items()), key=lambda x: x[1])
-                evs = [v for _, _, split in sides.values() for p, (_, v) in split.items() if p == top[0] or
-                       p in lossless]
-                out.add("RT410", E, h.name, port,
-                        f"{label} carries its traffic on priority {top[0]} ({top[1]:,} packets "
-                        f"{when}) and almost none on lossless priority {'/'.join(map(str, sorted(lossless)))}, "
-                        "while the host runs RDMA: RoCE rides a priority without PFC",
-                        f"mark RoCE: NCCL_IB_TC={exp.roce_tos} (DSCP {exp.roce_dscp[0]} | ECT), mlnx_qos -i "
-                        f"{port or '<if>'} --trust dscp, and map DSCP {exp.roce_dscp[0]} to priority "
-                        f"{exp.roce_priority} on NIC and switch", evs)
-                continue
-            # RT411: one direction on the lossless priority, the other on a lossy one
-            if "tx" in sides and "rx" in sides and min(total.values()) >= MIN_PACKETS:
-                for a, b_ in (("tx", "rx"), ("rx", "tx")):
-                    ga, _, _ = sides[a]
-                    gb, bb, sb = sides[b_]
-                    if ga >= ROCE_SHARE * total[a] and sum(bb.values()) > max(gb, 0.5 * ga):
-                        wrong = max(bb, key=lambda p: bb[p])
-                        evs = [sides[a][2][p][1] for p in sides[a][2] if p in lossless] + [sb[wrong][1]]
-                        out.add("RT411", E, h.name, port,
-                                f"{h.name}:{nic.netdev} {'sends' if a == 'tx' else 'receives'} RoCE on priority "
-                                f"{'/'.join(map(str, sorted(lossless)))} ({ga:,} packets {when}) but "
-                                f"{'receives' if a == 'tx' else 'sends'} {bb[wrong]:,} on priority {wrong}: the "
-                                "two directions are marked differently",
-                                "the peer (or a switch re-marking) uses another ToS/DSCP: make NCCL_IB_TC, "
-                                "mlnx_qos --trust dscp and the switch DSCP→TC map equal on every node", evs)
-                        break
-    if not any_prio and data.hosts:
-        out.skip("RT410", None, "ethtool -S <if> (rx_prioN_packets / tx_prioN_packets) on the hosts")
-    # RT411 across nodes / RT413 ToS → priority
+    sides, h, port = np_.sides, np_.h, np_.port
+    if not all(s.good < (1 - ROCE_SHARE) * s.total for s in sides.values()) or not _rdma_active(h):
+        return False
+    top = max(((p, n) for s in sides.values() for p, n in s.bad.items()), key=lambda x: x[1])
+    evs = [v for s in sides.values() for p, (_, v) in s.split.items() if p == top[0] or p in lossless]
+    label = f"{h.name}:{np_.nic.netdev}" if port else f"{h.name} (ethtool -S of an unnamed interface)"
+    out.add("RT410", E, h.name, port,
+            f"{label} carries its traffic on priority {top[0]} ({top[1]:,} packets "
+            f"{np_.when}) and almost none on lossless priority {'/'.join(map(str, sorted(lossless)))}, "
+            "while the host runs RDMA: RoCE rides a priority without PFC",
+            f"mark RoCE: NCCL_IB_TC={exp.roce_tos} (DSCP {exp.roce_dscp[0]} | ECT), mlnx_qos -i "
+            f"{port or '<if>'} --trust dscp, and map DSCP {exp.roce_dscp[0]} to priority "
+            f"{exp.roce_priority} on NIC and switch", evs)
+    return True
+
+
+def _directions_differ(np_: _NicPrio, exp: Expect, out: Out) -> None:
+    """RT411: one direction on the lossless priority, the other on a lossy one."""
+    sides = np_.sides
+    if "tx" not in sides or "rx" not in sides or min(s.total for s in sides.values()) < MIN_PACKETS:
+        return
+    lossless = set(exp.lossless_priorities)
+    for a, b_ in (("tx", "rx"), ("rx", "tx")):
+        ga, gb, bb = sides[a].good, sides[b_].good, sides[b_].bad
+        if ga >= ROCE_SHARE * sides[a].total and sum(bb.values()) > max(gb, 0.5 * ga):
+            wrong = max(bb, key=lambda p: bb[p])
+            evs = [sides[a].split[p][1] for p in sides[a].split if p in lossless] + [sides[b_].split[wrong][1]]
+            out.add("RT411", E, np_.h.name, np_.port,
+                    f"{np_.h.name}:{np_.nic.netdev} {'sends' if a == 'tx' else 'receives'} RoCE on priority "
+                    f"{'/'.join(map(str, sorted(lossless)))} ({ga:,} packets {np_.when}) but "
+                    f"{'receives' if a == 'tx' else 'sends'} {bb[wrong]:,} on priority {wrong}: the "
+                    "two directions are marked differently",
+                    "the peer (or a switch re-marking) uses another ToS/DSCP: make NCCL_IB_TC, "
+                    "mlnx_qos --trust dscp and the switch DSCP→TC map equal on every node", evs)
+            return
+
+
+def _nic_priorities(h: HostObs, nic: NicObs, exp: Expect, out: Out) -> bool:
+    """RT410/RT411 from one NIC's per-priority packet counters; False when it has none."""
+    tx, rx = _prio_split(nic, "tx"), _prio_split(nic, "rx")
+    if tx is None and rx is None:
+        return False
+    lossless = set(exp.lossless_priorities)
+    sides = {name: _PrioSide.of(split[0], lossless) for name, split in (("tx", tx), ("rx", rx))
+             if split is not None}
+    if all(s.total < MIN_PACKETS for s in sides.values()):
+        return True
+    when = "during the capture" if (tx or rx or ({}, False))[1] else "since the counters were cleared"
+    np_ = _NicPrio(h, nic, sides, when)
+    if not _roce_on_lossy(np_, exp, out):
+        _directions_differ(np_, exp, out)
+    return True
+
+
+def _tc_across_nodes(data: AuditData, exp: Expect, out: Out) -> None:
+    """RT411: NCCL_IB_TC differs between nodes."""
     tcs = {h.name: v for h in data.hosts.values() if (v := h.nccl_setting("NCCL_IB_TC")) is not None}
     if len({v.value for v in tcs.values()}) > 1:
         out.add("RT411", E, None, None, "NCCL_IB_TC differs between nodes: " +
                 ", ".join(f"{h}={v.value}" for h, v in sorted(tcs.items())) +
                 "; the nodes mark RoCE differently", f"set NCCL_IB_TC={exp.roce_tos} on every node", tcs.values())
-    for h in data.hosts.values():
-        sources = [("NCCL_IB_TC", h.nccl_setting("NCCL_IB_TC"))] + [
-            (f"{d.device} traffic_class", d.traffic_class) for d in h.rdma.values()]
-        for what, v in sources:
-            if v is None or not v.value.__str__().strip().isdigit():
-                continue
-            tos = int(v.value)
-            dscp = tos >> 2
-            nic_maps = [n.dscp_to_prio for n in h.nics.values() if n.dscp_to_prio]
-            prio = (nic_maps[0][dscp].value if nic_maps and dscp in nic_maps[0] else
-                    exp.dscp_to_priority.get(dscp, dscp >> 3))
-            if prio not in lossless:
-                out.add("RT413" if prio else "RT410", E, h.name, None,
-                        f"{what}={tos} is DSCP {dscp}, which maps to priority {prio}"
-                        f"{' (the default class)' if prio == 0 else ''}: RoCE would ride a priority without PFC",
-                        f"set {what.split()[0] if what.startswith('NCCL') else 'the RoCE ToS'} to {exp.roce_tos} "
-                        f"(DSCP {exp.roce_dscp[0]} → priority {exp.roce_priority})",
-                        [v] + ([nic_maps[0][dscp]] if nic_maps and dscp in nic_maps[0] else []))
-    # RT412: switch queues
+
+
+def _tos_priority(h: HostObs, exp: Expect, out: Out) -> None:
+    """RT413 (RT410 for priority 0): NCCL_IB_TC or an RDMA device's traffic_class maps to a lossy priority,
+    through the NIC's DSCP map when captured, else the expected one."""
+    lossless = set(exp.lossless_priorities)
+    sources = [("NCCL_IB_TC", h.nccl_setting("NCCL_IB_TC"))] + [
+        (f"{d.device} traffic_class", d.traffic_class) for d in h.rdma.values()]
+    nic_maps = [n.dscp_to_prio for n in h.nics.values() if n.dscp_to_prio]
+    for what, v in sources:
+        if v is None or not v.value.__str__().strip().isdigit():
+            continue
+        tos = int(v.value)
+        dscp = tos >> 2
+        mapped = nic_maps[0][dscp] if nic_maps and dscp in nic_maps[0] else None
+        prio = mapped.value if mapped is not None else exp.dscp_to_priority.get(dscp, dscp >> 3)
+        if prio in lossless:
+            continue
+        out.add("RT413" if prio else "RT410", E, h.name, None,
+                f"{what}={tos} is DSCP {dscp}, which maps to priority {prio}"
+                f"{' (the default class)' if prio == 0 else ''}: RoCE would ride a priority without PFC",
+                f"set {what.split()[0] if what.startswith('NCCL') else 'the RoCE ToS'} to {exp.roce_tos} "
+                f"(DSCP {exp.roce_dscp[0]} → priority {exp.roce_priority})",
+                [v] + ([mapped] if mapped is not None else []))
+
+
+def _port_queues(sw: SwitchObs, port: str) -> dict[int, tuple[int, int, Val[int]]]:
+    """Queue → (unicast packets sent, dropped (0 when not captured), the tx counter) of a switch port."""
+    qs: dict[int, tuple[int, int, Val[int]]] = {}
+    for name, v in sw.ports[port].items():
+        if name.endswith("_tx_pkts") and name[1:-8].isdigit():
+            q = int(name[1:-8])
+            tx = sw.counter(port, name)[0]  # type: ignore[index]
+            dr = sw.counter(port, f"q{q}_drop_pkts")
+            qs[q] = (tx, dr[0] if dr else 0, v)
+    return qs
+
+
+def _lossy_queue_bulk(sw: SwitchObs, port: str, exp: Expect, out: Out) -> None:
+    """RT412: a queue other than the lossless one carries (and drops) a large share of a port's unicast."""
     lq = set(exp.lossless_queues)
+    qs = _port_queues(sw, port)
+    total = sum(t for t, _, _ in qs.values())
+    if total < MIN_PACKETS:
+        return
+    for q, (tx, dr, v) in sorted(qs.items()):
+        if q in lq or tx < LOSSY_QUEUE_SHARE * total:
+            continue
+        dropped = dr > DROP_SHARE * (tx + dr)
+        if dropped or exp.from_plan:
+            out.add("RT412", E if dropped else W, sw.name, port,
+                    f"{sw.name}:{port} queue {q} carries {tx:,} packets ({tx / total:.0%} of the port's "
+                    f"unicast){f' and dropped {dr:,} ({dr / (tx + dr):.1%})' if dropped else ''}, but the "
+                    f"lossless queue is {'/'.join(map(str, sorted(lq)))}: if this is RoCE, the ASIC does not "
+                    "classify it as the configuration says",
+                    "check the DSCP→TC→queue map the ASIC uses (show qos map / CONFIG_DB DSCP_TO_TC_MAP and "
+                    "PORT_QOS_MAP on this port) and the ToS the hosts send", [v])
+
+
+def check_priority(data: AuditData, exp: Expect, out: Out) -> None:
+    """RT410 RoCE on priority 0 (or another lossy one); RT411 marking differs between directions or nodes;
+    RT412 a switch queue other than the lossless one carries and drops the bulk; RT413 RoCE ToS maps to a
+    lossy priority."""
+    any_prio = False
+    for h in data.hosts.values():
+        for nic in h.nics.values():
+            any_prio = _nic_priorities(h, nic, exp, out) or any_prio
+    if not any_prio and data.hosts:
+        out.skip("RT410", None, "ethtool -S <if> (rx_prioN_packets / tx_prioN_packets) on the hosts")
+    _tc_across_nodes(data, exp, out)
+    for h in data.hosts.values():
+        _tos_priority(h, exp, out)
     for sw in data.switches.values():
-        for port, cs in sw.ports.items():
-            qs: dict[int, tuple[int, int, Val[int]]] = {}
-            for name, v in cs.items():
-                if name.endswith("_tx_pkts") and name[1:-8].isdigit():
-                    q = int(name[1:-8])
-                    tx = sw.counter(port, name)[0]  # type: ignore[index]
-                    dr = sw.counter(port, f"q{q}_drop_pkts")
-                    qs[q] = (tx, dr[0] if dr else 0, v)
-            total = sum(t for t, _, _ in qs.values())
-            if total < MIN_PACKETS:
-                continue
-            for q, (tx, dr, v) in sorted(qs.items()):
-                if q in lq or tx < LOSSY_QUEUE_SHARE * total:
-                    continue
-                dropped = dr > DROP_SHARE * (tx + dr)
-                if dropped or exp.from_plan:
-                    out.add("RT412", E if dropped else W, sw.name, port,
-                            f"{sw.name}:{port} queue {q} carries {tx:,} packets ({tx / total:.0%} of the port's "
-                            f"unicast){f' and dropped {dr:,} ({dr / (tx + dr):.1%})' if dropped else ''}, but the "
-                            f"lossless queue is {'/'.join(map(str, sorted(lq)))}: if this is RoCE, the ASIC does not "
-                            "classify it as the configuration says",
-                            "check the DSCP→TC→queue map the ASIC uses (show qos map / CONFIG_DB DSCP_TO_TC_MAP and "
-                            "PORT_QOS_MAP on this port) and the ToS the hosts send", [v])
+        for port in sw.ports:
+            _lossy_queue_bulk(sw, port, exp, out)
 
 
 # ----------------------------------------------------------------------------------------------- PFC
