@@ -760,47 +760,72 @@ def check_ecn(data: AuditData, exp: Expect, out: Out) -> None:
 
 
 # ----------------------------------------------------------------------------------------------- MTU
+def _active_mtu_below_policy(h: HostObs, d: RdmaObs, exp: Expect, out: Out) -> None:
+    """RT440 without the netdev MTU: the RoCE active MTU is below the expected one."""
+    if d.active_mtu is not None and d.active_mtu.value < exp.roce_mtu:
+        out.add("RT440", E, h.name, d.device,
+                f"{h.name}:{d.device} RoCE active MTU {d.active_mtu.value} is below {exp.roce_mtu} "
+                f"({exp.source})", f"raise the netdev MTU to {exp.host_mtu} (active MTU follows it)",
+                [d.active_mtu])
+
+
+def _mtu_problems(h: HostObs, nic: NicObs, mtu: int, d: RdmaObs, exp: Expect) -> list[str]:
+    """What is wrong with the netdev MTU ``mtu`` of ``nic`` and the active MTU of its RDMA device ``d``."""
+    msgs = []
+    want_active = roce_active_mtu(mtu)
+    if mtu < exp.host_mtu_by_nic.get((h.name, nic.netdev), exp.host_mtu):
+        msgs.append(f"netdev MTU {mtu} is below {exp.host_mtu} ({exp.source})")
+    if d.active_mtu is not None and want_active is not None and d.active_mtu.value < want_active:
+        msgs.append(f"RoCE active MTU {d.active_mtu.value} is below the {want_active} its netdev MTU "
+                    f"{mtu} allows (the link partner or port is at a lower MTU)")
+    return msgs
+
+
+def _device_mtu(h: HostObs, d: RdmaObs, exp: Expect, out: Out) -> None:
+    """RT440: the netdev MTU, the RoCE active MTU of RDMA device ``d`` and the policy disagree."""
+    nic = _nic_of(h, d)
+    if nic is None or nic.mtu is None:
+        _active_mtu_below_policy(h, d, exp, out)
+        return
+    msgs = _mtu_problems(h, nic, nic.mtu.value, d, exp)
+    if msgs:
+        out.add("RT440", E, h.name, nic.netdev, f"{h.name}:{nic.netdev}: " + "; ".join(msgs),
+                f"ip link set dev {nic.netdev} mtu {exp.host_mtu}; the switch port MTU must be ≥ it "
+                f"({exp.switch_mtu}); RoCE active MTU = largest IB MTU ≤ netdev MTU − 96",
+                [nic.mtu, d.active_mtu])
+
+
+def _roce_netdev_mtus(h: HostObs) -> dict[str, Val[int]]:
+    """``host:netdev`` → MTU of the host's netdevs that look RoCE-related (counters, PFC or an RDMA device)."""
+    return {f"{h.name}:{nic.netdev}": nic.mtu for nic in h.nics.values()
+            if nic.mtu is not None and (nic.ethtool or nic.pfc_enabled or any(d.netdev == nic.netdev
+                                                                            for d in h.rdma.values()))}
+
+
+def _mtu_across_nodes(label: str, by_host: dict[str, Val[int]], exp: Expect, out: Out) -> None:
+    """RT441: the MTU ``label`` (``host:port`` → value) differs between hosts."""
+    if len({v.value for v in by_host.values()}) <= 1 or len({k.split(":")[0] for k in by_host}) <= 1:
+        return
+    top = max(v.value for v in by_host.values())
+    low = {k: v for k, v in by_host.items() if v.value < top}
+    out.add("RT441", W, None, None,
+            f"{label} differs across nodes: " + ", ".join(f"{k}={v.value}" for k, v in sorted(by_host.items()))
+            + f"; a connection runs at the smaller end ({', '.join(sorted(low))})",
+            f"set the same MTU on every node ({exp.host_mtu} netdev, {exp.roce_mtu} RoCE)", low.values())
+
+
 def check_mtu(data: AuditData, exp: Expect, out: Out) -> None:
     """RT440 netdev MTU, RoCE active MTU and the policy disagree on a host; RT441 MTUs differ across nodes."""
     actives: dict[str, Val[int]] = {}
     netdevs: dict[str, Val[int]] = {}
     for h in data.hosts.values():
         for d in _eth_devs(h):
-            nic = _nic_of(h, d)
             if d.active_mtu is not None:
                 actives[f"{h.name}:{d.device}"] = d.active_mtu
-            if nic is None or nic.mtu is None:
-                if d.active_mtu is not None and d.active_mtu.value < exp.roce_mtu:
-                    out.add("RT440", E, h.name, d.device,
-                            f"{h.name}:{d.device} RoCE active MTU {d.active_mtu.value} is below {exp.roce_mtu} "
-                            f"({exp.source})", f"raise the netdev MTU to {exp.host_mtu} (active MTU follows it)",
-                            [d.active_mtu])
-                continue
-            want_active = roce_active_mtu(nic.mtu.value)
-            msgs = []
-            if nic.mtu.value < exp.host_mtu_by_nic.get((h.name, nic.netdev), exp.host_mtu):
-                msgs.append(f"netdev MTU {nic.mtu.value} is below {exp.host_mtu} ({exp.source})")
-            if d.active_mtu is not None and want_active is not None and d.active_mtu.value < want_active:
-                msgs.append(f"RoCE active MTU {d.active_mtu.value} is below the {want_active} its netdev MTU "
-                            f"{nic.mtu.value} allows (the link partner or port is at a lower MTU)")
-            if msgs:
-                out.add("RT440", E, h.name, nic.netdev, f"{h.name}:{nic.netdev}: " + "; ".join(msgs),
-                        f"ip link set dev {nic.netdev} mtu {exp.host_mtu}; the switch port MTU must be ≥ it "
-                        f"({exp.switch_mtu}); RoCE active MTU = largest IB MTU ≤ netdev MTU − 96",
-                        [nic.mtu, d.active_mtu])
-        for nic in h.nics.values():
-            if nic.mtu is not None and (nic.ethtool or nic.pfc_enabled or any(d.netdev == nic.netdev
-                                                                             for d in h.rdma.values())):
-                netdevs[f"{h.name}:{nic.netdev}"] = nic.mtu
+            _device_mtu(h, d, exp, out)
+        netdevs.update(_roce_netdev_mtus(h))
     for label, vals in (("RoCE active MTU", actives), ("netdev MTU", netdevs)):
-        by_host = {k: v for k, v in vals.items()}
-        if len({v.value for v in by_host.values()}) > 1 and len({k.split(":")[0] for k in by_host}) > 1:
-            top = max(v.value for v in by_host.values())
-            low = {k: v for k, v in by_host.items() if v.value < top}
-            out.add("RT441", W, None, None,
-                    f"{label} differs across nodes: " + ", ".join(f"{k}={v.value}" for k, v in sorted(by_host.items()))
-                    + f"; a connection runs at the smaller end ({', '.join(sorted(low))})",
-                    f"set the same MTU on every node ({exp.host_mtu} netdev, {exp.roce_mtu} RoCE)", low.values())
+        _mtu_across_nodes(label, vals, exp, out)
     if data.hosts and not actives:
         out.skip("RT440", None, "ibv_devinfo -v (active_mtu) and ip -d link (netdev MTU) on the hosts")
 
@@ -810,25 +835,35 @@ def _version_tuple(v: str) -> tuple[int, ...]:
     return tuple(int(x) for x in v.split("-")[0].split(".")[:3] if x.isdigit())
 
 
+def _ucx_ece(h: HostObs) -> Val[str] | None:
+    return h.ucx.get("UCX_IB_ECE") or h.ucx.get("UCX_RC_ECE")
+
+
+def _negotiates_ece(h: HostObs) -> bool:
+    """NCCL ≥ 2.22 without ``NCCL_IB_ECE_ENABLE=0``, or UCX with ECE not switched off."""
+    ver = h.nccl_info.get("version")
+    ece = h.nccl_setting("NCCL_IB_ECE_ENABLE")
+    ucx = _ucx_ece(h)
+    if ver is not None and _version_tuple(ver.value) >= (2, 22) and (ece is None or ece.value != "0"):
+        return True
+    return ucx is not None and ucx.value.lower() not in ("0", "n", "no", "off", "false")
+
+
 def check_ece(data: AuditData, exp: Expect, out: Out) -> None:
     """RT450: NCCL ≥ 2.22 (or UCX RC) negotiates ECE by default; with firmware that differs across hosts the
     negotiated congestion-control options can differ per connection."""
     fws = {h.name: d.fw_ver for h in data.hosts.values() for d in h.rdma.values() if d.fw_ver is not None}
     for h in data.hosts.values():
-        ver = h.nccl_info.get("version")
-        ece = h.nccl_setting("NCCL_IB_ECE_ENABLE")
-        ucx = h.ucx.get("UCX_IB_ECE") or h.ucx.get("UCX_RC_ECE")
-        on = (ver is not None and _version_tuple(ver.value) >= (2, 22) and (ece is None or ece.value != "0")) or \
-             (ucx is not None and ucx.value.lower() not in ("0", "n", "no", "off", "false"))
-        if not on:
+        if not _negotiates_ece(h):
             continue
+        ver = h.nccl_info.get("version")
         if len({v.value for v in fws.values()}) > 1:
             out.add("RT450", W, h.name, None,
                     f"{h.name} negotiates ECE ({'NCCL ' + ver.value if ver else 'UCX'}) while NIC firmware differs "
                     "across hosts (" + ", ".join(f"{k} {v.value}" for k, v in sorted(fws.items())) + "): the "
                     "congestion-control options each connection ends up with can differ",
                     "align firmware, or set NCCL_IB_ECE_ENABLE=0 (UCX_IB_ECE=0) so DCQCN behaves alike everywhere",
-                    [ver, ece, ucx] + list(fws.values()))
+                    [ver, h.nccl_setting("NCCL_IB_ECE_ENABLE"), _ucx_ece(h)] + list(fws.values()))
         elif not fws:
             out.skip("RT450", h.name, "ibv_devinfo -v (fw_ver) on every host, to judge ECE")
 
@@ -839,47 +874,54 @@ def _busbw(run) -> float | None:  # type: ignore[no-untyped-def]
     return row.busbw_gbps if row is not None else None
 
 
-def check_balance(data: AuditData, exp: Expect, out: Out) -> None:
-    """RT460 bonded HCA with one QP per connection; RT461 adaptive routing without NCCL_IB_ADAPTIVE_ROUTING=1;
-    RT462 NCCL_IB_HCA uses fewer NICs than the host has; RT463 slow host (median/MAD on the pair matrix)."""
-    for h in data.hosts.values():
-        bonded = [b for b in h.bonds.values()] + [d for d in h.rdma.values() if "bond" in d.device]
-        if bonded:
-            qps = h.nccl_setting("NCCL_IB_QPS_PER_CONNECTION")
-            if h.env_read is None and qps is None:
-                out.skip("RT460", h.name, "env | grep NCCL (or /etc/nccl.conf) of the job")
-            elif qps is None or qps.value.strip() in ("", "1"):
-                b0 = next(iter(h.bonds.values()), None)
-                out.add("RT460", W, h.name, b0.name if b0 else None,
-                        f"{h.name} runs RoCE over a bond ({b0.mode.value if b0 else bonded[0].device}) with one QP "
-                        "per connection: each connection hashes onto one member link, so a pair of ranks gets one "
-                        "link's bandwidth", "set NCCL_IB_QPS_PER_CONNECTION=2 (or more; one per member) so the "
-                        "flows spread", [b0.mode if b0 else None, qps])
-        if exp.adaptive_routing is None:
-            pass
-        elif exp.adaptive_routing and (h.env_read is not None or h.info_read is not None):
-            ar = h.nccl_setting("NCCL_IB_ADAPTIVE_ROUTING")
-            if ar is None and h.env_read is None:
-                out.skip("RT461", h.name, "env | grep NCCL of the job (the NCCL INFO log does not name "
-                                          "NCCL_IB_ADAPTIVE_ROUTING)")
-            elif ar is None or ar.value.strip() != "1":
-                out.add("RT461", W, h.name, None,
-                        "the fabric does adaptive routing but NCCL_IB_ADAPTIVE_ROUTING is "
-                        f"{'unset' if ar is None else ar.value}: NCCL does not spray/re-order for it",
-                        "set NCCL_IB_ADAPTIVE_ROUTING=1 in the job environment", [ar, h.env_read])
-        used = _used_devices(h)
-        eth = sorted({d.device for d in _eth_devs(h) if d.state is None or "ACTIVE" in d.state.value.upper()})
-        if used is not None and len(eth) > len(used) and len(eth) > 1:
-            ev = h.nccl_setting("NCCL_IB_HCA") or (h.nccl_used[0] if h.nccl_used else None)
-            out.add("RT462", W, h.name, None,
-                    f"NCCL uses {len(used)} of {h.name}'s {len(eth)} RoCE NICs ({', '.join(used)} of "
-                    f"{', '.join(eth)}): the others carry nothing",
-                    "list every rail NIC in NCCL_IB_HCA (or unset it) so each GPU uses its nearest NIC",
-                    [ev] + [d.state or d.link_layer for d in _eth_devs(h)][:4])
-    if exp.adaptive_routing is None and any(h.env_read or h.info_read for h in data.hosts.values()):
-        out.skip("RT461", None, "an inventory (site.adaptive_routing) to know whether the fabric does adaptive "
-                                "routing")
-    # RT463 pair matrix
+def _bond_one_qp(h: HostObs, out: Out) -> None:
+    """RT460: RoCE over a bond (or bonded HCA) with one QP per connection."""
+    bonded = [b for b in h.bonds.values()] + [d for d in h.rdma.values() if "bond" in d.device]
+    if not bonded:
+        return
+    qps = h.nccl_setting("NCCL_IB_QPS_PER_CONNECTION")
+    if h.env_read is None and qps is None:
+        out.skip("RT460", h.name, "env | grep NCCL (or /etc/nccl.conf) of the job")
+    elif qps is None or qps.value.strip() in ("", "1"):
+        b0 = next(iter(h.bonds.values()), None)
+        out.add("RT460", W, h.name, b0.name if b0 else None,
+                f"{h.name} runs RoCE over a bond ({b0.mode.value if b0 else bonded[0].device}) with one QP "
+                "per connection: each connection hashes onto one member link, so a pair of ranks gets one "
+                "link's bandwidth", "set NCCL_IB_QPS_PER_CONNECTION=2 (or more; one per member) so the "
+                "flows spread", [b0.mode if b0 else None, qps])
+
+
+def _adaptive_routing(h: HostObs, exp: Expect, out: Out) -> None:
+    """RT461: the fabric does adaptive routing but the job does not set NCCL_IB_ADAPTIVE_ROUTING=1."""
+    if not exp.adaptive_routing or (h.env_read is None and h.info_read is None):
+        return
+    ar = h.nccl_setting("NCCL_IB_ADAPTIVE_ROUTING")
+    if ar is None and h.env_read is None:
+        out.skip("RT461", h.name, "env | grep NCCL of the job (the NCCL INFO log does not name "
+                                  "NCCL_IB_ADAPTIVE_ROUTING)")
+    elif ar is None or ar.value.strip() != "1":
+        out.add("RT461", W, h.name, None,
+                "the fabric does adaptive routing but NCCL_IB_ADAPTIVE_ROUTING is "
+                f"{'unset' if ar is None else ar.value}: NCCL does not spray/re-order for it",
+                "set NCCL_IB_ADAPTIVE_ROUTING=1 in the job environment", [ar, h.env_read])
+
+
+def _unused_nics(h: HostObs, out: Out) -> None:
+    """RT462: NCCL uses fewer of the host's active RoCE NICs than it has."""
+    used = _used_devices(h)
+    eth = sorted({d.device for d in _eth_devs(h) if d.state is None or "ACTIVE" in d.state.value.upper()})
+    if used is not None and len(eth) > len(used) and len(eth) > 1:
+        ev = h.nccl_setting("NCCL_IB_HCA") or (h.nccl_used[0] if h.nccl_used else None)
+        out.add("RT462", W, h.name, None,
+                f"NCCL uses {len(used)} of {h.name}'s {len(eth)} RoCE NICs ({', '.join(used)} of "
+                f"{', '.join(eth)}): the others carry nothing",
+                "list every rail NIC in NCCL_IB_HCA (or unset it) so each GPU uses its nearest NIC",
+                [ev] + [d.state or d.link_layer for d in _eth_devs(h)][:4])
+
+
+def _pair_busbw(data: AuditData) -> dict[tuple[str, str], tuple[float, str, int]]:
+    """(host, host) → (busbw GB/s of the largest message, file, line) of every two-host nccl-tests run
+    that did not fail."""
     pairs: dict[tuple[str, str], tuple[float, str, int]] = {}
     for h in data.hosts.values():
         for run, file in h.runs:
@@ -887,60 +929,94 @@ def check_balance(data: AuditData, exp: Expect, out: Out) -> None:
             bw = _busbw(run)
             if len(hosts) == 2 and bw is not None and run.status != "failed":
                 pairs[(hosts[0], hosts[1])] = (bw, file, run.line or 1)
+    return pairs
+
+
+def _slow_hosts(data: AuditData, out: Out) -> None:
+    """RT463: a host whose pairs' median busbw is an outlier (modified z-score < -OUTLIER_Z, median/MAD)."""
+    pairs = _pair_busbw(data)
     names = sorted({x for p in pairs for x in p})
-    if len(names) >= 3 and len(pairs) >= 3:
-        per_host = {n: statistics.median(bw for p, (bw, _, _) in pairs.items() if n in p) for n in names}
-        med = statistics.median(per_host.values())
-        mad = statistics.median(abs(v - med) for v in per_host.values())
-        scale = max(1.4826 * mad, 0.01 * med)
-        for n, v in sorted(per_host.items()):
-            z = (v - med) / scale if scale else 0.0
-            if z < -OUTLIER_Z:
-                evs = [Ev(f, line) for p, (_, f, line) in pairs.items() if n in p]
-                out.add("RT463", E, n, None,
-                        f"{n} is slow: the pairs it is in reach a median {v:.1f} GB/s busbw against {med:.1f} GB/s "
-                        f"for the fabric (modified z-score {z:.1f}, median/MAD over {len(pairs)} pairs)",
-                        f"inspect {n}: NIC link speed/FEC and cable, PCIe width, GPU↔NIC affinity, firmware, "
-                        "thermal throttling; compare its counters with a good host", evs)
+    if len(names) < 3 or len(pairs) < 3:
+        return
+    per_host = {n: statistics.median(bw for p, (bw, _, _) in pairs.items() if n in p) for n in names}
+    med = statistics.median(per_host.values())
+    mad = statistics.median(abs(v - med) for v in per_host.values())
+    scale = max(1.4826 * mad, 0.01 * med)
+    for n, v in sorted(per_host.items()):
+        z = (v - med) / scale if scale else 0.0
+        if z < -OUTLIER_Z:
+            evs = [Ev(f, line) for p, (_, f, line) in pairs.items() if n in p]
+            out.add("RT463", E, n, None,
+                    f"{n} is slow: the pairs it is in reach a median {v:.1f} GB/s busbw against {med:.1f} GB/s "
+                    f"for the fabric (modified z-score {z:.1f}, median/MAD over {len(pairs)} pairs)",
+                    f"inspect {n}: NIC link speed/FEC and cable, PCIe width, GPU↔NIC affinity, firmware, "
+                    "thermal throttling; compare its counters with a good host", evs)
+
+
+def check_balance(data: AuditData, exp: Expect, out: Out) -> None:
+    """RT460 bonded HCA with one QP per connection; RT461 adaptive routing without NCCL_IB_ADAPTIVE_ROUTING=1;
+    RT462 NCCL_IB_HCA uses fewer NICs than the host has; RT463 slow host (median/MAD on the pair matrix)."""
+    for h in data.hosts.values():
+        _bond_one_qp(h, out)
+        _adaptive_routing(h, exp, out)
+        _unused_nics(h, out)
+    if exp.adaptive_routing is None and any(h.env_read or h.info_read for h in data.hosts.values()):
+        out.skip("RT461", None, "an inventory (site.adaptive_routing) to know whether the fabric does adaptive "
+                                "routing")
+    _slow_hosts(data, out)
 
 
 # -------------------------------------------------------------------------------------------- nccl-tests
+def _line_rate_gbps(h: HostObs, exp: Expect) -> float | None:
+    """The host's NIC line rate: the inventory's, else the first ``ethtool <if>`` Speed captured."""
+    return exp.line_rate_gbps.get(h.name) or next(
+        (n.speed_mbps.value / 1000 for n in h.nics.values() if n.speed_mbps), None)
+
+
+def _low_busbw(h: HostObs, run, ev: Ev, exp: Expect, out: Out) -> None:  # type: ignore[no-untyped-def]
+    """RT472: busbw at the largest message (≥ 64 MiB) below the target share of the line rate."""
+    bw, row = _busbw(run), run.largest_message_row
+    if bw is None or row is None or row.size_bytes < 1 << 26:
+        return
+    rate = _line_rate_gbps(h, exp)
+    if rate is None:
+        out.skip("RT472", h.name, "the NIC line rate: an inventory, or `ethtool <if>` (Speed:)")
+        return
+    frac = bw * 8 / rate
+    if frac < exp.target_utilisation:
+        out.add("RT472", W, h.name, None,
+                f"busbw {bw:g} GB/s at {row.size_bytes:,} B is {frac:.0%} of "
+                f"{rate:g} Gb/s (target {exp.target_utilisation:.0%})",
+                "see the other findings for the cause; with none, check NIC/GPU placement, PCIe and "
+                "NCCL_IB_HCA", [Ev(ev.file, row.line or ev.line) if getattr(row, "line", None) else ev])
+
+
+def _nccl_run(h: HostObs, run, file: str, exp: Expect, out: Out) -> None:  # type: ignore[no-untyped-def]
+    """RT470/RT471/RT472 of one nccl-tests run read from ``file``."""
+    ev = Ev(file, run.line or 1)
+    if not run.complete and not run.rows and all("no result rows" in p for p in run.problems):
+        out.add("RT471", INFO, h.name, None,
+                f"nccl-tests {run.collective} log ends before any result row (cut, or still starting)",
+                "capture the whole log", [ev])
+        return
+    if run.status == "failed":
+        out.add("RT470", E, h.name, None,
+                f"nccl-tests {run.collective} run failed: {'; '.join(run.problems) or 'no result'}",
+                "fix the run first (MPI build, wrong results, hung ranks); no bandwidth figure is judged from "
+                "a failed run", [ev])
+        return
+    if not run.complete:
+        out.add("RT471", INFO, h.name, None,
+                f"nccl-tests {run.collective} log ends before its summary (cut or still running); "
+                "figures are from the rows read", "capture the whole log", [ev])
+    _low_busbw(h, run, ev, exp, out)
+
+
 def check_nccl_runs(data: AuditData, exp: Expect, out: Out) -> None:
     """RT470 run failed; RT471 log ends before the summary; RT472 busbw far below line rate."""
     for h in data.hosts.values():
         for run, file in h.runs:
-            ev = Ev(file, run.line or 1)
-            if not run.complete and not run.rows and all("no result rows" in p for p in run.problems):
-                out.add("RT471", INFO, h.name, None,
-                        f"nccl-tests {run.collective} log ends before any result row (cut, or still starting)",
-                        "capture the whole log", [ev])
-                continue
-            if run.status == "failed":
-                out.add("RT470", E, h.name, None,
-                        f"nccl-tests {run.collective} run failed: {'; '.join(run.problems) or 'no result'}",
-                        "fix the run first (MPI build, wrong results, hung ranks); no bandwidth figure is judged from "
-                        "a failed run", [ev])
-                continue
-            if not run.complete:
-                out.add("RT471", INFO, h.name, None,
-                        f"nccl-tests {run.collective} log ends before its summary (cut or still running); "
-                        "figures are from the rows read", "capture the whole log", [ev])
-            bw = _busbw(run)
-            rate = exp.line_rate_gbps.get(h.name) or next(
-                (n.speed_mbps.value / 1000 for n in h.nics.values() if n.speed_mbps), None)
-            if bw is None or run.largest_message_row is None or run.largest_message_row.size_bytes < 1 << 26:
-                continue
-            if rate is None:
-                out.skip("RT472", h.name, "the NIC line rate: an inventory, or `ethtool <if>` (Speed:)")
-                continue
-            frac = bw * 8 / rate
-            if frac < exp.target_utilisation:
-                out.add("RT472", W, h.name, None,
-                        f"busbw {bw:g} GB/s at {run.largest_message_row.size_bytes:,} B is {frac:.0%} of "
-                        f"{rate:g} Gb/s (target {exp.target_utilisation:.0%})",
-                        "see the other findings for the cause; with none, check NIC/GPU placement, PCIe and "
-                        "NCCL_IB_HCA", [Ev(file, run.largest_message_row.line or ev.line)
-                                        if getattr(run.largest_message_row, "line", None) else ev])
+            _nccl_run(h, run, file, exp, out)
 
 
 def check_plan_env(data: AuditData, exp: Expect, out: Out) -> None:
