@@ -122,7 +122,8 @@ def _gid_devices(h: HostObs) -> list[RdmaObs]:
 
 def _gid_no_v2_ipv4(h: HostObs, d: RdmaObs, out: Out) -> None:
     """RT401: the device's GID table has no RoCE v2 GID with an IPv4 address."""
-    kinds = sorted({("link-local " if g.gid.lower().startswith("fe80") else "") + f"RoCE {g.ver}" for g, _ in d.gids})
+    kinds = sorted({("link-local " if g.gid.lower().startswith("fe80") else "") + f"RoCE {g.ver}"
+                    for g, _ in d.gids})
     out.add("RT401", E, h.name, d.netdev or d.device,
             f"{d.device} port {d.port} has no RoCE v2 GID with an IPv4 address (only "
             f"{', '.join(kinds) or 'an empty table'}): RoCE v2 traffic cannot be routed",
@@ -179,15 +180,16 @@ def _gid_pins_across_hosts(pins: dict[str, Val[str]], v2_index: dict[str, list[i
     values = {p.value for p in pins.values()}
     if len(values) > 1:
         out.add("RT403", W, None, None,
-                "NCCL_IB_GID_INDEX differs between hosts: " + ", ".join(f"{h}={p.value}" for h, p in
-                                                                       sorted(pins.items())),
-                "use one way of choosing the GID everywhere (unset it, or pin the RoCE v2 IPv4 index each host "
-                "actually has)", pins.values())
+                "NCCL_IB_GID_INDEX differs between hosts: "
+                + ", ".join(f"{h}={p.value}" for h, p in sorted(pins.items())),
+                "use one way of choosing the GID everywhere (unset it, or pin the RoCE v2 IPv4 index each "
+                "host actually has)", pins.values())
     firsts = {k: v[0] for k, v in v2_index.items() if v}
     if len(set(firsts.values())) > 1 and len(values) == 1:
         out.add("RT403", W, None, None,
                 f"NCCL_IB_GID_INDEX={values.pop()} is pinned, but the RoCE v2 IPv4 GID sits at different "
-                "indexes on different hosts/HCAs: " + ", ".join(f"{k}={v}" for k, v in sorted(firsts.items())),
+                "indexes on different hosts/HCAs: "
+                + ", ".join(f"{k}={v}" for k, v in sorted(firsts.items())),
                 "unset NCCL_IB_GID_INDEX (automatic RoCE v2 selection) or pin it per host",
                 list(pins.values()))
 
@@ -258,7 +260,8 @@ class _PrioSide:
 
 @dataclass(frozen=True)
 class _NicPrio:
-    """A NIC's per-priority packet split (``sides``: ``"tx"``/``"rx"`` → :class:`_PrioSide`) and how to name it."""
+    """A NIC's per-priority packet split (``sides``: ``"tx"``/``"rx"`` → :class:`_PrioSide`) and how to
+    name it."""
 
     h: HostObs
     nic: NicObs
@@ -299,7 +302,8 @@ def _directions_differ(np_: _NicPrio, exp: Expect, out: Out) -> None:
         ga, gb, bb = sides[a].good, sides[b_].good, sides[b_].bad
         if ga >= ROCE_SHARE * sides[a].total and sum(bb.values()) > max(gb, 0.5 * ga):
             wrong = max(bb, key=lambda p: bb[p])
-            evs = [sides[a].split[p][1] for p in sides[a].split if p in lossless] + [sides[b_].split[wrong][1]]
+            evs = [sides[a].split[p][1] for p in sides[a].split if p in lossless]
+            evs.append(sides[b_].split[wrong][1])
             out.add("RT411", E, np_.h.name, np_.port,
                     f"{np_.h.name}:{np_.nic.netdev} {'sends' if a == 'tx' else 'receives'} RoCE on priority "
                     f"{'/'.join(map(str, sorted(lossless)))} ({ga:,} packets {np_.when}) but "
@@ -333,7 +337,8 @@ def _tc_across_nodes(data: AuditData, exp: Expect, out: Out) -> None:
     if len({v.value for v in tcs.values()}) > 1:
         out.add("RT411", E, None, None, "NCCL_IB_TC differs between nodes: " +
                 ", ".join(f"{h}={v.value}" for h, v in sorted(tcs.items())) +
-                "; the nodes mark RoCE differently", f"set NCCL_IB_TC={exp.roce_tos} on every node", tcs.values())
+                "; the nodes mark RoCE differently", f"set NCCL_IB_TC={exp.roce_tos} on every node",
+                tcs.values())
 
 
 def _tos_priority(h: HostObs, exp: Expect, out: Out) -> None:
@@ -796,7 +801,8 @@ def _device_mtu(h: HostObs, d: RdmaObs, exp: Expect, out: Out) -> None:
 
 
 def _roce_netdev_mtus(h: HostObs) -> dict[str, Val[int]]:
-    """``host:netdev`` → MTU of the host's netdevs that look RoCE-related (counters, PFC or an RDMA device)."""
+    """``host:netdev`` → MTU of the host's netdevs that look RoCE-related (counters, PFC or an RDMA
+    device)."""
     return {f"{h.name}:{nic.netdev}": nic.mtu for nic in h.nics.values()
             if nic.mtu is not None and (nic.ethtool or nic.pfc_enabled or any(d.netdev == nic.netdev
                                                                             for d in h.rdma.values()))}
@@ -809,7 +815,8 @@ def _mtu_across_nodes(label: str, by_host: dict[str, Val[int]], exp: Expect, out
     top = max(v.value for v in by_host.values())
     low = {k: v for k, v in by_host.items() if v.value < top}
     out.add("RT441", W, None, None,
-            f"{label} differs across nodes: " + ", ".join(f"{k}={v.value}" for k, v in sorted(by_host.items()))
+            f"{label} differs across nodes: "
+            + ", ".join(f"{k}={v.value}" for k, v in sorted(by_host.items()))
             + f"; a connection runs at the smaller end ({', '.join(sorted(low))})",
             f"set the same MTU on every node ({exp.host_mtu} netdev, {exp.roce_mtu} RoCE)", low.values())
 
@@ -947,8 +954,8 @@ def _slow_hosts(data: AuditData, out: Out) -> None:
         if z < -OUTLIER_Z:
             evs = [Ev(f, line) for p, (_, f, line) in pairs.items() if n in p]
             out.add("RT463", E, n, None,
-                    f"{n} is slow: the pairs it is in reach a median {v:.1f} GB/s busbw against {med:.1f} GB/s "
-                    f"for the fabric (modified z-score {z:.1f}, median/MAD over {len(pairs)} pairs)",
+                    f"{n} is slow: the pairs it is in reach a median {v:.1f} GB/s busbw against "
+                    f"{med:.1f} GB/s for the fabric (modified z-score {z:.1f}, median/MAD over {len(pairs)} pairs)",
                     f"inspect {n}: NIC link speed/FEC and cable, PCIe width, GPU↔NIC affinity, firmware, "
                     "thermal throttling; compare its counters with a good host", evs)
 
@@ -961,8 +968,8 @@ def check_balance(data: AuditData, exp: Expect, out: Out) -> None:
         _adaptive_routing(h, exp, out)
         _unused_nics(h, out)
     if exp.adaptive_routing is None and any(h.env_read or h.info_read for h in data.hosts.values()):
-        out.skip("RT461", None, "an inventory (site.adaptive_routing) to know whether the fabric does adaptive "
-                                "routing")
+        out.skip("RT461", None, "an inventory (site.adaptive_routing) to know whether the fabric does "
+                                "adaptive routing")
     _slow_hosts(data, out)
 
 
@@ -1002,8 +1009,8 @@ def _nccl_run(h: HostObs, run, file: str, exp: Expect, out: Out) -> None:  # typ
     if run.status == "failed":
         out.add("RT470", E, h.name, None,
                 f"nccl-tests {run.collective} run failed: {'; '.join(run.problems) or 'no result'}",
-                "fix the run first (MPI build, wrong results, hung ranks); no bandwidth figure is judged from "
-                "a failed run", [ev])
+                "fix the run first (MPI build, wrong results, hung ranks); no bandwidth figure is judged "
+                "from a failed run", [ev])
         return
     if not run.complete:
         out.add("RT471", INFO, h.name, None,
