@@ -883,8 +883,8 @@ def _busbw(run) -> float | None:  # type: ignore[no-untyped-def]
 
 def _bond_one_qp(h: HostObs, out: Out) -> None:
     """RT460: RoCE over a bond (or bonded HCA) with one QP per connection."""
-    bonded = [b for b in h.bonds.values()] + [d for d in h.rdma.values() if "bond" in d.device]
-    if not bonded:
+    bond_devs = [d for d in h.rdma.values() if "bond" in d.device]
+    if not h.bonds and not bond_devs:
         return
     qps = h.nccl_setting("NCCL_IB_QPS_PER_CONNECTION")
     if h.env_read is None and qps is None:
@@ -892,7 +892,7 @@ def _bond_one_qp(h: HostObs, out: Out) -> None:
     elif qps is None or qps.value.strip() in ("", "1"):
         b0 = next(iter(h.bonds.values()), None)
         out.add("RT460", W, h.name, b0.name if b0 else None,
-                f"{h.name} runs RoCE over a bond ({b0.mode.value if b0 else bonded[0].device}) with one QP "
+                f"{h.name} runs RoCE over a bond ({b0.mode.value if b0 else bond_devs[0].device}) with one QP "
                 "per connection: each connection hashes onto one member link, so a pair of ranks gets one "
                 "link's bandwidth", "set NCCL_IB_QPS_PER_CONNECTION=2 (or more; one per member) so the "
                 "flows spread", [b0.mode if b0 else None, qps])
