@@ -194,6 +194,21 @@ def _gid_pins_across_hosts(pins: dict[str, Val[str]], v2_index: dict[str, list[i
                 list(pins.values()))
 
 
+def _gid_device(h: HostObs, d: RdmaObs, pin: Val[str] | None, out: Out) -> list[int]:
+    """RT401, RT404 and RT402 of one RDMA device (``pin``: the host's NCCL_IB_GID_INDEX); returns the
+    indexes of its RoCE v2 IPv4 GIDs."""
+    good = sorted(g.index for g, _ in d.gids if g.ver.lower() == "v2" and g.ipv4)
+    if not good:
+        _gid_no_v2_ipv4(h, d, out)
+    if pin is None:
+        return good
+    if pin.value.strip() == "":
+        _gid_empty_pin(h, d, pin, good, out)
+    else:
+        _gid_pinned_index(h, d, pin, good, out)
+    return good
+
+
 def check_gid(data: AuditData, exp: Expect, out: Out) -> None:
     """RT401 no IPv4 RoCE v2 GID; RT402 pinned index is link-local / v1 / absent; RT403 the RoCE v2 index
     differs between hosts or HCAs while one index is pinned; RT404 ``NCCL_IB_GID_INDEX=""`` (= index 0)."""
@@ -208,16 +223,7 @@ def check_gid(data: AuditData, exp: Expect, out: Out) -> None:
         if pin is not None and pin.value.strip() != "":
             pins[h.name] = pin
         for d in devs:
-            good = sorted(g.index for g, _ in d.gids if g.ver.lower() == "v2" and g.ipv4)
-            v2_index[f"{h.name}:{d.device}"] = good
-            if not good:
-                _gid_no_v2_ipv4(h, d, out)
-            if pin is None:
-                continue
-            if pin.value.strip() == "":
-                _gid_empty_pin(h, d, pin, good, out)
-            else:
-                _gid_pinned_index(h, d, pin, good, out)
+            v2_index[f"{h.name}:{d.device}"] = _gid_device(h, d, pin, out)
     _gid_pins_across_hosts(pins, v2_index, out)
 
 
@@ -341,16 +347,20 @@ def _tc_across_nodes(data: AuditData, exp: Expect, out: Out) -> None:
                 tcs.values())
 
 
+def _tos_settings(h: HostObs) -> list[tuple[str, Val[str] | Val[int]]]:
+    """(name, value) of the host's RoCE ToS settings that hold a number: NCCL_IB_TC, then each RDMA
+    device's traffic_class."""
+    sources: list[tuple[str, Val[str] | Val[int] | None]] = [("NCCL_IB_TC", h.nccl_setting("NCCL_IB_TC"))]
+    sources += [(f"{d.device} traffic_class", d.traffic_class) for d in h.rdma.values()]
+    return [(what, v) for what, v in sources if v is not None and v.value.__str__().strip().isdigit()]
+
+
 def _tos_priority(h: HostObs, exp: Expect, out: Out) -> None:
     """RT413 (RT410 for priority 0): NCCL_IB_TC or an RDMA device's traffic_class maps to a lossy priority,
     through the NIC's DSCP map when captured, else the expected one."""
     lossless = set(exp.lossless_priorities)
-    sources = [("NCCL_IB_TC", h.nccl_setting("NCCL_IB_TC"))] + [
-        (f"{d.device} traffic_class", d.traffic_class) for d in h.rdma.values()]
     nic_maps = [n.dscp_to_prio for n in h.nics.values() if n.dscp_to_prio]
-    for what, v in sources:
-        if v is None or not v.value.__str__().strip().isdigit():
-            continue
+    for what, v in _tos_settings(h):
         tos = int(v.value)
         dscp = tos >> 2
         mapped = nic_maps[0][dscp] if nic_maps and dscp in nic_maps[0] else None
