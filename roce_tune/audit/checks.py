@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from roce_tune.audit.expect import Expect
 from roce_tune.audit.model import AuditData, Ev, HostObs, NicObs, RdmaObs, SwitchObs, Val
 from roce_tune.findings import Severity
-from roce_tune.verify.hostfacts import roce_active_mtu
+from roce_tune.verify.hostfacts import GidEntry, roce_active_mtu
 
 __all__ = ["CHECKS", "AuditFinding", "NotChecked", "run_checks"]
 
@@ -111,6 +111,104 @@ def _nic_of(h: HostObs, d: RdmaObs) -> NicObs | None:
 
 
 # ------------------------------------------------------------------------------------------------ GID
+def _gid_devices(h: HostObs) -> list[RdmaObs]:
+    """The host's Ethernet RDMA devices with a GID table, narrowed to those NCCL uses when that is known."""
+    devs = [d for d in _eth_devs(h) if d.gid_table is not None]
+    used = _used_devices(h)
+    if used is not None:
+        devs = [d for d in devs if d.device in used] or devs
+    return devs
+
+
+def _gid_no_v2_ipv4(h: HostObs, d: RdmaObs, out: Out) -> None:
+    """RT401: the device's GID table has no RoCE v2 GID with an IPv4 address."""
+    kinds = sorted({("link-local " if g.gid.lower().startswith("fe80") else "") + f"RoCE {g.ver}"
+                    for g, _ in d.gids})
+    out.add("RT401", E, h.name, d.netdev or d.device,
+            f"{d.device} port {d.port} has no RoCE v2 GID with an IPv4 address (only "
+            f"{', '.join(kinds) or 'an empty table'}): RoCE v2 traffic cannot be routed",
+            "give the RoCE netdev an IPv4 address (the RoCE v2 IPv4 GID appears with it) and set "
+            "RoCE v2 for RDMA-CM (cma_roce_mode -d DEV -p 1 -m 2)",
+            [d.gid_table] + [e for _, e in d.gids[:4]])
+
+
+def _gid_empty_pin(h: HostObs, d: RdmaObs, pin: Val[str], good: list[int], out: Out) -> None:
+    """RT404: ``NCCL_IB_GID_INDEX=""``, which NCCL reads as index 0."""
+    g0 = next(((g, e) for g, e in d.gids if g.index == 0), None)
+    what = (f"{g0[0].gid} (RoCE {g0[0].ver})" if g0 else "the link-local RoCE v1 GID")
+    out.add("RT404", E, h.name, d.netdev or d.device,
+            f'NCCL_IB_GID_INDEX is set but empty: NCCL reads "" as 0 and uses GID 0 of {d.device}, '
+            f"{what}, not the RoCE v2 IPv4 GID{' at ' + ','.join(map(str, good)) if good else ''}",
+            "unset NCCL_IB_GID_INDEX (NCCL >= 2.21 picks the RoCE v2 GID itself) or set it to the "
+            "RoCE v2 IPv4 index from show_gids", [pin, g0[1] if g0 else None])
+
+
+def _gid_index_problem(entry: tuple[GidEntry, Ev] | None, idx: int) -> str | None:
+    """Why GID ``idx`` (its table ``entry``, None when absent) is not a RoCE v2 IPv4 GID; None when it is."""
+    if entry is None:
+        return f"no GID at index {idx}"
+    gid = entry[0]
+    if gid.gid.lower().startswith("fe80"):
+        return f"GID {idx} is the link-local {gid.gid}"
+    if gid.ver.lower() != "v2":
+        return f"GID {idx} is RoCE {gid.ver}"
+    if not gid.ipv4:
+        return f"GID {idx} is an IPv6 RoCE v2 GID"
+    return None
+
+
+def _gid_pinned_index(h: HostObs, d: RdmaObs, pin: Val[str], good: list[int], out: Out) -> None:
+    """RT402: the pinned ``NCCL_IB_GID_INDEX`` is absent, link-local, RoCE v1 or IPv6 on this device."""
+    if not pin.value.strip().lstrip("-").isdigit() or int(pin.value) < 0:
+        return
+    idx = int(pin.value)
+    entry = next(((g, e) for g, e in d.gids if g.index == idx), None)
+    bad = _gid_index_problem(entry, idx)
+    if bad:
+        out.add("RT402", E, h.name, d.netdev or d.device,
+                f"NCCL_IB_GID_INDEX={idx} but on {d.device}: {bad}; its RoCE v2 IPv4 GID is at "
+                f"{', '.join(map(str, good)) or 'no index'}",
+                "set NCCL_IB_GID_INDEX to the RoCE v2 IPv4 index (or unset it so NCCL selects by "
+                "NCCL_IB_ROCE_VERSION_NUM=2)", [pin, entry[1] if entry else d.gid_table])
+
+
+def _gid_pins_across_hosts(pins: dict[str, Val[str]], v2_index: dict[str, list[int]], out: Out) -> None:
+    """RT403: the pinned index differs between hosts, or one pinned index meets RoCE v2 GIDs at different
+    indexes (``v2_index``: ``host:device`` → its RoCE v2 IPv4 indexes)."""
+    if not pins:
+        return
+    values = {p.value for p in pins.values()}
+    if len(values) > 1:
+        out.add("RT403", W, None, None,
+                "NCCL_IB_GID_INDEX differs between hosts: "
+                + ", ".join(f"{h}={p.value}" for h, p in sorted(pins.items())),
+                "use one way of choosing the GID everywhere (unset it, or pin the RoCE v2 IPv4 index each "
+                "host actually has)", pins.values())
+    firsts = {k: v[0] for k, v in v2_index.items() if v}
+    if len(set(firsts.values())) > 1 and len(values) == 1:
+        out.add("RT403", W, None, None,
+                f"NCCL_IB_GID_INDEX={values.pop()} is pinned, but the RoCE v2 IPv4 GID sits at different "
+                "indexes on different hosts/HCAs: "
+                + ", ".join(f"{k}={v}" for k, v in sorted(firsts.items())),
+                "unset NCCL_IB_GID_INDEX (automatic RoCE v2 selection) or pin it per host",
+                list(pins.values()))
+
+
+def _gid_device(h: HostObs, d: RdmaObs, pin: Val[str] | None, out: Out) -> list[int]:
+    """RT401, RT404 and RT402 of one RDMA device (``pin``: the host's NCCL_IB_GID_INDEX); returns the
+    indexes of its RoCE v2 IPv4 GIDs."""
+    good = sorted(g.index for g, _ in d.gids if g.ver.lower() == "v2" and g.ipv4)
+    if not good:
+        _gid_no_v2_ipv4(h, d, out)
+    if pin is None:
+        return good
+    if pin.value.strip() == "":
+        _gid_empty_pin(h, d, pin, good, out)
+    else:
+        _gid_pinned_index(h, d, pin, good, out)
+    return good
+
+
 def check_gid(data: AuditData, exp: Expect, out: Out) -> None:
     """RT401 no IPv4 RoCE v2 GID; RT402 pinned index is link-local / v1 / absent; RT403 the RoCE v2 index
     differs between hosts or HCAs while one index is pinned; RT404 ``NCCL_IB_GID_INDEX=""`` (= index 0)."""
@@ -118,73 +216,15 @@ def check_gid(data: AuditData, exp: Expect, out: Out) -> None:
     pins: dict[str, Val[str]] = {}
     for h in data.hosts.values():
         pin = _pinned_gid(h)
-        devs = [d for d in _eth_devs(h) if d.gid_table is not None]
-        used = _used_devices(h)
-        if used is not None:
-            devs = [d for d in devs if d.device in used] or devs
+        devs = _gid_devices(h)
         if not devs and (h.rdma or h.env or h.runs):
             out.skip("RT401", h.name, "show_gids (or grep -H '' /sys/class/infiniband/*/ports/*/gids/* "
                                       "/sys/class/infiniband/*/ports/*/gid_attrs/{types,ndevs}/*)")
         if pin is not None and pin.value.strip() != "":
             pins[h.name] = pin
         for d in devs:
-            good = sorted(g.index for g, _ in d.gids if g.ver.lower() == "v2" and g.ipv4)
-            v2_index[f"{h.name}:{d.device}"] = good
-            port = d.netdev or d.device
-            if not good:
-                kinds = sorted({("link-local " if g.gid.lower().startswith("fe80") else "") + f"RoCE {g.ver}"
-                                for g, _ in d.gids})
-                out.add("RT401", E, h.name, port,
-                        f"{d.device} port {d.port} has no RoCE v2 GID with an IPv4 address (only "
-                        f"{', '.join(kinds) or 'an empty table'}): RoCE v2 traffic cannot be routed",
-                        "give the RoCE netdev an IPv4 address (the RoCE v2 IPv4 GID appears with it) and set "
-                        "RoCE v2 for RDMA-CM (cma_roce_mode -d DEV -p 1 -m 2)",
-                        [d.gid_table] + [e for _, e in d.gids[:4]])
-            if pin is None:
-                continue
-            if pin.value.strip() == "":
-                g0 = next(((g, e) for g, e in d.gids if g.index == 0), None)
-                what = (f"{g0[0].gid} (RoCE {g0[0].ver})" if g0 else "the link-local RoCE v1 GID")
-                out.add("RT404", E, h.name, port,
-                        f'NCCL_IB_GID_INDEX is set but empty: NCCL reads "" as 0 and uses GID 0 of {d.device}, '
-                        f"{what}, not the RoCE v2 IPv4 GID{' at ' + ','.join(map(str, good)) if good else ''}",
-                        "unset NCCL_IB_GID_INDEX (NCCL >= 2.21 picks the RoCE v2 GID itself) or set it to the "
-                        "RoCE v2 IPv4 index from show_gids", [pin, g0[1] if g0 else None])
-                continue
-            if not pin.value.strip().lstrip("-").isdigit() or int(pin.value) < 0:
-                continue
-            idx = int(pin.value)
-            entry = next(((g, e) for g, e in d.gids if g.index == idx), None)
-            bad = None
-            if entry is None:
-                bad = f"no GID at index {idx}"
-            elif entry[0].gid.lower().startswith("fe80"):
-                bad = f"GID {idx} is the link-local {entry[0].gid}"
-            elif entry[0].ver.lower() != "v2":
-                bad = f"GID {idx} is RoCE {entry[0].ver}"
-            elif not entry[0].ipv4:
-                bad = f"GID {idx} is an IPv6 RoCE v2 GID"
-            if bad:
-                out.add("RT402", E, h.name, port,
-                        f"NCCL_IB_GID_INDEX={idx} but on {d.device}: {bad}; its RoCE v2 IPv4 GID is at "
-                        f"{', '.join(map(str, good)) or 'no index'}",
-                        "set NCCL_IB_GID_INDEX to the RoCE v2 IPv4 index (or unset it so NCCL selects by "
-                        "NCCL_IB_ROCE_VERSION_NUM=2)", [pin, entry[1] if entry else d.gid_table])
-    if pins:
-        values = {p.value for p in pins.values()}
-        if len(values) > 1:
-            out.add("RT403", W, None, None,
-                    "NCCL_IB_GID_INDEX differs between hosts: " + ", ".join(f"{h}={p.value}" for h, p in
-                                                                           sorted(pins.items())),
-                    "use one way of choosing the GID everywhere (unset it, or pin the RoCE v2 IPv4 index each host "
-                    "actually has)", pins.values())
-        firsts = {k: v[0] for k, v in v2_index.items() if v}
-        if len(set(firsts.values())) > 1 and len(values) == 1:
-            out.add("RT403", W, None, None,
-                    f"NCCL_IB_GID_INDEX={values.pop()} is pinned, but the RoCE v2 IPv4 GID sits at different "
-                    "indexes on different hosts/HCAs: " + ", ".join(f"{k}={v}" for k, v in sorted(firsts.items())),
-                    "unset NCCL_IB_GID_INDEX (automatic RoCE v2 selection) or pin it per host",
-                    list(pins.values()))
+            v2_index[f"{h.name}:{d.device}"] = _gid_device(h, d, pin, out)
+    _gid_pins_across_hosts(pins, v2_index, out)
 
 
 # ----------------------------------------------------------------------------------------- priority
@@ -204,114 +244,186 @@ def _rdma_active(h: HostObs) -> bool:
     return bool(h.runs or h.nccl_used or any(v.value for d in h.rdma.values() for v in d.hw.values()))
 
 
-def check_priority(data: AuditData, exp: Expect, out: Out) -> None:
-    """RT410 RoCE on priority 0 (or another lossy one); RT411 marking differs between directions or nodes;
-    RT412 a switch queue other than the lossless one carries and drops the bulk; RT413 RoCE ToS maps to a
-    lossy priority."""
+@dataclass(frozen=True)
+class _PrioSide:
+    """One direction (tx or rx) of a NIC: packets on the lossless priorities (``good``), on each lossy
+    priority that carried any (``bad``), and the per-priority (packets, counter) split they come from."""
+
+    good: int
+    bad: dict[int, int]
+    split: dict[int, tuple[int, Val[int]]]
+
+    @classmethod
+    def of(cls, split: dict[int, tuple[int, Val[int]]], lossless: set[int]) -> _PrioSide:
+        return cls(good=sum(n for p, (n, _) in split.items() if p in lossless),
+                   bad={p: n for p, (n, _) in split.items() if p not in lossless and n}, split=split)
+
+    @property
+    def total(self) -> int:
+        """Packets of this direction on every priority."""
+        return self.good + sum(self.bad.values())
+
+
+@dataclass(frozen=True)
+class _NicPrio:
+    """A NIC's per-priority packet split (``sides``: ``"tx"``/``"rx"`` → :class:`_PrioSide`) and how to
+    name it."""
+
+    h: HostObs
+    nic: NicObs
+    sides: dict[str, _PrioSide]
+    when: str  # "during the capture" (a delta) or "since the counters were cleared"
+
+    @property
+    def port(self) -> str | None:
+        return None if self.nic.netdev == "-" else self.nic.netdev
+
+
+def _roce_on_lossy(np_: _NicPrio, exp: Expect, out: Out) -> bool:
+    """RT410: the lossless priority carries (almost) nothing while the host is doing RDMA; True if found."""
     lossless = set(exp.lossless_priorities)
-    any_prio = False
-    for h in data.hosts.values():
-        for nic in h.nics.values():
-            tx, rx = _prio_split(nic, "tx"), _prio_split(nic, "rx")
-            if tx is None and rx is None:
-                continue
-            any_prio = True
-            port = None if nic.netdev == "-" else nic.netdev
-            label = f"{h.name}:{nic.netdev}" if port else f"{h.name} (ethtool -S of an unnamed interface)"
-            when = "during the capture" if (tx or rx or ({}, False))[1] else "since the counters were cleared"
-            sides = {}
-            for name, split in (("tx", tx), ("rx", rx)):
-                if split is None:
-                    continue
-                good = sum(n for p, (n, _) in split[0].items() if p in lossless)
-                bad = {p: n for p, (n, _) in split[0].items() if p not in lossless and n}
-                sides[name] = (good, bad, split[0])
-            if not sides:
-                continue
-            total = {k: g + sum(b.values()) for k, (g, b, _) in sides.items()}
-            if all(total[k] < MIN_PACKETS for k in total):
-                continue
-            # RT410: the lossless priority carries (almost) nothing while the host is doing RDMA
-            if all(g < (1 - ROCE_SHARE) * total[k] for k, (g, _, _) in sides.items()) and _rdma_active(h):
-                top = max(((p, n) for _, b, _ in sides.values() for p, n in b.items()), key=lambda x: x[1])
-                evs = [v for _, _, split in sides.values() for p, (_, v) in split.items() if p == top[0] or
-                       p in lossless]
-                out.add("RT410", E, h.name, port,
-                        f"{label} carries its traffic on priority {top[0]} ({top[1]:,} packets "
-                        f"{when}) and almost none on lossless priority {'/'.join(map(str, sorted(lossless)))}, "
-                        "while the host runs RDMA: RoCE rides a priority without PFC",
-                        f"mark RoCE: NCCL_IB_TC={exp.roce_tos} (DSCP {exp.roce_dscp[0]} | ECT), mlnx_qos -i "
-                        f"{port or '<if>'} --trust dscp, and map DSCP {exp.roce_dscp[0]} to priority "
-                        f"{exp.roce_priority} on NIC and switch", evs)
-                continue
-            # RT411: one direction on the lossless priority, the other on a lossy one
-            if "tx" in sides and "rx" in sides and min(total.values()) >= MIN_PACKETS:
-                for a, b_ in (("tx", "rx"), ("rx", "tx")):
-                    ga, _, _ = sides[a]
-                    gb, bb, sb = sides[b_]
-                    if ga >= ROCE_SHARE * total[a] and sum(bb.values()) > max(gb, 0.5 * ga):
-                        wrong = max(bb, key=lambda p: bb[p])
-                        evs = [sides[a][2][p][1] for p in sides[a][2] if p in lossless] + [sb[wrong][1]]
-                        out.add("RT411", E, h.name, port,
-                                f"{h.name}:{nic.netdev} {'sends' if a == 'tx' else 'receives'} RoCE on priority "
-                                f"{'/'.join(map(str, sorted(lossless)))} ({ga:,} packets {when}) but "
-                                f"{'receives' if a == 'tx' else 'sends'} {bb[wrong]:,} on priority {wrong}: the "
-                                "two directions are marked differently",
-                                "the peer (or a switch re-marking) uses another ToS/DSCP: make NCCL_IB_TC, "
-                                "mlnx_qos --trust dscp and the switch DSCP→TC map equal on every node", evs)
-                        break
-    if not any_prio and data.hosts:
-        out.skip("RT410", None, "ethtool -S <if> (rx_prioN_packets / tx_prioN_packets) on the hosts")
-    # RT411 across nodes / RT413 ToS → priority
+    sides, h, port = np_.sides, np_.h, np_.port
+    if not all(s.good < (1 - ROCE_SHARE) * s.total for s in sides.values()) or not _rdma_active(h):
+        return False
+    top = max(((p, n) for s in sides.values() for p, n in s.bad.items()), key=lambda x: x[1])
+    evs = [v for s in sides.values() for p, (_, v) in s.split.items() if p == top[0] or p in lossless]
+    label = f"{h.name}:{np_.nic.netdev}" if port else f"{h.name} (ethtool -S of an unnamed interface)"
+    out.add("RT410", E, h.name, port,
+            f"{label} carries its traffic on priority {top[0]} ({top[1]:,} packets "
+            f"{np_.when}) and almost none on lossless priority {'/'.join(map(str, sorted(lossless)))}, "
+            "while the host runs RDMA: RoCE rides a priority without PFC",
+            f"mark RoCE: NCCL_IB_TC={exp.roce_tos} (DSCP {exp.roce_dscp[0]} | ECT), mlnx_qos -i "
+            f"{port or '<if>'} --trust dscp, and map DSCP {exp.roce_dscp[0]} to priority "
+            f"{exp.roce_priority} on NIC and switch", evs)
+    return True
+
+
+def _directions_differ(np_: _NicPrio, exp: Expect, out: Out) -> None:
+    """RT411: one direction on the lossless priority, the other on a lossy one."""
+    sides = np_.sides
+    if "tx" not in sides or "rx" not in sides or min(s.total for s in sides.values()) < MIN_PACKETS:
+        return
+    lossless = set(exp.lossless_priorities)
+    for a, b_ in (("tx", "rx"), ("rx", "tx")):
+        ga, gb, bb = sides[a].good, sides[b_].good, sides[b_].bad
+        if ga >= ROCE_SHARE * sides[a].total and sum(bb.values()) > max(gb, 0.5 * ga):
+            wrong = max(bb, key=lambda p: bb[p])
+            evs = [sides[a].split[p][1] for p in sides[a].split if p in lossless]
+            evs.append(sides[b_].split[wrong][1])
+            out.add("RT411", E, np_.h.name, np_.port,
+                    f"{np_.h.name}:{np_.nic.netdev} {'sends' if a == 'tx' else 'receives'} RoCE on priority "
+                    f"{'/'.join(map(str, sorted(lossless)))} ({ga:,} packets {np_.when}) but "
+                    f"{'receives' if a == 'tx' else 'sends'} {bb[wrong]:,} on priority {wrong}: the "
+                    "two directions are marked differently",
+                    "the peer (or a switch re-marking) uses another ToS/DSCP: make NCCL_IB_TC, "
+                    "mlnx_qos --trust dscp and the switch DSCP→TC map equal on every node", evs)
+            return
+
+
+def _nic_priorities(h: HostObs, nic: NicObs, exp: Expect, out: Out) -> bool:
+    """RT410/RT411 from one NIC's per-priority packet counters; False when it has none."""
+    tx, rx = _prio_split(nic, "tx"), _prio_split(nic, "rx")
+    if tx is None and rx is None:
+        return False
+    lossless = set(exp.lossless_priorities)
+    sides = {name: _PrioSide.of(split[0], lossless) for name, split in (("tx", tx), ("rx", rx))
+             if split is not None}
+    if all(s.total < MIN_PACKETS for s in sides.values()):
+        return True
+    when = "during the capture" if (tx or rx or ({}, False))[1] else "since the counters were cleared"
+    np_ = _NicPrio(h, nic, sides, when)
+    if not _roce_on_lossy(np_, exp, out):
+        _directions_differ(np_, exp, out)
+    return True
+
+
+def _tc_across_nodes(data: AuditData, exp: Expect, out: Out) -> None:
+    """RT411: NCCL_IB_TC differs between nodes."""
     tcs = {h.name: v for h in data.hosts.values() if (v := h.nccl_setting("NCCL_IB_TC")) is not None}
     if len({v.value for v in tcs.values()}) > 1:
         out.add("RT411", E, None, None, "NCCL_IB_TC differs between nodes: " +
                 ", ".join(f"{h}={v.value}" for h, v in sorted(tcs.items())) +
-                "; the nodes mark RoCE differently", f"set NCCL_IB_TC={exp.roce_tos} on every node", tcs.values())
-    for h in data.hosts.values():
-        sources = [("NCCL_IB_TC", h.nccl_setting("NCCL_IB_TC"))] + [
-            (f"{d.device} traffic_class", d.traffic_class) for d in h.rdma.values()]
-        for what, v in sources:
-            if v is None or not v.value.__str__().strip().isdigit():
-                continue
-            tos = int(v.value)
-            dscp = tos >> 2
-            nic_maps = [n.dscp_to_prio for n in h.nics.values() if n.dscp_to_prio]
-            prio = (nic_maps[0][dscp].value if nic_maps and dscp in nic_maps[0] else
-                    exp.dscp_to_priority.get(dscp, dscp >> 3))
-            if prio not in lossless:
-                out.add("RT413" if prio else "RT410", E, h.name, None,
-                        f"{what}={tos} is DSCP {dscp}, which maps to priority {prio}"
-                        f"{' (the default class)' if prio == 0 else ''}: RoCE would ride a priority without PFC",
-                        f"set {what.split()[0] if what.startswith('NCCL') else 'the RoCE ToS'} to {exp.roce_tos} "
-                        f"(DSCP {exp.roce_dscp[0]} → priority {exp.roce_priority})",
-                        [v] + ([nic_maps[0][dscp]] if nic_maps and dscp in nic_maps[0] else []))
-    # RT412: switch queues
+                "; the nodes mark RoCE differently", f"set NCCL_IB_TC={exp.roce_tos} on every node",
+                tcs.values())
+
+
+def _tos_settings(h: HostObs) -> list[tuple[str, Val[str] | Val[int]]]:
+    """(name, value) of the host's RoCE ToS settings that hold a number: NCCL_IB_TC, then each RDMA
+    device's traffic_class."""
+    sources: list[tuple[str, Val[str] | Val[int] | None]] = [("NCCL_IB_TC", h.nccl_setting("NCCL_IB_TC"))]
+    sources += [(f"{d.device} traffic_class", d.traffic_class) for d in h.rdma.values()]
+    return [(what, v) for what, v in sources if v is not None and v.value.__str__().strip().isdigit()]
+
+
+def _tos_priority(h: HostObs, exp: Expect, out: Out) -> None:
+    """RT413 (RT410 for priority 0): NCCL_IB_TC or an RDMA device's traffic_class maps to a lossy priority,
+    through the NIC's DSCP map when captured, else the expected one."""
+    lossless = set(exp.lossless_priorities)
+    nic_maps = [n.dscp_to_prio for n in h.nics.values() if n.dscp_to_prio]
+    for what, v in _tos_settings(h):
+        tos = int(v.value)
+        dscp = tos >> 2
+        mapped = nic_maps[0][dscp] if nic_maps and dscp in nic_maps[0] else None
+        prio = mapped.value if mapped is not None else exp.dscp_to_priority.get(dscp, dscp >> 3)
+        if prio in lossless:
+            continue
+        out.add("RT413" if prio else "RT410", E, h.name, None,
+                f"{what}={tos} is DSCP {dscp}, which maps to priority {prio}"
+                f"{' (the default class)' if prio == 0 else ''}: RoCE would ride a priority without PFC",
+                f"set {what.split()[0] if what.startswith('NCCL') else 'the RoCE ToS'} to {exp.roce_tos} "
+                f"(DSCP {exp.roce_dscp[0]} → priority {exp.roce_priority})",
+                [v] + ([mapped] if mapped is not None else []))
+
+
+def _port_queues(sw: SwitchObs, port: str) -> dict[int, tuple[int, int, Val[int]]]:
+    """Queue → (unicast packets sent, dropped (0 when not captured), the tx counter) of a switch port."""
+    qs: dict[int, tuple[int, int, Val[int]]] = {}
+    for name, v in sw.ports[port].items():
+        if name.endswith("_tx_pkts") and name[1:-8].isdigit():
+            q = int(name[1:-8])
+            tx = sw.counter(port, name)[0]  # type: ignore[index]
+            dr = sw.counter(port, f"q{q}_drop_pkts")
+            qs[q] = (tx, dr[0] if dr else 0, v)
+    return qs
+
+
+def _lossy_queue_bulk(sw: SwitchObs, port: str, exp: Expect, out: Out) -> None:
+    """RT412: a queue other than the lossless one carries (and drops) a large share of a port's unicast."""
     lq = set(exp.lossless_queues)
+    qs = _port_queues(sw, port)
+    total = sum(t for t, _, _ in qs.values())
+    if total < MIN_PACKETS:
+        return
+    for q, (tx, dr, v) in sorted(qs.items()):
+        if q in lq or tx < LOSSY_QUEUE_SHARE * total:
+            continue
+        dropped = dr > DROP_SHARE * (tx + dr)
+        if dropped or exp.from_plan:
+            out.add("RT412", E if dropped else W, sw.name, port,
+                    f"{sw.name}:{port} queue {q} carries {tx:,} packets ({tx / total:.0%} of the port's "
+                    f"unicast){f' and dropped {dr:,} ({dr / (tx + dr):.1%})' if dropped else ''}, but the "
+                    f"lossless queue is {'/'.join(map(str, sorted(lq)))}: if this is RoCE, the ASIC does not "
+                    "classify it as the configuration says",
+                    "check the DSCP→TC→queue map the ASIC uses (show qos map / CONFIG_DB DSCP_TO_TC_MAP and "
+                    "PORT_QOS_MAP on this port) and the ToS the hosts send", [v])
+
+
+def check_priority(data: AuditData, exp: Expect, out: Out) -> None:
+    """RT410 RoCE on priority 0 (or another lossy one); RT411 marking differs between directions or nodes;
+    RT412 a switch queue other than the lossless one carries and drops the bulk; RT413 RoCE ToS maps to a
+    lossy priority."""
+    any_prio = False
+    for h in data.hosts.values():
+        for nic in h.nics.values():
+            any_prio = _nic_priorities(h, nic, exp, out) or any_prio
+    if not any_prio and data.hosts:
+        out.skip("RT410", None, "ethtool -S <if> (rx_prioN_packets / tx_prioN_packets) on the hosts")
+    _tc_across_nodes(data, exp, out)
+    for h in data.hosts.values():
+        _tos_priority(h, exp, out)
     for sw in data.switches.values():
-        for port, cs in sw.ports.items():
-            qs: dict[int, tuple[int, int, Val[int]]] = {}
-            for name, v in cs.items():
-                if name.endswith("_tx_pkts") and name[1:-8].isdigit():
-                    q = int(name[1:-8])
-                    tx = sw.counter(port, name)[0]  # type: ignore[index]
-                    dr = sw.counter(port, f"q{q}_drop_pkts")
-                    qs[q] = (tx, dr[0] if dr else 0, v)
-            total = sum(t for t, _, _ in qs.values())
-            if total < MIN_PACKETS:
-                continue
-            for q, (tx, dr, v) in sorted(qs.items()):
-                if q in lq or tx < LOSSY_QUEUE_SHARE * total:
-                    continue
-                dropped = dr > DROP_SHARE * (tx + dr)
-                if dropped or exp.from_plan:
-                    out.add("RT412", E if dropped else W, sw.name, port,
-                            f"{sw.name}:{port} queue {q} carries {tx:,} packets ({tx / total:.0%} of the port's "
-                            f"unicast){f' and dropped {dr:,} ({dr / (tx + dr):.1%})' if dropped else ''}, but the "
-                            f"lossless queue is {'/'.join(map(str, sorted(lq)))}: if this is RoCE, the ASIC does not "
-                            "classify it as the configuration says",
-                            "check the DSCP→TC→queue map the ASIC uses (show qos map / CONFIG_DB DSCP_TO_TC_MAP and "
-                            "PORT_QOS_MAP on this port) and the ToS the hosts send", [v])
+        for port in sw.ports:
+            _lossy_queue_bulk(sw, port, exp, out)
 
 
 # ----------------------------------------------------------------------------------------------- PFC
@@ -663,47 +775,74 @@ def check_ecn(data: AuditData, exp: Expect, out: Out) -> None:
 
 
 # ----------------------------------------------------------------------------------------------- MTU
+def _active_mtu_below_policy(h: HostObs, d: RdmaObs, exp: Expect, out: Out) -> None:
+    """RT440 without the netdev MTU: the RoCE active MTU is below the expected one."""
+    if d.active_mtu is not None and d.active_mtu.value < exp.roce_mtu:
+        out.add("RT440", E, h.name, d.device,
+                f"{h.name}:{d.device} RoCE active MTU {d.active_mtu.value} is below {exp.roce_mtu} "
+                f"({exp.source})", f"raise the netdev MTU to {exp.host_mtu} (active MTU follows it)",
+                [d.active_mtu])
+
+
+def _mtu_problems(h: HostObs, nic: NicObs, mtu: int, d: RdmaObs, exp: Expect) -> list[str]:
+    """What is wrong with the netdev MTU ``mtu`` of ``nic`` and the active MTU of its RDMA device ``d``."""
+    msgs = []
+    want_active = roce_active_mtu(mtu)
+    if mtu < exp.host_mtu_by_nic.get((h.name, nic.netdev), exp.host_mtu):
+        msgs.append(f"netdev MTU {mtu} is below {exp.host_mtu} ({exp.source})")
+    if d.active_mtu is not None and want_active is not None and d.active_mtu.value < want_active:
+        msgs.append(f"RoCE active MTU {d.active_mtu.value} is below the {want_active} its netdev MTU "
+                    f"{mtu} allows (the link partner or port is at a lower MTU)")
+    return msgs
+
+
+def _device_mtu(h: HostObs, d: RdmaObs, exp: Expect, out: Out) -> None:
+    """RT440: the netdev MTU, the RoCE active MTU of RDMA device ``d`` and the policy disagree."""
+    nic = _nic_of(h, d)
+    if nic is None or nic.mtu is None:
+        _active_mtu_below_policy(h, d, exp, out)
+        return
+    msgs = _mtu_problems(h, nic, nic.mtu.value, d, exp)
+    if msgs:
+        out.add("RT440", E, h.name, nic.netdev, f"{h.name}:{nic.netdev}: " + "; ".join(msgs),
+                f"ip link set dev {nic.netdev} mtu {exp.host_mtu}; the switch port MTU must be ≥ it "
+                f"({exp.switch_mtu}); RoCE active MTU = largest IB MTU ≤ netdev MTU − 96",
+                [nic.mtu, d.active_mtu])
+
+
+def _roce_netdev_mtus(h: HostObs) -> dict[str, Val[int]]:
+    """``host:netdev`` → MTU of the host's netdevs that look RoCE-related (counters, PFC or an RDMA
+    device)."""
+    return {f"{h.name}:{nic.netdev}": nic.mtu for nic in h.nics.values()
+            if nic.mtu is not None and (nic.ethtool or nic.pfc_enabled or any(d.netdev == nic.netdev
+                                                                            for d in h.rdma.values()))}
+
+
+def _mtu_across_nodes(label: str, by_host: dict[str, Val[int]], exp: Expect, out: Out) -> None:
+    """RT441: the MTU ``label`` (``host:port`` → value) differs between hosts."""
+    if len({v.value for v in by_host.values()}) <= 1 or len({k.split(":")[0] for k in by_host}) <= 1:
+        return
+    top = max(v.value for v in by_host.values())
+    low = {k: v for k, v in by_host.items() if v.value < top}
+    out.add("RT441", W, None, None,
+            f"{label} differs across nodes: "
+            + ", ".join(f"{k}={v.value}" for k, v in sorted(by_host.items()))
+            + f"; a connection runs at the smaller end ({', '.join(sorted(low))})",
+            f"set the same MTU on every node ({exp.host_mtu} netdev, {exp.roce_mtu} RoCE)", low.values())
+
+
 def check_mtu(data: AuditData, exp: Expect, out: Out) -> None:
     """RT440 netdev MTU, RoCE active MTU and the policy disagree on a host; RT441 MTUs differ across nodes."""
     actives: dict[str, Val[int]] = {}
     netdevs: dict[str, Val[int]] = {}
     for h in data.hosts.values():
         for d in _eth_devs(h):
-            nic = _nic_of(h, d)
             if d.active_mtu is not None:
                 actives[f"{h.name}:{d.device}"] = d.active_mtu
-            if nic is None or nic.mtu is None:
-                if d.active_mtu is not None and d.active_mtu.value < exp.roce_mtu:
-                    out.add("RT440", E, h.name, d.device,
-                            f"{h.name}:{d.device} RoCE active MTU {d.active_mtu.value} is below {exp.roce_mtu} "
-                            f"({exp.source})", f"raise the netdev MTU to {exp.host_mtu} (active MTU follows it)",
-                            [d.active_mtu])
-                continue
-            want_active = roce_active_mtu(nic.mtu.value)
-            msgs = []
-            if nic.mtu.value < exp.host_mtu_by_nic.get((h.name, nic.netdev), exp.host_mtu):
-                msgs.append(f"netdev MTU {nic.mtu.value} is below {exp.host_mtu} ({exp.source})")
-            if d.active_mtu is not None and want_active is not None and d.active_mtu.value < want_active:
-                msgs.append(f"RoCE active MTU {d.active_mtu.value} is below the {want_active} its netdev MTU "
-                            f"{nic.mtu.value} allows (the link partner or port is at a lower MTU)")
-            if msgs:
-                out.add("RT440", E, h.name, nic.netdev, f"{h.name}:{nic.netdev}: " + "; ".join(msgs),
-                        f"ip link set dev {nic.netdev} mtu {exp.host_mtu}; the switch port MTU must be ≥ it "
-                        f"({exp.switch_mtu}); RoCE active MTU = largest IB MTU ≤ netdev MTU − 96",
-                        [nic.mtu, d.active_mtu])
-        for nic in h.nics.values():
-            if nic.mtu is not None and (nic.ethtool or nic.pfc_enabled or any(d.netdev == nic.netdev
-                                                                             for d in h.rdma.values())):
-                netdevs[f"{h.name}:{nic.netdev}"] = nic.mtu
+            _device_mtu(h, d, exp, out)
+        netdevs.update(_roce_netdev_mtus(h))
     for label, vals in (("RoCE active MTU", actives), ("netdev MTU", netdevs)):
-        by_host = {k: v for k, v in vals.items()}
-        if len({v.value for v in by_host.values()}) > 1 and len({k.split(":")[0] for k in by_host}) > 1:
-            top = max(v.value for v in by_host.values())
-            low = {k: v for k, v in by_host.items() if v.value < top}
-            out.add("RT441", W, None, None,
-                    f"{label} differs across nodes: " + ", ".join(f"{k}={v.value}" for k, v in sorted(by_host.items()))
-                    + f"; a connection runs at the smaller end ({', '.join(sorted(low))})",
-                    f"set the same MTU on every node ({exp.host_mtu} netdev, {exp.roce_mtu} RoCE)", low.values())
+        _mtu_across_nodes(label, vals, exp, out)
     if data.hosts and not actives:
         out.skip("RT440", None, "ibv_devinfo -v (active_mtu) and ip -d link (netdev MTU) on the hosts")
 
@@ -713,25 +852,35 @@ def _version_tuple(v: str) -> tuple[int, ...]:
     return tuple(int(x) for x in v.split("-")[0].split(".")[:3] if x.isdigit())
 
 
+def _ucx_ece(h: HostObs) -> Val[str] | None:
+    return h.ucx.get("UCX_IB_ECE") or h.ucx.get("UCX_RC_ECE")
+
+
+def _negotiates_ece(h: HostObs) -> bool:
+    """NCCL ≥ 2.22 without ``NCCL_IB_ECE_ENABLE=0``, or UCX with ECE not switched off."""
+    ver = h.nccl_info.get("version")
+    ece = h.nccl_setting("NCCL_IB_ECE_ENABLE")
+    ucx = _ucx_ece(h)
+    if ver is not None and _version_tuple(ver.value) >= (2, 22) and (ece is None or ece.value != "0"):
+        return True
+    return ucx is not None and ucx.value.lower() not in ("0", "n", "no", "off", "false")
+
+
 def check_ece(data: AuditData, exp: Expect, out: Out) -> None:
     """RT450: NCCL ≥ 2.22 (or UCX RC) negotiates ECE by default; with firmware that differs across hosts the
     negotiated congestion-control options can differ per connection."""
     fws = {h.name: d.fw_ver for h in data.hosts.values() for d in h.rdma.values() if d.fw_ver is not None}
     for h in data.hosts.values():
-        ver = h.nccl_info.get("version")
-        ece = h.nccl_setting("NCCL_IB_ECE_ENABLE")
-        ucx = h.ucx.get("UCX_IB_ECE") or h.ucx.get("UCX_RC_ECE")
-        on = (ver is not None and _version_tuple(ver.value) >= (2, 22) and (ece is None or ece.value != "0")) or \
-             (ucx is not None and ucx.value.lower() not in ("0", "n", "no", "off", "false"))
-        if not on:
+        if not _negotiates_ece(h):
             continue
+        ver = h.nccl_info.get("version")
         if len({v.value for v in fws.values()}) > 1:
             out.add("RT450", W, h.name, None,
                     f"{h.name} negotiates ECE ({'NCCL ' + ver.value if ver else 'UCX'}) while NIC firmware differs "
                     "across hosts (" + ", ".join(f"{k} {v.value}" for k, v in sorted(fws.items())) + "): the "
                     "congestion-control options each connection ends up with can differ",
                     "align firmware, or set NCCL_IB_ECE_ENABLE=0 (UCX_IB_ECE=0) so DCQCN behaves alike everywhere",
-                    [ver, ece, ucx] + list(fws.values()))
+                    [ver, h.nccl_setting("NCCL_IB_ECE_ENABLE"), _ucx_ece(h)] + list(fws.values()))
         elif not fws:
             out.skip("RT450", h.name, "ibv_devinfo -v (fw_ver) on every host, to judge ECE")
 
@@ -742,47 +891,54 @@ def _busbw(run) -> float | None:  # type: ignore[no-untyped-def]
     return row.busbw_gbps if row is not None else None
 
 
-def check_balance(data: AuditData, exp: Expect, out: Out) -> None:
-    """RT460 bonded HCA with one QP per connection; RT461 adaptive routing without NCCL_IB_ADAPTIVE_ROUTING=1;
-    RT462 NCCL_IB_HCA uses fewer NICs than the host has; RT463 slow host (median/MAD on the pair matrix)."""
-    for h in data.hosts.values():
-        bonded = [b for b in h.bonds.values()] + [d for d in h.rdma.values() if "bond" in d.device]
-        if bonded:
-            qps = h.nccl_setting("NCCL_IB_QPS_PER_CONNECTION")
-            if h.env_read is None and qps is None:
-                out.skip("RT460", h.name, "env | grep NCCL (or /etc/nccl.conf) of the job")
-            elif qps is None or qps.value.strip() in ("", "1"):
-                b0 = next(iter(h.bonds.values()), None)
-                out.add("RT460", W, h.name, b0.name if b0 else None,
-                        f"{h.name} runs RoCE over a bond ({b0.mode.value if b0 else bonded[0].device}) with one QP "
-                        "per connection: each connection hashes onto one member link, so a pair of ranks gets one "
-                        "link's bandwidth", "set NCCL_IB_QPS_PER_CONNECTION=2 (or more; one per member) so the "
-                        "flows spread", [b0.mode if b0 else None, qps])
-        if exp.adaptive_routing is None:
-            pass
-        elif exp.adaptive_routing and (h.env_read is not None or h.info_read is not None):
-            ar = h.nccl_setting("NCCL_IB_ADAPTIVE_ROUTING")
-            if ar is None and h.env_read is None:
-                out.skip("RT461", h.name, "env | grep NCCL of the job (the NCCL INFO log does not name "
-                                          "NCCL_IB_ADAPTIVE_ROUTING)")
-            elif ar is None or ar.value.strip() != "1":
-                out.add("RT461", W, h.name, None,
-                        "the fabric does adaptive routing but NCCL_IB_ADAPTIVE_ROUTING is "
-                        f"{'unset' if ar is None else ar.value}: NCCL does not spray/re-order for it",
-                        "set NCCL_IB_ADAPTIVE_ROUTING=1 in the job environment", [ar, h.env_read])
-        used = _used_devices(h)
-        eth = sorted({d.device for d in _eth_devs(h) if d.state is None or "ACTIVE" in d.state.value.upper()})
-        if used is not None and len(eth) > len(used) and len(eth) > 1:
-            ev = h.nccl_setting("NCCL_IB_HCA") or (h.nccl_used[0] if h.nccl_used else None)
-            out.add("RT462", W, h.name, None,
-                    f"NCCL uses {len(used)} of {h.name}'s {len(eth)} RoCE NICs ({', '.join(used)} of "
-                    f"{', '.join(eth)}): the others carry nothing",
-                    "list every rail NIC in NCCL_IB_HCA (or unset it) so each GPU uses its nearest NIC",
-                    [ev] + [d.state or d.link_layer for d in _eth_devs(h)][:4])
-    if exp.adaptive_routing is None and any(h.env_read or h.info_read for h in data.hosts.values()):
-        out.skip("RT461", None, "an inventory (site.adaptive_routing) to know whether the fabric does adaptive "
-                                "routing")
-    # RT463 pair matrix
+def _bond_one_qp(h: HostObs, out: Out) -> None:
+    """RT460: RoCE over a bond (or bonded HCA) with one QP per connection."""
+    bond_devs = [d for d in h.rdma.values() if "bond" in d.device]
+    if not h.bonds and not bond_devs:
+        return
+    qps = h.nccl_setting("NCCL_IB_QPS_PER_CONNECTION")
+    if h.env_read is None and qps is None:
+        out.skip("RT460", h.name, "env | grep NCCL (or /etc/nccl.conf) of the job")
+    elif qps is None or qps.value.strip() in ("", "1"):
+        b0 = next(iter(h.bonds.values()), None)
+        out.add("RT460", W, h.name, b0.name if b0 else None,
+                f"{h.name} runs RoCE over a bond ({b0.mode.value if b0 else bond_devs[0].device}) with one QP "
+                "per connection: each connection hashes onto one member link, so a pair of ranks gets one "
+                "link's bandwidth", "set NCCL_IB_QPS_PER_CONNECTION=2 (or more; one per member) so the "
+                "flows spread", [b0.mode if b0 else None, qps])
+
+
+def _adaptive_routing(h: HostObs, exp: Expect, out: Out) -> None:
+    """RT461: the fabric does adaptive routing but the job does not set NCCL_IB_ADAPTIVE_ROUTING=1."""
+    if not exp.adaptive_routing or (h.env_read is None and h.info_read is None):
+        return
+    ar = h.nccl_setting("NCCL_IB_ADAPTIVE_ROUTING")
+    if ar is None and h.env_read is None:
+        out.skip("RT461", h.name, "env | grep NCCL of the job (the NCCL INFO log does not name "
+                                  "NCCL_IB_ADAPTIVE_ROUTING)")
+    elif ar is None or ar.value.strip() != "1":
+        out.add("RT461", W, h.name, None,
+                "the fabric does adaptive routing but NCCL_IB_ADAPTIVE_ROUTING is "
+                f"{'unset' if ar is None else ar.value}: NCCL does not spray/re-order for it",
+                "set NCCL_IB_ADAPTIVE_ROUTING=1 in the job environment", [ar, h.env_read])
+
+
+def _unused_nics(h: HostObs, out: Out) -> None:
+    """RT462: NCCL uses fewer of the host's active RoCE NICs than it has."""
+    used = _used_devices(h)
+    eth = sorted({d.device for d in _eth_devs(h) if d.state is None or "ACTIVE" in d.state.value.upper()})
+    if used is not None and len(eth) > len(used) and len(eth) > 1:
+        ev = h.nccl_setting("NCCL_IB_HCA") or (h.nccl_used[0] if h.nccl_used else None)
+        out.add("RT462", W, h.name, None,
+                f"NCCL uses {len(used)} of {h.name}'s {len(eth)} RoCE NICs ({', '.join(used)} of "
+                f"{', '.join(eth)}): the others carry nothing",
+                "list every rail NIC in NCCL_IB_HCA (or unset it) so each GPU uses its nearest NIC",
+                [ev] + [d.state or d.link_layer for d in _eth_devs(h)][:4])
+
+
+def _pair_busbw(data: AuditData) -> dict[tuple[str, str], tuple[float, str, int]]:
+    """(host, host) → (busbw GB/s of the largest message, file, line) of every two-host nccl-tests run
+    that did not fail."""
     pairs: dict[tuple[str, str], tuple[float, str, int]] = {}
     for h in data.hosts.values():
         for run, file in h.runs:
@@ -790,60 +946,94 @@ def check_balance(data: AuditData, exp: Expect, out: Out) -> None:
             bw = _busbw(run)
             if len(hosts) == 2 and bw is not None and run.status != "failed":
                 pairs[(hosts[0], hosts[1])] = (bw, file, run.line or 1)
+    return pairs
+
+
+def _slow_hosts(data: AuditData, out: Out) -> None:
+    """RT463: a host whose pairs' median busbw is an outlier (modified z-score < -OUTLIER_Z, median/MAD)."""
+    pairs = _pair_busbw(data)
     names = sorted({x for p in pairs for x in p})
-    if len(names) >= 3 and len(pairs) >= 3:
-        per_host = {n: statistics.median(bw for p, (bw, _, _) in pairs.items() if n in p) for n in names}
-        med = statistics.median(per_host.values())
-        mad = statistics.median(abs(v - med) for v in per_host.values())
-        scale = max(1.4826 * mad, 0.01 * med)
-        for n, v in sorted(per_host.items()):
-            z = (v - med) / scale if scale else 0.0
-            if z < -OUTLIER_Z:
-                evs = [Ev(f, line) for p, (_, f, line) in pairs.items() if n in p]
-                out.add("RT463", E, n, None,
-                        f"{n} is slow: the pairs it is in reach a median {v:.1f} GB/s busbw against {med:.1f} GB/s "
-                        f"for the fabric (modified z-score {z:.1f}, median/MAD over {len(pairs)} pairs)",
-                        f"inspect {n}: NIC link speed/FEC and cable, PCIe width, GPU↔NIC affinity, firmware, "
-                        "thermal throttling; compare its counters with a good host", evs)
+    if len(names) < 3 or len(pairs) < 3:
+        return
+    per_host = {n: statistics.median(bw for p, (bw, _, _) in pairs.items() if n in p) for n in names}
+    med = statistics.median(per_host.values())
+    mad = statistics.median(abs(v - med) for v in per_host.values())
+    scale = max(1.4826 * mad, 0.01 * med)
+    for n, v in sorted(per_host.items()):
+        z = (v - med) / scale if scale else 0.0
+        if z < -OUTLIER_Z:
+            evs = [Ev(f, line) for p, (_, f, line) in pairs.items() if n in p]
+            out.add("RT463", E, n, None,
+                    f"{n} is slow: the pairs it is in reach a median {v:.1f} GB/s busbw against "
+                    f"{med:.1f} GB/s for the fabric (modified z-score {z:.1f}, median/MAD over {len(pairs)} pairs)",
+                    f"inspect {n}: NIC link speed/FEC and cable, PCIe width, GPU↔NIC affinity, firmware, "
+                    "thermal throttling; compare its counters with a good host", evs)
+
+
+def check_balance(data: AuditData, exp: Expect, out: Out) -> None:
+    """RT460 bonded HCA with one QP per connection; RT461 adaptive routing without NCCL_IB_ADAPTIVE_ROUTING=1;
+    RT462 NCCL_IB_HCA uses fewer NICs than the host has; RT463 slow host (median/MAD on the pair matrix)."""
+    for h in data.hosts.values():
+        _bond_one_qp(h, out)
+        _adaptive_routing(h, exp, out)
+        _unused_nics(h, out)
+    if exp.adaptive_routing is None and any(h.env_read or h.info_read for h in data.hosts.values()):
+        out.skip("RT461", None, "an inventory (site.adaptive_routing) to know whether the fabric does "
+                                "adaptive routing")
+    _slow_hosts(data, out)
 
 
 # -------------------------------------------------------------------------------------------- nccl-tests
+def _line_rate_gbps(h: HostObs, exp: Expect) -> float | None:
+    """The host's NIC line rate: the inventory's, else the first ``ethtool <if>`` Speed captured."""
+    return exp.line_rate_gbps.get(h.name) or next(
+        (n.speed_mbps.value / 1000 for n in h.nics.values() if n.speed_mbps), None)
+
+
+def _low_busbw(h: HostObs, run, ev: Ev, exp: Expect, out: Out) -> None:  # type: ignore[no-untyped-def]
+    """RT472: busbw at the largest message (≥ 64 MiB) below the target share of the line rate."""
+    bw, row = _busbw(run), run.largest_message_row
+    if bw is None or row is None or row.size_bytes < 1 << 26:
+        return
+    rate = _line_rate_gbps(h, exp)
+    if rate is None:
+        out.skip("RT472", h.name, "the NIC line rate: an inventory, or `ethtool <if>` (Speed:)")
+        return
+    frac = bw * 8 / rate
+    if frac < exp.target_utilisation:
+        out.add("RT472", W, h.name, None,
+                f"busbw {bw:g} GB/s at {row.size_bytes:,} B is {frac:.0%} of "
+                f"{rate:g} Gb/s (target {exp.target_utilisation:.0%})",
+                "see the other findings for the cause; with none, check NIC/GPU placement, PCIe and "
+                "NCCL_IB_HCA", [Ev(ev.file, row.line or ev.line) if getattr(row, "line", None) else ev])
+
+
+def _nccl_run(h: HostObs, run, file: str, exp: Expect, out: Out) -> None:  # type: ignore[no-untyped-def]
+    """RT470/RT471/RT472 of one nccl-tests run read from ``file``."""
+    ev = Ev(file, run.line or 1)
+    if not run.complete and not run.rows and all("no result rows" in p for p in run.problems):
+        out.add("RT471", INFO, h.name, None,
+                f"nccl-tests {run.collective} log ends before any result row (cut, or still starting)",
+                "capture the whole log", [ev])
+        return
+    if run.status == "failed":
+        out.add("RT470", E, h.name, None,
+                f"nccl-tests {run.collective} run failed: {'; '.join(run.problems) or 'no result'}",
+                "fix the run first (MPI build, wrong results, hung ranks); no bandwidth figure is judged "
+                "from a failed run", [ev])
+        return
+    if not run.complete:
+        out.add("RT471", INFO, h.name, None,
+                f"nccl-tests {run.collective} log ends before its summary (cut or still running); "
+                "figures are from the rows read", "capture the whole log", [ev])
+    _low_busbw(h, run, ev, exp, out)
+
+
 def check_nccl_runs(data: AuditData, exp: Expect, out: Out) -> None:
     """RT470 run failed; RT471 log ends before the summary; RT472 busbw far below line rate."""
     for h in data.hosts.values():
         for run, file in h.runs:
-            ev = Ev(file, run.line or 1)
-            if not run.complete and not run.rows and all("no result rows" in p for p in run.problems):
-                out.add("RT471", INFO, h.name, None,
-                        f"nccl-tests {run.collective} log ends before any result row (cut, or still starting)",
-                        "capture the whole log", [ev])
-                continue
-            if run.status == "failed":
-                out.add("RT470", E, h.name, None,
-                        f"nccl-tests {run.collective} run failed: {'; '.join(run.problems) or 'no result'}",
-                        "fix the run first (MPI build, wrong results, hung ranks); no bandwidth figure is judged from "
-                        "a failed run", [ev])
-                continue
-            if not run.complete:
-                out.add("RT471", INFO, h.name, None,
-                        f"nccl-tests {run.collective} log ends before its summary (cut or still running); "
-                        "figures are from the rows read", "capture the whole log", [ev])
-            bw = _busbw(run)
-            rate = exp.line_rate_gbps.get(h.name) or next(
-                (n.speed_mbps.value / 1000 for n in h.nics.values() if n.speed_mbps), None)
-            if bw is None or run.largest_message_row is None or run.largest_message_row.size_bytes < 1 << 26:
-                continue
-            if rate is None:
-                out.skip("RT472", h.name, "the NIC line rate: an inventory, or `ethtool <if>` (Speed:)")
-                continue
-            frac = bw * 8 / rate
-            if frac < exp.target_utilisation:
-                out.add("RT472", W, h.name, None,
-                        f"busbw {bw:g} GB/s at {run.largest_message_row.size_bytes:,} B is {frac:.0%} of "
-                        f"{rate:g} Gb/s (target {exp.target_utilisation:.0%})",
-                        "see the other findings for the cause; with none, check NIC/GPU placement, PCIe and "
-                        "NCCL_IB_HCA", [Ev(file, run.largest_message_row.line or ev.line)
-                                        if getattr(run.largest_message_row, "line", None) else ev])
+            _nccl_run(h, run, file, exp, out)
 
 
 def check_plan_env(data: AuditData, exp: Expect, out: Out) -> None:

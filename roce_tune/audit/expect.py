@@ -68,21 +68,37 @@ def expect_from_policy(policy: Policy, source: str) -> Expect:
 def expect_from_plan(plan, adaptive_routing: bool | None = None) -> Expect:  # type: ignore[no-untyped-def]
     """Expectations from a derived :class:`roce_tune.plan.Plan`."""
     cls = plan.classification
-    nics = {(h.name, n.netdev): n for h in plan.hosts for n in h.nics}
-    roce_mtu = min((n.roce_mtu for n in nics.values()), default=4096)
-    host_mtu = min((n.mtu for n in nics.values()), default=9000)
-    sw_mtu = min((p.mtu for s in plan.switches for p in s.ports if p.lossless), default=9216)
-    speeds = {h.name: float(max(getattr(n, "speed_gbps", 0) or 0 for n in h.nics)) for h in plan.hosts if h.nics}
     return Expect(source="plan", from_plan=True, lossless_priorities=tuple(cls.lossless_priorities),
                   lossless_queues=tuple(cls.lossless_queues), roce_dscp=tuple(cls.roce_dscp), roce_tos=cls.roce_tos,
-                  cnp_priority=cls.cnp_priority, host_mtu=host_mtu, switch_mtu=sw_mtu, roce_mtu=roce_mtu,
-                  adaptive_routing=adaptive_routing,
-                  host_env={h.name: dict(h.nccl_env) for h in plan.hosts},
-                  host_mtu_by_nic={k: n.mtu for k, n in nics.items()},
-                  line_rate_gbps={k: v for k, v in speeds.items() if v},
+                  cnp_priority=cls.cnp_priority, adaptive_routing=adaptive_routing,
                   dscp_to_priority=dict(cls.dscp_to_priority),
-                  nic_switch_port={k: n.switch_port for k, n in nics.items() if n.switch_port},
-                  **_switch_expectations(plan))
+                  **_mtu_expectations(plan), **_host_expectations(plan), **_switch_expectations(plan))
+
+
+def _plan_nics(plan) -> dict[tuple[str, str], Any]:  # type: ignore[no-untyped-def]
+    """(host, netdev) → the plan's NIC, every host of ``plan``."""
+    return {(h.name, n.netdev): n for h in plan.hosts for n in h.nics}
+
+
+def _mtu_expectations(plan) -> dict[str, Any]:  # type: ignore[no-untyped-def]
+    """``host_mtu``, ``roce_mtu`` (the smallest of the plan's NICs; 9000 / 4096 without one) and
+    ``switch_mtu`` (the smallest lossless switch port; 9216 without one) of :class:`Expect`, in bytes."""
+    nics = _plan_nics(plan).values()
+    return {"host_mtu": min((n.mtu for n in nics), default=9000),
+            "roce_mtu": min((n.roce_mtu for n in nics), default=4096),
+            "switch_mtu": min((p.mtu for s in plan.switches for p in s.ports if p.lossless), default=9216)}
+
+
+def _host_expectations(plan) -> dict[str, Any]:  # type: ignore[no-untyped-def]
+    """``host_env``, ``host_mtu_by_nic``, ``line_rate_gbps`` (the host's fastest NIC, hosts with a known
+    speed only) and ``nic_switch_port`` of :class:`Expect` for every host of ``plan``."""
+    nics = _plan_nics(plan)
+    speeds = {h.name: float(max(getattr(n, "speed_gbps", 0) or 0 for n in h.nics))
+              for h in plan.hosts if h.nics}
+    return {"host_env": {h.name: dict(h.nccl_env) for h in plan.hosts},
+            "host_mtu_by_nic": {k: n.mtu for k, n in nics.items()},
+            "line_rate_gbps": {k: v for k, v in speeds.items() if v},
+            "nic_switch_port": {k: n.switch_port for k, n in nics.items() if n.switch_port}}
 
 
 def _switch_expectations(plan) -> dict[str, Any]:  # type: ignore[no-untyped-def]

@@ -23,7 +23,7 @@ from dataclasses import dataclass, field
 
 from roce_tune.audit.capture import Block
 from roce_tune.audit.expect import Expect
-from roce_tune.audit.model import AuditData, BondObs, Counters, Ev, HostObs, SwitchObs, Unparsed, Val
+from roce_tune.audit.model import AuditData, BondObs, Counters, Ev, HostObs, RdmaObs, SwitchObs, Unparsed, Val
 from roce_tune.platforms.captures import CaptureFormat, capture_formats
 from roce_tune.verify import counters as vc
 from roce_tune.verify import vendor_counters as vv
@@ -463,141 +463,241 @@ def _nccl_line(host: HostObs, b: Block, no: int, t: str) -> bool:
     return True
 
 
-def _sys_value(host: HostObs, b: Block, no: int, path: str, raw: str, ctx: Ctx,
-               hw: dict[tuple[str, int], Counters], eth: dict[str, Counters]) -> bool:
-    val = raw.strip()
-    ev = _ev(b, no)
-    m = re.search(r"infiniband/([^/]+)/ports/(\d+)/(hw_counters|counters)/([\w]+)$", path) or \
-        re.search(r"()()(hw_counters)/([\w]+)$", path)
-    if m:
-        v = vc.to_int(val)
-        if v is None:
-            return False
-        dev = m.group(1) or _cmd_arg(b, r"infiniband/([^/\s]+)/") or "-"
-        hw.setdefault((dev, int(m.group(2) or 1)), {})[m.group(4)] = Val(v, ev)
-        return True
-    m = re.search(r"infiniband/([^/]+)/ports/(\d+)/(gids|gid_attrs/types|gid_attrs/ndevs)/(\d+)$", path)
-    if m:
-        d = host.dev(m.group(1), int(m.group(2)))
-        d.gid_table = d.gid_table or ev
-        pending = d.__dict__.setdefault("_sysgid", {})
-        pending.setdefault(int(m.group(4)), {})[m.group(3)] = (val, ev)
-        return True
-    m = re.search(r"infiniband/([^/]+)/tc/\d+/traffic_class$", path) or \
-        re.search(r"rdma_cm/([^/]+)/ports/\d+/default_roce_tos$", path)
-    if m:
-        num = re.findall(r"\d+", val)
-        if num:
-            host.dev(m.group(1)).traffic_class = Val(int(num[-1]), ev)
-        return True
-    if re.search(r"rdma_cm/[^/]+/ports/\d+/default_roce_mode$", path):
-        return True
-    m = re.search(r"net/([^/]+)/ecn/(roce_[rn]p/(?:enable/\d+|[\w]+))$", path)
-    if m:
-        v = vc.to_int(val)
-        if v is not None:
-            host.nic(m.group(1)).ecn_sysfs[m.group(2)] = Val(v, ev)
-            return True
+HwCounters = dict[tuple[str, int], Counters]  # (RDMA device, port) -> hw_counters
+#: a sysfs value reader: (host, block, its path match, the value, where, hw counters collected) -> understood
+SysReader = Callable[[HostObs, Block, re.Match[str], str, Ev, HwCounters], bool]
+
+
+def _sys_hw_counter(host: HostObs, b: Block, m: re.Match[str], val: str, ev: Ev, hw: HwCounters) -> bool:
+    """``…/ports/N/hw_counters/NAME`` (or ``counters``): collected per (device, port); a bare
+    ``hw_counters/NAME`` takes the device from the command (``-`` when it names none) and port 1."""
+    v = vc.to_int(val)
+    if v is None:
         return False
-    m = re.search(r"class/net/([^/]+)/mtu$", path)
-    if m and val.isdigit():
-        host.nic(m.group(1)).mtu = Val(int(val), ev)
-        return True
+    dev = m.group(1) or _cmd_arg(b, r"infiniband/([^/\s]+)/") or "-"
+    hw.setdefault((dev, int(m.group(2) or 1)), {})[m.group(4)] = Val(v, ev)
+    return True
+
+
+def _sys_gid(host: HostObs, b: Block, m: re.Match[str], val: str, ev: Ev, hw: HwCounters) -> bool:
+    """``…/ports/N/gids/I``, ``gid_attrs/types/I``, ``gid_attrs/ndevs/I``: kept until the block ends
+    (:func:`_finish_sysgids` joins them into GID entries)."""
+    d = host.dev(m.group(1), int(m.group(2)))
+    d.gid_table = d.gid_table or ev
+    pending = d.__dict__.setdefault("_sysgid", {})
+    pending.setdefault(int(m.group(4)), {})[m.group(3)] = (val, ev)
+    return True
+
+
+def _sys_traffic_class(host: HostObs, b: Block, m: re.Match[str], val: str, ev: Ev, hw: HwCounters) -> bool:
+    """``infiniband/DEV/tc/N/traffic_class`` (``Global tclass=106``) or rdma_cm's ``default_roce_tos``."""
+    num = re.findall(r"\d+", val)
+    if num:
+        host.dev(m.group(1)).traffic_class = Val(int(num[-1]), ev)
+    return True
+
+
+def _sys_understood(host: HostObs, b: Block, m: re.Match[str], val: str, ev: Ev, hw: HwCounters) -> bool:
+    """A value read and not needed by any check (rdma_cm ``default_roce_mode``)."""
+    return True
+
+
+def _sys_ecn(host: HostObs, b: Block, m: re.Match[str], val: str, ev: Ev, hw: HwCounters) -> bool:
+    """DCQCN sysfs: ``net/IF/ecn/roce_rp|roce_np/enable/P`` or a parameter."""
+    v = vc.to_int(val)
+    if v is None:
+        return False
+    host.nic(m.group(1)).ecn_sysfs[m.group(2)] = Val(v, ev)
+    return True
+
+
+def _sys_mtu(host: HostObs, b: Block, m: re.Match[str], val: str, ev: Ev, hw: HwCounters) -> bool:
+    """``class/net/IF/mtu``."""
+    if not val.isdigit():
+        return False
+    host.nic(m.group(1)).mtu = Val(int(val), ev)
+    return True
+
+
+#: (path pattern, reader); the first pattern found in the path decides (its reader's answer is final).
+_SYS_READERS: tuple[tuple[re.Pattern[str], SysReader], ...] = (
+    (re.compile(r"infiniband/([^/]+)/ports/(\d+)/(hw_counters|counters)/([\w]+)$"), _sys_hw_counter),
+    (re.compile(r"()()(hw_counters)/([\w]+)$"), _sys_hw_counter),
+    (re.compile(r"infiniband/([^/]+)/ports/(\d+)/(gids|gid_attrs/types|gid_attrs/ndevs)/(\d+)$"), _sys_gid),
+    (re.compile(r"infiniband/([^/]+)/tc/\d+/traffic_class$"), _sys_traffic_class),
+    (re.compile(r"rdma_cm/([^/]+)/ports/\d+/default_roce_tos$"), _sys_traffic_class),
+    (re.compile(r"rdma_cm/[^/]+/ports/\d+/default_roce_mode$"), _sys_understood),
+    (re.compile(r"net/([^/]+)/ecn/(roce_[rn]p/(?:enable/\d+|[\w]+))$"), _sys_ecn),
+    (re.compile(r"class/net/([^/]+)/mtu$"), _sys_mtu),
+)
+
+
+def _sys_value(host: HostObs, b: Block, no: int, path: str, raw: str, ctx: Ctx,
+               hw: dict[tuple[str, int], Counters], eth: Counters) -> bool:
+    """Read the sysfs/procfs ``path``'s value ``raw`` (capture line ``no``); False when not understood."""
+    for pattern, reader in _SYS_READERS:
+        m = pattern.search(path)
+        if m:
+            return reader(host, b, m, raw.strip(), _ev(b, no), hw)
     return False
 
 
+def _gid_ipv4(gid: str) -> str | None:
+    """The IPv4 address of an IPv4-mapped GID (``::ffff:a.b.c.d`` in 8 groups), else None."""
+    words = gid.split(":")
+    if len(words) == 8 and words[:5] == ["0000"] * 5 and words[5].lower() == "ffff":
+        a, c = int(words[6], 16), int(words[7], 16)
+        return f"{a >> 8}.{a & 255}.{c >> 8}.{c & 255}"
+    return None
+
+
+def _sysgid_entry(d: RdmaObs, idx: int, parts: dict[str, tuple[str, Ev]]) -> tuple[GidEntry, Ev] | None:
+    """GID ``idx`` of ``d`` from its sysfs ``gids`` / ``gid_attrs/types`` / ``gid_attrs/ndevs`` values;
+    None when the GID was not read or is all zeros (an empty slot)."""
+    gid, ev = parts.get("gids", ("", None))
+    if not gid or ev is None or set(gid.replace(":", "")) <= {"0"}:
+        return None
+    typ = parts.get("gid_attrs/types", ("", None))[0]
+    ndev = parts.get("gid_attrs/ndevs", ("", None))[0] or None
+    ver = "v2" if "v2" in typ.lower() else "v1" if typ else "?"
+    return GidEntry(device=d.device, port=d.port, index=idx, gid=gid, ipv4=_gid_ipv4(gid), ver=ver,
+                    netdev=ndev), ev
+
+
 def _finish_sysgids(host: HostObs) -> None:
+    """Turn the sysfs GID values kept by :func:`_sys_gid` into GID entries; a RoCE v2 GID's netdev names
+    the device's netdev when nothing else did."""
     for d in host.rdma.values():
         pending = d.__dict__.pop("_sysgid", None)
-        if not pending:
-            continue
-        for idx, parts in sorted(pending.items()):
-            gid, ev = parts.get("gids", ("", None))
-            if not gid or ev is None or set(gid.replace(":", "")) <= {"0"}:
+        for idx, parts in sorted((pending or {}).items()):
+            entry = _sysgid_entry(d, idx, parts)
+            if entry is None:
                 continue
-            typ = parts.get("gid_attrs/types", ("", None))[0]
-            ndev = parts.get("gid_attrs/ndevs", ("", None))[0] or None
-            words = gid.split(":")
-            ipv4 = None
-            if len(words) == 8 and words[:5] == ["0000"] * 5 and words[5].lower() == "ffff":
-                a, c = int(words[6], 16), int(words[7], 16)
-                ipv4 = f"{a >> 8}.{a & 255}.{c >> 8}.{c & 255}"
-            ver = "v2" if "v2" in typ.lower() else "v1" if typ else "?"
-            d.gids.append((GidEntry(device=d.device, port=d.port, index=idx, gid=gid, ipv4=ipv4, ver=ver,
-                                    netdev=ndev), ev))
-            if ndev and ver == "v2":
-                d.netdev = d.netdev or ndev
+            d.gids.append(entry)
+            if entry[0].netdev and entry[0].ver == "v2":
+                d.netdev = d.netdev or entry[0].netdev
+
+
+@dataclass
+class _LineRead:
+    """What the line readers collected from one host block; ``pending_path`` is a bare sysfs path whose
+    value may follow on the next line (``grep -r`` / ``ls`` then ``cat`` output)."""
+
+    host: HostObs
+    b: Block
+    ctx: Ctx
+    eth: Counters = field(default_factory=dict)
+    before: Counters = field(default_factory=dict)
+    after: Counters = field(default_factory=dict)
+    hw: HwCounters = field(default_factory=dict)
+    bad: list[tuple[int, str]] = field(default_factory=list)
+    pending_path: tuple[int, str] | None = None
+
+
+def _line_heading(st: _LineRead, no: int, t: str, s: str) -> bool:
+    return s == "NIC statistics:"
+
+
+def _line_nccl(st: _LineRead, no: int, t: str, s: str) -> bool:
+    return _nccl_line(st.host, st.b, no, t)
+
+
+def _line_env(st: _LineRead, no: int, t: str, s: str) -> bool:
+    """``NCCL_*=`` / ``UCX_*=`` (``export``, quotes stripped)."""
+    m = _ENV_LINE.match(t)
+    if not m:
+        return False
+    val = m.group(2).strip()
+    if len(val) >= 2 and val[0] == val[-1] and val[0] in "'\"":
+        val = val[1:-1]
+    ev = _ev(st.b, no)
+    (st.host.ucx if m.group(1).startswith("UCX_") else st.host.env)[m.group(1)] = Val(val, ev)
+    st.host.env_read = st.host.env_read or ev
+    return True
+
+
+def _line_side_by_side(st: _LineRead, no: int, t: str, s: str) -> bool:
+    """A ``diff -y`` line: the counters before and after."""
+    bb, aa = vc.parse_side_by_side(t)
+    if not aa:
+        return False
+    for k, v in bb.items():
+        st.before[k] = Val(v, _ev(st.b, no))
+    for k, v in aa.items():
+        st.after[k] = Val(v, _ev(st.b, no))
+    return True
+
+
+def _line_sys(st: _LineRead, no: int, t: str, s: str) -> bool:
+    """``/sys/…/path:value`` (``grep -H ''``)."""
+    m = _SYS_LINE.match(s)
+    return bool(m and _sys_value(st.host, st.b, no, m.group("path"), m.group("val"), st.ctx, st.hw, st.eth))
+
+
+def _line_bare_path(st: _LineRead, no: int, t: str, s: str) -> bool:
+    """A sysfs/procfs path alone: its value may be the next line."""
+    if not re.match(r"^/(sys|proc)/\S+$", s):
+        return False
+    st.pending_path = (no, s)
+    return True
+
+
+def _line_read_error(st: _LineRead, no: int, t: str, s: str) -> bool:
+    """``grep``/``cat``/``ls`` failing on a sysfs file the kernel does not offer: nothing to read."""
+    return bool(re.match(r"^(grep|cat|ls): /(sys|proc)/\S+: (Invalid argument|No such file or directory)$", s))
+
+
+def _line_ethtool(st: _LineRead, no: int, t: str, s: str) -> bool:
+    """An ``ethtool -S`` counter line."""
+    m = _ETHTOOL_LINE.match(t)
+    if not m:
+        return False
+    st.eth[m.group(1)] = Val(int(m.group(2)), _ev(st.b, no))
+    return True
+
+
+#: Line readers in the order they are tried on each host line (the first that understands it takes it).
+_LINE_READERS: tuple[Callable[[_LineRead, int, str, str], bool], ...] = (
+    _line_heading, _line_nccl, _line_env, _line_side_by_side, _line_sys, _line_bare_path, _line_read_error,
+    _line_ethtool)
+
+
+def _read_host_line(st: _LineRead, no: int, t: str, s: str) -> None:
+    """One non-empty, non-comment host line (``s`` stripped); a pending bare path takes it as its value
+    first."""
+    if st.pending_path is not None:
+        (pno, path), st.pending_path = st.pending_path, None
+        if not s.startswith("/") and _sys_value(st.host, st.b, pno, path, s, st.ctx, st.hw, st.eth):
+            return
+        st.bad.append((pno, path))
+    if not any(reader(st, no, t, s) for reader in _LINE_READERS):
+        st.bad.append((no, t))
+
+
+def _store_lines(st: _LineRead, netdev: str) -> None:
+    """Store the counters the line readers collected on the host (``netdev``: the ``ethtool -S`` one)."""
+    if st.after:
+        _set_ethtool(st.host, netdev, st.after, st.ctx, before=st.before)
+    if st.eth:
+        _set_ethtool(st.host, netdev, st.eth, st.ctx)
+    for (dev, port), vals in st.hw.items():
+        _set_hw(st.host, dev, port, vals, st.ctx)
+    _finish_sysgids(st.host)
 
 
 def read_lines(b: Block, ctx: Ctx, skip: set[int]) -> None:
     """Line readers over the block lines not in ``skip``; what nobody reads becomes :class:`Unparsed`."""
-    host = ctx.data.host(b.device) if not _is_switch(b, ctx) else None
-    eth: Counters = {}
-    before: Counters = {}
-    after: Counters = {}
-    hw: dict[tuple[str, int], Counters] = {}
-    netdev = _cmd_arg(b, r"ethtool\s+-S\s+(\S+)") or "-"
-    pending_path: tuple[int, str] | None = None
-    bad: list[tuple[int, str]] = []
-    for no, t in b.lines:
-        if no in skip:
-            continue
-        s = t.strip()
-        if not s or s.startswith("#"):
-            continue
-        if host is None:
-            bad.append((no, t))
-            continue
-        if pending_path is not None:
-            pno, path = pending_path
-            pending_path = None
-            if not s.startswith("/") and _sys_value(host, b, pno, path, s, ctx, hw, eth):
-                continue
-            bad.append((pno, path))
-        if s == "NIC statistics:":
-            continue
-        if _nccl_line(host, b, no, t):
-            continue
-        m = _ENV_LINE.match(t)
-        if m:
-            val = m.group(2).strip()
-            if len(val) >= 2 and val[0] == val[-1] and val[0] in "'\"":
-                val = val[1:-1]
-            (host.ucx if m.group(1).startswith("UCX_") else host.env)[m.group(1)] = Val(val, _ev(b, no))
-            host.env_read = host.env_read or _ev(b, no)
-            continue
-        bb, aa = vc.parse_side_by_side(t)
-        if aa:
-            for k, v in bb.items():
-                before[k] = Val(v, _ev(b, no))
-            for k, v in aa.items():
-                after[k] = Val(v, _ev(b, no))
-            continue
-        m = _SYS_LINE.match(s)
-        if m and _sys_value(host, b, no, m.group("path"), m.group("val"), ctx, hw, eth):
-            continue
-        if re.match(r"^/(sys|proc)/\S+$", s):
-            pending_path = (no, s)
-            continue
-        if re.match(r"^(grep|cat|ls): /(sys|proc)/\S+: (Invalid argument|No such file or directory)$", s):
-            continue
-        m = _ETHTOOL_LINE.match(t)
-        if m:
-            eth[m.group(1)] = Val(int(m.group(2)), _ev(b, no))
-            continue
-        bad.append((no, t))
-    if pending_path is not None:
-        bad.append(pending_path)
-    if host is not None:
-        if after:
-            nd = netdev if netdev != "-" else (_cmd_arg(b, r"ethtool\s+-S\s+(\S+)") or "-")
-            _set_ethtool(host, nd, after, ctx, before=before)
-        if eth:
-            _set_ethtool(host, netdev, eth, ctx)
-        for (dev, port), vals in hw.items():
-            _set_hw(host, dev, port, vals, ctx)
-        _finish_sysgids(host)
-    _report_bad(b, ctx, bad)
+    lines = [(no, t, s) for no, t in b.lines if no not in skip and (s := t.strip()) and not s.startswith("#")]
+    if _is_switch(b, ctx):
+        _report_bad(b, ctx, [(no, t) for no, t, _ in lines])
+        return
+    st = _LineRead(ctx.data.host(b.device), b, ctx)
+    for no, t, s in lines:
+        _read_host_line(st, no, t, s)
+    if st.pending_path is not None:
+        st.bad.append(st.pending_path)
+    _store_lines(st, _cmd_arg(b, r"ethtool\s+-S\s+(\S+)") or "-")
+    _report_bad(b, ctx, st.bad)
 
 
 def _report_bad(b: Block, ctx: Ctx, bad: list[tuple[int, str]]) -> None:

@@ -165,6 +165,68 @@ def _esc(s: str) -> str:
     return s.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
 
 
+def _github(r: AuditResult) -> str:
+    """GitHub workflow annotations: one per finding, not-checked note and block not understood."""
+    lines: list[str] = []
+    for f in r.findings:
+        level = {"error": "error", "warning": "warning"}.get(f.severity.value, "notice")
+        loc = f" file={f.evidence[0].file},line={f.evidence[0].line}" if f.evidence else ""
+        lines.append(f"::{level}{loc},title={f.rule} {_where(f)}::{_esc(f.message + ' — fix: ' + f.fix)}")
+    for s in r.not_checked:
+        needs = _esc((s.device or "fabric") + ": needs " + s.needs)
+        lines.append(f"::notice title={s.rule} not checked::{needs}")
+    for u in r.data.unparsed:
+        lines.append(f"::warning file={u.file},line={u.line},title=not understood::{_esc(str(u))}")
+    return "\n".join(lines) + ("\n" if lines else "")
+
+
+def _markdown(r: AuditResult) -> str:
+    """A findings table, then the not-checked and not-understood lists (each only when not empty)."""
+    lines = [f"# roce-tune audit ({r.expect.source})", "",
+             "| rule | severity | device | port | finding | fix | evidence |",
+             "|---|---|---|---|---|---|---|"]
+    for f in r.findings:
+        cells = [f.rule, f.severity.value, f.device or "fabric", f.port or "", f.message, f.fix,
+                 ", ".join(map(str, f.evidence))]
+        lines.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
+    if r.not_checked:
+        lines += ["", "## Not checked", ""] + [f"- {s.rule} {s.device or 'fabric'}: needs {s.needs}"
+                                               for s in r.not_checked]
+    if r.data.unparsed:
+        lines += ["", "## Not understood", ""] + [f"- {u}" for u in r.data.unparsed]
+    return "\n".join(lines) + "\n"
+
+
+def _text_summary(r: AuditResult) -> str:
+    """The closing line: files, devices, expectations and the counts."""
+    n_err = sum(f.severity is Severity.error for f in r.findings)
+    n_warn = sum(f.severity is Severity.warning for f in r.findings)
+    return (f"{r.data.files} file(s), {len(r.data.hosts)} host(s), {len(r.data.switches)} switch(es) against "
+            f"{r.expect.source}: {n_err} error(s), {n_warn} warning(s), {len(r.not_checked)} not checked, "
+            f"{len(r.data.unparsed)} block(s) not understood")
+
+
+def _text(r: AuditResult) -> str:
+    """Findings with fix and evidence, the not-checked and not-understood lists, a summary line."""
+    lines: list[str] = []
+    for f in r.findings:
+        lines.append(f"{f.severity.value.upper():7} {f.rule} {_where(f)}: {f.message}")
+        lines.append(f"        fix: {f.fix}")
+        if f.evidence:
+            lines.append(f"        evidence: {', '.join(map(str, f.evidence))}")
+    if r.not_checked:
+        lines += ["", "not checked:"]
+        lines += [f"  {s.rule} {s.device or 'fabric'}: needs {s.needs}" for s in r.not_checked]
+    if r.data.unparsed:
+        lines += ["", "not understood (listed, not read):"] + [f"  {u}" for u in r.data.unparsed]
+    lines += ["", _text_summary(r)]
+    return "\n".join(lines) + "\n"
+
+
+_FORMATTERS: dict[str, Callable[[AuditResult], str]] = {
+    "text": _text, "json": _json, "github": _github, "markdown": _markdown}
+
+
 def format_report(r: AuditResult, fmt: str) -> str:
     """The report as ``text``, ``json``, ``github`` (workflow annotations) or ``markdown``.
 
@@ -173,49 +235,4 @@ def format_report(r: AuditResult, fmt: str) -> str:
     """
     if fmt not in FORMATS:
         raise AuditUsageError(f"--format must be one of {', '.join(FORMATS)}, not {fmt!r}")
-    if fmt == "json":
-        return _json(r)
-    lines: list[str] = []
-    if fmt == "github":
-        for f in r.findings:
-            level = {"error": "error", "warning": "warning"}.get(f.severity.value, "notice")
-            loc = f" file={f.evidence[0].file},line={f.evidence[0].line}" if f.evidence else ""
-            lines.append(f"::{level}{loc},title={f.rule} {_where(f)}::{_esc(f.message + ' — fix: ' + f.fix)}")
-        for s in r.not_checked:
-            lines.append(f"::notice title={s.rule} not checked::{_esc((s.device or 'fabric') + ': needs ' + s.needs)}")
-        for u in r.data.unparsed:
-            lines.append(f"::warning file={u.file},line={u.line},title=not understood::{_esc(str(u))}")
-        return "\n".join(lines) + ("\n" if lines else "")
-    if fmt == "markdown":
-        lines += [f"# roce-tune audit ({r.expect.source})", "",
-                  "| rule | severity | device | port | finding | fix | evidence |", "|---|---|---|---|---|---|---|"]
-        for f in r.findings:
-            cells = [f.rule, f.severity.value, f.device or "fabric", f.port or "", f.message, f.fix,
-                     ", ".join(map(str, f.evidence))]
-            lines.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
-        if r.not_checked:
-            lines += ["", "## Not checked", ""] + [f"- {s.rule} {s.device or 'fabric'}: needs {s.needs}"
-                                                   for s in r.not_checked]
-        if r.data.unparsed:
-            lines += ["", "## Not understood", ""] + [f"- {u}" for u in r.data.unparsed]
-        return "\n".join(lines) + "\n"
-    for f in r.findings:
-        lines.append(f"{f.severity.value.upper():7} {f.rule} {_where(f)}: {f.message}")
-        lines.append(f"        fix: {f.fix}")
-        if f.evidence:
-            lines.append(f"        evidence: {', '.join(map(str, f.evidence))}")
-    if r.not_checked:
-        lines.append("")
-        lines.append("not checked:")
-        lines += [f"  {s.rule} {s.device or 'fabric'}: needs {s.needs}" for s in r.not_checked]
-    if r.data.unparsed:
-        lines.append("")
-        lines.append("not understood (listed, not read):")
-        lines += [f"  {u}" for u in r.data.unparsed]
-    n_err = sum(f.severity is Severity.error for f in r.findings)
-    n_warn = sum(f.severity is Severity.warning for f in r.findings)
-    lines.append("")
-    lines.append(f"{r.data.files} file(s), {len(r.data.hosts)} host(s), {len(r.data.switches)} switch(es) against "
-                 f"{r.expect.source}: {n_err} error(s), {n_warn} warning(s), {len(r.not_checked)} not checked, "
-                 f"{len(r.data.unparsed)} block(s) not understood")
-    return "\n".join(lines) + "\n"
+    return _FORMATTERS[fmt](r)
