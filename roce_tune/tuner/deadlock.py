@@ -56,7 +56,7 @@ import re
 from collections import defaultdict, deque
 from dataclasses import dataclass, field
 
-import networkx as nx  # type: ignore[import-untyped]
+import networkx as nx
 
 from roce_tune.findings import Finding, Location, Severity
 from roce_tune.inventory.topology import Topology

@@ -37,12 +37,13 @@ def _check(key: str, value: int) -> None:
         raise ValueError(f"PFC watchdog {key}={value!r} is outside {lo}..{hi} ms ({_S_YANG})")
 
 
-def _scaled(pfc_ports: int, pnote: str, r: dict[str, Rationale]) -> tuple[dict[str, int], dict[str, int]]:
+def _scaled(pfc_ports: int, pnote: str, r: dict[str, Rationale]
+            ) -> tuple[dict[str, int], dict[str, float | int | str | bool]]:
     """SONiC ``start_default`` timers scaled by the PFC port count (capped to the YANG ranges)."""
     mult = max(1, (pfc_ports - 1) // 32 + 1)
     t = SONIC_BASE_MS * mult
     vals = {"detection_ms": t, "restoration_ms": t, "poll_ms": min(t, 1000)}
-    inputs = {"pfc_ports": pfc_ports, "multiply": mult}
+    inputs: dict[str, float | int | str | bool] = {"pfc_ports": pfc_ports, "multiply": mult}
     r["detection_ms"] = Rationale(formula="200 ms * max(1, (N-1)//32 + 1)", inputs=inputs, source=_S_SONIC,
                                   note=f"{pnote}; capped to 5000 ms by the YANG range" if t > 5000 else pnote)
     r["restoration_ms"] = Rationale(formula="= detection_ms (start_default)", inputs=inputs, source=_S_SONIC,
@@ -54,7 +55,7 @@ def _scaled(pfc_ports: int, pnote: str, r: dict[str, Rationale]) -> tuple[dict[s
     return vals, inputs
 
 
-def _poll_at_most_half(vals: dict[str, int], inputs: dict[str, int], rule: tuple[str, str],
+def _poll_at_most_half(vals: dict[str, int], inputs: dict[str, float | int | str | bool], rule: tuple[str, str],
                        r: dict[str, Rationale]) -> None:
     """Lower the poll interval to half the shorter time where the platform requires it (it substitutes
     its own and logs a warning otherwise; the platform's capabilities cite the source)."""
