@@ -8,6 +8,7 @@ and written to JSON (:meth:`Metrics.to_json`). Units are in the field names (``_
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field, fields, replace
 from typing import Literal
 
@@ -105,7 +106,7 @@ class DcqcnParams:
         return tuple(f.name for f in fields(cls) if f.name != "label")
 
     @classmethod
-    def from_params(cls, params: dict[str, int | float], label: str = "") -> DcqcnParams:
+    def from_params(cls, params: Mapping[str, int | float], label: str = "") -> DcqcnParams:
         """Build from a ``Dcqcn.params``-style dict; keys the simulator does not model are ignored.
 
         Raises:
