@@ -79,7 +79,8 @@ def expect_from_plan(plan, adaptive_routing: bool | None = None) -> Expect:  # t
 
 def _policy_file(path: Path) -> Policy:
     from pydantic import ValidationError
-    from ruamel.yaml import YAML, YAMLError
+    from ruamel.yaml import YAML
+    from ruamel.yaml.error import YAMLError
 
     def bad(msg: str, line: int | None = None) -> RoceTuneError:
         return RoceTuneError([Finding(rule="RT400", severity=Severity.error, message=msg,
