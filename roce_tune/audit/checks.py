@@ -17,6 +17,7 @@ from __future__ import annotations
 import statistics
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from typing import Any, cast
 
 from roce_tune.audit.expect import Expect
 from roce_tune.audit.model import AuditData, Ev, HostObs, NicObs, RdmaObs, Val
@@ -67,7 +68,7 @@ class Out:
     not_checked: list[NotChecked] = field(default_factory=list)
 
     def add(self, rule: str, sev: Severity, device: str | None, port: str | None, message: str, fix: str,
-            evidence: Iterable[Ev | Val | None] = ()) -> None:
+            evidence: Iterable[Ev | Val[Any] | None] = ()) -> None:
         evs = sorted({e.ev if isinstance(e, Val) else e for e in evidence if e is not None})
         self.findings.append(AuditFinding(rule, sev, device, port, message, fix, tuple(evs), self.family))
 
@@ -637,8 +638,9 @@ def check_balance(data: AuditData, exp: Expect, out: Out) -> None:
                 out.skip("RT460", h.name, "env | grep NCCL (or /etc/nccl.conf) of the job")
             elif qps is None or qps.value.strip() in ("", "1"):
                 b0 = next(iter(h.bonds.values()), None)
+                # cast: b0 is None only when the host has no bonds, so bonded holds RdmaObs only
                 out.add("RT460", W, h.name, b0.name if b0 else None,
-                        f"{h.name} runs RoCE over a bond ({b0.mode.value if b0 else bonded[0].device}) with one QP "
+                        f"{h.name} runs RoCE over a bond ({b0.mode.value if b0 else cast(RdmaObs, bonded[0]).device}) with one QP "
                         "per connection: each connection hashes onto one member link, so a pair of ranks gets one "
                         "link's bandwidth", "set NCCL_IB_QPS_PER_CONNECTION=2 (or more; one per member) so the "
                         "flows spread", [b0.mode if b0 else None, qps])
