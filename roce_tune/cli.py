@@ -8,9 +8,10 @@ from __future__ import annotations
 import json
 import os
 import sys
+from collections.abc import Callable
 from enum import Enum
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, ParamSpec, TypeVar
 
 import typer
 from rich.console import Console
@@ -23,7 +24,9 @@ from roce_tune.findings import Finding, RoceTuneError, Severity, has_errors
 if TYPE_CHECKING:
     from roce_tune.deploy.drivers import PushOptions
     from roce_tune.deploy.runner import SessionTiming, StopRequest
+    from roce_tune.inventory.skeleton import SkeletonOptions
     from roce_tune.pipeline import PlanResult
+    from roce_tune.simulate.settings import PlanPort
 
 app = typer.Typer(add_completion=True, no_args_is_help=True, help="Derive, explain and render lossless RoCEv2 "
                   "settings (PFC, headroom, ECN, DCQCN, watchdog) for GPU cluster fabrics.")
@@ -306,7 +309,11 @@ def _print_calc(result: dict[str, object], fmt: OutFormat) -> None:
     out.print(table)
 
 
-def _calc_call(fn, *args, **kwargs):  # type: ignore[no-untyped-def]
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
+
+
+def _calc_call(fn: Callable[_P, _R], *args: _P.args, **kwargs: _P.kwargs) -> _R:
     try:
         return fn(*args, **kwargs)
     except (ValueError, KeyError) as exc:
@@ -387,7 +394,7 @@ class SimTopology(str, Enum):
 def _sim_run(kind: str, speed: str, fan_in: int, size: str, profile: str | None, ecn: str | None,
              dcqcn: str | None, model: SimModel, seeds: int, base_rtt: str, buffer: str | None,
              pfc_alpha: float, topology: SimTopology, fmt: OutFormat, title: str = "",
-             plan_port: object = None) -> None:
+             plan_port: PlanPort | None = None) -> None:
     """Parse, run ``seeds`` seeds, print; every bad argument exits 2 with the reason."""
     from roce_tune.simulate import Scenario, run_seeds
     from roce_tune.simulate.model import DEFAULT_BUFFER_BYTES
@@ -418,7 +425,7 @@ def _sim_run(kind: str, speed: str, fan_in: int, size: str, profile: str | None,
         else:
             extra["duration_us"] = parse_time_us(size)
         sc = Scenario(kind=kind, speed_gbps=speed_gbps, fan_in=fan_in, ecn=ecn_s, dcqcn=dq,  # type: ignore[arg-type]
-                      model=model.value, base_rtt_us=rtt_us, buffer_bytes=buf, pfc_alpha=alpha,  # type: ignore[arg-type]
+                      model=model.value, base_rtt_us=rtt_us, buffer_bytes=buf, pfc_alpha=alpha,
                       topology=topology.value, **extra)  # type: ignore[arg-type]
     except (ValueError, KeyError) as exc:
         err.print(f"error: {exc}")
@@ -800,7 +807,7 @@ _IMPORT_NIC = typer.Option("connectx-7", "--nic-model", help="Catalog id of the 
 
 
 def _import_opts(site: str, hosts: str | None, switches: str | None, platform: str, model: str, speed: str,
-                 nic_model: str):  # type: ignore[no-untyped-def]
+                 nic_model: str) -> SkeletonOptions:
     import re
 
     from roce_tune.inventory.models import DEVICE_NAME_RE
