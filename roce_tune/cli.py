@@ -11,7 +11,7 @@ import sys
 from collections.abc import Callable
 from enum import Enum
 from pathlib import Path
-from typing import TYPE_CHECKING, ParamSpec, TypeVar
+from typing import TYPE_CHECKING, NoReturn, ParamSpec, TypeVar
 
 import typer
 from rich.console import Console
@@ -24,8 +24,10 @@ from roce_tune.findings import Finding, RoceTuneError, Severity, has_errors
 if TYPE_CHECKING:
     from roce_tune.deploy.drivers import PushOptions
     from roce_tune.deploy.runner import SessionTiming, StopRequest
+    from roce_tune.inventory.loader import LoadedInventory
     from roce_tune.inventory.skeleton import SkeletonOptions
     from roce_tune.pipeline import PlanResult
+    from roce_tune.plan import Plan
     from roce_tune.simulate.settings import PlanPort
 
 app = typer.Typer(add_completion=True, no_args_is_help=True, help="Derive, explain and render lossless RoCEv2 "
@@ -81,7 +83,7 @@ def main_callback(
     """roce-tune."""
 
 
-def _fail(findings: list[Finding], fmt: str = "text") -> None:
+def _fail(findings: list[Finding], fmt: str = "text") -> NoReturn:
     from roce_tune.inventory.report import format_findings
 
     sys.stderr.write(format_findings(findings, fmt if fmt in ("text", "json", "github") else "text"))
@@ -90,7 +92,7 @@ def _fail(findings: list[Finding], fmt: str = "text") -> None:
     raise typer.Exit(1)
 
 
-def _load(path: Path):  # type: ignore[no-untyped-def]
+def _load(path: Path) -> LoadedInventory:
     from roce_tune.pipeline import StageError, load
 
     try:
@@ -99,7 +101,7 @@ def _load(path: Path):  # type: ignore[no-untyped-def]
         _fail(exc.findings)
 
 
-def _derive_loaded(path: Path):  # type: ignore[no-untyped-def]
+def _derive_loaded(path: Path) -> tuple[LoadedInventory, Plan]:
     """(loaded inventory, plan); lint errors and tuner failures end the command with their findings."""
     from roce_tune.pipeline import StageError, derive_inventory
 
@@ -274,7 +276,7 @@ def explain(
         _explain_scorecard(the_plan, target)
 
 
-def _explain_scorecard(the_plan, target: str) -> None:  # type: ignore[no-untyped-def]
+def _explain_scorecard(the_plan: Plan, target: str) -> None:
     """Print the simulator scorecard of the port class of ``target`` (DEVICE:PORT, a lossless switch port)."""
     from roce_tune.simulate.scorecard import port_classes, scorecard, scorecard_lines
 

@@ -23,6 +23,7 @@ from roce_tune.audit.expect import Expect
 from roce_tune.audit.model import AuditData, Ev, HostObs, NicObs, RdmaObs, Val
 from roce_tune.findings import Severity
 from roce_tune.verify.hostfacts import roce_active_mtu
+from roce_tune.verify.nccl import NcclRun
 
 __all__ = ["CHECKS", "AuditFinding", "NotChecked", "run_checks"]
 
@@ -622,7 +623,7 @@ def check_ece(data: AuditData, exp: Expect, out: Out) -> None:
 
 
 # ------------------------------------------------------------------------------ load balance / topology
-def _busbw(run) -> float | None:  # type: ignore[no-untyped-def]
+def _busbw(run: NcclRun) -> float | None:
     row = run.largest_message_row
     return row.busbw_gbps if row is not None else None
 

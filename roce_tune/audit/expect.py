@@ -7,9 +7,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from roce_tune.findings import Finding, Location, RoceTuneError, Severity
 from roce_tune.inventory.models import Policy
+
+if TYPE_CHECKING:
+    from roce_tune.plan import Plan
 
 __all__ = ["Expect", "expect_from_plan", "expect_from_policy", "load_expect"]
 
@@ -58,7 +62,7 @@ def expect_from_policy(policy: Policy, source: str) -> Expect:
                   target_utilisation=policy.target_utilisation)
 
 
-def expect_from_plan(plan, adaptive_routing: bool | None = None) -> Expect:  # type: ignore[no-untyped-def]
+def expect_from_plan(plan: Plan, adaptive_routing: bool | None = None) -> Expect:
     """Expectations from a derived :class:`roce_tune.plan.Plan`."""
     cls = plan.classification
     nics = {(h.name, n.netdev): n for h in plan.hosts for n in h.nics}

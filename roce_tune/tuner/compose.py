@@ -28,7 +28,8 @@ from roce_tune import __version__
 from roce_tune.findings import Finding, Location, RoceTuneError, Severity, has_errors
 from roce_tune.gcpause import gc_paused
 from roce_tune.inventory.catalog import AsicSpec, Catalog, NicSpec, load_catalog
-from roce_tune.inventory.models import Inventory, Policy, Switch
+from roce_tune.inventory.loader import LoadedInventory
+from roce_tune.inventory.models import Host, Inventory, Policy, Switch
 from roce_tune.inventory.topology import Topology, asic_of, build_topology
 from roce_tune.plan import (
     BufferPool,
@@ -442,7 +443,7 @@ def _buffer_model(sw: Switch, asic: AsicSpec) -> str | None:
     return None if models is None else models.resolve(asic.family, sw.buffer_model)[0]
 
 
-def _derive_host(inv: Inventory, catalog: Catalog, cls: Classification, tiers: int, host,  # type: ignore[no-untyped-def]
+def _derive_host(inv: Inventory, catalog: Catalog, cls: Classification, tiers: int, host: Host,
                  memo: _Memo) -> HostPlan:
     policy = inv.policy
     prios = sorted(policy.lossless_priorities)
@@ -542,7 +543,7 @@ def _finding_key(f: Finding) -> tuple[object, ...]:
     return (sev, loc.file or "", loc.line or 0, loc.col or 0, loc.device or "", loc.port or "", f.rule, f.message)
 
 
-def _linted(loaded, catalog: Catalog) -> tuple[Topology, list[Finding]]:  # type: ignore[no-untyped-def]
+def _linted(loaded: LoadedInventory, catalog: Catalog) -> tuple[Topology, list[Finding]]:
     """The topology (one for lint and the tuner) and lint's findings. Raises RoceTuneError on lint errors."""
     from roce_tune.inventory.lint import lint
 
@@ -554,7 +555,7 @@ def _linted(loaded, catalog: Catalog) -> tuple[Topology, list[Finding]]:  # type
     return topo, lint_findings
 
 
-def derive_plan(loaded, catalog: Catalog | None = None) -> Plan:  # type: ignore[no-untyped-def]
+def derive_plan(loaded: LoadedInventory, catalog: Catalog | None = None) -> Plan:
     """Lint then derive: the library form of ``roce-tune plan``.
 
     Args:
@@ -572,7 +573,7 @@ def derive_plan(loaded, catalog: Catalog | None = None) -> Plan:  # type: ignore
     return derive(loaded, catalog, lint_loaded(loaded, catalog, topo), topo=topo)
 
 
-def derive_device(loaded, device: str, catalog: Catalog | None = None) -> Plan:  # type: ignore[no-untyped-def]
+def derive_device(loaded: LoadedInventory, device: str, catalog: Catalog | None = None) -> Plan:
     """Lint, then derive only what the values of ``device`` depend on: the library form of ``roce-tune explain``.
 
     A switch's values depend on its own ports, the fabric's base RTT and NIC mix, and (for the names of its
@@ -599,7 +600,7 @@ def derive_device(loaded, device: str, catalog: Catalog | None = None) -> Plan: 
         raise RoceTuneError([internal_finding(exc, str(loaded.path), "be derived")]) from None
 
 
-def _partial_plan(loaded, catalog: Catalog, topo: Topology, device: str,  # type: ignore[no-untyped-def]
+def _partial_plan(loaded: LoadedInventory, catalog: Catalog, topo: Topology, device: str,
                   lint_findings: list[Finding]) -> Plan:
     inv: Inventory = loaded.inventory
     cls = classification.derive_classification(inv.policy)
