@@ -8,9 +8,10 @@ from __future__ import annotations
 import json
 import os
 import sys
+from collections.abc import Callable
 from enum import Enum
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NoReturn, ParamSpec, TypeVar
 
 import typer
 from rich.console import Console
@@ -24,7 +25,11 @@ from roce_tune.platforms import DEFAULT_SWITCH_PLATFORM
 if TYPE_CHECKING:
     from roce_tune.deploy.drivers import PushOptions
     from roce_tune.deploy.runner import SessionTiming, StopRequest
+    from roce_tune.inventory.loader import LoadedInventory
+    from roce_tune.inventory.skeleton import SkeletonOptions
     from roce_tune.pipeline import PlanResult
+    from roce_tune.plan import Plan
+    from roce_tune.simulate.settings import PlanPort
 
 app = typer.Typer(add_completion=True, no_args_is_help=True, help="Derive, explain and render lossless RoCEv2 "
                   "settings (PFC, headroom, ECN, DCQCN, watchdog) for GPU cluster fabrics.")
@@ -79,7 +84,7 @@ def main_callback(
     """roce-tune."""
 
 
-def _fail(findings: list[Finding], fmt: str = "text") -> None:
+def _fail(findings: list[Finding], fmt: str = "text") -> NoReturn:
     from roce_tune.inventory.report import format_findings
 
     sys.stderr.write(format_findings(findings, fmt if fmt in ("text", "json", "github") else "text"))
@@ -88,7 +93,7 @@ def _fail(findings: list[Finding], fmt: str = "text") -> None:
     raise typer.Exit(1)
 
 
-def _load(path: Path):  # type: ignore[no-untyped-def]
+def _load(path: Path) -> LoadedInventory:
     from roce_tune.pipeline import StageError, load
 
     try:
@@ -97,7 +102,7 @@ def _load(path: Path):  # type: ignore[no-untyped-def]
         _fail(exc.findings)
 
 
-def _derive_loaded(path: Path):  # type: ignore[no-untyped-def]
+def _derive_loaded(path: Path) -> tuple[LoadedInventory, Plan]:
     """(loaded inventory, plan); lint errors and tuner failures end the command with their findings."""
     from roce_tune.pipeline import StageError, derive_inventory
 
@@ -272,7 +277,7 @@ def explain(
         _explain_scorecard(the_plan, target)
 
 
-def _explain_scorecard(the_plan, target: str) -> None:  # type: ignore[no-untyped-def]
+def _explain_scorecard(the_plan: Plan, target: str) -> None:
     """Print the simulator scorecard of the port class of ``target`` (DEVICE:PORT, a lossless switch port)."""
     from roce_tune.simulate.scorecard import port_classes, scorecard, scorecard_lines
 
@@ -307,7 +312,11 @@ def _print_calc(result: dict[str, object], fmt: OutFormat) -> None:
     out.print(table)
 
 
-def _calc_call(fn, *args, **kwargs):  # type: ignore[no-untyped-def]
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
+
+
+def _calc_call(fn: Callable[_P, _R], *args: _P.args, **kwargs: _P.kwargs) -> _R:
     try:
         return fn(*args, **kwargs)
     except (ValueError, KeyError) as exc:
@@ -388,7 +397,7 @@ class SimTopology(str, Enum):
 def _sim_run(kind: str, speed: str, fan_in: int, size: str, profile: str | None, ecn: str | None,
              dcqcn: str | None, model: SimModel, seeds: int, base_rtt: str, buffer: str | None,
              pfc_alpha: float, topology: SimTopology, fmt: OutFormat, title: str = "",
-             plan_port: object = None) -> None:
+             plan_port: PlanPort | None = None) -> None:
     """Parse, run ``seeds`` seeds, print; every bad argument exits 2 with the reason."""
     from roce_tune.simulate import Scenario, run_seeds
     from roce_tune.simulate.model import DEFAULT_BUFFER_BYTES
@@ -419,7 +428,7 @@ def _sim_run(kind: str, speed: str, fan_in: int, size: str, profile: str | None,
         else:
             extra["duration_us"] = parse_time_us(size)
         sc = Scenario(kind=kind, speed_gbps=speed_gbps, fan_in=fan_in, ecn=ecn_s, dcqcn=dq,  # type: ignore[arg-type]
-                      model=model.value, base_rtt_us=rtt_us, buffer_bytes=buf, pfc_alpha=alpha,  # type: ignore[arg-type]
+                      model=model.value, base_rtt_us=rtt_us, buffer_bytes=buf, pfc_alpha=alpha,
                       topology=topology.value, **extra)  # type: ignore[arg-type]
     except (ValueError, KeyError) as exc:
         err.print(f"error: {exc}")
@@ -821,7 +830,7 @@ _IMPORT_NIC = typer.Option("connectx-7", "--nic-model", help="Catalog id of the 
 
 
 def _import_opts(site: str, hosts: str | None, switches: str | None, platform: str, model: str, speed: str,
-                 nic_model: str):  # type: ignore[no-untyped-def]
+                 nic_model: str) -> SkeletonOptions:
     import re
 
     from roce_tune.inventory.models import DEVICE_NAME_RE

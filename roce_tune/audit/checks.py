@@ -17,11 +17,13 @@ from __future__ import annotations
 import statistics
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from typing import Any
 
 from roce_tune.audit.expect import Expect
 from roce_tune.audit.model import AuditData, Ev, HostObs, NicObs, RdmaObs, SwitchObs, Val
 from roce_tune.findings import Severity
 from roce_tune.verify.hostfacts import GidEntry, roce_active_mtu
+from roce_tune.verify.nccl import NcclRun
 
 __all__ = ["CHECKS", "AuditFinding", "NotChecked", "run_checks"]
 
@@ -67,7 +69,7 @@ class Out:
     not_checked: list[NotChecked] = field(default_factory=list)
 
     def add(self, rule: str, sev: Severity, device: str | None, port: str | None, message: str, fix: str,
-            evidence: Iterable[Ev | Val | None] = ()) -> None:
+            evidence: Iterable[Ev | Val[Any] | None] = ()) -> None:
         evs = sorted({e.ev if isinstance(e, Val) else e for e in evidence if e is not None})
         self.findings.append(AuditFinding(rule, sev, device, port, message, fix, tuple(evs), self.family))
 
@@ -886,7 +888,7 @@ def check_ece(data: AuditData, exp: Expect, out: Out) -> None:
 
 
 # ------------------------------------------------------------------------------ load balance / topology
-def _busbw(run) -> float | None:  # type: ignore[no-untyped-def]
+def _busbw(run: NcclRun) -> float | None:
     row = run.largest_message_row
     return row.busbw_gbps if row is not None else None
 

@@ -7,11 +7,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from roce_tune.findings import Finding, Location, RoceTuneError, Severity
 from roce_tune.inventory.models import Policy
 from roce_tune.qos import SwitchQos
+
+if TYPE_CHECKING:
+    from roce_tune.plan import Plan
 
 __all__ = ["Expect", "expect_from_plan", "expect_from_policy", "load_expect"]
 
@@ -65,7 +68,7 @@ def expect_from_policy(policy: Policy, source: str) -> Expect:
                   target_utilisation=policy.target_utilisation)
 
 
-def expect_from_plan(plan, adaptive_routing: bool | None = None) -> Expect:  # type: ignore[no-untyped-def]
+def expect_from_plan(plan: Plan, adaptive_routing: bool | None = None) -> Expect:
     """Expectations from a derived :class:`roce_tune.plan.Plan`."""
     cls = plan.classification
     return Expect(source="plan", from_plan=True, lossless_priorities=tuple(cls.lossless_priorities),
@@ -128,7 +131,8 @@ def planned_qos(plan, switch) -> SwitchQos:  # type: ignore[no-untyped-def]
 
 def _policy_file(path: Path) -> Policy:
     from pydantic import ValidationError
-    from ruamel.yaml import YAML, YAMLError
+    from ruamel.yaml import YAML
+    from ruamel.yaml.error import YAMLError
 
     def bad(msg: str, line: int | None = None) -> RoceTuneError:
         return RoceTuneError([Finding(rule="RT400", severity=Severity.error, message=msg,

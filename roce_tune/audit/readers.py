@@ -99,7 +99,7 @@ def _pfc_rx_tx_tables(b: Block, ctx: Ctx, platform: str, _f: CaptureFormat) -> b
         part = [(no, t) for no, t in b.lines if start <= no < end]
         parsed = vc.parse_sonic_pfc_counters("\n".join(t for _, t in part))
         rows = {t.split()[0]: no for no, t in part if t.split()}
-        _store_ports(sw, "pfc", parsed, b, lambda port, _n, rows=rows, start=start: rows.get(port, start), ctx)
+        _store_ports(sw, "pfc", parsed, b, lambda port, _n: rows.get(port, start), ctx)
     return True
 
 
@@ -204,7 +204,7 @@ def _whole(parse: Callable[[str], dict[str, dict[str, int]]], family: str, port_
         if port_re is not None:
             port = _cmd_arg(b, port_re) or "-"
             parsed = {port if p == "-" else p: v for p, v in parsed.items()}
-        _store_ports(sw, family, parsed, b, lambda p, _n: _find_line(b, lambda tk, p=p: p in tk), ctx)
+        _store_ports(sw, family, parsed, b, lambda p, _n: _find_line(b, lambda tk: p in tk), ctx)
         return True
     return read
 
@@ -280,11 +280,11 @@ def _ibv_devinfo(b: Block, ctx: Ctx) -> bool:
         text = "\n".join(x for _, x in chunk)
         for port, facts in parse_ibv_devinfo(text).items():
             d = host.dev(dev, port)
-            pline = _find_line(b, lambda tk, port=port: tk[:2] == ["port:", str(port)], after=no)
+            pline = _find_line(b, lambda tk: tk[:2] == ["port:", str(port)], after=no)
             for key, attr in (("active_mtu", "active_mtu"), ("max_mtu", "max_mtu"), ("link_layer", "link_layer"),
                               ("state", "state")):
                 if key in facts:
-                    ln = _find_line(b, lambda tk, key=key: bool(tk) and tk[0] == key + ":", after=pline)
+                    ln = _find_line(b, lambda tk: bool(tk) and tk[0] == key + ":", after=pline)
                     setattr(d, attr, Val(facts[key], _ev(b, ln)))
         for lno, x in chunk:
             m = re.match(r"^\s*fw_ver:\s*(\S+)", x)
@@ -361,7 +361,7 @@ def _set_ethtool(host: HostObs, netdev: str, vals: Counters, ctx: Ctx, before: C
 def _ip_link(b: Block, ctx: Ctx) -> bool:
     """``ip [-d] link [show]`` through ntc-templates ``linux_ip_link_show`` (MTU, master)."""
     import textfsm
-    from ntc_templates.parse import _get_template_dir  # type: ignore[attr-defined]
+    from ntc_templates.parse import _get_template_dir
 
     host = ctx.data.host(b.device)
     heads = [(no, t) for no, t in b.lines if re.match(r"^\d+:\s+\S+:\s+<", t)]

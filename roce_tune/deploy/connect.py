@@ -65,7 +65,7 @@ def describe_connect_error(name: str, host: str | None, port: int, exc: BaseExce
         if isinstance(e, socket.gaierror):
             return f"{where}: the name does not resolve ({e.strerror or e})"
         if isinstance(e, (ConnectionRefusedError, TimeoutError, socket.timeout, OSError)) and e is not exc:
-            reason = os.strerror(e.errno) if getattr(e, "errno", None) else (str(e) or type(e).__name__)
+            reason = os.strerror(e.errno) if e.errno else (str(e) or type(e).__name__)
             return f"{where}: TCP connection failed: {reason}"
     text = str(exc).strip()
     if "DNS failure" in text:

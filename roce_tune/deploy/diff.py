@@ -23,6 +23,7 @@ import difflib
 import json
 import re
 from dataclasses import dataclass, field
+from typing import TypeAlias
 
 import jsonpatch
 from hier_config import HConfig, WorkflowRemediation, get_hconfig, get_hconfig_driver
@@ -72,11 +73,15 @@ def _strip_comments(text: str, comment: str) -> str:
     return "\n".join(line for line in text.splitlines() if line.strip() and not line.lstrip().startswith(comment))
 
 
+#: an indented CLI text as a tree: line -> the lines indented under it
+_Tree: TypeAlias = "dict[str, _Tree]"
+
+
 def merge_sections(text: str) -> str:
     """Merge repeated sections of an indented CLI text (a renderer enters ``qos profile X`` once per
     section template; the device merges them, and so must the diff). Order of first appearance kept."""
-    root: dict[str, dict] = {}
-    stack: list[tuple[int, dict[str, dict]]] = [(-1, root)]
+    root: _Tree = {}
+    stack: list[tuple[int, _Tree]] = [(-1, root)]
     for line in text.splitlines():
         if not line.strip():
             continue
@@ -86,7 +91,7 @@ def merge_sections(text: str) -> str:
         children = stack[-1][1].setdefault(line.strip(), {})
         stack.append((indent, children))
 
-    def dump(tree: dict[str, dict], depth: int) -> list[str]:
+    def dump(tree: _Tree, depth: int) -> list[str]:
         out = []
         for key, sub in tree.items():
             out.append(" " * (3 * depth) + key)
@@ -176,10 +181,11 @@ def json_diff(rules: DiffRules, running: dict[str, dict[str, dict[str, object]]]
         live = running.get(table, {})
         # field-level merge: a desired row names only the fields roce-tune manages (e.g. PORT.mtu),
         # so the live row is compared on those fields; stale per-port keys are compared whole (removed)
-        kept = {k: ({f: v[f] for f in rows[k] if f in v} if isinstance(v, dict) and isinstance(rows[k], dict)
-                    else v) if k in rows else v
-                for k, v in live.items()
-                if k in rows or k.split("|", 1)[0] in managed_ports and "|" in k}
+        kept: dict[str, object] = {
+            k: ({f: v[f] for f in rows[k] if f in v} if isinstance(v, dict) and isinstance(rows[k], dict)
+                else v) if k in rows else v
+            for k, v in live.items()
+            if k in rows or k.split("|", 1)[0] in managed_ports and "|" in k}
         if table in running or kept:
             scope_have[table] = kept
     target: dict[str, dict[str, object]] = {t: dict(r) for t, r in desired.items()}

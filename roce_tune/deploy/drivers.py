@@ -183,7 +183,7 @@ def watch_session(conn: Any) -> None:
     inner = conn.read_channel
 
     def read_channel() -> str:
-        out = inner()
+        out: str = inner()  # netmiko's read_channel (untyped) returns the text read
         if not out:
             chan = getattr(conn, "remote_conn", None)
             transport = getattr(chan, "transport", None)
@@ -291,7 +291,7 @@ class Driver:
         kwargs: dict[str, Any] = {"read_timeout": self.timeout(stage)}
         if expect_string:
             kwargs["expect_string"] = expect_string
-        out = self.conn.send_command(command, **kwargs)
+        out: str = self.conn.send_command(command, **kwargs)  # netmiko is untyped: the command's output
         self.log(f"$ {command}\n{out}")
         return out
 

@@ -313,7 +313,8 @@ def select(targets: list[Target], limit: list[str]) -> list[Target]:
     return [t for t in targets if any(match(t, term) for term in limit)]
 
 
-def _connect(t: Target, opts: ApplyOptions, log_path: Path | None):  # type: ignore[no-untyped-def]
+def _connect(t: Target, opts: ApplyOptions, log_path: Path | None) -> tuple[Any, Redactor]:
+    """(netmiko connection, its secret redactor); netmiko is untyped, so the connection is Any."""
     from netmiko import ConnectHandler
 
     creds = resolve_credentials(t.name, t.credentials, secrets_file=opts.secrets_file)
@@ -360,7 +361,7 @@ class _Reported(Exception):
     """Internal: the failure is already recorded in the result."""
 
 
-def _close(conn) -> None:  # type: ignore[no-untyped-def]
+def _close(conn: Any) -> None:
     """Disconnect a netmiko session if there is one; a dead session cannot fail the run."""
     if conn is not None:
         try:

@@ -488,7 +488,7 @@ def _session(timeout_s: float) -> Any:
     import requests
 
     class Session(requests.Session):
-        def request(self, *args: Any, **kwargs: Any) -> Any:  # type: ignore[override]
+        def request(self, *args: Any, **kwargs: Any) -> Any:
             kwargs.setdefault("timeout", timeout_s)
             return super().request(*args, **kwargs)
 

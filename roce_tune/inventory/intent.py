@@ -34,7 +34,7 @@ import operator
 import re
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 from pydantic import BaseModel, ConfigDict
 
@@ -421,8 +421,9 @@ def _leaves(f: FabricIntent, sh: _Shape, b: Expansion, spine_names: list[list[st
             leaf_in_pod = g_in_pod * sh.leaves_per_group + li
             for u in range(sh.uplinks):
                 port = spine_down[leaf_in_pod * sh.per_spine + u // sh.n_spines]
+                # cast: up_names is empty when up_spec is None (_leaf_variant), so up_names[u] has raised
                 b.link(f"{sw['name']}:{up_names[u]}", f"{spine_names[pod][u % sh.n_spines]}:{port}",
-                       up_spec, src["uplinks"], "spine.ports.name")
+                       cast(IntentPorts, up_spec), src["uplinks"], "spine.ports.name")
     return leaf_names, host_ports
 
 

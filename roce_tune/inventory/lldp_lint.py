@@ -17,7 +17,9 @@ not have point at the capture line. Each names the device and port and the LLDP 
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
+from typing import cast
 
 from roce_tune.findings import Finding, Location, Severity
 from roce_tune.inventory.lldp import LldpView, ObservedCable
@@ -114,19 +116,20 @@ def check_lldp(loaded: LoadedInventory, view: LldpView) -> list[Finding]:
     declared: dict[frozenset[End], str] = {}
     by_end: dict[End, tuple[End, str]] = {}
     for li, link in enumerate(inv.links):
-        a, b = tuple(link.a.split(":", 1)), tuple(link.b.split(":", 1))
+        # cast: an Endpoint is validated as device:port (ENDPOINT_RE), so split(":", 1) gives two parts
+        a, b = cast(End, tuple(link.a.split(":", 1))), cast(End, tuple(link.b.split(":", 1)))
         declared[frozenset((a, b))] = f"links[{li}]"
-        by_end[a], by_end[b] = (b, f"links[{li}]"), (a, f"links[{li}]")  # type: ignore[assignment]
+        by_end[a], by_end[b] = (b, f"links[{li}]"), (a, f"links[{li}]")
     for (host, netdev), (path, _, _) in nic_of.items():
         hi, ni = nic_of[(host, netdev)][1:]
         sp = inv.hosts[hi].nics[ni].switch_port
         if sp:
-            s = tuple(sp.split(":", 1))
+            s = cast(End, tuple(sp.split(":", 1)))  # a validated Endpoint, as above
             declared[frozenset(((host, netdev), s))] = f"{path}.switch_port"
             by_end[(host, netdev)], by_end[s] = (
                 (s, f"{path}.switch_port"),
                 ((host, netdev), f"{path}.switch_port"),
-            )  # type: ignore[assignment]
+            )
     captured = set(view.devices)
     hosts = {h.name for h in inv.hosts}
 
@@ -306,7 +309,7 @@ _NIC_LOOSE = (
 )
 
 
-def _example(cabling: dict[tuple[str, str], str | None]) -> str:
+def _example(cabling: Mapping[tuple[str, str], str | None]) -> str:
     """The two-rail example fabric with ``cabling``: (host, netdev) -> leaf:port (None: not cabled)."""
     out = ["site: {name: lab, rail_optimised: true}", "switches:"]
     for r in (0, 1):
@@ -333,7 +336,7 @@ _BASE = {
 
 
 def _with(**changes: str | None) -> dict[tuple[str, str], str | None]:
-    out = dict(_BASE)
+    out: dict[tuple[str, str], str | None] = dict(_BASE)
     for key, sp in changes.items():
         host, nd = key.split("__")
         out[(host, nd)] = sp

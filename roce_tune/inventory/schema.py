@@ -58,7 +58,8 @@ class _InventorySchema(GenerateJsonSchema):
     def function_before_schema(self, schema: core_schema.BeforeValidatorFunctionSchema) -> JsonSchemaValue:
         unit = _UNIT_SCHEMAS.get(schema["function"]["function"])
         if unit is not None:
-            return json.loads(json.dumps(unit))  # a fresh copy
+            fresh: dict[str, Any] = json.loads(json.dumps(unit))  # a fresh copy
+            return fresh
         return super().function_before_schema(schema)
 
     def function_after_schema(self, schema: core_schema.AfterValidatorFunctionSchema) -> JsonSchemaValue:

@@ -95,7 +95,9 @@ class PushSession(Protocol):
     every failure raises the driver's ``PushError`` (so the driver's generic path rolls back)."""
 
     conn: Any
-    opts: PushKnobs
+
+    @property
+    def opts(self) -> PushKnobs: ...  # read-only here, so Driver's PushOptions satisfies it
     progress: dict[str, Any]
 
     def cmd(self, command: str, stage: str = "read", expect_string: str | None = None,

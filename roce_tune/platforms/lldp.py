@@ -173,7 +173,7 @@ def parse_ntc(template: str, text: str) -> list[dict[str, str]]:
         LldpParseError: the template rejects the text.
     """
     import textfsm
-    from ntc_templates.parse import _get_template_dir  # type: ignore[attr-defined]
+    from ntc_templates.parse import _get_template_dir
 
     try:
         with open(f"{_get_template_dir()}/{template}.textfsm", encoding="utf-8") as fh:

@@ -330,9 +330,9 @@ def pg_profiles(switch: SwitchPlan) -> tuple[dict[str, str], dict[str, BufferPro
     profiles = {p.name: p for p in switch.buffers.profiles}
     ports = [p for p in sorted(switch.ports, key=lambda p: p.name) if p.lossless and p.headroom is not None]
     if buffer_model(switch) != "traditional":
-        names = {p.name: p.headroom.profile for p in ports if p.headroom is not None}
+        names: dict[str, str] = {p.name: p.headroom.profile for p in ports if p.headroom is not None}
         return names, {n: profiles[n] for n in names.values() if n in profiles}
-    names: dict[str, str] = {}
+    names = {}
     groups: dict[str, list[tuple[str, BufferProfile]]] = {}
     for p in ports:
         assert p.headroom is not None
@@ -790,7 +790,7 @@ KNOWN_DEFECTS = (
         source="https://github.com/sonic-net/sonic-buildimage/issues/29203"),
     _c.KnownDefect(
         rule="RT252", asics=("spectrum-1", "spectrum-2", "spectrum-3", "spectrum-4", "spectrum-5"),
-        severity=_c.Severity.info,
+        severity=Severity.info,
         title="pfcstat / `show pfc counters` can read 0 received PFC frames while the ASIC SDK counters show "
               "the pauses (reported as a regression after 201911)",
         fix="do not read a zero PFC Rx counter as 'no pauses' on this switch; cross-check with the SDK "
@@ -873,7 +873,7 @@ BUFFERMGRD_NAME_RE = re.compile(r"^pg_lossless_(\d+)_(\d+m)_profile$")
 
 
 def _meta_model(db: dict[str, Any]) -> str | None:
-    return ((db.get("DEVICE_METADATA") or {}).get("localhost") or {}).get("buffer_model")  # type: ignore[no-any-return]
+    return ((db.get("DEVICE_METADATA") or {}).get("localhost") or {}).get("buffer_model")
 
 
 def _pool_problems(run: dict[str, Any], want: dict[str, Any]) -> list[str]:

@@ -142,7 +142,7 @@ def render_review(plan: Plan, switch_files: dict[str, str] | None = None,
     lines += _table(["role", "platform", "enabled", "detection ms", "restoration ms", "poll ms", "action",
                      "PFC ports", "switches"], [list(k) + [n] for k, n in sorted(wd.items(), key=lambda kv: str(kv[0]))])
     lines += ["", "## DCQCN on the NICs", ""]
-    dq: dict[tuple[object, ...], int] = defaultdict(int)
+    dq: dict[tuple[str, int, bool, tuple[tuple[str, int], ...]], int] = defaultdict(int)
     for h in plan.hosts:
         for n in h.nics:
             d = n.dcqcn

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections import defaultdict
 from pathlib import Path
+from typing import TypedDict
 
 from rich.table import Table
 
@@ -12,7 +13,23 @@ from roce_tune.findings import Severity
 from roce_tune.plan import Plan
 
 
-def _facts(plan: Plan) -> dict[str, object]:
+class _Facts(TypedDict):
+    """What :func:`summary_json` prints (plus ``output_dir`` and ``files``) and :func:`summary_table` shows."""
+
+    site: str
+    switches_per_platform: dict[str, int]
+    hosts: int
+    nic_ports: int
+    lossless_ports: int
+    headroom_size_bytes_range: list[int] | None  # [min, max] over lossless ports
+    headroom_xoff_bytes_range: list[int] | None
+    ecn_by_speed_gbps: dict[str, list[dict[str, int | float]]]  # kmin_bytes, kmax_bytes, pmax_percent
+    deadlock_cycles: int
+    errors: int
+    warnings: int
+
+
+def _facts(plan: Plan) -> _Facts:
     per_platform: dict[str, int] = defaultdict(int)
     for sw in plan.switches:
         per_platform[sw.platform] += 1
@@ -40,7 +57,7 @@ def _facts(plan: Plan) -> dict[str, object]:
 
 def summary_json(plan: Plan, out_dir: Path, files: dict[str, str]) -> dict[str, object]:
     """Machine-readable summary (``--format json``)."""
-    data = _facts(plan)
+    data: dict[str, object] = dict(_facts(plan))
     data["output_dir"] = str(out_dir)
     data["files"] = sorted(files)
     return data
@@ -52,14 +69,14 @@ def summary_table(plan: Plan) -> Table:
     t = Table(title=f"roce-tune plan: {plan.site}", show_header=True, header_style="bold")
     t.add_column("what")
     t.add_column("value")
-    t.add_row("switches", ", ".join(f"{k}: {v}" for k, v in f["switches_per_platform"].items()) or "-")  # type: ignore[union-attr]
+    t.add_row("switches", ", ".join(f"{k}: {v}" for k, v in f["switches_per_platform"].items()) or "-")
     t.add_row("hosts / NIC ports", f"{f['hosts']} / {f['nic_ports']}")
     t.add_row("lossless switch ports", str(f["lossless_ports"]))
-    if f["headroom_size_bytes_range"]:
-        lo, hi = f["headroom_xoff_bytes_range"]  # type: ignore[misc]
-        slo, shi = f["headroom_size_bytes_range"]  # type: ignore[misc]
+    if f["headroom_size_bytes_range"] and f["headroom_xoff_bytes_range"]:  # both set or both None
+        lo, hi = f["headroom_xoff_bytes_range"]
+        slo, shi = f["headroom_size_bytes_range"]
         t.add_row("PFC headroom", f"xoff {lo}-{hi} B, PG size {slo}-{shi} B")
-    for speed, rows in f["ecn_by_speed_gbps"].items():  # type: ignore[union-attr]
+    for speed, rows in f["ecn_by_speed_gbps"].items():
         t.add_row(f"ECN @ {speed}G", "; ".join(f"Kmin {r['kmin_bytes']} B, Kmax {r['kmax_bytes']} B, "
                                                 f"Pmax {r['pmax_percent']} %" for r in rows))
     t.add_row("deadlock", "no cycles" if not f["deadlock_cycles"] else f"{f['deadlock_cycles']} cycle(s)")

@@ -182,10 +182,10 @@ def scorecard(pc: PortClass, seeds: int = 1, use_cache: bool = True) -> Scorecar
     if use_cache and path.is_file():
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
-            rows = tuple(ScoreRow(r["scenario"], r["model"], r["kind"],
-                                  {k: tuple(v) for k, v in r["results"].items()},  # type: ignore[misc]
-                                  r["meets"], r["why"]) for r in data["rows"])
-            return Scorecard(pc, rows, seeds, 0.0)
+            cached = tuple(ScoreRow(r["scenario"], r["model"], r["kind"],
+                                    {k: tuple(v) for k, v in r["results"].items()},
+                                    r["meets"], r["why"]) for r in data["rows"])
+            return Scorecard(pc, cached, seeds, 0.0)
         except (OSError, ValueError, KeyError, TypeError):
             pass  # a damaged cache entry is recomputed
     t0 = time.perf_counter()
@@ -199,7 +199,7 @@ def scorecard(pc: PortClass, seeds: int = 1, use_cache: bool = True) -> Scorecar
             results: dict[str, tuple[float, float, float]] = {}
             for name, (ecn, dq) in _settings(pc).items():
                 sc = Scenario(kind=kind, speed_gbps=pc.speed_gbps, fan_in=n, ecn=ecn, dcqcn=dq,  # type: ignore[arg-type]
-                              model=model, message_bytes=msg or 1, duration_us=LONG_LIVED_US,  # type: ignore[arg-type]
+                              model=model, message_bytes=msg or 1, duration_us=LONG_LIVED_US,
                               base_rtt_us=pc.base_rtt_us, buffer_bytes=pc.buffer_bytes, pfc_alpha=pc.pfc_alpha)
                 s = run_seeds(sc, seeds if kind == "incast" else 1)
                 key = "efficiency_percent" if kind == "incast" else "utilisation_percent"

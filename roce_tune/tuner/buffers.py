@@ -307,7 +307,7 @@ def derive_buffers(asic: AsicSpec, port_headrooms: list[tuple[str, Headroom, int
     avail = max(0, acc["available_bytes"])
     cells_cap = asic.buffer_bytes // asic.cell_bytes * asic.cell_bytes
     shp = acc["shp_bytes"] if shared_headroom_pool else 0
-    acc_inputs = {k: v for k, v in acc.items()}
+    acc_inputs: dict[str, float | int | str | bool] = {k: v for k, v in acc.items()}
     modes: dict[str, Rationale] = {}
     if _spectrum(asic):
         half = min(math.ceil(avail / 2), cells_cap)
@@ -364,9 +364,9 @@ def _shp_rationale(asic: AsicSpec, acc: dict[str, int], ratio: int) -> Rationale
         formula="max(ceil((sum over lossless PGs of (xon + xoff - size) - 10 KiB * lossless ports) / "
                 "over_subscribe_ratio) (655360 if 0), sum of the k largest PG xoff with k = ceil(lossless PGs / "
                 "over_subscribe_ratio)) -- the second term is the lossless-safety floor (RT204)",
-        inputs={k: acc[k] for k in ("shp_xoff_sum_bytes", "private_headroom_bytes", "lossless_ports", "shp_ratio_bytes",
-                                    "shp_required_bytes", "shp_bytes")}
-        | {"over_subscribe_ratio": ratio},
+        inputs={**{k: acc[k] for k in ("shp_xoff_sum_bytes", "private_headroom_bytes", "lossless_ports",
+                                       "shp_ratio_bytes", "shp_required_bytes", "shp_bytes")},
+                "over_subscribe_ratio": ratio},
         source=f"{_POOL_LUA}; {_SHP_DESIGN}",
         note="" if _spectrum(asic) else "no private headroom term outside Spectrum (Broadcom SKUs: sum xoff / ratio)")
 

@@ -20,7 +20,9 @@ from __future__ import annotations
 
 import math
 from collections import Counter
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TypeVar, cast
 
 from roce_tune import __version__
 from roce_tune.findings import (
@@ -30,13 +32,15 @@ from roce_tune.findings import (
 )
 from roce_tune.gcpause import gc_paused
 from roce_tune.inventory.catalog import AsicSpec, Catalog, NicSpec, load_catalog
-from roce_tune.inventory.models import Inventory, Policy, Switch
+from roce_tune.inventory.models import Host, Inventory, Policy, Switch
 from roce_tune.inventory.topology import Topology, asic_of, build_topology
 from roce_tune.plan import (
     BufferPool,
     Buffers,
     Classification,
     DeadlockReport,
+    EcnProfile,
+    Explained,
     Headroom,
     HostPlan,
     NicPlan,
@@ -123,7 +127,11 @@ def _port_facts(topo: Topology, sw: Switch, asic: AsicSpec) -> list[_PortFacts]:
     return out
 
 
-def _pin(section, pins: dict[str, object], source: str):  # type: ignore[no-untyped-def]
+_Section = TypeVar("_Section", bound=Explained)
+_T = TypeVar("_T")
+
+
+def _pin(section: _Section, pins: dict[str, int | float | str], source: str) -> _Section:
     """Return ``section`` with pinned values applied and marked "pinned by user" in its rationale."""
     if not pins:
         return section
@@ -176,15 +184,16 @@ class _Memo:
         #: ECN profile name -> its RT211 finding on each switch that has it, in derivation order
         self.pfc_bound: dict[str, list[Finding]] = {}
 
-    def get(self, key: tuple[object, ...], make):  # type: ignore[no-untyped-def]
+    def get(self, key: tuple[object, ...], make: Callable[[], _T]) -> _T:
         """Return the cached value for ``key``, computing it with ``make()`` once."""
         try:
-            return self._cache[key]
+            # cast: safe, each key starts with a tag ("hr", "buf", "ecn", ...) that only one make() uses
+            return cast(_T, self._cache[key])
         except KeyError:
             value = self._cache[key] = make()
             return value
 
-    def unique_ecn(self, prof):  # type: ignore[no-untyped-def]
+    def unique_ecn(self, prof: EcnProfile) -> EcnProfile:
         """Give profiles with equal names but different thresholds distinct names plan-wide
         (``…_V2``), so a profile name means one set of numbers on every switch."""
         values = (prof.kmin_bytes, prof.kmax_bytes, prof.pmax_percent, prof.drop_min_bytes, prof.drop_max_bytes,
@@ -215,8 +224,9 @@ def _base_rtt(inv: Inventory, topo: Topology, catalog: Catalog) -> tuple[float, 
     return ecn.base_rtt_us(hops, one_way_m, inv.policy.nic_latency_us, latency)
 
 
-def _ecn_profile(speed_gbps, rtt_us, fan_in, trigger, params, separate, profile, pins, queue_buffer,  # type: ignore[no-untyped-def]
-                 egress_pool_bytes, objective="throughput", frame_bytes=4096 + ROCE_HEADER_BYTES):
+def _ecn_profile(speed_gbps: int, rtt_us: float, fan_in: int, trigger: int, params: dict[str, int], separate: bool,
+                 profile: str, pins: dict[str, int | float | str], queue_buffer: int, egress_pool_bytes: int,
+                 objective: str = "throughput", frame_bytes: int = 4096 + ROCE_HEADER_BYTES) -> EcnProfile:
     prof = ecn.derive_ecn(speed_gbps, rtt_us, fan_in, trigger, params, separate, profile=profile,
                           overrides=pins or None, objective=objective, frame_bytes=frame_bytes,
                           queue_buffer_bytes=queue_buffer)
@@ -302,7 +312,7 @@ class _EcnInputs:
     ecn_separate: bool
     pool: BufferPool
     egress: BufferPool
-    profile_th: dict[str, float]
+    profile_th: dict[str, int | None]
     queue_buffer: int
 
 
@@ -425,7 +435,7 @@ def _derive_switch(inv: Inventory, topo: Topology, catalog: Catalog, sw: Switch,
         os_version=sw.os_version, buffer_model=_buffer_model(sw, asic),
         mgmt_host=sw.mgmt.host if sw.mgmt else None,
         mgmt_port=sw.mgmt.port if sw.mgmt else None, credentials=sw.credentials.model_dump(),
-        ports=ports, buffers=buf, ecn_profiles=[ecn_profiles[k] for k in sorted(ecn_profiles)],  # type: ignore[misc]
+        ports=ports, buffers=buf, ecn_profiles=[ecn_profiles[k] for k in sorted(ecn_profiles)],
         watchdog=wd)
 
 
@@ -436,7 +446,7 @@ def _buffer_model(sw: Switch, asic: AsicSpec) -> str | None:
     return None if models is None else models.resolve(asic.family, sw.buffer_model)[0]
 
 
-def _derive_host(inv: Inventory, catalog: Catalog, cls: Classification, tiers: int, host,  # type: ignore[no-untyped-def]
+def _derive_host(inv: Inventory, catalog: Catalog, cls: Classification, tiers: int, host: Host,
                  memo: _Memo) -> HostPlan:
     policy = inv.policy
     prios = sorted(policy.lossless_priorities)

@@ -57,7 +57,7 @@ from collections import defaultdict, deque
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-import networkx as nx  # type: ignore[import-untyped]
+import networkx as nx
 
 from roce_tune.findings import Finding, Location, Severity
 from roce_tune.inventory.topology import Peer, Topology

@@ -254,7 +254,8 @@ def _derive_onset_ramp(objective: str, bdp: float, n: int, onset: int, p_star: f
            "docs/tuning-sweeps.md#ecn-ramp")
     trade = f"objective {objective}: {OBJECTIVE_TRADE[objective]}"
     vendor = _vendor_note(int(common["speed_gbps"]))
-    inputs = {**common, "first_rtt_burst_bytes": round(burst), "onset_fraction": ONSET_FRACTION}
+    inputs: dict[str, float | int | str | bool] = {**common, "first_rtt_burst_bytes": round(burst),
+                                                   "onset_fraction": ONSET_FRACTION}
     r = {
         "kmax_bytes": Rationale(formula=formula, inputs=inputs, source=src,
                                 note="; ".join(filter(None, [note, trade, vendor]))),
@@ -426,7 +427,7 @@ def derive_ecn(
     dcqcn_params: dict[str, int],
     asic_ecn_separate: bool,
     profile: EcnProfileName | str = "derived",
-    overrides: dict[str, float | int] | None = None,
+    overrides: dict[str, float | int | str] | None = None,
     name: str | None = None,
     objective: str = "throughput",
     frame_bytes: int = ROCE_FRAME_BYTES,

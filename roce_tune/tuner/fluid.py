@@ -217,7 +217,9 @@ def approx_p(params: FluidParams, n_flows: int) -> float:
     c = params.capacity_pps
     n = n_flows
     inner = 1 / params.byte_counter_pkts + n / (params.timer_s * c)
-    return (params.rai_pps * n * n / (params.tau_prime_s * c * c) * inner ** 2) ** (1 / 3)
+    # float ** float is typed Any (a negative base gives a complex); every factor here is positive
+    cube_root: float = (params.rai_pps * n * n / (params.tau_prime_s * c * c) * inner ** 2) ** (1 / 3)
+    return cube_root
 
 
 def fixed_point(

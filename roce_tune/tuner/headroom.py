@@ -334,8 +334,9 @@ def static_pg_thresholds(hr: Headroom, port_mtu_bytes: int, cell_bytes: int) -> 
     buffer = max(hr.size_bytes, hr.xon_bytes + hr.xoff_bytes, hr.xoff_bytes + port_mtu_bytes + cell_bytes)
     pause = buffer - hr.xoff_bytes
     resume = pause - port_mtu_bytes
-    inputs = {"size_bytes": hr.size_bytes, "xon_bytes": hr.xon_bytes, "xoff_bytes": hr.xoff_bytes,
-              "port_mtu_bytes": port_mtu_bytes, "cell_bytes": cell_bytes}
+    inputs: dict[str, float | int | str | bool] = {
+        "size_bytes": hr.size_bytes, "xon_bytes": hr.xon_bytes, "xoff_bytes": hr.xoff_bytes,
+        "port_mtu_bytes": port_mtu_bytes, "cell_bytes": cell_bytes}
     rationale = {
         **hr.rationale,
         "static_buffer_bytes": Rationale(formula="max(size, xon + xoff, xoff + port_mtu + cell)", inputs=inputs,

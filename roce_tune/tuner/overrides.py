@@ -6,7 +6,7 @@ the same scope win over earlier ones, so an inventory reads top to bottom like a
 
 from __future__ import annotations
 
-from roce_tune.inventory.models import Override, Policy
+from roce_tune.inventory.models import Override, Policy, Role
 
 HEADROOM_PARAMS = ("xoff_bytes", "xon_bytes", "size_bytes", "cable_m")
 ECN_PARAMS = ("kmin_bytes", "kmax_bytes", "pmax_percent")
@@ -37,7 +37,7 @@ def resolve_override_sources(
         return {}
     applicable = []
     for idx, o in enumerate(policy.overrides):
-        if o.role is not None and (o.role.value if hasattr(o.role, "value") else o.role) != role:
+        if o.role is not None and (o.role.value if isinstance(o.role, Role) else o.role) != role:
             continue
         if o.device is not None and o.device != device:
             continue

@@ -36,7 +36,7 @@ from roce_tune.deploy.runner import DeviceResult
 from roce_tune.findings import Severity
 from roce_tune.inventory.catalog import Catalog
 from roce_tune.inventory.models import Inventory, Override
-from roce_tune.plan import Plan
+from roce_tune.plan import Explained, Plan
 from roce_tune.tuner.compose import build_plan
 from roce_tune.tuner.ecn import KMIN_FLOOR_BYTES, RAMP_FLOOR_BYTES
 from roce_tune.verify.diagnose import Proposal
@@ -59,7 +59,7 @@ __all__ = [
 Key = tuple[str, str | None]  # (device, port) — port None for host (device-scoped) overrides
 
 
-def _derived(section, key: str, current: int) -> int:  # type: ignore[no-untyped-def]
+def _derived(section: Explained, key: str, current: int) -> int:
     r = section.rationale.get(key)
     if r is not None and r.pinned_by_user and isinstance(r.derived_value, (int, float)):
         return int(r.derived_value)

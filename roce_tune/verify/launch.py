@@ -65,7 +65,9 @@ def parse_nccl_size(value: str | int) -> int:
     if isinstance(value, str):
         m = re.fullmatch(r"\s*(\d+)\s*([kKmMgG])\s*", value)
         if m:
-            return int(m.group(1)) * 1024 ** "kmg".index(m.group(2).lower()) * 1024
+            # int ** int is typed Any (a negative exponent gives a float); the exponent here is 0..2
+            size_bytes: int = int(m.group(1)) * 1024 ** "kmg".index(m.group(2).lower()) * 1024
+            return size_bytes
     return parse_bytes(value)
 
 

@@ -111,7 +111,7 @@ def measure(pool: DevicePool, plan: Plan, spec: LaunchSpec, switches: list[str],
                       line_rate_gbps=line_rate_gbps, target_ratio=target_ratio, pair_fractions=pair_fractions,
                       fabric_run=cmd.launcher != "ssh", launcher_output=outputs)
     return Measurement(command=cmd.describe(), launcher=cmd.launcher, outputs=outputs, run=run, host_runs=host_runs,
-                       delta=delta, traffic_time_s=tt, busbw_by_size=rows,  # type: ignore[arg-type]
+                       delta=delta, traffic_time_s=tt, busbw_by_size=rows,
                        fraction=obs.busbw_fraction() if obs.fabric_run else None, checks=diagnose(obs),
                        wall_s=round(wall, 3))
 

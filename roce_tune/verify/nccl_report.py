@@ -38,17 +38,17 @@ UNITS = {
 }
 
 
-def _result_dict(r: NcclResult | None) -> dict | None:
+def _result_dict(r: NcclResult | None) -> dict[str, object] | None:
     if r is None:
         return None
     return {"time_us": r.time_us, "algbw_gbps": r.algbw_gbps, "busbw_gbps": r.busbw_gbps,
             "wrong": r.wrong, "max_error": r.max_error}
 
 
-def run_to_dict(run: NcclRun, line_rate_gbps: int | None = None) -> dict:
+def run_to_dict(run: NcclRun, line_rate_gbps: int | None = None) -> dict[str, object]:
     """One run as the ``nccl-report`` JSON object (``line_rate_fraction`` only with a rate)."""
     big = run.largest_message_row
-    d: dict = {
+    d: dict[str, object] = {
         "source": run.source, "line": run.line, "format": run.format,
         "collective": run.collective, "collective_source": run.collective_source,
         "status": run.status, "problems": list(run.problems),

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from roce_tune.deploy.runner import ApplyOptions, DeviceResult, apply_targets, targets_from_files
+from roce_tune.deploy.runner import ApplyOptions, DeviceResult, Target, apply_targets, targets_from_files
 from roce_tune.findings import Finding, Location, RoceTuneError, Severity
 from roce_tune.inventory.models import Inventory
 from roce_tune.pipeline import render
@@ -128,7 +128,7 @@ def _apply_fn(opts: VerifyOptions, plan0: Plan) -> Callable[[Plan], list[DeviceR
         targets = [t for t in targets_from_files(plan, render(plan)[1]) if t.host and last.get(t.name) != t.desired]
         base = dataclasses.replace(opts.connection, dry_run=False, allow_disruptive=False, limit=[], canary=0)
 
-        def one(t):  # type: ignore[no-untyped-def]
+        def one(t: Target) -> DeviceResult:
             push = dataclasses.replace(base.push, tag=f"{base.push.tag}_{t.name}"[:60])
             res = apply_targets([t], dataclasses.replace(base, push=push))[0]
             if res.state in ("pushed", "no-change"):

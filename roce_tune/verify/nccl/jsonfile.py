@@ -132,7 +132,8 @@ def parse_json(text: str, source: str) -> list[RunFacts]:
     complete result object is kept). ``source`` names the file in the facts. Bandwidths in GB/s as
     nccl-tests writes them (``src/util.cu``, JSON_FILE_VERSION 1-3). Never raises on bad input: JSON
     that is not an nccl-tests result is skipped, a truncated document keeps its complete results."""
-    dec, pos, docs = json.JSONDecoder(), 0, []
+    dec, pos = json.JSONDecoder(), 0
+    docs: list[object] = []  # decoded JSON values; only nccl-tests result objects are kept
     while pos < len(text):
         while pos < len(text) and text[pos] in " \t\r\n,":
             pos += 1
