@@ -168,12 +168,20 @@ def _knob_values(nic: NicPlan) -> list[tuple[Knob, int]]:
     return list(values.items())
 
 
-def _nic(plan: Plan, nic: NicPlan) -> dict[str, object]:
+def _check_nic(nic: NicPlan) -> None:
+    """ValueError unless the PFC vector is 8 entries of 0/1 and the RoCE TOS carries ECT(0)."""
     if len(nic.pfc_vector) != 8 or any(v not in (0, 1) for v in nic.pfc_vector):
         raise ValueError(f"{nic.netdev}: pfc_vector must be 8 entries of 0/1, got {nic.pfc_vector}")
     if nic.roce_tos & 0b11 != ECT0:
         raise ValueError(f"{nic.netdev}: RoCE TOS {nic.roce_tos} does not carry ECT(0); DCQCN needs ECN-capable data")
-    dscps = sorted({*plan.classification.roce_dscp, nic.cnp_dscp})
+
+
+def _dscp2prio(nic: NicPlan, dscps: list[int]) -> list[dict[str, int]]:
+    """The DSCP->priority entries of ``dscps`` that differ from the default (dscp >> 3); none with PCP trust.
+
+    Raises:
+        ValueError: a DSCP without an entry in the NIC's map.
+    """
     dscp2prio = []
     if nic.trust == "dscp":
         for d in dscps:
@@ -181,17 +189,31 @@ def _nic(plan: Plan, nic: NicPlan) -> dict[str, object]:
                 raise ValueError(f"{nic.netdev}: dscp_to_priority has no entry for DSCP {d}")
             if nic.dscp_to_priority[d] != default_dscp_priority(d):
                 dscp2prio.append({"dscp": d, "prio": nic.dscp_to_priority[d]})
-    lossless = [p for p, on in enumerate(nic.pfc_vector) if on]
+    return dscp2prio
+
+
+def _dcqcn_priorities(nic: NicPlan) -> tuple[list[int], str]:
+    """Priorities whose DCQCN enable files are written (enabled ones; when off, the lossless ones too, to
+    write 0) and the script's note on it."""
     dc = nic.dcqcn
-    enable_prios = sorted(dc.enabled_priorities) if dc.enabled else sorted(set(lossless) | set(dc.enabled_priorities))
-    enable_value = 1 if dc.enabled else 0
+    if dc.enabled:
+        enable_prios = sorted(dc.enabled_priorities)
+        return enable_prios, f"DCQCN on priorities {enable_prios} (notification and reaction point)"
+    lossless = [p for p, on in enumerate(nic.pfc_vector) if on]
+    enable_prios = sorted(set(lossless) | set(dc.enabled_priorities))
+    return enable_prios, f"DCQCN off on priorities {enable_prios}; relies on: {comment_safe(dc.relies_on) or 'n/a'}"
+
+
+def _nic(plan: Plan, nic: NicPlan) -> dict[str, object]:
+    _check_nic(nic)
+    dscps = sorted({*plan.classification.roce_dscp, nic.cnp_dscp})
+    dscp2prio = _dscp2prio(nic, dscps)
+    dc = nic.dcqcn
     knobs = _knob_values(nic)
+    enable_prios, dcqcn_note = _dcqcn_priorities(nic)
+    enable_value = 1 if dc.enabled else 0
     writes = [{"side": side, "file": f"enable/{p}", "value": enable_value} for p in enable_prios for side in ECN_SIDES]
     writes += [{"side": k.side, "file": k.sysfs, "value": v} for k, v in knobs]
-    if dc.enabled:
-        dcqcn_note = f"DCQCN on priorities {enable_prios} (notification and reaction point)"
-    else:
-        dcqcn_note = f"DCQCN off on priorities {enable_prios}; relies on: {comment_safe(dc.relies_on) or 'n/a'}"
     port = nic.rdma_port
     mask = sum(1 << p for p in enable_prios) if dc.enabled else 0
     mlxconfig = [f"{PRIO_MASK_STEM}_P{port}={mask}"] + [f"{k.mlxconfig}_P{port}={v}" for k, v in knobs]
