@@ -391,7 +391,8 @@ _SimLink = tuple[int, int, float, int, float, "EcnSetting", "DcqcnParams"]
 
 
 def _sim_link_of_plan(pp: PlanPort, profile: str | None, ecn: str | None, dcqcn: str | None) -> _SimLink:
-    """The link of a plan port (``simulate plan``); ``--profile``/``--ecn``/``--dcqcn`` replace its settings."""
+    """The link of a plan port (``simulate plan``); ``--profile``/``--ecn``/``--dcqcn`` replace its
+    settings."""
     from roce_tune.simulate.settings import resolve_dcqcn, resolve_ecn
 
     speed_gbps, rtt_us, buf, alpha = pp.speed_gbps, pp.base_rtt_us, pp.buffer_bytes, pp.pfc_alpha
@@ -436,7 +437,8 @@ def _sim_json(sc: Scenario, summary: SeedSummary) -> str:
 def _sim_text(sc: Scenario, summary: SeedSummary, seeds: int, title: str) -> None:
     """Print the scenario, its settings, the median/min/max table over seeds and the paused senders."""
     ecn_s, dq = sc.ecn, sc.dcqcn
-    out.print(title or f"{sc.kind} {sc.speed_gbps}G N={sc.fan_in} model {sc.model} ({sc.topology}), {seeds} seed(s)")
+    out.print(title or f"{sc.kind} {sc.speed_gbps}G N={sc.fan_in} model {sc.model} ({sc.topology}), "
+                       f"{seeds} seed(s)")
     out.print(f"ECN {ecn_s.label}: Kmin {ecn_s.kmin_bytes} B, Kmax {ecn_s.kmax_bytes} B, Pmax {ecn_s.pmax_percent:g} %; "
               f"DCQCN {dq.label}: ai {dq.rpg_ai_rate_mbps:g} / hai {dq.rpg_hai_rate_mbps:g} Mb/s, "
               f"time_reset {dq.rpg_time_reset_us:g} us, byte_reset {dq.rpg_byte_reset_bytes} B")
@@ -468,8 +470,8 @@ def _sim_run(kind: str, speed: str, fan_in: int, size: str, profile: str | None,
         link = (_sim_link_of_plan(plan_port, profile, ecn, dcqcn) if plan_port is not None
                 else _sim_link_of_args(speed, fan_in, profile, ecn, dcqcn, base_rtt, buffer, pfc_alpha))
         speed_gbps, fan_in, rtt_us, buf, alpha, ecn_s, dq = link
-        extra: dict[str, object] = (
-            {"message_bytes": parse_bytes(size)} if kind == "incast" else {"duration_us": parse_time_us(size)})
+        extra: dict[str, object] = ({"message_bytes": parse_bytes(size)} if kind == "incast"
+                                    else {"duration_us": parse_time_us(size)})
         sc = Scenario(kind=kind, speed_gbps=speed_gbps, fan_in=fan_in, ecn=ecn_s, dcqcn=dq,  # type: ignore[arg-type]
                       model=model.value, base_rtt_us=rtt_us, buffer_bytes=buf, pfc_alpha=alpha,
                       topology=topology.value, **extra)  # type: ignore[arg-type]

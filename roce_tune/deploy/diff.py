@@ -121,7 +121,8 @@ def _delete_stale(rules: DiffRules, run_h: HConfig, want_h: HConfig, future: HCo
 
 
 def _replace_owned(rules: DiffRules, want_h: HConfig, future: HConfig) -> None:
-    """Sections roce-tune owns whole (``rules.owned_sections``) become exactly the desired ones in ``future``."""
+    """Sections roce-tune owns whole (``rules.owned_sections``) become exactly the desired ones in
+    ``future``."""
     owned = [re.compile(p) for p in rules.owned_sections]
     for child in list(want_h.children):
         if any(rx.search(child.text) for rx in owned):
@@ -196,7 +197,8 @@ Tables = dict[str, dict[str, dict[str, object]]]
 
 
 def _in_scope(key: str, rows: dict[str, dict[str, object]], managed_ports: set[str]) -> bool:
-    """A live row roce-tune compares: one it renders, or a per-port key (``Ethernet0|3``) of a managed port."""
+    """A live row roce-tune compares: one it renders, or a per-port key (``Ethernet0|3``) of a managed
+    port."""
     return key in rows or key.split("|", 1)[0] in managed_ports and "|" in key
 
 
@@ -209,7 +211,8 @@ def _scoped_row(live_row: object, want_row: object) -> object:
 
 
 def _scope_have(running: Tables, desired: Tables, managed_ports: set[str]) -> dict[str, dict[str, object]]:
-    """The running tables cut to what roce-tune renders; stale per-port keys are kept whole (to be removed)."""
+    """The running tables cut to what roce-tune renders; stale per-port keys are kept whole (to be
+    removed)."""
     scope_have: dict[str, dict[str, object]] = {}
     for table, rows in desired.items():
         live = running.get(table, {})

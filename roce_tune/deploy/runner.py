@@ -476,7 +476,8 @@ def _update_host(t: Target, drv: Driver, res: DeviceResult, opts: ApplyOptions, 
 
 
 def _update_switch(t: Target, drv: Driver, res: DeviceResult, opts: ApplyOptions, allow_push: bool,
-                   allow_disruptive: bool, stop: StopRequest, redact: Callable[[str], str], push: _Push) -> None:
+                   allow_disruptive: bool, stop: StopRequest, redact: Callable[[str], str],
+                   push: _Push) -> None:
     """A switch: read the running config (kept as a restore point), preflight, diff; then push the change."""
     running = drv.read_running()
     if opts.log_dir is not None:  # a manual restore point: the config as found, before any change

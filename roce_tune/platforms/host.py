@@ -201,7 +201,8 @@ def _dcqcn_priorities(nic: NicPlan) -> tuple[list[int], str]:
         return enable_prios, f"DCQCN on priorities {enable_prios} (notification and reaction point)"
     lossless = [p for p, on in enumerate(nic.pfc_vector) if on]
     enable_prios = sorted(set(lossless) | set(dc.enabled_priorities))
-    return enable_prios, f"DCQCN off on priorities {enable_prios}; relies on: {comment_safe(dc.relies_on) or 'n/a'}"
+    relies_on = comment_safe(dc.relies_on) or "n/a"
+    return enable_prios, f"DCQCN off on priorities {enable_prios}; relies on: {relies_on}"
 
 
 def _nic(plan: Plan, nic: NicPlan) -> dict[str, object]:

@@ -258,7 +258,8 @@ def _network_classes(cls: Classification) -> list[dict[str, str]]:
     nq_queues = sorted(set(cls.tc_to_queue.values()) | {DEFAULT_QUEUE})
     pause_cos = {q: sorted(p for p, pq in cls.pfc_priority_to_queue.items()
                            if pq == q and p in cls.lossless_priorities) for q in nq_queues}
-    return [{"cls": _cls(NQ_CLASS, q), "pause_cos": " ".join(str(p) for p in pause_cos[q])} for q in nq_queues]
+    return [{"cls": _cls(NQ_CLASS, q), "pause_cos": " ".join(str(p) for p in pause_cos[q])}
+            for q in nq_queues]
 
 
 def _schedulers(cls: Classification) -> list[dict[str, object]]:

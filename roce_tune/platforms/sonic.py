@@ -430,7 +430,8 @@ def _lossless_pgs(switch: SwitchPlan, port: PortPlan, pfc_to_pg: dict[int, int])
 def _check_lossless_port(switch: SwitchPlan, port: PortPlan, ecn_names: set[str]) -> None:
     """ValueError when a lossless port lacks PFC priorities, headroom or an ECN profile of the switch."""
     if not port.pfc_priorities or port.headroom is None or port.ecn_profile is None:
-        raise ValueError(f"{switch.name}:{port.name}: lossless port without PFC priorities, headroom or ECN profile")
+        raise ValueError(f"{switch.name}:{port.name}: lossless port without PFC priorities, headroom or "
+                         "ECN profile")
     if port.ecn_profile not in ecn_names:
         raise ValueError(f"{switch.name}:{port.name}: ECN profile {port.ecn_profile} is not in ecn_profiles")
 

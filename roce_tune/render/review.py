@@ -291,8 +291,8 @@ def _watchdog_timers(sw: SwitchPlan) -> Iterator[_Pinned]:
     for k in ("detection_ms", "restoration_ms", "poll_ms", "action"):
         r = w.rationale.get(k)
         if r is not None and (r.pinned_by_user or (k != "action" and getattr(w, k) != 200)):
-            yield (("wd", sw.platform, k, getattr(w, k)), f"- watchdog ({sw.platform}, e.g. `{sw.name}`) {k} = "
-                   f"{getattr(w, k)}: {_fmt_rationale(r)}")
+            yield (("wd", sw.platform, k, getattr(w, k)),
+                   f"- watchdog ({sw.platform}, e.g. `{sw.name}`) {k} = {getattr(w, k)}: {_fmt_rationale(r)}")
 
 
 def _dcqcn_non_default(h: HostPlan) -> Iterator[_Pinned]:

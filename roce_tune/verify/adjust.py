@@ -91,7 +91,10 @@ def _ecn_step(prof: EcnProfile, up: bool, factor: float) -> tuple[tuple[int, int
     return (nmin, max(nmin + RAMP_FLOOR_BYTES, int(kmax / factor))), f"/{factor:g}"
 
 
-def _ecn_step_values(plan: Plan, up: bool, factor: float) -> tuple[dict[Key, dict[str, int | float]], list[str]]:
+Step = tuple[dict[Key, dict[str, int | float]], list[str]]  # new pinned values, and the changes in words
+
+
+def _ecn_step_values(plan: Plan, up: bool, factor: float) -> Step:
     """:func:`step_values` for the ECN knob: Kmin/Kmax of every lossless port that can move."""
     values: dict[Key, dict[str, int | float]] = {}
     changes: list[str] = []
@@ -119,7 +122,7 @@ def _dcqcn_rate_step(cur: int, derived: int, up: bool, factor: float) -> tuple[i
     return max(1, int(cur / factor)), f"/{factor:g}"
 
 
-def _dcqcn_step_values(plan: Plan, up: bool, factor: float) -> tuple[dict[Key, dict[str, int | float]], list[str]]:
+def _dcqcn_step_values(plan: Plan, up: bool, factor: float) -> Step:
     """:func:`step_values` for the DCQCN knob: rpg_ai/hai rates per host (from its first NIC)."""
     values: dict[Key, dict[str, int | float]] = {}
     changes: list[str] = []
@@ -327,20 +330,26 @@ def _first_candidate(inv: Inventory, catalog: Catalog | None, st: _LoopState, pr
     return None, refusals
 
 
-def _take_step(st: _LoopState, cand: Candidate, plan: Plan, refusals: list[str], measure: Callable[[Plan], Measurement],
-               apply: Callable[[Plan], list[DeviceResult]], opts: LoopOptions, now: Callable[[], float]) -> str:
+Measure = Callable[[Plan], Measurement]
+Apply = Callable[[Plan], list[DeviceResult]]
+
+
+def _take_step(st: _LoopState, cand: Candidate, plan: Plan, refusals: list[str], measure: Measure,
+               apply: Apply, opts: LoopOptions, now: Callable[[], float]) -> str:
     """Apply ``plan`` (the candidate's), measure it and record the iteration; why the loop stops after it
     (apply failed, busbw worse than the best beyond ``tolerance``) or ''."""
     t1 = now()
     results = apply(plan)
     st.steps += 1
-    it = Iteration(index=len(st.its), kind="step", proposal=cand.proposal, changes=cand.changes, refused=refusals,
+    it = Iteration(index=len(st.its), kind="step", proposal=cand.proposal, changes=cand.changes,
+                   refused=refusals,
                    overrides=[o.model_dump(exclude_none=True) for o in overrides_from(cand.values)],
                    settings=plan_settings(plan), applied=_applied(results))
     st.its.append(it)
     if any(r.failed for r in results):
         it.seconds = round(now() - t1, 3)
-        return "apply failed: " + "; ".join(f"{r.name} {r.state} {r.error or ''}".strip() for r in results if r.failed)
+        return "apply failed: " + "; ".join(f"{r.name} {r.state} {r.error or ''}".strip()
+                                            for r in results if r.failed)
     it.measurement = measure(plan)
     it.seconds = round(now() - t1, 3)
     st.plan, st.pinned = plan, cand.values
@@ -353,8 +362,7 @@ def _take_step(st: _LoopState, cand: Candidate, plan: Plan, refusals: list[str],
     return ""
 
 
-def _roll_back(st: _LoopState, measure: Callable[[Plan], Measurement], apply: Callable[[Plan], list[DeviceResult]],
-               now: Callable[[], float]) -> bool:
+def _roll_back(st: _LoopState, measure: Measure, apply: Apply, now: Callable[[], float]) -> bool:
     """Re-apply (and re-measure) the best plan when the last iteration is not it or was not measured; True
     if it did."""
     last = st.its[-1]

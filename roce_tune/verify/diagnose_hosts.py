@@ -39,10 +39,10 @@ def _rt320_slow_host(obs: Observation, pairs: Pairs, slow: list[tuple[str, str]]
         evidence={"slow_pairs": {f"{a}+{b}": round(f, 4) for (a, b), f in pairs.items() if (a, b) in slow},
                   "pairs_without_it": {f"{a}+{b}": round(f, 4) for (a, b), f in pairs.items()
                                        if host not in (a, b)}},
-        message=f"every pair below {obs.target_ratio:.0%} of line rate includes {host}; pairs without it reach "
-                "the target",
-        fix=f"inspect {host}: NIC link speed/FEC and cable, PCIe width, GPU↔NIC affinity, firmware; compare its "
-            "counters with a good host")
+        message=f"every pair below {obs.target_ratio:.0%} of line rate includes {host}; pairs without it "
+                "reach the target",
+        fix=f"inspect {host}: NIC link speed/FEC and cable, PCIe width, GPU↔NIC affinity, firmware; compare "
+            "its counters with a good host")
 
 
 def check_slow_host(obs: Observation) -> CheckResult:
@@ -54,7 +54,8 @@ def check_slow_host(obs: Observation) -> CheckResult:
     if not slow:
         return _ok(name)
     pairs = obs.pair_fractions
-    out = [_rt320_slow_host(obs, pairs, slow, h) for h in sorted(_slow_host_suspects(pairs, obs.target_ratio, slow))]
+    suspects = _slow_host_suspects(pairs, obs.target_ratio, slow)
+    out = [_rt320_slow_host(obs, pairs, slow, h) for h in sorted(suspects)]
     return _fail(name, *out) if out else _ok(name, f"{len(slow)} slow pair(s) share no single host")
 
 

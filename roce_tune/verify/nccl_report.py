@@ -130,7 +130,8 @@ def _run_who(run: NcclRun) -> list[str]:
 
 
 def _row_cells(r: NcclRow) -> list[str]:
-    """One table row: size, count, type, redop, root, then time/algbw/busbw/check out of place and in place."""
+    """One table row: size, count, type, redop, root, then time/algbw/busbw/check out of place and in
+    place."""
     cells = [str(r.size_bytes), str(r.count), r.type, r.redop or "", "" if r.root is None else str(r.root)]
     for res in (r.out_of_place, r.in_place):
         cells += [_fmt(res.time_us if res else None), _fmt(res.algbw_gbps if res else None),

@@ -60,7 +60,8 @@ def _measured(m: Measurement | None) -> dict[str, Any]:
             "fraction": None if m.fraction is None else round(m.fraction, 4),
             "largest_busbw_gbps": m.largest_busbw_gbps,
             "busbw_by_size": [{"size_bytes": s, "busbw_gbps": b} for s, b in m.busbw_by_size],
-            "run_status": m.run.status if m.run else None, "run_problems": list(m.run.problems) if m.run else [],
+            "run_status": m.run.status if m.run else None,
+            "run_problems": list(m.run.problems) if m.run else [],
             "traffic_time_s": m.traffic_time_s, "wall_s": m.wall_s, "checks": _checks(m.checks)}
 
 
@@ -131,8 +132,10 @@ def _md_head(rep: dict[str, Any]) -> list[str]:
 
 def _md_iterations(rep: dict[str, Any]) -> list[str]:
     """The per-iteration table (change, settings, busbw, findings' rules) and the plot link."""
-    L = ["## Iterations", "", ("| # | kind | change | Kmin/Kmax @Pmax \\| AI/HAI Mb/s | busbw GB/s (largest) | "
-                               "of line rate | findings |"), "|---|---|---|---|---|---|---|"]
+    L = ["## Iterations", "",
+         ("| # | kind | change | Kmin/Kmax @Pmax \\| AI/HAI Mb/s | busbw GB/s (largest) | "
+          "of line rate | findings |"),
+         "|---|---|---|---|---|---|---|"]
     for r in rep["iterations"]:
         rules = sorted({d["rule"] for c in r["checks"] for d in c["diagnoses"]})
         change = "; ".join(r["changes"]) or "-"
@@ -149,8 +152,8 @@ def _md_finding(d: dict[str, Any]) -> list[str]:
     """One finding: rule, name, severity, where; message, change and evidence (JSON)."""
     where = d["location"].get("device") or ""
     where += f":{d['location']['port']}" if d["location"].get("port") else ""
-    return [f"### {d['rule']} {d['name']} ({d['severity']}){' — ' + where if where else ''}", "", d["message"], "",
-            f"**Change:** {d['fix']}", "", "Evidence:", "", "```json",
+    return [f"### {d['rule']} {d['name']} ({d['severity']}){' — ' + where if where else ''}", "",
+            d["message"], "", f"**Change:** {d['fix']}", "", "Evidence:", "", "```json",
             json.dumps(d["evidence"], indent=1, sort_keys=True), "```", ""]
 
 
@@ -183,8 +186,8 @@ def _md_counters(cs: dict[str, Any]) -> list[str]:
 
 def _md_keep(overrides: list[dict[str, Any]]) -> list[str]:
     """The best iteration's overrides as ``policy.overrides`` YAML to paste into the inventory."""
-    L = ["", "## Keep the result", "", "Add these to `policy.overrides` of the inventory (then `roce-tune plan`):",
-         "", "```yaml"]
+    L = ["", "## Keep the result", "",
+         "Add these to `policy.overrides` of the inventory (then `roce-tune plan`):", "", "```yaml"]
     for o in overrides:
         scope = ", ".join(f"{k}: {o[k]}" for k in ("device", "port") if k in o)
         L.append(f"- {{{scope}, set: {json.dumps(o['set'])}, reason: \"{o.get('reason', '')}\"}}")

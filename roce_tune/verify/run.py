@@ -141,7 +141,8 @@ def _apply_fn(opts: VerifyOptions, plan0: Plan) -> Callable[[Plan], list[DeviceR
 
 
 def _check_options(opts: VerifyOptions) -> None:
-    """ValueError for ``--adjust`` with the ssh launcher (each host runs alone: no fabric figure to adjust on)."""
+    """ValueError for ``--adjust`` with the ssh launcher (each host runs alone: no fabric figure to adjust
+    on)."""
     if opts.adjust and opts.launcher == "ssh":
         raise ValueError("--adjust needs a fabric measurement: use --launcher mpirun or srun (ssh runs each host alone)")
 
@@ -171,10 +172,10 @@ def _target_ratio(opts: VerifyOptions, plan: Plan) -> float:
 def _launch_spec(opts: VerifyOptions, plan: Plan, hosts: list[str], env: dict[str, str]) -> LaunchSpec:
     """The nccl-tests launch; ranks per host default to the fewest NICs of any selected host."""
     rph = opts.ranks_per_host or max(1, min(len(plan.host(h).nics) for h in hosts))
-    return LaunchSpec(launcher=opts.launcher, collective=opts.collective, hosts=hosts, head=opts.head,  # type: ignore[arg-type]
-                      ranks_per_host=rph, env=env, min_bytes=opts.min_bytes, max_bytes=opts.max_bytes,
-                      step_factor=opts.step_factor, iters=opts.iters, warmup=opts.warmup, binary_dir=opts.binary_dir,
-                      launcher_args=opts.launcher_args)
+    return LaunchSpec(launcher=opts.launcher, collective=opts.collective,  # type: ignore[arg-type]
+                      hosts=hosts, head=opts.head, ranks_per_host=rph, env=env, min_bytes=opts.min_bytes,
+                      max_bytes=opts.max_bytes, step_factor=opts.step_factor, iters=opts.iters,
+                      warmup=opts.warmup, binary_dir=opts.binary_dir, launcher_args=opts.launcher_args)
 
 
 @dataclass
@@ -198,7 +199,8 @@ class _Runs:
         self.count += 1
         self.say(f"[{n}] running:\n" + build_launch(self.spec).describe())
         m = measure(self.pool, p, self.spec, self.switches, line_rate_gbps=self.line_rate_gbps,
-                    target_ratio=self.target_ratio, facts=self.facts, timeout_s=self.timeout_s, pair_fractions=pairs)
+                    target_ratio=self.target_ratio, facts=self.facts, timeout_s=self.timeout_s,
+                    pair_fractions=pairs)
         for host, text in m.outputs.items():
             self.outputs[f"nccl-run{n}-{host}.txt"] = text
         self.say(f"[{n}] busbw {m.largest_busbw_gbps} GB/s at the largest size = "
@@ -224,8 +226,11 @@ def _adjust(runs: _Runs, opts: VerifyOptions, plan: Plan, inv: Inventory,
     return loop
 
 
+Pairs = dict[tuple[str, str], float]
+
+
 def _measure_all(runs: _Runs, opts: VerifyOptions, plan: Plan, adjust_inv: Inventory | None, hosts: list[str]
-                 ) -> tuple[list[Iteration], LoopResult | None, dict[tuple[str, str], float] | None, list[str]]:
+                 ) -> tuple[list[Iteration], LoopResult | None, Pairs | None, list[str]]:
     """NIC facts, the pairwise matrix (``--pairwise`` with more than two hosts), then one measurement or the
     adjust loop (when ``adjust_inv`` is given). Returns the iterations, the loop, the pair fractions and
     the pairwise commands."""
@@ -237,17 +242,20 @@ def _measure_all(runs: _Runs, opts: VerifyOptions, plan: Plan, adjust_inv: Inven
     if adjust_inv is not None:
         loop = _adjust(runs, opts, plan, adjust_inv, pairs)
         return loop.iterations, loop, pairs, pair_cmds
-    baseline = Iteration(index=0, kind="baseline", settings=plan_settings(plan), measurement=runs(plan, pairs))
+    baseline = Iteration(index=0, kind="baseline", settings=plan_settings(plan),
+                         measurement=runs(plan, pairs))
     return [baseline], None, pairs, pair_cmds
 
 
-def _meta(source: Path, opts: VerifyOptions, plan: Plan, spec: LaunchSpec, switches: list[str], line_rate: float,
-          target: float, differing: list[str], pair_cmds: list[str]) -> dict[str, Any]:
+def _meta(source: Path, opts: VerifyOptions, plan: Plan, spec: LaunchSpec, switches: list[str],
+          line_rate: float, target: float, differing: list[str], pair_cmds: list[str]) -> dict[str, Any]:
     """What was run, for the report: site, source, launcher, hosts, switches, line rate (Gb/s), target, NCCL
     environment (common to all hosts, and the names that differ per host), pairwise commands."""
-    return {"site": plan.site, "source": str(source), "inventory_file": plan.inventory_file, "launcher": opts.launcher,
-            "collective": opts.collective, "hosts": spec.hosts, "switches": switches, "line_rate_gbps": line_rate,
-            "target_ratio": target, "ranks_per_host": spec.ranks_per_host, "nccl_env": spec.env,
+    return {"site": plan.site, "source": str(source), "inventory_file": plan.inventory_file,
+            "launcher": opts.launcher, "collective": opts.collective, "hosts": spec.hosts,
+            "switches": switches,
+            "line_rate_gbps": line_rate, "target_ratio": target, "ranks_per_host": spec.ranks_per_host,
+            "nccl_env": spec.env,
             "nccl_env_per_host": differing, "pairwise_commands": pair_cmds,
             "note": "ssh launcher: every host ran alone; no fabric figure" if opts.launcher == "ssh" else ""}
 
