@@ -24,11 +24,12 @@ from roce_tune.platforms import DEFAULT_SWITCH_PLATFORM
 
 if TYPE_CHECKING:
     from roce_tune.deploy.drivers import PushOptions
-    from roce_tune.deploy.runner import SessionTiming, StopRequest
+    from roce_tune.deploy.runner import SessionTiming, StopRequest, Target
     from roce_tune.inventory.loader import LoadedInventory
     from roce_tune.inventory.skeleton import SkeletonOptions
     from roce_tune.pipeline import PlanResult
     from roce_tune.plan import Plan
+    from roce_tune.simulate import DcqcnParams, EcnSetting, Scenario, SeedSummary
     from roce_tune.simulate.settings import PlanPort
 
 app = typer.Typer(add_completion=True, no_args_is_help=True, help="Derive, explain and render lossless RoCEv2 "
@@ -394,59 +395,59 @@ class SimTopology(str, Enum):
     leaf_spine_leaf = "leaf-spine-leaf"
 
 
-def _sim_run(kind: str, speed: str, fan_in: int, size: str, profile: str | None, ecn: str | None,
-             dcqcn: str | None, model: SimModel, seeds: int, base_rtt: str, buffer: str | None,
-             pfc_alpha: float, topology: SimTopology, fmt: OutFormat, title: str = "",
-             plan_port: PlanPort | None = None) -> None:
-    """Parse, run ``seeds`` seeds, print; every bad argument exits 2 with the reason."""
-    from roce_tune.simulate import Scenario, run_seeds
+#: a simulated link as the CLI resolved it: speed Gb/s, fan-in, base RTT us, buffer B, PFC alpha, ECN, DCQCN
+_SimLink = tuple[int, int, float, int, float, "EcnSetting", "DcqcnParams"]
+
+
+def _sim_link_of_plan(pp: PlanPort, profile: str | None, ecn: str | None, dcqcn: str | None) -> _SimLink:
+    """The link of a plan port (``simulate plan``); ``--profile``/``--ecn``/``--dcqcn`` replace its
+    settings."""
+    from roce_tune.simulate.settings import resolve_dcqcn, resolve_ecn
+
+    speed_gbps, rtt_us, buf, alpha = pp.speed_gbps, pp.base_rtt_us, pp.buffer_bytes, pp.pfc_alpha
+    fan_in = pp.fan_in
+    ecn_s = pp.ecn if not (profile or ecn) else resolve_ecn(profile, ecn, speed_gbps, fan_in, rtt_us, buf, alpha)
+    dq = pp.dcqcn if dcqcn is None else resolve_dcqcn(dcqcn, speed_gbps)
+    return speed_gbps, fan_in, rtt_us, buf, alpha, ecn_s, dq
+
+
+def _sim_link_of_args(speed: str, fan_in: int, profile: str | None, ecn: str | None, dcqcn: str | None,
+                      base_rtt: str, buffer: str | None, pfc_alpha: float) -> _SimLink:
+    """The link from the command's arguments; ValueError/KeyError on a bad one."""
     from roce_tune.simulate.model import DEFAULT_BUFFER_BYTES
     from roce_tune.simulate.settings import resolve_dcqcn, resolve_ecn
     from roce_tune.units import parse_bytes, parse_speed_gbps, parse_time_us
 
-    try:
-        if seeds < 1:
-            raise ValueError(f"--seeds {seeds}: must be >= 1")
-        if plan_port is not None:
-            pp = plan_port
-            speed_gbps, rtt_us, buf, alpha = pp.speed_gbps, pp.base_rtt_us, pp.buffer_bytes, pp.pfc_alpha
-            fan_in = pp.fan_in
-            ecn_s = pp.ecn if not (profile or ecn) else resolve_ecn(profile, ecn, speed_gbps, fan_in, rtt_us, buf, alpha)
-            dq = pp.dcqcn if dcqcn is None else resolve_dcqcn(dcqcn, speed_gbps)
-        else:
-            speed_gbps = parse_speed_gbps(speed)
-            rtt_us = parse_time_us(base_rtt)
-            buf = parse_bytes(buffer) if buffer is not None else DEFAULT_BUFFER_BYTES
-            alpha = pfc_alpha
-            if fan_in < 1:
-                raise ValueError(f"--fan-in {fan_in}: must be >= 1")
-            ecn_s = resolve_ecn(profile, ecn, speed_gbps, fan_in, rtt_us, buf, alpha)
-            dq = resolve_dcqcn(dcqcn, speed_gbps)
-        extra: dict[str, object] = {}
-        if kind == "incast":
-            extra["message_bytes"] = parse_bytes(size)
-        else:
-            extra["duration_us"] = parse_time_us(size)
-        sc = Scenario(kind=kind, speed_gbps=speed_gbps, fan_in=fan_in, ecn=ecn_s, dcqcn=dq,  # type: ignore[arg-type]
-                      model=model.value, base_rtt_us=rtt_us, buffer_bytes=buf, pfc_alpha=alpha,
-                      topology=topology.value, **extra)  # type: ignore[arg-type]
-    except (ValueError, KeyError) as exc:
-        err.print(f"error: {exc}")
-        raise typer.Exit(2) from None
-    summary = run_seeds(sc, seeds)
-    if fmt is OutFormat.json:
-        data = {"scenario": {"kind": kind, "speed_gbps": speed_gbps, "fan_in": sc.fan_in, "model": sc.model,
-                             "topology": sc.topology, "base_rtt_us": sc.base_rtt_us, "buffer_bytes": sc.buffer_bytes,
-                             "pfc_alpha": sc.pfc_alpha, "headroom_bytes": sc.headroom_effective_bytes,
-                             "message_bytes": sc.message_bytes if kind == "incast" else None,
-                             "duration_us": sc.duration_us if kind != "incast" else None,
-                             "ecn": {"kmin_bytes": ecn_s.kmin_bytes, "kmax_bytes": ecn_s.kmax_bytes,
-                                     "pmax_percent": ecn_s.pmax_percent, "label": ecn_s.label},
-                             "dcqcn": {k: getattr(dq, k) for k in dq.keys()}, "dcqcn_label": dq.label},
-                **summary.to_json()}
-        print(json.dumps(data, indent=2, sort_keys=True))
-        return
-    out.print(title or f"{kind} {speed_gbps}G N={sc.fan_in} model {sc.model} ({sc.topology}), {seeds} seed(s)")
+    speed_gbps = parse_speed_gbps(speed)
+    rtt_us = parse_time_us(base_rtt)
+    buf = parse_bytes(buffer) if buffer is not None else DEFAULT_BUFFER_BYTES
+    if fan_in < 1:
+        raise ValueError(f"--fan-in {fan_in}: must be >= 1")
+    ecn_s = resolve_ecn(profile, ecn, speed_gbps, fan_in, rtt_us, buf, pfc_alpha)
+    return speed_gbps, fan_in, rtt_us, buf, pfc_alpha, ecn_s, resolve_dcqcn(dcqcn, speed_gbps)
+
+
+def _sim_json(sc: Scenario, summary: SeedSummary) -> str:
+    """The scenario as run (with its ECN and DCQCN settings) and the seeds' summary, as JSON."""
+    incast = sc.kind == "incast"
+    ecn_s, dq = sc.ecn, sc.dcqcn
+    data = {"scenario": {"kind": sc.kind, "speed_gbps": sc.speed_gbps, "fan_in": sc.fan_in, "model": sc.model,
+                         "topology": sc.topology, "base_rtt_us": sc.base_rtt_us, "buffer_bytes": sc.buffer_bytes,
+                         "pfc_alpha": sc.pfc_alpha, "headroom_bytes": sc.headroom_effective_bytes,
+                         "message_bytes": sc.message_bytes if incast else None,
+                         "duration_us": sc.duration_us if not incast else None,
+                         "ecn": {"kmin_bytes": ecn_s.kmin_bytes, "kmax_bytes": ecn_s.kmax_bytes,
+                                 "pmax_percent": ecn_s.pmax_percent, "label": ecn_s.label},
+                         "dcqcn": {k: getattr(dq, k) for k in dq.keys()}, "dcqcn_label": dq.label},
+            **summary.to_json()}
+    return json.dumps(data, indent=2, sort_keys=True)
+
+
+def _sim_text(sc: Scenario, summary: SeedSummary, seeds: int, title: str) -> None:
+    """Print the scenario, its settings, the median/min/max table over seeds and the paused senders."""
+    ecn_s, dq = sc.ecn, sc.dcqcn
+    out.print(title or f"{sc.kind} {sc.speed_gbps}G N={sc.fan_in} model {sc.model} ({sc.topology}), "
+                       f"{seeds} seed(s)")
     out.print(f"ECN {ecn_s.label}: Kmin {ecn_s.kmin_bytes} B, Kmax {ecn_s.kmax_bytes} B, Pmax {ecn_s.pmax_percent:g} %; "
               f"DCQCN {dq.label}: ai {dq.rpg_ai_rate_mbps:g} / hai {dq.rpg_hai_rate_mbps:g} Mb/s, "
               f"time_reset {dq.rpg_time_reset_us:g} us, byte_reset {dq.rpg_byte_reset_bytes} B")
@@ -462,6 +463,35 @@ def _sim_run(kind: str, speed: str, fan_in: int, size: str, profile: str | None,
     out.print(table)
     paused = ", ".join(str(i) for i in summary.paused_senders) or "none"
     out.print(f"senders that received PAUSE (any seed): {paused}")
+
+
+def _sim_run(kind: str, speed: str, fan_in: int, size: str, profile: str | None, ecn: str | None,
+             dcqcn: str | None, model: SimModel, seeds: int, base_rtt: str, buffer: str | None,
+             pfc_alpha: float, topology: SimTopology, fmt: OutFormat, title: str = "",
+             plan_port: PlanPort | None = None) -> None:
+    """Parse, run ``seeds`` seeds, print; every bad argument exits 2 with the reason."""
+    from roce_tune.simulate import Scenario, run_seeds
+    from roce_tune.units import parse_bytes, parse_time_us
+
+    try:
+        if seeds < 1:
+            raise ValueError(f"--seeds {seeds}: must be >= 1")
+        link = (_sim_link_of_plan(plan_port, profile, ecn, dcqcn) if plan_port is not None
+                else _sim_link_of_args(speed, fan_in, profile, ecn, dcqcn, base_rtt, buffer, pfc_alpha))
+        speed_gbps, fan_in, rtt_us, buf, alpha, ecn_s, dq = link
+        extra: dict[str, object] = ({"message_bytes": parse_bytes(size)} if kind == "incast"
+                                    else {"duration_us": parse_time_us(size)})
+        sc = Scenario(kind=kind, speed_gbps=speed_gbps, fan_in=fan_in, ecn=ecn_s, dcqcn=dq,  # type: ignore[arg-type]
+                      model=model.value, base_rtt_us=rtt_us, buffer_bytes=buf, pfc_alpha=alpha,
+                      topology=topology.value, **extra)  # type: ignore[arg-type]
+    except (ValueError, KeyError) as exc:
+        err.print(f"error: {exc}")
+        raise typer.Exit(2) from None
+    summary = run_seeds(sc, seeds)
+    if fmt is OutFormat.json:
+        print(_sim_json(sc, summary))
+        return
+    _sim_text(sc, summary, seeds, title)
 
 
 _SIM_PROFILE = typer.Option(None, "--profile", help="derived, nvidia-default, sonic-default or dcqcn-paper")
@@ -594,18 +624,12 @@ def apply(
     raise typer.Exit(stop.exit_status or code)
 
 
-def _apply(stop: StopRequest, source: Path, dry_run: bool, limit: list[str], concurrency: int, canary: int,
-           allow_disruptive: bool, insecure: bool, known_hosts: Path | None, secrets_file: Path | None,
-           log_dir: Path | None, fmt: OutFormat, push: PushOptions, device_timeout: int,
-           session_timing: SessionPacing) -> int:
-    """Body of ``apply`` (under its signal handlers); returns the exit status."""
-    import functools
-    import logging
+def _apply_targets_of(source: Path, limit: list[str]) -> tuple[list[Target], Path]:
+    """The devices of ``source`` (inventory or plan directory) and its default log directory; exits 2 when
+    it cannot be read or ``--limit`` matches no device."""
+    from roce_tune.deploy.apply import load_source
+    from roce_tune.deploy.runner import select
 
-    from roce_tune.deploy.apply import load_source, print_results
-    from roce_tune.deploy.runner import ApplyOptions, apply_targets, results_json, stop_summary
-
-    logging.getLogger("paramiko").setLevel(logging.CRITICAL)  # per-device errors are reported in the results
     try:
         targets, default_logs = load_source(source)
     except RoceTuneError as exc:
@@ -614,12 +638,26 @@ def _apply(stop: StopRequest, source: Path, dry_run: bool, limit: list[str], con
         what = "cannot read this plan directory" if source.is_dir() else "not an inventory or a plan directory"
         err.print(f"error: {source}: {what}: {exc}", markup=False, highlight=False)
         raise typer.Exit(2) from None
-    from roce_tune.deploy.runner import select
-
     if limit and not select(targets, limit):
         err.print(f"error: --limit {' '.join(limit)} matches no device; devices: "
                   + ", ".join(t.name for t in targets[:12]) + (" …" if len(targets) > 12 else ""), markup=False)
         raise typer.Exit(2)
+    return targets, default_logs
+
+
+def _apply(stop: StopRequest, source: Path, dry_run: bool, limit: list[str], concurrency: int, canary: int,
+           allow_disruptive: bool, insecure: bool, known_hosts: Path | None, secrets_file: Path | None,
+           log_dir: Path | None, fmt: OutFormat, push: PushOptions, device_timeout: int,
+           session_timing: SessionPacing) -> int:
+    """Body of ``apply`` (under its signal handlers); returns the exit status."""
+    import functools
+    import logging
+
+    from roce_tune.deploy.apply import print_results
+    from roce_tune.deploy.runner import ApplyOptions, apply_targets, results_json, stop_summary
+
+    logging.getLogger("paramiko").setLevel(logging.CRITICAL)  # per-device errors are reported in the results
+    targets, default_logs = _apply_targets_of(source, limit)
     if insecure:
         err.print("[bold yellow]warning: host-key checking is OFF (--insecure-skip-host-key-check); labs only[/]")
     opts = ApplyOptions(dry_run=dry_run, limit=limit, concurrency=concurrency, canary=canary,

@@ -30,6 +30,42 @@ def _fingerprint(key: object) -> str:
     return f"{name} {getattr(key, 'fingerprint', '?')}"
 
 
+def _ssh_reason(e: BaseException, files: str, host: str | None, port: int) -> str | None:
+    """The reason when ``e`` is a host-key (mismatch, unknown) or authentication failure, else None."""
+    import paramiko
+
+    if isinstance(e, paramiko.BadHostKeyException):
+        return (f"HOST KEY MISMATCH: the device offered {_fingerprint(e.key)}, but {files} "
+                f"records {_fingerprint(e.expected_key)} for it. Not connecting: the device was re-imaged "
+                "or the connection is intercepted; check the new key out of band, then update the file")
+    if isinstance(e, paramiko.SSHException) and "not found in known_hosts" in str(e):
+        return (f"host key unknown: no entry for it in {files}. Check the device's key out of "
+                f"band and add it (e.g. ssh-keyscan -p {port} {host}), or name a file with --known-hosts")
+    if isinstance(e, paramiko.AuthenticationException):
+        return f"authentication failed ({e}); check the credentials the inventory names"
+    return None
+
+
+def _os_reason(e: OSError) -> str:
+    """``strerror`` of the error number, else the text or the exception's type."""
+    return os.strerror(e.errno) if e.errno else (str(e) or type(e).__name__)
+
+
+def _network_reason(e: BaseException, outer: BaseException) -> str | None:
+    """The reason when ``e`` (a cause of ``outer``, or ``outer`` itself) is a TCP or name-resolution
+    failure, else None."""
+    import paramiko
+
+    if isinstance(e, paramiko.ssh_exception.NoValidConnectionsError):  # one per address tried
+        causes = {os.strerror(c.errno) if getattr(c, "errno", None) else str(c) for c in e.errors.values()}
+        return f"TCP connection failed: {'; '.join(sorted(causes)) or e}"
+    if isinstance(e, socket.gaierror):
+        return f"the name does not resolve ({e.strerror or e})"
+    if isinstance(e, (ConnectionRefusedError, TimeoutError, socket.timeout, OSError)) and e is not outer:
+        return f"TCP connection failed: {_os_reason(e)}"
+    return None
+
+
 def describe_connect_error(name: str, host: str | None, port: int, exc: BaseException,
                            known_hosts: str | None) -> str:
     """One line for a failed connect: ``name (host:port): reason``.
@@ -44,29 +80,14 @@ def describe_connect_error(name: str, host: str | None, port: int, exc: BaseExce
         The message; never raises. Host-key failures say whether the key was unknown or did not match
         and which known_hosts files were consulted.
     """
-    import paramiko
-
     where = f"{name} ({host}:{port})"
     files = " and ".join(f for f in (known_hosts, USER_KNOWN_HOSTS) if f)
-    chain = _chain(exc)
-    for e in chain:
-        if isinstance(e, paramiko.BadHostKeyException):
-            return (f"{where}: HOST KEY MISMATCH: the device offered {_fingerprint(e.key)}, but {files} "
-                    f"records {_fingerprint(e.expected_key)} for it. Not connecting: the device was re-imaged "
-                    "or the connection is intercepted; check the new key out of band, then update the file")
-        if isinstance(e, paramiko.SSHException) and "not found in known_hosts" in str(e):
-            return (f"{where}: host key unknown: no entry for it in {files}. Check the device's key out of "
-                    f"band and add it (e.g. ssh-keyscan -p {port} {host}), or name a file with --known-hosts")
-        if isinstance(e, paramiko.AuthenticationException):
-            return f"{where}: authentication failed ({e}); check the credentials the inventory names"
-        if isinstance(e, paramiko.ssh_exception.NoValidConnectionsError):  # one per address tried
-            causes = {os.strerror(c.errno) if getattr(c, "errno", None) else str(c) for c in e.errors.values()}
-            return f"{where}: TCP connection failed: {'; '.join(sorted(causes)) or e}"
-        if isinstance(e, socket.gaierror):
-            return f"{where}: the name does not resolve ({e.strerror or e})"
-        if isinstance(e, (ConnectionRefusedError, TimeoutError, socket.timeout, OSError)) and e is not exc:
-            reason = os.strerror(e.errno) if e.errno else (str(e) or type(e).__name__)
-            return f"{where}: TCP connection failed: {reason}"
+    for e in _chain(exc):
+        reason = _ssh_reason(e, files, host, port)
+        if reason is None:
+            reason = _network_reason(e, exc)
+        if reason is not None:
+            return f"{where}: {reason}"
     text = str(exc).strip()
     if "DNS failure" in text:
         return f"{where}: the name does not resolve"

@@ -22,6 +22,7 @@ from __future__ import annotations
 import difflib
 import json
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TypeAlias
 
@@ -111,19 +112,22 @@ def _hier_driver(rules: DiffRules) -> HConfigDriverBase:
     return driver
 
 
-def hier_diff(rules: DiffRules, running: str, desired: str, comment: str = "!") -> ConfigChange:
-    """Hierarchical diff (hier-config) of a partial desired config merged onto the running one."""
-    driver = _hier_driver(rules)
-    run_h = get_hconfig(driver, merge_sections(_strip_comments(running, comment)))
-    want_h = get_hconfig(driver, merge_sections(_strip_comments(desired, comment)))
-    future = run_h.future(want_h)
+def _delete_stale(rules: DiffRules, run_h: HConfig, want_h: HConfig, future: HConfig) -> list[str]:
+    """Delete from ``future`` the running top-level objects ``rules.stale`` names (roce-tune's own) that the
+    desired config no longer has; returns their texts."""
     wanted = {child.text for child in want_h.children}
     stale = [child.text for child in run_h.children
              if child.text not in wanted and any(re.search(p, child.text) for p in rules.stale)]
-    for text in stale:  # roce-tune's own objects the desired config no longer has: removed
+    for text in stale:
         fut = future.get_child(equals=text)
         if fut is not None:
             fut.delete()
+    return stale
+
+
+def _replace_owned(rules: DiffRules, want_h: HConfig, future: HConfig) -> None:
+    """Sections roce-tune owns whole (``rules.owned_sections``) become exactly the desired ones in
+    ``future``."""
     owned = [re.compile(p) for p in rules.owned_sections]
     for child in list(want_h.children):
         if any(rx.search(child.text) for rx in owned):
@@ -131,13 +135,28 @@ def hier_diff(rules: DiffRules, running: str, desired: str, comment: str = "!") 
             if fut is not None:
                 fut.delete()
             future.add_deep_copy_of(child)
-    remediation: HConfig = WorkflowRemediation(run_h, future).remediation_config
-    # hier-config indents by 2; re-indent to the platform's unit (EOS pastes use 3) so a device that
-    # reads indentation as context (as EOS does for pasted config) enters the right sub-mode
-    commands = []
-    for line in remediation.dump_simple(sectional_exiting=True):
+
+
+def _reindent(lines: Iterable[str], indent: int) -> list[str]:
+    """hier-config indents by 2; re-indent to the platform's unit (EOS pastes use 3) so a device that reads
+    indentation as context (as EOS does for pasted config) enters the right sub-mode."""
+    out = []
+    for line in lines:
         depth = (len(line) - len(line.lstrip(" "))) // 2
-        commands.append(" " * (rules.indent * depth) + line.lstrip(" "))
+        out.append(" " * (indent * depth) + line.lstrip(" "))
+    return out
+
+
+def hier_diff(rules: DiffRules, running: str, desired: str, comment: str = "!") -> ConfigChange:
+    """Hierarchical diff (hier-config) of a partial desired config merged onto the running one."""
+    driver = _hier_driver(rules)
+    run_h = get_hconfig(driver, merge_sections(_strip_comments(running, comment)))
+    want_h = get_hconfig(driver, merge_sections(_strip_comments(desired, comment)))
+    future = run_h.future(want_h)
+    stale = _delete_stale(rules, run_h, want_h, future)
+    _replace_owned(rules, want_h, future)
+    remediation: HConfig = WorkflowRemediation(run_h, future).remediation_config
+    commands = _reindent(remediation.dump_simple(sectional_exiting=True), rules.indent)
     # stale objects go last: by then no interface refers to them any more
     last = {f"no {text}" for text in stale}
     commands = [c for c in commands if c not in last] + [c for c in commands if c in last]
@@ -150,17 +169,27 @@ def _key(line: str) -> str:
     return line.rsplit(" ", 1)[0] if " " in line else line
 
 
+def _set_lines(text: str, comment: str) -> list[str]:
+    """Non-empty, non-comment lines of a ``set``-style config, stripped."""
+    return [ln.strip() for ln in text.splitlines() if ln.strip() and not ln.lstrip().startswith(comment)]
+
+
+def _negated(rules: DiffRules, line: str) -> str:
+    """The command that removes ``line`` (``set …`` → ``delete …`` per ``rules.negate``)."""
+    strip, repl = rules.negate
+    return repl + line[len(strip):] if line.startswith(strip) else line
+
+
 def set_diff(rules: DiffRules, running: str, desired: str, comment: str = "#") -> ConfigChange:
     """Flat ``set``-style diff (Junos ``set``, NVUE ``nv set``)."""
-    want = [ln.strip() for ln in desired.splitlines() if ln.strip() and not ln.lstrip().startswith(comment)]
-    have = [ln.strip() for ln in running.splitlines() if ln.strip() and not ln.lstrip().startswith(comment)]
+    want, have = _set_lines(desired, comment), _set_lines(running, comment)
     want_set, have_set = set(want), set(have)
     want_keys = {_key(w) for w in want}
+    # removed: running lines under a root roce-tune owns, or whose setting the desired config sets otherwise
     removed = [h for h in have if h not in want_set and (
         any(h.startswith(root) for root in rules.owned_roots) or _key(h) in want_keys)]
     added = [w for w in want if w not in have_set]
-    strip, repl = rules.negate
-    commands = [repl + h[len(strip):] if h.startswith(strip) else h for h in removed] + added
+    commands = [_negated(rules, h) for h in removed] + added
     diff = [f"-{h}" for h in removed] + [f"+{w}" for w in added]
     return ConfigChange(commands=commands, diff=diff, disruptive=_flag(rules, diff))
 
@@ -169,25 +198,43 @@ def _escape(token: str) -> str:
     return token.replace("~", "~0").replace("/", "~1")
 
 
-def json_diff(rules: DiffRules, running: dict[str, dict[str, dict[str, object]]],
-              desired: dict[str, dict[str, dict[str, object]]], managed_ports: set[str]) -> ConfigChange:
+Tables = dict[str, dict[str, dict[str, object]]]
+
+
+def _in_scope(key: str, rows: dict[str, dict[str, object]], managed_ports: set[str]) -> bool:
+    """A live row roce-tune compares: one it renders, or a per-port key (``Ethernet0|3``) of a managed
+    port."""
+    return key in rows or key.split("|", 1)[0] in managed_ports and "|" in key
+
+
+def _scoped_row(live_row: object, want_row: object) -> object:
+    """Field-level merge: a desired row names only the fields roce-tune manages (e.g. PORT.mtu), so the live
+    row is compared on those fields."""
+    if isinstance(live_row, dict) and isinstance(want_row, dict):
+        return {f: live_row[f] for f in want_row if f in live_row}
+    return live_row
+
+
+def _scope_have(running: Tables, desired: Tables, managed_ports: set[str]) -> dict[str, dict[str, object]]:
+    """The running tables cut to what roce-tune renders; stale per-port keys are kept whole (to be
+    removed)."""
+    scope_have: dict[str, dict[str, object]] = {}
+    for table, rows in desired.items():
+        live = running.get(table, {})
+        kept = {k: _scoped_row(v, rows[k]) if k in rows else v
+                for k, v in live.items() if _in_scope(k, rows, managed_ports)}
+        if table in running or kept:
+            scope_have[table] = kept
+    return scope_have
+
+
+def json_diff(rules: DiffRules, running: Tables, desired: Tables, managed_ports: set[str]) -> ConfigChange:
     """SONiC CONFIG_DB JSON Patch restricted to the tables/keys roce-tune renders.
 
     ``managed_ports`` are the ports in the plan: their per-port keys (``Ethernet0|3``) not in the
     desired tables are removed (e.g. a stale PG range).
     """
-    scope_have: dict[str, dict[str, object]] = {}
-    for table, rows in desired.items():
-        live = running.get(table, {})
-        # field-level merge: a desired row names only the fields roce-tune manages (e.g. PORT.mtu),
-        # so the live row is compared on those fields; stale per-port keys are compared whole (removed)
-        kept: dict[str, object] = {
-            k: ({f: v[f] for f in rows[k] if f in v} if isinstance(v, dict) and isinstance(rows[k], dict)
-                else v) if k in rows else v
-            for k, v in live.items()
-            if k in rows or k.split("|", 1)[0] in managed_ports and "|" in k}
-        if table in running or kept:
-            scope_have[table] = kept
+    scope_have = _scope_have(running, desired, managed_ports)
     target: dict[str, dict[str, object]] = {t: dict(r) for t, r in desired.items()}
     for table, key in _stale_rows(rules, running, desired):  # roce-tune's own, no longer used: removed
         scope_have.setdefault(table, {})[key] = running[table][key]

@@ -446,15 +446,81 @@ def run_one(t: Target, opts: ApplyOptions, allow_push: bool, allow_disruptive: b
         stop.untrack(t.name)
 
 
+def _held_back(t: Target, res: DeviceResult, opts: ApplyOptions, allow_push: bool, stop: StopRequest,
+               blocked: str | None = None) -> bool:
+    """Set ``res.state`` when the device's change is not pushed — nothing to change, a dry run or a pass that
+    does not push, ``blocked`` (why a disruptive change waits for --allow-disruptive), a stop requested —
+    and return True; False when it is to be pushed."""
+    if not res.changed:
+        res.state = "no-change"
+    elif opts.dry_run or not allow_push:
+        res.state = "would-change"
+    elif blocked:
+        res.state, res.error = "blocked-disruptive", blocked
+    elif stop.signal:
+        res.state, res.error = "not-started", _not_started(t, stop, "before its push").error
+    else:
+        return False
+    return True
+
+
+_Push = Callable[[Callable[[], None]], None]
+
+
+def _update_host(t: Target, drv: Driver, res: DeviceResult, opts: ApplyOptions, allow_push: bool,
+                 stop: StopRequest, push: _Push) -> None:
+    """A host: its script's check mode says what differs; then the script runs (through ``push``)."""
+    rc, out = drv.run_host_script(t.desired, check_only=True)
+    res.diff = [ln for ln in out.splitlines() if "MISMATCH" in ln or ln.startswith(("-", "+"))]
+    res.changed = rc != 0
+    if not _held_back(t, res, opts, allow_push, stop):
+        push(lambda: drv.push_host(t.desired))
+        res.state = "pushed"
+
+
+def _update_switch(t: Target, drv: Driver, res: DeviceResult, opts: ApplyOptions, allow_push: bool,
+                   allow_disruptive: bool, stop: StopRequest, redact: Callable[[str], str],
+                   push: _Push) -> None:
+    """A switch: read the running config (kept as a restore point), preflight, diff; then push the change."""
+    running = drv.read_running()
+    if opts.log_dir is not None:  # a manual restore point: the config as found, before any change
+        write_private(opts.log_dir / f"{t.name}.{opts.push.tag}.before.txt", redact(running))
+    refused = drv.method.preflight(running, t.desired) if drv.method.preflight is not None else None
+    if refused:  # a contradiction the device would only resolve at boot: change nothing, dry run too
+        raise PushError("preflight", refused)
+    change = compute_change(t.platform, running, t.desired, t.managed_ports)
+    res.diff, res.disruptive, res.changed = change.diff, change.disruptive, not change.empty
+    blocked = ("disruptive change needs --allow-disruptive: " + "; ".join(change.disruptive)
+               if change.disruptive and not allow_disruptive else None)
+    if not _held_back(t, res, opts, allow_push, stop, blocked):
+        push(lambda: drv.push(change, t.desired, t.managed_ports))
+        res.state = "pushed"
+
+
+def _session_log(t: Target, opts: ApplyOptions, res: DeviceResult) -> Path | None:
+    """``<log dir>/<device>.log`` (the directory made private: logs and restore points hold device
+    configurations), recorded in ``res``; None without a log directory."""
+    if opts.log_dir is None:
+        return None
+    private_dir(opts.log_dir)  # 0700: session logs and restore points hold device configurations
+    log_path = opts.log_dir / f"{t.name}.log"
+    res.log_file = str(log_path)
+    return log_path
+
+
+def _write_session_log(log_path: Path | None, notes: list[str], res: DeviceResult) -> None:
+    """The session's notes and the device's result line."""
+    if log_path is not None:
+        with open_private(log_path) as fh:
+            fh.write("\n".join(notes) + "\n")
+            fh.write(f"# result: {res.state}" + (f" — {res.error}" if res.error else "") + "\n")
+
+
 def _run_one(t: Target, opts: ApplyOptions, allow_push: bool, allow_disruptive: bool,
              stop: StopRequest) -> DeviceResult:
     t0 = time.monotonic()
     res = DeviceResult(t.name, t.platform, "failed")
-    log_path = None
-    if opts.log_dir is not None:
-        private_dir(opts.log_dir)  # 0700: session logs and restore points hold device configurations
-        log_path = opts.log_dir / f"{t.name}.log"
-        res.log_file = str(log_path)
+    log_path = _session_log(t, opts, res)
     notes: list[str] = []
     conn = None
     redact: Callable[[str], str] = lambda s: s  # noqa: E731
@@ -465,41 +531,13 @@ def _run_one(t: Target, opts: ApplyOptions, allow_push: bool, allow_disruptive: 
         drv = Driver(t.platform, conn, opts.push, lambda s: notes.append(redact(s)), should_stop=stop,
                      on_restore_point=lambda text: _keep_restore_point(t, opts, text, redact))
         stop.track(t, opts, drv)
+
+        def push(fn: Callable[[], None]) -> None:
+            _push_or_recover(fn, t, opts, log_path, notes, redact, res)
         if t.kind == "host":
-            rc, out = drv.run_host_script(t.desired, check_only=True)
-            res.diff = [ln for ln in out.splitlines() if "MISMATCH" in ln or ln.startswith(("-", "+"))]
-            res.changed = rc != 0
-            if not res.changed:
-                res.state = "no-change"
-            elif opts.dry_run or not allow_push:
-                res.state = "would-change"
-            elif stop.signal:
-                res.state, res.error = "not-started", _not_started(t, stop, "before its push").error
-            else:
-                _push_or_recover(lambda: drv.push_host(t.desired), t, opts, log_path, notes, redact, res)
-                res.state = "pushed"
+            _update_host(t, drv, res, opts, allow_push, stop, push)
         else:
-            running = drv.read_running()
-            if opts.log_dir is not None:  # a manual restore point: the config as found, before any change
-                write_private(opts.log_dir / f"{t.name}.{opts.push.tag}.before.txt", redact(running))
-            refused = drv.method.preflight(running, t.desired) if drv.method.preflight is not None else None
-            if refused:  # a contradiction the device would only resolve at boot: change nothing, dry run too
-                raise PushError("preflight", refused)
-            change = compute_change(t.platform, running, t.desired, t.managed_ports)
-            res.diff, res.disruptive, res.changed = change.diff, change.disruptive, not change.empty
-            if change.empty:
-                res.state = "no-change"
-            elif opts.dry_run or not allow_push:
-                res.state = "would-change"
-            elif change.disruptive and not allow_disruptive:
-                res.state = "blocked-disruptive"
-                res.error = "disruptive change needs --allow-disruptive: " + "; ".join(change.disruptive)
-            elif stop.signal:
-                res.state, res.error = "not-started", _not_started(t, stop, "before its push").error
-            else:
-                _push_or_recover(lambda: drv.push(change, t.desired, t.managed_ports), t, opts, log_path, notes,
-                                 redact, res)
-                res.state = "pushed"
+            _update_switch(t, drv, res, opts, allow_push, allow_disruptive, stop, redact, push)
     except _Reported:
         pass
     except Interrupted as exc:  # stopped mid-push; the push's own rollback completed
@@ -514,10 +552,7 @@ def _run_one(t: Target, opts: ApplyOptions, allow_push: bool, allow_disruptive: 
         res.rolled_back = conn is not None and not opts.dry_run and res.changed
     finally:
         _close(conn)
-        if log_path is not None:
-            with open_private(log_path) as fh:
-                fh.write("\n".join(notes) + "\n")
-                fh.write(f"# result: {res.state}" + (f" — {res.error}" if res.error else "") + "\n")
+        _write_session_log(log_path, notes, res)
     if res.state == "failed" and res.rolled_back and "rolled back" not in (res.error or ""):
         res.error = (res.error or "") + " (rolled back)"
     res.seconds = round(time.monotonic() - t0, 3)
@@ -555,6 +590,130 @@ def _reporter(on_result: Callable[[DeviceResult], None] | None,
     return report
 
 
+class _Fanout:
+    """The passes of :func:`apply_targets` over one selection, with every device's result so far."""
+
+    def __init__(self, opts: ApplyOptions, stop: StopRequest,
+                 on_result: Callable[[DeviceResult], None] | None) -> None:
+        self.opts, self.stop, self.on_result = opts, stop, on_result
+        self.results: dict[str, DeviceResult] = {}
+
+    def report(self, r: DeviceResult) -> None:
+        """Record ``r`` (replacing an earlier result of the device) and report it."""
+        self.results[r.name] = r
+        if self.on_result:
+            self.on_result(r)
+
+    def not_started(self, group: list[Target]) -> None:
+        """``not-started`` for every device of ``group`` (a stop was requested)."""
+        for t in group:
+            prev = self.results.get(t.name)  # blocked-disruptive in the first pass: keep its diff
+            r = _not_started(t, self.stop, "before its push" if prev else "before it started")
+            if prev is not None:
+                r.diff, r.disruptive, r.changed = prev.diff, prev.disruptive, prev.changed
+            self.report(r)
+
+    def batch(self, group: list[Target], workers: int, allow_disruptive: bool = False) -> None:
+        """Run ``group`` with at most ``workers`` devices at once (:class:`_Batch`)."""
+        _Batch(self, group, workers, allow_disruptive).run()
+
+    def canaries(self, canary: list[Target], rest: list[Target]) -> bool:
+        """Run the canaries (one at a time when disruptive changes are allowed: maintenance order); False,
+        with ``rest`` reported not-started or skipped, when a stop came or a canary failed."""
+        opts = self.opts
+        workers = 1 if opts.allow_disruptive else opts.concurrency
+        self.batch(canary, workers, allow_disruptive=opts.allow_disruptive)
+        if self.stop.signal:
+            self.not_started(rest)
+            return False
+        if any(self.results[t.name].failed for t in canary):
+            for t in rest:
+                self.report(DeviceResult(t.name, t.platform, "skipped", error="canary failed; not attempted"))
+            return False
+        return True
+
+    def maintenance(self, chosen: list[Target]) -> None:
+        """Disruptive changes one device at a time (use --canary to stop early); none once a stop came."""
+        for t in [t for t in chosen if self.results[t.name].state == "blocked-disruptive"]:
+            if self.stop.signal:  # never pushed: nothing changed on it
+                self.not_started([t])
+            else:
+                self.batch([t], 1, allow_disruptive=True)
+
+
+class _Batch:
+    """One group run with at most ``workers`` devices at once; a device that exceeds
+    ``opts.device_timeout_s`` is reported as failed and left to its own commit-confirm timer (its daemon
+    thread cannot block the run or the process exit)."""
+
+    def __init__(self, fan: _Fanout, group: list[Target], workers: int, allow_disruptive: bool) -> None:
+        self.fan, self.opts, self.stop, self.allow_disruptive = fan, fan.opts, fan.stop, allow_disruptive
+        self.done_q: queue.Queue[DeviceResult] = queue.Queue()
+        self.slots = threading.Semaphore(max(1, workers))
+        self.started: dict[str, float] = {}
+        self.timed_out: set[str] = set()
+        self.pending = list(group)
+        self.waiting = {t.name: t for t in group}
+
+    def run(self) -> None:
+        """Until every device of the group has a result."""
+        while self.waiting:
+            if self.stop.signal and self.pending:
+                self._cancel_pending()
+                continue
+            self._start_ready()
+            try:
+                r = self.done_q.get(timeout=0.2)
+            except queue.Empty:
+                self._expire(time.monotonic())
+                continue
+            self._finish(r)
+
+    def _work(self, t: Target) -> None:
+        try:
+            self.done_q.put(run_one(t, self.opts, True, self.allow_disruptive, self.stop))
+        finally:
+            if t.name not in self.timed_out:
+                self.slots.release()
+
+    def _cancel_pending(self) -> None:
+        for t in self.pending:
+            self.waiting.pop(t.name)
+        self.fan.not_started(self.pending)
+        self.pending.clear()
+
+    def _start_ready(self) -> None:
+        """Start pending devices while a slot is free (and no stop came)."""
+        while self.pending and not self.stop.signal and self.slots.acquire(blocking=False):
+            t = self.pending.pop(0)
+            self.started[t.name] = time.monotonic()
+            threading.Thread(target=self._work, args=(t,), daemon=True, name=f"roce-tune-{t.name}").start()
+
+    def _expire(self, now: float) -> None:
+        """A failed result for every running device past the device timeout; its slot is freed."""
+        limit_s = self.opts.device_timeout_s
+        for name in [n for n in self.waiting if n in self.started and now - self.started[n] > limit_s]:
+            t = self.waiting[name]
+            r = DeviceResult(t.name, t.platform, "failed", error=_timeout_message(t, self.opts),
+                             seconds=round(now - self.started[name], 3))
+            self.done_q.put(r)
+            self.started.pop(name)
+            self.timed_out.add(name)
+            self.slots.release()  # the stuck thread keeps its slot no longer
+
+    def _finish(self, r: DeviceResult) -> None:
+        """Report a device's result; one that finished after its timeout replaces the timeout result."""
+        if r.name not in self.waiting:
+            # finished after its timeout: its real outcome
+            if r.name in self.timed_out and r.name in self.fan.results:
+                r.error = f"finished after the {self.opts.device_timeout_s:.0f} s device timeout" + (
+                    f": {r.error}" if r.error else "")
+                self.fan.report(r)
+            return
+        self.waiting.pop(r.name)
+        self.fan.report(r)
+
+
 def apply_targets(targets: list[Target], opts: ApplyOptions,
                   on_result: Callable[[DeviceResult], None] | None = None,
                   stop: StopRequest | None = None) -> list[DeviceResult]:
@@ -565,96 +724,15 @@ def apply_targets(targets: list[Target], opts: ApplyOptions,
     roll back (see :func:`run_one`) and are waited for.
     """
     stop = stop if stop is not None else StopRequest()
-    on_result = _reporter(on_result, opts)
-    results: dict[str, DeviceResult] = {}
-
-    def not_started(group: list[Target]) -> None:
-        for t in group:
-            prev = results.get(t.name)  # blocked-disruptive in the first pass: keep its diff
-            results[t.name] = r = _not_started(t, stop, "before its push" if prev else "before it started")
-            if prev is not None:
-                r.diff, r.disruptive, r.changed = prev.diff, prev.disruptive, prev.changed
-            if on_result:
-                on_result(results[t.name])
-
-    def batch(group: list[Target], workers: int, allow_disruptive: bool = False) -> None:
-        """Run ``group`` with at most ``workers`` devices at once; a device that exceeds
-        ``opts.device_timeout_s`` is reported as failed and left to its own commit-confirm timer
-        (its daemon thread cannot block the run or the process exit)."""
-        done_q: queue.Queue[DeviceResult] = queue.Queue()
-        slots = threading.Semaphore(max(1, workers))
-        started: dict[str, float] = {}
-        timed_out: set[str] = set()
-
-        def work(t: Target) -> None:
-            try:
-                done_q.put(run_one(t, opts, True, allow_disruptive, stop))
-            finally:
-                if t.name not in timed_out:
-                    slots.release()
-
-        pending = list(group)
-        waiting = {t.name: t for t in group}
-        while waiting:
-            if stop.signal and pending:
-                for t in pending:
-                    waiting.pop(t.name)
-                not_started(pending)
-                pending.clear()
-                continue
-            while pending and not stop.signal and slots.acquire(blocking=False):
-                t = pending.pop(0)
-                started[t.name] = time.monotonic()
-                threading.Thread(target=work, args=(t,), daemon=True, name=f"roce-tune-{t.name}").start()
-            try:
-                r = done_q.get(timeout=0.2)
-            except queue.Empty:
-                now = time.monotonic()
-                for name in [n for n in waiting if n in started and now - started[n] > opts.device_timeout_s]:
-                    t = waiting[name]
-                    r = DeviceResult(t.name, t.platform, "failed", error=_timeout_message(t, opts),
-                                     seconds=round(now - started[name], 3))
-                    done_q.put(r)
-                    started.pop(name)
-                    timed_out.add(name)
-                    slots.release()  # the stuck thread keeps its slot no longer
-                continue
-            if r.name not in waiting:
-                if r.name in timed_out and r.name in results:  # finished after its timeout: its real outcome
-                    r.error = f"finished after the {opts.device_timeout_s:.0f} s device timeout" + (
-                        f": {r.error}" if r.error else "")
-                    results[r.name] = r
-                    if on_result:
-                        on_result(r)
-                continue
-            waiting.pop(r.name)
-            results[r.name] = r
-            if on_result:
-                on_result(r)
-
+    fan = _Fanout(opts, stop, _reporter(on_result, opts))
     chosen = select(targets, opts.limit)
     canary, rest = chosen[: opts.canary], chosen[opts.canary:]
-    if canary:
-        # canaries go one at a time when disruptive changes are allowed (maintenance order)
-        batch(canary, 1 if opts.allow_disruptive else opts.concurrency, allow_disruptive=opts.allow_disruptive)
-        if stop.signal:
-            not_started(rest)
-            return [results[t.name] for t in chosen]
-        if any(results[t.name].failed for t in canary):
-            for t in rest:
-                results[t.name] = DeviceResult(t.name, t.platform, "skipped", error="canary failed; not attempted")
-                if on_result:
-                    on_result(results[t.name])
-            return [results[t.name] for t in chosen]
-    batch(rest, opts.concurrency)
+    if canary and not fan.canaries(canary, rest):
+        return [fan.results[t.name] for t in chosen]
+    fan.batch(rest, opts.concurrency)
     if opts.allow_disruptive and not opts.dry_run:
-        # maintenance order: disruptive changes one device at a time (use --canary to stop early)
-        for t in [t for t in chosen if results[t.name].state == "blocked-disruptive"]:
-            if stop.signal:  # never pushed: nothing changed on it
-                not_started([t])
-            else:
-                batch([t], 1, allow_disruptive=True)
-    return [results[t.name] for t in chosen]
+        fan.maintenance(chosen)
+    return [fan.results[t.name] for t in chosen]
 
 
 def results_json(results: list[DeviceResult], dry_run: bool, interrupted: str | None = None) -> str:

@@ -202,6 +202,35 @@ def _value(x: Any) -> str | None:
     return None if x is None else str(x)
 
 
+def _first(value: Any) -> Any:
+    """``value``, or its first item when it is a list (json0 wraps objects in lists; ``{}`` when empty)."""
+    if isinstance(value, list):
+        return value[0] if value else {}
+    return value
+
+
+def _lldpctl_interfaces(raw: Any) -> list[tuple[str, Any]]:
+    """(local interface, its object) pairs of ``lldp.interface``: a name-keyed object, or (json0) a list of
+    objects with a name."""
+    if isinstance(raw, list) and all(isinstance(i, dict) and "name" in i and "port" in i for i in raw):
+        return [(str(_value(i["name"])), i) for i in raw]
+    return _entries(raw)
+
+
+def _chassis_name(chassis: Any) -> str | None:
+    """The remote system name: the chassis object's key (lldpd 1.0), or its ``name`` (json0); None when
+    the first entry is neither."""
+    for key, val in _entries(chassis):
+        if key == "id":
+            continue
+        if key == "name":  # json0: chassis[0].name[0].value
+            return _value(val)
+        if isinstance(val, dict):
+            return key
+        return None
+    return None
+
+
 def parse_lldpctl_json(text: str) -> list[LldpNeighbor]:
     """Neighbours from ``lldpctl -f json`` (module docstring for the shape; ``json0`` lists are read too).
 
@@ -209,36 +238,16 @@ def parse_lldpctl_json(text: str) -> list[LldpNeighbor]:
         LldpParseError: not JSON, or no ``lldp`` object.
     """
     doc = json_block(text)
-    lldp = doc.get("lldp") if isinstance(doc, dict) else None
-    if isinstance(lldp, list):  # json0
-        lldp = lldp[0] if lldp else {}
+    lldp = _first(doc.get("lldp") if isinstance(doc, dict) else None)  # a list: json0
     if not isinstance(lldp, dict):
         raise LldpParseError("no 'lldp' object: not lldpctl -f json output", 0)
     out = []
-    raw = lldp.get("interface")
-    if isinstance(raw, list) and all(isinstance(i, dict) and "name" in i and "port" in i for i in raw):
-        pairs = [(str(_value(i["name"])), i) for i in raw]  # json0: a list of objects with a name
-    else:
-        pairs = _entries(raw)
-    for ifname, info in pairs:
+    for ifname, info in _lldpctl_interfaces(lldp.get("interface")):
         if not isinstance(info, dict):
             continue
-        system = None
-        chassis = info.get("chassis")
-        for key, val in _entries(chassis):
-            if key == "id":
-                continue
-            if key == "name":  # json0: chassis[0].name[0].value
-                system = _value(val)
-            elif isinstance(val, dict):
-                system = key
-            break
-        port = info.get("port") or {}
-        if isinstance(port, list):
-            port = port[0] if port else {}
-        pid = port.get("id") or {}
-        if isinstance(pid, list):
-            pid = pid[0] if pid else {}
+        system = _chassis_name(info.get("chassis"))
+        port = _first(info.get("port") or {})
+        pid = _first(port.get("id") or {})
         name, is_mac = remote_port_name(
             pid.get("type") if isinstance(pid, dict) else None, _value(pid), _value(port.get("descr"))
         )

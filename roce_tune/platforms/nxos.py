@@ -41,7 +41,7 @@ from __future__ import annotations
 import re
 
 from roce_tune.findings import Finding, Location, Severity
-from roce_tune.plan import EcnProfile, Headroom, Plan, PortPlan, SwitchPlan
+from roce_tune.plan import Classification, EcnProfile, Headroom, Plan, PortPlan, SwitchPlan
 from roce_tune.platforms.base import IOS_STYLE_SECRETS, PlatformSpec, SecretPattern, secret_re
 from roce_tune.platforms.templating import render_device_template
 
@@ -253,6 +253,34 @@ def _interface(p: PortPlan, ecn_by_name: dict[str, EcnProfile]) -> dict[str, obj
             "ingress": ingress_policy(p.headroom) if p.lossless and p.headroom else None, "notes": notes}
 
 
+def _network_classes(cls: Classification) -> list[dict[str, str]]:
+    """network-qos classes, one per queue in use (and the default queue), with the CoS values they pause."""
+    nq_queues = sorted(set(cls.tc_to_queue.values()) | {DEFAULT_QUEUE})
+    pause_cos = {q: sorted(p for p, pq in cls.pfc_priority_to_queue.items()
+                           if pq == q and p in cls.lossless_priorities) for q in nq_queues}
+    return [{"cls": _cls(NQ_CLASS, q), "pause_cos": " ".join(str(p) for p in pause_cos[q])}
+            for q in nq_queues]
+
+
+def _schedulers(cls: Classification) -> list[dict[str, object]]:
+    """Egress scheduling of the 8 output queues: strict, or DWRR with the plan's weight (unscheduled
+    queues get :data:`UNSCHEDULED_WEIGHT`).
+
+    Raises:
+        ValueError: a DWRR scheduler without a weight.
+    """
+    scheduled = {s.queue: s for s in cls.schedulers}
+    sched: list[dict[str, object]] = []
+    for q in range(8):
+        s = scheduled.get(q)
+        if s is not None and s.mode == "dwrr" and s.weight_percent is None:
+            raise ValueError(f"scheduler {s.name} (queue {q}) is dwrr without a weight")
+        sched.append({"cls": _cls(OUT_CLASS, q), "queue": q, "strict": s is not None and s.mode == "strict",
+                      "weight": UNSCHEDULED_WEIGHT if s is None else s.weight_percent,
+                      "level": STRICT_LEVEL})
+    return sched
+
+
 def build_context(plan: Plan, switch: SwitchPlan) -> dict[str, object]:
     """Everything the NX-OS templates print, already in NX-OS syntax/units.
 
@@ -266,18 +294,7 @@ def build_context(plan: Plan, switch: SwitchPlan) -> dict[str, object]:
     ecn_by_name = _lossless_groups(switch)
     egress = [_ecn(e) for e in ecn_by_name.values()]
     lossy_policy = POLICY["lossy_out"] if any(not p.lossless for p in switch.ports) else None
-    nq_queues = sorted(set(cls.tc_to_queue.values()) | {DEFAULT_QUEUE})
-    pause_cos = {q: sorted(p for p, pq in cls.pfc_priority_to_queue.items()
-                           if pq == q and p in cls.lossless_priorities) for q in nq_queues}
-    scheduled = {s.queue: s for s in cls.schedulers}
-    sched = []
-    for q in range(8):
-        s = scheduled.get(q)
-        if s is not None and s.mode == "dwrr" and s.weight_percent is None:
-            raise ValueError(f"scheduler {s.name} (queue {q}) is dwrr without a weight")
-        sched.append({"cls": _cls(OUT_CLASS, q), "queue": q, "strict": s is not None and s.mode == "strict",
-                      "weight": UNSCHEDULED_WEIGHT if s is None else s.weight_percent,
-                      "level": STRICT_LEVEL})
+    sched = _schedulers(cls)
     headrooms: dict[str, dict[str, object]] = {}
     for p in switch.ports:
         if p.lossless and p.headroom is not None and p.headroom.profile not in headrooms:
@@ -291,8 +308,7 @@ def build_context(plan: Plan, switch: SwitchPlan) -> dict[str, object]:
         "policy": POLICY,
         "classes": classes,
         "default_qos_group": default_q,
-        "network": [{"cls": _cls(NQ_CLASS, q), "pause_cos": " ".join(str(p) for p in pause_cos[q])}
-                    for q in nq_queues],
+        "network": _network_classes(cls),
         "network_mtu": max(p.mtu for p in switch.ports),
         "lossless_out": [_cls(OUT_CLASS, q) for q in sorted(cls.lossless_queues)],
         "egress": egress,

@@ -436,6 +436,28 @@ def _lossless_pgs(switch: SwitchPlan, port: PortPlan, pfc_to_pg: dict[int, int])
     return pgs
 
 
+def _check_lossless_port(switch: SwitchPlan, port: PortPlan, ecn_names: set[str]) -> None:
+    """ValueError when a lossless port lacks PFC priorities, headroom or an ECN profile of the switch."""
+    if not port.pfc_priorities or port.headroom is None or port.ecn_profile is None:
+        raise ValueError(f"{switch.name}:{port.name}: lossless port without PFC priorities, headroom or "
+                         "ECN profile")
+    if port.ecn_profile not in ecn_names:
+        raise ValueError(f"{switch.name}:{port.name}: ECN profile {port.ecn_profile} is not in ecn_profiles")
+
+
+def _queue_rows(name: str, sched: dict[int, str], lossless_queues: set[int], wred: str | None,
+                legacy: bool) -> list[dict[str, Any]]:
+    """QUEUE rows of one port: its scheduler per queue, and the WRED profile on its lossless queues."""
+    rows = []
+    for q in sorted(set(sched) | lossless_queues):
+        scheduler = sched.get(q)
+        rows.append({
+            "key": f"{name}|{q}",
+            "scheduler": reference("SCHEDULER", scheduler, legacy) if scheduler else None,
+            "wred": reference("WRED_PROFILE", wred, legacy) if wred and q in lossless_queues else None})
+    return rows
+
+
 def _port_rows(plan: Plan, switch: SwitchPlan, port: PortPlan, lossy_pgs: list[int], queues: list[int],
                buf: dict[str, Any], ecn_names: set[str], rows: dict[str, list[dict[str, Any]]],
                legacy: bool) -> None:
@@ -450,10 +472,7 @@ def _port_rows(plan: Plan, switch: SwitchPlan, port: PortPlan, lossy_pgs: list[i
     for r in id_ranges(lossy_pgs):
         rows["buffer_pg"].append({"key": f"{name}|{r}", "profile": buf["ingress_lossy"]})
     if port.lossless:
-        if not port.pfc_priorities or port.headroom is None or port.ecn_profile is None:
-            raise ValueError(f"{switch.name}:{name}: lossless port without PFC priorities, headroom or ECN profile")
-        if port.ecn_profile not in ecn_names:
-            raise ValueError(f"{switch.name}:{name}: ECN profile {port.ecn_profile} is not in ecn_profiles")
+        _check_lossless_port(switch, port, ecn_names)
         qos["pfc_enable"] = ",".join(str(p) for p in sorted(port.pfc_priorities))
         for r in id_ranges(_lossless_pgs(switch, port, c.pfc_priority_to_pg)):
             rows["buffer_pg"].append({"key": f"{name}|{r}", "profile": buf["pg_profile"][name]})
@@ -461,12 +480,7 @@ def _port_rows(plan: Plan, switch: SwitchPlan, port: PortPlan, lossy_pgs: list[i
         port_lossless_queues = {c.pfc_priority_to_queue[p] for p in port.pfc_priorities}
         rows["pfc_wd"].append({"name": name})
     rows["port_qos"].append(qos)
-    for q in sorted(set(sched) | port_lossless_queues):
-        scheduler = sched.get(q)
-        rows["queue"].append({
-            "key": f"{name}|{q}",
-            "scheduler": reference("SCHEDULER", scheduler, legacy) if scheduler else None,
-            "wred": reference("WRED_PROFILE", wred, legacy) if wred and q in port_lossless_queues else None})
+    rows["queue"] += _queue_rows(name, sched, port_lossless_queues, wred, legacy)
     for r in id_ranges(lossless_queues & set(queues)):
         rows["buffer_queue"].append({"key": f"{name}|{r}", "profile": buf["egress_lossless"]})
     for r in id_ranges(set(queues) - lossless_queues):
@@ -622,6 +636,18 @@ from roce_tune.platforms import lldp as _lldp  # noqa: E402  (kept with the LLDP
 _TABLE_COLS = ("LocalPort", "RemoteDevice", "RemotePortID", "Capability", "RemotePortDescr")
 
 
+def _table_cells(row: str, starts: list[int | None]) -> list[str]:
+    """A fixed-width row cut at the header's column offsets (``None``: column absent, empty cell)."""
+    cells = []
+    for k, st in enumerate(starts):
+        if st is None:
+            cells.append("")
+            continue
+        nxt = next((x for x in starts[k + 1:] if x is not None), None)
+        cells.append(row[st:nxt].strip() if nxt is not None else row[st:].strip())
+    return cells
+
+
 def parse_lldp_table(text: str) -> list[_lldp.LldpNeighbor]:
     """``show lldp table`` (sonic-utilities ``lldpshow``): a fixed-width table, columns found by the
     header's offsets (Capability may be empty). RemotePortID is a MAC for a host NIC, whose netdev is
@@ -640,13 +666,7 @@ def parse_lldp_table(text: str) -> list[_lldp.LldpNeighbor]:
         t = lines[i]
         if not t.strip() or set(t.strip()) <= {"-", " "} or t.startswith("Total entries"):
             continue
-        cells = []
-        for k, st in enumerate(starts):
-            if st is None:
-                cells.append("")
-                continue
-            nxt = next((x for x in starts[k + 1:] if x is not None), None)
-            cells.append(t[st:nxt].strip() if nxt is not None else t[st:].strip())
+        cells = _table_cells(t, starts)
         if not cells[0] or not cells[1] or " " in cells[0]:
             raise _lldp.LldpParseError(f"row {t.strip()!r} does not fit the table's columns", i)
         name, is_mac = _lldp.remote_port_name(None, cells[2], cells[4])

@@ -23,32 +23,41 @@ class _Facts(TypedDict):
     lossless_ports: int
     headroom_size_bytes_range: list[int] | None  # [min, max] over lossless ports
     headroom_xoff_bytes_range: list[int] | None
-    ecn_by_speed_gbps: dict[str, list[dict[str, int | float]]]  # kmin_bytes, kmax_bytes, pmax_percent
+    ecn_by_speed_gbps: dict[str, list[dict[str, float]]]  # kmin_bytes, kmax_bytes, pmax_percent
     deadlock_cycles: int
     errors: int
     warnings: int
+
+
+def _range(values: list[int]) -> list[int] | None:
+    """``[min, max]`` of ``values``, None when empty."""
+    return [min(values), max(values)] if values else None
+
+
+def _ecn_by_speed(plan: Plan) -> dict[str, list[dict[str, float]]]:
+    """Distinct (Kmin, Kmax, Pmax) of the ECN profiles per port speed (Gb/s, as text), sorted."""
+    ecn: dict[int, set[tuple[int, int, float]]] = defaultdict(set)
+    for sw in plan.switches:
+        for e in sw.ecn_profiles:
+            ecn[e.speed_gbps].add((e.kmin_bytes, e.kmax_bytes, e.pmax_percent))
+    return {str(k): [{"kmin_bytes": a, "kmax_bytes": b, "pmax_percent": c} for a, b, c in sorted(v)]
+            for k, v in sorted(ecn.items())}
 
 
 def _facts(plan: Plan) -> _Facts:
     per_platform: dict[str, int] = defaultdict(int)
     for sw in plan.switches:
         per_platform[sw.platform] += 1
-    sizes = [p.headroom.size_bytes for sw in plan.switches for p in sw.ports if p.headroom]
-    xoffs = [p.headroom.xoff_bytes for sw in plan.switches for p in sw.ports if p.headroom]
-    ecn: dict[int, set[tuple[int, int, float]]] = defaultdict(set)
-    for sw in plan.switches:
-        for e in sw.ecn_profiles:
-            ecn[e.speed_gbps].add((e.kmin_bytes, e.kmax_bytes, e.pmax_percent))
+    headrooms = [p.headroom for sw in plan.switches for p in sw.ports if p.headroom]
     return {
         "site": plan.site,
         "switches_per_platform": dict(sorted(per_platform.items())),
         "hosts": plan.summary.hosts,
         "nic_ports": plan.summary.nics,
         "lossless_ports": plan.summary.lossless_ports,
-        "headroom_size_bytes_range": [min(sizes), max(sizes)] if sizes else None,
-        "headroom_xoff_bytes_range": [min(xoffs), max(xoffs)] if xoffs else None,
-        "ecn_by_speed_gbps": {str(k): [{"kmin_bytes": a, "kmax_bytes": b, "pmax_percent": c}
-                                       for a, b, c in sorted(v)] for k, v in sorted(ecn.items())},
+        "headroom_size_bytes_range": _range([h.size_bytes for h in headrooms]),
+        "headroom_xoff_bytes_range": _range([h.xoff_bytes for h in headrooms]),
+        "ecn_by_speed_gbps": _ecn_by_speed(plan),
         "deadlock_cycles": len(plan.deadlock.cycles),
         "errors": sum(f.severity is Severity.error for f in plan.findings),
         "warnings": sum(f.severity is Severity.warning for f in plan.findings),

@@ -36,7 +36,7 @@ from roce_tune.deploy.runner import DeviceResult
 from roce_tune.findings import Severity
 from roce_tune.inventory.catalog import Catalog
 from roce_tune.inventory.models import Inventory, Override
-from roce_tune.plan import Explained, Plan
+from roce_tune.plan import EcnProfile, Explained, Plan
 from roce_tune.tuner.compose import build_plan
 from roce_tune.tuner.ecn import KMIN_FLOOR_BYTES, RAMP_FLOOR_BYTES
 from roce_tune.verify.diagnose import Proposal
@@ -73,48 +73,71 @@ def step_values(plan: Plan, proposal: Proposal, factor: float = 2.0) -> tuple[di
         ``({(device, port): {param: value}}, ["lab-leaf1:Ethernet0 kmax_bytes 12000000 -> 495000 (derived)"]``;
         empty when nothing can move (already at a floor).
     """
-    values: dict[Key, dict[str, int | float]] = {}
-    changes: list[str] = []
     up = proposal.direction == "up"
     if proposal.knob == "ecn":
-        for sw in plan.switches:
-            profiles = {p.name: p for p in sw.ecn_profiles}
-            for port in sw.ports:
-                prof = profiles.get(port.ecn_profile or "")
-                if not port.lossless or prof is None:
-                    continue
-                kmin, kmax = prof.kmin_bytes, prof.kmax_bytes
-                dmin, dmax = _derived(prof, "kmin_bytes", kmin), _derived(prof, "kmax_bytes", kmax)
-                if (dmax > kmax) == up and dmax != kmax:
-                    new, why = (dmin, dmax), "the tuner's derived value"
-                elif up:
-                    new, why = (int(kmin * factor), int(kmax * factor)), f"x{factor:g}"
-                else:
-                    nmin = max(KMIN_FLOOR_BYTES, int(kmin / factor))
-                    new, why = (nmin, max(nmin + RAMP_FLOOR_BYTES, int(kmax / factor))), f"/{factor:g}"
-                if new == (kmin, kmax):
-                    continue
-                values[(sw.name, port.name)] = {"kmin_bytes": new[0], "kmax_bytes": new[1]}
-                changes.append(f"{sw.name}:{port.name} kmin/kmax {kmin}/{kmax} -> {new[0]}/{new[1]} B ({why})")
-    else:
-        for h in plan.hosts:
-            if not h.nics:
+        return _ecn_step_values(plan, up, factor)
+    return _dcqcn_step_values(plan, up, factor)
+
+
+def _ecn_step(prof: EcnProfile, up: bool, factor: float) -> tuple[tuple[int, int], str]:
+    """New (Kmin, Kmax) of one ECN profile under rule [D], and why (derived value, xfactor or /factor)."""
+    kmin, kmax = prof.kmin_bytes, prof.kmax_bytes
+    dmin, dmax = _derived(prof, "kmin_bytes", kmin), _derived(prof, "kmax_bytes", kmax)
+    if (dmax > kmax) == up and dmax != kmax:
+        return (dmin, dmax), "the tuner's derived value"
+    if up:
+        return (int(kmin * factor), int(kmax * factor)), f"x{factor:g}"
+    nmin = max(KMIN_FLOOR_BYTES, int(kmin / factor))
+    return (nmin, max(nmin + RAMP_FLOOR_BYTES, int(kmax / factor))), f"/{factor:g}"
+
+
+Step = tuple[dict[Key, dict[str, int | float]], list[str]]  # new pinned values, and the changes in words
+
+
+def _ecn_step_values(plan: Plan, up: bool, factor: float) -> Step:
+    """:func:`step_values` for the ECN knob: Kmin/Kmax of every lossless port that can move."""
+    values: dict[Key, dict[str, int | float]] = {}
+    changes: list[str] = []
+    for sw in plan.switches:
+        profiles = {p.name: p for p in sw.ecn_profiles}
+        for port in sw.ports:
+            prof = profiles.get(port.ecn_profile or "")
+            if not port.lossless or prof is None:
                 continue
-            dq = h.nics[0].dcqcn
-            new_vals: dict[str, int | float] = {}
-            for key in ("rpg_ai_rate_mbps", "rpg_hai_rate_mbps"):
-                cur = dq.params[key]
-                der = _derived(dq, key, cur)
-                if (der > cur) == up and der != cur:
-                    new_vals[key], why = der, "the tuner's derived value"
-                elif up:
-                    new_vals[key], why = int(cur * factor), f"x{factor:g}"
-                else:
-                    new_vals[key], why = max(1, int(cur / factor)), f"/{factor:g}"
-                if new_vals[key] != cur:
-                    changes.append(f"{h.name} {key} {cur} -> {new_vals[key]} ({why})")
-            if any(new_vals[k] != dq.params[k] for k in new_vals):
-                values[(h.name, None)] = new_vals
+            new, why = _ecn_step(prof, up, factor)
+            kmin, kmax = prof.kmin_bytes, prof.kmax_bytes
+            if new == (kmin, kmax):
+                continue
+            values[(sw.name, port.name)] = {"kmin_bytes": new[0], "kmax_bytes": new[1]}
+            changes.append(f"{sw.name}:{port.name} kmin/kmax {kmin}/{kmax} -> {new[0]}/{new[1]} B ({why})")
+    return values, changes
+
+
+def _dcqcn_rate_step(cur: int, derived: int, up: bool, factor: float) -> tuple[int, str]:
+    """New AI/HAI rate (Mb/s) under rule [D], never below 1 Mb/s, and why."""
+    if (derived > cur) == up and derived != cur:
+        return derived, "the tuner's derived value"
+    if up:
+        return int(cur * factor), f"x{factor:g}"
+    return max(1, int(cur / factor)), f"/{factor:g}"
+
+
+def _dcqcn_step_values(plan: Plan, up: bool, factor: float) -> Step:
+    """:func:`step_values` for the DCQCN knob: rpg_ai/hai rates per host (from its first NIC)."""
+    values: dict[Key, dict[str, int | float]] = {}
+    changes: list[str] = []
+    for h in plan.hosts:
+        if not h.nics:
+            continue
+        dq = h.nics[0].dcqcn
+        new_vals: dict[str, int | float] = {}
+        for key in ("rpg_ai_rate_mbps", "rpg_hai_rate_mbps"):
+            cur = dq.params[key]
+            new_vals[key], why = _dcqcn_rate_step(cur, _derived(dq, key, cur), up, factor)
+            if new_vals[key] != cur:
+                changes.append(f"{h.name} {key} {cur} -> {new_vals[key]} ({why})")
+        if any(new_vals[k] != dq.params[k] for k in new_vals):
+            values[(h.name, None)] = new_vals
     return values, changes
 
 
@@ -266,6 +289,97 @@ def _applied(results: list[DeviceResult]) -> list[dict[str, object]]:
     return [{"device": r.name, "state": r.state, "error": r.error, "changes": len(r.diff)} for r in results]
 
 
+@dataclass
+class _LoopState:
+    """What :func:`adjust_loop` carries from one iteration to the next."""
+
+    its: list[Iteration]
+    plan: Plan
+    plans: dict[int, Plan]
+    pinned: dict[Key, dict[str, int | float]] = field(default_factory=dict)
+    best: int = 0
+    best_pinned: dict[Key, dict[str, int | float]] = field(default_factory=dict)
+    steps: int = 0
+
+
+def _stop_before_step(last: Iteration, props: list[Proposal], opts: LoopOptions, steps: int) -> str:
+    """Why the loop ends before a step from ``last`` (target, a blocking finding, the iteration bound, nothing
+    proposed); '' to go on."""
+    checks = last.measurement.checks if last.measurement else []
+    blocking = [d for c in checks for d in c.diagnoses if d.stops_loop]
+    if last.fraction >= opts.target_ratio:
+        return f"target reached ({last.fraction:.1%} >= {opts.target_ratio:.0%})"
+    if blocking:
+        return f"{blocking[0].rule} {blocking[0].name}: not something ECN/DCQCN steps fix"
+    if steps >= opts.max_iterations:
+        return f"max iterations ({opts.max_iterations}) reached"
+    if not props:
+        return "no finding proposes an ECN/DCQCN step"
+    return ""
+
+
+def _first_candidate(inv: Inventory, catalog: Catalog | None, st: _LoopState, props: list[Proposal],
+                     opts: LoopOptions) -> tuple[Candidate | None, list[str]]:
+    """The first proposal the tuner accepts (None if none), and why the ones before it were refused."""
+    refusals: list[str] = []
+    for prop in props:
+        c = make_candidate(inv, catalog, st.plan, st.pinned, prop, opts.factor, opts.search())
+        if c.plan is not None:
+            return c, refusals
+        refusals.append(f"{prop.knob} {prop.direction}: {c.refused}")
+    return None, refusals
+
+
+Measure = Callable[[Plan], Measurement]
+Apply = Callable[[Plan], list[DeviceResult]]
+
+
+def _take_step(st: _LoopState, cand: Candidate, plan: Plan, refusals: list[str], measure: Measure,
+               apply: Apply, opts: LoopOptions, now: Callable[[], float]) -> str:
+    """Apply ``plan`` (the candidate's), measure it and record the iteration; why the loop stops after it
+    (apply failed, busbw worse than the best beyond ``tolerance``) or ''."""
+    t1 = now()
+    results = apply(plan)
+    st.steps += 1
+    it = Iteration(index=len(st.its), kind="step", proposal=cand.proposal, changes=cand.changes,
+                   refused=refusals,
+                   overrides=[o.model_dump(exclude_none=True) for o in overrides_from(cand.values)],
+                   settings=plan_settings(plan), applied=_applied(results))
+    st.its.append(it)
+    if any(r.failed for r in results):
+        it.seconds = round(now() - t1, 3)
+        return "apply failed: " + "; ".join(f"{r.name} {r.state} {r.error or ''}".strip()
+                                            for r in results if r.failed)
+    it.measurement = measure(plan)
+    it.seconds = round(now() - t1, 3)
+    st.plan, st.pinned = plan, cand.values
+    st.plans[it.index] = plan
+    best = st.its[st.best]
+    if it.fraction < best.fraction * (1 - opts.tolerance):
+        return f"step {it.index} made busbw worse ({it.fraction:.1%} < best {best.fraction:.1%})"
+    if it.fraction > best.fraction:
+        st.best, st.best_pinned = it.index, dict(st.pinned)
+    return ""
+
+
+def _roll_back(st: _LoopState, measure: Measure, apply: Apply, now: Callable[[], float]) -> bool:
+    """Re-apply (and re-measure) the best plan when the last iteration is not it or was not measured; True
+    if it did."""
+    last = st.its[-1]
+    if last.index == st.best and not (last.kind == "step" and last.measurement is None):
+        return False
+    t2 = now()
+    best_plan = st.plans[st.best]
+    results = apply(best_plan)
+    rb = Iteration(index=len(st.its), kind="rollback", changes=[f"re-apply the plan of iteration {st.best}"],
+                   settings=plan_settings(best_plan), applied=_applied(results),
+                   overrides=[o.model_dump(exclude_none=True) for o in overrides_from(st.best_pinned)])
+    rb.measurement = measure(best_plan) if not any(r.failed for r in results) else None
+    rb.seconds = round(now() - t2, 3)
+    st.its.append(rb)
+    return True
+
+
 def adjust_loop(inv: Inventory, plan0: Plan, measure: Callable[[Plan], Measurement],
                 apply: Callable[[Plan], list[DeviceResult]], opts: LoopOptions, catalog: Catalog | None = None,
                 clock: Callable[[], float] | None = None) -> LoopResult:
@@ -276,70 +390,22 @@ def adjust_loop(inv: Inventory, plan0: Plan, measure: Callable[[Plan], Measureme
     t0 = now()
     its = [Iteration(index=0, kind="baseline", settings=plan_settings(plan0), measurement=measure(plan0))]
     its[0].seconds = round(now() - t0, 3)
-    best, plan = 0, plan0
-    pinned: dict[Key, dict[str, int | float]] = {}
-    best_pinned: dict[Key, dict[str, int | float]] = {}
-    plans = {0: plan0}
-    steps = 0
-    stop, rolled = "", False
+    st = _LoopState(its=its, plan=plan0, plans={0: plan0})
     while True:
-        last = its[-1]
-        blocking = [d for c in (last.measurement.checks if last.measurement else []) for d in c.diagnoses if d.stops_loop]
-        if last.fraction >= opts.target_ratio:
-            stop = f"target reached ({last.fraction:.1%} >= {opts.target_ratio:.0%})"
-            break
-        if blocking:
-            stop = f"{blocking[0].rule} {blocking[0].name}: not something ECN/DCQCN steps fix"
-            break
-        if steps >= opts.max_iterations:
-            stop = f"max iterations ({opts.max_iterations}) reached"
-            break
+        last = st.its[-1]
         props = proposals_of(last.measurement) if last.measurement else []
-        if not props:
-            stop = "no finding proposes an ECN/DCQCN step"
+        stop = _stop_before_step(last, props, opts, st.steps)
+        if stop:
             break
-        refusals, cand = [], None
-        for prop in props:
-            c = make_candidate(inv, catalog, plan, pinned, prop, opts.factor, opts.search())
-            if c.plan is not None:
-                cand = c
-                break
-            refusals.append(f"{prop.knob} {prop.direction}: {c.refused}")
+        cand, refusals = _first_candidate(inv, catalog, st, props, opts)
         if cand is None or cand.plan is None:
             last.refused.extend(refusals)
             stop = "no step the tuner accepts: " + "; ".join(refusals)
             break
-        t1 = now()
-        results = apply(cand.plan)
-        steps += 1
-        it = Iteration(index=len(its), kind="step", proposal=cand.proposal, changes=cand.changes, refused=refusals,
-                       overrides=[o.model_dump(exclude_none=True) for o in overrides_from(cand.values)],
-                       settings=plan_settings(cand.plan), applied=_applied(results))
-        its.append(it)
-        if any(r.failed for r in results):
-            it.seconds = round(now() - t1, 3)
-            stop = "apply failed: " + "; ".join(f"{r.name} {r.state} {r.error or ''}".strip() for r in results if r.failed)
+        stop = _take_step(st, cand, cand.plan, refusals, measure, apply, opts, now)
+        if stop:
             break
-        it.measurement = measure(cand.plan)
-        it.seconds = round(now() - t1, 3)
-        plan, pinned = cand.plan, cand.values
-        plans[it.index] = plan
-        if it.fraction < its[best].fraction * (1 - opts.tolerance):
-            stop = f"step {it.index} made busbw worse ({it.fraction:.1%} < best {its[best].fraction:.1%})"
-            break
-        if it.fraction > its[best].fraction:
-            best, best_pinned = it.index, dict(pinned)
-    if its[-1].index != best or (its[-1].kind == "step" and its[-1].measurement is None):
-        t2 = now()
-        results = apply(plans[best])
-        rb = Iteration(index=len(its), kind="rollback", changes=[f"re-apply the plan of iteration {best}"],
-                       settings=plan_settings(plans[best]), applied=_applied(results),
-                       overrides=[o.model_dump(exclude_none=True) for o in overrides_from(best_pinned)])
-        rb.measurement = measure(plans[best]) if not any(r.failed for r in results) else None
-        rb.seconds = round(now() - t2, 3)
-        its.append(rb)
-        rolled = True
-    if rolled:
-        stop += f"; rolled back to iteration {best}"
-    return LoopResult(iterations=its, stop_reason=stop, best_index=best, best_plan=plans[best],
-                      best_overrides=overrides_from(best_pinned))
+    if _roll_back(st, measure, apply, now):
+        stop += f"; rolled back to iteration {st.best}"
+    return LoopResult(iterations=st.its, stop_reason=stop, best_index=st.best, best_plan=st.plans[st.best],
+                      best_overrides=overrides_from(st.best_pinned))

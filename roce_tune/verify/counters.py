@@ -130,6 +130,19 @@ def parse_side_by_side(text: str) -> tuple[dict[str, int], dict[str, int]]:
     return before, after
 
 
+def _rdma_link_tokens(line: str, in_link: bool) -> tuple[list[str] | None, bool]:
+    """Name/value tokens of one ``rdma statistic`` line — a ``link <dev>/<port> …`` record or, inside one
+    (``in_link``), an indented continuation (``rdma statistic`` wraps long records) — None for any other
+    line; and whether a record is still open after this line."""
+    stripped = line.strip()
+    cont = in_link and line[:1].isspace() and len(stripped.split()) % 2 == 0 and len(stripped.split()) >= 2
+    if cont:
+        return stripped.split(), True
+    if stripped.startswith("link ") and "/" in stripped.split()[1]:
+        return stripped.split()[2:], True
+    return None, in_link and bool(stripped)
+
+
 def parse_hw_counters(text: str) -> dict[str, int]:
     """RDMA hw_counters in any of the three shapes in the module docstring → ``{name: value}``.
 
@@ -146,16 +159,12 @@ def parse_hw_counters(text: str) -> dict[str, int]:
             continue
         if paths_only:
             continue
-        stripped = line.strip()
-        # `rdma statistic` wraps a long record: indented continuation lines hold more name/value pairs
-        cont = in_link and line[:1].isspace() and len(stripped.split()) % 2 == 0 and len(stripped.split()) >= 2
-        in_link = in_link and bool(stripped)
-        if cont or (stripped.startswith("link ") and "/" in stripped.split()[1]):
-            in_link = True
-            toks = stripped.split() if cont else stripped.split()[2:]
+        toks, in_link = _rdma_link_tokens(line, in_link)
+        if toks is not None:
             for name, val in zip(toks[::2], toks[1::2]):
-                if to_int(val) is not None:
-                    out[name] = to_int(val)  # type: ignore[assignment]
+                value = to_int(val)
+                if value is not None:
+                    out[name] = value
             continue
         m = _HW_PLAIN_RE.match(line)
         if m:

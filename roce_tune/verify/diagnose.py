@@ -39,7 +39,7 @@ from roce_tune.verify.observation import (
 from roce_tune.verify.observation import fail as _fail
 from roce_tune.verify.observation import ok as _ok
 from roce_tune.verify.observation import skip as _skip
-from roce_tune.verify.signals import HostSignals
+from roce_tune.verify.signals import FabricSignals, HostSignals
 
 __all__ = ["CHECKS", "MIN_PACKETS", "CheckResult", "Diagnosis", "Observation", "Proposal", "diagnose"]
 
@@ -171,39 +171,113 @@ def check_one_direction(obs: Observation) -> CheckResult:
     return _fail(name, *out) if out else _ok(name)
 
 
-def check_pfc_without_ecn(obs: Observation) -> CheckResult:
-    """RT314 (PFC pauses, no ECN marks: thresholds above the PFC trigger) and RT315 (PFC pauses a
-    significant share of the run even though marking works: Kmax too close to the trigger)."""
-    name = "ECN before PFC"
-    traffic_us = obs.traffic_time_s * 1e6 if obs.traffic_time_s else None
-    sigs = [s for s in obs.host_sigs() if s.tx_total >= MIN_PACKETS]
-    fab = obs.fabric_sigs()
-    paused = {f"{s.host}:{s.netdev}": round(sh, 4) for s in sigs
-              if (sh := _paused_share(s, traffic_us)) is not None and sh > PAUSE_SHARE_MAX}
-    if not paused and not (traffic_us is None and (fab.pfc_tx_frames or any(s.pause_rx_frames for s in sigs))):
-        return _ok(name)
-    marks = fab.ecn_marked + sum(s.ecn_marked for s in sigs)
-    ev = {"paused_share_by_nic": paused, "switch_pfc_tx_frames_by_port": fab.pfc_tx_by_port,
-          "host_pfc_rx_frames": {f"{s.host}:{s.netdev}": s.pause_rx_frames for s in sigs if s.pause_rx_frames},
-          "ecn_marked_switch": fab.ecn_marked, "ecn_marked_hosts": sum(s.ecn_marked for s in sigs),
-          "ecn_profiles": _ecn_values(obs.plan)}
-    if marks == 0 and not fab.ecn_counted and not any(s.ecn_counted for s in sigs):
-        return _skip(name, "not checked: PFC paused senders but no ECN-marked counter was read (needs "
-                           "np_ecn_marked_roce_packets from hw_counters or the switch's ECN-marked queue counters)")
-    if marks == 0:
-        return _fail(name, Diagnosis(
-            rule="RT314", name="PFC pauses with no ECN marks", severity=Severity.error, evidence=ev,
-            proposal=Proposal(knob="ecn", direction="down"),
-            message="the lossless queue reached the PFC trigger and paused senders, but no packet was ECN-marked: "
-                    "marking starts above the point where PFC fires, so DCQCN never slows the senders",
-            fix="lower Kmin/Kmax below the PFC trigger (ECN before PFC); check ECN is on for the lossless queue "
-                "and NCCL_IB_TC carries ECT (TOS 106 = DSCP 26 | ECT(0))"))
-    return _fail(name, Diagnosis(
+def _traffic_us(obs: Observation) -> float | None:
+    """The run's traffic time in µs (None when unknown)."""
+    return obs.traffic_time_s * 1e6 if obs.traffic_time_s else None
+
+
+def _rt314_no_marks(ev: dict[str, object]) -> Diagnosis:
+    """RT314: PFC paused senders and nothing was ECN-marked."""
+    return Diagnosis(
+        rule="RT314", name="PFC pauses with no ECN marks", severity=Severity.error, evidence=ev,
+        proposal=Proposal(knob="ecn", direction="down"),
+        message="the lossless queue reached the PFC trigger and paused senders, but no packet was ECN-marked: "
+                "marking starts above the point where PFC fires, so DCQCN never slows the senders",
+        fix="lower Kmin/Kmax below the PFC trigger (ECN before PFC); check ECN is on for the lossless queue "
+            "and NCCL_IB_TC carries ECT (TOS 106 = DSCP 26 | ECT(0))")
+
+
+def _rt315_pauses_despite_marks(ev: dict[str, object]) -> Diagnosis:
+    """RT315: senders paused more than :data:`PAUSE_SHARE_MAX` of the time although packets were marked."""
+    return Diagnosis(
         rule="RT315", name="PFC pauses despite ECN marking", severity=Severity.warning, evidence=ev,
         proposal=Proposal(knob="ecn", direction="down"),
         message=f"senders were paused more than {PAUSE_SHARE_MAX:.0%} of the traffic time although packets were "
                 "marked: the marking ramp ends too close to the PFC trigger",
-        fix="lower Kmax (and Kmin) so DCQCN reacts before the ingress queue reaches the PFC trigger"))
+        fix="lower Kmax (and Kmin) so DCQCN reacts before the ingress queue reaches the PFC trigger")
+
+
+def _paused_nics(sigs: list[HostSignals], traffic_us: float | None) -> dict[str, float]:
+    """``host:netdev`` → share of the traffic time paused by PFC, for NICs above :data:`PAUSE_SHARE_MAX`."""
+    return {f"{s.host}:{s.netdev}": round(sh, 4) for s in sigs
+            if (sh := _paused_share(s, traffic_us)) is not None and sh > PAUSE_SHARE_MAX}
+
+
+def _pfc_evidence(obs: Observation, sigs: list[HostSignals], fab: FabricSignals,
+                  paused: dict[str, float]) -> dict[str, object]:
+    """Evidence of RT314/RT315: pause shares, PFC frames per switch port and host, ECN marks, the profiles."""
+    return {"paused_share_by_nic": paused, "switch_pfc_tx_frames_by_port": fab.pfc_tx_by_port,
+            "host_pfc_rx_frames": {f"{s.host}:{s.netdev}": s.pause_rx_frames for s in sigs if s.pause_rx_frames},
+            "ecn_marked_switch": fab.ecn_marked, "ecn_marked_hosts": sum(s.ecn_marked for s in sigs),
+            "ecn_profiles": _ecn_values(obs.plan)}
+
+
+def check_pfc_without_ecn(obs: Observation) -> CheckResult:
+    """RT314 (PFC pauses, no ECN marks: thresholds above the PFC trigger) and RT315 (PFC pauses a
+    significant share of the run even though marking works: Kmax too close to the trigger)."""
+    name = "ECN before PFC"
+    traffic_us = _traffic_us(obs)
+    sigs = [s for s in obs.host_sigs() if s.tx_total >= MIN_PACKETS]
+    fab = obs.fabric_sigs()
+    paused = _paused_nics(sigs, traffic_us)
+    # without a traffic time any pause counts (no share to compare with PAUSE_SHARE_MAX)
+    any_pause = bool(fab.pfc_tx_frames or any(s.pause_rx_frames for s in sigs))
+    if not paused and not (traffic_us is None and any_pause):
+        return _ok(name)
+    marks = fab.ecn_marked + sum(s.ecn_marked for s in sigs)
+    if marks == 0 and not fab.ecn_counted and not any(s.ecn_counted for s in sigs):
+        return _skip(name, "not checked: PFC paused senders but no ECN-marked counter was read (needs "
+                           "np_ecn_marked_roce_packets from hw_counters or the switch's ECN-marked queue counters)")
+    ev = _pfc_evidence(obs, sigs, fab, paused)
+    return _fail(name, _rt314_no_marks(ev) if marks == 0 else _rt315_pauses_despite_marks(ev))
+
+
+def _rate_explained_elsewhere(obs: Observation, sigs: list[HostSignals]) -> str | None:
+    """Why a low rate with many CNPs is another check's finding (PFC, loss or a lossy priority, a small RoCE
+    MTU), None when DCQCN recovery is the suspect."""
+    traffic_us = _traffic_us(obs)
+    if any((sh := _paused_share(s, traffic_us)) is not None and sh > PAUSE_SHARE_MAX for s in sigs):
+        return "PFC dominates: see RT314/RT315"
+    if any(s.loss_events or s.discards or (s.tx_total - s.tx_lossless) / s.tx_total > LOSSY_SHARE_MAX for s in sigs):
+        return "loss or RoCE on a lossy priority explains the rate: see RT312/RT318"
+    roce_mtu = {h.name: min(n.roce_mtu for n in h.nics) for h in obs.plan.hosts if h.nics}
+    if any(f.active_mtu is not None and f.active_mtu < roce_mtu.get(f.host, 0) for f in obs.facts):
+        return "a RoCE MTU below the plan's explains the rate: see RT321"
+    return None
+
+
+def _short_kmax(plan: Plan) -> tuple[dict[str, dict[str, int]], dict[str, dict[str, int]]]:
+    """ECN profiles (``switch/profile``) whose Kmax is below one BDP, and those pinned below the tuner's
+    derived Kmax."""
+    bdp = _bdp_bytes(plan)
+    below_bdp = {f"{s.name}/{p.name}": {"kmax_bytes": p.kmax_bytes, "bdp_bytes": bdp[p.name]}
+                 for s in plan.switches for p in s.ecn_profiles if p.kmax_bytes < bdp[p.name]}
+    # the tuner's ramp reaches toward the PFC onset (objective throughput): a Kmax pinned below it is the
+    # ECN knob to move back before raising the increase steps past the firmware's
+    below_derived = {f"{s.name}/{p.name}": {"kmax_bytes": p.kmax_bytes, "derived_kmax_bytes": d}
+                     for s in plan.switches for p in s.ecn_profiles
+                     if (d := _derived_kmax(p)) is not None and p.kmax_bytes < d}
+    return below_bdp, below_derived
+
+
+def _ai_pinned_below_derived(obs: Observation) -> dict[str, dict[str, object]]:
+    """Hosts of the run whose rpg_ai_rate_mbps is below the tuner's derived value."""
+    ai = {h.name: {"rpg_ai_rate_mbps": n.dcqcn.params.get("rpg_ai_rate_mbps"),
+                   "derived": getattr(n.dcqcn.rationale.get("rpg_ai_rate_mbps"), "derived_value", None)}
+          for h in obs.plan.hosts if h.name in obs.hosts for n in h.nics}
+    return {h: v for h, v in ai.items() if v["derived"] is not None and v["rpg_ai_rate_mbps"] is not None
+            and v["rpg_ai_rate_mbps"] < v["derived"]}
+
+
+def _recovery_step(short_kmax: bool, slow_ai: bool) -> tuple[Proposal, str]:
+    """RT316's proposal and fix: ECN up when a Kmax is short and AI is not pinned low, else AI/HAI up."""
+    if short_kmax and not slow_ai:
+        return Proposal(knob="ecn", direction="up"), \
+            ("raise Kmin/Kmax toward the tuner's derived values (objective throughput: Kmax = half the egress PFC "
+             "onset, docs/derivation.md#kmax-first-rtt-burst): marking starts before the queue can keep the link busy")
+    return Proposal(knob="dcqcn_recovery", direction="up"), \
+        ("raise rpg_ai_rate_mbps / rpg_hai_rate_mbps toward the tuner's values (the firmware 5/50 Mb/s: with the "
+         "byte counter the recovery time does not depend on link speed, docs/derivation.md#dcqcn-increase-steps)")
 
 
 def check_cnp_recovery(obs: Observation) -> CheckResult:
@@ -219,40 +293,16 @@ def check_cnp_recovery(obs: Observation) -> CheckResult:
     packets = sum(s.tx_lossless for s in sigs)
     if not sigs or frac is None or frac >= obs.target_ratio or not packets or handled / packets < CNP_PER_PKT_MIN:
         return _ok(name)
-    traffic_us = obs.traffic_time_s * 1e6 if obs.traffic_time_s else None
-    if any((sh := _paused_share(s, traffic_us)) is not None and sh > PAUSE_SHARE_MAX for s in sigs):
-        return _ok(name, "PFC dominates: see RT314/RT315")
-    if any(s.loss_events or s.discards or (s.tx_total - s.tx_lossless) / s.tx_total > LOSSY_SHARE_MAX for s in sigs):
-        return _ok(name, "loss or RoCE on a lossy priority explains the rate: see RT312/RT318")
-    roce_mtu = {h.name: min(n.roce_mtu for n in h.nics) for h in obs.plan.hosts if h.nics}
-    if any(f.active_mtu is not None and f.active_mtu < roce_mtu.get(f.host, 0) for f in obs.facts):
-        return _ok(name, "a RoCE MTU below the plan's explains the rate: see RT321")
-    bdp = _bdp_bytes(obs.plan)
-    below_bdp = {f"{s.name}/{p.name}": {"kmax_bytes": p.kmax_bytes, "bdp_bytes": bdp[p.name]}
-                 for s in obs.plan.switches for p in s.ecn_profiles if p.kmax_bytes < bdp[p.name]}
-    # the tuner's ramp reaches toward the PFC onset (objective throughput): a Kmax pinned below it is the
-    # ECN knob to move back before raising the increase steps past the firmware's
-    below_derived = {f"{s.name}/{p.name}": {"kmax_bytes": p.kmax_bytes, "derived_kmax_bytes": d}
-                     for s in obs.plan.switches for p in s.ecn_profiles
-                     if (d := _derived_kmax(p)) is not None and p.kmax_bytes < d}
-    short = {**below_derived, **below_bdp}
-    ai = {h.name: {"rpg_ai_rate_mbps": n.dcqcn.params.get("rpg_ai_rate_mbps"),
-                   "derived": getattr(n.dcqcn.rationale.get("rpg_ai_rate_mbps"), "derived_value", None)}
-          for h in obs.plan.hosts if h.name in obs.hosts for n in h.nics}
-    slow_ai = {h: v for h, v in ai.items() if v["derived"] is not None and v["rpg_ai_rate_mbps"] is not None
-               and v["rpg_ai_rate_mbps"] < v["derived"]}
+    elsewhere = _rate_explained_elsewhere(obs, sigs)
+    if elsewhere is not None:
+        return _ok(name, elsewhere)
+    below_bdp, below_derived = _short_kmax(obs.plan)
+    slow_ai = _ai_pinned_below_derived(obs)
     ev = {"cnp_handled": handled, "roce_packets": packets, "cnp_per_packet": round(handled / packets, 6),
           "busbw_fraction": round(frac, 4), "ecn_marked_hosts": sum(s.ecn_marked for s in sigs),
           "kmax_below_bdp": below_bdp, "kmax_pinned_below_derived": below_derived,
           "ai_rate_pinned_below_derived": slow_ai}
-    if short and not slow_ai:
-        prop, fix = Proposal(knob="ecn", direction="up"), \
-            ("raise Kmin/Kmax toward the tuner's derived values (objective throughput: Kmax = half the egress PFC "
-             "onset, docs/derivation.md#kmax-first-rtt-burst): marking starts before the queue can keep the link busy")
-    else:
-        prop, fix = Proposal(knob="dcqcn_recovery", direction="up"), \
-            ("raise rpg_ai_rate_mbps / rpg_hai_rate_mbps toward the tuner's values (the firmware 5/50 Mb/s: with the "
-             "byte counter the recovery time does not depend on link speed, docs/derivation.md#dcqcn-increase-steps)")
+    prop, fix = _recovery_step(bool(below_derived or below_bdp), bool(slow_ai))
     return _fail(name, Diagnosis(
         rule="RT316", name="CNPs without rate recovery", severity=Severity.warning, evidence=ev, proposal=prop,
         message=f"{handled} CNPs handled ({handled / packets:.2e} per packet) while busbw stays at {frac:.0%} of line "

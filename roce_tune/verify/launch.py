@@ -159,40 +159,59 @@ def _join(argv: list[str]) -> str:
     return " ".join(shlex.quote(a) for a in argv)
 
 
-def build_launch(spec: LaunchSpec) -> LaunchCommand:
-    """The command line(s) for ``spec`` (see the module docstring for each launcher).
-
-    Raises:
-        ValueError: bad sizes, or a host name / env name a shell would split.
-    """
+def _check_names(spec: LaunchSpec) -> None:
+    """Raise ValueError for a host name or environment variable name a shell or launcher would split."""
     for h in spec.hosts:
         if not h or any(c in h for c in " ,:;'\"$`"):
             raise ValueError(f"host name {h!r} cannot be put on an mpirun/srun command line")
     for var in spec.env:
         if not var.replace("_", "").isalnum():
             raise ValueError(f"environment variable name {var!r} is not valid")
-    env = dict(sorted(spec.env.items()))
-    n_hosts = len(spec.hosts)
-    if spec.launcher == "mpirun":
-        k = spec.ranks_per_host
-        argv = ["mpirun", "-np", str(n_hosts * k), "-H", ",".join(f"{h}:{k}" for h in spec.hosts),
-                "--map-by", f"ppr:{k}:node", "--bind-to", "none"]
-        for name, value in env.items():
-            argv += ["-x", f"{name}={value}"]
-        argv += list(spec.launcher_args) + [spec.binary] + nccl_args(spec, 1)
-        return LaunchCommand(launcher="mpirun", commands={spec.head_host: _join(argv)}, nranks=n_hosts * k)
-    if spec.launcher == "srun":
-        k = spec.ranks_per_host
-        plain = {n: v for n, v in env.items() if "," not in v}
-        comma = {n: v for n, v in env.items() if "," in v}
-        argv = ["srun", f"--nodes={n_hosts}", f"--ntasks-per-node={k}", f"--nodelist={','.join(spec.hosts)}",
-                "--mpi=pmix", "--export=" + ",".join(["ALL"] + [f"{n}={v}" for n, v in plain.items()])]
-        argv += list(spec.launcher_args)
-        if comma:
-            argv += ["env"] + [f"{n}={v}" for n, v in comma.items()]
-        argv += [spec.binary] + nccl_args(spec, 1)
-        return LaunchCommand(launcher="srun", commands={spec.head_host: _join(argv)}, nranks=n_hosts * k)
+
+
+def _mpirun(spec: LaunchSpec, env: dict[str, str]) -> LaunchCommand:
+    """One mpirun line on the head host: ``ranks_per_host`` ranks per host, env exported with ``-x``."""
+    n_hosts, k = len(spec.hosts), spec.ranks_per_host
+    argv = ["mpirun", "-np", str(n_hosts * k), "-H", ",".join(f"{h}:{k}" for h in spec.hosts),
+            "--map-by", f"ppr:{k}:node", "--bind-to", "none"]
+    for name, value in env.items():
+        argv += ["-x", f"{name}={value}"]
+    argv += list(spec.launcher_args) + [spec.binary] + nccl_args(spec, 1)
+    return LaunchCommand(launcher="mpirun", commands={spec.head_host: _join(argv)}, nranks=n_hosts * k)
+
+
+def _srun(spec: LaunchSpec, env: dict[str, str]) -> LaunchCommand:
+    """One srun line on the head host; values with a comma (which ``--export`` would split) go through
+    ``env`` instead."""
+    n_hosts, k = len(spec.hosts), spec.ranks_per_host
+    plain = {n: v for n, v in env.items() if "," not in v}
+    comma = {n: v for n, v in env.items() if "," in v}
+    argv = ["srun", f"--nodes={n_hosts}", f"--ntasks-per-node={k}", f"--nodelist={','.join(spec.hosts)}",
+            "--mpi=pmix", "--export=" + ",".join(["ALL"] + [f"{n}={v}" for n, v in plain.items()])]
+    argv += list(spec.launcher_args)
+    if comma:
+        argv += ["env"] + [f"{n}={v}" for n, v in comma.items()]
+    argv += [spec.binary] + nccl_args(spec, 1)
+    return LaunchCommand(launcher="srun", commands={spec.head_host: _join(argv)}, nranks=n_hosts * k)
+
+
+def _ssh(spec: LaunchSpec, env: dict[str, str]) -> LaunchCommand:
+    """The same single-host line for every host (each runs alone with ``ranks_per_host`` GPUs)."""
     argv = (["env"] + [f"{n}={v}" for n, v in env.items()] if env else []) + [spec.binary] + \
         nccl_args(spec, spec.ranks_per_host)
     line = _join(argv)
     return LaunchCommand(launcher="ssh", commands={h: line for h in spec.hosts}, nranks=spec.ranks_per_host)
+
+
+_LAUNCHERS = {"mpirun": _mpirun, "srun": _srun}
+
+
+def build_launch(spec: LaunchSpec) -> LaunchCommand:
+    """The command line(s) for ``spec`` (see the module docstring for each launcher).
+
+    Raises:
+        ValueError: bad sizes, or a host name / env name a shell would split.
+    """
+    _check_names(spec)
+    env = dict(sorted(spec.env.items()))
+    return _LAUNCHERS.get(spec.launcher, _ssh)(spec, env)

@@ -20,6 +20,7 @@ from roce_tune.findings import Finding, Location, RoceTuneError, Severity
 from roce_tune.units import parse_speed_gbps
 from roce_tune.verify.nccl import (
     NcclResult,
+    NcclRow,
     NcclRun,
     busbw_fraction_of_line_rate,
     parse_nccl_file,
@@ -100,61 +101,143 @@ def _wrong(r: NcclResult | None) -> str:
     return "N/A"
 
 
-def _run_text(console: Console, run: NcclRun, rate: int | None) -> None:
+def _plural(n: int, word: str) -> str:
+    """``"1 rank"``, ``"2 ranks"``."""
+    return f"{n} {word}{'s' if n != 1 else ''}"
+
+
+def _run_title(run: NcclRun) -> Text:
+    """Collective, where it came from, and the run status (coloured by status)."""
     style = {"ok": "green", "failed": "bold red", "incomplete": "bold red", "not-validated": "yellow"}[run.status]
     title = Text(f"{run.collective} ", style="bold")
     title.append(f"({run.collective_source}) ", style="dim")
     title.append(f"{run.source}" + (f":{run.line}" if run.line else "") + "  ")
     title.append(run.status.upper(), style=style)
-    console.print(title)
+    return title
+
+
+def _run_who(run: NcclRun) -> list[str]:
+    """Ranks, hosts (at most 8 named) and NCCL version, for those the output printed."""
     who = []
     if run.nranks is not None:
-        who.append(f"{run.nranks} rank{'s' if run.nranks != 1 else ''}")
+        who.append(_plural(run.nranks, "rank"))
     if run.hosts:
-        who.append(f"on {len(run.hosts)} host{'s' if len(run.hosts) != 1 else ''} "
+        who.append(f"on {_plural(len(run.hosts), 'host')} "
                    f"({', '.join(run.hosts[:8])}" + (", …)" if len(run.hosts) > 8 else ")"))
     if run.nccl_version:
         who.append(f"NCCL {run.nccl_version}")
+    return who
+
+
+def _row_cells(r: NcclRow) -> list[str]:
+    """One table row: size, count, type, redop, root, then time/algbw/busbw/check out of place and in
+    place."""
+    cells = [str(r.size_bytes), str(r.count), r.type, r.redop or "", "" if r.root is None else str(r.root)]
+    for res in (r.out_of_place, r.in_place):
+        cells += [_fmt(res.time_us if res else None), _fmt(res.algbw_gbps if res else None),
+                  _fmt(res.busbw_gbps if res else None), _wrong(res)]
+    return cells
+
+
+def _rows_table(run: NcclRun) -> Table:
+    """The run's rows as a table; the check column is the max relative error for the old nccl-tests layout,
+    else the count of wrong elements."""
+    t = Table(box=box.SIMPLE, show_edge=False, pad_edge=False)
+    for col in ("size (B)", "count", "type", "redop", "root"):
+        t.add_column(col, justify="left" if col in ("type", "redop") else "right")
+    check = "error" if any(res is not None and res.max_error is not None
+                           for r in run.rows for res in (r.out_of_place, r.in_place)) else "#wrong"
+    for place in ("oop", "ip"):
+        for col in ("time us", "algbw GB/s", "busbw GB/s", check):
+            t.add_column(f"{place} {col}", justify="right")
+    for r in run.rows:
+        t.add_row(*_row_cells(r))
+    return t
+
+
+def _line_rate_lines(run: NcclRun, rate: int) -> list[str]:
+    """busbw as a fraction of the ``rate`` Gb/s line rate (largest message, average) and its notes."""
+    f = busbw_fraction_of_line_rate(run, rate)
+    if f.largest_message is None and f.average is None:
+        return [f"  busbw vs {rate}G line rate: not applicable (no multi-rank figure)"]
+    parts = []
+    if f.largest_message is not None:
+        parts.append(f"largest message ({f.largest_message_size_bytes} B) {f.largest_message:.1%}")
+    if f.average is not None:
+        parts.append(f"average {f.average:.1%}")
+    return ([f"  busbw vs {rate}G line rate ({rate / 8:g} GB/s): " + "; ".join(parts)]
+            + [f"  note: {note}" for note in line_rate_notes(run, rate)])
+
+
+def _run_text(console: Console, run: NcclRun, rate: int | None) -> None:
+    console.print(_run_title(run))
+    who = _run_who(run)
     if who:
         console.print(Text("  " + ", ".join(who)))
     if run.rows:
-        t = Table(box=box.SIMPLE, show_edge=False, pad_edge=False)
-        for col in ("size (B)", "count", "type", "redop", "root"):
-            t.add_column(col, justify="left" if col in ("type", "redop") else "right")
-        # the old nccl-tests layout prints the max relative error, not a count of wrong elements
-        check = "error" if any(res is not None and res.max_error is not None
-                               for r in run.rows for res in (r.out_of_place, r.in_place)) else "#wrong"
-        for place in ("oop", "ip"):
-            for col in ("time us", "algbw GB/s", "busbw GB/s", check):
-                t.add_column(f"{place} {col}", justify="right")
-        for r in run.rows:
-            cells = [str(r.size_bytes), str(r.count), r.type, r.redop or "", "" if r.root is None else str(r.root)]
-            for res in (r.out_of_place, r.in_place):
-                cells += [_fmt(res.time_us if res else None), _fmt(res.algbw_gbps if res else None),
-                          _fmt(res.busbw_gbps if res else None), _wrong(res)]
-            t.add_row(*cells)
-        console.print(t)
+        console.print(_rows_table(run))
     if run.avg_busbw_gbps is not None:
         how = "printed by nccl-tests" if run.avg_busbw_source == "printed" else "mean of rows with size > 0"
         console.print(Text(f"  avg busbw {run.avg_busbw_gbps:g} GB/s ({how}); "
                            f"max busbw {_fmt(run.max_busbw_gbps)} GB/s"))
-    if rate is not None:
-        f = busbw_fraction_of_line_rate(run, rate)
-        if f.largest_message is not None or f.average is not None:
-            parts = []
-            if f.largest_message is not None:
-                parts.append(f"largest message ({f.largest_message_size_bytes} B) "
-                             f"{f.largest_message:.1%}")
-            if f.average is not None:
-                parts.append(f"average {f.average:.1%}")
-            console.print(Text(f"  busbw vs {rate}G line rate ({rate / 8:g} GB/s): " + "; ".join(parts)))
-            for note in line_rate_notes(run, rate):
-                console.print(Text(f"  note: {note}"))
-        else:
-            console.print(Text(f"  busbw vs {rate}G line rate: not applicable (no multi-rank figure)"))
+    for line in (_line_rate_lines(run, rate) if rate is not None else []):
+        console.print(Text(line))
     for p in run.problems:
         console.print(Text(f"  - {p}"))
     console.print()
+
+
+def _parse_line_rate(line_rate: str | None) -> int | None:
+    """``--line-rate`` in Gb/s (None when not given); RoceTuneError RT300 when it is not a speed."""
+    if line_rate is None:
+        return None
+    try:
+        return parse_speed_gbps(line_rate)
+    except ValueError as exc:
+        raise RoceTuneError([Finding(rule=RULE_BAD_LINE_RATE, severity=Severity.error,
+                                     message=f"--line-rate: {exc}", fix="write e.g. 400G",
+                                     location=Location(path="--line-rate"))]) from None
+
+
+def _read_runs(paths: list[str]) -> tuple[list[NcclRun], list[Finding]]:
+    """Every run of every file, and RT301 findings for files that could not be read (or none given)."""
+    runs: list[NcclRun] = []
+    errors: list[Finding] = []
+    for p in paths:
+        try:
+            runs += parse_nccl_file(p)
+        except RoceTuneError as exc:
+            errors += exc.findings
+    if not paths:
+        errors.append(Finding(rule="RT301", severity=Severity.error, message="no nccl-tests output file given",
+                              fix="pass one or more files"))
+    return runs, errors
+
+
+def _report_json(runs: list[NcclRun], errors: list[Finding], rate: int | None, code: int) -> str:
+    """The ``roce-tune.nccl-report/1`` JSON document."""
+    doc = {"schema": REPORT_SCHEMA, "units": UNITS, "line_rate_gbps": rate, "ok": code == 0,
+           "exit_code": code, "runs": [run_to_dict(r, rate) for r in runs],
+           "errors": [{"rule": f.rule, "message": f.message, "fix": f.fix, "file": f.location.file}
+                      for f in errors]}
+    return json.dumps(doc, indent=2) + "\n"
+
+
+def _report_text(runs: list[NcclRun], errors: list[Finding], rate: int | None, code: int) -> str:
+    """Each run (title, hosts, rows, busbw vs line rate, problems), the unusable files and a summary line."""
+    buf = io.StringIO()
+    console = Console(file=buf, width=200, color_system=None, force_terminal=False, highlight=False,
+                      emoji=False, markup=False, soft_wrap=True)
+    for r in runs:
+        _run_text(console, r, rate)
+    for f in errors:
+        console.print(Text(str(f)))
+    counts = {s: sum(1 for r in runs if r.status == s) for s in ("ok", "not-validated", "incomplete", "failed")}
+    summary = f"{len(runs)} runs: " + ", ".join(f"{n} {s}" for s, n in counts.items() if n) if runs else "0 runs"
+    if errors:
+        summary += f"; {len(errors)} file(s) not usable"
+    console.print(Text(summary + ("" if code == 0 else "  (exit 1)")))
+    return buf.getvalue()
 
 
 def nccl_report(paths: list[str], line_rate: str | None = None,
@@ -180,41 +263,8 @@ def nccl_report(paths: list[str], line_rate: str | None = None,
     """
     if fmt not in ("text", "json"):
         raise ValueError(f"format {fmt!r} is not one of: text, json")
-    rate: int | None = None
-    if line_rate is not None:
-        try:
-            rate = parse_speed_gbps(line_rate)
-        except ValueError as exc:
-            raise RoceTuneError([Finding(rule=RULE_BAD_LINE_RATE, severity=Severity.error,
-                                         message=f"--line-rate: {exc}", fix="write e.g. 400G",
-                                         location=Location(path="--line-rate"))]) from None
-    runs: list[NcclRun] = []
-    errors: list[Finding] = []
-    for p in paths:
-        try:
-            runs += parse_nccl_file(p)
-        except RoceTuneError as exc:
-            errors += exc.findings
-    if not paths:
-        errors.append(Finding(rule="RT301", severity=Severity.error, message="no nccl-tests output file given",
-                              fix="pass one or more files"))
+    rate = _parse_line_rate(line_rate)
+    runs, errors = _read_runs(paths)
     code = 1 if errors or any(r.status in ("failed", "incomplete") for r in runs) else 0
-    if fmt == "json":
-        doc = {"schema": REPORT_SCHEMA, "units": UNITS, "line_rate_gbps": rate, "ok": code == 0,
-               "exit_code": code, "runs": [run_to_dict(r, rate) for r in runs],
-               "errors": [{"rule": f.rule, "message": f.message, "fix": f.fix, "file": f.location.file}
-                          for f in errors]}
-        return json.dumps(doc, indent=2) + "\n", code
-    buf = io.StringIO()
-    console = Console(file=buf, width=200, color_system=None, force_terminal=False, highlight=False,
-                      emoji=False, markup=False, soft_wrap=True)
-    for r in runs:
-        _run_text(console, r, rate)
-    for f in errors:
-        console.print(Text(str(f)))
-    counts = {s: sum(1 for r in runs if r.status == s) for s in ("ok", "not-validated", "incomplete", "failed")}
-    summary = f"{len(runs)} runs: " + ", ".join(f"{n} {s}" for s, n in counts.items() if n) if runs else "0 runs"
-    if errors:
-        summary += f"; {len(errors)} file(s) not usable"
-    console.print(Text(summary + ("" if code == 0 else "  (exit 1)")))
-    return buf.getvalue(), code
+    render = _report_json if fmt == "json" else _report_text
+    return render(runs, errors, rate, code), code

@@ -12,6 +12,7 @@ from typing import Any
 from roce_tune.verify.adjust import Iteration, LoopResult
 from roce_tune.verify.diagnose import CheckResult
 from roce_tune.verify.hostfacts import NicFacts
+from roce_tune.verify.measure import Measurement
 from roce_tune.verify.signals import fabric_signals, host_signals
 
 REPORT_SCHEMA = "roce-tune.verify-report/1"
@@ -48,37 +49,57 @@ def _checks(checks: list[CheckResult]) -> list[dict[str, Any]]:
     return [c.model_dump(mode="json") for c in checks]
 
 
+def _measured(m: Measurement | None) -> dict[str, Any]:
+    """The measurement's part of an iteration row (command, busbw, run status, checks); empty values when
+    the iteration was not measured."""
+    if m is None:
+        return {"command": None, "launcher": None, "fraction": None, "largest_busbw_gbps": None,
+                "busbw_by_size": [], "run_status": None, "run_problems": [], "traffic_time_s": None,
+                "wall_s": None, "checks": []}
+    return {"command": m.command, "launcher": m.launcher,
+            "fraction": None if m.fraction is None else round(m.fraction, 4),
+            "largest_busbw_gbps": m.largest_busbw_gbps,
+            "busbw_by_size": [{"size_bytes": s, "busbw_gbps": b} for s, b in m.busbw_by_size],
+            "run_status": m.run.status if m.run else None,
+            "run_problems": list(m.run.problems) if m.run else [],
+            "traffic_time_s": m.traffic_time_s, "wall_s": m.wall_s, "checks": _checks(m.checks)}
+
+
+def _iteration_row(it: Iteration, lossless: list[int], queues: list[int]) -> dict[str, Any]:
+    """One entry of the report's ``iterations``: the step, its settings, what it measured, the counters."""
+    m = it.measurement
+    return {
+        "index": it.index, "kind": it.kind, "proposal": it.proposal.model_dump() if it.proposal else None,
+        "changes": it.changes, "overrides": it.overrides, "settings": it.settings, "applied": it.applied,
+        "refused": it.refused, "seconds": it.seconds, **_measured(m),
+        "counters": _counter_summary(it, lossless, queues),
+        "raw_counters": m.delta.model_dump(mode="json") if m and m.delta else None}
+
+
+def _passed(final: Iteration, findings: list[dict[str, Any]], meta: dict[str, Any]) -> bool:
+    """The final run completed, reached the target (when it ran across the fabric) and no finding is an
+    error."""
+    m = final.measurement
+    if m is None or m.run is None or m.run.status == "failed":
+        return False
+    fabric = meta.get("launcher") != "ssh"  # ssh: every host ran alone, there is no fabric figure to judge
+    if fabric and (m.fraction or 0) < meta["target_ratio"]:
+        return False
+    return not any(f["severity"] == "error" for f in findings)
+
+
 def report_dict(*, meta: dict[str, Any], iterations: list[Iteration], loop: LoopResult | None,
                 facts: list[NicFacts], pairwise: dict[tuple[str, str], float] | None, lossless: list[int],
                 queues: list[int], plot: str | None) -> dict[str, Any]:
     """The JSON report (schema :data:`REPORT_SCHEMA`)."""
     final = iterations[loop.best_index] if loop else iterations[-1]
-    rows = []
-    for it in iterations:
-        m = it.measurement
-        rows.append({
-            "index": it.index, "kind": it.kind, "proposal": it.proposal.model_dump() if it.proposal else None,
-            "changes": it.changes, "overrides": it.overrides, "settings": it.settings, "applied": it.applied,
-            "refused": it.refused, "seconds": it.seconds,
-            "command": m.command if m else None, "launcher": m.launcher if m else None,
-            "fraction": None if not m or m.fraction is None else round(m.fraction, 4),
-            "largest_busbw_gbps": m.largest_busbw_gbps if m else None,
-            "busbw_by_size": [{"size_bytes": s, "busbw_gbps": b} for s, b in (m.busbw_by_size if m else [])],
-            "run_status": m.run.status if m and m.run else None,
-            "run_problems": list(m.run.problems) if m and m.run else [],
-            "traffic_time_s": m.traffic_time_s if m else None, "wall_s": m.wall_s if m else None,
-            "checks": _checks(m.checks) if m else [], "counters": _counter_summary(it, lossless, queues),
-            "raw_counters": m.delta.model_dump(mode="json") if m and m.delta else None})
+    rows = [_iteration_row(it, lossless, queues) for it in iterations]
     findings = [d.model_dump(mode="json") for c in (final.measurement.checks if final.measurement else [])
                 for d in c.diagnoses]
-    fabric = meta.get("launcher") != "ssh"  # ssh: every host ran alone, there is no fabric figure to judge
-    ok = final.measurement is not None and final.measurement.run is not None and \
-        final.measurement.run.status != "failed" and \
-        (not fabric or (final.measurement.fraction or 0) >= meta["target_ratio"]) and \
-        not any(f["severity"] == "error" for f in findings)
     return {
         "schema": REPORT_SCHEMA, "generated_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), **meta,
-        "units": UNITS, "status": "pass" if ok else "fail", "final_iteration": final.index,
+        "units": UNITS, "status": "pass" if _passed(final, findings, meta) else "fail",
+        "final_iteration": final.index,
         "commands": [r["command"] for r in rows if r["command"]],
         "facts": [f.model_dump(mode="json") for f in facts],
         "pairwise": {f"{a}+{b}": round(v, 4) for (a, b), v in pairwise.items()} if pairwise else None,
@@ -96,8 +117,8 @@ def _fmt_settings(s: dict[str, dict[str, dict[str, object]]]) -> str:
     return f"{ecn or '-'} | {', '.join(ai) or '-'}"
 
 
-def report_markdown(rep: dict[str, Any]) -> str:
-    """Human report from :func:`report_dict`'s output."""
+def _md_head(rep: dict[str, Any]) -> list[str]:
+    """Title, status, what ran against which target, the adjust loop's stop reason and the commands."""
     L = [f"# roce-tune verify — {rep['site']}", "",
          f"* status: **{rep['status'].upper()}** (iteration {rep['final_iteration']})",
          (f"* collective {rep['collective']} via {rep['launcher']} on {', '.join(rep['hosts'])}; line rate "
@@ -106,9 +127,15 @@ def report_markdown(rep: dict[str, Any]) -> str:
          f"* source: `{rep['source']}`; generated {rep['generated_at']}", ""]
     if rep.get("adjust"):
         L += [f"Adjust loop: {rep['adjust']['stop_reason']}.", ""]
-    L += ["## Commands run", "", "```"] + [c for c in dict.fromkeys(rep["commands"])] + ["```", ""]
-    L += ["## Iterations", "", ("| # | kind | change | Kmin/Kmax @Pmax \\| AI/HAI Mb/s | busbw GB/s (largest) | "
-                                "of line rate | findings |"), "|---|---|---|---|---|---|---|"]
+    return L + ["## Commands run", "", "```"] + [c for c in dict.fromkeys(rep["commands"])] + ["```", ""]
+
+
+def _md_iterations(rep: dict[str, Any]) -> list[str]:
+    """The per-iteration table (change, settings, busbw, findings' rules) and the plot link."""
+    L = ["## Iterations", "",
+         ("| # | kind | change | Kmin/Kmax @Pmax \\| AI/HAI Mb/s | busbw GB/s (largest) | "
+          "of line rate | findings |"),
+         "|---|---|---|---|---|---|---|"]
     for r in rep["iterations"]:
         rules = sorted({d["rule"] for c in r["checks"] for d in c["diagnoses"]})
         change = "; ".join(r["changes"]) or "-"
@@ -118,41 +145,67 @@ def report_markdown(rep: dict[str, Any]) -> str:
                  f"{', '.join(rules) or '-'} |")
     if rep.get("plot"):
         L += ["", f"![busbw vs message size]({rep['plot']})"]
-    L += ["", "## Findings", ""]
+    return L
+
+
+def _md_finding(d: dict[str, Any]) -> list[str]:
+    """One finding: rule, name, severity, where; message, change and evidence (JSON)."""
+    where = d["location"].get("device") or ""
+    where += f":{d['location']['port']}" if d["location"].get("port") else ""
+    return [f"### {d['rule']} {d['name']} ({d['severity']}){' — ' + where if where else ''}", "",
+            d["message"], "", f"**Change:** {d['fix']}", "", "Evidence:", "", "```json",
+            json.dumps(d["evidence"], indent=1, sort_keys=True), "```", ""]
+
+
+def _md_findings(rep: dict[str, Any]) -> list[str]:
+    """Every finding of the final iteration, or that every check passed."""
+    L = ["## Findings", ""]
     if not rep["findings"]:
         L.append("None: every check passed.")
     for d in rep["findings"]:
-        where = d["location"].get("device") or ""
-        where += f":{d['location']['port']}" if d["location"].get("port") else ""
-        L += [f"### {d['rule']} {d['name']} ({d['severity']}){' — ' + where if where else ''}", "", d["message"], "",
-              f"**Change:** {d['fix']}", "", "Evidence:", "", "```json", json.dumps(d["evidence"], indent=1,
-                                                                                       sort_keys=True), "```", ""]
+        L += _md_finding(d)
+    return L
+
+
+def _md_counters(cs: dict[str, Any]) -> list[str]:
+    """Counter deltas of the final run: per NIC, then the switches' sums and what they could not read."""
+    L = ["", "## Counters (deltas over the final run)", "",
+         "| NIC | tx pkts by prio | PFC pauses rx | pause µs | ECN marked | CNP sent/handled | loss events |",
+         "|---|---|---|---|---|---|---|"]
+    for nic, v in cs["hosts"].items():
+        L.append(f"| {nic} | {v['tx_packets_by_priority']} | {v['pfc_pause_rx_frames']} | {v['pause_us']} | "
+                 f"{v['ecn_marked']} | {v['cnp_sent']}/{v['cnp_handled']} | {v['loss_events']} |")
+    sw = cs["switches"]
+    L += ["", (f"Switches: PFC tx frames {sw['pfc_tx_frames_by_port'] or 0}; ECN marked {sw['ecn_marked_by_port'] or 0};"
+               f" lossless drops {sw['lossless_drops_by_port'] or 0}; watchdog storms "
+               f"{sw['watchdog_storms_by_port'] or 0}.")]
+    for name, what in sw.get("unsupported", {}).items():
+        L.append(f"* {name}: not read: {', '.join(what)}")
+    return L
+
+
+def _md_keep(overrides: list[dict[str, Any]]) -> list[str]:
+    """The best iteration's overrides as ``policy.overrides`` YAML to paste into the inventory."""
+    L = ["", "## Keep the result", "",
+         "Add these to `policy.overrides` of the inventory (then `roce-tune plan`):", "", "```yaml"]
+    for o in overrides:
+        scope = ", ".join(f"{k}: {o[k]}" for k in ("device", "port") if k in o)
+        L.append(f"- {{{scope}, set: {json.dumps(o['set'])}, reason: \"{o.get('reason', '')}\"}}")
+    return L + ["```"]
+
+
+def report_markdown(rep: dict[str, Any]) -> str:
+    """Human report from :func:`report_dict`'s output."""
+    L = _md_head(rep) + _md_iterations(rep) + [""] + _md_findings(rep)
     final = next(r for r in rep["iterations"] if r["index"] == rep["final_iteration"])
     L += ["", "## Checks (final iteration)", "", "| check | result | note |", "|---|---|---|"]
     L += [f"| {c['check']} | {c['status']} | {c['note']} |" for c in final["checks"]]
-    cs = final["counters"]
-    if cs:
-        L += ["", "## Counters (deltas over the final run)", "",
-              "| NIC | tx pkts by prio | PFC pauses rx | pause µs | ECN marked | CNP sent/handled | loss events |",
-              "|---|---|---|---|---|---|---|"]
-        for nic, v in cs["hosts"].items():
-            L.append(f"| {nic} | {v['tx_packets_by_priority']} | {v['pfc_pause_rx_frames']} | {v['pause_us']} | "
-                     f"{v['ecn_marked']} | {v['cnp_sent']}/{v['cnp_handled']} | {v['loss_events']} |")
-        sw = cs["switches"]
-        L += ["", (f"Switches: PFC tx frames {sw['pfc_tx_frames_by_port'] or 0}; ECN marked {sw['ecn_marked_by_port'] or 0};"
-                   f" lossless drops {sw['lossless_drops_by_port'] or 0}; watchdog storms "
-                   f"{sw['watchdog_storms_by_port'] or 0}.")]
-        for name, what in sw.get("unsupported", {}).items():
-            L.append(f"* {name}: not read: {', '.join(what)}")
+    if final["counters"]:
+        L += _md_counters(final["counters"])
     if rep.get("pairwise"):
         L += ["", "## Pairwise busbw (fraction of line rate)", ""] + [f"* {k}: {v:.1%}" for k, v in rep["pairwise"].items()]
     if rep.get("adjust") and rep["adjust"]["best_overrides"]:
-        L += ["", "## Keep the result", "", "Add these to `policy.overrides` of the inventory (then `roce-tune plan`):",
-              "", "```yaml"]
-        for o in rep["adjust"]["best_overrides"]:
-            scope = ", ".join(f"{k}: {o[k]}" for k in ("device", "port") if k in o)
-            L.append(f"- {{{scope}, set: {json.dumps(o['set'])}, reason: \"{o.get('reason', '')}\"}}")
-        L.append("```")
+        L += _md_keep(rep["adjust"]["best_overrides"])
     return "\n".join(L) + "\n"
 
 

@@ -17,6 +17,7 @@ from roce_tune.pipeline import render
 from roce_tune.plan import Plan
 from roce_tune.verify.adjust import Iteration, LoopOptions, LoopResult, adjust_loop, plan_settings
 from roce_tune.verify.collect import DevicePool, collect_facts
+from roce_tune.verify.hostfacts import NicFacts
 from roce_tune.verify.launch import LaunchSpec, build_launch
 from roce_tune.verify.measure import Measurement, measure, pairwise
 from roce_tune.verify.report import plot_busbw, report_dict, write_report
@@ -139,6 +140,126 @@ def _apply_fn(opts: VerifyOptions, plan0: Plan) -> Callable[[Plan], list[DeviceR
     return apply
 
 
+def _check_options(opts: VerifyOptions) -> None:
+    """ValueError for ``--adjust`` with the ssh launcher (each host runs alone: no fabric figure to adjust
+    on)."""
+    if opts.adjust and opts.launcher == "ssh":
+        raise ValueError("--adjust needs a fabric measurement: use --launcher mpirun or srun (ssh runs each host alone)")
+
+
+def _out_dir(opts: VerifyOptions, plan: Plan) -> Path:
+    """``--out``, else ``out/<inventory stem or site>/verify``."""
+    return opts.out_dir or Path("out") / f"{Path(plan.inventory_file).stem or plan.site}" / "verify"
+
+
+def _require_inventory(source: Path, inv: Inventory | None) -> Inventory:
+    """The inventory ``--adjust`` re-derives plans from; RoceTuneError RT331 when it is gone or changed."""
+    if inv is None:
+        raise RoceTuneError([Finding(rule="RT331", severity=Severity.error, location=Location(file=str(source)),
+                                     message="--adjust needs the inventory the plan came from (missing or changed)",
+                                     fix="run verify --adjust on the inventory file")])
+    return inv
+
+
+def _target_ratio(opts: VerifyOptions, plan: Plan) -> float:
+    """``--target-ratio``, else the plan's ``policy.target_utilisation``, else 0.9."""
+    if opts.target_ratio is not None:
+        return opts.target_ratio
+    policy_target = plan.policy.get("target_utilisation", 0.9)
+    return float(policy_target) if isinstance(policy_target, (int, float)) else 0.9
+
+
+def _launch_spec(opts: VerifyOptions, plan: Plan, hosts: list[str], env: dict[str, str]) -> LaunchSpec:
+    """The nccl-tests launch; ranks per host default to the fewest NICs of any selected host."""
+    rph = opts.ranks_per_host or max(1, min(len(plan.host(h).nics) for h in hosts))
+    return LaunchSpec(launcher=opts.launcher, collective=opts.collective,  # type: ignore[arg-type]
+                      hosts=hosts, head=opts.head, ranks_per_host=rph, env=env, min_bytes=opts.min_bytes,
+                      max_bytes=opts.max_bytes, step_factor=opts.step_factor, iters=opts.iters,
+                      warmup=opts.warmup, binary_dir=opts.binary_dir, launcher_args=opts.launcher_args)
+
+
+@dataclass
+class _Runs:
+    """Measures one run after another (numbered from 0, reported through ``say``), keeping each host's
+    launcher output as ``nccl-run<n>-<host>.txt``."""
+
+    pool: DevicePool
+    spec: LaunchSpec
+    switches: list[str]
+    line_rate_gbps: float
+    target_ratio: float
+    timeout_s: float
+    say: Callable[[str], None]
+    facts: list[NicFacts] = field(default_factory=list)
+    outputs: dict[str, str] = field(default_factory=dict)
+    count: int = 0
+
+    def __call__(self, p: Plan, pairs: dict[tuple[str, str], float] | None = None) -> Measurement:
+        n = self.count
+        self.count += 1
+        self.say(f"[{n}] running:\n" + build_launch(self.spec).describe())
+        m = measure(self.pool, p, self.spec, self.switches, line_rate_gbps=self.line_rate_gbps,
+                    target_ratio=self.target_ratio, facts=self.facts, timeout_s=self.timeout_s,
+                    pair_fractions=pairs)
+        for host, text in m.outputs.items():
+            self.outputs[f"nccl-run{n}-{host}.txt"] = text
+        self.say(f"[{n}] busbw {m.largest_busbw_gbps} GB/s at the largest size = "
+                 + (f"{m.fraction:.1%}" if m.fraction is not None else "-") + " of line rate; findings: "
+                 + (", ".join(sorted({d.rule for c in m.checks for d in c.diagnoses})) or "none"))
+        return m
+
+
+def _adjust(runs: _Runs, opts: VerifyOptions, plan: Plan, inv: Inventory,
+            pairs: dict[tuple[str, str], float] | None) -> LoopResult:
+    """The closed loop (:func:`~roce_tune.verify.adjust.adjust_loop`); the pairwise matrix goes with the
+    first measurement only."""
+    first = [True]
+
+    def m_fn(p: Plan) -> Measurement:
+        m = runs(p, pairs if first[0] else None)
+        first[0] = False
+        return m
+    loop = adjust_loop(inv, plan, m_fn, _apply_fn(opts, plan), LoopOptions(
+        target_ratio=runs.target_ratio, max_iterations=opts.max_iterations, tolerance=opts.tolerance,
+        factor=opts.factor, simulate=opts.simulate_steps))
+    runs.say(f"adjust: {loop.stop_reason}")
+    return loop
+
+
+Pairs = dict[tuple[str, str], float]
+
+
+def _measure_all(runs: _Runs, opts: VerifyOptions, plan: Plan, adjust_inv: Inventory | None, hosts: list[str]
+                 ) -> tuple[list[Iteration], LoopResult | None, Pairs | None, list[str]]:
+    """NIC facts, the pairwise matrix (``--pairwise`` with more than two hosts), then one measurement or the
+    adjust loop (when ``adjust_inv`` is given). Returns the iterations, the loop, the pair fractions and
+    the pairwise commands."""
+    runs.facts = collect_facts(runs.pool, plan, hosts)
+    pairs: dict[tuple[str, str], float] | None = None
+    pair_cmds: list[str] = []
+    if opts.pairwise and len(hosts) > 2:
+        pairs, pair_cmds = pairwise(runs.pool, runs.spec, runs.line_rate_gbps, opts.run_timeout_s)
+    if adjust_inv is not None:
+        loop = _adjust(runs, opts, plan, adjust_inv, pairs)
+        return loop.iterations, loop, pairs, pair_cmds
+    baseline = Iteration(index=0, kind="baseline", settings=plan_settings(plan),
+                         measurement=runs(plan, pairs))
+    return [baseline], None, pairs, pair_cmds
+
+
+def _meta(source: Path, opts: VerifyOptions, plan: Plan, spec: LaunchSpec, switches: list[str],
+          line_rate: float, target: float, differing: list[str], pair_cmds: list[str]) -> dict[str, Any]:
+    """What was run, for the report: site, source, launcher, hosts, switches, line rate (Gb/s), target, NCCL
+    environment (common to all hosts, and the names that differ per host), pairwise commands."""
+    return {"site": plan.site, "source": str(source), "inventory_file": plan.inventory_file,
+            "launcher": opts.launcher, "collective": opts.collective, "hosts": spec.hosts,
+            "switches": switches,
+            "line_rate_gbps": line_rate, "target_ratio": target, "ranks_per_host": spec.ranks_per_host,
+            "nccl_env": spec.env,
+            "nccl_env_per_host": differing, "pairwise_commands": pair_cmds,
+            "note": "ssh launcher: every host ran alone; no fabric figure" if opts.launcher == "ssh" else ""}
+
+
 def verify_fabric(source: Path, opts: VerifyOptions, on_event: Callable[[str], None] | None = None) -> VerifyOutcome:
     """Run verify end to end (module docstring); ``on_event`` gets one progress line at a time.
 
@@ -148,82 +269,32 @@ def verify_fabric(source: Path, opts: VerifyOptions, on_event: Callable[[str], N
         ValueError: bad launch options (sizes, launcher, collective).
     """
     say = on_event or (lambda s: None)
-    if opts.adjust and opts.launcher == "ssh":
-        raise ValueError("--adjust needs a fabric measurement: use --launcher mpirun or srun (ssh runs each host alone)")
+    _check_options(opts)
     plan, inv = load_for_verify(source)
-    if opts.adjust and inv is None:
-        raise RoceTuneError([Finding(rule="RT331", severity=Severity.error, location=Location(file=str(source)),
-                                     message="--adjust needs the inventory the plan came from (missing or changed)",
-                                     fix="run verify --adjust on the inventory file")])
+    adjust_inv = _require_inventory(source, inv) if opts.adjust else None
     hosts = select_hosts(plan, opts.hosts)
     switches = [s.name for s in plan.switches if s.mgmt_host]
-    nics = [n for h in hosts for n in plan.host(h).nics]
-    line_rate = float(min((n.speed_gbps for n in nics), default=400))
-    policy_target = plan.policy.get("target_utilisation", 0.9)
-    target = opts.target_ratio if opts.target_ratio is not None else \
-        float(policy_target) if isinstance(policy_target, (int, float)) else 0.9
+    line_rate = float(min((n.speed_gbps for h in hosts for n in plan.host(h).nics), default=400))
+    target = _target_ratio(opts, plan)
     env, differing = common_env(plan, hosts)
-    rph = opts.ranks_per_host or max(1, min(len(plan.host(h).nics) for h in hosts))
-    spec = LaunchSpec(launcher=opts.launcher, collective=opts.collective, hosts=hosts, head=opts.head,  # type: ignore[arg-type]
-                      ranks_per_host=rph, env=env, min_bytes=opts.min_bytes, max_bytes=opts.max_bytes,
-                      step_factor=opts.step_factor, iters=opts.iters, warmup=opts.warmup, binary_dir=opts.binary_dir,
-                      launcher_args=opts.launcher_args)
-    out_dir = opts.out_dir or Path("out") / f"{Path(plan.inventory_file).stem or plan.site}" / "verify"
+    spec = _launch_spec(opts, plan, hosts, env)
+    out_dir = _out_dir(opts, plan)
     pool = DevicePool(plan, opts.connection, opts.read_timeout_s, out_dir / "logs")
-    outputs: dict[str, str] = {}
-    counter = [0]
-
-    def do_measure(p: Plan, pairs: dict[tuple[str, str], float] | None = None) -> Measurement:
-        n = counter[0]
-        counter[0] += 1
-        say(f"[{n}] running:\n" + build_launch(spec).describe())
-        m = measure(pool, p, spec, switches, line_rate_gbps=line_rate, target_ratio=target, facts=facts,
-                    timeout_s=opts.run_timeout_s, pair_fractions=pairs)
-        for host, text in m.outputs.items():
-            outputs[f"nccl-run{n}-{host}.txt"] = text
-        say(f"[{n}] busbw {m.largest_busbw_gbps} GB/s at the largest size = "
-            + (f"{m.fraction:.1%}" if m.fraction is not None else "-") + " of line rate; findings: "
-            + (", ".join(sorted({d.rule for c in m.checks for d in c.diagnoses})) or "none"))
-        return m
-
+    runs = _Runs(pool, spec, switches, line_rate, target, opts.run_timeout_s, say)
     try:
         say(f"hosts {', '.join(hosts)}; switches {', '.join(switches) or '-'}; line rate {line_rate:g} Gb/s, "
             f"target {target:.0%}")
-        facts = collect_facts(pool, plan, hosts)
-        pairs = None
-        pair_cmds: list[str] = []
-        if opts.pairwise and len(hosts) > 2:
-            pairs, pair_cmds = pairwise(pool, spec, line_rate, opts.run_timeout_s)
-        loop = None
-        if opts.adjust and inv is not None:
-            first = [True]
-
-            def m_fn(p: Plan) -> Measurement:
-                m = do_measure(p, pairs if first[0] else None)
-                first[0] = False
-                return m
-            loop = adjust_loop(inv, plan, m_fn, _apply_fn(opts, plan), LoopOptions(
-                target_ratio=target, max_iterations=opts.max_iterations, tolerance=opts.tolerance, factor=opts.factor,
-                simulate=opts.simulate_steps))
-            iterations = loop.iterations
-            say(f"adjust: {loop.stop_reason}")
-        else:
-            iterations = [Iteration(index=0, kind="baseline", settings=plan_settings(plan),
-                                    measurement=do_measure(plan, pairs))]
+        iterations, loop, pairs, pair_cmds = _measure_all(runs, opts, plan, adjust_inv, hosts)
     finally:
         pool.close()
-    meta = {"site": plan.site, "source": str(source), "inventory_file": plan.inventory_file, "launcher": opts.launcher,
-            "collective": opts.collective, "hosts": hosts, "switches": switches, "line_rate_gbps": line_rate,
-            "target_ratio": target, "ranks_per_host": rph, "nccl_env": env, "nccl_env_per_host": differing,
-            "pairwise_commands": pair_cmds,
-            "note": "ssh launcher: every host ran alone; no fabric figure" if opts.launcher == "ssh" else ""}
+    meta = _meta(source, opts, plan, spec, switches, line_rate, target, differing, pair_cmds)
     cls = plan.classification
     png = plot_busbw(iterations, out_dir / "busbw.png", line_rate, target, f"{plan.site}: {opts.collective} busbw")
-    rep = report_dict(meta=meta, iterations=iterations, loop=loop, facts=facts, pairwise=pairs,
+    rep = report_dict(meta=meta, iterations=iterations, loop=loop, facts=runs.facts, pairwise=pairs,
                       lossless=list(cls.lossless_priorities), queues=list(cls.lossless_queues),
                       plot=png.name if png else None)
     log = [f"{dev}$ {cmd}" for dev, cmd in pool.log]
-    paths = write_report(out_dir, rep, outputs, log)
+    paths = write_report(out_dir, rep, outputs=runs.outputs, commands_log=log)
     if png:
         paths["png"] = png
     return VerifyOutcome(report=rep, paths=paths, exit_code=0 if rep["status"] == "pass" else 1,
