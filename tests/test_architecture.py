@@ -25,10 +25,7 @@ PLATFORM_NAMES = frozenset({"sonic", "eos", "nxos", "junos", "cumulus"})
 PLATFORM_MODULES = frozenset({*PLATFORM_NAMES, "host"})
 
 #: module -> (most platform names it may still hold, why). To shrink, not to grow.
-KNOWN: dict[str, tuple[int, str]] = {
-    "verify/counters.py": (2, "re-exports the SONiC/EOS counter parsers for audit/readers.py until it moves"),
-    "verify/vendor_counters.py": (3, "re-exports the vendor counter parsers for audit/readers.py until it moves"),
-}
+KNOWN: dict[str, tuple[int, str]] = {}
 
 
 def _modules() -> list[Path]:
