@@ -22,9 +22,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from roce_tune.audit.capture import Block
 from roce_tune.audit.expect import Expect
 from roce_tune.audit.model import AuditData, BondObs, Counters, Ev, HostObs, RdmaObs, SwitchObs, Unparsed, Val
+from roce_tune.captures import Block
 from roce_tune.platforms.captures import CaptureFormat, capture_formats
 from roce_tune.platforms.counters import PortCounters, to_int
 from roce_tune.verify.counters import parse_side_by_side

@@ -550,7 +550,7 @@ VERSION_FORMATS = (
 )
 LLDP_RENDER_COMMAND = "nv show interface --view=lldp -o json"
 VERSION_RENDER_COMMAND = "nv show system -o json"
-#: Prompt of a rendered capture (the audit capture splitter reads it: roce_tune.audit.capture).
+#: Prompt of a rendered capture (the capture splitter reads it: roce_tune.captures).
 CAPTURE_PROMPT = "cumulus@{device}:mgmt:~$ "
 
 # --- platform contract (roce_tune/platforms/contract.py): read-back, diff, push, capabilities ----------

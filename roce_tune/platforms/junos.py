@@ -450,7 +450,7 @@ VERSION_FORMATS = (
                         parse_show_version, "ntc-templates juniper_junos_show_version"),
 )
 LLDP_RENDER_COMMAND = "show lldp neighbors | display json"
-#: Prompt of a rendered capture (the audit capture splitter reads it: roce_tune.audit.capture).
+#: Prompt of a rendered capture (the capture splitter reads it: roce_tune.captures).
 CAPTURE_PROMPT = "admin@{device}> "
 
 # --- platform contract (roce_tune/platforms/contract.py): read-back, diff, push, capabilities ----------

@@ -706,7 +706,7 @@ VERSION_FORMATS = (
                         lambda t: "SONiC Software Version" in t, parse_show_version, "roce-tune"),
 )
 LLDP_RENDER_COMMAND = "show lldp table"
-#: Prompt of a rendered capture (the audit capture splitter reads it: roce_tune.audit.capture).
+#: Prompt of a rendered capture (the capture splitter reads it: roce_tune.captures).
 CAPTURE_PROMPT = "admin@{device}:~$ "
 
 # --- platform contract (roce_tune/platforms/contract.py): read-back, diff, push, capabilities ----------

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import pytest
 
-from roce_tune.audit.capture import Block
 from roce_tune.audit.expect import expect_from_policy
 from roce_tune.audit.model import AuditData
 from roce_tune.audit.readers import SWITCH_KINDS, Ctx
+from roce_tune.captures import Block
 from roce_tune.inventory.models import Policy
 from roce_tune.platforms.captures import CaptureFormat, capture_formats
 
