@@ -7,9 +7,8 @@
 * the package-level import graph of ``roce_tune/`` (subpackages and top-level modules as nodes, imports at
   module level and inside functions as edges) has no cycle; a failure lists the cycle and the imports.
 
-``KNOWN`` lists the modules still naming platforms, with how many names and why; ``KNOWN_BACK_EDGES`` the
-imports that still close a cycle. Each test fails when something new appears, and when a listed entry is
-gone (both lists may only shrink).
+``KNOWN`` lists the modules still naming platforms, with how many names and why (empty now; it may only
+shrink): the test fails when something new appears, and when a listed entry is gone.
 """
 
 from __future__ import annotations
@@ -25,10 +24,7 @@ PLATFORM_NAMES = frozenset({"sonic", "eos", "nxos", "junos", "cumulus"})
 PLATFORM_MODULES = frozenset({*PLATFORM_NAMES, "host"})
 
 #: module -> (most platform names it may still hold, why). To shrink, not to grow.
-KNOWN: dict[str, tuple[int, str]] = {
-    "verify/counters.py": (2, "re-exports the SONiC/EOS counter parsers for audit/readers.py until it moves"),
-    "verify/vendor_counters.py": (3, "re-exports the vendor counter parsers for audit/readers.py until it moves"),
-}
+KNOWN: dict[str, tuple[int, str]] = {}
 
 
 def _modules() -> list[Path]:
@@ -191,37 +187,14 @@ def test_find_cycle_lists_the_cycle() -> None:
     assert find_cycle(graph) is None
 
 
-#: (package, imported package) -> why the import still closes a package cycle. To shrink, not to grow.
-KNOWN_BACK_EDGES: dict[tuple[str, str], str] = {
-    ("inventory", "tuner"): "the override schema (inventory/models.py) and the policy lint rules "
-                            "(inventory/rules/policy.py) read the tuner's DCQCN/watchdog ranges and parameter "
-                            "lists: the ranges belong below both",
-    ("inventory", "audit"): "inventory/lldp.py splits LLDP captures with audit.capture.read_capture: the "
-                            "capture splitter belongs below both (audit/ is being reworked in parallel)",
-}
-
-
-def _without_known(graph: dict[str, Counter[str]]) -> dict[str, Counter[str]]:
-    return {src: Counter({dst: n for dst, n in dsts.items() if (src, dst) not in KNOWN_BACK_EDGES})
-            for src, dsts in graph.items()}
-
-
 def test_the_package_import_graph_has_no_cycle() -> None:
     """Subpackages and top-level modules of ``roce_tune`` as nodes, imports at module level and inside
-    functions as edges: no cycle (issue 11), apart from the listed back edges."""
-    cycle = find_cycle(_without_known(import_graph()))
+    functions as edges: no cycle at all (issue 11)."""
+    cycle = find_cycle(import_graph())
     if cycle:
         sites = import_sites()
         edges = "\n".join(f"  {a} -> {b}: {', '.join(sites[(a, b)][:4])}" for a, b in zip(cycle, cycle[1:]))
         pytest.fail(f"package import cycle {' -> '.join(cycle)}:\n{edges}")
-
-
-def test_known_back_edges_are_current() -> None:
-    """A listed back edge that no longer exists, or no longer closes a cycle, leaves the list."""
-    graph = import_graph()
-    stale = [f"{a} -> {b}" for a, b in KNOWN_BACK_EDGES
-             if not graph.get(a, Counter())[b] or not _reaches(_without_known(graph), b, a)]
-    assert not stale, "drop these KNOWN_BACK_EDGES: " + "; ".join(stale)
 
 
 def test_platforms_are_in_no_package_cycle() -> None:

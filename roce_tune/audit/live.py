@@ -28,7 +28,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from roce_tune.audit.capture import Block, split_blocks
+from roce_tune.captures import Block, split_blocks
 
 __all__ = ["READ_ONLY", "LiveDevice", "LiveOptions", "capture_commands", "check_read_only", "read_live"]
 

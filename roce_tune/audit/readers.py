@@ -6,12 +6,12 @@ prompt's command where it names a port or interface. Line readers then take what
 INFO`` lines). Lines nobody understood are reported (:class:`~roce_tune.audit.model.Unparsed`), never
 dropped.
 
-Parsers reused from :mod:`roce_tune.verify` (counters, vendor_counters, hostfacts, nccl);
-``ip link`` goes through ntc-templates (``linux_ip_link_show``). Our own here, because no maintained
-template exists: ``mlnx_qos``, ``ibv_devinfo`` (multi-device and fw_ver), GID sysfs, DCQCN sysfs,
-``/proc/net/bonding``, NCCL env / INFO lines. Which switch outputs exist, how to recognise them and the
-platforms' own parsers (watchdog configuration rows, interface counter columns, the RoCE status of a
-switch) are in the platform modules (``CAPTURE_FORMATS``, :mod:`roce_tune.platforms.captures`); this
+Host parsers reused from :mod:`roce_tune.verify` (counters, hostfacts, nccl); ``ip link`` goes through
+ntc-templates (``linux_ip_link_show``). Our own here, because no maintained template exists: ``mlnx_qos``,
+``ibv_devinfo`` (multi-device and fw_ver), GID sysfs, DCQCN sysfs, ``/proc/net/bonding``, NCCL env / INFO
+lines. Which switch outputs exist, how to recognise them and the platforms' own parsers (counter tables,
+watchdog configuration rows, interface counter columns, the RoCE status of a switch) are in the platform
+modules (``CAPTURE_FORMATS``, each format with its ``parse``; :mod:`roce_tune.platforms.captures`); this
 module only stores what they read.
 """
 
@@ -20,13 +20,14 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
-from roce_tune.audit.capture import Block
 from roce_tune.audit.expect import Expect
 from roce_tune.audit.model import AuditData, BondObs, Counters, Ev, HostObs, RdmaObs, SwitchObs, Unparsed, Val
+from roce_tune.captures import Block
 from roce_tune.platforms.captures import CaptureFormat, capture_formats
-from roce_tune.verify import counters as vc
-from roce_tune.verify import vendor_counters as vv
+from roce_tune.platforms.counters import PortCounters, to_int
+from roce_tune.verify.counters import parse_side_by_side
 from roce_tune.verify.hostfacts import GidEntry, parse_ibv_devinfo, parse_show_gids
 
 __all__ = ["read_block"]
@@ -79,9 +80,21 @@ def _cmd_arg(b: Block, pattern: str) -> str | None:
 
 
 # ------------------------------------------------------------------------------------- switch readers
-# One reader per kind of switch output; which platform prints which kind, and how to recognise it, is the
-# platforms' CAPTURE_FORMATS (roce_tune.platforms.captures). A reader gets (block, ctx, platform, format).
+# One reader per kind of switch output; which platform prints which kind, how to recognise it and its parser
+# are the platforms' CAPTURE_FORMATS (roce_tune.platforms.captures). A reader gets (block, ctx, platform,
+# format) and calls the format's parser (CaptureFormat.parse) the way its kind says.
 SwitchReader = Callable[[Block, Ctx, str, CaptureFormat], bool]
+
+
+def _parser(f: CaptureFormat) -> Callable[..., Any]:
+    """The platform's parser of format ``f``.
+
+    Raises:
+        ValueError: the platform declared the format without one (names the format and its kind).
+    """
+    if f.parse is None:
+        raise ValueError(f"capture format {f.name!r} (kind {f.kind}) declares no parser")
+    return f.parse
 
 
 def _switch(b: Block, ctx: Ctx, platform: str) -> SwitchObs:
@@ -90,41 +103,43 @@ def _switch(b: Block, ctx: Ctx, platform: str) -> SwitchObs:
     return sw
 
 
-def _pfc_rx_tx_tables(b: Block, ctx: Ctx, platform: str, _f: CaptureFormat) -> bool:
+def _pfc_rx_tx_tables(b: Block, ctx: Ctx, platform: str, f: CaptureFormat) -> bool:
     """``Port Rx PFC0 …`` / ``Port Tx PFC0 …`` tables, each separately so evidence points at the right row."""
     sw = _switch(b, ctx, platform)
+    parse = _parser(f)
     headers = [no for no, t in b.lines if re.match(r"^\s*Port\s+(Rx|Tx)\b", t)]
     for i, start in enumerate(headers):
         end = headers[i + 1] if i + 1 < len(headers) else 10**9
         part = [(no, t) for no, t in b.lines if start <= no < end]
-        parsed = vc.parse_sonic_pfc_counters("\n".join(t for _, t in part))
+        parsed = parse("\n".join(t for _, t in part))
         rows = {t.split()[0]: no for no, t in part if t.split()}
         _store_ports(sw, "pfc", parsed, b, lambda port, _n: rows.get(port, start), ctx)
     return True
 
 
-def _queue_table(b: Block, ctx: Ctx, platform: str, _f: CaptureFormat) -> bool:
-    """``Port TxQ Counter/pkts …`` (queue counters) or the WRED/ECN variant (``WredDrp``/``EcnMarked``)."""
+def _queue_table(b: Block, ctx: Ctx, platform: str, f: CaptureFormat) -> bool:
+    """``Port TxQ Counter/pkts …`` (queue counters) or its WRED/ECN variant: the platform's parser says which
+    family (``queue`` or ``wred``) the table holds."""
     sw = _switch(b, ctx, platform)
-    wred = re.search(r"WredDrp|EcnMarked", b.text, re.IGNORECASE) is not None
-    parsed = (vc.parse_sonic_wred_counters if wred else vc.parse_sonic_queue_counters)(b.text)
+    family, parsed = _parser(f)(b.text)
+    wred = family == "wred"
     rows = {(t.split()[0], t.split()[1].upper()): no for no, t in b.lines if len(t.split()) > 2}
 
     def line_of(port: str, name: str) -> int:
         q = re.match(r"q(\d+)_", name)
         return rows.get((port, f"UC{q.group(1)}" if q else ""), b.start)
 
-    _store_ports(sw, "wred" if wred else "queue", parsed, b, line_of, ctx)
+    _store_ports(sw, family, parsed, b, line_of, ctx)
     # a column the platform cannot count (N/A) is not zero: mark the family read only where numbers were
     if wred and not any(k.endswith("ecn_marked_pkts") for v in parsed.values() for k in v):
         sw.families.pop("wred", None)
     return True
 
 
-def _pfcwd_stats_table(b: Block, ctx: Ctx, platform: str, _f: CaptureFormat) -> bool:
+def _pfcwd_stats_table(b: Block, ctx: Ctx, platform: str, f: CaptureFormat) -> bool:
     """``QUEUE STATUS STORM DETECTED/RESTORED …`` rows (``port:queue``)."""
     sw = _switch(b, ctx, platform)
-    parsed = vc.parse_sonic_pfcwd_stats(b.text)
+    parsed = _parser(f)(b.text)
     rows = {t.split()[0]: no for no, t in b.lines if t.split()}
 
     def line_of(port: str, name: str) -> int:
@@ -138,8 +153,7 @@ def _pfcwd_stats_table(b: Block, ctx: Ctx, platform: str, _f: CaptureFormat) -> 
 def _pfcwd_config(b: Block, ctx: Ctx, platform: str, f: CaptureFormat) -> bool:
     """Watchdog configuration rows: the platform's parser gives port -> (line, "action detect restore")."""
     sw = _switch(b, ctx, platform)
-    assert f.parse is not None
-    for port, (no, value) in f.parse(b.lines).items():
+    for port, (no, value) in _parser(f)(b.lines).items():
         sw.pfcwd_config[port] = Val(value, _ev(b, no))
     sw.families.setdefault("pfcwd_config", Ev(b.file, b.start))
     return True
@@ -148,8 +162,7 @@ def _pfcwd_config(b: Block, ctx: Ctx, platform: str, f: CaptureFormat) -> bool:
 def _interface_counters(b: Block, ctx: Ctx, platform: str, f: CaptureFormat) -> bool:
     """Per-interface totals (rx_ok … tx_drp): the platform's parser gives port -> (line, counters)."""
     sw = _switch(b, ctx, platform)
-    assert f.parse is not None
-    found = f.parse(b.lines)
+    found = _parser(f)(b.lines)
     rows = {p: no for p, (no, _) in found.items()}
     _store_ports(sw, "interface", {p: v for p, (_, v) in found.items()}, b, lambda p, _n: rows.get(p, b.start), ctx)
     return True
@@ -162,8 +175,7 @@ def _roce_status(b: Block, ctx: Ctx, platform: str, f: CaptureFormat) -> bool:
     sw.platform = platform
     port = _cmd_arg(b, r"interface\s+(\S+)\s+qos\s+roce")
     prefix = f"{port}:" if port else ""
-    assert f.parse is not None
-    got = f.parse(b.lines)
+    got = _parser(f)(b.lines)
     for key, (no, value) in got["roce"].items():
         sw.roce[prefix + key] = Val(value, _ev(b, no))
     for sp, (no, tc) in got["sp_to_tc"].items():
@@ -172,13 +184,13 @@ def _roce_status(b: Block, ctx: Ctx, platform: str, f: CaptureFormat) -> bool:
     return True
 
 
-def _roce_counters(b: Block, ctx: Ctx, platform: str, _f: CaptureFormat) -> bool:
+def _roce_counters(b: Block, ctx: Ctx, platform: str, f: CaptureFormat) -> bool:
     sw = ctx.data.switch(b.device)
     sw.platform = platform
     port = _cmd_arg(b, r"interface\s+(\S+)\s+qos") or "-"
     prio = ctx.exp.roce_priority
     queue = ctx.exp.lossless_queues[0]
-    parsed = vv.parse_cumulus_roce_counters(b.text, port, queue, prio)
+    parsed = _parser(f)(b.text, port, queue, prio)
     keys = {f"q{queue}_ecn_marked_pkts": ("tx-ecn-stats", "ecn-marked-packets"),
             f"pfc_rx_prio{prio}": ("rx-pfc-stats", "pause-packets"),
             f"pfc_tx_prio{prio}": ("tx-pfc-stats", "pause-packets"),
@@ -196,11 +208,12 @@ def _roce_counters(b: Block, ctx: Ctx, platform: str, _f: CaptureFormat) -> bool
     return True
 
 
-def _whole(parse: Callable[[str], dict[str, dict[str, int]]], family: str, port_re: str | None = None) -> SwitchReader:
-    """A reader of a whole-output parser (port -> counters); ``port_re`` takes the port from the command."""
-    def read(b: Block, ctx: Ctx, platform: str, _f: CaptureFormat) -> bool:
+def _whole(family: str, port_re: str | None = None) -> SwitchReader:
+    """A reader of a whole-output parser (text -> port -> counters); ``port_re`` takes the port from the
+    command."""
+    def read(b: Block, ctx: Ctx, platform: str, f: CaptureFormat) -> bool:
         sw = _switch(b, ctx, platform)
-        parsed = parse(b.text)
+        parsed: PortCounters = _parser(f)(b.text)
         if port_re is not None:
             port = _cmd_arg(b, port_re) or "-"
             parsed = {port if p == "-" else p: v for p, v in parsed.items()}
@@ -209,14 +222,15 @@ def _whole(parse: Callable[[str], dict[str, dict[str, int]]], family: str, port_
     return read
 
 
-def _per_port(fn: Callable[..., dict[str, dict[str, int]]], port_re: str, family: str,
-              **kw: object) -> SwitchReader:
-    """A reader of a one-port parser ``fn(text, port, **kw)`` (the port from the command)."""
-    def read(b: Block, ctx: Ctx, platform: str, _f: CaptureFormat) -> bool:
+def _per_port(port_re: str, family: str, one_port: bool = False, **kw: object) -> SwitchReader:
+    """A reader of a one-port parser ``parse(text, port, **kw)`` (the port from the command; a callable in
+    ``kw`` is called with the context). ``one_port``: the parser returns that port's counters only."""
+    def read(b: Block, ctx: Ctx, platform: str, f: CaptureFormat) -> bool:
         port = _cmd_arg(b, port_re) or "-"
         sw = _switch(b, ctx, platform)
         extra = {k: (v(ctx) if callable(v) else v) for k, v in kw.items()}
-        parsed = fn(b.text, port, **extra)
+        got = _parser(f)(b.text, port, **extra)
+        parsed: PortCounters = {port: got} if one_port else got
         _store_ports(sw, family, parsed, b, lambda _p, _n: b.start, ctx)
         return True
     return read
@@ -232,16 +246,15 @@ SWITCH_KINDS: dict[str, SwitchReader] = {
     "interface_counters": _interface_counters,
     "roce_status": _roce_status,
     "roce_counters": _roce_counters,
-    "pfc_queue_detail": _whole(vv.parse_nxos_pfc_queue_detail, "pfcwd"),
-    "queuing_interface": _per_port(vv.parse_nxos_queuing_interface, _PORT, "queue"),
-    "counters_qos": _per_port(vv.parse_cumulus_counters_qos, r"interface\s+(\S+)", "pfc",
-                              ecn_queue=lambda c: c.exp.lossless_queues[0]),
-    "pfc_watchdog_port": _per_port(vv.parse_cumulus_pfc_watchdog, r"interface\s+(\S+)", "pfcwd"),
-    "pfc_counters_json": _whole(vc.parse_eos_pfc_counters_json, "pfc"),
-    "ecn_counters_queue": _per_port(lambda text, port: {port: vc.parse_eos_ecn_counters(text, port)}, _PORT, "wred"),
-    "pfc_interfaces": _whole(vv.parse_nxos_pfc_interfaces, "pfc"),
-    "extensive_pfc": _whole(vv.parse_junos_extensive_pfc, "pfc"),
-    "interfaces_queue": _whole(vv.parse_junos_interfaces_queue, "queue"),
+    "pfc_queue_detail": _whole("pfcwd"),
+    "queuing_interface": _per_port(_PORT, "queue"),
+    "counters_qos": _per_port(r"interface\s+(\S+)", "pfc", ecn_queue=lambda c: c.exp.lossless_queues[0]),
+    "pfc_watchdog_port": _per_port(r"interface\s+(\S+)", "pfcwd"),
+    "pfc_counters_json": _whole("pfc"),
+    "ecn_counters_queue": _per_port(_PORT, "wred", one_port=True),
+    "pfc_interfaces": _whole("pfc"),
+    "extensive_pfc": _whole("pfc"),
+    "interfaces_queue": _whole("queue"),
 }
 
 
@@ -331,7 +344,7 @@ def _rdma_statistic(b: Block, ctx: Ctx) -> bool:
         elif not (t[:1].isspace() and cur):
             continue
         for name, val in zip(toks[::2], toks[1::2]):
-            v = vc.to_int(val)
+            v = to_int(val)
             if v is not None and cur:
                 batch.setdefault(f"{cur[0]}/{cur[1]}", {})[name] = Val(v, _ev(b, no))
     for key, vals in batch.items():
@@ -471,7 +484,7 @@ SysReader = Callable[[HostObs, Block, re.Match[str], str, Ev, HwCounters], bool]
 def _sys_hw_counter(host: HostObs, b: Block, m: re.Match[str], val: str, ev: Ev, hw: HwCounters) -> bool:
     """``…/ports/N/hw_counters/NAME`` (or ``counters``): collected per (device, port); a bare
     ``hw_counters/NAME`` takes the device from the command (``-`` when it names none) and port 1."""
-    v = vc.to_int(val)
+    v = to_int(val)
     if v is None:
         return False
     dev = m.group(1) or _cmd_arg(b, r"infiniband/([^/\s]+)/") or "-"
@@ -504,7 +517,7 @@ def _sys_understood(host: HostObs, b: Block, m: re.Match[str], val: str, ev: Ev,
 
 def _sys_ecn(host: HostObs, b: Block, m: re.Match[str], val: str, ev: Ev, hw: HwCounters) -> bool:
     """DCQCN sysfs: ``net/IF/ecn/roce_rp|roce_np/enable/P`` or a parameter."""
-    v = vc.to_int(val)
+    v = to_int(val)
     if v is None:
         return False
     host.nic(m.group(1)).ecn_sysfs[m.group(2)] = Val(v, ev)
@@ -618,7 +631,7 @@ def _line_env(st: _LineRead, no: int, t: str, s: str) -> bool:
 
 def _line_side_by_side(st: _LineRead, no: int, t: str, s: str) -> bool:
     """A ``diff -y`` line: the counters before and after."""
-    bb, aa = vc.parse_side_by_side(t)
+    bb, aa = parse_side_by_side(t)
     if not aa:
         return False
     for k, v in bb.items():

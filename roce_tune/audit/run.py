@@ -13,12 +13,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from roce_tune.audit.capture import Block, read_capture
 from roce_tune.audit.checks import AuditFinding, NotChecked, run_checks
 from roce_tune.audit.expect import Expect, load_expect
 from roce_tune.audit.live import LiveDevice, LiveOptions
 from roce_tune.audit.model import AuditData
 from roce_tune.audit.readers import BLOCK_READERS, SWITCH_READERS, Ctx, read_block
+from roce_tune.captures import Block, read_capture
 from roce_tune.findings import Severity
 from roce_tune.platforms.captures import running_config_format
 

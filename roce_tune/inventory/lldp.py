@@ -120,7 +120,7 @@ def read_lldp_dir(root: str | Path) -> LldpView:
             a block its format cannot parse, devices whose blocks name two platforms, or a directory
             without captures.
     """
-    from roce_tune.audit.capture import read_capture
+    from roce_tune.captures import read_capture
 
     root = Path(root)
     if not root.is_dir():

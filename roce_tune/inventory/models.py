@@ -51,6 +51,7 @@ from roce_tune.names import NETDEV_RE as NETDEV_RE
 from roce_tune.names import PROFILE_NAME_RE as PROFILE_NAME_RE
 from roce_tune.names import RDMA_DEVICE_RE as RDMA_DEVICE_RE
 from roce_tune.platforms import SWITCH_PLATFORMS
+from roce_tune.ranges import WATCHDOG_ACTIONS, WATCHDOG_RANGES_MS, dcqcn_param_range
 from roce_tune.units import KNOWN_SPEEDS_GBPS, parse_bytes, parse_length_m, parse_speed_gbps, parse_time_us
 
 _RANGE_RE = re.compile(r"\[(\d+)-(\d+)(?:/(\d+))?\]")
@@ -350,8 +351,8 @@ def parse_pin(key: str, value: object) -> int | float | str:
     ``_mbps`` (``80``, ``80Mbps``, ``1Gbps``), ``_percent`` (``5``, ``"5%"``); DCQCN counters are plain
     whole numbers. ``true``/``false``, NaN and infinities are never numbers.
 
-    Ranges: PFC watchdog times from sonic-pfcwd.yang (:data:`roce_tune.tuner.watchdog.RANGES_MS`); DCQCN
-    from the NVIDIA DOCA ranges (:func:`roce_tune.tuner.dcqcn.param_range`) with rates bounded by the
+    Ranges: PFC watchdog times from sonic-pfcwd.yang (:data:`roce_tune.ranges.WATCHDOG_RANGES_MS`); DCQCN
+    from the NVIDIA DOCA ranges (:func:`roce_tune.ranges.dcqcn_param_range`) with rates bounded by the
     fastest known port speed here (lint checks each NIC's own line rate, RT127); ``pmax_percent`` in
     (0, 100]; byte counts up to :data:`PIN_BYTES_MAX`; cable lengths as :func:`~roce_tune.units.parse_length_m`.
 
@@ -359,25 +360,23 @@ def parse_pin(key: str, value: object) -> int | float | str:
         ValueError: a value of the wrong unit, not finite, not whole where the device takes integers, or
             outside the range (the message names the key, the range and its source).
     """
-    from roce_tune.tuner import dcqcn, watchdog  # the tuner owns the ranges; it imports this module
-
     if key == "action":
-        if value not in watchdog.ACTIONS:
-            raise ValueError(f"action must be one of {', '.join(watchdog.ACTIONS)}, not {short_repr(value)}")
+        if value not in WATCHDOG_ACTIONS:
+            raise ValueError(f"action must be one of {', '.join(WATCHDOG_ACTIONS)}, not {short_repr(value)}")
         return str(value)
     if key.endswith("_bytes"):
         n = parse_bytes(value)
         if key == "rpg_byte_reset_bytes":
-            lo, hi, src = dcqcn.param_range(key, max(KNOWN_SPEEDS_GBPS))
+            lo, hi, src = dcqcn_param_range(key, max(KNOWN_SPEEDS_GBPS))
             _in_range(key, n, lo, hi, "B", src)
         else:
             _in_range(key, n, 0, PIN_BYTES_MAX, "B", "sanity bound: larger than any switch buffer")
         return n
     if key.endswith("_m"):
         return parse_length_m(value)
-    if key in watchdog.RANGES_MS:
+    if key in WATCHDOG_RANGES_MS:
         ms = _whole(_pin_time(key, value, "ms"), value, "ms")
-        lo, hi = watchdog.RANGES_MS[key]
+        lo, hi = WATCHDOG_RANGES_MS[key]
         _in_range(key, ms, lo, hi, "ms", "sonic-pfcwd.yang")
         return ms
     if key == "pmax_percent":
@@ -394,7 +393,7 @@ def parse_pin(key: str, value: object) -> int | float | str:
     else:
         x, unit = _number(value, "a whole number"), ""
     n = _whole(x, value, unit or "units")
-    lo, hi, src = dcqcn.param_range(key, max(KNOWN_SPEEDS_GBPS))
+    lo, hi, src = dcqcn_param_range(key, max(KNOWN_SPEEDS_GBPS))
     _in_range(key, n, lo, hi, unit, src + (" at the fastest known line rate" if unit == "Mb/s" else ""))
     return n
 

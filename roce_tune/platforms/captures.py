@@ -35,8 +35,15 @@ class CaptureFormat:
             None: the text as it is.
         fallback: the content is shared with other platforms' output: tried after every other format (with a
             ``command`` pattern, a prompt naming another command rules it out).
-        parse: the platform's own parser of this output, for kinds that take one: (line number, text)
-            pairs -> what the kind's audit reader stores (see the platform module's parser).
+        parse: the platform's own parser of this output, called the way the kind's audit reader calls it
+            (``roce_tune.audit.readers.SWITCH_KINDS``): configuration and status kinds (``pfcwd_config``,
+            ``interface_counters``, ``roce_status``) take the block's (line number, text) pairs and return
+            what the reader stores with each value's line; counter kinds take the output text (per-port
+            kinds also the port the prompt's command names, and what the reader passes by keyword) and
+            return ``{port: {counter: value}}`` (names of :mod:`roce_tune.platforms.counters`; a one-port
+            kind, ``ecn_counters_queue``, returns that port's ``{counter: value}``); ``queue_table``
+            returns (counter family ``"queue"`` or ``"wred"``, per-port counters). None only for
+            ``running_config``, which the platform's ``read_back`` reads.
     """
 
     name: str
@@ -44,7 +51,7 @@ class CaptureFormat:
     kind: str
     command: str | None = None
     to_read_back: Callable[[str], str] | None = None
-    parse: Callable[[list[tuple[int, str]]], Any] | None = None
+    parse: Callable[..., Any] | None = None
     fallback: bool = False
 
     def matches(self, text: str, command: str | None) -> bool:

@@ -550,7 +550,7 @@ VERSION_FORMATS = (
 )
 LLDP_RENDER_COMMAND = "nv show interface --view=lldp -o json"
 VERSION_RENDER_COMMAND = "nv show system -o json"
-#: Prompt of a rendered capture (the audit capture splitter reads it: roce_tune.audit.capture).
+#: Prompt of a rendered capture (the capture splitter reads it: roce_tune.captures).
 CAPTURE_PROMPT = "cumulus@{device}:mgmt:~$ "
 
 # --- platform contract (roce_tune/platforms/contract.py): read-back, diff, push, capabilities ----------
@@ -657,6 +657,11 @@ NETBOX_SLUGS: tuple[str, ...] = ("cumulus-linux", "nvidia-cumulus", "nvidia-cumu
 # ------------------------------------------------------------------------------------- audit captures
 # What `roce-tune audit` recognises in a capture and runs with --live (roce_tune.platforms.captures).
 from roce_tune.platforms.captures import CaptureFormat as _CaptureFormat  # noqa: E402
+from roce_tune.platforms.cumulus_counters import (  # noqa: E402
+    parse_cumulus_counters_qos,
+    parse_cumulus_pfc_watchdog,
+    parse_cumulus_roce_counters,
+)
 
 
 def nvue_yaml_to_commands(text: str) -> str:
@@ -727,15 +732,15 @@ CAPTURE_FORMATS: tuple[_CaptureFormat, ...] = (
     _CaptureFormat(name="nv config show", kind="running_config", pattern=r"^-\s+set:\s*$",
                    to_read_back=nvue_yaml_to_commands),
     _CaptureFormat(name="nv show qos roce counters", kind="roce_counters",
-                   pattern=r"^\s*(rx|tx)-pfc-stats\b|^\s*tx-ecn-stats\b"),
+                   pattern=r"^\s*(rx|tx)-pfc-stats\b|^\s*tx-ecn-stats\b", parse=parse_cumulus_roce_counters),
     _CaptureFormat(name="nv show qos roce", kind="roce_status", pattern=r"^\s*pfc-priority\s|^\s*congestion-mode\s",
                    parse=parse_roce_status),
     # these two words appear in other vendors' queue output too: a prompt naming another command is not this
     _CaptureFormat(name="nv show interface counters qos", kind="counters_qos",
                    pattern=r"PFC Statistics|Egress Queue Statistics", command=r"^(?:sudo\s+)?nv\s",
-                   fallback=True),
+                   fallback=True, parse=parse_cumulus_counters_qos),
     _CaptureFormat(name="nv show interface qos pfc-watchdog", kind="pfc_watchdog_port", pattern=r"deadlock-count",
-                   command=r"^(?:sudo\s+)?nv\s", fallback=True),
+                   command=r"^(?:sudo\s+)?nv\s", fallback=True, parse=parse_cumulus_pfc_watchdog),
 )
 #: read-only commands ``audit --live`` runs (``{port}``: each lossless port of the plan)
 CAPTURE_COMMANDS: tuple[str, ...] = (

@@ -465,7 +465,7 @@ VERSION_FORMATS = (
                         parse_show_version, "ntc-templates arista_eos_show_version"),
 )
 LLDP_RENDER_COMMAND = "show lldp neighbors detail | json"
-#: Prompt of a rendered capture (the audit capture splitter reads it: roce_tune.audit.capture).
+#: Prompt of a rendered capture (the capture splitter reads it: roce_tune.captures).
 CAPTURE_PROMPT = "{device}# "
 
 # --- platform contract (roce_tune/platforms/contract.py): read-back, diff, push, capabilities ----------
@@ -576,6 +576,10 @@ NETBOX_SLUGS: tuple[str, ...] = ("arista-eos",)
 # ------------------------------------------------------------------------------------- audit captures
 # What `roce-tune audit` recognises in a capture and runs with --live (roce_tune.platforms.captures).
 from roce_tune.platforms.captures import CaptureFormat as _CaptureFormat  # noqa: E402
+from roce_tune.platforms.eos_counters import (  # noqa: E402
+    parse_eos_ecn_counters,
+    parse_eos_pfc_counters_json,
+)
 
 #: ``show running-config`` (whole or a section): EOS's header comment, or the EOS-only QoS statements
 #: (``qos map dscp … to traffic-class``, ``qos profile``, ``service-profile``).
@@ -584,9 +588,9 @@ CAPTURE_FORMATS: tuple[_CaptureFormat, ...] = (
                    pattern=r"^! Command: show running-config|^! device: .*EOS-|^qos map dscp [\d ]+ to traffic-class|"
                            r"^qos profile \S+|^\s+service-profile \S+"),
     _CaptureFormat(name="show priority-flow-control counters | json", kind="pfc_counters_json",
-                   pattern=r'"interfaceCounters"'),
+                   pattern=r'"interfaceCounters"', parse=parse_eos_pfc_counters_json),
     _CaptureFormat(name="show qos interfaces ecn counters queue", kind="ecn_counters_queue",
-                   pattern=r"Tx-Queue\s+ECN Marked"),
+                   pattern=r"Tx-Queue\s+ECN Marked", parse=parse_eos_ecn_counters),
 )
 #: read-only commands ``audit --live`` runs (``{port}``: each lossless port of the plan)
 CAPTURE_COMMANDS: tuple[str, ...] = (

@@ -415,7 +415,7 @@ LLDP_RENDER_COMMAND = "lldpctl -f json"
 def render_lldp(device: str, ends: list[_lldp.RemoteEnd]) -> str:
     """``lldpctl -f json`` on the host for ``ends`` (its NICs and the switch ports they face)."""
     return _lldp.render_lldpctl_json(device, ends)
-#: Prompt of a rendered capture (the audit capture splitter reads it: roce_tune.audit.capture).
+#: Prompt of a rendered capture (the capture splitter reads it: roce_tune.captures).
 CAPTURE_PROMPT = "root@{device}:~# "
 
 

@@ -450,7 +450,7 @@ VERSION_FORMATS = (
                         parse_show_version, "ntc-templates juniper_junos_show_version"),
 )
 LLDP_RENDER_COMMAND = "show lldp neighbors | display json"
-#: Prompt of a rendered capture (the audit capture splitter reads it: roce_tune.audit.capture).
+#: Prompt of a rendered capture (the capture splitter reads it: roce_tune.captures).
 CAPTURE_PROMPT = "admin@{device}> "
 
 # --- platform contract (roce_tune/platforms/contract.py): read-back, diff, push, capabilities ----------
@@ -564,14 +564,19 @@ NETBOX_SLUGS: tuple[str, ...] = ("juniper-junos",)
 # ------------------------------------------------------------------------------------- audit captures
 # What `roce-tune audit` recognises in a capture and runs with --live (roce_tune.platforms.captures).
 from roce_tune.platforms.captures import CaptureFormat as _CaptureFormat  # noqa: E402
+from roce_tune.platforms.junos_counters import (  # noqa: E402
+    parse_junos_extensive_pfc,
+    parse_junos_interfaces_queue,
+)
 
 #: ``show configuration | display set`` (whole, or ``show configuration class-of-service | display set``).
 CAPTURE_FORMATS: tuple[_CaptureFormat, ...] = (
     _CaptureFormat(name="show configuration | display set", kind="running_config",
                    pattern=r"^set (?:class-of-service|interfaces|version|system|chassis) "),
     _CaptureFormat(name="show interfaces extensive", kind="extensive_pfc",
-                   pattern=r"MAC Priority Flow Control Statistics"),
-    _CaptureFormat(name="show interfaces queue", kind="interfaces_queue", pattern=r"^\s*Queue:\s*\d+"),
+                   pattern=r"MAC Priority Flow Control Statistics", parse=parse_junos_extensive_pfc),
+    _CaptureFormat(name="show interfaces queue", kind="interfaces_queue", pattern=r"^\s*Queue:\s*\d+",
+                   parse=parse_junos_interfaces_queue),
 )
 #: read-only commands ``audit --live`` runs (``{port}``: each lossless port of the plan)
 CAPTURE_COMMANDS: tuple[str, ...] = (

@@ -428,7 +428,7 @@ VERSION_FORMATS = (
                         parse_show_version, "ntc-templates cisco_nxos_show_version"),
 )
 LLDP_RENDER_COMMAND = "show lldp neighbors detail | json"
-#: Prompt of a rendered capture (the audit capture splitter reads it: roce_tune.audit.capture).
+#: Prompt of a rendered capture (the capture splitter reads it: roce_tune.captures).
 CAPTURE_PROMPT = "{device}# "
 
 # --- platform contract (roce_tune/platforms/contract.py): read-back, diff, push, capabilities ----------
@@ -528,6 +528,11 @@ NETBOX_SLUGS: tuple[str, ...] = ("nx-os", "cisco-nxos", "cisco-nx-os")
 # ------------------------------------------------------------------------------------- audit captures
 # What `roce-tune audit` recognises in a capture and runs with --live (roce_tune.platforms.captures).
 from roce_tune.platforms.captures import CaptureFormat as _CaptureFormat  # noqa: E402
+from roce_tune.platforms.nxos_counters import (  # noqa: E402
+    parse_nxos_pfc_interfaces,
+    parse_nxos_pfc_queue_detail,
+    parse_nxos_queuing_interface,
+)
 
 #: ``show running-config``: NX-OS's ``!Command:`` header (no blank after ``!``), its ``version N.N(N)``
 #: line, or the NX-OS-only ``policy-map type network-qos`` / ``system qos`` statements.
@@ -536,9 +541,12 @@ CAPTURE_FORMATS: tuple[_CaptureFormat, ...] = (
                    pattern=r"^!Command: show running-config|^version \d+\.\d+\(\d+\w*\)|"
                            r"^policy-map type (?:network-qos|queuing) \S+|^system qos\s*$"),
     _CaptureFormat(name="show queuing pfc-queue detail", kind="pfc_queue_detail",
-                   pattern=r"(?i)Total (?:Ingress )?pkts dropped", command=r"pfc-queue"),
-    _CaptureFormat(name="show queuing interface", kind="queuing_interface", pattern=r"QOS GROUP \d"),
-    _CaptureFormat(name="show interface priority-flow-control", kind="pfc_interfaces", pattern=r"RxPPP\s+TxPPP"),
+                   pattern=r"(?i)Total (?:Ingress )?pkts dropped", command=r"pfc-queue",
+                   parse=parse_nxos_pfc_queue_detail),
+    _CaptureFormat(name="show queuing interface", kind="queuing_interface", pattern=r"QOS GROUP \d",
+                   parse=parse_nxos_queuing_interface),
+    _CaptureFormat(name="show interface priority-flow-control", kind="pfc_interfaces", pattern=r"RxPPP\s+TxPPP",
+                   parse=parse_nxos_pfc_interfaces),
 )
 #: read-only commands ``audit --live`` runs (``{port}``: each lossless port of the plan)
 CAPTURE_COMMANDS: tuple[str, ...] = (

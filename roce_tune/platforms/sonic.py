@@ -726,7 +726,7 @@ VERSION_FORMATS = (
                         lambda t: "SONiC Software Version" in t, parse_show_version, "roce-tune"),
 )
 LLDP_RENDER_COMMAND = "show lldp table"
-#: Prompt of a rendered capture (the audit capture splitter reads it: roce_tune.audit.capture).
+#: Prompt of a rendered capture (the capture splitter reads it: roce_tune.captures).
 CAPTURE_PROMPT = "admin@{device}:~$ "
 
 # --- platform contract (roce_tune/platforms/contract.py): read-back, diff, push, capabilities ----------
@@ -970,6 +970,11 @@ NETBOX_SLUGS: tuple[str, ...] = ("sonic-os", "nvidia-sonic", "community-sonic")
 # ------------------------------------------------------------------------------------- audit captures
 # What `roce-tune audit` recognises in a capture and runs with --live (roce_tune.platforms.captures).
 from roce_tune.platforms.captures import CaptureFormat as _CaptureFormat  # noqa: E402
+from roce_tune.platforms.sonic_counters import (  # noqa: E402
+    parse_sonic_pfc_counters,
+    parse_sonic_pfcwd_stats,
+    parse_sonic_queue_table,
+)
 
 #: a port name in a SONiC table row (front panel, or a port channel)
 _PORT_ROW = re.compile(r"^(Ethernet|Eth|swp|PortChannel)\S*$")
@@ -1025,9 +1030,12 @@ CAPTURE_FORMATS: tuple[_CaptureFormat, ...] = (
     _CaptureFormat(name="show runningconfiguration all (CONFIG_DB JSON)", kind="running_config",
                    pattern=r'^\s*"(?:PORT_QOS_MAP|DEVICE_METADATA|DSCP_TO_TC_MAP|BUFFER_PG|PFC_WD|WRED_PROFILE)"'
                            r"\s*:\s*\{"),
-    _CaptureFormat(name="show pfc counters", kind="pfc_rx_tx_tables", pattern=r"^\s*Port\s+(Rx|Tx)\s+PFC0"),
-    _CaptureFormat(name="show queue counters", kind="queue_table", pattern=r"^\s*Port\s+TxQ\s+"),
-    _CaptureFormat(name="show pfcwd stats", kind="pfcwd_stats_table", pattern=r"STORM\s+DETECTED/RESTORED"),
+    _CaptureFormat(name="show pfc counters", kind="pfc_rx_tx_tables", pattern=r"^\s*Port\s+(Rx|Tx)\s+PFC0",
+                   parse=parse_sonic_pfc_counters),
+    _CaptureFormat(name="show queue counters", kind="queue_table", pattern=r"^\s*Port\s+TxQ\s+",
+                   parse=parse_sonic_queue_table),
+    _CaptureFormat(name="show pfcwd stats", kind="pfcwd_stats_table", pattern=r"STORM\s+DETECTED/RESTORED",
+                   parse=parse_sonic_pfcwd_stats),
     _CaptureFormat(name="show pfcwd config", kind="pfcwd_config", pattern=r"^\s*PORT\s+ACTION\s+DETECTION\s+TIME",
                    parse=parse_pfcwd_config),
     _CaptureFormat(name="show interfaces counters", kind="interface_counters", pattern=r"^\s*IFACE\s+STATE\s+RX_OK",

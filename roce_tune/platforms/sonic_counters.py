@@ -78,6 +78,23 @@ def parse_sonic_wred_counters(text: str) -> PortCounters:
     return _sonic_queue_table(text, names)
 
 
+#: the columns only ``show queue wredcounters`` has
+_WRED_COLUMNS = re.compile(r"WredDrp|EcnMarked", re.IGNORECASE)
+
+
+def parse_sonic_queue_table(text: str) -> tuple[str, PortCounters]:
+    r"""``show queue counters`` or ``show queue wredcounters``, told apart by the WRED/ECN columns
+    (``WredDrp``/``EcnMarked`` anywhere in the output) → (counter family ``"queue"`` or ``"wred"``, counters
+    of :func:`parse_sonic_queue_counters` or :func:`parse_sonic_wred_counters`).
+
+    >>> parse_sonic_queue_table("Port TxQ WredDrp/pkts\n---- --- ----\nEthernet0 UC3 5")
+    ('wred', {'Ethernet0': {'q3_wred_drop_pkts': 5}})
+    """
+    if _WRED_COLUMNS.search(text):
+        return "wred", parse_sonic_wred_counters(text)
+    return "queue", parse_sonic_queue_counters(text)
+
+
 def _sonic_queue_table(text: str, names: dict[str, str]) -> PortCounters:
     out: PortCounters = {}
     for header, rows in _table_rows(text):

@@ -33,9 +33,9 @@ from __future__ import annotations
 
 from roce_tune.inventory.models import Policy
 from roce_tune.plan import Classification, QueueScheduler, Rationale
+from roce_tune.ranges import LOSSY_TC
 
 MAP_NAME = "ROCE"
-LOSSY_TC = 0
 #: DWRR share of the lossless queue(s) in percent; the rest goes to the lossy queue 0.
 DEFAULT_LOSSLESS_WEIGHT_PERCENT = 50
 ECT0 = 0b10  # RFC 3168 §5: ECN field 10 = ECT(0)

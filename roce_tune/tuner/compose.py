@@ -33,6 +33,14 @@ from roce_tune.findings import (
 from roce_tune.gcpause import gc_paused
 from roce_tune.inventory.catalog import AsicSpec, Catalog, NicSpec, load_catalog
 from roce_tune.inventory.models import Host, Inventory, Policy, Switch
+from roce_tune.inventory.overrides import (
+    DCQCN_PARAMS,
+    ECN_PARAMS,
+    HEADROOM_PARAMS,
+    WATCHDOG_PARAMS,
+    resolve_override_sources,
+    resolve_overrides,
+)
 from roce_tune.inventory.topology import Topology, asic_of, build_topology
 from roce_tune.plan import (
     BufferPool,
@@ -65,14 +73,6 @@ from roce_tune.tuner import (
     watchdog,
 )
 from roce_tune.tuner.fluid import ROCE_HEADER_BYTES
-from roce_tune.tuner.overrides import (
-    DCQCN_PARAMS,
-    ECN_PARAMS,
-    HEADROOM_PARAMS,
-    WATCHDOG_PARAMS,
-    resolve_override_sources,
-    resolve_overrides,
-)
 
 DEFAULT_NIC = "connectx-7"
 

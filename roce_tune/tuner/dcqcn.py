@@ -20,6 +20,8 @@ from __future__ import annotations
 
 from roce_tune.inventory.catalog import NicSpec
 from roce_tune.plan import Dcqcn, Rationale
+from roce_tune.ranges import DOCA_DCQCN_SOURCE as _DOCA
+from roce_tune.ranges import dcqcn_ranges as _ranges
 
 #: Firmware defaults (docs/derivation.md#dcqcn-parameters table; NVIDIA DOCA "DCQCN CC Parameters" and an ``mlxconfig -q``
 #: dump). Used for any key the catalog's ``NicSpec.dcqcn_defaults`` does not give.
@@ -32,9 +34,7 @@ MLX5_FIRMWARE_DEFAULTS: dict[str, int] = {
 }
 PARAM_KEYS: tuple[str, ...] = tuple(MLX5_FIRMWARE_DEFAULTS)
 
-_DOCA = "NVIDIA DOCA 'DCQCN CC Parameters' (networking-docs.nvidia.com/doca/archive/3-4-0/dcqcn-cc-parameters)"
 _HPCC = "alibaba-edu/High-Precision-Congestion-Control:simulation/run.py (cc=dcqcn: ai = 5*bw/25, hai = 50*bw/25)"
-_FIELD = "32-bit field in torvalds/linux include/linux/mlx5/mlx5_ifc.h cong_control_r_roce_ecn_rp/np"
 
 #: HPCC rule anchors: AI/HAI at 25 Gb/s (the ``bdp``-era rule, kept for comparison in docs/tuning-sweeps.md).
 HPCC_AI_MBPS_AT_25G = 5
@@ -42,42 +42,6 @@ HPCC_HAI_MBPS_AT_25G = 50
 #: The firmware increase timer and the speed at which the sweeps show it right (docs/tuning-sweeps.md#dcqcn-knobs).
 TIMER_REFERENCE_US = 300
 TIMER_REFERENCE_GBPS = 100
-_MAX_US = 131071  # DOCA range of dce_tcp_rtt (µs); used for the other µs timers too [R]
-
-
-def _ranges(speed_gbps: int) -> dict[str, tuple[int, int, str]]:
-    """Allowed values per key: (lo, hi, source). ``line`` = speed in Mb/s."""
-    line = speed_gbps * 1000
-    return {
-        "rpg_time_reset_us": (1, _MAX_US, "[R] same µs range as dce_tcp_rtt"),
-        "rpg_byte_reset_bytes": (0, 32767, "[R] 0 = disabled; firmware default 32767 = 2^15-1 is the field maximum"),
-        "rpg_threshold": (1, 31, "docs/derivation.md#dcqcn-parameters (1..31)"),
-        "rpg_max_rate_mbps": (0, line, "0 = line rate; cannot exceed the line rate"),
-        "rpg_ai_rate_mbps": (1, line, "a rate step between 1 Mb/s and the line rate"),
-        "rpg_hai_rate_mbps": (1, line, "a rate step between 1 Mb/s and the line rate"),
-        "rpg_gd": (0, 15, "[R] log2 shift of alpha"),
-        "rpg_min_dec_fac_percent": (0, 100, _DOCA),
-        "rpg_min_rate_mbps": (1, line, _DOCA + " (1..line rate)"),
-        "rate_to_set_on_first_cnp_mbps": (0, line, _DOCA + " (0, 1..line rate)"),
-        "dce_tcp_g": (0, 1023, _DOCA + " (10-bit fixed point)"),
-        "dce_tcp_rtt_us": (1, _MAX_US, _DOCA + " (1..131071 µs)"),
-        "rate_reduce_monitor_period_us": (0, _MAX_US, "[R] µs"),
-        "initial_alpha_value": (1, 1023, _DOCA + " (1..1023)"),
-        "min_time_between_cnps_us": (0, _MAX_US, "[R] µs"),
-        "clamp_tgt_rate": (0, 1, "flag"),
-        "clamp_tgt_rate_after_time_inc": (0, 1, "flag"),
-        "cnp_dscp": (0, 63, "6-bit DSCP (" + _FIELD + ")"),
-        "cnp_802p_prio": (0, 7, "3-bit PCP (" + _FIELD + ")"),
-    }
-
-
-def param_range(key: str, speed_gbps: int) -> tuple[int, int, str]:
-    """``(lo, hi, source)`` of DCQCN parameter ``key`` at ``speed_gbps`` (rates are bounded by the line rate).
-
-    Raises:
-        KeyError: unknown key.
-    """
-    return _ranges(speed_gbps)[key]
 
 
 def check_dcqcn_value(key: str, value: int, speed_gbps: int) -> None:

@@ -22,10 +22,9 @@ from roce_tune.plan import Rationale, Watchdog
 from roce_tune.platforms import SWITCH_PLATFORMS
 from roce_tune.platforms import platform as platform_registry
 from roce_tune.platforms.contract import Capabilities
+from roce_tune.ranges import WATCHDOG_ACTIONS as ACTIONS
+from roce_tune.ranges import WATCHDOG_RANGES_MS as RANGES_MS
 
-ACTIONS = ("drop", "forward", "alert")
-#: (lo, hi) ms from sonic-pfcwd.yang (shared/sonic-yang/sonic-pfcwd.yang).
-RANGES_MS = {"detection_ms": (100, 5000), "restoration_ms": (100, 60000), "poll_ms": (100, 1000)}
 SONIC_BASE_MS = 200
 
 _S_SONIC = "sonic-net/sonic-utilities:pfcwd/main.py start_default (docs/derivation.md#pfc-watchdog)"

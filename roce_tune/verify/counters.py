@@ -31,13 +31,6 @@ __all__ = [
     "parse_ethtool_stats",
     "parse_hw_counters",
     "parse_side_by_side",
-    # re-exported for roce_tune/audit/readers.py only (see the end of the module)
-    "parse_eos_ecn_counters",
-    "parse_eos_pfc_counters_json",
-    "parse_sonic_pfc_counters",
-    "parse_sonic_pfcwd_stats",
-    "parse_sonic_queue_counters",
-    "parse_sonic_wred_counters",
     "to_int",
 ]
 
@@ -220,16 +213,3 @@ def delta_snapshot(before: CounterSnapshot, after: CounterSnapshot) -> CounterSn
     return CounterSnapshot(taken_at=after.taken_at, hosts=hosts, switches=switches, is_delta=True,
                            seconds=round(after.taken_at - before.taken_at, 3), resets=resets)
 
-
-# Compatibility for roce_tune/audit/readers.py (being moved by another change), which still reads these
-# platform parsers from here: they live with their platforms now. Remove once audit reads them there.
-from roce_tune.platforms.eos_counters import (  # noqa: E402
-    parse_eos_ecn_counters,
-    parse_eos_pfc_counters_json,
-)
-from roce_tune.platforms.sonic_counters import (  # noqa: E402
-    parse_sonic_pfc_counters,
-    parse_sonic_pfcwd_stats,
-    parse_sonic_queue_counters,
-    parse_sonic_wred_counters,
-)

@@ -7,10 +7,9 @@ from collections.abc import Iterator
 
 from roce_tune.findings import Finding, Severity
 from roce_tune.inventory.models import Role
+from roce_tune.inventory.overrides import DCQCN_PARAMS, WATCHDOG_PARAMS, resolve_override_sources
 from roce_tune.inventory.rules.base import LintContext, rule
-from roce_tune.tuner import dcqcn
-from roce_tune.tuner.classification import LOSSY_TC
-from roce_tune.tuner.overrides import DCQCN_PARAMS, WATCHDOG_PARAMS, resolve_override_sources
+from roce_tune.ranges import LOSSY_TC, dcqcn_param_range
 
 
 @rule("RT108", "priority-collision", Severity.error,
@@ -247,7 +246,7 @@ def override_out_of_range(ctx: LintContext) -> Iterator[Finding]:
         pins = resolve_override_sources(pol, role="host", device=host.name, params=DCQCN_PARAMS)
         for nic in host.nics:
             for key, (value, idx) in pins.items():
-                lo, hi, src = dcqcn.param_range(key, nic.speed)
+                lo, hi, src = dcqcn_param_range(key, nic.speed)
                 if lo <= value <= hi or (idx, key, nic.speed) in seen:  # type: ignore[operator]
                     continue
                 seen.add((idx, key, nic.speed))

@@ -1,4 +1,5 @@
-"""Resolution of user-pinned values (``policy.overrides``) for one device or port.
+"""Resolution of user-pinned values (``policy.overrides``) for one device or port, and which pinned keys each
+tuner stage takes (the tuner's composer and the lint rules read them).
 
 Precedence, lowest to highest: site (no scope) < role < device < device + port. Later entries of
 the same scope win over earlier ones, so an inventory reads top to bottom like a config file.

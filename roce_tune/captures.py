@@ -1,4 +1,5 @@
-"""Split pasted terminal captures into command blocks.
+"""Split pasted terminal captures into command blocks (read by ``roce-tune audit`` and by the LLDP import of
+:mod:`roce_tune.inventory.lldp`).
 
 A capture file is named ``<device>[.<anything>].txt`` and holds the output of one or more commands as
 pasted from a terminal. Prompt lines separate the blocks and give each block its command::

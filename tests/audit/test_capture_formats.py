@@ -1,0 +1,33 @@
+"""The switch outputs audit reads are declared by the platforms (``CAPTURE_FORMATS``), each with its parser:
+audit reaches every switch parser through the registry, never by importing a platform's module."""
+
+from __future__ import annotations
+
+import pytest
+
+from roce_tune.audit.expect import expect_from_policy
+from roce_tune.audit.model import AuditData
+from roce_tune.audit.readers import SWITCH_KINDS, Ctx
+from roce_tune.captures import Block
+from roce_tune.inventory.models import Policy
+from roce_tune.platforms.captures import CaptureFormat, capture_formats
+
+
+def test_every_switch_format_has_a_reader_and_its_platforms_parser() -> None:
+    formats = [(p, f) for p, f in capture_formats() if f.kind != "running_config"]
+    assert formats
+    missing = [f"{p} {f.name}: kind {f.kind}" for p, f in formats if f.kind not in SWITCH_KINDS]
+    assert not missing, "capture formats without an audit reader: " + "; ".join(missing)
+    unparsed = [f"{p} {f.name}" for p, f in formats if f.parse is None]
+    assert not unparsed, "capture formats without the platform's parser: " + "; ".join(unparsed)
+    # every kind audit knows is printed by some platform (no reader left over)
+    assert set(SWITCH_KINDS) == {f.kind for _, f in formats}
+
+
+def test_a_format_declared_without_its_parser_is_named() -> None:
+    fmt = CaptureFormat(name="show pfc counters", pattern=r"^\s*Port\s+Rx", kind="pfc_rx_tx_tables")
+    block = Block(file="leaf1.txt", device="leaf1", command="show pfc counters", prompt_line=1,
+                  lines=[(2, "  Port Rx  PFC0  PFC3"), (3, "-------  ----  ----"), (4, "Ethernet0  0  5")])
+    ctx = Ctx(AuditData(), expect_from_policy(Policy(), "policy defaults"))
+    with pytest.raises(ValueError, match=r"capture format 'show pfc counters' \(kind pfc_rx_tx_tables\) declares no"):
+        SWITCH_KINDS[fmt.kind](block, ctx, "any", fmt)
