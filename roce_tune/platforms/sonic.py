@@ -427,6 +427,11 @@ def _lossless_pgs(switch: SwitchPlan, port: PortPlan, pfc_to_pg: dict[int, int])
     return pgs
 
 
+#: Unicast egress queues per port that BUFFER_QUEUE covers (SONiC's default buffers template writes
+#: ``0-2``, ``3-4``, ``5-6``; roce-tune covers 0-7, the queues the plan's maps can name).
+UNICAST_QUEUES = 8
+
+
 def _port_rows(plan: Plan, switch: SwitchPlan, port: PortPlan, lossy_pgs: list[int], queues: list[int],
                buf: dict[str, Any], ecn_names: set[str], rows: dict[str, list[dict[str, Any]]],
                legacy: bool) -> None:
@@ -487,7 +492,9 @@ def build_context(plan: Plan, switch: SwitchPlan) -> dict[str, Any]:
         raise ValueError(f"map name {c.map_name!r} does not match the SONiC YANG pattern {WRED_NAME_RE.pattern}")
     lossless_pgs = set(c.lossless_pgs)
     lossy_pgs = sorted(set(c.tc_to_pg.values()) - lossless_pgs)
-    queues = sorted(set(c.tc_to_queue.values()) | set(c.lossless_queues))
+    # every unicast queue of the port gets a BUFFER_QUEUE profile (lossless or lossy), also the queues no TC
+    # maps to: otherwise the SKU's default range key (e.g. ``0-2``) stays and overlaps the plan's keys
+    queues = list(range(UNICAST_QUEUES))
     release = sonic_release(switch.os_version)
     legacy = release is not None and release < PLAIN_REFERENCES_SINCE
     buf = _buffers(switch, legacy, pg_profiles(switch))
