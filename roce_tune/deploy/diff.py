@@ -22,7 +22,7 @@ from __future__ import annotations
 import difflib
 import json
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TypeAlias
 
@@ -232,19 +232,62 @@ def json_diff(rules: DiffRules, running: Tables, desired: Tables, managed_ports:
     """SONiC CONFIG_DB JSON Patch restricted to the tables/keys roce-tune renders.
 
     ``managed_ports`` are the ports in the plan: their per-port keys (``Ethernet0|3``) not in the
-    desired tables are removed (e.g. a stale PG range).
+    desired tables are removed (e.g. a stale PG range); the keys ``rules.overlaps`` names (a running range
+    that overlaps a desired key) always are, and their diff line names the desired key they overlap.
+    The patch holds only ``add``/``remove``/``replace``: a ``move``/``copy`` that jsonpatch finds (a stale
+    row whose value equals a new row's) is written as ``remove`` + ``add`` so every removed key is named.
     """
     scope_have = _scope_have(running, desired, managed_ports)
     target: dict[str, dict[str, object]] = {t: dict(r) for t, r in desired.items()}
+    overlapped = _removals(rules, running, desired, managed_ports, scope_have, target)
+    patch = _plain_ops(scope_have, jsonpatch.make_patch(scope_have, target).patch)
+    # make_patch emits "add /TABLE" for a whole missing table: fine for apply-patch; keep ops sorted
+    diff = [_diff_line(op, overlapped) for op in patch]
+    paths = [str(op["path"]) for op in patch] + diff
+    return ConfigChange(patch=patch, diff=diff, disruptive=_flag(rules, paths))
+
+
+def _removals(rules: DiffRules, running: dict[str, dict[str, dict[str, object]]],
+              desired: dict[str, dict[str, dict[str, object]]], managed_ports: set[str],
+              scope_have: dict[str, dict[str, object]], target: dict[str, dict[str, object]]) -> dict[str, str]:
+    """Put the rows to remove into ``scope_have`` (absent from ``target``): roce-tune's own stale rows and the
+    running ranges ``rules.overlaps`` names. Returns patch path -> desired key, for the overlapping ones."""
     for table, key in _stale_rows(rules, running, desired):  # roce-tune's own, no longer used: removed
         scope_have.setdefault(table, {})[key] = running[table][key]
         target.setdefault(table, {})
-    patch = jsonpatch.make_patch(scope_have, target).patch
-    # make_patch emits "add /TABLE" for a whole missing table: fine for apply-patch; keep ops sorted
-    diff = [f"{op['op']} {op['path']}" + (f" = {json.dumps(op['value'], sort_keys=True)}" if "value" in op else "")
-            for op in patch]
-    paths = [op["path"] for op in patch] + diff
-    return ConfigChange(patch=patch, diff=diff, disruptive=_flag(rules, paths))
+    overlaps = rules.overlaps(running, desired, managed_ports) if rules.overlaps else []
+    for table, key, _hit in overlaps:  # a running range overlapping a desired key: always removed
+        scope_have.setdefault(table, {})[key] = running[table][key]
+    return {f"/{_escape(t)}/{_escape(k)}": hit for t, k, hit in overlaps}
+
+
+def _diff_line(op: dict[str, object], overlapped: dict[str, str]) -> str:
+    """``remove /BUFFER_PG/Ethernet0|3-4  (overlaps Ethernet0|3)`` / ``add /PATH = <json>``."""
+    line = f"{op['op']} {op['path']}"
+    if "value" in op:
+        line += f" = {json.dumps(op['value'], sort_keys=True)}"
+    if op["op"] == "remove" and op["path"] in overlapped:
+        line += f"  (overlaps {overlapped[str(op['path'])]})"
+    return line
+
+
+def _plain_ops(doc: Mapping[str, object], patch: list[dict[str, object]]) -> list[dict[str, object]]:
+    """``patch`` with each ``move`` as ``remove`` + ``add`` and each ``copy`` as ``add`` (values as they are
+    at that step of the patch applied to ``doc``), so a diff names every key it removes."""
+    out: list[dict[str, object]] = []
+    work = jsonpatch.JsonPatch([]).apply(doc)  # a deep copy
+    for op in patch:
+        if op["op"] in ("move", "copy"):
+            value = jsonpatch.JsonPointer(str(op["from"])).resolve(work)
+            steps: list[dict[str, object]] = [{"op": "add", "path": op["path"], "value": value}]
+            if op["op"] == "move":
+                steps.insert(0, {"op": "remove", "path": op["from"]})
+        else:
+            steps = [op]
+        for step in steps:
+            work = jsonpatch.JsonPatch([step]).apply(work)
+        out += steps
+    return out
 
 
 def _stale_rows(rules: DiffRules, running: dict[str, dict[str, dict[str, object]]],

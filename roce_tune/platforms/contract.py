@@ -67,6 +67,10 @@ class DiffRules:
         keep_lines: ``set`` only: running and desired texts are reduced to the lines this returns before
             diffing (e.g. only ``nv …`` lines of an NVUE script); None keeps every line.
         parse_running: ``json`` only: running-config output -> the database dict to diff against.
+        overlaps: ``json`` only: (running database, desired database, managed ports) -> (table, running key,
+            desired key) for every running row of a managed port that names some of the same ids as a
+            desired row (a PG or queue range) without being the same key; each such row is removed and the
+            diff says which desired key it overlaps. None: no such key form.
     """
 
     kind: str
@@ -80,6 +84,7 @@ class DiffRules:
     stale: tuple = ()  # type: ignore[type-arg]  # tuple[str, ...] (hier) or tuple[tuple[str, str], ...] (json)
     keep_lines: Callable[[str], str] | None = None
     parse_running: Callable[[str], dict[str, Any]] | None = None
+    overlaps: Callable[[dict[str, Any], dict[str, Any], set[str]], list[tuple[str, str, str]]] | None = None
 
 
 class PushKnobs(Protocol):

@@ -276,24 +276,6 @@ def _pools(switch: SwitchPlan) -> list[dict[str, Any]]:
     return [{"name": TRAFFIC_POOL_BY_PLAN_POOL[p.name], "percent": x} for p, x in zip(pools, percent)]
 
 
-def scheduled_tc_map(plan: Plan) -> tuple[dict[int, int], list[int]]:
-    """Switch priority -> NVUE traffic class: the plan's ``tc_to_queue``, except that a switch priority whose
-    queue has no scheduler entry goes to the traffic class of the plan's TC 0 (NVIDIA RoCE mode: "other
-    switch priority to traffic class 0"). Returns the map and the switch priorities moved.
-
-    Raises:
-        ValueError: TC 0's queue has no scheduler entry either (nowhere to send them).
-    """
-    c = plan.classification
-    scheduled = {s.queue for s in c.schedulers}
-    default_tc = c.tc_to_queue.get(0, 0)
-    moved = sorted(sp for sp, q in c.tc_to_queue.items() if q not in scheduled)
-    if moved and default_tc not in scheduled:
-        raise ValueError(f"switch priorities {moved} map to queues without a scheduler and TC 0's queue "
-                         f"{default_tc} has none either")
-    return {sp: (default_tc if sp in moved else q) for sp, q in sorted(c.tc_to_queue.items())}, moved
-
-
 def _watchdog(switch: SwitchPlan) -> dict[str, Any]:
     wd = switch.watchdog
     if not wd.enabled:
@@ -349,7 +331,7 @@ def build_context(plan: Plan, switch: SwitchPlan) -> dict[str, Any]:
         "dscp_groups": [{"sp": sp, "dscp_list": id_list(ds)} for sp, ds in sorted(sp_to_dscps.items())]
         if c.trust == "dscp" else [],
         "dscp_map": sorted(c.dscp_to_tc.items()) if c.trust == "dscp" else [],
-        "egress_queue": sorted(scheduled_tc_map(plan)[0].items()),
+        "egress_queue": sorted(c.tc_to_queue.items()),
         "pfc": pfc,
         "ecn": ecn,
         "pools": _pools(switch),
@@ -361,7 +343,7 @@ def build_context(plan: Plan, switch: SwitchPlan) -> dict[str, Any]:
 
 def render_findings(plan: Plan, switch: SwitchPlan) -> list[Finding]:
     """RT241 for what the NVUE output changes or does not carry: the NVUE release it follows (default or
-    unknown ``os_version``), switch priorities moved to a scheduled traffic class, ECN on traffic class 0
+    unknown ``os_version``), ECN on traffic class 0
     dropped by per-port profiles, the per-port headroom (NVUE derives it from the PFC profile's
     cable-length), the watchdog restoration timer, cable lengths rounded up to whole metres, and lossy ports
     that ``default-global`` PFC/ECN profiles reach (a warning)."""
@@ -404,20 +386,13 @@ def _release_findings(switch: SwitchPlan) -> list[Finding]:
 
 
 def _class_findings(plan: Plan, switch: SwitchPlan) -> list[Finding]:
-    """RT241 for switch priorities sent to TC 0's traffic class and for ECN on traffic class 0 that
-    per-port congestion-control profiles drop."""
+    """RT241 for ECN on traffic class 0 that per-port congestion-control profiles drop. (Every switch
+    priority already maps to a scheduled traffic class in the plan: the tuner sends unused ones to TC 0 as
+    RoCE mode does, and RT239 refuses a plan that does not.)"""
     where = Location(device=switch.name)
-    tc_map, moved = scheduled_tc_map(plan)
     out = []
-    if moved:
-        out.append(Finding(
-            rule="RT241", severity=Severity.info, location=where,
-            message=f"switch priorities {id_list(moved)} go to traffic class {tc_map[moved[0]]}, not to the plan's "
-                    f"queues {id_list({plan.classification.tc_to_queue[sp] for sp in moved})}: those queues have no "
-                    "scheduler weight (never served under load); NVIDIA RoCE mode maps them the same way",
-            fix="give those queues a scheduler entry in the policy if they must carry traffic"))
     bound = sorted(port for e in _ecn(plan, switch) if e["bound"] for port in e["ports"])
-    q0 = tc_map.get(0, 0)
+    q0 = plan.classification.tc_to_queue.get(0, 0)
     if bound and q0 not in plan.classification.lossless_queues:
         out.append(Finding(
             rule="RT241", severity=Severity.warning, location=where,

@@ -254,8 +254,7 @@ def read_back(text: str) -> SwitchQos:
 
 def expressible_qos(plan: Plan, switch: SwitchPlan) -> SwitchQos:
     """The plan's QoS for ``switch`` as the NVUE output carries it: every port (each gets its MTU), cable
-    length in whole metres (rounded up), no headroom or restoration timer, watchdog action drop; switch
-    priorities without a scheduled queue in TC 0's traffic class (cumulus.scheduled_tc_map); lossy ports
+    length in whole metres (rounded up), no headroom or restoration timer, watchdog action drop; lossy ports
     with the ``default-global`` PFC/ECN settings when those are the lossless ports' (NVUE applies
     default-global to every port). Each change is an RT241 finding of cumulus.render_findings."""
     from roce_tune.platforms import cumulus
@@ -277,5 +276,4 @@ def expressible_qos(plan: Plan, switch: SwitchPlan) -> SwitchQos:
                        if glob_ecn else None)
         ports[n] = p.model_copy(update=upd)
     wd = exp.watchdog.model_copy(update={"restoration_ms": None}) if exp.watchdog is not None else None
-    return exp.model_copy(update={"ports": ports, "watchdog": wd,
-                                  "tc_to_queue": cumulus.scheduled_tc_map(plan)[0]})
+    return exp.model_copy(update={"ports": ports, "watchdog": wd})

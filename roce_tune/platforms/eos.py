@@ -207,9 +207,10 @@ def _maps(plan: Plan) -> tuple[list[dict[str, object]], list[dict[str, int]]]:
     tc_maps = []
     for tc in sorted(cls.tc_to_queue):
         queue = cls.tc_to_queue[tc]
-        if tc in FIXED_TC_QUEUE:
-            if FIXED_TC_QUEUE[tc] != queue:
-                raise ValueError(f"EOS fixes traffic-class {tc} to tx-queue {FIXED_TC_QUEUE[tc]}; plan maps it to {queue}")
+        if tc in FIXED_TC_QUEUE:  # not accepted in ``qos map``; a differing plan value is an RT241 finding
+            if FIXED_TC_QUEUE[tc] != queue and tc in cls.dscp_to_tc.values():
+                raise ValueError(f"EOS fixes traffic-class {tc} to tx-queue {FIXED_TC_QUEUE[tc]}; plan maps it to "
+                                 f"{queue} and classifies DSCPs to it")
             continue
         tc_maps.append({"tc": tc, "queue": queue})
     return dscp_maps, tc_maps
@@ -282,10 +283,20 @@ def _watchdog_findings(switch: SwitchPlan, where: Location) -> list[Finding]:
 def render_findings(plan: Plan, switch: SwitchPlan) -> list[Finding]:
     """RT241 warnings for what EOS syntax changes in the plan: a watchdog action without EOS equivalent
     (rendered as drop), watchdog timers outside EOS's range or steps (:func:`watchdog_timers_ms`), port
-    MTUs above :data:`MAX_MTU` (clamped), fractional Pmax / drop probabilities (whole percent), and the
-    per-port headroom EOS output does not configure."""
+    MTUs above :data:`MAX_MTU` (clamped), fractional Pmax / drop probabilities (whole percent), a plan TC ->
+    queue pair that EOS fixes otherwise (:data:`FIXED_TC_QUEUE`, info), and the per-port headroom EOS output
+    does not configure."""
     where = Location(device=switch.name)
     out = _watchdog_findings(switch, where)
+    cls = plan.classification
+    for tc, fixed in sorted(FIXED_TC_QUEUE.items()):
+        if cls.tc_to_queue.get(tc, fixed) != fixed:
+            out.append(Finding(
+                rule="RT241", severity=Severity.info, location=where,
+                message=f"EOS fixes traffic-class {tc} to tx-queue {fixed} (the switch's own control traffic, strict "
+                        f"priority by default): the plan's TC {tc} -> queue {cls.tc_to_queue[tc]} is not rendered "
+                        "(no DSCP is classified to it)",
+                fix="none needed; rendering refuses a plan that classifies DSCPs to that traffic class"))
     clamped = sorted(p.name for p in switch.ports if p.mtu > MAX_MTU)
     if clamped:
         out.append(Finding(

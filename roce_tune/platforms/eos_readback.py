@@ -230,7 +230,8 @@ def expressible_qos(plan: Plan, switch: SwitchPlan) -> SwitchQos:
     """The plan's QoS for ``switch`` as EOS can carry it: MTU clamped to eos.MAX_MTU, Pmax and drop
     probability as whole percent 1..100, watchdog timers in EOS's range and steps
     (eos.watchdog_timers_ms), the watchdog action mapped (``forward`` -> eos.WATCHDOG_FALLBACK_ACTION),
-    no TC -> PG map, headroom or cable length. Each change has an RT241 finding (eos.render_findings)."""
+    no TC -> PG map, headroom or cable length, the TC -> tx-queue pairs EOS fixes (eos.FIXED_TC_QUEUE) in
+    place of the plan's. Each change has an RT241 finding (eos.render_findings)."""
     from roce_tune.platforms import eos
 
     exp = expected_qos(plan.classification, switch)
@@ -272,4 +273,6 @@ def expressible_qos(plan: Plan, switch: SwitchPlan) -> SwitchQos:
     if wd is not None and wd.action is not None:
         eos_action = eos.WATCHDOG_ACTION.get(wd.action) or eos.WATCHDOG_FALLBACK_ACTION
         wd = wd.model_copy(update={"action": ACTION_FROM_EOS[eos_action]})
-    return exp.model_copy(update={"ports": ports, "watchdog": wd, "tc_to_pg": None, "dscp_to_queue": None})
+    tcq = {**exp.tc_to_queue, **eos.FIXED_TC_QUEUE} if exp.tc_to_queue is not None else None
+    return exp.model_copy(update={"ports": ports, "watchdog": wd, "tc_to_pg": None, "dscp_to_queue": None,
+                                  "tc_to_queue": tcq})

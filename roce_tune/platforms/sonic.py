@@ -458,6 +458,11 @@ def _queue_rows(name: str, sched: dict[int, str], lossless_queues: set[int], wre
     return rows
 
 
+#: Unicast egress queues per port that BUFFER_QUEUE covers (SONiC's default buffers template writes
+#: ``0-2``, ``3-4``, ``5-6``; roce-tune covers 0-7, the queues the plan's maps can name).
+UNICAST_QUEUES = 8
+
+
 def _port_rows(plan: Plan, switch: SwitchPlan, port: PortPlan, lossy_pgs: list[int], queues: list[int],
                buf: dict[str, Any], ecn_names: set[str], rows: dict[str, list[dict[str, Any]]],
                legacy: bool) -> None:
@@ -510,7 +515,9 @@ def build_context(plan: Plan, switch: SwitchPlan) -> dict[str, Any]:
         raise ValueError(f"map name {c.map_name!r} does not match the SONiC YANG pattern {WRED_NAME_RE.pattern}")
     lossless_pgs = set(c.lossless_pgs)
     lossy_pgs = sorted(set(c.tc_to_pg.values()) - lossless_pgs)
-    queues = sorted(set(c.tc_to_queue.values()) | set(c.lossless_queues))
+    # every unicast queue of the port gets a BUFFER_QUEUE profile (lossless or lossy), also the queues no TC
+    # maps to: otherwise the SKU's default range key (e.g. ``0-2``) stays and overlaps the plan's keys
+    queues = list(range(UNICAST_QUEUES))
     release = sonic_release(switch.os_version)
     legacy = release is not None and release < PLAIN_REFERENCES_SINCE
     buf = _buffers(switch, legacy, pg_profiles(switch))
@@ -753,13 +760,50 @@ def config_db(text: str) -> dict[str, Any]:
     return json.loads(text[start:text.rfind("}") + 1])  # type: ignore[no-any-return]
 
 
-#: diff data: a JSON Patch restricted to the tables/keys roce-tune renders
+#: Per-port range tables: key ``<port>|<id>`` or ``<port>|<lo>-<hi>`` (sonic-buffer-pg.yang ``pg_num``
+#: ``[0-7]((-)[0-7])?``, sonic-buffer-queue.yang ``qindex`` ``(1[0-5]|[0-9])((-)(1[0-5]|[0-9]))?``).
+RANGE_KEY_TABLES = ("BUFFER_PG", "BUFFER_QUEUE")
+_RANGE_KEY_RE = re.compile(r"^(?P<port>[^|]+)\|(?P<lo>1[0-5]|[0-9])(?:-(?P<hi>1[0-5]|[0-9]))?$")
+
+
+def _range_key(key: str) -> tuple[str, set[int]] | None:
+    """``Ethernet0|3-4`` -> ("Ethernet0", {3, 4}); None for any other key form."""
+    m = _RANGE_KEY_RE.match(key)
+    if m is None:
+        return None
+    lo = int(m["lo"])
+    return m["port"], set(range(lo, int(m["hi"] or lo) + 1))
+
+
+def overlapping_keys(running: dict[str, Any], desired: dict[str, Any],
+                     ports: set[str]) -> list[tuple[str, str, str]]:
+    """(table, running key, desired key) for every BUFFER_PG / BUFFER_QUEUE row of a managed port whose PG or
+    queue range shares an id with a desired row of the same port but is not the same key (the SKU's
+    ``Ethernet0|3-4`` beside the plan's ``Ethernet0|3``). Both rows would set PG/queue 3's profile and which one
+    wins depends on the order orchagent sees them, so apply removes the running row (rollback restores it).
+    Sorted by table and key; a running key overlapping several desired keys is listed once (first of them)."""
+    out: list[tuple[str, str, str]] = []
+    for table in RANGE_KEY_TABLES:
+        want = [(k, r) for k in sorted(desired.get(table, {})) if (r := _range_key(k)) is not None]
+        for key in sorted(running.get(table, {})):
+            have = _range_key(key)
+            if have is None or have[0] not in ports or key in desired.get(table, {}):
+                continue
+            hit = next((k for k, (port, ids) in want if port == have[0] and ids & have[1]), None)
+            if hit is not None:
+                out.append((table, key, hit))
+    return out
+
+
+#: diff data: a JSON Patch restricted to the tables/keys roce-tune renders; removing a PG row of a live port
+#: (an overlapping range the plan replaces) swaps its headroom profile like a replace does
 DIFF = _c.DiffRules(
     kind="json", stale=(("WRED_PROFILE", rf"^{_c.OWN_NAME_RE}$"),),
     disruptive=((r"^/BUFFER_POOL", "a buffer pool resize moves every port's shared buffer"),
-                (r"^replace /BUFFER_PG/", "a headroom profile swap on a live port"),
+                (r"^(replace|remove) /BUFFER_PG/", "a headroom profile swap on a live port"),
                 (r"^add /PORT_QOS_MAP/[^/]+/pfc_enable", _c.PFC_ON)),
     parse_running=config_db,
+    overlaps=overlapping_keys,
 )
 
 

@@ -13,7 +13,13 @@ Maps (docs/derivation.md#classification):
   else -> TC 0 (best effort, lossy).
 * TC -> PG: each lossless TC to its own PG (PG = TC), every other TC to PG 0 (the shared lossy PG).
   SONiC's AZURE map also sends TC 7 to PG 7 for its control plane; nothing is classified to TC 7 here.
-* TC -> queue and PFC priority -> queue: identity.
+* TC -> queue: identity for the TCs the scheduler serves (TC 0, the lossless TCs, the CNP TC); every other
+  TC -> queue 0, the lossy queue, as NVIDIA RoCE mode maps "other switch priority to traffic class 0". A
+  TC whose queue had no scheduler entry would get no bandwidth share under load (SONiC's default reaches
+  the same goal the other way, by giving every queue 0-6 a scheduler), so no priority or DSCP ends in an
+  unscheduled queue (checked plan-wide by RT239, docs/derivation.md#classification).
+* PFC priority -> queue: identity (a pause frame for priority p pauses queue p; only the lossless
+  priorities have PFC on, so the other entries never act).
 * PFC priority -> PG: lossless priorities only, as ``qos_config.j2`` writes
   ``PFC_PRIORITY_TO_PRIORITY_GROUP_MAP`` (``{"3": "3", "4": "4"}``).
 * NIC DSCP -> priority: the same map as DSCP -> TC (TC = priority numbering), written explicitly
@@ -27,6 +33,8 @@ Maps (docs/derivation.md#classification):
     >>> c = derive_classification(Policy())
     >>> (c.dscp_to_tc[26], c.dscp_to_tc[48], c.dscp_to_tc[0], c.roce_tos, c.cnp_tos)
     (3, 6, 0, 106, 192)
+    >>> c.tc_to_queue
+    {0: 0, 1: 0, 2: 0, 3: 3, 4: 0, 5: 0, 6: 6, 7: 0}
 """
 
 from __future__ import annotations
@@ -75,6 +83,13 @@ def _schedulers(lossless: list[int], cnp_queue: int, lossless_weight: int) -> tu
     return sorted(out, key=lambda s: s.queue), per_queue, lossy_weight
 
 
+def _tc_to_queue(lossless: list[int], cnp_priority: int) -> tuple[dict[int, int], set[int]]:
+    """TC -> queue over 0..7: the TCs the scheduler serves (TC 0, lossless, CNP) keep their number, every other
+    TC goes to the lossy queue 0 (NVIDIA RoCE mode). Returns the map and the served TCs."""
+    served = {LOSSY_TC, cnp_priority, *lossless}
+    return {tc: (tc if tc in served else LOSSY_TC) for tc in range(8)}, served
+
+
 def derive_classification(policy: Policy, *,
                           lossless_weight_percent: int = DEFAULT_LOSSLESS_WEIGHT_PERCENT) -> Classification:
     """Derive the site's classification maps from the RoCE policy.
@@ -107,6 +122,8 @@ def derive_classification(policy: Policy, *,
     dscp_to_tc[policy.cnp_dscp] = policy.cnp_priority
     tc_to_pg = {tc: (tc if tc in lossless else LOSSY_TC) for tc in range(8)}
     identity = {i: i for i in range(8)}
+    tc_to_queue, served = _tc_to_queue(lossless, policy.cnp_priority)
+    unserved = sorted(set(range(8)) - served)
     pfc_to_pg = {p: tc_to_pg[p] for p in lossless}
     roce_tos = policy.roce_dscp[0] << 2 | ECT0
     cnp_tos = policy.cnp_dscp << 2
@@ -130,9 +147,17 @@ def derive_classification(policy: Policy, *,
         "tc_to_pg": Rationale(formula="lossless TC -> PG of the same number; other TCs -> PG 0",
                               inputs={"lossless_priorities": ",".join(map(str, lossless))}, source=_S_SONIC,
                               note="SONiC AZURE also maps TC 7 -> PG 7; no DSCP is classified to TC 7 here"),
-        "tc_to_queue": Rationale(formula="identity (queue = TC)", source=_S_SONIC),
+        "tc_to_queue": Rationale(
+            formula="TC -> queue of the same number if the scheduler serves it (TC 0, lossless TCs, CNP TC); "
+                    "every other TC -> queue 0",
+            inputs={"served_tcs": ",".join(map(str, sorted(served))), "to_queue_0": ",".join(map(str, unserved))},
+            source=f"{_S_NVIDIA} (other switch priorities -> traffic class 0); {_S_SONIC} (every queue a "
+                   "TC reaches has a SCHEDULER entry)",
+            note="a queue without a scheduler entry gets no bandwidth share under load; nothing is classified "
+                 "to these TCs, but PCP-trusted or switch-generated frames may be"),
         "pfc_priority_to_queue": Rationale(formula="identity (queue = priority)", source=_S_SONIC,
-                                           note="MAP_PFC_PRIORITY_TO_QUEUE AZURE is the identity"),
+                                           note="MAP_PFC_PRIORITY_TO_QUEUE AZURE is the identity; PFC is on only "
+                                                "for the lossless priorities, so other entries never pause a queue"),
         "pfc_priority_to_pg": Rationale(formula="lossless priority -> PG of the same number",
                                         inputs={"lossless_priorities": ",".join(map(str, lossless))},
                                         source=f"{_S_SONIC} (PFC_PRIORITY_TO_PRIORITY_GROUP_MAP lists lossless only)"),
@@ -167,7 +192,7 @@ def derive_classification(policy: Policy, *,
             source=f"{_S_NVIDIA} (TC0 DWRR-50%, TC3 DWRR-50%, TC6 strict)"),
     }
     return Classification(
-        trust=policy.trust, map_name=MAP_NAME, dscp_to_tc=dscp_to_tc, tc_to_pg=tc_to_pg, tc_to_queue=dict(identity),
+        trust=policy.trust, map_name=MAP_NAME, dscp_to_tc=dscp_to_tc, tc_to_pg=tc_to_pg, tc_to_queue=tc_to_queue,
         pfc_priority_to_queue=dict(identity), pfc_priority_to_pg=pfc_to_pg, dscp_to_priority=dict(dscp_to_tc),
         lossless_priorities=lossless, lossless_queues=[identity[p] for p in lossless],
         lossless_pgs=[tc_to_pg[p] for p in lossless], roce_dscp=list(policy.roce_dscp), roce_priority=roce_priority,

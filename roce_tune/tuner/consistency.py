@@ -24,12 +24,15 @@ Rules (all ``error``):
 * RT237 ECN: ``Kmin < Kmax <= pfc_onset_bytes`` (the egress queue at which all fan-in PGs send XOFF;
   ``pfc_trigger_bytes`` when the onset is not recorded) for every ECN profile.
 * RT238 CNP marking: NIC ``cnp_dscp``/``cnp_priority`` equal the site's (policy and classification).
+* RT239 scheduled queues: every TC 0..7 and every DSCP reaches (through ``tc_to_queue``) a queue that the
+  plan's scheduler serves: strict, or DWRR with a weight above 0. A queue without one gets no bandwidth
+  share under load (docs/derivation.md#classification).
 """
 
 from __future__ import annotations
 
 from roce_tune.findings import Finding, Location, Severity
-from roce_tune.plan import Classification, NicPlan, Plan
+from roce_tune.plan import Classification, NicPlan, Plan, QueueScheduler
 
 ECT_BITS = (0b01, 0b10)  # ECT(1), ECT(0); RFC 3168 §5
 
@@ -192,6 +195,33 @@ def _hosts(plan: Plan) -> list[Finding]:
     return out
 
 
+def _served(s: QueueScheduler) -> bool:
+    return s.mode == "strict" or (s.weight_percent or 0) > 0
+
+
+def _scheduled_queues(plan: Plan) -> list[Finding]:
+    """RT239: one finding per unserved queue (or missing queue entry), naming the TCs and DSCPs it gets."""
+    c = plan.classification
+    served = {s.queue for s in c.schedulers if _served(s)}
+    reach: dict[int | None, tuple[set[int], set[int]]] = {}
+    for tc in range(8):
+        reach.setdefault(c.tc_to_queue.get(tc), (set(), set()))[0].add(tc)
+    for dscp, tc in c.dscp_to_tc.items():
+        reach.setdefault(c.tc_to_queue.get(tc), (set(), set()))[1].add(dscp)
+    out: list[Finding] = []
+    for queue, (tcs, dscps) in sorted(reach.items(), key=lambda kv: -1 if kv[0] is None else kv[0]):
+        if queue in served:
+            continue
+        what = f"queue {queue} has no scheduler weight" if queue is not None else "no queue in tc_to_queue"
+        ds = sorted(dscps)
+        dscp_text = f"{len(ds)} DSCPs {ds[:8]}{' ...' if len(ds) > 8 else ''}" if ds else "no DSCP"
+        out.append(_f("RT239", f"{what}, yet TCs {sorted(tcs)} and {dscp_text} map to it: its packets get no "
+                      "bandwidth share under load",
+                      f"map those TCs to a scheduled queue (served: {sorted(served)}) or give queue {queue} a "
+                      "scheduler entry", path="classification.tc_to_queue"))
+    return out
+
+
 def check_consistency(plan: Plan) -> list[Finding]:
     """Check that switch maps, NIC maps, TOS, NCCL and ECN/PFC settings of ``plan`` agree.
 
@@ -199,7 +229,7 @@ def check_consistency(plan: Plan) -> list[Finding]:
         plan: a derived (or hand-edited) plan.
 
     Returns:
-        Error findings RT230..RT238 (empty when consistent), in a stable order: classification,
-        CNP, switch ports and ECN profiles (inventory order), hosts and NICs (inventory order).
+        Error findings RT230..RT239 (empty when consistent), in a stable order: classification,
+        CNP, scheduled queues, switch ports and ECN profiles (inventory order), hosts and NICs (inventory order).
     """
-    return _switch_maps(plan) + _cnp(plan) + _ports(plan) + _hosts(plan)
+    return _switch_maps(plan) + _cnp(plan) + _scheduled_queues(plan) + _ports(plan) + _hosts(plan)

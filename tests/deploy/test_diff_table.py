@@ -129,7 +129,29 @@ JSON_CASES = [
                     "Ethernet8|3-4": {"profile": "pg_lossless_100000_5m_profile"}}},
      {"BUFFER_PG": {"Ethernet0|3": {"profile": "pg_lossless_100000_3m_profile"}}}, {"Ethernet0"},
      [{"op": "remove", "path": "/BUFFER_PG/Ethernet0|3-4"},
-      {"op": "add", "path": "/BUFFER_PG/Ethernet0|3", "value": {"profile": "pg_lossless_100000_3m_profile"}}], ()),
+      {"op": "add", "path": "/BUFFER_PG/Ethernet0|3", "value": {"profile": "pg_lossless_100000_3m_profile"}}],
+     ("headroom profile swap",)),
+    # the SKU's range keys carry the same profile as the plan's narrower keys: jsonpatch would "move" them
+    # (the diff named only the new key); the patch removes each overlapping key by name instead
+    ("sonic-overlapping-range-with-equal-value-removed-by-name",
+     {"BUFFER_PG": {"Ethernet0|0": {"profile": "ingress_lossy_profile"},
+                    "Ethernet0|3-4": {"profile": "pg_lossless_100000_5m_profile"},
+                    "Ethernet8|3-4": {"profile": "pg_lossless_100000_5m_profile"}},
+      "BUFFER_QUEUE": {"Ethernet0|0-2": {"profile": "egress_lossy_profile"},
+                       "Ethernet0|3-4": {"profile": "egress_lossless_profile"},
+                       "Ethernet0|5-6": {"profile": "egress_lossy_profile"}}},
+     {"BUFFER_PG": {"Ethernet0|0": {"profile": "ingress_lossy_profile"},
+                    "Ethernet0|3": {"profile": "pg_lossless_100000_5m_profile"}},
+      "BUFFER_QUEUE": {"Ethernet0|0-2": {"profile": "egress_lossy_profile"},
+                       "Ethernet0|3": {"profile": "egress_lossless_profile"},
+                       "Ethernet0|4-7": {"profile": "egress_lossy_profile"}}}, {"Ethernet0"},
+     [{"op": "remove", "path": "/BUFFER_PG/Ethernet0|3-4"},
+      {"op": "add", "path": "/BUFFER_PG/Ethernet0|3", "value": {"profile": "pg_lossless_100000_5m_profile"}},
+      {"op": "remove", "path": "/BUFFER_QUEUE/Ethernet0|3-4"},
+      {"op": "add", "path": "/BUFFER_QUEUE/Ethernet0|3", "value": {"profile": "egress_lossless_profile"}},
+      {"op": "remove", "path": "/BUFFER_QUEUE/Ethernet0|5-6"},
+      {"op": "add", "path": "/BUFFER_QUEUE/Ethernet0|4-7", "value": {"profile": "egress_lossy_profile"}}],
+     ("headroom profile swap",)),
     ("sonic-pool-resize-is-disruptive",
      {"BUFFER_POOL": {"ingress_lossless_pool": {"size": "5000000", "type": "ingress", "mode": "dynamic"}}},
      {"BUFFER_POOL": {"ingress_lossless_pool": {"size": "5306864", "type": "ingress", "mode": "dynamic"}}}, set(),
@@ -152,3 +174,28 @@ def test_json_patch(case: tuple) -> None:  # type: ignore[type-arg]
         assert any(r in d for d in change.disruptive), change.disruptive
     if not reasons:
         assert change.disruptive == []
+
+
+def test_sonic_diff_names_each_overlapping_key_it_removes() -> None:
+    """dry-run text: every removed range key is named, with the plan key it overlaps; unmanaged ports and
+    keys that do not overlap a plan key of their port are not called overlapping."""
+    case = next(c for c in JSON_CASES if c[0] == "sonic-overlapping-range-with-equal-value-removed-by-name")
+    change = json_diff(DIFF_RULES["sonic"], case[1], case[2], case[3])
+    assert "remove /BUFFER_PG/Ethernet0|3-4  (overlaps Ethernet0|3)" in change.diff
+    assert "remove /BUFFER_QUEUE/Ethernet0|5-6  (overlaps Ethernet0|4-7)" in change.diff
+    assert not any(line.startswith(("move", "copy")) for line in change.diff)
+    assert not any("Ethernet8" in line for line in change.diff)
+
+
+def test_sonic_overlapping_keys_follow_the_yang_key_forms() -> None:
+    from roce_tune.platforms.sonic import overlapping_keys
+
+    running = {"BUFFER_PG": {"Ethernet0|3-4": {}, "Ethernet0|0": {}, "Ethernet0|5-7": {}, "Ethernet4|3-4": {}},
+               "BUFFER_QUEUE": {"Ethernet0|0-15": {}, "Ethernet0|3": {}, "host|asic0|Ethernet0|3-4": {}},
+               "QUEUE": {"Ethernet0|3-4": {}}}
+    desired = {"BUFFER_PG": {"Ethernet0|3": {}, "Ethernet0|4": {}, "Ethernet4|3": {}},
+               "BUFFER_QUEUE": {"Ethernet0|3": {}, "Ethernet0|10": {}}, "QUEUE": {"Ethernet0|3": {}}}
+    assert overlapping_keys(running, desired, {"Ethernet0"}) == [
+        ("BUFFER_PG", "Ethernet0|3-4", "Ethernet0|3"),      # first plan key it overlaps
+        ("BUFFER_QUEUE", "Ethernet0|0-15", "Ethernet0|10"),  # queue ids to 15 (qindex pattern)
+    ]  # PG 0 / 5-7 overlap nothing; Ethernet4 unmanaged; identical key; VOQ key form; QUEUE is not a range table

@@ -44,12 +44,14 @@ DCQCN_DEFAULTS = {
 
 
 def classification(cnp_dscp: int = CNP_DSCP, nic_map: dict[int, int] | None = None) -> Classification:
-    """DSCP 26 -> TC 3, ``cnp_dscp`` -> TC 6, everything else -> TC 0; identity TC -> PG/queue."""
+    """DSCP 26 -> TC 3, ``cnp_dscp`` -> TC 6, everything else -> TC 0; identity TC -> PG; TC -> queue
+    identity for the scheduled TCs (0, 3, 6), every other TC -> queue 0 (the tuner's convention)."""
     dscp_to_tc = {d: 0 for d in range(64)}
     dscp_to_tc[ROCE_DSCP], dscp_to_tc[cnp_dscp] = LOSSLESS_PRIO, CNP_QUEUE
     ident = {i: i for i in range(8)}
     return Classification(
-        trust="dscp", map_name="ROCE", dscp_to_tc=dscp_to_tc, tc_to_pg=ident, tc_to_queue=ident,
+        trust="dscp", map_name="ROCE", dscp_to_tc=dscp_to_tc, tc_to_pg=ident,
+        tc_to_queue={t: (t if t in (0, LOSSLESS_PRIO, CNP_QUEUE) else 0) for t in range(8)},
         pfc_priority_to_queue=ident, pfc_priority_to_pg=ident,
         dscp_to_priority=nic_map if nic_map is not None else dict(dscp_to_tc),
         lossless_priorities=[LOSSLESS_PRIO], lossless_queues=[LOSSLESS_PRIO], lossless_pgs=[LOSSLESS_PRIO],

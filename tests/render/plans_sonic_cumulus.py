@@ -42,7 +42,8 @@ class P:
 
 
 def classification(lossless: list[int] = LOSSLESS, trust: str = "dscp") -> Classification:
-    """DSCP 26 -> TC 3 (lossless), 48 -> TC 6 (CNP, strict), everything else TC 0."""
+    """DSCP 26 -> TC 3 (lossless), 48 -> TC 6 (CNP, strict), everything else TC 0; TCs without a scheduler
+    -> queue 0 (the tuner's convention)."""
     dscp_to_tc = {d: 0 for d in range(64)}
     for p in lossless:
         dscp_to_tc[26 if p == 3 else 24 + p] = p
@@ -53,7 +54,8 @@ def classification(lossless: list[int] = LOSSLESS, trust: str = "dscp") -> Class
     scheds += [QueueScheduler(queue=q, mode="dwrr", weight_percent=50, name="ROCE_DWRR") for q in lossless]
     scheds.append(QueueScheduler(queue=CNP_PRIO, mode="strict", name="CNP_STRICT"))
     return Classification(
-        trust=trust, map_name="ROCE", dscp_to_tc=dscp_to_tc, tc_to_pg=tc_to_pg, tc_to_queue=ident,
+        trust=trust, map_name="ROCE", dscp_to_tc=dscp_to_tc, tc_to_pg=tc_to_pg,
+        tc_to_queue={t: (t if t in {0, CNP_PRIO, *lossless} else 0) for t in range(8)},
         pfc_priority_to_queue=ident, pfc_priority_to_pg={p: p for p in lossless},
         dscp_to_priority=dscp_to_tc, lossless_priorities=lossless, lossless_queues=lossless,
         lossless_pgs=lossless, roce_dscp=[26], roce_priority=lossless[0], cnp_dscp=48,

@@ -129,6 +129,17 @@ def test_sections_in_spec_order_and_maps_cover_all_dscp() -> None:
     assert "qos map traffic-class 7" not in text  # fixed on EOS
 
 
+def test_fixed_tc7_is_said_not_rendered_and_other_unused_tcs_go_to_queue_0() -> None:
+    """The plan sends unused TCs to queue 0 (scheduled); EOS keeps TC 7 on tx-queue 7 for its control
+    traffic, so that one pair is an RT241 finding, not a line, and read-back shows the fixed pair."""
+    plan, text = _render()
+    assert "qos map traffic-class 1 to tx-queue 0" in text and "traffic-class 7 to" not in text
+    sw = plan.switch("leaf1")  # type: ignore[attr-defined]
+    found = [f for f in eos.render_findings(plan, sw) if "traffic-class 7" in f.message]  # type: ignore[arg-type]
+    assert len(found) == 1 and found[0].rule == "RT241" and "queue 0" in found[0].message
+    assert eos.read_back(text).tc_to_queue == {**plan.classification.tc_to_queue, 7: 7}  # type: ignore[attr-defined]
+
+
 def test_pmax_rounded_to_whole_percent_with_a_note() -> None:
     plan = build_plan()
     sw = plan.switch("leaf1")
@@ -147,7 +158,8 @@ def test_refusals() -> None:
     hostile = sw.ports[0].model_copy(update={"name": "Ethernet1\nreload now"})
     with pytest.raises(ValueError, match="not a safe CLI word"):
         eos.render(plan, sw.model_copy(update={"ports": [hostile, *sw.ports[1:]]}))
-    cls = plan.classification.model_copy(update={"tc_to_queue": {**plan.classification.tc_to_queue, 7: 5}})
+    cls = plan.classification.model_copy(update={"tc_to_queue": {**plan.classification.tc_to_queue, 7: 5},
+                                                 "dscp_to_tc": {**plan.classification.dscp_to_tc, 56: 7}})
     with pytest.raises(ValueError, match="fixes traffic-class 7"):
         eos.render(plan.model_copy(update={"classification": cls}), sw)
 

@@ -41,13 +41,14 @@ DCQCN_DEFAULTS = {"rpg_time_reset_us": 300, "rpg_byte_reset_bytes": 32767, "rpg_
 
 
 def classification() -> Classification:
-    """The convention: DSCP 26 -> 3 (lossless), 48 -> 6 (CNP, strict), rest -> 0."""
+    """The convention: DSCP 26 -> 3 (lossless), 48 -> 6 (CNP, strict), rest -> 0; unscheduled TCs -> queue 0."""
     dscp = {d: 0 for d in range(64)}
     dscp[ROCE_DSCP], dscp[CNP_DSCP] = LOSSLESS, CNP_PRIO
     ident = {i: i for i in range(8)}
+    served = {0, LOSSLESS, CNP_PRIO}
     return Classification(
         trust="dscp", map_name="ROCE", dscp_to_tc=dscp, tc_to_pg={t: (t if t == LOSSLESS else 0) for t in range(8)},
-        tc_to_queue=dict(ident), pfc_priority_to_queue=dict(ident), pfc_priority_to_pg={LOSSLESS: LOSSLESS},
+        tc_to_queue={t: (t if t in served else 0) for t in range(8)}, pfc_priority_to_queue=dict(ident), pfc_priority_to_pg={LOSSLESS: LOSSLESS},
         dscp_to_priority=dict(dscp), lossless_priorities=[LOSSLESS], lossless_queues=[LOSSLESS],
         lossless_pgs=[LOSSLESS], roce_dscp=[ROCE_DSCP], roce_priority=LOSSLESS, cnp_dscp=CNP_DSCP,
         cnp_priority=CNP_PRIO, cnp_queue=CNP_PRIO, roce_tos=ROCE_TOS, cnp_tos=CNP_DSCP << 2,

@@ -20,7 +20,9 @@ def test_default_policy_is_nvidia_roce_mode() -> None:
     assert c.lossless_priorities == c.lossless_queues == c.lossless_pgs == [3]
     assert (c.cnp_priority, c.cnp_queue, c.roce_priority) == (6, 6, 3)
     assert c.pfc_priority_to_pg == {3: 3}  # qos_config.j2 lists lossless priorities only
-    assert c.tc_to_queue == c.pfc_priority_to_queue == {i: i for i in range(8)}
+    # RoCE mode: "other switch priority to traffic class 0" -- no TC lands in a queue without a scheduler
+    assert c.tc_to_queue == {0: 0, 1: 0, 2: 0, 3: 3, 4: 0, 5: 0, 6: 6, 7: 0}
+    assert c.pfc_priority_to_queue == {i: i for i in range(8)}
     assert c.tc_to_pg == {0: 0, 1: 0, 2: 0, 3: 3, 4: 0, 5: 0, 6: 0, 7: 0}
     assert c.dscp_to_priority == c.dscp_to_tc
     sched = {s.queue: (s.mode, s.weight_percent) for s in c.schedulers}
@@ -111,3 +113,6 @@ def test_maps_are_total_and_consistent(data: st.DataObject) -> None:
     assert sum(s.weight_percent or 0 for s in c.schedulers) == 100
     assert [s.queue for s in c.schedulers if s.mode == "strict"] == [cnp_prio]
     assert all(c.tc_to_pg[t] == 0 for t in range(8) if t not in lossless)
+    served = {s.queue for s in c.schedulers if s.mode == "strict" or (s.weight_percent or 0) > 0}
+    assert {c.tc_to_queue[t] for t in range(8)} <= served
+    assert {c.tc_to_queue[t] for t in c.dscp_to_tc.values()} <= served

@@ -48,6 +48,16 @@ MUTATIONS: list[tuple[str, Callable[[Plan], Plan], set[str]]] = [
         p, tc_to_pg={**p.classification.tc_to_pg, 1: 3}), {"RT230"}),
     ("pfc priority to another queue", lambda p: with_classification(
         p, pfc_priority_to_queue={**p.classification.pfc_priority_to_queue, 3: 4}), {"RT230"}),
+    # scheduled queues (RT239)
+    ("unused TCs to their own unscheduled queues", lambda p: with_classification(
+        p, tc_to_queue={t: t for t in range(8)}), {"RT239"}),
+    ("lossy queue weight 0", lambda p: with_classification(p, schedulers=[
+        s if s.queue != 0 else QueueScheduler(queue=0, mode="dwrr", weight_percent=0, name="LOSSY_DWRR")
+        for s in p.classification.schedulers]), {"RT239"}),
+    ("lossy queue without scheduler", lambda p: with_classification(
+        p, schedulers=[s for s in p.classification.schedulers if s.queue != 0]), {"RT239"}),
+    ("TC map missing an entry", lambda p: with_classification(
+        p, tc_to_queue={t: q for t, q in p.classification.tc_to_queue.items() if t != 5}), {"RT239"}),
     # NIC PFC and maps
     ("nic pfc off", lambda p: with_nic(p, 0, pfc_vector=[0] * 8), {"RT231"}),
     ("nic pfc on extra priority", lambda p: with_nic(p, 0, pfc_vector=[0, 0, 0, 1, 1, 0, 0, 0]), {"RT231"}),
