@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import importlib.util
 import os
+import shlex
 import site
 import subprocess
 import sys
@@ -84,8 +85,10 @@ def test_version_and_completion(venv: Path) -> None:
     help_text = subprocess.run([exe, "--help"], capture_output=True, text=True, check=True, env=_clean_env(),
                                ).stdout
     assert "--install-completion" in help_text and "--show-completion" in help_text
-    comp = subprocess.run([exe, "--show-completion", "bash"], capture_output=True, text=True, check=True,
-                          env=dict(_clean_env(), SHELL="/bin/bash")).stdout
+    # typer finds the shell from the process tree (shellingham), as when a user types it in bash: run it from
+    # a bash that stays its parent (a pytest orphaned from its shell would otherwise have no shell ancestor)
+    comp = subprocess.run(["bash", "-c", f"{shlex.quote(exe)} --show-completion; exit $?"], capture_output=True,
+                          text=True, check=True, env=dict(_clean_env(), SHELL="/bin/bash")).stdout
     assert "_ROCE_TUNE_COMPLETE" in comp and "complete" in comp
     # the completion protocol itself: bash asks for the words after "roce-tune pl"
     words = subprocess.run([exe], capture_output=True, text=True, check=False,
