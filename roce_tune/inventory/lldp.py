@@ -308,13 +308,13 @@ def render_lldp_view(inventory: Inventory) -> dict[str, str]:
                 if sw in topo.switches:
                     ends.setdefault(h.name, []).append(RemoteEnd(nic.netdev, sw, port, False))
     out = {}
-    for sw in inventory.switches:
-        mod = get_platform(sw.platform.value)
-        prompt = mod.CAPTURE_PROMPT.format(device=sw.name)
+    for switch in inventory.switches:
+        mod = get_platform(switch.platform.value)
+        prompt = mod.CAPTURE_PROMPT.format(device=switch.name)
         text = f"{prompt}{getattr(mod, 'VERSION_RENDER_COMMAND', 'show version')}\n"
-        text += mod.render_version(sw.name, sw.model, sw.os_version)
-        text += f"{prompt}{mod.LLDP_RENDER_COMMAND}\n" + mod.render_lldp(sw.name, ends.get(sw.name, []))
-        out[sw.name] = text
+        text += mod.render_version(switch.name, switch.model, switch.os_version)
+        text += f"{prompt}{mod.LLDP_RENDER_COMMAND}\n" + mod.render_lldp(switch.name, ends.get(switch.name, []))
+        out[switch.name] = text
     host = get_platform("host")
     for h in inventory.hosts:
         if h.name in ends or h.name in host_names:
