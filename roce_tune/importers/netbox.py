@@ -179,6 +179,22 @@ def _numbered(name: str) -> tuple[str, int] | None:
     return m.group(1), int(m.group(2))
 
 
+def _run(ports: list[dict[str, Any]], i: int, prefix: str, start: int, rest: dict[str, Any]) -> list[int]:
+    """The numbers of the run starting at ``ports[i]`` (``prefix`` + ``start``): the following ports with
+    the same prefix, the same other fields and one constant positive step."""
+    run = [start]
+    for port in ports[i + 1:]:
+        nxt = _numbered(port["name"])
+        same = {k: v for k, v in port.items() if k != "name"} == rest
+        if nxt is None or nxt[0] != prefix or not same:
+            break
+        step = nxt[1] - run[-1]
+        if step <= 0 or (len(run) > 1 and step != run[1] - run[0]):
+            break
+        run.append(nxt[1])
+    return run
+
+
 def compress_ports(ports: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Consecutive ports ``Ethernet0, Ethernet4, …, Ethernet60`` with one speed/MTU and a constant step
     -> one entry ``Ethernet[0-60/4]`` (three or more ports; the inventory's range syntax). Other ports
@@ -188,23 +204,12 @@ def compress_ports(ports: list[dict[str, Any]]) -> list[dict[str, Any]]:
     while i < len(ports):
         first = _numbered(ports[i]["name"])
         rest = {k: v for k, v in ports[i].items() if k != "name"}
-        run = [first[1]] if first else []
-        j = i + 1
-        while first and j < len(ports):
-            nxt = _numbered(ports[j]["name"])
-            same = {k: v for k, v in ports[j].items() if k != "name"} == rest
-            if nxt is None or nxt[0] != first[0] or not same:
-                break
-            step = nxt[1] - run[-1]
-            if step <= 0 or (len(run) > 1 and step != run[1] - run[0]):
-                break
-            run.append(nxt[1])
-            j += 1
+        run = _run(ports, i, first[0], first[1], rest) if first else []
         if first and len(run) >= 3:
             step = run[1] - run[0]
             rng = f"{run[0]}-{run[-1]}" + (f"/{step}" if step != 1 else "")
             out.append({"name": f"{first[0]}[{rng}]", **rest})
-            i = j
+            i += len(run)
         else:
             out.append(ports[i])
             i += 1
@@ -235,6 +240,143 @@ def _length_m(cable: dict[str, Any], label: str, errors: list[str]) -> float | N
         return None
 
 
+@dataclass
+class _Devices:
+    """The imported devices by NetBox id: role, name, switch or host entry; and the devices left out."""
+
+    roles: dict[int, str] = field(default_factory=dict)
+    names: dict[int, str] = field(default_factory=dict)
+    switches: dict[int, dict[str, Any]] = field(default_factory=dict)
+    hosts: dict[int, dict[str, Any]] = field(default_factory=dict)
+    unmapped_roles: dict[str, list[str]] = field(default_factory=lambda: defaultdict(list))
+
+    def skipped(self) -> list[str]:
+        """One line per NetBox role that maps to no roce-tune role."""
+        return [
+            f"{len(devs)} device(s) with role {slug} (no roce-tune role; --role-map {slug}=ROLE "
+            f"to import them): {', '.join(sorted(devs)[:10])}{' …' if len(devs) > 10 else ''}"
+            for slug, devs in sorted(self.unmapped_roles.items())
+        ]
+
+
+def _read_devices(devices: list[dict[str, Any]], mapping: Mapping, catalog: Any, errors: list[str]) -> _Devices:
+    out = _Devices()
+    for dev in devices:
+        name = dev.get("name") or f"(unnamed device id {dev['id']})"
+        role_slug = _slug(dev.get("role") or dev.get("device_role"))
+        role = mapping.roles.get(role_slug or "")
+        if role is None:
+            out.unmapped_roles[role_slug or "(none)"].append(name)
+            continue
+        if not DEVICE_NAME_RE.fullmatch(name):
+            errors.append(f"device {name!r}: the name is not usable as a roce-tune device name "
+                          f"(allowed: {DEVICE_NAME_RE.pattern}); rename it in NetBox")
+            continue
+        out.roles[dev["id"]], out.names[dev["id"]] = role, name
+        mgmt = _mgmt(dev, mapping)
+        if role == "host":
+            out.hosts[dev["id"]] = {"name": name, **({"mgmt": mgmt} if mgmt else {}), "nics": []}
+        else:
+            out.switches[dev["id"]] = _switch(dev, name, role, role_slug, mgmt, mapping, catalog, errors)
+    return out
+
+
+def _switch(dev: dict[str, Any], name: str, role: str, role_slug: str | None, mgmt: dict[str, Any] | None,
+            mapping: Mapping, catalog: Any, errors: list[str]) -> dict[str, Any]:
+    """A switch entry (ports filled in later); what does not map goes to ``errors``."""
+    sw: dict[str, Any] = {"name": name}
+    platform = _switch_platform(dev, name, role, role_slug, mapping, errors)
+    if platform is not None:
+        sw["platform"] = platform
+    dtype = dev.get("device_type") or {}
+    model = _catalog_model(dtype, mapping, catalog)
+    if model is None:
+        known = ", ".join(sorted(s.id for s in catalog.switch_models))
+        errors.append(f"device {name}: NetBox device type {dtype.get('model')!r} "
+                      f"(slug {dtype.get('slug')}) is no switch model in the roce-tune catalog "
+                      f"({known}); "
+                      f"map it with --model-map "
+                      f"'{dtype.get('model')}=<model>' or add it to roce_tune/catalog/switch_models.yaml")
+    else:
+        sw["model"] = model
+    sw["role"] = role
+    if mgmt:
+        sw["mgmt"] = mgmt
+    rails = _rails(dev, mapping, name, errors)
+    if rails is not None:
+        sw["rails"] = rails
+    sw["ports"] = []
+    return sw
+
+
+def _switch_platform(dev: dict[str, Any], name: str, role: str, role_slug: str | None, mapping: Mapping,
+                     errors: list[str]) -> str | None:
+    platform = dev.get("platform")
+    if not platform:
+        errors.append(f"device {name}: no platform set in NetBox (role {role_slug} maps to the switch "
+                      f"role {role}); set it to one of {', '.join(sorted(set(mapping.platforms)))}")
+        return None
+    if _slug(platform) not in mapping.platforms:
+        errors.append(f"device {name}: NetBox platform {platform.get('name')!r} (slug {_slug(platform)}) "
+                      f"maps to no roce-tune platform; map it with --platform-map "
+                      f"{_slug(platform)}=<{'|'.join(p.value for p in Platform)}>")
+        return None
+    return mapping.platforms[_slug(platform) or ""]
+
+
+@dataclass
+class _Interfaces:
+    """The imported devices' interfaces by NetBox id, the host NICs they became, switch ports per device."""
+
+    by_id: dict[int, dict[str, Any]] = field(default_factory=dict)
+    nics: dict[int, dict[str, Any]] = field(default_factory=dict)
+    ports_by_dev: dict[int, list[dict[str, Any]]] = field(default_factory=lambda: defaultdict(list))
+
+
+def _read_interfaces(interfaces: list[dict[str, Any]], devs: _Devices, mapping: Mapping, catalog: Any,
+                     errors: list[str]) -> _Interfaces:
+    out = _Interfaces()
+    for iface in sorted(interfaces, key=lambda i: _natural(i.get("name") or "")):
+        dev_id = (iface.get("device") or {}).get("id")
+        if dev_id not in devs.roles:
+            continue
+        out.by_id[iface["id"]] = iface
+        where = f"{devs.names[dev_id]}:{iface.get('name')}"
+        if dev_id not in devs.hosts:
+            port = _switch_port(iface, where, errors)
+            if port is not None:
+                out.ports_by_dev[dev_id].append(port)
+            continue
+        rdma = _cf(iface, mapping.rdma_field)
+        if rdma is None:
+            continue
+        nic = _nic(iface, rdma, mapping, where, catalog, errors)
+        if nic is not None:
+            out.nics[iface["id"]] = nic
+            devs.hosts[dev_id]["nics"].append(nic)
+    return out
+
+
+def _switch_port(iface: dict[str, Any], where: str, errors: list[str]) -> dict[str, Any] | None:
+    """A front-panel port entry, or None (management, virtual, no speed, unusable name)."""
+    if iface.get("mgmt_only") or _NOT_PORTS.match(str(_value(iface.get("type")) or "")):
+        return None
+    speed = _speed_gbps(iface)
+    if speed is None:
+        if iface.get("cable"):
+            errors.append(f"{where}: cabled, but NetBox gives no speed (set the interface speed, or a "
+                          f"type with its rate, e.g. 400gbase-x-osfp)")
+        return None
+    if not INTERFACE_NAME_RE.fullmatch(iface["name"]):
+        errors.append(f"{where}: the interface name is not usable in switch CLIs (allowed: "
+                      f"{INTERFACE_NAME_RE.pattern}); rename it in NetBox")
+        return None
+    port: dict[str, Any] = {"name": iface["name"], "speed": f"{speed}G"}
+    if iface.get("mtu"):
+        port["mtu"] = iface["mtu"]
+    return port
+
+
 def build(snapshot: Snapshot, mapping: Mapping | None = None, site_name: str = "netbox") -> ImportResult:
     """Map a NetBox :class:`Snapshot` to full-form inventory data (rules: module docstring).
 
@@ -245,110 +387,21 @@ def build(snapshot: Snapshot, mapping: Mapping | None = None, site_name: str = "
     mapping = mapping or Mapping()
     catalog = load_catalog()
     errors: list[str] = []
-    skipped: list[str] = []
-    roles: dict[int, str] = {}
-    names: dict[int, str] = {}
-    switches: dict[int, dict[str, Any]] = {}
-    hosts: dict[int, dict[str, Any]] = {}
-    unmapped_roles: dict[str, list[str]] = defaultdict(list)
-
-    for dev in snapshot.devices:
-        name = dev.get("name") or f"(unnamed device id {dev['id']})"
-        role_slug = _slug(dev.get("role") or dev.get("device_role"))
-        role = mapping.roles.get(role_slug or "")
-        if role is None:
-            unmapped_roles[role_slug or "(none)"].append(name)
-            continue
-        if not DEVICE_NAME_RE.fullmatch(name):
-            errors.append(f"device {name!r}: the name is not usable as a roce-tune device name "
-                          f"(allowed: {DEVICE_NAME_RE.pattern}); rename it in NetBox")
-            continue
-        roles[dev["id"]], names[dev["id"]] = role, name
-        mgmt = _mgmt(dev, mapping)
-        if role == "host":
-            hosts[dev["id"]] = {"name": name, **({"mgmt": mgmt} if mgmt else {}), "nics": []}
-            continue
-        sw: dict[str, Any] = {"name": name}
-        platform = dev.get("platform")
-        if not platform:
-            errors.append(f"device {name}: no platform set in NetBox (role {role_slug} maps to the switch "
-                          f"role {role}); set it to one of {', '.join(sorted(set(mapping.platforms)))}")
-        elif _slug(platform) not in mapping.platforms:
-            errors.append(f"device {name}: NetBox platform {platform.get('name')!r} (slug {_slug(platform)}) "
-                          f"maps to no roce-tune platform; map it with --platform-map "
-                          f"{_slug(platform)}=<{'|'.join(p.value for p in Platform)}>")
-        else:
-            sw["platform"] = mapping.platforms[_slug(platform) or ""]
-        dtype = dev.get("device_type") or {}
-        model = _catalog_model(dtype, mapping, catalog)
-        if model is None:
-            known = ", ".join(sorted(s.id for s in catalog.switch_models))
-            errors.append(f"device {name}: NetBox device type {dtype.get('model')!r} "
-                          f"(slug {dtype.get('slug')}) is no switch model in the roce-tune catalog "
-                          f"({known}); "
-                          f"map it with --model-map "
-                          f"'{dtype.get('model')}=<model>' or add it to roce_tune/catalog/switch_models.yaml")
-        else:
-            sw["model"] = model
-        sw["role"] = role
-        if mgmt:
-            sw["mgmt"] = mgmt
-        rails = _rails(dev, mapping, name, errors)
-        if rails is not None:
-            sw["rails"] = rails
-        sw["ports"] = []
-        switches[dev["id"]] = sw
-    for slug, devs in sorted(unmapped_roles.items()):
-        skipped.append(f"{len(devs)} device(s) with role {slug} (no roce-tune role; --role-map {slug}=ROLE "
-                       f"to import them): {', '.join(sorted(devs)[:10])}{' …' if len(devs) > 10 else ''}")
-
-    iface_by_id: dict[int, dict[str, Any]] = {}
-    nics_by_iface: dict[int, dict[str, Any]] = {}
-    ports_by_dev: dict[int, list[dict[str, Any]]] = defaultdict(list)
-    for iface in sorted(snapshot.interfaces, key=lambda i: _natural(i.get("name") or "")):
-        dev_id = (iface.get("device") or {}).get("id")
-        if dev_id not in roles:
-            continue
-        iface_by_id[iface["id"]] = iface
-        where = f"{names[dev_id]}:{iface.get('name')}"
-        if dev_id in hosts:
-            rdma = _cf(iface, mapping.rdma_field)
-            if rdma is None:
-                continue
-            nic = _nic(iface, rdma, mapping, where, catalog, errors)
-            if nic is not None:
-                nics_by_iface[iface["id"]] = nic
-                hosts[dev_id]["nics"].append(nic)
-            continue
-        if iface.get("mgmt_only") or _NOT_PORTS.match(str(_value(iface.get("type")) or "")):
-            continue
-        speed = _speed_gbps(iface)
-        if speed is None:
-            if iface.get("cable"):
-                errors.append(f"{where}: cabled, but NetBox gives no speed (set the interface speed, or a "
-                              f"type with its rate, e.g. 400gbase-x-osfp)")
-            continue
-        if not INTERFACE_NAME_RE.fullmatch(iface["name"]):
-            errors.append(f"{where}: the interface name is not usable in switch CLIs (allowed: "
-                          f"{INTERFACE_NAME_RE.pattern}); rename it in NetBox")
-            continue
-        port: dict[str, Any] = {"name": iface["name"], "speed": f"{speed}G"}
-        if iface.get("mtu"):
-            port["mtu"] = iface["mtu"]
-        ports_by_dev[dev_id].append(port)
-    for dev_id, sw in switches.items():
-        sw["ports"] = compress_ports(ports_by_dev.get(dev_id, []))
-
-    links = _cables(snapshot.cables, iface_by_id, roles, names, nics_by_iface, switches, errors, skipped,
-                    mapping.rdma_field)
+    devs = _read_devices(snapshot.devices, mapping, catalog, errors)
+    skipped = devs.skipped()
+    ifaces = _read_interfaces(snapshot.interfaces, devs, mapping, catalog, errors)
+    for dev_id, sw in devs.switches.items():
+        sw["ports"] = compress_ports(ifaces.ports_by_dev.get(dev_id, []))
+    links = _cables(snapshot.cables, _Fabric(devs, ifaces, mapping.rdma_field, errors))
+    skipped += links.ignored
     if errors:
         raise NetboxImportError(errors)
     data: dict[str, Any] = {
         "site": {"name": site_name},
-        "switches": sorted(switches.values(),
+        "switches": sorted(devs.switches.values(),
                            key=lambda s: (ROLE_CHOICES.index(s["role"]), _natural(s["name"]))),
-        "links": links,
-        "hosts": sorted(hosts.values(), key=lambda h: _natural(h["name"])),
+        "links": links.links,
+        "hosts": sorted(devs.hosts.values(), key=lambda h: _natural(h["name"])),
     }
     return ImportResult(data=data, skipped=skipped)
 
@@ -424,63 +477,93 @@ def _nic(iface: dict[str, Any], rdma: Any, mapping: Mapping, where: str, catalog
     return nic
 
 
-def _cables(cables: list[dict[str, Any]], iface_by_id: dict[int, dict[str, Any]], roles: dict[int, str],
-            names: dict[int, str], nics_by_iface: dict[int, dict[str, Any]],
-            switches: dict[int, dict[str, Any]], errors: list[str], skipped: list[str],
-            rdma_field: str) -> list[dict[str, Any]]:
+@dataclass
+class _Fabric:
+    """What the cables are read against: the imported devices and interfaces; problems go to ``errors``."""
+
+    devs: _Devices
+    ifaces: _Interfaces
+    rdma_field: str
+    errors: list[str]
+
+
+@dataclass
+class _Links:
+    """The switch-switch links, sorted; the cables left out, one line each."""
+
+    links: list[dict[str, Any]]
+    ignored: list[str]
+
+
+def _cable_ends(cable: dict[str, Any], fab: _Fabric) -> tuple[list[list[tuple[Any, Any]]],
+                                                               list[list[dict[str, Any]]]]:
+    """Per side: its terminations as (object type, id), and the imported interfaces among them."""
+    ends = [[(t.get("object_type"), t.get("object_id")) for t in cable.get(side) or []]
+            for side in ("a_terminations", "b_terminations")]
+    sides = [[fab.ifaces.by_id.get(oid) for typ, oid in side if typ == "dcim.interface"] for side in ends]
+    return ends, [[i for i in side if i is not None] for side in sides]
+
+
+def _odd_shape(label: str, ends: list[list[tuple[Any, Any]]], ours: list[list[dict[str, Any]]], fab: _Fabric,
+               ignored: list[str]) -> bool:
+    """True (and reported) unless the cable joins exactly two interfaces of imported devices."""
+    where = " - ".join(
+        ",".join(f"{fab.devs.names[i['device']['id']]}:{i['name']}" for i in side) or "?"
+        for side in ours)
+    kinds = sorted({t for side in ends for t, _ in side})
+    if any(len(side) > 1 for side in ends):
+        fab.errors.append(f"{label} ({where}): {len(ends[0])} x {len(ends[1])} terminations (a breakout "
+                          f"cable?); give each breakout leg its own cable between two interfaces")
+    elif any(len(side) != 1 for side in ends) or kinds != ["dcim.interface"]:
+        ignored.append(f"{label} ({where}) ends on a {'/'.join(kinds)} (patch panels are not "
+                       f"followed)")
+    elif not ours[0] or not ours[1]:
+        ignored.append(f"{label} ({where}) goes to a device that is not imported")
+    else:
+        return False
+    return True
+
+
+def _cable_fields(cable: dict[str, Any], what: str, errors: list[str]) -> dict[str, Any]:
+    """``cable_length`` and ``media`` of a cable, where NetBox has them."""
+    length = _length_m(cable, what, errors)
+    media = CABLE_MEDIA.get(str(_value(cable.get("type")) or ""))
+    return {k: v for k, v in (("cable_length", f"{length:g}m" if length is not None else None),
+                              ("media", media)) if v is not None}
+
+
+def _cable(cable: dict[str, Any], fab: _Fabric, links: list[dict[str, Any]], ignored: list[str]) -> None:
+    """One NetBox cable: a link, a NIC's switch_port, an error or a line in ``ignored``."""
+    names, roles = fab.devs.names, fab.devs.roles
+    label = f"cable {cable.get('label') or cable['id']}"
+    ends, ours = _cable_ends(cable, fab)
+    if not ours[0] and not ours[1] or _odd_shape(label, ends, ours, fab, ignored):
+        return
+    a, b = ours[0][0], ours[1][0]
+    a_dev, b_dev = a["device"]["id"], b["device"]["id"]
+    what = f"{label} ({names[a_dev]}:{a['name']} - {names[b_dev]}:{b['name']})"
+    extra = _cable_fields(cable, what, fab.errors)
+    a_host, b_host = roles[a_dev] == "host", roles[b_dev] == "host"
+    if a_host and b_host:
+        fab.errors.append(f"{what}: a cable between two hosts; roce-tune models hosts cabled to switches only")
+    elif a_host or b_host:
+        host_if, sw_if = (a, b) if a_host else (b, a)
+        nic = fab.ifaces.nics.get(host_if["id"])
+        if nic is None:
+            ignored.append(f"{what}: the host interface has no {fab.rdma_field} custom field")
+            return
+        nic["switch_port"] = f"{names[sw_if['device']['id']]}:{sw_if['name']}"
+        nic.update(extra)
+    elif a_dev in fab.devs.switches and b_dev in fab.devs.switches:
+        links.append({"a": f"{names[a_dev]}:{a['name']}", "b": f"{names[b_dev]}:{b['name']}", **extra})
+
+
+def _cables(cables: list[dict[str, Any]], fab: _Fabric) -> _Links:
     links: list[dict[str, Any]] = []
     ignored: list[str] = []
     for cable in sorted(cables, key=lambda c: c["id"]):
-        label = f"cable {cable.get('label') or cable['id']}"
-        ends = []
-        for side in ("a_terminations", "b_terminations"):
-            terms = cable.get(side) or []
-            ends.append([(t.get("object_type"), t.get("object_id")) for t in terms])
-        sides = [[iface_by_id.get(oid) for typ, oid in side if typ == "dcim.interface"] for side in ends]
-        ours = [[i for i in side if i is not None] for side in sides]
-        if not ours[0] and not ours[1]:
-            continue
-        where = " - ".join(
-            ",".join(f"{names[i['device']['id']]}:{i['name']}" for i in side) or "?"
-            for side in ours)
-        kinds = sorted({t for side in ends for t, _ in side})
-        if any(len(side) != 1 for side in ends) or kinds != ["dcim.interface"]:
-            if any(len(side) > 1 for side in ends):
-                errors.append(f"{label} ({where}): {len(ends[0])} x {len(ends[1])} terminations (a breakout "
-                              f"cable?); give each breakout leg its own cable between two interfaces")
-            else:
-                ignored.append(f"{label} ({where}) ends on a {'/'.join(kinds)} (patch panels are not "
-                               f"followed)")
-            continue
-        if not ours[0] or not ours[1]:
-            ignored.append(f"{label} ({where}) goes to a device that is not imported")
-            continue
-        a, b = ours[0][0], ours[1][0]
-        a_dev, b_dev = a["device"]["id"], b["device"]["id"]
-        length = _length_m(cable, f"{label} ({where})", errors)
-        media = CABLE_MEDIA.get(str(_value(cable.get("type")) or ""))
-        extra = {k: v for k, v in (("cable_length", f"{length:g}m" if length is not None else None),
-                                   ("media", media)) if v is not None}
-        a_host, b_host = roles[a_dev] == "host", roles[b_dev] == "host"
-        if a_host and b_host:
-            errors.append(f"{label} ({where}): a cable between two hosts; roce-tune models hosts cabled to "
-                          f"switches only")
-            continue
-        if a_host or b_host:
-            host_if, sw_if = (a, b) if a_host else (b, a)
-            nic = nics_by_iface.get(host_if["id"])
-            if nic is None:
-                ignored.append(f"{label} ({where}): the host interface has no {rdma_field} custom field")
-                continue
-            nic["switch_port"] = f"{names[sw_if['device']['id']]}:{sw_if['name']}"
-            nic.update(extra)
-            continue
-        if a_dev not in switches or b_dev not in switches:
-            continue
-        links.append({"a": f"{names[a_dev]}:{a['name']}", "b": f"{names[b_dev]}:{b['name']}", **extra})
-    if ignored:
-        skipped.extend(ignored)
-    return sorted(links, key=lambda link: (_natural(link["a"]), _natural(link["b"])))
+        _cable(cable, fab, links, ignored)
+    return _Links(sorted(links, key=lambda link: (_natural(link["a"]), _natural(link["b"]))), ignored)
 
 
 def _session(timeout_s: float) -> Any:
@@ -508,6 +591,45 @@ def _reason(exc: BaseException) -> str:
     return type(exc).__name__
 
 
+def _request_error(exc: Any, base: str, site: str | None, tag: str | None, token_env: str) -> NetboxImportError:
+    """What a pynetbox RequestError (an HTTP error status) means for the user."""
+    status = getattr(exc.req, "status_code", None)
+    detail = ""
+    try:
+        detail = str((exc.req.json() or {}).get("detail", ""))
+    except ValueError:
+        pass
+    if status in (401, 403):
+        return NetboxImportError([(f"NetBox at {base} refused the API token in ${token_env} (HTTP {status}"
+                                   f"{': ' + detail if detail else ''}); check the token and that it may "
+                                   f"read dcim devices, interfaces and cables")])
+    if status == 400 and (site or tag):
+        return NetboxImportError([(f"NetBox at {base} rejected the filter (HTTP 400: {exc.error}); does "
+                                   f"the site slug {site!r} / tag slug {tag!r} exist?")])
+    return NetboxImportError([(f"NetBox at {base} answered HTTP {status} to {exc.req.url.split('?')[0]}"
+                               f"{': ' + detail if detail else ''}")])
+
+
+def _fetch(api: Any, base: str, site: str | None, tag: str | None, token_env: str) -> Snapshot:
+    """:func:`fetch`, with every failure as a NetboxImportError that says what to check."""
+    import pynetbox
+    import requests
+
+    try:
+        snapshot = fetch(api, site=site, tag=tag)
+    except pynetbox.RequestError as exc:
+        raise _request_error(exc, base, site, tag, token_env) from None
+    except pynetbox.ContentError:
+        raise NetboxImportError([(f"{base} did not answer as the NetBox REST API (no JSON at {base}/api/); "
+                                  f"give the NetBox base URL, e.g. https://netbox.example.net")]) from None
+    except requests.exceptions.RequestException as exc:
+        raise NetboxImportError([f"cannot reach NetBox at {base}: {_reason(exc)}"]) from None
+    if not snapshot.devices:
+        where = " and ".join(f"{k} {v!r}" for k, v in (("site", site), ("tag", tag)) if v) or "NetBox"
+        raise NetboxImportError([f"no device in {where} at {base}; check the --site/--tag slugs"])
+    return snapshot
+
+
 def import_netbox(url: str, token: str, token_env: str, *, site: str | None = None, tag: str | None = None,
                   mapping: Mapping | None = None, site_name: str | None = None,
                   timeout_s: float = 30.0) -> tuple[str, ImportResult]:
@@ -523,7 +645,7 @@ def import_netbox(url: str, token: str, token_env: str, *, site: str | None = No
     """
     try:
         import pynetbox
-        import requests
+        import requests  # noqa: F401  (the optional extra installs both)
     except ImportError:
         raise NetboxImportError(["pynetbox is not installed: pip install 'roce-tune[netbox]'"]) from None
     from roce_tune.findings import RoceTuneError
@@ -533,32 +655,7 @@ def import_netbox(url: str, token: str, token_env: str, *, site: str | None = No
     base = url.rstrip("/")
     api = pynetbox.api(base, token=token)
     api.http_session = _session(timeout_s)
-    try:
-        snapshot = fetch(api, site=site, tag=tag)
-    except pynetbox.RequestError as exc:
-        status = getattr(exc.req, "status_code", None)
-        detail = ""
-        try:
-            detail = str((exc.req.json() or {}).get("detail", ""))
-        except ValueError:
-            pass
-        if status in (401, 403):
-            raise NetboxImportError([(f"NetBox at {base} refused the API token in ${token_env} (HTTP {status}"
-                                      f"{': ' + detail if detail else ''}); check the token and that it may "
-                                      f"read dcim devices, interfaces and cables")]) from None
-        if status == 400 and (site or tag):
-            raise NetboxImportError([(f"NetBox at {base} rejected the filter (HTTP 400: {exc.error}); does "
-                                      f"the site slug {site!r} / tag slug {tag!r} exist?")]) from None
-        raise NetboxImportError([(f"NetBox at {base} answered HTTP {status} to {exc.req.url.split('?')[0]}"
-                                  f"{': ' + detail if detail else ''}")]) from None
-    except pynetbox.ContentError:
-        raise NetboxImportError([(f"{base} did not answer as the NetBox REST API (no JSON at {base}/api/); "
-                                  f"give the NetBox base URL, e.g. https://netbox.example.net")]) from None
-    except requests.exceptions.RequestException as exc:
-        raise NetboxImportError([f"cannot reach NetBox at {base}: {_reason(exc)}"]) from None
-    if not snapshot.devices:
-        where = " and ".join(f"{k} {v!r}" for k, v in (("site", site), ("tag", tag)) if v) or "NetBox"
-        raise NetboxImportError([f"no device in {where} at {base}; check the --site/--tag slugs"])
+    snapshot = _fetch(api, base, site, tag, token_env)
     result = build(snapshot, mapping, site_name or site or "netbox")
     header = (f"# Imported from NetBox at {base} by roce-tune import netbox"
               f"{' --site ' + site if site else ''}{' --tag ' + tag if tag else ''}.\n"

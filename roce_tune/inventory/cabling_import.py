@@ -391,6 +391,39 @@ def read_cabling_csv(path: str | Path, columns: dict[str, str] | None = None) ->
             without the required columns; for an unreadable file.
     """
     file = str(path)
+    text = _decode(_read_bytes(path, file), file)
+    dialect = _sniff(text)
+    plan = CablingPlan(path=file, delimiter=dialect.delimiter)
+    reader = csv.reader(io.StringIO(text, newline=""), dialect)
+    findings: list[Finding] = []
+    has_header = False
+    try:
+        has_header = _read_rows(reader, plan, columns or {}, findings)
+    except csv.Error as exc:
+        findings.append(
+            _err(
+                file,
+                reader.line_num,
+                f"the CSV cannot be read: {exc}",
+                "close the quoted field (a cell with a quote must be quoted and its quotes doubled)",
+            )
+        )
+    if not has_header and not findings:
+        findings.append(
+            _err(
+                file,
+                1,
+                "the file has no header row and no cables",
+                "export the cabling sheet with its header row",
+            )
+        )
+    if findings:
+        raise RoceTuneError(findings)
+    return plan
+
+
+def _read_bytes(path: str | Path, file: str) -> bytes:
+    """The file's bytes, at most :data:`MAX_CSV_BYTES` (RoceTuneError if unreadable or larger)."""
     try:
         with open(path, "rb") as fh:
             raw = fh.read(MAX_CSV_BYTES + 1)
@@ -409,54 +442,128 @@ def read_cabling_csv(path: str | Path, columns: dict[str, str] | None = None) ->
         raise RoceTuneError(
             [_err(file, 1, f"the file is larger than {MAX_CSV_BYTES:,} bytes", "split the cabling plan")]
         )
-    text = _decode(raw, file)
-    dialect = _sniff(text)
-    plan = CablingPlan(path=file, delimiter=dialect.delimiter)
-    reader = csv.reader(io.StringIO(text, newline=""), dialect)
-    findings: list[Finding] = []
+    return raw
+
+
+def _read_rows(reader: Any, plan: CablingPlan, columns: dict[str, str], findings: list[Finding]) -> bool:
+    """The header, then one cable per data row into ``plan`` (bad cells into ``findings``); False when
+    there is no header. Blank rows and rows starting with ``#`` are skipped. Raises csv.Error."""
     index: dict[str, int] | None = None
     headers: list[str] = []
     used: dict[tuple[str, str], int] = {}
     line = 1
-    try:
-        for row in reader:
-            start, line = line, reader.line_num + 1
-            if not any(c.strip() for c in row) or row[0].lstrip().startswith("#"):
-                continue
-            if index is None:
-                index = _map_header(row, columns or {}, file, start)
-                headers = [h.strip() for h in row]
-                plan.columns = {f: headers[i] for f, i in index.items()}
-                continue
-            cable = _row(row, index, headers, file, start, used, findings)
-            if cable is not None:
-                plan.cables.append(cable)
-    except csv.Error as exc:
-        findings.append(
-            _err(
-                file,
-                reader.line_num,
-                f"the CSV cannot be read: {exc}",
-                "close the quoted field (a cell with a quote must be quoted and its quotes doubled)",
-            )
-        )
-    if index is None and not findings:
-        findings.append(
-            _err(
-                file,
-                1,
-                "the file has no header row and no cables",
-                "export the cabling sheet with its header row",
-            )
-        )
-    if findings:
-        raise RoceTuneError(findings)
-    return plan
+    for row in reader:
+        start, line = line, reader.line_num + 1
+        if not any(c.strip() for c in row) or row[0].lstrip().startswith("#"):
+            continue
+        if index is None:
+            index = _map_header(row, columns, plan.path, start)
+            headers = [h.strip() for h in row]
+            plan.columns = {f: headers[i] for f, i in index.items()}
+            continue
+        cable = _row(row, index, headers, plan.path, start, used, findings)
+        if cable is not None:
+            plan.cables.append(cable)
+    return index is not None
 
 
 _ROW_FIELDS = ("a_device", "a_port", "b_device", "b_port", "length", "media")
 _DEVICE_FIELDS = frozenset(("a_device", "b_device"))
 _PORT_FIELDS = frozenset(("a_port", "b_port"))
+_EMPTY_FIX = {"length": "the cable length (e.g. 3m)", "media": "the media (dac, aoc or optic)"}
+
+
+@dataclass
+class _RowReader:
+    """Reads one data row; every bad cell becomes an RT008 finding at the row's line and column."""
+
+    row: list[str]
+    index: dict[str, int]
+    headers: list[str]
+    file: str
+    line: int
+    findings: list[Finding]
+
+    def cell(self, fld: str) -> str:
+        i = self.index[fld]
+        return self.row[i].strip() if i < len(self.row) else ""
+
+    def err(self, fld: str, message: str, fix: str) -> None:
+        i = self.index[fld]
+        self.findings.append(
+            _err(
+                self.file,
+                self.line,
+                f"column {self.headers[i]!r} ({fld}): {message}",
+                fix,
+                self.headers[i],
+                i + 1,
+            )
+        )
+
+    def values(self) -> dict[str, str]:
+        """The non-empty cells by field; empty ones and unusable device/port names are reported."""
+        vals: dict[str, str] = {}
+        for fld in _ROW_FIELDS:
+            if fld not in self.index:
+                continue
+            v = self.cell(fld)
+            if not v:
+                what = _EMPTY_FIX.get(fld, "the device name" if fld.endswith("device") else "the port name")
+                self.err(fld, "empty field", f"fill in {what}, or drop the row")
+                continue
+            vals[fld] = v
+            self._check_name(fld, v)
+        return vals
+
+    def _check_name(self, fld: str, v: str) -> None:
+        if fld in _DEVICE_FIELDS and not DEVICE_NAME_RE.fullmatch(v):
+            self.err(
+                fld,
+                f"{short_repr(v)} is not a usable device name",
+                "use letters, digits, '.', '_' and '-', starting with a letter (no spaces)",
+            )
+        elif fld in _PORT_FIELDS and not INTERFACE_NAME_RE.fullmatch(v):
+            self.err(
+                fld,
+                f"{short_repr(v)} is not a usable port name",
+                "write the interface name as the device shows it, e.g. Ethernet0, swp1 or ens1f0np0",
+            )
+
+    def check_ends(self, a: tuple[str, str], b: tuple[str, str], used: dict[tuple[str, str], int]) -> None:
+        """Two different ports, each not cabled by an earlier row (``used``: port -> line, updated)."""
+        if a == b:
+            self.err(
+                "b_port", f"both ends are {a[0]}:{a[1]}", "a cable joins two different ports: correct one end"
+            )
+            return
+        for fld, end in (("a_port", a), ("b_port", b)):
+            if end in used:
+                self.err(
+                    fld,
+                    f"port {end[0]}:{end[1]} is already cabled on line {used[end]}",
+                    "each port takes one cable: correct one of the two rows",
+                )
+            else:
+                used[end] = self.line
+
+    def length(self, text: str) -> float | None:
+        unit = self.cell("unit") if "unit" in self.index else _header_unit(self.headers[self.index["length"]])
+        try:
+            return parse_length(text, unit or None)
+        except ValueError as exc:
+            self.err("length", str(exc), "write the length with a known unit, e.g. 3m, 250cm or 10ft")
+            return None
+
+    def media(self, text: str) -> str | None:
+        media = MEDIA.get(_norm(text))
+        if media is None:
+            self.err(
+                "media",
+                f"unknown media {short_repr(text)}",
+                "write dac (copper), aoc (active optical) or optic (transceivers and fibre)",
+            )
+        return media
 
 
 def _row(
@@ -469,82 +576,14 @@ def _row(
     findings: list[Finding],
 ) -> Cable | None:
     bad = len(findings)
-
-    def cell(fld: str) -> str:
-        i = index[fld]
-        return row[i].strip() if i < len(row) else ""
-
-    def err(fld: str, message: str, fix: str) -> None:
-        findings.append(
-            _err(
-                file,
-                line,
-                f"column {headers[index[fld]]!r} ({fld}): {message}",
-                fix,
-                headers[index[fld]],
-                index[fld] + 1,
-            )
-        )
-
-    vals: dict[str, str] = {}
-    for fld in _ROW_FIELDS:
-        i = index.get(fld)
-        if i is None:
-            continue
-        v = row[i].strip() if i < len(row) else ""
-        if not v:
-            what = {"length": "the cable length (e.g. 3m)", "media": "the media (dac, aoc or optic)"}.get(
-                fld, "the device name" if fld.endswith("device") else "the port name"
-            )
-            err(fld, "empty field", f"fill in {what}, or drop the row")
-            continue
-        vals[fld] = v
-        if fld in _DEVICE_FIELDS and not DEVICE_NAME_RE.fullmatch(v):
-            err(
-                fld,
-                f"{short_repr(v)} is not a usable device name",
-                "use letters, digits, '.', '_' and '-', starting with a letter (no spaces)",
-            )
-        elif fld in _PORT_FIELDS and not INTERFACE_NAME_RE.fullmatch(v):
-            err(
-                fld,
-                f"{short_repr(v)} is not a usable port name",
-                "write the interface name as the device shows it, e.g. Ethernet0, swp1 or ens1f0np0",
-            )
-    names_ok = len(findings) == bad and all(f in vals for f in REQUIRED)
+    reader = _RowReader(row, index, headers, file, line, findings)
+    vals = reader.values()
     a = (vals.get("a_device", ""), vals.get("a_port", ""))
     b = (vals.get("b_device", ""), vals.get("b_port", ""))
-    if names_ok:
-        if a == b:
-            err(
-                "b_port", f"both ends are {a[0]}:{a[1]}", "a cable joins two different ports: correct one end"
-            )
-        else:
-            for fld, end in (("a_port", a), ("b_port", b)):
-                if end in used:
-                    err(
-                        fld,
-                        f"port {end[0]}:{end[1]} is already cabled on line {used[end]}",
-                        "each port takes one cable: correct one of the two rows",
-                    )
-                else:
-                    used[end] = line
-    length = None
-    if "length" in vals:
-        unit = cell("unit") if "unit" in index else _header_unit(headers[index["length"]])
-        try:
-            length = parse_length(vals["length"], unit or None)
-        except ValueError as exc:
-            err("length", str(exc), "write the length with a known unit, e.g. 3m, 250cm or 10ft")
-    media = None
-    if "media" in vals:
-        media = MEDIA.get(_norm(vals["media"]))
-        if media is None:
-            err(
-                "media",
-                f"unknown media {short_repr(vals['media'])}",
-                "write dac (copper), aoc (active optical) or optic (transceivers and fibre)",
-            )
+    if len(findings) == bad and all(f in vals for f in REQUIRED):
+        reader.check_ends(a, b, used)
+    length = reader.length(vals["length"]) if "length" in vals else None
+    media = reader.media(vals["media"]) if "media" in vals else None
     if len(findings) > bad:
         return None
     return Cable(a[0], a[1], b[0], b[1], length, media, f"{file}:{line}")
@@ -624,30 +663,18 @@ def _flow_map(items: dict[str, Any]) -> Any:
     return m
 
 
-def merge_into(inventory: str | Path, plan: CablingPlan, opts: SkeletonOptions) -> MergeResult:
-    """Merge the plan's cabling into the inventory at ``inventory`` (comments and layout kept).
-
-    For each cable: a switch-switch link already declared gets the plan's ``cable_length``/``media``; a
-    missing one is added (with the ports it needs on declared switches, and new switches for unknown
-    devices); a host cable sets the NIC's ``switch_port``/``cable_length``/``media`` (adding the NIC or the
-    host when missing). A port that the inventory cables to another peer is a conflict.
+def _load_for_merge(inventory: str | Path, yaml: Any) -> Any:
+    """The inventory as a ruamel round-trip mapping with ``switches``/``links``/``hosts`` lists.
 
     Raises:
-        RoceTuneError: RT009 for every conflict (the plan's line and the inventory's line), RT008 when the
-            inventory cannot be read as YAML or is written as a ``fabric:`` intent (merge into its
-            ``roce-tune expand`` output instead).
+        RoceTuneError: RT008 when it cannot be read, is not a mapping or is a ``fabric:`` intent.
     """
-    from ruamel.yaml import YAML
     from ruamel.yaml.comments import CommentedMap, CommentedSeq
     from ruamel.yaml.error import YAMLError
 
     inv_file = str(inventory)
-    yaml = YAML(typ="rt")
-    yaml.preserve_quotes = True
-    yaml.width = 4096
     try:
-        text = Path(inventory).read_text(encoding="utf-8")
-        data = yaml.load(text)
+        data = yaml.load(Path(inventory).read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, YAMLError) as exc:
         raise RoceTuneError(
             [
@@ -677,8 +704,11 @@ def merge_into(inventory: str | Path, plan: CablingPlan, opts: SkeletonOptions) 
     for key in ("switches", "links", "hosts"):
         if data.get(key) is None:
             data[key] = CommentedSeq()
-    switches = {str(s["name"]): s for s in data["switches"]}
-    hosts = {str(h["name"]): h for h in data["hosts"]}
+    return data
+
+
+def _declared_ports(switches: dict[str, Any]) -> dict[str, set[str]]:
+    """Switch -> the port names its ``ports`` patterns expand to (unreadable patterns skipped)."""
     declared: dict[str, set[str]] = {}
     for name, sw in switches.items():
         names: set[str] = set()
@@ -688,7 +718,11 @@ def merge_into(inventory: str | Path, plan: CablingPlan, opts: SkeletonOptions) 
             except ValueError:
                 continue
         declared[name] = names
-    # endpoint -> (what, peer endpoint, node, line)
+    return declared
+
+
+def _used_ports(data: Any) -> dict[str, tuple[str, str, Any]]:
+    """Endpoint ``device:port`` -> (``link`` or ``nic``, the peer endpoint, the node that cables it)."""
     used: dict[str, tuple[str, str, Any]] = {}
     for link in data["links"]:
         a, b = str(link["a"]), str(link["b"])
@@ -698,14 +732,51 @@ def merge_into(inventory: str | Path, plan: CablingPlan, opts: SkeletonOptions) 
         for nic in h.get("nics") or []:
             if nic.get("switch_port"):
                 used[str(nic["switch_port"])] = ("nic", f"{h['name']}:{nic['netdev']}", nic)
-    kinds = classify_devices(plan.cables, opts)
-    kinds.update({n: "switch" for n in switches})
-    kinds.update({n: "host" for n in hosts})
-    changes: list[str] = []
-    conflicts: list[Finding] = []
-    where = plan.path
+    return used
 
-    def set_cable(node: Any, c: Cable, what: str) -> None:
+
+class _Merge:
+    """The state of one merge: the round-trip inventory, its indexes, the changes and the conflicts."""
+
+    def __init__(self, data: Any, inv_file: str, plan: CablingPlan, opts: SkeletonOptions) -> None:
+        self.data = data
+        self.inv_file = inv_file
+        self.where = plan.path
+        self.opts = opts
+        self.switches: dict[str, Any] = {str(s["name"]): s for s in data["switches"]}
+        self.hosts: dict[str, Any] = {str(h["name"]): h for h in data["hosts"]}
+        self.declared = _declared_ports(self.switches)
+        self.used = _used_ports(data)
+        self.kinds = classify_devices(plan.cables, opts)
+        self.kinds.update({n: "switch" for n in self.switches})
+        self.kinds.update({n: "host" for n in self.hosts})
+        self.changes: list[str] = []
+        self.conflicts: list[Finding] = []
+
+    def conflict(
+        self, line: int, message: str, fix: str = "correct the plan or the inventory so they agree"
+    ) -> None:
+        self.conflicts.append(_err(self.where, line, message, fix, rule=CONFLICT_RULE))
+
+    def cable(self, c: Cable) -> None:
+        """Merge one cable of the plan."""
+        ka, kb = self.kinds[c.a_device], self.kinds[c.b_device]
+        a, b = f"{c.a_device}:{c.a_port}", f"{c.b_device}:{c.b_port}"
+        line = int(c.where.rsplit(":", 1)[1])
+        if ka == kb == "host":
+            self.conflict(
+                line,
+                f"{a} - {b}: both ends are hosts",
+                "a direct host-to-host cable cannot be declared in an inventory; drop the row",
+            )
+        elif ka == "switch" and kb == "switch":
+            self.link(c, a, b, line)
+        elif ka == "host":
+            self.host_cable(c, c.a_device, c.a_port, b, line)
+        else:
+            self.host_cable(c, c.b_device, c.b_port, a, line)
+
+    def set_cable(self, node: Any, c: Cable, what: str) -> None:
         for key, val in (
             ("cable_length", None if c.length_m is None else f"{c.length_m:g}m"),
             ("media", c.media),
@@ -715,10 +786,15 @@ def merge_into(inventory: str | Path, plan: CablingPlan, opts: SkeletonOptions) 
             old = node.get(key)
             if old is None or str(old) != val:
                 node[key] = val
-                changes.append(f"{c.where}: {what}: {key} {old if old is not None else '(none)'} -> {val}")
+                self.changes.append(
+                    f"{c.where}: {what}: {key} {old if old is not None else '(none)'} -> {val}"
+                )
 
-    def ensure_switch(name: str, port: str) -> None:
-        if name not in switches:
+    def ensure_switch(self, name: str, port: str) -> None:
+        from ruamel.yaml.comments import CommentedMap, CommentedSeq
+
+        opts = self.opts
+        if name not in self.switches:
             sw = CommentedMap(
                 [
                     ("name", name),
@@ -728,121 +804,127 @@ def merge_into(inventory: str | Path, plan: CablingPlan, opts: SkeletonOptions) 
                     ("ports", CommentedSeq()),
                 ]
             )
-            data["switches"].append(sw)
-            switches[name] = sw
-            declared[name] = set()
-            changes.append(f"added switch {name} (platform, model and role to check)")
-        if port not in declared[name]:
-            sw = switches[name]
+            self.data["switches"].append(sw)
+            self.switches[name] = sw
+            self.declared[name] = set()
+            self.changes.append(f"added switch {name} (platform, model and role to check)")
+        if port not in self.declared[name]:
+            sw = self.switches[name]
             if sw.get("ports") is None:
                 sw["ports"] = CommentedSeq()
             sw["ports"].append(_flow_map({"name": port, "speed": opts.speed}))
-            declared[name].add(port)
-            changes.append(f"added port {name}:{port} ({opts.speed})")
+            self.declared[name].add(port)
+            self.changes.append(f"added port {name}:{port} ({opts.speed})")
 
-    for c in plan.cables:
-        ka, kb = kinds[c.a_device], kinds[c.b_device]
-        a, b = f"{c.a_device}:{c.a_port}", f"{c.b_device}:{c.b_port}"
-        line = int(c.where.rsplit(":", 1)[1])
-        if ka == kb == "host":
-            conflicts.append(
-                _err(
-                    where,
-                    line,
-                    f"{a} - {b}: both ends are hosts",
-                    "a direct host-to-host cable cannot be declared in an inventory; drop the row",
-                    rule=CONFLICT_RULE,
-                )
+    def link(self, c: Cable, a: str, b: str, line: int) -> None:
+        """A switch-switch cable: update the declared link, report a clash, or add the link."""
+        ua, ub = self.used.get(a), self.used.get(b)
+        if ua and ua[1] == b and ua[0] == "link":
+            self.set_cable(ua[2], c, f"link {a} - {b}")
+            return
+        clash = [(e, u) for e, u in ((a, ua), (b, ub)) if u]
+        for e, u in clash:
+            self.conflict(
+                line, f"the plan cables {a} to {b}, but {self.inv_file}:{_line(u[2])} cables {e} to {u[1]}"
             )
-            continue
-        if ka == "switch" and kb == "switch":
-            ua, ub = used.get(a), used.get(b)
-            if ua and ua[1] == b and ua[0] == "link":
-                set_cable(ua[2], c, f"link {a} - {b}")
-                continue
-            clash = [(e, u) for e, u in ((a, ua), (b, ub)) if u]
-            if clash:
-                for e, u in clash:
-                    conflicts.append(
-                        _err(
-                            where,
-                            line,
-                            f"the plan cables {a} to {b}, but {inv_file}:{_line(u[2])} cables {e} to {u[1]}",
-                            "correct the plan or the inventory so they agree",
-                            rule=CONFLICT_RULE,
-                        )
-                    )
-                continue
-            ensure_switch(c.a_device, c.a_port)
-            ensure_switch(c.b_device, c.b_port)
-            entry = {"a": a, "b": b}
-            if c.length_m is not None:
-                entry["cable_length"] = f"{c.length_m:g}m"
-            if c.media:
-                entry["media"] = c.media
-            node = _flow_map(entry)
-            data["links"].append(node)
-            used[a] = ("link", b, node)
-            used[b] = ("link", a, node)
-            changes.append(f"{c.where}: added link {a} - {b}")
-            continue
-        (host, netdev, sp) = (c.a_device, c.a_port, b) if ka == "host" else (c.b_device, c.b_port, a)
-        h = hosts.get(host)
+        if clash:
+            return
+        self.ensure_switch(c.a_device, c.a_port)
+        self.ensure_switch(c.b_device, c.b_port)
+        entry = {"a": a, "b": b}
+        if c.length_m is not None:
+            entry["cable_length"] = f"{c.length_m:g}m"
+        if c.media:
+            entry["media"] = c.media
+        node = _flow_map(entry)
+        self.data["links"].append(node)
+        self.used[a] = ("link", b, node)
+        self.used[b] = ("link", a, node)
+        self.changes.append(f"{c.where}: added link {a} - {b}")
+
+    def host_cable(self, c: Cable, host: str, netdev: str, sp: str, line: int) -> None:
+        """A host-switch cable: the NIC's switch_port and cable, adding the host and the NIC if missing."""
+        h = self.hosts.get(host)
         nic = next((n for n in (h.get("nics") or []) if str(n.get("netdev")) == netdev), None) if h else None
-        cur = used.get(sp)
+        cur = self.used.get(sp)
         if cur and not (cur[0] == "nic" and cur[1] == f"{host}:{netdev}"):
-            conflicts.append(
-                _err(
-                    where,
-                    line,
-                    f"the plan cables {host}:{netdev} to {sp}, but {inv_file}:"
-                    f"{_line(cur[2])} cables {sp} to {cur[1]}",
-                    "correct the plan or the inventory so they agree",
-                    rule=CONFLICT_RULE,
-                )
+            self.conflict(
+                line,
+                f"the plan cables {host}:{netdev} to {sp}, but {self.inv_file}:"
+                f"{_line(cur[2])} cables {sp} to {cur[1]}",
             )
-            continue
+            return
         if nic is not None and nic.get("switch_port") and str(nic["switch_port"]) != sp:
-            conflicts.append(
-                _err(
-                    where,
-                    line,
-                    f"the plan cables {host}:{netdev} to {sp}, but {inv_file}:"
-                    f"{_line(nic)} cables it to {nic['switch_port']}",
-                    "correct the plan or the inventory so they agree",
-                    rule=CONFLICT_RULE,
-                )
+            self.conflict(
+                line,
+                f"the plan cables {host}:{netdev} to {sp}, but {self.inv_file}:"
+                f"{_line(nic)} cables it to {nic['switch_port']}",
             )
-            continue
-        ensure_switch(*sp.split(":", 1))
+            return
+        self.ensure_switch(*sp.split(":", 1))
         if h is None:
-            h = CommentedMap([("name", host), ("nics", CommentedSeq())])
-            data["hosts"].append(h)
-            hosts[host] = h
-            changes.append(f"{c.where}: added host {host}")
+            h = self.add_host(c, host)
         if nic is None:
-            if h.get("nics") is None:
-                h["nics"] = CommentedSeq()
-            nic = _flow_map(
-                {
-                    "model": opts.nic_model,
-                    "netdev": netdev,
-                    "rdma_device": f"mlx5_{len(h['nics'])}",
-                    "speed": opts.speed,
-                }
-            )
-            h["nics"].append(nic)
-            changes.append(f"{c.where}: added NIC {host}:{netdev} (check rdma_device with ibdev2netdev)")
+            nic = self.add_nic(c, h, host, netdev)
         if not nic.get("switch_port"):
             nic["switch_port"] = sp
-            changes.append(f"{c.where}: {host}:{netdev} switch_port -> {sp}")
-        used[sp] = ("nic", f"{host}:{netdev}", nic)
-        set_cable(nic, c, f"{host}:{netdev}")
-    if conflicts:
-        raise RoceTuneError(conflicts)
+            self.changes.append(f"{c.where}: {host}:{netdev} switch_port -> {sp}")
+        self.used[sp] = ("nic", f"{host}:{netdev}", nic)
+        self.set_cable(nic, c, f"{host}:{netdev}")
+
+    def add_host(self, c: Cable, host: str) -> Any:
+        from ruamel.yaml.comments import CommentedMap, CommentedSeq
+
+        h = CommentedMap([("name", host), ("nics", CommentedSeq())])
+        self.data["hosts"].append(h)
+        self.hosts[host] = h
+        self.changes.append(f"{c.where}: added host {host}")
+        return h
+
+    def add_nic(self, c: Cable, h: Any, host: str, netdev: str) -> Any:
+        from ruamel.yaml.comments import CommentedSeq
+
+        if h.get("nics") is None:
+            h["nics"] = CommentedSeq()
+        nic = _flow_map(
+            {
+                "model": self.opts.nic_model,
+                "netdev": netdev,
+                "rdma_device": f"mlx5_{len(h['nics'])}",
+                "speed": self.opts.speed,
+            }
+        )
+        h["nics"].append(nic)
+        self.changes.append(f"{c.where}: added NIC {host}:{netdev} (check rdma_device with ibdev2netdev)")
+        return nic
+
+
+def merge_into(inventory: str | Path, plan: CablingPlan, opts: SkeletonOptions) -> MergeResult:
+    """Merge the plan's cabling into the inventory at ``inventory`` (comments and layout kept).
+
+    For each cable: a switch-switch link already declared gets the plan's ``cable_length``/``media``; a
+    missing one is added (with the ports it needs on declared switches, and new switches for unknown
+    devices); a host cable sets the NIC's ``switch_port``/``cable_length``/``media`` (adding the NIC or the
+    host when missing). A port that the inventory cables to another peer is a conflict.
+
+    Raises:
+        RoceTuneError: RT009 for every conflict (the plan's line and the inventory's line), RT008 when the
+            inventory cannot be read as YAML or is written as a ``fabric:`` intent (merge into its
+            ``roce-tune expand`` output instead).
+    """
+    from ruamel.yaml import YAML
+
+    yaml = YAML(typ="rt")
+    yaml.preserve_quotes = True
+    yaml.width = 4096
+    merge = _Merge(_load_for_merge(inventory, yaml), str(inventory), plan, opts)
+    for c in plan.cables:
+        merge.cable(c)
+    if merge.conflicts:
+        raise RoceTuneError(merge.conflicts)
     buf = io.StringIO()
-    yaml.dump(data, buf)
-    return MergeResult(buf.getvalue(), changes)
+    yaml.dump(merge.data, buf)
+    return MergeResult(buf.getvalue(), merge.changes)
 
 
 __all__ = [

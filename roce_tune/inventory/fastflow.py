@@ -41,10 +41,14 @@ def after_ok(s: str, i: int) -> None:
 
 
 class Ctx:
-    __slots__ = ("bad_paths", "issues", "keys", "plain_cache")
+    """What the flow readers share over one document: caches and the issues found."""
+
+    __slots__ = ("bad_paths", "issues", "keys", "plain_cache", "split_cache")
 
     def __init__(self) -> None:
         self.plain_cache: dict[str, Any] = {}
+        #: raw value text -> value, for the texts :func:`flow_map_split` accepted
+        self.split_cache: dict[str, Any] = {}
         self.keys: set[str] = set()
         self.issues: list[YamlIssue] = []
         self.bad_paths: set[str] = set()
@@ -101,20 +105,56 @@ def flow_map_simple(s: str, line: int, base: int, plain_cache: dict[str, Any]) -
 
 _NAME_KEY_RE = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.-]{0,999}\Z")
 _SPLIT_BAD_START = frozenset("&*!|>%@`?:- ,")
+#: "not a value flow_map_split is sure of" (None is a value)
+_NOT_SURE: Any = object()
+
+
+def _split_inner(s: str) -> tuple[str, int] | None:
+    """The text between ``{`` and the first ``}`` and that ``}``'s index, if it nests nothing."""
+    end = s.find("}")
+    inner = s[1:end]
+    if end < 0 or not inner or "{" in inner or "[" in inner or "]" in inner or "#" in inner:
+        return None
+    return inner, end
+
+
+def _split_quoted(raw: str, quote: str) -> Any:
+    """A quoted value without escapes or doubled quotes, or :data:`_NOT_SURE`."""
+    value = raw[1:-1]
+    if len(raw) < 2 or raw[-1] != quote or quote in value or "\\" in value or ": " in value:
+        return _NOT_SURE
+    return value
+
+
+def _split_value(raw: str, plain_cache: dict[str, Any]) -> Any:
+    """The value of a ``key: raw`` pair :func:`flow_map_split` cut out, or :data:`_NOT_SURE`."""
+    c = raw[0]
+    if c == "'" or c == '"':
+        return _split_quoted(raw, c)
+    if c in _SPLIT_BAD_START or raw[-1] in " :" or ": " in raw or "," in raw or "'" in raw or '"' in raw:
+        return _NOT_SURE
+    value: Any = plain_cache.get(raw, plain_cache)
+    if value is plain_cache:
+        try:
+            value = plain_cache[raw] = resolve_plain(raw)
+        except ScalarError:
+            return _NOT_SURE
+    return value
 
 
 def flow_map_split(s: str, line: int, base: int, ctx: Ctx) -> tuple[Any, Any, int] | None:
     """``{k: v, k: 'v'}`` with single spaces and no nesting, comments or escapes, by ``str.split``.
 
-    The quickest of the three flow readers; returns None for anything it is not sure of.
+    The quickest of the three flow readers; returns None for anything it is not sure of. Values it
+    was sure of are remembered per raw text (``ctx.split_cache``), so a repeated one costs a lookup.
     """
-    end = s.find("}")
-    inner = s[1:end]
-    if end < 0 or not inner or "{" in inner or "[" in inner or "]" in inner or "#" in inner:
+    got = _split_inner(s)
+    if got is None:
         return None
+    inner, end = got
     out: dict[str, Any] = {}
     pos: PosMap = {}
-    plain_cache, keys = ctx.plain_cache, ctx.keys
+    plain_cache, keys, split_cache = ctx.plain_cache, ctx.keys, ctx.split_cache
     i = 1
     for part in inner.split(", "):
         key, sep, raw = part.partition(": ")
@@ -124,106 +164,112 @@ def flow_map_split(s: str, line: int, base: int, ctx: Ctx) -> tuple[Any, Any, in
             if not _NAME_KEY_RE.match(key):
                 return None
             keys.add(key)
-        c = raw[0]
-        if c == "'" or c == '"':
-            value: Any = raw[1:-1]
-            if len(raw) < 2 or raw[-1] != c or c in value or "\\" in value or ": " in value:
+        value = split_cache.get(raw, _NOT_SURE)
+        if value is _NOT_SURE:
+            value = _split_value(raw, plain_cache)
+            if value is _NOT_SURE:
                 return None
-        else:
-            if c in _SPLIT_BAD_START or raw[-1] in " :" or ": " in raw or "," in raw or "'" in raw or '"' in raw:
-                return None
-            value = plain_cache.get(raw, plain_cache)
-            if value is plain_cache:
-                try:
-                    value = plain_cache[raw] = resolve_plain(raw)
-                except ScalarError:
-                    return None
+            split_cache[raw] = value
         out[key] = value
         pos[key] = (line, base + i + 1, line, base + i + len(key) + 3, None)
         i += len(part) + 2
     return out, pos, end + 1
 
 
-def flow_node(s: str, i: int, line: int, ctx: Ctx, path: str, base: int) -> tuple[Any, Any, int]:
-    """Parse one flow node at ``s[i]`` (``s[0]`` is at 0-based column ``base``).
+def _skip_spaces(s: str, i: int) -> int:
+    n = len(s)
+    while i < n and s[i] == " ":
+        i += 1
+    return i
 
-    Returns (value, child positions, index after the node).
-    """
-    c = s[i]
-    if c == "{":
-        out: dict[str, Any] = {}
-        pos: PosMap = {}
-        i += 1
-        while True:
-            while i < len(s) and s[i] == " ":
-                i += 1
-            if i >= len(s):
-                raise Bail
-            if s[i] == "}":
-                if out:
-                    raise Bail  # trailing comma
-                return out, pos, i + 1
-            m = _FLOW_KEY_RE.match(s, i)
-            if not m:
-                raise Bail
-            key, kcol = m.group(1), base + i + 1
-            i = m.end()
-            if i >= len(s) or s[i] in ",}#":
-                raise Bail
-            sub = join_key(path, key)
-            vcol = base + i + 1
-            v, child, i = flow_node(s, i, line, ctx, sub, base)
-            if key in pos:
-                f = pos[key]
-                ctx.issues.append(YamlIssue(
-                    "RT002", f"duplicate key {key!r} (first defined at line {f[0]} column {f[1]})",
-                    f"remove one of the two '{key}:' entries or merge their values", line, kcol, sub))
-            else:
-                out[key] = v
-                pos[key] = (line, kcol, line, vcol, child)
-            while i < len(s) and s[i] == " ":
-                i += 1
-            if i < len(s) and s[i] == ",":
-                i += 1
-                continue
-            if i < len(s) and s[i] == "}":
-                return out, pos, i + 1
-            raise Bail
-    if c == "[":
-        items: list[Any] = []
-        ipos: PosSeq = []
-        i += 1
-        while True:
-            while i < len(s) and s[i] == " ":
-                i += 1
-            if i >= len(s):
-                raise Bail
-            if s[i] == "]":
-                if items:
-                    raise Bail
-                return items, ipos, i + 1
-            vcol = base + i + 1
-            v, child, i = flow_node(s, i, line, ctx, join_index(path, len(items)), base)
-            items.append(v)
-            ipos.append((line, vcol, child))
-            while i < len(s) and s[i] == " ":
-                i += 1
-            if i < len(s) and s[i] == ",":
-                i += 1
-                continue
-            if i < len(s) and s[i] == "]":
-                return items, ipos, i + 1
-            raise Bail
-    if c == "'":
-        m = SQ_RE.match(s, i)
-        if not m:
-            raise Bail
-        return m.group(1).replace("''", "'"), None, m.end()
-    if c == '"':
-        m = DQ_RE.match(s, i)
-        if not m:
-            raise Bail
-        return m.group(1), None, m.end()
+
+def _next_entry(s: str, i: int, close: str) -> tuple[int, bool]:
+    """After a flow entry: ``(index after the comma, False)``, or ``(index after close, True)``."""
+    i = _skip_spaces(s, i)
+    if i < len(s):
+        if s[i] == ",":
+            return i + 1, False
+        if s[i] == close:
+            return i + 1, True
+    raise Bail
+
+
+def _flow_entry_at(s: str, i: int, close: str, empty: bool) -> tuple[int, bool]:
+    """Inside a flow collection: ``(index of the next entry, False)``, or ``(index after close, True)``
+    when the collection is empty (``close`` after a comma is a trailing comma, which bails)."""
+    i = _skip_spaces(s, i)
+    if i >= len(s):
+        raise Bail
+    if s[i] != close:
+        return i, False
+    if not empty:
+        raise Bail  # trailing comma
+    return i + 1, True
+
+
+def _flow_pair(s: str, i: int, line: int, ctx: Ctx, path: str, base: int, out: dict[str, Any],
+               pos: PosMap) -> int:
+    """One ``key: value`` of a flow mapping at ``s[i]`` into ``out``/``pos`` (RT002 for a duplicate)."""
+    m = _FLOW_KEY_RE.match(s, i)
+    if not m:
+        raise Bail
+    key, kcol = m.group(1), base + i + 1
+    i = m.end()
+    if i >= len(s) or s[i] in ",}#":
+        raise Bail
+    sub = join_key(path, key)
+    vcol = base + i + 1
+    v, child, i = flow_node(s, i, line, ctx, sub, base)
+    if key in pos:
+        f = pos[key]
+        ctx.issues.append(YamlIssue(
+            "RT002", f"duplicate key {key!r} (first defined at line {f[0]} column {f[1]})",
+            f"remove one of the two '{key}:' entries or merge their values", line, kcol, sub))
+    else:
+        out[key] = v
+        pos[key] = (line, kcol, line, vcol, child)
+    return i
+
+
+def _flow_map(s: str, i: int, line: int, ctx: Ctx, path: str, base: int) -> tuple[Any, Any, int]:
+    out: dict[str, Any] = {}
+    pos: PosMap = {}
+    i += 1
+    while True:
+        i, closed = _flow_entry_at(s, i, "}", not out)
+        if closed:
+            return out, pos, i
+        i = _flow_pair(s, i, line, ctx, path, base, out, pos)
+        i, closed = _next_entry(s, i, "}")
+        if closed:
+            return out, pos, i
+
+
+def _flow_seq(s: str, i: int, line: int, ctx: Ctx, path: str, base: int) -> tuple[Any, Any, int]:
+    items: list[Any] = []
+    ipos: PosSeq = []
+    i += 1
+    while True:
+        i, closed = _flow_entry_at(s, i, "]", not items)
+        if closed:
+            return items, ipos, i
+        vcol = base + i + 1
+        v, child, i = flow_node(s, i, line, ctx, join_index(path, len(items)), base)
+        items.append(v)
+        ipos.append((line, vcol, child))
+        i, closed = _next_entry(s, i, "]")
+        if closed:
+            return items, ipos, i
+
+
+def _flow_quoted(s: str, i: int) -> tuple[Any, Any, int]:
+    m = (SQ_RE if s[i] == "'" else DQ_RE).match(s, i)
+    if not m:
+        raise Bail
+    return (m.group(1).replace("''", "'") if s[i] == "'" else m.group(1)), None, m.end()
+
+
+def _flow_plain(s: str, i: int, line: int, ctx: Ctx, path: str, base: int) -> tuple[Any, Any, int]:
     m = _FLOW_PLAIN_RE.match(s, i)
     if not m:
         raise Bail
@@ -238,3 +284,18 @@ def flow_node(s: str, i: int, line: int, ctx: Ctx, path: str, base: int) -> tupl
     if text == "-":
         raise Bail
     return resolve_scalar(text, ctx, path, line, base + i + 1), None, i + len(raw)
+
+
+def flow_node(s: str, i: int, line: int, ctx: Ctx, path: str, base: int) -> tuple[Any, Any, int]:
+    """Parse one flow node at ``s[i]`` (``s[0]`` is at 0-based column ``base``).
+
+    Returns (value, child positions, index after the node).
+    """
+    c = s[i]
+    if c == "{":
+        return _flow_map(s, i, line, ctx, path, base)
+    if c == "[":
+        return _flow_seq(s, i, line, ctx, path, base)
+    if c == "'" or c == '"':
+        return _flow_quoted(s, i)
+    return _flow_plain(s, i, line, ctx, path, base)

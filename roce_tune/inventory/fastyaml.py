@@ -59,23 +59,48 @@ def _plain(s: str) -> str:
     return s
 
 
+def _dash_prefix(s: str) -> tuple[list[int], int]:
+    """The offsets of the leading ``- `` indicators and the offset of what follows them."""
+    dashes: list[int] = []
+    i = 0
+    n = len(s)
+    while i < n and s[i] == "-" and (i + 1 == n or s[i + 1] == " "):
+        dashes.append(i)
+        i += 1
+        while i < n and s[i] == " ":
+            i += 1
+    return dashes, i
+
+
+def _scalar(rest: str) -> tuple[int, Any]:
+    """``(vkind, value)`` of a value's text (see :func:`_tokenize`)."""
+    c = rest[0]
+    if c in "{[":
+        return 2, None
+    if c == "'" or c == '"':
+        qm = (SQ_RE if c == "'" else DQ_RE).match(rest)
+        if not qm:
+            raise Bail
+        after_ok(rest, qm.end())
+        return 1, qm.group(1).replace("''", "'") if c == "'" else qm.group(1)
+    try:
+        return 1, resolve_plain(_plain(rest))
+    except ScalarError as exc:
+        return 3, str(exc)
+
+
 def _tokenize(s: str) -> tuple[Any, ...]:
-    """Describe one line's content (indentation removed); cached per distinct content.
+    """Describe one line's content (indentation removed, not empty, not a comment); cached per content.
 
     Returns ``(dash_offsets, key, key_off, vkind, value, voff)``: the offsets of leading ``- ``
     indicators, then a key (or None) at ``key_off``, and the value kind: 0 none (a block follows or
     the value is empty), 1 a scalar ``value`` at ``voff``, 2 a flow collection at ``voff`` (parsed
     per line), 3 a scalar that could not be read (``value`` is the message).
     """
-    dashes: list[int] = []
-    i = 0
-    while s[i] == "-" and (i + 1 == len(s) or s[i + 1] == " "):
-        dashes.append(i)
-        i += 1
-        while i < len(s) and s[i] == " ":
-            i += 1
-        if i == len(s) or s[i] == "#":
-            return tuple(dashes), None, i, 0, None, i
+    dash_list, i = _dash_prefix(s)
+    dashes = tuple(dash_list)
+    if dashes and (i == len(s) or s[i] == "#"):
+        return dashes, None, i, 0, None, i
     rest = s[i:] if i else s
     m = _KEY_RE.match(rest)
     key = None
@@ -84,25 +109,13 @@ def _tokenize(s: str) -> tuple[Any, ...]:
         voff = i + m.end()
         rest = s[voff:]
         if not rest or rest[0] == "#":
-            return tuple(dashes), key, i, 0, None, voff
+            return dashes, key, i, 0, None, voff
+    elif not dashes:
+        raise Bail  # a value on its own line: multi-line scalar, flow continuation or an error
     else:
-        if not dashes:
-            raise Bail  # a value on its own line: multi-line scalar, flow continuation or an error
         voff = i
-    c = rest[0]
-    if c in "{[":
-        return tuple(dashes), key, i, 2, None, voff
-    if c == "'" or c == '"':
-        qm = (SQ_RE if c == "'" else DQ_RE).match(rest)
-        if not qm:
-            raise Bail
-        after_ok(rest, qm.end())
-        value = qm.group(1).replace("''", "'") if c == "'" else qm.group(1)
-        return tuple(dashes), key, i, 1, value, voff
-    try:
-        return tuple(dashes), key, i, 1, resolve_plain(_plain(rest)), voff
-    except ScalarError as exc:
-        return tuple(dashes), key, i, 3, str(exc), voff
+    vkind, value = _scalar(rest)
+    return dashes, key, i, vkind, value, voff
 
 
 def fast_parse(text: str) -> ParseResult | None:
@@ -148,151 +161,238 @@ _SIMPLE_LINE_RE = re.compile(
     r"( *)(- +)?([A-Za-z0-9_][A-Za-z0-9_.-]{0,999}): +([A-Za-z0-9_./][A-Za-z0-9_./\[\]-]*(?::[A-Za-z0-9_./\[\]-]+)*)\Z")
 
 
+def _simple_token(raw: str, m: re.Match[str]) -> tuple[Any, ...]:
+    """The token of a line :data:`_SIMPLE_LINE_RE` matched (see :func:`_line_token`)."""
+    base = m.end(1)
+    dashed = m.group(2) is not None
+    return (base, (0,) if dashed else (), m.group(3), m.start(3) - base, 1, resolve_plain(m.group(4)),
+            m.start(4) - base, raw[base:], 2 if dashed else 1, m.start(4) + 1)
+
+
+def _document_marker(s: str) -> tuple[Any, ...]:
+    """A ``---`` line (optionally commented); directives, ``...`` and content after ``---`` bail."""
+    tail = s[3:].lstrip(" ")
+    if not s.startswith("---") or (tail and tail[0] != "#"):
+        raise Bail
+    return _MARKER
+
+
+def _simple_kind(dashes: tuple[int, ...], key: str | None, vkind: int) -> int:
+    """The fast-path kind of a token (see :func:`_line_token`)."""
+    if vkind == 1 and key is not None and len(dashes) < 2:
+        return 2 if dashes else 1
+    if vkind != 0 and key is None and len(dashes) == 1:
+        return 3
+    return 0
+
+
 def _line_token(raw: str) -> tuple[Any, ...]:
     """Token for one physical line (cached per distinct line): skip, document marker, or
     ``(base, dashes, key, key_off, vkind, value, voff, content, simple, value col)`` (see
-    :func:`_tokenize`); ``simple`` marks a ``key: scalar`` line without a ``- ``."""
+    :func:`_tokenize`); ``simple`` is 1 for a ``key: scalar`` line, 2 for ``- key: scalar``, 3 for
+    ``- value`` (a scalar or flow collection), else 0."""
     m = _SIMPLE_LINE_RE.match(raw)
     if m is not None and len(m.group(4)) <= MAX_INT_DIGITS:
-        base = m.end(1)
-        dashed = m.group(2) is not None
-        return (base, (0,) if dashed else (), m.group(3), m.start(3) - base, 1, resolve_plain(m.group(4)),
-                m.start(4) - base, raw[base:], 2 if dashed else 1, m.start(4) + 1)
+        return _simple_token(raw, m)
     s = raw.lstrip(" ")
     if not s or s[0] == "#":
         return _SKIP
     base = len(raw) - len(s)
     if base == 0 and (s[0] == "%" or s[:3] in ("---", "...") and (len(s) == 3 or s[3] == " ")):
-        tail = s[3:].lstrip(" ")
-        if not s.startswith("---") or (tail and tail[0] != "#"):
-            raise Bail  # directives, '...', or content after '---'
-        return _MARKER
+        return _document_marker(s)
     dashes, key, key_off, vkind, value, voff = _tokenize(s)
-    simple = 0 if vkind != 1 or key is None else 1 if not dashes else 2 if len(dashes) == 1 else 0
-    return (base, dashes, key, key_off, vkind, value, voff, s, simple, base + voff + 1)
+    return (base, dashes, key, key_off, vkind, value, voff, s, _simple_kind(dashes, key, vkind),
+            base + voff + 1)
+
+
+class _Parser:
+    """The block structure of one document: the open collections and a slot waiting for a block value.
+
+    :func:`_parse` handles the common lines itself; the rest goes through :meth:`next_item` and
+    :meth:`line`, one call per line.
+    """
+
+    __slots__ = ("ctx", "pending", "root", "root_line", "root_pos", "stack", "started", "top")
+
+    def __init__(self) -> None:
+        self.ctx = Ctx()
+        self.root: dict[str, Any] = {}
+        self.root_pos: PosMap = {}
+        self.stack: list[_Frame] = []
+        self.top = _Frame(-1, None, None, True, "")  # sentinel until the first key
+        #: (frame, key or None for a sequence item, indent, key line, key column)
+        self.pending: tuple[Any, ...] | None = None
+        self.started = False
+        self.root_line = 0
+
+    def next_item(self, base: int, key: str, key_off: int, value: Any, vcol1: int, lineno: int) -> bool:
+        """``- key: scalar`` as the first line of the next mapping in a sequence of mappings.
+
+        False when the line is not that (it then goes through :meth:`line`); the collections deeper
+        than ``base`` are closed either way.
+        """
+        if self.pending is not None or not self.started:
+            return False
+        stack = self.stack
+        top = self.top
+        while top.col > base:
+            stack.pop()
+            top = stack[-1]
+        self.top = top
+        if top.col != base or not top.is_seq:
+            return False
+        kcol1 = base + key_off + 1
+        new_map = {key: value}
+        new_pos = {key: (lineno, kcol1, lineno, vcol1, None)}
+        path = join_index(top.path, len(top.data))
+        top.data.append(new_map)
+        top.pos.append((lineno, kcol1, new_pos))
+        self.top = _Frame(kcol1 - 1, new_map, new_pos, False, path)
+        stack.append(self.top)
+        return True
+
+    def line(self, tok: tuple[Any, ...], lineno: int) -> None:
+        """Any other line: every ``- `` indicator, then the key or scalar, is a token at its own column."""
+        base, dashes, key, key_off, vkind, value, voff, text, _, _ = tok
+        if not self.started:
+            self._start(tok, lineno)
+        ntok = len(dashes) + (key is not None)
+        for t in range(ntok):
+            is_dash = t < len(dashes)
+            col = base + (dashes[t] if is_dash else key_off)
+            if self.pending is not None:
+                self._fill_pending(col, is_dash, lineno)
+            top = self._close(col, is_dash)
+            if not is_dash:
+                self._entry(top, tok, col, lineno)
+            elif t + 1 < ntok or vkind == 0:
+                self.pending = (top, None, col, lineno, col + 1)  # a nested block starts here or below
+            else:
+                v, child = _value(text, vkind, value, voff, lineno, base + voff, self.ctx, top, len(top.data))
+                top.data.append(v)
+                top.pos.append((lineno, base + voff + 1, child))
+
+    def skip(self, tok: tuple[Any, ...]) -> None:
+        """A line without content; a ``---`` is fine before the document only."""
+        if tok is _MARKER and self.started:
+            raise Bail  # a second document
+
+    def finish(self) -> ParseResult:
+        """The document, once every line went through."""
+        if not self.started:
+            raise Bail
+        if self.pending is not None:
+            self._set_null(self.pending)
+        return ParseResult(self.root, self.root_line, 1, self.root_pos, self.ctx.issues, self.ctx.bad_paths)
+
+    def _start(self, tok: tuple[Any, ...], lineno: int) -> None:
+        base, dashes, key = tok[:3]
+        if dashes or key is None or base != 0:
+            raise Bail
+        self.started, self.root_line = True, lineno
+        self.top = _Frame(0, self.root, self.root_pos, False, "")
+        self.stack.append(self.top)
+
+    @staticmethod
+    def _set_null(pending: tuple[Any, ...]) -> None:
+        pframe, pkey, _, pkl, pkc = pending
+        if pkey is None:
+            raise Bail  # an empty sequence item: leave its odd position to ruamel
+        pframe.data[pkey] = None
+        pframe.pos[pkey] = (pkl, pkc, pkl, pkc, None)
+
+    def _fill_pending(self, col: int, is_dash: bool, lineno: int) -> None:
+        """The waiting slot gets the block collection starting at ``col``, or null if it is not indented."""
+        pending = self.pending
+        assert pending is not None
+        self.pending = None
+        pframe, pkey, pind, pkl, pkc = pending
+        if not (col > pind or (is_dash and pkey is not None and col == pind)):
+            self._set_null(pending)
+            return
+        new: Any = [] if is_dash else {}
+        newpos: Any = [] if is_dash else {}
+        if pkey is None:
+            path = join_index(pframe.path, len(pframe.data))
+            pframe.data.append(new)
+            pframe.pos.append((lineno, col + 1, newpos))
+        else:
+            path = join_key(pframe.path, pkey)
+            pframe.data[pkey] = new
+            pframe.pos[pkey] = (pkl, pkc, lineno, col + 1, newpos)
+        self.top = _Frame(col, new, newpos, is_dash, path)
+        self.stack.append(self.top)
+
+    def _close(self, col: int, is_dash: bool) -> _Frame:
+        """Close the collections a token at ``col`` ends; the one it belongs to, which must match it."""
+        stack = self.stack
+        top = self.top
+        while top.col > col or (top.col == col and top.is_seq and not is_dash and len(stack) > 1
+                                and stack[-2].col == col):
+            stack.pop()
+            if not stack:
+                raise Bail
+            top = stack[-1]
+        if top.col != col or top.is_seq != is_dash:
+            raise Bail
+        self.top = top
+        return top
+
+    def _entry(self, top: _Frame, tok: tuple[Any, ...], col: int, lineno: int) -> None:
+        """A ``key:`` token of mapping ``top``: its value, a pending block, or a duplicate (RT002)."""
+        base, _, key, _, vkind, _, voff, _, _, _ = tok
+        mpos = top.pos
+        if key in mpos:
+            _dup(self.ctx, mpos, key, lineno, col + 1, join_key(top.path, key))
+            top = _Frame(col, {}, {}, False, top.path)  # parsed for its own issues, then dropped
+        elif vkind != 0:
+            v, child = self._value(tok, lineno, top, key)
+            top.data[key] = v
+            mpos[key] = (lineno, col + 1, lineno, base + voff + 1, child)
+            return
+        if vkind == 0:
+            self.pending = (top, key, col, lineno, col + 1)
+        else:
+            self._value(tok, lineno, top, key)
+
+    def _value(self, tok: tuple[Any, ...], lineno: int, frame: _Frame, slot: str | int) -> tuple[Any, Any]:
+        base, _, _, _, vkind, value, voff, s, _, _ = tok
+        return _value(s, vkind, value, voff, lineno, base + voff, self.ctx, frame, slot)
 
 
 def _parse(text: str) -> ParseResult:
-    ctx = Ctx()
-    root: dict[str, Any] = {}
-    root_pos: PosMap = {}
-    stack: list[_Frame] = []
-    top: Any = _Frame(-1, None, None, True, "")  # sentinel until the first key
+    p = _Parser()
     # the current collection, unpacked for the fast path
     top_col, top_is_seq = -1, True
     top_pos: Any = None
     top_data: Any = None
-    # a slot waiting for a block value: (frame, key or None for a sequence item, indent, kline, kcol)
-    pending: tuple[Any, ...] | None = None
     cache: dict[str, tuple[Any, ...]] = {}
     cache_get = cache.get
-    started = False
-    root_line = 0
     for lineno, raw in enumerate(text.split("\n"), 1):
         tok = cache_get(raw)
         if tok is None:
             tok = cache[raw] = _line_token(raw)
         if len(tok) == 1:
-            if tok is _MARKER and started:
-                raise Bail  # a second document
+            p.skip(tok)
             continue
-        base, dashes, key, key_off, vkind, value, voff, s, simple, vcol1 = tok
+        base, _, key, key_off, vkind, value, voff, content, simple, vcol1 = tok
         if simple == 1 and base == top_col and not top_is_seq and key not in top_pos:
             top_data[key] = value  # the common line, "key: scalar", continuing the current mapping
             top_pos[key] = (lineno, base + 1, lineno, vcol1, None)
             continue
-        if simple == 2 and pending is None and started:
-            # "- key: scalar", the first line of the next mapping in a sequence of mappings
-            while top.col > base:
-                stack.pop()
-                top = stack[-1]
-            if top.col == base and top.is_seq:
-                kcol1 = base + key_off + 1
-                new_map = {key: value}
-                new_pos = {key: (lineno, kcol1, lineno, vcol1, None)}
-                path = join_index(top.path, len(top.data))
-                top.data.append(new_map)
-                top.pos.append((lineno, kcol1, new_pos))
-                top = _Frame(kcol1 - 1, new_map, new_pos, False, path)
-                stack.append(top)
-                top_col, top_is_seq, top_pos, top_data = top.col, False, new_pos, new_map
-                continue
-        if not started:
-            if dashes or key is None or base != 0:
-                raise Bail
-            started, root_line = True, lineno
-            top = _Frame(0, root, root_pos, False, "")
-            stack.append(top)
-        # every '- ' indicator, then the key or scalar, is a token at its own column
-        ntok = len(dashes) + (key is not None)
-        for t in range(ntok):
-            is_dash = t < len(dashes)
-            col = base + (dashes[t] if is_dash else key_off)
-            if pending is not None:
-                pframe, pkey, pind, pkl, pkc = pending
-                pending = None
-                if col > pind or (is_dash and pkey is not None and col == pind):
-                    new: Any = [] if is_dash else {}
-                    newpos: Any = [] if is_dash else {}
-                    if pkey is None:
-                        path = join_index(pframe.path, len(pframe.data))
-                        pframe.data.append(new)
-                        pframe.pos.append((lineno, col + 1, newpos))
-                    else:
-                        path = join_key(pframe.path, pkey)
-                        pframe.data[pkey] = new
-                        pframe.pos[pkey] = (pkl, pkc, lineno, col + 1, newpos)
-                    top = _Frame(col, new, newpos, is_dash, path)
-                    stack.append(top)
-                else:
-                    if pkey is None:
-                        raise Bail  # an empty sequence item: leave its odd position to ruamel
-                    pframe.data[pkey] = None
-                    pframe.pos[pkey] = (pkl, pkc, pkl, pkc, None)
-            while top.col > col or (top.col == col and top.is_seq and not is_dash and len(stack) > 1
-                                    and stack[-2].col == col):
-                stack.pop()
-                if not stack:
-                    raise Bail
-                top = stack[-1]
-            if top.col != col or top.is_seq != is_dash:
-                raise Bail
-            if is_dash:
-                if t + 1 < ntok or vkind == 0:
-                    pending = (top, None, col, lineno, col + 1)
-                    continue  # a nested block starts on this line, or on the next
-                v, child = _value(s, vkind, value, voff, lineno, base + voff, ctx, top, len(top.data))
-                top.data.append(v)
-                top.pos.append((lineno, base + voff + 1, child))
-                continue
-            mpos = top.pos
-            if key in mpos:
-                kpath = join_key(top.path, key)
-                _dup(ctx, mpos, key, lineno, col + 1, kpath)
-                sink = _Frame(col, {}, {}, False, top.path)  # parsed for its own issues, then dropped
-                if vkind == 0:
-                    pending = (sink, key, col, lineno, col + 1)
-                else:
-                    _value(s, vkind, value, voff, lineno, base + voff, ctx, sink, key)
-                continue
-            if vkind == 0:
-                pending = (top, key, col, lineno, col + 1)
-                continue
-            v, child = _value(s, vkind, value, voff, lineno, base + voff, ctx, top, key)
-            top.data[key] = v
-            mpos[key] = (lineno, col + 1, lineno, base + voff + 1, child)
+        if simple == 3 and base == top_col and top_is_seq:
+            # "- value", the next item of the current sequence (a flow mapping per NIC, say)
+            v, child = _value(content, vkind, value, voff, lineno, base + voff, p.ctx, p.top, len(top_data))
+            top_data.append(v)
+            top_pos.append((lineno, vcol1, child))
+            continue
+        if not (simple == 2 and p.next_item(base, key, key_off, value, vcol1, lineno)):
+            p.line(tok, lineno)
+        top = p.top
         top_col, top_is_seq, top_pos, top_data = top.col, top.is_seq, top.pos, top.data
-        if pending is not None:
+        if p.pending is not None:
             top_col = -2  # the next line must go through the slow path
-    if not started:
-        raise Bail
-    if pending is not None:
-        pframe, pkey, _, pkl, pkc = pending
-        if pkey is None:
-            raise Bail
-        pframe.data[pkey] = None
-        pframe.pos[pkey] = (pkl, pkc, pkl, pkc, None)
-    return ParseResult(root, root_line, 1, root_pos, ctx.issues, ctx.bad_paths)
+    return p.finish()
 
 
 def _value(text_line: str, vkind: int, value: Any, voff: int, line: int, col0: int, ctx: Ctx,

@@ -39,7 +39,7 @@ from typing import Any, cast
 from pydantic import BaseModel, ConfigDict
 
 from roce_tune.findings import Finding, Location, Severity
-from roce_tune.inventory.models import FabricIntent, IntentPorts
+from roce_tune.inventory.models import FabricIntent, IntentPorts, IntentSpine, IntentSuperspine
 
 #: Rule ID of an intent that cannot be expanded (a loader rule, like RT001-RT006).
 INTENT_RULE = "RT007"
@@ -185,6 +185,20 @@ def _addresses(first: str | None, path: str) -> Iterator[str | None]:
 _DIGITS_RE = re.compile(r"\d+")
 
 
+def _progression(nums: list[list[str]], k: int) -> tuple[int, int, int] | None:
+    """(first, last, step) when number field ``k`` of every name runs in an arithmetic progression without
+    leading zeros and every other field is equal, else None."""
+    rest = nums[0][:k] + nums[0][k + 1:]
+    if any(n[:k] + n[k + 1:] != rest for n in nums):
+        return None
+    values = [int(n[k]) for n in nums]
+    step = values[1] - values[0]
+    if step > 0 and all(str(int(n[k])) == n[k] for n in nums) and all(
+            b - a == step for a, b in zip(values, values[1:])):
+        return values[0], values[-1], step
+    return None
+
+
 def _as_range(names: list[str]) -> str | None:
     """``names`` as one ``prefix[first-last/step]suffix`` pattern when one number field runs in an
     arithmetic progression and everything else is equal (``Ethernet[1-4]/1``), else None."""
@@ -195,19 +209,13 @@ def _as_range(names: list[str]) -> str | None:
     if any(sp != split[0] for sp in split) or any(len(n) != len(nums[0]) for n in nums):
         return None
     for k in range(len(nums[0]) - 1, -1, -1):
-        if any(n[:k] + n[k + 1:] != nums[0][:k] + nums[0][k + 1:] for n in nums):
+        prog = _progression(nums, k)
+        if prog is None:
             continue
-        values = [int(n[k]) for n in nums]
-        step = values[1] - values[0]
-        if step > 0 and all(str(int(n[k])) == n[k] for n in nums) and all(
-                b - a == step for a, b in zip(values, values[1:])):
-            rng = f"[{values[0]}-{values[-1]}" + (f"/{step}]" if step != 1 else "]")
-            parts = split[0]
-            fixed = nums[0]
-            out = parts[0]
-            for idx in range(len(fixed)):
-                out += (rng if idx == k else fixed[idx]) + parts[idx + 1]
-            return out
+        first, last, step = prog
+        rng = f"[{first}-{last}" + (f"/{step}]" if step != 1 else "]")
+        parts, fixed = split[0], nums[0]
+        return parts[0] + "".join((rng if idx == k else fixed[idx]) + parts[idx + 1] for idx in range(len(fixed)))
     return None
 
 
@@ -321,8 +329,8 @@ class _Shape:
     spine_ports: int
 
 
-def _shape(f: FabricIntent) -> _Shape:
-    """Derive and check the fabric's counts. Raises IntentError where they cannot fit together."""
+def _leaf_host_ports(f: FabricIntent) -> int:
+    """Host ports per leaf; raises IntentError when rails do not divide into leaves or the ports are short."""
     if f.rails % f.rails_per_leaf:
         raise IntentError("fabric.rails_per_leaf", f"{f.rails} rails do not divide into leaves of {f.rails_per_leaf}",
                           "make rails a multiple of rails_per_leaf")
@@ -332,33 +340,50 @@ def _shape(f: FabricIntent) -> _Shape:
         raise IntentError("fabric.leaf.host_ports.count",
                           f"a leaf has {host_ports} host ports but {f.hosts_per_group} hosts x {f.rails_per_leaf} "
                           f"rail(s) need {need}", "lower hosts_per_group or give the leaf more host ports")
+    return host_ports
+
+
+def _single_tier(f: FabricIntent, n_groups: int) -> None:
+    """Checks of an intent without spines: one group, no uplinks."""
+    if n_groups > 1:
+        raise IntentError("fabric.hosts", f"{f.hosts} hosts make {n_groups} groups of {f.hosts_per_group}, "
+                          "which need a spine tier to reach each other", "add a spine section")
+    if f.leaf.uplinks is not None:
+        raise IntentError("fabric.leaf.uplinks", "leaf uplinks but no spine section", "add a spine section")
+
+
+def _spine_counts(f: FabricIntent, spine: IntentSpine, leaves_per_pod: int) -> tuple[int, int, int, int]:
+    """(leaf uplinks, spines, uplinks per spine and leaf, spine ports), checked against each other."""
+    if f.leaf.uplinks is None or f.leaf.uplinks.count is None:
+        raise IntentError("fabric.leaf.uplinks", "the leaves need uplinks with a count to reach the spines",
+                          "add uplinks: {count: N, name: ..., speed: ...}")
+    uplinks = f.leaf.uplinks.count
+    n_spines = spine.count or uplinks
+    if uplinks % n_spines:
+        raise IntentError("fabric.spine.count", f"{uplinks} leaf uplinks do not divide over {n_spines} spines",
+                          "make the leaf uplink count a multiple of the spine count")
+    per_spine = uplinks // n_spines
+    down = leaves_per_pod * per_spine
+    spine_ports = spine.ports.count or down
+    if spine_ports < down:
+        raise IntentError("fabric.spine.ports.count",
+                          f"a spine has {spine_ports} ports but {leaves_per_pod} leaves x "
+                          f"{per_spine} uplink(s) need {down}",
+                          "add spines, use fewer groups per pod, or give the spines more ports")
+    return uplinks, n_spines, per_spine, spine_ports
+
+
+def _shape(f: FabricIntent) -> _Shape:
+    """Derive and check the fabric's counts. Raises IntentError where they cannot fit together."""
+    host_ports = _leaf_host_ports(f)
     n_groups = -(-f.hosts // f.hosts_per_group)
     groups_per_pod = min(f.groups_per_pod or n_groups, n_groups)
     n_pods = -(-n_groups // groups_per_pod)
     leaves_per_group = f.rails // f.rails_per_leaf
     if f.spine is None:
-        if n_groups > 1:
-            raise IntentError("fabric.hosts", f"{f.hosts} hosts make {n_groups} groups of {f.hosts_per_group}, "
-                              "which need a spine tier to reach each other", "add a spine section")
-        if f.leaf.uplinks is not None:
-            raise IntentError("fabric.leaf.uplinks", "leaf uplinks but no spine section", "add a spine section")
+        _single_tier(f, n_groups)
         return _Shape(leaves_per_group, host_ports, n_groups, groups_per_pod, 1, 0, 0, 0, 0)
-    if f.leaf.uplinks is None or f.leaf.uplinks.count is None:
-        raise IntentError("fabric.leaf.uplinks", "the leaves need uplinks with a count to reach the spines",
-                          "add uplinks: {count: N, name: ..., speed: ...}")
-    uplinks = f.leaf.uplinks.count
-    n_spines = f.spine.count or uplinks
-    if uplinks % n_spines:
-        raise IntentError("fabric.spine.count", f"{uplinks} leaf uplinks do not divide over {n_spines} spines",
-                          "make the leaf uplink count a multiple of the spine count")
-    per_spine = uplinks // n_spines
-    down = groups_per_pod * leaves_per_group * per_spine
-    spine_ports = f.spine.ports.count or down
-    if spine_ports < down:
-        raise IntentError("fabric.spine.ports.count",
-                          f"a spine has {spine_ports} ports but {groups_per_pod * leaves_per_group} leaves x "
-                          f"{per_spine} uplink(s) need {down}",
-                          "add spines, use fewer groups per pod, or give the spines more ports")
+    uplinks, n_spines, per_spine, spine_ports = _spine_counts(f, f.spine, groups_per_pod * leaves_per_group)
     if n_pods > 1 and (f.superspine is None or f.spine.uplinks is None or f.spine.uplinks.count is None):
         raise IntentError("fabric.groups_per_pod", f"{n_groups} groups make {n_pods} pods, which need a superspine "
                           "tier", "add a superspine section and spine uplinks (with a count), or raise groups_per_pod")
@@ -427,26 +452,33 @@ def _leaves(f: FabricIntent, sh: _Shape, b: Expansion, spine_names: list[list[st
     return leaf_names, host_ports
 
 
+def _per_plane(ss: IntentSuperspine, n_pods: int, up: int) -> tuple[int, int]:
+    """(superspines per plane, ports per superspine) for ``up`` uplinks per spine; raises IntentError when
+    they do not fit."""
+    if ss.ports.count is None:
+        raise IntentError("fabric.superspine.ports", "the superspine ports need a count", "add count: <ports>")
+    per_plane = ss.count_per_plane or max(1, math.ceil(n_pods * up / ss.ports.count))
+    if up % per_plane:
+        raise IntentError("fabric.superspine.count_per_plane",
+                          f"{up} spine uplinks do not divide over {per_plane} superspines per plane",
+                          "make the spine uplink count a multiple of the superspines per plane")
+    if n_pods * (up // per_plane) > ss.ports.count:
+        raise IntentError("fabric.superspine.ports.count",
+                          f"a superspine has {ss.ports.count} ports but {n_pods} pods x {up // per_plane} uplink(s) "
+                          f"need {n_pods * (up // per_plane)}", "add superspines per plane or give them more ports")
+    return per_plane, ss.ports.count
+
+
 def _superspines(f: FabricIntent, sh: _Shape, b: Expansion, spine_names: list[list[str]], spine_up: list[str]) -> None:
     """Superspine planes and the spine-to-superspine links (three tiers only)."""
     ss = f.superspine
     if sh.n_pods <= 1 or ss is None or f.spine is None or f.spine.uplinks is None or not spine_up:
         return
-    if ss.ports.count is None:
-        raise IntentError("fabric.superspine.ports", "the superspine ports need a count", "add count: <ports>")
     up = len(spine_up)
-    per_plane = ss.count_per_plane or max(1, math.ceil(sh.n_pods * up / ss.ports.count))
-    if up % per_plane:
-        raise IntentError("fabric.superspine.count_per_plane",
-                          f"{up} spine uplinks do not divide over {per_plane} superspines per plane",
-                          "make the spine uplink count a multiple of the superspines per plane")
-    if sh.n_pods * (up // per_plane) > ss.ports.count:
-        raise IntentError("fabric.superspine.ports.count",
-                          f"a superspine has {ss.ports.count} ports but {sh.n_pods} pods x {up // per_plane} uplink(s) "
-                          f"need {sh.n_pods * (up // per_plane)}", "add superspines per plane or give them more ports")
+    per_plane, n_ports = _per_plane(ss, sh.n_pods, up)
     name_t = Template.compile(ss.name, "fabric.superspine.name")
     port_t = Template.compile(ss.ports.name, "fabric.superspine.ports.name")
-    down = [port_t.render({"q": q}) for q in range(ss.ports.count)]
+    down = [port_t.render({"q": q}) for q in range(n_ports)]
     mgmt = _mgmt_seq(ss, "fabric.superspine.mgmt")
     planes: list[list[str]] = []
     for plane in range(sh.n_spines):
@@ -567,33 +599,44 @@ def merge(expansion: Expansion, data: dict[str, Any]) -> tuple[list[Any], list[A
         ``("intent", i)`` (expanded element i, maybe updated) or ``("explicit", j)`` (data element j),
         so positions can be taken from the right place.
     """
-    out: dict[str, list[Any]] = {}
-    origins: dict[str, list[tuple[str, int, int | None]]] = {}
-    for section, expanded in (("switches", expansion.switches), ("hosts", expansion.hosts)):
-        items = [dict(e) for e in expanded]
-        org: list[tuple[str, int, int | None]] = [("intent", i, None) for i in range(len(items))]
-        by_name = {e["name"]: i for i, e in enumerate(items)}
-        for j, extra in enumerate(data.get(section) or []):
-            if isinstance(extra, dict) and extra.get("name") in by_name:
-                k = by_name[extra["name"]]
-                items[k].update(extra)
-                org[k] = ("intent", k, j)
-            else:
-                items.append(extra)
-                org.append(("explicit", j, None))
-        out[section], origins[section] = items, org
-    explicit_links = list(data.get("links") or [])
-    taken = set().union(*(_endpoint_keys(x) for x in explicit_links if isinstance(x, dict))) if explicit_links else set()
+    switches, switch_org = _merge_named(expansion.switches, data.get("switches") or [])
+    hosts, host_org = _merge_named(expansion.hosts, data.get("hosts") or [])
+    links, link_org = _merge_links(expansion.links, list(data.get("links") or []))
+    return switches, links, hosts, [switch_org, link_org, host_org]
+
+
+_Origins = list[tuple[str, int, int | None]]
+
+
+def _merge_named(expanded: list[dict[str, Any]], explicit: list[Any]) -> tuple[list[Any], _Origins]:
+    """Expanded switches or hosts, updated by the explicit entry of the same name; the others appended."""
+    items: list[Any] = [dict(e) for e in expanded]
+    org: _Origins = [("intent", i, None) for i in range(len(items))]
+    by_name = {e["name"]: i for i, e in enumerate(items)}
+    for j, extra in enumerate(explicit):
+        if isinstance(extra, dict) and extra.get("name") in by_name:
+            k = by_name[extra["name"]]
+            items[k].update(extra)
+            org[k] = ("intent", k, j)
+        else:
+            items.append(extra)
+            org.append(("explicit", j, None))
+    return items, org
+
+
+def _merge_links(expanded: list[dict[str, Any]], explicit: list[Any]) -> tuple[list[Any], _Origins]:
+    """Expanded links that share no endpoint with an explicit one, then every explicit link."""
+    taken = set().union(*(_endpoint_keys(x) for x in explicit if isinstance(x, dict))) if explicit else set()
     links: list[Any] = []
-    link_org: list[tuple[str, int, int | None]] = []
-    for i, link in enumerate(expansion.links):
+    org: _Origins = []
+    for i, link in enumerate(expanded):
         if not (_endpoint_keys(link) & taken):
             links.append(link)
-            link_org.append(("intent", i, None))
-    for j, link in enumerate(explicit_links):
+            org.append(("intent", i, None))
+    for j, link in enumerate(explicit):
         links.append(link)
-        link_org.append(("explicit", j, None))
-    return out["switches"], links, out["hosts"], [origins["switches"], link_org, origins["hosts"]]
+        org.append(("explicit", j, None))
+    return links, org
 
 
 def _uniform(value: Any, pos: tuple[int, int]) -> Any:

@@ -1,7 +1,7 @@
 """LLDP captures: read a directory of them, render an inventory's, and build an inventory from them.
 
 Captures follow ``roce-tune audit --from``: one file per device, ``<device>[.<anything>].txt``, each
-holding one or more commands with their prompts (:mod:`roce_tune.audit.capture` splits them). Every
+holding one or more commands with their prompts (:mod:`roce_tune.captures` splits them). Every
 block must be a format a platform module lists in ``LLDP_FORMATS`` or ``VERSION_FORMATS``
 (:func:`formats`: the registry platform -> formats); anything else is an error at ``file:line``.
 
@@ -18,13 +18,16 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from roce_tune.findings import Finding, Location, RoceTuneError, Severity
 from roce_tune.inventory.models import Inventory
 from roce_tune.inventory.skeleton import Cable, SkeletonOptions, SwitchFacts, build_skeleton
 from roce_tune.platforms import ALL_PLATFORMS, HOST_PLATFORM, get_platform
 from roce_tune.platforms.lldp import CaptureFormat, DeviceFacts, LldpNeighbor, LldpParseError, RemoteEnd
+
+if TYPE_CHECKING:
+    from roce_tune.captures import Block
 
 CAPTURE_RULE = "RT010"
 LLDP_PLATFORMS = ALL_PLATFORMS
@@ -112,17 +115,8 @@ def _classify(text: str, command: str | None) -> list[tuple[str, str, CaptureFor
     return hits
 
 
-def read_lldp_dir(root: str | Path) -> LldpView:
-    """Read every ``*.txt``/``*.log`` capture under ``root``.
-
-    Raises:
-        RoceTuneError: RT010 at ``file:line`` for a block no platform reads (unknown platform or command),
-            a block its format cannot parse, devices whose blocks name two platforms, or a directory
-            without captures.
-    """
-    from roce_tune.captures import read_capture
-
-    root = Path(root)
+def _capture_files(root: Path) -> list[Path]:
+    """The ``*.txt``/``*.log`` files under ``root``; RoceTuneError if it is no directory or has none."""
     if not root.is_dir():
         raise RoceTuneError(
             [
@@ -146,9 +140,23 @@ def read_lldp_dir(root: str | Path) -> LldpView:
                 )
             ]
         )
+    return files
+
+
+def read_lldp_dir(root: str | Path) -> LldpView:
+    """Read every ``*.txt``/``*.log`` capture under ``root``.
+
+    Raises:
+        RoceTuneError: RT010 at ``file:line`` for a block no platform reads (unknown platform or command),
+            a block its format cannot parse, devices whose blocks name two platforms, or a directory
+            without captures.
+    """
+    from roce_tune.captures import read_capture
+
+    root = Path(root)
     devices: dict[str, DeviceCapture] = {}
     problems: list[Finding] = []
-    for path in files:
+    for path in _capture_files(root):
         try:
             blocks = read_capture(path, root)
         except OSError as exc:
@@ -160,77 +168,87 @@ def read_lldp_dir(root: str | Path) -> LldpView:
                 continue
             file = str(root / b.file)
             dev = devices.setdefault(b.device, DeviceCapture(b.device, first=(file, b.start)))
-            hits = _classify(b.text, b.command)
-            what = f"the output of {b.command!r}" if b.command else "output without a command prompt"
-            if not hits:
-                problems.append(
-                    _err(
-                        file,
-                        b.start,
-                        f"{b.device}: {what} is not a capture roce-tune reads (unknown platform or command)",
-                        f"capture one of: {_known_names()}",
-                    )
-                )
-                continue
-            plats = {p for p, _, _ in hits}
-            kind, fmt = hits[0][1], hits[0][2]
-            try:
-                parsed = fmt.parse(b.text)
-            except LldpParseError as exc:
-                problems.append(
-                    _err(
-                        file,
-                        b.line_of(exc.index),
-                        f"{b.device}: {fmt.name}: {exc}",
-                        "capture the whole output of the command, unedited",
-                    )
-                )
-                continue
-            if kind == "version":
-                plat = next(iter(plats))
-                if dev.platform not in (None, plat):
-                    problems.append(
-                        _err(
-                            file,
-                            b.start,
-                            f"{b.device}: {fmt.name} is {plat} output, but an "
-                            f"earlier block is {dev.platform}",
-                            "keep one device per capture file",
-                        )
-                    )
-                dev.platform = plat
-                dev.facts = DeviceFacts(
-                    parsed.model or dev.facts.model,
-                    parsed.os_version or dev.facts.os_version,
-                    parsed.hostname or dev.facts.hostname,
-                )
-            else:
-                dev.lldp_platforms = plats if not dev.lldp_platforms else dev.lldp_platforms & plats or plats
-                dev.neighbors += [(n, file, b.line_of(n.index)) for n in parsed]
+            _read_block(b, file, dev, problems)
     for dev in devices.values():
-        if dev.platform is None:
-            lp = dev.lldp_platforms
-            dev.platform = "host" if "host" in lp or not lp else next(iter(lp)) if len(lp) == 1 else None
-            if dev.platform is None:
-                problems.append(
-                    _err(
-                        *dev.first,
-                        f"{dev.name}: the LLDP output could be {', '.join(sorted(lp))}",
-                        "add the device's show version (or nv show system) to its capture",
-                    )
-                )
-        elif dev.lldp_platforms and dev.platform not in dev.lldp_platforms:
+        _settle_platform(dev, problems)
+    if problems:
+        raise RoceTuneError(problems)
+    return LldpView(dict(sorted(devices.items())), _cables(devices))
+
+
+def _read_block(b: Block, file: str, dev: DeviceCapture, problems: list[Finding]) -> None:
+    """One capture block into ``dev``: LLDP neighbours, or version facts."""
+    hits = _classify(b.text, b.command)
+    if not hits:
+        what = f"the output of {b.command!r}" if b.command else "output without a command prompt"
+        problems.append(
+            _err(
+                file,
+                b.start,
+                f"{b.device}: {what} is not a capture roce-tune reads (unknown platform or command)",
+                f"capture one of: {_known_names()}",
+            )
+        )
+        return
+    plats = {p for p, _, _ in hits}
+    kind, fmt = hits[0][1], hits[0][2]
+    try:
+        parsed = fmt.parse(b.text)
+    except LldpParseError as exc:
+        problems.append(
+            _err(
+                file,
+                b.line_of(exc.index),
+                f"{b.device}: {fmt.name}: {exc}",
+                "capture the whole output of the command, unedited",
+            )
+        )
+        return
+    if kind != "version":
+        dev.lldp_platforms = plats if not dev.lldp_platforms else dev.lldp_platforms & plats or plats
+        dev.neighbors += [(n, file, b.line_of(n.index)) for n in parsed]
+        return
+    plat = next(iter(plats))
+    if dev.platform not in (None, plat):
+        problems.append(
+            _err(
+                file,
+                b.start,
+                f"{b.device}: {fmt.name} is {plat} output, but an earlier block is {dev.platform}",
+                "keep one device per capture file",
+            )
+        )
+    dev.platform = plat
+    dev.facts = DeviceFacts(
+        parsed.model or dev.facts.model,
+        parsed.os_version or dev.facts.os_version,
+        parsed.hostname or dev.facts.hostname,
+    )
+
+
+def _settle_platform(dev: DeviceCapture, problems: list[Finding]) -> None:
+    """A device's platform from its version output, else from what its LLDP output could be."""
+    lp = dev.lldp_platforms
+    if dev.platform is not None:
+        if lp and dev.platform not in lp:
             problems.append(
                 _err(
                     *dev.first,
                     f"{dev.name}: the version output is {dev.platform} but the LLDP output "
-                    f"is {', '.join(sorted(dev.lldp_platforms))}",
+                    f"is {', '.join(sorted(lp))}",
                     "keep one device per capture file",
                 )
             )
-    if problems:
-        raise RoceTuneError(problems)
-    return LldpView(dict(sorted(devices.items())), _cables(devices))
+        return
+    dev.platform = "host" if "host" in lp or not lp else next(iter(lp)) if len(lp) == 1 else None
+    if dev.platform is None:
+        problems.append(
+            _err(
+                *dev.first,
+                f"{dev.name}: the LLDP output could be {', '.join(sorted(lp))}",
+                "add the device's show version (or nv show system) to its capture",
+            )
+        )
 
 
 def _canon(name: str | None, known: dict[str, DeviceCapture]) -> str | None:
@@ -290,13 +308,13 @@ def render_lldp_view(inventory: Inventory) -> dict[str, str]:
                 if sw in topo.switches:
                     ends.setdefault(h.name, []).append(RemoteEnd(nic.netdev, sw, port, False))
     out = {}
-    for sw in inventory.switches:
-        mod = get_platform(sw.platform.value)
-        prompt = mod.CAPTURE_PROMPT.format(device=sw.name)
+    for switch in inventory.switches:
+        mod = get_platform(switch.platform.value)
+        prompt = mod.CAPTURE_PROMPT.format(device=switch.name)
         text = f"{prompt}{getattr(mod, 'VERSION_RENDER_COMMAND', 'show version')}\n"
-        text += mod.render_version(sw.name, sw.model, sw.os_version)
-        text += f"{prompt}{mod.LLDP_RENDER_COMMAND}\n" + mod.render_lldp(sw.name, ends.get(sw.name, []))
-        out[sw.name] = text
+        text += mod.render_version(switch.name, switch.model, switch.os_version)
+        text += f"{prompt}{mod.LLDP_RENDER_COMMAND}\n" + mod.render_lldp(switch.name, ends.get(switch.name, []))
+        out[switch.name] = text
     host = get_platform("host")
     for h in inventory.hosts:
         if h.name in ends or h.name in host_names:

@@ -18,7 +18,7 @@ not have point at the capture line. Each names the device and port and the LLDP 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import cast
 
 from roce_tune.findings import Finding, Location, Severity
@@ -105,161 +105,217 @@ def _ev(c: ObservedCable) -> str:
     return f"{c.file}:{c.line}"
 
 
-def check_lldp(loaded: LoadedInventory, view: LldpView) -> list[Finding]:
-    """Every difference between ``loaded``'s cabling and ``view`` (module docstring), sorted by position."""
-    inv = loaded.inventory
-    switches = {s.name: s for s in inv.switches}
-    nic_of: dict[End, tuple[str, int, int]] = {}  # (host, netdev) -> (path, host index, nic index)
-    for hi, h in enumerate(inv.hosts):
-        for ni, n in enumerate(h.nics):
-            nic_of[(h.name, n.netdev)] = (f"hosts[{hi}].nics[{ni}]", hi, ni)
-    declared: dict[frozenset[End], str] = {}
-    by_end: dict[End, tuple[End, str]] = {}
-    for li, link in enumerate(inv.links):
-        # cast: an Endpoint is validated as device:port (ENDPOINT_RE), so split(":", 1) gives two parts
-        a, b = cast(End, tuple(link.a.split(":", 1))), cast(End, tuple(link.b.split(":", 1)))
-        declared[frozenset((a, b))] = f"links[{li}]"
-        by_end[a], by_end[b] = (b, f"links[{li}]"), (a, f"links[{li}]")
-    for (host, netdev), (path, _, _) in nic_of.items():
-        hi, ni = nic_of[(host, netdev)][1:]
-        sp = inv.hosts[hi].nics[ni].switch_port
-        if sp:
-            s = cast(End, tuple(sp.split(":", 1)))  # a validated Endpoint, as above
-            declared[frozenset(((host, netdev), s))] = f"{path}.switch_port"
-            by_end[(host, netdev)], by_end[s] = (
-                (s, f"{path}.switch_port"),
-                ((host, netdev), f"{path}.switch_port"),
-            )
-    captured = set(view.devices)
-    hosts = {h.name for h in inv.hosts}
+def _end(text: str) -> End:
+    """``device:port`` as an end (a text without a colon stays a one-element tuple, as declared)."""
+    return cast(End, tuple(text.split(":", 1)))
 
-    def is_host(dev: str) -> bool:
-        return dev in hosts or view.kind(dev) == "host"
 
-    findings: list[Finding] = []
-    observed: dict[frozenset[End], ObservedCable] = {}
-    for c in view.cables:
-        if c.b_port is None:
-            continue
-        if is_host(c.a_device) and is_host(c.b_device):
-            findings += _direct(loaded, c, nic_of)
-            continue
-        observed[frozenset(((c.a_device, c.a_port), (c.b_device, c.b_port)))] = c
-    missing = {k: p for k, p in declared.items() if k not in observed and any(d in captured for d, _ in k)}
-    extra = {k: c for k, c in observed.items() if k not in declared}
-    extra_at: dict[End, frozenset[End]] = {e: k for k in extra for e in k}
+@dataclass
+class _Declared:
+    """The inventory's cabling: every declared cable and, per end, its far end and inventory path."""
 
-    def side(key: frozenset[End]) -> End:
+    nic_of: dict[End, tuple[str, int, int]] = field(default_factory=dict)  # -> (path, host, nic index)
+    cables: dict[frozenset[End], str] = field(default_factory=dict)  # cable -> inventory path
+    by_end: dict[End, tuple[End, str]] = field(default_factory=dict)  # end -> (far end, path)
+
+    def add(self, a: End, b: End, path: str) -> None:
+        self.cables[frozenset((a, b))] = path
+        self.by_end[a], self.by_end[b] = (b, path), (a, path)
+
+    @classmethod
+    def of(cls, loaded: LoadedInventory) -> _Declared:
+        inv = loaded.inventory
+        out = cls()
+        for hi, h in enumerate(inv.hosts):
+            for ni, n in enumerate(h.nics):
+                out.nic_of[(h.name, n.netdev)] = (f"hosts[{hi}].nics[{ni}]", hi, ni)
+        for li, link in enumerate(inv.links):
+            out.add(_end(link.a), _end(link.b), f"links[{li}]")
+        for (host, netdev), (path, hi, ni) in out.nic_of.items():
+            sp = inv.hosts[hi].nics[ni].switch_port
+            if sp:
+                out.add((host, netdev), _end(sp), f"{path}.switch_port")
+        return out
+
+
+class _Diff:
+    """Pairs the declared cables missing from LLDP with the extra ones it sees (module docstring)."""
+
+    def __init__(self, loaded: LoadedInventory, view: LldpView) -> None:
+        self.loaded = loaded
+        self.inv = loaded.inventory
+        self.switches = {s.name: s for s in self.inv.switches}
+        self.hosts = {h.name for h in self.inv.hosts}
+        self.view = view
+        self.captured = set(view.devices)
+        self.decl = _Declared.of(loaded)
+        self.findings: list[Finding] = []
+        observed = self._observe()
+        self.missing = {
+            k: p
+            for k, p in self.decl.cables.items()
+            if k not in observed and any(d in self.captured for d, _ in k)
+        }
+        self.extra = {k: c for k, c in observed.items() if k not in self.decl.cables}
+        self.extra_at: dict[End, frozenset[End]] = {e: k for k in self.extra for e in k}
+
+    def _observe(self) -> dict[frozenset[End], ObservedCable]:
+        """The switched cables LLDP sees; direct host-to-host cables are checked here (RT135)."""
+        observed: dict[frozenset[End], ObservedCable] = {}
+        for c in self.view.cables:
+            if c.b_port is None:
+                continue
+            if self.is_host(c.a_device) and self.is_host(c.b_device):
+                self.findings += _direct(self.loaded, c, self.decl.nic_of)
+                continue
+            observed[frozenset(((c.a_device, c.a_port), (c.b_device, c.b_port)))] = c
+        return observed
+
+    def is_host(self, dev: str) -> bool:
+        return dev in self.hosts or self.view.kind(dev) == "host"
+
+    def side(self, key: frozenset[End]) -> End:
         """The end to name: a switch port if there is one (captured first), else the first."""
-        ends = sorted(key, key=lambda e: (is_host(e[0]), e[0] not in captured, e))
+        ends = sorted(key, key=lambda e: (self.is_host(e[0]), e[0] not in self.captured, e))
         return ends[0]
 
-    def at(path: str, end: End) -> Location:
-        return loaded.locate(path, device=end[0], port=end[1])
+    def at(self, path: str, end: End) -> Location:
+        return self.loaded.locate(path, device=end[0], port=end[1])
 
     # 1. swaps
-    for k1 in list(missing):
-        if k1 not in missing:
-            continue
-        p, q = sorted(k1)
-        for x, y in ((p, q), (q, p)):
-            ek = extra_at.get(x)
-            if ek is None or ek not in extra:
+    def swaps(self) -> None:
+        for k1 in list(self.missing):
+            if k1 not in self.missing:
                 continue
-            y2 = next(e for e in ek if e != x)
-            partner = by_end.get(y2)
-            if partner is None:
-                continue
-            x2, path2 = partner
-            k2 = frozenset((x2, y2))
-            k3 = frozenset((x2, y))
-            if k2 in missing and k3 in extra and k2 != k1:
-                c1, c3 = extra.pop(ek), extra.pop(k3)
-                path1 = missing.pop(k1)
-                missing.pop(k2)
-                findings.append(
-                    _f(
-                        "RT132",
-                        f"{x[0]}:{x[1]} and {x2[0]}:{x2[1]} are swapped: LLDP sees {x[0]}:{x[1]} "
-                        f"on {y2[0]}:{y2[1]} ({_ev(c1)}) and {x2[0]}:{x2[1]} on {y[0]}:{y[1]} ({_ev(c3)}); "
-                        f"the inventory cables them to {y[0]}:{y[1]} and {y2[0]}:{y2[1]}",
-                        f"swap the two cables at {y[0]}:{y[1]} / {y2[0]}:{y2[1]} (or correct the inventory)",
-                        at(path1, side(k1)),
-                    )
-                )
-                break
+            p, q = sorted(k1)
+            for x, y in ((p, q), (q, p)):
+                if self._swap(k1, x, y):
+                    break
+
+    def _swap(self, k1: frozenset[End], x: End, y: End) -> bool:
+        """Reports ``x``-``y`` (missing) swapped with another missing cable, if LLDP shows the swap."""
+        ek = self.extra_at.get(x)
+        if ek is None or ek not in self.extra:
+            return False
+        y2 = next(e for e in ek if e != x)
+        partner = self.decl.by_end.get(y2)
+        if partner is None:
+            return False
+        x2 = partner[0]
+        k2 = frozenset((x2, y2))
+        k3 = frozenset((x2, y))
+        if not (k2 in self.missing and k3 in self.extra and k2 != k1):
+            return False
+        c1, c3 = self.extra.pop(ek), self.extra.pop(k3)
+        path1 = self.missing.pop(k1)
+        self.missing.pop(k2)
+        self.findings.append(
+            _f(
+                "RT132",
+                f"{x[0]}:{x[1]} and {x2[0]}:{x2[1]} are swapped: LLDP sees {x[0]}:{x[1]} "
+                f"on {y2[0]}:{y2[1]} ({_ev(c1)}) and {x2[0]}:{x2[1]} on {y[0]}:{y[1]} ({_ev(c3)}); "
+                f"the inventory cables them to {y[0]}:{y[1]} and {y2[0]}:{y2[1]}",
+                f"swap the two cables at {y[0]}:{y[1]} / {y2[0]}:{y2[1]} (or correct the inventory)",
+                self.at(path1, self.side(k1)),
+            )
+        )
+        return True
+
     # 2. rail mix-ups and 3. wrong peers: an extra cable sharing one end with a missing one
-    for ek, c in list(extra.items()):
-        host_end = next((e for e in ek if e in nic_of), None)
-        sw_end = next((e for e in ek if e[0] in switches), None)
-        if host_end and sw_end:
-            path, hi, ni = nic_of[host_end]
-            nic = inv.hosts[hi].nics[ni]
-            served = switches[sw_end[0]].served_rails
-            if nic.rail is not None and served is not None and nic.rail not in served:
-                extra.pop(ek)
-                decl = by_end.get(host_end)
-                if decl is not None:
-                    missing.pop(frozenset((host_end, decl[0])), None)
-                rails = ", ".join(map(str, sorted(served)))
-                findings.append(
-                    _f(
-                        "RT133",
-                        f"{host_end[0]} {host_end[1]} (rail {nic.rail}) is seen on {sw_end[0]}:"
-                        f"{sw_end[1]}, a leaf of rail {rails} ({_ev(c)})"
-                        + (f"; the inventory cables it to {decl[0][0]}:{decl[0][1]}" if decl else ""),
-                        f"move the cable to a rail-{nic.rail} leaf port"
-                        + (f" ({decl[0][0]}:{decl[0][1]})" if decl else ""),
-                        at(f"{path}.switch_port", sw_end),
-                    )
-                )
-                continue
+    def misplaced(self) -> None:
+        for ek, c in list(self.extra.items()):
+            if not self._rail_mixup(ek, c):
+                self._wrong_peer(ek, c)
+
+    def _rail_mixup(self, ek: frozenset[End], c: ObservedCable) -> bool:
+        host_end = next((e for e in ek if e in self.decl.nic_of), None)
+        sw_end = next((e for e in ek if e[0] in self.switches), None)
+        if not (host_end and sw_end):
+            return False
+        path, hi, ni = self.decl.nic_of[host_end]
+        nic = self.inv.hosts[hi].nics[ni]
+        served = self.switches[sw_end[0]].served_rails
+        if nic.rail is None or served is None or nic.rail in served:
+            return False
+        self.extra.pop(ek)
+        decl = self.decl.by_end.get(host_end)
+        if decl is not None:
+            self.missing.pop(frozenset((host_end, decl[0])), None)
+        rails = ", ".join(map(str, sorted(served)))
+        self.findings.append(
+            _f(
+                "RT133",
+                f"{host_end[0]} {host_end[1]} (rail {nic.rail}) is seen on {sw_end[0]}:"
+                f"{sw_end[1]}, a leaf of rail {rails} ({_ev(c)})"
+                + (f"; the inventory cables it to {decl[0][0]}:{decl[0][1]}" if decl else ""),
+                f"move the cable to a rail-{nic.rail} leaf port"
+                + (f" ({decl[0][0]}:{decl[0][1]})" if decl else ""),
+                self.at(f"{path}.switch_port", sw_end),
+            )
+        )
+        return True
+
+    def _wrong_peer(self, ek: frozenset[End], c: ObservedCable) -> None:
         for e in sorted(ek):
-            decl = by_end.get(e)
+            decl = self.decl.by_end.get(e)
             if decl is None:
                 continue
             dk = frozenset((e, decl[0]))
-            if dk in missing:
-                path = missing.pop(dk)
-                extra.pop(ek)
-                far = next(x for x in ek if x != e)
-                findings.append(
-                    _f(
-                        "RT134",
-                        f"{e[0]}:{e[1]} is seen on {far[0]}:{far[1]} ({_ev(c)}), but the "
-                        f"inventory cables it to {decl[0][0]}:{decl[0][1]}",
-                        f"move the cable to {decl[0][0]}:{decl[0][1]}, or correct the inventory",
-                        at(path, e),
-                    )
+            if dk not in self.missing:
+                continue
+            path = self.missing.pop(dk)
+            self.extra.pop(ek)
+            far = next(x for x in ek if x != e)
+            self.findings.append(
+                _f(
+                    "RT134",
+                    f"{e[0]}:{e[1]} is seen on {far[0]}:{far[1]} ({_ev(c)}), but the "
+                    f"inventory cables it to {decl[0][0]}:{decl[0][1]}",
+                    f"move the cable to {decl[0][0]}:{decl[0][1]}, or correct the inventory",
+                    self.at(path, e),
                 )
-                break
-    for k, path in missing.items():
-        end = side(k)
-        far = next(e for e in k if e != end)
-        seen = sorted(d for d, _ in k if d in captured)
-        findings.append(
-            _f(
-                "RT130",
-                f"{end[0]}:{end[1]} - {far[0]}:{far[1]} is declared but LLDP on "
-                f"{' and '.join(seen)} does not see it",
-                "check the cable and that the ports are up "
-                "(and LLDP enabled), or remove it from the inventory",
-                at(path, end),
             )
-        )
-    for k, c in extra.items():
-        a, b = (c.a_device, c.a_port), (c.b_device, c.b_port or "")
-        unknown = [d for d, _ in k if d not in switches and d not in hosts]
-        why = f" ({', '.join(unknown)} is not in the inventory)" if unknown else ""
-        findings.append(
-            _f(
-                "RT131",
-                f"LLDP sees {a[0]}:{a[1]} - {b[0]}:{b[1]}, which the inventory does not declare{why}",
-                "declare the cable (links, or the NIC's switch_port), or unplug it",
-                Location(file=c.file, line=c.line, device=a[0], port=a[1]),
+            return
+
+    # 4. what is left
+    def leftovers(self) -> None:
+        for k, path in self.missing.items():
+            end = self.side(k)
+            far = next(e for e in k if e != end)
+            seen = sorted(d for d, _ in k if d in self.captured)
+            self.findings.append(
+                _f(
+                    "RT130",
+                    f"{end[0]}:{end[1]} - {far[0]}:{far[1]} is declared but LLDP on "
+                    f"{' and '.join(seen)} does not see it",
+                    "check the cable and that the ports are up "
+                    "(and LLDP enabled), or remove it from the inventory",
+                    self.at(path, end),
+                )
             )
-        )
-    return sorted(findings, key=lambda f: (f.location.file or "", f.location.line or 0, f.rule, f.message))
+        for k, c in self.extra.items():
+            a, b = (c.a_device, c.a_port), (c.b_device, c.b_port or "")
+            unknown = [d for d, _ in k if d not in self.switches and d not in self.hosts]
+            why = f" ({', '.join(unknown)} is not in the inventory)" if unknown else ""
+            self.findings.append(
+                _f(
+                    "RT131",
+                    f"LLDP sees {a[0]}:{a[1]} - {b[0]}:{b[1]}, which the inventory does not declare{why}",
+                    "declare the cable (links, or the NIC's switch_port), or unplug it",
+                    Location(file=c.file, line=c.line, device=a[0], port=a[1]),
+                )
+            )
+
+
+def check_lldp(loaded: LoadedInventory, view: LldpView) -> list[Finding]:
+    """Every difference between ``loaded``'s cabling and ``view`` (module docstring), sorted by position."""
+    diff = _Diff(loaded, view)
+    diff.swaps()
+    diff.misplaced()
+    diff.leftovers()
+    return sorted(
+        diff.findings, key=lambda f: (f.location.file or "", f.location.line or 0, f.rule, f.message)
+    )
 
 
 def _direct(
@@ -327,7 +383,7 @@ def _example(cabling: Mapping[tuple[str, str], str | None]) -> str:
     return "\n".join(out) + "\n"
 
 
-_BASE = {
+_BASE: dict[tuple[str, str], str | None] = {
     ("gpu01", "ens1f0np0"): "leaf-r0:Ethernet0",
     ("gpu01", "ens2f0np0"): "leaf-r1:Ethernet0",
     ("gpu02", "ens1f0np0"): "leaf-r0:Ethernet4",

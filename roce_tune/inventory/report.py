@@ -28,6 +28,23 @@ def _gh_prop(text: str) -> str:
     return _gh_data(text).replace(":", "%3A").replace(",", "%2C")
 
 
+def _github_line(f: Finding) -> str:
+    """One ``::error file=F,line=L,col=C,title=RULE::message`` workflow command."""
+    loc = f.location
+    props = []
+    if loc.file:
+        props.append(f"file={_gh_prop(loc.file)}")
+        if loc.line is not None:
+            props.append(f"line={loc.line}")
+            if loc.col is not None:
+                props.append(f"col={loc.col}")
+    props.append(f"title={_gh_prop(f.rule)}")
+    where = " ".join(p for p in (loc.device and (loc.device + (f":{loc.port}" if loc.port else "")),
+                                 None if loc.file else loc.path) if p)
+    message = (f"{where}: " if where else "") + f.message + (f" (fix: {f.fix})" if f.fix else "")
+    return f"::{_GH_LEVEL[f.severity]} {','.join(props)}::{_gh_data(message)}"
+
+
 def format_findings(findings: Iterable[Finding], fmt: str = "text") -> str:
     """Render ``findings`` in ``fmt``.
 
@@ -50,20 +67,5 @@ def format_findings(findings: Iterable[Finding], fmt: str = "text") -> str:
     if fmt == "json":
         return json.dumps([f.model_dump(mode="json") for f in items], indent=2, ensure_ascii=False)
     if fmt == "github":
-        lines = []
-        for f in items:
-            loc = f.location
-            props = []
-            if loc.file:
-                props.append(f"file={_gh_prop(loc.file)}")
-                if loc.line is not None:
-                    props.append(f"line={loc.line}")
-                    if loc.col is not None:
-                        props.append(f"col={loc.col}")
-            props.append(f"title={_gh_prop(f.rule)}")
-            where = " ".join(p for p in (loc.device and (loc.device + (f":{loc.port}" if loc.port else "")),
-                                         None if loc.file else loc.path) if p)
-            message = (f"{where}: " if where else "") + f.message + (f" (fix: {f.fix})" if f.fix else "")
-            lines.append(f"::{_GH_LEVEL[f.severity]} {','.join(props)}::{_gh_data(message)}")
-        return "\n".join(lines)
+        return "\n".join(_github_line(f) for f in items)
     raise ValueError(f"unknown format {fmt!r}; use one of {', '.join(FORMATS)}")

@@ -142,6 +142,47 @@ def _roles(switches: set[str], adj: dict[str, set[str]], host_facing: set[str]) 
     return {s: names[min(tier.get(s, 1), 2)] for s in switches}
 
 
+@dataclass
+class _Cabling:
+    """The cables sorted by what they join: switch ports, switch-switch links and adjacency, host NICs."""
+
+    switch_ports: dict[str, set[str]] = field(default_factory=dict)
+    adj: dict[str, set[str]] = field(default_factory=dict)
+    links: list[dict[str, Any]] = field(default_factory=list)
+    host_nics: dict[str, dict[str, tuple[str, Cable]]] = field(
+        default_factory=dict
+    )  # host -> netdev -> (sw:port, c)
+
+    def add(self, c: Cable, ka: str, kb: str) -> None:
+        for dev, port, kind in ((c.a_device, c.a_port, ka), (c.b_device, c.b_port, kb)):
+            if kind == "switch":
+                self.switch_ports.setdefault(dev, set()).add(port)
+            else:
+                self.host_nics.setdefault(dev, {})
+        if ka == "switch" and kb == "switch":
+            self.links.append(
+                _with_cable({"a": f"{c.a_device}:{c.a_port}", "b": f"{c.b_device}:{c.b_port}"}, c)
+            )
+            self.adj.setdefault(c.a_device, set()).add(c.b_device)
+            self.adj.setdefault(c.b_device, set()).add(c.a_device)
+        elif ka != kb:
+            (h, hp, s, sp) = (
+                (c.a_device, c.a_port, c.b_device, c.b_port)
+                if ka == "host"
+                else (c.b_device, c.b_port, c.a_device, c.a_port)
+            )
+            self.host_nics[h][hp] = (f"{s}:{sp}", c)
+
+
+def _with_cable(entry: dict[str, Any], c: Cable) -> dict[str, Any]:
+    """``entry`` with the cable's ``cable_length`` and ``media`` where known."""
+    if c.length_m is not None:
+        entry["cable_length"] = _length(c.length_m)
+    if c.media:
+        entry["media"] = c.media
+    return entry
+
+
 def build_skeleton(cables: list[Cable], opts: SkeletonOptions) -> dict[str, Any]:
     """Inventory data (plain dicts, full form) for ``cables``.
 
@@ -153,82 +194,73 @@ def build_skeleton(cables: list[Cable], opts: SkeletonOptions) -> dict[str, Any]
     Host-to-host cables cannot be declared and are left out (:func:`host_to_host`).
     """
     kinds = classify_devices(cables, opts)
-    switch_ports: dict[str, set[str]] = {}
-    adj: dict[str, set[str]] = {}
-    links: list[dict[str, Any]] = []
-    host_nics: dict[str, dict[str, tuple[str, Cable]]] = {}
+    cabling = _Cabling()
     for c in cables:
-        ka, kb = kinds[c.a_device], kinds[c.b_device]
-        for dev, port, kind in ((c.a_device, c.a_port, ka), (c.b_device, c.b_port, kb)):
-            if kind == "switch":
-                switch_ports.setdefault(dev, set()).add(port)
-            else:
-                host_nics.setdefault(dev, {})
-        if ka == "switch" and kb == "switch":
-            link: dict[str, Any] = {"a": f"{c.a_device}:{c.a_port}", "b": f"{c.b_device}:{c.b_port}"}
-            if c.length_m is not None:
-                link["cable_length"] = _length(c.length_m)
-            if c.media:
-                link["media"] = c.media
-            links.append(link)
-            adj.setdefault(c.a_device, set()).add(c.b_device)
-            adj.setdefault(c.b_device, set()).add(c.a_device)
-        elif ka != kb:
-            (h, hp, s, sp) = (
-                (c.a_device, c.a_port, c.b_device, c.b_port)
-                if ka == "host"
-                else (c.b_device, c.b_port, c.a_device, c.a_port)
-            )
-            host_nics[h][hp] = (f"{s}:{sp}", c)
+        cabling.add(c, kinds[c.a_device], kinds[c.b_device])
+    host_nics = cabling.host_nics
     host_facing = {sp.split(":", 1)[0] for nics in host_nics.values() for sp, _ in nics.values()}
-    roles = _roles(set(switch_ports), adj, host_facing)
+    roles = _roles(set(cabling.switch_ports), cabling.adj, host_facing)
     rails = _rails(host_nics)
-    switches = []
-    for name in sorted(switch_ports, key=_port_key):
-        facts = opts.facts.get(name, SwitchFacts())
-        ports = sorted(switch_ports[name], key=_port_key)
-        platform = (
-            opts.platform if opts.force_platform else facts.platform or guess_platform(ports, opts.platform)
-        )
-        sw: dict[str, Any] = {
+    leaf_rail = rails[1] if rails is not None else None
+    switches = [
+        _switch_entry(name, sorted(cabling.switch_ports[name], key=_port_key), roles[name], leaf_rail, opts)
+        for name in sorted(cabling.switch_ports, key=_port_key)
+    ]
+    hosts = [
+        {
             "name": name,
-            "platform": platform,
-            "model": facts.model or opts.model,
-            "role": roles[name],
+            "nics": [
+                _nic_entry(i, netdev, *host_nics[name][netdev], rails is not None, opts)
+                for i, netdev in enumerate(sorted(host_nics[name], key=_port_key))
+            ],
         }
-        if facts.os_version:
-            sw["os_version"] = facts.os_version
-        if rails is not None and name in rails[1]:
-            sw["rail"] = rails[1][name]
-        rng = _as_range(ports)
-        sw["ports"] = (
-            [{"name": rng, "speed": opts.speed}] if rng else [{"name": p, "speed": opts.speed} for p in ports]
-        )
-        switches.append(sw)
-    hosts = []
-    for name in sorted(host_nics, key=_port_key):
-        nics = []
-        for i, netdev in enumerate(sorted(host_nics[name], key=_port_key)):
-            sp, c = host_nics[name][netdev]
-            nic: dict[str, Any] = {
-                "model": opts.nic_model,
-                "netdev": netdev,
-                "rdma_device": f"mlx5_{i}",
-                "speed": opts.speed,
-            }
-            if rails is not None:
-                nic["rail"] = i
-            nic["switch_port"] = sp
-            if c.length_m is not None:
-                nic["cable_length"] = _length(c.length_m)
-            if c.media:
-                nic["media"] = c.media
-            nics.append(nic)
-        hosts.append({"name": name, "nics": nics})
+        for name in sorted(host_nics, key=_port_key)
+    ]
     site: dict[str, Any] = {"name": opts.site}
     if rails is not None:
         site["rail_optimised"] = True
-    return {"site": site, "switches": switches, "links": links, "hosts": hosts}
+    return {"site": site, "switches": switches, "links": cabling.links, "hosts": hosts}
+
+
+def _switch_entry(
+    name: str, ports: list[str], role: str, leaf_rail: dict[str, int] | None, opts: SkeletonOptions
+) -> dict[str, Any]:
+    """One switch: platform (facts, else forced/guessed), model, role, rail, ports (one range if they form one)."""
+    facts = opts.facts.get(name, SwitchFacts())
+    platform = (
+        opts.platform if opts.force_platform else facts.platform or guess_platform(ports, opts.platform)
+    )
+    sw: dict[str, Any] = {
+        "name": name,
+        "platform": platform,
+        "model": facts.model or opts.model,
+        "role": role,
+    }
+    if facts.os_version:
+        sw["os_version"] = facts.os_version
+    if leaf_rail is not None and name in leaf_rail:
+        sw["rail"] = leaf_rail[name]
+    rng = _as_range(ports)
+    sw["ports"] = (
+        [{"name": rng, "speed": opts.speed}] if rng else [{"name": p, "speed": opts.speed} for p in ports]
+    )
+    return sw
+
+
+def _nic_entry(
+    i: int, netdev: str, sp: str, c: Cable, rail_optimised: bool, opts: SkeletonOptions
+) -> dict[str, Any]:
+    """The host's ``i``-th NIC (netdev order), cabled to ``sp``."""
+    nic: dict[str, Any] = {
+        "model": opts.nic_model,
+        "netdev": netdev,
+        "rdma_device": f"mlx5_{i}",
+        "speed": opts.speed,
+    }
+    if rail_optimised:
+        nic["rail"] = i
+    nic["switch_port"] = sp
+    return _with_cable(nic, c)
 
 
 def _rails(host_nics: dict[str, dict[str, tuple[str, Cable]]]) -> tuple[int, dict[str, int]] | None:
@@ -289,6 +321,27 @@ def _flow(d: dict[str, Any]) -> str:
     return "{" + ", ".join(f"{k}: {_value(v)}" for k, v in d.items()) + "}"
 
 
+def _switch_lines(sw: dict[str, Any]) -> list[str]:
+    out = []
+    for i, (k, v) in enumerate(sw.items()):
+        lead = "    " if i else "  - "
+        if k == "ports" and v:
+            out.append(f"{lead}ports:")
+            out += [f"      - {_flow(p)}" for p in v]
+        else:
+            out.append(f"{lead}{k}: {_value(v)}")
+    return out
+
+
+def _host_lines(h: dict[str, Any]) -> list[str]:
+    out = [f"  - name: {_scalar(h['name'])}"]
+    out += [f"    {k}: {_value(v)}" for k, v in h.items() if k not in ("name", "nics")]
+    nics = h.get("nics", [])
+    out.append("    nics:" if nics else "    nics: []")
+    out += [f"      - {_flow(n)}" for n in nics]
+    return out
+
+
 def inventory_yaml(data: dict[str, Any], header: str = "") -> str:
     """Full-form inventory ``data`` as YAML in the shipped files' layout: switches and hosts in block
     style, each port, link and NIC on one line (mappings and lists inside them in flow style). Plain text building, fast at 10^5 lines (the 4,096-host
@@ -303,29 +356,14 @@ def inventory_yaml(data: dict[str, Any], header: str = "") -> str:
     out.append("")
     out.append("switches:" if data.get("switches") else "switches: []")
     for sw in data.get("switches", []):
-        first = True
-        for k, v in sw.items():
-            lead = "  - " if first else "    "
-            first = False
-            if k == "ports" and v:
-                out.append(f"{lead}ports:")
-                out += [f"      - {_flow(p)}" for p in v]
-            else:
-                out.append(f"{lead}{k}: {_value(v)}")
+        out += _switch_lines(sw)
     out.append("")
     out.append("links:" if data.get("links") else "links: []")
     out += [f"  - {_flow(link)}" for link in data.get("links", [])]
     out.append("")
     out.append("hosts:" if data.get("hosts") else "hosts: []")
     for h in data.get("hosts", []):
-        out.append(f"  - name: {_scalar(h['name'])}")
-        for k, v in h.items():
-            if k in ("name", "nics"):
-                continue
-            out.append(f"    {k}: {_value(v)}")
-        nics = h.get("nics", [])
-        out.append("    nics:" if nics else "    nics: []")
-        out += [f"      - {_flow(n)}" for n in nics]
+        out += _host_lines(h)
     return "\n".join(out) + "\n"
 
 

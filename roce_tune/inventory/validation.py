@@ -12,6 +12,8 @@ import difflib
 import re
 import types
 import typing
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any, Union, get_args
 
 from pydantic import BaseModel, ValidationError
@@ -113,43 +115,150 @@ def _short(value: Any, limit: int = 60) -> str:
     return short_repr(value, limit)
 
 
+@dataclass(frozen=True)
+class _Error:
+    """One pydantic error with its data path: what a message-and-fix handler reads."""
+
+    etype: str
+    msg: str
+    ctx: dict[str, Any]
+    value: Any
+    parts: list[str | int]
+    field: str  # the last field name on the path ("" if none)
+    hint: str  # FIELD_FIX of that field ("" if none)
+    about_key: bool
+
+
+def _unknown_field(e: _Error) -> tuple[str, str]:
+    model = _model_at(e.parts[:-1])
+    allowed = sorted(model.model_fields) if model else []
+    name = e.parts[-1]
+    close = difflib.get_close_matches(str(name), allowed, n=1, cutoff=0.6)
+    if close:
+        return f"unknown field {name!r}; did you mean {close[0]!r}?", f"rename '{name}' to '{close[0]}'"
+    return f"unknown field {name!r}", f"remove it; allowed here: {', '.join(allowed)}"
+
+
+def _missing(e: _Error) -> tuple[str, str]:
+    return f"required field {e.field!r} is missing", f"add '{e.field}: …'" + (f" ({e.hint})" if e.hint else "")
+
+
+def _value_error(e: _Error) -> tuple[str, str]:
+    text = str(e.ctx.get("error", e.msg)) if e.ctx.get("error") is not None else e.msg
+    text = text.removeprefix("Value error, ").removeprefix("Assertion failed, ")
+    return text, e.hint or "correct the value as the message says"
+
+
+def _not_allowed(e: _Error) -> tuple[str, str]:
+    key_or_value = "key" if e.about_key else "value"
+    return (f"{_short(e.value)} is not an allowed {key_or_value}; expected {e.ctx.get('expected', '')}",
+            f"use one of: {e.ctx.get('expected', '')}")
+
+
+def _pattern(e: _Error) -> tuple[str, str]:
+    return f"{_short(e.value)} does not match the pattern {e.ctx.get('pattern', '')}", e.hint or _NAME_FIX
+
+
+def _wrong_type(e: _Error) -> tuple[str, str]:
+    words = _TYPE_WORDS[e.etype]
+    return f"expected {words}, got {_short(e.value)}", e.hint or f"write {words}"
+
+
+def _not_mapping(e: _Error) -> tuple[str, str]:
+    return (f"expected a mapping of fields, got {_short(e.value)}",
+            f"write the fields of '{e.field or 'this entry'}' as 'key: value' lines indented below it")
+
+
+def _not_list(e: _Error) -> tuple[str, str]:
+    return (f"expected a list, got {_short(e.value)}",
+            f"write '{e.field}' as a list: one '- ' line per entry, or [a, b]")
+
+
+def _out_of_range(e: _Error) -> tuple[str, str]:
+    return (f"{_short(e.value)} is out of range: {e.msg[0].lower() + e.msg[1:]}",
+            e.hint or "use a value in the allowed range")
+
+
+def _wrong_size(e: _Error) -> tuple[str, str]:
+    return e.msg, e.hint or "change the number of entries / characters as the message says"
+
+
+def _other(e: _Error) -> tuple[str, str]:
+    return f"{e.msg} (got {_short(e.value)})", e.hint or "correct the value as the message says"
+
+
+#: pydantic error type -> (message, fix) of its finding; anything else: :func:`_other`
+_MESSAGE_AND_FIX: dict[str, Callable[[_Error], tuple[str, str]]] = {
+    "extra_forbidden": _unknown_field,
+    "missing": _missing,
+    "value_error": _value_error,
+    "assertion_error": _value_error,
+    "enum": _not_allowed,
+    "literal_error": _not_allowed,
+    "string_pattern_mismatch": _pattern,
+    **{etype: _wrong_type for etype in _TYPE_WORDS},
+    "dict_type": _not_mapping,
+    "model_type": _not_mapping,
+    "model_attributes_type": _not_mapping,
+    "list_type": _not_list,
+    **{etype: _out_of_range for etype in ("greater_than_equal", "less_than_equal", "greater_than", "less_than")},
+    **{etype: _wrong_size for etype in ("too_short", "too_long", "string_too_long", "string_too_short")},
+}
+
+
 def _message_and_fix(err: dict[str, Any], parts: list[str | int]) -> tuple[str, str]:
-    etype, msg, ctx = err["type"], err["msg"], err.get("ctx") or {}
     field = next((p for p in reversed(parts) if isinstance(p, str)), "")
-    value = err.get("input")
-    hint = FIELD_FIX.get(field, "")
-    if etype == "extra_forbidden":
-        model = _model_at(parts[:-1])
-        allowed = sorted(model.model_fields) if model else []
-        close = difflib.get_close_matches(str(parts[-1]), allowed, n=1, cutoff=0.6)
-        if close:
-            return f"unknown field {parts[-1]!r}; did you mean {close[0]!r}?", f"rename '{parts[-1]}' to '{close[0]}'"
-        return f"unknown field {parts[-1]!r}", f"remove it; allowed here: {', '.join(allowed)}"
-    if etype == "missing":
-        return f"required field {field!r} is missing", f"add '{field}: …'" + (f" ({hint})" if hint else "")
-    if etype in ("value_error", "assertion_error"):
-        text = str(ctx.get("error", msg)) if ctx.get("error") is not None else msg
-        text = text.removeprefix("Value error, ").removeprefix("Assertion failed, ")
-        return text, hint or "correct the value as the message says"
-    if etype in ("enum", "literal_error"):
-        key_or_value = "key" if err.get("_about_key") else "value"
-        return (f"{_short(value)} is not an allowed {key_or_value}; expected {ctx.get('expected', '')}",
-                f"use one of: {ctx.get('expected', '')}")
-    if etype == "string_pattern_mismatch":
-        return f"{_short(value)} does not match the pattern {ctx.get('pattern', '')}", hint or _NAME_FIX
-    if etype in _TYPE_WORDS:
-        return f"expected {_TYPE_WORDS[etype]}, got {_short(value)}", hint or f"write {_TYPE_WORDS[etype]}"
-    if etype in ("dict_type", "model_type", "model_attributes_type"):
-        return (f"expected a mapping of fields, got {_short(value)}",
-                f"write the fields of '{field or 'this entry'}' as 'key: value' lines indented below it")
-    if etype == "list_type":
-        return (f"expected a list, got {_short(value)}",
-                f"write '{field}' as a list: one '- ' line per entry, or [a, b]")
-    if etype in ("greater_than_equal", "less_than_equal", "greater_than", "less_than"):
-        return f"{_short(value)} is out of range: {msg[0].lower() + msg[1:]}", hint or "use a value in the allowed range"
-    if etype in ("too_short", "too_long", "string_too_long", "string_too_short"):
-        return msg, hint or "change the number of entries / characters as the message says"
-    return f"{msg} (got {_short(value)})", hint or "correct the value as the message says"
+    e = _Error(err["type"], err["msg"], err.get("ctx") or {}, err.get("input"), parts, field,
+               FIELD_FIX.get(field, ""), bool(err.get("_about_key")))
+    return _MESSAGE_AND_FIX.get(e.etype, _other)(e)
+
+
+_Item = tuple[dict[str, Any], list[str | int], tuple[int, int]]
+
+
+def _renamed(errors: list[dict[str, Any]], data: Any) -> set[tuple[str, str]]:
+    """(parent path, field) that an unknown-field finding already tells to rename to."""
+    renamed = set()
+    for err in errors:
+        if err["type"] == "extra_forbidden":
+            parts, _, _ = _data_path(data, tuple(err["loc"]), False)
+            model = _model_at(parts[:-1])
+            close = difflib.get_close_matches(str(parts[-1]), sorted(model.model_fields) if model else [], 1, 0.6)
+            if close:
+                renamed.add((format_path(parts[:-1]), close[0]))
+    return renamed
+
+
+def _grouped(errors: list[dict[str, Any]], data: Any, index: PositionIndex,
+             skip_paths: set[str]) -> dict[tuple[str, bool], list[_Item]]:
+    """(data path, about a key) -> the errors there with their path parts and position."""
+    renamed = _renamed(errors, data)
+    grouped: dict[tuple[str, bool], list[_Item]] = {}
+    for err in errors:
+        parts, missing, about_key = _data_path(data, tuple(err["loc"]), err["type"] == "missing")
+        err["_about_key"] = about_key
+        path = format_path(parts)
+        if path in skip_paths or (missing and (format_path(parts[:-1]), parts[-1]) in renamed):
+            continue
+        pos: tuple[int, int] | None = None
+        if err["type"] == "extra_forbidden" or about_key:
+            pos = index.key(path)
+        if pos is None:
+            pos = index.nearest(path)[1] if missing else index.get(path) or index.nearest(path)[1]
+        grouped.setdefault((path, about_key), []).append((err, parts, pos))
+    return grouped
+
+
+def _messages_and_fixes(items: list[_Item], about_key: bool) -> tuple[list[str], list[str]]:
+    """The distinct messages and fixes of the errors at one path (union alternatives merged)."""
+    if len(items) > 1 and all(e["type"] in ("enum", "literal_error") for e, _, _ in items):
+        alts = [a for e, _, _ in items for a in re.split(r", | or ", str((e.get("ctx") or {}).get("expected", "")))]
+        choices = ", ".join(alts[:-1]) + f" or {alts[-1]}" if len(alts) > 1 else "".join(alts)
+        what = "key" if about_key else "value"
+        return ([f"{_short(items[0][0].get('input'))} is not an allowed {what}; expected {choices}"],
+                [f"use one of: {choices}"])
+    pairs = [_message_and_fix(e, parts) for e, parts, _ in items]
+    return list(dict.fromkeys(m for m, _ in pairs)), list(dict.fromkeys(f for _, f in pairs))
 
 
 def schema_findings(exc: ValidationError, data: Any, index: PositionIndex, file: str,
@@ -163,40 +272,10 @@ def schema_findings(exc: ValidationError, data: Any, index: PositionIndex, file:
         file: file name for the locations.
         skip_paths: paths that already have a finding (unreadable scalars); errors there are dropped.
     """
-    grouped: dict[tuple[str, bool], list[tuple[dict[str, Any], list[str | int], tuple[int, int]]]] = {}
     errors: list[dict[str, Any]] = [dict(e) for e in exc.errors(include_url=False)]
-    renamed = set()  # (parent path, field) that an unknown-field finding already tells to rename to
-    for err in errors:
-        if err["type"] == "extra_forbidden":
-            parts, _, _ = _data_path(data, tuple(err["loc"]), False)
-            model = _model_at(parts[:-1])
-            close = difflib.get_close_matches(str(parts[-1]), sorted(model.model_fields) if model else [], 1, 0.6)
-            if close:
-                renamed.add((format_path(parts[:-1]), close[0]))
-    for err in errors:
-        parts, missing, about_key = _data_path(data, tuple(err["loc"]), err["type"] == "missing")
-        err["_about_key"] = about_key
-        path = format_path(parts)
-        if path in skip_paths or (missing and (format_path(parts[:-1]), parts[-1]) in renamed):
-            continue
-        pos: tuple[int, int] | None = None
-        if err["type"] == "extra_forbidden" or about_key:
-            pos = index.key(path)
-        if pos is None:
-            pos = index.nearest(path)[1] if missing else index.get(path) or index.nearest(path)[1]
-        grouped.setdefault((path, about_key), []).append((err, parts, pos))
     out: list[Finding] = []
-    for (path, about_key), items in grouped.items():
-        if len(items) > 1 and all(e["type"] in ("enum", "literal_error") for e, _, _ in items):
-            alts = [a for e, _, _ in items for a in re.split(r", | or ", str((e.get("ctx") or {}).get("expected", "")))]
-            choices = ", ".join(alts[:-1]) + f" or {alts[-1]}" if len(alts) > 1 else "".join(alts)
-            what = "key" if about_key else "value"
-            messages = [f"{_short(items[0][0].get('input'))} is not an allowed {what}; expected {choices}"]
-            fixes = [f"use one of: {choices}"]
-        else:
-            pairs = [_message_and_fix(e, parts) for e, parts, _ in items]
-            messages = list(dict.fromkeys(m for m, _ in pairs))
-            fixes = list(dict.fromkeys(f for _, f in pairs))
+    for (path, about_key), items in _grouped(errors, data, index, skip_paths).items():
+        messages, fixes = _messages_and_fixes(items, about_key)
         line, col = items[0][2]
         out.append(Finding(rule="RT003", severity=Severity.error, message=" or ".join(messages),
                            fix="; or ".join(fixes),

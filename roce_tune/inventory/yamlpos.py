@@ -165,21 +165,27 @@ def _offset_to_line_col(text: str, offset: int) -> tuple[int, int]:
     return line, offset - (text.rfind("\n", 0, offset) + 1) + 1
 
 
+def _marked_issue(exc: MarkedYAMLError) -> YamlIssue:
+    """RT001 at a ruamel error's mark: its problem, and where the construct it is in started."""
+    fix = "fix the YAML syntax at this position (check indentation, quotes, brackets and ': ')"
+    mark = exc.problem_mark or exc.context_mark
+    line, col = (mark.line + 1, mark.column + 1) if mark is not None else (1, 1)
+    msg = str(exc.problem or exc.context or "malformed YAML")
+    if exc.context and exc.problem:
+        where = ""
+        if exc.context_mark is not None and exc.context_mark is not exc.problem_mark:
+            where = f" started at line {exc.context_mark.line + 1} column {exc.context_mark.column + 1}"
+        msg = f"{msg} ({exc.context}{where})"
+    if "\\t" in msg or "'\\t'" in msg or "\t" in msg:
+        fix = "indent with spaces; YAML does not allow tabs in indentation"
+    return YamlIssue("RT001", f"malformed YAML: {msg}", fix, line, col)
+
+
 def syntax_issue(exc: BaseException, text: str) -> YamlIssue:
     """Turn any exception raised while composing YAML into an RT001 issue with a position."""
     fix = "fix the YAML syntax at this position (check indentation, quotes, brackets and ': ')"
     if isinstance(exc, MarkedYAMLError):
-        mark = exc.problem_mark or exc.context_mark
-        line, col = (mark.line + 1, mark.column + 1) if mark is not None else (1, 1)
-        msg = str(exc.problem or exc.context or "malformed YAML")
-        if exc.context and exc.problem:
-            where = ""
-            if exc.context_mark is not None and exc.context_mark is not exc.problem_mark:
-                where = f" started at line {exc.context_mark.line + 1} column {exc.context_mark.column + 1}"
-            msg = f"{msg} ({exc.context}{where})"
-        if "\\t" in msg or "'\\t'" in msg or "\t" in msg:
-            fix = "indent with spaces; YAML does not allow tabs in indentation"
-        return YamlIssue("RT001", f"malformed YAML: {msg}", fix, line, col)
+        return _marked_issue(exc)
     if isinstance(exc, ReaderError):
         line, col = _offset_to_line_col(text, exc.position if isinstance(exc.position, int) else 0)
         return YamlIssue("RT001", f"malformed YAML: unacceptable character {exc.character!r}: {exc.reason}",
