@@ -121,7 +121,8 @@ def test_push_check_then_push_then_idempotent(emulator_fleet, tmp_path: Path) ->
     assert fleet["eos1"].running_config() == eos_running
 
 
-def _hold(device, done: Future[subprocess.CompletedProcess[str]], what: str) -> None:  # type: ignore[no-untyped-def]
+def _hold(device, done: Future[subprocess.CompletedProcess[str]],  # type: ignore[no-untyped-def]
+          what: str) -> None:
     """Wait until ``device`` holds at its pause pattern; fail at once if the playbook ended instead."""
     deadline = time.monotonic() + 180
     while not device.wait_paused(0.05):
@@ -139,7 +140,8 @@ def _until_reverted(device) -> None:  # type: ignore[no-untyped-def]
 
 @pytest.mark.slow
 @pytest.mark.parametrize("late_at", ["commit", "confirm"])
-def test_junos_timer_runs_out_before_the_confirm(emulator_fleet, tmp_path: Path, late_at: str) -> None:  # type: ignore[no-untyped-def]
+def test_junos_timer_runs_out_before_the_confirm(emulator_fleet,  # type: ignore[no-untyped-def]
+                                                 tmp_path: Path, late_at: str) -> None:
     """The device reverts the commit confirmed by itself before the confirm comes (a slow controller, a
     paused run): the push fails and says the device rolled it back, and the configuration stays the one found.
 
@@ -158,7 +160,8 @@ def test_junos_timer_runs_out_before_the_confirm(emulator_fleet, tmp_path: Path,
     qfx.set_fault(pause_pattern=r"^commit confirmed")
     with ThreadPoolExecutor(1) as pool:
         done = pool.submit(lab.playbook, "push.yml", "--limit", "platform_junos",
-                           "-e", f"roce_tune_base_dir={lab.workdir}", "-e", f"ansible_ssh_private_key_file={key}")
+                           "-e", f"roce_tune_base_dir={lab.workdir}",
+                           "-e", f"ansible_ssh_private_key_file={key}")
         _hold(qfx, done, "commit confirmed")
         if late_at == "confirm":
             qfx.set_fault(pause_pattern=r"^show configuration")  # releases the commit, holds the read-back
