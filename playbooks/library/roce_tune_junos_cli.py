@@ -60,6 +60,15 @@ pending_confirm:
   description: a commit confirmed is waiting for confirmation.
   returned: always
   type: bool
+confirmed:
+  description: the confirming commit went through (state confirmed; not proof that the change is still
+    active, the device may have reverted it before the confirm came).
+  returned: success, state confirmed
+  type: bool
+rolled_back:
+  description: rollback 1 and its commit went through.
+  returned: success, state rolled_back
+  type: bool
 """
 
 import re
@@ -138,6 +147,7 @@ def main():
                 if state == "rolled_back":
                     conn.get(command="rollback 1")
                 conn.get(command="commit comment {} and-quit".format(_quote(module.params["comment"] + " " + state)))
+                result[state] = True
     except ConnectionError as exc:
         _discard(conn)
         module.fail_json(msg=f"Junos {state} failed (candidate discarded): {exc}")

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import re
 import subprocess
+import time
+from concurrent.futures import Future, ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -63,8 +65,12 @@ def _state(fleet, name: str) -> str:  # type: ignore[no-untyped-def]
 @pytest.mark.slow
 def test_push_check_then_push_then_idempotent(emulator_fleet, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     key, pub = _keypair(tmp_path)
+    # Junos gets a 30 s commit confirmed window (5 min x 0.1): between `commit confirmed` and the confirm run
+    # three Ansible tasks (read back, check, confirm), measured at ~5.5 s on a loaded 2-core machine, so the
+    # 3 s of the other devices' scale let the device revert the push before the confirm came.
     fleet = emulator_fleet([EmulatorSpec(p, n, username="admin", password="not-used", authorized_keys=[pub],
-                                         time_scale=0.01, options={"nics": NICS} if p == "host" else {})
+                                         time_scale=0.1 if p == "junos" else 0.01,
+                                         options={"nics": NICS} if p == "host" else {})
                            for n, p in DEVICES.items()])
     for name, platform in DEVICES.items():
         if platform == "host":
@@ -113,3 +119,60 @@ def test_push_check_then_push_then_idempotent(emulator_fleet, tmp_path: Path) ->
     counts = recap(again.stdout)
     assert all(counts[n]["changed"] == 0 for n in PUSHED), counts
     assert fleet["eos1"].running_config() == eos_running
+
+
+def _hold(device, done: Future[subprocess.CompletedProcess[str]],  # type: ignore[no-untyped-def]
+          what: str) -> None:
+    """Wait until ``device`` holds at its pause pattern; fail at once if the playbook ended instead."""
+    deadline = time.monotonic() + 180
+    while not device.wait_paused(0.05):
+        assert not done.done() and time.monotonic() < deadline, f"never held at {what}: " + (
+            done.result().stdout[-4000:] if done.done() else "timeout")
+
+
+def _until_reverted(device) -> None:  # type: ignore[no-untyped-def]
+    deadline = time.monotonic() + 60
+    while device.confirm_pending:
+        assert time.monotonic() < deadline, device.events
+        time.sleep(0.05)
+    assert any("not confirmed, rolled back" in e for e in device.events), device.events
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("late_at", ["commit", "confirm"])
+def test_junos_timer_runs_out_before_the_confirm(emulator_fleet,  # type: ignore[no-untyped-def]
+                                                 tmp_path: Path, late_at: str) -> None:
+    """The device reverts the commit confirmed by itself before the confirm comes (a slow controller, a
+    paused run): the push fails and says the device rolled it back, and the configuration stays the one found.
+
+    ``commit``: the device holds the output of ``commit confirmed`` until its timer ran out, so the read-back
+    already shows the old configuration; a ``rollback 1`` then would put the unconfirmed change back.
+    ``confirm``: the read-back is held until the timer ran out, so it still shows the change and the confirm
+    comes late: its ``commit`` commits nothing and says "commit complete"."""
+    key, pub = _keypair(tmp_path)
+    # 5 min x 1/30 = a 10 s window, longer than the way from `commit confirmed` to the held read-back
+    fleet = emulator_fleet([EmulatorSpec("junos", "qfx1", username="admin", password="not-used",
+                                         authorized_keys=[pub], time_scale=1 / 30)])
+    qfx = fleet["qfx1"]
+    lab = prepare_lab(tmp_path / "lab", {n: fleet.port(n) if n == "qfx1" else 1 for n in DEVICES})
+    lab.env.pop("ROCE_TUNE_PASSWORD", None)
+    before = qfx.running_config()
+    qfx.set_fault(pause_pattern=r"^commit confirmed")
+    with ThreadPoolExecutor(1) as pool:
+        done = pool.submit(lab.playbook, "push.yml", "--limit", "platform_junos",
+                           "-e", f"roce_tune_base_dir={lab.workdir}",
+                           "-e", f"ansible_ssh_private_key_file={key}")
+        _hold(qfx, done, "commit confirmed")
+        if late_at == "confirm":
+            qfx.set_fault(pause_pattern=r"^show configuration")  # releases the commit, holds the read-back
+            _hold(qfx, done, "the read-back")
+            assert qfx.confirm_pending, qfx.events
+        _until_reverted(qfx)
+        qfx.set_fault(pause_pattern=None)  # releases the held session
+        res = done.result()
+    out = res.stdout + res.stderr
+    assert res.returncode != 0, out[-4000:]
+    assert qfx.running_config() == before, out[-4000:]            # nothing of the push is active
+    assert "the device had already rolled it back by itself" in out, out[-4000:]
+    assert "was rolled back" not in out, out[-4000:]
+    assert not qfx.confirm_pending
