@@ -98,18 +98,21 @@ class _PortFacts:
 def _port_facts(topo: Topology, sw: Switch, asic: AsicSpec) -> list[_PortFacts]:
     inv = topo.inventory
     cabled = topo.cabled_ports(sw.name)
-    downs = [p for p in cabled if topo.direction(sw.name, p) in ("down", "peer")]
+    directions = {p: topo.direction(sw.name, p) for p in cabled}  # every other port faces "edge"
+    downs = [p for p in cabled if directions[p] in ("down", "peer")]
+    pinned = bool(inv.policy.overrides)
     out = []
     for info in topo.ports_of(sw.name):
         peer = topo.peers.get((sw.name, info.name))
-        pins = resolve_overrides(inv.policy, role=sw.role.value, device=sw.name, port=info.name, params=("cable_m",))
+        pins = resolve_overrides(inv.policy, role=sw.role.value, device=sw.name, port=info.name,
+                                 params=("cable_m",)) if pinned else {}
         if "cable_m" in pins:
             cable, defaulted = float(pins["cable_m"]), False
         elif peer is not None and peer.cable_m is not None:
             cable, defaulted = peer.cable_m, False
         else:
             cable, defaulted = inv.defaults.cable_length, True
-        direction = topo.direction(sw.name, info.name)
+        direction = directions.get(info.name, "edge") if peer is not None else "edge"
         if peer is None:
             kind, peer_name = "none", None
         else:
@@ -270,13 +273,21 @@ def _switch_headrooms(asic: AsicSpec, policy: Policy, sw: Switch, facts: list[_P
     """Headroom per lossless port name, each checked for admission into the ASIC's buffer."""
     model, other_model, model_reason = headroom.select_headroom_model(asic, policy.headroom_model)
     headrooms: dict[str, Headroom] = {}
+    # without pins a port's headroom is a function of its class: derived (and admission-checked) once
+    per_class: dict[tuple[int, float, int, int], tuple[Headroom, bool]] | None = None if policy.overrides else {}
     for f in facts:
         if not f.lossless:
             continue
-        hr = headrooms[f.name] = _port_headroom(asic, policy, sw, f, shp, model, other_model, model_reason,
-                                                findings, memo)
-        over = memo.get(("adm", asic.id, hr.xon_bytes, hr.xoff_bytes, hr.size_bytes, n_prios, f.lanes), lambda: bool(
-            buffers.check_headroom_admission(asic, "-", "-", hr, n_prios, f.lanes)))
+        known = per_class.get((f.speed_gbps, f.cable_m, f.mtu, f.lanes)) if per_class is not None else None
+        if known is None:
+            hr = _port_headroom(asic, policy, sw, f, shp, model, other_model, model_reason, findings, memo)
+            over = memo.get(("adm", asic.id, hr.xon_bytes, hr.xoff_bytes, hr.size_bytes, n_prios, f.lanes),
+                            lambda: bool(buffers.check_headroom_admission(asic, "-", "-", hr, n_prios, f.lanes)))
+            if per_class is not None:
+                per_class[(f.speed_gbps, f.cable_m, f.mtu, f.lanes)] = (hr, over)
+        else:
+            hr, over = known
+        headrooms[f.name] = hr
         if over:
             findings.extend(buffers.check_headroom_admission(asic, sw.name, f.name, hr, n_prios, f.lanes))
     return headrooms
@@ -417,8 +428,19 @@ def _derive_switch(inv: Inventory, topo: Topology, catalog: Catalog, sw: Switch,
     ecn_in = _ecn_inputs(asic, policy, sw, rtt_us, prios, buf)
     ecn_profiles: dict[str, object] = {}
     ports: list[PortPlan] = []
+    # without pins a port's ECN profile follows from its headroom profile, fan-in and speed: the first port
+    # of each such class derives (and checks) it, the others repeat that answer with no side effect
+    ecn_names: dict[tuple[str, int, int], str] | None = None if policy.overrides else {}
     for f in facts:
-        profile_name = _port_ecn(ecn_in, f, headrooms[f.name], ecn_profiles, findings, memo) if f.lossless else None
+        profile_name = None
+        if f.lossless:
+            hr = headrooms[f.name]
+            klass = (hr.profile, f.fan_in, f.speed_gbps)
+            profile_name = ecn_names.get(klass) if ecn_names is not None else None
+            if profile_name is None:
+                profile_name = _port_ecn(ecn_in, f, hr, ecn_profiles, findings, memo)
+                if ecn_names is not None:
+                    ecn_names[klass] = profile_name
         # model_construct: every field is already typed by the tuner; validating ~100k ports again
         # would dominate the plan time on large fabrics (PortPlan's schema is still what is published)
         ports.append(construct_trusted(PortPlan,
