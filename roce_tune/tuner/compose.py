@@ -22,7 +22,7 @@ import math
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import TypeVar, cast
+from typing import NamedTuple, TypeVar, cast
 
 from roce_tune import __version__
 from roce_tune.findings import (
@@ -33,7 +33,7 @@ from roce_tune.findings import (
 from roce_tune.gcpause import gc_paused
 from roce_tune.inventory.catalog import AsicSpec, Catalog, NicSpec, load_catalog
 from roce_tune.inventory.models import Host, Inventory, Policy, Switch
-from roce_tune.inventory.topology import Topology, asic_of, build_topology
+from roce_tune.inventory.topology import Peer, Topology, asic_of, build_topology
 from roce_tune.plan import (
     BufferPool,
     Buffers,
@@ -77,9 +77,9 @@ from roce_tune.tuner.overrides import (
 DEFAULT_NIC = "connectx-7"
 
 
-@dataclass(frozen=True)
-class _PortFacts:
-    """Per-port inputs gathered before any tuning math."""
+class _PortFacts(NamedTuple):
+    """Per-port inputs gathered before any tuning math (a named tuple: ~100k of them at 4,096 hosts, built
+    3-4x faster than a frozen dataclass)."""
 
     name: str
     speed_gbps: int
@@ -95,6 +95,18 @@ class _PortFacts:
     fan_in: int
 
 
+def _port_cable(inv: Inventory, sw: Switch, port: str, peer: Peer | None, pinned: bool) -> tuple[float, bool]:
+    """(cable length in m, whether the default was used) of a switch port: a ``cable_m`` pin (looked up only
+    when the policy has ``pinned`` overrides), else the cable's length, else ``defaults.cable_length``."""
+    pins = resolve_overrides(inv.policy, role=sw.role.value, device=sw.name, port=port,
+                             params=("cable_m",)) if pinned else {}
+    if "cable_m" in pins:
+        return float(pins["cable_m"]), False
+    if peer is not None and peer.cable_m is not None:
+        return peer.cable_m, False
+    return inv.defaults.cable_length, True
+
+
 def _port_facts(topo: Topology, sw: Switch, asic: AsicSpec) -> list[_PortFacts]:
     inv = topo.inventory
     cabled = topo.cabled_ports(sw.name)
@@ -104,14 +116,7 @@ def _port_facts(topo: Topology, sw: Switch, asic: AsicSpec) -> list[_PortFacts]:
     out = []
     for info in topo.ports_of(sw.name):
         peer = topo.peers.get((sw.name, info.name))
-        pins = resolve_overrides(inv.policy, role=sw.role.value, device=sw.name, port=info.name,
-                                 params=("cable_m",)) if pinned else {}
-        if "cable_m" in pins:
-            cable, defaulted = float(pins["cable_m"]), False
-        elif peer is not None and peer.cable_m is not None:
-            cable, defaulted = peer.cable_m, False
-        else:
-            cable, defaulted = inv.defaults.cable_length, True
+        cable, defaulted = _port_cable(inv, sw, info.name, peer, pinned)
         direction = directions.get(info.name, "edge") if peer is not None else "edge"
         if peer is None:
             kind, peer_name = "none", None
@@ -415,6 +420,30 @@ def _ecn_inputs(asic: AsicSpec, policy: Policy, sw: Switch, rtt_us: float, prios
     return _EcnInputs(asic, policy, sw, rtt_us, prios, ecn_separate, pool, egress, profile_th, queue_buffer)
 
 
+def _ecn_profile_names(e: _EcnInputs, facts: list[_PortFacts], headrooms: dict[str, Headroom],
+                       ecn_profiles: dict[str, object], findings: list[Finding], memo: _Memo) -> dict[str, str]:
+    """ECN profile name per lossless port of one switch (:func:`_port_ecn`; new profiles go to
+    ``ecn_profiles``, their findings to ``findings``).
+
+    Without pins a port's profile follows from its headroom profile, fan-in and speed: the first port of each
+    such class derives (and checks) it, the others repeat that answer, which had no side effect to repeat.
+    """
+    names: dict[str, str] = {}
+    per_class: dict[tuple[str, int, int], str] | None = None if e.policy.overrides else {}
+    for f in facts:
+        if not f.lossless:
+            continue
+        hr = headrooms[f.name]
+        klass = (hr.profile, f.fan_in, f.speed_gbps)
+        name = per_class.get(klass) if per_class is not None else None
+        if name is None:
+            name = _port_ecn(e, f, hr, ecn_profiles, findings, memo)
+            if per_class is not None:
+                per_class[klass] = name
+        names[f.name] = name
+    return names
+
+
 def _derive_switch(inv: Inventory, topo: Topology, catalog: Catalog, sw: Switch, rtt_us: float,
                    findings: list[Finding], memo: _Memo) -> SwitchPlan:
     policy = inv.policy
@@ -427,26 +456,16 @@ def _derive_switch(inv: Inventory, topo: Topology, catalog: Catalog, sw: Switch,
     buf = _switch_buffers(asic, policy, sw, facts, headrooms, shp, len(prios), findings, memo)
     ecn_in = _ecn_inputs(asic, policy, sw, rtt_us, prios, buf)
     ecn_profiles: dict[str, object] = {}
+    profile_names = _ecn_profile_names(ecn_in, facts, headrooms, ecn_profiles, findings, memo)
     ports: list[PortPlan] = []
-    # without pins a port's ECN profile follows from its headroom profile, fan-in and speed: the first port
-    # of each such class derives (and checks) it, the others repeat that answer with no side effect
-    ecn_names: dict[tuple[str, int, int], str] | None = None if policy.overrides else {}
     for f in facts:
-        profile_name = None
-        if f.lossless:
-            hr = headrooms[f.name]
-            klass = (hr.profile, f.fan_in, f.speed_gbps)
-            profile_name = ecn_names.get(klass) if ecn_names is not None else None
-            if profile_name is None:
-                profile_name = _port_ecn(ecn_in, f, hr, ecn_profiles, findings, memo)
-                if ecn_names is not None:
-                    ecn_names[klass] = profile_name
         # model_construct: every field is already typed by the tuner; validating ~100k ports again
         # would dominate the plan time on large fabrics (PortPlan's schema is still what is published)
         ports.append(construct_trusted(PortPlan,
             name=f.name, speed_gbps=f.speed_gbps, lanes=f.lanes, mtu=f.mtu, cable_m=f.cable_m, admin_up=f.admin_up,
             peer=f.peer, peer_kind=f.peer_kind, direction=f.direction, lossless=f.lossless,
-            pfc_priorities=prios if f.lossless else [], headroom=headrooms.get(f.name), ecn_profile=profile_name,
+            pfc_priorities=prios if f.lossless else [], headroom=headrooms.get(f.name),
+            ecn_profile=profile_names.get(f.name),
             fan_in=f.fan_in, rationale=_port_rationale(f, memo)))
     wd_pins = resolve_overrides(policy, role=sw.role.value, device=sw.name, params=WATCHDOG_PARAMS)
     n_pfc = sum(1 for p in ports if p.lossless)
