@@ -461,12 +461,11 @@ def _derive_switch(inv: Inventory, topo: Topology, catalog: Catalog, sw: Switch,
     for f in facts:
         # model_construct: every field is already typed by the tuner; validating ~100k ports again
         # would dominate the plan time on large fabrics (PortPlan's schema is still what is published)
-        ports.append(construct_trusted(PortPlan,
+        ports.append(construct_trusted(PortPlan, rationale=_port_rationale(f, memo),  # fields in model order
             name=f.name, speed_gbps=f.speed_gbps, lanes=f.lanes, mtu=f.mtu, cable_m=f.cable_m, admin_up=f.admin_up,
             peer=f.peer, peer_kind=f.peer_kind, direction=f.direction, lossless=f.lossless,
             pfc_priorities=prios if f.lossless else [], headroom=headrooms.get(f.name),
-            ecn_profile=profile_names.get(f.name),
-            fan_in=f.fan_in, rationale=_port_rationale(f, memo)))
+            ecn_profile=profile_names.get(f.name), fan_in=f.fan_in))
     wd_pins = resolve_overrides(policy, role=sw.role.value, device=sw.name, params=WATCHDOG_PARAMS)
     n_pfc = sum(1 for p in ports if p.lossless)
     wd = memo.get(("wd", n_pfc, sw.platform.value, tuple(sorted(wd_pins.items()))), lambda: watchdog.derive_watchdog(
@@ -512,12 +511,12 @@ def _derive_host(inv: Inventory, catalog: Catalog, cls: Classification, tiers: i
                              source="inventory", note=f"RoCE MTU {policy.roce_mtu} needs netdev MTU >= 4200"),
         })
         # model_construct: fields are typed by construction (see PortPlan in _derive_switch)
-        nics.append(construct_trusted(NicPlan,
+        nics.append(construct_trusted(NicPlan, rationale=why,  # fields in model order
             model=nic.model, netdev=nic.netdev, rdma_device=nic.rdma_device, rdma_port=nic.rdma_port,
             pci_address=nic.pci_address, speed_gbps=nic.speed, rail=nic.rail, switch_port=nic.switch_port,
             trust=cls.trust, pfc_vector=pfc_vector, dscp_to_priority=cls.dscp_to_priority, cable_m=cable, mtu=mtu,
             roce_mtu=policy.roce_mtu, roce_tos=cls.roce_tos, cnp_dscp=cls.cnp_dscp, cnp_priority=cls.cnp_priority,
-            nic_xoff_bytes=xoff, dcqcn=dq, rationale=why))
+            nic_xoff_bytes=xoff, dcqcn=dq))
     env, why = nccl.derive_nccl_env(host, cls, inv.site, tiers)
     return HostPlan(name=host.name, mgmt_host=host.mgmt.host if host.mgmt else None,
                     mgmt_port=host.mgmt.port if host.mgmt else None, credentials=host.credentials.model_dump(),
