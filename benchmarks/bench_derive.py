@@ -9,8 +9,8 @@ intent YAML file, so every figure goes through the real file -> load -> lint/der
 ``explain`` run the CLI commands in-process (typer's runner: no interpreter start-up in the figure);
 ``--subprocess`` also times them as ``python -m roce_tune.cli`` (start-up and imports included).
 
-Prints one line per stage: ``<stage> hosts=N cpu_s=… wall_s=…`` plus sizes where they apply, and
-``peak_rss_mb`` at the end of each fabric.
+Prints one line per stage: ``<stage> hosts=N cpu_s=… wall_s=…`` plus sizes where they apply, the peak RSS
+after load, lint and derive, and ``peak_rss_mb`` at the end of each fabric.
 """
 
 from __future__ import annotations
@@ -35,8 +35,8 @@ from typer.testing import CliRunner  # noqa: E402
 from roce_tune.cli import app  # noqa: E402
 from roce_tune.inventory.loader import load_inventory  # noqa: E402
 from roce_tune.inventory.synthetic import rail_optimised_intent  # noqa: E402
-from roce_tune.plan import plan_from_json, plan_to_json  # noqa: E402
 from roce_tune.pipeline import derive_plan  # noqa: E402
+from roce_tune.plan import plan_from_json, plan_to_json  # noqa: E402
 
 _T = TypeVar("_T")
 
@@ -63,6 +63,8 @@ def run(hosts: int, subproc: bool) -> None:
         inv.write_text(yaml.safe_dump(rail_optimised_intent(hosts), sort_keys=False), encoding="utf-8")
         loaded = _timed("load", hosts, lambda: load_inventory(inv))
         plan = _timed("derive", hosts, lambda: derive_plan(loaded))
+        # the front half's own peak (the stages below add plan.json text and a second plan on top of it)
+        print(f"  peak_rss_mb after load+lint+derive={_peak_rss_mb():.0f}", flush=True)
         sw = next(s for s in plan.switches if s.role == "leaf")
         port = next(p for p in sw.ports if p.lossless)
         target = f"{sw.name}:{port.name}"
@@ -85,7 +87,12 @@ def run(hosts: int, subproc: bool) -> None:
                 subprocess.run([sys.executable, "-m", "roce_tune.cli", *args], env=env, check=False,
                                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
                 print(f"{stage} hosts={hosts} wall_s={time.perf_counter() - w0:.3f}", flush=True)
-    print(f"peak_rss_mb={resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f}")
+    print(f"peak_rss_mb={_peak_rss_mb():.0f}")
+
+
+def _peak_rss_mb() -> float:
+    """Peak resident set of this process so far, MB (Linux reports ``ru_maxrss`` in KB)."""
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
 def main() -> None:

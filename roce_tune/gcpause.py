@@ -13,14 +13,30 @@ import gc
 from collections.abc import Iterator
 from contextlib import contextmanager
 
+#: A paused block that leaves more tracked objects than this behind moves them to the permanent
+#: generation (:func:`gc.freeze`) instead of handing them to the young one.
+FREEZE_AFTER_OBJECTS = 200_000
+
 
 @contextmanager
 def gc_paused() -> Iterator[None]:
-    """Disable the cyclic collector inside the block; restore its previous state after (nesting-safe)."""
+    """Disable the cyclic collector inside the block; restore its previous state after (nesting-safe).
+
+    While the collector is off, every new container object stays in the young generation, so the first
+    collection after the block would walk all of them (0.36 s for the ~1.4M objects of a 4,096-host
+    plan), then again as they age into the older generations (0.4 s, 0.5 s). When the block leaves more
+    than :data:`FREEZE_AFTER_OBJECTS` behind, they are frozen instead (:func:`gc.freeze`): the collector
+    never walks them again; reference counting still frees each when its last reference goes. The price:
+    reference cycles among the frozen objects (including any garbage cycle made before the block and not
+    yet collected) are not collected until :func:`gc.unfreeze`. Small blocks (tests, lab inventories)
+    never reach the limit and behave as before.
+    """
     was_enabled = gc.isenabled()
     gc.disable()
     try:
         yield
     finally:
+        if was_enabled and gc.get_count()[0] > FREEZE_AFTER_OBJECTS:
+            gc.freeze()
         if was_enabled:
             gc.enable()

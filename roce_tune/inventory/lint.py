@@ -10,10 +10,10 @@ the registry by :func:`rules_markdown` (``python -m roce_tune.inventory.lint > d
 
 from __future__ import annotations
 
-import gc
 from collections.abc import Collection
 
 from roce_tune.findings import Finding, Location, RoceTuneError, Severity
+from roce_tune.gcpause import gc_paused
 from roce_tune.inventory.catalog import Catalog, load_catalog
 from roce_tune.inventory.loader import LoadedInventory, load_inventory_text
 from roce_tune.inventory.rules import RULES, LintContext, Rule
@@ -91,18 +91,13 @@ def lint(loaded: LoadedInventory, catalog: Catalog | None = None,
                                             f"{exc}); catalog rules RT111/RT112 were skipped",
                                     fix="reinstall roce-tune or fix roce_tune/catalog/*.yaml",
                                     location=Location(file=loaded.path)))
-    was_enabled = gc.isenabled()
-    gc.disable()  # the topology is ~10^5 small objects; the cyclic GC would only slow it down
-    try:
+    with gc_paused():  # the topology is ~10^5 small objects; the cyclic GC would only slow it down
         ctx = LintContext(loaded, topology or build_topology(loaded.inventory), catalog)
         for r in RULES.values():
             if (select is not None and r.id not in select) or (r.needs_catalog and catalog is None):
                 continue
             ctx.rule_id = r.id
             findings.extend(r.check(ctx))
-    finally:
-        if was_enabled:
-            gc.enable()
     return sorted(findings, key=_sort_key)
 
 

@@ -9,14 +9,18 @@ run reports them all.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from roce_tune.inventory.catalog import Catalog, CatalogError
 from roce_tune.inventory.models import TIER, Inventory, Role, Switch
 
 
-@dataclass(frozen=True)
-class PortInfo:
-    """One concrete switch port (ranges expanded). ``path`` is the inventory field path."""
+class PortInfo(NamedTuple):
+    """One concrete switch port (ranges expanded). ``path`` is the inventory field path.
+
+    A named tuple, not a frozen dataclass: a 4,096-host fabric has ~100k ports, and a frozen dataclass's
+    ``__init__`` (one ``object.__setattr__`` per field) costs 3-4x as much to build.
+    """
 
     switch: str
     name: str
@@ -27,9 +31,8 @@ class PortInfo:
     path: str
 
 
-@dataclass(frozen=True)
-class Peer:
-    """The far end of a switch port's cable.
+class Peer(NamedTuple):
+    """The far end of a switch port's cable (a named tuple, like :class:`PortInfo`).
 
     ``kind`` is ``host`` (device = host name, port = netdev), ``switch`` or ``external``; ``cable_m`` is None when
     the inventory did not give a length (the default then applies, with a lint warning); ``path`` is

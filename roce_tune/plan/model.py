@@ -441,15 +441,16 @@ class Plan(_Frozen):
         raise KeyError(name)
 
 
-_FIELD_NAMES: dict[type, tuple[tuple[str, ...], frozenset[str]]] = {}
+_FIELD_NAMES: dict[type, tuple[tuple[str, ...], frozenset[str], set[str]]] = {}
 
 
-def _field_names(cls: type[BaseModel]) -> tuple[tuple[str, ...], frozenset[str]]:
-    """``cls``'s field names in order, and as a set (cached: ``model_fields`` is a slow descriptor)."""
+def _field_names(cls: type[BaseModel]) -> tuple[tuple[str, ...], frozenset[str], set[str]]:
+    """``cls``'s field names in order, as a frozenset, and as the one ``__pydantic_fields_set__`` every
+    :func:`construct_trusted` instance of ``cls`` shares (cached: ``model_fields`` is a slow descriptor)."""
     names = _FIELD_NAMES.get(cls)
     if names is None:
         order = tuple(cls.model_fields)
-        names = _FIELD_NAMES[cls] = (order, frozenset(order))
+        names = _FIELD_NAMES[cls] = (order, frozenset(order), set(order))
     return names
 
 
@@ -461,13 +462,17 @@ def construct_trusted(cls: type[_M], **values: object) -> _M:
     given; otherwise this falls back to ``model_construct`` (which fills defaults). Tests check that the
     result equals ``model_validate`` of its own dump.
     """
-    names, name_set = _field_names(cls)
-    if values.keys() != name_set:
-        return cls.model_construct(**values)  # type: ignore[arg-type]  # field values, not _fields_set
+    names, name_set, fields_set = _field_names(cls)
+    if tuple(values) != names:  # (callers on hot paths pass the fields in order: their dict is used as is)
+        if values.keys() != name_set:
+            return cls.model_construct(**values)  # type: ignore[arg-type]  # field values, not _fields_set
+        # field order, as validation would give: serialisation follows it (same JSON as a loaded plan)
+        values = {k: values[k] for k in names}
     m = cls.__new__(cls)
-    # field order, as validation would give: serialisation follows it (same JSON as a loaded plan)
-    object.__setattr__(m, "__dict__", {k: values[k] for k in names})
-    object.__setattr__(m, "__pydantic_fields_set__", set(values))
+    object.__setattr__(m, "__dict__", values)
+    # every field is set, so all instances share one set (plan models are frozen, and model_copy copies
+    # the set before adding to it): 0.7-2 KB less per port and NIC, ~150 MB at 4,096 hosts
+    object.__setattr__(m, "__pydantic_fields_set__", fields_set)
     object.__setattr__(m, "__pydantic_extra__", None)
     object.__setattr__(m, "__pydantic_private__", None)
     return m

@@ -51,7 +51,6 @@ three grow with the number of endpoints.
 
 from __future__ import annotations
 
-import gc
 import re
 from collections import defaultdict, deque
 from collections.abc import Iterable
@@ -60,6 +59,7 @@ from dataclasses import dataclass, field
 import networkx as nx
 
 from roce_tune.findings import Finding, Location, Severity
+from roce_tune.gcpause import gc_paused
 from roce_tune.inventory.topology import Peer, Topology
 from roce_tune.plan import DeadlockCycle, DeadlockReport
 
@@ -467,13 +467,8 @@ def analyze_deadlock(topo: Topology, lossless_priorities: list[int],
     """
     # The analysis allocates mostly acyclic objects (tuples, ints, lists); pausing the cyclic GC keeps full
     # collections from walking the (large) inventory heap mid-analysis, which otherwise doubles the time.
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
+    with gc_paused():
         return _analyze(topo, lossless_priorities, lossless_ports, max_failure_scenarios)
-    finally:
-        if enabled:
-            gc.enable()
 
 
 @dataclass
