@@ -179,38 +179,48 @@ def scorecard(pc: PortClass, seeds: int = 1, use_cache: bool = True) -> Scorecar
     import time
 
     path = _cache_dir() / f"{pc.key()}-s{seeds}.json"
-    if use_cache and path.is_file():
-        try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-            cached = tuple(ScoreRow(r["scenario"], r["model"], r["kind"],
-                                    {k: tuple(v) for k, v in r["results"].items()},
-                                    r["meets"], r["why"]) for r in data["rows"])
-            return Scorecard(pc, cached, seeds, 0.0)
-        except (OSError, ValueError, KeyError, TypeError):
-            pass  # a damaged cache entry is recomputed
+    cached = _read_cache(path) if use_cache else None
+    if cached is not None:
+        return Scorecard(pc, cached, seeds, 0.0)
     t0 = time.perf_counter()
-    rows: list[ScoreRow] = []
     n = pc.fan_in
     cases = [("incast", f"{SHORT_MESSAGE_BYTES // 1_000_000} MB x {n}", SHORT_MESSAGE_BYTES),
              ("incast", f"{LONG_MESSAGE_BYTES // 1_000_000} MB x {n}", LONG_MESSAGE_BYTES),
              ("long-lived", f"{n} long-lived flows", 0)]
-    for model in ("M", "T"):
-        for kind, label, msg in cases:
-            results: dict[str, tuple[float, float, float]] = {}
-            for name, (ecn, dq) in _settings(pc).items():
-                sc = Scenario(kind=kind, speed_gbps=pc.speed_gbps, fan_in=n, ecn=ecn, dcqcn=dq,  # type: ignore[arg-type]
-                              model=model, message_bytes=msg or 1, duration_us=LONG_LIVED_US,
-                              base_rtt_us=pc.base_rtt_us, buffer_bytes=pc.buffer_bytes, pfc_alpha=pc.pfc_alpha)
-                s = run_seeds(sc, seeds if kind == "incast" else 1)
-                key = "efficiency_percent" if kind == "incast" else "utilisation_percent"
-                results[name] = (round(float(s.median[key] or 0.0), 1), round(float(s.median["pfc_pause_ms"] or 0.0), 2),
-                                 round(float(s.median["mean_queue_bytes"] or 0.0)))
-            ok, why = judge(kind, results)
-            rows.append(ScoreRow(label, model, kind, results, ok, why))
+    rows = [_score_row(pc, model, kind, label, msg, seeds) for model in ("M", "T") for kind, label, msg in cases]
     card = Scorecard(pc, tuple(rows), seeds, time.perf_counter() - t0)
     if use_cache:
         _write_cache(path, card)
     return card
+
+
+def _read_cache(path: Path) -> tuple[ScoreRow, ...] | None:
+    """The rows cached at ``path``; None when absent or damaged (a damaged entry is recomputed)."""
+    if not path.is_file():
+        return None
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+        return tuple(ScoreRow(r["scenario"], r["model"], r["kind"], {k: tuple(v) for k, v in r["results"].items()},
+                              r["meets"], r["why"]) for r in data["rows"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def _score_row(pc: PortClass, model: str, kind: str, label: str, msg: int, seeds: int) -> ScoreRow:
+    """One case of the scorecard: every setting simulated (median over ``seeds`` for an incast, one
+    long-lived run) and judged (:func:`judge`). Cells: (efficiency or utilisation %, PFC pause ms, mean
+    queue bytes)."""
+    results: dict[str, tuple[float, float, float]] = {}
+    key = "efficiency_percent" if kind == "incast" else "utilisation_percent"
+    for name, (ecn, dq) in _settings(pc).items():
+        sc = Scenario(kind=kind, speed_gbps=pc.speed_gbps, fan_in=pc.fan_in, ecn=ecn, dcqcn=dq,  # type: ignore[arg-type]
+                      model=model, message_bytes=msg or 1, duration_us=LONG_LIVED_US,  # type: ignore[arg-type]
+                      base_rtt_us=pc.base_rtt_us, buffer_bytes=pc.buffer_bytes, pfc_alpha=pc.pfc_alpha)
+        s = run_seeds(sc, seeds if kind == "incast" else 1)
+        results[name] = (round(float(s.median[key] or 0.0), 1), round(float(s.median["pfc_pause_ms"] or 0.0), 2),
+                         round(float(s.median["mean_queue_bytes"] or 0.0)))
+    ok, why = judge(kind, results)
+    return ScoreRow(label, model, kind, results, ok, why)
 
 
 def _write_cache(path: Path, card: Scorecard) -> None:
