@@ -1,4 +1,5 @@
-"""NVIDIA Cumulus Linux (NVUE) switch counters (the platform's :class:`~roce_tune.platforms.contract.CounterReader`).
+"""NVIDIA Cumulus Linux (NVUE) switch counters (the platform's
+:class:`~roce_tune.platforms.contract.CounterReader`).
 
 Commands per lossless port, CL 5.5 and later (CL ≤ 5.4 spelled the first ``nv show interface swpN qos
 counters``); shapes from the NVUE command reference (CumulusNetworks/docs) and the CL RoCE page:
@@ -135,7 +136,8 @@ def _split_unit_cells(tokens: list[str], n: int) -> list[str]:
 
 
 def parse_cumulus_roce_counters(text: str, port: str, ecn_queue: int, pfc_prio: int) -> PortCounters:
-    """``nv show interface PORT qos roce counters`` → ``{port: {"q3_ecn_marked_pkts", "pfc_rx_prio3", "pfc_tx_prio3"}}``.
+    """``nv show interface PORT qos roce counters`` → ``{port: {"q3_ecn_marked_pkts", "pfc_rx_prio3",
+    "pfc_tx_prio3"}}``.
 
     The tree is ``rx-stats / rx-pfc-stats / pause-packets  184  …`` by indentation; only RoCE
     traffic is counted, so the figures are stored on the lossless queue ``ecn_queue`` / priority
