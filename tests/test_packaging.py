@@ -65,7 +65,8 @@ def test_wheel_plans_outside_the_checkout(venv: Path, tmp_path: Path) -> None:
     probe = ("import roce_tune, roce_tune.render.engine as e, roce_tune.catalog as c;"
              "print(roce_tune.__file__); print(e.templates_dir()); print(len(c.load_catalog().asics))")
     where = subprocess.run([py, "-c", probe],
-                           cwd=work, env=_clean_env(), capture_output=True, text=True, check=True).stdout.split("\n")
+                           cwd=work, env=_clean_env(), capture_output=True, text=True,
+                           check=True).stdout.split("\n")
     assert where[0].startswith(str(venv)), where        # the wheel's package, not the checkout
     assert where[1].startswith(str(venv)), where        # templates found inside the installed package
     assert int(where[2]) > 0                            # catalogs shipped as package data
@@ -89,7 +90,8 @@ def test_version_and_completion(venv: Path) -> None:
     assert "_ROCE_TUNE_COMPLETE" in comp and "complete" in comp
     # the completion protocol itself: bash asks for the words after "roce-tune pl"
     words = subprocess.run([exe], capture_output=True, text=True, check=False,
-                           env=dict(_clean_env(), _ROCE_TUNE_COMPLETE="complete_bash", COMP_WORDS="roce-tune pl",
+                           env=dict(_clean_env(), _ROCE_TUNE_COMPLETE="complete_bash",
+                                    COMP_WORDS="roce-tune pl",
                                     COMP_CWORD="1")).stdout.split()
     assert "plan" in words
 

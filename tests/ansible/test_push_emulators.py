@@ -61,7 +61,8 @@ def _state(fleet, name: str) -> str:  # type: ignore[no-untyped-def]
 
 
 @pytest.mark.slow
-def test_push_check_then_push_then_idempotent(emulator_fleet, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_push_check_then_push_then_idempotent(emulator_fleet,
+                                              tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     key, pub = _keypair(tmp_path)
     fleet = emulator_fleet([EmulatorSpec(p, n, username="admin", password="not-used", authorized_keys=[pub],
                                          time_scale=0.01, options={"nics": NICS} if p == "host" else {})
@@ -86,7 +87,8 @@ def test_push_check_then_push_then_idempotent(emulator_fleet, tmp_path: Path) ->
     assert fleet["qfx1"].history[0].lines == fleet["qfx1"].history[-1].lines  # no commit at all
 
     # 2. real push
-    push = lab.playbook("push.yml", "--diff", "--limit", PUSH_LIMIT, "-e", '{"roce_tune_serial": [1, "100%"]}',
+    push = lab.playbook("push.yml", "--diff", "--limit", PUSH_LIMIT, "-e",
+                        '{"roce_tune_serial": [1, "100%"]}',
                         *common)
     assert push.returncode == 0, push.stdout[-4000:] + push.stderr[-2000:]
     eos_running = fleet["eos1"].running_config()

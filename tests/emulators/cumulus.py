@@ -216,7 +216,8 @@ class CumulusSession(LinuxSession):
             except yaml.YAMLError as exc:
                 return f"Error: Invalid YAML: {exc}\n", 1
             items = doc if isinstance(doc, list) else [{"set": doc or {}}]
-            pending = [] if sub == "replace" else list(dev.pending if dev.pending is not None else dev.applied)
+            pending = [] if sub == "replace" else list(dev.pending if dev.pending is not None
+                                                       else dev.applied)
             for item in items:
                 if not isinstance(item, dict):
                     return "Error: Invalid config format\n", 1
@@ -300,7 +301,8 @@ class CumulusSession(LinuxSession):
                     entry["state"] = "confirm_failed"
                     dev.rev += 1
                     dev.history.append({"rev": dev.rev, "state": "applied", "lines": list(previous),
-                                        "user": "root", "when": time.time(), "message": "confirm timeout revert"})
+                                        "user": "root", "when": time.time(), "message": "confirm timeout "
+                                        "revert"})
                 dev.arm_confirm(confirm_s, restore, "nv config apply --confirm")
             return f"applied [rev_id: {dev.rev}]\n"
 
@@ -319,8 +321,10 @@ class CumulusSession(LinuxSession):
                 if ln == "qos roce" or ln.startswith("qos roce "):
                     mode = ln.split()[3] if ln.startswith("qos roce mode ") else "lossless"
             enabled = "on" if mode != "disabled" else "off"
-            rows = [("enable", enabled), ("mode", mode), ("pfc", ""), ("  pfc-priority", "3" if enabled == "on"
-                    else ""), ("congestion-control", ""), ("  congestion-mode", "ECN" if enabled == "on" else ""),
+            rows = [("enable", enabled), ("mode", mode), ("pfc", ""),
+                    ("  pfc-priority", "3" if enabled == "on"
+                    else ""), ("congestion-control", ""), ("  congestion-mode",
+                                                           "ECN" if enabled == "on" else ""),
                     ("  enabled-tc", "0,3" if enabled == "on" else ""), ("trust", ""),
                     ("  trust-mode", "pcp,dscp" if enabled == "on" else "")]
             out = ["                    operational  applied", "------------------  -----------  -------"]

@@ -120,7 +120,8 @@ class ShellBuiltins:
                 out += "".join(f"{c.name}\n" for c in sorted(p.iterdir()))
             elif p.is_file():
                 if "-l" in args:
-                    out += f"-rw-r--r-- 1 {self.username} {self.username} {p.stat().st_size} Jan  1 00:00 {a}\n"
+                    out += (f"-rw-r--r-- 1 {self.username} {self.username} {p.stat().st_size} Jan  1 00:00 "
+                            f"{a}\n")
                 else:
                     out += a + "\n"
             else:

@@ -66,7 +66,8 @@ def test_host_selection_and_common_env(inv_copy: Path) -> None:
 
 
 def test_ssh_runs_are_merged_by_the_slowest_host() -> None:
-    outputs = {"node1": TABLE.format(host="node1", bw="40.00"), "node2": TABLE.format(host="node2", bw="20.00")}
+    outputs = {"node1": TABLE.format(host="node1", bw="40.00"),
+               "node2": TABLE.format(host="node2", bw="20.00")}
     run, per_host = _judged(outputs, "ssh")
     assert set(per_host) == {"node1", "node2"} and run is per_host["node2"]
     run, per_host = _judged({"node1": outputs["node1"]}, "mpirun")
