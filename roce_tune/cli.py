@@ -774,7 +774,8 @@ def verify(
     fmt: OutFormat = typer.Option(OutFormat.text, "--format",
                                   help="Progress and summary as text, or the JSON report."),
 ) -> None:
-    """Run nccl-tests with the plan's NCCL env, read counters around it, diagnose; --adjust closes the loop."""
+    """Run nccl-tests with the plan's NCCL env, read counters around it, diagnose; --adjust closes the
+    loop."""
     from roce_tune.deploy.drivers import PushOptions
     from roce_tune.deploy.runner import ApplyOptions
     from roce_tune.verify.launch import COLLECTIVES, LAUNCHERS
@@ -846,7 +847,8 @@ def audit(
     secrets_file: Path | None = typer.Option(None, "--secrets-file",
                                              help="YAML secrets outside the repo (--live)."),
 ) -> None:
-    """What is wrong with the running fabric, from captured show/ethtool/sysfs/NCCL output or read live (RT4xx)."""
+    """What is wrong with the running fabric, from captured show/ethtool/sysfs/NCCL output or read live
+    (RT4xx)."""
     from roce_tune.audit import FORMATS, AuditUsageError, LiveOptions, audit_dir, audit_live, format_report
     from roce_tune.deploy.runner import ApplyOptions
 

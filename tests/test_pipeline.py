@@ -62,7 +62,8 @@ def test_plan_inventory_runs_every_stage_and_writes_what_render_outputs_gives(la
     result = plan_inventory(lab, tmp_path / "out", scorecards=False, timings=clock)
     assert list(clock.cpu_s) == list(clock.wall_s) == list(STAGES)
     assert result.files == render_outputs(derive_plan(load_inventory(lab)))
-    assert result.written is not None and result.written.written == len(result.files) and result.written.published
+    assert (result.written is not None and result.written.written == len(result.files)
+            and result.written.published)
     assert read_plan_dir(tmp_path / "out").files == result.files
     line = clock.summary()
     assert line.startswith("timings (s, cpu/wall): load ") and all(f"{s} " in line for s in STAGES)

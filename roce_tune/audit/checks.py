@@ -431,7 +431,8 @@ def check_priority(data: AuditData, exp: Expect, out: Out) -> None:
 
 # ----------------------------------------------------------------------------------------------- PFC
 def _pfc_nic(h: HostObs, nic: NicObs, exp: Expect, out: Out) -> None:
-    """RT420 (``mlnx_qos`` PFC row), RT421 (NIC sends pause) and RT424 (NIC discards, PFC silent) of one NIC."""
+    """RT420 (``mlnx_qos`` PFC row), RT421 (NIC sends pause) and RT424 (NIC discards, PFC silent) of one
+    NIC."""
     _nic_pfc_enabled(h, nic, exp, out)
     _nic_pause(h, nic, exp, out)
     _nic_discards(h, nic, exp, out)

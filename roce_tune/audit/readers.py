@@ -49,7 +49,8 @@ def _ev(b: Block, line: int) -> Ev:
 
 
 def _find_line(b: Block, pred: Callable[[list[str]], bool], after: int = 0) -> int:
-    """Line number of the first output line (at or after capture line ``after``) whose tokens satisfy ``pred``."""
+    """Line number of the first output line (at or after capture line ``after``) whose tokens satisfy
+    ``pred``."""
     for no, text in b.lines:
         if no >= after and pred(text.split()):
             return no

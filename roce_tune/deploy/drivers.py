@@ -440,7 +440,8 @@ class Driver:
         self.cmd(f"rm -f {q}", "cleanup")
 
     def check(self, output: str, stage: str, commands: list[str] | None = None) -> str:
-        """Return ``output``; raise PushError(stage) naming the device's error line and the rejected command."""
+        """Return ``output``; raise PushError(stage) naming the device's error line and the rejected
+        command."""
         return _check(self.platform, output, stage, commands)
 
     def confirmed(self) -> None:

@@ -109,7 +109,8 @@ class PushSession(Protocol):
             boundary: bool = True) -> str: ...
 
     def check(self, output: str, stage: str, commands: list[str] | None = None) -> str:
-        """Return ``output``; raise PushError(stage) naming the device's error line and the rejected command."""
+        """Return ``output``; raise PushError(stage) naming the device's error line and the rejected
+        command."""
         ...
 
     def config_set(self, lines: list[str], mode_cmd: str) -> str: ...

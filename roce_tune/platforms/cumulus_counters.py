@@ -125,7 +125,8 @@ def _indexed_counts(header: list[str], rows: list[list[str]], cols: dict[str, st
 
 
 def _split_unit_cells(tokens: list[str], n: int) -> list[str]:
-    """Re-join ``["0", "Bytes", "12"]`` into ``["0 Bytes", "12"]`` (unit words belong to the number before)."""
+    """Re-join ``["0", "Bytes", "12"]`` into ``["0 Bytes", "12"]`` (unit words belong to the number
+    before)."""
     cells: list[str] = []
     for tok in tokens:
         if cells and to_int(tok) is None and re.fullmatch(r"[A-Za-z]+", tok) and tok.lower() != "n/a":
@@ -167,7 +168,8 @@ def parse_cumulus_roce_counters(text: str, port: str, ecn_queue: int, pfc_prio: 
 
 
 def parse_cumulus_pfc_watchdog(text: str, port: str) -> PortCounters:
-    """``nv show interface PORT qos pfc-watchdog`` → ``{port: {"q3_wd_storm_detected": n}}`` from ``deadlock-count``."""
+    """``nv show interface PORT qos pfc-watchdog`` → ``{port: {"q3_wd_storm_detected": n}}`` from
+    ``deadlock-count``."""
     vals: dict[str, int] = {}
     for _title, header, rows in _nvue_tables(text):
         if "deadlock-count" not in header:

@@ -140,7 +140,8 @@ def _check(regex: re.Pattern[str], value: str, what: str) -> str:
 
 
 def default_dscp_priority(dscp: int) -> int:
-    """ConnectX default DSCP -> priority with DSCP trust (``dscp >> 3``). ``default_dscp_priority(26) == 3``."""
+    """ConnectX default DSCP -> priority with DSCP trust (``dscp >> 3``). ``default_dscp_priority(26) ==
+    3``."""
     return dscp >> 3
 
 

@@ -71,7 +71,8 @@ def code_point(word: str) -> int | None:
 
 
 def _words(line: str) -> list[str] | None:
-    """``set`` line -> words after ``set`` (a ``[ ... ]`` list becomes one word ``"[a b]"``); None if not a set."""
+    """``set`` line -> words after ``set`` (a ``[ ... ]`` list becomes one word ``"[a b]"``); None if not a
+    set."""
     try:
         w = shlex.split(line, comments=False)
     except ValueError:

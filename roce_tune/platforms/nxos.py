@@ -197,7 +197,8 @@ def _watchdog(switch: SwitchPlan) -> dict[str, object]:
 
 
 def _ecn_findings(switch: SwitchPlan) -> list[Finding]:
-    """RT241 (info) per ECN profile in use whose thresholds are not whole kbytes or whose Pmax is fractional."""
+    """RT241 (info) per ECN profile in use whose thresholds are not whole kbytes or whose Pmax is
+    fractional."""
     out = []
     used = {p.ecn_profile for p in switch.ports if p.lossless}
     for e in sorted(switch.ecn_profiles, key=lambda e: e.name):

@@ -28,7 +28,8 @@ PFC_COMMAND = "show interface priority-flow-control"
 
 
 def parse_nxos_pfc_interfaces(text: str) -> PortCounters:
-    """``show interface priority-flow-control`` → ``{"Ethernet1/1": {"pfc_rx_all", "pfc_tx_all"}}`` (RxPPP, TxPPP)."""
+    """``show interface priority-flow-control`` → ``{"Ethernet1/1": {"pfc_rx_all", "pfc_tx_all"}}`` (RxPPP,
+    TxPPP)."""
     out: PortCounters = {}
     for line in text.splitlines():
         toks = line.split()

@@ -27,7 +27,8 @@ class SeedSummary:
     paused_senders: tuple[int, ...]
 
     def to_json(self) -> dict[str, object]:
-        """Unit-named keys: the medians at top level, ``<key>_min``/``<key>_max`` beside them, seeds listed."""
+        """Unit-named keys: the medians at top level, ``<key>_min``/``<key>_max`` beside them, seeds
+        listed."""
         out: dict[str, object] = {}
         for k in SUMMARY_KEYS:
             out[k] = self.median[k]

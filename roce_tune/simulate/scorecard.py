@@ -63,7 +63,8 @@ class PortClass(SimInputs):
 
 @dataclass(frozen=True)
 class ScoreRow:
-    """One scenario in one model: per setting (efficiency or utilisation %, summed PFC pause ms, mean queue B)."""
+    """One scenario in one model: per setting (efficiency or utilisation %, summed PFC pause ms, mean queue
+    B)."""
 
     scenario: str
     model: str
@@ -279,7 +280,8 @@ _LABELS = {"derived": "the plan's values", "nvidia-default": "NVIDIA", "sonic-de
 
 
 def _verdict(card: Scorecard) -> str:
-    """Does any setting (the plan's or a default) meet every row of this class? Said plainly, with each one's miss."""
+    """Does any setting (the plan's or a default) meet every row of this class? Said plainly, with each one's
+    miss."""
     misses = card.setting_misses()
     winners = [n for n, m in misses.items() if not m]
     if not winners:

@@ -222,7 +222,8 @@ def simulated_ecn_step(plan: Plan, proposal: Proposal, factor: float, search: Si
 
 
 def _rate_steps(ai: int, hai: int, up: bool, factor: float, line_mbps: int) -> list[tuple[int, int]]:
-    """(AI, HAI) candidates: x factor (the plain step, first) and x sqrt(factor), or divided; 1 .. line rate."""
+    """(AI, HAI) candidates: x factor (the plain step, first) and x sqrt(factor), or divided; 1 .. line
+    rate."""
     steps: list[tuple[int, int]] = []
     for f in (factor, math.sqrt(factor)):
         a, b = ((min(line_mbps, int(ai * f)), min(line_mbps, int(hai * f))) if up

@@ -169,7 +169,8 @@ def test_nic_sends_pause_rt421(captures) -> None:
     found = rules(r)
     assert set(found) == {"RT421"}
     f = found["RT421"][0]
-    assert "5,000 PFC pause frames" in f.message and "during the capture" in f.message and ev(f) == ["gpu01.txt:5"]
+    assert ("5,000 PFC pause frames" in f.message and "during the capture" in f.message
+            and ev(f) == ["gpu01.txt:5"])
     assert "PCIe" in f.fix
 
 
@@ -448,7 +449,8 @@ def test_sonic_config_and_port_counter_readers(captures) -> None:
     r = captures({"leaf1.txt": text})
     sw = r.data.switches["leaf1"]
     assert sw.pfcwd_config["Ethernet0"].value == "drop 200 200"
-    assert sw.ports["Ethernet0"]["rx_drp"].value == 17 and str(sw.ports["Ethernet0"]["rx_drp"].ev) == "leaf1.txt:9"
+    assert (sw.ports["Ethernet0"]["rx_drp"].value == 17
+            and str(sw.ports["Ethernet0"]["rx_drp"].ev) == "leaf1.txt:9")
     assert sw.ports["Ethernet0"]["q3_ecn_marked_pkts"].value == 41002
     assert sw.ports["Ethernet1"]["pfc_tx_all"].value == 7
     assert [k for _, _, k in r.data.blocks] == ["sonic show pfcwd config", "sonic show interfaces counters",

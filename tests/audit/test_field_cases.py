@@ -27,7 +27,8 @@ def _audit(tmp_path: Path, kind: str, name: str, device: str):  # type: ignore[n
 def test_ethtool_prio_and_hw_counters_2to1_roce_on_priority_0(tmp_path: Path) -> None:
     r = _audit(tmp_path, "counters", "mlx5-ethtool-prio-and-hw-counters-2to1.txt", "gpu01")
     nic = r.data.hosts["gpu01"].nics["-"]
-    assert nic.ethtool["rx_prio0_packets"].value == 420006709813 and nic.ethtool["tx_prio3_packets"].value == 0
+    assert (nic.ethtool["rx_prio0_packets"].value == 420006709813
+            and nic.ethtool["tx_prio3_packets"].value == 0)
     hw = r.data.hosts["gpu01"].rdma["mlx5_0"].hw
     assert hw["local_ack_timeout_err"].value == 2705 and hw["np_cnp_sent"].value == 1333
     found = rules(r)

@@ -98,7 +98,8 @@ def test_ecn_threshold_and_mtu_differences_need_the_plan(name: str, tmp_path: Pa
         cap, _ = _capture(tmp_path / kind, device, name, running)
         found = [f for f in audit_dir(cap, INVENTORY).findings if f.device == device]
         assert found and {f.rule for f in found} == {rule}, (kind, found)
-        assert words in found[0].message and "plan" in found[0].message and "running config" in found[0].message
+        assert (words in found[0].message and "plan" in found[0].message
+                and "running config" in found[0].message)
         assert not [f for f in audit_dir(cap).findings if f.device == device], kind  # policy: no judgement
 
 
@@ -112,7 +113,8 @@ def test_factory_config_without_pfc_is_a_hop_without_pfc(name: str, tmp_path: Pa
         assert not [f for f in r.findings if f.rule == "RT420"]
         return
     found = [f for f in r.findings if f.rule == "RT420" and f.device == "sw9"]
-    assert len(found) == 1 and found[0].port is None and "no port of sw9 has PFC on RoCE priority 3" in found[0].message
+    assert (len(found) == 1 and found[0].port is None
+            and "no port of sw9 has PFC on RoCE priority 3" in found[0].message)
 
 
 def test_ecn_not_bound_to_the_lossless_queue_without_a_plan(tmp_path: Path) -> None:

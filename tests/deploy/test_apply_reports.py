@@ -46,7 +46,8 @@ def test_rejected_save_is_a_failure_that_says_startup_differs(tmp_path: Path) ->
             r = results[name]
             assert r.state == "failed" and r.failed, (name, r.state, r.error)
             assert not r.rolled_back and "rolled back" not in (r.error or ""), (name, r.error)
-            assert r.error and r.error.startswith("save: ") and "differs from the startup configuration" in r.error
+            assert (r.error and r.error.startswith("save: ")
+                    and "differs from the startup configuration" in r.error)
             assert fleet[name].running_config() != before[name], f"{name}: the verified change stays live"
         assert "No space left on device" in (results["leaf1"].error or "")
         assert "ERROR: Configuration save failed" in (results["spine1"].error or "")

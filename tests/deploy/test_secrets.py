@@ -125,7 +125,8 @@ def test_sonic_patterns_mask_config_db_as_printed_and_as_sonic_db_cli_prints_it(
     text = json.dumps(SONIC_TABLES, indent=4, sort_keys=True)
     masked = Redactor([], "sonic")(text)
     assert not [s for s in SONIC_SECRETS if s in masked], masked
-    assert '"TYPE": "RO"' in masked and '"auth_type": "pap"' in masked and '"SNMP_USER_AUTH_TYPE": "SHA"' in masked
+    assert ('"TYPE": "RO"' in masked and '"auth_type": "pap"' in masked
+            and '"SNMP_USER_AUTH_TYPE": "SHA"' in masked)
     assert json.loads(masked)["SNMP_USER"]["snmpops"]["SNMP_USER_AUTH_PASSWORD"] == MASK
     cli = ("{'auth_type': 'pap', 'passkey': 'SoTacGlobalKey1'}\nSNMP_COMMUNITY|SoRoCommunity5\n"
            "$ sonic-db-cli CONFIG_DB hgetall 'SNMP_COMMUNITY|SoRwCommunity6'\n")

@@ -34,7 +34,8 @@ def test_lossless_structure_read_back_from_text() -> None:
 
 def test_code_points_and_no_loss_class() -> None:
     _, text = _render()
-    assert junos.code_point(26) == "011010" and junos.code_point(48) == "110000" and junos.code_point(0) == "000000"
+    assert (junos.code_point(26) == "011010" and junos.code_point(48) == "110000"
+            and junos.code_point(0) == "000000")
     assert "set class-of-service forwarding-classes class RT_Q3 no-loss" in text
     assert "set class-of-service forwarding-classes class RT_Q3 pfc-priority 3" in text
     assert "forwarding-class RT_Q3 loss-priority low code-points [ 011010 ]" in text
@@ -75,11 +76,15 @@ def test_one_cnp_per_cable_length_with_watchdog() -> None:
                            text, re.MULTILINE))
     assert cnps == {"et-0/0/0": "RT_PFC_3M", "et-0/0/1": "RT_PFC_3M", "et-0/0/4": "RT_PFC_20M"}
     for name, metres in (("RT_PFC_3M", 3), ("RT_PFC_20M", 20)):
-        assert f"set class-of-service congestion-notification-profile {name} input cable-length {metres}" in text
-        assert f"set class-of-service congestion-notification-profile {name} input dscp code-point 011010 pfc" in text
-        assert f"set class-of-service congestion-notification-profile {name} pfc-watchdog poll-interval 100" in text
+        assert (f"set class-of-service congestion-notification-profile {name} input cable-length "
+                f"{metres}" in text)
+        assert (f"set class-of-service congestion-notification-profile {name} input dscp code-point 011010 "
+                "pfc" in text)
+        assert (f"set class-of-service congestion-notification-profile {name} pfc-watchdog poll-interval "
+                "100" in text)
         assert f"set class-of-service congestion-notification-profile {name} pfc-watchdog detection 2" in text
-        assert f"set class-of-service congestion-notification-profile {name} pfc-watchdog recovery 200" in text
+        assert (f"set class-of-service congestion-notification-profile {name} pfc-watchdog recovery "
+                "200" in text)
         assert (f"set class-of-service congestion-notification-profile {name} pfc-watchdog watchdog-action "
                 "drop") in text
         # Juniper's watchdog page: the watchdog works only on queues declared flow-control queues
@@ -99,7 +104,8 @@ def test_watchdog_action_and_flow_control_queues() -> None:
     assert "pfc-watchdog watchdog-action forward" in text
     plan = build_plan(action="alert")
     _, alert = _render(action="alert")
-    assert "pfc-watchdog watchdog-action" not in alert and "plan action 'alert' has no Junos watchdog-action" in alert
+    assert ("pfc-watchdog watchdog-action" not in alert
+            and "plan action 'alert' has no Junos watchdog-action" in alert)
     found = junos.render_findings(plan, plan.switch("leaf3"))
     assert [f.rule for f in found if "watchdog" in f.message] == ["RT241"]
     assert not [f for f in junos.render_findings(build_plan(),

@@ -1,4 +1,5 @@
-"""Per-port-class scorecards in plan.md and `roce-tune explain ... kmax_bytes` (real simulations, no mocks)."""
+"""Per-port-class scorecards in plan.md and `roce-tune explain ... kmax_bytes` (real simulations, no
+mocks)."""
 
 from __future__ import annotations
 
@@ -114,7 +115,8 @@ def test_plan_md_says_when_no_setting_achieves_the_target() -> None:
     card = _card([("1 MB x 32", "incast", short), ("8 MB x 32", "incast", long_)])
     misses = card.setting_misses()
     assert all(misses.values())  # each setting misses a row: the paper loses the short incast, SONiC the long
-    assert "dcqcn-paper 91.0" in misses["sonic-default"][0] and "sonic-default 93.0" in misses["dcqcn-paper"][0]
+    assert ("dcqcn-paper 91.0" in misses["sonic-default"][0]
+            and "sonic-default 93.0" in misses["dcqcn-paper"][0])
     text = "\n".join(scorecard_lines(card))
     assert "No setting achieves the target on this port class" in text
     assert "the plan's values: 1 MB x 32 T: PFC pause 25.0 ms > sonic-default 19.0 ms (+1 more)" in text

@@ -192,7 +192,8 @@ def test_a_worse_step_rolls_back_to_the_best_plan() -> None:
     rec = Recorder()
     res, plan0 = run(inv, lambda p: measurement(0.83, (UP,)) if kmax(p) == 100_000
                      else measurement(0.61, (DOWN,)), rec)
-    assert res.stop_reason.startswith("step 1 made busbw worse") and res.stop_reason.endswith("rolled back to iteration 0")
+    assert (res.stop_reason.startswith("step 1 made busbw worse")
+            and res.stop_reason.endswith("rolled back to iteration 0"))
     assert [it.kind for it in res.iterations] == ["baseline", "step", "rollback"]
     # the step, then the baseline plan
     # again
@@ -254,7 +255,8 @@ def test_search_sizes_an_unpinned_step_with_the_simulator_deterministically() ->
     values, changes = searched_step_values(plan, DOWN, 2.0, SimSearch(budget_s=120))
     assert set(values) == {("lab-leaf1", "Ethernet0"), ("lab-leaf1", "Ethernet8")}
     v = values[("lab-leaf1", "Ethernet0")]
-    assert v["kmax_bytes"] < d.kmax_bytes and v["kmin_bytes"] < d.kmin_bytes and v["pmax_percent"] >= d.pmax_percent
+    assert (v["kmax_bytes"] < d.kmax_bytes and v["kmin_bytes"] < d.kmin_bytes
+            and v["pmax_percent"] >= d.pmax_percent)
     assert all("(simulator, fan-in 1: " in ch and "candidate(s) run" in ch for ch in changes)
     # seed 1, no
     # clock

@@ -201,5 +201,6 @@ def test_rdma_statistic_wrapped_continuation_lines() -> None:
             "    out_of_sequence 6140236 duplicate_request 0 rnr_nak_retry_err 0 packet_seq_err 929974\n"
             "    np_cnp_sent 17269947 rp_cnp_handled 0\n")
     got = c.parse_hw_counters(text)
-    assert got["out_of_sequence"] == 6140236 and got["packet_seq_err"] == 929974 and got["rp_cnp_handled"] == 0
+    assert (got["out_of_sequence"] == 6140236 and got["packet_seq_err"] == 929974
+            and got["rp_cnp_handled"] == 0)
     assert got["out_of_buffer"] == 0 and len(got) == 10

@@ -314,7 +314,8 @@ def test_no_run_shows_the_launchers_own_error_escaped_and_bounded(lab: Plan) -> 
     assert "bash: mpirun: command not found\\x1b[0m\\u2028x" in d.message
     assert "\x1b" not in d.message and "\u2028" not in d.message
     assert "noise line 21" not in d.message and len(d.message) < 2000
-    assert len(d.evidence["launcher_output_tail"]) == 8 and d.evidence["launcher_output_tail"][-1].endswith("…")
+    assert (len(d.evidence["launcher_output_tail"]) == 8
+            and d.evidence["launcher_output_tail"][-1].endswith("…"))
 
 
 def test_an_incomplete_run_is_reported_not_judged(lab: Plan) -> None:
