@@ -239,7 +239,8 @@ def _render(rules, results, cases, knob_cases, knob_sets, grid, grid_cases, rtt,
             "where none does, the plan's scorecard reports the miss instead of fitting one case: a "
             "flow-start incast of N senders builds (N-1) x BDP in the first RTT; once that reaches the PFC "
             "onset every setting is PFC-bound, and a long incast then favours low thresholds (early cuts, "
-            "less pause) while a short one favours high ones (no 100 % marking cliff before the incast ends).", ""]
+            "less pause) while a short one favours high ones (no 100 % marking cliff before the incast "
+            "ends).", ""]
     gcols = [(c, m) for c in grid_cases for m in ("M", "T")]
     out += ["| setting | " + " | ".join(f"{_case_name(*c)} {m}" for c, m in gcols) + " | meets all |",
             "|---|" + "---|" * len(gcols) + "---|"]

@@ -125,7 +125,8 @@ def lint(
     no_plan_checks: bool = typer.Option(False, "--no-plan-checks",
                                         help="Skip the tuner's safety checks (RT2xx); inventory rules only."),
     lldp_dir: Path | None = typer.Option(None, "--lldp", help="Directory of LLDP captures (<device>.txt): "
-                                            "compare the declared cabling with what LLDP sees (RT130-RT135)."),
+                                            "compare the declared cabling with what LLDP sees "
+                                            "(RT130-RT135)."),
 ) -> None:
     """Validate inventories: schema, names, units, semantic rules (RT0xx/RT1xx) and the plan's safety
     checks (RT2xx: headroom budget, ECN below the PFC trigger, deadlock, consistency)."""
@@ -203,7 +204,8 @@ def plan(
                                             help="Render only these switch platforms."),
     fmt: OutFormat = typer.Option(OutFormat.text, "--format", help="Summary as text or json."),
     no_scorecard: bool = typer.Option(False, "--no-scorecard",
-                                      help="Skip the simulator scorecards in plan.md (saves their plan time)."),
+                                      help="Skip the simulator scorecards in plan.md (saves their plan "
+                                      "time)."),
     timings: bool = typer.Option(False, "--timings",
                                  help="Print seconds per stage (load, lint, derive, render, "
                                  "write) and the files written on one line to stderr."),
@@ -1063,7 +1065,8 @@ def import_netbox(
     role_map: list[str] = typer.Option([], "--role-map",
                                        help="NETBOX_ROLE_SLUG=leaf|spine|superspine|host (repeat)."),
     platform_map: list[str] = typer.Option([], "--platform-map",
-                                           help="NETBOX_PLATFORM_SLUG=sonic|cumulus|eos|nxos|junos (repeat)."),
+                                           help="NETBOX_PLATFORM_SLUG=sonic|cumulus|eos|nxos|junos "
+                                           "(repeat)."),
     model_map: list[str] = typer.Option([], "--model-map",
                                         help="NETBOX_DEVICE_TYPE_MODEL=CATALOG_MODEL (repeat)."),
     rdma_field: str = typer.Option("rdma_device", "--rdma-field",

@@ -602,7 +602,8 @@ def _pause_agreement(data: AuditData, exp: Expect, out: Out) -> None:
             if abs(rx[0] - tx[0]) > max(100, 0.1 * max(rx[0], tx[0])):
                 out.add("RT422", W, host, netdev,
                         f"{where} sent {tx[0]:,} PFC frames on priority {p} to {host}:{netdev}, which "
-                        f"counted {rx[0]:,} received over the same interval: the two counter sources disagree",
+                        f"counted {rx[0]:,} received over the same interval: the two counter sources "
+                        "disagree",
                         "check the cabling matches the inventory, that both sides count the same priority, "
                         "and that the NIC honours PFC (mlnx_qos --pfc); a NIC that ignores pause loses "
                         "packets",

@@ -285,7 +285,8 @@ def _watchdog(switch: SwitchPlan) -> dict[str, Any]:
     if not wd.enabled:
         return {"enabled": False}
     if wd.action not in WATCHDOG_ACTIONS:
-        raise ValueError(f"{switch.name}: Cumulus PFC watchdog can only drop, the plan asks for {wd.action!r}")
+        raise ValueError(f"{switch.name}: Cumulus PFC watchdog can only drop, the plan asks for "
+                         f"{wd.action!r}")
     if wd.detection_ms % wd.poll_ms:
         raise ValueError(f"{switch.name}: detection {wd.detection_ms} ms is not a whole number of "
                          f"{wd.poll_ms} ms polls (NVUE robustness)")
@@ -371,7 +372,8 @@ def render_findings(plan: Plan, switch: SwitchPlan) -> list[Finding]:
     odd = sorted({p.cable_m for p in switch.ports if p.lossless and p.cable_m != metres(p.cable_m)})
     if odd:
         out.append(Finding(rule="RT241", severity=Severity.info, location=where,
-                           message=f"NVUE cable-length is whole metres: plan cable lengths {odd} m rounded up",
+                           message=f"NVUE cable-length is whole metres: plan cable lengths {odd} m rounded "
+                           "up",
                            fix="none needed (a longer cable only adds headroom)"))
     return out + _lossy_ports_finding(plan, switch)
 

@@ -172,7 +172,8 @@ def _knob_values(nic: NicPlan) -> list[tuple[Knob, int]]:
     for knob, want in ((CNP_DSCP_KNOB, nic.cnp_dscp), (CNP_PRIO_KNOB, nic.cnp_priority)):
         key = next(k for k, kn in DCQCN_KNOBS.items() if kn == knob)
         if key in nic.dcqcn.params and nic.dcqcn.params[key] != want:
-            raise ValueError(f"{nic.netdev}: DCQCN {key}={nic.dcqcn.params[key]} contradicts the NIC's {want}")
+            raise ValueError(f"{nic.netdev}: DCQCN {key}={nic.dcqcn.params[key]} contradicts the NIC's "
+                             f"{want}")
         values[knob] = want
     return list(values.items())
 

@@ -168,7 +168,8 @@ def render_findings(plan: Plan, switch: SwitchPlan) -> list[Finding]:
             rule="RT241", severity=Severity.warning, location=Location(device=switch.name),
             message=f"Junos PFC watchdog has no action {wd.action!r} (watchdog-action is drop or forward): "
                     "no action is rendered, so the device default (drop: flush the stalled queue) applies",
-            fix="set policy.watchdog_action to drop or forward for Junos switches, or accept the drop default"))
+            fix="set policy.watchdog_action to drop or forward for Junos switches, or accept the drop "
+                "default"))
     for name in used:
         moved = fill_level_warnings(by_name[name])
         if moved:
@@ -401,7 +402,8 @@ def parse_lldp_json(text: str) -> list[_lldp.LldpNeighbor]:
     doc = _lldp.json_block(text)
     info = doc.get("lldp-neighbors-information") if isinstance(doc, dict) else None
     if not isinstance(info, list):
-        raise _lldp.LldpParseError("no 'lldp-neighbors-information': not 'show lldp neighbors | display json'", 0)
+        raise _lldp.LldpParseError("no 'lldp-neighbors-information': not 'show lldp neighbors | display "
+                                   "json'", 0)
     out = []
     for block in info:
         for n in block.get("lldp-neighbor-information") or []:

@@ -262,7 +262,8 @@ def scorecard_lines(card: Scorecard) -> list[str]:
              f"pool {pc.buffer_bytes} B, alpha {pc.pfc_alpha:g}, base RTT {pc.base_rtt_us} us; {card.seeds} "
              "seed(s). Cells: efficiency (incast) or utilisation (long-lived) % · summed PFC pause ms · mean "
              "queue KB.", "",
-             "| case | model | derived | NVIDIA 150K/1.5M/100% | SONiC 1M/2M/5% | paper 5K/200K/1% | target |",
+             "| case | model | derived | NVIDIA 150K/1.5M/100% | SONiC 1M/2M/5% | "
+             "paper 5K/200K/1% | target |",
              "|---|---|---|---|---|---|---|"]
     for r in card.rows:
         cells = [f"{v:.1f} · {p:.1f} · {q / 1000:.0f}" for v, p,

@@ -148,7 +148,8 @@ def plan_port(plan_dir: Path, ref: str) -> PlanPort:
         raise ValueError(f"{path}: {exc}") from None
     sw = next((s for s in plan.switches if s.name == device), None)
     if sw is None:
-        raise ValueError(f"{path}: no switch {device!r}; switches: {', '.join(s.name for s in plan.switches)}")
+        raise ValueError(f"{path}: no switch {device!r}; switches: "
+                         f"{', '.join(s.name for s in plan.switches)}")
     pp = next((q for q in sw.ports if q.name == port), None)
     if pp is None:
         raise ValueError(f"{path}: switch {device} has no port {port!r}")

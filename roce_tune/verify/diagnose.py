@@ -175,7 +175,8 @@ def check_one_direction(obs: Observation) -> CheckResult:
                     f"the packets it {'receives' if tx_ok else 'sends'} travel on priority {wrong}, which "
                     "has no PFC",
             fix="the peer side uses a different TOS or trust/DSCP map (or a switch re-marks): make "
-                "NCCL_IB_TC, mlnx_qos --trust dscp and the switch DSCP→TC map equal on every host and switch"))
+                "NCCL_IB_TC, mlnx_qos --trust dscp and the switch DSCP→TC map equal on every host and "
+                "switch"))
     return _fail(name, *out) if out else _ok(name)
 
 
@@ -190,7 +191,8 @@ def _rt314_no_marks(ev: dict[str, object]) -> Diagnosis:
         rule="RT314", name="PFC pauses with no ECN marks", severity=Severity.error, evidence=ev,
         proposal=Proposal(knob="ecn", direction="down"),
         message="the lossless queue reached the PFC trigger and paused senders, but no packet was "
-                "ECN-marked: marking starts above the point where PFC fires, so DCQCN never slows the senders",
+                "ECN-marked: marking starts above the point where PFC fires, so DCQCN never slows the "
+                "senders",
         fix="lower Kmin/Kmax below the PFC trigger (ECN before PFC); check ECN is on for the lossless queue "
             "and NCCL_IB_TC carries ECT (TOS 106 = DSCP 26 | ECT(0))")
 

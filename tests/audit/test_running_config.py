@@ -39,7 +39,8 @@ def _capture(tmp: Path, device: str, name: str, running: str) -> tuple[Path, Pat
     cap = tmp / "captures"
     cap.mkdir(exist_ok=True)
     path = cap / f"{device}.txt"
-    path.write_text(f"# captured for the audit\nadmin@{device}# {platform(name).push.read_running}\n{running}",
+    path.write_text(f"# captured for the audit\nadmin@{device}# "
+                    f"{platform(name).push.read_running}\n{running}",
                     encoding="utf-8")
     return cap, path
 

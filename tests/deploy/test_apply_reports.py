@@ -135,7 +135,8 @@ def test_connect_failures_name_device_address_and_cause(tmp_path: Path) -> None:
             r = apply_targets([leaf], _opts(tmp_path, known, dry_run=True))[0]
             assert r.state == "failed"
             assert (r.error
-                    or "").startswith(f"connect: lab-leaf1 (127.0.0.1:{dead}): TCP connection failed"), r.error
+                    or "").startswith(f"connect: lab-leaf1 (127.0.0.1:{dead}): TCP connection "
+                                      "failed"), r.error
             assert "refused" in (r.error or "").lower()
             leaf.port = port
             # unknown host key: an empty known_hosts file

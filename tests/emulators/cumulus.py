@@ -234,13 +234,15 @@ class CumulusSession(LinuxSession):
         if sub in ("history", "revision"):
             lines = ["Rev ID  State     Apply Date            User   Message", "-" * 60]
             for h in reversed(dev.history):
-                lines.append(f"{h['rev']:<8}{h['state']:<10}{_stamp(h['when'])}  {h['user']:<7}{h['message']}")
+                lines.append(f"{h['rev']:<8}{h['state']:<10}{_stamp(h['when'])}  "
+                             f"{h['user']:<7}{h['message']}")
             if dev.pending is not None:
                 lines.append(f"{dev.rev + 1:<8}pending")
             return "\n".join(lines) + "\n", 0
         if sub == "save":
             if dev.faults.fail_save:
-                return "Error: failed to save the startup configuration: [Errno 28] No space left on device\n", 1
+                return ("Error: failed to save the startup configuration: [Errno 28] No space left on "
+                        "device\n"), 1
             dev.startup = list(dev.applied)
             return "saved\n", 0
         return f"Error: Invalid Command: nv config {' '.join(args)}\n", 1

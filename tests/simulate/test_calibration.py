@@ -35,7 +35,8 @@ KNOWN_FAILING: dict[str, str] = {
     "incast-100G-1MBx8-M": "bimodal outcome (about 53 % or 70 %, the reference's own (a)/(e) range is "
                            "53-70): (d) lands on the 70 % branch in 3 of 5 seeds here, 0 of 5 in the "
                            "reference",
-    "incast-100G-1MBx16-M": "bimodal outcome for (c) (82 % or 90 %, reference range 81-91): median 82.5 vs 91",
+    "incast-100G-1MBx16-M": "bimodal outcome for (c) (82 % or 90 %, reference range 81-91): median 82.5 vs "
+                            "91",
     "incast-100G-1MBx32-M": "(b) 92.2 vs 86 (reference range 84-93): the 1.5 MB Kmax cut lands later here",
 }
 
