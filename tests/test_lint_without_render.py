@@ -68,7 +68,8 @@ def test_lint_findings_equal_the_render_path(path: Path, monkeypatch: pytest.Mon
     assert [f.model_dump() for f in got] == [f.model_dump() for f in expected]
 
 
-def test_a_switch_the_platform_cannot_express_is_rt240_without_rendering(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_switch_the_platform_cannot_express_is_rt240_without_rendering(
+        monkeypatch: pytest.MonkeyPatch) -> None:
     text = (REPO / "inventories" / "mixed-vendor.yaml").read_text(encoding="utf-8")
     text = text.replace("\npolicy:\n", "\npolicy:\n  watchdog_action: forward\n", 1)
     loaded = load_inventory_text(text, "mixed.yaml")

@@ -104,4 +104,5 @@ def test_pyproject_declares_what_the_issue_needs() -> None:
     extras = project["optional-dependencies"]
     assert {"test", "ansible"} <= set(extras)
     assert any(d.startswith("ansible>=") for d in extras["ansible"])  # the package with the collections
-    assert meta["tool"]["hatch"]["build"]["targets"]["wheel"]["force-include"]["templates"] == "roce_tune/templates"
+    wheel = meta["tool"]["hatch"]["build"]["targets"]["wheel"]
+    assert wheel["force-include"]["templates"] == "roce_tune/templates"

@@ -455,7 +455,8 @@ def _nccl_tests(b: Block, ctx: Ctx) -> bool:
 
 
 # ------------------------------------------------------------------------------------------ line readers
-_SYS_LINE = re.compile(r"^(?P<path>(?:/sys|/proc|/etc)?[\w./\-:]*?(?:hw_counters|counters|gids|gid_attrs/types|"
+_SYS_LINE = re.compile(r"^(?P<path>(?:/sys|/proc|/etc)?[\w./\-:]*?"
+                       r"(?:hw_counters|counters|gids|gid_attrs/types|"
                        r"gid_attrs/ndevs|ecn/roce_[rn]p(?:/enable)?|tc/\d+|rdma_cm/\S+?/ports/\d+|net/\S+?)/"
                        r"[\w.\-]+):(?P<val>.*)$")
 _ETHTOOL_LINE = re.compile(r"^\s+([A-Za-z0-9_.\-\[\]]+):\s+(-?\d+)\s*$")

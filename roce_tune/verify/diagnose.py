@@ -307,7 +307,8 @@ def check_cnp_recovery(obs: Observation) -> CheckResult:
     frac = obs.busbw_fraction()
     handled = sum(s.cnp_handled for s in sigs)
     packets = sum(s.tx_lossless for s in sigs)
-    if not sigs or frac is None or frac >= obs.target_ratio or not packets or handled / packets < CNP_PER_PKT_MIN:
+    if (not sigs or frac is None or frac >= obs.target_ratio or not packets
+            or handled / packets < CNP_PER_PKT_MIN):
         return _ok(name)
     elsewhere = _rate_explained_elsewhere(obs, sigs)
     if elsewhere is not None:
@@ -355,12 +356,13 @@ def check_loss(obs: Observation) -> CheckResult:
     for s in obs.host_sigs():
         if not s.rx_total and s.loss_events and not s.discards:
             # no packet count (ethtool -S not read, or nothing received): report the events, not a rate
+            no_count = "ethtool -S per-priority counters not read" if not s.prio_counted else "none received"
             out.append(Diagnosis(
                 rule="RT318", name="loss on a lossless class", severity=Severity.warning,
                 location=Location(device=s.host, port=s.netdev),
                 evidence={**s.loss_detail, "rx_packets": None if not s.prio_counted else 0},
                 message=f"{s.host}:{s.netdev} recovered from loss {s.loss_events} times; no received-packet "
-                        f"count ({'ethtool -S per-priority counters not read' if not s.prio_counted else 'none received'})"
+                        f"count ({no_count})"
                         ", so no rate per packet",
                 fix="read ethtool -S with the hw_counters to judge the loss rate; check PFC covers the RoCE "
                     "priority"))

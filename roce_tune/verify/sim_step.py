@@ -133,8 +133,8 @@ def choose(current: Evaluation, candidates: list[Evaluation], plain: str) -> tup
     pick = min(top, key=lambda c: (c.pfc_pause_ms, -c.efficiency_percent))
     plain_c = next((c for c in top if c.label == plain), None)
     if plain_c is not None and plain_c.pfc_pause_ms <= pick.pfc_pause_ms + 0.2:
-        why = "the simulator does not tell the candidates apart beyond the plain step" if plain_c is not pick or \
-            len(top) > 1 else "the plain step simulates best"
+        why = ("the simulator does not tell the candidates apart beyond the plain step"
+               if plain_c is not pick or len(top) > 1 else "the plain step simulates best")
         pick = plain_c
     else:
         why = "simulates best"

@@ -270,7 +270,8 @@ hca_id:	mlx5_0
 			link_layer:		Ethernet
 """
 IPLINK = """root@{h}:~# ip -d link show ens1f0np0
-4: ens1f0np0: <BROADCAST,MULTICAST,UP,LOWER_UP> mtu {mtu} qdisc mq state UP mode DEFAULT group default qlen 1000
+4: ens1f0np0: <BROADCAST,MULTICAST,UP,LOWER_UP> mtu {mtu} qdisc mq state UP mode DEFAULT group default qlen \
+1000
     link/ether 08:c0:eb:3a:1b:2c brd ff:ff:ff:ff:ff:ff promiscuity 0 minmtu 68 maxmtu 9978
     altname enp65s0f0np0 numtxqueues 252 numrxqueues 63 gso_max_size 65536 gso_max_segs 65535
 """

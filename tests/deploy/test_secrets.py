@@ -35,7 +35,8 @@ tacacs-server key 7 0822455D0A16544541
 radius-server key 7 02050D480809EosRad
 snmp-server community EosRoCommunity42 ro
 snmp-server host 10.10.10.9 version 2c EosTrapCommunity43
-snmp-server user ops network-admin v3 localized f5717f44fcb2c0d9 auth sha 0x1f2e3d4c5b6a79881726 priv aes 0xa9b8c7d6e5f40312
+snmp-server user ops network-admin v3 localized f5717f44fcb2c0d9 auth sha 0x1f2e3d4c5b6a79881726 priv aes \
+0xa9b8c7d6e5f40312
 ntp authentication-key 1 md5 7 0832585B1910EosNtp
 router bgp 65001
    neighbor 10.0.0.1 password 7 Aq0Jt9Bgp4EosNbr

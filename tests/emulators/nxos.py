@@ -239,7 +239,8 @@ class NxosSession(CiscoLikeSession):
                     intf = c.text.split()[1]
                     mode = "On " if c.find("priority-flow-control mode on") else "Auto"
                     cnt = dev.pfc_counters.get(intf, {})
-                    lines.append(f"{intf:<19}{mode:<5}{'On  (8)':<15}{cnt.get('rx', 0):<11}{cnt.get('tx', 0)}")
+                    lines.append(f"{intf:<19}{mode:<5}{'On  (8)':<15}"
+                                 f"{cnt.get('rx', 0):<11}{cnt.get('tx', 0)}")
             return "\n".join(lines) + "\n"
         if text.startswith(("queuing interface", "policy-map")):
             return ""

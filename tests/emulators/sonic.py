@@ -240,7 +240,8 @@ class SonicSession(LinuxSession):
             return dev.dump(), 0
         if text == "version":
             return (f"SONiC Software Version: SONiC.202305\nDistribution: Debian 11\n"
-                    f"HwSKU: {dev.config_db.get('DEVICE_METADATA', {}).get('localhost', {}).get('hwsku', '')}\n"), 0
+                    "HwSKU: "
+                    f"{dev.config_db.get('DEVICE_METADATA', {}).get('localhost', {}).get('hwsku', '')}\n"), 0
         if text.startswith("pfcwd stats"):
             lines = ["      QUEUE    STATUS    STORM DETECTED/RESTORED    TX OK/DROP    RX OK/DROP",
                      "-----------  --------  -------------------------  ------------  ------------"]

@@ -432,7 +432,8 @@ def _inventory(**names: str) -> str:
         hosts:
           - name: {json_str(n["host"])}
             nics:
-              - {{model: connectx-7, netdev: {json_str(n["netdev"])}, rdma_device: {json_str(n["rdma"])}, speed: 400G}}
+              - {{model: connectx-7, netdev: {json_str(n["netdev"])}, rdma_device: {json_str(n["rdma"])}, \
+speed: 400G}}
         """)
 
 
@@ -519,7 +520,8 @@ def _device_view(box: Box, plan_host, env: dict[str, str]) -> dict[str, str]:  #
     for p in sorted(box.root.rglob("*")):
         if p.is_file():
             text = p.read_text()
-            out[str(p.relative_to(box.root))] = "" if p.name == "traffic_class" and text.strip() == "-1" else text
+            out[str(p.relative_to(box.root))] = ("" if p.name == "traffic_class" and text.strip() == "-1"
+                                                 else text)
     return out
 
 

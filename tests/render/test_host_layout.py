@@ -98,7 +98,8 @@ def test_per_host_nccl_env_only_where_the_host_differs() -> None:
     assert "hosts/node2.nccl.env" in files
     assert "hosts/node1.nccl.env" not in files and "hosts/node3.nccl.env" not in files
     common = files["nccl.env"]
-    assert "# per-host: NCCL_IB_PCI_RELAXED_ORDERING" in common and "NCCL_IB_PCI_RELAXED_ORDERING=" not in common
+    assert ("# per-host: NCCL_IB_PCI_RELAXED_ORDERING" in common
+            and "NCCL_IB_PCI_RELAXED_ORDERING=" not in common)
     assert "NCCL_IB_PCI_RELAXED_ORDERING=1" in files["hosts/node2.nccl.env"]
     alone = render_outputs(plan)
     assert not [rel for rel in alone if rel.endswith(".nccl.env") and rel != "nccl.env"]

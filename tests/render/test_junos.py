@@ -135,7 +135,8 @@ def test_refusals() -> None:
     with pytest.raises(ValueError, match="not a safe CLI word"):
         junos.render(plan, sw.model_copy(update={"ports": [hostile, *sw.ports[1:]]}))
     cls = plan.classification.model_copy(update={"lossless_priorities": [3, 4],
-                                                 "pfc_priority_to_queue": {**plan.classification.pfc_priority_to_queue, 4: 3}})
+                                                 "pfc_priority_to_queue": {
+                                                     **plan.classification.pfc_priority_to_queue, 4: 3}})
     with pytest.raises(ValueError, match="one pfc-priority"):
         junos.render(plan.model_copy(update={"classification": cls}), sw)
 

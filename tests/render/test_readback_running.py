@@ -265,7 +265,8 @@ qos profile ROCE
    tx-queue 3
       no priority
       bandwidth percent 60
-      random-detect ecn minimum-threshold 150 kbytes maximum-threshold 3 mbytes max-mark-probability 10 weight 0
+      random-detect ecn minimum-threshold 150 kbytes maximum-threshold 3 mbytes max-mark-probability \
+10 weight 0
       random-detect ecn count
 !
 interface Ethernet1/1

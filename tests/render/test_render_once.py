@@ -80,7 +80,8 @@ def test_plan_md_lists_shared_dcqcn_values_once_and_each_pin_per_host() -> None:
     dq = h.nics[0].dcqcn
     key = sorted(dq.rationale)[0]
     pinned = dq.model_copy(update={"rationale": {**dq.rationale,
-                                                 key: dq.rationale[key].model_copy(update={"pinned_by_user": True})}})
+                                                 key: dq.rationale[key].model_copy(
+                                                     update={"pinned_by_user": True})}})
     nics = [n.model_copy(update={"dcqcn": pinned}) for n in h.nics]
     hosts = [h.model_copy(update={"name": name, "nics": nics}) for name in ("node1", "node2")]
     lines = _non_default(plan.model_copy(update={"hosts": hosts}))

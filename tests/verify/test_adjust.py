@@ -117,7 +117,8 @@ def test_unpinned_values_halve_with_the_kmin_floor() -> None:
                                                                      "kmax_bytes": 2 * d.kmax_bytes}
     # the bdp profile's ramp sits near the floor: halving its Kmin would go below 2 jumbo frames (2 x 9216 B)
     inv = inventory([])
-    inv = inv.model_copy(update={"policy": inv.policy.model_copy(update={"ecn_profile": EcnProfileName("bdp")})})
+    inv = inv.model_copy(update={"policy": inv.policy.model_copy(
+        update={"ecn_profile": EcnProfileName("bdp")})})
     bdp = build_plan(inv)
     b = bdp.switches[0].ecn_profiles[0]
     assert b.kmin_bytes // 2 < KMIN_FLOOR_BYTES < b.kmin_bytes

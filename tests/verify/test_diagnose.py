@@ -35,7 +35,8 @@ def lab() -> Plan:
 
 def plan_with(overrides: list[Override]) -> Plan:
     inv = load_inventory(REPO / "inventories" / "lab-2node.yaml").inventory
-    plan = build_plan(inv.model_copy(update={"policy": inv.policy.model_copy(update={"overrides": overrides})}))
+    plan = build_plan(inv.model_copy(update={"policy": inv.policy.model_copy(
+        update={"overrides": overrides})}))
     assert not [f for f in plan.findings if f.severity is Severity.error]
     return plan
 
@@ -216,8 +217,8 @@ def test_loss_from_the_hang_capture_stops_the_loop(lab: Plan) -> None:
 
 def test_lossless_queue_drops_on_the_switch(lab: Plan) -> None:
     ports = {"Ethernet0": {"q3_drop_pkts": 42}, "Ethernet8": {}}
-    assert observe(lab,
-                   ports=ports)["RT318"][0].evidence["switch_lossless_drops_by_port"] == {"lab-leaf1:Ethernet0": 42}
+    assert observe(lab, ports=ports)["RT318"][0].evidence["switch_lossless_drops_by_port"] == {
+        "lab-leaf1:Ethernet0": 42}
 
 
 def test_watchdog_storm_from_the_field_capture(lab: Plan) -> None:

@@ -20,9 +20,12 @@ TABLE = """\
 # Collective test starting: all_reduce_perf
 #  Rank  0 Group  0 Pid   1001 on      {host} device  0 [0000:18:00] NVIDIA H100
 #  Rank  1 Group  0 Pid   1002 on      {host} device  1 [0000:19:00] NVIDIA H100
-#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong
-     1048576        262144     float     sum      -1    100.0   10.49   {bw}      0    110.0    9.53   {bw}      0
-     2097152        524288     float     sum      -1    150.0   13.98   {bw}      0    150.0   13.98   {bw}      0
+#       size         count      type   redop    root     time   algbw   \
+busbw #wrong     time   algbw   busbw #wrong
+     1048576        262144     float     sum      -1    100.0   10.49   {bw}      \
+0    110.0    9.53   {bw}      0
+     2097152        524288     float     sum      -1    150.0   13.98   {bw}      \
+0    150.0   13.98   {bw}      0
 # Out of bounds values : 0 OK
 # Avg bus bandwidth    : {bw}
 """

@@ -53,7 +53,8 @@ def test_cumulus_counters_qos_without_ecn_queue_and_odd_widths() -> None:
 
 
 def test_cumulus_roce_counters_tree() -> None:
-    got = cumulus_counters.parse_cumulus_roce_counters(fx("cumulus-nv-show-interface-swp3-qos-roce-counters.txt"), "swp3", 3, 3)
+    got = cumulus_counters.parse_cumulus_roce_counters(
+        fx("cumulus-nv-show-interface-swp3-qos-roce-counters.txt"), "swp3", 3, 3)
     # rx-non-roce / tx-cnp no-buffer-discard and roce-packets lines are not RoCE PFC/ECN/drops and are not
     # kept; RoCE no-buffer discards are (tx unicast on the lossless queue, rx per port)
     assert got == {"swp3": {"pfc_rx_prio3": 17, "pfc_tx_prio3": 48213, "q3_ecn_marked_pkts": 0,
@@ -98,13 +99,15 @@ def test_nxos_pfc_queue_detail_watchdog() -> None:
 
 # ---------------------------------------------------------------------------------------- Junos
 def test_junos_extensive_pfc_per_priority() -> None:
-    got = junos_counters.parse_junos_extensive_pfc(fx("junos-show-interfaces-et-0-0-12-extensive.txt"))["et-0/0/12"]
+    got = junos_counters.parse_junos_extensive_pfc(
+        fx("junos-show-interfaces-et-0-0-12-extensive.txt"))["et-0/0/12"]
     assert got["pfc_rx_prio3"] == 2291 and got["pfc_tx_prio3"] == 61377
     assert len(got) == 16 and sum(got.values()) == 2291 + 61377
 
 
 def test_junos_interfaces_queue_transmitted_section() -> None:
-    q = junos_counters.parse_junos_interfaces_queue(fx("junos-show-interfaces-queue-et-0-0-12.txt"))["et-0/0/12"]
+    q = junos_counters.parse_junos_interfaces_queue(
+        fx("junos-show-interfaces-queue-et-0-0-12.txt"))["et-0/0/12"]
     assert q["q3_tx_pkts"] == 678840115 and q["q3_tx_bytes"] == 2793101448212
     assert q["q3_ecn_marked_pkts"] == 0 and q["q3_wred_drop_pkts"] == 0
     assert q["q0_drop_pkts"] == 7  # Tail-dropped "Not Available": Total-dropped 7 − RED-dropped 0

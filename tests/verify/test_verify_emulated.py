@@ -99,7 +99,8 @@ def test_verify_lab_writes_report_counters_and_plot(lab,
     assert it["largest_busbw_gbps"] == pytest.approx(expect, abs=0.01)
     # the command actually run is printed and saved, with the plan's NCCL environment
     mpirun = "node1$ mpirun -np 2 -H node1:1,node2:1"
-    assert mpirun in output and rep["commands"][0].startswith(mpirun) and "-x NCCL_IB_TC=106" in rep["commands"][0]
+    assert (mpirun in output and rep["commands"][0].startswith(mpirun)
+            and "-x NCCL_IB_TC=106" in rep["commands"][0])
     assert mpirun in (tmp_path / "out" / "commands.txt").read_text()
     # counters are deltas of this run: RoCE on priority 3, every switch ECN mark seen by a receiver
     cs = it["counters"]
@@ -156,7 +157,8 @@ def test_adjust_rolls_back_a_step_that_hurts(lab, tmp_path: Path) -> None:  # ty
     assert res.loop is not None
     assert [it.kind for it in res.iterations] == ["baseline", "step", "rollback"]
     assert res.loop.stop_reason.startswith("step 1 made busbw worse")
-    assert res.iterations[1].fraction < res.iterations[0].fraction == pytest.approx(res.iterations[2].fraction)
+    assert (res.iterations[1].fraction < res.iterations[0].fraction
+            == pytest.approx(res.iterations[2].fraction))
     assert _wred(lb) == {("20000", "100000")}  # the baseline thresholds are back on the switch
     md = (tmp_path / "out" / "verify-report.md").read_text()
     assert "| 2 | rollback | re-apply the plan of iteration 0 |" in md
