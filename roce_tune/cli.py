@@ -500,8 +500,8 @@ def _sim_run(kind: str, speed: str, fan_in: int, size: str, profile: str | None,
         speed_gbps, fan_in, rtt_us, buf, alpha, ecn_s, dq = link
         extra: dict[str, object] = ({"message_bytes": parse_bytes(size)} if kind == "incast"
                                     else {"duration_us": parse_time_us(size)})
-        sc = Scenario(kind=kind, speed_gbps=speed_gbps, fan_in=fan_in, ecn=ecn_s,
-                      dcqcn=dq,  # type: ignore[arg-type]
+        sc = Scenario(kind=kind,  # type: ignore[arg-type]
+                      speed_gbps=speed_gbps, fan_in=fan_in, ecn=ecn_s, dcqcn=dq,
                       model=model.value, base_rtt_us=rtt_us, buffer_bytes=buf, pfc_alpha=alpha,
                       topology=topology.value, **extra)  # type: ignore[arg-type]
     except (ValueError, KeyError) as exc:
@@ -871,11 +871,11 @@ def audit(
                 err.print("[bold yellow]warning: host-key checking is OFF (--insecure-skip-host-key-check); "
                           "labs only[/]")
             aopts = ApplyOptions(insecure_skip_host_key_check=insecure,
-                                 secrets_file=str(secrets_file) if secrets_file
-                                 else None, known_hosts=str(known_hosts) if known_hosts else None)
-            result = audit_live(source, LiveOptions(concurrency=concurrency,
-                                                    device_timeout_s=device_timeout,  # type: ignore[arg-type]
-                                                    apply=aopts, save_dir=save_captures), policy)
+                                 secrets_file=str(secrets_file) if secrets_file else None,
+                                 known_hosts=str(known_hosts) if known_hosts else None)
+            result = audit_live(source,  # type: ignore[arg-type]
+                                LiveOptions(concurrency=concurrency, device_timeout_s=device_timeout,
+                                            apply=aopts, save_dir=save_captures), policy)
         else:
             result = audit_dir(from_dir, source, policy)  # type: ignore[arg-type]
         text = format_report(result, fmt)

@@ -129,8 +129,8 @@ class DcqcnParams:
         if unknown:
             raise ValueError(f"unknown DCQCN parameter(s) {', '.join(unknown)}; known: "
                              f"{', '.join(self.keys())}")
-        return replace(self, **overrides, label=self.label if label is None
-                       else label)  # type: ignore[arg-type]
+        return replace(self, **overrides,  # type: ignore[arg-type]
+                       label=self.label if label is None else label)
 
 
 #: Scenario validation: (is it wrong?, the message) in the order the problems are reported

@@ -202,8 +202,8 @@ def scorecard(pc: PortClass, seeds: int = 1, use_cache: bool = True) -> Scorecar
         for kind, label, msg in cases:
             results: dict[str, tuple[float, float, float]] = {}
             for name, (ecn, dq) in _settings(pc).items():
-                sc = Scenario(kind=kind, speed_gbps=pc.speed_gbps, fan_in=n, ecn=ecn,
-                              dcqcn=dq,  # type: ignore[arg-type]
+                sc = Scenario(kind=kind,  # type: ignore[arg-type]
+                              speed_gbps=pc.speed_gbps, fan_in=n, ecn=ecn, dcqcn=dq,
                               model=model, message_bytes=msg or 1, duration_us=LONG_LIVED_US,
                               base_rtt_us=pc.base_rtt_us, buffer_bytes=pc.buffer_bytes,
                               pfc_alpha=pc.pfc_alpha)
