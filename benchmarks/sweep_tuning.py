@@ -1,7 +1,7 @@
 """Regenerate docs/tuning-sweeps.md: the simulation sweeps behind the ECN/DCQCN rules.
 
-Usage: python benchmarks/sweep_tuning.py [--out docs/tuning-sweeps.md] [--seeds 2] [--jobs 2] [--reference
-    FILE]
+Usage: python benchmarks/sweep_tuning.py [--out docs/tuning-sweeps.md] [--seeds 2] [--jobs 2]
+    [--reference FILE]
 
 Scenarios come from the packet-level reference file (``$ROCE_TUNE_REFERENCES`` or
 ``../shared/SIMULATION-REFERENCE.md``: its speeds, fan-ins, message sizes, base RTT, pool and alpha) plus

@@ -211,8 +211,8 @@ def plan(
                                  "write) and the files written on one line to stderr."),
 ) -> None:
     """Validate, derive, render and write configs plus a reviewable plan (with simulator scorecards per
-    lossless port class in plan.md, cached on disk; see docs/simulate.md). Only changed files are
-    rewritten."""
+    lossless port class in plan.md, cached on disk; see docs/simulate.md). Only changed files are \
+rewritten."""
     from roce_tune.pipeline import StageError, StageProgress, Timings, plan_inventory
     from roce_tune.plandir import WriteStats
     from roce_tune.platforms import SWITCH_PLATFORMS
@@ -776,8 +776,8 @@ def verify(
     fmt: OutFormat = typer.Option(OutFormat.text, "--format",
                                   help="Progress and summary as text, or the JSON report."),
 ) -> None:
-    """Run nccl-tests with the plan's NCCL env, read counters around it, diagnose; --adjust closes the
-    loop."""
+    """Run nccl-tests with the plan's NCCL env, read counters around it, diagnose; --adjust closes the \
+loop."""
     from roce_tune.deploy.drivers import PushOptions
     from roce_tune.deploy.runner import ApplyOptions
     from roce_tune.verify.launch import COLLECTIVES, LAUNCHERS
@@ -849,8 +849,8 @@ def audit(
     secrets_file: Path | None = typer.Option(None, "--secrets-file",
                                              help="YAML secrets outside the repo (--live)."),
 ) -> None:
-    """What is wrong with the running fabric, from captured show/ethtool/sysfs/NCCL output or read live
-    (RT4xx)."""
+    """What is wrong with the running fabric, from captured show/ethtool/sysfs/NCCL output or read live \
+(RT4xx)."""
     from roce_tune.audit import FORMATS, AuditUsageError, LiveOptions, audit_dir, audit_live, format_report
     from roce_tune.deploy.runner import ApplyOptions
 
