@@ -56,7 +56,8 @@ def fleet_inventory(n: int, ports: dict[str, int]) -> dict[str, object]:
         for k, port in enumerate(expand_interface_pattern(pattern)):
             hosts.append({"name": f"h{i}x{k}", "nics": [{"model": "connectx-7", "netdev": "ens1f0np0",
                                                           "rdma_device": "mlx5_0", "speed": "400G",
-                                                          "switch_port": f"{name}:{port}", "cable_length": "3m"}]})
+                                                          "switch_port": f"{name}:{port}",
+                                                         "cable_length": "3m"}]})
     return {"site": {"name": "bench"}, "switches": switches, "hosts": hosts}
 
 

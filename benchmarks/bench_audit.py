@@ -51,22 +51,27 @@ def host_capture(i: int) -> str:
     lines += [f"root@{h}:~# show_gids mlx5_0",
               "DEV     PORT    INDEX   GID                                     IPv4            VER     DEV",
               "---     ----    -----   ---                                     ------------    ---     ---",
-              f"mlx5_0  1       0       fe80:0000:0000:0000:0ac0:ebff:fe3a:{i:04x}                 v1      {nic}",
-              f"mlx5_0  1       1       fe80:0000:0000:0000:0ac0:ebff:fe3a:{i:04x}                 v2      {nic}",
-              f"mlx5_0  1       2       0000:0000:0000:0000:0000:ffff:c000:02{o:02x} 192.0.2.{o}      v1      {nic}",
-              f"mlx5_0  1       3       0000:0000:0000:0000:0000:ffff:c000:02{o:02x} 192.0.2.{o}      v2      {nic}",
+              f"mlx5_0  1       0       fe80:0000:0000:0000:0ac0:ebff:fe3a:{i:04x}                 v1      "
+              f"{nic}",
+              f"mlx5_0  1       1       fe80:0000:0000:0000:0ac0:ebff:fe3a:{i:04x}                 v2      "
+              f"{nic}",
+              f"mlx5_0  1       2       0000:0000:0000:0000:0000:ffff:c000:02{o:02x} 192.0.2.{o}      "
+              f"v1      {nic}",
+              f"mlx5_0  1       3       0000:0000:0000:0000:0000:ffff:c000:02{o:02x} 192.0.2.{o}      "
+              f"v2      {nic}",
               "n_gids_found=4",
               f"root@{h}:~# ibv_devinfo -v -d mlx5_0", "hca_id:\tmlx5_0", "\tfw_ver:\t\t\t\t28.39.1002",
               "\t\tport:\t1", "\t\t\tstate:\t\t\tPORT_ACTIVE (4)", "\t\t\tmax_mtu:\t\t4096 (5)",
               "\t\t\tactive_mtu:\t\t4096 (5)", "\t\t\tlink_layer:\t\tEthernet",
               f"root@{h}:~# ip -d link show {nic}",
-              (f"4: {nic}: <BROADCAST,MULTICAST,UP,LOWER_UP> mtu 9000 qdisc mq state UP mode DEFAULT group default "
-              "qlen 1000"),
+              (f"4: {nic}: <BROADCAST,MULTICAST,UP,LOWER_UP> mtu 9000 qdisc mq state UP mode DEFAULT group "
+              "default qlen 1000"),
               "    link/ether 08:c0:eb:3a:1b:2c brd ff:ff:ff:ff:ff:ff promiscuity 0 minmtu 68 maxmtu 9978",
               f"root@{h}:~# mlnx_qos -i {nic}", "Priority trust state: dscp", "PFC configuration:",
               "        priority    0   1   2   3   4   5   6   7",
               "        enabled     0   0   0   1   0   0   0   0",
-              f"root@{h}:~# env | grep NCCL", "NCCL_IB_HCA==mlx5_0:1", "NCCL_IB_TC=106", "NCCL_IB_GID_INDEX=3"]
+              f"root@{h}:~# env | grep NCCL", "NCCL_IB_HCA==mlx5_0:1", "NCCL_IB_TC=106",
+              "NCCL_IB_GID_INDEX=3"]
     return "\n".join(lines) + "\n"
 
 
@@ -77,7 +82,8 @@ def switch_capture(s: int) -> str:
     out = [f"admin@leaf{s:02d}:~$ show pfc counters"]
     for d in ("Rx", "Tx"):
         out.append(pfc.format(d=d).rstrip("\n"))
-        out += [f"{p:>11}       0       0       0  {12 + s:>6}       0       0       0       0" for p in ports]
+        out += [f"{p:>11}       0       0       0  {12 + s:>6}       0       0       0       0"
+                for p in ports]
         out.append("")
     out += [f"admin@leaf{s:02d}:~$ show queue counters",
             "       Port    TxQ    Counter/pkts    Counter/bytes    Drop/pkts     Drop/bytes",
@@ -87,10 +93,10 @@ def switch_capture(s: int) -> str:
             pk = 9_000_000 if q == 3 else 1000
             out.append(f"{p:>11}    UC{q}  {pk:>14,}  {pk * 1000:>15,}            0              0")
     out += [f"admin@leaf{s:02d}:~$ show pfcwd stats",
-            ("      QUEUE       STATUS    STORM DETECTED/RESTORED    TX OK/DROP    RX OK/DROP    TX LAST OK/DROP"
-            "    RX LAST OK/DROP"),
-            ("-----------  -----------  -------------------------  ------------  ------------  -----------------"
-            "  -----------------")]
+            ("      QUEUE       STATUS    STORM DETECTED/RESTORED    TX OK/DROP    RX OK/DROP    TX LAST "
+            "OK/DROP    RX LAST OK/DROP"),
+            ("-----------  -----------  -------------------------  ------------  ------------  "
+            "-----------------  -----------------")]
     out += [f"{p}:3  operational                        0/0           0/0           0/0                0/0"
             "                0/0" for p in ports]
     return "\n".join(out) + "\n"
@@ -109,7 +115,8 @@ def _fleet(n: int, workdir: Path):  # type: ignore[no-untyped-def]
     fleet.write_text(json.dumps(specs))
     repo = Path(__file__).resolve().parents[1]
     env = {**os.environ, "PYTHONPATH": str(repo)}
-    proc = subprocess.Popen([sys.executable, "-m", "tests.emulators", "--fleet", str(fleet)], cwd=repo, env=env,
+    proc = subprocess.Popen([sys.executable, "-m", "tests.emulators", "--fleet", str(fleet)], cwd=repo,
+                            env=env,
                             stdout=subprocess.PIPE, text=True)
     devices = []
     assert proc.stdout is not None
@@ -131,7 +138,8 @@ def _plan(devices: list[tuple[str, str, int]]):  # type: ignore[no-untyped-def]
     ports = {"sonic": ["Ethernet0", "Ethernet4"], "eos": ["Ethernet1", "Ethernet2"]}
     return SimpleNamespace(hosts=[], switches=[
         SimpleNamespace(name=name, platform=plat, role="leaf", mgmt_host="127.0.0.1", mgmt_port=port,
-                        credentials=creds, ports=[SimpleNamespace(name=p, lossless=True) for p in ports[plat]])
+                        credentials=creds, ports=[SimpleNamespace(name=p,
+                                                                  lossless=True) for p in ports[plat]])
         for name, plat, port in devices])
 
 
@@ -145,12 +153,15 @@ def bench_live(n: int, concurrency: int) -> None:
     from roce_tune.deploy.runner import ApplyOptions, SessionTiming
 
     os.environ.update(BENCH_USER="bench", BENCH_PASSWORD="bench-pw")
-    opts = ApplyOptions(insecure_skip_host_key_check=True, timing=SessionTiming(fast_cli=True, global_delay_factor=0.1))
+    opts = ApplyOptions(insecure_skip_host_key_check=True, timing=SessionTiming(fast_cli=True,
+                                                                                global_delay_factor=0.1))
     with tempfile.TemporaryDirectory() as tmp:
         proc, devices = _fleet(n, Path(tmp))
         try:
             one = []
-            read_live(_plan(devices[4:5]), LiveOptions(concurrency=1, apply=opts))  # warm-up (imports, first SSH)
+            # warm-up (imports, first
+            # SSH)
+            read_live(_plan(devices[4:5]), LiveOptions(concurrency=1, apply=opts))
             for i in range(4):
                 t0 = time.perf_counter()
                 _, devs, _ = read_live(_plan(devices[i:i + 1]), LiveOptions(concurrency=1, apply=opts))
@@ -165,9 +176,11 @@ def bench_live(n: int, concurrency: int) -> None:
             proc.wait(timeout=30)
     failed = [d for d in devs if d.error]
     eff = t1 * n / (concurrency * tn)
-    print(f"audit --live: {n} emulated switches (SONiC/EOS), {len(blocks)} command outputs, {len(failed)} failed")
+    print(f"audit --live: {n} emulated switches (SONiC/EOS), {len(blocks)} command outputs, {len(failed)} "
+          "failed")
     print(f"T(1 device) = {t1:.2f} s (mean of {', '.join(f'{x:.2f}' for x in one)}: 2 SONiC, 2 EOS alone); "
-          f"T({n} devices, concurrency {concurrency}) = {tn:.2f} s; per device {statistics.mean(d.seconds for d in devs):.2f} s")
+          f"T({n} devices, concurrency {concurrency}) = {tn:.2f} s; per device "
+          f"{statistics.mean(d.seconds for d in devs):.2f} s")
     print(f"parallel efficiency = T1 x {n} / ({concurrency} x T{n}) = {eff:.2f} (target >= 0.8)")
 
 
@@ -196,9 +209,11 @@ def main() -> None:
         wall, cpu = time.perf_counter() - t0, time.process_time() - c0
     rss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(f"captures: {args.hosts} hosts + {args.switches} switches, {lines:,} lines, {size / 1e6:.1f} MB")
-    print(f"audit --from: wall {wall:.2f} s, cpu {cpu:.2f} s (target <= 10 s on one core), peak RSS {rss_mb:.0f} MB")
-    print(f"read {len(result.data.blocks)} blocks; {len(result.findings)} findings, {len(result.not_checked)} not "
-          f"checked, {len(result.data.unparsed)} not understood; json report {len(report) / 1e3:.0f} kB")
+    print(f"audit --from: wall {wall:.2f} s, cpu {cpu:.2f} s (target <= 10 s on one core), peak RSS "
+          f"{rss_mb:.0f} MB")
+    print(f"read {len(result.data.blocks)} blocks; {len(result.findings)} findings, "
+          f"{len(result.not_checked)} not checked, {len(result.data.unparsed)} not understood; json report "
+          f"{len(report) / 1e3:.0f} kB")
 
 
 if __name__ == "__main__":

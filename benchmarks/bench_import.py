@@ -79,8 +79,8 @@ def main() -> None:
             load_inventory(out)
             load_s = time.perf_counter() - t
             print(
-                f"{n:>6} {rows:>7} {csv_path.stat().st_size / 1e6:>7.2f} {best:>9.3f} {text.count(chr(10)):>10} "
-                f"{load_s:>15.3f}"
+                f"{n:>6} {rows:>7} {csv_path.stat().st_size / 1e6:>7.2f} {best:>9.3f} "
+                f"{text.count(chr(10)):>10} {load_s:>15.3f}"
             )
     print("target: 4,096 hosts <= 2 s (import_s)")
 

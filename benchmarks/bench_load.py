@@ -58,7 +58,8 @@ def generate(hosts: int = 4096, nics: int = 8, hosts_per_leaf: int = 64, style: 
     for leaf in leaves:
         for u in range(hosts_per_leaf):
             out.append(f"  - {{a: '{leaf}:Ethernet{(hosts_per_leaf + u) * 4}', "
-                       f"b: 'spine{k % spines}:Ethernet{(k // spines) * 4}', cable_length: 40m, media: optic}}")
+                       f"b: 'spine{k % spines}:Ethernet{(k // spines) * 4}', cable_length: 40m, media: "
+                       "optic}")
             k += 1
     out.append("hosts:")
     for h in range(hosts):
@@ -66,7 +67,8 @@ def generate(hosts: int = 4096, nics: int = 8, hosts_per_leaf: int = 64, style: 
         out += [f"  - name: gpu{h:05d}", f"    mgmt: {{host: 10.100.{h // 250}.{h % 250 + 1}}}", "    nics:"]
         for r in range(nics):
             fields = [("model", "connectx-7"), ("netdev", f"ens{r + 1}f0np0"), ("rdma_device", f"mlx5_{r}"),
-                      ("speed", "400G"), ("rail", str(r)), ("switch_port", f"leaf-r{r}-g{group}:Ethernet{port * 4}"),
+                      ("speed", "400G"), ("rail", str(r)), ("switch_port",
+                                                            f"leaf-r{r}-g{group}:Ethernet{port * 4}"),
                       ("cable_length", "3m")]
             if style == "flow":
                 out.append("      - {" + ", ".join(f"{k_}: {v}" for k_, v in fields) + "}")
@@ -106,7 +108,8 @@ def main() -> None:
         catalog = load_catalog()
         load_s, loaded = _best(lambda: loader.load_inventory(path), args.repeat)
         parse_s, parsed = _best(lambda: loader.parse_yaml(text), args.repeat, no_gc=True)
-        validate_s, _ = _best(lambda: Inventory.model_validate(parsed.data), args.repeat,  # type: ignore[union-attr]
+        validate_s, _ = _best(lambda: Inventory.model_validate(parsed.data),
+                              args.repeat,  # type: ignore[union-attr]
                               no_gc=True)
         lint_s, findings = _best(lambda: lint(loaded, catalog), args.repeat)  # type: ignore[arg-type]
         ruamel_s = None
@@ -115,7 +118,8 @@ def main() -> None:
             compose_ruamel(text)
             ruamel_s = time.perf_counter() - t0
     inv = loaded.inventory  # type: ignore[union-attr]
-    counts = {s.value: sum(1 for f in findings if f.severity is s) for s in Severity}  # type: ignore[union-attr]
+    counts = {s.value: sum(1 for f in findings if f.severity is s)
+              for s in Severity}  # type: ignore[union-attr]
     rss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(f"inventory: {len(inv.hosts)} hosts, {sum(len(h.nics) for h in inv.hosts)} NICs, "
           f"{len(inv.switches)} switches, {len(inv.links)} links; {text.count(chr(10))} lines, "

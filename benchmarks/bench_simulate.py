@@ -22,7 +22,8 @@ def _time(label: str, sc: Scenario, target_s: float) -> None:
 
 def main() -> None:
     sonic = EcnSetting(1_048_576, 2_097_152, 5.0)
-    _time("incast 32 x 8 MB @100G (M)", Scenario(kind="incast", speed_gbps=100, fan_in=32, message_bytes=8_000_000,
+    _time("incast 32 x 8 MB @100G (M)", Scenario(kind="incast", speed_gbps=100, fan_in=32,
+                                                 message_bytes=8_000_000,
                                                   ecn=sonic, model="M"), 5.0)
     _time("long-lived 16 flows 40 ms @100G (M)", Scenario(kind="long-lived", speed_gbps=100, fan_in=16,
                                                            duration_us=40_000.0, ecn=sonic, model="M"), 10.0)

@@ -26,10 +26,12 @@ def main() -> None:
     for row in ref.rows:
         t = time.perf_counter()
         sim = simulate_row(ref, row, args.seeds)
-        cells = [f"({lab}) {sim[lab][0]:5.1f} vs {row.value[lab]:5.1f} · {sim[lab][1]:6.1f} vs {row.pfc_ms[lab]:5.1f}"
+        cells = [f"({lab}) {sim[lab][0]:5.1f} vs {row.value[lab]:5.1f} · {sim[lab][1]:6.1f} vs "
+                 f"{row.pfc_ms[lab]:5.1f}"
                  for lab in row.value]
         worst = max(abs(sim[lab][0] - row.value[lab]) for lab in row.value)
-        print(f"| {row.id} | " + " | ".join(cells) + f" | max |diff| {worst:.1f} | {time.perf_counter() - t:.1f} s |",
+        print(f"| {row.id} | " + " | ".join(cells) + f" | max |diff| {worst:.1f} | "
+              f"{time.perf_counter() - t:.1f} s |",
               flush=True)
     print(f"total {time.perf_counter() - t0:.1f} s")
 

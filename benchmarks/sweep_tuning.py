@@ -1,6 +1,7 @@
 """Regenerate docs/tuning-sweeps.md: the simulation sweeps behind the ECN/DCQCN rules.
 
-Usage: python benchmarks/sweep_tuning.py [--out docs/tuning-sweeps.md] [--seeds 2] [--jobs 2] [--reference FILE]
+Usage: python benchmarks/sweep_tuning.py [--out docs/tuning-sweeps.md] [--seeds 2] [--jobs 2]
+    [--reference FILE]
 
 Scenarios come from the packet-level reference file (``$ROCE_TUNE_REFERENCES`` or
 ``../shared/SIMULATION-REFERENCE.md``: its speeds, fan-ins, message sizes, base RTT, pool and alpha) plus
@@ -63,7 +64,8 @@ def _run(job: tuple[Scenario, int]) -> tuple[float, float, float]:
     sc, seeds = job
     s = run_seeds(sc, seeds)
     key = "efficiency_percent" if sc.kind == "incast" else "utilisation_percent"
-    return (float(s.median[key] or 0.0), float(s.median["pfc_pause_ms"] or 0.0), float(s.median["mean_queue_bytes"]))
+    return (float(s.median[key] or 0.0), float(s.median["pfc_pause_ms"] or 0.0),
+            float(s.median["mean_queue_bytes"]))
 
 
 def _case_name(kind: str, speed: int, n: int, msg: int) -> str:
@@ -76,13 +78,16 @@ def main() -> None:
     ap.add_argument("--seeds", type=int, default=2)
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--reference", default=os.environ.get("ROCE_TUNE_REFERENCES",
-                                                         str(ROOT.parent / "shared" / "SIMULATION-REFERENCE.md")))
+                                                         str(ROOT.parent / "shared"
+                                                             / "SIMULATION-REFERENCE.md")))
     args = ap.parse_args()
     t0 = time.perf_counter()
     rtt, pool, alpha, cases = _setup(Path(args.reference))
 
-    def scen(kind: str, speed: int, n: int, msg: int, model: str, ecn: EcnSetting, dq: DcqcnParams) -> Scenario:
-        return Scenario(kind=kind, speed_gbps=speed, fan_in=n, ecn=ecn, dcqcn=dq, model=model,  # type: ignore[arg-type]
+    def scen(kind: str, speed: int, n: int, msg: int, model: str, ecn: EcnSetting,
+             dq: DcqcnParams) -> Scenario:
+        return Scenario(kind=kind, speed_gbps=speed, fan_in=n, ecn=ecn, dcqcn=dq,
+                        model=model,  # type: ignore[arg-type]
                         message_bytes=msg or 1, duration_us=LONG_LIVED_US, base_rtt_us=rtt, buffer_bytes=pool,
                         pfc_alpha=alpha)
 
@@ -105,7 +110,8 @@ def main() -> None:
                              args.seeds if kind == "incast" else 1))
     # 2. DCQCN knobs: timer and AI/HAI scaling on the derived ramp
     knob_sets = {"firmware (300 us, AI 5)": "firmware", "derived timer": "derived",
-                 "timer 150 us": "firmware,rpg_time_reset_us=150", "timer 75 us": "firmware,rpg_time_reset_us=75"}
+                 "timer 150 us": "firmware,rpg_time_reset_us=150",
+                 "timer 75 us": "firmware,rpg_time_reset_us=75"}
     knob_cases = [c for c in cases if c[2] in (8, 16, 32)]
     for kind, speed, n, msg in knob_cases:
         ecn = rules[(kind, speed, n, msg)]["derived (throughput)"][0]  # type: ignore[index]
@@ -126,13 +132,15 @@ def main() -> None:
         for model in ("M", "T"):
             for name in DEFAULTS:
                 jobs.append(((3, kind, speed, n, msg, model, name),
-                             scen(kind, speed, n, msg, model, resolve_ecn(name, None, speed, n, rtt, pool, alpha), fw),
+                             scen(kind, speed, n, msg, model,
+                                  resolve_ecn(name, None, speed, n, rtt, pool, alpha), fw),
                              args.seeds))
             for kmin, kmax, pmax in grid:
                 jobs.append(((3, kind, speed, n, msg, model, f"{kmin // 1000}K/{kmax // 1000}K/{pmax}%"),
                              scen(kind, speed, n, msg, model, EcnSetting(kmin, kmax, pmax), fw), args.seeds))
     # 4. Kmax bound on a deep pool: onset/2 (unbounded rule) vs 2 and 1 increase-timer periods of line rate
-    deep_cases = [(k, s, n, m) for (k, s, n, m) in cases if n in (4, 16, 32) and (k == "incast" or n in (4, 32))]
+    deep_cases = [(k, s, n, m) for (k, s, n, m) in cases if n in (4, 16,
+                                                                  32) and (k == "incast" or n in (4, 32))]
     for kind, speed, n, msg in deep_cases:
         dq = resolve_dcqcn("derived", speed)
         d = resolve_ecn("derived", None, speed, n, rtt, DEEP_POOL_BYTES, alpha)
@@ -147,7 +155,8 @@ def main() -> None:
     with ProcessPoolExecutor(args.jobs) as ex:
         results = dict(zip([k for k, _, _ in jobs], ex.map(_run, [(s, n) for _, s, n in jobs], chunksize=4)))
     took = time.perf_counter() - t0
-    text = _render(rules, results, cases, knob_cases, knob_sets, grid, grid_cases, rtt, pool, alpha, args.seeds, took)
+    text = _render(rules, results, cases, knob_cases, knob_sets, grid, grid_cases, rtt, pool, alpha,
+                   args.seeds, took)
     Path(args.out).write_text(text + _render_deep(results, deep_cases), encoding="utf-8")
     print(f"wrote {args.out} in {took:.0f} s", file=sys.stderr)
 
@@ -161,15 +170,16 @@ def _deep_settings(speed: int, timer_us: float, half_onset: int) -> dict[str, in
 def _render_deep(results, deep_cases) -> str:  # type: ignore[no-untyped-def]
     labels = list(_deep_settings(100, 300, 0))
     out = ["", "## Kmax bound", "",
-           f"A deep buffer ({DEEP_POOL_BYTES / 1e6:g} MB shared lossless pool, alpha as above): Kmax = half the "
-           "egress PFC onset (the unbounded throughput rule, about 20 MB here) against the bound 2 x C x "
-           "rpg_time_reset (the rule, 7.5 MB at 100G/300 us and 400G/75 us; docs/derivation.md#kmax-first-rtt-burst) "
-           "and one timer period; Kmin = Kmax/2, derived Pmax and DCQCN. Most rows are within a point of the "
-           "unbounded ramp at a third to half of its mean queue (N = 4 long-lived at 100G: about 4 MB instead of "
-           "16 MB, i.e. 0.3 ms instead of 1.3 ms of queueing). Where the bound trails, compare the one-period "
-           "column: a row where one period beats two is the bimodal seed outcome of a PFC-bound incast "
-           "(docs/simulate.md#calibration), not the bound; one period loses on its own on the 8 MB x 4 incasts "
-           "(up to 10 points), so the rule keeps two.", "",
+           f"A deep buffer ({DEEP_POOL_BYTES / 1e6:g} MB shared lossless pool, alpha as above): Kmax = half "
+           "the egress PFC onset (the unbounded throughput rule, about 20 MB here) against the bound 2 x C x "
+           "rpg_time_reset (the rule, 7.5 MB at 100G/300 us and 400G/75 us; "
+           "docs/derivation.md#kmax-first-rtt-burst) and one timer period; Kmin = Kmax/2, derived Pmax and "
+           "DCQCN. Most rows are within a point of the unbounded ramp at a third to half of its mean queue "
+           "(N = 4 long-lived at 100G: about 4 MB instead of 16 MB, i.e. 0.3 ms instead of 1.3 ms of "
+           "queueing). Where the bound trails, compare the one-period column: a row where one period beats "
+           "two is the bimodal seed outcome of a PFC-bound incast (docs/simulate.md#calibration), not the "
+           "bound; one period loses on its own on the 8 MB x 4 incasts (up to 10 points), so the rule keeps "
+           "two.", "",
            "| case | model | " + " | ".join(labels) + " |", "|---|---|" + "---|" * len(labels)]
     for c in deep_cases:
         for model in ("M", "T"):
@@ -182,22 +192,24 @@ def _cell(r: tuple[float, float, float]) -> str:
     return f"{r[0]:.1f} · {r[1]:.1f} · {r[2] / 1000:.0f}"
 
 
-def _render(rules, results, cases, knob_cases, knob_sets, grid, grid_cases, rtt, pool, alpha, seeds,  # type: ignore[no-untyped-def]
+def _render(rules, results, cases, knob_cases, knob_sets, grid, grid_cases, rtt, pool, alpha,
+            seeds,  # type: ignore[no-untyped-def]
             took) -> str:
     out = ["# Tuning sweeps: the simulations behind the ECN and DCQCN rules", "",
            "Generated by `python benchmarks/sweep_tuning.py` (do not edit by hand) with `roce-tune simulate` "
            "(docs/simulate.md), on the reference setup: one switch, N:1, base RTT "
            f"{rtt} us, shared lossless pool {pool} B, alpha {alpha:g}; 4096 B frames. Incasts: {seeds} seeds "
-           f"(median); long-lived: one {LONG_LIVED_US / 1000:g} ms run (second half measured). Every derived value "
-           f"comes from the tuner as of this commit. Sweep time {took:.0f} s on 2 cores.", "",
-           "Cells: **efficiency % (incast) or utilisation % (long-lived) · summed PFC pause ms · mean queue KB**. "
-           "Model M = byte counter + CNP pacing (mlx5 as documented); model T = timer only.", "",
+           f"(median); long-lived: one {LONG_LIVED_US / 1000:g} ms run (second half measured). Every derived "
+           f"value comes from the tuner as of this commit. Sweep time {took:.0f} s on 2 cores.", "",
+           "Cells: **efficiency % (incast) or utilisation % (long-lived) · summed PFC pause ms · mean queue "
+           "KB**. Model M = byte counter + CNP pacing (mlx5 as documented); model T = timer only.", "",
            "## ECN ramp", "",
-           "The throughput rule (Kmax = half the egress PFC onset, at most 2 x C x rpg_time_reset, Kmin = Kmax/2, Pmax from the MTU-packet fluid "
-           "fixed point; docs/derivation.md#kmax-first-rtt-burst) against the previous BDP rule (Kmax = 2-3 x BDP "
-           "clamped to one PG's trigger, AI/HAI scaled with speed) and the three published defaults with firmware "
-           "DCQCN. **Target** = derived efficiency >= best default - 2 points with no more PFC pause (10 % + 0.2 ms "
-           "seed tolerance), long-lived utilisation >= 99 %.", ""]
+           "The throughput rule (Kmax = half the egress PFC onset, at most 2 x C x rpg_time_reset, Kmin = "
+           "Kmax/2, Pmax from the MTU-packet fluid fixed point; docs/derivation.md#kmax-first-rtt-burst) "
+           "against the previous BDP rule (Kmax = 2-3 x BDP clamped to one PG's trigger, AI/HAI scaled with "
+           "speed) and the three published defaults with firmware DCQCN. **Target** = derived efficiency >= "
+           "best default - 2 points with no more PFC pause (10 % + 0.2 ms seed tolerance), long-lived "
+           "utilisation >= 99 %.", ""]
     names = list(next(iter(rules.values())))
     out += ["| case | model | values (derived) | " + " | ".join(names) + " | target |",
             "|---|---|---|" + "---|" * len(names) + "---|"]
@@ -213,8 +225,8 @@ def _render(rules, results, cases, knob_cases, knob_sets, grid, grid_cases, rtt,
                        + f" | {'met' if ok else 'missed: ' + why} |")
     out += ["", "## DCQCN knobs", "",
             "The derived ramp with different reaction-point knobs (docs/derivation.md#dcqcn-timer, "
-            "docs/derivation.md#dcqcn-increase-steps). `derived timer` = 300 us x min(1, 100/speed); the last "
-            "column scales rpg_ai/rpg_hai with speed (5/50 Mb/s x speed/25G) on top of it.", ""]
+            "docs/derivation.md#dcqcn-increase-steps). `derived timer` = 300 us x min(1, 100/speed); the "
+            "last column scales rpg_ai/rpg_hai with speed (5/50 Mb/s x speed/25G) on top of it.", ""]
     knames = list(knob_sets) + ["derived timer + AI/HAI x speed/25G"]
     out += ["| case | model | " + " | ".join(knames) + " |", "|---|---|" + "---|" * len(knames)]
     for c in knob_cases:
@@ -222,12 +234,13 @@ def _render(rules, results, cases, knob_cases, knob_sets, grid, grid_cases, rtt,
             out.append(f"| {_case_name(*c)} | {model} | "
                        + " | ".join(_cell(results[(2, *c, model, n)]) for n in knames) + " |")
     out += ["", "## Where no setting wins", "",
-            "At the largest fan-in a Kmin/Kmax/Pmax grid with firmware DCQCN, on the short and the long incast in "
-            "both models. A row of the grid would have to meet the target in all four columns; where none does, "
-            "the plan's scorecard reports the miss instead of fitting one case: a flow-start incast of N senders "
-            "builds (N-1) x BDP in the first RTT; once that reaches the PFC onset every setting is PFC-bound, and "
-            "a long incast then favours low thresholds (early cuts, less pause) while a short one favours high "
-            "ones (no 100 % marking cliff before the incast ends).", ""]
+            "At the largest fan-in a Kmin/Kmax/Pmax grid with firmware DCQCN, on the short and the long "
+            "incast in both models. A row of the grid would have to meet the target in all four columns; "
+            "where none does, the plan's scorecard reports the miss instead of fitting one case: a "
+            "flow-start incast of N senders builds (N-1) x BDP in the first RTT; once that reaches the PFC "
+            "onset every setting is PFC-bound, and a long incast then favours low thresholds (early cuts, "
+            "less pause) while a short one favours high ones (no 100 % marking cliff before the incast "
+            "ends).", ""]
     gcols = [(c, m) for c in grid_cases for m in ("M", "T")]
     out += ["| setting | " + " | ".join(f"{_case_name(*c)} {m}" for c, m in gcols) + " | meets all |",
             "|---|" + "---|" * len(gcols) + "---|"]

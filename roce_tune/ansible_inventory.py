@@ -50,7 +50,8 @@ def _ansible(name: str) -> AnsibleConnection:
 
 
 #: rendered desired-config file per switch platform, relative to ``<out>/switches`` (same as deploy).
-DESIRED_FILE: dict[str, str] = {name: f for name in SWITCH_PLATFORMS if (f := platform(name).push.desired_file)}
+DESIRED_FILE: dict[str, str] = {name: f for name in SWITCH_PLATFORMS
+                                if (f := platform(name).push.desired_file)}
 #: the connection choices ``junos_connection`` accepts: the default and those a platform offers
 CONNECTIONS = ("network_cli", *sorted({c for name in SWITCH_PLATFORMS for c in _ansible(name).alternatives}))
 #: settings every network_cli device shares (paramiko: no ansible-pylibssh needed; commit/apply-patch
@@ -143,7 +144,8 @@ def build_ansible_inventory(inv: Inventory, inventory_path: str, out_dir: str,
         shared = get_platform(HOST_PLATFORM).SHARED_SCRIPT  # every host's data file sources it
         # nccl.env: the NCCL variables of every host; a host whose variables differ also has its own
         # hosts/<name>.nccl.env (named on nccl.env's "# per-host:" line)
-        children["gpu_hosts"] = {"vars": {**_ansible(HOST_PLATFORM).group_vars, "roce_tune_host_script": f"{out}/hosts/{shared}",
+        children["gpu_hosts"] = {"vars": {**_ansible(HOST_PLATFORM).group_vars,
+                                          "roce_tune_host_script": f"{out}/hosts/{shared}",
                                           "roce_tune_nccl_env": f"{out}/nccl.env"},
                                  "hosts": gpu_hosts}
     for r in sorted(roles):
@@ -153,7 +155,8 @@ def build_ansible_inventory(inv: Inventory, inventory_path: str, out_dir: str,
     groups = {"all", "ungrouped", "roce_tune", *children, *switch_children}
     clash = sorted(names & groups)
     if clash:
-        raise ValueError(f"device name(s) {', '.join(clash)} equal a generated Ansible group name; rename them")
+        raise ValueError(f"device name(s) {', '.join(clash)} equal a generated Ansible group name; rename "
+                         "them")
 
     top_vars: dict[str, Any] = {"roce_tune_site": inv.site.name, "roce_tune_inventory": inventory_path,
                                 "roce_tune_out_dir": out, **COMMON_VARS, **credential_vars(default)}

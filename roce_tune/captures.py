@@ -24,10 +24,13 @@ from pathlib import Path
 __all__ = ["Block", "device_of", "read_capture", "split_blocks"]
 
 KNOWN_COMMANDS = (
-    "show", "nv", "net", "ethtool", "grep", "egrep", "cat", "for", "mlnx_qos", "ip", "ibv_devinfo", "show_gids",
+    "show", "nv", "net", "ethtool", "grep", "egrep", "cat", "for", "mlnx_qos", "ip", "ibv_devinfo",
+    "show_gids",
     "rdma", "env", "printenv", "sudo", "diff", "cma_roce_tos", "cma_roce_mode", "lspci", "mpirun", "srun",
-    "nvidia-smi", "ucx_info", "sysctl", "sonic-db-cli", "pfcstat", "ecnconfig", "head", "tail", "awk", "watch",
-    "dcb", "lldptool", "lldpctl", "lldpcli", "ibdev2netdev", "mst", "mlxconfig", "tc", "vtysh", "cli", "set", "run")
+    "nvidia-smi", "ucx_info", "sysctl", "sonic-db-cli", "pfcstat", "ecnconfig", "head", "tail", "awk",
+    "watch",
+    "dcb", "lldptool", "lldpctl", "lldpcli", "ibdev2netdev", "mst", "mlxconfig", "tc", "vtysh", "cli", "set",
+    "run")
 _CMD_WORD = r"(?:" + "|".join(re.escape(c) for c in KNOWN_COMMANDS) + r")\b|\S*_perf\b|\./\S+"
 _PROMPTS = (
     re.compile(r"^\[[\w.\-]+@[\w.\-]+[^\]]*\]\s*[$#]\s*(?P<cmd>\S.*)$"),

@@ -32,14 +32,17 @@ if TYPE_CHECKING:
     from roce_tune.simulate import DcqcnParams, EcnSetting, Scenario, SeedSummary
     from roce_tune.simulate.settings import PlanPort
 
-app = typer.Typer(add_completion=True, no_args_is_help=True, help="Derive, explain and render lossless RoCEv2 "
+app = typer.Typer(add_completion=True, no_args_is_help=True,
+                  help="Derive, explain and render lossless RoCEv2 "
                   "settings (PFC, headroom, ECN, DCQCN, watchdog) for GPU cluster fabrics.")
 calc_app = typer.Typer(no_args_is_help=True, help="What-if calculators (no inventory needed).")
 app.add_typer(calc_app, name="calc")
-simulate_app = typer.Typer(no_args_is_help=True, help="Packet-level PFC/ECN/DCQCN simulation of an N:1 bottleneck "
+simulate_app = typer.Typer(no_args_is_help=True,
+                           help="Packet-level PFC/ECN/DCQCN simulation of an N:1 bottleneck "
                            "(incast, long-lived flows, a plan's port); see docs/simulate.md.")
 app.add_typer(simulate_app, name="simulate")
-import_app = typer.Typer(no_args_is_help=True, help="Build or complete an inventory from where the fabric is already "
+import_app = typer.Typer(no_args_is_help=True,
+                         help="Build or complete an inventory from where the fabric is already "
                          "described: a cabling plan (CSV), LLDP captures or NetBox; see docs/import.md.")
 app.add_typer(import_app, name="import")
 #: width of tables when output is not a terminal (CI logs, pipes): rich would use 80 and cut profile
@@ -80,7 +83,8 @@ def _version(value: bool) -> None:
 
 @app.callback()
 def main_callback(
-    version: bool = typer.Option(False, "--version", callback=_version, is_eager=True, help="Print the version."),
+    version: bool = typer.Option(False, "--version", callback=_version, is_eager=True,
+                                 help="Print the version."),
 ) -> None:
     """roce-tune."""
 
@@ -121,7 +125,8 @@ def lint(
     no_plan_checks: bool = typer.Option(False, "--no-plan-checks",
                                         help="Skip the tuner's safety checks (RT2xx); inventory rules only."),
     lldp_dir: Path | None = typer.Option(None, "--lldp", help="Directory of LLDP captures (<device>.txt): "
-                                            "compare the declared cabling with what LLDP sees (RT130-RT135)."),
+                                            "compare the declared cabling with what LLDP sees "
+                                            "(RT130-RT135)."),
 ) -> None:
     """Validate inventories: schema, names, units, semantic rules (RT0xx/RT1xx) and the plan's safety
     checks (RT2xx: headroom budget, ECN below the PFC trigger, deadlock, consistency)."""
@@ -175,7 +180,8 @@ def schema(plan: bool = typer.Option(False, "--plan", help="Print the plan's JSO
 @app.command()
 def expand(
     inventory: Path = typer.Argument(..., help="Inventory with a fabric: intent section."),
-    out: Path | None = typer.Option(None, "--out", help="Write the full form here (atomically) instead of stdout."),
+    out: Path | None = typer.Option(None, "--out",
+                                    help="Write the full form here (atomically) instead of stdout."),
 ) -> None:
     """Print (or write with --out) the full form of an inventory: its fabric intent expanded into switches,
     links and hosts."""
@@ -192,16 +198,21 @@ def expand(
 @app.command()
 def plan(
     inventory: Path = typer.Argument(..., exists=True, dir_okay=False, help="Inventory YAML."),
-    out_dir: Path | None = typer.Option(None, "--out", help="Output directory (default out/<inventory name>)."),
-    platform_only: list[str] = typer.Option([], "--platform-only", help="Render only these switch platforms."),
+    out_dir: Path | None = typer.Option(None, "--out",
+                                        help="Output directory (default out/<inventory name>)."),
+    platform_only: list[str] = typer.Option([], "--platform-only",
+                                            help="Render only these switch platforms."),
     fmt: OutFormat = typer.Option(OutFormat.text, "--format", help="Summary as text or json."),
     no_scorecard: bool = typer.Option(False, "--no-scorecard",
-                                      help="Skip the simulator scorecards in plan.md (saves their plan time)."),
-    timings: bool = typer.Option(False, "--timings", help="Print seconds per stage (load, lint, derive, render, "
+                                      help="Skip the simulator scorecards in plan.md (saves their plan "
+                                      "time)."),
+    timings: bool = typer.Option(False, "--timings",
+                                 help="Print seconds per stage (load, lint, derive, render, "
                                  "write) and the files written on one line to stderr."),
 ) -> None:
     """Validate, derive, render and write configs plus a reviewable plan (with simulator scorecards per
-    lossless port class in plan.md, cached on disk; see docs/simulate.md). Only changed files are rewritten."""
+    lossless port class in plan.md, cached on disk; see docs/simulate.md). Only changed files are \
+rewritten."""
     from roce_tune.pipeline import StageError, StageProgress, Timings, plan_inventory
     from roce_tune.plandir import WriteStats
     from roce_tune.platforms import SWITCH_PLATFORMS
@@ -223,7 +234,8 @@ def plan(
         err.print(f"error: cannot write the plan: {exc}")
         raise typer.Exit(1) from None
     if timings:
-        err.print(f"{clock.summary()}; {(result.written or WriteStats()).describe()}", markup=False, highlight=False)
+        err.print(f"{clock.summary()}; {(result.written or WriteStats()).describe()}", markup=False,
+                  highlight=False)
     _print_plan(result, fmt, result.out_dir or target)
 
 
@@ -246,7 +258,8 @@ def explain(
     inventory: Path = typer.Argument(..., exists=True, dir_okay=False),
     target: str = typer.Argument(..., help="DEVICE or DEVICE:PORT (a host's port is its netdev)."),
     param: str | None = typer.Argument(None, help="e.g. xoff_bytes, kmax_bytes, detection_ms, NCCL_IB_TC."),
-    no_scorecard: bool = typer.Option(False, "--no-scorecard", help="Do not simulate the port class for ECN values."),
+    no_scorecard: bool = typer.Option(False, "--no-scorecard",
+                                      help="Do not simulate the port class for ECN values."),
 ) -> None:
     """Print the rationale for one value (or every explained value of a device/port). For a switch port's
     ECN values (kmin_bytes, kmax_bytes, pmax_percent) it also prints the port class's simulator scorecard."""
@@ -290,7 +303,8 @@ def _explain_scorecard(the_plan: Plan, target: str) -> None:
     e = next(x for x in sw.ecn_profiles if x.name == pp.ecn_profile)
     key = (sw.asic, pp.speed_gbps, max(1, pp.fan_in), e.kmin_bytes, e.kmax_bytes, e.pmax_percent)
     pc = next((c for c in port_classes(the_plan)
-               if (c.asic, c.speed_gbps, c.fan_in, c.ecn.kmin_bytes, c.ecn.kmax_bytes, c.ecn.pmax_percent) == key), None)
+               if (c.asic, c.speed_gbps, c.fan_in, c.ecn.kmin_bytes, c.ecn.kmax_bytes,
+                   c.ecn.pmax_percent) == key), None)
     if pc is not None:
         out.print("")
         out.print("\n".join(scorecard_lines(scorecard(pc))), markup=False, highlight=False)
@@ -347,7 +361,8 @@ def calc_ecn(
     rtt: str = typer.Option("10us", "--rtt", help="base RTT, e.g. 10us"),
     fan_in: int = typer.Option(8, "--fan-in", min=1),
     pfc_trigger: str | None = typer.Option(None, "--pfc-trigger", help="PFC xoff trigger bytes, e.g. 4MB"),
-    profile: str = typer.Option("derived", "--profile", help="derived, nvidia-default, sonic-default, dcqcn-paper"),
+    profile: str = typer.Option("derived", "--profile",
+                                help="derived, nvidia-default, sonic-default, dcqcn-paper"),
     nic: str = typer.Option("connectx-7", "--nic"),
     fmt: OutFormat = typer.Option(OutFormat.text, "--format"),
 ) -> None:
@@ -406,7 +421,8 @@ def _sim_link_of_plan(pp: PlanPort, profile: str | None, ecn: str | None, dcqcn:
 
     speed_gbps, rtt_us, buf, alpha = pp.speed_gbps, pp.base_rtt_us, pp.buffer_bytes, pp.pfc_alpha
     fan_in = pp.fan_in
-    ecn_s = pp.ecn if not (profile or ecn) else resolve_ecn(profile, ecn, speed_gbps, fan_in, rtt_us, buf, alpha)
+    ecn_s = pp.ecn if not (profile or ecn) else resolve_ecn(profile, ecn, speed_gbps, fan_in, rtt_us, buf,
+                                                            alpha)
     dq = pp.dcqcn if dcqcn is None else resolve_dcqcn(dcqcn, speed_gbps)
     return speed_gbps, fan_in, rtt_us, buf, alpha, ecn_s, dq
 
@@ -432,7 +448,8 @@ def _sim_json(sc: Scenario, summary: SeedSummary) -> str:
     incast = sc.kind == "incast"
     ecn_s, dq = sc.ecn, sc.dcqcn
     data = {"scenario": {"kind": sc.kind, "speed_gbps": sc.speed_gbps, "fan_in": sc.fan_in, "model": sc.model,
-                         "topology": sc.topology, "base_rtt_us": sc.base_rtt_us, "buffer_bytes": sc.buffer_bytes,
+                         "topology": sc.topology, "base_rtt_us": sc.base_rtt_us,
+                         "buffer_bytes": sc.buffer_bytes,
                          "pfc_alpha": sc.pfc_alpha, "headroom_bytes": sc.headroom_effective_bytes,
                          "message_bytes": sc.message_bytes if incast else None,
                          "duration_us": sc.duration_us if not incast else None,
@@ -448,13 +465,15 @@ def _sim_text(sc: Scenario, summary: SeedSummary, seeds: int, title: str) -> Non
     ecn_s, dq = sc.ecn, sc.dcqcn
     out.print(title or f"{sc.kind} {sc.speed_gbps}G N={sc.fan_in} model {sc.model} ({sc.topology}), "
                        f"{seeds} seed(s)")
-    out.print(f"ECN {ecn_s.label}: Kmin {ecn_s.kmin_bytes} B, Kmax {ecn_s.kmax_bytes} B, Pmax {ecn_s.pmax_percent:g} %; "
-              f"DCQCN {dq.label}: ai {dq.rpg_ai_rate_mbps:g} / hai {dq.rpg_hai_rate_mbps:g} Mb/s, "
-              f"time_reset {dq.rpg_time_reset_us:g} us, byte_reset {dq.rpg_byte_reset_bytes} B")
+    out.print(f"ECN {ecn_s.label}: Kmin {ecn_s.kmin_bytes} B, Kmax {ecn_s.kmax_bytes} B, Pmax "
+              f"{ecn_s.pmax_percent:g} %; DCQCN {dq.label}: ai {dq.rpg_ai_rate_mbps:g} / hai "
+              f"{dq.rpg_hai_rate_mbps:g} Mb/s, time_reset {dq.rpg_time_reset_us:g} us, byte_reset "
+              f"{dq.rpg_byte_reset_bytes} B")
     table = Table(show_header=True, header_style="bold")
     for col in ("metric", "median", "min", "max"):
         table.add_column(col, justify="right" if col != "metric" else "left")
-    for k in ("efficiency_percent", "slowest_fct_ratio", "utilisation_percent", "pfc_pause_ms", "mean_queue_bytes",
+    for k in ("efficiency_percent", "slowest_fct_ratio", "utilisation_percent", "pfc_pause_ms",
+              "mean_queue_bytes",
               "queue_std_bytes", "peak_queue_bytes", "completion_us"):
         if summary.median[k] is None:
             continue
@@ -481,7 +500,8 @@ def _sim_run(kind: str, speed: str, fan_in: int, size: str, profile: str | None,
         speed_gbps, fan_in, rtt_us, buf, alpha, ecn_s, dq = link
         extra: dict[str, object] = ({"message_bytes": parse_bytes(size)} if kind == "incast"
                                     else {"duration_us": parse_time_us(size)})
-        sc = Scenario(kind=kind, speed_gbps=speed_gbps, fan_in=fan_in, ecn=ecn_s, dcqcn=dq,  # type: ignore[arg-type]
+        sc = Scenario(kind=kind,  # type: ignore[arg-type]
+                      speed_gbps=speed_gbps, fan_in=fan_in, ecn=ecn_s, dcqcn=dq,
                       model=model.value, base_rtt_us=rtt_us, buffer_bytes=buf, pfc_alpha=alpha,
                       topology=topology.value, **extra)  # type: ignore[arg-type]
     except (ValueError, KeyError) as exc:
@@ -496,7 +516,8 @@ def _sim_run(kind: str, speed: str, fan_in: int, size: str, profile: str | None,
 
 _SIM_PROFILE = typer.Option(None, "--profile", help="derived, nvidia-default, sonic-default or dcqcn-paper")
 _SIM_ECN = typer.Option(None, "--ecn", help="KMIN,KMAX,PMAX e.g. 150KB,1500KB,100 (instead of --profile)")
-_SIM_DCQCN = typer.Option(None, "--dcqcn", help="derived (default), firmware, or [derived|firmware,]KEY=VALUE,...")
+_SIM_DCQCN = typer.Option(None, "--dcqcn",
+                          help="derived (default), firmware, or [derived|firmware,]KEY=VALUE,...")
 _SIM_MODEL = typer.Option(SimModel.M, "--model", help="M: byte counter + CNP pacing; T: timer only")
 _SIM_RTT = typer.Option("6.164us", "--base-rtt", help="propagation round trip without serialisation")
 _SIM_BUFFER = typer.Option(None, "--buffer", help="shared lossless pool in bytes (default 5306864)")
@@ -530,7 +551,8 @@ def simulate_long_lived(
     fmt: OutFormat = typer.Option(OutFormat.text, "--format"),
 ) -> None:
     """N long-lived flows into one port: utilisation, queue and PFC pause over the second half."""
-    _sim_run("long-lived", speed, fan_in, duration, profile, ecn, dcqcn, model, seeds, base_rtt, buffer, pfc_alpha,
+    _sim_run("long-lived", speed, fan_in, duration, profile, ecn, dcqcn, model, seeds, base_rtt, buffer,
+             pfc_alpha,
              topology, fmt)
 
 
@@ -555,10 +577,11 @@ def simulate_plan(
     except ValueError as exc:
         err.print(f"error: {exc}")
         raise typer.Exit(2) from None
-    _sim_run(kind, "", pp.fan_in, message if kind == "incast" else duration, profile, ecn, dcqcn, model, seeds,
+    _sim_run(kind, "", pp.fan_in, message if kind == "incast" else duration, profile, ecn, dcqcn, model,
+             seeds,
              "", None, pp.pfc_alpha, topology, fmt, plan_port=pp,
-             title=f"{port} ({pp.speed_gbps}G, fan-in {pp.fan_in}, pool {pp.buffer_bytes} B, alpha {pp.pfc_alpha:g}): "
-                   f"{kind}, model {model.value}, {seeds} seed(s)")
+             title=f"{port} ({pp.speed_gbps}G, fan-in {pp.fan_in}, pool {pp.buffer_bytes} B, alpha "
+                   f"{pp.pfc_alpha:g}): {kind}, model {model.value}, {seeds} seed(s)")
 
 
 class SessionPacing(str, Enum):
@@ -577,12 +600,14 @@ _SESSION_TIMING = typer.Option(
 def _session_timing(pacing: SessionPacing) -> SessionTiming:
     from roce_tune.deploy.runner import SessionTiming
 
-    return SessionTiming(fast_cli=True, global_delay_factor=0.1) if pacing is SessionPacing.fast else SessionTiming()
+    return SessionTiming(fast_cli=True,
+                         global_delay_factor=0.1) if pacing is SessionPacing.fast else SessionTiming()
 
 
 @app.command()
 def apply(
-    source: Path = typer.Argument(..., exists=True, help="Inventory YAML (planned first) or a plan directory."),
+    source: Path = typer.Argument(..., exists=True,
+                                  help="Inventory YAML (planned first) or a plan directory."),
     dry_run: bool = typer.Option(False, "--dry-run", help="Show per-device diffs; change nothing."),
     limit: list[str] = typer.Option([], "--limit", help="Device name or glob, role:ROLE or platform:NAME."),
     concurrency: int = typer.Option(8, "--concurrency", min=1, max=256),
@@ -590,19 +615,24 @@ def apply(
     allow_disruptive: bool = typer.Option(False, "--allow-disruptive",
                                           help="Push traffic-stopping changes, one device at a time."),
     confirm_s: int = typer.Option(300, "--confirm-seconds", min=30, help="Commit-confirm window."),
-    insecure: bool = typer.Option(False, "--insecure-skip-host-key-check", help="Labs only: accept unknown keys."),
+    insecure: bool = typer.Option(False, "--insecure-skip-host-key-check",
+                                  help="Labs only: accept unknown keys."),
     known_hosts: Path | None = typer.Option(None, "--known-hosts", exists=True, dir_okay=False,
                                                help="Extra known_hosts file (must exist)."),
     secrets_file: Path | None = typer.Option(None, "--secrets-file", help="YAML secrets outside the repo."),
     log_dir: Path | None = typer.Option(None, "--log-dir", help="Session logs (default <out>/logs)."),
     fmt: OutFormat = typer.Option(OutFormat.text, "--format"),
-    no_save: bool = typer.Option(False, "--no-save", help="Do not persist to startup config after confirming."),
-    device_timeout: int = typer.Option(900, "--device-timeout", min=10, help="Give up on one device after N s."),
+    no_save: bool = typer.Option(False, "--no-save",
+                                 help="Do not persist to startup config after confirming."),
+    device_timeout: int = typer.Option(900, "--device-timeout", min=10,
+                                       help="Give up on one device after N s."),
     read_timeout: float = typer.Option(30.0, "--read-timeout", min=1.0,
                                        help="Seconds to wait for a show command or config line."),
     commit_timeout: float = typer.Option(300.0, "--commit-timeout", min=1.0,
-                                         help="Seconds to wait for a commit, save, checkpoint, rollback or host script."),
-    keepalive: float = typer.Option(10.0, "--keepalive", min=0.0, help="SSH keepalive interval in s (0 = off)."),
+                                         help="Seconds to wait for a commit, save, checkpoint, rollback or "
+                                         "host script."),
+    keepalive: float = typer.Option(10.0, "--keepalive", min=0.0,
+                                    help="SSH keepalive interval in s (0 = off)."),
     rollback_retry: float = typer.Option(120.0, "--rollback-retry", min=0.0,
                                          help="Seconds to keep reconnecting to roll back a dropped device."),
     session_timing: SessionPacing = _SESSION_TIMING,
@@ -616,7 +646,8 @@ def apply(
     from roce_tune.deploy.runner import StopRequest, stop_on_signals
 
     push = PushOptions(confirm_s=confirm_s, save=not no_save, read_timeout_s=read_timeout,
-                       commit_timeout_s=commit_timeout, keepalive_s=keepalive, rollback_retry_s=rollback_retry)
+                       commit_timeout_s=commit_timeout, keepalive_s=keepalive,
+                       rollback_retry_s=rollback_retry)
     stop = StopRequest()
     with stop_on_signals(stop):
         code = _apply(stop, source, dry_run, limit, concurrency, canary, allow_disruptive, insecure,
@@ -635,12 +666,14 @@ def _apply_targets_of(source: Path, limit: list[str]) -> tuple[list[Target], Pat
     except RoceTuneError as exc:
         _fail(exc.findings)
     except (OSError, ValueError) as exc:
-        what = "cannot read this plan directory" if source.is_dir() else "not an inventory or a plan directory"
+        what = "cannot read this plan directory" if source.is_dir() else ("not an inventory or a plan "
+                                                                          "directory")
         err.print(f"error: {source}: {what}: {exc}", markup=False, highlight=False)
         raise typer.Exit(2) from None
     if limit and not select(targets, limit):
         err.print(f"error: --limit {' '.join(limit)} matches no device; devices: "
-                  + ", ".join(t.name for t in targets[:12]) + (" …" if len(targets) > 12 else ""), markup=False)
+                  + ", ".join(t.name for t in targets[:12]) + (" …" if len(targets) > 12 else ""),
+                  markup=False)
         raise typer.Exit(2)
     return targets, default_logs
 
@@ -659,7 +692,8 @@ def _apply(stop: StopRequest, source: Path, dry_run: bool, limit: list[str], con
     logging.getLogger("paramiko").setLevel(logging.CRITICAL)  # per-device errors are reported in the results
     targets, default_logs = _apply_targets_of(source, limit)
     if insecure:
-        err.print("[bold yellow]warning: host-key checking is OFF (--insecure-skip-host-key-check); labs only[/]")
+        err.print("[bold yellow]warning: host-key checking is OFF (--insecure-skip-host-key-check); labs "
+                  "only[/]")
     opts = ApplyOptions(dry_run=dry_run, limit=limit, concurrency=concurrency, canary=canary,
                         allow_disruptive=allow_disruptive, insecure_skip_host_key_check=insecure,
                         known_hosts=str(known_hosts) if known_hosts else None,
@@ -695,56 +729,78 @@ def nccl_report(
 
 @app.command()
 def verify(
-    source: Path = typer.Argument(..., exists=True, help="Inventory YAML (planned first) or a plan directory."),
+    source: Path = typer.Argument(..., exists=True,
+                                  help="Inventory YAML (planned first) or a plan directory."),
     launcher: str = typer.Option("mpirun", "--launcher", help="mpirun, srun or ssh (each host alone)."),
     collective: str = typer.Option("all_reduce", "--collective",
-                                   help="all_reduce, all_gather, alltoall or sendrecv (nccl-tests <name>_perf)."),
+                                   help="all_reduce, all_gather, alltoall or sendrecv (nccl-tests "
+                                   "<name>_perf)."),
     hosts: list[str] = typer.Option([], "--hosts", help="Host names or globs taking part (default: all)."),
     head: str | None = typer.Option(None, "--head", help="Host that runs mpirun/srun (default: the first)."),
-    ranks_per_host: int | None = typer.Option(None, "--ranks-per-host", min=1, help="Default: NICs per host."),
+    ranks_per_host: int | None = typer.Option(None, "--ranks-per-host", min=1,
+                                              help="Default: NICs per host."),
     min_bytes: str = typer.Option("1M", "--min-bytes", help="nccl-tests -b (K/M/G = powers of 1024)."),
     max_bytes: str = typer.Option("8G", "--max-bytes", help="nccl-tests -e."),
     step_factor: int = typer.Option(2, "--step-factor", min=2, help="nccl-tests -f."),
     iters: int = typer.Option(20, "--iters", min=1, help="nccl-tests -n."),
     warmup: int = typer.Option(5, "--warmup", min=0, help="nccl-tests -w."),
-    nccl_tests_dir: str | None = typer.Option(None, "--nccl-tests-dir", help="Directory of the *_perf binaries."),
-    launcher_arg: list[str] = typer.Option([], "--launcher-arg", help="Extra mpirun/srun argument (repeatable)."),
+    nccl_tests_dir: str | None = typer.Option(None, "--nccl-tests-dir",
+                                              help="Directory of the *_perf binaries."),
+    launcher_arg: list[str] = typer.Option([], "--launcher-arg",
+                                           help="Extra mpirun/srun argument (repeatable)."),
     target_ratio: float | None = typer.Option(None, "--target-ratio", min=0.01, max=1.0,
-                                                 help="busbw / line rate goal (default: policy target_utilisation)."),
-    adjust: bool = typer.Option(False, "--adjust", help="Closed loop: step ECN/DCQCN through the tuner, apply, re-measure."),
+                                                 help="busbw / line rate goal (default: policy "
+                                              "target_utilisation)."),
+    adjust: bool = typer.Option(False, "--adjust",
+                                help="Closed loop: step ECN/DCQCN through the tuner, apply, re-measure."),
     max_iterations: int = typer.Option(5, "--max-iterations", min=1, help="Most adjust steps."),
-    tolerance: float = typer.Option(0.02, "--tolerance", min=0.0, max=0.5, help="A step worse than best x (1 - t) stops."),
+    tolerance: float = typer.Option(0.02, "--tolerance", min=0.0, max=0.5,
+                                    help="A step worse than best x (1 - t) stops."),
     simulate_steps: bool = typer.Option(True, "--simulate-steps/--no-simulate-steps",
-                                        help="--adjust: size each ECN/DCQCN step by simulating candidates (bounded)."),
-    pairwise_matrix: bool = typer.Option(False, "--pairwise", help="Also run every host pair (finds a slow host)."),
-    out_dir: Path | None = typer.Option(None, "--out", help="Report directory (default out/<inventory>/verify)."),
-    confirm_s: int = typer.Option(300, "--confirm-seconds", min=30, help="Commit-confirm window for --adjust pushes."),
-    insecure: bool = typer.Option(False, "--insecure-skip-host-key-check", help="Labs only: accept unknown keys."),
+                                        help="--adjust: size each ECN/DCQCN step by simulating candidates "
+                                        "(bounded)."),
+    pairwise_matrix: bool = typer.Option(False, "--pairwise",
+                                         help="Also run every host pair (finds a slow host)."),
+    out_dir: Path | None = typer.Option(None, "--out",
+                                        help="Report directory (default out/<inventory>/verify)."),
+    confirm_s: int = typer.Option(300, "--confirm-seconds", min=30,
+                                  help="Commit-confirm window for --adjust pushes."),
+    insecure: bool = typer.Option(False, "--insecure-skip-host-key-check",
+                                  help="Labs only: accept unknown keys."),
     known_hosts: Path | None = typer.Option(None, "--known-hosts", exists=True, dir_okay=False,
                                                help="Extra known_hosts file (must exist)."),
     secrets_file: Path | None = typer.Option(None, "--secrets-file", help="YAML secrets outside the repo."),
     concurrency: int = typer.Option(8, "--concurrency", min=1, max=256),
-    run_timeout: float = typer.Option(1800.0, "--run-timeout", min=1.0, help="Seconds one nccl-tests run may take."),
-    fmt: OutFormat = typer.Option(OutFormat.text, "--format", help="Progress and summary as text, or the JSON report."),
+    run_timeout: float = typer.Option(1800.0, "--run-timeout", min=1.0,
+                                      help="Seconds one nccl-tests run may take."),
+    fmt: OutFormat = typer.Option(OutFormat.text, "--format",
+                                  help="Progress and summary as text, or the JSON report."),
 ) -> None:
-    """Run nccl-tests with the plan's NCCL env, read counters around it, diagnose; --adjust closes the loop."""
+    """Run nccl-tests with the plan's NCCL env, read counters around it, diagnose; --adjust closes the \
+loop."""
     from roce_tune.deploy.drivers import PushOptions
     from roce_tune.deploy.runner import ApplyOptions
     from roce_tune.verify.launch import COLLECTIVES, LAUNCHERS
     from roce_tune.verify.run import VerifyOptions, verify_fabric
 
     if launcher not in LAUNCHERS or collective not in COLLECTIVES:
-        err.print(f"error: --launcher one of {', '.join(LAUNCHERS)}; --collective one of {', '.join(COLLECTIVES)}")
+        err.print(f"error: --launcher one of {', '.join(LAUNCHERS)}; --collective one of "
+                  f"{', '.join(COLLECTIVES)}")
         raise typer.Exit(2)
     if insecure:
-        err.print("[bold yellow]warning: host-key checking is OFF (--insecure-skip-host-key-check); labs only[/]")
+        err.print("[bold yellow]warning: host-key checking is OFF (--insecure-skip-host-key-check); labs "
+                  "only[/]")
     conn = ApplyOptions(concurrency=concurrency, insecure_skip_host_key_check=insecure,
                         known_hosts=str(known_hosts) if known_hosts else None,
-                        secrets_file=str(secrets_file) if secrets_file else None, push=PushOptions(confirm_s=confirm_s))
-    opts = VerifyOptions(launcher=launcher, collective=collective, hosts=hosts, head=head, ranks_per_host=ranks_per_host,
-                         min_bytes=min_bytes, max_bytes=max_bytes, step_factor=step_factor, iters=iters, warmup=warmup,
+                        secrets_file=str(secrets_file) if secrets_file else None,
+                        push=PushOptions(confirm_s=confirm_s))
+    opts = VerifyOptions(launcher=launcher, collective=collective, hosts=hosts, head=head,
+                         ranks_per_host=ranks_per_host,
+                         min_bytes=min_bytes, max_bytes=max_bytes, step_factor=step_factor, iters=iters,
+                         warmup=warmup,
                          binary_dir=nccl_tests_dir, launcher_args=launcher_arg, target_ratio=target_ratio,
-                         adjust=adjust, max_iterations=max_iterations, tolerance=tolerance, pairwise=pairwise_matrix,
+                         adjust=adjust, max_iterations=max_iterations, tolerance=tolerance,
+                         pairwise=pairwise_matrix,
                          simulate_steps=simulate_steps,
                          out_dir=out_dir, connection=conn, run_timeout_s=run_timeout)
     progress = err if fmt is OutFormat.json else out
@@ -761,7 +817,8 @@ def verify(
         rep = result.report
         for f in rep["findings"]:  # messages quote device and tool output: Text, never markup
             style = "bold red" if f["severity"] == "error" else "yellow"
-            out.print(Text.assemble((f"{f['rule']} {f['name']}", style), f": {f['message']}"), highlight=False)
+            out.print(Text.assemble((f"{f['rule']} {f['name']}", style), f": {f['message']}"),
+                      highlight=False)
             out.print(f"    change: {f['fix']}", markup=False, highlight=False)
         out.print(Text.assemble((rep["status"].upper(), "bold"), f"; report: {result.paths['md']} ("
                                 + ", ".join(str(p.name) for k, p in result.paths.items() if k != "md") + ")"))
@@ -783,13 +840,17 @@ def audit(
     device_timeout: float = typer.Option(120.0, "--device-timeout", min=1.0,
                                          help="--live: seconds one device may take, connect included."),
     save_captures: Path | None = typer.Option(None, "--save-captures", help="--live: write each device's "
-                                                 "output to DIR/<device>.live.txt (0600; evidence points there)."),
-    insecure: bool = typer.Option(False, "--insecure-skip-host-key-check", help="Labs only: accept unknown keys."),
+                                                 "output to DIR/<device>.live.txt (0600; evidence points "
+                                                 "there)."),
+    insecure: bool = typer.Option(False, "--insecure-skip-host-key-check",
+                                  help="Labs only: accept unknown keys."),
     known_hosts: Path | None = typer.Option(None, "--known-hosts", exists=True, dir_okay=False,
                                             help="Extra known_hosts file (--live)."),
-    secrets_file: Path | None = typer.Option(None, "--secrets-file", help="YAML secrets outside the repo (--live)."),
+    secrets_file: Path | None = typer.Option(None, "--secrets-file",
+                                             help="YAML secrets outside the repo (--live)."),
 ) -> None:
-    """What is wrong with the running fabric, from captured show/ethtool/sysfs/NCCL output or read live (RT4xx)."""
+    """What is wrong with the running fabric, from captured show/ethtool/sysfs/NCCL output or read live \
+(RT4xx)."""
     from roce_tune.audit import FORMATS, AuditUsageError, LiveOptions, audit_dir, audit_live, format_report
     from roce_tune.deploy.runner import ApplyOptions
 
@@ -797,7 +858,8 @@ def audit(
         err.print(f"error: --format must be one of {', '.join(FORMATS)}, not {fmt!r}", markup=False)
         raise typer.Exit(2)
     if (from_dir is None) == (not live):
-        err.print("error: give the captures with --from DIR, or --live with an inventory (not both)", markup=False)
+        err.print("error: give the captures with --from DIR, or --live with an inventory (not both)",
+                  markup=False)
         raise typer.Exit(2)
     for path, what in ((source, "inventory/plan"), (policy, "--policy file")):
         if path is not None and not path.exists():
@@ -806,11 +868,14 @@ def audit(
     try:
         if live:
             if insecure:
-                err.print("[bold yellow]warning: host-key checking is OFF (--insecure-skip-host-key-check); labs only[/]")
-            aopts = ApplyOptions(insecure_skip_host_key_check=insecure, secrets_file=str(secrets_file) if secrets_file
-                                 else None, known_hosts=str(known_hosts) if known_hosts else None)
-            result = audit_live(source, LiveOptions(concurrency=concurrency, device_timeout_s=device_timeout,  # type: ignore[arg-type]
-                                                    apply=aopts, save_dir=save_captures), policy)
+                err.print("[bold yellow]warning: host-key checking is OFF (--insecure-skip-host-key-check); "
+                          "labs only[/]")
+            aopts = ApplyOptions(insecure_skip_host_key_check=insecure,
+                                 secrets_file=str(secrets_file) if secrets_file else None,
+                                 known_hosts=str(known_hosts) if known_hosts else None)
+            result = audit_live(source,  # type: ignore[arg-type]
+                                LiveOptions(concurrency=concurrency, device_timeout_s=device_timeout,
+                                            apply=aopts, save_dir=save_captures), policy)
         else:
             result = audit_dir(from_dir, source, policy)  # type: ignore[arg-type]
         text = format_report(result, fmt)
@@ -845,7 +910,8 @@ def ansible_inventory(
         raise typer.Exit(2)
     loaded = _load(inventory)
     try:
-        data = build_ansible_inventory(loaded.inventory, str(inventory), out_dir or default_out_dir(inventory),
+        data = build_ansible_inventory(loaded.inventory, str(inventory),
+                                       out_dir or default_out_dir(inventory),
                                        junos_connection=junos_connection)
     except ValueError as exc:
         err.print(f"error: {exc}")
@@ -858,10 +924,12 @@ def ansible_inventory(
         err.print(f"wrote {output}")
 
 
-_IMPORT_HOSTS = typer.Option(None, "--hosts", help="Regex (full match) of host names; default: devices whose ports "
+_IMPORT_HOSTS = typer.Option(None, "--hosts",
+                             help="Regex (full match) of host names; default: devices whose ports "
                              "all look like NIC netdevs (ens1f0np0, eth0) are hosts.")
 _IMPORT_SWITCHES = typer.Option(None, "--switches", help="Regex (full match) of switch names.")
-_IMPORT_PLATFORM = typer.Option(DEFAULT_SWITCH_PLATFORM, "--platform", help="Platform of switches whose port names do not tell.")
+_IMPORT_PLATFORM = typer.Option(DEFAULT_SWITCH_PLATFORM, "--platform",
+                                help="Platform of switches whose port names do not tell.")
 _IMPORT_MODEL = typer.Option("unknown", "--model", help="Switch model to write where the source has none.")
 _IMPORT_SPEED = typer.Option("400G", "--speed", help="Port and NIC speed to write (sources do not carry it).")
 _IMPORT_NIC = typer.Option("connectx-7", "--nic-model", help="Catalog id of the host NICs.")
@@ -894,7 +962,8 @@ def _import_opts(site: str, hosts: str | None, switches: str | None, platform: s
     site = re.sub(r"[^A-Za-z0-9._-]", "-", site)
     if not DEVICE_NAME_RE.fullmatch(site):
         site = "imported"
-    return SkeletonOptions(site=site, hosts=hosts, switches=switches, platform=platform, model=model, speed=speed,
+    return SkeletonOptions(site=site, hosts=hosts, switches=switches, platform=platform, model=model,
+                           speed=speed,
                            nic_model=nic_model)
 
 
@@ -914,12 +983,16 @@ def _write_inventory(text: str, dest: Path | None) -> None:
 
 @import_app.command("cabling")
 def import_cabling(
-    csv_file: Path = typer.Argument(..., exists=True, dir_okay=False, help="Cabling plan: CSV (comma, semicolon or "
+    csv_file: Path = typer.Argument(..., exists=True, dir_okay=False,
+                                    help="Cabling plan: CSV (comma, semicolon or "
                                     "tab) with device A, port A, device B, port B, length, media."),
     into: Path | None = typer.Option(None, "--into", exists=True, dir_okay=False,
-                                        help="Merge into this inventory (comments kept); written back unless --out."),
-    out_file: Path | None = typer.Option(None, "--out", help="Write here (default: stdout, or --into's file)."),
-    columns: str | None = typer.Option(None, "--columns", help="Header names: a_device=Device A,a_port=Port A,"
+                                        help="Merge into this inventory (comments kept); written back unless "
+                                     "--out."),
+    out_file: Path | None = typer.Option(None, "--out",
+                                         help="Write here (default: stdout, or --into's file)."),
+    columns: str | None = typer.Option(None, "--columns",
+                                       help="Header names: a_device=Device A,a_port=Port A,"
                                           "b_device=...,b_port=...,length=...,unit=...,media=..."),
     hosts: str | None = _IMPORT_HOSTS, switches: str | None = _IMPORT_SWITCHES,
     platform: str = _IMPORT_PLATFORM, model: str = _IMPORT_MODEL, speed: str = _IMPORT_SPEED,
@@ -952,15 +1025,16 @@ def import_cabling(
         data = skeleton_from_cables(plan, opts)
     except RoceTuneError as exc:
         _fail(exc.findings)
-    text = inventory_yaml(data, f"Imported by roce-tune import cabling from {csv_file.name}; check platform, model,\n"
-                          "speed and rdma_device (placeholders where the plan does not say).")
+    text = inventory_yaml(data, f"Imported by roce-tune import cabling from {csv_file.name}; check platform, "
+                          "model,\nspeed and rdma_device (placeholders where the plan does not say).")
     _write_inventory(text, out_file)
 
 
 @import_app.command("lldp")
 def import_lldp(
-    captures: Path = typer.Argument(..., help="Directory of captures, one file per device: <device>[.<anything>].txt "
-                                    "with its LLDP command and show version (see docs/import.md)."),
+    captures: Path = typer.Argument(..., help="Directory of captures, one file per device: "
+                                    "<device>[.<anything>].txt with its LLDP command and show version (see "
+                                    "docs/import.md)."),
     out_file: Path | None = typer.Option(None, "--out", help="Write here (default: stdout)."),
     hosts: str | None = _IMPORT_HOSTS, switches: str | None = _IMPORT_SWITCHES,
     platform: str = _IMPORT_PLATFORM, model: str = _IMPORT_MODEL, speed: str = _IMPORT_SPEED,
@@ -976,24 +1050,31 @@ def import_lldp(
         data = inventory_from_lldp(read_lldp_dir(captures), opts)
     except RoceTuneError as exc:
         _fail(exc.findings)
-    text = inventory_yaml(data, f"Imported by roce-tune import lldp from {captures.name}/; check speed, NIC model and\n"
-                          "rdma_device (LLDP does not carry them), and cable_length for headroom.")
+    text = inventory_yaml(data, f"Imported by roce-tune import lldp from {captures.name}/; check speed, NIC "
+                          "model and\nrdma_device (LLDP does not carry them), and cable_length for headroom.")
     _write_inventory(text, out_file)
 @import_app.command("netbox")
 def import_netbox(
     url: str = typer.Option(..., "--url", help="NetBox base URL, e.g. https://netbox.example.net"),
-    token_env: str = typer.Option(..., "--token-env", help="Name of the environment variable holding the API token."),
+    token_env: str = typer.Option(..., "--token-env",
+                                  help="Name of the environment variable holding the API token."),
     site: str | None = typer.Option(None, "--site", help="Only devices of this NetBox site (slug)."),
     tag: str | None = typer.Option(None, "--tag", help="Only devices with this NetBox tag (slug)."),
-    out: Path | None = typer.Option(None, "--out", help="Write the inventory here (atomically) instead of stdout."),
-    role_map: list[str] = typer.Option([], "--role-map", help="NETBOX_ROLE_SLUG=leaf|spine|superspine|host (repeat)."),
+    out: Path | None = typer.Option(None, "--out",
+                                    help="Write the inventory here (atomically) instead of stdout."),
+    role_map: list[str] = typer.Option([], "--role-map",
+                                       help="NETBOX_ROLE_SLUG=leaf|spine|superspine|host (repeat)."),
     platform_map: list[str] = typer.Option([], "--platform-map",
-                                           help="NETBOX_PLATFORM_SLUG=sonic|cumulus|eos|nxos|junos (repeat)."),
-    model_map: list[str] = typer.Option([], "--model-map", help="NETBOX_DEVICE_TYPE_MODEL=CATALOG_MODEL (repeat)."),
-    rdma_field: str = typer.Option("rdma_device", "--rdma-field", help="Interface custom field with the RDMA name."),
+                                           help="NETBOX_PLATFORM_SLUG=sonic|cumulus|eos|nxos|junos "
+                                           "(repeat)."),
+    model_map: list[str] = typer.Option([], "--model-map",
+                                        help="NETBOX_DEVICE_TYPE_MODEL=CATALOG_MODEL (repeat)."),
+    rdma_field: str = typer.Option("rdma_device", "--rdma-field",
+                                   help="Interface custom field with the RDMA name."),
     nic_model_field: str = typer.Option("nic_model", "--nic-model-field",
                                         help="Interface custom field with the catalog NIC model."),
-    site_name: str | None = typer.Option(None, "--site-name", help="Inventory site name (default: --site or netbox)."),
+    site_name: str | None = typer.Option(None, "--site-name",
+                                         help="Inventory site name (default: --site or netbox)."),
 ) -> None:
     """Import devices, interfaces, cables and RDMA NIC names from NetBox into a full-form inventory
     (mapping rules: docs/import-netbox.md)."""
@@ -1014,10 +1095,12 @@ def import_netbox(
     try:
         mapping = nb.Mapping(
             roles=nb.DEFAULT_ROLES | nb.parse_map(role_map, "--role-map", nb.ROLE_CHOICES),
-            platforms=nb.DEFAULT_PLATFORMS | nb.parse_map(platform_map, "--platform-map", [p.value for p in Platform]),
+            platforms=nb.DEFAULT_PLATFORMS | nb.parse_map(platform_map, "--platform-map",
+                                                          [p.value for p in Platform]),
             models=nb.parse_map(model_map, "--model-map"),
             rdma_field=rdma_field, nic_model_field=nic_model_field)
-        text, result = nb.import_netbox(url, token.strip(), token_env, site=site, tag=tag, mapping=mapping, site_name=site_name)
+        text, result = nb.import_netbox(url, token.strip(), token_env, site=site, tag=tag, mapping=mapping,
+                                        site_name=site_name)
     except nb.NetboxImportError as exc:
         fail(exc.messages)
     for line in result.skipped:

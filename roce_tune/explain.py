@@ -22,7 +22,8 @@ class Explanation:
     rationale: Rationale
 
 
-def _from_section(where: str, section: Explained, values: dict[str, object] | None = None) -> list[Explanation]:
+def _from_section(where: str, section: Explained, values: dict[str,
+                                                               object] | None = None) -> list[Explanation]:
     out = []
     for key, why in sorted(section.rationale.items()):
         value = (values or {}).get(key, getattr(section, key, None))
@@ -36,7 +37,8 @@ def _port_entries(sw: SwitchPlan, target: str, port: str) -> list[Explanation]:
     """A switch port: its own values, its headroom and its ECN profile."""
     p = next((x for x in sw.ports if x.name == port), None)
     if p is None:
-        raise ExplainError(f"{sw.name} has no port {port!r}; ports: {', '.join(x.name for x in sw.ports[:20])}"
+        raise ExplainError(f"{sw.name} has no port {port!r}; ports: "
+                           f"{', '.join(x.name for x in sw.ports[:20])}"
                            + (" …" if len(sw.ports) > 20 else ""))
     entries = _from_section(target, p)
     if p.headroom:

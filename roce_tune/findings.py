@@ -134,8 +134,10 @@ TUNER_FAILURES: tuple[type[BaseException], ...] = (ValueError, ArithmeticError, 
 
 
 def internal_finding(exc: BaseException, file: str, stage: str) -> Finding:
-    """RT299: ``stage`` ("derive", "render") raised ``exc`` on an inventory lint accepted (a roce-tune bug)."""
+    """RT299: ``stage`` ("derive", "render") raised ``exc`` on an inventory lint accepted (a roce-tune
+    bug)."""
     return Finding(rule="RT299", severity=Severity.error,
-                   message=f"the inventory passed lint but the plan could not {stage}: {type(exc).__name__}: {exc}",
-                   fix="check the values this message names; please report it as a roce-tune bug (a lint rule "
-                       "should have caught it)", location=Location(file=file, line=1, col=1))
+                   message=f"the inventory passed lint but the plan could not {stage}: {type(exc).__name__}: "
+                   f"{exc}",
+                   fix="check the values this message names; please report it as a roce-tune bug (a lint "
+                       "rule should have caught it)", location=Location(file=file, line=1, col=1))

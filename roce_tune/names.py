@@ -14,7 +14,8 @@ DEVICE_NAME_RE = re.compile(r"^[A-Za-z][A-Za-z0-9._-]{0,62}$")
 #: interface names: Ethernet0, Ethernet1/1, swp1s0, et-0/0/0:1, xe-0/0/1.0
 INTERFACE_NAME_RE = re.compile(r"^[A-Za-z][A-Za-z0-9/:._-]{0,63}$")
 #: interface names or ranges in brackets: Ethernet[0-124/4], swp[1-32], Ethernet1/[1-32]
-INTERFACE_PATTERN_RE = re.compile(r"^[A-Za-z][A-Za-z0-9/:._-]*(\[\d{1,4}-\d{1,4}(/\d{1,3})?\][A-Za-z0-9/:._-]*)?$")
+INTERFACE_PATTERN_RE = re.compile(r"^[A-Za-z][A-Za-z0-9/:._-]*"
+                                  r"(\[\d{1,4}-\d{1,4}(/\d{1,3})?\][A-Za-z0-9/:._-]*)?$")
 NETDEV_RE = re.compile(r"^[A-Za-z][A-Za-z0-9_.-]{0,14}$")  # IFNAMSIZ 16 incl. NUL
 RDMA_DEVICE_RE = re.compile(r"^[A-Za-z][A-Za-z0-9_]{0,63}$")
 PROFILE_NAME_RE = re.compile(r"^[A-Za-z][A-Za-z0-9_-]{0,63}$")

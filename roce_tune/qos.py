@@ -66,7 +66,8 @@ class PortQos(_Frozen):
     cable_m: float | None = Field(default=None, description="cable length the platform sizes headroom from")
     pfc_priorities: list[int] | None = Field(default=None, description="priorities with PFC on; [] = PFC off")
     headroom: PortHeadroom | None = None
-    ecn: dict[int, QueueEcn] | None = Field(default=None, description="egress queue -> ECN/WRED on that queue")
+    ecn: dict[int, QueueEcn] | None = Field(default=None,
+                                            description="egress queue -> ECN/WRED on that queue")
     watchdog: bool | None = Field(default=None, description="PFC watchdog on for this port's lossless queues")
 
 
@@ -111,16 +112,20 @@ def _port_expected(sw: SwitchPlan, p: PortPlan, lossless_queues: list[int]) -> P
     if p.ecn_profile is not None:
         prof = next(e for e in sw.ecn_profiles if e.name == p.ecn_profile)
         qb = prof.queue_buffer_bytes
-        ecn = {q: QueueEcn(kmin_bytes=prof.kmin_bytes, kmax_bytes=prof.kmax_bytes, pmax_percent=prof.pmax_percent,
+        ecn = {q: QueueEcn(kmin_bytes=prof.kmin_bytes, kmax_bytes=prof.kmax_bytes,
+                           pmax_percent=prof.pmax_percent,
                            drop_min_bytes=prof.drop_min_bytes, drop_max_bytes=prof.drop_max_bytes,
                            drop_probability_percent=prof.drop_probability_percent,
-                           kmin_percent=_percent_of(prof.kmin_bytes, qb), kmax_percent=_percent_of(prof.kmax_bytes, qb))
+                           kmin_percent=_percent_of(prof.kmin_bytes, qb),
+                           kmax_percent=_percent_of(prof.kmax_bytes, qb))
                for q in lossless_queues}
     h = p.headroom
     hr = (PortHeadroom(xon_bytes=h.xon_bytes, xoff_bytes=h.xoff_bytes, size_bytes=h.size_bytes,
-                       static_buffer_bytes=h.static_buffer_bytes, pause_threshold_bytes=h.pause_threshold_bytes,
+                       static_buffer_bytes=h.static_buffer_bytes,
+                       pause_threshold_bytes=h.pause_threshold_bytes,
                        resume_threshold_bytes=h.resume_threshold_bytes) if h is not None else None)
-    return PortQos(name=p.name, mtu=p.mtu, cable_m=p.cable_m, pfc_priorities=list(p.pfc_priorities), headroom=hr,
+    return PortQos(name=p.name, mtu=p.mtu, cable_m=p.cable_m, pfc_priorities=list(p.pfc_priorities),
+                   headroom=hr,
                    ecn=ecn, watchdog=sw.watchdog.enabled if p.lossless else None)
 
 
@@ -136,9 +141,11 @@ def expected_qos(classification: Classification, sw: SwitchPlan) -> SwitchQos:
     return SwitchQos(
         dscp_to_tc=dict(c.dscp_to_tc), tc_to_queue=dict(c.tc_to_queue), tc_to_pg=dict(c.tc_to_pg),
         dscp_to_queue={d: c.tc_to_queue[tc] for d, tc in c.dscp_to_tc.items() if tc in c.tc_to_queue},
-        schedulers=[Scheduler(queue=s.queue, mode=s.mode, weight_percent=s.weight_percent) for s in c.schedulers],
+        schedulers=[Scheduler(queue=s.queue, mode=s.mode, weight_percent=s.weight_percent)
+                    for s in c.schedulers],
         watchdog=WatchdogQos(detection_ms=sw.watchdog.detection_ms, restoration_ms=sw.watchdog.restoration_ms,
-                             poll_ms=sw.watchdog.poll_ms, action=sw.watchdog.action) if sw.watchdog.enabled else None,
+                             poll_ms=sw.watchdog.poll_ms, action=sw.watchdog.action) if sw.watchdog.enabled
+                             else None,
         ports={p.name: _port_expected(sw, p, queues) for p in sw.ports})
 
 
@@ -227,12 +234,15 @@ def majority(values: list[_T]) -> _T | None:
 #: ``READBACK_BY_DESIGN`` entries shared by platforms: ECN written in bytes (the percent view is for
 #: platforms that take fill levels) and a DSCP->queue map that follows from the TC maps they read back.
 BYTES_ECN_BY_DESIGN: dict[str, str] = {
-    "kmin_percent": "thresholds are written in bytes; the percent view of the same ramp is for percent platforms",
-    "kmax_percent": "thresholds are written in bytes; the percent view of the same ramp is for percent platforms",
+    "kmin_percent": "thresholds are written in bytes; the percent view of the same ramp is for percent "
+                    "platforms",
+    "kmax_percent": "thresholds are written in bytes; the percent view of the same ramp is for percent "
+                    "platforms",
 }
 TC_MAPS_BY_DESIGN: dict[str, str] = {
     "dscp_to_queue": "derived from dscp_to_tc and tc_to_queue, which are read back",
 }
 
-__all__ = ["BYTES_ECN_BY_DESIGN", "TC_MAPS_BY_DESIGN", "PortHeadroom", "PortQos", "QueueEcn", "Scheduler", "SwitchQos",
+__all__ = ["BYTES_ECN_BY_DESIGN", "TC_MAPS_BY_DESIGN", "PortHeadroom", "PortQos", "QueueEcn", "Scheduler",
+           "SwitchQos",
            "WatchdogQos", "differences", "expected_qos", "majority", "missing_fields"]

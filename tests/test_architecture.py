@@ -69,8 +69,8 @@ def platform_names(tree: ast.AST) -> list[tuple[int, str]]:
 def test_the_checker_sees_each_kind_of_platform_name() -> None:
     src = ('x = "eos"\nif sw.platform == "host": pass\nfrom roce_tune.platforms import sonic\n'
            'import roce_tune.platforms.junos\nfrom roce_tune.platforms.nxos import SPEC\n'
-           'if t.kind == "host": pass\ny = "sonic-buildimage"\nfrom roce_tune.platforms.eos_counters import x\n'
-           'from roce_tune.platforms import counters, nxos_readback\n')
+           'if t.kind == "host": pass\ny = "sonic-buildimage"\nfrom roce_tune.platforms.eos_counters import '
+           'x\nfrom roce_tune.platforms import counters, nxos_readback\n')
     assert [w for _, w in sorted(platform_names(ast.parse(src)))] == [
         "'eos'", "platform == 'host'", "import of roce_tune.platforms", "import of roce_tune.platforms.junos",
         "import of roce_tune.platforms.nxos", "import of roce_tune.platforms.eos_counters",
@@ -85,8 +85,10 @@ def test_no_module_outside_platforms_names_a_platform() -> None:
         allowed = KNOWN.get(rel, (0, ""))[0]
         if len(hits) > allowed:
             shown = ", ".join(f"{line}: {what}" for line, what in sorted(hits))
-            problems.append(f"roce_tune/{rel} names a platform {len(hits)} time(s) (allowed {allowed}): {shown}")
-    assert not problems, "platform knowledge belongs in roce_tune/platforms/ (reach it through the registry):\n" \
+            problems.append(f"roce_tune/{rel} names a platform {len(hits)} time(s) (allowed {allowed}): "
+                            f"{shown}")
+    assert not problems, ("platform knowledge belongs in roce_tune/platforms/ (reach it through the "
+                          "registry):\n") \
         + "\n".join(problems)
 
 

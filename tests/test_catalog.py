@@ -45,7 +45,8 @@ def test_uncited_number_is_rejected() -> None:
 
 
 @pytest.mark.parametrize("lookup, bad, known", [
-    ("asic", "spectrum-9", "spectrum-3"), ("nic", "connectx-9", "connectx-7"), ("switch_model", "SN9999", "SN4700")])
+    ("asic", "spectrum-9", "spectrum-3"), ("nic", "connectx-9", "connectx-7"),
+    ("switch_model", "SN9999", "SN4700")])
 def test_unknown_ids_list_known_ones(lookup: str, bad: str, known: str) -> None:
     with pytest.raises(CatalogError) as exc:
         getattr(CAT, lookup)(bad)

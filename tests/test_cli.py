@@ -60,7 +60,8 @@ def test_plan_with_an_error_writes_nothing_and_keeps_the_old_tree(tmp_path: Path
     before = _tree(out)
     bad = tmp_path / "bad.yaml"
     bad.write_text(LAB.read_text().replace(
-        "  cnp_priority: 6\n", "  cnp_priority: 6\n  overrides:\n    - {device: lab-leaf1, set: {kmax_bytes: 900MB}}\n"))
+        "  cnp_priority: 6\n", "  cnp_priority: 6\n  overrides:\n    - {device: lab-leaf1, set: {kmax_bytes: "
+                               "900MB}}\n"))
     proc = run("plan", str(bad), "--out", str(out))
     assert proc.returncode == 1
     assert "RT210" in proc.stderr or "RT237" in proc.stderr
@@ -91,7 +92,9 @@ def test_explain_and_calc() -> None:
     calc = run("calc", "headroom", "--asic", "spectrum-3", "--speed", "400G", "--cable", "40m",
                "--model", "sonic-static", "--format", "json")
     data = json.loads(calc.stdout)
-    assert (data["xon_bytes"], data["xoff_bytes"], data["size_bytes"]) == (37888, 77824, 124928)  # SN4700 table row
+    # SN4700 table
+    # row
+    assert (data["xon_bytes"], data["xoff_bytes"], data["size_bytes"]) == (37888, 77824, 124928)
     ecn = json.loads(run("calc", "ecn", "--speed", "400G", "--rtt", "10us", "--fan-in", "8", "--format",
                          "json").stdout)
     assert ecn["kmin_bytes"] < ecn["kmax_bytes"] and "rationale" in ecn

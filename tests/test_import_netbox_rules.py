@@ -14,7 +14,8 @@ from roce_tune.inventory.models import expand_interface_pattern
 
 
 @pytest.mark.parametrize(("length", "unit", "metres"), [
-    (3, "m", 3.0), (250, "cm", 2.5), (10, "ft", 3.05), (49.21, "ft", 15.0), (118.11, "in", 3.0), (0.04, "km", 40.0),
+    (3, "m", 3.0), (250, "cm", 2.5), (10, "ft", 3.05), (49.21, "ft", 15.0), (118.11, "in", 3.0),
+    (0.04, "km", 40.0),
     ("1.5", "m", 1.5), (None, None, None), (None, "m", None),
 ])
 def test_cable_length_units_to_metres(length: object, unit: str | None, metres: float | None) -> None:

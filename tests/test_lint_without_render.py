@@ -24,7 +24,8 @@ from roce_tune.simulate import scorecard
 from roce_tune.tuner.compose import build_plan
 
 REPO = Path(__file__).resolve().parents[1]
-SHIPPED = sorted((REPO / "inventories").glob("*.yaml")) + sorted((REPO / "inventories" / "intent").glob("*.yaml"))
+SHIPPED = sorted((REPO / "inventories").glob("*.yaml")) + sorted((REPO / "inventories"
+                                                                  / "intent").glob("*.yaml"))
 
 
 def _by_rendering(loaded: LoadedInventory) -> list[Finding]:
@@ -33,7 +34,8 @@ def _by_rendering(loaded: LoadedInventory) -> list[Finding]:
     findings = lint(loaded, catalog)
     if has_errors(findings):
         return findings
-    plan = build_plan(loaded.inventory, catalog, inventory_file=str(loaded.path), inventory_sha256=loaded.sha256)
+    plan = build_plan(loaded.inventory, catalog, inventory_file=str(loaded.path),
+                      inventory_sha256=loaded.sha256)
     extra = [f for f in plan.findings if f.rule.startswith("RT2")]
     if not has_errors(extra):
         try:
@@ -66,7 +68,8 @@ def test_lint_findings_equal_the_render_path(path: Path, monkeypatch: pytest.Mon
     assert [f.model_dump() for f in got] == [f.model_dump() for f in expected]
 
 
-def test_a_switch_the_platform_cannot_express_is_rt240_without_rendering(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_switch_the_platform_cannot_express_is_rt240_without_rendering(
+        monkeypatch: pytest.MonkeyPatch) -> None:
     text = (REPO / "inventories" / "mixed-vendor.yaml").read_text(encoding="utf-8")
     text = text.replace("\npolicy:\n", "\npolicy:\n  watchdog_action: forward\n", 1)
     loaded = load_inventory_text(text, "mixed.yaml")

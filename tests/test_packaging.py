@@ -66,7 +66,8 @@ def test_wheel_plans_outside_the_checkout(venv: Path, tmp_path: Path) -> None:
     probe = ("import roce_tune, roce_tune.render.engine as e, roce_tune.catalog as c;"
              "print(roce_tune.__file__); print(e.templates_dir()); print(len(c.load_catalog().asics))")
     where = subprocess.run([py, "-c", probe],
-                           cwd=work, env=_clean_env(), capture_output=True, text=True, check=True).stdout.split("\n")
+                           cwd=work, env=_clean_env(), capture_output=True, text=True,
+                           check=True).stdout.split("\n")
     assert where[0].startswith(str(venv)), where        # the wheel's package, not the checkout
     assert where[1].startswith(str(venv)), where        # templates found inside the installed package
     assert int(where[2]) > 0                            # catalogs shipped as package data
@@ -92,7 +93,8 @@ def test_version_and_completion(venv: Path) -> None:
     assert "_ROCE_TUNE_COMPLETE" in comp and "complete" in comp
     # the completion protocol itself: bash asks for the words after "roce-tune pl"
     words = subprocess.run([exe], capture_output=True, text=True, check=False,
-                           env=dict(_clean_env(), _ROCE_TUNE_COMPLETE="complete_bash", COMP_WORDS="roce-tune pl",
+                           env=dict(_clean_env(), _ROCE_TUNE_COMPLETE="complete_bash",
+                                    COMP_WORDS="roce-tune pl",
                                     COMP_CWORD="1")).stdout.split()
     assert "plan" in words
 
@@ -105,4 +107,5 @@ def test_pyproject_declares_what_the_issue_needs() -> None:
     extras = project["optional-dependencies"]
     assert {"test", "ansible"} <= set(extras)
     assert any(d.startswith("ansible>=") for d in extras["ansible"])  # the package with the collections
-    assert meta["tool"]["hatch"]["build"]["targets"]["wheel"]["force-include"]["templates"] == "roce_tune/templates"
+    wheel = meta["tool"]["hatch"]["build"]["targets"]["wheel"]
+    assert wheel["force-include"]["templates"] == "roce_tune/templates"

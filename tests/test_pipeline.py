@@ -56,12 +56,14 @@ def _version(out: Path) -> Path:
 # ------------------------------------------------------------------------------------------ the pipeline
 
 
-def test_plan_inventory_runs_every_stage_and_writes_what_render_outputs_gives(lab: Path, tmp_path: Path) -> None:
+def test_plan_inventory_runs_every_stage_and_writes_what_render_outputs_gives(lab: Path,
+                                                                              tmp_path: Path) -> None:
     clock = Timings()
     result = plan_inventory(lab, tmp_path / "out", scorecards=False, timings=clock)
     assert list(clock.cpu_s) == list(clock.wall_s) == list(STAGES)
     assert result.files == render_outputs(derive_plan(load_inventory(lab)))
-    assert result.written is not None and result.written.written == len(result.files) and result.written.published
+    assert (result.written is not None and result.written.written == len(result.files)
+            and result.written.published)
     assert read_plan_dir(tmp_path / "out").files == result.files
     line = clock.summary()
     assert line.startswith("timings (s, cpu/wall): load ") and all(f"{s} " in line for s in STAGES)
@@ -135,7 +137,8 @@ def test_reader_refuses_plan_json_that_is_not_a_plan(lab_files: dict[str, str], 
         read_plan_dir(out)
 
 
-def test_reader_takes_the_old_layout_and_a_dereferenced_copy(lab_files: dict[str, str], tmp_path: Path) -> None:
+def test_reader_takes_the_old_layout_and_a_dereferenced_copy(lab_files: dict[str, str],
+                                                             tmp_path: Path) -> None:
     legacy = tmp_path / "legacy"
     for rel, text in lab_files.items():
         (legacy / rel).parent.mkdir(parents=True, exist_ok=True)
@@ -204,7 +207,8 @@ def test_devices_that_left_the_inventory_lose_their_files(lab_files: dict[str, s
     assert not (out / "hosts" / "node2.sh").exists() and read_version(out).files == fewer
 
 
-def test_a_file_edited_in_place_is_written_again_not_linked(lab_files: dict[str, str], tmp_path: Path) -> None:
+def test_a_file_edited_in_place_is_written_again_not_linked(lab_files: dict[str, str],
+                                                            tmp_path: Path) -> None:
     out = write_tree(lab_files, tmp_path / "out")
     edited = out / "hosts" / "node1.sh"
     edited.write_text(edited.read_text() + "# local change\n")  # same inode, new mtime and size
@@ -288,7 +292,8 @@ def _run_plan(args: list[str], stderr_tty: bool) -> tuple[int, str, str]:
 
     reader = threading.Thread(target=drain, daemon=True)
     reader.start()
-    proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=slave, text=True, timeout=300, env=env, check=False)
+    proc = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=slave, text=True, timeout=300, env=env,
+                          check=False)
     os.close(slave)
     reader.join(timeout=10)
     os.close(master)

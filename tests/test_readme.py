@@ -46,7 +46,8 @@ def test_every_rule_documented_with_bad_and_fixed_examples() -> None:
 def test_readme_rules_match_the_generated_docs() -> None:
     generated = rules_markdown()
     for block in re.findall(r"```yaml\n(.*?)```", generated, re.S):
-        assert block in README, "README's lint rule examples are out of date: regenerate from rules_markdown()"
+        assert block in README, ("README's lint rule examples are out of date: regenerate from "
+                                 "rules_markdown()")
 
 
 @pytest.mark.slow
@@ -69,7 +70,8 @@ def test_the_loopback_emulator_recipe_runs_as_written(tmp_path: Path) -> None:
         env[key] = value
     cli = [sys.executable, "-m", "roce_tune.cli"] if shutil.which("roce-tune") is None else ["roce-tune"]
     lab = subprocess.Popen([sys.executable if w == "python" else w for w in shlex.split(lines[0][:-1])],
-                           cwd=tmp_path, env={**env, "PYTHONPATH": str(REPO)}, stdout=subprocess.PIPE, text=True,
+                           cwd=tmp_path, env={**env, "PYTHONPATH": str(REPO)}, stdout=subprocess.PIPE,
+                           text=True,
                            start_new_session=True)
     try:
         assert lab.stdout is not None
@@ -79,7 +81,8 @@ def test_the_loopback_emulator_recipe_runs_as_written(tmp_path: Path) -> None:
         for line in lines[2:-1]:
             argv = shlex.split(line)
             assert argv[0] == "roce-tune"
-            results.append(subprocess.run([*cli, *argv[1:]], cwd=tmp_path, env=env, capture_output=True, text=True,
+            results.append(subprocess.run([*cli, *argv[1:]], cwd=tmp_path, env=env, capture_output=True,
+                                          text=True,
                                           timeout=600, check=False))
         plan, dry, push, verify = results
         assert plan.returncode == 0, plan.stderr

@@ -44,7 +44,8 @@ def test_option_wins_over_environment_and_nothing_skips_when_present(tmp_path: P
     assert "skipped" not in res.stdout and "reference data" not in res.stdout, res.stdout[-3000:]
 
 
-def test_reference_names_the_set_and_rejects_unknown_sets(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+def test_reference_names_the_set_and_rejects_unknown_sets(monkeypatch: pytest.MonkeyPatch,
+                                                          tmp_path: Path) -> None:
     monkeypatch.setattr(references, "_root_override", None)
     monkeypatch.setenv(references.ENV_VAR, str(tmp_path))
     assert references.references_root() == tmp_path

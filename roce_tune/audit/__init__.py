@@ -12,4 +12,5 @@ from __future__ import annotations
 from roce_tune.audit.live import LiveOptions
 from roce_tune.audit.run import FORMATS, AuditResult, AuditUsageError, audit_dir, audit_live, format_report
 
-__all__ = ["FORMATS", "AuditResult", "AuditUsageError", "LiveOptions", "audit_dir", "audit_live", "format_report"]
+__all__ = ["FORMATS", "AuditResult", "AuditUsageError", "LiveOptions", "audit_dir", "audit_live",
+           "format_report"]

@@ -101,7 +101,8 @@ def _used_devices(h: HostObs) -> list[str] | None:
         return sorted({d.device for d in _eth_devs(h)} - set(names))
     if spec.startswith("="):
         return sorted(set(names))
-    return sorted({d.device for d in h.rdma.values() if any(d.device.startswith(n) for n in names)} or set(names))
+    return sorted({d.device for d in h.rdma.values() if any(d.device.startswith(n) for n in names)}
+                  or set(names))
 
 
 def _nic_of(h: HostObs, d: RdmaObs) -> NicObs | None:
@@ -430,7 +431,8 @@ def check_priority(data: AuditData, exp: Expect, out: Out) -> None:
 
 # ----------------------------------------------------------------------------------------------- PFC
 def _pfc_nic(h: HostObs, nic: NicObs, exp: Expect, out: Out) -> None:
-    """RT420 (``mlnx_qos`` PFC row), RT421 (NIC sends pause) and RT424 (NIC discards, PFC silent) of one NIC."""
+    """RT420 (``mlnx_qos`` PFC row), RT421 (NIC sends pause) and RT424 (NIC discards, PFC silent) of one
+    NIC."""
     _nic_pfc_enabled(h, nic, exp, out)
     _nic_pause(h, nic, exp, out)
     _nic_discards(h, nic, exp, out)
@@ -504,7 +506,8 @@ def _pfc_switch_roce(sw: SwitchObs, exp: Expect, out: Out) -> None:
     for key, v in sw.roce.items():
         if key.endswith(("rx-enabled", "tx-enabled")) and v.value.lower() not in ("enabled", "on", "true"):
             out.add("RT420", E, sw.name, key.split(":")[0] if ":" in key else None,
-                    f"{sw.name} PFC {key.rsplit(':', 1)[-1]} is {v.value}", "enable PFC rx and tx for RoCE", [v])
+                    f"{sw.name} PFC {key.rsplit(':', 1)[-1]} is {v.value}", "enable PFC rx and tx for RoCE",
+                    [v])
 
 
 def watchdog_defects(sw: SwitchObs, exp: Expect) -> tuple[list[str], list[str]]:
@@ -525,7 +528,8 @@ def watchdog_defects(sw: SwitchObs, exp: Expect) -> tuple[list[str], list[str]]:
         text = f"{d.rule} ({d.source}): {d.title}"
         if plan_sw is None:
             scope = f"ASIC {'/'.join(d.asics)}" if d.asics else "every ASIC"
-            maybe.append(f"{text} — affects {scope}{'; releases ' + ', '.join(d.os_releases) if d.os_releases else ''}")
+            maybe.append(f"{text} — affects "
+                         f"{scope}{'; releases ' + ', '.join(d.os_releases) if d.os_releases else ''}")
         elif d.affects(plan_sw):
             match.append(f"{text} — {sw.name} is {plan_sw.asic}, {plan_sw.os_version or 'release not given'}")
     return match, maybe
@@ -540,9 +544,9 @@ def _watchdog_storm(sw: SwitchObs, port: str, q: int, exp: Expect, out: Out) -> 
     res = sw.counter(port, f"q{q}_wd_storm_restored")
     dropped = sum(d[0] for d in (sw.counter(port, f"q{q}_wd_{x}_drop") for x in ("tx", "rx")) if d)
     flapping = det[0] >= 2 and res is not None and res[0] >= 1
-    note, fix = "", ("find the device pausing this port without draining (a stalled NIC or host with PFC on); "
-                     "the watchdog only hides it. Compare with the platform's known PFC-watchdog defects before "
-                     "raising detection/restoration times")
+    note, fix = "", ("find the device pausing this port without draining (a stalled NIC or host with PFC "
+                     "on); the watchdog only hides it. Compare with the platform's known PFC-watchdog "
+                     "defects before raising detection/restoration times")
     if flapping:
         match, maybe = watchdog_defects(sw, exp)
         if match:
@@ -574,13 +578,15 @@ def _lossless_drops(sw: SwitchObs, port: str, q: int, exp: Expect, out: Out) -> 
                 f"frame was sent or received on priority {','.join(map(str, lossless))}: PFC is not "
                 "protecting this queue",
                 "check pfc_enable on this port and the priority→PG/queue maps; check headroom (xoff)",
-                [cs.get(f"q{q}_drop_pkts")] + [cs.get(f"pfc_{d}_prio{p}") for d in ("rx", "tx") for p in lossless])
+                [cs.get(f"q{q}_drop_pkts")] + [cs.get(f"pfc_{d}_prio{p}") for d in ("rx",
+                                                                                    "tx") for p in lossless])
 
 
 def _pause_agreement(data: AuditData, exp: Expect, out: Out) -> None:
     """RT422: switch and NIC pause counts over the same interval (needs the plan's cabling, two snapshots)."""
     if data.hosts and data.switches and not exp.nic_switch_port:
-        out.skip("RT422", None, "an inventory or plan (which switch port faces which NIC) to compare pause counts")
+        out.skip("RT422", None,
+                 "an inventory or plan (which switch port faces which NIC) to compare pause counts")
     for (host, netdev), where in sorted(exp.nic_switch_port.items()):
         h, (swname, _, port) = data.hosts.get(host), where.partition(":")
         sw = data.switches.get(swname)
@@ -595,10 +601,12 @@ def _pause_agreement(data: AuditData, exp: Expect, out: Out) -> None:
                 continue
             if abs(rx[0] - tx[0]) > max(100, 0.1 * max(rx[0], tx[0])):
                 out.add("RT422", W, host, netdev,
-                        f"{where} sent {tx[0]:,} PFC frames on priority {p} to {host}:{netdev}, which counted "
-                        f"{rx[0]:,} received over the same interval: the two counter sources disagree",
-                        "check the cabling matches the inventory, that both sides count the same priority, and "
-                        "that the NIC honours PFC (mlnx_qos --pfc); a NIC that ignores pause loses packets",
+                        f"{where} sent {tx[0]:,} PFC frames on priority {p} to {host}:{netdev}, which "
+                        f"counted {rx[0]:,} received over the same interval: the two counter sources "
+                        "disagree",
+                        "check the cabling matches the inventory, that both sides count the same priority, "
+                        "and that the NIC honours PFC (mlnx_qos --pfc); a NIC that ignores pause loses "
+                        "packets",
                         [nic.ethtool[f"rx_prio{p}_pause"], sw.ports[port][f"pfc_tx_prio{p}"]])
 
 
@@ -629,12 +637,13 @@ def _loss_recovery(data: AuditData, out: Out) -> None:
                 per_m = n / pk * 1e6
                 if per_m > LOSS_PER_MILLION:
                     out.add("RT425", E, h.name, d.netdev or d.device,
-                            f"{h.name}:{d.device} recovered from loss {n:,} times ({per_m:.1f} per million received "
-                            f"packets: {detail})", fix, evs)
+                            f"{h.name}:{d.device} recovered from loss {n:,} times ({per_m:.1f} per million "
+                            f"received packets: {detail})", fix, evs)
             else:
                 out.add("RT425", E if n >= LOSS_NO_RATE_ERROR else W, h.name, d.netdev or d.device,
-                        f"{h.name}:{d.device} recovered from loss {n:,} times ({detail}); the packet count was not "
-                        "captured, so no rate per packet", fix + " (capture ethtool -S too for a rate)", evs)
+                        f"{h.name}:{d.device} recovered from loss {n:,} times ({detail}); the packet count "
+                        "was not captured, so no rate per packet", fix + " (capture ethtool -S too for a "
+                        "rate)", evs)
 
 
 def check_pfc(data: AuditData, exp: Expect, out: Out) -> None:
@@ -680,7 +689,8 @@ def _no_ce_marks(h: HostObs, d: RdmaObs, exp: Expect, out: Out) -> None:
         return
     why = (f"PFC paused {paused:,} times" if paused else
            "loss recovery (" + ", ".join(f"{k} {v:,}" for k, v in loss.items()) + ")")
-    quiet = "" if paused else " while PFC stayed quiet" if read else " and PFC pause counters were not captured"
+    quiet = "" if paused else " while PFC stayed quiet" if read else (" and PFC pause counters were not "
+                                                                      "captured")
     out.add("RT430", E if paused else W, h.name, d.netdev or d.device,
             f"{h.name}:{d.device} received no ECN-marked RoCE packet (np_ecn_marked_roce_packets 0) "
             f"under congestion — {why}{quiet}: the switch does not mark the queue RoCE uses",
@@ -733,9 +743,11 @@ def _dcqcn_sysfs(data: AuditData, exp: Expect, out: Out) -> None:
                 v = nic.ecn_sysfs.get(f"{side}/enable/{exp.roce_priority}")
                 if v is not None and v.value == 0:
                     out.add("RT432", E, h.name, nic.netdev,
-                            f"{h.name}:{nic.netdev} DCQCN {'reaction' if side == 'roce_rp' else 'notification'} point "
-                            f"is off on priority {exp.roce_priority} ({side}/enable/{exp.roce_priority} = 0)",
-                            f"echo 1 > /sys/class/net/{nic.netdev}/ecn/{side}/enable/{exp.roce_priority}", [v])
+                            f"{h.name}:{nic.netdev} DCQCN "
+                            f"{'reaction' if side == 'roce_rp' else 'notification'} point is off on priority "
+                            f"{exp.roce_priority} ({side}/enable/{exp.roce_priority} = 0)",
+                            f"echo 1 > /sys/class/net/{nic.netdev}/ecn/{side}/enable/{exp.roce_priority}",
+                            [v])
 
 
 def _switch_roce_ecn(sw: SwitchObs, exp: Expect, out: Out) -> None:
@@ -753,7 +765,8 @@ def _switch_roce_ecn(sw: SwitchObs, exp: Expect, out: Out) -> None:
     missing = sorted(want - enabled)
     if missing:
         out.add("RT431", E, sw.name, None,
-                f"{sw.name} marks ECN on traffic-class {tcs.value}, not on lossless TC {','.join(map(str, missing))}",
+                f"{sw.name} marks ECN on traffic-class {tcs.value}, not on lossless TC "
+                f"{','.join(map(str, missing))}",
                 f"nv set qos congestion-control default-global traffic-class {missing[0]} ecn enable",
                 [tcs] + [sw.sp_to_tc.get(p) for p in lossless])
 
@@ -771,9 +784,10 @@ def check_ecn(data: AuditData, exp: Expect, out: Out) -> None:
     for sw in data.switches.values():
         _switch_roce_ecn(sw, exp, out)
     if data.switches and not any(s.roce or s.running for s in data.switches.values()):
-        out.skip("RT431", None, "the switch QoS configuration: its running configuration (show running-config, "
-                                "show runningconfiguration all, show configuration | display set, nv config show "
-                                "-o commands) or nv show qos roce")
+        out.skip("RT431", None,
+                 "the switch QoS configuration: its running configuration (show running-config, "
+                                "show runningconfiguration all, show configuration | display set, nv config "
+                                "show -o commands) or nv show qos roce")
 
 
 # ----------------------------------------------------------------------------------------------- MTU
@@ -878,10 +892,12 @@ def check_ece(data: AuditData, exp: Expect, out: Out) -> None:
         ver = h.nccl_info.get("version")
         if len({v.value for v in fws.values()}) > 1:
             out.add("RT450", W, h.name, None,
-                    f"{h.name} negotiates ECE ({'NCCL ' + ver.value if ver else 'UCX'}) while NIC firmware differs "
-                    "across hosts (" + ", ".join(f"{k} {v.value}" for k, v in sorted(fws.items())) + "): the "
+                    f"{h.name} negotiates ECE ({'NCCL ' + ver.value if ver else 'UCX'}) while NIC firmware "
+                    "differs across hosts (" + ", ".join(f"{k} {v.value}" for k,
+                                                         v in sorted(fws.items())) + "): the "
                     "congestion-control options each connection ends up with can differ",
-                    "align firmware, or set NCCL_IB_ECE_ENABLE=0 (UCX_IB_ECE=0) so DCQCN behaves alike everywhere",
+                    "align firmware, or set NCCL_IB_ECE_ENABLE=0 (UCX_IB_ECE=0) so DCQCN behaves alike "
+                    "everywhere",
                     [ver, h.nccl_setting("NCCL_IB_ECE_ENABLE"), _ucx_ece(h)] + list(fws.values()))
         elif not fws:
             out.skip("RT450", h.name, "ibv_devinfo -v (fw_ver) on every host, to judge ECE")
@@ -904,8 +920,8 @@ def _bond_one_qp(h: HostObs, out: Out) -> None:
     elif qps is None or qps.value.strip() in ("", "1"):
         b0 = next(iter(h.bonds.values()), None)
         out.add("RT460", W, h.name, b0.name if b0 else None,
-                f"{h.name} runs RoCE over a bond ({b0.mode.value if b0 else bond_devs[0].device}) with one QP "
-                "per connection: each connection hashes onto one member link, so a pair of ranks gets one "
+                f"{h.name} runs RoCE over a bond ({b0.mode.value if b0 else bond_devs[0].device}) with one "
+                "QP per connection: each connection hashes onto one member link, so a pair of ranks gets one "
                 "link's bandwidth", "set NCCL_IB_QPS_PER_CONNECTION=2 (or more; one per member) so the "
                 "flows spread", [b0.mode if b0 else None, qps])
 
@@ -967,7 +983,8 @@ def _slow_hosts(data: AuditData, out: Out) -> None:
             evs = [Ev(f, line) for p, (_, f, line) in pairs.items() if n in p]
             out.add("RT463", E, n, None,
                     f"{n} is slow: the pairs it is in reach a median {v:.1f} GB/s busbw against "
-                    f"{med:.1f} GB/s for the fabric (modified z-score {z:.1f}, median/MAD over {len(pairs)} pairs)",
+                    f"{med:.1f} GB/s for the fabric (modified z-score {z:.1f}, median/MAD over {len(pairs)} "
+                    "pairs)",
                     f"inspect {n}: NIC link speed/FEC and cable, PCIe width, GPU↔NIC affinity, firmware, "
                     "thermal throttling; compare its counters with a good host", evs)
 
@@ -1047,19 +1064,22 @@ def check_plan_env(data: AuditData, exp: Expect, out: Out) -> None:
         if want is None:
             continue
         if h.env_read is None and h.info_read is None:
-            out.skip("RT464", h.name, "env | grep NCCL (or /etc/nccl.conf) of the job, to compare with the plan")
+            out.skip("RT464", h.name,
+                     "env | grep NCCL (or /etc/nccl.conf) of the job, to compare with the plan")
             continue
         for key, value in sorted(want.items()):
             got = h.nccl_setting(key)
             if got is None and h.env_read is None:
                 # NCCL INFO names only the variables it logs: absence there is not "unset"
-                out.skip("RT464", h.name, f"env | grep NCCL (or /etc/nccl.conf) of the job: {key} is not in the "
+                out.skip("RT464", h.name,
+                         f"env | grep NCCL (or /etc/nccl.conf) of the job: {key} is not in the "
                                           "NCCL INFO log")
                 continue
             if got is None or got.value.strip() != str(value):
                 out.add("RT464", W, h.name, None,
-                        f"{key} is {'unset' if got is None else repr(got.value)} in the job on {h.name}; the plan "
-                        f"sets {value!r}", f"export {key}={value} (the plan's nccl.env, or hosts/{h.name}.nccl.env where it has one)",
+                        f"{key} is {'unset' if got is None else repr(got.value)} in the job on {h.name}; the "
+                        f"plan sets {value!r}", f"export {key}={value} (the plan's nccl.env, or "
+                        f"hosts/{h.name}.nccl.env where it has one)",
                         [got, h.env_read or h.info_read])
 
 
@@ -1072,7 +1092,8 @@ def check_switch_config(data: AuditData, exp: Expect, out: Out) -> None:
 
 
 CHECKS: tuple[tuple[str, Callable[[AuditData, Expect, Out], None]], ...] = (
-    ("switch config", check_switch_config), ("GID", check_gid), ("priority", check_priority), ("PFC", check_pfc), ("ECN/DCQCN", check_ecn),
+    ("switch config", check_switch_config), ("GID", check_gid), ("priority", check_priority),
+    ("PFC", check_pfc), ("ECN/DCQCN", check_ecn),
     ("MTU", check_mtu), ("ECE", check_ece), ("load balance", check_balance), ("plan", check_plan_env),
     ("nccl-tests", check_nccl_runs))
 

@@ -46,7 +46,9 @@ class Expect:
     host_mtu_by_nic: dict[tuple[str, str], int] = field(default_factory=dict)
     line_rate_gbps: dict[str, float] = field(default_factory=dict)  # host -> NIC speed
     dscp_to_priority: dict[int, int] = field(default_factory=dict)
-    nic_switch_port: dict[tuple[str, str], str] = field(default_factory=dict)  # (host, netdev) -> "leaf1:Ethernet0"
+    # (host, netdev) ->
+    # "leaf1:Ethernet0"
+    nic_switch_port: dict[tuple[str, str], str] = field(default_factory=dict)
     #: switch name -> the plan's :class:`~roce_tune.plan.SwitchPlan` (platform, ASIC, OS release, watchdog)
     switches: dict[str, Any] = field(default_factory=dict)
     #: switch name -> the plan's QoS as its platform's configuration can state it (compared with the
@@ -72,7 +74,8 @@ def expect_from_plan(plan: Plan, adaptive_routing: bool | None = None) -> Expect
     """Expectations from a derived :class:`roce_tune.plan.Plan`."""
     cls = plan.classification
     return Expect(source="plan", from_plan=True, lossless_priorities=tuple(cls.lossless_priorities),
-                  lossless_queues=tuple(cls.lossless_queues), roce_dscp=tuple(cls.roce_dscp), roce_tos=cls.roce_tos,
+                  lossless_queues=tuple(cls.lossless_queues), roce_dscp=tuple(cls.roce_dscp),
+                  roce_tos=cls.roce_tos,
                   cnp_priority=cls.cnp_priority, adaptive_routing=adaptive_routing,
                   dscp_to_priority=dict(cls.dscp_to_priority),
                   **_mtu_expectations(plan), **_host_expectations(plan), **_switch_expectations(plan))
@@ -125,7 +128,8 @@ def planned_qos(plan, switch) -> SwitchQos:  # type: ignore[no-untyped-def]
     # a port MTU the rendering leaves to the switch is still the plan's: a running config that states one
     # is compared with it
     mtus = {p.name: p.mtu for p in switch.ports}
-    ports = {n: p.model_copy(update={"mtu": mtus.get(n)}) if p.mtu is None else p for n, p in want.ports.items()}
+    ports = {n: p.model_copy(update={"mtu": mtus.get(n)}) if p.mtu is None else p for n,
+             p in want.ports.items()}
     return want.model_copy(update={"ports": ports})
 
 

@@ -100,7 +100,8 @@ def capture_commands(plan: Any, name: str) -> list[str]:
     for h in plan.hosts:
         if h.name == name:
             cmds = getattr(get_platform(HOST_PLATFORM), "CAPTURE_COMMANDS", ())
-            return [check_read_only(c.format(netdev=n.netdev, rdma_device=n.rdma_device, rdma_port=n.rdma_port))
+            return [check_read_only(c.format(netdev=n.netdev, rdma_device=n.rdma_device,
+                                             rdma_port=n.rdma_port))
                     for n in h.nics for c in cmds]
     raise KeyError(name)
 
@@ -143,7 +144,8 @@ def _why(target: Any, exc: BaseException, connecting: bool, elapsed_s: float, li
 
     first = next((ln.strip() for ln in str(exc).splitlines() if ln.strip()), type(exc).__name__)
     if type(exc).__name__ in ("ReadTimeout", "TimeoutError") or elapsed_s >= 0.95 * limit_s:
-        return f"{target.name}: no answer within the device timeout ({limit_s:g} s, --device-timeout): {first}"
+        return (f"{target.name}: no answer within the device timeout ({limit_s:g} s, --device-timeout): "
+                f"{first}")
     if connecting:
         return describe_connect_error(target.name, target.host, target.port or 22, exc, None)
     return f"{target.name}: {type(exc).__name__}: {first}"
@@ -163,7 +165,8 @@ def _targets(plan: Any) -> tuple[list[Any], list[tuple[str, str]]]:
             missing.append((sw.name, "switch"))
     for h in plan.hosts:
         if h.mgmt_host:
-            targets.append(Target(h.name, "host", HOST_PLATFORM, "host", h.mgmt_host, h.mgmt_port, h.credentials, ""))
+            targets.append(Target(h.name, "host", HOST_PLATFORM, "host", h.mgmt_host, h.mgmt_port,
+                                  h.credentials, ""))
         else:
             missing.append((h.name, "host"))
     return targets, missing

@@ -49,7 +49,8 @@ def _ev(b: Block, line: int) -> Ev:
 
 
 def _find_line(b: Block, pred: Callable[[list[str]], bool], after: int = 0) -> int:
-    """Line number of the first output line (at or after capture line ``after``) whose tokens satisfy ``pred``."""
+    """Line number of the first output line (at or after capture line ``after``) whose tokens satisfy
+    ``pred``."""
     for no, text in b.lines:
         if no >= after and pred(text.split()):
             return no
@@ -164,7 +165,8 @@ def _interface_counters(b: Block, ctx: Ctx, platform: str, f: CaptureFormat) -> 
     sw = _switch(b, ctx, platform)
     found = _parser(f)(b.lines)
     rows = {p: no for p, (no, _) in found.items()}
-    _store_ports(sw, "interface", {p: v for p, (_, v) in found.items()}, b, lambda p, _n: rows.get(p, b.start), ctx)
+    _store_ports(sw, "interface", {p: v for p, (_, v) in found.items()}, b, lambda p,
+                 _n: rows.get(p, b.start), ctx)
     return True
 
 
@@ -294,7 +296,8 @@ def _ibv_devinfo(b: Block, ctx: Ctx) -> bool:
         for port, facts in parse_ibv_devinfo(text).items():
             d = host.dev(dev, port)
             pline = _find_line(b, lambda tk: tk[:2] == ["port:", str(port)], after=no)
-            for key, attr in (("active_mtu", "active_mtu"), ("max_mtu", "max_mtu"), ("link_layer", "link_layer"),
+            for key, attr in (("active_mtu", "active_mtu"), ("max_mtu", "max_mtu"),
+                              ("link_layer", "link_layer"),
                               ("state", "state")):
                 if key in facts:
                     ln = _find_line(b, lambda tk: bool(tk) and tk[0] == key + ":", after=pline)
@@ -361,7 +364,8 @@ def _set_hw(host: HostObs, dev: str, port: int, vals: Counters, ctx: Ctx) -> Non
     d._block = ctx.block_no  # type: ignore[attr-defined]
 
 
-def _set_ethtool(host: HostObs, netdev: str, vals: Counters, ctx: Ctx, before: Counters | None = None) -> None:
+def _set_ethtool(host: HostObs, netdev: str, vals: Counters, ctx: Ctx,
+                 before: Counters | None = None) -> None:
     nic = host.nic(netdev)
     if before is not None:
         nic.ethtool_before = before
@@ -451,7 +455,8 @@ def _nccl_tests(b: Block, ctx: Ctx) -> bool:
 
 
 # ------------------------------------------------------------------------------------------ line readers
-_SYS_LINE = re.compile(r"^(?P<path>(?:/sys|/proc|/etc)?[\w./\-:]*?(?:hw_counters|counters|gids|gid_attrs/types|"
+_SYS_LINE = re.compile(r"^(?P<path>(?:/sys|/proc|/etc)?[\w./\-:]*?"
+                       r"(?:hw_counters|counters|gids|gid_attrs/types|"
                        r"gid_attrs/ndevs|ecn/roce_[rn]p(?:/enable)?|tc/\d+|rdma_cm/\S+?/ports/\d+|net/\S+?)/"
                        r"[\w.\-]+):(?P<val>.*)$")
 _ETHTOOL_LINE = re.compile(r"^\s+([A-Za-z0-9_.\-\[\]]+):\s+(-?\d+)\s*$")
@@ -657,7 +662,8 @@ def _line_bare_path(st: _LineRead, no: int, t: str, s: str) -> bool:
 
 def _line_read_error(st: _LineRead, no: int, t: str, s: str) -> bool:
     """``grep``/``cat``/``ls`` failing on a sysfs file the kernel does not offer: nothing to read."""
-    return bool(re.match(r"^(grep|cat|ls): /(sys|proc)/\S+: (Invalid argument|No such file or directory)$", s))
+    return bool(re.match(r"^(grep|cat|ls): /(sys|proc)/\S+: (Invalid argument|No such file or directory)$",
+                         s))
 
 
 def _line_ethtool(st: _LineRead, no: int, t: str, s: str) -> bool:
@@ -718,7 +724,8 @@ def _report_bad(b: Block, ctx: Ctx, bad: list[tuple[int, str]]) -> None:
     for no, t in bad + [(10**9, "")]:
         if span and no != span[-1][0] + 1:
             # a run that starts at the block's first line is "the block"; name the prompt's command
-            ctx.data.unparsed.append(Unparsed(file=b.file, line=span[0][0], end_line=span[-1][0], command=b.command,
+            ctx.data.unparsed.append(Unparsed(file=b.file, line=span[0][0], end_line=span[-1][0],
+                                              command=b.command,
                                               first=span[0][1].strip()))
             span = []
         span.append((no, t))
@@ -743,8 +750,9 @@ def _switch_reader(platform: str, f: CaptureFormat) -> Reader:
 #: (name, content pattern, command pattern or None, reader); the first whose pattern matches reads the block.
 #: nccl-tests first, then every switch output the platforms declare (CAPTURE_FORMATS), then host outputs.
 BLOCK_READERS: tuple[tuple[str, str, str | None, Reader], ...] = (
-    ("nccl-tests", (r"^#?\s*(nThread\s+\d|nccl-tests version|Collective test starting)|\bsize\s+count\s+type\b|"
-                    r"Avg bus bandwidth|Out of bounds values"), None, _nccl_tests),
+    ("nccl-tests", (r"^#?\s*(nThread\s+\d|nccl-tests version|Collective test "
+                    r"starting)|\bsize\s+count\s+type\b|Avg bus bandwidth|Out of bounds values"), None,
+     _nccl_tests),
     # fallback formats (content other vendors' output shares) go last, so an output captured without a
     # prompt is taken by the format whose content alone is distinctive
     *((f"{p} {f.name}", f.pattern, f.command, _switch_reader(p, f))
@@ -777,7 +785,8 @@ def _running_config(b: Block, ctx: Ctx) -> str | None:
         read_running(ctx.data.switch(b.device), name, text, b.lines, _ev(b, b.start))
     except (ValueError, NotImplementedError) as exc:
         first = b.lines[0][1].strip() if b.lines else ""
-        ctx.data.unparsed.append(Unparsed(file=b.file, line=b.start, end_line=b.lines[-1][0] if b.lines else b.start,
+        ctx.data.unparsed.append(Unparsed(file=b.file, line=b.start,
+                                          end_line=b.lines[-1][0] if b.lines else b.start,
                                           command=b.command, first=f"{first} ({name} {fmt.name}: {exc})"))
     ctx.data.blocks.append((b.file, b.start, f"{name} {fmt.name}"))
     return fmt.name
@@ -799,7 +808,8 @@ def read_block(b: Block, ctx: Ctx) -> str:
             ctx.data.blocks.append((b.file, b.start, name))
             if name == "nccl-tests":
                 return name
-            if name in ("ip link", "ibv_devinfo", "show_gids", "mlnx_qos", "/proc/net/bonding", "rdma statistic",
+            if name in ("ip link", "ibv_devinfo", "show_gids", "mlnx_qos", "/proc/net/bonding",
+                        "rdma statistic",
                         "ethtool") or name in SWITCH_READERS:
                 return name
     if not any(t.strip() and not t.strip().startswith("#") for _, t in b.lines):

@@ -22,7 +22,8 @@ from roce_tune.captures import Block, read_capture
 from roce_tune.findings import Severity
 from roce_tune.platforms.captures import running_config_format
 
-__all__ = ["FORMATS", "AuditResult", "AuditUsageError", "audit_dir", "audit_live", "format_report", "read_blocks", "read_dir"]
+__all__ = ["FORMATS", "AuditResult", "AuditUsageError", "audit_dir", "audit_live", "format_report",
+           "read_blocks", "read_dir"]
 
 FORMATS = ("text", "json", "github", "markdown")
 
@@ -117,20 +118,21 @@ def audit_live(source: Path, opts: LiveOptions, policy_file: Path | None = None,
     from roce_tune.audit.live import read_live
 
     if source is None:
-        raise AuditUsageError("--live needs an inventory or plan directory (it names each device's management "
-                              "address); without one, capture by hand and use --from DIR")
+        raise AuditUsageError("--live needs an inventory or plan directory (it names each device's "
+                              "management address); without one, capture by hand and use --from DIR")
     exp, loaded = load_expect(source, policy_file)
     plan: Any = loaded
     blocks, devices, missing = read_live(plan, opts, on_device)
     reached = {d.name for d in devices if d.error is None}
-    data = read_blocks(blocks, exp, len(reached), switches=[s.name for s in plan.switches if s.name in reached])
+    data = read_blocks(blocks, exp, len(reached), switches=[s.name for s in plan.switches
+                                                            if s.name in reached])
     findings, skipped = run_checks(data, exp)
     for d in devices:
         if d.error is not None:
             findings.append(AuditFinding("RT490", Severity.warning, d.name, None,
                                          f"{d.name} ({d.kind}) was not checked: {d.error}",
-                                         "reach it (management address, credentials, known_hosts) and audit again, "
-                                         "or capture its output by hand and use --from", (), "live"))
+                                         "reach it (management address, credentials, known_hosts) and audit "
+                                         "again, or capture its output by hand and use --from", (), "live"))
             skipped.append(NotChecked("RT490", d.name, f"an SSH session to {d.name} (not reached)"))
     for name, kind in missing:
         skipped.append(NotChecked("RT491", name, f"a management address for {kind} {name} in the inventory "
@@ -145,7 +147,8 @@ def _json(r: AuditResult) -> str:
         "expectations": r.expect.source,
         "devices": {"hosts": sorted(r.data.hosts), "switches": sorted(r.data.switches)},
         "findings": [{"rule": f.rule, "severity": f.severity.value, "family": f.family, "device": f.device,
-                      "port": f.port, "message": f.message, "fix": f.fix, "evidence": [str(e) for e in f.evidence]}
+                      "port": f.port, "message": f.message, "fix": f.fix,
+                      "evidence": [str(e) for e in f.evidence]}
                      for f in r.findings],
         "not_checked": [{"rule": s.rule, "device": s.device, "needs": s.needs} for s in r.not_checked],
         "not_understood": [{"file": u.file, "line": u.line, "end_line": u.end_line, "command": u.command,

@@ -84,7 +84,8 @@ def _at_port(sw: SwitchObs, port: str, low: list[tuple[int, str]],
     return [low[at[0]][0]] if at else None
 
 
-def _just_after(lines: list[tuple[int, str]], ports: list[re.Pattern[str]], has: Callable[[str], bool]) -> int | None:
+def _just_after(lines: list[tuple[int, str]], ports: list[re.Pattern[str]],
+                has: Callable[[str], bool]) -> int | None:
     """The first of ``lines`` with the setting, before a line naming any port."""
     for no, t in lines:
         if has(t):
@@ -113,7 +114,8 @@ def locate(sw: SwitchObs, port: str | None, what: str, value: str | None = None)
         found = _at_port(sw, port, low, has)
         if found is not None:
             return [Ev(file, no) for no in found] + ([Ev(file, anywhere)] if anywhere is not None and
-                                                      len(found) == 1 and not has(dict(low)[found[0]]) else [])
+                                                      len(found) == 1 and not has(dict(low)[found[0]])
+                                                     else [])
     return [Ev(file, anywhere if anywhere is not None else sw.running.ev.line)]
 
 
@@ -130,7 +132,8 @@ def _queue_of_dscp(q: SwitchQos, dscp: int) -> tuple[int | None, str]:
     """(egress queue the running config gives ``dscp``, how: ``DSCP 26 → TC 3 → queue 3``); None unknown."""
     if q.dscp_to_queue is not None and q.dscp_to_tc is None:
         qu = q.dscp_to_queue.get(dscp, 0)
-        return qu, f"DSCP {dscp} → queue {qu}{'' if dscp in q.dscp_to_queue else ' (not classified: default)'}"
+        return qu, (f"DSCP {dscp} → queue "
+                    f"{qu}{'' if dscp in q.dscp_to_queue else ' (not classified: default)'}")
     if q.dscp_to_tc is None:
         return None, ""
     tc = q.dscp_to_tc.get(dscp, 0)
@@ -153,8 +156,8 @@ def _policy_pfc(sw: SwitchObs, exp: Expect, out: Out) -> None:
                     f"enable PFC on priority {_ids(lossless)} on {p.name}", locate(sw, p.name, "pfc"))
     if known and not any(p.pfc_priorities for p in known):
         out.add("RT420", Severity.error, sw.name, None,
-                f"no port of {sw.name} has PFC on RoCE priority {_ids(lossless)} (running config: PFC off on all "
-                f"{len(known)} ports)",
+                f"no port of {sw.name} has PFC on RoCE priority {_ids(lossless)} (running config: PFC off on "
+                f"all {len(known)} ports)",
                 f"enable PFC on priority {_ids(lossless)} on the ports facing RoCE hosts and switches",
                 locate(sw, None, "pfc"))
     elif not known and q.ports:
@@ -171,8 +174,8 @@ def _policy_dscp(sw: SwitchObs, exp: Expect, out: Out) -> None:
             out.add("RT414", Severity.error, sw.name, None,
                     f"{sw.name} classifies RoCE into a lossy queue: {how}, but the lossless queue is "
                     f"{_ids(exp.lossless_queues)} ({exp.source})",
-                    f"map DSCP {dscp} to the lossless TC/queue {exp.lossless_queues[0]} (and bind the map to the "
-                    "RoCE ports)", locate(sw, None, "dscp", str(dscp)))
+                    f"map DSCP {dscp} to the lossless TC/queue {exp.lossless_queues[0]} (and bind the map to "
+                    "the RoCE ports)", locate(sw, None, "dscp", str(dscp)))
 
 
 def _policy_ports(sw: SwitchObs, exp: Expect, out: Out, expresses_ecn: bool) -> None:
@@ -216,7 +219,8 @@ _PATHS: tuple[tuple[str, str, str, str, str], ...] = (
     (r"^ports\[(?P<port>[^\]]+)\]: missing", "RT480", "warning", "port", "port"),
     (r"", "RT480", "warning", "", "setting"),
 )
-_FIELD_WORDS = {"pfc_priorities": "PFC priorities", "kmin_bytes": "ECN Kmin (B)", "kmax_bytes": "ECN Kmax (B)",
+_FIELD_WORDS = {"pfc_priorities": "PFC priorities", "kmin_bytes": "ECN Kmin (B)",
+                "kmax_bytes": "ECN Kmax (B)",
                 "pmax_percent": "ECN Pmax (%)", "kmin_percent": "ECN Kmin (% of queue)",
                 "kmax_percent": "ECN Kmax (% of queue)", "xoff_bytes": "headroom xoff (B)",
                 "xon_bytes": "headroom xon (B)", "size_bytes": "headroom size (B)", "mtu": "MTU",
@@ -248,17 +252,19 @@ def _plan_finding(m: re.Match[str], rule: str, sev: str, label: str, d: str, sw:
         w, s = want.ports[port].pfc_priorities, seen.ports[port].pfc_priorities
         lost = sorted(set(w or []) - set(s or []))
         msg = (f"priority {_ids(lost)} is not lossless on {sw.name} {port} (plan: PFC on {_ids(w)}; running "
-               f"config: PFC on {_ids(s)})" if lost else f"{sw.name} {port} has PFC on {_ids(s)}, the plan on "
-               f"{_ids(w)} only")
+               f"config: PFC on {_ids(s)})" if lost else f"{sw.name} {port} has PFC on {_ids(s)}, the plan "
+               f"on {_ids(w)} only")
         return rule, sev, msg, f"apply the plan (roce-tune apply): PFC on priority {_ids(w)} on {port}"
     if rule == "RT431":
-        return (rule, sev, f"WRED/ECN is not bound to lossless queue {m.group('q')} on {sw.name} {port} (the plan "
+        return (rule, sev,
+                f"WRED/ECN is not bound to lossless queue {m.group('q')} on {sw.name} {port} (the plan "
                            "marks ECN there): congestion is signalled by PFC alone",
                 f"apply the plan: bind its ECN profile to queue {m.group('q')} of {port}")
     if rule == "RT415" and m.groupdict().get("dscp") and int(m.group("dscp")) in exp.roce_dscp:
         dscp = int(m.group("dscp"))
         _, how = _queue_of_dscp(seen, dscp)
-        return ("RT414", "error", f"{sw.name} does not classify RoCE as the plan does: {how or d}; the plan puts "
+        return ("RT414", "error",
+                f"{sw.name} does not classify RoCE as the plan does: {how or d}; the plan puts "
                                   f"DSCP {dscp} in lossless queue {_ids(exp.lossless_queues)}",
                 f"apply the plan (roce-tune apply): DSCP {dscp} → TC/queue {exp.lossless_queues[0]}")
     if rule == "RT480" and port:
@@ -293,7 +299,8 @@ def check_running(switches: Iterable[SwitchObs], exp: Expect, out: Out) -> None:
     for sw in switches:
         if sw.running is None:
             continue
-        fields: frozenset[str] = (getattr(get_platform(sw.platform), "READBACK_FIELDS", frozenset()) if sw.platform
+        fields: frozenset[str] = (getattr(get_platform(sw.platform), "READBACK_FIELDS",
+                                          frozenset()) if sw.platform
                                   else frozenset())
         expresses_ecn = any(f.startswith("ports.ecn.") for f in fields)
         want = exp.switch_qos.get(sw.name)

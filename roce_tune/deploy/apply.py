@@ -14,7 +14,8 @@ from rich.text import Text
 from roce_tune.deploy.runner import ApplyOptions, DeviceResult, Target, select, targets_from_files
 
 _STYLE = {"no-change": "green", "pushed": "bold green", "would-change": "yellow", "failed": "bold red",
-          "blocked-disruptive": "magenta", "skipped": "dim", "not-started": "dim", "rolled-back": "bold yellow",
+          "blocked-disruptive": "magenta", "skipped": "dim", "not-started": "dim",
+          "rolled-back": "bold yellow",
           "unknown": "bold red"}
 
 
@@ -74,6 +75,7 @@ def print_results(targets: list[Target], opts: ApplyOptions,
         table.add_column(col)
     for r in results:
         table.add_row(Text(r.name), Text(r.platform), Text(r.state, style=_STYLE.get(r.state, "white")),
-                      str(len(r.diff)), "yes" if r.disruptive else "", f"{r.seconds:.1f}", Text(r.error or ""))
+                      str(len(r.diff)), "yes" if r.disruptive else "", f"{r.seconds:.1f}",
+                      Text(r.error or ""))
     console.print(table)
     return results

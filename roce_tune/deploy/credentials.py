@@ -78,7 +78,8 @@ def resolve_credentials(device: str, refs: dict[str, str | None], env: dict[str,
         raise CredentialError(f"{device}: no username (set ${refs.get('username_env')} or a secrets file)")
     if not values.get("password") and not values.get("key_file") and not env.get("SSH_AUTH_SOCK"):
         raise CredentialError(f"{device}: no password or key (set ${refs.get('password_env')}, "
-                              f"${refs.get('key_file_env') or 'a key file variable'}, a secrets file or an SSH agent)")
+                              f"${refs.get('key_file_env') or 'a key file variable'}, a secrets file or an "
+                              "SSH agent)")
     return Credentials(values["username"], values.get("password"), values.get("key_file"))
 
 

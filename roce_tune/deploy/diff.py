@@ -71,7 +71,8 @@ def _flag(rules: DiffRules, lines: list[str]) -> list[str]:
 
 
 def _strip_comments(text: str, comment: str) -> str:
-    return "\n".join(line for line in text.splitlines() if line.strip() and not line.lstrip().startswith(comment))
+    return "\n".join(line for line in text.splitlines() if line.strip()
+                     and not line.lstrip().startswith(comment))
 
 
 #: an indented CLI text as a tree: line -> the lines indented under it
@@ -249,7 +250,8 @@ def json_diff(rules: DiffRules, running: Tables, desired: Tables, managed_ports:
 
 def _removals(rules: DiffRules, running: dict[str, dict[str, dict[str, object]]],
               desired: dict[str, dict[str, dict[str, object]]], managed_ports: set[str],
-              scope_have: dict[str, dict[str, object]], target: dict[str, dict[str, object]]) -> dict[str, str]:
+              scope_have: dict[str, dict[str, object]], target: dict[str, dict[str, object]]) -> dict[str,
+                                                                                                      str]:
     """Put the rows to remove into ``scope_have`` (absent from ``target``): roce-tune's own stale rows and the
     running ranges ``rules.overlaps`` names. Returns patch path -> desired key, for the overlapping ones."""
     for table, key in _stale_rows(rules, running, desired):  # roce-tune's own, no longer used: removed
@@ -317,4 +319,5 @@ def unified(before: str, after: str, name: str) -> list[str]:
                                      f"{name} (plan)", lineterm=""))
 
 
-__all__ = ["DIFF_RULES", "ConfigChange", "DiffRules", "hier_diff", "set_diff", "json_diff", "unified", "_escape"]
+__all__ = ["DIFF_RULES", "ConfigChange", "DiffRules", "hier_diff", "set_diff", "json_diff", "unified",
+           "_escape"]

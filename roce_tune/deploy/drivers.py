@@ -189,8 +189,9 @@ def watch_session(conn: Any) -> None:
             transport = getattr(chan, "transport", None)
             if chan is not None and hasattr(chan, "closed") and (
                     chan.closed or chan.eof_received or transport is None or not transport.is_active()):
-                raise SessionDropped(f"SSH session to {getattr(conn, 'host', '?')}:{getattr(conn, 'port', '?')} "
-                                     "closed by the device or the network")
+                raise SessionDropped("SSH session to "
+                                     f"{getattr(conn, 'host', '?')}:{getattr(conn, 'port', '?')} closed by "
+                                     "the device or the network")
         return out
 
     conn.read_channel = read_channel
@@ -215,7 +216,8 @@ def left_as_is(platform: str, phase: str, progress: dict[str, Any], opts: PushOp
         return "the change is final (confirmed/verified); saving it to startup may not have run"
     head = "its rollback was cut short" if phase == "rollback" else "stopped mid-push"
     describe = PUSH_METHODS[platform].left_as_is
-    what = (describe(progress, tag, opts.confirm_s) if describe is not None else None) or "nothing changed yet"
+    what = (describe(progress, tag, opts.confirm_s) if describe is not None
+            else None) or "nothing changed yet"
     return f"{head}; {what}"
 
 
@@ -274,7 +276,8 @@ class Driver:
                 raise Interrupted(signal, command)
 
     # -- reading ---------------------------------------------------------------------------
-    def cmd(self, command: str, stage: str = "read", expect_string: str | None = None, boundary: bool = True) -> str:
+    def cmd(self, command: str, stage: str = "read", expect_string: str | None = None,
+            boundary: bool = True) -> str:
         """Send one exec-mode command, log its output (redacted by the caller's logger) and return it.
         During a push the command is a stop boundary (unless ``boundary`` is False); a command of a
         :data:`FINAL_STAGES` stage is the last one.
@@ -360,7 +363,8 @@ class Driver:
         if found is not None or not ok:
             detail = [ln.strip() for ln in out.splitlines()
                       if ln.strip() and "ROCE_TUNE_RC" not in ln and not ln.rstrip().endswith(shown)]
-            raise SaveError(shown, found[1] if found else ("; ".join(detail[-3:]) or "no confirmation printed"))
+            raise SaveError(shown, found[1] if found else ("; ".join(detail[-3:])
+                                                           or "no confirmation printed"))
 
     def push_host(self, script: str) -> None:
         """Run a host script for real with ``--save``: the host's push. On failure run the restore point.
@@ -419,7 +423,8 @@ class Driver:
         q = shlex.quote(restore)
         # the status is printed as ROCE_TUNE_RC=<n> or =nofile; the command text itself says no''file, so
         # an echoed command line can never be read as an outcome (and the last match is the output's)
-        out = self.cmd(f"if [ -f {q} ]; then bash {q}; echo ROCE_TUNE_RC=$?; else echo ROCE_TUNE_RC=no''file; fi",
+        out = self.cmd(f"if [ -f {q} ]; then bash {q}; echo ROCE_TUNE_RC=$?; else echo "
+                       "ROCE_TUNE_RC=no''file; fi",
                        "rollback")
         found = re.findall(r"ROCE_TUNE_RC=(\d+|nofile)\b", out)
         status = found[-1] if found else None
@@ -435,7 +440,8 @@ class Driver:
         self.cmd(f"rm -f {q}", "cleanup")
 
     def check(self, output: str, stage: str, commands: list[str] | None = None) -> str:
-        """Return ``output``; raise PushError(stage) naming the device's error line and the rejected command."""
+        """Return ``output``; raise PushError(stage) naming the device's error line and the rejected
+        command."""
         return _check(self.platform, output, stage, commands)
 
     def confirmed(self) -> None:
@@ -449,7 +455,8 @@ class Driver:
         """Read the running configuration back; raise PushError("verify") unless it includes ``desired``."""
         after = compute_change(self.platform, self.read_running(), desired, managed_ports)
         if not after.empty:
-            raise PushError("verify", "device does not match the plan after the push:\n" + "\n".join(after.diff[:20]))
+            raise PushError("verify", "device does not match the plan after the push:\n"
+                            + "\n".join(after.diff[:20]))
 
     def config_set(self, lines: list[str], mode_cmd: str) -> str:
         """Enter config mode with ``mode_cmd`` and send ``lines`` one at a time, each waiting for the
@@ -495,6 +502,7 @@ class Driver:
         path = f"/tmp/{self.opts.tag}-{secrets.token_hex(6)}.sh"  # unpredictable name in /tmp
         self.upload(path, script)
         mode = " --check" if check_only else (f" --save {shlex.quote(save)}" if save else "")
-        out = self.cmd(f"bash {shlex.quote(path)}{mode}; echo ROCE_TUNE_RC=$?; rm -f {shlex.quote(path)}", "run")
+        out = self.cmd(f"bash {shlex.quote(path)}{mode}; echo ROCE_TUNE_RC=$?; rm -f {shlex.quote(path)}",
+                       "run")
         found = re.findall(r"ROCE_TUNE_RC=(\d+)", out)  # the last: the output's, not an echoed command's
         return (int(found[-1]) if found else 255), out

@@ -84,7 +84,8 @@ class DeviceResult:
     (stopped mid-push and put back), ``unknown`` (stopped mid-push and its rollback did not complete:
     ``error`` says what it is left in and where its restore point is).
     With a log directory, each switch's running configuration as found is kept in
-    ``<log dir>/<name>.<run tag>.before.txt`` (one per run: a manual restore point) and its session log in ``<name>.log``.
+    ``<log dir>/<name>.<run tag>.before.txt`` (one per run: a manual restore point) and its session log in
+    ``<name>.log``.
     """
 
     name: str
@@ -244,7 +245,8 @@ def stop_on_signals(stop: StopRequest, write: Callable[[str], None] = _write_fd2
         if n == 1:
             write(f"\n{name} received: stopping. No new device starts; "
                   + (f"{len(running)} device(s) in flight ({', '.join(running)}) finish or roll back. "
-                     if running else "") + f"Send {name} again to abort at once (devices are left as they are).\n")
+                     if running else "") + f"Send {name} again to abort at once (devices are left as they "
+                  "are).\n")
             return
         report = stop.abort_report()
         write(f"\n{name} received again: aborting now. "
@@ -266,7 +268,8 @@ def stop_summary(results: list[DeviceResult], stop: StopRequest) -> list[str]:
         return []
     labels = [("pushed", "pushed"), ("rolled-back", "rolled back"), ("not-started", "not started"),
               ("unknown", "UNKNOWN STATE (check by hand)"), ("failed", "failed"), ("no-change", "no change"),
-              ("would-change", "would change"), ("blocked-disruptive", "blocked (disruptive)"), ("skipped", "skipped")]
+              ("would-change", "would change"), ("blocked-disruptive", "blocked (disruptive)"),
+              ("skipped", "skipped")]
     lines = [(f"interrupted by {stop.signal}: no device was started after it; devices in flight finished or "
               "were rolled back")]
     for state, label in labels:
@@ -294,7 +297,8 @@ def targets_from_files(plan: Plan, files: dict[str, str]) -> list[Target]:
     for h in plan.hosts:
         script = host_script(files, h.name)  # its data file and the shared host script, as one script
         if script is not None:
-            out.append(Target(h.name, "host", "host", "host", h.mgmt_host, h.mgmt_port, h.credentials, script))
+            out.append(Target(h.name, "host", "host", "host", h.mgmt_host, h.mgmt_port, h.credentials,
+                              script))
     return out
 
 
@@ -324,7 +328,8 @@ def _connect(t: Target, opts: ApplyOptions, log_path: Path | None) -> tuple[Any,
     except PushError:
         raise
     except Exception as exc:  # noqa: BLE001 — every connect failure is reported the same way
-        raise PushError("connect", describe_connect_error(t.name, t.host, t.port or 22, exc, opts.known_hosts)) from None
+        raise PushError("connect", describe_connect_error(t.name, t.host, t.port or 22, exc,
+                                                          opts.known_hosts)) from None
     return conn, redact
 
 
@@ -341,7 +346,8 @@ def netmiko_params(t: Target, opts: ApplyOptions, creds: Credentials, log_path: 
     params: dict[str, Any] = dict(
         device_type=NETMIKO_TYPES[t.platform], host=t.host, port=t.port or 22, username=creds.username,
         password=creds.password or "", conn_timeout=opts.conn_timeout_s, **opts.timing.netmiko_kwargs(),
-        ssh_strict=not opts.insecure_skip_host_key_check, system_host_keys=True, keepalive=opts.push.keepalive_s)
+        ssh_strict=not opts.insecure_skip_host_key_check, system_host_keys=True,
+        keepalive=opts.push.keepalive_s)
     if creds.key_file:
         params.update(use_keys=True, key_file=creds.key_file)
     else:
@@ -353,7 +359,8 @@ def netmiko_params(t: Target, opts: ApplyOptions, creds: Credentials, log_path: 
     if PUSH_METHODS[t.platform].enable_secret:
         params["secret"] = creds.password or ""
     if log_path is not None:  # 0600, masked with the platform's secret patterns before it is written
-        params["session_log"] = RedactingSessionLog(str(log_path), redact or Redactor(creds.secrets(), t.platform))
+        params["session_log"] = RedactingSessionLog(str(log_path),
+                                                    redact or Redactor(creds.secrets(), t.platform))
     return params
 
 
@@ -413,13 +420,14 @@ def _push_or_recover(push: Callable[[], None], t: Target, opts: ApplyOptions, lo
         if isinstance(rb.cause, Interrupted):
             res.state = "rolled-back" if res.rolled_back else "unknown"
             if not res.rolled_back:
-                res.error += (f"; left: {left_as_is(t.platform, 'push', rb.progress, opts.push)}; restore point: "
-                              f"{_restore_point(t, opts)}")
+                res.error += (f"; left: {left_as_is(t.platform, 'push', rb.progress, opts.push)}; restore "
+                              f"point: {_restore_point(t, opts)}")
         raise _Reported() from None
 
 
 def _not_started(t: Target, stop: StopRequest, before: str = "before it started") -> DeviceResult:
-    return DeviceResult(t.name, t.platform, "not-started", error=f"{stop.signal} received {before}; nothing changed")
+    return DeviceResult(t.name, t.platform, "not-started",
+                        error=f"{stop.signal} received {before}; nothing changed")
 
 
 def _keep_restore_point(t: Target, opts: ApplyOptions, text: str, redact: Callable[[str], str]) -> None:
@@ -585,7 +593,8 @@ def _reporter(on_result: Callable[[DeviceResult], None] | None,
         try:
             cb(r)
         except Exception as exc:  # noqa: BLE001
-            sys.stderr.write(f"roce-tune: could not report {r.name} ({r.state}): {type(exc).__name__}: {exc}\n")
+            sys.stderr.write(f"roce-tune: could not report {r.name} ({r.state}): {type(exc).__name__}: "
+                             f"{exc}\n")
 
     return report
 
@@ -737,5 +746,6 @@ def apply_targets(targets: list[Target], opts: ApplyOptions,
 
 def results_json(results: list[DeviceResult], dry_run: bool, interrupted: str | None = None) -> str:
     """Machine-readable results (``--format json``); ``interrupted`` names the signal that stopped the run."""
-    return json.dumps({"dry_run": dry_run, "interrupted": interrupted, "devices": [asdict(r) for r in results]},
+    return json.dumps({"dry_run": dry_run, "interrupted": interrupted,
+                       "devices": [asdict(r) for r in results]},
                       indent=2, sort_keys=True) + "\n"

@@ -136,8 +136,10 @@ def cannot_render_finding(switch: SwitchPlan, exc: BaseException) -> Finding:
     from roce_tune.findings import Finding, Location, Severity
 
     return Finding(rule="RT240", severity=Severity.error, location=Location(device=switch.name),
-                   message=f"cannot render {switch.name} for {switch.platform} ({switch.model}, {switch.asic}): {exc}",
-                   fix="check that the platform runs on this switch model, or pin values the platform can express")
+                   message=f"cannot render {switch.name} for {switch.platform} ({switch.model}, "
+                   f"{switch.asic}): {exc}",
+                   fix="check that the platform runs on this switch model, or pin values the platform can "
+                   "express")
 
 
 def port_name_hints() -> tuple[tuple[re.Pattern[str], str], ...]:

@@ -84,11 +84,13 @@ def mask_secrets(text: str, patterns: Sequence[SecretPattern]) -> str:
             continue
 
         def sub(m: re.Match[str]) -> str:
-            spans = sorted(m.span(g) for g, v in m.groupdict().items() if g.startswith("secret") and v is not None)
+            spans = sorted(m.span(g) for g, v in m.groupdict().items() if g.startswith("secret")
+                           and v is not None)
             out, pos = [], m.start()
             for start, end in spans:
                 value = m.string[start:end]
-                quote = value[0] if value[:1] in ("'", '"') and value[-1:] == value[:1] and len(value) > 1 else ""
+                quote = value[0] if value[:1] in ("'",
+                                                  '"') and value[-1:] == value[:1] and len(value) > 1 else ""
                 out += [m.string[pos:start], quote + MASK + quote]
                 pos = end
             return "".join(out) + m.string[pos:m.end()]
@@ -98,12 +100,14 @@ def mask_secrets(text: str, patterns: Sequence[SecretPattern]) -> str:
 
 #: IOS-style forms EOS and NX-OS share (their own modules add the rest): ``username … secret|password
 #: [type] VALUE``, ``enable secret|password [type] VALUE``, BGP ``neighbor … password [type] VALUE``,
-#: ``tacacs-server|radius-server [host H] key [type] VALUE``, ``snmp-server community NAME``, ``snmp-server host H … version 1|2c COMMUNITY``,
-#: SNMPv3 ``auth ALG KEY`` / ``priv [ALG [BITS]] KEY``, NTP ``authentication-key N ALG [type] KEY``, OSPF
+#: ``tacacs-server|radius-server [host H] key [type] VALUE``, ``snmp-server community NAME``, ``snmp-server
+#: host H … version 1|2c COMMUNITY``, SNMPv3 ``auth ALG KEY`` / ``priv [ALG [BITS]] KEY``, NTP
+#: ``authentication-key N ALG [type] KEY``, OSPF
 #: ``authentication-key``/``message-digest-key``, key-chain ``key-string``. Type tokens (0, 3, 5, 7, 8, 9,
 #: sha512, md5 …) are kept. Sources: Arista EOS User Manual (username, tacacs-server key, snmp-server
 #: user, ntp authentication-key: https://www.arista.com/en/um-eos); Cisco Nexus 9000 NX-OS Security
-#: and System Management configuration guides (https://www.cisco.com/c/en/us/support/switches/nexus-9000-series-switches/).
+#: and System Management configuration guides
+#: (https://www.cisco.com/c/en/us/support/switches/nexus-9000-series-switches/).
 IOS_STYLE_SECRETS: tuple[re.Pattern[str], ...] = (
     secret_re(r"\b(?:secret|password)\s+(?:(?:sha512|md5|[0-9])\s+)?(?P<secret>{value})"),
     secret_re(r"^\s*(?:tacacs-server|radius-server)\b.*?\bkey\s+(?:[0-9]\s+)?(?P<secret>{value})"),

@@ -66,7 +66,8 @@ def capture_formats() -> tuple[tuple[str, CaptureFormat], ...]:
     """(platform name, format) of every switch platform's ``CAPTURE_FORMATS``, in registry order."""
     from roce_tune.platforms import SWITCH_PLATFORMS, get_platform
 
-    return tuple((name, f) for name in SWITCH_PLATFORMS for f in getattr(get_platform(name), "CAPTURE_FORMATS", ()))
+    return tuple((name, f) for name in SWITCH_PLATFORMS for f in getattr(get_platform(name),
+                                                                         "CAPTURE_FORMATS", ()))
 
 
 def running_config_format(text: str, command: str | None = None) -> tuple[str, CaptureFormat] | None:

@@ -109,7 +109,8 @@ class PushSession(Protocol):
             boundary: bool = True) -> str: ...
 
     def check(self, output: str, stage: str, commands: list[str] | None = None) -> str:
-        """Return ``output``; raise PushError(stage) naming the device's error line and the rejected command."""
+        """Return ``output``; raise PushError(stage) naming the device's error line and the rejected
+        command."""
         ...
 
     def config_set(self, lines: list[str], mode_cmd: str) -> str: ...
@@ -312,7 +313,8 @@ class AnsibleConnection:
         extra_files: (host variable, file inside ``switches/``; ``{name}`` = device name) of rendered files
             the playbooks read besides the pushed one (e.g. the NVUE YAML next to the NVUE script).
         alternatives: connection choice -> group variables it overrides (e.g. ``netconf`` for the Junos
-            ``junos_config`` path); a choice the platform does not list leaves its group variables as they are.
+            ``junos_config`` path); a choice the platform does not list leaves its group variables as they
+            are.
         source: collection documentation the choices were checked against.
     """
 
@@ -364,7 +366,8 @@ class Platform(Protocol):
     @property
     def check(self) -> Callable[[Plan, Any], object] | None:
         """(plan, switch plan) -> anything; raises what ``render`` raises when the platform cannot express the
-        switch's plan (ValueError, KeyError, LookupError), without producing text. None: only rendering tells."""
+        switch's plan (ValueError, KeyError, LookupError), without producing text. None: only rendering
+        tells."""
         ...
 
     @property
@@ -434,7 +437,8 @@ def module_read_back(module: str, platform: str) -> Callable[[str], SwitchQos]:
     def read_back(text: str) -> SwitchQos:
         impl = getattr(sys.modules[module], "read_back", None)
         if impl is None:
-            raise NotImplementedError(f"{platform}: reading a running configuration back is not implemented yet")
+            raise NotImplementedError(f"{platform}: reading a running configuration back is not implemented "
+                                      "yet")
         return impl(text)  # type: ignore[no-any-return]
 
     return read_back

@@ -1,4 +1,5 @@
-"""Platform-neutral pieces of the switch counter readers (:class:`roce_tune.platforms.contract.CounterReader`).
+"""Platform-neutral pieces of the switch counter readers
+(:class:`roce_tune.platforms.contract.CounterReader`).
 
 Each platform's ``<platform>_counters`` module says which show commands give its counters and parses
 their text into per-port maps ``{port: {name: int}}`` with the names below; verify
@@ -94,5 +95,6 @@ def per_port_reading(sw: SwitchPlan, outputs: dict[str, str], parts: list[PortCo
     ports = drop_port_totals(merge_ports(*parts))
     unsupported = tuple(family for family, suffix in FAMILIES
                         if ports and not any(k.endswith(suffix) for v in ports.values() for k in v))
-    errors = (f"no counters parsed from {len(outputs)} {sw.platform} outputs",) if not ports and outputs else ()
+    errors = (f"no counters parsed from {len(outputs)} {sw.platform} outputs",
+              ) if not ports and outputs else ()
     return CounterReading(ports=ports, unsupported=unsupported, errors=errors)

@@ -53,10 +53,10 @@ traffic class 0 (QoS page "Congestion Control (ECN)": min 150000 B, max 1500000 
 per-port profile get only the plan's lossless traffic classes, so they lose that marking: RT241 says so.
 
 Sources: CumulusNetworks/docs ``content/cumulus-linux-514/Layer-1-and-Switch-Ports/Quality-of-Service/
-_index.md`` and ``RDMA-over-Converged-Ethernet-RoCE.md`` (and the same pages of ``cumulus-linux-516``); ``content/nvue-reference/Set-and-Unset-Commands/
-QoS.md``; NVUE YAML shape (quoted numeric ids, ``'3': {}`` collections, integer values) from an NVUE
-API configuration dump of CL 5.5.1 (NVIDIA Air Ansible workshop) [S]; ``nv config patch`` takes "a list
-of operation objects" (NVIDIA nvue tests) [S].
+_index.md`` and ``RDMA-over-Converged-Ethernet-RoCE.md`` (and the same pages of ``cumulus-linux-516``);
+``content/nvue-reference/Set-and-Unset-Commands/ QoS.md``; NVUE YAML shape (quoted numeric ids, ``'3': {}``
+collections, integer values) from an NVUE API configuration dump of CL 5.5.1 (NVIDIA Air Ansible workshop)
+[S]; ``nv config patch`` takes "a list of operation objects" (NVIDIA nvue tests) [S].
 """
 
 from __future__ import annotations
@@ -212,7 +212,8 @@ def _groups(items: dict[str, Any]) -> dict[Any, list[str]]:
 
 
 def _pfc(switch: SwitchPlan) -> list[dict[str, Any]]:
-    by_port = {p.name: (tuple(sorted(p.pfc_priorities)), metres(p.cable_m)) for p in switch.ports if p.lossless}
+    by_port = {p.name: (tuple(sorted(p.pfc_priorities)), metres(p.cable_m)) for p in switch.ports
+               if p.lossless}
     groups = _groups(by_port)
     out = []
     for (prios, cable), ports in sorted(groups.items()):
@@ -230,7 +231,8 @@ def _ecn(plan: Plan, switch: SwitchPlan) -> list[dict[str, Any]]:
     out = []
     for name, ports in sorted(groups.items()):
         if name not in profiles:
-            raise ValueError(f"{switch.name}: ports {', '.join(ports)} use ECN profile {name} not in ecn_profiles")
+            raise ValueError(f"{switch.name}: ports {', '.join(ports)} use ECN profile {name} not in "
+                             "ecn_profiles")
         e = profiles[name]
         out.append({"name": DEFAULT_PROFILE if len(groups) == 1 else name, "plan_name": name,
                     "queues": queues, "queue_list": id_list(queues), "min": e.kmin_bytes, "max": e.kmax_bytes,
@@ -268,11 +270,13 @@ def _pools(switch: SwitchPlan) -> list[dict[str, Any]]:
         raise ValueError(f"{switch.name}: ingress pools {[p.name for p in pools]} have no size")
     exact = [p.size_bytes * 100 / total for p in pools]
     percent = [math.floor(x) for x in exact]
-    by_remainder = sorted(range(len(pools)), key=lambda i: (-(exact[i] - percent[i]), pools[i].name != "ingress_lossless_pool"))
+    by_remainder = sorted(range(len(pools)), key=lambda i: (-(exact[i] - percent[i]),
+                                                            pools[i].name != "ingress_lossless_pool"))
     for i in by_remainder[:100 - sum(percent)]:
         percent[i] += 1
     if any(x < 1 for x in percent):
-        raise ValueError(f"{switch.name}: traffic pool shares {percent} % of {[p.name for p in pools]}: each needs >= 1 %")
+        raise ValueError(f"{switch.name}: traffic pool shares {percent} % of {[p.name for p in pools]}: each "
+                         "needs >= 1 %")
     return [{"name": TRAFFIC_POOL_BY_PLAN_POOL[p.name], "percent": x} for p, x in zip(pools, percent)]
 
 
@@ -281,7 +285,8 @@ def _watchdog(switch: SwitchPlan) -> dict[str, Any]:
     if not wd.enabled:
         return {"enabled": False}
     if wd.action not in WATCHDOG_ACTIONS:
-        raise ValueError(f"{switch.name}: Cumulus PFC watchdog can only drop, the plan asks for {wd.action!r}")
+        raise ValueError(f"{switch.name}: Cumulus PFC watchdog can only drop, the plan asks for "
+                         f"{wd.action!r}")
     if wd.detection_ms % wd.poll_ms:
         raise ValueError(f"{switch.name}: detection {wd.detection_ms} ms is not a whole number of "
                          f"{wd.poll_ms} ms polls (NVUE robustness)")
@@ -324,7 +329,8 @@ def build_context(plan: Plan, switch: SwitchPlan) -> dict[str, Any]:
         "off": grammar.off,
         "watchdog_on": grammar.watchdog_on,
         "header": {"switch": switch.name, "model": switch.model, "asic": switch.asic, "site": plan.site,
-                   "generator": plan.generator, "cl_version": grammar.release, "os_version": switch.os_version},
+                   "generator": plan.generator, "cl_version": grammar.release,
+                   "os_version": switch.os_version},
         "profile": DEFAULT_PROFILE,
         "roce_mode": ROCE_MODE,
         "trust": TRUST_KEYWORD[c.trust],
@@ -351,19 +357,23 @@ def render_findings(plan: Plan, switch: SwitchPlan) -> list[Finding]:
     out = _release_findings(switch) + _class_findings(plan, switch)
     if any(p.headroom is not None for p in switch.ports):
         out.append(Finding(rule="RT241", severity=Severity.info, location=where,
-                           message="NVUE derives PFC headroom from the PFC profile's cable-length: the plan's per-port "
-                                   "headroom (xon/xoff/size) is a review number, not configured",
-                           fix="compare with 'nv show qos pfc' / 'nv show interface <swp> qos buffer' after apply"))
+                           message="NVUE derives PFC headroom from the PFC profile's cable-length: the "
+                                   "plan's per-port headroom (xon/xoff/size) is a review number, not "
+                                   "configured",
+                           fix="compare with 'nv show qos pfc' / 'nv show interface <swp> qos buffer' after "
+                           "apply"))
     wd = switch.watchdog
     if wd.enabled:
         out.append(Finding(rule="RT241", severity=Severity.info, location=where,
-                           message=f"Cumulus PFC watchdog has no restoration timer: plan restoration {wd.restoration_ms} ms "
-                                   "is not rendered (a queue is restored after a poll interval without pause frames)",
+                           message="Cumulus PFC watchdog has no restoration timer: plan restoration "
+                                   f"{wd.restoration_ms} ms is not rendered (a queue is restored after a "
+                                   "poll interval without pause frames)",
                            fix="none available in NVUE"))
     odd = sorted({p.cable_m for p in switch.ports if p.lossless and p.cable_m != metres(p.cable_m)})
     if odd:
         out.append(Finding(rule="RT241", severity=Severity.info, location=where,
-                           message=f"NVUE cable-length is whole metres: plan cable lengths {odd} m rounded up",
+                           message=f"NVUE cable-length is whole metres: plan cable lengths {odd} m rounded "
+                           "up",
                            fix="none needed (a longer cable only adds headroom)"))
     return out + _lossy_ports_finding(plan, switch)
 
@@ -374,13 +384,14 @@ def _release_findings(switch: SwitchPlan) -> list[Finding]:
     where = Location(device=switch.name)
     if switch.os_version is None:
         return [Finding(rule="RT241", severity=Severity.info, location=where,
-                        message=f"NVUE syntax of Cumulus Linux {grammar.release} (default: the inventory gives no "
-                                f"os_version; known releases {', '.join(NVUE_GRAMMAR)})",
+                        message=f"NVUE syntax of Cumulus Linux {grammar.release} (default: the inventory "
+                                f"gives no os_version; known releases {', '.join(NVUE_GRAMMAR)})",
                         fix="set the switch's os_version in the inventory")]
     if not known:
         return [Finding(rule="RT241", severity=Severity.warning, location=where,
-                        message=f"Cumulus Linux {switch.os_version} is not a release roce-tune knows the NVUE syntax of: "
-                                f"the file follows Cumulus Linux {grammar.release} (known: {', '.join(NVUE_GRAMMAR)})",
+                        message=f"Cumulus Linux {switch.os_version} is not a release roce-tune knows the "
+                                f"NVUE syntax of: the file follows Cumulus Linux {grammar.release} (known: "
+                                f"{', '.join(NVUE_GRAMMAR)})",
                         fix="check each line with 'nv set ... ?' on the switch before applying")]
     return []
 
@@ -396,10 +407,10 @@ def _class_findings(plan: Plan, switch: SwitchPlan) -> list[Finding]:
     if bound and q0 not in plan.classification.lossless_queues:
         out.append(Finding(
             rule="RT241", severity=Severity.warning, location=where,
-            message=f"ECN on traffic class {q0}: default-global (and RoCE mode) marks it (min 150000 B, max 1500000 B), "
-                    f"but ports {', '.join(bound[:6])}{' ...' if len(bound) > 6 else ''} use per-port congestion-control "
-                    f"profiles with only the plan's lossless traffic classes, so they do not mark ECN on traffic class "
-                    f"{q0}",
+            message=f"ECN on traffic class {q0}: default-global (and RoCE mode) marks it (min 150000 B, max "
+                    f"1500000 B), but ports {', '.join(bound[:6])}{' ...' if len(bound) > 6 else ''} use "
+                    "per-port congestion-control profiles with only the plan's lossless traffic classes, so "
+                    f"they do not mark ECN on traffic class {q0}",
             fix="accept it, or add the traffic class to the per-port profiles by hand"))
     return out
 
@@ -413,8 +424,8 @@ def _lossy_ports_finding(plan: Plan, switch: SwitchPlan) -> list[Finding]:
         return []
     return [Finding(
         rule="RT241", severity=Severity.warning, location=Location(device=switch.name),
-        message=f"lossy ports {', '.join(lossy[:6])}{' ...' if len(lossy) > 6 else ''}: default-global PFC/ECN "
-                "profiles apply to them too, although the plan has them lossy",
+        message=f"lossy ports {', '.join(lossy[:6])}{' ...' if len(lossy) > 6 else ''}: default-global "
+                "PFC/ECN profiles apply to them too, although the plan has them lossy",
         fix="bind per-port profiles by hand where a lossy port must not get PFC")]
 
 
@@ -426,7 +437,8 @@ def render(plan: Plan, switch: SwitchPlan) -> dict[str, str]:
     """
     ctx = build_context(plan, switch)
     name = ("header", "switch")
-    out = {f"{switch.name}.{SPEC.extension}": render_device_template(SPEC.name, SPEC.aggregator, switch.name, ctx, name)}
+    out = {f"{switch.name}.{SPEC.extension}": render_device_template(SPEC.name, SPEC.aggregator, switch.name,
+                                                                     ctx, name)}
     for template, suffix in SPEC.extra_outputs:
         out[f"{switch.name}.{suffix}"] = render_device_template(SPEC.name, template, switch.name, ctx, name)
     return out
@@ -476,7 +488,8 @@ def render_lldp(device: str, ends: list[_lldp.RemoteEnd]) -> str:
     doc: dict[str, Any] = {}
     for e in ends:
         if e.remote_is_host:
-            port = {"type": "mac", "id": _lldp.mac_of(e.remote_system, e.remote_port), "description": e.remote_port}
+            port = {"type": "mac", "id": _lldp.mac_of(e.remote_system, e.remote_port),
+                    "description": e.remote_port}
         else:
             port = {"type": "ifname", "name": e.remote_port, "description": e.remote_port}
         doc[e.local_port] = {"type": "swp", "lldp": {"neighbor": {e.remote_system: {
@@ -508,7 +521,8 @@ def render_version(device: str, model: str, os_version: str | None) -> str:
     """One JSON document with what ``nv show system`` (``build``, ``hostname``) and ``nv show platform``
     (``product-name``, ``part-number``) report; the parser reads either command's output or both."""
     return _json.dumps({"hostname": device, "build": f"Cumulus Linux {os_version or CL_VERSION}",
-                        "product-name": model, "part-number": f"M{model}-WS2FO" if model.startswith("SN") else model,
+                        "product-name": model, "part-number": f"M{model}-WS2FO" if model.startswith("SN")
+                        else model,
                         "manufacturer": "Nvidia"}, indent=2) + "\n"
 
 
@@ -520,7 +534,8 @@ LLDP_FORMATS = (
 )
 VERSION_FORMATS = (
     _lldp.CaptureFormat("nv show system -o json / nv show platform -o json",
-                        r"^nv\s+show\s+(?:system|platform)\b", lambda t: '"build"' in t and "Cumulus Linux" in t
+                        r"^nv\s+show\s+(?:system|platform)\b",
+                        lambda t: '"build"' in t and "Cumulus Linux" in t
                         or '"product-name"' in t, parse_nv_system_json, "roce-tune"),
 )
 LLDP_RENDER_COMMAND = "nv show interface --view=lldp -o json"
@@ -546,7 +561,8 @@ def nv_lines(text: str) -> str:
 #: diff data: ``nv set qos`` lines are authoritative; a line is removed with ``nv unset``
 DIFF = _c.DiffRules(
     kind="set", owned_roots=("nv set qos ",), negate=("nv set ", "nv unset "),
-    disruptive=((r"^[+-]nv set qos traffic-pool", "a traffic-pool resize restarts the buffer configuration (switchd)"),
+    disruptive=((r"^[+-]nv set qos traffic-pool",
+                 "a traffic-pool resize restarts the buffer configuration (switchd)"),
                 (r"^\+nv set qos pfc ", _c.PFC_ON),
                 (r"^\+nv set interface \S+ qos pfc", _c.PFC_ON)),
     keep_lines=nv_lines,
@@ -703,18 +719,21 @@ def parse_roce_status(lines: list[tuple[int, str]]) -> dict[str, dict[Any, tuple
 #: show`` (NVUE YAML with ``- set:``), and the NVUE show commands of RoCE QoS and its counters (``kind``
 #: names the audit reader, roce_tune.audit.readers).
 CAPTURE_FORMATS: tuple[_CaptureFormat, ...] = (
-    _CaptureFormat(name="nv config show -o commands", kind="running_config", pattern=r"^nv set (?:qos|interface) "),
+    _CaptureFormat(name="nv config show -o commands", kind="running_config",
+                   pattern=r"^nv set (?:qos|interface) "),
     _CaptureFormat(name="nv config show", kind="running_config", pattern=r"^-\s+set:\s*$",
                    to_read_back=nvue_yaml_to_commands),
     _CaptureFormat(name="nv show qos roce counters", kind="roce_counters",
                    pattern=r"^\s*(rx|tx)-pfc-stats\b|^\s*tx-ecn-stats\b", parse=parse_cumulus_roce_counters),
-    _CaptureFormat(name="nv show qos roce", kind="roce_status", pattern=r"^\s*pfc-priority\s|^\s*congestion-mode\s",
+    _CaptureFormat(name="nv show qos roce", kind="roce_status",
+                   pattern=r"^\s*pfc-priority\s|^\s*congestion-mode\s",
                    parse=parse_roce_status),
     # these two words appear in other vendors' queue output too: a prompt naming another command is not this
     _CaptureFormat(name="nv show interface counters qos", kind="counters_qos",
                    pattern=r"PFC Statistics|Egress Queue Statistics", command=r"^(?:sudo\s+)?nv\s",
                    fallback=True, parse=parse_cumulus_counters_qos),
-    _CaptureFormat(name="nv show interface qos pfc-watchdog", kind="pfc_watchdog_port", pattern=r"deadlock-count",
+    _CaptureFormat(name="nv show interface qos pfc-watchdog", kind="pfc_watchdog_port",
+                   pattern=r"deadlock-count",
                    command=r"^(?:sudo\s+)?nv\s", fallback=True, parse=parse_cumulus_pfc_watchdog),
 )
 #: read-only commands ``audit --live`` runs (``{port}``: each lossless port of the plan)

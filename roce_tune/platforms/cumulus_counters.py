@@ -1,4 +1,5 @@
-"""NVIDIA Cumulus Linux (NVUE) switch counters (the platform's :class:`~roce_tune.platforms.contract.CounterReader`).
+"""NVIDIA Cumulus Linux (NVUE) switch counters (the platform's
+:class:`~roce_tune.platforms.contract.CounterReader`).
 
 Commands per lossless port, CL 5.5 and later (CL ≤ 5.4 spelled the first ``nv show interface swpN qos
 counters``); shapes from the NVUE command reference (CumulusNetworks/docs) and the CL RoCE page:
@@ -124,7 +125,8 @@ def _indexed_counts(header: list[str], rows: list[list[str]], cols: dict[str, st
 
 
 def _split_unit_cells(tokens: list[str], n: int) -> list[str]:
-    """Re-join ``["0", "Bytes", "12"]`` into ``["0 Bytes", "12"]`` (unit words belong to the number before)."""
+    """Re-join ``["0", "Bytes", "12"]`` into ``["0 Bytes", "12"]`` (unit words belong to the number
+    before)."""
     cells: list[str] = []
     for tok in tokens:
         if cells and to_int(tok) is None and re.fullmatch(r"[A-Za-z]+", tok) and tok.lower() != "n/a":
@@ -135,7 +137,8 @@ def _split_unit_cells(tokens: list[str], n: int) -> list[str]:
 
 
 def parse_cumulus_roce_counters(text: str, port: str, ecn_queue: int, pfc_prio: int) -> PortCounters:
-    """``nv show interface PORT qos roce counters`` → ``{port: {"q3_ecn_marked_pkts", "pfc_rx_prio3", "pfc_tx_prio3"}}``.
+    """``nv show interface PORT qos roce counters`` → ``{port: {"q3_ecn_marked_pkts", "pfc_rx_prio3",
+    "pfc_tx_prio3"}}``.
 
     The tree is ``rx-stats / rx-pfc-stats / pause-packets  184  …`` by indentation; only RoCE
     traffic is counted, so the figures are stored on the lossless queue ``ecn_queue`` / priority
@@ -165,7 +168,8 @@ def parse_cumulus_roce_counters(text: str, port: str, ecn_queue: int, pfc_prio: 
 
 
 def parse_cumulus_pfc_watchdog(text: str, port: str) -> PortCounters:
-    """``nv show interface PORT qos pfc-watchdog`` → ``{port: {"q3_wd_storm_detected": n}}`` from ``deadlock-count``."""
+    """``nv show interface PORT qos pfc-watchdog`` → ``{port: {"q3_wd_storm_detected": n}}`` from
+    ``deadlock-count``."""
     vals: dict[str, int] = {}
     for _title, header, rows in _nvue_tables(text):
         if "deadlock-count" not in header:

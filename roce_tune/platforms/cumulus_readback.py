@@ -272,7 +272,8 @@ def expressible_qos(plan: Plan, switch: SwitchPlan) -> SwitchQos:
             upd.update(pfc_priorities=list(glob_pfc["priorities"]) if glob_pfc else [],
                        cable_m=float(glob_pfc["cable"]) if glob_pfc else None,
                        ecn={q: QueueEcn(kmin_bytes=glob_ecn["min"], kmax_bytes=glob_ecn["max"],
-                                        pmax_percent=float(glob_ecn["probability"])) for q in glob_ecn["queues"]}
+                                        pmax_percent=float(glob_ecn["probability"]))
+                            for q in glob_ecn["queues"]}
                        if glob_ecn else None)
         ports[n] = p.model_copy(update=upd)
     wd = exp.watchdog.model_copy(update={"restoration_ms": None}) if exp.watchdog is not None else None

@@ -31,8 +31,9 @@ Syntax checked against:
   The same source notes the watchdog only monitors queues with guaranteed bandwidth on Trident II
   (``bandwidth guaranteed``); roce-tune does not render that (not a knob on TH/Jericho) — see gaps.
 * [U] scheduling: EOS queues default to strict priority and ``no priority`` moves a queue into the
-  round-robin set; whether the RR set must be the contiguous low queues is platform-specific (docs/derivation.md#platform-syntax
-  not found in a public source). roce-tune writes exactly the plan's queues (DWRR ``no priority`` + ``bandwidth percent``, CNP
+  round-robin set; whether the RR set must be the contiguous low queues is platform-specific
+  (docs/derivation.md#platform-syntax not found in a public source). roce-tune writes exactly the plan's
+  queues (DWRR ``no priority`` + ``bandwidth percent``, CNP
   ``priority strict``) and leaves the others at the device default.
 * [S] interface MTU: every Arista example uses ``mtu 9214`` (the EOS L3 maximum); plan MTUs above it are
   clamped here and the clamp is written as a comment.
@@ -72,7 +73,8 @@ SPEC = PlatformSpec(
     negate_prefix="no ",
     comment_prefix="!",
     indent=3,
-    source="aristanetworks/avd eos_cli_config_gen j2templates (qos, qos-profiles, tx-queues, priority-flow-control)",
+    source="aristanetworks/avd eos_cli_config_gen j2templates (qos, qos-profiles, tx-queues, "
+           "priority-flow-control)",
     show_commands={
         "running_config": "show running-config",
         "session_diff": "show session-config diffs",
@@ -94,7 +96,8 @@ SECRET_PATTERNS: tuple[SecretPattern, ...] = IOS_STYLE_SECRETS
 
 #: Per-queue config sub-mode by ASIC family (catalog ``family``): unicast queues on Broadcom XGS
 #: (Trident/Tomahawk), one queue set on DNX (Jericho). [V] AVD has both; [S] family split.
-QUEUE_KEYWORD_BY_FAMILY: dict[str, str] = {"tomahawk": "uc-tx-queue", "trident": "uc-tx-queue", "jericho": "tx-queue"}
+QUEUE_KEYWORD_BY_FAMILY: dict[str, str] = {"tomahawk": "uc-tx-queue", "trident": "uc-tx-queue",
+                                           "jericho": "tx-queue"}
 #: plan trust -> ``qos trust`` keyword [V AVD].
 TRUST_KEYWORD: dict[str, str] = {"dscp": "dscp", "pcp": "cos"}
 #: plan watchdog action -> EOS per-port stuck-queue action [V AVD qos_profiles: drop | notify-only; default
@@ -183,14 +186,15 @@ def _profiles(plan: Plan, switch: SwitchPlan) -> list[dict[str, object]]:
     for p in switch.ports:
         if p.lossless:
             if p.ecn_profile is None or p.ecn_profile not in by_name:
-                raise ValueError(f"{switch.name}:{p.name} is lossless but names ECN profile {p.ecn_profile!r}, "
-                                 f"not one of {sorted(by_name)}")
+                raise ValueError(f"{switch.name}:{p.name} is lossless but names ECN profile "
+                                 f"{p.ecn_profile!r}, not one of {sorted(by_name)}")
             groups.setdefault(p.ecn_profile, []).append(p)
     out = []
     for name in sorted(groups):
         prios = {tuple(p.pfc_priorities) for p in groups[name]}
         if len(prios) != 1:
-            raise ValueError(f"{switch.name}: ports with ECN profile {name} differ in PFC priorities {sorted(prios)}")
+            raise ValueError(f"{switch.name}: ports with ECN profile {name} differ in PFC priorities "
+                             f"{sorted(prios)}")
         ecn = by_name[name]
         out.append({"name": profile_name(ecn), "ecn_name": ecn.name, "speed_gbps": ecn.speed_gbps,
                     "pfc_priorities": list(next(iter(prios))), "ecn": _ecn_line(ecn),
@@ -209,8 +213,8 @@ def _maps(plan: Plan) -> tuple[list[dict[str, object]], list[dict[str, int]]]:
         queue = cls.tc_to_queue[tc]
         if tc in FIXED_TC_QUEUE:  # not accepted in ``qos map``; a differing plan value is an RT241 finding
             if FIXED_TC_QUEUE[tc] != queue and tc in cls.dscp_to_tc.values():
-                raise ValueError(f"EOS fixes traffic-class {tc} to tx-queue {FIXED_TC_QUEUE[tc]}; plan maps it to "
-                                 f"{queue} and classifies DSCPs to it")
+                raise ValueError(f"EOS fixes traffic-class {tc} to tx-queue {FIXED_TC_QUEUE[tc]}; plan maps "
+                                 f"it to {queue} and classifies DSCPs to it")
             continue
         tc_maps.append({"tc": tc, "queue": queue})
     return dscp_maps, tc_maps
@@ -293,17 +297,19 @@ def render_findings(plan: Plan, switch: SwitchPlan) -> list[Finding]:
         if cls.tc_to_queue.get(tc, fixed) != fixed:
             out.append(Finding(
                 rule="RT241", severity=Severity.info, location=where,
-                message=f"EOS fixes traffic-class {tc} to tx-queue {fixed} (the switch's own control traffic, strict "
-                        f"priority by default): the plan's TC {tc} -> queue {cls.tc_to_queue[tc]} is not rendered "
-                        "(no DSCP is classified to it)",
+                message=f"EOS fixes traffic-class {tc} to tx-queue {fixed} (the switch's own control "
+                        f"traffic, strict priority by default): the plan's TC {tc} -> queue "
+                        f"{cls.tc_to_queue[tc]} is not rendered (no DSCP is classified to it)",
                 fix="none needed; rendering refuses a plan that classifies DSCPs to that traffic class"))
     clamped = sorted(p.name for p in switch.ports if p.mtu > MAX_MTU)
     if clamped:
         out.append(Finding(
             rule="RT241", severity=Severity.warning, location=where,
-            message=f"plan MTU {max(p.mtu for p in switch.ports)} is above the EOS maximum {MAX_MTU}: rendered as "
-                    f"mtu {MAX_MTU} on {len(clamped)} port(s) ({', '.join(clamped[:4])}{' ...' if len(clamped) > 4 else ''})",
-            fix=f"set policy.mtu to {MAX_MTU} or less for a fabric with EOS switches (hosts' MTU stays below it)"))
+            message=f"plan MTU {max(p.mtu for p in switch.ports)} is above the EOS maximum {MAX_MTU}: "
+                    f"rendered as mtu {MAX_MTU} on {len(clamped)} port(s) "
+                    f"({', '.join(clamped[:4])}{' ...' if len(clamped) > 4 else ''})",
+            fix=f"set policy.mtu to {MAX_MTU} or less for a fabric with EOS switches (hosts' MTU stays below "
+                "it)"))
     for e in switch.ecn_profiles:
         for what, v in (("Pmax", e.pmax_percent), ("drop probability", e.drop_probability_percent)):
             if v is not None and max(1, min(100, round(v))) != v:
@@ -314,8 +320,10 @@ def render_findings(plan: Plan, switch: SwitchPlan) -> list[Finding]:
     if any(p.headroom is not None for p in switch.ports):
         out.append(Finding(
             rule="RT241", severity=Severity.warning, location=where,
-            message="EOS output does not configure per-port PFC headroom (xon/xoff/size): the switch keeps its own; "
-                    "the plan's values are listed as comments", fix="check 'show priority-flow-control' after apply"))
+            message="EOS output does not configure per-port PFC headroom (xon/xoff/size): the switch keeps "
+                    "its own; the plan's values are listed as comments", fix="check 'show "
+                                                                             "priority-flow-control' after "
+                                                                             "apply"))
     return out
 
 
@@ -356,7 +364,8 @@ def build_context(plan: Plan, switch: SwitchPlan) -> dict[str, object]:
     for s in sorted(cls.schedulers, key=lambda s: s.queue):
         if s.mode == "dwrr" and s.weight_percent is None:
             raise ValueError(f"scheduler {s.name} (queue {s.queue}) is dwrr without a weight")
-        schedulers.append({"queue": s.queue, "strict": s.mode == "strict", "weight": s.weight_percent, "name": s.name})
+        schedulers.append({"queue": s.queue, "strict": s.mode == "strict", "weight": s.weight_percent,
+                           "name": s.name})
     return {
         "c": SPEC.comment_prefix,
         "sections": SPEC.sections,
@@ -424,7 +433,8 @@ def render_lldp(device: str, ends: list[_lldp.RemoteEnd]) -> str:
     table = {}
     for e in ends:
         if e.remote_is_host:
-            info = {"interfaceIdType": "macAddress", "interfaceId": _lldp.mac_of(e.remote_system, e.remote_port),
+            info = {"interfaceIdType": "macAddress", "interfaceId": _lldp.mac_of(e.remote_system,
+                                                                                 e.remote_port),
                     "interfaceId_v2": _lldp.mac_of(e.remote_system, e.remote_port),
                     "interfaceDescription": e.remote_port}
         else:
@@ -462,8 +472,8 @@ def render_version(device: str, model: str, os_version: str | None) -> str:
             "Hardware MAC address: 0200.0000.0001\nSystem MAC address: 0200.0000.0001\n\n"
             f"Software image version: {os_version or '4.32.1F'}\nArchitecture: x86_64\n"
             "Internal build version: 4.32.1F-0000000.4321F\nInternal build ID: 0a1b2c3d\n"
-            "Image format version: 3.0\nImage optimization: Default\n\nUptime: 2 weeks, 1 day, 3 hours and 4 minutes\n"
-            "Total memory: 32593580 kB\nFree memory: 27055904 kB\n")
+            "Image format version: 3.0\nImage optimization: Default\n\nUptime: 2 weeks, 1 day, 3 hours and 4 "
+            "minutes\nTotal memory: 32593580 kB\nFree memory: 27055904 kB\n")
 
 
 LLDP_FORMATS = (
@@ -496,11 +506,13 @@ from roce_tune.platforms.eos_readback import (  # noqa: E402,F401
 DIFF = _c.DiffRules(
     kind="hier", hier_platform=_HierPlatform.ARISTA_EOS, indent=3,
     owned_sections=(r"^qos profile ROCE", ),
-    idempotent=(("qos profile ", "tx-queue ", "random-detect ecn "), ("qos profile ", "tx-queue ", "bandwidth "),
+    idempotent=(("qos profile ", "tx-queue ", "random-detect ecn "),
+                ("qos profile ", "tx-queue ", "bandwidth "),
                 ("qos profile ", "priority-flow-control pause watchdog ")),
     stale=(rf"^qos profile {_c.OWN_NAME_RE}$",),
     disruptive=((r"^\+\s*priority-flow-control (on|priority \d+ no-drop)", _c.PFC_ON),
-                (r"^\+\s*service-profile ", "a new QoS profile on a live port reprograms its queues and PFC")),
+                (r"^\+\s*service-profile ",
+                 "a new QoS profile on a live port reprograms its queues and PFC")),
 )
 
 
@@ -536,7 +548,8 @@ def _left_as_is(progress: dict[str, object], tag: str, confirm_s: int) -> str:
     if progress.get("committed"):
         return (f"committed with a commit timer: EOS reverts it by itself within {confirm_s} s; "
                 f"to revert now: `configure session {tag} abort`")
-    return f"running config unchanged; the uncommitted session {tag} may be left: `no configure session {tag}`"
+    return (f"running config unchanged; the uncommitted session {tag} may be left: `no configure session "
+            f"{tag}`")
 
 
 PUSH = _c.PushMethod(
@@ -550,8 +563,8 @@ PUSH = _c.PushMethod(
 
 CAPABILITIES = _c.Capabilities(
     knobs=("pfc", "watchdog", "ecn", "ecn_drop", "scheduler", "dscp_map", "headroom", "mtu"),
-    watchdog_note="Arista EOS watchdog defaults not found [gap]: SONiC start_default values (EOS takes seconds: "
-                  "timeout, recovery-time, polling-interval)",
+    watchdog_note="Arista EOS watchdog defaults not found [gap]: SONiC start_default values (EOS takes "
+                  "seconds: timeout, recovery-time, polling-interval)",
     watchdog_poll_half=("; EOS polling <= half the timeout",
                         "EOS requires the polling interval at most half the timeout"),
 )
@@ -596,8 +609,8 @@ from roce_tune.platforms.eos_counters import (  # noqa: E402
 #: (``qos map dscp … to traffic-class``, ``qos profile``, ``service-profile``).
 CAPTURE_FORMATS: tuple[_CaptureFormat, ...] = (
     _CaptureFormat(name="show running-config", kind="running_config",
-                   pattern=r"^! Command: show running-config|^! device: .*EOS-|^qos map dscp [\d ]+ to traffic-class|"
-                           r"^qos profile \S+|^\s+service-profile \S+"),
+                   pattern=r"^! Command: show running-config|^! device: .*EOS-|^qos map dscp [\d ]+ to "
+                           r"traffic-class|^qos profile \S+|^\s+service-profile \S+"),
     _CaptureFormat(name="show priority-flow-control counters | json", kind="pfc_counters_json",
                    pattern=r'"interfaceCounters"', parse=parse_eos_pfc_counters_json),
     _CaptureFormat(name="show qos interfaces ecn counters queue", kind="ecn_counters_queue",

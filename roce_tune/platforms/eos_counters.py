@@ -61,7 +61,8 @@ def commands(sw: SwitchPlan) -> list[str]:
 
 
 def parse(sw: SwitchPlan, outputs: dict[str, str]) -> CounterReading:
-    """Outputs of :func:`commands` (by command) → per-port counters (a PFC output without JSON is an error)."""
+    """Outputs of :func:`commands` (by command) → per-port counters (a PFC output without JSON is an
+    error)."""
     ports: PortCounters = {}
     errors: tuple[str, ...] = ()
     try:

@@ -6,8 +6,9 @@ RDMA-CM, DCQCN enable per priority and its parameters, and the CNP DSCP/priority
 value back and exits 1 naming each mismatch. With ``--save FILE`` it first writes FILE, a restore point:
 every value it is about to set, read as found and written as the commands that put it back (apply runs
 it when a host push fails). ``--check`` changes nothing and only reads back. All of it is runtime state
-(lost at reboot): run the script from a systemd oneshot. Every device name and value goes through ``shell_quote``; every sysfs path is
-prefixed with ``${ROCE_TUNE_SYSROOT:-}`` so tests can run the real script against a fake tree.
+(lost at reboot): run the script from a systemd oneshot. Every device name and value goes through
+``shell_quote``; every sysfs path is prefixed with ``${ROCE_TUNE_SYSROOT:-}`` so tests can run the real script
+against a fake tree.
 
 Checked against:
 
@@ -17,16 +18,16 @@ Checked against:
   ``--trust`` and ``--dscp2prio`` are refused in one call, so they are two calls. Read-back parses its
   report: ``Priority trust state: <t>``, ``Cable len: <n>``, ``PFC configuration:`` / ``enabled 0 0 0 1 ...``,
   ``dscp2prio mapping:`` / ``prio:<p> dscp:<dd>,<dd>,``.
-* Default DSCP->priority with DSCP trust is ``dscp >> 3`` (docs/derivation.md#dcqcn-parameters, ``mlnx_qos`` output [V]); only
-  entries that differ are written.
+* Default DSCP->priority with DSCP trust is ``dscp >> 3`` (docs/derivation.md#dcqcn-parameters, ``mlnx_qos``
+  output [V]); only entries that differ are written.
 * Mellanox/mlnx-tools ``sbin/cma_roce_tos`` / ``cma_roce_mode`` [V]: ``-d <dev> -p <port> -t <tos>``,
   ``-m 2`` writes ``RoCE v2``; without ``-t``/``-m`` they print the current value (used for read-back;
   they manage configfs themselves, so the script never touches ``/sys/kernel/config``).
 * MLNX_OFED mlx5 ``tc/<port>/traffic_class`` [V, driver source]: reads back as ``Global tclass=<n>``.
 * MLNX_OFED ECN sysfs [S]: ``/sys/class/net/<if>/ecn/roce_{rp,np}/enable/<prio>`` and parameters directly
-  under ``roce_rp/`` / ``roce_np/`` (``rpg_ai_rate``, ``cnp_dscp``, ``cnp_802p_prio`` …; docs/derivation.md#host-and-nic;
-  docs/derivation.md#dcqcn-parameters writes ``.../params/<attr>`` — the MLNX_OFED layout is used). The names mirror the
-  NVIDIA DOCA "DCQCN CC Parameters" names [V].
+  under ``roce_rp/`` / ``roce_np/`` (``rpg_ai_rate``, ``cnp_dscp``, ``cnp_802p_prio`` …;
+  docs/derivation.md#host-and-nic; docs/derivation.md#dcqcn-parameters writes ``.../params/<attr>`` — the
+  MLNX_OFED layout is used). The names mirror the NVIDIA DOCA "DCQCN CC Parameters" names [V].
 * Alternatives printed as comments: debugfs ``/sys/kernel/debug/mlx5/<pci>/cc_params/`` names from
   ``drivers/infiniband/hw/mlx5/cong.c`` [V]; ``mlxconfig`` keys from mstflint's parameter table [V].
 """
@@ -46,7 +47,8 @@ from roce_tune.platforms.templating import comment_safe, render_template
 #: bash condition each section runs under: sections that only read or comment run always (None); the
 #: restore point runs only with ``--save FILE``; all others write and are skipped by ``--check``.
 WRITE_GUARD = "(( RT_CHECK == 0 ))"
-SECTION_GUARDS: dict[str, str | None] = {"snapshot": '[[ -n "$RT_SAVE" ]]', "alternatives": None, "readback": None}
+SECTION_GUARDS: dict[str, str | None] = {"snapshot": '[[ -n "$RT_SAVE" ]]', "alternatives": None,
+                                         "readback": None}
 
 SPEC = PlatformSpec(
     name="host",
@@ -58,7 +60,8 @@ SPEC = PlatformSpec(
     negate_prefix=None,
     comment_prefix="#",
     indent=0,
-    source="Mellanox/mlnx-tools mlnx_qos, cma_roce_tos, cma_roce_mode; MLNX_OFED ECN sysfs; mlx5 cong.c; mstflint",
+    source="Mellanox/mlnx-tools mlnx_qos, cma_roce_tos, cma_roce_mode; MLNX_OFED ECN sysfs; mlx5 cong.c; "
+           "mstflint",
     show_commands={
         "qos": "mlnx_qos -i {netdev}",
         "link": "ip -o link show dev {netdev}",
@@ -88,13 +91,16 @@ DCQCN_KNOBS: dict[str, Knob] = {
     "rpg_gd": Knob("roce_rp", "rpg_gd", "rp_gd", "RPG_GD"),
     "rpg_min_dec_fac_percent": Knob("roce_rp", "rpg_min_dec_fac", "rp_min_dec_fac", "RPG_MIN_DEC_FAC"),
     "rpg_min_rate_mbps": Knob("roce_rp", "rpg_min_rate", "rp_min_rate", "RPG_MIN_RATE"),
-    "rate_to_set_on_first_cnp_mbps": Knob("roce_rp", "rate_to_set_on_first_cnp", "rp_rate_to_set_on_first_cnp",
+    "rate_to_set_on_first_cnp_mbps": Knob("roce_rp", "rate_to_set_on_first_cnp",
+                                          "rp_rate_to_set_on_first_cnp",
                                           "RATE_TO_SET_ON_FIRST_CNP"),
     "dce_tcp_g": Knob("roce_rp", "dce_tcp_g", "rp_dce_tcp_g", "DCE_TCP_G"),
     "dce_tcp_rtt_us": Knob("roce_rp", "dce_tcp_rtt", "rp_dce_tcp_rtt", "DCE_TCP_RTT"),
-    "rate_reduce_monitor_period_us": Knob("roce_rp", "rate_reduce_monitor_period", "rp_rate_reduce_monitor_period",
+    "rate_reduce_monitor_period_us": Knob("roce_rp", "rate_reduce_monitor_period",
+                                          "rp_rate_reduce_monitor_period",
                                           "RATE_REDUCE_MONITOR_PERIOD"),
-    "initial_alpha_value": Knob("roce_rp", "initial_alpha_value", "rp_initial_alpha_value", "INITIAL_ALPHA_VALUE"),
+    "initial_alpha_value": Knob("roce_rp", "initial_alpha_value", "rp_initial_alpha_value",
+                                "INITIAL_ALPHA_VALUE"),
     "clamp_tgt_rate": Knob("roce_rp", "clamp_tgt_rate", "rp_clamp_tgt_rate", "CLAMP_TGT_RATE"),
     "clamp_tgt_rate_after_time_inc": Knob("roce_rp", "clamp_tgt_rate_after_time_inc", "rp_clamp_tgt_rate_ati",
                                           "CLAMP_TGT_RATE_AFTER_TIME_INC"),
@@ -134,7 +140,8 @@ def _check(regex: re.Pattern[str], value: str, what: str) -> str:
 
 
 def default_dscp_priority(dscp: int) -> int:
-    """ConnectX default DSCP -> priority with DSCP trust (``dscp >> 3``). ``default_dscp_priority(26) == 3``."""
+    """ConnectX default DSCP -> priority with DSCP trust (``dscp >> 3``). ``default_dscp_priority(26) ==
+    3``."""
     return dscp >> 3
 
 
@@ -160,11 +167,13 @@ def _knob_values(nic: NicPlan) -> list[tuple[Knob, int]]:
     Raises:
         KeyError: an unknown DCQCN key. ValueError: the params contradict the NIC's CNP DSCP/priority.
     """
-    values = {_knob(k): v for k, v in sorted(nic.dcqcn.params.items()) if _knob(k) not in (CNP_DSCP_KNOB, CNP_PRIO_KNOB)}
+    values = {_knob(k): v for k, v in sorted(nic.dcqcn.params.items()) if _knob(k) not in (CNP_DSCP_KNOB,
+                                                                                           CNP_PRIO_KNOB)}
     for knob, want in ((CNP_DSCP_KNOB, nic.cnp_dscp), (CNP_PRIO_KNOB, nic.cnp_priority)):
         key = next(k for k, kn in DCQCN_KNOBS.items() if kn == knob)
         if key in nic.dcqcn.params and nic.dcqcn.params[key] != want:
-            raise ValueError(f"{nic.netdev}: DCQCN {key}={nic.dcqcn.params[key]} contradicts the NIC's {want}")
+            raise ValueError(f"{nic.netdev}: DCQCN {key}={nic.dcqcn.params[key]} contradicts the NIC's "
+                             f"{want}")
         values[knob] = want
     return list(values.items())
 
@@ -199,22 +208,26 @@ def _nic_values(plan: Plan, nic: NicPlan) -> dict[str, object]:
     dscps, dscp2prio = _dscp2prio(plan, nic)
     lossless = [p for p, on in enumerate(nic.pfc_vector) if on]
     dc = nic.dcqcn
-    enable_prios = sorted(dc.enabled_priorities) if dc.enabled else sorted(set(lossless) | set(dc.enabled_priorities))
+    enable_prios = sorted(dc.enabled_priorities) if dc.enabled else sorted(set(lossless)
+                                                                           | set(dc.enabled_priorities))
     enable_value = 1 if dc.enabled else 0
     knobs = _knob_values(nic)
-    writes = [{"side": side, "file": f"enable/{p}", "value": enable_value} for p in enable_prios for side in ECN_SIDES]
+    writes = [{"side": side, "file": f"enable/{p}", "value": enable_value} for p in enable_prios
+              for side in ECN_SIDES]
     writes += [{"side": k.side, "file": k.sysfs, "value": v} for k, v in knobs]
     if dc.enabled:
         dcqcn_note = f"DCQCN on priorities {enable_prios} (notification and reaction point)"
     else:
-        dcqcn_note = f"DCQCN off on priorities {enable_prios}; relies on: {comment_safe(dc.relies_on) or 'n/a'}"
+        dcqcn_note = (f"DCQCN off on priorities {enable_prios}; relies on: "
+                      f"{comment_safe(dc.relies_on) or 'n/a'}")
     port = nic.rdma_port
     mask = sum(1 << p for p in enable_prios) if dc.enabled else 0
     mlxconfig = [f"{PRIO_MASK_STEM}_P{port}={mask}"] + [f"{k.mlxconfig}_P{port}={v}" for k, v in knobs]
     return {
         "dscp2prio": dscp2prio, "writes": writes, "set_key": repr((dscp2prio, writes)),
         "dscp2prio_note": ("non-default DSCP->priority entries" if dscp2prio else
-                           f"DSCP {dscps} -> priority already the default (dscp >> 3) or PCP trust: no --dscp2prio"),
+                           f"DSCP {dscps} -> priority already the default (dscp >> 3) or PCP trust: no "
+                           "--dscp2prio"),
         "dcqcn_note": dcqcn_note, "mlxconfig": " ".join(mlxconfig),
     }
 
@@ -228,7 +241,8 @@ def _nic(plan: Plan, nic: NicPlan, memo: NicMemo | None = None) -> dict[str, obj
     if len(nic.pfc_vector) != 8 or any(v not in (0, 1) for v in nic.pfc_vector):
         raise ValueError(f"{nic.netdev}: pfc_vector must be 8 entries of 0/1, got {nic.pfc_vector}")
     if nic.roce_tos & 0b11 != ECT0:
-        raise ValueError(f"{nic.netdev}: RoCE TOS {nic.roce_tos} does not carry ECT(0); DCQCN needs ECN-capable data")
+        raise ValueError(f"{nic.netdev}: RoCE TOS {nic.roce_tos} does not carry ECT(0); DCQCN needs "
+                         "ECN-capable data")
     if memo is None:
         values = _nic_values(plan, nic)
     else:
@@ -238,7 +252,8 @@ def _nic(plan: Plan, nic: NicPlan, memo: NicMemo | None = None) -> dict[str, obj
     pci = nic.pci_address if nic.pci_address and _PCI_RE.fullmatch(nic.pci_address) else None
     return {
         **values,
-        "netdev": _check(NETDEV_RE, nic.netdev, "netdev"), "rdma": _check(RDMA_DEVICE_RE, nic.rdma_device, "RDMA device"),
+        "netdev": _check(NETDEV_RE, nic.netdev, "netdev"), "rdma": _check(RDMA_DEVICE_RE, nic.rdma_device,
+                                                                          "RDMA device"),
         "port": nic.rdma_port, "model": comment_safe(nic.model), "speed_gbps": nic.speed_gbps,
         "switch_port": _check(ENDPOINT_RE, nic.switch_port, "switch port") if nic.switch_port else "none",
         "trust": nic.trust, "pfc": ",".join(str(v) for v in nic.pfc_vector), "cable_m": nic.cable_m,
@@ -269,8 +284,10 @@ def _value_sets(nics: list[dict[str, object]]) -> tuple[list[str], list[str]]:
         set_id = sets.get(key)
         if set_id is None:
             set_id = sets[key] = len(sets) + 1
-            dscp2prio += [f"{set_id} {e['dscp']} {e['prio']}" for e in n["dscp2prio"]]  # type: ignore[attr-defined]
-            ecn += [f"{set_id} {w['side']}/{w['file']} {w['value']}" for w in n["writes"]]  # type: ignore[attr-defined]
+            dscp2prio += [f"{set_id} {e['dscp']} {e['prio']}"
+                          for e in n["dscp2prio"]]  # type: ignore[attr-defined]
+            ecn += [f"{set_id} {w['side']}/{w['file']} {w['value']}"
+                    for w in n["writes"]]  # type: ignore[attr-defined]
         values = [n[k] for k in ("netdev", "rdma", "port", "trust", "pfc", "cable_len", "mtu", "tos")]
         n["fields"] = " ".join(str(v) for v in (*values, set_id))
     return dscp2prio, ecn
@@ -296,7 +313,8 @@ def build_context(plan: Plan, host: HostPlan, memo: NicMemo | None = None) -> di
         "shared": SHARED_SCRIPT,
         "host": {"name": _check(DEVICE_NAME_RE, host.name, "host name")},
         "plan": {k: comment_safe(v) for k, v in (("site", plan.site), ("generator", plan.generator),
-                                                 ("schema", plan.schema_version), ("inventory_file", plan.inventory_file),
+                                                 ("schema", plan.schema_version),
+                                                 ("inventory_file", plan.inventory_file),
                                                  ("inventory_sha256", plan.inventory_sha256))},
         "dscp2prio": dscp2prio,
         "ecn": ecn,
@@ -429,7 +447,8 @@ def _left_as_is(progress: dict[str, object], _tag: str, _confirm_s: int) -> str 
     restore = progress.get("restore")
     if restore:
         return (f"values may be changed (hosts have no commit-confirm); to revert: "
-                f"`bash {shlex.quote(str(restore))}` on the host (if it exists, it was written before any change)")
+                f"`bash {shlex.quote(str(restore))}` on the host (if it exists, it was written before any "
+                "change)")
     return None
 
 

@@ -60,7 +60,8 @@ SPEC = PlatformSpec(
     negate_prefix="delete ",
     comment_prefix="#",
     indent=0,
-    source="Juniper DSCP-based PFC, congestion-notification-profile, PFC watchdog pages; Apstra DCQCN configlet",
+    source="Juniper DSCP-based PFC, congestion-notification-profile, PFC watchdog pages; Apstra DCQCN "
+           "configlet",
     show_commands={
         "running_config": "show configuration class-of-service | display set",
         "candidate_diff": "show | compare",
@@ -124,8 +125,8 @@ def fill_levels(ecn: EcnProfile) -> tuple[int, int]:
     """
     buf = ecn.queue_buffer_bytes
     if buf is None or buf <= 0:
-        raise ValueError(f"ECN profile {ecn.name}: Junos takes ECN thresholds as percent of the queue buffer; "
-                         "the plan does not carry EcnProfile.queue_buffer_bytes to convert against")
+        raise ValueError(f"ECN profile {ecn.name}: Junos takes ECN thresholds as percent of the queue "
+                         "buffer; the plan does not carry EcnProfile.queue_buffer_bytes to convert against")
     lo, hi = max(1, ecn.kmin_bytes * 100 // buf), ecn.kmax_bytes * 100 // buf
     if not lo < hi <= 100:
         raise ValueError(f"ECN profile {ecn.name}: Kmin {ecn.kmin_bytes} B / Kmax {ecn.kmax_bytes} B of a "
@@ -167,15 +168,17 @@ def render_findings(plan: Plan, switch: SwitchPlan) -> list[Finding]:
             rule="RT241", severity=Severity.warning, location=Location(device=switch.name),
             message=f"Junos PFC watchdog has no action {wd.action!r} (watchdog-action is drop or forward): "
                     "no action is rendered, so the device default (drop: flush the stalled queue) applies",
-            fix="set policy.watchdog_action to drop or forward for Junos switches, or accept the drop default"))
+            fix="set policy.watchdog_action to drop or forward for Junos switches, or accept the drop "
+                "default"))
     for name in used:
         moved = fill_level_warnings(by_name[name])
         if moved:
             out.append(Finding(
                 rule="RT241", severity=Severity.warning, location=Location(device=switch.name),
                 message=f"Junos ECN profile {name}: {'; '.join(moved)}",
-                fix="the ramp stays below the PFC trigger, but marking starts later than derived: confirm with "
-                    "verify (ECN marks vs PFC pauses), or pin kmin/kmax to whole percents of the queue buffer"))
+                fix="the ramp stays below the PFC trigger, but marking starts later than derived: confirm "
+                    "with verify (ECN marks vs PFC pauses), or pin kmin/kmax to whole percents of the queue "
+                    "buffer"))
         else:
             out += _fill_level_info(switch.name, by_name[name])
     return out + _syntax_info(switch)
@@ -191,9 +194,9 @@ def _fill_level_info(device: str, ecn: EcnProfile) -> list[Finding]:
         return []
     return [Finding(
         rule="RT241", severity=Severity.info, location=Location(device=device),
-        message=f"Junos ECN profile {ecn.name}: Kmin/Kmax {ecn.kmin_bytes}/{ecn.kmax_bytes} B become whole-percent "
-                f"fill levels {lo}..{hi}% of the {buf} B queue buffer (= {lo * buf // 100}..{hi * buf // 100} B), "
-                f"Pmax {ecn.pmax_percent}% -> {pmax}%",
+        message=f"Junos ECN profile {ecn.name}: Kmin/Kmax {ecn.kmin_bytes}/{ecn.kmax_bytes} B become "
+                f"whole-percent fill levels {lo}..{hi}% of the {buf} B queue buffer (= "
+                f"{lo * buf // 100}..{hi * buf // 100} B), Pmax {ecn.pmax_percent}% -> {pmax}%",
         fix="none needed; pin kmin/kmax to whole percents of the queue buffer to render them exactly")]
 
 
@@ -206,8 +209,8 @@ def _syntax_info(switch: SwitchPlan) -> list[Finding]:
     if any(p.headroom is not None for p in lossless):
         out.append(Finding(
             rule="RT241", severity=Severity.info, location=where,
-            message="Junos sizes PFC headroom itself from each congestion-notification profile's cable-length: "
-                    "the plan's per-port headroom (xon/xoff/size) is not configured",
+            message="Junos sizes PFC headroom itself from each congestion-notification profile's "
+                    "cable-length: the plan's per-port headroom (xon/xoff/size) is not configured",
             fix="compare with 'show class-of-service shared-buffer' after apply"))
     odd = sorted({p.cable_m for p in lossless if p.cable_m != max(1, math.ceil(p.cable_m))})
     if odd:
@@ -220,15 +223,16 @@ def _syntax_info(switch: SwitchPlan) -> list[Finding]:
         polls = math.ceil(wd.detection_ms / wd.poll_ms)
         out.append(Finding(
             rule="RT241", severity=Severity.info, location=where,
-            message=f"Junos pfc-watchdog detection is whole polls: plan detection {wd.detection_ms} ms rendered as "
-                    f"{polls} x {wd.poll_ms} ms = {polls * wd.poll_ms} ms",
+            message=f"Junos pfc-watchdog detection is whole polls: plan detection {wd.detection_ms} ms "
+                    f"rendered as {polls} x {wd.poll_ms} ms = {polls * wd.poll_ms} ms",
             fix="pin detection_ms to a multiple of poll_ms"))
     return out
 
 
 def _fcs(plan: Plan) -> list[dict[str, object]]:
     cls = plan.classification
-    queues = sorted({cls.tc_to_queue[cls.dscp_to_tc[d]] for d in cls.dscp_to_tc} | {s.queue for s in cls.schedulers})
+    queues = sorted({cls.tc_to_queue[cls.dscp_to_tc[d]] for d in cls.dscp_to_tc}
+                    | {s.queue for s in cls.schedulers})
     by_queue: dict[int, list[int]] = {}
     for p in cls.lossless_priorities:
         by_queue.setdefault(cls.pfc_priority_to_queue[p], []).append(p)
@@ -236,7 +240,8 @@ def _fcs(plan: Plan) -> list[dict[str, object]]:
     for q in queues:
         prios = by_queue.get(q, [])
         if len(prios) > 1:
-            raise ValueError(f"queue {q} carries lossless priorities {prios}; a Junos class has one pfc-priority")
+            raise ValueError(f"queue {q} carries lossless priorities {prios}; a Junos class has one "
+                             "pfc-priority")
         dscps = sorted(d for d in cls.dscp_to_tc if cls.tc_to_queue[cls.dscp_to_tc[d]] == q)
         out.append({"name": FC_NAME.format(q=q), "queue": q, "pfc_priority": prios[0] if prios else None,
                     "code_points": " ".join(code_point(d) for d in dscps)})
@@ -253,7 +258,8 @@ def _ecn_profiles(switch: SwitchPlan) -> list[dict[str, object]]:
     out: list[dict[str, object]] = []
     for name in used:
         if name not in by_name:
-            raise ValueError(f"{switch.name}: a lossless port names ECN profile {name!r}, not one of {sorted(by_name)}")
+            raise ValueError(f"{switch.name}: a lossless port names ECN profile {name!r}, not one of "
+                             f"{sorted(by_name)}")
         ecn = by_name[name]
         lo, hi = fill_levels(ecn)
         pmax = max(1, min(100, round(ecn.pmax_percent)))
@@ -264,12 +270,15 @@ def _ecn_profiles(switch: SwitchPlan) -> list[dict[str, object]]:
         notes += [f"WARNING: {w}" for w in fill_level_warnings(ecn)]
         if ecn.drop_min_bytes is not None:
             notes.append("plan drop thresholds not rendered: non-ECT traffic is dropped on the same profile")
-        out.append({"ecn": _token(ecn.name, "ECN profile name"), "drop_profile": DROP_PROFILE.format(e=ecn.name),
-                    "map": SCHEDULER_MAP.format(e=ecn.name), "fill": f"{lo} {hi}", "prob": f"0 {pmax}", "notes": notes})
+        out.append({"ecn": _token(ecn.name, "ECN profile name"),
+                    "drop_profile": DROP_PROFILE.format(e=ecn.name),
+                    "map": SCHEDULER_MAP.format(e=ecn.name), "fill": f"{lo} {hi}", "prob": f"0 {pmax}",
+                    "notes": notes})
     return out
 
 
-def _schedulers(plan: Plan, ecn_profiles: list[dict[str, object]]) -> tuple[list[dict[str, object]], list[dict[str, object]]]:
+def _schedulers(plan: Plan, ecn_profiles: list[dict[str, object]]) -> tuple[list[dict[str, object]],
+                                                                            list[dict[str, object]]]:
     """Scheduler definitions and scheduler-map entries (lossless queues get one scheduler per ECN profile)."""
     cls = plan.classification
     lossless = set(cls.lossless_queues)
@@ -278,11 +287,14 @@ def _schedulers(plan: Plan, ecn_profiles: list[dict[str, object]]) -> tuple[list
     for s in sorted(cls.schedulers, key=lambda s: s.queue):
         if s.mode == "dwrr" and s.weight_percent is None:
             raise ValueError(f"scheduler {s.name} (queue {s.queue}) is dwrr without a weight")
-        names = ([(e["map"], ECN_SCHEDULER.format(q=s.queue, e=e["ecn"]), e["drop_profile"]) for e in ecn_profiles]
-                 if s.queue in lossless else [(e["map"], SCHEDULER.format(q=s.queue), None) for e in ecn_profiles])
+        names = ([(e["map"], ECN_SCHEDULER.format(q=s.queue, e=e["ecn"]),
+                   e["drop_profile"]) for e in ecn_profiles]
+                 if s.queue in lossless else [(e["map"], SCHEDULER.format(q=s.queue),
+                                               None) for e in ecn_profiles])
         for sm, sched, drop in names:
             if not any(d["name"] == sched for d in defs):
-                defs.append({"name": sched, "strict": s.mode == "strict", "weight": s.weight_percent, "drop_profile": drop})
+                defs.append({"name": sched, "strict": s.mode == "strict", "weight": s.weight_percent,
+                             "drop_profile": drop})
             entries.append({"map": sm, "fc": FC_NAME.format(q=s.queue), "scheduler": sched})
     entries.sort(key=lambda e: (str(e["map"]), str(e["fc"])))
     return defs, entries
@@ -317,14 +329,17 @@ def build_context(plan: Plan, switch: SwitchPlan) -> dict[str, object]:
     ecn_profiles = _ecn_profiles(switch)
     sched_defs, sm_entries = _schedulers(plan, ecn_profiles)
     lossless_ports = [p for p in switch.ports if p.lossless]
-    cnps = sorted({_cnp_name(p): max(1, math.ceil(p.cable_m)) for p in lossless_ports}.items(), key=lambda kv: kv[1])
+    cnps = sorted({_cnp_name(p): max(1, math.ceil(p.cable_m)) for p in lossless_ports}.items(),
+                  key=lambda kv: kv[1])
     ecn_map = {e["ecn"]: e["map"] for e in ecn_profiles}
     interfaces = []
     for p in switch.ports:
         notes = [] if p.admin_up else ["admin down in the inventory; roce-tune does not change admin state"]
         if not p.lossless:
-            notes.append(f"lossy ({p.peer_kind}/{p.direction}): MTU only, Junos default classification and scheduling")
-        interfaces.append({"name": _token(p.name, "interface name"), "mtu": p.mtu, "peer": p.peer, "notes": notes,
+            notes.append(f"lossy ({p.peer_kind}/{p.direction}): MTU only, Junos default classification and "
+                         "scheduling")
+        interfaces.append({"name": _token(p.name, "interface name"), "mtu": p.mtu, "peer": p.peer,
+                           "notes": notes,
                            "cnp": _cnp_name(p) if p.lossless else None,
                            "scheduler_map": ecn_map[p.ecn_profile] if p.lossless and p.ecn_profile else None})
     return {
@@ -378,8 +393,8 @@ def parse_lldp_json(text: str) -> list[_lldp.LldpNeighbor]:
     """``show lldp neighbors | display json``: ``lldp-neighbors-information[0].lldp-neighbor-information[]``
     with Junos's ``[{"data": …}]`` leaves: ``lldp-local-port-id`` (``lldp-local-interface`` on older
     releases), ``lldp-remote-system-name``, ``lldp-remote-port-id`` + ``-subtype`` or
-    ``lldp-remote-port-description``. Our own parser (JSON; ntc-templates ``juniper_junos_show_lldp_neighbors``
-    reads the text form).
+    ``lldp-remote-port-description``. Our own parser (JSON; ntc-templates
+    ``juniper_junos_show_lldp_neighbors`` reads the text form).
 
     Raises:
         LldpParseError: not JSON, or no ``lldp-neighbors-information``.
@@ -387,7 +402,8 @@ def parse_lldp_json(text: str) -> list[_lldp.LldpNeighbor]:
     doc = _lldp.json_block(text)
     info = doc.get("lldp-neighbors-information") if isinstance(doc, dict) else None
     if not isinstance(info, list):
-        raise _lldp.LldpParseError("no 'lldp-neighbors-information': not 'show lldp neighbors | display json'", 0)
+        raise _lldp.LldpParseError("no 'lldp-neighbors-information': not 'show lldp neighbors | display "
+                                   "json'", 0)
     out = []
     for block in info:
         for n in block.get("lldp-neighbor-information") or []:
@@ -411,11 +427,13 @@ def render_lldp(device: str, ends: list[_lldp.RemoteEnd]) -> str:
         rows.append({"lldp-local-port-id": d(e.local_port), "lldp-local-parent-interface-name": d("-"),
                      "lldp-remote-chassis-id-subtype": d("Mac address"),
                      "lldp-remote-chassis-id": d(_lldp.mac_of(e.remote_system, "chassis")),
-                     "lldp-remote-port-id-subtype": d("Mac address" if e.remote_is_host else "Interface name"),
+                     "lldp-remote-port-id-subtype": d("Mac address" if e.remote_is_host
+                                                      else "Interface name"),
                      "lldp-remote-port-id": d(pid), "lldp-remote-port-description": d(e.remote_port),
                      "lldp-remote-system-name": d(e.remote_system)})
     return _json.dumps({"lldp-neighbors-information": [{"attributes": {"junos:style": "brief"},
-                                                         "lldp-neighbor-information": rows}]}, indent=4) + "\n"
+                                                         "lldp-neighbor-information": rows}]},
+                       indent=4) + "\n"
 
 
 def parse_show_version(text: str) -> _lldp.DeviceFacts:
@@ -429,7 +447,8 @@ def parse_show_version(text: str) -> _lldp.DeviceFacts:
     if not rows:
         raise _lldp.LldpParseError("ntc-templates juniper_junos_show_version found no 'Hostname:' line", 0)
     model = rows[0].get("model") or ""
-    return _lldp.DeviceFacts(model=model.upper() or None, os_version=(rows[0].get("junos_version") or "").strip()
+    return _lldp.DeviceFacts(model=model.upper() or None, os_version=(rows[0].get("junos_version")
+                                                                      or "").strip()
                              or None, hostname=rows[0].get("hostname") or None)
 
 
@@ -442,7 +461,8 @@ def render_version(device: str, model: str, os_version: str | None) -> str:
 
 LLDP_FORMATS = (
     _lldp.CaptureFormat("show lldp neighbors | display json", r"^show\s+lldp\s+neighbors?\b.*display\s+json",
-                        lambda t: '"lldp-neighbors-information"' in t, parse_lldp_json, "roce-tune (Junos JSON)"),
+                        lambda t: '"lldp-neighbors-information"' in t, parse_lldp_json,
+                        "roce-tune (Junos JSON)"),
 )
 VERSION_FORMATS = (
     _lldp.CaptureFormat("show version", r"^show\s+version\b",
@@ -467,7 +487,8 @@ DIFF = _c.DiffRules(
     kind="set", owned_roots=("set class-of-service ",), negate=("set ", "delete "),
     disruptive=((r"^\+set class-of-service interfaces \S+ congestion-notification-profile",
                  "Junos QFX blocks the whole port while it reprograms PFC (loss on every queue)"),
-                (r"^[+-]set class-of-service shared-buffer", "a shared-buffer partition change re-carves the buffer")),
+                (r"^[+-]set class-of-service shared-buffer",
+                 "a shared-buffer partition change re-carves the buffer")),
 )
 
 
@@ -507,8 +528,8 @@ def _rollback(s: _c.PushSession, progress: dict[str, object]) -> None:
 def _left_as_is(progress: dict[str, object], _tag: str, confirm_s: int) -> str:
     minutes = max(1, round(confirm_s / 60))
     if progress.get("committed"):
-        return (f"committed with `commit confirmed {minutes}`: Junos reverts it by itself within {minutes} min; "
-                "to revert now: `rollback 1` and `commit` in `configure private`")
+        return (f"committed with `commit confirmed {minutes}`: Junos reverts it by itself within {minutes} "
+                "min; to revert now: `rollback 1` and `commit` in `configure private`")
     return "nothing committed: the private candidate is discarded when the session closes"
 
 
@@ -523,12 +544,12 @@ PUSH = _c.PushMethod(
 
 CAPABILITIES = _c.Capabilities(
     knobs=("pfc", "watchdog", "ecn", "scheduler", "dscp_map", "headroom", "mtu"),
-    watchdog_note="congestion-notification-profile ... pfc-watchdog: detection counted in polls (200/100 = 2); "
-                  "on Junos Evolved the recovery action is global and shared by all ports",
+    watchdog_note="congestion-notification-profile ... pfc-watchdog: detection counted in polls (200/100 = "
+                  "2); on Junos Evolved the recovery action is global and shared by all ports",
     watchdog_fixed_ms=(("poll_ms", 100), ("detection_ms", 200), ("restoration_ms", 200)),
     watchdog_fixed_formula="Juniper default",
-    watchdog_fixed_source="Junos 'PFC watchdog' docs: poll 100 ms, detection 2 polls (200 ms), recovery 200 ms "
-                          "(docs/derivation.md#pfc-watchdog)",
+    watchdog_fixed_source="Junos 'PFC watchdog' docs: poll 100 ms, detection 2 polls (200 ms), recovery 200 "
+                          "ms (docs/derivation.md#pfc-watchdog)",
 )
 
 # ---------------------------------------------------------------------------------------- INVENTORY

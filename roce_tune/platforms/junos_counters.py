@@ -50,7 +50,8 @@ def parse_junos_extensive_pfc(text: str) -> PortCounters:
 
 
 def parse_junos_interfaces_queue(text: str) -> PortCounters:
-    """``show interfaces queue IF`` → ``{IF: {"q3_tx_pkts", "q3_tx_bytes", "q3_drop_pkts", "q3_wred_drop_pkts", "q3_ecn_marked_pkts"}}``.
+    """``show interfaces queue IF`` → ``{IF: {"q3_tx_pkts", "q3_tx_bytes", "q3_drop_pkts",
+    "q3_wred_drop_pkts", "q3_ecn_marked_pkts"}}``.
 
     Only the ``Transmitted:`` section is read (``Queued:`` has ``Packets``/``Bytes`` too). When
     ``Tail-dropped packets`` reads ``Not Available`` (QFX), ``drop_pkts`` is ``Total-dropped`` minus
@@ -86,7 +87,8 @@ def parse_junos_interfaces_queue(text: str) -> PortCounters:
 def _queue_counters(q: int, r: dict[str, int]) -> dict[str, int]:
     """Counter names of queue ``q`` from its ``Transmitted:`` figures ``r`` (lower-case label -> value)."""
     vals: dict[str, int] = {}
-    for label, key in (("packets", "tx_pkts"), ("bytes", "tx_bytes"), ("red-dropped packets", "wred_drop_pkts"),
+    for label, key in (("packets", "tx_pkts"), ("bytes", "tx_bytes"),
+                       ("red-dropped packets", "wred_drop_pkts"),
                        ("ecn-ce packets", "ecn_marked_pkts")):
         if label in r:
             vals[f"q{q}_{key}"] = r[label]

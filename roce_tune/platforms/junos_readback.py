@@ -15,7 +15,8 @@ statements, ``#`` comments, bracket lists ``[ a b ]``, quoted words). Read under
   ``fill-level a drop-probability x`` pairs) — percent of the queue buffer, kept in percent
   (``kmin_percent``/``kmax_percent``); ``schedulers S drop-profile-map ... drop-profile D``,
   ``explicit-congestion-notification`` (a drop profile without it drops instead of marking: not ECN),
-  ``transmit-rate percent W`` / ``priority strict-high``; ``scheduler-maps M forwarding-class FC scheduler S``;
+  ``transmit-rate percent W`` / ``priority strict-high``; ``scheduler-maps M forwarding-class FC scheduler
+  S``;
 * ``interfaces IF congestion-notification-profile P | scheduler-map M | unit * classifiers dscp CL``; and
   ``set interfaces IF mtu N``.
 
@@ -70,7 +71,8 @@ def code_point(word: str) -> int | None:
 
 
 def _words(line: str) -> list[str] | None:
-    """``set`` line -> words after ``set`` (a ``[ ... ]`` list becomes one word ``"[a b]"``); None if not a set."""
+    """``set`` line -> words after ``set`` (a ``[ ... ]`` list becomes one word ``"[a b]"``); None if not a
+    set."""
     try:
         w = shlex.split(line, comments=False)
     except ValueError:
@@ -300,10 +302,11 @@ def read_back(text: str) -> SwitchQos:
 
 
 def expressible_qos(plan: Plan, switch: SwitchPlan) -> SwitchQos:
-    """The plan's QoS for ``switch`` as Junos can carry it: DSCP -> queue (no TC/PG maps), ECN as whole-percent
-    fill levels of the queue buffer (junos.fill_levels) with whole-percent Pmax, cable length in whole metres
-    (rounded up), watchdog detection as whole polls, an action without Junos equivalent absent, no headroom
-    (Junos sizes it from the cable length). Changes carry RT241 findings (junos.render_findings)."""
+    """The plan's QoS for ``switch`` as Junos can carry it: DSCP -> queue (no TC/PG maps), ECN as
+    whole-percent fill levels of the queue buffer (junos.fill_levels) with whole-percent Pmax, cable length in
+    whole metres (rounded up), watchdog detection as whole polls, an action without Junos equivalent absent,
+    no headroom (Junos sizes it from the cable length). Changes carry RT241 findings
+    (junos.render_findings)."""
     from roce_tune.platforms import junos
 
     exp = expected_qos(plan.classification, switch)

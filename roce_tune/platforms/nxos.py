@@ -9,7 +9,8 @@ their own thresholds), and ``type queuing`` input policies carry PFC headroom (o
 Syntax checked against:
 
 * Cisco's ``roce_enable.py`` (Paresh Gupta, v0.30; read in full, repository path unresolved [S]) and the
-  Azure Local TOR QoS reference [V], which agree: ``class-map type qos match-any``/``match dscp``, ``policy-map type qos``/``set qos-group``,
+  Azure Local TOR QoS reference [V], which agree: ``class-map type qos match-any``/``match dscp``,
+  ``policy-map type qos``/``set qos-group``,
   ``policy-map type network-qos``/``class type network-qos c-8q-nqN``/``mtu``/``pause pfc-cos``,
   ``policy-map type queuing``/``class type queuing c-out-8q-qN``/``bandwidth remaining percent``/
   ``priority level 1``/``random-detect minimum-threshold X kbytes maximum-threshold Y kbytes
@@ -19,8 +20,9 @@ Syntax checked against:
 * Ingress headroom: ``policy-map type queuing <in>``/``class type queuing c-in-qN``/``pause buffer-size
   B pause-threshold B resume-threshold B`` (bytes) — keyword order from the Microsoft Azure Stack HCI
   Nexus example and a 93180YC-EX lab write-up [S]; mandatory above 100 m of cable (Cisco QoS guide,
-  PFC guidelines [V per docs/derivation.md#platform-syntax]). Attaching an input queuing policy per interface is [U]. The three
-  numbers are the tuner's static-PG view of the plan's headroom (``Headroom.static_buffer_bytes``,
+  PFC guidelines [V per docs/derivation.md#platform-syntax]). Attaching an input queuing policy per interface
+  is [U]. The three numbers are the tuner's static-PG view of the plan's headroom
+  (``Headroom.static_buffer_bytes``,
   ``pause_threshold_bytes``, ``resume_threshold_bytes``: resume one MTU below pause), printed as they are.
 * Watchdog [V]: ``priority-flow-control watch-dog-interval on`` (Cisco Nexus 9000 NX-OS QoS Configuration
   Guide 7.x "Configuring a Priority Flow Control Watchdog Interval"; Azure Local TOR reference). The
@@ -55,7 +57,8 @@ SPEC = PlatformSpec(
     negate_prefix="no ",
     comment_prefix="!",
     indent=2,
-    source="Cisco roce_enable.py (Paresh Gupta); Azure Local TOR QoS reference; Cisco Nexus 9000 QoS guide 10.5(x)",
+    source="Cisco roce_enable.py (Paresh Gupta); Azure Local TOR QoS reference; Cisco Nexus 9000 QoS guide "
+           "10.5(x)",
     show_commands={
         "running_config": "show running-config",
         "checkpoint_diff": "show diff rollback-patch checkpoint {checkpoint} running-config",
@@ -177,24 +180,25 @@ def _headroom(hr: Headroom, queues: list[int]) -> dict[str, object]:
         raise ValueError(f"headroom profile {hr.profile}: the plan carries no static-PG buffer/pause/resume "
                          "thresholds (derive the plan with roce-tune's tuner)")
     if not 0 < resume < pause < size:
-        raise ValueError(f"headroom profile {hr.profile}: buffer {size} B, pause {pause} B, resume {resume} B "
-                         "need 0 < resume < pause < buffer")
-    note = (f"{hr.profile}: plan size {hr.size_bytes} B, xoff {hr.xoff_bytes} B, xon {hr.xon_bytes} B -> static PG "
-            f"buffer {size} B, pause at {pause} B, resume at {resume} B")
+        raise ValueError(f"headroom profile {hr.profile}: buffer {size} B, pause {pause} B, resume {resume} "
+                         "B need 0 < resume < pause < buffer")
+    note = (f"{hr.profile}: plan size {hr.size_bytes} B, xoff {hr.xoff_bytes} B, xon {hr.xon_bytes} B -> "
+            f"static PG buffer {size} B, pause at {pause} B, resume at {resume} B")
     return {"policy": ingress_policy(hr), "queues": [_cls(IN_CLASS, q) for q in queues], "size": size,
             "pause": pause, "resume": resume, "note": note}
 
 
 def _watchdog(switch: SwitchPlan) -> dict[str, object]:
     wd = switch.watchdog
-    notes = [(f"plan detection {wd.detection_ms} ms, restoration {wd.restoration_ms} ms, poll {wd.poll_ms} ms, "
-              f"action {wd.action}: not rendered (no Cisco source for the interval/multiplier CLI); device "
-              f"defaults apply (poll {DEFAULT_WATCHDOG_INTERVAL_MS} ms, drop) (RT241)")]
+    notes = [(f"plan detection {wd.detection_ms} ms, restoration {wd.restoration_ms} ms, poll {wd.poll_ms} "
+              f"ms, action {wd.action}: not rendered (no Cisco source for the interval/multiplier CLI); "
+              f"device defaults apply (poll {DEFAULT_WATCHDOG_INTERVAL_MS} ms, drop) (RT241)")]
     return {"enabled": wd.enabled, "notes": notes}
 
 
 def _ecn_findings(switch: SwitchPlan) -> list[Finding]:
-    """RT241 (info) per ECN profile in use whose thresholds are not whole kbytes or whose Pmax is fractional."""
+    """RT241 (info) per ECN profile in use whose thresholds are not whole kbytes or whose Pmax is
+    fractional."""
     out = []
     used = {p.ecn_profile for p in switch.ports if p.lossless}
     for e in sorted(switch.ecn_profiles, key=lambda e: e.name):
@@ -202,12 +206,13 @@ def _ecn_findings(switch: SwitchPlan) -> list[Finding]:
             continue
         kmin, kmax = kbytes(e.kmin_bytes), kbytes(e.kmax_bytes)
         pmax = max(1, min(100, round(e.pmax_percent)))
-        if (kmin * ECN_UNIT_BYTES, kmax * ECN_UNIT_BYTES, float(pmax)) != (e.kmin_bytes, e.kmax_bytes, e.pmax_percent):
+        if (kmin * ECN_UNIT_BYTES, kmax * ECN_UNIT_BYTES, float(pmax)) != (e.kmin_bytes, e.kmax_bytes,
+                                                                           e.pmax_percent):
             out.append(Finding(
                 rule="RT241", severity=Severity.info, location=Location(device=switch.name),
-                message=f"NX-OS ECN profile {e.name}: Kmin/Kmax {e.kmin_bytes}/{e.kmax_bytes} B rendered as {kmin}/{kmax} "
-                        f"{ECN_UNIT} (= {kmin * ECN_UNIT_BYTES}/{kmax * ECN_UNIT_BYTES} B, rounded down), Pmax "
-                        f"{e.pmax_percent}% as {pmax}%",
+                message=f"NX-OS ECN profile {e.name}: Kmin/Kmax {e.kmin_bytes}/{e.kmax_bytes} B rendered as "
+                        f"{kmin}/{kmax} {ECN_UNIT} (= {kmin * ECN_UNIT_BYTES}/{kmax * ECN_UNIT_BYTES} B, "
+                        f"rounded down), Pmax {e.pmax_percent}% as {pmax}%",
                 fix="none needed; pin kmin/kmax to multiples of 1024 B to render them exactly"))
     return out
 
@@ -221,9 +226,9 @@ def render_findings(plan: Plan, switch: SwitchPlan) -> list[Finding]:
         return _ecn_findings(switch)
     return _ecn_findings(switch) + [Finding(
         rule="RT241", severity=Severity.warning, location=Location(device=switch.name),
-        message=(f"NX-OS PFC watchdog: plan detection {wd.detection_ms} ms / restoration {wd.restoration_ms} ms / "
-                 f"poll {wd.poll_ms} ms / action {wd.action} are not rendered (no Cisco source found for the "
-                 f"watch-dog interval and multiplier commands); the device defaults apply (poll "
+        message=(f"NX-OS PFC watchdog: plan detection {wd.detection_ms} ms / restoration {wd.restoration_ms} "
+                 f"ms / poll {wd.poll_ms} ms / action {wd.action} are not rendered (no Cisco source found "
+                 "for the watch-dog interval and multiplier commands); the device defaults apply (poll "
                  f"{DEFAULT_WATCHDOG_INTERVAL_MS} ms, drop on a stuck no-drop queue)"),
         fix="set the watchdog timers on the switch by hand after checking the command reference of its NX-OS "
             "release; verify with 'show queuing pfc-queue detail'")]
@@ -235,8 +240,8 @@ def _lossless_groups(switch: SwitchPlan) -> dict[str, EcnProfile]:
     for p in switch.ports:
         if p.lossless:
             if p.ecn_profile not in by_name:
-                raise ValueError(f"{switch.name}:{p.name} is lossless but names ECN profile {p.ecn_profile!r}, "
-                                 f"not one of {sorted(by_name)}")
+                raise ValueError(f"{switch.name}:{p.name} is lossless but names ECN profile "
+                                 f"{p.ecn_profile!r}, not one of {sorted(by_name)}")
             used[p.ecn_profile] = by_name[p.ecn_profile]
     return dict(sorted(used.items()))
 
@@ -249,7 +254,8 @@ def _interface(p: PortPlan, ecn_by_name: dict[str, EcnProfile]) -> dict[str, obj
         notes.append(f"lossy ({p.peer_kind}/{p.direction}): PFC off, default classification, no ECN")
     return {"name": _token(p.name, "interface name"), "mtu": p.mtu, "peer": p.peer, "lossless": p.lossless,
             "classify": POLICY["classify"] if p.lossless else None,
-            "egress": egress_policy(ecn_by_name[p.ecn_profile]) if p.lossless and p.ecn_profile else POLICY["lossy_out"],
+            "egress": egress_policy(ecn_by_name[p.ecn_profile]) if p.lossless and p.ecn_profile
+            else POLICY["lossy_out"],
             "ingress": ingress_policy(p.headroom) if p.lossless and p.headroom else None, "notes": notes}
 
 
@@ -446,10 +452,13 @@ from roce_tune.platforms.nxos_readback import (  # noqa: E402,F401
 #: are kept for configs rendered before that naming
 DIFF = _c.DiffRules(
     kind="hier", hier_platform=_HierPlatform.CISCO_NXOS,
-    owned_sections=(r"^class-map type \S+ match-\S+ (RT_|ROCE|CNP)", r"^policy-map type \S+ (RT_|QOS_|ROCE|qos_network)"),
+    owned_sections=(r"^class-map type \S+ match-\S+ (RT_|ROCE|CNP)",
+                    r"^policy-map type \S+ (RT_|QOS_|ROCE|qos_network)"),
     stale=(r"^class-map type \S+ match-\S+ RT_\S+$", r"^policy-map type \S+ RT_\S+$"),
-    disruptive=((r"^\+\s*mtu \d+", "a network-qos MTU change re-carves the buffers (all ports pause briefly)"),
-                (r"^\+\s*pause buffer-size", "a new ingress headroom (pause buffer-size) re-carves the port buffer")),
+    disruptive=((r"^\+\s*mtu \d+",
+                 "a network-qos MTU change re-carves the buffers (all ports pause briefly)"),
+                (r"^\+\s*pause buffer-size",
+                 "a new ingress headroom (pause buffer-size) re-carves the port buffer")),
     idempotent=(("policy-map type network-qos ", "class type network-qos ", "mtu "),
                 ("policy-map type network-qos ", "class type network-qos ", "pause "),
                 ("policy-map type queuing ", "class type queuing ", "bandwidth "),
@@ -545,7 +554,8 @@ CAPTURE_FORMATS: tuple[_CaptureFormat, ...] = (
                    parse=parse_nxos_pfc_queue_detail),
     _CaptureFormat(name="show queuing interface", kind="queuing_interface", pattern=r"QOS GROUP \d",
                    parse=parse_nxos_queuing_interface),
-    _CaptureFormat(name="show interface priority-flow-control", kind="pfc_interfaces", pattern=r"RxPPP\s+TxPPP",
+    _CaptureFormat(name="show interface priority-flow-control", kind="pfc_interfaces",
+                   pattern=r"RxPPP\s+TxPPP",
                    parse=parse_nxos_pfc_interfaces),
 )
 #: read-only commands ``audit --live`` runs (``{port}``: each lossless port of the plan)

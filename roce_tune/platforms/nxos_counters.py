@@ -1,4 +1,5 @@
-"""Cisco NX-OS (Nexus 9000) switch counters (the platform's :class:`~roce_tune.platforms.contract.CounterReader`).
+"""Cisco NX-OS (Nexus 9000) switch counters (the platform's
+:class:`~roce_tune.platforms.contract.CounterReader`).
 
 Commands (docs/derivation.md#platform-syntax): ``show interface priority-flow-control`` (``Port Mode
 Oper(VL bmap) RxPPP TxPPP`` rows, one figure per port), and per lossless port ``show queuing interface
@@ -27,7 +28,8 @@ PFC_COMMAND = "show interface priority-flow-control"
 
 
 def parse_nxos_pfc_interfaces(text: str) -> PortCounters:
-    """``show interface priority-flow-control`` → ``{"Ethernet1/1": {"pfc_rx_all", "pfc_tx_all"}}`` (RxPPP, TxPPP)."""
+    """``show interface priority-flow-control`` → ``{"Ethernet1/1": {"pfc_rx_all", "pfc_tx_all"}}`` (RxPPP,
+    TxPPP)."""
     out: PortCounters = {}
     for line in text.splitlines():
         toks = line.split()
@@ -49,7 +51,8 @@ _NXOS_QUEUE_LABELS = (  # (words that must all appear, key); first match wins
 
 
 def parse_nxos_queuing_interface(text: str, port: str) -> PortCounters:
-    """``show queuing interface PORT`` → ``{port: {"q3_tx_pkts", "q3_drop_pkts", "q3_ecn_marked_pkts", "pfc_tx_prio3", …}}``.
+    """``show queuing interface PORT`` → ``{port: {"q3_tx_pkts", "q3_drop_pkts", "q3_ecn_marked_pkts",
+    "pfc_tx_prio3", …}}``.
 
     Unicast column only. ``WRED/AFD & Tail Drop Pkts`` is ``drop_pkts`` (NX-OS reports WRED and tail
     drops together); ``WD & Tail Drop Pkts`` (dropped by the PFC watchdog) is ``wd_tx_drop``. The
@@ -97,7 +100,8 @@ def _pfc_row(toks: list[str], pfc_cols: list[str], vals: dict[str, int]) -> list
 
 
 def parse_nxos_pfc_queue_detail(text: str) -> PortCounters:
-    """``show queuing pfc-queue [interface X] detail`` → ``{port: {"q3_wd_storm_detected", "q3_wd_storm_restored", "q3_wd_tx_drop", "q3_wd_rx_drop"}}``.
+    """``show queuing pfc-queue [interface X] detail`` → ``{port: {"q3_wd_storm_detected",
+    "q3_wd_storm_restored", "q3_wd_tx_drop", "q3_wd_rx_drop"}}``.
 
     ``Shutdown`` (times the watchdog shut the queue) is a detected storm, ``Restored`` a restore,
     ``Total pkts dropped`` / ``Total Ingress pkts dropped`` the egress / ingress watchdog drops.
@@ -108,7 +112,8 @@ def parse_nxos_pfc_queue_detail(text: str) -> PortCounters:
     keys = {"shutdown": "wd_storm_detected", "restored": "wd_storm_restored",
             "total pkts dropped": "wd_tx_drop", "total ingress pkts dropped": "wd_rx_drop"}
     for line in text.splitlines():
-        if m := re.match(r"^\s*\|?\s*((?:Ethernet|Eth|port-channel)\S+)\s+Interface PFC watchdog", line, re.IGNORECASE):
+        if m := re.match(r"^\s*\|?\s*((?:Ethernet|Eth|port-channel)\S+)\s+Interface PFC watchdog", line,
+                         re.IGNORECASE):
             port, group = m.group(1), None
             continue
         if m := re.search(r"QOS GROUP\s+(\d+)", line, re.IGNORECASE):
@@ -136,7 +141,8 @@ def canonical_port(name: str) -> str:
 
 def port_commands(port: str) -> tuple[str, str]:
     """The queuing and PFC-watchdog commands of front-panel ``port``."""
-    return (f"show queuing interface {cli_port(port)}", f"show queuing pfc-queue interface {cli_port(port)} detail")
+    return (f"show queuing interface {cli_port(port)}",
+            f"show queuing pfc-queue interface {cli_port(port)} detail")
 
 
 def commands(sw: SwitchPlan) -> list[str]:

@@ -12,7 +12,8 @@ other class-maps/policies/interfaces, any order). Read (Nexus 9000 8-queue syste
 * ``policy-map type queuing`` output classes ``c-out-8q-q-default|qN``: ``priority [level N]`` (strict),
   ``bandwidth remaining percent W`` (DWRR; ``0`` = no guaranteed share, not a plan scheduler: skipped),
   ``random-detect minimum-threshold X <unit> maximum-threshold Y <unit> drop-probability P ... ecn``;
-  input classes ``c-in-qN``: ``pause buffer-size S pause-threshold P resume-threshold R`` (static-PG headroom).
+  input classes ``c-in-qN``: ``pause buffer-size S pause-threshold P resume-threshold R`` (static-PG
+  headroom).
 * ``interface``: ``mtu``, ``priority-flow-control mode on|off`` (``auto``/absent = DCBX-negotiated:
   unknown, None), ``priority-flow-control watch-dog-interval on|off``, ``service-policy`` lines (an
   interface without an output queuing policy uses the ``system qos`` one); the global
@@ -58,13 +59,18 @@ READBACK_FIELDS = frozenset(
 #: Plan fields NX-OS has no statement for by design: field -> why.
 READBACK_BY_DESIGN: dict[str, str] = {
     **BYTES_ECN_BY_DESIGN,
-    "dscp_to_tc": "NX-OS classifies DSCP to a qos-group, which is the egress queue: read back as dscp_to_queue",
+    "dscp_to_tc": "NX-OS classifies DSCP to a qos-group, which is the egress queue: read back as "
+                  "dscp_to_queue",
     "tc_to_queue": "qos-group N is queue N on the 8q system classes: read back as dscp_to_queue",
     "tc_to_pg": "the ingress class c-in-qN is fixed by the qos-group",
-    "cable_m": "NX-OS takes the headroom itself (static PG buffer, pause/resume thresholds), not a cable length",
-    "xon_bytes": "NX-OS headroom is the static-PG view (buffer size, pause/resume thresholds), read back as such",
-    "xoff_bytes": "NX-OS headroom is the static-PG view (buffer size, pause/resume thresholds), read back as such",
-    "size_bytes": "NX-OS headroom is the static-PG view (buffer size, pause/resume thresholds), read back as such",
+    "cable_m": "NX-OS takes the headroom itself (static PG buffer, pause/resume thresholds), not a cable "
+               "length",
+    "xon_bytes": "NX-OS headroom is the static-PG view (buffer size, pause/resume thresholds), read back as "
+                 "such",
+    "xoff_bytes": "NX-OS headroom is the static-PG view (buffer size, pause/resume thresholds), read back as "
+                  "such",
+    "size_bytes": "NX-OS headroom is the static-PG view (buffer size, pause/resume thresholds), read back as "
+                  "such",
 }
 _QUEUE_CLASS = re.compile(r"^c-(?P<dir>out|in)-(?:8q-)?q(?P<q>\d|-default)$")
 

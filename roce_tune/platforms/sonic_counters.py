@@ -58,7 +58,8 @@ def parse_sonic_pfc_counters(text: str) -> PortCounters:
 
 
 def parse_sonic_queue_counters(text: str) -> PortCounters:
-    """``show queue counters [PORT]`` → ``{port: {"q3_tx_pkts", "q3_tx_bytes", "q3_drop_pkts", "q3_drop_bytes"}}``.
+    """``show queue counters [PORT]`` → ``{port: {"q3_tx_pkts", "q3_tx_bytes", "q3_drop_pkts",
+    "q3_drop_bytes"}}``.
 
     Unicast queues only (``UC<n>``; multicast ``MC<n>`` rows are skipped).
     """
@@ -115,14 +116,16 @@ def _sonic_queue_table(text: str, names: dict[str, str]) -> PortCounters:
 
 
 def parse_sonic_pfcwd_stats(text: str) -> PortCounters:
-    """``show pfcwd stats`` → ``{port: {"q3_wd_storm_detected", "q3_wd_storm_restored", "q3_wd_tx_drop", …}}``.
+    """``show pfcwd stats`` → ``{port: {"q3_wd_storm_detected", "q3_wd_storm_restored", "q3_wd_tx_drop",
+    …}}``.
 
     Rows are ``Ethernet4:3  operational  2/2  0/56035  14053/371184 …``: queue, status, then
     ``a/b`` cells in the header's order (STORM DETECTED/RESTORED, TX OK/DROP, RX OK/DROP, TX LAST
     OK/DROP, RX LAST OK/DROP). The ``LAST`` pairs (last storm only) are not kept.
     """
     out: PortCounters = {}
-    keys = (("wd_storm_detected", "wd_storm_restored"), ("wd_tx_ok", "wd_tx_drop"), ("wd_rx_ok", "wd_rx_drop"))
+    keys = (("wd_storm_detected", "wd_storm_restored"), ("wd_tx_ok", "wd_tx_drop"),
+            ("wd_rx_ok", "wd_rx_drop"))
     for line in text.splitlines():
         m = re.match(r"^\s*(\S+):(\d+)\s+(\S+)\s+(.*)$", line)
         if not m or "/" not in m.group(4):

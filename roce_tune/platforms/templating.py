@@ -161,7 +161,8 @@ def render_once(kind: str, device: str, context: Mapping[str, Any], identity: tu
 def render_device_template(platform: str, template: str, device: str, context: Mapping[str, Any],
                            identity: tuple[str, ...]) -> str:
     """:func:`render_template` of ``templates/<platform>/<template>`` for ``device`` (its name at the
-    ``identity`` path of ``context``), rendered once per distinct context minus the name (:func:`render_once`).
+    ``identity`` path of ``context``), rendered once per distinct context minus the name
+    (:func:`render_once`).
 
     Raises:
         KeyError: no name at ``identity``. jinja2.UndefinedError / jinja2.TemplateNotFound: see

@@ -52,7 +52,8 @@ class EcnSetting:
 
     def __post_init__(self) -> None:
         if self.kmin_bytes < 0 or self.kmax_bytes <= self.kmin_bytes:
-            raise ValueError(f"ECN needs 0 <= Kmin < Kmax (got Kmin {self.kmin_bytes} B, Kmax {self.kmax_bytes} B)")
+            raise ValueError(f"ECN needs 0 <= Kmin < Kmax (got Kmin {self.kmin_bytes} B, Kmax "
+                             f"{self.kmax_bytes} B)")
         if not 0 < self.pmax_percent <= 100:
             raise ValueError(f"ECN Pmax {self.pmax_percent} % must be in (0, 100]")
 
@@ -85,20 +86,23 @@ class DcqcnParams:
 
     def __post_init__(self) -> None:
         checks = {
-            "rpg_time_reset_us": self.rpg_time_reset_us > 0, "rpg_byte_reset_bytes": self.rpg_byte_reset_bytes >= 0,
+            "rpg_time_reset_us": self.rpg_time_reset_us > 0,
+            "rpg_byte_reset_bytes": self.rpg_byte_reset_bytes >= 0,
             "rpg_threshold": self.rpg_threshold >= 0, "rpg_ai_rate_mbps": self.rpg_ai_rate_mbps >= 0,
             "rpg_hai_rate_mbps": self.rpg_hai_rate_mbps >= 0, "rpg_gd": 0 <= self.rpg_gd <= 15,
             "rpg_min_dec_fac_percent": 0 <= self.rpg_min_dec_fac_percent <= 100,
             "rpg_min_rate_mbps": self.rpg_min_rate_mbps > 0, "rpg_max_rate_mbps": self.rpg_max_rate_mbps >= 0,
             "rate_to_set_on_first_cnp_mbps": self.rate_to_set_on_first_cnp_mbps >= 0,
             "clamp_tgt_rate": self.clamp_tgt_rate in (0, 1), "dce_tcp_g": 0 <= self.dce_tcp_g <= 1023,
-            "dce_tcp_rtt_us": self.dce_tcp_rtt_us > 0, "rate_reduce_monitor_period_us": self.rate_reduce_monitor_period_us >= 0,
+            "dce_tcp_rtt_us": self.dce_tcp_rtt_us > 0,
+            "rate_reduce_monitor_period_us": self.rate_reduce_monitor_period_us >= 0,
             "initial_alpha_value": 0 <= self.initial_alpha_value <= 1023,
             "min_time_between_cnps_us": self.min_time_between_cnps_us >= 0,
         }
         bad = [k for k, ok in checks.items() if not ok]
         if bad:
-            raise ValueError("DCQCN parameter(s) out of range: " + ", ".join(f"{k}={getattr(self, k)!r}" for k in bad))
+            raise ValueError("DCQCN parameter(s) out of range: "
+                             + ", ".join(f"{k}={getattr(self, k)!r}" for k in bad))
 
     @classmethod
     def keys(cls) -> tuple[str, ...]:
@@ -123,8 +127,10 @@ class DcqcnParams:
         """
         unknown = sorted(set(overrides) - set(self.keys()))
         if unknown:
-            raise ValueError(f"unknown DCQCN parameter(s) {', '.join(unknown)}; known: {', '.join(self.keys())}")
-        return replace(self, **overrides, label=self.label if label is None else label)  # type: ignore[arg-type]
+            raise ValueError(f"unknown DCQCN parameter(s) {', '.join(unknown)}; known: "
+                             f"{', '.join(self.keys())}")
+        return replace(self, **overrides,  # type: ignore[arg-type]
+                       label=self.label if label is None else label)
 
 
 #: Scenario validation: (is it wrong?, the message) in the order the problems are reported
@@ -132,8 +138,10 @@ _SCENARIO_CHECKS: tuple[tuple[Callable[[Scenario], bool], Callable[[Scenario], s
     (lambda s: s.kind not in ("incast", "long-lived"), lambda s: f"kind {s.kind!r} (incast or long-lived)"),
     (lambda s: s.speed_gbps <= 0, lambda s: f"speed_gbps {s.speed_gbps} must be > 0"),
     (lambda s: not 1 <= s.fan_in <= 1024, lambda s: f"fan_in {s.fan_in} must be 1..1024"),
-    (lambda s: s.kind == "incast" and s.message_bytes <= 0, lambda s: f"message_bytes {s.message_bytes} must be > 0"),
-    (lambda s: s.kind == "long-lived" and not s.duration_us > 0, lambda s: f"duration_us {s.duration_us} must be > 0"),
+    (lambda s: s.kind == "incast" and s.message_bytes <= 0, lambda s: f"message_bytes {s.message_bytes} must "
+     "be > 0"),
+    (lambda s: s.kind == "long-lived" and not s.duration_us > 0, lambda s: f"duration_us {s.duration_us} "
+     "must be > 0"),
     (lambda s: not (s.base_rtt_us > 0 and math.isfinite(s.base_rtt_us)),
      lambda s: f"base_rtt_us {s.base_rtt_us} must be > 0"),
     (lambda s: s.buffer_bytes <= 0, lambda s: f"buffer_bytes {s.buffer_bytes} must be > 0"),
@@ -168,7 +176,8 @@ class Scenario:
             (timer-only, one CNP per marked packet's ACK, as the HPCC artifact).
         seed: start jitter and ECN draws.
         topology: ``star`` (one switch) or ``leaf-spine-leaf`` (senders on one leaf, the leaf's single uplink
-            is the bottleneck, receiver behind the spine and the far leaf; the base RTT spans 4 links each way).
+            is the bottleneck, receiver behind the spine and the far leaf; the base RTT spans 4 links each
+            way).
     """
 
     kind: Literal["incast", "long-lived"]

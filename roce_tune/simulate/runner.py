@@ -9,7 +9,8 @@ from roce_tune.simulate.engine import simulate
 from roce_tune.simulate.model import Metrics, Scenario
 
 #: metrics summarised over seeds (all numeric fields of :class:`Metrics` that are not counters of the run)
-SUMMARY_KEYS = ("efficiency_percent", "slowest_fct_ratio", "completion_us", "pfc_pause_ms", "mean_queue_bytes",
+SUMMARY_KEYS = ("efficiency_percent", "slowest_fct_ratio", "completion_us", "pfc_pause_ms",
+                "mean_queue_bytes",
                 "queue_std_bytes", "peak_queue_bytes", "utilisation_percent")
 
 
@@ -26,7 +27,8 @@ class SeedSummary:
     paused_senders: tuple[int, ...]
 
     def to_json(self) -> dict[str, object]:
-        """Unit-named keys: the medians at top level, ``<key>_min``/``<key>_max`` beside them, seeds listed."""
+        """Unit-named keys: the medians at top level, ``<key>_min``/``<key>_max`` beside them, seeds
+        listed."""
         out: dict[str, object] = {}
         for k in SUMMARY_KEYS:
             out[k] = self.median[k]

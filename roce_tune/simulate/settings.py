@@ -109,7 +109,8 @@ def resolve_dcqcn(spec: str | None, speed_gbps: int) -> DcqcnParams:
         over[key.strip()] = _number(key.strip(), val.strip())
     if not over:
         return base
-    ints = {"rpg_byte_reset_bytes", "rpg_threshold", "rpg_gd", "clamp_tgt_rate", "dce_tcp_g", "initial_alpha_value"}
+    ints = {"rpg_byte_reset_bytes", "rpg_threshold", "rpg_gd", "clamp_tgt_rate", "dce_tcp_g",
+            "initial_alpha_value"}
     typed: dict[str, float] = {k: (int(v) if k in ints else v) for k, v in over.items()}
     label = base.label + "," + ",".join(f"{k}={v:g}" for k, v in over.items())
     return base.with_overrides(typed, label=label)
@@ -147,7 +148,8 @@ def plan_port(plan_dir: Path, ref: str) -> PlanPort:
         raise ValueError(f"{path}: {exc}") from None
     sw = next((s for s in plan.switches if s.name == device), None)
     if sw is None:
-        raise ValueError(f"{path}: no switch {device!r}; switches: {', '.join(s.name for s in plan.switches)}")
+        raise ValueError(f"{path}: no switch {device!r}; switches: "
+                         f"{', '.join(s.name for s in plan.switches)}")
     pp = next((q for q in sw.ports if q.name == port), None)
     if pp is None:
         raise ValueError(f"{path}: switch {device} has no port {port!r}")

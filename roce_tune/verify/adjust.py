@@ -1,10 +1,11 @@
 """``verify --adjust``: a bounded closed loop over ECN thresholds and DCQCN recovery rates.
 
 The loop never writes device settings itself. A step is a set of inventory **overrides**
-(``policy.overrides``, the user-pin mechanism) that goes back through :func:`~roce_tune.tuner.compose.build_plan`
-and every tuner safety check; a step whose plan has an error-level finding (Kmax above the PFC
-trigger, a DCQCN value out of range …) is **not taken**. Accepted plans are rendered and pushed by
-the apply engine (commit-confirm / checkpoint-rollback per platform), then measured again.
+(``policy.overrides``, the user-pin mechanism) that goes back through
+:func:`~roce_tune.tuner.compose.build_plan` and every tuner safety check; a step whose plan has an error-level
+finding (Kmax above the PFC trigger, a DCQCN value out of range …) is **not taken**. Accepted plans are
+rendered and pushed by the apply engine (commit-confirm / checkpoint-rollback per platform), then measured
+again.
 
 Step rule [D] (:func:`step_values`), per lossless port (ECN) or host (DCQCN):
 
@@ -66,12 +67,14 @@ def _derived(section: Explained, key: str, current: int) -> int:
     return current
 
 
-def step_values(plan: Plan, proposal: Proposal, factor: float = 2.0) -> tuple[dict[Key, dict[str, int | float]], list[str]]:
+def step_values(plan: Plan, proposal: Proposal, factor: float = 2.0) -> tuple[dict[Key, dict[str, int
+                                                                                             | float]],
+                                                                              list[str]]:
     """New pinned values for one step (rule in the module docstring), and what changes, in words.
 
     Returns:
-        ``({(device, port): {param: value}}, ["lab-leaf1:Ethernet0 kmax_bytes 12000000 -> 495000 (derived)"]``;
-        empty when nothing can move (already at a floor).
+        ``({(device, port): {param: value}}, ["lab-leaf1:Ethernet0 kmax_bytes 12000000 -> 495000
+        (derived)"]``; empty when nothing can move (already at a floor).
     """
     up = proposal.direction == "up"
     if proposal.knob == "ecn":
@@ -152,8 +155,8 @@ def _changes_of(key: Key, changes: list[str]) -> list[str]:
 
 def searched_step_values(plan: Plan, proposal: Proposal, factor: float, search: SimSearch
                          ) -> tuple[dict[Key, dict[str, int | float]], list[str]]:
-    """Like :func:`step_values`, but a step that is not a jump to the tuner's derived value takes its size from
-    the simulator search (:mod:`roce_tune.verify.sim_step`); its reason is in the change text."""
+    """Like :func:`step_values`, but a step that is not a jump to the tuner's derived value takes its size
+    from the simulator search (:mod:`roce_tune.verify.sim_step`); its reason is in the change text."""
     plain, plain_changes = step_values(plan, proposal, factor)
     jumps = {k for k in plain if any("derived value" in ch for ch in _changes_of(k, plain_changes))}
     if jumps == set(plain):
@@ -173,7 +176,8 @@ def overrides_from(values: dict[Key, dict[str, int | float]]) -> list[Override]:
     """Port-scoped overrides for switch ports, device-scoped ones for hosts (sorted, deterministic)."""
     out = []
     for (device, port), vals in sorted(values.items(), key=lambda kv: (kv[0][0], kv[0][1] or "")):
-        out.append(Override(device=device, port=port, set=dict(sorted(vals.items())),  # type: ignore[arg-type]
+        out.append(Override(device=device, port=port,
+                            set=dict(sorted(vals.items())),  # type: ignore[arg-type]
                             reason="roce-tune verify --adjust"))
     return out
 
@@ -189,7 +193,8 @@ class Candidate:
     refused: str | None = None
 
 
-def make_candidate(inv: Inventory, catalog: Catalog | None, plan: Plan, pinned: dict[Key, dict[str, int | float]],
+def make_candidate(inv: Inventory, catalog: Catalog | None, plan: Plan,
+                   pinned: dict[Key, dict[str, int | float]],
                    proposal: Proposal, factor: float = 2.0, search: SimSearch | None = None) -> Candidate:
     """Derive the plan one step away from ``plan`` (through ``build_plan``); ``pinned`` = earlier steps;
     ``search`` = size the step with the simulator (:func:`searched_step_values`)."""
@@ -200,14 +205,16 @@ def make_candidate(inv: Inventory, catalog: Catalog | None, plan: Plan, pinned: 
     merged = {k: {**pinned.get(k, {}), **v} for k, v in {**pinned, **step}.items()}
     policy = inv.policy.model_copy(update={"overrides": list(inv.policy.overrides) + overrides_from(merged)})
     try:
-        new = build_plan(inv.model_copy(update={"policy": policy}), catalog, inventory_file=plan.inventory_file,
+        new = build_plan(inv.model_copy(update={"policy": policy}), catalog,
+                         inventory_file=plan.inventory_file,
                          inventory_sha256=plan.inventory_sha256)
     except ValueError as exc:
         return Candidate(proposal, merged, changes, None, refused=f"tuner rejected the values: {exc}")
     errors = [f for f in new.findings if f.severity is Severity.error]
     if errors:
         return Candidate(proposal, merged, changes, None,
-                         refused="tuner safety check: " + "; ".join(f"{f.rule} {f.message}" for f in errors[:3]))
+                         refused="tuner safety check: " + "; ".join(f"{f.rule} {f.message}"
+                                                                    for f in errors[:3]))
     return Candidate(proposal, merged, changes, new)
 
 
@@ -215,7 +222,8 @@ def plan_settings(plan: Plan) -> dict[str, dict[str, dict[str, object]]]:
     """The values the loop moves, for the report: ECN profile per switch, AI/HAI per host."""
     return {
         "ecn": {f"{s.name}/{p.name}": {"kmin_bytes": p.kmin_bytes, "kmax_bytes": p.kmax_bytes,
-                                       "pmax_percent": p.pmax_percent, "pfc_trigger_bytes": p.pfc_trigger_bytes}
+                                       "pmax_percent": p.pmax_percent,
+                                       "pfc_trigger_bytes": p.pfc_trigger_bytes}
                 for s in plan.switches for p in s.ecn_profiles},
         "dcqcn": {h.name: {"rpg_ai_rate_mbps": h.nics[0].dcqcn.params["rpg_ai_rate_mbps"],
                            "rpg_hai_rate_mbps": h.nics[0].dcqcn.params["rpg_hai_rate_mbps"]}
@@ -381,7 +389,8 @@ def _roll_back(st: _LoopState, measure: Measure, apply: Apply, now: Callable[[],
 
 
 def adjust_loop(inv: Inventory, plan0: Plan, measure: Callable[[Plan], Measurement],
-                apply: Callable[[Plan], list[DeviceResult]], opts: LoopOptions, catalog: Catalog | None = None,
+                apply: Callable[[Plan], list[DeviceResult]], opts: LoopOptions,
+                catalog: Catalog | None = None,
                 clock: Callable[[], float] | None = None) -> LoopResult:
     """Run the loop of the module docstring. ``measure``/``apply`` do the I/O (injected)."""
     import time

@@ -60,14 +60,17 @@ class DevicePool:
         Exception: what netmiko raises when the device cannot be reached (after one reconnect).
     """
 
-    def __init__(self, plan: Plan, opts: ApplyOptions, read_timeout_s: float = 120.0, log_dir: Path | None = None):
+    def __init__(self, plan: Plan, opts: ApplyOptions, read_timeout_s: float = 120.0,
+                 log_dir: Path | None = None):
         self.opts, self.read_timeout_s, self.log_dir = opts, read_timeout_s, log_dir
         self.targets: dict[str, Target] = {}
         for sw in plan.switches:
-            self.targets[sw.name] = Target(sw.name, "switch", sw.platform, sw.role, sw.mgmt_host, sw.mgmt_port,
+            self.targets[sw.name] = Target(sw.name, "switch", sw.platform, sw.role, sw.mgmt_host,
+                                           sw.mgmt_port,
                                            sw.credentials, "")
         for h in plan.hosts:
-            self.targets[h.name] = Target(h.name, "host", "host", "host", h.mgmt_host, h.mgmt_port, h.credentials, "")
+            self.targets[h.name] = Target(h.name, "host", "host", "host", h.mgmt_host, h.mgmt_port,
+                                          h.credentials, "")
         self._drivers: dict[str, Driver] = {}
         self._conns: dict[str, object] = {}
         self._locks = {name: threading.Lock() for name in self.targets}
@@ -135,7 +138,8 @@ def split_sections(text: str) -> dict[str, str]:
 def host_counter_command(nic: NicPlan) -> str:
     """One shell line reading ``ethtool -S`` and the RDMA hw_counters of ``nic``."""
     return (f"echo '{MARK} ethtool'; ethtool -S {nic.netdev} 2>&1; echo '{MARK} hw'; "
-            f"grep -H '' {SYS}/sys/class/infiniband/{nic.rdma_device}/ports/{nic.rdma_port}/hw_counters/* 2>&1")
+            f"grep -H '' {SYS}/sys/class/infiniband/{nic.rdma_device}/ports/{nic.rdma_port}/hw_counters/* "
+            "2>&1")
 
 
 def parse_host_counters(host: str, nic: NicPlan, text: str) -> c.HostNicCounters:
@@ -167,13 +171,15 @@ def parse_facts(host: str, nic: NicPlan, text: str) -> NicFacts:
         errors.append(f"netdev MTU of {nic.netdev} not read")
     if not port:
         errors.append(f"ibv_devinfo -d {nic.rdma_device}: port {nic.rdma_port} not found")
-    gids = [g for g in parse_show_gids(sec.get("gids", "")) if g.device == nic.rdma_device and g.port == nic.rdma_port]
+    gids = [g for g in parse_show_gids(sec.get("gids", "")) if g.device == nic.rdma_device
+            and g.port == nic.rdma_port]
     return NicFacts(host=host, netdev=nic.netdev, rdma_device=nic.rdma_device,
                     netdev_mtu=int(mtu_txt) if mtu_txt.isdigit() else None,
                     active_mtu=port.get("active_mtu"), max_mtu=port.get("max_mtu"),  # type: ignore[arg-type]
                     port_state=port.get("state"), link_layer=port.get("link_layer"),  # type: ignore[arg-type]
                     gids=gids, errors=errors,
-                    gid_table_read=bool(gids) or bool(re.search(r"^\s*DEV\s+PORT\s+INDEX\s+GID", sec.get("gids", ""),
+                    gid_table_read=bool(gids) or bool(re.search(r"^\s*DEV\s+PORT\s+INDEX\s+GID",
+                                                                sec.get("gids", ""),
                                                                re.M)))
 
 
@@ -195,9 +201,11 @@ def parse_switch_counters(sw: SwitchPlan, outputs: dict[str, str]) -> c.SwitchCo
     reader = _reader(sw)
     if reader is None:
         return c.SwitchCounters(switch=sw.name, platform=sw.platform,
-                                unsupported=[f"all counters: {sw.platform} is not read by roce-tune verify yet"])
+                                unsupported=[f"all counters: {sw.platform} is not read by roce-tune verify "
+                                             "yet"])
     got = reader.parse(sw, outputs)
-    return c.SwitchCounters(switch=sw.name, platform=sw.platform, ports=got.ports, unsupported=list(got.unsupported),
+    return c.SwitchCounters(switch=sw.name, platform=sw.platform, ports=got.ports,
+                            unsupported=list(got.unsupported),
                             errors=list(got.errors))
 
 
@@ -226,19 +234,23 @@ def _switch_job(pool: DevicePool, sw: SwitchPlan) -> Callable[[], c.SwitchCounte
         reader = _reader(sw)
         cmds = reader.commands(sw) if reader else []
         try:
-            if reader is not None and reader.one_shell_line and cmds:  # one round trip: bash runs the commands in sequence
+            # one round trip: bash runs the commands in
+            # sequence
+            if reader is not None and reader.one_shell_line and cmds:
                 line = "; ".join(f"echo '{MARK} {cmd}'; {cmd}" for cmd in cmds)
                 outputs = split_sections(pool.run(sw.name, line))
             else:
                 for cmd in cmds:
                     outputs[cmd] = pool.run(sw.name, cmd)
         except Exception as exc:  # noqa: BLE001
-            return c.SwitchCounters(switch=sw.name, platform=sw.platform, errors=[f"{type(exc).__name__}: {exc}"])
+            return c.SwitchCounters(switch=sw.name, platform=sw.platform, errors=[f"{type(exc).__name__}: "
+                                                                                  f"{exc}"])
         return parse_switch_counters(sw, outputs)
     return job
 
 
-def snapshot(pool: DevicePool, plan: Plan, hosts: list[str], switches: list[str], workers: int = 8) -> c.CounterSnapshot:
+def snapshot(pool: DevicePool, plan: Plan, hosts: list[str], switches: list[str],
+             workers: int = 8) -> c.CounterSnapshot:
     """Read every selected host's and switch's counters concurrently (one thread per device)."""
     jobs: dict[str, Callable[[], Any]] = {}
     for h in plan.hosts:

@@ -52,7 +52,8 @@ def _paused_share(s: HostSignals, traffic_us: float | None) -> float | None:
 
 
 def _bdp_bytes(plan: Plan) -> dict[str, int]:
-    return {p.name: int(bdp_bytes(p.speed_gbps, p.base_rtt_us)) for s in plan.switches for p in s.ecn_profiles}
+    return {p.name: int(bdp_bytes(p.speed_gbps, p.base_rtt_us)) for s in plan.switches
+            for p in s.ecn_profiles}
 
 
 def _derived_kmax(profile: EcnProfile) -> int | None:
@@ -97,16 +98,21 @@ def check_busbw(obs: Observation) -> CheckResult:
         return _fail(name, Diagnosis(rule="RT311", name="no nccl-tests result", severity=Severity.error,
                                      message="the launch printed no nccl-tests table" + said,
                                      evidence={"launcher_output_tail": tail},
-                                     fix="check the launcher output saved with the report (binary path, MPI, hosts)"))
+                                     fix="check the launcher output saved with the report (binary path, MPI, "
+                                     "hosts)"))
     if obs.run.status in ("failed", "incomplete"):
         what = "failed" if obs.run.status == "failed" else "incomplete (its output ends before the summary)"
-        return _fail(name, Diagnosis(rule="RT311", name=f"nccl-tests run {obs.run.status}", severity=Severity.error,
+        return _fail(name, Diagnosis(rule="RT311", name=f"nccl-tests run {obs.run.status}",
+                                     severity=Severity.error,
                                      message=("; ".join(obs.run.problems) or f"the run {what}") + said,
-                                     evidence={"problems": list(obs.run.problems), "launcher_output_tail": tail},
-                                     fix="fix the run first (MPI build, wrong results, hung ranks, --run-timeout); "
-                                         f"no bandwidth figure is judged from a run that {what.split(' (')[0]}"))
+                                     evidence={"problems": list(obs.run.problems),
+                                               "launcher_output_tail": tail},
+                                     fix="fix the run first (MPI build, wrong results, hung ranks, "
+                                         "--run-timeout); no bandwidth figure is judged from a run that "
+                                         f"{what.split(' (')[0]}"))
     if not obs.fabric_run:
-        return _skip(name, "ssh launcher: each host ran alone, no fabric traffic to compare with the line rate")
+        return _skip(name,
+                     "ssh launcher: each host ran alone, no fabric traffic to compare with the line rate")
     frac = obs.busbw_fraction()
     big = obs.run.largest_message_row
     if frac is None or big is None:
@@ -117,8 +123,8 @@ def check_busbw(obs: Observation) -> CheckResult:
         return _ok(name, f"{frac:.1%} of line rate at {big.size_bytes} B")
     return _fail(name, Diagnosis(
         rule="RT310", name="busbw below target", severity=Severity.warning, evidence=ev,
-        message=f"busbw {big.busbw_gbps} GB/s at {big.size_bytes} B is {frac:.1%} of {obs.line_rate_gbps:g} Gb/s "
-                f"(target {obs.target_ratio:.0%})",
+        message=f"busbw {big.busbw_gbps} GB/s at {big.size_bytes} B is {frac:.1%} of {obs.line_rate_gbps:g} "
+                f"Gb/s (target {obs.target_ratio:.0%})",
         fix="see the other findings for the cause; with none, check NIC/GPU placement, PCIe and NCCL_IB_HCA"))
 
 
@@ -139,8 +145,9 @@ def check_roce_priority(obs: Observation) -> CheckResult:
                           "lossless_priorities": obs.lossless, "lossy_share": round(share, 4)},
                 message=f"{share:.0%} of the packets {s.host}:{s.netdev} sent left on priority "
                         f"{', '.join(map(str, sorted(lossy)))}, which has no PFC",
-                fix=f"set NCCL_IB_TC={obs.plan.classification.roce_tos} (the plan's nccl.env), trust dscp and the "
-                    "DSCP→priority map on the NIC (re-run the host script); check the switch DSCP→TC map"))
+                fix=f"set NCCL_IB_TC={obs.plan.classification.roce_tos} (the plan's nccl.env), trust dscp "
+                    "and the DSCP→priority map on the NIC (re-run the host script); check the switch DSCP→TC "
+                    "map"))
     return _fail(name, *out) if out else _ok(name)
 
 
@@ -164,10 +171,12 @@ def check_one_direction(obs: Observation) -> CheckResult:
             evidence={"tx_packets_by_priority": {p: n for p, n in s.tx_by_prio.items() if n},
                       "rx_packets_by_priority": {p: n for p, n in s.rx_by_prio.items() if n},
                       "lossless_priorities": obs.lossless},
-            message=f"{s.host}:{s.netdev} {'sends' if tx_ok else 'receives'} RoCE on a lossless priority but the "
-                    f"packets it {'receives' if tx_ok else 'sends'} travel on priority {wrong}, which has no PFC",
-            fix="the peer side uses a different TOS or trust/DSCP map (or a switch re-marks): make NCCL_IB_TC, "
-                "mlnx_qos --trust dscp and the switch DSCP→TC map equal on every host and switch"))
+            message=f"{s.host}:{s.netdev} {'sends' if tx_ok else 'receives'} RoCE on a lossless priority but "
+                    f"the packets it {'receives' if tx_ok else 'sends'} travel on priority {wrong}, which "
+                    "has no PFC",
+            fix="the peer side uses a different TOS or trust/DSCP map (or a switch re-marks): make "
+                "NCCL_IB_TC, mlnx_qos --trust dscp and the switch DSCP→TC map equal on every host and "
+                "switch"))
     return _fail(name, *out) if out else _ok(name)
 
 
@@ -181,8 +190,9 @@ def _rt314_no_marks(ev: dict[str, object]) -> Diagnosis:
     return Diagnosis(
         rule="RT314", name="PFC pauses with no ECN marks", severity=Severity.error, evidence=ev,
         proposal=Proposal(knob="ecn", direction="down"),
-        message="the lossless queue reached the PFC trigger and paused senders, but no packet was ECN-marked: "
-                "marking starts above the point where PFC fires, so DCQCN never slows the senders",
+        message="the lossless queue reached the PFC trigger and paused senders, but no packet was "
+                "ECN-marked: marking starts above the point where PFC fires, so DCQCN never slows the "
+                "senders",
         fix="lower Kmin/Kmax below the PFC trigger (ECN before PFC); check ECN is on for the lossless queue "
             "and NCCL_IB_TC carries ECT (TOS 106 = DSCP 26 | ECT(0))")
 
@@ -192,8 +202,8 @@ def _rt315_pauses_despite_marks(ev: dict[str, object]) -> Diagnosis:
     return Diagnosis(
         rule="RT315", name="PFC pauses despite ECN marking", severity=Severity.warning, evidence=ev,
         proposal=Proposal(knob="ecn", direction="down"),
-        message=f"senders were paused more than {PAUSE_SHARE_MAX:.0%} of the traffic time although packets were "
-                "marked: the marking ramp ends too close to the PFC trigger",
+        message=f"senders were paused more than {PAUSE_SHARE_MAX:.0%} of the traffic time although packets "
+                "were marked: the marking ramp ends too close to the PFC trigger",
         fix="lower Kmax (and Kmin) so DCQCN reacts before the ingress queue reaches the PFC trigger")
 
 
@@ -207,7 +217,8 @@ def _pfc_evidence(obs: Observation, sigs: list[HostSignals], fab: FabricSignals,
                   paused: dict[str, float]) -> dict[str, object]:
     """Evidence of RT314/RT315: pause shares, PFC frames per switch port and host, ECN marks, the profiles."""
     return {"paused_share_by_nic": paused, "switch_pfc_tx_frames_by_port": fab.pfc_tx_by_port,
-            "host_pfc_rx_frames": {f"{s.host}:{s.netdev}": s.pause_rx_frames for s in sigs if s.pause_rx_frames},
+            "host_pfc_rx_frames": {f"{s.host}:{s.netdev}": s.pause_rx_frames for s in sigs
+                                   if s.pause_rx_frames},
             "ecn_marked_switch": fab.ecn_marked, "ecn_marked_hosts": sum(s.ecn_marked for s in sigs),
             "ecn_profiles": _ecn_values(obs.plan)}
 
@@ -227,7 +238,8 @@ def check_pfc_without_ecn(obs: Observation) -> CheckResult:
     marks = fab.ecn_marked + sum(s.ecn_marked for s in sigs)
     if marks == 0 and not fab.ecn_counted and not any(s.ecn_counted for s in sigs):
         return _skip(name, "not checked: PFC paused senders but no ECN-marked counter was read (needs "
-                           "np_ecn_marked_roce_packets from hw_counters or the switch's ECN-marked queue counters)")
+                           "np_ecn_marked_roce_packets from hw_counters or the switch's ECN-marked queue "
+                           "counters)")
     ev = _pfc_evidence(obs, sigs, fab, paused)
     return _fail(name, _rt314_no_marks(ev) if marks == 0 else _rt315_pauses_despite_marks(ev))
 
@@ -238,7 +250,8 @@ def _rate_explained_elsewhere(obs: Observation, sigs: list[HostSignals]) -> str 
     traffic_us = _traffic_us(obs)
     if any((sh := _paused_share(s, traffic_us)) is not None and sh > PAUSE_SHARE_MAX for s in sigs):
         return "PFC dominates: see RT314/RT315"
-    if any(s.loss_events or s.discards or (s.tx_total - s.tx_lossless) / s.tx_total > LOSSY_SHARE_MAX for s in sigs):
+    if any(s.loss_events or s.discards or (s.tx_total - s.tx_lossless) / s.tx_total > LOSSY_SHARE_MAX
+           for s in sigs):
         return "loss or RoCE on a lossy priority explains the rate: see RT312/RT318"
     roce_mtu = {h.name: min(n.roce_mtu for n in h.nics) for h in obs.plan.hosts if h.nics}
     if any(f.active_mtu is not None and f.active_mtu < roce_mtu.get(f.host, 0) for f in obs.facts):
@@ -273,25 +286,29 @@ def _recovery_step(short_kmax: bool, slow_ai: bool) -> tuple[Proposal, str]:
     """RT316's proposal and fix: ECN up when a Kmax is short and AI is not pinned low, else AI/HAI up."""
     if short_kmax and not slow_ai:
         return Proposal(knob="ecn", direction="up"), \
-            ("raise Kmin/Kmax toward the tuner's derived values (objective throughput: Kmax = half the egress PFC "
-             "onset, docs/derivation.md#kmax-first-rtt-burst): marking starts before the queue can keep the link busy")
+            ("raise Kmin/Kmax toward the tuner's derived values (objective throughput: Kmax = half the "
+             "egress PFC onset, docs/derivation.md#kmax-first-rtt-burst): marking starts before the queue "
+             "can keep the link busy")
     return Proposal(knob="dcqcn_recovery", direction="up"), \
-        ("raise rpg_ai_rate_mbps / rpg_hai_rate_mbps toward the tuner's values (the firmware 5/50 Mb/s: with the "
-         "byte counter the recovery time does not depend on link speed, docs/derivation.md#dcqcn-increase-steps)")
+        ("raise rpg_ai_rate_mbps / rpg_hai_rate_mbps toward the tuner's values (the firmware 5/50 Mb/s: with "
+         "the byte counter the recovery time does not depend on link speed, "
+         "docs/derivation.md#dcqcn-increase-steps)")
 
 
 def check_cnp_recovery(obs: Observation) -> CheckResult:
     """RT316: many CNPs, busbw below target, little PFC — DCQCN cuts rates and does not recover.
 
     Proposal: AI/HAI up when they are pinned below the tuner's; else ECN up when a Kmax is below one BDP
-    or pinned below the tuner's derived Kmax (the throughput ramp reaches toward the PFC onset); else AI/HAI up.
+    or pinned below the tuner's derived Kmax (the throughput ramp reaches toward the PFC onset); else AI/HAI
+    up.
     """
     name = "DCQCN recovers"
     sigs = [s for s in obs.host_sigs() if s.tx_total >= MIN_PACKETS]
     frac = obs.busbw_fraction()
     handled = sum(s.cnp_handled for s in sigs)
     packets = sum(s.tx_lossless for s in sigs)
-    if not sigs or frac is None or frac >= obs.target_ratio or not packets or handled / packets < CNP_PER_PKT_MIN:
+    if (not sigs or frac is None or frac >= obs.target_ratio or not packets
+            or handled / packets < CNP_PER_PKT_MIN):
         return _ok(name)
     elsewhere = _rate_explained_elsewhere(obs, sigs)
     if elsewhere is not None:
@@ -304,9 +321,11 @@ def check_cnp_recovery(obs: Observation) -> CheckResult:
           "ai_rate_pinned_below_derived": slow_ai}
     prop, fix = _recovery_step(bool(below_derived or below_bdp), bool(slow_ai))
     return _fail(name, Diagnosis(
-        rule="RT316", name="CNPs without rate recovery", severity=Severity.warning, evidence=ev, proposal=prop,
-        message=f"{handled} CNPs handled ({handled / packets:.2e} per packet) while busbw stays at {frac:.0%} of line "
-                "rate and PFC is quiet: DCQCN is too aggressive for this fabric", fix=fix))
+        rule="RT316", name="CNPs without rate recovery", severity=Severity.warning, evidence=ev,
+        proposal=prop,
+        message=f"{handled} CNPs handled ({handled / packets:.2e} per packet) while busbw stays at "
+                f"{frac:.0%} of line rate and PFC is quiet: DCQCN is too aggressive for this fabric",
+                fix=fix))
 
 
 def check_cnp_handled(obs: Observation) -> CheckResult:
@@ -324,8 +343,8 @@ def check_cnp_handled(obs: Observation) -> CheckResult:
             rule="RT317", name="CNPs not handled", severity=Severity.error,
             evidence={"np_cnp_sent": sent, "rp_cnp_handled": handled, "rp_cnp_ignored": ignored},
             message=f"{sent} CNPs were sent but senders handled {handled} (ignored {ignored})",
-            fix="enable the DCQCN reaction point on the RoCE priority (roce_rp/enable/<prio> = 1; re-run the host "
-                "script) and check CNPs travel on the CNP priority"))
+            fix="enable the DCQCN reaction point on the RoCE priority (roce_rp/enable/<prio> = 1; re-run the "
+                "host script) and check CNPs travel on the CNP priority"))
     return _ok(name)
 
 
@@ -337,14 +356,16 @@ def check_loss(obs: Observation) -> CheckResult:
     for s in obs.host_sigs():
         if not s.rx_total and s.loss_events and not s.discards:
             # no packet count (ethtool -S not read, or nothing received): report the events, not a rate
+            no_count = "ethtool -S per-priority counters not read" if not s.prio_counted else "none received"
             out.append(Diagnosis(
                 rule="RT318", name="loss on a lossless class", severity=Severity.warning,
                 location=Location(device=s.host, port=s.netdev),
                 evidence={**s.loss_detail, "rx_packets": None if not s.prio_counted else 0},
-                message=f"{s.host}:{s.netdev} recovered from loss {s.loss_events} times; no received-packet count "
-                        f"({'ethtool -S per-priority counters not read' if not s.prio_counted else 'none received'})"
+                message=f"{s.host}:{s.netdev} recovered from loss {s.loss_events} times; no received-packet "
+                        f"count ({no_count})"
                         ", so no rate per packet",
-                fix="read ethtool -S with the hw_counters to judge the loss rate; check PFC covers the RoCE priority"))
+                fix="read ethtool -S with the hw_counters to judge the loss rate; check PFC covers the RoCE "
+                    "priority"))
             continue
         if not s.rx_total:
             continue
@@ -355,10 +376,10 @@ def check_loss(obs: Observation) -> CheckResult:
                 location=Location(device=s.host, port=s.netdev),
                 evidence={**s.loss_detail, "rx_discards_phy": s.discards, "rx_packets": s.rx_total,
                           "per_million": round(per_m, 3), "switch_lossless_drops_by_port": fab.drops_by_port},
-                message=f"{s.host}:{s.netdev} recovered from loss {s.loss_events} times ({per_m:.1f} per million "
-                        "packets): packets are being dropped although the class should be lossless",
-                fix="make PFC cover the RoCE priority end to end (NIC --pfc, switch pfc_enable, DSCP maps), check "
-                    "headroom (xoff) and that RoCE is not on a lossy priority (RT312/RT313)"))
+                message=f"{s.host}:{s.netdev} recovered from loss {s.loss_events} times ({per_m:.1f} per "
+                        "million packets): packets are being dropped although the class should be lossless",
+                fix="make PFC cover the RoCE priority end to end (NIC --pfc, switch pfc_enable, DSCP maps), "
+                    "check headroom (xoff) and that RoCE is not on a lossy priority (RT312/RT313)"))
     if not out and fab.lossless_drops:
         out.append(Diagnosis(
             rule="RT318", name="loss on a lossless class", severity=Severity.error, stops_loop=True,
@@ -378,10 +399,11 @@ def check_watchdog(obs: Observation) -> CheckResult:
         rule="RT319", name="PFC watchdog storm", severity=Severity.error, stops_loop=True,
         evidence={"storms_by_port": fab.storms_by_port, "watchdog_drops_by_port": fab.wd_drops_by_port,
                   "pfc_rx_frames": fab.pfc_rx_frames},
-        message=f"{fab.wd_storms} PFC storms detected on {', '.join(sorted(fab.storms_by_port))}: a device kept "
-                "the lossless queue paused for the whole detection time and the watchdog dropped its traffic",
-        fix="find the device pausing those ports (NIC RX stall, a host with PFC on but a full buffer); do not tune "
-            "ECN/DCQCN until it is fixed"))
+        message=f"{fab.wd_storms} PFC storms detected on {', '.join(sorted(fab.storms_by_port))}: a device "
+                "kept the lossless queue paused for the whole detection time and the watchdog dropped its "
+                "traffic",
+        fix="find the device pausing those ports (NIC RX stall, a host with PFC on but a full buffer); do "
+            "not tune ECN/DCQCN until it is fixed"))
 
 CHECKS: tuple[Callable[[Observation], CheckResult], ...] = (
     check_busbw, check_roce_priority, check_one_direction, check_pfc_without_ecn, check_cnp_recovery,

@@ -95,12 +95,13 @@ def _rt321_mtu(f: NicFacts, n: NicPlan | None, seen: dict[str, dict[str, int | N
     """RT321 for one NIC; ``seen`` = the netdev and active MTUs of every NIC (evidence)."""
     want = f"; the plan wants {n.mtu} / {n.roce_mtu}" if n is not None else ""
     return Diagnosis(
-        rule="RT321", name="MTU mismatch", severity=Severity.error, location=Location(device=f.host, port=f.netdev),
+        rule="RT321", name="MTU mismatch", severity=Severity.error,
+        location=Location(device=f.host, port=f.netdev),
         evidence={**seen, "plan_mtu": n.mtu if n else None, "plan_roce_mtu": n.roce_mtu if n else None},
-        message=f"{f.host}:{f.netdev} netdev MTU {f.netdev_mtu}, RoCE active MTU {f.active_mtu}{want}; a RoCE "
-                "connection runs at the smaller active MTU of its two ends",
-        fix=f"ip link set dev {f.netdev} mtu {n.mtu if n else top_netdev} on {f.host} (re-run its host script); "
-            "the RoCE active MTU follows the netdev MTU minus 96 B")
+        message=f"{f.host}:{f.netdev} netdev MTU {f.netdev_mtu}, RoCE active MTU {f.active_mtu}{want}; a "
+                "RoCE connection runs at the smaller active MTU of its two ends",
+        fix=f"ip link set dev {f.netdev} mtu {n.mtu if n else top_netdev} on {f.host} (re-run its host "
+            "script); the RoCE active MTU follows the netdev MTU minus 96 B")
 
 
 def _gid_pinned(pin: str | None) -> TypeGuard[str]:
@@ -137,8 +138,10 @@ def check_gid(obs: Observation) -> CheckResult:
     pinned = {h.name: h.nccl_env.get("NCCL_IB_GID_INDEX") for h in obs.plan.hosts if h.name in obs.hosts}
     out = [d for f in facts if (d := _gid_problem(f, idx, pinned.get(f.host))) is not None]
     if not out and _gid_spread(idx, pinned):
-        out.append(Diagnosis(rule="RT322", name="GID mismatch", severity=Severity.warning, evidence={"gids": idx},
-                             message="RoCE v2 GID indexes differ across hosts while NCCL_IB_GID_INDEX is pinned",
+        out.append(Diagnosis(rule="RT322", name="GID mismatch", severity=Severity.warning,
+                             evidence={"gids": idx},
+                             message="RoCE v2 GID indexes differ across hosts while NCCL_IB_GID_INDEX is "
+                             "pinned",
                              fix="unset NCCL_IB_GID_INDEX or pin it per host"))
     return _fail(name, *out) if out else _ok(name)
 

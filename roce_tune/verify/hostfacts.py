@@ -74,7 +74,8 @@ class NicFacts(BaseModel):
 
 
 def parse_ibv_devinfo(text: str) -> dict[int, dict[str, str | int]]:
-    """``ibv_devinfo [-d DEV]`` → ``{port: {"state", "active_mtu", "max_mtu", "link_layer"}}`` (MTUs in bytes)."""
+    """``ibv_devinfo [-d DEV]`` → ``{port: {"state", "active_mtu", "max_mtu", "link_layer"}}`` (MTUs in
+    bytes)."""
     ports: dict[int, dict[str, str | int]] = {}
     cur: dict[str, str | int] | None = None
     for line in text.splitlines():

@@ -110,7 +110,8 @@ def measure(pool: DevicePool, plan: Plan, spec: LaunchSpec, switches: list[str],
     obs = Observation(plan=plan, hosts=list(spec.hosts), run=run, delta=delta, facts=facts, traffic_time_s=tt,
                       line_rate_gbps=line_rate_gbps, target_ratio=target_ratio, pair_fractions=pair_fractions,
                       fabric_run=cmd.launcher != "ssh", launcher_output=outputs)
-    return Measurement(command=cmd.describe(), launcher=cmd.launcher, outputs=outputs, run=run, host_runs=host_runs,
+    return Measurement(command=cmd.describe(), launcher=cmd.launcher, outputs=outputs, run=run,
+                       host_runs=host_runs,
                        delta=delta, traffic_time_s=tt, busbw_by_size=rows,
                        fraction=obs.busbw_fraction() if obs.fabric_run else None, checks=diagnose(obs),
                        wall_s=round(wall, 3))
@@ -131,7 +132,8 @@ def pairwise(pool: DevicePool, spec: LaunchSpec, line_rate_gbps: float,
         cmd = build_launch(spec.model_copy(update={"hosts": [a, b], "head": None}))
         commands.append(cmd.describe())
         run, _ = _judged(run_launch(pool, cmd, timeout_s), cmd.launcher)
-        frac = busbw_fraction_of_line_rate(run, line_rate_gbps).largest_message if run and run.status != "failed" \
+        frac = busbw_fraction_of_line_rate(run,
+                                           line_rate_gbps).largest_message if run and run.status != "failed" \
             else None
         fractions[(a, b)] = frac or 0.0
     return fractions, commands

@@ -108,7 +108,8 @@ def _plural(n: int, word: str) -> str:
 
 def _run_title(run: NcclRun) -> Text:
     """Collective, where it came from, and the run status (coloured by status)."""
-    style = {"ok": "green", "failed": "bold red", "incomplete": "bold red", "not-validated": "yellow"}[run.status]
+    style = {"ok": "green", "failed": "bold red", "incomplete": "bold red",
+             "not-validated": "yellow"}[run.status]
     title = Text(f"{run.collective} ", style="bold")
     title.append(f"({run.collective_source}) ", style="dim")
     title.append(f"{run.source}" + (f":{run.line}" if run.line else "") + "  ")
@@ -209,7 +210,8 @@ def _read_runs(paths: list[str]) -> tuple[list[NcclRun], list[Finding]]:
         except RoceTuneError as exc:
             errors += exc.findings
     if not paths:
-        errors.append(Finding(rule="RT301", severity=Severity.error, message="no nccl-tests output file given",
+        errors.append(Finding(rule="RT301", severity=Severity.error,
+                              message="no nccl-tests output file given",
                               fix="pass one or more files"))
     return runs, errors
 
@@ -232,8 +234,10 @@ def _report_text(runs: list[NcclRun], errors: list[Finding], rate: int | None, c
         _run_text(console, r, rate)
     for f in errors:
         console.print(Text(str(f)))
-    counts = {s: sum(1 for r in runs if r.status == s) for s in ("ok", "not-validated", "incomplete", "failed")}
-    summary = f"{len(runs)} runs: " + ", ".join(f"{n} {s}" for s, n in counts.items() if n) if runs else "0 runs"
+    counts = {s: sum(1 for r in runs if r.status == s) for s in ("ok", "not-validated", "incomplete",
+                                                                 "failed")}
+    summary = f"{len(runs)} runs: " + ", ".join(f"{n} {s}" for s,
+                                                n in counts.items() if n) if runs else "0 runs"
     if errors:
         summary += f"; {len(errors)} file(s) not usable"
     console.print(Text(summary + ("" if code == 0 else "  (exit 1)")))

@@ -21,7 +21,8 @@ MIN_PACKETS = 10_000
 LOSSY_SHARE_MAX = 0.10
 PAUSE_SHARE_MAX = 0.01
 #: When a NIC gives PFC frame counts but no pause duration: one XOFF refresh per this many µs of pause
-#: (a switch re-sends XOFF at about half the 65535-quanta pause time; 83.9 µs at 400G, docs/derivation.md#pause-quanta).
+#: (a switch re-sends XOFF at about half the 65535-quanta pause time; 83.9 µs at 400G,
+#: docs/derivation.md#pause-quanta).
 PAUSE_US_PER_FRAME = 40.0
 CNP_PER_PKT_MIN = 1e-4
 LOSS_PER_MILLION_MAX = 1.0

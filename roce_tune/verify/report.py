@@ -16,7 +16,8 @@ from roce_tune.verify.measure import Measurement
 from roce_tune.verify.signals import fabric_signals, host_signals
 
 REPORT_SCHEMA = "roce-tune.verify-report/1"
-UNITS = {"busbw_gbps": "GB/s (10^9 bytes/s), as printed by nccl-tests", "line_rate_gbps": "Gb/s (NIC line rate)",
+UNITS = {"busbw_gbps": "GB/s (10^9 bytes/s), as printed by nccl-tests",
+         "line_rate_gbps": "Gb/s (NIC line rate)",
          "fraction": "busbw x 8 / line_rate_gbps", "size_bytes": "bytes", "counters": "deltas over the run",
          "pause_us": "microseconds", "kmin_bytes": "bytes", "rpg_ai_rate_mbps": "Mb/s"}
 
@@ -176,9 +177,9 @@ def _md_counters(cs: dict[str, Any]) -> list[str]:
         L.append(f"| {nic} | {v['tx_packets_by_priority']} | {v['pfc_pause_rx_frames']} | {v['pause_us']} | "
                  f"{v['ecn_marked']} | {v['cnp_sent']}/{v['cnp_handled']} | {v['loss_events']} |")
     sw = cs["switches"]
-    L += ["", (f"Switches: PFC tx frames {sw['pfc_tx_frames_by_port'] or 0}; ECN marked {sw['ecn_marked_by_port'] or 0};"
-               f" lossless drops {sw['lossless_drops_by_port'] or 0}; watchdog storms "
-               f"{sw['watchdog_storms_by_port'] or 0}.")]
+    L += ["", (f"Switches: PFC tx frames {sw['pfc_tx_frames_by_port'] or 0}; ECN marked "
+               f"{sw['ecn_marked_by_port'] or 0}; lossless drops {sw['lossless_drops_by_port'] or 0}; "
+               f"watchdog storms {sw['watchdog_storms_by_port'] or 0}.")]
     for name, what in sw.get("unsupported", {}).items():
         L.append(f"* {name}: not read: {', '.join(what)}")
     return L
@@ -203,7 +204,8 @@ def report_markdown(rep: dict[str, Any]) -> str:
     if final["counters"]:
         L += _md_counters(final["counters"])
     if rep.get("pairwise"):
-        L += ["", "## Pairwise busbw (fraction of line rate)", ""] + [f"* {k}: {v:.1%}" for k, v in rep["pairwise"].items()]
+        L += ["", "## Pairwise busbw (fraction of line rate)", ""] + [f"* {k}: {v:.1%}" for k,
+                                                                      v in rep["pairwise"].items()]
     if rep.get("adjust") and rep["adjust"]["best_overrides"]:
         L += _md_keep(rep["adjust"]["best_overrides"])
     return "\n".join(L) + "\n"
@@ -222,7 +224,8 @@ def plot_busbw(iterations: list[Iteration], path: Path, line_rate_gbps: float, t
         import matplotlib.pyplot as plt
     except ImportError:
         return None
-    series = [(it, it.measurement.busbw_by_size) for it in iterations if it.measurement and it.measurement.busbw_by_size]
+    series = [(it, it.measurement.busbw_by_size) for it in iterations if it.measurement
+              and it.measurement.busbw_by_size]
     if not series:
         return None
     fig, ax = plt.subplots(figsize=(8, 4.8), dpi=100)
@@ -230,7 +233,8 @@ def plot_busbw(iterations: list[Iteration], path: Path, line_rate_gbps: float, t
         ax.plot([s for s, _ in rows], [b for _, b in rows], marker="o", markersize=3,
                 label=f"#{it.index} {it.kind}" + (f" ({it.fraction:.0%})" if it.fraction else ""))
     ax.axhline(line_rate_gbps / 8, color="grey", linestyle=":", label=f"line rate {line_rate_gbps:g} Gb/s")
-    ax.axhline(line_rate_gbps / 8 * target_ratio, color="red", linestyle="--", label=f"target {target_ratio:.0%}")
+    ax.axhline(line_rate_gbps / 8 * target_ratio, color="red", linestyle="--",
+               label=f"target {target_ratio:.0%}")
     top = max([line_rate_gbps / 8] + [b for _, rows in series for _, b in rows])
     ax.set_ylim(0, top * 1.08)
     ax.set_xscale("log", base=2)
@@ -246,7 +250,8 @@ def plot_busbw(iterations: list[Iteration], path: Path, line_rate_gbps: float, t
     return path
 
 
-def write_report(out_dir: Path, rep: dict[str, Any], outputs: dict[str, str], commands_log: list[str]) -> dict[str, Path]:
+def write_report(out_dir: Path, rep: dict[str, Any], outputs: dict[str, str],
+                 commands_log: list[str]) -> dict[str, Path]:
     """Write the report files (and raw outputs / the command log) under ``out_dir``; returns their paths."""
     out_dir.mkdir(parents=True, exist_ok=True)
     paths = {"json": out_dir / "verify-report.json", "md": out_dir / "verify-report.md",

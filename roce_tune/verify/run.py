@@ -78,7 +78,8 @@ def load_for_verify(source: Path) -> tuple[Plan, Inventory | None]:
     sha256 (the loop must derive from exactly what produced the plan).
 
     Raises:
-        RoceTuneError: lint errors, or plan error findings (verify measures only a plan that could be applied).
+        RoceTuneError: lint errors, or plan error findings (verify measures only a plan that could be
+            applied).
         PlanDirError: a plan directory that does not hold one complete plan (no plan.json, a device's
             files missing, an interrupted ``roce-tune plan``).
     """
@@ -126,7 +127,8 @@ def _apply_fn(opts: VerifyOptions, plan0: Plan) -> Callable[[Plan], list[DeviceR
     last = {t.name: t.desired for t in targets_from_files(plan0, render(plan0)[1])}
 
     def apply(plan: Plan) -> list[DeviceResult]:
-        targets = [t for t in targets_from_files(plan, render(plan)[1]) if t.host and last.get(t.name) != t.desired]
+        targets = [t for t in targets_from_files(plan, render(plan)[1]) if t.host
+                   and last.get(t.name) != t.desired]
         base = dataclasses.replace(opts.connection, dry_run=False, allow_disruptive=False, limit=[], canary=0)
 
         def one(t: Target) -> DeviceResult:
@@ -144,7 +146,8 @@ def _check_options(opts: VerifyOptions) -> None:
     """ValueError for ``--adjust`` with the ssh launcher (each host runs alone: no fabric figure to adjust
     on)."""
     if opts.adjust and opts.launcher == "ssh":
-        raise ValueError("--adjust needs a fabric measurement: use --launcher mpirun or srun (ssh runs each host alone)")
+        raise ValueError("--adjust needs a fabric measurement: use --launcher mpirun or srun (ssh runs each "
+                         "host alone)")
 
 
 def _out_dir(opts: VerifyOptions, plan: Plan) -> Path:
@@ -155,8 +158,10 @@ def _out_dir(opts: VerifyOptions, plan: Plan) -> Path:
 def _require_inventory(source: Path, inv: Inventory | None) -> Inventory:
     """The inventory ``--adjust`` re-derives plans from; RoceTuneError RT331 when it is gone or changed."""
     if inv is None:
-        raise RoceTuneError([Finding(rule="RT331", severity=Severity.error, location=Location(file=str(source)),
-                                     message="--adjust needs the inventory the plan came from (missing or changed)",
+        raise RoceTuneError([Finding(rule="RT331", severity=Severity.error,
+                                     location=Location(file=str(source)),
+                                     message="--adjust needs the inventory the plan came from (missing or "
+                                     "changed)",
                                      fix="run verify --adjust on the inventory file")])
     return inv
 
@@ -260,7 +265,8 @@ def _meta(source: Path, opts: VerifyOptions, plan: Plan, spec: LaunchSpec, switc
             "note": "ssh launcher: every host ran alone; no fabric figure" if opts.launcher == "ssh" else ""}
 
 
-def verify_fabric(source: Path, opts: VerifyOptions, on_event: Callable[[str], None] | None = None) -> VerifyOutcome:
+def verify_fabric(source: Path, opts: VerifyOptions, on_event: Callable[[str],
+                                                                        None] | None = None) -> VerifyOutcome:
     """Run verify end to end (module docstring); ``on_event`` gets one progress line at a time.
 
     Raises:
@@ -289,7 +295,8 @@ def verify_fabric(source: Path, opts: VerifyOptions, on_event: Callable[[str], N
         pool.close()
     meta = _meta(source, opts, plan, spec, switches, line_rate, target, differing, pair_cmds)
     cls = plan.classification
-    png = plot_busbw(iterations, out_dir / "busbw.png", line_rate, target, f"{plan.site}: {opts.collective} busbw")
+    png = plot_busbw(iterations, out_dir / "busbw.png", line_rate, target,
+                     f"{plan.site}: {opts.collective} busbw")
     rep = report_dict(meta=meta, iterations=iterations, loop=loop, facts=runs.facts, pairwise=pairs,
                       lossless=list(cls.lossless_priorities), queues=list(cls.lossless_queues),
                       plot=png.name if png else None)

@@ -111,7 +111,8 @@ class FabricSignals:
     wd_drops_by_port: dict[str, int] = field(default_factory=dict)
 
 
-def fabric_signals(delta: CounterSnapshot, lossless_prios: list[int], lossless_queues: list[int]) -> FabricSignals:
+def fabric_signals(delta: CounterSnapshot, lossless_prios: list[int],
+                   lossless_queues: list[int]) -> FabricSignals:
     """Sum PFC frames, ECN marks, lossless-queue drops and watchdog storms over every switch port.
 
     ``pfc_tx_all``/``pfc_rx_all`` (platforms without per-priority PFC counters) are counted as

@@ -4,19 +4,20 @@ The measurement on the fabric decides the *direction* of a step (a diagnosis pro
 recovery up/down); this module decides its *size* with ``roce-tune simulate`` (docs/simulate.md) on the port
 class the values apply to (speed, fan-in, base RTT, shared lossless pool and alpha of the plan):
 
-* ECN (per lossless port class): Kmin/Kmax scaled by ``sqrt(factor)`` and ``factor`` in the proposed direction,
-  each with the current Pmax and with the neighbouring Pmax of the tuner's ladder (lower when thresholds go up,
-  higher when they go down); Kmin never below 2 jumbo frames, Kmax never above the port's egress PFC onset.
+* ECN (per lossless port class): Kmin/Kmax scaled by ``sqrt(factor)`` and ``factor`` in the proposed
+  direction, each with the current Pmax and with the neighbouring Pmax of the tuner's ladder (lower when
+  thresholds go up, higher when they go down); Kmin never below 2 jumbo frames, Kmax never above the port's
+  egress PFC onset.
 * DCQCN recovery (per NIC speed): rpg_ai/rpg_hai scaled by ``sqrt(factor)`` and ``factor``, evaluated on every
   lossless class of that speed.
 
 Each candidate, and the current values, run 1 MB x N and 8 MB x N incasts and N long-lived flows
-(:data:`LONG_LIVED_US`) in both reaction-point models (M and T), seed 1: deterministic. Choice: among candidates
-whose lowest long-lived utilisation stays >= min(99 %, the current one's) - 0.5, the highest mean incast
-efficiency; within :data:`NOISE_POINTS` of it, the least summed PFC pause; and the plain ``x factor`` step (the
-loop's rule without a simulator) whenever it is in that top set, so the simulator only overrides the rule on
-evidence. Time is bounded by ``budget_s``: candidates are run nearest-first and the search stops at the budget
-with what it has (the plain step is always run second, after the current values).
+(:data:`LONG_LIVED_US`) in both reaction-point models (M and T), seed 1: deterministic. Choice: among
+candidates whose lowest long-lived utilisation stays >= min(99 %, the current one's) - 0.5, the highest mean
+incast efficiency; within :data:`NOISE_POINTS` of it, the least summed PFC pause; and the plain ``x factor``
+step (the loop's rule without a simulator) whenever it is in that top set, so the simulator only overrides the
+rule on evidence. Time is bounded by ``budget_s``: candidates are run nearest-first and the search stops at
+the budget with what it has (the plain step is always run second, after the current values).
 """
 
 from __future__ import annotations
@@ -80,8 +81,10 @@ def _evaluate_one(inp: SimInputs, ecn: EcnSetting, dcqcn: DcqcnParams) -> tuple[
     effs, pause, utils = [], 0.0, []
     for model in ("M", "T"):
         for msg in (*MESSAGES_BYTES, 0):
-            sc = Scenario(kind="incast" if msg else "long-lived", speed_gbps=inp.speed_gbps, fan_in=inp.fan_in, ecn=ecn, dcqcn=dcqcn,
-                          model=model, message_bytes=msg or 1, duration_us=LONG_LIVED_US, base_rtt_us=inp.base_rtt_us,
+            sc = Scenario(kind="incast" if msg else "long-lived", speed_gbps=inp.speed_gbps,
+                          fan_in=inp.fan_in, ecn=ecn, dcqcn=dcqcn,
+                          model=model, message_bytes=msg or 1, duration_us=LONG_LIVED_US,
+                          base_rtt_us=inp.base_rtt_us,
                           buffer_bytes=inp.buffer_bytes, pfc_alpha=inp.pfc_alpha)
             m = run_seeds(sc, 1).median
             pause += float(m["pfc_pause_ms"] or 0.0)
@@ -115,7 +118,8 @@ def evaluate(label: str, runs: Runs) -> Evaluation:
 
 
 def choose(current: Evaluation, candidates: list[Evaluation], plain: str) -> tuple[Evaluation, str]:
-    """The candidate to take and why (rule in the module docstring). ``plain`` = label of the ``x factor`` step.
+    """The candidate to take and why (rule in the module docstring). ``plain`` = label of the ``x factor``
+    step.
 
     Raises:
         ValueError: no candidates.
@@ -129,8 +133,8 @@ def choose(current: Evaluation, candidates: list[Evaluation], plain: str) -> tup
     pick = min(top, key=lambda c: (c.pfc_pause_ms, -c.efficiency_percent))
     plain_c = next((c for c in top if c.label == plain), None)
     if plain_c is not None and plain_c.pfc_pause_ms <= pick.pfc_pause_ms + 0.2:
-        why = "the simulator does not tell the candidates apart beyond the plain step" if plain_c is not pick or \
-            len(top) > 1 else "the plain step simulates best"
+        why = ("the simulator does not tell the candidates apart beyond the plain step"
+               if plain_c is not pick or len(top) > 1 else "the plain step simulates best")
         pick = plain_c
     else:
         why = "simulates best"
@@ -164,7 +168,8 @@ def _ecn_candidates(e: EcnSetting, up: bool, factor: float, onset: int) -> list[
     return out
 
 
-def _run_search(current: tuple[str, Runs], candidates: Sequence[tuple[str, Runs]], deadline: float) -> tuple[Evaluation, str]:
+def _run_search(current: tuple[str, Runs], candidates: Sequence[tuple[str, Runs]],
+                deadline: float) -> tuple[Evaluation, str]:
     base = evaluate(*current)
     done: list[Evaluation] = []
     for label, runs in candidates:
@@ -217,7 +222,8 @@ def simulated_ecn_step(plan: Plan, proposal: Proposal, factor: float, search: Si
 
 
 def _rate_steps(ai: int, hai: int, up: bool, factor: float, line_mbps: int) -> list[tuple[int, int]]:
-    """(AI, HAI) candidates: x factor (the plain step, first) and x sqrt(factor), or divided; 1 .. line rate."""
+    """(AI, HAI) candidates: x factor (the plain step, first) and x sqrt(factor), or divided; 1 .. line
+    rate."""
     steps: list[tuple[int, int]] = []
     for f in (factor, math.sqrt(factor)):
         a, b = ((min(line_mbps, int(ai * f)), min(line_mbps, int(hai * f))) if up
@@ -262,5 +268,6 @@ def simulated_dcqcn_step(plan: Plan, proposal: Proposal, factor: float, search: 
             continue
         a, b, why = chosen
         values[(h.name, None)] = {"rpg_ai_rate_mbps": a, "rpg_hai_rate_mbps": b}
-        changes.append(f"{h.name} rpg_ai/rpg_hai {ai}/{hai} -> {a}/{b} Mb/s (simulator, {nic.speed_gbps}G: {why})")
+        changes.append(f"{h.name} rpg_ai/rpg_hai {ai}/{hai} -> {a}/{b} Mb/s (simulator, {nic.speed_gbps}G: "
+                       f"{why})")
     return values, changes

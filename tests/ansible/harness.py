@@ -34,7 +34,8 @@ command_timeout = 20
 connect_timeout = 30
 
 [ssh_connection]
-ssh_args = -o ControlMaster=no -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null -o PreferredAuthentications=publickey
+ssh_args = -o ControlMaster=no -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null -o \
+PreferredAuthentications=publickey
 """
 
 

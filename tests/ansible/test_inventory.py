@@ -42,7 +42,8 @@ def _hostvars(data: dict) -> dict[str, dict]:  # type: ignore[type-arg]
 @pytest.fixture(scope="module")
 def mixed():  # type: ignore[no-untyped-def]
     loaded = load_inventory(MIXED)
-    return loaded, build_ansible_inventory(loaded.inventory, "inventories/mixed-vendor.yaml", "out/mixed-vendor")
+    return loaded, build_ansible_inventory(loaded.inventory, "inventories/mixed-vendor.yaml",
+                                           "out/mixed-vendor")
 
 
 def test_groups_follow_platform_and_role(mixed) -> None:  # type: ignore[no-untyped-def]
@@ -131,7 +132,8 @@ def test_ansible_parses_it(mixed, tmp_path: Path) -> None:  # type: ignore[no-un
     path = tmp_path / "hosts.yml"
     path.write_text(dump_ansible_inventory(data))
     out = subprocess.run(["ansible-inventory", "-i", str(path), "--list"], capture_output=True, text=True,
-                         check=True, env={"PATH": "/usr/bin:/bin:" + str(Path(shutil.which("ansible-inventory")).parent),
+                         check=True, env={"PATH": "/usr/bin:/bin:"
+                                          + str(Path(shutil.which("ansible-inventory")).parent),
                                           "ANSIBLE_HOME": str(tmp_path / ".ansible"), "HOME": str(tmp_path)})
     listed = json.loads(out.stdout)
     hv = listed["_meta"]["hostvars"]

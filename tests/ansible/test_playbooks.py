@@ -19,7 +19,8 @@ def _env(tmp_path: Path) -> dict[str, str]:
     import os
 
     (tmp_path / "ansible.cfg").write_text(ANSIBLE_CFG)
-    return dict(os.environ, ANSIBLE_CONFIG=str(tmp_path / "ansible.cfg"), ANSIBLE_HOME=str(tmp_path / ".ansible"),
+    return dict(os.environ, ANSIBLE_CONFIG=str(tmp_path / "ansible.cfg"),
+                ANSIBLE_HOME=str(tmp_path / ".ansible"),
                 ANSIBLE_LOCAL_TEMP=str(tmp_path / ".ansible-tmp"), ANSIBLE_NOCOLOR="1")
 
 
@@ -55,6 +56,7 @@ def test_plan_playbook_renders_what_the_inventory_points_at(tmp_path: Path) -> N
     assert len(counts) == 1 and sum(c["changed"] for c in counts.values()) == 1, counts  # run_once: one run
     inv = YAML(typ="safe").load(hosts.read_text())
     children = inv["all"]["children"]["roce_tune"]["children"]
-    paths = [v["roce_tune_config"] for g in children["switches"]["children"].values() for v in g["hosts"].values()]
+    paths = [v["roce_tune_config"] for g in children["switches"]["children"].values()
+             for v in g["hosts"].values()]
     paths += [v["roce_tune_config"] for v in children["gpu_hosts"]["hosts"].values()]
     assert paths and all((tmp_path / p).is_file() for p in paths), paths

@@ -63,7 +63,8 @@ def _state(fleet, name: str) -> str:  # type: ignore[no-untyped-def]
 
 
 @pytest.mark.slow
-def test_push_check_then_push_then_idempotent(emulator_fleet, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_push_check_then_push_then_idempotent(emulator_fleet,
+                                              tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     key, pub = _keypair(tmp_path)
     # Junos gets a 30 s commit confirmed window (5 min x 0.1): between `commit confirmed` and the confirm run
     # three Ansible tasks (read back, check, confirm), measured at ~5.5 s on a loaded 2-core machine, so the
@@ -92,7 +93,8 @@ def test_push_check_then_push_then_idempotent(emulator_fleet, tmp_path: Path) ->
     assert fleet["qfx1"].history[0].lines == fleet["qfx1"].history[-1].lines  # no commit at all
 
     # 2. real push
-    push = lab.playbook("push.yml", "--diff", "--limit", PUSH_LIMIT, "-e", '{"roce_tune_serial": [1, "100%"]}',
+    push = lab.playbook("push.yml", "--diff", "--limit", PUSH_LIMIT, "-e",
+                        '{"roce_tune_serial": [1, "100%"]}',
                         *common)
     assert push.returncode == 0, push.stdout[-4000:] + push.stderr[-2000:]
     eos_running = fleet["eos1"].running_config()

@@ -17,13 +17,15 @@ DEVICES = {"eos1": "eos", "qfx1": "junos", "nx1": "nxos", "gpu01": "host", "gpu0
 
 
 @pytest.mark.slow
-def test_nxos_check_mode_never_says_rolled_back(emulator_fleet, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_nxos_check_mode_never_says_rolled_back(emulator_fleet,
+                                                tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     key = tmp_path / "id_ed25519"
     subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", str(key)], check=True)
     pub = key.with_suffix(".pub").read_text().strip()
     fleet = emulator_fleet([EmulatorSpec(p, n, username="admin", password="not-used", authorized_keys=[pub],
                                          time_scale=0.01) for n, p in DEVICES.items() if p != "host"])
-    lab = prepare_lab(tmp_path / "lab", {n: fleet.port(n) if n in ("eos1", "qfx1", "nx1") else 1 for n in DEVICES})
+    lab = prepare_lab(tmp_path / "lab", {n: fleet.port(n) if n in ("eos1", "qfx1",
+                                                                   "nx1") else 1 for n in DEVICES})
     lab.env.pop("ROCE_TUNE_PASSWORD", None)
     before = fleet["nx1"].running_config()
     res = lab.playbook("push.yml", "--check", "--diff", "--limit", "platform_nxos", "-e",

@@ -29,5 +29,6 @@ def test_a_format_declared_without_its_parser_is_named() -> None:
     block = Block(file="leaf1.txt", device="leaf1", command="show pfc counters", prompt_line=1,
                   lines=[(2, "  Port Rx  PFC0  PFC3"), (3, "-------  ----  ----"), (4, "Ethernet0  0  5")])
     ctx = Ctx(AuditData(), expect_from_policy(Policy(), "policy defaults"))
-    with pytest.raises(ValueError, match=r"capture format 'show pfc counters' \(kind pfc_rx_tx_tables\) declares no"):
+    with pytest.raises(ValueError,
+                       match=r"capture format 'show pfc counters' \(kind pfc_rx_tx_tables\) declares no"):
         SWITCH_KINDS[fmt.kind](block, ctx, "any", fmt)

@@ -11,15 +11,16 @@ from pathlib import Path
 from tests.audit.conftest import field_cases_dir
 
 REPO = Path(__file__).resolve().parents[2]
-CLEAN = "root@gpu01:~# mlnx_qos -i ens1f0np0\nPFC configuration:\n        priority    0   1   2   3   4   5   6   7\n" \
+CLEAN = "root@gpu01:~# mlnx_qos -i ens1f0np0\nPFC configuration:\n" \
+        "        priority    0   1   2   3   4   5   6   7\n" \
         "        enabled     0   0   0   1   0   0   0   0\n"
 BAD = CLEAN.replace("0   0   0   1   0", "1   0   0   0   0")
 
 
 def audit(*args: str) -> subprocess.CompletedProcess[str]:
     env = {**os.environ, "PYTHONPATH": str(REPO), "COLUMNS": "200"}
-    return subprocess.run([sys.executable, "-m", "roce_tune.cli", "audit", *args], check=False, capture_output=True,
-                          text=True, env=env, timeout=120)
+    return subprocess.run([sys.executable, "-m", "roce_tune.cli", "audit", *args], check=False,
+                          capture_output=True, text=True, env=env, timeout=120)
 
 
 def test_exit_codes(tmp_path: Path) -> None:
@@ -103,7 +104,8 @@ def test_policy_file(tmp_path: Path) -> None:
     caps = tmp_path / "caps"
     caps.mkdir()
     # PFC on priority 4 only: wrong for the defaults (3), right for a policy that makes 4 lossless
-    (caps / "gpu01.txt").write_text(CLEAN.replace("0   0   0   1   0   0   0   0", "0   0   0   0   1   0   0   0"))
+    (caps / "gpu01.txt").write_text(CLEAN.replace("0   0   0   1   0   0   0   0",
+                                                  "0   0   0   0   1   0   0   0"))
     assert audit("--from", str(caps)).returncode == 1
     pol = tmp_path / "policy.yaml"
     pol.write_text("policy:\n  lossless_priorities: [4]\n  roce_dscp: [34]\n")

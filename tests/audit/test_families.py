@@ -13,8 +13,9 @@ mlx5_0  1       0       fe80:0000:0000:0000:0ac0:ebff:fe3a:1b2c                 
 mlx5_0  1       1       fe80:0000:0000:0000:0ac0:ebff:fe3a:1b2c                 v2      ens1f0np0
 {extra}n_gids_found={n}
 """
-V4 = ("mlx5_0  1       {i}       0000:0000:0000:0000:0000:ffff:c000:02{o:02x} 192.0.2.{o}      v1      ens1f0np0\n"
-      "mlx5_0  1       {j}       0000:0000:0000:0000:0000:ffff:c000:02{o:02x} 192.0.2.{o}      v2      ens1f0np0\n")
+V4 = ("mlx5_0  1       {i}       0000:0000:0000:0000:0000:ffff:c000:02{o:02x} 192.0.2.{o}      v1      "
+      "ens1f0np0\nmlx5_0  1       {j}       0000:0000:0000:0000:0000:ffff:c000:02{o:02x} 192.0.2.{o}      "
+      "v2      ens1f0np0\n")
 
 
 def gids(host: str, first_v4: int | None, octet: int = 11) -> str:
@@ -45,7 +46,8 @@ def test_gid_empty_env_value_means_index_0_rt404(captures) -> None:
     r = captures({"gpu01.txt": gids("gpu01", 2) + "$ cat /etc/nccl.conf\nNCCL_IB_GID_INDEX=\"\"\n"})
     found = rules(r)
     assert set(found) == {"RT404"}
-    assert ev(found["RT404"][0]) == ["gpu01.txt:4", "gpu01.txt:10"] and "reads \"\" as 0" in found["RT404"][0].message
+    assert ev(found["RT404"][0]) == ["gpu01.txt:4",
+                                     "gpu01.txt:10"] and "reads \"\" as 0" in found["RT404"][0].message
 
 
 def test_gid_index_differs_between_hosts_rt403(captures) -> None:
@@ -77,7 +79,8 @@ def test_gid_sysfs_fallback(captures) -> None:
     r = captures({"gpu01.txt": text})
     d = r.data.hosts["gpu01"].rdma["mlx5_0"]
     got = sorted((g.index, g.ver, g.ipv4, g.netdev) for g, _ in d.gids)
-    assert got == [(0, "v1", None, "ens1f0np0"), (1, "v2", None, "ens1f0np0"), (2, "v1", "192.0.2.11", "ens1f0np0"),
+    assert got == [(0, "v1", None, "ens1f0np0"), (1, "v2", None, "ens1f0np0"),
+                   (2, "v1", "192.0.2.11", "ens1f0np0"),
                    (3, "v2", "192.0.2.11", "ens1f0np0")]
     found = rules(r)
     assert set(found) == {"RT402"} and "link-local" in found["RT402"][0].message
@@ -101,7 +104,8 @@ def eth(h: str, rx0: int = 5_000, tx0: int = 5_000, rx3: int = 0, tx3: int = 0) 
 
 
 def hw(h: str, **kw: int) -> str:
-    vals = {"np_cnp_sent": 0, "np_ecn_marked_roce_packets": 0, "out_of_sequence": 0, "rp_cnp_handled": 0, **kw}
+    vals = {"np_cnp_sent": 0, "np_ecn_marked_roce_packets": 0, "out_of_sequence": 0, "rp_cnp_handled": 0,
+            **kw}
     return HW.format(h=h, **vals)
 
 
@@ -115,7 +119,8 @@ def test_roce_on_priority_0_before_after_rt410(captures) -> None:
 
 
 def test_tos_maps_to_priority_0_rt410_and_nodes_differ_rt411(captures) -> None:
-    r = captures({"gpu01.txt": "$ env | grep NCCL\nNCCL_IB_TC=106\n", "gpu02.txt": "$ env | grep NCCL\nNCCL_IB_TC=0\n"})
+    r = captures({"gpu01.txt": "$ env | grep NCCL\nNCCL_IB_TC=106\n", "gpu02.txt": "$ env | grep "
+                  "NCCL\nNCCL_IB_TC=0\n"})
     found = rules(r)
     assert set(found) == {"RT410", "RT411"}
     assert [f.device for f in found["RT410"]] == ["gpu02"] and ev(found["RT410"][0]) == ["gpu02.txt:2"]
@@ -158,12 +163,14 @@ def test_nic_without_pfc_on_roce_priority_rt420(captures) -> None:
 
 
 def test_nic_sends_pause_rt421(captures) -> None:
-    snap = "root@gpu01:~# ethtool -S ens1f0np0 | grep prio3\n     tx_prio3_pause: {n}\n     rx_prio3_pause: 0\n"
+    snap = ("root@gpu01:~# ethtool -S ens1f0np0 | grep prio3\n     tx_prio3_pause: {n}\n     rx_prio3_pause: "
+            "0\n")
     r = captures({"gpu01.txt": snap.format(n=100) + snap.format(n=5_100)})
     found = rules(r)
     assert set(found) == {"RT421"}
     f = found["RT421"][0]
-    assert "5,000 PFC pause frames" in f.message and "during the capture" in f.message and ev(f) == ["gpu01.txt:5"]
+    assert ("5,000 PFC pause frames" in f.message and "during the capture" in f.message
+            and ev(f) == ["gpu01.txt:5"])
     assert "PCIe" in f.fix
 
 
@@ -186,20 +193,20 @@ def test_lossless_drops_without_pfc_rt424(captures) -> None:
 
 def test_watchdog_single_storm_is_reported_without_flapping(captures) -> None:
     text = ("admin@leaf1:~$ show pfcwd stats\n"
-            "      QUEUE       STATUS    STORM DETECTED/RESTORED    TX OK/DROP    RX OK/DROP    TX LAST OK/DROP"
-            "    RX LAST OK/DROP\n"
-            "-----------  -----------  -------------------------  ------------  ------------  -----------------"
-            "  -----------------\n"
-            "Ethernet8:3  operational                        1/0         0/120           0/0                0/0"
-            "                0/0\n")
+            "      QUEUE       STATUS    STORM DETECTED/RESTORED    TX OK/DROP    RX OK/DROP    TX LAST "
+            "OK/DROP    RX LAST OK/DROP\n"
+            "-----------  -----------  -------------------------  ------------  ------------  "
+            "-----------------  -----------------\n"
+            "Ethernet8:3  operational                        1/0         0/120           0/0                "
+            "0/0                0/0\n")
     found = rules(captures({"leaf1.txt": text}))
     assert set(found) == {"RT423"} and "flapping" not in found["RT423"][0].message
 
 
 # ---------------------------------------------------------------------------------------- ECN / DCQCN
 def test_pfc_fires_but_no_ecn_marks_rt430(captures) -> None:
-    snap = ("root@gpu01:~# ethtool -S ens1f0np0 | grep prio3\n     rx_prio3_pause: {p}\n     tx_prio3_pause: 0\n"
-            "     rx_prio3_packets: {k}\n     tx_prio3_packets: {k}\n")
+    snap = ("root@gpu01:~# ethtool -S ens1f0np0 | grep prio3\n     rx_prio3_pause: {p}\n     tx_prio3_pause: "
+            "0\n     rx_prio3_packets: {k}\n     tx_prio3_packets: {k}\n")
     r = captures({"gpu01.before.txt": snap.format(p=0, k=1_000_000) + hw("gpu01"),
                   "gpu01.after.txt": snap.format(p=9_000, k=9_000_000) + hw("gpu01")})
     found = rules(r)
@@ -219,7 +226,8 @@ def test_cnps_sent_not_handled_rt432(captures) -> None:
 
 def test_reaction_point_off_in_sysfs_rt432(captures) -> None:
     text = ("root@gpu01:~# grep -H '' /sys/class/net/ens1f0np0/ecn/roce_rp/enable/*\n" +
-            "".join(f"/sys/class/net/ens1f0np0/ecn/roce_rp/enable/{p}:{1 if p != 3 else 0}\n" for p in range(8)))
+            "".join(f"/sys/class/net/ens1f0np0/ecn/roce_rp/enable/{p}:{1 if p != 3 else 0}\n"
+                    for p in range(8)))
     found = rules(captures({"gpu01.txt": text}))
     assert set(found) == {"RT432"} and ev(found["RT432"][0]) == ["gpu01.txt:5"]
 
@@ -262,14 +270,16 @@ hca_id:	mlx5_0
 			link_layer:		Ethernet
 """
 IPLINK = """root@{h}:~# ip -d link show ens1f0np0
-4: ens1f0np0: <BROADCAST,MULTICAST,UP,LOWER_UP> mtu {mtu} qdisc mq state UP mode DEFAULT group default qlen 1000
+4: ens1f0np0: <BROADCAST,MULTICAST,UP,LOWER_UP> mtu {mtu} qdisc mq state UP mode DEFAULT group default qlen \
+1000
     link/ether 08:c0:eb:3a:1b:2c brd ff:ff:ff:ff:ff:ff promiscuity 0 minmtu 68 maxmtu 9978
     altname enp65s0f0np0 numtxqueues 252 numrxqueues 63 gso_max_size 65536 gso_max_segs 65535
 """
 
 
 def mtu_host(h: str, netdev: int, active: int, fw: str = "28.39.1002") -> str:
-    return (IBV.format(h=h, fw=fw, mtu=active, code={1024: 3, 4096: 5}[active]) + IPLINK.format(h=h, mtu=netdev) +
+    return (IBV.format(h=h, fw=fw, mtu=active, code={1024: 3, 4096: 5}[active]) + IPLINK.format(h=h,
+                                                                                                mtu=netdev) +
             gids(h, 2))
 
 
@@ -330,17 +340,17 @@ def test_nccl_hca_uses_fewer_nics_rt462(captures) -> None:
 
 
 def _pair_log(a: str, b: str, busbw: float) -> str:
-    return (f"# nThread 1 nGpus 1 minBytes 1073741824 maxBytes 1073741824 step: 1048576(bytes) warmup iters: 5 "
-            f"iters: 20 agg iters: 1 validation: 1 graph: 0\n#\n# Using devices\n"
+    return ("# nThread 1 nGpus 1 minBytes 1073741824 maxBytes 1073741824 step: 1048576(bytes) warmup iters: "
+            "5 iters: 20 agg iters: 1 validation: 1 graph: 0\n#\n# Using devices\n"
             f"#  Rank  0 Group  0 Pid   1001 on {a:>10} device  0 [0000:06:00] NVIDIA H100 80GB HBM3\n"
             f"#  Rank  1 Group  0 Pid   1002 on {b:>10} device  0 [0000:06:00] NVIDIA H100 80GB HBM3\n#\n"
-            "#                                                              out-of-place                       in-place\n"
-            "#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong\n"
-            "#        (B)    (elements)                               (us)  (GB/s)  (GB/s)            (us)  (GB/s)  (GB/s)\n"
-            f"  1073741824     268435456     float     sum      -1    21000   {busbw:5.2f}   {busbw:5.2f}      0    21000"
-            f"   {busbw:5.2f}   {busbw:5.2f}      0\n"
-            "# Out of bounds values : 0 OK\n"
-            f"# Avg bus bandwidth    : {busbw}\n#\n")
+            "#                                                              "
+            "out-of-place                       in-place\n#       size         count      type   redop    "
+            "root     time   algbw   busbw #wrong     time   algbw   busbw #wrong\n#        (B)    "
+            "(elements)                               (us)  (GB/s)  (GB/s)            (us)  (GB/s)  "
+            f"(GB/s)\n  1073741824     268435456     float     sum      -1    21000   {busbw:5.2f}   "
+            f"{busbw:5.2f}      0    21000   {busbw:5.2f}   {busbw:5.2f}      0\n# Out of bounds values : 0 "
+            f"OK\n# Avg bus bandwidth    : {busbw}\n#\n")
 
 
 def test_slow_node_on_pair_matrix_rt463(captures) -> None:
@@ -381,7 +391,8 @@ def test_switch_and_nic_pause_counts_disagree_rt422(captures) -> None:
     from pathlib import Path
 
     inv = Path(__file__).resolve().parents[2] / "inventories" / "lab-2node.yaml"
-    nic = "root@node1:~# ethtool -S ens1f0np0 | grep prio3_pause\n     rx_prio3_pause: {n}\n     tx_prio3_pause: 0\n"
+    nic = ("root@node1:~# ethtool -S ens1f0np0 | grep prio3_pause\n     rx_prio3_pause: {n}\n     "
+           "tx_prio3_pause: 0\n")
     sw = ("admin@lab-leaf1:~$ show pfc counters\n"
           "  Port Tx    PFC0    PFC1    PFC2    PFC3    PFC4    PFC5    PFC6    PFC7\n"
           "---------  ------  ------  ------  ------  ------  ------  ------  ------\n"
@@ -410,7 +421,8 @@ def test_vendor_switch_outputs_detected(tmp_path) -> None:  # type: ignore[no-un
     assert kinds["nxos-show-queuing-interface-e1-7.txt"] == "nxos show queuing interface"
     assert kinds["nxos-show-queuing-pfc-queue-e1-7-detail.txt"] == "nxos show queuing pfc-queue detail"
     assert kinds["junos-show-interfaces-queue-et-0-0-12.txt"] == "junos show interfaces queue"
-    assert kinds["cumulus-nv-show-interface-swp3-qos-roce-counters.txt"] == "cumulus nv show qos roce counters"
+    assert kinds["cumulus-nv-show-interface-swp3-qos-roce-counters.txt"] == ("cumulus nv show qos roce "
+                                                                             "counters")
     assert not r.data.unparsed
     assert r.data.switches["junos"].ports["et-0/0/12"]["pfc_tx_prio3"].value == 61377
     assert [(f.rule, f.device, f.port) for f in r.findings] == [("RT423", "nxos", "Ethernet1/7")]
@@ -423,12 +435,12 @@ def test_sonic_config_and_port_counter_readers(captures) -> None:
             "---------  --------  ----------------  ------------------\n"
             "Ethernet0      drop               200                 200\n"
             "admin@leaf1:~$ show interfaces counters\n"
-            "      IFACE    STATE    RX_OK     RX_BPS    RX_UTIL    RX_ERR    RX_DRP    RX_OVR    TX_OK     TX_BPS"
-            "    TX_UTIL    TX_ERR    TX_DRP    TX_OVR\n"
-            "-----------  -------  -------  ---------  ---------  --------  --------  --------  -------  ---------"
-            "  ---------  --------  --------  --------\n"
-            "  Ethernet0        U  1,204,551  3.11 MB/s      0.01%         0        17         0  988,100  2.02 MB/s"
-            "      0.00%         0         0         0\n"
+            "      IFACE    STATE    RX_OK     RX_BPS    RX_UTIL    RX_ERR    RX_DRP    RX_OVR    TX_OK     "
+            "TX_BPS    TX_UTIL    TX_ERR    TX_DRP    TX_OVR\n"
+            "-----------  -------  -------  ---------  ---------  --------  --------  --------  -------  "
+            "---------  ---------  --------  --------  --------\n"
+            "  Ethernet0        U  1,204,551  3.11 MB/s      0.01%         0        17         0  988,100  "
+            "2.02 MB/s      0.00%         0         0         0\n"
             "admin@leaf1:~$ show queue wredcounters Ethernet0\n"
             "     Port    TxQ    WredDrp/pkts    WredDrp/bytes    EcnMarked/pkts    EcnMarked/bytes\n"
             "---------  -----  --------------  ---------------  ----------------  -----------------\n"
@@ -438,7 +450,8 @@ def test_sonic_config_and_port_counter_readers(captures) -> None:
     r = captures({"leaf1.txt": text})
     sw = r.data.switches["leaf1"]
     assert sw.pfcwd_config["Ethernet0"].value == "drop 200 200"
-    assert sw.ports["Ethernet0"]["rx_drp"].value == 17 and str(sw.ports["Ethernet0"]["rx_drp"].ev) == "leaf1.txt:9"
+    assert (sw.ports["Ethernet0"]["rx_drp"].value == 17
+            and str(sw.ports["Ethernet0"]["rx_drp"].ev) == "leaf1.txt:9")
     assert sw.ports["Ethernet0"]["q3_ecn_marked_pkts"].value == 41002
     assert sw.ports["Ethernet1"]["pfc_tx_all"].value == 7
     assert [k for _, _, k in r.data.blocks] == ["sonic show pfcwd config", "sonic show interfaces counters",

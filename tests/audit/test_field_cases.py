@@ -27,7 +27,8 @@ def _audit(tmp_path: Path, kind: str, name: str, device: str):  # type: ignore[n
 def test_ethtool_prio_and_hw_counters_2to1_roce_on_priority_0(tmp_path: Path) -> None:
     r = _audit(tmp_path, "counters", "mlx5-ethtool-prio-and-hw-counters-2to1.txt", "gpu01")
     nic = r.data.hosts["gpu01"].nics["-"]
-    assert nic.ethtool["rx_prio0_packets"].value == 420006709813 and nic.ethtool["tx_prio3_packets"].value == 0
+    assert (nic.ethtool["rx_prio0_packets"].value == 420006709813
+            and nic.ethtool["tx_prio3_packets"].value == 0)
     hw = r.data.hosts["gpu01"].rdma["mlx5_0"].hw
     assert hw["local_ack_timeout_err"].value == 2705 and hw["np_cnp_sent"].value == 1333
     found = rules(r)
@@ -43,7 +44,8 @@ def test_ethtool_prio_and_hw_counters_2to1_roce_on_priority_0(tmp_path: Path) ->
 def test_ethtool_delta_one_direction(tmp_path: Path) -> None:
     r = _audit(tmp_path, "counters", "mlx5-ethtool-prio-delta-dscp-one-direction.txt", "gpu02")
     nic = r.data.hosts["gpu02"].nics["ens8np0"]
-    assert nic.delta("tx_prio3_packets") == (3964146, True) and nic.delta("rx_prio0_packets") == (4015359, True)
+    assert nic.delta("tx_prio3_packets") == (3964146, True) and nic.delta("rx_prio0_packets") == (4015359,
+                                                                                                  True)
     found = rules(r)
     assert set(found) == {"RT411"}
     f = found["RT411"][0]
@@ -82,7 +84,8 @@ def test_sonic_pfcwd_flapping_and_pfc_tx(tmp_path: Path) -> None:
     assert sw.ports["Ethernet4"]["q3_wd_rx_drop"].value == 371184
     found = rules(r)
     assert set(found) == {"RT423"}
-    assert [(f.port, ev(f)) for f in found["RT423"]] == [("Ethernet4", ["leaf1.txt:5"]), ("Ethernet6", ["leaf1.txt:6"])]
+    assert [(f.port, ev(f)) for f in found["RT423"]] == [("Ethernet4", ["leaf1.txt:5"]),
+                                                         ("Ethernet6", ["leaf1.txt:6"])]
     assert "flapping" in found["RT423"][0].message
 
 

@@ -32,7 +32,8 @@ def _credentials(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def _opts(known: Path, tmp: Path | None = None, **kw: object) -> LiveOptions:
-    return LiveOptions(apply=ApplyOptions(known_hosts=str(known), timing=FAST), save_dir=tmp, **kw)  # type: ignore[arg-type]
+    return LiveOptions(apply=ApplyOptions(known_hosts=str(known), timing=FAST), save_dir=tmp,
+                       **kw)  # type: ignore[arg-type]
 
 
 def test_live_reads_every_platform_read_only_and_finds_pfc_off(tmp_path: Path) -> None:
@@ -44,13 +45,15 @@ def test_live_reads_every_platform_read_only_and_finds_pfc_off(tmp_path: Path) -
         seen = {d.spec.name: list(d.commands_seen) for d in fleet}
     assert after == before  # byte-identical running configurations
     for name, cmds in seen.items():
-        sent = [c for c in cmds if c.strip() and not c.startswith(("terminal", "set cli", "sudo", "exit", "screen"))]
+        sent = [c for c in cmds if c.strip() and not c.startswith(("terminal", "set cli", "sudo", "exit",
+                                                                   "screen"))]
         assert sent, name
         assert all(READ_ONLY.match(c) or c in ("show version", "show hostname") or c.startswith("show ")
                    for c in sent), (name, sent)
         assert not [c for c in sent if c.startswith(("config", "nv set", "nv config apply", "set ", "delete",
                                                      "commit", "configure"))], (name, sent)
-    assert not [f for f in r.findings if f.rule == "RT490"], [f.message for f in r.findings if f.rule == "RT490"]
+    assert not [f for f in r.findings if f.rule == "RT490"], [f.message for f in r.findings
+                                                              if f.rule == "RT490"]
     switches = {d for d, _ in ((s.name, s) for s in r.data.switches.values()) if r.data.switches[d].running}
     assert switches == set(before)  # every switch's running config was read back
     # factory configs differ from the plan on every switch (ports missing or without PFC); SONiC's factory
@@ -107,7 +110,8 @@ def test_hosts_are_read_over_ssh(tmp_path: Path) -> None:
 
 
 def test_commands_are_read_only_by_construction() -> None:
-    for bad in ("config load x", "show run; reboot", "nv set qos roce mode lossless", "mlnx_qos -i eth0 --pfc 0,0,0,1",
+    for bad in ("config load x", "show run; reboot", "nv set qos roce mode lossless",
+                "mlnx_qos -i eth0 --pfc 0,0,0,1",
                 "show running-config | write file", "ethtool -s eth0 speed 100000", "sudo config reload -y"):
         with pytest.raises(ValueError, match="read-only"):
             check_read_only(bad)
@@ -129,7 +133,8 @@ def test_cli_live_needs_an_inventory_and_not_both_sources(tmp_path: Path) -> Non
 def test_cli_live_json(tmp_path: Path) -> None:
     fleet, inv, known = emulated_inventory("lab-2node.yaml", tmp_path, hosts=True)
     with fleet:
-        r = CliRunner().invoke(app, ["audit", str(inv), "--live", "--format", "json", "--known-hosts", str(known),
+        r = CliRunner().invoke(app, ["audit", str(inv), "--live", "--format", "json", "--known-hosts",
+                                     str(known),
                                      "--concurrency", "2", "--device-timeout", "60"])
     doc = json.loads(r.stdout)
     assert r.exit_code == 1, r.output  # the factory switch has no PFC on priority 3

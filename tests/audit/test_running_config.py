@@ -31,14 +31,16 @@ def _running(name: str, tmp: Path, plant: str | None = None) -> tuple[str, str]:
     initial: object = text
     if name == "sonic":
         initial = {**device_class(name)(EmulatorSpec(name, "f"), tmp / "f").config_db, **json.loads(text)}
-    return sw.name, device_class(name)(EmulatorSpec(name, sw.name, initial_config=initial), tmp).running_config()
+    return sw.name, device_class(name)(EmulatorSpec(name, sw.name, initial_config=initial),
+                                       tmp).running_config()
 
 
 def _capture(tmp: Path, device: str, name: str, running: str) -> tuple[Path, Path]:
     cap = tmp / "captures"
     cap.mkdir(exist_ok=True)
     path = cap / f"{device}.txt"
-    path.write_text(f"# captured for the audit\nadmin@{device}# {platform(name).push.read_running}\n{running}",
+    path.write_text(f"# captured for the audit\nadmin@{device}# "
+                    f"{platform(name).push.read_running}\n{running}",
                     encoding="utf-8")
     return cap, path
 
@@ -72,7 +74,8 @@ def test_pfc_on_the_wrong_priority_is_found_with_and_without_a_plan(name: str, t
     assert f.evidence and f.evidence[0].file == f"{device}.txt"
     lines = [path.read_text().splitlines()[e.line - 1].lower() for e in f.evidence]
     # the line stating the port's PFC, or the port's line and the profile line it binds (EOS service-profile)
-    assert any(w in t for t in lines for w in ("pfc", "priority-flow-control", "switch-priority", "pause")), lines
+    assert any(w in t for t in lines for w in ("pfc", "priority-flow-control", "switch-priority",
+                                               "pause")), lines
     assert len(lines) == 1 or any(f.port.lower() in t for t in lines)  # type: ignore[union-attr]
     without = [f for f in audit_dir(cap).findings if f.device == device]
     assert {f.rule for f in without} == {"RT420"} and all("policy defaults: PFC on 3" in f.message
@@ -96,7 +99,8 @@ def test_ecn_threshold_and_mtu_differences_need_the_plan(name: str, tmp_path: Pa
         cap, _ = _capture(tmp_path / kind, device, name, running)
         found = [f for f in audit_dir(cap, INVENTORY).findings if f.device == device]
         assert found and {f.rule for f in found} == {rule}, (kind, found)
-        assert words in found[0].message and "plan" in found[0].message and "running config" in found[0].message
+        assert (words in found[0].message and "plan" in found[0].message
+                and "running config" in found[0].message)
         assert not [f for f in audit_dir(cap).findings if f.device == device], kind  # policy: no judgement
 
 
@@ -110,7 +114,8 @@ def test_factory_config_without_pfc_is_a_hop_without_pfc(name: str, tmp_path: Pa
         assert not [f for f in r.findings if f.rule == "RT420"]
         return
     found = [f for f in r.findings if f.rule == "RT420" and f.device == "sw9"]
-    assert len(found) == 1 and found[0].port is None and "no port of sw9 has PFC on RoCE priority 3" in found[0].message
+    assert (len(found) == 1 and found[0].port is None
+            and "no port of sw9 has PFC on RoCE priority 3" in found[0].message)
 
 
 def test_ecn_not_bound_to_the_lossless_queue_without_a_plan(tmp_path: Path) -> None:
@@ -142,7 +147,8 @@ def test_nvue_yaml_running_config_reads_like_the_commands(tmp_path: Path) -> Non
                                               if ln.startswith("nv set ")])}], buf)
     cap = tmp_path / "captures"
     cap.mkdir()
-    (cap / f"{device}.txt").write_text(f"cumulus@{device}:mgmt:~$ nv config show\n{buf.getvalue()}", encoding="utf-8")
+    (cap / f"{device}.txt").write_text(f"cumulus@{device}:mgmt:~$ nv config show\n{buf.getvalue()}",
+                                       encoding="utf-8")
     r = audit_dir(cap, INVENTORY)
     assert r.data.switches[device].running is not None and not r.data.unparsed
     assert {f.rule for f in r.findings if f.device == device} == {"RT420"}
@@ -160,10 +166,10 @@ def test_an_unreadable_running_config_is_listed_not_dropped(tmp_path: Path) -> N
 
 def test_watchdog_flapping_names_the_known_defect(tmp_path: Path) -> None:
     stats = ("admin@leaf5:~$ show pfcwd stats\n"
-             "      QUEUE       STATUS    STORM DETECTED/RESTORED    TX OK/DROP    RX OK/DROP    TX LAST OK/DROP"
-             "    RX LAST OK/DROP\n"
-             "-------------  ---------  -------------------------  ------------  ------------  -----------------"
-             "  -----------------\n"
+             "      QUEUE       STATUS    STORM DETECTED/RESTORED    TX OK/DROP    RX OK/DROP    TX LAST "
+             "OK/DROP    RX LAST OK/DROP\n"
+             "-------------  ---------  -------------------------  ------------  ------------  "
+             "-----------------  -----------------\n"
              "Ethernet0:3  stormed                      14/13        0/4102           0/0                0/0"
              "                0/0\n")
     cap = tmp_path / "c"
@@ -182,11 +188,13 @@ def test_watchdog_flapping_names_the_known_defect(tmp_path: Path) -> None:
 
     exp, _ = load_expect(INVENTORY, None)
     assert exp.switches["leaf5"].watchdog.enabled
-    exp = replace(exp, switches={**exp.switches, "leaf5": exp.switches["leaf5"].model_copy(update={"asic": "tomahawk-5"})})
+    exp = replace(exp, switches={**exp.switches,
+                                 "leaf5": exp.switches["leaf5"].model_copy(update={"asic": "tomahawk-5"})})
     findings, _ = run_checks(read_dir(cap, exp), exp)
     f = next(f for f in findings if f.rule == "RT423")
     assert "matches known defect RT251" in f.message and "tomahawk-5" in f.message
-    exp = replace(exp, switches={**exp.switches, "leaf5": exp.switches["leaf5"].model_copy(update={"asic": "tomahawk-4"})})
+    exp = replace(exp, switches={**exp.switches,
+                                 "leaf5": exp.switches["leaf5"].model_copy(update={"asic": "tomahawk-4"})})
     findings, _ = run_checks(read_dir(cap, exp), exp)
     f = next(f for f in findings if f.rule == "RT423")
     assert "RT251" not in f.message and "flapping" in f.message

@@ -30,9 +30,12 @@ def _sonic_db(sw: dict) -> dict:  # type: ignore[type-arg]
     from roce_tune.units import parse_speed_gbps
 
     db = factory_db(sw["name"])
-    if not str(sw["model"]).startswith("SN"):  # Broadcom SKU (DellEMC-Z9332f-O32): SONiC's traditional model and
+    # Broadcom SKU (DellEMC-Z9332f-O32): SONiC's traditional model
+    # and
+    if not str(sw["model"]).startswith("SN"):
         db["DEVICE_METADATA"]["localhost"]["hwsku"] = f"{sw['model']}-O32"  # the plan's pool modes and types
-        db["BUFFER_POOL"] = {"ingress_lossless_pool": {"mode": "dynamic", "size": "66394076", "type": "ingress"},
+        db["BUFFER_POOL"] = {"ingress_lossless_pool": {"mode": "dynamic", "size": "66394076",
+                                                       "type": "ingress"},
                              "egress_lossless_pool": {"mode": "static", "size": "38462204", "type": "egress"}}
     db["DEVICE_METADATA"]["localhost"]["buffer_model"] = sw.get("buffer_model") or (
         "dynamic" if str(sw["model"]).startswith("SN") else "traditional")  # SONiC's default per ASIC
@@ -46,7 +49,8 @@ def _sonic_db(sw: dict) -> dict:  # type: ignore[type-arg]
 
 
 def emulated_inventory(inventory: str, tmp_path: Path, *, hosts: bool = False, time_scale: float = 1.0,
-                       faults: dict[str, dict[str, object]] | None = None, host_nics: bool = True):  # type: ignore[no-untyped-def]
+                       faults: dict[str, dict[str, object]] | None = None,
+                       host_nics: bool = True):  # type: ignore[no-untyped-def]
     """Start one emulator per device of a shipped inventory and write a copy whose ``mgmt`` points at them.
 
     Returns (fleet, inventory path, known_hosts path). Hosts are emulated only with ``hosts=True``

@@ -63,7 +63,8 @@ def test_dry_run_push_and_idempotent(mixed, tmp_path: Path) -> None:
     assert all(fleet[r.name].running_config() == before[r.name] for r in blocked if r.disruptive)
 
     pushed = apply_targets(targets, _opts(tmp_path, known, allow_disruptive=True))
-    assert all(r.state == "pushed" for r in pushed), [(r.name, r.state, r.error) for r in pushed if r.state != "pushed"]
+    assert all(r.state == "pushed" for r in pushed), [(r.name, r.state,
+                                                       r.error) for r in pushed if r.state != "pushed"]
     assert all(fleet[n].running_config() != before[n] for n in names)
 
     again = apply_targets(targets, _opts(tmp_path, known, dry_run=True))
@@ -105,7 +106,8 @@ def test_fault_rolls_back_only_that_device(tmp_path: Path, device: str, fault: d
         before = _running(fleet, [t.name for t in targets])
         healthy = {"leaf1": "leaf3", "spine1": "leaf5"}.get(device, "leaf1")
         results = {r.name: r for r in apply_targets(
-            targets, _opts(tmp_path, known, allow_disruptive=True, limit=[device, healthy], device_timeout_s=240,
+            targets, _opts(tmp_path, known, allow_disruptive=True, limit=[device, healthy],
+                           device_timeout_s=240,
                            push=PushOptions(confirm_s=120, read_timeout_s=8)))}
         assert set(results) == {device, healthy}
         bad = results[device]
@@ -127,7 +129,8 @@ def test_canary_stops_the_rollout(tmp_path: Path) -> None:
     try:
         targets, _ = load_source(inv)
         before = _running(fleet, [t.name for t in targets])
-        results = apply_targets(targets, _opts(tmp_path, known, canary=1, limit=["leaf*"], allow_disruptive=True))
+        results = apply_targets(targets, _opts(tmp_path, known, canary=1, limit=["leaf*"],
+                                               allow_disruptive=True))
         assert [r.state for r in results][:1] == ["failed"]
         assert {r.state for r in results[1:]} == {"skipped"}
         assert all(len(results) == 8 and fleet[t.name].running_config() == before[t.name] for t in targets)
@@ -229,7 +232,8 @@ def test_host_restore_that_cannot_put_everything_back_says_so(tmp_path: Path) ->
         assert res.state == "failed" and not res.rolled_back, (res.state, res.error)
         assert "ROLLBACK INCOMPLETE" in (res.error or "") and "dce_tcp_g" in (res.error or "")
         assert "(rolled back)" not in (res.error or "")
-        changed = [a for a, b in zip(before.splitlines(), _host_state(fleet, host.name).splitlines()) if a != b]
+        changed = [a for a, b in zip(before.splitlines(), _host_state(fleet,
+                                                                      host.name).splitlines()) if a != b]
         assert [ln.split(" = ")[0] for ln in changed] == [str(empty.relative_to(sysroot))]
         log = (tmp_path / "logs" / f"{host.name}.log").read_text()
         assert "rollback attempt failed" not in log  # reported once, not retried on new sessions
@@ -243,10 +247,12 @@ def test_host_timeout_is_not_reported_as_reverting_by_itself(tmp_path: Path) -> 
         targets, _ = load_source(inv)
         host = next(t for t in targets if t.kind == "host")
         push = PushOptions(confirm_s=60, read_timeout_s=20, tag="rt_test_timeout")
-        res = apply_targets(targets, _opts(tmp_path, known, limit=[host.name], push=push, device_timeout_s=0.5))[0]
+        res = apply_targets(targets, _opts(tmp_path, known, limit=[host.name], push=push,
+                                           device_timeout_s=0.5))[0]
         assert res.state == "failed"
         assert "commit-confirm timer" not in (res.error or "")
-        assert "host has no commit-confirm" in (res.error or "") and "rt_test_timeout.before.sh" in (res.error or "")
+        assert "host has no commit-confirm" in (res.error or "") and "rt_test_timeout.before.sh" in (res.error
+                                                                                                     or "")
         log = tmp_path / "logs" / f"{host.name}.log"
         deadline = time.monotonic() + 60  # let the abandoned worker finish before the emulator stops
         while time.monotonic() < deadline and "# result:" not in (log.read_text() if log.exists() else ""):
@@ -259,7 +265,8 @@ def test_cli_dry_run_json(tmp_path: Path) -> None:
     fleet, inv, known = emulated_inventory("lab-2node.yaml", tmp_path)
     try:
         env = dict(os.environ, ROCE_TUNE_USERNAME="netops", ROCE_TUNE_PASSWORD=PASSWORD)
-        proc = subprocess.run([sys.executable, "-m", "roce_tune.cli", "apply", str(inv), "--dry-run", "--format",
+        proc = subprocess.run([sys.executable, "-m", "roce_tune.cli", "apply", str(inv), "--dry-run",
+                               "--format",
                                "json", "--known-hosts", str(known), "--log-dir", str(tmp_path / "logs")],
                               capture_output=True, text=True, env=env, cwd=REPO, timeout=120)
         assert proc.returncode == 0, proc.stderr
@@ -284,13 +291,15 @@ def test_sonic_buffer_model_or_pool_mode_mismatch_refuses_before_any_push(tmp_pa
         before = dev.running_config()
         env = dict(os.environ, ROCE_TUNE_USERNAME="netops", ROCE_TUNE_PASSWORD=PASSWORD)
         for extra in (["--dry-run"], ["--allow-disruptive"]):
-            proc = subprocess.run([sys.executable, "-m", "roce_tune.cli", "apply", str(inv), *extra, "--format",
+            proc = subprocess.run([sys.executable, "-m", "roce_tune.cli", "apply", str(inv), *extra,
+                                   "--format",
                                    "json", "--known-hosts", str(known), "--log-dir", str(tmp_path / "logs")],
                                   capture_output=True, text=True, env=env, cwd=REPO, timeout=120)
             assert proc.returncode != 0, proc.stdout
             (device,) = json.loads(proc.stdout)["devices"]
             assert device["state"] == "failed" and device["error"].startswith("preflight: "), device
-            want = "buffer model" if running_model != "dynamic" else "BUFFER_POOL|egress_lossless_pool mode is static"
+            want = "buffer model" if running_model != "dynamic" else ("BUFFER_POOL|egress_lossless_pool mode "
+                                                                      "is static")
             assert want in device["error"] and "config reload" in device["error"]
             assert not device.get("rolled_back")
             assert dev.running_config() == before, "nothing may be sent to a refused switch"

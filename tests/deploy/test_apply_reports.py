@@ -25,7 +25,9 @@ from .conftest import REPO, emulated_inventory
 
 def _opts(tmp_path: Path, known: Path, **kw) -> ApplyOptions:  # type: ignore[no-untyped-def]
     push = kw.pop("push", PushOptions(confirm_s=60, read_timeout_s=20))
-    kw.setdefault("timing", LOOPBACK_TIMING)  # netmiko pacing for loopback emulators (tests/emulators/README.md)
+    # netmiko pacing for loopback emulators
+    # (tests/emulators/README.md)
+    kw.setdefault("timing", LOOPBACK_TIMING)
     return ApplyOptions(known_hosts=str(known), log_dir=tmp_path / "logs", push=push, **kw)
 
 
@@ -44,7 +46,8 @@ def test_rejected_save_is_a_failure_that_says_startup_differs(tmp_path: Path) ->
             r = results[name]
             assert r.state == "failed" and r.failed, (name, r.state, r.error)
             assert not r.rolled_back and "rolled back" not in (r.error or ""), (name, r.error)
-            assert r.error and r.error.startswith("save: ") and "differs from the startup configuration" in r.error
+            assert (r.error and r.error.startswith("save: ")
+                    and "differs from the startup configuration" in r.error)
             assert fleet[name].running_config() != before[name], f"{name}: the verified change stays live"
         assert "No space left on device" in (results["leaf1"].error or "")
         assert "ERROR: Configuration save failed" in (results["spine1"].error or "")
@@ -61,7 +64,8 @@ def test_rejected_save_is_a_failure_that_says_startup_differs(tmp_path: Path) ->
 
 
 def test_rejected_command_names_the_command_and_the_device_error(tmp_path: Path) -> None:
-    faults = {"leaf1": {"reject_pattern": r"random-detect ecn"}, "spine1": {"reject_pattern": r"random-detect"},
+    faults = {"leaf1": {"reject_pattern": r"random-detect ecn"},
+              "spine1": {"reject_pattern": r"random-detect"},
               "leaf3": {"reject_pattern": r"drop-profiles"}}
     fleet, inv, known = emulated_inventory("mixed-vendor.yaml", tmp_path, faults=faults)
     try:
@@ -75,8 +79,10 @@ def test_rejected_command_names_the_command_and_the_device_error(tmp_path: Path)
             err = results[name].error or ""
             assert results[name].state == "failed" and "rolled back" in err, (name, err)
             assert device_error in err, (name, err)
-            assert "device rejected `" in err and command in err.split("device rejected `", 1)[1].split("`")[0]
-            assert "(config" not in err and "#" not in err.split("`")[0], f"{name}: a prompt is not an error: {err}"
+            assert "device rejected `" in err and command in err.split("device rejected `",
+                                                                       1)[1].split("`")[0]
+            assert "(config" not in err and "#" not in err.split("`")[0], (f"{name}: a prompt is not an "
+                                                                           f"error: {err}")
     finally:
         fleet.stop()
 
@@ -128,7 +134,9 @@ def test_connect_failures_name_device_address_and_cause(tmp_path: Path) -> None:
             leaf.port = dead
             r = apply_targets([leaf], _opts(tmp_path, known, dry_run=True))[0]
             assert r.state == "failed"
-            assert (r.error or "").startswith(f"connect: lab-leaf1 (127.0.0.1:{dead}): TCP connection failed"), r.error
+            assert (r.error
+                    or "").startswith(f"connect: lab-leaf1 (127.0.0.1:{dead}): TCP connection "
+                                      "failed"), r.error
             assert "refused" in (r.error or "").lower()
             leaf.port = port
             # unknown host key: an empty known_hosts file
@@ -175,18 +183,21 @@ def test_cli_prints_device_text_verbatim_and_each_device_once(tmp_path: Path) ->
         stub = host.bin / "mlnx_qos"
         real = stub.read_text().splitlines()[-1]
         # reads pass; a write fails the way mlnx_qos does without access to the MST device
-        stub.write_text("#!/bin/sh\nfor a in \"$@\"; do case \"$a\" in --trust|--pfc|-f|--dscp2prio|--cable_len)\n"
-                        "echo 'mlnx_qos: cannot open [/dev/mst/mt4129_pciconf0] [bold]' >&2; exit 1;; esac; done\n"
+        stub.write_text("#!/bin/sh\nfor a in \"$@\"; do case \"$a\" in "
+                        "--trust|--pfc|-f|--dscp2prio|--cable_len)\necho 'mlnx_qos: cannot open "
+                        "[/dev/mst/mt4129_pciconf0] [bold]' >&2; exit 1;; esac; done\n"
                         + real + "\n")
         log_dir = tmp_path / "cli-logs"
-        res = _cli("apply", str(inv), "--known-hosts", str(known), "--allow-disruptive", "--log-dir", str(log_dir),
+        res = _cli("apply", str(inv), "--known-hosts", str(known), "--allow-disruptive", "--log-dir",
+                   str(log_dir),
                    "--limit", "node1", "--limit", "lab-leaf1", "--limit", "node2", "--session-timing", "fast")
         out = res.stdout + res.stderr
         assert res.returncode == 1, out
         assert "Traceback" not in out and "MarkupError" not in out, out
         assert "cannot open [/dev/mst/mt4129_pciconf0] [bold]" in out, out
         assert "blocked-disruptive" not in out, out
-        lines = [ln.split() for ln in res.stdout.splitlines() if ln.split()[:1] in (["node1"], ["node2"], ["lab-leaf1"])]
+        lines = [ln.split() for ln in res.stdout.splitlines() if ln.split()[:1] in (["node1"], ["node2"],
+                                                                                    ["lab-leaf1"])]
         states = {ln[0]: ln[1] for ln in lines if len(ln) > 1 and ln[1] in ("pushed", "failed", "no-change")}
         assert states == {"node1": "failed", "node2": "pushed", "lab-leaf1": "pushed"}, res.stdout
         progress_done = [ln for ln in res.stdout.splitlines() if "devices" in ln and "/3" in ln]
@@ -218,7 +229,8 @@ def test_reapply_removes_own_stale_profiles_only(tmp_path: Path) -> None:
         # objects that are not roce-tune's: an operator's WRED profile and EOS qos profile
         sonic = fleet["leaf5"]
         with sonic.lock:
-            sonic.config_db.setdefault("WRED_PROFILE", {})["AZURE_LOSSLESS"] = {"ecn": "ecn_all", "wred_green_enable": "true"}
+            sonic.config_db.setdefault("WRED_PROFILE", {})["AZURE_LOSSLESS"] = {"ecn": "ecn_all",
+                                                                                "wred_green_enable": "true"}
         conn = fleet.connect("leaf1")
         conn.send_config_set(["qos profile OPERATOR_QOS", "   qos trust cos"])
         conn.disconnect()
@@ -227,8 +239,10 @@ def test_reapply_removes_own_stale_profiles_only(tmp_path: Path) -> None:
 
         targets, _ = load_source(inv)
         dry = {r.name: r for r in apply_targets(targets, _opts(tmp_path, known, dry_run=True, limit=devices))}
-        assert any(d.startswith("remove /WRED_PROFILE/ROCE_LOSSLESS_") and "_PIN" in d for d in dry["leaf5"].diff)
-        assert any(re.fullmatch(r"- qos profile ROCE_LOSSLESS_\w+_PIN", d) for d in dry["leaf1"].diff), dry["leaf1"].diff
+        assert any(d.startswith("remove /WRED_PROFILE/ROCE_LOSSLESS_") and "_PIN" in d
+                   for d in dry["leaf5"].diff)
+        assert any(re.fullmatch(r"- qos profile ROCE_LOSSLESS_\w+_PIN",
+                                d) for d in dry["leaf1"].diff), dry["leaf1"].diff
         assert any(re.fullmatch(r"- policy-map type queuing RT_EGRESS_ROCE_LOSSLESS_\w+_PIN", d)
                    for d in dry["spine1"].diff), dry["spine1"].diff
         assert not any("OPERATOR_QOS" in d or "AZURE_LOSSLESS" in d for r in dry.values() for d in r.diff)

@@ -17,17 +17,18 @@ HIER_CASES = [
     ("eos-adds-pfc-and-flags-it", "eos",
      "interface Ethernet1\n   mtu 9214\n",
      "interface Ethernet1\n   priority-flow-control on\n   priority-flow-control priority 3 no-drop\n",
-     ["interface Ethernet1", "   priority-flow-control on", "   priority-flow-control priority 3 no-drop", "   exit"],
+     ["interface Ethernet1", "   priority-flow-control on", "   priority-flow-control priority 3 no-drop",
+      "   exit"],
      ("enabling PFC",)),
     ("eos-keeps-unrelated-lines", "eos",
      "hostname leaf1\ninterface Ethernet1\n   description uplink\n   mtu 9214\n",
      "interface Ethernet1\n   mtu 9214\n",
      [], ()),
     ("eos-owned-section-is-authoritative", "eos",
-     "qos profile ROCE_LOSSLESS\n   tx-queue 3\n      random-detect ecn minimum-threshold 100 kbytes maximum-threshold 1000"
-     " kbytes max-mark-probability 5\n   tx-queue 5\n      bandwidth percent 10\n",
-     "qos profile ROCE_LOSSLESS\n   tx-queue 3\n      random-detect ecn minimum-threshold 100 kbytes maximum-threshold 1000"
-     " kbytes max-mark-probability 5\n",
+     "qos profile ROCE_LOSSLESS\n   tx-queue 3\n      random-detect ecn minimum-threshold 100 kbytes "
+     "maximum-threshold 1000 kbytes max-mark-probability 5\n   tx-queue 5\n      bandwidth percent 10\n",
+     "qos profile ROCE_LOSSLESS\n   tx-queue 3\n      random-detect ecn minimum-threshold 100 kbytes "
+     "maximum-threshold 1000 kbytes max-mark-probability 5\n",
      ["qos profile ROCE_LOSSLESS", "   no tx-queue 5", "   exit"], ()),
     ("eos-value-change-replaces-line", "eos",
      "interface Ethernet1\n   mtu 1500\n",
@@ -36,20 +37,24 @@ HIER_CASES = [
     ("nxos-new-network-qos-mtu-is-disruptive", "nxos",
      "policy-map type network-qos qos_network\n  class type network-qos c-8q-nq3\n    mtu 1500\n",
      "policy-map type network-qos qos_network\n  class type network-qos c-8q-nq3\n    mtu 9216\n",
-     ["policy-map type network-qos qos_network", "  class type network-qos c-8q-nq3", "    mtu 9216", "    exit",
+     ["policy-map type network-qos qos_network", "  class type network-qos c-8q-nq3", "    mtu 9216",
+      "    exit",
       "  exit"],
      ("network-qos MTU",)),
     ("nxos-queuing-bandwidth-change-sets-new-value", "nxos",
-     "policy-map type queuing QOS_EGRESS_PORT\n  class type queuing c-out-8q-q3\n    bandwidth remaining percent 40\n",
-     "policy-map type queuing QOS_EGRESS_PORT\n  class type queuing c-out-8q-q3\n    bandwidth remaining percent 50\n",
+     "policy-map type queuing QOS_EGRESS_PORT\n  class type queuing c-out-8q-q3\n    bandwidth remaining "
+     "percent 40\n",
+     "policy-map type queuing QOS_EGRESS_PORT\n  class type queuing c-out-8q-q3\n    bandwidth remaining "
+     "percent 50\n",
      ["policy-map type queuing QOS_EGRESS_PORT", "  class type queuing c-out-8q-q3",
       "    bandwidth remaining percent 50", "    exit", "  exit"], ()),
     ("eos-new-ecn-thresholds-replace-in-place", "eos",
-     "qos profile ROCE_LOSSLESS\n   tx-queue 3\n      random-detect ecn minimum-threshold 100 kbytes maximum-threshold 1000"
-     " kbytes max-mark-probability 5\n",
-     "qos profile ROCE_LOSSLESS\n   tx-queue 3\n      random-detect ecn minimum-threshold 150 kbytes maximum-threshold 1500"
-     " kbytes max-mark-probability 20\n",
-     ["qos profile ROCE_LOSSLESS", "   tx-queue 3", "      random-detect ecn minimum-threshold 150 kbytes maximum-threshold"
+     "qos profile ROCE_LOSSLESS\n   tx-queue 3\n      random-detect ecn minimum-threshold 100 kbytes "
+     "maximum-threshold 1000 kbytes max-mark-probability 5\n",
+     "qos profile ROCE_LOSSLESS\n   tx-queue 3\n      random-detect ecn minimum-threshold 150 kbytes "
+     "maximum-threshold 1500 kbytes max-mark-probability 20\n",
+     ["qos profile ROCE_LOSSLESS", "   tx-queue 3",
+      "      random-detect ecn minimum-threshold 150 kbytes maximum-threshold"
       " 1500 kbytes max-mark-probability 20", "      exit", "   exit"], ()),
 ]
 
@@ -72,7 +77,8 @@ SET_CASES = [
      "set class-of-service forwarding-classes class ROCE queue-num 3\n",
      [], ()),
     ("junos-stale-owned-line-deleted", "junos",
-     "set class-of-service forwarding-classes class ROCE queue-num 3\nset class-of-service schedulers OLD priority low\n",
+     "set class-of-service forwarding-classes class ROCE queue-num 3\nset class-of-service schedulers OLD "
+     "priority low\n",
      "set class-of-service forwarding-classes class ROCE queue-num 3\n",
      ["delete class-of-service schedulers OLD priority low"], ()),
     ("junos-unowned-line-kept", "junos",
@@ -154,7 +160,8 @@ JSON_CASES = [
      ("headroom profile swap",)),
     ("sonic-pool-resize-is-disruptive",
      {"BUFFER_POOL": {"ingress_lossless_pool": {"size": "5000000", "type": "ingress", "mode": "dynamic"}}},
-     {"BUFFER_POOL": {"ingress_lossless_pool": {"size": "5306864", "type": "ingress", "mode": "dynamic"}}}, set(),
+     {"BUFFER_POOL": {"ingress_lossless_pool": {"size": "5306864", "type": "ingress", "mode": "dynamic"}}},
+     set(),
      [{"op": "replace", "path": "/BUFFER_POOL/ingress_lossless_pool/size", "value": "5306864"}],
      ("buffer pool resize",)),
     ("sonic-missing-table-added-whole",
@@ -190,7 +197,8 @@ def test_sonic_diff_names_each_overlapping_key_it_removes() -> None:
 def test_sonic_overlapping_keys_follow_the_yang_key_forms() -> None:
     from roce_tune.platforms.sonic import overlapping_keys
 
-    running = {"BUFFER_PG": {"Ethernet0|3-4": {}, "Ethernet0|0": {}, "Ethernet0|5-7": {}, "Ethernet4|3-4": {}},
+    running = {"BUFFER_PG": {"Ethernet0|3-4": {}, "Ethernet0|0": {}, "Ethernet0|5-7": {},
+                             "Ethernet4|3-4": {}},
                "BUFFER_QUEUE": {"Ethernet0|0-15": {}, "Ethernet0|3": {}, "host|asic0|Ethernet0|3-4": {}},
                "QUEUE": {"Ethernet0|3-4": {}}}
     desired = {"BUFFER_PG": {"Ethernet0|3": {}, "Ethernet0|4": {}, "Ethernet4|3": {}},
@@ -198,4 +206,6 @@ def test_sonic_overlapping_keys_follow_the_yang_key_forms() -> None:
     assert overlapping_keys(running, desired, {"Ethernet0"}) == [
         ("BUFFER_PG", "Ethernet0|3-4", "Ethernet0|3"),      # first plan key it overlaps
         ("BUFFER_QUEUE", "Ethernet0|0-15", "Ethernet0|10"),  # queue ids to 15 (qindex pattern)
-    ]  # PG 0 / 5-7 overlap nothing; Ethernet4 unmanaged; identical key; VOQ key form; QUEUE is not a range table
+    # PG 0 / 5-7 overlap nothing; Ethernet4 unmanaged; identical key; VOQ key form; QUEUE is not a range
+    # table
+    ]

@@ -35,12 +35,15 @@ tacacs-server key 7 0822455D0A16544541
 radius-server key 7 02050D480809EosRad
 snmp-server community EosRoCommunity42 ro
 snmp-server host 10.10.10.9 version 2c EosTrapCommunity43
-snmp-server user ops network-admin v3 localized f5717f44fcb2c0d9 auth sha 0x1f2e3d4c5b6a79881726 priv aes 0xa9b8c7d6e5f40312
+snmp-server user ops network-admin v3 localized f5717f44fcb2c0d9 auth sha 0x1f2e3d4c5b6a79881726 priv aes \
+0xa9b8c7d6e5f40312
 ntp authentication-key 1 md5 7 0832585B1910EosNtp
 router bgp 65001
    neighbor 10.0.0.1 password 7 Aq0Jt9Bgp4EosNbr
-""", ["$6$Rj3dE2kQ$eosHashValue0123456789abcdefABCDEF", "$6$EnAbLe1x$enableHashValue987zyx", "070E234F1F5B4A0A",
-      "0822455D0A16544541", "02050D480809EosRad", "EosRoCommunity42", "EosTrapCommunity43", "0x1f2e3d4c5b6a79881726",
+""", ["$6$Rj3dE2kQ$eosHashValue0123456789abcdefABCDEF", "$6$EnAbLe1x$enableHashValue987zyx",
+      "070E234F1F5B4A0A",
+      "0822455D0A16544541", "02050D480809EosRad", "EosRoCommunity42", "EosTrapCommunity43",
+      "0x1f2e3d4c5b6a79881726",
       "0xa9b8c7d6e5f40312", "0832585B1910EosNtp", "Aq0Jt9Bgp4EosNbr"]),
     "nxos": ("""\
 username admin password 5 $5$KLMNOP$nxosHashValueAbCdEf0123456789 role network-admin
@@ -54,7 +57,8 @@ ntp authentication-key 42 md5 NxNtpKey5 7
 router bgp 65002
   neighbor 10.0.0.2
     password 3 NxBgpPw3a9f
-""", ["$5$KLMNOP$nxosHashValueAbCdEf0123456789", "NxTacKey77", "NxTacHostKey8", "NxRadKey99", "0x5c3b0e9a0c4e5e6f7a8b",
+""", ["$5$KLMNOP$nxosHashValueAbCdEf0123456789", "NxTacKey77", "NxTacHostKey8", "NxRadKey99",
+      "0x5c3b0e9a0c4e5e6f7a8b",
       "0x6d4c1f0b1d5f6f708b9c", "NxRoCommunity17", "NxTrapCommunity3", "NxNtpKey5", "NxBgpPw3a9f"]),
     "junos": ("""\
 set system root-authentication encrypted-password "$6$JuRoot$junosRootHashValue0123"
@@ -66,7 +70,8 @@ set snmp community JuRoCommunity88 authorization read-only
 set snmp v3 usm local-engine user snmpops authentication-sha authentication-key "$9$JuSnmpAuthKeyJkL"
 set snmp v3 usm local-engine user snmpops privacy-aes128 privacy-key "$9$JuSnmpPrivKeyMnO"
 set protocols bgp group spines authentication-key "$9$JuBgpKeyPqR"
-""", ["$6$JuRoot$junosRootHashValue0123", "$6$JuOps$junosOpsHashValue4567", "$9$JuTacSecretAbC", "$9$JuRadSecretDeF",
+""", ["$6$JuRoot$junosRootHashValue0123", "$6$JuOps$junosOpsHashValue4567", "$9$JuTacSecretAbC",
+      "$9$JuRadSecretDeF",
       "$9$JuNtpValueGhI", "JuRoCommunity88", "$9$JuSnmpAuthKeyJkL", "$9$JuSnmpPrivKeyMnO", "$9$JuBgpKeyPqR"]),
     "cumulus": ("""\
 nv set system aaa user cumulus hashed-password '$6$CuUser$cumulusHashValue0123'
@@ -77,7 +82,8 @@ nv set system aaa radius server 10.10.10.7 secret CuRadSecret7
 nv set service snmp-server readonly-community CuRoCommunity9 access any
 nv set service snmp-server username snmpops auth-sha CuSnmpAuth10 encrypt-aes CuSnmpPriv11
 nv set vrf default router bgp neighbor swp51 password CuBgpPw12
-""", ["$6$CuUser$cumulusHashValue0123", "CuPlainPw55", "CuTacSecret6", "CuRadSecret7", "CuRoCommunity9", "CuSnmpAuth10",
+""", ["$6$CuUser$cumulusHashValue0123", "CuPlainPw55", "CuTacSecret6", "CuRadSecret7", "CuRoCommunity9",
+      "CuSnmpAuth10",
       "CuSnmpPriv11", "CuBgpPw12"]),
 }
 SONIC_TABLES = {
@@ -87,13 +93,15 @@ SONIC_TABLES = {
     "RADIUS_SERVER": {"10.10.10.9": {"passkey": "SoRadServerKey4", "priority": "1"}},
     "SNMP_COMMUNITY": {"SoRoCommunity5": {"TYPE": "RO"}, "SoRwCommunity6": {"TYPE": "RW"}},
     "SNMP_USER": {"snmpops": {"SNMP_USER_AUTH_PASSWORD": "SoSnmpAuth7", "SNMP_USER_AUTH_TYPE": "SHA",
-                              "SNMP_USER_ENCRYPTION_PASSWORD": "SoSnmpPriv8", "SNMP_USER_ENCRYPTION_TYPE": "AES",
+                              "SNMP_USER_ENCRYPTION_PASSWORD": "SoSnmpPriv8",
+                              "SNMP_USER_ENCRYPTION_TYPE": "AES",
                               "SNMP_USER_PERMISSION": "RO", "SNMP_USER_TYPE": "Priv"}},
     "NTP_KEY": {"1": {"trusted": "yes", "type": "md5", "value": "SoNtpKey9"}},
 }
 SONIC_SECRETS = ["SoTacGlobalKey1", "SoTacServerKey2", "SoRadGlobalKey3", "SoRadServerKey4", "SoRoCommunity5",
                  "SoRwCommunity6", "SoSnmpAuth7", "SoSnmpPriv8", "SoNtpKey9"]
-FACTORY = {"eos": emu_eos.FACTORY, "nxos": emu_nxos.FACTORY, "junos": emu_junos.FACTORY, "cumulus": emu_cumulus.FACTORY}
+FACTORY = {"eos": emu_eos.FACTORY, "nxos": emu_nxos.FACTORY, "junos": emu_junos.FACTORY,
+           "cumulus": emu_cumulus.FACTORY}
 #: what must survive masking, so a log still says which statement it was
 KEPT = {"eos": ["secret sha512", "tacacs-server key 7", "snmp-server community", "auth sha", "priv aes"],
         "nxos": ["password 5", "role network-admin", "localizedkey", "ntp authentication-key 42 md5"],
@@ -118,7 +126,8 @@ def test_sonic_patterns_mask_config_db_as_printed_and_as_sonic_db_cli_prints_it(
     text = json.dumps(SONIC_TABLES, indent=4, sort_keys=True)
     masked = Redactor([], "sonic")(text)
     assert not [s for s in SONIC_SECRETS if s in masked], masked
-    assert '"TYPE": "RO"' in masked and '"auth_type": "pap"' in masked and '"SNMP_USER_AUTH_TYPE": "SHA"' in masked
+    assert ('"TYPE": "RO"' in masked and '"auth_type": "pap"' in masked
+            and '"SNMP_USER_AUTH_TYPE": "SHA"' in masked)
     assert json.loads(masked)["SNMP_USER"]["snmpops"]["SNMP_USER_AUTH_PASSWORD"] == MASK
     cli = ("{'auth_type': 'pap', 'passkey': 'SoTacGlobalKey1'}\nSNMP_COMMUNITY|SoRoCommunity5\n"
            "$ sonic-db-cli CONFIG_DB hgetall 'SNMP_COMMUNITY|SoRwCommunity6'\n")
@@ -166,15 +175,18 @@ def test_no_secret_of_the_running_configs_reaches_any_log_file(tmp_path: Path) -
         assert {t.platform for t in targets} == {"eos", "nxos", "junos", "cumulus", "sonic"}
         logs = tmp_path / "out" / "logs"
         one_each = ["leaf1", "spine1", "leaf3", "leaf5", "leaf7"]  # eos, nxos, junos, sonic, cumulus
-        assert {t.platform for t in targets if t.name in one_each} == {"eos", "nxos", "junos", "cumulus", "sonic"}
+        assert {t.platform for t in targets if t.name in one_each} == {"eos", "nxos", "junos", "cumulus",
+                                                                       "sonic"}
 
         def opts(tag: str, **kw: object) -> ApplyOptions:
-            return ApplyOptions(known_hosts=str(known), log_dir=logs, limit=one_each, **kw,  # type: ignore[arg-type]
+            return ApplyOptions(known_hosts=str(known), log_dir=logs, limit=one_each,
+                                **kw,  # type: ignore[arg-type]
                                 push=PushOptions(confirm_s=60, read_timeout_s=20, tag=tag))
         dry = apply_targets(targets, opts("rt_dry", dry_run=True))
         assert {r.state for r in dry} == {"would-change"}, [(r.name, r.state, r.error) for r in dry]
         pushed = apply_targets(targets, opts("rt_push", allow_disruptive=True))
-        assert {r.state for r in pushed} == {"pushed"}, [(r.name, r.state, r.error) for r in pushed if r.error]
+        assert {r.state for r in pushed} == {"pushed"}, [(r.name, r.state,
+                                                          r.error) for r in pushed if r.error]
         files = [p for p in logs.rglob("*") if p.is_file()]
         assert len([p for p in files if p.name.endswith(".before.txt")]) == 2 * len(one_each)
         assert len([p for p in files if p.suffix == ".log"]) == len(one_each)

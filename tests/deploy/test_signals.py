@@ -24,7 +24,9 @@ from roce_tune.deploy.runner import ApplyOptions, StopRequest, apply_targets
 from .conftest import PASSWORD, REPO, USER, emulated_inventory
 from .test_apply import _host_state
 
-pytestmark = pytest.mark.slow  # real signals to apply subprocesses against SSH emulators; CI runs them (.ci/run, -m slow)
+# real signals to apply subprocesses against SSH emulators; CI runs them (.ci/run, -m
+# slow)
+pytestmark = pytest.mark.slow
 
 
 class Apply:
@@ -38,7 +40,8 @@ class Apply:
         with open(self.out_path, "w") as out, open(self.err_path, "w") as err:
             self.proc = subprocess.Popen(
                 [sys.executable, "-m", "roce_tune.cli", "apply", str(inv), "--known-hosts", str(known),
-                 "--log-dir", str(self.log_dir), "--confirm-seconds", "60", "--session-timing", "fast", *args],
+                 "--log-dir", str(self.log_dir), "--confirm-seconds", "60", "--session-timing", "fast",
+                 *args],
                 stdout=out, stderr=err, env=env, cwd=REPO)
 
     def wait_paused(self, device, timeout: float = 90) -> None:  # type: ignore[no-untyped-def]
@@ -210,7 +213,8 @@ def test_second_signal_aborts_and_says_what_is_left_where(tmp_path: Path) -> Non
         line = next(ln for ln in err.splitlines() if ln.strip().startswith("spine1 (nxos"))
         assert f"127.0.0.1:{fleet.port('spine1')}" in line
         assert "stopped mid-push; may be half-configured" in line
-        command = re.search(r"`(rollback running-config checkpoint \S+ atomic)`", line).group(1)  # type: ignore[union-attr]
+        command = re.search(r"`(rollback running-config checkpoint \S+ atomic)`",
+                            line).group(1)  # type: ignore[union-attr]
         restore = Path(re.search(r"restore point: (\S+)$", line).group(1))  # type: ignore[union-attr]
         assert restore.is_file() and "interface Ethernet1/1" in restore.read_text()
         assert fleet["spine1"].running_config() != before  # aborted: left half-configured, as reported

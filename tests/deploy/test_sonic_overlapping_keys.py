@@ -51,7 +51,8 @@ def _seed_sku_defaults(db: dict[str, Any]) -> None:
     db["BUFFER_PG"] = {**{f"{p}|0": {"profile": "ingress_lossy_profile"} for p in ports},
                        **{f"{p}|3-4": {"profile": "pg_lossless_400000_5m_profile"} for p in ports}}
     db["BUFFER_QUEUE"] = {k: v for p in ports for k, v in (
-        (f"{p}|0-2", {"profile": "egress_lossy_profile"}), (f"{p}|3-4", {"profile": "egress_lossless_profile"}),
+        (f"{p}|0-2", {"profile": "egress_lossy_profile"}), (f"{p}|3-4",
+                                                            {"profile": "egress_lossless_profile"}),
         (f"{p}|5-6", {"profile": "egress_lossy_profile"}))}
 
 
@@ -71,7 +72,8 @@ def _opts(tmp_path: Path, known: Path, **kw: Any) -> ApplyOptions:
                         allow_disruptive=True, **kw)
 
 
-def test_dry_run_names_each_overlapping_key_and_changes_nothing(lab, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_dry_run_names_each_overlapping_key_and_changes_nothing(lab,
+                                                                tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     fleet, targets, known = lab
     before = fleet[SWITCH].running_config()
     assert _overlaps(fleet[SWITCH].config_db) == []
@@ -86,7 +88,8 @@ def test_dry_run_names_each_overlapping_key_and_changes_nothing(lab, tmp_path: P
     assert fleet[SWITCH].running_config() == before
 
 
-def test_push_leaves_no_overlapping_key_and_is_idempotent(lab, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_push_leaves_no_overlapping_key_and_is_idempotent(lab,
+                                                          tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     fleet, targets, known = lab
     (res,) = apply_targets(targets, _opts(tmp_path, known))
     assert res.state == "pushed", (res.state, res.error)
@@ -98,10 +101,12 @@ def test_push_leaves_no_overlapping_key_and_is_idempotent(lab, tmp_path: Path) -
     assert again.state == "no-change", (again.state, again.diff)
 
 
-def test_failure_after_the_patch_rolls_back_to_the_original_keys(lab, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_failure_after_the_patch_rolls_back_to_the_original_keys(lab,
+                                                                 tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     """The patch is applied, then the switch re-creates the SKU's ``<port>|3-4`` PG (buffermgrd on the
     traditional model does so when a port's MTU changes, which roce-tune's PORT mtu write is): read-back
-    shows the overlapping key again, apply fails, rolls back to the checkpoint and the original keys are back."""
+    shows the overlapping key again, apply fails, rolls back to the checkpoint and the original keys are
+    back."""
     fleet, targets, known = lab
     dev = fleet[SWITCH]
     before = dev.running_config()
@@ -109,7 +114,8 @@ def test_failure_after_the_patch_rolls_back_to_the_original_keys(lab, tmp_path: 
     def buffermgrd(target: dict[str, Any]) -> list[str]:
         for port, row in target.get("PORT", {}).items():
             if row.get("mtu") != dev.config_db["PORT"].get(port, {}).get("mtu"):
-                target.setdefault("BUFFER_PG", {})[f"{port}|3-4"] = {"profile": "pg_lossless_400000_5m_profile"}
+                target.setdefault("BUFFER_PG",
+                                  {})[f"{port}|3-4"] = {"profile": "pg_lossless_400000_5m_profile"}
         return []
 
     dev.validate = buffermgrd

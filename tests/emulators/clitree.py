@@ -201,7 +201,8 @@ def apply_line(root: Node, ctx: Context, raw: str, dialect: Dialect) -> None:
         while ctx.stack:
             mode = ctx.mode()
             leaf_rule = next((r for r in dialect.modes if r.mode == mode), None)
-            if leaf_rule is None or leaf_rule.leaf_patterns is None or any(p.match(line) for p in leaf_rule.leaf_patterns):
+            if leaf_rule is None or leaf_rule.leaf_patterns is None or any(p.match(line)
+                                                                           for p in leaf_rule.leaf_patterns):
                 break
             ctx.stack.pop()
     parent = ctx.node(root)

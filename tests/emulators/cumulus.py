@@ -216,7 +216,8 @@ class CumulusSession(LinuxSession):
             except yaml.YAMLError as exc:
                 return f"Error: Invalid YAML: {exc}\n", 1
             items = doc if isinstance(doc, list) else [{"set": doc or {}}]
-            pending = [] if sub == "replace" else list(dev.pending if dev.pending is not None else dev.applied)
+            pending = [] if sub == "replace" else list(dev.pending if dev.pending is not None
+                                                       else dev.applied)
             for item in items:
                 if not isinstance(item, dict):
                     return "Error: Invalid config format\n", 1
@@ -233,13 +234,15 @@ class CumulusSession(LinuxSession):
         if sub in ("history", "revision"):
             lines = ["Rev ID  State     Apply Date            User   Message", "-" * 60]
             for h in reversed(dev.history):
-                lines.append(f"{h['rev']:<8}{h['state']:<10}{_stamp(h['when'])}  {h['user']:<7}{h['message']}")
+                lines.append(f"{h['rev']:<8}{h['state']:<10}{_stamp(h['when'])}  "
+                             f"{h['user']:<7}{h['message']}")
             if dev.pending is not None:
                 lines.append(f"{dev.rev + 1:<8}pending")
             return "\n".join(lines) + "\n", 0
         if sub == "save":
             if dev.faults.fail_save:
-                return "Error: failed to save the startup configuration: [Errno 28] No space left on device\n", 1
+                return ("Error: failed to save the startup configuration: [Errno 28] No space left on "
+                        "device\n"), 1
             dev.startup = list(dev.applied)
             return "saved\n", 0
         return f"Error: Invalid Command: nv config {' '.join(args)}\n", 1
@@ -300,7 +303,8 @@ class CumulusSession(LinuxSession):
                     entry["state"] = "confirm_failed"
                     dev.rev += 1
                     dev.history.append({"rev": dev.rev, "state": "applied", "lines": list(previous),
-                                        "user": "root", "when": time.time(), "message": "confirm timeout revert"})
+                                        "user": "root", "when": time.time(), "message": "confirm timeout "
+                                        "revert"})
                 dev.arm_confirm(confirm_s, restore, "nv config apply --confirm")
             return f"applied [rev_id: {dev.rev}]\n"
 
@@ -319,8 +323,10 @@ class CumulusSession(LinuxSession):
                 if ln == "qos roce" or ln.startswith("qos roce "):
                     mode = ln.split()[3] if ln.startswith("qos roce mode ") else "lossless"
             enabled = "on" if mode != "disabled" else "off"
-            rows = [("enable", enabled), ("mode", mode), ("pfc", ""), ("  pfc-priority", "3" if enabled == "on"
-                    else ""), ("congestion-control", ""), ("  congestion-mode", "ECN" if enabled == "on" else ""),
+            rows = [("enable", enabled), ("mode", mode), ("pfc", ""),
+                    ("  pfc-priority", "3" if enabled == "on"
+                    else ""), ("congestion-control", ""), ("  congestion-mode",
+                                                           "ECN" if enabled == "on" else ""),
                     ("  enabled-tc", "0,3" if enabled == "on" else ""), ("trust", ""),
                     ("  trust-mode", "pcp,dscp" if enabled == "on" else "")]
             out = ["                    operational  applied", "------------------  -----------  -------"]

@@ -62,7 +62,8 @@ DIALECT = Dialect(
         r"(hostname) ", r"(mtu) ", r"(description) ", r"(bandwidth percent) ",
         r"(random-detect ecn minimum-threshold) ", r"(priority) ", r"(qos trust) ", r"(service-profile) ",
         r"(priority-flow-control pause watchdog default (?:timeout|recovery-time|polling-interval)) ",
-        r"(priority-flow-control pause watchdog action) ", r"(priority-flow-control pause watchdog port action) ",
+        r"(priority-flow-control pause watchdog action) ", r"(priority-flow-control pause watchdog port "
+                                                           r"action) ",
         r"(priority-flow-control pause watchdog port timer) ",
         r"(priority-flow-control) (?:on|off)$", r"(priority-flow-control priority \d+) ",
         r"(qos map dscp [\d ]+ to) traffic-class ", r"(qos map traffic-class \d+ to tx-queue) ",
@@ -202,7 +203,8 @@ class EosSession(CiscoLikeSession):
             return ""
         if cmd in ("write memory", "write", "copy running-config startup-config", "wr mem"):
             if dev.faults.fail_save:
-                return "% Error copying system:/running-config to flash:/startup-config (No space left on device)\n"
+                return ("% Error copying system:/running-config to flash:/startup-config (No space left on "
+                        "device)\n")
             dev.startup = dev.running.copy()
             return "Copy completed successfully.\n"
         if not words or words[0] != "show":
@@ -232,7 +234,8 @@ class EosSession(CiscoLikeSession):
         if text == "version":
             if json_out:
                 return json.dumps({"modelName": dev.model, "version": dev.version,
-                                   "serialNumber": f"EMU{dev.port}", "hostname": dev.hostname}, indent=2) + "\n"
+                                   "serialNumber": f"EMU{dev.port}", "hostname": dev.hostname},
+                                  indent=2) + "\n"
             return (f"Arista {dev.model}\nHardware version: 11.00\nSerial number: EMU{dev.port}\n"
                     f"System MAC address: 001c.7300.0001\n\nSoftware image version: {dev.version}\n"
                     "Architecture: x86_64\nInternal build version: emulated\n")

@@ -39,7 +39,8 @@ DEFAULT_NICS = [{"netdev": "ens1f0np0", "rdma": "mlx5_0", "pci": "0000:17:00.0",
                  "ipv4": "192.0.2.101"}]
 TOOLS = ("mlnx_qos", "cma_roce_tos", "cma_roce_mode", "ip", "ethtool", "show_gids", "ibv_devinfo")
 RP_DEFAULTS = {"rpg_ai_rate": 5, "rpg_hai_rate": 50, "rpg_min_rate": 1, "rpg_max_rate": 0, "rpg_gd": 11,
-               "rpg_time_reset": 300, "rpg_byte_reset": 32767, "rpg_threshold": 1, "initial_alpha_value": 1023,
+               "rpg_time_reset": 300, "rpg_byte_reset": 32767, "rpg_threshold": 1,
+               "initial_alpha_value": 1023,
                "rate_reduce_monitor_period": 4, "rate_to_set_on_first_cnp": 0, "dce_tcp_g": 1019,
                "dce_tcp_rtt": 1, "clamp_tgt_rate": 0, "clamp_tgt_rate_after_time_inc": 1,
                "rpg_min_dec_fac": 50}
@@ -161,7 +162,8 @@ class HostDevice(EmulatedDevice):
             "ROCE_TUNE_SUDO_NOPASSWD": "1" if spec.options.get("sudo_nopasswd") else "0",
         }
         if self.faults.pause_pattern:  # the stub tools hold at a matching call (Faults.pause_pattern)
-            env.update(ROCE_TUNE_EMU_PAUSE=self.faults.pause_pattern, ROCE_TUNE_EMU_PAUSE_DIR=str(self._pause_dir))
+            env.update(ROCE_TUNE_EMU_PAUSE=self.faults.pause_pattern,
+                       ROCE_TUNE_EMU_PAUSE_DIR=str(self._pause_dir))
         env.update({k: str(v) for k, v in spec.options.get("env", {}).items()})
         return env
 

@@ -250,7 +250,8 @@ def show_gids(argv: list[str]) -> int:
             continue
         gids = ROOT / "sys/class/infiniband" / dev / "ports/1/gids.json"
         for row in json.loads(gids.read_text()) if gids.is_file() else []:
-            print(f"{dev}\t1\t{row['index']}\t{row['gid']}\t{row.get('ipv4', '')}  \t{row['ver']}\t{row['netdev']}")
+            print(f"{dev}\t1\t{row['index']}\t{row['gid']}\t{row.get('ipv4', '')}  "
+                  f"\t{row['ver']}\t{row['netdev']}")
             n += 1
     print(f"n_gids_found={n}")
     return 0

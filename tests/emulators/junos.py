@@ -24,7 +24,8 @@ SINGLE_VALUE = tuple(re.compile(p) for p in (
     r"(class-of-service schedulers \S+ (?:transmit-rate|priority|buffer-size)) ",
     r"(class-of-service forwarding-classes class \S+ queue-num) ",
     r"(class-of-service drop-profiles \S+ interpolate (?:fill-level|drop-probability)) ",
-    r"(class-of-service congestion-notification-profile \S+ pfc-watchdog (?:poll-interval|detection|recovery|watchdog-action)) ",
+    r"(class-of-service congestion-notification-profile \S+ pfc-watchdog "
+    r"(?:poll-interval|detection|recovery|watchdog-action)) ",
     r"(class-of-service shared-buffer (?:ingress|egress) buffer-partition \S+ percent) ",
     r"(class-of-service scheduler-maps \S+ forwarding-class \S+ scheduler) ",
     r"(interfaces \S+ (?:mtu|description)) ",
@@ -383,8 +384,9 @@ class JunosSession(CliSession):
 
             dev.commit(self.db.lines, self.username, comment)
             dev.arm_confirm(minutes * 60, restore, "commit confirmed")
-            out = (f"commit confirmed will be automatically rolled back in {minutes} minutes unless confirmed\n"
-                   f"commit complete\n\n# commit confirmed will be rolled back in {minutes} minutes\n")
+            out = (f"commit confirmed will be automatically rolled back in {minutes} minutes unless "
+                   f"confirmed\ncommit complete\n\n# commit confirmed will be rolled back in {minutes} "
+                   "minutes\n")
         else:
             dev.confirm("commit confirmed")
             dev.commit(self.db.lines, self.username, comment)

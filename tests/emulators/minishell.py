@@ -203,7 +203,8 @@ class LinuxSession(ShellBuiltins, CliSession):
         op = ";"
         for i in range(0, len(parts), 2):
             seg = parts[i].strip()
-            if seg and not (op == "&&" and self.last_status != 0) and not (op == "||" and self.last_status == 0):
+            if seg and not (op == "&&" and self.last_status != 0) and not (op == "||"
+                                                                           and self.last_status == 0):
                 out += self.run_pipeline(seg, stdin)
                 stdin = None
             if i + 1 < len(parts):

@@ -29,7 +29,8 @@ DIALECT = Dialect(
         ModeRule(re.compile(r"policy-map type queuing (\S+)$"), "pmap-que", _R, "pmap-que"),
         ModeRule(re.compile(r"policy-map type network-qos (\S+)$"), "pmap-nqos", _R, "pmap-nqos"),
         ModeRule(re.compile(r"class type queuing (\S+)$"), "pmap-c-que", frozenset({"pmap-que"}),
-                 "pmap-c-que", rx(r"(no )?(bandwidth|random-detect|priority(?!-)|shape|pause|queue-limit)\b")),
+                 "pmap-c-que",
+                 rx(r"(no )?(bandwidth|random-detect|priority(?!-)|shape|pause|queue-limit)\b")),
         ModeRule(re.compile(r"class type network-qos (\S+)$"), "pmap-nqos-c", frozenset({"pmap-nqos"}),
                  "pmap-nqos-c", rx(r"(no )?(mtu|pause|congestion-control|set|queue-limit)\b")),
         ModeRule(re.compile(r"class (\S+)$"), "pmap-c-qos", frozenset({"pmap-qos"}), "pmap-c-qos",
@@ -238,7 +239,8 @@ class NxosSession(CiscoLikeSession):
                     intf = c.text.split()[1]
                     mode = "On " if c.find("priority-flow-control mode on") else "Auto"
                     cnt = dev.pfc_counters.get(intf, {})
-                    lines.append(f"{intf:<19}{mode:<5}{'On  (8)':<15}{cnt.get('rx', 0):<11}{cnt.get('tx', 0)}")
+                    lines.append(f"{intf:<19}{mode:<5}{'On  (8)':<15}"
+                                 f"{cnt.get('rx', 0):<11}{cnt.get('tx', 0)}")
             return "\n".join(lines) + "\n"
         if text.startswith(("queuing interface", "policy-map")):
             return ""

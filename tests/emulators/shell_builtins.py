@@ -120,7 +120,8 @@ class ShellBuiltins:
                 out += "".join(f"{c.name}\n" for c in sorted(p.iterdir()))
             elif p.is_file():
                 if "-l" in args:
-                    out += f"-rw-r--r-- 1 {self.username} {self.username} {p.stat().st_size} Jan  1 00:00 {a}\n"
+                    out += (f"-rw-r--r-- 1 {self.username} {self.username} {p.stat().st_size} Jan  1 00:00 "
+                            f"{a}\n")
                 else:
                     out += a + "\n"
             else:
@@ -209,7 +210,8 @@ class ShellBuiltins:
     def cmd_id(self, args: list[str], stdin: str | None) -> tuple[str, int]:
         if self.is_root:
             return "uid=0(root) gid=0(root) groups=0(root)\n", 0
-        return f"uid=1000({self.username}) gid=1000({self.username}) groups=1000({self.username}),27(sudo)\n", 0
+        return (f"uid=1000({self.username}) gid=1000({self.username}) "
+                f"groups=1000({self.username}),27(sudo)\n"), 0
 
     def cmd_hostname(self, args: list[str], stdin: str | None) -> tuple[str, int]:
         return self.hostname() + "\n", 0

@@ -136,7 +136,8 @@ class SonicSession(LinuxSession):
         dry = bool(flags & {"-d", "--dry-run"})
         if sub in ("apply-patch", "replace"):
             if not pos:
-                return f"Error: Missing argument '{'PATCH_FILE_PATH' if sub == 'apply-patch' else 'TARGET_FILE_PATH'}'.\n", 2
+                return ("Error: Missing argument "
+                        f"'{'PATCH_FILE_PATH' if sub == 'apply-patch' else 'TARGET_FILE_PATH'}'.\n"), 2
             text = self.read_file(pos[-1])
             if text is None:
                 return f"Error: Invalid value: Path '{pos[-1]}' does not exist.\n", 2
@@ -154,7 +155,8 @@ class SonicSession(LinuxSession):
             for op in doc:
                 if dev.rejects(json.dumps(op, sort_keys=True)):
                     return (f"Error: Given patch will produce invalid config. Error: "
-                            f"Data validation failed for {op.get('path', '?') if isinstance(op, dict) else op}\n"), 1
+                            "Data validation failed for "
+                            f"{op.get('path', '?') if isinstance(op, dict) else op}\n"), 1
             try:
                 target = jsonpatch.JsonPatch(doc).apply(dev.config_db, in_place=False)
             except (jsonpatch.JsonPatchException, jsonpatch.JsonPointerException, TypeError, KeyError) as exc:
@@ -195,13 +197,15 @@ class SonicSession(LinuxSession):
             return "Checkpoint deleted successfully.\n", 0
         if sub == "save":
             if dev.faults.fail_save and ("-y" in flags or "--yes" in flags or not self.interactive):
-                return ("Running command: /usr/local/bin/sonic-cfggen -d --print-data > /etc/sonic/config_db.json\n"
-                        "/bin/sh: 1: cannot create /etc/sonic/config_db.json: No space left on device\n"), 1
+                return ("Running command: /usr/local/bin/sonic-cfggen -d --print-data > "
+                        "/etc/sonic/config_db.json\n/bin/sh: 1: cannot create /etc/sonic/config_db.json: No "
+                        "space left on device\n"), 1
             def do_save(answer: str = "y") -> str:
                 if answer.lower() not in ("y", "yes"):
                     return "Aborted!\n"
                 dev.save()
-                return "Running command: /usr/local/bin/sonic-cfggen -d --print-data > /etc/sonic/config_db.json\n"
+                return ("Running command: /usr/local/bin/sonic-cfggen -d --print-data > "
+                        "/etc/sonic/config_db.json\n")
             if "-y" in flags or "--yes" in flags or not self.interactive:
                 return do_save(), 0
             self.ask("Existing files will be overwritten, continue? [y/N]: ", do_save)
@@ -236,7 +240,8 @@ class SonicSession(LinuxSession):
             return dev.dump(), 0
         if text == "version":
             return (f"SONiC Software Version: SONiC.202305\nDistribution: Debian 11\n"
-                    f"HwSKU: {dev.config_db.get('DEVICE_METADATA', {}).get('localhost', {}).get('hwsku', '')}\n"), 0
+                    "HwSKU: "
+                    f"{dev.config_db.get('DEVICE_METADATA', {}).get('localhost', {}).get('hwsku', '')}\n"), 0
         if text.startswith("pfcwd stats"):
             lines = ["      QUEUE    STATUS    STORM DETECTED/RESTORED    TX OK/DROP    RX OK/DROP",
                      "-----------  --------  -------------------------  ------------  ------------"]
@@ -260,7 +265,8 @@ class SonicSession(LinuxSession):
         if text.startswith(("pfc counters", "pfc priority", "pfcwd config", "queue wredcounters",
                             "buffer", "ecn")):
             return "", 0
-        return f"Usage: show [OPTIONS] COMMAND [ARGS]...\nError: No such command '{args[0] if args else ''}'.\n", 2
+        return ("Usage: show [OPTIONS] COMMAND [ARGS]...\nError: No such command "
+                f"'{args[0] if args else ''}'.\n"), 2
 
     def db_cli(self, args: list[str]) -> tuple[str, int]:
         dev = self.device

@@ -20,8 +20,10 @@ def one(tmp_path: Path) -> Iterator[Callable[..., tuple[EmulatorFleet, Any]]]:
     fleets: list[EmulatorFleet] = []
     conns: list[Any] = []
 
-    def start(platform: str, name: str = "dut", connect: bool = True, **spec_kw: Any) -> tuple[EmulatorFleet, Any]:
-        fleet = start_emulators([EmulatorSpec(platform, name, **spec_kw)], workdir=tmp_path / f"f{len(fleets)}")
+    def start(platform: str, name: str = "dut", connect: bool = True, **spec_kw: Any) -> tuple[EmulatorFleet,
+                                                                                               Any]:
+        fleet = start_emulators([EmulatorSpec(platform, name, **spec_kw)],
+                                workdir=tmp_path / f"f{len(fleets)}")
         fleets.append(fleet)
         conn = None
         if connect:

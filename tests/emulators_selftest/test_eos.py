@@ -27,7 +27,8 @@ ROCE = [
 
 
 def _session(conn, name: str, lines: list[str], **kw) -> str:
-    return conn.send_config_set(lines, config_mode_command=f"configure session {name}", exit_config_mode=False,
+    return conn.send_config_set(lines, config_mode_command=f"configure session {name}",
+                                exit_config_mode=False,
                                 **kw)
 
 

@@ -60,6 +60,8 @@ def test_rejected_and_dropped_commands(one):
     out = conn.send_command("cma_roce_tos -d mlx5_0 -p 1 -t 106; echo rc=$?")
     assert "Error: command rejected" in out
     dev.set_fault(reject_pattern=None, drop_after_config_lines=1)
-    with pytest.raises(NETMIKO_DROP_ERRORS):  # host: dropped when the N-th command line arrives, before it runs
+    # host: dropped when the N-th command line arrives, before it
+    # runs
+    with pytest.raises(NETMIKO_DROP_ERRORS):
         conn.send_command("cma_roce_mode -d mlx5_0 -p 1 -m 2", read_timeout=1, cmd_verify=False)
     assert dev.running_config() == before

@@ -17,7 +17,8 @@ pytestmark = pytest.mark.emulator
 PUSH = {
     "eos": ["interface Ethernet1", "   mtu 9214", "qos profile ROCE", "   tx-queue 3", "      no priority",
             "      bandwidth percent 50", "   priority-flow-control on"],
-    "nxos": ["policy-map type queuing Q", "  class type queuing c-out-8q-q3", "    bandwidth remaining percent 50",
+    "nxos": ["policy-map type queuing Q", "  class type queuing c-out-8q-q3",
+             "    bandwidth remaining percent 50",
              "interface Ethernet1/1", "  mtu 9216"],
     "junos": ["set class-of-service schedulers S_ROCE transmit-rate percent 50",
               "set class-of-service forwarding-classes class ROCE queue-num 3 no-loss"],
@@ -31,7 +32,8 @@ def test_running_config_round_trips_through_initial_config(emulator_fleet, platf
     conn = fleet.connect("a")
     try:
         if platform == "junos":
-            conn.send_config_set(PUSH[platform], config_mode_command="configure private", exit_config_mode=False)
+            conn.send_config_set(PUSH[platform], config_mode_command="configure private",
+                                 exit_config_mode=False)
             conn.commit(and_quit=True)
         elif platform == "cumulus":
             conn.send_config_set(PUSH[platform], enter_config_mode=False, exit_config_mode=False)

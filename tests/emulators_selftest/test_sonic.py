@@ -11,7 +11,8 @@ from tests.emulators import NETMIKO_DROP_ERRORS
 pytestmark = pytest.mark.emulator
 
 PATCH = [
-    {"op": "add", "path": "/PORT_QOS_MAP", "value": {"Ethernet0": {"pfc_enable": "3", "pfcwd_sw_enable": "3"}}},
+    {"op": "add", "path": "/PORT_QOS_MAP", "value": {"Ethernet0": {"pfc_enable": "3",
+                                                                   "pfcwd_sw_enable": "3"}}},
     {"op": "add", "path": "/PFC_WD", "value": {"Ethernet0": {"action": "drop", "detection_time": "200",
                                                               "restoration_time": "200"}}},
     {"op": "replace", "path": "/PORT/Ethernet0/mtu", "value": "9216"},
@@ -52,7 +53,8 @@ def test_checkpoint_patch_rollback_byte_identical(one):
 
 @pytest.mark.parametrize("patch, message", [
     ([{"op": "replace", "path": "/NO_SUCH_TABLE/x", "value": "1"}], "Error: JsonPointerException"),
-    ([{"op": "remove", "path": "/FLEX_COUNTER_TABLE/PFCWD"}, {"op": "remove", "path": "/FLEX_COUNTER_TABLE/QUEUE"}],
+    ([{"op": "remove", "path": "/FLEX_COUNTER_TABLE/PFCWD"}, {"op": "remove",
+                                                              "path": "/FLEX_COUNTER_TABLE/QUEUE"}],
      "empty tables"),
     ({"not": "a list"}, "Error: patch must be a JSON array"),
 ])

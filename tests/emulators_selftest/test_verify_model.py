@@ -32,8 +32,10 @@ def lab_link(**kw: object) -> m.LinkSettings:
     port = m.switch_state_from_db(lab_db())["ports"]["Ethernet0"]
     onset = m.pfc_onset_bytes(port["pg_buffers"][str(port["tc_to_pg"][3])], port["queue_buffers"]["3"], 1)
     base = m.LinkSettings(speed_gbps=400, prio_tx=3, prio_rx=3, lossless=True, ecn_on=True, ect=True,
-                          kmin=ECN.kmin_bytes, kmax=ECN.kmax_bytes, pmax_percent=ECN.pmax_percent, rp_enabled=True,
-                          np_enabled=True, ai_mbps=PLAN.hosts[0].nics[0].dcqcn.params["rpg_ai_rate_mbps"], mtu=4096,
+                          kmin=ECN.kmin_bytes, kmax=ECN.kmax_bytes, pmax_percent=ECN.pmax_percent,
+                          rp_enabled=True,
+                          np_enabled=True, ai_mbps=PLAN.hosts[0].nics[0].dcqcn.params["rpg_ai_rate_mbps"],
+                          mtu=4096,
                           pfc_onset_bytes=onset)
     return replace(base, **kw)  # type: ignore[arg-type]
 
@@ -45,7 +47,8 @@ def test_onset_follows_the_switch_buffers_like_the_tuner() -> None:
     assert m.pfc_onset_bytes(pg, queue, 1) == pytest.approx(ECN.pfc_onset_bytes, abs=1)
     # fan-in n: n PGs congested at once, each at alpha*pool/(1 + n*alpha): the tuner's trigger x n
     for n in (2, 8):
-        assert m.pfc_onset_bytes(pg, None, n) == pytest.approx(n * pg_shared_limit_bytes(pg["pool_bytes"], 0, n), abs=n)
+        assert m.pfc_onset_bytes(pg, None, n) == pytest.approx(n * pg_shared_limit_bytes(pg["pool_bytes"], 0,
+                                                                                         n), abs=n)
     # the egress queue's own limit caps it; a static_th profile is a fixed limit; no profile -> unknown
     assert m.pfc_onset_bytes(pg, {"pool_bytes": 4_000_000, "dynamic_th": 0}, 1) == 2_000_000
     assert m.pfc_onset_bytes({"static_bytes": 300_000}, None, 2) == 600_000
@@ -75,7 +78,8 @@ def test_override_parameters_replace_the_switch_onset() -> None:
     assert m.link_outcome(lab_link(), {"pfc_onset_bdp": 0.72}).pfc_onset_bytes == pytest.approx(0.72 * bdp)
     assert m.link_outcome(lab_link(), {"pfc_onset_bytes": 1e6, "pfc_onset_bdp": 0.72}).pfc_onset_bytes == 1e6
     out = m.link_outcome(lab_link(pfc_onset_bytes=None), {})
-    assert out.pfc_onset_bytes == pytest.approx(m.UNCONFIGURED_ONSET_BDP * bdp) and "no buffer profile" in out.notes[0]
+    assert out.pfc_onset_bytes == pytest.approx(m.UNCONFIGURED_ONSET_BDP
+                                                * bdp) and "no buffer profile" in out.notes[0]
     with pytest.raises(ValueError, match="pfc_onset_bpd"):
         fleet._check_model({"pfc_onset_bpd": 0.7})
 
@@ -84,8 +88,11 @@ def test_penalties_are_monotone_toward_the_tuners_values() -> None:
     eff = [m.link_outcome(lab_link(kmin=k // 3, kmax=k), {}).efficiency
            for k in (60_000, 250_000, 1_000_000, ECN.kmax_bytes)]
     assert eff == sorted(eff) and eff[0] < 0.8  # a ramp far below BDP starves the link
-    over = [m.link_outcome(lab_link(kmin=k, kmax=k + 1_000_000), {}) for k in (14_500_000, 13_000_000, 11_000_000)]
-    assert [o.efficiency for o in over] == sorted(o.efficiency for o in over)  # lowering a ramp that crosses T
+    over = [m.link_outcome(lab_link(kmin=k, kmax=k + 1_000_000), {}) for k in (14_500_000, 13_000_000,
+                                                                               11_000_000)]
+    # lowering a ramp that crosses
+    # T
+    assert [o.efficiency for o in over] == sorted(o.efficiency for o in over)
     ai = [m.link_outcome(lab_link(ai_mbps=a), {}).efficiency for a in (1, 2, 5)]
     assert ai == sorted(ai) and ai[0] < 0.85 * ai[-1]
     above = [m.link_outcome(lab_link(ai_mbps=a), {}).efficiency for a in (80, 20, 5)]

@@ -21,7 +21,8 @@ def test_every_platform_implements_the_contract(name: str) -> None:
 def _sonic_switch(asic: str, watchdog: bool):  # type: ignore[no-untyped-def]
     plan = pipeline_plan("mixed-vendor")
     sw = next(s for s in plan.switches if s.platform == platform("sonic").name)
-    return plan, sw.model_copy(update={"asic": asic, "watchdog": sw.watchdog.model_copy(update={"enabled": watchdog})})
+    return plan, sw.model_copy(update={"asic": asic,
+                                       "watchdog": sw.watchdog.model_copy(update={"enabled": watchdog})})
 
 
 def test_a_tomahawk5_sonic_plan_with_the_watchdog_shows_the_restore_loop_defect() -> None:

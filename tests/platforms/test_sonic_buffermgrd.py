@@ -5,7 +5,8 @@ A small Python model of buffermgrd's documented behaviour, re-implemented from i
 ``doSpeedUpdateTask``, ``doTask``; PG ranges as ``Orch::generateIdListFromMap`` in
 https://github.com/sonic-net/sonic-swss/blob/master/orchagent/orch.cpp):
 
-* a trigger (PORT speed/MTU/admin change, ``pfc_enable`` change, boot) runs ``doSpeedUpdateTask`` for the port;
+* a trigger (PORT speed/MTU/admin change, ``pfc_enable`` change, boot) runs ``doSpeedUpdateTask`` for the
+  port;
 * no cable length: retry; cable ``0m``: nothing; no ``pfc_enable``: nothing;
 * admin down on a Mellanox ASIC: delete the lossless PG rows that point at the lookup name;
 * ``(speed, cable)`` not in the SKU's ``pg_profile_lookup.ini``: log an error, change nothing;
@@ -69,7 +70,8 @@ def id_runs(ids: set[int]) -> list[str]:
 class Buffermgrd:
     """buffermgrd (traditional model) acting on a CONFIG_DB dict; ``log`` keeps what it would log."""
 
-    def __init__(self, db: dict, lookup: dict[str, dict[str, dict[str, str]]], asic_vendor: str) -> None:  # type: ignore[type-arg]
+    def __init__(self, db: dict, lookup: dict[str, dict[str, dict[str, str]]],
+                 asic_vendor: str) -> None:  # type: ignore[type-arg]
         self.db, self.lookup, self.vendor = db, lookup, asic_vendor
         self.log: list[str] = []
 
@@ -93,7 +95,8 @@ class Buffermgrd:
             return
         row = self.lookup.get(prow["speed"], {}).get(cable)
         if row is None:
-            self.log.append(f"ERROR No PG profile configured for speed {prow['speed']} and cable length {cable}")
+            self.log.append(f"ERROR No PG profile configured for speed {prow['speed']} and cable length "
+                            f"{cable}")
             return
         profiles = db.setdefault("BUFFER_PROFILE", {})
         if name not in profiles:
@@ -135,7 +138,8 @@ def _merge(db: dict, rendered: str) -> dict:  # type: ignore[type-arg]
     return out
 
 
-def _lossless_pg_values(db: dict, switch: SwitchPlan, plan: Plan) -> dict[str, tuple[int, int, int]]:  # type: ignore[type-arg]
+def _lossless_pg_values(db: dict, switch: SwitchPlan, plan: Plan) -> dict[str, tuple[int, int,
+                                                                                     int]]:  # type: ignore[type-arg]
     out = {}
     for p in switch.ports:
         if not p.lossless:
@@ -166,7 +170,8 @@ def _variant(host_m: int, uplink_m: int, buffer_model: str | None = None) -> Pla
     text = re.sub(r"(switch_port: \"[^\"]+\", cable_length: )\d+m", rf"\g<1>{host_m}m", text)
     text = re.sub(r"(b: \"[^\"]+\", cable_length: )\d+m", rf"\g<1>{uplink_m}m", text)
     if buffer_model:
-        text = text.replace("model: DellEMC-Z9332f\n", f"model: DellEMC-Z9332f\n    buffer_model: {buffer_model}\n")
+        text = text.replace("model: DellEMC-Z9332f\n",
+                            f"model: DellEMC-Z9332f\n    buffer_model: {buffer_model}\n")
     return derive_plan(load_inventory_text(text))
 
 

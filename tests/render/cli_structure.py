@@ -101,7 +101,8 @@ def parse_eos(text: str) -> SwitchView:
     ports = {}
     for name, (mtu, sp) in iface.items():
         base = prof.get(sp, PortView()) if sp else PortView()
-        ports[name] = PortView(mtu, base.pfc_on, set(base.pfc_priorities), set(base.ecn_queues), set(base.strict_queues))
+        ports[name] = PortView(mtu, base.pfc_on, set(base.pfc_priorities), set(base.ecn_queues),
+                               set(base.strict_queues))
     return SwitchView(ports, {d: tc_q[tc] for d, tc in dscp_tc.items()})
 
 
@@ -173,8 +174,10 @@ def parse_nxos(text: str) -> SwitchView:
     ports = {}
     for n, v in iface.items():
         out = v["out"]
-        ports[n] = PortView(v["mtu"], bool(v["pfc"]), set(no_drop) if v["pfc"] else set(),  # type: ignore[arg-type]
-                            set(q_ecn.get(out, set())), set(q_strict.get(out, set())))  # type: ignore[arg-type]
+        ports[n] = PortView(v["mtu"], bool(v["pfc"]), set(no_drop) if v["pfc"]
+                            else set(),  # type: ignore[arg-type]
+                            set(q_ecn.get(out, set())), set(q_strict.get(out,
+                                                                         set())))  # type: ignore[arg-type]
     return SwitchView(ports, dscp_to_queue)
 
 
@@ -208,10 +211,12 @@ def parse_junos(text: str) -> SwitchView:
             no_loss.add(m.group(1))
         elif m := re.match(r"forwarding-classes class (\S+) pfc-priority (\d)$", rest):
             fc_prio[m.group(1)] = int(m.group(2))
-        elif m := re.match(r"classifiers dscp \S+ forwarding-class (\S+) loss-priority \S+ code-points \[ (.+) \]$", rest):
+        elif m := re.match(r"classifiers dscp \S+ forwarding-class (\S+) loss-priority \S+ code-points \[ "
+                           r"(.+) \]$", rest):
             for cp in m.group(2).split():
                 classifier[int(cp, 2)] = m.group(1)
-        elif m := re.match(r"congestion-notification-profile (\S+) input dscp code-point ([01]{6}) pfc$", rest):
+        elif m := re.match(r"congestion-notification-profile (\S+) input dscp code-point ([01]{6}) pfc$",
+                           rest):
             cnp_pfc.setdefault(m.group(1), set()).add(int(m.group(2), 2))
         elif m := re.match(r"schedulers (\S+) explicit-congestion-notification$", rest):
             sched_ecn.add(m.group(1))
@@ -229,7 +234,8 @@ def parse_junos(text: str) -> SwitchView:
     ports = {}
     for name in sorted(set(if_mtu) | set(if_cnp) | set(if_map)):
         pfc_dscps = cnp_pfc.get(if_cnp.get(name, ""), set())
-        prios = {fc_prio[classifier[d]] for d in pfc_dscps if classifier.get(d) in no_loss and classifier[d] in fc_prio}
+        prios = {fc_prio[classifier[d]] for d in pfc_dscps if classifier.get(d) in no_loss
+                 and classifier[d] in fc_prio}
         sm = smap.get(if_map.get(name, ""), {})
         ecn = {fc_queue[fc] for fc, s in sm.items() if s in sched_ecn and s in sched_drop}
         strict = {fc_queue[fc] for fc, s in sm.items() if s in sched_strict}
@@ -254,15 +260,19 @@ def check_lossless_structure(plan: Plan, sw: SwitchPlan, view: SwitchView) -> No
         if port.lossless:
             assert pv.pfc_on, f"{where}: lossless port without PFC"
             assert pv.pfc_priorities == lossless_p, f"{where}: PFC on {pv.pfc_priorities}, plan {lossless_p}"
-            assert lossless_q <= pv.ecn_queues, f"{where}: ECN on {pv.ecn_queues}, lossless queues {lossless_q}"
+            assert lossless_q <= pv.ecn_queues, (f"{where}: ECN on {pv.ecn_queues}, lossless queues "
+                                                 f"{lossless_q}")
             assert cls.cnp_queue in pv.strict_queues, f"{where}: CNP queue {cls.cnp_queue} not strict"
             assert not lossless_q & pv.strict_queues, f"{where}: a lossless queue is strict priority"
         else:
             assert not pv.pfc_on and not pv.pfc_priorities, f"{where}: lossy port has PFC"
-        assert pv.pfc_priorities <= lossless_p, f"{where}: PFC on a lossy priority {pv.pfc_priorities - lossless_p}"
+        assert pv.pfc_priorities <= lossless_p, (f"{where}: PFC on a lossy priority "
+                                                 f"{pv.pfc_priorities - lossless_p}")
     for d in cls.roce_dscp:
-        assert view.dscp_to_queue.get(d) in lossless_q, f"{sw.name}: RoCE DSCP {d} -> queue {view.dscp_to_queue.get(d)}"
-    assert view.dscp_to_queue.get(cls.cnp_dscp) == cls.cnp_queue, f"{sw.name}: CNP DSCP {cls.cnp_dscp} misrouted"
+        assert view.dscp_to_queue.get(d) in lossless_q, (f"{sw.name}: RoCE DSCP {d} -> queue "
+                                                         f"{view.dscp_to_queue.get(d)}")
+    assert view.dscp_to_queue.get(cls.cnp_dscp) == cls.cnp_queue, (f"{sw.name}: CNP DSCP {cls.cnp_dscp} "
+                                                                   "misrouted")
 
 
 def host_array(script: str, name: str) -> list[list[str]]:
@@ -270,7 +280,8 @@ def host_array(script: str, name: str) -> list[list[str]]:
     its fields as the shell splits them."""
     m = re.search(rf"^{name}=\(\n(.*?)^\)$", script, re.MULTILINE | re.DOTALL)
     assert m, f"no {name} array in the host script"
-    return [shlex.split(shlex.split(ln)[0]) for ln in m.group(1).splitlines() if not ln.strip().startswith("#")]
+    return [shlex.split(shlex.split(ln)[0]) for ln in m.group(1).splitlines()
+            if not ln.strip().startswith("#")]
 
 
 def host_tos(script: str) -> set[int]:
@@ -279,7 +290,8 @@ def host_tos(script: str) -> set[int]:
     tos = {int(nic[7]) for nic in host_array(script, "RT_NICS")}
     assert tos, "no NIC in the host script"
     assert re.search(r'^\s*cma_roce_tos -d "\$nic_rdma" -p "\$nic_port" -t "\$nic_tos"', script, re.MULTILINE)
-    assert re.search(r'^\s*rt_write "\$\{SYSROOT\}/sys/class/infiniband/\$nic_rdma/tc/\$nic_port/traffic_class" '
+    assert re.search(r'^\s*rt_write '
+                     r'"\$\{SYSROOT\}/sys/class/infiniband/\$nic_rdma/tc/\$nic_port/traffic_class" '
                      r'"\$nic_tos"$', script, re.MULTILINE)
     return tos
 

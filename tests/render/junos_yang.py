@@ -118,7 +118,8 @@ def _describe_type(type_stmt: Any) -> str:
         return " | ".join(_describe_type(m) for m in type_stmt.search("type")
                           if not (m.arg == "string" and m.search_one("pattern") is not None
                                   and m.search_one("pattern").arg == "<.*>|$.*"))
-    detail = [f"{s.keyword} {s.arg}" for s in type_stmt.substmts if s.keyword in ("range", "length", "pattern")]
+    detail = [f"{s.keyword} {s.arg}" for s in type_stmt.substmts if s.keyword in ("range", "length",
+                                                                                  "pattern")]
     detail += [f"enum {s.arg}" for s in type_stmt.search("enum")]
     detail += [f"posix-pattern {p}" for p in _ext(type_stmt, "posix-pattern")]
     return type_stmt.arg + (f" ({', '.join(detail)})" if detail else "")

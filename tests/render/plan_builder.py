@@ -65,15 +65,18 @@ def classification(cnp_dscp: int = CNP_DSCP, nic_map: dict[int, int] | None = No
     )
 
 
-def ecn_profile(name: str, speed: int, kmin: int, kmax: int, pmax: float, queue_buffer: int | None) -> EcnProfile:
+def ecn_profile(name: str, speed: int, kmin: int, kmax: int, pmax: float,
+                queue_buffer: int | None) -> EcnProfile:
     """An ECN profile with a passing fluid check (values only need to be carried, not checked)."""
     extra: dict[str, Any] = {}
     if queue_buffer is not None and "queue_buffer_bytes" in EcnProfile.model_fields:
         extra["queue_buffer_bytes"] = queue_buffer
     return EcnProfile(
-        name=name, speed_gbps=speed, source_profile="derived", kmin_bytes=kmin, kmax_bytes=kmax, pmax_percent=pmax,
+        name=name, speed_gbps=speed, source_profile="derived", kmin_bytes=kmin, kmax_bytes=kmax,
+        pmax_percent=pmax,
         base_rtt_us=10.0, fan_in=8, pfc_trigger_bytes=kmax * 2,
-        fluid=FluidCheck(n_flows=8, p_star=0.01, q_star_bytes=kmin, on_ramp=True, below_pfc_trigger=True, ok=True),
+        fluid=FluidCheck(n_flows=8, p_star=0.01, q_star_bytes=kmin, on_ramp=True, below_pfc_trigger=True,
+                         ok=True),
         **extra,
     )
 
@@ -87,13 +90,16 @@ def port(name: str, speed: int, *, lossless: bool = True, cable_m: float = 3.0, 
         hr = static_pg_thresholds(Headroom(
             model="ieee", profile=f"pg_lossless_{speed}g_{int(cable_m)}m", xon_bytes=18_432, xoff_bytes=xoff,
             size_bytes=18_432 + xoff, size_cells=(18_432 + xoff) // 256, lanes=speed // 100), mtu, 256)
-    return PortPlan(name=name, speed_gbps=speed, lanes=max(1, speed // 100), mtu=mtu, cable_m=cable_m, admin_up=True,
-                    peer=peer, peer_kind=kind if peer else "none", direction=direction, lossless=lossless,  # type: ignore[arg-type]
+    return PortPlan(name=name, speed_gbps=speed, lanes=max(1, speed // 100), mtu=mtu, cable_m=cable_m,
+                    admin_up=True,
+                    peer=peer, peer_kind=kind if peer else "none", direction=direction,
+                    lossless=lossless,  # type: ignore[arg-type]
                     pfc_priorities=[LOSSLESS_PRIO] if lossless else [], headroom=hr,
                     ecn_profile=ecn if lossless else None, fan_in=8)
 
 
-def switch(name: str, platform: str, asic: str, ports: list[PortPlan], *, queue_buffer: int | None = 2_000_000,
+def switch(name: str, platform: str, asic: str, ports: list[PortPlan], *,
+           queue_buffer: int | None = 2_000_000,
            action: str = "drop") -> SwitchPlan:
     """A switch with a 400G and a 100G ECN profile and a 200/200/100 ms watchdog."""
     profiles = [ecn_profile("ecn-400g", 400, 150_000, 1_500_000, 100.0, queue_buffer),
@@ -102,10 +108,13 @@ def switch(name: str, platform: str, asic: str, ports: list[PortPlan], *, queue_
     return SwitchPlan(
         name=name, platform=platform, role="leaf", model="test-model", asic=asic, os_version=None,
         mgmt_host="127.0.0.1", mgmt_port=22, credentials={"username_env": "ROCE_TUNE_USERNAME"}, ports=ports,
-        buffers=Buffers(pools=[BufferPool(name="ingress_lossless_pool", type="ingress", size_bytes=50_000_000)],
-                        profiles=[], headroom_total_bytes=sum(p.headroom.size_bytes for p in ports if p.headroom)),
+        buffers=Buffers(pools=[BufferPool(name="ingress_lossless_pool", type="ingress",
+                                          size_bytes=50_000_000)],
+                        profiles=[], headroom_total_bytes=sum(p.headroom.size_bytes for p in ports
+                                                              if p.headroom)),
         ecn_profiles=[e for e in profiles if e.name in used],
-        watchdog=Watchdog(enabled=True, detection_ms=200, restoration_ms=200, poll_ms=100, action=action,  # type: ignore[arg-type]
+        watchdog=Watchdog(enabled=True, detection_ms=200, restoration_ms=200, poll_ms=100,
+                          action=action,  # type: ignore[arg-type]
                           pfc_ports=sum(p.lossless for p in ports)),
     )
 
@@ -113,8 +122,10 @@ def switch(name: str, platform: str, asic: str, ports: list[PortPlan], *, queue_
 EOS_PORTS = [
     port("Ethernet1/1", 400, ecn="ecn-400g", peer="node1:ens1f0np0"),
     port("Ethernet2/1", 400, ecn="ecn-400g", peer="node2:ens1f0np0"),
-    port("Ethernet5/1", 100, ecn="ecn-100g", cable_m=20.0, peer="spine1:Ethernet1/1", kind="switch", direction="up"),
-    port("Ethernet9/1", 100, lossless=False, peer="wan1:xe-0/0/0", kind="external", direction="edge", mtu=1500),
+    port("Ethernet5/1", 100, ecn="ecn-100g", cable_m=20.0, peer="spine1:Ethernet1/1", kind="switch",
+         direction="up"),
+    port("Ethernet9/1", 100, lossless=False, peer="wan1:xe-0/0/0", kind="external", direction="edge",
+         mtu=1500),
 ]
 NXOS_PORTS = [
     port("Ethernet1/1", 100, ecn="ecn-100g", cable_m=20.0, peer="leaf1:Ethernet5/1", kind="switch"),
@@ -125,7 +136,8 @@ NXOS_PORTS = [
 JUNOS_PORTS = [
     port("et-0/0/0", 400, ecn="ecn-400g", peer="node3:ens1f0np0"),
     port("et-0/0/1", 400, ecn="ecn-400g", peer="node4:ens1f0np0"),
-    port("et-0/0/4", 100, ecn="ecn-100g", cable_m=20.0, peer="spine1:Ethernet1/3", kind="switch", direction="up"),
+    port("et-0/0/4", 100, ecn="ecn-100g", cable_m=20.0, peer="spine1:Ethernet1/3", kind="switch",
+         direction="up"),
     port("et-0/0/31", 100, lossless=False, peer="wan1:xe-0/0/2", kind="external", direction="edge"),
 ]
 
@@ -150,12 +162,14 @@ def host(name: str, cls: Classification, **kw: Any) -> HostPlan:
     return HostPlan(
         name=name, mgmt_host="127.0.0.1", mgmt_port=22, credentials={"username_env": "ROCE_TUNE_USERNAME"},
         nics=[nic("ens1f0np0", "mlx5_0", cls, **kw), nic("ens1f1np1", "mlx5_1", cls, **kw)],
-        nccl_env={"NCCL_IB_HCA": "=mlx5_0:1,mlx5_1:1", "NCCL_IB_TC": str(cls.roce_tos), "NCCL_IB_GID_INDEX": "3",
+        nccl_env={"NCCL_IB_HCA": "=mlx5_0:1,mlx5_1:1", "NCCL_IB_TC": str(cls.roce_tos),
+                  "NCCL_IB_GID_INDEX": "3",
                   "NCCL_SOCKET_IFNAME": "eno1", "NCCL_IB_FIFO_TC": str(cls.cnp_tos), "NCCL_DEBUG": "INFO"},
     )
 
 
-def build_plan(*, cnp_dscp: int = CNP_DSCP, nic_map: dict[int, int] | None = None, queue_buffer: int | None = 2_000_000,
+def build_plan(*, cnp_dscp: int = CNP_DSCP, nic_map: dict[int, int] | None = None,
+               queue_buffer: int | None = 2_000_000,
                action: str = "drop", dcqcn: bool = True) -> Plan:
     """The whole hand-built plan: leaf1 (EOS, Tomahawk-4), spine1 (NX-OS), leaf3 (Junos, Trident-4), node1."""
     cls = classification(cnp_dscp, nic_map)
@@ -166,7 +180,8 @@ def build_plan(*, cnp_dscp: int = CNP_DSCP, nic_map: dict[int, int] | None = Non
     ]
     hosts = [host("node1", cls, dcqcn=dcqcn)]
     return Plan(
-        generator="roce-tune test", site="handbuilt", inventory_file="handbuilt.yaml", inventory_sha256="0" * 64,
+        generator="roce-tune test", site="handbuilt", inventory_file="handbuilt.yaml",
+        inventory_sha256="0" * 64,
         policy={}, summary=PlanSummary(switches=3, hosts=1, nics=2, lossless_ports=9, tiers=2),
         classification=cls, switches=switches, hosts=hosts,
         deadlock=DeadlockReport(nodes=0, edges=0, scenarios_checked=0, cycles=[], flagged=[], notes=[]),

@@ -107,9 +107,11 @@ def switch(name: str, platform: str, asic: str, ports: list[P], *, watchdog: boo
         BufferPool(name="egress_lossy_pool", type="egress", size_bytes=40_000_000),
     ]
     profiles = [
-        BufferProfile(name="ingress_lossless_profile", pool="ingress_lossless_pool", size_bytes=0, dynamic_th=7),
+        BufferProfile(name="ingress_lossless_profile", pool="ingress_lossless_pool", size_bytes=0,
+                      dynamic_th=7),
         BufferProfile(name="ingress_lossy_profile", pool="ingress_lossy_pool", size_bytes=0, dynamic_th=3),
-        BufferProfile(name="egress_lossless_profile", pool="egress_lossless_pool", size_bytes=0, dynamic_th=7),
+        BufferProfile(name="egress_lossless_profile", pool="egress_lossless_pool", size_bytes=0,
+                      dynamic_th=7),
         BufferProfile(name="egress_lossy_profile", pool="egress_lossy_pool", size_bytes=9216, dynamic_th=7),
         BufferProfile(name="q_lossy_profile", pool="egress_lossy_pool", size_bytes=0, dynamic_th=3),
     ] + [BufferProfile(name=h.profile, pool="ingress_lossless_pool", size_bytes=h.size_bytes, dynamic_th=0,
@@ -129,7 +131,8 @@ def plan(switches: list[SwitchPlan], cls: Classification | None = None) -> Plan:
     return Plan(
         generator="roce-tune test", site="render-test", inventory_file="<hand-built>", inventory_sha256="",
         policy={}, summary=PlanSummary(switches=len(switches), hosts=0, nics=0,
-                                       lossless_ports=sum(p.lossless for s in switches for p in s.ports), tiers=2),
+                                       lossless_ports=sum(p.lossless for s in switches for p in s.ports),
+                                       tiers=2),
         classification=cls or classification(), switches=switches, hosts=[],
         deadlock=DeadlockReport(nodes=0, edges=0, scenarios_checked=0, cycles=[], flagged=[], notes=[]),
         findings=[], notes=[])

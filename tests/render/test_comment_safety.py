@@ -12,12 +12,14 @@ from roce_tune.render.engine import comment_safe
 from . import plan_builder as hb
 from . import plans_sonic_cumulus as pb
 
-HOSTILE = {"site": "lab\nreboot", "generator": "roce-tune\r\nreload in 1", "inventory_file": "inv\u2028request system reboot.yaml"}
+HOSTILE = {"site": "lab\nreboot", "generator": "roce-tune\r\nreload in 1",
+           "inventory_file": "inv\u2028request system reboot.yaml"}
 BREAKS = ("\n", "\r", "\u2028", "\u2029", "\x85", "\x1b", "\x00")
 
 
 def _plans():  # type: ignore[no-untyped-def]
-    cumulus = pb.plan([pb.switch("leaf9", "cumulus", "spectrum-4", [pb.P("swp1", 400, 3), pb.P("swp2", 400, 3)])])
+    cumulus = pb.plan([pb.switch("leaf9", "cumulus", "spectrum-4",
+                                 [pb.P("swp1", 400, 3), pb.P("swp2", 400, 3)])])
     return [(hb.build_plan(), "#!"), (cumulus, "#")]
 
 
@@ -35,10 +37,14 @@ def test_switch_headers_keep_hostile_free_text_in_one_comment_line() -> None:
         for sw in plan.switches:
             spec = get_platform(sw.platform).SPEC
             for name, text in get_platform(sw.platform).render(plan, sw).items():
-                lines = text.splitlines()  # splitlines() also breaks at \r, \x85, \u2028: the strictest reader
+                # splitlines() also breaks at \r, \x85, \u2028: the strictest
+                # reader
+                lines = text.splitlines()
                 for ln in lines:
-                    assert not ln.lstrip().startswith(("reboot", "reload", "request")), (sw.platform, name, ln)
+                    assert not ln.lstrip().startswith(("reboot", "reload", "request")), (sw.platform, name,
+                                                                                         ln)
                 header = [ln for ln in lines if "lab?reboot" in ln]
-                assert header and all(ln.lstrip().startswith(spec.comment_prefix) for ln in header), (name, header)
+                assert header and all(ln.lstrip().startswith(spec.comment_prefix) for ln in header), (name,
+                                                                                                      header)
                 seen.add(sw.platform)
     assert seen == {"eos", "nxos", "junos", "cumulus"}

@@ -98,7 +98,8 @@ def check_plan_values(plan: Plan, sw: SwitchPlan, cfg: dict) -> None:
     mapping = qos["mapping"]["default-global"]
     assert mapping["trust"] == "l3"
     assert {int(d): v["switch-priority"] for d, v in mapping["dscp"].items()} == c.dscp_to_tc
-    sp_to_tc = {int(s): v["traffic-class"] for s, v in qos["egress-queue-mapping"]["default-global"]["switch-priority"]
+    sp_to_tc = {int(s): v["traffic-class"] for s,
+                v in qos["egress-queue-mapping"]["default-global"]["switch-priority"]
                 .items()}
     scheduled = {s.queue for s in c.schedulers}
     assert sp_to_tc == c.tc_to_queue and set(sp_to_tc.values()) <= scheduled  # every priority served
@@ -118,8 +119,10 @@ def check_plan_values(plan: Plan, sw: SwitchPlan, cfg: dict) -> None:
         cc = qos["congestion-control"][iq.get("congestion-control", {}).get("profile", "default-global")]
         e = ecn[p.ecn_profile]
         for q in c.lossless_queues:
-            assert cc["traffic-class"][str(q)] == {"ecn": "enable", "red": "disable", "min-threshold": e.kmin_bytes,
-                                                   "max-threshold": e.kmax_bytes, "probability": e.pmax_percent}
+            assert cc["traffic-class"][str(q)] == {"ecn": "enable", "red": "disable",
+                                                   "min-threshold": e.kmin_bytes,
+                                                   "max-threshold": e.kmax_bytes,
+                                                   "probability": e.pmax_percent}
     sched = qos["egress-scheduler"]["default-global"]["traffic-class"]
     for s in c.schedulers:
         want = {"mode": "strict"} if s.mode == "strict" else {"mode": "dwrr", "bw-percent": s.weight_percent}
@@ -131,7 +134,9 @@ def check_plan_values(plan: Plan, sw: SwitchPlan, cfg: dict) -> None:
     sizes = {p.name: p.size_bytes for p in sw.buffers.pools}
     pools = (("roce-lossless", "ingress_lossless_pool"), ("default-lossy", "ingress_lossy_pool"))
     total = sum(sizes[plan_pool] for _, plan_pool in pools)
-    assert sum(qos["traffic-pool"][pool]["memory-percent"] for pool, _ in pools) == 100  # NVUE: pools share 100 %
+    # NVUE: pools share 100
+    # %
+    assert sum(qos["traffic-pool"][pool]["memory-percent"] for pool, _ in pools) == 100
     for pool, plan_pool in pools:  # each share within 1 % of the plan pool's share of the two
         assert abs(qos["traffic-pool"][pool]["memory-percent"] - sizes[plan_pool] * 100 / total) < 1
 
@@ -158,7 +163,8 @@ def test_ports_that_differ_get_profiles_and_uniform_ports_use_default_global() -
 
 def test_command_file_is_safe_and_ends_with_the_apply_note() -> None:
     plan, sw = _hand()
-    evil = sw.model_copy(update={"ports": [sw.ports[0].model_copy(update={"name": "swp1;reboot"}), *sw.ports[1:]]})
+    evil = sw.model_copy(update={"ports": [sw.ports[0].model_copy(update={"name": "swp1;reboot"}),
+                                           *sw.ports[1:]]})
     sh, _ = _files(plan, evil)
     lines = sh.splitlines()
     assert sh.endswith("\n") and not sh.endswith("\n\n")
@@ -166,7 +172,9 @@ def test_command_file_is_safe_and_ends_with_the_apply_note() -> None:
     commands = [ln for ln in lines if ln.strip() and not ln.startswith("#")]
     assert all(ln.startswith("nv set ") for ln in commands)
     evil_lines = [shlex.split(ln) for ln in commands if "reboot" in ln]
-    assert evil_lines and all("swp1;reboot" in toks for toks in evil_lines)  # one quoted word, never a command
+    # one quoted word, never a
+    # command
+    assert evil_lines and all("swp1;reboot" in toks for toks in evil_lines)
 
 
 def test_watchdog_off_and_trust_pcp() -> None:
@@ -186,7 +194,8 @@ def test_refuses_what_nvue_cannot_express() -> None:
         cumulus.render(plan, sw.model_copy(update={"watchdog": wd.model_copy(update={"action": "forward"})}))
     with pytest.raises(ValueError, match="whole number"):
         cumulus.render(plan, sw.model_copy(update={"watchdog": wd.model_copy(update={"detection_ms": 300})}))
-    frac = sw.model_copy(update={"ecn_profiles": [e.model_copy(update={"pmax_percent": 2.5}) for e in sw.ecn_profiles]})
+    frac = sw.model_copy(update={"ecn_profiles": [e.model_copy(update={"pmax_percent": 2.5})
+                                                  for e in sw.ecn_profiles]})
     with pytest.raises(ValueError, match="integer"):
         cumulus.render(plan, frac)
     with pytest.raises(ValueError, match="not cumulus"):
@@ -207,7 +216,8 @@ def test_golden_hand_built() -> None:
     assert_golden("cumulus", "hand-built", cumulus.render(plan, sw))
 
 
-@pytest.mark.parametrize("inventory,switches", [("spectrum-x-su", ["su1-spine1"]), ("mixed-vendor", ["leaf7", "leaf8"])])
+@pytest.mark.parametrize("inventory,switches", [("spectrum-x-su", ["su1-spine1"]),
+                                                ("mixed-vendor", ["leaf7", "leaf8"])])
 def test_golden_inventories(inventory: str, switches: list[str]) -> None:
     plan = pipeline_plan(inventory)
     files: dict[str, str] = {}

@@ -45,10 +45,12 @@ def test_each_speed_uses_its_own_ecn_profile() -> None:
     for port in sw.ports:
         if not port.lossless:
             continue
-        sp = re.search(rf"^interface {re.escape(port.name)}\n(?:   .*\n)*?   service-profile (\S+)$", text, re.MULTILINE)
+        sp = re.search(rf"^interface {re.escape(port.name)}\n(?:   .*\n)*?   service-profile (\S+)$", text,
+                       re.MULTILINE)
         assert sp, port.name
         e = profiles[port.ecn_profile]
-        assert ecn[sp.group(1)] == (str(e.kmin_bytes), str(e.kmax_bytes), str(round(e.pmax_percent))), port.name
+        assert ecn[sp.group(1)] == (str(e.kmin_bytes), str(e.kmax_bytes),
+                                    str(round(e.pmax_percent))), port.name
     assert ecn["ecn-400g"] != ecn["ecn-100g"]
 
 
@@ -81,7 +83,8 @@ def test_watchdog_actions_map_to_what_eos_has() -> None:
     assert not [f for f in eos.render_findings(plan, plan.switch("leaf1")) if "watchdog" in f.message]
     _, alert = _render(action="alert")
     assert "   priority-flow-control pause watchdog port action notify-only" in alert.splitlines()
-    assert not [f for f in eos.render_findings(build_plan(action="alert"), build_plan(action="alert").switch("leaf1"))
+    assert not [f for f in eos.render_findings(build_plan(action="alert"),
+                                               build_plan(action="alert").switch("leaf1"))
                 if "watchdog" in f.message]
     _, fwd = _render(action="forward")
     assert "no-drop" not in fwd.replace("priority-flow-control priority 3 no-drop", "")
@@ -135,9 +138,11 @@ def test_fixed_tc7_is_said_not_rendered_and_other_unused_tcs_go_to_queue_0() -> 
     plan, text = _render()
     assert "qos map traffic-class 1 to tx-queue 0" in text and "traffic-class 7 to" not in text
     sw = plan.switch("leaf1")  # type: ignore[attr-defined]
-    found = [f for f in eos.render_findings(plan, sw) if "traffic-class 7" in f.message]  # type: ignore[arg-type]
+    found = [f for f in eos.render_findings(plan, sw)
+             if "traffic-class 7" in f.message]  # type: ignore[arg-type]
     assert len(found) == 1 and found[0].rule == "RT241" and "queue 0" in found[0].message
-    assert eos.read_back(text).tc_to_queue == {**plan.classification.tc_to_queue, 7: 7}  # type: ignore[attr-defined]
+    assert eos.read_back(text).tc_to_queue == {**plan.classification.tc_to_queue,
+                                               7: 7}  # type: ignore[attr-defined]
 
 
 def test_pmax_rounded_to_whole_percent_with_a_note() -> None:

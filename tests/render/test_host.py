@@ -180,7 +180,8 @@ class Box:
         path.write_text(script, encoding="utf-8")
         full = {"PATH": f"{self.bin}:{os.environ['PATH']}", "STUB_STATE": str(self.state),
                 "ROCE_TUNE_SYSROOT": str(self.root), **env}
-        return subprocess.run(["bash", str(path)], env=full, capture_output=True, text=True, timeout=60, check=False)
+        return subprocess.run(["bash", str(path)], env=full, capture_output=True, text=True, timeout=60,
+                              check=False)
 
     def snapshot(self) -> dict[str, str]:
         out = {}
@@ -323,7 +324,8 @@ def test_alternatives_name_debugfs_and_mlxconfig_keys() -> None:
     assert "/sys/kernel/debug/mlx5/<pci>/cc_params/" in block
     table = {ln.split()[1]: ln.split()[2:] for ln in block.splitlines() if ln.startswith("# roce_")}
     for sysfs, name in (("roce_rp/rpg_ai_rate", "rp_ai_rate"), ("roce_rp/rpg_hai_rate", "rp_hai_rate"),
-                        ("roce_rp/rpg_time_reset", "rp_time_reset"), ("roce_rp/rpg_byte_reset", "rp_byte_reset"),
+                        ("roce_rp/rpg_time_reset", "rp_time_reset"),
+                        ("roce_rp/rpg_byte_reset", "rp_byte_reset"),
                         ("roce_rp/rpg_gd", "rp_gd"), ("roce_rp/rpg_min_dec_fac", "rp_min_dec_fac"),
                         ("roce_np/min_time_between_cnps", "np_min_time_between_cnps"),
                         ("roce_np/cnp_dscp", "np_cnp_dscp"), ("roce_np/cnp_802p_prio", "np_cnp_prio")):
@@ -343,7 +345,8 @@ def test_traffic_class_readback_parses_the_driver_format(tmp_path: Path) -> None
     assert helpers and tclass
     f = tmp_path / "traffic_class"
     f.write_text("Global tclass=106\n")
-    out = subprocess.run(["bash", "-c", f"{helpers.group(0)}\n{tclass.group(0)}\nrt_tclass {shlex.quote(str(f))}"],
+    out = subprocess.run(["bash", "-c",
+                          f"{helpers.group(0)}\n{tclass.group(0)}\nrt_tclass {shlex.quote(str(f))}"],
                          capture_output=True, text=True, check=True).stdout
     assert out == "106"
 
@@ -355,7 +358,8 @@ def test_every_rendered_script_passes_bash_n_and_shellcheck(tmp_path: Path) -> N
         p.write_text(s)
         assert subprocess.run(["bash", "-n", str(p)], capture_output=True, check=False).returncode == 0
         if shutil.which("shellcheck"):
-            res = subprocess.run(["shellcheck", "-s", "bash", str(p)], capture_output=True, text=True, check=False)
+            res = subprocess.run(["shellcheck", "-s", "bash", str(p)], capture_output=True, text=True,
+                                 check=False)
             assert res.returncode == 0, res.stdout
     if not shutil.which("shellcheck"):
         pytest.skip("shellcheck not installed; bash -n passed")
@@ -368,10 +372,12 @@ def test_host_tos_matches_every_switch_dscp_map() -> None:
     for sw in plan.switches:  # type: ignore[attr-defined]
         text = next(iter(get_platform(sw.platform).render(plan, sw).values()))
         view = cs.PARSERS[sw.platform](text)
-        dscps = cs.lossless_dscps(view, set(plan.classification.lossless_queues))  # type: ignore[attr-defined]
+        dscps = cs.lossless_dscps(view,
+                                  set(plan.classification.lossless_queues))  # type: ignore[attr-defined]
         for t in tos:
             assert t & 0b11 == 0b10, f"TOS {t} is not ECT(0)"
-            assert t >> 2 in dscps, f"{sw.name}: host DSCP {t >> 2} not lossless on the switch ({sorted(dscps)})"
+            assert t >> 2 in dscps, (f"{sw.name}: host DSCP {t >> 2} not lossless on the switch "
+                                     f"({sorted(dscps)})")
 
 
 def test_nccl_env_sorted_and_quoted() -> None:
@@ -390,7 +396,8 @@ def test_nccl_env_sorted_and_quoted() -> None:
         host.render_nccl_env(plan, bad)
 
 
-HOSTILE = ["eth0; rm -rf /", "$(reboot)", "eth0\nreboot", "eth0\n", "mlx5_0\n", "eth0\r", "et'h0", 'eth"0', "eth0`id`", "eth0 && id"]
+HOSTILE = ["eth0; rm -rf /", "$(reboot)", "eth0\nreboot", "eth0\n", "mlx5_0\n", "eth0\r", "et'h0", 'eth"0',
+           "eth0`id`", "eth0 && id"]
 
 
 @pytest.mark.parametrize("value", HOSTILE)
@@ -412,7 +419,8 @@ def test_newline_in_free_text_cannot_leave_a_comment(tmp_path: Path) -> None:
 
 
 def _inventory(**names: str) -> str:
-    n = {"switch": "leaf1", "port": "Ethernet0", "host": "node1", "netdev": "ens1f0np0", "rdma": "mlx5_0", **names}
+    n = {"switch": "leaf1", "port": "Ethernet0", "host": "node1", "netdev": "ens1f0np0", "rdma": "mlx5_0",
+         **names}
     return textwrap.dedent(f"""\
         site: {{name: lab}}
         switches:
@@ -424,7 +432,8 @@ def _inventory(**names: str) -> str:
         hosts:
           - name: {json_str(n["host"])}
             nics:
-              - {{model: connectx-7, netdev: {json_str(n["netdev"])}, rdma_device: {json_str(n["rdma"])}, speed: 400G}}
+              - {{model: connectx-7, netdev: {json_str(n["netdev"])}, rdma_device: {json_str(n["rdma"])}, \
+speed: 400G}}
         """)
 
 
@@ -490,7 +499,8 @@ def test_host_tos_matches_cli_switches_of_mixed_vendor_inventory() -> None:
         for t in cs.host_tos(host.render_host(plan, h)[f"{h.name}.sh"]):
             assert t & 0b11 == 0b10, f"{h.name}: TOS {t} is not ECT(0)"
             for name, view in views.items():
-                assert t >> 2 in cs.lossless_dscps(view, lossless), f"{h.name} DSCP {t >> 2} not lossless on {name}"
+                assert t >> 2 in cs.lossless_dscps(view, lossless), (f"{h.name} DSCP {t >> 2} not lossless "
+                                                                     f"on {name}")
 
 
 # --- restore point (--save FILE): what apply runs when a host push fails ------------------------
@@ -498,7 +508,8 @@ def _device_view(box: Box, plan_host, env: dict[str, str]) -> dict[str, str]:  #
     """What the tools and sysfs report for every NIC (the values the script sets), as the driver shows
     them: an unset mlx5 global traffic class (-1) reads back empty."""
     def run(*argv: str) -> str:
-        return subprocess.run(list(argv), env=env, capture_output=True, text=True, timeout=30, check=False).stdout
+        return subprocess.run(list(argv), env=env, capture_output=True, text=True, timeout=30,
+                              check=False).stdout
 
     out: dict[str, str] = {}
     for nic in plan_host.nics:
@@ -509,7 +520,8 @@ def _device_view(box: Box, plan_host, env: dict[str, str]) -> dict[str, str]:  #
     for p in sorted(box.root.rglob("*")):
         if p.is_file():
             text = p.read_text()
-            out[str(p.relative_to(box.root))] = "" if p.name == "traffic_class" and text.strip() == "-1" else text
+            out[str(p.relative_to(box.root))] = ("" if p.name == "traffic_class" and text.strip() == "-1"
+                                                 else text)
     return out
 
 
@@ -519,12 +531,14 @@ def _box_env(box: Box, **extra: str) -> dict[str, str]:
 
 
 def _run_file(path: Path, *args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(["bash", str(path), *args], env=env, capture_output=True, text=True, timeout=60, check=False)
+    return subprocess.run(["bash", str(path), *args], env=env, capture_output=True, text=True, timeout=60,
+                          check=False)
 
 
 @pytest.mark.parametrize("fault", ["none", "ignored-pfc", "missing-knob"])
 @pytest.mark.parametrize("start", ["fresh", "dscp-trust-custom-map"])
-def test_save_writes_a_restore_point_that_puts_every_value_back(tmp_path: Path, fault: str, start: str) -> None:
+def test_save_writes_a_restore_point_that_puts_every_value_back(tmp_path: Path, fault: str,
+                                                                start: str) -> None:
     # CNP DSCP 40 makes the script write a non-default --dscp2prio entry, which the restore must undo too.
     plan, script = _script(cnp_dscp=40)
     h = plan.hosts[0]  # type: ignore[attr-defined]
@@ -532,7 +546,8 @@ def test_save_writes_a_restore_point_that_puts_every_value_back(tmp_path: Path, 
     env = _box_env(box)
     if start == "dscp-trust-custom-map":  # a host someone tuned before: DSCP trust, DSCP 40 -> priority 2
         for nic in h.nics:
-            subprocess.run(["mlnx_qos", "-i", nic.netdev, "--trust", "dscp"], env=env, check=True, capture_output=True)
+            subprocess.run(["mlnx_qos", "-i", nic.netdev, "--trust", "dscp"], env=env, check=True,
+                           capture_output=True)
             subprocess.run(["mlnx_qos", "-i", nic.netdev, "--dscp2prio", "set,40,2"], env=env, check=True,
                            capture_output=True)
     env["STUB_IGNORE"] = "pfc" if fault == "ignored-pfc" else ""

@@ -44,7 +44,8 @@ def test_the_data_file_in_the_tree_runs_the_shared_script(tmp_path: Path) -> Non
     env = _box_env(box)
     run = [("bash", str(root / "hosts/node1.sh"), "--check"), ("bash", str(root / "hosts/node1.sh")),
            ("bash", str(root / "hosts/node1.sh"), "--check")]
-    check, apply, again = (subprocess.run(list(a), env=env, capture_output=True, text=True, timeout=60, check=False)
+    check, apply, again = (subprocess.run(list(a), env=env, capture_output=True, text=True, timeout=60,
+                                          check=False)
                            for a in run)
     assert check.returncode == 1 and "did not read back as set" in check.stderr
     assert apply.returncode == 0 and "all values set and read back" in apply.stdout, apply.stderr
@@ -90,13 +91,15 @@ def test_shared_script_refuses_data_of_another_version(tmp_path: Path) -> None:
 def test_per_host_nccl_env_only_where_the_host_differs() -> None:
     plan = build_plan()
     h = plan.hosts[0]
-    other = h.model_copy(update={"name": "node2", "nccl_env": {**h.nccl_env, "NCCL_IB_PCI_RELAXED_ORDERING": "1"}})
+    other = h.model_copy(update={"name": "node2", "nccl_env": {**h.nccl_env,
+                                                               "NCCL_IB_PCI_RELAXED_ORDERING": "1"}})
     same = h.model_copy(update={"name": "node3"})
     files = render_outputs(plan.model_copy(update={"hosts": [h, other, same]}))
     assert "hosts/node2.nccl.env" in files
     assert "hosts/node1.nccl.env" not in files and "hosts/node3.nccl.env" not in files
     common = files["nccl.env"]
-    assert "# per-host: NCCL_IB_PCI_RELAXED_ORDERING" in common and "NCCL_IB_PCI_RELAXED_ORDERING=" not in common
+    assert ("# per-host: NCCL_IB_PCI_RELAXED_ORDERING" in common
+            and "NCCL_IB_PCI_RELAXED_ORDERING=" not in common)
     assert "NCCL_IB_PCI_RELAXED_ORDERING=1" in files["hosts/node2.nccl.env"]
     alone = render_outputs(plan)
     assert not [rel for rel in alone if rel.endswith(".nccl.env") and rel != "nccl.env"]

@@ -28,12 +28,14 @@ def _render(**kw: object) -> tuple[object, str]:
 
 def test_lossless_structure_read_back_from_text() -> None:
     plan, text = _render()
-    cs.check_lossless_structure(plan, plan.switch("leaf3"), cs.parse_junos(text))  # type: ignore[attr-defined]
+    cs.check_lossless_structure(plan, plan.switch("leaf3"),
+                                cs.parse_junos(text))  # type: ignore[attr-defined]
 
 
 def test_code_points_and_no_loss_class() -> None:
     _, text = _render()
-    assert junos.code_point(26) == "011010" and junos.code_point(48) == "110000" and junos.code_point(0) == "000000"
+    assert (junos.code_point(26) == "011010" and junos.code_point(48) == "110000"
+            and junos.code_point(0) == "000000")
     assert "set class-of-service forwarding-classes class RT_Q3 no-loss" in text
     assert "set class-of-service forwarding-classes class RT_Q3 pfc-priority 3" in text
     assert "forwarding-class RT_Q3 loss-priority low code-points [ 011010 ]" in text
@@ -46,7 +48,8 @@ def test_ecn_fill_levels_are_percent_of_queue_buffer() -> None:
     assert "set class-of-service drop-profiles RT_ECN_ecn-400g interpolate fill-level [ 7 75 ]" in text
     assert "set class-of-service drop-profiles RT_ECN_ecn-400g interpolate drop-probability [ 0 100 ]" in text
     assert "set class-of-service drop-profiles RT_ECN_ecn-100g interpolate fill-level [ 2 20 ]" in text
-    ports = dict(re.findall(r"^set class-of-service interfaces (\S+) scheduler-map (\S+)$", text, re.MULTILINE))
+    ports = dict(re.findall(r"^set class-of-service interfaces (\S+) scheduler-map (\S+)$", text,
+                            re.MULTILINE))
     assert ports == {"et-0/0/0": "RT_SM_ecn-400g", "et-0/0/1": "RT_SM_ecn-400g", "et-0/0/4": "RT_SM_ecn-100g"}
 
 
@@ -69,18 +72,24 @@ def test_fill_level_conversion_and_refusals() -> None:
 
 def test_one_cnp_per_cable_length_with_watchdog() -> None:
     _, text = _render()
-    cnps = dict(re.findall(r"^set class-of-service interfaces (\S+) congestion-notification-profile (\S+)$", text, re.MULTILINE))
+    cnps = dict(re.findall(r"^set class-of-service interfaces (\S+) congestion-notification-profile (\S+)$",
+                           text, re.MULTILINE))
     assert cnps == {"et-0/0/0": "RT_PFC_3M", "et-0/0/1": "RT_PFC_3M", "et-0/0/4": "RT_PFC_20M"}
     for name, metres in (("RT_PFC_3M", 3), ("RT_PFC_20M", 20)):
-        assert f"set class-of-service congestion-notification-profile {name} input cable-length {metres}" in text
-        assert f"set class-of-service congestion-notification-profile {name} input dscp code-point 011010 pfc" in text
-        assert f"set class-of-service congestion-notification-profile {name} pfc-watchdog poll-interval 100" in text
+        assert (f"set class-of-service congestion-notification-profile {name} input cable-length "
+                f"{metres}" in text)
+        assert (f"set class-of-service congestion-notification-profile {name} input dscp code-point 011010 "
+                "pfc" in text)
+        assert (f"set class-of-service congestion-notification-profile {name} pfc-watchdog poll-interval "
+                "100" in text)
         assert f"set class-of-service congestion-notification-profile {name} pfc-watchdog detection 2" in text
-        assert f"set class-of-service congestion-notification-profile {name} pfc-watchdog recovery 200" in text
-        assert f"set class-of-service congestion-notification-profile {name} pfc-watchdog watchdog-action drop" in text
+        assert (f"set class-of-service congestion-notification-profile {name} pfc-watchdog recovery "
+                "200" in text)
+        assert (f"set class-of-service congestion-notification-profile {name} pfc-watchdog watchdog-action "
+                "drop") in text
         # Juniper's watchdog page: the watchdog works only on queues declared flow-control queues
-        assert (f"set class-of-service congestion-notification-profile {name} output ieee-802.1 code-point 011 "
-                "flow-control-queue 3") in text
+        assert (f"set class-of-service congestion-notification-profile {name} output ieee-802.1 code-point "
+                "011 flow-control-queue 3") in text
     assert "recovery-time" not in text
 
 
@@ -95,14 +104,17 @@ def test_watchdog_action_and_flow_control_queues() -> None:
     assert "pfc-watchdog watchdog-action forward" in text
     plan = build_plan(action="alert")
     _, alert = _render(action="alert")
-    assert "pfc-watchdog watchdog-action" not in alert and "plan action 'alert' has no Junos watchdog-action" in alert
+    assert ("pfc-watchdog watchdog-action" not in alert
+            and "plan action 'alert' has no Junos watchdog-action" in alert)
     found = junos.render_findings(plan, plan.switch("leaf3"))
     assert [f.rule for f in found if "watchdog" in f.message] == ["RT241"]
-    assert not [f for f in junos.render_findings(build_plan(), build_plan().switch("leaf3")) if "watchdog" in f.message]
+    assert not [f for f in junos.render_findings(build_plan(),
+                                                 build_plan().switch("leaf3")) if "watchdog" in f.message]
     # a lossless priority on another queue: the output stanza names that priority's code point and queue
     plan = build_plan()
     cls = plan.classification.model_copy(update={"lossless_queues": [5], "pfc_priority_to_queue": {
-        **plan.classification.pfc_priority_to_queue, 3: 5}, "tc_to_queue": {**plan.classification.tc_to_queue, 3: 5}})
+        **plan.classification.pfc_priority_to_queue, 3: 5}, "tc_to_queue": {**plan.classification.tc_to_queue,
+                                                                            3: 5}})
     text = junos.render(plan.model_copy(update={"classification": cls}), plan.switch("leaf3"))["leaf3.set"]
     assert "output ieee-802.1 code-point 011 flow-control-queue 5" in text
     assert "flow-control-queue 3" not in text
@@ -123,7 +135,8 @@ def test_refusals() -> None:
     with pytest.raises(ValueError, match="not a safe CLI word"):
         junos.render(plan, sw.model_copy(update={"ports": [hostile, *sw.ports[1:]]}))
     cls = plan.classification.model_copy(update={"lossless_priorities": [3, 4],
-                                                 "pfc_priority_to_queue": {**plan.classification.pfc_priority_to_queue, 4: 3}})
+                                                 "pfc_priority_to_queue": {
+                                                     **plan.classification.pfc_priority_to_queue, 4: 3}})
     with pytest.raises(ValueError, match="one pfc-priority"):
         junos.render(plan.model_copy(update={"classification": cls}), sw)
 
@@ -135,7 +148,8 @@ def test_golden_hand_built() -> None:
 
 def test_golden_mixed_vendor_inventory() -> None:
     plan = cs.pipeline_plan("mixed-vendor")
-    assert all(e.queue_buffer_bytes for sw in plan.switches if sw.platform == "junos" for e in sw.ecn_profiles)
+    assert all(e.queue_buffer_bytes for sw in plan.switches if sw.platform == "junos"
+               for e in sw.ecn_profiles)
     files = cs.render_platform(plan, "junos")
     assert files, "mixed-vendor.yaml has Junos leaves"
     for sw in plan.switches:
@@ -148,7 +162,8 @@ def test_coarse_percent_resolution_is_flagged() -> None:
     # 75 KB of a 26.4 MB queue buffer is 0.28 %: whole percent can only say 1 % = 263922 B.
     plan = build_plan()
     sw = plan.switch("leaf3")
-    ecn = [e.model_copy(update={"kmin_bytes": 75_000, "kmax_bytes": 1_221_000, "queue_buffer_bytes": 26_392_240})
+    ecn = [e.model_copy(update={"kmin_bytes": 75_000, "kmax_bytes": 1_221_000,
+                                "queue_buffer_bytes": 26_392_240})
            for e in sw.ecn_profiles]
     text = junos.render(plan, sw.model_copy(update={"ecn_profiles": ecn}))["leaf3.set"]
     assert "fill-level [ 1 4 ]" in text
@@ -168,13 +183,18 @@ def test_coarse_percent_resolution_reaches_the_plan_review_and_lint() -> None:
     # the derived ramps (Kmax = half the PFC onset) are fine-grained; a 75 KB Kmin (the old BDP rule's size,
     # ``policy.ecn_profile: bdp``) is 0.28 % of the QFX queue buffer
     plan = plan.model_copy(update={"switches": [
-        sw.model_copy(update={"ecn_profiles": [e.model_copy(update={"kmin_bytes": 75_000}) for e in sw.ecn_profiles]})
+        sw.model_copy(update={"ecn_profiles": [e.model_copy(update={"kmin_bytes": 75_000})
+                                               for e in sw.ecn_profiles]})
         if sw.platform == "junos" else sw for sw in plan.switches]})
     found: list = []
     files = render_outputs(plan, include_hosts=False, findings=found)
     junos_leaves = sorted(sw.name for sw in plan.switches if sw.platform == "junos")
-    found = [f for f in found if f.location.device in set(junos_leaves)  # other platforms have their own RT241
-             and f.severity.value == "warning"]  # info RT241s (headroom sized by Junos, roundings) are read-back's
+    # other platforms have their own
+    # RT241
+    found = [f for f in found if f.location.device in set(junos_leaves)
+             # info RT241s (headroom sized by Junos, roundings) are
+             # read-back's
+             and f.severity.value == "warning"]
     flagged = sorted({f.location.device for f in found if f.rule == "RT241"})
     assert flagged == [n for n in junos_leaves if "# WARNING: whole-percent" in files[f"switches/{n}.set"]]
     assert flagged, "the mixed-vendor QFX ramps are coarser than 1 % of their queue buffer"
@@ -187,7 +207,8 @@ def test_coarse_percent_resolution_reaches_the_plan_review_and_lint() -> None:
     hand = build_plan()
     quiet: list = []
     render_outputs(hand, include_hosts=False, findings=quiet)
-    assert not [f for f in quiet if f.rule == "RT241" and f.location.device == "leaf3" and f.severity.value == "warning"]
+    assert not [f for f in quiet if f.rule == "RT241" and f.location.device == "leaf3"
+                and f.severity.value == "warning"]
 
 
 # --- Juniper's own YANG: every set line walked through the schema (tests/render/junos_yang.py) ----
@@ -202,11 +223,14 @@ def _schema():  # type: ignore[no-untyped-def]
 def _watchdog_variants(plan: Plan) -> list[Plan]:
     """The plan as derived plus non-default watchdog settings (every action, long/short timers)."""
     out = [plan]
-    for action, det, rest, poll in (("forward", 500, 60000, 250), ("alert", 100, 100, 100), ("drop", 5000, 600, 1000)):
+    for action, det, rest, poll in (("forward", 500, 60000, 250), ("alert", 100, 100, 100),
+                                    ("drop", 5000, 600, 1000)):
         switches = [sw.model_copy(update={"watchdog": sw.watchdog.model_copy(update={
-            "action": action, "detection_ms": det, "restoration_ms": rest, "poll_ms": poll})}) for sw in plan.switches]
+            "action": action, "detection_ms": det, "restoration_ms": rest,
+            "poll_ms": poll})}) for sw in plan.switches]
         out.append(plan.model_copy(update={"switches": switches}))
-    off = [sw.model_copy(update={"watchdog": sw.watchdog.model_copy(update={"enabled": False})}) for sw in plan.switches]
+    off = [sw.model_copy(update={"watchdog": sw.watchdog.model_copy(update={"enabled": False})})
+           for sw in plan.switches]
     return [*out, plan.model_copy(update={"switches": off})]
 
 

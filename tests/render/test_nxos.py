@@ -26,19 +26,21 @@ def _render(**kw: object) -> tuple[object, str]:
 
 def test_lossless_structure_read_back_from_text() -> None:
     plan, text = _render()
-    cs.check_lossless_structure(plan, plan.switch("spine1"), cs.parse_nxos(text))  # type: ignore[attr-defined]
+    cs.check_lossless_structure(plan, plan.switch("spine1"),
+                                cs.parse_nxos(text))  # type: ignore[attr-defined]
 
 
 def test_ecn_in_kbytes_per_speed() -> None:
     _, text = _render()
     pol = dict(re.findall(r"^policy-map type queuing (RT_EGRESS_ecn-\S+)\n  class type queuing c-out-8q-q3\n"
                           r"    (random-detect .*)$", text, re.MULTILINE))
-    assert pol["RT_EGRESS_ecn-400g"] == ("random-detect minimum-threshold 146 kbytes maximum-threshold 1464 kbytes "
-                                         "drop-probability 100 weight 0 ecn")
-    assert pol["RT_EGRESS_ecn-100g"] == ("random-detect minimum-threshold 48 kbytes maximum-threshold 390 kbytes "
-                                         "drop-probability 20 weight 0 ecn")
+    assert pol["RT_EGRESS_ecn-400g"] == ("random-detect minimum-threshold 146 kbytes maximum-threshold 1464 "
+                                         "kbytes drop-probability 100 weight 0 ecn")
+    assert pol["RT_EGRESS_ecn-100g"] == ("random-detect minimum-threshold 48 kbytes maximum-threshold 390 "
+                                         "kbytes drop-probability 20 weight 0 ecn")
     assert nxos.kbytes(1024) == 1 and nxos.kbytes(2047) == 1 and nxos.kbytes(10) == 1
-    ifaces = dict(re.findall(r"^interface (\S+)\n(?:  .*\n)*?  service-policy type queuing output (\S+)$", text, re.MULTILINE))
+    ifaces = dict(re.findall(r"^interface (\S+)\n(?:  .*\n)*?  service-policy type queuing output (\S+)$",
+                             text, re.MULTILINE))
     assert ifaces == {"Ethernet1/1": "RT_EGRESS_ecn-100g", "Ethernet1/2": "RT_EGRESS_ecn-400g",
                       "Ethernet1/3": "RT_EGRESS_ecn-400g", "Ethernet1/64": "RT_EGRESS_LOSSY"}
 
@@ -52,14 +54,16 @@ def test_headroom_as_ingress_pause_thresholds_with_hysteresis() -> None:
             continue
         hr = port.headroom
         block = re.search(rf"^policy-map type queuing RT_INGRESS_{hr.profile}\n  class type queuing c-in-q3\n"
-                          r"    pause buffer-size (\d+) pause-threshold (\d+) resume-threshold (\d+)$", text, re.MULTILINE)
+                          r"    pause buffer-size (\d+) pause-threshold (\d+) resume-threshold (\d+)$", text,
+                          re.MULTILINE)
         assert block, hr.profile
         size, pause, resume = map(int, block.groups())
-        assert (size, pause, resume) == (hr.static_buffer_bytes, hr.pause_threshold_bytes, hr.resume_threshold_bytes)
+        assert (size, pause, resume) == (hr.static_buffer_bytes, hr.pause_threshold_bytes,
+                                         hr.resume_threshold_bytes)
         assert (size, pause, resume) == (hr.xon_bytes + hr.xoff_bytes, hr.xon_bytes, hr.xon_bytes - port.mtu)
         assert resume < pause, "pause and resume at the same occupancy: no hysteresis"
-        assert re.search(rf"^interface {re.escape(port.name)}\n(?:  .*\n)*?  service-policy type queuing input "
-                         rf"RT_INGRESS_{hr.profile}$", text, re.MULTILINE)
+        assert re.search(rf"^interface {re.escape(port.name)}\n(?:  .*\n)*?  service-policy type queuing "
+                         rf"input RT_INGRESS_{hr.profile}$", text, re.MULTILINE)
     # no static-PG numbers in the plan (not derived by the tuner): refused, not guessed here
     bare = sw.ports[0].headroom.model_copy(update={"pause_threshold_bytes": None})
     with pytest.raises(ValueError, match="no static-PG"):
@@ -102,7 +106,8 @@ def test_watchdog_only_sourced_lines_and_a_finding_for_the_timers() -> None:
     sw = plan.switch("spine1")
     off = sw.model_copy(update={"watchdog": sw.watchdog.model_copy(update={"enabled": False})})
     assert [f for f in nxos.render_findings(plan, off) if "watchdog" in f.message] == []
-    assert "action forward" in [f for f in nxos.render_findings(plan, sw) if "watchdog" in f.message][0].message
+    assert "action forward" in [f for f in nxos.render_findings(plan,
+                                                                sw) if "watchdog" in f.message][0].message
 
 
 def test_lossy_port_pfc_off_no_classification() -> None:

@@ -19,7 +19,9 @@ from roce_tune.render.outputs import CURRENT, read_tree, render_outputs, write_t
 from roce_tune.verify.run import load_for_verify
 
 REPO = Path(__file__).resolve().parents[2]
-OLD_MANAGED = ("plan.json", "plan.md", "nccl.env", "switches", "hosts")  # what roce-tune <= this change swapped
+# what roce-tune <= this change
+# swapped
+OLD_MANAGED = ("plan.json", "plan.md", "nccl.env", "switches", "hosts")
 
 #: runs write_tree in a child that SIGKILLs itself right before its k-th file-system mutation
 KILLER = r"""
@@ -116,7 +118,8 @@ def test_kill_9_at_every_step_leaves_the_old_or_the_new_complete_plan(
         if start != "absent":
             assert (out / "logs" / "leaf1.log").read_text() == "kept\n"
     assert outcomes[-1] == "new"
-    expected = {"new-layout": {"old", "new"}, "old-layout": {"old", "refused", "new"}, "absent": {"absent", "new"}}
+    expected = {"new-layout": {"old", "new"}, "old-layout": {"old", "refused", "new"},
+                "absent": {"absent", "new"}}
     assert set(outcomes) == expected[start], outcomes
 
 
@@ -163,8 +166,10 @@ def test_apply_and_verify_refuse_a_plan_whose_devices_lack_their_files(
         with pytest.raises(PlanDirError) as exc:
             reader(legacy)
         assert "1 device(s) lack their files: node2 (hosts/node2.sh)" in str(exc.value)
-    proc = subprocess.run([sys.executable, "-m", "roce_tune.cli", "apply", str(legacy), "--dry-run"], check=False,
-                          capture_output=True, text=True, timeout=120, env={**os.environ, "PYTHONPATH": str(REPO)})
+    proc = subprocess.run([sys.executable, "-m", "roce_tune.cli", "apply", str(legacy), "--dry-run"],
+                          check=False,
+                          capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "PYTHONPATH": str(REPO)})
     assert proc.returncode == 2 and "node2 (hosts/node2.sh" in proc.stderr and "Traceback" not in proc.stderr
     assert "PUSH" not in proc.stdout and "DRY RUN" not in proc.stdout
 
@@ -176,7 +181,8 @@ def test_the_plan_directory_reads_like_a_directory_and_keeps_what_plan_does_not_
     (out / "notes.txt").write_text("reviewed by A\n")
     assert (out / "switches" / "lab-leaf1.json").read_text() == old["switches/lab-leaf1.json"]
     assert os.access(out / "hosts" / "node1.sh", os.X_OK)
-    sums = subprocess.run(["sha256sum", "-c", "SHA256SUMS"], check=False, cwd=out, capture_output=True, text=True)
+    sums = subprocess.run(["sha256sum", "-c", "SHA256SUMS"], check=False, cwd=out, capture_output=True,
+                          text=True)
     assert sums.returncode == 0 and sums.stdout.count(": OK") == len(old)
     version = os.readlink(out / CURRENT)
     mtime = (out / version / "plan.json").stat().st_mtime_ns

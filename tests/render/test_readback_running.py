@@ -78,7 +78,8 @@ PLANTS = {
         "mtu": (lambda t: _sub(r"^  mtu 9216$", "  mtu 9000", t, re.M), "mtu"),
     },
     "junos": {
-        "kmax": (lambda t: _sub(r"(fill-level \[ \d+ )(\d+)( \])", lambda m: f"{m.group(1)}{int(m.group(2)) + 1}{m.group(3)}",
+        "kmax": (lambda t: _sub(r"(fill-level \[ \d+ )(\d+)( \])",
+                                lambda m: f"{m.group(1)}{int(m.group(2)) + 1}{m.group(3)}",
                                 t), "kmax_percent"),
         "pfc": (lambda t: _sub(r"pfc-priority 3", "pfc-priority 4", t), "pfc_priorities"),
         "dscp": (lambda t: _sub(r"code-points \[ 011010 \]", "code-points [ ]", t), "dscp_to_queue[26]"),
@@ -264,7 +265,8 @@ qos profile ROCE
    tx-queue 3
       no priority
       bandwidth percent 60
-      random-detect ecn minimum-threshold 150 kbytes maximum-threshold 3 mbytes max-mark-probability 10 weight 0
+      random-detect ecn minimum-threshold 150 kbytes maximum-threshold 3 mbytes max-mark-probability \
+10 weight 0
       random-detect ecn count
 !
 interface Ethernet1/1

@@ -39,7 +39,8 @@ def test_a_twin_switch_is_rendered_once_and_named_right(platform: str, counted: 
     templating._RENDERS.clear()
     alone = module.render(plan, twin)  # rendered on its own, nothing shared
     assert second == alone
-    assert all(text.replace(sw.name, "twin-of-" + sw.name) == second[name.replace(sw.name, "twin-of-" + sw.name)]
+    assert all(text.replace(sw.name, "twin-of-" + sw.name) == second[name.replace(sw.name,
+                                                                                  "twin-of-" + sw.name)]
                for name, text in first.items() if sw.name in text)
 
 
@@ -47,7 +48,8 @@ def test_switches_that_differ_are_not_shared(counted: list[str]) -> None:
     plan = pipeline_plan("mixed-vendor")
     sw = next(s for s in plan.switches if s.platform == "sonic")
     port = sw.ports[0]
-    longer = sw.model_copy(update={"name": "other", "ports": [port.model_copy(update={"cable_m": port.cable_m + 40}),
+    longer = sw.model_copy(update={"name": "other", "ports": [port.model_copy(update={"cable_m": port.cable_m
+                                                                                      + 40}),
                                                               *sw.ports[1:]]})
     sonic.render(plan, sw)
     text = sonic.render(plan, longer)["other.json"]
@@ -58,7 +60,8 @@ def test_switches_that_differ_are_not_shared(counted: list[str]) -> None:
 
 def test_the_name_is_filled_in_where_the_template_prints_it() -> None:
     templating._RENDERS.clear()
-    out = [templating.render_once("test/kind", name, {"header": {"switch": name, "n": 1}}, ("header", "switch"),
+    out = [templating.render_once("test/kind", name, {"header": {"switch": name, "n": 1}},
+                                  ("header", "switch"),
                                   lambda ctx: f"switch {ctx['header']['switch']} n={ctx['header']['n']}\n")
            for name in ("leaf1", "leaf10")]
     assert out == ["switch leaf1 n=1\n", "switch leaf10 n=1\n"]
@@ -72,11 +75,13 @@ def test_plan_md_lists_shared_dcqcn_values_once_and_each_pin_per_host() -> None:
     h = plan.hosts[0]
     twin = h.model_copy(update={"name": "node2"})  # the same DCQCN objects: listed once
     lines = _non_default(plan.model_copy(update={"hosts": [h, twin]}))
-    assert lines == _non_default(plan.model_copy(update={"hosts": [h]})) and any("DCQCN" in ln for ln in lines)
+    assert lines == _non_default(plan.model_copy(update={"hosts": [h]})) and any("DCQCN" in ln
+                                                                                 for ln in lines)
     dq = h.nics[0].dcqcn
     key = sorted(dq.rationale)[0]
     pinned = dq.model_copy(update={"rationale": {**dq.rationale,
-                                                 key: dq.rationale[key].model_copy(update={"pinned_by_user": True})}})
+                                                 key: dq.rationale[key].model_copy(
+                                                     update={"pinned_by_user": True})}})
     nics = [n.model_copy(update={"dcqcn": pinned}) for n in h.nics]
     hosts = [h.model_copy(update={"name": name, "nics": nics}) for name in ("node1", "node2")]
     lines = _non_default(plan.model_copy(update={"hosts": hosts}))
@@ -90,7 +95,8 @@ def _plain(value: object, where: str) -> list[str]:
         return [p for k, v in value.items() for p in _plain(k, where) + _plain(v, f"{where}.{k}")]
     if isinstance(value, list | tuple):
         return [p for i, v in enumerate(value) for p in _plain(v, f"{where}[{i}]")]
-    return [] if value is None or type(value) in (str, int, float, bool) else [f"{where}: {type(value).__name__}"]
+    return [] if value is None or type(value) in (str, int, float, bool) else [f"{where}: "
+                                                                               f"{type(value).__name__}"]
 
 
 @pytest.mark.parametrize("inventory", ["mixed-vendor", "site", "spectrum-x-su"])

@@ -2,7 +2,8 @@
 equal to the plan's, determinism, refusals, and golden files.
 
 Oracles: SONiC's sonic-yang-models (the ``sonic-yang`` set of the references folder, tests/references.py,
-validated by libyang), the table semantics of sonic-buildimage ``qos_config.j2`` / ``buffers_config.j2`` (VENDORS.md §1), and the plan itself.
+validated by libyang), the table semantics of sonic-buildimage ``qos_config.j2`` / ``buffers_config.j2``
+(VENDORS.md §1), and the plan itself.
 """
 
 from __future__ import annotations
@@ -57,7 +58,8 @@ def _running(sw: SwitchPlan) -> dict[str, dict]:
 
 
 # --- YANG ----------------------------------------------------------------------------------------
-@pytest.mark.parametrize("asic,kw", [("spectrum-4", {}), ("tomahawk-3", {}), ("spectrum-3", {"watchdog": False}),
+@pytest.mark.parametrize("asic,kw", [("spectrum-4", {}), ("tomahawk-3", {}),
+                                     ("spectrum-3", {"watchdog": False}),
                                      ("spectrum-4", {"lossless": [3, 4]})])
 def test_rendering_validates_against_sonic_yang(yang: yh.SonicYang, asic: str, kw: dict) -> None:
     cls = pb.classification(kw.get("lossless", pb.LOSSLESS))  # type: ignore[arg-type]
@@ -169,7 +171,8 @@ def check_plan_values(plan: Plan, sw: SwitchPlan, db: dict[str, dict]) -> None:
         prios = sorted(p.pfc_priorities)
         assert qos["pfc_enable"].split(",") == [str(x) for x in prios]
         assert qos["pfcwd_sw_enable"] == qos["pfc_enable"]
-        assert db["PFC_WD"][p.name] == {"action": sw.watchdog.action, "detection_time": str(sw.watchdog.detection_ms),
+        assert db["PFC_WD"][p.name] == {"action": sw.watchdog.action,
+                                        "detection_time": str(sw.watchdog.detection_ms),
                                         "restoration_time": str(sw.watchdog.restoration_ms)}
         hdrm = db["BUFFER_PROFILE"][db["BUFFER_PG"][f"{p.name}|{c.pfc_priority_to_pg[prios[0]]}"]["profile"]]
         assert (int(hdrm["xon"]), int(hdrm["xoff"]), int(hdrm["size"])) == (
@@ -302,7 +305,8 @@ def test_refuses_what_sonic_cannot_express() -> None:
         sonic.render(pb.plan([separate], pb.classification(pb.LOSSLESS)), separate)
 
 
-@pytest.mark.parametrize("inventory", sorted(p.stem for p in (Path(__file__).resolve().parents[2] / "inventories")
+@pytest.mark.parametrize("inventory", sorted(p.stem for p in (Path(__file__).resolve().parents[2]
+                                                              / "inventories")
                                              .glob("*.yaml")))
 def test_plan_md_ecn_numbers_are_the_wred_profile_numbers(inventory: str) -> None:
     """By construction: a SONiC switch's plan has no drop thresholds it cannot render (the tuner asks the
@@ -325,10 +329,12 @@ def test_plan_md_ecn_numbers_are_the_wred_profile_numbers(inventory: str) -> Non
             assert (kmin, kmax) == (e.kmin_bytes, e.kmax_bytes)
             row = next(ln for ln in md.splitlines() if ln.startswith(f"| {e.name} |"))
             cells = [c.strip() for c in row.strip("|").split("|")]
-            assert cells[3:8] == [str(kmin), str(kmax), str(e.pmax_percent), f"{kmin} (ECN ramp)", f"{kmax} (ECN ramp)"]
+            assert cells[3:8] == [str(kmin), str(kmax), str(e.pmax_percent), f"{kmin} (ECN ramp)",
+                                  f"{kmax} (ECN ramp)"]
 
 
-@pytest.mark.parametrize("inventory,switches", [("spectrum-x-su", ["su1-leaf1"]), ("mixed-vendor", ["leaf5", "leaf6"])])
+@pytest.mark.parametrize("inventory,switches", [("spectrum-x-su", ["su1-leaf1"]),
+                                                ("mixed-vendor", ["leaf5", "leaf6"])])
 def test_plan_md_runbook_says_what_a_qos_reload_wipes(inventory: str, switches: list[str]) -> None:
     from roce_tune.render.outputs import render_outputs
 
@@ -342,7 +348,9 @@ def test_plan_md_runbook_says_what_a_qos_reload_wipes(inventory: str, switches: 
         assert f"delete {len(wiped)} of the {len(written)} tables" in line and "config load_minigraph" in line
         assert all(t in line for t in wiped)
     mixed = files["plan.md"] if inventory == "mixed-vendor" else ""
-    assert not mixed or "delete 13 of the 16 tables" in mixed  # Broadcom: no PFC_PRIORITY_TO_PRIORITY_GROUP_MAP
+    # Broadcom: no
+    # PFC_PRIORITY_TO_PRIORITY_GROUP_MAP
+    assert not mixed or "delete 13 of the 16 tables" in mixed
 
 
 # --- golden files ---------------------------------------------------------------------------------

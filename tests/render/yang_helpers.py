@@ -190,7 +190,8 @@ def device_ports(names: list[str], speed_gbps: dict[str, int]) -> dict[str, dict
 
 
 def merge_running(running: dict[str, dict[str, Any]], fragment: dict[str, dict[str, Any]]) -> dict[str, Any]:
-    """``running`` with ``fragment``'s rows merged field by field (what apply-patch of the fragment yields)."""
+    """``running`` with ``fragment``'s rows merged field by field (what apply-patch of the fragment
+    yields)."""
     out = json.loads(json.dumps(running))
     for table, rows in fragment.items():
         for key, fields in rows.items():

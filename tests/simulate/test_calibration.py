@@ -32,9 +32,11 @@ REF = load_reference(REF_PATH) if REF_PATH.is_file() else None
 ROWS: list[RefRow] = REF.rows if REF else []
 #: rows that genuinely fail, with the diagnosis (docs/simulate.md "Calibration"); strict: a pass is reported
 KNOWN_FAILING: dict[str, str] = {
-    "incast-100G-1MBx8-M": "bimodal outcome (about 53 % or 70 %, the reference's own (a)/(e) range is 53-70): "
-                           "(d) lands on the 70 % branch in 3 of 5 seeds here, 0 of 5 in the reference",
-    "incast-100G-1MBx16-M": "bimodal outcome for (c) (82 % or 90 %, reference range 81-91): median 82.5 vs 91",
+    "incast-100G-1MBx8-M": "bimodal outcome (about 53 % or 70 %, the reference's own (a)/(e) range is "
+                           "53-70): (d) lands on the 70 % branch in 3 of 5 seeds here, 0 of 5 in the "
+                           "reference",
+    "incast-100G-1MBx16-M": "bimodal outcome for (c) (82 % or 90 %, reference range 81-91): median 82.5 vs "
+                            "91",
     "incast-100G-1MBx32-M": "(b) 92.2 vs 86 (reference range 84-93): the 1.5 MB Kmax cut lands later here",
 }
 
@@ -45,7 +47,8 @@ def _params() -> list[object]:
                                                                   "(set ROCE_TUNE_REFERENCES)"))]
     out = []
     for row in ROWS:
-        marks = [pytest.mark.xfail(strict=True, reason=KNOWN_FAILING[row.id])] if row.id in KNOWN_FAILING else []
+        marks = [pytest.mark.xfail(strict=True,
+                                   reason=KNOWN_FAILING[row.id])] if row.id in KNOWN_FAILING else []
         out.append(pytest.param(row, id=row.id, marks=marks))
     return out
 

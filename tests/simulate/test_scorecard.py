@@ -1,4 +1,5 @@
-"""Per-port-class scorecards in plan.md and `roce-tune explain ... kmax_bytes` (real simulations, no mocks)."""
+"""Per-port-class scorecards in plan.md and `roce-tune explain ... kmax_bytes` (real simulations, no
+mocks)."""
 
 from __future__ import annotations
 
@@ -28,20 +29,25 @@ def test_port_classes_cover_every_lossless_port_once() -> None:
     classes = port_classes(plan)
     lossless = sum(1 for sw in plan.switches for p in sw.ports if p.lossless)
     assert sum(c.ports for c in classes) == lossless
-    assert len(classes) == len({(c.asic, c.speed_gbps, c.fan_in, c.ecn.kmax_bytes, c.buffer_bytes) for c in classes})
+    assert len(classes) == len({(c.asic, c.speed_gbps, c.fan_in, c.ecn.kmax_bytes,
+                                 c.buffer_bytes) for c in classes})
     assert len(classes) < 10  # a fabric has few classes: that is what keeps the plan time down
     for c in classes:
         sw = plan.switch(c.example.split(":")[0])
         e = next(x for x in sw.ecn_profiles if x.kmax_bytes == c.ecn.kmax_bytes)
-        assert (c.ecn.kmin_bytes, c.ecn.pmax_percent, c.speed_gbps) == (e.kmin_bytes, e.pmax_percent, e.speed_gbps)
+        assert (c.ecn.kmin_bytes, c.ecn.pmax_percent, c.speed_gbps) == (e.kmin_bytes, e.pmax_percent,
+                                                                        e.speed_gbps)
 
 
 def test_judge_target() -> None:
-    d = {"nvidia-default": (80.0, 1.0, 0.0), "sonic-default": (90.0, 2.0, 0.0), "dcqcn-paper": (70.0, 0.0, 0.0)}
+    d = {"nvidia-default": (80.0, 1.0, 0.0), "sonic-default": (90.0, 2.0, 0.0),
+         "dcqcn-paper": (70.0, 0.0, 0.0)}
     assert judge("incast", {"derived": (88.5, 2.0, 0.0), **d}) == (True, "")
     ok, why = judge("incast", {"derived": (87.0, 2.0, 0.0), **d})
     assert not ok and "sonic-default 90.0" in why
-    ok, why = judge("incast", {"derived": (95.0, 3.0, 0.0), **d})  # faster but pauses more than the best default
+    # faster but pauses more than the best
+    # default
+    ok, why = judge("incast", {"derived": (95.0, 3.0, 0.0), **d})
     assert not ok and "PFC pause 3.0 ms" in why
     assert judge("long-lived", {"derived": (99.2, 5.0, 0.0), **d})[0]
     ok, why = judge("long-lived", {"derived": (95.0, 0.0, 0.0), **d})
@@ -56,7 +62,8 @@ def test_scorecard_cached_and_rendered(tmp_path: Path, monkeypatch: pytest.Monke
     first = scorecard(pc)
     assert first.seconds > 0 and len(first.rows) == 6  # (1 MB, 8 MB, long-lived) x (M, T)
     assert {r.model for r in first.rows} == {"M", "T"}
-    assert all(set(r.results) == {"derived", "nvidia-default", "sonic-default", "dcqcn-paper"} for r in first.rows)
+    assert all(set(r.results) == {"derived", "nvidia-default", "sonic-default",
+                                  "dcqcn-paper"} for r in first.rows)
     again = scorecard(pc)
     assert again.seconds == 0.0 and again.rows == first.rows  # read from the on-disk cache
     assert list(tmp_path.rglob("*.json"))
@@ -82,7 +89,9 @@ def test_plan_cli_scorecard_and_no_scorecard(tmp_path: Path, monkeypatch: pytest
     port = next(f"{sw.name}:{p.name}" for sw in plan.switches for p in sw.ports if p.lossless)
     r = runner.invoke(app, ["explain", inv, port, "kmax_bytes"])
     assert r.exit_code == 0, r.output
-    assert "0.5 x egress PFC onset" in r.output and "| 8 MB x 1 | T |" in r.output  # the rule and its evidence
+    # the rule and its
+    # evidence
+    assert "0.5 x egress PFC onset" in r.output and "| 8 MB x 1 | T |" in r.output
 
 
 
@@ -97,14 +106,17 @@ def _card(rows: list[tuple[str, str, dict[str, tuple[float, float, float]]]]) ->
 
 def test_plan_md_says_when_no_setting_achieves_the_target() -> None:
     # short incast: the plan and SONiC win; long incast: only the paper's values pause little enough
-    short = {"derived": (96.0, 25.0, 0.0), "nvidia-default": (85.0, 20.0, 0.0), "sonic-default": (93.0, 19.0, 0.0),
+    short = {"derived": (96.0, 25.0, 0.0), "nvidia-default": (85.0, 20.0, 0.0),
+             "sonic-default": (93.0, 19.0, 0.0),
              "dcqcn-paper": (83.0, 20.0, 0.0)}
-    long_ = {"derived": (79.0, 58.0, 0.0), "nvidia-default": (80.0, 52.0, 0.0), "sonic-default": (85.0, 42.0, 0.0),
+    long_ = {"derived": (79.0, 58.0, 0.0), "nvidia-default": (80.0, 52.0, 0.0),
+             "sonic-default": (85.0, 42.0, 0.0),
              "dcqcn-paper": (91.0, 37.0, 0.0)}
     card = _card([("1 MB x 32", "incast", short), ("8 MB x 32", "incast", long_)])
     misses = card.setting_misses()
     assert all(misses.values())  # each setting misses a row: the paper loses the short incast, SONiC the long
-    assert "dcqcn-paper 91.0" in misses["sonic-default"][0] and "sonic-default 93.0" in misses["dcqcn-paper"][0]
+    assert ("dcqcn-paper 91.0" in misses["sonic-default"][0]
+            and "sonic-default 93.0" in misses["dcqcn-paper"][0])
     text = "\n".join(scorecard_lines(card))
     assert "No setting achieves the target on this port class" in text
     assert "the plan's values: 1 MB x 32 T: PFC pause 25.0 ms > sonic-default 19.0 ms (+1 more)" in text
@@ -118,5 +130,6 @@ def test_plan_md_names_a_default_that_would_meet_every_row() -> None:
     text = "\n".join(scorecard_lines(card))
     assert "SONiC would meet every row of this class where the plan's values do not" in text
     assert "No setting achieves" not in text
-    assert "\n".join(scorecard_lines(_card([("1 MB x 4", "incast", {**row, "derived": (90.0, 0.0, 0.0)})]))).count(
+    assert "\n".join(scorecard_lines(_card([("1 MB x 4", "incast",
+                                             {**row, "derived": (90.0, 0.0, 0.0)})]))).count(
         "would meet") == 0  # a class the plan meets gets no verdict

@@ -63,10 +63,13 @@ def test_lossless_and_conserving() -> None:
 
 
 def test_model_t_one_cnp_per_mark_model_m_paced() -> None:
-    kw = dict(kind="incast", speed_gbps=100, fan_in=8, message_bytes=1_000_000, ecn=EcnSetting(5000, 200_000, 1.0))
+    kw = dict(kind="incast", speed_gbps=100, fan_in=8, message_bytes=1_000_000,
+              ecn=EcnSetting(5000, 200_000, 1.0))
     m = simulate(Scenario(model="M", **kw))  # type: ignore[arg-type]
     t = simulate(Scenario(model="T", **kw))  # type: ignore[arg-type]
-    assert t.marked_packets - 8 <= t.cnps <= t.marked_packets     # T: a CNP per marked packet (not the last ACKs)
+    # T: a CNP per marked packet (not the last
+    # ACKs)
+    assert t.marked_packets - 8 <= t.cnps <= t.marked_packets
     assert 0 < m.cnps < m.marked_packets                           # M: NP pacing drops marks within 2 us
 
 

@@ -45,13 +45,16 @@ def ai(plan: Plan) -> int:
 
 
 def measurement(frac: float, proposals: tuple[Proposal, ...] = (), stops: bool = False) -> Measurement:
-    diags = [Diagnosis(rule="RT3xx", name="planted", severity=Severity.warning, message="m", fix="f", proposal=p,
+    diags = [Diagnosis(rule="RT3xx", name="planted", severity=Severity.warning, message="m", fix="f",
+                       proposal=p,
                        stops_loop=stops) for p in proposals]
     if stops and not proposals:
-        diags.append(Diagnosis(rule="RT319", name="storm", severity=Severity.error, message="m", fix="f", stops_loop=True))
+        diags.append(Diagnosis(rule="RT319", name="storm", severity=Severity.error, message="m", fix="f",
+                               stops_loop=True))
     return Measurement(command="node1$ mpirun …", launcher="mpirun", outputs={}, run=None, delta=None,
                        traffic_time_s=None, busbw_by_size=[(1 << 30, frac * 50)], fraction=frac,
-                       checks=[CheckResult(check="planted", status="fail" if diags else "pass", diagnoses=diags)],
+                       checks=[CheckResult(check="planted", status="fail" if diags else "pass",
+                                           diagnoses=diags)],
                        wall_s=0.0)
 
 
@@ -64,17 +67,19 @@ class Recorder:
 
     def __call__(self, plan: Plan) -> list[DeviceResult]:
         self.plans.append(plan)
-        return [DeviceResult("lab-leaf1", "sonic", "failed" if self.fail else "pushed", error="boom" if self.fail else None)]
+        return [DeviceResult("lab-leaf1", "sonic", "failed" if self.fail else "pushed",
+                             error="boom" if self.fail else None)]
 
 
-def run(inv: Inventory, respond: Callable[[Plan], Measurement], apply: Recorder | None = None, **kw):  # type: ignore[no-untyped-def]
+def run(inv: Inventory, respond: Callable[[Plan], Measurement], apply: Recorder | None = None,
+        **kw):  # type: ignore[no-untyped-def]
     plan0 = build_plan(inv)
     return adjust_loop(inv, plan0, respond, apply or Recorder(), LoopOptions(**kw)), plan0
 
 
 def derived() -> EcnProfile:
-    """The tuner's own ECN profile for the lab (objective throughput: Kmax = half the egress PFC onset, at most
-    2 x C x rpg_time_reset = 7.5 MB)."""
+    """The tuner's own ECN profile for the lab (objective throughput: Kmax = half the egress PFC onset, at
+    most 2 x C x rpg_time_reset = 7.5 MB)."""
     return build_plan(inventory([])).switches[0].ecn_profiles[0]
 
 
@@ -106,12 +111,14 @@ def test_unpinned_values_halve_with_the_kmin_floor() -> None:
     d = derived()
     plan = build_plan(inventory([]))
     values, _ = step_values(plan, DOWN)
-    assert values[("lab-leaf1", "Ethernet0")] == {"kmin_bytes": d.kmin_bytes // 2, "kmax_bytes": d.kmax_bytes // 2}
+    assert values[("lab-leaf1", "Ethernet0")] == {"kmin_bytes": d.kmin_bytes // 2,
+                                                  "kmax_bytes": d.kmax_bytes // 2}
     assert step_values(plan, UP)[0][("lab-leaf1", "Ethernet0")] == {"kmin_bytes": 2 * d.kmin_bytes,
                                                                      "kmax_bytes": 2 * d.kmax_bytes}
     # the bdp profile's ramp sits near the floor: halving its Kmin would go below 2 jumbo frames (2 x 9216 B)
     inv = inventory([])
-    inv = inv.model_copy(update={"policy": inv.policy.model_copy(update={"ecn_profile": EcnProfileName("bdp")})})
+    inv = inv.model_copy(update={"policy": inv.policy.model_copy(
+        update={"ecn_profile": EcnProfileName("bdp")})})
     bdp = build_plan(inv)
     b = bdp.switches[0].ecn_profiles[0]
     assert b.kmin_bytes // 2 < KMIN_FLOOR_BYTES < b.kmin_bytes
@@ -121,7 +128,9 @@ def test_unpinned_values_halve_with_the_kmin_floor() -> None:
 
 def test_a_step_past_the_pfc_trigger_is_refused_by_the_tuner() -> None:
     d = derived()
-    kmax_ = int(0.75 * d.pfc_onset_bytes) // 1000 * 1000  # above the derived Kmax: UP doubles, no derived jump
+    # above the derived Kmax: UP doubles, no derived
+    # jump
+    kmax_ = int(0.75 * d.pfc_onset_bytes) // 1000 * 1000
     pins = [Override(set={"kmin_bytes": kmax_ // 10, "kmax_bytes": kmax_})]
     plan = build_plan(inventory(pins))
     assert not [f for f in plan.findings if f.severity is Severity.error]
@@ -150,7 +159,8 @@ def test_converges_in_one_step_when_the_model_allows() -> None:
     d = derived()
     inv = inventory([Override(set={"kmin_bytes": kmin, "kmax_bytes": kmax_})])
     rec = Recorder()
-    res, _ = run(inv, lambda p: measurement(0.58, (DOWN,)) if kmax(p) > d.kmax_bytes else measurement(0.96), rec)
+    res, _ = run(inv, lambda p: measurement(0.58, (DOWN,)) if kmax(p) > d.kmax_bytes else measurement(0.96),
+                 rec)
     assert res.stop_reason.startswith("target reached")
     assert [it.kind for it in res.iterations] == ["baseline", "step"]
     assert [kmax(p) for p in rec.plans] == [d.kmax_bytes]
@@ -161,7 +171,8 @@ def test_converges_in_one_step_when_the_model_allows() -> None:
 def test_unpinned_fabric_halves_until_the_target() -> None:
     d = derived()
     rec = Recorder()
-    res, _ = run(inventory([]), lambda p: measurement(0.96 if kmax(p) <= d.kmax_bytes // 4 else 0.6, (DOWN,)), rec)
+    res, _ = run(inventory([]), lambda p: measurement(0.96 if kmax(p) <= d.kmax_bytes // 4 else 0.6, (DOWN,)),
+                 rec)
     assert [kmax(p) for p in rec.plans] == [d.kmax_bytes // 2, d.kmax_bytes // 2 // 2]
     assert res.stop_reason.startswith("target reached") and res.best_index == 2
 
@@ -169,7 +180,8 @@ def test_unpinned_fabric_halves_until_the_target() -> None:
 def test_stops_at_the_budget_when_the_target_is_out_of_reach() -> None:
     d = derived()
     rec = Recorder()
-    res, _ = run(inventory([]), lambda p: measurement(0.6 + 0.1 * (d.kmax_bytes / kmax(p)) ** 0.1, (DOWN,)), rec,
+    res, _ = run(inventory([]), lambda p: measurement(0.6 + 0.1 * (d.kmax_bytes / kmax(p)) ** 0.1, (DOWN,)),
+                 rec,
                  max_iterations=2)
     assert res.stop_reason.startswith("max iterations (2)")
     assert len(rec.plans) == 2 and res.best_index == 2  # improving every step: no rollback
@@ -179,10 +191,14 @@ def test_stops_at_the_budget_when_the_target_is_out_of_reach() -> None:
 def test_a_worse_step_rolls_back_to_the_best_plan() -> None:
     inv = inventory([Override(set={"kmin_bytes": 20_000, "kmax_bytes": 100_000})])
     rec = Recorder()
-    res, plan0 = run(inv, lambda p: measurement(0.83, (UP,)) if kmax(p) == 100_000 else measurement(0.61, (DOWN,)), rec)
-    assert res.stop_reason.startswith("step 1 made busbw worse") and res.stop_reason.endswith("rolled back to iteration 0")
+    res, plan0 = run(inv, lambda p: measurement(0.83, (UP,)) if kmax(p) == 100_000
+                     else measurement(0.61, (DOWN,)), rec)
+    assert (res.stop_reason.startswith("step 1 made busbw worse")
+            and res.stop_reason.endswith("rolled back to iteration 0"))
     assert [it.kind for it in res.iterations] == ["baseline", "step", "rollback"]
-    assert [kmax(p) for p in rec.plans] == [derived().kmax_bytes, 100_000]  # the step, then the baseline plan again
+    # the step, then the baseline plan
+    # again
+    assert [kmax(p) for p in rec.plans] == [derived().kmax_bytes, 100_000]
     assert res.best_plan == plan0 and res.iterations[-1].fraction == pytest.approx(0.83)
 
 
@@ -223,10 +239,13 @@ def test_choose_takes_the_best_simulated_candidate_and_the_plain_step_within_noi
     cur = _ev("cur", 80.0)
     pick, why = choose(cur, [_ev("plain", 82.0), _ev("half", 90.0), _ev("pmax", 89.5, pause=5.0)], "plain")
     assert pick.label == "half" and why.startswith("simulates best") and "current cur: incast 80.0 %" in why
-    pick, why = choose(cur, [_ev("plain", 89.6), _ev("half", 90.0)], "plain")  # within 1 point: the plain step
+    # within 1 point: the plain
+    # step
+    pick, why = choose(cur, [_ev("plain", 89.6), _ev("half", 90.0)], "plain")
     assert pick.label == "plain" and "does not tell the candidates apart" in why
     # within noise, less PFC pause wins over the plain step
-    assert choose(cur, [_ev("plain", 90.0, pause=9.0), _ev("half", 89.5, pause=2.0)], "plain")[0].label == "half"
+    assert choose(cur, [_ev("plain", 90.0, pause=9.0), _ev("half", 89.5, pause=2.0)],
+                  "plain")[0].label == "half"
     # a candidate that drops long-lived utilisation below 99 % is not taken while another keeps it
     assert choose(cur, [_ev("plain", 85.0), _ev("fast", 95.0, util=97.0)], "plain")[0].label == "plain"
 
@@ -237,9 +256,12 @@ def test_search_sizes_an_unpinned_step_with_the_simulator_deterministically() ->
     values, changes = searched_step_values(plan, DOWN, 2.0, SimSearch(budget_s=120))
     assert set(values) == {("lab-leaf1", "Ethernet0"), ("lab-leaf1", "Ethernet8")}
     v = values[("lab-leaf1", "Ethernet0")]
-    assert v["kmax_bytes"] < d.kmax_bytes and v["kmin_bytes"] < d.kmin_bytes and v["pmax_percent"] >= d.pmax_percent
+    assert (v["kmax_bytes"] < d.kmax_bytes and v["kmin_bytes"] < d.kmin_bytes
+            and v["pmax_percent"] >= d.pmax_percent)
     assert all("(simulator, fan-in 1: " in ch and "candidate(s) run" in ch for ch in changes)
-    assert searched_step_values(plan, DOWN, 2.0, SimSearch(budget_s=120)) == (values, changes)  # seed 1, no clock
+    # seed 1, no
+    # clock
+    assert searched_step_values(plan, DOWN, 2.0, SimSearch(budget_s=120)) == (values, changes)
     cand = make_candidate(inventory([]), None, plan, {}, DOWN, search=SimSearch(budget_s=120))
     assert cand.plan is not None and kmax(cand.plan) == v["kmax_bytes"]
     assert cand.plan.switches[0].ecn_profiles[0].pmax_percent == v["pmax_percent"]
@@ -248,7 +270,9 @@ def test_search_sizes_an_unpinned_step_with_the_simulator_deterministically() ->
 def test_search_keeps_the_jump_to_the_tuners_value_and_sizes_dcqcn_steps() -> None:
     kmin, kmax_ = above_derived()
     plan = build_plan(inventory([Override(set={"kmin_bytes": kmin, "kmax_bytes": kmax_})]))
-    assert searched_step_values(plan, DOWN, 2.0, SimSearch()) == step_values(plan, DOWN)  # no simulation needed
+    # no simulation
+    # needed
+    assert searched_step_values(plan, DOWN, 2.0, SimSearch()) == step_values(plan, DOWN)
     plan = build_plan(inventory([]))
     values, changes = searched_step_values(plan, AI_UP, 2.0, SimSearch(budget_s=120))
     ai0 = ai(plan)

@@ -27,13 +27,15 @@ def test_ethtool_field_capture_keeps_every_priority_counter() -> None:
     stats = c.parse_ethtool_stats(field("mlx5-ethtool-prio-and-hw-counters-2to1.txt"))
     assert stats["rx_prio0_bytes"] == 88178050405854
     assert stats["tx_prio0_packets"] == 40316741528
-    assert {f"{d}_prio{p}_{w}" for d in ("rx", "tx") for p in range(8) for w in ("bytes", "packets")} <= set(stats)
+    assert {f"{d}_prio{p}_{w}" for d in ("rx", "tx") for p in range(8) for w in ("bytes",
+                                                                                 "packets")} <= set(stats)
     assert not any("/" in k for k in stats)  # the hw_counters lines in the same capture are not ethtool
 
 
 def test_hw_counters_from_grep_lines_in_a_mixed_capture() -> None:
     hw = c.parse_hw_counters(field("mlx5-ethtool-prio-and-hw-counters-2to1.txt"))
-    assert hw == {"duplicate_request": 0, "implied_nak_seq_err": 0, "lifespan": 12, "local_ack_timeout_err": 2705,
+    assert hw == {"duplicate_request": 0, "implied_nak_seq_err": 0, "lifespan": 12,
+                  "local_ack_timeout_err": 2705,
                   "np_cnp_sent": 1333, "np_ecn_marked_roce_packets": 0}
 
 
@@ -48,7 +50,8 @@ def test_hw_counters_hang_capture() -> None:
 def test_hw_counters_other_shapes() -> None:
     assert c.parse_hw_counters("link mlx5_0/1 np_cnp_sent 12 rp_cnp_handled 10 out_of_sequence 3\n") == {
         "np_cnp_sent": 12, "rp_cnp_handled": 10, "out_of_sequence": 3}
-    assert c.parse_hw_counters("np_cnp_sent: 5\nrp_cnp_handled 7\n") == {"np_cnp_sent": 5, "rp_cnp_handled": 7}
+    assert c.parse_hw_counters("np_cnp_sent: 5\nrp_cnp_handled 7\n") == {"np_cnp_sent": 5,
+                                                                         "rp_cnp_handled": 7}
 
 
 def test_side_by_side_delta_equals_the_capture_diff_column() -> None:
@@ -71,11 +74,13 @@ def test_delta_notes_counters_that_went_backwards() -> None:
 
 def test_snapshot_delta_keeps_devices_and_seconds() -> None:
     nic = {"host": "h1", "netdev": "eth0", "rdma_device": "mlx5_0"}
-    before = c.CounterSnapshot(taken_at=100.0, hosts=[c.HostNicCounters(**nic, ethtool={"tx_prio3_packets": 10},
+    before = c.CounterSnapshot(taken_at=100.0, hosts=[c.HostNicCounters(**nic,
+                                                                        ethtool={"tx_prio3_packets": 10},
                                                                         hw={"np_cnp_sent": 1})],
                                switches=[c.SwitchCounters(switch="s", platform="sonic",
                                                           ports={"Ethernet0": {"pfc_tx_prio3": 7}})])
-    after = c.CounterSnapshot(taken_at=102.5, hosts=[c.HostNicCounters(**nic, ethtool={"tx_prio3_packets": 110},
+    after = c.CounterSnapshot(taken_at=102.5, hosts=[c.HostNicCounters(**nic,
+                                                                       ethtool={"tx_prio3_packets": 110},
                                                                        hw={"np_cnp_sent": 31})],
                               switches=[c.SwitchCounters(switch="s", platform="sonic",
                                                          ports={"Ethernet0": {"pfc_tx_prio3": 9}})])
@@ -149,8 +154,10 @@ def test_sonic_wred_counters_columns_by_name(text: str, expect: dict[str, int]) 
 # ---------------------------------------------------------------------------------------- EOS
 def test_eos_pfc_json_and_ecn_table() -> None:
     js = '{"interfaceCounters": {"Ethernet1": {"rxFrames": 3, "txFrames": 17}}}'
-    assert ec.parse_eos_pfc_counters_json("leaf1# \n" + js) == {"Ethernet1": {"pfc_rx_all": 3, "pfc_tx_all": 17}}
-    ecn = "Ethernet1:\n   Tx-Queue  ECN Marked Packets\n   --------  ------------------\n   0         0\n   3         421\n"
+    assert ec.parse_eos_pfc_counters_json("leaf1# \n" + js) == {"Ethernet1": {"pfc_rx_all": 3,
+                                                                              "pfc_tx_all": 17}}
+    ecn = ("Ethernet1:\n   Tx-Queue  ECN Marked Packets\n   --------  ------------------\n   0         0\n   "
+           "3         421\n")
     assert ec.parse_eos_ecn_counters(ecn, "Ethernet1") == {"q0_ecn_marked_pkts": 0, "q3_ecn_marked_pkts": 421}
     with pytest.raises(ValueError):
         ec.parse_eos_pfc_counters_json("% Invalid input")
@@ -180,7 +187,8 @@ def test_ibv_devinfo_port_fields() -> None:
                                            "link_layer": "Ethernet"}}
 
 
-@pytest.mark.parametrize("netdev,active", [(9000, 4096), (4200, 4096), (4192, 4096), (4191, 2048), (2144, 2048),
+@pytest.mark.parametrize("netdev,active", [(9000, 4096), (4200, 4096), (4192, 4096), (4191, 2048),
+                                           (2144, 2048),
                                            (2143, 1024), (1500, 1024), (1120, 1024), (1119, 512)])
 def test_roce_active_mtu_kernel_rule(netdev: int, active: int) -> None:
     # iboe_get_mtu: largest IB MTU <= netdev MTU - (GRH 40 + UDP 8 + BTH 12 + XRC 4 + AtomicETH 28 + ICRC 4)
@@ -193,5 +201,6 @@ def test_rdma_statistic_wrapped_continuation_lines() -> None:
             "    out_of_sequence 6140236 duplicate_request 0 rnr_nak_retry_err 0 packet_seq_err 929974\n"
             "    np_cnp_sent 17269947 rp_cnp_handled 0\n")
     got = c.parse_hw_counters(text)
-    assert got["out_of_sequence"] == 6140236 and got["packet_seq_err"] == 929974 and got["rp_cnp_handled"] == 0
+    assert (got["out_of_sequence"] == 6140236 and got["packet_seq_err"] == 929974
+            and got["rp_cnp_handled"] == 0)
     assert got["out_of_buffer"] == 0 and len(got) == 10

@@ -35,7 +35,8 @@ def lab() -> Plan:
 
 def plan_with(overrides: list[Override]) -> Plan:
     inv = load_inventory(REPO / "inventories" / "lab-2node.yaml").inventory
-    plan = build_plan(inv.model_copy(update={"policy": inv.policy.model_copy(update={"overrides": overrides})}))
+    plan = build_plan(inv.model_copy(update={"policy": inv.policy.model_copy(
+        update={"overrides": overrides})}))
     assert not [f for f in plan.findings if f.severity is Severity.error]
     return plan
 
@@ -45,27 +46,31 @@ def nccl(peak_gbytes: float) -> str:
     lines = ["# Collective test starting: all_reduce_perf", "# Using devices",
              "#  Rank  0 Group  0 Pid   1001 on      node1 device  0 [0000:18:00] NVIDIA H100",
              "#  Rank  1 Group  0 Pid   2002 on      node2 device  0 [0000:18:00] NVIDIA H100",
-             ("#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   "
-              "busbw #wrong")]
+             ("#       size         count      type   redop    root     time   algbw   busbw #wrong     "
+              "time   algbw   busbw #wrong")]
     for k in range(20, 31):
         size = 1 << k
         bw = peak_gbytes * size / (size + (2 << 20))
         t = size / (bw * 1e3)
-        lines.append(f"{size:12d} {size // 4:12d}     float     sum      -1  {t:7.1f}  {bw:6.2f}  {bw:6.2f}      0  "
-                     f"{t:7.1f}  {bw:6.2f}  {bw:6.2f}      0")
+        lines.append(f"{size:12d} {size // 4:12d}     float     sum      -1  {t:7.1f}  {bw:6.2f}  "
+                     f"{bw:6.2f}      0  {t:7.1f}  {bw:6.2f}  {bw:6.2f}      0")
     lines += ["# Out of bounds values : 0 OK", "# Avg bus bandwidth    : 30.0", ""]
     return "\n".join(lines)
 
 
 def host(name: str, ethtool: dict[str, int] | None = None, hw: dict[str, int] | None = None,
          netdev: str = "ens1f0np0") -> c.HostNicCounters:
-    base = {"tx_prio3_packets": PKTS, "rx_prio3_packets": PKTS, "tx_prio0_packets": 300, "rx_prio0_packets": 300}
-    return c.HostNicCounters(host=name, netdev=netdev, rdma_device="mlx5_0", ethtool={**base, **(ethtool or {})},
-                             hw={"np_ecn_marked_roce_packets": 100_000, "np_cnp_sent": 80_000, "rp_cnp_handled": 80_000,
+    base = {"tx_prio3_packets": PKTS, "rx_prio3_packets": PKTS, "tx_prio0_packets": 300,
+            "rx_prio0_packets": 300}
+    return c.HostNicCounters(host=name, netdev=netdev, rdma_device="mlx5_0",
+                             ethtool={**base, **(ethtool or {})},
+                             hw={"np_ecn_marked_roce_packets": 100_000, "np_cnp_sent": 80_000,
+                                 "rp_cnp_handled": 80_000,
                                  **(hw or {})})
 
 
-def delta(hosts: list[c.HostNicCounters], ports: dict[str, dict[str, int]] | None = None) -> c.CounterSnapshot:
+def delta(hosts: list[c.HostNicCounters], ports: dict[str, dict[str,
+                                                                int]] | None = None) -> c.CounterSnapshot:
     sw = c.SwitchCounters(switch="lab-leaf1", platform="sonic", ports=ports if ports is not None else {
         "Ethernet0": {"q3_ecn_marked_pkts": 100_000, "q3_tx_pkts": PKTS},
         "Ethernet8": {"q3_ecn_marked_pkts": 100_000, "q3_tx_pkts": PKTS}})
@@ -74,12 +79,15 @@ def delta(hosts: list[c.HostNicCounters], ports: dict[str, dict[str, int]] | Non
 
 def good_facts() -> list[NicFacts]:
     return [NicFacts(host=h, netdev="ens1f0np0", rdma_device="mlx5_0", netdev_mtu=9000, active_mtu=4096,
-                     gids=[GidEntry(device="mlx5_0", port=1, index=3, gid="::ffff:c000:20b", ipv4=f"192.0.2.{i}",
-                                    ver="v2", netdev="ens1f0np0")]) for i, h in ((11, "node1"), (27, "node2"))]
+                     gids=[GidEntry(device="mlx5_0", port=1, index=3, gid="::ffff:c000:20b",
+                                    ipv4=f"192.0.2.{i}",
+                                    ver="v2", netdev="ens1f0np0")]) for i,
+            h in ((11, "node1"), (27, "node2"))]
 
 
 def observe(plan: Plan, busbw: float = 48.0, hosts: list[c.HostNicCounters] | None = None,
-            ports: dict[str, dict[str, int]] | None = None, **kw) -> dict[str, list]:  # type: ignore[no-untyped-def]
+            ports: dict[str, dict[str, int]] | None = None, **kw) -> dict[str,
+                                                                          list]:  # type: ignore[no-untyped-def]
     run = parse_nccl_output(nccl(busbw))[0]
     obs = Observation(plan=plan, hosts=["node1", "node2"], run=run,
                       delta=delta(hosts or [host("node1"), host("node2")], ports),
@@ -104,8 +112,10 @@ def test_busbw_against_90_percent_of_400g(lab: Plan, busbw: float, fails: bool) 
 
 
 def test_failed_run_is_reported_not_judged(lab: Plan) -> None:
-    run = parse_nccl_output(nccl(48.0).replace("# Out of bounds values : 0 OK", "# Out of bounds values : 3 FAILED"))[0]
-    obs = Observation(plan=lab, hosts=["node1", "node2"], run=run, delta=delta([host("node1"), host("node2")]))
+    run = parse_nccl_output(nccl(48.0).replace("# Out of bounds values : 0 OK",
+                                               "# Out of bounds values : 3 FAILED"))[0]
+    obs = Observation(plan=lab, hosts=["node1", "node2"], run=run,
+                      delta=delta([host("node1"), host("node2")]))
     rules = {d.rule for chk in diagnose(obs) for d in chk.diagnoses}
     assert "RT311" in rules and "RT310" not in rules
 
@@ -122,7 +132,8 @@ def test_one_direction_from_the_field_capture(lab: Plan) -> None:
     path = reference("field-cases", "counters", "mlx5-ethtool-prio-delta-dscp-one-direction.txt")
     before, after = c.parse_side_by_side(path.read_text())
     eth = c.delta_counts(before, after, "node-a", [])
-    # node-a sends 3.96 Mpps on prio 3 (and 51 Kpps of other traffic on prio 0) but receives 4.0 Mpps on prio 0
+    # node-a sends 3.96 Mpps on prio 3 (and 51 Kpps of other traffic on prio 0) but receives 4.0 Mpps on prio
+    # 0
     nic = c.HostNicCounters(host="node1", netdev="ens1f0np0", rdma_device="mlx5_0", ethtool=eth, hw={})
     found = observe(lab, hosts=[nic, host("node2")])
     assert [d.location.device for d in found["RT313"]] == ["node1"]
@@ -131,9 +142,11 @@ def test_one_direction_from_the_field_capture(lab: Plan) -> None:
 
 def test_pfc_pauses_without_marks_proposes_lower_ecn(lab: Plan) -> None:
     paused = {"rx_prio3_pause": 10_000, "rx_prio3_pause_duration": 400_000}  # 0.4 s of a 2 s run
-    hosts = [host(n, ethtool=paused, hw={"np_ecn_marked_roce_packets": 0, "np_cnp_sent": 0, "rp_cnp_handled": 0})
+    hosts = [host(n, ethtool=paused, hw={"np_ecn_marked_roce_packets": 0, "np_cnp_sent": 0,
+                                         "rp_cnp_handled": 0})
              for n in ("node1", "node2")]
-    ports = {"Ethernet0": {"pfc_tx_prio3": 10_000, "q3_ecn_marked_pkts": 0}, "Ethernet8": {"pfc_tx_prio3": 10_000}}
+    ports = {"Ethernet0": {"pfc_tx_prio3": 10_000, "q3_ecn_marked_pkts": 0},
+             "Ethernet8": {"pfc_tx_prio3": 10_000}}
     found = observe(lab, busbw=30.0, hosts=hosts, ports=ports)
     d = found["RT314"][0]
     assert d.proposal == Proposal(knob="ecn", direction="down")
@@ -166,7 +179,8 @@ def test_cnps_without_recovery_points_at_the_right_knob(lab: Plan) -> None:
     assert derived_ai > 1
     d = observe(slow_ai, busbw=35.0)["RT316"][0]
     assert d.proposal == Proposal(knob="dcqcn_recovery", direction="up")
-    assert d.evidence["ai_rate_pinned_below_derived"]["node1"] == {"rpg_ai_rate_mbps": 1, "derived": derived_ai}
+    assert d.evidence["ai_rate_pinned_below_derived"]["node1"] == {"rpg_ai_rate_mbps": 1,
+                                                                   "derived": derived_ai}
 
 
 def test_cnps_without_recovery_move_a_ramp_pinned_below_the_tuners_first(lab: Plan) -> None:
@@ -180,7 +194,8 @@ def test_cnps_without_recovery_move_a_ramp_pinned_below_the_tuners_first(lab: Pl
     d = observe(pinned, busbw=35.0)["RT316"][0]
     assert d.proposal == Proposal(knob="ecn", direction="up")
     assert not d.evidence["kmax_below_bdp"]
-    assert d.evidence["kmax_pinned_below_derived"]["lab-leaf1/" + pinned.switches[0].ecn_profiles[0].name] == {
+    assert d.evidence["kmax_pinned_below_derived"]["lab-leaf1/"
+                                                   + pinned.switches[0].ecn_profiles[0].name] == {
         "kmax_bytes": kmax, "derived_kmax_bytes": prof.kmax_bytes}
 
 
@@ -202,7 +217,8 @@ def test_loss_from_the_hang_capture_stops_the_loop(lab: Plan) -> None:
 
 def test_lossless_queue_drops_on_the_switch(lab: Plan) -> None:
     ports = {"Ethernet0": {"q3_drop_pkts": 42}, "Ethernet8": {}}
-    assert observe(lab, ports=ports)["RT318"][0].evidence["switch_lossless_drops_by_port"] == {"lab-leaf1:Ethernet0": 42}
+    assert observe(lab, ports=ports)["RT318"][0].evidence["switch_lossless_drops_by_port"] == {
+        "lab-leaf1:Ethernet0": 42}
 
 
 def test_watchdog_storm_from_the_field_capture(lab: Plan) -> None:
@@ -214,9 +230,11 @@ def test_watchdog_storm_from_the_field_capture(lab: Plan) -> None:
 
 
 def test_one_slow_host_in_every_slow_pair(lab: Plan) -> None:
-    found = observe(lab, pair_fractions={("node1", "node2"): 0.95, ("node1", "node3"): 0.5, ("node2", "node3"): 0.52})
+    found = observe(lab, pair_fractions={("node1", "node2"): 0.95, ("node1", "node3"): 0.5,
+                                         ("node2", "node3"): 0.52})
     assert [d.location.device for d in found["RT320"]] == ["node3"]
-    spread = observe(lab, pair_fractions={("a", "b"): 0.5, ("c", "d"): 0.5, ("a", "c"): 0.95, ("b", "d"): 0.95})
+    spread = observe(lab, pair_fractions={("a", "b"): 0.5, ("c", "d"): 0.5, ("a", "c"): 0.95,
+                                          ("b", "d"): 0.95})
     assert "RT320" not in spread
 
 
@@ -234,7 +252,8 @@ def test_gid_missing_or_pinned_to_the_wrong_index(lab: Plan) -> None:
     assert [d.location.device for d in observe(lab, facts=facts)["RT322"]] == ["node2"]
     facts = good_facts()
     facts[1] = facts[1].model_copy(update={"gids": [facts[1].gids[0].model_copy(update={"index": 5})]})
-    pinned = lab.model_copy(update={"hosts": [h.model_copy(update={"nccl_env": {**h.nccl_env, "NCCL_IB_GID_INDEX": "3"}})
+    pinned = lab.model_copy(update={"hosts": [h.model_copy(update={"nccl_env": {**h.nccl_env,
+                                                                                "NCCL_IB_GID_INDEX": "3"}})
                                               for h in lab.hosts]})
     found = observe(pinned, facts=facts)
     assert [d.location.device for d in found["RT322"]] == ["node2"]
@@ -259,7 +278,8 @@ def test_rt322_not_fired_when_show_gids_was_not_read(lab: Plan) -> None:
 
 def test_rt317_not_fired_when_senders_cnp_handled_was_not_read(lab: Plan) -> None:
     hosts = [host(n) for n in ("node1", "node2")]
-    hosts = [h.model_copy(update={"hw": {k: v for k, v in h.hw.items() if k != "rp_cnp_handled"}}) for h in hosts]
+    hosts = [h.model_copy(update={"hw": {k: v for k, v in h.hw.items() if k != "rp_cnp_handled"}})
+             for h in hosts]
     assert "RT317" not in observe(lab, hosts=hosts)
     # read and zero: fires
     zero = [h.model_copy(update={"hw": {**h.hw, "rp_cnp_handled": 0}}) for h in hosts]
@@ -288,19 +308,22 @@ def test_rt318_gives_no_rate_without_ethtool_counters(lab: Plan) -> None:
 
 def test_no_run_shows_the_launchers_own_error_escaped_and_bounded(lab: Plan) -> None:
     said = "".join(f"noise line {i}\n" for i in range(30)) + "bash: mpirun: command not found\x1b[0m\u2028x\n"
-    obs = Observation(plan=lab, hosts=["node1", "node2"], run=None, delta=delta([host("node1"), host("node2")]),
+    obs = Observation(plan=lab, hosts=["node1", "node2"], run=None,
+                      delta=delta([host("node1"), host("node2")]),
                       launcher_output={"node1": said + "y" * 5000 + "\n"})
     [d] = [d for chk in diagnose(obs) for d in chk.diagnoses if d.rule == "RT311"]
     assert "bash: mpirun: command not found\\x1b[0m\\u2028x" in d.message
     assert "\x1b" not in d.message and "\u2028" not in d.message
     assert "noise line 21" not in d.message and len(d.message) < 2000
-    assert len(d.evidence["launcher_output_tail"]) == 8 and d.evidence["launcher_output_tail"][-1].endswith("…")
+    assert (len(d.evidence["launcher_output_tail"]) == 8
+            and d.evidence["launcher_output_tail"][-1].endswith("…"))
 
 
 def test_an_incomplete_run_is_reported_not_judged(lab: Plan) -> None:
     text = nccl(48.0)
     run = parse_nccl_output(text[: text.index("# Out of bounds values")])[0]
-    obs = Observation(plan=lab, hosts=["node1", "node2"], run=run, delta=delta([host("node1"), host("node2")]),
+    obs = Observation(plan=lab, hosts=["node1", "node2"], run=run,
+                      delta=delta([host("node1"), host("node2")]),
                       launcher_output={"node1": text[: text.index("# Out of bounds")] + "Killed\n"})
     found = {d.rule: d for chk in diagnose(obs) for d in chk.diagnoses}
     assert "RT311" in found and "RT310" not in found

@@ -16,7 +16,8 @@ def _argv(line: str) -> list[str]:
 
 
 def test_mpirun_exports_every_variable_with_its_value_and_places_ranks() -> None:
-    cmd = build_launch(LaunchSpec(hosts=["gpu1", "gpu2", "gpu3"], ranks_per_host=8, env=ENV, binary_dir="/opt/nt/build"))
+    cmd = build_launch(LaunchSpec(hosts=["gpu1", "gpu2", "gpu3"], ranks_per_host=8, env=ENV,
+                                  binary_dir="/opt/nt/build"))
     assert list(cmd.commands) == ["gpu1"]  # runs on the head host
     argv = _argv(cmd.commands["gpu1"])
     assert argv[:3] == ["mpirun", "-np", "24"]
@@ -32,19 +33,23 @@ def test_mpirun_exports_every_variable_with_its_value_and_places_ranks() -> None
 
 def test_srun_export_and_comma_values_go_through_env() -> None:
     env = {**ENV, "NCCL_IB_HCA": "=mlx5_0,mlx5_1"}
-    cmd = build_launch(LaunchSpec(launcher="srun", collective="alltoall", hosts=["a", "b"], head="login1", env=env,
+    cmd = build_launch(LaunchSpec(launcher="srun", collective="alltoall", hosts=["a", "b"], head="login1",
+                                  env=env,
                                   ranks_per_host=4, launcher_args=["--gpus-per-task=1"]))
     argv = _argv(cmd.commands["login1"])
     assert argv[:5] == ["srun", "--nodes=2", "--ntasks-per-node=4", "--nodelist=a,b", "--mpi=pmix"]
     export = next(a for a in argv if a.startswith("--export="))
-    assert export == "--export=ALL,NCCL_IB_TC=106,NCCL_SOCKET_IFNAME==eno1"  # no comma-containing value inside
+    # no comma-containing value
+    # inside
+    assert export == "--export=ALL,NCCL_IB_TC=106,NCCL_SOCKET_IFNAME==eno1"
     assert argv[argv.index("env") + 1] == "NCCL_IB_HCA==mlx5_0,mlx5_1"
     assert "--gpus-per-task=1" in argv
     assert "alltoall_perf" in argv
 
 
 def test_ssh_runs_on_every_host_with_local_gpus() -> None:
-    cmd = build_launch(LaunchSpec(launcher="ssh", hosts=["a", "b"], ranks_per_host=8, env={"NCCL_IB_TC": "106"},
+    cmd = build_launch(LaunchSpec(launcher="ssh", hosts=["a", "b"], ranks_per_host=8,
+                                  env={"NCCL_IB_TC": "106"},
                                   collective="sendrecv", min_bytes=8, max_bytes="128M"))
     assert set(cmd.commands) == {"a", "b"}
     argv = _argv(cmd.commands["a"])

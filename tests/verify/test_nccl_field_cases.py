@@ -23,7 +23,9 @@ from roce_tune.verify.nccl_parser import (
 
 def test_h100_2node_400g_allreduce(field_case):
     [run] = parse_nccl_file(str(field_case("allreduce-roce-h100-2node-400g.txt")))
-    assert (run.collective, run.collective_source) == ("all_reduce", "inferred")  # sum, root -1, size == 4*count
+    # sum, root -1, size ==
+    # 4*count
+    assert (run.collective, run.collective_source) == ("all_reduce", "inferred")
     assert run.status == "ok" and run.problems == []
     assert len(run.rows) == 13
     assert run.rows[0].size_bytes == 1073741824 and run.rows[-1].size_bytes == 26843545600
@@ -56,7 +58,8 @@ def test_allgather_oldest_layout_oob_failed(field_case):
     assert run.problems == ["validation failed: Out of bounds values : 2"]
     assert run.out_of_bounds == 2
     [row] = run.rows
-    assert (row.size_bytes, row.count, row.type, row.redop, row.root) == (4294967296, 134217728, "float", None, None)
+    assert (row.size_bytes, row.count, row.type, row.redop, row.root) == (4294967296, 134217728, "float",
+                                                                          None, None)
     assert (row.oop_time_us, row.oop_algbw_gbps, row.oop_busbw_gbps) == (29122.0, 129.05, 129.05)
     assert (row.out_of_place.max_error, row.in_place.max_error) == (1.0, 1.0)
     assert row.oop_wrong is None  # the old column is a max relative error, not a count
@@ -66,7 +69,8 @@ def test_allgather_oldest_layout_oob_failed(field_case):
 
 def test_two_collectives_error_column_empty_redop(field_case):
     runs = parse_nccl_file(str(field_case("allreduce-and-alltoall-8node-error-column.txt")))
-    assert [(r.collective, r.collective_source) for r in runs] == [("all_reduce", "label"), ("alltoall", "label")]
+    assert [(r.collective, r.collective_source) for r in runs] == [("all_reduce", "label"),
+                                                                   ("alltoall", "label")]
     ar, a2a = runs
     assert [r.size_bytes for r in ar.rows] == [268435456, 536870912]
     assert [r.redop for r in ar.rows] == ["sum", "sum"]
@@ -98,7 +102,9 @@ def test_alltoall_one_gpu_inplace_na_and_prompt_noise(field_case):
 
 def test_reducescatter_zero_size_rows(field_case):
     [run] = parse_nccl_file(str(field_case("reducescatter-zero-size-rows-partial.txt")))
-    assert (run.collective, run.collective_source) == ("reduce_scatter", "inferred")  # 128 B = 8 ranks * 4 * 4 B
+    # 128 B = 8 ranks * 4 * 4
+    # B
+    assert (run.collective, run.collective_source) == ("reduce_scatter", "inferred")
     assert run.nranks == 8
     assert [r.size_bytes for r in run.rows] == [0, 0, 0, 0, 0, 128, 256]
     # the capture ends before the summary: its rows are kept, but it is no pass

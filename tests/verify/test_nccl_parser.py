@@ -35,7 +35,8 @@ def runs_of(name: str):
 
 
 def busbws(run):
-    return [x.busbw_gbps for r in run.rows if r.size_bytes > 0 for _, x in r.results() if x.busbw_gbps is not None]
+    return [x.busbw_gbps for r in run.rows if r.size_bytes > 0 for _,
+            x in r.results() if x.busbw_gbps is not None]
 
 
 def test_current_layout_info_and_warn_lines_inside_table():
@@ -120,7 +121,8 @@ def test_crash_with_ib_completion_error():
     assert (run.collective, run.nranks, len(run.hosts)) == ("all_reduce", 16, 2)
     assert [r.oop_busbw_gbps for r in run.rows] == [68.79, 70.42]
     assert run.status == "failed" and not run.complete
-    assert run.problems[0].startswith("nccl-tests reported a failure: trn-p-01: Test NCCL failure common.cu:1005")
+    assert run.problems[0].startswith("nccl-tests reported a failure: trn-p-01: Test NCCL failure "
+                                      "common.cu:1005")
     assert run.problems[1] == "nccl-tests reported a failure: .. trn-p-01 pid 35: Test failure common.cu:1112"
     assert run.problems[2].startswith("the launcher reported a failure: a non-zero exit code")
     assert any(p.startswith("NCCL WARN: NET/IB : Got completion from peer") for p in run.problems)
@@ -268,7 +270,8 @@ def test_infer_collective(redop, root, size, count, dtype, nranks, expected):
     assert infer_collective(redop, root, size, count, dtype, nranks) == expected
 
 
-@pytest.mark.parametrize("code,version", [(22703, "2.27.3"), (21805, "2.18.5"), (2708, "2.7.8"), (2406, "2.4.6")])
+@pytest.mark.parametrize("code,version", [(22703, "2.27.3"), (21805, "2.18.5"), (2708, "2.7.8"),
+                                          (2406, "2.4.6")])
 def test_nccl_version_code(code, version):
     assert nccl_version_from_code(code) == version
 
@@ -286,15 +289,18 @@ HEADER = ("#       size         count      type   redop    root     time   algbw
 
 def test_header_beats_command_line_for_the_name():
     text = ("$ ./build/alltoall_perf -b 8 -e 8\n# Collective test starting: all_gather_perf\n" + HEADER
-            + "        1024           64     float    none      -1    10.00    0.10    0.09      0    10.00    0.10    0.09      0\n")
+            + "        1024           64     float    none      -1    10.00    0.10    0.09      0    "
+            "10.00    0.10    0.09      0\n")
     [run] = parse_nccl_output(text)
     assert (run.collective, run.collective_source) == ("all_gather", "header")
 
 
 def test_in_place_only_row_and_all_types_in_one_table():
     text = (HEADER
-            + "        4096         1024     float     sum      -1                                     9.00    0.46    0.80      0\n"
-            + "        4096         2048      half     sum      -1     9.10    0.45    0.79      0     9.20    0.45    0.78      0\n"
+            + "        4096         1024     float     sum      -1                                     "
+            "9.00    0.46    0.80      0\n"
+            + "        4096         2048      half     sum      -1     9.10    0.45    0.79      0     "
+            "9.20    0.45    0.78      0\n"
             + "# Out of bounds values : 0 OK\n# Avg bus bandwidth    : 0.79 \n")
     [run] = parse_nccl_output(text)
     assert run.rows[0].out_of_place is None and run.rows[0].ip_busbw_gbps == 0.80
@@ -302,7 +308,8 @@ def test_in_place_only_row_and_all_types_in_one_table():
 
 
 def test_rows_without_any_header_use_the_current_layout():
-    text = "   1073741824     268435456     float     sum      -1    71024   15.12   15.12      0    70967   15.13   15.13      0\n"
+    text = ("   1073741824     268435456     float     sum      -1    71024   15.12   15.12      0    "
+            "70967   15.13   15.13      0\n")
     [run] = parse_nccl_output(text)
     assert run.rows[0].ip_busbw_gbps == 15.13 and run.collective == "all_reduce"
     assert any("no table header found" in p for p in run.problems)

@@ -20,9 +20,12 @@ TABLE = """\
 # Collective test starting: all_reduce_perf
 #  Rank  0 Group  0 Pid   1001 on      {host} device  0 [0000:18:00] NVIDIA H100
 #  Rank  1 Group  0 Pid   1002 on      {host} device  1 [0000:19:00] NVIDIA H100
-#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong
-     1048576        262144     float     sum      -1    100.0   10.49   {bw}      0    110.0    9.53   {bw}      0
-     2097152        524288     float     sum      -1    150.0   13.98   {bw}      0    150.0   13.98   {bw}      0
+#       size         count      type   redop    root     time   algbw   \
+busbw #wrong     time   algbw   busbw #wrong
+     1048576        262144     float     sum      -1    100.0   10.49   {bw}      \
+0    110.0    9.53   {bw}      0
+     2097152        524288     float     sum      -1    150.0   13.98   {bw}      \
+0    150.0   13.98   {bw}      0
 # Out of bounds values : 0 OK
 # Avg bus bandwidth    : {bw}
 """
@@ -66,7 +69,8 @@ def test_host_selection_and_common_env(inv_copy: Path) -> None:
 
 
 def test_ssh_runs_are_merged_by_the_slowest_host() -> None:
-    outputs = {"node1": TABLE.format(host="node1", bw="40.00"), "node2": TABLE.format(host="node2", bw="20.00")}
+    outputs = {"node1": TABLE.format(host="node1", bw="40.00"),
+               "node2": TABLE.format(host="node2", bw="20.00")}
     run, per_host = _judged(outputs, "ssh")
     assert set(per_host) == {"node1", "node2"} and run is per_host["node2"]
     run, per_host = _judged({"node1": outputs["node1"]}, "mpirun")

@@ -30,7 +30,8 @@ def fx(name: str) -> str:
 
 # ---------------------------------------------------------------------------------------- Cumulus
 def test_cumulus_counters_qos_tables() -> None:
-    ports = cumulus_counters.parse_cumulus_counters_qos(fx("cumulus-nv-show-interface-swp3-counters-qos.txt"), "swp3", ecn_queue=3)
+    ports = cumulus_counters.parse_cumulus_counters_qos(fx("cumulus-nv-show-interface-swp3-counters-qos.txt"),
+                                                        "swp3", ecn_queue=3)
     s = ports["swp3"]
     assert s["pfc_rx_prio3"] == 17 and s["pfc_tx_prio3"] == 48213 and s["pfc_tx_prio0"] == 0
     assert s["q3_tx_pkts"] == 90412733 and s["q6_tx_pkts"] == 1203384
@@ -46,14 +47,16 @@ def test_cumulus_counters_qos_without_ecn_queue_and_odd_widths() -> None:
             "3                  5                 9                12  40\n\n"
             "    Counter             Receive  Transmit\n    ------------------  -------  --------\n"
             "    ECN Marked Packets  n/a      77\n")
-    assert cumulus_counters.parse_cumulus_counters_qos(text, "swp9") == {"swp9": {"pfc_rx_prio3": 5, "pfc_tx_prio3": 12}}
+    assert cumulus_counters.parse_cumulus_counters_qos(text, "swp9") == {"swp9": {"pfc_rx_prio3": 5,
+                                                                                  "pfc_tx_prio3": 12}}
     assert cumulus_counters.parse_cumulus_counters_qos(text, "swp9", 3)["swp9"]["q3_ecn_marked_pkts"] == 77
 
 
 def test_cumulus_roce_counters_tree() -> None:
-    got = cumulus_counters.parse_cumulus_roce_counters(fx("cumulus-nv-show-interface-swp3-qos-roce-counters.txt"), "swp3", 3, 3)
-    # rx-non-roce / tx-cnp no-buffer-discard and roce-packets lines are not RoCE PFC/ECN/drops and are not kept;
-    # RoCE no-buffer discards are (tx unicast on the lossless queue, rx per port)
+    got = cumulus_counters.parse_cumulus_roce_counters(
+        fx("cumulus-nv-show-interface-swp3-qos-roce-counters.txt"), "swp3", 3, 3)
+    # rx-non-roce / tx-cnp no-buffer-discard and roce-packets lines are not RoCE PFC/ECN/drops and are not
+    # kept; RoCE no-buffer discards are (tx unicast on the lossless queue, rx per port)
     assert got == {"swp3": {"pfc_rx_prio3": 17, "pfc_tx_prio3": 48213, "q3_ecn_marked_pkts": 0,
                             "q3_drop_pkts": 0, "roce_rx_no_buffer_discard": 0}}
     dropped = fx("cumulus-nv-show-interface-swp3-qos-roce-counters.txt").replace(
@@ -78,7 +81,8 @@ def test_nxos_pfc_interfaces_rxppp_txppp() -> None:
 
 
 def test_nxos_queuing_interface_groups_and_pfc_cos() -> None:
-    s = nxos_counters.parse_nxos_queuing_interface(fx("nxos-show-queuing-interface-e1-7.txt"), "Ethernet1/7")["Ethernet1/7"]
+    s = nxos_counters.parse_nxos_queuing_interface(fx("nxos-show-queuing-interface-e1-7.txt"),
+                                                   "Ethernet1/7")["Ethernet1/7"]
     assert s["q3_tx_pkts"] == 614220981 and s["q3_tx_bytes"] == 2520395837126
     assert s["q0_tx_pkts"] == 73310  # unicast column, not multicast 1022
     assert s["q3_drop_pkts"] == 0 and s["q3_wd_tx_drop"] == 0 and s["q3_ecn_marked_pkts"] == 0
@@ -88,19 +92,22 @@ def test_nxos_queuing_interface_groups_and_pfc_cos() -> None:
 
 def test_nxos_pfc_queue_detail_watchdog() -> None:
     got = nxos_counters.parse_nxos_pfc_queue_detail(fx("nxos-show-queuing-pfc-queue-e1-7-detail.txt"))
-    assert got == {"Ethernet1/7": {"q3_wd_storm_detected": 3, "q3_wd_storm_restored": 3, "q3_wd_tx_drop": 880231,
+    assert got == {"Ethernet1/7": {"q3_wd_storm_detected": 3, "q3_wd_storm_restored": 3,
+                                   "q3_wd_tx_drop": 880231,
                                    "q3_wd_rx_drop": 4410}}
 
 
 # ---------------------------------------------------------------------------------------- Junos
 def test_junos_extensive_pfc_per_priority() -> None:
-    got = junos_counters.parse_junos_extensive_pfc(fx("junos-show-interfaces-et-0-0-12-extensive.txt"))["et-0/0/12"]
+    got = junos_counters.parse_junos_extensive_pfc(
+        fx("junos-show-interfaces-et-0-0-12-extensive.txt"))["et-0/0/12"]
     assert got["pfc_rx_prio3"] == 2291 and got["pfc_tx_prio3"] == 61377
     assert len(got) == 16 and sum(got.values()) == 2291 + 61377
 
 
 def test_junos_interfaces_queue_transmitted_section() -> None:
-    q = junos_counters.parse_junos_interfaces_queue(fx("junos-show-interfaces-queue-et-0-0-12.txt"))["et-0/0/12"]
+    q = junos_counters.parse_junos_interfaces_queue(
+        fx("junos-show-interfaces-queue-et-0-0-12.txt"))["et-0/0/12"]
     assert q["q3_tx_pkts"] == 678840115 and q["q3_tx_bytes"] == 2793101448212
     assert q["q3_ecn_marked_pkts"] == 0 and q["q3_wred_drop_pkts"] == 0
     assert q["q0_drop_pkts"] == 7  # Tail-dropped "Not Available": Total-dropped 7 − RED-dropped 0
@@ -110,17 +117,20 @@ def test_junos_interfaces_queue_transmitted_section() -> None:
 
 # ---------------------------------------------------------------------------------------- assembly
 PLATFORM_CASES = {
-    "cumulus": ("swp3", {"nv show interface swp3 counters qos": "cumulus-nv-show-interface-swp3-counters-qos.txt",
+    "cumulus": ("swp3",
+                {"nv show interface swp3 counters qos": "cumulus-nv-show-interface-swp3-counters-qos.txt",
                          "nv show interface swp3 qos roce counters":
                              "cumulus-nv-show-interface-swp3-qos-roce-counters.txt",
                          "nv show interface swp3 qos pfc-watchdog": None},
                 ("48213", "58213")),
-    "nxos": ("Ethernet1/7", {"show interface priority-flow-control": "nxos-show-interface-priority-flow-control.txt",
+    "nxos": ("Ethernet1/7",
+             {"show interface priority-flow-control": "nxos-show-interface-priority-flow-control.txt",
                              "show queuing interface ethernet1/7": "nxos-show-queuing-interface-e1-7.txt",
                              "show queuing pfc-queue interface ethernet1/7 detail":
                                  "nxos-show-queuing-pfc-queue-e1-7-detail.txt"},
              ("52904", "62904")),
-    "junos": ("et-0/0/12", {"show interfaces et-0/0/12 extensive": "junos-show-interfaces-et-0-0-12-extensive.txt",
+    "junos": ("et-0/0/12",
+              {"show interfaces et-0/0/12 extensive": "junos-show-interfaces-et-0-0-12-extensive.txt",
                             "show interfaces queue et-0/0/12": "junos-show-interfaces-queue-et-0-0-12.txt"},
               ("61377", "71377")),
 }
@@ -170,7 +180,8 @@ def test_commands_match_what_the_parser_reads(lab: Plan, platform: str) -> None:
 
 @pytest.mark.parametrize("platform", sorted(PLATFORM_CASES))
 @pytest.mark.parametrize("marks,rule", [(0, "RT314"), (150_000, "RT315")])
-def test_pfc_without_ecn_through_each_platform(lab: Plan, platform: str, marks: int, rule: str) -> None:  # noqa: F811
+def test_pfc_without_ecn_through_each_platform(lab: Plan, platform: str, marks: int,  # noqa: F811
+                                               rule: str) -> None:
     port, _files, bump = PLATFORM_CASES[platform]
     sw = vendor_switch(lab, platform, port)
     before = c.CounterSnapshot(taken_at=100.0, switches=[parse_switch_counters(sw, outputs_for(platform))])
@@ -181,7 +192,8 @@ def test_pfc_without_ecn_through_each_platform(lab: Plan, platform: str, marks: 
     assert ports[port]["pfc_tx_prio3"] == 10_000  # the planted 10 000 PFC frames, not the totals
     assert ports[port]["q3_ecn_marked_pkts"] == marks
     paused = {"rx_prio3_pause": 10_000, "rx_prio3_pause_duration": 400_000}  # 0.4 s of a 2 s run
-    hosts = [host(n, ethtool=paused, hw={"np_ecn_marked_roce_packets": 0, "np_cnp_sent": 0, "rp_cnp_handled": 0})
+    hosts = [host(n, ethtool=paused, hw={"np_ecn_marked_roce_packets": 0, "np_cnp_sent": 0,
+                                         "rp_cnp_handled": 0})
              for n in ("node1", "node2")]
     found = observe(lab, busbw=30.0, hosts=hosts, ports=ports)
     assert rule in found and ({"RT314", "RT315"} - {rule}).isdisjoint(found)

@@ -31,7 +31,9 @@ from tests.emulators import LOOPBACK_TIMING
 from tests.emulators.verify_stubs import VerifyLab, start_lab
 from tests.emulators.verify_stubs.__main__ import MISTUNE
 
-pytestmark = [pytest.mark.emulator, pytest.mark.slow]  # slow: end-to-end verify against SSH emulators; CI runs them (.ci/run, -m slow)
+# slow: end-to-end verify against SSH emulators; CI runs them (.ci/run, -m
+# slow)
+pytestmark = [pytest.mark.emulator, pytest.mark.slow]
 
 REPO = Path(__file__).resolve().parents[2]
 USER, PASSWORD = "gpuadmin", "verify-Pa55"
@@ -47,7 +49,8 @@ def lab(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):  # type: ignore[no-unt
     monkeypatch.setenv("ROCE_TUNE_PASSWORD", PASSWORD)
     labs: list[VerifyLab] = []
 
-    def start(overrides: list[dict] | None = None, **model: float) -> tuple[VerifyLab, Path]:  # type: ignore[type-arg]
+    def start(overrides: list[dict] | None = None, **model: float) -> tuple[VerifyLab,
+                                                                            Path]:  # type: ignore[type-arg]
         lb = start_lab(REPO / "inventories" / "lab-2node.yaml", tmp_path / f"lab{len(labs)}", model=model,
                        username=USER, password=PASSWORD)
         labs.append(lb)
@@ -74,14 +77,16 @@ def _cli(*args: str) -> tuple[int, str]:
 def _wred(lb: VerifyLab) -> set[tuple[str, str]]:
     db = json.loads(lb.fleet["lab-leaf1"].running_config())
     used = {q["wred_profile"] for q in db["QUEUE"].values() if "wred_profile" in q}
-    return {(db["WRED_PROFILE"][p]["green_min_threshold"], db["WRED_PROFILE"][p]["green_max_threshold"]) for p in used}
+    return {(db["WRED_PROFILE"][p]["green_min_threshold"], db["WRED_PROFILE"][p]["green_max_threshold"])
+            for p in used}
 
 
 def _ai(lb: VerifyLab, host: str) -> str:
     return (lb.fleet[host].sysroot / "sys/class/net/ens1f0np0/ecn/roce_rp/rpg_ai_rate").read_text().strip()
 
 
-def test_verify_lab_writes_report_counters_and_plot(lab, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_verify_lab_writes_report_counters_and_plot(lab,
+                                                    tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     _, inv = lab()
     code, output = _cli(str(inv), "--out", str(tmp_path / "out"))
     assert code == 0, output
@@ -94,7 +99,8 @@ def test_verify_lab_writes_report_counters_and_plot(lab, tmp_path: Path) -> None
     assert it["largest_busbw_gbps"] == pytest.approx(expect, abs=0.01)
     # the command actually run is printed and saved, with the plan's NCCL environment
     mpirun = "node1$ mpirun -np 2 -H node1:1,node2:1"
-    assert mpirun in output and rep["commands"][0].startswith(mpirun) and "-x NCCL_IB_TC=106" in rep["commands"][0]
+    assert (mpirun in output and rep["commands"][0].startswith(mpirun)
+            and "-x NCCL_IB_TC=106" in rep["commands"][0])
     assert mpirun in (tmp_path / "out" / "commands.txt").read_text()
     # counters are deltas of this run: RoCE on priority 3, every switch ECN mark seen by a receiver
     cs = it["counters"]
@@ -107,7 +113,8 @@ def test_verify_lab_writes_report_counters_and_plot(lab, tmp_path: Path) -> None
 
 
 @pytest.mark.slow
-def test_adjust_takes_a_mistuned_fabric_to_the_target(lab, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_adjust_takes_a_mistuned_fabric_to_the_target(lab,
+                                                      tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     lb, inv = lab([MISTUNED_ECN, MISTUNED_AI])
     t0 = time.monotonic()
     code, output = _cli(str(inv), "--adjust", "--max-iterations", "4", "--out", str(tmp_path / "out"),
@@ -138,7 +145,8 @@ def test_adjust_stops_at_the_budget(lab, tmp_path: Path) -> None:  # type: ignor
     assert [it.kind for it in res.iterations] == ["baseline", "step"]
     assert res.iterations[0].fraction < res.iterations[1].fraction < 0.9
     # best = step 1 (the DCQCN step) stays applied; the ECN ramp is still the mis-tuned one
-    assert _ai(lb, "node1") == str(DERIVED_AI) and _wred(lb) == {(str(MISTUNED_ECN["set"]["kmin_bytes"]), str(MISTUNED_ECN["set"]["kmax_bytes"]))}
+    assert _ai(lb, "node1") == str(DERIVED_AI) and _wred(lb) == {(str(MISTUNED_ECN["set"]["kmin_bytes"]),
+                                                                  str(MISTUNED_ECN["set"]["kmax_bytes"]))}
 
 
 def test_adjust_rolls_back_a_step_that_hurts(lab, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
@@ -149,7 +157,8 @@ def test_adjust_rolls_back_a_step_that_hurts(lab, tmp_path: Path) -> None:  # ty
     assert res.loop is not None
     assert [it.kind for it in res.iterations] == ["baseline", "step", "rollback"]
     assert res.loop.stop_reason.startswith("step 1 made busbw worse")
-    assert res.iterations[1].fraction < res.iterations[0].fraction == pytest.approx(res.iterations[2].fraction)
+    assert (res.iterations[1].fraction < res.iterations[0].fraction
+            == pytest.approx(res.iterations[2].fraction))
     assert _wred(lb) == {("20000", "100000")}  # the baseline thresholds are back on the switch
     md = (tmp_path / "out" / "verify-report.md").read_text()
     assert "| 2 | rollback | re-apply the plan of iteration 0 |" in md
@@ -167,7 +176,9 @@ def test_pairwise_matrix_finds_the_slow_host(lab, tmp_path: Path) -> None:  # ty
     try:
         inv = lb.write_inventory(tmp_path / "lab3.yaml")
         lb.deploy(derive_plan(load_inventory(inv)))
-        lb.set_host("node3", slow=0.7)  # e.g. a NIC at reduced PCIe width: every link touching node3 is slower
+        # e.g. a NIC at reduced PCIe width: every link touching node3 is
+        # slower
+        lb.set_host("node3", slow=0.7)
         res = verify_fabric(inv, _opts(tmp_path / "out", pairwise=True))
     finally:
         lb.stop()
@@ -179,7 +190,8 @@ def test_pairwise_matrix_finds_the_slow_host(lab, tmp_path: Path) -> None:  # ty
     assert len(res.report["pairwise_commands"]) == 3
 
 
-def test_adjust_sizes_an_unpinned_step_with_the_simulator(lab, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+def test_adjust_sizes_an_unpinned_step_with_the_simulator(lab,
+                                                          tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     # the tuner's own ramp on a shallow-buffer fabric (PFC at 0.72 x BDP): the measurement says "ECN down";
     # nothing is pinned, so the step's size comes from the simulator search on the port's class, seed 1
     lb, inv = lab(pfc_onset_bdp=0.72)

@@ -27,7 +27,8 @@ def collective_from_program(name: str) -> str | None:
 def _elements_ratio(size: int, count: int, dtype: str) -> int | None:
     """``size / (count × type size)`` when it is a whole number (1: one buffer, N: N ranks' buffers).
 
-    >>> _elements_ratio(1024, 256, "float"), _elements_ratio(4096, 128, "float"), _elements_ratio(10, 3, "int8")
+    >>> (_elements_ratio(1024, 256, "float"), _elements_ratio(4096, 128, "float"),
+    ...  _elements_ratio(10, 3, "int8"))
     (1, 8, None)
     """
     ts = TYPE_BYTES.get(dtype.lower())

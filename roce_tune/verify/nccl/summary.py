@@ -115,7 +115,8 @@ def _is_bad(x: NcclResult, limit: float) -> bool:
     return (x.wrong or 0) > 0 or x.flagged or (x.max_error is not None and x.max_error > limit)
 
 
-def _bandwidth(b: RunFacts, ran_alone: bool, bws: list[float]) -> tuple[float | None, _AvgSource, float | None]:
+def _bandwidth(b: RunFacts, ran_alone: bool, bws: list[float]) -> tuple[float | None, _AvgSource,
+                                                                        float | None]:
     """(average GB/s, where it came from, max GB/s); nothing for a run whose processes ran alone."""
     if ran_alone:
         return None, None, None

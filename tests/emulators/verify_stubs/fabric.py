@@ -25,9 +25,12 @@ import model as m  # type: ignore[import-not-found]  # the stub directory is on 
 DEFAULT_DSCP2PRIO = [d // 8 for d in range(64)]
 #: nccl-tests table header (current layout, with redop/root/#wrong)
 HEADER = (
-    "#                                                              out-of-place                       in-place          ",
-    "#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   busbw #wrong",
-    "#        (B)    (elements)                               (us)  (GB/s)  (GB/s)            (us)  (GB/s)  (GB/s)       ",
+    "#                                                              out-of-place                       "
+    "in-place          ",
+    "#       size         count      type   redop    root     time   algbw   busbw #wrong     time   algbw   "
+    "busbw #wrong",
+    "#        (B)    (elements)                               (us)  (GB/s)  (GB/s)            (us)  (GB/s)  "
+    "(GB/s)       ",
 )
 
 
@@ -67,7 +70,8 @@ class HostView:
         self.trust = qos.get("trust", "pcp")
         self.pfc = qos.get("pfc", [0] * 8)
         self.dscp2prio = qos.get("dscp2prio", DEFAULT_DSCP2PRIO)
-        tc = _read(self.root / "sys/class/infiniband" / self.rdma / "tc/1/traffic_class").replace("Global tclass=", "")
+        tc = _read(self.root / "sys/class/infiniband" / self.rdma
+                   / "tc/1/traffic_class").replace("Global tclass=", "")
         self.traffic_class = int(tc) if tc.isdigit() else 0
         self.rp = {p: _read(net / f"ecn/roce_rp/enable/{p}", "0") == "1" for p in range(8)}
         self.np = {p: _read(net / f"ecn/roce_np/enable/{p}", "0") == "1" for p in range(8)}
@@ -111,7 +115,8 @@ def _link(s: HostView, r: HostView, tos: int, sw: dict, fab: dict) -> tuple[m.Li
     dscp = tos >> 2
     prio_tx, prio_rx = s.prio_of(dscp), r.prio_of(dscp)
     tc = int(ps.get("dscp_to_tc", {}).get(str(dscp), ps.get("dscp_to_tc", {}).get(dscp, 0)))
-    lossless = (tc == prio_tx and bool(s.pfc[prio_tx]) and bool(r.pfc[prio_rx]) and tc in ps.get("pfc_enable", [])
+    lossless = (tc == prio_tx and bool(s.pfc[prio_tx]) and bool(r.pfc[prio_rx]) and tc in ps.get("pfc_enable",
+                                                                                                 [])
                 and tc in pr.get("pfc_enable", []))
     q = pr.get("queues", {}).get(str(tc), {})
     slow = float(fab["hosts"][s.name].get("slow", 1.0)) * float(fab["hosts"][r.name].get("slow", 1.0))
@@ -119,20 +124,24 @@ def _link(s: HostView, r: HostView, tos: int, sw: dict, fab: dict) -> tuple[m.Li
         slow *= 0.5  # the receiver keeps pausing its switch port
     ls = m.LinkSettings(
         speed_gbps=min(s.speed_gbps, r.speed_gbps), prio_tx=prio_tx, prio_rx=prio_rx, lossless=lossless,
-        ecn_on=bool(q.get("ecn")), ect=(tos & 3) != 0, kmin=float(q.get("kmin", 0)), kmax=float(q.get("kmax", 0)),
-        pmax_percent=float(q.get("pmax", 0)), rp_enabled=s.rp[prio_tx], np_enabled=r.np[prio_rx], ai_mbps=s.ai,
+        ecn_on=bool(q.get("ecn")), ect=(tos & 3) != 0, kmin=float(q.get("kmin", 0)),
+        kmax=float(q.get("kmax", 0)),
+        pmax_percent=float(q.get("pmax", 0)), rp_enabled=s.rp[prio_tx], np_enabled=r.np[prio_rx],
+        ai_mbps=s.ai,
         mtu=min(s.active_mtu(), r.active_mtu()), slow=slow)
     return ls, {"tc": tc, "switch_in": s.info["port"], "switch_out": r.info["port"]}
 
 
 def _onset(sw: dict, where: dict) -> float | None:
-    """Egress queue at PFC onset on this link's path from the switch's buffers (:func:`model.pfc_onset_bytes`):
-    the ingress port's PG for the TC (TC→PG map, identity when none), the egress port's queue, the job's fan-in."""
+    """Egress queue at PFC onset on this link's path from the switch's buffers
+    (:func:`model.pfc_onset_bytes`): the ingress port's PG for the TC (TC→PG map, identity when none), the
+    egress port's queue, the job's fan-in."""
     ports = sw.get("ports", {})
     pin, pout = ports.get(where["switch_in"], {}), ports.get(where["switch_out"], {})
     tc = where["tc"]
     pg = {int(k): int(v) for k, v in pin.get("tc_to_pg", {}).items()}.get(tc, tc)
-    return m.pfc_onset_bytes(pin.get("pg_buffers", {}).get(str(pg)), pout.get("queue_buffers", {}).get(str(tc)),
+    return m.pfc_onset_bytes(pin.get("pg_buffers", {}).get(str(pg)),
+                             pout.get("queue_buffers", {}).get(str(tc)),
                              where["fan_in"])
 
 
@@ -233,7 +242,8 @@ def _count(fdir: Path, fab: dict, job: Job, rows: list, links: list, factor: flo
             sh["local_ack_timeout_err"] = sh.get("local_ack_timeout_err", 0) + drops / 50
         if fab["hosts"][r.name].get("pfc_storm"):
             m.add_counts(swc.setdefault(pout, {}), {
-                f"pfc_rx_prio{tc}": busy_us / 40.0, f"q{tc}_wd_storm_detected": 1, f"q{tc}_wd_storm_restored": 1,
+                f"pfc_rx_prio{tc}": busy_us / 40.0, f"q{tc}_wd_storm_detected": 1,
+                f"q{tc}_wd_storm_restored": 1,
                 f"q{tc}_wd_tx_drop": pkts / 100})
     for v, *_ in links:
         eth, hw = host_inc[v.name]
@@ -249,15 +259,15 @@ def _format(job: Job, views: list[HostView], nranks: int, rows: list) -> str:
     out = ["# nccl-tests version 2.13.11 nccl-headers=22304 nccl-library=22304",
            f"# Collective test starting: {name}",
            (f"# nThread 1 nGpus {job.gpus} minBytes {job.min_bytes} maxBytes {job.max_bytes} step: "
-            f"{job.factor}(factor) warmup iters: {job.warmup} iters: {job.iters} agg iters: 1 validation: {job.check} "
-            "graph: 0"), "#", "# Using devices"]
+            f"{job.factor}(factor) warmup iters: {job.warmup} iters: {job.iters} agg iters: 1 validation: "
+            f"{job.check} graph: 0"), "#", "# Using devices"]
     ranks = [(h, g) for h in hosts for g in range(job.ranks_per_host)] if len(hosts) > 1 else \
         [(hosts[0], g) for g in range(job.gpus)]
     pid0 = 40000 + rnd.randrange(20000)
     for rank, (h, g) in enumerate(ranks):
         pid = pid0 + (rank if len(hosts) == 1 else 7 * rank)
-        out.append(f"#  Rank {rank:2d} Group  0 Pid {pid:6d} on {h:>10} device {g:2d} [0000:{0x18 + g:02x}:00] "
-                   "NVIDIA H100 80GB HBM3")
+        out.append(f"#  Rank {rank:2d} Group  0 Pid {pid:6d} on {h:>10} device {g:2d} "
+                   f"[0000:{0x18 + g:02x}:00] NVIDIA H100 80GB HBM3")
     h0 = hosts[0]
     for key in sorted(k for k in job.env if k.startswith("NCCL_")):
         out.append(f"{h0}:{pid0}:{pid0} [0] NCCL INFO {key} set by environment to {job.env[key]}")
@@ -267,9 +277,10 @@ def _format(job: Job, views: list[HostView], nranks: int, rows: list) -> str:
     for size, t, alg, bb in rows:
         count = size // 4 // (nranks if job.collective in ("all_gather", "alltoall") else 1)
         t2 = t * 1.002
-        out.append(f"{size:12d}  {count:12d}     float  {redop:>6}      -1  {t:7.1f}  {alg:6.2f}  {bb:6.2f}      0  "
-                   f"{t2:7.1f}  {size / t2 / 1e3:6.2f}  {bb / 1.002:6.2f}      0")
+        out.append(f"{size:12d}  {count:12d}     float  {redop:>6}      -1  {t:7.1f}  {alg:6.2f}  "
+                   f"{bb:6.2f}      0  {t2:7.1f}  {size / t2 / 1e3:6.2f}  {bb / 1.002:6.2f}      0")
         total += bb + bb / 1.002
-    out += ["# Out of bounds values : 0 OK", f"# Avg bus bandwidth    : {total / max(1, 2 * len(rows)):.4f} ", "#",
+    out += ["# Out of bounds values : 0 OK", f"# Avg bus bandwidth    : {total / max(1, 2 * len(rows)):.4f} ",
+            "#",
             f"# Collective test concluded: {name}", ""]
     return "\n".join(out)

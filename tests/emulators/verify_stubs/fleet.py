@@ -30,9 +30,11 @@ from . import model as m
 from .switch import PLATFORM
 
 STUB_DIR = Path(__file__).resolve().parent
-#: MLNX_OFED ``roce_rp`` files the host script writes that the host emulator does not create (firmware defaults)
+#: MLNX_OFED ``roce_rp`` files the host script writes that the host emulator does not create (firmware
+#: defaults)
 MISSING_RP_KNOBS = {"rpg_min_dec_fac": 50}
-TOOLS = ("all_reduce_perf", "all_gather_perf", "alltoall_perf", "sendrecv_perf", "mpirun", "srun", "ibv_devinfo", "ip")
+TOOLS = ("all_reduce_perf", "all_gather_perf", "alltoall_perf", "sendrecv_perf", "mpirun", "srun",
+         "ibv_devinfo", "ip")
 
 
 class _WriteAllOs:
@@ -206,7 +208,8 @@ def _check_model(params: dict[str, float]) -> None:
 
 
 def start_lab(inventory: str | Path, workdir: Path, *, fixed_ports: bool = False,
-              model: dict[str, float] | None = None, username: str = "admin", password: str = "admin") -> VerifyLab:
+              model: dict[str, float] | None = None, username: str = "admin",
+              password: str = "admin") -> VerifyLab:
     """Start the lab for ``inventory`` (its SONiC switches and hosts) under ``workdir``.
 
     Args:
@@ -228,13 +231,16 @@ def start_lab(inventory: str | Path, workdir: Path, *, fixed_ports: bool = False
         if sw.platform != "sonic":
             raise ValueError(f"{sw.name}: only SONiC switches are emulated by the verify lab")
         specs.append(EmulatorSpec(PLATFORM, sw.name, port=(sw.mgmt_port or 0) if fixed_ports else 0,
-                                  username=username, password=password, initial_config=switch_db(plan, sw.name),
+                                  username=username, password=password,
+                                  initial_config=switch_db(plan, sw.name),
                                   options={"fabric_dir": str(fabric_dir)}))
     for j, h in enumerate(plan.hosts):
-        nics = [{"netdev": n.netdev, "rdma": n.rdma_device, "pci": n.pci_address or f"0000:{0x17 + i:02x}:00.0",
+        nics = [{"netdev": n.netdev, "rdma": n.rdma_device, "pci": n.pci_address
+                 or f"0000:{0x17 + i:02x}:00.0",
                  "speed_mbps": n.speed_gbps * 1000, "ipv4": f"192.0.2.{11 + 16 * j + i}"}
                 for i, n in enumerate(h.nics)]
-        specs.append(EmulatorSpec("host", h.name, port=(h.mgmt_port or 0) if fixed_ports else 0, username=username,
+        specs.append(EmulatorSpec("host", h.name, port=(h.mgmt_port or 0) if fixed_ports else 0,
+                                  username=username,
                                   password=password, options={"nics": nics, "stub_dirs": [str(stub_bin)],
                                                               "sudo_nopasswd": True,
                                                               "env": {"ROCE_EMU_FABRIC": str(fabric_dir)}}))

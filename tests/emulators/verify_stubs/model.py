@@ -117,7 +117,8 @@ def dynamic_threshold_bytes(pool_bytes: float, dynamic_th: int, n_congested: int
 def pfc_onset_bytes(pg: dict[str, Any] | None, queue: dict[str, Any] | None, fan_in: int) -> float | None:
     """Egress queue at which the ``fan_in`` ingress PGs feeding it all send XOFF, capped by the queue's own
     limit: ``min(n × L_pg(n), L_queue(1))``. ``pg``/``queue``: ``{"pool_bytes", "dynamic_th"}`` from
-    :func:`switch_state_from_db` (``queue`` None = no egress limit). None when the PG has no buffer profile."""
+    :func:`switch_state_from_db` (``queue`` None = no egress limit). None when the PG has no buffer
+    profile."""
     if not pg:
         return None
     n = max(1, fan_in)
@@ -139,10 +140,12 @@ def link_onset(s: LinkSettings, params: dict[str, float]) -> tuple[float, str]:
     if "pfc_onset_bytes" in params:
         return float(params["pfc_onset_bytes"]), "model parameter pfc_onset_bytes"
     if "pfc_onset_bdp" in params:
-        return float(params["pfc_onset_bdp"]) * bdp, f"model parameter pfc_onset_bdp = {params['pfc_onset_bdp']:g}"
+        return float(params["pfc_onset_bdp"]) * bdp, ("model parameter pfc_onset_bdp = "
+                                                      f"{params['pfc_onset_bdp']:g}")
     if s.pfc_onset_bytes is not None:
         return s.pfc_onset_bytes, "switch buffers (dynamic threshold x fan-in)"
-    return UNCONFIGURED_ONSET_BDP * bdp, f"no buffer profile for the PG on the switch: {UNCONFIGURED_ONSET_BDP:g} x BDP"
+    return UNCONFIGURED_ONSET_BDP * bdp, ("no buffer profile for the PG on the switch: "
+                                          f"{UNCONFIGURED_ONSET_BDP:g} x BDP")
 
 
 def link_outcome(s: LinkSettings, params: dict[str, float]) -> LinkOutcome:
@@ -280,12 +283,15 @@ def switch_state_from_db(db: dict[str, Any]) -> dict[str, Any]:
             for one in _expand(qid):
                 queues[str(one)] = {
                     "ecn": prof.get("ecn", "ecn_none") != "ecn_none",
-                    "kmin": float(prof.get("green_min_threshold", 0)), "kmax": float(prof.get("green_max_threshold", 0)),
+                    "kmin": float(prof.get("green_min_threshold", 0)),
+                    "kmax": float(prof.get("green_max_threshold", 0)),
                     "pmax": float(prof.get("green_drop_probability", 0)), "profile": q["wred_profile"]}
         pgname = pq.get("tc_to_pg_map") or qos.get("global", {}).get("tc_to_pg_map")
         ports[port] = {"pfc_enable": [int(x) for x in str(pq.get("pfc_enable", "")).split(",") if x.strip()],
-                       "dscp_to_tc": {int(k): int(v) for k, v in maps.get(mname, {}).items()} if mname else {},
-                       "tc_to_pg": {int(k): int(v) for k, v in pg_maps.get(pgname, {}).items()} if pgname else {},
+                       "dscp_to_tc": {int(k): int(v) for k, v in maps.get(mname,
+                                                                          {}).items()} if mname else {},
+                       "tc_to_pg": {int(k): int(v) for k, v in pg_maps.get(pgname,
+                                                                           {}).items()} if pgname else {},
                        "queues": queues, "pg_buffers": _buffers(db, "BUFFER_PG", port),
                        "queue_buffers": _buffers(db, "BUFFER_QUEUE", port)}
     return {"ports": ports}

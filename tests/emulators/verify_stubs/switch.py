@@ -21,8 +21,10 @@ server._PLATFORM_CLASSES.setdefault(PLATFORM, ("verify_stubs.switch", "ModelSoni
 
 
 PFCWD_HEADER = (
-    "      QUEUE       STATUS    STORM DETECTED/RESTORED    TX OK/DROP    RX OK/DROP    TX LAST OK/DROP    RX LAST OK/DROP",
-    "-----------  -----------  -------------------------  ------------  ------------  -----------------  -----------------",
+    "      QUEUE       STATUS    STORM DETECTED/RESTORED    TX OK/DROP    RX OK/DROP    TX LAST OK/DROP    "
+    "RX LAST OK/DROP",
+    "-----------  -----------  -------------------------  ------------  ------------  -----------------  "
+    "-----------------",
 )
 
 
@@ -79,7 +81,8 @@ class ModelSonicSession(SonicSession):
         if text.startswith(("queue counters", "queue wredcounters")):
             wred = args[1] == "wredcounters"
             cols = (("wred_drop_pkts", "WredDrp/pkts"), ("wred_drop_bytes", "WredDrp/bytes"),
-                    ("ecn_marked_pkts", "EcnMarked/pkts"), ("ecn_marked_bytes", "EcnMarked/bytes")) if wred else \
+                    ("ecn_marked_pkts", "EcnMarked/pkts"), ("ecn_marked_bytes",
+                                                            "EcnMarked/bytes")) if wred else \
                 (("tx_pkts", "Counter/pkts"), ("tx_bytes", "Counter/bytes"), ("drop_pkts", "Drop/pkts"),
                  ("drop_bytes", "Drop/bytes"))
             out = ["     Port    TxQ  " + "  ".join(f"{h:>15}" for _, h in cols),
@@ -87,14 +90,16 @@ class ModelSonicSession(SonicSession):
             for port in self._ports(args[2:]):
                 for q in range(8):
                     pc = c.get(port, {})
-                    out.append(f"{port:>9}    UC{q}  " + "  ".join(f"{_n(pc.get(f'q{q}_{k}', 0)):>15}" for k, _ in cols))
+                    out.append(f"{port:>9}    UC{q}  " + "  ".join(f"{_n(pc.get(f'q{q}_{k}', 0)):>15}" for k,
+                                                                   _ in cols))
             return "\n".join(out) + "\n", 0
         if text.startswith("pfcwd stats"):
             out = [PFCWD_HEADER[0], PFCWD_HEADER[1]]
             for port, cfg in sorted(self.device.config_db.get("PORT_QOS_MAP", {}).items()):
                 for qs in [x for x in str(cfg.get("pfcwd_sw_enable", "")).split(",") if x.strip()]:
                     v = {k: c.get(port, {}).get(f"q{qs}_{k}", 0) for k in (
-                        "wd_storm_detected", "wd_storm_restored", "wd_tx_ok", "wd_tx_drop", "wd_rx_ok", "wd_rx_drop")}
+                        "wd_storm_detected", "wd_storm_restored", "wd_tx_ok", "wd_tx_drop", "wd_rx_ok",
+                        "wd_rx_drop")}
                     out.append(f"{port + ':' + qs:>11}  operational  {v['wd_storm_detected']}/"
                                f"{v['wd_storm_restored']:<24}{v['wd_tx_ok']}/{v['wd_tx_drop']:<11}{v['wd_rx_ok']}/"
                                f"{v['wd_rx_drop']:<11}0/0                0/0")
