@@ -19,7 +19,7 @@ time. The model is unchanged; 1.0 and 1.1 files still load.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any, Literal, Protocol, TypeVar
 
 from pydantic import (
@@ -312,6 +312,14 @@ class SwitchPlan(_Frozen):
     buffers: Buffers
     ecn_profiles: list[EcnProfile]
     watchdog: Watchdog
+
+    def lossless_ecn_ports(self) -> Iterator[tuple[PortPlan, EcnProfile]]:
+        """Every lossless port of the switch that has an ECN profile, with that profile, in port order."""
+        profiles = {p.name: p for p in self.ecn_profiles}
+        for port in self.ports:
+            prof = profiles.get(port.ecn_profile or "")
+            if port.lossless and prof is not None:
+                yield port, prof
 
 
 # --- hosts --------------------------------------------------------------------------------------

@@ -102,11 +102,7 @@ def _ecn_step_values(plan: Plan, up: bool, factor: float) -> Step:
     values: dict[Key, dict[str, int | float]] = {}
     changes: list[str] = []
     for sw in plan.switches:
-        profiles = {p.name: p for p in sw.ecn_profiles}
-        for port in sw.ports:
-            prof = profiles.get(port.ecn_profile or "")
-            if not port.lossless or prof is None:
-                continue
+        for port, prof in sw.lossless_ecn_ports():
             new, why = _ecn_step(prof, up, factor)
             kmin, kmax = prof.kmin_bytes, prof.kmax_bytes
             if new == (kmin, kmax):

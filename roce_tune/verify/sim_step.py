@@ -193,11 +193,7 @@ def simulated_ecn_step(plan: Plan, proposal: Proposal, factor: float, search: Si
     values: dict[tuple[str, str | None], dict[str, int | float]] = {}
     changes: list[str] = []
     for sw in plan.switches:
-        profiles = {p.name: p for p in sw.ecn_profiles}
-        for port in sw.ports:
-            prof = profiles.get(port.ecn_profile or "")
-            if not port.lossless or prof is None:
-                continue
+        for port, prof in sw.lossless_ecn_ports():
             inp = port_inputs(plan, sw, port)
             key = (sw.asic, inp.speed_gbps, inp.fan_in, inp.base_rtt_us, inp.buffer_bytes, inp.pfc_alpha,
                    inp.ecn.kmin_bytes, inp.ecn.kmax_bytes, inp.ecn.pmax_percent, inp.dcqcn)
