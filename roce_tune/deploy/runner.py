@@ -518,10 +518,22 @@ def _write_session_log(log_path: Path | None, notes: list[str], res: DeviceResul
             fh.write(f"# result: {res.state}" + (f" — {res.error}" if res.error else "") + "\n")
 
 
-def _outcome(drv: Driver | None) -> str | None:
-    """What the platform's rollback recorded it did (``progress["rollback_outcome"]``), if anything."""
+def _outcome(drv: Driver | None, default: str | None = None) -> str | None:
+    """What the platform's rollback recorded it did (``progress["rollback_outcome"]``, e.g. "already reverted
+    by the device"), else ``default``."""
     outcome = drv.progress.get("rollback_outcome") if drv is not None else None
-    return str(outcome) if outcome else None
+    return str(outcome) if outcome else default
+
+
+def _say_rolled_back(res: DeviceResult, drv: Driver | None) -> None:
+    """A failed device that was put back: append what the rollback did (or "rolled back") to its error."""
+    if res.state != "failed" or not res.rolled_back:
+        return
+    outcome = _outcome(drv)
+    if outcome:
+        res.error = (res.error or "") + f" ({outcome})"
+    elif "rolled back" not in (res.error or ""):
+        res.error = (res.error or "") + " (rolled back)"
 
 
 def _run_one(t: Target, opts: ApplyOptions, allow_push: bool, allow_disruptive: bool,
@@ -551,7 +563,7 @@ def _run_one(t: Target, opts: ApplyOptions, allow_push: bool, allow_disruptive: 
         pass
     except Interrupted as exc:  # stopped mid-push; the push's own rollback completed
         res.state, res.rolled_back = "rolled-back", True
-        res.error = redact(f"{exc}; {_outcome(drv) or 'rolled back'}")
+        res.error = redact(f"{exc}; {_outcome(drv, 'rolled back')}")
     except PushError as exc:
         res.error = redact(str(exc))
         res.rolled_back = exc.stage not in ("connect", "read", "preflight", "checkpoint", "rollback", "save")
@@ -563,10 +575,7 @@ def _run_one(t: Target, opts: ApplyOptions, allow_push: bool, allow_disruptive: 
     finally:
         _close(conn)
         _write_session_log(log_path, notes, res)
-    if res.state == "failed" and res.rolled_back and _outcome(drv):
-        res.error = (res.error or "") + f" ({_outcome(drv)})"
-    elif res.state == "failed" and res.rolled_back and "rolled back" not in (res.error or ""):
-        res.error = (res.error or "") + " (rolled back)"
+    _say_rolled_back(res, drv)
     res.seconds = round(time.monotonic() - t0, 3)
     return res
 
