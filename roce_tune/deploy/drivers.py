@@ -444,12 +444,42 @@ class Driver:
         command."""
         return _check(self.platform, output, stage, commands)
 
-    def confirmed(self) -> None:
-        """Raise if the device still waits for a confirmation (a lost confirm would roll back later)."""
+    def confirmed(self, desired: str | None = None, managed_ports: set[str] | None = None) -> None:
+        """Raise if the device still waits for a confirmation (a lost confirm would roll back later) or,
+        with ``desired``, if the confirmed change is not active in the running configuration.
+
+        A confirm that reaches the device after its commit-confirm timer ran out finds the change already
+        reverted by the device; it then confirms nothing and the device still answers with success
+        (Junos commits the unchanged candidate: "commit complete"). Only a read-back after the confirm
+        proves the change is active and final.
+
+        Raises:
+            PushError("confirm"): a confirmation is still pending, or lines of ``desired`` are not active
+                (the message says that the timer ran out and how to lengthen it).
+        """
         assert self.method.confirm_check is not None, f"{self.platform} has no commit-confirm"
         command, pending = self.method.confirm_check
         if re.search(pending, self.cmd(command, "confirm")):
             raise PushError("confirm", "the confirmation did not take; the device still waits for one")
+        if desired is None:
+            return
+        missing = self.missing(desired, managed_ports or set())
+        if missing:
+            raise PushError("confirm", "the change is not active after the confirm: the device's commit-confirm "
+                                       "timer ran out before the confirm arrived and the device reverted the change "
+                                       "by itself (the late confirm committed nothing). Lengthen the window with "
+                                       f"`roce-tune apply --confirm-seconds N` (now {self.opts.confirm_s} s). "
+                                       "Not active: " + "; ".join(missing[:5]))
+
+    def missing(self, desired: str, managed_ports: set[str]) -> list[str]:
+        """Read the running configuration; the change it still needs to include ``desired``: its commands
+        (its diff lines on JSON-patch platforms), empty when every line of ``desired`` is active.
+
+        Raises:
+            netmiko.ReadTimeout, SessionDropped: as :meth:`cmd`; ValueError: as :func:`compute_change`.
+        """
+        change = compute_change(self.platform, self.read_running(), desired, managed_ports)
+        return change.commands or change.diff
 
     def verify(self, desired: str, managed_ports: set[str]) -> None:
         """Read the running configuration back; raise PushError("verify") unless it includes ``desired``."""

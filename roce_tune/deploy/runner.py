@@ -415,8 +415,10 @@ def _push_or_recover(push: Callable[[], None], t: Target, opts: ApplyOptions, lo
         except RollbackIncomplete as inc:
             res.error = redact(f"{rb}; on a new session: {inc}")
             raise _Reported() from None
-        res.error += " (rolled back on a new session)" if res.rolled_back else \
-            f" — ROLLBACK FAILED: check the {t.kind} by hand"
+        outcome = rb.progress.get("rollback_outcome")
+        res.error += (f" (on a new session: {outcome})" if outcome else " (rolled back on a new session)") \
+            if res.rolled_back else (f" — ROLLBACK FAILED: check the {t.kind} by hand; "
+                                     f"{left_as_is(t.platform, 'rollback', rb.progress, opts.push)}")
         if isinstance(rb.cause, Interrupted):
             res.state = "rolled-back" if res.rolled_back else "unknown"
             if not res.rolled_back:
@@ -524,6 +526,24 @@ def _write_session_log(log_path: Path | None, notes: list[str], res: DeviceResul
             fh.write(f"# result: {res.state}" + (f" — {res.error}" if res.error else "") + "\n")
 
 
+def _outcome(drv: Driver | None, default: str | None = None) -> str | None:
+    """What the platform's rollback recorded it did (``progress["rollback_outcome"]``, e.g. "already reverted
+    by the device"), else ``default``."""
+    outcome = drv.progress.get("rollback_outcome") if drv is not None else None
+    return str(outcome) if outcome else default
+
+
+def _say_rolled_back(res: DeviceResult, drv: Driver | None) -> None:
+    """A failed device that was put back: append what the rollback did (or "rolled back") to its error."""
+    if res.state != "failed" or not res.rolled_back:
+        return
+    outcome = _outcome(drv)
+    if outcome:
+        res.error = (res.error or "") + f" ({outcome})"
+    elif "rolled back" not in (res.error or ""):
+        res.error = (res.error or "") + " (rolled back)"
+
+
 def _run_one(t: Target, opts: ApplyOptions, allow_push: bool, allow_disruptive: bool,
              stop: StopRequest) -> DeviceResult:
     t0 = time.monotonic()
@@ -532,6 +552,7 @@ def _run_one(t: Target, opts: ApplyOptions, allow_push: bool, allow_disruptive: 
     notes: list[str] = []
     conn = None
     redact: Callable[[str], str] = lambda s: s  # noqa: E731
+    drv: Driver | None = None  # its progress holds the rollback_outcome, when the rollback recorded one
     try:
         if not t.host:
             raise PushError("connect", "no management address in the inventory")
@@ -549,7 +570,8 @@ def _run_one(t: Target, opts: ApplyOptions, allow_push: bool, allow_disruptive: 
     except _Reported:
         pass
     except Interrupted as exc:  # stopped mid-push; the push's own rollback completed
-        res.state, res.rolled_back, res.error = "rolled-back", True, redact(f"{exc}; rolled back")
+        res.state, res.rolled_back = "rolled-back", True
+        res.error = redact(f"{exc}; {_outcome(drv, 'rolled back')}")
     except PushError as exc:
         res.error = redact(str(exc))
         res.rolled_back = exc.stage not in ("connect", "read", "preflight", "checkpoint", "rollback", "save")
@@ -561,8 +583,7 @@ def _run_one(t: Target, opts: ApplyOptions, allow_push: bool, allow_disruptive: 
     finally:
         _close(conn)
         _write_session_log(log_path, notes, res)
-    if res.state == "failed" and res.rolled_back and "rolled back" not in (res.error or ""):
-        res.error = (res.error or "") + " (rolled back)"
+    _say_rolled_back(res, drv)
     res.seconds = round(time.monotonic() - t0, 3)
     return res
 

@@ -494,8 +494,13 @@ DIFF = _c.DiffRules(
 
 def _push(s: _c.PushSession, commands: list[str], _patch: list[dict[str, object]], desired: str,
           ports: set[str]) -> None:
-    """``configure private`` -> ``commit check`` -> ``commit confirmed N`` -> read back -> ``commit``."""
+    """``configure private`` -> ``commit check`` -> ``commit confirmed N`` -> read back -> ``commit`` -> read
+    back again (a confirm that comes after the timer ran out confirms nothing: see ``Driver.confirmed``).
+
+    ``progress`` keeps the change (``commands``, ``desired``, ``ports``) so that a rollback, also on a new
+    session, can tell whether any of it is still active."""
     minutes = max(1, round(s.opts.confirm_s / 60))
+    s.progress.update(commands=list(commands), desired=desired, ports=sorted(ports))
     s.config_set(commands, "configure private")
     s.cmd("show | compare", "diff", r"#")
     s.commit_checked("commit check", "check")
@@ -506,27 +511,63 @@ def _push(s: _c.PushSession, commands: list[str], _patch: list[dict[str, object]
     s.boundary("configure private")
     s.conn.config_mode(config_command="configure private")
     s.commit_checked("commit comment confirmed", "confirm")
+    s.progress["confirmed"] = True
     s.conn.exit_config_mode()
-    s.confirmed()
+    s.confirmed(desired, ports)
+
+
+#: ``progress["rollback_outcome"]`` after :func:`_rollback` (the apply report carries it)
+ROLLED_BACK = "rolled back by roce-tune (`rollback 1` + `commit`)"
+REVERTED_BY_DEVICE = ("no rollback needed: the device had already reverted the change by itself (its "
+                      "`commit confirmed` timer ran out before the confirm), none of it is active")
+
+
+def _change_active(s: _c.PushSession, progress: dict[str, object]) -> bool:
+    """True if any command of the pushed change is active in the running configuration (read now): it no
+    longer appears among the commands the running configuration needs to reach the desired text. A progress
+    without the change (nothing recorded) counts as active."""
+    commands, desired, ports = progress.get("commands"), progress.get("desired"), progress.get("ports")
+    if not isinstance(commands, list) or not isinstance(desired, str) or not isinstance(ports, list):
+        return True
+    return bool(set(commands) - set(s.missing(desired, set(ports))))
 
 
 def _rollback(s: _c.PushSession, progress: dict[str, object]) -> None:
-    """Discard the private candidate, or ``rollback 1`` + ``commit`` after the confirmed commit."""
+    """Discard the private candidate; after the confirmed commit, ``rollback 1`` + ``commit`` only while some
+    of the change is active.
+
+    ``rollback 1`` loads the commit before the newest one. When the device has already reverted the change
+    by itself (its ``commit confirmed`` timer ran out), the newest commit is the device's own rollback and
+    ``rollback 1`` would load the change again: so the running configuration is read first, and
+    ``progress["rollback_outcome"]`` says which happened (:data:`ROLLED_BACK`, :data:`REVERTED_BY_DEVICE`).
+
+    Raises:
+        PushError("rollback"): the device rejected the rollback or its commit (the driver then retries on a
+            new session; an unconfirmed change still reverts on the device's timer).
+    """
     if s.conn.check_config_mode():
         if not progress.get("committed"):
             s.conn.send_command("rollback 0", expect_string=r"#")
         s.conn.exit_config_mode()
-    if progress.get("committed"):
-        tag = progress.get("tag", s.opts.tag)
-        s.conn.config_mode(config_command="configure private")
-        s.conn.send_command("rollback 1", expect_string=r"#")
-        s.check(s.conn.send_command(f"commit comment {tag}-rollback", expect_string=r"#",
-                                    read_timeout=s.timeout("rollback")), "rollback")
-        s.conn.exit_config_mode()
+    if not progress.get("committed"):
+        return
+    if not _change_active(s, progress):
+        progress["rollback_outcome"] = REVERTED_BY_DEVICE
+        return
+    tag = progress.get("tag", s.opts.tag)
+    s.conn.config_mode(config_command="configure private")
+    s.conn.send_command("rollback 1", expect_string=r"#")
+    s.check(s.conn.send_command(f"commit comment {tag}-rollback", expect_string=r"#",
+                                read_timeout=s.timeout("rollback")), "rollback")
+    s.conn.exit_config_mode()
+    progress["rollback_outcome"] = ROLLED_BACK
 
 
 def _left_as_is(progress: dict[str, object], _tag: str, confirm_s: int) -> str:
     minutes = max(1, round(confirm_s / 60))
+    if progress.get("confirmed"):
+        return ("confirmed (`commit`): no timer reverts it; to revert: `rollback 1` (or the `rollback N` before "
+                "the roce-tune commit in `show system commit`) and `commit` in `configure private`")
     if progress.get("committed"):
         return (f"committed with `commit confirmed {minutes}`: Junos reverts it by itself within {minutes} "
                 "min; to revert now: `rollback 1` and `commit` in `configure private`")
