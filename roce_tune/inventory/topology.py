@@ -68,6 +68,7 @@ class Topology:
     duplicate_ports: list[tuple[str, str, str]] = field(default_factory=list)
     ports_by_switch: dict[str, list[PortInfo]] = field(default_factory=dict)
     cabled_by_switch: dict[str, list[str]] = field(default_factory=dict)
+    _directions: dict[tuple[str, str], str] | None = field(default=None, repr=False, compare=False)
 
     def tier(self, switch: str) -> int:
         """Clos tier of a switch: leaf 0, spine 1, superspine 2."""
@@ -84,15 +85,25 @@ class Topology:
     def direction(self, switch: str, port: str) -> str:
         """``down`` (towards hosts or a lower tier), ``up`` (higher tier), ``peer`` (same tier) or
         ``edge`` (not cabled to anything in the inventory)."""
-        peer = self.peers.get((switch, port))
-        if peer is None:
-            return "edge"
-        if peer.kind == "host":
-            return "down"
-        if peer.device not in self.switches:
-            return "edge"
-        mine, theirs = self.tier(switch), self.tier(peer.device)
-        return "up" if theirs > mine else "down" if theirs < mine else "peer"
+        return self.directions().get((switch, port), "edge")
+
+    def directions(self) -> dict[tuple[str, str], str]:
+        """``(switch, port) -> direction`` (as :meth:`direction`) of every cabled port, computed once on first
+        use: lint, the tuner and the deadlock check ask for each of the ~100k ports of a 4,096-host fabric.
+        The topology must not change after the first call (it is built once and only read)."""
+        if self._directions is None:
+            tier = {name: TIER[sw.role] for name, sw in self.switches.items()}
+            out: dict[tuple[str, str], str] = {}
+            for key, peer in self.peers.items():
+                if peer.kind == "host":
+                    out[key] = "down"
+                elif peer.device not in tier:
+                    out[key] = "edge"
+                else:
+                    mine, theirs = tier[key[0]], tier[peer.device]
+                    out[key] = "up" if theirs > mine else "down" if theirs < mine else "peer"
+            self._directions = out
+        return self._directions
 
     def down_ports(self, switch: str) -> list[str]:
         """Names of the ports of ``switch`` that face hosts or a lower tier."""

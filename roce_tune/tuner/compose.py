@@ -109,28 +109,35 @@ def _port_cable(inv: Inventory, sw: Switch, port: str, peer: Peer | None, pinned
 
 def _port_facts(topo: Topology, sw: Switch, asic: AsicSpec) -> list[_PortFacts]:
     inv = topo.inventory
-    cabled = topo.cabled_ports(sw.name)
-    directions = {p: topo.direction(sw.name, p) for p in cabled}  # every other port faces "edge"
-    downs = [p for p in cabled if directions[p] in ("down", "peer")]
+    name = sw.name
+    cabled = topo.cabled_ports(name)
+    directions = topo.directions()  # every port without a peer faces "edge"
+    n_downs = sum(1 for p in cabled if directions[(name, p)] in ("down", "peer"))
+    # fan-in under up-down routing: a down-facing egress can be fed by every other cabled port;
+    # an up-facing egress only by down-facing ports (valley-free: nothing arriving from above goes up).
+    fan_in_down, fan_in_up = max(1, len(cabled) - 1), max(1, n_downs)
     pinned = bool(inv.policy.overrides)
+    default_cable, policy_mtu, serdes = inv.defaults.cable_length, inv.policy.mtu, asic.serdes_gbps
+    peers = topo.peers
     out = []
-    for info in topo.ports_of(sw.name):
-        peer = topo.peers.get((sw.name, info.name))
-        cable, defaulted = _port_cable(inv, sw, info.name, peer, pinned)
-        direction = directions.get(info.name, "edge") if peer is not None else "edge"
-        if peer is None:
-            kind, peer_name = "none", None
+    for info in topo.ports_of(name):
+        port = info.name
+        peer = peers.get((name, port))
+        if pinned:
+            cable, defaulted = _port_cable(inv, sw, port, peer, pinned)
+        elif peer is not None and peer.cable_m is not None:  # _port_cable without pins, inlined (~100k ports)
+            cable, defaulted = peer.cable_m, False
         else:
-            kind, peer_name = peer.kind, f"{peer.device}:{peer.port}"
-        # fan-in under up-down routing: a down-facing egress can be fed by every other cabled port;
-        # an up-facing egress only by down-facing ports (valley-free: nothing arriving from above goes up).
-        fan_in = max(1, len(cabled) - 1) if direction in ("down", "peer", "edge") else max(1, len(downs))
+            cable, defaulted = default_cable, True
+        if peer is None:
+            kind, peer_name, direction, lossless = "none", None, "edge", False
+        else:
+            kind, peer_name, direction = peer.kind, f"{peer.device}:{peer.port}", directions[(name, port)]
+            lossless = info.admin_up and peer.lossless
         out.append(_PortFacts(
-            name=info.name, speed_gbps=info.speed_gbps,
-            lanes=info.lanes or max(1, info.speed_gbps // asic.serdes_gbps),
-            mtu=info.mtu or inv.policy.mtu, cable_m=cable, cable_defaulted=defaulted, admin_up=info.admin_up,
-            peer=peer_name, peer_kind=kind, direction=direction,
-            lossless=info.admin_up and peer is not None and peer.lossless, fan_in=fan_in,
+            port, info.speed_gbps, info.lanes or max(1, info.speed_gbps // serdes), info.mtu or policy_mtu,
+            cable, defaulted, info.admin_up, peer_name, kind, direction, lossless,
+            fan_in_up if direction == "up" else fan_in_down,
         ))
     return out
 

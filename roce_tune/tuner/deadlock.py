@@ -638,10 +638,11 @@ def check_lossless_uplinks(topo: Topology, lossless_ports: set[tuple[str, str]])
     switch, at the switch. Switches without uplinks (a single leaf, the top tier) are not flagged.
     """
     out: list[Finding] = []
+    directions = topo.directions()
     for sw in sorted(topo.switches, key=_natural):
         ports = topo.cabled_ports(sw)
-        ups = [p for p in ports if topo.direction(sw, p) == "up"]
-        downs = [p for p in ports if topo.direction(sw, p) == "down" and (sw, p) in lossless_ports]
+        ups = [p for p in ports if directions[(sw, p)] == "up"]
+        downs = [p for p in ports if directions[(sw, p)] == "down" and (sw, p) in lossless_ports]
         if ups and downs and not any((sw, p) in lossless_ports for p in ups):
             out.append(Finding(
                 rule="RT223", severity=Severity.warning, location=Location(device=sw, port=ups[0]),

@@ -17,7 +17,7 @@ from functools import cached_property
 from roce_tune.findings import Finding, Severity
 from roce_tune.inventory.catalog import Catalog
 from roce_tune.inventory.loader import LoadedInventory
-from roce_tune.inventory.models import TIER, Host, Inventory, Nic, Switch
+from roce_tune.inventory.models import Host, Inventory, Nic, Switch
 from roce_tune.inventory.topology import Peer, Topology
 
 #: L2 bytes a switch port MTU must allow above the host (L3) MTU: Ethernet II header 14 B + FCS 4 B
@@ -110,16 +110,9 @@ class LintContext:
     def peers_by_switch(self) -> dict[str, list[tuple[str, Peer, str]]]:
         """Switch -> [(port, peer, direction)] for every cabled port, in insertion order."""
         out: dict[str, list[tuple[str, Peer, str]]] = {}
-        tier = {name: TIER[sw.role] for name, sw in self.topo.switches.items()}
+        directions = self.topo.directions()
         for (sw, port), peer in self.topo.peers.items():
-            # same answer as Topology.direction(), without its per-call look-ups (98k ports at 4k hosts)
-            if peer.kind == "host":
-                direction = "down"
-            elif peer.device not in tier:
-                direction = "edge"
-            else:
-                mine, theirs = tier[sw], tier[peer.device]
-                direction = "up" if theirs > mine else "down" if theirs < mine else "peer"
+            direction = directions[(sw, port)]
             out.setdefault(sw, []).append((port, peer, direction))
         return out
 
