@@ -147,9 +147,13 @@ class LintContext:
 
     def nics(self) -> Iterator[tuple[str, Host, Nic]]:
         """(``hosts[i].nics[j]``, host, nic) for every NIC."""
-        for hi, host in enumerate(self.inv.hosts):
-            for ni, nic in enumerate(host.nics):
-                yield f"hosts[{hi}].nics[{ni}]", host, nic
+        return iter(self._nics)
+
+    @cached_property
+    def _nics(self) -> list[tuple[str, Host, Nic]]:
+        """What :meth:`nics` yields, built once: several rules walk the 32k NICs of a 4,096-host fabric."""
+        return [(f"hosts[{hi}].nics[{ni}]", host, nic)
+                for hi, host in enumerate(self.inv.hosts) for ni, nic in enumerate(host.nics)]
 
     def switches(self) -> Iterator[tuple[str, Switch]]:
         """(``switches[i]``, switch) for every switch."""
