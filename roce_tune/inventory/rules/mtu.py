@@ -42,6 +42,19 @@ def _blame(ctx: LintContext, host_path: str, nic_path: str, port_path: str) -> s
       "site: {name: lab}\npolicy: {mtu: 9216}\n" + _LEAF + "    mtu: 9216\n" + _NIC,
       "site: {name: lab}\npolicy: {mtu: 9216}\n" + _LEAF + "    mtu: 9000\n" + _NIC)
 def mtu_mismatch(ctx: LintContext) -> Iterator[Finding]:
+    blamed, detail = _host_mtu_blame(ctx)
+    for where, pairs in blamed.items():
+        more = f" ({len(pairs)} ports, e.g. {pairs[0]})" if len(pairs) > 1 else f" ({pairs[0]})"
+        host_side = where.endswith("host_mtu") or where.startswith("hosts")
+        fix = ("lower the host MTU (9000 is the usual value with a 9216 switch MTU)" if host_side else
+               "raise the switch port MTU to 9216 (or at least host MTU + 22)")
+        yield ctx.finding(detail[where] + more, fix, where)
+    yield from _link_mtu_mismatch(ctx)
+
+
+def _host_mtu_blame(ctx: LintContext) -> tuple[dict[str, list[str]], dict[str, str]]:
+    """NIC/port pairs whose host frame exceeds the switch port MTU, grouped by the MTU setting at fault
+    (its field path): path -> ["host:netdev->switch:port", ...] and path -> what is wrong."""
     blamed: dict[str, list[str]] = {}
     detail: dict[str, str] = {}
     ports, policy = ctx.topo.ports, ctx.inv.policy
@@ -60,12 +73,12 @@ def mtu_mismatch(ctx: LintContext) -> Iterator[Finding]:
                 blamed.setdefault(where, []).append(f"{host.name}:{nic.netdev}->{dev}:{port}")
                 detail.setdefault(where, f"host MTU {host_mtu} + {MTU_OVERHEAD_BYTES} B L2 overhead = "
                                          f"{host_mtu + MTU_OVERHEAD_BYTES} exceeds switch port MTU {port_mtu}")
-    for where, pairs in blamed.items():
-        more = f" ({len(pairs)} ports, e.g. {pairs[0]})" if len(pairs) > 1 else f" ({pairs[0]})"
-        host_side = where.endswith("host_mtu") or where.startswith("hosts")
-        fix = ("lower the host MTU (9000 is the usual value with a 9216 switch MTU)" if host_side else
-               "raise the switch port MTU to 9216 (or at least host MTU + 22)")
-        yield ctx.finding(detail[where] + more, fix, where)
+    return blamed, detail
+
+
+def _link_mtu_mismatch(ctx: LintContext) -> Iterator[Finding]:
+    """Switch-to-switch links whose two ends have different MTUs."""
+    ports, policy = ctx.topo.ports, ctx.inv.policy
     for li, link in enumerate(ctx.inv.links):
         (da, pa), (db, pb) = link.a.split(":", 1), link.b.split(":", 1)
         ia, ib = ports.get((da, pa)), ports.get((db, pb))
