@@ -246,8 +246,10 @@ def topology(loaded: LoadedInventory) -> Topology:
         return build_topology(loaded.inventory)
 
 
-def lint_loaded(loaded: LoadedInventory, catalog: Catalog, topo: Topology | None = None) -> list[Finding]:
-    """Stage ``lint``: the inventory rules (RT0xx/RT1xx); ``topo`` from :func:`topology` (built when None).
+def lint_loaded(loaded: LoadedInventory, catalog: Catalog, topo: Topology | None = None,
+                errors_only: bool = False) -> list[Finding]:
+    """Stage ``lint``: the inventory rules (RT0xx/RT1xx); ``topo`` from :func:`topology` (built when None);
+    ``errors_only``: run only the rules that can report an error (the same pass/fail, fewer warnings).
 
     Returns:
         the warnings and infos (carried into the plan).
@@ -257,7 +259,7 @@ def lint_loaded(loaded: LoadedInventory, catalog: Catalog, topo: Topology | None
     """
     from roce_tune.inventory.lint import lint
 
-    findings = lint(loaded, catalog, topology=topo)
+    findings = lint(loaded, catalog, topology=topo, min_severity=Severity.error if errors_only else None)
     if has_errors(findings):
         raise StageError("lint", [f for f in findings if f.severity is Severity.error])
     return findings
@@ -300,9 +302,12 @@ def derive_plan(loaded: LoadedInventory, catalog: Catalog | None = None) -> Plan
     return derive(loaded, catalog, lint_loaded(loaded, catalog, topo), topo=topo)
 
 
-def derive_device(loaded: LoadedInventory, device: str, catalog: Catalog | None = None) -> Plan:
+def derive_device(loaded: LoadedInventory, device: str, catalog: Catalog | None = None,
+                  lint_warnings: bool = True) -> Plan:
     """Lint, then derive only what the values of ``device`` depend on: the library form of
     ``roce-tune explain`` (:func:`roce_tune.tuner.compose.build_partial_plan` says what that is).
+    ``lint_warnings`` False runs only the lint rules that can report an error (``explain`` prints values,
+    not findings): the same refusal on lint errors, and the plan's findings then lack lint's warnings.
 
     Raises:
         StageError: lint errors, or RT299 when the tuner fails on an input no lint rule caught.
@@ -313,7 +318,7 @@ def derive_device(loaded: LoadedInventory, device: str, catalog: Catalog | None 
 
     catalog = catalog or load_catalog()
     topo = topology(loaded)
-    lint_findings = lint_loaded(loaded, catalog, topo)
+    lint_findings = lint_loaded(loaded, catalog, topo, errors_only=not lint_warnings)
     try:
         with gc_paused():
             return build_partial_plan(loaded, catalog, topo, device, lint_findings)

@@ -17,6 +17,7 @@ from roce_tune.gcpause import gc_paused
 from roce_tune.inventory.catalog import Catalog, load_catalog
 from roce_tune.inventory.loader import LoadedInventory, load_inventory_text
 from roce_tune.inventory.rules import RULES, LintContext, Rule
+from roce_tune.inventory.rules.base import SEVERITY_RANK
 from roce_tune.inventory.topology import Topology, build_topology
 
 #: Loader rules (raised by :func:`~roce_tune.inventory.loader.load_inventory`): id -> (title, what, bad, fixed).
@@ -67,7 +68,8 @@ def _sort_key(f: Finding) -> tuple[str, int, int, str, str]:
 
 
 def lint(loaded: LoadedInventory, catalog: Catalog | None = None,
-         select: Collection[str] | None = None, topology: Topology | None = None) -> list[Finding]:
+         select: Collection[str] | None = None, topology: Topology | None = None,
+         min_severity: Severity | None = None) -> list[Finding]:
     """Run the lint rules over ``loaded``.
 
     Args:
@@ -77,6 +79,9 @@ def lint(loaded: LoadedInventory, catalog: Catalog | None = None,
         select: rule IDs to run (default: all).
         topology: ``build_topology(loaded.inventory)`` when the caller has it already (lint then derive
             share one); None builds it.
+        min_severity: skip the rules that cannot report a finding this severe (their declared
+            :attr:`~roce_tune.inventory.rules.base.Rule.ceiling`, enforced when they report), e.g.
+            ``Severity.error`` for a caller that only needs to know whether lint fails (``explain``).
 
     Returns:
         Findings sorted by file, line, column, rule ID and message (deterministic).
@@ -91,10 +96,13 @@ def lint(loaded: LoadedInventory, catalog: Catalog | None = None,
                                             f"{exc}); catalog rules RT111/RT112 were skipped",
                                     fix="reinstall roce-tune or fix roce_tune/catalog/*.yaml",
                                     location=Location(file=loaded.path)))
+    floor = -1 if min_severity is None else SEVERITY_RANK[min_severity]
     with gc_paused():  # the topology is ~10^5 small objects; the cyclic GC would only slow it down
         ctx = LintContext(loaded, topology or build_topology(loaded.inventory), catalog)
         for r in RULES.values():
             if (select is not None and r.id not in select) or (r.needs_catalog and catalog is None):
+                continue
+            if SEVERITY_RANK[r.ceiling] < floor:
                 continue
             ctx.rule_id = r.id
             findings.extend(r.check(ctx))

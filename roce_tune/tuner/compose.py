@@ -46,6 +46,7 @@ from roce_tune.plan import (
     BufferPool,
     Buffers,
     Classification,
+    Dcqcn,
     DeadlockReport,
     EcnProfile,
     Explained,
@@ -109,28 +110,35 @@ def _port_cable(inv: Inventory, sw: Switch, port: str, peer: Peer | None, pinned
 
 def _port_facts(topo: Topology, sw: Switch, asic: AsicSpec) -> list[_PortFacts]:
     inv = topo.inventory
-    cabled = topo.cabled_ports(sw.name)
-    directions = {p: topo.direction(sw.name, p) for p in cabled}  # every other port faces "edge"
-    downs = [p for p in cabled if directions[p] in ("down", "peer")]
+    name = sw.name
+    cabled = topo.cabled_ports(name)
+    directions = topo.directions()  # every port without a peer faces "edge"
+    n_downs = sum(1 for p in cabled if directions[(name, p)] in ("down", "peer"))
+    # fan-in under up-down routing: a down-facing egress can be fed by every other cabled port;
+    # an up-facing egress only by down-facing ports (valley-free: nothing arriving from above goes up).
+    fan_in_down, fan_in_up = max(1, len(cabled) - 1), max(1, n_downs)
     pinned = bool(inv.policy.overrides)
+    default_cable, policy_mtu, serdes = inv.defaults.cable_length, inv.policy.mtu, asic.serdes_gbps
+    peers = topo.peers
     out = []
-    for info in topo.ports_of(sw.name):
-        peer = topo.peers.get((sw.name, info.name))
-        cable, defaulted = _port_cable(inv, sw, info.name, peer, pinned)
-        direction = directions.get(info.name, "edge") if peer is not None else "edge"
-        if peer is None:
-            kind, peer_name = "none", None
+    for info in topo.ports_of(name):
+        port = info.name
+        peer = peers.get((name, port))
+        if pinned:
+            cable, defaulted = _port_cable(inv, sw, port, peer, pinned)
+        elif peer is not None and peer.cable_m is not None:  # _port_cable without pins, inlined (~100k ports)
+            cable, defaulted = peer.cable_m, False
         else:
-            kind, peer_name = peer.kind, f"{peer.device}:{peer.port}"
-        # fan-in under up-down routing: a down-facing egress can be fed by every other cabled port;
-        # an up-facing egress only by down-facing ports (valley-free: nothing arriving from above goes up).
-        fan_in = max(1, len(cabled) - 1) if direction in ("down", "peer", "edge") else max(1, len(downs))
+            cable, defaulted = default_cable, True
+        if peer is None:
+            kind, peer_name, direction, lossless = "none", None, "edge", False
+        else:
+            kind, peer_name, direction = peer.kind, f"{peer.device}:{peer.port}", directions[(name, port)]
+            lossless = info.admin_up and peer.lossless
         out.append(_PortFacts(
-            name=info.name, speed_gbps=info.speed_gbps,
-            lanes=info.lanes or max(1, info.speed_gbps // asic.serdes_gbps),
-            mtu=info.mtu or inv.policy.mtu, cable_m=cable, cable_defaulted=defaulted, admin_up=info.admin_up,
-            peer=peer_name, peer_kind=kind, direction=direction,
-            lossless=info.admin_up and peer is not None and peer.lossless, fan_in=fan_in,
+            port, info.speed_gbps, info.lanes or max(1, info.speed_gbps // serdes), info.mtu or policy_mtu,
+            cable, defaulted, info.admin_up, peer_name, kind, direction, lossless,
+            fan_in_up if direction == "up" else fan_in_down,
         ))
     return out
 
@@ -486,30 +494,41 @@ def _buffer_model(sw: Switch, asic: AsicSpec) -> str | None:
     return None if models is None else models.resolve(asic.family, sw.buffer_model)[0]
 
 
+def _nic_values(inv: Inventory, catalog: Catalog, prios: list[int], model: str, speed: int, cable: float, mtu: int,
+                pins: dict[str, int | float | str], memo: _Memo) -> tuple[Dcqcn, int, dict[str, Rationale]]:
+    """DCQCN section, NIC xoff (bytes) and rationale of one NIC class (model, speed, cable, MTU, DCQCN pins)."""
+    policy = inv.policy
+    spec = catalog.nic(model)
+    dq = memo.get(("dqh", spec.id, speed, tuple(sorted(pins.items()))), lambda: dcqcn.derive_dcqcn(
+        spec, speed, policy.dcqcn, prios, policy.cnp_dscp, policy.cnp_priority,
+        overrides={k: int(v) for k, v in pins.items()} or None))
+    xoff = memo.get(("nic-xoff", speed, cable, mtu), lambda: headroom.nic_xoff_bytes(speed, cable, mtu))
+    why = memo.get(("why-nic", speed, cable, mtu), lambda: {
+        "nic_xoff_bytes": Rationale(
+            formula="(301 + 2.16*cable_m)*speed_gbps + 2.72*mtu (kernel integer form, speed >= 40G)",
+            inputs={"speed_gbps": speed, "cable_m": cable, "mtu_bytes": mtu},
+            source="torvalds/linux drivers/net/ethernet/mellanox/mlx5/core/en/port_buffer.c",
+            note="the NIC derives this itself from mlnx_qos --cable_len; shown for review"),
+        "mtu": Rationale(formula="nic.mtu or host.mtu or policy.host_mtu", inputs={"mtu_bytes": mtu},
+                         source="inventory", note=f"RoCE MTU {policy.roce_mtu} needs netdev MTU >= 4200"),
+    })
+    return dq, xoff, why
+
+
 def _derive_host(inv: Inventory, catalog: Catalog, cls: Classification, tiers: int, host: Host,
                  memo: _Memo) -> HostPlan:
     policy = inv.policy
     prios = sorted(policy.lossless_priorities)
     pins = resolve_overrides(policy, role="host", device=host.name, params=DCQCN_PARAMS)
     pfc_vector = [1 if p in prios else 0 for p in range(8)]
+    pins_key = tuple(sorted(pins.items()))
     nics = []
     for nic in host.nics:
-        spec = catalog.nic(nic.model)
         cable = nic.cable_length if nic.cable_length is not None else inv.defaults.cable_length
         mtu = nic.mtu or host.mtu or policy.host_mtu
-        dq = memo.get(("dqh", spec.id, nic.speed, tuple(sorted(pins.items()))), lambda: dcqcn.derive_dcqcn(
-            spec, nic.speed, policy.dcqcn, prios, policy.cnp_dscp, policy.cnp_priority,
-            overrides={k: int(v) for k, v in pins.items()} or None))
-        xoff = memo.get(("nic-xoff", nic.speed, cable, mtu), lambda: headroom.nic_xoff_bytes(nic.speed, cable, mtu))
-        why = memo.get(("why-nic", nic.speed, cable, mtu), lambda: {
-            "nic_xoff_bytes": Rationale(
-                formula="(301 + 2.16*cable_m)*speed_gbps + 2.72*mtu (kernel integer form, speed >= 40G)",
-                inputs={"speed_gbps": nic.speed, "cable_m": cable, "mtu_bytes": mtu},
-                source="torvalds/linux drivers/net/ethernet/mellanox/mlx5/core/en/port_buffer.c",
-                note="the NIC derives this itself from mlnx_qos --cable_len; shown for review"),
-            "mtu": Rationale(formula="nic.mtu or host.mtu or policy.host_mtu", inputs={"mtu_bytes": mtu},
-                             source="inventory", note=f"RoCE MTU {policy.roce_mtu} needs netdev MTU >= 4200"),
-        })
+        # one NIC class (model, speed, cable, MTU, pins) has one set of values and shared rationale (32k NICs)
+        dq, xoff, why = memo.get(("nic-class", nic.model, nic.speed, cable, mtu, pins_key),
+                                 lambda: _nic_values(inv, catalog, prios, nic.model, nic.speed, cable, mtu, pins, memo))
         # model_construct: fields are typed by construction (see PortPlan in _derive_switch)
         nics.append(construct_trusted(NicPlan, rationale=why,  # fields in model order
             model=nic.model, netdev=nic.netdev, rdma_device=nic.rdma_device, rdma_port=nic.rdma_port,
@@ -517,7 +536,9 @@ def _derive_host(inv: Inventory, catalog: Catalog, cls: Classification, tiers: i
             trust=cls.trust, pfc_vector=pfc_vector, dscp_to_priority=cls.dscp_to_priority, cable_m=cable, mtu=mtu,
             roce_mtu=policy.roce_mtu, roce_tos=cls.roce_tos, cnp_dscp=cls.cnp_dscp, cnp_priority=cls.cnp_priority,
             nic_xoff_bytes=xoff, dcqcn=dq))
-    env, why = nccl.derive_nccl_env(host, cls, inv.site, tiers)
+    # the NCCL environment follows from the host's RDMA NICs and socket_ifname (nccl.derive_nccl_env)
+    env, why = memo.get(("nccl", tuple((n.rail, n.rdma_device, n.rdma_port) for n in host.nics), host.socket_ifname),
+                        lambda: nccl.derive_nccl_env(host, cls, inv.site, tiers))
     return HostPlan(name=host.name, mgmt_host=host.mgmt.host if host.mgmt else None,
                     mgmt_port=host.mgmt.port if host.mgmt else None, credentials=host.credentials.model_dump(),
                     nics=nics, nccl_env=env, nccl_rationale=why)

@@ -319,11 +319,9 @@ def _host_edges(fab: _Fabric, r: _Routes, a: int, outs: list[tuple[int, int, int
 
 
 def _transit_edges(mx: int, x: int, a: int, c: int, outs: list[tuple[int, int, int]],
-                   turns: list[tuple[int, int, int]] | None) -> int:
+                   turns: list[tuple[int, int, int]]) -> int:
     """Edges for traffic ``c`` entering a from x (``mx`` lossless ports) and leaving towards each y != x;
-    records the turns x -> a -> y when ``turns`` is a list."""
-    if turns is None:
-        return mx * sum(m for y, nhb, m in outs if nhb & c and y != x) if mx else 0
+    records the turns x -> a -> y in ``turns``."""
     edges = 0
     for y, nhb, m in outs:
         if nhb & c and y != x:
@@ -332,21 +330,64 @@ def _transit_edges(mx: int, x: int, a: int, c: int, outs: list[tuple[int, int, i
     return edges
 
 
+def _transit_count(fab: _Fabric, r: _Routes, a: int, outs: list[tuple[int, int, int]]) -> int:
+    """Edges for all traffic through switch a, counted without listing turns: what :func:`_transit_edges`
+    sums, per ingress neighbour x, from the next-hop sets grouped by value.
+
+    Per x, the egress groups whose destinations miss ``c`` (x's traffic through a) are those inside
+    ``missing`` = (all of a's next-hop destinations) minus ``c``. When the groups are pairwise disjoint and
+    ``missing`` is one of them, that group is the only one missed (any other group inside it would overlap
+    it); this is the common case in a Clos (a leaf's own bit, a pod, "everything above"), so a spine's or
+    superspine's ~deg^2 turns cost ~deg set operations. Otherwise the groups are summed one by one.
+    """
+    li = fab.lossless_in
+    groups: dict[int, int] = {}
+    own: dict[int, tuple[int, int]] = {}
+    union = 0
+    for y, nhb, m in outs:
+        groups[nhb] = groups.get(nhb, 0) + m
+        own[y] = (nhb, m)
+        union |= nhb
+    disjoint = sum(g.bit_count() for g in groups) == union.bit_count()
+    total = sum(groups.values())
+    local = ~fab.dbit[a]
+    edges = 0
+    for x in fab.adj[a]:
+        mx = li.get((x, a), 0)
+        c = r.nh.get((x, a), 0) & r.used[x] & local if mx else 0
+        if not c:
+            continue
+        missing = union & ~c
+        if not missing:
+            s = total
+        elif disjoint and missing in groups:
+            s = total - groups[missing]
+        else:
+            s = sum(mg for g, mg in groups.items() if g & c)
+        mine = own.get(x)
+        if mine is not None and mine[0] & c:  # no turn back to where the traffic came from
+            s -= mine[1]
+        edges += mx * s
+    return edges
+
+
 def _turns(fab: _Fabric, r: _Routes, explicit: bool) -> tuple[int, list[tuple[int, int, int]]]:
     """Dependency-edge count (port level, one priority) and, if ``explicit``, the used turns x -> a -> y."""
     edges, turns = 0, list[tuple[int, int, int]]()
     li = fab.lossless_in
-    record = turns if explicit else None
     for a in range(len(fab.names)):
         outs = [(y, r.nh[(a, y)], li.get((a, y), 0)) for y in fab.adj[a] if r.nh.get((a, y))]
         if not outs:
             continue
         edges += _host_edges(fab, r, a, outs)
+        if not explicit:
+            edges += _transit_count(fab, r, a, outs)
+            continue
         local = ~fab.dbit[a]
         for x in fab.adj[a]:
             c = r.nh.get((x, a), 0) & r.used[x] & local
             if c:
-                edges += _transit_edges(li.get((x, a), 0), x, a, c, outs, record)
+                edges += _transit_edges(li.get((x, a), 0), x, a, c, outs, turns)
     return edges, turns
 
 
@@ -638,10 +679,11 @@ def check_lossless_uplinks(topo: Topology, lossless_ports: set[tuple[str, str]])
     switch, at the switch. Switches without uplinks (a single leaf, the top tier) are not flagged.
     """
     out: list[Finding] = []
+    directions = topo.directions()
     for sw in sorted(topo.switches, key=_natural):
         ports = topo.cabled_ports(sw)
-        ups = [p for p in ports if topo.direction(sw, p) == "up"]
-        downs = [p for p in ports if topo.direction(sw, p) == "down" and (sw, p) in lossless_ports]
+        ups = [p for p in ports if directions[(sw, p)] == "up"]
+        downs = [p for p in ports if directions[(sw, p)] == "down" and (sw, p) in lossless_ports]
         if ups and downs and not any((sw, p) in lossless_ports for p in ups):
             out.append(Finding(
                 rule="RT223", severity=Severity.warning, location=Location(device=sw, port=ups[0]),

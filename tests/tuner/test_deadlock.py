@@ -375,3 +375,21 @@ def test_leaf_with_only_lossy_uplinks_is_flagged() -> None:
     one = Inventory.model_validate({**data, "links": [dict(link, lossless=True) if link["b"] == "spine1:Ethernet0"
                                                       else link for link in data["links"]]})
     assert not [f for f in build_plan(one).findings if f.rule == "RT223"]  # one lossless uplink suffices
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.one_of(fabrics_with_peer_links(), st.builds(three_tier, st.integers(1, 3), st.integers(1, 3),
+                                                     st.integers(1, 3), st.integers(1, 2), st.integers(1, 2))),
+       st.data())
+def test_counted_turns_equal_listed_turns(inv: Inventory, data: st.DataObject) -> None:
+    """Large tiered fabrics count dependency edges from next-hop groups without listing turns
+    (``_transit_count``); the count must equal the sum over the listed turns, also with lossy ports."""
+    from roce_tune.tuner.deadlock import _build, _route_shortest, _route_valley_free, _turns
+
+    topo = build_topology(inv)
+    ports = sorted(k for k, p in topo.peers.items())
+    lossy = set(data.draw(st.lists(st.sampled_from(ports), max_size=4))) if ports else set()
+    fab = _build(topo, set(ports) - lossy, flag=False)
+    tiered = not any(fab.tier[i] == fab.tier[j] for i, j in fab.pairs)
+    routes = _route_valley_free(fab) if tiered else _route_shortest(fab)
+    assert _turns(fab, routes, False)[0] == _turns(fab, routes, True)[0]

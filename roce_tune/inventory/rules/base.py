@@ -17,7 +17,7 @@ from functools import cached_property
 from roce_tune.findings import Finding, Severity
 from roce_tune.inventory.catalog import Catalog
 from roce_tune.inventory.loader import LoadedInventory
-from roce_tune.inventory.models import TIER, Host, Inventory, Nic, Switch
+from roce_tune.inventory.models import Host, Inventory, Nic, Switch
 from roce_tune.inventory.topology import Peer, Topology
 
 #: L2 bytes a switch port MTU must allow above the host (L3) MTU: Ethernet II header 14 B + FCS 4 B
@@ -45,22 +45,35 @@ class Rule:
     fixed: str
     check: Callable[[LintContext], Iterable[Finding]] = field(repr=False, compare=False)
     needs_catalog: bool = False
+    #: the most severe finding the rule may report (None: ``severity``); :meth:`LintContext.finding` refuses
+    #: anything above it, so ``lint(min_severity=...)`` can skip rules that cannot reach that severity
+    max_severity: Severity | None = None
 
+    @property
+    def ceiling(self) -> Severity:
+        """The most severe finding this rule can report (``max_severity``, else ``severity``)."""
+        return self.max_severity or self.severity
+
+
+#: severity order (a finding of a higher rank is more severe)
+SEVERITY_RANK = {Severity.info: 0, Severity.warning: 1, Severity.error: 2}
 
 RULES: dict[str, Rule] = {}
 
 
 def rule(rule_id: str, name: str, severity: Severity, title: str, description: str, bad: str, fixed: str,
-         needs_catalog: bool = False) -> Callable[[Callable[[LintContext], Iterable[Finding]]],
-                                                  Callable[[LintContext], Iterable[Finding]]]:
-    """Register ``check`` as rule ``rule_id``; examples are dedented so they can be indented in code."""
+         needs_catalog: bool = False, max_severity: Severity | None = None
+         ) -> Callable[[Callable[[LintContext], Iterable[Finding]]], Callable[[LintContext], Iterable[Finding]]]:
+    """Register ``check`` as rule ``rule_id``; examples are dedented so they can be indented in code.
+    ``max_severity``: the most severe finding ``check`` reports when it overrides ``severity`` upwards
+    (``LintContext.finding(severity=...)``); None = never above ``severity``."""
 
     def deco(check: Callable[[LintContext], Iterable[Finding]]) -> Callable[[LintContext], Iterable[Finding]]:
         if rule_id in RULES:
             raise ValueError(f"lint rule {rule_id} registered twice")
         RULES[rule_id] = Rule(rule_id, name, severity, title, " ".join(description.split()),
                               textwrap.dedent(bad).lstrip("\n"), textwrap.dedent(fixed).lstrip("\n"),
-                              check, needs_catalog)
+                              check, needs_catalog, max_severity)
         return check
 
     return deco
@@ -81,8 +94,16 @@ class LintContext:
 
     def finding(self, message: str, fix: str, path: str, *, key: bool = False, device: str | None = None,
                 port: str | None = None, severity: Severity | None = None) -> Finding:
-        """A finding of the running rule at ``path`` (nearest recorded ancestor if ``path`` is absent)."""
-        return Finding(rule=self.rule_id, severity=severity or RULES[self.rule_id].severity, message=message,
+        """A finding of the running rule at ``path`` (nearest recorded ancestor if ``path`` is absent).
+
+        Raises:
+            ValueError: ``severity`` is above the rule's declared ceiling (:attr:`Rule.ceiling`).
+        """
+        r = RULES[self.rule_id]
+        if severity is not None and SEVERITY_RANK[severity] > SEVERITY_RANK[r.ceiling]:
+            raise ValueError(f"lint rule {r.id} reports {severity.value}, above its declared maximum "
+                             f"{r.ceiling.value} (give the rule max_severity)")
+        return Finding(rule=self.rule_id, severity=severity or r.severity, message=message,
                        fix=fix, location=self.loaded.locate(path, key=key, device=device, port=port))
 
     def line_of(self, path: str) -> int:
@@ -110,16 +131,9 @@ class LintContext:
     def peers_by_switch(self) -> dict[str, list[tuple[str, Peer, str]]]:
         """Switch -> [(port, peer, direction)] for every cabled port, in insertion order."""
         out: dict[str, list[tuple[str, Peer, str]]] = {}
-        tier = {name: TIER[sw.role] for name, sw in self.topo.switches.items()}
+        directions = self.topo.directions()
         for (sw, port), peer in self.topo.peers.items():
-            # same answer as Topology.direction(), without its per-call look-ups (98k ports at 4k hosts)
-            if peer.kind == "host":
-                direction = "down"
-            elif peer.device not in tier:
-                direction = "edge"
-            else:
-                mine, theirs = tier[sw], tier[peer.device]
-                direction = "up" if theirs > mine else "down" if theirs < mine else "peer"
+            direction = directions[(sw, port)]
             out.setdefault(sw, []).append((port, peer, direction))
         return out
 
@@ -133,9 +147,13 @@ class LintContext:
 
     def nics(self) -> Iterator[tuple[str, Host, Nic]]:
         """(``hosts[i].nics[j]``, host, nic) for every NIC."""
-        for hi, host in enumerate(self.inv.hosts):
-            for ni, nic in enumerate(host.nics):
-                yield f"hosts[{hi}].nics[{ni}]", host, nic
+        return iter(self._nics)
+
+    @cached_property
+    def _nics(self) -> list[tuple[str, Host, Nic]]:
+        """What :meth:`nics` yields, built once: several rules walk the 32k NICs of a 4,096-host fabric."""
+        return [(f"hosts[{hi}].nics[{ni}]", host, nic)
+                for hi, host in enumerate(self.inv.hosts) for ni, nic in enumerate(host.nics)]
 
     def switches(self) -> Iterator[tuple[str, Switch]]:
         """(``switches[i]``, switch) for every switch."""

@@ -128,7 +128,7 @@ links:
 hosts:
   - {name: gpu01, nics: [{model: connectx-7, netdev: ens1f0np0, rdma_device: mlx5_0, speed: 400G, switch_port: "leaf1:Ethernet0", cable_length: 3m}]}
   - {name: gpu02, nics: [{model: connectx-7, netdev: ens1f0np0, rdma_device: mlx5_0, speed: 400G, switch_port: "leaf1:Ethernet4", cable_length: 3m}]}
-""")
+""", max_severity=Severity.warning)
 def oversubscription(ctx: LintContext) -> Iterator[Finding]:
     for path, sw in ctx.switches():
         if sw.role is not Role.leaf or ctx.switch_path[sw.name] != path:

@@ -42,32 +42,48 @@ def _blame(ctx: LintContext, host_path: str, nic_path: str, port_path: str) -> s
       "site: {name: lab}\npolicy: {mtu: 9216}\n" + _LEAF + "    mtu: 9216\n" + _NIC,
       "site: {name: lab}\npolicy: {mtu: 9216}\n" + _LEAF + "    mtu: 9000\n" + _NIC)
 def mtu_mismatch(ctx: LintContext) -> Iterator[Finding]:
-    blamed: dict[str, list[str]] = {}
-    detail: dict[str, str] = {}
-    for hi, host in enumerate(ctx.inv.hosts):
-        for ni, nic in enumerate(host.nics):
-            if nic.switch_port is None:
-                continue
-            dev, port = nic.switch_port.split(":", 1)
-            info = ctx.topo.ports.get((dev, port))
-            if info is None:
-                continue
-            host_mtu, port_mtu = ctx.host_mtu(host, nic), ctx.port_mtu(dev, port)
-            if host_mtu + MTU_OVERHEAD_BYTES > port_mtu:
-                where = _blame(ctx, f"hosts[{hi}]", f"hosts[{hi}].nics[{ni}]", info.path)
-                blamed.setdefault(where, []).append(f"{host.name}:{nic.netdev}->{dev}:{port}")
-                detail.setdefault(where, f"host MTU {host_mtu} + {MTU_OVERHEAD_BYTES} B L2 overhead = "
-                                         f"{host_mtu + MTU_OVERHEAD_BYTES} exceeds switch port MTU {port_mtu}")
+    blamed, detail = _host_mtu_blame(ctx)
     for where, pairs in blamed.items():
         more = f" ({len(pairs)} ports, e.g. {pairs[0]})" if len(pairs) > 1 else f" ({pairs[0]})"
         host_side = where.endswith("host_mtu") or where.startswith("hosts")
         fix = ("lower the host MTU (9000 is the usual value with a 9216 switch MTU)" if host_side else
                "raise the switch port MTU to 9216 (or at least host MTU + 22)")
         yield ctx.finding(detail[where] + more, fix, where)
+    yield from _link_mtu_mismatch(ctx)
+
+
+def _host_mtu_blame(ctx: LintContext) -> tuple[dict[str, list[str]], dict[str, str]]:
+    """NIC/port pairs whose host frame exceeds the switch port MTU, grouped by the MTU setting at fault
+    (its field path): path -> ["host:netdev->switch:port", ...] and path -> what is wrong."""
+    blamed: dict[str, list[str]] = {}
+    detail: dict[str, str] = {}
+    ports, policy = ctx.topo.ports, ctx.inv.policy
+    for hi, host in enumerate(ctx.inv.hosts):
+        for ni, nic in enumerate(host.nics):
+            if nic.switch_port is None:
+                continue
+            dev, port = nic.switch_port.split(":", 1)
+            info = ports.get((dev, port))
+            if info is None:
+                continue
+            # ctx.host_mtu / ctx.port_mtu, inlined (32k NICs at 4,096 hosts)
+            host_mtu, port_mtu = nic.mtu or host.mtu or policy.host_mtu, info.mtu or policy.mtu
+            if host_mtu + MTU_OVERHEAD_BYTES > port_mtu:
+                where = _blame(ctx, f"hosts[{hi}]", f"hosts[{hi}].nics[{ni}]", info.path)
+                blamed.setdefault(where, []).append(f"{host.name}:{nic.netdev}->{dev}:{port}")
+                detail.setdefault(where, f"host MTU {host_mtu} + {MTU_OVERHEAD_BYTES} B L2 overhead = "
+                                         f"{host_mtu + MTU_OVERHEAD_BYTES} exceeds switch port MTU {port_mtu}")
+    return blamed, detail
+
+
+def _link_mtu_mismatch(ctx: LintContext) -> Iterator[Finding]:
+    """Switch-to-switch links whose two ends have different MTUs."""
+    ports, policy = ctx.topo.ports, ctx.inv.policy
     for li, link in enumerate(ctx.inv.links):
         (da, pa), (db, pb) = link.a.split(":", 1), link.b.split(":", 1)
-        if (da, pa) in ctx.topo.ports and (db, pb) in ctx.topo.ports:
-            ma, mb = ctx.port_mtu(da, pa), ctx.port_mtu(db, pb)
+        ia, ib = ports.get((da, pa)), ports.get((db, pb))
+        if ia is not None and ib is not None:
+            ma, mb = ia.mtu or policy.mtu, ib.mtu or policy.mtu  # ctx.port_mtu, inlined
             if ma != mb:
                 yield ctx.finding(f"link {link.a} (MTU {ma}) <-> {link.b} (MTU {mb}): the ends have different MTUs",
                                   "give both ports the same MTU (9216 is usual for a RoCE fabric)",
