@@ -126,7 +126,7 @@ def render_once(kind: str, device: str, context: Mapping[str, Any], identity: tu
     """``render(context)`` for ``device``, computed once per distinct context minus the device's identity.
 
     The device's name at ``identity`` is replaced by :data:`NAME_SLOT`; the result of ``render`` on that
-    context is kept under ``kind`` (e.g. ``"sonic/config.j2"``) and a SHA-256 digest of the context's
+    context is kept under ``kind`` (e.g. ``"eos/config.j2"``) and a SHA-256 digest of the context's
     ``repr``, and the name is filled in last. Devices whose rendered files differ only in their name
     (the leaves of one scalable unit) are rendered once (issue 16). Anything else in the context is part of
     the key as it is, so the text is the one ``render(context)`` gives as long as the template prints
