@@ -115,8 +115,8 @@ def test_reader_refuses_a_file_plan_did_not_write(lab_files: dict[str, str], tmp
 
 def test_reader_refuses_a_missing_file_and_a_bad_sums_line(lab_files: dict[str, str], tmp_path: Path) -> None:
     out = write_tree(lab_files, tmp_path / "out")
-    (out / "hosts" / "node2.nccl.env").unlink()
-    with pytest.raises(PlanDirError, match=r"hosts/node2\.nccl\.env listed in SHA256SUMS is missing"):
+    (out / "hosts" / "node2.sh").unlink()
+    with pytest.raises(PlanDirError, match=r"hosts/node2\.sh listed in SHA256SUMS is missing"):
         read_plan_dir(out)
     other = write_tree(lab_files, tmp_path / "other")
     sums = _version(other) / SUMS
@@ -195,11 +195,36 @@ def test_one_cable_change_rewrites_only_the_files_it_changes(lab: Path, tmp_path
     assert read_plan_dir(out).files == second.files  # and every checksum matches
 
 
+@pytest.mark.parametrize("inventory,nic,leaf,host", [
+    ("lab-2node.yaml", 'switch_port: "lab-leaf1:Ethernet0", cable_length: 2m', "lab-leaf1", "node1"),
+    ("mixed-vendor.yaml", 'switch_port: "leaf1:Ethernet1/1", cable_length: 3m', "leaf1", "node01"),
+])
+def test_one_cable_change_rewrites_the_files_of_that_leaf_and_host_only(
+        inventory: str, nic: str, leaf: str, host: str, tmp_path: Path) -> None:
+    """Device files carry no inventory path or sha256 (issue 16): a cable edit rewrites plan.json, plan.md and the
+    two devices on the cable; every other device's file is linked from the version in force."""
+    inv = tmp_path / inventory
+    shutil.copy(REPO / "inventories" / inventory, inv)
+    out = tmp_path / "out"
+    first = plan_inventory(inv, out, scorecards=False)
+    assert inv.read_text().count(nic) == 1
+    inv.write_text(inv.read_text().replace(nic, nic.replace("cable_length: ", "cable_length: 4")))
+    second = plan_inventory(inv, out, scorecards=False)
+    changed = {rel for rel in second.files if second.files[rel] != first.files.get(rel)}
+    own = {rel for rel in second.files if rel.startswith((f"switches/{leaf}.", f"hosts/{host}."))}
+    assert f"hosts/{host}.sh" in changed and any(rel.startswith(f"switches/{leaf}.") for rel in changed)
+    assert changed <= {"plan.json", "plan.md"} | own, sorted(changed - own)
+    assert second.written is not None and second.written.written == len(changed)
+    # provenance stays checkable: the inventory and its sha256 are in plan.json, every file in SHA256SUMS
+    pd = read_plan_dir(out)
+    assert pd.plan.inventory_sha256 == load_inventory(inv).sha256 and set(pd.sha256) == set(second.files)
+
+
 def test_devices_that_left_the_inventory_lose_their_files(lab_files: dict[str, str], tmp_path: Path) -> None:
     out = write_tree(lab_files, tmp_path / "out")
     fewer = {rel: text for rel, text in lab_files.items() if not rel.startswith("hosts/node2.")}
     _, stats = write_tree_stats(fewer, out)
-    assert stats.removed == 2 and stats.written == 0 and stats.linked == len(fewer)
+    assert stats.removed == len(lab_files) - len(fewer) >= 1 and stats.written == 0 and stats.linked == len(fewer)
     assert not (out / "hosts" / "node2.sh").exists() and read_version(out).files == fewer
 
 

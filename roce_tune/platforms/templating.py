@@ -72,9 +72,19 @@ class _Environment(jinja2.Environment):
         return super().getattr(obj, attribute)
 
 
+#: The provenance line of every rendered device file (template global ``provenance``). A device file names
+#: neither the inventory file nor its sha256: with those in every header, any inventory edit (one cable
+#: length) changed every file, and the plan directory's manifest could link none of them from the version in
+#: force (issue 16). Provenance is the plan directory's: ``SHA256SUMS`` lists this file's sha256 (apply and
+#: verify refuse a file that does not match it), and ``plan.json`` of the same version names the inventory
+#: file and its sha256; plan.md says both.
+PROVENANCE = "provenance: this file's sha256 is in SHA256SUMS; plan.json beside it names the inventory and its sha256"
+
+
 @lru_cache(maxsize=1)
 def environment() -> jinja2.Environment:
-    """The shared Jinja environment (cached). Filters: ``shell_quote``, ``to_json``, ``comment_safe``."""
+    """The shared Jinja environment (cached). Filters: ``shell_quote``, ``to_json``, ``comment_safe``; global
+    ``provenance`` (:data:`PROVENANCE`)."""
     env = _Environment(
         loader=jinja2.FileSystemLoader(str(templates_dir())),
         undefined=jinja2.StrictUndefined,
@@ -86,6 +96,7 @@ def environment() -> jinja2.Environment:
     env.filters["shell_quote"] = _shell_quote
     env.filters["to_json"] = _to_json
     env.filters["comment_safe"] = comment_safe
+    env.globals["provenance"] = PROVENANCE
     return env
 
 
