@@ -25,6 +25,14 @@ of them is safe; the old version directory is removed once the new one is in for
 the files of devices that left the inventory. A file system without hard links gets every file written.
 The scheme keeps the publishing guarantee unchanged: links are directory entries of the new (unpublished)
 version, made durable by the same directory ``fsync`` as written files, before the switch.
+
+**Skipping an unchanged re-plan.** A writer may record, with a version, the digest of everything its files
+were made from (``inputs``: for ``roce-tune plan`` the inventory's bytes, the roce-tune code and the options)
+and a small JSON object of its own (``extra``: the summary it prints). :func:`reusable` gives that object
+back when the version in force was made from the same ``inputs`` and is intact (every file as its manifest
+says: size, mtime and inode, the same test that lets the writer link a file; ``SHA256SUMS`` present; no
+leftovers of an interrupted write), so the caller need not make the files again. Readers (apply, verify)
+still check every sha256.
 """
 
 from __future__ import annotations
@@ -33,7 +41,6 @@ import contextlib
 import errno
 import fcntl
 import hashlib
-import json
 import os
 import re
 import shutil
@@ -41,16 +48,20 @@ import tempfile
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
+
+import orjson
 
 __all__ = ["CURRENT", "MANAGED", "MANIFEST", "SUMS", "OutputDirError", "PlanDirError", "PlanFiles",
-           "WriteStats", "read_tree", "read_version", "write_tree"]
+           "Provenance", "WriteStats", "read_tree", "read_version", "reusable", "write_tree", "write_tree_stats"]
 
 #: checksum list written with every plan version (``sha256sum -c SHA256SUMS`` format); a reader uses it to
 #: tell a complete, unedited version from one with files missing or changed
 SUMS = "SHA256SUMS"
 
-#: digest manifest of a version (relative path -> [sha256, size_bytes, mtime_ns, inode]); lets the next
-#: write link unchanged files instead of writing them again
+#: digest manifest of a version (``files``: relative path -> [sha256, size_bytes, mtime_ns, inode]; optional
+#: ``inputs`` digest and ``extra`` object of the writer); lets the next write link unchanged files instead of
+#: writing them again, and an unchanged re-plan skip making them (:func:`reusable`)
 MANIFEST = ".manifest.json"
 
 #: top-level entries of an output tree that ``plan`` owns: symlinks ``NAME -> .current/NAME``. Anything
@@ -116,6 +127,23 @@ class PlanFiles:
     sha256: dict[str, str] = field(default_factory=dict)
 
 
+@dataclass(frozen=True)
+class Provenance:
+    """What a version was made from, recorded in its manifest (module docstring: skipping an unchanged re-plan).
+
+    Attributes:
+        inputs: a digest of every input of the files (opaque to this module); None records nothing.
+        extra: a JSON-serialisable object the writer wants back with :func:`reusable` (e.g. its summary).
+    """
+
+    inputs: str | None = None
+    extra: Mapping[str, object] = field(default_factory=dict)
+
+    def manifest_fields(self) -> dict[str, object]:
+        """The manifest's ``inputs``/``extra`` members ({} when there are no inputs)."""
+        return {} if self.inputs is None else {"inputs": self.inputs, "extra": dict(self.extra)}
+
+
 # ----------------------------------------------------------------------------------------------- writing
 
 
@@ -170,14 +198,28 @@ def _sums_text(digests: Mapping[str, str]) -> bytes:
     return "".join(f"{digest}  {rel}\n" for rel, digest in sorted(digests.items())).encode()
 
 
-def _read_manifest(version: Path) -> dict[str, list[int | str]]:
-    """The manifest of an existing version ({} when it has none or it cannot be read: nothing is linked)."""
+def _read_manifest_doc(version: Path) -> dict[str, Any]:
+    """The whole manifest of an existing version ({} when it has none or it cannot be read)."""
     try:
-        data = json.loads((version / MANIFEST).read_bytes())
-        files = data["files"] if data.get("format") == 1 else {}
-        return files if isinstance(files, dict) else {}
-    except (OSError, ValueError, AttributeError, KeyError):
+        data = orjson.loads((version / MANIFEST).read_bytes())
+    except (OSError, ValueError):
         return {}
+    return data if isinstance(data, dict) and data.get("format") == 1 else {}
+
+
+def _read_manifest(version: Path) -> dict[str, list[int | str]]:
+    """The ``files`` of an existing version's manifest ({} when it has none or it cannot be read: nothing is
+    linked)."""
+    files = _read_manifest_doc(version).get("files")
+    return files if isinstance(files, dict) else {}
+
+
+def _write_manifest(version: Path, files: dict[str, list[int | str]], provenance: Provenance) -> None:
+    """Write ``version``'s manifest, atomically (temp file, flush, rename): it is rewritten when an unchanged
+    version is published again from other inputs."""
+    tmp = version / (MANIFEST + ".tmp")
+    _write_file(tmp, orjson.dumps({"format": 1, "files": files, **provenance.manifest_fields()}), 0o644)
+    os.replace(tmp, version / MANIFEST)
 
 
 def _unchanged_since(path: Path, entry: list[int | str]) -> bool:
@@ -214,7 +256,7 @@ def _write_file(path: Path, blob: bytes, mode: int) -> list[int | str]:
 
 
 def _write_version(dest: Path, data: dict[str, bytes], digests: dict[str, str], previous: Path | None,
-                   stats: WriteStats, on_file: Callable[[int], None] | None) -> None:
+                   stats: WriteStats, on_file: Callable[[int], None] | None, provenance: Provenance) -> None:
     """Build the version directory ``dest``: each file written or linked from ``previous``, then
     ``SHA256SUMS`` and the manifest, everything flushed to disk before it can be published (host scripts
     ``*.sh`` 0755, other files 0644, directories 0755)."""
@@ -237,7 +279,7 @@ def _write_version(dest: Path, data: dict[str, bytes], digests: dict[str, str], 
         if on_file is not None:
             on_file(1)
     _write_file(dest / SUMS, _sums_text(digests), 0o644)
-    _write_file(dest / MANIFEST, json.dumps({"format": 1, "files": manifest}, separators=(",", ":")).encode(), 0o644)
+    _write_manifest(dest, manifest, provenance)
     stats.removed = len(set(prev_manifest) - set(manifest))
     for d in sorted(dirs, key=lambda p: len(p.parts), reverse=True):
         d.chmod(0o755)
@@ -257,12 +299,12 @@ def _check_ours(out: Path, siblings: list[Path]) -> None:
 
 
 def _write_fresh(out: Path, data: dict[str, bytes], digests: dict[str, str], version: str, stats: WriteStats,
-                 on_file: Callable[[int], None] | None) -> None:
+                 on_file: Callable[[int], None] | None, provenance: Provenance) -> None:
     """Build the whole directory as a temporary sibling and rename it onto ``out`` (absent or empty)."""
     tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.tmp-", dir=out.parent))
     try:
         tmp.chmod(0o755)
-        _write_version(tmp / version, data, digests, None, stats, on_file)
+        _write_version(tmp / version, data, digests, None, stats, on_file, provenance)
         os.symlink(version, tmp / CURRENT)
         for name in MANAGED:
             if os.path.lexists(tmp / version / name):
@@ -297,13 +339,14 @@ def _switch_current(out: Path, version: str) -> None:
 
 
 def _publish(out: Path, data: dict[str, bytes], digests: dict[str, str], version: str, stats: WriteStats,
-             on_file: Callable[[int], None] | None) -> None:
+             on_file: Callable[[int], None] | None, provenance: Provenance) -> None:
     """Make ``data`` the plan in force in the existing plan directory ``out`` (module docstring).
 
     Steps, each safe to be killed after: write the version directory (unchanged files linked from the
     version in force); move aside real entries of the pre-symlink layout; add links for names the new
     version has (a link to a name the version in force lacks reads as absent); switch ``.current`` with
-    one ``rename(2)``; then tidy up (the previous version, links to names the new one lacks).
+    one ``rename(2)``; then tidy up (the previous version, links to names the new one lacks). The version in
+    force made again from other inputs keeps its files and gets its manifest's provenance updated.
     """
     in_force = os.readlink(out / CURRENT) if (out / CURRENT).is_symlink() else None
     if in_force != version or not (out / version).is_dir():
@@ -311,7 +354,11 @@ def _publish(out: Path, data: dict[str, bytes], digests: dict[str, str], version
             _remove(out / version)  # an unpublished version an interrupted write left
         previous = out / in_force if in_force and _OURS_INSIDE.fullmatch(in_force) else None
         _write_version(out / version, data, digests, previous if previous and previous.is_dir() else None,
-                       stats, on_file)
+                       stats, on_file, provenance)
+    elif provenance.inputs is not None:
+        doc = _read_manifest_doc(out / version)
+        if doc and (doc.get("inputs"), doc.get("extra")) != (provenance.inputs, dict(provenance.extra)):
+            _write_manifest(out / version, doc["files"], provenance)
     _retire_real_entries(out)
     _link_names(out, version, add=True)
     if in_force != version:
@@ -334,7 +381,7 @@ def _link_names(out: Path, version: str, add: bool) -> None:
 
 
 def write_tree(files: Mapping[str, str | bytes], out_dir: str | Path,
-               on_file: Callable[[int], None] | None = None) -> Path:
+               on_file: Callable[[int], None] | None = None, provenance: Provenance | None = None) -> Path:
     """Write ``files`` (relative path -> text or bytes) as the plan in force in ``out_dir``, atomically,
     writing only files that changed (module docstring). See :func:`write_tree_stats` for what it did.
 
@@ -342,11 +389,12 @@ def write_tree(files: Mapping[str, str | bytes], out_dir: str | Path,
         OutputDirError: ``out_dir`` is a file, or a non-empty directory that is not a plan directory.
         OSError: the directory cannot be written (the plan in force stays as it was).
     """
-    return write_tree_stats(files, out_dir, on_file)[0]
+    return write_tree_stats(files, out_dir, on_file, provenance)[0]
 
 
 def write_tree_stats(files: Mapping[str, str | bytes], out_dir: str | Path,
-                     on_file: Callable[[int], None] | None = None) -> tuple[Path, WriteStats]:
+                     on_file: Callable[[int], None] | None = None,
+                     provenance: Provenance | None = None) -> tuple[Path, WriteStats]:
     """Write ``files`` as the plan in force in ``out_dir`` in one atomic step (module docstring).
 
     A new or empty ``out_dir`` is built as a temporary sibling and renamed into place. An existing plan
@@ -362,6 +410,7 @@ def write_tree_stats(files: Mapping[str, str | bytes], out_dir: str | Path,
         files: relative path (``/``-separated, no ``..``) -> content; text is written as UTF-8.
         out_dir: the output directory.
         on_file: called with 1 for every file written or linked (a progress bar).
+        provenance: what the files were made from, kept in the manifest for :func:`reusable`.
 
     Returns:
         (the absolute output directory, what was written).
@@ -386,14 +435,42 @@ def write_tree_stats(files: Mapping[str, str | bytes], out_dir: str | Path,
     with _locked(out.parent):
         siblings = _sibling_leftovers(out)
         if not out.is_dir() or not any(out.iterdir()):
-            _write_fresh(out, data, digests, version, stats, on_file)
+            _write_fresh(out, data, digests, version, stats, on_file, provenance or Provenance())
         else:
             _check_ours(out, siblings)
-            _publish(out, data, digests, version, stats, on_file)
+            _publish(out, data, digests, version, stats, on_file, provenance or Provenance())
         for leftover in siblings:
             _remove(leftover)
         _fsync_dir(out.parent)
     return out, stats
+
+
+def reusable(out_dir: str | Path, inputs: str) -> dict[str, Any] | None:
+    """The ``extra`` object recorded with the version in force in ``out_dir`` when that version was made from
+    ``inputs`` and is intact, else None (module docstring: skipping an unchanged re-plan).
+
+    Intact: ``.current`` names a version directory with ``SHA256SUMS``, every managed link is in place, no
+    leftovers of an interrupted write, and every file the manifest lists has the size, mtime and inode it
+    was written with (a file edited, replaced or removed since makes it None: the caller makes the plan again
+    and the writer rewrites that file). Costs one ``stat`` per file; no file is read or hashed.
+    """
+    out = Path(out_dir)
+    current = out / CURRENT
+    if not current.is_symlink() or _sibling_leftovers(out):
+        return None
+    name = os.readlink(current)
+    version = out / name
+    if not _OURS_INSIDE.fullmatch(name) or _inside_leftovers(out, keep=name) or not (version / SUMS).is_file():
+        return None
+    doc = _read_manifest_doc(version)
+    files, extra = doc.get("files"), doc.get("extra")
+    if doc.get("inputs") != inputs or not isinstance(files, dict) or not isinstance(extra, dict):
+        return None
+    if not all(_is_link_to_current(out / n, n) for n in MANAGED if os.path.lexists(version / n)):
+        return None
+    if not all(isinstance(entry, list) and _unchanged_since(version / rel, entry) for rel, entry in files.items()):
+        return None
+    return extra
 
 
 # ----------------------------------------------------------------------------------------------- reading

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import errno
 import io
+import json
 import os
 import pty
 import shutil
@@ -28,8 +29,18 @@ from roce_tune.pipeline import (
     open_source,
     plan_inventory,
     read_plan_dir,
+    reuse_plan,
 )
-from roce_tune.plandir import CURRENT, MANIFEST, SUMS, read_version, write_tree, write_tree_stats
+from roce_tune.plandir import (
+    CURRENT,
+    MANIFEST,
+    SUMS,
+    Provenance,
+    read_version,
+    reusable,
+    write_tree,
+    write_tree_stats,
+)
 from roce_tune.render.outputs import render_outputs
 
 REPO = Path(__file__).resolve().parents[1]
@@ -330,7 +341,53 @@ def test_plan_timings_and_the_progress_bar_on_a_terminal_only(lab: Path, tmp_pat
     code, stdout, stderr = _run_plan([str(lab), "--out", str(tmp_path / "b"), "--no-scorecard", "--timings"],
                                      stderr_tty=True)
     assert code == 0, stderr
-    assert "━" in stderr and "timings (s, cpu/wall): load " in stderr
+    assert "━" in stderr and "timings (s, cpu/wall): reuse " in stderr and " load " in stderr
     code, stdout, stderr = _run_plan([str(lab), "--out", str(tmp_path / "b"), "--no-scorecard", "--timings"],
                                      stderr_tty=False)
     assert code == 0 and "files: plan unchanged, nothing written" in stderr
+
+
+# ---------------------------------------------------------------------------------- unchanged re-plan
+
+
+def test_unchanged_replan_reuses_the_plan_in_force_without_deriving(lab: Path, tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    args = [str(lab), "--out", str(out), "--no-scorecard", "--timings"]
+    code, first, err1 = _run_plan(args, stderr_tty=False)
+    assert code == 0, err1
+    before = {p: p.stat().st_mtime_ns for p in _version(out).rglob("*")}
+    code, again, err2 = _run_plan(args, stderr_tty=False)
+    timing = next(line for line in err2.splitlines() if line.startswith("timings "))
+    assert code == 0 and again == first  # the same summary, from the manifest
+    assert "reuse " in timing and " load " not in timing and "nothing derived" in timing
+    assert {p: p.stat().st_mtime_ns for p in _version(out).rglob("*")} == before
+    code, as_json, _ = _run_plan([*args, "--format", "json"], stderr_tty=False)
+    assert code == 0 and json.loads(as_json)["files"] == sorted(read_plan_dir(out).files)
+    # other options are other inputs: planned again
+    code, _, err3 = _run_plan([str(lab), "--out", str(out), "--timings"], stderr_tty=False)
+    assert code == 0 and " load " in err3
+
+
+def test_replan_is_not_reused_when_a_file_was_edited_or_the_inventory_changed(lab: Path, tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    result = plan_inventory(lab, out, scorecards=False)
+    assert reuse_plan(lab, out, scorecards=False) == result.summary
+    leaf = _version(out) / "switches" / "lab-leaf1.json"
+    leaf.write_text(leaf.read_text())  # same bytes, but written after the plan: no longer what the manifest says
+    assert reuse_plan(lab, out, scorecards=False) is None
+    lab.write_text(lab.read_text() + "\n# a comment\n")
+    assert reuse_plan(lab, out, scorecards=False) is None
+    (out / CURRENT).unlink()
+    assert reuse_plan(lab, out, scorecards=False) is None
+
+
+def test_the_version_in_force_made_again_from_other_inputs_records_them(lab_files: dict[str, str],
+                                                                        tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    write_tree_stats(lab_files, out, provenance=Provenance("inputs-a", {"n": 1}))
+    assert reusable(out, "inputs-a") == {"n": 1} and reusable(out, "inputs-b") is None
+    _, stats = write_tree_stats(lab_files, out, provenance=Provenance("inputs-b", {"n": 2}))
+    assert not stats.published and stats.written == 0
+    assert reusable(out, "inputs-b") == {"n": 2} and reusable(out, "inputs-a") is None
+    (out / "plan.json").unlink()  # a managed link gone: not intact
+    assert reusable(out, "inputs-b") is None

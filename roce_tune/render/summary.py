@@ -4,6 +4,7 @@ thresholds per speed, warnings. Pure translation of the plan."""
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Iterable
 from pathlib import Path
 from typing import TypedDict
 
@@ -55,18 +56,39 @@ def _facts(plan: Plan) -> _Facts:
     }
 
 
-def summary_json(plan: Plan, out_dir: Path, files: dict[str, str]) -> dict[str, object]:
-    """Machine-readable summary (``--format json``)."""
-    data: dict[str, object] = dict(_facts(plan))
+class PlanSummary(TypedDict):
+    """What ``roce-tune plan`` prints of a plan, as JSON-serialisable data: kept in the plan directory's
+    manifest, so an unchanged re-plan prints it without deriving the plan again (roce_tune.pipeline.reuse_plan).
+
+    Attributes:
+        facts: :class:`_Facts` of the plan.
+        findings: the plan's warnings and errors as printed (``str(finding)``), in plan order.
+        files: every file of the plan directory (relative paths, sorted).
+    """
+
+    facts: _Facts
+    findings: list[str]
+    files: list[str]
+
+
+def plan_summary(plan: Plan, files: Iterable[str]) -> PlanSummary:
+    """The :class:`PlanSummary` of ``plan`` with its rendered ``files``."""
+    return {"facts": _facts(plan), "findings": [str(f) for f in plan.findings if f.severity is not Severity.info],
+            "files": sorted(files)}
+
+
+def summary_json(summary: PlanSummary, out_dir: Path) -> dict[str, object]:
+    """Machine-readable summary (``--format json``): the facts, ``output_dir`` and ``files``."""
+    data: dict[str, object] = dict(summary["facts"])
     data["output_dir"] = str(out_dir)
-    data["files"] = sorted(files)
+    data["files"] = list(summary["files"])
     return data
 
 
-def summary_table(plan: Plan) -> Table:
+def summary_table(summary: PlanSummary) -> Table:
     """The rich table printed by ``roce-tune plan``."""
-    f = _facts(plan)
-    t = Table(title=f"roce-tune plan: {plan.site}", show_header=True, header_style="bold")
+    f = summary["facts"]
+    t = Table(title=f"roce-tune plan: {f['site']}", show_header=True, header_style="bold")
     t.add_column("what")
     t.add_column("value")
     t.add_row("switches", ", ".join(f"{k}: {v}" for k, v in f["switches_per_platform"].items()) or "-")
