@@ -92,16 +92,20 @@ class PlanDirError(ValueError):
 class WriteStats:
     """What :func:`write_tree` did: files written, files hard-linked from the version in force, files of
     the previous version not carried over (devices that left, renamed files), and whether a new version
-    was published (False: the plan in force was already this one)."""
+    was published (False: the plan in force was already this one); ``restored``: files of the version in force
+    that had been edited or removed since and were written again (counted in ``written`` too)."""
 
     written: int = 0
     linked: int = 0
     removed: int = 0
     published: bool = False
+    restored: int = 0
 
     def describe(self) -> str:
-        """``files: 12 written, 9975 unchanged (linked), 3 removed`` or ``files: plan unchanged, nothing
-        written``."""
+        """``files: 12 written, 9975 unchanged (linked), 3 removed``, ``files: plan unchanged, nothing
+        written`` or ``files: plan unchanged, 2 edited or missing file(s) restored``."""
+        if not self.published and self.restored:
+            return f"files: plan unchanged, {self.restored} edited or missing file(s) restored"
         if not self.published:
             return "files: plan unchanged, nothing written"
         return f"files: {self.written} written, {self.linked} unchanged (linked), {self.removed} removed"
@@ -286,6 +290,64 @@ def _write_version(dest: Path, data: dict[str, bytes], digests: dict[str, str], 
         _fsync_dir(d)
 
 
+def _replace_file(path: Path, blob: bytes) -> list[int | str]:
+    """Write ``path`` anew (temporary sibling, flushed, renamed over it: a new inode, so no other version
+    sharing the old one by a hard link is touched); returns its manifest entry tail."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.restore")
+    entry = _write_file(tmp, blob, 0o755 if path.name.endswith(".sh") else 0o644)
+    os.replace(tmp, path)
+    return entry
+
+
+def _strays(version: Path, data: Mapping[str, bytes]) -> list[Path]:
+    """Files under ``switches/`` and ``hosts/`` of ``version`` that ``data`` does not have (a reader refuses
+    them)."""
+    return [p for sub in ("switches", "hosts") for p in sorted((version / sub).rglob("*"))
+            if p.is_file() and p.relative_to(version).as_posix() not in data]
+
+
+def _restored_entry(path: Path, blob: bytes, digest: str, entry: list[int | str] | None,
+                    stats: WriteStats) -> list[int | str]:
+    """The manifest entry of ``path`` in the version in force after making it hold ``blob`` (sha256 ``digest``):
+    kept when unchanged since written; re-read when touched (same sha256: only the entry is new); written
+    again when edited or missing (``stats.restored``)."""
+    if entry is not None and entry[0] == digest and _unchanged_since(path, entry):
+        return entry
+    if path.is_file() and not path.is_symlink() and hashlib.sha256(path.read_bytes()).hexdigest() == digest:
+        st = path.stat()
+        return [digest, st.st_size, st.st_mtime_ns, st.st_ino]
+    stats.written += 1
+    stats.restored += 1
+    return [digest, *_replace_file(path, blob)]
+
+
+def _restore_version(version: Path, data: dict[str, bytes], digests: dict[str, str], stats: WriteStats,
+                     provenance: Provenance) -> None:
+    """Make the version in force, which ``data`` maps to, hold exactly ``data`` again (:func:`_restored_entry`
+    per file; files it should not have removed, counted in ``stats.removed``; ``SHA256SUMS`` rewritten if
+    changed) and update its manifest (with ``provenance`` when it records inputs). Each file is replaced by
+    one ``rename(2)``: a reader sees the old or the right file, never part of one."""
+    doc = _read_manifest_doc(version)
+    old = doc.get("files")
+    old = old if isinstance(old, dict) else {}
+    manifest = {rel: _restored_entry(version / rel, blob, digests[rel], old.get(rel), stats)
+                for rel, blob in data.items()}
+    for stray in _strays(version, data):
+        stray.unlink()
+        stats.removed += 1
+    sums = _sums_text(digests)
+    if not (version / SUMS).is_file() or (version / SUMS).read_bytes() != sums:
+        _replace_file(version / SUMS, sums)
+        stats.restored += 1
+    if provenance.inputs is None:  # keep what the version recorded
+        provenance = Provenance(doc.get("inputs"), doc.get("extra") or {})
+    if manifest != old or (doc.get("inputs"), doc.get("extra") or {}) != (provenance.inputs, dict(provenance.extra)):
+        for d in {version, *((version / rel).parent for rel in data)}:
+            _fsync_dir(d)
+        _write_manifest(version, manifest, provenance)
+
+
 def _is_link_to_current(path: Path, name: str) -> bool:
     return path.is_symlink() and os.readlink(path) == f"{CURRENT}/{name}"
 
@@ -355,10 +417,8 @@ def _publish(out: Path, data: dict[str, bytes], digests: dict[str, str], version
         previous = out / in_force if in_force and _OURS_INSIDE.fullmatch(in_force) else None
         _write_version(out / version, data, digests, previous if previous and previous.is_dir() else None,
                        stats, on_file, provenance)
-    elif provenance.inputs is not None:
-        doc = _read_manifest_doc(out / version)
-        if doc and (doc.get("inputs"), doc.get("extra")) != (provenance.inputs, dict(provenance.extra)):
-            _write_manifest(out / version, doc["files"], provenance)
+    else:
+        _restore_version(out / version, data, digests, stats, provenance)
     _retire_real_entries(out)
     _link_names(out, version, add=True)
     if in_force != version:

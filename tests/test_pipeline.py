@@ -391,3 +391,22 @@ def test_the_version_in_force_made_again_from_other_inputs_records_them(lab_file
     assert reusable(out, "inputs-b") == {"n": 2} and reusable(out, "inputs-a") is None
     (out / "plan.json").unlink()  # a managed link gone: not intact
     assert reusable(out, "inputs-b") is None
+
+
+def test_replan_restores_a_file_edited_in_the_version_in_force(lab_files: dict[str, str], tmp_path: Path) -> None:
+    """`roce-tune plan` again is what the reader tells an engineer to run after an edit: with an unchanged plan
+    (same version) it must put the edited and removed files back, not leave the version as it found it."""
+    out = write_tree(lab_files, tmp_path / "out")
+    edited, removed = _version(out) / "hosts" / "node1.sh", _version(out) / "switches" / "lab-leaf1.json"
+    edited.write_text(edited.read_text() + "ip link set ens1f0np0 down\n")
+    removed.unlink()
+    stray = _version(out) / "hosts" / "stray.sh"
+    stray.write_text("echo not planned\n")
+    with pytest.raises(PlanDirError):
+        read_plan_dir(out)
+    _, stats = write_tree_stats(lab_files, out)
+    assert not stats.published and stats.written == 2 and stats.removed == 1
+    assert stats.describe() == "files: plan unchanged, 2 edited or missing file(s) restored"
+    assert read_plan_dir(out).files == lab_files and not stray.exists()
+    _, stats = write_tree_stats(lab_files, out)
+    assert stats.written == 0 and stats.describe() == "files: plan unchanged, nothing written"
