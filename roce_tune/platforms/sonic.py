@@ -74,6 +74,7 @@ import json
 import math
 import re
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
@@ -194,8 +195,24 @@ def reload_warning(rendered: str) -> tuple[list[str], list[str]]:
     Raises:
         ValueError: ``rendered`` is not a JSON object.
     """
-    tables = sorted(orjson.loads(rendered))  # orjson.JSONDecodeError is a ValueError
+    tables = _runbook_facts(rendered)[0]
     return [t for t in tables if t in QOS_RELOAD_CLEARED_TABLES], [t for t in tables if t not in QOS_RELOAD_CLEARED_TABLES]
+
+
+@lru_cache(maxsize=256)
+def _runbook_facts(rendered: str) -> tuple[tuple[str, ...], str, frozenset[str]]:
+    """(sorted table names, buffer model, BUFFER_PROFILE names buffermgrd gives) of a rendered SONiC file, parsed
+    once per distinct text: the switches of a fabric share a handful of texts (plan.md's runbook asks for each).
+
+    Raises:
+        ValueError: ``rendered`` is not a JSON object.
+    """
+    db = orjson.loads(rendered)  # orjson.JSONDecodeError is a ValueError
+    if not isinstance(db, dict):
+        raise ValueError("a SONiC CONFIG_DB file is a JSON object")
+    model = ((db.get("DEVICE_METADATA") or {}).get("localhost") or {}).get("buffer_model", "traditional")
+    names = frozenset(n for n in db.get("BUFFER_PROFILE") or {} if BUFFERMGRD_NAME_RE.match(n))
+    return tuple(sorted(db)), model, names
 
 
 #: ``sonic-wred-profile.yang`` / map-name pattern, max 32 characters [V].
@@ -427,9 +444,9 @@ def _schedulers(plan: Plan) -> list[dict[str, Any]]:
     return [by_name[k] for k in sorted(by_name)]
 
 
-def _lossless_pgs(switch: SwitchPlan, port: PortPlan, pfc_to_pg: dict[int, int]) -> set[int]:
+def _lossless_pgs(switch: SwitchPlan, port: PortPlan, pfc_to_pg: dict[int, int], model: str) -> set[int]:
     pgs = {pfc_to_pg[p] for p in port.pfc_priorities}
-    if buffer_model(switch) == "traditional" and pgs != set(port.pfc_priorities):
+    if model == "traditional" and pgs != set(port.pfc_priorities):
         raise ValueError(f"{switch.name}:{port.name}: lossless priorities {sorted(port.pfc_priorities)} map to PGs "
                          f"{sorted(pgs)}, but buffermgrd (traditional buffer model) writes the lossless BUFFER_PG "
                          "rows at the pfc_enable priorities themselves: map each lossless priority to the PG of the "
@@ -437,18 +454,47 @@ def _lossless_pgs(switch: SwitchPlan, port: PortPlan, pfc_to_pg: dict[int, int])
     return pgs
 
 
-def _port_rows(plan: Plan, switch: SwitchPlan, port: PortPlan, lossy_pgs: list[int], queues: list[int],
+@dataclass(frozen=True)
+class _SwitchRows:
+    """What every port of one switch shares in its rows (computed once per switch, not per port).
+
+    Attributes:
+        lossy_pg_ranges: BUFFER_PG key suffixes of the lossy PGs (``0-2``).
+        lossless_queue_ranges / lossy_queue_ranges: BUFFER_QUEUE key suffixes.
+        sched: queue -> SCHEDULER reference (CONFIG_DB form).
+        model: the switch's buffer model (:func:`buffer_model`).
+    """
+
+    lossy_pg_ranges: tuple[str, ...]
+    lossless_queue_ranges: tuple[str, ...]
+    lossy_queue_ranges: tuple[str, ...]
+    sched: dict[int, str | None]
+    model: str
+
+    @classmethod
+    def of(cls, plan: Plan, switch: SwitchPlan, legacy: bool) -> _SwitchRows:
+        c = plan.classification
+        lossless_queues = set(c.lossless_queues)
+        queues = set(c.tc_to_queue.values()) | lossless_queues
+        return cls(lossy_pg_ranges=tuple(id_ranges(set(c.tc_to_pg.values()) - set(c.lossless_pgs))),
+                   lossless_queue_ranges=tuple(id_ranges(lossless_queues & queues)),
+                   lossy_queue_ranges=tuple(id_ranges(queues - lossless_queues)),
+                   sched={s.queue: reference("SCHEDULER", s.name, legacy) if s.name else None
+                          for s in c.schedulers},
+                   model=buffer_model(switch))
+
+
+def _port_rows(plan: Plan, switch: SwitchPlan, port: PortPlan, fixed: _SwitchRows,
                buf: dict[str, Any], ecn_names: set[str], rows: dict[str, list[dict[str, Any]]],
                legacy: bool) -> None:
     """Append this port's rows to every per-port table in ``rows`` (key -> fields, CONFIG_DB keys)."""
     c = plan.classification
-    lossless_queues = set(c.lossless_queues)
-    sched = {s.queue: s.name for s in c.schedulers}
+    sched = fixed.sched
     name = port.name
     qos: dict[str, Any] = {"name": name, "pfc_enable": None}
     port_lossless_queues: set[int] = set()
     wred = None
-    for r in id_ranges(lossy_pgs):
+    for r in fixed.lossy_pg_ranges:
         rows["buffer_pg"].append({"key": f"{name}|{r}", "profile": buf["ingress_lossy"]})
     if port.lossless:
         if not port.pfc_priorities or port.headroom is None or port.ecn_profile is None:
@@ -456,21 +502,19 @@ def _port_rows(plan: Plan, switch: SwitchPlan, port: PortPlan, lossy_pgs: list[i
         if port.ecn_profile not in ecn_names:
             raise ValueError(f"{switch.name}:{name}: ECN profile {port.ecn_profile} is not in ecn_profiles")
         qos["pfc_enable"] = ",".join(str(p) for p in sorted(port.pfc_priorities))
-        for r in id_ranges(_lossless_pgs(switch, port, c.pfc_priority_to_pg)):
+        for r in id_ranges(_lossless_pgs(switch, port, c.pfc_priority_to_pg, fixed.model)):
             rows["buffer_pg"].append({"key": f"{name}|{r}", "profile": buf["pg_profile"][name]})
         wred = port.ecn_profile
         port_lossless_queues = {c.pfc_priority_to_queue[p] for p in port.pfc_priorities}
         rows["pfc_wd"].append({"name": name})
     rows["port_qos"].append(qos)
+    wred_ref = reference("WRED_PROFILE", wred, legacy) if wred else None
     for q in sorted(set(sched) | port_lossless_queues):
-        scheduler = sched.get(q)
-        rows["queue"].append({
-            "key": f"{name}|{q}",
-            "scheduler": reference("SCHEDULER", scheduler, legacy) if scheduler else None,
-            "wred": reference("WRED_PROFILE", wred, legacy) if wred and q in port_lossless_queues else None})
-    for r in id_ranges(lossless_queues & set(queues)):
+        rows["queue"].append({"key": f"{name}|{q}", "scheduler": sched.get(q),
+                              "wred": wred_ref if q in port_lossless_queues else None})
+    for r in fixed.lossless_queue_ranges:
         rows["buffer_queue"].append({"key": f"{name}|{r}", "profile": buf["egress_lossless"]})
-    for r in id_ranges(set(queues) - lossless_queues):
+    for r in fixed.lossy_queue_ranges:
         rows["buffer_queue"].append({"key": f"{name}|{r}", "profile": buf["egress_lossy"]})
     rows["port"].append({"name": name, "mtu": port.mtu, "cable": cable_string(port.cable_m)})
 
@@ -496,9 +540,6 @@ def build_context(plan: Plan, switch: SwitchPlan) -> dict[str, Any]:
         raise ValueError("SONiC renderer supports trust dscp only (the plan has no PCP -> TC map for DOT1P_TO_TC_MAP)")
     if not WRED_NAME_RE.fullmatch(c.map_name):
         raise ValueError(f"map name {c.map_name!r} does not match the SONiC YANG pattern {WRED_NAME_RE.pattern}")
-    lossless_pgs = set(c.lossless_pgs)
-    lossy_pgs = sorted(set(c.tc_to_pg.values()) - lossless_pgs)
-    queues = sorted(set(c.tc_to_queue.values()) | set(c.lossless_queues))
     release = sonic_release(switch.os_version)
     legacy = release is not None and release < PLAIN_REFERENCES_SINCE
     buf = _buffers(switch, legacy, pg_profiles(switch))
@@ -506,8 +547,9 @@ def build_context(plan: Plan, switch: SwitchPlan) -> dict[str, Any]:
     ecn_names = {w["name"] for w in wred}
     rows: dict[str, list[dict[str, Any]]] = {k: [] for k in ("port_qos", "queue", "buffer_pg", "buffer_queue",
                                                              "pfc_wd", "port")}
+    fixed = _SwitchRows.of(plan, switch, legacy)
     for p in sorted(switch.ports, key=lambda p: p.name):
-        _port_rows(plan, switch, p, lossy_pgs, queues, buf, ecn_names, rows, legacy)
+        _port_rows(plan, switch, p, fixed, buf, ecn_names, rows, legacy)
     wd = switch.watchdog
     pfc_to_pg = asic_type(switch) in PFC_TO_PG_ASIC_TYPES
 
@@ -742,7 +784,7 @@ def render(plan: Plan, switch: SwitchPlan) -> dict[str, str]:
         return serialise(config_db_tables(ctx, metadata_model))
 
     text = render_once(f"{SPEC.name}/config_db/{metadata_model}", switch.name, build_context(plan, switch),
-                       ("switch",), _render)
+                       ("switch",), _render, orjson.dumps)
     return {f"{switch.name}.{SPEC.extension}": text}
 
 
@@ -965,10 +1007,9 @@ def _buffer_model_runbook(rendered: list[tuple[str, str]]) -> list[str]:
     by_model: dict[str, list[str]] = {}
     profiles: dict[str, set[str]] = {}
     for name, text in rendered:
-        db = json.loads(text)
-        model = ((db.get("DEVICE_METADATA") or {}).get("localhost") or {}).get("buffer_model", "traditional")
+        _, model, buffermgrd_names = _runbook_facts(text)
         by_model.setdefault(model, []).append(name)
-        profiles.setdefault(model, set()).update(n for n in db.get("BUFFER_PROFILE") or {} if BUFFERMGRD_NAME_RE.match(n))
+        profiles.setdefault(model, set()).update(buffermgrd_names)
     lines = []
     if "traditional" in by_model:
         lines.append(

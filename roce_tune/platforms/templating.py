@@ -132,8 +132,13 @@ def _with_slot(context: Mapping[str, Any], identity: tuple[str, ...]) -> dict[st
     return out
 
 
+def _repr_bytes(context: Mapping[str, Any]) -> bytes:
+    return repr(context).encode()
+
+
 def render_once(kind: str, device: str, context: Mapping[str, Any], identity: tuple[str, ...],
-                render: Callable[[dict[str, Any]], str]) -> str:
+                render: Callable[[dict[str, Any]], str],
+                serialise: Callable[[Mapping[str, Any]], bytes] = _repr_bytes) -> str:
     """``render(context)`` for ``device``, computed once per distinct context minus the device's identity.
 
     The device's name at ``identity`` is replaced by :data:`NAME_SLOT`; the result of ``render`` on that
@@ -151,6 +156,9 @@ def render_once(kind: str, device: str, context: Mapping[str, Any], identity: tu
             ``repr`` shows every value the template can print.
         identity: path of dict keys to the device's name in ``context``, e.g. ``("switch", "name")``.
         render: context -> text; it must depend on nothing but the context.
+        serialise: context -> bytes that differ whenever ``render`` could print something different (the
+            key is their SHA-256); default ``repr``. A renderer that prints only scalars with ``str`` may
+            pass a faster one (SONiC: ``orjson.dumps``, which tells ``1``, ``1.0``, ``True`` and ``"1"`` apart).
 
     Returns:
         the rendered text of ``device``.
@@ -159,7 +167,7 @@ def render_once(kind: str, device: str, context: Mapping[str, Any], identity: tu
         KeyError: ``identity`` is not a path of ``context``. Anything ``render`` raises (nothing is kept).
     """
     shared = _with_slot(context, identity)
-    key = (kind, hashlib.sha256(repr(shared).encode()).digest())
+    key = (kind, hashlib.sha256(serialise(shared)).digest())
     text = _RENDERS.get(key)
     if text is None:
         text = render(shared)
