@@ -45,7 +45,7 @@ import os
 import re
 import shutil
 import tempfile
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -194,9 +194,15 @@ def _inside_leftovers(out: Path, keep: str | None = None) -> list[Path]:
     return sorted(p for p in out.iterdir() if _OURS_INSIDE.fullmatch(p.name) and p.name != keep)
 
 
+#: text is encoded (UTF-8) for hashing and writing this many characters at a time
+_CHUNK_CHARS = 1 << 20
+
+
 class _Encoded(Mapping[str, bytes]):
     """``files`` as bytes, sorted by path, each text encoded (UTF-8) when asked for and not kept: a plan's
-    files are not held twice (text and bytes: 230 MB more at 4,096 hosts), and a linked file is never encoded."""
+    files are not held twice (text and bytes: 230 MB more at 4,096 hosts), and a linked file is never encoded.
+    :meth:`chunks` gives a file in pieces of at most :data:`_CHUNK_CHARS` characters (plan.json, 80 MB at
+    4,096 hosts, is never one more 80 MB object)."""
 
     def __init__(self, files: Mapping[str, str | bytes]) -> None:
         self._files = files
@@ -205,6 +211,22 @@ class _Encoded(Mapping[str, bytes]):
     def __getitem__(self, rel: str) -> bytes:
         blob = self._files[rel]
         return blob if isinstance(blob, bytes) else blob.encode("utf-8")
+
+    def chunks(self, rel: str) -> Iterator[bytes]:
+        """The bytes of ``rel`` in pieces (the same bytes as ``self[rel]``: a piece never splits a character)."""
+        blob = self._files[rel]
+        if isinstance(blob, bytes):
+            yield blob
+            return
+        for start in range(0, len(blob), _CHUNK_CHARS):
+            yield blob[start:start + _CHUNK_CHARS].encode("utf-8")
+
+    def sha256(self, rel: str) -> str:
+        """The sha256 hex of ``rel``'s bytes."""
+        h = hashlib.sha256()
+        for piece in self.chunks(rel):
+            h.update(piece)
+        return h.hexdigest()
 
     def __iter__(self) -> Iterator[str]:
         return iter(self._order)
@@ -263,10 +285,13 @@ def _link_from(previous: Path | None, old: list[int | str] | None, rel: str, dig
     return True
 
 
-def _write_file(path: Path, blob: bytes, mode: int) -> list[int | str]:
-    """Write ``blob`` to the new file ``path`` and flush it; returns its manifest entry tail."""
+def _write_file(path: Path, blob: bytes | Iterable[bytes], mode: int) -> list[int | str]:
+    """Write ``blob`` (or its pieces) to the new file ``path`` and flush it; returns its manifest entry tail."""
     with open(path, "wb") as fh:
-        fh.write(blob)
+        if isinstance(blob, bytes):
+            fh.write(blob)
+        else:
+            fh.writelines(blob)
         fh.flush()
         os.fsync(fh.fileno())
         os.chmod(path, mode)
@@ -274,7 +299,7 @@ def _write_file(path: Path, blob: bytes, mode: int) -> list[int | str]:
     return [st.st_size, st.st_mtime_ns, st.st_ino]
 
 
-def _write_version(dest: Path, data: Mapping[str, bytes], digests: dict[str, str], previous: Path | None,
+def _write_version(dest: Path, data: _Encoded, digests: dict[str, str], previous: Path | None,
                    stats: WriteStats, on_file: Callable[[int], None] | None, provenance: Provenance) -> None:
     """Build the version directory ``dest``: each file written or linked from ``previous``, then
     ``SHA256SUMS`` and the manifest, everything flushed to disk before it can be published (host scripts
@@ -293,7 +318,8 @@ def _write_version(dest: Path, data: Mapping[str, bytes], digests: dict[str, str
             manifest[rel] = list(old or [])
             stats.linked += 1
         else:
-            manifest[rel] = [digests[rel], *_write_file(path, data[rel], 0o755 if rel.endswith(".sh") else 0o644)]
+            mode = 0o755 if rel.endswith(".sh") else 0o644
+            manifest[rel] = [digests[rel], *_write_file(path, data.chunks(rel), mode)]
             stats.written += 1
         if on_file is not None:
             on_file(1)
@@ -305,7 +331,7 @@ def _write_version(dest: Path, data: Mapping[str, bytes], digests: dict[str, str
         _fsync_dir(d)
 
 
-def _replace_file(path: Path, blob: bytes) -> list[int | str]:
+def _replace_file(path: Path, blob: bytes | Iterable[bytes]) -> list[int | str]:
     """Write ``path`` anew (temporary sibling, flushed, renamed over it: a new inode, so no other version
     sharing the old one by a hard link is touched); returns its manifest entry tail."""
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -322,9 +348,10 @@ def _strays(version: Path, data: Mapping[str, bytes]) -> list[Path]:
             if p.is_file() and p.relative_to(version).as_posix() not in data]
 
 
-def _restored_entry(path: Path, blob: bytes, digest: str, entry: list[int | str] | None,
+def _restored_entry(path: Path, blob: Iterable[bytes], digest: str, entry: list[int | str] | None,
                     stats: WriteStats) -> list[int | str]:
-    """The manifest entry of ``path`` in the version in force after making it hold ``blob`` (sha256 ``digest``):
+    """The manifest entry of ``path`` in the version in force after making it hold ``blob`` (its pieces; sha256
+    ``digest``):
     kept when unchanged since written; re-read when touched (same sha256: only the entry is new); written
     again when edited or missing (``stats.restored``)."""
     if entry is not None and entry[0] == digest and _unchanged_since(path, entry):
@@ -337,7 +364,7 @@ def _restored_entry(path: Path, blob: bytes, digest: str, entry: list[int | str]
     return [digest, *_replace_file(path, blob)]
 
 
-def _restore_version(version: Path, data: Mapping[str, bytes], digests: dict[str, str], stats: WriteStats,
+def _restore_version(version: Path, data: _Encoded, digests: dict[str, str], stats: WriteStats,
                      provenance: Provenance) -> None:
     """Make the version in force, which ``data`` maps to, hold exactly ``data`` again (:func:`_restored_entry`
     per file; files it should not have removed, counted in ``stats.removed``; ``SHA256SUMS`` rewritten if
@@ -346,8 +373,8 @@ def _restore_version(version: Path, data: Mapping[str, bytes], digests: dict[str
     doc = _read_manifest_doc(version)
     old = doc.get("files")
     old = old if isinstance(old, dict) else {}
-    manifest = {rel: _restored_entry(version / rel, blob, digests[rel], old.get(rel), stats)
-                for rel, blob in data.items()}
+    manifest = {rel: _restored_entry(version / rel, data.chunks(rel), digests[rel], old.get(rel), stats)
+                for rel in data}
     for stray in _strays(version, data):
         stray.unlink()
         stats.removed += 1
@@ -375,7 +402,7 @@ def _check_ours(out: Path, siblings: list[Path]) -> None:
                          "choose an empty or new --out")
 
 
-def _write_fresh(out: Path, data: Mapping[str, bytes], digests: dict[str, str], version: str, stats: WriteStats,
+def _write_fresh(out: Path, data: _Encoded, digests: dict[str, str], version: str, stats: WriteStats,
                  on_file: Callable[[int], None] | None, provenance: Provenance) -> None:
     """Build the whole directory as a temporary sibling and rename it onto ``out`` (absent or empty)."""
     tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.tmp-", dir=out.parent))
@@ -415,7 +442,7 @@ def _switch_current(out: Path, version: str) -> None:
     _fsync_dir(out)
 
 
-def _publish(out: Path, data: Mapping[str, bytes], digests: dict[str, str], version: str, stats: WriteStats,
+def _publish(out: Path, data: _Encoded, digests: dict[str, str], version: str, stats: WriteStats,
              on_file: Callable[[int], None] | None, provenance: Provenance) -> None:
     """Make ``data`` the plan in force in the existing plan directory ``out`` (module docstring).
 
@@ -503,7 +530,7 @@ def write_tree_stats(files: Mapping[str, str | bytes], out_dir: str | Path,
     if os.path.lexists(out) and not out.is_dir():
         raise OutputDirError(f"{out} exists and is not a directory; choose another --out")
     data = _Encoded(files)
-    digests = {rel: hashlib.sha256(data[rel]).hexdigest() for rel in data}
+    digests = {rel: data.sha256(rel) for rel in data}
     version = ".plan-" + hashlib.sha256(_sums_text(digests)).hexdigest()[:16]
     stats = WriteStats()
     out.parent.mkdir(parents=True, exist_ok=True)
