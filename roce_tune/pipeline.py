@@ -347,6 +347,15 @@ def render(plan: Plan, *, platforms: list[str] | None = None, include_hosts: boo
             cannot express (positioned in ``loaded`` when given), or RT299 for a renderer failure on an
             input no lint rule caught.
     """
+    from roce_tune.gcpause import gc_frozen
+
+    with gc_frozen():  # the plan's objects are not walked by every collection the render triggers
+        return _render(plan, platforms, include_hosts, scorecards, loaded)
+
+
+def _render(plan: Plan, platforms: list[str] | None, include_hosts: bool, scorecards: bool,
+            loaded: LoadedInventory | None) -> tuple[Plan, dict[str, str]]:
+    """:func:`render`'s body (it runs with the collector's older objects frozen)."""
     from roce_tune.render.outputs import render_outputs
 
     cards = None
