@@ -230,7 +230,6 @@ def plan(
         raise typer.Exit(1) from None
     if timings:
         err.print(f"{clock.summary()}; {done}", markup=False, highlight=False)
-    assert summary is not None  # plan_inventory always summarises
     _print_plan(summary, fmt, target.absolute())
 
 

@@ -463,15 +463,16 @@ def reuse_plan(path: Path, out_dir: Path, *, platforms: list[str] | None = None,
 
 @dataclass
 class PlanResult:
-    """What :func:`plan_inventory` produced: the inventory, the plan (with render warnings), its files,
-    where they were written and what the write did (None when nothing was written)."""
+    """What :func:`plan_inventory` produced: the inventory, the plan (with render warnings), its files, what
+    ``roce-tune plan`` prints of it (kept in the manifest for :func:`reuse_plan`), where they were written and
+    what the write did (None when nothing was written)."""
 
     loaded: LoadedInventory
     plan: Plan
     files: dict[str, str]
+    summary: PlanSummary
     out_dir: Path | None = None
     written: WriteStats | None = None
-    summary: PlanSummary | None = None
 
 
 def derive_inventory(path: Path, catalog: Catalog | None = None, timings: Timings | None = None,
