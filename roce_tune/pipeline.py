@@ -452,10 +452,9 @@ def reuse_plan(path: Path, out_dir: Path, *, platforms: list[str] | None = None,
     if not out_dir.is_dir():
         return None
     sha256 = hashlib.sha256(path.read_bytes()).hexdigest()
-    extra = reusable(out_dir, plan_inputs(path, sha256, platforms=platforms, scorecards=scorecards))
-    if extra is None or not {"facts", "findings", "files"} <= set(extra):
-        return None
-    return cast("PlanSummary", extra)
+    from roce_tune.render.summary import as_plan_summary
+
+    return as_plan_summary(reusable(out_dir, plan_inputs(path, sha256, platforms=platforms, scorecards=scorecards)))
 
 
 # --------------------------------------------------------------------------------------- whole pipelines

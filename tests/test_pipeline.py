@@ -410,3 +410,16 @@ def test_replan_restores_a_file_edited_in_the_version_in_force(lab_files: dict[s
     assert read_plan_dir(out).files == lab_files and not stray.exists()
     _, stats = write_tree_stats(lab_files, out)
     assert stats.written == 0 and stats.describe() == "files: plan unchanged, nothing written"
+
+
+def test_a_damaged_manifest_summary_is_planned_again_not_printed(lab: Path, tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    plan_inventory(lab, out, scorecards=False)
+    manifest = _version(out) / MANIFEST
+    doc = json.loads(manifest.read_text())
+    doc["extra"]["facts"]["hosts"] = "two"
+    manifest.write_text(json.dumps(doc))
+    assert reuse_plan(lab, out, scorecards=False) is None
+    del doc["extra"]["facts"]
+    manifest.write_text(json.dumps(doc))
+    assert reuse_plan(lab, out, scorecards=False) is None

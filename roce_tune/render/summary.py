@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterable
 from pathlib import Path
-from typing import TypedDict
+from typing import TypedDict, cast
 
 from rich.table import Table
 
@@ -75,6 +75,25 @@ def plan_summary(plan: Plan, files: Iterable[str]) -> PlanSummary:
     """The :class:`PlanSummary` of ``plan`` with its rendered ``files``."""
     return {"facts": _facts(plan), "findings": [str(f) for f in plan.findings if f.severity is not Severity.info],
             "files": sorted(files)}
+
+
+def as_plan_summary(data: object) -> PlanSummary | None:
+    """``data`` (read back from a manifest) as a :class:`PlanSummary`, or None when it is not one (a manifest
+    of another roce-tune, or damaged): every fact present with its JSON type, findings and files strings."""
+    if not isinstance(data, dict) or not isinstance(data.get("facts"), dict):
+        return None
+    kinds: dict[str, type | tuple[type, ...]]
+    facts, kinds = data["facts"], {"site": str, "hosts": int, "nic_ports": int, "lossless_ports": int,
+                                   "deadlock_cycles": int, "errors": int, "warnings": int,
+                                   "switches_per_platform": dict, "ecn_by_speed_gbps": dict,
+                                   "headroom_size_bytes_range": (list, type(None)),
+                                   "headroom_xoff_bytes_range": (list, type(None))}
+    if set(facts) != set(_Facts.__annotations__) or not all(isinstance(facts[k], t) for k, t in kinds.items()):
+        return None
+    lists = [data.get("findings"), data.get("files")]
+    if not all(isinstance(v, list) and all(isinstance(x, str) for x in v) for v in lists):
+        return None
+    return cast(PlanSummary, data)
 
 
 def summary_json(summary: PlanSummary, out_dir: Path) -> dict[str, object]:
