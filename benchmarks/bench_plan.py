@@ -18,10 +18,16 @@ process pinned to one core (``taskset -c CORE`` when available) three times into
    plan's files should be written, every other file hard-linked from the version in force.
 
 Then, in this process, the write stage alone: the same files again, one switch file changed, and back
-(``write-only`` lines: what the manifest scheme costs when one file differs).
+(``write-only`` lines: what the manifest scheme costs when one file differs); then, each as a child pinned
+to the same core, ``roce-tune lint``, ``roce-tune explain`` of one value (the changed NIC's leaf port,
+``xoff_bytes``) and reading plan.json back (``plan_from_json``; the child's CPU includes the interpreter's
+start and imports).
 
 Prints one line per run: CPU seconds (user + sys of the child, from ``wait4``), wall seconds, peak RSS (MB)
-of the child, the per-stage times from ``--timings`` and files written/linked/removed, then the output size.
+of the child, the per-stage times from ``--timings`` and files written/linked/removed, then the output size,
+and one ``targets`` line per size: every issue-16 figure with its target (``ok`` / ``MISS``; the targets are
+for 4,096 hosts, so smaller sizes only show the trend) and the CPU per device of the full plan (flat = no
+size-dependent cost).
 """
 
 from __future__ import annotations
@@ -101,6 +107,50 @@ def _writer_only(n_hosts: int, out: Path) -> None:
               f"wall_s={time.perf_counter() - wall:.3f} | {stats.describe()}", flush=True)
 
 
+#: issue 16 targets at 4,096 hosts x 8 NICs: figure -> (limit, unit)
+TARGETS: dict[str, tuple[float, str]] = {
+    "plan full cpu": (5.0, "s"), "plan unchanged cpu": (1.0, "s"), "plan cable cpu": (1.5, "s"),
+    "plan peak rss": (600.0, "MB"), "lint cpu": (2.0, "s"), "explain cpu": (1.0, "s"), "plan.json load cpu": (2.0, "s"),
+}
+
+
+def _first_leaf_port(full: Path) -> str:
+    """``leaf:port`` of the first host NIC in the full-form inventory."""
+    text = full.read_text(encoding="utf-8")
+    m = re.search(r'switch_port: "([^"]+)"', text[text.index("\nhosts:\n"):])
+    if m is None:
+        raise RuntimeError(f"{full}: no host NIC with a switch_port")
+    return m.group(1)
+
+
+def _other_commands(full: Path, out: Path, cli: list[str], prefix: list[str], env: dict[str, str],
+                    figures: dict[str, float], n_hosts: int) -> None:
+    """lint, explain of one value and plan.json read back, each a child on the pinned core."""
+    load_plan = ("import sys; from roce_tune.plan import plan_from_json; "
+                 "plan_from_json(open(sys.argv[1], encoding='utf-8').read())")
+    runs = {
+        "lint": [*cli, "lint", str(full)],
+        "explain": [*cli, "explain", str(full), _first_leaf_port(full), "xoff_bytes", "--no-scorecard"],
+        "plan.json load": [*prefix, sys.executable, "-c", load_plan, str(out / "plan.json")],
+    }
+    for label, cmd in runs.items():
+        cpu, wall, rss, _ = _run(cmd, env)
+        figures[f"{label} cpu"] = cpu
+        print(f"{label.replace(' ', '-')} hosts={n_hosts} cpu_s={cpu:.2f} wall_s={wall:.2f} peak_rss_mb={rss:.0f}",
+              flush=True)
+
+
+def _targets_line(n_hosts: int, figures: dict[str, float], devices: int) -> str:
+    parts = []
+    for name, (limit, unit) in TARGETS.items():
+        if name in figures:
+            verdict = "ok" if figures[name] <= limit else "MISS"
+            shown = f"{figures[name]:.0f}" if unit == "MB" else f"{figures[name]:.2f}"
+            parts.append(f"{name} {shown}{unit} (<= {limit:g}{unit} {verdict})")
+    per_device_ms = 1000 * figures["plan full cpu"] / devices
+    return f"targets hosts={n_hosts}: " + "; ".join(parts) + f"; full-plan cpu per device {per_device_ms:.2f} ms"
+
+
 def bench(n_hosts: int, args: argparse.Namespace, env: dict[str, str]) -> None:
     work = Path(tempfile.mkdtemp(prefix=f"bench-plan-{n_hosts}-"))
     try:
@@ -111,16 +161,22 @@ def bench(n_hosts: int, args: argparse.Namespace, env: dict[str, str]) -> None:
         _run([*cli, "expand", str(intent), "--out", str(full)], env)
         plan = [*cli, "plan", str(full), "--out", str(work / "out"), "--timings",
                 *([] if args.scorecards else ["--no-scorecard"])]
+        figures: dict[str, float] = {}
         for run in ("full", "unchanged", "cable"):
             if run == "cable":
                 _one_cable_changed(full)
             cpu, wall, rss, stderr = _run(plan, env)
+            figures[f"plan {run} cpu"] = cpu
+            figures["plan peak rss"] = max(figures.get("plan peak rss", 0.0), rss)
             timings = next((line for line in stderr.splitlines() if line.startswith("timings ")), "timings: ?")
             print(f"plan hosts={n_hosts} run={run} cpu_s={cpu:.2f} wall_s={wall:.2f} peak_rss_mb={rss:.0f} "
                   f"| {timings}", flush=True)
         _writer_only(n_hosts, work / "out")
         print(f"plan hosts={n_hosts} output_mb={_tree_mb(work / 'out'):.0f} "
               f"files={sum(1 for p in (work / 'out').rglob('*') if p.is_file())}", flush=True)
+        _other_commands(full, work / "out", cli, _prefix(args.core, args.nice), env, figures, n_hosts)
+        devices = n_hosts + sum(1 for _ in (work / "out" / "switches").iterdir())
+        print(_targets_line(n_hosts, figures, devices), flush=True)
     finally:
         if args.keep:
             print(f"kept {work}")

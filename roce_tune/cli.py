@@ -27,8 +27,8 @@ if TYPE_CHECKING:
     from roce_tune.deploy.runner import SessionTiming, StopRequest, Target
     from roce_tune.inventory.loader import LoadedInventory
     from roce_tune.inventory.skeleton import SkeletonOptions
-    from roce_tune.pipeline import PlanResult
     from roce_tune.plan import Plan
+    from roce_tune.render.summary import PlanSummary
     from roce_tune.simulate import DcqcnParams, EcnSetting, Scenario, SeedSummary
     from roce_tune.simulate.settings import PlanPort
 
@@ -213,7 +213,7 @@ def plan(
     """Validate, derive, render and write configs plus a reviewable plan (with simulator scorecards per
     lossless port class in plan.md, cached on disk; see docs/simulate.md). Only changed files are \
 rewritten."""
-    from roce_tune.pipeline import StageError, StageProgress, Timings, plan_inventory
+    from roce_tune.pipeline import StageError, StageProgress, Timings, plan_inventory, reuse_plan
     from roce_tune.plandir import WriteStats
     from roce_tune.platforms import SWITCH_PLATFORMS
 
@@ -223,9 +223,16 @@ rewritten."""
         raise typer.Exit(2)
     clock = Timings()
     target = out_dir or Path("out") / inventory.stem
+    platforms, scorecards = platform_only or None, not no_scorecard
     try:
-        result = plan_inventory(inventory, target, platforms=platform_only or None,
-                                scorecards=not no_scorecard, timings=clock, progress=StageProgress(err))
+        with clock.stage("reuse"):  # the plan in force made from these very inputs, intact: nothing to do
+            summary = reuse_plan(inventory, target, platforms=platforms, scorecards=scorecards)
+        done = ("files: plan unchanged, nothing written (inventory, roce-tune and options as for the plan in "
+                "force, its files intact: nothing derived)")
+        if summary is None:
+            result = plan_inventory(inventory, target, platforms=platforms, scorecards=scorecards, timings=clock,
+                                    progress=StageProgress(err))
+            summary, target, done = result.summary, result.out_dir or target, (result.written or WriteStats()).describe()
     except StageError as exc:
         if exc.headline:
             err.print(f"[bold red]{exc.headline}; nothing written[/]")
@@ -234,23 +241,21 @@ rewritten."""
         err.print(f"error: cannot write the plan: {exc}")
         raise typer.Exit(1) from None
     if timings:
-        err.print(f"{clock.summary()}; {(result.written or WriteStats()).describe()}", markup=False,
-                  highlight=False)
-    _print_plan(result, fmt, result.out_dir or target)
+        err.print(f"{clock.summary()}; {done}", markup=False, highlight=False)
+    _print_plan(summary, fmt, target.absolute())
 
 
-def _print_plan(result: PlanResult, fmt: OutFormat, target: Path) -> None:
+def _print_plan(summary: PlanSummary, fmt: OutFormat, target: Path) -> None:
     """The summary of a written plan: JSON, or the table and the non-info findings (stderr)."""
     from roce_tune.render.summary import summary_json, summary_table
 
     if fmt is OutFormat.json:
-        print(json.dumps(summary_json(result.plan, target, result.files), indent=2, sort_keys=True))
+        print(json.dumps(summary_json(summary, target), indent=2, sort_keys=True))
     else:
-        out.print(summary_table(result.plan))
-        for f in result.plan.findings:
-            if f.severity is not Severity.info:
-                err.print(f"[yellow]{f}[/]")
-        out.print(f"wrote {len(result.files)} files to [bold]{target}[/]")
+        out.print(summary_table(summary))
+        for f in summary["findings"]:
+            err.print(f"[yellow]{f}[/]")
+        out.print(f"wrote {len(summary['files'])} files to [bold]{target}[/]")
 
 
 @app.command()

@@ -4,7 +4,10 @@ Deriving a 4,096-host plan allocates about a million small objects that all live
 plan. Each time the young generation fills, the collector walks them again and frees nothing (they
 hold no reference cycles); at 4,096 hosts that was 1.3 s of a 4.3 s derive (``benchmarks/
 bench_plan.py``: 3.2 s paused). Reference counting still frees everything as usual while paused.
-Rendering is not paused: Jinja's render contexts do form cycles (peak memory rose 270 MB, no gain).
+Rendering is not paused: Jinja's render contexts do form cycles (peak memory rose 270 MB, no gain);
+it runs with the objects that exist before it frozen instead (:func:`gc_frozen`): the collector still
+frees the render's own cycles but no longer walks the plan's million objects each time (render at 4,096
+hosts 2.6 -> 1.9 s CPU, same peak).
 """
 
 from __future__ import annotations
@@ -40,3 +43,15 @@ def gc_paused() -> Iterator[None]:
             gc.freeze()
         if was_enabled:
             gc.enable()
+
+
+@contextmanager
+def gc_frozen() -> Iterator[None]:
+    """Move every object tracked so far to the collector's permanent generation for the block
+    (:func:`gc.freeze`), so its collections walk only objects made inside it; back to the oldest generation
+    after (:func:`gc.unfreeze`). Cycles made inside the block are still collected."""
+    gc.freeze()
+    try:
+        yield
+    finally:
+        gc.unfreeze()

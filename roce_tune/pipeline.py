@@ -21,14 +21,18 @@ left undone); an input no lint rule caught becomes RT299 at the inventory, never
 
 from __future__ import annotations
 
+import hashlib
 import os
+import sys
 import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from functools import lru_cache
+from importlib import metadata
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from roce_tune.findings import (
     TUNER_FAILURES,
@@ -38,7 +42,15 @@ from roce_tune.findings import (
     has_errors,
     internal_finding,
 )
-from roce_tune.plandir import PlanDirError, PlanFiles, WriteStats, read_version, write_tree_stats
+from roce_tune.plandir import (
+    PlanDirError,
+    PlanFiles,
+    Provenance,
+    WriteStats,
+    read_version,
+    reusable,
+    write_tree_stats,
+)
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -49,11 +61,12 @@ if TYPE_CHECKING:
     from roce_tune.inventory.models import Inventory
     from roce_tune.inventory.topology import Topology
     from roce_tune.plan import Plan
+    from roce_tune.render.summary import PlanSummary
 
 __all__ = ["STAGES", "TUNER_FAILURES", "PlanDir", "PlanDirError", "PlanResult", "Source", "StageError",
            "StageProgress", "Timings", "derive", "derive_device", "derive_inventory", "derive_plan", "internal_finding", "lint_loaded", "load",
-           "locate_findings", "missing_device_files", "open_source", "plan_inventory", "read_plan_dir", "render",
-           "write"]
+           "locate_findings", "missing_device_files", "open_source", "plan_inputs", "plan_inventory", "read_plan_dir",
+           "render", "reuse_plan", "write"]
 
 STAGES = ("load", "lint", "derive", "render", "write")
 
@@ -339,6 +352,15 @@ def render(plan: Plan, *, platforms: list[str] | None = None, include_hosts: boo
             cannot express (positioned in ``loaded`` when given), or RT299 for a renderer failure on an
             input no lint rule caught.
     """
+    from roce_tune.gcpause import gc_frozen
+
+    with gc_frozen():  # the plan's objects are not walked by every collection the render triggers
+        return _render(plan, platforms, include_hosts, scorecards, loaded)
+
+
+def _render(plan: Plan, platforms: list[str] | None, include_hosts: bool, scorecards: bool,
+            loaded: LoadedInventory | None) -> tuple[Plan, dict[str, str]]:
+    """:func:`render`'s body (it runs with the collector's older objects frozen)."""
     from roce_tune.render.outputs import render_outputs
 
     cards = None
@@ -361,15 +383,83 @@ def render(plan: Plan, *, platforms: list[str] | None = None, include_hosts: boo
     return plan, files
 
 
-def write(files: dict[str, str], out_dir: Path, advance: Callable[[int], None] | None = None
-          ) -> tuple[Path, WriteStats]:
+def write(files: dict[str, str], out_dir: Path, advance: Callable[[int], None] | None = None,
+          provenance: Provenance | None = None) -> tuple[Path, WriteStats]:
     """Stage ``write``: publish ``files`` in ``out_dir`` atomically, rewriting only what changed
-    (:func:`roce_tune.plandir.write_tree_stats`).
+    (:func:`roce_tune.plandir.write_tree_stats`); ``provenance`` (:func:`plan_inputs` and the summary) is
+    kept with them for :func:`reuse_plan`.
 
     Raises:
         OSError: the directory cannot be written; the plan in force stays as it was.
     """
-    return write_tree_stats(files, out_dir, advance)
+    return write_tree_stats(files, out_dir, advance, provenance)
+
+
+# ------------------------------------------------------------------------------------ unchanged re-plan
+
+#: third-party packages whose version can change a rendered byte (templates, JSON encoding, models)
+_RENDERING_DISTRIBUTIONS = ("jinja2", "orjson", "pydantic", "pydantic-core", "ruamel.yaml", "pyyaml")
+
+
+@lru_cache(maxsize=1)
+def _code_digest() -> str:
+    """A digest of the roce-tune code, templates and catalog in use (path, size, mtime of every file; no file
+    read): a changed or reinstalled roce-tune never reuses a plan made by another, even at one version."""
+    import roce_tune
+    from roce_tune.platforms.templating import templates_dir
+
+    h = hashlib.sha256()
+    for root in dict.fromkeys((Path(roce_tune.__file__).resolve().parent, templates_dir())):
+        for dirpath, dirnames, filenames in os.walk(root):
+            dirnames[:] = sorted(d for d in dirnames if d != "__pycache__")
+            for name in sorted(filenames):
+                st = os.stat(os.path.join(dirpath, name))
+                h.update(f"{os.path.relpath(os.path.join(dirpath, name), root)}\0{st.st_size}\0{st.st_mtime_ns}\n".encode())
+    return h.hexdigest()
+
+
+def _versions() -> list[str]:
+    out = [f"python {sys.version}"]
+    for dist in _RENDERING_DISTRIBUTIONS:
+        try:
+            out.append(f"{dist} {metadata.version(dist)}")
+        except metadata.PackageNotFoundError:
+            out.append(f"{dist} -")
+    return out
+
+
+def plan_inputs(path: Path, inventory_sha256: str, *, platforms: list[str] | None, scorecards: bool,
+                include_hosts: bool = True) -> str:
+    """A digest of everything ``roce-tune plan`` makes a plan directory from: the inventory's path (plan.json
+    names it) and the sha256 of its bytes (as loaded), roce-tune's version and code (:func:`_code_digest`:
+    code, templates, catalog), the rendering libraries' versions and the options. Equal digests give
+    byte-identical files."""
+    import roce_tune
+
+    parts = [inventory_sha256, str(path), roce_tune.__version__, _code_digest(),
+             *_versions(), f"platforms {sorted(platforms) if platforms else 'all'}", f"scorecards {scorecards}",
+             f"hosts {include_hosts}"]
+    return hashlib.sha256("\n".join(parts).encode()).hexdigest()
+
+
+def reuse_plan(path: Path, out_dir: Path, *, platforms: list[str] | None = None,
+               scorecards: bool = True) -> PlanSummary | None:
+    """The summary of the plan in force in ``out_dir`` when it was made from exactly these inputs
+    (:func:`plan_inputs`) and its files are intact (:func:`roce_tune.plandir.reusable`), so ``roce-tune plan``
+    can skip every stage; None = plan it (:func:`plan_inventory`). Nothing is loaded, derived or written.
+
+    Returns:
+        ``{"facts", "findings", "files"}`` as :func:`roce_tune.render.summary.plan_summary` made them.
+
+    Raises:
+        OSError: the inventory cannot be read.
+    """
+    if not out_dir.is_dir():
+        return None
+    sha256 = hashlib.sha256(path.read_bytes()).hexdigest()
+    from roce_tune.render.summary import as_plan_summary
+
+    return as_plan_summary(reusable(out_dir, plan_inputs(path, sha256, platforms=platforms, scorecards=scorecards)))
 
 
 # --------------------------------------------------------------------------------------- whole pipelines
@@ -377,12 +467,14 @@ def write(files: dict[str, str], out_dir: Path, advance: Callable[[int], None] |
 
 @dataclass
 class PlanResult:
-    """What :func:`plan_inventory` produced: the inventory, the plan (with render warnings), its files,
-    where they were written and what the write did (None when nothing was written)."""
+    """What :func:`plan_inventory` produced: the inventory, the plan (with render warnings), its files, what
+    ``roce-tune plan`` prints of it (kept in the manifest for :func:`reuse_plan`), where they were written and
+    what the write did (None when nothing was written)."""
 
     loaded: LoadedInventory
     plan: Plan
     files: dict[str, str]
+    summary: PlanSummary
     out_dir: Path | None = None
     written: WriteStats | None = None
 
@@ -410,7 +502,8 @@ def derive_inventory(path: Path, catalog: Catalog | None = None, timings: Timing
 def plan_inventory(path: Path, out_dir: Path | None, *, platforms: list[str] | None = None,
                    scorecards: bool = True, timings: Timings | None = None,
                    progress: StageProgress | None = None) -> PlanResult:
-    """``roce-tune plan``: load, lint, derive, render and (``out_dir`` given) write.
+    """``roce-tune plan``: load, lint, derive, render and (``out_dir`` given) write, recording what the
+    plan was made from and its summary (:func:`reuse_plan` reads them back on the next run).
 
     Raises:
         StageError: a stage failed; nothing was written. A plan with error-level findings fails stage
@@ -423,10 +516,14 @@ def plan_inventory(path: Path, out_dir: Path | None, *, platforms: list[str] | N
         raise StageError("derive", locate_findings(loaded, errors), "plan has error-level findings")
     with _stage("render", timings, progress):
         plan, files = render(plan, platforms=platforms, scorecards=scorecards, loaded=loaded)
-    result = PlanResult(loaded=loaded, plan=plan, files=files)
+    from roce_tune.render.summary import plan_summary
+
+    result = PlanResult(loaded=loaded, plan=plan, files=files, summary=plan_summary(plan, files))
     if out_dir is not None:
         with _stage("write", timings, progress, total=len(files)) as advance:
-            result.out_dir, result.written = write(files, out_dir, advance)
+            inputs = plan_inputs(path, loaded.sha256, platforms=platforms, scorecards=scorecards)
+            provenance = Provenance(inputs, cast("dict[str, object]", result.summary))
+            result.out_dir, result.written = write(files, out_dir, advance, provenance)
     return result
 
 

@@ -25,6 +25,14 @@ of them is safe; the old version directory is removed once the new one is in for
 the files of devices that left the inventory. A file system without hard links gets every file written.
 The scheme keeps the publishing guarantee unchanged: links are directory entries of the new (unpublished)
 version, made durable by the same directory ``fsync`` as written files, before the switch.
+
+**Skipping an unchanged re-plan.** A writer may record, with a version, the digest of everything its files
+were made from (``inputs``: for ``roce-tune plan`` the inventory's bytes, the roce-tune code and the options)
+and a small JSON object of its own (``extra``: the summary it prints). :func:`reusable` gives that object
+back when the version in force was made from the same ``inputs`` and is intact (every file as its manifest
+says: size, mtime and inode, the same test that lets the writer link a file; ``SHA256SUMS`` present; no
+leftovers of an interrupted write), so the caller need not make the files again. Readers (apply, verify)
+still check every sha256.
 """
 
 from __future__ import annotations
@@ -33,24 +41,27 @@ import contextlib
 import errno
 import fcntl
 import hashlib
-import json
 import os
 import re
 import shutil
 import tempfile
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
+
+import orjson
 
 __all__ = ["CURRENT", "MANAGED", "MANIFEST", "SUMS", "OutputDirError", "PlanDirError", "PlanFiles",
-           "WriteStats", "read_tree", "read_version", "write_tree"]
+           "Provenance", "WriteStats", "read_tree", "read_version", "reusable", "write_tree", "write_tree_stats"]
 
 #: checksum list written with every plan version (``sha256sum -c SHA256SUMS`` format); a reader uses it to
 #: tell a complete, unedited version from one with files missing or changed
 SUMS = "SHA256SUMS"
 
-#: digest manifest of a version (relative path -> [sha256, size_bytes, mtime_ns, inode]); lets the next
-#: write link unchanged files instead of writing them again
+#: digest manifest of a version (``files``: relative path -> [sha256, size_bytes, mtime_ns, inode]; optional
+#: ``inputs`` digest and ``extra`` object of the writer); lets the next write link unchanged files instead of
+#: writing them again, and an unchanged re-plan skip making them (:func:`reusable`)
 MANIFEST = ".manifest.json"
 
 #: top-level entries of an output tree that ``plan`` owns: symlinks ``NAME -> .current/NAME``. Anything
@@ -81,16 +92,20 @@ class PlanDirError(ValueError):
 class WriteStats:
     """What :func:`write_tree` did: files written, files hard-linked from the version in force, files of
     the previous version not carried over (devices that left, renamed files), and whether a new version
-    was published (False: the plan in force was already this one)."""
+    was published (False: the plan in force was already this one); ``restored``: files of the version in force
+    that had been edited or removed since and were written again (counted in ``written`` too)."""
 
     written: int = 0
     linked: int = 0
     removed: int = 0
     published: bool = False
+    restored: int = 0
 
     def describe(self) -> str:
-        """``files: 12 written, 9975 unchanged (linked), 3 removed`` or ``files: plan unchanged, nothing
-        written``."""
+        """``files: 12 written, 9975 unchanged (linked), 3 removed``, ``files: plan unchanged, nothing
+        written`` or ``files: plan unchanged, 2 edited or missing file(s) restored``."""
+        if not self.published and self.restored:
+            return f"files: plan unchanged, {self.restored} edited or missing file(s) restored"
         if not self.published:
             return "files: plan unchanged, nothing written"
         return f"files: {self.written} written, {self.linked} unchanged (linked), {self.removed} removed"
@@ -114,6 +129,23 @@ class PlanFiles:
     layout: str
     files: dict[str, str]
     sha256: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Provenance:
+    """What a version was made from, recorded in its manifest (module docstring: skipping an unchanged re-plan).
+
+    Attributes:
+        inputs: a digest of every input of the files (opaque to this module); None records nothing.
+        extra: a JSON-serialisable object the writer wants back with :func:`reusable` (e.g. its summary).
+    """
+
+    inputs: str | None = None
+    extra: Mapping[str, object] = field(default_factory=dict)
+
+    def manifest_fields(self) -> dict[str, object]:
+        """The manifest's ``inputs``/``extra`` members ({} when there are no inputs)."""
+        return {} if self.inputs is None else {"inputs": self.inputs, "extra": dict(self.extra)}
 
 
 # ----------------------------------------------------------------------------------------------- writing
@@ -162,22 +194,73 @@ def _inside_leftovers(out: Path, keep: str | None = None) -> list[Path]:
     return sorted(p for p in out.iterdir() if _OURS_INSIDE.fullmatch(p.name) and p.name != keep)
 
 
-def _as_bytes(files: Mapping[str, str | bytes]) -> dict[str, bytes]:
-    return {rel: blob if isinstance(blob, bytes) else blob.encode("utf-8") for rel, blob in sorted(files.items())}
+#: text is encoded (UTF-8) for hashing and writing this many characters at a time
+_CHUNK_CHARS = 1 << 20
+
+
+class _Encoded(Mapping[str, bytes]):
+    """``files`` as bytes, sorted by path, each text encoded (UTF-8) when asked for and not kept: a plan's
+    files are not held twice (text and bytes: 230 MB more at 4,096 hosts), and a linked file is never encoded.
+    :meth:`chunks` gives a file in pieces of at most :data:`_CHUNK_CHARS` characters (plan.json, 80 MB at
+    4,096 hosts, is never one more 80 MB object)."""
+
+    def __init__(self, files: Mapping[str, str | bytes]) -> None:
+        self._files = files
+        self._order = sorted(files)
+
+    def __getitem__(self, rel: str) -> bytes:
+        blob = self._files[rel]
+        return blob if isinstance(blob, bytes) else blob.encode("utf-8")
+
+    def chunks(self, rel: str) -> Iterator[bytes]:
+        """The bytes of ``rel`` in pieces (the same bytes as ``self[rel]``: a piece never splits a character)."""
+        blob = self._files[rel]
+        if isinstance(blob, bytes):
+            yield blob
+            return
+        for start in range(0, len(blob), _CHUNK_CHARS):
+            yield blob[start:start + _CHUNK_CHARS].encode("utf-8")
+
+    def sha256(self, rel: str) -> str:
+        """The sha256 hex of ``rel``'s bytes."""
+        h = hashlib.sha256()
+        for piece in self.chunks(rel):
+            h.update(piece)
+        return h.hexdigest()
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._order)
+
+    def __len__(self) -> int:
+        return len(self._order)
 
 
 def _sums_text(digests: Mapping[str, str]) -> bytes:
     return "".join(f"{digest}  {rel}\n" for rel, digest in sorted(digests.items())).encode()
 
 
-def _read_manifest(version: Path) -> dict[str, list[int | str]]:
-    """The manifest of an existing version ({} when it has none or it cannot be read: nothing is linked)."""
+def _read_manifest_doc(version: Path) -> dict[str, Any]:
+    """The whole manifest of an existing version ({} when it has none or it cannot be read)."""
     try:
-        data = json.loads((version / MANIFEST).read_bytes())
-        files = data["files"] if data.get("format") == 1 else {}
-        return files if isinstance(files, dict) else {}
-    except (OSError, ValueError, AttributeError, KeyError):
+        data = orjson.loads((version / MANIFEST).read_bytes())
+    except (OSError, ValueError):
         return {}
+    return data if isinstance(data, dict) and data.get("format") == 1 else {}
+
+
+def _read_manifest(version: Path) -> dict[str, list[int | str]]:
+    """The ``files`` of an existing version's manifest ({} when it has none or it cannot be read: nothing is
+    linked)."""
+    files = _read_manifest_doc(version).get("files")
+    return files if isinstance(files, dict) else {}
+
+
+def _write_manifest(version: Path, files: dict[str, list[int | str]], provenance: Provenance) -> None:
+    """Write ``version``'s manifest, atomically (temp file, flush, rename): it is rewritten when an unchanged
+    version is published again from other inputs."""
+    tmp = version / (MANIFEST + ".tmp")
+    _write_file(tmp, orjson.dumps({"format": 1, "files": files, **provenance.manifest_fields()}), 0o644)
+    os.replace(tmp, version / MANIFEST)
 
 
 def _unchanged_since(path: Path, entry: list[int | str]) -> bool:
@@ -202,10 +285,13 @@ def _link_from(previous: Path | None, old: list[int | str] | None, rel: str, dig
     return True
 
 
-def _write_file(path: Path, blob: bytes, mode: int) -> list[int | str]:
-    """Write ``blob`` to the new file ``path`` and flush it; returns its manifest entry tail."""
+def _write_file(path: Path, blob: bytes | Iterable[bytes], mode: int) -> list[int | str]:
+    """Write ``blob`` (or its pieces) to the new file ``path`` and flush it; returns its manifest entry tail."""
     with open(path, "wb") as fh:
-        fh.write(blob)
+        if isinstance(blob, bytes):
+            fh.write(blob)
+        else:
+            fh.writelines(blob)
         fh.flush()
         os.fsync(fh.fileno())
         os.chmod(path, mode)
@@ -213,8 +299,8 @@ def _write_file(path: Path, blob: bytes, mode: int) -> list[int | str]:
     return [st.st_size, st.st_mtime_ns, st.st_ino]
 
 
-def _write_version(dest: Path, data: dict[str, bytes], digests: dict[str, str], previous: Path | None,
-                   stats: WriteStats, on_file: Callable[[int], None] | None) -> None:
+def _write_version(dest: Path, data: _Encoded, digests: dict[str, str], previous: Path | None,
+                   stats: WriteStats, on_file: Callable[[int], None] | None, provenance: Provenance) -> None:
     """Build the version directory ``dest``: each file written or linked from ``previous``, then
     ``SHA256SUMS`` and the manifest, everything flushed to disk before it can be published (host scripts
     ``*.sh`` 0755, other files 0644, directories 0755)."""
@@ -222,7 +308,7 @@ def _write_version(dest: Path, data: dict[str, bytes], digests: dict[str, str], 
     prev_manifest = _read_manifest(previous) if previous is not None else {}
     manifest: dict[str, list[int | str]] = {}
     dirs = {dest}
-    for rel, blob in data.items():
+    for rel in data:
         path = dest / rel
         if path.parent not in dirs:
             path.parent.mkdir(parents=True, exist_ok=True)
@@ -232,16 +318,76 @@ def _write_version(dest: Path, data: dict[str, bytes], digests: dict[str, str], 
             manifest[rel] = list(old or [])
             stats.linked += 1
         else:
-            manifest[rel] = [digests[rel], *_write_file(path, blob, 0o755 if rel.endswith(".sh") else 0o644)]
+            mode = 0o755 if rel.endswith(".sh") else 0o644
+            manifest[rel] = [digests[rel], *_write_file(path, data.chunks(rel), mode)]
             stats.written += 1
         if on_file is not None:
             on_file(1)
     _write_file(dest / SUMS, _sums_text(digests), 0o644)
-    _write_file(dest / MANIFEST, json.dumps({"format": 1, "files": manifest}, separators=(",", ":")).encode(), 0o644)
+    _write_manifest(dest, manifest, provenance)
     stats.removed = len(set(prev_manifest) - set(manifest))
     for d in sorted(dirs, key=lambda p: len(p.parts), reverse=True):
         d.chmod(0o755)
         _fsync_dir(d)
+
+
+def _replace_file(path: Path, blob: bytes | Iterable[bytes]) -> list[int | str]:
+    """Write ``path`` anew (temporary sibling, flushed, renamed over it: a new inode, so no other version
+    sharing the old one by a hard link is touched); returns its manifest entry tail."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f".{path.name}.restore")
+    entry = _write_file(tmp, blob, 0o755 if path.name.endswith(".sh") else 0o644)
+    os.replace(tmp, path)
+    return entry
+
+
+def _strays(version: Path, data: Mapping[str, bytes]) -> list[Path]:
+    """Files under ``switches/`` and ``hosts/`` of ``version`` that ``data`` does not have (a reader refuses
+    them)."""
+    return [p for sub in ("switches", "hosts") for p in sorted((version / sub).rglob("*"))
+            if p.is_file() and p.relative_to(version).as_posix() not in data]
+
+
+def _restored_entry(path: Path, blob: Iterable[bytes], digest: str, entry: list[int | str] | None,
+                    stats: WriteStats) -> list[int | str]:
+    """The manifest entry of ``path`` in the version in force after making it hold ``blob`` (its pieces; sha256
+    ``digest``):
+    kept when unchanged since written; re-read when touched (same sha256: only the entry is new); written
+    again when edited or missing (``stats.restored``)."""
+    if entry is not None and entry[0] == digest and _unchanged_since(path, entry):
+        return entry
+    if path.is_file() and not path.is_symlink() and hashlib.sha256(path.read_bytes()).hexdigest() == digest:
+        st = path.stat()
+        return [digest, st.st_size, st.st_mtime_ns, st.st_ino]
+    stats.written += 1
+    stats.restored += 1
+    return [digest, *_replace_file(path, blob)]
+
+
+def _restore_version(version: Path, data: _Encoded, digests: dict[str, str], stats: WriteStats,
+                     provenance: Provenance) -> None:
+    """Make the version in force, which ``data`` maps to, hold exactly ``data`` again (:func:`_restored_entry`
+    per file; files it should not have removed, counted in ``stats.removed``; ``SHA256SUMS`` rewritten if
+    changed) and update its manifest (with ``provenance`` when it records inputs). Each file is replaced by
+    one ``rename(2)``: a reader sees the old or the right file, never part of one."""
+    doc = _read_manifest_doc(version)
+    old = doc.get("files")
+    old = old if isinstance(old, dict) else {}
+    manifest = {rel: _restored_entry(version / rel, data.chunks(rel), digests[rel], old.get(rel), stats)
+                for rel in data}
+    for stray in _strays(version, data):
+        stray.unlink()
+        stats.removed += 1
+    sums = _sums_text(digests)
+    if not (version / SUMS).is_file() or (version / SUMS).read_bytes() != sums:
+        _replace_file(version / SUMS, sums)
+        stats.restored += 1
+    if provenance.inputs is None:  # keep what the version recorded
+        provenance = Provenance(doc.get("inputs"), doc.get("extra") or {})
+    if manifest != old or (doc.get("inputs"), doc.get("extra") or {}) != (provenance.inputs, dict(provenance.extra)):
+        for d in {version, *((version / rel).parent for rel in data)}:
+            _fsync_dir(d)
+        _write_manifest(version, manifest, provenance)
 
 
 def _is_link_to_current(path: Path, name: str) -> bool:
@@ -256,13 +402,13 @@ def _check_ours(out: Path, siblings: list[Path]) -> None:
                          "choose an empty or new --out")
 
 
-def _write_fresh(out: Path, data: dict[str, bytes], digests: dict[str, str], version: str, stats: WriteStats,
-                 on_file: Callable[[int], None] | None) -> None:
+def _write_fresh(out: Path, data: _Encoded, digests: dict[str, str], version: str, stats: WriteStats,
+                 on_file: Callable[[int], None] | None, provenance: Provenance) -> None:
     """Build the whole directory as a temporary sibling and rename it onto ``out`` (absent or empty)."""
     tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.tmp-", dir=out.parent))
     try:
         tmp.chmod(0o755)
-        _write_version(tmp / version, data, digests, None, stats, on_file)
+        _write_version(tmp / version, data, digests, None, stats, on_file, provenance)
         os.symlink(version, tmp / CURRENT)
         for name in MANAGED:
             if os.path.lexists(tmp / version / name):
@@ -296,14 +442,15 @@ def _switch_current(out: Path, version: str) -> None:
     _fsync_dir(out)
 
 
-def _publish(out: Path, data: dict[str, bytes], digests: dict[str, str], version: str, stats: WriteStats,
-             on_file: Callable[[int], None] | None) -> None:
+def _publish(out: Path, data: _Encoded, digests: dict[str, str], version: str, stats: WriteStats,
+             on_file: Callable[[int], None] | None, provenance: Provenance) -> None:
     """Make ``data`` the plan in force in the existing plan directory ``out`` (module docstring).
 
     Steps, each safe to be killed after: write the version directory (unchanged files linked from the
     version in force); move aside real entries of the pre-symlink layout; add links for names the new
     version has (a link to a name the version in force lacks reads as absent); switch ``.current`` with
-    one ``rename(2)``; then tidy up (the previous version, links to names the new one lacks).
+    one ``rename(2)``; then tidy up (the previous version, links to names the new one lacks). The version in
+    force made again from other inputs keeps its files and gets its manifest's provenance updated.
     """
     in_force = os.readlink(out / CURRENT) if (out / CURRENT).is_symlink() else None
     if in_force != version or not (out / version).is_dir():
@@ -311,7 +458,9 @@ def _publish(out: Path, data: dict[str, bytes], digests: dict[str, str], version
             _remove(out / version)  # an unpublished version an interrupted write left
         previous = out / in_force if in_force and _OURS_INSIDE.fullmatch(in_force) else None
         _write_version(out / version, data, digests, previous if previous and previous.is_dir() else None,
-                       stats, on_file)
+                       stats, on_file, provenance)
+    else:
+        _restore_version(out / version, data, digests, stats, provenance)
     _retire_real_entries(out)
     _link_names(out, version, add=True)
     if in_force != version:
@@ -334,7 +483,7 @@ def _link_names(out: Path, version: str, add: bool) -> None:
 
 
 def write_tree(files: Mapping[str, str | bytes], out_dir: str | Path,
-               on_file: Callable[[int], None] | None = None) -> Path:
+               on_file: Callable[[int], None] | None = None, provenance: Provenance | None = None) -> Path:
     """Write ``files`` (relative path -> text or bytes) as the plan in force in ``out_dir``, atomically,
     writing only files that changed (module docstring). See :func:`write_tree_stats` for what it did.
 
@@ -342,11 +491,12 @@ def write_tree(files: Mapping[str, str | bytes], out_dir: str | Path,
         OutputDirError: ``out_dir`` is a file, or a non-empty directory that is not a plan directory.
         OSError: the directory cannot be written (the plan in force stays as it was).
     """
-    return write_tree_stats(files, out_dir, on_file)[0]
+    return write_tree_stats(files, out_dir, on_file, provenance)[0]
 
 
 def write_tree_stats(files: Mapping[str, str | bytes], out_dir: str | Path,
-                     on_file: Callable[[int], None] | None = None) -> tuple[Path, WriteStats]:
+                     on_file: Callable[[int], None] | None = None,
+                     provenance: Provenance | None = None) -> tuple[Path, WriteStats]:
     """Write ``files`` as the plan in force in ``out_dir`` in one atomic step (module docstring).
 
     A new or empty ``out_dir`` is built as a temporary sibling and renamed into place. An existing plan
@@ -362,6 +512,7 @@ def write_tree_stats(files: Mapping[str, str | bytes], out_dir: str | Path,
         files: relative path (``/``-separated, no ``..``) -> content; text is written as UTF-8.
         out_dir: the output directory.
         on_file: called with 1 for every file written or linked (a progress bar).
+        provenance: what the files were made from, kept in the manifest for :func:`reusable`.
 
     Returns:
         (the absolute output directory, what was written).
@@ -378,22 +529,50 @@ def write_tree_stats(files: Mapping[str, str | bytes], out_dir: str | Path,
     out = Path(out_dir).absolute()
     if os.path.lexists(out) and not out.is_dir():
         raise OutputDirError(f"{out} exists and is not a directory; choose another --out")
-    data = _as_bytes(files)
-    digests = {rel: hashlib.sha256(blob).hexdigest() for rel, blob in data.items()}
+    data = _Encoded(files)
+    digests = {rel: data.sha256(rel) for rel in data}
     version = ".plan-" + hashlib.sha256(_sums_text(digests)).hexdigest()[:16]
     stats = WriteStats()
     out.parent.mkdir(parents=True, exist_ok=True)
     with _locked(out.parent):
         siblings = _sibling_leftovers(out)
         if not out.is_dir() or not any(out.iterdir()):
-            _write_fresh(out, data, digests, version, stats, on_file)
+            _write_fresh(out, data, digests, version, stats, on_file, provenance or Provenance())
         else:
             _check_ours(out, siblings)
-            _publish(out, data, digests, version, stats, on_file)
+            _publish(out, data, digests, version, stats, on_file, provenance or Provenance())
         for leftover in siblings:
             _remove(leftover)
         _fsync_dir(out.parent)
     return out, stats
+
+
+def reusable(out_dir: str | Path, inputs: str) -> dict[str, Any] | None:
+    """The ``extra`` object recorded with the version in force in ``out_dir`` when that version was made from
+    ``inputs`` and is intact, else None (module docstring: skipping an unchanged re-plan).
+
+    Intact: ``.current`` names a version directory with ``SHA256SUMS``, every managed link is in place, no
+    leftovers of an interrupted write, and every file the manifest lists has the size, mtime and inode it
+    was written with (a file edited, replaced or removed since makes it None: the caller makes the plan again
+    and the writer rewrites that file). Costs one ``stat`` per file; no file is read or hashed.
+    """
+    out = Path(out_dir)
+    current = out / CURRENT
+    if not current.is_symlink() or _sibling_leftovers(out):
+        return None
+    name = os.readlink(current)
+    version = out / name
+    if not _OURS_INSIDE.fullmatch(name) or _inside_leftovers(out, keep=name) or not (version / SUMS).is_file():
+        return None
+    doc = _read_manifest_doc(version)
+    files, extra = doc.get("files"), doc.get("extra")
+    if doc.get("inputs") != inputs or not isinstance(files, dict) or not isinstance(extra, dict):
+        return None
+    if not all(_is_link_to_current(out / n, n) for n in MANAGED if os.path.lexists(version / n)):
+        return None
+    if not all(isinstance(entry, list) and _unchanged_since(version / rel, entry) for rel, entry in files.items()):
+        return None
+    return extra
 
 
 # ----------------------------------------------------------------------------------------------- reading

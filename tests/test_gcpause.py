@@ -1,15 +1,17 @@
-"""gc_paused: the cyclic collector is off inside the block, restored after; what a large block leaves
-behind is frozen (never walked again by the collector), a small block's is not."""
+"""roce_tune.gcpause. gc_paused: the cyclic collector is off inside the block, restored after; what a large
+block leaves behind is frozen (never walked again by the collector), a small block's is not. gc_frozen (render):
+the older objects frozen for the block, cycles made inside it still collected."""
 
 from __future__ import annotations
 
 import gc
+import weakref
 from collections.abc import Iterator
 
 import pytest
 
 from roce_tune import gcpause
-from roce_tune.gcpause import gc_paused
+from roce_tune.gcpause import gc_frozen, gc_paused
 
 
 @pytest.fixture()
@@ -22,8 +24,7 @@ def collector() -> Iterator[None]:
         yield
     finally:
         gc.unfreeze()
-        if not was:
-            gc.disable()
+        (gc.enable if was else gc.disable)()  # as found, whatever the test left
 
 
 def test_small_block_is_paused_and_not_frozen(collector: None) -> None:
@@ -62,3 +63,38 @@ def test_collector_stays_off_when_it_was_off(collector: None) -> None:
     with gc_paused():
         pass
     assert not gc.isenabled()
+
+
+class _Node:
+    def __init__(self) -> None:
+        self.me = self  # a reference cycle: only the cyclic collector frees it
+
+
+def test_frozen_objects_are_not_collected_again_and_new_cycles_still_are() -> None:
+    before = _Node()
+    assert gc.get_freeze_count() == 0
+    with gc_frozen():
+        assert gc.get_freeze_count() > 0 and gc.is_tracked(before)
+        inside = weakref.ref(_Node())  # unreachable at once, kept alive by its cycle
+        gc.collect()
+        assert inside() is None  # the render's own cycles are freed while frozen
+    assert gc.get_freeze_count() == 0  # everything back in the oldest generation
+
+
+def test_frozen_is_undone_when_the_block_raises() -> None:
+    try:
+        with gc_frozen():
+            raise RuntimeError("render failed")
+    except RuntimeError:
+        pass
+    assert gc.get_freeze_count() == 0
+
+
+def test_paused_restores_the_previous_state() -> None:
+    assert gc.isenabled()
+    with gc_paused():
+        assert not gc.isenabled()
+        with gc_paused():
+            assert not gc.isenabled()
+        assert not gc.isenabled()
+    assert gc.isenabled()

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import errno
 import io
+import json
 import os
 import pty
 import shutil
@@ -28,8 +29,18 @@ from roce_tune.pipeline import (
     open_source,
     plan_inventory,
     read_plan_dir,
+    reuse_plan,
 )
-from roce_tune.plandir import CURRENT, MANIFEST, SUMS, read_version, write_tree, write_tree_stats
+from roce_tune.plandir import (
+    CURRENT,
+    MANIFEST,
+    SUMS,
+    Provenance,
+    read_version,
+    reusable,
+    write_tree,
+    write_tree_stats,
+)
 from roce_tune.render.outputs import render_outputs
 
 REPO = Path(__file__).resolve().parents[1]
@@ -198,12 +209,37 @@ def test_one_cable_change_rewrites_only_the_files_it_changes(lab: Path, tmp_path
     assert read_plan_dir(out).files == second.files  # and every checksum matches
 
 
+@pytest.mark.parametrize("inventory,nic,leaf,host", [
+    ("lab-2node.yaml", 'switch_port: "lab-leaf1:Ethernet0", cable_length: 2m', "lab-leaf1", "node1"),
+    ("mixed-vendor.yaml", 'switch_port: "leaf1:Ethernet1/1", cable_length: 3m', "leaf1", "node01"),
+])
+def test_one_cable_change_rewrites_the_files_of_that_leaf_and_host_only(
+        inventory: str, nic: str, leaf: str, host: str, tmp_path: Path) -> None:
+    """Device files carry no inventory path or sha256 (issue 16): a cable edit rewrites plan.json, plan.md and the
+    two devices on the cable; every other device's file is linked from the version in force."""
+    inv = tmp_path / inventory
+    shutil.copy(REPO / "inventories" / inventory, inv)
+    out = tmp_path / "out"
+    first = plan_inventory(inv, out, scorecards=False)
+    assert inv.read_text().count(nic) == 1
+    inv.write_text(inv.read_text().replace(nic, nic.replace("cable_length: ", "cable_length: 4")))
+    second = plan_inventory(inv, out, scorecards=False)
+    changed = {rel for rel in second.files if second.files[rel] != first.files.get(rel)}
+    own = {rel for rel in second.files if rel.startswith((f"switches/{leaf}.", f"hosts/{host}."))}
+    assert f"hosts/{host}.sh" in changed and any(rel.startswith(f"switches/{leaf}.") for rel in changed)
+    assert changed <= {"plan.json", "plan.md"} | own, sorted(changed - own)
+    assert second.written is not None and second.written.written == len(changed)
+    # provenance stays checkable: the inventory and its sha256 are in plan.json, every file in SHA256SUMS
+    pd = read_plan_dir(out)
+    assert pd.plan.inventory_sha256 == load_inventory(inv).sha256 and set(pd.sha256) == set(second.files)
+
+
 def test_devices_that_left_the_inventory_lose_their_files(lab_files: dict[str, str], tmp_path: Path) -> None:
     out = write_tree(lab_files, tmp_path / "out")
     fewer = {rel: text for rel, text in lab_files.items() if not rel.startswith("hosts/node2.")}
     assert len(lab_files) - len(fewer) >= 1
     _, stats = write_tree_stats(fewer, out)
-    assert stats.removed == len(lab_files) - len(fewer) and stats.written == 0 and stats.linked == len(fewer)
+    assert stats.removed == len(lab_files) - len(fewer) >= 1 and stats.written == 0 and stats.linked == len(fewer)
     assert not (out / "hosts" / "node2.sh").exists() and read_version(out).files == fewer
 
 
@@ -311,7 +347,85 @@ def test_plan_timings_and_the_progress_bar_on_a_terminal_only(lab: Path, tmp_pat
     code, stdout, stderr = _run_plan([str(lab), "--out", str(tmp_path / "b"), "--no-scorecard", "--timings"],
                                      stderr_tty=True)
     assert code == 0, stderr
-    assert "━" in stderr and "timings (s, cpu/wall): load " in stderr
+    assert "━" in stderr and "timings (s, cpu/wall): reuse " in stderr and " load " in stderr
     code, stdout, stderr = _run_plan([str(lab), "--out", str(tmp_path / "b"), "--no-scorecard", "--timings"],
                                      stderr_tty=False)
     assert code == 0 and "files: plan unchanged, nothing written" in stderr
+
+
+# ---------------------------------------------------------------------------------- unchanged re-plan
+
+
+def test_unchanged_replan_reuses_the_plan_in_force_without_deriving(lab: Path, tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    args = [str(lab), "--out", str(out), "--no-scorecard", "--timings"]
+    code, first, err1 = _run_plan(args, stderr_tty=False)
+    assert code == 0, err1
+    before = {p: p.stat().st_mtime_ns for p in _version(out).rglob("*")}
+    code, again, err2 = _run_plan(args, stderr_tty=False)
+    timing = next(line for line in err2.splitlines() if line.startswith("timings "))
+    assert code == 0 and again == first  # the same summary, from the manifest
+    assert "reuse " in timing and " load " not in timing and "nothing derived" in timing
+    assert {p: p.stat().st_mtime_ns for p in _version(out).rglob("*")} == before
+    code, as_json, _ = _run_plan([*args, "--format", "json"], stderr_tty=False)
+    assert code == 0 and json.loads(as_json)["files"] == sorted(read_plan_dir(out).files)
+    # other options are other inputs: planned again
+    code, _, err3 = _run_plan([str(lab), "--out", str(out), "--timings"], stderr_tty=False)
+    assert code == 0 and " load " in err3
+
+
+def test_replan_is_not_reused_when_a_file_was_edited_or_the_inventory_changed(lab: Path, tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    result = plan_inventory(lab, out, scorecards=False)
+    assert reuse_plan(lab, out, scorecards=False) == result.summary
+    leaf = _version(out) / "switches" / "lab-leaf1.json"
+    leaf.write_text(leaf.read_text())  # same bytes, but written after the plan: no longer what the manifest says
+    assert reuse_plan(lab, out, scorecards=False) is None
+    lab.write_text(lab.read_text() + "\n# a comment\n")
+    assert reuse_plan(lab, out, scorecards=False) is None
+    (out / CURRENT).unlink()
+    assert reuse_plan(lab, out, scorecards=False) is None
+
+
+def test_the_version_in_force_made_again_from_other_inputs_records_them(lab_files: dict[str, str],
+                                                                        tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    write_tree_stats(lab_files, out, provenance=Provenance("inputs-a", {"n": 1}))
+    assert reusable(out, "inputs-a") == {"n": 1} and reusable(out, "inputs-b") is None
+    _, stats = write_tree_stats(lab_files, out, provenance=Provenance("inputs-b", {"n": 2}))
+    assert not stats.published and stats.written == 0
+    assert reusable(out, "inputs-b") == {"n": 2} and reusable(out, "inputs-a") is None
+    (out / "plan.json").unlink()  # a managed link gone: not intact
+    assert reusable(out, "inputs-b") is None
+
+
+def test_replan_restores_a_file_edited_in_the_version_in_force(lab_files: dict[str, str], tmp_path: Path) -> None:
+    """`roce-tune plan` again is what the reader tells an engineer to run after an edit: with an unchanged plan
+    (same version) it must put the edited and removed files back, not leave the version as it found it."""
+    out = write_tree(lab_files, tmp_path / "out")
+    edited, removed = _version(out) / "hosts" / "node1.sh", _version(out) / "switches" / "lab-leaf1.json"
+    edited.write_text(edited.read_text() + "ip link set ens1f0np0 down\n")
+    removed.unlink()
+    stray = _version(out) / "hosts" / "stray.sh"
+    stray.write_text("echo not planned\n")
+    with pytest.raises(PlanDirError):
+        read_plan_dir(out)
+    _, stats = write_tree_stats(lab_files, out)
+    assert not stats.published and stats.written == 2 and stats.removed == 1
+    assert stats.describe() == "files: plan unchanged, 2 edited or missing file(s) restored"
+    assert read_plan_dir(out).files == lab_files and not stray.exists()
+    _, stats = write_tree_stats(lab_files, out)
+    assert stats.written == 0 and stats.describe() == "files: plan unchanged, nothing written"
+
+
+def test_a_damaged_manifest_summary_is_planned_again_not_printed(lab: Path, tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    plan_inventory(lab, out, scorecards=False)
+    manifest = _version(out) / MANIFEST
+    doc = json.loads(manifest.read_text())
+    doc["extra"]["facts"]["hosts"] = "two"
+    manifest.write_text(json.dumps(doc))
+    assert reuse_plan(lab, out, scorecards=False) is None
+    del doc["extra"]["facts"]
+    manifest.write_text(json.dumps(doc))
+    assert reuse_plan(lab, out, scorecards=False) is None

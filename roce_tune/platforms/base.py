@@ -24,8 +24,10 @@ class PlatformSpec:
     Attributes:
         name: platform id as in the inventory (``sonic``, ``eos`` …, ``host``).
         extension: file extension of the rendered config (``json``, ``cfg``, ``sh`` …).
-        aggregator: template that includes the section templates, e.g. ``config.j2``.
-        sections: section template names in the order the aggregator includes them.
+        aggregator: template that includes the section templates, e.g. ``config.j2``; ``""`` for a
+            platform that builds its file as data without templates (SONiC CONFIG_DB JSON).
+        sections: section names in output order: the templates the aggregator includes (or the table
+            builders of a platform without templates).
         extra_outputs: extra files rendered per device: (template, suffix), e.g. NVUE YAML.
         netmiko_device_type: netmiko driver name (docs/derivation.md#platform-syntax).
         commit: safe-commit method id (``eos-session-timer``, ``junos-commit-confirmed``,

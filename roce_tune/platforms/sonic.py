@@ -6,10 +6,11 @@ must make true. It is a partial CONFIG_DB: rows and fields not mentioned (e.g. `
 are not owned by roce-tune and must never be removed by a diff of this file. Deterministic: sorted
 keys, two-space indent, trailing newline; every value is a string, as CONFIG_DB stores it.
 
-Templates (``templates/sonic/<section>.j2``) write the JSON table by table; this module prepares the
-plan in SONiC's vocabulary (range keys ``3-4``, ``"5m"`` cable strings, PFC lists ``"3,4"``) without
-any tuning math, then parses the rendered text back (rejecting duplicate keys), drops empty tables and
-re-serialises it canonically.
+No templates: :func:`build_context` puts the plan in SONiC's vocabulary (range keys ``3-4``, ``"5m"`` cable
+strings, PFC lists ``"3,4"``) without any tuning math; :func:`config_db_tables` builds the CONFIG_DB tables
+from it as data, one function per section of ``SPEC.sections`` (:data:`SECTION_TABLES`; a key written twice
+in a table is refused), drops empty tables, and :func:`serialise` writes the JSON once (orjson). Each
+distinct switch is built once (:func:`roce_tune.platforms.templating.render_once`; issue 16).
 
 Tables and why (syntax checked against):
 
@@ -72,7 +73,8 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
@@ -82,12 +84,12 @@ from roce_tune.findings import Finding, Location, Severity
 from roce_tune.plan import BufferProfile, Plan, PortPlan, SwitchPlan
 from roce_tune.platforms.base import LINUX_IFNAME_MAX, PlatformSpec, SecretPattern, mask_secrets, secret_re
 from roce_tune.platforms.contract import BufferModels
-from roce_tune.platforms.templating import render_once, render_template
+from roce_tune.platforms.templating import render_once
 
 SPEC = PlatformSpec(
     name="sonic",
     extension="json",
-    aggregator="config.j2",
+    aggregator="",  # no templates: CONFIG_DB is built as data (SECTION_TABLES) and serialised once
     sections=("maps", "pfc", "buffers", "ecn", "scheduler", "watchdog", "interfaces"),
     netmiko_device_type="linux",
     commit="sonic-checkpoint-patch",
@@ -193,8 +195,24 @@ def reload_warning(rendered: str) -> tuple[list[str], list[str]]:
     Raises:
         ValueError: ``rendered`` is not a JSON object.
     """
-    tables = sorted(orjson.loads(rendered))  # orjson.JSONDecodeError is a ValueError
+    tables = _runbook_facts(rendered)[0]
     return [t for t in tables if t in QOS_RELOAD_CLEARED_TABLES], [t for t in tables if t not in QOS_RELOAD_CLEARED_TABLES]
+
+
+@lru_cache(maxsize=256)
+def _runbook_facts(rendered: str) -> tuple[tuple[str, ...], str, frozenset[str]]:
+    """(sorted table names, buffer model, BUFFER_PROFILE names buffermgrd gives) of a rendered SONiC file, parsed
+    once per distinct text: the switches of a fabric share a handful of texts (plan.md's runbook asks for each).
+
+    Raises:
+        ValueError: ``rendered`` is not a JSON object.
+    """
+    db = orjson.loads(rendered)  # orjson.JSONDecodeError is a ValueError
+    if not isinstance(db, dict):
+        raise ValueError("a SONiC CONFIG_DB file is a JSON object")
+    model = ((db.get("DEVICE_METADATA") or {}).get("localhost") or {}).get("buffer_model", "traditional")
+    names = frozenset(n for n in db.get("BUFFER_PROFILE") or {} if BUFFERMGRD_NAME_RE.match(n))
+    return tuple(sorted(db)), model, names
 
 
 #: ``sonic-wred-profile.yang`` / map-name pattern, max 32 characters [V].
@@ -426,9 +444,9 @@ def _schedulers(plan: Plan) -> list[dict[str, Any]]:
     return [by_name[k] for k in sorted(by_name)]
 
 
-def _lossless_pgs(switch: SwitchPlan, port: PortPlan, pfc_to_pg: dict[int, int]) -> set[int]:
+def _lossless_pgs(switch: SwitchPlan, port: PortPlan, pfc_to_pg: dict[int, int], model: str) -> set[int]:
     pgs = {pfc_to_pg[p] for p in port.pfc_priorities}
-    if buffer_model(switch) == "traditional" and pgs != set(port.pfc_priorities):
+    if model == "traditional" and pgs != set(port.pfc_priorities):
         raise ValueError(f"{switch.name}:{port.name}: lossless priorities {sorted(port.pfc_priorities)} map to PGs "
                          f"{sorted(pgs)}, but buffermgrd (traditional buffer model) writes the lossless BUFFER_PG "
                          "rows at the pfc_enable priorities themselves: map each lossless priority to the PG of the "
@@ -445,56 +463,78 @@ def _check_lossless_port(switch: SwitchPlan, port: PortPlan, ecn_names: set[str]
         raise ValueError(f"{switch.name}:{port.name}: ECN profile {port.ecn_profile} is not in ecn_profiles")
 
 
-def _queue_rows(name: str, sched: dict[int, str], lossless_queues: set[int], wred: str | None,
-                legacy: bool) -> list[dict[str, Any]]:
-    """QUEUE rows of one port: its scheduler per queue, and the WRED profile on its lossless queues."""
-    rows = []
-    for q in sorted(set(sched) | lossless_queues):
-        scheduler = sched.get(q)
-        rows.append({
-            "key": f"{name}|{q}",
-            "scheduler": reference("SCHEDULER", scheduler, legacy) if scheduler else None,
-            "wred": reference("WRED_PROFILE", wred, legacy) if wred and q in lossless_queues else None})
-    return rows
-
-
 #: Unicast egress queues per port that BUFFER_QUEUE covers (SONiC's default buffers template writes
 #: ``0-2``, ``3-4``, ``5-6``; roce-tune covers 0-7, the queues the plan's maps can name).
 UNICAST_QUEUES = 8
 
 
-def _port_rows(plan: Plan, switch: SwitchPlan, port: PortPlan, lossy_pgs: list[int], queues: list[int],
+@dataclass(frozen=True)
+class _SwitchRows:
+    """What every port of one switch shares in its rows (computed once per switch, not per port).
+
+    Attributes:
+        lossy_pg_ranges: BUFFER_PG key suffixes of the lossy PGs (``0-2``).
+        lossless_queue_ranges / lossy_queue_ranges: BUFFER_QUEUE key suffixes.
+        sched: queue -> SCHEDULER reference (CONFIG_DB form).
+        model: the switch's buffer model (:func:`buffer_model`).
+    """
+
+    lossy_pg_ranges: tuple[str, ...]
+    lossless_queue_ranges: tuple[str, ...]
+    lossy_queue_ranges: tuple[str, ...]
+    sched: dict[int, str | None]
+    model: str
+
+    @classmethod
+    def of(cls, plan: Plan, switch: SwitchPlan, legacy: bool) -> _SwitchRows:
+        c = plan.classification
+        lossless_queues = set(c.lossless_queues)
+        # every unicast queue of the port gets a BUFFER_QUEUE profile (lossless or lossy), also the queues
+        # no TC maps to: otherwise the SKU's default range key (e.g. ``0-2``) stays and overlaps the plan's
+        queues = set(range(UNICAST_QUEUES))
+        return cls(lossy_pg_ranges=tuple(id_ranges(set(c.tc_to_pg.values()) - set(c.lossless_pgs))),
+                   lossless_queue_ranges=tuple(id_ranges(lossless_queues & queues)),
+                   lossy_queue_ranges=tuple(id_ranges(queues - lossless_queues)),
+                   sched={s.queue: reference("SCHEDULER", s.name, legacy) if s.name else None
+                          for s in c.schedulers},
+                   model=buffer_model(switch))
+
+
+def _port_rows(plan: Plan, switch: SwitchPlan, port: PortPlan, fixed: _SwitchRows,
                buf: dict[str, Any], ecn_names: set[str], rows: dict[str, list[dict[str, Any]]],
                legacy: bool) -> None:
     """Append this port's rows to every per-port table in ``rows`` (key -> fields, CONFIG_DB keys)."""
     c = plan.classification
-    lossless_queues = set(c.lossless_queues)
-    sched = {s.queue: s.name for s in c.schedulers}
+    sched = fixed.sched
     name = port.name
     qos: dict[str, Any] = {"name": name, "pfc_enable": None}
     port_lossless_queues: set[int] = set()
     wred = None
-    for r in id_ranges(lossy_pgs):
+    for r in fixed.lossy_pg_ranges:
         rows["buffer_pg"].append({"key": f"{name}|{r}", "profile": buf["ingress_lossy"]})
     if port.lossless:
         _check_lossless_port(switch, port, ecn_names)
         qos["pfc_enable"] = ",".join(str(p) for p in sorted(port.pfc_priorities))
-        for r in id_ranges(_lossless_pgs(switch, port, c.pfc_priority_to_pg)):
+        for r in id_ranges(_lossless_pgs(switch, port, c.pfc_priority_to_pg, fixed.model)):
             rows["buffer_pg"].append({"key": f"{name}|{r}", "profile": buf["pg_profile"][name]})
         wred = port.ecn_profile
         port_lossless_queues = {c.pfc_priority_to_queue[p] for p in port.pfc_priorities}
         rows["pfc_wd"].append({"name": name})
     rows["port_qos"].append(qos)
-    rows["queue"] += _queue_rows(name, sched, port_lossless_queues, wred, legacy)
-    for r in id_ranges(lossless_queues & set(queues)):
+    wred_ref = reference("WRED_PROFILE", wred, legacy) if wred else None
+    for q in sorted(set(sched) | port_lossless_queues):
+        rows["queue"].append({"key": f"{name}|{q}", "scheduler": sched.get(q),
+                              "wred": wred_ref if q in port_lossless_queues else None})
+    for r in fixed.lossless_queue_ranges:
         rows["buffer_queue"].append({"key": f"{name}|{r}", "profile": buf["egress_lossless"]})
-    for r in id_ranges(set(queues) - lossless_queues):
+    for r in fixed.lossy_queue_ranges:
         rows["buffer_queue"].append({"key": f"{name}|{r}", "profile": buf["egress_lossy"]})
     rows["port"].append({"name": name, "mtu": port.mtu, "cable": cable_string(port.cable_m)})
 
 
 def build_context(plan: Plan, switch: SwitchPlan) -> dict[str, Any]:
-    """Everything the SONiC templates print, already in CONFIG_DB vocabulary (no arithmetic left).
+    """Everything the SONiC tables hold, already in CONFIG_DB vocabulary (no arithmetic left); the input of
+    :func:`config_db_tables` and the render key of :func:`render` (plain data).
 
     Returns:
         dict with ``sections``, ``switch`` (name), ``maps`` (sorted (key, value) pairs per map),
@@ -513,11 +553,6 @@ def build_context(plan: Plan, switch: SwitchPlan) -> dict[str, Any]:
         raise ValueError("SONiC renderer supports trust dscp only (the plan has no PCP -> TC map for DOT1P_TO_TC_MAP)")
     if not WRED_NAME_RE.fullmatch(c.map_name):
         raise ValueError(f"map name {c.map_name!r} does not match the SONiC YANG pattern {WRED_NAME_RE.pattern}")
-    lossless_pgs = set(c.lossless_pgs)
-    lossy_pgs = sorted(set(c.tc_to_pg.values()) - lossless_pgs)
-    # every unicast queue of the port gets a BUFFER_QUEUE profile (lossless or lossy), also the queues no TC
-    # maps to: otherwise the SKU's default range key (e.g. ``0-2``) stays and overlaps the plan's keys
-    queues = list(range(UNICAST_QUEUES))
     release = sonic_release(switch.os_version)
     legacy = release is not None and release < PLAIN_REFERENCES_SINCE
     buf = _buffers(switch, legacy, pg_profiles(switch))
@@ -525,8 +560,9 @@ def build_context(plan: Plan, switch: SwitchPlan) -> dict[str, Any]:
     ecn_names = {w["name"] for w in wred}
     rows: dict[str, list[dict[str, Any]]] = {k: [] for k in ("port_qos", "queue", "buffer_pg", "buffer_queue",
                                                              "pfc_wd", "port")}
+    fixed = _SwitchRows.of(plan, switch, legacy)
     for p in sorted(switch.ports, key=lambda p: p.name):
-        _port_rows(plan, switch, p, lossy_pgs, queues, buf, ecn_names, rows, legacy)
+        _port_rows(plan, switch, p, fixed, buf, ecn_names, rows, legacy)
     wd = switch.watchdog
     pfc_to_pg = asic_type(switch) in PFC_TO_PG_ASIC_TYPES
 
@@ -553,25 +589,155 @@ def build_context(plan: Plan, switch: SwitchPlan) -> dict[str, Any]:
     }
 
 
-def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+def _unique(table: str, rows: Iterable[tuple[str, Any]]) -> dict[str, Any]:
+    """``rows`` (CONFIG_DB key, row) as one table; a key written twice is a renderer bug, never overwritten.
+
+    Raises:
+        ValueError: a key repeats (e.g. two ECN profiles of one name).
+    """
     out: dict[str, Any] = {}
-    for key, value in pairs:
+    for key, row in rows:
         if key in out:
-            raise ValueError(f"SONiC template bug: key {key!r} rendered twice")
-        out[key] = value
+            raise ValueError(f"SONiC render bug: key {key!r} written twice in {table}")
+        out[key] = row
     return out
 
 
-def canonical_json(text: str) -> str:
-    """Parse rendered CONFIG_DB text, drop empty tables, re-serialise (sorted keys, indent 2, newline).
+def _some(**fields: object) -> dict[str, str]:
+    """CONFIG_DB fields as strings (CONFIG_DB stores only strings), fields whose value is None left out."""
+    return {k: str(v) for k, v in fields.items() if v is not None}
+
+
+def _str(row: dict[str, Any], *fields: str) -> dict[str, str]:
+    """``fields`` of ``row`` as CONFIG_DB strings."""
+    return {f: str(row[f]) for f in fields}
+
+
+def _maps_tables(ctx: dict[str, Any]) -> dict[str, Any]:
+    """DSCP_TO_TC_MAP, TC_TO_PRIORITY_GROUP_MAP, TC_TO_QUEUE_MAP, MAP_PFC_PRIORITY_TO_QUEUE and, on the ASIC types
+    qos_config.j2 emits it for, PFC_PRIORITY_TO_PRIORITY_GROUP_MAP: one row named ``map_name`` each
+    (sonic-dscp-tc-map.yang, sonic-tc-queue-map.yang, sonic-tc-priority-group-map.yang,
+    sonic-pfc-priority-queue-map.yang, sonic-pfc-priority-priority-group-map.yang)."""
+    maps = ctx["maps"]
+    tables = {"DSCP_TO_TC_MAP": "dscp_to_tc", "TC_TO_PRIORITY_GROUP_MAP": "tc_to_pg", "TC_TO_QUEUE_MAP": "tc_to_queue",
+              "MAP_PFC_PRIORITY_TO_QUEUE": "pfc_to_queue"}
+    if ctx["pfc_to_pg"]:
+        tables["PFC_PRIORITY_TO_PRIORITY_GROUP_MAP"] = "pfc_to_pg"
+    return {table: {ctx["map_name"]: {str(k): str(v) for k, v in maps[key]}} for table, key in tables.items()}
+
+
+def _pfc_tables(ctx: dict[str, Any]) -> dict[str, Any]:
+    """PORT_QOS_MAP (sonic-port-qos-map.yang): ``global`` binds the DSCP map; every port binds all maps;
+    ``pfc_enable`` (and ``pfcwd_sw_enable`` when the watchdog is on) only on lossless ports."""
+    refs = ctx["map_refs"]
+    bound = [f for f in ("dscp_to_tc_map", "tc_to_pg_map", "tc_to_queue_map", "pfc_to_pg_map", "pfc_to_queue_map")
+             if f != "pfc_to_pg_map" or ctx["pfc_to_pg"]]
+    watchdog = ctx["watchdog"]["enabled"]
+
+    def row(p: dict[str, Any]) -> dict[str, str]:
+        out = {f: refs[f] for f in bound}
+        if p["pfc_enable"]:
+            out["pfc_enable"] = p["pfc_enable"]
+            if watchdog:
+                out["pfcwd_sw_enable"] = p["pfc_enable"]
+        return out
+
+    rows = [("global", {"dscp_to_tc_map": refs["dscp_to_tc_map"]})]
+    return {"PORT_QOS_MAP": _unique("PORT_QOS_MAP", rows + [(p["name"], row(p)) for p in ctx["rows"]["port_qos"]])}
+
+
+def _buffer_tables(ctx: dict[str, Any]) -> dict[str, Any]:
+    """BUFFER_POOL, BUFFER_PROFILE (lossless headroom profiles carry xon/xoff/size), BUFFER_PG (lossy PGs ->
+    ingress lossy profile, lossless PGs -> the port's static headroom profile = SONiC headroom override),
+    BUFFER_QUEUE (lossless queues -> egress lossless profile, others -> egress lossy); sizes in bytes
+    (sonic-buffer-pool/-profile/-pg/-queue.yang, buffers_config.j2)."""
+    buf, rows = ctx["buffers"], ctx["rows"]
+    return {
+        "BUFFER_POOL": _unique("BUFFER_POOL", ((p["name"], {**_some(xoff=p["xoff"]), **_str(p, "mode", "size", "type")})
+                                               for p in buf["pools"])),
+        "BUFFER_PROFILE": _unique("BUFFER_PROFILE", (
+            (p["name"], {**_some(dynamic_th=p["dynamic_th"], static_th=p["static_th"], xon=p["xon"], xoff=p["xoff"]),
+                         "pool": p["pool"], "size": str(p["size"])}) for p in buf["profiles"])),
+        "BUFFER_PG": _unique("BUFFER_PG", ((r["key"], {"profile": r["profile"]}) for r in rows["buffer_pg"])),
+        "BUFFER_QUEUE": _unique("BUFFER_QUEUE", ((r["key"], {"profile": r["profile"]}) for r in rows["buffer_queue"])),
+    }
+
+
+def _ecn_tables(ctx: dict[str, Any]) -> dict[str, Any]:
+    """WRED_PROFILE per plan ECN profile (sonic-wred-profile.yang): ECN marking for all colours on the plan's
+    Kmin..Kmax ramp (bytes) up to Pmax (percent), WRED on for every colour as qos_config.j2 AZURE_LOSSLESS."""
+    def row(w: dict[str, Any]) -> dict[str, str]:
+        out = {"ecn": "ecn_all"}
+        for colour in ("green", "yellow", "red"):
+            out |= {f"{colour}_min_threshold": str(w["min"]), f"{colour}_max_threshold": str(w["max"]),
+                    f"{colour}_drop_probability": str(w["probability"]), f"wred_{colour}_enable": "true"}
+        return out
+
+    return {"WRED_PROFILE": _unique("WRED_PROFILE", ((w["name"], row(w)) for w in ctx["wred"]))}
+
+
+def _scheduler_tables(ctx: dict[str, Any]) -> dict[str, Any]:
+    """SCHEDULER profiles (STRICT, or DWRR with a weight) and QUEUE ``port|queue`` rows binding a scheduler and,
+    on the lossless queues of lossless ports, the WRED/ECN profile (sonic-scheduler.yang, sonic-queue.yang)."""
+    def queue(q: dict[str, Any]) -> dict[str, str]:
+        return {k: v for k, v in (("scheduler", q["scheduler"]), ("wred_profile", q["wred"])) if v}
+
+    return {
+        "SCHEDULER": _unique("SCHEDULER", ((s["name"], {**_some(weight=s["weight"]), "type": str(s["type"])})
+                                           for s in ctx["schedulers"])),
+        "QUEUE": _unique("QUEUE", ((q["key"], queue(q)) for q in ctx["rows"]["queue"])),
+    }
+
+
+def _watchdog_tables(ctx: dict[str, Any]) -> dict[str, Any]:
+    """PFC_WD (sonic-pfcwd.yang): GLOBAL poll interval and, per lossless port, action and detection /
+    restoration times in ms; nothing when the plan's watchdog is off."""
+    wd = ctx["watchdog"]
+    if not wd["enabled"]:
+        return {"PFC_WD": {}}
+    row = {"action": str(wd["action"]), "detection_time": str(wd["detection"]),
+           "restoration_time": str(wd["restoration"])}
+    rows = [("GLOBAL", {"POLL_INTERVAL": str(wd["poll"])})] + [(p["name"], dict(row)) for p in ctx["rows"]["pfc_wd"]]
+    return {"PFC_WD": _unique("PFC_WD", rows)}
+
+
+def _interface_tables(ctx: dict[str, Any]) -> dict[str, Any]:
+    """CABLE_LENGTH (buffers_config.j2 key, ``"<m>m"`` per sonic-cable-length.yang) and PORT ``mtu`` only (speed,
+    lanes and admin state stay as the switch has them)."""
+    ports = ctx["rows"]["port"]
+    return {
+        "CABLE_LENGTH": {ctx["cable_key"]: _unique("CABLE_LENGTH", ((p["name"], p["cable"]) for p in ports))},
+        "PORT": _unique("PORT", ((p["name"], {"mtu": str(p["mtu"])}) for p in ports)),
+    }
+
+
+#: SPEC.sections -> the function building that section's CONFIG_DB tables from :func:`build_context`'s dict
+SECTION_TABLES: dict[str, Callable[[dict[str, Any]], dict[str, Any]]] = {
+    "maps": _maps_tables, "pfc": _pfc_tables, "buffers": _buffer_tables, "ecn": _ecn_tables,
+    "scheduler": _scheduler_tables, "watchdog": _watchdog_tables, "interfaces": _interface_tables,
+}
+
+
+def config_db_tables(ctx: dict[str, Any], buffer_model: str | None = None) -> dict[str, Any]:
+    """The CONFIG_DB fragment of one switch as data: every section's tables (:data:`SECTION_TABLES`, in
+    ``SPEC.sections`` order) from :func:`build_context`'s dict, empty tables left out, and
+    ``DEVICE_METADATA|localhost.buffer_model`` when ``buffer_model`` is given. Every value is a string.
 
     Raises:
-        ValueError: the text is not JSON or repeats a key (a template bug).
+        ValueError: a CONFIG_DB key written twice within a table (a renderer bug).
     """
-    data = json.loads(text, object_pairs_hook=_no_duplicates)
-    data = {table: rows for table, rows in data.items() if rows}
-    # the same bytes as json.dumps(indent=2, sort_keys=True, ensure_ascii=False), in C (CONFIG_DB holds strings)
-    return orjson.dumps(data, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS).decode() + "\n"
+    db: dict[str, Any] = {}
+    for section in ctx["sections"]:
+        db.update(SECTION_TABLES[section](ctx))
+    if buffer_model is not None:
+        db["DEVICE_METADATA"] = {"localhost": {"buffer_model": buffer_model}}
+    return {table: rows for table, rows in db.items() if rows}
+
+
+def serialise(db: dict[str, Any]) -> str:
+    """CONFIG_DB JSON text: sorted keys, two-space indent, trailing newline (the bytes of ``json.dumps(db,
+    indent=2, sort_keys=True, ensure_ascii=False) + "\\n"``, made once by orjson in C)."""
+    return orjson.dumps(db, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS).decode() + "\n"
 
 
 def render_findings(plan: Plan, switch: SwitchPlan) -> list[Finding]:
@@ -611,7 +777,8 @@ def render(plan: Plan, switch: SwitchPlan) -> dict[str, str]:
     """Render ``switch`` as a SONiC CONFIG_DB fragment: ``{"<name>.json": text}``.
 
     Raises:
-        ValueError: see :func:`build_context`; jinja2.UndefinedError on a template bug.
+        ValueError: see :func:`build_context` and :func:`config_db_tables`; a buffer model the switch's ASIC or
+            release does not have.
     """
     release = sonic_release(switch.os_version)
     model = buffer_model(switch)
@@ -627,13 +794,10 @@ def render(plan: Plan, switch: SwitchPlan) -> dict[str, str]:
     metadata_model = model if release is None or release >= BUFFER_MODEL_SINCE else None
 
     def _render(ctx: dict[str, Any]) -> str:
-        data = json.loads(canonical_json(render_template(SPEC.name, SPEC.aggregator, **ctx)))
-        if metadata_model is not None:
-            data["DEVICE_METADATA"] = {"localhost": {"buffer_model": metadata_model}}
-        return canonical_json(json.dumps(data))
+        return serialise(config_db_tables(ctx, metadata_model))
 
-    text = render_once(f"{SPEC.name}/{SPEC.aggregator}/{metadata_model}", switch.name, build_context(plan, switch),
-                       ("switch",), _render)
+    text = render_once(f"{SPEC.name}/config_db/{metadata_model}", switch.name, build_context(plan, switch),
+                       ("switch",), _render, orjson.dumps)
     return {f"{switch.name}.{SPEC.extension}": text}
 
 
@@ -899,10 +1063,9 @@ def _buffer_model_runbook(rendered: list[tuple[str, str]]) -> list[str]:
     by_model: dict[str, list[str]] = {}
     profiles: dict[str, set[str]] = {}
     for name, text in rendered:
-        db = json.loads(text)
-        model = ((db.get("DEVICE_METADATA") or {}).get("localhost") or {}).get("buffer_model", "traditional")
+        _, model, buffermgrd_names = _runbook_facts(text)
         by_model.setdefault(model, []).append(name)
-        profiles.setdefault(model, set()).update(n for n in db.get("BUFFER_PROFILE") or {} if BUFFERMGRD_NAME_RE.match(n))
+        profiles.setdefault(model, set()).update(buffermgrd_names)
     lines = []
     if "traditional" in by_model:
         lines.append(

@@ -72,9 +72,19 @@ class _Environment(jinja2.Environment):
         return super().getattr(obj, attribute)
 
 
+#: The provenance line of every rendered device file (template global ``provenance``). A device file names
+#: neither the inventory file nor its sha256: with those in every header, any inventory edit (one cable
+#: length) changed every file, and the plan directory's manifest could link none of them from the version in
+#: force (issue 16). Provenance is the plan directory's: ``SHA256SUMS`` lists this file's sha256 (apply and
+#: verify refuse a file that does not match it), and ``plan.json`` of the same version names the inventory
+#: file and its sha256; plan.md says both.
+PROVENANCE = "provenance: this file's sha256 is in SHA256SUMS; plan.json beside it names the inventory and its sha256"
+
+
 @lru_cache(maxsize=1)
 def environment() -> jinja2.Environment:
-    """The shared Jinja environment (cached). Filters: ``shell_quote``, ``to_json``, ``comment_safe``."""
+    """The shared Jinja environment (cached). Filters: ``shell_quote``, ``to_json``, ``comment_safe``; global
+    ``provenance`` (:data:`PROVENANCE`)."""
     env = _Environment(
         loader=jinja2.FileSystemLoader(str(templates_dir())),
         undefined=jinja2.StrictUndefined,
@@ -86,6 +96,7 @@ def environment() -> jinja2.Environment:
     env.filters["shell_quote"] = _shell_quote
     env.filters["to_json"] = _to_json
     env.filters["comment_safe"] = comment_safe
+    env.globals["provenance"] = PROVENANCE
     return env
 
 
@@ -121,12 +132,17 @@ def _with_slot(context: Mapping[str, Any], identity: tuple[str, ...]) -> dict[st
     return out
 
 
+def _repr_bytes(context: Mapping[str, Any]) -> bytes:
+    return repr(context).encode()
+
+
 def render_once(kind: str, device: str, context: Mapping[str, Any], identity: tuple[str, ...],
-                render: Callable[[dict[str, Any]], str]) -> str:
+                render: Callable[[dict[str, Any]], str],
+                serialise: Callable[[Mapping[str, Any]], bytes] = _repr_bytes) -> str:
     """``render(context)`` for ``device``, computed once per distinct context minus the device's identity.
 
     The device's name at ``identity`` is replaced by :data:`NAME_SLOT`; the result of ``render`` on that
-    context is kept under ``kind`` (e.g. ``"sonic/config.j2"``) and a SHA-256 digest of the context's
+    context is kept under ``kind`` (e.g. ``"eos/config.j2"``) and a SHA-256 digest of the context's
     ``repr``, and the name is filled in last. Devices whose rendered files differ only in their name
     (the leaves of one scalable unit) are rendered once (issue 16). Anything else in the context is part of
     the key as it is, so the text is the one ``render(context)`` gives as long as the template prints
@@ -140,6 +156,9 @@ def render_once(kind: str, device: str, context: Mapping[str, Any], identity: tu
             ``repr`` shows every value the template can print.
         identity: path of dict keys to the device's name in ``context``, e.g. ``("switch", "name")``.
         render: context -> text; it must depend on nothing but the context.
+        serialise: context -> bytes that differ whenever ``render`` could print something different (the
+            key is their SHA-256); default ``repr``. A renderer that prints only scalars with ``str`` may
+            pass a faster one (SONiC: ``orjson.dumps``, which tells ``1``, ``1.0``, ``True`` and ``"1"`` apart).
 
     Returns:
         the rendered text of ``device``.
@@ -148,7 +167,7 @@ def render_once(kind: str, device: str, context: Mapping[str, Any], identity: tu
         KeyError: ``identity`` is not a path of ``context``. Anything ``render`` raises (nothing is kept).
     """
     shared = _with_slot(context, identity)
-    key = (kind, hashlib.sha256(repr(shared).encode()).digest())
+    key = (kind, hashlib.sha256(serialise(shared)).digest())
     text = _RENDERS.get(key)
     if text is None:
         text = render(shared)

@@ -4,8 +4,9 @@ thresholds per speed, warnings. Pure translation of the plan."""
 from __future__ import annotations
 
 from collections import defaultdict
+from collections.abc import Iterable
 from pathlib import Path
-from typing import TypedDict
+from typing import TypedDict, cast
 
 from rich.table import Table
 
@@ -64,18 +65,58 @@ def _facts(plan: Plan) -> _Facts:
     }
 
 
-def summary_json(plan: Plan, out_dir: Path, files: dict[str, str]) -> dict[str, object]:
-    """Machine-readable summary (``--format json``)."""
-    data: dict[str, object] = dict(_facts(plan))
+class PlanSummary(TypedDict):
+    """What ``roce-tune plan`` prints of a plan, as JSON-serialisable data: kept in the plan directory's
+    manifest, so an unchanged re-plan prints it without deriving the plan again (roce_tune.pipeline.reuse_plan).
+
+    Attributes:
+        facts: :class:`_Facts` of the plan.
+        findings: the plan's warnings and errors as printed (``str(finding)``), in plan order.
+        files: every file of the plan directory (relative paths, sorted).
+    """
+
+    facts: _Facts
+    findings: list[str]
+    files: list[str]
+
+
+def plan_summary(plan: Plan, files: Iterable[str]) -> PlanSummary:
+    """The :class:`PlanSummary` of ``plan`` with its rendered ``files``."""
+    return {"facts": _facts(plan), "findings": [str(f) for f in plan.findings if f.severity is not Severity.info],
+            "files": sorted(files)}
+
+
+def as_plan_summary(data: object) -> PlanSummary | None:
+    """``data`` (read back from a manifest) as a :class:`PlanSummary`, or None when it is not one (a manifest
+    of another roce-tune, or damaged): every fact present with its JSON type, findings and files strings."""
+    if not isinstance(data, dict) or not isinstance(data.get("facts"), dict):
+        return None
+    kinds: dict[str, type | tuple[type, ...]]
+    facts, kinds = data["facts"], {"site": str, "hosts": int, "nic_ports": int, "lossless_ports": int,
+                                   "deadlock_cycles": int, "errors": int, "warnings": int,
+                                   "switches_per_platform": dict, "ecn_by_speed_gbps": dict,
+                                   "headroom_size_bytes_range": (list, type(None)),
+                                   "headroom_xoff_bytes_range": (list, type(None))}
+    if set(facts) != set(_Facts.__annotations__) or not all(isinstance(facts[k], t) for k, t in kinds.items()):
+        return None
+    lists = [data.get("findings"), data.get("files")]
+    if not all(isinstance(v, list) and all(isinstance(x, str) for x in v) for v in lists):
+        return None
+    return cast(PlanSummary, data)
+
+
+def summary_json(summary: PlanSummary, out_dir: Path) -> dict[str, object]:
+    """Machine-readable summary (``--format json``): the facts, ``output_dir`` and ``files``."""
+    data: dict[str, object] = dict(summary["facts"])
     data["output_dir"] = str(out_dir)
-    data["files"] = sorted(files)
+    data["files"] = list(summary["files"])
     return data
 
 
-def summary_table(plan: Plan) -> Table:
+def summary_table(summary: PlanSummary) -> Table:
     """The rich table printed by ``roce-tune plan``."""
-    f = _facts(plan)
-    t = Table(title=f"roce-tune plan: {plan.site}", show_header=True, header_style="bold")
+    f = summary["facts"]
+    t = Table(title=f"roce-tune plan: {f['site']}", show_header=True, header_style="bold")
     t.add_column("what")
     t.add_column("value")
     t.add_row("switches", ", ".join(f"{k}: {v}" for k, v in f["switches_per_platform"].items()) or "-")

@@ -5,7 +5,6 @@ linted and planned; cabling, speeds, lengths and platforms compared with the sou
 from __future__ import annotations
 
 import os
-import re
 import socket
 import subprocess
 import sys
@@ -70,13 +69,9 @@ def _cabling(inv: Inventory) -> dict[str, Any]:
     return {"switches": switches, "links": links, "nics": nics}
 
 
-_PROVENANCE = re.compile(rb"^.{1,2} plan schema [0-9.]+ \| inventory .+ sha256 [0-9a-f]{64}\n", re.M)
-
-
 def _configs(root: Path) -> dict[str, bytes]:
-    """Rendered files without the provenance line (it names the inventory file and its hash)."""
-    return {str(p.relative_to(root)): _PROVENANCE.sub(b"", p.read_bytes())
-            for p in sorted(root.rglob("*")) if p.is_file()}
+    """Rendered files as they are (a device file names no inventory file or hash: plan.json does)."""
+    return {str(p.relative_to(root)): p.read_bytes() for p in sorted(root.rglob("*")) if p.is_file()}
 
 
 @pytest.mark.parametrize("site", sorted(FABRICS))
@@ -103,7 +98,7 @@ def test_import_round_trips_the_fabric_and_lints_and_plans(
     assert {p.name.split(".")[0] for p in (tmp_path / "plan" / "switches").iterdir()} == set(got["switches"])
     # NetBox carries no roce-tune policy (docs/import-netbox.md): with the source's policy section added,
     # every switch config renders byte for byte as from the hand-written source (headroom by cable length,
-    # ECN by speed and fan-in, ports, platforms), but for the provenance line that names the inventory file
+    # ECN by speed and fan-in, ports, platforms), provenance line included
     yaml = YAML(typ="safe")
     src_doc = yaml.load((REPO / "inventories" / FABRICS[site]).read_text())
     doc = yaml.load(out.read_text())

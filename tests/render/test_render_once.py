@@ -3,6 +3,8 @@ one render, and the text is byte for byte what a render of that device alone giv
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 
 from roce_tune.platforms import get_platform, sonic, templating
@@ -12,16 +14,21 @@ from .golden import pipeline_plan
 
 @pytest.fixture()
 def counted(monkeypatch: pytest.MonkeyPatch) -> list[str]:
-    """Every Jinja render (platform/template) made, with an empty render cache."""
+    """Every render made (Jinja: platform/template; SONiC, built as data: its CONFIG_DB tables), with an empty
+    render cache."""
     calls: list[str] = []
-    real = templating.render_template
+    real, real_db = templating.render_template, sonic.config_db_tables
 
     def counting(platform: str, template: str, **context: object) -> str:
         calls.append(f"{platform}/{template}")
         return real(platform, template, **context)
 
+    def counting_db(ctx: dict[str, Any], buffer_model: str | None = None) -> dict[str, Any]:
+        calls.append("sonic/config_db")
+        return real_db(ctx, buffer_model)
+
     monkeypatch.setattr(templating, "render_template", counting)
-    monkeypatch.setattr(sonic, "render_template", counting)
+    monkeypatch.setattr(sonic, "config_db_tables", counting_db)
     templating._RENDERS.clear()
     return calls
 

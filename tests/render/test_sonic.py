@@ -273,9 +273,26 @@ def test_output_is_deterministic_sorted_and_newline_terminated() -> None:
 
 def test_registry_and_spec() -> None:
     mod = get_platform("sonic")
-    assert mod is sonic and mod.SPEC.aggregator == "config.j2"
-    for section in mod.SPEC.sections:
-        assert (Path(__file__).resolve().parents[2] / "templates" / "sonic" / f"{section}.j2").is_file()
+    # CONFIG_DB is built as data, one table builder per section, and serialised once: no templates (issue 16)
+    assert mod is sonic and mod.SPEC.aggregator == ""
+    assert tuple(sonic.SECTION_TABLES) == mod.SPEC.sections
+    assert not (Path(__file__).resolve().parents[2] / "templates" / "sonic").exists()
+
+
+def test_a_key_written_twice_is_refused_not_overwritten() -> None:
+    plan, sw = _hand()
+    twice = sw.model_copy(update={"ecn_profiles": [*sw.ecn_profiles, sw.ecn_profiles[0]]})
+    with pytest.raises(ValueError, match=r"written twice in WRED_PROFILE"):
+        sonic.render(plan, twice)
+
+
+def test_config_db_tables_are_the_serialised_file() -> None:
+    plan, sw = _hand(watchdog=False)
+    db = sonic.config_db_tables(sonic.build_context(plan, sw), "dynamic")
+    assert "PFC_WD" not in db and "PFC_PRIORITY_TO_PRIORITY_GROUP_MAP" in db  # empty table dropped; mellanox
+    assert db["DEVICE_METADATA"] == {"localhost": {"buffer_model": "dynamic"}}
+    assert sonic.serialise(db) == json.dumps(db, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
+    assert json.loads(sonic.render(plan, sw)["leaf1.json"]) == db
 
 
 # --- refusals -------------------------------------------------------------------------------------

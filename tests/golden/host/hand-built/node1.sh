@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # shellcheck disable=SC2034  # the shared host script reads these
 # roce-tune host script for node1 | site handbuilt | roce-tune test | plan schema 1.2
-# inventory handbuilt.yaml sha256 0000000000000000000000000000000000000000000000000000000000000000 -- do not edit, re-render instead.
+# provenance: this file's sha256 is in SHA256SUMS; plan.json beside it names the inventory and its sha256 -- do not edit, re-render instead.
 # This host's values. The logic (check, restore point, apply, read back) is the shared host script
 # roce-tune-host.sh (version 2) in this directory, sourced at the end; `roce-tune apply` and
 # playbooks/push.yml send both to the host as one script.

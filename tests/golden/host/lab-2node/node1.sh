@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # shellcheck disable=SC2034  # the shared host script reads these
 # roce-tune host script for node1 | site lab-2node | roce-tune 0.1.0 | plan schema 1.2
-# inventory inventories/lab-2node.yaml sha256 c71e78b8f190b273598a6710cc5780dc2b5f16adc493ebb8f53b23b329ea6edb -- do not edit, re-render instead.
+# provenance: this file's sha256 is in SHA256SUMS; plan.json beside it names the inventory and its sha256 -- do not edit, re-render instead.
 # This host's values. The logic (check, restore point, apply, read back) is the shared host script
 # roce-tune-host.sh (version 2) in this directory, sourced at the end; `roce-tune apply` and
 # playbooks/push.yml send both to the host as one script.

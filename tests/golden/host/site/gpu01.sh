@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # shellcheck disable=SC2034  # the shared host script reads these
 # roce-tune host script for gpu01 | site site-a | roce-tune 0.1.0 | plan schema 1.2
-# inventory inventories/site.yaml sha256 fd3f7e06b656fbdf8beb377e706d261ba4bda4613df94ff26ddc5321741807c4 -- do not edit, re-render instead.
+# provenance: this file's sha256 is in SHA256SUMS; plan.json beside it names the inventory and its sha256 -- do not edit, re-render instead.
 # This host's values. The logic (check, restore point, apply, read back) is the shared host script
 # roce-tune-host.sh (version 2) in this directory, sourced at the end; `roce-tune apply` and
 # playbooks/push.yml send both to the host as one script.
