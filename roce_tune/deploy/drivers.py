@@ -522,7 +522,7 @@ class Driver:
             return True
         return bool(set(commands) - set(self.missing(desired, set(ports))))
 
-    def undo_active(self, progress: dict[str, Any], undo: Callable[[], None], rolled_back: str,
+    def undo_active(self, progress: dict[str, Any], undo: Callable[[], object], rolled_back: str,
                     not_active: str) -> None:
         """Roll back a committed change only while some of it is active: run ``undo`` (the platform's
         rollback commands) when :meth:`change_active`, else leave the device alone (its commit-confirm

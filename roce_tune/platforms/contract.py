@@ -141,7 +141,7 @@ class PushSession(Protocol):
         ``progress`` is active (a rollback undoes only what is active)."""
         ...
 
-    def undo_active(self, progress: dict[str, Any], undo: Callable[[], None], rolled_back: str,
+    def undo_active(self, progress: dict[str, Any], undo: Callable[[], object], rolled_back: str,
                     not_active: str) -> None:
         """Run ``undo`` only while some of the recorded change is active; ``progress["rollback_outcome"]``
         says which (``rolled_back`` / ``not_active``); PushError("rollback") if still active after it."""
