@@ -342,7 +342,12 @@ class Driver:
         steps = self.method.push
         if steps is None:
             raise PushError("send", f"{self.platform} is pushed as a script (push_host), not as a change")
-        self._guarded(lambda: steps(self, change.commands, change.patch, desired, managed_ports))
+        def run() -> None:
+            # the change, so that a rollback (also on a new session) can tell whether any of it is active
+            self.progress.update(commands=list(change.commands), desired=desired, ports=sorted(managed_ports))
+            steps(self, change.commands, change.patch, desired, managed_ports)
+
+        self._guarded(run)
         if self.opts.save:
             self.save()
 
@@ -449,13 +454,13 @@ class Driver:
         with ``desired``, if the confirmed change is not active in the running configuration.
 
         A confirm that reaches the device after its commit-confirm timer ran out finds the change already
-        reverted by the device; it then confirms nothing and the device still answers with success
-        (Junos commits the unchanged candidate: "commit complete"). Only a read-back after the confirm
-        proves the change is active and final.
+        reverted by the device; it then confirms nothing and the device may still answer with success
+        (Junos commits the unchanged candidate: "commit complete"; EOS prints no error for a session that
+        is no longer pending). Only a read-back after the confirm proves the change is active and final.
 
         Raises:
             PushError("confirm"): a confirmation is still pending, or lines of ``desired`` are not active
-                (the message says that the timer ran out and how to lengthen it).
+                (the message says, in the platform's words, that the timer ran out and how to lengthen it).
         """
         assert self.method.confirm_check is not None, f"{self.platform} has no commit-confirm"
         command, pending = self.method.confirm_check
@@ -465,11 +470,78 @@ class Driver:
             return
         missing = self.missing(desired, managed_ports or set())
         if missing:
-            raise PushError("confirm", "the change is not active after the confirm: the device's commit-confirm "
-                                       "timer ran out before the confirm arrived and the device reverted the change "
-                                       "by itself (the late confirm committed nothing). Lengthen the window with "
-                                       f"`roce-tune apply --confirm-seconds N` (now {self.opts.confirm_s} s). "
-                                       "Not active: " + "; ".join(missing[:5]))
+            raise self._expired(missing)
+
+    def confirm(self, command: str, desired: str, managed_ports: set[str],
+                expect_string: str | None = None) -> str:
+        """Send the confirm ``command``, then prove the change is active and final (:meth:`confirmed`).
+        ``progress["confirmed"]`` is set once the device accepted the confirm.
+
+        When the device rejects the confirm, the running configuration is read first: a change that is no
+        longer active means the window ran out before the confirm (NVUE: no apply left to confirm), which
+        is reported as that instead of as the device's bare error line.
+
+        Raises:
+            PushError("confirm"): the device rejected the confirm, the window had run out, or a confirmation
+                is still pending.
+        """
+        out = self.cmd(command, "confirm", expect_string)
+        try:
+            self.check(out, "confirm", [command])
+        except PushError as exc:
+            missing = self.missing(desired, managed_ports)
+            if missing:
+                raise self._expired(missing, str(exc).removeprefix("confirm: ")) from None
+            raise
+        self.progress["confirmed"] = True
+        self.confirmed(desired, managed_ports)
+        return out
+
+    def _expired(self, missing: list[str], reply: str | None = None) -> PushError:
+        """The PushError for a change that is not active after the confirm (its window ran out)."""
+        window = self.opts.confirm_s
+        what = (self.method.expired(self.opts.tag, window) if self.method.expired is not None
+                else "the device reverted the change by itself")
+        return PushError("confirm", "the change is not active after the confirm: the device's commit-confirm "
+                                    f"timer ran out before the confirm arrived; {what} (the late confirm "
+                                    "committed nothing" + (f"; {reply}" if reply else "") + "). Lengthen the "
+                                    f"window with `roce-tune apply --confirm-seconds N` (now {window} s). "
+                                    "Not active: " + "; ".join(missing[:5]))
+
+    def change_active(self, progress: dict[str, Any]) -> bool:
+        """Read the running configuration now: True if any command of the change :meth:`push` recorded in
+        ``progress`` (``commands``, ``desired``, ``ports``) is active, i.e. it no longer appears among the
+        commands the running configuration needs to reach the desired text. A progress without the change
+        counts as active (a rollback then runs as before).
+
+        Raises:
+            netmiko.ReadTimeout, SessionDropped: as :meth:`cmd`; ValueError: as :func:`compute_change`.
+        """
+        commands, desired, ports = progress.get("commands"), progress.get("desired"), progress.get("ports")
+        if not isinstance(commands, list) or not isinstance(desired, str) or not isinstance(ports, list):
+            return True
+        return bool(set(commands) - set(self.missing(desired, set(ports))))
+
+    def undo_active(self, progress: dict[str, Any], undo: Callable[[], object], rolled_back: str,
+                    not_active: str) -> None:
+        """Roll back a committed change only while some of it is active: run ``undo`` (the platform's
+        rollback commands) when :meth:`change_active`, else leave the device alone (its commit-confirm
+        timer already reverted the change; an undo could load it again). Records which case happened in
+        ``progress["rollback_outcome"]`` (``rolled_back`` or ``not_active``, the apply report carries it).
+        After ``undo`` the running configuration is read again: a rollback that left the change active
+        is no rollback.
+
+        Raises:
+            PushError("rollback"): the change is still active after ``undo``; as ``undo`` and
+                :meth:`change_active`.
+        """
+        if not self.change_active(progress):
+            progress["rollback_outcome"] = not_active
+            return
+        undo()
+        if all(key in progress for key in ("commands", "desired", "ports")) and self.change_active(progress):
+            raise PushError("rollback", f"the change is still active after the rollback ({rolled_back})")
+        progress["rollback_outcome"] = rolled_back
 
     def missing(self, desired: str, managed_ports: set[str]) -> list[str]:
         """Read the running configuration; the change it still needs to include ``desired``: its commands

@@ -130,6 +130,23 @@ class PushSession(Protocol):
         """Read the running configuration: the change commands it still needs to include ``desired``."""
         ...
 
+    def confirm(self, command: str, desired: str, managed_ports: set[str],
+                expect_string: str | None = None) -> str:
+        """Send the confirm ``command`` and prove the change is active and final (:meth:`confirmed`); a
+        confirm the device rejects because its window ran out is reported as that."""
+        ...
+
+    def change_active(self, progress: dict[str, Any]) -> bool:
+        """Read the running configuration: True if any command of the change the push recorded in
+        ``progress`` is active (a rollback undoes only what is active)."""
+        ...
+
+    def undo_active(self, progress: dict[str, Any], undo: Callable[[], object], rolled_back: str,
+                    not_active: str) -> None:
+        """Run ``undo`` only while some of the recorded change is active; ``progress["rollback_outcome"]``
+        says which (``rolled_back`` / ``not_active``); PushError("rollback") if still active after it."""
+        ...
+
     def boundary(self, command: str) -> None: ...
 
     def timeout(self, stage: str) -> float: ...
@@ -143,6 +160,8 @@ PushSteps = Callable[[PushSession, list[str], list[dict[str, Any]], str, set[str
 RollbackSteps = Callable[[PushSession, dict[str, Any]], None]
 #: what an abandoned device is left in: (progress, tag, confirm window s) -> text, None = nothing changed
 LeftAsIs = Callable[[dict[str, Any], str, int], "str | None"]
+#: what the device did when its confirm window ran out, in its terms: (tag, confirm window s) -> text
+Expired = Callable[[str, int], str]
 
 
 @dataclass(frozen=True)
@@ -158,6 +177,9 @@ class PushMethod:
         left_as_is: what an abandoned device is left in and the command that puts it back.
         confirm_check: after confirming: (command, regex meaning "still waiting for confirmation");
             None: the platform has no commit-confirm, so nothing reverts by itself on a timeout.
+        expired: what the device did by itself when its confirm window ran out before the confirm, in the
+            platform's words, naming the command that set the window (``PushSession.confirmed`` reports it
+            when the change is not active after the confirm).
         save: (command, regex its success prints); None: no separate save (a Junos commit saves).
         save_expect: prompt regex the save command waits for (None: netmiko's prompt detection).
         commit_success: (regex, text shown when missing) a checked commit must print
@@ -178,6 +200,7 @@ class PushMethod:
     rollback: RollbackSteps | None = None
     left_as_is: LeftAsIs | None = None
     confirm_check: tuple[str, str] | None = None
+    expired: Expired | None = None
     save: tuple[str, str] | None = None
     save_expect: str | None = None
     commit_success: tuple[str, str] | None = None

@@ -571,28 +571,53 @@ DIFF = _c.DiffRules(
 
 def _push(s: _c.PushSession, commands: list[str], _patch: list[dict[str, object]], desired: str,
           ports: set[str]) -> None:
-    """``nv set``/``nv unset`` -> ``nv config apply -y --confirm Ns`` -> read back -> ``--confirm-yes``."""
+    """``nv set``/``nv unset`` -> ``nv config apply -y --confirm Ns`` -> read back -> ``--confirm-yes`` -> read
+    back again: a confirm that comes after the window ran out finds no apply to confirm (NVUE reverted it)
+    and is reported as that (``Driver.confirm``)."""
     for line in commands:
         s.check(s.cmd(line, "send"), "send", [line])
     s.cmd("nv config diff", "diff")
     s.progress["applied"] = True  # set first: a drop during apply may still have applied
     apply = f"nv config apply -y --confirm {s.opts.confirm_s}s"
     s.check(s.cmd(apply, "commit"), "commit", [apply])
+    s.progress["committed"] = True  # NVUE took the apply: from here only its timer or roce-tune reverts it
     s.verify(desired, ports)
-    s.check(s.cmd("nv config apply --confirm-yes", "confirm"), "confirm", ["nv config apply --confirm-yes"])
-    s.confirmed()
+    s.confirm("nv config apply --confirm-yes", desired, ports)
+
+
+#: ``progress["rollback_outcome"]`` after :func:`_rollback` of an apply (the apply report carries it)
+ROLLED_BACK = "rolled back by roce-tune (`nv config apply --confirm-no`)"
+REVERTED_BY_DEVICE = ("no rollback needed: NVUE had already reverted to the revision before the apply by itself "
+                      "(its `--confirm` window ran out before the confirm), none of the change is active")
+NOT_APPLIED = "no rollback needed: none of the change is active (the apply did not take)"
 
 
 def _rollback(s: _c.PushSession, progress: dict[str, object]) -> None:
-    """``nv config apply --confirm-no`` after an apply, then ``nv config detach`` (drops pending sets)."""
+    """After an apply, ``nv config apply --confirm-no`` only while some of the change is active (when the
+    window already ran out NVUE has reverted by itself and has no apply left to revert), then ``nv config
+    detach`` (drops pending sets). ``progress["rollback_outcome"]`` says which (:data:`ROLLED_BACK`,
+    :data:`REVERTED_BY_DEVICE`, :data:`NOT_APPLIED` when the apply itself may not have taken).
+
+    Raises:
+        PushError("rollback"): the change is still active after ``--confirm-no``.
+    """
     if s.conn.check_config_mode():
         s.conn.exit_config_mode()
     if progress.get("applied"):
-        s.cmd("nv config apply --confirm-no", "rollback")
+        s.undo_active(progress, lambda: s.cmd("nv config apply --confirm-no", "rollback"), ROLLED_BACK,
+                      REVERTED_BY_DEVICE if progress.get("committed") else NOT_APPLIED)
     s.cmd("nv config detach", "rollback")
 
 
+def _expired(_tag: str, confirm_s: int) -> str:
+    return (f"NVUE reverted to the revision before `nv config apply --confirm {confirm_s}s` by itself when the "
+            "window ran out (`nv config history` lists both revisions)")
+
+
 def _left_as_is(progress: dict[str, object], _tag: str, confirm_s: int) -> str:
+    if progress.get("confirmed"):
+        return ("confirmed (`nv config apply --confirm-yes`): no timer reverts it; to revert: `nv config apply "
+                "<revision>` with the revision before it (`nv config history`)")
     if progress.get("applied"):
         return (f"applied with `--confirm {confirm_s}s`: NVUE reverts it by itself unless confirmed; "
                 "to revert now: `nv config apply --confirm-no`")
@@ -607,6 +632,7 @@ PUSH = _c.PushMethod(
     error_pattern=r"(?i)^\s*(error|invalid)",
     push=_push, rollback=_rollback, left_as_is=_left_as_is,
     confirm_check=("nv config apply --confirm-status", r"(?i)(time left|remaining|pending confirm[^a-z]*\d)"),
+    expired=_expired,
     save=("nv config save; echo ROCE_TUNE_RC=$?", r"ROCE_TUNE_RC=0\b"),
     desired_file="{name}.nvue.sh",
 )

@@ -517,33 +517,67 @@ DIFF = _c.DiffRules(
 
 def _push(s: _c.PushSession, commands: list[str], _patch: list[dict[str, object]], desired: str,
           ports: set[str]) -> None:
-    """``configure session`` -> ``commit timer`` -> read back -> ``configure session X commit``."""
+    """``configure session`` -> ``commit timer`` -> read back -> ``configure session X commit`` -> read back
+    again: a confirm that comes after the timer ran out finds the session no longer pending and confirms
+    nothing (``Driver.confirm``)."""
     session = s.opts.tag
     s.progress["session"] = True
     s.config_set(commands, f"configure session {session}")
     s.cmd("show session-config diffs", "diff", r"#")
-    hms = _time.strftime("%H:%M:%S", _time.gmtime(s.opts.confirm_s))
+    hms = _hms(s.opts.confirm_s)
     s.check(s.cmd(f"commit timer {hms}", "commit", r"#"), "commit", [f"commit timer {hms}"])
     s.progress["committed"] = True
     s.cmd("end", "commit", r"#")
     s.verify(desired, ports)
-    confirm = f"configure session {session} commit"
-    s.check(s.cmd(confirm, "confirm", r"#"), "confirm", [confirm])
-    s.confirmed()
+    s.confirm(f"configure session {session} commit", desired, ports, r"#")
+
+
+def _hms(confirm_s: int) -> str:
+    """The ``commit timer`` argument: ``hh:mm:ss``."""
+    return _time.strftime("%H:%M:%S", _time.gmtime(confirm_s))
+
+
+#: ``progress["rollback_outcome"]`` after :func:`_rollback` of a timer commit (the apply report carries it)
+ROLLED_BACK = "rolled back by roce-tune (`configure session {tag} abort`)"
+REVERTED_BY_DEVICE = ("no rollback needed: EOS had already restored the configuration from before the session "
+                      "by itself (its `commit timer` ran out before the confirm), none of the change is active")
 
 
 def _rollback(s: _c.PushSession, progress: dict[str, object]) -> None:
-    """``abort`` an open session before its commit; ``configure session X abort`` reverts the timer commit."""
+    """``abort`` an open session before its commit; after the timer commit, ``configure session X abort``
+    (reverts it while the timer runs) only while some of the change is active: when the timer already ran
+    out, EOS has restored the configuration from before the session by itself and the session is no longer
+    pending. ``progress["rollback_outcome"]`` says which (:data:`ROLLED_BACK`, :data:`REVERTED_BY_DEVICE`).
+
+    Raises:
+        PushError("rollback"): the change is still active after the abort (a confirmed session: see
+            :func:`_left_as_is`).
+    """
     if s.conn.check_config_mode():
         if not progress.get("committed"):
             s.conn.send_command("abort", expect_string=r"#")  # discard the open session
         else:
             s.conn.exit_config_mode()
-    if progress.get("session"):
-        s.cmd(f"configure session {progress.get('tag', s.opts.tag)} abort", "rollback", r"#")
+    if not progress.get("session"):
+        return
+    abort = f"configure session {progress.get('tag', s.opts.tag)} abort"
+    if not progress.get("committed"):
+        s.cmd(abort, "rollback", r"#")
+        return
+    s.undo_active(progress, lambda: s.check(s.cmd(abort, "rollback", r"#"), "rollback", [abort]),
+                  ROLLED_BACK.format(tag=progress.get("tag", s.opts.tag)), REVERTED_BY_DEVICE)
+
+
+def _expired(tag: str, confirm_s: int) -> str:
+    return (f"EOS restored the configuration from before configuration session {tag} by itself when its "
+            f"`commit timer {_hms(confirm_s)}` ran out, so `configure session {tag} commit` found the session "
+            "no longer pending")
 
 
 def _left_as_is(progress: dict[str, object], tag: str, confirm_s: int) -> str:
+    if progress.get("confirmed"):
+        return (f"confirmed (`configure session {tag} commit`): no timer reverts it; revert by hand in a new "
+                "configuration session")
     if progress.get("committed"):
         return (f"committed with a commit timer: EOS reverts it by itself within {confirm_s} s; "
                 f"to revert now: `configure session {tag} abort`")
@@ -555,7 +589,7 @@ PUSH = _c.PushMethod(
     netmiko_device_type="arista_eos", read_running="show running-config",
     error_pattern=r"% ?(Invalid|Incomplete|Ambiguous|Error)",
     push=_push, rollback=_rollback, left_as_is=_left_as_is,
-    confirm_check=("show configuration sessions detail", r"pendingCommitTimer"),
+    confirm_check=("show configuration sessions detail", r"pendingCommitTimer"), expired=_expired,
     save=("write memory", r"(?m)^Copy completed successfully\.?\s*$"), save_expect=r"#",
     desired_file="{name}.cfg",
 )

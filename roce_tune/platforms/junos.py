@@ -496,10 +496,9 @@ def _push(s: _c.PushSession, commands: list[str], _patch: list[dict[str, object]
     """``configure private`` -> ``commit check`` -> ``commit confirmed N`` -> read back -> ``commit`` -> read
     back again (a confirm that comes after the timer ran out confirms nothing: see ``Driver.confirmed``).
 
-    ``progress`` keeps the change (``commands``, ``desired``, ``ports``) so that a rollback, also on a new
-    session, can tell whether any of it is still active."""
+    ``progress`` keeps the change (``commands``, ``desired``, ``ports``; recorded by the driver) so that a
+    rollback, also on a new session, can tell whether any of it is still active."""
     minutes = max(1, round(s.opts.confirm_s / 60))
-    s.progress.update(commands=list(commands), desired=desired, ports=sorted(ports))
     s.config_set(commands, "configure private")
     s.cmd("show | compare", "diff", r"#")
     s.commit_checked("commit check", "check")
@@ -521,16 +520,6 @@ REVERTED_BY_DEVICE = ("no rollback needed: the device had already reverted the c
                       "`commit confirmed` timer ran out before the confirm), none of it is active")
 
 
-def _change_active(s: _c.PushSession, progress: dict[str, object]) -> bool:
-    """True if any command of the pushed change is active in the running configuration (read now): it no
-    longer appears among the commands the running configuration needs to reach the desired text. A progress
-    without the change (nothing recorded) counts as active."""
-    commands, desired, ports = progress.get("commands"), progress.get("desired"), progress.get("ports")
-    if not isinstance(commands, list) or not isinstance(desired, str) or not isinstance(ports, list):
-        return True
-    return bool(set(commands) - set(s.missing(desired, set(ports))))
-
-
 def _rollback(s: _c.PushSession, progress: dict[str, object]) -> None:
     """Discard the private candidate; after the confirmed commit, ``rollback 1`` + ``commit`` only while some
     of the change is active.
@@ -541,8 +530,9 @@ def _rollback(s: _c.PushSession, progress: dict[str, object]) -> None:
     ``progress["rollback_outcome"]`` says which happened (:data:`ROLLED_BACK`, :data:`REVERTED_BY_DEVICE`).
 
     Raises:
-        PushError("rollback"): the device rejected the rollback or its commit (the driver then retries on a
-            new session; an unconfirmed change still reverts on the device's timer).
+        PushError("rollback"): the device rejected the rollback or its commit, or the change is still active
+            after it (the driver then retries on a new session; an unconfirmed change still reverts on the
+            device's timer).
     """
     if s.conn.check_config_mode():
         if not progress.get("committed"):
@@ -550,16 +540,22 @@ def _rollback(s: _c.PushSession, progress: dict[str, object]) -> None:
         s.conn.exit_config_mode()
     if not progress.get("committed"):
         return
-    if not _change_active(s, progress):
-        progress["rollback_outcome"] = REVERTED_BY_DEVICE
-        return
     tag = progress.get("tag", s.opts.tag)
-    s.conn.config_mode(config_command="configure private")
-    s.conn.send_command("rollback 1", expect_string=r"#")
-    s.check(s.conn.send_command(f"commit comment {tag}-rollback", expect_string=r"#",
-                                read_timeout=s.timeout("rollback")), "rollback")
-    s.conn.exit_config_mode()
-    progress["rollback_outcome"] = ROLLED_BACK
+
+    def undo() -> None:
+        s.conn.config_mode(config_command="configure private")
+        s.conn.send_command("rollback 1", expect_string=r"#")
+        s.check(s.conn.send_command(f"commit comment {tag}-rollback", expect_string=r"#",
+                                    read_timeout=s.timeout("rollback")), "rollback")
+        s.conn.exit_config_mode()
+
+    s.undo_active(progress, undo, ROLLED_BACK, REVERTED_BY_DEVICE)
+
+
+def _expired(_tag: str, confirm_s: int) -> str:
+    minutes = max(1, round(confirm_s / 60))
+    return (f"Junos rolled back to the configuration before `commit confirmed {minutes}` by itself "
+            "(`show system commit` lists its rollback commit)")
 
 
 def _left_as_is(progress: dict[str, object], _tag: str, confirm_s: int) -> str:
@@ -577,7 +573,7 @@ PUSH = _c.PushMethod(
     netmiko_device_type="juniper_junos", read_running="show configuration | display set",
     error_pattern=r"(syntax error|unknown command|error:)",
     push=_push, rollback=_rollback, left_as_is=_left_as_is,
-    confirm_check=("show system commit", r"(?m)^0\s.*commit confirmed, rollback in"),
+    confirm_check=("show system commit", r"(?m)^0\s.*commit confirmed, rollback in"), expired=_expired,
     commit_success=(r"(?m)^commit complete\s*$", "commit complete"),  # a Junos commit is also its save
     desired_file="{name}.set",
 )

@@ -46,18 +46,18 @@ def _until_reverted(device) -> None:  # type: ignore[no-untyped-def]
     assert any("not confirmed, rolled back" in e for e in device.events), device.events
 
 
-def _apply_with_timer_run_out(tmp_path: Path, first_hold: str, later_hold: str | None) -> tuple[DeviceResult, str,
-                                                                                                 str, list[str]]:
-    """Apply to DEVICE, hold at ``first_hold`` (then, if given, at ``later_hold``: setting it releases the
-    first), let the device's timer run out while held, release. Returns (result, running before, after,
+def _apply_with_timer_run_out(tmp_path: Path, first_hold: str, later_hold: str | None,
+                              device: str = DEVICE) -> tuple[DeviceResult, str, str, list[str]]:
+    """Apply to ``device`` (a switch of mixed-vendor.yaml), hold at ``first_hold`` (then, if given, at
+    ``later_hold``: setting it releases the first), let the device's timer run out while held, release. Returns (result, running before, after,
     device events)."""
     fleet, inv, known = emulated_inventory("mixed-vendor.yaml", tmp_path, time_scale=TIME_SCALE,
-                                           faults={DEVICE: {"pause_pattern": first_hold}})
+                                           faults={device: {"pause_pattern": first_hold}})
     try:
-        dev = fleet[DEVICE]
+        dev = fleet[device]
         targets, _ = load_source(inv)
         before = dev.running_config()
-        opts = _opts(tmp_path, known, allow_disruptive=True, limit=[DEVICE], device_timeout_s=240,
+        opts = _opts(tmp_path, known, allow_disruptive=True, limit=[device], device_timeout_s=240,
                      push=PushOptions(confirm_s=CONFIRM_S, read_timeout_s=60))
         with ThreadPoolExecutor(1) as pool:
             done = pool.submit(apply_targets, targets, opts)
