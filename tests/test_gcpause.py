@@ -46,7 +46,8 @@ def test_large_block_leaves_its_objects_frozen(collector: None, monkeypatch: pyt
     del kept
 
 
-def test_nested_blocks_restore_only_at_the_outer_one(collector: None, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_nested_blocks_restore_only_at_the_outer_one(collector: None,
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(gcpause, "FREEZE_AFTER_OBJECTS", 5_000)
     with gc_paused():
         with gc_paused():

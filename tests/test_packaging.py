@@ -88,7 +88,8 @@ def test_version_and_completion(venv: Path) -> None:
     assert "--install-completion" in help_text and "--show-completion" in help_text
     # typer finds the shell from the process tree (shellingham), as when a user types it in bash: run it from
     # a bash that stays its parent (a pytest orphaned from its shell would otherwise have no shell ancestor)
-    comp = subprocess.run(["bash", "-c", f"{shlex.quote(exe)} --show-completion; exit $?"], capture_output=True,
+    comp = subprocess.run(["bash", "-c", f"{shlex.quote(exe)} --show-completion; exit $?"],
+                          capture_output=True,
                           text=True, check=True, env=dict(_clean_env(), SHELL="/bin/bash")).stdout
     assert "_ROCE_TUNE_COMPLETE" in comp and "complete" in comp
     # the completion protocol itself: bash asks for the words after "roce-tune pl"

@@ -128,7 +128,8 @@ class Catalog(BaseModel):
         for n in self.nics:
             if n.id == nic_id:
                 return n
-        raise CatalogError(f"unknown NIC model {nic_id!r}; known: {', '.join(sorted(n.id for n in self.nics))}")
+        raise CatalogError(f"unknown NIC model {nic_id!r}; known: "
+                           f"{', '.join(sorted(n.id for n in self.nics))}")
 
     def switch_model(self, model: str) -> SwitchModelSpec:
         """Return the switch model (``SN4700``, ``7060X6-64PE`` …). Raises :class:`CatalogError`."""

@@ -259,7 +259,8 @@ class _Devices:
         ]
 
 
-def _read_devices(devices: list[dict[str, Any]], mapping: Mapping, catalog: Any, errors: list[str]) -> _Devices:
+def _read_devices(devices: list[dict[str, Any]], mapping: Mapping, catalog: Any,
+                  errors: list[str]) -> _Devices:
     out = _Devices()
     for dev in devices:
         name = dev.get("name") or f"(unnamed device id {dev['id']})"
@@ -545,7 +546,8 @@ def _cable(cable: dict[str, Any], fab: _Fabric, links: list[dict[str, Any]], ign
     extra = _cable_fields(cable, what, fab.errors)
     a_host, b_host = roles[a_dev] == "host", roles[b_dev] == "host"
     if a_host and b_host:
-        fab.errors.append(f"{what}: a cable between two hosts; roce-tune models hosts cabled to switches only")
+        fab.errors.append(f"{what}: a cable between two hosts; "
+                          "roce-tune models hosts cabled to switches only")
     elif a_host or b_host:
         host_if, sw_if = (a, b) if a_host else (b, a)
         nic = fab.ifaces.nics.get(host_if["id"])
@@ -591,7 +593,8 @@ def _reason(exc: BaseException) -> str:
     return type(exc).__name__
 
 
-def _request_error(exc: Any, base: str, site: str | None, tag: str | None, token_env: str) -> NetboxImportError:
+def _request_error(exc: Any, base: str, site: str | None, tag: str | None,
+                   token_env: str) -> NetboxImportError:
     """What a pynetbox RequestError (an HTTP error status) means for the user."""
     status = getattr(exc.req, "status_code", None)
     detail = ""

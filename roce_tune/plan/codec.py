@@ -160,7 +160,8 @@ _RATIONALE_MAPS = ("PortRationale", "NicRationale")
 
 
 def _as_model(kind: str, section: Any, ref: str) -> Any:
-    """``section`` of ``kind`` validated once (a model, or a map of :class:`Rationale`); other kinds as they are.
+    """``section`` of ``kind`` validated once (a model, or a map of :class:`Rationale`); other kinds
+    as they are.
 
     Raises:
         ValueError: the section is not a valid section of its kind (names the reference).
@@ -192,8 +193,9 @@ def _check_version(data: dict[str, Any]) -> None:
     m = _VERSION_RE.fullmatch(version) if isinstance(version, str) else None
     ours = _VERSION_RE.fullmatch(PLAN_SCHEMA_VERSION)
     if m and ours and (int(m[1]), int(m[2])) > (int(ours[1]), int(ours[2])):
-        raise ValueError(f"plan.json: schema {version} was written by a newer roce-tune; this one reads schema "
-                         f"1.0 to {PLAN_SCHEMA_VERSION}: upgrade roce-tune or re-plan with this version")
+        raise ValueError(f"plan.json: schema {version} was written by a newer roce-tune; this one reads "
+                         f"schema 1.0 to {PLAN_SCHEMA_VERSION}: upgrade roce-tune or re-plan with "
+                         "this version")
 
 
 def plan_from_json(text: str | bytes) -> Plan:

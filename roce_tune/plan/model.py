@@ -78,7 +78,8 @@ class SectionInterner(Protocol):
     (implemented by :class:`roce_tune.plan.codec._Interner`)."""
 
     def ref(self, kind: str, obj: object, produce: Callable[[], Any], name: str | None) -> dict[str, str]:
-        """``{"$ref": "#/shared/<kind>/<name>"}`` for ``obj``; ``produce()`` gives its section on first sight."""
+        """``{"$ref": "#/shared/<kind>/<name>"}`` for ``obj``; ``produce()`` gives its section on
+        first sight."""
         ...
 
 
@@ -87,7 +88,8 @@ def _interner(info: SerializationInfo) -> SectionInterner | None:
     return ctx.get(_INTERN) if isinstance(ctx, dict) else None
 
 
-def _shared_map(kind: str, value: Any, handler: SerializerFunctionWrapHandler, info: FieldSerializationInfo) -> Any:
+def _shared_map(kind: str, value: Any, handler: SerializerFunctionWrapHandler,
+                info: FieldSerializationInfo) -> Any:
     """A map field many ports/NICs hold as one object (a rationale, a DSCP map): a ``$ref`` while
     :func:`~roce_tune.plan.codec.plan_to_json` dumps, the map itself otherwise."""
     interner = _interner(info)
@@ -162,7 +164,8 @@ class Headroom(_Shared):
     size_cells: int
     lanes: int
     static_buffer_bytes: int | None = Field(
-        None, description="static (reserved) PG buffer for platforms that take buffer + pause/resume thresholds")
+        None, description="static (reserved) PG buffer for platforms that take buffer + pause/resume "
+                          "thresholds")
     pause_threshold_bytes: int | None = Field(None, description="static-PG occupancy at which XOFF is sent")
     resume_threshold_bytes: int | None = Field(
         None, description="static-PG occupancy at which XON is sent (below pause: hysteresis)")
@@ -205,7 +208,8 @@ class Buffers(_Shared):
 
 # --- ECN ---------------------------------------------------------------------------------------
 class FluidCheck(_Frozen):
-    """DCQCN fluid-model fixed point for the largest fan-in ``n_flows`` (docs/derivation.md#dcqcn-fluid-model)."""
+    """DCQCN fluid-model fixed point for the largest fan-in ``n_flows`` \
+(docs/derivation.md#dcqcn-fluid-model)."""
 
     n_flows: int
     p_star: float
@@ -213,8 +217,10 @@ class FluidCheck(_Frozen):
     on_ramp: bool = Field(description="p* <= Pmax: the queue has an operating point on the ramp")
     below_pfc_trigger: bool = Field(description="q* below the egress PFC onset (pfc_onset_bytes)")
     ok: bool
-    steady_state: str = Field("ramp", description="ramp | off-ramp | pfc-bound (docs/derivation.md#pfc-bound-steady-state)")
-    fast_recovery_load: float | None = Field(None, description="load of the fast-recovery limit cycle / C; >= 1 is PFC-bound")
+    steady_state: str = Field("ramp", description="ramp | off-ramp | pfc-bound "
+                              "(docs/derivation.md#pfc-bound-steady-state)")
+    fast_recovery_load: float | None = Field(None, description="load of the fast-recovery limit cycle / C; "
+                                             ">= 1 is PFC-bound")
 
 
 class EcnProfile(_Shared):
@@ -241,8 +247,10 @@ class EcnProfile(_Shared):
     base_rtt_us: float
     fan_in: int
     pfc_trigger_bytes: int
-    pfc_onset_bytes: int | None = Field(None, description="egress queue at PFC onset: min(fan_in x pfc_trigger_bytes, queue_buffer_bytes)")
-    objective: str | None = Field(None, description="policy.objective the derived ramp serves (None for named/bdp)")
+    pfc_onset_bytes: int | None = Field(None, description="egress queue at PFC onset: min(fan_in x "
+                                        "pfc_trigger_bytes, queue_buffer_bytes)")
+    objective: str | None = Field(None,
+                                  description="policy.objective the derived ramp serves (None for named/bdp)")
     fluid: FluidCheck
     queue_buffer_bytes: int | None = None
 

@@ -63,7 +63,8 @@ class PortClass(SimInputs):
 
 @dataclass(frozen=True)
 class ScoreRow:
-    """One scenario in one model: per setting (efficiency or utilisation %, summed PFC pause ms, mean queue B)."""
+    """One scenario in one model: per setting (efficiency or utilisation %, summed PFC pause ms,
+    mean queue B)."""
 
     scenario: str
     model: str
@@ -90,9 +91,9 @@ class Scorecard:
     def setting_misses(self) -> dict[str, list[str]]:
         """Per setting (``derived`` and each default), the rows it would miss if the plan used it.
 
-        Each setting is judged like the plan's (:func:`judge` with it in the ``derived`` slot against the three
-        defaults), so an empty list means that setting alone meets the target on every row of this class.
-        Returns ``{setting: ["8 MB x 32 T: PFC pause 58.3 ms > dcqcn-paper 37.3 ms", ...]}``.
+        Each setting is judged like the plan's (:func:`judge` with it in the ``derived`` slot against the
+        three defaults), so an empty list means that setting alone meets the target on every row of this
+        class. Returns ``{setting: ["8 MB x 32 T: PFC pause 58.3 ms > dcqcn-paper 37.3 ms", ...]}``.
         """
         out: dict[str, list[str]] = {}
         for name in ("derived", *DEFAULTS):
@@ -120,14 +121,17 @@ def port_classes(plan: Plan) -> list[PortClass]:
             if not pp.lossless or not pp.ecn_profile or pp.ecn_profile not in profiles:
                 continue
             e = profiles[pp.ecn_profile]
-            k = (sw.asic, pp.speed_gbps, max(1, pp.fan_in), e.kmin_bytes, e.kmax_bytes, e.pmax_percent, e.base_rtt_us)
+            k = (sw.asic, pp.speed_gbps, max(1, pp.fan_in), e.kmin_bytes, e.kmax_bytes, e.pmax_percent,
+                 e.base_rtt_us)
             if k in found:
                 found[k] = replace(found[k], ports=found[k].ports + 1)
                 continue
             inp = port_inputs(plan, sw, pp)
-            found[k] = PortClass(speed_gbps=inp.speed_gbps, fan_in=inp.fan_in, base_rtt_us=round(inp.base_rtt_us, 3),
+            found[k] = PortClass(speed_gbps=inp.speed_gbps, fan_in=inp.fan_in,
+                                 base_rtt_us=round(inp.base_rtt_us, 3),
                                  buffer_bytes=inp.buffer_bytes, pfc_alpha=inp.pfc_alpha,
-                                 ecn=replace(inp.ecn, label="derived"), dcqcn=replace(inp.dcqcn, label="plan"),
+                                 ecn=replace(inp.ecn, label="derived"),
+                                 dcqcn=replace(inp.dcqcn, label="plan"),
                                  asic=sw.asic, ports=1, example=f"{sw.name}:{pp.name}")
     return sorted(found.values(), key=lambda c: (c.asic, c.speed_gbps, c.fan_in, c.example))
 
@@ -187,7 +191,8 @@ def scorecard(pc: PortClass, seeds: int = 1, use_cache: bool = True) -> Scorecar
     cases = [("incast", f"{SHORT_MESSAGE_BYTES // 1_000_000} MB x {n}", SHORT_MESSAGE_BYTES),
              ("incast", f"{LONG_MESSAGE_BYTES // 1_000_000} MB x {n}", LONG_MESSAGE_BYTES),
              ("long-lived", f"{n} long-lived flows", 0)]
-    rows = [_score_row(pc, model, kind, label, msg, seeds) for model in ("M", "T") for kind, label, msg in cases]
+    rows = [_score_row(pc, model, kind, label, msg, seeds)
+            for model in ("M", "T") for kind, label, msg in cases]
     card = Scorecard(pc, tuple(rows), seeds, time.perf_counter() - t0)
     if use_cache:
         _write_cache(path, card)
@@ -200,7 +205,8 @@ def _read_cache(path: Path) -> tuple[ScoreRow, ...] | None:
         return None
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
-        return tuple(ScoreRow(r["scenario"], r["model"], r["kind"], {k: tuple(v) for k, v in r["results"].items()},
+        return tuple(ScoreRow(r["scenario"], r["model"], r["kind"],
+                              {k: tuple(v) for k, v in r["results"].items()},
                               r["meets"], r["why"]) for r in data["rows"])
     except (OSError, ValueError, KeyError, TypeError):
         return None
@@ -213,11 +219,13 @@ def _score_row(pc: PortClass, model: str, kind: str, label: str, msg: int, seeds
     results: dict[str, tuple[float, float, float]] = {}
     key = "efficiency_percent" if kind == "incast" else "utilisation_percent"
     for name, (ecn, dq) in _settings(pc).items():
-        sc = Scenario(kind=kind, speed_gbps=pc.speed_gbps, fan_in=pc.fan_in, ecn=ecn, dcqcn=dq,  # type: ignore[arg-type]
+        sc = Scenario(kind=kind, speed_gbps=pc.speed_gbps, fan_in=pc.fan_in,  # type: ignore[arg-type]
+                      ecn=ecn, dcqcn=dq,
                       model=model, message_bytes=msg or 1, duration_us=LONG_LIVED_US,  # type: ignore[arg-type]
                       base_rtt_us=pc.base_rtt_us, buffer_bytes=pc.buffer_bytes, pfc_alpha=pc.pfc_alpha)
         s = run_seeds(sc, seeds if kind == "incast" else 1)
-        results[name] = (round(float(s.median[key] or 0.0), 1), round(float(s.median["pfc_pause_ms"] or 0.0), 2),
+        results[name] = (round(float(s.median[key] or 0.0), 1),
+                         round(float(s.median["pfc_pause_ms"] or 0.0), 2),
                          round(float(s.median["mean_queue_bytes"] or 0.0)))
     ok, why = judge(kind, results)
     return ScoreRow(label, model, kind, results, ok, why)
@@ -236,7 +244,8 @@ def _scorecard_job(args: tuple[PortClass, int, bool]) -> Scorecard:
     return scorecard(*args)
 
 
-def plan_scorecards(plan: Plan, seeds: int = 1, use_cache: bool = True, jobs: int | None = None) -> list[Scorecard]:
+def plan_scorecards(plan: Plan, seeds: int = 1, use_cache: bool = True,
+                    jobs: int | None = None) -> list[Scorecard]:
     """Scorecards of every lossless port class of ``plan`` (see :func:`port_classes`), in class order.
 
     Classes not in the cache are simulated in up to ``jobs`` worker processes (default: the CPU count);
@@ -256,18 +265,22 @@ def scorecard_lines(card: Scorecard) -> list[str]:
     """Markdown lines for one scorecard (a heading line, a table, and the rows that miss with why)."""
     pc = card.port_class
     e = pc.ecn
-    head = (f"### {pc.asic} {pc.speed_gbps}G fan-in {pc.fan_in} ({pc.ports} port{'s' if pc.ports != 1 else ''}, "
-            f"e.g. {pc.example})")
+    head = (f"### {pc.asic} {pc.speed_gbps}G fan-in {pc.fan_in} ({pc.ports} "
+            f"port{'s' if pc.ports != 1 else ''}, e.g. {pc.example})")
     lines = [head, "",
              f"Plan: Kmin {e.kmin_bytes} B / Kmax {e.kmax_bytes} B / Pmax {e.pmax_percent:g} %, DCQCN "
-             f"rpg_time_reset {pc.dcqcn.rpg_time_reset_us:g} us, rpg_ai {pc.dcqcn.rpg_ai_rate_mbps:g} Mb/s; pool "
-             f"{pc.buffer_bytes} B, alpha {pc.pfc_alpha:g}, base RTT {pc.base_rtt_us} us; {card.seeds} seed(s). "
-             "Cells: efficiency (incast) or utilisation (long-lived) % · summed PFC pause ms · mean queue KB.", "",
-             "| case | model | derived | NVIDIA 150K/1.5M/100% | SONiC 1M/2M/5% | paper 5K/200K/1% | target |",
+             f"rpg_time_reset {pc.dcqcn.rpg_time_reset_us:g} us, rpg_ai {pc.dcqcn.rpg_ai_rate_mbps:g} Mb/s; "
+             f"pool {pc.buffer_bytes} B, alpha {pc.pfc_alpha:g}, base RTT {pc.base_rtt_us} us; {card.seeds} "
+             "seed(s). Cells: efficiency (incast) or utilisation (long-lived) % · summed PFC pause ms · mean "
+             "queue KB.", "",
+             "| case | model | derived | NVIDIA 150K/1.5M/100% | SONiC 1M/2M/5% | paper 5K/200K/1% "
+             "| target |",
              "|---|---|---|---|---|---|---|"]
     for r in card.rows:
-        cells = [f"{v:.1f} · {p:.1f} · {q / 1000:.0f}" for v, p, q in (r.results[k] for k in ("derived", *DEFAULTS))]
-        lines.append(f"| {r.scenario} | {r.model} | " + " | ".join(cells) + f" | {'met' if r.meets else 'MISSED: ' + r.why} |")
+        cells = [f"{v:.1f} · {p:.1f} · {q / 1000:.0f}"
+                 for v, p, q in (r.results[k] for k in ("derived", *DEFAULTS))]
+        lines.append(f"| {r.scenario} | {r.model} | " + " | ".join(cells)
+                     + f" | {'met' if r.meets else 'MISSED: ' + r.why} |")
     missed = [r for r in card.rows if not r.meets]
     if missed:
         lines += ["", "Where the target is missed: " + _why_missed(card), "", _verdict(card)]
@@ -279,15 +292,16 @@ _LABELS = {"derived": "the plan's values", "nvidia-default": "NVIDIA", "sonic-de
 
 
 def _verdict(card: Scorecard) -> str:
-    """Does any setting (the plan's or a default) meet every row of this class? Said plainly, with each one's miss."""
+    """Does any setting (the plan's or a default) meet every row of this class? Said plainly, with
+    each one's miss."""
     misses = card.setting_misses()
     winners = [n for n, m in misses.items() if not m]
     if not winners:
         first = "; ".join(f"{_LABELS[n]}: {m[0]}" + (f" (+{len(m) - 1} more)" if len(m) > 1 else "")
                           for n, m in misses.items())
-        return ("**No setting achieves the target on this port class**: neither the plan's values nor the NVIDIA, "
-                f"SONiC or DCQCN-paper values meet every row ({first}). The plan keeps its rule-based values; the "
-                "reason is the one above, not a tuning error.")
+        return ("**No setting achieves the target on this port class**: neither the plan's values nor the "
+                f"NVIDIA, SONiC or DCQCN-paper values meet every row ({first}). The plan keeps its "
+                "rule-based values; the reason is the one above, not a tuning error.")
     names = ", ".join(_LABELS[n] for n in winners)
     return (f"{names} would meet every row of this class where the plan's values do not "
             f"({'; '.join(misses['derived'])}); review the rule for this class (docs/tuning-sweeps.md).")
@@ -301,13 +315,14 @@ def _why_missed(card: Scorecard) -> str:
     onset = pc.buffer_bytes
     reasons = []
     if burst >= onset / 2:
-        reasons.append(f"the first-RTT burst (N-1) x BDP = {burst / 1e6:.2f} MB reaches half the lossless pool "
-                       f"({onset / 1e6:.2f} MB): every setting is PFC-bound in a flow-start incast, and which one "
-                       "finishes first depends on the pause pattern, not on the ramp")
+        reasons.append(f"the first-RTT burst (N-1) x BDP = {burst / 1e6:.2f} MB reaches half the lossless "
+                       f"pool ({onset / 1e6:.2f} MB): every setting is PFC-bound in a flow-start incast, and "
+                       "which one finishes first depends on the pause pattern, not on the ramp")
     if any(r.kind == "long-lived" and not r.meets for r in card.rows):
-        reasons.append("long-lived flows below 99 %: the DCQCN increase timer/byte counter limit cycle, which ECN "
-                       "thresholds cannot fix (docs/derivation.md#pfc-bound-steady-state)")
+        reasons.append("long-lived flows below 99 %: the DCQCN increase timer/byte counter limit cycle, "
+                       "which ECN thresholds cannot fix (docs/derivation.md#pfc-bound-steady-state)")
     if not reasons:
-        reasons.append("the 1 MB and 8 MB incasts pull the ramp in opposite directions at this fan-in; the plan "
-                       "keeps the physics-based ramp rather than fitting one case (docs/tuning-sweeps.md#where-no-setting-wins)")
+        reasons.append("the 1 MB and 8 MB incasts pull the ramp in opposite directions at this fan-in; the "
+                       "plan keeps the physics-based ramp rather than fitting one case "
+                       "(docs/tuning-sweeps.md#where-no-setting-wins)")
     return "; ".join(reasons) + "."

@@ -180,5 +180,6 @@ def test_seeded_documents_agree_and_mostly_take_the_fast_path() -> None:
     """Same check on 400 seeded documents, and the fast reader must take most of them (else the
     differential test would compare little)."""
     rng = random.Random(20240601)
-    accepted = sum(assert_agrees(emit_document(lambda options: rng.choice(list(options)))) for _ in range(400))
+    accepted = sum(assert_agrees(emit_document(lambda options: rng.choice(list(options))))
+                   for _ in range(400))
     assert accepted >= 120, accepted

@@ -38,7 +38,8 @@ FUZZ = settings(max_examples=60, deadline=None, derandomize=True, database=None,
 
 JUNK = st.one_of(
     st.text(max_size=8),
-    st.sampled_from(["- ", ": ", "{", "}", "[", "]", "&a ", "*a", "<<: *a", "!!python/object:os.system ", "!x ",
+    st.sampled_from(["- ", ": ", "{", "}", "[", "]", "&a ", "*a", "<<: *a",
+                     "!!python/object:os.system ", "!x ",
                      '"', "'", "#", "\t", "  ", "\n", "---", "|", ">", "? ", "\r", "\x00", "\ufeff", "\u2028",
                      "9" * 400, "1e999", ".inf", "-.nan", "~", "null", "yes", "true", "0", "-1", "65536",
                      "eth0; reboot", "$(reboot)", "a" * 80, "Ethernet0\n", "é✓机"]),
@@ -47,13 +48,17 @@ JUNK = st.one_of(
 PIN_VALUES = st.one_of(
     st.integers(min_value=-(10**7), max_value=10**9).map(str),
     st.floats(allow_nan=True, allow_infinity=True).map(repr),
-    st.sampled_from([".nan", ".inf", "-.inf", "true", "false", "null", "~", "[]", "{}", '"5ms"', '"5us"', '"500ns"',
-                     '"0.3ms"', '"150KB"', '"1.5MB"', '"64KiB"', '"5%"', '"101%"', '"1Gbps"', '"80Mbps"', '"40m"',
-                     '"lots"', "drop", "forward", "alert", "reboot", '""', "1e300", "0", "1", "100", "1000", "5000",
+    st.sampled_from([".nan", ".inf", "-.inf", "true", "false", "null", "~", "[]", "{}", '"5ms"', '"5us"',
+                     '"500ns"',
+                     '"0.3ms"', '"150KB"', '"1.5MB"', '"64KiB"', '"5%"', '"101%"', '"1Gbps"', '"80Mbps"',
+                     '"40m"',
+                     '"lots"', "drop", "forward", "alert", "reboot", '""', "1e300", "0", "1", "100", "1000",
+                     "5000",
                      "65535", "1048576"]),
 )
 SCOPES = st.sampled_from(["", "role: leaf, ", "role: spine, ", "role: host, ", "device: leaf1, ",
-                          "device: gpu01, ", "device: leaf1, port: Ethernet0, ", "device: gpu01, port: ens1f0np0, ",
+                          "device: gpu01, ", "device: leaf1, port: Ethernet0, ",
+                          "device: gpu01, port: ens1f0np0, ",
                           "device: nope, "])
 
 
@@ -138,7 +143,8 @@ def test_random_pins(text: str) -> None:
     check_cli(text)
 
 
-@settings(max_examples=40, deadline=None, derandomize=True, database=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=40, deadline=None, derandomize=True, database=None,
+          suppress_health_check=list(HealthCheck))
 @given(name_mutations())
 def test_control_characters_in_every_name_field(case: tuple[str, str]) -> None:
     field, text = case
@@ -158,9 +164,11 @@ def test_real_subprocesses_on_hostile_inputs(tmp_path: Path) -> None:
         inv = tmp_path / name
         inv.write_text(text)
         for argv in (["lint", str(inv)], ["plan", str(inv), "--out", str(tmp_path / f"out-{name}")]):
-            proc = subprocess.run([sys.executable, "-m", "roce_tune.cli", *argv], capture_output=True, text=True,
+            proc = subprocess.run([sys.executable, "-m", "roce_tune.cli", *argv], capture_output=True,
+                                  text=True,
                                   timeout=120, check=False)
             assert proc.returncode == 1, (name, argv[0], proc.stderr)
             assert "Traceback" not in proc.stdout + proc.stderr
-            assert re.search(rf"{re.escape(str(inv))}:\d+:\d+", proc.stdout + proc.stderr), proc.stdout + proc.stderr
+            assert re.search(rf"{re.escape(str(inv))}:\d+:\d+",
+                             proc.stdout + proc.stderr), proc.stdout + proc.stderr
         assert not (tmp_path / f"out-{name}").exists()

@@ -1,4 +1,5 @@
-"""``roce-tune import cabling``: CSV cabling plans into inventory skeletons and merges (real files, real CLI)."""
+"""``roce-tune import cabling``: CSV cabling plans into inventory skeletons and merges
+(real files, real CLI)."""
 
 from __future__ import annotations
 
@@ -132,7 +133,8 @@ links: []
 hosts:
   - name: gpu01
     nics:
-      - {model: connectx-7, netdev: ens1f0np0, rdma_device: mlx5_0, speed: 400G, switch_port: "leaf1:Ethernet0"}
+      - {model: connectx-7, netdev: ens1f0np0, rdma_device: mlx5_0, speed: 400G, \
+switch_port: "leaf1:Ethernet0"}
 """
 
 
@@ -188,7 +190,8 @@ def test_inventory_yaml_writes_empty_lists_and_nested_values_that_load_back() ->
     """The one full-form writer (imports, expand): an empty port or NIC list stays a list, lists and
     nested mappings round-trip (a switch with no ports yet is what a NetBox device without cables gives)."""
     data = {"site": {"name": "x", "nccl_version": "2.21.5"},
-            "policy": {"lossless_priorities": [3], "overrides": [{"device": "l1", "set": {"kmin_bytes": "150KB"}}]},
+            "policy": {"lossless_priorities": [3], "overrides": [{"device": "l1",
+                                                                  "set": {"kmin_bytes": "150KB"}}]},
             "switches": [{"name": "l1", "platform": "sonic", "model": "SN4700", "role": "leaf", "ports": []}],
             "links": [], "hosts": [{"name": "h1", "nics": []}]}
     inv = load_inventory_text(inventory_yaml(data)).inventory

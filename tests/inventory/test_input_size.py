@@ -15,7 +15,8 @@ REPO = Path(__file__).resolve().parents[2]
 
 def _flow_hosts(n: int, anchors: bool) -> str:
     extra = ", x: &a{i} 1" if anchors else ""
-    return "site: {name: lab}\nhosts: [" + ", ".join((f"{{name: h{i}") + extra.format(i=i) + "}" for i in range(n)) + "]\n"
+    return "site: {name: lab}\nhosts: [" + ", ".join((f"{{name: h{i}") + extra.format(i=i) + "}"
+                                                     for i in range(n)) + "]\n"
 
 
 def test_a_megabyte_outside_the_fast_reader_is_refused_with_rt001() -> None:
@@ -36,14 +37,16 @@ def test_the_same_size_in_plain_flow_style_still_loads() -> None:
     assert [(f.rule, f.location.path) for f in exc.value.findings] == [("RT003", "hosts[0].name")]
 
 
-def test_a_file_above_the_overall_cap_is_not_read_whole(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_file_above_the_overall_cap_is_not_read_whole(tmp_path: Path,
+                                                        monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(loader, "MAX_INVENTORY_BYTES", 1000)
     path = tmp_path / "huge.yaml"
     path.write_text("site: {name: lab}\n# " + "x" * 5000 + "\n")
     with pytest.raises(RoceTuneError) as exc:
         loader.load_inventory(path)
     [f] = exc.value.findings
-    assert (f.rule, f.location.line, f.location.col) == ("RT001", 1, 1) and "larger than the 1,000 bytes" in f.message
+    assert (f.rule, f.location.line, f.location.col) == ("RT001", 1, 1) and ("larger than the 1,000 "
+                                                                             "bytes") in f.message
     with pytest.raises(RoceTuneError) as exc:
         loader.load_inventory_text(path.read_text(), "huge.yaml")
     assert exc.value.findings[0].rule == "RT001"

@@ -36,7 +36,8 @@ def _identity_free(plan_text: str) -> dict:  # type: ignore[type-arg]
         return [drop(v) for v in obj] if isinstance(obj, list) else obj
 
     out = drop(doc)
-    out["findings"] = sorted(out["findings"], key=lambda f: json.dumps(f, sort_keys=True))  # type: ignore[index]
+    out["findings"] = sorted(out["findings"],  # type: ignore[index]
+                             key=lambda f: json.dumps(f, sort_keys=True))
     return out  # type: ignore[return-value]
 
 
@@ -72,7 +73,8 @@ def test_expand_output_plans_identically(design: str, tmp_path: Path) -> None:
     assert "fabric:" not in out.stdout
     full = tmp_path / "full.yaml"
     full.write_text(out.stdout)
-    assert plan_values(derive_plan(load_inventory(full))) == plan_values(derive_plan(load_inventory(INTENT / f"{design}.yaml")))
+    expected = plan_values(derive_plan(load_inventory(INTENT / f"{design}.yaml")))
+    assert plan_values(derive_plan(load_inventory(full))) == expected
 
 
 @pytest.mark.slow
@@ -83,10 +85,12 @@ def test_500_host_intent_is_short_and_plans(tmp_path: Path) -> None:
     assert len(inv.hosts) == 500 and all(len(h.nics) == 8 for h in inv.hosts)
     assert len([s for s in inv.switches if s.role.value == "leaf"]) == 16 * 8
     assert len(inv.links) == 128 * 32
-    res = subprocess.run([sys.executable, "-m", "roce_tune.cli", "lint", str(path)], capture_output=True, text=True,
+    res = subprocess.run([sys.executable, "-m", "roce_tune.cli", "lint", str(path)], capture_output=True,
+                         text=True,
                          cwd=REPO)
     assert res.returncode == 0, res.stdout + res.stderr
-    res = subprocess.run([sys.executable, "-m", "roce_tune.cli", "plan", str(path), "--out", str(tmp_path / "out")],
+    res = subprocess.run([sys.executable, "-m", "roce_tune.cli", "plan", str(path), "--out",
+                          str(tmp_path / "out")],
                          capture_output=True, text=True, cwd=REPO)
     assert res.returncode == 0, res.stdout + res.stderr
     assert len(list((tmp_path / "out" / "hosts").glob("*.sh"))) == 500
@@ -107,7 +111,8 @@ def _line_of(text: str, needle: str) -> int:
 
 @pytest.mark.parametrize(("old", "new", "rule", "needle", "words"), [
     ('name: "leaf{l+1}"', 'name: "leaf{k+1}"', "RT007", 'name: "leaf{k+1}"', "unknown variable 'k'"),
-    ('host_ports: {name: "Ethernet{4*p}", speed: 100G}', 'host_ports: {count: 12, name: "Ethernet{4*p}", speed: 100G}',
+    ('host_ports: {name: "Ethernet{4*p}", speed: 100G}',
+     'host_ports: {count: 12, name: "Ethernet{4*p}", speed: 100G}',
      "RT007", "count: 12", "need 16"),
     ('ports: {name: "Ethernet{4*q}", speed: 100G}', 'ports: {count: 20, name: "Ethernet{4*q}", speed: 100G}',
      "RT007", "count: 20", "need 32"),
@@ -116,7 +121,8 @@ def _line_of(text: str, needle: str) -> int:
     ("  hosts_per_group: 8\n", "  hosts_per_gruop: 8\n", "RT003", "hosts_per_gruop", "hosts_per_group"),
     ('name: "gpu{n:02d}"', 'name: "gpu01"', "RT007", 'name: "gpu01"', "two hosts the name 'gpu01'"),
 ])
-def test_intent_errors_point_at_the_intent_line(old: str, new: str, rule: str, needle: str, words: str) -> None:
+def test_intent_errors_point_at_the_intent_line(old: str, new: str, rule: str, needle: str,
+                                                words: str) -> None:
     assert old in _BASE
     text = _BASE.replace(old, new, 1)
     findings = _errors(text)
@@ -179,7 +185,8 @@ def test_template_arithmetic_and_format() -> None:
     t = Template.compile("su{g+1}-leaf{l+1:02d}", "fabric.leaf.name")
     assert t.render({"g": 0, "l": 7, "L": 7, "pod": 0, "rail": 7}) == "su1-leaf08"
     assert Template.compile("Ethernet{128+8*u}", "fabric.leaf.uplinks.name").render({"u": 3}) == "Ethernet152"
-    assert Template.compile("et-0/0/{(p // 4) % 2}", "fabric.leaf.host_ports.name").render({"p": 5}) == "et-0/0/1"
+    assert Template.compile("et-0/0/{(p // 4) % 2}",
+                            "fabric.leaf.host_ports.name").render({"p": 5}) == "et-0/0/1"
 
 
 def test_full_form_yaml_round_trips(tmp_path: Path) -> None:
@@ -192,7 +199,8 @@ def test_full_form_yaml_round_trips(tmp_path: Path) -> None:
 
 
 def test_expand_out_writes_the_full_form_atomically(tmp_path: Path) -> None:
-    """`expand --out FILE` writes what `expand` prints; on an intent error it exits 1 and leaves FILE alone."""
+    """`expand --out FILE` writes what `expand` prints; on an intent error it exits 1 and leaves
+    FILE alone."""
     src = INTENT / "lab-2node.yaml"
     printed = subprocess.run([sys.executable, "-m", "roce_tune.cli", "expand", str(src)],
                              capture_output=True, text=True, check=True, cwd=REPO).stdout

@@ -121,7 +121,8 @@ def test_rail_pair_leaves_check_every_nic_against_their_rails() -> None:
     RT117 at that NIC's switch_port; the shipped cabling is clean."""
     text = (REPO / "inventories" / "site.yaml").read_text()
     assert "RT117" not in {f.rule for f in lint_text(text)}
-    wrong = text.replace('rail: 2, switch_port: "leaf2:Ethernet0"', 'rail: 2, switch_port: "leaf1:Ethernet60"', 1)
+    wrong = text.replace('rail: 2, switch_port: "leaf2:Ethernet0"',
+                         'rail: 2, switch_port: "leaf1:Ethernet60"', 1)
     assert wrong != text
     got = [f for f in lint_text(wrong) if f.rule == "RT117"]
     assert len(got) == 1 and got[0].message.endswith("cabled to leaf1, a leaf of rails 0, 1")
@@ -145,25 +146,30 @@ def test_link_lossless_must_be_a_boolean(value: str) -> None:
 def test_lossy_link_without_cable_length_is_not_a_headroom_warning() -> None:
     text = RULES["RT113"].bad.replace(", cable_length: 30m}", "}")
     assert "RT107" in {f.rule for f in lint_text(text)}
-    assert "RT107" not in {f.rule for f in lint_text(text.replace('"border1:Ethernet0"}', '"border1:Ethernet0", lossless: false}'))}
+    assert "RT107" not in {f.rule for f in lint_text(text.replace('"border1:Ethernet0"}',
+                                                                  '"border1:Ethernet0", lossless: false}'))}
 
 
 def test_cabled_twice_and_declared_twice() -> None:
     text = RULES["RT102"].fixed.replace("- {name: 'Ethernet[0-8/4]', speed: 400G}",
-                                        "- {name: 'Ethernet[0-8/4]', speed: 400G}\n      - {name: Ethernet4, speed: 400G}")
+                                        "- {name: 'Ethernet[0-8/4]', speed: 400G}\n      - {name: Ethernet4, "
+                                        "speed: 400G}")
     got = [f for f in lint_text(text) if f.rule == "RT102"]
-    assert [(f.location.line, f.location.col) for f in got] == [(9, 16)] and "declared twice" in got[0].message
+    assert [(f.location.line, f.location.col) for f in got] == [(9, 16)]
+    assert "declared twice" in got[0].message
 
 
 def test_mtu_mismatch_is_reported_once_per_setting() -> None:
-    hosts = "".join(f"  - {{name: gpu{i}, nics: [{{model: connectx-7, netdev: ens1f0np0, rdma_device: mlx5_0, "
-                    f"speed: 400G, switch_port: \"leaf1:Ethernet{4 * i}\", cable_length: 3m}}]}}\n" for i in range(4))
+    hosts = "".join(f"  - {{name: gpu{i}, nics: [{{model: connectx-7, netdev: ens1f0np0, rdma_device: "
+                    f"mlx5_0, speed: 400G, switch_port: \"leaf1:Ethernet{4 * i}\", cable_length: "
+                    "3m}]}\n" for i in range(4))
     text = ("site: {name: lab}\npolicy: {mtu: 9100, host_mtu: 9100}\nswitches:\n"
-            "  - {name: leaf1, platform: sonic, model: SN4700, role: leaf, ports: [{name: 'Ethernet[0-12/4]', speed: 400G}]}\n"
-            "hosts:\n" + hosts)
+            "  - {name: leaf1, platform: sonic, model: SN4700, role: leaf, ports: [{name: "
+            "'Ethernet[0-12/4]', speed: 400G}]}\nhosts:\n" + hosts)
     got = [f for f in lint_text(text) if f.rule == "RT105"]
     assert len(got) == 1 and "4 ports" in got[0].message
-    assert got[0].location.path == "policy.host_mtu" and (got[0].location.line, got[0].location.col) == (2, 31)
+    assert got[0].location.path == "policy.host_mtu"
+    assert (got[0].location.line, got[0].location.col) == (2, 31)
     assert text.split("\n")[1][30:].startswith("9100}")
     # host 9000 + 22 = 9022 fits the default 9216 and SONiC's 9100
     assert not [f for f in lint_text(text.replace("host_mtu: 9100", "host_mtu: 9000")) if f.rule == "RT105"]
@@ -207,6 +213,7 @@ def test_shipped_inventories_lint_without_errors(inventory: str, catalog: Catalo
 
 def test_lint_rules_doc_is_in_sync(catalog: Catalog) -> None:
     doc = (REPO / "docs" / "lint-rules.md").read_text(encoding="utf-8")
-    assert doc == rules_markdown(catalog), "regenerate: python -m roce_tune.inventory.lint > docs/lint-rules.md"
+    assert doc == rules_markdown(catalog), ("regenerate: python -m roce_tune.inventory.lint > "
+                                            "docs/lint-rules.md")
     for rule in RULES.values():
         assert f"### {rule.id}" in doc and rule.bad.strip() in doc and rule.fixed.strip() in doc

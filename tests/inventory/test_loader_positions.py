@@ -82,10 +82,12 @@ def test_bad_unit_points_at_the_value(reader: str) -> None:
 @pytest.mark.parametrize("spelling", ["100G", "400Gbps", "100000", "40m"])
 def test_accepted_unit_spellings(spelling: str) -> None:
     if spelling.endswith("m"):
-        text = GOOD.replace('switch_port: "leaf1:Ethernet0"', f'switch_port: "leaf1:Ethernet0"\n        cable_length: {spelling}')
+        text = GOOD.replace('switch_port: "leaf1:Ethernet0"',
+                            f'switch_port: "leaf1:Ethernet0"\n        cable_length: {spelling}')
         assert load_inventory_text(text).inventory.hosts[0].nics[0].cable_length == 40.0
     else:
-        text = GOOD.replace("        speed: 400G\n        switch_port", f"        speed: {spelling}\n        switch_port")
+        text = GOOD.replace("        speed: 400G\n        switch_port",
+                            f"        speed: {spelling}\n        switch_port")
         assert load_inventory_text(text).inventory.hosts[0].nics[0].speed in (100, 400)
 
 
@@ -103,7 +105,8 @@ def test_duplicate_key_points_at_the_second_key(reader: str) -> None:
     ('"eth0\\nreboot"', 17),           # an escaped newline inside a double-quoted name
     ("eth0`id`", 17),
 ])
-def test_shell_metacharacters_in_a_netdev_are_rejected_at_the_value(reader: str, value: str, col: int) -> None:
+def test_shell_metacharacters_in_a_netdev_are_rejected_at_the_value(reader: str, value: str,
+                                                                    col: int) -> None:
     text = GOOD.replace("netdev: ens1f0np0", f"netdev: {value}")
     line, c, path, msg = _one(text, "RT003")
     assert (line, c) == (16, col) and _at(text, line, c).startswith(value[:4])

@@ -37,7 +37,8 @@ hosts:
     socket_ifname: {socket_ifname}
     credentials: {{username_env: {host_username_env}}}
     nics:
-      - {{model: connectx-7, netdev: {netdev}, rdma_device: {rdma_device}, speed: 400G, switch_port: {switch_port}}}
+      - {{model: connectx-7, netdev: {netdev}, rdma_device: {rdma_device}, speed: 400G, \
+switch_port: {switch_port}}}
 """
 GOOD = {
     "site": "lab", "ov_device": "leaf1", "ov_port": "Ethernet0", "switch": "leaf1", "switch_mgmt": "10.0.0.1",
@@ -85,7 +86,8 @@ def test_the_clean_template_loads() -> None:
 
 @pytest.mark.parametrize("suffix", BAD_SUFFIXES, ids=repr)
 @pytest.mark.parametrize("field", sorted(FIELDS))
-def test_a_control_character_in_any_name_is_an_error_at_the_value(field: str, suffix: str, reader: str) -> None:
+def test_a_control_character_in_any_name_is_an_error_at_the_value(field: str, suffix: str,
+                                                                  reader: str) -> None:
     text = render(**{field: GOOD[field] + suffix})
     findings = load_errors(text, "names.yaml")
     at = [f for f in findings if f.location.path == FIELDS[field]]

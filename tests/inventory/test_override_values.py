@@ -17,7 +17,8 @@ LAB = (REPO / "inventories" / "lab-2node.yaml").read_text()
 
 
 def with_pin(key: str, value: str, scope: str = "") -> str:
-    return LAB.replace("  cnp_priority: 6\n", f"  cnp_priority: 6\n  overrides:\n    - {{{scope}set: {{{key}: {value}}}}}\n")
+    return LAB.replace("  cnp_priority: 6\n",
+                       f"  cnp_priority: 6\n  overrides:\n    - {{{scope}set: {{{key}: {value}}}}}\n")
 
 
 BAD = [
@@ -64,8 +65,10 @@ def test_bad_pins_are_rt003_at_the_value(key: str, value: str, expect: str, read
 
 @pytest.mark.parametrize(("key", "value", "parsed"), [
     ("poll_ms", '"200ms"', 200), ("poll_ms", "200", 200), ("detection_ms", '"0.4ms"', None),
-    ("rpg_time_reset_us", '"0.3ms"', 300), ("rpg_time_reset_us", '"300us"', 300), ("rpg_time_reset_us", "300", 300),
-    ("rpg_ai_rate_mbps", '"1Gbps"', 1000), ("rpg_ai_rate_mbps", "80", 80), ("rpg_ai_rate_mbps", '"80Mbps"', 80),
+    ("rpg_time_reset_us", '"0.3ms"', 300), ("rpg_time_reset_us", '"300us"', 300),
+    ("rpg_time_reset_us", "300", 300),
+    ("rpg_ai_rate_mbps", '"1Gbps"', 1000), ("rpg_ai_rate_mbps", "80", 80),
+    ("rpg_ai_rate_mbps", '"80Mbps"', 80),
     ("kmax_bytes", '"1.5MB"', 1_500_000), ("kmin_bytes", '"64KiB"', 65536), ("pmax_percent", '"5%"', 5.0),
     ("pmax_percent", "0.5", 0.5), ("cable_m", '"40m"', 40.0), ("dce_tcp_g", "1019.0", 1019),
     ("action", "forward", "forward"),
@@ -79,7 +82,8 @@ def test_good_pins_are_parsed_by_their_unit(key: str, value: str, parsed: object
     assert got == parsed and type(got) is type(parsed)
 
 
-@pytest.mark.parametrize(("key", "value"), [("dce_tcp_g", "-7"), ("rpg_ai_rate_mbps", ".inf"), ("poll_ms", "5"),
+@pytest.mark.parametrize(("key", "value"), [("dce_tcp_g", "-7"), ("rpg_ai_rate_mbps", ".inf"),
+                                            ("poll_ms", "5"),
                                             ("pmax_percent", ".nan"), ("restoration_ms", "true")])
 def test_cli_reports_bad_pins_without_a_traceback(key: str, value: str, tmp_path: Path) -> None:
     bad = tmp_path / "bad.yaml"

@@ -43,14 +43,18 @@ hosts:
         rail: 0
         switch_port: leaf1:Ethernet0
         cable_length: "3m"
-      - {model: connectx-7, netdev: ens2f0np0, rdma_device: mlx5_1, speed: 400G, switch_port: 'leaf1:Ethernet4'}
+      - {model: connectx-7, netdev: ens2f0np0, rdma_device: mlx5_1, speed: 400G, \
+switch_port: 'leaf1:Ethernet4'}
 """
 LINES = BASE.split("\n")
 JUNK = st.one_of(
     st.text(max_size=10),  # any unicode
-    st.sampled_from(["- ", ": ", "{", "}", "[", "]", "&a ", "*a", "<<: *a", "!!python/object:os.system ", "!x ",
-                     '"', "'", "#", "\t", "  ", "\n", "---", "|", ">", "? ", "%YAML 1.2", "\r", "\x00", "\ufeff",
-                     "9" * 5000, "1e999", ".inf", "-.nan", "0x" + "f" * 300, "~", "null", "yes", "eth0; reboot",
+    st.sampled_from(["- ", ": ", "{", "}", "[", "]", "&a ", "*a", "<<: *a",
+                     "!!python/object:os.system ", "!x ",
+                     '"', "'", "#", "\t", "  ", "\n", "---", "|", ">", "? ", "%YAML 1.2", "\r", "\x00",
+                     "\ufeff",
+                     "9" * 5000, "1e999", ".inf", "-.nan", "0x" + "f" * 300, "~", "null", "yes",
+                     "eth0; reboot",
                      "$(reboot)", "\u2028", "é✓机"]),
     st.integers(min_value=-(10**30), max_value=10**30).map(str),
 )

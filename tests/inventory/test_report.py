@@ -10,7 +10,8 @@ from roce_tune.findings import Finding, Location, Severity
 from roce_tune.inventory.report import format_findings
 
 F = [
-    Finding(rule="RT104", severity=Severity.error, message="gpu01 ens1f0np0 is 200G but leaf1:Ethernet0 is 400G",
+    Finding(rule="RT104", severity=Severity.error,
+            message="gpu01 ens1f0np0 is 200G but leaf1:Ethernet0 is 400G",
             fix="set the NIC speed to 400G",
             location=Location(file="inv.yaml", line=15, col=16, path="hosts[0].nics[0].speed", device="gpu01",
                               port="ens1f0np0")),
@@ -22,8 +23,8 @@ F = [
 
 def test_text() -> None:
     out = format_findings(F, "text").splitlines()
-    assert out[0] == ("inv.yaml:15:16 gpu01:ens1f0np0 hosts[0].nics[0].speed: error RT104: gpu01 ens1f0np0 is "
-                      "200G but leaf1:Ethernet0 is 400G (fix: set the NIC speed to 400G)")
+    assert out[0] == ("inv.yaml:15:16 gpu01:ens1f0np0 hosts[0].nics[0].speed: error RT104: gpu01 ens1f0np0 "
+                      "is 200G but leaf1:Ethernet0 is 400G (fix: set the NIC speed to 400G)")
     # a newline in a message is escaped: one finding, one line
     assert len(out) == 3 and out[1].endswith("RT107: no cable_length, 50%\\nof headroom")
     assert out[-1] == "hosts: info RT116: single host"
@@ -39,11 +40,12 @@ def test_json_round_trips() -> None:
 
 def test_github_workflow_commands() -> None:
     out = format_findings(F, "github").splitlines()
-    assert out[0] == ("::error file=inv.yaml,line=15,col=16,title=RT104::gpu01:ens1f0np0: gpu01 ens1f0np0 is 200G "
-                      "but leaf1:Ethernet0 is 400G (fix: set the NIC speed to 400G)")
+    assert out[0] == ("::error file=inv.yaml,line=15,col=16,title=RT104::gpu01:ens1f0np0: gpu01 ens1f0np0 is "
+                      "200G but leaf1:Ethernet0 is 400G (fix: set the NIC speed to 400G)")
     # properties escape ',' and ':'; data escapes '%' (GitHub Actions toolkit rules); the message's newline
     # was escaped by Finding itself
-    assert out[1] == "::warning file=dir%2Cx/inv%3A1.yaml,line=3,col=1,title=RT107::no cable_length, 50%25\\nof headroom"
+    assert out[1] == ("::warning file=dir%2Cx/inv%3A1.yaml,line=3,col=1,title=RT107::no cable_length, "
+                      "50%25\\nof headroom")
     assert out[2] == "::notice title=RT116::hosts: single host"
 
 

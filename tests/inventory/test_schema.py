@@ -51,5 +51,6 @@ def test_schema_rejects_what_the_loader_rejects(fragment: str, bad: bool) -> Non
                                            ("fast", False), ("400 G b", False)])
 def test_speed_accepts_unit_spellings(speed: object, ok: bool) -> None:
     data = {"site": {"name": "lab"}, "switches": [{"name": "l", "platform": "sonic", "model": "SN4700",
-                                                     "role": "leaf", "ports": [{"name": "E0", "speed": speed}]}]}
+                                                     "role": "leaf",
+                                                     "ports": [{"name": "E0", "speed": speed}]}]}
     assert (not list(VALIDATOR.iter_errors(data))) is ok

@@ -41,14 +41,17 @@ DCQCN_DEFAULTS = {"rpg_time_reset_us": 300, "rpg_byte_reset_bytes": 32767, "rpg_
 
 
 def classification() -> Classification:
-    """The convention: DSCP 26 -> 3 (lossless), 48 -> 6 (CNP, strict), rest -> 0; unscheduled TCs -> queue 0."""
+    """The convention: DSCP 26 -> 3 (lossless), 48 -> 6 (CNP, strict), rest -> 0; unscheduled TCs -> queue
+    0."""
     dscp = {d: 0 for d in range(64)}
     dscp[ROCE_DSCP], dscp[CNP_DSCP] = LOSSLESS, CNP_PRIO
     ident = {i: i for i in range(8)}
     served = {0, LOSSLESS, CNP_PRIO}
     return Classification(
-        trust="dscp", map_name="ROCE", dscp_to_tc=dscp, tc_to_pg={t: (t if t == LOSSLESS else 0) for t in range(8)},
-        tc_to_queue={t: (t if t in served else 0) for t in range(8)}, pfc_priority_to_queue=dict(ident), pfc_priority_to_pg={LOSSLESS: LOSSLESS},
+        trust="dscp", map_name="ROCE", dscp_to_tc=dscp, tc_to_pg={t: (t if t == LOSSLESS else 0)
+                                                                  for t in range(8)},
+        tc_to_queue={t: (t if t in served else 0) for t in range(8)}, pfc_priority_to_queue=dict(ident),
+        pfc_priority_to_pg={LOSSLESS: LOSSLESS},
         dscp_to_priority=dict(dscp), lossless_priorities=[LOSSLESS], lossless_queues=[LOSSLESS],
         lossless_pgs=[LOSSLESS], roce_dscp=[ROCE_DSCP], roce_priority=LOSSLESS, cnp_dscp=CNP_DSCP,
         cnp_priority=CNP_PRIO, cnp_queue=CNP_PRIO, roce_tos=ROCE_TOS, cnp_tos=CNP_DSCP << 2,
@@ -58,9 +61,11 @@ def classification() -> Classification:
 
 
 def ecn_profile(kmin: int = 150_000, kmax: int = 1_500_000, trigger: int = 2_000_000) -> EcnProfile:
-    fluid = FluidCheck(n_flows=16, p_star=0.01, q_star_bytes=300_000, on_ramp=True, below_pfc_trigger=True, ok=True)
+    fluid = FluidCheck(n_flows=16, p_star=0.01, q_star_bytes=300_000, on_ramp=True, below_pfc_trigger=True,
+                       ok=True)
     return EcnProfile(name="ROCE_ECN_400G", speed_gbps=400, source_profile="nvidia-default", kmin_bytes=kmin,
-                      kmax_bytes=kmax, pmax_percent=10.0, base_rtt_us=10.0, fan_in=3, pfc_trigger_bytes=trigger,
+                      kmax_bytes=kmax, pmax_percent=10.0, base_rtt_us=10.0, fan_in=3,
+                      pfc_trigger_bytes=trigger,
                       fluid=fluid)
 
 
@@ -71,8 +76,10 @@ def headroom() -> Headroom:
 
 def port(name: str, peer: str | None, kind: str, direction: str, lossless: bool) -> PortPlan:
     return PortPlan(name=name, speed_gbps=400, lanes=4, mtu=9216, cable_m=5.0, admin_up=True, peer=peer,
-                    peer_kind=kind, direction=direction, lossless=lossless, pfc_priorities=[LOSSLESS] if lossless else [],
-                    headroom=headroom() if lossless else None, ecn_profile="ROCE_ECN_400G" if lossless else None,
+                    peer_kind=kind, direction=direction, lossless=lossless,
+                    pfc_priorities=[LOSSLESS] if lossless else [],
+                    headroom=headroom() if lossless else None,
+                    ecn_profile="ROCE_ECN_400G" if lossless else None,
                     fan_in=3)
 
 
@@ -91,8 +98,10 @@ def switch(name: str, role: str, ports: list[PortPlan]) -> SwitchPlan:
 
 def nic(netdev: str, rdma: str, switch_port: str) -> NicPlan:
     cls = classification()
-    return NicPlan(model="connectx-7", netdev=netdev, rdma_device=rdma, rdma_port=1, pci_address=None, speed_gbps=400,
-                   rail=0, switch_port=switch_port, trust="dscp", pfc_vector=[1 if p == LOSSLESS else 0 for p in range(8)],
+    return NicPlan(model="connectx-7", netdev=netdev, rdma_device=rdma, rdma_port=1, pci_address=None,
+                   speed_gbps=400,
+                   rail=0, switch_port=switch_port, trust="dscp",
+                   pfc_vector=[1 if p == LOSSLESS else 0 for p in range(8)],
                    dscp_to_priority=dict(cls.dscp_to_priority), cable_m=3.0, mtu=9000, roce_mtu=4096,
                    roce_tos=ROCE_TOS, cnp_dscp=CNP_DSCP, cnp_priority=CNP_PRIO, nic_xoff_bytes=180_000,
                    dcqcn=Dcqcn(enabled=True, enabled_priorities=[LOSSLESS], params=dict(DCQCN_DEFAULTS),
@@ -102,7 +111,8 @@ def nic(netdev: str, rdma: str, switch_port: str) -> NicPlan:
 def host(name: str, switch_port: str) -> HostPlan:
     env = {"NCCL_IB_HCA": "=mlx5_0:1", "NCCL_IB_TC": str(ROCE_TOS), "NCCL_IB_FIFO_TC": str(ROCE_TOS),
            "NCCL_SOCKET_IFNAME": "=eno1"}
-    return HostPlan(name=name, mgmt_host=None, mgmt_port=None, credentials={}, nics=[nic("ens1f0np0", "mlx5_0",
+    return HostPlan(name=name, mgmt_host=None, mgmt_port=None, credentials={},
+                    nics=[nic("ens1f0np0", "mlx5_0",
                     switch_port)], nccl_env=env)
 
 
@@ -115,12 +125,15 @@ def consistent_plan() -> Plan:
         port("Ethernet12", None, "none", "edge", False)])
     spine = switch("spine1", "spine", [port("Ethernet0", "leaf1:Ethernet8", "switch", "down", True)])
     hosts = [host("gpu01", "leaf1:Ethernet0"), host("gpu02", "leaf1:Ethernet4")]
-    policy: dict[str, Any] = {"lossless_priorities": [LOSSLESS], "roce_dscp": [ROCE_DSCP], "cnp_dscp": CNP_DSCP,
+    policy: dict[str, Any] = {"lossless_priorities": [LOSSLESS], "roce_dscp": [ROCE_DSCP],
+                              "cnp_dscp": CNP_DSCP,
                               "cnp_priority": CNP_PRIO, "trust": "dscp"}
-    return Plan(generator="test", site="factory", inventory_file="<factory>", inventory_sha256="", policy=policy,
+    return Plan(generator="test", site="factory", inventory_file="<factory>", inventory_sha256="",
+                policy=policy,
                 summary=PlanSummary(switches=2, hosts=2, nics=2, lossless_ports=4, tiers=2),
                 classification=classification(), switches=[leaf, spine], hosts=hosts,
-                deadlock=DeadlockReport(nodes=4, edges=4, scenarios_checked=1, cycles=[], flagged=[], notes=[]),
+                deadlock=DeadlockReport(nodes=4, edges=4, scenarios_checked=1, cycles=[], flagged=[],
+                                        notes=[]),
                 findings=[], notes=[])
 
 

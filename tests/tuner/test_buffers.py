@@ -1,4 +1,5 @@
-"""Buffer pools/profiles, SHP sizing, admission checks and the PFC trigger (DOMAIN.md §1.3, §6, Oracles C/E)."""
+"""Buffer pools/profiles, SHP sizing, admission checks and the PFC trigger
+(DOMAIN.md §1.3, §6, Oracles C/E)."""
 
 from __future__ import annotations
 
@@ -70,7 +71,8 @@ def test_spectrum_pools_follow_the_lua_accounting() -> None:
     assert hr.size_bytes == 50176
     buf = derive_buffers(SP1, _ports(hr, 32), 32, False, 8)
     pools = {p.name: p for p in buf.pools}
-    assert set(pools) == {"ingress_lossless_pool", "ingress_lossy_pool", "egress_lossless_pool", "egress_lossy_pool"}
+    assert set(pools) == {"ingress_lossless_pool", "ingress_lossy_pool", "egress_lossless_pool",
+                          "egress_lossy_pool"}
     # DOMAIN.md §1.3: pool = mmu - (PG reservations + lossy-PG reserve per admin-up port (x2: PG0 and the
     # management PG) + 10 KiB mirror per port + 256 KiB mgmt pool), egress lossy 9216 per port, split in two.
     reserved = 32 * 2 * 50176 + 32 * (2 * 19456 + 10 * 1024 + 9216) + 256 * 1024
@@ -174,8 +176,10 @@ def test_admission_rejects_too_long_cable_naming_device_and_port() -> None:
     findings = check_headroom_admission(SP1, "leaf7", "Ethernet12", hr, 2, 4)
     assert len(findings) == 1
     f = findings[0]
-    assert (f.rule, f.severity, f.location.device, f.location.port) == ("RT201", Severity.error, "leaf7", "Ethernet12")
-    assert "leaf7" in f.message and "Ethernet12" in f.message and str(SP1.port_max_headroom_bytes) in f.message
+    assert (f.rule, f.severity, f.location.device, f.location.port) == ("RT201", Severity.error,
+                                                                        "leaf7", "Ethernet12")
+    assert "leaf7" in f.message and "Ethernet12" in f.message
+    assert str(SP1.port_max_headroom_bytes) in f.message
     # the shared headroom pool takes xoff out of the per-port sum
     shp = compute_headroom(SP1, 100, 1000, 9216, shared_headroom_pool=True)
     assert check_headroom_admission(SP1, "leaf7", "Ethernet12", shp, 2, 4) == []

@@ -18,7 +18,8 @@ REPO = Path(__file__).resolve().parents[2]
 INVENTORIES = sorted((REPO / "inventories").glob("*.yaml"))
 
 #: Names of files that exist only beside the developers' checkout, never in the package or the repo.
-_NOT_SHIPPED = re.compile(r"DOMAIN(\.md)?\b|VENDORS\.md|DCQCN-MODEL|SIMULATION-REFERENCE|Oracle [A-E]\b|\.\./shared")
+_NOT_SHIPPED = re.compile(r"DOMAIN(\.md)?\b|VENDORS\.md|DCQCN-MODEL|SIMULATION-REFERENCE|Oracle "
+                          r"[A-E]\b|\.\./shared")
 _DOC_LINK = re.compile(r"(docs/[\w./-]+\.md)(?:#([\w-]+))?")
 
 

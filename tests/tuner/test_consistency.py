@@ -62,7 +62,8 @@ MUTATIONS: list[tuple[str, Callable[[Plan], Plan], set[str]]] = [
     ("nic pfc off", lambda p: with_nic(p, 0, pfc_vector=[0] * 8), {"RT231"}),
     ("nic pfc on extra priority", lambda p: with_nic(p, 0, pfc_vector=[0, 0, 0, 1, 1, 0, 0, 0]), {"RT231"}),
     ("nic pfc vector short", lambda p: with_nic(p, 0, pfc_vector=[0, 0, 0, 1]), {"RT231"}),
-    ("nic dscp map differs", lambda p: with_nic(p, 1, dscp_to_priority={**p.classification.dscp_to_priority, 26: 0}),
+    ("nic dscp map differs",
+     lambda p: with_nic(p, 1, dscp_to_priority={**p.classification.dscp_to_priority, 26: 0}),
      {"RT231", "RT232"}),
     ("nic dscp map differs off-path", lambda p: with_nic(
         p, 1, dscp_to_priority={**p.classification.dscp_to_priority, 10: 2}), {"RT232"}),
@@ -72,7 +73,8 @@ MUTATIONS: list[tuple[str, Callable[[Plan], Plan], set[str]]] = [
     ("nic tos CE", lambda p: with_nic(p, 0, roce_tos=107), {"RT233", "RT234"}),
     ("nic tos other dscp", lambda p: with_nic(p, 0, roce_tos=98), {"RT233", "RT234"}),
     # NCCL
-    ("nccl tc differs", lambda p: with_host(p, 1, nccl_env={**p.hosts[1].nccl_env, "NCCL_IB_TC": "104"}), {"RT234"}),
+    ("nccl tc differs", lambda p: with_host(p, 1, nccl_env={**p.hosts[1].nccl_env, "NCCL_IB_TC": "104"}),
+     {"RT234"}),
     ("nccl tc missing", lambda p: with_host(p, 0, nccl_env={k: v for k, v in p.hosts[0].nccl_env.items()
                                                             if k != "NCCL_IB_TC"}), {"RT234"}),
     # CNP
@@ -81,10 +83,12 @@ MUTATIONS: list[tuple[str, Callable[[Plan], Plan], set[str]]] = [
         for s in p.classification.schedulers]), {"RT235"}),
     ("cnp priority lossless", lambda p: with_classification(p, lossless_priorities=[3, 6]),
      {"RT230", "RT231", "RT235", "RT236"}),
-    ("nic pfc on cnp priority", lambda p: with_nic(p, 0, pfc_vector=[0, 0, 0, 1, 0, 0, 1, 0]), {"RT231", "RT235"}),
+    ("nic pfc on cnp priority", lambda p: with_nic(p, 0, pfc_vector=[0, 0, 0, 1, 0, 0, 1, 0]),
+     {"RT231", "RT235"}),
     # lossless ports
     ("port pfc on wrong priority", lambda p: with_switch_port(p, 0, 2, pfc_priorities=[4]), {"RT236"}),
-    ("port pfc on cnp priority", lambda p: with_switch_port(p, 0, 0, pfc_priorities=[3, 6]), {"RT236", "RT235"}),
+    ("port pfc on cnp priority", lambda p: with_switch_port(p, 0, 0, pfc_priorities=[3, 6]),
+     {"RT236", "RT235"}),
     ("port without headroom", lambda p: with_switch_port(p, 1, 0, headroom=None), {"RT236"}),
     ("port without ecn", lambda p: with_switch_port(p, 0, 1, ecn_profile=None), {"RT236"}),
     ("port with unknown ecn", lambda p: with_switch_port(p, 0, 1, ecn_profile="NOPE"), {"RT236"}),
@@ -99,7 +103,8 @@ MUTATIONS: list[tuple[str, Callable[[Plan], Plan], set[str]]] = [
 ]
 
 
-@pytest.mark.parametrize(("mutate", "expected"), [(m, e) for _, m, e in MUTATIONS], ids=[n for n, _, _ in MUTATIONS])
+@pytest.mark.parametrize(("mutate", "expected"), [(m, e) for _, m, e in MUTATIONS],
+                         ids=[n for n, _, _ in MUTATIONS])
 def test_single_mutation_fires_its_rule(mutate: Callable[[Plan], Plan], expected: set[str]) -> None:
     assert rules(mutate(BASE)) == expected
 

@@ -37,7 +37,8 @@ def _d(speed: int, **kw: object):  # type: ignore[no-untyped-def]
 @pytest.mark.parametrize("speed, timer", [(25, 300), (100, 300), (200, 150), (400, 75), (800, 38)])
 def test_timer_derived_and_steps_firmware(speed: int, timer: int) -> None:
     """docs/derivation.md#dcqcn-timer: 300 us x min(1, 100/speed); AI/HAI stay at firmware 5/50 Mb/s
-    (docs/derivation.md#dcqcn-increase-steps: the HPCC x speed/25G scaling buys nothing with the byte counter on)."""
+    (docs/derivation.md#dcqcn-increase-steps: the HPCC x speed/25G scaling buys nothing with the byte
+    counter on)."""
     d = _d(speed)
     assert d.params["rpg_time_reset_us"] == timer
     assert (d.params["rpg_ai_rate_mbps"], d.params["rpg_hai_rate_mbps"]) == (5, 50)
@@ -54,7 +55,8 @@ def test_keys_and_firmware_defaults_match_nicspec() -> None:
 
 
 def test_unscaled_params_keep_firmware_values() -> None:
-    """Only rpg_time_reset follows the speed; each other param stays at the firmware default (its note says why)."""
+    """Only rpg_time_reset follows the speed; each other param stays at the firmware default (its note
+    says why)."""
     d = _d(400)
     for k, v in ORACLE_FW.items():
         if k != "rpg_time_reset_us":
@@ -133,7 +135,8 @@ def test_increase_steps_non_decreasing_in_speed(lo: int, hi: int) -> None:
 def test_feeds_the_fluid_model() -> None:
     fp = FluidParams.from_dcqcn_params(_d(400).params, 400)
     assert fp.rai_mbps == 5 and fp.tau_s == pytest.approx(4e-6) and fp.timer_s == pytest.approx(75e-6)
-    assert fp.packet_bytes == 4096 + 62  # RoCE frames, not the paper's 1000 B (docs/derivation.md#fluid-packet-size)
+    # RoCE frames, not the paper's 1000 B (docs/derivation.md#fluid-packet-size)
+    assert fp.packet_bytes == 4096 + 62
 
 
 def test_calc_dcqcn_parses_speed() -> None:

@@ -26,7 +26,8 @@ from roce_tune.tuner.deadlock import LARGE_FABRIC_HOSTS, analyze_deadlock
 LINK_RE = re.compile(r"^[A-Za-z][\w.-]*:[\w/:.-]+ -> [A-Za-z][\w.-]*:[\w/:.-]+$")
 
 
-def clos(spines: int = 2, leaves: int = 4, hosts_per_leaf: int = 2, extra_links: tuple[tuple[str, str], ...] = (),
+def clos(spines: int = 2, leaves: int = 4, hosts_per_leaf: int = 2,
+         extra_links: tuple[tuple[str, str], ...] = (),
          single_homed: dict[int, int] | None = None) -> Inventory:
     """leafN:Ethernet0.. face hosts, leafN:Ethernet(32+4s) -> spine(s+1):Ethernet(4(N-1)).
 
@@ -40,8 +41,10 @@ def clos(spines: int = 2, leaves: int = 4, hosts_per_leaf: int = 2, extra_links:
     links = [{"a": f"leaf{n + 1}:Ethernet{32 + 4 * s}", "b": f"spine{s + 1}:Ethernet{4 * n}"}
              for n in range(leaves) for s in range(spines) if homes.get(n + 1, s + 1) == s + 1]
     links += [{"a": a, "b": b} for a, b in extra_links]
-    hosts = [{"name": f"h{n + 1}x{h}", "nics": [{"model": "connectx-7", "netdev": "ens1f0np0", "rdma_device": "mlx5_0",
-                                                 "speed": "400G", "switch_port": f"leaf{n + 1}:Ethernet{4 * h}"}]}
+    hosts = [{"name": f"h{n + 1}x{h}", "nics": [{"model": "connectx-7", "netdev": "ens1f0np0",
+                                                 "rdma_device": "mlx5_0",
+                                                 "speed": "400G",
+                                                 "switch_port": f"leaf{n + 1}:Ethernet{4 * h}"}]}
              for n in range(leaves) for h in range(hosts_per_leaf)]
     return Inventory.model_validate({"site": {"name": "t"}, "switches": sw, "links": links, "hosts": hosts})
 
@@ -74,7 +77,8 @@ def oracle(topo: Topology, drop: tuple[str, str] | None = None) -> tuple[int, nx
         pa, pb = data["ports"][a], data["ports"][b]
         ports.setdefault((a, b), []).append(pb)
         ports.setdefault((b, a), []).append(pa)
-    hostports = {s: [p for (sw, p), peer in topo.peers.items() if sw == s and peer.kind == "host"] for s in topo.switches}
+    hostports = {s: [p for (sw, p), peer in topo.peers.items() if sw == s and peer.kind == "host"]
+                 for s in topo.switches}
     leaves = sorted(s for s, hp in hostports.items() if hp)
     dep = nx.DiGraph()
     for src, dst in product(leaves, leaves):
@@ -125,7 +129,8 @@ def test_planted_bounce_cycle_is_found_with_readable_links() -> None:
         assert cyc.failed_link == "leaf3:Ethernet60 <-> leaf4:Ethernet60"
         assert all(LINK_RE.match(link) for link in cyc.links), cyc.links
         # a closed walk: each link starts on the device where the previous one ended
-        devs = [(link.split(" -> ")[0].split(":")[0], link.split(" -> ")[1].split(":")[0]) for link in cyc.links]
+        devs = [(link.split(" -> ")[0].split(":")[0], link.split(" -> ")[1].split(":")[0])
+                for link in cyc.links]
         assert all(devs[k][1] == devs[(k + 1) % len(devs)][0] for k in range(len(devs)))
         # the bounce: leaf1 or leaf2 receives from one spine and sends up to the other
         assert {"leaf1", "leaf2"} <= {d for d, _ in devs}
@@ -152,7 +157,8 @@ def test_cycles_reported_per_lossless_priority() -> None:
 def test_lossy_loop_ports_break_the_cycle() -> None:
     """A buffer that drops instead of pausing ends the dependency chain (DOMAIN.md §5 step 1)."""
     topo = build_topology(planted())
-    lossless = {k for k, p in topo.peers.items() if not (k[0].startswith("spine") and p.device in ("leaf1", "leaf2"))}
+    lossless = {k for k, p in topo.peers.items()
+                if not (k[0].startswith("spine") and p.device in ("leaf1", "leaf2"))}
     rep = analyze_deadlock(topo, [3], lossless)
     assert rep.ok
 
@@ -204,25 +210,30 @@ def test_no_lossless_priorities_nothing_flagged() -> None:
     assert rep.nodes == 0 and rep.edges == 0 and rep.cycles == [] and rep.flagged == []
 
 
-def three_tier(pods: int = 2, leaves: int = 3, spines: int = 2, per_plane: int = 2, parallel: int = 2) -> Inventory:
-    """Pods of ``leaves`` x ``spines``; spine i of every pod joins the ``per_plane`` superspines of plane i with
-    ``parallel`` links each (the plane layout of roce_tune.inventory.synthetic)."""
+def three_tier(pods: int = 2, leaves: int = 3, spines: int = 2, per_plane: int = 2,
+               parallel: int = 2) -> Inventory:
+    """Pods of ``leaves`` x ``spines``; spine i of every pod joins the ``per_plane`` superspines of plane
+    i with ``parallel`` links each (the plane layout of roce_tune.inventory.synthetic)."""
     sw, links, hosts = [], [], []
     ports = [{"name": "Ethernet[0-124/4]", "speed": "400G"}]
     for p in range(pods):
         for s in range(spines):
-            sw.append({"name": f"p{p}-spine{s}", "platform": "sonic", "model": "SN4700", "role": "spine", "ports": ports})
+            sw.append({"name": f"p{p}-spine{s}", "platform": "sonic", "model": "SN4700", "role": "spine",
+                       "ports": ports})
             for u in range(per_plane * parallel):
                 links.append({"a": f"p{p}-spine{s}:Ethernet{64 + 4 * u}",
                               "b": f"ss{s}-{u % per_plane}:Ethernet{4 * (p * parallel + u // per_plane)}"})
         for n in range(leaves):
-            sw.append({"name": f"p{p}-leaf{n}", "platform": "sonic", "model": "SN4700", "role": "leaf", "ports": ports})
+            sw.append({"name": f"p{p}-leaf{n}", "platform": "sonic", "model": "SN4700", "role": "leaf",
+                       "ports": ports})
             links += [{"a": f"p{p}-leaf{n}:Ethernet{64 + 4 * s}", "b": f"p{p}-spine{s}:Ethernet{4 * n}"}
                       for s in range(spines)]
             hosts += [{"name": f"h{p}-{n}-{h}", "nics": [{"model": "connectx-7", "netdev": "ens1f0np0",
-                       "rdma_device": "mlx5_0", "speed": "400G", "switch_port": f"p{p}-leaf{n}:Ethernet{4 * h}"}]}
+                       "rdma_device": "mlx5_0", "speed": "400G",
+                       "switch_port": f"p{p}-leaf{n}:Ethernet{4 * h}"}]}
                       for h in range(2)]
-    sw += [{"name": f"ss{s}-{j}", "platform": "sonic", "model": "SN4700", "role": "superspine", "ports": ports}
+    sw += [{"name": f"ss{s}-{j}", "platform": "sonic", "model": "SN4700", "role": "superspine",
+            "ports": ports}
            for s in range(spines) for j in range(per_plane)]
     return Inventory.model_validate({"site": {"name": "t"}, "switches": sw, "links": links, "hosts": hosts})
 
@@ -238,7 +249,8 @@ def test_three_tier_counts_match_oracle_and_deterministic() -> None:
 
 
 def test_4096_host_fabric_is_fast() -> None:
-    """Benchmark fabric: 4,096 hosts x 8 NICs (32,768 host ports, 1,024 leaves, 512 spines, 256 superspines)."""
+    """Benchmark fabric: 4,096 hosts x 8 NICs (32,768 host ports, 1,024 leaves, 512 spines,
+    256 superspines)."""
     topo = build_topology(Inventory.model_validate(rail_optimised_fabric(4096)))
     lossless = set(topo.peers)
     t0 = time.perf_counter()
@@ -247,14 +259,14 @@ def test_4096_host_fabric_is_fast() -> None:
     print(f"deadlock analysis 4096 hosts: {seconds:.3f} s, nodes={rep.nodes} edges={rep.edges} "
           f"scenarios={rep.scenarios_checked}")
     assert rep.ok and rep.scenarios_checked == 32_768  # every leaf-spine and spine-superspine link
-    # edges by hand: leaf 32 host ports x 16 uplinks; spine (32 leaves x (31 + 32 up) + 32 up-ports x 32 down);
-    # superspine 32 spines x 2 ports x (31 x 2)
+    # edges by hand: leaf 32 host ports x 16 uplinks; spine (32 leaves x (31 + 32 up) + 32 up-ports x 32
+    # down); superspine 32 spines x 2 ports x (31 x 2)
     assert rep.edges == 1024 * 32 * 16 + 512 * (32 * 63 + 32 * 32) + 256 * (32 * 2 * 62)
     # speed (target 1.5 s on one core) is measured by benchmarks/bench_plan.py, not asserted here: a timed
     # assertion fails on a loaded machine without saying anything about the code
 
 
-# --- random fabrics with same-tier links against the oracle --------------------------------------------------
+# --- random fabrics with same-tier links against the oracle ------------------------------------------
 
 
 @st.composite
@@ -273,7 +285,8 @@ def fabrics_with_peer_links(draw: st.DrawFn) -> Inventory:
         pa, pb = 60 - 4 * used.get(a, 0), 60 - 4 * used.get(b, 0)
         used[a], used[b] = used.get(a, 0) + 1, used.get(b, 0) + 1
         extra.append((f"{a}:Ethernet{pa}", f"{b}:Ethernet{pb}"))
-    return clos(spines=n_spines, leaves=n_leaves, hosts_per_leaf=1, extra_links=tuple(extra), single_homed=homes)
+    return clos(spines=n_spines, leaves=n_leaves, hosts_per_leaf=1, extra_links=tuple(extra),
+                single_homed=homes)
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -291,7 +304,8 @@ def test_random_fabrics_with_peer_links_agree_with_oracle(inv: Inventory) -> Non
         assert all(g.has_edge(u, v) for u, v in _cycle_edges(cyc.links))
     if normal_cyclic:
         return
-    switch_links = sorted((s, p) for (s, p), peer in topo.peers.items() if peer.kind == "switch" and s < peer.device)
+    switch_links = sorted((s, p) for (s, p), peer in topo.peers.items() if peer.kind == "switch"
+                          and s < peer.device)
     exposed = [d for d in switch_links if not nx.is_directed_acyclic_graph(oracle(topo, d)[1])]
     assert bool(exposed) == any(c.failed_link is not None for c in rep.cycles)
 
@@ -300,7 +314,8 @@ def test_random_fabrics_with_peer_links_agree_with_oracle(inv: Inventory) -> Non
 @given(st.integers(3, 5), st.integers(2, 4), st.data())
 def test_random_tiered_fabrics_edges_match_oracle(n_leaves: int, n_spines: int, data: st.DataObject) -> None:
     """Tiered, every leaf pair sharing a spine: shortest paths are valley-free, so the oracle applies."""
-    homes = {leaf: data.draw(st.integers(1, n_spines)) for leaf in range(1, n_leaves + 1) if data.draw(st.booleans())}
+    homes = {leaf: data.draw(st.integers(1, n_spines)) for leaf in range(1, n_leaves + 1)
+             if data.draw(st.booleans())}
     if len(set(homes.values())) > 1:
         homes = {leaf: 1 for leaf in homes}
     topo = build_topology(clos(spines=n_spines, leaves=n_leaves, hosts_per_leaf=2, single_homed=homes))
@@ -372,7 +387,8 @@ def test_leaf_with_only_lossy_uplinks_is_flagged() -> None:
     assert [(f.location.device, f.severity.value) for f in got] == [("leaf1", "warning")]
     assert "2 uplink(s)" in got[0].message
     assert not [f for f in build_plan(clos()).findings if f.rule == "RT223"]  # all lossless: nothing
-    one = Inventory.model_validate({**data, "links": [dict(link, lossless=True) if link["b"] == "spine1:Ethernet0"
+    one = Inventory.model_validate({**data, "links": [dict(link, lossless=True)
+                                                      if link["b"] == "spine1:Ethernet0"
                                                       else link for link in data["links"]]})
     assert not [f for f in build_plan(one).findings if f.rule == "RT223"]  # one lossless uplink suffices
 

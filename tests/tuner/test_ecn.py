@@ -20,15 +20,18 @@ def fw_params(speed: int) -> dict[str, int]:
     return {**MLX5_FIRMWARE_DEFAULTS, "rpg_time_reset_us": max(1, round(300 * min(1.0, 100 / speed)))}
 
 
-#: SIGCOMM'15 defaults as mlx5-style knobs (tau 50 µs, tau' 55 µs, T 55 µs, B 10 MB, F 5, AI 40 Mb/s, g 1/256).
+#: SIGCOMM'15 defaults as mlx5-style knobs (tau 50 µs, tau' 55 µs, T 55 µs, B 10 MB, F 5, AI 40 Mb/s,
+#: g 1/256).
 PAPER_PARAMS = {**MLX5_FIRMWARE_DEFAULTS, "min_time_between_cnps_us": 50, "rate_reduce_monitor_period_us": 50,
                 "dce_tcp_rtt_us": 55, "rpg_time_reset_us": 55, "rpg_byte_reset_bytes": 10_000_000,
                 "rpg_threshold": 5, "rpg_ai_rate_mbps": 40, "dce_tcp_g": 1020}
 BIG = 10**9
 
 
-def ecn(speed: int = 100, rtt: float = 10.0, fan_in: int = 8, trigger: int = BIG, **kw: object):  # type: ignore[no-untyped-def]
-    return derive_ecn(speed, rtt, fan_in, trigger, fw_params(speed), kw.pop("sep", False), **kw)  # type: ignore[arg-type]
+def ecn(speed: int = 100, rtt: float = 10.0, fan_in: int = 8,  # type: ignore[no-untyped-def]
+        trigger: int = BIG, **kw: object):
+    sep = kw.pop("sep", False)
+    return derive_ecn(speed, rtt, fan_in, trigger, fw_params(speed), sep, **kw)  # type: ignore[arg-type]
 
 
 # --- base RTT ----------------------------------------------------------------------------------
@@ -119,8 +122,9 @@ def test_throughput_kmax_is_half_the_egress_onset(fan_in: int) -> None:
 
 @pytest.mark.parametrize("speed, fan_in", [(100, 8), (400, 8), (400, 32), (800, 16)])
 def test_throughput_kmax_bounded_by_two_timer_periods_on_deep_buffers(speed: int, fan_in: int) -> None:
-    """docs/tuning-sweeps.md#kmax-bound: on a Spectrum-4-class pool (~ 75 MB onset) Kmax = 2 x C x rpg_time_reset
-    (7.5 MB with the derived timer at >= 100G), not half the onset (37 MB); the note says why."""
+    """docs/tuning-sweeps.md#kmax-bound: on a Spectrum-4-class pool (~ 75 MB onset) Kmax = 2 x C x
+    rpg_time_reset (7.5 MB with the derived timer at >= 100G), not half the onset (37 MB); the note
+    says why."""
     trigger = 75_000_000 // fan_in
     p = ecn(speed, 6.164, fan_in, trigger=trigger)
     timer_us = fw_params(speed)["rpg_time_reset_us"]
@@ -138,8 +142,8 @@ def test_throughput_kmax_bounded_by_two_timer_periods_on_deep_buffers(speed: int
 
 @pytest.mark.parametrize("fan_in, kmax, pmax", [(4, 180_000, 2.0), (8, 193_000, 2.0), (16, 206_000, 5.0)])
 def test_bdp_profile_keeps_the_previous_values(fan_in: int, kmax: int, pmax: float) -> None:
-    """``policy.ecn_profile: bdp`` reproduces what roce-tune derived before the sweeps (the reference's setting (a)
-    for inventories/site.yaml at 100G), whatever the current DCQCN rule."""
+    """``policy.ecn_profile: bdp`` reproduces what roce-tune derived before the sweeps (the reference's
+    setting (a) for inventories/site.yaml at 100G), whatever the current DCQCN rule."""
     trigger = int(128 * 5_306_864 / (1 + 128 * fan_in))
     p = ecn(100, 6.164, fan_in, trigger=trigger, profile="bdp")
     assert (p.kmin_bytes, p.kmax_bytes, p.pmax_percent) == (18_432, kmax, pmax)
@@ -147,7 +151,8 @@ def test_bdp_profile_keeps_the_previous_values(fan_in: int, kmax: int, pmax: flo
 
 def test_balanced_sits_between_latency_and_throughput() -> None:
     trigger = int(128 * 5_306_864 / (1 + 128 * 8))
-    lat, bal, thr = (ecn(100, 6.164, 8, trigger=trigger, objective=o) for o in ("latency", "balanced", "throughput"))
+    lat, bal, thr = (ecn(100, 6.164, 8, trigger=trigger, objective=o)
+                     for o in ("latency", "balanced", "throughput"))
     assert lat.kmax_bytes <= bal.kmax_bytes <= thr.kmax_bytes
     with pytest.raises(ValueError, match="objective"):
         ecn(objective="speed")
@@ -249,7 +254,8 @@ def test_kmin_lt_kmax_le_trigger(speed: int, rtt: float, fan_in: int, trigger: i
 @settings(max_examples=60, deadline=None)
 @given(rtt=st.floats(1, 50), fan_in=st.integers(1, 256), trigger=st.integers(50 * KB, 50_000 * KB),
        pair=st.tuples(st.sampled_from(SPEEDS), st.sampled_from(SPEEDS)))
-def test_thresholds_non_decreasing_in_speed(rtt: float, fan_in: int, trigger: int, pair: tuple[int, int]) -> None:
+def test_thresholds_non_decreasing_in_speed(rtt: float, fan_in: int, trigger: int,
+                                            pair: tuple[int, int]) -> None:
     """BDP grows with R at fixed RTT; the trigger clamp is speed-independent."""
     lo, hi = sorted(pair)
     a, b = ecn(lo, rtt, fan_in, trigger=trigger), ecn(hi, rtt, fan_in, trigger=trigger)
@@ -288,4 +294,5 @@ def test_calc_ecn_cli_spellings() -> None:
 def test_ecn_module_exposes_calc_dcqcn_for_the_cli() -> None:
     from roce_tune.tuner import ecn
 
-    assert ecn.calc_dcqcn("100G").params["rpg_ai_rate_mbps"] == 5  # firmware (docs/derivation.md#dcqcn-increase-steps)
+    # firmware (docs/derivation.md#dcqcn-increase-steps)
+    assert ecn.calc_dcqcn("100G").params["rpg_ai_rate_mbps"] == 5

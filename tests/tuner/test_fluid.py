@@ -115,7 +115,8 @@ def test_from_dcqcn_params_firmware_defaults() -> None:
     assert fp.byte_counter_bytes == 32767 and fp.F == 1 and fp.rai_mbps == 5
     assert fp.packet_bytes == 4158  # one RoCE MTU 4096 frame (docs/derivation.md#fluid-packet-size)
     assert fp.capacity_pps == pytest.approx(100e9 / (8 * 4158))
-    assert FluidParams.from_dcqcn_params(fw, 100, packet_bytes=1000).capacity_pps == pytest.approx(100e9 / 8000)
+    fp = FluidParams.from_dcqcn_params(fw, 100, packet_bytes=1000)
+    assert fp.capacity_pps == pytest.approx(100e9 / 8000)
     # a disabled byte counter (0) never fires
     assert FluidParams.from_dcqcn_params({**fw, "rpg_byte_reset_bytes": 0}, 100).byte_counter_bytes > 1e12
 
@@ -147,9 +148,11 @@ def test_extreme_inputs_stay_finite() -> None:
 
 
 def test_mtu_packets_raise_p_star_about_fourfold() -> None:
-    """SIMULATION-REFERENCE "What the data says": 1000 B model packets under-predict p* ~4x for 4 KB frames."""
+    """SIMULATION-REFERENCE "What the data says": 1000 B model packets under-predict p* ~4x for
+    4 KB frames."""
     fw = {"rpg_time_reset_us": 300, "rpg_byte_reset_bytes": 0, "rpg_threshold": 1, "rpg_ai_rate_mbps": 5,
-          "dce_tcp_g": 1019, "dce_tcp_rtt_us": 1, "min_time_between_cnps_us": 0, "rate_reduce_monitor_period_us": 4}
+          "dce_tcp_g": 1019, "dce_tcp_rtt_us": 1, "min_time_between_cnps_us": 0,
+          "rate_reduce_monitor_period_us": 4}
     small = fixed_point_p(FluidParams.from_dcqcn_params(fw, 100, packet_bytes=1000), 16)
     big = fixed_point_p(FluidParams.from_dcqcn_params(fw, 100), 16)
     assert 3.0 < big / small < 5.0
@@ -159,7 +162,8 @@ def test_fast_recovery_load_separates_models() -> None:
     """docs/derivation.md#pfc-bound-steady-state: byte counter on (model M) at 100G is PFC-bound from N = 8;
     timer-only (model T) is not at N = 32; clamp_tgt_rate 1 removes the limit cycle."""
     fw = {"rpg_time_reset_us": 300, "rpg_byte_reset_bytes": 32767, "rpg_threshold": 1, "rpg_ai_rate_mbps": 5,
-          "dce_tcp_g": 1019, "dce_tcp_rtt_us": 1, "min_time_between_cnps_us": 2, "rate_reduce_monitor_period_us": 4}
+          "dce_tcp_g": 1019, "dce_tcp_rtt_us": 1, "min_time_between_cnps_us": 2,
+          "rate_reduce_monitor_period_us": 4}
     m = FluidParams.from_dcqcn_params(fw, 100)
     t = FluidParams.from_dcqcn_params({**fw, "rpg_byte_reset_bytes": 0}, 100)
     assert fast_recovery_load(m, 4, 6.164, False, 4) < 1 <= fast_recovery_load(m, 8, 6.164, False, 4)

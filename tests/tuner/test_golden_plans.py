@@ -30,7 +30,8 @@ def test_summary_keeps_every_device_port_and_nic(inventory: str) -> None:
     for g in values["switches"]:
         for name in g["names"]:
             sw = plan.switch(name)
-            assert sorted(p for c in g["port_classes"] for p in c["names"]) == sorted(p.name for p in sw.ports)
+            names = sorted(p for c in g["port_classes"] for p in c["names"])
+            assert names == sorted(p.name for p in sw.ports)
             for c in g["port_classes"]:
                 for pname in c["names"]:
                     port = next(p for p in sw.ports if p.name == pname)

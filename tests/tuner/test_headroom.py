@@ -35,7 +35,8 @@ def _table(name: str) -> list[tuple[int, float, int, int, int, int]]:
         if not line.strip() or line.lstrip().startswith("#"):
             continue
         speed, cable, size, xon, xoff, threshold = line.split()[:6]
-        rows.append((int(speed) // 1000, float(cable.rstrip("m")), int(size), int(xon), int(xoff), int(threshold)))
+        rows.append((int(speed) // 1000, float(cable.rstrip("m")), int(size), int(xon), int(xoff),
+                     int(threshold)))
     return rows
 
 
@@ -83,7 +84,8 @@ ORACLE_C = [
 
 @pytest.mark.parametrize("asic, speed, cable, lanes, xon, xoff, size", ORACLE_C,
                          ids=[f"{r[0].id}-{r[1]}G-{r[2]}m-{r[3]}l" for r in ORACLE_C])
-def test_sonic_lua_reproduces_oracle_c(asic, speed, cable, lanes, xon, xoff, size) -> None:  # type: ignore[no-untyped-def]
+def test_sonic_lua_reproduces_oracle_c(asic, speed, cable, lanes,  # type: ignore[no-untyped-def]
+                                       xon, xoff, size) -> None:
     hr = compute_headroom_sonic_lua(asic, speed, cable, 9100, lanes=lanes)
     assert (hr.xon_bytes, hr.xoff_bytes, hr.size_bytes) == (xon, xoff, size)
     assert hr.model == "sonic-lua"
@@ -105,7 +107,8 @@ def test_static_tables_complete() -> None:
 
 
 @pytest.mark.parametrize("asic_id, table, row", STATIC, ids=[f"{a}-{r[0]}G-{r[1]:g}m" for a, _, r in STATIC])
-def test_sonic_static_reproduces_every_row(asic_id: str, table: str, row: tuple) -> None:  # type: ignore[type-arg]
+def test_sonic_static_reproduces_every_row(asic_id: str, table: str,
+                                           row: tuple) -> None:  # type: ignore[type-arg]
     speed, cable, size, xon, xoff, _ = row
     asic = CAT.asic(asic_id)
     assert asic.sonic_static_tables
@@ -211,7 +214,8 @@ def test_monotonic_in_cable_length(asic, model, a, b, data, shp) -> None:  # typ
 @settings(max_examples=100, deadline=None)
 @given(asic=st.sampled_from(ASICS), model=st.sampled_from(MODELS), cable=st.floats(0, 2000),
        mtu=st.integers(1500, 9216))
-def test_monotonic_in_speed_and_size_covers_xoff_xon(asic, model, cable, mtu) -> None:  # type: ignore[no-untyped-def]
+def test_monotonic_in_speed_and_size_covers_xoff_xon(asic, model,  # type: ignore[no-untyped-def]
+                                                     cable, mtu) -> None:
     prev = None
     for speed in _speeds(asic):
         hr = compute_headroom(asic, speed, cable, mtu, model=model)
@@ -230,7 +234,8 @@ def test_static_pg_thresholds_have_hysteresis() -> None:
     from roce_tune.plan import Headroom
     from roce_tune.tuner.headroom import static_pg_thresholds
 
-    hr = Headroom(model="ieee", profile="p", xon_bytes=19456, xoff_bytes=72704, size_bytes=92160, size_cells=960, lanes=4)
+    hr = Headroom(model="ieee", profile="p", xon_bytes=19456, xoff_bytes=72704, size_bytes=92160,
+                  size_cells=960, lanes=4)
     s = static_pg_thresholds(hr, 9216, 96)
     assert (s.static_buffer_bytes, s.pause_threshold_bytes, s.resume_threshold_bytes) == (92160, 19456, 10240)
     assert s.resume_threshold_bytes < s.pause_threshold_bytes
@@ -290,4 +295,5 @@ def test_plan_shows_both_models_and_the_reason() -> None:
     # site.yaml pins ieee: kept, and the static numbers are still shown
     site = pipeline_plan("site")
     hs = [p.headroom for sw in site.switches for p in sw.ports if p.headroom is not None]
-    assert {h.model for h in hs} == {"ieee"} and all("sonic-static_xoff_bytes" in h.rationale["model"].inputs for h in hs)
+    assert {h.model for h in hs} == {"ieee"} and all("sonic-static_xoff_bytes" in h.rationale["model"].inputs
+                                                     for h in hs)

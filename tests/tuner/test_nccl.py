@@ -14,7 +14,8 @@ CLS = derive_classification(Policy())
 
 
 def nic(dev: str, rail: int | None, port: int = 1) -> Nic:
-    return Nic(model="connectx-7", netdev=f"ens{dev[-1]}np0", rdma_device=dev, rdma_port=port, speed="400G", rail=rail)
+    return Nic(model="connectx-7", netdev=f"ens{dev[-1]}np0", rdma_device=dev, rdma_port=port, speed="400G",
+               rail=rail)
 
 
 def host(nics: list[Nic] | None = None, ifname: str | None = "eno1") -> Host:
@@ -22,7 +23,8 @@ def host(nics: list[Nic] | None = None, ifname: str | None = "eno1") -> Host:
                 [nic(f"mlx5_{r}", r) for r in range(8)])
 
 
-def env_of(h: Host | None = None, site: Site | None = None, tiers: int = 2, cls=CLS) -> dict[str, str]:  # type: ignore[no-untyped-def]
+def env_of(h: Host | None = None, site: Site | None = None,  # type: ignore[no-untyped-def]
+           tiers: int = 2, cls=CLS) -> dict[str, str]:
     return derive_nccl_env(h or host(), cls, site or Site(name="a", nccl_version="2.23.4"), tiers)[0]
 
 
@@ -76,7 +78,8 @@ def test_socket_ifname() -> None:
     assert "NCCL_SOCKET_IFNAME" not in env and why["NCCL_SOCKET_IFNAME"].formula.startswith("not set")
 
 
-@pytest.mark.parametrize(("tiers", "ar", "qps"), [(1, False, None), (2, False, "4"), (3, False, "4"), (3, True, None)])
+@pytest.mark.parametrize(("tiers", "ar", "qps"), [(1, False, None), (2, False, "4"), (3, False, "4"),
+                                                  (3, True, None)])
 def test_qp_scaling_for_ecmp_entropy(tiers: int, ar: bool, qps: str | None) -> None:
     env = env_of(site=Site(name="a", adaptive_routing=ar), tiers=tiers)
     assert env.get("NCCL_IB_QPS_PER_CONNECTION") == qps

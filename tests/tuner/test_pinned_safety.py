@@ -48,7 +48,8 @@ def test_unsafe_pins_are_errors_at_the_pin(pins: str, rule: str, key: str | None
     assert rule in {x.rule for x in plan.findings if x.severity is Severity.error}
 
 
-@pytest.mark.parametrize("pins", ["xoff_bytes: 200KB", "xoff_bytes: 1MB", "xon_bytes: 20KB", "size_bytes: 1MB"])
+@pytest.mark.parametrize("pins", ["xoff_bytes: 200KB", "xoff_bytes: 1MB", "xon_bytes: 20KB",
+                                  "size_bytes: 1MB"])
 def test_safe_pins_stay_clean(pins: str) -> None:
     assert not [f for f in errors(pinned(pins)) if f.rule == "RT203"]
 

@@ -38,7 +38,8 @@ def test_every_lossless_queue_has_ecn_below_the_pfc_trigger(plan) -> None:  # ty
             assert p.headroom is not None and p.headroom.xoff_bytes > 0 and p.headroom.size_bytes > 0
             e = profiles[p.ecn_profile]
             # like with like: the egress ramp below the egress PFC onset (fan-in x one PG's trigger)
-            assert e.pfc_onset_bytes == min(max(1, e.fan_in) * e.pfc_trigger_bytes, e.queue_buffer_bytes or 1 << 62)
+            assert e.pfc_onset_bytes == min(max(1, e.fan_in) * e.pfc_trigger_bytes,
+                                            e.queue_buffer_bytes or 1 << 62)
             assert 0 < e.kmin_bytes < e.kmax_bytes <= e.pfc_onset_bytes, (sw.name, p.name, e)
             # ok only for a steady state on the ramp; PFC-bound is reported, never "ok"
             assert e.fluid.ok == (e.fluid.steady_state == "ramp"), (sw.name, p.name, e.fluid)
@@ -65,9 +66,11 @@ def test_deterministic_and_schema_valid(plan) -> None:  # type: ignore[no-untype
 
     schema = plan_json_schema()
     jsonschema.validate(json.loads(plan_to_json(plan)), schema)  # the file as written (schema 1.2)
-    jsonschema.validate(resolve_shared(json.loads(plan_to_json(plan))), schema)  # and with references resolved
+    # and with references resolved
+    jsonschema.validate(resolve_shared(json.loads(plan_to_json(plan))), schema)
     broken = json.loads(plan_to_json(plan))
-    broken["shared"]["Headroom"] = {"x": {"$ref": "#/shared/Headroom/y"}}  # a section that is itself a reference
+    # a section that is itself a reference
+    broken["shared"]["Headroom"] = {"x": {"$ref": "#/shared/Headroom/y"}}
     with pytest.raises(jsonschema.ValidationError):
         jsonschema.validate(broken, schema)
 
@@ -116,7 +119,8 @@ def test_plan_json_1_0_and_broken_references(plan) -> None:  # type: ignore[no-u
         doc["shared"]["EcnProfile"][name]["fluid"] = {"$ref": f"#/shared/EcnProfile/{name}"}
 
     cases = {
-        "no_such_profile": lambda d: first_port(d).update(headroom={"$ref": "#/shared/Headroom/no_such_profile"}),
+        "no_such_profile": lambda d: first_port(d).update(
+            headroom={"$ref": "#/shared/Headroom/no_such_profile"}),
         "reference cycle": cycle,
         "must be an object": lambda d: d.update(shared=[]),
         "has no 'shared' object": lambda d: d.pop("shared"),
@@ -134,7 +138,8 @@ def test_broken_plan_directory_is_a_clear_cli_error(tmp_path: Path) -> None:
     import sys
 
     out = tmp_path / "plan"
-    subprocess.run([sys.executable, "-m", "roce_tune.cli", "plan", str(REPO / "inventories" / "lab-2node.yaml"),
+    subprocess.run([sys.executable, "-m", "roce_tune.cli", "plan",
+                    str(REPO / "inventories" / "lab-2node.yaml"),
                     "--out", str(out)], check=True, capture_output=True, cwd=tmp_path, timeout=120)
     doc = json.loads((out / "plan.json").read_text())
     doc["shared"] = []

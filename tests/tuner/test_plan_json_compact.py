@@ -62,7 +62,8 @@ def test_a_newer_file_is_a_clear_error(plan: Plan) -> None:
     doc = json.loads(plan_to_json(plan))
     for newer in ("1.3", "2.0"):
         doc["schema_version"] = newer
-        with pytest.raises(ValueError, match=rf"schema {newer} was written by a newer roce-tune.*reads schema "
+        with pytest.raises(ValueError,
+                           match=rf"schema {newer} was written by a newer roce-tune.*reads schema "
                                              r"1\.0 to 1\.2"):
             plan_from_json(json.dumps(doc))
     with pytest.raises(ValueError, match="plan.json: not JSON"):

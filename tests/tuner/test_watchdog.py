@@ -1,4 +1,5 @@
-"""PFC watchdog: SONiC start_default scaling, Juniper defaults, sonic-pfcwd.yang ranges (DOMAIN.md §4, Oracle E)."""
+"""PFC watchdog: SONiC start_default scaling, Juniper defaults, sonic-pfcwd.yang ranges
+(DOMAIN.md §4, Oracle E)."""
 
 from __future__ import annotations
 
@@ -83,7 +84,8 @@ def test_pinned_poll_above_derived_time_raises_time() -> None:
 @pytest.mark.parametrize("ov, match", [
     ({"detection_ms": 50}, "100..5000"), ({"detection_ms": 6000}, "100..5000"),
     ({"restoration_ms": 70000}, "100..60000"), ({"poll_ms": 2000}, "100..1000"),
-    ({"action": "shutdown"}, "drop, forward, alert"), ({"detection_ms": 200, "poll_ms": 300}, "POLL_INTERVAL"),
+    ({"action": "shutdown"}, "drop, forward, alert"),
+    ({"detection_ms": 200, "poll_ms": 300}, "POLL_INTERVAL"),
     ({"timeout_ms": 200}, "unknown"), ({"detection_ms": 250.5}, "detection_ms"),
 ])
 def test_overrides_range_checked(ov: dict, match: str) -> None:
