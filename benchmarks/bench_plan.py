@@ -7,10 +7,11 @@ Usage::
     python benchmarks/bench_plan.py --hosts 4096 --nice 10    # be kind to a shared machine
     python benchmarks/bench_plan.py --hosts 256 --scorecards  # include the simulator scorecards
 
-For every size it writes the fabric's intent form (:func:`roce_tune.inventory.synthetic.rail_optimised_intent`:
-N hosts x 8 NICs at 400G, SN5600 leaves/spines/superspines), expands it with ``roce-tune expand --out`` into
-the full form (so one NIC's cable can be changed), then runs ``roce-tune plan --timings`` as a child
-process pinned to one core (``taskset -c CORE`` when available) three times into the same output directory:
+For every size it writes the fabric's intent form
+(:func:`roce_tune.inventory.synthetic.rail_optimised_intent`: N hosts x 8 NICs at 400G, SN5600
+leaves/spines/superspines), expands it with ``roce-tune expand --out`` into the full form (so one NIC's cable
+can be changed), then runs ``roce-tune plan --timings`` as a child process pinned to one core (``taskset -c
+CORE`` when available) three times into the same output directory:
 
 1. ``full``      a new output directory (every file written);
 2. ``unchanged`` the same inventory again (nothing should be written);
@@ -110,7 +111,8 @@ def _writer_only(n_hosts: int, out: Path) -> None:
 #: issue 16 targets at 4,096 hosts x 8 NICs: figure -> (limit, unit)
 TARGETS: dict[str, tuple[float, str]] = {
     "plan full cpu": (5.0, "s"), "plan unchanged cpu": (1.0, "s"), "plan cable cpu": (1.5, "s"),
-    "plan peak rss": (600.0, "MB"), "lint cpu": (2.0, "s"), "explain cpu": (1.0, "s"), "plan.json load cpu": (2.0, "s"),
+    "plan peak rss": (600.0, "MB"), "lint cpu": (2.0, "s"), "explain cpu": (1.0, "s"),
+    "plan.json load cpu": (2.0, "s"),
 }
 
 
@@ -136,7 +138,8 @@ def _other_commands(full: Path, out: Path, cli: list[str], prefix: list[str], en
     for label, cmd in runs.items():
         cpu, wall, rss, _ = _run(cmd, env)
         figures[f"{label} cpu"] = cpu
-        print(f"{label.replace(' ', '-')} hosts={n_hosts} cpu_s={cpu:.2f} wall_s={wall:.2f} peak_rss_mb={rss:.0f}",
+        print(f"{label.replace(' ', '-')} hosts={n_hosts} cpu_s={cpu:.2f} wall_s={wall:.2f} "
+              f"peak_rss_mb={rss:.0f}",
               flush=True)
 
 
@@ -148,14 +151,16 @@ def _targets_line(n_hosts: int, figures: dict[str, float], devices: int) -> str:
             shown = f"{figures[name]:.0f}" if unit == "MB" else f"{figures[name]:.2f}"
             parts.append(f"{name} {shown}{unit} (<= {limit:g}{unit} {verdict})")
     per_device_ms = 1000 * figures["plan full cpu"] / devices
-    return f"targets hosts={n_hosts}: " + "; ".join(parts) + f"; full-plan cpu per device {per_device_ms:.2f} ms"
+    return (f"targets hosts={n_hosts}: " + "; ".join(parts)
+            + f"; full-plan cpu per device {per_device_ms:.2f} ms")
 
 
 def bench(n_hosts: int, args: argparse.Namespace, env: dict[str, str]) -> None:
     work = Path(tempfile.mkdtemp(prefix=f"bench-plan-{n_hosts}-"))
     try:
         intent = work / "intent.yaml"
-        intent.write_text(yaml.safe_dump(rail_optimised_intent(n_hosts, site=f"bench{n_hosts}"), sort_keys=False))
+        intent.write_text(yaml.safe_dump(rail_optimised_intent(n_hosts, site=f"bench{n_hosts}"),
+                                         sort_keys=False))
         full = work / f"bench{n_hosts}.yaml"
         cli = [*_prefix(args.core, args.nice), sys.executable, "-m", "roce_tune.cli"]
         _run([*cli, "expand", str(intent), "--out", str(full)], env)
@@ -168,7 +173,8 @@ def bench(n_hosts: int, args: argparse.Namespace, env: dict[str, str]) -> None:
             cpu, wall, rss, stderr = _run(plan, env)
             figures[f"plan {run} cpu"] = cpu
             figures["plan peak rss"] = max(figures.get("plan peak rss", 0.0), rss)
-            timings = next((line for line in stderr.splitlines() if line.startswith("timings ")), "timings: ?")
+            timings = next((line for line in stderr.splitlines() if line.startswith("timings ")),
+                           "timings: ?")
             print(f"plan hosts={n_hosts} run={run} cpu_s={cpu:.2f} wall_s={wall:.2f} peak_rss_mb={rss:.0f} "
                   f"| {timings}", flush=True)
         _writer_only(n_hosts, work / "out")

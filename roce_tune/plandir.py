@@ -53,7 +53,8 @@ from typing import Any
 import orjson
 
 __all__ = ["CURRENT", "MANAGED", "MANIFEST", "SUMS", "OutputDirError", "PlanDirError", "PlanFiles",
-           "Provenance", "WriteStats", "read_tree", "read_version", "reusable", "write_tree", "write_tree_stats"]
+           "Provenance", "WriteStats", "read_tree", "read_version", "reusable", "write_tree",
+           "write_tree_stats"]
 
 #: checksum list written with every plan version (``sha256sum -c SHA256SUMS`` format); a reader uses it to
 #: tell a complete, unedited version from one with files missing or changed
@@ -133,7 +134,8 @@ class PlanFiles:
 
 @dataclass(frozen=True)
 class Provenance:
-    """What a version was made from, recorded in its manifest (module docstring: skipping an unchanged re-plan).
+    """What a version was made from, recorded in its manifest (module docstring: skipping an unchanged
+    re-plan).
 
     Attributes:
         inputs: a digest of every input of the files (opaque to this module); None records nothing.
@@ -213,7 +215,8 @@ class _Encoded(Mapping[str, bytes]):
         return blob if isinstance(blob, bytes) else blob.encode("utf-8")
 
     def chunks(self, rel: str) -> Iterator[bytes]:
-        """The bytes of ``rel`` in pieces (the same bytes as ``self[rel]``: a piece never splits a character)."""
+        """The bytes of ``rel`` in pieces (the same bytes as ``self[rel]``: a piece never splits a
+        character)."""
         blob = self._files[rel]
         if isinstance(blob, bytes):
             yield blob
@@ -286,7 +289,8 @@ def _link_from(previous: Path | None, old: list[int | str] | None, rel: str, dig
 
 
 def _write_file(path: Path, blob: bytes | Iterable[bytes], mode: int) -> list[int | str]:
-    """Write ``blob`` (or its pieces) to the new file ``path`` and flush it; returns its manifest entry tail."""
+    """Write ``blob`` (or its pieces) to the new file ``path`` and flush it; returns its manifest entry
+    tail."""
     with open(path, "wb") as fh:
         if isinstance(blob, bytes):
             fh.write(blob)
@@ -350,8 +354,8 @@ def _strays(version: Path, data: Mapping[str, bytes]) -> list[Path]:
 
 def _restored_entry(path: Path, blob: Iterable[bytes], digest: str, entry: list[int | str] | None,
                     stats: WriteStats) -> list[int | str]:
-    """The manifest entry of ``path`` in the version in force after making it hold ``blob`` (its pieces; sha256
-    ``digest``):
+    """The manifest entry of ``path`` in the version in force after making it hold ``blob`` (its pieces;
+    sha256 ``digest``):
     kept when unchanged since written; re-read when touched (same sha256: only the entry is new); written
     again when edited or missing (``stats.restored``)."""
     if entry is not None and entry[0] == digest and _unchanged_since(path, entry):
@@ -384,7 +388,8 @@ def _restore_version(version: Path, data: _Encoded, digests: dict[str, str], sta
         stats.restored += 1
     if provenance.inputs is None:  # keep what the version recorded
         provenance = Provenance(doc.get("inputs"), doc.get("extra") or {})
-    if manifest != old or (doc.get("inputs"), doc.get("extra") or {}) != (provenance.inputs, dict(provenance.extra)):
+    if (manifest != old
+            or (doc.get("inputs"), doc.get("extra") or {}) != (provenance.inputs, dict(provenance.extra))):
         for d in {version, *((version / rel).parent for rel in data)}:
             _fsync_dir(d)
         _write_manifest(version, manifest, provenance)
@@ -396,7 +401,8 @@ def _is_link_to_current(path: Path, name: str) -> bool:
 
 def _check_ours(out: Path, siblings: list[Path]) -> None:
     """Refuse a non-empty directory that shows no sign of being a plan directory (it is never emptied)."""
-    if os.path.lexists(out / "plan.json") or os.path.lexists(out / CURRENT) or siblings or _inside_leftovers(out):
+    if (os.path.lexists(out / "plan.json") or os.path.lexists(out / CURRENT) or siblings
+            or _inside_leftovers(out)):
         return
     raise OutputDirError(f"{out} is not empty and is not a roce-tune plan directory (no plan.json); "
                          "choose an empty or new --out")
@@ -562,7 +568,8 @@ def reusable(out_dir: str | Path, inputs: str) -> dict[str, Any] | None:
         return None
     name = os.readlink(current)
     version = out / name
-    if not _OURS_INSIDE.fullmatch(name) or _inside_leftovers(out, keep=name) or not (version / SUMS).is_file():
+    if (not _OURS_INSIDE.fullmatch(name) or _inside_leftovers(out, keep=name)
+            or not (version / SUMS).is_file()):
         return None
     doc = _read_manifest_doc(version)
     files, extra = doc.get("files"), doc.get("extra")
@@ -570,7 +577,8 @@ def reusable(out_dir: str | Path, inputs: str) -> dict[str, Any] | None:
         return None
     if not all(_is_link_to_current(out / n, n) for n in MANAGED if os.path.lexists(version / n)):
         return None
-    if not all(isinstance(entry, list) and _unchanged_since(version / rel, entry) for rel, entry in files.items()):
+    if not all(isinstance(entry, list) and _unchanged_since(version / rel, entry)
+               for rel, entry in files.items()):
         return None
     return extra
 
@@ -588,8 +596,8 @@ def _interrupted(out: Path) -> str:
     left = [p.name for p in _sibling_leftovers(out) + _inside_leftovers(out, keep=in_force)]
     if not left:
         return ""
-    return (f"; an interrupted `roce-tune plan` left {_few(left)}, so this directory may hold part of one plan "
-            "and part of another: run `roce-tune plan` again")
+    return (f"; an interrupted `roce-tune plan` left {_few(left)}, so this directory may hold part of one "
+            "plan and part of another: run `roce-tune plan` again")
 
 
 def _read_blobs(root: Path) -> dict[str, bytes]:
@@ -637,8 +645,9 @@ def _verify_sums(out: Path, sums_path: Path, blobs: dict[str, bytes]) -> dict[st
                            "write the change")
     extra = [rel for rel in blobs if rel not in listed]
     if extra:
-        raise PlanDirError(f"{_few(extra)} in {out} {'is' if len(extra) == 1 else 'are'} not listed in {SUMS} "
-                           "(not written by `roce-tune plan`); remove it or run `roce-tune plan` again")
+        raise PlanDirError(f"{_few(extra)} in {out} {'is' if len(extra) == 1 else 'are'} not listed in "
+                           f"{SUMS} (not written by `roce-tune plan`); remove it or run `roce-tune plan` "
+                           "again")
     return listed
 
 
@@ -656,7 +665,8 @@ def read_version(out_dir: str | Path) -> PlanFiles:
     versioned = (out / CURRENT).is_symlink()
     root = out / os.readlink(out / CURRENT) if versioned else out
     if not (root / "plan.json").is_file():
-        raise PlanDirError(f"no plan.json in {out}{_interrupted(out) or '; run `roce-tune plan` to write one'}")
+        raise PlanDirError(f"no plan.json in {out}"
+                           f"{_interrupted(out) or '; run `roce-tune plan` to write one'}")
     blobs = _read_blobs(root)
     sha256: dict[str, str] = {}
     if (root / SUMS).is_file():

@@ -561,8 +561,8 @@ def _expired(_tag: str, confirm_s: int) -> str:
 def _left_as_is(progress: dict[str, object], _tag: str, confirm_s: int) -> str:
     minutes = max(1, round(confirm_s / 60))
     if progress.get("confirmed"):
-        return ("confirmed (`commit`): no timer reverts it; to revert: `rollback 1` (or the `rollback N` before "
-                "the roce-tune commit in `show system commit`) and `commit` in `configure private`")
+        return ("confirmed (`commit`): no timer reverts it; to revert: `rollback 1` (or the `rollback N` "
+                "before the roce-tune commit in `show system commit`) and `commit` in `configure private`")
     if progress.get("committed"):
         return (f"committed with `commit confirmed {minutes}`: Junos reverts it by itself within {minutes} "
                 "min; to revert now: `rollback 1` and `commit` in `configure private`")

@@ -122,7 +122,8 @@ def _mask_table_keys(table: str, inner: re.Pattern[str]) -> Callable[[str], str]
     block = re.compile(rf'"{table}"\s*:\s*\{{(?P<body>(?:[^{{}}]|\{{[^{{}}]*\}})*)\}}')
 
     def mask(text: str) -> str:
-        return block.sub(lambda m: m.group(0)[: m.start("body") - m.start()] + mask_secrets(m.group("body"), (inner,))
+        return block.sub(lambda m: m.group(0)[: m.start("body") - m.start()]
+                         + mask_secrets(m.group("body"), (inner,))
                          + m.group(0)[m.end("body") - m.start():], text)
     return mask
 
@@ -178,7 +179,8 @@ MAP_FIELDS: dict[str, str] = {
     "pfc_to_pg_map": "PFC_PRIORITY_TO_PRIORITY_GROUP_MAP",
 }
 #: Tables ``config qos reload`` (and ``config load_minigraph``, which calls the same helper) deletes before
-#: re-rendering the SKU's qos/buffer templates [V] sonic-net/sonic-utilities ``config/main.py`` ``_clear_qos``.
+#: re-rendering the SKU's qos/buffer templates [V] sonic-net/sonic-utilities ``config/main.py``
+#: ``_clear_qos``.
 QOS_RELOAD_CLEARED_TABLES = (
     "PORT_QOS_MAP", "QUEUE", "TC_TO_PRIORITY_GROUP_MAP", "MAP_PFC_PRIORITY_TO_QUEUE", "TC_TO_QUEUE_MAP",
     "DSCP_TO_TC_MAP", "MPLS_TC_TO_TC_MAP", "SCHEDULER", "PFC_PRIORITY_TO_PRIORITY_GROUP_MAP", "WRED_PROFILE",
@@ -196,13 +198,15 @@ def reload_warning(rendered: str) -> tuple[list[str], list[str]]:
         ValueError: ``rendered`` is not a JSON object.
     """
     tables = _runbook_facts(rendered)[0]
-    return [t for t in tables if t in QOS_RELOAD_CLEARED_TABLES], [t for t in tables if t not in QOS_RELOAD_CLEARED_TABLES]
+    return ([t for t in tables if t in QOS_RELOAD_CLEARED_TABLES],
+            [t for t in tables if t not in QOS_RELOAD_CLEARED_TABLES])
 
 
 @lru_cache(maxsize=256)
 def _runbook_facts(rendered: str) -> tuple[tuple[str, ...], str, frozenset[str]]:
-    """(sorted table names, buffer model, BUFFER_PROFILE names buffermgrd gives) of a rendered SONiC file, parsed
-    once per distinct text: the switches of a fabric share a handful of texts (plan.md's runbook asks for each).
+    """(sorted table names, buffer model, BUFFER_PROFILE names buffermgrd gives) of a rendered SONiC file,
+    parsed once per distinct text: the switches of a fabric share a handful of texts (plan.md's runbook asks
+    for each).
 
     Raises:
         ValueError: ``rendered`` is not a JSON object.
@@ -355,7 +359,8 @@ def pg_profiles(switch: SwitchPlan) -> tuple[dict[str, str], dict[str, BufferPro
     for p in ports:
         assert p.headroom is not None
         if p.headroom.profile not in profiles:
-            raise ValueError(f"{switch.name}:{p.name}: headroom profile {p.headroom.profile} is not in buffers.profiles")
+            raise ValueError(f"{switch.name}:{p.name}: headroom profile {p.headroom.profile} is not in "
+                             "buffers.profiles")
         names[p.name] = name = buffermgrd_profile_name(p.speed_gbps, p.cable_m)
         groups.setdefault(name, []).append((p.name, profiles[p.headroom.profile]))
     return names, {name: _covering(switch, name, members) for name, members in groups.items()}
@@ -371,8 +376,8 @@ def _covering(switch: SwitchPlan, name: str, members: list[tuple[str, BufferProf
             f"{switch.name}: ports {', '.join(n for n, _ in members)} all get buffermgrd's profile {name} "
             f"(traditional buffer model: one profile per speed and cable length), but no one headroom covers "
             f"them all ({best.name}: xon/xoff/size {best.xon_bytes}/{best.xoff_bytes}/{best.size_bytes} B; "
-            f"{port} {prof.name}: {prof.xon_bytes}/{prof.xoff_bytes}/{prof.size_bytes} B): give them the same "
-            "MTU, lanes and pins, or run the dynamic buffer model")
+            f"{port} {prof.name}: {prof.xon_bytes}/{prof.xoff_bytes}/{prof.size_bytes} B): give them the "
+            "same MTU, lanes and pins, or run the dynamic buffer model")
     return best
 
 
@@ -387,7 +392,8 @@ def _named_profiles(switch: SwitchPlan, pg_names: dict[str, str], pg_values: dic
     return [(n, p) for n, p in named if n not in headroom] + sorted(pg_values.items())
 
 
-def _buffers(switch: SwitchPlan, legacy: bool, pg: tuple[dict[str, str], dict[str, BufferProfile]]) -> dict[str, Any]:
+def _buffers(switch: SwitchPlan, legacy: bool,
+             pg: tuple[dict[str, str], dict[str, BufferProfile]]) -> dict[str, Any]:
     pg_names, pg_values = pg
     b = switch.buffers
     pools = [{"name": p.name, "type": p.type, "mode": p.mode, "size": p.size_bytes, "xoff": p.xoff_bytes}
@@ -399,21 +405,27 @@ def _buffers(switch: SwitchPlan, legacy: bool, pg: tuple[dict[str, str], dict[st
             continue
         prof = profiles.get(hr.profile)
         if prof is None:
-            raise ValueError(f"{switch.name}:{port.name}: headroom profile {hr.profile} is not in buffers.profiles")
+            raise ValueError(f"{switch.name}:{port.name}: headroom profile {hr.profile} is not in "
+                             "buffers.profiles")
         if (prof.xon_bytes, prof.xoff_bytes, prof.size_bytes) != (hr.xon_bytes, hr.xoff_bytes, hr.size_bytes):
-            raise ValueError(f"{switch.name}:{port.name}: headroom {hr.profile} disagrees with its buffer profile")
+            raise ValueError(f"{switch.name}:{port.name}: headroom {hr.profile} disagrees with its buffer "
+                             "profile")
     named = _named_profiles(switch, pg_names, pg_values)
     rows = [{"name": n, "pool": reference("BUFFER_POOL", p.pool, legacy), "size": p.size_bytes,
-             "dynamic_th": p.dynamic_th, "static_th": p.static_th_bytes, "xon": p.xon_bytes, "xoff": p.xoff_bytes}
+             "dynamic_th": p.dynamic_th, "static_th": p.static_th_bytes, "xon": p.xon_bytes,
+             "xoff": p.xoff_bytes}
             for n, p in sorted(named, key=lambda t: t[0])]
     return {
         "pg_profile": {port: reference("BUFFER_PROFILE", name, legacy) for port, name in pg_names.items()},
         "pools": pools,
         "profiles": rows,
-        "ingress_lossy": reference("BUFFER_PROFILE", _profile_role(profiles, "ingress_lossy", switch.name), legacy),
-        "egress_lossless": reference("BUFFER_PROFILE", _profile_role(profiles, "egress_lossless", switch.name),
+        "ingress_lossy": reference("BUFFER_PROFILE", _profile_role(profiles, "ingress_lossy", switch.name),
+                                   legacy),
+        "egress_lossless": reference("BUFFER_PROFILE", _profile_role(profiles, "egress_lossless",
+                                                                     switch.name),
                                      legacy),
-        "egress_lossy": reference("BUFFER_PROFILE", _profile_role(profiles, "egress_lossy", switch.name), legacy),
+        "egress_lossy": reference("BUFFER_PROFILE", _profile_role(profiles, "egress_lossy", switch.name),
+                                  legacy),
     }
 
 
@@ -425,8 +437,8 @@ def _wred(switch: SwitchPlan) -> list[dict[str, Any]]:
                              f"name ({WRED_NAME_RE.pattern})")
         if e.drop_min_bytes is not None or e.drop_max_bytes is not None:
             raise ValueError(f"{switch.name}: ECN profile {e.name} has separate non-ECT drop thresholds "
-                             f"{e.drop_min_bytes}..{e.drop_max_bytes} B, which SONiC's WRED_PROFILE cannot express "
-                             "(one ramp per queue for marking and dropping)")
+                             f"{e.drop_min_bytes}..{e.drop_max_bytes} B, which SONiC's WRED_PROFILE cannot "
+                             "express (one ramp per queue for marking and dropping)")
         out.append({"name": e.name, "min": e.kmin_bytes, "max": e.kmax_bytes,
                     "probability": _percent(e.pmax_percent, f"{e.name}.pmax_percent")})
     return out
@@ -447,10 +459,10 @@ def _schedulers(plan: Plan) -> list[dict[str, Any]]:
 def _lossless_pgs(switch: SwitchPlan, port: PortPlan, pfc_to_pg: dict[int, int], model: str) -> set[int]:
     pgs = {pfc_to_pg[p] for p in port.pfc_priorities}
     if model == "traditional" and pgs != set(port.pfc_priorities):
-        raise ValueError(f"{switch.name}:{port.name}: lossless priorities {sorted(port.pfc_priorities)} map to PGs "
-                         f"{sorted(pgs)}, but buffermgrd (traditional buffer model) writes the lossless BUFFER_PG "
-                         "rows at the pfc_enable priorities themselves: map each lossless priority to the PG of the "
-                         "same number, or run the dynamic buffer model")
+        raise ValueError(f"{switch.name}:{port.name}: lossless priorities {sorted(port.pfc_priorities)} map "
+                         f"to PGs {sorted(pgs)}, but buffermgrd (traditional buffer model) writes the "
+                         "lossless BUFFER_PG rows at the pfc_enable priorities themselves: map each lossless "
+                         "priority to the PG of the same number, or run the dynamic buffer model")
     return pgs
 
 
@@ -538,9 +550,10 @@ def build_context(plan: Plan, switch: SwitchPlan) -> dict[str, Any]:
 
     Returns:
         dict with ``sections``, ``switch`` (name), ``maps`` (sorted (key, value) pairs per map),
-        ``map_name``, ``map_refs`` (PORT_QOS_MAP field -> reference), ``pfc_to_pg`` (bool), ``rows`` (per-port rows for PORT_QOS_MAP, QUEUE, BUFFER_PG,
-        BUFFER_QUEUE, PFC_WD, PORT/CABLE_LENGTH, CONFIG_DB keys ready), ``buffers`` (pools, profiles, role
-        profile names), ``wred``, ``schedulers``, ``watchdog``, ``cable_key``.
+        ``map_name``, ``map_refs`` (PORT_QOS_MAP field -> reference), ``pfc_to_pg`` (bool), ``rows`` (per-port
+        rows for PORT_QOS_MAP, QUEUE, BUFFER_PG, BUFFER_QUEUE, PFC_WD, PORT/CABLE_LENGTH, CONFIG_DB keys
+        ready), ``buffers`` (pools, profiles, role profile names), ``wred``, ``schedulers``, ``watchdog``,
+        ``cable_key``.
 
     Raises:
         ValueError: the plan cannot be written to SONiC (``trust: pcp``, fractional Pmax, dwrr without a
@@ -550,9 +563,11 @@ def build_context(plan: Plan, switch: SwitchPlan) -> dict[str, Any]:
     if switch.platform != SPEC.name:
         raise ValueError(f"{switch.name} is a {switch.platform} switch, not {SPEC.name}")
     if c.trust != "dscp":
-        raise ValueError("SONiC renderer supports trust dscp only (the plan has no PCP -> TC map for DOT1P_TO_TC_MAP)")
+        raise ValueError("SONiC renderer supports trust dscp only (the plan has no PCP -> TC map for "
+                         "DOT1P_TO_TC_MAP)")
     if not WRED_NAME_RE.fullmatch(c.map_name):
-        raise ValueError(f"map name {c.map_name!r} does not match the SONiC YANG pattern {WRED_NAME_RE.pattern}")
+        raise ValueError(f"map name {c.map_name!r} does not match the SONiC YANG pattern "
+                         f"{WRED_NAME_RE.pattern}")
     release = sonic_release(switch.os_version)
     legacy = release is not None and release < PLAIN_REFERENCES_SINCE
     buf = _buffers(switch, legacy, pg_profiles(switch))
@@ -575,7 +590,8 @@ def build_context(plan: Plan, switch: SwitchPlan) -> dict[str, Any]:
         "map_name": c.map_name,
         "map_refs": {field: reference(table, c.map_name, legacy) for field, table in MAP_FIELDS.items()},
         "maps": {
-            "dscp_to_tc": pairs(c.dscp_to_tc), "tc_to_pg": pairs(c.tc_to_pg), "tc_to_queue": pairs(c.tc_to_queue),
+            "dscp_to_tc": pairs(c.dscp_to_tc), "tc_to_pg": pairs(c.tc_to_pg),
+            "tc_to_queue": pairs(c.tc_to_queue),
             "pfc_to_queue": pairs(c.pfc_priority_to_queue), "pfc_to_pg": pairs(c.pfc_priority_to_pg),
         },
         "pfc_to_pg": pfc_to_pg,
@@ -614,12 +630,13 @@ def _str(row: dict[str, Any], *fields: str) -> dict[str, str]:
 
 
 def _maps_tables(ctx: dict[str, Any]) -> dict[str, Any]:
-    """DSCP_TO_TC_MAP, TC_TO_PRIORITY_GROUP_MAP, TC_TO_QUEUE_MAP, MAP_PFC_PRIORITY_TO_QUEUE and, on the ASIC types
-    qos_config.j2 emits it for, PFC_PRIORITY_TO_PRIORITY_GROUP_MAP: one row named ``map_name`` each
+    """DSCP_TO_TC_MAP, TC_TO_PRIORITY_GROUP_MAP, TC_TO_QUEUE_MAP, MAP_PFC_PRIORITY_TO_QUEUE and, on the ASIC
+    types qos_config.j2 emits it for, PFC_PRIORITY_TO_PRIORITY_GROUP_MAP: one row named ``map_name`` each
     (sonic-dscp-tc-map.yang, sonic-tc-queue-map.yang, sonic-tc-priority-group-map.yang,
     sonic-pfc-priority-queue-map.yang, sonic-pfc-priority-priority-group-map.yang)."""
     maps = ctx["maps"]
-    tables = {"DSCP_TO_TC_MAP": "dscp_to_tc", "TC_TO_PRIORITY_GROUP_MAP": "tc_to_pg", "TC_TO_QUEUE_MAP": "tc_to_queue",
+    tables = {"DSCP_TO_TC_MAP": "dscp_to_tc", "TC_TO_PRIORITY_GROUP_MAP": "tc_to_pg",
+              "TC_TO_QUEUE_MAP": "tc_to_queue",
               "MAP_PFC_PRIORITY_TO_QUEUE": "pfc_to_queue"}
     if ctx["pfc_to_pg"]:
         tables["PFC_PRIORITY_TO_PRIORITY_GROUP_MAP"] = "pfc_to_pg"
@@ -630,7 +647,8 @@ def _pfc_tables(ctx: dict[str, Any]) -> dict[str, Any]:
     """PORT_QOS_MAP (sonic-port-qos-map.yang): ``global`` binds the DSCP map; every port binds all maps;
     ``pfc_enable`` (and ``pfcwd_sw_enable`` when the watchdog is on) only on lossless ports."""
     refs = ctx["map_refs"]
-    bound = [f for f in ("dscp_to_tc_map", "tc_to_pg_map", "tc_to_queue_map", "pfc_to_pg_map", "pfc_to_queue_map")
+    bound = [f for f in ("dscp_to_tc_map", "tc_to_pg_map", "tc_to_queue_map", "pfc_to_pg_map",
+                         "pfc_to_queue_map")
              if f != "pfc_to_pg_map" or ctx["pfc_to_pg"]]
     watchdog = ctx["watchdog"]["enabled"]
 
@@ -643,7 +661,8 @@ def _pfc_tables(ctx: dict[str, Any]) -> dict[str, Any]:
         return out
 
     rows = [("global", {"dscp_to_tc_map": refs["dscp_to_tc_map"]})]
-    return {"PORT_QOS_MAP": _unique("PORT_QOS_MAP", rows + [(p["name"], row(p)) for p in ctx["rows"]["port_qos"]])}
+    return {"PORT_QOS_MAP": _unique("PORT_QOS_MAP",
+                                    rows + [(p["name"], row(p)) for p in ctx["rows"]["port_qos"]])}
 
 
 def _buffer_tables(ctx: dict[str, Any]) -> dict[str, Any]:
@@ -653,13 +672,16 @@ def _buffer_tables(ctx: dict[str, Any]) -> dict[str, Any]:
     (sonic-buffer-pool/-profile/-pg/-queue.yang, buffers_config.j2)."""
     buf, rows = ctx["buffers"], ctx["rows"]
     return {
-        "BUFFER_POOL": _unique("BUFFER_POOL", ((p["name"], {**_some(xoff=p["xoff"]), **_str(p, "mode", "size", "type")})
+        "BUFFER_POOL": _unique("BUFFER_POOL", ((p["name"], {**_some(xoff=p["xoff"]),
+                                                            **_str(p, "mode", "size", "type")})
                                                for p in buf["pools"])),
         "BUFFER_PROFILE": _unique("BUFFER_PROFILE", (
-            (p["name"], {**_some(dynamic_th=p["dynamic_th"], static_th=p["static_th"], xon=p["xon"], xoff=p["xoff"]),
+            (p["name"], {**_some(dynamic_th=p["dynamic_th"], static_th=p["static_th"], xon=p["xon"],
+                                 xoff=p["xoff"]),
                          "pool": p["pool"], "size": str(p["size"])}) for p in buf["profiles"])),
         "BUFFER_PG": _unique("BUFFER_PG", ((r["key"], {"profile": r["profile"]}) for r in rows["buffer_pg"])),
-        "BUFFER_QUEUE": _unique("BUFFER_QUEUE", ((r["key"], {"profile": r["profile"]}) for r in rows["buffer_queue"])),
+        "BUFFER_QUEUE": _unique("BUFFER_QUEUE", ((r["key"], {"profile": r["profile"]})
+                                                 for r in rows["buffer_queue"])),
     }
 
 
@@ -677,8 +699,9 @@ def _ecn_tables(ctx: dict[str, Any]) -> dict[str, Any]:
 
 
 def _scheduler_tables(ctx: dict[str, Any]) -> dict[str, Any]:
-    """SCHEDULER profiles (STRICT, or DWRR with a weight) and QUEUE ``port|queue`` rows binding a scheduler and,
-    on the lossless queues of lossless ports, the WRED/ECN profile (sonic-scheduler.yang, sonic-queue.yang)."""
+    """SCHEDULER profiles (STRICT, or DWRR with a weight) and QUEUE ``port|queue`` rows binding a scheduler
+    and, on the lossless queues of lossless ports, the WRED/ECN profile (sonic-scheduler.yang,
+    sonic-queue.yang)."""
     def queue(q: dict[str, Any]) -> dict[str, str]:
         return {k: v for k, v in (("scheduler", q["scheduler"]), ("wred_profile", q["wred"])) if v}
 
@@ -697,13 +720,14 @@ def _watchdog_tables(ctx: dict[str, Any]) -> dict[str, Any]:
         return {"PFC_WD": {}}
     row = {"action": str(wd["action"]), "detection_time": str(wd["detection"]),
            "restoration_time": str(wd["restoration"])}
-    rows = [("GLOBAL", {"POLL_INTERVAL": str(wd["poll"])})] + [(p["name"], dict(row)) for p in ctx["rows"]["pfc_wd"]]
+    rows = ([("GLOBAL", {"POLL_INTERVAL": str(wd["poll"])})]
+            + [(p["name"], dict(row)) for p in ctx["rows"]["pfc_wd"]])
     return {"PFC_WD": _unique("PFC_WD", rows)}
 
 
 def _interface_tables(ctx: dict[str, Any]) -> dict[str, Any]:
-    """CABLE_LENGTH (buffers_config.j2 key, ``"<m>m"`` per sonic-cable-length.yang) and PORT ``mtu`` only (speed,
-    lanes and admin state stay as the switch has them)."""
+    """CABLE_LENGTH (buffers_config.j2 key, ``"<m>m"`` per sonic-cable-length.yang) and PORT ``mtu`` only
+    (speed, lanes and admin state stay as the switch has them)."""
     ports = ctx["rows"]["port"]
     return {
         "CABLE_LENGTH": {ctx["cable_key"]: _unique("CABLE_LENGTH", ((p["name"], p["cable"]) for p in ports))},
@@ -750,7 +774,8 @@ def render_findings(plan: Plan, switch: SwitchPlan) -> list[Finding]:
     odd = sorted({p.cable_m for p in switch.ports if p.cable_m != math.ceil(p.cable_m)})
     if odd:
         out.append(Finding(rule="RT241", severity=Severity.info, location=loc,
-                           message=f"SONiC CABLE_LENGTH is whole metres: plan cable lengths {odd} m written rounded up",
+                           message=f"SONiC CABLE_LENGTH is whole metres: plan cable lengths {odd} m written "
+                                   "rounded up",
                            fix="none needed (a longer cable only adds headroom)"))
     if buffer_model(switch) != "traditional":
         return out
@@ -760,15 +785,17 @@ def render_findings(plan: Plan, switch: SwitchPlan) -> list[Finding]:
         if got is not None and p.headroom is not None and got.xoff_bytes != p.headroom.xoff_bytes:
             out.append(Finding(
                 rule="RT241", severity=Severity.info, location=Location(device=switch.name, port=p.name),
-                message=f"traditional buffer model: {p.name} ({p.cable_m} m) shares buffermgrd's {names[p.name]} "
-                        f"with a longer cable, so its lossless PGs get xoff {got.xoff_bytes} B instead of "
-                        f"{p.headroom.xoff_bytes} B", fix="none needed (more headroom than the cable needs)"))
+                message=f"traditional buffer model: {p.name} ({p.cable_m} m) shares buffermgrd's "
+                        f"{names[p.name]} with a longer cable, so its lossless PGs get xoff "
+                        f"{got.xoff_bytes} B instead of {p.headroom.xoff_bytes} B",
+                fix="none needed (more headroom than the cable needs)"))
     if asic_family(switch) == "spectrum":
         out.append(Finding(
             rule="RT242", severity=Severity.warning, location=loc,
-            message=f"{switch.name} runs the traditional buffer model on {switch.asic}: buffermgrd removes the lossless "
-                    "BUFFER_PG rows of an admin-down port (Mellanox buffer reclaim) and puts them back, with the "
-                    "plan's profile, when the port comes up; SONiC's default on Spectrum is the dynamic model",
+            message=f"{switch.name} runs the traditional buffer model on {switch.asic}: buffermgrd removes "
+                    "the lossless BUFFER_PG rows of an admin-down port (Mellanox buffer reclaim) and puts "
+                    "them back, with the plan's profile, when the port comes up; SONiC's default on Spectrum "
+                    "is the dynamic model",
             fix="none needed; or set buffer_model: dynamic once the switch runs it"))
     return out
 
@@ -777,15 +804,16 @@ def render(plan: Plan, switch: SwitchPlan) -> dict[str, str]:
     """Render ``switch`` as a SONiC CONFIG_DB fragment: ``{"<name>.json": text}``.
 
     Raises:
-        ValueError: see :func:`build_context` and :func:`config_db_tables`; a buffer model the switch's ASIC or
-            release does not have.
+        ValueError: see :func:`build_context` and :func:`config_db_tables`; a buffer model the switch's ASIC
+            or release does not have.
     """
     release = sonic_release(switch.os_version)
     model = buffer_model(switch)
     if model not in BUFFER_MODELS.supported(asic_family(switch)):
         raise ValueError(f"{switch.name}: SONiC has no {model} buffer model on {switch.asic} (it runs "
-                         f"{' or '.join(BUFFER_MODELS.supported(asic_family(switch)))}: the dynamic model needs the "
-                         "vendor's buffer Lua plugins, which only Mellanox/Spectrum ships); set buffer_model accordingly")
+                         f"{' or '.join(BUFFER_MODELS.supported(asic_family(switch)))}: the dynamic model "
+                         "needs the vendor's buffer Lua plugins, which only Mellanox/Spectrum ships); set "
+                         "buffer_model accordingly")
     if release is not None and release < BUFFER_MODEL_SINCE and model != "traditional":
         raise ValueError(f"{switch.name}: SONiC {release} predates the dynamic buffer model "
                          f"({BUFFER_MODEL_SINCE}); set buffer_model: traditional")
@@ -943,9 +971,10 @@ def overlapping_keys(running: dict[str, Any], desired: dict[str, Any],
                      ports: set[str]) -> list[tuple[str, str, str]]:
     """(table, running key, desired key) for every BUFFER_PG / BUFFER_QUEUE row of a managed port whose PG or
     queue range shares an id with a desired row of the same port but is not the same key (the SKU's
-    ``Ethernet0|3-4`` beside the plan's ``Ethernet0|3``). Both rows would set PG/queue 3's profile and which one
-    wins depends on the order orchagent sees them, so apply removes the running row (rollback restores it).
-    Sorted by table and key; a running key overlapping several desired keys is listed once (first of them)."""
+    ``Ethernet0|3-4`` beside the plan's ``Ethernet0|3``). Both rows would set PG/queue 3's profile and which
+    one wins depends on the order orchagent sees them, so apply removes the running row (rollback restores
+    it). Sorted by table and key; a running key overlapping several desired keys is listed once (first of
+    them)."""
     out: list[tuple[str, str, str]] = []
     for table in RANGE_KEY_TABLES:
         want = [(k, r) for k in sorted(desired.get(table, {})) if (r := _range_key(k)) is not None]
@@ -991,7 +1020,8 @@ def _rollback(s: _c.PushSession, progress: dict[str, object]) -> None:
 
 def _left_as_is(progress: dict[str, object], tag: str, _confirm_s: int) -> str | None:
     if progress.get("checkpoint"):
-        return f"the patch may be applied (SONiC has no commit-confirm); to revert: `sudo config rollback {tag}`"
+        return ("the patch may be applied (SONiC has no commit-confirm); to revert: "
+                f"`sudo config rollback {tag}`")
     return None
 
 
@@ -1009,9 +1039,9 @@ _TH_LTSW = ("tomahawk-5", "tomahawk-6")
 KNOWN_DEFECTS = (
     _c.KnownDefect(
         rule="RT251", asics=_TH_LTSW, needs_watchdog=True,
-        title="the software PFC watchdog flaps between stormed and restored while a storm continues when every "
-              "PFC-enabled priority of a port storms at once (PFC counting stops while PFC is off, and the "
-              "restore check reads that counter)",
+        title="the software PFC watchdog flaps between stormed and restored while a storm continues when "
+              "every PFC-enabled priority of a port storms at once (PFC counting stops while PFC is off, and "
+              "the restore check reads that counter)",
         fix="expect repeated storm/restore events in `show pfcwd stats` during an all-priority storm; a "
             "single-priority storm behaves correctly; check the issue for a fixed release before relying on "
             "the watchdog to hold a stormed port",
@@ -1045,11 +1075,11 @@ def runbook(rendered: list[tuple[str, str]]) -> list[str]:
     lines = ["", "## Runbook: SONiC", ""]
     for (wiped_t, kept_t), names in sorted(groups.items()):
         shown = ", ".join(names[:8]) + (f" and {len(names) - 8} more" if len(names) > 8 else "")
-        lines.append(f"- **{shown}**: `config qos reload` and `config load_minigraph` delete {len(wiped_t)} of the "
-                     f"{len(wiped_t) + len(kept_t)} tables roce-tune writes ({', '.join(wiped_t)}) and re-render the "
-                     "SKU defaults (sonic-utilities `config/main.py` `_clear_qos`); only "
-                     f"{', '.join(kept_t) or 'none'} survive. Do not run either after `roce-tune apply`; if one was "
-                     "run, apply again and verify.")
+        lines.append(f"- **{shown}**: `config qos reload` and `config load_minigraph` delete {len(wiped_t)} "
+                     f"of the {len(wiped_t) + len(kept_t)} tables roce-tune writes ({', '.join(wiped_t)}) "
+                     "and re-render the SKU defaults (sonic-utilities `config/main.py` `_clear_qos`); only "
+                     f"{', '.join(kept_t) or 'none'} survive. Do not run either after `roce-tune apply`; if "
+                     "one was run, apply again and verify.")
     return lines + _buffer_model_runbook(rendered)
 
 
@@ -1071,27 +1101,30 @@ def _buffer_model_runbook(rendered: list[tuple[str, str]]) -> list[str]:
         lines.append(
             f"- **{_shown(by_model['traditional'])}**: traditional buffer model (`DEVICE_METADATA|localhost."
             "buffer_model`). The switch computes nothing: buffermgrd rewrites each lossless `BUFFER_PG` to "
-            "`pg_lossless_<speed>_<cable>_profile` whenever a port's speed, MTU, admin state or `pfc_enable` changes "
-            "and at boot, and reuses a `BUFFER_PROFILE` of that name when one exists. The plan writes its headroom "
-            f"under exactly those names ({', '.join(sorted(profiles['traditional'])) or 'none'}), so a rewrite keeps "
-            "the plan's xon/xoff/size; every port at that speed and cable length, managed or not, uses them. A speed "
-            "and cable length missing from the SKU's `pg_profile_lookup.ini` only makes buffermgrd log `No PG "
-            "profile configured` at each trigger. A speed or `CABLE_LENGTH` changed outside roce-tune re-points the "
-            "port's PGs to another profile: plan and apply again.")
+            "`pg_lossless_<speed>_<cable>_profile` whenever a port's speed, MTU, admin state or `pfc_enable` "
+            "changes and at boot, and reuses a `BUFFER_PROFILE` of that name when one exists. The plan "
+            "writes its headroom under exactly those names "
+            f"({', '.join(sorted(profiles['traditional'])) or 'none'}), so a rewrite keeps the plan's "
+            "xon/xoff/size; every port at that speed and cable length, managed or not, uses them. A speed "
+            "and cable length missing from the SKU's `pg_profile_lookup.ini` only makes buffermgrd log `No "
+            "PG profile configured` at each trigger. A speed or `CABLE_LENGTH` changed outside roce-tune "
+            "re-points the port's PGs to another profile: plan and apply again.")
     if "dynamic" in by_model:
         lines.append(
-            f"- **{_shown(by_model['dynamic'])}**: dynamic buffer model. buffermgrdyn computes a lossless PG's headroom "
-            "from speed, cable length and MTU only when its `BUFFER_PG` profile is `NULL`, a pool's size only when "
-            "the pool has no `size`, and the shared headroom pool only when `ingress_lossless_pool` has no `xoff`. "
-            "The plan sets all three for the ports it manages (headroom-override profiles with the plan's "
-            "xon/xoff/size, pool sizes, the pool's xoff); the switch still computes the headroom of lossless PGs "
-            "on ports roce-tune does not manage and checks each port's headroom against its maximum.")
+            f"- **{_shown(by_model['dynamic'])}**: dynamic buffer model. buffermgrdyn computes a lossless "
+            "PG's headroom from speed, cable length and MTU only when its `BUFFER_PG` profile is `NULL`, a "
+            "pool's size only when the pool has no `size`, and the shared headroom pool only when "
+            "`ingress_lossless_pool` has no `xoff`. The plan sets all three for the ports it manages "
+            "(headroom-override profiles with the plan's xon/xoff/size, pool sizes, the pool's xoff); the "
+            "switch still computes the headroom of lossless PGs on ports roce-tune does not manage and "
+            "checks each port's headroom against its maximum.")
     lines.append(
         "- The buffer model and each pool's `mode` and `type` are read only when the buffer daemons start "
-        "(buffermgrd.sh picks the daemon from `buffer_model`; bufferorch creates a pool with its mode and type and "
-        "ignores later changes to them): `roce-tune apply` refuses a switch whose running values differ from the "
-        "plan's. To change them, edit `/etc/sonic/config_db.json` (after `config save`) and run `config reload` "
-        "or reboot, or set `buffer_model` in the inventory to what the switch runs and plan again.")
+        "(buffermgrd.sh picks the daemon from `buffer_model`; bufferorch creates a pool with its mode and "
+        "type and ignores later changes to them): `roce-tune apply` refuses a switch whose running values "
+        "differ from the plan's. To change them, edit `/etc/sonic/config_db.json` (after `config save`) and "
+        "run `config reload` or reboot, or set `buffer_model` in the inventory to what the switch runs and "
+        "plan again.")
     return lines
 
 
@@ -1107,9 +1140,10 @@ def _pool_problems(run: dict[str, Any], want: dict[str, Any]) -> list[str]:
     out = []
     for pool, row in sorted((want.get("BUFFER_POOL") or {}).items()):
         have = (run.get("BUFFER_POOL") or {}).get(pool) or {}
-        out += [f"BUFFER_POOL|{pool} {f} is {have[f]} on the switch, {row[f]} in the plan; bufferorch sets a pool's "
-                "mode and type only when it creates the pool: config save, edit config_db.json, config reload (or "
-                "reboot), then apply" for f in ("mode", "type") if have.get(f) and row.get(f) and have[f] != row[f]]
+        out += [f"BUFFER_POOL|{pool} {f} is {have[f]} on the switch, {row[f]} in the plan; bufferorch sets a "
+                "pool's mode and type only when it creates the pool: config save, edit config_db.json, "
+                "config reload (or reboot), then apply"
+                for f in ("mode", "type") if have.get(f) and row.get(f) and have[f] != row[f]]
     return out
 
 
@@ -1120,9 +1154,9 @@ def _speed_problems(run: dict[str, Any], want: dict[str, Any]) -> list[str]:
         port = key.split("|")[0]
         speed = ((run.get("PORT") or {}).get(port) or {}).get("speed")
         if m and speed is not None and speed != m.group(1):
-            out.append(f"{port} runs at {speed} Mb/s but the plan's headroom is for {m.group(1)} Mb/s (buffermgrd "
-                       "would point its lossless PGs at another profile): fix the port speed in the inventory and "
-                       "plan again")
+            out.append(f"{port} runs at {speed} Mb/s but the plan's headroom is for {m.group(1)} Mb/s "
+                       "(buffermgrd would point its lossless PGs at another profile): fix the port speed in "
+                       "the inventory and plan again")
     return out
 
 
@@ -1139,9 +1173,10 @@ def preflight(running: str, desired: str) -> str | None:
     problems = []
     want_model, have_model = _meta_model(want), _meta_model(run) or "traditional"
     if want_model is not None and want_model != have_model:
-        problems.append(f"the switch runs the {have_model} buffer model (DEVICE_METADATA|localhost.buffer_model) but "
-                        f"the plan is for the {want_model} model; set buffer_model: {have_model} in the inventory and "
-                        "plan again, or change the switch's model (config save, edit config_db.json, config reload)")
+        problems.append(f"the switch runs the {have_model} buffer model "
+                        f"(DEVICE_METADATA|localhost.buffer_model) but the plan is for the {want_model} "
+                        f"model; set buffer_model: {have_model} in the inventory and plan again, or change "
+                        "the switch's model (config save, edit config_db.json, config reload)")
     problems += _pool_problems(run, want)
     if want_model == "traditional":
         problems += _speed_problems(run, want)
@@ -1163,7 +1198,8 @@ ANSIBLE = _c.AnsibleConnection(group_vars={"ansible_connection": _c.PLAIN_SSH})
 from roce_tune.platforms.sonic_counters import COUNTERS  # noqa: E402
 
 PLATFORM = _c.PlatformImpl(
-    name=SPEC.name, spec=SPEC, render=render, check=build_context, runbook=runbook, render_findings=render_findings,
+    name=SPEC.name, spec=SPEC, render=render, check=build_context, runbook=runbook,
+    render_findings=render_findings,
     read_back=_c.module_read_back(__name__, SPEC.name), diff=DIFF, push=PUSH, capabilities=CAPABILITIES,
     counters=COUNTERS,
     ansible=ANSIBLE,
@@ -1243,9 +1279,11 @@ CAPTURE_FORMATS: tuple[_CaptureFormat, ...] = (
                    parse=parse_sonic_queue_table),
     _CaptureFormat(name="show pfcwd stats", kind="pfcwd_stats_table", pattern=r"STORM\s+DETECTED/RESTORED",
                    parse=parse_sonic_pfcwd_stats),
-    _CaptureFormat(name="show pfcwd config", kind="pfcwd_config", pattern=r"^\s*PORT\s+ACTION\s+DETECTION\s+TIME",
+    _CaptureFormat(name="show pfcwd config", kind="pfcwd_config",
+                   pattern=r"^\s*PORT\s+ACTION\s+DETECTION\s+TIME",
                    parse=parse_pfcwd_config),
-    _CaptureFormat(name="show interfaces counters", kind="interface_counters", pattern=r"^\s*IFACE\s+STATE\s+RX_OK",
+    _CaptureFormat(name="show interfaces counters", kind="interface_counters",
+                   pattern=r"^\s*IFACE\s+STATE\s+RX_OK",
                    parse=parse_interface_counters),
 )
 #: read-only commands ``audit --live`` runs (``{port}``: each lossless port of the plan)

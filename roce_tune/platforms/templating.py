@@ -78,7 +78,8 @@ class _Environment(jinja2.Environment):
 #: force (issue 16). Provenance is the plan directory's: ``SHA256SUMS`` lists this file's sha256 (apply and
 #: verify refuse a file that does not match it), and ``plan.json`` of the same version names the inventory
 #: file and its sha256; plan.md says both.
-PROVENANCE = "provenance: this file's sha256 is in SHA256SUMS; plan.json beside it names the inventory and its sha256"
+PROVENANCE = ("provenance: this file's sha256 is in SHA256SUMS; plan.json beside it names the inventory and "
+              "its sha256")
 
 
 @lru_cache(maxsize=1)
@@ -158,7 +159,8 @@ def render_once(kind: str, device: str, context: Mapping[str, Any], identity: tu
         render: context -> text; it must depend on nothing but the context.
         serialise: context -> bytes that differ whenever ``render`` could print something different (the
             key is their SHA-256); default ``repr``. A renderer that prints only scalars with ``str`` may
-            pass a faster one (SONiC: ``orjson.dumps``, which tells ``1``, ``1.0``, ``True`` and ``"1"`` apart).
+            pass a faster one (SONiC: ``orjson.dumps``, which tells ``1``, ``1.0``, ``True`` and ``"1"``
+            apart).
 
     Returns:
         the rendered text of ``device``.

@@ -37,7 +37,8 @@ if TYPE_CHECKING:
 
 
 def render_outputs(plan: Plan, platforms: list[str] | None = None, include_hosts: bool = True,
-                   findings: list[Finding] | None = None, scorecards: list[Scorecard] | None = None) -> dict[str, str]:
+                   findings: list[Finding] | None = None,
+                   scorecards: list[Scorecard] | None = None) -> dict[str, str]:
     """Render every file of the plan.
 
     Args:
@@ -80,7 +81,8 @@ def render_outputs(plan: Plan, platforms: list[str] | None = None, include_hosts
     files["plan.md"] = render_review(reviewed, switch_files, scorecards)
     if include_hosts and plan.hosts:
         host_mod = get_platform(HOST_PLATFORM)
-        files.update({f"hosts/{name}": text for name, text in host_mod.render_hosts(plan, plan.hosts).items()})
+        files.update({f"hosts/{name}": text
+                      for name, text in host_mod.render_hosts(plan, plan.hosts).items()})
         common = common_nccl_env(plan)
         for h in plan.hosts:
             if h.nccl_env != common:  # a host whose variables are all in nccl.env needs no file of its own
@@ -102,7 +104,8 @@ def common_nccl_env(plan: Plan) -> dict[str, str]:
 
 
 def per_host_nccl_env(plan: Plan) -> list[str]:
-    """Hosts of ``plan`` with a ``hosts/<name>.nccl.env``: those whose NCCL environment is not just ``nccl.env``."""
+    """Hosts of ``plan`` with a ``hosts/<name>.nccl.env``: those whose NCCL environment is not just
+    ``nccl.env``."""
     common = common_nccl_env(plan)
     return [h.name for h in plan.hosts if h.nccl_env != common]
 

@@ -15,7 +15,8 @@ from roce_tune.plan import Plan
 
 
 class _Facts(TypedDict):
-    """What :func:`summary_json` prints (plus ``output_dir`` and ``files``) and :func:`summary_table` shows."""
+    """What :func:`summary_json` prints (plus ``output_dir`` and ``files``) and :func:`summary_table`
+    shows."""
 
     site: str
     switches_per_platform: dict[str, int]
@@ -67,7 +68,8 @@ def _facts(plan: Plan) -> _Facts:
 
 class PlanSummary(TypedDict):
     """What ``roce-tune plan`` prints of a plan, as JSON-serialisable data: kept in the plan directory's
-    manifest, so an unchanged re-plan prints it without deriving the plan again (roce_tune.pipeline.reuse_plan).
+    manifest, so an unchanged re-plan prints it without deriving the plan again
+    (roce_tune.pipeline.reuse_plan).
 
     Attributes:
         facts: :class:`_Facts` of the plan.
@@ -82,7 +84,8 @@ class PlanSummary(TypedDict):
 
 def plan_summary(plan: Plan, files: Iterable[str]) -> PlanSummary:
     """The :class:`PlanSummary` of ``plan`` with its rendered ``files``."""
-    return {"facts": _facts(plan), "findings": [str(f) for f in plan.findings if f.severity is not Severity.info],
+    return {"facts": _facts(plan), "findings": [str(f) for f in plan.findings
+                                                if f.severity is not Severity.info],
             "files": sorted(files)}
 
 
@@ -97,7 +100,8 @@ def as_plan_summary(data: object) -> PlanSummary | None:
                                    "switches_per_platform": dict, "ecn_by_speed_gbps": dict,
                                    "headroom_size_bytes_range": (list, type(None)),
                                    "headroom_xoff_bytes_range": (list, type(None))}
-    if set(facts) != set(_Facts.__annotations__) or not all(isinstance(facts[k], t) for k, t in kinds.items()):
+    if (set(facts) != set(_Facts.__annotations__)
+            or not all(isinstance(facts[k], t) for k, t in kinds.items())):
         return None
     lists = [data.get("findings"), data.get("files")]
     if not all(isinstance(v, list) and all(isinstance(x, str) for x in v) for v in lists):
