@@ -273,8 +273,10 @@ def explain(
     from roce_tune.pipeline import derive_device
 
     loaded = _load(inventory)
-    try:  # only what the device's values depend on, not the whole plan
-        the_plan = derive_device(loaded, target.partition(":")[0], lint_warnings=False)  # prints no findings
+    scorecard = not no_scorecard and param in ("kmin_bytes", "kmax_bytes", "pmax_percent")
+    try:  # only what the device's values depend on, not the whole plan; prints no findings
+        # the scorecard counts the port class over the switches derived, so only it needs them in the plan
+        the_plan = derive_device(loaded, target.partition(":")[0], lint_warnings=False, preceding=scorecard)
     except RoceTuneError as exc:
         _fail(exc.findings)
     try:
@@ -292,7 +294,7 @@ def explain(
             out.print(f"  note:    {e.rationale.note}")
         if e.rationale.pinned_by_user:
             out.print(f"  pinned by user; derived value {e.rationale.derived_value}")
-    if not no_scorecard and param in ("kmin_bytes", "kmax_bytes", "pmax_percent"):
+    if scorecard:
         _explain_scorecard(the_plan, target)
 
 

@@ -316,11 +316,13 @@ def derive_plan(loaded: LoadedInventory, catalog: Catalog | None = None) -> Plan
 
 
 def derive_device(loaded: LoadedInventory, device: str, catalog: Catalog | None = None,
-                  lint_warnings: bool = True) -> Plan:
+                  lint_warnings: bool = True, preceding: bool = True) -> Plan:
     """Lint, then derive only what the values of ``device`` depend on: the library form of
     ``roce-tune explain`` (:func:`roce_tune.tuner.compose.build_partial_plan` says what that is).
     ``lint_warnings`` False runs only the lint rules that can report an error (``explain`` prints values,
     not findings): the same refusal on lint errors, and the plan's findings then lack lint's warnings.
+    ``preceding`` False leaves the switches before a switch ``device`` out of the plan (their effects on it
+    are still derived; see ``build_partial_plan``): for a caller that reads nothing but ``device``.
 
     Raises:
         StageError: lint errors, or RT299 when the tuner fails on an input no lint rule caught.
@@ -334,7 +336,7 @@ def derive_device(loaded: LoadedInventory, device: str, catalog: Catalog | None 
     lint_findings = lint_loaded(loaded, catalog, topo, errors_only=not lint_warnings)
     try:
         with gc_paused():
-            return build_partial_plan(loaded, catalog, topo, device, lint_findings)
+            return build_partial_plan(loaded, catalog, topo, device, lint_findings, preceding=preceding)
     except TUNER_FAILURES as exc:
         raise StageError("derive", [internal_finding(exc, str(loaded.path), "be derived")]) from None
 

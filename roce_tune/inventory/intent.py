@@ -41,6 +41,7 @@ from pydantic import BaseModel, ConfigDict
 
 from roce_tune.findings import Finding, Location, Severity
 from roce_tune.inventory.models import FabricIntent, IntentPorts, IntentSpine, IntentSuperspine
+from roce_tune.inventory.yamlpos import LazyPos
 
 #: Rule ID of an intent that cannot be expanded (a loader rule, like RT001-RT006).
 INTENT_RULE = "RT007"
@@ -132,8 +133,19 @@ class Template:
         if any(isinstance(p, str) and ("{" in p or "}" in p) for p in parts):
             raise IntentError(path, f"unbalanced braces in {text!r}", "write fields as {expression} or {expression:03d}")
         t = cls(path, tuple(p for p in parts if p != ""))
-        t.render({v: 1 for v in VARIABLES[kind or path.removeprefix("fabric.")]})  # unknown names fail here
+        # the checking path: unknown names and any syntax outside the allowed arithmetic fail here, so the
+        # compiled fast path of render() only ever evaluates expressions that passed it
+        t._render_checked({v: 1 for v in VARIABLES[kind or path.removeprefix("fabric.")]})
         return t
+
+    @functools.cached_property
+    def _fast(self) -> Callable[[dict[str, int]], str]:
+        """``render`` as one compiled f-string-like expression over the checked AST (only whole
+        numbers, the variables, + - * // % and unary minus pass :func:`_eval`, so Python computes the
+        same values); any failure falls back to the checking path for its exact error."""
+        pieces = [repr(p) if isinstance(p, str) else f"format({ast.unparse(p[0])}, {p[1]!r})" for p in self.parts]
+        code = compile("".join(["(", " + ".join(pieces) or "''", ")"]), self.path, "eval")
+        return lambda env: cast(str, eval(code, {"__builtins__": {"format": format}}, env))  # noqa: S307
 
     def render(self, env: dict[str, int]) -> str:
         """The name for these index values.
@@ -141,6 +153,12 @@ class Template:
         Raises:
             IntentError: a bad format spec, unknown variable or division by zero.
         """
+        try:
+            return self._fast(env)
+        except Exception:  # noqa: BLE001 - the checking path below raises the IntentError for it
+            return self._render_checked(env)
+
+    def _render_checked(self, env: dict[str, int]) -> str:
         out = []
         for p in self.parts:
             if isinstance(p, str):
@@ -705,7 +723,8 @@ def expand_document(data: Any, tree: Any, locate: Callable[[str], tuple[int, int
             explicit_tree = None
             if update is not None and update < len(old_list) and isinstance(old_list[update][2], dict):
                 explicit_tree = old_list[update][2]
-            elem = _element_tree(item, sources[idx], locate, explicit_tree)
+            # built on first look-up: only a finding inside an expanded element needs its subtree
+            elem = LazyPos(functools.partial(_element_tree, item, sources[idx], locate, explicit_tree))
             line, col = locate("fabric." + (sources[idx].get("name") or sources[idx]["a"]))
             nodes.append((line, col, elem))
         kl, kc, vl, vc = (old[:4] if old else fabric_key[:4])

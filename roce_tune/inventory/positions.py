@@ -11,7 +11,7 @@ import re
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from roce_tune.inventory.yamlpos import PosChild, join_index, join_key
+from roce_tune.inventory.yamlpos import PosChild, join_index, join_key, resolve_pos
 
 _TOKEN_RE = re.compile(r"\[(\d+)\]|\.?([^.\[\]]+)")
 
@@ -49,6 +49,7 @@ class PositionIndex(Mapping[str, tuple[int, int]]):
         parts = split_path(path)
         pos, key_pos, node = self._root, None, self._tree
         for n, part in enumerate(parts):
+            node = resolve_pos(node)
             if isinstance(part, int):
                 if not isinstance(node, list) or not 0 <= part < len(node):
                     return n, pos, key_pos if n else None
@@ -83,7 +84,8 @@ class PositionIndex(Mapping[str, tuple[int, int]]):
             flat: dict[str, tuple[int, int]] = {"": self._root}
             stack: list[tuple[str, PosChild]] = [("", self._tree)]
             while stack:
-                prefix, node = stack.pop()
+                prefix, child_node = stack.pop()
+                node = resolve_pos(child_node)
                 if isinstance(node, dict):
                     for k, (_, _, vl, vc, child) in node.items():
                         p = join_key(prefix, k)

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import re
 import warnings
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -35,11 +36,33 @@ MAX_ALIAS_NODES = 100_000
 MAX_INT_DIGITS = 100
 
 # --- position tree -----------------------------------------------------------------------------
+class LazyPos:
+    """A position subtree built on first use (:meth:`resolve`): an expanded intent element's subtree is
+    only needed when a finding points into it, so ~50k of them need not be built up front."""
+
+    __slots__ = ("_build", "_node")
+
+    def __init__(self, build: Callable[[], PosMap | PosSeq | None]):
+        self._build: Callable[[], PosMap | PosSeq | None] | None = build
+        self._node: PosMap | PosSeq | None = None
+
+    def resolve(self) -> PosMap | PosSeq | None:
+        """The subtree (built once, then kept)."""
+        if self._build is not None:
+            self._node, self._build = self._build(), None
+        return self._node
+
+
+def resolve_pos(node: PosChild) -> PosMap | PosSeq | None:
+    """``node`` itself, or the subtree of a :class:`LazyPos`."""
+    return node.resolve() if isinstance(node, LazyPos) else node
+
+
 #: A mapping's positions: key -> (key line, key col, value line, value col, child positions).
 PosMap = dict[str, tuple[int, int, int, int, "PosChild"]]
 #: A sequence's positions: one (line, col, child positions) per item.
 PosSeq = list[tuple[int, int, "PosChild"]]
-PosChild = PosMap | PosSeq | None
+PosChild = PosMap | PosSeq | LazyPos | None
 
 
 @dataclass

@@ -452,8 +452,23 @@ def _ecn_profile_names(e: _EcnInputs, facts: list[_PortFacts], headrooms: dict[s
     return names
 
 
-def _derive_switch(inv: Inventory, topo: Topology, catalog: Catalog, sw: Switch, rtt_us: float,
-                   findings: list[Finding], memo: _Memo) -> SwitchPlan:
+class _SwitchCore(NamedTuple):
+    """What a switch's plan is built from: its port facts, headroom per lossless port, buffers, ECN
+    profiles by name and the ECN profile name per lossless port."""
+
+    asic: AsicSpec
+    prios: list[int]
+    facts: list[_PortFacts]
+    headrooms: dict[str, Headroom]
+    buf: Buffers
+    ecn_profiles: dict[str, object]
+    profile_names: dict[str, str]
+
+
+def _switch_core(inv: Inventory, topo: Topology, catalog: Catalog, sw: Switch, rtt_us: float,
+                 findings: list[Finding], memo: _Memo) -> _SwitchCore:
+    """Every derivation of one switch that has an effect beyond it (its findings, and the plan-wide ECN
+    profile names in ``memo``: a later switch's ``…_V2`` depends on it); the port objects are not built."""
     policy = inv.policy
     asic = catalog.asic(asic_of(sw, catalog))
     prios = sorted(policy.lossless_priorities)
@@ -465,6 +480,14 @@ def _derive_switch(inv: Inventory, topo: Topology, catalog: Catalog, sw: Switch,
     ecn_in = _ecn_inputs(asic, policy, sw, rtt_us, prios, buf)
     ecn_profiles: dict[str, object] = {}
     profile_names = _ecn_profile_names(ecn_in, facts, headrooms, ecn_profiles, findings, memo)
+    return _SwitchCore(asic, prios, facts, headrooms, buf, ecn_profiles, profile_names)
+
+
+def _derive_switch(inv: Inventory, topo: Topology, catalog: Catalog, sw: Switch, rtt_us: float,
+                   findings: list[Finding], memo: _Memo) -> SwitchPlan:
+    policy = inv.policy
+    asic, prios, facts, headrooms, buf, ecn_profiles, profile_names = _switch_core(
+        inv, topo, catalog, sw, rtt_us, findings, memo)
     ports: list[PortPlan] = []
     for f in facts:
         # model_construct: every field is already typed by the tuner; validating ~100k ports again
@@ -608,7 +631,7 @@ def _finding_key(f: Finding) -> tuple[object, ...]:
 
 
 def build_partial_plan(loaded, catalog: Catalog, topo: Topology, device: str,  # type: ignore[no-untyped-def]
-                       lint_findings: list[Finding]) -> Plan:
+                       lint_findings: list[Finding], *, preceding: bool = True) -> Plan:
     """Derive only what the values of ``device`` depend on (``roce-tune explain``; the pipeline's
     :func:`roce_tune.pipeline.derive_device` lints first and passes lint's topology and findings).
 
@@ -617,8 +640,13 @@ def build_partial_plan(loaded, catalog: Catalog, topo: Topology, device: str,  #
     switch derives the switches up to it, a host only itself; hosts, the deadlock analysis and the plan-wide
     checks are left out. Every value and rationale of ``device`` equals the full plan's.
 
+    ``preceding`` False leaves the switches before ``device`` out of the plan: they still run every step with
+    an effect on ``device`` or the findings (:func:`_switch_core`: ECN profile names, checks), but no port
+    objects are built for them (``explain`` without a scorecard, which looks at nothing but ``device``).
+
     Returns:
-        a partial plan: ``switches`` holds the switches derived (``device`` last) or ``hosts`` the host; the
+        a partial plan: ``switches`` holds the switches derived (``device`` last; only ``device`` when
+        ``preceding`` is False) or ``hosts`` the host; the
         summary counts what it holds, ``deadlock`` is empty, ``findings`` are lint's and those of the switches
         derived; a note says it is partial. An unknown ``device`` gives a plan with neither.
 
@@ -631,10 +659,16 @@ def build_partial_plan(loaded, catalog: Catalog, topo: Topology, device: str,  #
     findings = list(lint_findings)
     memo = _Memo(inv, catalog)
     upto = next((i for i, sw in enumerate(inv.switches) if sw.name == device), -1)
-    switches = []
+    switches: list[SwitchPlan] = []
     if upto >= 0:
         rtt_us, _ = _base_rtt(inv, topo, catalog)
-        switches = [_derive_switch(inv, topo, catalog, sw, rtt_us, findings, memo) for sw in inv.switches[:upto + 1]]
+        before = inv.switches[:upto]
+        if preceding:
+            switches = [_derive_switch(inv, topo, catalog, sw, rtt_us, findings, memo) for sw in before]
+        else:
+            for sw in before:
+                _switch_core(inv, topo, catalog, sw, rtt_us, findings, memo)
+        switches.append(_derive_switch(inv, topo, catalog, inv.switches[upto], rtt_us, findings, memo))
         findings.extend(_pfc_bound_findings(memo))
     tiers = topo.tiers()
     hosts = [] if upto >= 0 else [_derive_host(inv, catalog, cls, tiers, h, memo) for h in inv.hosts if h.name == device]

@@ -58,3 +58,19 @@ def test_lint_errors_still_stop_explain() -> None:
     bad = load_inventory_text(broken, "bad.yaml")
     with pytest.raises(RoceTuneError):
         derive_device(bad, "lab-leaf1")
+
+
+@pytest.mark.parametrize("path", SHIPPED, ids=lambda p: p.name)
+def test_without_preceding_switches_the_device_and_findings_equal_the_full_derivation(path: Path) -> None:
+    """``preceding=False`` (explain without a scorecard) builds no port objects for the switches before the
+    device, yet its ECN profile names (``…_V2`` depend on those switches), values and findings are the same."""
+    loaded = load_inventory(path)
+    full = derive_plan(loaded)
+    for sw in full.switches:
+        light = derive_device(loaded, sw.name, preceding=False)
+        whole = derive_device(loaded, sw.name)
+        assert light.switches == [sw] == whole.switches[-1:]
+        assert light.findings == whole.findings
+        assert explain(light, sw.name) == explain(full, sw.name)
+        for p in sw.ports[:4]:
+            assert explain(light, f"{sw.name}:{p.name}") == explain(full, f"{sw.name}:{p.name}")
