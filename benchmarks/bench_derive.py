@@ -45,7 +45,8 @@ def _timed(stage: str, hosts: int, fn: Callable[[], _T], extra: str = "") -> _T:
     c0, w0 = time.process_time(), time.perf_counter()
     result = fn()
     cpu, wall = time.process_time() - c0, time.perf_counter() - w0
-    print(f"{stage} hosts={hosts} cpu_s={cpu:.3f} wall_s={wall:.3f}{(' ' + extra) if extra else ''}", flush=True)
+    print(f"{stage} hosts={hosts} cpu_s={cpu:.3f} "
+          f"wall_s={wall:.3f}{(' ' + extra) if extra else ''}", flush=True)
     return result
 
 
@@ -70,12 +71,16 @@ def run(hosts: int, subproc: bool) -> None:
         target = f"{sw.name}:{port.name}"
         text = _timed("lint", hosts, lambda: _cli(["lint", str(inv)]))
         print(f"  lint findings lines={text.count(chr(10))}")
-        _timed("explain", hosts, lambda: _cli(["explain", str(inv), target, "xoff_bytes"]), f"target={target}")
-        _timed("explain-kmax", hosts, lambda: _cli(["explain", str(inv), target, "kmax_bytes", "--no-scorecard"]))
+        _timed("explain", hosts, lambda: _cli(["explain", str(inv), target, "xoff_bytes"]),
+               f"target={target}")
+        _timed("explain-kmax", hosts,
+               lambda: _cli(["explain", str(inv), target, "kmax_bytes", "--no-scorecard"]))
         last = plan.switches[-1]  # worst case: every switch before it is derived (ECN profile names)
-        _timed("explain-last-switch", hosts, lambda: _cli(["explain", str(inv), f"{last.name}:{last.ports[0].name}",
-                                                           "kmax_bytes", "--no-scorecard"]), f"target={last.name}")
-        _timed("explain-host", hosts, lambda: _cli(["explain", str(inv), plan.hosts[-1].name, "nic_xoff_bytes"]))
+        _timed("explain-last-switch", hosts,
+               lambda: _cli(["explain", str(inv), f"{last.name}:{last.ports[0].name}", "kmax_bytes",
+                             "--no-scorecard"]), f"target={last.name}")
+        _timed("explain-host", hosts,
+               lambda: _cli(["explain", str(inv), plan.hosts[-1].name, "nic_xoff_bytes"]))
         doc = _timed("plan.json-dump", hosts, lambda: plan_to_json(plan))
         print(f"  plan.json bytes={len(doc.encode()) if isinstance(doc, str) else len(doc)}")
         _timed("plan.json-load", hosts, lambda: plan_from_json(doc))

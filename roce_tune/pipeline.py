@@ -64,9 +64,9 @@ if TYPE_CHECKING:
     from roce_tune.render.summary import PlanSummary
 
 __all__ = ["STAGES", "TUNER_FAILURES", "PlanDir", "PlanDirError", "PlanResult", "Source", "StageError",
-           "StageProgress", "Timings", "derive", "derive_device", "derive_inventory", "derive_plan", "internal_finding", "lint_loaded", "load",
-           "locate_findings", "missing_device_files", "open_source", "plan_inputs", "plan_inventory", "read_plan_dir",
-           "render", "reuse_plan", "write"]
+           "StageProgress", "Timings", "derive", "derive_device", "derive_inventory", "derive_plan",
+           "internal_finding", "lint_loaded", "load", "locate_findings", "missing_device_files",
+           "open_source", "plan_inputs", "plan_inventory", "read_plan_dir", "render", "reuse_plan", "write"]
 
 STAGES = ("load", "lint", "derive", "render", "write")
 
@@ -251,7 +251,8 @@ def load(path: Path) -> LoadedInventory:
 
 
 def topology(loaded: LoadedInventory) -> Topology:
-    """The resolved topology of ``loaded``, built once and shared by :func:`lint_loaded` and :func:`derive`."""
+    """The resolved topology of ``loaded``, built once and shared by :func:`lint_loaded` and
+    :func:`derive`."""
     from roce_tune.gcpause import gc_paused
     from roce_tune.inventory.topology import build_topology
 
@@ -416,7 +417,8 @@ def _code_digest() -> str:
             dirnames[:] = sorted(d for d in dirnames if d != "__pycache__")
             for name in sorted(filenames):
                 st = os.stat(os.path.join(dirpath, name))
-                h.update(f"{os.path.relpath(os.path.join(dirpath, name), root)}\0{st.st_size}\0{st.st_mtime_ns}\n".encode())
+                h.update(f"{os.path.relpath(os.path.join(dirpath, name), root)}"
+                         f"\0{st.st_size}\0{st.st_mtime_ns}\n".encode())
     return h.hexdigest()
 
 
@@ -439,8 +441,8 @@ def plan_inputs(path: Path, inventory_sha256: str, *, platforms: list[str] | Non
     import roce_tune
 
     parts = [inventory_sha256, str(path), roce_tune.__version__, _code_digest(),
-             *_versions(), f"platforms {sorted(platforms) if platforms else 'all'}", f"scorecards {scorecards}",
-             f"hosts {include_hosts}"]
+             *_versions(), f"platforms {sorted(platforms) if platforms else 'all'}",
+             f"scorecards {scorecards}", f"hosts {include_hosts}"]
     return hashlib.sha256("\n".join(parts).encode()).hexdigest()
 
 
@@ -461,7 +463,8 @@ def reuse_plan(path: Path, out_dir: Path, *, platforms: list[str] | None = None,
     sha256 = hashlib.sha256(path.read_bytes()).hexdigest()
     from roce_tune.render.summary import as_plan_summary
 
-    return as_plan_summary(reusable(out_dir, plan_inputs(path, sha256, platforms=platforms, scorecards=scorecards)))
+    return as_plan_summary(reusable(out_dir, plan_inputs(path, sha256, platforms=platforms,
+                                                         scorecards=scorecards)))
 
 
 # --------------------------------------------------------------------------------------- whole pipelines
@@ -630,7 +633,8 @@ def read_plan_dir(path: Path, *, require_device_files: bool = True) -> PlanDir:
         missing = missing_device_files(plan, version.files)
         if missing:
             listed = [f"{name} ({', '.join(rels)})" for name, rels in missing.items()]
-            shown = "; ".join(listed[:10]) + (f"; and {len(listed) - 10} more devices" if len(listed) > 10 else "")
+            shown = "; ".join(listed[:10]) + (
+                f"; and {len(listed) - 10} more devices" if len(listed) > 10 else "")
             raise PlanDirError(f"incomplete plan: {len(missing)} device(s) lack their files: {shown}; "
                                "nothing was done. Run `roce-tune plan` again")
     return PlanDir(path=path, root=version.root, layout=version.layout, plan=plan, files=version.files,

@@ -215,8 +215,8 @@ def test_one_cable_change_rewrites_only_the_files_it_changes(lab: Path, tmp_path
 ])
 def test_one_cable_change_rewrites_the_files_of_that_leaf_and_host_only(
         inventory: str, nic: str, leaf: str, host: str, tmp_path: Path) -> None:
-    """Device files carry no inventory path or sha256 (issue 16): a cable edit rewrites plan.json, plan.md and the
-    two devices on the cable; every other device's file is linked from the version in force."""
+    """Device files carry no inventory path or sha256 (issue 16): a cable edit rewrites plan.json, plan.md and
+    the two devices on the cable; every other device's file is linked from the version in force."""
     inv = tmp_path / inventory
     shutil.copy(REPO / "inventories" / inventory, inv)
     out = tmp_path / "out"
@@ -239,7 +239,8 @@ def test_devices_that_left_the_inventory_lose_their_files(lab_files: dict[str, s
     fewer = {rel: text for rel, text in lab_files.items() if not rel.startswith("hosts/node2.")}
     assert len(lab_files) - len(fewer) >= 1
     _, stats = write_tree_stats(fewer, out)
-    assert stats.removed == len(lab_files) - len(fewer) >= 1 and stats.written == 0 and stats.linked == len(fewer)
+    assert (stats.removed == len(lab_files) - len(fewer) >= 1 and stats.written == 0
+            and stats.linked == len(fewer))
     assert not (out / "hosts" / "node2.sh").exists() and read_version(out).files == fewer
 
 
@@ -374,12 +375,14 @@ def test_unchanged_replan_reuses_the_plan_in_force_without_deriving(lab: Path, t
     assert code == 0 and " load " in err3
 
 
-def test_replan_is_not_reused_when_a_file_was_edited_or_the_inventory_changed(lab: Path, tmp_path: Path) -> None:
+def test_replan_is_not_reused_when_a_file_was_edited_or_the_inventory_changed(lab: Path,
+                                                                              tmp_path: Path) -> None:
     out = tmp_path / "out"
     result = plan_inventory(lab, out, scorecards=False)
     assert reuse_plan(lab, out, scorecards=False) == result.summary
     leaf = _version(out) / "switches" / "lab-leaf1.json"
-    leaf.write_text(leaf.read_text())  # same bytes, but written after the plan: no longer what the manifest says
+    # same bytes, but written after the plan: no longer what the manifest says
+    leaf.write_text(leaf.read_text())
     assert reuse_plan(lab, out, scorecards=False) is None
     lab.write_text(lab.read_text() + "\n# a comment\n")
     assert reuse_plan(lab, out, scorecards=False) is None
@@ -399,9 +402,11 @@ def test_the_version_in_force_made_again_from_other_inputs_records_them(lab_file
     assert reusable(out, "inputs-b") is None
 
 
-def test_replan_restores_a_file_edited_in_the_version_in_force(lab_files: dict[str, str], tmp_path: Path) -> None:
-    """`roce-tune plan` again is what the reader tells an engineer to run after an edit: with an unchanged plan
-    (same version) it must put the edited and removed files back, not leave the version as it found it."""
+def test_replan_restores_a_file_edited_in_the_version_in_force(lab_files: dict[str, str],
+                                                               tmp_path: Path) -> None:
+    """`roce-tune plan` again is what the reader tells an engineer to run after an edit: with an unchanged
+    plan (same version) it must put the edited and removed files back, not leave the version as it
+    found it."""
     out = write_tree(lab_files, tmp_path / "out")
     edited, removed = _version(out) / "hosts" / "node1.sh", _version(out) / "switches" / "lab-leaf1.json"
     edited.write_text(edited.read_text() + "ip link set ens1f0np0 down\n")

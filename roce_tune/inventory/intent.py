@@ -126,12 +126,14 @@ class Template:
             try:
                 expr = ast.parse(m.group(1).strip(), mode="eval")
             except SyntaxError:
-                raise IntentError(path, f"{{{m.group(1)}}} is not an expression", "write e.g. {r+1} or {4*p}") from None
+                raise IntentError(path, f"{{{m.group(1)}}} is not an expression",
+                                  "write e.g. {r+1} or {4*p}") from None
             parts.append((expr, m.group(2) or ""))
             pos = m.end()
         parts.append(text[pos:])
         if any(isinstance(p, str) and ("{" in p or "}" in p) for p in parts):
-            raise IntentError(path, f"unbalanced braces in {text!r}", "write fields as {expression} or {expression:03d}")
+            raise IntentError(path, f"unbalanced braces in {text!r}",
+                              "write fields as {expression} or {expression:03d}")
         t = cls(path, tuple(p for p in parts if p != ""))
         # the checking path: unknown names and any syntax outside the allowed arithmetic fail here, so the
         # compiled fast path of render() only ever evaluates expressions that passed it
@@ -143,7 +145,8 @@ class Template:
         """``render`` as one compiled f-string-like expression over the checked AST (only whole
         numbers, the variables, + - * // % and unary minus pass :func:`_eval`, so Python computes the
         same values); any failure falls back to the checking path for its exact error."""
-        pieces = [repr(p) if isinstance(p, str) else f"format({ast.unparse(p[0])}, {p[1]!r})" for p in self.parts]
+        pieces = [repr(p) if isinstance(p, str) else f"format({ast.unparse(p[0])}, {p[1]!r})"
+                  for p in self.parts]
         code = compile("".join(["(", " + ".join(pieces) or "''", ")"]), self.path, "eval")
         return lambda env: cast(str, eval(code, {"__builtins__": {"format": format}}, env))  # noqa: S307
 
@@ -168,7 +171,8 @@ class Template:
             try:
                 out.append(format(value, p[1]))
             except ValueError as exc:
-                raise IntentError(self.path, f"format {p[1]!r}: {exc}", "use an integer format such as 03d") from None
+                raise IntentError(self.path, f"format {p[1]!r}: {exc}",
+                                  "use an integer format such as 03d") from None
         return "".join(out)
 
 
@@ -234,7 +238,8 @@ def _as_range(names: list[str]) -> str | None:
         first, last, step = prog
         rng = f"[{first}-{last}" + (f"/{step}]" if step != 1 else "]")
         parts, fixed = split[0], nums[0]
-        return parts[0] + "".join((rng if idx == k else fixed[idx]) + parts[idx + 1] for idx in range(len(fixed)))
+        return parts[0] + "".join((rng if idx == k else fixed[idx]) + parts[idx + 1]
+                                  for idx in range(len(fixed)))
     return None
 
 
@@ -270,7 +275,8 @@ class Expansion:
     host_sources: list[dict[str, str]]
 
     def link(self, a: str, b: str, spec: IntentPorts, a_src: str, b_src: str) -> None:
-        """Add the link ``a``-``b`` built from ``spec``, whose fields come from intent paths ``a_src``/``b_src``."""
+        """Add the link ``a``-``b`` built from ``spec``, whose fields come from intent paths
+        ``a_src``/``b_src``."""
         self.links.append(_link(a, b, spec))
         self.link_sources.append({"a": a_src + ".name", "b": b_src, "cable_length": a_src + ".cable_length",
                            "media": a_src + ".media"})
@@ -326,7 +332,8 @@ def _leaf_variant(f: FabricIntent, k: int, host_ports: int,
     if spec.uplinks is not None:
         up = Template.compile(spec.uplinks.name, f"fabric.{src['uplinks']}.name", "leaf.uplinks.name")
         if spec.uplinks.count is not None and spec.uplinks.count != uplinks:
-            raise IntentError("fabric." + src["uplinks"] + ".count", "every group's leaves need the same uplink count",
+            raise IntentError("fabric." + src["uplinks"] + ".count",
+                              "every group's leaves need the same uplink count",
                               f"use count: {uplinks}")
         up_names = [up.render({"u": u}) for u in range(uplinks)]
     return spec, src, [hp.render({"p": p}) for p in range(host_ports)], up_names, spec.uplinks
@@ -358,14 +365,16 @@ class _Shape:
 def _leaf_host_ports(f: FabricIntent) -> int:
     """Host ports per leaf; raises IntentError when rails do not divide into leaves or the ports are short."""
     if f.rails % f.rails_per_leaf:
-        raise IntentError("fabric.rails_per_leaf", f"{f.rails} rails do not divide into leaves of {f.rails_per_leaf}",
+        raise IntentError("fabric.rails_per_leaf",
+                          f"{f.rails} rails do not divide into leaves of {f.rails_per_leaf}",
                           "make rails a multiple of rails_per_leaf")
     need = f.hosts_per_group * f.rails_per_leaf
     host_ports = f.leaf.host_ports.count or need
     if host_ports < need:
         raise IntentError("fabric.leaf.host_ports.count",
-                          f"a leaf has {host_ports} host ports but {f.hosts_per_group} hosts x {f.rails_per_leaf} "
-                          f"rail(s) need {need}", "lower hosts_per_group or give the leaf more host ports")
+                          f"a leaf has {host_ports} host ports but {f.hosts_per_group} hosts x "
+                          f"{f.rails_per_leaf} rail(s) need {need}",
+                          "lower hosts_per_group or give the leaf more host ports")
     return host_ports
 
 
@@ -386,7 +395,8 @@ def _spine_counts(f: FabricIntent, spine: IntentSpine, leaves_per_pod: int) -> t
     uplinks = f.leaf.uplinks.count
     n_spines = spine.count or uplinks
     if uplinks % n_spines:
-        raise IntentError("fabric.spine.count", f"{uplinks} leaf uplinks do not divide over {n_spines} spines",
+        raise IntentError("fabric.spine.count",
+                          f"{uplinks} leaf uplinks do not divide over {n_spines} spines",
                           "make the leaf uplink count a multiple of the spine count")
     per_spine = uplinks // n_spines
     down = leaves_per_pod * per_spine
@@ -411,13 +421,16 @@ def _shape(f: FabricIntent) -> _Shape:
         return _Shape(leaves_per_group, host_ports, n_groups, groups_per_pod, 1, 0, 0, 0, 0)
     uplinks, n_spines, per_spine, spine_ports = _spine_counts(f, f.spine, groups_per_pod * leaves_per_group)
     if n_pods > 1 and (f.superspine is None or f.spine.uplinks is None or f.spine.uplinks.count is None):
-        raise IntentError("fabric.groups_per_pod", f"{n_groups} groups make {n_pods} pods, which need a superspine "
-                          "tier", "add a superspine section and spine uplinks (with a count), or raise groups_per_pod")
-    return _Shape(leaves_per_group, host_ports, n_groups, groups_per_pod, n_pods, uplinks, n_spines, per_spine,
-                  spine_ports)
+        raise IntentError("fabric.groups_per_pod",
+                          f"{n_groups} groups make {n_pods} pods, which need a superspine tier",
+                          "add a superspine section and spine uplinks (with a count), "
+                          "or raise groups_per_pod")
+    return _Shape(leaves_per_group, host_ports, n_groups, groups_per_pod, n_pods, uplinks, n_spines,
+                  per_spine, spine_ports)
 
 
-def _spines(f: FabricIntent, sh: _Shape) -> tuple[list[dict[str, Any]], list[list[str]], list[str], list[str]]:
+def _spines(f: FabricIntent,
+            sh: _Shape) -> tuple[list[dict[str, Any]], list[list[str]], list[str], list[str]]:
     """Spine switches pod by pod: (switches, names per pod, down-port names, up-port names)."""
     if f.spine is None:
         return [], [], [], []
@@ -434,8 +447,8 @@ def _spines(f: FabricIntent, sh: _Shape) -> tuple[list[dict[str, Any]], list[lis
     for pod in range(sh.n_pods):
         names.append([])
         for s in range(sh.n_spines):
-            sw = _switch_base(f.spine, name_t.render({"s": s, "S": pod * sh.n_spines + s, "pod": pod}), "spine",
-                              next(mgmt))
+            sw = _switch_base(f.spine, name_t.render({"s": s, "S": pod * sh.n_spines + s, "pod": pod}),
+                              "spine", next(mgmt))
             sw["ports"] = _port_entries(down, f.spine.ports)
             if up and f.spine.uplinks is not None:
                 sw["ports"] += _port_entries(up, f.spine.uplinks)
@@ -482,7 +495,8 @@ def _per_plane(ss: IntentSuperspine, n_pods: int, up: int) -> tuple[int, int]:
     """(superspines per plane, ports per superspine) for ``up`` uplinks per spine; raises IntentError when
     they do not fit."""
     if ss.ports.count is None:
-        raise IntentError("fabric.superspine.ports", "the superspine ports need a count", "add count: <ports>")
+        raise IntentError("fabric.superspine.ports", "the superspine ports need a count",
+                          "add count: <ports>")
     per_plane = ss.count_per_plane or max(1, math.ceil(n_pods * up / ss.ports.count))
     if up % per_plane:
         raise IntentError("fabric.superspine.count_per_plane",
@@ -490,12 +504,14 @@ def _per_plane(ss: IntentSuperspine, n_pods: int, up: int) -> tuple[int, int]:
                           "make the spine uplink count a multiple of the superspines per plane")
     if n_pods * (up // per_plane) > ss.ports.count:
         raise IntentError("fabric.superspine.ports.count",
-                          f"a superspine has {ss.ports.count} ports but {n_pods} pods x {up // per_plane} uplink(s) "
-                          f"need {n_pods * (up // per_plane)}", "add superspines per plane or give them more ports")
+                          f"a superspine has {ss.ports.count} ports but {n_pods} pods x {up // per_plane} "
+                          f"uplink(s) need {n_pods * (up // per_plane)}",
+                          "add superspines per plane or give them more ports")
     return per_plane, ss.ports.count
 
 
-def _superspines(f: FabricIntent, sh: _Shape, b: Expansion, spine_names: list[list[str]], spine_up: list[str]) -> None:
+def _superspines(f: FabricIntent, sh: _Shape, b: Expansion, spine_names: list[list[str]],
+                 spine_up: list[str]) -> None:
     """Superspine planes and the spine-to-superspine links (three tiers only)."""
     ss = f.superspine
     if sh.n_pods <= 1 or ss is None or f.spine is None or f.spine.uplinks is None or not spine_up:
@@ -510,8 +526,8 @@ def _superspines(f: FabricIntent, sh: _Shape, b: Expansion, spine_names: list[li
     for plane in range(sh.n_spines):
         planes.append([])
         for j in range(per_plane):
-            sw = _switch_base(ss, name_t.render({"plane": plane, "j": j, "X": plane * per_plane + j}), "superspine",
-                              next(mgmt))
+            sw = _switch_base(ss, name_t.render({"plane": plane, "j": j, "X": plane * per_plane + j}),
+                              "superspine", next(mgmt))
             sw["ports"] = _port_entries(down, ss.ports)
             b.switches.append(sw)
             b.switch_sources.append(_sources("superspine", ports="ports"))
@@ -602,7 +618,8 @@ def _check_unique(items: list[dict[str, Any]], path: str, what: str) -> None:
     for it in items:
         if it["name"] in seen:
             raise IntentError(path, f"the name pattern gives two {what}es the name {it['name']!r}"
-                              if what == "switch" else f"the name pattern gives two {what}s the name {it['name']!r}",
+                              if what == "switch"
+                              else f"the name pattern gives two {what}s the name {it['name']!r}",
                               "use the index variables so every name differs (e.g. {g} and {l} for leaves)")
         seen.add(it["name"])
 
@@ -734,7 +751,8 @@ def expand_document(data: Any, tree: Any, locate: Callable[[str], tuple[int, int
 
 def full_form_yaml(data: dict[str, Any], source: str = "") -> str:
     """Full-form inventory ``data`` as YAML in the layout of the shipped files (the writer the importers
-    use, :func:`roce_tune.inventory.skeleton.inventory_yaml`); ``source`` names the intent file in a header."""
+    use, :func:`roce_tune.inventory.skeleton.inventory_yaml`); ``source`` names the intent file in a
+    header."""
     from roce_tune.inventory.skeleton import inventory_yaml
 
     return inventory_yaml(data, f"Full form of {source}, expanded by roce-tune expand." if source else "")
@@ -747,5 +765,5 @@ def finding(err: IntentError, file: str, locate: Callable[[str], tuple[int, int]
                    location=Location(file=file, line=line, col=col, path=err.path))
 
 
-__all__ = ["INTENT_RULE", "VARIABLES", "Expansion", "IntentError", "Template", "expand_document", "expand_fabric",
-           "finding", "full_form_yaml", "merge"]
+__all__ = ["INTENT_RULE", "VARIABLES", "Expansion", "IntentError", "Template", "expand_document",
+           "expand_fabric", "finding", "full_form_yaml", "merge"]

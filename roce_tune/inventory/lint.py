@@ -20,7 +20,8 @@ from roce_tune.inventory.rules import RULES, LintContext, Rule
 from roce_tune.inventory.rules.base import SEVERITY_RANK
 from roce_tune.inventory.topology import Topology, build_topology
 
-#: Loader rules (raised by :func:`~roce_tune.inventory.loader.load_inventory`): id -> (title, what, bad, fixed).
+#: Loader rules (raised by :func:`~roce_tune.inventory.loader.load_inventory`):
+#: id -> (title, what, bad, fixed).
 LOADER_RULE_DOCS: dict[str, tuple[str, str, str, str]] = {
     "RT001": ("Malformed YAML",
               ("The file is not valid YAML (unclosed bracket or quote, bad indentation, a tab in the "
@@ -32,10 +33,10 @@ LOADER_RULE_DOCS: dict[str, tuple[str, str, str, str]] = {
               "duplicate is reported with the line of the first."),
               "site:\n  name: lab\n  name: lab2\n", "site:\n  name: lab\n"),
     "RT003": ("Schema error",
-              ("A value has the wrong type or unit (`speed: fast`), a field is unknown (with the closest valid "
-              "name), required, or out of range, or a name that later reaches a shell script or a device CLI "
-              "does not match the strict pattern of its kind (`netdev: \"eth0; reboot\"`). Unknown fields "
-              "point at the key, bad values at the value."),
+              ("A value has the wrong type or unit (`speed: fast`), a field is unknown (with the closest "
+              "valid name), required, or out of range, or a name that later reaches a shell script or a "
+              "device CLI does not match the strict pattern of its kind (`netdev: \"eth0; reboot\"`). "
+              "Unknown fields point at the key, bad values at the value."),
               "site:\n  nmae: lab\n", "site:\n  name: lab\n"),
     "RT004": ("Empty file or top level not a mapping",
               "An inventory is a mapping with the keys site, policy, defaults, switches, links and hosts.",
@@ -47,10 +48,11 @@ LOADER_RULE_DOCS: dict[str, tuple[str, str, str, str]] = {
               "construct objects (`!!python/object`) or custom tags are rejected."),
               "site: {name: !!python/object:os.system lab}\n", "site: {name: lab}\n"),
     "RT007": ("Fabric intent cannot be expanded",
-              ("The `fabric:` intent (docs/intent.md) asks for something that cannot be built: more hosts per "
-               "group than a leaf has host ports, leaf uplinks that do not divide over the spines, spines or "
-               "superspines with too few ports, several pods without a superspine tier, a name pattern with an "
-               "unknown variable, or names that repeat. The finding points at the intent field."),
+              ("The `fabric:` intent (docs/intent.md) asks for something that cannot be built: more hosts "
+               "per group than a leaf has host ports, leaf uplinks that do not divide over the spines, "
+               "spines or superspines with too few ports, several pods without a superspine tier, a name "
+               "pattern with an unknown variable, or names that repeat. The finding points at the "
+               "intent field."),
               "site: {name: lab}\nfabric:\n  hosts: 4\n  rails: 1\n  hosts_per_group: 4\n"
               "  host: {name: \"gpu{n}\", nic: {model: connectx-7, speed: 400G, netdev: ens1f0np0, "
               "rdma_device: mlx5_0}}\n  leaf: {name: leaf1, platform: sonic, model: SN4700,\n"
@@ -92,8 +94,9 @@ def lint(loaded: LoadedInventory, catalog: Catalog | None = None,
             catalog = load_catalog()
         except Exception as exc:  # noqa: BLE001 - a broken catalog is reported, not raised
             findings.append(Finding(rule="RT100", severity=Severity.error,
-                                    message=f"the hardware catalog could not be loaded ({type(exc).__name__}: "
-                                            f"{exc}); catalog rules RT111/RT112 were skipped",
+                                    message="the hardware catalog could not be loaded "
+                                            f"({type(exc).__name__}: {exc}); "
+                                            "catalog rules RT111/RT112 were skipped",
                                     fix="reinstall roce-tune or fix roce_tune/catalog/*.yaml",
                                     location=Location(file=loaded.path)))
     floor = -1 if min_severity is None else SEVERITY_RANK[min_severity]
@@ -145,13 +148,15 @@ def rules_markdown(catalog: Catalog | None = None) -> str:
     ]
     for rid, (title, _, _, _) in LOADER_RULE_DOCS.items():
         out.append(f"| [{rid}](#{rid.lower()}) | loader | error | {title} |")
-    out.append("| RT100 | catalog | error | The hardware catalog could not be loaded (catalog rules skipped) |")
+    out.append("| RT100 | catalog | error | "
+               "The hardware catalog could not be loaded (catalog rules skipped) |")
     for r in RULES.values():
         out.append(f"| [{r.id}](#{r.id.lower()}) | {r.name} | {r.severity.value} | {r.title} |")
     from roce_tune.inventory.lldp_lint import LLDP_RULES
 
     for lr in LLDP_RULES.values():
-        out.append(f"| [{lr.id}](#{lr.id.lower()}) | {lr.name} | {lr.severity.value} | {lr.title} (`--lldp`) |")
+        out.append(f"| [{lr.id}](#{lr.id.lower()}) | {lr.name} | {lr.severity.value} | "
+                   f"{lr.title} (`--lldp`) |")
     out += ["", "## Loader rules", ""]
     for rid, (title, what, bad, fixed) in LOADER_RULE_DOCS.items():
         out += [f"### {rid}", "", f"**{title}** (error)", "", what, ""]

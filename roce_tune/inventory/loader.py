@@ -107,8 +107,8 @@ def _too_big(size: int | None, limit: int, why: str) -> YamlSyntaxError:
     what = f"is {size:,} bytes, more than" if size is not None else "is larger than"
     return YamlSyntaxError(YamlIssue(
         "RT001", f"the inventory {what} the {limit:,} bytes {why}",
-        "split the fabric into several inventories, or write it in plain block style (no anchors, aliases, tags, "
-        "tabs or control characters) so the fast reader takes it", 1, 1))
+        "split the fabric into several inventories, or write it in plain block style (no anchors, aliases, "
+        "tags, tabs or control characters) so the fast reader takes it", 1, 1))
 
 
 def parse_yaml(text: str) -> ParseResult:
@@ -125,9 +125,9 @@ def parse_yaml(text: str) -> ParseResult:
     if result is not None:
         return result
     if size > MAX_FULL_YAML_BYTES:
-        raise _too_big(size, MAX_FULL_YAML_BYTES, "roce-tune reads with full YAML (the file uses YAML features "
-                       "outside its fast reader: anchors, aliases, tags, tabs, control characters or unusual flow "
-                       "style)")
+        raise _too_big(size, MAX_FULL_YAML_BYTES,
+                       "roce-tune reads with full YAML (the file uses YAML features outside its fast "
+                       "reader: anchors, aliases, tags, tabs, control characters or unusual flow style)")
     return compose_ruamel(text)
 
 
@@ -151,7 +151,8 @@ def _load(text: str, file: str, digest: str) -> LoadedInventory:
         except Exception as exc:  # noqa: BLE001 - a validator bug must still end in a finding
             findings.append(unexpected_finding(exc, file))
         if findings or inventory is None:
-            raise RoceTuneError(sorted(findings, key=_sort_key) or [unexpected_finding(ValueError("no data"), file)])
+            raise RoceTuneError(sorted(findings, key=_sort_key)
+                                or [unexpected_finding(ValueError("no data"), file)])
         return LoadedInventory(path=file, text=text, sha256=digest, inventory=inventory, positions=index)
 
 
@@ -215,7 +216,8 @@ def load_inventory(path: str | Path) -> LoadedInventory:
             rule="RT005", severity=Severity.error, message=f"cannot read the inventory: {reason}",
             fix="check the path and the file's permissions", location=Location(file=file))]) from None
     if len(raw) > MAX_INVENTORY_BYTES:
-        raise RoceTuneError([_issue_finding(_too_big(None, MAX_INVENTORY_BYTES, "roce-tune reads").issue, file)])
+        raise RoceTuneError([
+            _issue_finding(_too_big(None, MAX_INVENTORY_BYTES, "roce-tune reads").issue, file)])
     try:
         text = raw.decode("utf-8")
     except UnicodeDecodeError as exc:

@@ -51,8 +51,8 @@ def format_findings(findings: Iterable[Finding], fmt: str = "text") -> str:
     Args:
         findings: findings in the order to print (lint returns them sorted by file position).
         fmt: ``text`` (one ``file:line:col device path: severity RULE: message (fix: ...)`` line each;
-            the caller prints any summary), ``json`` (an array of finding objects: rule, severity, message, fix,
-            location{file,line,col,path,device,port}) or ``github`` (``::error file=F,line=L,col=C,
+            the caller prints any summary), ``json`` (an array of finding objects: rule, severity, message,
+            fix, location{file,line,col,path,device,port}) or ``github`` (``::error file=F,line=L,col=C,
             title=RT101::message`` workflow commands; warning -> ``::warning``, info -> ``::notice``).
 
     Returns:

@@ -34,8 +34,8 @@ class PortInfo(NamedTuple):
 class Peer(NamedTuple):
     """The far end of a switch port's cable (a named tuple, like :class:`PortInfo`).
 
-    ``kind`` is ``host`` (device = host name, port = netdev), ``switch`` or ``external``; ``cable_m`` is None when
-    the inventory did not give a length (the default then applies, with a lint warning); ``path`` is
+    ``kind`` is ``host`` (device = host name, port = netdev), ``switch`` or ``external``; ``cable_m`` is None
+    when the inventory did not give a length (the default then applies, with a lint warning); ``path`` is
     the inventory path of the link or NIC that declares the cable.
     """
 
@@ -155,7 +155,8 @@ def build_topology(inv: Inventory) -> Topology:
     host_names: set[str] | None = None  # built on the first link end that names no switch
     for li, link in enumerate(inv.links):
         (adev, aport), (bdev, bport) = link.a.split(":", 1), link.b.split(":", 1)
-        for dev, port, side, odev, oport in ((adev, aport, "a", bdev, bport), (bdev, bport, "b", adev, aport)):
+        for dev, port, side, odev, oport in ((adev, aport, "a", bdev, bport),
+                                             (bdev, bport, "b", adev, aport)):
             path = f"links[{li}].{side}"
             if dev not in switches:
                 # a host or unknown device on a switch link: recorded; lint decides

@@ -88,7 +88,8 @@ def plan_to_json(plan: Plan) -> str:
         plan = plan.model_copy(update={"schema_version": PLAN_SCHEMA_VERSION})
     interner = _Interner()
     # bytes from the Rust serializer, joined through a memoryview: one copy of the (80 MB at 4,096 hosts)
-    # document at a time, not three (str body, its slice, the f-string): the peak of `roce-tune plan` (issue 16)
+    # document at a time, not three (str body, its slice, the f-string): the peak of `roce-tune plan`
+    # (issue 16)
     body = plan.__pydantic_serializer__.to_json(plan, context={_INTERN: interner})
     tail = b',"%s":%s}\n' % (SHARED_KEY.encode(), orjson.dumps(interner.shared)) if interner.shared else b"\n"
     whole = b"".join((memoryview(body)[:-1] if interner.shared else body, tail))

@@ -157,7 +157,8 @@ def _pin(section: _Section, pins: dict[str, int | float | str], source: str) -> 
         if key not in type(section).model_fields:
             continue
         derived = getattr(section, key)
-        update[key] = type(derived)(value) if isinstance(derived, (int, float)) and not isinstance(value, str) else value
+        update[key] = (type(derived)(value)
+                       if isinstance(derived, (int, float)) and not isinstance(value, str) else value)
         old = rationale.get(key)
         rationale[key] = Rationale(
             formula="pinned by user", inputs={"value": value}, source=source,
@@ -212,8 +213,8 @@ class _Memo:
     def unique_ecn(self, prof: EcnProfile) -> EcnProfile:
         """Give profiles with equal names but different thresholds distinct names plan-wide
         (``…_V2``), so a profile name means one set of numbers on every switch."""
-        values = (prof.kmin_bytes, prof.kmax_bytes, prof.pmax_percent, prof.drop_min_bytes, prof.drop_max_bytes,
-                  prof.drop_probability_percent)
+        values = (prof.kmin_bytes, prof.kmax_bytes, prof.pmax_percent, prof.drop_min_bytes,
+                  prof.drop_max_bytes, prof.drop_probability_percent)
         seen = self._ecn_names.setdefault(prof.name, [])
         if values not in seen:
             seen.append(values)
@@ -222,27 +223,31 @@ class _Memo:
 
     def fabric_nic(self, speed_gbps: int) -> NicSpec:
         """The NIC model most hosts use at ``speed_gbps`` (its DCQCN parameters feed the ECN fluid check)."""
-        return self.get(("nic", speed_gbps), lambda: self.catalog.nic(self._nic_by_speed.get(speed_gbps, DEFAULT_NIC)))
+        return self.get(("nic", speed_gbps),
+                        lambda: self.catalog.nic(self._nic_by_speed.get(speed_gbps, DEFAULT_NIC)))
 
 
 def _base_rtt(inv: Inventory, topo: Topology, catalog: Catalog) -> tuple[float, Rationale]:
     """Base RTT of the longest host-to-host path (hops and the longest cable of every tier)."""
     tiers = max(1, topo.tiers())
     hops = 2 * tiers - 1
-    host_cable = max((p.cable_m or inv.defaults.cable_length for p in topo.peers.values() if p.kind == "host"),
+    host_cable = max((p.cable_m or inv.defaults.cable_length for p in topo.peers.values()
+                      if p.kind == "host"),
                      default=inv.defaults.cable_length)
     per_tier: dict[int, float] = {}
     for (s, _), p in topo.peers.items():
         if p.kind == "switch" and p.device in topo.switches and topo.tier(p.device) > topo.tier(s):
-            per_tier[topo.tier(s)] = max(per_tier.get(topo.tier(s), 0.0), p.cable_m or inv.defaults.cable_length)
+            per_tier[topo.tier(s)] = max(per_tier.get(topo.tier(s), 0.0),
+                                         p.cable_m or inv.defaults.cable_length)
     one_way_m = 2 * host_cable + 2 * sum(per_tier.values())
     latency = max((catalog.asic(asic_of(sw, catalog)).switch_latency_us for sw in inv.switches), default=1.0)
     return ecn.base_rtt_us(hops, one_way_m, inv.policy.nic_latency_us, latency)
 
 
-def _ecn_profile(speed_gbps: int, rtt_us: float, fan_in: int, trigger: int, params: dict[str, int], separate: bool,
-                 profile: str, pins: dict[str, int | float | str], queue_buffer: int, egress_pool_bytes: int,
-                 objective: str = "throughput", frame_bytes: int = 4096 + ROCE_HEADER_BYTES) -> EcnProfile:
+def _ecn_profile(speed_gbps: int, rtt_us: float, fan_in: int, trigger: int, params: dict[str, int],
+                 separate: bool, profile: str, pins: dict[str, int | float | str], queue_buffer: int,
+                 egress_pool_bytes: int, objective: str = "throughput",
+                 frame_bytes: int = 4096 + ROCE_HEADER_BYTES) -> EcnProfile:
     prof = ecn.derive_ecn(speed_gbps, rtt_us, fan_in, trigger, params, separate, profile=profile,
                           overrides=pins or None, objective=objective, frame_bytes=frame_bytes,
                           queue_buffer_bytes=queue_buffer)
@@ -261,8 +266,8 @@ def _port_headroom(asic: AsicSpec, policy: Policy, sw: Switch, f: _PortFacts, sh
     pins applied and checked."""
     hr = memo.get(("hr", asic.id, f.speed_gbps, f.cable_m, f.mtu, f.lanes, model, shp),
                   lambda: headroom.with_model_comparison(
-                      headroom.compute_headroom(asic, f.speed_gbps, f.cable_m, f.mtu, lanes=f.lanes, model=model,
-                                                shared_headroom_pool=shp),
+                      headroom.compute_headroom(asic, f.speed_gbps, f.cable_m, f.mtu, lanes=f.lanes,
+                                                model=model, shared_headroom_pool=shp),
                       headroom.compute_headroom(asic, f.speed_gbps, f.cable_m, f.mtu, lanes=f.lanes,
                                                 model=other_model, shared_headroom_pool=shp),
                       model_reason))
@@ -277,7 +282,8 @@ def _port_headroom(asic: AsicSpec, policy: Policy, sw: Switch, f: _PortFacts, sh
     findings.extend(headroom.check_pinned_headroom(
         derived_hr, hr, {k: f"policy.overrides[{i}].set.{k}" for k, (_, i) in sources.items()}, shp,
         sw.name, f.name))
-    hr = hr.model_copy(update={"profile": f"{hr.profile}_pinned_{f.name.replace('/', '_').replace(':', '_')}"[:63]})
+    hr = hr.model_copy(update={
+        "profile": f"{hr.profile}_pinned_{f.name.replace('/', '_').replace(':', '_')}"[:63]})
     return headroom.static_pg_thresholds(hr, f.mtu, asic.cell_bytes)  # thresholds follow the pinned values
 
 
@@ -287,7 +293,8 @@ def _switch_headrooms(asic: AsicSpec, policy: Policy, sw: Switch, facts: list[_P
     model, other_model, model_reason = headroom.select_headroom_model(asic, policy.headroom_model)
     headrooms: dict[str, Headroom] = {}
     # without pins a port's headroom is a function of its class: derived (and admission-checked) once
-    per_class: dict[tuple[int, float, int, int], tuple[Headroom, bool]] | None = None if policy.overrides else {}
+    per_class: dict[tuple[int, float, int, int], tuple[Headroom, bool]] | None = (
+        None if policy.overrides else {})
     for f in facts:
         if not f.lossless:
             continue
@@ -295,7 +302,8 @@ def _switch_headrooms(asic: AsicSpec, policy: Policy, sw: Switch, facts: list[_P
         if known is None:
             hr = _port_headroom(asic, policy, sw, f, shp, model, other_model, model_reason, findings, memo)
             over = memo.get(("adm", asic.id, hr.xon_bytes, hr.xoff_bytes, hr.size_bytes, n_prios, f.lanes),
-                            lambda: bool(buffers.check_headroom_admission(asic, "-", "-", hr, n_prios, f.lanes)))
+                            lambda: bool(
+                                buffers.check_headroom_admission(asic, "-", "-", hr, n_prios, f.lanes)))
             if per_class is not None:
                 per_class[(f.speed_gbps, f.cable_m, f.mtu, f.lanes)] = (hr, over)
         else:
@@ -393,7 +401,8 @@ def _pfc_bound_findings(memo: _Memo) -> list[Finding]:
                 shown.append(name)
             more = f" and {len(names) - len(shown)} more" if len(shown) < len(names) else ""
             first = first.model_copy(update={
-                "message": f"{first.message} [same profile on {len(names)} switches: {', '.join(shown)}{more}]"})
+                "message": f"{first.message} [same profile on {len(names)} switches: "
+                           f"{', '.join(shown)}{more}]"})
         out.append(first)
     return out
 
@@ -401,9 +410,11 @@ def _pfc_bound_findings(memo: _Memo) -> list[Finding]:
 def _port_rationale(f: _PortFacts, memo: _Memo) -> dict[str, Rationale]:
     """Why a port's fan-in and cable length are what they are (one dict per class of port: plan.json
     writes it once)."""
-    why: dict[str, Rationale] = memo.get(("why-port", f.direction, f.fan_in, f.cable_m, f.cable_defaulted), lambda: {
+    why: dict[str, Rationale] = memo.get(
+        ("why-port", f.direction, f.fan_in, f.cable_m, f.cable_defaulted), lambda: {
         "fan_in": memo.get(("why-fan-in", f.direction, f.fan_in), lambda: Rationale(
-            formula="down-facing egress: cabled ports - 1; up-facing egress: down-facing ports (up-down routing)",
+            formula="down-facing egress: cabled ports - 1; "
+                    "up-facing egress: down-facing ports (up-down routing)",
             inputs={"direction": f.direction, "fan_in": f.fan_in},
             source="docs/derivation.md#ecn-before-pfc, docs/derivation.md#pfc-deadlock")),
         "cable_m": memo.get(("why-cable", f.cable_m, f.cable_defaulted), lambda: Rationale(
@@ -423,13 +434,14 @@ def _ecn_inputs(asic: AsicSpec, policy: Policy, sw: Switch, rtt_us: float, prios
     egress = next((p for p in buf.pools if p.name == "egress_lossless_pool"), pool)
     profile_th = {p.name: p.dynamic_th for p in buf.profiles}
     egress_th = profile_th.get("egress_lossless_profile")
-    queue_buffer = buffers.pg_shared_limit_bytes(egress.size_bytes, asic.lossless_dynamic_th if egress_th is None
-                                                 else egress_th, 1)
+    queue_buffer = buffers.pg_shared_limit_bytes(
+        egress.size_bytes, asic.lossless_dynamic_th if egress_th is None else egress_th, 1)
     return _EcnInputs(asic, policy, sw, rtt_us, prios, ecn_separate, pool, egress, profile_th, queue_buffer)
 
 
 def _ecn_profile_names(e: _EcnInputs, facts: list[_PortFacts], headrooms: dict[str, Headroom],
-                       ecn_profiles: dict[str, object], findings: list[Finding], memo: _Memo) -> dict[str, str]:
+                       ecn_profiles: dict[str, object], findings: list[Finding],
+                       memo: _Memo) -> dict[str, str]:
     """ECN profile name per lossless port of one switch (:func:`_port_ecn`; new profiles go to
     ``ecn_profiles``, their findings to ``findings``).
 
@@ -493,14 +505,16 @@ def _derive_switch(inv: Inventory, topo: Topology, catalog: Catalog, sw: Switch,
         # model_construct: every field is already typed by the tuner; validating ~100k ports again
         # would dominate the plan time on large fabrics (PortPlan's schema is still what is published)
         ports.append(construct_trusted(PortPlan, rationale=_port_rationale(f, memo),  # fields in model order
-            name=f.name, speed_gbps=f.speed_gbps, lanes=f.lanes, mtu=f.mtu, cable_m=f.cable_m, admin_up=f.admin_up,
-            peer=f.peer, peer_kind=f.peer_kind, direction=f.direction, lossless=f.lossless,
-            pfc_priorities=prios if f.lossless else [], headroom=headrooms.get(f.name),
+            name=f.name, speed_gbps=f.speed_gbps, lanes=f.lanes, mtu=f.mtu, cable_m=f.cable_m,
+            admin_up=f.admin_up, peer=f.peer, peer_kind=f.peer_kind, direction=f.direction,
+            lossless=f.lossless, pfc_priorities=prios if f.lossless else [], headroom=headrooms.get(f.name),
             ecn_profile=profile_names.get(f.name), fan_in=f.fan_in))
     wd_pins = resolve_overrides(policy, role=sw.role.value, device=sw.name, params=WATCHDOG_PARAMS)
     n_pfc = sum(1 for p in ports if p.lossless)
-    wd = memo.get(("wd", n_pfc, sw.platform.value, tuple(sorted(wd_pins.items()))), lambda: watchdog.derive_watchdog(
-        n_pfc, policy.pfc_watchdog, policy.watchdog_action, sw.platform.value, overrides=wd_pins or None))
+    wd = memo.get(
+        ("wd", n_pfc, sw.platform.value, tuple(sorted(wd_pins.items()))), lambda: watchdog.derive_watchdog(
+            n_pfc, policy.pfc_watchdog, policy.watchdog_action, sw.platform.value,
+            overrides=wd_pins or None))
     return construct_trusted(SwitchPlan,
         name=sw.name, platform=sw.platform.value, role=sw.role.value, model=sw.model, asic=asic.id,
         os_version=sw.os_version, buffer_model=_buffer_model(sw, asic),
@@ -517,9 +531,11 @@ def _buffer_model(sw: Switch, asic: AsicSpec) -> str | None:
     return None if models is None else models.resolve(asic.family, sw.buffer_model)[0]
 
 
-def _nic_values(inv: Inventory, catalog: Catalog, prios: list[int], model: str, speed: int, cable: float, mtu: int,
-                pins: dict[str, int | float | str], memo: _Memo) -> tuple[Dcqcn, int, dict[str, Rationale]]:
-    """DCQCN section, NIC xoff (bytes) and rationale of one NIC class (model, speed, cable, MTU, DCQCN pins)."""
+def _nic_values(inv: Inventory, catalog: Catalog, prios: list[int], model: str, speed: int, cable: float,
+                mtu: int, pins: dict[str, int | float | str],
+                memo: _Memo) -> tuple[Dcqcn, int, dict[str, Rationale]]:
+    """DCQCN section, NIC xoff (bytes) and rationale of one NIC class (model, speed, cable, MTU,
+    DCQCN pins)."""
     policy = inv.policy
     spec = catalog.nic(model)
     dq = memo.get(("dqh", spec.id, speed, tuple(sorted(pins.items()))), lambda: dcqcn.derive_dcqcn(
@@ -551,19 +567,22 @@ def _derive_host(inv: Inventory, catalog: Catalog, cls: Classification, tiers: i
         mtu = nic.mtu or host.mtu or policy.host_mtu
         # one NIC class (model, speed, cable, MTU, pins) has one set of values and shared rationale (32k NICs)
         dq, xoff, why = memo.get(("nic-class", nic.model, nic.speed, cable, mtu, pins_key),
-                                 lambda: _nic_values(inv, catalog, prios, nic.model, nic.speed, cable, mtu, pins, memo))
+                                 lambda: _nic_values(inv, catalog, prios, nic.model, nic.speed, cable, mtu,
+                                                     pins, memo))
         # model_construct: fields are typed by construction (see PortPlan in _derive_switch)
         nics.append(construct_trusted(NicPlan, rationale=why,  # fields in model order
             model=nic.model, netdev=nic.netdev, rdma_device=nic.rdma_device, rdma_port=nic.rdma_port,
             pci_address=nic.pci_address, speed_gbps=nic.speed, rail=nic.rail, switch_port=nic.switch_port,
-            trust=cls.trust, pfc_vector=pfc_vector, dscp_to_priority=cls.dscp_to_priority, cable_m=cable, mtu=mtu,
-            roce_mtu=policy.roce_mtu, roce_tos=cls.roce_tos, cnp_dscp=cls.cnp_dscp, cnp_priority=cls.cnp_priority,
-            nic_xoff_bytes=xoff, dcqcn=dq))
+            trust=cls.trust, pfc_vector=pfc_vector, dscp_to_priority=cls.dscp_to_priority, cable_m=cable,
+            mtu=mtu, roce_mtu=policy.roce_mtu, roce_tos=cls.roce_tos, cnp_dscp=cls.cnp_dscp,
+            cnp_priority=cls.cnp_priority, nic_xoff_bytes=xoff, dcqcn=dq))
     # the NCCL environment follows from the host's RDMA NICs and socket_ifname (nccl.derive_nccl_env)
-    env, why = memo.get(("nccl", tuple((n.rail, n.rdma_device, n.rdma_port) for n in host.nics), host.socket_ifname),
+    env, why = memo.get(("nccl", tuple((n.rail, n.rdma_device, n.rdma_port) for n in host.nics),
+                         host.socket_ifname),
                         lambda: nccl.derive_nccl_env(host, cls, inv.site, tiers))
     return HostPlan(name=host.name, mgmt_host=host.mgmt.host if host.mgmt else None,
-                    mgmt_port=host.mgmt.port if host.mgmt else None, credentials=host.credentials.model_dump(),
+                    mgmt_port=host.mgmt.port if host.mgmt else None,
+                    credentials=host.credentials.model_dump(),
                     nics=nics, nccl_env=env, nccl_rationale=why)
 
 
@@ -606,12 +625,14 @@ def _build_plan(inv: Inventory, catalog: Catalog, inventory_file: str, inventory
     findings.extend(deadlock.check_lossless_uplinks(topo, lossless_ports))
     findings.extend(provenance.check_catalog_provenance(inv, catalog))
     notes = list(dl.notes)
-    notes.append(f"base RTT {rtt_us:.2f} us: {rtt_why.formula} ({', '.join(f'{k}={v}' for k, v in rtt_why.inputs.items())})")
+    notes.append(f"base RTT {rtt_us:.2f} us: {rtt_why.formula} "
+                 f"({', '.join(f'{k}={v}' for k, v in rtt_why.inputs.items())})")
     notes.append(f"objective {inv.policy.objective} (policy.objective; docs/derivation.md#objective): "
                  f"{ecn.OBJECTIVE_TRADE[inv.policy.objective]}")
     if not inv.policy.dcqcn:
         notes.append("DCQCN is off by policy: the fabric relies on PFC alone; watch PFC pause duration, "
-                     "watchdog events and out_of_sequence counters (docs/derivation.md#large-scale-practice, Meta SIGCOMM'24).")
+                     "watchdog events and out_of_sequence counters "
+                     "(docs/derivation.md#large-scale-practice, Meta SIGCOMM'24).")
     plan = Plan(
         generator=f"roce-tune {__version__}", site=inv.site.name, inventory_file=inventory_file,
         inventory_sha256=inventory_sha256,
@@ -627,7 +648,8 @@ def _build_plan(inv: Inventory, catalog: Catalog, inventory_file: str, inventory
 def _finding_key(f: Finding) -> tuple[object, ...]:
     sev = {Severity.error: 0, Severity.warning: 1, Severity.info: 2}[f.severity]
     loc = f.location
-    return (sev, loc.file or "", loc.line or 0, loc.col or 0, loc.device or "", loc.port or "", f.rule, f.message)
+    return (sev, loc.file or "", loc.line or 0, loc.col or 0, loc.device or "", loc.port or "",
+            f.rule, f.message)
 
 
 def build_partial_plan(loaded, catalog: Catalog, topo: Topology, device: str,  # type: ignore[no-untyped-def]
@@ -671,7 +693,8 @@ def build_partial_plan(loaded, catalog: Catalog, topo: Topology, device: str,  #
         switches.append(_derive_switch(inv, topo, catalog, inv.switches[upto], rtt_us, findings, memo))
         findings.extend(_pfc_bound_findings(memo))
     tiers = topo.tiers()
-    hosts = [] if upto >= 0 else [_derive_host(inv, catalog, cls, tiers, h, memo) for h in inv.hosts if h.name == device]
+    hosts = [] if upto >= 0 else [_derive_host(inv, catalog, cls, tiers, h, memo)
+                                  for h in inv.hosts if h.name == device]
     findings.sort(key=_finding_key)
     return Plan(
         generator=f"roce-tune {__version__}", site=inv.site.name, inventory_file=str(loaded.path),
