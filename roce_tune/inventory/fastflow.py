@@ -58,13 +58,15 @@ def resolve_scalar(text: str, ctx: Ctx, path: str, line: int, col: int) -> Any:
     try:
         return resolve_plain(text)
     except ScalarError as exc:
-        ctx.issues.append(YamlIssue("RT003", str(exc), "write a number in the documented range", line, col, path))
+        ctx.issues.append(YamlIssue("RT003", str(exc), "write a number in the documented range", line, col,
+                                    path))
         ctx.bad_paths.add(path)
         return text
 
 
 _FLOW_PAIR_RE = re.compile(
-    r" *([A-Za-z0-9_][A-Za-z0-9_.-]{0,999}): +('(?:[^']|'')*'|[^,\[\]{}#'\"\s&*!|>%@`?:-][^,\[\]{}#]*?) *([,}])")
+    r" *([A-Za-z0-9_][A-Za-z0-9_.-]{0,999}): +"
+    r"('(?:[^']|'')*'|[^,\[\]{}#'\"\s&*!|>%@`?:-][^,\[\]{}#]*?) *([,}])")
 
 
 def flow_map_simple(s: str, line: int, base: int, plain_cache: dict[str, Any]) -> tuple[Any, Any, int] | None:

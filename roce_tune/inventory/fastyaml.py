@@ -41,7 +41,8 @@ from roce_tune.inventory.yamlpos import (
 
 #: Characters that send a document to the ruamel path: tabs, lone CR, BOM, YAML 1.1 line breaks, and
 #: C0/C1 controls (not printable in YAML).
-_BAIL_CHARS = re.compile("[\t\ufeff\x85\u2028\u2029\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x84\x86-\x9f\ud800-\udfff\ufffe\uffff]")
+_BAIL_CHARS = re.compile("[\t\ufeff\x85\u2028\u2029\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x84\x86-\x9f"
+                         "\ud800-\udfff\ufffe\uffff]")
 #: Keys are at most 1000 characters: YAML limits implicit keys to 1024 (ruamel rejects longer ones).
 _KEY_RE = re.compile(r"([A-Za-z0-9_][A-Za-z0-9_.-]{0,999}):(?: +|\Z)")
 _PLAIN_BAD_START = frozenset("&*!|>%@`'\",[]{}#")
@@ -158,7 +159,8 @@ _MARKER: tuple[Any, ...] = ("marker",)
 
 #: The most common line, ``[- ]key: value`` with a value of name characters only: one regex decides it.
 _SIMPLE_LINE_RE = re.compile(
-    r"( *)(- +)?([A-Za-z0-9_][A-Za-z0-9_.-]{0,999}): +([A-Za-z0-9_./][A-Za-z0-9_./\[\]-]*(?::[A-Za-z0-9_./\[\]-]+)*)\Z")
+    r"( *)(- +)?([A-Za-z0-9_][A-Za-z0-9_.-]{0,999}): +"
+    r"([A-Za-z0-9_./][A-Za-z0-9_./\[\]-]*(?::[A-Za-z0-9_./\[\]-]+)*)\Z")
 
 
 def _simple_token(raw: str, m: re.Match[str]) -> tuple[Any, ...]:

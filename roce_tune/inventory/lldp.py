@@ -313,7 +313,8 @@ def render_lldp_view(inventory: Inventory) -> dict[str, str]:
         prompt = mod.CAPTURE_PROMPT.format(device=switch.name)
         text = f"{prompt}{getattr(mod, 'VERSION_RENDER_COMMAND', 'show version')}\n"
         text += mod.render_version(switch.name, switch.model, switch.os_version)
-        text += f"{prompt}{mod.LLDP_RENDER_COMMAND}\n" + mod.render_lldp(switch.name, ends.get(switch.name, []))
+        text += (f"{prompt}{mod.LLDP_RENDER_COMMAND}\n"
+                 + mod.render_lldp(switch.name, ends.get(switch.name, [])))
         out[switch.name] = text
     host = get_platform("host")
     for h in inventory.hosts:

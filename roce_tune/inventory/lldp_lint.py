@@ -47,35 +47,36 @@ LLDP_RULES: dict[str, LldpRule] = {
             "lldp-missing-link",
             Severity.error,
             "A declared cable is not seen by LLDP",
-            "The inventory cables two ports (a link, or a NIC's `switch_port`) and at least one of the two devices "
-            "was captured, but LLDP on it shows no such neighbour: the cable is missing, unplugged, or the port is "
-            "down. The plan's headroom, PFC and ECN for that port protect nothing.",
+            "The inventory cables two ports (a link, or a NIC's `switch_port`) and at least one of the two "
+            "devices was captured, but LLDP on it shows no such neighbour: the cable is missing, unplugged, "
+            "or the port is down. The plan's headroom, PFC and ECN for that port protect nothing.",
         ),
         LldpRule(
             "RT131",
             "lldp-extra-link",
             Severity.error,
             "LLDP sees a cable the inventory does not declare",
-            "A captured device reports a neighbour on a port the inventory leaves uncabled (or cables to nobody "
-            "in its files): traffic crosses a port roce-tune does not make lossless, so PFC/ECN stop there.",
+            "A captured device reports a neighbour on a port the inventory leaves uncabled (or cables to "
+            "nobody in its files): traffic crosses a port roce-tune does not make lossless, so PFC/ECN stop "
+            "there.",
         ),
         LldpRule(
             "RT132",
             "lldp-swapped-ports",
             Severity.error,
             "Two cables have their ends exchanged",
-            "Two declared cables `p-q` and `p2-q2` are seen as `p-q2` and `p2-q`: the classic patch-panel swap. "
-            "Per-port settings (cable length, speed, rail) land on the wrong cable and, for host NICs, traffic of "
-            "one NIC arrives where the plan expects the other.",
+            "Two declared cables `p-q` and `p2-q2` are seen as `p-q2` and `p2-q`: the classic patch-panel "
+            "swap. Per-port settings (cable length, speed, rail) land on the wrong cable and, for host NICs, "
+            "traffic of one NIC arrives where the plan expects the other.",
         ),
         LldpRule(
             "RT133",
             "lldp-rail-mixup",
             Severity.error,
             "A host NIC is on a leaf of another rail",
-            "In a rail-optimised fabric NIC k of every host must reach the rail-k leaf; LLDP shows this NIC on a "
-            "leaf that serves other rails, so its rail's traffic crosses the spines and NCCL's rail assumptions "
-            "(PXN) break.",
+            "In a rail-optimised fabric NIC k of every host must reach the rail-k leaf; LLDP shows this NIC "
+            "on a leaf that serves other rails, so its rail's traffic crosses the spines and NCCL's rail "
+            "assumptions (PXN) break.",
         ),
         LldpRule(
             "RT134",
@@ -89,8 +90,8 @@ LLDP_RULES: dict[str, LldpRule] = {
             "direct-cable-rail-pair",
             Severity.error,
             "A direct host-to-host cable joins NICs that NCCL does not pair",
-            "Without a switch, NCCL sends from NIC i of one host to NIC i of the other (rail order: `rail`, else "
-            "the NIC's position in `nics`); a cable from p0 to p1 leaves both pairs without a path.",
+            "Without a switch, NCCL sends from NIC i of one host to NIC i of the other (rail order: `rail`, "
+            "else the NIC's position in `nics`); a cable from p0 to p1 leaves both pairs without a path.",
         ),
     )
 }
@@ -465,8 +466,10 @@ def rules_markdown_section() -> list[str]:
     out = [
         "## LLDP cabling rules",
         "",
-        "`roce-tune lint --lldp DIR INVENTORY` also compares the declared cabling with what LLDP reports in the",
-        "captures in DIR (docs/import.md): one finding per physical mistake, at the inventory line of a declared",
+        ("`roce-tune lint --lldp DIR INVENTORY` also compares the declared cabling "
+         "with what LLDP reports in the"),
+        ("captures in DIR (docs/import.md): one finding per physical mistake, "
+         "at the inventory line of a declared"),
         "cable or at the capture line of an undeclared one, naming the device and port.",
         "",
     ]

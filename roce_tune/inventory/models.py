@@ -71,7 +71,8 @@ def _pattern(regex: re.Pattern[str], kind: str, example: str) -> Any:
 
 DeviceName = Annotated[str, _pattern(DEVICE_NAME_RE, "device name", "leaf1")]
 InterfaceName = Annotated[str, _pattern(INTERFACE_NAME_RE, "interface name", "Ethernet0")]
-InterfacePattern = Annotated[str, _pattern(INTERFACE_PATTERN_RE, "interface name or range", "Ethernet[0-124/4]")]
+InterfacePattern = Annotated[str, _pattern(INTERFACE_PATTERN_RE, "interface name or range",
+                                           "Ethernet[0-124/4]")]
 Netdev = Annotated[str, _pattern(NETDEV_RE, "netdev name", "ens1f0np0")]
 RdmaDevice = Annotated[str, _pattern(RDMA_DEVICE_RE, "RDMA device name", "mlx5_0")]
 ProfileName = Annotated[str, _pattern(PROFILE_NAME_RE, "profile name", "ROCE_LOSSLESS")]
@@ -143,7 +144,8 @@ class HeadroomModel(str, Enum):
 
 
 class EcnProfileName(str, Enum):
-    """ECN threshold source: ``derived`` from BDP/fan-in, or a named vendor/paper profile (docs/derivation.md#ecn)."""
+    """ECN threshold source: ``derived`` from BDP/fan-in, or a named vendor/paper profile \
+(docs/derivation.md#ecn)."""
 
     derived = "derived"
     bdp = "bdp"
@@ -189,7 +191,8 @@ class Switch(_Strict):
     name: DeviceName
     platform: Platform
     model: str = Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]{0,40}$")
-    asic: str | None = Field(None, pattern=r"^[a-z0-9-]{2,40}$", description="catalog ASIC id; default from model")
+    asic: str | None = Field(None, pattern=r"^[a-z0-9-]{2,40}$",
+                             description="catalog ASIC id; default from model")
     role: Role
     mgmt: Mgmt | None = None
     credentials: Credentials = Credentials()
@@ -199,9 +202,11 @@ class Switch(_Strict):
                     "(README lists the supported releases per platform); unknown releases get lint RT136")
     buffer_model: Literal["traditional", "dynamic"] | None = Field(
         None, description="buffer-management model the switch runs, where its platform has a choice (SONiC "
-                          "DEVICE_METADATA|localhost.buffer_model); default: the platform's default for the ASIC")
+                          "DEVICE_METADATA|localhost.buffer_model); default: the platform's default for the "
+                          "ASIC")
     ports: list[SwitchPort] = Field(default_factory=list)
-    rail: int | None = Field(None, ge=0, le=63, description="rail this leaf serves in a rail-optimised fabric")
+    rail: int | None = Field(None, ge=0, le=63,
+                             description="rail this leaf serves in a rail-optimised fabric")
     rails: list[Annotated[int, Field(ge=0, le=63, strict=True)]] | None = Field(
         None, min_length=1, max_length=64,
         description="rails this leaf serves when it carries more than one (e.g. [0, 1]); instead of rail")
@@ -235,7 +240,8 @@ class Link(_Strict):
     b: Endpoint
     cable_length: LengthM | None = None
     media: Media | None = None
-    lossless: bool = Field(True, strict=True, description="carry the lossless priorities on this link (PFC, headroom, ECN); "
+    lossless: bool = Field(True, strict=True,
+                           description="carry the lossless priorities on this link (PFC, headroom, ECN); "
                                              "false keeps both ends lossy")
 
 
@@ -304,7 +310,8 @@ def _whole(x: float, value: object, unit: str) -> int:
     return int(x)
 
 
-def _in_range(key: str, x: float, lo: float, hi: float, unit: str, source: str, *, lo_open: bool = False) -> None:
+def _in_range(key: str, x: float, lo: float, hi: float, unit: str, source: str, *,
+              lo_open: bool = False) -> None:
     if (x <= lo if lo_open else x < lo) or x > hi:
         u = f" {unit}" if unit else ""
         low = f"above {_num(lo)}" if lo_open else _num(lo)
@@ -354,7 +361,8 @@ def parse_pin(key: str, value: object) -> int | float | str:
     Ranges: PFC watchdog times from sonic-pfcwd.yang (:data:`roce_tune.ranges.WATCHDOG_RANGES_MS`); DCQCN
     from the NVIDIA DOCA ranges (:func:`roce_tune.ranges.dcqcn_param_range`) with rates bounded by the
     fastest known port speed here (lint checks each NIC's own line rate, RT127); ``pmax_percent`` in
-    (0, 100]; byte counts up to :data:`PIN_BYTES_MAX`; cable lengths as :func:`~roce_tune.units.parse_length_m`.
+    (0, 100]; byte counts up to :data:`PIN_BYTES_MAX`; cable lengths as
+    :func:`~roce_tune.units.parse_length_m`.
 
     Raises:
         ValueError: a value of the wrong unit, not finite, not whole where the device takes integers, or
@@ -457,12 +465,13 @@ class Policy(_Strict):
     watchdog_action: Literal["drop", "forward", "alert"] = "drop"
     dcqcn: bool = True
     headroom_model: HeadroomModel | None = Field(
-        None, description="None = sonic-static where the catalog has SONiC's vendor-validated static tables for the "
-                          "ASIC (sonic_static_tables), ieee elsewhere")
+        None, description="None = sonic-static where the catalog has SONiC's vendor-validated static tables "
+                          "for the ASIC (sonic_static_tables), ieee elsewhere")
     ecn_profile: EcnProfileName = EcnProfileName.derived
     objective: Literal["throughput", "latency", "balanced"] = Field(
-        "throughput", description="what the derived ECN ramp optimises (docs/derivation.md#objective): throughput "
-        "(incast completion, utilisation, least PFC), latency (bounded standing queue) or balanced")
+        "throughput", description="what the derived ECN ramp optimises (docs/derivation.md#objective): "
+        "throughput (incast completion, utilisation, least PFC), latency (bounded standing queue) or "
+        "balanced")
     shared_headroom_pool: bool | None = Field(None, description="None = use it where the ASIC supports it")
     shp_oversubscription: int = Field(8, ge=1, le=64)
     nic_latency_us: TimeUs = Field(2.0, description="one NIC's processing latency for base RTT")
@@ -497,7 +506,8 @@ class Inventory(_Strict):
     links: list[Link] = Field(default_factory=list)
     hosts: list[Host] = Field(default_factory=list)
     fabric: FabricIntent | None = Field(
-        None, description="compact fabric intent, expanded into switches/links/hosts at load time (docs/intent.md)")
+        None, description="compact fabric intent, expanded into switches/links/hosts at load time "
+                          "(docs/intent.md)")
 
 
 # --- compact fabric intent (expanded by roce_tune.inventory.intent) --------------------------------
@@ -510,7 +520,8 @@ NameTemplate = Annotated[str, _pattern(NAME_TEMPLATE_RE, "name pattern", "su{g+1
 class IntentPorts(_Strict):
     """A set of ports named by a pattern; links built from them take ``cable_length``/``media``."""
 
-    count: int | None = Field(None, ge=1, le=4096, description="how many; host ports default to what the hosts need")
+    count: int | None = Field(None, ge=1, le=4096,
+                              description="how many; host ports default to what the hosts need")
     name: NameTemplate
     speed: SpeedGbps
     lanes: int | None = Field(None, ge=1, le=8)
@@ -537,10 +548,13 @@ class IntentHost(_Strict):
     """The GPU servers: a name pattern, the first management address (the next hosts count up)."""
 
     name: NameTemplate
-    mgmt: Hostname | None = Field(None, description="first host's management address; each next host gets the next one")
+    mgmt: Hostname | None = Field(None, description="first host's management address; each next host gets "
+                                  "the next one")
     mgmt_port: int = Field(22, ge=1, le=65535)
-    count_up: Literal["address", "port"] = Field("address", description="what the next host's management takes: "
-                                                 "the next address (default) or the next SSH port (emulators)")
+    count_up: Literal["address", "port"] = Field("address",
+                                                 description="what the next host's management takes: "
+                                                 "the next address (default) or the next SSH port "
+                                                 "(emulators)")
     credentials: Credentials = Credentials()
     gpus: int | None = Field(None, ge=0, le=64)
     socket_ifname: Netdev | None = None
@@ -554,10 +568,13 @@ class _IntentSwitch(_Strict):
     model: str = Field(pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]{0,40}$")
     asic: str | None = Field(None, pattern=r"^[a-z0-9-]{2,40}$")
     os_version: str | None = Field(None, pattern=r"^[A-Za-z0-9._-]{1,40}$")
-    mgmt: Hostname | None = Field(None, description="first switch's management address; the next ones count up")
+    mgmt: Hostname | None = Field(None,
+                                  description="first switch's management address; the next ones count up")
     mgmt_port: int = Field(22, ge=1, le=65535)
-    count_up: Literal["address", "port"] = Field("address", description="what the next switch's management takes: "
-                                                 "the next address (default) or the next SSH port (emulators)")
+    count_up: Literal["address", "port"] = Field("address",
+                                                 description="what the next switch's management takes: "
+                                                 "the next address (default) or the next SSH port "
+                                                 "(emulators)")
     credentials: Credentials = Credentials()
 
 
@@ -608,7 +625,8 @@ class FabricIntent(_Strict):
     hosts_per_group: int = Field(ge=1, le=4096)
     rails_per_leaf: int = Field(1, ge=1, le=64)
     groups_per_pod: int | None = Field(None, ge=1, le=4096, description="default: one pod (two tiers)")
-    label_rails: bool = Field(True, strict=True, description="write rail/rails on leaves and NICs (rail-optimised); "
+    label_rails: bool = Field(True, strict=True,
+                              description="write rail/rails on leaves and NICs (rail-optimised); "
                               "false for dual-homed hosts whose NICs are not rails")
     host: IntentHost
     leaf: IntentLeaf

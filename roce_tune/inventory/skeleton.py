@@ -225,7 +225,8 @@ def build_skeleton(cables: list[Cable], opts: SkeletonOptions) -> dict[str, Any]
 def _switch_entry(
     name: str, ports: list[str], role: str, leaf_rail: dict[str, int] | None, opts: SkeletonOptions
 ) -> dict[str, Any]:
-    """One switch: platform (facts, else forced/guessed), model, role, rail, ports (one range if they form one)."""
+    """One switch: platform (facts, else forced/guessed), model, role, rail, ports (one range if they form
+    one)."""
     facts = opts.facts.get(name, SwitchFacts())
     platform = (
         opts.platform if opts.force_platform else facts.platform or guess_platform(ports, opts.platform)
@@ -344,8 +345,8 @@ def _host_lines(h: dict[str, Any]) -> list[str]:
 
 def inventory_yaml(data: dict[str, Any], header: str = "") -> str:
     """Full-form inventory ``data`` as YAML in the shipped files' layout: switches and hosts in block
-    style, each port, link and NIC on one line (mappings and lists inside them in flow style). Plain text building, fast at 10^5 lines (the 4,096-host
-    import writes ~40k lines in well under a second)."""
+    style, each port, link and NIC on one line (mappings and lists inside them in flow style). Plain text
+    building, fast at 10^5 lines (the 4,096-host import writes ~40k lines in well under a second)."""
     out: list[str] = []
     if header:
         out += [f"# {line}".rstrip() for line in header.splitlines()]

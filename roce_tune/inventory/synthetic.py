@@ -64,4 +64,5 @@ def rail_optimised_fabric(n_hosts: int, site: str = "synthetic") -> dict[str, An
     """
     data = rail_optimised_intent(n_hosts, site)
     expansion = expand_fabric(FabricIntent.model_validate(data["fabric"]))
-    return {"site": data["site"], "switches": expansion.switches, "links": expansion.links, "hosts": expansion.hosts}
+    return {"site": data["site"], "switches": expansion.switches, "links": expansion.links,
+            "hosts": expansion.hosts}

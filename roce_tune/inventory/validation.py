@@ -22,14 +22,17 @@ from roce_tune.findings import Finding, Location, Severity, short_repr
 from roce_tune.inventory.models import Inventory, OverrideParam
 from roce_tune.inventory.positions import PositionIndex, format_path
 
-_NAME_FIX = "use letters, digits, '.', '_' and '-' only, starting with a letter (no spaces, quotes, ';', '$', '(' or newlines)"
+_NAME_FIX = ("use letters, digits, '.', '_' and '-' only, starting with a letter (no spaces, quotes, ';', "
+             "'$', '(' or newlines)")
 #: Field name -> what to write instead (the fix of a finding about that field).
 FIELD_FIX: dict[str, str] = {
     "speed": "write the port speed like 100G, 400G or 400000 (Mb/s)",
     "cable_length": "write the length in metres, like 3m or 40",
     "nic_latency_us": "write a time like 2us or 500ns",
-    "netdev": "use the Linux interface name, e.g. ens1f0np0 (letters, digits, '.', '_', '-'; at most 15 characters)",
-    "socket_ifname": "use the Linux interface name, e.g. ens1f0np0 (letters, digits, '.', '_', '-'; at most 15 characters)",
+    "netdev": "use the Linux interface name, e.g. ens1f0np0 (letters, digits, '.', '_', '-'; at most 15 "
+              "characters)",
+    "socket_ifname": "use the Linux interface name, e.g. ens1f0np0 (letters, digits, '.', '_', '-'; at most "
+                     "15 characters)",
     "rdma_device": "use the RDMA device name as 'rdma link' shows it, e.g. mlx5_0",
     "name": _NAME_FIX,
     "device": _NAME_FIX,
@@ -49,8 +52,8 @@ FIELD_FIX: dict[str, str] = {
     "mtu": "use an MTU between 1500 and 9216 bytes",
     "host_mtu": "use an MTU between 1500 and 9216 bytes",
 }
-_PIN_FIX = ("pin a value in the range the message names, in the unit the key ends with (_bytes: 150KB, _ms: 200, "
-            "_us: 300 or 0.3ms, _mbps: 80 or 1Gbps, _percent: 5)")
+_PIN_FIX = ("pin a value in the range the message names, in the unit the key ends with (_bytes: 150KB, _ms: "
+            "200, _us: 300 or 0.3ms, _mbps: 80 or 1Gbps, _percent: 5)")
 FIELD_FIX.update({key: _PIN_FIX for key in get_args(OverrideParam) if key != "action"})
 _TYPE_WORDS = {
     "int_parsing": "a whole number", "int_type": "a whole number", "int_from_float": "a whole number",
@@ -140,7 +143,8 @@ def _unknown_field(e: _Error) -> tuple[str, str]:
 
 
 def _missing(e: _Error) -> tuple[str, str]:
-    return f"required field {e.field!r} is missing", f"add '{e.field}: …'" + (f" ({e.hint})" if e.hint else "")
+    return f"required field {e.field!r} is missing", f"add '{e.field}: …'" + (f" ({e.hint})" if e.hint
+                                                                              else "")
 
 
 def _value_error(e: _Error) -> tuple[str, str]:
@@ -201,7 +205,8 @@ _MESSAGE_AND_FIX: dict[str, Callable[[_Error], tuple[str, str]]] = {
     "model_type": _not_mapping,
     "model_attributes_type": _not_mapping,
     "list_type": _not_list,
-    **{etype: _out_of_range for etype in ("greater_than_equal", "less_than_equal", "greater_than", "less_than")},
+    **{etype: _out_of_range for etype in ("greater_than_equal", "less_than_equal", "greater_than",
+                                          "less_than")},
     **{etype: _wrong_size for etype in ("too_short", "too_long", "string_too_long", "string_too_short")},
 }
 
@@ -223,7 +228,8 @@ def _renamed(errors: list[dict[str, Any]], data: Any) -> set[tuple[str, str]]:
         if err["type"] == "extra_forbidden":
             parts, _, _ = _data_path(data, tuple(err["loc"]), False)
             model = _model_at(parts[:-1])
-            close = difflib.get_close_matches(str(parts[-1]), sorted(model.model_fields) if model else [], 1, 0.6)
+            close = difflib.get_close_matches(str(parts[-1]), sorted(model.model_fields) if model else [], 1,
+                                              0.6)
             if close:
                 renamed.add((format_path(parts[:-1]), close[0]))
     return renamed
@@ -252,7 +258,8 @@ def _grouped(errors: list[dict[str, Any]], data: Any, index: PositionIndex,
 def _messages_and_fixes(items: list[_Item], about_key: bool) -> tuple[list[str], list[str]]:
     """The distinct messages and fixes of the errors at one path (union alternatives merged)."""
     if len(items) > 1 and all(e["type"] in ("enum", "literal_error") for e, _, _ in items):
-        alts = [a for e, _, _ in items for a in re.split(r", | or ", str((e.get("ctx") or {}).get("expected", "")))]
+        alts = [a for e, _, _ in items for a in re.split(r", | or ",
+                                                         str((e.get("ctx") or {}).get("expected", "")))]
         choices = ", ".join(alts[:-1]) + f" or {alts[-1]}" if len(alts) > 1 else "".join(alts)
         what = "key" if about_key else "value"
         return ([f"{_short(items[0][0].get('input'))} is not an allowed {what}; expected {choices}"],

@@ -283,7 +283,8 @@ class _Walker:
             return text
         if explicit and tag not in _CORE_TAGS:
             self._issue("RT006", f"YAML tag {_tag_text(tag)} is not allowed",
-                        "remove the tag; inventories use plain YAML (no tags that construct objects)", node, path)
+                        "remove the tag; inventories use plain YAML (no tags that construct "
+                        "objects)", node, path)
             self.bad_paths.add(path)
             return None
         if tag == "tag:yaml.org,2002:str" and explicit:
@@ -386,8 +387,10 @@ def compose_ruamel(text: str) -> ParseResult:
                                         "'site: {name: ...}'", 1, 1))
     if not isinstance(node, MappingNode):
         kind = "a list" if isinstance(node, SequenceNode) else "a single value"
-        raise YamlSyntaxError(YamlIssue("RT004", f"the top level of an inventory must be a mapping, not {kind}",
-                                        "write top-level keys: site, policy, defaults, switches, links, hosts",
+        raise YamlSyntaxError(YamlIssue("RT004",
+                                        f"the top level of an inventory must be a mapping, not {kind}",
+                                        "write top-level keys: site, policy, defaults, switches, links, "
+                                        "hosts",
                                         node.start_mark.line + 1, node.start_mark.column + 1))
     walker = _Walker()
     try:

@@ -571,9 +571,9 @@ DIFF = _c.DiffRules(
 
 def _push(s: _c.PushSession, commands: list[str], _patch: list[dict[str, object]], desired: str,
           ports: set[str]) -> None:
-    """``nv set``/``nv unset`` -> ``nv config apply -y --confirm Ns`` -> read back -> ``--confirm-yes`` -> read
-    back again: a confirm that comes after the window ran out finds no apply to confirm (NVUE reverted it)
-    and is reported as that (``Driver.confirm``)."""
+    """``nv set``/``nv unset`` -> ``nv config apply -y --confirm Ns`` -> read back -> ``--confirm-yes`` ->
+    read back again: a confirm that comes after the window ran out finds no apply to confirm (NVUE reverted
+    it) and is reported as that (``Driver.confirm``)."""
     for line in commands:
         s.check(s.cmd(line, "send"), "send", [line])
     s.cmd("nv config diff", "diff")
@@ -587,8 +587,9 @@ def _push(s: _c.PushSession, commands: list[str], _patch: list[dict[str, object]
 
 #: ``progress["rollback_outcome"]`` after :func:`_rollback` of an apply (the apply report carries it)
 ROLLED_BACK = "rolled back by roce-tune (`nv config apply --confirm-no`)"
-REVERTED_BY_DEVICE = ("no rollback needed: NVUE had already reverted to the revision before the apply by itself "
-                      "(its `--confirm` window ran out before the confirm), none of the change is active")
+REVERTED_BY_DEVICE = ("no rollback needed: NVUE had already reverted to the revision before the apply by "
+                      "itself (its `--confirm` window ran out before the confirm), none of the change is "
+                      "active")
 NOT_APPLIED = "no rollback needed: none of the change is active (the apply did not take)"
 
 
@@ -610,14 +611,14 @@ def _rollback(s: _c.PushSession, progress: dict[str, object]) -> None:
 
 
 def _expired(_tag: str, confirm_s: int) -> str:
-    return (f"NVUE reverted to the revision before `nv config apply --confirm {confirm_s}s` by itself when the "
-            "window ran out (`nv config history` lists both revisions)")
+    return (f"NVUE reverted to the revision before `nv config apply --confirm {confirm_s}s` by itself when "
+            "the window ran out (`nv config history` lists both revisions)")
 
 
 def _left_as_is(progress: dict[str, object], _tag: str, confirm_s: int) -> str:
     if progress.get("confirmed"):
-        return ("confirmed (`nv config apply --confirm-yes`): no timer reverts it; to revert: `nv config apply "
-                "<revision>` with the revision before it (`nv config history`)")
+        return ("confirmed (`nv config apply --confirm-yes`): no timer reverts it; to revert: `nv config "
+                "apply <revision>` with the revision before it (`nv config history`)")
     if progress.get("applied"):
         return (f"applied with `--confirm {confirm_s}s`: NVUE reverts it by itself unless confirmed; "
                 "to revert now: `nv config apply --confirm-no`")

@@ -539,8 +539,9 @@ def _hms(confirm_s: int) -> str:
 
 #: ``progress["rollback_outcome"]`` after :func:`_rollback` of a timer commit (the apply report carries it)
 ROLLED_BACK = "rolled back by roce-tune (`configure session {tag} abort`)"
-REVERTED_BY_DEVICE = ("no rollback needed: EOS had already restored the configuration from before the session "
-                      "by itself (its `commit timer` ran out before the confirm), none of the change is active")
+REVERTED_BY_DEVICE = ("no rollback needed: EOS had already restored the configuration from before the "
+                      "session by itself (its `commit timer` ran out before the confirm), none of the change "
+                      "is active")
 
 
 def _rollback(s: _c.PushSession, progress: dict[str, object]) -> None:
@@ -570,8 +571,8 @@ def _rollback(s: _c.PushSession, progress: dict[str, object]) -> None:
 
 def _expired(tag: str, confirm_s: int) -> str:
     return (f"EOS restored the configuration from before configuration session {tag} by itself when its "
-            f"`commit timer {_hms(confirm_s)}` ran out, so `configure session {tag} commit` found the session "
-            "no longer pending")
+            f"`commit timer {_hms(confirm_s)}` ran out, so `configure session {tag} commit` found the "
+            "session no longer pending")
 
 
 def _left_as_is(progress: dict[str, object], tag: str, confirm_s: int) -> str:

@@ -1,8 +1,9 @@
 """Shared-buffer pools and profiles of one switch, headroom admission checks and the PFC trigger.
 
 Pure functions, no I/O. Pool sizing follows the SONiC Mellanox Lua
-(``sonic-net/sonic-swss:cfgmgr/buffer_pool_mellanox.lua``, docs/derivation.md#buffer-pools) on Spectrum, and the SONiC
-Broadcom SKU layout (one ingress pool holding the shared headroom pool, docs/derivation.md#buffer-pools) elsewhere::
+(``sonic-net/sonic-swss:cfgmgr/buffer_pool_mellanox.lua``, docs/derivation.md#buffer-pools) on Spectrum, and
+the SONiC Broadcom SKU layout (one ingress pool holding the shared headroom pool,
+docs/derivation.md#buffer-pools) elsewhere::
 
     Spectrum:  available = buffer - (sum PG sizes + per admin-up port [lossy PG + mgmt PG reserve
                (pipeline latency each) + 10 KiB egress mirror + 9216 egress lossy] + 256 KiB mgmt pool
@@ -10,7 +11,8 @@ Broadcom SKU layout (one ingress pool holding the shared headroom pool, docs/der
                ingress_lossless = ingress_lossy = egress_lossy = ceil(available / 2); egress_lossless = buffer
     Others:    ingress_lossless = egress_lossless = buffer - (sum PG sizes + 7 cells egress lossy per port),
                shared headroom pool carved inside the ingress pool (its ``xoff``)
-    SHP      = max(ceil((sum over lossless PGs of (xon + xoff - size) - private headroom) / over_subscribe_ratio),
+    SHP      = max(ceil((sum over lossless PGs of (xon + xoff - size) - private headroom) /
+    over_subscribe_ratio),
                    sum of the k largest per-PG pool draws, k = ceil(lossless PGs / over_subscribe_ratio))
 
 The second term (:func:`shp_required_bytes`) is the lossless-safety floor: the ratio says 1/ratio of the
@@ -53,9 +55,10 @@ BROADCOM_EGRESS_LOSSY_CELLS = 7
 #: mode DEFAULT_LOSSLESS_BUFFER_PARAMETER.default_dynamic_th), not the port-level profile's 7.
 SPECTRUM_LOSSLESS_PG_DYNAMIC_TH = 0
 _POOL_LUA = "sonic-net/sonic-swss:cfgmgr/buffer_pool_mellanox.lua (docs/derivation.md#buffer-pools)"
-_CHECK_LUA = "sonic-net/sonic-swss:cfgmgr/buffer_check_headroom_mellanox.lua (docs/derivation.md#buffer-pools)"
-_SHP_DESIGN = ("sonic-net/SONiC doc/qos 'Shared headroom pool design' (headroom is only occupied by PGs congested "
-               "at the same time; over_subscribe_ratio = sum of xoff / pool)")
+_CHECK_LUA = ("sonic-net/sonic-swss:cfgmgr/buffer_check_headroom_mellanox.lua "
+              "(docs/derivation.md#buffer-pools)")
+_SHP_DESIGN = ("sonic-net/SONiC doc/qos 'Shared headroom pool design' (headroom is only occupied by PGs "
+               "congested at the same time; over_subscribe_ratio = sum of xoff / pool)")
 _BRCM_SKU = ("SONiC Broadcom SKUs DellEMC-Z9332f-O32 (TH3) and Arista-7060X6-64PE-O128S2 (TH5) "
              "buffers_defaults_t1.j2 (docs/derivation.md#buffer-pools)")
 
@@ -78,9 +81,10 @@ def pg_shared_limit_bytes(pool_bytes: int, dynamic_th: int, n_congested: int) ->
     (``opencomputeproject/SAI:inc/saibuffer.h`` ``SAI_BUFFER_PROFILE_ATTR_SHARED_DYNAMIC_TH``). With
     ``n`` PGs congested at once, each settles where ``L = alpha * (pool - n*L)``, i.e.
     ``L = alpha * pool / (1 + n*alpha)`` (the ``alpha/(1 + n*alpha)`` share quoted in mlx5
-    ``port_buffer.c``; docs/derivation.md#dynamic-threshold). ``dynamic_th >= 7`` is "infinity" in the Mellanox SAI
-    (``SAI_BUFFER_ALPHA_INFINITY = 7`` in ``Mellanox/SAI-Implementation:mlnx_sai/src/mlnx_sai_buffer.c``):
-    the n PGs split the pool, ``pool / n``; ``dynamic_th <= -8`` is alpha 0.
+    ``port_buffer.c``; docs/derivation.md#dynamic-threshold). ``dynamic_th >= 7`` is "infinity" in the
+    Mellanox SAI (``SAI_BUFFER_ALPHA_INFINITY = 7`` in
+    ``Mellanox/SAI-Implementation:mlnx_sai/src/mlnx_sai_buffer.c``): the n PGs split the pool, ``pool / n``;
+    ``dynamic_th <= -8`` is alpha 0.
 
     The ECN helper uses this as ``pfc_trigger_bytes``: Kmax must stay below it (ECN before PFC).
 
@@ -109,7 +113,8 @@ def pg_shared_limit_bytes(pool_bytes: int, dynamic_th: int, n_congested: int) ->
 def _pool_draws(port_headrooms: list[tuple[str, Headroom, int]]) -> list[int]:
     """Bytes each lossless PG draws from the shared headroom pool: ``xon + xoff - size`` (= xoff when the
     PG's own size is only xon), one entry per PG."""
-    return [max(0, h.xon_bytes + h.xoff_bytes - h.size_bytes) for _, h, n in port_headrooms for _ in range(max(0, n))]
+    return [max(0, h.xon_bytes + h.xoff_bytes - h.size_bytes) for _, h,
+            n in port_headrooms for _ in range(max(0, n))]
 
 
 def shp_required_bytes(draws: list[int], oversubscription: int) -> tuple[int, int]:
@@ -158,20 +163,25 @@ def check_shared_headroom_pool(switch_name: str, shp_bytes: int | None,
         return []
     return [Finding(
         rule="RT204", severity=Severity.error, location=Location(device=switch_name),
-        message=(f"{switch_name}: shared headroom pool {shp_bytes} B cannot absorb the xoff of the {k} lossless PG(s) "
-                 f"that over-subscription {oversubscription} lets be paused at once ({need} B; largest xoff "
-                 f"{max(draws)} B of {len(draws)} PGs): a PFC pause would overflow into drops"),
-        fix="lower shp_oversubscription, shorten cables, or let roce-tune size the pool (remove the pinned size)")]
+        message=(f"{switch_name}: shared headroom pool {shp_bytes} B cannot absorb the xoff of the {k} "
+                 f"lossless PG(s) that over-subscription {oversubscription} lets be paused at once ({need} "
+                 f"B; largest xoff {max(draws)} B of {len(draws)} PGs): a PFC pause would overflow into "
+                 "drops"),
+        fix="lower shp_oversubscription, shorten cables, or let roce-tune size the pool (remove the pinned "
+            "size)")]
 
 
-def _shp_terms(asic: AsicSpec, port_headrooms: list[tuple[str, Headroom, int]], lossless: list[tuple[Headroom, int]],
+def _shp_terms(asic: AsicSpec, port_headrooms: list[tuple[str, Headroom, int]],
+               lossless: list[tuple[Headroom, int]],
                oversubscription: int) -> dict[str, int]:
-    """Shared headroom pool: the summed xoff, Spectrum's private headroom, the ratio and required sizes, the pool."""
+    """Shared headroom pool: the summed xoff, Spectrum's private headroom, the ratio and required sizes, the
+    pool."""
     xoff_sum = sum(max(0, h.xon_bytes + h.xoff_bytes - h.size_bytes) * n for h, n in lossless)
     private = PRIVATE_HEADROOM_BYTES * len(lossless) if _spectrum(asic) else 0
     shp_ratio = math.ceil(max(0, xoff_sum - private) / oversubscription) or SHP_DEFAULT_BYTES
     shp_floor, _ = shp_required_bytes(_pool_draws(port_headrooms), oversubscription)
-    return {"shp_bytes": max(shp_ratio, shp_floor), "private_headroom_bytes": private, "shp_xoff_sum_bytes": xoff_sum,
+    return {"shp_bytes": max(shp_ratio, shp_floor), "private_headroom_bytes": private,
+            "shp_xoff_sum_bytes": xoff_sum,
             "shp_ratio_bytes": shp_ratio, "shp_required_bytes": shp_floor}
 
 
@@ -181,8 +191,10 @@ def _spectrum_reserved(asic: AsicSpec, acc: dict[str, int], lossless: list[tuple
     lossless PGs and headroom; adds those terms to ``acc`` and returns the occupied bytes."""
     n8 = min(admin_up_ports, sum(1 for h, _ in lossless if h.lanes >= 8))
     per_port = 2 * ((admin_up_ports - n8) * _lossy_pg_bytes(asic, 1) + n8 * _lossy_pg_bytes(asic, 8))
-    acc.update(lossy_and_mgmt_pg_bytes=per_port, egress_mirror_bytes=admin_up_ports * EGRESS_MIRROR_POOL_BYTES,
-               egress_lossy_bytes=admin_up_ports * SPECTRUM_EGRESS_LOSSY_BYTES, mgmt_pool_bytes=MGMT_POOL_BYTES,
+    acc.update(lossy_and_mgmt_pg_bytes=per_port, egress_mirror_bytes=admin_up_ports
+               * EGRESS_MIRROR_POOL_BYTES,
+               egress_lossy_bytes=admin_up_ports * SPECTRUM_EGRESS_LOSSY_BYTES,
+               mgmt_pool_bytes=MGMT_POOL_BYTES,
                admin_up_8lane_ports=n8)
     return acc["lossless_pg_bytes"] + per_port + acc["egress_mirror_bytes"] + acc["egress_lossy_bytes"] \
         + MGMT_POOL_BYTES + acc["private_headroom_bytes"] + acc["shp_bytes"]
@@ -198,7 +210,8 @@ def _accounting(asic: AsicSpec, port_headrooms: list[tuple[str, Headroom, int]],
     lossless = [(h, n) for _, h, n in port_headrooms if n > 0]
     pg_reserved = sum(h.size_bytes * n for h, n in lossless)
     shp = _shp_terms(asic, port_headrooms, lossless, oversubscription) if shared_headroom_pool else {}
-    acc = {"buffer_bytes": asic.buffer_bytes, "lossless_pg_bytes": pg_reserved, "shp_bytes": shp.get("shp_bytes", 0),
+    acc = {"buffer_bytes": asic.buffer_bytes, "lossless_pg_bytes": pg_reserved,
+           "shp_bytes": shp.get("shp_bytes", 0),
            "private_headroom_bytes": shp.get("private_headroom_bytes", 0),
            "shp_xoff_sum_bytes": shp.get("shp_xoff_sum_bytes", 0), "lossless_ports": len(lossless),
            "admin_up_ports": admin_up_ports}
@@ -209,7 +222,9 @@ def _accounting(asic: AsicSpec, port_headrooms: list[tuple[str, Headroom, int]],
     else:
         acc["egress_lossy_bytes"] = admin_up_ports * BROADCOM_EGRESS_LOSSY_CELLS * asic.cell_bytes
         occupied = pg_reserved + acc["egress_lossy_bytes"]
-    acc["available_bytes"] = asic.buffer_bytes - occupied  # non-Spectrum: SHP is carved inside the ingress pool
+    # non-Spectrum: SHP is carved inside the ingress
+    # pool
+    acc["available_bytes"] = asic.buffer_bytes - occupied
     acc["reserved_bytes"] = occupied
     return acc
 
@@ -231,12 +246,14 @@ def _profiles(asic: AsicSpec, port_headrooms: list[tuple[str, Headroom, int]], p
     if spectrum:
         egress_lossy_size, egress_lossy_pool = SPECTRUM_EGRESS_LOSSY_BYTES, "egress_lossy_pool"
         out += [
-            BufferProfile(name="ingress_lossy_profile", pool="ingress_lossy_pool", size_bytes=0, dynamic_th=lossy_th,
+            BufferProfile(name="ingress_lossy_profile", pool="ingress_lossy_pool", size_bytes=0,
+                          dynamic_th=lossy_th,
                           rationale={"dynamic_th": _th(lossy_th, lossy_src, "catalog lossy_dynamic_th")}),
             BufferProfile(name="egress_lossless_profile", pool="egress_lossless_pool", size_bytes=0,
                           dynamic_th=lossless_th, rationale={"dynamic_th": ll}),
         ]
-        egress_src = "ACS-MSN2700/ACS-MSN4700/ACS-SN5600 buffers_defaults_t1.j2 egress_lossy_profile size 9216"
+        egress_src = ("ACS-MSN2700/ACS-MSN4700/ACS-SN5600 buffers_defaults_t1.j2 egress_lossy_profile size "
+                      "9216")
     else:
         egress_lossy_size = BROADCOM_EGRESS_LOSSY_CELLS * asic.cell_bytes
         egress_lossy_pool = "egress_lossless_pool"
@@ -248,19 +265,23 @@ def _profiles(asic: AsicSpec, port_headrooms: list[tuple[str, Headroom, int]], p
                               inputs={"ingress_lossless_pool_bytes": ing}, source=_BRCM_SKU)}),
             BufferProfile(name="egress_lossless_profile", pool="egress_lossless_pool", size_bytes=0,
                           static_th_bytes=egr, rationale={"static_th_bytes": Rationale(
-                              formula="static_th = egress pool size (lossless queues never dropped at egress)",
+                              formula="static_th = egress pool size (lossless queues never dropped at "
+                                      "egress)",
                               inputs={"egress_lossless_pool_bytes": egr}, source=_BRCM_SKU)}),
         ]
         egress_src = f"{_BRCM_SKU}: egress_lossy_profile size 1778 = 7 cells of 254 B"
     out.append(BufferProfile(
-        name="egress_lossy_profile", pool=egress_lossy_pool, size_bytes=egress_lossy_size, dynamic_th=lossy_th,
+        name="egress_lossy_profile", pool=egress_lossy_pool, size_bytes=egress_lossy_size,
+        dynamic_th=lossy_th,
         rationale={"size_bytes": Rationale(formula="9216 B" if spectrum else "7 cells * cell_bytes",
-                                           inputs={"cell_bytes": asic.cell_bytes, "size_bytes": egress_lossy_size},
+                                           inputs={"cell_bytes": asic.cell_bytes,
+                                                   "size_bytes": egress_lossy_size},
                                            source=egress_src),
                    "dynamic_th": _th(lossy_th, lossy_src, "catalog lossy_dynamic_th",
                                      "SONiC q_lossy_profile value on Spectrum" if spectrum else "")}))
     pg_th = SPECTRUM_LOSSLESS_PG_DYNAMIC_TH if spectrum else lossless_th
-    pg_src = ("ACS-MSN2700/4700 pg_profile_lookup.ini threshold column 0 (SONiC default_dynamic_th)" if spectrum
+    pg_src = ("ACS-MSN2700/4700 pg_profile_lookup.ini threshold column 0 (SONiC "
+              "default_dynamic_th)" if spectrum
               else f"{th_src} (the SONiC pg_profile_lookup.ini threshold column)")
     seen: set[str] = set()
     for _, h, n in port_headrooms:
@@ -270,7 +291,8 @@ def _profiles(asic: AsicSpec, port_headrooms: list[tuple[str, Headroom, int]], p
         out.append(BufferProfile(
             name=h.profile, pool="ingress_lossless_pool", size_bytes=h.size_bytes, dynamic_th=pg_th,
             xon_bytes=h.xon_bytes, xoff_bytes=h.xoff_bytes,
-            rationale={**{k: v for k, v in h.rationale.items() if k in ("xon_bytes", "xoff_bytes", "size_bytes")},
+            rationale={**{k: v for k, v in h.rationale.items() if k in ("xon_bytes", "xoff_bytes",
+                                                                        "size_bytes")},
                        "dynamic_th": _th(pg_th, pg_src, "lossless PG dynamic_th")}))
     return [_explain_zero_size(p) for p in out]
 
@@ -312,26 +334,31 @@ def derive_buffers(asic: AsicSpec, port_headrooms: list[tuple[str, Headroom, int
     if _spectrum(asic):
         half = min(math.ceil(avail / 2), cells_cap)
         split = Rationale(formula="ceil((buffer - reserved) / 2), two ingress pools", inputs=acc_inputs,
-                          source=_POOL_LUA, note="reserved = PG sizes + per-port lossy/mgmt PG, mirror and egress "
+                          source=_POOL_LUA,
+                          note="reserved = PG sizes + per-port lossy/mgmt PG, mirror and egress "
                           "lossy reserves + mgmt pool + private headroom + SHP")
-        sizes = {"ingress_lossless_pool": half, "ingress_lossy_pool": half, "egress_lossless_pool": asic.buffer_bytes,
+        sizes = {"ingress_lossless_pool": half, "ingress_lossy_pool": half,
+                 "egress_lossless_pool": asic.buffer_bytes,
                  "egress_lossy_pool": half}
         pool_src = {"egress_lossless_pool": Rationale(
             formula="asic.buffer_bytes (mmu size)", inputs={"buffer_bytes": asic.buffer_bytes},
-            source=f"ACS buffers_defaults egress_lossless_pool = mmu size; {asic.sources.get('buffer_bytes', '')}")}
+            source="ACS buffers_defaults egress_lossless_pool = mmu size; "
+                   f"{asic.sources.get('buffer_bytes', '')}")}
         types = {"ingress_lossless_pool": "ingress", "ingress_lossy_pool": "ingress",
                  "egress_lossless_pool": "egress", "egress_lossy_pool": "egress"}
     else:
         size = min(avail, cells_cap)
-        split = Rationale(formula="buffer - (PG sizes + 7 cells egress lossy per admin-up port)", inputs=acc_inputs,
+        split = Rationale(formula="buffer - (PG sizes + 7 cells egress lossy per admin-up port)",
+                          inputs=acc_inputs,
                           source=_BRCM_SKU, note="shared headroom pool carved inside this pool (xoff)")
         sizes = {"ingress_lossless_pool": size, "egress_lossless_pool": size}
         pool_src = {}
         types = {"ingress_lossless_pool": "ingress", "egress_lossless_pool": "egress"}
         modes = {"egress_lossless_pool": Rationale(
             formula="static, as the SKU creates it", inputs={},
-            source=_BRCM_SKU, note="a pool's mode is create-only in bufferorch (docs/derivation.md#sonic-buffer-models): "
-            "planning another mode than the switch booted with would be ignored until a reload")}
+            source=_BRCM_SKU, note="a pool's mode is create-only in bufferorch "
+            "(docs/derivation.md#sonic-buffer-models): planning another mode than the switch booted with "
+            "would be ignored until a reload")}
     pools = []
     for name, size_b in sizes.items():
         xoff = shp if (name == "ingress_lossless_pool" and shared_headroom_pool) else None
@@ -341,8 +368,8 @@ def derive_buffers(asic: AsicSpec, port_headrooms: list[tuple[str, Headroom, int
         mode = "dynamic"
         if name in modes:
             mode, rat["mode"] = "static", modes[name]
-        pools.append(BufferPool(name=name, type=types[name], mode=mode, size_bytes=size_b,  # type: ignore[arg-type]
-                                xoff_bytes=xoff, rationale=rat))
+        pools.append(BufferPool(name=name, type=types[name], mode=mode,  # type: ignore[arg-type]
+                                size_bytes=size_b, xoff_bytes=xoff, rationale=rat))
     total = acc["lossless_pg_bytes"] + acc["private_headroom_bytes"] + shp
     rationale = {
         "headroom_total_bytes": Rationale(
@@ -362,13 +389,14 @@ def derive_buffers(asic: AsicSpec, port_headrooms: list[tuple[str, Headroom, int
 def _shp_rationale(asic: AsicSpec, acc: dict[str, int], ratio: int) -> Rationale:
     return Rationale(
         formula="max(ceil((sum over lossless PGs of (xon + xoff - size) - 10 KiB * lossless ports) / "
-                "over_subscribe_ratio) (655360 if 0), sum of the k largest PG xoff with k = ceil(lossless PGs / "
-                "over_subscribe_ratio)) -- the second term is the lossless-safety floor (RT204)",
+                "over_subscribe_ratio) (655360 if 0), sum of the k largest PG xoff with k = ceil(lossless "
+                "PGs / over_subscribe_ratio)) -- the second term is the lossless-safety floor (RT204)",
         inputs={**{k: acc[k] for k in ("shp_xoff_sum_bytes", "private_headroom_bytes", "lossless_ports",
                                        "shp_ratio_bytes", "shp_required_bytes", "shp_bytes")},
                 "over_subscribe_ratio": ratio},
         source=f"{_POOL_LUA}; {_SHP_DESIGN}",
-        note="" if _spectrum(asic) else "no private headroom term outside Spectrum (Broadcom SKUs: sum xoff / ratio)")
+        note="" if _spectrum(asic) else "no private headroom term outside Spectrum (Broadcom SKUs: sum xoff "
+                                        "/ ratio)")
 
 
 def check_headroom_admission(asic: AsicSpec, switch_name: str, port_name: str, headroom: Headroom,
@@ -384,7 +412,8 @@ def check_headroom_admission(asic: AsicSpec, switch_name: str, port_name: str, h
         ``[]`` or one error Finding naming device and port.
     """
     eight = _spectrum(asic) and lanes >= 8
-    total = (ADMISSION_SLACK_BYTES + _lossy_pg_bytes(asic, lanes) + EGRESS_MIRROR_CHECK_BYTES * (2 if eight else 1)
+    total = (ADMISSION_SLACK_BYTES + _lossy_pg_bytes(asic, lanes) + EGRESS_MIRROR_CHECK_BYTES
+             * (2 if eight else 1)
              + max(0, n_lossless_pgs) * headroom.size_bytes)
     limit = asic.port_max_headroom_bytes
     if limit > total:
@@ -392,10 +421,10 @@ def check_headroom_admission(asic: AsicSpec, switch_name: str, port_name: str, h
     return [Finding(
         rule="RT201", severity=Severity.error,
         message=(f"{switch_name} {port_name}: accumulated headroom {total} B ({n_lossless_pgs} lossless PG x "
-                 f"{headroom.size_bytes} B of {headroom.profile} + reserves) does not fit the {limit} B per-port "
-                 f"maximum of {asic.id}"),
-        fix="shorten the cable or lower the port MTU, carry fewer lossless priorities on this port, or enable "
-            "the shared headroom pool",
+                 f"{headroom.size_bytes} B of {headroom.profile} + reserves) does not fit the {limit} B "
+                 f"per-port maximum of {asic.id}"),
+        fix="shorten the cable or lower the port MTU, carry fewer lossless priorities on this port, or "
+            "enable the shared headroom pool",
         location=Location(device=switch_name, port=port_name))]
 
 
@@ -413,8 +442,8 @@ def check_total_buffer(asic: AsicSpec, switch_name: str, buffers: Buffers) -> li
     if reserved >= asic.buffer_bytes:
         out.append(Finding(
             rule="RT202", severity=Severity.error,
-            message=(f"{switch_name}: reserved buffer {reserved} B (headroom {buffers.headroom_total_bytes} B) "
-                     f"leaves no shared pool in the {asic.buffer_bytes} B buffer of {asic.id}"),
+            message=(f"{switch_name}: reserved buffer {reserved} B (headroom {buffers.headroom_total_bytes} "
+                     f"B) leaves no shared pool in the {asic.buffer_bytes} B buffer of {asic.id}"),
             fix="enable the shared headroom pool or raise its over-subscription ratio, shorten cables, "
                 "or carry fewer lossless priorities", location=loc))
     ingress = next((p for p in buffers.pools if p.name == "ingress_lossless_pool"), None)

@@ -9,8 +9,8 @@ Maps (docs/derivation.md#classification):
 
 * DSCP -> TC, all 64 code points: ``roce_dscp[i]`` -> ``lossless_priorities[i]`` (extra RoCE DSCPs
   fall back to the first lossless priority; extra lossless priorities carry no DSCP and stay reserved,
-  e.g. for a Tagger-style bounce remap, docs/derivation.md#pfc-deadlock); the CNP DSCP -> CNP priority; everything
-  else -> TC 0 (best effort, lossy).
+  e.g. for a Tagger-style bounce remap, docs/derivation.md#pfc-deadlock); the CNP DSCP -> CNP priority;
+  everything else -> TC 0 (best effort, lossy).
 * TC -> PG: each lossless TC to its own PG (PG = TC), every other TC to PG 0 (the shared lossy PG).
   SONiC's AZURE map also sends TC 7 to PG 7 for its control plane; nothing is classified to TC 7 here.
 * TC -> queue: identity for the TCs the scheduler serves (TC 0, the lossless TCs, the CNP TC); every other
@@ -48,9 +48,11 @@ MAP_NAME = "ROCE"
 DEFAULT_LOSSLESS_WEIGHT_PERCENT = 50
 ECT0 = 0b10  # RFC 3168 §5: ECN field 10 = ECT(0)
 
-_S_SONIC = "sonic-net/sonic-buildimage:files/build_templates/qos_config.j2 (AZURE maps, docs/derivation.md#classification)"
+_S_SONIC = ("sonic-net/sonic-buildimage:files/build_templates/qos_config.j2 (AZURE maps, "
+            "docs/derivation.md#classification)")
 _S_NVIDIA = "NVIDIA Cumulus/Onyx RoCE mode (docs/derivation.md#classification)"
-_S_RFC3168 = "RFC 3168 §5 (ECN field: 10 = ECT(0)); docs/derivation.md#classification (106 = DSCP 26 + ECT(0))"
+_S_RFC3168 = ("RFC 3168 §5 (ECN field: 10 = ECT(0)); docs/derivation.md#classification (106 = DSCP 26 + "
+              "ECT(0))")
 
 
 def _check_policy(policy: Policy) -> None:
@@ -73,19 +75,21 @@ def _check_policy(policy: Policy) -> None:
         raise ValueError("impossible RoCE policy: " + "; ".join(problems))
 
 
-def _schedulers(lossless: list[int], cnp_queue: int, lossless_weight: int) -> tuple[list[QueueScheduler], int, int]:
+def _schedulers(lossless: list[int], cnp_queue: int, lossless_weight: int) -> tuple[list[QueueScheduler], int,
+                                                                                    int]:
     """CNP strict, lossless queues share ``lossless_weight`` equally, queue 0 gets the rest."""
     per_queue = lossless_weight // len(lossless)
     lossy_weight = 100 - per_queue * len(lossless)
     out = [QueueScheduler(queue=LOSSY_TC, mode="dwrr", weight_percent=lossy_weight, name="LOSSY_DWRR")]
-    out += [QueueScheduler(queue=q, mode="dwrr", weight_percent=per_queue, name="ROCE_DWRR") for q in lossless]
+    out += [QueueScheduler(queue=q, mode="dwrr", weight_percent=per_queue,
+                           name="ROCE_DWRR") for q in lossless]
     out.append(QueueScheduler(queue=cnp_queue, mode="strict", weight_percent=None, name="CNP_STRICT"))
     return sorted(out, key=lambda s: s.queue), per_queue, lossy_weight
 
 
 def _tc_to_queue(lossless: list[int], cnp_priority: int) -> tuple[dict[int, int], set[int]]:
-    """TC -> queue over 0..7: the TCs the scheduler serves (TC 0, lossless, CNP) keep their number, every other
-    TC goes to the lossy queue 0 (NVIDIA RoCE mode). Returns the map and the served TCs."""
+    """TC -> queue over 0..7: the TCs the scheduler serves (TC 0, lossless, CNP) keep their number, every
+    other TC goes to the lossy queue 0 (NVIDIA RoCE mode). Returns the map and the served TCs."""
     served = {LOSSY_TC, cnp_priority, *lossless}
     return {tc: (tc if tc in served else LOSSY_TC) for tc in range(8)}, served
 
@@ -118,7 +122,8 @@ def derive_classification(policy: Policy, *,
     roce_priority = policy.lossless_priorities[0]
     dscp_to_tc = {d: LOSSY_TC for d in range(64)}
     for i, dscp in enumerate(policy.roce_dscp):
-        dscp_to_tc[dscp] = policy.lossless_priorities[i] if i < len(policy.lossless_priorities) else roce_priority
+        dscp_to_tc[dscp] = (policy.lossless_priorities[i] if i < len(policy.lossless_priorities)
+                            else roce_priority)
     dscp_to_tc[policy.cnp_dscp] = policy.cnp_priority
     tc_to_pg = {tc: (tc if tc in lossless else LOSSY_TC) for tc in range(8)}
     identity = {i: i for i in range(8)}
@@ -132,7 +137,8 @@ def derive_classification(policy: Policy, *,
     roce_pairs = ", ".join(f"{d}->{dscp_to_tc[d]}" for d in policy.roce_dscp)
     why = {
         "trust": Rationale(formula="policy.trust", inputs={"trust": policy.trust}, source=_S_NVIDIA,
-                           note="DSCP trust scales over L3 without VLAN tags (Microsoft SIGCOMM'16, docs/derivation.md#large-scale-practice)"
+                           note="DSCP trust scales over L3 without VLAN tags (Microsoft SIGCOMM'16, "
+                           "docs/derivation.md#large-scale-practice)"
                            if policy.trust == "dscp" else "PCP trust: RoCE must be VLAN-tagged with priority "
                            f"{roce_priority}; the DSCP maps are still written for L3 hops"),
         "map_name": Rationale(formula="constant", inputs={"map_name": MAP_NAME}, source=_S_SONIC,
@@ -140,61 +146,77 @@ def derive_classification(policy: Policy, *,
         "dscp_to_tc": Rationale(
             formula="roce_dscp[i] -> lossless_priorities[i] (extra DSCPs -> first lossless priority); "
                     "cnp_dscp -> cnp_priority; all other DSCPs -> TC 0",
-            inputs={"roce_dscp": roce_pairs, "cnp_dscp": policy.cnp_dscp, "cnp_priority": policy.cnp_priority},
+            inputs={"roce_dscp": roce_pairs, "cnp_dscp": policy.cnp_dscp,
+                    "cnp_priority": policy.cnp_priority},
             source=f"{_S_NVIDIA}; {_S_SONIC}",
-            note="unlike SONiC's AZURE map (unlisted DSCPs -> TC 1) every unknown DSCP lands in the lossy TC 0, "
-                 "so nothing unexpected can enter a lossless queue"),
+            note="unlike SONiC's AZURE map (unlisted DSCPs -> TC 1) every unknown DSCP lands in the lossy TC "
+                 "0, so nothing unexpected can enter a lossless queue"),
         "tc_to_pg": Rationale(formula="lossless TC -> PG of the same number; other TCs -> PG 0",
                               inputs={"lossless_priorities": ",".join(map(str, lossless))}, source=_S_SONIC,
                               note="SONiC AZURE also maps TC 7 -> PG 7; no DSCP is classified to TC 7 here"),
         "tc_to_queue": Rationale(
             formula="TC -> queue of the same number if the scheduler serves it (TC 0, lossless TCs, CNP TC); "
                     "every other TC -> queue 0",
-            inputs={"served_tcs": ",".join(map(str, sorted(served))), "to_queue_0": ",".join(map(str, unserved))},
+            inputs={"served_tcs": ",".join(map(str, sorted(served))),
+                    "to_queue_0": ",".join(map(str, unserved))},
             source=f"{_S_NVIDIA} (other switch priorities -> traffic class 0); {_S_SONIC} (every queue a "
                    "TC reaches has a SCHEDULER entry)",
-            note="a queue without a scheduler entry gets no bandwidth share under load; nothing is classified "
-                 "to these TCs, but PCP-trusted or switch-generated frames may be"),
+            note="a queue without a scheduler entry gets no bandwidth share under load; nothing is "
+                 "classified to these TCs, but PCP-trusted or switch-generated frames may be"),
         "pfc_priority_to_queue": Rationale(formula="identity (queue = priority)", source=_S_SONIC,
-                                           note="MAP_PFC_PRIORITY_TO_QUEUE AZURE is the identity; PFC is on only "
-                                                "for the lossless priorities, so other entries never pause a queue"),
+                                           note="MAP_PFC_PRIORITY_TO_QUEUE AZURE is the identity; PFC is on "
+                                                "only for the lossless priorities, so other entries never "
+                                                "pause a queue"),
         "pfc_priority_to_pg": Rationale(formula="lossless priority -> PG of the same number",
                                         inputs={"lossless_priorities": ",".join(map(str, lossless))},
-                                        source=f"{_S_SONIC} (PFC_PRIORITY_TO_PRIORITY_GROUP_MAP lists lossless only)"),
+                                        source=f"{_S_SONIC} (PFC_PRIORITY_TO_PRIORITY_GROUP_MAP lists "
+                                        "lossless only)"),
         "dscp_to_priority": Rationale(
-            formula="same map as dscp_to_tc (TC = priority numbering)", source=f"{_S_NVIDIA}; docs/derivation.md#host-and-nic "
-            "(mlnx_qos --trust dscp --dscp2prio)", note="written explicitly: the mlx5 default map is dscp >> 3"),
+            formula="same map as dscp_to_tc (TC = priority numbering)", source=f"{_S_NVIDIA}; "
+            "docs/derivation.md#host-and-nic (mlnx_qos --trust dscp --dscp2prio)", note="written explicitly: "
+                                                                                        "the mlx5 default "
+                                                                                        "map is dscp >> 3"),
         "lossless_priorities": Rationale(formula="sorted(policy.lossless_priorities)",
                                          inputs={"lossless_priorities": ",".join(map(str, lossless))},
                                          source=_S_NVIDIA, note="PFC enabled on exactly these priorities"),
         "lossless_queues": Rationale(formula="tc_to_queue[p] for p in lossless_priorities", source=_S_SONIC),
         "lossless_pgs": Rationale(formula="tc_to_pg[p] for p in lossless_priorities", source=_S_SONIC),
-        "roce_dscp": Rationale(formula="policy.roce_dscp", inputs={"roce_dscp": ",".join(map(str, policy.roce_dscp))},
+        "roce_dscp": Rationale(formula="policy.roce_dscp", inputs={"roce_dscp": ",".join(map(str,
+                                                                                             policy.roce_dscp))},
                                source=_S_NVIDIA),
         "roce_priority": Rationale(formula="lossless_priorities[0] (the priority roce_dscp[0] maps to)",
                                    inputs={"roce_priority": roce_priority}, source=_S_NVIDIA),
         "cnp_dscp": Rationale(formula="policy.cnp_dscp", inputs={"cnp_dscp": policy.cnp_dscp},
-                              source="mlx5 firmware default CNP_DSCP 48 (docs/derivation.md#dcqcn-parameters)"),
+                              source="mlx5 firmware default CNP_DSCP 48 "
+                              "(docs/derivation.md#dcqcn-parameters)"),
         "cnp_priority": Rationale(formula="policy.cnp_priority", inputs={"cnp_priority": policy.cnp_priority},
-                                  source="mlx5 firmware default CNP_802P_PRIO 6 (docs/derivation.md#dcqcn-parameters)",
+                                  source="mlx5 firmware default CNP_802P_PRIO 6 "
+                                  "(docs/derivation.md#dcqcn-parameters)",
                                   note="never lossless: a paused CNP cannot slow the sender"),
         "cnp_queue": Rationale(formula="tc_to_queue[cnp_priority]", inputs={"cnp_queue": policy.cnp_priority},
-                               source=_S_NVIDIA, note="strict priority: CNPs overtake the data they regulate"),
+                               source=_S_NVIDIA,
+                               note="strict priority: CNPs overtake the data they regulate"),
         "roce_tos": Rationale(formula="roce_dscp[0] << 2 | 2 (ECT(0))",
-                              inputs={"roce_dscp": policy.roce_dscp[0], "ecn_bits": ECT0, "roce_tos": roce_tos},
+                              inputs={"roce_dscp": policy.roce_dscp[0], "ecn_bits": ECT0,
+                                      "roce_tos": roce_tos},
                               source=_S_RFC3168, note="NCCL_IB_TC and cma_roce_tos take this whole TOS byte"),
-        "cnp_tos": Rationale(formula="cnp_dscp << 2 (Not-ECT)", inputs={"cnp_dscp": policy.cnp_dscp, "cnp_tos": cnp_tos},
+        "cnp_tos": Rationale(formula="cnp_dscp << 2 (Not-ECT)",
+                             inputs={"cnp_dscp": policy.cnp_dscp, "cnp_tos": cnp_tos},
                              source=_S_RFC3168),
         "schedulers": Rationale(
-            formula="CNP queue strict; lossless queues DWRR lossless_weight/len(lossless) each; queue 0 DWRR rest",
-            inputs={"lossless_weight_percent": lossless_weight_percent, "per_lossless_queue_percent": per_queue,
+            formula="CNP queue strict; lossless queues DWRR lossless_weight/len(lossless) each; queue 0 DWRR "
+                    "rest",
+            inputs={"lossless_weight_percent": lossless_weight_percent,
+                    "per_lossless_queue_percent": per_queue,
                     "lossy_weight_percent": lossy_weight, "cnp_queue": policy.cnp_priority},
             source=f"{_S_NVIDIA} (TC0 DWRR-50%, TC3 DWRR-50%, TC6 strict)"),
     }
     return Classification(
-        trust=policy.trust, map_name=MAP_NAME, dscp_to_tc=dscp_to_tc, tc_to_pg=tc_to_pg, tc_to_queue=tc_to_queue,
+        trust=policy.trust, map_name=MAP_NAME, dscp_to_tc=dscp_to_tc, tc_to_pg=tc_to_pg,
+        tc_to_queue=tc_to_queue,
         pfc_priority_to_queue=dict(identity), pfc_priority_to_pg=pfc_to_pg, dscp_to_priority=dict(dscp_to_tc),
         lossless_priorities=lossless, lossless_queues=[identity[p] for p in lossless],
-        lossless_pgs=[tc_to_pg[p] for p in lossless], roce_dscp=list(policy.roce_dscp), roce_priority=roce_priority,
+        lossless_pgs=[tc_to_pg[p] for p in lossless], roce_dscp=list(policy.roce_dscp),
+        roce_priority=roce_priority,
         cnp_dscp=policy.cnp_dscp, cnp_priority=policy.cnp_priority, cnp_queue=identity[policy.cnp_priority],
         roce_tos=roce_tos, cnp_tos=cnp_tos, schedulers=schedulers, rationale=why)

@@ -58,20 +58,24 @@ def _switch_maps(plan: Plan) -> list[Finding]:
             out.append(_f("RT230", f"RoCE DSCP {d} maps to TC {tc} on the switches, which is not lossless "
                           f"(lossless: {sorted(lossless)})", fix, path=f"{path}.dscp_to_tc[{d}]"))
     if c.dscp_to_tc.get(c.cnp_dscp) != c.cnp_priority:
-        out.append(_f("RT230", f"CNP DSCP {c.cnp_dscp} maps to TC {c.dscp_to_tc.get(c.cnp_dscp)}, not the CNP "
+        out.append(_f("RT230",
+                      f"CNP DSCP {c.cnp_dscp} maps to TC {c.dscp_to_tc.get(c.cnp_dscp)}, not the CNP "
                       f"priority {c.cnp_priority}", fix, path=f"{path}.dscp_to_tc[{c.cnp_dscp}]"))
     for p in sorted(lossless):
         q, pg = c.tc_to_queue.get(p), c.tc_to_pg.get(p)
         if q not in c.lossless_queues or c.pfc_priority_to_queue.get(p) != q:
             out.append(_f("RT230", f"lossless TC {p}: tc_to_queue {q}, pfc_priority_to_queue "
-                          f"{c.pfc_priority_to_queue.get(p)}, lossless queues {c.lossless_queues} disagree", fix,
+                          f"{c.pfc_priority_to_queue.get(p)}, lossless queues {c.lossless_queues} "
+                          "disagree", fix,
                           path=f"{path}.tc_to_queue[{p}]"))
         if pg not in c.lossless_pgs or c.pfc_priority_to_pg.get(p) != pg:
-            out.append(_f("RT230", f"lossless TC {p}: tc_to_pg {pg}, pfc_priority_to_pg {c.pfc_priority_to_pg.get(p)}, "
-                          f"lossless PGs {c.lossless_pgs} disagree", fix, path=f"{path}.tc_to_pg[{p}]"))
+            out.append(_f("RT230", f"lossless TC {p}: tc_to_pg {pg}, pfc_priority_to_pg "
+                          f"{c.pfc_priority_to_pg.get(p)}, lossless PGs {c.lossless_pgs} disagree", fix,
+                          path=f"{path}.tc_to_pg[{p}]"))
     for tc in set(range(8)) - lossless:
         if c.tc_to_pg.get(tc) in c.lossless_pgs:
-            out.append(_f("RT230", f"lossy TC {tc} shares lossless PG {c.tc_to_pg.get(tc)}: its packets would be "
+            out.append(_f("RT230",
+                          f"lossy TC {tc} shares lossless PG {c.tc_to_pg.get(tc)}: its packets would be "
                           "paused with the RoCE traffic", fix, path=f"{path}.tc_to_pg[{tc}]"))
     return out
 
@@ -80,15 +84,18 @@ def _cnp(plan: Plan) -> list[Finding]:
     c = plan.classification
     out: list[Finding] = []
     if c.cnp_priority in c.lossless_priorities:
-        out.append(_f("RT235", f"CNP priority {c.cnp_priority} is lossless: a paused CNP cannot slow the sender",
-                      "give CNPs their own lossy strict-priority class", path="classification.lossless_priorities"))
+        out.append(_f("RT235",
+                      f"CNP priority {c.cnp_priority} is lossless: a paused CNP cannot slow the sender",
+                      "give CNPs their own lossy strict-priority class",
+                      path="classification.lossless_priorities"))
     strict = [s for s in c.schedulers if s.queue == c.cnp_queue]
     if not strict or any(s.mode != "strict" for s in strict):
         out.append(_f("RT235", f"CNP queue {c.cnp_queue} is not scheduled strict priority "
                       f"({[s.mode for s in strict] or 'no scheduler'})", "schedule the CNP queue strict",
                       path="classification.schedulers"))
     if c.tc_to_queue.get(c.cnp_priority) != c.cnp_queue:
-        out.append(_f("RT235", f"CNP TC {c.cnp_priority} goes to queue {c.tc_to_queue.get(c.cnp_priority)}, not the "
+        out.append(_f("RT235",
+                      f"CNP TC {c.cnp_priority} goes to queue {c.tc_to_queue.get(c.cnp_priority)}, not the "
                       f"CNP queue {c.cnp_queue}", "re-derive the plan", path="classification.tc_to_queue"))
     return out
 
@@ -103,19 +110,23 @@ def _ports(plan: Plan) -> list[Finding]:
             loc: dict[str, str] = {"device": sw.name, "port": p.name}
             if not p.lossless:
                 if p.pfc_priorities:
-                    out.append(_f("RT236", f"lossy port has PFC on {p.pfc_priorities}", "remove PFC from lossy ports",
+                    out.append(_f("RT236", f"lossy port has PFC on {p.pfc_priorities}",
+                                  "remove PFC from lossy ports",
                                   **loc))
                 continue
             if sorted(p.pfc_priorities) != want:
-                out.append(_f("RT236", f"PFC on {sorted(p.pfc_priorities)}, the lossless priorities are {want}",
+                out.append(_f("RT236",
+                              f"PFC on {sorted(p.pfc_priorities)}, the lossless priorities are {want}",
                               f"enable PFC on exactly {want}", **loc))
             if c.cnp_priority in p.pfc_priorities:
-                out.append(_f("RT235", f"PFC enabled on the CNP priority {c.cnp_priority}", "remove it", **loc))
+                out.append(_f("RT235", f"PFC enabled on the CNP priority {c.cnp_priority}", "remove it",
+                              **loc))
             if p.headroom is None:
                 out.append(_f("RT236", "lossless port without a PFC headroom profile: it will drop at XOFF",
                               "derive a headroom for it", **loc))
             if p.ecn_profile is None:
-                out.append(_f("RT236", "lossless port without an ECN profile: PFC becomes the only congestion "
+                out.append(_f("RT236",
+                              "lossless port without an ECN profile: PFC becomes the only congestion "
                               "signal", "attach an ECN/WRED profile to its lossless queue", **loc))
             elif p.ecn_profile not in profiles:
                 out.append(_f("RT236", f"ECN profile {p.ecn_profile!r} is not defined on {sw.name}",
@@ -123,9 +134,10 @@ def _ports(plan: Plan) -> list[Finding]:
         for e in sw.ecn_profiles:
             onset = e.pfc_onset_bytes if e.pfc_onset_bytes is not None else e.pfc_trigger_bytes
             if not e.kmin_bytes < e.kmax_bytes <= onset:
-                out.append(_f("RT237", f"ECN profile {e.name}: need Kmin {e.kmin_bytes} < Kmax {e.kmax_bytes} <= egress "
-                              f"PFC onset {onset} bytes (fan-in {e.fan_in} x PG trigger {e.pfc_trigger_bytes}, at most the egress queue buffer; "
-                              "ECN must reach Pmax before PFC XOFF)",
+                out.append(_f("RT237", f"ECN profile {e.name}: need Kmin {e.kmin_bytes} < Kmax "
+                              f"{e.kmax_bytes} <= egress PFC onset {onset} bytes (fan-in {e.fan_in} x PG "
+                              f"trigger {e.pfc_trigger_bytes}, at most the egress queue buffer; ECN must "
+                              "reach Pmax before PFC XOFF)",
                               "lower Kmax below the PFC trigger or raise the lossless pool / alpha",
                               device=sw.name, path=f"ecn_profiles[{e.name}]"))
     return out
@@ -166,10 +178,12 @@ def _nic_classes(n: NicPlan, c: Classification, site_cnp: tuple[object, object],
         out.append(_f("RT232", f"NIC trust {n.trust} but the site trusts {c.trust}",
                       f"mlnx_qos --trust {c.trust}", **loc))
     if n.roce_tos != c.roce_tos or (n.roce_tos >> 2) not in c.roce_dscp or (n.roce_tos & 3) not in ECT_BITS:
-        out.append(_f("RT233", f"RoCE TOS {n.roce_tos} (DSCP {n.roce_tos >> 2}, ECN {n.roce_tos & 3:02b}) must be "
+        out.append(_f("RT233",
+                      f"RoCE TOS {n.roce_tos} (DSCP {n.roce_tos >> 2}, ECN {n.roce_tos & 3:02b}) must be "
                       f"{c.roce_tos}: a RoCE DSCP {c.roce_dscp} with ECT set", "use the classification's TOS",
                       **loc))
-    if (n.cnp_dscp, n.cnp_priority) != site_cnp or (n.cnp_dscp, n.cnp_priority) != (c.cnp_dscp, c.cnp_priority):
+    if (n.cnp_dscp, n.cnp_priority) != site_cnp or (n.cnp_dscp, n.cnp_priority) != (c.cnp_dscp,
+                                                                                    c.cnp_priority):
         out.append(_f("RT238", f"NIC CNP DSCP/priority {n.cnp_dscp}/{n.cnp_priority}, site "
                       f"{site_cnp[0]}/{site_cnp[1]}", "set np cnp_dscp / cnp_802p_prio from the site policy",
                       **loc))
@@ -189,7 +203,8 @@ def _hosts(plan: Plan) -> list[Finding]:
             tc = h.nccl_env.get("NCCL_IB_TC")
             tos = {n.roce_tos for n in h.nics} | {c.roce_tos}
             if tc is None or not tc.isdigit() or {int(tc)} != tos:
-                out.append(_f("RT234", f"NCCL_IB_TC={tc} but the RoCE TOS is {sorted(tos)}: NCCL traffic would "
+                out.append(_f("RT234",
+                              f"NCCL_IB_TC={tc} but the RoCE TOS is {sorted(tos)}: NCCL traffic would "
                               "leave on another class", f"NCCL_IB_TC={c.roce_tos}", device=h.name,
                               path="nccl_env.NCCL_IB_TC"))
     return out
@@ -217,8 +232,8 @@ def _scheduled_queues(plan: Plan) -> list[Finding]:
         dscp_text = f"{len(ds)} DSCPs {ds[:8]}{' ...' if len(ds) > 8 else ''}" if ds else "no DSCP"
         out.append(_f("RT239", f"{what}, yet TCs {sorted(tcs)} and {dscp_text} map to it: its packets get no "
                       "bandwidth share under load",
-                      f"map those TCs to a scheduled queue (served: {sorted(served)}) or give queue {queue} a "
-                      "scheduler entry", path="classification.tc_to_queue"))
+                      f"map those TCs to a scheduled queue (served: {sorted(served)}) or give queue {queue} "
+                      "a scheduler entry", path="classification.tc_to_queue"))
     return out
 
 
@@ -230,6 +245,7 @@ def check_consistency(plan: Plan) -> list[Finding]:
 
     Returns:
         Error findings RT230..RT239 (empty when consistent), in a stable order: classification,
-        CNP, scheduled queues, switch ports and ECN profiles (inventory order), hosts and NICs (inventory order).
+        CNP, scheduled queues, switch ports and ECN profiles (inventory order), hosts and NICs (inventory
+        order).
     """
     return _switch_maps(plan) + _cnp(plan) + _scheduled_queues(plan) + _ports(plan) + _hosts(plan)

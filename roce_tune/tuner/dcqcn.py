@@ -1,13 +1,13 @@
 """DCQCN reaction-point / notification-point parameters for mlx5 (ConnectX-4 and later).
 
-Starts from the NIC firmware defaults (NVIDIA DOCA "DCQCN CC Parameters", docs/derivation.md#dcqcn-parameters).
-Only ``rpg_time_reset`` is derived: the rate-increase timer keeps the firmware period measured in bytes
-at line rate (300 µs at 100G = 3.75 MB), so it shortens above 100G and never lengthens below
-(``T = 300 µs x min(1, 100 / speed_gbps)``; docs/derivation.md#dcqcn-timer, sweep in
-docs/tuning-sweeps.md#dcqcn-knobs). ``rpg_ai_rate``/``rpg_hai_rate`` stay at the firmware defaults: with the byte
-counter (events every B bytes) and the derived timer both scaling with C, the time to regain a share is already
-speed-independent, and the sweep shows the speed-scaled steps dropping 400G long-lived utilisation below 99 %
-(docs/derivation.md#dcqcn-increase-steps). Everything else keeps the firmware
+Starts from the NIC firmware defaults (NVIDIA DOCA "DCQCN CC Parameters",
+docs/derivation.md#dcqcn-parameters). Only ``rpg_time_reset`` is derived: the rate-increase timer keeps the
+firmware period measured in bytes at line rate (300 µs at 100G = 3.75 MB), so it shortens above 100G and never
+lengthens below (``T = 300 µs x min(1, 100 / speed_gbps)``; docs/derivation.md#dcqcn-timer, sweep in
+docs/tuning-sweeps.md#dcqcn-knobs). ``rpg_ai_rate``/``rpg_hai_rate`` stay at the firmware defaults: with the
+byte counter (events every B bytes) and the derived timer both scaling with C, the time to regain a share is
+already speed-independent, and the sweep shows the speed-scaled steps dropping 400G long-lived utilisation
+below 99 % (docs/derivation.md#dcqcn-increase-steps). Everything else keeps the firmware
 value, with the reason in its Rationale.
 
 Example::
@@ -23,8 +23,8 @@ from roce_tune.plan import Dcqcn, Rationale
 from roce_tune.ranges import DOCA_DCQCN_SOURCE as _DOCA
 from roce_tune.ranges import dcqcn_ranges as _ranges
 
-#: Firmware defaults (docs/derivation.md#dcqcn-parameters table; NVIDIA DOCA "DCQCN CC Parameters" and an ``mlxconfig -q``
-#: dump). Used for any key the catalog's ``NicSpec.dcqcn_defaults`` does not give.
+#: Firmware defaults (docs/derivation.md#dcqcn-parameters table; NVIDIA DOCA "DCQCN CC Parameters" and an
+#: ``mlxconfig -q`` dump). Used for any key the catalog's ``NicSpec.dcqcn_defaults`` does not give.
 MLX5_FIRMWARE_DEFAULTS: dict[str, int] = {
     "rpg_time_reset_us": 300, "rpg_byte_reset_bytes": 32767, "rpg_threshold": 1, "rpg_max_rate_mbps": 0,
     "rpg_ai_rate_mbps": 5, "rpg_hai_rate_mbps": 50, "rpg_gd": 11, "rpg_min_dec_fac_percent": 50,
@@ -34,12 +34,14 @@ MLX5_FIRMWARE_DEFAULTS: dict[str, int] = {
 }
 PARAM_KEYS: tuple[str, ...] = tuple(MLX5_FIRMWARE_DEFAULTS)
 
-_HPCC = "alibaba-edu/High-Precision-Congestion-Control:simulation/run.py (cc=dcqcn: ai = 5*bw/25, hai = 50*bw/25)"
+_HPCC = ("alibaba-edu/High-Precision-Congestion-Control:simulation/run.py (cc=dcqcn: ai = 5*bw/25, hai = "
+         "50*bw/25)")
 
 #: HPCC rule anchors: AI/HAI at 25 Gb/s (the ``bdp``-era rule, kept for comparison in docs/tuning-sweeps.md).
 HPCC_AI_MBPS_AT_25G = 5
 HPCC_HAI_MBPS_AT_25G = 50
-#: The firmware increase timer and the speed at which the sweeps show it right (docs/tuning-sweeps.md#dcqcn-knobs).
+#: The firmware increase timer and the speed at which the sweeps show it right
+#: (docs/tuning-sweeps.md#dcqcn-knobs).
 TIMER_REFERENCE_US = 300
 TIMER_REFERENCE_GBPS = 100
 
@@ -74,41 +76,50 @@ def _derive_one(key: str, fw: dict[str, int], speed_gbps: int, cnp_dscp: int,
             inputs={"speed_gbps": speed_gbps, "firmware_us": d, "reference_us": TIMER_REFERENCE_US,
                     "reference_gbps": TIMER_REFERENCE_GBPS},
             source="docs/derivation.md#dcqcn-timer; sweep docs/tuning-sweeps.md#dcqcn-knobs",
-            note="after a train of cuts the link idles until the timer fires; at 400G a 300 us stall is longer "
-                 "than a whole 1 MB x 8 incast, so the timer follows the line rate. At 100G shorter timers "
-                 "raise PFC pause on 8 MB incasts (sweep), so 300 us stays there")
+            note="after a train of cuts the link idles until the timer fires; at 400G a 300 us stall is "
+                 "longer than a whole 1 MB x 8 incast, so the timer follows the line rate. At 100G shorter "
+                 "timers raise PFC pause on 8 MB incasts (sweep), so 300 us stays there")
     if key in ("rpg_ai_rate_mbps", "rpg_hai_rate_mbps"):
+        hpcc_mbps_at_25g = HPCC_AI_MBPS_AT_25G if key == "rpg_ai_rate_mbps" else HPCC_HAI_MBPS_AT_25G
         return d, Rationale(
             formula="firmware default", inputs={key: d, "speed_gbps": speed_gbps},
-            source=_DOCA + "; docs/derivation.md#dcqcn-increase-steps; sweep docs/tuning-sweeps.md#dcqcn-knobs",
-            note="not scaled with speed: the byte counter fires every B bytes (R/B per second) and the derived "
-                 "timer shortens as 1/C, so the time to regain a share (B/AI) is already speed-independent; in the "
-                 "sweep the scaled steps (HPCC rule, "
-                 f"{_scaled(HPCC_AI_MBPS_AT_25G if key == 'rpg_ai_rate_mbps' else HPCC_HAI_MBPS_AT_25G, speed_gbps)}"
-                 " Mb/s here, from a timer-only simulator) speed up 8 MB x 16-32 incasts but drop 400G long-lived "
-                 "utilisation below 99 %")
+            source=_DOCA + "; docs/derivation.md#dcqcn-increase-steps; sweep "
+                           "docs/tuning-sweeps.md#dcqcn-knobs",
+            note="not scaled with speed: the byte counter fires every B bytes (R/B per second) and the "
+                 "derived timer shortens as 1/C, so the time to regain a share (B/AI) is already "
+                 "speed-independent; in the sweep the scaled steps (HPCC rule, "
+                 f"{_scaled(hpcc_mbps_at_25g, speed_gbps)}"
+                 " Mb/s here, from a timer-only simulator) speed up 8 MB x 16-32 incasts but drop 400G "
+                 "long-lived utilisation below 99 %")
     if key == "cnp_dscp":
-        return cnp_dscp, Rationale(formula="policy.cnp_dscp", inputs={"cnp_dscp": cnp_dscp}, source="inventory policy",
+        return cnp_dscp, Rationale(formula="policy.cnp_dscp", inputs={"cnp_dscp": cnp_dscp},
+                                   source="inventory policy",
                                    note=f"must equal the switch CNP class (firmware default {d})")
     if key == "cnp_802p_prio":
         return cnp_priority, Rationale(formula="policy.cnp_priority", inputs={"cnp_priority": cnp_priority},
                                        source="inventory policy",
                                        note=f"must equal the switch CNP priority (firmware default {d})")
     notes = {
-        "rpg_min_rate_mbps": "kept at the firmware floor: DCQCN is per QP and N QPs must be able to fall below C "
-                             "together (N*min_rate < C); with NCCL QP scaling N can reach thousands, so the HPCC "
-                             "simulator's 1000 Mb/s floor would defeat congestion control at 400G for N >= 400",
-        "rpg_byte_reset_bytes": "firmware value is already the field maximum (2^15-1); cannot scale with speed, so at "
-                                "high speed increase events are byte-counter driven (docs/derivation.md#dcqcn-fluid-model)",
-        "rpg_threshold": "F = 1 fast-recovery stage, as the HPCC firmware-like profile (FAST_RECOVERY_TIMES 1)",
+        "rpg_min_rate_mbps": "kept at the firmware floor: DCQCN is per QP and N QPs must be able to fall "
+                             "below C together (N*min_rate < C); with NCCL QP scaling N can reach thousands, "
+                             "so the HPCC simulator's 1000 Mb/s floor would defeat congestion control at "
+                             "400G for N >= 400",
+        "rpg_byte_reset_bytes": "firmware value is already the field maximum (2^15-1); cannot scale with "
+                                "speed, so at high speed increase events are byte-counter driven "
+                                "(docs/derivation.md#dcqcn-fluid-model)",
+        "rpg_threshold": "F = 1 fast-recovery stage, as the HPCC firmware-like profile (FAST_RECOVERY_TIMES "
+                         "1)",
         "rpg_max_rate_mbps": "0 = line rate",
-        "rate_to_set_on_first_cnp_mbps": "0 = keep line rate on the first CNP (docs/derivation.md#ecn-before-pfc)",
+        "rate_to_set_on_first_cnp_mbps": "0 = keep line rate on the first CNP "
+                                         "(docs/derivation.md#ecn-before-pfc)",
         "dce_tcp_g": "g = 1 - 1019/1024 ~ 1/205 (HPCC uses 1/256 = 1020; difference immaterial)",
         "dce_tcp_rtt_us": "alpha-update period tau' (HPCC t_alpha = 1 µs)",
         "rate_reduce_monitor_period_us": "min time between cuts (HPCC t_dec = 4 µs)",
-        "min_time_between_cnps_us": "firmware-dependent (dump 2 µs; docs 0 or 4): read from the NIC (docs/derivation.md#dcqcn-parameters)",
+        "min_time_between_cnps_us": "firmware-dependent (dump 2 µs; docs 0 or 4): read from the NIC "
+                                    "(docs/derivation.md#dcqcn-parameters)",
     }
-    return d, Rationale(formula="firmware default", inputs={key: d}, source=_DOCA + "; docs/derivation.md#dcqcn-parameters",
+    return d, Rationale(formula="firmware default", inputs={key: d},
+                        source=_DOCA + "; docs/derivation.md#dcqcn-parameters",
                         note=notes.get(key, ""))
 
 
@@ -167,7 +178,8 @@ def derive_dcqcn(
     """
     if speed_gbps <= 0:
         raise ValueError(f"speed_gbps must be > 0, got {speed_gbps}")
-    fw = {**MLX5_FIRMWARE_DEFAULTS, **{k: v for k, v in nic.dcqcn_defaults.items() if k in MLX5_FIRMWARE_DEFAULTS}}
+    fw = {**MLX5_FIRMWARE_DEFAULTS, **{k: v for k, v in nic.dcqcn_defaults.items()
+                                       if k in MLX5_FIRMWARE_DEFAULTS}}
     params: dict[str, int] = {}
     rationale: dict[str, Rationale] = {}
     for key in PARAM_KEYS:
@@ -177,7 +189,8 @@ def derive_dcqcn(
     if params["rpg_hai_rate_mbps"] < params["rpg_ai_rate_mbps"]:
         r = rationale["rpg_hai_rate_mbps"]
         rationale["rpg_hai_rate_mbps"] = r.model_copy(
-            update={"note": (r.note + "; " if r.note else "") + "HAI below AI: hyper-increase slower than additive"})
+            update={"note": (r.note + "; " if r.note else "") + "HAI below AI: hyper-increase slower than "
+                    "additive"})
     return Dcqcn(
         enabled=enabled,
         enabled_priorities=sorted(set(priorities)) if enabled else [],

@@ -38,15 +38,15 @@ subgraph of the normal-state graph and adds no cycle. Distances are unchanged if
 Cost. All destinations are handled at once as Python-int bitsets (bit k = k-th host-bearing switch):
 distance levels, next-hop sets per directed switch pair and "used" sets cost O(levels x switch links)
 big-int operations, and dependency edges are counted per turn ``x -> A -> y`` (O(sum of switch degree^2)),
-never per flow. Measured on one core (Python 3.11): 0.42-0.46 s for ``rail_optimised_fabric(4096)`` (4,096 hosts
-x 8 NICs, 1,792 switches, 98,304 lossless buffers, 3.1 M edges, 32,768 failure scenarios) and 0.45 s for a
-512-leaf x 64-port variant (131,072 buffers, 10.9 M edges, 49,152 scenarios). Fabrics with same-tier links
+never per flow. Measured on one core (Python 3.11): 0.42-0.46 s for ``rail_optimised_fabric(4096)`` (4,096
+hosts x 8 NICs, 1,792 switches, 98,304 lossless buffers, 3.1 M edges, 32,768 failure scenarios) and 0.45 s for
+a 512-leaf x 64-port variant (131,072 buffers, 10.9 M edges, 49,152 scenarios). Fabrics with same-tier links
 pay O(levels x links + sum degree^2) per re-computed failure, bounded by :data:`RECOMPUTE_WORK_BUDGET`.
 
 Scale note: more than :data:`LARGE_FABRIC_HOSTS` (32) *hosts* -- about one rack of 8-GPU servers behind a leaf
 pair -- adds a plan note on what a static graph cannot see: lossless packets flooded for unresolved ARP/ND,
-transient loops during convergence and NIC PFC storms (docs/derivation.md#pfc-deadlock). Hosts, not switches, because all
-three grow with the number of endpoints.
+transient loops during convergence and NIC PFC storms (docs/derivation.md#pfc-deadlock). Hosts, not switches,
+because all three grow with the number of endpoints.
 """
 
 from __future__ import annotations
@@ -63,7 +63,8 @@ from roce_tune.gcpause import gc_paused
 from roce_tune.inventory.topology import Peer, Topology
 from roce_tune.plan import DeadlockCycle, DeadlockReport
 
-#: More hosts than this gets the plan-level note about risks this analysis cannot see (docs/derivation.md#pfc-deadlock).
+#: More hosts than this gets the plan-level note about risks this analysis cannot see
+#: (docs/derivation.md#pfc-deadlock).
 LARGE_FABRIC_HOSTS = 32
 #: Distinct cycles reported (each once per lossless priority); more are summarised in a note.
 MAX_REPORTED_CYCLES = 32
@@ -531,8 +532,9 @@ def _flag_same_tier(fab: _Fabric, peer_pairs: list[tuple[int, int]], prios: list
                 fab.flagged.append(Finding(
                     rule="RT220", severity=Severity.warning, location=Location(device=fab.names[i], port=p),
                     message=f"lossless priorities {','.join(map(str, prios))} on same-tier link "
-                            f"{fab.names[i]}:{p} <-> {fab.names[j]}:{q}: routes may use it sideways or bounce "
-                            "down-up around it, which breaks the up-down order that keeps a Clos deadlock-free",
+                            f"{fab.names[i]}:{p} <-> {fab.names[j]}:{q}: routes may use it sideways or "
+                            "bounce down-up around it, which breaks the up-down order that keeps a Clos "
+                            "deadlock-free",
                     fix="keep the link lossy (lossless: false on the link: no PFC on it), or remap bounced "
                         "traffic to another lossless priority (Tagger; SONiC tunnel_dscp_remapping) "
                         "(docs/derivation.md#pfc-deadlock)"))
@@ -540,13 +542,13 @@ def _flag_same_tier(fab: _Fabric, peer_pairs: list[tuple[int, int]], prios: list
 
 def _routing_notes(routes: _Routes, tiered: bool, peer_pairs: int) -> list[str]:
     if tiered:
-        notes = ["deadlock routing model: valley-free (up*/down*) shortest-path ECMP, as eBGP with the RFC 7938 "
-                 "ASN plan converges to; no same-tier links, so the normal state and every single-link failure "
-                 "are cycle-free by the rank argument in roce_tune/tuner/deadlock.py (" + _S + ")"]
+        notes = ["deadlock routing model: valley-free (up*/down*) shortest-path ECMP, as eBGP with the RFC "
+                 "7938 ASN plan converges to; no same-tier links, so the normal state and every single-link "
+                 "failure are cycle-free by the rank argument in roce_tune/tuner/deadlock.py (" + _S + ")"]
     else:
         notes = [f"deadlock routing model: unrestricted shortest-path ECMP, because {peer_pairs} same-tier "
-                 "switch pair(s) exist; failure scenarios that change no distance are settled by the subgraph "
-                 "lemma, the others are recomputed (" + _S + ")"]
+                 "switch pair(s) exist; failure scenarios that change no distance are settled by the "
+                 "subgraph lemma, the others are recomputed (" + _S + ")"]
     if routes.unreachable_pairs:
         notes.append(f"{routes.unreachable_pairs} (source leaf, destination leaf) pairs have no "
                      f"{'valley-free ' if tiered else ''}route in the normal state: traffic between them is "
@@ -606,12 +608,13 @@ def _failure_notes(scan: _FailureScan, tiered: bool, max_failure_scenarios: int 
         notes = [f"single-link failures: {checked} of {total} checked ({scan.recomputed} recomputed, "
                  f"{checked - scan.recomputed} settled because no distance changes)"]
     if scan.bound < total:
-        notes.append(f"failure scenarios cut at max_failure_scenarios={max_failure_scenarios}: {total - scan.bound} "
-                     f"of {total} link failures were not examined (those nearest same-tier links were examined "
-                     "first)")
+        notes.append(f"failure scenarios cut at max_failure_scenarios={max_failure_scenarios}: "
+                     f"{total - scan.bound} of {total} link failures were not examined (those nearest "
+                     "same-tier links were examined first)")
     if scan.skipped_budget:
-        notes.append(f"{scan.skipped_budget} link failures that change routing were not recomputed (work budget "
-                     f"{RECOMPUTE_WORK_BUDGET:,} switch-pair visits); pass max_failure_scenarios to examine more")
+        notes.append(f"{scan.skipped_budget} link failures that change routing were not recomputed (work "
+                     f"budget {RECOMPUTE_WORK_BUDGET:,} switch-pair visits); pass max_failure_scenarios to "
+                     "examine more")
     return notes
 
 
@@ -622,7 +625,8 @@ def _report_cycles(fab: _Fabric, found: dict[tuple[tuple[int, int], ...], str | 
     cycles: list[DeadlockCycle] = []
     items = list(found.items())
     if len(items) > MAX_REPORTED_CYCLES:
-        notes.append(f"{len(items)} distinct dependency cycles found; the first {MAX_REPORTED_CYCLES} are reported")
+        notes.append(f"{len(items)} distinct dependency cycles found; the first {MAX_REPORTED_CYCLES} are "
+                     "reported")
         items = items[:MAX_REPORTED_CYCLES]
     for cyc, failed in items:
         links = [_link_text(fab, x, a) for x, a in cyc]
@@ -632,7 +636,8 @@ def _report_cycles(fab: _Fabric, found: dict[tuple[tuple[int, int], ...], str | 
             dev, port = links[0].split(" -> ")[1].split(":", 1)
             fab.flagged.append(Finding(
                 rule="RT222", severity=Severity.error, location=Location(device=dev, port=port),
-                message=f"cyclic buffer dependency on lossless priority {prio} ({state}): " + " ; ".join(links),
+                message=f"cyclic buffer dependency on lossless priority {prio} ({state}): "
+                + " ; ".join(links),
                 fix="remove the bounce (cabling/routing), make a link in the loop lossy (lossless: false on "
                     "the link), or remap bounced traffic to another lossless priority (Tagger) "
                     "(docs/derivation.md#pfc-deadlock)"))
@@ -661,11 +666,13 @@ def _analyze(topo: Topology, lossless_priorities: list[int], lossless_ports: set
     cycles = _report_cycles(fab, found, prios, notes)
     hosts = len(topo.inventory.hosts)
     if hosts > LARGE_FABRIC_HOSTS:
-        notes.append(f"{hosts} hosts (> {LARGE_FABRIC_HOSTS}): risks this graph cannot see grow with scale -- lossless "
-                     "packets flooded for unresolved ARP/ND entries (configure drop-not-flood for lossless classes), "
-                     "transient loops while routing converges, and NIC PFC pause storms; keep the PFC watchdog on "
-                     "(docs/derivation.md#pfc-deadlock; Microsoft SIGCOMM'16)")
-    fab.flagged.sort(key=lambda f: (f.rule, _natural(f.location.device or ""), _natural(f.location.port or ""),
+        notes.append(f"{hosts} hosts (> {LARGE_FABRIC_HOSTS}): risks this graph cannot see grow with scale "
+                     "-- lossless packets flooded for unresolved ARP/ND entries (configure drop-not-flood "
+                     "for lossless classes), transient loops while routing converges, and NIC PFC pause "
+                     "storms; keep the PFC watchdog on (docs/derivation.md#pfc-deadlock; Microsoft "
+                     "SIGCOMM'16)")
+    fab.flagged.sort(key=lambda f: (f.rule, _natural(f.location.device or ""),
+                                    _natural(f.location.port or ""),
                                     f.message))
     return DeadlockReport(nodes=fab.nodes * len(prios), edges=edges * len(prios) if prios else 0,
                           scenarios_checked=scan.checked, cycles=cycles, flagged=fab.flagged, notes=notes)
@@ -687,8 +694,8 @@ def check_lossless_uplinks(topo: Topology, lossless_ports: set[tuple[str, str]])
         if ups and downs and not any((sw, p) in lossless_ports for p in ups):
             out.append(Finding(
                 rule="RT223", severity=Severity.warning, location=Location(device=sw, port=ups[0]),
-                message=f"{sw} has {len(downs)} lossless down-facing port(s) but all {len(ups)} uplink(s) are "
-                        "lossy: lossless traffic leaving it upwards can be dropped at its uplink queues",
-                fix="make at least the uplinks that carry RoCE lossless (remove lossless: false from those links), "
-                    "or keep RoCE jobs inside this switch"))
+                message=f"{sw} has {len(downs)} lossless down-facing port(s) but all {len(ups)} uplink(s) "
+                        "are lossy: lossless traffic leaving it upwards can be dropped at its uplink queues",
+                fix="make at least the uplinks that carry RoCE lossless (remove lossless: false from those "
+                    "links), or keep RoCE jobs inside this switch"))
     return out

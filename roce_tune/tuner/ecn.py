@@ -50,7 +50,8 @@ from roce_tune.tuner.fluid import (
 )
 from roce_tune.units import parse_bytes, parse_speed_gbps, parse_time_us
 
-#: Propagation delay in fibre/copper: 1/1.98e8 m/s (SONiC buffer_headroom_mellanox.lua; docs/derivation.md#headroom).
+#: Propagation delay in fibre/copper: 1/1.98e8 m/s (SONiC buffer_headroom_mellanox.lua;
+#: docs/derivation.md#headroom).
 PROPAGATION_NS_PER_M = 5.05
 #: Largest frame a lossless queue carries (policy.mtu maximum, 9216 B).
 MAX_FRAME_BYTES = 9216
@@ -67,18 +68,20 @@ PMAX_MARGIN = 2.0
 ONSET_FRACTION = 0.5
 #: Kmax never above this many increase-timer periods of line rate (C x rpg_time_reset): after a train of cuts
 #: the queue only has to keep the link busy until the rates recover; a deeper ramp adds standing queue, not
-#: efficiency (docs/tuning-sweeps.md#kmax-bound, 40 MB pool: 2 periods match onset/2, 1 period loses up to 10 points).
+#: efficiency (docs/tuning-sweeps.md#kmax-bound, 40 MB pool: 2 periods match onset/2, 1 period loses up to 10
+#: points).
 TIMER_PERIODS_OF_QUEUE = 2.0
 KMIN_OF_KMAX = {"throughput": 0.5, "balanced": 0.25}
-#: the ``bdp`` rule's fluid model packet (the CoNEXT'16 authors' 1000 B), kept so ``bdp`` gives its old values.
+#: the ``bdp`` rule's fluid model packet (the CoNEXT'16 authors' 1000 B), kept so ``bdp`` gives its old
+#: values.
 BDP_RULE_PACKET_BYTES = 1000
 OBJECTIVES = ("throughput", "latency", "balanced")
 #: a trigger at least this large means "not given" (calc ecn without --pfc-trigger)
 UNKNOWN_TRIGGER_BYTES = 1 << 60
 OBJECTIVE_TRADE: dict[str, str] = {
-    "throughput": "incast completion and long-lived utilisation first, zero loss, least PFC; traded: a standing "
-                  "queue of up to about Kmin + (p*/Pmax)(Kmax - Kmin) (hundreds of KB to MB) on congested ports, "
-                  "i.e. tens to hundreds of microseconds of queueing delay",
+    "throughput": "incast completion and long-lived utilisation first, zero loss, least PFC; traded: a "
+                  "standing queue of up to about Kmin + (p*/Pmax)(Kmax - Kmin) (hundreds of KB to MB) on "
+                  "congested ports, i.e. tens to hundreds of microseconds of queueing delay",
     "latency": "bounded standing queue (Kmax = 2-3 x BDP); traded: incast completion - a flow-start incast "
                "crosses Kmax at once and the link idles until the increase timer fires (36-53 % incast "
                "efficiency at 100G in docs/tuning-sweeps.md)",
@@ -86,11 +89,14 @@ OBJECTIVE_TRADE: dict[str, str] = {
                 "'throughput' for a standing queue about half as deep",
 }
 
-_S_NVIDIA = ("NVIDIA Onyx User Manual 'show roce' (ECN absolute 150 KB / 1500 KB on TC3); Cumulus 5.x RoCE page "
-             "(docs/derivation.md#ecn). Pmax: NVUE RoCE reference 'congestion-control ... probability 100' (docs/derivation.md#platform-syntax); "
-             "the Onyx default probability itself is a docs/derivation.md gap")
-_S_SONIC = "sonic-net/sonic-buildimage:files/build_templates/qos_config.j2 WRED_PROFILE AZURE_LOSSLESS (docs/derivation.md#ecn)"
-_S_PAPER = "Zhu et al., SIGCOMM'15 DCQCN (40G testbed) [R]; jitupadhye-zz/rdma dcqcn2.m comments (docs/derivation.md#dcqcn-fluid-model)"
+_S_NVIDIA = ("NVIDIA Onyx User Manual 'show roce' (ECN absolute 150 KB / 1500 KB on TC3); Cumulus 5.x RoCE "
+             "page (docs/derivation.md#ecn). Pmax: NVUE RoCE reference 'congestion-control ... probability "
+             "100' (docs/derivation.md#platform-syntax); the Onyx default probability itself is a "
+             "docs/derivation.md gap")
+_S_SONIC = ("sonic-net/sonic-buildimage:files/build_templates/qos_config.j2 WRED_PROFILE AZURE_LOSSLESS "
+            "(docs/derivation.md#ecn)")
+_S_PAPER = ("Zhu et al., SIGCOMM'15 DCQCN (40G testbed) [R]; jitupadhye-zz/rdma dcqcn2.m comments "
+            "(docs/derivation.md#dcqcn-fluid-model)")
 
 #: name -> (kmin_bytes, kmax_bytes, pmax_percent, source)
 NAMED_PROFILES: dict[str, tuple[int, int, float, str]] = {
@@ -151,7 +157,8 @@ def base_rtt_us(hops: int, cable_m_total: float, nic_latency_us: float,
         formula="2*cable_m_total*5.05 ns/m + 2*hops*switch_latency_us + 2*nic_latency_us",
         inputs={"hops": hops, "cable_m_total": cable_m_total, "nic_latency_us": nic_latency_us,
                 "switch_latency_us": switch_latency_us, "propagation_us": round(prop_us, 3)},
-        source="docs/derivation.md#cable-propagation, docs/derivation.md#bdp-and-base-rtt; switch/NIC latency from the catalog",
+        source="docs/derivation.md#cable-propagation, docs/derivation.md#bdp-and-base-rtt; switch/NIC "
+               "latency from the catalog",
         note="unloaded: no serialisation or queueing delay")
 
 
@@ -173,8 +180,9 @@ def _choose_pmax(p_star: float) -> float:
 def _vendor_note(speed_gbps: int) -> str:
     hpcc_min, hpcc_max = 100_000 * speed_gbps // 25, 400_000 * speed_gbps // 25
     return ("vendor/paper values: NVIDIA 150000/1500000 B; SONiC AZURE_LOSSLESS 1048576/2097152 B @5 %; "
-            f"DCQCN paper 5000/200000 B @1 % (40G); HPCC rule {hpcc_min}/{hpcc_max} B @20 % at {speed_gbps}G; "
-            "Huawei 100GE 7 KB/750 KB @10 %. Ours follow this port's PFC onset, fan-in and BDP instead of one fixed number")
+            f"DCQCN paper 5000/200000 B @1 % (40G); HPCC rule {hpcc_min}/{hpcc_max} B @20 % at "
+            f"{speed_gbps}G; Huawei 100GE 7 KB/750 KB @10 %. Ours follow this port's PFC onset, fan-in and "
+            "BDP instead of one fixed number")
 
 
 def _parse_overrides(overrides: dict[str, float | int | str] | None) -> dict[str, float]:
@@ -198,7 +206,8 @@ def _parse_overrides(overrides: dict[str, float | int | str] | None) -> dict[str
 def timer_queue_bytes(speed_gbps: float, rpg_time_reset_us: float) -> int:
     """Bytes the link drains in :data:`TIMER_PERIODS_OF_QUEUE` DCQCN increase-timer periods: the Kmax bound.
 
-    ``2 x C x rpg_time_reset`` (7.5 MB at 100G/300 us and at 400G/75 us). Sweep: docs/tuning-sweeps.md#kmax-bound.
+    ``2 x C x rpg_time_reset`` (7.5 MB at 100G/300 us and at 400G/75 us). Sweep:
+    docs/tuning-sweeps.md#kmax-bound.
 
     >>> timer_queue_bytes(100, 300)
     7500000
@@ -217,17 +226,18 @@ def _derive_onset_ramp(objective: str, bdp: float, n: int, onset: int, p_star: f
     kmin_floor = max(_ceil_kb(bdp / KMIN_BDP_DIVISOR), KMIN_FLOOR_BYTES)
     if unknown:
         kmax = int(min(cap, max(n * bdp, _kmax_multiplier(n) * bdp)))
-        formula = ("Kmax = min(2 x C x rpg_time_reset, max(N x BDP, m(N) x BDP)): the first-RTT burst (no PFC "
-                   "trigger given, so the onset rule cannot apply)")
+        formula = ("Kmax = min(2 x C x rpg_time_reset, max(N x BDP, m(N) x BDP)): the first-RTT burst (no "
+                   "PFC trigger given, so the onset rule cannot apply)")
     elif objective == "throughput":
         kmax = int(half)
-        formula = ("Kmax = min(0.5 x egress PFC onset, 2 x C x rpg_time_reset), onset = fan_in x pfc_trigger (all N "
-                   "ingress PGs at their threshold); the second term bounds deep buffers: two increase-timer periods "
-                   "of line rate keep the link busy while the rates recover (docs/tuning-sweeps.md#kmax-bound)")
+        formula = ("Kmax = min(0.5 x egress PFC onset, 2 x C x rpg_time_reset), onset = fan_in x pfc_trigger "
+                   "(all N ingress PGs at their threshold); the second term bounds deep buffers: two "
+                   "increase-timer periods of line rate keep the link busy while the rates recover "
+                   "(docs/tuning-sweeps.md#kmax-bound)")
     else:
         kmax = int(min(half, max(n * bdp, _kmax_multiplier(n) * bdp)))
-        formula = ("Kmax = min(0.5 x onset, 2 x C x rpg_time_reset, max(N x BDP, m(N) x BDP)): the first-RTT burst "
-                   "of the fan-in")
+        formula = ("Kmax = min(0.5 x onset, 2 x C x rpg_time_reset, max(N x BDP, m(N) x BDP)): the first-RTT "
+                   "burst of the fan-in")
     kmax = (kmax // 1000) * 1000
     note = ""
     squeezed = kmax < kmin_floor + RAMP_FLOOR_BYTES
@@ -235,15 +245,18 @@ def _derive_onset_ramp(objective: str, bdp: float, n: int, onset: int, p_star: f
         kmax = int(onset)
         problems.append(f"egress PFC onset {onset} B leaves no room for an ECN ramp (need >= "
                         f"{2 * (kmin_floor + RAMP_FLOOR_BYTES)} B)")
-        note = "onset too small: Kmax set to the onset, Kmin to half of it; PFC will pause before marking acts"
+        note = ("onset too small: Kmax set to the onset, Kmin to half of it; PFC will pause before marking "
+                "acts")
     if cap < ONSET_FRACTION * onset and not unknown:
         note = "; ".join(filter(None, [note, (
-            f"bounded by 2 x C x rpg_time_reset = {cap} B below half the PFC onset ({round(ONSET_FRACTION * onset)} "
-            "B): a deeper ramp only adds standing queue (docs/tuning-sweeps.md#kmax-bound)")]))
+            f"bounded by 2 x C x rpg_time_reset = {cap} B below half the PFC onset "
+            f"({round(ONSET_FRACTION * onset)} B): a deeper ramp only adds standing queue "
+            "(docs/tuning-sweeps.md#kmax-bound)")]))
     if burst >= half and not unknown:
         note = "; ".join(filter(None, [note, (
-            f"the first-RTT burst (N-1) x BDP = {round(burst)} B reaches half the PFC onset: this port class is "
-            "PFC-bound in flow-start incasts whatever the ramp (docs/tuning-sweeps.md#where-no-setting-wins)")]))
+            f"the first-RTT burst (N-1) x BDP = {round(burst)} B reaches half the PFC onset: this port class "
+            "is PFC-bound in flow-start incasts whatever the ramp "
+            "(docs/tuning-sweeps.md#where-no-setting-wins)")]))
     if squeezed:
         kmin = kmax // 2
     else:
@@ -260,11 +273,12 @@ def _derive_onset_ramp(objective: str, bdp: float, n: int, onset: int, p_star: f
         "kmax_bytes": Rationale(formula=formula, inputs=inputs, source=src,
                                 note="; ".join(filter(None, [note, trade, vendor]))),
         "kmin_bytes": Rationale(
-            formula=f"max(Kmax x {KMIN_OF_KMAX[objective]}, max(BDP/7, 2*9216)): marking starts once the queue "
-                    "holds more than the burst a healthy incast needs",
+            formula=f"max(Kmax x {KMIN_OF_KMAX[objective]}, max(BDP/7, 2*9216)): marking starts once the "
+                    "queue holds more than the burst a healthy incast needs",
             inputs={**common, "kmax_bytes": kmax, "kmin_floor_bytes": kmin_floor}, source=src, note=trade),
         "pmax_percent": Rationale(
-            formula="smallest of 1/2/5/10/20/50/100 % with Pmax >= 2 * p*(N) (fluid fixed point, RoCE-frame packets)",
+            formula="smallest of 1/2/5/10/20/50/100 % with Pmax >= 2 * p*(N) (fluid fixed point, RoCE-frame "
+                    "packets)",
             inputs={"p_star": round(p_star, 6), "n_flows": n, "margin": PMAX_MARGIN},
             source="docs/derivation.md#dcqcn-fluid-model, docs/derivation.md#fluid-packet-size; CoNEXT'16 "
                    "fixed-point theorem", note="q* then sits in the lower half of the ramp"),
@@ -280,8 +294,8 @@ def _check_inputs(prof: str, objective: str, speed_gbps: int, base_rtt_us: float
     if objective not in OBJECTIVES:
         raise ValueError(f"unknown objective {objective!r}; known: {', '.join(OBJECTIVES)}")
     if speed_gbps <= 0 or base_rtt_us <= 0 or fan_in < 0 or pfc_trigger_bytes < 0:
-        raise ValueError(f"derive_ecn: need speed_gbps > 0, base_rtt_us > 0, fan_in >= 0, pfc_trigger_bytes >= 0 "
-                         f"(got {speed_gbps}, {base_rtt_us}, {fan_in}, {pfc_trigger_bytes})")
+        raise ValueError("derive_ecn: need speed_gbps > 0, base_rtt_us > 0, fan_in >= 0, pfc_trigger_bytes "
+                         f">= 0 (got {speed_gbps}, {base_rtt_us}, {fan_in}, {pfc_trigger_bytes})")
 
 
 def _bdp_ramp(prof: str, speed_gbps: int, dcqcn_params: dict[str, int], n: int, bdp: float, trig: int,
@@ -307,18 +321,23 @@ def _bdp_ramp(prof: str, speed_gbps: int, dcqcn_params: dict[str, int], n: int, 
     r: dict[str, Rationale] = {}
     r["kmin_bytes"] = Rationale(
         formula="max(ceil_1000(BDP/7), 2*9216); BDP = speed_gbps*1e9/8 * base_rtt_us*1e-6",
-        inputs={**common, "kmin_floor_bytes": KMIN_FLOOR_BYTES}, note="; ".join(filter(None, [clamp_note, vendor])),
-        source="DCTCP K > C*RTT/7 (SIGCOMM'10 [R]) and 'Kmin a small fraction of BDP' (docs/derivation.md#ecn)")
+        inputs={**common, "kmin_floor_bytes": KMIN_FLOOR_BYTES},
+        note="; ".join(filter(None, [clamp_note, vendor])),
+        source="DCTCP K > C*RTT/7 (SIGCOMM'10 [R]) and 'Kmin a small fraction of BDP' "
+               "(docs/derivation.md#ecn)")
     r["kmax_bytes"] = Rationale(
-        formula="min(max(ceil_1000(m(N)*BDP), Kmin + 2*9216), 0.8*pfc_trigger); m(N) = 2 + min(1, log2 N / 6)",
+        formula="min(max(ceil_1000(m(N)*BDP), Kmin + 2*9216), 0.8*pfc_trigger); m(N) = 2 + min(1, log2 N / "
+                "6)",
         inputs={**common, "m": round(mult, 4)}, note="; ".join(filter(None, [clamp_note, vendor])),
         source="Huawei CloudEngine 'upper threshold = 2-3 x BDP' (EDOC1100155250); DCQCN 'ECN before PFC'; "
-               "CoNEXT'16: wider ramps restore phase margin as N grows (docs/derivation.md#dcqcn-fluid-model)")
+               "CoNEXT'16: wider ramps restore phase margin as N grows "
+               "(docs/derivation.md#dcqcn-fluid-model)")
     r["pmax_percent"] = Rationale(
         formula="smallest of 1/2/5/10/20/50/100 % with Pmax >= 2 * p*(N) (fluid fixed point)",
         inputs={"p_star": round(p_old, 6), "n_flows": n, "margin": PMAX_MARGIN,
                 "model_packet_bytes": fp_old.packet_bytes if prof == "bdp" else fp.packet_bytes}, note=vendor,
-        source="docs/derivation.md#dcqcn-fluid-model (check p*(N_max) <= Pmax); CoNEXT'16 fixed-point theorem")
+        source="docs/derivation.md#dcqcn-fluid-model (check p*(N_max) <= Pmax); CoNEXT'16 fixed-point "
+               "theorem")
     return kmin, kmax, pmax, r
 
 
@@ -332,16 +351,19 @@ def _bdp_clamp(prof: str, bdp: float, mult: float, trig: int, onset: int,
     if cap < 2 * MAX_FRAME_BYTES:
         problems.append(f"PFC trigger {trig} B too small for an ECN ramp (need >= "
                         f"{math.ceil(2 * MAX_FRAME_BYTES / TRIGGER_GUARD)} B)")
-        return trig // 2, trig, (f"PFC trigger {trig} B leaves no room for a marking ramp of >= 2 frames below "
-                                 f"{TRIGGER_GUARD:.0%} of it: Kmax set to the trigger, Kmin to half of it")
+        return trig // 2, trig, (f"PFC trigger {trig} B leaves no room for a marking ramp of >= 2 frames "
+                                 f"below {TRIGGER_GUARD:.0%} of it: Kmax set to the trigger, Kmin to half of "
+                                 "it")
     if kmax_d <= cap:
         return kmin_d, kmax_d, ""
     kmax = cap
     kmin = min(kmin_d, max(kmax - RAMP_FLOOR_BYTES, kmax // 2))
     if prof == "bdp":
-        return kmin, kmax, (f"clamped: m*BDP = {kmax_d} B exceeds {TRIGGER_GUARD:.0%} of the PFC trigger {trig} B, "
-                            f"so Kmax = {kmax} B" + (f" and Kmin {kmin_d} -> {kmin} B" if kmin != kmin_d else ""))
-    return kmin, kmax, f"clamped: m*BDP = {kmax_d} B exceeds half the egress PFC onset {onset} B, so Kmax = {kmax} B"
+        return kmin, kmax, (f"clamped: m*BDP = {kmax_d} B exceeds {TRIGGER_GUARD:.0%} of the PFC trigger "
+                            f"{trig} B, so Kmax = {kmax} B" + (f" and Kmin {kmin_d} -> {kmin} B"
+                                                               if kmin != kmin_d else ""))
+    return kmin, kmax, (f"clamped: m*BDP = {kmax_d} B exceeds half the egress PFC onset {onset} B, so Kmax = "
+                        f"{kmax} B")
 
 
 def _named_ramp(prof: str, onset: int, n: int, trig: int,
@@ -350,8 +372,8 @@ def _named_ramp(prof: str, onset: int, n: int, trig: int,
     kmin, kmax, pmax, src = NAMED_PROFILES[prof]
     note = f"named profile {prof}: used as published, not adjusted"
     if kmax > onset:
-        note += (f"; Kmax {kmax} B is above the egress PFC onset {onset} B (min of {n} x {trig} B and the egress "
-                 "queue buffer): PFC fires before marking reaches Pmax")
+        note += (f"; Kmax {kmax} B is above the egress PFC onset {onset} B (min of {n} x {trig} B and the "
+                 "egress queue buffer): PFC fires before marking reaches Pmax")
     r = {key: Rationale(formula=f"{prof} table value", inputs={key: val, **common}, source=src, note=note)
          for key, val in (("kmin_bytes", kmin), ("kmax_bytes", kmax), ("pmax_percent", pmax))}
     return kmin, kmax, pmax, r
@@ -364,17 +386,20 @@ def _apply_pins(pins: dict[str, float | int], kmin: int, kmax: int, pmax: float,
     derived_vals = {"kmin_bytes": kmin, "kmax_bytes": kmax, "pmax_percent": pmax}
     for key, v in pins.items():
         r[key] = Rationale(formula="pinned by user", inputs={key: v}, source="inventory override",
-                           note=f"derived {derived_vals[key]} ({r[key].formula}); still checked against the PFC "
-                                "trigger and the fluid model", pinned_by_user=True, derived_value=derived_vals[key])
+                           note=f"derived {derived_vals[key]} ({r[key].formula}); still checked against the "
+                                "PFC trigger and the fluid model", pinned_by_user=True,
+                           derived_value=derived_vals[key])
     kmin = int(pins.get("kmin_bytes", kmin))
     kmax = int(pins.get("kmax_bytes", kmax))
     pmax = float(pins.get("pmax_percent", pmax))
     if "kmin_bytes" not in pins and "kmax_bytes" in pins and kmin >= kmax:
         kmin = kmax // 2
-        r["kmin_bytes"] = r["kmin_bytes"].model_copy(update={"note": f"lowered to Kmax/2 = {kmin} B below pinned Kmax"})
+        r["kmin_bytes"] = r["kmin_bytes"].model_copy(update={"note": f"lowered to Kmax/2 = {kmin} B below "
+                                                             "pinned Kmax"})
     if "kmax_bytes" not in pins and "kmin_bytes" in pins and kmax <= kmin:
         kmax = kmin + RAMP_FLOOR_BYTES
-        r["kmax_bytes"] = r["kmax_bytes"].model_copy(update={"note": f"raised to pinned Kmin + 2*9216 = {kmax} B"})
+        r["kmax_bytes"] = r["kmax_bytes"].model_copy(update={"note": "raised to pinned Kmin + 2*9216 = "
+                                                             f"{kmax} B"})
     return kmin, kmax, pmax
 
 
@@ -384,18 +409,18 @@ def _steady_state(n: int, pmax: float, onset: int, trig: int, p_star: float, q_s
     state = "pfc-bound" if problems else "ramp"  # no room for a ramp below the trigger/onset
     if not on_ramp:
         state = "off-ramp"
-        problems.append(f"p*(N={n}) = {p_star:.4f} > Pmax {pmax / 100:.4f}: no operating point on the ramp, the "
-                        "queue sits at Kmax and chatters")
+        problems.append(f"p*(N={n}) = {p_star:.4f} > Pmax {pmax / 100:.4f}: no operating point on the ramp, "
+                        "the queue sits at Kmax and chatters")
     if not q_star < onset:
         state = "pfc-bound"
-        problems.append(f"q* = {round(q_star)} B >= egress PFC onset {onset} B (min of {n} x {trig} B and the "
-                        "egress queue buffer): PFC pauses in steady state")
+        problems.append(f"q* = {round(q_star)} B >= egress PFC onset {onset} B (min of {n} x {trig} B and "
+                        "the egress queue buffer): PFC pauses in steady state")
     if fr_load >= 1.0:
         state = "pfc-bound"
-        problems.append(f"PFC-bound steady state: the fast-recovery limit cycle loads the link {fr_load:.2f} x C "
-                        "(>= 1; clamp_tgt_rate 0 leaves the target near line rate, each increase event jumps "
-                        "halfway back). No ECN ramp fixes this; the DCQCN timer and target-rate handling can "
-                        "(docs/derivation.md#pfc-bound-steady-state)")
+        problems.append(f"PFC-bound steady state: the fast-recovery limit cycle loads the link {fr_load:.2f} "
+                        "x C (>= 1; clamp_tgt_rate 0 leaves the target near line rate, each increase event "
+                        "jumps halfway back). No ECN ramp fixes this; the DCQCN timer and target-rate "
+                        "handling can (docs/derivation.md#pfc-bound-steady-state)")
     return state
 
 
@@ -406,15 +431,17 @@ def _drop_thresholds(asic_ecn_separate: bool, kmin: int, kmax: int, pmax: float,
     if asic_ecn_separate:
         r["drop_min_bytes"] = Rationale(
             formula="drop_min = Kmax, drop_max = 2*Kmax, drop probability = Pmax", inputs={"kmax_bytes": kmax,
-            "pmax_percent": pmax}, source="SONiC wred_ecn_marking_thresholds_HLD.md ('mark before drop'; example "
-            "mark 256K-512K under drop 1M-2M); AZURE_LOSSLESS uses one probability for both",
-            note="applies only to non-ECT packets on the lossless queue; ECT packets are marked on the ECN ramp")
+            "pmax_percent": pmax}, source="SONiC wred_ecn_marking_thresholds_HLD.md ('mark before drop'; "
+            "example mark 256K-512K under drop 1M-2M); AZURE_LOSSLESS uses one probability for both",
+            note="applies only to non-ECT packets on the lossless queue; ECT packets are marked on the ECN "
+                 "ramp")
         return kmax, 2 * kmax, pmax
     r["drop_min_bytes"] = Rationale(
-        formula="none: one WRED ramp per queue; non-ECT packets are dropped on the ECN ramp (Kmin..Kmax, Pmax)",
+        formula="none: one WRED ramp per queue; non-ECT packets are dropped on the ECN ramp (Kmin..Kmax, "
+                "Pmax)",
         inputs={"kmin_bytes": kmin, "kmax_bytes": kmax, "pmax_percent": pmax},
-        source="SAI WRED with ECN marking enabled: ECT packets marked, non-ECT dropped on the same thresholds "
-               "(SONiC WRED_PROFILE ecn_all, sonic-wred-profile.yang)",
+        source="SAI WRED with ECN marking enabled: ECT packets marked, non-ECT dropped on the same "
+               "thresholds (SONiC WRED_PROFILE ecn_all, sonic-wred-profile.yang)",
         note="the ASIC or the platform's syntax has no separate drop thresholds")
     return None, None, None
 
@@ -484,7 +511,8 @@ def derive_ecn(
     if prof == "derived" and objective != "latency":
         kmin, kmax, pmax, r = _derive_onset_ramp(objective, bdp, n, onset, p_star, common, problems)
     elif prof in ("derived", "bdp"):
-        kmin, kmax, pmax, r = _bdp_ramp(prof, speed_gbps, dcqcn_params, n, bdp, trig, onset, p_star, fp, common,
+        kmin, kmax, pmax, r = _bdp_ramp(prof, speed_gbps, dcqcn_params, n, bdp, trig, onset, p_star, fp,
+                                        common,
                                         problems)
     else:
         kmin, kmax, pmax, r = _named_ramp(prof, onset, n, trig, common)
@@ -501,19 +529,23 @@ def derive_ecn(
                 "model_packet_bytes": fp.packet_bytes, "pfc_onset_bytes": onset,
                 "fast_recovery_load": round(fr_load, 3),
                 "tau_us": fp.tau_s * 1e6, "tau_prime_us": fp.tau_prime_s * 1e6, "timer_us": fp.timer_s * 1e6,
-                "byte_counter_bytes": fp.byte_counter_bytes, "F": fp.F, "rai_mbps": fp.rai_mbps, "g": round(fp.g, 6)},
+                "byte_counter_bytes": fp.byte_counter_bytes, "F": fp.F, "rai_mbps": fp.rai_mbps,
+                "g": round(fp.g, 6)},
         source="CoNEXT'16 fixed-point theorem; docs/derivation.md#dcqcn-fluid-model, "
-               "docs/derivation.md#fluid-packet-size, docs/derivation.md#pfc-bound-steady-state (roce_tune.tuner.fluid)",
+               "docs/derivation.md#fluid-packet-size, docs/derivation.md#pfc-bound-steady-state "
+               "(roce_tune.tuner.fluid)",
         note=f"ok: steady state on the ramp (q* {round(q_star)} B < onset {onset} B, fast-recovery load "
              f"{fr_load:.2f} < 1)" if ok else f"FLUID CHECK FAILED ({state}): " + "; ".join(problems))
     drop_min, drop_max, drop_p = _drop_thresholds(asic_ecn_separate, kmin, kmax, pmax, r)
     return EcnProfile(
-        name=name, speed_gbps=speed_gbps, source_profile=prof, kmin_bytes=kmin, kmax_bytes=kmax, pmax_percent=pmax,
+        name=name, speed_gbps=speed_gbps, source_profile=prof, kmin_bytes=kmin, kmax_bytes=kmax,
+        pmax_percent=pmax,
         drop_min_bytes=drop_min, drop_max_bytes=drop_max, drop_probability_percent=drop_p,
         base_rtt_us=base_rtt_us, fan_in=fan_in, pfc_trigger_bytes=trig, pfc_onset_bytes=onset,
         objective=objective if prof == "derived" else None,
         fluid=FluidCheck(n_flows=n, p_star=p_star, q_star_bytes=round(q_star), on_ramp=on_ramp,
-                         below_pfc_trigger=q_star < onset, ok=ok, steady_state=state, fast_recovery_load=round(fr_load, 4)),
+                         below_pfc_trigger=q_star < onset, ok=ok, steady_state=state,
+                         fast_recovery_load=round(fr_load, 4)),
         rationale=r)
 
 
@@ -522,8 +554,8 @@ def check_ecn(profile: EcnProfile, device: str, port: str | None) -> list[Findin
 
     Returns:
         RT210 (error) when Kmin >= Kmax or Kmax > pfc_onset_bytes (the egress queue at which the fan-in's
-        ingress PGs all send XOFF; marking must reach Pmax before it); RT211 (warning) when the fluid check failed (p* > Pmax, q* >= trigger, or no room
-        for a ramp). Empty list when all is well.
+        ingress PGs all send XOFF; marking must reach Pmax before it); RT211 (warning) when the fluid check
+        failed (p* > Pmax, q* >= trigger, or no room for a ramp). Empty list when all is well.
     """
     loc = Location(device=device, port=port)
     out: list[Finding] = []
@@ -535,9 +567,10 @@ def check_ecn(profile: EcnProfile, device: str, port: str | None) -> list[Findin
     onset = profile.pfc_onset_bytes if profile.pfc_onset_bytes is not None else profile.pfc_trigger_bytes
     if profile.kmax_bytes > onset:
         out.append(Finding(rule="RT210", severity=Severity.error, location=loc,
-                           message=f"ECN profile {profile.name}: Kmax {profile.kmax_bytes} B is above the egress PFC "
-                                   f"onset {onset} B (fan-in {profile.fan_in} x PG trigger "
-                                   f"{profile.pfc_trigger_bytes} B): PFC fires before ECN marking reaches Pmax",
+                           message=f"ECN profile {profile.name}: Kmax {profile.kmax_bytes} B is above the "
+                                   f"egress PFC onset {onset} B (fan-in {profile.fan_in} x PG trigger "
+                                   f"{profile.pfc_trigger_bytes} B): PFC fires before ECN marking reaches "
+                                   "Pmax",
                            fix="lower kmax_bytes to at most the PFC trigger, use the derived profile, "
                                "or raise the lossless pool/dynamic_th"))
     if not profile.fluid.ok:
@@ -545,11 +578,12 @@ def check_ecn(profile: EcnProfile, device: str, port: str | None) -> list[Findin
         why = profile.rationale["fluid"].note if "fluid" in profile.rationale else ""
         out.append(Finding(rule="RT211", severity=Severity.warning, location=loc,
                            message=f"ECN profile {profile.name}: DCQCN fluid check failed at N={f.n_flows} "
-                                   f"(p*={f.p_star:.4f}, Pmax={profile.pmax_percent} %, q*={f.q_star_bytes} B, "
-                                   f"trigger {profile.pfc_trigger_bytes} B). {why}".strip(),
-                           fix="off-ramp: raise pmax_percent above 2*p*; q* above the onset: lower Kmax below "
-                               "the egress PFC onset; PFC-bound limit cycle: no ECN value fixes it - review the "
-                               "DCQCN rpg_time_reset/rpg_byte_reset/clamp_tgt_rate or reduce the fan-in"))
+                                   f"(p*={f.p_star:.4f}, Pmax={profile.pmax_percent} %, q*={f.q_star_bytes} "
+                                   f"B, trigger {profile.pfc_trigger_bytes} B). {why}".strip(),
+                           fix="off-ramp: raise pmax_percent above 2*p*; q* above the onset: lower Kmax "
+                               "below the egress PFC onset; PFC-bound limit cycle: no ECN value fixes it - "
+                               "review the DCQCN rpg_time_reset/rpg_byte_reset/clamp_tgt_rate or reduce the "
+                               "fan-in"))
     return out
 
 
@@ -568,14 +602,17 @@ def calc_ecn(speed: str | int, rtt: str | float, fan_in: int, pfc_trigger_bytes:
     rtt_us = parse_time_us(rtt)
     params = calc_dcqcn(speed_gbps, nic_id).params
     if pfc_trigger_bytes is not None:
-        return derive_ecn(speed_gbps, rtt_us, int(fan_in), parse_bytes(pfc_trigger_bytes), params, False, profile)
+        return derive_ecn(speed_gbps, rtt_us, int(fan_in), parse_bytes(pfc_trigger_bytes), params, False,
+                          profile)
     prof = derive_ecn(speed_gbps, rtt_us, int(fan_in), 1 << 62, params, False, profile)
     fl = prof.fluid
     below = fl.q_star_bytes < prof.kmax_bytes
     r = dict(prof.rationale)
-    r["pfc_trigger_bytes"] = Rationale(formula="Kmax (no trigger given)", inputs={"kmax_bytes": prof.kmax_bytes},
+    r["pfc_trigger_bytes"] = Rationale(formula="Kmax (no trigger given)",
+                                       inputs={"kmax_bytes": prof.kmax_bytes},
                                        source="DCQCN 'ECN before PFC' rule",
-                                       note="PFC trigger not given: not checked; the switch's trigger must be >= this")
+                                       note="PFC trigger not given: not checked; the switch's trigger must "
+                                       "be >= this")
     return prof.model_copy(update={
         "pfc_trigger_bytes": prof.kmax_bytes, "rationale": r,
         "fluid": fl.model_copy(update={"below_pfc_trigger": below, "ok": fl.on_ramp and below})})

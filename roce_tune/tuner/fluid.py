@@ -102,7 +102,8 @@ class FluidParams:
         the authors' 1000 B packets under-predict p* about 4x for 4 KB frames
         (docs/derivation.md#fluid-packet-size).
 
-        Mapping (docs/derivation.md#dcqcn-fluid-model [D]): T <- ``rpg_time_reset_us``, B <- ``rpg_byte_reset_bytes``,
+        Mapping (docs/derivation.md#dcqcn-fluid-model [D]): T <- ``rpg_time_reset_us``, B <-
+            ``rpg_byte_reset_bytes``,
         F <- ``rpg_threshold``, R_AI <- ``rpg_ai_rate_mbps``, tau' <- ``dce_tcp_rtt_us``,
         g <- 1 - ``dce_tcp_g``/1024, tau <- max(``min_time_between_cnps_us``,
         ``rate_reduce_monitor_period_us``). Capacity = ``speed_gbps``.
@@ -119,7 +120,8 @@ class FluidParams:
             capacity_gbps=float(speed_gbps),
             packet_bytes=packet_bytes,
             g=1 - params["dce_tcp_g"] / 1024,
-            tau_s=max(params["min_time_between_cnps_us"], params["rate_reduce_monitor_period_us"], 0.1) * 1e-6,
+            tau_s=max(params["min_time_between_cnps_us"], params["rate_reduce_monitor_period_us"],
+                      0.1) * 1e-6,
             tau_prime_s=max(params["dce_tcp_rtt_us"], 0.1) * 1e-6,
             timer_s=max(params["rpg_time_reset_us"], 0.1) * 1e-6,
             byte_counter_bytes=float(byte_reset) if byte_reset > 0 else 1e15,
@@ -132,7 +134,8 @@ def paper_defaults(capacity_gbps: float) -> FluidParams:
     """SIGCOMM'15 DCQCN defaults as used by the authors' fluid code.
 
     Source: ``jitupadhye-zz/rdma:fluidmodel/dcqcn/dcqcn2.m`` comments (tau 50 µs, tau' 55 µs,
-    F 5, B 10 MB, R_AI 40 Mb/s, timer 55 µs, g 1/256) and CoNEXT'16 text (docs/derivation.md#dcqcn-fluid-model).
+    F 5, B 10 MB, R_AI 40 Mb/s, timer 55 µs, g 1/256) and CoNEXT'16 text
+    (docs/derivation.md#dcqcn-fluid-model).
     """
     return FluidParams(capacity_gbps=capacity_gbps)
 
@@ -205,7 +208,8 @@ def fixed_point_p(params: FluidParams, n_flows: int) -> float:
 def approx_p(params: FluidParams, n_flows: int) -> float:
     """The paper's Taylor approximation p* ~ [R_AI N^2/(tau' C^2) (1/B + N/(T C))^2]^(1/3).
 
-    Source: CoNEXT'16 (docs/derivation.md#dcqcn-fluid-model); also ``stability.m`` line ``ps = (Rai*N*N/...)``.
+    Source: CoNEXT'16 (docs/derivation.md#dcqcn-fluid-model); also ``stability.m`` line ``ps =
+        (Rai*N*N/...)``.
     Valid for small p*; overestimates the exact root by ~15 % at 40G/N=2 with the paper defaults.
     Units: packets (R_AI, C in packets/s; B in packets).
 
@@ -283,8 +287,8 @@ def fast_recovery_load(params: FluidParams, n_flows: int, base_rtt_us: float, cl
         ValueError: n_flows < 1 or negative times.
     """
     if n_flows < 1 or base_rtt_us < 0 or cut_period_us < 0:
-        raise ValueError(f"fast_recovery_load: need n_flows >= 1 and times >= 0 (got {n_flows}, {base_rtt_us}, "
-                         f"{cut_period_us})")
+        raise ValueError(f"fast_recovery_load: need n_flows >= 1 and times >= 0 (got {n_flows}, "
+                         f"{base_rtt_us}, {cut_period_us})")
     if clamp_tgt_rate or n_flows <= 2:
         return 0.0
     c_bytes_per_s = params.capacity_gbps * 1e9 / _BITS

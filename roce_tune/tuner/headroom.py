@@ -22,9 +22,9 @@ model                     cable_bytes                                   peer_res
 The default (:func:`select_headroom_model`) is ``sonic-static`` on ASICs whose SONiC static tables the
 catalog marks reproduced (``sonic_static_tables``), ``ieee`` elsewhere.
 ``sonic-static`` reproduces every row of SONiC's legacy ``pg_profile_lookup.ini`` for Spectrum-1/3
-(docs/derivation.md#headroom-models); ``sonic-lua`` (:func:`compute_headroom_sonic_lua`) reproduces the current SONiC Lua bit
-for bit (docs/derivation.md#headroom-models). Rounding: every byte value is rounded up to 1 KiB as SONiC does; the ASIC
-then allocates whole cells, reported as ``size_cells = ceil(size / cell)``.
+(docs/derivation.md#headroom-models); ``sonic-lua`` (:func:`compute_headroom_sonic_lua`) reproduces the
+current SONiC Lua bit for bit (docs/derivation.md#headroom-models). Rounding: every byte value is rounded up
+to 1 KiB as SONiC does; the ASIC then allocates whole cells, reported as ``size_cells = ceil(size / cell)``.
 """
 
 from __future__ import annotations
@@ -55,8 +55,8 @@ PAUSE_QUANTA_PER_SPEED_GBPS: dict[int, int] = {
 ROUND_BYTES = 1024
 _MIN_PACKET_BYTES = 64  # ``minimal_packet_size`` in the Lua
 _LUA_SRC = "sonic-net/sonic-swss:cfgmgr/buffer_headroom_mellanox.lua (docs/derivation.md#headroom)"
-_STATIC_SRC = ("SONiC legacy pg_profile_lookup.ini generator, reproduced with the structure of the SONiC headroom formula "
-               "(docs/derivation.md#headroom-models)")
+_STATIC_SRC = ("SONiC legacy pg_profile_lookup.ini generator, reproduced with the structure of the SONiC "
+               "headroom formula (docs/derivation.md#headroom-models)")
 
 
 def pause_quanta(speed_gbps: int) -> int:
@@ -74,7 +74,8 @@ def pause_quanta(speed_gbps: int) -> int:
         return PAUSE_QUANTA_PER_SPEED_GBPS[speed_gbps]
     except KeyError:
         known = ", ".join(f"{s}G" for s in sorted(PAUSE_QUANTA_PER_SPEED_GBPS))
-        raise ValueError(f"no IEEE 802.3 31B.3.7 pause-quanta entry for {speed_gbps}G (known: {known})") from None
+        raise ValueError(f"no IEEE 802.3 31B.3.7 pause-quanta entry for {speed_gbps}G (known: "
+                         f"{known})") from None
 
 
 def peer_response_bytes(speed_gbps: int) -> float:
@@ -166,7 +167,8 @@ def _peer_response(asic: AsicSpec, speed_gbps: int, model: str) -> tuple[float, 
         q = pause_quanta(speed_gbps)
         return peer_response_bytes(speed_gbps), f"{q} pause quanta x 512 bit / 8 (IEEE 802.3 31B.3.7)"
     if model == "sonic-lua" or speed_gbps < max(PAUSE_QUANTA_PER_SPEED_GBPS):
-        return asic.peer_response_bytes, "speed not in the pause-quanta table: asic.peer_response_bytes (Lua fallback)"
+        return asic.peer_response_bytes, ("speed not in the pause-quanta table: asic.peer_response_bytes "
+                                          "(Lua fallback)")
     top = max(PAUSE_QUANTA_PER_SPEED_GBPS)
     scaled = peer_response_bytes(top) * speed_gbps / top
     return max(scaled, asic.peer_response_bytes), (
@@ -176,11 +178,14 @@ def _peer_response(asic: AsicSpec, speed_gbps: int, model: str) -> tuple[float, 
 
 def _check_headroom_inputs(asic: AsicSpec, speed_gbps: int, cable_m: float, port_mtu_bytes: int,
                            small_packet_percent: int) -> None:
-    """Raises ValueError for a non-positive speed/MTU, negative cable, speed above the ASIC's or a bad percent."""
+    """Raises ValueError for a non-positive speed/MTU, negative cable, speed above the ASIC's or a bad
+    percent."""
     if speed_gbps <= 0 or cable_m < 0 or port_mtu_bytes <= 0:
-        raise ValueError(f"speed {speed_gbps}G, cable {cable_m} m and MTU {port_mtu_bytes} B must be positive")
+        raise ValueError(f"speed {speed_gbps}G, cable {cable_m} m and MTU {port_mtu_bytes} B must be "
+                         "positive")
     if speed_gbps > asic.max_port_speed_gbps:
-        raise ValueError(f"{speed_gbps}G exceeds the {asic.max_port_speed_gbps}G maximum port speed of {asic.id}")
+        raise ValueError(f"{speed_gbps}G exceeds the {asic.max_port_speed_gbps}G maximum port speed of "
+                         f"{asic.id}")
     if not 0 <= small_packet_percent <= 100:
         raise ValueError(f"small_packet_percent {small_packet_percent} is outside 0..100")
 
@@ -218,7 +223,8 @@ class _HeadroomFigures:
 
 
 def _headroom(asic: AsicSpec, speed_gbps: int, cable_m: float, port_mtu_bytes: int, lanes: int | None,
-              model: str, shared_headroom_pool: bool, lossless_mtu_bytes: int, small_packet_percent: int) -> Headroom:
+              model: str, shared_headroom_pool: bool, lossless_mtu_bytes: int,
+              small_packet_percent: int) -> Headroom:
     _check_headroom_inputs(asic, speed_gbps, cable_m, port_mtu_bytes, small_packet_percent)
     n_lanes = default_lanes(asic, speed_gbps) if lanes is None else lanes
     if n_lanes < 1:
@@ -245,7 +251,8 @@ def _headroom(asic: AsicSpec, speed_gbps: int, cable_m: float, port_mtu_bytes: i
         model=model,
         profile=profile_name(speed_gbps, cable_m, port_mtu_bytes=port_mtu_bytes, eight_lane=eight_lane,
                              shared_headroom_pool=shared_headroom_pool, model=model,
-                             lossless_mtu_bytes=lossless_mtu_bytes, small_packet_percent=small_packet_percent),
+                             lossless_mtu_bytes=lossless_mtu_bytes,
+                             small_packet_percent=small_packet_percent),
         xon_bytes=xon, xoff_bytes=xoff, size_bytes=size, size_cells=math.ceil(size / asic.cell_bytes),
         lanes=n_lanes, rationale=_headroom_rationale(q, f)), port_mtu_bytes, asic.cell_bytes)
 
@@ -253,17 +260,21 @@ def _headroom(asic: AsicSpec, speed_gbps: int, cable_m: float, port_mtu_bytes: i
 def _xoff_rationale(q: _HeadroomInputs, f: _HeadroomFigures, common: dict[str, float | int | str | bool],
                     source: str) -> Rationale:
     asic = q.asic
-    cable_formula = ("2*cable_m*speed_Mbps*1e9/1.98e8/8192 (Lua units, true x 1000/1024)" if q.model == "sonic-lua"
+    cable_formula = ("2*cable_m*speed_Mbps*1e9/1.98e8/8192 (Lua units, true x 1000/1024)"
+                     if q.model == "sonic-lua"
                      else "2*cable_m*speed_bps/(1.98e8 m/s*8) (true round-trip bytes)")
     xoff_inputs = {
-        **common, "cable_m": q.cable_m, "port_mtu_bytes": q.port_mtu_bytes, "lossless_mtu_bytes": q.lossless_mtu_bytes,
+        **common, "cable_m": q.cable_m, "port_mtu_bytes": q.port_mtu_bytes,
+        "lossless_mtu_bytes": q.lossless_mtu_bytes,
         "cable_bytes": round(f.cable, 3), "mac_phy_delay_bytes": asic.mac_phy_delay_bytes,
-        "peer_response_bytes": f.peer, "cell_bytes": asic.cell_bytes, "small_packet_percent": q.small_packet_percent,
+        "peer_response_bytes": f.peer, "cell_bytes": asic.cell_bytes,
+        "small_packet_percent": q.small_packet_percent,
         "cell_occupancy_factor": round(f.occupancy, 6), "propagation_bytes": round(f.propagation, 3),
     }
     static_note = ""
     if q.model == "sonic-static" and not asic.sonic_static_tables:
-        static_note = f"; {asic.id}'s SONiC static table is NOT generated by this formula (docs/derivation.md#headroom-models)"
+        static_note = (f"; {asic.id}'s SONiC static table is NOT generated by this formula "
+                       "(docs/derivation.md#headroom-models)")
     return Rationale(
         formula="ceil_1024(lossless_mtu + (port_mtu + cable_bytes + mac_phy_delay + peer_response) "
                 f"* cell_occupancy); cable_bytes = {cable_formula}; peer_response = {f.peer_note}",
@@ -275,23 +286,29 @@ def _xoff_rationale(q: _HeadroomInputs, f: _HeadroomFigures, common: dict[str, f
 def _headroom_rationale(q: _HeadroomInputs, f: _HeadroomFigures) -> dict[str, Rationale]:
     asic, eight_lane, lanes = q.asic, f.eight_lane, q.lanes
     source = _LUA_SRC if q.model != "sonic-static" else _STATIC_SRC
-    common: dict[str, float | int | str | bool] = {"speed_gbps": q.speed_gbps, "lanes": f.n_lanes, "asic": asic.id}
+    common: dict[str, float | int | str | bool] = {"speed_gbps": q.speed_gbps, "lanes": f.n_lanes,
+                                                   "asic": asic.id}
     return {
         "xoff_bytes": _xoff_rationale(q, f, common, source),
         "xon_bytes": Rationale(
             formula="ceil_1024(2*pipeline_latency - 1024)" if eight_lane else "ceil_1024(pipeline_latency)",
-            inputs={**common, "pipeline_latency_bytes": asic.pipeline_latency_bytes, "eight_lane": eight_lane},
-            source=f"{_LUA_SRC}; asic.pipeline_latency_bytes ({asic.sources.get('pipeline_latency_bytes', '')})",
-            note="8-lane Spectrum ports have two buffer units: doubled pipeline latency" if eight_lane else ""),
+            inputs={**common, "pipeline_latency_bytes": asic.pipeline_latency_bytes,
+                    "eight_lane": eight_lane},
+            source=f"{_LUA_SRC}; asic.pipeline_latency_bytes "
+                   f"({asic.sources.get('pipeline_latency_bytes', '')})",
+            note="8-lane Spectrum ports have two buffer units: doubled pipeline latency" if eight_lane
+            else ""),
         "size_bytes": Rationale(
             formula="xon (xoff drawn from the shared headroom pool)" if q.shared_headroom_pool
             else "ceil_1024(xoff + xon + speed_overhead)",
-            inputs={**common, "xon_bytes": f.xon, "xoff_bytes": f.xoff, "speed_overhead_bytes": f.speed_overhead,
+            inputs={**common, "xon_bytes": f.xon, "xoff_bytes": f.xoff,
+                    "speed_overhead_bytes": f.speed_overhead,
                     "shared_headroom_pool": q.shared_headroom_pool},
             source=_LUA_SRC,
             note="speed_overhead = port MTU on 8-lane ports" if eight_lane else ""),
         "size_cells": Rationale(
-            formula="ceil(size_bytes / cell_bytes)", inputs={"size_bytes": f.size, "cell_bytes": asic.cell_bytes},
+            formula="ceil(size_bytes / cell_bytes)", inputs={"size_bytes": f.size,
+                                                             "cell_bytes": asic.cell_bytes},
             source="SAI converts byte sizes to whole ASIC cells (docs/derivation.md#cell-occupancy)"),
         "lanes": Rationale(
             formula="given" if lanes is not None else "max(1, speed_gbps // serdes_gbps)",
@@ -301,7 +318,8 @@ def _headroom_rationale(q: _HeadroomInputs, f: _HeadroomFigures) -> dict[str, Ra
 
 
 _MLX5_SRC = ("torvalds/linux drivers/net/ethernet/mellanox/mlx5/core/en/port_buffer.c (xoff_threshold = "
-             "size - xoff, xon_threshold = xoff_threshold - max_mtu, size >= xoff + max_mtu + cell; docs/derivation.md#nic-headroom)")
+             "size - xoff, xon_threshold = xoff_threshold - max_mtu, size >= xoff + max_mtu + cell; "
+             "docs/derivation.md#nic-headroom)")
 
 
 def static_pg_thresholds(hr: Headroom, port_mtu_bytes: int, cell_bytes: int) -> Headroom:
@@ -339,12 +357,18 @@ def static_pg_thresholds(hr: Headroom, port_mtu_bytes: int, cell_bytes: int) -> 
         "port_mtu_bytes": port_mtu_bytes, "cell_bytes": cell_bytes}
     rationale = {
         **hr.rationale,
-        "static_buffer_bytes": Rationale(formula="max(size, xon + xoff, xoff + port_mtu + cell)", inputs=inputs,
-                                         source=_MLX5_SRC, note="a static PG reserves xoff too (no shared pool)"),
-        "pause_threshold_bytes": Rationale(formula="static_buffer - xoff", inputs={**inputs, "static_buffer_bytes": buffer},
-                                           source=_MLX5_SRC, note="XOFF leaves xoff bytes for the bytes in flight"),
-        "resume_threshold_bytes": Rationale(formula="pause_threshold - port_mtu", inputs={**inputs, "pause_threshold_bytes": pause},
-                                            source=_MLX5_SRC, note="one maximum frame of hysteresis below pause"),
+        "static_buffer_bytes": Rationale(formula="max(size, xon + xoff, xoff + port_mtu + cell)",
+                                         inputs=inputs,
+                                         source=_MLX5_SRC,
+                                         note="a static PG reserves xoff too (no shared pool)"),
+        "pause_threshold_bytes": Rationale(formula="static_buffer - xoff",
+                                           inputs={**inputs, "static_buffer_bytes": buffer},
+                                           source=_MLX5_SRC,
+                                           note="XOFF leaves xoff bytes for the bytes in flight"),
+        "resume_threshold_bytes": Rationale(formula="pause_threshold - port_mtu",
+                                            inputs={**inputs, "pause_threshold_bytes": pause},
+                                            source=_MLX5_SRC,
+                                            note="one maximum frame of hysteresis below pause"),
     }
     return hr.model_copy(update={"static_buffer_bytes": buffer, "pause_threshold_bytes": pause,
                                  "resume_threshold_bytes": resume, "rationale": rationale})
@@ -388,9 +412,10 @@ def select_headroom_model(asic: AsicSpec, requested: HeadroomModel | str | None)
 
     ``requested`` (``policy.headroom_model``) wins. Unset, the vendor-validated model is chosen where the
     catalog has one for the ASIC: ``sonic-static`` reproduces every row of SONiC's own
-    ``pg_profile_lookup.ini`` for Spectrum-1/2/3 (``asic.sonic_static_tables``, docs/derivation.md#headroom-models) -- the
-    numbers NVIDIA ships and validates -- while ``ieee`` gives 2.4-4x their xoff (100G/5 m on Spectrum-1:
-    72,704 B vs 30,720 B) from a worst-case 802.3 pause-quanta reaction budget. Elsewhere ``ieee``.
+    ``pg_profile_lookup.ini`` for Spectrum-1/2/3 (``asic.sonic_static_tables``,
+    docs/derivation.md#headroom-models) -- the numbers NVIDIA ships and validates -- while ``ieee`` gives
+    2.4-4x their xoff (100G/5 m on Spectrum-1: 72,704 B vs 30,720 B) from a worst-case 802.3 pause-quanta
+    reaction budget. Elsewhere ``ieee``.
 
     >>> from roce_tune.inventory.catalog import load_catalog
     >>> select_headroom_model(load_catalog().asic("spectrum-3"), None)[:2]
@@ -406,8 +431,8 @@ def select_headroom_model(asic: AsicSpec, requested: HeadroomModel | str | None)
         chosen, reason = str(name), f"policy.headroom_model = {name}"
     elif asic.sonic_static_tables:
         chosen = "sonic-static"
-        reason = (f"default: {asic.id} has SONiC's vendor-validated static tables (pg_profile_lookup.ini), which "
-                  "sonic-static reproduces row for row (docs/derivation.md#headroom-models)")
+        reason = (f"default: {asic.id} has SONiC's vendor-validated static tables (pg_profile_lookup.ini), "
+                  "which sonic-static reproduces row for row (docs/derivation.md#headroom-models)")
     else:
         chosen = "ieee"
         reason = (f"default: no vendor-validated static table for {asic.id} in the catalog; ieee (IEEE 802.3 "
@@ -419,9 +444,10 @@ def with_model_comparison(hr: Headroom, other: Headroom, reason: str) -> Headroo
     """``hr`` with a ``model`` rationale naming the chosen model, why, and the other model's numbers
     (plan.md shows both)."""
     why = Rationale(
-        formula="policy.headroom_model, else sonic-static where the catalog has SONiC static tables for the ASIC, "
-                "else ieee",
-        inputs={"model": hr.model, f"{hr.model}_xoff_bytes": hr.xoff_bytes, f"{hr.model}_size_bytes": hr.size_bytes,
+        formula="policy.headroom_model, else sonic-static where the catalog has SONiC static tables for the "
+                "ASIC, else ieee",
+        inputs={"model": hr.model, f"{hr.model}_xoff_bytes": hr.xoff_bytes,
+                f"{hr.model}_size_bytes": hr.size_bytes,
                 "other_model": other.model, f"{other.model}_xoff_bytes": other.xoff_bytes,
                 f"{other.model}_size_bytes": other.size_bytes},
         source=f"{_STATIC_SRC}; {_LUA_SRC}", note=reason)
@@ -434,7 +460,8 @@ def compute_headroom_sonic_lua(asic: AsicSpec, speed_gbps: int, cable_m: float, 
     """Bit-for-bit the current SONiC ``buffer_headroom_mellanox.lua`` (no gearbox).
 
     Differences from ``ieee``: cable bytes in the Lua's units (x 1000/1024) and the 8-lane rule only
-    for exactly 8 lanes. The default port MTU 9100 is the SONiC port default used by docs/derivation.md#headroom-models.
+    for exactly 8 lanes. The default port MTU 9100 is the SONiC port default used by
+    docs/derivation.md#headroom-models.
     """
     return _headroom(asic, speed_gbps, cable_m, port_mtu_bytes, lanes, "sonic-lua", shared_headroom_pool,
                      lossless_mtu_bytes, small_packet_percent)
@@ -445,8 +472,8 @@ def nic_xoff_bytes(speed_gbps: int, cable_m: float, mtu_bytes: int) -> int:
 
     ``xoff = (301 + 216*cable_m/100) * speed_Mbps/1000 + 272*mtu/100`` with integer division at each
     step and the speed clamped to >= 40G (``torvalds/linux:drivers/net/ethernet/mellanox/mlx5/core/en/
-    port_buffer.c`` ``calculate_xoff``; docs/derivation.md#nic-headroom). The kernel keeps the cable length in whole metres;
-    a fractional length is rounded up.
+    port_buffer.c`` ``calculate_xoff``; docs/derivation.md#nic-headroom). The kernel keeps the cable length in
+    whole metres; a fractional length is rounded up.
 
     >>> nic_xoff_bytes(25, 7, 1500), nic_xoff_bytes(400, 30, 9000)
     (16720, 170480)
@@ -501,12 +528,15 @@ def check_pinned_headroom(derived: Headroom, pinned: Headroom, pinned_keys: dict
 
     def err(key: str, message: str, fix: str) -> None:
         path = pinned_keys.get(key) or next(iter(pinned_keys.values()), None)
-        out.append(Finding(rule="RT203", severity=Severity.error, message=f"{device} {port}: {message}", fix=fix,
+        out.append(Finding(rule="RT203", severity=Severity.error,
+                           message=f"{device} {port}: {message}", fix=fix,
                            location=Location(device=device, port=port, path=path)))
 
     if "xoff_bytes" in pinned_keys and pinned.xoff_bytes < derived.xoff_bytes:
-        err("xoff_bytes", f"pinned xoff {pinned.xoff_bytes} B is below the {derived.xoff_bytes} B the cable, MTU "
-            f"and PFC reaction time need ({derived.model} model): frames in flight after XOFF would be dropped",
+        err("xoff_bytes",
+            f"pinned xoff {pinned.xoff_bytes} B is below the {derived.xoff_bytes} B the cable, MTU "
+            f"and PFC reaction time need ({derived.model} model): frames in flight after XOFF would be "
+            "dropped",
             f"pin xoff_bytes at least {derived.xoff_bytes}, or drop the pin")
     if not out and pinned_keys.keys() & {"xon_bytes", "xoff_bytes"} and pinned.xon_bytes > pinned.xoff_bytes:
         err("xon_bytes", f"xon {pinned.xon_bytes} B is above xoff {pinned.xoff_bytes} B",
@@ -515,5 +545,6 @@ def check_pinned_headroom(derived: Headroom, pinned: Headroom, pinned_keys: dict
     if pinned_keys.keys() & {"size_bytes", "xon_bytes", "xoff_bytes"} and pinned.size_bytes < need:
         what = "xon (shared headroom pool)" if shared_headroom_pool else "xon + xoff"
         err("size_bytes", f"profile size {pinned.size_bytes} B is below {what} = {need} B: it reserves less "
-            "headroom than it declares", f"pin size_bytes at least {need}, or pin only xoff/xon and let size follow")
+            "headroom than it declares",
+            f"pin size_bytes at least {need}, or pin only xoff/xon and let size follow")
     return out

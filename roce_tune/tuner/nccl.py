@@ -5,16 +5,17 @@ Every value is derived from inventory names that already passed the strict name 
 :data:`SHELL_SAFE_RE`, so it can be written unquoted to ``/etc/nccl.conf`` or an ``export`` line.
 
 Parameter semantics and defaults are those of NVIDIA/nccl ``src/transport/net_ib/connect.cc``
-(docs/derivation.md#nccl-environment): ``NCCL_IB_TC``/``NCCL_IB_FIFO_TC``/``NCCL_IB_SL``/``NCCL_IB_GID_INDEX`` default -1
-(unset), ``NCCL_IB_ROCE_VERSION_NUM`` 2, ``NCCL_IB_QPS_PER_CONNECTION`` 1, ``NCCL_IB_SPLIT_DATA_ON_QPS``
-0, ``NCCL_IB_TIMEOUT`` 20, ``NCCL_IB_RETRY_CNT`` 7.
+(docs/derivation.md#nccl-environment): ``NCCL_IB_TC``/``NCCL_IB_FIFO_TC``/``NCCL_IB_SL``/``NCCL_IB_GID_INDEX``
+default -1 (unset), ``NCCL_IB_ROCE_VERSION_NUM`` 2, ``NCCL_IB_QPS_PER_CONNECTION`` 1,
+``NCCL_IB_SPLIT_DATA_ON_QPS`` 0, ``NCCL_IB_TIMEOUT`` 20, ``NCCL_IB_RETRY_CNT`` 7.
 
     >>> from roce_tune.inventory.models import Host, Nic, Policy, Site
     >>> from roce_tune.tuner.classification import derive_classification
     >>> h = Host(name="gpu01", socket_ifname="eno1", nics=[
     ...     Nic(model="connectx-7", netdev="ens2f0np0", rdma_device="mlx5_1", speed="400G", rail=1),
     ...     Nic(model="connectx-7", netdev="ens1f0np0", rdma_device="mlx5_0", speed="400G", rail=0)])
-    >>> env, why = derive_nccl_env(h, derive_classification(Policy()), Site(name="a", nccl_version="2.23.4"), 2)
+    >>> env, why = derive_nccl_env(h, derive_classification(Policy()),
+    ...                            Site(name="a", nccl_version="2.23.4"), 2)
     >>> env["NCCL_IB_HCA"], env["NCCL_IB_TC"], "NCCL_IB_GID_INDEX" in env
     ('=mlx5_0:1,mlx5_1:1', '106', False)
 """
@@ -34,13 +35,15 @@ SHELL_SAFE_RE = re.compile(r"^[A-Za-z0-9_=:,.^-]*$")
 GID_AUTOSELECT_SINCE = (2, 21)
 #: GID index of RoCEv2 + IPv4 in the usual mlx5 table (0/1 = v1/v2 link-local, 2/3 = v1/v2 IPv4).
 PINNED_GID_INDEX = 3
-#: QPs per connection when ECMP needs entropy (Meta SIGCOMM'24 "QP scaling", docs/derivation.md#large-scale-practice).
+#: QPs per connection when ECMP needs entropy (Meta SIGCOMM'24 "QP scaling",
+#: docs/derivation.md#large-scale-practice).
 QPS_PER_CONNECTION = 4
 
-_S_NCCL = "NVIDIA/nccl src/transport/net_ib/connect.cc (v2.31.2) parameter defaults (docs/derivation.md#nccl-environment)"
+_S_NCCL = ("NVIDIA/nccl src/transport/net_ib/connect.cc (v2.31.2) parameter defaults "
+           "(docs/derivation.md#nccl-environment)")
 _S_ENV = "NCCL environment-variable docs (env.rst); docs/derivation.md#nccl-environment"
-_S_META = ("Meta, 'RDMA over Ethernet for Distributed AI Training at Meta Scale', SIGCOMM'24: E-ECMP + QP scaling "
-           "up to +40 % AllReduce (docs/derivation.md#large-scale-practice)")
+_S_META = ("Meta, 'RDMA over Ethernet for Distributed AI Training at Meta Scale', SIGCOMM'24: E-ECMP + QP "
+           "scaling up to +40 % AllReduce (docs/derivation.md#large-scale-practice)")
 
 
 _DIGITS = re.compile(r"(\d+)")
@@ -69,7 +72,8 @@ _NcclVariable = Callable[[dict[str, str], dict[str, Rationale], Host, Classifica
 def _hca(env: dict[str, str], why: dict[str, Rationale], host: Host, classification: Classification,
          site: Site, tiers: int) -> None:
     """NCCL_IB_HCA: every RDMA NIC by exact name, in rail order."""
-    nics = sorted({(n.rail if n.rail is not None else 1 << 16, _natural(n.rdma_device), n.rdma_device, n.rdma_port)
+    nics = sorted({(n.rail if n.rail is not None else 1 << 16, _natural(n.rdma_device), n.rdma_device,
+                    n.rdma_port)
                    for n in host.nics})
     if nics:
         env["NCCL_IB_HCA"] = "=" + ",".join(f"{dev}:{port}" for _, _, dev, port in nics)
@@ -88,32 +92,35 @@ def _traffic_class(env: dict[str, str], why: dict[str, Rationale], host: Host, c
     env["NCCL_IB_TC"] = str(tos)
     why["NCCL_IB_TC"] = Rationale(
         formula="classification.roce_tos = roce_dscp[0] << 2 | ECT(0)",
-        inputs={"roce_dscp": classification.roce_dscp[0], "roce_tos": tos, "roce_priority": classification.roce_priority},
+        inputs={"roce_dscp": classification.roce_dscp[0], "roce_tos": tos,
+                "roce_priority": classification.roce_priority},
         source=f"{_S_NCCL}: traffic_class of the data QPs (full IPv4 TOS byte)",
         note="must equal the switches' DSCP->lossless-TC map and the NIC dscp2prio map (consistency RT23x)")
 
 
-def _fifo_traffic_class(env: dict[str, str], why: dict[str, Rationale], host: Host, classification: Classification,
+def _fifo_traffic_class(env: dict[str, str], why: dict[str, Rationale], host: Host,
+                        classification: Classification,
                         site: Site, tiers: int) -> None:
     """NCCL_IB_FIFO_TC: a second lossless RoCE class for CTS messages if the policy has one."""
     tos = classification.roce_tos
-    fifo_tos, fifo_note = tos, ("same lossless class as the data: no second lossless priority with its own RoCE DSCP "
-                                "in the policy")
+    fifo_tos, fifo_note = tos, ("same lossless class as the data: no second lossless priority with its own "
+                                "RoCE DSCP in the policy")
     second = [d for d in classification.roce_dscp[1:]
               if classification.dscp_to_tc[d] in classification.lossless_priorities
               and classification.dscp_to_tc[d] != classification.roce_priority]
     if second:
         fifo_tos = second[0] << 2 | 0b10
-        fifo_note = (f"second lossless class (DSCP {second[0]} -> priority {classification.dscp_to_tc[second[0]]}): "
-                     "CTS messages no longer wait behind bulk data in the same queue, and stay lossless")
+        fifo_note = (f"second lossless class (DSCP {second[0]} -> priority "
+                     f"{classification.dscp_to_tc[second[0]]}): CTS messages no longer wait behind bulk data "
+                     "in the same queue, and stay lossless")
     env["NCCL_IB_FIFO_TC"] = str(fifo_tos)
     why["NCCL_IB_FIFO_TC"] = Rationale(
         formula="roce_dscp[k] << 2 | ECT(0) for a second lossless RoCE DSCP, else NCCL_IB_TC",
         inputs={"fifo_tos": fifo_tos, "cnp_tos": classification.cnp_tos},
         source=f"{_S_NCCL}: the receiver's QPs use FIFO_TC (ncclIbRtrQp fifoTc=true), NVIDIA/nccl PR #1194",
-        note=fifo_note + ". Not the CNP class: that queue is strict and lossy, so a dropped CTS (or an RC ACK from "
-             "the receiver QP [R]) costs a QP retransmission timeout (4.096 us x 2^NCCL_IB_TIMEOUT = 4.3 s at the "
-             "default 20) and bulk CTS traffic would compete with CNPs")
+        note=fifo_note + ". Not the CNP class: that queue is strict and lossy, so a dropped CTS (or an RC "
+             "ACK from the receiver QP [R]) costs a QP retransmission timeout (4.096 us x 2^NCCL_IB_TIMEOUT "
+             "= 4.3 s at the default 20) and bulk CTS traffic would compete with CNPs")
 
 
 def _service_level(env: dict[str, str], why: dict[str, Rationale], host: Host, classification: Classification,
@@ -125,7 +132,8 @@ def _service_level(env: dict[str, str], why: dict[str, Rationale], host: Host, c
             formula="roce_priority (PCP trust: the SL becomes the 802.1p priority of VLAN-tagged RoCE)",
             inputs={"roce_priority": classification.roce_priority}, source=_S_NCCL)
     else:
-        why["NCCL_IB_SL"] = _omitted("DSCP trust: switches and NICs classify on the TOS set by NCCL_IB_TC", _S_NCCL,
+        why["NCCL_IB_SL"] = _omitted("DSCP trust: switches and NICs classify on the TOS set by "
+                                     "NCCL_IB_TC", _S_NCCL,
                                      "set it only with PCP trust or VLAN-tagged RoCE")
 
 
@@ -138,19 +146,25 @@ def _gid(env: dict[str, str], why: dict[str, Rationale], host: Host, classificat
         why["NCCL_IB_GID_INDEX"] = Rationale(
             formula=f"{PINNED_GID_INDEX} (RoCEv2 + IPv4 in the usual mlx5 GID table)",
             inputs={"nccl_version": site.nccl_version or "", "gid_index": PINNED_GID_INDEX},
-            source=f"{_S_NCCL}; docs/derivation.md#nccl-environment (default 0 = RoCEv1 link-local before 2.21)",
-            note="check with show_gids on every host: the index moves when addresses or VLAN interfaces change")
+            source=f"{_S_NCCL}; docs/derivation.md#nccl-environment (default 0 = RoCEv1 link-local before "
+                   "2.21)",
+            note="check with show_gids on every host: the index moves when addresses or VLAN interfaces "
+                 "change")
         why["NCCL_IB_ROCE_VERSION_NUM"] = _omitted("ignored when NCCL_IB_GID_INDEX is pinned", _S_NCCL)
     else:
-        known = f"NCCL {site.nccl_version} auto-selects" if ver else "NCCL version unknown; 2.21+ auto-selects"
+        known = f"NCCL {site.nccl_version} auto-selects" if ver else ("NCCL version unknown; 2.21+ "
+                                                                      "auto-selects")
         why["NCCL_IB_GID_INDEX"] = _omitted(
             f"{known} a RoCEv2 GID (default -1)", _S_NCCL,
-            "a pinned index can drift after interface events (address or VLAN changes renumber the GID table); "
+            "a pinned index can drift after interface events (address or VLAN changes renumber the GID "
+            "table); "
             + ("" if ver else "set site.nccl_version: releases before 2.21 default to index 0 (RoCEv1)"))
         env["NCCL_IB_ROCE_VERSION_NUM"] = "2"
         why["NCCL_IB_ROCE_VERSION_NUM"] = Rationale(
-            formula="2 (RoCEv2: routable UDP 4791, DSCP carried in the IP header)", inputs={"roce_version": 2},
-            source=_S_NCCL, note="the GID auto-selection filters on this version; 2 is also the default, set for clarity")
+            formula="2 (RoCEv2: routable UDP 4791, DSCP carried in the IP header)",
+            inputs={"roce_version": 2},
+            source=_S_NCCL, note="the GID auto-selection filters on this version; 2 is also the default, set "
+                                 "for clarity")
 
 
 def _socket_ifname(env: dict[str, str], why: dict[str, Rationale], host: Host, classification: Classification,
@@ -163,8 +177,8 @@ def _socket_ifname(env: dict[str, str], why: dict[str, Rationale], host: Host, c
             source=f"{_S_ENV} (bootstrap/OOB sockets)", note="keeps bootstrap off docker/virtual interfaces")
     else:
         why["NCCL_SOCKET_IFNAME"] = _omitted("host.socket_ifname not given in the inventory", _S_ENV,
-                                             "NCCL then picks the first non-loopback interface; name it if hosts have "
-                                             "docker/virtual interfaces")
+                                             "NCCL then picks the first non-loopback interface; name it if "
+                                             "hosts have docker/virtual interfaces")
 
 
 def _qps(env: dict[str, str], why: dict[str, Rationale], host: Host, classification: Classification,
@@ -175,11 +189,13 @@ def _qps(env: dict[str, str], why: dict[str, Rationale], host: Host, classificat
         env["NCCL_IB_SPLIT_DATA_ON_QPS"] = "1"
         qp_inputs: dict[str, float | int | str | bool] = {"tiers": tiers, "adaptive_routing": False}
         why["NCCL_IB_QPS_PER_CONNECTION"] = Rationale(
-            formula=f"{QPS_PER_CONNECTION} when tiers >= 2 and no adaptive routing (default 1)", inputs=qp_inputs,
+            formula=f"{QPS_PER_CONNECTION} when tiers >= 2 and no adaptive routing (default 1)",
+            inputs=qp_inputs,
             source=f"{_S_META}; {_S_NCCL}",
             note="each QP has its own UDP source port, so ECMP can place a connection on several uplinks")
         why["NCCL_IB_SPLIT_DATA_ON_QPS"] = Rationale(
-            formula="1: split every message over the QPs (default 0 = round-robin whole messages)", inputs=qp_inputs,
+            formula="1: split every message over the QPs (default 0 = round-robin whole messages)",
+            inputs=qp_inputs,
             source=f"{_S_META}; {_S_NCCL}",
             note="spreads even a single large message; costs some latency on small messages")
     else:

@@ -61,13 +61,15 @@ def check_catalog_provenance(inv: Inventory, catalog: Catalog) -> list[Finding]:
             recalled = recalled_fields(asic, fields)
             if not recalled:
                 continue
-            detail = "; ".join(f"{f}={getattr(asic, f)} ({fields[f]}; {asic.sources[f].strip()})" for f in recalled)
+            detail = "; ".join(f"{f}={getattr(asic, f)} ({fields[f]}; {asic.sources[f].strip()})"
+                               for f in recalled)
             out.append(Finding(
                 rule="RT250", severity=severity,
-                message=f"{asic.name} ({asic_id}) on {where}: {risk} rests on catalog values that are recalled "
-                        f"or assumed, not verified: {detail}",
+                message=f"{asic.name} ({asic_id}) on {where}: {risk} rests on catalog values that are "
+                        f"recalled or assumed, not verified: {detail}",
                 fix=(f"confirm these against the vendor's buffer documentation or the platform's SONiC "
                      f"SKU files and correct roce_tune/catalog/asics.yaml ({asic_id}); until then treat "
-                     f"the derived {'headroom/buffers' if severity is Severity.warning else 'values'} as estimates"),
+                     f"the derived {'headroom/buffers' if severity is Severity.warning else 'values'} as "
+                     "estimates"),
                 location=Location(device=names[0])))
     return out

@@ -28,7 +28,8 @@ from roce_tune.ranges import WATCHDOG_RANGES_MS as RANGES_MS
 SONIC_BASE_MS = 200
 
 _S_SONIC = "sonic-net/sonic-utilities:pfcwd/main.py start_default (docs/derivation.md#pfc-watchdog)"
-_S_YANG = "sonic-buildimage sonic-pfcwd.yang (detection 100..5000, restoration 100..60000, POLL_INTERVAL 100..1000 ms)"
+_S_YANG = ("sonic-buildimage sonic-pfcwd.yang (detection 100..5000, restoration 100..60000, POLL_INTERVAL "
+           "100..1000 ms)")
 
 
 def _check(key: str, value: int) -> None:
@@ -115,7 +116,8 @@ def _apply_pins(pins: dict[str, int | float | str], vals: dict[str, int], action
             derived = vals[key]
             vals[key] = int(value)
         r[key] = Rationale(formula="pinned by user", inputs={key: value}, source="inventory override",
-                           note=f"derived {derived} ({r[key].formula})", pinned_by_user=True, derived_value=derived)
+                           note=f"derived {derived} ({r[key].formula})", pinned_by_user=True,
+                           derived_value=derived)
     return act
 
 
@@ -164,7 +166,8 @@ def derive_watchdog(pfc_ports: int, enabled: bool, action: str, platform: str,
     pins = dict(overrides or {})
     r: dict[str, Rationale] = {}
     vals = _derived_timers(caps, pfc_ports, r)
-    r["action"] = Rationale(formula="policy.watchdog_action", inputs={"action": action}, source="docs/derivation.md#pfc-watchdog",
+    r["action"] = Rationale(formula="policy.watchdog_action", inputs={"action": action},
+                            source="docs/derivation.md#pfc-watchdog",
                             note="drop is the only action that breaks a PFC deadlock")
     act = _apply_pins(pins, vals, action, r)
     if act not in ACTIONS:
@@ -173,4 +176,5 @@ def derive_watchdog(pfc_ports: int, enabled: bool, action: str, platform: str,
     for key, v in vals.items():
         _check(key, v)
     return Watchdog(enabled=enabled, detection_ms=vals["detection_ms"], restoration_ms=vals["restoration_ms"],
-                    poll_ms=vals["poll_ms"], action=act, pfc_ports=pfc_ports, rationale=r)  # type: ignore[arg-type]
+                    poll_ms=vals["poll_ms"], action=act,  # type: ignore[arg-type]
+                    pfc_ports=pfc_ports, rationale=r)

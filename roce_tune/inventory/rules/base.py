@@ -63,7 +63,8 @@ RULES: dict[str, Rule] = {}
 
 def rule(rule_id: str, name: str, severity: Severity, title: str, description: str, bad: str, fixed: str,
          needs_catalog: bool = False, max_severity: Severity | None = None
-         ) -> Callable[[Callable[[LintContext], Iterable[Finding]]], Callable[[LintContext], Iterable[Finding]]]:
+         ) -> Callable[[Callable[[LintContext], Iterable[Finding]]],
+                       Callable[[LintContext], Iterable[Finding]]]:
     """Register ``check`` as rule ``rule_id``; examples are dedented so they can be indented in code.
     ``max_severity``: the most severe finding ``check`` reports when it overrides ``severity`` upwards
     (``LintContext.finding(severity=...)``); None = never above ``severity``."""

@@ -73,7 +73,8 @@ def dangling_endpoint(ctx: LintContext) -> Iterator[Finding]:
             dev, port = getattr(link, side).split(":", 1)
             if dev in ctx.topo.switches and (dev, port) not in ctx.topo.ports:
                 yield ctx.finding(
-                    f"link endpoint {dev}:{port}: {dev} declares no port {port}{_close_ports(ctx, dev, port)}",
+                    f"link endpoint {dev}:{port}: {dev} declares no port "
+                    f"{port}{_close_ports(ctx, dev, port)}",
                     f"add {port} to the ports of {dev} ({ctx.switch_path[dev]}), or correct the endpoint",
                     f"links[{li}].{side}", device=dev, port=port)
     for path, host, nic in ctx.nics():
@@ -103,34 +104,40 @@ def dangling_endpoint(ctx: LintContext) -> Iterator[Finding]:
 hosts:
   - name: gpu01
     nics:
-      - {model: connectx-7, netdev: ens1f0np0, rdma_device: mlx5_0, speed: 400G, switch_port: "leaf1:Ethernet0", cable_length: 3m}
+      - {model: connectx-7, netdev: ens1f0np0, rdma_device: mlx5_0, speed: 400G, \
+switch_port: "leaf1:Ethernet0", cable_length: 3m}
   - name: gpu02
     nics:
-      - {model: connectx-7, netdev: ens1f0np0, rdma_device: mlx5_0, speed: 400G, switch_port: "leaf1:Ethernet0", cable_length: 3m}
+      - {model: connectx-7, netdev: ens1f0np0, rdma_device: mlx5_0, speed: 400G, \
+switch_port: "leaf1:Ethernet0", cable_length: 3m}
 """,
       _SWITCH_HEAD + """\
       - {name: 'Ethernet[0-8/4]', speed: 400G}
 hosts:
   - name: gpu01
     nics:
-      - {model: connectx-7, netdev: ens1f0np0, rdma_device: mlx5_0, speed: 400G, switch_port: "leaf1:Ethernet0", cable_length: 3m}
+      - {model: connectx-7, netdev: ens1f0np0, rdma_device: mlx5_0, speed: 400G, \
+switch_port: "leaf1:Ethernet0", cable_length: 3m}
   - name: gpu02
     nics:
-      - {model: connectx-7, netdev: ens1f0np0, rdma_device: mlx5_0, speed: 400G, switch_port: "leaf1:Ethernet4", cable_length: 3m}
+      - {model: connectx-7, netdev: ens1f0np0, rdma_device: mlx5_0, speed: 400G, \
+switch_port: "leaf1:Ethernet4", cable_length: 3m}
 """)
 def port_used_twice(ctx: LintContext) -> Iterator[Finding]:
     for path, endpoint, reason in ctx.topo.duplicate_ports:
         switch, port = endpoint.split(":", 1)
         if reason == "declared twice":
             first = ctx.topo.ports[(switch, port)].path
-            yield ctx.finding(f"port {endpoint} is declared twice (first in {first}, line {ctx.line_of(first)})",
+            yield ctx.finding(f"port {endpoint} is declared twice (first in {first}, line "
+                              f"{ctx.line_of(first)})",
                               "remove the second declaration or fix the range so the entries do not overlap",
                               path, device=switch, port=port)
         else:
             first = ctx.topo.peers[(switch, port)].path
             yield ctx.finding(
                 f"port {endpoint} is cabled twice (already used by {first}, line {ctx.line_of(first)})",
-                "each port takes one cable: move one of the two to a free port", path, device=switch, port=port)
+                "each port takes one cable: move one of the two to a free port", path, device=switch,
+                port=port)
 
 
 @rule("RT103", "link-speed-mismatch", Severity.error,
@@ -159,7 +166,8 @@ def link_speed_mismatch(ctx: LintContext) -> Iterator[Finding]:
         ia, ib = ctx.topo.ports.get((da, pa)), ctx.topo.ports.get((db, pb))
         if ia and ib and ia.speed_gbps != ib.speed_gbps:
             yield ctx.finding(
-                f"link {link.a} ({ia.speed_gbps}G) <-> {link.b} ({ib.speed_gbps}G): the ends have different speeds",
+                f"link {link.a} ({ia.speed_gbps}G) <-> {link.b} ({ib.speed_gbps}G): the ends have different "
+                "speeds",
                 f"set both ports to the same speed (or break the faster port out, e.g. breakout: "
                 f"4x{min(ia.speed_gbps, ib.speed_gbps)}G) in {ia.path} / {ib.path}",
                 f"links[{li}]", device=da, port=pa)
@@ -241,8 +249,8 @@ def missing_cable_length(ctx: LintContext) -> Iterator[Finding]:
     for li, link in enumerate(ctx.inv.links):
         if link.cable_length is None and link.lossless:  # a lossy link gets no headroom
             dev, port = link.a.split(":", 1)
-            yield ctx.finding(f"link {link.a} <-> {link.b} has no cable_length; headroom uses {default_m:g} m "
-                              f"from {where}", "add cable_length: <metres> to the link (e.g. 30m)",
+            yield ctx.finding(f"link {link.a} <-> {link.b} has no cable_length; headroom uses {default_m:g} "
+                              f"m from {where}", "add cable_length: <metres> to the link (e.g. 30m)",
                               f"links[{li}]", device=dev, port=port)
     for path, host, nic in ctx.nics():
         if nic.cable_length is None and nic.switch_port is not None:
@@ -281,14 +289,16 @@ def external_lossless_peer(ctx: LintContext) -> Iterator[Finding]:
             if dev in ctx.topo.switches:
                 continue
             if dev in ctx.host_names:
-                yield ctx.finding(f"link names host {dev}; host cables are declared on the NIC (switch_port), "
-                                  "so this link is not used", f"remove the link and set switch_port: "
-                                  f"\"{odev}:{oport}\" on {dev}'s NIC", f"links[{li}].{side}", device=dev, port=port)
+                yield ctx.finding(f"link names host {dev}; host cables are declared on the NIC "
+                                  "(switch_port), so this link is not used",
+                                  f"remove the link and set switch_port: "
+                                  f"\"{odev}:{oport}\" on {dev}'s NIC", f"links[{li}].{side}", device=dev,
+                                  port=port)
             elif odev in ctx.topo.switches and link.lossless:
-                yield ctx.finding(f"{odev}:{oport} is cabled to {dev}, which is not in the inventory: PFC and "
-                                  f"ECN will be enabled toward a device roce-tune cannot configure",
-                                  f"add {dev} to switches (so its PFC/ECN matches), or set lossless: false on "
-                                  f"the link to keep {odev}:{oport} out of the lossless domain",
+                yield ctx.finding(f"{odev}:{oport} is cabled to {dev}, which is not in the inventory: PFC "
+                                  "and ECN will be enabled toward a device roce-tune cannot configure",
+                                  f"add {dev} to switches (so its PFC/ECN matches), or set lossless: false "
+                                  f"on the link to keep {odev}:{oport} out of the lossless domain",
                                   f"links[{li}].{side}", device=odev, port=oport)
 
 
@@ -339,11 +349,13 @@ def nic_cable_out_of_range(ctx: LintContext) -> Iterator[Finding]:
         if nic.cable_length is None:
             defaulted.append(f"{host.name} {nic.netdev}")
             continue
-        yield ctx.finding(f"{host.name} {nic.netdev}: cable_length {cable:g} m is outside the {lo}..{hi} m that "
-                          "mlnx_qos --cable_len takes", "write the cable length in metres (e.g. 3m, 100m)",
+        yield ctx.finding(f"{host.name} {nic.netdev}: cable_length {cable:g} m is outside the {lo}..{hi} m "
+                          "that mlnx_qos --cable_len takes",
+                          "write the cable length in metres (e.g. 3m, 100m)",
                           f"{path}.cable_length", device=host.name, port=nic.netdev)
     if defaulted:
         yield ctx.finding(f"defaults.cable_length {default_m:g} m is outside the {lo}..{hi} m that mlnx_qos "
                           f"--cable_len takes, and {len(defaulted)} NIC(s) use it ({', '.join(defaulted[:3])}"
-                          f"{' …' if len(defaulted) > 3 else ''})", "write the default cable length in metres "
+                          f"{' …' if len(defaulted) > 3 else ''})",
+                          "write the default cable length in metres "
                           "(e.g. 5m), or give those NICs their own cable_length", "defaults.cable_length")

@@ -56,7 +56,8 @@ def port_capacity(ctx: LintContext) -> Iterator[Finding]:
         for pi, port in enumerate(sw.ports):
             if port.speed > spec.max_speed_gbps:
                 yield ctx.finding(f"{sw.name} {port.name}: {port.speed}G is faster than a {spec.id} port "
-                                  f"({spec.max_speed_gbps}G)", f"use at most {spec.max_speed_gbps}G or fix the model",
+                                  f"({spec.max_speed_gbps}G)",
+                                  f"use at most {spec.max_speed_gbps}G or fix the model",
                                   f"{path}.ports[{pi}].speed", device=sw.name, port=port.name)
 
 
@@ -81,7 +82,8 @@ def unknown_catalog_id(ctx: LintContext) -> Iterator[Finding]:
     uses: dict[tuple[str, str], list[str]] = {}
     errors: dict[tuple[str, str], str] = {}
     for path, sw in ctx.switches():
-        checks = [("model", sw.model, catalog.switch_model)] + ([("asic", sw.asic, catalog.asic)] if sw.asic else [])
+        checks = [("model", sw.model, catalog.switch_model)] + (
+            [("asic", sw.asic, catalog.asic)] if sw.asic else [])
         for field, value, lookup in checks:
             try:
                 lookup(value)
@@ -114,20 +116,26 @@ switches:
 links:
   - {a: "leaf1:Ethernet8", b: "spine1:Ethernet0", cable_length: 30m}
 hosts:
-  - {name: gpu01, nics: [{model: connectx-7, netdev: ens1f0np0, rdma_device: mlx5_0, speed: 400G, switch_port: "leaf1:Ethernet0", cable_length: 3m}]}
-  - {name: gpu02, nics: [{model: connectx-7, netdev: ens1f0np0, rdma_device: mlx5_0, speed: 400G, switch_port: "leaf1:Ethernet4", cable_length: 3m}]}
+  - {name: gpu01, nics: [{model: connectx-7, netdev: ens1f0np0, rdma_device: mlx5_0, speed: 400G, \
+switch_port: "leaf1:Ethernet0", cable_length: 3m}]}
+  - {name: gpu02, nics: [{model: connectx-7, netdev: ens1f0np0, rdma_device: mlx5_0, speed: 400G, \
+switch_port: "leaf1:Ethernet4", cable_length: 3m}]}
 """,
       """\
 site: {name: lab}
 switches:
-  - {name: leaf1, platform: sonic, model: SN4700, role: leaf, ports: [{name: 'Ethernet[0-12/4]', speed: 400G}]}
-  - {name: spine1, platform: sonic, model: SN4700, role: spine, ports: [{name: 'Ethernet[0-4/4]', speed: 400G}]}
+  - {name: leaf1, platform: sonic, model: SN4700, role: leaf, \
+ports: [{name: 'Ethernet[0-12/4]', speed: 400G}]}
+  - {name: spine1, platform: sonic, model: SN4700, role: spine, \
+ports: [{name: 'Ethernet[0-4/4]', speed: 400G}]}
 links:
   - {a: "leaf1:Ethernet8", b: "spine1:Ethernet0", cable_length: 30m}
   - {a: "leaf1:Ethernet12", b: "spine1:Ethernet4", cable_length: 30m}
 hosts:
-  - {name: gpu01, nics: [{model: connectx-7, netdev: ens1f0np0, rdma_device: mlx5_0, speed: 400G, switch_port: "leaf1:Ethernet0", cable_length: 3m}]}
-  - {name: gpu02, nics: [{model: connectx-7, netdev: ens1f0np0, rdma_device: mlx5_0, speed: 400G, switch_port: "leaf1:Ethernet4", cable_length: 3m}]}
+  - {name: gpu01, nics: [{model: connectx-7, netdev: ens1f0np0, rdma_device: mlx5_0, speed: 400G, \
+switch_port: "leaf1:Ethernet0", cable_length: 3m}]}
+  - {name: gpu02, nics: [{model: connectx-7, netdev: ens1f0np0, rdma_device: mlx5_0, speed: 400G, \
+switch_port: "leaf1:Ethernet4", cable_length: 3m}]}
 """, max_severity=Severity.warning)
 def oversubscription(ctx: LintContext) -> Iterator[Finding]:
     for path, sw in ctx.switches():
@@ -146,8 +154,8 @@ def oversubscription(ctx: LintContext) -> Iterator[Finding]:
         text = f"{sw.name}: oversubscription {ratio:.2f}:1 ({down}G toward hosts / {up}G uplinks)"
         if ratio > 1 + 1e-9:
             yield ctx.finding(text + "; lossless traffic will be paused or ECN-marked under full load",
-                              f"add {-(-(down - up) // up_speed)} uplink(s) of {up_speed}G for 1:1, or accept "
-                              "the ratio knowingly",
+                              f"add {-(-(down - up) // up_speed)} uplink(s) of {up_speed}G for 1:1, or "
+                              "accept the ratio knowingly",
                               f"{path}.name", device=sw.name, severity=Severity.warning)
         else:
             yield ctx.finding(text, "none needed (non-blocking)", f"{path}.name", device=sw.name)
@@ -182,7 +190,8 @@ switches:
     ports:
       - {name: 'Ethernet[0-68/4]', speed: 400G}
 links:
-""" + "".join(f'  - {{a: "leaf1:Ethernet{4 * i}", b: "ext{i}:Ethernet0", cable_length: 3m}}\n' for i in range(18)),
+""" + "".join(f'  - {{a: "leaf1:Ethernet{4 * i}", b: "ext{i}:Ethernet0", cable_length: 3m}}\n'
+              for i in range(18)),
       """\
 site: {name: lab}
 switches:
@@ -193,7 +202,8 @@ switches:
     ports:
       - {name: 'Ethernet[0-68/4]', speed: 400G}
 links:
-""" + "".join(f'  - {{a: "leaf1:Ethernet{4 * i}", b: "ext{i}:Ethernet0", cable_length: 3m}}\n' for i in range(16)))
+""" + "".join(f'  - {{a: "leaf1:Ethernet{4 * i}", b: "ext{i}:Ethernet0", cable_length: 3m}}\n'
+              for i in range(16)))
 def few_spare_ports(ctx: LintContext) -> Iterator[Finding]:
     for path, sw in ctx.switches():
         if ctx.switch_path[sw.name] != path:
@@ -207,7 +217,8 @@ def few_spare_ports(ctx: LintContext) -> Iterator[Finding]:
         spare = (capacity - cabled) / capacity
         if spare < SPARE_PORTS_MIN:
             yield ctx.finding(f"{sw.name}: {cabled} of {capacity} ports cabled ({spare:.0%} spare, below "
-                              f"{SPARE_PORTS_MIN:.0%})", "plan growth: more hosts or uplinks need another switch",
+                              f"{SPARE_PORTS_MIN:.0%})",
+                              "plan growth: more hosts or uplinks need another switch",
                               f"{path}.ports", device=sw.name)
 
 
@@ -227,17 +238,20 @@ site: {name: lab}
 switches:
   - {name: leaf1, platform: sonic, model: SN4700, role: leaf, ports: [{name: 'Ethernet[0-4/4]', speed: 400G}]}
 hosts:
-  - {name: gpu01, nics: [{model: connectx-7, netdev: ens1f0np0, rdma_device: mlx5_0, speed: 400G, switch_port: "leaf1:Ethernet0", cable_length: 3m}]}
-  - {name: gpu02, nics: [{model: connectx-7, netdev: ens1f0np0, rdma_device: mlx5_0, speed: 400G, switch_port: "leaf1:Ethernet4", cable_length: 3m}]}
+  - {name: gpu01, nics: [{model: connectx-7, netdev: ens1f0np0, rdma_device: mlx5_0, speed: 400G, \
+switch_port: "leaf1:Ethernet0", cable_length: 3m}]}
+  - {name: gpu02, nics: [{model: connectx-7, netdev: ens1f0np0, rdma_device: mlx5_0, speed: 400G, \
+switch_port: "leaf1:Ethernet4", cable_length: 3m}]}
 """)
 def no_fabric(ctx: LintContext) -> Iterator[Finding]:
     hosts = ctx.inv.hosts
     if len(hosts) == 1:
-        yield ctx.finding(f"single host {hosts[0].name}: no inter-node RoCE traffic, so no RoCE tuning is needed",
+        yield ctx.finding(f"single host {hosts[0].name}: no inter-node RoCE traffic, so no RoCE tuning is "
+                          "needed",
                           "add the other hosts of the cluster to tune their fabric", "hosts")
     elif len(hosts) > 1 and not any(n.switch_port for h in hosts for n in h.nics):
-        yield ctx.finding(f"{len(hosts)} hosts but no NIC is cabled to a switch (no switch_port): no inter-node "
-                          "fabric to tune", "set switch_port on each NIC", "hosts")
+        yield ctx.finding(f"{len(hosts)} hosts but no NIC is cabled to a switch (no switch_port): no "
+                          "inter-node fabric to tune", "set switch_port on each NIC", "hosts")
 
 
 
@@ -279,7 +293,8 @@ def platform_model_mismatch(ctx: LintContext) -> Iterator[Finding]:
         vendors = platform(sw.platform.value).inventory.vendors
         if vendors is not None and spec.vendor not in vendors:
             yield ctx.finding(f"{sw.name}: {sw.platform.value} does not run on a {spec.vendor} {spec.id}",
-                              f"use platform {' or '.join(_any_vendor())} or a {'/'.join(sorted(vendors))} model",
+                              f"use platform {' or '.join(_any_vendor())} or a {'/'.join(sorted(vendors))} "
+                              "model",
                               f"{path}.platform", device=sw.name)
         if sw.asic and sw.asic != spec.asic:
             yield ctx.finding(f"{sw.name}: asic {sw.asic} contradicts model {spec.id} ({spec.asic})",
@@ -320,7 +335,8 @@ def unknown_os_release(ctx: LintContext) -> Iterator[Finding]:
             continue
         releases = sorted({g.removesuffix(".*") for g in known}, key=lambda r: [int(x) for x in r.split(".")
                                                                                if x.isdigit()])
-        yield ctx.finding(f"{sw.name}: {sw.platform.value} release {sw.os_version} is not one roce-tune knows the "
-                          f"syntax of (known: {', '.join(releases)}); the output follows the default release",
+        yield ctx.finding(f"{sw.name}: {sw.platform.value} release {sw.os_version} is not one roce-tune "
+                          f"knows the syntax of (known: {', '.join(releases)}); the output follows the "
+                          "default release",
                           "set os_version to a known release or check every rendered line on the switch",
                           f"{path}.os_version", device=sw.name)

@@ -10,27 +10,33 @@ from roce_tune.inventory.rules.base import LintContext, rule
 _RAIL_LEAVES = """\
 site: {name: lab, rail_optimised: true}
 switches:
-  - {name: leaf-r0, platform: sonic, model: SN4700, role: leaf, rail: 0, ports: [{name: Ethernet0, speed: 400G}]}
-  - {name: leaf-r1, platform: sonic, model: SN4700, role: leaf, rail: 1, ports: [{name: Ethernet0, speed: 400G}]}
+  - {name: leaf-r0, platform: sonic, model: SN4700, role: leaf, rail: 0, \
+ports: [{name: Ethernet0, speed: 400G}]}
+  - {name: leaf-r1, platform: sonic, model: SN4700, role: leaf, rail: 1, \
+ports: [{name: Ethernet0, speed: 400G}]}
 hosts:
   - name: gpu01
     nics:
-      - {model: connectx-7, netdev: ens1f0np0, rdma_device: mlx5_0, speed: 400G, rail: 0, switch_port: "leaf-r0:Ethernet0", cable_length: 3m}
+      - {model: connectx-7, netdev: ens1f0np0, rdma_device: mlx5_0, speed: 400G, rail: 0, \
+switch_port: "leaf-r0:Ethernet0", cable_length: 3m}
 """
 
 
 @rule("RT117", "rail-mismatch", Severity.error,
       "In a rail-optimised fabric, a rail-k NIC is cabled to a leaf of another rail",
-      """In a rail-optimised fabric (`site.rail_optimised: true`, or leaves that carry `rail`/`rails`) NIC k of
+      """In a rail-optimised fabric (`site.rail_optimised: true`, \
+or leaves that carry `rail`/`rails`) NIC k of
       every host goes to the rail-k leaf, so GPU k of all hosts talk through one switch hop. A NIC
       cabled to another rail's leaf sends that rail's traffic through the spines, and NCCL's rail
       assumptions (and PXN) no longer hold. A leaf shared by several rails lists them (`rails: [0, 1]`);
       a NIC may go to any leaf that serves its rail.""",
       _RAIL_LEAVES + """\
-      - {model: connectx-7, netdev: ens2f0np0, rdma_device: mlx5_1, speed: 400G, rail: 1, switch_port: "leaf-r0:Ethernet0", cable_length: 3m}
+      - {model: connectx-7, netdev: ens2f0np0, rdma_device: mlx5_1, speed: 400G, rail: 1, \
+switch_port: "leaf-r0:Ethernet0", cable_length: 3m}
 """,
       _RAIL_LEAVES + """\
-      - {model: connectx-7, netdev: ens2f0np0, rdma_device: mlx5_1, speed: 400G, rail: 1, switch_port: "leaf-r1:Ethernet0", cable_length: 3m}
+      - {model: connectx-7, netdev: ens2f0np0, rdma_device: mlx5_1, speed: 400G, rail: 1, \
+switch_port: "leaf-r1:Ethernet0", cable_length: 3m}
 """)
 def rail_mismatch(ctx: LintContext) -> Iterator[Finding]:
     rail_opt = ctx.inv.site.rail_optimised or any(s.served_rails for s in ctx.inv.switches)
@@ -65,24 +71,32 @@ def _pci_slot(addr: str | None) -> str | None:
       """\
 site: {name: lab, dual_tor: true}
 switches:
-  - {name: leaf1, platform: sonic, model: SN4700, role: leaf, plane: 0, ports: [{name: 'Ethernet[0-4/4]', speed: 400G}]}
-  - {name: leaf2, platform: sonic, model: SN4700, role: leaf, plane: 1, ports: [{name: 'Ethernet[0-4/4]', speed: 400G}]}
+  - {name: leaf1, platform: sonic, model: SN4700, role: leaf, plane: 0, \
+ports: [{name: 'Ethernet[0-4/4]', speed: 400G}]}
+  - {name: leaf2, platform: sonic, model: SN4700, role: leaf, plane: 1, \
+ports: [{name: 'Ethernet[0-4/4]', speed: 400G}]}
 hosts:
   - name: gpu01
     nics:
-      - {model: connectx-7, netdev: ens1f0np0, rdma_device: mlx5_0, speed: 400G, pci_address: "0000:3b:00.0", switch_port: "leaf1:Ethernet0", cable_length: 3m}
-      - {model: connectx-7, netdev: ens1f1np1, rdma_device: mlx5_1, speed: 400G, pci_address: "0000:3b:00.1", switch_port: "leaf1:Ethernet4", cable_length: 3m}
+      - {model: connectx-7, netdev: ens1f0np0, rdma_device: mlx5_0, speed: 400G, \
+pci_address: "0000:3b:00.0", switch_port: "leaf1:Ethernet0", cable_length: 3m}
+      - {model: connectx-7, netdev: ens1f1np1, rdma_device: mlx5_1, speed: 400G, \
+pci_address: "0000:3b:00.1", switch_port: "leaf1:Ethernet4", cable_length: 3m}
 """,
       """\
 site: {name: lab, dual_tor: true}
 switches:
-  - {name: leaf1, platform: sonic, model: SN4700, role: leaf, plane: 0, ports: [{name: 'Ethernet[0-4/4]', speed: 400G}]}
-  - {name: leaf2, platform: sonic, model: SN4700, role: leaf, plane: 1, ports: [{name: 'Ethernet[0-4/4]', speed: 400G}]}
+  - {name: leaf1, platform: sonic, model: SN4700, role: leaf, plane: 0, \
+ports: [{name: 'Ethernet[0-4/4]', speed: 400G}]}
+  - {name: leaf2, platform: sonic, model: SN4700, role: leaf, plane: 1, \
+ports: [{name: 'Ethernet[0-4/4]', speed: 400G}]}
 hosts:
   - name: gpu01
     nics:
-      - {model: connectx-7, netdev: ens1f0np0, rdma_device: mlx5_0, speed: 400G, pci_address: "0000:3b:00.0", switch_port: "leaf1:Ethernet0", cable_length: 3m}
-      - {model: connectx-7, netdev: ens1f1np1, rdma_device: mlx5_1, speed: 400G, pci_address: "0000:3b:00.1", switch_port: "leaf2:Ethernet0", cable_length: 3m}
+      - {model: connectx-7, netdev: ens1f0np0, rdma_device: mlx5_0, speed: 400G, \
+pci_address: "0000:3b:00.0", switch_port: "leaf1:Ethernet0", cable_length: 3m}
+      - {model: connectx-7, netdev: ens1f1np1, rdma_device: mlx5_1, speed: 400G, \
+pci_address: "0000:3b:00.1", switch_port: "leaf2:Ethernet0", cable_length: 3m}
 """)
 def dual_tor_same_leaf(ctx: LintContext) -> Iterator[Finding]:
     if not ctx.inv.site.dual_tor:
@@ -93,8 +107,8 @@ def dual_tor_same_leaf(ctx: LintContext) -> Iterator[Finding]:
             if nic.switch_port is None:
                 continue
             slot = _pci_slot(nic.pci_address)
-            key: tuple[str, object] | None = ("pci", slot) if slot else ("rail", nic.rail) if nic.rail is not None \
-                else None
+            key: tuple[str, object] | None = (
+                ("pci", slot) if slot else ("rail", nic.rail) if nic.rail is not None else None)
             if key is not None:
                 groups.setdefault(key, []).append(ni)
         for (kind, value), members in groups.items():
@@ -105,9 +119,10 @@ def dual_tor_same_leaf(ctx: LintContext) -> Iterator[Finding]:
                 if leaf in seen:
                     first = host.nics[seen[leaf]]
                     why = f"PCI slot {value}" if kind == "pci" else f"rail {value}"
-                    yield ctx.finding(f"{host.name}: {first.netdev} and {nic.netdev} ({why}) both land on {leaf}; "
-                                      "in a dual-ToR design they should be on different leaves",
+                    yield ctx.finding(f"{host.name}: {first.netdev} and {nic.netdev} ({why}) both land on "
+                                      f"{leaf}; in a dual-ToR design they should be on different leaves",
                                       f"cable {nic.netdev} to the other leaf of the pair",
-                                      f"hosts[{hi}].nics[{ni}].switch_port", device=host.name, port=nic.netdev)
+                                      f"hosts[{hi}].nics[{ni}].switch_port", device=host.name,
+                                      port=nic.netdev)
                 else:
                     seen[leaf] = ni

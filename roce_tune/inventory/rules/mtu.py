@@ -20,7 +20,8 @@ hosts:
 """
 _NIC = """\
     nics:
-      - {model: connectx-7, netdev: ens1f0np0, rdma_device: mlx5_0, speed: 400G, switch_port: "leaf1:Ethernet0", cable_length: 3m}
+      - {model: connectx-7, netdev: ens1f0np0, rdma_device: mlx5_0, speed: 400G, \
+switch_port: "leaf1:Ethernet0", cable_length: 3m}
 """
 
 
@@ -72,7 +73,8 @@ def _host_mtu_blame(ctx: LintContext) -> tuple[dict[str, list[str]], dict[str, s
                 where = _blame(ctx, f"hosts[{hi}]", f"hosts[{hi}].nics[{ni}]", info.path)
                 blamed.setdefault(where, []).append(f"{host.name}:{nic.netdev}->{dev}:{port}")
                 detail.setdefault(where, f"host MTU {host_mtu} + {MTU_OVERHEAD_BYTES} B L2 overhead = "
-                                         f"{host_mtu + MTU_OVERHEAD_BYTES} exceeds switch port MTU {port_mtu}")
+                                         f"{host_mtu + MTU_OVERHEAD_BYTES} exceeds switch port MTU "
+                                         f"{port_mtu}")
     return blamed, detail
 
 
@@ -85,7 +87,8 @@ def _link_mtu_mismatch(ctx: LintContext) -> Iterator[Finding]:
         if ia is not None and ib is not None:
             ma, mb = ia.mtu or policy.mtu, ib.mtu or policy.mtu  # ctx.port_mtu, inlined
             if ma != mb:
-                yield ctx.finding(f"link {link.a} (MTU {ma}) <-> {link.b} (MTU {mb}): the ends have different MTUs",
+                yield ctx.finding(f"link {link.a} (MTU {ma}) <-> {link.b} (MTU {mb}): the ends have "
+                                  "different MTUs",
                                   "give both ports the same MTU (9216 is usual for a RoCE fabric)",
                                   f"links[{li}]", device=da, port=pa)
 
@@ -112,17 +115,20 @@ def policy_mtu_below_roce(ctx: LintContext) -> Iterator[Finding]:
     pol = ctx.inv.policy
     need = ROCE_MTU_MIN_NETDEV[pol.roce_mtu]
     if pol.host_mtu < need:
-        yield ctx.finding(f"policy.host_mtu {pol.host_mtu} is below {need}, the netdev MTU RoCE MTU {pol.roce_mtu} "
-                          "needs", f"set policy.host_mtu to 9000 (at least {need})", "policy.host_mtu")
+        yield ctx.finding(f"policy.host_mtu {pol.host_mtu} is below {need}, the netdev MTU RoCE MTU "
+                          f"{pol.roce_mtu} needs",
+                          f"set policy.host_mtu to 9000 (at least {need})", "policy.host_mtu")
     if pol.mtu < need + MTU_OVERHEAD_BYTES:
-        yield ctx.finding(f"policy.mtu {pol.mtu} is below {need + MTU_OVERHEAD_BYTES}, the switch MTU RoCE MTU "
-                          f"{pol.roce_mtu} needs", "set policy.mtu to 9216", "policy.mtu")
+        yield ctx.finding(f"policy.mtu {pol.mtu} is below {need + MTU_OVERHEAD_BYTES}, the switch MTU RoCE "
+                          f"MTU {pol.roce_mtu} needs", "set policy.mtu to 9216", "policy.mtu")
     for path, sw in ctx.switches():
         for pi, port in enumerate(sw.ports):
             if port.mtu is not None and port.mtu < need + MTU_OVERHEAD_BYTES:
-                yield ctx.finding(f"{sw.name} {port.name}: MTU {port.mtu} is below {need + MTU_OVERHEAD_BYTES}, the "
-                                  f"switch MTU RoCE MTU {pol.roce_mtu} needs", "set the port MTU to 9216 or remove "
-                                  "it to use policy.mtu", f"{path}.ports[{pi}].mtu", device=sw.name, port=port.name)
+                yield ctx.finding(f"{sw.name} {port.name}: MTU {port.mtu} is below "
+                                  f"{need + MTU_OVERHEAD_BYTES}, the switch MTU RoCE MTU {pol.roce_mtu} "
+                                  "needs", "set the port MTU to 9216 or remove "
+                                  "it to use policy.mtu", f"{path}.ports[{pi}].mtu", device=sw.name,
+                                  port=port.name)
 
 
 @rule("RT119", "host-mtu-below-roce", Severity.error,
@@ -136,10 +142,11 @@ def host_mtu_below_roce(ctx: LintContext) -> Iterator[Finding]:
     need = ROCE_MTU_MIN_NETDEV[pol.roce_mtu]
     for hi, host in enumerate(ctx.inv.hosts):
         if host.mtu is not None and host.mtu < need and any(n.mtu is None for n in host.nics):
-            yield ctx.finding(f"{host.name}: MTU {host.mtu} is below {need}, the netdev MTU RoCE MTU {pol.roce_mtu} "
-                              "needs", f"set mtu to 9000 (at least {need})", f"hosts[{hi}].mtu", device=host.name)
+            yield ctx.finding(f"{host.name}: MTU {host.mtu} is below {need}, the netdev MTU RoCE MTU "
+                              f"{pol.roce_mtu} needs", f"set mtu to 9000 (at least {need})",
+                              f"hosts[{hi}].mtu", device=host.name)
         for ni, nic in enumerate(host.nics):
             if nic.mtu is not None and nic.mtu < need:
-                yield ctx.finding(f"{host.name} {nic.netdev}: MTU {nic.mtu} is below {need}, the netdev MTU RoCE MTU "
-                                  f"{pol.roce_mtu} needs", f"set mtu to 9000 (at least {need})",
+                yield ctx.finding(f"{host.name} {nic.netdev}: MTU {nic.mtu} is below {need}, the netdev MTU "
+                                  f"RoCE MTU {pol.roce_mtu} needs", f"set mtu to 9000 (at least {need})",
                                   f"hosts[{hi}].nics[{ni}].mtu", device=host.name, port=nic.netdev)

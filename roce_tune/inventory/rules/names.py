@@ -67,16 +67,19 @@ def duplicate_nic_name(ctx: LintContext) -> Iterator[Finding]:
         for ni, nic in enumerate(host.nics):
             path = f"hosts[{hi}].nics[{ni}]"
             if nic.netdev in netdevs:
-                yield ctx.finding(f"{host.name}: netdev {nic.netdev} is declared twice (nics[{netdevs[nic.netdev]}])",
+                yield ctx.finding(f"{host.name}: netdev {nic.netdev} is declared twice "
+                                  f"(nics[{netdevs[nic.netdev]}])",
                                   "give each NIC its own netdev (ip link shows the names)", f"{path}.netdev",
                                   device=host.name, port=nic.netdev)
             else:
                 netdevs[nic.netdev] = ni
             key = (nic.rdma_device, nic.rdma_port)
             if key in rdmas:
-                yield ctx.finding(f"{host.name}: RDMA device {nic.rdma_device} port {nic.rdma_port} is declared twice "
-                                  f"(nics[{rdmas[key]}])", "give each NIC its own rdma_device (or rdma_port 2 for the "
-                                  "second port of a dual-port device)", f"{path}.rdma_device", device=host.name,
+                yield ctx.finding(f"{host.name}: RDMA device {nic.rdma_device} port {nic.rdma_port} is "
+                                  f"declared twice (nics[{rdmas[key]}])",
+                                  "give each NIC its own rdma_device (or rdma_port 2 for the "
+                                  "second port of a dual-port device)", f"{path}.rdma_device",
+                                  device=host.name,
                                   port=nic.netdev)
             else:
                 rdmas[key] = ni
@@ -116,7 +119,9 @@ def port_name_too_long(ctx: LintContext) -> Iterator[Finding]:
             except ValueError:  # an empty range is RT123's
                 continue
             if len(longest) > limit:
-                yield ctx.finding(f"{sw.name}: port name {longest!r} has {len(longest)} characters; {sw.platform.value} "
-                                  f"port names are Linux interface names of at most {limit}",
-                                  "use the port name the switch shows (ip link / show interfaces), e.g. Ethernet0 "
-                                  "or swp1s0", f"{path}.ports[{pi}].name", device=sw.name, port=longest)
+                yield ctx.finding(f"{sw.name}: port name {longest!r} has {len(longest)} characters; "
+                                  f"{sw.platform.value} port names are Linux interface names of at most "
+                                  f"{limit}",
+                                  "use the port name the switch shows (ip link / show interfaces), e.g. "
+                                  "Ethernet0 or swp1s0", f"{path}.ports[{pi}].name", device=sw.name,
+                                  port=longest)

@@ -35,8 +35,10 @@ def priority_collision(ctx: LintContext) -> Iterator[Finding]:
     for i, prio in enumerate(pol.lossless_priorities):
         path = f"policy.lossless_priorities[{i}]"
         if prio == pol.cnp_priority:
-            yield ctx.finding(f"lossless priority {prio} is also the CNP priority: CNPs would be paused by PFC",
-                              "use another lossless priority (3 is usual) or move CNPs (cnp_priority: 6)", path)
+            yield ctx.finding(f"lossless priority {prio} is also the CNP priority: CNPs would be paused by "
+                              "PFC",
+                              "use another lossless priority (3 is usual) or move CNPs (cnp_priority: "
+                              "6)", path)
         elif prio in seen:
             yield ctx.finding(f"lossless priority {prio} is listed twice", "remove the duplicate", path)
         seen.add(prio)
@@ -64,7 +66,8 @@ def dscp_collision(ctx: LintContext) -> Iterator[Finding]:
     for i, dscp in enumerate(pol.roce_dscp):
         path = f"policy.roce_dscp[{i}]"
         if dscp == pol.cnp_dscp:
-            yield ctx.finding(f"DSCP {dscp} is both a RoCE DSCP and the CNP DSCP", "use DSCP 26 for RoCE and 48 "
+            yield ctx.finding(f"DSCP {dscp} is both a RoCE DSCP and the CNP DSCP",
+                              "use DSCP 26 for RoCE and 48 "
                               "for CNP (the NVIDIA/SONiC defaults), or pick any two different values", path)
         elif dscp in seen:
             yield ctx.finding(f"RoCE DSCP {dscp} is listed twice", "remove the duplicate", path)
@@ -90,8 +93,9 @@ policy:
 def too_many_lossless(ctx: LintContext) -> Iterator[Finding]:
     prios = sorted(set(ctx.inv.policy.lossless_priorities))
     if len(prios) > 2:
-        yield ctx.finding(f"{len(prios)} lossless priorities ({', '.join(map(str, prios))}): each needs its own "
-                          "PFC headroom on every port", "keep one lossless priority for RoCE (3), two at most",
+        yield ctx.finding(f"{len(prios)} lossless priorities ({', '.join(map(str, prios))}): each needs its "
+                          "own PFC headroom on every port",
+                          "keep one lossless priority for RoCE (3), two at most",
                           "policy.lossless_priorities")
 
 
@@ -144,8 +148,8 @@ def override_unknown_target(ctx: LintContext) -> Iterator[Finding]:
             ok = any(n.netdev == ov.port for n in hosts[ov.device].nics)
         if not ok:
             yield ctx.finding(f"override names port {ov.port!r}, which {ov.device} does not declare",
-                              f"name a declared port of {ov.device}, or remove 'port' to scope the override to the "
-                              "whole device", f"{path}.port", device=ov.device, port=ov.port)
+                              f"name a declared port of {ov.device}, or remove 'port' to scope the override "
+                              "to the whole device", f"{path}.port", device=ov.device, port=ov.port)
 
 
 @rule("RT122", "override-empty-role", Severity.warning,
@@ -204,8 +208,10 @@ def priority_zero(ctx: LintContext) -> Iterator[Finding]:
                               "use priority 3 (the usual RoCE class) or another of 1-7",
                               f"policy.lossless_priorities[{i}]")
     if pol.cnp_priority == LOSSY_TC:
-        yield ctx.finding("cnp_priority 0 would put CNPs in the best-effort queue; they need their own strict queue",
-                          "use cnp_priority: 6 (the usual CNP class) or another priority that is not lossless",
+        yield ctx.finding("cnp_priority 0 would put CNPs in the best-effort queue; they need their own "
+                          "strict queue",
+                          "use cnp_priority: 6 (the usual CNP class) or another priority that is not "
+                          "lossless",
                           "policy.cnp_priority")
 
 
@@ -251,8 +257,10 @@ def override_out_of_range(ctx: LintContext) -> Iterator[Finding]:
                     continue
                 seen.add((idx, key, nic.speed))
                 yield ctx.finding(f"{key} = {value} is outside {lo}..{hi} for {host.name} {nic.netdev} at "
-                                  f"{nic.speed}G ({src})", f"pin {key} within {lo}..{hi} for {nic.speed}G NICs, "
-                                  "or scope the override to the devices it fits", f"policy.overrides[{idx}].set.{key}",
+                                  f"{nic.speed}G ({src})",
+                                  f"pin {key} within {lo}..{hi} for {nic.speed}G NICs, "
+                                  "or scope the override to the devices it fits",
+                                  f"policy.overrides[{idx}].set.{key}",
                                   device=host.name, port=nic.netdev)
     for sw in ctx.inv.switches:
         pins = resolve_override_sources(pol, role=sw.role.value, device=sw.name, params=WATCHDOG_PARAMS)
@@ -260,9 +268,10 @@ def override_out_of_range(ctx: LintContext) -> Iterator[Finding]:
             continue
         poll, _ = pins["poll_ms"]
         for key in ("detection_ms", "restoration_ms"):
-            if key in pins and pins[key][0] < poll and (pins[key][1], key, 0) not in seen:  # type: ignore[operator]
+            if (key in pins and pins[key][0] < poll  # type: ignore[operator]
+                    and (pins[key][1], key, 0) not in seen):
                 seen.add((pins[key][1], key, 0))
-                yield ctx.finding(f"{key} = {pins[key][0]} ms is below the pinned poll_ms = {poll} ms on {sw.name} "
-                                  "(sonic-pfcwd.yang: times must be >= POLL_INTERVAL)",
+                yield ctx.finding(f"{key} = {pins[key][0]} ms is below the pinned poll_ms = {poll} ms on "
+                                  f"{sw.name} (sonic-pfcwd.yang: times must be >= POLL_INTERVAL)",
                                   f"pin {key} at least {poll} ms, or a shorter poll_ms",
                                   f"policy.overrides[{pins[key][1]}].set.{key}", device=sw.name)
