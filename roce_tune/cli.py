@@ -230,9 +230,10 @@ rewritten."""
         done = ("files: plan unchanged, nothing written (inventory, roce-tune and options as for the plan in "
                 "force, its files intact: nothing derived)")
         if summary is None:
-            result = plan_inventory(inventory, target, platforms=platforms, scorecards=scorecards, timings=clock,
-                                    progress=StageProgress(err))
-            summary, target, done = result.summary, result.out_dir or target, (result.written or WriteStats()).describe()
+            result = plan_inventory(inventory, target, platforms=platforms, scorecards=scorecards,
+                                    timings=clock, progress=StageProgress(err))
+            summary, target = result.summary, result.out_dir or target
+            done = (result.written or WriteStats()).describe()
     except StageError as exc:
         if exc.headline:
             err.print(f"[bold red]{exc.headline}; nothing written[/]")

@@ -1,6 +1,6 @@
 """roce_tune.gcpause. gc_paused: the cyclic collector is off inside the block, restored after; what a large
-block leaves behind is frozen (never walked again by the collector), a small block's is not. gc_frozen (render):
-the older objects frozen for the block, cycles made inside it still collected."""
+block leaves behind is frozen (never walked again by the collector), a small block's is not. gc_frozen
+(render): the older objects frozen for the block, cycles made inside it still collected."""
 
 from __future__ import annotations
 

@@ -35,7 +35,8 @@ class Case(NamedTuple):
 
 CASES = {
     "eos": Case("leaf1", r"^show session-config diffs", r"^commit timer", r"^show running-config",
-                "`commit timer 00:01:00`", "EOS had already restored the configuration from before the session",
+                "`commit timer 00:01:00`",
+                "EOS had already restored the configuration from before the session",
                 "rolled back by roce-tune (`configure session"),
     "cumulus": Case("leaf7", r"^nv config diff", r"^nv config apply -y --confirm", r"^nv config show",
                     "`nv config apply --confirm 60s`", "NVUE had already reverted to the revision before the "

@@ -26,7 +26,8 @@ DEVICE = "leaf3"  # a Junos switch of mixed-vendor.yaml
 #: ``--confirm-seconds 60`` = ``commit confirmed 1``; x 0.1 = a 6 s window on the emulated device
 CONFIRM_S, TIME_SCALE = 60, 0.1
 #: what the report says about the rollback (roce_tune.platforms.junos REVERTED_BY_DEVICE / ROLLED_BACK)
-REVERTED_BY_DEVICE, ROLLED_BACK = "the device had already reverted the change by itself", "rolled back by roce-tune"
+REVERTED_BY_DEVICE = "the device had already reverted the change by itself"
+ROLLED_BACK = "rolled back by roce-tune"
 
 
 def _hold(device, done: Future[list[DeviceResult]], what: str) -> None:  # type: ignore[no-untyped-def]
@@ -49,8 +50,8 @@ def _until_reverted(device) -> None:  # type: ignore[no-untyped-def]
 def _apply_with_timer_run_out(tmp_path: Path, first_hold: str, later_hold: str | None,
                               device: str = DEVICE) -> tuple[DeviceResult, str, str, list[str]]:
     """Apply to ``device`` (a switch of mixed-vendor.yaml), hold at ``first_hold`` (then, if given, at
-    ``later_hold``: setting it releases the first), let the device's timer run out while held, release. Returns (result, running before, after,
-    device events)."""
+    ``later_hold``: setting it releases the first), let the device's timer run out while held, release.
+    Returns (result, running before, after, device events)."""
     fleet, inv, known = emulated_inventory("mixed-vendor.yaml", tmp_path, time_scale=TIME_SCALE,
                                            faults={device: {"pause_pattern": first_hold}})
     try:

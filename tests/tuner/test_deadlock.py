@@ -394,8 +394,9 @@ def test_leaf_with_only_lossy_uplinks_is_flagged() -> None:
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(st.one_of(fabrics_with_peer_links(), st.builds(three_tier, st.integers(1, 3), st.integers(1, 3),
-                                                     st.integers(1, 3), st.integers(1, 2), st.integers(1, 2))),
+@given(st.one_of(fabrics_with_peer_links(),
+                 st.builds(three_tier, st.integers(1, 3), st.integers(1, 3), st.integers(1, 3),
+                           st.integers(1, 2), st.integers(1, 2))),
        st.data())
 def test_counted_turns_equal_listed_turns(inv: Inventory, data: st.DataObject) -> None:
     """Large tiered fabrics count dependency edges from next-hop groups without listing turns

@@ -62,8 +62,9 @@ def test_lint_errors_still_stop_explain() -> None:
 
 @pytest.mark.parametrize("path", SHIPPED, ids=lambda p: p.name)
 def test_without_preceding_switches_the_device_and_findings_equal_the_full_derivation(path: Path) -> None:
-    """``preceding=False`` (explain without a scorecard) builds no port objects for the switches before the
-    device, yet its ECN profile names (``…_V2`` depend on those switches), values and findings are the same."""
+    """``preceding=False`` (explain without a scorecard) builds no port objects for the switches before
+    the device, yet its ECN profile names (``…_V2`` depend on those switches), values and findings are the
+    same."""
     loaded = load_inventory(path)
     full = derive_plan(loaded)
     for sw in full.switches:
