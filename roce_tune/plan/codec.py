@@ -216,7 +216,8 @@ def _plan_from_json(text: str | bytes) -> Plan:
     try:
         data = orjson.loads(text)
     except orjson.JSONDecodeError as exc:
-        if "recursion" in str(exc).lower():
+        # orjson's wording changed ("recursion limit" in older releases, "depth limit exceeded" in newer ones)
+        if any(w in str(exc).lower() for w in ("recursion", "depth limit")):
             raise ValueError("plan.json: nested too deeply to be a plan") from None
         raise ValueError(f"plan.json: not JSON: {exc}") from None
     if not isinstance(data, dict):
