@@ -209,6 +209,9 @@ def plan(
     timings: bool = typer.Option(False, "--timings",
                                  help="Print seconds per stage (load, lint, derive, render, "
                                  "write) and the files written on one line to stderr."),
+    force: bool = typer.Option(False, "--force",
+                               help="Plan again even when the plan in force was made from the same inputs "
+                               "and its files are intact (unchanged files are still not rewritten)."),
 ) -> None:
     """Validate, derive, render and write configs plus a reviewable plan (with simulator scorecards per
     lossless port class in plan.md, cached on disk; see docs/simulate.md). Only changed files are \
@@ -225,8 +228,10 @@ rewritten."""
     target = out_dir or Path("out") / inventory.stem
     platforms, scorecards = platform_only or None, not no_scorecard
     try:
-        with clock.stage("reuse"):  # the plan in force made from these very inputs, intact: nothing to do
-            summary = reuse_plan(inventory, target, platforms=platforms, scorecards=scorecards)
+        summary = None
+        if not force:
+            with clock.stage("reuse"):  # the plan in force made from these very inputs, intact: nothing to do
+                summary = reuse_plan(inventory, target, platforms=platforms, scorecards=scorecards)
         done = ("files: plan unchanged, nothing written (inventory, roce-tune and options as for the plan in "
                 "force, its files intact: nothing derived)")
         if summary is None:

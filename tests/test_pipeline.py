@@ -370,6 +370,11 @@ def test_unchanged_replan_reuses_the_plan_in_force_without_deriving(lab: Path, t
     assert {p: p.stat().st_mtime_ns for p in _version(out).rglob("*")} == before
     code, as_json, _ = _run_plan([*args, "--format", "json"], stderr_tty=False)
     assert code == 0 and json.loads(as_json)["files"] == sorted(read_plan_dir(out).files)
+    # --force derives again; the files are the same, so none is rewritten
+    code, forced, err_f = _run_plan([*args, "--force"], stderr_tty=False)
+    timing = next(line for line in err_f.splitlines() if line.startswith("timings "))
+    assert code == 0 and " load " in timing and "reuse " not in timing and "nothing written" in timing, timing
+    assert {p: p.stat().st_mtime_ns for p in _version(out).rglob("*")} == before
     # other options are other inputs: planned again
     code, _, err3 = _run_plan([str(lab), "--out", str(out), "--timings"], stderr_tty=False)
     assert code == 0 and " load " in err3
