@@ -107,16 +107,6 @@ def _load(path: Path) -> LoadedInventory:
         _fail(exc.findings)
 
 
-def _derive_loaded(path: Path) -> tuple[LoadedInventory, Plan]:
-    """(loaded inventory, plan); lint errors and tuner failures end the command with their findings."""
-    from roce_tune.pipeline import StageError, derive_inventory
-
-    try:
-        return derive_inventory(path)
-    except StageError as exc:
-        _fail(exc.findings)
-
-
 @app.command()
 def lint(
     inventories: list[Path] = typer.Argument(..., exists=True, dir_okay=False, help="Inventory YAML files."),

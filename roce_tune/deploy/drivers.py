@@ -128,11 +128,6 @@ class PushOptions:
     tag: str = field(default_factory=lambda: time.strftime("roce_tune_%Y%m%d_%H%M%S"))
 
 
-def _is_marker(line: str) -> bool:
-    """A caret line (``      ^``) pointing at the bad token."""
-    return bool(line.strip()) and set(line.strip()) <= {"^", "~"}
-
-
 def rejected_command(platform: str, output: str, commands: list[str]) -> tuple[str | None, str] | None:
     """Find the device's error in ``output`` and the command it refers to.
 

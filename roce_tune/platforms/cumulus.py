@@ -198,12 +198,6 @@ def _integer_percent(value: float, what: str, lo: int = 1) -> int:
     return int(value)
 
 
-def _asic_buffer_bytes(switch: SwitchPlan) -> int:
-    from roce_tune.catalog import load_catalog
-
-    return load_catalog().asic(switch.asic).buffer_bytes
-
-
 def _groups(items: dict[str, Any]) -> dict[Any, list[str]]:
     out: dict[Any, list[str]] = defaultdict(list)
     for port, key in items.items():

@@ -145,7 +145,7 @@ def _key_name(key: Key) -> str:
 
 
 def _changes_of(key: Key, changes: list[str]) -> list[str]:
-    name = f"{key[0]}:{key[1]}" if key[1] else key[0]
+    name = _key_name(key)
     return [ch for ch in changes if ch.startswith(name + " ")]
 
 
