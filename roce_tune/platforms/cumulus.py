@@ -274,6 +274,22 @@ def _pools(switch: SwitchPlan) -> list[dict[str, Any]]:
     return [{"name": TRAFFIC_POOL_BY_PLAN_POOL[p.name], "percent": x} for p, x in zip(pools, percent)]
 
 
+def _pool_findings(switch: SwitchPlan, where: Location) -> list[Finding]:
+    """RT241 (info) with the numbers when the plan's ingress pools (bytes) go out as NVUE traffic-pool
+    percentages (:func:`_pools`): the absolute sizes are not configured, only their rounded shares."""
+    shares = _pools(switch)
+    if not shares:
+        return []
+    pools = sorted((p for p in switch.buffers.pools if p.name in TRAFFIC_POOL_BY_PLAN_POOL),
+                   key=lambda p: TRAFFIC_POOL_BY_PLAN_POOL[p.name])
+    plan_text = " / ".join(f"{p.name} {p.size_bytes} B" for p in pools)
+    nvue_text = " / ".join(f"{s['name']} {s['percent']} %" for s in shares)
+    return [Finding(rule="RT241", severity=Severity.info, location=where,
+                    message=f"NVUE traffic pools are whole percents of the shared buffer: plan {plan_text} "
+                            f"written as {nvue_text} (their shares of the pools' sum, adding up to 100 %)",
+                    fix="compare with 'nv show qos traffic-pool' after apply")]
+
+
 def _watchdog(switch: SwitchPlan) -> dict[str, Any]:
     wd = switch.watchdog
     if not wd.enabled:
@@ -363,6 +379,7 @@ def render_findings(plan: Plan, switch: SwitchPlan) -> list[Finding]:
                                    f"{wd.restoration_ms} ms is not rendered (a queue is restored after a "
                                    "poll interval without pause frames)",
                            fix="none available in NVUE"))
+    out += _pool_findings(switch, where)
     odd = sorted({p.cable_m for p in switch.ports if p.lossless and p.cable_m != metres(p.cable_m)})
     if odd:
         out.append(Finding(rule="RT241", severity=Severity.info, location=where,

@@ -218,3 +218,17 @@ def calc_dcqcn(speed: str | int, nic_id: str = "connectx-7") -> Dcqcn:
     pol = Policy()
     return derive_dcqcn(load_catalog().nic(nic_id), parse_speed_gbps(speed), pol.dcqcn,
                         sorted(pol.lossless_priorities), pol.cnp_dscp, pol.cnp_priority)
+
+
+def stepped_rate_mbps(rate_mbps: int, factor: float, up: bool, line_mbps: int | None = None) -> int:
+    """A DCQCN recovery rate (rpg_ai / rpg_hai, Mb/s) moved one ``verify --adjust`` step (docs/verify.md,
+    step rule [D]): multiplied (``up``) or divided by ``factor`` (> 1), truncated to whole Mb/s; never below
+    1 Mb/s (the smallest rate the NIC takes) nor, when ``line_mbps`` is given, above the line rate.
+
+    >>> stepped_rate_mbps(5, 2.0, True), stepped_rate_mbps(1, 2.0, False)
+    (10, 1)
+    >>> stepped_rate_mbps(300, 2.0, True, line_mbps=400)
+    400
+    """
+    rate = int(rate_mbps * factor) if up else max(1, int(rate_mbps / factor))
+    return rate if line_mbps is None else min(line_mbps, rate)

@@ -106,7 +106,8 @@ NAMED_PROFILES: dict[str, tuple[int, int, float, str]] = {
 }
 _ECN_KEYS = ("kmin_bytes", "kmax_bytes", "pmax_percent")
 
-__all__ = ["NAMED_PROFILES", "base_rtt_us", "calc_dcqcn", "calc_ecn", "check_ecn", "derive_ecn"]
+__all__ = ["NAMED_PROFILES", "base_rtt_us", "calc_dcqcn", "calc_ecn", "check_ecn", "derive_ecn",
+           "pmax_ladder_neighbour", "stepped_thresholds"]
 
 
 #: Name of a derived ECN profile; the plan adds ``_V<n>`` (variants of one speed/fan-in) and ``_PIN``
@@ -616,3 +617,32 @@ def calc_ecn(speed: str | int, rtt: str | float, fan_in: int, pfc_trigger_bytes:
     return prof.model_copy(update={
         "pfc_trigger_bytes": prof.kmax_bytes, "rationale": r,
         "fluid": fl.model_copy(update={"below_pfc_trigger": below, "ok": fl.on_ramp and below})})
+
+
+def stepped_thresholds(kmin_bytes: int, kmax_bytes: int, factor: float, up: bool) -> tuple[int, int]:
+    """(Kmin, Kmax) in bytes moved one ``verify --adjust`` step (docs/verify.md, step rule [D]): both
+    multiplied (``up``) or divided by ``factor`` (> 1), truncated to whole bytes; going down, Kmin never
+    below :data:`KMIN_FLOOR_BYTES` and the ramp Kmax - Kmin never below :data:`RAMP_FLOOR_BYTES` (the
+    floors :func:`derive_ecn` keeps). The caller checks Kmax against the PFC onset.
+
+    >>> stepped_thresholds(100_000, 400_000, 2.0, True), stepped_thresholds(20_000, 30_000, 2.0, False)
+    ((200000, 800000), (18432, 36864))
+    """
+    if up:
+        return int(kmin_bytes * factor), int(kmax_bytes * factor)
+    kmin = max(KMIN_FLOOR_BYTES, int(kmin_bytes / factor))
+    return kmin, max(kmin + RAMP_FLOOR_BYTES, int(kmax_bytes / factor))
+
+
+def pmax_ladder_neighbour(pmax_percent: float, up: bool) -> float | None:
+    """The neighbouring Pmax (%) of :data:`PMAX_LADDER_PERCENT` for a threshold step: the next lower one when
+    the thresholds go ``up`` (mark less), the next higher one when they go down; None past the ladder's end.
+
+    >>> pmax_ladder_neighbour(5.0, True), pmax_ladder_neighbour(5.0, False), pmax_ladder_neighbour(1.0, True)
+    (2.0, 10.0, None)
+    """
+    if up:
+        lower = [p for p in PMAX_LADDER_PERCENT if p < pmax_percent]
+        return lower[-1] if lower else None
+    higher = [p for p in PMAX_LADDER_PERCENT if p > pmax_percent]
+    return higher[0] if higher else None

@@ -39,7 +39,8 @@ from roce_tune.inventory.catalog import Catalog
 from roce_tune.inventory.models import Inventory, Override
 from roce_tune.plan import EcnProfile, Explained, Plan
 from roce_tune.tuner.compose import build_plan
-from roce_tune.tuner.ecn import KMIN_FLOOR_BYTES, RAMP_FLOOR_BYTES
+from roce_tune.tuner.dcqcn import stepped_rate_mbps
+from roce_tune.tuner.ecn import stepped_thresholds
 from roce_tune.verify.diagnose import Proposal
 from roce_tune.verify.measure import Measurement
 from roce_tune.verify.sim_step import SimSearch, simulated_dcqcn_step, simulated_ecn_step
@@ -88,10 +89,7 @@ def _ecn_step(prof: EcnProfile, up: bool, factor: float) -> tuple[tuple[int, int
     dmin, dmax = _derived(prof, "kmin_bytes", kmin), _derived(prof, "kmax_bytes", kmax)
     if (dmax > kmax) == up and dmax != kmax:
         return (dmin, dmax), "the tuner's derived value"
-    if up:
-        return (int(kmin * factor), int(kmax * factor)), f"x{factor:g}"
-    nmin = max(KMIN_FLOOR_BYTES, int(kmin / factor))
-    return (nmin, max(nmin + RAMP_FLOOR_BYTES, int(kmax / factor))), f"/{factor:g}"
+    return stepped_thresholds(kmin, kmax, factor, up), f"x{factor:g}" if up else f"/{factor:g}"
 
 
 Step = tuple[dict[Key, dict[str, int | float]], list[str]]  # new pinned values, and the changes in words
@@ -116,9 +114,7 @@ def _dcqcn_rate_step(cur: int, derived: int, up: bool, factor: float) -> tuple[i
     """New AI/HAI rate (Mb/s) under rule [D], never below 1 Mb/s, and why."""
     if (derived > cur) == up and derived != cur:
         return derived, "the tuner's derived value"
-    if up:
-        return int(cur * factor), f"x{factor:g}"
-    return max(1, int(cur / factor)), f"/{factor:g}"
+    return stepped_rate_mbps(cur, factor, up), f"x{factor:g}" if up else f"/{factor:g}"
 
 
 def _dcqcn_step_values(plan: Plan, up: bool, factor: float) -> Step:

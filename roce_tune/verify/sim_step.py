@@ -31,7 +31,8 @@ from typing import TYPE_CHECKING
 
 from roce_tune.simulate.model import DcqcnParams, EcnSetting, Scenario, SimInputs
 from roce_tune.simulate.runner import run_seeds
-from roce_tune.tuner.ecn import KMIN_FLOOR_BYTES, PMAX_LADDER_PERCENT, RAMP_FLOOR_BYTES
+from roce_tune.tuner.dcqcn import stepped_rate_mbps
+from roce_tune.tuner.ecn import pmax_ladder_neighbour, stepped_thresholds
 
 if TYPE_CHECKING:
     from roce_tune.plan import Plan
@@ -141,26 +142,13 @@ def choose(current: Evaluation, candidates: list[Evaluation], plain: str) -> tup
     return pick, f"{why} (current {current.text()}; chosen {pick.text()}; {len(candidates)} candidate(s) run)"
 
 
-def _ladder_neighbour(pmax: float, up: bool) -> float | None:
-    lad = PMAX_LADDER_PERCENT
-    if up:  # thresholds up = mark less: the next lower Pmax
-        lower = [p for p in lad if p < pmax]
-        return lower[-1] if lower else None
-    higher = [p for p in lad if p > pmax]
-    return higher[0] if higher else None
-
-
 def _ecn_candidates(e: EcnSetting, up: bool, factor: float, onset: int) -> list[EcnSetting]:
     out: list[EcnSetting] = []
     for f in (factor, math.sqrt(factor)):  # the plain step first: it always runs
-        if up:
-            kmin, kmax = int(e.kmin_bytes * f), int(e.kmax_bytes * f)
-        else:
-            kmin = max(KMIN_FLOOR_BYTES, int(e.kmin_bytes / f))
-            kmax = max(kmin + RAMP_FLOOR_BYTES, int(e.kmax_bytes / f))
+        kmin, kmax = stepped_thresholds(e.kmin_bytes, e.kmax_bytes, f, up)
         if kmax > onset:
             continue
-        for p in (e.pmax_percent, _ladder_neighbour(e.pmax_percent, up)):
+        for p in (e.pmax_percent, pmax_ladder_neighbour(e.pmax_percent, up)):
             if p is not None:
                 c = EcnSetting(kmin, kmax, p, label=f"{kmin}/{kmax}/{p:g}%")
                 if (kmin, kmax, p) != (e.kmin_bytes, e.kmax_bytes, e.pmax_percent) and c not in out:
@@ -222,8 +210,7 @@ def _rate_steps(ai: int, hai: int, up: bool, factor: float, line_mbps: int) -> l
     rate."""
     steps: list[tuple[int, int]] = []
     for f in (factor, math.sqrt(factor)):
-        a, b = ((min(line_mbps, int(ai * f)), min(line_mbps, int(hai * f))) if up
-                else (max(1, int(ai / f)), max(1, int(hai / f))))
+        a, b = stepped_rate_mbps(ai, f, up, line_mbps), stepped_rate_mbps(hai, f, up, line_mbps)
         if (a, b) != (ai, hai) and (a, b) not in steps:
             steps.append((a, b))
     return steps

@@ -291,3 +291,16 @@ def test_traffic_pools_sum_to_100_percent() -> None:
             if sw.platform == "cumulus":
                 pools = yaml_tree(_files(plan, sw)[1])["qos"]["traffic-pool"]
                 assert sum(p["memory-percent"] for p in pools.values()) == 100, (sw.name, pools)
+
+
+def test_traffic_pool_percentages_are_reported_with_their_bytes() -> None:
+    plan = pipeline_plan("mixed-vendor")
+    sw = next(s for s in plan.switches if s.platform == "cumulus")
+    pools = yaml_tree(_files(plan, sw)[1])["qos"]["traffic-pool"]
+    msgs = [f.message for f in cumulus.render_findings(plan, sw) if "traffic pools" in f.message]
+    assert len(msgs) == 1, msgs
+    for p in sw.buffers.pools:
+        if p.name in cumulus.TRAFFIC_POOL_BY_PLAN_POOL:
+            name = cumulus.TRAFFIC_POOL_BY_PLAN_POOL[p.name]
+            assert f"{p.name} {p.size_bytes} B" in msgs[0]
+            assert f"{name} {pools[name]['memory-percent']} %" in msgs[0]
