@@ -10,6 +10,7 @@ by the same strict pydantic models as the inventory. Look-ups of unknown ids rai
 
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 from importlib import resources
 
@@ -146,6 +147,17 @@ def _read(name: str) -> object:
 
 
 @lru_cache(maxsize=1)
+def asic_family(asic_id: str) -> str:
+    """The catalog family of ``asic_id`` (``spectrum-4`` -> ``spectrum``, ``tomahawk-5`` -> ``tomahawk``);
+    for an id the shipped catalog does not list, the id without its trailing ``-<generation>``. Never
+    raises: platform modules use it to pick a syntax variant, not to validate (lint does that, RT1xx).
+    """
+    try:
+        return load_catalog().asic(asic_id).family
+    except (CatalogError, OSError):
+        return re.sub(r"-\d+$", "", asic_id)
+
+
 def load_catalog() -> Catalog:
     """Load and validate the shipped catalog (``asics.yaml``, ``nics.yaml``, ``switch_models.yaml``).
 

@@ -146,13 +146,9 @@ def queue_keyword(switch: SwitchPlan) -> str:
     Raises:
         KeyError: an ASIC family EOS support is not recorded for (lists the known ones).
     """
-    family = switch.asic.rsplit("-", 1)[0] if re.search(r"-\d+$", switch.asic) else switch.asic
-    try:
-        from roce_tune.catalog import load_catalog
+    from roce_tune.catalog import asic_family
 
-        family = load_catalog().asic(switch.asic).family
-    except (KeyError, FileNotFoundError, ModuleNotFoundError):
-        pass  # catalog without this ASIC: the id's stem is the family (tomahawk-4 -> tomahawk)
+    family = asic_family(switch.asic)
     if family not in QUEUE_KEYWORD_BY_FAMILY:
         known = ", ".join(sorted(QUEUE_KEYWORD_BY_FAMILY))
         raise KeyError(f"{switch.name}: no EOS queue keyword for ASIC family {family!r}; known: {known}")

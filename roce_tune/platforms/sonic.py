@@ -224,16 +224,10 @@ WRED_NAME_RE = re.compile(r"^[a-zA-Z0-9][-a-zA-Z0-9_]{0,31}$")
 
 
 def asic_family(switch: SwitchPlan) -> str:
-    """Catalog family of the switch's ASIC (``spectrum-4`` -> ``spectrum``); the id's stem if the
-    catalog does not know it."""
-    family = re.sub(r"-\d+$", "", switch.asic)
-    try:
-        from roce_tune.catalog import load_catalog
+    """Catalog family of the switch's ASIC (:func:`roce_tune.catalog.asic_family`)."""
+    from roce_tune.catalog import asic_family as family_of
 
-        family = load_catalog().asic(switch.asic).family
-    except (KeyError, FileNotFoundError, ModuleNotFoundError):
-        pass
-    return family
+    return family_of(switch.asic)
 
 
 def asic_type(switch: SwitchPlan) -> str:
