@@ -154,22 +154,9 @@ def _why(target: Any, exc: BaseException, connecting: bool, elapsed_s: float, li
 def _targets(plan: Any) -> tuple[list[Any], list[tuple[str, str]]]:
     """(targets with a management address, (name, kind) of the devices without one)."""
     from roce_tune.deploy.runner import Target
-    from roce_tune.platforms import HOST_PLATFORM
 
-    targets, missing = [], []
-    for sw in plan.switches:
-        if sw.mgmt_host:
-            targets.append(Target(sw.name, "switch", sw.platform, sw.role, sw.mgmt_host, sw.mgmt_port,
-                                  sw.credentials, ""))
-        else:
-            missing.append((sw.name, "switch"))
-    for h in plan.hosts:
-        if h.mgmt_host:
-            targets.append(Target(h.name, "host", HOST_PLATFORM, "host", h.mgmt_host, h.mgmt_port,
-                                  h.credentials, ""))
-        else:
-            missing.append((h.name, "host"))
-    return targets, missing
+    every = [Target.of_switch(sw) for sw in plan.switches] + [Target.of_host(h) for h in plan.hosts]
+    return [t for t in every if t.host], [(t.name, t.kind) for t in every if not t.host]
 
 
 def read_live(plan: Any, opts: LiveOptions,

@@ -52,7 +52,7 @@ from roce_tune.deploy.drivers import (
     compute_change,
     left_as_is,
 )
-from roce_tune.plan import Plan
+from roce_tune.plan import HostPlan, Plan, SwitchPlan
 from roce_tune.platforms import HOST_PLATFORM, get_platform
 
 #: desired-config file of each platform inside ``switches/`` (each platform's ``PUSH.desired_file``)
@@ -72,6 +72,17 @@ class Target:
     credentials: dict[str, str | None]
     desired: str
     managed_ports: set[str] = field(default_factory=set)
+
+    @classmethod
+    def of_switch(cls, sw: SwitchPlan, desired: str = "", managed_ports: set[str] | None = None) -> Target:
+        """The target of a plan's switch (``desired``: its rendered config; empty to read only)."""
+        return cls(sw.name, "switch", sw.platform, sw.role, sw.mgmt_host, sw.mgmt_port, sw.credentials,
+                   desired, managed_ports or set())
+
+    @classmethod
+    def of_host(cls, h: HostPlan, desired: str = "") -> Target:
+        """The target of a plan's host (``desired``: its host script; empty to read only)."""
+        return cls(h.name, "host", HOST_PLATFORM, "host", h.mgmt_host, h.mgmt_port, h.credentials, desired)
 
 
 @dataclass
@@ -291,14 +302,12 @@ def targets_from_files(plan: Plan, files: dict[str, str]) -> list[Target]:
         rel = "switches/" + DESIRED_FILE[sw.platform].format(name=sw.name)
         if rel not in files:
             continue  # not rendered (--platform-only)
-        out.append(Target(sw.name, "switch", sw.platform, sw.role, sw.mgmt_host, sw.mgmt_port, sw.credentials,
-                          files[rel], {p.name for p in sw.ports}))
+        out.append(Target.of_switch(sw, files[rel], {p.name for p in sw.ports}))
     host_script = get_platform(HOST_PLATFORM).host_script
     for h in plan.hosts:
         script = host_script(files, h.name)  # its data file and the shared host script, as one script
         if script is not None:
-            out.append(Target(h.name, "host", "host", "host", h.mgmt_host, h.mgmt_port, h.credentials,
-                              script))
+            out.append(Target.of_host(h, script))
     return out
 
 

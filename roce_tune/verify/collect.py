@@ -65,12 +65,9 @@ class DevicePool:
         self.opts, self.read_timeout_s, self.log_dir = opts, read_timeout_s, log_dir
         self.targets: dict[str, Target] = {}
         for sw in plan.switches:
-            self.targets[sw.name] = Target(sw.name, "switch", sw.platform, sw.role, sw.mgmt_host,
-                                           sw.mgmt_port,
-                                           sw.credentials, "")
+            self.targets[sw.name] = Target.of_switch(sw)
         for h in plan.hosts:
-            self.targets[h.name] = Target(h.name, "host", "host", "host", h.mgmt_host, h.mgmt_port,
-                                          h.credentials, "")
+            self.targets[h.name] = Target.of_host(h)
         self._drivers: dict[str, Driver] = {}
         self._conns: dict[str, object] = {}
         self._locks = {name: threading.Lock() for name in self.targets}
