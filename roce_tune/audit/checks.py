@@ -70,10 +70,13 @@ class Out:
 
     def add(self, rule: str, sev: Severity, device: str | None, port: str | None, message: str, fix: str,
             evidence: Iterable[Ev | Val[Any] | None] = ()) -> None:
+        """Append one :class:`AuditFinding` of this family; ``evidence`` (``None`` entries dropped,
+        :class:`Val` unwrapped to its :class:`Ev`) is deduplicated and sorted."""
         evs = sorted({e.ev if isinstance(e, Val) else e for e in evidence if e is not None})
         self.findings.append(AuditFinding(rule, sev, device, port, message, fix, tuple(evs), self.family))
 
     def skip(self, rule: str, device: str | None, needs: str) -> None:
+        """Record that ``rule`` could not be checked on ``device`` for want of ``needs``."""
         self.not_checked.append(NotChecked(rule, device, needs))
 
 

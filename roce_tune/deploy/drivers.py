@@ -264,7 +264,11 @@ class Driver:
         return self.opts.commit_timeout_s if stage in LONG_STAGES else self.opts.read_timeout_s
 
     def boundary(self, command: str) -> None:
-        """Raise :class:`Interrupted` when a stop was requested and the push may still roll back."""
+        """Raise :class:`Interrupted` when a stop was requested and the push may still roll back.
+
+        Raises:
+            Interrupted: in the push phase, when ``should_stop`` returns a signal name.
+        """
         if self.phase == "push" and self.should_stop is not None:
             signal = self.should_stop()
             if signal:
@@ -549,7 +553,12 @@ class Driver:
         return change.commands or change.diff
 
     def verify(self, desired: str, managed_ports: set[str]) -> None:
-        """Read the running configuration back; raise PushError("verify") unless it includes ``desired``."""
+        """Read the running configuration back and check that it includes ``desired``.
+
+        Raises:
+            PushError: stage ``"verify"``, with up to 20 diff lines, when the device differs from the plan;
+            netmiko.ReadTimeout, SessionDropped: as :meth:`cmd`; ValueError: as :func:`compute_change`.
+        """
         after = compute_change(self.platform, self.read_running(), desired, managed_ports)
         if not after.empty:
             raise PushError("verify", "device does not match the plan after the push:\n"

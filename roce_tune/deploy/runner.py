@@ -211,6 +211,7 @@ class StopRequest:
             self._in_flight[t.name] = _InFlight(t, opts, driver)
 
     def untrack(self, name: str) -> None:
+        """Forget device ``name`` (it finished); unknown names are ignored."""
         with self._lock:
             self._in_flight.pop(name, None)
 

@@ -20,9 +20,11 @@ class Block:
     children: dict[str, Block] = field(default_factory=dict)
 
     def words(self) -> list[str]:
+        """The header line split on whitespace."""
         return self.line.split()
 
     def child_lines(self) -> list[str]:
+        """The child header lines, in file order."""
         return list(self.children)
 
     def starting(self, *prefix: str) -> list[Block]:

@@ -102,24 +102,45 @@ class PushSession(Protocol):
     conn: Any
 
     @property
-    def opts(self) -> PushKnobs: ...  # read-only here, so Driver's PushOptions satisfies it
+    def opts(self) -> PushKnobs:  # read-only here, so Driver's PushOptions satisfies it
+        """The push knobs (timeouts in seconds, confirm window) this session runs with."""
+        ...
     progress: dict[str, Any]
 
     def cmd(self, command: str, stage: str = "read", expect_string: str | None = None,
-            boundary: bool = True) -> str: ...
+            boundary: bool = True) -> str:
+        """Send one exec-mode command and return its output; a stop boundary unless ``boundary`` is False.
+
+        Raises:
+            netmiko.ReadTimeout: no prompt within the stage's read timeout; SessionDropped: session closed;
+            Interrupted: a stop was requested before the command was sent.
+        """
+        ...
 
     def check(self, output: str, stage: str, commands: list[str] | None = None) -> str:
         """Return ``output``; raise PushError(stage) naming the device's error line and the rejected
         command."""
         ...
 
-    def config_set(self, lines: list[str], mode_cmd: str) -> str: ...
+    def config_set(self, lines: list[str], mode_cmd: str) -> str:
+        """Enter config mode with ``mode_cmd``, send ``lines`` one at a time and return the output.
+
+        Raises:
+            PushError: the device rejected a line; Interrupted: a stop was requested between two lines.
+        """
+        ...
 
     def commit_checked(self, command: str, stage: str = "commit") -> str:
         """Send a commit that must print the platform's :attr:`PushMethod.commit_success`."""
         ...
 
-    def verify(self, desired: str, managed_ports: set[str]) -> None: ...
+    def verify(self, desired: str, managed_ports: set[str]) -> None:
+        """Read the running configuration back.
+
+        Raises:
+            PushError: stage ``"verify"`` unless it includes ``desired`` on ``managed_ports``.
+        """
+        ...
 
     def confirmed(self, desired: str | None = None, managed_ports: set[str] | None = None) -> None:
         """Raise PushError("confirm") if a confirmation is still pending or, with ``desired``, if lines of
@@ -147,11 +168,26 @@ class PushSession(Protocol):
         says which (``rolled_back`` / ``not_active``); PushError("rollback") if still active after it."""
         ...
 
-    def boundary(self, command: str) -> None: ...
+    def boundary(self, command: str) -> None:
+        """Stop point before ``command``.
 
-    def timeout(self, stage: str) -> float: ...
+        Raises:
+            Interrupted: a stop was requested while the push may still roll back.
+        """
+        ...
 
-    def upload(self, path: str, content: str) -> None: ...
+    def timeout(self, stage: str) -> float:
+        """Read timeout in seconds for a command of ``stage`` (longer for commit/save/rollback)."""
+        ...
+
+    def upload(self, path: str, content: str) -> None:
+        """Write ``content`` (text) to ``path`` on a Linux-based device, in chunks of bounded bytes.
+
+        Raises:
+            Interrupted: a stop was requested before a chunk was sent; netmiko.ReadTimeout, SessionDropped:
+            as :meth:`cmd`.
+        """
+        ...
 
 
 #: a platform's push steps: (session, change commands, change JSON patch, desired text, managed ports)
@@ -380,10 +416,14 @@ class Platform(Protocol):
     """The contract every platform implements (one module each under ``roce_tune/platforms/``)."""
 
     @property
-    def name(self) -> str: ...
+    def name(self) -> str:
+        """The platform's inventory name (``switches[].platform`` / host platform value)."""
+        ...
 
     @property
-    def spec(self) -> PlatformSpec: ...
+    def spec(self) -> PlatformSpec:
+        """The platform's static facts (:class:`PlatformSpec`)."""
+        ...
 
     @property
     def render(self) -> Callable[[Plan, Any], dict[str, str]]:
@@ -391,7 +431,9 @@ class Platform(Protocol):
         ...
 
     @property
-    def render_findings(self) -> Callable[[Plan, Any], list[Finding]]: ...
+    def render_findings(self) -> Callable[[Plan, Any], list[Finding]]:
+        """(plan, switch or host plan) -> findings about what rendering will drop or approximate."""
+        ...
 
     @property
     def check(self) -> Callable[[Plan, Any], object] | None:
@@ -406,16 +448,24 @@ class Platform(Protocol):
         ...
 
     @property
-    def diff(self) -> DiffRules | None: ...
+    def diff(self) -> DiffRules | None:
+        """How to diff running against desired configuration (None: the platform is not diffed)."""
+        ...
 
     @property
-    def push(self) -> PushMethod: ...
+    def push(self) -> PushMethod:
+        """How a change is pushed, committed, confirmed and rolled back on the device."""
+        ...
 
     @property
-    def counters(self) -> CounterReader | None: ...
+    def counters(self) -> CounterReader | None:
+        """How PFC/ECN/drop counters are read for verify and audit (None: no counter reader)."""
+        ...
 
     @property
-    def capabilities(self) -> Capabilities: ...
+    def capabilities(self) -> Capabilities:
+        """What the platform can express and what is known to be broken (incl. known OS releases)."""
+        ...
 
     @property
     def ansible(self) -> AnsibleConnection | None:

@@ -150,7 +150,9 @@ def check_shared_headroom_pool(switch_name: str, shp_bytes: int | None,
     """RT204 (error): the shared headroom pool cannot absorb the xoff of the PGs that may be paused at once.
 
     ``shp_bytes`` must be at least :func:`shp_required_bytes` of the switch's lossless PGs; no pool
-    (``None``: PGs carry their xoff themselves) is not checked.
+    (``None``: PGs carry their xoff themselves) is not checked. ``port_headrooms``: one
+    ``(port name, Headroom in bytes, number of lossless PGs on the port)`` per port; ``oversubscription``:
+    the declared ratio (dimensionless) of :func:`shp_required_bytes`.
 
     Returns:
         ``[]`` or one error Finding naming the switch, the pool, the requirement and the PGs behind it.

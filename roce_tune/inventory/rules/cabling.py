@@ -339,6 +339,8 @@ hosts:
       - {model: connectx-7, netdev: ens1f0np0, rdma_device: mlx5_0, speed: 400G, cable_length: 100m}
 """)
 def nic_cable_out_of_range(ctx: LintContext) -> Iterator[Finding]:
+    """Yield a finding per NIC whose cable_length (metres, rounded up) is outside the host platform's
+    ``CABLE_LEN_RANGE`` (what ``mlnx_qos --cable_len`` accepts), and one for a defaulted length."""
     lo, hi = get_platform(HOST_PLATFORM).CABLE_LEN_RANGE
     default_m = ctx.inv.defaults.cable_length
     defaulted: list[str] = []

@@ -325,6 +325,8 @@ switches:
     os_version: 5.14.0
 """)
 def unknown_os_release(ctx: LintContext) -> Iterator[Finding]:
+    """Yield a finding per switch whose ``os_version`` matches none of its platform's
+    ``capabilities.os_releases`` globs."""
     from fnmatch import fnmatchcase
 
     from roce_tune.platforms import platform

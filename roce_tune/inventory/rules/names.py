@@ -109,6 +109,8 @@ switches:
     ports: [{name: swp1s0, speed: 400G}]
 """)
 def port_name_too_long(ctx: LintContext) -> Iterator[Finding]:
+    """Yield a finding per port whose longest expanded name exceeds the platform's
+    ``SPEC.max_port_name_chars`` (characters)."""
     for path, sw in ctx.switches():
         limit = get_platform(sw.platform.value).SPEC.max_port_name_chars
         if limit is None:

@@ -201,6 +201,7 @@ policy:
   cnp_priority: 6
 """)
 def priority_zero(ctx: LintContext) -> Iterator[Finding]:
+    """Yield a finding for priority 0 (``LOSSY_TC``) among ``lossless_priorities`` or as ``cnp_priority``."""
     pol = ctx.inv.policy
     for i, prio in enumerate(pol.lossless_priorities):
         if prio == LOSSY_TC:
@@ -244,6 +245,8 @@ hosts:
       - {model: connectx-7, netdev: ens1f0np0, rdma_device: mlx5_0, speed: 100G}
 """)
 def override_out_of_range(ctx: LintContext) -> Iterator[Finding]:
+    """Yield a finding per pinned DCQCN value outside :func:`dcqcn_param_range` for a NIC speed it lands
+    on, and per pinned PFC watchdog time shorter than a pinned ``poll_ms`` (sonic-pfcwd.yang)."""
     pol = ctx.inv.policy
     if not pol.overrides:
         return

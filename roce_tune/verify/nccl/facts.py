@@ -39,7 +39,11 @@ def _elements_ratio(size: int, count: int, dtype: str) -> int | None:
 
 def infer_collective(redop: str | None, root: int | None, size: int, count: int, dtype: str,
                      nranks: int | None) -> str | None:
-    """Collective from one row's shape (see module docstring), or ``None`` if ambiguous."""
+    """Collective from one row's shape (see module docstring), or ``None`` if ambiguous.
+
+    ``size`` is the row's message size in bytes, ``count`` its element count, ``dtype`` the NCCL data type
+    name (bytes per element from ``TYPE_BYTES``), ``root`` the root rank or ``None``/negative for none.
+    """
     reducing = redop is not None and redop.lower() not in ("", "none")
     if reducing and root is not None and root >= 0:
         return "reduce"
