@@ -109,14 +109,14 @@ def capture_commands(plan: Any, name: str) -> list[str]:
 def _session(target: Any, commands: list[str], opts: LiveOptions) -> LiveDevice:
     """Open one session, run ``commands``, close; errors become ``LiveDevice.error`` (never raised)."""
     from roce_tune.deploy.drivers import Driver, PushError, PushOptions
-    from roce_tune.deploy.runner import _close, _connect
+    from roce_tune.deploy.runner import close, connect
 
     start = time.monotonic()
     dev = LiveDevice(target.name, target.kind, commands=commands)
     conn = None
     try:
         aopts = replace(opts.apply, conn_timeout_s=min(opts.apply.conn_timeout_s, opts.device_timeout_s))
-        conn, redact = _connect(target, aopts, None)
+        conn, redact = connect(target, aopts, None)
         drv = Driver(target.platform, conn, PushOptions(read_timeout_s=opts.device_timeout_s, save=False),
                      lambda _s: None)
         parts = []
@@ -133,7 +133,7 @@ def _session(target: Any, commands: list[str], opts: LiveOptions) -> LiveDevice:
     except Exception as exc:  # noqa: BLE001 — every failure of one device is reported, the others go on
         dev.error = _why(target, exc, conn is None, time.monotonic() - start, opts.device_timeout_s)
     finally:
-        _close(conn)
+        close(conn)
     dev.seconds = time.monotonic() - start
     return dev
 

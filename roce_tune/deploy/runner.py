@@ -327,8 +327,17 @@ def select(targets: list[Target], limit: list[str]) -> list[Target]:
     return [t for t in targets if any(match(t, term) for term in limit)]
 
 
-def _connect(t: Target, opts: ApplyOptions, log_path: Path | None) -> tuple[Any, Redactor]:
-    """(netmiko connection, its secret redactor); netmiko is untyped, so the connection is Any."""
+def connect(t: Target, opts: ApplyOptions, log_path: Path | None) -> tuple[Any, Redactor]:
+    """Open an SSH session to ``t`` (netmiko, ``opts.timing`` pacing, host keys per ``opts.known_hosts``,
+    session log at ``log_path`` with secrets masked). Used by apply, verify and ``audit --live``.
+
+    Returns:
+        (netmiko connection, its secret redactor); netmiko is untyped, so the connection is Any.
+
+    Raises:
+        PushError: stage ``connect``, with :func:`describe_connect_error`'s message (unknown or mismatched
+            host key, authentication, TCP, DNS); or a credential that cannot be resolved.
+    """
     from netmiko import ConnectHandler
 
     creds = resolve_credentials(t.name, t.credentials, secrets_file=opts.secrets_file)
@@ -378,7 +387,7 @@ class _Reported(Exception):
     """Internal: the failure is already recorded in the result."""
 
 
-def _close(conn: Any) -> None:
+def close(conn: Any) -> None:
     """Disconnect a netmiko session if there is one; a dead session cannot fail the run."""
     if conn is not None:
         try:
@@ -396,7 +405,7 @@ def _recover(t: Target, opts: ApplyOptions, log_path: Path | None, rb: RollbackN
     for attempt in itertools.count():
         conn = None
         try:
-            conn, _ = _connect(t, opts, log_path)
+            conn, _ = connect(t, opts, log_path)
             Driver(t.platform, conn, opts.push, lambda s: notes.append(redact(s))).rollback(rb.progress)
             return True
         except RollbackIncomplete:
@@ -404,7 +413,7 @@ def _recover(t: Target, opts: ApplyOptions, log_path: Path | None, rb: RollbackN
         except Exception as exc:  # noqa: BLE001
             notes.append(redact(f"# rollback attempt {attempt + 1} failed: {type(exc).__name__}: {exc}"))
         finally:
-            _close(conn)
+            close(conn)
         pause = min(10.0, 2.0 ** attempt)
         if attempt >= 2 and time.monotonic() + pause > deadline:
             return False
@@ -566,7 +575,7 @@ def _run_one(t: Target, opts: ApplyOptions, allow_push: bool, allow_disruptive: 
     try:
         if not t.host:
             raise PushError("connect", "no management address in the inventory")
-        conn, redact = _connect(t, opts, log_path)
+        conn, redact = connect(t, opts, log_path)
         drv = Driver(t.platform, conn, opts.push, lambda s: notes.append(redact(s)), should_stop=stop,
                      on_restore_point=lambda text: _keep_restore_point(t, opts, text, redact))
         stop.track(t, opts, drv)
@@ -591,7 +600,7 @@ def _run_one(t: Target, opts: ApplyOptions, allow_push: bool, allow_disruptive: 
         res.error = redact(f"{type(exc).__name__}: {exc}".strip())
         res.rolled_back = conn is not None and not opts.dry_run and res.changed
     finally:
-        _close(conn)
+        close(conn)
         _write_session_log(log_path, notes, res)
     _say_rolled_back(res, drv)
     res.seconds = round(time.monotonic() - t0, 3)

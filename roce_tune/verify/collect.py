@@ -1,6 +1,6 @@
 """Read counters and NIC facts from hosts and switches over netmiko sessions.
 
-Device I/O goes through the apply engine's connection code (:func:`roce_tune.deploy.runner._connect`,
+Device I/O goes through the apply engine's connection code (:func:`roce_tune.deploy.runner.connect`,
 credentials from the environment or a secrets file, :class:`~roce_tune.deploy.drivers.Driver` ``cmd``).
 Commands per device kind (one round trip per host NIC; sections split by ``@@ROCE_TUNE`` marker lines):
 
@@ -26,7 +26,7 @@ from typing import Any
 
 from roce_tune.deploy.credentials import private_dir
 from roce_tune.deploy.drivers import Driver, PushOptions
-from roce_tune.deploy.runner import ApplyOptions, Target, _connect
+from roce_tune.deploy.runner import ApplyOptions, Target, connect
 from roce_tune.plan import HostPlan, NicPlan, Plan, SwitchPlan
 from roce_tune.platforms import platform
 from roce_tune.platforms.contract import CounterReader
@@ -81,7 +81,7 @@ class DevicePool:
         log_path = self.log_dir / f"{name}.log" if self.log_dir else None
         if log_path:
             private_dir(log_path.parent)  # 0700; the session log itself is 0600 and masked
-        conn, _redact = _connect(t, self.opts, log_path)
+        conn, _redact = connect(t, self.opts, log_path)
         self._conns[name] = conn
         drv = Driver(t.platform, conn, PushOptions(read_timeout_s=timeout_s, save=False), lambda s: None)
         self._drivers[name] = drv
