@@ -26,7 +26,7 @@ import shlex
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NoReturn
 
 from roce_tune.deploy.diff import DIFF_RULES, ConfigChange, hier_diff, json_diff, set_diff
 from roce_tune.platforms import ALL_PLATFORMS, platform
@@ -447,6 +447,14 @@ class Driver:
         """Return ``output``; raise PushError(stage) naming the device's error line and the rejected
         command."""
         return _check(self.platform, output, stage, commands)
+
+    def fail(self, stage: str, message: str) -> NoReturn:
+        """Raise PushError(``stage``, ``message``) (for a platform's push or rollback steps).
+
+        Raises:
+            PushError: always.
+        """
+        raise PushError(stage, message)
 
     def confirmed(self, desired: str | None = None, managed_ports: set[str] | None = None) -> None:
         """Raise if the device still waits for a confirmation (a lost confirm would roll back later) or,

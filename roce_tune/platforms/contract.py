@@ -26,7 +26,7 @@ import fnmatch
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, NoReturn, Protocol
 
 from hier_config import Platform as HierPlatform
 
@@ -120,6 +120,11 @@ class PushSession(Protocol):
     def check(self, output: str, stage: str, commands: list[str] | None = None) -> str:
         """Return ``output``; raise PushError(stage) naming the device's error line and the rejected
         command."""
+        ...
+
+    def fail(self, stage: str, message: str) -> NoReturn:
+        """Raise the driver's PushError(``stage``) with ``message`` (a step that found the device in a state
+        it must not act on)."""
         ...
 
     def config_set(self, lines: list[str], mode_cmd: str) -> str:

@@ -491,6 +491,10 @@ DIFF = _c.DiffRules(
 )
 
 
+#: comment of the confirming ``commit`` (:func:`_push`)
+CONFIRM_COMMENT = "confirmed"
+
+
 def _push(s: _c.PushSession, commands: list[str], _patch: list[dict[str, object]], desired: str,
           ports: set[str]) -> None:
     """``configure private`` -> ``commit check`` -> ``commit confirmed N`` -> read back -> ``commit`` -> read
@@ -508,31 +512,78 @@ def _push(s: _c.PushSession, commands: list[str], _patch: list[dict[str, object]
     s.verify(desired, ports)
     s.boundary("configure private")
     s.conn.config_mode(config_command="configure private")
-    s.commit_checked("commit comment confirmed", "confirm")
+    s.progress["confirm_sent"] = True  # from here the confirm may have landed even if its reply is lost
+    s.commit_checked(f"commit comment {CONFIRM_COMMENT}", "confirm")
     s.progress["confirmed"] = True
     s.conn.exit_config_mode()
     s.confirmed(desired, ports)
 
 
 #: ``progress["rollback_outcome"]`` after :func:`_rollback` (the apply report carries it)
-ROLLED_BACK = "rolled back by roce-tune (`rollback 1` + `commit`)"
+ROLLED_BACK = "rolled back by roce-tune (`rollback N` + `commit`, N = the configuration before its commit)"
 REVERTED_BY_DEVICE = ("no rollback needed: the device had already reverted the change by itself (its "
                       "`commit confirmed` timer ran out before the confirm), none of it is active")
+#: one entry of ``show system commit``: ``<index>   <timestamp> by <user> via <method>[ <note>]``, its
+#: comment (when given) on the next line, indented
+_COMMIT_ENTRY = re.compile(r"^(\d+)\s+(\S.*?)\s*$")
+
+
+def parse_commit_history(text: str) -> list[tuple[int, str, str]]:
+    """``show system commit`` as (rollback index, entry line, comment), newest first.
+
+    Junos lists the last 50 commits, index 0 = the active configuration, one line each
+    (``0   2026-12-01 10:00:05 UTC by admin via cli``), the commit's comment, if any, on the following
+    indented line (Junos OS CLI reference, "show system commit",
+    https://juniper.net/documentation/en_US/junos12.2/topics/reference/command-summary/show-system-commit.html).
+    Lines that are neither (a ``rescue`` entry, a pending-commit note) are skipped.
+    """
+    out: list[tuple[int, str, str]] = []
+    for line in text.splitlines():
+        m = _COMMIT_ENTRY.match(line)
+        if m:
+            out.append((int(m.group(1)), m.group(2), ""))
+        elif out and line[:1].isspace() and line.strip() and not out[-1][2]:
+            index, entry, _ = out[-1]
+            out[-1] = (index, entry, line.strip())
+    return out
+
+
+def rollback_index(history: list[tuple[int, str, str]], tag: str) -> tuple[int | None, str]:
+    """The N of ``rollback N`` that loads the configuration from before roce-tune's ``commit confirmed``
+    (the entry whose comment is ``tag``): its index + 1, when every newer entry is roce-tune's own confirm
+    (comment :data:`CONFIRM_COMMENT`; a confirm that landed although its reply was lost moves roce-tune's
+    commit to index 1, so a fixed ``rollback 1`` would load the change again).
+
+    Returns:
+        (N, "") or (None, why not: the tag is not in the history, or someone else committed after
+        roce-tune and ``rollback N`` would discard that too).
+    """
+    ours = next((index for index, _, comment in history if comment == tag), None)
+    if ours is None:
+        return None, (f"no commit with comment {tag!r} in `show system commit` (the last 50 commits); "
+                      "find the configuration before it by hand")
+    foreign = [f"{index}: {entry}" + (f" ({comment})" if comment else "") for index, entry, comment in history
+               if index < ours and comment != CONFIRM_COMMENT]
+    if foreign:
+        return None, (f"{len(foreign)} later commit(s) by others would be discarded by "
+                      f"`rollback {ours + 1}`: "
+                      + "; ".join(foreign[:3]) + "; left as is for an engineer to merge by hand")
+    return ours + 1, ""
 
 
 def _rollback(s: _c.PushSession, progress: dict[str, object]) -> None:
-    """Discard the private candidate; after the confirmed commit, ``rollback 1`` + ``commit`` only while some
-    of the change is active.
+    """Discard the private candidate; after the confirmed commit, ``rollback N`` + ``commit`` only while some
+    of the change is active, N from ``show system commit`` (:func:`rollback_index`).
 
-    ``rollback 1`` loads the commit before the newest one. When the device has already reverted the change
-    by itself (its ``commit confirmed`` timer ran out), the newest commit is the device's own rollback and
-    ``rollback 1`` would load the change again: so the running configuration is read first, and
-    ``progress["rollback_outcome"]`` says which happened (:data:`ROLLED_BACK`, :data:`REVERTED_BY_DEVICE`).
+    When the device has already reverted the change by itself (its ``commit confirmed`` timer ran out), the
+    running configuration no longer holds it and nothing is rolled back; ``progress["rollback_outcome"]``
+    says which happened (:data:`ROLLED_BACK`, :data:`REVERTED_BY_DEVICE`).
 
     Raises:
-        PushError("rollback"): the device rejected the rollback or its commit, or the change is still active
-            after it (the driver then retries on a new session; an unconfirmed change still reverts on the
-            device's timer).
+        PushError("rollback"): the device rejected the rollback or its commit; roce-tune's commit is not in
+            the history or others committed after it (nothing is rolled back then); or the change is still
+            active after it (the driver then retries on a new session; an unconfirmed change still reverts
+            on the device's timer).
     """
     if s.conn.check_config_mode():
         if not progress.get("committed"):
@@ -540,11 +591,14 @@ def _rollback(s: _c.PushSession, progress: dict[str, object]) -> None:
         s.conn.exit_config_mode()
     if not progress.get("committed"):
         return
-    tag = progress.get("tag", s.opts.tag)
+    tag = str(progress.get("tag", s.opts.tag))
 
     def undo() -> None:
+        index, why = rollback_index(parse_commit_history(s.cmd("show system commit", "rollback")), tag)
+        if index is None:
+            s.fail("rollback", why)
         s.conn.config_mode(config_command="configure private")
-        s.conn.send_command("rollback 1", expect_string=r"#")
+        s.check(s.conn.send_command(f"rollback {index}", expect_string=r"#"), "rollback")
         s.check(s.conn.send_command(f"commit comment {tag}-rollback", expect_string=r"#",
                                     read_timeout=s.timeout("rollback")), "rollback")
         s.conn.exit_config_mode()
@@ -558,14 +612,19 @@ def _expired(_tag: str, confirm_s: int) -> str:
             "(`show system commit` lists its rollback commit)")
 
 
-def _left_as_is(progress: dict[str, object], _tag: str, confirm_s: int) -> str:
+def _left_as_is(progress: dict[str, object], tag: str, confirm_s: int) -> str:
     minutes = max(1, round(confirm_s / 60))
+    revert = (f"to revert: `rollback N` and `commit` in `configure private`, N = the entry below roce-tune's "
+              f"commit (comment {tag}) in `show system commit`")
     if progress.get("confirmed"):
-        return ("confirmed (`commit`): no timer reverts it; to revert: `rollback 1` (or the `rollback N` "
-                "before the roce-tune commit in `show system commit`) and `commit` in `configure private`")
+        return f"confirmed (`commit`): no timer reverts it; {revert}"
+    if progress.get("confirm_sent"):
+        return (f"the confirming `commit` was sent but its reply never came: if `show system commit` shows "
+                f"no `commit confirmed, rollback in` at 0, the change is final; else Junos reverts it within "
+                f"{minutes} min. {revert}")
     if progress.get("committed"):
         return (f"committed with `commit confirmed {minutes}`: Junos reverts it by itself within {minutes} "
-                "min; to revert now: `rollback 1` and `commit` in `configure private`")
+                f"min; to revert now: {revert.removeprefix('to revert: ')}")
     return "nothing committed: the private candidate is discarded when the session closes"
 
 

@@ -61,6 +61,9 @@ class Faults:
             it holds).  The host matches each call of a stub tool (``TOOL ARGS…``) instead and
             holds before the tool acts, so the pause lands inside a running script.  Lets a test
             act "mid-push" (e.g. signal the pushing process) without sleeps.
+        drop_after_pattern: regex (``re.search``) of the command after which the connection is aborted,
+            once: the first matching command line is processed (it takes effect on the device) and its
+            output is never sent, e.g. a commit confirmation whose reply is lost.
     """
 
     drop_after_config_lines: int | None = None
@@ -71,6 +74,7 @@ class Faults:
     fail_save: bool = False
     drop_reconnects: int = 0
     pause_pattern: str | None = None
+    drop_after_pattern: str | None = None
 
 
 def _default_username() -> str:
@@ -216,6 +220,16 @@ class EmulatedDevice:
         if pattern and not self._pause_fired and re.search(pattern, command):
             self._pause_fired = True
             self.events.append(f"fault: paused after {command!r}")
+            return True
+        return False
+
+    def take_drop(self, command: str) -> bool:
+        """True (once) when ``command`` matches ``faults.drop_after_pattern``: the caller then aborts the
+        connection instead of answering. Called with ``lock`` held."""
+        pattern = self.faults.drop_after_pattern
+        if pattern and re.search(pattern, command):
+            self.faults.drop_after_pattern = None
+            self.events.append(f"fault: connection dropped after {command!r}")
             return True
         return False
 

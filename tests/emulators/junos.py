@@ -365,8 +365,8 @@ class JunosSession(CliSession):
         if dev.rejects(cmd):
             return "error: configuration check-out failed\n"
         and_quit = "and-quit" in args
-        m = re.search(r'comment "([^"]*)"', cmd)
-        comment = m.group(1) if m else ""
+        m = re.search(r'comment (?:"([^"]*)"|(\S+))', cmd)  # Junos takes one word without quotes
+        comment = (m.group(1) if m.group(1) is not None else m.group(2)) if m else ""
         if args[:1] == ["check"]:
             return "configuration check succeeds\n"
         out = ""

@@ -143,6 +143,8 @@ async def _interactive(process: asyncssh.SSHServerProcess, device: EmulatedDevic
                 with device.lock:
                     out = session.handle_line(line)
                     pause = device.take_pause(line.strip())
+                    if device.take_drop(line.strip()):
+                        raise DropConnection()
                 if pause:
                     await device.hold()
                 if session.closed:
