@@ -12,7 +12,7 @@ Step rule [D] (:func:`step_values`), per lossless port (ECN) or host (DCQCN):
 * if the value is pinned and the tuner's own derived value lies in the step's direction, go to the
   derived value (it is what the safety rules were built around);
 * else multiply (``up``) or divide (``down``) by ``factor`` (default 2); Kmin and Kmax move together,
-  Kmin never below 2 jumbo frames (the tuner's floor), AI/HAI never below 1 Mb/s.
+  Kmin never below 2 jumbo frames (the tuner's floor), AI/HAI never below 1 Mb/s nor above the NIC's line rate.
 
 With a simulator search (``LoopOptions.simulate``, on for ``roce-tune verify --adjust``; the module
 :mod:`roce_tune.verify.sim_step`) the second branch's size is chosen by simulating candidates around the
@@ -110,11 +110,14 @@ def _ecn_step_values(plan: Plan, up: bool, factor: float) -> Step:
     return values, changes
 
 
-def _dcqcn_rate_step(cur: int, derived: int, up: bool, factor: float) -> tuple[int, str]:
-    """New AI/HAI rate (Mb/s) under rule [D], never below 1 Mb/s, and why."""
+def _dcqcn_rate_step(cur: int, derived: int, up: bool, factor: float, line_mbps: int) -> tuple[int, str]:
+    """New AI/HAI rate (Mb/s) under rule [D], never below 1 Mb/s nor above the NIC's line rate
+    ``line_mbps`` (a recovery step beyond it is outside the range the tuner accepts), and why."""
     if (derived > cur) == up and derived != cur:
         return derived, "the tuner's derived value"
-    return stepped_rate_mbps(cur, factor, up), f"x{factor:g}" if up else f"/{factor:g}"
+    rate = stepped_rate_mbps(cur, factor, up, line_mbps)
+    return rate, (f"x{factor:g}" + (", capped at the line rate" if rate == line_mbps != cur else "")
+                  if up else f"/{factor:g}")
 
 
 def _dcqcn_step_values(plan: Plan, up: bool, factor: float) -> Step:
@@ -128,7 +131,8 @@ def _dcqcn_step_values(plan: Plan, up: bool, factor: float) -> Step:
         new_vals: dict[str, int | float] = {}
         for key in ("rpg_ai_rate_mbps", "rpg_hai_rate_mbps"):
             cur = dq.params[key]
-            new_vals[key], why = _dcqcn_rate_step(cur, _derived(dq, key, cur), up, factor)
+            new_vals[key], why = _dcqcn_rate_step(cur, _derived(dq, key, cur), up, factor,
+                                                  h.nics[0].speed_gbps * 1000)
             if new_vals[key] != cur:
                 changes.append(f"{h.name} {key} {cur} -> {new_vals[key]} ({why})")
         if any(new_vals[k] != dq.params[k] for k in new_vals):

@@ -149,9 +149,16 @@ def test_dcqcn_steps_and_range_refusal() -> None:
     at = inventory([Override(role="host", set={"rpg_ai_rate_mbps": derived_ai})])
     cand = make_candidate(at, None, build_plan(at), {}, AI_UP)
     assert cand.plan is not None and ai(cand.plan) == 2 * derived_ai  # at the tuner's value: doubled
-    high = inventory([Override(role="host", set={"rpg_ai_rate_mbps": 300_000})])
-    refused = make_candidate(high, None, build_plan(high), {}, AI_UP)
-    assert refused.plan is None and "outside" in (refused.refused or "")  # 600000 Mb/s > 400G line rate
+    line_mbps = build_plan(at).hosts[0].nics[0].speed_gbps * 1000
+    high = inventory([Override(role="host", set={"rpg_ai_rate_mbps": 300_000, "rpg_hai_rate_mbps": 350_000})])
+    capped = make_candidate(high, None, build_plan(high), {}, AI_UP)
+    assert capped.plan is not None  # x2 = 600000 Mb/s is past the line rate: the step stops at it
+    assert capped.plan.hosts[0].nics[0].dcqcn.params["rpg_ai_rate_mbps"] == line_mbps
+    assert capped.plan.hosts[0].nics[0].dcqcn.params["rpg_hai_rate_mbps"] == line_mbps
+    top = inventory([Override(role="host", set={"rpg_ai_rate_mbps": line_mbps,
+                                                "rpg_hai_rate_mbps": line_mbps})])
+    stuck = make_candidate(top, None, build_plan(top), {}, AI_UP)
+    assert stuck.plan is None and "nothing to move" in (stuck.refused or "")  # at the line rate
 
 
 def test_converges_in_one_step_when_the_model_allows() -> None:
