@@ -12,7 +12,8 @@ Step rule [D] (:func:`step_values`), per lossless port (ECN) or host (DCQCN):
 * if the value is pinned and the tuner's own derived value lies in the step's direction, go to the
   derived value (it is what the safety rules were built around);
 * else multiply (``up``) or divide (``down``) by ``factor`` (default 2); Kmin and Kmax move together,
-  Kmin never below 2 jumbo frames (the tuner's floor), AI/HAI never below 1 Mb/s nor above the NIC's line rate.
+  Kmin never below 2 jumbo frames (the tuner's floor), AI/HAI never below 1 Mb/s nor above the NIC's
+  line rate.
 
 With a simulator search (``LoopOptions.simulate``, on for ``roce-tune verify --adjust``; the module
 :mod:`roce_tune.verify.sim_step`) the second branch's size is chosen by simulating candidates around the
