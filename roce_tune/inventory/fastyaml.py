@@ -20,6 +20,7 @@ from typing import Any
 
 from roce_tune.inventory.fastflow import (
     DQ_RE,
+    SPLIT_INNER_RE,
     SQ_RE,
     Bail,
     Ctx,
@@ -27,6 +28,7 @@ from roce_tune.inventory.fastflow import (
     flow_map_simple,
     flow_map_split,
     flow_node,
+    split_pairs,
 )
 from roce_tune.inventory.yamlpos import (
     MAX_INT_DIGITS,
@@ -274,6 +276,15 @@ class _Parser:
                 top.data.append(v)
                 top.pos.append((lineno, base + voff + 1, child))
 
+    def advance(self, tok: tuple[Any, ...], lineno: int) -> tuple[int, bool, Any, Any]:
+        """A line :func:`_parse` did not take itself; returns the collection the next line continues
+        (column, is a sequence, positions, data), column -2 when a block value is pending."""
+        base, _, key, key_off, _, value, _, _, simple, vcol1 = tok
+        if not (simple == 2 and self.next_item(base, key, key_off, value, vcol1, lineno)):
+            self.line(tok, lineno)
+        top = self.top
+        return -2 if self.pending is not None else top.col, top.is_seq, top.pos, top.data
+
     def skip(self, tok: tuple[Any, ...]) -> None:
         """A line without content; a ``---`` is fine before the document only."""
         if tok is _MARKER and self.started:
@@ -362,6 +373,11 @@ class _Parser:
         return _value(s, vkind, value, voff, lineno, base + voff, self.ctx, frame, slot)
 
 
+#: ``- {k: v, ...}``, a flow mapping :func:`split_pairs` reads, as a sequence item; group 1 is the
+#: indentation, group 2 the text between the braces.
+_FLOW_ITEM_RE = re.compile(rf"( *)- \{{({SPLIT_INNER_RE.pattern})\}}\Z")
+
+
 def _parse(text: str) -> ParseResult:
     p = _Parser()
     # the current collection, unpacked for the fast path
@@ -370,14 +386,23 @@ def _parse(text: str) -> ParseResult:
     top_data: Any = None
     cache: dict[str, tuple[Any, ...]] = {}
     cache_get = cache.get
+    values = p.ctx.split_values
+    flow_item = _FLOW_ITEM_RE.match
     for lineno, raw in enumerate(text.split("\n"), 1):
+        if top_is_seq and (m := flow_item(raw)) is not None and m.end(1) == top_col:
+            # "- {k: v, ...}", the next item of the current sequence (a NIC, a link): no token needed
+            got = split_pairs(m.group(2), lineno, top_col + 2, values)
+            if got is not None:
+                top_data.append(got[0])
+                top_pos.append((lineno, top_col + 3, got[1]))
+                continue
         tok = cache_get(raw)
         if tok is None:
             tok = cache[raw] = _line_token(raw)
         if len(tok) == 1:
             p.skip(tok)
             continue
-        base, _, key, key_off, vkind, value, voff, content, simple, vcol1 = tok
+        base, _, key, _, vkind, value, voff, content, simple, vcol1 = tok
         if simple == 1 and base == top_col and not top_is_seq and key not in top_pos:
             top_data[key] = value  # the common line, "key: scalar", continuing the current mapping
             top_pos[key] = (lineno, base + 1, lineno, vcol1, None)
@@ -388,12 +413,7 @@ def _parse(text: str) -> ParseResult:
             top_data.append(v)
             top_pos.append((lineno, vcol1, child))
             continue
-        if not (simple == 2 and p.next_item(base, key, key_off, value, vcol1, lineno)):
-            p.line(tok, lineno)
-        top = p.top
-        top_col, top_is_seq, top_pos, top_data = top.col, top.is_seq, top.pos, top.data
-        if p.pending is not None:
-            top_col = -2  # the next line must go through the slow path
+        top_col, top_is_seq, top_pos, top_data = p.advance(tok, lineno)
     return p.finish()
 
 
