@@ -9,14 +9,13 @@ for any one-line flow node). Each either returns exactly what ruamel.yaml would 
 from __future__ import annotations
 
 import re
-from functools import partial
 from typing import Any
 
 from roce_tune.inventory.yamlpos import (
-    LazyPos,
     PosMap,
     PosSeq,
     ScalarError,
+    SplitPos,
     YamlIssue,
     join_index,
     join_key,
@@ -180,9 +179,9 @@ def split_pairs(inner: str, line: int, base: int, values: SplitValues) -> tuple[
     0-based column ``base``): cut and built by C-level calls (``str.replace``/``split``, ``dict``, ``map``).
 
     Returns:
-        (mapping, positions as a :class:`~roce_tune.inventory.yamlpos.LazyPos` of
-        :func:`split_positions`, built only when a finding points into the mapping), or None for a
-        duplicate key (the general reader reports it, RT002) or a number too long to read.
+        (mapping, its positions as a :class:`~roce_tune.inventory.yamlpos.SplitPos`, worked out only
+        when a finding points into the mapping), or None for a duplicate key (the general reader
+        reports it, RT002) or a number too long to read.
     """
     cut = inner.replace(": ", ", ").split(", ")  # key, value, key, value, ...
     try:
@@ -191,23 +190,7 @@ def split_pairs(inner: str, line: int, base: int, values: SplitValues) -> tuple[
         return None
     if 2 * len(out) != len(cut):
         return None
-    return out, LazyPos(partial(split_positions, inner, line, base))
-
-
-def split_positions(inner: str, line: int, base: int) -> PosMap:
-    """Positions of the pairs of ``{inner}`` (its ``{`` at 0-based column ``base``), for a text
-    :func:`split_pairs` accepted: the pairs are ``key: value`` joined by ``", "``.
-
-    Returns:
-        key -> (line, key col, line, value col, None), 1-based columns.
-    """
-    pos: PosMap = {}
-    i = base + 2
-    for part in inner.split(", "):
-        key = part.partition(": ")[0]
-        pos[key] = (line, i, line, i + len(key) + 2, None)
-        i += len(part) + 2
-    return pos
+    return out, SplitPos((inner, line, base))
 
 
 def flow_map_split(s: str, line: int, base: int, ctx: Ctx) -> tuple[Any, Any, int] | None:

@@ -16,7 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from roce_tune.inventory.fastyaml import fast_parse
-from roce_tune.inventory.yamlpos import LazyPos, compose_ruamel, resolve_pos
+from roce_tune.inventory.yamlpos import SplitPos, compose_ruamel, resolve_pos
 
 
 def _same(a: Any, b: Any) -> bool:
@@ -32,7 +32,8 @@ def _same(a: Any, b: Any) -> bool:
 
 
 def resolved(pos: Any) -> Any:
-    """A position tree with every lazy subtree (:class:`LazyPos`) built, to compare with ruamel's."""
+    """A position tree with every lazy subtree (:class:`LazyPos`, :class:`SplitPos`) built, to compare
+    with ruamel's."""
     pos = resolve_pos(pos)
     if isinstance(pos, dict):
         return {k: (*v[:4], resolved(v[4])) for k, v in pos.items()}
@@ -70,6 +71,11 @@ ACCEPTED = [
     "a: " + "9" * 150 + "\nb: [" + "1" * 120 + "]\n",
     "a: 1\r\nb:\r\n  - x\r\n",
     "key_with.dots-and_9: value\n0: zero\n",
+    # one-line flow mappings of the split_pairs shape: as items, first items of a block, mapping values
+    "m:\n  a: {k: 1}\n  a: {k: 2}\n  b:  {k: \"x\", j: 'y'}\n",
+    "s:\n- {a: 1}\n- {a: 1, a: 2}\n-  {a: 3}\nj: {b: \"x:y\"}\nt:\n  - {c: ~}\n  - {c: .inf}\n",
+    "h:\n  - name: g\n    mgmt: {host: \"10.0.0.1\"}\n    nics:\n      - {netdev: e1, port: \"l:E[0-3]\"}\n"
+    "      - {netdev: e2, port: \"l:E4\"} # c\n  - name: h\n    nics:\n    - {netdev: e3}\n",
 ]
 
 
@@ -264,8 +270,8 @@ def test_seeded_flow_mappings_agree_and_often_take_the_fast_path() -> None:
 
 
 def test_plain_flow_items_take_the_split_path_with_exact_lazy_positions() -> None:
-    """The NIC/link line shape is read by split_pairs (lazy positions), agrees with ruamel.yaml and
-    its positions point at each key and value."""
+    """The NIC/link line shape is read by split_pairs (positions worked out on demand), agrees with
+    ruamel.yaml and its positions point at each key and value."""
     text = ("hosts:\n  - name: gpu01\n    nics:\n"
             '      - {model: connectx-7, netdev: ens1f0np0, speed: 400G, rail: 0, '
             'switch_port: "su0-leaf0:Ethernet0", cable_length: 40m}\n'
@@ -275,10 +281,22 @@ def test_plain_flow_items_take_the_split_path_with_exact_lazy_positions() -> Non
     fast = fast_parse(text)
     assert fast is not None
     nics_pos = fast.pos["hosts"][4][0][2]["nics"][4]
-    assert isinstance(nics_pos[1][2], LazyPos)
+    assert isinstance(nics_pos[1][2], SplitPos)
     speed = resolve_pos(nics_pos[1][2])["speed"]
     line5 = text.splitlines()[4]
     assert speed == (5, line5.index("speed: ") + 1, 5, line5.index("400G") + 1, None)
     assert fast.data["hosts"][0]["nics"][1] == {
         "model": "connectx-7", "netdev": "ens2f0np0", "speed": "400G", "rail": 1,
         "switch_port": "su0-leaf1:Ethernet0", "cable_length": "3m", "mtu": 9000}
+
+
+@pytest.mark.parametrize("code", [*range(0x00, 0x20), 0x7F, 0x85, 0xA0, 0x2028, 0xFEFF, 0xE9])
+def test_control_characters_decline_in_ascii_and_other_text(code: int) -> None:
+    """A C0/C1 control, tab, BOM or YAML 1.1 line break sends the text to ruamel.yaml, in an ASCII text
+    (checked by bytes.translate) as in any other (the regex); printable characters do not."""
+    for tail in ("", " é"):
+        text = f"a: x{chr(code)}y{tail}\n"
+        declined = code not in (0xA0, 0xE9)
+        if code in (0x0A, 0x0D):
+            continue  # a line break: not a character inside a line
+        assert (fast_parse(text) is None) == declined, (hex(code), tail)
