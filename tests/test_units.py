@@ -25,7 +25,8 @@ def _outcome(parse: object, value: object) -> tuple[str, object]:
     (units.parse_speed_gbps, units._speed_text_gbps, SPEEDS),
     (units.parse_length_m, units._length_text_m, LENGTHS),
 ])
-def test_memoised_text_parsers_equal_the_unmemoised_ones(parse: object, memo: object, values: list[str]) -> None:
+def test_memoised_text_parsers_equal_the_unmemoised_ones(parse: object, memo: object,
+                                                        values: list[str]) -> None:
     """Each spelling, asked twice (the second from the memo), gives the unmemoised result or the same
     error; a str subclass (not memoised) too."""
 

@@ -184,8 +184,9 @@ def split_pairs(inner: str, line: int, base: int, values: SplitValues) -> tuple[
         reports it, RT002) or a number too long to read.
     """
     cut = inner.replace(": ", ", ").split(", ")  # key, value, key, value, ...
+    pieces = iter(cut)  # zip takes a key from it, then map the value after that key
     try:
-        out = dict(zip(cut[::2], map(values.__getitem__, cut[1::2])))
+        out = dict(zip(pieces, map(values.__getitem__, pieces)))
     except _Decline:
         return None
     if 2 * len(out) != len(cut):

@@ -435,6 +435,14 @@ class _Parser:
 
 
 def _parse(text: str) -> ParseResult:
+    """The document, line by line. The common lines are taken here without a token: ``- {k: v, ...}``
+    next in the current sequence (:func:`split_pairs`) and ``key: scalar`` next in the current mapping;
+    ``key: {...}`` entries and the first ``- {...}`` of a block go through :meth:`_Parser.flow_line`,
+    everything else through a cached token and :meth:`_Parser.advance`.
+
+    Raises:
+        Bail: the text is outside the subset (:func:`fast_parse` then returns None).
+    """
     p = _Parser()
     # the current collection, unpacked for the fast path
     top_col, top_is_seq = -1, True

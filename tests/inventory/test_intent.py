@@ -181,7 +181,8 @@ def test_a_field_of_an_explicit_one_line_entry_points_at_that_entry() -> None:
     mtu = [f for f in _errors(text) if f.rule == "RT003" and (f.location.path or "").endswith(".mtu")]
     line = _line_of(text, "{name: gpu01, mtu: 1400}")
     assert len(mtu) == 1
-    assert (mtu[0].location.line, mtu[0].location.col) == (line, text.splitlines()[line - 1].index("1400") + 1)
+    col = text.splitlines()[line - 1].index("1400") + 1
+    assert (mtu[0].location.line, mtu[0].location.col) == (line, col)
 
 
 @pytest.mark.parametrize("n_hosts", [1, 33, 500, 1000])
