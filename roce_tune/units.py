@@ -13,6 +13,7 @@ into a positioned error in the loader. Examples::
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 
@@ -33,29 +34,49 @@ def parse_speed_gbps(value: object) -> int:
     """Parse a port speed to whole Gb/s.
 
     Accepts ``"100G"``, ``"400Gbps"``, ``"1.6T"``, ``"100000"`` / ``100000`` (Mb/s, the SONiC and
-    ``ethtool`` spelling, recognised when >= 1000) and small integers as Gb/s (``25``).
+    ``ethtool`` spelling, recognised when >= 1000) and small integers as Gb/s (``25``). Text is read
+    once per spelling (:func:`_speed_text_gbps`, memoised: an inventory repeats ``400G`` on every port).
 
     Raises:
         ValueError: anything else, e.g. ``"fast"``, or a speed not in :data:`KNOWN_SPEEDS_GBPS`.
     """
+    if type(value) is str:
+        return _speed_text_gbps(value)
     gbps: float
     if isinstance(value, bool):
         raise ValueError(f"{short_repr(value)} is not a speed: write 100G, 400G or Mb/s like 100000")
     if isinstance(value, (int, float)):
         gbps = value / 1000 if value >= 1000 else float(value)
     elif isinstance(value, str):
-        s = value.strip()
-        if s.isdigit():
-            n = int(s)
-            gbps = n / 1000 if n >= 1000 else float(n)
-        else:
-            m = _SPEED_RE.fullmatch(s)
-            if not m:
-                raise ValueError(f"{short_repr(value)} is not a speed: write 100G, 400G or Mb/s like 100000")
-            num, unit = float(m.group(1)), m.group(2).upper()
-            gbps = num * {"G": 1, "T": 1000, "M": 0.001}[unit]
+        return _speed_text_gbps.__wrapped__(value)
     else:
         raise ValueError(f"{short_repr(value)} is not a speed: write 100G, 400G or Mb/s like 100000")
+    return _known_speed(gbps, value)
+
+
+@functools.lru_cache(maxsize=1024)
+def _speed_text_gbps(value: str) -> int:
+    """:func:`parse_speed_gbps` of a text. Memoised on the text alone, which is all it reads (a pure
+    function; errors are raised again on each call, lru_cache keeps only results)."""
+    s = value.strip()
+    if s.isdigit():
+        n = int(s)
+        gbps = n / 1000 if n >= 1000 else float(n)
+    else:
+        m = _SPEED_RE.fullmatch(s)
+        if not m:
+            raise ValueError(f"{short_repr(value)} is not a speed: write 100G, 400G or Mb/s like 100000")
+        num, unit = float(m.group(1)), m.group(2).upper()
+        gbps = num * {"G": 1, "T": 1000, "M": 0.001}[unit]
+    return _known_speed(gbps, value)
+
+
+def _known_speed(gbps: float, value: object) -> int:
+    """``gbps`` as a whole number if it is one of :data:`KNOWN_SPEEDS_GBPS`.
+
+    Raises:
+        ValueError: naming ``value`` as written, and the known speeds.
+    """
     if not math.isfinite(gbps) or gbps != int(gbps) or int(gbps) not in KNOWN_SPEEDS_GBPS:
         known = ", ".join(f"{s}G" for s in KNOWN_SPEEDS_GBPS)
         raise ValueError(f"{short_repr(value)} is not a supported port speed (known: {known})")
@@ -63,22 +84,41 @@ def parse_speed_gbps(value: object) -> int:
 
 
 def parse_length_m(value: object) -> float:
-    """Parse a cable length to metres: ``"40m"``, ``"40"``, ``40``, ``2.5``.
+    """Parse a cable length to metres: ``"40m"``, ``"40"``, ``40``, ``2.5``. Text is read once per
+    spelling (:func:`_length_text_m`, memoised: an inventory repeats ``3m`` on every cable).
 
     Raises:
         ValueError: non-numeric text, negative or absurd (> 100 km) lengths.
     """
+    if type(value) is str:
+        return _length_text_m(value)
     if isinstance(value, bool):
         raise ValueError(f"{short_repr(value)} is not a length: write 40m or 40")
     if isinstance(value, (int, float)):
         metres = float(value)
     elif isinstance(value, str):
-        m = _LENGTH_RE.fullmatch(value)
-        if not m:
-            raise ValueError(f"{short_repr(value)} is not a length: write metres like 40m or 40")
-        metres = float(m.group(1))
+        return _length_text_m.__wrapped__(value)
     else:
         raise ValueError(f"{short_repr(value)} is not a length: write 40m or 40")
+    return _plausible_length(metres)
+
+
+@functools.lru_cache(maxsize=1024)
+def _length_text_m(value: str) -> float:
+    """:func:`parse_length_m` of a text. Memoised on the text alone, which is all it reads (a pure
+    function; errors are raised again on each call, lru_cache keeps only results)."""
+    m = _LENGTH_RE.fullmatch(value)
+    if not m:
+        raise ValueError(f"{short_repr(value)} is not a length: write metres like 40m or 40")
+    return _plausible_length(float(m.group(1)))
+
+
+def _plausible_length(metres: float) -> float:
+    """``metres`` if within 0..100 km.
+
+    Raises:
+        ValueError: outside that range.
+    """
     if not (0 <= metres <= 100_000):
         raise ValueError(f"cable length {metres} m is outside 0..100000 m")
     return metres

@@ -15,6 +15,7 @@ from roce_tune.inventory.yamlpos import (
     PosMap,
     PosSeq,
     ScalarError,
+    SplitPos,
     YamlIssue,
     join_index,
     join_key,
@@ -43,12 +44,14 @@ def after_ok(s: str, i: int) -> None:
 class Ctx:
     """What the flow readers share over one document: caches and the issues found."""
 
-    __slots__ = ("bad_paths", "issues", "keys", "plain_cache", "split_cache")
+    __slots__ = ("bad_paths", "issues", "keys", "plain_cache", "split_cache", "split_values")
 
     def __init__(self) -> None:
         self.plain_cache: dict[str, Any] = {}
         #: raw value text -> value, for the texts :func:`flow_map_split` accepted
         self.split_cache: dict[str, Any] = {}
+        #: raw value text -> value, for :func:`split_pairs`
+        self.split_values = SplitValues()
         self.keys: set[str] = set()
         self.issues: list[YamlIssue] = []
         self.bad_paths: set[str] = set()
@@ -144,12 +147,72 @@ def _split_value(raw: str, plain_cache: dict[str, Any]) -> Any:
     return value
 
 
+#: ``key: value, key: value`` that :func:`flow_map_split` cuts by ``str.split`` without a doubt: plain-name
+#: keys; values plain (name characters, ``:`` only inside) or quoted without spaces, commas, quotes or
+#: backslashes inside. So the text splits exactly at ``", "`` and each pair at its first ``": "``.
+_SPLIT_INNER = (r"[A-Za-z0-9_][A-Za-z0-9_.-]{0,999}: "
+                r"""(?:"[^"'\\, ]*"|'[^"'\\, ]*'|[A-Za-z0-9_.](?:[A-Za-z0-9_./+:-]*[A-Za-z0-9_./+-])?)""")
+SPLIT_INNER_RE = re.compile(rf"{_SPLIT_INNER}(?:, {_SPLIT_INNER})*")
+_SPLIT_MAP_RE = re.compile(rf"\{{({_SPLIT_INNER}(?:, {_SPLIT_INNER})*)\}}")
+
+
+class _Decline(Exception):
+    """A value :func:`split_pairs` is not sure of (a number too long to read)."""
+
+
+class SplitValues(dict[str, Any]):
+    """Raw value text -> value for :func:`split_pairs`: plain texts are resolved once and kept (a fabric
+    repeats ``400G``, ``3m``, ``connectx-7``), quoted ones are cut on each use (mostly unique names)."""
+
+    def __missing__(self, raw: str) -> Any:
+        if raw[0] == '"' or raw[0] == "'":
+            return raw[1:-1]
+        try:
+            value = self[raw] = resolve_plain(raw)
+        except ScalarError:
+            raise _Decline from None
+        return value
+
+
+def split_pairs(inner: str, line: int, base: int, values: SplitValues) -> tuple[Any, Any] | None:
+    """The mapping ``{inner}`` for an ``inner`` :data:`SPLIT_INNER_RE` matched whole (its ``{`` at
+    0-based column ``base``): cut and built by C-level calls (``str.replace``/``split``, ``dict``, ``map``).
+
+    Returns:
+        (mapping, its positions as a :class:`~roce_tune.inventory.yamlpos.SplitPos`, worked out only
+        when a finding points into the mapping), or None for a duplicate key (the general reader
+        reports it, RT002) or a number too long to read.
+    """
+    cut = inner.replace(": ", ", ").split(", ")  # key, value, key, value, ...
+    pieces = iter(cut)  # zip takes a key from it, then map the value after that key
+    try:
+        out = dict(zip(pieces, map(values.__getitem__, pieces)))
+    except _Decline:
+        return None
+    if 2 * len(out) != len(cut):
+        return None
+    return out, SplitPos((inner, line, base))
+
+
 def flow_map_split(s: str, line: int, base: int, ctx: Ctx) -> tuple[Any, Any, int] | None:
     """``{k: v, k: 'v'}`` with single spaces and no nesting, comments or escapes, by ``str.split``.
 
-    The quickest of the three flow readers; returns None for anything it is not sure of. Values it
-    was sure of are remembered per raw text (``ctx.split_cache``), so a repeated one costs a lookup.
+    The quickest of the three flow readers; returns None for anything it is not sure of. The common
+    shape (:data:`SPLIT_INNER_RE`) goes through :func:`split_pairs`; the rest pair by pair, with the
+    values it was sure of remembered per raw text (``ctx.split_cache``).
+
+    Returns:
+        (mapping, its positions, index in ``s`` after the ``}``), or None.
     """
+    m = _SPLIT_MAP_RE.match(s)
+    if m is not None:
+        got = split_pairs(m.group(1), line, base, ctx.split_values)
+        return None if got is None else (got[0], got[1], m.end())
+    return _flow_map_pairs(s, line, base, ctx)
+
+
+def _flow_map_pairs(s: str, line: int, base: int, ctx: Ctx) -> tuple[Any, Any, int] | None:
+    """:func:`flow_map_split` pair by pair, for the texts :data:`SPLIT_INNER_RE` does not take."""
     got = _split_inner(s)
     if got is None:
         return None

@@ -41,7 +41,7 @@ from pydantic import BaseModel, ConfigDict
 
 from roce_tune.findings import Finding, Location, Severity
 from roce_tune.inventory.models import FabricIntent, IntentPorts, IntentSpine, IntentSuperspine
-from roce_tune.inventory.yamlpos import LazyPos
+from roce_tune.inventory.yamlpos import LazyPos, resolve_pos
 
 #: Rule ID of an intent that cannot be expanded (a loader rule, like RT001-RT006).
 INTENT_RULE = "RT007"
@@ -705,6 +705,15 @@ def _element_tree(element: dict[str, Any], sources: dict[str, str], locate: Call
     return node
 
 
+def _explicit_tree(old_list: list[Any], update: int | None) -> dict[str, Any] | None:
+    """The position subtree of the explicit entry ``old_list[update]`` an expanded element takes fields
+    from (None when there is none, or it is not a mapping)."""
+    if update is None or update >= len(old_list):
+        return None
+    tree = resolve_pos(old_list[update][2])  # a one-line flow mapping's positions are lazy
+    return tree if isinstance(tree, dict) else None
+
+
 def expand_document(data: Any, tree: Any, locate: Callable[[str], tuple[int, int]]) -> tuple[Any, Any]:
     """``data`` with its ``fabric:`` intent expanded into ``switches``/``links``/``hosts`` (merged with
     the explicit ones), and the position tree to match. ``data`` without ``fabric`` comes back as is.
@@ -737,9 +746,7 @@ def expand_document(data: Any, tree: Any, locate: Callable[[str], tuple[int, int
             if kind == "explicit":
                 nodes.append(old_list[idx] if idx < len(old_list) else (fabric_key[2], fabric_key[3], None))
                 continue
-            explicit_tree = None
-            if update is not None and update < len(old_list) and isinstance(old_list[update][2], dict):
-                explicit_tree = old_list[update][2]
+            explicit_tree = _explicit_tree(old_list, update)
             # built on first look-up: only a finding inside an expanded element needs its subtree
             elem = LazyPos(functools.partial(_element_tree, item, sources[idx], locate, explicit_tree))
             line, col = locate("fabric." + (sources[idx].get("name") or sources[idx]["a"]))

@@ -12,14 +12,14 @@ import difflib
 import re
 import types
 import typing
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any, Union, get_args
 
 from pydantic import BaseModel, ValidationError
 
 from roce_tune.findings import Finding, Location, Severity, short_repr
-from roce_tune.inventory.models import Inventory, OverrideParam
+from roce_tune.inventory.models import NATIVE_NAME_PATTERNS, Inventory, OverrideParam, name_error
 from roce_tune.inventory.positions import PositionIndex, format_path
 
 _NAME_FIX = ("use letters, digits, '.', '_' and '-' only, starting with a letter (no spaces, quotes, ';', "
@@ -147,10 +147,13 @@ def _missing(e: _Error) -> tuple[str, str]:
                                                                               else "")
 
 
+_VALUE_FIX = "correct the value as the message says"
+
+
 def _value_error(e: _Error) -> tuple[str, str]:
     text = str(e.ctx.get("error", e.msg)) if e.ctx.get("error") is not None else e.msg
     text = text.removeprefix("Value error, ").removeprefix("Assertion failed, ")
-    return text, e.hint or "correct the value as the message says"
+    return text, e.hint or _VALUE_FIX
 
 
 def _not_allowed(e: _Error) -> tuple[str, str]:
@@ -160,7 +163,41 @@ def _not_allowed(e: _Error) -> tuple[str, str]:
 
 
 def _pattern(e: _Error) -> tuple[str, str]:
-    return f"{_short(e.value)} does not match the pattern {e.ctx.get('pattern', '')}", e.hint or _NAME_FIX
+    pattern = str(e.ctx.get("pattern", ""))
+    if pattern in NATIVE_NAME_PATTERNS:
+        return _name_error(e, pattern)
+    return f"{_short(e.value)} does not match the pattern {pattern}", e.hint or _NAME_FIX
+
+
+def _name_error(e: _Error, pattern: str) -> tuple[str, str]:
+    """A name type pydantic-core matched (models.NATIVE_NAME_PATTERNS), worded as the Python check of
+    the other name types words its ValueError (:func:`_value_error`)."""
+    return name_error(e.value, pattern, *NATIVE_NAME_PATTERNS[pattern]), e.hint or _VALUE_FIX
+
+
+def _patterns(metadata: list[Any]) -> Iterator[Any]:
+    """The ``pattern`` of each metadata item, and of the items of a ``Field(...)`` among them."""
+    for item in metadata:
+        yield getattr(item, "pattern", None)
+        yield from (getattr(inner, "pattern", None) for inner in getattr(item, "metadata", ()))
+
+
+def _native_name_pattern(parts: list[str | int]) -> str | None:
+    """The pattern of the natively matched name type of the field at ``parts``, if it is one."""
+    model = _model_at(parts[:-1]) if parts and isinstance(parts[-1], str) else None
+    field = model.model_fields.get(str(parts[-1])) if model else None
+    if field is None:
+        return None
+    # Netdev: on the field; Netdev | None: on the Annotated member
+    metadata = [*field.metadata, *(item for arg in typing.get_args(field.annotation)
+                                   for item in getattr(arg, "__metadata__", ()))]
+    return next((p for p in _patterns(metadata) if p in NATIVE_NAME_PATTERNS), None)
+
+
+def _not_unicode(e: _Error) -> tuple[str, str]:
+    """A lone surrogate (a ``"\\ud800"`` escape): for a natively matched name, the name's message."""
+    pattern = _native_name_pattern(e.parts)
+    return _name_error(e, pattern) if pattern is not None else _other(e)
 
 
 def _wrong_type(e: _Error) -> tuple[str, str]:
@@ -200,6 +237,7 @@ _MESSAGE_AND_FIX: dict[str, Callable[[_Error], tuple[str, str]]] = {
     "enum": _not_allowed,
     "literal_error": _not_allowed,
     "string_pattern_mismatch": _pattern,
+    "string_unicode": _not_unicode,
     **{etype: _wrong_type for etype in _TYPE_WORDS},
     "dict_type": _not_mapping,
     "model_type": _not_mapping,

@@ -16,7 +16,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from roce_tune.inventory.fastyaml import fast_parse
-from roce_tune.inventory.yamlpos import compose_ruamel
+from roce_tune.inventory.yamlpos import SplitPos, compose_ruamel, resolve_pos
 
 
 def _same(a: Any, b: Any) -> bool:
@@ -31,6 +31,17 @@ def _same(a: Any, b: Any) -> bool:
     return bool(a == b)
 
 
+def resolved(pos: Any) -> Any:
+    """A position tree with every lazy subtree (:class:`LazyPos`, :class:`SplitPos`) built, to compare
+    with ruamel's."""
+    pos = resolve_pos(pos)
+    if isinstance(pos, dict):
+        return {k: (*v[:4], resolved(v[4])) for k, v in pos.items()}
+    if isinstance(pos, list):
+        return [(*v[:2], resolved(v[2])) for v in pos]
+    return pos
+
+
 def assert_agrees(text: str, must_accept: bool = False) -> bool:
     fast = fast_parse(text)
     if fast is None:
@@ -38,7 +49,7 @@ def assert_agrees(text: str, must_accept: bool = False) -> bool:
         return False
     ref = compose_ruamel(text)  # raises if ruamel rejects what the fast reader accepted
     assert _same(fast.data, ref.data), (fast.data, ref.data)
-    assert fast.pos == ref.pos
+    assert resolved(fast.pos) == ref.pos
     assert (fast.root_line, fast.root_col) == (ref.root_line, ref.root_col)
     def key(i):
         return (i.line, i.col, i.rule, i.message, i.path)
@@ -60,6 +71,11 @@ ACCEPTED = [
     "a: " + "9" * 150 + "\nb: [" + "1" * 120 + "]\n",
     "a: 1\r\nb:\r\n  - x\r\n",
     "key_with.dots-and_9: value\n0: zero\n",
+    # one-line flow mappings of the split_pairs shape: as items, first items of a block, mapping values
+    "m:\n  a: {k: 1}\n  a: {k: 2}\n  b:  {k: \"x\", j: 'y'}\n",
+    "s:\n- {a: 1}\n- {a: 1, a: 2}\n-  {a: 3}\nj: {b: \"x:y\"}\nt:\n  - {c: ~}\n  - {c: .inf}\n",
+    "h:\n  - name: g\n    mgmt: {host: \"10.0.0.1\"}\n    nics:\n      - {netdev: e1, port: \"l:E[0-3]\"}\n"
+    "      - {netdev: e2, port: \"l:E4\"} # c\n  - name: h\n    nics:\n    - {netdev: e3}\n",
 ]
 
 
@@ -183,3 +199,104 @@ def test_seeded_documents_agree_and_mostly_take_the_fast_path() -> None:
     accepted = sum(assert_agrees(emit_document(lambda options: rng.choice(list(options))))
                    for _ in range(400))
     assert accepted >= 120, accepted
+
+
+# --- generated flow mappings (the one-line "- {k: v, ...}" shape of NICs and links) ----------------
+_FLOW_KEYS = ["a", "name", "switch_port", "cable_length", "k.v", "k-v", "0", "a b", "'q'", '"q"', "k:", "{x}",
+              "&a", "*a", "", "k,v", "a#b", "?", "-"]
+_FLOW_VALUES = [
+    "400G", "3m", "connectx-7", "leaf1:Ethernet0", "Ethernet[0-124/4]", "9216", "-3", "+7", "1.5", ".5", ".",
+    "0x1F", "0o17", "1e3", ".inf", ".nan", "true", "False", "null", "~", "", "1:30", "a:", "a: b", "9" * 120,
+    '"su0-leaf0:Ethernet0"', '"Ethernet[0-124/4]"', '""', "''", "'it''s'", "'a b'", '"a b"', '"x, y"',
+    '"x: y"', '"a\\"b"', '"tab\\tx"', "'back\\slash'", '"}"', "'{'", '"a#b"', '"a # b"', "a #b", "a#b",
+    "&anc x", "*anc", "!!str 1", "!x y", "[p, q]", "{r: s}", "{}", "[]", "x,y", "x , y", "é", '"é ✓"',
+    "@x", "`x", "%x", "|", ">", "? x", "- x",
+]
+#: the values of the usual shape (plain names, numbers, quoted endpoints)
+_USUAL_FLOW_VALUES = [v for v in _FLOW_VALUES[:12] + _FLOW_VALUES[25:28] if v != "Ethernet[0-124/4]"]
+_SEPARATORS = [", ", ", ", ", ", ",", " , ", ",  "]
+_TAILS = ["", "", "", " # comment", "#c", "  ", " x", ","]
+
+
+def emit_flow_document(choose: Choose) -> str:
+    """A document of ``- {k: v, ...}`` items and ``key: {k: v, ...}`` values, mostly in the plain shape
+    the fast path takes, with quotes, escapes, commas, braces, comments, anchors and tags mixed in."""
+
+    rate = choose([0, 0, 1, 4, 20])  # in 40: how often a pair, separator or end is not the plain shape
+
+    def odd() -> bool:
+        return bool(choose(range(40)) < rate)
+
+    def flow_map() -> str:
+        pairs = []
+        for _ in range(choose([1, 2, 3, 5, 7])):
+            key = choose(_FLOW_KEYS if odd() else _FLOW_KEYS[:7])
+            value = choose(_FLOW_VALUES if odd() else _USUAL_FLOW_VALUES)
+            colon = choose([":  ", " : ", ":"]) if odd() else ": "
+            pairs.append(f"{key}{colon}{value}")
+        sep = choose(_SEPARATORS) if odd() else ", "
+        ends = ("{ ", " }", choose(_TAILS)) if odd() else ("{", "}", "")
+        return ends[0] + sep.join(pairs) + ends[1] + ends[2]
+
+    lines = ["links:"]
+    indent = choose(["", "  "])
+    lines += [f"{indent}- {flow_map()}" for _ in range(choose([1, 2, 3]))]
+    lines.append("hosts:")
+    lines.append("  - name: gpu01")
+    lines.append(f"    mgmt: {flow_map()}")
+    lines.append("    nics:")
+    lines += [f"      - {flow_map()}" for _ in range(choose([1, 2, 4]))]
+    return "\n".join(lines) + "\n"
+
+
+@st.composite
+def _flow_document(draw: st.DrawFn) -> str:
+    return emit_flow_document(lambda options: draw(st.sampled_from(list(options))))
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=list(HealthCheck))
+@given(_flow_document())
+def test_generated_flow_mappings_agree(text: str) -> None:
+    assert_agrees(text)
+
+
+def test_seeded_flow_mappings_agree_and_often_take_the_fast_path() -> None:
+    """1,000 seeded flow-map documents agree with ruamel.yaml, and enough are read (else the check
+    above compares little)."""
+    rng = random.Random(20261201)
+    accepted = sum(assert_agrees(emit_flow_document(lambda options: rng.choice(list(options))))
+                   for _ in range(1000))
+    assert accepted >= 400, accepted
+
+
+def test_plain_flow_items_take_the_split_path_with_exact_lazy_positions() -> None:
+    """The NIC/link line shape is read by split_pairs (positions worked out on demand), agrees with
+    ruamel.yaml and its positions point at each key and value."""
+    text = ("hosts:\n  - name: gpu01\n    nics:\n"
+            '      - {model: connectx-7, netdev: ens1f0np0, speed: 400G, rail: 0, '
+            'switch_port: "su0-leaf0:Ethernet0", cable_length: 40m}\n'
+            "      - {model: connectx-7, netdev: ens2f0np0, speed: 400G, rail: 1, "
+            "switch_port: 'su0-leaf1:Ethernet0', cable_length: 3m, mtu: 9000}\n")
+    assert assert_agrees(text, must_accept=True)
+    fast = fast_parse(text)
+    assert fast is not None
+    nics_pos = fast.pos["hosts"][4][0][2]["nics"][4]
+    assert isinstance(nics_pos[1][2], SplitPos)
+    speed = resolve_pos(nics_pos[1][2])["speed"]
+    line5 = text.splitlines()[4]
+    assert speed == (5, line5.index("speed: ") + 1, 5, line5.index("400G") + 1, None)
+    assert fast.data["hosts"][0]["nics"][1] == {
+        "model": "connectx-7", "netdev": "ens2f0np0", "speed": "400G", "rail": 1,
+        "switch_port": "su0-leaf1:Ethernet0", "cable_length": "3m", "mtu": 9000}
+
+
+@pytest.mark.parametrize("code", [*range(0x00, 0x20), 0x7F, 0x85, 0xA0, 0x2028, 0xFEFF, 0xE9])
+def test_control_characters_decline_in_ascii_and_other_text(code: int) -> None:
+    """A C0/C1 control, tab, BOM or YAML 1.1 line break sends the text to ruamel.yaml, in an ASCII text
+    (checked by bytes.translate) as in any other (the regex); printable characters do not."""
+    for tail in ("", " é"):
+        text = f"a: x{chr(code)}y{tail}\n"
+        declined = code not in (0xA0, 0xE9)
+        if code in (0x0A, 0x0D):
+            continue  # a line break: not a character inside a line
+        assert (fast_parse(text) is None) == declined, (hex(code), tail)

@@ -174,6 +174,17 @@ hosts:
     assert len(inv.links) == 64 and [h.name for h in inv.hosts][-1] == "login1"
 
 
+def test_a_field_of_an_explicit_one_line_entry_points_at_that_entry() -> None:
+    """An explicit ``- {name: ..., mtu: ...}`` (its positions worked out on demand) that overrides an
+    expanded host: a bad value it sets is reported at its own line and column, not the intent's."""
+    text = _BASE + "hosts:\n  - {name: gpu01, mtu: 1400}\n"
+    mtu = [f for f in _errors(text) if f.rule == "RT003" and (f.location.path or "").endswith(".mtu")]
+    line = _line_of(text, "{name: gpu01, mtu: 1400}")
+    assert len(mtu) == 1
+    col = text.splitlines()[line - 1].index("1400") + 1
+    assert (mtu[0].location.line, mtu[0].location.col) == (line, col)
+
+
 @pytest.mark.parametrize("n_hosts", [1, 33, 500, 1000])
 def test_any_host_count(n_hosts: int) -> None:
     data = rail_optimised_fabric(n_hosts)
