@@ -52,6 +52,8 @@ from typing import Any
 
 import orjson
 
+from roce_tune.atomic import can_sync_file_system, sync_file_system
+
 __all__ = ["CURRENT", "MANAGED", "MANIFEST", "SUMS", "OutputDirError", "PlanDirError", "PlanFiles",
            "Provenance", "WriteStats", "read_tree", "read_version", "reusable", "write_tree",
            "write_tree_stats"]
@@ -74,8 +76,9 @@ CURRENT = ".current"
 
 #: what :func:`write_tree` creates inside an output directory besides :data:`MANAGED`: version directories
 #: (named by a hash of their content), the next ``.current`` link, and real (pre-symlink layout) entries
-#: moved aside while the directory is converted
-_OURS_INSIDE = re.compile(r"\.plan-[0-9a-f]{16}|\.current\.new|\.retired-[a-z0-9_]{8}")
+#: moved aside while the directory is converted; ``.plan-new-*``: a version being built
+_OURS_INSIDE = re.compile(r"\.plan-[0-9a-f]{16}|\.plan-new-[a-z0-9_]{8}|\.current\.new"
+                          r"|\.retired-[a-z0-9_]{8}")
 
 #: errors of ``link(2)`` that mean "this file system cannot hard-link here": the file is written instead
 _NO_LINK = frozenset({"EPERM", "EXDEV", "EMLINK", "ENOTSUP", "EOPNOTSUPP", "ENOSYS"})
@@ -224,6 +227,11 @@ class _Encoded(Mapping[str, bytes]):
         for start in range(0, len(blob), _CHUNK_CHARS):
             yield blob[start:start + _CHUNK_CHARS].encode("utf-8")
 
+    def size(self, rel: str) -> int | None:
+        """The size of ``rel`` in bytes when known without encoding it (bytes, ASCII text), else None."""
+        blob = self._files[rel]
+        return len(blob) if isinstance(blob, bytes) or blob.isascii() else None
+
     def sha256(self, rel: str) -> str:
         """The sha256 hex of ``rel``'s bytes."""
         h = hashlib.sha256()
@@ -275,22 +283,15 @@ def _unchanged_since(path: Path, entry: list[int | str]) -> bool:
     return [st.st_size, st.st_mtime_ns, st.st_ino] == list(entry[1:4])
 
 
-def _link_from(previous: Path | None, old: list[int | str] | None, rel: str, digest: str, path: Path) -> bool:
-    """Hard-link ``previous/rel`` to ``path`` when it holds ``digest`` unedited; False = write it instead."""
-    if previous is None or old is None or old[0] != digest or not _unchanged_since(previous / rel, old):
-        return False
-    try:
-        os.link(previous / rel, path, follow_symlinks=False)
-    except OSError as exc:
-        if errno.errorcode.get(exc.errno or 0, "") in _NO_LINK:
-            return False
-        raise
-    return True
+def _write_all(fd: int, piece: bytes) -> None:
+    view = memoryview(piece)
+    while view:
+        view = view[os.write(fd, view):]
 
 
 def _write_file(path: Path, blob: bytes | Iterable[bytes], mode: int) -> list[int | str]:
-    """Write ``blob`` (or its pieces) to the new file ``path`` and flush it; returns its manifest entry
-    tail."""
+    """Write ``blob`` (or its pieces) to the new file ``path`` and flush it (``fsync``: it is renamed over a
+    file in force next); returns its manifest entry tail (size, mtime, inode)."""
     with open(path, "wb") as fh:
         if isinstance(blob, bytes):
             fh.write(blob)
@@ -303,36 +304,193 @@ def _write_file(path: Path, blob: bytes | Iterable[bytes], mode: int) -> list[in
     return [st.st_size, st.st_mtime_ns, st.st_ino]
 
 
-def _write_version(dest: Path, data: _Encoded, digests: dict[str, str], previous: Path | None,
-                   stats: WriteStats, on_file: Callable[[int], None] | None, provenance: Provenance) -> None:
-    """Build the version directory ``dest``: each file written or linked from ``previous``, then
-    ``SHA256SUMS`` and the manifest, everything flushed to disk before it can be published (host scripts
-    ``*.sh`` 0755, other files 0644, directories 0755)."""
-    os.mkdir(dest)
-    prev_manifest = _read_manifest(previous) if previous is not None else {}
-    manifest: dict[str, list[int | str]] = {}
-    dirs = {dest}
-    for rel in data:
-        path = dest / rel
-        if path.parent not in dirs:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            dirs.update(p for p in path.parents if dest in p.parents)
-        old = prev_manifest.get(rel)
-        if _link_from(previous, old, rel, digests[rel], path):
-            manifest[rel] = list(old or [])
-            stats.linked += 1
-        else:
-            mode = 0o755 if rel.endswith(".sh") else 0o644
-            manifest[rel] = [digests[rel], *_write_file(path, data.chunks(rel), mode)]
-            stats.written += 1
-        if on_file is not None:
-            on_file(1)
-    _write_file(dest / SUMS, _sums_text(digests), 0o644)
-    _write_manifest(dest, manifest, provenance)
-    stats.removed = len(set(prev_manifest) - set(manifest))
-    for d in sorted(dirs, key=lambda p: len(p.parts), reverse=True):
-        d.chmod(0o755)
-        _fsync_dir(d)
+def _umask() -> int:
+    """The process umask, read without changing it (``/proc/self/status``); 0o777 when unknown (every new
+    file and directory then gets its mode set explicitly)."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as fh:
+            for line in fh:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError, IndexError):
+        pass
+    return 0o777
+
+
+_O_DIR = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+_O_NEW = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+
+
+class _Tree:
+    """Open descriptors of the directories of one version tree, by relative directory (``""`` = the root),
+    so that each file operation resolves one name (``openat``/``linkat``/``fstatat``) instead of the whole
+    path. ``create``: the tree being built (directories made 0755 on demand, new files written here);
+    else an existing version read from (a directory it lacks gives None). ``fsync_each``: flush every
+    file and directory made (where the file system cannot be flushed in one call,
+    :func:`roce_tune.atomic.can_sync_file_system`)."""
+
+    def __init__(self, root: Path, create: bool, fsync_each: bool = False) -> None:
+        self._fds: dict[str, int | None] = {"": os.open(root, _O_DIR)}
+        self._create = create
+        self._fsync_each = fsync_each
+        self._umask = _umask()
+        self._can_link = True
+
+    def dir_fd(self, reldir: str) -> int | None:
+        """The descriptor of ``reldir`` (made when building; None when an existing tree lacks it)."""
+        if reldir in self._fds:
+            return self._fds[reldir]
+        parent, _, name = reldir.rpartition("/")
+        pfd = self.dir_fd(parent)
+        fd: int | None = None
+        if pfd is not None:
+            if self._create:
+                os.mkdir(name, 0o755, dir_fd=pfd)
+                if self._umask & 0o755:
+                    os.chmod(name, 0o755, dir_fd=pfd, follow_symlinks=False)
+            with contextlib.suppress(OSError):
+                fd = os.open(name, _O_DIR, dir_fd=pfd)
+            if fd is None and self._create:
+                raise OSError(errno.ENOENT, "directory just made is gone", reldir)
+        self._fds[reldir] = fd
+        return fd
+
+    def locate(self, rel: str) -> tuple[int | None, str]:
+        """(descriptor of ``rel``'s directory, its file name)."""
+        reldir, _, name = rel.rpartition("/")
+        return self.dir_fd(reldir), name
+
+    def write(self, rel: str, pieces: Iterable[bytes]) -> list[int | str]:
+        """Write the new file ``rel`` from ``pieces``, hashing the same bytes (one ``open``, the writes,
+        ``fstat``, ``close``; ``*.sh`` 0755, other files 0644); returns its manifest entry
+        ``[sha256, size_bytes, mtime_ns, inode]``."""
+        dfd, name = self.locate(rel)
+        mode = 0o755 if rel.endswith(".sh") else 0o644
+        fd = os.open(name, _O_NEW, mode, dir_fd=dfd)
+        h = hashlib.sha256()
+        try:
+            for piece in pieces:
+                h.update(piece)
+                _write_all(fd, piece)
+            if self._umask & mode:
+                os.fchmod(fd, mode)
+            if self._fsync_each:
+                os.fsync(fd)
+            st = os.fstat(fd)
+        finally:
+            os.close(fd)
+        return [h.hexdigest(), st.st_size, st.st_mtime_ns, st.st_ino]
+
+    def unchanged(self, rel: str, entry: list[int | str]) -> bool:
+        """``rel`` of this (existing) tree is still the file ``entry`` describes (size, mtime, inode)."""
+        dfd, name = self.locate(rel)
+        if dfd is None:
+            return False
+        try:
+            st = os.stat(name, dir_fd=dfd, follow_symlinks=False)
+        except OSError:
+            return False
+        return [st.st_size, st.st_mtime_ns, st.st_ino] == list(entry[1:4])
+
+    def link_from(self, old: _Tree, rel: str) -> bool:
+        """Hard-link ``rel`` of ``old`` into this tree; False where the file system cannot (write it instead).
+
+        Raises:
+            OSError: any other error of ``link(2)``.
+        """
+        src_fd, name = old.locate(rel)
+        dst_fd, _ = self.locate(rel)
+        if not self._can_link:
+            return False
+        try:
+            os.link(name, name, src_dir_fd=src_fd, dst_dir_fd=dst_fd, follow_symlinks=False)
+        except OSError as exc:
+            if errno.errorcode.get(exc.errno or 0, "") in _NO_LINK:
+                self._can_link = False  # the next file would fail the same way
+                return False
+            raise
+        return True
+
+    def close(self) -> None:
+        """Flush the directories made (``fsync_each``) and close every descriptor."""
+        for fd in sorted((fd for fd in self._fds.values() if fd is not None), reverse=True):
+            if self._fsync_each and self._create:
+                os.fsync(fd)
+            os.close(fd)
+        self._fds.clear()
+
+
+class _VersionBuilder:
+    """Builds one plan version in the new empty directory ``stage``, hashing every file once (module
+    docstring: writing only what changed).
+
+    :meth:`hash_and_write` writes every file the version ``previous`` lacks or has with another size, and
+    hashes (without writing) the others: those whose sha256 is the one ``previous``'s manifest lists are
+    kept for :meth:`finish`, the others written. It returns the new version's name, so the caller can stop
+    there when it is the version in force. :meth:`finish` hard-links each kept file from ``previous`` when
+    the file there is unedited (its manifest entry carried over: no byte written or hashed again), writes
+    it otherwise, then ``SHA256SUMS`` and the manifest. A written file is hashed from the bytes written.
+    Nothing is flushed (the caller flushes the file system once before publishing) except where the file
+    system cannot be flushed in one call: there each file and directory is ``fsync``\\ ed. Host scripts
+    ``*.sh`` are 0755, other files 0644, directories 0755.
+    """
+
+    def __init__(self, stage: Path, data: _Encoded, previous: Path | None, provenance: Provenance,
+                 stats: WriteStats, on_file: Callable[[int], None] | None) -> None:
+        self._data, self._provenance, self._stats, self._on_file = data, provenance, stats, on_file
+        self._prev = _read_manifest(previous) if previous is not None else {}
+        self._new = _Tree(stage, create=True, fsync_each=not can_sync_file_system())
+        self._old = _Tree(previous, create=False) if previous is not None and self._prev else None
+        self._manifest: dict[str, list[int | str]] = {}
+        self._same: list[str] = []
+
+    def __enter__(self) -> _VersionBuilder:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._new.close()
+        if self._old is not None:
+            self._old.close()
+
+    def _write(self, rel: str) -> None:
+        self._manifest[rel] = self._new.write(rel, self._data.chunks(rel))
+        self._stats.written += 1
+        if self._on_file is not None:
+            self._on_file(1)
+
+    def hash_and_write(self) -> str:
+        """Write what changed, hash what may not have; the version's name (``.plan-<16 hex>``)."""
+        digests: dict[str, str] = {}
+        for rel in self._data:
+            entry = self._prev.get(rel)
+            if entry is not None and self._old is not None and self._data.size(rel) in (None, entry[1]):
+                digests[rel] = self._data.sha256(rel)
+                if digests[rel] == entry[0]:
+                    self._same.append(rel)
+                    continue
+            self._write(rel)
+            digests[rel] = str(self._manifest[rel][0])
+        self.digests = digests
+        self._sums = _sums_text(digests)
+        return ".plan-" + hashlib.sha256(self._sums).hexdigest()[:16]
+
+    def finish(self) -> None:
+        """Link (or write) the files kept by :meth:`hash_and_write`; write ``SHA256SUMS`` and the manifest."""
+        for rel in self._same:
+            entry = self._prev[rel]
+            old = self._old
+            if old is not None and old.unchanged(rel, entry) and self._new.link_from(old, rel):
+                self._manifest[rel] = list(entry)
+                self._stats.linked += 1
+                if self._on_file is not None:
+                    self._on_file(1)
+            else:
+                self._write(rel)
+        self._new.write(SUMS, [self._sums])
+        doc = {"format": 1, "files": dict(sorted(self._manifest.items())),
+               **self._provenance.manifest_fields()}
+        self._new.write(MANIFEST, [orjson.dumps(doc)])
+        self._stats.removed = len(self._prev.keys() - self._manifest.keys())
 
 
 def _replace_file(path: Path, blob: bytes | Iterable[bytes]) -> list[int | str]:
@@ -408,18 +566,34 @@ def _check_ours(out: Path, siblings: list[Path]) -> None:
                          "choose an empty or new --out")
 
 
-def _write_fresh(out: Path, data: _Encoded, digests: dict[str, str], version: str, stats: WriteStats,
-                 on_file: Callable[[int], None] | None, provenance: Provenance) -> None:
+def _flush(directory: Path) -> None:
+    """Make everything written so far durable before the step that publishes it: the file system holding
+    ``directory`` flushed in one call (:func:`roce_tune.atomic.sync_file_system`: new files' data, their
+    directories, links); where that is not available the files and directories were ``fsync``\\ ed as
+    they were made, and ``directory`` itself is."""
+    if can_sync_file_system():
+        sync_file_system(directory)
+    else:
+        _fsync_dir(directory)
+
+
+def _write_fresh(out: Path, data: _Encoded, stats: WriteStats, on_file: Callable[[int], None] | None,
+                 provenance: Provenance) -> None:
     """Build the whole directory as a temporary sibling and rename it onto ``out`` (absent or empty)."""
     tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.tmp-", dir=out.parent))
     try:
         tmp.chmod(0o755)
-        _write_version(tmp / version, data, digests, None, stats, on_file, provenance)
+        stage = tmp / ".plan-new"
+        stage.mkdir()
+        with _VersionBuilder(stage, data, None, provenance, stats, on_file) as builder:
+            version = builder.hash_and_write()
+            builder.finish()
+        os.rename(stage, tmp / version)
         os.symlink(version, tmp / CURRENT)
         for name in MANAGED:
             if os.path.lexists(tmp / version / name):
                 os.symlink(f"{CURRENT}/{name}", tmp / name)
-        _fsync_dir(tmp)
+        _flush(tmp)
         os.rename(tmp, out)
         stats.published = True
     except BaseException:
@@ -439,39 +613,64 @@ def _retire_real_entries(out: Path) -> None:
 
 
 def _switch_current(out: Path, version: str) -> None:
-    """Make ``version`` the one in force: one ``rename(2)`` of a staged ``.current`` link."""
+    """Make ``version`` the one in force: one ``rename(2)`` of a staged ``.current`` link, after everything
+    it leads to is on disk (:func:`_flush`), and itself made durable before the previous version goes."""
     staged = out / ".current.new"
     _remove(staged)
     os.symlink(version, staged)
-    _fsync_dir(out)
+    _flush(out)
     os.replace(staged, out / CURRENT)  # the switch
     _fsync_dir(out)
 
 
-def _publish(out: Path, data: _Encoded, digests: dict[str, str], version: str, stats: WriteStats,
-             on_file: Callable[[int], None] | None, provenance: Provenance) -> None:
-    """Make ``data`` the plan in force in the existing plan directory ``out`` (module docstring).
-
-    Steps, each safe to be killed after: write the version directory (unchanged files linked from the
-    version in force); move aside real entries of the pre-symlink layout; add links for names the new
-    version has (a link to a name the version in force lacks reads as absent); switch ``.current`` with
-    one ``rename(2)``; then tidy up (the previous version, links to names the new one lacks). The version in
-    force made again from other inputs keeps its files and gets its manifest's provenance updated.
-    """
-    in_force = os.readlink(out / CURRENT) if (out / CURRENT).is_symlink() else None
-    if in_force != version or not (out / version).is_dir():
+def _stage_version(out: Path, data: _Encoded, in_force: str | None, stats: WriteStats,
+                   on_file: Callable[[int], None] | None, provenance: Provenance) -> tuple[str, bool]:
+    """Build the version ``data`` maps to in ``out`` (unchanged files linked from the version in force),
+    unless it is the version in force: then make that one whole again (:func:`_restore_version`).
+    Returns (its name, whether a version directory was built)."""
+    previous = out / in_force if in_force and _OURS_INSIDE.fullmatch(in_force) else None
+    stage = Path(tempfile.mkdtemp(prefix=".plan-new-", dir=out))
+    built = WriteStats()
+    try:
+        stage.chmod(0o755)
+        with _VersionBuilder(stage, data, previous if previous and previous.is_dir() else None, provenance,
+                             built, on_file) as builder:
+            version = builder.hash_and_write()
+            if version == in_force and (out / version).is_dir():
+                shutil.rmtree(stage)
+                _restore_version(out / version, data, builder.digests, stats, provenance)
+                return version, False
+            builder.finish()
         if os.path.lexists(out / version):
             _remove(out / version)  # an unpublished version an interrupted write left
-        previous = out / in_force if in_force and _OURS_INSIDE.fullmatch(in_force) else None
-        _write_version(out / version, data, digests, previous if previous and previous.is_dir() else None,
-                       stats, on_file, provenance)
-    else:
-        _restore_version(out / version, data, digests, stats, provenance)
+        os.rename(stage, out / version)
+    except BaseException:
+        shutil.rmtree(stage, ignore_errors=True)
+        raise
+    stats.written, stats.linked, stats.removed = built.written, built.linked, built.removed
+    return version, True
+
+
+def _publish(out: Path, data: _Encoded, stats: WriteStats, on_file: Callable[[int], None] | None,
+             provenance: Provenance) -> None:
+    """Make ``data`` the plan in force in the existing plan directory ``out`` (module docstring).
+
+    Steps, each safe to be killed after: build the version directory (unchanged files linked from the
+    version in force) under a temporary name and rename it to its own; move aside real entries of the
+    pre-symlink layout; add links for names the new version has (a link to a name the version in force
+    lacks reads as absent); flush; switch ``.current`` with one ``rename(2)``; then tidy up (the previous
+    version, links to names the new one lacks). The version in force made again from other inputs keeps
+    its files and gets its manifest's provenance updated.
+    """
+    in_force = os.readlink(out / CURRENT) if (out / CURRENT).is_symlink() else None
+    version, built = _stage_version(out, data, in_force, stats, on_file, provenance)
     _retire_real_entries(out)
     _link_names(out, version, add=True)
     if in_force != version:
         _switch_current(out, version)
         stats.published = True
+    elif built:
+        _flush(out)  # the version in force had gone: rebuilt under its name
     _link_names(out, version, add=False)
     for leftover in _inside_leftovers(out, keep=version):
         _remove(leftover)
@@ -536,17 +735,15 @@ def write_tree_stats(files: Mapping[str, str | bytes], out_dir: str | Path,
     if os.path.lexists(out) and not out.is_dir():
         raise OutputDirError(f"{out} exists and is not a directory; choose another --out")
     data = _Encoded(files)
-    digests = {rel: data.sha256(rel) for rel in data}
-    version = ".plan-" + hashlib.sha256(_sums_text(digests)).hexdigest()[:16]
     stats = WriteStats()
     out.parent.mkdir(parents=True, exist_ok=True)
     with _locked(out.parent):
         siblings = _sibling_leftovers(out)
         if not out.is_dir() or not any(out.iterdir()):
-            _write_fresh(out, data, digests, version, stats, on_file, provenance or Provenance())
+            _write_fresh(out, data, stats, on_file, provenance or Provenance())
         else:
             _check_ours(out, siblings)
-            _publish(out, data, digests, version, stats, on_file, provenance or Provenance())
+            _publish(out, data, stats, on_file, provenance or Provenance())
         for leftover in siblings:
             _remove(leftover)
         _fsync_dir(out.parent)
