@@ -11,20 +11,25 @@ Layout of an output directory ``out/<site>/``::
 The files themselves are whatever the renderer produced (a mapping of relative path -> text or bytes);
 this module knows nothing of switches or hosts.
 
-**Publishing.** A new plan is a new version directory, complete and flushed to disk, then made the one in
-force by a single ``rename(2)`` of ``.current``; a reader (or a crash at any step) sees the old complete
-plan or the new complete plan, never a mix. The version name is a hash of ``SHA256SUMS``, so an unchanged
-plan maps to the version in force and nothing is written.
+**Publishing.** A new plan is a new version directory, built under a temporary name (``.plan-new-*``),
+renamed to its own and made durable, then made the one in force by a single ``rename(2)`` of ``.current``;
+a reader (or a crash at any step) sees the old complete plan or the new complete plan, never a mix. The
+version name is a hash of ``SHA256SUMS``, so an unchanged plan maps to the version in force and nothing is
+written. Durable: before the switch the file system is flushed once (Linux ``syncfs(2)``: every new file's
+data, its directory entries and links in one journal commit, not one ``fsync`` per file); where that call
+does not exist every file and directory is flushed (``fsync``) as it is made. The directory of ``.current``
+is flushed after the switch, before the previous version is removed.
 
 **Writing only what changed.** Each version holds a digest manifest (``.manifest.json``: relative path ->
-sha256, size, mtime, inode). A file whose sha256 equals the one the version in force lists, and whose
-size, mtime and inode still match that manifest (nobody edited it in place since), is hard-linked from
-the version in force into the new one (one ``link(2)``, no data written, nothing to flush) instead of
-being written again. Versions are never modified after they are written, so sharing an inode between two
-of them is safe; the old version directory is removed once the new one is in force, which also removes
-the files of devices that left the inventory. A file system without hard links gets every file written.
-The scheme keeps the publishing guarantee unchanged: links are directory entries of the new (unpublished)
-version, made durable by the same directory ``fsync`` as written files, before the switch.
+sha256, size, mtime, inode). A file the version in force has with the same size, unedited since its
+manifest entry was made (size, mtime and inode still match), is read and compared byte for byte with the
+new content; when equal it is hard-linked from the version in force into the new one (one ``link(2)``, no
+data written, its sha256 taken from the manifest) instead of being written again. Every other file is
+written, and hashed from the bytes written: no text is encoded or hashed twice. Versions are never
+modified after they are written, so sharing an inode between two of them is safe; the old version
+directory is removed once the new one is in force, which also removes the files of devices that left the
+inventory. A file system without hard links gets every file written. Links are directory entries of the
+new (unpublished) version, made durable by the same flush as written files, before the switch.
 
 **Skipping an unchanged re-plan.** A writer may record, with a version, the digest of everything its files
 were made from (``inputs``: for ``roce-tune plan`` the inventory's bytes, the roce-tune code and the options)
@@ -261,9 +266,14 @@ def _read_manifest_doc(version: Path) -> dict[str, Any]:
 
 def _read_manifest(version: Path) -> dict[str, list[int | str]]:
     """The ``files`` of an existing version's manifest ({} when it has none or it cannot be read: nothing is
-    linked)."""
+    linked); entries not of the form ``[sha256, size, mtime_ns, inode]`` left out (those files are
+    written)."""
     files = _read_manifest_doc(version).get("files")
-    return files if isinstance(files, dict) else {}
+    if not isinstance(files, dict):
+        return {}
+    return {rel: entry for rel, entry in files.items()
+            if isinstance(entry, list) and len(entry) == 4 and isinstance(entry[0], str)
+            and all(type(n) is int for n in entry[1:])}
 
 
 def _write_manifest(version: Path, files: dict[str, list[int | str]], provenance: Provenance) -> None:
@@ -281,6 +291,17 @@ def _unchanged_since(path: Path, entry: list[int | str]) -> bool:
     except OSError:
         return False
     return [st.st_size, st.st_mtime_ns, st.st_ino] == list(entry[1:4])
+
+
+def _read_exactly(fd: int, size: int) -> bytes:
+    """``size`` bytes from ``fd`` (fewer only at the end of the file)."""
+    blob = os.read(fd, size)
+    while len(blob) < size:
+        more = os.read(fd, size - len(blob))
+        if not more:
+            break
+        blob += more
+    return blob
 
 
 def _write_all(fd: int, piece: bytes) -> None:
@@ -333,7 +354,7 @@ class _Tree:
         self._fds: dict[str, int | None] = {"": os.open(root, _O_DIR)}
         self._create = create
         self._fsync_each = fsync_each
-        self._umask = _umask()
+        self._umask = _umask() if create else 0
         self._can_link = True
 
     def dir_fd(self, reldir: str) -> int | None:
@@ -392,6 +413,25 @@ class _Tree:
             return False
         return [st.st_size, st.st_mtime_ns, st.st_ino] == list(entry[1:4])
 
+    def holds(self, rel: str, entry: list[int | str], pieces: Iterable[bytes]) -> bool:
+        """``rel`` of this (existing) tree is still the file ``entry`` describes (size, mtime, inode) and its
+        bytes are ``pieces``: read and compared, so its sha256 is ``entry``'s without hashing anything (one
+        ``open``, ``fstat``, the reads, ``close``)."""
+        dfd, name = self.locate(rel)
+        if dfd is None:
+            return False
+        try:
+            fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=dfd)
+        except OSError:
+            return False
+        try:
+            st = os.fstat(fd)
+            if [st.st_size, st.st_mtime_ns, st.st_ino] != list(entry[1:4]):
+                return False
+            return all(_read_exactly(fd, len(piece)) == piece for piece in pieces) and not os.read(fd, 1)
+        finally:
+            os.close(fd)
+
     def link_from(self, old: _Tree, rel: str) -> bool:
         """Hard-link ``rel`` of ``old`` into this tree; False where the file system cannot (write it instead).
 
@@ -421,18 +461,19 @@ class _Tree:
 
 
 class _VersionBuilder:
-    """Builds one plan version in the new empty directory ``stage``, hashing every file once (module
-    docstring: writing only what changed).
+    """Builds one plan version in the new empty directory ``stage`` (module docstring: writing only what
+    changed), each file's bytes made once and either written or compared, never hashed twice.
 
-    :meth:`hash_and_write` writes every file the version ``previous`` lacks or has with another size, and
-    hashes (without writing) the others: those whose sha256 is the one ``previous``'s manifest lists are
-    kept for :meth:`finish`, the others written. It returns the new version's name, so the caller can stop
-    there when it is the version in force. :meth:`finish` hard-links each kept file from ``previous`` when
-    the file there is unedited (its manifest entry carried over: no byte written or hashed again), writes
-    it otherwise, then ``SHA256SUMS`` and the manifest. A written file is hashed from the bytes written.
-    Nothing is flushed (the caller flushes the file system once before publishing) except where the file
-    system cannot be flushed in one call: there each file and directory is ``fsync``\\ ed. Host scripts
-    ``*.sh`` are 0755, other files 0644, directories 0755.
+    :meth:`hash_and_write` writes every file the version ``previous`` lacks or has with another size,
+    hashing the bytes as they are written. A file ``previous`` has with the same size, unedited there since
+    its manifest entry was made (size, mtime, inode), is read and compared byte for byte instead: when equal
+    it is kept for :meth:`finish` with the sha256 that entry lists (nothing hashed), else written. It
+    returns the new version's name, so the caller can stop there when it is the version in force.
+    :meth:`finish` hard-links each kept file from ``previous`` (checked unedited once more right before;
+    written if not), then writes ``SHA256SUMS`` and the manifest. Nothing is flushed (the caller flushes the
+    file system once before publishing) except where the file system cannot be flushed in one call: there
+    each file and directory is flushed (``fsync``). Host scripts ``*.sh`` are 0755, other files 0644,
+    directories 0755.
     """
 
     def __init__(self, stage: Path, data: _Encoded, previous: Path | None, provenance: Provenance,
@@ -459,15 +500,15 @@ class _VersionBuilder:
             self._on_file(1)
 
     def hash_and_write(self) -> str:
-        """Write what changed, hash what may not have; the version's name (``.plan-<16 hex>``)."""
+        """Write what changed, compare what may not have; the version's name (``.plan-<16 hex>``)."""
         digests: dict[str, str] = {}
         for rel in self._data:
             entry = self._prev.get(rel)
-            if entry is not None and self._old is not None and self._data.size(rel) in (None, entry[1]):
-                digests[rel] = self._data.sha256(rel)
-                if digests[rel] == entry[0]:
-                    self._same.append(rel)
-                    continue
+            if (entry is not None and self._old is not None and self._data.size(rel) in (None, entry[1])
+                    and self._old.holds(rel, entry, self._data.chunks(rel))):
+                digests[rel] = str(entry[0])
+                self._same.append(rel)
+                continue
             self._write(rel)
             digests[rel] = str(self._manifest[rel][0])
         self.digests = digests
@@ -569,7 +610,7 @@ def _check_ours(out: Path, siblings: list[Path]) -> None:
 def _flush(directory: Path) -> None:
     """Make everything written so far durable before the step that publishes it: the file system holding
     ``directory`` flushed in one call (:func:`roce_tune.atomic.sync_file_system`: new files' data, their
-    directories, links); where that is not available the files and directories were ``fsync``\\ ed as
+    directories, links); where that is not available the files and directories were flushed (``fsync``) as
     they were made, and ``directory`` itself is."""
     if can_sync_file_system():
         sync_file_system(directory)
@@ -774,10 +815,18 @@ def reusable(out_dir: str | Path, inputs: str) -> dict[str, Any] | None:
         return None
     if not all(_is_link_to_current(out / n, n) for n in MANAGED if os.path.lexists(version / n)):
         return None
-    if not all(isinstance(entry, list) and _unchanged_since(version / rel, entry)
-               for rel, entry in files.items()):
-        return None
-    return extra
+    return extra if _files_intact(version, files) else None
+
+
+def _files_intact(version: Path, files: dict[str, Any]) -> bool:
+    """Every file a manifest's ``files`` lists is in ``version`` with its size, mtime and inode (one
+    ``fstatat`` each, by name in its directory)."""
+    tree = _Tree(version, create=False)
+    try:
+        return all(isinstance(entry, list) and len(entry) == 4 and tree.unchanged(rel, entry)
+                   for rel, entry in files.items())
+    finally:
+        tree.close()
 
 
 # ----------------------------------------------------------------------------------------------- reading
