@@ -428,7 +428,12 @@ class _Tree:
             st = os.fstat(fd)
             if [st.st_size, st.st_mtime_ns, st.st_ino] != list(entry[1:4]):
                 return False
-            return all(_read_exactly(fd, len(piece)) == piece for piece in pieces) and not os.read(fd, 1)
+            size = 0
+            for piece in pieces:
+                size += len(piece)
+                if size > st.st_size or _read_exactly(fd, len(piece)) != piece:
+                    return False
+            return size == st.st_size
         finally:
             os.close(fd)
 
@@ -500,33 +505,52 @@ class _VersionBuilder:
             self._on_file(1)
 
     def hash_and_write(self) -> str:
-        """Write what changed, compare what may not have; the version's name (``.plan-<16 hex>``)."""
+        """Write what changed, compare what may not have; the version's name (``.plan-<16 hex>``).
+
+        Until a file is known to differ from the version in force (another sha256, or another set of
+        files) the files found equal are only noted: the new version may be the one in force, and then
+        nothing is linked. From then on each is linked as soon as it is found equal."""
         digests: dict[str, str] = {}
+        differs = self._data.keys() != self._prev.keys()
         for rel in self._data:
             entry = self._prev.get(rel)
             if (entry is not None and self._old is not None and self._data.size(rel) in (None, entry[1])
                     and self._old.holds(rel, entry, self._data.chunks(rel))):
                 digests[rel] = str(entry[0])
-                self._same.append(rel)
+                if differs:
+                    self._carry(rel, entry, checked=True)
+                else:
+                    self._same.append(rel)
                 continue
             self._write(rel)
             digests[rel] = str(self._manifest[rel][0])
+            if not differs and (entry is None or digests[rel] != entry[0]):
+                differs = True
+                self._carry_noted()
         self.digests = digests
         self._sums = _sums_text(digests)
         return ".plan-" + hashlib.sha256(self._sums).hexdigest()[:16]
 
-    def finish(self) -> None:
-        """Link (or write) the files kept by :meth:`hash_and_write`; write ``SHA256SUMS`` and the manifest."""
+    def _carry(self, rel: str, entry: list[int | str], checked: bool) -> None:
+        """Hard-link ``rel`` (equal to ``entry``'s file of the previous version) from there; write it when
+        that file was edited since (``checked``: just compared) or the file system cannot link."""
+        old = self._old
+        if old is not None and (checked or old.unchanged(rel, entry)) and self._new.link_from(old, rel):
+            self._manifest[rel] = list(entry)
+            self._stats.linked += 1
+            if self._on_file is not None:
+                self._on_file(1)
+        else:
+            self._write(rel)
+
+    def _carry_noted(self) -> None:
         for rel in self._same:
-            entry = self._prev[rel]
-            old = self._old
-            if old is not None and old.unchanged(rel, entry) and self._new.link_from(old, rel):
-                self._manifest[rel] = list(entry)
-                self._stats.linked += 1
-                if self._on_file is not None:
-                    self._on_file(1)
-            else:
-                self._write(rel)
+            self._carry(rel, self._prev[rel], checked=False)
+        self._same.clear()
+
+    def finish(self) -> None:
+        """Link (or write) the files :meth:`hash_and_write` noted; write ``SHA256SUMS`` and the manifest."""
+        self._carry_noted()
         self._new.write(SUMS, [self._sums])
         doc = {"format": 1, "files": dict(sorted(self._manifest.items())),
                **self._provenance.manifest_fields()}

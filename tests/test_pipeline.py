@@ -255,6 +255,19 @@ def test_a_file_edited_in_place_is_written_again_not_linked(lab_files: dict[str,
     assert read_plan_dir(out).files == changed
 
 
+def test_a_file_edited_in_place_after_the_first_change_is_written_again_not_linked(
+        lab_files: dict[str, str], tmp_path: Path) -> None:
+    """Files are linked as soon as one file is known to differ (hosts/ sort first): a switch file edited in
+    place in the version in force, met after that, is still written from the plan, not linked."""
+    out = write_tree(lab_files, tmp_path / "out")
+    edited = _version(out) / "switches" / "lab-leaf1.json"
+    edited.write_text(edited.read_text().replace("\n", "\n ", 1))  # same inode, new mtime and size
+    changed = {**lab_files, "hosts/node1.sh": lab_files["hosts/node1.sh"] + "# changed\n"}
+    _, stats = write_tree_stats(changed, out)
+    assert stats.written == 2 and stats.linked == len(changed) - 2
+    assert read_plan_dir(out).files == changed
+
+
 def test_without_hard_links_every_file_is_written(lab_files: dict[str, str], tmp_path: Path,
                                                   monkeypatch: pytest.MonkeyPatch) -> None:
     out = write_tree(lab_files, tmp_path / "out")
