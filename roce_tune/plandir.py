@@ -276,6 +276,19 @@ def _read_manifest(version: Path) -> dict[str, list[int | str]]:
             and all(type(n) is int for n in entry[1:])}
 
 
+def _trusted_manifest(version: Path) -> dict[str, list[int | str]]:
+    """:func:`_read_manifest` of a version whose ``SHA256SUMS`` lists exactly the sha256s its manifest does
+    ({} otherwise): a file's sha256 is taken from the manifest without hashing the file, so a manifest
+    that does not agree with the checksums written with it (damaged, edited) is not used and every file is
+    written again."""
+    files = _read_manifest(version)
+    try:
+        sums = (version / SUMS).read_bytes()
+    except OSError:
+        return {}
+    return files if files and _sums_text({rel: str(e[0]) for rel, e in files.items()}) == sums else {}
+
+
 def _write_manifest(version: Path, files: dict[str, list[int | str]], provenance: Provenance) -> None:
     """Write ``version``'s manifest, atomically (temp file, flush, rename): it is rewritten when an unchanged
     version is published again from other inputs."""
@@ -484,7 +497,7 @@ class _VersionBuilder:
     def __init__(self, stage: Path, data: _Encoded, previous: Path | None, provenance: Provenance,
                  stats: WriteStats, on_file: Callable[[int], None] | None) -> None:
         self._data, self._provenance, self._stats, self._on_file = data, provenance, stats, on_file
-        self._prev = _read_manifest(previous) if previous is not None else {}
+        self._prev = _trusted_manifest(previous) if previous is not None else {}
         self._new = _Tree(stage, create=True, fsync_each=not can_sync_file_system())
         self._old = _Tree(previous, create=False) if previous is not None and self._prev else None
         self._manifest: dict[str, list[int | str]] = {}

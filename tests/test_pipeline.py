@@ -268,6 +268,23 @@ def test_a_file_edited_in_place_after_the_first_change_is_written_again_not_link
     assert read_plan_dir(out).files == changed
 
 
+def test_a_manifest_that_disagrees_with_sha256sums_is_not_trusted(lab_files: dict[str, str],
+                                                                  tmp_path: Path) -> None:
+    """Unchanged files take their sha256 from the manifest; a damaged manifest (a digest that is not the one
+    SHA256SUMS lists) must not end up in the new SHA256SUMS: every file is written and hashed again."""
+    out = write_tree(lab_files, tmp_path / "out")
+    manifest = _version(out) / MANIFEST
+    doc = json.loads(manifest.read_text())
+    doc["files"]["switches/lab-leaf1.json"][0] = "0" * 64
+    manifest.write_text(json.dumps(doc))
+    changed = {**lab_files, "plan.md": lab_files["plan.md"] + "\nagain\n"}
+    _, stats = write_tree_stats(changed, out)
+    assert stats.written == len(changed) and stats.linked == 0
+    assert read_plan_dir(out).files == changed  # every sha256 in SHA256SUMS matches
+    _, stats = write_tree_stats(lab_files, out)
+    assert stats.written == 1 and stats.linked == len(lab_files) - 1  # trusted again
+
+
 def test_without_hard_links_every_file_is_written(lab_files: dict[str, str], tmp_path: Path,
                                                   monkeypatch: pytest.MonkeyPatch) -> None:
     out = write_tree(lab_files, tmp_path / "out")
