@@ -11,20 +11,25 @@ Layout of an output directory ``out/<site>/``::
 The files themselves are whatever the renderer produced (a mapping of relative path -> text or bytes);
 this module knows nothing of switches or hosts.
 
-**Publishing.** A new plan is a new version directory, complete and flushed to disk, then made the one in
-force by a single ``rename(2)`` of ``.current``; a reader (or a crash at any step) sees the old complete
-plan or the new complete plan, never a mix. The version name is a hash of ``SHA256SUMS``, so an unchanged
-plan maps to the version in force and nothing is written.
+**Publishing.** A new plan is a new version directory, built under a temporary name (``.plan-new-*``),
+renamed to its own and made durable, then made the one in force by a single ``rename(2)`` of ``.current``;
+a reader (or a crash at any step) sees the old complete plan or the new complete plan, never a mix. The
+version name is a hash of ``SHA256SUMS``, so an unchanged plan maps to the version in force and nothing is
+written. Durable: before the switch the file system is flushed once (Linux ``syncfs(2)``: every new file's
+data, its directory entries and links in one journal commit, not one ``fsync`` per file); where that call
+does not exist every file and directory is flushed (``fsync``) as it is made. The directory of ``.current``
+is flushed after the switch, before the previous version is removed.
 
 **Writing only what changed.** Each version holds a digest manifest (``.manifest.json``: relative path ->
-sha256, size, mtime, inode). A file whose sha256 equals the one the version in force lists, and whose
-size, mtime and inode still match that manifest (nobody edited it in place since), is hard-linked from
-the version in force into the new one (one ``link(2)``, no data written, nothing to flush) instead of
-being written again. Versions are never modified after they are written, so sharing an inode between two
-of them is safe; the old version directory is removed once the new one is in force, which also removes
-the files of devices that left the inventory. A file system without hard links gets every file written.
-The scheme keeps the publishing guarantee unchanged: links are directory entries of the new (unpublished)
-version, made durable by the same directory ``fsync`` as written files, before the switch.
+sha256, size, mtime, inode). A file the version in force has with the same size, unedited since its
+manifest entry was made (size, mtime and inode still match), is read and compared byte for byte with the
+new content; when equal it is hard-linked from the version in force into the new one (one ``link(2)``, no
+data written, its sha256 taken from the manifest) instead of being written again. Every other file is
+written, and hashed from the bytes written: no text is encoded or hashed twice. Versions are never
+modified after they are written, so sharing an inode between two of them is safe; the old version
+directory is removed once the new one is in force, which also removes the files of devices that left the
+inventory. A file system without hard links gets every file written. Links are directory entries of the
+new (unpublished) version, made durable by the same flush as written files, before the switch.
 
 **Skipping an unchanged re-plan.** A writer may record, with a version, the digest of everything its files
 were made from (``inputs``: for ``roce-tune plan`` the inventory's bytes, the roce-tune code and the options)
@@ -52,6 +57,8 @@ from typing import Any
 
 import orjson
 
+from roce_tune.atomic import can_sync_file_system, sync_file_system
+
 __all__ = ["CURRENT", "MANAGED", "MANIFEST", "SUMS", "OutputDirError", "PlanDirError", "PlanFiles",
            "Provenance", "WriteStats", "read_tree", "read_version", "reusable", "write_tree",
            "write_tree_stats"]
@@ -74,8 +81,9 @@ CURRENT = ".current"
 
 #: what :func:`write_tree` creates inside an output directory besides :data:`MANAGED`: version directories
 #: (named by a hash of their content), the next ``.current`` link, and real (pre-symlink layout) entries
-#: moved aside while the directory is converted
-_OURS_INSIDE = re.compile(r"\.plan-[0-9a-f]{16}|\.current\.new|\.retired-[a-z0-9_]{8}")
+#: moved aside while the directory is converted; ``.plan-new-*``: a version being built
+_OURS_INSIDE = re.compile(r"\.plan-[0-9a-f]{16}|\.plan-new-[a-z0-9_]{8}|\.current\.new"
+                          r"|\.retired-[a-z0-9_]{8}")
 
 #: errors of ``link(2)`` that mean "this file system cannot hard-link here": the file is written instead
 _NO_LINK = frozenset({"EPERM", "EXDEV", "EMLINK", "ENOTSUP", "EOPNOTSUPP", "ENOSYS"})
@@ -224,6 +232,11 @@ class _Encoded(Mapping[str, bytes]):
         for start in range(0, len(blob), _CHUNK_CHARS):
             yield blob[start:start + _CHUNK_CHARS].encode("utf-8")
 
+    def size(self, rel: str) -> int | None:
+        """The size of ``rel`` in bytes when known without encoding it (bytes, ASCII text), else None."""
+        blob = self._files[rel]
+        return len(blob) if isinstance(blob, bytes) or blob.isascii() else None
+
     def sha256(self, rel: str) -> str:
         """The sha256 hex of ``rel``'s bytes."""
         h = hashlib.sha256()
@@ -253,9 +266,27 @@ def _read_manifest_doc(version: Path) -> dict[str, Any]:
 
 def _read_manifest(version: Path) -> dict[str, list[int | str]]:
     """The ``files`` of an existing version's manifest ({} when it has none or it cannot be read: nothing is
-    linked)."""
+    linked); entries not of the form ``[sha256, size, mtime_ns, inode]`` left out (those files are
+    written)."""
     files = _read_manifest_doc(version).get("files")
-    return files if isinstance(files, dict) else {}
+    if not isinstance(files, dict):
+        return {}
+    return {rel: entry for rel, entry in files.items()
+            if isinstance(entry, list) and len(entry) == 4 and isinstance(entry[0], str)
+            and all(type(n) is int for n in entry[1:])}
+
+
+def _trusted_manifest(version: Path) -> dict[str, list[int | str]]:
+    """:func:`_read_manifest` of a version whose ``SHA256SUMS`` lists exactly the sha256s its manifest does
+    ({} otherwise): a file's sha256 is taken from the manifest without hashing the file, so a manifest
+    that does not agree with the checksums written with it (damaged, edited) is not used and every file is
+    written again."""
+    files = _read_manifest(version)
+    try:
+        sums = (version / SUMS).read_bytes()
+    except OSError:
+        return {}
+    return files if files and _sums_text({rel: str(e[0]) for rel, e in files.items()}) == sums else {}
 
 
 def _write_manifest(version: Path, files: dict[str, list[int | str]], provenance: Provenance) -> None:
@@ -275,22 +306,26 @@ def _unchanged_since(path: Path, entry: list[int | str]) -> bool:
     return [st.st_size, st.st_mtime_ns, st.st_ino] == list(entry[1:4])
 
 
-def _link_from(previous: Path | None, old: list[int | str] | None, rel: str, digest: str, path: Path) -> bool:
-    """Hard-link ``previous/rel`` to ``path`` when it holds ``digest`` unedited; False = write it instead."""
-    if previous is None or old is None or old[0] != digest or not _unchanged_since(previous / rel, old):
-        return False
-    try:
-        os.link(previous / rel, path, follow_symlinks=False)
-    except OSError as exc:
-        if errno.errorcode.get(exc.errno or 0, "") in _NO_LINK:
-            return False
-        raise
-    return True
+def _read_exactly(fd: int, size: int) -> bytes:
+    """``size`` bytes from ``fd`` (fewer only at the end of the file)."""
+    blob = os.read(fd, size)
+    while len(blob) < size:
+        more = os.read(fd, size - len(blob))
+        if not more:
+            break
+        blob += more
+    return blob
+
+
+def _write_all(fd: int, piece: bytes) -> None:
+    view = memoryview(piece)
+    while view:
+        view = view[os.write(fd, view):]
 
 
 def _write_file(path: Path, blob: bytes | Iterable[bytes], mode: int) -> list[int | str]:
-    """Write ``blob`` (or its pieces) to the new file ``path`` and flush it; returns its manifest entry
-    tail."""
+    """Write ``blob`` (or its pieces) to the new file ``path`` and flush it (``fsync``: it is renamed over a
+    file in force next); returns its manifest entry tail (size, mtime, inode)."""
     with open(path, "wb") as fh:
         if isinstance(blob, bytes):
             fh.write(blob)
@@ -303,36 +338,237 @@ def _write_file(path: Path, blob: bytes | Iterable[bytes], mode: int) -> list[in
     return [st.st_size, st.st_mtime_ns, st.st_ino]
 
 
-def _write_version(dest: Path, data: _Encoded, digests: dict[str, str], previous: Path | None,
-                   stats: WriteStats, on_file: Callable[[int], None] | None, provenance: Provenance) -> None:
-    """Build the version directory ``dest``: each file written or linked from ``previous``, then
-    ``SHA256SUMS`` and the manifest, everything flushed to disk before it can be published (host scripts
-    ``*.sh`` 0755, other files 0644, directories 0755)."""
-    os.mkdir(dest)
-    prev_manifest = _read_manifest(previous) if previous is not None else {}
-    manifest: dict[str, list[int | str]] = {}
-    dirs = {dest}
-    for rel in data:
-        path = dest / rel
-        if path.parent not in dirs:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            dirs.update(p for p in path.parents if dest in p.parents)
-        old = prev_manifest.get(rel)
-        if _link_from(previous, old, rel, digests[rel], path):
-            manifest[rel] = list(old or [])
-            stats.linked += 1
+def _umask() -> int:
+    """The process umask, read without changing it (``/proc/self/status``); 0o777 when unknown (every new
+    file and directory then gets its mode set explicitly)."""
+    try:
+        with open("/proc/self/status", encoding="ascii") as fh:
+            for line in fh:
+                if line.startswith("Umask:"):
+                    return int(line.split()[1], 8)
+    except (OSError, ValueError, IndexError):
+        pass
+    return 0o777
+
+
+_O_DIR = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+_O_NEW = os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW | os.O_CLOEXEC
+
+
+class _Tree:
+    """Open descriptors of the directories of one version tree, by relative directory (``""`` = the root),
+    so that each file operation resolves one name (``openat``/``linkat``/``fstatat``) instead of the whole
+    path. ``create``: the tree being built (directories made 0755 on demand, new files written here);
+    else an existing version read from (a directory it lacks gives None). ``fsync_each``: flush every
+    file and directory made (where the file system cannot be flushed in one call,
+    :func:`roce_tune.atomic.can_sync_file_system`)."""
+
+    def __init__(self, root: Path, create: bool, fsync_each: bool = False) -> None:
+        self._fds: dict[str, int | None] = {"": os.open(root, _O_DIR)}
+        self._create = create
+        self._fsync_each = fsync_each
+        self._umask = _umask() if create else 0
+        self._can_link = True
+
+    def dir_fd(self, reldir: str) -> int | None:
+        """The descriptor of ``reldir`` (made when building; None when an existing tree lacks it)."""
+        if reldir in self._fds:
+            return self._fds[reldir]
+        parent, _, name = reldir.rpartition("/")
+        pfd = self.dir_fd(parent)
+        fd: int | None = None
+        if pfd is not None:
+            if self._create:
+                os.mkdir(name, 0o755, dir_fd=pfd)
+                if self._umask & 0o755:
+                    os.chmod(name, 0o755, dir_fd=pfd, follow_symlinks=False)
+            with contextlib.suppress(OSError):
+                fd = os.open(name, _O_DIR, dir_fd=pfd)
+            if fd is None and self._create:
+                raise OSError(errno.ENOENT, "directory just made is gone", reldir)
+        self._fds[reldir] = fd
+        return fd
+
+    def locate(self, rel: str) -> tuple[int | None, str]:
+        """(descriptor of ``rel``'s directory, its file name)."""
+        reldir, _, name = rel.rpartition("/")
+        return self.dir_fd(reldir), name
+
+    def write(self, rel: str, pieces: Iterable[bytes]) -> list[int | str]:
+        """Write the new file ``rel`` from ``pieces``, hashing the same bytes (one ``open``, the writes,
+        ``fstat``, ``close``; ``*.sh`` 0755, other files 0644); returns its manifest entry
+        ``[sha256, size_bytes, mtime_ns, inode]``."""
+        dfd, name = self.locate(rel)
+        mode = 0o755 if rel.endswith(".sh") else 0o644
+        fd = os.open(name, _O_NEW, mode, dir_fd=dfd)
+        h = hashlib.sha256()
+        try:
+            for piece in pieces:
+                h.update(piece)
+                _write_all(fd, piece)
+            if self._umask & mode:
+                os.fchmod(fd, mode)
+            if self._fsync_each:
+                os.fsync(fd)
+            st = os.fstat(fd)
+        finally:
+            os.close(fd)
+        return [h.hexdigest(), st.st_size, st.st_mtime_ns, st.st_ino]
+
+    def unchanged(self, rel: str, entry: list[int | str]) -> bool:
+        """``rel`` of this (existing) tree is still the file ``entry`` describes (size, mtime, inode)."""
+        dfd, name = self.locate(rel)
+        if dfd is None:
+            return False
+        try:
+            st = os.stat(name, dir_fd=dfd, follow_symlinks=False)
+        except OSError:
+            return False
+        return [st.st_size, st.st_mtime_ns, st.st_ino] == list(entry[1:4])
+
+    def holds(self, rel: str, entry: list[int | str], pieces: Iterable[bytes]) -> bool:
+        """``rel`` of this (existing) tree is still the file ``entry`` describes (size, mtime, inode) and its
+        bytes are ``pieces``: read and compared, so its sha256 is ``entry``'s without hashing anything (one
+        ``open``, ``fstat``, the reads, ``close``)."""
+        dfd, name = self.locate(rel)
+        if dfd is None:
+            return False
+        try:
+            fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=dfd)
+        except OSError:
+            return False
+        try:
+            st = os.fstat(fd)
+            if [st.st_size, st.st_mtime_ns, st.st_ino] != list(entry[1:4]):
+                return False
+            size = 0
+            for piece in pieces:
+                size += len(piece)
+                if size > st.st_size or _read_exactly(fd, len(piece)) != piece:
+                    return False
+            return size == st.st_size
+        finally:
+            os.close(fd)
+
+    def link_from(self, old: _Tree, rel: str) -> bool:
+        """Hard-link ``rel`` of ``old`` into this tree; False where the file system cannot (write it instead).
+
+        Raises:
+            OSError: any other error of ``link(2)``.
+        """
+        src_fd, name = old.locate(rel)
+        dst_fd, _ = self.locate(rel)
+        if not self._can_link:
+            return False
+        try:
+            os.link(name, name, src_dir_fd=src_fd, dst_dir_fd=dst_fd, follow_symlinks=False)
+        except OSError as exc:
+            if errno.errorcode.get(exc.errno or 0, "") in _NO_LINK:
+                self._can_link = False  # the next file would fail the same way
+                return False
+            raise
+        return True
+
+    def close(self) -> None:
+        """Flush the directories made (``fsync_each``) and close every descriptor."""
+        for fd in sorted((fd for fd in self._fds.values() if fd is not None), reverse=True):
+            if self._fsync_each and self._create:
+                os.fsync(fd)
+            os.close(fd)
+        self._fds.clear()
+
+
+class _VersionBuilder:
+    """Builds one plan version in the new empty directory ``stage`` (module docstring: writing only what
+    changed), each file's bytes made once and either written or compared, never hashed twice.
+
+    :meth:`hash_and_write` writes every file the version ``previous`` lacks or has with another size,
+    hashing the bytes as they are written. A file ``previous`` has with the same size, unedited there since
+    its manifest entry was made (size, mtime, inode), is read and compared byte for byte instead: when equal
+    it is kept for :meth:`finish` with the sha256 that entry lists (nothing hashed), else written. It
+    returns the new version's name, so the caller can stop there when it is the version in force.
+    :meth:`finish` hard-links each kept file from ``previous`` (checked unedited once more right before;
+    written if not), then writes ``SHA256SUMS`` and the manifest. Nothing is flushed (the caller flushes the
+    file system once before publishing) except where the file system cannot be flushed in one call: there
+    each file and directory is flushed (``fsync``). Host scripts ``*.sh`` are 0755, other files 0644,
+    directories 0755.
+    """
+
+    def __init__(self, stage: Path, data: _Encoded, previous: Path | None, provenance: Provenance,
+                 stats: WriteStats, on_file: Callable[[int], None] | None) -> None:
+        self._data, self._provenance, self._stats, self._on_file = data, provenance, stats, on_file
+        self._prev = _trusted_manifest(previous) if previous is not None else {}
+        self._new = _Tree(stage, create=True, fsync_each=not can_sync_file_system())
+        self._old = _Tree(previous, create=False) if previous is not None and self._prev else None
+        self._manifest: dict[str, list[int | str]] = {}
+        self._same: list[str] = []
+
+    def __enter__(self) -> _VersionBuilder:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._new.close()
+        if self._old is not None:
+            self._old.close()
+
+    def _write(self, rel: str) -> None:
+        self._manifest[rel] = self._new.write(rel, self._data.chunks(rel))
+        self._stats.written += 1
+        if self._on_file is not None:
+            self._on_file(1)
+
+    def hash_and_write(self) -> str:
+        """Write what changed, compare what may not have; the version's name (``.plan-<16 hex>``).
+
+        Until a file is known to differ from the version in force (another sha256, or another set of
+        files) the files found equal are only noted: the new version may be the one in force, and then
+        nothing is linked. From then on each is linked as soon as it is found equal."""
+        digests: dict[str, str] = {}
+        differs = self._data.keys() != self._prev.keys()
+        for rel in self._data:
+            entry = self._prev.get(rel)
+            if (entry is not None and self._old is not None and self._data.size(rel) in (None, entry[1])
+                    and self._old.holds(rel, entry, self._data.chunks(rel))):
+                digests[rel] = str(entry[0])
+                if differs:
+                    self._carry(rel, entry, checked=True)
+                else:
+                    self._same.append(rel)
+                continue
+            self._write(rel)
+            digests[rel] = str(self._manifest[rel][0])
+            if not differs and (entry is None or digests[rel] != entry[0]):
+                differs = True
+                self._carry_noted()
+        self.digests = digests
+        self._sums = _sums_text(digests)
+        return ".plan-" + hashlib.sha256(self._sums).hexdigest()[:16]
+
+    def _carry(self, rel: str, entry: list[int | str], checked: bool) -> None:
+        """Hard-link ``rel`` (equal to ``entry``'s file of the previous version) from there; write it when
+        that file was edited since (``checked``: just compared) or the file system cannot link."""
+        old = self._old
+        if old is not None and (checked or old.unchanged(rel, entry)) and self._new.link_from(old, rel):
+            self._manifest[rel] = list(entry)
+            self._stats.linked += 1
+            if self._on_file is not None:
+                self._on_file(1)
         else:
-            mode = 0o755 if rel.endswith(".sh") else 0o644
-            manifest[rel] = [digests[rel], *_write_file(path, data.chunks(rel), mode)]
-            stats.written += 1
-        if on_file is not None:
-            on_file(1)
-    _write_file(dest / SUMS, _sums_text(digests), 0o644)
-    _write_manifest(dest, manifest, provenance)
-    stats.removed = len(set(prev_manifest) - set(manifest))
-    for d in sorted(dirs, key=lambda p: len(p.parts), reverse=True):
-        d.chmod(0o755)
-        _fsync_dir(d)
+            self._write(rel)
+
+    def _carry_noted(self) -> None:
+        for rel in self._same:
+            self._carry(rel, self._prev[rel], checked=False)
+        self._same.clear()
+
+    def finish(self) -> None:
+        """Link (or write) the files :meth:`hash_and_write` noted; write ``SHA256SUMS`` and the manifest."""
+        self._carry_noted()
+        self._new.write(SUMS, [self._sums])
+        doc = {"format": 1, "files": dict(sorted(self._manifest.items())),
+               **self._provenance.manifest_fields()}
+        self._new.write(MANIFEST, [orjson.dumps(doc)])
+        self._stats.removed = len(self._prev.keys() - self._manifest.keys())
 
 
 def _replace_file(path: Path, blob: bytes | Iterable[bytes]) -> list[int | str]:
@@ -408,18 +644,34 @@ def _check_ours(out: Path, siblings: list[Path]) -> None:
                          "choose an empty or new --out")
 
 
-def _write_fresh(out: Path, data: _Encoded, digests: dict[str, str], version: str, stats: WriteStats,
-                 on_file: Callable[[int], None] | None, provenance: Provenance) -> None:
+def _flush(directory: Path) -> None:
+    """Make everything written so far durable before the step that publishes it: the file system holding
+    ``directory`` flushed in one call (:func:`roce_tune.atomic.sync_file_system`: new files' data, their
+    directories, links); where that is not available the files and directories were flushed (``fsync``) as
+    they were made, and ``directory`` itself is."""
+    if can_sync_file_system():
+        sync_file_system(directory)
+    else:
+        _fsync_dir(directory)
+
+
+def _write_fresh(out: Path, data: _Encoded, stats: WriteStats, on_file: Callable[[int], None] | None,
+                 provenance: Provenance) -> None:
     """Build the whole directory as a temporary sibling and rename it onto ``out`` (absent or empty)."""
     tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.tmp-", dir=out.parent))
     try:
         tmp.chmod(0o755)
-        _write_version(tmp / version, data, digests, None, stats, on_file, provenance)
+        stage = tmp / ".plan-new"
+        stage.mkdir()
+        with _VersionBuilder(stage, data, None, provenance, stats, on_file) as builder:
+            version = builder.hash_and_write()
+            builder.finish()
+        os.rename(stage, tmp / version)
         os.symlink(version, tmp / CURRENT)
         for name in MANAGED:
             if os.path.lexists(tmp / version / name):
                 os.symlink(f"{CURRENT}/{name}", tmp / name)
-        _fsync_dir(tmp)
+        _flush(tmp)
         os.rename(tmp, out)
         stats.published = True
     except BaseException:
@@ -439,39 +691,64 @@ def _retire_real_entries(out: Path) -> None:
 
 
 def _switch_current(out: Path, version: str) -> None:
-    """Make ``version`` the one in force: one ``rename(2)`` of a staged ``.current`` link."""
+    """Make ``version`` the one in force: one ``rename(2)`` of a staged ``.current`` link, after everything
+    it leads to is on disk (:func:`_flush`), and itself made durable before the previous version goes."""
     staged = out / ".current.new"
     _remove(staged)
     os.symlink(version, staged)
-    _fsync_dir(out)
+    _flush(out)
     os.replace(staged, out / CURRENT)  # the switch
     _fsync_dir(out)
 
 
-def _publish(out: Path, data: _Encoded, digests: dict[str, str], version: str, stats: WriteStats,
-             on_file: Callable[[int], None] | None, provenance: Provenance) -> None:
-    """Make ``data`` the plan in force in the existing plan directory ``out`` (module docstring).
-
-    Steps, each safe to be killed after: write the version directory (unchanged files linked from the
-    version in force); move aside real entries of the pre-symlink layout; add links for names the new
-    version has (a link to a name the version in force lacks reads as absent); switch ``.current`` with
-    one ``rename(2)``; then tidy up (the previous version, links to names the new one lacks). The version in
-    force made again from other inputs keeps its files and gets its manifest's provenance updated.
-    """
-    in_force = os.readlink(out / CURRENT) if (out / CURRENT).is_symlink() else None
-    if in_force != version or not (out / version).is_dir():
+def _stage_version(out: Path, data: _Encoded, in_force: str | None, stats: WriteStats,
+                   on_file: Callable[[int], None] | None, provenance: Provenance) -> tuple[str, bool]:
+    """Build the version ``data`` maps to in ``out`` (unchanged files linked from the version in force),
+    unless it is the version in force: then make that one whole again (:func:`_restore_version`).
+    Returns (its name, whether a version directory was built)."""
+    previous = out / in_force if in_force and _OURS_INSIDE.fullmatch(in_force) else None
+    stage = Path(tempfile.mkdtemp(prefix=".plan-new-", dir=out))
+    built = WriteStats()
+    try:
+        stage.chmod(0o755)
+        with _VersionBuilder(stage, data, previous if previous and previous.is_dir() else None, provenance,
+                             built, on_file) as builder:
+            version = builder.hash_and_write()
+            if version == in_force and (out / version).is_dir():
+                shutil.rmtree(stage)
+                _restore_version(out / version, data, builder.digests, stats, provenance)
+                return version, False
+            builder.finish()
         if os.path.lexists(out / version):
             _remove(out / version)  # an unpublished version an interrupted write left
-        previous = out / in_force if in_force and _OURS_INSIDE.fullmatch(in_force) else None
-        _write_version(out / version, data, digests, previous if previous and previous.is_dir() else None,
-                       stats, on_file, provenance)
-    else:
-        _restore_version(out / version, data, digests, stats, provenance)
+        os.rename(stage, out / version)
+    except BaseException:
+        shutil.rmtree(stage, ignore_errors=True)
+        raise
+    stats.written, stats.linked, stats.removed = built.written, built.linked, built.removed
+    return version, True
+
+
+def _publish(out: Path, data: _Encoded, stats: WriteStats, on_file: Callable[[int], None] | None,
+             provenance: Provenance) -> None:
+    """Make ``data`` the plan in force in the existing plan directory ``out`` (module docstring).
+
+    Steps, each safe to be killed after: build the version directory (unchanged files linked from the
+    version in force) under a temporary name and rename it to its own; move aside real entries of the
+    pre-symlink layout; add links for names the new version has (a link to a name the version in force
+    lacks reads as absent); flush; switch ``.current`` with one ``rename(2)``; then tidy up (the previous
+    version, links to names the new one lacks). The version in force made again from other inputs keeps
+    its files and gets its manifest's provenance updated.
+    """
+    in_force = os.readlink(out / CURRENT) if (out / CURRENT).is_symlink() else None
+    version, built = _stage_version(out, data, in_force, stats, on_file, provenance)
     _retire_real_entries(out)
     _link_names(out, version, add=True)
     if in_force != version:
         _switch_current(out, version)
         stats.published = True
+    elif built:
+        _flush(out)  # the version in force had gone: rebuilt under its name
     _link_names(out, version, add=False)
     for leftover in _inside_leftovers(out, keep=version):
         _remove(leftover)
@@ -536,17 +813,15 @@ def write_tree_stats(files: Mapping[str, str | bytes], out_dir: str | Path,
     if os.path.lexists(out) and not out.is_dir():
         raise OutputDirError(f"{out} exists and is not a directory; choose another --out")
     data = _Encoded(files)
-    digests = {rel: data.sha256(rel) for rel in data}
-    version = ".plan-" + hashlib.sha256(_sums_text(digests)).hexdigest()[:16]
     stats = WriteStats()
     out.parent.mkdir(parents=True, exist_ok=True)
     with _locked(out.parent):
         siblings = _sibling_leftovers(out)
         if not out.is_dir() or not any(out.iterdir()):
-            _write_fresh(out, data, digests, version, stats, on_file, provenance or Provenance())
+            _write_fresh(out, data, stats, on_file, provenance or Provenance())
         else:
             _check_ours(out, siblings)
-            _publish(out, data, digests, version, stats, on_file, provenance or Provenance())
+            _publish(out, data, stats, on_file, provenance or Provenance())
         for leftover in siblings:
             _remove(leftover)
         _fsync_dir(out.parent)
@@ -577,10 +852,18 @@ def reusable(out_dir: str | Path, inputs: str) -> dict[str, Any] | None:
         return None
     if not all(_is_link_to_current(out / n, n) for n in MANAGED if os.path.lexists(version / n)):
         return None
-    if not all(isinstance(entry, list) and _unchanged_since(version / rel, entry)
-               for rel, entry in files.items()):
-        return None
-    return extra
+    return extra if _files_intact(version, files) else None
+
+
+def _files_intact(version: Path, files: dict[str, Any]) -> bool:
+    """Every file a manifest's ``files`` lists is in ``version`` with its size, mtime and inode (one
+    ``fstatat`` each, by name in its directory)."""
+    tree = _Tree(version, create=False)
+    try:
+        return all(isinstance(entry, list) and len(entry) == 4 and tree.unchanged(rel, entry)
+                   for rel, entry in files.items())
+    finally:
+        tree.close()
 
 
 # ----------------------------------------------------------------------------------------------- reading

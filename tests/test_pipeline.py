@@ -255,6 +255,36 @@ def test_a_file_edited_in_place_is_written_again_not_linked(lab_files: dict[str,
     assert read_plan_dir(out).files == changed
 
 
+def test_a_file_edited_in_place_after_the_first_change_is_written_again_not_linked(
+        lab_files: dict[str, str], tmp_path: Path) -> None:
+    """Files are linked as soon as one file is known to differ (hosts/ sort first): a switch file edited in
+    place in the version in force, met after that, is still written from the plan, not linked."""
+    out = write_tree(lab_files, tmp_path / "out")
+    edited = _version(out) / "switches" / "lab-leaf1.json"
+    edited.write_text(edited.read_text().replace("\n", "\n ", 1))  # same inode, new mtime and size
+    changed = {**lab_files, "hosts/node1.sh": lab_files["hosts/node1.sh"] + "# changed\n"}
+    _, stats = write_tree_stats(changed, out)
+    assert stats.written == 2 and stats.linked == len(changed) - 2
+    assert read_plan_dir(out).files == changed
+
+
+def test_a_manifest_that_disagrees_with_sha256sums_is_not_trusted(lab_files: dict[str, str],
+                                                                  tmp_path: Path) -> None:
+    """Unchanged files take their sha256 from the manifest; a damaged manifest (a digest that is not the one
+    SHA256SUMS lists) must not end up in the new SHA256SUMS: every file is written and hashed again."""
+    out = write_tree(lab_files, tmp_path / "out")
+    manifest = _version(out) / MANIFEST
+    doc = json.loads(manifest.read_text())
+    doc["files"]["switches/lab-leaf1.json"][0] = "0" * 64
+    manifest.write_text(json.dumps(doc))
+    changed = {**lab_files, "plan.md": lab_files["plan.md"] + "\nagain\n"}
+    _, stats = write_tree_stats(changed, out)
+    assert stats.written == len(changed) and stats.linked == 0
+    assert read_plan_dir(out).files == changed  # every sha256 in SHA256SUMS matches
+    _, stats = write_tree_stats(lab_files, out)
+    assert stats.written == 1 and stats.linked == len(lab_files) - 1  # trusted again
+
+
 def test_without_hard_links_every_file_is_written(lab_files: dict[str, str], tmp_path: Path,
                                                   monkeypatch: pytest.MonkeyPatch) -> None:
     out = write_tree(lab_files, tmp_path / "out")
@@ -266,6 +296,60 @@ def test_without_hard_links_every_file_is_written(lab_files: dict[str, str], tmp
     changed = {**lab_files, "plan.md": "changed\n"}
     _, stats = write_tree_stats(changed, out)
     assert stats.linked == 0 and stats.written == len(changed) and read_tree_ok(out, changed)
+
+
+def test_a_file_changed_to_the_same_size_is_written_and_text_of_any_script_is_hashed_right(
+        lab_files: dict[str, str], tmp_path: Path) -> None:
+    """A file whose size stays the same is told apart by its sha256 (never linked on size alone); text with
+    non-ASCII characters (its size unknown before encoding) is written as UTF-8 and linked when unchanged."""
+    files = {**lab_files, "plan.md": lab_files["plan.md"] + "\nreviewed by Jürgen\n"}
+    out = write_tree(files, tmp_path / "out")
+    same_size = {**files, "hosts/node1.sh": files["hosts/node1.sh"][:-2] + "#\n"}
+    assert len(same_size["hosts/node1.sh"]) == len(files["hosts/node1.sh"])
+    _, stats = write_tree_stats(same_size, out)
+    assert stats.written == 1 and stats.linked == len(files) - 1
+    assert read_plan_dir(out).files == same_size
+    assert (_version(out) / "plan.md").read_bytes() == files["plan.md"].encode()
+    back = {**files, "nccl.env": files["nccl.env"] + "\n"}
+    _, stats = write_tree_stats(back, out)
+    assert stats.written == 2 and stats.linked == len(files) - 2  # node1.sh back, nccl.env changed
+
+
+def test_files_are_flushed_once_per_publish_or_one_by_one_without_syncfs(
+        lab_files: dict[str, str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Where the file system can be flushed in one call (Linux syncfs) a new version is flushed once before
+    the switch, no fsync per file; elsewhere every file and directory made is fsynced, as before."""
+    from roce_tune import plandir
+
+    fsynced: list[int] = []
+    real_fsync = os.fsync
+    monkeypatch.setattr(os, "fsync", lambda fd: (fsynced.append(fd), real_fsync(fd))[1])
+    syncs: list[Path] = []
+    monkeypatch.setattr(plandir, "sync_file_system", lambda path: syncs.append(Path(path)))
+    monkeypatch.setattr(plandir, "can_sync_file_system", lambda: True)
+    out = write_tree(lab_files, tmp_path / "out")
+    changed = {**lab_files, "plan.md": lab_files["plan.md"] + "\nagain\n"}
+    write_tree(changed, out)
+    assert len(syncs) == 2 and len(fsynced) <= 4  # directories only: the parent, `out` after the switch
+    fsynced.clear()
+    monkeypatch.setattr(plandir, "can_sync_file_system", lambda: False)
+    write_tree(lab_files, out)
+    assert len(syncs) == 2 and len(fsynced) >= len(lab_files) + 2  # every file, SUMS, manifest, directories
+    assert read_plan_dir(out).files == lab_files
+
+
+def test_an_interrupted_build_is_not_reused_and_is_removed_by_the_next_write(
+        lab_files: dict[str, str], tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    write_tree_stats(lab_files, out, provenance=Provenance("inputs-a", {"n": 1}))
+    left = out / ".plan-new-ab12cd34"
+    (left / "switches").mkdir(parents=True)
+    (left / "switches" / "lab-leaf1.json").write_text("{}")
+    assert reusable(out, "inputs-a") is None and read_plan_dir(out).files == lab_files
+    changed = {**lab_files, "plan.md": "changed\n"}
+    _, stats = write_tree_stats(changed, out)
+    assert stats.published and not left.exists() and read_plan_dir(out).files == changed
+    assert sorted(p.name for p in out.iterdir() if p.name.startswith(".plan")) == [_version(out).name]
 
 
 def read_tree_ok(out: Path, files: dict[str, str]) -> bool:

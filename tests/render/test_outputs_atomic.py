@@ -36,7 +36,8 @@ def hook(fn):
             os.kill(os.getpid(), signal.SIGKILL)
         return fn(*args, **kwargs)
     return wrapped
-for name in ("mkdir", "symlink", "link", "rename", "replace", "unlink", "rmdir", "fsync", "chmod"):
+for name in ("mkdir", "symlink", "link", "rename", "replace", "unlink", "rmdir", "fsync", "chmod", "open",
+             "write"):
     setattr(os, name, hook(getattr(os, name)))
 builtins.open = hook(builtins.open)
 write_tree(files, out)
