@@ -9,10 +9,11 @@ run reports them all.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import NamedTuple
 
 from roce_tune.inventory.catalog import Catalog, CatalogError
-from roce_tune.inventory.models import TIER, Inventory, Role, Switch
+from roce_tune.inventory.models import TIER, Host, Inventory, Nic, Role, Switch
 
 
 class PortInfo(NamedTuple):
@@ -57,7 +58,13 @@ class Topology:
         ports: (switch, port) -> PortInfo for every declared switch port.
         peers: (switch, port) -> Peer for every cabled switch port.
         problems: (rule hint, path, message) for endpoints that could not be resolved.
-        hosts_per_leaf: leaf -> number of host NIC ports cabled to it.
+        link_ends: per link of ``inventory.links``, in order: (a device, a port, b device, b port, PortInfo of
+            the a end, of the b end); a PortInfo is None when that end is not a declared switch port.
+        foreign_link_ends: (link index, ``a``/``b``) of every link end whose device is not a switch, in
+            link order (hosts and devices outside the inventory).
+        nics: (``hosts[i].nics[j]``, host, nic) of every NIC in file order.
+        nic_ports: the PortInfo each NIC of ``nics`` is cabled to (its ``switch_port``), None when it has no
+            switch_port or that port is not declared.
     """
 
     inventory: Inventory
@@ -68,7 +75,16 @@ class Topology:
     duplicate_ports: list[tuple[str, str, str]] = field(default_factory=list)
     ports_by_switch: dict[str, list[PortInfo]] = field(default_factory=dict)
     cabled_by_switch: dict[str, list[str]] = field(default_factory=dict)
+    link_ends: list[tuple[str, str, str, str, PortInfo | None, PortInfo | None]] = field(default_factory=list)
+    foreign_link_ends: list[tuple[int, str]] = field(default_factory=list)
+    nics: list[tuple[str, Host, Nic]] = field(default_factory=list)
+    nic_ports: list[PortInfo | None] = field(default_factory=list)
     _directions: dict[tuple[str, str], str] | None = field(default=None, repr=False, compare=False)
+
+    @cached_property
+    def host_names(self) -> set[str]:
+        """Names of the inventory's hosts."""
+        return {h.name for h in self.inventory.hosts}
 
     def tier(self, switch: str) -> int:
         """Clos tier of a switch: leaf 0, spine 1, superspine 2."""
@@ -118,24 +134,57 @@ class Topology:
         return len({self.tier(s) for s in self.switches})
 
 
-def _index_ports(topo: Topology) -> None:
+_new_tuple = tuple.__new__  # PortInfo/Peer without their Python-level __new__ (~100k of each at 4,096 hosts)
+
+
+#: ``"switch:port"`` -> ((switch, port), PortInfo) of every declared port: a link end or a NIC's switch_port
+#: resolves with one lookup of the string it is written as, without splitting it (build time only)
+_Endpoints = dict[str, tuple[tuple[str, str], PortInfo]]
+
+
+def _index_ports(topo: Topology) -> _Endpoints:
+    """Expand every switch's port entries into :class:`PortInfo` (``ports``, ``ports_by_switch``); a name
+    declared twice goes to ``duplicate_ports``, an empty range to ``problems``. A range is expanded once per
+    distinct pattern (a fabric repeats a handful of patterns over its switches).
+
+    Returns:
+        the declared ports by their ``switch:port`` string (only for switch names without a colon, so
+        that ``endpoint.split(":", 1)`` gives the key back; a device name never has one).
+    """
+    ports, by_switch = topo.ports, topo.ports_by_switch
+    endpoints: _Endpoints = {}
+    expanded: dict[str, list[str]] = {}
     for si, sw in enumerate(topo.inventory.switches):
-        topo.switches[sw.name] = sw
+        sname = sw.name
+        topo.switches[sname] = sw
         for pi, port in enumerate(sw.ports):
             path = f"switches[{si}].ports[{pi}]"
-            try:
-                names = port.names()
-            except ValueError as exc:
-                topo.problems.append(("range", path + ".name", str(exc)))
-                continue
-            for name in names:
-                key = (sw.name, name)
-                if key in topo.ports:
-                    topo.duplicate_ports.append((path + ".name", f"{sw.name}:{name}", "declared twice"))
+            names = expanded.get(port.name)
+            if names is None:
+                try:
+                    names = expanded[port.name] = port.names()
+                except ValueError as exc:
+                    topo.problems.append(("range", path + ".name", str(exc)))
                     continue
-                info = PortInfo(sw.name, name, port.speed, port.lanes, port.mtu, port.admin_up, path)
-                topo.ports[key] = info
-                topo.ports_by_switch.setdefault(sw.name, []).append(info)
+            row = (port.speed, port.lanes, port.mtu, port.admin_up, path)
+            infos = [_new_tuple(PortInfo, (sname, name, *row)) for name in names]
+            keys = [(sname, name) for name in names]
+            if ports.keys().isdisjoint(keys):  # a range's names are distinct: no name repeats within it
+                ports.update(zip(keys, infos))
+                by_switch.setdefault(sname, []).extend(infos)
+                if ":" not in sname:
+                    prefix = sname + ":"
+                    endpoints.update(zip([prefix + name for name in names], zip(keys, infos)))
+                continue
+            for key, info in zip(keys, infos):
+                if key in ports:
+                    topo.duplicate_ports.append((path + ".name", f"{sname}:{key[1]}", "declared twice"))
+                    continue
+                ports[key] = info
+                by_switch.setdefault(sname, []).append(info)
+                if ":" not in sname:
+                    endpoints[f"{sname}:{key[1]}"] = (key, info)
+    return endpoints
 
 
 def _attach(topo: Topology, key: tuple[str, str], peer: Peer, path: str) -> None:
@@ -150,53 +199,104 @@ def _attach(topo: Topology, key: tuple[str, str], peer: Peer, path: str) -> None
 def build_topology(inv: Inventory) -> Topology:
     """Resolve ``inv`` into a :class:`Topology` (never raises for dangling references)."""
     topo = Topology(inventory=inv)
-    _index_ports(topo)
-    switches, ports = topo.switches, topo.ports
-    host_names: set[str] | None = None  # built on the first link end that names no switch
-    for li, link in enumerate(inv.links):
-        (adev, aport), (bdev, bport) = link.a.split(":", 1), link.b.split(":", 1)
-        for dev, port, side, odev, oport in ((adev, aport, "a", bdev, bport),
-                                             (bdev, bport, "b", adev, aport)):
-            path = f"links[{li}].{side}"
-            if dev not in switches:
-                # a host or unknown device on a switch link: recorded; lint decides
-                if host_names is None:
-                    host_names = {h.name for h in inv.hosts}
-                if dev not in host_names:
-                    topo.problems.append(("dangling", path, f"device {dev!r} is not in the inventory"))
-                continue
-            if (dev, port) not in ports:
-                topo.problems.append(("dangling", path, f"port {dev}:{port} is not declared on {dev}"))
-                continue
-            kind = "switch" if odev in switches else "external"
-            far = ports.get((odev, oport))
-            _attach(topo, (dev, port), Peer(kind, odev, oport, link.cable_length, f"links[{li}]",
-                                            far.speed_gbps if far is not None else None, link.lossless), path)
-    _cable_hosts(topo)
+    endpoints = _index_ports(topo)
+    _cable_links(topo, endpoints)
+    _cable_hosts(topo, endpoints)
     return topo
 
 
-def _cable_hosts(topo: Topology) -> None:
-    """Attach every NIC's ``switch_port`` (as :func:`_attach`, inlined for the 32k NICs of 4,096 hosts)."""
-    switches, ports, peers, cabled = topo.switches, topo.ports, topo.peers, topo.cabled_by_switch
+def _cable_links(topo: Topology, endpoints: _Endpoints) -> None:
+    """Attach both ends of every switch link (``links``); fill ``link_ends``, ``foreign_link_ends`` and the
+    ``dangling`` problems. A link between two declared switch ports not cabled yet (every link of a sound
+    fabric) takes the short path; anything else is resolved end by end (:func:`_cable_link_end`)."""
+    ports, peers, cabled, ends = topo.ports, topo.peers, topo.cabled_by_switch, topo.link_ends
+    for li, link in enumerate(topo.inventory.links):
+        a, b = endpoints.get(link.a), endpoints.get(link.b)
+        if a is None or b is None:
+            akey, bkey = _split(link.a), _split(link.b)
+            ia, ib = ports.get(akey), ports.get(bkey)
+        else:
+            (akey, ia), (bkey, ib) = a, b
+        (adev, aport), (bdev, bport) = akey, bkey
+        ends.append((adev, aport, bdev, bport, ia, ib))
+        path, cable, lossless = f"links[{li}]", link.cable_length, link.lossless
+        if ia is not None and ib is not None and akey not in peers and akey != bkey and bkey not in peers:
+            peers[akey] = _new_tuple(Peer, ("switch", bdev, bport, cable, path, ib.speed_gbps, lossless))
+            cabled.setdefault(adev, []).append(aport)
+            peers[bkey] = _new_tuple(Peer, ("switch", adev, aport, cable, path, ia.speed_gbps, lossless))
+            cabled.setdefault(bdev, []).append(bport)
+            continue
+        _cable_link_end(topo, li, "a", akey, bkey, ib)
+        _cable_link_end(topo, li, "b", bkey, akey, ia)
+
+
+def _split(endpoint: str) -> tuple[str, str]:
+    """``"leaf1:Ethernet0"`` -> ``("leaf1", "Ethernet0")`` (at the first colon: device names have none)."""
+    dev, _, port = endpoint.partition(":")
+    return dev, port
+
+
+def _cable_link_end(topo: Topology, li: int, side: str, key: tuple[str, str], far_key: tuple[str, str],
+                    far: PortInfo | None) -> None:
+    """Attach one end of ``links[li]`` (``side`` a or b) to its far end, or record why it cannot be."""
+    link = topo.inventory.links[li]
+    dev, port = key
+    path = f"links[{li}].{side}"
+    if dev not in topo.switches:
+        # a host or unknown device on a switch link: recorded; lint decides
+        topo.foreign_link_ends.append((li, side))
+        if dev not in topo.host_names:
+            topo.problems.append(("dangling", path, f"device {dev!r} is not in the inventory"))
+        return
+    if key not in topo.ports:
+        topo.problems.append(("dangling", path, f"port {dev}:{port} is not declared on {dev}"))
+        return
+    kind = "switch" if far_key[0] in topo.switches else "external"
+    _attach(topo, key, Peer(kind, far_key[0], far_key[1], link.cable_length, f"links[{li}]",
+                            far.speed_gbps if far is not None else None, link.lossless), path)
+
+
+def _cable_hosts(topo: Topology, endpoints: _Endpoints) -> None:
+    """Attach every NIC's ``switch_port`` (as :func:`_attach`, inlined for the 32k NICs of 4,096 hosts);
+    fill ``nics`` and ``nic_ports``."""
+    peers, cabled, nics, nic_ports = topo.peers, topo.cabled_by_switch, topo.nics, topo.nic_ports
     for hi, host in enumerate(topo.inventory.hosts):
+        hname = host.name
         for ni, nic in enumerate(host.nics):
+            path = f"hosts[{hi}].nics[{ni}]"
+            nics.append((path, host, nic))
             if nic.switch_port is None:
+                nic_ports.append(None)
                 continue
-            dev, port = key = tuple(nic.switch_port.split(":", 1))
-            if dev not in switches:
-                topo.problems.append(("dangling", f"hosts[{hi}].nics[{ni}].switch_port",
-                                      f"switch {dev!r} is not in the inventory"))
-            elif key not in ports:
-                topo.problems.append(("dangling", f"hosts[{hi}].nics[{ni}].switch_port",
-                                      f"port {dev}:{port} is not declared on {dev}"))
-            elif key in peers:
-                topo.duplicate_ports.append((f"hosts[{hi}].nics[{ni}].switch_port", f"{dev}:{port}",
-                                             f"already cabled at {peers[key].path}"))
+            found = endpoints.get(nic.switch_port)
+            if found is not None and found[0] not in peers:
+                key, info = found
+                nic_ports.append(info)
+                peers[key] = _new_tuple(Peer, ("host", hname, nic.netdev, nic.cable_length, path, nic.speed,
+                                               True))
+                cabled.setdefault(key[0], []).append(key[1])
             else:
-                peers[key] = Peer("host", host.name, nic.netdev, nic.cable_length, f"hosts[{hi}].nics[{ni}]",
-                                  nic.speed)
-                cabled.setdefault(dev, []).append(port)
+                nic_ports.append(_cable_host_problem(topo, path, nic.switch_port))
+
+
+def _cable_host_problem(topo: Topology, path: str, switch_port: str) -> PortInfo | None:
+    """Record why the NIC at ``path`` cannot be cabled to ``switch_port`` (dangling, or the port is taken;
+    a declared port that is free is attached, for a switch name :func:`_index_ports` could not index);
+    returns the declared port, if any."""
+    key = dev, port = _split(switch_port)
+    info = topo.ports.get(key)
+    nic = topo.nics[-1]
+    where = f"{path}.switch_port"
+    if dev not in topo.switches:
+        topo.problems.append(("dangling", where, f"switch {dev!r} is not in the inventory"))
+    elif info is None:
+        topo.problems.append(("dangling", where, f"port {dev}:{port} is not declared on {dev}"))
+    elif key in topo.peers:
+        topo.duplicate_ports.append((where, f"{dev}:{port}", f"already cabled at {topo.peers[key].path}"))
+    else:
+        _, host, n = nic
+        _attach(topo, key, Peer("host", host.name, n.netdev, n.cable_length, path, n.speed), path)
+    return info
 
 
 def asic_of(sw: Switch, catalog: Catalog) -> str:
