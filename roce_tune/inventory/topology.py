@@ -156,44 +156,64 @@ def _index_ports(topo: Topology) -> _Endpoints:
     expanded: dict[str, list[str]] = {}
     for si, sw in enumerate(topo.inventory.switches):
         sname = sw.name
+        entries = _expand_entries(topo, si, sw, expanded)
+        names = [name for _, entry_names in entries for name in entry_names]
+        infos = [_new_tuple(PortInfo, (sname, name, *row)) for row, entry_names in entries
+                 for name in entry_names]
+        keys = [(sname, name) for name in names]
+        prefix = None if ":" in sname else sname + ":"
+        if sname in topo.switches or len(set(names)) != len(names):  # a name may be declared twice
+            _index_one_by_one(topo, endpoints, keys, infos, prefix)
+        elif infos:
+            ports.update(zip(keys, infos))
+            by_switch[sname] = infos
+            if prefix is not None:
+                endpoints.update(zip([prefix + name for name in names], zip(keys, infos)))
         topo.switches[sname] = sw
-        for pi, port in enumerate(sw.ports):
-            path = f"switches[{si}].ports[{pi}]"
-            names = expanded.get(port.name)
-            if names is None:
-                try:
-                    names = expanded[port.name] = port.names()
-                except ValueError as exc:
-                    topo.problems.append(("range", path + ".name", str(exc)))
-                    continue
-            row = (port.speed, port.lanes, port.mtu, port.admin_up, path)
-            infos = [_new_tuple(PortInfo, (sname, name, *row)) for name in names]
-            keys = [(sname, name) for name in names]
-            if ports.keys().isdisjoint(keys):  # a range's names are distinct: no name repeats within it
-                ports.update(zip(keys, infos))
-                by_switch.setdefault(sname, []).extend(infos)
-                if ":" not in sname:
-                    prefix = sname + ":"
-                    endpoints.update(zip([prefix + name for name in names], zip(keys, infos)))
-                continue
-            for key, info in zip(keys, infos):
-                if key in ports:
-                    topo.duplicate_ports.append((path + ".name", f"{sname}:{key[1]}", "declared twice"))
-                    continue
-                ports[key] = info
-                by_switch.setdefault(sname, []).append(info)
-                if ":" not in sname:
-                    endpoints[f"{sname}:{key[1]}"] = (key, info)
     return endpoints
 
 
-def _attach(topo: Topology, key: tuple[str, str], peer: Peer, path: str) -> None:
-    if key in topo.peers:
-        other = topo.peers[key]
-        topo.duplicate_ports.append((path, f"{key[0]}:{key[1]}", f"already cabled at {other.path}"))
-        return
-    topo.peers[key] = peer
-    topo.cabled_by_switch.setdefault(key[0], []).append(key[1])
+def _expand_entries(topo: Topology, si: int, sw: Switch, expanded: dict[str, list[str]]
+                    ) -> list[tuple[tuple[int, int | None, int | None, bool, str], list[str]]]:
+    """((speed, lanes, mtu, admin_up, path), port names) of each port entry of ``sw`` (``switches[si]``)
+    in order; an empty range is recorded in ``problems`` and left out. ``expanded`` caches each pattern's
+    names."""
+    out = []
+    for pi, port in enumerate(sw.ports):
+        path = f"switches[{si}].ports[{pi}]"
+        names = expanded.get(port.name)
+        if names is None:
+            try:
+                names = expanded[port.name] = port.names()
+            except ValueError as exc:
+                topo.problems.append(("range", path + ".name", str(exc)))
+                continue
+        out.append(((port.speed, port.lanes, port.mtu, port.admin_up, path), names))
+    return out
+
+
+def _index_one_by_one(topo: Topology, endpoints: _Endpoints, keys: list[tuple[str, str]],
+                      infos: list[PortInfo], prefix: str | None) -> None:
+    """Index the ports of one switch in order, the first declaration of a name winning (the others go to
+    ``duplicate_ports``)."""
+    for key, info in zip(keys, infos):
+        if key in topo.ports:
+            topo.duplicate_ports.append((info.path + ".name", f"{key[0]}:{key[1]}", "declared twice"))
+            continue
+        topo.ports[key] = info
+        topo.ports_by_switch.setdefault(key[0], []).append(info)
+        if prefix is not None:
+            endpoints[prefix + key[1]] = (key, info)
+
+
+def _attach(topo: Topology, key: tuple[str, str], peer: Peer, path: str) -> bool:
+    """Cable ``key`` to ``peer`` and return True, or record it in ``duplicate_ports`` (at ``path``) if it is
+    cabled already (one dict lookup either way: there are ~100k ends at 4,096 hosts)."""
+    if topo.peers.setdefault(key, peer) is peer:
+        topo.cabled_by_switch.setdefault(key[0], []).append(key[1])
+        return True
+    topo.duplicate_ports.append((path, f"{key[0]}:{key[1]}", f"already cabled at {topo.peers[key].path}"))
+    return False
 
 
 def build_topology(inv: Inventory) -> Topology:
@@ -220,11 +240,17 @@ def _cable_links(topo: Topology, endpoints: _Endpoints) -> None:
         (adev, aport), (bdev, bport) = akey, bkey
         ends.append((adev, aport, bdev, bport, ia, ib))
         path, cable, lossless = f"links[{li}]", link.cable_length, link.lossless
-        if ia is not None and ib is not None and akey not in peers and akey != bkey and bkey not in peers:
-            peers[akey] = _new_tuple(Peer, ("switch", bdev, bport, cable, path, ib.speed_gbps, lossless))
-            cabled.setdefault(adev, []).append(aport)
-            peers[bkey] = _new_tuple(Peer, ("switch", adev, aport, cable, path, ia.speed_gbps, lossless))
-            cabled.setdefault(bdev, []).append(bport)
+        if ia is not None and ib is not None:  # two declared switch ports: _attach, inlined (32k links)
+            peer = _new_tuple(Peer, ("switch", bdev, bport, cable, path, ib.speed_gbps, lossless))
+            if peers.setdefault(akey, peer) is peer:
+                cabled.setdefault(adev, []).append(aport)
+            else:
+                _attach(topo, akey, peer, path + ".a")
+            peer = _new_tuple(Peer, ("switch", adev, aport, cable, path, ia.speed_gbps, lossless))
+            if peers.setdefault(bkey, peer) is peer:
+                cabled.setdefault(bdev, []).append(bport)
+            else:
+                _attach(topo, bkey, peer, path + ".b")
             continue
         _cable_link_end(topo, li, "a", akey, bkey, ib)
         _cable_link_end(topo, li, "b", bkey, akey, ia)
@@ -257,8 +283,7 @@ def _cable_link_end(topo: Topology, li: int, side: str, key: tuple[str, str], fa
 
 
 def _cable_hosts(topo: Topology, endpoints: _Endpoints) -> None:
-    """Attach every NIC's ``switch_port`` (as :func:`_attach`, inlined for the 32k NICs of 4,096 hosts);
-    fill ``nics`` and ``nic_ports``."""
+    """Attach every NIC's ``switch_port``; fill ``nics`` and ``nic_ports``."""
     peers, cabled, nics, nic_ports = topo.peers, topo.cabled_by_switch, topo.nics, topo.nic_ports
     for hi, host in enumerate(topo.inventory.hosts):
         hname = host.name
@@ -269,14 +294,16 @@ def _cable_hosts(topo: Topology, endpoints: _Endpoints) -> None:
                 nic_ports.append(None)
                 continue
             found = endpoints.get(nic.switch_port)
-            if found is not None and found[0] not in peers:
-                key, info = found
-                nic_ports.append(info)
-                peers[key] = _new_tuple(Peer, ("host", hname, nic.netdev, nic.cable_length, path, nic.speed,
-                                               True))
+            if found is None:
+                nic_ports.append(_cable_host_problem(topo, path, nic.switch_port))
+                continue
+            key, info = found
+            nic_ports.append(info)
+            peer = _new_tuple(Peer, ("host", hname, nic.netdev, nic.cable_length, path, nic.speed, True))
+            if peers.setdefault(key, peer) is peer:  # _attach_new, inlined for the 32k NICs of 4,096 hosts
                 cabled.setdefault(key[0], []).append(key[1])
             else:
-                nic_ports.append(_cable_host_problem(topo, path, nic.switch_port))
+                _attach(topo, key, peer, f"{path}.switch_port")
 
 
 def _cable_host_problem(topo: Topology, path: str, switch_port: str) -> PortInfo | None:

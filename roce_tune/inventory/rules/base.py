@@ -154,12 +154,10 @@ class LintContext:
         4,096-host fabric)."""
         return self.topo.nics
 
-    def cabled_nics(self) -> Iterator[tuple[str, Host, Nic, PortInfo | None]]:
-        """(``hosts[i].nics[j]``, host, nic, the declared switch port it is cabled to or None) for every NIC
-        that has a ``switch_port``, in file order."""
-        for (path, host, nic), info in zip(self.topo.nics, self.topo.nic_ports):
-            if nic.switch_port is not None:
-                yield path, host, nic, info
+    def nic_ports(self) -> Iterator[tuple[tuple[str, Host, Nic], PortInfo | None]]:
+        """((``hosts[i].nics[j]``, host, nic), the declared switch port its ``switch_port`` names or None)
+        for every NIC, in file order."""
+        return zip(self.topo.nics, self.topo.nic_ports)
 
     @cached_property
     def switch_specs(self) -> dict[str, SwitchModelSpec | None]:

@@ -208,8 +208,8 @@ hosts:
 """)
 def nic_speed_mismatch(ctx: LintContext) -> Iterator[Finding]:
     """Yield a finding per NIC whose speed differs from its declared switch port's."""
-    for path, host, nic, info in ctx.cabled_nics():
-        if info and info.speed_gbps != nic.speed:
+    for (path, host, nic), info in ctx.nic_ports():
+        if info is not None and info.speed_gbps != nic.speed:
             dev, port = info.switch, info.name
             yield ctx.finding(
                 f"{host.name} {nic.netdev} is {nic.speed}G but {dev}:{port} is {info.speed_gbps}G",

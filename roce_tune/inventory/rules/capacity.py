@@ -86,8 +86,10 @@ def unknown_catalog_id(ctx: LintContext) -> Iterator[Finding]:
         for field, value, lookup in checks:
             if _unknown(errors, (field, value), lookup):
                 uses.setdefault((field, value), []).append(f"{path}.{field}")
-    for path, _, nic in ctx.nics():
-        if _unknown(errors, ("nic", nic.model), catalog.nic):
+    models = {nic.model for _, _, nic in ctx.nics()}
+    unknown_nics = {m for m in models if _unknown(errors, ("nic", m), catalog.nic)}
+    for path, _, nic in ctx.nics() if unknown_nics else ():
+        if nic.model in unknown_nics:
             uses.setdefault(("nic", nic.model), []).append(f"{path}.model")
     for key, paths in uses.items():
         more = f" (used {len(paths)} times; first here)" if len(paths) > 1 else ""
@@ -210,14 +212,20 @@ links:
 """ + "".join(f'  - {{a: "leaf1:Ethernet{4 * i}", b: "ext{i}:Ethernet0", cable_length: 3m}}\n'
               for i in range(16)))
 def few_spare_ports(ctx: LintContext) -> Iterator[Finding]:
+    """Yield a finding per switch with fewer than :data:`SPARE_PORTS_MIN` of its capacity uncabled; the
+    capacity is computed once per (model, port entry speeds, declared port count)."""
+    capacities: dict[tuple[str, tuple[int, ...], int], int] = {}
     for path, sw in ctx.switches():
         if ctx.switch_path[sw.name] != path:
             continue
         declared = ctx.ports_by_switch.get(sw.name, 0)
         if not declared:
             continue
-        speeds = Counter(p.speed for p in sw.ports)
-        capacity = _capacity(ctx, sw.model, speeds, declared)
+        speeds = tuple(p.speed for p in sw.ports)
+        key = (sw.model, speeds, declared)  # everything _capacity reads (the catalog is the run's)
+        if key not in capacities:
+            capacities[key] = _capacity(ctx, sw.model, Counter(speeds), declared)
+        capacity = capacities[key]
         cabled = len(ctx.topo.cabled_ports(sw.name))
         spare = (capacity - cabled) / capacity
         if spare < SPARE_PORTS_MIN:

@@ -44,8 +44,8 @@ def rail_mismatch(ctx: LintContext) -> Iterator[Finding]:
     if not rail_opt:
         return
     served_by = {name: sw.served_rails for name, sw in ctx.topo.switches.items()}
-    for path, host, nic, info in ctx.cabled_nics():
-        if nic.rail is None:
+    for (path, host, nic), info in ctx.nic_ports():
+        if nic.rail is None or nic.switch_port is None:
             continue
         dev = info.switch if info is not None else (nic.switch_port or "").partition(":")[0]
         served = served_by.get(dev)

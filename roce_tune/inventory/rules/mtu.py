@@ -62,7 +62,7 @@ def _host_mtu_blame(ctx: LintContext) -> tuple[dict[str, list[str]], dict[str, s
     policy = ctx.inv.policy
     if _largest_host_mtu(ctx) + MTU_OVERHEAD_BYTES <= min(_port_mtus(ctx), default=policy.mtu):
         return blamed, detail
-    for path, host, nic, info in ctx.cabled_nics():
+    for (path, host, nic), info in ctx.nic_ports():
         if info is None:
             continue
         # ctx.host_mtu / ctx.port_mtu, inlined (32k NICs at 4,096 hosts)
