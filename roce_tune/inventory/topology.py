@@ -295,7 +295,7 @@ def _cable_hosts(topo: Topology, endpoints: _Endpoints) -> None:
                 continue
             found = endpoints.get(nic.switch_port)
             if found is None:
-                nic_ports.append(_cable_host_problem(topo, path, nic.switch_port))
+                nic_ports.append(_cable_host_problem(topo, path, host, nic))
                 continue
             key, info = found
             nic_ports.append(info)
@@ -306,23 +306,19 @@ def _cable_hosts(topo: Topology, endpoints: _Endpoints) -> None:
                 _attach(topo, key, peer, f"{path}.switch_port")
 
 
-def _cable_host_problem(topo: Topology, path: str, switch_port: str) -> PortInfo | None:
-    """Record why the NIC at ``path`` cannot be cabled to ``switch_port`` (dangling, or the port is taken;
-    a declared port that is free is attached, for a switch name :func:`_index_ports` could not index);
-    returns the declared port, if any."""
-    key = dev, port = _split(switch_port)
+def _cable_host_problem(topo: Topology, path: str, host: Host, nic: Nic) -> PortInfo | None:
+    """Record why ``nic`` (at ``path``) cannot be cabled to its ``switch_port`` (dangling, or the port is
+    taken; a declared port that is free is attached, for a switch name :func:`_index_ports` could not
+    index); returns the declared port, if any."""
+    key = dev, port = _split(nic.switch_port or "")
     info = topo.ports.get(key)
-    nic = topo.nics[-1]
     where = f"{path}.switch_port"
     if dev not in topo.switches:
         topo.problems.append(("dangling", where, f"switch {dev!r} is not in the inventory"))
     elif info is None:
         topo.problems.append(("dangling", where, f"port {dev}:{port} is not declared on {dev}"))
-    elif key in topo.peers:
-        topo.duplicate_ports.append((where, f"{dev}:{port}", f"already cabled at {topo.peers[key].path}"))
     else:
-        _, host, n = nic
-        _attach(topo, key, Peer("host", host.name, n.netdev, n.cable_length, path, n.speed), path)
+        _attach(topo, key, Peer("host", host.name, nic.netdev, nic.cable_length, path, nic.speed), where)
     return info
 
 
