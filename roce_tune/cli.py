@@ -19,12 +19,12 @@ from rich.table import Table
 from rich.text import Text
 
 from roce_tune import __version__
-from roce_tune.findings import Finding, RoceTuneError, Severity, has_errors
 from roce_tune.platforms import DEFAULT_SWITCH_PLATFORM
 
 if TYPE_CHECKING:
     from roce_tune.deploy.drivers import PushOptions
     from roce_tune.deploy.runner import SessionTiming, StopRequest, Target
+    from roce_tune.findings import Finding
     from roce_tune.inventory.loader import LoadedInventory
     from roce_tune.inventory.skeleton import SkeletonOptions
     from roce_tune.plan import Plan
@@ -121,6 +121,7 @@ def lint(
     """Validate inventories: schema, names, units, semantic rules (RT0xx/RT1xx) and the plan's safety
     checks (RT2xx: headroom budget, ECN below the PFC trigger, deadlock, consistency)."""
     from roce_tune.checks import check_inventory
+    from roce_tune.findings import RoceTuneError, Severity, has_errors
     from roce_tune.inventory.loader import load_inventory
     from roce_tune.inventory.report import format_findings
 
@@ -175,6 +176,7 @@ def expand(
 ) -> None:
     """Print (or write with --out) the full form of an inventory: its fabric intent expanded into switches,
     links and hosts."""
+    from roce_tune.findings import RoceTuneError
     from roce_tune.inventory.intent import full_form_yaml
     from roce_tune.inventory.loader import full_form_data
 
@@ -266,6 +268,7 @@ def explain(
     ECN values (kmin_bytes, kmax_bytes, pmax_percent) it also prints the port class's simulator scorecard."""
     from roce_tune.explain import ExplainError
     from roce_tune.explain import explain as run_explain
+    from roce_tune.findings import RoceTuneError
     from roce_tune.pipeline import derive_device
 
     loaded = _load(inventory)
@@ -663,6 +666,7 @@ def _apply_targets_of(source: Path, limit: list[str]) -> tuple[list[Target], Pat
     it cannot be read or ``--limit`` matches no device."""
     from roce_tune.deploy.apply import load_source
     from roce_tune.deploy.runner import select
+    from roce_tune.findings import RoceTuneError
 
     try:
         targets, default_logs = load_source(source)
@@ -719,6 +723,7 @@ def nccl_report(
     line_rate: str | None = typer.Option(None, "--line-rate", help="NIC line rate, e.g. 400G"),
 ) -> None:
     """Read nccl-tests logs: per run busbw, validation status, fraction of line rate."""
+    from roce_tune.findings import RoceTuneError
     from roce_tune.verify.nccl_report import nccl_report as fn
 
     try:
@@ -783,6 +788,7 @@ def verify(
 loop."""
     from roce_tune.deploy.drivers import PushOptions
     from roce_tune.deploy.runner import ApplyOptions
+    from roce_tune.findings import RoceTuneError
     from roce_tune.verify.launch import COLLECTIVES, LAUNCHERS
     from roce_tune.verify.run import VerifyOptions, verify_fabric
 
@@ -856,6 +862,7 @@ def audit(
 (RT4xx)."""
     from roce_tune.audit import FORMATS, AuditUsageError, LiveOptions, audit_dir, audit_live, format_report
     from roce_tune.deploy.runner import ApplyOptions
+    from roce_tune.findings import RoceTuneError
 
     if fmt not in FORMATS:
         err.print(f"error: --format must be one of {', '.join(FORMATS)}, not {fmt!r}", markup=False)
@@ -1003,6 +1010,7 @@ def import_cabling(
 ) -> None:
     """Write an inventory skeleton from a cabling plan, or merge the plan's cabling into an inventory.
     Any bad row: every problem at file:line with its column, exit 1, nothing written."""
+    from roce_tune.findings import RoceTuneError
     from roce_tune.inventory.cabling_import import (
         merge_into,
         parse_columns_option,
@@ -1045,6 +1053,7 @@ def import_lldp(
 ) -> None:
     """Build an inventory from what the network reports: devices, ports, links and host NICs from LLDP,
     switch models and OS releases from show version. An unreadable capture: file:line, exit 1."""
+    from roce_tune.findings import RoceTuneError
     from roce_tune.inventory.lldp import inventory_from_lldp, read_lldp_dir
     from roce_tune.inventory.skeleton import inventory_yaml
 

@@ -142,11 +142,18 @@ class Catalog(BaseModel):
 
 
 def _read(name: str) -> object:
-    text = resources.files("roce_tune.catalog").joinpath(name).read_text(encoding="utf-8")
+    """The parsed YAML of the shipped catalog file ``name`` (shared between calls: do not modify it)."""
+    return _parse(resources.files("roce_tune.catalog").joinpath(name).read_text(encoding="utf-8"))
+
+
+@lru_cache(maxsize=8)
+def _parse(text: str) -> object:
+    """``text`` parsed as YAML, once per distinct text (the key is the whole input, so the memo is exact):
+    ``lint`` loads the catalog twice (the rules, then the platforms' ``asic_family``), ~40 ms each."""
     return YAML(typ="safe").load(text)
 
 
-@lru_cache(maxsize=1)
+@lru_cache(maxsize=64)
 def asic_family(asic_id: str) -> str:
     """The catalog family of ``asic_id`` (``spectrum-4`` -> ``spectrum``, ``tomahawk-5`` -> ``tomahawk``);
     for an id the shipped catalog does not list, the id without its trailing ``-<generation>``. Never

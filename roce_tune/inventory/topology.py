@@ -9,10 +9,11 @@ run reports them all.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import NamedTuple
 
 from roce_tune.inventory.catalog import Catalog, CatalogError
-from roce_tune.inventory.models import TIER, Inventory, Role, Switch
+from roce_tune.inventory.models import TIER, Host, Inventory, Nic, Role, Switch
 
 
 class PortInfo(NamedTuple):
@@ -57,7 +58,13 @@ class Topology:
         ports: (switch, port) -> PortInfo for every declared switch port.
         peers: (switch, port) -> Peer for every cabled switch port.
         problems: (rule hint, path, message) for endpoints that could not be resolved.
-        hosts_per_leaf: leaf -> number of host NIC ports cabled to it.
+        link_ends: per link of ``inventory.links``, in order: (a device, a port, b device, b port, PortInfo of
+            the a end, of the b end); a PortInfo is None when that end is not a declared switch port.
+        foreign_link_ends: (link index, ``a``/``b``) of every link end whose device is not a switch, in
+            link order (hosts and devices outside the inventory).
+        nics: (``hosts[i].nics[j]``, host, nic) of every NIC in file order.
+        nic_ports: the PortInfo each NIC of ``nics`` is cabled to (its ``switch_port``), None when it has no
+            switch_port or that port is not declared.
     """
 
     inventory: Inventory
@@ -68,7 +75,16 @@ class Topology:
     duplicate_ports: list[tuple[str, str, str]] = field(default_factory=list)
     ports_by_switch: dict[str, list[PortInfo]] = field(default_factory=dict)
     cabled_by_switch: dict[str, list[str]] = field(default_factory=dict)
+    link_ends: list[tuple[str, str, str, str, PortInfo | None, PortInfo | None]] = field(default_factory=list)
+    foreign_link_ends: list[tuple[int, str]] = field(default_factory=list)
+    nics: list[tuple[str, Host, Nic]] = field(default_factory=list)
+    nic_ports: list[PortInfo | None] = field(default_factory=list)
     _directions: dict[tuple[str, str], str] | None = field(default=None, repr=False, compare=False)
+
+    @cached_property
+    def host_names(self) -> set[str]:
+        """Names of the inventory's hosts."""
+        return {h.name for h in self.inventory.hosts}
 
     def tier(self, switch: str) -> int:
         """Clos tier of a switch: leaf 0, spine 1, superspine 2."""
@@ -118,85 +134,192 @@ class Topology:
         return len({self.tier(s) for s in self.switches})
 
 
-def _index_ports(topo: Topology) -> None:
+_new_tuple = tuple.__new__  # PortInfo/Peer without their Python-level __new__ (~100k of each at 4,096 hosts)
+
+
+#: ``"switch:port"`` -> ((switch, port), PortInfo) of every declared port: a link end or a NIC's switch_port
+#: resolves with one lookup of the string it is written as, without splitting it (build time only)
+_Endpoints = dict[str, tuple[tuple[str, str], PortInfo]]
+
+
+def _index_ports(topo: Topology) -> _Endpoints:
+    """Expand every switch's port entries into :class:`PortInfo` (``ports``, ``ports_by_switch``); a name
+    declared twice goes to ``duplicate_ports``, an empty range to ``problems``. A range is expanded once per
+    distinct pattern (a fabric repeats a handful of patterns over its switches).
+
+    Returns:
+        the declared ports by their ``switch:port`` string (only for switch names without a colon, so
+        that ``endpoint.split(":", 1)`` gives the key back; a device name never has one).
+    """
+    ports, by_switch = topo.ports, topo.ports_by_switch
+    endpoints: _Endpoints = {}
+    expanded: dict[str, list[str]] = {}
     for si, sw in enumerate(topo.inventory.switches):
-        topo.switches[sw.name] = sw
-        for pi, port in enumerate(sw.ports):
-            path = f"switches[{si}].ports[{pi}]"
+        sname = sw.name
+        entries = _expand_entries(topo, si, sw, expanded)
+        names = [name for _, entry_names in entries for name in entry_names]
+        infos = [_new_tuple(PortInfo, (sname, name, *row)) for row, entry_names in entries
+                 for name in entry_names]
+        keys = [(sname, name) for name in names]
+        prefix = None if ":" in sname else sname + ":"
+        if sname in topo.switches or len(set(names)) != len(names):  # a name may be declared twice
+            _index_one_by_one(topo, endpoints, keys, infos, prefix)
+        elif infos:
+            ports.update(zip(keys, infos))
+            by_switch[sname] = infos
+            if prefix is not None:
+                endpoints.update(zip([prefix + name for name in names], zip(keys, infos)))
+        topo.switches[sname] = sw
+    return endpoints
+
+
+def _expand_entries(topo: Topology, si: int, sw: Switch, expanded: dict[str, list[str]]
+                    ) -> list[tuple[tuple[int, int | None, int | None, bool, str], list[str]]]:
+    """((speed, lanes, mtu, admin_up, path), port names) of each port entry of ``sw`` (``switches[si]``)
+    in order; an empty range is recorded in ``problems`` and left out. ``expanded`` caches each pattern's
+    names."""
+    out = []
+    for pi, port in enumerate(sw.ports):
+        path = f"switches[{si}].ports[{pi}]"
+        names = expanded.get(port.name)
+        if names is None:
             try:
-                names = port.names()
+                names = expanded[port.name] = port.names()
             except ValueError as exc:
                 topo.problems.append(("range", path + ".name", str(exc)))
                 continue
-            for name in names:
-                key = (sw.name, name)
-                if key in topo.ports:
-                    topo.duplicate_ports.append((path + ".name", f"{sw.name}:{name}", "declared twice"))
-                    continue
-                info = PortInfo(sw.name, name, port.speed, port.lanes, port.mtu, port.admin_up, path)
-                topo.ports[key] = info
-                topo.ports_by_switch.setdefault(sw.name, []).append(info)
+        out.append(((port.speed, port.lanes, port.mtu, port.admin_up, path), names))
+    return out
 
 
-def _attach(topo: Topology, key: tuple[str, str], peer: Peer, path: str) -> None:
-    if key in topo.peers:
-        other = topo.peers[key]
-        topo.duplicate_ports.append((path, f"{key[0]}:{key[1]}", f"already cabled at {other.path}"))
-        return
-    topo.peers[key] = peer
-    topo.cabled_by_switch.setdefault(key[0], []).append(key[1])
+def _index_one_by_one(topo: Topology, endpoints: _Endpoints, keys: list[tuple[str, str]],
+                      infos: list[PortInfo], prefix: str | None) -> None:
+    """Index the ports of one switch in order, the first declaration of a name winning (the others go to
+    ``duplicate_ports``)."""
+    for key, info in zip(keys, infos):
+        if key in topo.ports:
+            topo.duplicate_ports.append((info.path + ".name", f"{key[0]}:{key[1]}", "declared twice"))
+            continue
+        topo.ports[key] = info
+        topo.ports_by_switch.setdefault(key[0], []).append(info)
+        if prefix is not None:
+            endpoints[prefix + key[1]] = (key, info)
+
+
+def _attach(topo: Topology, key: tuple[str, str], peer: Peer, path: str) -> bool:
+    """Cable ``key`` to ``peer`` and return True, or record it in ``duplicate_ports`` (at ``path``) if it is
+    cabled already (one dict lookup either way: there are ~100k ends at 4,096 hosts)."""
+    if topo.peers.setdefault(key, peer) is peer:
+        topo.cabled_by_switch.setdefault(key[0], []).append(key[1])
+        return True
+    topo.duplicate_ports.append((path, f"{key[0]}:{key[1]}", f"already cabled at {topo.peers[key].path}"))
+    return False
 
 
 def build_topology(inv: Inventory) -> Topology:
     """Resolve ``inv`` into a :class:`Topology` (never raises for dangling references)."""
     topo = Topology(inventory=inv)
-    _index_ports(topo)
-    switches, ports = topo.switches, topo.ports
-    host_names: set[str] | None = None  # built on the first link end that names no switch
-    for li, link in enumerate(inv.links):
-        (adev, aport), (bdev, bport) = link.a.split(":", 1), link.b.split(":", 1)
-        for dev, port, side, odev, oport in ((adev, aport, "a", bdev, bport),
-                                             (bdev, bport, "b", adev, aport)):
-            path = f"links[{li}].{side}"
-            if dev not in switches:
-                # a host or unknown device on a switch link: recorded; lint decides
-                if host_names is None:
-                    host_names = {h.name for h in inv.hosts}
-                if dev not in host_names:
-                    topo.problems.append(("dangling", path, f"device {dev!r} is not in the inventory"))
-                continue
-            if (dev, port) not in ports:
-                topo.problems.append(("dangling", path, f"port {dev}:{port} is not declared on {dev}"))
-                continue
-            kind = "switch" if odev in switches else "external"
-            far = ports.get((odev, oport))
-            _attach(topo, (dev, port), Peer(kind, odev, oport, link.cable_length, f"links[{li}]",
-                                            far.speed_gbps if far is not None else None, link.lossless), path)
-    _cable_hosts(topo)
+    endpoints = _index_ports(topo)
+    _cable_links(topo, endpoints)
+    _cable_hosts(topo, endpoints)
     return topo
 
 
-def _cable_hosts(topo: Topology) -> None:
-    """Attach every NIC's ``switch_port`` (as :func:`_attach`, inlined for the 32k NICs of 4,096 hosts)."""
-    switches, ports, peers, cabled = topo.switches, topo.ports, topo.peers, topo.cabled_by_switch
-    for hi, host in enumerate(topo.inventory.hosts):
-        for ni, nic in enumerate(host.nics):
-            if nic.switch_port is None:
-                continue
-            dev, port = key = tuple(nic.switch_port.split(":", 1))
-            if dev not in switches:
-                topo.problems.append(("dangling", f"hosts[{hi}].nics[{ni}].switch_port",
-                                      f"switch {dev!r} is not in the inventory"))
-            elif key not in ports:
-                topo.problems.append(("dangling", f"hosts[{hi}].nics[{ni}].switch_port",
-                                      f"port {dev}:{port} is not declared on {dev}"))
-            elif key in peers:
-                topo.duplicate_ports.append((f"hosts[{hi}].nics[{ni}].switch_port", f"{dev}:{port}",
-                                             f"already cabled at {peers[key].path}"))
+def _cable_links(topo: Topology, endpoints: _Endpoints) -> None:
+    """Attach both ends of every switch link (``links``); fill ``link_ends``, ``foreign_link_ends`` and the
+    ``dangling`` problems. A link between two declared switch ports not cabled yet (every link of a sound
+    fabric) takes the short path; anything else is resolved end by end (:func:`_cable_link_end`)."""
+    ports, peers, cabled, ends = topo.ports, topo.peers, topo.cabled_by_switch, topo.link_ends
+    for li, link in enumerate(topo.inventory.links):
+        a, b = endpoints.get(link.a), endpoints.get(link.b)
+        if a is None or b is None:
+            akey, bkey = _split(link.a), _split(link.b)
+            ia, ib = ports.get(akey), ports.get(bkey)
+        else:
+            (akey, ia), (bkey, ib) = a, b
+        (adev, aport), (bdev, bport) = akey, bkey
+        ends.append((adev, aport, bdev, bport, ia, ib))
+        path, cable, lossless = f"links[{li}]", link.cable_length, link.lossless
+        if ia is not None and ib is not None:  # two declared switch ports: _attach, inlined (32k links)
+            peer = _new_tuple(Peer, ("switch", bdev, bport, cable, path, ib.speed_gbps, lossless))
+            if peers.setdefault(akey, peer) is peer:
+                cabled.setdefault(adev, []).append(aport)
             else:
-                peers[key] = Peer("host", host.name, nic.netdev, nic.cable_length, f"hosts[{hi}].nics[{ni}]",
-                                  nic.speed)
-                cabled.setdefault(dev, []).append(port)
+                _attach(topo, akey, peer, path + ".a")
+            peer = _new_tuple(Peer, ("switch", adev, aport, cable, path, ia.speed_gbps, lossless))
+            if peers.setdefault(bkey, peer) is peer:
+                cabled.setdefault(bdev, []).append(bport)
+            else:
+                _attach(topo, bkey, peer, path + ".b")
+            continue
+        _cable_link_end(topo, li, "a", akey, bkey, ib)
+        _cable_link_end(topo, li, "b", bkey, akey, ia)
+
+
+def _split(endpoint: str) -> tuple[str, str]:
+    """``"leaf1:Ethernet0"`` -> ``("leaf1", "Ethernet0")`` (at the first colon: device names have none)."""
+    dev, _, port = endpoint.partition(":")
+    return dev, port
+
+
+def _cable_link_end(topo: Topology, li: int, side: str, key: tuple[str, str], far_key: tuple[str, str],
+                    far: PortInfo | None) -> None:
+    """Attach one end of ``links[li]`` (``side`` a or b) to its far end, or record why it cannot be."""
+    link = topo.inventory.links[li]
+    dev, port = key
+    path = f"links[{li}].{side}"
+    if dev not in topo.switches:
+        # a host or unknown device on a switch link: recorded; lint decides
+        topo.foreign_link_ends.append((li, side))
+        if dev not in topo.host_names:
+            topo.problems.append(("dangling", path, f"device {dev!r} is not in the inventory"))
+        return
+    if key not in topo.ports:
+        topo.problems.append(("dangling", path, f"port {dev}:{port} is not declared on {dev}"))
+        return
+    kind = "switch" if far_key[0] in topo.switches else "external"
+    _attach(topo, key, Peer(kind, far_key[0], far_key[1], link.cable_length, f"links[{li}]",
+                            far.speed_gbps if far is not None else None, link.lossless), path)
+
+
+def _cable_hosts(topo: Topology, endpoints: _Endpoints) -> None:
+    """Attach every NIC's ``switch_port``; fill ``nics`` and ``nic_ports``."""
+    peers, cabled, nics, nic_ports = topo.peers, topo.cabled_by_switch, topo.nics, topo.nic_ports
+    for hi, host in enumerate(topo.inventory.hosts):
+        hname = host.name
+        for ni, nic in enumerate(host.nics):
+            path = f"hosts[{hi}].nics[{ni}]"
+            nics.append((path, host, nic))
+            if nic.switch_port is None:
+                nic_ports.append(None)
+                continue
+            found = endpoints.get(nic.switch_port)
+            if found is None:
+                nic_ports.append(_cable_host_problem(topo, path, host, nic))
+                continue
+            key, info = found
+            nic_ports.append(info)
+            peer = _new_tuple(Peer, ("host", hname, nic.netdev, nic.cable_length, path, nic.speed, True))
+            if peers.setdefault(key, peer) is peer:  # _attach_new, inlined for the 32k NICs of 4,096 hosts
+                cabled.setdefault(key[0], []).append(key[1])
+            else:
+                _attach(topo, key, peer, f"{path}.switch_port")
+
+
+def _cable_host_problem(topo: Topology, path: str, host: Host, nic: Nic) -> PortInfo | None:
+    """Record why ``nic`` (at ``path``) cannot be cabled to its ``switch_port`` (dangling, or the port is
+    taken; a declared port that is free is attached, for a switch name :func:`_index_ports` could not
+    index); returns the declared port, if any."""
+    key = dev, port = _split(nic.switch_port or "")
+    info = topo.ports.get(key)
+    where = f"{path}.switch_port"
+    if dev not in topo.switches:
+        topo.problems.append(("dangling", where, f"switch {dev!r} is not in the inventory"))
+    elif info is None:
+        topo.problems.append(("dangling", where, f"port {dev}:{port} is not declared on {dev}"))
+    else:
+        _attach(topo, key, Peer("host", host.name, nic.netdev, nic.cable_length, path, nic.speed), where)
+    return info
 
 
 def asic_of(sw: Switch, catalog: Catalog) -> str:

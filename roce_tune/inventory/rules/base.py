@@ -15,10 +15,10 @@ from dataclasses import dataclass, field
 from functools import cached_property
 
 from roce_tune.findings import Finding, Severity
-from roce_tune.inventory.catalog import Catalog
+from roce_tune.inventory.catalog import Catalog, CatalogError, SwitchModelSpec
 from roce_tune.inventory.loader import LoadedInventory
 from roce_tune.inventory.models import Host, Inventory, Nic, Switch
-from roce_tune.inventory.topology import Peer, Topology
+from roce_tune.inventory.topology import Peer, PortInfo, Topology
 
 #: L2 bytes a switch port MTU must allow above the host (L3) MTU: Ethernet II header 14 B + FCS 4 B
 #: (IEEE 802.3 clause 3.1.1) + one 802.1Q tag 4 B (IEEE 802.1Q clause 9). Vendors differ in whether
@@ -126,7 +126,8 @@ class LintContext:
 
     @cached_property
     def host_names(self) -> set[str]:
-        return {h.name for h in self.inv.hosts}
+        """Names of the inventory's hosts."""
+        return self.topo.host_names
 
     @cached_property
     def peers_by_switch(self) -> dict[str, list[tuple[str, Peer, str]]]:
@@ -141,20 +142,35 @@ class LintContext:
     @cached_property
     def ports_by_switch(self) -> dict[str, int]:
         """Switch -> number of declared (expanded) ports."""
-        out: dict[str, int] = {}
-        for sw, _ in self.topo.ports:
-            out[sw] = out.get(sw, 0) + 1
-        return out
+        return {sw: len(infos) for sw, infos in self.topo.ports_by_switch.items()}
 
     def nics(self) -> Iterator[tuple[str, Host, Nic]]:
         """(``hosts[i].nics[j]``, host, nic) for every NIC."""
         return iter(self._nics)
 
-    @cached_property
+    @property
     def _nics(self) -> list[tuple[str, Host, Nic]]:
-        """What :meth:`nics` yields, built once: several rules walk the 32k NICs of a 4,096-host fabric."""
-        return [(f"hosts[{hi}].nics[{ni}]", host, nic)
-                for hi, host in enumerate(self.inv.hosts) for ni, nic in enumerate(host.nics)]
+        """What :meth:`nics` yields (the topology's list, built once: several rules walk the 32k NICs of a
+        4,096-host fabric)."""
+        return self.topo.nics
+
+    def nic_ports(self) -> Iterator[tuple[tuple[str, Host, Nic], PortInfo | None]]:
+        """((``hosts[i].nics[j]``, host, nic), the declared switch port its ``switch_port`` names or None)
+        for every NIC, in file order."""
+        return zip(self.topo.nics, self.topo.nic_ports)
+
+    @cached_property
+    def switch_specs(self) -> dict[str, SwitchModelSpec | None]:
+        """Switch model (as written) -> its catalog entry, None when the catalog does not know it or there is
+        no catalog; one lookup per distinct model."""
+        out: dict[str, SwitchModelSpec | None] = {}
+        for sw in self.inv.switches:
+            if sw.model not in out:
+                try:
+                    out[sw.model] = self.catalog.switch_model(sw.model) if self.catalog else None
+                except CatalogError:
+                    out[sw.model] = None
+        return out
 
     def switches(self) -> Iterator[tuple[str, Switch]]:
         """(``switches[i]``, switch) for every switch."""

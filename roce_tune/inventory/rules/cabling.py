@@ -32,7 +32,7 @@ switches:
 
 
 def _close_ports(ctx: LintContext, switch: str, port: str) -> str:
-    names = [p for (s, p) in ctx.topo.ports if s == switch]
+    names = [p.name for p in ctx.topo.ports_of(switch)]
     close = difflib.get_close_matches(port, names, n=3, cutoff=0.6)
     return f" (did you mean {', '.join(close)}?)" if close else ""
 
@@ -68,9 +68,13 @@ hosts:
         cable_length: 3m
 """)
 def dangling_endpoint(ctx: LintContext) -> Iterator[Finding]:
-    for li, link in enumerate(ctx.inv.links):
-        for side in ("a", "b"):
-            dev, port = getattr(link, side).split(":", 1)
+    """Yield a finding per link end on a declared switch that names an undeclared port, and per NIC whose
+    switch_port names an undeclared switch or port. The topology records each of these as a ``dangling``
+    problem (with the unknown devices on links, RT113's), so an inventory without one is not walked."""
+    if not any(hint == "dangling" for hint, _, _ in ctx.topo.problems):
+        return
+    for li, (adev, aport, bdev, bport, _, _) in enumerate(ctx.topo.link_ends):
+        for side, dev, port in (("a", adev, aport), ("b", bdev, bport)):
             if dev in ctx.topo.switches and (dev, port) not in ctx.topo.ports:
                 yield ctx.finding(
                     f"link endpoint {dev}:{port}: {dev} declares no port "
@@ -161,10 +165,11 @@ links:
   - {a: "leaf1:Ethernet120", b: "spine1:Ethernet0", cable_length: 30m}
 """)
 def link_speed_mismatch(ctx: LintContext) -> Iterator[Finding]:
-    for li, link in enumerate(ctx.inv.links):
-        (da, pa), (db, pb) = link.a.split(":", 1), link.b.split(":", 1)
-        ia, ib = ctx.topo.ports.get((da, pa)), ctx.topo.ports.get((db, pb))
+    """Yield a finding per link whose two declared ports differ in speed."""
+    links = ctx.inv.links
+    for li, (da, pa, _, _, ia, ib) in enumerate(ctx.topo.link_ends):
         if ia and ib and ia.speed_gbps != ib.speed_gbps:
+            link = links[li]
             yield ctx.finding(
                 f"link {link.a} ({ia.speed_gbps}G) <-> {link.b} ({ib.speed_gbps}G): the ends have different "
                 "speeds",
@@ -202,12 +207,10 @@ hosts:
         cable_length: 3m
 """)
 def nic_speed_mismatch(ctx: LintContext) -> Iterator[Finding]:
-    for path, host, nic in ctx.nics():
-        if nic.switch_port is None:
-            continue
-        dev, port = nic.switch_port.split(":", 1)
-        info = ctx.topo.ports.get((dev, port))
-        if info and info.speed_gbps != nic.speed:
+    """Yield a finding per NIC whose speed differs from its declared switch port's."""
+    for (path, host, nic), info in ctx.nic_ports():
+        if info is not None and info.speed_gbps != nic.speed:
+            dev, port = info.switch, info.name
             yield ctx.finding(
                 f"{host.name} {nic.netdev} is {nic.speed}G but {dev}:{port} is {info.speed_gbps}G",
                 f"set the NIC speed to {info.speed_gbps}G, or the port speed in {info.path} "
@@ -248,7 +251,7 @@ def missing_cable_length(ctx: LintContext) -> Iterator[Finding]:
     where = "defaults.cable_length" + ("" if ctx.explicit("defaults.cable_length") else " (built-in)")
     for li, link in enumerate(ctx.inv.links):
         if link.cable_length is None and link.lossless:  # a lossy link gets no headroom
-            dev, port = link.a.split(":", 1)
+            dev, port = ctx.topo.link_ends[li][:2]
             yield ctx.finding(f"link {link.a} <-> {link.b} has no cable_length; headroom uses {default_m:g} "
                               f"m from {where}", "add cable_length: <metres> to the link (e.g. 30m)",
                               f"links[{li}]", device=dev, port=port)
@@ -283,23 +286,24 @@ links:
   - {a: "leaf1:Ethernet120", b: "border1:Ethernet0", cable_length: 30m}
 """)
 def external_lossless_peer(ctx: LintContext) -> Iterator[Finding]:
-    for li, link in enumerate(ctx.inv.links):
-        ends = [link.a.split(":", 1), link.b.split(":", 1)]
-        for side, (dev, port), (odev, oport) in (("a", ends[0], ends[1]), ("b", ends[1], ends[0])):
-            if dev in ctx.topo.switches:
-                continue
-            if dev in ctx.host_names:
-                yield ctx.finding(f"link names host {dev}; host cables are declared on the NIC "
-                                  "(switch_port), so this link is not used",
-                                  f"remove the link and set switch_port: "
-                                  f"\"{odev}:{oport}\" on {dev}'s NIC", f"links[{li}].{side}", device=dev,
-                                  port=port)
-            elif odev in ctx.topo.switches and link.lossless:
-                yield ctx.finding(f"{odev}:{oport} is cabled to {dev}, which is not in the inventory: PFC "
-                                  "and ECN will be enabled toward a device roce-tune cannot configure",
-                                  f"add {dev} to switches (so its PFC/ECN matches), or set lossless: false "
-                                  f"on the link to keep {odev}:{oport} out of the lossless domain",
-                                  f"links[{li}].{side}", device=odev, port=oport)
+    """Yield a finding per link end that names a host, and per lossless link end that names a device not in
+    the inventory while its other end is a switch (the topology's ``foreign_link_ends``, in link order)."""
+    for li, side in ctx.topo.foreign_link_ends:
+        link = ctx.inv.links[li]
+        adev, aport, bdev, bport, _, _ = ctx.topo.link_ends[li]
+        dev, port, odev, oport = (adev, aport, bdev, bport) if side == "a" else (bdev, bport, adev, aport)
+        if dev in ctx.host_names:
+            yield ctx.finding(f"link names host {dev}; host cables are declared on the NIC "
+                              "(switch_port), so this link is not used",
+                              f"remove the link and set switch_port: "
+                              f"\"{odev}:{oport}\" on {dev}'s NIC", f"links[{li}].{side}", device=dev,
+                              port=port)
+        elif odev in ctx.topo.switches and link.lossless:
+            yield ctx.finding(f"{odev}:{oport} is cabled to {dev}, which is not in the inventory: PFC "
+                              "and ECN will be enabled toward a device roce-tune cannot configure",
+                              f"add {dev} to switches (so its PFC/ECN matches), or set lossless: false "
+                              f"on the link to keep {odev}:{oport} out of the lossless domain",
+                              f"links[{li}].{side}", device=odev, port=oport)
 
 
 @rule("RT123", "bad-port-range", Severity.error,
@@ -343,6 +347,9 @@ def nic_cable_out_of_range(ctx: LintContext) -> Iterator[Finding]:
     ``CABLE_LEN_RANGE`` (what ``mlnx_qos --cable_len`` accepts), and one for a defaulted length."""
     lo, hi = get_platform(HOST_PLATFORM).CABLE_LEN_RANGE
     default_m = ctx.inv.defaults.cable_length
+    lengths = {nic.cable_length for _, _, nic in ctx.nics()}  # a fabric has a handful of distinct lengths
+    if all(lo <= math.ceil(default_m if m is None else m) <= hi for m in lengths):
+        return
     defaulted: list[str] = []
     for path, host, nic in ctx.nics():
         cable = nic.cable_length if nic.cable_length is not None else default_m

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from roce_tune.findings import Finding, Severity
-from roce_tune.inventory.catalog import CatalogError, SwitchModelSpec
+from roce_tune.inventory.catalog import CatalogError
 from roce_tune.inventory.models import Role
 from roce_tune.inventory.rules.base import LintContext, rule
 from roce_tune.platforms import SWITCH_PLATFORMS, platform
@@ -43,9 +43,8 @@ switches:
 def port_capacity(ctx: LintContext) -> Iterator[Finding]:
     assert ctx.catalog is not None
     for path, sw in ctx.switches():
-        try:
-            spec = ctx.catalog.switch_model(sw.model)
-        except CatalogError:
+        spec = ctx.switch_specs[sw.model]
+        if spec is None:
             continue  # RT112
         count = ctx.ports_by_switch.get(sw.name, 0) if ctx.switch_path[sw.name] == path else 0
         if count > spec.max_logical_ports:
@@ -80,26 +79,35 @@ def unknown_catalog_id(ctx: LintContext) -> Iterator[Finding]:
     catalog = ctx.catalog
     assert catalog is not None
     uses: dict[tuple[str, str], list[str]] = {}
-    errors: dict[tuple[str, str], str] = {}
+    errors: dict[tuple[str, str], str | None] = {}  # None: known (each distinct id is looked up once)
     for path, sw in ctx.switches():
         checks = [("model", sw.model, catalog.switch_model)] + (
             [("asic", sw.asic, catalog.asic)] if sw.asic else [])
         for field, value, lookup in checks:
-            try:
-                lookup(value)
-            except CatalogError as exc:
+            if _unknown(errors, (field, value), lookup):
                 uses.setdefault((field, value), []).append(f"{path}.{field}")
-                errors[(field, value)] = str(exc)
-    for path, _, nic in ctx.nics():
-        try:
-            catalog.nic(nic.model)
-        except CatalogError as exc:
+    models = {nic.model for _, _, nic in ctx.nics()}
+    unknown_nics = {m for m in models if _unknown(errors, ("nic", m), catalog.nic)}
+    for path, _, nic in ctx.nics() if unknown_nics else ():
+        if nic.model in unknown_nics:
             uses.setdefault(("nic", nic.model), []).append(f"{path}.model")
-            errors[("nic", nic.model)] = str(exc)
     for key, paths in uses.items():
         more = f" (used {len(paths)} times; first here)" if len(paths) > 1 else ""
-        yield ctx.finding(errors[key] + more, "use one of the known ids, or add the hardware to "
+        yield ctx.finding(f"{errors[key]}{more}", "use one of the known ids, or add the hardware to "
                           "roce_tune/catalog/*.yaml with a source for every number", paths[0])
+
+
+def _unknown(errors: dict[tuple[str, str], str | None], key: tuple[str, str],
+             lookup: Callable[[str], object]) -> bool:
+    """True if the catalog does not know ``key`` = (kind, id); ``lookup``'s CatalogError text (None when
+    known) is kept in ``errors``, so every distinct id is looked up once."""
+    if key not in errors:
+        try:
+            lookup(key[1])
+            errors[key] = None
+        except CatalogError as exc:
+            errors[key] = str(exc)
+    return errors[key] is not None
 
 
 @rule("RT114", "oversubscription", Severity.info,
@@ -138,16 +146,20 @@ switch_port: "leaf1:Ethernet0", cable_length: 3m}]}
 switch_port: "leaf1:Ethernet4", cable_length: 3m}]}
 """, max_severity=Severity.warning)
 def oversubscription(ctx: LintContext) -> Iterator[Finding]:
+    """Yield the oversubscription (host-facing over uplink port speeds) of each leaf with both: info at or
+    below 1:1, a warning above."""
+    directions = ctx.topo.directions()
     for path, sw in ctx.switches():
         if sw.role is not Role.leaf or ctx.switch_path[sw.name] != path:
             continue
         down = up = up_speed = 0
-        for port, _, direction in ctx.peers_by_switch.get(sw.name, []):
-            speed = ctx.topo.ports[(sw.name, port)].speed_gbps
+        name = sw.name
+        for info in ctx.topo.ports_of(name):  # a port cabled twice counts once, as its one peer
+            direction = directions.get((name, info.name))
             if direction == "down":
-                down += speed
+                down += info.speed_gbps
             elif direction == "up":
-                up, up_speed = up + speed, max(up_speed, speed)
+                up, up_speed = up + info.speed_gbps, max(up_speed, info.speed_gbps)
         if not up or not down:
             continue
         ratio = down / up
@@ -163,12 +175,7 @@ def oversubscription(ctx: LintContext) -> Iterator[Finding]:
 
 def _capacity(ctx: LintContext, model: str, speeds: Counter[int], declared: int) -> int:
     """Ports the switch can offer at its most common declared speed (catalog), else the declared count."""
-    spec: SwitchModelSpec | None = None
-    if ctx.catalog is not None:
-        try:
-            spec = ctx.catalog.switch_model(model)
-        except CatalogError:
-            spec = None
+    spec = ctx.switch_specs[model]
     if spec is None or not speeds:
         return declared
     speed = speeds.most_common(1)[0][0]
@@ -205,15 +212,21 @@ links:
 """ + "".join(f'  - {{a: "leaf1:Ethernet{4 * i}", b: "ext{i}:Ethernet0", cable_length: 3m}}\n'
               for i in range(16)))
 def few_spare_ports(ctx: LintContext) -> Iterator[Finding]:
+    """Yield a finding per switch with fewer than :data:`SPARE_PORTS_MIN` of its capacity uncabled; the
+    capacity is computed once per (model, port entry speeds, declared port count)."""
+    capacities: dict[tuple[str, tuple[int, ...], int], int] = {}
     for path, sw in ctx.switches():
         if ctx.switch_path[sw.name] != path:
             continue
         declared = ctx.ports_by_switch.get(sw.name, 0)
         if not declared:
             continue
-        speeds = Counter(p.speed for p in sw.ports)
-        capacity = _capacity(ctx, sw.model, speeds, declared)
-        cabled = len(ctx.peers_by_switch.get(sw.name, []))
+        speeds = tuple(p.speed for p in sw.ports)
+        key = (sw.model, speeds, declared)  # everything _capacity reads (the catalog is the run's)
+        if key not in capacities:
+            capacities[key] = _capacity(ctx, sw.model, Counter(speeds), declared)
+        capacity = capacities[key]
+        cabled = len(ctx.topo.cabled_ports(sw.name))
         spare = (capacity - cabled) / capacity
         if spare < SPARE_PORTS_MIN:
             yield ctx.finding(f"{sw.name}: {cabled} of {capacity} ports cabled ({spare:.0%} spare, below "
@@ -286,9 +299,8 @@ switches:
 def platform_model_mismatch(ctx: LintContext) -> Iterator[Finding]:
     assert ctx.catalog is not None
     for path, sw in ctx.switches():
-        try:
-            spec = ctx.catalog.switch_model(sw.model)
-        except CatalogError:
+        spec = ctx.switch_specs[sw.model]
+        if spec is None:
             continue  # RT112
         vendors = platform(sw.platform.value).inventory.vendors
         if vendors is not None and spec.vendor not in vendors:

@@ -39,15 +39,16 @@ switch_port: "leaf-r0:Ethernet0", cable_length: 3m}
 switch_port: "leaf-r1:Ethernet0", cable_length: 3m}
 """)
 def rail_mismatch(ctx: LintContext) -> Iterator[Finding]:
+    """Yield a finding per NIC with a rail cabled to a switch that serves other rails."""
     rail_opt = ctx.inv.site.rail_optimised or any(s.served_rails for s in ctx.inv.switches)
     if not rail_opt:
         return
-    for path, host, nic in ctx.nics():
+    served_by = {name: sw.served_rails for name, sw in ctx.topo.switches.items()}
+    for (path, host, nic), info in ctx.nic_ports():
         if nic.rail is None or nic.switch_port is None:
             continue
-        dev = nic.switch_port.split(":", 1)[0]
-        sw = ctx.topo.switches.get(dev)
-        served = sw.served_rails if sw is not None else None
+        dev = info.switch if info is not None else (nic.switch_port or "").partition(":")[0]
+        served = served_by.get(dev)
         if served is None or nic.rail in served:
             continue
         what = f"a rail-{next(iter(served))} leaf" if len(served) == 1 else \

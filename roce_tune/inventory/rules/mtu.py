@@ -55,38 +55,49 @@ def mtu_mismatch(ctx: LintContext) -> Iterator[Finding]:
 
 def _host_mtu_blame(ctx: LintContext) -> tuple[dict[str, list[str]], dict[str, str]]:
     """NIC/port pairs whose host frame exceeds the switch port MTU, grouped by the MTU setting at fault
-    (its field path): path -> ["host:netdev->switch:port", ...] and path -> what is wrong."""
+    (its field path): path -> ["host:netdev->switch:port", ...] and path -> what is wrong. Not walked when
+    the largest MTU any host can have fits the smallest any switch port can have."""
     blamed: dict[str, list[str]] = {}
     detail: dict[str, str] = {}
-    ports, policy = ctx.topo.ports, ctx.inv.policy
-    for hi, host in enumerate(ctx.inv.hosts):
-        for ni, nic in enumerate(host.nics):
-            if nic.switch_port is None:
-                continue
-            dev, port = nic.switch_port.split(":", 1)
-            info = ports.get((dev, port))
-            if info is None:
-                continue
-            # ctx.host_mtu / ctx.port_mtu, inlined (32k NICs at 4,096 hosts)
-            host_mtu, port_mtu = nic.mtu or host.mtu or policy.host_mtu, info.mtu or policy.mtu
-            if host_mtu + MTU_OVERHEAD_BYTES > port_mtu:
-                where = _blame(ctx, f"hosts[{hi}]", f"hosts[{hi}].nics[{ni}]", info.path)
-                blamed.setdefault(where, []).append(f"{host.name}:{nic.netdev}->{dev}:{port}")
-                detail.setdefault(where, f"host MTU {host_mtu} + {MTU_OVERHEAD_BYTES} B L2 overhead = "
-                                         f"{host_mtu + MTU_OVERHEAD_BYTES} exceeds switch port MTU "
-                                         f"{port_mtu}")
+    policy = ctx.inv.policy
+    if _largest_host_mtu(ctx) + MTU_OVERHEAD_BYTES <= min(_port_mtus(ctx), default=policy.mtu):
+        return blamed, detail
+    for (path, host, nic), info in ctx.nic_ports():
+        if info is None:
+            continue
+        # ctx.host_mtu / ctx.port_mtu, inlined (32k NICs at 4,096 hosts)
+        host_mtu, port_mtu = nic.mtu or host.mtu or policy.host_mtu, info.mtu or policy.mtu
+        if host_mtu + MTU_OVERHEAD_BYTES > port_mtu:
+            where = _blame(ctx, path.partition(".nics[")[0], path, info.path)
+            blamed.setdefault(where, []).append(f"{host.name}:{nic.netdev}->{info.switch}:{info.name}")
+            detail.setdefault(where, f"host MTU {host_mtu} + {MTU_OVERHEAD_BYTES} B L2 overhead = "
+                                     f"{host_mtu + MTU_OVERHEAD_BYTES} exceeds switch port MTU "
+                                     f"{port_mtu}")
     return blamed, detail
 
 
+def _largest_host_mtu(ctx: LintContext) -> int:
+    """The largest effective netdev MTU of any NIC (``nic.mtu``, else ``host.mtu``, else policy.host_mtu)."""
+    host_mtu = ctx.inv.policy.host_mtu
+    return max((nic.mtu or host.mtu or host_mtu for host in ctx.inv.hosts for nic in host.nics), default=0)
+
+
+def _port_mtus(ctx: LintContext) -> set[int]:
+    """The effective MTUs (``port.mtu``, else policy.mtu) of the switches' port entries."""
+    mtu = ctx.inv.policy.mtu
+    return {port.mtu or mtu for sw in ctx.inv.switches for port in sw.ports}
+
+
 def _link_mtu_mismatch(ctx: LintContext) -> Iterator[Finding]:
-    """Switch-to-switch links whose two ends have different MTUs."""
-    ports, policy = ctx.topo.ports, ctx.inv.policy
-    for li, link in enumerate(ctx.inv.links):
-        (da, pa), (db, pb) = link.a.split(":", 1), link.b.split(":", 1)
-        ia, ib = ports.get((da, pa)), ports.get((db, pb))
+    """Switch-to-switch links whose two ends have different MTUs (none when all ports have one MTU)."""
+    if len(_port_mtus(ctx)) <= 1:
+        return
+    policy = ctx.inv.policy
+    for li, (da, pa, _, _, ia, ib) in enumerate(ctx.topo.link_ends):
         if ia is not None and ib is not None:
             ma, mb = ia.mtu or policy.mtu, ib.mtu or policy.mtu  # ctx.port_mtu, inlined
             if ma != mb:
+                link = ctx.inv.links[li]
                 yield ctx.finding(f"link {link.a} (MTU {ma}) <-> {link.b} (MTU {mb}): the ends have "
                                   "different MTUs",
                                   "give both ports the same MTU (9216 is usual for a RoCE fabric)",

@@ -61,7 +61,11 @@ hosts:
       - {model: connectx-7, netdev: ens2f0np0, rdma_device: mlx5_1, speed: 400G}
 """)
 def duplicate_nic_name(ctx: LintContext) -> Iterator[Finding]:
+    """Yield a finding per NIC whose netdev, or RDMA device and port, an earlier NIC of its host has."""
     for hi, host in enumerate(ctx.inv.hosts):
+        nics = host.nics
+        if len({n.netdev for n in nics}) == len(nics) == len({(n.rdma_device, n.rdma_port) for n in nics}):
+            continue
         netdevs: dict[str, int] = {}
         rdmas: dict[tuple[str, int], int] = {}
         for ni, nic in enumerate(host.nics):
@@ -111,14 +115,23 @@ switches:
 def port_name_too_long(ctx: LintContext) -> Iterator[Finding]:
     """Yield a finding per port whose longest expanded name exceeds the platform's
     ``SPEC.max_port_name_chars`` (characters)."""
+    limits: dict[str, int | None] = {}
+    longest_of: dict[str, str | None] = {}  # port name or range -> its longest expanded name
     for path, sw in ctx.switches():
-        limit = get_platform(sw.platform.value).SPEC.max_port_name_chars
+        platform = sw.platform.value
+        if platform not in limits:
+            limits[platform] = get_platform(platform).SPEC.max_port_name_chars
+        limit = limits[platform]
         if limit is None:
             continue
         for pi, port in enumerate(sw.ports):
-            try:
-                longest = max(port.names(), key=len)
-            except ValueError:  # an empty range is RT123's
+            if port.name not in longest_of:
+                try:
+                    longest_of[port.name] = max(port.names(), key=len)
+                except ValueError:  # an empty range is RT123's
+                    longest_of[port.name] = None
+            longest = longest_of[port.name]
+            if longest is None:
                 continue
             if len(longest) > limit:
                 yield ctx.finding(f"{sw.name}: port name {longest!r} has {len(longest)} characters; "
