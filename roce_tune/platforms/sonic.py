@@ -10,7 +10,8 @@ No templates: :func:`build_context` puts the plan in SONiC's vocabulary (range k
 strings, PFC lists ``"3,4"``) without any tuning math; :func:`config_db_tables` builds the CONFIG_DB tables
 from it as data, one function per section of ``SPEC.sections`` (:data:`SECTION_TABLES`; a key written twice
 in a table is refused), drops empty tables, and :func:`serialise` writes the JSON once (orjson). Each
-distinct switch is built once (:func:`roce_tune.platforms.templating.render_once`; issue 16).
+distinct switch is built once (:func:`render_facts`, :func:`roce_tune.platforms.templating.render_keyed`;
+issue 16).
 
 Tables and why (syntax checked against):
 
@@ -72,6 +73,7 @@ from __future__ import annotations
 
 import json
 import math
+import operator
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -79,12 +81,13 @@ from functools import lru_cache
 from typing import Any
 
 import orjson
+from pydantic import BaseModel
 
 from roce_tune.findings import Finding, Location, Severity
 from roce_tune.plan import BufferProfile, Plan, PortPlan, SwitchPlan
 from roce_tune.platforms.base import LINUX_IFNAME_MAX, PlatformSpec, SecretPattern, mask_secrets, secret_re
 from roce_tune.platforms.contract import BufferModels
-from roce_tune.platforms.templating import render_once
+from roce_tune.platforms.templating import render_keyed
 
 SPEC = PlatformSpec(
     name="sonic",
@@ -794,6 +797,41 @@ def render_findings(plan: Plan, switch: SwitchPlan) -> list[Finding]:
     return out
 
 
+#: the facts of a port that :func:`build_context` reads (:func:`render_facts`)
+_PORT_FACTS = operator.attrgetter("name", "speed_gbps", "mtu", "cable_m", "lossless", "pfc_priorities",
+                                  "ecn_profile", "headroom")
+
+
+def render_facts(plan: Plan, switch: SwitchPlan) -> bytes:
+    """Everything of ``plan`` that :func:`render` and :func:`build_context` read for ``switch``, but its name,
+    as bytes (the key of :func:`~roce_tune.platforms.templating.render_keyed`: switches with equal facts
+    get one CONFIG_DB text, their name filled in).
+
+    The key is complete: it holds the whole classification (maps, lossless sets, schedulers), the switch's
+    platform, ``os_version`` (release: reference form, buffer-model metadata), ``buffer_model`` and
+    ``asic`` (family: ASIC type, default model), its ``buffers``, ``ecn_profiles`` and ``watchdog`` sections
+    with every field, and per port every field the rows use: name, speed (buffermgrd profile name), MTU,
+    cable, lossless, PFC priorities, ECN profile name and the whole headroom section. Left out: the
+    switch's name (filled in last), rationale maps and the port's peer, direction, fan-in, lanes and admin
+    state, which no CONFIG_DB row of this renderer prints. orjson tells ``1``, ``1.0``, ``True`` and ``"1"``
+    apart.
+    """
+    sections: dict[int, dict[str, Any]] = {}
+
+    def section(obj: object) -> dict[str, Any]:  # a plan model: its fields but the rationale (per object)
+        if not isinstance(obj, BaseModel):
+            raise TypeError(f"not plan data: {type(obj).__name__}")
+        facts = sections.get(id(obj))  # (the plan holds every object while this runs: ids are not reused)
+        if facts is None:
+            facts = sections[id(obj)] = {k: v for k, v in obj.__dict__.items() if k != "rationale"}
+        return facts
+
+    return orjson.dumps((plan.classification, switch.platform, switch.os_version, switch.buffer_model,
+                         switch.asic, switch.buffers, switch.ecn_profiles, switch.watchdog,
+                         [_PORT_FACTS(p) for p in switch.ports]), default=section,
+                        option=orjson.OPT_NON_STR_KEYS)
+
+
 def render(plan: Plan, switch: SwitchPlan) -> dict[str, str]:
     """Render ``switch`` as a SONiC CONFIG_DB fragment: ``{"<name>.json": text}``.
 
@@ -818,8 +856,8 @@ def render(plan: Plan, switch: SwitchPlan) -> dict[str, str]:
     def _render(ctx: dict[str, Any]) -> str:
         return serialise(config_db_tables(ctx, metadata_model))
 
-    text = render_once(f"{SPEC.name}/config_db/{metadata_model}", switch.name, build_context(plan, switch),
-                       ("switch",), _render, orjson.dumps)
+    text = render_keyed(f"{SPEC.name}/config_db/{metadata_model}", switch.name, render_facts(plan, switch),
+                        lambda: build_context(plan, switch), ("switch",), _render)
     return {f"{switch.name}.{SPEC.extension}": text}
 
 

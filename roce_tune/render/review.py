@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections import defaultdict
 from typing import TYPE_CHECKING
 
-from roce_tune.plan import Plan, Rationale, SwitchPlan
+from roce_tune.plan import Headroom, Plan, Rationale, SwitchPlan
 
 if TYPE_CHECKING:
     from roce_tune.simulate.scorecard import Scorecard
@@ -120,18 +120,21 @@ def _headroom_section(plan: Plan) -> list[str]:
     """Headroom per (role, ASIC, speed, cable, values), both models, and why each ASIC renders its model."""
     groups: dict[tuple[object, ...], int] = defaultdict(int)
     reasons: dict[tuple[str, str], str] = {}
+    # the headroom columns per headroom object and ASIC (ports of one class share the object; ids are stable
+    # while the plan lives); the ASIC's model note from its first headroom, as port order gives it
+    values: dict[tuple[int, str], tuple[object, ...]] = {}
     for sw in plan.switches:
         for p in sw.ports:
-            if p.headroom is None:
-                continue
             h = p.headroom
-            why = h.rationale.get("model")
-            other = str(why.inputs["other_model"]) if why else None
-            groups[(sw.role, sw.asic, p.speed_gbps, p.cable_m, h.model, h.xon_bytes, h.xoff_bytes,
-                    h.size_bytes, h.size_cells, other, why.inputs.get(f"{other}_xoff_bytes") if why else None,
-                    why.inputs.get(f"{other}_size_bytes") if why else None)] += 1
-            if why:
-                reasons.setdefault((sw.asic, h.model), why.note)
+            if h is None:
+                continue
+            columns = values.get((id(h), sw.asic))
+            if columns is None:
+                columns = values[(id(h), sw.asic)] = _headroom_columns(h)
+                why = h.rationale.get("model")
+                if why:
+                    reasons.setdefault((sw.asic, h.model), why.note)
+            groups[(sw.role, sw.asic, p.speed_gbps, p.cable_m) + columns] += 1
     lines = ["", "## PFC headroom (per role, speed, cable)", ""]
     lines += _table(["role", "ASIC", "speed Gb/s", "cable m", "model", "xon B", "xoff B", "size B", "cells",
                      "other model", "its xoff B", "its size B", "ports"], _count_rows(groups))
@@ -139,6 +142,16 @@ def _headroom_section(plan: Plan) -> list[str]:
         lines += ["", "Headroom model per ASIC (both models are shown above; the first one is rendered):", ""]
         lines += [f"- {asic}: **{model}** — {note}" for (asic, model), note in sorted(reasons.items())]
     return lines
+
+
+def _headroom_columns(h: Headroom) -> tuple[object, ...]:
+    """The headroom table's columns of one headroom: model, xon/xoff/size bytes, cells, and the other model
+    with its xoff and size (from the ``model`` rationale; None where there is none)."""
+    why = h.rationale.get("model")
+    other = str(why.inputs["other_model"]) if why else None
+    return (h.model, h.xon_bytes, h.xoff_bytes, h.size_bytes, h.size_cells, other,
+            why.inputs.get(f"{other}_xoff_bytes") if why else None,
+            why.inputs.get(f"{other}_size_bytes") if why else None)
 
 
 def _buffers_section(plan: Plan) -> list[str]:
@@ -194,10 +207,14 @@ def _dcqcn_section(plan: Plan) -> list[str]:
     firmware defaults (each ends with a blank line)."""
     lines = ["", "## DCQCN on the NICs", ""]
     dq: dict[tuple[str, int, bool, tuple[tuple[str, int], ...]], int] = defaultdict(int)
+    params_of: dict[int, tuple[tuple[str, int], ...]] = {}  # per DCQCN object (NICs of one policy share it)
     for h in plan.hosts:
         for n in h.nics:
             d = n.dcqcn
-            dq[(n.model, n.speed_gbps, d.enabled, tuple(sorted(d.params.items())))] += 1
+            params = params_of.get(id(d))
+            if params is None:
+                params = params_of[id(d)] = tuple(sorted(d.params.items()))
+            dq[(n.model, n.speed_gbps, d.enabled, params)] += 1
     for (model, speed, enabled, params), count in sorted(dq.items(), key=lambda kv: str(kv[0])):
         lines.append(f"### {model} at {speed} Gb/s — {count} NIC ports, DCQCN {'on' if enabled else 'off'}")
         lines.append("")

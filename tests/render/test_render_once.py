@@ -113,3 +113,57 @@ def test_switch_contexts_are_plain_data_so_the_render_key_sees_every_value(inven
     plan = pipeline_plan(inventory)
     for sw in plan.switches:
         assert _plain(get_platform(sw.platform).build_context(plan, sw), sw.name) == []
+
+
+def _variants(sw: Any) -> dict[str, Any]:
+    """Copies of a SONiC switch, each differing from it (under another name) in one fact the render key
+    holds."""
+    port = next(p for p in sw.ports if p.lossless and p.headroom is not None)
+    i = sw.ports.index(port)
+
+    def with_port(**update: object) -> Any:
+        ports = [*sw.ports[:i], port.model_copy(update=update), *sw.ports[i + 1:]]
+        return sw.model_copy(update={"ports": ports})
+
+    hr = port.headroom
+    return {
+        "twin": sw,
+        "mtu": with_port(mtu=port.mtu - 100),
+        "cable": with_port(cable_m=port.cable_m + 40),
+        "lossy": with_port(lossless=False),
+        "port name": with_port(name=port.name + "0"),
+        "headroom": with_port(headroom=hr.model_copy(update={"xoff_bytes": hr.xoff_bytes + 1024})),
+        "os_version": sw.model_copy(update={"os_version": "SONiC.202012.1"}),
+        "buffer_model": sw.model_copy(update={
+            "buffer_model": "dynamic" if sonic.buffer_model(sw) == "traditional" else "traditional"}),
+        "watchdog": sw.model_copy(update={"watchdog": sw.watchdog.model_copy(
+            update={"detection_ms": sw.watchdog.detection_ms + 100})}),
+        "ecn": sw.model_copy(update={"ecn_profiles": [e.model_copy(update={"kmax_bytes": e.kmax_bytes + 1})
+                                                      for e in sw.ecn_profiles]}),
+    }
+
+
+@pytest.mark.parametrize("inventory", ["mixed-vendor", "site"])
+def test_sonic_render_keyed_on_facts_equals_the_render_of_its_own_context(inventory: str) -> None:
+    # the SONiC renderer looks a switch up by render_facts before building its context: a switch differing
+    # in any keyed fact gets its own text, the one a render from its own context gives
+    plan = pipeline_plan(inventory)
+    sw = next(s for s in plan.switches if s.platform == "sonic")
+    templating._RENDERS.clear()
+    sonic.render(plan, sw)
+    texts = {}
+    for what, variant in _variants(sw).items():
+        other = variant.model_copy(update={"name": "other"})
+        try:
+            keyed = sonic.render(plan, other)["other.json"]
+        except ValueError:
+            continue  # a variant SONiC cannot express (e.g. a release without the chosen buffer model)
+        model = sonic.buffer_model(other)
+        release = sonic.sonic_release(other.os_version)
+        meta = model if release is None or release >= sonic.BUFFER_MODEL_SINCE else None
+        alone = sonic.serialise(sonic.config_db_tables(sonic.build_context(plan, other), meta))
+        assert keyed == alone, what
+        texts[what] = keyed
+    assert "twin" in texts and len(texts) >= 8
+    changed = [w for w, t in texts.items() if w != "twin" and t == texts["twin"]]
+    assert changed == [], f"variants rendered like the original: {changed}"

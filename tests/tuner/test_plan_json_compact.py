@@ -76,3 +76,44 @@ def test_a_broken_shared_port_rationale_names_its_reference(plan: Plan) -> None:
     doc["shared"]["PortRationale"][name] = {"fan_in": {"formula": 3}}
     with pytest.raises(ValueError, match=f"shared section '#/shared/PortRationale/{name}'"):
         plan_from_json(json.dumps(doc))
+
+
+def test_shared_maps_load_as_one_object_per_section(plan: Plan) -> None:
+    # plan_from_json validates each shared map once and puts that one object in every port/NIC referring to
+    # it (as the tuner's plan holds them), instead of a validated copy per port and NIC
+    text = plan_to_json(plan)
+    doc = json.loads(text)
+    back = plan_from_json(text)
+    assert back == plan and plan_to_json(back) == text
+    for kind, maps in (("PortRationale", [p.rationale for s in back.switches for p in s.ports]),
+                       ("NicRationale", [n.rationale for h in back.hosts for n in h.nics]),
+                       ("NicDscpToPriority", [n.dscp_to_priority for h in back.hosts for n in h.nics])):
+        assert maps and len({id(m) for m in maps}) == len(doc["shared"][kind]), kind
+    assert all(type(k) is int for n in back.hosts[0].nics for k in n.dscp_to_priority)
+
+
+def test_a_shared_map_of_the_wrong_kind_or_content_is_refused(plan: Plan) -> None:
+    text = plan_to_json(plan)
+
+    def broken(change) -> str:  # type: ignore[no-untyped-def]
+        doc = json.loads(text)
+        change(doc)
+        return json.dumps(doc)
+
+    def first_nic(doc):  # type: ignore[no-untyped-def]
+        return doc["hosts"][0]["nics"][0]
+
+    def dscp_map(doc):  # type: ignore[no-untyped-def]
+        return doc["shared"]["NicDscpToPriority"][next(iter(doc["shared"]["NicDscpToPriority"]))]
+
+    headroom = json.loads(text)["switches"][0]["ports"][0]["headroom"]
+    cases = {  # what is changed -> what the error says
+        "wrong kind": (lambda d: d["switches"][0]["ports"][0].update(rationale=headroom), "rationale"),
+        "bad map": (lambda d: dscp_map(d).update({"26": "three"}), "NicDscpToPriority"),
+        "no section": (lambda d: first_nic(d).update(
+            dscp_to_priority={"$ref": "#/shared/NicDscpToPriority/x"}), "does not name a section"),
+    }
+    for what, (change, message) in cases.items():
+        with pytest.raises(ValueError, match=message):
+            plan_from_json(broken(change))
+        assert what
