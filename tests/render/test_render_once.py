@@ -167,3 +167,48 @@ def test_sonic_render_keyed_on_facts_equals_the_render_of_its_own_context(invent
     assert "twin" in texts and len(texts) >= 8
     changed = [w for w, t in texts.items() if w != "twin" and t == texts["twin"]]
     assert changed == [], f"variants rendered like the original: {changed}"
+
+
+def _host_variants(h: Any) -> list[Any]:
+    """Copies of a host under other names, each differing from it in one fact of its data file's shape, or
+    only in the slots (name, switch ports)."""
+    nic = h.nics[0]
+
+    def with_nic(name: str, **update: object) -> Any:
+        return h.model_copy(update={"name": f"{h.name}-{name}",
+                                    "nics": [nic.model_copy(update=update), *h.nics[1:]]})
+
+    dq = nic.dcqcn
+    key = sorted(dq.params)[0]
+    return [
+        h,
+        with_nic("twin", switch_port="other-leaf:Ethernet99"),
+        with_nic("mtu", mtu=nic.mtu - 100),
+        with_nic("cable", cable_m=nic.cable_m + 7.5),
+        with_nic("pfc", pfc_vector=[1 - v if i == 5 else v for i, v in enumerate(nic.pfc_vector)]),
+        with_nic("netdev", netdev="ens99np0"),
+        with_nic("pci", pci_address="0000:3b:00.1"),
+        with_nic("unplugged", switch_port=None),
+        with_nic("dcqcn", dcqcn=dq.model_copy(update={"params": {**dq.params, key: dq.params[key] + 1}})),
+        with_nic("dscp", dscp_to_priority={**nic.dscp_to_priority, 26: 5}),
+    ]
+
+
+@pytest.mark.parametrize("inventory", ["mixed-vendor", "lab-2node"])
+def test_host_files_rendered_per_shape_equal_each_hosts_own_render(inventory: str) -> None:
+    # render_hosts renders one data file per host shape with the name and switch ports as slots: each
+    # host's file is the one rendered from its own context, for hosts that differ in any fact of the shape
+    from roce_tune.platforms import host as host_platform
+
+    plan = pipeline_plan(inventory)
+    hosts = [v for h in plan.hosts for v in _host_variants(h)]
+    files = host_platform.render_hosts(plan, hosts)
+    texts = [files[f"{h.name}.sh"] for h in hosts]
+    assert texts == [host_platform.render_host_data(plan, h) for h in hosts]
+    firsts = texts[:len(_host_variants(plan.hosts[0]))]
+    assert len(set(firsts)) == len(firsts)
+    first = plan.hosts[0]
+    bad = first.model_copy(update={"name": "bad", "nics": [
+        first.nics[0].model_copy(update={"switch_port": "leaf 1:Ethernet0"}), *first.nics[1:]]})
+    with pytest.raises(ValueError, match="switch port"):
+        host_platform.render_hosts(plan, [plan.hosts[0], bad])
