@@ -816,20 +816,34 @@ def render_facts(plan: Plan, switch: SwitchPlan) -> bytes:
     state, which no CONFIG_DB row of this renderer prints. orjson tells ``1``, ``1.0``, ``True`` and ``"1"``
     apart.
     """
-    sections: dict[int, dict[str, Any]] = {}
-
-    def section(obj: object) -> dict[str, Any]:  # a plan model: its fields but the rationale (per object)
-        if not isinstance(obj, BaseModel):
-            raise TypeError(f"not plan data: {type(obj).__name__}")
-        facts = sections.get(id(obj))  # (the plan holds every object while this runs: ids are not reused)
-        if facts is None:
-            facts = sections[id(obj)] = {k: v for k, v in obj.__dict__.items() if k != "rationale"}
-        return facts
-
     return orjson.dumps((plan.classification, switch.platform, switch.os_version, switch.buffer_model,
                          switch.asic, switch.buffers, switch.ecn_profiles, switch.watchdog,
-                         [_PORT_FACTS(p) for p in switch.ports]), default=section,
+                         [_PORT_FACTS(p) for p in switch.ports]), default=_section_facts,
                         option=orjson.OPT_NON_STR_KEYS)
+
+
+#: :func:`_section_facts` per plan model, by ``id``; each entry holds its model, so the id names that model
+#: as long as the entry is kept (the sections of one plan are shared by many switches and ports)
+_SECTION_FACTS: dict[int, tuple[object, dict[str, Any]]] = {}
+_SECTION_FACTS_MAX = 4096
+
+
+def _section_facts(obj: object) -> dict[str, Any]:
+    """A plan model's fields but its rationale map, for :func:`render_facts` (orjson's ``default``).
+
+    Raises:
+        TypeError: ``obj`` is not a plan model (orjson reports it).
+    """
+    kept = _SECTION_FACTS.get(id(obj))
+    if kept is not None and kept[0] is obj:
+        return kept[1]
+    if not isinstance(obj, BaseModel):
+        raise TypeError(f"not plan data: {type(obj).__name__}")
+    if len(_SECTION_FACTS) >= _SECTION_FACTS_MAX:
+        _SECTION_FACTS.clear()
+    facts = {k: v for k, v in obj.__dict__.items() if k != "rationale"}
+    _SECTION_FACTS[id(obj)] = (obj, facts)
+    return facts
 
 
 def render(plan: Plan, switch: SwitchPlan) -> dict[str, str]:

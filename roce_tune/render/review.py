@@ -8,10 +8,13 @@ Rows are grouped (identical values on many ports collapse to one row with a port
 
 from __future__ import annotations
 
-from collections import defaultdict
+import operator
+from collections import Counter, defaultdict
+from collections.abc import Callable
+from functools import partial
 from typing import TYPE_CHECKING
 
-from roce_tune.plan import Headroom, Plan, Rationale, SwitchPlan
+from roce_tune.plan import EcnProfile, Headroom, Plan, Rationale, SwitchPlan
 
 if TYPE_CHECKING:
     from roce_tune.simulate.scorecard import Scorecard
@@ -124,17 +127,21 @@ def _headroom_section(plan: Plan) -> list[str]:
     # while the plan lives); the ASIC's model note from its first headroom, as port order gives it
     values: dict[tuple[int, str], tuple[object, ...]] = {}
     for sw in plan.switches:
-        for p in sw.ports:
-            h = p.headroom
+        # ports per (speed, cable, headroom object), counted in C, in the order the ports first show them
+        heads = list(map(_HEADROOM, sw.ports))
+        by_id = dict(zip(map(id, heads), heads))
+        for (speed, cable, head), n in Counter(zip(map(_SPEED, sw.ports), map(_CABLE, sw.ports),
+                                                   map(id, heads))).items():
+            h = by_id[head]
             if h is None:
                 continue
-            columns = values.get((id(h), sw.asic))
+            columns = values.get((head, sw.asic))
             if columns is None:
-                columns = values[(id(h), sw.asic)] = _headroom_columns(h)
+                columns = values[(head, sw.asic)] = _headroom_columns(h)
                 why = h.rationale.get("model")
                 if why:
                     reasons.setdefault((sw.asic, h.model), why.note)
-            groups[(sw.role, sw.asic, p.speed_gbps, p.cable_m) + columns] += 1
+            groups[(sw.role, sw.asic, speed, cable) + columns] += n
     lines = ["", "## PFC headroom (per role, speed, cable)", ""]
     lines += _table(["role", "ASIC", "speed Gb/s", "cable m", "model", "xon B", "xoff B", "size B", "cells",
                      "other model", "its xoff B", "its size B", "ports"], _count_rows(groups))
@@ -142,6 +149,9 @@ def _headroom_section(plan: Plan) -> list[str]:
         lines += ["", "Headroom model per ASIC (both models are shown above; the first one is rendered):", ""]
         lines += [f"- {asic}: **{model}** — {note}" for (asic, model), note in sorted(reasons.items())]
     return lines
+
+
+_HEADROOM, _SPEED, _CABLE = (operator.attrgetter(f) for f in ("headroom", "speed_gbps", "cable_m"))
 
 
 def _headroom_columns(h: Headroom) -> tuple[object, ...]:
@@ -267,10 +277,12 @@ class _Listing:
         self.seen: set[tuple[object, ...]] = set()
         self.unpinned: set[int] = set()
 
-    def add(self, key: tuple[object, ...], text: str) -> None:
+    def add(self, key: tuple[object, ...], text: Callable[[], str]) -> None:
+        """List ``text()`` under ``key`` unless a line has that key (made only then: the switches of a fabric
+        repeat a few ECN profiles and watchdogs)."""
         if key not in self.seen:
             self.seen.add(key)
-            self.out.append(text)
+            self.out.append(text())
 
     def pinned(self, rationale: dict[str, Rationale]) -> bool:
         if id(rationale) in self.unpinned:
@@ -281,28 +293,34 @@ class _Listing:
         return False
 
 
+def _ecn_line(e: EcnProfile, k: str, r: Rationale) -> str:
+    """The plan.md line of one ECN threshold ``k`` of profile ``e`` and its rationale ``r``."""
+    return (f"- ECN `{e.name}` {k} = {getattr(e, k)}{' (pinned by user)' if r.pinned_by_user else ''}: "
+            f"{_fmt_rationale(r)}")
+
+
 def _switch_non_default(sw: SwitchPlan, listing: _Listing) -> None:
     """Pinned headroom values, every ECN threshold and non-default watchdog timers of one switch."""
     for p in sw.ports:
         if p.headroom and listing.pinned(p.headroom.rationale):
             for k, r in sorted(p.headroom.rationale.items()):
                 if r.pinned_by_user:
+                    hr = p.headroom
                     listing.add(("hr", sw.name, p.name, k),
-                                f"- `{sw.name}:{p.name}` {k} = {getattr(p.headroom, k)}: "
-                                f"{_fmt_rationale(r)}")
+                                lambda: f"- `{sw.name}:{p.name}` {k} = {getattr(hr, k)}: "
+                                        f"{_fmt_rationale(r)}")
     for e in sw.ecn_profiles:
         for k in ("kmin_bytes", "kmax_bytes", "pmax_percent"):
             r = e.rationale.get(k)
             if r is not None:
-                listing.add(("ecn", e.name, k), f"- ECN `{e.name}` {k} = {getattr(e, k)}"
-                            f"{' (pinned by user)' if r.pinned_by_user else ''}: {_fmt_rationale(r)}")
+                listing.add(("ecn", e.name, k), partial(_ecn_line, e, k, r))
     w = sw.watchdog
     for k in ("detection_ms", "restoration_ms", "poll_ms", "action"):
         r = w.rationale.get(k)
         if r is not None and (r.pinned_by_user or (k != "action" and getattr(w, k) != 200)):
             listing.add(("wd", sw.platform, k, getattr(w, k)),
-                        f"- watchdog ({sw.platform}, e.g. `{sw.name}`) {k} = "
-                        f"{getattr(w, k)}: {_fmt_rationale(r)}")
+                        lambda: f"- watchdog ({sw.platform}, e.g. `{sw.name}`) {k} = "
+                                f"{getattr(w, k)}: {_fmt_rationale(r)}")
 
 
 def _dcqcn_non_default(plan: Plan, listing: _Listing) -> None:
@@ -320,7 +338,7 @@ def _dcqcn_non_default(plan: Plan, listing: _Listing) -> None:
                 r = n.dcqcn.rationale.get(k)
                 if r is not None and (r.pinned_by_user or v != n.dcqcn.firmware_defaults.get(k, v)):
                     listing.add(("dq", n.model, n.speed_gbps, k, v, r.pinned_by_user and h.name),
-                                f"- DCQCN {n.model} @ {n.speed_gbps}G {k} = {v} (firmware default "
+                                lambda: f"- DCQCN {n.model} @ {n.speed_gbps}G {k} = {v} (firmware default "
                                 f"{n.dcqcn.firmware_defaults.get(k, '-')})"
                                 f"{' pinned by user on ' + h.name if r.pinned_by_user else ''}: "
                                 f"{_fmt_rationale(r)}")
