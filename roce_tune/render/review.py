@@ -151,7 +151,8 @@ def _headroom_section(plan: Plan) -> list[str]:
     return lines
 
 
-_HEADROOM, _SPEED, _CABLE = (operator.attrgetter(f) for f in ("headroom", "speed_gbps", "cable_m"))
+_HEADROOM, _SPEED, _CABLE, _DCQCN, _MODEL = (operator.attrgetter(f) for f in ("headroom", "speed_gbps",
+                                                                             "cable_m", "dcqcn", "model"))
 
 
 def _headroom_columns(h: Headroom) -> tuple[object, ...]:
@@ -217,14 +218,14 @@ def _dcqcn_section(plan: Plan) -> list[str]:
     firmware defaults (each ends with a blank line)."""
     lines = ["", "## DCQCN on the NICs", ""]
     dq: dict[tuple[str, int, bool, tuple[tuple[str, int], ...]], int] = defaultdict(int)
-    params_of: dict[int, tuple[tuple[str, int], ...]] = {}  # per DCQCN object (NICs of one policy share it)
-    for h in plan.hosts:
-        for n in h.nics:
-            d = n.dcqcn
-            params = params_of.get(id(d))
-            if params is None:
-                params = params_of[id(d)] = tuple(sorted(d.params.items()))
-            dq[(n.model, n.speed_gbps, d.enabled, params)] += 1
+    # NICs per (model, speed, DCQCN object), counted in C (NICs of one policy share the object)
+    nics = [n for h in plan.hosts for n in h.nics]
+    dcqcns = list(map(_DCQCN, nics))
+    by_id = dict(zip(map(id, dcqcns), dcqcns))
+    for (model, speed, dcqcn), count in Counter(zip(map(_MODEL, nics), map(_SPEED, nics),
+                                                    map(id, dcqcns))).items():
+        d = by_id[dcqcn]
+        dq[(model, speed, d.enabled, tuple(sorted(d.params.items())))] += count
     for (model, speed, enabled, params), count in sorted(dq.items(), key=lambda kv: str(kv[0])):
         lines.append(f"### {model} at {speed} Gb/s — {count} NIC ports, DCQCN {'on' if enabled else 'off'}")
         lines.append("")
@@ -301,14 +302,7 @@ def _ecn_line(e: EcnProfile, k: str, r: Rationale) -> str:
 
 def _switch_non_default(sw: SwitchPlan, listing: _Listing) -> None:
     """Pinned headroom values, every ECN threshold and non-default watchdog timers of one switch."""
-    for p in sw.ports:
-        if p.headroom and listing.pinned(p.headroom.rationale):
-            for k, r in sorted(p.headroom.rationale.items()):
-                if r.pinned_by_user:
-                    hr = p.headroom
-                    listing.add(("hr", sw.name, p.name, k),
-                                lambda: f"- `{sw.name}:{p.name}` {k} = {getattr(hr, k)}: "
-                                        f"{_fmt_rationale(r)}")
+    _headroom_non_default(sw, listing)
     for e in sw.ecn_profiles:
         for k in ("kmin_bytes", "kmax_bytes", "pmax_percent"):
             r = e.rationale.get(k)
@@ -321,6 +315,20 @@ def _switch_non_default(sw: SwitchPlan, listing: _Listing) -> None:
             listing.add(("wd", sw.platform, k, getattr(w, k)),
                         lambda: f"- watchdog ({sw.platform}, e.g. `{sw.name}`) {k} = "
                                 f"{getattr(w, k)}: {_fmt_rationale(r)}")
+
+
+def _headroom_non_default(sw: SwitchPlan, listing: _Listing) -> None:
+    """The pinned headroom values of one switch, per port."""
+    heads = list(map(_HEADROOM, sw.ports))
+    pinned = {id(h) for h in dict(zip(map(id, heads), heads)).values() if h and listing.pinned(h.rationale)}
+    for p in sw.ports if pinned else ():  # (ports of one class share a headroom: each is looked at once)
+        if id(p.headroom) in pinned and p.headroom:
+            for k, r in sorted(p.headroom.rationale.items()):
+                if r.pinned_by_user:
+                    hr = p.headroom
+                    listing.add(("hr", sw.name, p.name, k),
+                                lambda: f"- `{sw.name}:{p.name}` {k} = {getattr(hr, k)}: "
+                                        f"{_fmt_rationale(r)}")
 
 
 def _dcqcn_non_default(plan: Plan, listing: _Listing) -> None:

@@ -212,3 +212,24 @@ def test_host_files_rendered_per_shape_equal_each_hosts_own_render(inventory: st
         first.nics[0].model_copy(update={"switch_port": "leaf 1:Ethernet0"}), *first.nics[1:]]})
     with pytest.raises(ValueError, match="switch port"):
         host_platform.render_hosts(plan, [plan.hosts[0], bad])
+
+
+def test_plan_md_lists_a_pinned_headroom_on_every_port_that_has_it() -> None:
+    # _non_default looks at each distinct headroom object of a switch once; a pinned one is still listed
+    # for every port that holds it, in port order, and an unpinned twin of it is not
+    from roce_tune.render.review import _non_default
+
+    plan = pipeline_plan("mixed-vendor")
+    sw = next(s for s in plan.switches if any(p.headroom for p in s.ports))
+    hr = next(p.headroom for p in sw.ports if p.headroom)
+    assert hr is not None
+    key = sorted(hr.rationale)[0]
+    pinned = hr.model_copy(update={"rationale": {**hr.rationale, key: hr.rationale[key].model_copy(
+        update={"pinned_by_user": True})}})
+    holders = [p.name for p in sw.ports if p.headroom is hr][:2]
+    ports = [p.model_copy(update={"headroom": pinned}) if p.name in holders else p for p in sw.ports]
+    changed = plan.model_copy(update={"switches": [sw.model_copy(update={"ports": ports})]})
+    lines = [ln for ln in _non_default(changed) if ln.startswith(f"- `{sw.name}:")]
+    assert [ln.split("`")[1] for ln in lines] == [f"{sw.name}:{n}" for n in holders]
+    assert all(f" {key} = " in ln for ln in lines)
+    assert not [ln for ln in _non_default(plan) if ln.startswith(f"- `{sw.name}:")]
