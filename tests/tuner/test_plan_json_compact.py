@@ -166,3 +166,17 @@ def test_values_orjson_would_print_otherwise_are_written_by_pydantic(plan: Plan)
         text = plan_to_json(odd)
         assert text == _plan_to_json_pydantic(odd)
     assert '"cable_m":3.0' in text and '"fan_in":1' in text
+
+
+def test_an_invalid_value_deep_in_the_file_is_reported_with_its_whole_location(plan: Plan) -> None:
+    # devices are validated one by one (their JSON freed as they go); the first invalid one is left to the
+    # plan's validation, which names it from the top of the document
+    doc = json.loads(plan_to_json(plan))
+    last = len(doc["switches"]) - 1
+    doc["switches"][last]["ports"][0]["mtu"] = "big"
+    with pytest.raises(ValueError, match=rf"switches\.{last}\.ports\.0\.mtu"):
+        plan_from_json(json.dumps(doc))
+    doc = json.loads(plan_to_json(plan))
+    doc["hosts"][0]["nics"][0]["roce_tos"] = None
+    with pytest.raises(ValueError, match=r"hosts\.0\.nics\.0\.roce_tos"):
+        plan_from_json(json.dumps(doc))
