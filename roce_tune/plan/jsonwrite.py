@@ -120,6 +120,7 @@ class JsonWriter:
         self.interner = interner
         self.context = {_INTERN: interner}
         self.rationales: dict[int, tuple[Rationale, Any]] = {}
+        self.nccl_rationales: dict[tuple[tuple[str, ...], tuple[int, ...]], dict[str, Any]] = {}
 
     def switches(self, out: list[bytes], switches: Iterable[SwitchPlan]) -> None:
         """Append ``[switch, …]`` as JSON to ``out`` (pieces: the document is joined once)."""
@@ -202,7 +203,14 @@ class JsonWriter:
             return self._pydantic(h)
         out = dict(d)
         out["nics"] = [self._nic(n) for n in d["nics"]]
-        out["nccl_rationale"] = {k: self._rationale(r) for k, r in d["nccl_rationale"].items()}
+        why = d["nccl_rationale"]
+        # hosts hold their own map of the same rationale objects: converted once per (keys, objects); the
+        # plan holds the objects while this writer runs, so their ids name them
+        key = (tuple(why), tuple(map(id, why.values())))
+        done = self.nccl_rationales.get(key)
+        if done is None:
+            done = self.nccl_rationales[key] = {k: self._rationale(r) for k, r in why.items()}
+        out["nccl_rationale"] = done
         return out
 
     def _rationale(self, r: Rationale) -> Any:
