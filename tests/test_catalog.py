@@ -119,3 +119,23 @@ def test_switch_models_consistent_with_asic(sm) -> None:  # type: ignore[no-unty
     asic = CAT.asic(sm.asic)
     assert sm.max_speed_gbps <= asic.max_port_speed_gbps
     assert sm.max_logical_ports >= sm.ports
+
+
+def test_asic_family_reads_the_catalog_once_for_switches_of_several_asics(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    # renderers ask for the family of every switch; with a cache of one id, a fabric whose switches
+    # alternate between two ASICs read and validated the whole catalog again for each switch (issue 16)
+    import roce_tune.catalog as catalog
+
+    reads: list[str] = []
+    real = catalog._read
+
+    def counting(name: str) -> object:
+        reads.append(name)
+        return real(name)
+
+    monkeypatch.setattr(catalog, "_read", counting)
+    catalog.asic_family.cache_clear()
+    catalog._shipped_catalog.cache_clear()
+    families = [catalog.asic_family(a) for a in ["spectrum-4", "tomahawk-5"] * 20]
+    assert families == ["spectrum", "tomahawk"] * 20
+    assert len(reads) == 3  # asics.yaml, nics.yaml, switch_models.yaml: once

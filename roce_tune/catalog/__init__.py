@@ -158,11 +158,18 @@ def asic_family(asic_id: str) -> str:
     """The catalog family of ``asic_id`` (``spectrum-4`` -> ``spectrum``, ``tomahawk-5`` -> ``tomahawk``);
     for an id the shipped catalog does not list, the id without its trailing ``-<generation>``. Never
     raises: platform modules use it to pick a syntax variant, not to validate (lint does that, RT1xx).
+    Kept per ASIC id (a fabric has a few), the shipped catalog read once: renderers ask for every switch.
     """
     try:
-        return load_catalog().asic(asic_id).family
+        return _shipped_catalog().asic(asic_id).family
     except (CatalogError, OSError):
         return re.sub(r"-\d+$", "", asic_id)
+
+
+@lru_cache(maxsize=1)
+def _shipped_catalog() -> Catalog:
+    """:func:`load_catalog`, read once (for :func:`asic_family`, which reads nothing else of it)."""
+    return load_catalog()
 
 
 def load_catalog() -> Catalog:

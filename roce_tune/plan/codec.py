@@ -14,9 +14,10 @@ from collections.abc import Callable
 from typing import Any
 
 import orjson
-from pydantic import BaseModel
+from pydantic import BaseModel, TypeAdapter
 
 from roce_tune.gcpause import gc_paused
+from roce_tune.plan.jsonwrite import JsonWriter
 from roce_tune.plan.model import (
     _INTERN,
     PLAN_SCHEMA_VERSION,
@@ -25,8 +26,10 @@ from roce_tune.plan.model import (
     Dcqcn,
     EcnProfile,
     Headroom,
+    HostPlan,
     Plan,
     Rationale,
+    SwitchPlan,
     Watchdog,
 )
 
@@ -46,13 +49,13 @@ class _Interner:
 
     def __init__(self) -> None:
         self.shared: dict[str, dict[str, Any]] = {}
-        self._refs: dict[int, dict[str, str]] = {}
+        self.refs: dict[int, dict[str, str]] = {}
         self._by_name: dict[tuple[str, str | None], list[tuple[object, dict[str, str]]]] = {}
         self._keep: list[object] = []
 
     def ref(self, kind: str, obj: object, produce: Callable[[], Any], name: str | None) -> dict[str, str]:
         """``{"$ref": "#/shared/<kind>/<name>"}`` for ``obj``; ``produce()`` runs on its first sight."""
-        done = self._refs.get(id(obj))
+        done = self.refs.get(id(obj))
         if done is None:
             same_name = self._by_name.setdefault((kind, name), [])
             # equal but not identical (per-switch copies, a loaded plan's one dict per NIC): one entry
@@ -68,7 +71,7 @@ class _Interner:
                 done = {"$ref": f"#/{SHARED_KEY}/{_pointer(kind)}/{_pointer(key)}"}
                 if len(same_name) < _MAX_EQUALITY_CANDIDATES:
                     same_name.append((obj, done))
-            self._refs[id(obj)] = done
+            self.refs[id(obj)] = done
             self._keep.append(obj)
         return done
 
@@ -81,9 +84,42 @@ def _pointer(token: str) -> str:
 def plan_to_json(plan: Plan) -> str:
     """Serialise deterministically (schema 1.2): compact JSON (no indentation, UTF-8), fields in model order,
     dict entries in the tuner's (deterministic) insertion order, trailing newline; shared sections once under
-    ``"shared"`` (last key) and ``{"$ref": ...}`` wherever they apply. pydantic's Rust serializer does the
-    bulk; only the shared sections pass through Python (orjson). A plan read from an older file is written
-    as the current schema (the model is the same). Read it back with :func:`plan_from_json`."""
+    ``"shared"`` (last key) and ``{"$ref": ...}`` wherever they apply. orjson writes the switches and hosts
+    (:class:`~roce_tune.plan.jsonwrite.JsonWriter`: the bytes pydantic's serializer gives, without its
+    ~300k calls back into Python at 4,096 hosts), pydantic the rest. A plan read from an older file is
+    written as the current schema (the model is the same). Read it back with :func:`plan_from_json`."""
+    if plan.schema_version != PLAN_SCHEMA_VERSION:
+        plan = plan.model_copy(update={"schema_version": PLAN_SCHEMA_VERSION})
+    if type(plan) is not Plan:
+        return _plan_to_json_pydantic(plan)
+    interner = _Interner()
+    writer = JsonWriter(interner)
+    context = {_INTERN: interner}
+    parts: list[bytes] = []
+    for name in _PLAN_FIELDS:  # in field order, each once: the shared sections are met in pydantic's order
+        parts.append(b'%s"%s":' % (b"," if parts else b"{", name.encode()))
+        if name == "switches":
+            writer.switches(parts, plan.switches)
+        elif name == "hosts":
+            writer.hosts(parts, plan.hosts)
+        else:
+            data = plan.__pydantic_serializer__.to_python(plan, mode="json", include={name}, context=context)
+            parts.append(orjson.dumps(data[name]))
+    if interner.shared:
+        parts += [b',"%s":' % SHARED_KEY.encode(), orjson.dumps(interner.shared)]
+    parts.append(b"}\n")
+    whole = b"".join(parts)  # one copy of the (80 MB at 4,096 hosts) document, then its text
+    del parts
+    return whole.decode("utf-8")
+
+
+#: :class:`Plan`'s fields in order (the top level of plan.json)
+_PLAN_FIELDS = tuple(Plan.model_fields)
+
+
+def _plan_to_json_pydantic(plan: Plan) -> str:
+    """:func:`plan_to_json` by pydantic's serializer alone (what the orjson writer must equal byte for byte:
+    the tests compare the two)."""
     if plan.schema_version != PLAN_SCHEMA_VERSION:
         plan = plan.model_copy(update={"schema_version": PLAN_SCHEMA_VERSION})
     interner = _Interner()
@@ -101,55 +137,88 @@ def resolve_shared(data: dict[str, Any], as_models: bool = False) -> dict[str, A
     """Replace every ``{"$ref": "#/shared/<kind>/<name>"}`` in a plan.json document by its section
     (in place; returns ``data`` without the ``shared`` key). Documents without references pass through.
     The result is plain JSON data; ``as_models`` puts one validated plan model per shared section
-    instead (what :func:`plan_from_json` validates: each section is validated once, and shared).
+    instead (each section is validated once, and shared).
 
     Raises:
         ValueError: ``shared`` is not an object; a reference that does not name a section under it (or
             a document with references and no ``shared``); a reference cycle; a shared section that is
             not a valid section of its kind.
     """
-    shared = data.pop(SHARED_KEY, None)
-    if shared is None:
-        shared = {}
-    elif not isinstance(shared, dict) or not all(isinstance(v, dict) for v in shared.values()):
-        raise ValueError(f"plan.json: '{SHARED_KEY}' must be an object of objects (kind -> name -> section)")
-    prefix = f"#/{SHARED_KEY}/"
-    resolving = object()  # marks a section whose own references are being resolved
-    resolved: dict[str, Any] = {}
+    resolved_doc: dict[str, Any] = _Resolver(data, as_models).walk(data)
+    return resolved_doc
 
-    def lookup(ref: str) -> Any:
-        done = resolved.get(ref)
-        if done is resolving:
-            raise ValueError(f"plan.json: reference cycle through {ref!r}")
-        if ref in resolved:
-            return done
-        parts = ref[len(prefix):].split("/") if ref.startswith(prefix) else []
+
+class _Resolver:
+    """Resolves the references of one plan.json document (its ``shared`` object is popped from it)."""
+
+    def __init__(self, data: dict[str, Any], as_models: bool) -> None:
+        shared = data.pop(SHARED_KEY, None)
+        if shared is None:
+            shared = {}
+        elif not isinstance(shared, dict) or not all(isinstance(v, dict) for v in shared.values()):
+            raise ValueError(f"plan.json: '{SHARED_KEY}' must be an object of objects (kind -> name -> "
+                             "section)")
+        self.shared: dict[str, dict[str, Any]] = shared
+        self.as_models = as_models
+        self.resolved: dict[str, Any] = {}
+        self.sections: dict[str, tuple[str, Any]] = {}
+
+    _PREFIX = f"#/{SHARED_KEY}/"
+    _RESOLVING = object()  # marks a section whose own references are being resolved
+
+    def tokens(self, ref: str) -> list[str]:
+        """(kind, name) of ``ref``; ValueError if it names no section under ``shared``."""
+        parts = ref[len(self._PREFIX):].split("/") if ref.startswith(self._PREFIX) else []
         tokens = [t.replace("~1", "/").replace("~0", "~") for t in parts]
-        if len(tokens) != 2 or tokens[1] not in shared.get(tokens[0], {}):
-            where = f"under '{SHARED_KEY}'" if shared else f"(the file has no '{SHARED_KEY}' object)"
+        if len(tokens) != 2 or tokens[1] not in self.shared.get(tokens[0], {}):
+            where = f"under '{SHARED_KEY}'" if self.shared else f"(the file has no '{SHARED_KEY}' object)"
             raise ValueError(f"plan.json: reference {ref!r} does not name a section {where}")
-        resolved[ref] = resolving
-        section = walk(shared[tokens[0]][tokens[1]])
-        if as_models:
-            section = _as_model(tokens[0], section, ref)
-        resolved[ref] = section
+        return tokens
+
+    def section(self, ref: str) -> tuple[str, Any]:
+        """(kind, :meth:`lookup`) of ``ref``, kept per reference (the ~10^5 ports of a fabric name a few)."""
+        done = self.sections.get(ref)
+        if done is None:
+            done = self.sections[ref] = (self.tokens(ref)[0], self.lookup(ref))
+        return done
+
+    def lookup(self, ref: str) -> Any:
+        """The section ``ref`` names, its own references resolved (once per reference)."""
+        done = self.resolved.get(ref)
+        if done is self._RESOLVING:
+            raise ValueError(f"plan.json: reference cycle through {ref!r}")
+        if ref in self.resolved:
+            return done
+        kind, name = self.tokens(ref)
+        self.resolved[ref] = self._RESOLVING
+        section = self.walk(self.shared[kind][name])
+        if self.as_models:
+            section = _as_model(kind, section, ref)
+        self.resolved[ref] = section
         return section
 
-    def walk(node: Any) -> Any:
+    def walk(self, node: Any) -> Any:
+        """``node`` with every reference in it resolved (in place)."""
         if isinstance(node, dict):
-            if len(node) == 1 and "$ref" in node and isinstance(node["$ref"], str):
-                return lookup(node["$ref"])
+            ref = _ref(node)
+            if ref is not None:
+                return self.lookup(ref)
             for k, v in node.items():
                 if isinstance(v, (dict, list)):
-                    node[k] = walk(v)
+                    node[k] = self.walk(v)
         elif isinstance(node, list):
             for i, v in enumerate(node):
                 if isinstance(v, (dict, list)):
-                    node[i] = walk(v)
+                    node[i] = self.walk(v)
         return node
 
-    resolved_doc: dict[str, Any] = walk(data)
-    return resolved_doc
+
+def _ref(node: dict[str, Any]) -> str | None:
+    """The pointer of a ``{"$ref": pointer}`` object, else None."""
+    if len(node) != 1:
+        return None
+    ref = node.get("$ref")
+    return ref if type(ref) is str else None
 
 
 #: shared kinds that are plan models (validated once on load; the plan then holds one instance)
@@ -158,6 +227,8 @@ _SHARED_MODELS: dict[str, type[BaseModel]] = {
 }
 #: shared kinds that are rationale maps (field name -> Rationale), validated once on load likewise
 _RATIONALE_MAPS = ("PortRationale", "NicRationale")
+#: a NIC's DSCP -> priority map as the model types it (validated once per shared map)
+_DSCP_MAP: TypeAdapter[dict[int, int]] = TypeAdapter(dict[int, int])
 
 
 def _as_model(kind: str, section: Any, ref: str) -> Any:
@@ -171,6 +242,8 @@ def _as_model(kind: str, section: Any, ref: str) -> Any:
     try:  # one validated instance for every place it applies, as the tuner's plan shares it
         if model is not None:
             return model.model_validate(section)
+        if kind == "NicDscpToPriority":
+            return _DSCP_MAP.validate_python(section)
         if kind in _RATIONALE_MAPS:
             if not isinstance(section, dict):
                 raise ValueError("a rationale map must be an object")  # noqa: TRY004 (bad file content)
@@ -224,12 +297,104 @@ def _plan_from_json(text: str | bytes) -> Plan:
         raise ValueError("plan.json: the document must be an object")  # noqa: TRY004 (bad file content)
     _check_version(data)
     try:
-        plan = Plan.model_validate(resolve_shared(data, as_models=True))
+        resolver = _Resolver(data, as_models=True)
+        port_maps, nic_maps = _resolve_for_validation(data, resolver)
+        _validate_devices(data)
+        plan = Plan.model_validate(data)
     except RecursionError:
         raise ValueError("plan.json: nested too deeply to be a plan") from None
+    for si, pi, field, value in port_maps:  # the one validated map, in every port that refers to it
+        plan.switches[si].ports[pi].__dict__[field] = value
+    for hi, ni, field, value in nic_maps:
+        plan.hosts[hi].nics[ni].__dict__[field] = value
     if plan.schema_version != PLAN_SCHEMA_VERSION:  # an older file: the model is the current one
         plan = plan.model_copy(update={"schema_version": PLAN_SCHEMA_VERSION})
     return plan
+
+
+#: map fields of a port / a NIC that refer to a shared section, with that section's kind: the map is validated
+#: once (:func:`_as_model`) and every port or NIC holds that one object, as in the tuner's plan
+_PORT_MAPS = (("rationale", "PortRationale"),)
+_NIC_MAPS = (("rationale", "NicRationale"), ("dscp_to_priority", "NicDscpToPriority"))
+#: (index of the switch or host, index of the port or NIC, field, shared map) put in after validation
+_MapPatch = tuple[int, int, str, Any]
+
+
+def _resolve_for_validation(data: dict[str, Any], resolver: _Resolver
+                            ) -> tuple[list[_MapPatch], list[_MapPatch]]:
+    """Resolve the references of a plan.json document for :class:`Plan` validation (in place), faster than
+    :func:`resolve_shared` on the ~10^5 ports and NICs of a large fabric: a port's or NIC's fields are looked
+    at only where a shared section may stand (headroom, rationale, DSCP map, DCQCN; the other fields are
+    scalars or lists of scalars, and anything else there fails validation). A reference to a shared map of
+    the field's kind leaves an empty map to validate and a patch (returned: ports, NICs) that puts the one
+    validated map in; everything else in the document is resolved as :func:`resolve_shared` does.
+
+    Raises:
+        ValueError: see :func:`resolve_shared`.
+    """
+    port_maps: list[_MapPatch] = []
+    nic_maps: list[_MapPatch] = []
+    for key, value in data.items():
+        if key in ("switches", "hosts") and isinstance(value, list):
+            inner, maps, models, patches = (
+                ("ports", _PORT_MAPS, ("headroom",), port_maps) if key == "switches"
+                else ("nics", _NIC_MAPS, ("dcqcn",), nic_maps))
+            for i, device in enumerate(value):
+                if not isinstance(device, dict):
+                    continue  # validation says what is wrong
+                items = device.get(inner)
+                for k, v in device.items():
+                    if k != inner and isinstance(v, (dict, list)):
+                        device[k] = resolver.walk(v)
+                if isinstance(items, list):
+                    _resolve_items(items, i, maps, models, resolver, patches)
+        elif isinstance(value, (dict, list)):
+            data[key] = resolver.walk(value)
+    return port_maps, nic_maps
+
+
+def _resolve_items(items: list[Any], owner: int, maps: tuple[tuple[str, str], ...], models: tuple[str, ...],
+                   resolver: _Resolver, patches: list[_MapPatch]) -> None:
+    """:func:`_resolve_for_validation` of the ports (or NICs) of device number ``owner``."""
+    for j, item in enumerate(items):
+        if type(item) is not dict:
+            continue
+        for field in models:
+            v = item.get(field)
+            if type(v) is dict:
+                ref = _ref(v)
+                item[field] = resolver.walk(v) if ref is None else resolver.section(ref)[1]
+        for field, kind in maps:
+            v = item.get(field)
+            if type(v) is not dict:
+                continue
+            ref = _ref(v)
+            if ref is None:
+                item[field] = resolver.walk(v)
+                continue
+            ref_kind, section = resolver.section(ref)
+            if ref_kind == kind:
+                patches.append((owner, j, field, section))
+                item[field] = {}
+            else:
+                item[field] = section
+
+
+def _validate_devices(data: dict[str, Any]) -> None:
+    """Validate each switch and host of ``data`` in place (the model replaces its JSON), so the JSON of the
+    devices validated is freed while the rest validates: a smaller peak (less memory to fault in) when
+    the plan is large. The first one that is not valid is left as it was: :class:`Plan` validation then
+    reports it with its whole location (``switches.3.ports.7.mtu``).
+    """
+    for key, model in (("switches", SwitchPlan), ("hosts", HostPlan)):
+        items = data.get(key)
+        if not isinstance(items, list):
+            continue
+        for i, item in enumerate(items):
+            try:
+                items[i] = model.model_validate(item)
+            except ValueError:  # (pydantic.ValidationError)
+                return
 
 
 def plan_json_schema() -> dict[str, object]:

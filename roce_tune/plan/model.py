@@ -77,25 +77,25 @@ class SectionInterner(Protocol):
     """What the shared-section serialisers call while :func:`~roce_tune.plan.codec.plan_to_json` dumps a plan
     (implemented by :class:`roce_tune.plan.codec._Interner`)."""
 
+    #: the references already made, by ``id`` of the object (the serialisers' fast path: a section met again)
+    refs: dict[int, dict[str, str]]
+
     def ref(self, kind: str, obj: object, produce: Callable[[], Any], name: str | None) -> dict[str, str]:
         """``{"$ref": "#/shared/<kind>/<name>"}`` for ``obj``; ``produce()`` gives its section on
         first sight."""
         ...
 
 
-def _interner(info: SerializationInfo) -> SectionInterner | None:
-    ctx = info.context
-    return ctx.get(_INTERN) if isinstance(ctx, dict) else None
-
-
 def _shared_map(kind: str, value: Any, handler: SerializerFunctionWrapHandler,
                 info: FieldSerializationInfo) -> Any:
     """A map field many ports/NICs hold as one object (a rationale, a DSCP map): a ``$ref`` while
     :func:`~roce_tune.plan.codec.plan_to_json` dumps, the map itself otherwise."""
-    interner = _interner(info)
+    ctx = info.context
+    interner: SectionInterner | None = ctx.get(_INTERN) if type(ctx) is dict else None
     if interner is None or not value:
         return handler(value)
-    return interner.ref(kind, value, lambda: handler(value), None)
+    # (inlined: ~160k maps at 4,096 hosts, nearly all met before)
+    return interner.refs.get(id(value)) or interner.ref(kind, value, lambda: handler(value), None)
 
 
 class _Shared(Explained):
@@ -106,10 +106,13 @@ class _Shared(Explained):
 
     @model_serializer(mode="wrap")
     def _serialise_shared(self, handler: SerializerFunctionWrapHandler, info: SerializationInfo) -> Any:
-        interner = _interner(info)
+        ctx = info.context
+        interner: SectionInterner | None = ctx.get(_INTERN) if type(ctx) is dict else None
         if interner is None:
             return handler(self)
-        return interner.ref(type(self).__name__, self, lambda: handler(self), self._shared_name())
+        # (inlined: ~140k sections at 4,096 hosts, nearly all met before)
+        return (interner.refs.get(id(self))
+                or interner.ref(type(self).__name__, self, lambda: handler(self), self._shared_name()))
 
 
 # --- classification ----------------------------------------------------------------------------

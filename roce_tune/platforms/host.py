@@ -35,6 +35,7 @@ Checked against:
 from __future__ import annotations
 
 import math
+import operator
 import re
 from functools import lru_cache
 from typing import NamedTuple
@@ -42,7 +43,7 @@ from typing import NamedTuple
 from roce_tune.names import DEVICE_NAME_RE, ENDPOINT_RE, ENV_VAR_RE, NETDEV_RE, RDMA_DEVICE_RE
 from roce_tune.plan import HostPlan, NicPlan, Plan
 from roce_tune.platforms.base import PlatformSpec
-from roce_tune.platforms.templating import comment_safe, render_template
+from roce_tune.platforms.templating import NAME_SLOT, comment_safe, render_template
 
 #: bash condition each section runs under: sections that only read or comment run always (None); the
 #: restore point runs only with ``--save FILE``; all others write and are skipped by ``--check``.
@@ -390,9 +391,61 @@ def render_hosts(plan: Plan, hosts: list[HostPlan]) -> dict[str, str]:
     """
     files = {SHARED_SCRIPT: render_shared_script(plan.generator)}
     memo: NicMemo = {}
+    shapes: dict[tuple[object, ...], list[str | int]] = {}
     for h in hosts:
-        files[f"{h.name}.{SPEC.extension}"] = render_host_data(plan, h, memo)
+        key = _host_shape(h)
+        pieces = shapes.get(key)
+        if pieces is None:
+            pieces = shapes[key] = _slotted_host_data(plan, h, memo)
+        ports = [_check(ENDPOINT_RE, n.switch_port, "switch port") if n.switch_port else "none"
+                 for n in h.nics]
+        name = _check(DEVICE_NAME_RE, h.name, "host name")
+        files[f"{h.name}.{SPEC.extension}"] = "".join(
+            p if type(p) is str else name if p == _NAME_PIECE else ports[p]  # type: ignore[index]
+            for p in pieces)
     return files
+
+
+#: A NIC's facts that its lines of the data file print or follow from (:func:`_host_shape`).
+_NIC_FACTS = operator.attrgetter("model", "netdev", "rdma_device", "rdma_port", "pci_address", "speed_gbps",
+                                 "trust", "cable_m", "mtu", "roce_mtu", "roce_tos", "cnp_dscp",
+                                 "cnp_priority", "nic_xoff_bytes")
+#: Stands in for the switch port of NIC ``{}`` (its index) while a host shape is rendered; the ``-`` ends
+#: the index (slot 1 is no prefix of slot 10). Like :data:`NAME_SLOT`, no inventory holds it.
+PORT_SLOT = "roce-tune.switch-port.slot-5f3a9c-{}-"
+_SLOT_RE = re.compile(f"{re.escape(NAME_SLOT)}|{re.escape(PORT_SLOT).replace(re.escape('{}'), '([0-9]+)')}")
+#: the piece of a slotted data file where the host's name goes (other slot pieces are NIC indices)
+_NAME_PIECE = -1
+
+
+def _host_shape(host: HostPlan) -> tuple[object, ...]:
+    """What a host's data file prints, but its name and its NICs' switch ports (the slots), for one
+    :func:`render_hosts` pass: per NIC every scalar :func:`_nic` reads (:data:`_NIC_FACTS`), its PFC vector,
+    whether it has a switch port, and the identity of its DCQCN section and DSCP map (the plan holds them
+    while the pass runs, and NICs of one policy share them; :func:`_nic_values` is keyed the same way). The
+    rest of the file comes from the plan (site, generator, schema, RoCE DSCPs), the same for every host of
+    the pass. Hosts of one shape differ only in the slots."""
+    return tuple((_NIC_FACTS(n), tuple(n.pfc_vector), id(n.dcqcn), id(n.dscp_to_priority),
+                  n.switch_port is None) for n in host.nics)
+
+
+def _slotted_host_data(plan: Plan, host: HostPlan, memo: NicMemo) -> list[str | int]:
+    """``host``'s data file (:func:`build_context`, its checks included) with its name and its NICs' switch
+    ports as slots, cut into text pieces and slot pieces (:data:`_NAME_PIECE` or the NIC index).
+
+    Raises:
+        ValueError / KeyError: see :func:`build_context`; jinja2.UndefinedError on a template bug.
+    """
+    ctx = build_context(plan, host, memo)
+    ctx["host"] = {"name": NAME_SLOT}
+    nics: list[dict[str, object]] = ctx["nics"]  # type: ignore[assignment]
+    for i, n in enumerate(nics):
+        if host.nics[i].switch_port:
+            n["switch_port"] = PORT_SLOT.format(i)
+    text = render_template(SPEC.name, "data.j2", **ctx)
+    cut = _SLOT_RE.split(text)  # text, slot, text, slot ... (a slot: None = the name, else the NIC index)
+    return [piece if i % 2 == 0 else _NAME_PIECE if piece is None else int(piece)
+            for i, piece in enumerate(cut)]
 
 
 def render_host(plan: Plan, host: HostPlan) -> dict[str, str]:

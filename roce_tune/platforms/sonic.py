@@ -10,7 +10,8 @@ No templates: :func:`build_context` puts the plan in SONiC's vocabulary (range k
 strings, PFC lists ``"3,4"``) without any tuning math; :func:`config_db_tables` builds the CONFIG_DB tables
 from it as data, one function per section of ``SPEC.sections`` (:data:`SECTION_TABLES`; a key written twice
 in a table is refused), drops empty tables, and :func:`serialise` writes the JSON once (orjson). Each
-distinct switch is built once (:func:`roce_tune.platforms.templating.render_once`; issue 16).
+distinct switch is built once (:func:`render_facts`, :func:`roce_tune.platforms.templating.render_keyed`;
+issue 16).
 
 Tables and why (syntax checked against):
 
@@ -72,6 +73,7 @@ from __future__ import annotations
 
 import json
 import math
+import operator
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -79,12 +81,13 @@ from functools import lru_cache
 from typing import Any
 
 import orjson
+from pydantic import BaseModel
 
 from roce_tune.findings import Finding, Location, Severity
 from roce_tune.plan import BufferProfile, Plan, PortPlan, SwitchPlan
 from roce_tune.platforms.base import LINUX_IFNAME_MAX, PlatformSpec, SecretPattern, mask_secrets, secret_re
 from roce_tune.platforms.contract import BufferModels
-from roce_tune.platforms.templating import render_once
+from roce_tune.platforms.templating import render_keyed
 
 SPEC = PlatformSpec(
     name="sonic",
@@ -794,6 +797,55 @@ def render_findings(plan: Plan, switch: SwitchPlan) -> list[Finding]:
     return out
 
 
+#: the facts of a port that :func:`build_context` reads (:func:`render_facts`)
+_PORT_FACTS = operator.attrgetter("name", "speed_gbps", "mtu", "cable_m", "lossless", "pfc_priorities",
+                                  "ecn_profile", "headroom")
+
+
+def render_facts(plan: Plan, switch: SwitchPlan) -> bytes:
+    """Everything of ``plan`` that :func:`render` and :func:`build_context` read for ``switch``, but its name,
+    as bytes (the key of :func:`~roce_tune.platforms.templating.render_keyed`: switches with equal facts
+    get one CONFIG_DB text, their name filled in).
+
+    The key is complete: it holds the whole classification (maps, lossless sets, schedulers), the switch's
+    platform, ``os_version`` (release: reference form, buffer-model metadata), ``buffer_model`` and
+    ``asic`` (family: ASIC type, default model), its ``buffers``, ``ecn_profiles`` and ``watchdog`` sections
+    with every field, and per port every field the rows use: name, speed (buffermgrd profile name), MTU,
+    cable, lossless, PFC priorities, ECN profile name and the whole headroom section. Left out: the
+    switch's name (filled in last), rationale maps and the port's peer, direction, fan-in, lanes and admin
+    state, which no CONFIG_DB row of this renderer prints. orjson tells ``1``, ``1.0``, ``True`` and ``"1"``
+    apart.
+    """
+    return orjson.dumps((plan.classification, switch.platform, switch.os_version, switch.buffer_model,
+                         switch.asic, switch.buffers, switch.ecn_profiles, switch.watchdog,
+                         [_PORT_FACTS(p) for p in switch.ports]), default=_section_facts,
+                        option=orjson.OPT_NON_STR_KEYS)
+
+
+#: :func:`_section_facts` per plan model, by ``id``; each entry holds its model, so the id names that model
+#: as long as the entry is kept (the sections of one plan are shared by many switches and ports)
+_SECTION_FACTS: dict[int, tuple[object, dict[str, Any]]] = {}
+_SECTION_FACTS_MAX = 4096
+
+
+def _section_facts(obj: object) -> dict[str, Any]:
+    """A plan model's fields but its rationale map, for :func:`render_facts` (orjson's ``default``).
+
+    Raises:
+        TypeError: ``obj`` is not a plan model (orjson reports it).
+    """
+    kept = _SECTION_FACTS.get(id(obj))
+    if kept is not None and kept[0] is obj:
+        return kept[1]
+    if not isinstance(obj, BaseModel):
+        raise TypeError(f"not plan data: {type(obj).__name__}")
+    if len(_SECTION_FACTS) >= _SECTION_FACTS_MAX:
+        _SECTION_FACTS.clear()
+    facts = {k: v for k, v in obj.__dict__.items() if k != "rationale"}
+    _SECTION_FACTS[id(obj)] = (obj, facts)
+    return facts
+
+
 def render(plan: Plan, switch: SwitchPlan) -> dict[str, str]:
     """Render ``switch`` as a SONiC CONFIG_DB fragment: ``{"<name>.json": text}``.
 
@@ -818,8 +870,8 @@ def render(plan: Plan, switch: SwitchPlan) -> dict[str, str]:
     def _render(ctx: dict[str, Any]) -> str:
         return serialise(config_db_tables(ctx, metadata_model))
 
-    text = render_once(f"{SPEC.name}/config_db/{metadata_model}", switch.name, build_context(plan, switch),
-                       ("switch",), _render, orjson.dumps)
+    text = render_keyed(f"{SPEC.name}/config_db/{metadata_model}", switch.name, render_facts(plan, switch),
+                        lambda: build_context(plan, switch), ("switch",), _render)
     return {f"{switch.name}.{SPEC.extension}": text}
 
 

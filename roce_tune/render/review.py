@@ -8,10 +8,13 @@ Rows are grouped (identical values on many ports collapse to one row with a port
 
 from __future__ import annotations
 
-from collections import defaultdict
+import operator
+from collections import Counter, defaultdict
+from collections.abc import Callable
+from functools import partial
 from typing import TYPE_CHECKING
 
-from roce_tune.plan import Plan, Rationale, SwitchPlan
+from roce_tune.plan import EcnProfile, Headroom, Plan, Rationale, SwitchPlan
 
 if TYPE_CHECKING:
     from roce_tune.simulate.scorecard import Scorecard
@@ -120,18 +123,25 @@ def _headroom_section(plan: Plan) -> list[str]:
     """Headroom per (role, ASIC, speed, cable, values), both models, and why each ASIC renders its model."""
     groups: dict[tuple[object, ...], int] = defaultdict(int)
     reasons: dict[tuple[str, str], str] = {}
+    # the headroom columns per headroom object and ASIC (ports of one class share the object; ids are stable
+    # while the plan lives); the ASIC's model note from its first headroom, as port order gives it
+    values: dict[tuple[int, str], tuple[object, ...]] = {}
     for sw in plan.switches:
-        for p in sw.ports:
-            if p.headroom is None:
+        # ports per (speed, cable, headroom object), counted in C, in the order the ports first show them
+        heads = list(map(_HEADROOM, sw.ports))
+        by_id = dict(zip(map(id, heads), heads))
+        for (speed, cable, head), n in Counter(zip(map(_SPEED, sw.ports), map(_CABLE, sw.ports),
+                                                   map(id, heads))).items():
+            h = by_id[head]
+            if h is None:
                 continue
-            h = p.headroom
-            why = h.rationale.get("model")
-            other = str(why.inputs["other_model"]) if why else None
-            groups[(sw.role, sw.asic, p.speed_gbps, p.cable_m, h.model, h.xon_bytes, h.xoff_bytes,
-                    h.size_bytes, h.size_cells, other, why.inputs.get(f"{other}_xoff_bytes") if why else None,
-                    why.inputs.get(f"{other}_size_bytes") if why else None)] += 1
-            if why:
-                reasons.setdefault((sw.asic, h.model), why.note)
+            columns = values.get((head, sw.asic))
+            if columns is None:
+                columns = values[(head, sw.asic)] = _headroom_columns(h)
+                why = h.rationale.get("model")
+                if why:
+                    reasons.setdefault((sw.asic, h.model), why.note)
+            groups[(sw.role, sw.asic, speed, cable) + columns] += n
     lines = ["", "## PFC headroom (per role, speed, cable)", ""]
     lines += _table(["role", "ASIC", "speed Gb/s", "cable m", "model", "xon B", "xoff B", "size B", "cells",
                      "other model", "its xoff B", "its size B", "ports"], _count_rows(groups))
@@ -139,6 +149,20 @@ def _headroom_section(plan: Plan) -> list[str]:
         lines += ["", "Headroom model per ASIC (both models are shown above; the first one is rendered):", ""]
         lines += [f"- {asic}: **{model}** — {note}" for (asic, model), note in sorted(reasons.items())]
     return lines
+
+
+_HEADROOM, _SPEED, _CABLE, _DCQCN, _MODEL = (operator.attrgetter(f) for f in ("headroom", "speed_gbps",
+                                                                             "cable_m", "dcqcn", "model"))
+
+
+def _headroom_columns(h: Headroom) -> tuple[object, ...]:
+    """The headroom table's columns of one headroom: model, xon/xoff/size bytes, cells, and the other model
+    with its xoff and size (from the ``model`` rationale; None where there is none)."""
+    why = h.rationale.get("model")
+    other = str(why.inputs["other_model"]) if why else None
+    return (h.model, h.xon_bytes, h.xoff_bytes, h.size_bytes, h.size_cells, other,
+            why.inputs.get(f"{other}_xoff_bytes") if why else None,
+            why.inputs.get(f"{other}_size_bytes") if why else None)
 
 
 def _buffers_section(plan: Plan) -> list[str]:
@@ -194,10 +218,14 @@ def _dcqcn_section(plan: Plan) -> list[str]:
     firmware defaults (each ends with a blank line)."""
     lines = ["", "## DCQCN on the NICs", ""]
     dq: dict[tuple[str, int, bool, tuple[tuple[str, int], ...]], int] = defaultdict(int)
-    for h in plan.hosts:
-        for n in h.nics:
-            d = n.dcqcn
-            dq[(n.model, n.speed_gbps, d.enabled, tuple(sorted(d.params.items())))] += 1
+    # NICs per (model, speed, DCQCN object), counted in C (NICs of one policy share the object)
+    nics = [n for h in plan.hosts for n in h.nics]
+    dcqcns = list(map(_DCQCN, nics))
+    by_id = dict(zip(map(id, dcqcns), dcqcns))
+    for (model, speed, dcqcn), count in Counter(zip(map(_MODEL, nics), map(_SPEED, nics),
+                                                    map(id, dcqcns))).items():
+        d = by_id[dcqcn]
+        dq[(model, speed, d.enabled, tuple(sorted(d.params.items())))] += count
     for (model, speed, enabled, params), count in sorted(dq.items(), key=lambda kv: str(kv[0])):
         lines.append(f"### {model} at {speed} Gb/s — {count} NIC ports, DCQCN {'on' if enabled else 'off'}")
         lines.append("")
@@ -250,10 +278,12 @@ class _Listing:
         self.seen: set[tuple[object, ...]] = set()
         self.unpinned: set[int] = set()
 
-    def add(self, key: tuple[object, ...], text: str) -> None:
+    def add(self, key: tuple[object, ...], text: Callable[[], str]) -> None:
+        """List ``text()`` under ``key`` unless a line has that key (made only then: the switches of a fabric
+        repeat a few ECN profiles and watchdogs)."""
         if key not in self.seen:
             self.seen.add(key)
-            self.out.append(text)
+            self.out.append(text())
 
     def pinned(self, rationale: dict[str, Rationale]) -> bool:
         if id(rationale) in self.unpinned:
@@ -264,28 +294,41 @@ class _Listing:
         return False
 
 
+def _ecn_line(e: EcnProfile, k: str, r: Rationale) -> str:
+    """The plan.md line of one ECN threshold ``k`` of profile ``e`` and its rationale ``r``."""
+    return (f"- ECN `{e.name}` {k} = {getattr(e, k)}{' (pinned by user)' if r.pinned_by_user else ''}: "
+            f"{_fmt_rationale(r)}")
+
+
 def _switch_non_default(sw: SwitchPlan, listing: _Listing) -> None:
     """Pinned headroom values, every ECN threshold and non-default watchdog timers of one switch."""
-    for p in sw.ports:
-        if p.headroom and listing.pinned(p.headroom.rationale):
-            for k, r in sorted(p.headroom.rationale.items()):
-                if r.pinned_by_user:
-                    listing.add(("hr", sw.name, p.name, k),
-                                f"- `{sw.name}:{p.name}` {k} = {getattr(p.headroom, k)}: "
-                                f"{_fmt_rationale(r)}")
+    _headroom_non_default(sw, listing)
     for e in sw.ecn_profiles:
         for k in ("kmin_bytes", "kmax_bytes", "pmax_percent"):
             r = e.rationale.get(k)
             if r is not None:
-                listing.add(("ecn", e.name, k), f"- ECN `{e.name}` {k} = {getattr(e, k)}"
-                            f"{' (pinned by user)' if r.pinned_by_user else ''}: {_fmt_rationale(r)}")
+                listing.add(("ecn", e.name, k), partial(_ecn_line, e, k, r))
     w = sw.watchdog
     for k in ("detection_ms", "restoration_ms", "poll_ms", "action"):
         r = w.rationale.get(k)
         if r is not None and (r.pinned_by_user or (k != "action" and getattr(w, k) != 200)):
             listing.add(("wd", sw.platform, k, getattr(w, k)),
-                        f"- watchdog ({sw.platform}, e.g. `{sw.name}`) {k} = "
-                        f"{getattr(w, k)}: {_fmt_rationale(r)}")
+                        lambda: f"- watchdog ({sw.platform}, e.g. `{sw.name}`) {k} = "
+                                f"{getattr(w, k)}: {_fmt_rationale(r)}")
+
+
+def _headroom_non_default(sw: SwitchPlan, listing: _Listing) -> None:
+    """The pinned headroom values of one switch, per port."""
+    heads = list(map(_HEADROOM, sw.ports))
+    pinned = {id(h) for h in dict(zip(map(id, heads), heads)).values() if h and listing.pinned(h.rationale)}
+    for p in sw.ports if pinned else ():  # (ports of one class share a headroom: each is looked at once)
+        if id(p.headroom) in pinned and p.headroom:
+            for k, r in sorted(p.headroom.rationale.items()):
+                if r.pinned_by_user:
+                    hr = p.headroom
+                    listing.add(("hr", sw.name, p.name, k),
+                                lambda: f"- `{sw.name}:{p.name}` {k} = {getattr(hr, k)}: "
+                                        f"{_fmt_rationale(r)}")
 
 
 def _dcqcn_non_default(plan: Plan, listing: _Listing) -> None:
@@ -303,7 +346,7 @@ def _dcqcn_non_default(plan: Plan, listing: _Listing) -> None:
                 r = n.dcqcn.rationale.get(k)
                 if r is not None and (r.pinned_by_user or v != n.dcqcn.firmware_defaults.get(k, v)):
                     listing.add(("dq", n.model, n.speed_gbps, k, v, r.pinned_by_user and h.name),
-                                f"- DCQCN {n.model} @ {n.speed_gbps}G {k} = {v} (firmware default "
+                                lambda: f"- DCQCN {n.model} @ {n.speed_gbps}G {k} = {v} (firmware default "
                                 f"{n.dcqcn.firmware_defaults.get(k, '-')})"
                                 f"{' pinned by user on ' + h.name if r.pinned_by_user else ''}: "
                                 f"{_fmt_rationale(r)}")

@@ -113,3 +113,123 @@ def test_switch_contexts_are_plain_data_so_the_render_key_sees_every_value(inven
     plan = pipeline_plan(inventory)
     for sw in plan.switches:
         assert _plain(get_platform(sw.platform).build_context(plan, sw), sw.name) == []
+
+
+def _variants(sw: Any) -> dict[str, Any]:
+    """Copies of a SONiC switch, each differing from it (under another name) in one fact the render key
+    holds."""
+    port = next(p for p in sw.ports if p.lossless and p.headroom is not None)
+    i = sw.ports.index(port)
+
+    def with_port(**update: object) -> Any:
+        ports = [*sw.ports[:i], port.model_copy(update=update), *sw.ports[i + 1:]]
+        return sw.model_copy(update={"ports": ports})
+
+    hr = port.headroom
+    return {
+        "twin": sw,
+        "mtu": with_port(mtu=port.mtu - 100),
+        "cable": with_port(cable_m=port.cable_m + 40),
+        "lossy": with_port(lossless=False),
+        "port name": with_port(name=port.name + "0"),
+        "headroom": with_port(headroom=hr.model_copy(update={"xoff_bytes": hr.xoff_bytes + 1024})),
+        "os_version": sw.model_copy(update={"os_version": "SONiC.202012.1"}),
+        "buffer_model": sw.model_copy(update={
+            "buffer_model": "dynamic" if sonic.buffer_model(sw) == "traditional" else "traditional"}),
+        "watchdog": sw.model_copy(update={"watchdog": sw.watchdog.model_copy(
+            update={"detection_ms": sw.watchdog.detection_ms + 100})}),
+        "ecn": sw.model_copy(update={"ecn_profiles": [e.model_copy(update={"kmax_bytes": e.kmax_bytes + 1})
+                                                      for e in sw.ecn_profiles]}),
+    }
+
+
+@pytest.mark.parametrize("inventory", ["mixed-vendor", "site"])
+def test_sonic_render_keyed_on_facts_equals_the_render_of_its_own_context(inventory: str) -> None:
+    # the SONiC renderer looks a switch up by render_facts before building its context: a switch differing
+    # in any keyed fact gets its own text, the one a render from its own context gives
+    plan = pipeline_plan(inventory)
+    sw = next(s for s in plan.switches if s.platform == "sonic")
+    templating._RENDERS.clear()
+    sonic.render(plan, sw)
+    texts = {}
+    for what, variant in _variants(sw).items():
+        other = variant.model_copy(update={"name": "other"})
+        try:
+            keyed = sonic.render(plan, other)["other.json"]
+        except ValueError:
+            continue  # a variant SONiC cannot express (e.g. a release without the chosen buffer model)
+        model = sonic.buffer_model(other)
+        release = sonic.sonic_release(other.os_version)
+        meta = model if release is None or release >= sonic.BUFFER_MODEL_SINCE else None
+        alone = sonic.serialise(sonic.config_db_tables(sonic.build_context(plan, other), meta))
+        assert keyed == alone, what
+        texts[what] = keyed
+    assert "twin" in texts and len(texts) >= 8
+    changed = [w for w, t in texts.items() if w != "twin" and t == texts["twin"]]
+    assert changed == [], f"variants rendered like the original: {changed}"
+
+
+def _host_variants(h: Any) -> list[Any]:
+    """Copies of a host under other names, each differing from it in one fact of its data file's shape, or
+    only in the slots (name, switch ports)."""
+    nic = h.nics[0]
+
+    def with_nic(name: str, **update: object) -> Any:
+        return h.model_copy(update={"name": f"{h.name}-{name}",
+                                    "nics": [nic.model_copy(update=update), *h.nics[1:]]})
+
+    dq = nic.dcqcn
+    key = sorted(dq.params)[0]
+    return [
+        h,
+        with_nic("twin", switch_port="other-leaf:Ethernet99"),
+        with_nic("mtu", mtu=nic.mtu - 100),
+        with_nic("cable", cable_m=nic.cable_m + 7.5),
+        with_nic("pfc", pfc_vector=[1 - v if i == 5 else v for i, v in enumerate(nic.pfc_vector)]),
+        with_nic("netdev", netdev="ens99np0"),
+        with_nic("pci", pci_address="0000:3b:00.1"),
+        with_nic("unplugged", switch_port=None),
+        with_nic("dcqcn", dcqcn=dq.model_copy(update={"params": {**dq.params, key: dq.params[key] + 1}})),
+        with_nic("dscp", dscp_to_priority={**nic.dscp_to_priority, 26: 5}),
+    ]
+
+
+@pytest.mark.parametrize("inventory", ["mixed-vendor", "lab-2node"])
+def test_host_files_rendered_per_shape_equal_each_hosts_own_render(inventory: str) -> None:
+    # render_hosts renders one data file per host shape with the name and switch ports as slots: each
+    # host's file is the one rendered from its own context, for hosts that differ in any fact of the shape
+    from roce_tune.platforms import host as host_platform
+
+    plan = pipeline_plan(inventory)
+    hosts = [v for h in plan.hosts for v in _host_variants(h)]
+    files = host_platform.render_hosts(plan, hosts)
+    texts = [files[f"{h.name}.sh"] for h in hosts]
+    assert texts == [host_platform.render_host_data(plan, h) for h in hosts]
+    firsts = texts[:len(_host_variants(plan.hosts[0]))]
+    assert len(set(firsts)) == len(firsts)
+    first = plan.hosts[0]
+    bad = first.model_copy(update={"name": "bad", "nics": [
+        first.nics[0].model_copy(update={"switch_port": "leaf 1:Ethernet0"}), *first.nics[1:]]})
+    with pytest.raises(ValueError, match="switch port"):
+        host_platform.render_hosts(plan, [plan.hosts[0], bad])
+
+
+def test_plan_md_lists_a_pinned_headroom_on_every_port_that_has_it() -> None:
+    # _non_default looks at each distinct headroom object of a switch once; a pinned one is still listed
+    # for every port that holds it, in port order, and an unpinned twin of it is not
+    from roce_tune.render.review import _non_default
+
+    plan = pipeline_plan("mixed-vendor")
+    sw = next(s for s in plan.switches if any(p.headroom for p in s.ports))
+    hr = next(p.headroom for p in sw.ports if p.headroom)
+    assert hr is not None
+    key = sorted(hr.rationale)[0]
+    pinned = hr.model_copy(update={"rationale": {**hr.rationale, key: hr.rationale[key].model_copy(
+        update={"pinned_by_user": True})}})
+    holders = [p.name for p in sw.ports if p.headroom is hr][:2]
+    ports = [p.model_copy(update={"headroom": pinned}) if p.name in holders else p for p in sw.ports]
+    changed = plan.model_copy(update={"switches": [sw.model_copy(update={"ports": ports})]})
+    lines = [ln for ln in _non_default(changed) if ln.startswith(f"- `{sw.name}:")]
+    assert [ln.split("`")[1] for ln in lines] == [f"{sw.name}:{n}" for n in holders]
+    assert all(f" {key} = " in ln for ln in lines)
+    assert not [ln for ln in _non_default(plan) if ln.startswith(f"- `{sw.name}:")]

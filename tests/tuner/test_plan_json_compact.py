@@ -10,7 +10,7 @@ import pytest
 
 from roce_tune.inventory.loader import load_inventory
 from roce_tune.pipeline import derive_plan
-from roce_tune.plan import PLAN_SCHEMA_VERSION, Plan, plan_from_json, plan_to_json
+from roce_tune.plan import PLAN_SCHEMA_VERSION, Plan, PortPlan, plan_from_json, plan_to_json
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -75,4 +75,108 @@ def test_a_broken_shared_port_rationale_names_its_reference(plan: Plan) -> None:
     name = next(iter(doc["shared"]["PortRationale"]))
     doc["shared"]["PortRationale"][name] = {"fan_in": {"formula": 3}}
     with pytest.raises(ValueError, match=f"shared section '#/shared/PortRationale/{name}'"):
+        plan_from_json(json.dumps(doc))
+
+
+def test_shared_maps_load_as_one_object_per_section(plan: Plan) -> None:
+    # plan_from_json validates each shared map once and puts that one object in every port/NIC referring to
+    # it (as the tuner's plan holds them), instead of a validated copy per port and NIC
+    text = plan_to_json(plan)
+    doc = json.loads(text)
+    back = plan_from_json(text)
+    assert back == plan and plan_to_json(back) == text
+    for kind, maps in (("PortRationale", [p.rationale for s in back.switches for p in s.ports]),
+                       ("NicRationale", [n.rationale for h in back.hosts for n in h.nics]),
+                       ("NicDscpToPriority", [n.dscp_to_priority for h in back.hosts for n in h.nics])):
+        assert maps and len({id(m) for m in maps}) == len(doc["shared"][kind]), kind
+    assert all(type(k) is int for n in back.hosts[0].nics for k in n.dscp_to_priority)
+
+
+def test_a_shared_map_of_the_wrong_kind_or_content_is_refused(plan: Plan) -> None:
+    text = plan_to_json(plan)
+
+    def broken(change) -> str:  # type: ignore[no-untyped-def]
+        doc = json.loads(text)
+        change(doc)
+        return json.dumps(doc)
+
+    def first_nic(doc):  # type: ignore[no-untyped-def]
+        return doc["hosts"][0]["nics"][0]
+
+    def dscp_map(doc):  # type: ignore[no-untyped-def]
+        return doc["shared"]["NicDscpToPriority"][next(iter(doc["shared"]["NicDscpToPriority"]))]
+
+    headroom = json.loads(text)["switches"][0]["ports"][0]["headroom"]
+    cases = {  # what is changed -> what the error says
+        "wrong kind": (lambda d: d["switches"][0]["ports"][0].update(rationale=headroom), "rationale"),
+        "bad map": (lambda d: dscp_map(d).update({"26": "three"}), "NicDscpToPriority"),
+        "no section": (lambda d: first_nic(d).update(
+            dscp_to_priority={"$ref": "#/shared/NicDscpToPriority/x"}), "does not name a section"),
+    }
+    for what, (change, message) in cases.items():
+        with pytest.raises(ValueError, match=message):
+            plan_from_json(broken(change))
+        assert what
+
+
+SHIPPED = sorted(p.relative_to(REPO).as_posix() for p in (REPO / "inventories").rglob("*.yaml"))
+
+
+@pytest.mark.parametrize("inventory", SHIPPED)
+def test_the_orjson_writer_writes_the_bytes_pydantic_writes(inventory: str) -> None:
+    # plan_to_json writes switches and hosts with orjson; pydantic's serializer alone is the reference
+    from roce_tune.plan.codec import _plan_to_json_pydantic
+
+    try:
+        plan = derive_plan(load_inventory(REPO / inventory))
+    except Exception as exc:  # noqa: BLE001 (an inventory that is refused on purpose: nothing to write)
+        pytest.skip(f"{inventory} does not plan: {exc}")
+    assert plan_to_json(plan) == _plan_to_json_pydantic(plan)
+    back = plan_from_json(plan_to_json(plan))
+    assert plan_to_json(back) == _plan_to_json_pydantic(back)
+
+
+def test_values_orjson_would_print_otherwise_are_written_by_pydantic(plan: Plan) -> None:
+    # an int in a float field (3 -> 3.0), a bool in an int field or list (True -> 1), keys out of field
+    # order, an empty rationale: each such object is left to pydantic, so the bytes stay the same
+    from roce_tune.plan.codec import _plan_to_json_pydantic
+
+    sw = plan.switches[0]
+    port = sw.ports[0]
+    odd_ports = [
+        PortPlan.model_construct(**{**port.__dict__, "cable_m": 3}),
+        PortPlan.model_construct(**{**port.__dict__, "fan_in": True}),
+        PortPlan.model_construct(**{**port.__dict__, "pfc_priorities": [True]}),
+        port.model_copy(update={"rationale": {}}),
+    ]
+    shuffled = port.model_copy()
+    object.__setattr__(shuffled, "__dict__", dict(reversed(list(port.__dict__.items()))))
+    odd_ports.append(shuffled)
+    nic = plan.hosts[0].nics[0]
+    odd_nic = nic.model_copy(update={"cable_m": 7, "pfc_vector": [0, 0, 0, True, 0, 0, 0, 0]})
+    host = plan.hosts[0].model_copy(update={"nics": [odd_nic, *plan.hosts[0].nics[1:]],
+                                            "credentials": {"password_env": 5}})
+    odd = plan.model_copy(update={
+        "switches": [sw.model_copy(update={"ports": [*odd_ports, *sw.ports[1:]]}), *plan.switches[1:]],
+        "hosts": [host, *plan.hosts[1:]]})
+    import warnings
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # pydantic warns about the off-type values it is given
+        text = plan_to_json(odd)
+        assert text == _plan_to_json_pydantic(odd)
+    assert '"cable_m":3.0' in text and '"fan_in":1' in text
+
+
+def test_an_invalid_value_deep_in_the_file_is_reported_with_its_whole_location(plan: Plan) -> None:
+    # devices are validated one by one (their JSON freed as they go); the first invalid one is left to the
+    # plan's validation, which names it from the top of the document
+    doc = json.loads(plan_to_json(plan))
+    last = len(doc["switches"]) - 1
+    doc["switches"][last]["ports"][0]["mtu"] = "big"
+    with pytest.raises(ValueError, match=rf"switches\.{last}\.ports\.0\.mtu"):
+        plan_from_json(json.dumps(doc))
+    doc = json.loads(plan_to_json(plan))
+    doc["hosts"][0]["nics"][0]["roce_tos"] = None
+    with pytest.raises(ValueError, match=r"hosts\.0\.nics\.0\.roce_tos"):
         plan_from_json(json.dumps(doc))
