@@ -34,6 +34,7 @@ from roce_tune.plan.model import (
     SwitchPlan,
     Watchdog,
     construct_trusted,
+    copy_each_trusted,
 )
 
 __all__ = [
@@ -61,6 +62,7 @@ __all__ = [
     "SwitchPlan",
     "Watchdog",
     "construct_trusted",
+    "copy_each_trusted",
     "plan_from_json",
     "plan_json_schema",
     "plan_to_json",
