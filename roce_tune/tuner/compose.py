@@ -119,9 +119,9 @@ def _port_cable(inv: Inventory, sw: Switch, port: str, peer: Peer | None, pinned
     return inv.defaults.cable_length, True
 
 
-def _port_shapes(topo: Topology, sw: Switch, asic: AsicSpec) -> tuple[list[_PortShape], list[str | None]]:
-    """Per declared port of ``sw`` (inventory order): its shape (:data:`_PortShape`) and, apart, its peer as
-    ``device:port`` (None when not cabled). ``_PortFacts(*shape, peer)`` is the port's facts."""
+def _port_shapes(topo: Topology, sw: Switch, asic: AsicSpec) -> tuple[list[_PortShape], list[Peer | None]]:
+    """Per declared port of ``sw`` (inventory order): its shape (:data:`_PortShape`) and, apart, its peer
+    (None when not cabled). ``_PortFacts(*shape, _peer_name(peer))`` is the port's facts."""
     inv = topo.inventory
     name = sw.name
     directions = topo.directions()  # every port without a peer faces "edge"
@@ -129,7 +129,7 @@ def _port_shapes(topo: Topology, sw: Switch, asic: AsicSpec) -> tuple[list[_Port
     default_cable, policy_mtu, serdes = inv.defaults.cable_length, inv.policy.mtu, asic.serdes_gbps
     peers = topo.peers
     partial: list[tuple[str, int, int, int, float, bool, bool, str, str, bool]] = []
-    peer_names: list[str | None] = []
+    port_peers: list[Peer | None] = []
     n_downs = 0
     for info in topo.ports_of(name):
         port = info.name
@@ -142,20 +142,25 @@ def _port_shapes(topo: Topology, sw: Switch, asic: AsicSpec) -> tuple[list[_Port
         else:
             cable, defaulted = default_cable, True
         if peer is None:
-            kind, peer_name, direction, lossless = "none", None, "edge", False
+            kind, direction, lossless = "none", "edge", False
         else:
-            kind, peer_name, direction = peer.kind, f"{peer.device}:{peer.port}", directions[key]
+            kind, direction = peer.kind, directions[key]
             lossless = info.admin_up and peer.lossless
             n_downs += direction == "down" or direction == "peer"
         partial.append((port, info.speed_gbps, info.lanes or max(1, info.speed_gbps // serdes),
                         info.mtu or policy_mtu, cable, defaulted, info.admin_up, kind, direction, lossless))
-        peer_names.append(peer_name)
+        port_peers.append(peer)
     # fan-in under up-down routing: a down-facing egress can be fed by every other cabled port;
     # an up-facing egress only by down-facing ports (valley-free: nothing arriving from above goes up).
     # The cabled ports are the declared ones with a peer (build_topology cables declared ports only, once).
     fan_in_down, fan_in_up = (max(1, len(topo.cabled_ports(name)) - 1), max(1, n_downs))
     down, up = (fan_in_down,), (fan_in_up,)
-    return [t + (up if t[8] == "up" else down) for t in partial], peer_names
+    return [t + (up if t[8] == "up" else down) for t in partial], port_peers
+
+
+def _peer_names(peers: list[Peer | None]) -> list[str | None]:
+    """``PortPlan.peer`` of each port: the far end as ``device:port``, None when not cabled."""
+    return [None if p is None else f"{p.device}:{p.port}" for p in peers]
 
 
 _Section = TypeVar("_Section", bound=Explained)
@@ -207,12 +212,15 @@ class _Memo:
     def __init__(self, inv: Inventory, catalog: Catalog):
         self.catalog = catalog
         counts: dict[int, Counter[str]] = {}
-        for h in inv.hosts:
-            for n in h.nics:
-                counts.setdefault(n.speed, Counter())[n.model] += 1
+        for (speed, model), n in Counter((n.speed, n.model) for h in inv.hosts for n in h.nics).items():
+            counts.setdefault(speed, Counter())[model] += n
         self._nic_by_speed = {s: min(c, key=lambda m: (-c[m], m)) for s, c in counts.items()}
         self._cache: dict[tuple[object, ...], object] = {}
         self._ecn_names: dict[str, list[tuple[object, ...]]] = {}
+        #: NIC class (model, speed, cable, MTU, DCQCN pins) -> (DCQCN, NIC xoff, rationale)
+        self.nic_classes: dict[tuple[object, ...], tuple[Dcqcn, int, dict[str, Rationale]]] = {}
+        #: PFC on the lossless priorities, one list every NIC shares (mlnx_qos --pfc)
+        self.pfc_vector = [1 if p in inv.policy.lossless_priorities else 0 for p in range(8)]
         #: ECN profile name -> (its RT211 finding on the first switch that has it, every such switch's name
         #: in derivation order)
         self.pfc_bound: dict[str, tuple[Finding, list[str]]] = {}
@@ -253,14 +261,16 @@ def _base_rtt(inv: Inventory, topo: Topology, catalog: Catalog) -> tuple[float, 
     """Base RTT of the longest host-to-host path (hops and the longest cable of every tier)."""
     tiers = max(1, topo.tiers())
     hops = 2 * tiers - 1
-    host_cable = max((p.cable_m or inv.defaults.cable_length for p in topo.peers.values()
-                      if p.kind == "host"),
-                     default=inv.defaults.cable_length)
+    default = inv.defaults.cable_length
+    tier_of = {name: topo.tier(name) for name in topo.switches}
+    host_cables: list[float] = []
     per_tier: dict[int, float] = {}
     for (s, _), p in topo.peers.items():
-        if p.kind == "switch" and p.device in topo.switches and topo.tier(p.device) > topo.tier(s):
-            per_tier[topo.tier(s)] = max(per_tier.get(topo.tier(s), 0.0),
-                                         p.cable_m or inv.defaults.cable_length)
+        if p.kind == "host":
+            host_cables.append(p.cable_m or default)
+        elif p.kind == "switch" and p.device in tier_of and tier_of[p.device] > tier_of[s]:
+            per_tier[tier_of[s]] = max(per_tier.get(tier_of[s], 0.0), p.cable_m or default)
+    host_cable = max(host_cables, default=default)
     one_way_m = 2 * host_cable + 2 * sum(per_tier.values())
     latency = max((catalog.asic(asic_of(sw, catalog)).switch_latency_us for sw in inv.switches), default=1.0)
     return ecn.base_rtt_us(hops, one_way_m, inv.policy.nic_latency_us, latency)
@@ -573,21 +583,21 @@ def _derive_shape(policy: Policy, sw: Switch, asic: AsicSpec, facts: list[_PortF
 
 
 def _switch_shape(inv: Inventory, topo: Topology, catalog: Catalog, sw: Switch, rtt_us: float,
-                  findings: list[Finding], memo: _Memo) -> tuple[_SwitchShape, list[str | None] | None]:
-    """The derived shape of ``sw``, and its peers (``device:port`` per port) when the shape was reused from
+                  findings: list[Finding], memo: _Memo) -> tuple[_SwitchShape, list[Peer | None] | None]:
+    """The derived shape of ``sw``, and its peers (per port) when the shape was reused from
     a switch of the same shape (:func:`_shape_key`) derived without findings; None when derived now (its
     ports then carry these peers; its findings went to ``findings``). Has every effect of deriving ``sw``
     beyond its own plan (findings, ECN names and RT211 carriers in ``memo``)."""
     asic = catalog.asic(asic_of(sw, catalog))
-    shapes, peer_names = _port_shapes(topo, sw, asic)
+    shapes, peers = _port_shapes(topo, sw, asic)
     key = _shape_key(inv.policy, sw, asic, shapes) if memo.reuse_shapes else None
     shape = memo.shapes.get(key) if key is not None else None
     if shape is not None:
         for name in shape.pfc_bound:
             memo.pfc_bound[name][1].append(sw.name)
-        return shape, peer_names
+        return shape, peers
     found = len(findings)
-    facts = [_PortFacts(*k, peer) for k, peer in zip(shapes, peer_names)]
+    facts = [_PortFacts(*k, peer) for k, peer in zip(shapes, _peer_names(peers))]
     shape = _derive_shape(inv.policy, sw, asic, facts, rtt_us, findings, memo)
     if key is not None and len(findings) == found:
         memo.shapes[key] = shape
@@ -596,10 +606,10 @@ def _switch_shape(inv: Inventory, topo: Topology, catalog: Catalog, sw: Switch, 
 
 def _derive_switch(inv: Inventory, topo: Topology, catalog: Catalog, sw: Switch, rtt_us: float,
                    findings: list[Finding], memo: _Memo) -> SwitchPlan:
-    shape, peer_names = _switch_shape(inv, topo, catalog, sw, rtt_us, findings, memo)
+    shape, peers = _switch_shape(inv, topo, catalog, sw, rtt_us, findings, memo)
     ports = shape.ports
-    if peer_names is not None:  # a reused shape: the ports of the switch it was derived for, with our peers
-        ports = copy_each_trusted(ports, "peer", peer_names)
+    if peers is not None:  # a reused shape: the ports of the switch it was derived for, with our peers
+        ports = copy_each_trusted(ports, "peer", _peer_names(peers))
     return construct_trusted(SwitchPlan,
         name=sw.name, platform=sw.platform.value, role=sw.role.value, model=sw.model, asic=shape.asic,
         os_version=sw.os_version, buffer_model=shape.buffer_model,
@@ -643,31 +653,36 @@ def _derive_host(inv: Inventory, catalog: Catalog, cls: Classification, tiers: i
     policy = inv.policy
     prios = sorted(policy.lossless_priorities)
     pins = resolve_overrides(policy, role="host", device=host.name, params=DCQCN_PARAMS)
-    pfc_vector = [1 if p in prios else 0 for p in range(8)]
     pins_key = tuple(sorted(pins.items()))
+    default_cable, host_mtu = inv.defaults.cable_length, host.mtu or policy.host_mtu
+    cache = memo.nic_classes
     nics = []
     for nic in host.nics:
-        cable = nic.cable_length if nic.cable_length is not None else inv.defaults.cable_length
-        mtu = nic.mtu or host.mtu or policy.host_mtu
+        cable = nic.cable_length if nic.cable_length is not None else default_cable
+        mtu = nic.mtu or host_mtu
         # one NIC class (model, speed, cable, MTU, pins) has one set of values and shared rationale (32k NICs)
-        dq, xoff, why = memo.get(("nic-class", nic.model, nic.speed, cable, mtu, pins_key),
-                                 lambda: _nic_values(inv, catalog, prios, nic.model, nic.speed, cable, mtu,
-                                                     pins, memo))
+        key = (nic.model, nic.speed, cable, mtu, pins_key)
+        values = cache.get(key)
+        if values is None:
+            values = cache[key] = _nic_values(inv, catalog, prios, nic.model, nic.speed, cable, mtu, pins,
+                                              memo)
+        dq, xoff, why = values
         # model_construct: fields are typed by construction (see PortPlan in _derive_switch)
         nics.append(construct_trusted(NicPlan, rationale=why,  # fields in model order
             model=nic.model, netdev=nic.netdev, rdma_device=nic.rdma_device, rdma_port=nic.rdma_port,
             pci_address=nic.pci_address, speed_gbps=nic.speed, rail=nic.rail, switch_port=nic.switch_port,
-            trust=cls.trust, pfc_vector=pfc_vector, dscp_to_priority=cls.dscp_to_priority, cable_m=cable,
+            trust=cls.trust, pfc_vector=memo.pfc_vector, dscp_to_priority=cls.dscp_to_priority, cable_m=cable,
             mtu=mtu, roce_mtu=policy.roce_mtu, roce_tos=cls.roce_tos, cnp_dscp=cls.cnp_dscp,
             cnp_priority=cls.cnp_priority, nic_xoff_bytes=xoff, dcqcn=dq))
     # the NCCL environment follows from the host's RDMA NICs and socket_ifname (nccl.derive_nccl_env)
-    env, why = memo.get(("nccl", tuple((n.rail, n.rdma_device, n.rdma_port) for n in host.nics),
+    env, why = memo.get(("nccl", tuple([(n.rail, n.rdma_device, n.rdma_port) for n in host.nics]),
                          host.socket_ifname),
                         lambda: nccl.derive_nccl_env(host, cls, inv.site, tiers))
-    return HostPlan(name=host.name, mgmt_host=host.mgmt.host if host.mgmt else None,
-                    mgmt_port=host.mgmt.port if host.mgmt else None,
-                    credentials=host.credentials.model_dump(),
-                    nics=nics, nccl_env=env, nccl_rationale=why)
+    # construct_trusted: the values are typed (as the NICs'); the dicts are fresh or the memo's, never edited
+    return construct_trusted(HostPlan, name=host.name, mgmt_host=host.mgmt.host if host.mgmt else None,
+                             mgmt_port=host.mgmt.port if host.mgmt else None,
+                             credentials=host.credentials.model_dump(),
+                             nics=nics, nccl_env=env, nccl_rationale=why)
 
 
 def build_plan(inv: Inventory, catalog: Catalog | None = None, *, inventory_file: str = "<memory>",
