@@ -498,9 +498,10 @@ def derive_inventory(path: Path, catalog: Catalog | None = None, timings: Timing
         loaded = load(path)
         catalog = catalog or load_catalog()
     with _stage("lint", timings, progress):
-        lint_findings = lint_loaded(loaded, catalog)
+        topo = topology(loaded)  # one topology for lint and derive
+        lint_findings = lint_loaded(loaded, catalog, topo)
     with _stage("derive", timings, progress):
-        plan = derive(loaded, catalog, lint_findings)
+        plan = derive(loaded, catalog, lint_findings, topo=topo)
     return loaded, plan
 
 
