@@ -56,8 +56,6 @@ from collections import defaultdict, deque
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-import networkx as nx
-
 from roce_tune.findings import Finding, Location, Severity
 from roce_tune.gcpause import gc_paused
 from roce_tune.inventory.topology import Peer, Topology
@@ -450,6 +448,8 @@ def _cycles(fab: _Fabric, turns: list[tuple[int, int, int]]) -> list[tuple[tuple
     alive = _peel(succ, indeg)       # then SCC on what is left
     if not alive:
         return []
+    import networkx as nx  # only when a cycle may be left (~55 ms of imports every plan would pay)
+
     g = nx.DiGraph()
     for v in sorted(alive):
         g.add_node(v)
