@@ -34,6 +34,7 @@ from roce_tune.plan.model import (
     SwitchPlan,
     Watchdog,
     construct_trusted,
+    construct_ordered,
     copy_each_trusted,
 )
 
@@ -62,6 +63,7 @@ __all__ = [
     "SwitchPlan",
     "Watchdog",
     "construct_trusted",
+    "construct_ordered",
     "copy_each_trusted",
     "plan_from_json",
     "plan_json_schema",

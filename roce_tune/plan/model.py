@@ -519,3 +519,15 @@ def copy_each_trusted(models: list[_M], field: str, values: list[Any]) -> list[_
         set_(m, "__pydantic_private__", None)
         out.append(m)
     return out
+
+
+def construct_ordered(cls: type[_M], values: dict[str, Any]) -> _M:
+    """:func:`construct_trusted` for a dict that already has every field of ``cls`` in field order (e.g. a
+    copy of another such instance's ``__dict__`` with values replaced): it becomes the instance's dict as is,
+    unchecked (the caller's promise; the tuner's 32k NICs at 4,096 hosts, ~2x cheaper than keywords)."""
+    m = cls.__new__(cls)
+    object.__setattr__(m, "__dict__", values)
+    object.__setattr__(m, "__pydantic_fields_set__", _field_names(cls)[2])
+    object.__setattr__(m, "__pydantic_extra__", None)
+    object.__setattr__(m, "__pydantic_private__", None)
+    return m

@@ -59,6 +59,7 @@ from roce_tune.plan import (
     Rationale,
     SwitchPlan,
     Watchdog,
+    construct_ordered,
     construct_trusted,
     copy_each_trusted,
 )
@@ -217,8 +218,8 @@ class _Memo:
         self._nic_by_speed = {s: min(c, key=lambda m: (-c[m], m)) for s, c in counts.items()}
         self._cache: dict[tuple[object, ...], object] = {}
         self._ecn_names: dict[str, list[tuple[object, ...]]] = {}
-        #: NIC class (model, speed, cable, MTU, DCQCN pins) -> (DCQCN, NIC xoff, rationale)
-        self.nic_classes: dict[tuple[object, ...], tuple[Dcqcn, int, dict[str, Rationale]]] = {}
+        #: NIC class (model, speed, cable, MTU, DCQCN pins) -> the field dict of its first NicPlan
+        self.nic_classes: dict[tuple[object, ...], dict[str, object]] = {}
         #: PFC on the lossless priorities, one list every NIC shares (mlnx_qos --pfc)
         self.pfc_vector = [1 if p in inv.policy.lossless_priorities else 0 for p in range(8)]
         #: ECN profile name -> (its RT211 finding on the first switch that has it, every such switch's name
@@ -660,20 +661,24 @@ def _derive_host(inv: Inventory, catalog: Catalog, cls: Classification, tiers: i
     for nic in host.nics:
         cable = nic.cable_length if nic.cable_length is not None else default_cable
         mtu = nic.mtu or host_mtu
-        # one NIC class (model, speed, cable, MTU, pins) has one set of values and shared rationale (32k NICs)
+        # one NIC class (model, speed, cable, MTU, pins) has one set of values and shared rationale (32k
+        # NICs): its first NIC's fields are the template, each NIC a copy with its own identity and cabling
         key = (nic.model, nic.speed, cable, mtu, pins_key)
-        values = cache.get(key)
-        if values is None:
-            values = cache[key] = _nic_values(inv, catalog, prios, nic.model, nic.speed, cable, mtu, pins,
-                                              memo)
-        dq, xoff, why = values
-        # model_construct: fields are typed by construction (see PortPlan in _derive_switch)
-        nics.append(construct_trusted(NicPlan, rationale=why,  # fields in model order
-            model=nic.model, netdev=nic.netdev, rdma_device=nic.rdma_device, rdma_port=nic.rdma_port,
-            pci_address=nic.pci_address, speed_gbps=nic.speed, rail=nic.rail, switch_port=nic.switch_port,
-            trust=cls.trust, pfc_vector=memo.pfc_vector, dscp_to_priority=cls.dscp_to_priority, cable_m=cable,
-            mtu=mtu, roce_mtu=policy.roce_mtu, roce_tos=cls.roce_tos, cnp_dscp=cls.cnp_dscp,
-            cnp_priority=cls.cnp_priority, nic_xoff_bytes=xoff, dcqcn=dq))
+        template = cache.get(key)
+        if template is None:
+            dq, xoff, why = _nic_values(inv, catalog, prios, nic.model, nic.speed, cable, mtu, pins, memo)
+            # construct_trusted: fields are typed by construction (see PortPlan in _derive_switch)
+            template = cache[key] = construct_trusted(NicPlan, rationale=why,  # fields in model order
+                model=nic.model, netdev=nic.netdev, rdma_device=nic.rdma_device, rdma_port=nic.rdma_port,
+                pci_address=nic.pci_address, speed_gbps=nic.speed, rail=nic.rail, switch_port=nic.switch_port,
+                trust=cls.trust, pfc_vector=memo.pfc_vector, dscp_to_priority=cls.dscp_to_priority,
+                cable_m=cable, mtu=mtu, roce_mtu=policy.roce_mtu, roce_tos=cls.roce_tos,
+                cnp_dscp=cls.cnp_dscp, cnp_priority=cls.cnp_priority, nic_xoff_bytes=xoff, dcqcn=dq).__dict__
+        values = template.copy()
+        values["netdev"], values["rdma_device"] = nic.netdev, nic.rdma_device
+        values["rdma_port"], values["pci_address"] = nic.rdma_port, nic.pci_address
+        values["rail"], values["switch_port"] = nic.rail, nic.switch_port
+        nics.append(construct_ordered(NicPlan, values))
     # the NCCL environment follows from the host's RDMA NICs and socket_ifname (nccl.derive_nccl_env)
     env, why = memo.get(("nccl", tuple([(n.rail, n.rdma_device, n.rdma_port) for n in host.nics]),
                          host.socket_ifname),

@@ -15,7 +15,7 @@ import yaml
 from roce_tune.inventory.loader import load_inventory_text
 from roce_tune.inventory.synthetic import rail_optimised_fabric
 from roce_tune.pipeline import derive_device, derive_plan
-from roce_tune.plan import Plan, plan_to_json
+from roce_tune.plan import HostPlan, Plan, SwitchPlan, plan_to_json
 from roce_tune.tuner import compose
 
 Inventory = dict[str, Any]
@@ -151,3 +151,20 @@ def test_explain_of_a_late_switch_equals_the_full_plan(monkeypatch: pytest.Monke
             assert part.switches[-1] == full.switch(name)
             assert [f for f in part.findings if f.rule == "RT211"] == [
                 f for f in derive_device(loaded, name, preceding=not preceding).findings if f.rule == "RT211"]
+
+
+
+def test_copied_ports_and_nics_validate_to_themselves(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Ports of a reused shape (``copy_each_trusted``) and NICs copied from their class's first NIC
+    (``construct_ordered``) are built without validation: each must still validate to exactly itself and
+    carry its own peer / identity."""
+    plan = _plan(BASE, True, monkeypatch)
+    for sw in plan.switches:
+        assert SwitchPlan.model_validate(sw.model_dump()) == sw
+    peers = {(h["name"], n["netdev"]): n["switch_port"] for h in BASE["hosts"] for n in h["nics"]}
+    for host in plan.hosts:
+        assert HostPlan.model_validate(host.model_dump()) == host
+        assert all(n.switch_port == peers[(host.name, n.netdev)] for n in host.nics)
+        for n in host.nics:
+            dev, port = (n.switch_port or "").split(":")
+            assert next(p for p in plan.switch(dev).ports if p.name == port).peer == f"{host.name}:{n.netdev}"
