@@ -10,6 +10,10 @@ Order of derivation, each step feeding the next:
 5. PFC watchdog per switch; DCQCN, TOS, NIC xoff per NIC; NCCL environment per host;
 6. deadlock analysis of the whole fabric, then the end-to-end consistency check.
 
+Switches of one shape (same ASIC, platform, role, buffer model and per-port facts: :func:`_shape_key`) have
+the same values: the first is derived, the others copy its ports with their own peers (a 4,096-host
+rail-optimised fabric has 1,792 switches of 4 shapes). NICs of one class share their values likewise.
+
 Errors that make derivation meaningless (lint errors: dangling links, unknown models) raise
 :class:`~roce_tune.findings.RoceTuneError` before anything is derived; safety-check errors found while
 deriving (headroom over budget, Kmax above the PFC trigger, map disagreement) are returned in
