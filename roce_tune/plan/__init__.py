@@ -33,8 +33,8 @@ from roce_tune.plan.model import (
     SectionInterner,
     SwitchPlan,
     Watchdog,
-    construct_trusted,
     construct_ordered,
+    construct_trusted,
     copy_each_trusted,
 )
 
@@ -62,8 +62,8 @@ __all__ = [
     "SectionInterner",
     "SwitchPlan",
     "Watchdog",
-    "construct_trusted",
     "construct_ordered",
+    "construct_trusted",
     "copy_each_trusted",
     "plan_from_json",
     "plan_json_schema",
