@@ -33,7 +33,9 @@ from roce_tune.plan.model import (
     SectionInterner,
     SwitchPlan,
     Watchdog,
+    construct_ordered,
     construct_trusted,
+    copy_each_trusted,
 )
 
 __all__ = [
@@ -60,7 +62,9 @@ __all__ = [
     "SectionInterner",
     "SwitchPlan",
     "Watchdog",
+    "construct_ordered",
     "construct_trusted",
+    "copy_each_trusted",
     "plan_from_json",
     "plan_json_schema",
     "plan_to_json",

@@ -495,3 +495,42 @@ def construct_trusted(cls: type[_M], **values: object) -> _M:
     object.__setattr__(m, "__pydantic_extra__", None)
     object.__setattr__(m, "__pydantic_private__", None)
     return m
+
+
+def copy_each_trusted(models: list[_M], field: str, values: list[Any]) -> list[_M]:
+    """Copies of ``models`` (of one class, built by :func:`construct_trusted`: every field set), the k-th with
+    ``field`` set to ``values[k]``, without validation: how the tuner repeats the ports of an already derived
+    switch shape for another switch (~100k ports at 4,096 hosts).
+
+    Field order stays the model's (each copy starts from its model's field dict), so a copy serialises as an
+    instance built with the new value would. ``field`` must be a field of the class and the values of its
+    type (the caller's promise, as for :func:`construct_trusted`). Extra values (or models) are ignored.
+    """
+    if not models:
+        return []
+    cls = type(models[0])
+    fields_set = _field_names(cls)[2]
+    new, set_ = cls.__new__, object.__setattr__
+    out = []
+    for model, value in zip(models, values):
+        d = model.__dict__.copy()
+        d[field] = value
+        m = new(cls)
+        set_(m, "__dict__", d)
+        set_(m, "__pydantic_fields_set__", fields_set)
+        set_(m, "__pydantic_extra__", None)
+        set_(m, "__pydantic_private__", None)
+        out.append(m)
+    return out
+
+
+def construct_ordered(cls: type[_M], values: dict[str, Any]) -> _M:
+    """:func:`construct_trusted` for a dict that already has every field of ``cls`` in field order (e.g. a
+    copy of another such instance's ``__dict__`` with values replaced): it becomes the instance's dict as is,
+    unchecked (the caller's promise; the tuner's 32k NICs at 4,096 hosts, ~2x cheaper than keywords)."""
+    m = cls.__new__(cls)
+    object.__setattr__(m, "__dict__", values)
+    object.__setattr__(m, "__pydantic_fields_set__", _field_names(cls)[2])
+    object.__setattr__(m, "__pydantic_extra__", None)
+    object.__setattr__(m, "__pydantic_private__", None)
+    return m

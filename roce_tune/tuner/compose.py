@@ -10,6 +10,10 @@ Order of derivation, each step feeding the next:
 5. PFC watchdog per switch; DCQCN, TOS, NIC xoff per NIC; NCCL environment per host;
 6. deadlock analysis of the whole fabric, then the end-to-end consistency check.
 
+Switches of one shape (same ASIC, platform, role, buffer model and per-port facts: :func:`_shape_key`) have
+the same values: the first is derived, the others copy its ports with their own peers (a 4,096-host
+rail-optimised fabric has 1,792 switches of 4 shapes). NICs of one class share their values likewise.
+
 Errors that make derivation meaningless (lint errors: dangling links, unknown models) raise
 :class:`~roce_tune.findings.RoceTuneError` before anything is derived; safety-check errors found while
 deriving (headroom over budget, Kmax above the PFC trigger, map disagreement) are returned in
@@ -32,7 +36,7 @@ from roce_tune.findings import (
 )
 from roce_tune.gcpause import gc_paused
 from roce_tune.inventory.catalog import AsicSpec, Catalog, NicSpec, load_catalog
-from roce_tune.inventory.models import Host, Inventory, Policy, Switch
+from roce_tune.inventory.models import Host, Inventory, Policy, Role, Switch
 from roce_tune.inventory.overrides import (
     DCQCN_PARAMS,
     ECN_PARAMS,
@@ -58,7 +62,10 @@ from roce_tune.plan import (
     PortPlan,
     Rationale,
     SwitchPlan,
+    Watchdog,
+    construct_ordered,
     construct_trusted,
+    copy_each_trusted,
 )
 from roce_tune.platforms import get_platform
 from roce_tune.tuner import (
@@ -76,11 +83,15 @@ from roce_tune.tuner import (
 from roce_tune.tuner.fluid import ROCE_HEADER_BYTES
 
 DEFAULT_NIC = "connectx-7"
+#: reuse a derived switch for every later switch of the same shape (:func:`_shape_key`); tests turn it off
+#: to check that reusing gives the same plan
+REUSE_SHAPES = True
 
 
 class _PortFacts(NamedTuple):
     """Per-port inputs gathered before any tuning math (a named tuple: ~100k of them at 4,096 hosts, built
-    3-4x faster than a frozen dataclass)."""
+    3-4x faster than a frozen dataclass). Every field but the last, ``peer``, is the port's shape
+    (:data:`_PortShape`, see :class:`_SwitchShape`)."""
 
     name: str
     speed_gbps: int
@@ -89,11 +100,16 @@ class _PortFacts(NamedTuple):
     cable_m: float
     cable_defaulted: bool
     admin_up: bool
-    peer: str | None
     peer_kind: str
     direction: str
     lossless: bool
     fan_in: int
+    peer: str | None
+
+
+#: a port's facts without its peer's name: (name, speed_gbps, lanes, mtu, cable_m, cable_defaulted, admin_up,
+#: peer_kind, direction, lossless, fan_in) -- :class:`_PortFacts` in order, minus ``peer``
+_PortShape = tuple[str, int, int, int, float, bool, bool, str, str, bool, int]
 
 
 def _port_cable(inv: Inventory, sw: Switch, port: str, peer: Peer | None, pinned: bool) -> tuple[float, bool]:
@@ -108,22 +124,22 @@ def _port_cable(inv: Inventory, sw: Switch, port: str, peer: Peer | None, pinned
     return inv.defaults.cable_length, True
 
 
-def _port_facts(topo: Topology, sw: Switch, asic: AsicSpec) -> list[_PortFacts]:
+def _port_shapes(topo: Topology, sw: Switch, asic: AsicSpec) -> tuple[list[_PortShape], list[Peer | None]]:
+    """Per declared port of ``sw`` (inventory order): its shape (:data:`_PortShape`) and, apart, its peer
+    (None when not cabled). ``_PortFacts(*shape, _peer_name(peer))`` is the port's facts."""
     inv = topo.inventory
     name = sw.name
-    cabled = topo.cabled_ports(name)
     directions = topo.directions()  # every port without a peer faces "edge"
-    n_downs = sum(1 for p in cabled if directions[(name, p)] in ("down", "peer"))
-    # fan-in under up-down routing: a down-facing egress can be fed by every other cabled port;
-    # an up-facing egress only by down-facing ports (valley-free: nothing arriving from above goes up).
-    fan_in_down, fan_in_up = max(1, len(cabled) - 1), max(1, n_downs)
     pinned = bool(inv.policy.overrides)
     default_cable, policy_mtu, serdes = inv.defaults.cable_length, inv.policy.mtu, asic.serdes_gbps
     peers = topo.peers
-    out = []
+    partial: list[tuple[str, int, int, int, float, bool, bool, str, str, bool]] = []
+    port_peers: list[Peer | None] = []
+    n_downs = 0
     for info in topo.ports_of(name):
         port = info.name
-        peer = peers.get((name, port))
+        key = (name, port)
+        peer = peers.get(key)
         if pinned:
             cable, defaulted = _port_cable(inv, sw, port, peer, pinned)
         elif peer is not None and peer.cable_m is not None:  # _port_cable without pins, inlined (~100k ports)
@@ -131,16 +147,25 @@ def _port_facts(topo: Topology, sw: Switch, asic: AsicSpec) -> list[_PortFacts]:
         else:
             cable, defaulted = default_cable, True
         if peer is None:
-            kind, peer_name, direction, lossless = "none", None, "edge", False
+            kind, direction, lossless = "none", "edge", False
         else:
-            kind, peer_name, direction = peer.kind, f"{peer.device}:{peer.port}", directions[(name, port)]
+            kind, direction = peer.kind, directions[key]
             lossless = info.admin_up and peer.lossless
-        out.append(_PortFacts(
-            port, info.speed_gbps, info.lanes or max(1, info.speed_gbps // serdes), info.mtu or policy_mtu,
-            cable, defaulted, info.admin_up, peer_name, kind, direction, lossless,
-            fan_in_up if direction == "up" else fan_in_down,
-        ))
-    return out
+            n_downs += direction == "down" or direction == "peer"
+        partial.append((port, info.speed_gbps, info.lanes or max(1, info.speed_gbps // serdes),
+                        info.mtu or policy_mtu, cable, defaulted, info.admin_up, kind, direction, lossless))
+        port_peers.append(peer)
+    # fan-in under up-down routing: a down-facing egress can be fed by every other cabled port;
+    # an up-facing egress only by down-facing ports (valley-free: nothing arriving from above goes up).
+    # The cabled ports are the declared ones with a peer (build_topology cables declared ports only, once).
+    fan_in_down, fan_in_up = (max(1, len(topo.cabled_ports(name)) - 1), max(1, n_downs))
+    down, up = (fan_in_down,), (fan_in_up,)
+    return [t + (up if t[8] == "up" else down) for t in partial], port_peers
+
+
+def _peer_names(peers: list[Peer | None]) -> list[str | None]:
+    """``PortPlan.peer`` of each port: the far end as ``device:port``, None when not cabled."""
+    return [None if p is None else f"{p.device}:{p.port}" for p in peers]
 
 
 _Section = TypeVar("_Section", bound=Explained)
@@ -192,14 +217,24 @@ class _Memo:
     def __init__(self, inv: Inventory, catalog: Catalog):
         self.catalog = catalog
         counts: dict[int, Counter[str]] = {}
-        for h in inv.hosts:
-            for n in h.nics:
-                counts.setdefault(n.speed, Counter())[n.model] += 1
+        for (speed, model), n in Counter((n.speed, n.model) for h in inv.hosts for n in h.nics).items():
+            counts.setdefault(speed, Counter())[model] += n
         self._nic_by_speed = {s: min(c, key=lambda m: (-c[m], m)) for s, c in counts.items()}
         self._cache: dict[tuple[object, ...], object] = {}
         self._ecn_names: dict[str, list[tuple[object, ...]]] = {}
-        #: ECN profile name -> its RT211 finding on each switch that has it, in derivation order
-        self.pfc_bound: dict[str, list[Finding]] = {}
+        #: NIC class (model, speed, cable, MTU, DCQCN pins) -> the field dict of its first NicPlan
+        self.nic_classes: dict[tuple[object, ...], dict[str, object]] = {}
+        #: PFC on the lossless priorities, one list every NIC shares (mlnx_qos --pfc)
+        self.pfc_vector = [1 if p in inv.policy.lossless_priorities else 0 for p in range(8)]
+        #: ECN profile name -> (its RT211 finding on the first switch that has it, every such switch's name
+        #: in derivation order)
+        self.pfc_bound: dict[str, tuple[Finding, list[str]]] = {}
+        #: the profile names the switch being derived added to ``pfc_bound`` (see _SwitchShape.pfc_bound)
+        self.pfc_bound_added: list[str] = []
+        #: derived switch shapes (:func:`_shape_key` -> :class:`_SwitchShape`); ``reuse_shapes`` False
+        #: derives every switch (tests compare both ways)
+        self.shapes: dict[tuple[object, ...], _SwitchShape] = {}
+        self.reuse_shapes = REUSE_SHAPES
 
     def get(self, key: tuple[object, ...], make: Callable[[], _T]) -> _T:
         """Return the cached value for ``key``, computing it with ``make()`` once."""
@@ -231,14 +266,16 @@ def _base_rtt(inv: Inventory, topo: Topology, catalog: Catalog) -> tuple[float, 
     """Base RTT of the longest host-to-host path (hops and the longest cable of every tier)."""
     tiers = max(1, topo.tiers())
     hops = 2 * tiers - 1
-    host_cable = max((p.cable_m or inv.defaults.cable_length for p in topo.peers.values()
-                      if p.kind == "host"),
-                     default=inv.defaults.cable_length)
+    default = inv.defaults.cable_length
+    tier_of = {name: topo.tier(name) for name in topo.switches}
+    host_cables: list[float] = []
     per_tier: dict[int, float] = {}
     for (s, _), p in topo.peers.items():
-        if p.kind == "switch" and p.device in topo.switches and topo.tier(p.device) > topo.tier(s):
-            per_tier[topo.tier(s)] = max(per_tier.get(topo.tier(s), 0.0),
-                                         p.cable_m or inv.defaults.cable_length)
+        if p.kind == "host":
+            host_cables.append(p.cable_m or default)
+        elif p.kind == "switch" and p.device in tier_of and tier_of[p.device] > tier_of[s]:
+            per_tier[tier_of[s]] = max(per_tier.get(tier_of[s], 0.0), p.cable_m or default)
+    host_cable = max(host_cables, default=default)
     one_way_m = 2 * host_cable + 2 * sum(per_tier.values())
     latency = max((catalog.asic(asic_of(sw, catalog)).switch_latency_us for sw in inv.switches), default=1.0)
     return ecn.base_rtt_us(hops, one_way_m, inv.policy.nic_latency_us, latency)
@@ -348,7 +385,7 @@ class _EcnInputs:
     queue_buffer: int
 
 
-def _port_ecn(e: _EcnInputs, f: _PortFacts, hr: Headroom, ecn_profiles: dict[str, object],
+def _port_ecn(e: _EcnInputs, f: _PortFacts, hr: Headroom, ecn_profiles: dict[str, EcnProfile],
               findings: list[Finding], memo: _Memo) -> str:
     """Name of the ECN profile of one lossless port (a new profile is checked once and kept)."""
     policy, sw, asic = e.policy, e.sw, e.asic
@@ -373,7 +410,8 @@ def _port_ecn(e: _EcnInputs, f: _PortFacts, hr: Headroom, ecn_profiles: dict[str
         ecn_profiles[prof.name] = prof
         for found in ecn.check_ecn(prof, sw.name, f.name):
             if found.rule == PFC_BOUND_RULE:  # one per profile, naming its switches (see _pfc_bound_findings)
-                memo.pfc_bound.setdefault(prof.name, []).append(found)
+                memo.pfc_bound.setdefault(prof.name, (found, []))[1].append(sw.name)
+                memo.pfc_bound_added.append(prof.name)
             else:
                 findings.append(found)
     return prof.name
@@ -390,9 +428,7 @@ def _pfc_bound_findings(memo: _Memo) -> list[Finding]:
     """One RT211 per ECN profile whose fluid check failed: the first switch's finding (its location), with
     every switch that has the profile named in the message (as many as fit, then how many more)."""
     out = []
-    for per_switch in memo.pfc_bound.values():
-        first = per_switch[0]
-        names = [x.location.device or "" for x in per_switch]
+    for first, names in memo.pfc_bound.values():
         if len(names) > 1:
             shown: list[str] = []
             for name in names:
@@ -440,7 +476,7 @@ def _ecn_inputs(asic: AsicSpec, policy: Policy, sw: Switch, rtt_us: float, prios
 
 
 def _ecn_profile_names(e: _EcnInputs, facts: list[_PortFacts], headrooms: dict[str, Headroom],
-                       ecn_profiles: dict[str, object], findings: list[Finding],
+                       ecn_profiles: dict[str, EcnProfile], findings: list[Finding],
                        memo: _Memo) -> dict[str, str]:
     """ECN profile name per lossless port of one switch (:func:`_port_ecn`; new profiles go to
     ``ecn_profiles``, their findings to ``findings``).
@@ -464,42 +500,74 @@ def _ecn_profile_names(e: _EcnInputs, facts: list[_PortFacts], headrooms: dict[s
     return names
 
 
-class _SwitchCore(NamedTuple):
-    """What a switch's plan is built from: its port facts, headroom per lossless port, buffers, ECN
-    profiles by name and the ECN profile name per lossless port."""
+class _SwitchShape(NamedTuple):
+    """One derived switch, without what names it: every switch of the same shape (:func:`_shape_key`) has
+    these values. ``ports`` are the first such switch's; another's are copies with its own peers."""
 
-    asic: AsicSpec
-    prios: list[int]
-    facts: list[_PortFacts]
-    headrooms: dict[str, Headroom]
-    buf: Buffers
-    ecn_profiles: dict[str, object]
-    profile_names: dict[str, str]
+    asic: str
+    ports: list[PortPlan]
+    buffers: Buffers
+    ecn_profiles: list[EcnProfile]
+    watchdog: Watchdog
+    buffer_model: str | None
+    #: ECN profiles whose RT211 this switch's plan shares (:func:`_pfc_bound_findings` names its switches)
+    pfc_bound: list[str]
 
 
-def _switch_core(inv: Inventory, topo: Topology, catalog: Catalog, sw: Switch, rtt_us: float,
-                 findings: list[Finding], memo: _Memo) -> _SwitchCore:
-    """Every derivation of one switch that has an effect beyond it (its findings, and the plan-wide ECN
-    profile names in ``memo``: a later switch's ``…_V2`` depends on it); the port objects are not built."""
-    policy = inv.policy
-    asic = catalog.asic(asic_of(sw, catalog))
+def _pin_free(policy: Policy, sw: Switch) -> bool:
+    """Whether no override in ``policy`` can apply to ``sw`` or any of its ports: each override whose role
+    and device, where given, are the switch's (as ``resolve_override_sources`` matches them) could."""
+    role = sw.role.value
+    for o in policy.overrides:
+        o_role = o.role.value if isinstance(o.role, Role) else o.role
+        if (o_role is None or o_role == role) and (o.device is None or o.device == sw.name):
+            return False
+    return True
+
+
+def _shape_key(policy: Policy, sw: Switch, asic: AsicSpec,
+               shapes: list[_PortShape]) -> tuple[object, ...] | None:
+    """What the derivation of a switch reads, except its name and its peers' names; None when an override
+    may apply to it (pins are resolved by device and port name: such a switch is always derived).
+
+    Complete because, for a plan (one policy, defaults, catalog, base RTT and NIC mix, all fixed in
+    :class:`_Memo`), :func:`_derive_shape` reads of the switch only: its ASIC (``asic.id``: buffers,
+    headroom, ECN), platform (ECN drop thresholds, watchdog, buffer model), ``buffer_model``, role (override
+    matching), and per port in order the facts of :data:`_PortShape` (name, speed, lanes, MTU, cable length
+    and whether defaulted, admin state, peer kind, direction, lossless, fan-in: the inputs of headroom,
+    buffers, ECN and the port rationale). Names of the switch and of its peers enter only its findings and
+    ``PortPlan.peer``: a shape whose derivation had findings (other than RT211, kept per profile in
+    ``memo``) is not reused, and peers are copied per switch (:func:`_derive_switch`). The plan-wide ECN
+    profile names (``…_V2``) are the same for a repeated shape: the first derivation registered its values.
+    """
+    if policy.overrides and not _pin_free(policy, sw):
+        return None
+    return ("shape", asic.id, sw.platform.value, sw.role.value, sw.buffer_model, tuple(shapes))
+
+
+def _switch_core(policy: Policy, sw: Switch, asic: AsicSpec, facts: list[_PortFacts], rtt_us: float,
+                 findings: list[Finding], memo: _Memo) -> tuple[dict[str, Headroom], Buffers,
+                                                               dict[str, EcnProfile], dict[str, str]]:
+    """Headroom per lossless port, buffers, ECN profiles by name and ECN profile name per lossless port of
+    one switch, with their findings (and the plan-wide ECN profile names in ``memo``)."""
     prios = sorted(policy.lossless_priorities)
     shp = asic.shared_headroom_pool if policy.shared_headroom_pool is None else (
         policy.shared_headroom_pool and asic.shared_headroom_pool)
-    facts = _port_facts(topo, sw, asic)
     headrooms = _switch_headrooms(asic, policy, sw, facts, shp, len(prios), findings, memo)
     buf = _switch_buffers(asic, policy, sw, facts, headrooms, shp, len(prios), findings, memo)
     ecn_in = _ecn_inputs(asic, policy, sw, rtt_us, prios, buf)
-    ecn_profiles: dict[str, object] = {}
+    ecn_profiles: dict[str, EcnProfile] = {}
     profile_names = _ecn_profile_names(ecn_in, facts, headrooms, ecn_profiles, findings, memo)
-    return _SwitchCore(asic, prios, facts, headrooms, buf, ecn_profiles, profile_names)
+    return headrooms, buf, ecn_profiles, profile_names
 
 
-def _derive_switch(inv: Inventory, topo: Topology, catalog: Catalog, sw: Switch, rtt_us: float,
-                   findings: list[Finding], memo: _Memo) -> SwitchPlan:
-    policy = inv.policy
-    asic, prios, facts, headrooms, buf, ecn_profiles, profile_names = _switch_core(
-        inv, topo, catalog, sw, rtt_us, findings, memo)
+def _derive_shape(policy: Policy, sw: Switch, asic: AsicSpec, facts: list[_PortFacts], rtt_us: float,
+                  findings: list[Finding], memo: _Memo) -> _SwitchShape:
+    """Derive one switch from its port facts: ports, buffers, ECN profiles, watchdog."""
+    memo.pfc_bound_added = []
+    headrooms, buf, ecn_profiles, profile_names = _switch_core(policy, sw, asic, facts, rtt_us, findings,
+                                                               memo)
+    prios = sorted(policy.lossless_priorities)
     ports: list[PortPlan] = []
     for f in facts:
         # model_construct: every field is already typed by the tuner; validating ~100k ports again
@@ -515,13 +583,44 @@ def _derive_switch(inv: Inventory, topo: Topology, catalog: Catalog, sw: Switch,
         ("wd", n_pfc, sw.platform.value, tuple(sorted(wd_pins.items()))), lambda: watchdog.derive_watchdog(
             n_pfc, policy.pfc_watchdog, policy.watchdog_action, sw.platform.value,
             overrides=wd_pins or None))
+    return _SwitchShape(asic.id, ports, buf, [ecn_profiles[k] for k in sorted(ecn_profiles)], wd,
+                        _buffer_model(sw, asic), memo.pfc_bound_added)
+
+
+def _switch_shape(inv: Inventory, topo: Topology, catalog: Catalog, sw: Switch, rtt_us: float,
+                  findings: list[Finding], memo: _Memo) -> tuple[_SwitchShape, list[Peer | None] | None]:
+    """The derived shape of ``sw``, and its peers (per port) when the shape was reused from
+    a switch of the same shape (:func:`_shape_key`) derived without findings; None when derived now (its
+    ports then carry these peers; its findings went to ``findings``). Has every effect of deriving ``sw``
+    beyond its own plan (findings, ECN names and RT211 carriers in ``memo``)."""
+    asic = catalog.asic(asic_of(sw, catalog))
+    shapes, peers = _port_shapes(topo, sw, asic)
+    key = _shape_key(inv.policy, sw, asic, shapes) if memo.reuse_shapes else None
+    shape = memo.shapes.get(key) if key is not None else None
+    if shape is not None:
+        for name in shape.pfc_bound:
+            memo.pfc_bound[name][1].append(sw.name)
+        return shape, peers
+    found = len(findings)
+    facts = [_PortFacts(*k, peer) for k, peer in zip(shapes, _peer_names(peers))]
+    shape = _derive_shape(inv.policy, sw, asic, facts, rtt_us, findings, memo)
+    if key is not None and len(findings) == found:
+        memo.shapes[key] = shape
+    return shape, None
+
+
+def _derive_switch(inv: Inventory, topo: Topology, catalog: Catalog, sw: Switch, rtt_us: float,
+                   findings: list[Finding], memo: _Memo) -> SwitchPlan:
+    shape, peers = _switch_shape(inv, topo, catalog, sw, rtt_us, findings, memo)
+    ports = shape.ports
+    if peers is not None:  # a reused shape: the ports of the switch it was derived for, with our peers
+        ports = copy_each_trusted(ports, "peer", _peer_names(peers))
     return construct_trusted(SwitchPlan,
-        name=sw.name, platform=sw.platform.value, role=sw.role.value, model=sw.model, asic=asic.id,
-        os_version=sw.os_version, buffer_model=_buffer_model(sw, asic),
+        name=sw.name, platform=sw.platform.value, role=sw.role.value, model=sw.model, asic=shape.asic,
+        os_version=sw.os_version, buffer_model=shape.buffer_model,
         mgmt_host=sw.mgmt.host if sw.mgmt else None,
         mgmt_port=sw.mgmt.port if sw.mgmt else None, credentials=sw.credentials.model_dump(),
-        ports=ports, buffers=buf, ecn_profiles=[ecn_profiles[k] for k in sorted(ecn_profiles)],
-        watchdog=wd)
+        ports=ports, buffers=shape.buffers, ecn_profiles=shape.ecn_profiles, watchdog=shape.watchdog)
 
 
 def _buffer_model(sw: Switch, asic: AsicSpec) -> str | None:
@@ -559,31 +658,40 @@ def _derive_host(inv: Inventory, catalog: Catalog, cls: Classification, tiers: i
     policy = inv.policy
     prios = sorted(policy.lossless_priorities)
     pins = resolve_overrides(policy, role="host", device=host.name, params=DCQCN_PARAMS)
-    pfc_vector = [1 if p in prios else 0 for p in range(8)]
     pins_key = tuple(sorted(pins.items()))
+    default_cable, host_mtu = inv.defaults.cable_length, host.mtu or policy.host_mtu
+    cache = memo.nic_classes
     nics = []
     for nic in host.nics:
-        cable = nic.cable_length if nic.cable_length is not None else inv.defaults.cable_length
-        mtu = nic.mtu or host.mtu or policy.host_mtu
-        # one NIC class (model, speed, cable, MTU, pins) has one set of values and shared rationale (32k NICs)
-        dq, xoff, why = memo.get(("nic-class", nic.model, nic.speed, cable, mtu, pins_key),
-                                 lambda: _nic_values(inv, catalog, prios, nic.model, nic.speed, cable, mtu,
-                                                     pins, memo))
-        # model_construct: fields are typed by construction (see PortPlan in _derive_switch)
-        nics.append(construct_trusted(NicPlan, rationale=why,  # fields in model order
-            model=nic.model, netdev=nic.netdev, rdma_device=nic.rdma_device, rdma_port=nic.rdma_port,
-            pci_address=nic.pci_address, speed_gbps=nic.speed, rail=nic.rail, switch_port=nic.switch_port,
-            trust=cls.trust, pfc_vector=pfc_vector, dscp_to_priority=cls.dscp_to_priority, cable_m=cable,
-            mtu=mtu, roce_mtu=policy.roce_mtu, roce_tos=cls.roce_tos, cnp_dscp=cls.cnp_dscp,
-            cnp_priority=cls.cnp_priority, nic_xoff_bytes=xoff, dcqcn=dq))
+        cable = nic.cable_length if nic.cable_length is not None else default_cable
+        mtu = nic.mtu or host_mtu
+        # one NIC class (model, speed, cable, MTU, pins) has one set of values and shared rationale (32k
+        # NICs): its first NIC's fields are the template, each NIC a copy with its own identity and cabling
+        key = (nic.model, nic.speed, cable, mtu, pins_key)
+        template = cache.get(key)
+        if template is None:
+            dq, xoff, why = _nic_values(inv, catalog, prios, nic.model, nic.speed, cable, mtu, pins, memo)
+            # construct_trusted: fields are typed by construction (see PortPlan in _derive_switch)
+            template = cache[key] = construct_trusted(NicPlan, rationale=why,  # fields in model order
+                model=nic.model, netdev=nic.netdev, rdma_device=nic.rdma_device, rdma_port=nic.rdma_port,
+                pci_address=nic.pci_address, speed_gbps=nic.speed, rail=nic.rail, switch_port=nic.switch_port,
+                trust=cls.trust, pfc_vector=memo.pfc_vector, dscp_to_priority=cls.dscp_to_priority,
+                cable_m=cable, mtu=mtu, roce_mtu=policy.roce_mtu, roce_tos=cls.roce_tos,
+                cnp_dscp=cls.cnp_dscp, cnp_priority=cls.cnp_priority, nic_xoff_bytes=xoff, dcqcn=dq).__dict__
+        values = template.copy()
+        values["netdev"], values["rdma_device"] = nic.netdev, nic.rdma_device
+        values["rdma_port"], values["pci_address"] = nic.rdma_port, nic.pci_address
+        values["rail"], values["switch_port"] = nic.rail, nic.switch_port
+        nics.append(construct_ordered(NicPlan, values))
     # the NCCL environment follows from the host's RDMA NICs and socket_ifname (nccl.derive_nccl_env)
-    env, why = memo.get(("nccl", tuple((n.rail, n.rdma_device, n.rdma_port) for n in host.nics),
+    env, why = memo.get(("nccl", tuple([(n.rail, n.rdma_device, n.rdma_port) for n in host.nics]),
                          host.socket_ifname),
                         lambda: nccl.derive_nccl_env(host, cls, inv.site, tiers))
-    return HostPlan(name=host.name, mgmt_host=host.mgmt.host if host.mgmt else None,
-                    mgmt_port=host.mgmt.port if host.mgmt else None,
-                    credentials=host.credentials.model_dump(),
-                    nics=nics, nccl_env=env, nccl_rationale=why)
+    # construct_trusted: the values are typed (as the NICs'); the dicts are fresh or the memo's, never edited
+    return construct_trusted(HostPlan, name=host.name, mgmt_host=host.mgmt.host if host.mgmt else None,
+                             mgmt_port=host.mgmt.port if host.mgmt else None,
+                             credentials=host.credentials.model_dump(),
+                             nics=nics, nccl_env=env, nccl_rationale=why)
 
 
 def build_plan(inv: Inventory, catalog: Catalog | None = None, *, inventory_file: str = "<memory>",
@@ -689,7 +797,7 @@ def build_partial_plan(loaded, catalog: Catalog, topo: Topology, device: str,  #
             switches = [_derive_switch(inv, topo, catalog, sw, rtt_us, findings, memo) for sw in before]
         else:
             for sw in before:
-                _switch_core(inv, topo, catalog, sw, rtt_us, findings, memo)
+                _switch_shape(inv, topo, catalog, sw, rtt_us, findings, memo)
         switches.append(_derive_switch(inv, topo, catalog, inv.switches[upto], rtt_us, findings, memo))
         findings.extend(_pfc_bound_findings(memo))
     tiers = topo.tiers()

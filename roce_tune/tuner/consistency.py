@@ -32,7 +32,7 @@ Rules (all ``error``):
 from __future__ import annotations
 
 from roce_tune.findings import Finding, Location, Severity
-from roce_tune.plan import Classification, NicPlan, Plan, QueueScheduler
+from roce_tune.plan import Classification, NicPlan, Plan, PortPlan, QueueScheduler, SwitchPlan
 
 ECT_BITS = (0b01, 0b10)  # ECT(1), ECT(0); RFC 3168 §5
 
@@ -106,40 +106,69 @@ def _ports(plan: Plan) -> list[Finding]:
     out: list[Finding] = []
     for sw in plan.switches:
         profiles = {e.name for e in sw.ecn_profiles}
+        good = [want]  # PFC lists checked equal to ``want`` (ports of a switch share one: a cheap ``is``)
         for p in sw.ports:
-            loc: dict[str, str] = {"device": sw.name, "port": p.name}
             if not p.lossless:
                 if p.pfc_priorities:
-                    out.append(_f("RT236", f"lossy port has PFC on {p.pfc_priorities}",
-                                  "remove PFC from lossy ports",
-                                  **loc))
-                continue
-            if sorted(p.pfc_priorities) != want:
-                out.append(_f("RT236",
-                              f"PFC on {sorted(p.pfc_priorities)}, the lossless priorities are {want}",
-                              f"enable PFC on exactly {want}", **loc))
-            if c.cnp_priority in p.pfc_priorities:
-                out.append(_f("RT235", f"PFC enabled on the CNP priority {c.cnp_priority}", "remove it",
-                              **loc))
-            if p.headroom is None:
-                out.append(_f("RT236", "lossless port without a PFC headroom profile: it will drop at XOFF",
-                              "derive a headroom for it", **loc))
-            if p.ecn_profile is None:
-                out.append(_f("RT236",
-                              "lossless port without an ECN profile: PFC becomes the only congestion "
-                              "signal", "attach an ECN/WRED profile to its lossless queue", **loc))
-            elif p.ecn_profile not in profiles:
-                out.append(_f("RT236", f"ECN profile {p.ecn_profile!r} is not defined on {sw.name}",
-                              "re-derive the plan", **loc))
-        for e in sw.ecn_profiles:
-            onset = e.pfc_onset_bytes if e.pfc_onset_bytes is not None else e.pfc_trigger_bytes
-            if not e.kmin_bytes < e.kmax_bytes <= onset:
-                out.append(_f("RT237", f"ECN profile {e.name}: need Kmin {e.kmin_bytes} < Kmax "
-                              f"{e.kmax_bytes} <= egress PFC onset {onset} bytes (fan-in {e.fan_in} x PG "
-                              f"trigger {e.pfc_trigger_bytes}, at most the egress queue buffer; ECN must "
-                              "reach Pmax before PFC XOFF)",
-                              "lower Kmax below the PFC trigger or raise the lossless pool / alpha",
-                              device=sw.name, path=f"ecn_profiles[{e.name}]"))
+                    out += _lossy_port(sw.name, p)
+            elif (p.headroom is None or p.ecn_profile not in profiles
+                  or (p.pfc_priorities is not good[-1] and not _pfc_ok(p.pfc_priorities, want, c, good))):
+                out += _lossless_port(sw.name, p, want, c, profiles)
+        out += _ecn_profiles(sw)
+    return out
+
+
+def _pfc_ok(prios: list[int], want: list[int], c: Classification, good: list[list[int]]) -> bool:
+    """Whether a lossless port's PFC priorities are exactly the lossless ones and spare the CNP priority
+    (a list found good is appended to ``good``)."""
+    ok = sorted(prios) == want and c.cnp_priority not in prios
+    if ok:
+        good.append(prios)
+    return ok
+
+
+def _lossy_port(switch: str, p: PortPlan) -> list[Finding]:
+    return [_f("RT236", f"lossy port has PFC on {p.pfc_priorities}", "remove PFC from lossy ports",
+               device=switch, port=p.name)]
+
+
+def _lossless_port(switch: str, p: PortPlan, want: list[int], c: Classification,
+                   profiles: set[str]) -> list[Finding]:
+    """RT236/RT235 findings of one lossless port (PFC priorities, headroom, ECN profile)."""
+    loc: dict[str, str] = {"device": switch, "port": p.name}
+    out: list[Finding] = []
+    if sorted(p.pfc_priorities) != want:
+        out.append(_f("RT236",
+                      f"PFC on {sorted(p.pfc_priorities)}, the lossless priorities are {want}",
+                      f"enable PFC on exactly {want}", **loc))
+    if c.cnp_priority in p.pfc_priorities:
+        out.append(_f("RT235", f"PFC enabled on the CNP priority {c.cnp_priority}", "remove it",
+                      **loc))
+    if p.headroom is None:
+        out.append(_f("RT236", "lossless port without a PFC headroom profile: it will drop at XOFF",
+                      "derive a headroom for it", **loc))
+    if p.ecn_profile is None:
+        out.append(_f("RT236",
+                      "lossless port without an ECN profile: PFC becomes the only congestion "
+                      "signal", "attach an ECN/WRED profile to its lossless queue", **loc))
+    elif p.ecn_profile not in profiles:
+        out.append(_f("RT236", f"ECN profile {p.ecn_profile!r} is not defined on {switch}",
+                      "re-derive the plan", **loc))
+    return out
+
+
+def _ecn_profiles(sw: SwitchPlan) -> list[Finding]:
+    """RT237: Kmin < Kmax <= the egress PFC onset for every ECN profile of ``sw``."""
+    out: list[Finding] = []
+    for e in sw.ecn_profiles:
+        onset = e.pfc_onset_bytes if e.pfc_onset_bytes is not None else e.pfc_trigger_bytes
+        if not e.kmin_bytes < e.kmax_bytes <= onset:
+            out.append(_f("RT237", f"ECN profile {e.name}: need Kmin {e.kmin_bytes} < Kmax "
+                          f"{e.kmax_bytes} <= egress PFC onset {onset} bytes (fan-in {e.fan_in} x PG "
+                          f"trigger {e.pfc_trigger_bytes}, at most the egress queue buffer; ECN must "
+                          "reach Pmax before PFC XOFF)",
+                          "lower Kmax below the PFC trigger or raise the lossless pool / alpha",
+                          device=sw.name, path=f"ecn_profiles[{e.name}]"))
     return out
 
 
@@ -194,11 +223,20 @@ def _hosts(plan: Plan) -> list[Finding]:
     c = plan.classification
     site_cnp = (plan.policy.get("cnp_dscp", c.cnp_dscp), plan.policy.get("cnp_priority", c.cnp_priority))
     out: list[Finding] = []
+    # NICs with the site's DSCP map are consistent or not by (PFC vector, trust, TOS, CNP class) alone:
+    # each such class is checked once (32k NICs at 4,096 hosts, a handful of classes)
+    fine: set[tuple[object, ...]] = set()
     for h in plan.hosts:
         for n in h.nics:
+            site_map = n.dscp_to_priority is c.dscp_to_priority or n.dscp_to_priority == c.dscp_to_priority
+            key = (tuple(n.pfc_vector), n.trust, n.roce_tos, n.cnp_dscp, n.cnp_priority)
+            if site_map and key in fine:
+                continue
             loc: dict[str, str] = {"device": h.name, "port": n.netdev}
-            out += _nic_pfc(n.pfc_vector, n.dscp_to_priority, c, loc)
-            out += _nic_classes(n, c, site_cnp, loc)
+            found = _nic_pfc(n.pfc_vector, n.dscp_to_priority, c, loc) + _nic_classes(n, c, site_cnp, loc)
+            if site_map and not found:
+                fine.add(key)
+            out += found
         if h.nics:
             tc = h.nccl_env.get("NCCL_IB_TC")
             tos = {n.roce_tos for n in h.nics} | {c.roce_tos}

@@ -127,26 +127,38 @@ def _unknown_peer(sw: str, port: str, peer: Peer) -> Finding:
         fix="make the port lossy (lossless: false on its link) or add the device to the inventory")
 
 
-def _add_port(topo: Topology, fab: _Fabric, cab: _Cabling, idx: dict[str, int], i: int,
-              sw: str, port: str, peer: Peer, lossless: bool, flag: bool) -> None:
-    """Account one admin-up cabled port of switch i: host port, unknown peer or switch-switch link."""
-    if peer.kind == "host":
-        cab.has_hosts.add(i)
-        fab.host_lossless[i] += lossless
-        fab.nodes += lossless
-        return
-    j = idx.get(peer.device) if peer.kind == "switch" else None
-    if j is None:
-        fab.nodes += lossless
-        if lossless and flag:
-            fab.flagged.append(_unknown_peer(sw, port, peer))
-        return
-    far = topo.ports.get((peer.device, peer.port))
-    if j == i or far is None or not far.admin_up:
-        return
-    fab.nodes += lossless
-    cab.pairs[(i, j)].append((port, peer.port))
-    cab.lossless_in[(j, i)] += lossless
+def _walk_cabling(topo: Topology, fab: _Fabric, cab: _Cabling, idx: dict[str, int],
+                  lossless_ports: set[tuple[str, str]], flag: bool) -> None:
+    """Account every admin-up cabled port of a switch: host port, unknown peer or switch-switch link (one
+    loop over the ~100k ports of a large fabric, no call per port)."""
+    ports, host_lossless, has_hosts = topo.ports, fab.host_lossless, cab.has_hosts
+    pairs, lossless_in = cab.pairs, cab.lossless_in
+    nodes = 0
+    for key, peer in topo.peers.items():
+        info = ports.get(key)
+        i = idx.get(key[0])
+        if info is None or i is None or not info.admin_up:
+            continue
+        lossless = key in lossless_ports
+        kind = peer.kind
+        if kind == "host":
+            has_hosts.add(i)
+            host_lossless[i] += lossless
+            nodes += lossless
+            continue
+        j = idx.get(peer.device) if kind == "switch" else None
+        if j is None:
+            nodes += lossless
+            if lossless and flag:
+                fab.flagged.append(_unknown_peer(key[0], key[1], peer))
+            continue
+        far = ports.get((peer.device, peer.port))
+        if j == i or far is None or not far.admin_up:
+            continue
+        nodes += lossless
+        pairs[(i, j)].append((key[1], peer.port))
+        lossless_in[(j, i)] += lossless
+    fab.nodes += nodes
 
 
 def _build(topo: Topology, lossless_ports: set[tuple[str, str]] | None, flag: bool) -> _Fabric:
@@ -158,11 +170,7 @@ def _build(topo: Topology, lossless_ports: set[tuple[str, str]] | None, flag: bo
     fab = _Fabric(names, [topo.tier(s) for s in names], {}, [[] for _ in range(n)], [0] * n, [0] * n, {},
                   lossless_ports)
     cab = _Cabling()
-    for (sw, port), peer in topo.peers.items():
-        info = topo.ports.get((sw, port))
-        i = idx.get(sw)
-        if info is not None and i is not None and info.admin_up:
-            _add_port(topo, fab, cab, idx, i, sw, port, peer, (sw, port) in lossless_ports, flag)
+    _walk_cabling(topo, fab, cab, idx, lossless_ports, flag)
     _connect(fab, cab)
     return fab
 
@@ -688,13 +696,20 @@ def check_lossless_uplinks(topo: Topology, lossless_ports: set[tuple[str, str]])
     out: list[Finding] = []
     directions = topo.directions()
     for sw in sorted(topo.switches, key=_natural):
-        ports = topo.cabled_ports(sw)
-        ups = [p for p in ports if directions[(sw, p)] == "up"]
-        downs = [p for p in ports if directions[(sw, p)] == "down" and (sw, p) in lossless_ports]
-        if ups and downs and not any((sw, p) in lossless_ports for p in ups):
+        ups: list[str] = []
+        downs, lossless_up = 0, False  # lossless down-facing ports; whether an uplink is lossless
+        for p in topo.cabled_ports(sw):
+            key = (sw, p)
+            direction = directions[key]
+            if direction == "up":
+                ups.append(p)
+                lossless_up = lossless_up or key in lossless_ports
+            elif direction == "down" and key in lossless_ports:
+                downs += 1
+        if ups and downs and not lossless_up:
             out.append(Finding(
                 rule="RT223", severity=Severity.warning, location=Location(device=sw, port=ups[0]),
-                message=f"{sw} has {len(downs)} lossless down-facing port(s) but all {len(ups)} uplink(s) "
+                message=f"{sw} has {downs} lossless down-facing port(s) but all {len(ups)} uplink(s) "
                         "are lossy: lossless traffic leaving it upwards can be dropped at its uplink queues",
                 fix="make at least the uplinks that carry RoCE lossless (remove lossless: false from those "
                     "links), or keep RoCE jobs inside this switch"))
