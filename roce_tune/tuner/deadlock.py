@@ -122,50 +122,76 @@ def _unknown_peer(sw: str, port: str, peer: Peer) -> Finding:
 
 def _walk_cabling(topo: Topology, fab: _Fabric, idx: dict[str, int], flag: bool) -> None:
     """Account every cabled port, switch by switch in cabling order (one loop over the ~100k ports of a large
-    fabric, no call per port): its direction for RT223 (:data:`_Fabric.uplinks`), then, if admin-up, as a
-    host port, unknown peer or switch-switch link (far end declared and admin-up). Lossless is membership
-    of ``fab.lossless_set``, or the tuner's rule when that is None (admin-up and ``peer.lossless``)."""
-    ports, peers, lossless_set, tier = topo.ports, topo.peers, fab.lossless_set, fab.tier
-    nodes = 0
+    fabric, no call per port): :func:`_walk_switch`, then host ports and ports facing unknown devices
+    (:func:`_walk_other_ports`) and the RT223 uplink state (:data:`_Fabric.uplinks`)."""
     for i, name in enumerate(fab.names):
-        first_up, downs, ups, lossless_up, ti = None, 0, 0, False, tier[i]
-        mine, lin, hosts, host_lossless = fab.links[i], fab.lossless_in[i], False, 0
-        for port in topo.cabled_ports(name):
-            key = (name, port)
-            kind, dev, far_port, _, _, _, link_lossless = peer = peers[key]
-            info = ports.get(key)
-            admin_up = info is not None and info.admin_up
-            lossless = (admin_up and link_lossless) if lossless_set is None else key in lossless_set
-            j = idx.get(dev) if kind == "switch" else None
-            if j is None:  # a host (faces down) or a device outside the inventory (edge)
-                if kind == "host":
-                    downs += lossless
-                    hosts = hosts or admin_up
-                    host_lossless += admin_up and lossless
-                elif admin_up:
-                    nodes += lossless
-                    if lossless and flag:
-                        fab.flagged.append(_unknown_peer(name, port, peer))
-                continue
-            if tier[j] < ti:
-                downs += lossless
-            elif tier[j] > ti:
-                first_up = port if first_up is None else first_up
-                ups += 1
-                lossless_up = lossless_up or lossless
-            if not admin_up or j == i:
-                continue
-            far = ports.get((dev, far_port))
-            if far is not None and far.admin_up:
-                nodes += lossless
-                mine.setdefault(j, []).append((port, far_port))
-                lin[j] = lin.get(j, 0) + lossless
-        fab.uplinks.append((first_up, downs, ups, lossless_up))
-        fab.host_lossless[i] = host_lossless
-        nodes += host_lossless
-        if hosts:
-            fab.dbit[i] = 1  # marked here, numbered in _connect
+        others, up_ports, downs = _walk_switch(topo, fab, idx, i, name)
+        downs += _walk_other_ports(fab, i, name, others, flag)
+        fab.uplinks.append((up_ports[0][0] if up_ports else None, downs, len(up_ports),
+                            any(lossless for _, lossless in up_ports)))
+
+
+_OtherPort = tuple[str, Peer, bool, bool]  # (port, peer, admin-up, lossless) of a port facing a non-switch
+
+
+def _walk_switch(topo: Topology, fab: _Fabric, idx: dict[str, int], i: int,
+                 name: str) -> tuple[list[_OtherPort], list[tuple[str, bool]], int]:
+    """The cabled ports of switch ``i``: links to admin-up, declared far ends go to ``fab.links[i]`` and
+    ``fab.lossless_in[i]`` (their lossless ingress ports count as nodes). Lossless is membership of
+    ``fab.lossless_set``, or the tuner's rule when that is None (admin-up and ``peer.lossless``).
+
+    Returns:
+        the ports facing hosts or devices outside the inventory, (name, lossless) of the up-facing ports,
+        and the number of lossless ports facing a lower tier.
+    """
+    ports, peers, lossless_set, tier, ti = topo.ports, topo.peers, fab.lossless_set, fab.tier, fab.tier[i]
+    mine, lin = fab.links[i], fab.lossless_in[i]
+    others: list[_OtherPort] = []
+    up_ports: list[tuple[str, bool]] = []
+    downs = nodes = 0
+    for port in topo.cabled_ports(name):
+        key = (name, port)
+        kind, dev, far_port, _, _, _, link_lossless = peer = peers[key]
+        info = ports.get(key)
+        admin_up = info is not None and info.admin_up
+        lossless = (admin_up and link_lossless) if lossless_set is None else key in lossless_set
+        j = idx.get(dev) if kind == "switch" else None
+        if j is None:
+            others.append((port, peer, admin_up, lossless))
+            continue
+        if tier[j] > ti:
+            up_ports.append((port, lossless))
+        elif tier[j] < ti:
+            downs += lossless
+        far = ports.get((dev, far_port)) if admin_up and j != i else None
+        if far is not None and far.admin_up:
+            nodes += lossless
+            mine.setdefault(j, []).append((port, far_port))
+            lin[j] = lin.get(j, 0) + lossless
     fab.nodes += nodes
+    return others, up_ports, downs
+
+
+def _walk_other_ports(fab: _Fabric, i: int, name: str, others: list[_OtherPort], flag: bool) -> int:
+    """Host ports (admin-up ones make switch ``i`` a destination) and ports facing devices outside the
+    inventory (RT221 when lossless and ``flag``) of switch ``i``; returns its lossless host ports (they
+    face down)."""
+    downs = host_lossless = 0
+    hosts = False
+    for port, peer, admin_up, lossless in others:
+        if peer.kind == "host":
+            downs += lossless
+            hosts = hosts or admin_up
+            host_lossless += admin_up and lossless
+        elif admin_up:
+            fab.nodes += lossless
+            if lossless and flag:
+                fab.flagged.append(_unknown_peer(name, port, peer))
+    fab.host_lossless[i] = host_lossless
+    fab.nodes += host_lossless
+    if hosts:
+        fab.dbit[i] = 1  # marked here, numbered in _connect
+    return downs
 
 
 def _build(topo: Topology, lossless_ports: set[tuple[str, str]] | None, flag: bool) -> _Fabric:
