@@ -727,10 +727,11 @@ def _build_plan(inv: Inventory, catalog: Catalog, inventory_file: str, inventory
     findings.extend(_pfc_bound_findings(memo))
     tiers = topo.tiers()
     hosts = [_derive_host(inv, catalog, cls, tiers, h, memo) for h in inv.hosts]
-    lossless_ports = {(s.name, p.name) for s in switches for p in s.ports if p.lossless}
-    dl = deadlock.analyze_deadlock(topo, sorted(inv.policy.lossless_priorities), lossless_ports)
+    # the plan's lossless ports are the tuner's rule (_port_shapes: admin-up and the link's ``lossless``), so
+    # the analysis applies that rule itself instead of taking a set of ~100k (switch, port) tuples
+    dl, uplink_findings = deadlock.analyze_fabric(topo, sorted(inv.policy.lossless_priorities))
     findings.extend(dl.flagged)
-    findings.extend(deadlock.check_lossless_uplinks(topo, lossless_ports))
+    findings.extend(uplink_findings)
     findings.extend(provenance.check_catalog_provenance(inv, catalog))
     notes = list(dl.notes)
     notes.append(f"base RTT {rtt_us:.2f} us: {rtt_why.formula} "
@@ -746,7 +747,8 @@ def _build_plan(inv: Inventory, catalog: Catalog, inventory_file: str, inventory
         inventory_sha256=inventory_sha256,
         policy=inv.policy.model_dump(mode="json", exclude={"overrides"}),
         summary=PlanSummary(switches=len(switches), hosts=len(hosts), nics=sum(len(h.nics) for h in hosts),
-                            lossless_ports=len(lossless_ports), tiers=tiers),
+                            lossless_ports=sum(p.lossless for s in switches for p in s.ports),
+                            tiers=tiers),
         classification=cls, switches=switches, hosts=hosts, deadlock=dl, findings=[], notes=notes)
     findings.extend(consistency.check_consistency(plan))
     findings.sort(key=_finding_key)

@@ -84,39 +84,32 @@ class _Fabric:
 
     names: list[str]
     tier: list[int]
-    pairs: dict[tuple[int, int], list[tuple[str, str]]]  # (i, j) -> [(port on i, port on j)] admin-up links
-    adj: list[list[int]]
+    links: list[dict[int, list[tuple[str, str]]]]  # links[i][j] = [(port on i, port on j)] admin-up links
+    adj: list[list[int]]  # adj[i] = sorted keys of links[i]
     dbit: list[int]  # destination bit of host-bearing switches, else 0
     host_lossless: list[int]  # lossless host-facing ports per switch
-    lossless_in: dict[tuple[int, int], int]  # (x, a) -> lossless ingress ports on a facing x
-    lossless_set: set[tuple[str, str]] | None
+    lossless_in: list[dict[int, int]]  # lossless_in[a][x] = lossless ingress ports on a facing x
+    lossless_set: set[tuple[str, str]] | None  # None: the tuner's rule (admin-up, link not lossy)
+    topo: Topology
     nodes: int = 0
     flagged: list[Finding] = field(default_factory=list)
+    #: per switch (RT223): (first up-facing cabled port or None, lossless down-facing ports, up-facing
+    #: ports, whether an up-facing port is lossless)
+    uplinks: list[tuple[str | None, int, int, bool]] = field(default_factory=list)
 
     def is_lossless(self, sw: str, port: str) -> bool:
-        return self.lossless_set is None or (sw, port) in self.lossless_set
+        if self.lossless_set is not None:
+            return (sw, port) in self.lossless_set
+        info, peer = self.topo.ports.get((sw, port)), self.topo.peers.get((sw, port))
+        return info is not None and info.admin_up and peer is not None and peer.lossless
 
 
 @dataclass
 class _Routes:
-    nh: dict[tuple[int, int], int]  # (i, j) -> destinations i forwards to j
+    nh: list[dict[int, int]]  # nh[i][j] = destinations i forwards to j
     used: list[int]  # destinations of packets that can be at switch i
     src: list[int]  # destinations the hosts of switch i send to (reachable ones)
     unreachable_pairs: int
-
-
-@dataclass
-class _Cabling:
-    """Switch-switch links and host ports gathered while walking the cabling."""
-
-    pairs: dict[tuple[int, int], list[tuple[str, str]]] = field(default_factory=lambda: defaultdict(list))
-    lossless_in: dict[tuple[int, int], int] = field(default_factory=lambda: defaultdict(int))
-    has_hosts: set[int] = field(default_factory=set)
-
-
-def _tuner_lossless_ports(topo: Topology) -> set[tuple[str, str]]:
-    """As the tuner decides: every cabled, admin-up port on a lossless link."""
-    return {k for k, p in topo.peers.items() if p.lossless and k in topo.ports and topo.ports[k].admin_up}
 
 
 def _unknown_peer(sw: str, port: str, peer: Peer) -> Finding:
@@ -127,67 +120,103 @@ def _unknown_peer(sw: str, port: str, peer: Peer) -> Finding:
         fix="make the port lossy (lossless: false on its link) or add the device to the inventory")
 
 
-def _walk_cabling(topo: Topology, fab: _Fabric, cab: _Cabling, idx: dict[str, int],
-                  lossless_ports: set[tuple[str, str]], flag: bool) -> None:
-    """Account every admin-up cabled port of a switch: host port, unknown peer or switch-switch link (one
-    loop over the ~100k ports of a large fabric, no call per port)."""
-    ports, host_lossless, has_hosts = topo.ports, fab.host_lossless, cab.has_hosts
-    pairs, lossless_in = cab.pairs, cab.lossless_in
-    nodes = 0
-    for key, peer in topo.peers.items():
+def _walk_cabling(topo: Topology, fab: _Fabric, idx: dict[str, int], flag: bool) -> None:
+    """Account every cabled port, switch by switch in cabling order (one loop over the ~100k ports of a large
+    fabric, no call per port): :func:`_walk_switch`, then host ports and ports facing unknown devices
+    (:func:`_walk_other_ports`) and the RT223 uplink state (:data:`_Fabric.uplinks`)."""
+    for i, name in enumerate(fab.names):
+        others, up_ports, downs = _walk_switch(topo, fab, idx, i, name)
+        downs += _walk_other_ports(fab, i, name, others, flag)
+        fab.uplinks.append((up_ports[0][0] if up_ports else None, downs, len(up_ports),
+                            any(lossless for _, lossless in up_ports)))
+
+
+_OtherPort = tuple[str, Peer, bool, bool]  # (port, peer, admin-up, lossless) of a port facing a non-switch
+
+
+def _walk_switch(topo: Topology, fab: _Fabric, idx: dict[str, int], i: int,
+                 name: str) -> tuple[list[_OtherPort], list[tuple[str, bool]], int]:
+    """The cabled ports of switch ``i``: links to admin-up, declared far ends go to ``fab.links[i]`` and
+    ``fab.lossless_in[i]`` (their lossless ingress ports count as nodes). Lossless is membership of
+    ``fab.lossless_set``, or the tuner's rule when that is None (admin-up and ``peer.lossless``).
+
+    Returns:
+        the ports facing hosts or devices outside the inventory, (name, lossless) of the up-facing ports,
+        and the number of lossless ports facing a lower tier.
+    """
+    ports, peers, lossless_set, tier, ti = topo.ports, topo.peers, fab.lossless_set, fab.tier, fab.tier[i]
+    mine, lin = fab.links[i], fab.lossless_in[i]
+    others: list[_OtherPort] = []
+    up_ports: list[tuple[str, bool]] = []
+    downs = nodes = 0
+    for port in topo.cabled_ports(name):
+        key = (name, port)
+        kind, dev, far_port, _, _, _, link_lossless = peer = peers[key]
         info = ports.get(key)
-        i = idx.get(key[0])
-        if info is None or i is None or not info.admin_up:
-            continue
-        lossless = key in lossless_ports
-        kind = peer.kind
-        if kind == "host":
-            has_hosts.add(i)
-            host_lossless[i] += lossless
-            nodes += lossless
-            continue
-        j = idx.get(peer.device) if kind == "switch" else None
+        admin_up = info is not None and info.admin_up
+        lossless = (admin_up and link_lossless) if lossless_set is None else key in lossless_set
+        j = idx.get(dev) if kind == "switch" else None
         if j is None:
+            others.append((port, peer, admin_up, lossless))
+            continue
+        if tier[j] > ti:
+            up_ports.append((port, lossless))
+        elif tier[j] < ti:
+            downs += lossless
+        far = ports.get((dev, far_port)) if admin_up and j != i else None
+        if far is not None and far.admin_up:
             nodes += lossless
-            if lossless and flag:
-                fab.flagged.append(_unknown_peer(key[0], key[1], peer))
-            continue
-        far = ports.get((peer.device, peer.port))
-        if j == i or far is None or not far.admin_up:
-            continue
-        nodes += lossless
-        pairs[(i, j)].append((key[1], peer.port))
-        lossless_in[(j, i)] += lossless
+            mine.setdefault(j, []).append((port, far_port))
+            lin[j] = lin.get(j, 0) + lossless
     fab.nodes += nodes
+    return others, up_ports, downs
+
+
+def _walk_other_ports(fab: _Fabric, i: int, name: str, others: list[_OtherPort], flag: bool) -> int:
+    """Host ports (admin-up ones make switch ``i`` a destination) and ports facing devices outside the
+    inventory (RT221 when lossless and ``flag``) of switch ``i``; returns its lossless host ports (they
+    face down)."""
+    downs = host_lossless = 0
+    hosts = False
+    for port, peer, admin_up, lossless in others:
+        if peer.kind == "host":
+            downs += lossless
+            hosts = hosts or admin_up
+            host_lossless += admin_up and lossless
+        elif admin_up:
+            fab.nodes += lossless
+            if lossless and flag:
+                fab.flagged.append(_unknown_peer(name, port, peer))
+    fab.host_lossless[i] = host_lossless
+    fab.nodes += host_lossless
+    if hosts:
+        fab.dbit[i] = 1  # marked here, numbered in _connect
+    return downs
 
 
 def _build(topo: Topology, lossless_ports: set[tuple[str, str]] | None, flag: bool) -> _Fabric:
-    if lossless_ports is None:
-        lossless_ports = _tuner_lossless_ports(topo)
     names = sorted(topo.switches, key=_natural)
     idx = {n: i for i, n in enumerate(names)}
     n = len(names)
-    fab = _Fabric(names, [topo.tier(s) for s in names], {}, [[] for _ in range(n)], [0] * n, [0] * n, {},
-                  lossless_ports)
-    cab = _Cabling()
-    _walk_cabling(topo, fab, cab, idx, lossless_ports, flag)
-    _connect(fab, cab)
+    fab = _Fabric(names, [topo.tier(s) for s in names], [{} for _ in range(n)], [], [0] * n, [0] * n,
+                  [{} for _ in range(n)], lossless_ports, topo)
+    _walk_cabling(topo, fab, idx, flag)
+    _connect(fab)
     return fab
 
 
-def _connect(fab: _Fabric, cab: _Cabling) -> None:
+def _connect(fab: _Fabric) -> None:
     """Adjacency from links cabled on both sides, destination bits for the host-bearing switches."""
-    pairs = cab.pairs
-    for key in list(pairs):
-        if (key[1], key[0]) not in pairs:  # cabled on one side only (duplicate cabling): lint reports it
-            del pairs[key]
-    for key in pairs:
-        fab.adj[key[0]].append(key[1])
-    for a in fab.adj:
-        a.sort()
-    for k, i in enumerate(sorted(cab.has_hosts)):
-        fab.dbit[i] = 1 << k
-    fab.pairs, fab.lossless_in = dict(pairs), dict(cab.lossless_in)
+    links = fab.links
+    for i, row in enumerate(links):
+        for j in [j for j in row if i not in links[j]]:  # cabled on one side only (duplicate cabling): lint
+            del row[j]
+    fab.adj = [sorted(row) for row in links]
+    k = 0
+    for i, b in enumerate(fab.dbit):
+        if b:
+            fab.dbit[i] = 1 << k
+            k += 1
 
 
 def _extend_levels(first: int, covered: int, sources: list[list[int]]) -> tuple[list[int], int]:
@@ -226,12 +255,13 @@ def _route_valley_free(fab: _Fabric) -> _Routes:
     reach = [0] * n
     for i in reversed(order):
         wu[i], reach[i] = _extend_levels(0, dr[i], [x for p in up[i] for x in (dd[p], wu[p])])
-    nh: dict[tuple[int, int], int] = {}
-    for i in range(n):
+    nh: list[dict[int, int]] = [{} for _ in range(n)]
+    for i, row in enumerate(nh):
+        ddi, wui = dd[i], wu[i]
         for c in down[i]:                              # down: destinations one level nearer below c
-            nh[(i, c)] = _level_and(dd[i], dd[c], 1)
+            row[c] = _level_and(ddi, dd[c], 1)
         for p in up[i]:                                # up: p's route (down or further up) is one hop shorter
-            nh[(i, p)] = _level_and(wu[i], dd[p], 1) | _level_and(wu[i], wu[p], 1)
+            row[p] = _level_and(wui, dd[p], 1) | _level_and(wui, wu[p], 1)
     src = [reach[i] & ~fab.dbit[i] if fab.dbit[i] else 0 for i in range(n)]
     upused = _propagate(order, down, src, nh)
     used = _propagate(list(reversed(order)), up, upused, nh)
@@ -239,13 +269,13 @@ def _route_valley_free(fab: _Fabric) -> _Routes:
 
 
 def _propagate(order: list[int], feeders: list[list[int]], own: list[int],
-               nh: dict[tuple[int, int], int]) -> list[int]:
+               nh: list[dict[int, int]]) -> list[int]:
     """Destinations present at each switch: its own plus what each feeder forwards to it, in ``order``."""
     out = [0] * len(own)
     for i in order:
         b = own[i]
         for c in feeders[i]:
-            b |= out[c] & nh[(c, i)]
+            b |= out[c] & nh[c][i]
         out[i] = b
     return out
 
@@ -297,12 +327,12 @@ def _route_shortest(fab: _Fabric, removed: tuple[int, int] | None = None) -> _Ro
     n = len(fab.names)
     adj = fab.adj if removed is None else _without_link(fab.adj, removed)
     ex, cov = _distance_levels(adj, fab.dbit)
-    nh = {(i, j): _level_and(ex[i], ex[j], 1) for i in range(n) for j in adj[i]}
+    nh = [{j: _level_and(ex[i], ex[j], 1) for j in adj[i]} for i in range(n)]
     src = [cov[i] & ~fab.dbit[i] if fab.dbit[i] else 0 for i in range(n)]
     return _Routes(nh, _used_shortest(ex, adj, nh, src), src, _unreachable(fab, cov))
 
 
-def _used_shortest(ex: list[list[int]], adj: list[list[int]], nh: dict[tuple[int, int], int],
+def _used_shortest(ex: list[list[int]], adj: list[list[int]], nh: list[dict[int, int]],
                    src: list[int]) -> list[int]:
     """Destinations whose packets can be at each switch: sources' traffic pushed along next hops,
     farthest distance level first."""
@@ -313,7 +343,7 @@ def _used_shortest(ex: list[list[int]], adj: list[list[int]], nh: dict[tuple[int
                 m = used[i] & ex[i][k]
                 if m:
                     for j in adj[i]:
-                        used[j] |= m & nh[(i, j)]
+                        used[j] |= m & nh[i][j]
     return used
 
 
@@ -347,7 +377,7 @@ def _transit_count(fab: _Fabric, r: _Routes, a: int, outs: list[tuple[int, int, 
     it); this is the common case in a Clos (a leaf's own bit, a pod, "everything above"), so a spine's or
     superspine's ~deg^2 turns cost ~deg set operations. Otherwise the groups are summed one by one.
     """
-    li = fab.lossless_in
+    li, nh = fab.lossless_in[a], r.nh
     groups: dict[int, int] = {}
     own: dict[int, tuple[int, int]] = {}
     union = 0
@@ -360,8 +390,8 @@ def _transit_count(fab: _Fabric, r: _Routes, a: int, outs: list[tuple[int, int, 
     local = ~fab.dbit[a]
     edges = 0
     for x in fab.adj[a]:
-        mx = li.get((x, a), 0)
-        c = r.nh.get((x, a), 0) & r.used[x] & local if mx else 0
+        mx = li.get(x, 0)
+        c = nh[x].get(a, 0) & r.used[x] & local if mx else 0
         if not c:
             continue
         missing = union & ~c
@@ -381,9 +411,10 @@ def _transit_count(fab: _Fabric, r: _Routes, a: int, outs: list[tuple[int, int, 
 def _turns(fab: _Fabric, r: _Routes, explicit: bool) -> tuple[int, list[tuple[int, int, int]]]:
     """Dependency-edge count (port level, one priority) and, if ``explicit``, the used turns x -> a -> y."""
     edges, turns = 0, list[tuple[int, int, int]]()
-    li = fab.lossless_in
+    li, nh = fab.lossless_in, r.nh
     for a in range(len(fab.names)):
-        outs = [(y, r.nh[(a, y)], li.get((a, y), 0)) for y in fab.adj[a] if r.nh.get((a, y))]
+        nha = nh[a]
+        outs = [(y, nha[y], li[y].get(a, 0)) for y in fab.adj[a] if nha.get(y)]
         if not outs:
             continue
         edges += _host_edges(fab, r, a, outs)
@@ -392,9 +423,9 @@ def _turns(fab: _Fabric, r: _Routes, explicit: bool) -> tuple[int, list[tuple[in
             continue
         local = ~fab.dbit[a]
         for x in fab.adj[a]:
-            c = r.nh.get((x, a), 0) & r.used[x] & local
+            c = nh[x].get(a, 0) & r.used[x] & local
             if c:
-                edges += _transit_edges(li.get((x, a), 0), x, a, c, outs, turns)
+                edges += _transit_edges(li[a].get(x, 0), x, a, c, outs, turns)
     return edges, turns
 
 
@@ -408,7 +439,7 @@ def _lossless_turn_graph(fab: _Fabric, turns: list[tuple[int, int, int]]
     succ: dict[_Node, list[_Node]] = defaultdict(list)
     indeg: dict[_Node, int] = defaultdict(int)
     for x, a, y in turns:
-        if li.get((x, a)) and li.get((a, y)):
+        if li[a].get(x) and li[y].get(a):
             succ[(x, a)].append((a, y))
             indeg[(a, y)] += 1
     return succ, indeg
@@ -467,7 +498,7 @@ def _cycles(fab: _Fabric, turns: list[tuple[int, int, int]]) -> list[tuple[tuple
 
 
 def _link_text(fab: _Fabric, x: int, a: int) -> str:
-    pp = sorted(fab.pairs[(x, a)], key=lambda t: (_natural(t[0]), _natural(t[1])))
+    pp = sorted(fab.links[x][a], key=lambda t: (_natural(t[0]), _natural(t[1])))
     px, pa = next(((p, q) for p, q in pp if fab.is_lossless(fab.names[a], q)), pp[0])
     return f"{fab.names[x]}:{px} -> {fab.names[a]}:{pa}"
 
@@ -487,7 +518,8 @@ def _failure_order(fab: _Fabric, peer_pairs: list[tuple[int, int]]) -> list[tupl
             if dist[z] > dist[w] + 1:
                 dist[z] = dist[w] + 1
                 q.append(z)
-    links = [(i, j, p, pj) for (i, j), pp in fab.pairs.items() if i < j for p, pj in pp]
+    links = [(i, j, p, pj) for i, row in enumerate(fab.links) for j, pp in row.items() if i < j
+             for p, pj in pp]
     peer = set(peer_pairs)
     return sorted(links, key=lambda t: ((t[0], t[1]) not in peer, min(dist[t[0]], dist[t[1]]),
                                         _natural(fab.names[t[0]]), _natural(t[2])))
@@ -502,8 +534,8 @@ def analyze_deadlock(topo: Topology, lossless_priorities: list[int],
         topo: resolved inventory (switch ports, cabling, tiers from roles).
         lossless_priorities: priorities with PFC (the graph is the same for each; cycles are reported
             once per priority). Empty: nothing can deadlock, nothing is flagged.
-        lossless_ports: ``(switch, port)`` with PFC on the lossless priorities; None = every cabled,
-            admin-up switch port.
+        lossless_ports: ``(switch, port)`` with PFC on the lossless priorities; None = as the tuner decides
+            (every cabled, admin-up switch port on a link not marked ``lossless: false``).
         max_failure_scenarios: examine at most this many single switch-switch link failures (nearest
             the same-tier links first). None = all of them; in fabrics with same-tier links the full
             re-computations are then limited by :data:`RECOMPUTE_WORK_BUDGET` (a note says so).
@@ -515,10 +547,24 @@ def analyze_deadlock(topo: Topology, lossless_priorities: list[int],
         ``flagged`` findings (RT220 warning: lossless same-tier link; RT221 warning: lossless port facing
         a device not in the inventory; RT222 error: one per cycle) and plan-level ``notes``.
     """
+    return analyze_fabric(topo, lossless_priorities, lossless_ports, max_failure_scenarios)[0]
+
+
+def analyze_fabric(topo: Topology, lossless_priorities: list[int],
+                   lossless_ports: set[tuple[str, str]] | None = None,
+                   max_failure_scenarios: int | None = None) -> tuple[DeadlockReport, list[Finding]]:
+    """:func:`analyze_deadlock` and :func:`check_lossless_uplinks` from one walk over the cabling.
+
+    Returns:
+        (the deadlock report, the RT223 findings), each equal to what those functions return for the same
+        arguments.
+    """
     # The analysis allocates mostly acyclic objects (tuples, ints, lists); pausing the cyclic GC keeps full
     # collections from walking the (large) inventory heap mid-analysis, which otherwise doubles the time.
     with gc_paused():
-        return _analyze(topo, lossless_priorities, lossless_ports, max_failure_scenarios)
+        prios = sorted(set(lossless_priorities))
+        fab = _build(topo, lossless_ports, flag=bool(prios))
+        return _analyze(fab, prios, max_failure_scenarios), _uplink_findings(fab)
 
 
 @dataclass
@@ -535,7 +581,7 @@ class _FailureScan:
 def _flag_same_tier(fab: _Fabric, peer_pairs: list[tuple[int, int]], prios: list[int]) -> None:
     """RT220 for every same-tier link with a lossless end."""
     for i, j in peer_pairs:
-        for p, q in fab.pairs[(i, j)]:
+        for p, q in fab.links[i][j]:
             if fab.is_lossless(fab.names[i], p) or fab.is_lossless(fab.names[j], q):
                 fab.flagged.append(Finding(
                     rule="RT220", severity=Severity.warning, location=Location(device=fab.names[i], port=p),
@@ -570,7 +616,7 @@ def _multi_next_hop(fab: _Fabric, routes: _Routes) -> list[int]:
     for i in range(len(fab.names)):
         once = 0
         for j in fab.adj[i]:
-            s = routes.nh[(i, j)]
+            s = routes.nh[i][j]
             twice[i] |= once & s
             once |= s
     return twice
@@ -580,7 +626,7 @@ def _scan_failures(fab: _Fabric, routes: _Routes, peer_pairs: list[tuple[int, in
                    max_failure_scenarios: int | None, turn_estimate: int,
                    found: dict[tuple[tuple[int, int], ...], str | None]) -> _FailureScan:
     """Examine single switch-switch link failures; cycles they create go into ``found`` with the link."""
-    total = sum(len(pp) for (i, j), pp in fab.pairs.items() if i < j)
+    total = sum(len(pp) for i, row in enumerate(fab.links) for j, pp in row.items() if i < j)
     bound = total if max_failure_scenarios is None else max(0, min(total, max_failure_scenarios))
     scan = _FailureScan(total, bound)
     if tiered:
@@ -592,7 +638,7 @@ def _scan_failures(fab: _Fabric, routes: _Routes, peer_pairs: list[tuple[int, in
     cost = sum(len(a) for a in fab.adj) * 8 + turn_estimate
     budget = max(1, RECOMPUTE_WORK_BUDGET // max(1, cost)) if max_failure_scenarios is None else bound
     for i, j, p, q in _failure_order(fab, peer_pairs)[:bound]:
-        if len(fab.pairs[(i, j)]) > 1 or not (routes.nh[(i, j)] & ~twice[i] or routes.nh[(j, i)] & ~twice[j]):
+        if len(fab.links[i][j]) > 1 or not (routes.nh[i][j] & ~twice[i] or routes.nh[j][i] & ~twice[j]):
             scan.checked += 1                          # no distance changes: the subgraph lemma
             continue
         if scan.recomputed >= budget:
@@ -652,11 +698,9 @@ def _report_cycles(fab: _Fabric, found: dict[tuple[tuple[int, int], ...], str | 
     return cycles
 
 
-def _analyze(topo: Topology, lossless_priorities: list[int], lossless_ports: set[tuple[str, str]] | None,
-             max_failure_scenarios: int | None) -> DeadlockReport:
-    prios = sorted(set(lossless_priorities))
-    fab = _build(topo, lossless_ports, flag=bool(prios))
-    peer_pairs = sorted((i, j) for (i, j) in fab.pairs if i < j and fab.tier[i] == fab.tier[j])
+def _analyze(fab: _Fabric, prios: list[int], max_failure_scenarios: int | None) -> DeadlockReport:
+    peer_pairs = sorted((i, j) for i, row in enumerate(fab.links) for j in row
+                        if i < j and fab.tier[i] == fab.tier[j])
     tiered = not peer_pairs
     if prios:
         _flag_same_tier(fab, peer_pairs, prios)
@@ -672,7 +716,7 @@ def _analyze(topo: Topology, lossless_priorities: list[int], lossless_ports: set
     scan = _scan_failures(fab, routes, peer_pairs, tiered, max_failure_scenarios, turn_estimate, found)
     notes += _failure_notes(scan, tiered, max_failure_scenarios)
     cycles = _report_cycles(fab, found, prios, notes)
-    hosts = len(topo.inventory.hosts)
+    hosts = len(fab.topo.inventory.hosts)
     if hosts > LARGE_FABRIC_HOSTS:
         notes.append(f"{hosts} hosts (> {LARGE_FABRIC_HOSTS}): risks this graph cannot see grow with scale "
                      "-- lossless packets flooded for unresolved ARP/ND entries (configure drop-not-flood "
@@ -686,30 +730,27 @@ def _analyze(topo: Topology, lossless_priorities: list[int], lossless_ports: set
                           scenarios_checked=scan.checked, cycles=cycles, flagged=fab.flagged, notes=notes)
 
 
-def check_lossless_uplinks(topo: Topology, lossless_ports: set[tuple[str, str]]) -> list[Finding]:
+def check_lossless_uplinks(topo: Topology, lossless_ports: set[tuple[str, str]] | None) -> list[Finding]:
     """RT223: a switch with lossless down-facing ports whose up-facing links are all lossy.
 
     Lossless traffic that leaves such a switch upwards meets egress queues that drop instead of pausing
     (``lossless: false`` on every uplink), so the lossless class only holds inside it. One warning per
-    switch, at the switch. Switches without uplinks (a single leaf, the top tier) are not flagged.
+    switch, at the switch (its first up-facing port in cabling order). Switches without uplinks (a single
+    leaf, the top tier) are not flagged. ``lossless_ports`` as for :func:`analyze_deadlock` (None: the
+    tuner's rule). :func:`analyze_fabric` returns the same findings without walking the cabling twice.
     """
+    with gc_paused():
+        return _uplink_findings(_build(topo, lossless_ports, flag=False))
+
+
+def _uplink_findings(fab: _Fabric) -> list[Finding]:
+    """RT223 findings from the per-switch uplink accounting of :func:`_walk_cabling`, in switch order."""
     out: list[Finding] = []
-    directions = topo.directions()
-    for sw in sorted(topo.switches, key=_natural):
-        ups: list[str] = []
-        downs, lossless_up = 0, False  # lossless down-facing ports; whether an uplink is lossless
-        for p in topo.cabled_ports(sw):
-            key = (sw, p)
-            direction = directions[key]
-            if direction == "up":
-                ups.append(p)
-                lossless_up = lossless_up or key in lossless_ports
-            elif direction == "down" and key in lossless_ports:
-                downs += 1
-        if ups and downs and not lossless_up:
+    for sw, (first_up, downs, ups, lossless_up) in zip(fab.names, fab.uplinks):
+        if first_up is not None and downs and not lossless_up:
             out.append(Finding(
-                rule="RT223", severity=Severity.warning, location=Location(device=sw, port=ups[0]),
-                message=f"{sw} has {downs} lossless down-facing port(s) but all {len(ups)} uplink(s) "
+                rule="RT223", severity=Severity.warning, location=Location(device=sw, port=first_up),
+                message=f"{sw} has {downs} lossless down-facing port(s) but all {ups} uplink(s) "
                         "are lossy: lossless traffic leaving it upwards can be dropped at its uplink queues",
                 fix="make at least the uplinks that carry RoCE lossless (remove lossless: false from those "
                     "links), or keep RoCE jobs inside this switch"))
