@@ -7,7 +7,8 @@ For a seeded random edit of a shipped inventory (full or intent form) or of a sm
     the version in force, so a wrong link would show here);
 (b) the plan equals the one made with every memo and fast path turned off: ruamel.yaml instead of the fast
     reader, each switch derived on its own (``compose.REUSE_SHAPES``), no tuner memo, no NIC-class copies,
-    no shared SONiC/host renders, and plan.json written by pydantic (``codec._plan_to_json_pydantic``).
+    no shared SONiC/host renders, and plan.json written by pydantic (``codec._plan_to_json_pydantic``) and
+    read back to the same bytes (``codec.plan_from_json``).
 
 An edit that makes the plan fail must fail the same way both ways and leave the previous plan in force.
 The default suite runs a few seeds per inventory; ``-m slow`` runs a wider sweep.
@@ -124,6 +125,7 @@ def check_edit(inv: Path, previous_out: Path, tmp: Path, text: str, monkeypatch:
     diff = sorted(k for k in set(ref.files) | set(same.files) if ref.files.get(k) != same.files.get(k))
     assert not diff, f"memoised plan differs from the plan without memos in {diff[:10]}"
     assert same.files["plan.json"] == codec._plan_to_json_pydantic(same.plan)
+    assert codec.plan_to_json(codec.plan_from_json(same.files["plan.json"])) == same.files["plan.json"]
     assert [f.rule for f in same.plan.findings] == [f.rule for f in ref.plan.findings]
     return "ok"
 
