@@ -36,7 +36,8 @@ def plans(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, str], dic
     """The lab plan's files, and those of the lab with one cable changed (node2's NIC: 2 m -> 7 m)."""
     tmp = tmp_path_factory.mktemp("plans")
     text = LAB.read_text()
-    edited = text.replace('"lab-leaf1:Ethernet8", cable_length: 2m', '"lab-leaf1:Ethernet8", cable_length: 7m')
+    port = '"lab-leaf1:Ethernet8", cable_length: '
+    edited = text.replace(port + "2m", port + "7m")
     assert edited != text
     return _lab_files(text, tmp), _lab_files(edited, tmp)
 
