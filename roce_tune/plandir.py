@@ -707,6 +707,8 @@ def _stage_version(out: Path, data: _Encoded, in_force: str | None, stats: Write
     unless it is the version in force: then make that one whole again (:func:`_restore_version`).
     Returns (its name, whether a version directory was built)."""
     previous = out / in_force if in_force and _OURS_INSIDE.fullmatch(in_force) else None
+    if previous is not None and previous.is_symlink():
+        previous = None  # a link to a directory elsewhere (moved, or edited by hand): never written through
     stage = Path(tempfile.mkdtemp(prefix=".plan-new-", dir=out))
     built = WriteStats()
     try:
@@ -714,7 +716,7 @@ def _stage_version(out: Path, data: _Encoded, in_force: str | None, stats: Write
         with _VersionBuilder(stage, data, previous if previous and previous.is_dir() else None, provenance,
                              built, on_file) as builder:
             version = builder.hash_and_write()
-            if version == in_force and (out / version).is_dir():
+            if version == in_force and previous is not None and previous.is_dir():
                 shutil.rmtree(stage)
                 _restore_version(out / version, data, builder.digests, stats, provenance)
                 return version, False

@@ -187,3 +187,35 @@ def test_a_read_only_plan_directory_fails_clearly_and_keeps_the_plan_in_force(
         _immutable(out, False)
     assert sorted(os.listdir(out)) == before
     assert read_plan_dir(out).files == first
+
+
+@pytest.mark.parametrize("current", ["version-name-link", "absolute-link", "moved-under-its-name"])
+def test_a_version_in_force_that_is_a_symlink_to_another_directory_is_replanned_and_never_written_through(
+        current: str, plans: tuple[dict[str, str], dict[str, str]], tmp_path: Path) -> None:
+    """``.current`` swapped to a link to a copy of the plan elsewhere (moved to another disk and linked
+    back): the next plan writes a version of its own, and nothing outside the directory changes."""
+    first, second = plans
+    out = write_tree(first, tmp_path / "out")
+    outside = tmp_path / "outside"
+    shutil.copytree(_version(out), outside)
+    if current == "moved-under-its-name":
+        shutil.rmtree(_version(out))
+        os.symlink(outside, _version(out))
+        (_version(out) / "hosts" / "node1.sh").write_text("edited where it was moved\n")
+    elif current == "version-name-link":
+        (out / ".current").unlink()
+        os.symlink(".plan-0123456789abcdef", out / ".current")
+        os.symlink(outside, out / ".plan-0123456789abcdef")
+    else:
+        (out / ".current").unlink()
+        os.symlink(outside, out / ".current")
+
+    def snapshot() -> dict[str, bytes]:
+        return {p.relative_to(outside).as_posix(): p.read_bytes() for p in outside.rglob("*") if p.is_file()}
+
+    before = snapshot()
+    for files in (first, second, first):
+        write_tree_stats(files, out)
+        assert read_plan_dir(out).files == files
+        assert snapshot() == before
+    assert sorted(os.listdir(out)) == sorted(os.listdir(write_tree(first, tmp_path / "fresh")))
