@@ -219,3 +219,24 @@ def test_a_version_in_force_that_is_a_symlink_to_another_directory_is_replanned_
         assert read_plan_dir(out).files == files
         assert snapshot() == before
     assert sorted(os.listdir(out)) == sorted(os.listdir(write_tree(first, tmp_path / "fresh")))
+
+
+@pytest.mark.parametrize("changed", [False, True], ids=["same-plan", "cable-changed"])
+@pytest.mark.parametrize("sub", ["hosts", "switches"])
+def test_a_directory_of_the_version_swapped_for_a_symlink_is_never_written_through(
+        sub: str, changed: bool, plans: tuple[dict[str, str], dict[str, str]], tmp_path: Path) -> None:
+    """``switches/`` of the version in force replaced by a link to a (tampered) copy elsewhere: the next
+    plan, even of the same files, makes the directory whole again inside the plan directory."""
+    first, second = plans
+    out = write_tree(first, tmp_path / "out")
+    outside = tmp_path / "outside"
+    shutil.copytree(_version(out) / sub, outside)
+    shutil.rmtree(_version(out) / sub)
+    os.symlink(outside, _version(out) / sub)
+    next(iter(sorted(outside.iterdir()))).write_text("tampered\n")
+    before = {p.name: p.read_bytes() for p in outside.iterdir()}
+    target = second if changed else first
+    write_tree_stats(target, out)
+    assert read_plan_dir(out).files == target
+    assert {p.name: p.read_bytes() for p in outside.iterdir()} == before
+    assert not (_version(out) / sub).is_symlink()
