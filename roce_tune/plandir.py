@@ -52,7 +52,7 @@ import shutil
 import tempfile
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 import orjson
@@ -701,12 +701,22 @@ def _switch_current(out: Path, version: str) -> None:
     _fsync_dir(out)
 
 
+def _linked_dirs(version: Path, data: Mapping[str, bytes]) -> bool:
+    """Whether a directory holding files of ``data`` in ``version`` is a symlink (edited by hand): the version
+    is then built again, not restored in place through the link (which could lead outside ``out``)."""
+    parents = {rel.rpartition("/")[0] for rel in data} - {""}  # a handful: switches, hosts
+    dirs = {d for p in parents for d in (PurePosixPath(p), *PurePosixPath(p).parents) if d.parts}
+    return any(os.path.islink(version / d) for d in dirs)
+
+
 def _stage_version(out: Path, data: _Encoded, in_force: str | None, stats: WriteStats,
                    on_file: Callable[[int], None] | None, provenance: Provenance) -> tuple[str, bool]:
     """Build the version ``data`` maps to in ``out`` (unchanged files linked from the version in force),
     unless it is the version in force: then make that one whole again (:func:`_restore_version`).
     Returns (its name, whether a version directory was built)."""
     previous = out / in_force if in_force and _OURS_INSIDE.fullmatch(in_force) else None
+    if previous is not None and previous.is_symlink():
+        previous = None  # a link to a directory elsewhere (moved, or edited by hand): never written through
     stage = Path(tempfile.mkdtemp(prefix=".plan-new-", dir=out))
     built = WriteStats()
     try:
@@ -714,7 +724,8 @@ def _stage_version(out: Path, data: _Encoded, in_force: str | None, stats: Write
         with _VersionBuilder(stage, data, previous if previous and previous.is_dir() else None, provenance,
                              built, on_file) as builder:
             version = builder.hash_and_write()
-            if version == in_force and (out / version).is_dir():
+            if (version == in_force and previous is not None and previous.is_dir()
+                    and not _linked_dirs(previous, data)):
                 shutil.rmtree(stage)
                 _restore_version(out / version, data, builder.digests, stats, provenance)
                 return version, False

@@ -356,11 +356,14 @@ def _switch_buffers(asic: AsicSpec, policy: Policy, sw: Switch, facts: list[_Por
                     memo: _Memo) -> Buffers:
     """Pools and profiles of one switch, with the total-buffer and shared-headroom checks."""
     admin_up = sum(1 for f in facts if f.admin_up)
-    hr_key = tuple(sorted(Counter((h.profile, h.xon_bytes, h.xoff_bytes, h.size_bytes)
-                                  for h in headrooms.values()).items()))
-    buf = memo.get(("buf", asic.id, hr_key, admin_up, shp, policy.shp_oversubscription),
-                   lambda: buffers.derive_buffers(asic, [(n, h, n_prios) for n, h in headrooms.items()],
-                                                  admin_up, shp, policy.shp_oversubscription))
+    # derive_buffers reads every field of each headroom (rationale included) and lists profiles in the order
+    # the ports first use them: keyed by the headroom objects (shared from the "hr" memo unless pinned) in
+    # first-use order with their counts; the memo keeps them, so their ids are not reused while it lives
+    used = Counter(map(id, headrooms.values()))
+    buf, _ = memo.get(("buf", asic.id, tuple(used.items()), admin_up, shp, policy.shp_oversubscription),
+                      lambda: (buffers.derive_buffers(asic, [(n, h, n_prios) for n, h in headrooms.items()],
+                                                      admin_up, shp, policy.shp_oversubscription),
+                               list(headrooms.values())))
     if memo.get(("buf-check", id(buf)), lambda: bool(buffers.check_total_buffer(asic, "-", buf))):
         findings.extend(buffers.check_total_buffer(asic, sw.name, buf))
     findings.extend(buffers.check_shared_headroom_pool(

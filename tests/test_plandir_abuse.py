@@ -1,0 +1,242 @@
+"""The plan directory abused between and during plans (issue 16 write stage: only changed files written,
+unchanged ones byte-compared and hard-linked, one flush per version, manifest cross-checked with SHA256SUMS).
+
+Whatever was done to the directory by hand, the next plan leaves exactly the files a fresh plan gives (or,
+where it cannot, a reader refuses the directory); two plans into one directory at once leave one of them
+whole; a directory that cannot be written fails with a clear error and the plan in force untouched.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from roce_tune.pipeline import plan_inventory, read_plan_dir
+from roce_tune.plandir import SUMS, PlanDirError, read_tree, write_tree, write_tree_stats
+
+REPO = Path(__file__).resolve().parents[1]
+LAB = REPO / "inventories" / "lab-2node.yaml"
+
+
+def _lab_files(text: str, tmp: Path) -> dict[str, str]:
+    inv = tmp / "lab.yaml"
+    inv.write_text(text)
+    return plan_inventory(inv, None, scorecards=False).files
+
+
+@pytest.fixture(scope="module")
+def plans(tmp_path_factory: pytest.TempPathFactory) -> tuple[dict[str, str], dict[str, str]]:
+    """The lab plan's files, and those of the lab with one cable changed (node2's NIC: 2 m -> 7 m)."""
+    tmp = tmp_path_factory.mktemp("plans")
+    text = LAB.read_text()
+    port = '"lab-leaf1:Ethernet8", cable_length: '
+    edited = text.replace(port + "2m", port + "7m")
+    assert edited != text
+    return _lab_files(text, tmp), _lab_files(edited, tmp)
+
+
+def _version(out: Path) -> Path:
+    return out / os.readlink(out / ".current")
+
+
+def _same_size_edit(out: Path, keep_mtime: bool) -> None:
+    path = _version(out) / "hosts" / "node1.sh"
+    st = path.stat()
+    blob = path.read_bytes()
+    i = blob.index(b"RT_HOST=")
+    with open(path, "r+b") as fh:  # in place: the inode the manifest names
+        fh.seek(i)
+        fh.write(b"XT_HOST=")
+    if keep_mtime:
+        os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns))
+
+
+def _delete(out: Path) -> None:
+    (_version(out) / "switches" / "lab-leaf1.json").unlink()
+
+
+def _extra(out: Path) -> None:
+    (_version(out) / "switches" / "rogue-leaf.json").write_text("{}\n")
+
+
+def _symlink_swap(out: Path, tmp: Path) -> None:
+    """A file of the version replaced by a symlink to a copy of itself outside the directory."""
+    path = _version(out) / "hosts" / "node2.sh"
+    outside = tmp / "elsewhere.sh"
+    shutil.copy2(path, outside)
+    path.unlink()
+    path.symlink_to(outside)
+
+
+def _top_link_swap(out: Path, tmp: Path) -> None:
+    """The top-level ``plan.md`` link pointed somewhere else."""
+    (tmp / "other.md").write_text("not the plan\n")
+    (out / "plan.md").unlink()
+    (out / "plan.md").symlink_to(tmp / "other.md")
+
+
+def _manifest_edit(out: Path) -> None:
+    manifest = _version(out) / ".manifest.json"
+    text = manifest.read_text()
+    entry = text.index('"hosts/node1.sh":["') + len('"hosts/node1.sh":["')
+    manifest.write_text(text[:entry] + ("0" if text[entry] != "0" else "1") + text[entry + 1:])
+
+
+def _sums_edit(out: Path) -> None:
+    sums = _version(out) / SUMS
+    text = sums.read_text()
+    sums.write_text(("0" if text[0] != "0" else "1") + text[1:])
+
+
+EDITS: dict[str, Callable[[Path, Path], None]] = {
+    "same-size-edit": lambda out, tmp: _same_size_edit(out, keep_mtime=False),
+    "deleted": lambda out, tmp: _delete(out),
+    "extra-file": lambda out, tmp: _extra(out),
+    "symlink-swapped": _symlink_swap,
+    "top-link-swapped": _top_link_swap,
+    "manifest-edited": lambda out, tmp: _manifest_edit(out),
+    "sums-edited": lambda out, tmp: _sums_edit(out),
+}
+
+
+@pytest.mark.parametrize("changed", [False, True], ids=["same-plan", "cable-changed"])
+@pytest.mark.parametrize("edit", sorted(EDITS))
+def test_a_hand_edited_plan_directory_is_replanned_to_exactly_the_fresh_files(
+        edit: str, changed: bool, plans: tuple[dict[str, str], dict[str, str]], tmp_path: Path) -> None:
+    first, second = plans
+    target = second if changed else first
+    out = write_tree(first, tmp_path / "out")
+    EDITS[edit](out, tmp_path)
+    write_tree_stats(target, out)
+    fresh = write_tree(target, tmp_path / "fresh")
+    assert read_plan_dir(out).files == target == read_tree(out)
+    assert sorted(os.listdir(out)) == sorted(os.listdir(fresh))
+    assert os.readlink(out / ".current") == os.readlink(fresh / ".current")
+    for name in ("plan.md", "plan.json", SUMS):
+        assert os.readlink(out / name) == f".current/{name}"
+    assert not (tmp_path / "elsewhere.sh").exists() or (tmp_path / "elsewhere.sh").read_text() == \
+        first["hosts/node2.sh"]  # a file outside the directory is never written through a link
+
+
+def test_a_same_size_edit_with_its_mtime_put_back_is_caught_by_the_reader(
+        plans: tuple[dict[str, str], dict[str, str]], tmp_path: Path) -> None:
+    """By design the writer trusts size, mtime and inode of a file of the version in force (as make and rsync
+    do) when the plan did not change; an edit that keeps all three is found by every reader (sha256 per file),
+    and a changed plan compares bytes, so it is never linked into the next version."""
+    first, second = plans
+    out = write_tree(first, tmp_path / "out")
+    _same_size_edit(out, keep_mtime=True)
+    write_tree_stats(first, out)
+    with pytest.raises(PlanDirError, match="node1.sh"):
+        read_plan_dir(out)
+    write_tree_stats(second, out)
+    assert read_plan_dir(out).files == second
+
+
+def _write_many(args: tuple[dict[str, str], str, int]) -> None:
+    files, out, n = args
+    for _ in range(n):
+        write_tree(files, out)
+
+
+def test_two_plans_into_one_directory_at_once_leave_one_whole_plan(
+        plans: tuple[dict[str, str], dict[str, str]], tmp_path: Path) -> None:
+    first, second = plans
+    out = tmp_path / "out"
+    ctx = multiprocessing.get_context("fork")
+    with ctx.Pool(2) as pool:
+        pool.map(_write_many, [(first, str(out), 6), (second, str(out), 6)])
+    assert read_plan_dir(out).files in (first, second)
+    leftovers = [n for n in os.listdir(out) if n.startswith((".plan-new", ".current.new", ".retired"))]
+    assert not leftovers and len([n for n in os.listdir(out) if n.startswith(".plan-")]) == 1
+    assert not [n for n in os.listdir(tmp_path) if n.startswith(".out.")]
+
+
+def _immutable(path: Path, on: bool) -> bool:
+    """Make ``path`` unwritable even for root (``chattr +i``), or writable again; False where unsupported."""
+    if os.geteuid() != 0:
+        path.chmod(0o555 if on else 0o755)
+        return True
+    done = subprocess.run(["chattr", "+i" if on else "-i", str(path)], capture_output=True, check=False)
+    return done.returncode == 0
+
+
+def test_a_read_only_plan_directory_fails_clearly_and_keeps_the_plan_in_force(
+        plans: tuple[dict[str, str], dict[str, str]], tmp_path: Path) -> None:
+    first, second = plans
+    out = write_tree(first, tmp_path / "out")
+    before = sorted(os.listdir(out))
+    if not shutil.which("chattr") and os.geteuid() == 0 or not _immutable(out, True):
+        pytest.skip("cannot make a directory read-only here")
+    try:
+        inv = tmp_path / "lab.yaml"
+        inv.write_text(LAB.read_text().replace("cable_length: 2m}", "cable_length: 7m}", 1))
+        done = subprocess.run([sys.executable, "-m", "roce_tune.cli", "plan", str(inv), "--out", str(out),
+                               "--no-scorecard"], capture_output=True, text=True, check=False,
+                              env={**os.environ, "PYTHONPATH": str(REPO)})
+        assert done.returncode != 0
+        assert str(out) in done.stderr and "Traceback" not in done.stderr, done.stderr
+    finally:
+        _immutable(out, False)
+    assert sorted(os.listdir(out)) == before
+    assert read_plan_dir(out).files == first
+
+
+@pytest.mark.parametrize("current", ["version-name-link", "absolute-link", "moved-under-its-name"])
+def test_a_version_in_force_that_is_a_symlink_to_another_directory_is_replanned_and_never_written_through(
+        current: str, plans: tuple[dict[str, str], dict[str, str]], tmp_path: Path) -> None:
+    """``.current`` swapped to a link to a copy of the plan elsewhere (moved to another disk and linked
+    back): the next plan writes a version of its own, and nothing outside the directory changes."""
+    first, second = plans
+    out = write_tree(first, tmp_path / "out")
+    outside = tmp_path / "outside"
+    shutil.copytree(_version(out), outside)
+    if current == "moved-under-its-name":
+        shutil.rmtree(_version(out))
+        os.symlink(outside, _version(out))
+        (_version(out) / "hosts" / "node1.sh").write_text("edited where it was moved\n")
+    elif current == "version-name-link":
+        (out / ".current").unlink()
+        os.symlink(".plan-0123456789abcdef", out / ".current")
+        os.symlink(outside, out / ".plan-0123456789abcdef")
+    else:
+        (out / ".current").unlink()
+        os.symlink(outside, out / ".current")
+
+    def snapshot() -> dict[str, bytes]:
+        return {p.relative_to(outside).as_posix(): p.read_bytes() for p in outside.rglob("*") if p.is_file()}
+
+    before = snapshot()
+    for files in (first, second, first):
+        write_tree_stats(files, out)
+        assert read_plan_dir(out).files == files
+        assert snapshot() == before
+    assert sorted(os.listdir(out)) == sorted(os.listdir(write_tree(first, tmp_path / "fresh")))
+
+
+@pytest.mark.parametrize("changed", [False, True], ids=["same-plan", "cable-changed"])
+@pytest.mark.parametrize("sub", ["hosts", "switches"])
+def test_a_directory_of_the_version_swapped_for_a_symlink_is_never_written_through(
+        sub: str, changed: bool, plans: tuple[dict[str, str], dict[str, str]], tmp_path: Path) -> None:
+    """``switches/`` of the version in force replaced by a link to a (tampered) copy elsewhere: the next
+    plan, even of the same files, makes the directory whole again inside the plan directory."""
+    first, second = plans
+    out = write_tree(first, tmp_path / "out")
+    outside = tmp_path / "outside"
+    shutil.copytree(_version(out) / sub, outside)
+    shutil.rmtree(_version(out) / sub)
+    os.symlink(outside, _version(out) / sub)
+    next(iter(sorted(outside.iterdir()))).write_text("tampered\n")
+    before = {p.name: p.read_bytes() for p in outside.iterdir()}
+    target = second if changed else first
+    write_tree_stats(target, out)
+    assert read_plan_dir(out).files == target
+    assert {p.name: p.read_bytes() for p in outside.iterdir()} == before
+    assert not (_version(out) / sub).is_symlink()
