@@ -28,8 +28,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, NoReturn, Protocol
 
-from hier_config import Platform as HierPlatform
-
 from roce_tune.findings import Finding, Location, Severity
 from roce_tune.platforms.base import PlatformSpec
 
@@ -45,13 +43,25 @@ OWN_NAME_RE = r"ROCE_LOSSLESS_\d+G_N\d+(?:_V\d+|_PIN)*"
 PFC_ON = "enabling PFC on a port briefly stops traffic on it while the ASIC reprograms"
 
 
+class HierPlatformName:
+    """Names of the ``hier_config.Platform`` members platforms diff with (:attr:`DiffRules.hier_platform`).
+
+    Names, not the enum: importing hier_config costs ~0.08 s, and every command that reads a platform's
+    data (lint, explain, plan) would pay it; only the diff (:mod:`roce_tune.deploy.diff`) loads it and
+    turns the name into the member (``hier_config.Platform[name]``).
+    """
+
+    ARISTA_EOS = "ARISTA_EOS"
+    CISCO_NXOS = "CISCO_NXOS"
+
+
 @dataclass(frozen=True)
 class DiffRules:
     """Platform data for diffing (consumed by :mod:`roce_tune.deploy.diff`).
 
     Attributes:
         kind: ``hier`` / ``set`` / ``json``.
-        hier_platform: hier-config platform for ``hier``.
+        hier_platform: name of the ``hier_config.Platform`` member for ``hier`` (:class:`HierPlatformName`).
         owned_sections: regexes of top-level sections whose children roce-tune owns entirely.
         owned_roots: line prefixes (``set`` kind) under which desired lines are authoritative.
         negate: how a ``set`` line is removed: (prefix to strip, replacement), e.g. ("set ", "delete ").
@@ -74,7 +84,7 @@ class DiffRules:
     """
 
     kind: str
-    hier_platform: HierPlatform | None = None
+    hier_platform: str | None = None
     indent: int = 2
     owned_sections: tuple[str, ...] = ()
     owned_roots: tuple[str, ...] = ()

@@ -437,9 +437,8 @@ LLDP_RENDER_COMMAND = "show lldp neighbors detail | json"
 CAPTURE_PROMPT = "{device}# "
 
 # --- platform contract (roce_tune/platforms/contract.py): read-back, diff, push, capabilities ----------
-from hier_config import Platform as _HierPlatform  # noqa: E402
-
 from roce_tune.platforms import contract as _c  # noqa: E402
+from roce_tune.platforms.contract import HierPlatformName as _HierPlatform  # noqa: E402
 from roce_tune.platforms.nxos_readback import (  # noqa: E402,F401
     READBACK_BY_DESIGN,
     READBACK_FIELDS,
