@@ -23,6 +23,7 @@ imports nothing from deploy, verify, render or the tuner (no package cycle).
 from __future__ import annotations
 
 import fnmatch
+import importlib
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -537,6 +538,29 @@ def module_read_back(module: str, platform: str) -> Callable[[str], SwitchQos]:
         return impl(text)  # type: ignore[no-any-return]
 
     return read_back
+
+
+#: what a platform module re-exports from its ``<platform>_readback`` module (reached through the registry:
+#: ``get_platform(name).read_back``, ``.READBACK_FIELDS`` …); see :func:`lazy_attributes`
+READBACK_NAMES = frozenset({"READBACK_BY_DESIGN", "READBACK_FIELDS", "expressible_qos", "read_back"})
+
+
+def lazy_attributes(owner: str, module: str, names: frozenset[str]) -> Callable[[str], Any]:
+    """A module ``__getattr__`` (PEP 562) for ``owner`` that imports ``module`` on the first look-up of one
+    of ``names`` and returns that attribute of it: a platform's read-back code (and the models of
+    :mod:`roce_tune.qos`) loads only for a command that reads a running configuration back, not for lint,
+    explain or plan (issue 16). The module's own functions must not use these names as globals.
+
+    Raises (when called):
+        AttributeError: a name outside ``names`` (``owner`` has no such attribute).
+    """
+
+    def __getattr__(name: str) -> Any:
+        if name in names:
+            return getattr(importlib.import_module(module), name)
+        raise AttributeError(f"module {owner!r} has no attribute {name!r}")
+
+    return __getattr__
 
 
 def known_defect_findings(platform: Platform, switch: SwitchPlan) -> list[Finding]:
