@@ -99,3 +99,18 @@ def test_hier_platform_names_are_hier_config_platforms() -> None:
     hier = {name: rules.hier_platform for name, rules in DIFF_RULES.items() if rules.kind == "hier"}
     assert hier == {"eos": "ARISTA_EOS", "nxos": "CISCO_NXOS"}
     assert all(isinstance(HierPlatform[member], HierPlatform) for member in hier.values())
+
+
+@pytest.mark.parametrize("name", ["asics.yaml", "nics.yaml", "switch_models.yaml"])
+def test_catalog_reads_the_same_without_libyaml(name: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The shipped catalog parses to the same data with libyaml (the fast path) and with ruamel.yaml (the
+    fallback when PyYAML or its C parser is missing)."""
+    from ruamel.yaml import YAML
+
+    from roce_tune.catalog import _parse
+
+    text = (REPO / "roce_tune" / "catalog" / name).read_text(encoding="utf-8")
+    fast = _parse.__wrapped__(text)
+    monkeypatch.setitem(sys.modules, "yaml", None)  # import yaml -> ImportError
+    fallback = _parse.__wrapped__(text)
+    assert fast == fallback == YAML(typ="safe").load(text)
