@@ -15,13 +15,14 @@ from typing import TYPE_CHECKING, NoReturn, ParamSpec, TypeVar
 
 import typer
 from rich.console import Console
-from rich.table import Table
 from rich.text import Text
 
 from roce_tune import __version__
 from roce_tune.platforms import DEFAULT_SWITCH_PLATFORM
 
 if TYPE_CHECKING:
+    from rich.table import Table
+
     from roce_tune.deploy.drivers import PushOptions
     from roce_tune.deploy.runner import SessionTiming, StopRequest, Target
     from roce_tune.findings import Finding
@@ -58,6 +59,13 @@ def _console(stderr: bool = False) -> Console:
 
 out = _console()
 err = _console(stderr=True)
+
+
+def _table() -> Table:
+    """A table with a bold header (rich.table is imported here: most commands print none)."""
+    from rich.table import Table
+
+    return Table(show_header=True, header_style="bold")
 
 
 class OutFormat(str, Enum):
@@ -320,7 +328,7 @@ def _print_calc(result: dict[str, object], fmt: OutFormat) -> None:
     if fmt is OutFormat.json:
         print(json.dumps(result, indent=2, sort_keys=True))
         return
-    table = Table(show_header=True, header_style="bold")
+    table = _table()
     table.add_column("value")
     table.add_column("result", justify="right")
     table.add_column("why")
@@ -393,7 +401,7 @@ def calc_dcqcn(
     if fmt is OutFormat.json:
         print(json.dumps(data, indent=2, sort_keys=True))
         return
-    table = Table(show_header=True, header_style="bold")
+    table = _table()
     for col in ("parameter", "value", "firmware default", "why"):
         table.add_column(col)
     for k, v in sorted(dq.params.items()):
@@ -475,7 +483,7 @@ def _sim_text(sc: Scenario, summary: SeedSummary, seeds: int, title: str) -> Non
               f"{ecn_s.pmax_percent:g} %; DCQCN {dq.label}: ai {dq.rpg_ai_rate_mbps:g} / hai "
               f"{dq.rpg_hai_rate_mbps:g} Mb/s, time_reset {dq.rpg_time_reset_us:g} us, byte_reset "
               f"{dq.rpg_byte_reset_bytes} B")
-    table = Table(show_header=True, header_style="bold")
+    table = _table()
     for col in ("metric", "median", "min", "max"):
         table.add_column(col, justify="right" if col != "metric" else "left")
     for k in ("efficiency_percent", "slowest_fct_ratio", "utilisation_percent", "pfc_pause_ms",

@@ -42,15 +42,6 @@ from roce_tune.findings import (
     has_errors,
     internal_finding,
 )
-from roce_tune.plandir import (
-    PlanDirError,
-    PlanFiles,
-    Provenance,
-    WriteStats,
-    read_version,
-    reusable,
-    write_tree_stats,
-)
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -61,6 +52,7 @@ if TYPE_CHECKING:
     from roce_tune.inventory.models import Inventory
     from roce_tune.inventory.topology import Topology
     from roce_tune.plan import Plan
+    from roce_tune.plandir import PlanDirError, PlanFiles, Provenance, WriteStats
     from roce_tune.render.summary import PlanSummary
 
 __all__ = ["STAGES", "TUNER_FAILURES", "PlanDir", "PlanDirError", "PlanResult", "Source", "StageError",
@@ -69,6 +61,20 @@ __all__ = ["STAGES", "TUNER_FAILURES", "PlanDir", "PlanDirError", "PlanResult", 
            "open_source", "plan_inputs", "plan_inventory", "read_plan_dir", "render", "reuse_plan", "write"]
 
 STAGES = ("load", "lint", "derive", "render", "write")
+
+
+def __getattr__(name: str) -> object:
+    """``PlanDirError``, re-exported from :mod:`roce_tune.plandir` on first use: the plan directory code is
+    imported by the functions that read or write one, not by lint or explain (issue 16).
+
+    Raises:
+        AttributeError: any other unknown name.
+    """
+    if name == "PlanDirError":
+        from roce_tune.plandir import PlanDirError
+
+        return PlanDirError
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 #: Exceptions a tuner or renderer raises when an input slipped past the inventory rules: reported as RT299
 #: (with the inventory's position) instead of a traceback. Every such case is a missing lint rule.
@@ -395,6 +401,8 @@ def write(files: dict[str, str], out_dir: Path, advance: Callable[[int], None] |
     Raises:
         OSError: the directory cannot be written; the plan in force stays as it was.
     """
+    from roce_tune.plandir import write_tree_stats
+
     return write_tree_stats(files, out_dir, advance, provenance)
 
 
@@ -461,6 +469,7 @@ def reuse_plan(path: Path, out_dir: Path, *, platforms: list[str] | None = None,
     if not out_dir.is_dir():
         return None
     sha256 = hashlib.sha256(path.read_bytes()).hexdigest()
+    from roce_tune.plandir import reusable
     from roce_tune.render.summary import as_plan_summary
 
     return as_plan_summary(reusable(out_dir, plan_inputs(path, sha256, platforms=platforms,
@@ -528,6 +537,8 @@ def plan_inventory(path: Path, out_dir: Path | None, *, platforms: list[str] | N
     if out_dir is not None:
         with _stage("write", timings, progress, total=len(files)) as advance:
             inputs = plan_inputs(path, loaded.sha256, platforms=platforms, scorecards=scorecards)
+            from roce_tune.plandir import Provenance
+
             provenance = Provenance(inputs, cast("dict[str, object]", result.summary))
             result.out_dir, result.written = write(files, out_dir, advance, provenance)
     return result
@@ -624,6 +635,7 @@ def read_plan_dir(path: Path, *, require_device_files: bool = True) -> PlanDir:
         OSError: a file cannot be read.
     """
     from roce_tune.plan import plan_from_json
+    from roce_tune.plandir import PlanDirError, read_version
 
     version: PlanFiles = read_version(path)
     try:

@@ -28,6 +28,7 @@ from typing import TypeAlias
 
 import jsonpatch
 from hier_config import HConfig, WorkflowRemediation, get_hconfig, get_hconfig_driver
+from hier_config import Platform as HierPlatform
 from hier_config.models import IdempotentCommandsRule, MatchRule
 from hier_config.platforms.driver_base import HConfigDriverBase
 
@@ -106,7 +107,7 @@ def merge_sections(text: str) -> str:
 def _hier_driver(rules: DiffRules) -> HConfigDriverBase:
     """hier-config's driver for the platform, with the platform's extra idempotent command paths."""
     assert rules.hier_platform is not None
-    driver = get_hconfig_driver(rules.hier_platform)
+    driver = get_hconfig_driver(HierPlatform[rules.hier_platform])
     for path in rules.idempotent:
         driver.rules.idempotent_commands.append(
             IdempotentCommandsRule(match_rules=tuple(MatchRule(startswith=p) for p in path)))

@@ -23,12 +23,11 @@ imports nothing from deploy, verify, render or the tuner (no package cycle).
 from __future__ import annotations
 
 import fnmatch
+import importlib
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, NoReturn, Protocol
-
-from hier_config import Platform as HierPlatform
 
 from roce_tune.findings import Finding, Location, Severity
 from roce_tune.platforms.base import PlatformSpec
@@ -45,13 +44,25 @@ OWN_NAME_RE = r"ROCE_LOSSLESS_\d+G_N\d+(?:_V\d+|_PIN)*"
 PFC_ON = "enabling PFC on a port briefly stops traffic on it while the ASIC reprograms"
 
 
+class HierPlatformName:
+    """Names of the ``hier_config.Platform`` members platforms diff with (:attr:`DiffRules.hier_platform`).
+
+    Names, not the enum: importing hier_config costs ~0.08 s, and every command that reads a platform's
+    data (lint, explain, plan) would pay it; only the diff (:mod:`roce_tune.deploy.diff`) loads it and
+    turns the name into the member (``hier_config.Platform[name]``).
+    """
+
+    ARISTA_EOS = "ARISTA_EOS"
+    CISCO_NXOS = "CISCO_NXOS"
+
+
 @dataclass(frozen=True)
 class DiffRules:
     """Platform data for diffing (consumed by :mod:`roce_tune.deploy.diff`).
 
     Attributes:
         kind: ``hier`` / ``set`` / ``json``.
-        hier_platform: hier-config platform for ``hier``.
+        hier_platform: name of the ``hier_config.Platform`` member for ``hier`` (:class:`HierPlatformName`).
         owned_sections: regexes of top-level sections whose children roce-tune owns entirely.
         owned_roots: line prefixes (``set`` kind) under which desired lines are authoritative.
         negate: how a ``set`` line is removed: (prefix to strip, replacement), e.g. ("set ", "delete ").
@@ -74,7 +85,7 @@ class DiffRules:
     """
 
     kind: str
-    hier_platform: HierPlatform | None = None
+    hier_platform: str | None = None
     indent: int = 2
     owned_sections: tuple[str, ...] = ()
     owned_roots: tuple[str, ...] = ()
@@ -527,6 +538,29 @@ def module_read_back(module: str, platform: str) -> Callable[[str], SwitchQos]:
         return impl(text)  # type: ignore[no-any-return]
 
     return read_back
+
+
+#: what a platform module re-exports from its ``<platform>_readback`` module (reached through the registry:
+#: ``get_platform(name).read_back``, ``.READBACK_FIELDS`` …); see :func:`lazy_attributes`
+READBACK_NAMES = frozenset({"READBACK_BY_DESIGN", "READBACK_FIELDS", "expressible_qos", "read_back"})
+
+
+def lazy_attributes(owner: str, module: str, names: frozenset[str]) -> Callable[[str], Any]:
+    """A module ``__getattr__`` (PEP 562) for ``owner`` that imports ``module`` on the first look-up of one
+    of ``names`` and returns that attribute of it: a platform's read-back code (and the models of
+    :mod:`roce_tune.qos`) loads only for a command that reads a running configuration back, not for lint,
+    explain or plan (issue 16). The module's own functions must not use these names as globals.
+
+    Raises (when called):
+        AttributeError: a name outside ``names`` (``owner`` has no such attribute).
+    """
+
+    def __getattr__(name: str) -> Any:
+        if name in names:
+            return getattr(importlib.import_module(module), name)
+        raise AttributeError(f"module {owner!r} has no attribute {name!r}")
+
+    return __getattr__
 
 
 def known_defect_findings(platform: Platform, switch: SwitchPlan) -> list[Finding]:

@@ -556,12 +556,9 @@ CAPTURE_PROMPT = "cumulus@{device}:mgmt:~$ "
 
 # --- platform contract (roce_tune/platforms/contract.py): read-back, diff, push, capabilities ----------
 from roce_tune.platforms import contract as _c  # noqa: E402
-from roce_tune.platforms.cumulus_readback import (  # noqa: E402,F401
-    READBACK_BY_DESIGN,
-    READBACK_FIELDS,
-    expressible_qos,
-    read_back,
-)
+
+#: the read-back names (_c.READBACK_NAMES) of cumulus_readback, imported on first use
+__getattr__ = _c.lazy_attributes(__name__, "roce_tune.platforms.cumulus_readback", _c.READBACK_NAMES)
 
 
 def nv_lines(text: str) -> str:

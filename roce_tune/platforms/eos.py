@@ -487,15 +487,11 @@ CAPTURE_PROMPT = "{device}# "
 # --- platform contract (roce_tune/platforms/contract.py): read-back, diff, push, capabilities ----------
 import time as _time  # noqa: E402
 
-from hier_config import Platform as _HierPlatform  # noqa: E402
-
 from roce_tune.platforms import contract as _c  # noqa: E402
-from roce_tune.platforms.eos_readback import (  # noqa: E402,F401
-    READBACK_BY_DESIGN,
-    READBACK_FIELDS,
-    expressible_qos,
-    read_back,
-)
+from roce_tune.platforms.contract import HierPlatformName as _HierPlatform  # noqa: E402
+
+#: the read-back names (_c.READBACK_NAMES) of eos_readback, imported on first use
+__getattr__ = _c.lazy_attributes(__name__, "roce_tune.platforms.eos_readback", _c.READBACK_NAMES)
 
 #: diff data (docs/derivation.md#platform-syntax): roce-tune owns its ``qos profile ROCE…`` sections
 DIFF = _c.DiffRules(

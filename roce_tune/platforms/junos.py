@@ -474,12 +474,9 @@ CAPTURE_PROMPT = "admin@{device}> "
 
 # --- platform contract (roce_tune/platforms/contract.py): read-back, diff, push, capabilities ----------
 from roce_tune.platforms import contract as _c  # noqa: E402
-from roce_tune.platforms.junos_readback import (  # noqa: E402,F401
-    READBACK_BY_DESIGN,
-    READBACK_FIELDS,
-    expressible_qos,
-    read_back,
-)
+
+#: the read-back names (_c.READBACK_NAMES) of junos_readback, imported on first use
+__getattr__ = _c.lazy_attributes(__name__, "roce_tune.platforms.junos_readback", _c.READBACK_NAMES)
 
 #: diff data: ``set class-of-service`` lines are authoritative; a line is removed with ``delete``
 DIFF = _c.DiffRules(

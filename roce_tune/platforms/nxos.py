@@ -437,15 +437,11 @@ LLDP_RENDER_COMMAND = "show lldp neighbors detail | json"
 CAPTURE_PROMPT = "{device}# "
 
 # --- platform contract (roce_tune/platforms/contract.py): read-back, diff, push, capabilities ----------
-from hier_config import Platform as _HierPlatform  # noqa: E402
-
 from roce_tune.platforms import contract as _c  # noqa: E402
-from roce_tune.platforms.nxos_readback import (  # noqa: E402,F401
-    READBACK_BY_DESIGN,
-    READBACK_FIELDS,
-    expressible_qos,
-    read_back,
-)
+from roce_tune.platforms.contract import HierPlatformName as _HierPlatform  # noqa: E402
+
+#: the read-back names (_c.READBACK_NAMES) of nxos_readback, imported on first use
+__getattr__ = _c.lazy_attributes(__name__, "roce_tune.platforms.nxos_readback", _c.READBACK_NAMES)
 
 #: diff data: every class-map/policy-map roce-tune renders is named RT_…; the old patterns (ROCE/CNP/QOS_)
 #: are kept for configs rendered before that naming

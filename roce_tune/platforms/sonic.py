@@ -978,12 +978,9 @@ CAPTURE_PROMPT = "admin@{device}:~$ "
 import secrets as _secrets  # noqa: E402
 
 from roce_tune.platforms import contract as _c  # noqa: E402
-from roce_tune.platforms.sonic_readback import (  # noqa: E402,F401
-    READBACK_BY_DESIGN,
-    READBACK_FIELDS,
-    expressible_qos,
-    read_back,
-)
+
+#: the read-back names (_c.READBACK_NAMES) of sonic_readback, imported on first use
+__getattr__ = _c.lazy_attributes(__name__, "roce_tune.platforms.sonic_readback", _c.READBACK_NAMES)
 
 
 def config_db(text: str) -> dict[str, Any]:

@@ -15,11 +15,12 @@ from collections import OrderedDict
 from collections.abc import Callable, Mapping
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
-
-import jinja2
+from typing import TYPE_CHECKING, Any
 
 import roce_tune
+
+if TYPE_CHECKING:
+    import jinja2
 
 
 def templates_dir() -> Path:
@@ -54,24 +55,6 @@ def _to_json(value: object, indent: int | None = None) -> str:
     return json.dumps(value, indent=indent, sort_keys=True, ensure_ascii=False)
 
 
-class _Environment(jinja2.Environment):
-    """Jinja environment whose ``{{ d.key }}`` on a plain dict is a subscript first.
-
-    Jinja's own :meth:`jinja2.Environment.getattr` tries ``getattr(d, "key")`` and only falls back to
-    ``d["key"]`` after the ``AttributeError``: on the dict contexts the renderers build, that failed
-    attribute look-up was a third of all render time (issue 16). A key that shadows a dict method
-    (``items``, ``get`` …) now reads the key; no context uses such a key for a method call.
-    """
-
-    def getattr(self, obj: Any, attribute: str) -> Any:
-        if type(obj) is dict:
-            try:
-                return obj[attribute]
-            except KeyError:
-                pass
-        return super().getattr(obj, attribute)
-
-
 #: The provenance line of every rendered device file (template global ``provenance``). A device file names
 #: neither the inventory file nor its sha256: with those in every header, any inventory edit (one cable
 #: length) changed every file, and the plan directory's manifest could link none of them from the version in
@@ -85,7 +68,27 @@ PROVENANCE = ("provenance: this file's sha256 is in SHA256SUMS; plan.json beside
 @lru_cache(maxsize=1)
 def environment() -> jinja2.Environment:
     """The shared Jinja environment (cached). Filters: ``shell_quote``, ``to_json``, ``comment_safe``; global
-    ``provenance`` (:data:`PROVENANCE`)."""
+    ``provenance`` (:data:`PROVENANCE`). jinja2 is imported here, on the first render: a command that
+    renders nothing (lint, explain) does not load it."""
+    import jinja2
+
+    class _Environment(jinja2.Environment):
+        """Jinja environment whose ``{{ d.key }}`` on a plain dict is a subscript first.
+
+        Jinja's own :meth:`jinja2.Environment.getattr` tries ``getattr(d, "key")`` and only falls back to
+        ``d["key"]`` after the ``AttributeError``: on the dict contexts the renderers build, that failed
+        attribute look-up was a third of all render time (issue 16). A key that shadows a dict method
+        (``items``, ``get`` …) now reads the key; no context uses such a key for a method call.
+        """
+
+        def getattr(self, obj: Any, attribute: str) -> Any:
+            if type(obj) is dict:
+                try:
+                    return obj[attribute]
+                except KeyError:
+                    pass
+            return super().getattr(obj, attribute)
+
     env = _Environment(
         loader=jinja2.FileSystemLoader(str(templates_dir())),
         undefined=jinja2.StrictUndefined,
