@@ -126,7 +126,22 @@ def _variants(sw: Any) -> dict[str, Any]:
         return sw.model_copy(update={"ports": ports})
 
     hr = port.headroom
+    # the key lists each distinct headroom once and each port's position in that list: ports that take
+    # another port's headroom (one, or two swapping theirs) make another switch
+    lossless = [k for k, p in enumerate(sw.ports) if p.lossless and p.headroom is not None]
+    j = next((k for k in lossless if sw.ports[k].headroom != hr), None)
+
+    def with_headrooms(moves: dict[int, int]) -> Any:
+        return sw.model_copy(update={"ports": [
+            p.model_copy(update={"headroom": sw.ports[moves[k]].headroom}) if k in moves else p
+            for k, p in enumerate(sw.ports)]})
+
+    moved = {} if j is None else {
+        "headroom of another port": with_headrooms({i: j}),
+        "headroom of another port, elsewhere": with_headrooms({lossless[1]: j}),
+        "headrooms swapped": with_headrooms({i: j, j: i})}
     return {
+        **moved,
         "twin": sw,
         "mtu": with_port(mtu=port.mtu - 100),
         "cable": with_port(cable_m=port.cable_m + 40),
@@ -167,6 +182,9 @@ def test_sonic_render_keyed_on_facts_equals_the_render_of_its_own_context(invent
     assert "twin" in texts and len(texts) >= 8
     changed = [w for w, t in texts.items() if w != "twin" and t == texts["twin"]]
     assert changed == [], f"variants rendered like the original: {changed}"
+    if inventory == "site":  # (its leaves: 3 m and 15 m ports, dynamic model: BUFFER_PG names the headroom)
+        moved = {t for w, t in texts.items() if w.startswith("headroom of") or w.startswith("headrooms")}
+        assert len(moved) == 3
 
 
 def _host_variants(h: Any) -> list[Any]:
