@@ -50,7 +50,7 @@ import os
 import re
 import shutil
 import tempfile
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, MutableMapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -60,7 +60,7 @@ import orjson
 from roce_tune.atomic import can_sync_file_system, sync_file_system
 
 __all__ = ["CURRENT", "MANAGED", "MANIFEST", "SUMS", "OutputDirError", "PlanDirError", "PlanFiles",
-           "Provenance", "WriteStats", "read_tree", "read_version", "reusable", "write_tree",
+           "Provenance", "TextFiles", "WriteStats", "read_tree", "read_version", "reusable", "write_tree",
            "write_tree_stats"]
 
 #: checksum list written with every plan version (``sha256sum -c SHA256SUMS`` format); a reader uses it to
@@ -208,6 +208,43 @@ def _inside_leftovers(out: Path, keep: str | None = None) -> list[Path]:
 _CHUNK_CHARS = 1 << 20
 
 
+class TextFiles(MutableMapping[str, str]):
+    """Relative path -> text, where a text may be held as its UTF-8 bytes: decoded each time it is read as
+    text, written as it is by :func:`write_tree` (:meth:`contents`). ``roce-tune plan`` renders plan.json
+    (80 MB at 4,096 hosts) as bytes; handed on this way it is never decoded, nor encoded again to be hashed
+    and written (issue 16). Equal to any mapping of the same texts; kept in insertion order.
+    """
+
+    def __init__(self, contents: Iterable[tuple[str, str | bytes]] = ()) -> None:
+        self._contents: dict[str, str | bytes] = dict(contents)
+
+    def contents(self) -> Mapping[str, str | bytes]:
+        """Relative path -> text or its UTF-8 bytes, as held (nothing decoded)."""
+        return self._contents
+
+    def __getitem__(self, rel: str) -> str:
+        blob = self._contents[rel]
+        return blob.decode("utf-8") if isinstance(blob, bytes) else blob
+
+    def __setitem__(self, rel: str, text: str) -> None:
+        self._contents[rel] = text
+
+    def __delitem__(self, rel: str) -> None:
+        del self._contents[rel]
+
+    def __contains__(self, rel: object) -> bool:
+        return rel in self._contents
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._contents)
+
+    def __len__(self) -> int:
+        return len(self._contents)
+
+    def __repr__(self) -> str:
+        return f"TextFiles({sorted(self._contents)!r})"
+
+
 class _Encoded(Mapping[str, bytes]):
     """``files`` as bytes, sorted by path, each text encoded (UTF-8) when asked for and not kept: a plan's
     files are not held twice (text and bytes: 230 MB more at 4,096 hosts), and a linked file is never encoded.
@@ -215,7 +252,7 @@ class _Encoded(Mapping[str, bytes]):
     4,096 hosts, is never one more 80 MB object)."""
 
     def __init__(self, files: Mapping[str, str | bytes]) -> None:
-        self._files = files
+        self._files = files.contents() if isinstance(files, TextFiles) else files
         self._order = sorted(files)
 
     def __getitem__(self, rel: str) -> bytes:

@@ -21,7 +21,7 @@ import shlex
 from typing import TYPE_CHECKING
 
 from roce_tune.findings import Finding, RoceTuneError
-from roce_tune.plan import Plan, plan_to_json
+from roce_tune.plan import Plan
 from roce_tune.plandir import CURRENT, MANAGED, SUMS, OutputDirError, PlanDirError, read_tree, write_tree
 from roce_tune.platforms import (
     CANNOT_EXPRESS,
@@ -33,12 +33,13 @@ from roce_tune.platforms import (
 from roce_tune.render.review import render_review
 
 if TYPE_CHECKING:
+    from roce_tune.plandir import TextFiles
     from roce_tune.simulate.scorecard import Scorecard
 
 
 def render_outputs(plan: Plan, platforms: list[str] | None = None, include_hosts: bool = True,
                    findings: list[Finding] | None = None,
-                   scorecards: list[Scorecard] | None = None) -> dict[str, str]:
+                   scorecards: list[Scorecard] | None = None) -> TextFiles:
     """Render every file of the plan.
 
     Args:
@@ -50,13 +51,17 @@ def render_outputs(plan: Plan, platforms: list[str] | None = None, include_hosts
         scorecards: simulator scorecards per lossless port class for plan.md (None = section left out).
 
     Returns:
-        relative path -> file text (deterministic for the same plan).
+        relative path -> file text (deterministic for the same plan), in path order; plan.json is held as
+        its UTF-8 bytes (:class:`~roce_tune.plandir.TextFiles`: text when read, bytes when written).
 
     Raises:
         RoceTuneError: RT240 for every switch whose platform cannot express its plan (all listed).
         jinja2.UndefinedError: a template bug (never swallowed).
     """
-    files: dict[str, str] = {}
+    from roce_tune.plan.codec import plan_to_json_bytes
+    from roce_tune.plandir import TextFiles
+
+    files: dict[str, str | bytes] = {}
     problems: list[Finding] = []
     warnings: list[Finding] = []
     for sw in plan.switches:
@@ -76,8 +81,8 @@ def render_outputs(plan: Plan, platforms: list[str] | None = None, include_hosts
     if findings is not None:
         findings.extend(warnings)
     reviewed = plan.model_copy(update={"findings": [*plan.findings, *warnings]}) if warnings else plan
-    switch_files = {name.removeprefix("switches/"): text for name, text in files.items()}
-    files["plan.json"] = plan_to_json(reviewed)
+    switch_files = {name.removeprefix("switches/"): text for name, text in files.items() if type(text) is str}
+    files["plan.json"] = plan_to_json_bytes(reviewed)
     files["plan.md"] = render_review(reviewed, switch_files, scorecards)
     if include_hosts and plan.hosts:
         host_mod = get_platform(HOST_PLATFORM)
@@ -88,7 +93,7 @@ def render_outputs(plan: Plan, platforms: list[str] | None = None, include_hosts
             if h.nccl_env != common:  # a host whose variables are all in nccl.env needs no file of its own
                 files[f"hosts/{h.name}.nccl.env"] = host_mod.render_nccl_env(plan, h)
         files["nccl.env"] = _common_env(plan, common)
-    return dict(sorted(files.items()))
+    return TextFiles(sorted(files.items()))
 
 
 def common_nccl_env(plan: Plan) -> dict[str, str]:

@@ -199,3 +199,30 @@ def test_the_plan_directory_reads_like_a_directory_and_keeps_what_plan_does_not_
     (tmp_path / "foreign" / "switches").mkdir()
     with pytest.raises(OSError, match="not a roce-tune plan directory"):
         write_tree(new, tmp_path / "foreign")
+
+
+def test_plan_json_goes_from_the_renderer_to_the_writer_as_bytes(tmp_path: Path) -> None:
+    # render_outputs holds plan.json as the UTF-8 bytes plan_to_json_bytes makes (never decoded unless read as
+    # text) and write_tree writes them as they are: the same tree, byte for byte, as from the texts
+    from roce_tune.findings import Finding
+    from roce_tune.plan.codec import plan_to_json, plan_to_json_bytes
+    from roce_tune.plandir import TextFiles
+
+    plan = derive_plan(load_inventory(REPO / "inventories" / "lab-2node.yaml"))
+    warnings: list[Finding] = []
+    files = render_outputs(plan, findings=warnings)
+    reviewed = plan.model_copy(update={"findings": [*plan.findings, *warnings]})  # (as render_outputs writes)
+    held = files.contents()["plan.json"]
+    assert isinstance(files, TextFiles) and isinstance(held, bytes) and held == plan_to_json_bytes(reviewed)
+    assert files["plan.json"] == plan_to_json(reviewed) == held.decode() and list(files) == sorted(files)
+    texts = dict(files)
+    assert files == texts and texts == files and all(type(t) is str for t in texts.values())
+    write_tree(files, tmp_path / "bytes")
+    write_tree(texts, tmp_path / "texts")
+    assert read_tree(tmp_path / "bytes") == read_tree(tmp_path / "texts") == texts
+    current = tmp_path / "bytes" / os.readlink(tmp_path / "bytes" / CURRENT)
+    assert (current / "plan.json").read_bytes() == held
+    edited = TextFiles(files.contents().items())
+    edited["plan.md"] += "\nreviewed\n"
+    del edited["nccl.env"]
+    assert "nccl.env" not in edited and edited["plan.md"].endswith("reviewed\n") and files != edited
