@@ -21,7 +21,7 @@ from __future__ import annotations
 import types
 from collections.abc import Iterable, Sequence
 from itertools import chain, repeat
-from operator import itemgetter
+from operator import attrgetter, itemgetter
 from typing import Any, Literal, Union, get_args, get_origin
 
 import orjson
@@ -43,6 +43,8 @@ from roce_tune.plan.model import (
 )
 
 _NONE = type(None)
+#: a model's field dict
+_FIELDS = attrgetter("__dict__")
 _SCALARS = (str, int, float, bool)
 
 
@@ -100,7 +102,7 @@ class _Shape:
         ones). Equivalent to ``all(type(m) is cls and fits(m.__dict__) and _ints(m.__dict__[int_list]))``."""
         if not self.usable or not set(map(type, models)) <= {cls}:
             return False
-        dicts = [m.__dict__ for m in models]
+        dicts = list(map(_FIELDS, models))
         if not set(map(tuple, dicts)) <= {self.names}:  # keys in field order (all of them)
             return False
         sigs = set(map(tuple, map(map, repeat(type), map(dict.values, dicts))))
@@ -219,7 +221,7 @@ class JsonWriter:
         return [{**d, "rationale": refs.get(id(d["rationale"])) or self._map("PortRationale", d["rationale"],
                                                                              _RATIONALE_MAP),
                  "headroom": refs.get(id(d["headroom"])) or self._optional_section(d["headroom"])}
-                for d in [p.__dict__ for p in ports]]
+                for d in map(_FIELDS, ports)]
 
     def _optional_section(self, obj: Any) -> Any:
         """:meth:`_section` of ``obj``; None stays None."""
@@ -259,7 +261,7 @@ class JsonWriter:
                  "dscp_to_priority": refs.get(id(d["dscp_to_priority"])) or self._map(
                      "NicDscpToPriority", d["dscp_to_priority"], _DSCP_MAP),
                  "dcqcn": refs.get(id(d["dcqcn"])) or self._section(d["dcqcn"])}
-                for d in [n.__dict__ for n in nics]]
+                for d in map(_FIELDS, nics)]
 
     def _host(self, h: HostPlan) -> Any:
         d = h.__dict__

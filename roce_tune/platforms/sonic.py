@@ -768,7 +768,7 @@ def render_findings(plan: Plan, switch: SwitchPlan) -> list[Finding]:
     cable length, :func:`pg_profiles`); RT242 (warning) for a Spectrum switch on the traditional model."""
     loc = Location(device=switch.name)
     out = []
-    odd = sorted({p.cable_m for p in switch.ports if p.cable_m != math.ceil(p.cable_m)})
+    odd = sorted(c for c in set(map(_CABLE, switch.ports)) if c != math.ceil(c))  # (each length once)
     if odd:
         out.append(Finding(rule="RT241", severity=Severity.info, location=loc,
                            message=f"SONiC CABLE_LENGTH is whole metres: plan cable lengths {odd} m written "
@@ -800,7 +800,7 @@ def render_findings(plan: Plan, switch: SwitchPlan) -> list[Finding]:
 #: the facts of a port that :func:`build_context` reads (:func:`render_facts`), but its headroom section
 _PORT_FACTS = operator.attrgetter("name", "speed_gbps", "mtu", "cable_m", "lossless", "pfc_priorities",
                                   "ecn_profile")
-_HEADROOM = operator.attrgetter("headroom")
+_HEADROOM, _CABLE = operator.attrgetter("headroom"), operator.attrgetter("cable_m")
 
 
 def render_facts(plan: Plan, switch: SwitchPlan) -> bytes:
