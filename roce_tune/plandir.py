@@ -208,22 +208,29 @@ def _inside_leftovers(out: Path, keep: str | None = None) -> list[Path]:
 _CHUNK_CHARS = 1 << 20
 
 
+#: what :class:`TextFiles` holds for a file: its text, its UTF-8 bytes, or those bytes in pieces (in order)
+Content = str | bytes | list[bytes]
+
+
 class TextFiles(MutableMapping[str, str]):
-    """Relative path -> text, where a text may be held as its UTF-8 bytes: decoded each time it is read as
-    text, written as it is by :func:`write_tree` (:meth:`contents`). ``roce-tune plan`` renders plan.json
-    (80 MB at 4,096 hosts) as bytes; handed on this way it is never decoded, nor encoded again to be hashed
-    and written (issue 16). Equal to any mapping of the same texts; kept in insertion order.
+    """Relative path -> text, where a text may be held as its UTF-8 bytes, whole or in pieces: decoded each
+    time it is read as text, written as it is by :func:`write_tree` (:meth:`contents`). ``roce-tune plan``
+    renders plan.json (80 MB at 4,096 hosts) as pieces of bytes; handed on this way it is never joined nor
+    decoded, nor encoded again to be hashed and written (issue 16). Equal to any mapping of the same texts;
+    kept in insertion order.
     """
 
-    def __init__(self, contents: Iterable[tuple[str, str | bytes]] = ()) -> None:
-        self._contents: dict[str, str | bytes] = dict(contents)
+    def __init__(self, contents: Iterable[tuple[str, Content]] = ()) -> None:
+        self._contents: dict[str, Content] = dict(contents)
 
-    def contents(self) -> Mapping[str, str | bytes]:
-        """Relative path -> text or its UTF-8 bytes, as held (nothing decoded)."""
+    def contents(self) -> Mapping[str, Content]:
+        """Relative path -> text or its UTF-8 bytes (whole or in pieces), as held (nothing decoded)."""
         return self._contents
 
     def __getitem__(self, rel: str) -> str:
         blob = self._contents[rel]
+        if isinstance(blob, list):
+            blob = b"".join(blob)
         return blob.decode("utf-8") if isinstance(blob, bytes) else blob
 
     def __setitem__(self, rel: str, text: str) -> None:
@@ -252,26 +259,32 @@ class _Encoded(Mapping[str, bytes]):
     4,096 hosts, is never one more 80 MB object)."""
 
     def __init__(self, files: Mapping[str, str | bytes]) -> None:
-        self._files = files.contents() if isinstance(files, TextFiles) else files
+        self._files: Mapping[str, Content] = files.contents() if isinstance(files, TextFiles) else files
         self._order = sorted(files)
 
     def __getitem__(self, rel: str) -> bytes:
         blob = self._files[rel]
+        if isinstance(blob, list):
+            return b"".join(blob)
         return blob if isinstance(blob, bytes) else blob.encode("utf-8")
 
     def chunks(self, rel: str) -> Iterator[bytes]:
         """The bytes of ``rel`` in pieces (the same bytes as ``self[rel]``: a piece never splits a
         character)."""
         blob = self._files[rel]
-        if isinstance(blob, bytes):
+        if isinstance(blob, list):
+            yield from blob
+        elif isinstance(blob, bytes):
             yield blob
-            return
-        for start in range(0, len(blob), _CHUNK_CHARS):
-            yield blob[start:start + _CHUNK_CHARS].encode("utf-8")
+        else:
+            for start in range(0, len(blob), _CHUNK_CHARS):
+                yield blob[start:start + _CHUNK_CHARS].encode("utf-8")
 
     def size(self, rel: str) -> int | None:
         """The size of ``rel`` in bytes when known without encoding it (bytes, ASCII text), else None."""
         blob = self._files[rel]
+        if isinstance(blob, list):
+            return sum(map(len, blob))
         return len(blob) if isinstance(blob, bytes) or blob.isascii() else None
 
     def sha256(self, rel: str) -> str:
@@ -354,10 +367,45 @@ def _read_exactly(fd: int, size: int) -> bytes:
     return blob
 
 
-def _write_all(fd: int, piece: bytes) -> None:
+def _write_all(fd: int, piece: bytes | memoryview) -> None:
     view = memoryview(piece)
     while view:
         view = view[os.write(fd, view):]
+
+
+#: pieces of a file written with one ``writev(2)`` (Linux IOV_MAX is 1024), or read and compared, at a time
+_BATCH_PIECES = 1024
+_BATCH_BYTES = 1 << 22
+
+
+def _batches(pieces: Iterable[bytes]) -> Iterator[list[bytes]]:
+    """``pieces`` in consecutive groups of at most :data:`_BATCH_PIECES`, cut once one holds
+    :data:`_BATCH_BYTES` (the ~8,000 pieces of a 4,096-host plan.json: a few system calls, no joined copy)."""
+    batch: list[bytes] = []
+    size = 0
+    for piece in pieces:
+        batch.append(piece)
+        size += len(piece)
+        if len(batch) >= _BATCH_PIECES or size >= _BATCH_BYTES:
+            yield batch
+            batch, size = [], 0
+    if batch:
+        yield batch
+
+
+def _write_batch(fd: int, batch: list[bytes]) -> None:
+    """Write ``batch`` in order: one ``write(2)`` per lone piece, else ``writev(2)``, what a short write
+    left piece by piece."""
+    if len(batch) == 1:
+        _write_all(fd, batch[0])
+        return
+    done = os.writev(fd, batch)
+    for piece in batch:
+        if done >= len(piece):
+            done -= len(piece)
+            continue
+        _write_all(fd, memoryview(piece)[done:])
+        done = 0
 
 
 def _write_file(path: Path, blob: bytes | Iterable[bytes], mode: int) -> list[int | str]:
@@ -440,9 +488,10 @@ class _Tree:
         fd = os.open(name, _O_NEW, mode, dir_fd=dfd)
         h = hashlib.sha256()
         try:
-            for piece in pieces:
-                h.update(piece)
-                _write_all(fd, piece)
+            for batch in _batches(pieces):
+                for piece in batch:
+                    h.update(piece)
+                _write_batch(fd, batch)
             if self._umask & mode:
                 os.fchmod(fd, mode)
             if self._fsync_each:
@@ -479,9 +528,11 @@ class _Tree:
             if [st.st_size, st.st_mtime_ns, st.st_ino] != list(entry[1:4]):
                 return False
             size = 0
-            for piece in pieces:
-                size += len(piece)
-                if size > st.st_size or _read_exactly(fd, len(piece)) != piece:
+            for batch in _batches(pieces):
+                n = sum(map(len, batch))
+                size += n
+                if size > st.st_size or _read_exactly(fd, n) != (batch[0] if len(batch) == 1
+                                                                 else b"".join(batch)):
                     return False
             return size == st.st_size
         finally:

@@ -52,16 +52,17 @@ def render_outputs(plan: Plan, platforms: list[str] | None = None, include_hosts
 
     Returns:
         relative path -> file text (deterministic for the same plan), in path order; plan.json is held as
-        its UTF-8 bytes (:class:`~roce_tune.plandir.TextFiles`: text when read, bytes when written).
+        its UTF-8 bytes in pieces (:class:`~roce_tune.plandir.TextFiles`: text when read, the pieces when
+        written).
 
     Raises:
         RoceTuneError: RT240 for every switch whose platform cannot express its plan (all listed).
         jinja2.UndefinedError: a template bug (never swallowed).
     """
-    from roce_tune.plan.codec import plan_to_json_bytes
-    from roce_tune.plandir import TextFiles
+    from roce_tune.plan.codec import plan_json_pieces
+    from roce_tune.plandir import Content, TextFiles
 
-    files: dict[str, str | bytes] = {}
+    files: dict[str, Content] = {}
     problems: list[Finding] = []
     warnings: list[Finding] = []
     for sw in plan.switches:
@@ -82,7 +83,7 @@ def render_outputs(plan: Plan, platforms: list[str] | None = None, include_hosts
         findings.extend(warnings)
     reviewed = plan.model_copy(update={"findings": [*plan.findings, *warnings]}) if warnings else plan
     switch_files = {name.removeprefix("switches/"): text for name, text in files.items() if type(text) is str}
-    files["plan.json"] = plan_to_json_bytes(reviewed)
+    files["plan.json"] = plan_json_pieces(reviewed)
     files["plan.md"] = render_review(reviewed, switch_files, scorecards)
     if include_hosts and plan.hosts:
         host_mod = get_platform(HOST_PLATFORM)
