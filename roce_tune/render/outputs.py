@@ -62,7 +62,26 @@ def render_outputs(plan: Plan, platforms: list[str] | None = None, include_hosts
     from roce_tune.plan.codec import plan_json_pieces
     from roce_tune.plandir import Content, TextFiles
 
-    files: dict[str, Content] = {}
+    switch_files, warnings = _switch_files(plan, platforms)
+    if findings is not None:
+        findings.extend(warnings)
+    reviewed = plan.model_copy(update={"findings": [*plan.findings, *warnings]}) if warnings else plan
+    files: dict[str, Content] = {f"switches/{name}": text for name, text in switch_files.items()}
+    files["plan.json"] = plan_json_pieces(reviewed)
+    files["plan.md"] = render_review(reviewed, switch_files, scorecards)
+    if include_hosts and plan.hosts:
+        files.update(_host_files(plan))
+    return TextFiles(sorted(files.items()))
+
+
+def _switch_files(plan: Plan, platforms: list[str] | None) -> tuple[dict[str, str], list[Finding]]:
+    """The files of the switches of ``plan`` (of ``platforms`` only, when given) by file name, and the
+    platforms' render warnings.
+
+    Raises:
+        RoceTuneError: RT240 for every switch whose platform cannot express its plan (all listed).
+    """
+    files: dict[str, str] = {}
     problems: list[Finding] = []
     warnings: list[Finding] = []
     for sw in plan.switches:
@@ -75,26 +94,22 @@ def render_outputs(plan: Plan, platforms: list[str] | None = None, include_hosts
         except CANNOT_EXPRESS as exc:  # the platform cannot express this plan
             problems.append(cannot_render_finding(sw, exc))
             continue
-        for name, text in rendered.items():
-            files[f"switches/{name}"] = text
+        files.update(rendered)
     if problems:
         raise RoceTuneError(problems)
-    if findings is not None:
-        findings.extend(warnings)
-    reviewed = plan.model_copy(update={"findings": [*plan.findings, *warnings]}) if warnings else plan
-    switch_files = {name.removeprefix("switches/"): text for name, text in files.items() if type(text) is str}
-    files["plan.json"] = plan_json_pieces(reviewed)
-    files["plan.md"] = render_review(reviewed, switch_files, scorecards)
-    if include_hosts and plan.hosts:
-        host_mod = get_platform(HOST_PLATFORM)
-        files.update({f"hosts/{name}": text
-                      for name, text in host_mod.render_hosts(plan, plan.hosts).items()})
-        common = common_nccl_env(plan)
-        for h in plan.hosts:
-            if h.nccl_env != common:  # a host whose variables are all in nccl.env needs no file of its own
-                files[f"hosts/{h.name}.nccl.env"] = host_mod.render_nccl_env(plan, h)
-        files["nccl.env"] = _common_env(plan, common)
-    return TextFiles(sorted(files.items()))
+    return files, warnings
+
+
+def _host_files(plan: Plan) -> dict[str, str]:
+    """The host scripts and NCCL environment files of ``plan`` (relative paths)."""
+    host_mod = get_platform(HOST_PLATFORM)
+    files = {f"hosts/{name}": text for name, text in host_mod.render_hosts(plan, plan.hosts).items()}
+    common = common_nccl_env(plan)
+    for h in plan.hosts:
+        if h.nccl_env != common:  # a host whose variables are all in nccl.env needs no file of its own
+            files[f"hosts/{h.name}.nccl.env"] = host_mod.render_nccl_env(plan, h)
+    files["nccl.env"] = _common_env(plan, common)
+    return files
 
 
 def common_nccl_env(plan: Plan) -> dict[str, str]:
