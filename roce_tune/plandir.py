@@ -373,9 +373,10 @@ def _write_all(fd: int, piece: bytes | memoryview) -> None:
         view = view[os.write(fd, view):]
 
 
-#: pieces of a file written with one ``writev(2)`` (Linux IOV_MAX is 1024), or read and compared, at a time
+#: pieces of a file written with one ``writev(2)`` (Linux IOV_MAX is 1024), or read and compared, at a time;
+#: a text's encoded chunks (:data:`_CHUNK_CHARS`, at least this many bytes) each go alone
 _BATCH_PIECES = 1024
-_BATCH_BYTES = 1 << 22
+_BATCH_BYTES = 1 << 20
 
 
 def _batches(pieces: Iterable[bytes]) -> Iterator[list[bytes]]:

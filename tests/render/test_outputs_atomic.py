@@ -23,11 +23,15 @@ REPO = Path(__file__).resolve().parents[2]
 # swapped
 OLD_MANAGED = ("plan.json", "plan.md", "nccl.env", "switches", "hosts")
 
-#: runs write_tree in a child that SIGKILLs itself right before its k-th file-system mutation
+#: runs write_tree in a child that SIGKILLs itself right before its k-th file-system mutation; plan.json is
+#: handed over as render_outputs hands it (UTF-8 pieces, written with writev), the other files as text
 KILLER = r"""
 import builtins, json, os, signal, sys
+from roce_tune.plandir import TextFiles
 from roce_tune.render.outputs import write_tree
 k, files, out = int(sys.argv[1]), json.load(open(sys.argv[2])), sys.argv[3]
+blob = files["plan.json"].encode()
+files = TextFiles({**files, "plan.json": [blob[i:i + 4093] for i in range(0, len(blob), 4093)]}.items())
 count = [0]
 def hook(fn):
     def wrapped(*args, **kwargs):
@@ -37,7 +41,7 @@ def hook(fn):
         return fn(*args, **kwargs)
     return wrapped
 for name in ("mkdir", "symlink", "link", "rename", "replace", "unlink", "rmdir", "fsync", "chmod", "open",
-             "write"):
+             "write", "writev"):
     setattr(os, name, hook(getattr(os, name)))
 builtins.open = hook(builtins.open)
 write_tree(files, out)
