@@ -280,6 +280,16 @@ class _Encoded(Mapping[str, bytes]):
             for start in range(0, len(blob), _CHUNK_CHARS):
                 yield blob[start:start + _CHUNK_CHARS].encode("utf-8")
 
+    def batches(self, rel: str) -> Iterator[list[bytes]]:
+        """:meth:`chunks` of ``rel`` in the groups :func:`_batches` makes (one group per chunk of a text or
+        bytes: no grouping cost for the thousands of small files of a plan)."""
+        blob = self._files[rel]
+        if isinstance(blob, list):
+            yield from _batches(blob)
+        else:
+            for chunk in self.chunks(rel):
+                yield [chunk]
+
     def size(self, rel: str) -> int | None:
         """The size of ``rel`` in bytes when known without encoding it (bytes, ASCII text), else None."""
         blob = self._files[rel]
@@ -480,16 +490,17 @@ class _Tree:
         reldir, _, name = rel.rpartition("/")
         return self.dir_fd(reldir), name
 
-    def write(self, rel: str, pieces: Iterable[bytes]) -> list[int | str]:
-        """Write the new file ``rel`` from ``pieces``, hashing the same bytes (one ``open``, the writes,
-        ``fstat``, ``close``; ``*.sh`` 0755, other files 0644); returns its manifest entry
+    def write(self, rel: str, batches: Iterable[list[bytes]]) -> list[int | str]:
+        """Write the new file ``rel`` from its pieces in ``batches`` (:meth:`_Encoded.batches`), hashing the
+        same bytes (one ``open``, a write per batch, ``fstat``, ``close``; ``*.sh`` 0755, other files 0644);
+        returns its manifest entry
         ``[sha256, size_bytes, mtime_ns, inode]``."""
         dfd, name = self.locate(rel)
         mode = 0o755 if rel.endswith(".sh") else 0o644
         fd = os.open(name, _O_NEW, mode, dir_fd=dfd)
         h = hashlib.sha256()
         try:
-            for batch in _batches(pieces):
+            for batch in batches:
                 for piece in batch:
                     h.update(piece)
                 _write_batch(fd, batch)
@@ -513,10 +524,10 @@ class _Tree:
             return False
         return [st.st_size, st.st_mtime_ns, st.st_ino] == list(entry[1:4])
 
-    def holds(self, rel: str, entry: list[int | str], pieces: Iterable[bytes]) -> bool:
+    def holds(self, rel: str, entry: list[int | str], batches: Iterable[list[bytes]]) -> bool:
         """``rel`` of this (existing) tree is still the file ``entry`` describes (size, mtime, inode) and its
-        bytes are ``pieces``: read and compared, so its sha256 is ``entry``'s without hashing anything (one
-        ``open``, ``fstat``, the reads, ``close``)."""
+        bytes are the pieces in ``batches``: read and compared a batch at a time, so its sha256 is ``entry``'s
+        without hashing anything (one ``open``, ``fstat``, the reads, ``close``)."""
         dfd, name = self.locate(rel)
         if dfd is None:
             return False
@@ -529,7 +540,7 @@ class _Tree:
             if [st.st_size, st.st_mtime_ns, st.st_ino] != list(entry[1:4]):
                 return False
             size = 0
-            for batch in _batches(pieces):
+            for batch in batches:
                 n = sum(map(len, batch))
                 size += n
                 if size > st.st_size or _read_exactly(fd, n) != (batch[0] if len(batch) == 1
@@ -601,7 +612,7 @@ class _VersionBuilder:
             self._old.close()
 
     def _write(self, rel: str) -> None:
-        self._manifest[rel] = self._new.write(rel, self._data.chunks(rel))
+        self._manifest[rel] = self._new.write(rel, self._data.batches(rel))
         self._stats.written += 1
         if self._on_file is not None:
             self._on_file(1)
@@ -617,7 +628,7 @@ class _VersionBuilder:
         for rel in self._data:
             entry = self._prev.get(rel)
             if (entry is not None and self._old is not None and self._data.size(rel) in (None, entry[1])
-                    and self._old.holds(rel, entry, self._data.chunks(rel))):
+                    and self._old.holds(rel, entry, self._data.batches(rel))):
                 digests[rel] = str(entry[0])
                 if differs:
                     self._carry(rel, entry, checked=True)
@@ -653,10 +664,10 @@ class _VersionBuilder:
     def finish(self) -> None:
         """Link (or write) the files :meth:`hash_and_write` noted; write ``SHA256SUMS`` and the manifest."""
         self._carry_noted()
-        self._new.write(SUMS, [self._sums])
+        self._new.write(SUMS, [[self._sums]])
         doc = {"format": 1, "files": dict(sorted(self._manifest.items())),
                **self._provenance.manifest_fields()}
-        self._new.write(MANIFEST, [orjson.dumps(doc)])
+        self._new.write(MANIFEST, [[orjson.dumps(doc)]])
         self._stats.removed = len(self._prev.keys() - self._manifest.keys())
 
 
