@@ -252,6 +252,11 @@ class TextFiles(MutableMapping[str, str]):
         return f"TextFiles({sorted(self._contents)!r})"
 
 
+def _alone(blob: str | bytes) -> list[bytes]:
+    """A batch of one piece: ``blob``'s bytes (a text encoded as UTF-8)."""
+    return [blob if isinstance(blob, bytes) else blob.encode("utf-8")]
+
+
 class _Encoded(Mapping[str, bytes]):
     """``files`` as bytes, sorted by path, each text encoded (UTF-8) when asked for and not kept: a plan's
     files are not held twice (text and bytes: 230 MB more at 4,096 hosts), and a linked file is never encoded.
@@ -282,13 +287,13 @@ class _Encoded(Mapping[str, bytes]):
 
     def batches(self, rel: str) -> Iterator[list[bytes]]:
         """:meth:`chunks` of ``rel`` in the groups :func:`_batches` makes (one group per chunk of a text or
-        bytes: no grouping cost for the thousands of small files of a plan)."""
+        bytes, made when asked for: no grouping cost for the thousands of small files of a plan)."""
         blob = self._files[rel]
         if isinstance(blob, list):
-            yield from _batches(blob)
-        else:
-            for chunk in self.chunks(rel):
-                yield [chunk]
+            return _batches(blob)
+        if isinstance(blob, bytes) or len(blob) <= _CHUNK_CHARS:
+            return map(_alone, (blob,))
+        return map(_alone, self.chunks(rel))
 
     def size(self, rel: str) -> int | None:
         """The size of ``rel`` in bytes when known without encoding it (bytes, ASCII text), else None."""
