@@ -214,6 +214,12 @@ def test_each_odd_object_alone_is_written_as_pydantic_writes_it(plan: Plan) -> N
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")  # pydantic warns about the off-type values it is given
             assert plan_to_json(changed) == _plan_to_json_pydantic(changed)
+    h = plan.hosts[-1]
+    for update in ({"credentials": {**h.credentials, "password_env": 5}}, {"mgmt_port": True}):
+        changed = plan.model_copy(update={"hosts": [*plan.hosts[:-1], h.model_copy(update=update)]})
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            assert plan_to_json(changed) == _plan_to_json_pydantic(changed)
 
 
 def test_an_invalid_value_deep_in_the_file_is_reported_with_its_whole_location(plan: Plan) -> None:
