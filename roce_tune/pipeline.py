@@ -26,7 +26,7 @@ import os
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -349,7 +349,7 @@ def derive_device(loaded: LoadedInventory, device: str, catalog: Catalog | None 
 
 
 def render(plan: Plan, *, platforms: list[str] | None = None, include_hosts: bool = True,
-           scorecards: bool = False, loaded: LoadedInventory | None = None) -> tuple[Plan, dict[str, str]]:
+           scorecards: bool = False, loaded: LoadedInventory | None = None) -> tuple[Plan, Mapping[str, str]]:
     """Stage ``render``: every file of the plan (``scorecards``: simulate each lossless port class for
     plan.md, cached on disk; counted in this stage).
 
@@ -368,7 +368,7 @@ def render(plan: Plan, *, platforms: list[str] | None = None, include_hosts: boo
 
 
 def _render(plan: Plan, platforms: list[str] | None, include_hosts: bool, scorecards: bool,
-            loaded: LoadedInventory | None) -> tuple[Plan, dict[str, str]]:
+            loaded: LoadedInventory | None) -> tuple[Plan, Mapping[str, str]]:
     """:func:`render`'s body (it runs with the collector's older objects frozen)."""
     from roce_tune.render.outputs import render_outputs
 
@@ -392,7 +392,7 @@ def _render(plan: Plan, platforms: list[str] | None, include_hosts: bool, scorec
     return plan, files
 
 
-def write(files: dict[str, str], out_dir: Path, advance: Callable[[int], None] | None = None,
+def write(files: Mapping[str, str], out_dir: Path, advance: Callable[[int], None] | None = None,
           provenance: Provenance | None = None) -> tuple[Path, WriteStats]:
     """Stage ``write``: publish ``files`` in ``out_dir`` atomically, rewriting only what changed
     (:func:`roce_tune.plandir.write_tree_stats`); ``provenance`` (:func:`plan_inputs` and the summary) is
@@ -487,7 +487,7 @@ class PlanResult:
 
     loaded: LoadedInventory
     plan: Plan
-    files: dict[str, str]
+    files: Mapping[str, str]
     summary: PlanSummary
     out_dir: Path | None = None
     written: WriteStats | None = None
@@ -547,7 +547,7 @@ def plan_inventory(path: Path, out_dir: Path | None, *, platforms: list[str] | N
 # ----------------------------------------------------------------------------------------- plan directory
 
 
-def missing_device_files(plan: Plan, files: dict[str, str]) -> dict[str, list[str]]:
+def missing_device_files(plan: Plan, files: Mapping[str, str]) -> dict[str, list[str]]:
     """Devices of ``plan`` whose rendered files are not in ``files``.
 
     Every host needs ``hosts/<name>.sh`` (and, when that is a data file, the shared script it sources; a
@@ -666,7 +666,7 @@ class Source:
     """
 
     plan: Plan
-    files: dict[str, str] | None
+    files: Mapping[str, str] | None
     loaded: LoadedInventory | None
     plan_dir: PlanDir | None = None
 

@@ -50,7 +50,7 @@ import os
 import re
 import shutil
 import tempfile
-from collections.abc import Callable, Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping, MutableMapping
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -60,7 +60,7 @@ import orjson
 from roce_tune.atomic import can_sync_file_system, sync_file_system
 
 __all__ = ["CURRENT", "MANAGED", "MANIFEST", "SUMS", "OutputDirError", "PlanDirError", "PlanFiles",
-           "Provenance", "WriteStats", "read_tree", "read_version", "reusable", "write_tree",
+           "Provenance", "TextFiles", "WriteStats", "read_tree", "read_version", "reusable", "write_tree",
            "write_tree_stats"]
 
 #: checksum list written with every plan version (``sha256sum -c SHA256SUMS`` format); a reader uses it to
@@ -208,6 +208,55 @@ def _inside_leftovers(out: Path, keep: str | None = None) -> list[Path]:
 _CHUNK_CHARS = 1 << 20
 
 
+#: what :class:`TextFiles` holds for a file: its text, its UTF-8 bytes, or those bytes in pieces (in order)
+Content = str | bytes | list[bytes]
+
+
+class TextFiles(MutableMapping[str, str]):
+    """Relative path -> text, where a text may be held as its UTF-8 bytes, whole or in pieces: decoded each
+    time it is read as text, written as it is by :func:`write_tree` (:meth:`contents`). ``roce-tune plan``
+    renders plan.json (80 MB at 4,096 hosts) as pieces of bytes; handed on this way it is never joined nor
+    decoded, nor encoded again to be hashed and written (issue 16). Equal to any mapping of the same texts;
+    kept in insertion order.
+    """
+
+    def __init__(self, contents: Iterable[tuple[str, Content]] = ()) -> None:
+        self._contents: dict[str, Content] = dict(contents)
+
+    def contents(self) -> Mapping[str, Content]:
+        """Relative path -> text or its UTF-8 bytes (whole or in pieces), as held (nothing decoded)."""
+        return self._contents
+
+    def __getitem__(self, rel: str) -> str:
+        blob = self._contents[rel]
+        if isinstance(blob, list):
+            blob = b"".join(blob)
+        return blob.decode("utf-8") if isinstance(blob, bytes) else blob
+
+    def __setitem__(self, rel: str, text: str) -> None:
+        self._contents[rel] = text
+
+    def __delitem__(self, rel: str) -> None:
+        del self._contents[rel]
+
+    def __contains__(self, rel: object) -> bool:
+        return rel in self._contents
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._contents)
+
+    def __len__(self) -> int:
+        return len(self._contents)
+
+    def __repr__(self) -> str:
+        return f"TextFiles({sorted(self._contents)!r})"
+
+
+def _alone(blob: str | bytes) -> list[bytes]:
+    """A batch of one piece: ``blob``'s bytes (a text encoded as UTF-8)."""
+    return [blob if isinstance(blob, bytes) else blob.encode("utf-8")]
+
+
 class _Encoded(Mapping[str, bytes]):
     """``files`` as bytes, sorted by path, each text encoded (UTF-8) when asked for and not kept: a plan's
     files are not held twice (text and bytes: 230 MB more at 4,096 hosts), and a linked file is never encoded.
@@ -215,26 +264,42 @@ class _Encoded(Mapping[str, bytes]):
     4,096 hosts, is never one more 80 MB object)."""
 
     def __init__(self, files: Mapping[str, str | bytes]) -> None:
-        self._files = files
+        self._files: Mapping[str, Content] = files.contents() if isinstance(files, TextFiles) else files
         self._order = sorted(files)
 
     def __getitem__(self, rel: str) -> bytes:
         blob = self._files[rel]
+        if isinstance(blob, list):
+            return b"".join(blob)
         return blob if isinstance(blob, bytes) else blob.encode("utf-8")
 
     def chunks(self, rel: str) -> Iterator[bytes]:
         """The bytes of ``rel`` in pieces (the same bytes as ``self[rel]``: a piece never splits a
         character)."""
         blob = self._files[rel]
-        if isinstance(blob, bytes):
+        if isinstance(blob, list):
+            yield from blob
+        elif isinstance(blob, bytes):
             yield blob
-            return
-        for start in range(0, len(blob), _CHUNK_CHARS):
-            yield blob[start:start + _CHUNK_CHARS].encode("utf-8")
+        else:
+            for start in range(0, len(blob), _CHUNK_CHARS):
+                yield blob[start:start + _CHUNK_CHARS].encode("utf-8")
+
+    def batches(self, rel: str) -> Iterator[list[bytes]]:
+        """:meth:`chunks` of ``rel`` in the groups :func:`_batches` makes (one group per chunk of a text or
+        bytes, made when asked for: no grouping cost for the thousands of small files of a plan)."""
+        blob = self._files[rel]
+        if isinstance(blob, list):
+            return _batches(blob)
+        if isinstance(blob, bytes) or len(blob) <= _CHUNK_CHARS:
+            return map(_alone, (blob,))
+        return map(_alone, self.chunks(rel))
 
     def size(self, rel: str) -> int | None:
         """The size of ``rel`` in bytes when known without encoding it (bytes, ASCII text), else None."""
         blob = self._files[rel]
+        if isinstance(blob, list):
+            return sum(map(len, blob))
         return len(blob) if isinstance(blob, bytes) or blob.isascii() else None
 
     def sha256(self, rel: str) -> str:
@@ -317,10 +382,46 @@ def _read_exactly(fd: int, size: int) -> bytes:
     return blob
 
 
-def _write_all(fd: int, piece: bytes) -> None:
+def _write_all(fd: int, piece: bytes | memoryview) -> None:
     view = memoryview(piece)
     while view:
         view = view[os.write(fd, view):]
+
+
+#: pieces of a file written with one ``writev(2)`` (Linux IOV_MAX is 1024), or read and compared, at a time;
+#: a text's encoded chunks (:data:`_CHUNK_CHARS`, at least this many bytes) each go alone
+_BATCH_PIECES = 1024
+_BATCH_BYTES = 1 << 20
+
+
+def _batches(pieces: Iterable[bytes]) -> Iterator[list[bytes]]:
+    """``pieces`` in consecutive groups of at most :data:`_BATCH_PIECES`, cut once one holds
+    :data:`_BATCH_BYTES` (the ~8,000 pieces of a 4,096-host plan.json: a few system calls, no joined copy)."""
+    batch: list[bytes] = []
+    size = 0
+    for piece in pieces:
+        batch.append(piece)
+        size += len(piece)
+        if len(batch) >= _BATCH_PIECES or size >= _BATCH_BYTES:
+            yield batch
+            batch, size = [], 0
+    if batch:
+        yield batch
+
+
+def _write_batch(fd: int, batch: list[bytes]) -> None:
+    """Write ``batch`` in order: one ``write(2)`` per lone piece, else ``writev(2)``, what a short write
+    left piece by piece."""
+    if len(batch) == 1:
+        _write_all(fd, batch[0])
+        return
+    done = os.writev(fd, batch)
+    for piece in batch:
+        if done >= len(piece):
+            done -= len(piece)
+            continue
+        _write_all(fd, memoryview(piece)[done:])
+        done = 0
 
 
 def _write_file(path: Path, blob: bytes | Iterable[bytes], mode: int) -> list[int | str]:
@@ -394,18 +495,20 @@ class _Tree:
         reldir, _, name = rel.rpartition("/")
         return self.dir_fd(reldir), name
 
-    def write(self, rel: str, pieces: Iterable[bytes]) -> list[int | str]:
-        """Write the new file ``rel`` from ``pieces``, hashing the same bytes (one ``open``, the writes,
-        ``fstat``, ``close``; ``*.sh`` 0755, other files 0644); returns its manifest entry
+    def write(self, rel: str, batches: Iterable[list[bytes]]) -> list[int | str]:
+        """Write the new file ``rel`` from its pieces in ``batches`` (:meth:`_Encoded.batches`), hashing the
+        same bytes (one ``open``, a write per batch, ``fstat``, ``close``; ``*.sh`` 0755, other files 0644);
+        returns its manifest entry
         ``[sha256, size_bytes, mtime_ns, inode]``."""
         dfd, name = self.locate(rel)
         mode = 0o755 if rel.endswith(".sh") else 0o644
         fd = os.open(name, _O_NEW, mode, dir_fd=dfd)
         h = hashlib.sha256()
         try:
-            for piece in pieces:
-                h.update(piece)
-                _write_all(fd, piece)
+            for batch in batches:
+                for piece in batch:
+                    h.update(piece)
+                _write_batch(fd, batch)
             if self._umask & mode:
                 os.fchmod(fd, mode)
             if self._fsync_each:
@@ -426,10 +529,10 @@ class _Tree:
             return False
         return [st.st_size, st.st_mtime_ns, st.st_ino] == list(entry[1:4])
 
-    def holds(self, rel: str, entry: list[int | str], pieces: Iterable[bytes]) -> bool:
+    def holds(self, rel: str, entry: list[int | str], batches: Iterable[list[bytes]]) -> bool:
         """``rel`` of this (existing) tree is still the file ``entry`` describes (size, mtime, inode) and its
-        bytes are ``pieces``: read and compared, so its sha256 is ``entry``'s without hashing anything (one
-        ``open``, ``fstat``, the reads, ``close``)."""
+        bytes are the pieces in ``batches``: read and compared a batch at a time, so its sha256 is ``entry``'s
+        without hashing anything (one ``open``, ``fstat``, the reads, ``close``)."""
         dfd, name = self.locate(rel)
         if dfd is None:
             return False
@@ -442,9 +545,11 @@ class _Tree:
             if [st.st_size, st.st_mtime_ns, st.st_ino] != list(entry[1:4]):
                 return False
             size = 0
-            for piece in pieces:
-                size += len(piece)
-                if size > st.st_size or _read_exactly(fd, len(piece)) != piece:
+            for batch in batches:
+                n = sum(map(len, batch))
+                size += n
+                if size > st.st_size or _read_exactly(fd, n) != (batch[0] if len(batch) == 1
+                                                                 else b"".join(batch)):
                     return False
             return size == st.st_size
         finally:
@@ -512,7 +617,7 @@ class _VersionBuilder:
             self._old.close()
 
     def _write(self, rel: str) -> None:
-        self._manifest[rel] = self._new.write(rel, self._data.chunks(rel))
+        self._manifest[rel] = self._new.write(rel, self._data.batches(rel))
         self._stats.written += 1
         if self._on_file is not None:
             self._on_file(1)
@@ -528,7 +633,7 @@ class _VersionBuilder:
         for rel in self._data:
             entry = self._prev.get(rel)
             if (entry is not None and self._old is not None and self._data.size(rel) in (None, entry[1])
-                    and self._old.holds(rel, entry, self._data.chunks(rel))):
+                    and self._old.holds(rel, entry, self._data.batches(rel))):
                 digests[rel] = str(entry[0])
                 if differs:
                     self._carry(rel, entry, checked=True)
@@ -564,10 +669,10 @@ class _VersionBuilder:
     def finish(self) -> None:
         """Link (or write) the files :meth:`hash_and_write` noted; write ``SHA256SUMS`` and the manifest."""
         self._carry_noted()
-        self._new.write(SUMS, [self._sums])
+        self._new.write(SUMS, [[self._sums]])
         doc = {"format": 1, "files": dict(sorted(self._manifest.items())),
                **self._provenance.manifest_fields()}
-        self._new.write(MANIFEST, [orjson.dumps(doc)])
+        self._new.write(MANIFEST, [[orjson.dumps(doc)]])
         self._stats.removed = len(self._prev.keys() - self._manifest.keys())
 
 

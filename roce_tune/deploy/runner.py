@@ -22,7 +22,7 @@ import signal
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -292,7 +292,7 @@ def stop_summary(results: list[DeviceResult], stop: StopRequest) -> list[str]:
     return lines
 
 
-def targets_from_files(plan: Plan, files: dict[str, str]) -> list[Target]:
+def targets_from_files(plan: Plan, files: Mapping[str, str]) -> list[Target]:
     """Build targets from a plan and its rendered files (``switches/…``, ``hosts/…``).
 
     Raises:

@@ -92,6 +92,22 @@ def plan_to_json(plan: Plan) -> str:
         plan = plan.model_copy(update={"schema_version": PLAN_SCHEMA_VERSION})
     if type(plan) is not Plan:
         return _plan_to_json_pydantic(plan)
+    return plan_to_json_bytes(plan).decode("utf-8")
+
+
+def plan_to_json_bytes(plan: Plan) -> bytes:
+    """:func:`plan_to_json` as its UTF-8 bytes, made without the text."""
+    return b"".join(plan_json_pieces(plan))  # one copy of the (80 MB at 4,096 hosts) document
+
+
+def plan_json_pieces(plan: Plan) -> list[bytes]:
+    """:func:`plan_to_json_bytes` in pieces (a switch or host each), neither joined nor decoded: what the plan
+    directory's writer writes as they are (``roce-tune plan`` holds no 80 MB text or copy of a 4,096-host
+    plan.json, issue 16)."""
+    if plan.schema_version != PLAN_SCHEMA_VERSION:
+        plan = plan.model_copy(update={"schema_version": PLAN_SCHEMA_VERSION})
+    if type(plan) is not Plan:
+        return [_plan_to_json_pydantic(plan).encode("utf-8")]
     interner = _Interner()
     writer = JsonWriter(interner)
     context = {_INTERN: interner}
@@ -108,9 +124,7 @@ def plan_to_json(plan: Plan) -> str:
     if interner.shared:
         parts += [b',"%s":' % SHARED_KEY.encode(), orjson.dumps(interner.shared)]
     parts.append(b"}\n")
-    whole = b"".join(parts)  # one copy of the (80 MB at 4,096 hosts) document, then its text
-    del parts
-    return whole.decode("utf-8")
+    return parts
 
 
 #: :class:`Plan`'s fields in order (the top level of plan.json)

@@ -19,7 +19,9 @@ writers on every shipped inventory.
 from __future__ import annotations
 
 import types
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
+from itertools import chain, repeat
+from operator import attrgetter, itemgetter
 from typing import Any, Literal, Union, get_args, get_origin
 
 import orjson
@@ -41,6 +43,8 @@ from roce_tune.plan.model import (
 )
 
 _NONE = type(None)
+#: a model's field dict
+_FIELDS = attrgetter("__dict__")
 _SCALARS = (str, int, float, bool)
 
 
@@ -80,12 +84,33 @@ class _Shape:
         sig = tuple(map(type, values.values()))
         if sig in self.exact:
             return tuple(values) == self.names
-        if not self.usable or tuple(values) != self.names or len(sig) != len(self.accepted):
-            return False
-        if all(t in ok for t, ok in zip(sig, self.accepted)):
+        return self.usable and tuple(values) == self.names and self._exact(sig)
+
+    def _exact(self, sig: tuple[type, ...]) -> bool:
+        """Each type of the signature ``sig`` (value types in field order) is one its field accepts."""
+        if sig in self.exact:
+            return True
+        if len(sig) == len(self.accepted) and all(t in ok for t, ok in zip(sig, self.accepted)):
             self.exact.add(sig)
             return True
         return False
+
+    def all_fit(self, cls: type[BaseModel], models: Sequence[Any], int_list: str) -> bool:
+        """Every one of ``models`` is a ``cls`` (exactly) whose field dict :meth:`fits` and whose list field
+        ``int_list`` holds only ``int`` (:func:`_ints`): the per-object checks of the writer, made once for
+        all the ports (or NICs) of a plan, at C speed (their key tuples and type signatures are a few distinct
+        ones). Equivalent to ``all(type(m) is cls and fits(m.__dict__) and _ints(m.__dict__[int_list]))``."""
+        if not self.usable or not set(map(type, models)) <= {cls}:
+            return False
+        dicts = list(map(_FIELDS, models))
+        if not set(map(tuple, dicts)) <= {self.names}:  # keys in field order (all of them)
+            return False
+        sigs = set(map(tuple, map(map, repeat(type), map(dict.values, dicts))))
+        if not all(map(self._exact, sigs)):
+            return False
+        lists = list(map(itemgetter(int_list), dicts))  # (lists: the signatures say so)
+        distinct = dict(zip(map(id, lists), lists)).values()  # objects of one class share their list
+        return set(map(type, chain.from_iterable(distinct))) <= _INT
 
 
 _PORT, _NIC, _SWITCH, _HOST = (_Shape(c) for c in (PortPlan, NicPlan, SwitchPlan, HostPlan))
@@ -105,6 +130,13 @@ def _ints(values: list[Any]) -> bool:
     return set(map(type, values)) <= _INT
 
 
+def _items(owners: list[Any], cls: type[BaseModel], field: str) -> list[Any]:
+    """The items of the list field ``field`` of every one of ``owners`` that is a ``cls`` holding a list there
+    (the ports of the switches, the NICs of the hosts): those the writer may write itself."""
+    lists = [o.__dict__.get(field) for o in owners if type(o) is cls]
+    return list(chain.from_iterable(v for v in lists if type(v) is list))
+
+
 def _texts(values: dict[Any, Any]) -> bool:
     """Every key is a ``str`` and every value a ``str`` or None."""
     return set(map(type, values)) <= _STR and set(map(type, values.values())) <= _STR_OR_NONE
@@ -120,15 +152,24 @@ class JsonWriter:
         self.interner = interner
         self.context = {_INTERN: interner}
         self.rationales: dict[int, tuple[Rationale, Any]] = {}
-        self.nccl_rationales: dict[tuple[tuple[str, ...], tuple[int, ...]], dict[str, Any]] = {}
+        self.nccl_rationales: dict[tuple[tuple[str, ...], tuple[int, ...]], orjson.Fragment] = {}
+        #: every port (NIC) of the switches (hosts) being written passed :meth:`_Shape.all_fit`: each one's
+        #: own check is skipped
+        self.ports_fit = self.nics_fit = False
 
     def switches(self, out: list[bytes], switches: Iterable[SwitchPlan]) -> None:
         """Append ``[switch, …]`` as JSON to ``out`` (pieces: the document is joined once)."""
+        switches = list(switches)
+        self.ports_fit = _PORT.all_fit(PortPlan, _items(switches, SwitchPlan, "ports"), "pfc_priorities")
         self._array(out, map(self._switch, switches))
+        self.ports_fit = False
 
     def hosts(self, out: list[bytes], hosts: Iterable[HostPlan]) -> None:
         """Append ``[host, …]`` as JSON to ``out``."""
+        hosts = list(hosts)
+        self.nics_fit = _NIC.all_fit(NicPlan, _items(hosts, HostPlan, "nics"), "pfc_vector")
         self._array(out, map(self._host, hosts))
+        self.nics_fit = False
 
     @staticmethod
     def _array(out: list[bytes], items: Iterable[Any]) -> None:
@@ -173,12 +214,26 @@ class JsonWriter:
             out["headroom"] = refs.get(id(head)) or self._section(head)
         return out
 
+    def _checked_ports(self, ports: list[PortPlan]) -> list[Any]:
+        """:meth:`_port` of each of ``ports``, all known to fit (:meth:`_Shape.all_fit`), with the same
+        shared sections in the same order (rationale, then headroom, port by port)."""
+        refs = self.interner.refs
+        return [{**d, "rationale": refs.get(id(d["rationale"])) or self._map("PortRationale", d["rationale"],
+                                                                             _RATIONALE_MAP),
+                 "headroom": refs.get(id(d["headroom"])) or self._optional_section(d["headroom"])}
+                for d in map(_FIELDS, ports)]
+
+    def _optional_section(self, obj: Any) -> Any:
+        """:meth:`_section` of ``obj``; None stays None."""
+        return None if obj is None else self._section(obj)
+
     def _switch(self, s: SwitchPlan) -> Any:
         d = s.__dict__
         if type(s) is not SwitchPlan or not _SWITCH.fits(d) or not _texts(d["credentials"]):
             return self._pydantic(s)
         out = dict(d)
-        out["ports"] = [self._port(p) for p in d["ports"]]
+        ports = d["ports"]
+        out["ports"] = self._checked_ports(ports) if self.ports_fit else [self._port(p) for p in ports]
         out["buffers"] = self._section(d["buffers"])
         out["ecn_profiles"] = [self._section(e) for e in d["ecn_profiles"]]
         out["watchdog"] = self._section(d["watchdog"])
@@ -196,20 +251,33 @@ class JsonWriter:
         out["dcqcn"] = refs.get(id(dcqcn)) or self._section(dcqcn)
         return out
 
+    def _checked_nics(self, nics: list[NicPlan]) -> list[Any]:
+        """:meth:`_nic` of each of ``nics``, all known to fit (:meth:`_Shape.all_fit`), with the same shared
+        sections in the same order (rationale, DSCP map, DCQCN, NIC by NIC)."""
+        refs = self.interner.refs
+        return [{**d,
+                 "rationale": refs.get(id(d["rationale"])) or self._map("NicRationale", d["rationale"],
+                                                                        _RATIONALE_MAP),
+                 "dscp_to_priority": refs.get(id(d["dscp_to_priority"])) or self._map(
+                     "NicDscpToPriority", d["dscp_to_priority"], _DSCP_MAP),
+                 "dcqcn": refs.get(id(d["dcqcn"])) or self._section(d["dcqcn"])}
+                for d in map(_FIELDS, nics)]
+
     def _host(self, h: HostPlan) -> Any:
         d = h.__dict__
         if (type(h) is not HostPlan or not _HOST.fits(d) or not _texts(d["credentials"])
                 or not _texts(d["nccl_env"])):
             return self._pydantic(h)
         out = dict(d)
-        out["nics"] = [self._nic(n) for n in d["nics"]]
+        out["nics"] = self._checked_nics(d["nics"]) if self.nics_fit else [self._nic(n) for n in d["nics"]]
         why = d["nccl_rationale"]
         # hosts hold their own map of the same rationale objects: converted once per (keys, objects); the
         # plan holds the objects while this writer runs, so their ids name them
         key = (tuple(why), tuple(map(id, why.values())))
         done = self.nccl_rationales.get(key)
-        if done is None:
-            done = self.nccl_rationales[key] = {k: self._rationale(r) for k, r in why.items()}
+        if done is None:  # (its JSON, written as it is: ~4 KB of the ~9 KB of a host)
+            done = self.nccl_rationales[key] = orjson.Fragment(orjson.dumps(
+                {k: self._rationale(r) for k, r in why.items()}))
         out["nccl_rationale"] = done
         return out
 

@@ -391,19 +391,48 @@ def render_hosts(plan: Plan, hosts: list[HostPlan]) -> dict[str, str]:
     """
     files = {SHARED_SCRIPT: render_shared_script(plan.generator)}
     memo: NicMemo = {}
-    shapes: dict[tuple[object, ...], list[str | int]] = {}
+    shapes: dict[tuple[object, ...], _Filler] = {}
     for h in hosts:
         key = _host_shape(h)
-        pieces = shapes.get(key)
-        if pieces is None:
-            pieces = shapes[key] = _slotted_host_data(plan, h, memo)
-        ports = [_check(ENDPOINT_RE, n.switch_port, "switch port") if n.switch_port else "none"
-                 for n in h.nics]
-        name = _check(DEVICE_NAME_RE, h.name, "host name")
-        files[f"{h.name}.{SPEC.extension}"] = "".join(
-            p if type(p) is str else name if p == _NAME_PIECE else ports[p]  # type: ignore[index]
-            for p in pieces)
+        fill = shapes.get(key)
+        if fill is None:
+            fill = shapes[key] = _Filler(_slotted_host_data(plan, h, memo))
+        nics = h.nics
+        _check_all(ENDPOINT_RE, [n.switch_port for n in nics if n.switch_port], "switch port")
+        files[f"{h.name}.{SPEC.extension}"] = fill(
+            [*(n.switch_port or "none" for n in nics), _check(DEVICE_NAME_RE, h.name, "host name")])
     return files
+
+
+class _Filler:
+    """The data file of a host of one shape from its slot values (its NICs' switch ports in NIC order, then
+    its name), given the shape's text and slot pieces (:func:`_slotted_host_data`): texts and values picked
+    in the order of the pieces and joined, in C."""
+
+    def __init__(self, pieces: list[str | int]) -> None:
+        self.texts = [p for p in pieces if type(p) is str]
+        self.order: list[int] = []
+        seen = 0
+        for p in pieces:  # a text: its place among the texts; a slot: its value's, after the texts
+            if type(p) is str:
+                self.order.append(seen)
+                seen += 1
+            else:  # (the name is the last value)
+                self.order.append(-1 if p == _NAME_PIECE else len(self.texts) + int(p))
+        self.pick = operator.itemgetter(*self.order)
+
+    def __call__(self, values: list[str]) -> str:
+        if len(self.order) == 1:
+            return (self.texts + values)[self.order[0]]
+        return "".join(self.pick(self.texts + values))
+
+
+def _check_all(regex: re.Pattern[str], values: list[str], what: str) -> None:
+    """:func:`_check` of each of ``values`` (matched in C; each checked on its own only to name the first one
+    that fails)."""
+    if not all(map(regex.fullmatch, values)):
+        for value in values:
+            _check(regex, value, what)
 
 
 #: A NIC's facts that its lines of the data file print or follow from (:func:`_host_shape`).

@@ -768,7 +768,7 @@ def render_findings(plan: Plan, switch: SwitchPlan) -> list[Finding]:
     cable length, :func:`pg_profiles`); RT242 (warning) for a Spectrum switch on the traditional model."""
     loc = Location(device=switch.name)
     out = []
-    odd = sorted({p.cable_m for p in switch.ports if p.cable_m != math.ceil(p.cable_m)})
+    odd = sorted(c for c in set(map(_CABLE, switch.ports)) if c != math.ceil(c))  # (each length once)
     if odd:
         out.append(Finding(rule="RT241", severity=Severity.info, location=loc,
                            message=f"SONiC CABLE_LENGTH is whole metres: plan cable lengths {odd} m written "
@@ -797,9 +797,10 @@ def render_findings(plan: Plan, switch: SwitchPlan) -> list[Finding]:
     return out
 
 
-#: the facts of a port that :func:`build_context` reads (:func:`render_facts`)
+#: the facts of a port that :func:`build_context` reads (:func:`render_facts`), but its headroom section
 _PORT_FACTS = operator.attrgetter("name", "speed_gbps", "mtu", "cable_m", "lossless", "pfc_priorities",
-                                  "ecn_profile", "headroom")
+                                  "ecn_profile")
+_HEADROOM, _CABLE = operator.attrgetter("headroom"), operator.attrgetter("cable_m")
 
 
 def render_facts(plan: Plan, switch: SwitchPlan) -> bytes:
@@ -811,25 +812,33 @@ def render_facts(plan: Plan, switch: SwitchPlan) -> bytes:
     platform, ``os_version`` (release: reference form, buffer-model metadata), ``buffer_model`` and
     ``asic`` (family: ASIC type, default model), its ``buffers``, ``ecn_profiles`` and ``watchdog`` sections
     with every field, and per port every field the rows use: name, speed (buffermgrd profile name), MTU,
-    cable, lossless, PFC priorities, ECN profile name and the whole headroom section. Left out: the
-    switch's name (filled in last), rationale maps and the port's peer, direction, fan-in, lanes and admin
-    state, which no CONFIG_DB row of this renderer prints. orjson tells ``1``, ``1.0``, ``True`` and ``"1"``
-    apart.
+    cable, lossless, PFC priorities, ECN profile name and the whole headroom section (each distinct headroom
+    object once, in order of first use, and per port the position of its own in that list: the ~64 ports
+    of a switch share a few). Left out: the switch's name (filled in last), rationale maps and the port's
+    peer, direction, fan-in, lanes and admin state, which no CONFIG_DB row of this renderer prints. orjson
+    tells ``1``, ``1.0``, ``True`` and ``"1"`` apart.
     """
+    ports = switch.ports
+    heads = list(map(_HEADROOM, ports))
+    ids = list(map(id, heads))
+    distinct = dict(zip(ids, heads))  # id -> headroom (or None), in order of first use
+    position = {key: n for n, key in enumerate(distinct)}
     return orjson.dumps((plan.classification, switch.platform, switch.os_version, switch.buffer_model,
                          switch.asic, switch.buffers, switch.ecn_profiles, switch.watchdog,
-                         [_PORT_FACTS(p) for p in switch.ports]), default=_section_facts,
+                         list(map(_PORT_FACTS, ports)), list(distinct.values()),
+                         list(map(position.__getitem__, ids))), default=_section_facts,
                         option=orjson.OPT_NON_STR_KEYS)
 
 
 #: :func:`_section_facts` per plan model, by ``id``; each entry holds its model, so the id names that model
 #: as long as the entry is kept (the sections of one plan are shared by many switches and ports)
-_SECTION_FACTS: dict[int, tuple[object, dict[str, Any]]] = {}
+_SECTION_FACTS: dict[int, tuple[object, orjson.Fragment]] = {}
 _SECTION_FACTS_MAX = 4096
 
 
-def _section_facts(obj: object) -> dict[str, Any]:
-    """A plan model's fields but its rationale map, for :func:`render_facts` (orjson's ``default``).
+def _section_facts(obj: object) -> orjson.Fragment:
+    """A plan model's fields but its rationale map, for :func:`render_facts` (orjson's ``default``): as the
+    JSON bytes orjson writes for them, made once per model (a fragment is written as it is).
 
     Raises:
         TypeError: ``obj`` is not a plan model (orjson reports it).
@@ -839,9 +848,10 @@ def _section_facts(obj: object) -> dict[str, Any]:
         return kept[1]
     if not isinstance(obj, BaseModel):
         raise TypeError(f"not plan data: {type(obj).__name__}")
+    facts = orjson.Fragment(orjson.dumps({k: v for k, v in obj.__dict__.items() if k != "rationale"},
+                                         default=_section_facts, option=orjson.OPT_NON_STR_KEYS))
     if len(_SECTION_FACTS) >= _SECTION_FACTS_MAX:
         _SECTION_FACTS.clear()
-    facts = {k: v for k, v in obj.__dict__.items() if k != "rationale"}
     _SECTION_FACTS[id(obj)] = (obj, facts)
     return facts
 

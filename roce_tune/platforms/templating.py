@@ -120,7 +120,7 @@ def render_template(platform: str, template: str, **context: object) -> str:
 NAME_SLOT = "roce-tune.device-name.slot-5f3a9c"
 
 #: Distinct renders kept: (kind, digest of the identity-free context) -> text. Bounded, oldest dropped.
-_RENDERS: OrderedDict[tuple[str, bytes], str] = OrderedDict()
+_RENDERS: OrderedDict[tuple[str, bytes], list[str]] = OrderedDict()
 _RENDERS_MAX = 256
 
 
@@ -173,11 +173,10 @@ def render_once(kind: str, device: str, context: Mapping[str, Any], identity: tu
     """
     shared = _with_slot(context, identity)
     key = (kind, hashlib.sha256(serialise(shared)).digest())
-    text = _RENDERS.get(key)
-    if text is None:
-        text = render(shared)
-        _keep(key, text)
-    return text.replace(NAME_SLOT, device)
+    pieces = _RENDERS.get(key)
+    if pieces is None:
+        pieces = _keep(key, render(shared))
+    return device.join(pieces)
 
 
 def render_keyed(kind: str, device: str, facts: bytes, context: Callable[[], Mapping[str, Any]],
@@ -196,18 +195,20 @@ def render_keyed(kind: str, device: str, facts: bytes, context: Callable[[], Map
         (nothing is kept).
     """
     key = (f"{kind}#facts", hashlib.sha256(facts).digest())
-    text = _RENDERS.get(key)
-    if text is None:
-        text = render(_with_slot(context(), identity))
-        _keep(key, text)
-    return text.replace(NAME_SLOT, device)
+    pieces = _RENDERS.get(key)
+    if pieces is None:
+        pieces = _keep(key, render(_with_slot(context(), identity)))
+    return device.join(pieces)
 
 
-def _keep(key: tuple[str, bytes], text: str) -> None:
-    """Keep a distinct render (bounded: the oldest is dropped past :data:`_RENDERS_MAX`)."""
-    _RENDERS[key] = text
+def _keep(key: tuple[str, bytes], text: str) -> list[str]:
+    """Keep a distinct render as the pieces between its name slots (the name is joined in: no search of the
+    text per device, e.g. the 54 KB CONFIG_DB of a switch, which has no slot) and return them (bounded:
+    the oldest is dropped past :data:`_RENDERS_MAX`)."""
+    pieces = _RENDERS[key] = text.split(NAME_SLOT)
     if len(_RENDERS) > _RENDERS_MAX:
         _RENDERS.popitem(last=False)
+    return pieces
 
 
 def render_device_template(platform: str, template: str, device: str, context: Mapping[str, Any],

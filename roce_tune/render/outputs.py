@@ -21,7 +21,7 @@ import shlex
 from typing import TYPE_CHECKING
 
 from roce_tune.findings import Finding, RoceTuneError
-from roce_tune.plan import Plan, plan_to_json
+from roce_tune.plan import Plan
 from roce_tune.plandir import CURRENT, MANAGED, SUMS, OutputDirError, PlanDirError, read_tree, write_tree
 from roce_tune.platforms import (
     CANNOT_EXPRESS,
@@ -33,12 +33,13 @@ from roce_tune.platforms import (
 from roce_tune.render.review import render_review
 
 if TYPE_CHECKING:
+    from roce_tune.plandir import TextFiles
     from roce_tune.simulate.scorecard import Scorecard
 
 
 def render_outputs(plan: Plan, platforms: list[str] | None = None, include_hosts: bool = True,
                    findings: list[Finding] | None = None,
-                   scorecards: list[Scorecard] | None = None) -> dict[str, str]:
+                   scorecards: list[Scorecard] | None = None) -> TextFiles:
     """Render every file of the plan.
 
     Args:
@@ -50,11 +51,35 @@ def render_outputs(plan: Plan, platforms: list[str] | None = None, include_hosts
         scorecards: simulator scorecards per lossless port class for plan.md (None = section left out).
 
     Returns:
-        relative path -> file text (deterministic for the same plan).
+        relative path -> file text (deterministic for the same plan), in path order; plan.json is held as
+        its UTF-8 bytes in pieces (:class:`~roce_tune.plandir.TextFiles`: text when read, the pieces when
+        written).
 
     Raises:
         RoceTuneError: RT240 for every switch whose platform cannot express its plan (all listed).
         jinja2.UndefinedError: a template bug (never swallowed).
+    """
+    from roce_tune.plan.codec import plan_json_pieces
+    from roce_tune.plandir import Content, TextFiles
+
+    switch_files, warnings = _switch_files(plan, platforms)
+    if findings is not None:
+        findings.extend(warnings)
+    reviewed = plan.model_copy(update={"findings": [*plan.findings, *warnings]}) if warnings else plan
+    files: dict[str, Content] = {f"switches/{name}": text for name, text in switch_files.items()}
+    files["plan.json"] = plan_json_pieces(reviewed)
+    files["plan.md"] = render_review(reviewed, switch_files, scorecards)
+    if include_hosts and plan.hosts:
+        files.update(_host_files(plan))
+    return TextFiles(sorted(files.items()))
+
+
+def _switch_files(plan: Plan, platforms: list[str] | None) -> tuple[dict[str, str], list[Finding]]:
+    """The files of the switches of ``plan`` (of ``platforms`` only, when given) by file name, and the
+    platforms' render warnings.
+
+    Raises:
+        RoceTuneError: RT240 for every switch whose platform cannot express its plan (all listed).
     """
     files: dict[str, str] = {}
     problems: list[Finding] = []
@@ -69,26 +94,22 @@ def render_outputs(plan: Plan, platforms: list[str] | None = None, include_hosts
         except CANNOT_EXPRESS as exc:  # the platform cannot express this plan
             problems.append(cannot_render_finding(sw, exc))
             continue
-        for name, text in rendered.items():
-            files[f"switches/{name}"] = text
+        files.update(rendered)
     if problems:
         raise RoceTuneError(problems)
-    if findings is not None:
-        findings.extend(warnings)
-    reviewed = plan.model_copy(update={"findings": [*plan.findings, *warnings]}) if warnings else plan
-    switch_files = {name.removeprefix("switches/"): text for name, text in files.items()}
-    files["plan.json"] = plan_to_json(reviewed)
-    files["plan.md"] = render_review(reviewed, switch_files, scorecards)
-    if include_hosts and plan.hosts:
-        host_mod = get_platform(HOST_PLATFORM)
-        files.update({f"hosts/{name}": text
-                      for name, text in host_mod.render_hosts(plan, plan.hosts).items()})
-        common = common_nccl_env(plan)
-        for h in plan.hosts:
-            if h.nccl_env != common:  # a host whose variables are all in nccl.env needs no file of its own
-                files[f"hosts/{h.name}.nccl.env"] = host_mod.render_nccl_env(plan, h)
-        files["nccl.env"] = _common_env(plan, common)
-    return dict(sorted(files.items()))
+    return files, warnings
+
+
+def _host_files(plan: Plan) -> dict[str, str]:
+    """The host scripts and NCCL environment files of ``plan`` (relative paths)."""
+    host_mod = get_platform(HOST_PLATFORM)
+    files = {f"hosts/{name}": text for name, text in host_mod.render_hosts(plan, plan.hosts).items()}
+    common = common_nccl_env(plan)
+    for h in plan.hosts:
+        if h.nccl_env != common:  # a host whose variables are all in nccl.env needs no file of its own
+            files[f"hosts/{h.name}.nccl.env"] = host_mod.render_nccl_env(plan, h)
+    files["nccl.env"] = _common_env(plan, common)
+    return files
 
 
 def common_nccl_env(plan: Plan) -> dict[str, str]:

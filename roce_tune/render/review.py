@@ -74,8 +74,10 @@ def render_review(plan: Plan, switch_files: dict[str, str] | None = None,
         scorecards: simulator scorecards per lossless port class (the "Objective and simulated evidence"
             section); None leaves the section out (``roce-tune plan --no-scorecard``).
     """
-    sections = (_fabric_section, _classification_section, _headroom_section, _buffers_section, _ecn_section,
-                _watchdog_section, _dcqcn_section, _non_default_section, _findings_section, _deadlock_section)
+    heads = _switch_heads(plan)  # (read by two sections)
+    sections = (_fabric_section, _classification_section, partial(_headroom_section, heads=heads),
+                _buffers_section, _ecn_section, _watchdog_section, _dcqcn_section,
+                partial(_non_default_section, heads=heads), _findings_section, _deadlock_section)
     lines = [line for section in sections for line in section(plan)]
     lines += _runbook(plan, switch_files or {})
     lines += ["", "## Notes", ""] + [f"- {n}" for n in plan.notes]
@@ -119,19 +121,31 @@ def _classification_section(plan: Plan) -> list[str]:
                            for q in c.schedulers])
 
 
-def _headroom_section(plan: Plan) -> list[str]:
-    """Headroom per (role, ASIC, speed, cable, values), both models, and why each ASIC renders its model."""
+#: a switch's headroom per port, and its distinct headroom objects by ``id`` (in order of first use)
+_Heads = tuple[list[Headroom | None], dict[int, Headroom | None]]
+
+
+def _switch_heads(plan: Plan) -> list[_Heads]:
+    """:data:`_Heads` of each switch (in plan order)."""
+    out = []
+    for sw in plan.switches:
+        heads = list(map(_HEADROOM, sw.ports))
+        out.append((heads, dict(zip(map(id, heads), heads))))
+    return out
+
+
+def _headroom_section(plan: Plan, heads: list[_Heads] | None = None) -> list[str]:
+    """Headroom per (role, ASIC, speed, cable, values), both models, and why each ASIC renders its model
+    (``heads``: :func:`_switch_heads` of ``plan`` when already made)."""
     groups: dict[tuple[object, ...], int] = defaultdict(int)
     reasons: dict[tuple[str, str], str] = {}
     # the headroom columns per headroom object and ASIC (ports of one class share the object; ids are stable
     # while the plan lives); the ASIC's model note from its first headroom, as port order gives it
     values: dict[tuple[int, str], tuple[object, ...]] = {}
-    for sw in plan.switches:
+    for sw, (sw_heads, by_id) in zip(plan.switches, heads or _switch_heads(plan)):
         # ports per (speed, cable, headroom object), counted in C, in the order the ports first show them
-        heads = list(map(_HEADROOM, sw.ports))
-        by_id = dict(zip(map(id, heads), heads))
         for (speed, cable, head), n in Counter(zip(map(_SPEED, sw.ports), map(_CABLE, sw.ports),
-                                                   map(id, heads))).items():
+                                                   map(id, sw_heads))).items():
             h = by_id[head]
             if h is None:
                 continue
@@ -240,10 +254,10 @@ def _dcqcn_section(plan: Plan) -> list[str]:
     return lines
 
 
-def _non_default_section(plan: Plan) -> list[str]:
+def _non_default_section(plan: Plan, heads: list[_Heads] | None = None) -> list[str]:
     """Values that differ from defaults or are pinned (see :func:`_non_default`)."""
     return (["## Values that differ from defaults, and values pinned by user", ""]
-            + (_non_default(plan) or ["None."]))
+            + (_non_default(plan, heads) or ["None."]))
 
 
 def _findings_section(plan: Plan) -> list[str]:
@@ -277,6 +291,15 @@ class _Listing:
         self.out: list[str] = []
         self.seen: set[tuple[object, ...]] = set()
         self.unpinned: set[int] = set()
+        self.met: set[tuple[object, ...]] = set()
+
+    def first(self, key: tuple[object, ...]) -> bool:
+        """True the first time ``key`` (an object's ``id`` and what else its lines depend on) is asked about:
+        its lines are made then; a repeat would only add keys already listed."""
+        if key in self.met:
+            return False
+        self.met.add(key)
+        return True
 
     def add(self, key: tuple[object, ...], text: Callable[[], str]) -> None:
         """List ``text()`` under ``key`` unless a line has that key (made only then: the switches of a fabric
@@ -300,16 +323,21 @@ def _ecn_line(e: EcnProfile, k: str, r: Rationale) -> str:
             f"{_fmt_rationale(r)}")
 
 
-def _switch_non_default(sw: SwitchPlan, listing: _Listing) -> None:
-    """Pinned headroom values, every ECN threshold and non-default watchdog timers of one switch."""
-    _headroom_non_default(sw, listing)
+def _switch_non_default(sw: SwitchPlan, listing: _Listing, heads: _Heads) -> None:
+    """Pinned headroom values, every ECN threshold and non-default watchdog timers of one switch (``heads``:
+    its :data:`_Heads`). An ECN profile or watchdog object met before (switches of one shape share them) adds
+    nothing: its lines' keys are listed already."""
+    _headroom_non_default(sw, listing, heads)
     for e in sw.ecn_profiles:
+        if not listing.first(("ecn", id(e))):
+            continue
         for k in ("kmin_bytes", "kmax_bytes", "pmax_percent"):
             r = e.rationale.get(k)
             if r is not None:
                 listing.add(("ecn", e.name, k), partial(_ecn_line, e, k, r))
     w = sw.watchdog
-    for k in ("detection_ms", "restoration_ms", "poll_ms", "action"):
+    timers = ("detection_ms", "restoration_ms", "poll_ms", "action")
+    for k in timers if listing.first(("wd", id(w), sw.platform)) else ():
         r = w.rationale.get(k)
         if r is not None and (r.pinned_by_user or (k != "action" and getattr(w, k) != 200)):
             listing.add(("wd", sw.platform, k, getattr(w, k)),
@@ -317,10 +345,9 @@ def _switch_non_default(sw: SwitchPlan, listing: _Listing) -> None:
                                 f"{getattr(w, k)}: {_fmt_rationale(r)}")
 
 
-def _headroom_non_default(sw: SwitchPlan, listing: _Listing) -> None:
-    """The pinned headroom values of one switch, per port."""
-    heads = list(map(_HEADROOM, sw.ports))
-    pinned = {id(h) for h in dict(zip(map(id, heads), heads)).values() if h and listing.pinned(h.rationale)}
+def _headroom_non_default(sw: SwitchPlan, listing: _Listing, heads: _Heads) -> None:
+    """The pinned headroom values of one switch, per port (``heads``: its :data:`_Heads`)."""
+    pinned = {id(h) for h in heads[1].values() if h and listing.pinned(h.rationale)}
     for p in sw.ports if pinned else ():  # (ports of one class share a headroom: each is looked at once)
         if id(p.headroom) in pinned and p.headroom:
             for k, r in sorted(p.headroom.rationale.items()):
@@ -352,13 +379,14 @@ def _dcqcn_non_default(plan: Plan, listing: _Listing) -> None:
                                 f"{_fmt_rationale(r)}")
 
 
-def _non_default(plan: Plan) -> list[str]:
+def _non_default(plan: Plan, heads: list[_Heads] | None = None) -> list[str]:
     """Pinned values, DCQCN parameters that differ from firmware defaults, every ECN threshold (all
     differ from the vendor profiles; the rationale says why) and non-default watchdog timers — each
-    once per distinct value, with its rationale."""
+    once per distinct value, with its rationale (``heads``: :func:`_switch_heads` of ``plan`` when already
+    made)."""
     listing = _Listing()
-    for sw in plan.switches:
-        _switch_non_default(sw, listing)
+    for sw, sw_heads in zip(plan.switches, heads or _switch_heads(plan)):
+        _switch_non_default(sw, listing, sw_heads)
     _dcqcn_non_default(plan, listing)
     return listing.out
 

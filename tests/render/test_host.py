@@ -635,3 +635,21 @@ def test_check_mode_writes_no_restore_point_and_bad_arguments_are_refused(box: B
     again = _run_file(path, "--save", str(old), env=env)
     assert again.returncode == 2 and "already holds a restore point" in again.stderr
     assert box.snapshot() == before
+
+
+@pytest.mark.parametrize("value", ["leaf1:Ethernet0\nreboot", "leaf1:Ethernet0\n", "leaf1:Ethernet0; id",
+                                   "leaf1", "$(reboot):Ethernet0"])
+def test_render_hosts_refuses_a_hostile_switch_port_or_host_name_and_names_it(value: str) -> None:
+    # render_hosts matches a host's switch ports all at once: the one that fails is still the one named
+    import re
+
+    plan = build_plan()
+    h = plan.hosts[0]
+    assert h.nics[-1].switch_port
+    good = h.model_copy(update={"name": "other"})
+    bad = h.model_copy(update={"nics": [*h.nics[:-1], h.nics[-1].model_copy(update={"switch_port": value})]})
+    with pytest.raises(ValueError, match=f"switch port {re.escape(repr(value))} does not match"):
+        host.render_hosts(plan, [good, bad])
+    if value != "leaf1":  # (a valid host name)
+        with pytest.raises(ValueError, match=f"host name {re.escape(repr(value))} does not match"):
+            host.render_hosts(plan, [good, h.model_copy(update={"name": value})])

@@ -23,11 +23,15 @@ REPO = Path(__file__).resolve().parents[2]
 # swapped
 OLD_MANAGED = ("plan.json", "plan.md", "nccl.env", "switches", "hosts")
 
-#: runs write_tree in a child that SIGKILLs itself right before its k-th file-system mutation
+#: runs write_tree in a child that SIGKILLs itself right before its k-th file-system mutation; plan.json is
+#: handed over as render_outputs hands it (UTF-8 pieces, written with writev), the other files as text
 KILLER = r"""
 import builtins, json, os, signal, sys
+from roce_tune.plandir import TextFiles
 from roce_tune.render.outputs import write_tree
 k, files, out = int(sys.argv[1]), json.load(open(sys.argv[2])), sys.argv[3]
+blob = files["plan.json"].encode()
+files = TextFiles({**files, "plan.json": [blob[i:i + 4093] for i in range(0, len(blob), 4093)]}.items())
 count = [0]
 def hook(fn):
     def wrapped(*args, **kwargs):
@@ -37,7 +41,7 @@ def hook(fn):
         return fn(*args, **kwargs)
     return wrapped
 for name in ("mkdir", "symlink", "link", "rename", "replace", "unlink", "rmdir", "fsync", "chmod", "open",
-             "write"):
+             "write", "writev"):
     setattr(os, name, hook(getattr(os, name)))
 builtins.open = hook(builtins.open)
 write_tree(files, out)
@@ -199,3 +203,44 @@ def test_the_plan_directory_reads_like_a_directory_and_keeps_what_plan_does_not_
     (tmp_path / "foreign" / "switches").mkdir()
     with pytest.raises(OSError, match="not a roce-tune plan directory"):
         write_tree(new, tmp_path / "foreign")
+
+
+def test_plan_json_goes_from_the_renderer_to_the_writer_as_bytes(tmp_path: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    # render_outputs holds plan.json as the UTF-8 pieces plan_json_pieces makes (never joined nor decoded
+    # unless read as text) and write_tree writes them as they are: the same tree, byte for byte, as from the
+    # texts; a rewrite compares them with the version in force and links or writes as for text
+    import roce_tune.plandir as plandir
+    from roce_tune.findings import Finding
+    from roce_tune.plan.codec import plan_to_json, plan_to_json_bytes
+    from roce_tune.plandir import TextFiles, write_tree_stats
+
+    monkeypatch.setattr(plandir, "_BATCH_PIECES", 3)  # several writev(2) and compare batches at lab size
+    plan = derive_plan(load_inventory(REPO / "inventories" / "lab-2node.yaml"))
+    warnings: list[Finding] = []
+    files = render_outputs(plan, findings=warnings)
+    reviewed = plan.model_copy(update={"findings": [*plan.findings, *warnings]})  # (as render_outputs writes)
+    pieces = files.contents()["plan.json"]
+    assert isinstance(files, TextFiles) and isinstance(pieces, list) and len(pieces) > 10
+    held = b"".join(pieces)
+    assert held == plan_to_json_bytes(reviewed)
+    assert files["plan.json"] == plan_to_json(reviewed) == held.decode() and list(files) == sorted(files)
+    texts = dict(files)
+    assert files == texts and texts == files and all(type(t) is str for t in texts.values())
+    write_tree(files, tmp_path / "bytes")
+    write_tree(texts, tmp_path / "texts")
+    assert read_tree(tmp_path / "bytes") == read_tree(tmp_path / "texts") == texts
+    current = tmp_path / "bytes" / os.readlink(tmp_path / "bytes" / CURRENT)
+    assert (current / "plan.json").read_bytes() == held
+    # the same pieces again: compared with the file in force, nothing written; one byte changed in the
+    # middle (same size): written
+    assert write_tree_stats(files, tmp_path / "bytes")[1].written == 0
+    k = next(i for i in range(len(pieces) // 2, len(pieces)) if b":" in pieces[i])
+    changed = [*pieces[:k], pieces[k].replace(b":", b";", 1), *pieces[k + 1:]]
+    assert len(b"".join(changed)) == len(held) and b"".join(changed) != held
+    edited = TextFiles({**files.contents(), "plan.json": changed}.items())  # (as a renderer hands it)
+    assert write_tree_stats(edited, tmp_path / "bytes")[1].written == 1
+    assert (tmp_path / "bytes" / "plan.json").read_bytes() == b"".join(changed)
+    edited["plan.md"] += "\nreviewed\n"
+    del edited["nccl.env"]
+    assert "nccl.env" not in edited and edited["plan.md"].endswith("reviewed\n") and files != edited

@@ -126,7 +126,22 @@ def _variants(sw: Any) -> dict[str, Any]:
         return sw.model_copy(update={"ports": ports})
 
     hr = port.headroom
+    # the key lists each distinct headroom once and each port's position in that list: ports that take
+    # another port's headroom (one, or two swapping theirs) make another switch
+    lossless = [k for k, p in enumerate(sw.ports) if p.lossless and p.headroom is not None]
+    j = next((k for k in lossless if sw.ports[k].headroom != hr), None)
+
+    def with_headrooms(moves: dict[int, int]) -> Any:
+        return sw.model_copy(update={"ports": [
+            p.model_copy(update={"headroom": sw.ports[moves[k]].headroom}) if k in moves else p
+            for k, p in enumerate(sw.ports)]})
+
+    moved = {} if j is None else {
+        "headroom of another port": with_headrooms({i: j}),
+        "headroom of another port, elsewhere": with_headrooms({lossless[1]: j}),
+        "headrooms swapped": with_headrooms({i: j, j: i})}
     return {
+        **moved,
         "twin": sw,
         "mtu": with_port(mtu=port.mtu - 100),
         "cable": with_port(cable_m=port.cable_m + 40),
@@ -167,6 +182,9 @@ def test_sonic_render_keyed_on_facts_equals_the_render_of_its_own_context(invent
     assert "twin" in texts and len(texts) >= 8
     changed = [w for w, t in texts.items() if w != "twin" and t == texts["twin"]]
     assert changed == [], f"variants rendered like the original: {changed}"
+    if inventory == "site":  # (its leaves: 3 m and 15 m ports, dynamic model: BUFFER_PG names the headroom)
+        moved = {t for w, t in texts.items() if w.startswith("headroom of") or w.startswith("headrooms")}
+        assert len(moved) == 3
 
 
 def _host_variants(h: Any) -> list[Any]:
@@ -233,3 +251,29 @@ def test_plan_md_lists_a_pinned_headroom_on_every_port_that_has_it() -> None:
     assert [ln.split("`")[1] for ln in lines] == [f"{sw.name}:{n}" for n in holders]
     assert all(f" {key} = " in ln for ln in lines)
     assert not [ln for ln in _non_default(plan) if ln.startswith(f"- `{sw.name}:")]
+
+
+@pytest.mark.parametrize("inventory", ["mixed-vendor", "site"])
+def test_plan_md_lists_the_same_values_whether_switches_share_their_sections_or_not(inventory: str) -> None:
+    # _non_default makes the lines of an ECN profile or watchdog object once (a repeat adds only keys already
+    # listed): switches holding equal copies instead, or one watchdog under other platforms, list the same
+    from roce_tune.render.review import _non_default, render_review
+
+    plan = pipeline_plan(inventory)
+    copies = plan.model_copy(update={"switches": [
+        sw.model_copy(update={"ecn_profiles": [e.model_copy() for e in sw.ecn_profiles],
+                              "watchdog": sw.watchdog.model_copy(update={"poll_ms": 150})})
+        for sw in plan.switches]})
+    shared_wd = copies.switches[0].watchdog
+    shared = copies.model_copy(update={"switches": [
+        sw.model_copy(update={"watchdog": shared_wd, "ecn_profiles": copies.switches[0].ecn_profiles})
+        for sw in copies.switches]})
+    alone = copies.model_copy(update={"switches": [
+        sw.model_copy(update={"watchdog": shared_wd.model_copy(), "ecn_profiles": [
+            e.model_copy() for e in copies.switches[0].ecn_profiles]}) for sw in copies.switches]})
+    for a, b in ((plan, plan.model_copy(update={"switches": [s.model_copy() for s in plan.switches]})),
+                 (shared, alone)):
+        assert _non_default(a) == _non_default(b) and render_review(a) == render_review(b)
+    platforms = {sw.platform for sw in plan.switches}
+    listed = [ln for ln in _non_default(shared) if ln.startswith("- watchdog (")]
+    assert {ln.split("(")[1].split(",")[0] for ln in listed} == platforms

@@ -168,6 +168,60 @@ def test_values_orjson_would_print_otherwise_are_written_by_pydantic(plan: Plan)
     assert '"cable_m":3.0' in text and '"fan_in":1' in text
 
 
+def _odd_ports(port: PortPlan) -> list[PortPlan]:
+    """Copies of ``port`` that orjson would print otherwise than pydantic (or that are not a PortPlan)."""
+
+    class Sub(PortPlan):
+        pass
+
+    shuffled = port.model_copy()
+    object.__setattr__(shuffled, "__dict__", dict(reversed(list(port.__dict__.items()))))
+    return [PortPlan.model_construct(**{**port.__dict__, "cable_m": 3}),
+            PortPlan.model_construct(**{**port.__dict__, "fan_in": True}),
+            PortPlan.model_construct(**{**port.__dict__, "pfc_priorities": [*port.pfc_priorities, True]}),
+            PortPlan.model_construct(**{**port.__dict__, "peer": 7}),
+            Sub.model_construct(**port.__dict__), shuffled]
+
+
+def test_the_plan_wide_check_agrees_with_each_objects_own(plan: Plan) -> None:
+    # the writer checks all ports (NICs) of a plan at once (all_fit) and then skips each one's own check:
+    # one odd object anywhere among them must fail the whole check, as it fails its own
+    from roce_tune.plan.jsonwrite import _NIC, _PORT, NicPlan, _ints
+
+    ports = [p for sw in plan.switches for p in sw.ports]
+    port = next(p for p in ports if p.pfc_priorities)
+    assert _PORT.all_fit(PortPlan, ports, "pfc_priorities") and _PORT.all_fit(PortPlan, [], "pfc_priorities")
+    for odd in _odd_ports(port):
+        own = type(odd) is PortPlan and _PORT.fits(odd.__dict__) and _ints(odd.__dict__["pfc_priorities"])
+        assert not own and not _PORT.all_fit(PortPlan, [*ports[:3], odd, *ports[3:]], "pfc_priorities")
+    nics = [n for h in plan.hosts for n in h.nics]
+    nic = nics[0]
+    assert _NIC.all_fit(NicPlan, nics, "pfc_vector")
+    for update in ({"cable_m": 7}, {"pfc_vector": [*nic.pfc_vector[:-1], True]}, {"rail": "0"}):
+        assert not _NIC.all_fit(NicPlan, [*nics, nic.model_copy(update=update)], "pfc_vector")
+
+
+def test_each_odd_object_alone_is_written_as_pydantic_writes_it(plan: Plan) -> None:
+    # one odd port among well-typed ones (the plan-wide check fails, every port is checked on its own)
+    from roce_tune.plan.codec import _plan_to_json_pydantic
+
+    sw = plan.switches[-1]
+    import warnings
+
+    for odd in _odd_ports(sw.ports[-1]):
+        changed = plan.model_copy(update={"switches": [
+            *plan.switches[:-1], sw.model_copy(update={"ports": [*sw.ports[:-1], odd]})]})
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # pydantic warns about the off-type values it is given
+            assert plan_to_json(changed) == _plan_to_json_pydantic(changed)
+    h = plan.hosts[-1]
+    for update in ({"credentials": {**h.credentials, "password_env": 5}}, {"mgmt_port": True}):
+        changed = plan.model_copy(update={"hosts": [*plan.hosts[:-1], h.model_copy(update=update)]})
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            assert plan_to_json(changed) == _plan_to_json_pydantic(changed)
+
+
 def test_an_invalid_value_deep_in_the_file_is_reported_with_its_whole_location(plan: Plan) -> None:
     # devices are validated one by one (their JSON freed as they go); the first invalid one is left to the
     # plan's validation, which names it from the top of the document
