@@ -8,8 +8,8 @@ Usage::
     python benchmarks/bench_plan.py --hosts 256 --scorecards  # include the simulator scorecards
 
 First it byte-compiles roce_tune (as ``pip install`` does; ``--no-compile`` skips it). For every size it
-writes the fabric's intent form (:func:`roce_tune.inventory.synthetic.rail_optimised_intent`: N hosts x 8 NICs at 400G, SN5600
-leaves/spines/superspines), expands it with ``roce-tune expand --out`` into the full form (so one NIC's cable
+writes the fabric's intent form (:func:`roce_tune.inventory.synthetic.rail_optimised_intent`: N hosts x 8
+NICs at 400G, SN5600 leaves/spines/superspines), expands it with ``roce-tune expand --out`` into the full form (so one NIC's cable
 can be changed), then runs ``roce-tune plan --timings`` as a child process pinned to one core (``taskset -c
 CORE`` when available) three times into the same output directory:
 
