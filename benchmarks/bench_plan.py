@@ -9,9 +9,9 @@ Usage::
 
 First it byte-compiles roce_tune (as ``pip install`` does; ``--no-compile`` skips it). For every size it
 writes the fabric's intent form (:func:`roce_tune.inventory.synthetic.rail_optimised_intent`: N hosts x 8
-NICs at 400G, SN5600 leaves/spines/superspines), expands it with ``roce-tune expand --out`` into the full form (so one NIC's cable
-can be changed), then runs ``roce-tune plan --timings`` as a child process pinned to one core (``taskset -c
-CORE`` when available) three times into the same output directory:
+NICs at 400G, SN5600 leaves/spines/superspines), expands it with ``roce-tune expand --out`` into the full
+form (so one NIC's cable can be changed), then runs ``roce-tune plan --timings`` as a child process pinned
+to one core (``taskset -c CORE`` when available) three times into the same output directory:
 
 1. ``full``      a new output directory (every file written);
 2. ``unchanged`` the same inventory again (nothing should be written);
