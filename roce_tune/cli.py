@@ -303,6 +303,22 @@ def explain(
             out.print(f"  pinned by user; derived value {e.rationale.derived_value}")
     if scorecard:
         _explain_scorecard(the_plan, target)
+    _leave_to_exit(loaded, the_plan)
+
+
+def _leave_to_exit(*objects: object) -> None:
+    """Leave ``objects`` (an inventory and plan the command is done with) to the process's exit instead of
+    freeing them object by object: a 4,096-host inventory and plan are about a million objects, and
+    deallocating them one at a time costs ~0.07 s CPU that the operating system saves by dropping the
+    address space at once. They are put in a reference cycle moved to the collector's permanent
+    generation (:func:`gc.freeze`), which neither reference counting nor interpreter shutdown frees.
+    Only for a command's last step: the memory stays in use until the process ends.
+    """
+    import gc
+
+    keep: list[object] = [*objects]
+    keep.append(keep)
+    gc.freeze()
 
 
 def _explain_scorecard(the_plan: Plan, target: str) -> None:

@@ -111,3 +111,25 @@ def test_lint_exit_codes_and_github_format(tmp_path: Path) -> None:
     assert run("lint", str(tmp_path / "missing.yaml")).returncode == 2
     assert run("schema").stdout == (REPO / "schema" / "inventory.schema.json").read_text()
     assert run("--version").stdout.startswith("roce-tune ")
+
+
+def test_explain_leaves_its_inventory_and_plan_to_the_process_exit() -> None:
+    """``_leave_to_exit`` (explain's last step) keeps the objects alive through reference counting and a
+    full collection: they are left to the process's exit, not freed one by one."""
+    import gc
+    import weakref
+
+    from roce_tune.cli import _leave_to_exit
+
+    class Big:
+        pass
+
+    obj = Big()
+    ref = weakref.ref(obj)
+    _leave_to_exit(obj)
+    try:
+        del obj
+        gc.collect()
+        assert ref() is not None
+    finally:
+        gc.unfreeze()

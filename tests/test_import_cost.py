@@ -53,6 +53,28 @@ def test_explain_loads_no_renderer_diff_readback_or_simulator(tmp_path: Path) ->
     assert "roce_tune.platforms.sonic" in modules  # the probe sees what the command did load
 
 
+def test_full_form_explain_imports_neither_ruamel_nor_intent(tmp_path: Path) -> None:
+    """A full-form inventory the fast reader takes needs neither ruamel.yaml (the reader of the documents
+    the fast one declines) nor the intent expander; an intent inventory, or one the fast reader declines,
+    still loads them and gives the same answer as before."""
+    modules, proc = _run(tmp_path, "explain", "inventories/site.yaml", "leaf1:Ethernet0", "xoff_bytes",
+                         "--no-scorecard")
+    assert proc.returncode == 0, proc.stderr
+    assert "leaf1:Ethernet0 xoff_bytes = " in proc.stdout
+    assert _loaded(modules, ("ruamel.yaml", "roce_tune.inventory.ruamelpos",
+                             "roce_tune.inventory.intent")) == []
+    modules, proc = _run(tmp_path, "explain", "inventories/intent/site.yaml", "leaf1:Ethernet0", "xoff_bytes",
+                         "--no-scorecard")
+    assert proc.returncode == 0, proc.stderr
+    assert "leaf1:Ethernet0 xoff_bytes = " in proc.stdout
+    assert "roce_tune.inventory.intent" in modules
+    anchored = tmp_path / "anchored.yaml"  # an alias: the fast reader declines, ruamel.yaml reads it
+    text = (REPO / "inventories" / "site.yaml").read_text(encoding="utf-8")
+    anchored.write_text(text + "\nx-anchor: &a 1\nx-alias: *a\n", encoding="utf-8")
+    modules, _ = _run(tmp_path, "explain", str(anchored), "leaf1:Ethernet0", "xoff_bytes", "--no-scorecard")
+    assert "roce_tune.inventory.ruamelpos" in modules
+
+
 def test_lint_loads_no_renderer_diff_readback_or_simulator(tmp_path: Path) -> None:
     modules, proc = _run(tmp_path, "lint", "inventories/mixed-vendor.yaml", "--format", "json")
     assert proc.returncode in (0, 1), proc.stderr

@@ -30,8 +30,6 @@ from pydantic import ValidationError
 from roce_tune.findings import Finding, Location, RoceTuneError, Severity
 from roce_tune.gcpause import gc_paused
 from roce_tune.inventory.fastyaml import fast_parse
-from roce_tune.inventory.intent import IntentError, expand_document
-from roce_tune.inventory.intent import finding as intent_finding
 from roce_tune.inventory.models import Inventory
 from roce_tune.inventory.positions import PositionIndex
 from roce_tune.inventory.validation import schema_findings, unexpected_finding
@@ -164,6 +162,10 @@ def _expanded(data: dict[str, object], parsed: ParseResult, index: PositionIndex
     Raises:
         RoceTuneError: RT003 for an invalid intent section, RT007 for one that cannot be expanded.
     """
+    # imported here: a full-form inventory (no ``fabric:``) never needs the intent module
+    from roce_tune.inventory.intent import IntentError, expand_document
+    from roce_tune.inventory.intent import finding as intent_finding
+
     located: dict[str, tuple[int, int]] = {}
 
     def locate(path: str) -> tuple[int, int]:
