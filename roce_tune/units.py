@@ -164,8 +164,3 @@ def parse_time_us(value: object) -> float:
         if m:
             return float(m.group(1)) * {None: 1, "us": 1, "µs": 1, "ns": 0.001, "ms": 1000}[m.group(2)]
     raise ValueError(f"{short_repr(value)} is not a time: write 10us, 500ns or 0.2ms")
-
-
-def format_speed(speed_gbps: int) -> str:
-    """``400`` -> ``"400G"``."""
-    return f"{speed_gbps}G"

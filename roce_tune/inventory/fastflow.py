@@ -218,9 +218,7 @@ def _flow_map_pairs(s: str, line: int, base: int, ctx: Ctx) -> tuple[Any, Any, i
         return None
     inner, end = got
     out: dict[str, Any] = {}
-    pos: PosMap = {}
     plain_cache, keys, split_cache = ctx.plain_cache, ctx.keys, ctx.split_cache
-    i = 1
     for part in inner.split(", "):
         key, sep, raw = part.partition(": ")
         if not sep or not raw or key in out:
@@ -236,9 +234,7 @@ def _flow_map_pairs(s: str, line: int, base: int, ctx: Ctx) -> tuple[Any, Any, i
                 return None
             split_cache[raw] = value
         out[key] = value
-        pos[key] = (line, base + i + 1, line, base + i + len(key) + 3, None)
-        i += len(part) + 2
-    return out, pos, end + 1
+    return out, SplitPos((inner, line, base)), end + 1  # pairs cut at ", " and ": " as SplitPos cuts them
 
 
 def _skip_spaces(s: str, i: int) -> int:

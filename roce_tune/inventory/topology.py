@@ -121,14 +121,6 @@ class Topology:
             self._directions = out
         return self._directions
 
-    def down_ports(self, switch: str) -> list[str]:
-        """Names of the ports of ``switch`` that face hosts or a lower tier."""
-        return [p for p in self.cabled_ports(switch) if self.direction(switch, p) == "down"]
-
-    def up_ports(self, switch: str) -> list[str]:
-        """Names of the ports of ``switch`` that face a higher tier."""
-        return [p for p in self.cabled_ports(switch) if self.direction(switch, p) == "up"]
-
     def tiers(self) -> int:
         """Number of switch tiers present (0 for a host-only inventory)."""
         return len({self.tier(s) for s in self.switches})

@@ -132,11 +132,16 @@ class _Error:
     about_key: bool
 
 
-def _unknown_field(e: _Error) -> tuple[str, str]:
-    model = _model_at(e.parts[:-1])
+def _closest_field(parts: list[str | int]) -> tuple[list[str], list[str]]:
+    """(the fields allowed where the unknown field ``parts[-1]`` is, the one it is close to, if any)."""
+    model = _model_at(parts[:-1])
     allowed = sorted(model.model_fields) if model else []
+    return allowed, difflib.get_close_matches(str(parts[-1]), allowed, n=1, cutoff=0.6)
+
+
+def _unknown_field(e: _Error) -> tuple[str, str]:
+    allowed, close = _closest_field(e.parts)
     name = e.parts[-1]
-    close = difflib.get_close_matches(str(name), allowed, n=1, cutoff=0.6)
     if close:
         return f"unknown field {name!r}; did you mean {close[0]!r}?", f"rename '{name}' to '{close[0]}'"
     return f"unknown field {name!r}", f"remove it; allowed here: {', '.join(allowed)}"
@@ -225,7 +230,7 @@ def _wrong_size(e: _Error) -> tuple[str, str]:
 
 
 def _other(e: _Error) -> tuple[str, str]:
-    return f"{e.msg} (got {_short(e.value)})", e.hint or "correct the value as the message says"
+    return f"{e.msg} (got {_short(e.value)})", e.hint or _VALUE_FIX
 
 
 #: pydantic error type -> (message, fix) of its finding; anything else: :func:`_other`
@@ -265,9 +270,7 @@ def _renamed(errors: list[dict[str, Any]], data: Any) -> set[tuple[str, str]]:
     for err in errors:
         if err["type"] == "extra_forbidden":
             parts, _, _ = _data_path(data, tuple(err["loc"]), False)
-            model = _model_at(parts[:-1])
-            close = difflib.get_close_matches(str(parts[-1]), sorted(model.model_fields) if model else [], 1,
-                                              0.6)
+            close = _closest_field(parts)[1]
             if close:
                 renamed.add((format_path(parts[:-1]), close[0]))
     return renamed

@@ -52,7 +52,7 @@ class LazyPos:
 
 class SplitPos(tuple[str, int, int]):
     """The positions of a one-line flow mapping ``{inner}`` whose pairs are ``key: value`` joined by
-    ``", "`` (what :func:`roce_tune.inventory.fastflow.split_pairs` reads), kept as ``(inner, line, base)``
+    ``", "`` (what :func:`roce_tune.inventory.fastflow.flow_map_split` reads), kept as ``(inner, line, base)``
     (``base``: the 0-based column of its ``{``) and worked out on each :meth:`resolve`: a 4,096-host
     inventory has 75k such mappings and a finding points into few of them. A tuple subclass, so one
     costs a third of a :class:`LazyPos`."""

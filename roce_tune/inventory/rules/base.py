@@ -18,7 +18,7 @@ from roce_tune.findings import Finding, Severity
 from roce_tune.inventory.catalog import Catalog, CatalogError, SwitchModelSpec
 from roce_tune.inventory.loader import LoadedInventory
 from roce_tune.inventory.models import Host, Inventory, Nic, Switch
-from roce_tune.inventory.topology import Peer, PortInfo, Topology
+from roce_tune.inventory.topology import PortInfo, Topology
 
 #: L2 bytes a switch port MTU must allow above the host (L3) MTU: Ethernet II header 14 B + FCS 4 B
 #: (IEEE 802.3 clause 3.1.1) + one 802.1Q tag 4 B (IEEE 802.1Q clause 9). Vendors differ in whether
@@ -130,29 +130,14 @@ class LintContext:
         return self.topo.host_names
 
     @cached_property
-    def peers_by_switch(self) -> dict[str, list[tuple[str, Peer, str]]]:
-        """Switch -> [(port, peer, direction)] for every cabled port, in insertion order."""
-        out: dict[str, list[tuple[str, Peer, str]]] = {}
-        directions = self.topo.directions()
-        for (sw, port), peer in self.topo.peers.items():
-            direction = directions[(sw, port)]
-            out.setdefault(sw, []).append((port, peer, direction))
-        return out
-
-    @cached_property
     def ports_by_switch(self) -> dict[str, int]:
         """Switch -> number of declared (expanded) ports."""
         return {sw: len(infos) for sw, infos in self.topo.ports_by_switch.items()}
 
     def nics(self) -> Iterator[tuple[str, Host, Nic]]:
-        """(``hosts[i].nics[j]``, host, nic) for every NIC."""
-        return iter(self._nics)
-
-    @property
-    def _nics(self) -> list[tuple[str, Host, Nic]]:
-        """What :meth:`nics` yields (the topology's list, built once: several rules walk the 32k NICs of a
-        4,096-host fabric)."""
-        return self.topo.nics
+        """(``hosts[i].nics[j]``, host, nic) for every NIC (the topology's list, built once: several rules
+        walk the 32k NICs of a 4,096-host fabric)."""
+        return iter(self.topo.nics)
 
     def nic_ports(self) -> Iterator[tuple[tuple[str, Host, Nic], PortInfo | None]]:
         """((``hosts[i].nics[j]``, host, nic), the declared switch port its ``switch_port`` names or None)
