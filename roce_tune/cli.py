@@ -234,11 +234,13 @@ rewritten."""
                 summary = reuse_plan(inventory, target, platforms=platforms, scorecards=scorecards)
         done = ("files: plan unchanged, nothing written (inventory, roce-tune and options as for the plan in "
                 "force, its files intact: nothing derived)")
+        changes = ""
         if summary is None:
             result = plan_inventory(inventory, target, platforms=platforms, scorecards=scorecards,
                                     timings=clock, progress=StageProgress(err))
             summary, target = result.summary, result.out_dir or target
             done = (result.written or WriteStats()).describe()
+            changes = (result.written or WriteStats()).changes()
     except StageError as exc:
         if exc.headline:
             err.print(f"[bold red]{exc.headline}; nothing written[/]")
@@ -248,20 +250,27 @@ rewritten."""
         raise typer.Exit(1) from None
     if timings:
         err.print(f"{clock.summary()}; {done}", markup=False, highlight=False)
-    _print_plan(summary, fmt, target.absolute())
+    _print_plan(summary, fmt, target.absolute(), changes)
 
 
-def _print_plan(summary: PlanSummary, fmt: OutFormat, target: Path) -> None:
-    """The summary of a written plan: JSON, or the table and the non-info findings (stderr)."""
+def _print_plan(summary: PlanSummary, fmt: OutFormat, target: Path, changes: str = "") -> None:
+    """The summary of a written plan: JSON, or the table and the non-info findings (stderr); ``changes``
+    (:meth:`WriteStats.changes`: what a re-plan changed against the plan in force) on its own line, and in
+    JSON as ``changes``, when not empty."""
     from roce_tune.render.summary import summary_json, summary_table
 
     if fmt is OutFormat.json:
-        print(json.dumps(summary_json(summary, target), indent=2, sort_keys=True))
+        doc = summary_json(summary, target)
+        if changes:
+            doc["changes"] = changes
+        print(json.dumps(doc, indent=2, sort_keys=True))
     else:
         out.print(summary_table(summary))
         for f in summary["findings"]:
             err.print(f"[yellow]{f}[/]")
         out.print(f"wrote {len(summary['files'])} files to [bold]{target}[/]")
+        if changes:
+            out.print(changes, markup=False, highlight=False)
 
 
 @app.command()

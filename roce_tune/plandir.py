@@ -109,6 +109,10 @@ class WriteStats:
     removed: int = 0
     published: bool = False
     restored: int = 0
+    #: relative paths new or different from the version in force, and those it had that are gone (both empty
+    #: when there was no version in force: a first plan changes everything)
+    changed: list[str] = field(default_factory=list)
+    gone: list[str] = field(default_factory=list)
 
     def describe(self) -> str:
         """``files: 12 written, 9975 unchanged (linked), 3 removed``, ``files: plan unchanged, nothing
@@ -118,6 +122,20 @@ class WriteStats:
         if not self.published:
             return "files: plan unchanged, nothing written"
         return f"files: {self.written} written, {self.linked} unchanged (linked), {self.removed} removed"
+
+    def changes(self, most: int = 20) -> str:
+        """What a re-plan changed against the version in force, device files first, for the engineer who
+        edited one cable and wants to know which devices to review and apply: ``changed since the plan in
+        force: switches/leaf1.json, hosts/gpu01.sh, plan.json, plan.md; removed: hosts/gpu09.sh``; at most
+        ``most`` names per list (then ``+N more``). "" when nothing changed or there was no plan in force."""
+        def names(rels: list[str]) -> str:
+            ordered = sorted(rels, key=lambda r: (not r.startswith(("switches/", "hosts/")), r))
+            shown = ", ".join(ordered[:most])
+            return shown + (f" (+{len(ordered) - most} more)" if len(ordered) > most else "")
+
+        parts = ([f"changed since the plan in force: {names(self.changed)}"] if self.changed else []) + (
+            [f"removed: {names(self.gone)}"] if self.gone else [])
+        return "; ".join(parts)
 
 
 @dataclass
@@ -642,6 +660,8 @@ class _VersionBuilder:
                 continue
             self._write(rel)
             digests[rel] = str(self._manifest[rel][0])
+            if self._prev and (entry is None or digests[rel] != entry[0]):
+                self._stats.changed.append(rel)
             if not differs and (entry is None or digests[rel] != entry[0]):
                 differs = True
                 self._carry_noted()
@@ -673,7 +693,8 @@ class _VersionBuilder:
         doc = {"format": 1, "files": dict(sorted(self._manifest.items())),
                **self._provenance.manifest_fields()}
         self._new.write(MANIFEST, [[orjson.dumps(doc)]])
-        self._stats.removed = len(self._prev.keys() - self._manifest.keys())
+        self._stats.gone = sorted(self._prev.keys() - self._manifest.keys())
+        self._stats.removed = len(self._stats.gone)
 
 
 def _replace_file(path: Path, blob: bytes | Iterable[bytes]) -> list[int | str]:
@@ -842,6 +863,7 @@ def _stage_version(out: Path, data: _Encoded, in_force: str | None, stats: Write
         shutil.rmtree(stage, ignore_errors=True)
         raise
     stats.written, stats.linked, stats.removed = built.written, built.linked, built.removed
+    stats.changed, stats.gone = built.changed, built.gone
     return version, True
 
 

@@ -43,6 +43,23 @@ def test_plan_writes_the_tree_and_is_byte_identical_on_rerun(tmp_path: Path) -> 
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".out.")], "temp dirs left behind"
 
 
+def test_replan_names_the_files_a_cable_change_changed(tmp_path: Path) -> None:
+    """After one cable edit the engineer is told which device files changed (what to review and apply)."""
+    inv, out = tmp_path / "lab.yaml", tmp_path / "out"
+    inv.write_text(LAB.read_text())
+    first = run("plan", str(inv), "--out", str(out), "--no-scorecard")
+    assert first.returncode == 0, first.stderr
+    assert "changed since" not in first.stdout  # a first plan: nothing to compare with
+    nic = 'switch_port: "lab-leaf1:Ethernet0", cable_length: 2m'
+    inv.write_text(inv.read_text().replace(nic, nic.replace("2m", "90m")))
+    second = run("plan", str(inv), "--out", str(out), "--no-scorecard")
+    assert second.returncode == 0, second.stderr
+    assert ("changed since the plan in force: hosts/node1.sh, switches/lab-leaf1.json, plan.json, plan.md"
+            in second.stdout)
+    third = run("plan", str(inv), "--out", str(out), "--no-scorecard", "--format", "json", "--force")
+    assert "changes" not in json.loads(third.stdout)  # nothing changed
+
+
 def test_plan_json_summary_and_platform_only(tmp_path: Path) -> None:
     inv = REPO / "inventories" / "mixed-vendor.yaml"
     proc = run("plan", str(inv), "--out", str(tmp_path / "o"), "--format", "json", "--platform-only", "eos")

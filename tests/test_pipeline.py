@@ -36,6 +36,7 @@ from roce_tune.plandir import (
     MANIFEST,
     SUMS,
     Provenance,
+    WriteStats,
     read_version,
     reusable,
     write_tree,
@@ -229,6 +230,8 @@ def test_one_cable_change_rewrites_the_files_of_that_leaf_and_host_only(
     assert f"hosts/{host}.sh" in changed and any(rel.startswith(f"switches/{leaf}.") for rel in changed)
     assert changed <= {"plan.json", "plan.md"} | own, sorted(changed - own)
     assert second.written is not None and second.written.written == len(changed)
+    assert sorted(second.written.changed) == sorted(changed) and not second.written.gone  # what to apply
+    assert second.written.changes().startswith(f"changed since the plan in force: hosts/{host}.sh")
     # provenance stays checkable: the inventory and its sha256 are in plan.json, every file in SHA256SUMS
     pd = read_plan_dir(out)
     assert pd.plan.inventory_sha256 == load_inventory(inv).sha256 and set(pd.sha256) == set(second.files)
@@ -242,6 +245,17 @@ def test_devices_that_left_the_inventory_lose_their_files(lab_files: dict[str, s
     assert (stats.removed == len(lab_files) - len(fewer) >= 1 and stats.written == 0
             and stats.linked == len(fewer))
     assert not (out / "hosts" / "node2.sh").exists() and read_version(out).files == fewer
+    gone = sorted(set(lab_files) - set(fewer))
+    assert stats.gone == gone and not stats.changed and stats.changes() == "removed: " + ", ".join(gone)
+
+
+def test_a_first_plan_reports_no_changes_and_a_long_list_is_cut(lab_files: dict[str, str],
+                                                                 tmp_path: Path) -> None:
+    _, first = write_tree_stats(lab_files, tmp_path / "out")
+    assert first.written == len(lab_files) and not first.changed and first.changes() == ""
+    many = WriteStats(changed=[f"hosts/h{i:02}.sh" for i in range(25)] + ["plan.json"])
+    text = many.changes(most=3)
+    assert text == "changed since the plan in force: hosts/h00.sh, hosts/h01.sh, hosts/h02.sh (+23 more)"
 
 
 def test_a_file_edited_in_place_is_written_again_not_linked(lab_files: dict[str, str],
