@@ -33,7 +33,12 @@ class Bail(Exception):
 
 
 def after_ok(s: str, i: int) -> None:
-    """Only spaces or a comment may follow a closed quote / flow collection on the line."""
+    """Only spaces or a comment may follow a closed quote / flow collection on the line (``i``: the 0-based
+    character index just past it in the line ``s``).
+
+    Raises:
+        Bail: anything else follows (the general reader then takes the line).
+    """
     rest = s[i:].lstrip(" ")
     if rest and rest[0] != "#":
         raise Bail
@@ -58,6 +63,9 @@ class Ctx:
 
 
 def resolve_scalar(text: str, ctx: Ctx, path: str, line: int, col: int) -> Any:
+    """An unquoted scalar by the YAML 1.2 core schema (:func:`roce_tune.inventory.yamlpos.resolve_plain`);
+    a number out of range is recorded in ``ctx`` as RT003 at ``line``:``col`` (1-based) and ``path``, and
+    the text is returned as it is (never raises)."""
     try:
         return resolve_plain(text)
     except ScalarError as exc:
