@@ -88,10 +88,6 @@ def plan_to_json(plan: Plan) -> str:
     (:class:`~roce_tune.plan.jsonwrite.JsonWriter`: the bytes pydantic's serializer gives, without its
     ~300k calls back into Python at 4,096 hosts), pydantic the rest. A plan read from an older file is
     written as the current schema (the model is the same). Read it back with :func:`plan_from_json`."""
-    if plan.schema_version != PLAN_SCHEMA_VERSION:
-        plan = plan.model_copy(update={"schema_version": PLAN_SCHEMA_VERSION})
-    if type(plan) is not Plan:
-        return _plan_to_json_pydantic(plan)
     return plan_to_json_bytes(plan).decode("utf-8")
 
 

@@ -212,7 +212,7 @@ def _syntax_info(switch: SwitchPlan) -> list[Finding]:
             message="Junos sizes PFC headroom itself from each congestion-notification profile's "
                     "cable-length: the plan's per-port headroom (xon/xoff/size) is not configured",
             fix="compare with 'show class-of-service shared-buffer' after apply"))
-    odd = sorted({p.cable_m for p in lossless if p.cable_m != max(1, math.ceil(p.cable_m))})
+    odd = sorted({p.cable_m for p in lossless if p.cable_m != _cable_whole_m(p)})
     if odd:
         out.append(Finding(
             rule="RT241", severity=Severity.info, location=where,
@@ -248,8 +248,14 @@ def _fcs(plan: Plan) -> list[dict[str, object]]:
     return out
 
 
+def _cable_whole_m(p: PortPlan) -> int:
+    """The port's cable length as a congestion-notification profile's ``cable-length`` (whole metres, at
+    least 1: rounded up, so the device sizes at least the plan's headroom)."""
+    return max(1, math.ceil(p.cable_m))
+
+
 def _cnp_name(p: PortPlan) -> str:
-    return CNP_NAME.format(m=max(1, math.ceil(p.cable_m)))
+    return CNP_NAME.format(m=_cable_whole_m(p))
 
 
 def _ecn_profiles(switch: SwitchPlan) -> list[dict[str, object]]:
@@ -329,7 +335,7 @@ def build_context(plan: Plan, switch: SwitchPlan) -> dict[str, object]:
     ecn_profiles = _ecn_profiles(switch)
     sched_defs, sm_entries = _schedulers(plan, ecn_profiles)
     lossless_ports = [p for p in switch.ports if p.lossless]
-    cnps = sorted({_cnp_name(p): max(1, math.ceil(p.cable_m)) for p in lossless_ports}.items(),
+    cnps = sorted({_cnp_name(p): _cable_whole_m(p) for p in lossless_ports}.items(),
                   key=lambda kv: kv[1])
     ecn_map = {e["ecn"]: e["map"] for e in ecn_profiles}
     interfaces = []
@@ -499,7 +505,7 @@ def _push(s: _c.PushSession, commands: list[str], _patch: list[dict[str, object]
 
     ``progress`` keeps the change (``commands``, ``desired``, ``ports``; recorded by the driver) so that a
     rollback, also on a new session, can tell whether any of it is still active."""
-    minutes = max(1, round(s.opts.confirm_s / 60))
+    minutes = _confirm_minutes(s.opts.confirm_s)
     s.config_set(commands, "configure private")
     s.cmd("show | compare", "diff", r"#")
     s.commit_checked("commit check", "check")
@@ -603,14 +609,19 @@ def _rollback(s: _c.PushSession, progress: dict[str, object]) -> None:
     s.undo_active(progress, undo, ROLLED_BACK, REVERTED_BY_DEVICE)
 
 
+def _confirm_minutes(confirm_s: int) -> int:
+    """``commit confirmed N``'s N: the confirm timer ``confirm_s`` (seconds) in whole minutes, at least 1."""
+    return max(1, round(confirm_s / 60))
+
+
 def _expired(_tag: str, confirm_s: int) -> str:
-    minutes = max(1, round(confirm_s / 60))
+    minutes = _confirm_minutes(confirm_s)
     return (f"Junos rolled back to the configuration before `commit confirmed {minutes}` by itself "
             "(`show system commit` lists its rollback commit)")
 
 
 def _left_as_is(progress: dict[str, object], tag: str, confirm_s: int) -> str:
-    minutes = max(1, round(confirm_s / 60))
+    minutes = _confirm_minutes(confirm_s)
     revert = (f"to revert: `rollback N` and `commit` in `configure private`, N = the entry below roce-tune's "
               f"commit (comment {tag}) in `show system commit`")
     if progress.get("confirmed"):

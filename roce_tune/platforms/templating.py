@@ -136,13 +136,8 @@ def _with_slot(context: Mapping[str, Any], identity: tuple[str, ...]) -> dict[st
     return out
 
 
-def _repr_bytes(context: Mapping[str, Any]) -> bytes:
-    return repr(context).encode()
-
-
 def render_once(kind: str, device: str, context: Mapping[str, Any], identity: tuple[str, ...],
-                render: Callable[[dict[str, Any]], str],
-                serialise: Callable[[Mapping[str, Any]], bytes] = _repr_bytes) -> str:
+                render: Callable[[dict[str, Any]], str]) -> str:
     """``render(context)`` for ``device``, computed once per distinct context minus the device's identity.
 
     The device's name at ``identity`` is replaced by :data:`NAME_SLOT`; the result of ``render`` on that
@@ -160,10 +155,6 @@ def render_once(kind: str, device: str, context: Mapping[str, Any], identity: tu
             ``repr`` shows every value the template can print.
         identity: path of dict keys to the device's name in ``context``, e.g. ``("switch", "name")``.
         render: context -> text; it must depend on nothing but the context.
-        serialise: context -> bytes that differ whenever ``render`` could print something different (the
-            key is their SHA-256); default ``repr``. A renderer that prints only scalars with ``str`` may
-            pass a faster one (SONiC: ``orjson.dumps``, which tells ``1``, ``1.0``, ``True`` and ``"1"``
-            apart).
 
     Returns:
         the rendered text of ``device``.
@@ -172,11 +163,7 @@ def render_once(kind: str, device: str, context: Mapping[str, Any], identity: tu
         KeyError: ``identity`` is not a path of ``context``. Anything ``render`` raises (nothing is kept).
     """
     shared = _with_slot(context, identity)
-    key = (kind, hashlib.sha256(serialise(shared)).digest())
-    pieces = _RENDERS.get(key)
-    if pieces is None:
-        pieces = _keep(key, render(shared))
-    return device.join(pieces)
+    return _cached(device, (kind, hashlib.sha256(repr(shared).encode()).digest()), lambda: render(shared))
 
 
 def render_keyed(kind: str, device: str, facts: bytes, context: Callable[[], Mapping[str, Any]],
@@ -194,10 +181,16 @@ def render_keyed(kind: str, device: str, facts: bytes, context: Callable[[], Map
         KeyError: ``identity`` is not a path of the context. Anything ``context`` or ``render`` raises
         (nothing is kept).
     """
-    key = (f"{kind}#facts", hashlib.sha256(facts).digest())
+    return _cached(device, (f"{kind}#facts", hashlib.sha256(facts).digest()),
+                   lambda: render(_with_slot(context(), identity)))
+
+
+def _cached(device: str, key: tuple[str, bytes], make: Callable[[], str]) -> str:
+    """The render kept under ``key`` (``make()`` on a miss, kept by :func:`_keep`; nothing is kept when
+    ``make`` raises) with ``device`` joined into its name slots."""
     pieces = _RENDERS.get(key)
     if pieces is None:
-        pieces = _keep(key, render(_with_slot(context(), identity)))
+        pieces = _keep(key, make())
     return device.join(pieces)
 
 

@@ -55,8 +55,6 @@ BROADCOM_EGRESS_LOSSY_CELLS = 7
 #: mode DEFAULT_LOSSLESS_BUFFER_PARAMETER.default_dynamic_th), not the port-level profile's 7.
 SPECTRUM_LOSSLESS_PG_DYNAMIC_TH = 0
 _POOL_LUA = "sonic-net/sonic-swss:cfgmgr/buffer_pool_mellanox.lua (docs/derivation.md#buffer-pools)"
-_CHECK_LUA = ("sonic-net/sonic-swss:cfgmgr/buffer_check_headroom_mellanox.lua "
-              "(docs/derivation.md#buffer-pools)")
 _SHP_DESIGN = ("sonic-net/SONiC doc/qos 'Shared headroom pool design' (headroom is only occupied by PGs "
                "congested at the same time; over_subscribe_ratio = sum of xoff / pool)")
 _BRCM_SKU = ("SONiC Broadcom SKUs DellEMC-Z9332f-O32 (TH3) and Arista-7060X6-64PE-O128S2 (TH5) "

@@ -34,9 +34,6 @@ MLX5_FIRMWARE_DEFAULTS: dict[str, int] = {
 }
 PARAM_KEYS: tuple[str, ...] = tuple(MLX5_FIRMWARE_DEFAULTS)
 
-_HPCC = ("alibaba-edu/High-Precision-Congestion-Control:simulation/run.py (cc=dcqcn: ai = 5*bw/25, hai = "
-         "50*bw/25)")
-
 #: HPCC rule anchors: AI/HAI at 25 Gb/s (the ``bdp``-era rule, kept for comparison in docs/tuning-sweeps.md).
 HPCC_AI_MBPS_AT_25G = 5
 HPCC_HAI_MBPS_AT_25G = 50
