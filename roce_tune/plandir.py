@@ -766,16 +766,9 @@ def _write_fresh(out: Path, data: _Encoded, stats: WriteStats, on_file: Callable
     tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.tmp-", dir=out.parent))
     try:
         tmp.chmod(0o755)
-        stage = tmp / ".plan-new"
-        stage.mkdir()
-        with _VersionBuilder(stage, data, None, provenance, stats, on_file) as builder:
-            version = builder.hash_and_write()
-            builder.finish()
-        os.rename(stage, tmp / version)
+        version, _ = _stage_version(tmp, data, None, stats, on_file, provenance)
         os.symlink(version, tmp / CURRENT)
-        for name in MANAGED:
-            if os.path.lexists(tmp / version / name):
-                os.symlink(f"{CURRENT}/{name}", tmp / name)
+        _link_names(tmp, version, add=True)
         _flush(tmp)
         os.rename(tmp, out)
         stats.published = True
