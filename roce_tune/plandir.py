@@ -357,9 +357,8 @@ def _trusted_manifest(version: Path) -> dict[str, list[int | str]]:
 def _write_manifest(version: Path, files: dict[str, list[int | str]], provenance: Provenance) -> None:
     """Write ``version``'s manifest, atomically (temp file, flush, rename): it is rewritten when an unchanged
     version is published again from other inputs."""
-    tmp = version / (MANIFEST + ".tmp")
-    _write_file(tmp, orjson.dumps({"format": 1, "files": files, **provenance.manifest_fields()}), 0o644)
-    os.replace(tmp, version / MANIFEST)
+    doc = {"format": 1, "files": files, **provenance.manifest_fields()}
+    _replace_file(version / MANIFEST, orjson.dumps(doc))
 
 
 def _unchanged_since(path: Path, entry: list[int | str]) -> bool:
