@@ -375,9 +375,8 @@ def _trusted_manifest(version: Path) -> dict[str, list[int | str]]:
 def _write_manifest(version: Path, files: dict[str, list[int | str]], provenance: Provenance) -> None:
     """Write ``version``'s manifest, atomically (temp file, flush, rename): it is rewritten when an unchanged
     version is published again from other inputs."""
-    tmp = version / (MANIFEST + ".tmp")
-    _write_file(tmp, orjson.dumps({"format": 1, "files": files, **provenance.manifest_fields()}), 0o644)
-    os.replace(tmp, version / MANIFEST)
+    doc = {"format": 1, "files": files, **provenance.manifest_fields()}
+    _replace_file(version / MANIFEST, orjson.dumps(doc))
 
 
 def _unchanged_since(path: Path, entry: list[int | str]) -> bool:
@@ -787,16 +786,9 @@ def _write_fresh(out: Path, data: _Encoded, stats: WriteStats, on_file: Callable
     tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.tmp-", dir=out.parent))
     try:
         tmp.chmod(0o755)
-        stage = tmp / ".plan-new"
-        stage.mkdir()
-        with _VersionBuilder(stage, data, None, provenance, stats, on_file) as builder:
-            version = builder.hash_and_write()
-            builder.finish()
-        os.rename(stage, tmp / version)
+        version, _ = _stage_version(tmp, data, None, stats, on_file, provenance)
         os.symlink(version, tmp / CURRENT)
-        for name in MANAGED:
-            if os.path.lexists(tmp / version / name):
-                os.symlink(f"{CURRENT}/{name}", tmp / name)
+        _link_names(tmp, version, add=True)
         _flush(tmp)
         os.rename(tmp, out)
         stats.published = True

@@ -36,8 +36,6 @@ from roce_tune.platforms.contract import PushMethod
 RESTORE_INCOMPLETE_RC = "3"
 #: the push method of every platform (each platform module's ``PUSH``), by platform name
 PUSH_METHODS: dict[str, PushMethod] = {name: platform(name).push for name in ALL_PLATFORMS}
-#: how to read the relevant running configuration (views of :data:`PUSH_METHODS`)
-READ_RUNNING = {n: m.read_running for n, m in PUSH_METHODS.items() if m.read_running is not None}
 #: errors a platform prints for a rejected command
 ERROR_PATTERNS = {n: m.error_pattern for n, m in PUSH_METHODS.items()}
 #: after confirming: (command, regex meaning "the commit is still waiting for confirmation")

@@ -12,8 +12,7 @@ from __future__ import annotations
 
 import re
 import subprocess
-import time
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -123,21 +122,8 @@ def test_push_check_then_push_then_idempotent(emulator_fleet,
     assert fleet["eos1"].running_config() == eos_running
 
 
-def _hold(device, done: Future[subprocess.CompletedProcess[str]],  # type: ignore[no-untyped-def]
-          what: str) -> None:
-    """Wait until ``device`` holds at its pause pattern; fail at once if the playbook ended instead."""
-    deadline = time.monotonic() + 180
-    while not device.wait_paused(0.05):
-        assert not done.done() and time.monotonic() < deadline, f"never held at {what}: " + (
-            done.result().stdout[-4000:] if done.done() else "timeout")
-
-
-def _until_reverted(device) -> None:  # type: ignore[no-untyped-def]
-    deadline = time.monotonic() + 60
-    while device.confirm_pending:
-        assert time.monotonic() < deadline, device.events
-        time.sleep(0.05)
-    assert any("not confirmed, rolled back" in e for e in device.events), device.events
+def _tail(res: subprocess.CompletedProcess[str]) -> str:
+    return res.stdout[-4000:]
 
 
 @pytest.mark.slow
@@ -164,12 +150,12 @@ def test_junos_timer_runs_out_before_the_confirm(emulator_fleet,  # type: ignore
         done = pool.submit(lab.playbook, "push.yml", "--limit", "platform_junos",
                            "-e", f"roce_tune_base_dir={lab.workdir}",
                            "-e", f"ansible_ssh_private_key_file={key}")
-        _hold(qfx, done, "commit confirmed")
+        qfx.wait_held(done, "commit confirmed", describe=_tail)
         if late_at == "confirm":
             qfx.set_fault(pause_pattern=r"^show configuration")  # releases the commit, holds the read-back
-            _hold(qfx, done, "the read-back")
+            qfx.wait_held(done, "the read-back", describe=_tail)
             assert qfx.confirm_pending, qfx.events
-        _until_reverted(qfx)
+        qfx.wait_reverted_by_timer()
         qfx.set_fault(pause_pattern=None)  # releases the held session
         res = done.result()
     out = res.stdout + res.stderr

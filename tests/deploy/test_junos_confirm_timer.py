@@ -7,8 +7,7 @@ scaled timer (``time_scale``) runs out, so the timer fires at an exact step of t
 
 from __future__ import annotations
 
-import time
-from concurrent.futures import Future, ThreadPoolExecutor
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -30,23 +29,6 @@ REVERTED_BY_DEVICE = "the device had already reverted the change by itself"
 ROLLED_BACK = "rolled back by roce-tune"
 
 
-def _hold(device, done: Future[list[DeviceResult]], what: str) -> None:  # type: ignore[no-untyped-def]
-    """Wait until ``device`` holds at its pause pattern; fail at once if apply ended instead."""
-    deadline = time.monotonic() + 120
-    while not device.wait_paused(0.05):
-        assert not done.done() and time.monotonic() < deadline, (
-            f"never held at {what}: " + (repr(done.result()) if done.done() else "timeout"))
-
-
-def _until_reverted(device) -> None:  # type: ignore[no-untyped-def]
-    """Wait until the device's own commit confirmed timer ran out and it reverted the change."""
-    deadline = time.monotonic() + 60
-    while device.confirm_pending:
-        assert time.monotonic() < deadline, device.events
-        time.sleep(0.05)
-    assert any("not confirmed, rolled back" in e for e in device.events), device.events
-
-
 def _apply_with_timer_run_out(tmp_path: Path, first_hold: str, later_hold: str | None,
                               device: str = DEVICE) -> tuple[DeviceResult, str, str, list[str]]:
     """Apply to ``device`` (a switch of mixed-vendor.yaml), hold at ``first_hold`` (then, if given, at
@@ -62,12 +44,12 @@ def _apply_with_timer_run_out(tmp_path: Path, first_hold: str, later_hold: str |
                      push=PushOptions(confirm_s=CONFIRM_S, read_timeout_s=60))
         with ThreadPoolExecutor(1) as pool:
             done = pool.submit(apply_targets, targets, opts)
-            _hold(dev, done, first_hold)
+            dev.wait_held(done, first_hold, timeout_s=120)
             if later_hold is not None:
                 dev.set_fault(pause_pattern=later_hold)
-                _hold(dev, done, later_hold)
+                dev.wait_held(done, later_hold, timeout_s=120)
                 assert dev.confirm_pending, dev.events  # held while the change is still active
-            _until_reverted(dev)
+            dev.wait_reverted_by_timer()
             dev.set_fault(pause_pattern=None)  # releases the held session
             [res] = done.result(timeout=240)
         assert not dev.confirm_pending, dev.events

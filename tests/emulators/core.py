@@ -21,6 +21,7 @@ import re
 import threading
 import time
 from collections.abc import Callable
+from concurrent.futures import Future
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, ClassVar
@@ -243,6 +244,28 @@ class EmulatedDevice:
     def wait_paused(self, timeout: float) -> bool:
         """Wait until the device holds at ``faults.pause_pattern``; False on timeout."""
         return self._held.wait(timeout)
+
+    def wait_held(self, done: Future[Any], what: str, timeout_s: float = 180,
+                  describe: Callable[[Any], str] = repr) -> None:
+        """Wait until the device holds at its pause pattern while the run ``done`` (a future of the push)
+        goes on; raise AssertionError at once if the run ended instead (its result through ``describe``)
+        or after ``timeout_s`` seconds. ``what`` names the step held at in the message."""
+        deadline = time.monotonic() + timeout_s
+        while not self.wait_paused(0.05):
+            if done.done() or time.monotonic() >= deadline:
+                raise AssertionError(f"never held at {what}: "
+                                     + (describe(done.result()) if done.done() else "timeout"))
+
+    def wait_reverted_by_timer(self, timeout_s: float = 60) -> None:
+        """Wait until the device's own commit-confirm timer ran out and it reverted the change; raise
+        AssertionError (with the device's events) after ``timeout_s`` seconds or if it did not say so."""
+        deadline = time.monotonic() + timeout_s
+        while self.confirm_pending:
+            if time.monotonic() >= deadline:
+                raise AssertionError(self.events)
+            time.sleep(0.05)
+        if not any("not confirmed, rolled back" in e for e in self.events):
+            raise AssertionError(self.events)
 
     def resume(self) -> None:
         """Release a pause (and any later one of the same pattern: it fires once)."""
