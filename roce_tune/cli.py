@@ -315,14 +315,23 @@ def explain(
     _leave_to_exit(loaded, the_plan)
 
 
+#: True once :func:`main` (the console script, ``python -m roce_tune.cli``) runs the command: this process
+#: ends with it, so :func:`_leave_to_exit` may leave memory to the exit
+_PROCESS_ENDS_WITH_COMMAND = False
+
+
 def _leave_to_exit(*objects: object) -> None:
     """Leave ``objects`` (an inventory and plan the command is done with) to the process's exit instead of
     freeing them object by object: a 4,096-host inventory and plan are about a million objects, and
-    deallocating them one at a time costs ~0.07 s CPU that the operating system saves by dropping the
-    address space at once. They are put in a reference cycle moved to the collector's permanent
-    generation (:func:`gc.freeze`), which neither reference counting nor interpreter shutdown frees.
-    Only for a command's last step: the memory stays in use until the process ends.
+    deallocating them one at a time costs ~0.05 s CPU (``benchmarks/bench_plan.py --hosts 4096``, explain)
+    that the operating system saves by dropping the address space at once. They are put in a reference cycle
+    moved to the collector's permanent generation (:func:`gc.freeze`), which neither reference counting nor
+    interpreter shutdown frees. Only when the process ends with the command (:func:`main`): a caller that
+    runs ``app`` in its own process (``CliRunner``, an embedding tool) keeps its memory and its collector
+    as they were.
     """
+    if not _PROCESS_ENDS_WITH_COMMAND:
+        return
     import gc
 
     keep: list[object] = [*objects]
@@ -1165,7 +1174,9 @@ def import_netbox(
 
 
 def main() -> None:
-    """Console-script entry point."""
+    """Console-script entry point (the process ends with the command: see :func:`_leave_to_exit`)."""
+    global _PROCESS_ENDS_WITH_COMMAND
+    _PROCESS_ENDS_WITH_COMMAND = True
     app()
 
 

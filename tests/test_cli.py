@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 REPO = Path(__file__).resolve().parents[1]
 LAB = REPO / "inventories" / "lab-2node.yaml"
 
@@ -130,20 +132,28 @@ def test_lint_exit_codes_and_github_format(tmp_path: Path) -> None:
     assert run("--version").stdout.startswith("roce-tune ")
 
 
-def test_explain_leaves_its_inventory_and_plan_to_the_process_exit() -> None:
+def test_explain_leaves_its_inventory_and_plan_to_the_process_exit(monkeypatch: pytest.MonkeyPatch) -> None:
     """``_leave_to_exit`` (explain's last step) keeps the objects alive through reference counting and a
-    full collection: they are left to the process's exit, not freed one by one."""
+    full collection when the process ends with the command (the console script), and does nothing for a
+    caller that runs the app in its own process (CliRunner)."""
     import gc
     import weakref
 
-    from roce_tune.cli import _leave_to_exit
+    from roce_tune import cli
 
     class Big:
         pass
 
     obj = Big()
     ref = weakref.ref(obj)
-    _leave_to_exit(obj)
+    cli._leave_to_exit(obj)  # not the console script: freed as usual
+    del obj
+    gc.collect()
+    assert ref() is None
+    monkeypatch.setattr(cli, "_PROCESS_ENDS_WITH_COMMAND", True)
+    obj = Big()
+    ref = weakref.ref(obj)
+    cli._leave_to_exit(obj)
     try:
         del obj
         gc.collect()
