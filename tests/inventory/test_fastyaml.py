@@ -75,7 +75,9 @@ ACCEPTED = [
     "m:\n  a: {k: 1}\n  a: {k: 2}\n  b:  {k: \"x\", j: 'y'}\n",
     "s:\n- {a: 1}\n- {a: 1, a: 2}\n-  {a: 3}\nj: {b: \"x:y\"}\nt:\n  - {c: ~}\n  - {c: .inf}\n",
     "h:\n  - name: g\n    mgmt: {host: \"10.0.0.1\"}\n    nics:\n      - {netdev: e1, port: \"l:E[0-3]\"}\n"
-    "      - {netdev: e2, port: \"l:E4\"} # c\n  - name: h\n    nics:\n    - {netdev: e3}\n",    # one-line flow mappings the pair-by-pair reader takes (spaces inside values; positions worked out lazily)
+    "      - {netdev: e2, port: \"l:E4\"} # c\n  - name: h\n    nics:\n    - {netdev: e3}\n",
+    # one-line flow mappings the pair-by-pair reader takes (spaces inside values; positions worked
+    # out lazily)
     "p:\n  - {name: 'a b', speed: 400G}\n  - {x: \"q r\", y: 3m, zz: two words}\nq: {k: v w, kk: 'x'}\n",
 ]
 
