@@ -29,6 +29,7 @@ if TYPE_CHECKING:
     from roce_tune.inventory.loader import LoadedInventory
     from roce_tune.inventory.skeleton import SkeletonOptions
     from roce_tune.plan import Plan
+    from roce_tune.plandir import WriteStats
     from roce_tune.render.summary import PlanSummary
     from roce_tune.simulate import DcqcnParams, EcnSetting, Scenario, SeedSummary
     from roce_tune.simulate.settings import PlanPort
@@ -234,13 +235,13 @@ rewritten."""
                 summary = reuse_plan(inventory, target, platforms=platforms, scorecards=scorecards)
         done = ("files: plan unchanged, nothing written (inventory, roce-tune and options as for the plan in "
                 "force, its files intact: nothing derived)")
-        changes = ""
+        stats = WriteStats()  # a reused plan: nothing written
         if summary is None:
             result = plan_inventory(inventory, target, platforms=platforms, scorecards=scorecards,
                                     timings=clock, progress=StageProgress(err))
             summary, target = result.summary, result.out_dir or target
-            done = (result.written or WriteStats()).describe()
-            changes = (result.written or WriteStats()).changes()
+            stats = result.written or stats
+            done = stats.describe()
     except StageError as exc:
         if exc.headline:
             err.print(f"[bold red]{exc.headline}; nothing written[/]")
@@ -250,17 +251,19 @@ rewritten."""
         raise typer.Exit(1) from None
     if timings:
         err.print(f"{clock.summary()}; {done}", markup=False, highlight=False)
-    _print_plan(summary, fmt, target.absolute(), changes)
+    _print_plan(summary, fmt, target.absolute(), stats)
 
 
-def _print_plan(summary: PlanSummary, fmt: OutFormat, target: Path, changes: str = "") -> None:
-    """The summary of a written plan: JSON, or the table and the non-info findings (stderr); ``changes``
-    (:meth:`WriteStats.changes`: what a re-plan changed against the plan in force) on its own line, and in
-    JSON as ``changes``, when not empty."""
+def _print_plan(summary: PlanSummary, fmt: OutFormat, target: Path, stats: WriteStats) -> None:
+    """The summary of a written plan: JSON, or the table and the non-info findings (stderr). What the write
+    did (``stats``): :meth:`WriteStats.changes` (what a re-plan changed against the plan in force) on its own
+    line, and in JSON as ``changes`` when not empty, beside :meth:`WriteStats.as_json`'s fields."""
     from roce_tune.render.summary import summary_json, summary_table
 
+    changes = stats.changes()
     if fmt is OutFormat.json:
         doc = summary_json(summary, target)
+        doc.update(stats.as_json(summary["files"]))
         if changes:
             doc["changes"] = changes
         print(json.dumps(doc, indent=2, sort_keys=True))
@@ -268,7 +271,7 @@ def _print_plan(summary: PlanSummary, fmt: OutFormat, target: Path, changes: str
         out.print(summary_table(summary))
         for f in summary["findings"]:
             err.print(f"[yellow]{f}[/]")
-        out.print(f"wrote {len(summary['files'])} files to [bold]{target}[/]")
+        out.print(stats.headline(len(summary["files"]), f"[bold]{target}[/]"))
         if changes:
             out.print(changes, markup=False, highlight=False)
 

@@ -137,6 +137,35 @@ class WriteStats:
             [f"removed: {names(self.gone)}"] if self.gone else [])
         return "; ".join(parts)
 
+    @property
+    def wrote(self) -> bool:
+        """Anything was written into the directory: a new version, or files of the plan in force restored."""
+        return self.published or self.restored > 0
+
+    def headline(self, total: int, where: str) -> str:
+        """The line ``plan`` prints under its table: ``wrote 9987 files to DIR`` (a first plan), ``wrote 4 of
+        9987 files to DIR (the others unchanged, linked)``, ``plan in force unchanged: restored 2 edited or
+        missing file(s) in DIR`` or ``plan in force unchanged: 9987 files in DIR, nothing written``."""
+        if self.published:
+            if self.written == total:
+                return f"wrote {total} files to {where}"
+            return f"wrote {self.written} of {total} files to {where} (the others unchanged, linked)"
+        if self.restored:
+            return f"plan in force unchanged: restored {self.restored} edited or missing file(s) in {where}"
+        return f"plan in force unchanged: {total} files in {where}, nothing written"
+
+    def as_json(self, files: Iterable[str]) -> dict[str, object]:
+        """What the write did, for a program driving ``plan --format json`` (e.g. Ansible's ``changed``):
+        ``changed`` (bool: anything written into the directory: a new version, or files of the plan in force
+        restored), ``changed_files`` (relative paths new or different from the plan in force; every file of
+        ``files``, the plan's relative paths, when there was no plan in force), ``removed_files`` (paths the
+        plan in force had that are gone) and ``restored_files`` (how many edited or missing files of the plan
+        in force were written again)."""
+        first = self.published and not self.changed and not self.gone
+        return {"changed": self.wrote,
+                "changed_files": sorted(files if first else self.changed),
+                "removed_files": list(self.gone), "restored_files": self.restored}
+
 
 @dataclass
 class PlanFiles:

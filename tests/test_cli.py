@@ -58,8 +58,39 @@ def test_replan_names_the_files_a_cable_change_changed(tmp_path: Path) -> None:
     assert second.returncode == 0, second.stderr
     assert ("changed since the plan in force: hosts/node1.sh, switches/lab-leaf1.json, plan.json, plan.md"
             in second.stdout)
+    assert "wrote 4 of 7 files to" in second.stdout
     third = run("plan", str(inv), "--out", str(out), "--no-scorecard", "--format", "json", "--force")
-    assert "changes" not in json.loads(third.stdout)  # nothing changed
+    doc = json.loads(third.stdout)
+    assert "changes" not in doc  # nothing changed
+    assert (doc["changed"], doc["changed_files"], doc["removed_files"]) == (False, [], [])
+
+
+def test_plan_json_says_what_the_write_changed(tmp_path: Path) -> None:
+    """``--format json`` gives a program (Ansible's changed_when, a CI job) what the run wrote: every file
+    on a first plan, the changed and removed ones on a re-plan, nothing on an unchanged one; the text form
+    says the same in words."""
+    inv, out = tmp_path / "lab.yaml", tmp_path / "out"
+    inv.write_text(LAB.read_text())
+
+    def plan(*extra: str) -> dict[str, object]:
+        proc = run("plan", str(inv), "--out", str(out), "--no-scorecard", "--format", "json", *extra)
+        assert proc.returncode == 0, proc.stderr
+        return dict(json.loads(proc.stdout))
+
+    first = plan()
+    assert first["changed"] is True and first["changed_files"] == first["files"]  # both sorted
+    assert first["removed_files"] == [] and "changes" not in first
+    text = run("plan", str(inv), "--out", str(out), "--no-scorecard")
+    assert "plan in force unchanged: 7 files in" in text.stdout and "nothing written" in text.stdout
+    assert plan()["changed"] is False
+    lab = inv.read_text()
+    inv.write_text(lab[:lab.index("  - name: node2")])  # node2 is the last host: it leaves the inventory
+    gone = plan()
+    assert gone["changed"] is True and gone["removed_files"] == ["hosts/node2.sh"], gone
+    assert "hosts/node2.sh" not in str(gone["changed_files"])
+    (out / "hosts" / "node1.sh").unlink()  # a file of the plan in force removed by hand: put back
+    restored = plan()
+    assert (restored["changed"], restored["restored_files"], restored["changed_files"]) == (True, 1, [])
 
 
 def test_plan_json_summary_and_platform_only(tmp_path: Path) -> None:

@@ -48,12 +48,20 @@ def test_plan_playbook_renders_what_the_inventory_points_at(tmp_path: Path) -> N
     hosts = tmp_path / "hosts.yml"
     subprocess.run(["roce-tune", "ansible-inventory", "lab-2node.yaml", "-o", str(hosts)], cwd=tmp_path,
                    env=env, check=True, capture_output=True)
-    res = subprocess.run(["ansible-playbook", "-i", str(hosts), str(PLAYBOOKS / "plan.yml"),
-                          "-e", f"roce_tune_base_dir={tmp_path}"], cwd=tmp_path, env=env, capture_output=True,
-                         text=True, check=False, timeout=120)
-    assert res.returncode == 0, res.stdout[-3000:] + res.stderr[-2000:]
+    def play() -> subprocess.CompletedProcess[str]:
+        res = subprocess.run(["ansible-playbook", "-i", str(hosts), str(PLAYBOOKS / "plan.yml"),
+                              "-e", f"roce_tune_base_dir={tmp_path}"], cwd=tmp_path, env=env,
+                             capture_output=True, text=True, check=False, timeout=120)
+        assert res.returncode == 0, res.stdout[-3000:] + res.stderr[-2000:]
+        return res
+
+    res = play()
     counts = recap(res.stdout)
     assert len(counts) == 1 and sum(c["changed"] for c in counts.values()) == 1, counts  # run_once: one run
+    assert "7 of 7 files changed" in res.stdout, res.stdout[-2000:]
+    again = play()  # the same inventory: plan writes nothing, so the play reports ok, not changed
+    assert sum(c["changed"] for c in recap(again.stdout).values()) == 0, again.stdout[-2000:]
+    assert "0 of 7 files changed" in again.stdout and ": none" in again.stdout, again.stdout[-2000:]
     inv = YAML(typ="safe").load(hosts.read_text())
     children = inv["all"]["children"]["roce_tune"]["children"]
     paths = [v["roce_tune_config"] for g in children["switches"]["children"].values()
