@@ -157,6 +157,16 @@ def test_per_iteration_columns_with_srun_labels():
     assert (run.status, run.nranks) == ("ok", 2)
 
 
+@pytest.mark.parametrize("label", [" 0: ", "  0: ", "P0 0: ", "P1  3: "])
+def test_srun_labels_padded_to_the_task_id_width(label):
+    """Slurm ``write_labelled_message.c`` builds the ``srun -l`` label as ``"%*d: "`` with the width of
+    the largest task id (`` 0: `` from 10 tasks on) and ``"P%u %*d: "`` for a heterogeneous job."""
+    text = (FIXTURES / "allreduce-per-iteration-columns-srun-label.txt").read_text()
+    [run] = parse_nccl_output(re.sub(r"(?m)^0: ", label, text), "padded.txt")
+    assert [r.oop_busbw_gbps for r in run.rows] == [44.12, 46.05, 47.21]
+    assert (run.status, run.nranks, run.avg_busbw_gbps) == ("ok", 2, 45.8267)
+
+
 def test_json_v2_complete():
     [run] = runs_of("allreduce-json-v2-2node.json")
     assert (run.format, run.collective, run.collective_source) == ("json", "all_reduce", "header")
