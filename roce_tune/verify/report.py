@@ -43,7 +43,7 @@ def _counter_summary(it: Iteration, lossless: list[int], queues: list[int]) -> d
         "lossless_drops_by_port": f.drops_by_port, "watchdog_storms_by_port": f.storms_by_port,
         "unsupported": {s.switch: s.unsupported for s in m.delta.switches if s.unsupported},
         "errors": {s.switch: s.errors for s in m.delta.switches if s.errors}},
-        "resets": list(m.delta.resets), "seconds": m.delta.seconds}
+        "resets": list(m.delta.resets), "unread": list(m.delta.unread), "seconds": m.delta.seconds}
 
 
 def _checks(checks: list[CheckResult]) -> list[dict[str, Any]]:
