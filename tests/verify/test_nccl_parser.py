@@ -167,6 +167,22 @@ def test_srun_labels_padded_to_the_task_id_width(label):
     assert (run.status, run.nranks, run.avg_busbw_gbps) == ("ok", 2, 45.8267)
 
 
+@pytest.mark.parametrize("command_line", [True, False])
+def test_a_run_killed_after_its_header_then_a_rerun_are_two_runs(command_line):
+    """``tee -a`` of a run that hung at its first size (killed after the table header) and the next run: the
+    rerun's command line, or its own nThread line with other sizes, starts a new run. Merged, the two
+    headers and two rank 0 lines read as a build without MPI and the good run's rows were thrown away."""
+    text = (FIXTURES / "allreduce-hung-after-header-then-sendrecv.txt").read_text()
+    if not command_line:
+        text = re.sub(r"(?m)^\$ mpirun .*sendrecv_perf.*\n", "", text)
+    hung, rerun = parse_nccl_output(text, "hung-then-rerun.txt")
+    assert (hung.collective, hung.status, hung.rows) == ("all_reduce", "incomplete", [])
+    assert rerun.collective == ("sendrecv" if command_line else "all_reduce")
+    assert (rerun.status, rerun.nranks, rerun.avg_busbw_gbps) == ("ok", 2, 45.515)
+    assert [r.oop_busbw_gbps for r in rerun.rows] == [44.74, 46.28]
+    assert not any(RAN_ALONE in p for p in hung.problems + rerun.problems)
+
+
 def test_json_v2_complete():
     [run] = runs_of("allreduce-json-v2-2node.json")
     assert (run.format, run.collective, run.collective_source) == ("json", "all_reduce", "header")

@@ -3,7 +3,9 @@
 
 A run starts at its preamble (``# nccl-tests version``, ``# Collective test starting``, ``nThread``, the
 rank list, a ``*_perf`` command line or a ``<name> result`` label) or at its table header, and ends with
-its summary (``Out of bounds values`` / ``Avg bus bandwidth``); several runs may share one file.
+its summary (``Out of bounds values`` / ``Avg bus bandwidth``); several runs may share one file. A run
+killed after its table header ends at the next ``*_perf`` command line or nThread line with other
+parameters (a no-MPI build repeats the same nThread line, which stays in the run).
 """
 
 from __future__ import annotations
