@@ -34,10 +34,6 @@ from pydantic import (
     BeforeValidator,
     ConfigDict,
     Field,
-    Strict,
-    StrictBool,
-    StrictFloat,
-    StrictInt,
     ValidationError,
     WithJsonSchema,
     model_validator,
@@ -113,8 +109,8 @@ SpeedGbps = Annotated[int, BeforeValidator(parse_speed_gbps)]
 LengthM = Annotated[float, BeforeValidator(parse_length_m)]
 Bytes = Annotated[int, BeforeValidator(parse_bytes)]
 TimeUs = Annotated[float, BeforeValidator(parse_time_us)]
-Priority = Annotated[int, Strict(), Field(ge=0, le=7)]
-Dscp = Annotated[int, Strict(), Field(ge=0, le=63)]
+Priority = Annotated[int, Field(ge=0, le=7)]
+Dscp = Annotated[int, Field(ge=0, le=63)]
 
 
 def expand_interface_pattern(pattern: str) -> list[str]:
@@ -196,7 +192,7 @@ class Mgmt(_Strict):
     """Management address and SSH port."""
 
     host: Hostname
-    port: StrictInt = Field(22, ge=1, le=65535)
+    port: int = Field(22, ge=1, le=65535)
 
 
 class SwitchPort(_Strict):
@@ -205,11 +201,10 @@ class SwitchPort(_Strict):
 
     name: InterfacePattern
     speed: SpeedGbps
-    lanes: StrictInt | None = Field(None, ge=1, le=8,
-                                    description="SerDes lanes; default speed / ASIC SerDes rate")
+    lanes: int | None = Field(None, ge=1, le=8, description="SerDes lanes; default speed / ASIC SerDes rate")
     breakout: str | None = Field(None, pattern=r"^[1-8]x\d{2,3}G$")
-    mtu: StrictInt | None = Field(None, ge=1500, le=9216)
-    admin_up: StrictBool = True
+    mtu: int | None = Field(None, ge=1500, le=9216)
+    admin_up: bool = True
 
     def names(self) -> list[str]:
         """The concrete port names this entry stands for."""
@@ -236,12 +231,12 @@ class Switch(_Strict):
                           "DEVICE_METADATA|localhost.buffer_model); default: the platform's default for the "
                           "ASIC")
     ports: list[SwitchPort] = Field(default_factory=list)
-    rail: StrictInt | None = Field(None, ge=0, le=63,
+    rail: int | None = Field(None, ge=0, le=63,
                              description="rail this leaf serves in a rail-optimised fabric")
     rails: list[Annotated[int, Field(ge=0, le=63, strict=True)]] | None = Field(
         None, min_length=1, max_length=64,
         description="rails this leaf serves when it carries more than one (e.g. [0, 1]); instead of rail")
-    plane: StrictInt | None = Field(None, ge=0, le=7, description="plane in a dual-plane / dual-ToR design")
+    plane: int | None = Field(None, ge=0, le=7, description="plane in a dual-plane / dual-ToR design")
 
     @model_validator(mode="after")
     def _one_way_to_give_rails(self) -> Switch:
@@ -282,13 +277,13 @@ class Nic(_Strict):
     model: str = Field(pattern=r"^[a-z0-9-]{2,40}$")
     netdev: Netdev
     rdma_device: RdmaDevice
-    rdma_port: StrictInt = Field(1, ge=1, le=2)
+    rdma_port: int = Field(1, ge=1, le=2)
     speed: SpeedGbps
-    rail: StrictInt | None = Field(None, ge=0, le=63)
+    rail: int | None = Field(None, ge=0, le=63)
     switch_port: Endpoint | None = None
     cable_length: LengthM | None = None
     media: Media | None = None
-    mtu: StrictInt | None = Field(None, ge=1500, le=9216)
+    mtu: int | None = Field(None, ge=1500, le=9216)
     pci_address: str | None = Field(None, pattern=r"^[0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]$")
 
 
@@ -298,9 +293,9 @@ class Host(_Strict):
     name: DeviceName
     mgmt: Mgmt | None = None
     credentials: Credentials = Credentials()
-    gpus: StrictInt = Field(8, ge=0, le=64)
+    gpus: int = Field(8, ge=0, le=64)
     socket_ifname: Netdev | None = Field(None, description="NCCL bootstrap interface (NCCL_SOCKET_IFNAME)")
-    mtu: StrictInt | None = Field(None, ge=1500, le=9216)
+    mtu: int | None = Field(None, ge=1500, le=9216)
     nics: list[Nic] = Field(default_factory=list)
 
 
@@ -488,13 +483,13 @@ class Policy(_Strict):
     cnp_dscp: Dscp = 48
     cnp_priority: Priority = 6
     trust: Literal["dscp", "pcp"] = "dscp"
-    mtu: StrictInt = Field(9216, ge=1500, le=9216, description="switch port MTU (bytes)")
-    host_mtu: StrictInt = Field(9000, ge=1500, le=9216, description="host netdev MTU (bytes)")
+    mtu: int = Field(9216, ge=1500, le=9216, description="switch port MTU (bytes)")
+    host_mtu: int = Field(9000, ge=1500, le=9216, description="host netdev MTU (bytes)")
     roce_mtu: Literal[256, 512, 1024, 2048, 4096] = 4096
-    target_utilisation: StrictFloat = Field(0.9, gt=0, le=1)
-    pfc_watchdog: StrictBool = True
+    target_utilisation: float = Field(0.9, gt=0, le=1)
+    pfc_watchdog: bool = True
     watchdog_action: Literal["drop", "forward", "alert"] = "drop"
-    dcqcn: StrictBool = True
+    dcqcn: bool = True
     headroom_model: HeadroomModel | None = Field(
         None, description="None = sonic-static where the catalog has SONiC's vendor-validated static tables "
                           "for the ASIC (sonic_static_tables), ieee elsewhere")
@@ -503,9 +498,8 @@ class Policy(_Strict):
         "throughput", description="what the derived ECN ramp optimises (docs/derivation.md#objective): "
         "throughput (incast completion, utilisation, least PFC), latency (bounded standing queue) or "
         "balanced")
-    shared_headroom_pool: StrictBool | None = Field(
-        None, description="None = use it where the ASIC supports it")
-    shp_oversubscription: StrictInt = Field(8, ge=1, le=64)
+    shared_headroom_pool: bool | None = Field(None, description="None = use it where the ASIC supports it")
+    shp_oversubscription: int = Field(8, ge=1, le=64)
     nic_latency_us: TimeUs = Field(2.0, description="one NIC's processing latency for base RTT")
     overrides: list[Override] = Field(default_factory=list)
 
@@ -523,9 +517,9 @@ class Site(_Strict):
     name: DeviceName
     description: str | None = Field(None, max_length=2000)
     nccl_version: str | None = Field(None, pattern=r"^\d+\.\d+(\.\d+)?(-\d+)?$")
-    adaptive_routing: StrictBool = False
-    rail_optimised: StrictBool = False
-    dual_tor: StrictBool = False
+    adaptive_routing: bool = False
+    rail_optimised: bool = False
+    dual_tor: bool = False
 
 
 class Inventory(_Strict):
@@ -552,13 +546,13 @@ NameTemplate = Annotated[str, _pattern(NAME_TEMPLATE_RE, "name pattern", "su{g+1
 class IntentPorts(_Strict):
     """A set of ports named by a pattern; links built from them take ``cable_length``/``media``."""
 
-    count: StrictInt | None = Field(None, ge=1, le=4096,
+    count: int | None = Field(None, ge=1, le=4096,
                               description="how many; host ports default to what the hosts need")
     name: NameTemplate
     speed: SpeedGbps
-    lanes: StrictInt | None = Field(None, ge=1, le=8)
+    lanes: int | None = Field(None, ge=1, le=8)
     breakout: str | None = Field(None, pattern=r"^[1-8]x\d{2,3}G$")
-    mtu: StrictInt | None = Field(None, ge=1500, le=9216)
+    mtu: int | None = Field(None, ge=1500, le=9216)
     cable_length: LengthM | None = None
     media: Media | None = None
 
@@ -570,10 +564,10 @@ class IntentNic(_Strict):
     speed: SpeedGbps
     netdev: NameTemplate
     rdma_device: NameTemplate
-    rdma_port: StrictInt = Field(1, ge=1, le=2)
+    rdma_port: int = Field(1, ge=1, le=2)
     cable_length: LengthM | None = None
     media: Media | None = None
-    mtu: StrictInt | None = Field(None, ge=1500, le=9216)
+    mtu: int | None = Field(None, ge=1500, le=9216)
 
 
 class IntentHost(_Strict):
@@ -582,15 +576,15 @@ class IntentHost(_Strict):
     name: NameTemplate
     mgmt: Hostname | None = Field(None, description="first host's management address; each next host gets "
                                   "the next one")
-    mgmt_port: StrictInt = Field(22, ge=1, le=65535)
+    mgmt_port: int = Field(22, ge=1, le=65535)
     count_up: Literal["address", "port"] = Field("address",
                                                  description="what the next host's management takes: "
                                                  "the next address (default) or the next SSH port "
                                                  "(emulators)")
     credentials: Credentials = Credentials()
-    gpus: StrictInt | None = Field(None, ge=0, le=64)
+    gpus: int | None = Field(None, ge=0, le=64)
     socket_ifname: Netdev | None = None
-    mtu: StrictInt | None = Field(None, ge=1500, le=9216)
+    mtu: int | None = Field(None, ge=1500, le=9216)
     nic: IntentNic
 
 
@@ -602,7 +596,7 @@ class _IntentSwitch(_Strict):
     os_version: str | None = Field(None, pattern=r"^[A-Za-z0-9._-]{1,40}$")
     mgmt: Hostname | None = Field(None,
                                   description="first switch's management address; the next ones count up")
-    mgmt_port: StrictInt = Field(22, ge=1, le=65535)
+    mgmt_port: int = Field(22, ge=1, le=65535)
     count_up: Literal["address", "port"] = Field("address",
                                                  description="what the next switch's management takes: "
                                                  "the next address (default) or the next SSH port "
@@ -633,8 +627,7 @@ class IntentLeaf(_IntentSwitch):
 class IntentSpine(_IntentSwitch):
     """Spines of a pod; every leaf of the pod reaches every spine with ``uplinks / count`` links."""
 
-    count: StrictInt | None = Field(None, ge=1, le=1024,
-                                    description="spines per pod; default one per leaf uplink")
+    count: int | None = Field(None, ge=1, le=1024, description="spines per pod; default one per leaf uplink")
     ports: IntentPorts
     uplinks: IntentPorts | None = Field(None, description="to the superspines (three tiers only)")
 
@@ -642,7 +635,7 @@ class IntentSpine(_IntentSwitch):
 class IntentSuperspine(_IntentSwitch):
     """Superspine planes: spine ``s`` of every pod connects to the superspines of plane ``s``."""
 
-    count_per_plane: StrictInt | None = Field(None, ge=1, le=1024)
+    count_per_plane: int | None = Field(None, ge=1, le=1024)
     ports: IntentPorts
 
 
@@ -653,11 +646,11 @@ class FabricIntent(_Strict):
     groups share a pod's spines; several pods need a ``superspine`` tier.
     """
 
-    hosts: StrictInt = Field(ge=1, le=65536)
-    rails: StrictInt = Field(8, ge=1, le=64, description="NICs per host, one per rail")
-    hosts_per_group: StrictInt = Field(ge=1, le=4096)
-    rails_per_leaf: StrictInt = Field(1, ge=1, le=64)
-    groups_per_pod: StrictInt | None = Field(None, ge=1, le=4096, description="default: one pod (two tiers)")
+    hosts: int = Field(ge=1, le=65536)
+    rails: int = Field(8, ge=1, le=64, description="NICs per host, one per rail")
+    hosts_per_group: int = Field(ge=1, le=4096)
+    rails_per_leaf: int = Field(1, ge=1, le=64)
+    groups_per_pod: int | None = Field(None, ge=1, le=4096, description="default: one pod (two tiers)")
     label_rails: bool = Field(True, strict=True,
                               description="write rail/rails on leaves and NICs (rail-optimised); "
                               "false for dual-homed hosts whose NICs are not rails")
