@@ -139,7 +139,8 @@ def pairwise(pool: DevicePool, spec: LaunchSpec, line_rate_gbps: float,
     """Run the collective on every pair of hosts (one pair at a time, so pairs do not share links).
 
     Returns:
-        ``({(a, b): largest-message busbw / line rate}, commands run)``; a pair whose run failed gets 0.0.
+        ``({(a, b): largest-message busbw / line rate}, commands run)``; a pair whose run failed or was cut
+        short (no summary) gets 0.0.
     """
     from roce_tune.verify.nccl import busbw_fraction_of_line_rate
 
@@ -149,8 +150,7 @@ def pairwise(pool: DevicePool, spec: LaunchSpec, line_rate_gbps: float,
         cmd = build_launch(spec.model_copy(update={"hosts": [a, b], "head": None}))
         commands.append(cmd.describe())
         run, _ = _judged(run_launch(pool, cmd, timeout_s), cmd.launcher)
-        frac = busbw_fraction_of_line_rate(run,
-                                           line_rate_gbps).largest_message if run and run.status != "failed" \
-            else None
+        usable = run is not None and run.status not in ("failed", "incomplete")
+        frac = busbw_fraction_of_line_rate(run, line_rate_gbps).largest_message if run and usable else None
         fractions[(a, b)] = frac or 0.0
     return fractions, commands
