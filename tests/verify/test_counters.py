@@ -190,6 +190,14 @@ def test_eos_pfc_json_and_ecn_table() -> None:
         ec.parse_eos_pfc_counters_json("% Invalid input")
 
 
+def test_eos_pfc_json_figure_missing_on_one_port_is_not_zero() -> None:
+    """A port whose entry lacks ``txFrames`` (or prints no number) has no such counter; it was read as 0."""
+    js = ('{"interfaceCounters": {"Ethernet1": {"rxFrames": 3, "txFrames": 17}, "Ethernet2": {"rxFrames": 5},'
+          ' "Ethernet3": {"rxFrames": null, "txFrames": "n/a"}}}')
+    assert ec.parse_eos_pfc_counters_json(js) == {"Ethernet1": {"pfc_rx_all": 3, "pfc_tx_all": 17},
+                                                  "Ethernet2": {"pfc_rx_all": 5}, "Ethernet3": {}}
+
+
 # ---------------------------------------------------------------------------------------- facts
 GIDS = """\
 DEV\tPORT\tINDEX\tGID\t\t\t\t\tIPv4  \t\tVER\tDEV
