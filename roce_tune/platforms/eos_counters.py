@@ -19,7 +19,8 @@ PFC_COMMAND = "show priority-flow-control counters | json"
 
 
 def parse_eos_pfc_counters_json(text: str) -> PortCounters:
-    """``show priority-flow-control counters | json`` → ``{port: {"pfc_rx_all", "pfc_tx_all"}}``.
+    """``show priority-flow-control counters | json`` → ``{port: {"pfc_rx_all", "pfc_tx_all"}}``; a figure
+    the port's entry does not carry as a whole number is left out (unknown, not 0).
 
     Raises:
         ValueError: the text holds no JSON object.
@@ -30,7 +31,9 @@ def parse_eos_pfc_counters_json(text: str) -> PortCounters:
     data = json.loads(text[start:text.rfind("}") + 1])
     out: PortCounters = {}
     for port, c in (data.get("interfaceCounters") or {}).items():
-        out[port] = {"pfc_rx_all": int(c.get("rxFrames", 0)), "pfc_tx_all": int(c.get("txFrames", 0))}
+        got = c if isinstance(c, dict) else {}
+        out[port] = {name: v for key, name in (("rxFrames", "pfc_rx_all"), ("txFrames", "pfc_tx_all"))
+                     if isinstance(v := got.get(key), int) and not isinstance(v, bool)}
     return out
 
 

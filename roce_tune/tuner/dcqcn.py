@@ -218,9 +218,10 @@ def calc_dcqcn(speed: str | int, nic_id: str = "connectx-7") -> Dcqcn:
 
 
 def stepped_rate_mbps(rate_mbps: int, factor: float, up: bool, line_mbps: int | None = None) -> int:
-    """A DCQCN recovery rate (rpg_ai / rpg_hai, Mb/s) moved one ``verify --adjust`` step (docs/verify.md,
-    step rule [D]): multiplied (``up``) or divided by ``factor`` (> 1), truncated to whole Mb/s; never below
-    1 Mb/s (the smallest rate the NIC takes) nor, when ``line_mbps`` is given, above the line rate.
+    """A DCQCN recovery rate (rpg_ai / rpg_hai, Mb/s) moved one ``verify --adjust`` step
+    (:mod:`roce_tune.verify.adjust`, step rule [D]): multiplied (``up``) or divided by ``factor`` (> 1),
+    truncated to whole Mb/s; never below 1 Mb/s (the smallest rate the NIC takes) nor, when ``line_mbps``
+    is given, above the line rate.
 
     >>> stepped_rate_mbps(5, 2.0, True), stepped_rate_mbps(1, 2.0, False)
     (10, 1)

@@ -620,10 +620,11 @@ def calc_ecn(speed: str | int, rtt: str | float, fan_in: int, pfc_trigger_bytes:
 
 
 def stepped_thresholds(kmin_bytes: int, kmax_bytes: int, factor: float, up: bool) -> tuple[int, int]:
-    """(Kmin, Kmax) in bytes moved one ``verify --adjust`` step (docs/verify.md, step rule [D]): both
-    multiplied (``up``) or divided by ``factor`` (> 1), truncated to whole bytes; going down, Kmin never
-    below :data:`KMIN_FLOOR_BYTES` and the ramp Kmax - Kmin never below :data:`RAMP_FLOOR_BYTES` (the
-    floors :func:`derive_ecn` keeps). The caller checks Kmax against the PFC onset.
+    """(Kmin, Kmax) in bytes moved one ``verify --adjust`` step (:mod:`roce_tune.verify.adjust`, step rule
+    [D]): both multiplied (``up``) or divided by ``factor`` (> 1), truncated to whole bytes; going down,
+    Kmin never below :data:`KMIN_FLOOR_BYTES` and the ramp Kmax - Kmin never below
+    :data:`RAMP_FLOOR_BYTES` (the floors :func:`derive_ecn` keeps). The caller checks Kmax against the PFC
+    onset.
 
     >>> stepped_thresholds(100_000, 400_000, 2.0, True), stepped_thresholds(20_000, 30_000, 2.0, False)
     ((200000, 800000), (18432, 36864))

@@ -23,7 +23,8 @@ the step's ``changes``. Jumps to the tuner's derived value stay as above.
 Stop: target reached; ``max_iterations`` steps taken; a finding that ECN/DCQCN cannot fix (loss,
 watchdog storm: ``stops_loop``); no finding proposes a step; every proposed step refused by the
 tuner; an apply failed; a step made busbw worse by more than ``tolerance`` — then the best plan
-measured so far is re-applied (and re-measured). The loop always ends with the best plan applied.
+measured so far is re-applied (and re-measured). The loop ends with the best plan applied, or with a stop
+reason that says the re-apply FAILED and on which device (that device may still hold the last step's values).
 """
 
 from __future__ import annotations
@@ -367,22 +368,28 @@ def _take_step(st: _LoopState, cand: Candidate, plan: Plan, refusals: list[str],
     return ""
 
 
-def _roll_back(st: _LoopState, measure: Measure, apply: Apply, now: Callable[[], float]) -> bool:
-    """Re-apply (and re-measure) the best plan when the last iteration is not it or was not measured; True
-    if it did."""
+def _roll_back(st: _LoopState, measure: Measure, apply: Apply, now: Callable[[], float]) -> str:
+    """Re-apply (and re-measure) the best plan when the last iteration is not it or was not measured; what
+    it did, for the stop reason ('' when nothing was needed). A re-apply that fails on a device is said so
+    (that device may still hold the last step's values), never reported as rolled back."""
     last = st.its[-1]
     if last.index == st.best and not (last.kind == "step" and last.measurement is None):
-        return False
+        return ""
     t2 = now()
     best_plan = st.plans[st.best]
     results = apply(best_plan)
     rb = Iteration(index=len(st.its), kind="rollback", changes=[f"re-apply the plan of iteration {st.best}"],
                    settings=plan_settings(best_plan), applied=_applied(results),
                    overrides=[o.model_dump(exclude_none=True) for o in overrides_from(st.best_pinned)])
-    rb.measurement = measure(best_plan) if not any(r.failed for r in results) else None
+    failed = [r for r in results if r.failed]
+    rb.measurement = measure(best_plan) if not failed else None
     rb.seconds = round(now() - t2, 3)
     st.its.append(rb)
-    return True
+    if failed:
+        return (f"rollback to iteration {st.best} FAILED: "
+                + "; ".join(f"{r.name} {r.state} {r.error or ''}".strip() for r in failed)
+                + f"; the devices that failed may still hold the settings of iteration {last.index}")
+    return f"rolled back to iteration {st.best}"
 
 
 def adjust_loop(inv: Inventory, plan0: Plan, measure: Callable[[Plan], Measurement],
@@ -411,7 +418,7 @@ def adjust_loop(inv: Inventory, plan0: Plan, measure: Callable[[Plan], Measureme
         stop = _take_step(st, cand, cand.plan, refusals, measure, apply, opts, now)
         if stop:
             break
-    if _roll_back(st, measure, apply, now):
-        stop += f"; rolled back to iteration {st.best}"
+    if rolled := _roll_back(st, measure, apply, now):
+        stop += f"; {rolled}"
     return LoopResult(iterations=st.its, stop_reason=stop, best_index=st.best, best_plan=st.plans[st.best],
                       best_overrides=overrides_from(st.best_pinned))

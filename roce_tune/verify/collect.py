@@ -87,13 +87,15 @@ class DevicePool:
         self._drivers[name] = drv
         return drv
 
-    def run(self, name: str, command: str, timeout_s: float | None = None) -> str:
-        """Send ``command`` to device ``name`` and return its output."""
+    def run(self, name: str, command: str, timeout_s: float | None = None, retry: bool = True) -> str:
+        """Send ``command`` to device ``name`` and return its output; on a failure the session is closed
+        and, with ``retry``, the command sent once more on a new one (``retry=False`` for a command that
+        must not run twice, such as an nccl-tests launch)."""
         timeout = timeout_s or self.read_timeout_s
         with self._locks[name]:
             with self._log_lock:
                 self.log.append((name, command))
-            for attempt in (1, 2):
+            for attempt in (1, 2) if retry else (2,):
                 drv = self._drivers.get(name) or self._open(name, timeout)
                 drv.opts.read_timeout_s = timeout
                 try:

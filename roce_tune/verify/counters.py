@@ -76,8 +76,10 @@ class SwitchCounters(_Frozen):
 class CounterSnapshot(_Frozen):
     """Counters of every device at one moment (``taken_at`` Unix s), or a delta between two.
 
-    For a delta, ``is_delta`` is True, ``seconds`` the time between the snapshots and ``resets``
-    lists counters that went backwards (cleared or wrapped: their ``after`` value is used).
+    For a delta, ``is_delta`` is True, ``seconds`` the time between the snapshots, ``resets``
+    lists counters that went backwards (cleared or wrapped: their ``after`` value is used) and
+    ``unread`` the counters (per device/port) read after the run but not before (unreachable device,
+    ``N/A`` value): they have no delta and are left out, never counted from 0.
     """
 
     taken_at: float
@@ -86,6 +88,7 @@ class CounterSnapshot(_Frozen):
     is_delta: bool = False
     seconds: float | None = None
     resets: list[str] = Field(default_factory=list)
+    unread: list[str] = Field(default_factory=list)
 
     def host(self, name: str) -> list[HostNicCounters]:
         """The NIC counters of host ``name`` (empty when not collected)."""
@@ -167,49 +170,56 @@ def parse_hw_counters(text: str) -> dict[str, int]:
 
 # ---------------------------------------------------------------------------------------- deltas
 def delta_counts(before: dict[str, int], after: dict[str, int], where: str,
-                 resets: list[str]) -> dict[str, int]:
-    """``after − before`` for every name in ``after``.
+                 resets: list[str], unread: list[str] | None = None) -> dict[str, int]:
+    """``after − before`` for every name read in both snapshots.
 
-    A counter missing before counts from 0; one that went backwards was cleared or wrapped, so its
-    ``after`` value is the delta and ``where:name`` is appended to ``resets``.
+    A counter missing before (the device or port was not read, or printed ``N/A``) has no delta: it is
+    left out (unknown is not zero; counting it from 0 would take its total since boot for the run's) and
+    ``where: N counters …`` is appended to ``unread``. One that went backwards was cleared or wrapped, so
+    its ``after`` value is the delta and ``where:name`` is appended to ``resets``.
     """
     out: dict[str, int] = {}
+    missing = []
     for name, value in after.items():
-        prev = before.get(name, 0)
-        if value < prev:
+        prev = before.get(name)
+        if prev is None:
+            missing.append(name)
+        elif value < prev:
             resets.append(f"{where}:{name}")
             out[name] = value
         else:
             out[name] = value - prev
+    if missing and unread is not None:
+        shown = ", ".join(missing[:4]) + (", …" if len(missing) > 4 else "")
+        unread.append(f"{where}: {len(missing)} counter{'s' if len(missing) > 1 else ''} not read before "
+                      f"the run, no delta ({shown})")
     return out
 
 
 def delta_snapshot(before: CounterSnapshot, after: CounterSnapshot) -> CounterSnapshot:
     """Per-counter deltas between two snapshots of the same devices (see :func:`delta_counts`).
 
-    Devices present only in ``after`` are kept with their totals as deltas and noted in ``resets``.
+    Devices or ports present only in ``after`` are kept without counters (no delta) and noted in
+    ``unread``; the errors of both snapshots are kept.
     """
     resets: list[str] = []
+    unread: list[str] = []
     hosts = []
     prev_h = {(h.host, h.netdev): h for h in before.hosts}
     for h in after.hosts:
-        b = prev_h.get((h.host, h.netdev))
-        if b is None:
-            resets.append(f"{h.host}/{h.netdev}: no earlier snapshot")
-            hosts.append(h)
-            continue
+        b = prev_h.get((h.host, h.netdev)) or HostNicCounters(host=h.host, netdev=h.netdev,
+                                                                rdma_device=h.rdma_device)
         hosts.append(h.model_copy(update={
-            "ethtool": delta_counts(b.ethtool, h.ethtool, f"{h.host}/{h.netdev}", resets),
-            "hw": delta_counts(b.hw, h.hw, f"{h.host}/{h.rdma_device}", resets),
+            "ethtool": delta_counts(b.ethtool, h.ethtool, f"{h.host}/{h.netdev}", resets, unread),
+            "hw": delta_counts(b.hw, h.hw, f"{h.host}/{h.rdma_device}", resets, unread),
             "errors": sorted(set(b.errors) | set(h.errors))}))
     switches = []
     prev_s = {s.switch: s for s in before.switches}
     for s in after.switches:
-        bs = prev_s.get(s.switch)
-        ports = {port: delta_counts(bs.ports.get(port, {}) if bs else {}, vals, f"{s.switch}:{port}", resets)
+        bs = prev_s.get(s.switch) or SwitchCounters(switch=s.switch, platform=s.platform)
+        ports = {port: delta_counts(bs.ports.get(port, {}), vals, f"{s.switch}:{port}", resets, unread)
                  for port, vals in s.ports.items()}
-        switches.append(s.model_copy(update={"ports": ports, "errors": sorted(set(bs.errors if bs else []) |
-                                                                            set(s.errors))}))
+        errors = sorted(set(bs.errors) | set(s.errors))
+        switches.append(s.model_copy(update={"ports": ports, "errors": errors}))
     return CounterSnapshot(taken_at=after.taken_at, hosts=hosts, switches=switches, is_delta=True,
-                           seconds=round(after.taken_at - before.taken_at, 3), resets=resets)
-
+                           seconds=round(after.taken_at - before.taken_at, 3), resets=resets, unread=unread)

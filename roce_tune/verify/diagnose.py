@@ -223,6 +223,16 @@ def _pfc_evidence(obs: Observation, sigs: list[HostSignals], fab: FabricSignals,
             "ecn_profiles": _ecn_values(obs.plan)}
 
 
+def _no_marks_unknown(sigs: list[HostSignals], fab: FabricSignals) -> str:
+    """Why zero ECN marks cannot be told from marks not read ('' when it can): "no mark" needs every
+    receiver NIC's ECN-marked counter, or every switch port's."""
+    if (sigs and all(s.ecn_counted for s in sigs)) or (fab.ecn_counted and not fab.ecn_unread_ports):
+        return ""
+    unread = ", ".join(fab.ecn_unread_ports[:6]) if fab.ecn_counted else "any switch port"
+    return ("not checked: PFC paused senders but the ECN-marked counters were not read on every receiver "
+            f"NIC (np_ecn_marked_roce_packets) nor on {unread} (the switch's ECN-marked queue counters)")
+
+
 def check_pfc_without_ecn(obs: Observation) -> CheckResult:
     """RT314 (PFC pauses, no ECN marks: thresholds above the PFC trigger) and RT315 (PFC pauses a
     significant share of the run even though marking works: Kmax too close to the trigger)."""
@@ -236,10 +246,8 @@ def check_pfc_without_ecn(obs: Observation) -> CheckResult:
     if not paused and not (traffic_us is None and any_pause):
         return _ok(name)
     marks = fab.ecn_marked + sum(s.ecn_marked for s in sigs)
-    if marks == 0 and not fab.ecn_counted and not any(s.ecn_counted for s in sigs):
-        return _skip(name, "not checked: PFC paused senders but no ECN-marked counter was read (needs "
-                           "np_ecn_marked_roce_packets from hw_counters or the switch's ECN-marked queue "
-                           "counters)")
+    if marks == 0 and (unknown := _no_marks_unknown(sigs, fab)):
+        return _skip(name, unknown)
     ev = _pfc_evidence(obs, sigs, fab, paused)
     return _fail(name, _rt314_no_marks(ev) if marks == 0 else _rt315_pauses_despite_marks(ev))
 

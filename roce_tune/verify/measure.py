@@ -60,10 +60,25 @@ def traffic_time_s(run: NcclRun, iters: int, warmup: int) -> float | None:
     return total * (iters + warmup) / 1e6 if total else None
 
 
+def _launch_on(pool: DevicePool, host: str, line: str, timeout_s: float) -> str:
+    """stdout of ``line`` on ``host``; when the session fails or the run outlasts ``timeout_s`` (a hung
+    collective), a ``roce-tune:`` line saying so instead (the checks report it as RT311 with this text).
+    Sent once: a retry would start the whole run again."""
+    try:
+        return pool.run(host, line, timeout_s, retry=False)
+    except Exception as exc:  # noqa: BLE001 — netmiko ReadTimeout, a dropped session: judged as no run
+        first = next((ln.strip() for ln in str(exc).splitlines() if ln.strip()), "")
+        timed_out = "timeout" in type(exc).__name__.lower()
+        return (f"roce-tune: the launch on {host} failed: {type(exc).__name__}"
+                + (f" after --run-timeout {timeout_s:g} s (the run hung or is too long)" if timed_out else "")
+                + (f": {first}" if first else "") + "\n")
+
+
 def run_launch(pool: DevicePool, cmd: LaunchCommand, timeout_s: float) -> dict[str, str]:
-    """Run every line of ``cmd`` on its host (concurrently for the ssh launcher); host → stdout."""
+    """Run every line of ``cmd`` on its host (concurrently for the ssh launcher); host → stdout (or the
+    ``roce-tune:`` line of :func:`_launch_on` when the launch failed there). Never raises for a device."""
     with ThreadPoolExecutor(max_workers=max(1, len(cmd.commands))) as ex:
-        futs = {h: ex.submit(pool.run, h, line, timeout_s) for h, line in cmd.commands.items()}
+        futs = {h: ex.submit(_launch_on, pool, h, line, timeout_s) for h, line in cmd.commands.items()}
         return {h: f.result() for h, f in futs.items()}
 
 
@@ -92,9 +107,11 @@ def measure(pool: DevicePool, plan: Plan, spec: LaunchSpec, switches: list[str],
     The plan's ``nccl_env`` of the head host (hosts[0]) is what ``spec.env`` should hold; the caller
     builds the spec. Device failures while reading counters are recorded in the snapshot, not raised.
 
+    A launch that fails on its device (session lost, ``timeout_s`` exceeded) gives a measurement without a
+    run: RT311 quotes why, and ``--adjust`` treats it as a step that made busbw worse (rolls back).
+
     Raises:
         ValueError: a bad launch spec (see :func:`~roce_tune.verify.launch.build_launch`).
-        Exception: the launch itself could not be sent (netmiko errors).
     """
     cmd = build_launch(spec)
     before = snapshot(pool, plan, spec.hosts, switches)
@@ -122,7 +139,8 @@ def pairwise(pool: DevicePool, spec: LaunchSpec, line_rate_gbps: float,
     """Run the collective on every pair of hosts (one pair at a time, so pairs do not share links).
 
     Returns:
-        ``({(a, b): largest-message busbw / line rate}, commands run)``; a pair whose run failed gets 0.0.
+        ``({(a, b): largest-message busbw / line rate}, commands run)``; a pair whose run failed or was cut
+        short (no summary) gets 0.0.
     """
     from roce_tune.verify.nccl import busbw_fraction_of_line_rate
 
@@ -132,8 +150,7 @@ def pairwise(pool: DevicePool, spec: LaunchSpec, line_rate_gbps: float,
         cmd = build_launch(spec.model_copy(update={"hosts": [a, b], "head": None}))
         commands.append(cmd.describe())
         run, _ = _judged(run_launch(pool, cmd, timeout_s), cmd.launcher)
-        frac = busbw_fraction_of_line_rate(run,
-                                           line_rate_gbps).largest_message if run and run.status != "failed" \
-            else None
+        usable = run is not None and run.status not in ("failed", "incomplete")
+        frac = busbw_fraction_of_line_rate(run, line_rate_gbps).largest_message if run and usable else None
         fractions[(a, b)] = frac or 0.0
     return fractions, commands

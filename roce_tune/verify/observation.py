@@ -138,8 +138,9 @@ class Observation:
         return fabric_signals(self.delta, list(cls.lossless_priorities), list(cls.lossless_queues))
 
     def busbw_fraction(self) -> float | None:
-        """Largest-message busbw / line rate (None without a usable run)."""
-        if self.run is None or self.run.status == "failed":
+        """Largest-message busbw / line rate (None without a usable run: none, failed, or incomplete — a run
+        killed before its summary never counts as reaching the target, whatever its last rows show)."""
+        if self.run is None or self.run.status in ("failed", "incomplete"):
             return None
         return busbw_fraction_of_line_rate(self.run, self.line_rate_gbps).largest_message
 

@@ -10,10 +10,11 @@ from pathlib import Path
 from typing import Any
 
 from roce_tune.verify.adjust import Iteration, LoopResult
+from roce_tune.verify.counters import HostNicCounters
 from roce_tune.verify.diagnose import CheckResult
 from roce_tune.verify.hostfacts import NicFacts
 from roce_tune.verify.measure import Measurement
-from roce_tune.verify.signals import fabric_signals, host_signals
+from roce_tune.verify.signals import DISCARD_COUNTERS, LOSS_COUNTERS, fabric_signals, host_signals
 
 REPORT_SCHEMA = "roce-tune.verify-report/1"
 UNITS = {"busbw_gbps": "GB/s (10^9 bytes/s), as printed by nccl-tests",
@@ -24,26 +25,37 @@ UNITS = {"busbw_gbps": "GB/s (10^9 bytes/s), as printed by nccl-tests",
 __all__ = ["REPORT_SCHEMA", "plot_busbw", "report_dict", "report_markdown", "write_report"]
 
 
+def _nic_summary(c: HostNicCounters, lossless: list[int]) -> dict[str, Any]:
+    """One NIC's figures over the run; ``None`` (never 0) for what was not read: every ethtool figure when
+    ``ethtool -S`` gave no delta, each hw_counters figure whose counter has no delta."""
+    s = host_signals(c, lossless)
+    eth, hw = bool(c.ethtool), c.hw
+
+    def read(value: object, known: bool) -> object:
+        return value if known else None
+    return {
+        "tx_packets_by_priority": read({p: n for p, n in s.tx_by_prio.items() if n}, eth),
+        "rx_packets_by_priority": read({p: n for p, n in s.rx_by_prio.items() if n}, eth),
+        "pfc_pause_rx_frames": read(s.pause_rx_frames, eth), "pause_us": s.pause_us,
+        "ecn_marked": read(s.ecn_marked, "np_ecn_marked_roce_packets" in hw),
+        "cnp_sent": read(s.cnp_sent, "np_cnp_sent" in hw),
+        "cnp_handled": read(s.cnp_handled, "rp_cnp_handled" in hw),
+        "loss_events": read(s.loss_events, any(k in hw for k in LOSS_COUNTERS)),
+        "discards": read(s.discards, any(k in c.ethtool for k in DISCARD_COUNTERS)), "errors": list(c.errors)}
+
+
 def _counter_summary(it: Iteration, lossless: list[int], queues: list[int]) -> dict[str, Any]:
     m = it.measurement
     if m is None or m.delta is None:
         return {}
-    hosts = {}
-    for c in m.delta.hosts:
-        s = host_signals(c, lossless)
-        hosts[f"{c.host}:{c.netdev}"] = {
-            "tx_packets_by_priority": {p: n for p, n in s.tx_by_prio.items() if n},
-            "rx_packets_by_priority": {p: n for p, n in s.rx_by_prio.items() if n},
-            "pfc_pause_rx_frames": s.pause_rx_frames, "pause_us": s.pause_us, "ecn_marked": s.ecn_marked,
-            "cnp_sent": s.cnp_sent, "cnp_handled": s.cnp_handled, "loss_events": s.loss_events,
-            "discards": s.discards, "errors": list(c.errors)}
+    hosts = {f"{c.host}:{c.netdev}": _nic_summary(c, lossless) for c in m.delta.hosts}
     f = fabric_signals(m.delta, lossless, queues)
     return {"hosts": hosts, "switches": {
         "pfc_tx_frames_by_port": f.pfc_tx_by_port, "ecn_marked_by_port": f.ecn_by_port,
         "lossless_drops_by_port": f.drops_by_port, "watchdog_storms_by_port": f.storms_by_port,
         "unsupported": {s.switch: s.unsupported for s in m.delta.switches if s.unsupported},
         "errors": {s.switch: s.errors for s in m.delta.switches if s.errors}},
-        "resets": list(m.delta.resets), "seconds": m.delta.seconds}
+        "resets": list(m.delta.resets), "unread": list(m.delta.unread), "seconds": m.delta.seconds}
 
 
 def _checks(checks: list[CheckResult]) -> list[dict[str, Any]]:
@@ -173,15 +185,23 @@ def _md_counters(cs: dict[str, Any]) -> list[str]:
     L = ["", "## Counters (deltas over the final run)", "",
          "| NIC | tx pkts by prio | PFC pauses rx | pause µs | ECN marked | CNP sent/handled | loss events |",
          "|---|---|---|---|---|---|---|"]
+    def cell(v: object) -> str:
+        return "not read" if v is None else str(v)
     for nic, v in cs["hosts"].items():
-        L.append(f"| {nic} | {v['tx_packets_by_priority']} | {v['pfc_pause_rx_frames']} | {v['pause_us']} | "
-                 f"{v['ecn_marked']} | {v['cnp_sent']}/{v['cnp_handled']} | {v['loss_events']} |")
+        L.append(f"| {nic} | {cell(v['tx_packets_by_priority'])} | {cell(v['pfc_pause_rx_frames'])} | "
+                 f"{cell(v['pause_us'])} | {cell(v['ecn_marked'])} | {cell(v['cnp_sent'])}/"
+                 f"{cell(v['cnp_handled'])} | {cell(v['loss_events'])} |")
     sw = cs["switches"]
     L += ["", (f"Switches: PFC tx frames {sw['pfc_tx_frames_by_port'] or 0}; ECN marked "
                f"{sw['ecn_marked_by_port'] or 0}; lossless drops {sw['lossless_drops_by_port'] or 0}; "
                f"watchdog storms {sw['watchdog_storms_by_port'] or 0}.")]
     for name, what in sw.get("unsupported", {}).items():
         L.append(f"* {name}: not read: {', '.join(what)}")
+    errors = {**{nic: v["errors"] for nic, v in cs["hosts"].items() if v["errors"]}, **sw.get("errors", {})}
+    L += [f"* {name}: error: {'; '.join(what)}" for name, what in errors.items()]
+    L += [f"* no delta: {u}" for u in cs.get("unread", [])]
+    L += [f"* went backwards (cleared or wrapped; the value after the run is counted): {r}"
+          for r in cs.get("resets", [])]
     return L
 
 

@@ -150,6 +150,16 @@ def _check_options(opts: VerifyOptions) -> None:
                          "host alone)")
 
 
+def _check_fabric_hosts(opts: VerifyOptions, hosts: list[str]) -> None:
+    """ValueError for mpirun/srun on a single host: every rank is on it, NCCL moves the data over
+    NVLink/PCIe (or shared memory) and busbw says nothing about the fabric (it can be several times the
+    NIC's line rate)."""
+    if opts.launcher != "ssh" and len(hosts) < 2:
+        raise ValueError(f"--launcher {opts.launcher} on one host ({', '.join(hosts)}) sends nothing over "
+                         "the fabric (the ranks talk over NVLink/PCIe): select at least two hosts, or use "
+                         "--launcher ssh to test a host alone")
+
+
 def _out_dir(opts: VerifyOptions, plan: Plan) -> Path:
     """``--out``, else ``out/<inventory stem or site>/verify``."""
     return opts.out_dir or Path("out") / f"{Path(plan.inventory_file).stem or plan.site}" / "verify"
@@ -272,13 +282,14 @@ def verify_fabric(source: Path, opts: VerifyOptions, on_event: Callable[[str],
     Raises:
         RoceTuneError: the source does not plan cleanly, no host selected, or ``--adjust`` from a plan
             directory whose inventory is gone or changed.
-        ValueError: bad launch options (sizes, launcher, collective).
+        ValueError: bad launch options (sizes, launcher, collective), or mpirun/srun on a single host.
     """
     say = on_event or (lambda s: None)
     _check_options(opts)
     plan, inv = load_for_verify(source)
     adjust_inv = _require_inventory(source, inv) if opts.adjust else None
     hosts = select_hosts(plan, opts.hosts)
+    _check_fabric_hosts(opts, hosts)
     switches = [s.name for s in plan.switches if s.mgmt_host]
     line_rate = float(min((n.speed_gbps for h in hosts for n in plan.host(h).nics), default=400))
     target = _target_ratio(opts, plan)

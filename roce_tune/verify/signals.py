@@ -95,7 +95,8 @@ def host_signals(c: HostNicCounters, lossless: list[int]) -> HostSignals:
 class FabricSignals:
     """Switch-side sums over every port, on the lossless priorities / queues.
 
-    ``*_by_port`` keep the per-port figures for evidence (only non-zero entries).
+    ``*_by_port`` keep the per-port figures for evidence (only non-zero entries); ``ecn_unread_ports``
+    lists the ports (``switch:port``) where no lossless queue's ECN-marked counter was read.
     """
 
     pfc_tx_frames: int = 0
@@ -109,6 +110,7 @@ class FabricSignals:
     drops_by_port: dict[str, int] = field(default_factory=dict)
     storms_by_port: dict[str, int] = field(default_factory=dict)
     wd_drops_by_port: dict[str, int] = field(default_factory=dict)
+    ecn_unread_ports: list[str] = field(default_factory=list)
 
 
 def fabric_signals(delta: CounterSnapshot, lossless_prios: list[int],
@@ -125,13 +127,17 @@ def fabric_signals(delta: CounterSnapshot, lossless_prios: list[int],
     storms: dict[str, int] = {}
     wd_drops: dict[str, int] = {}
     counted = False
+    ecn_unread: list[str] = []
     for sw in delta.switches:
         for port, c in sw.ports.items():
             key = f"{sw.switch}:{port}"
             tx = sum(c.get(f"pfc_tx_prio{p}", 0) for p in lossless_prios) + c.get("pfc_tx_all", 0)
             rx = sum(c.get(f"pfc_rx_prio{p}", 0) for p in lossless_prios) + c.get("pfc_rx_all", 0)
             marks = sum(c.get(f"q{q}_ecn_marked_pkts", 0) for q in lossless_queues)
-            counted = counted or any(f"q{q}_ecn_marked_pkts" in c for q in lossless_queues)
+            port_counted = any(f"q{q}_ecn_marked_pkts" in c for q in lossless_queues)
+            counted = counted or port_counted
+            if not port_counted:
+                ecn_unread.append(key)
             dr = sum(c.get(f"q{q}_drop_pkts", 0) + c.get(f"q{q}_wred_drop_pkts", 0) for q in lossless_queues)
             st = sum(c.get(f"q{q}_wd_storm_detected", 0) for q in lossless_queues)
             wdd = sum(c.get(f"q{q}_wd_tx_drop", 0) + c.get(f"q{q}_wd_rx_drop", 0) for q in lossless_queues)
@@ -143,4 +149,4 @@ def fabric_signals(delta: CounterSnapshot, lossless_prios: list[int],
         pfc_tx_frames=sum(pfc_tx.values()), pfc_rx_frames=sum(pfc_rx.values()), ecn_marked=sum(ecn.values()),
         ecn_counted=counted, lossless_drops=sum(drops.values()), wd_storms=sum(storms.values()),
         pfc_tx_by_port=pfc_tx, ecn_by_port=ecn, drops_by_port=drops, storms_by_port=storms,
-        wd_drops_by_port=wd_drops)
+        wd_drops_by_port=wd_drops, ecn_unread_ports=ecn_unread)

@@ -229,6 +229,25 @@ def test_failed_apply_stops_and_restores_the_best_plan() -> None:
     assert res.iterations[-1].kind == "rollback"
 
 
+def test_a_rollback_that_fails_is_not_reported_as_done() -> None:
+    """A device unreachable after a worse step: the re-apply of the best plan fails on it, so the loop must
+    not claim it rolled back (the device may still hold the worse step's values)."""
+    class FailsFromSecond(Recorder):
+        def __call__(self, plan: Plan) -> list[DeviceResult]:
+            self.fail = bool(self.plans)
+            return super().__call__(plan)
+
+    inv = inventory([Override(set={"kmin_bytes": 20_000, "kmax_bytes": 100_000})])
+    rec = FailsFromSecond()
+    res, plan0 = run(inv, lambda p: measurement(0.83, (UP,)) if kmax(p) == 100_000
+                     else measurement(0.61, (DOWN,)), rec)
+    assert [it.kind for it in res.iterations] == ["baseline", "step", "rollback"]
+    assert rec.plans[-1] == plan0 and res.iterations[-1].measurement is None
+    assert "rolled back to iteration 0" not in res.stop_reason
+    assert res.stop_reason.endswith("rollback to iteration 0 FAILED: lab-leaf1 failed boom; the devices "
+                                    "that failed may still hold the settings of iteration 1")
+
+
 def test_target_met_at_baseline_changes_nothing() -> None:
     rec = Recorder()
     res, _ = run(inventory([]), lambda p: measurement(0.95, (DOWN,)), rec)

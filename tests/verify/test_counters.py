@@ -67,9 +67,36 @@ def test_side_by_side_delta_equals_the_capture_diff_column() -> None:
 
 def test_delta_notes_counters_that_went_backwards() -> None:
     resets: list[str] = []
-    d = c.delta_counts({"a": 10, "b": 5}, {"a": 25, "b": 2, "new": 4}, "h", resets)
-    assert d == {"a": 15, "b": 2, "new": 4}
+    unread: list[str] = []
+    d = c.delta_counts({"a": 10, "b": 5}, {"a": 25, "b": 2, "new": 4}, "h", resets, unread)
+    assert d == {"a": 15, "b": 2}  # "new" had no value before: unknown, not counted from 0
     assert resets == ["h:b"]
+    assert unread == ["h: 1 counter not read before the run, no delta (new)"]
+
+
+def test_device_unreachable_before_the_run_gives_no_delta_not_its_totals() -> None:
+    """A switch that timed out at the first snapshot and a port that printed N/A (SONiC) before the run:
+    their totals since boot must not become the run's PFC frames / watchdog storms."""
+    nic = {"host": "h1", "netdev": "eth0", "rdma_device": "mlx5_0"}
+    before = c.CounterSnapshot(taken_at=100.0, hosts=[c.HostNicCounters(
+        **nic, ethtool={"rx_prio3_pause": 5}, errors=["mlx5_0 hw_counters: none read"])], switches=[
+        c.SwitchCounters(switch="leaf1", platform="sonic", errors=["NetmikoTimeoutException: leaf1"]),
+        c.SwitchCounters(switch="leaf2", platform="sonic", ports={"Ethernet0": {"pfc_tx_prio4": 1}})])
+    after = c.CounterSnapshot(taken_at=130.0, hosts=[c.HostNicCounters(
+        **nic, ethtool={"rx_prio3_pause": 9}, hw={"np_cnp_sent": 912345})], switches=[
+        c.SwitchCounters(switch="leaf1", platform="sonic", ports={"Ethernet0": {
+            "pfc_tx_prio3": 48_000_000, "q3_wd_storm_detected": 2}}),
+        c.SwitchCounters(switch="leaf2", platform="sonic", ports={"Ethernet0": {
+            "pfc_tx_prio3": 7_000_000, "pfc_tx_prio4": 3}})])
+    d = c.delta_snapshot(before, after)
+    assert d.hosts[0].ethtool == {"rx_prio3_pause": 4} and d.hosts[0].hw == {}
+    assert d.switches[0].ports == {"Ethernet0": {}}
+    assert d.switches[0].errors == ["NetmikoTimeoutException: leaf1"]
+    assert d.switches[1].ports == {"Ethernet0": {"pfc_tx_prio4": 2}}
+    assert d.unread == ["h1/mlx5_0: 1 counter not read before the run, no delta (np_cnp_sent)",
+                        "leaf1:Ethernet0: 2 counters not read before the run, no delta (pfc_tx_prio3, "
+                        "q3_wd_storm_detected)",
+                        "leaf2:Ethernet0: 1 counter not read before the run, no delta (pfc_tx_prio3)"]
 
 
 def test_snapshot_delta_keeps_devices_and_seconds() -> None:
@@ -161,6 +188,14 @@ def test_eos_pfc_json_and_ecn_table() -> None:
     assert ec.parse_eos_ecn_counters(ecn, "Ethernet1") == {"q0_ecn_marked_pkts": 0, "q3_ecn_marked_pkts": 421}
     with pytest.raises(ValueError):
         ec.parse_eos_pfc_counters_json("% Invalid input")
+
+
+def test_eos_pfc_json_figure_missing_on_one_port_is_not_zero() -> None:
+    """A port whose entry lacks ``txFrames`` (or prints no number) has no such counter; it was read as 0."""
+    js = ('{"interfaceCounters": {"Ethernet1": {"rxFrames": 3, "txFrames": 17}, "Ethernet2": {"rxFrames": 5},'
+          ' "Ethernet3": {"rxFrames": null, "txFrames": "n/a"}}}')
+    assert ec.parse_eos_pfc_counters_json(js) == {"Ethernet1": {"pfc_rx_all": 3, "pfc_tx_all": 17},
+                                                  "Ethernet2": {"pfc_rx_all": 5}, "Ethernet3": {}}
 
 
 # ---------------------------------------------------------------------------------------- facts

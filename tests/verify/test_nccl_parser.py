@@ -157,6 +157,32 @@ def test_per_iteration_columns_with_srun_labels():
     assert (run.status, run.nranks) == ("ok", 2)
 
 
+@pytest.mark.parametrize("label", [" 0: ", "  0: ", "P0 0: ", "P1  3: "])
+def test_srun_labels_padded_to_the_task_id_width(label):
+    """Slurm ``write_labelled_message.c`` builds the ``srun -l`` label as ``"%*d: "`` with the width of
+    the largest task id (`` 0: `` from 10 tasks on) and ``"P%u %*d: "`` for a heterogeneous job."""
+    text = (FIXTURES / "allreduce-per-iteration-columns-srun-label.txt").read_text()
+    [run] = parse_nccl_output(re.sub(r"(?m)^0: ", label, text), "padded.txt")
+    assert [r.oop_busbw_gbps for r in run.rows] == [44.12, 46.05, 47.21]
+    assert (run.status, run.nranks, run.avg_busbw_gbps) == ("ok", 2, 45.8267)
+
+
+@pytest.mark.parametrize("command_line", [True, False])
+def test_a_run_killed_after_its_header_then_a_rerun_are_two_runs(command_line):
+    """``tee -a`` of a run that hung at its first size (killed after the table header) and the next run: the
+    rerun's command line, or its own nThread line with other sizes, starts a new run. Merged, the two
+    headers and two rank 0 lines read as a build without MPI and the good run's rows were thrown away."""
+    text = (FIXTURES / "allreduce-hung-after-header-then-sendrecv.txt").read_text()
+    if not command_line:
+        text = re.sub(r"(?m)^\$ mpirun .*sendrecv_perf.*\n", "", text)
+    hung, rerun = parse_nccl_output(text, "hung-then-rerun.txt")
+    assert (hung.collective, hung.status, hung.rows) == ("all_reduce", "incomplete", [])
+    assert rerun.collective == ("sendrecv" if command_line else "all_reduce")
+    assert (rerun.status, rerun.nranks, rerun.avg_busbw_gbps) == ("ok", 2, 45.515)
+    assert [r.oop_busbw_gbps for r in rerun.rows] == [44.74, 46.28]
+    assert not any(RAN_ALONE in p for p in hung.problems + rerun.problems)
+
+
 def test_json_v2_complete():
     [run] = runs_of("allreduce-json-v2-2node.json")
     assert (run.format, run.collective, run.collective_source) == ("json", "all_reduce", "header")

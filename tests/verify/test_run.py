@@ -87,3 +87,13 @@ def test_traffic_time_counts_both_placements_and_every_iteration() -> None:
 def test_adjust_refuses_the_ssh_launcher(inv_copy: Path, tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="fabric measurement"):
         verify_fabric(inv_copy, VerifyOptions(adjust=True, launcher="ssh", out_dir=tmp_path / "v"))
+
+
+@pytest.mark.parametrize("launcher", ["mpirun", "srun"])
+def test_a_fabric_launch_on_one_host_is_refused(inv_copy: Path, tmp_path: Path, launcher: str) -> None:
+    """mpirun/srun on one host put every rank on that host: NCCL moves the data over NVLink/PCIe, busbw is
+    not bounded by the NIC (several times its line rate) and verify passed the fabric without a packet on
+    it. It is refused before anything runs, pointing at the ssh launcher for a host alone."""
+    with pytest.raises(ValueError, match=r"one host \(node1\).*--launcher ssh"):
+        verify_fabric(inv_copy, VerifyOptions(launcher=launcher, hosts=["node1"], out_dir=tmp_path / "v"))
+    assert not (tmp_path / "v").exists()

@@ -207,3 +207,18 @@ def test_adjust_sizes_an_unpinned_step_with_the_simulator(lab,
         assert _wred(lb) == {(str(min(kmin)), str(min(kmax)))}
     md = (tmp_path / "out" / "verify-report.md").read_text()
     assert "simulator, fan-in 1" in md
+
+
+def test_a_run_that_outlasts_the_run_timeout_is_reported_not_raised(lab,
+                                                                     tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """A hung collective (here: any run, with a 10 ms --run-timeout) made netmiko raise ReadTimeout out of
+    verify (a traceback, no report; mid --adjust, no rollback). It is now a measurement without a run:
+    RT311 quoting the timeout, the report written, exit 1; the launch is sent once, not retried."""
+    _, inv = lab()
+    res = verify_fabric(inv, _opts(tmp_path / "out", run_timeout_s=0.01))
+    assert res.exit_code == 1 and res.report["status"] == "fail"
+    [d] = res.report["findings"]
+    assert d["rule"] == "RT311" and "ReadTimeout after --run-timeout 0.01 s" in d["message"]
+    assert (tmp_path / "out" / "verify-report.md").exists()
+    commands = (tmp_path / "out" / "commands.txt").read_text()
+    assert commands.count("node1$ mpirun ") == 1

@@ -76,6 +76,7 @@ class RunFacts:
     avg_failed: bool = False
     complete: bool = False
     validation: int | None = None
+    nthread_line: str | None = None  # the run's ``nThread … nGpus …`` parameter line, as printed
     launcher_np: int | None = None
     inherited: str | None = None
     nranks_hint: int | None = None

@@ -1,8 +1,10 @@
 """Lines around the tables that are not nccl-tests' own: NCCL's log lines (``NCCL INFO``/``WARN``), and
 the launcher's line prefixes and terminal colours.
 
-``srun -l`` prefixes ``12: ``, ``mpirun --tag-output`` ``[1,0]<stdout>:``, log shippers an ISO-8601
-timestamp; NCCL INFO lines give the library version and rank count, WARN/ABORT lines are kept as notes.
+``srun -l`` prefixes ``12: `` (padded to the width of the largest task id, `` 3: ``; ``P1 3: `` in a
+heterogeneous job: Slurm ``src/common/write_labelled_message.c``), ``mpirun --tag-output``
+``[1,0]<stdout>:``, log shippers an ISO-8601 timestamp; NCCL INFO lines give the library version and
+rank count, WARN/ABORT lines are kept as notes.
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ import re
 
 from roce_tune.verify.nccl.facts import RunFacts
 
-_PREFIX = re.compile(r"^(?:\[\d+,\d+\]<std(?:out|err)>:|\d{1,5}: |\d{4}-\d\d-\d\dT[\d:.,]+Z? )")
+_PREFIX = re.compile(r"^(?:\[\d+,\d+\]<std(?:out|err)>:|(?:P\d+ )? *\d{1,6}: |\d{4}-\d\d-\d\dT[\d:.,]+Z? )")
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 _NCCL_LOG = re.compile(r"\bNCCL (INFO|WARN|TRACE|ABORT)\b:?\s*(.*)")
 _NCCL_VERSION = re.compile(r"NCCL version (\d+\.\d+\.\d+)")

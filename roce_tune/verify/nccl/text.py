@@ -3,7 +3,9 @@
 
 A run starts at its preamble (``# nccl-tests version``, ``# Collective test starting``, ``nThread``, the
 rank list, a ``*_perf`` command line or a ``<name> result`` label) or at its table header, and ends with
-its summary (``Out of bounds values`` / ``Avg bus bandwidth``); several runs may share one file.
+its summary (``Out of bounds values`` / ``Avg bus bandwidth``); several runs may share one file. A run
+killed after its table header ends at the next ``*_perf`` command line or nThread line with other
+parameters (a no-MPI build repeats the same nThread line, which stays in the run).
 """
 
 from __future__ import annotations
@@ -61,10 +63,12 @@ class _TextReader:
         p.notes.clear()
         return self.cur
 
-    def preamble(self, lineno: int) -> RunFacts:
-        """The run a preamble line belongs to: a new one once the current run has results."""
+    def preamble(self, lineno: int, fresh: bool = False) -> RunFacts:
+        """The run a preamble line belongs to: a new one once the current run has results, or once it has
+        its table header when the line is ``fresh`` (it cannot be the current run's: another ``*_perf``
+        command line, other nThread parameters; a run killed after its header is followed by the next)."""
         cur = self.cur
-        if cur is None or cur.rows or cur.summaries or cur.fail_notes:
+        if cur is None or cur.rows or cur.summaries or cur.fail_notes or (fresh and cur.headers):
             return self.new(lineno)
         return cur
 
@@ -116,8 +120,10 @@ class _TextReader:
     def _on_nthread(self, n: int, line: str) -> bool:
         if not _NTHREAD.match(line):
             return False
-        run = self.preamble(n)
+        cur, params = self.cur, line.strip()
+        run = self.preamble(n, fresh=cur is not None and cur.nthread_line not in (None, params))
         run.structural = True
+        run.nthread_line = run.nthread_line or params
         if v := _VALIDATION.search(line):
             run.validation = int(v.group(1))
         return True
@@ -226,7 +232,7 @@ class _TextReader:
             return False
         name = collective_from_program(m.group(1))
         if name:
-            run = self.preamble(n)
+            run = self.preamble(n, fresh=True)
             run.name(name, "command line")
             self.pending.inherited = name
             lm = _LAUNCHER.search(line)

@@ -87,13 +87,9 @@ class HostView:
 
     def bump(self, ethtool: dict[str, float], hw: dict[str, float]) -> None:
         """Add deltas to this host's ``ethtool -S`` state and hw_counters files."""
+        m.zero_nic_counters(self.root, self.netdev, self.rdma)
         path = self.root / "var/lib/roce-emu/ethtool_stats" / f"{self.netdev}.json"
         stats = m.read_json(path, {})
-        for p in range(8):
-            for d in ("rx", "tx"):
-                for what in ("packets", "bytes", "pause", "pause_duration"):
-                    stats.setdefault(f"{d}_prio{p}_{what}", 0)
-        stats.setdefault("rx_discards_phy", 0)
         m.add_counts(stats, ethtool)
         m.write_json(path, stats)
         hwdir = self.root / "sys/class/infiniband" / self.rdma / "ports/1/hw_counters"

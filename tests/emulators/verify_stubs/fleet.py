@@ -256,6 +256,7 @@ def start_lab(inventory: str | Path, workdir: Path, *, fixed_ports: bool = False
             for knob, value in MISSING_RP_KNOBS.items():
                 if not (rp / knob).exists():
                     (rp / knob).write_text(f"{value}\n")
+            m.zero_nic_counters(fleet[h.name].sysroot, n.netdev, n.rdma_device)  # type: ignore[attr-defined]
     hosts: dict[str, dict[str, Any]] = {}
     for h in plan.hosts:
         nic = h.nics[0]

@@ -235,6 +235,29 @@ def write_json(path: Path, data: Any) -> None:
     os.replace(tmp, path)
 
 
+#: RDMA hw_counters the stubs count; mlx5 exposes these sysfs files (at 0) from the moment the port is up
+HW_COUNTERS = ("np_ecn_marked_roce_packets", "np_cnp_sent", "rp_cnp_handled", "rp_cnp_ignored",
+               "out_of_sequence", "packet_seq_err", "local_ack_timeout_err", "implied_nak_seq_err")
+
+
+def zero_nic_counters(root: Path, netdev: str, rdma: str) -> None:
+    """Give a host NIC the counters a real mlx5 port shows before any traffic: every per-priority
+    ``ethtool -S`` counter and :data:`HW_COUNTERS` at 0 (kept when already counting)."""
+    path = root / "var/lib/roce-emu/ethtool_stats" / f"{netdev}.json"
+    stats = read_json(path, {})
+    for p in range(8):
+        for d in ("rx", "tx"):
+            for what in ("packets", "bytes", "pause", "pause_duration"):
+                stats.setdefault(f"{d}_prio{p}_{what}", 0)
+    stats.setdefault("rx_discards_phy", 0)
+    write_json(path, stats)
+    hwdir = root / "sys/class/infiniband" / rdma / "ports/1/hw_counters"
+    hwdir.mkdir(parents=True, exist_ok=True)
+    for name in HW_COUNTERS:
+        if not (hwdir / name).exists():
+            (hwdir / name).write_text("0\n")
+
+
 def add_counts(target: dict[str, int], incr: dict[str, float]) -> None:
     """``target[k] += round(incr[k])`` (counters are integers)."""
     for k, v in incr.items():

@@ -1,0 +1,51 @@
+"""The verify report's counter section: what was not read shows as not read (None / "not read"), never 0."""
+
+from __future__ import annotations
+
+from roce_tune.verify.adjust import Iteration
+from roce_tune.verify.counters import CounterSnapshot, HostNicCounters, SwitchCounters, delta_snapshot
+from roce_tune.verify.measure import Measurement
+from roce_tune.verify.report import report_dict, report_markdown
+
+NIC = {"netdev": "ens1f0np0", "rdma_device": "mlx5_0"}
+ETH = {"tx_prio3_packets": 1_000, "rx_prio3_packets": 1_000, "rx_prio3_pause": 10, "rx_discards_phy": 0}
+HW = {"np_ecn_marked_roce_packets": 5, "np_cnp_sent": 5, "rp_cnp_handled": 4, "out_of_sequence": 0}
+
+
+def _snap(t: float, scale: int, node2_up: bool) -> CounterSnapshot:
+    node2 = (HostNicCounters(host="node2", **NIC, ethtool={k: v * scale for k, v in ETH.items()},
+                             hw={k: v * scale for k, v in HW.items()}) if node2_up else
+             HostNicCounters(host="node2", **NIC, errors=["NetmikoTimeoutException: node2 unreachable"]))
+    return CounterSnapshot(taken_at=t, hosts=[
+        HostNicCounters(host="node1", **NIC, ethtool={k: v * scale for k, v in ETH.items()},
+                        hw={k: v * scale for k, v in HW.items()}), node2],
+        switches=[SwitchCounters(switch="lab-leaf1", platform="sonic",
+                                 ports={"Ethernet0": {"pfc_tx_prio3": 3 * scale}} if scale == 1 or node2_up
+                                 else {"Ethernet0": {"pfc_tx_prio3": 2, "q3_ecn_marked_pkts": 9}})])
+
+
+def test_a_nic_unreachable_after_the_run_is_not_read_not_zero() -> None:
+    delta = delta_snapshot(_snap(10.0, 1, True), _snap(40.0, 3, False))
+    m = Measurement(command="node1$ mpirun …", launcher="mpirun", outputs={}, run=None, delta=delta,
+                    traffic_time_s=None, busbw_by_size=[], fraction=None, checks=[], wall_s=1.0)
+    rep = report_dict(meta={"site": "lab", "source": "lab.yaml", "collective": "all_reduce",
+                            "launcher": "mpirun", "hosts": ["node1", "node2"], "line_rate_gbps": 400,
+                            "target_ratio": 0.9},
+                      iterations=[Iteration(index=0, kind="baseline", measurement=m)], loop=None, facts=[],
+                      pairwise=None, lossless=[3], queues=[3], plot=None)
+    hosts = rep["iterations"][0]["counters"]["hosts"]
+    assert hosts["node1:ens1f0np0"] == {
+        "tx_packets_by_priority": {3: 2_000}, "rx_packets_by_priority": {3: 2_000}, "pfc_pause_rx_frames": 20,
+        "pause_us": None, "ecn_marked": 10, "cnp_sent": 10, "cnp_handled": 8, "loss_events": 0,
+        "discards": 0, "errors": []}
+    node2 = hosts["node2:ens1f0np0"]
+    assert {k: v for k, v in node2.items() if k != "errors"} == dict.fromkeys(node2.keys() - {"errors"})
+    assert node2["errors"] == ["NetmikoTimeoutException: node2 unreachable"]
+    md = report_markdown(rep)
+    assert ("| node2:ens1f0np0 | not read | not read | not read | not read | not read/not read | not read |"
+            in md)
+    assert "* node2:ens1f0np0: error: NetmikoTimeoutException: node2 unreachable" in md
+    assert "* no delta: lab-leaf1:Ethernet0: 1 counter not read before the run, no delta " \
+           "(q3_ecn_marked_pkts)" in md
+    assert "went backwards (cleared or wrapped; the value after the run is counted): " \
+           "lab-leaf1:Ethernet0:pfc_tx_prio3" in md
