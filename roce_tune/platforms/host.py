@@ -5,7 +5,10 @@ entries, the netdev MTU, the RoCE TOS (RDMA-CM default and the mlx5 global traff
 RDMA-CM, DCQCN enable per priority and its parameters, and the CNP DSCP/priority; then it reads every
 value back and exits 1 naming each mismatch. With ``--save FILE`` it first writes FILE, a restore point:
 every value it is about to set, read as found and written as the commands that put it back (apply runs
-it when a host push fails). ``--check`` changes nothing and only reads back. All of it is runtime state
+it when a host push fails). Before changing anything it checks that each NIC's netdev answers ``mlnx_qos``
+and its RDMA device port gives a ToS (``cma_roce_tos``); that, or any NIC tool failing later, stops it with
+exit 2 naming the command and the tool's own message (these tools print errors on stdout). ``--check``
+changes nothing and only reads back. All of it is runtime state
 (lost at reboot): run the script from a systemd oneshot. Every device name and value goes through
 ``shell_quote``; every sysfs path is prefixed with ``${ROCE_TUNE_SYSROOT:-}`` so tests can run the real script
 against a fake tree.

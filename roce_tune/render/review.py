@@ -110,8 +110,12 @@ def _fabric_section(plan: Plan) -> list[str]:
 def _classification_section(plan: Plan) -> list[str]:
     """Trust, DSCP/priority/PG/queue of RoCE and CNP, and the queue schedulers."""
     c = plan.classification
+    # several RoCE DSCPs may map to different lossless priorities: state each pair as the maps do
+    prios = {d: c.dscp_to_tc.get(d, c.roce_priority) for d in c.roce_dscp}
+    roce = (f"{c.roce_dscp} -> priority {c.roce_priority}" if set(prios.values()) == {c.roce_priority}
+            else ", ".join(f"{d} -> priority {p}" for d, p in prios.items()))
     lines = ["", "## Classification", "",
-             f"- trust {c.trust}; RoCE DSCP {c.roce_dscp} -> priority {c.roce_priority} (lossless "
+             f"- trust {c.trust}; RoCE DSCP {roce} (lossless "
              f"priorities {c.lossless_priorities}, PG {c.lossless_pgs}, queues {c.lossless_queues})",
              f"- CNP DSCP {c.cnp_dscp} -> priority {c.cnp_priority}, queue {c.cnp_queue} strict",
              f"- host TOS {c.roce_tos} (DSCP {c.roce_dscp[0]} << 2 | ECT(0)); CNP TOS {c.cnp_tos}", ""]

@@ -289,7 +289,8 @@ def host_tos(script: str) -> set[int]:
     each ``RT_NICS`` entry, which the shared script's tos section uses for both)."""
     tos = {int(nic[7]) for nic in host_array(script, "RT_NICS")}
     assert tos, "no NIC in the host script"
-    assert re.search(r'^\s*cma_roce_tos -d "\$nic_rdma" -p "\$nic_port" -t "\$nic_tos"', script, re.MULTILINE)
+    assert re.search(r'^\s*(rt_run )?cma_roce_tos -d "\$nic_rdma" -p "\$nic_port" -t "\$nic_tos"', script,
+                     re.MULTILINE)
     assert re.search(r'^\s*rt_write '
                      r'"\$\{SYSROOT\}/sys/class/infiniband/\$nic_rdma/tc/\$nic_port/traffic_class" '
                      r'"\$nic_tos"$', script, re.MULTILINE)

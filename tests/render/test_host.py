@@ -276,6 +276,43 @@ def test_missing_sysfs_knob_stops_before_more_changes(box: Box) -> None:
     assert "ens1f0np0/ecn/roce_np/enable/3 does not exist" in res.stderr
 
 
+def test_an_rdma_device_the_host_lacks_stops_before_any_change_and_is_named(tmp_path: Path) -> None:
+    # An inventory naming the wrong RDMA device (the host has no mlx5_1): cma_roce_tos says so on stdout
+    # and exits 1 (mlnx-tools sbin/cma_roce_tos). The script used to set trust/PFC/MTU, then die silently
+    # (exit 1, nothing on stderr) with a restore point holding "-t Device mlx5_1 port 1 does not exist"
+    # as the ToS to put back, so the restore itself failed.
+    plan, script = _script()
+    h = plan.hosts[0]  # type: ignore[attr-defined]
+    box = Box(tmp_path, h)
+    env = _box_env(box)
+    gone = h.nics[1].rdma_device
+    shutil.rmtree(box.state / "rdma" / gone)
+    shutil.rmtree(box.root / "sys/class/infiniband" / gone)
+    path, restore = tmp_path / "apply.sh", tmp_path / "restore.sh"
+    path.write_text(script, encoding="utf-8")
+    before = _device_view(box, h, env)
+    res = _run_file(path, "--save", str(restore), env=env)
+    assert res.returncode == 2, res.stderr
+    assert f"cma_roce_tos -d {gone} -p 1" in res.stderr and "does not exist" in res.stderr, res.stderr
+    assert _device_view(box, h, env) == before  # nothing changed on any NIC
+    assert not restore.exists() or "rt_do" not in restore.read_text()
+
+
+def test_a_nic_tool_that_fails_is_named_with_its_message(box: Box) -> None:
+    # mlnx_qos prints its errors on stdout; the script sent that to /dev/null and stopped with the tool's
+    # exit status and an empty stderr, indistinguishable from "read-back mismatch" (exit 1).
+    _, script = _script()
+    (box.bin / "mlnx_qos").rename(box.bin / "mlnx_qos.real")
+    (box.bin / "mlnx_qos").write_text(
+        "#!/bin/bash\nfor a in \"$@\"; do [[ $a == --cable_len ]] && { echo 'Error: cable length is not "
+        "supported'; exit 1; }; done\nexec \"$(dirname \"$0\")/mlnx_qos.real\" \"$@\"\n")
+    (box.bin / "mlnx_qos").chmod(0o755)
+    res = box.run(script)
+    assert res.returncode == 2, res.stderr
+    assert "mlnx_qos -i ens1f0np0 --pfc 0,0,0,1,0,0,0,0 --cable_len" in res.stderr, res.stderr
+    assert "Error: cable length is not supported" in res.stderr
+
+
 def test_non_default_dscp_map_is_written_and_read_back(tmp_path: Path) -> None:
     # CNP on DSCP 40 -> priority 6 differs from the ConnectX default 40 >> 3 = 5 (DOMAIN.md §3).
     plan, script = _script(cnp_dscp=40)
@@ -302,7 +339,8 @@ def test_pfc_and_cable_length_go_in_one_call() -> None:
     # mlnx_qos sends both in one set_ieee_pfc(pfc_en, delay); separate calls would zero each other.
     _, script = _script()
     lines = [ln for ln in script.splitlines()
-             if ln.strip().startswith("mlnx_qos") and ("--pfc" in ln or "--cable_len" in ln)]
+             if ln.strip().removeprefix("rt_run ").startswith("mlnx_qos")
+             and ("--pfc" in ln or "--cable_len" in ln)]
     assert lines and all("--pfc" in ln and "--cable_len" in ln for ln in lines)
     assert not any("--trust" in ln and "--dscp2prio" in ln for ln in script.splitlines())
 

@@ -5,7 +5,8 @@
 # host as one script. Run the host's file, not this one.
 # Idempotent: every step writes an absolute value, so a second run changes nothing.
 # Runtime settings (mlnx_qos, cma_roce_*, sysfs) are lost at reboot: run this from a systemd oneshot.
-# Ends by reading back every value it set and exits 1 listing each mismatch.
+# Ends by reading back every value it set and exits 1 listing each mismatch. A NIC tool that fails, or
+# a netdev / RDMA device port that does not answer before anything is changed, stops it with exit 2.
 # ROCE_TUNE_SYSROOT (tests) is prepended to every /sys path.
 # Usage: bash SCRIPT [--check | --save FILE]
 #   --check      change nothing, only read back and list mismatches
@@ -48,6 +49,17 @@ rt_write() {
         exit 2
     fi
     printf '%s\n' "$2" > "$1"
+}
+
+# rt_run CMD...: run a NIC tool; its output goes to RT_OUT. On failure print the command and what the tool
+# said (mlnx_qos and cma_roce_* print their errors on stdout) and stop: exit 2.
+rt_run() {
+    local rc=0
+    RT_OUT="$("$@" 2>&1)" || rc=$?
+    if (( rc != 0 )); then
+        printf 'roce-tune: %s: %s failed (exit %d): %s\n' "$RT_HOST" "$*" "$rc" "${RT_OUT//$'\n'/ | }" >&2
+        exit 2
+    fi
 }
 
 # rt_read PATH: first line of a file ("" when empty), or <missing>.
@@ -107,6 +119,22 @@ rt_save() {
     printf '%q ' "$@" >> "$RT_SAVE"
     printf '\n' >> "$RT_SAVE"
 }
+
+# Before anything changes: every NIC's netdev must answer mlnx_qos and its RDMA device port must give
+# its RDMA-CM ToS. A device this host lacks (wrong rdma_device/rdma_port) stops here, exit 2, instead of
+# half-way through with the tool's error text taken as a value for the restore point.
+if (( RT_CHECK == 0 )); then
+for rt_n in "${RT_NICS[@]}"; do
+    rt_nic "$rt_n"
+    rt_run mlnx_qos -i "$nic_dev"
+    rt_run cma_roce_tos -d "$nic_rdma" -p "$nic_port"
+    if [[ ! "${RT_OUT##*$'\n'}" =~ ^[0-9]+$ ]]; then
+        printf 'roce-tune: %s: cma_roce_tos -d %s -p %s (netdev %s) gives no ToS: %s\n' \
+            "$RT_HOST" "$nic_rdma" "$nic_port" "$nic_dev" "${RT_OUT//$'\n'/ | }" >&2
+        exit 2
+    fi
+done
+fi
 
 # ===== snapshot =====
 if [[ -n "$RT_SAVE" ]]; then
@@ -173,12 +201,12 @@ if (( RT_CHECK == 0 )); then
 # The driver derives the receive-buffer xoff from the cable length.
 for rt_n in "${RT_NICS[@]}"; do
     rt_nic "$rt_n"
-    mlnx_qos -i "$nic_dev" --trust "$nic_trust" >/dev/null
-    mlnx_qos -i "$nic_dev" --pfc "$nic_pfc" --cable_len "$nic_cable" >/dev/null
+    rt_run mlnx_qos -i "$nic_dev" --trust "$nic_trust"
+    rt_run mlnx_qos -i "$nic_dev" --pfc "$nic_pfc" --cable_len "$nic_cable"
     for rt_e in ${RT_DSCP2PRIO[@]+"${RT_DSCP2PRIO[@]}"}; do
         read -r rt_s dscp prio <<<"$rt_e"
         [[ "$rt_s" == "$nic_set" ]] || continue
-        mlnx_qos -i "$nic_dev" --dscp2prio "set,$dscp,$prio" >/dev/null
+        rt_run mlnx_qos -i "$nic_dev" --dscp2prio "set,$dscp,$prio"
     done
 done
 fi
@@ -187,7 +215,7 @@ fi
 if (( RT_CHECK == 0 )); then
 for rt_n in "${RT_NICS[@]}"; do
     rt_nic "$rt_n"
-    ip link set dev "$nic_dev" mtu "$nic_mtu"
+    rt_run ip link set dev "$nic_dev" mtu "$nic_mtu"
 done
 fi
 
@@ -196,9 +224,9 @@ if (( RT_CHECK == 0 )); then
 # TOS = DSCP << 2 | ECT(0); RDMA-CM uses RoCE v2 (cma_roce_mode -m 2).
 for rt_n in "${RT_NICS[@]}"; do
     rt_nic "$rt_n"
-    cma_roce_tos -d "$nic_rdma" -p "$nic_port" -t "$nic_tos" >/dev/null
+    rt_run cma_roce_tos -d "$nic_rdma" -p "$nic_port" -t "$nic_tos"
     rt_write "${SYSROOT}/sys/class/infiniband/$nic_rdma/tc/$nic_port/traffic_class" "$nic_tos"
-    cma_roce_mode -d "$nic_rdma" -p "$nic_port" -m 2 >/dev/null
+    rt_run cma_roce_mode -d "$nic_rdma" -p "$nic_port" -m 2
 done
 fi
 
