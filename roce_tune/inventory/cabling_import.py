@@ -663,8 +663,38 @@ def _flow_map(items: dict[str, Any]) -> Any:
     return m
 
 
-def _load_for_merge(inventory: str | Path, yaml: Any) -> Any:
-    """The inventory as a ruamel round-trip mapping with ``switches``/``links``/``hosts`` lists.
+_BARE_KEY_RE = re.compile(r"^( *)[^\s#-][^#]*:\s*(?:#.*)?$")
+_CONTENT_RE = re.compile(r"^( *)(- )?\S")
+
+
+def _guess_indent(text: str) -> tuple[int, int, int]:
+    """(mapping, sequence, offset) indentation of a YAML file, for ruamel's ``YAML.indent``: how far a
+    nested mapping's keys and a block list's dashes sit under their key (the first of each in the file).
+    Defaults: the shipped inventories' layout (mappings by 2, list dashes 2 under their key)."""
+    found: dict[bool, int] = {}  # is a list item -> columns under the key
+    key_col: int | None = None
+    for line in text.splitlines():
+        m = _CONTENT_RE.match(line)
+        if m is None or line.lstrip().startswith("#"):
+            continue
+        col, dash = len(m.group(1)), bool(m.group(2))
+        if key_col is not None and (col > key_col or (dash and col == key_col)):
+            found.setdefault(dash, col - key_col)
+        if len(found) == 2:
+            break
+        bare = _BARE_KEY_RE.match(line)
+        key_col = len(bare.group(1)) if bare else None
+    offset = found.get(True, 2)
+    return found.get(False, 2), offset + 2, offset
+
+
+_LISTS = ("switches", "links", "hosts")
+
+
+def _load_for_merge(inventory: str | Path, yaml: Any) -> tuple[Any, list[str], list[str]]:
+    """The inventory as a ruamel round-trip mapping with ``switches``/``links``/``hosts`` lists (the
+    YAML's indentation set from the file's, :func:`_guess_indent`), and which of those keys were absent
+    and which null (filled in with empty lists; :func:`_restore_unused` puts back the ones left empty).
 
     Raises:
         RoceTuneError: RT008 when it cannot be read, is not a mapping or is a ``fabric:`` intent.
@@ -674,7 +704,9 @@ def _load_for_merge(inventory: str | Path, yaml: Any) -> Any:
 
     inv_file = str(inventory)
     try:
-        data = yaml.load(Path(inventory).read_text(encoding="utf-8"))
+        text = Path(inventory).read_text(encoding="utf-8")
+        yaml.indent(*_guess_indent(text))
+        data = yaml.load(text)
     except (OSError, UnicodeDecodeError, YAMLError) as exc:
         raise RoceTuneError(
             [
@@ -701,10 +733,22 @@ def _load_for_merge(inventory: str | Path, yaml: Any) -> Any:
                 )
             ]
         )
-    for key in ("switches", "links", "hosts"):
-        if data.get(key) is None:
-            data[key] = CommentedSeq()
-    return data
+    absent = [k for k in _LISTS if k not in data]
+    null = [k for k in _LISTS if k in data and data[k] is None]
+    for key in absent + null:
+        data[key] = CommentedSeq()
+    return data, absent, null
+
+
+def _restore_unused(data: Any, absent: list[str], null: list[str]) -> None:
+    """Put back the ``switches``/``links``/``hosts`` keys :func:`_load_for_merge` filled in and the merge
+    left empty: drop the ``absent`` ones, set the ``null`` ones back to null (the file keeps its keys)."""
+    for key in absent:
+        if not data[key]:
+            del data[key]
+    for key in null:
+        if not data[key]:
+            data[key] = None
 
 
 def _declared_ports(switches: dict[str, Any]) -> dict[str, set[str]]:
@@ -917,11 +961,13 @@ def merge_into(inventory: str | Path, plan: CablingPlan, opts: SkeletonOptions) 
     yaml = YAML(typ="rt")
     yaml.preserve_quotes = True
     yaml.width = 4096
-    merge = _Merge(_load_for_merge(inventory, yaml), str(inventory), plan, opts)
+    data, absent, null = _load_for_merge(inventory, yaml)
+    merge = _Merge(data, str(inventory), plan, opts)
     for c in plan.cables:
         merge.cable(c)
     if merge.conflicts:
         raise RoceTuneError(merge.conflicts)
+    _restore_unused(data, absent, null)
     buf = io.StringIO()
     yaml.dump(merge.data, buf)
     return MergeResult(buf.getvalue(), merge.changes)

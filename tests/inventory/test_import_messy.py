@@ -1,0 +1,71 @@
+"""Cabling plans and LLDP captures as they come from the field (spreadsheet exports, vendor captures):
+defects found by feeding the importers messy real-world input (real files, real CLI)."""
+
+from __future__ import annotations
+
+import difflib
+import shutil
+from pathlib import Path
+
+from tests.inventory.cabling_helpers import REPO, run
+
+
+def _changed_lines(before: str, after: str) -> list[str]:
+    return [
+        d
+        for d in difflib.unified_diff(before.splitlines(), after.splitlines(), lineterm="", n=0)
+        if d[:1] in "+-" and not d.startswith(("+++", "---"))
+    ]
+
+
+def test_merge_changes_only_the_lines_the_plan_changes(tmp_path: Path) -> None:
+    """--into on a shipped inventory (block lists indented under their key, no links: key): a plan that
+    changes one cable length changes that one line; indentation and absent keys stay as they were."""
+    inv = tmp_path / "lab.yaml"
+    shutil.copy(REPO / "inventories" / "lab-2node.yaml", inv)
+    before = inv.read_text(encoding="utf-8")
+    plan = tmp_path / "plan.csv"
+    plan.write_text(
+        "Device A,Port A,Device B,Port B,Length\r\n"
+        "node1,ens1f0np0,lab-leaf1,Ethernet0,2 m\r\n"
+        "node2,ens1f0np0,lab-leaf1,Ethernet8,5 m\r\n",
+        encoding="utf-8",
+    )
+    r = run("import", "cabling", str(plan), "--into", str(inv))
+    assert r.returncode == 0, r.stderr
+    after = inv.read_text(encoding="utf-8")
+    changed = _changed_lines(before, after)
+    assert len(changed) == 2, "\n".join(changed)
+    assert changed[0].startswith("-") and "cable_length: 2m}" in changed[0]
+    assert changed[1] == changed[0].replace("-", "+", 1).replace("cable_length: 2m}", "cable_length: 5m}")
+
+
+def test_merge_keeps_a_zero_indented_sequence_layout(tmp_path: Path) -> None:
+    """An inventory written with list items at the key's column (ruamel's and many editors' default) keeps
+    that layout; an added switch port and NIC follow it."""
+    text = (
+        "# lab\n"
+        "site:\n"
+        "  name: lab\n"
+        "switches:\n"
+        "- name: leaf1  # the one leaf\n"
+        "  platform: sonic\n"
+        "  model: SN4700\n"
+        "  role: leaf\n"
+        "  ports:\n"
+        "  - {name: Ethernet0, speed: 400G}\n"
+        "hosts:\n"
+        "- name: gpu01\n"
+        "  nics:\n"
+        "  - {model: connectx-7, netdev: ens1f0np0, rdma_device: mlx5_0, speed: 400G, "
+        'switch_port: "leaf1:Ethernet0"}\n'
+    )
+    inv = tmp_path / "lab.yaml"
+    inv.write_text(text, encoding="utf-8")
+    plan = tmp_path / "plan.csv"
+    plan.write_text("Device A,Port A,Device B,Port B\ngpu02,ens1f0np0,leaf1,Ethernet4\n", encoding="utf-8")
+    r = run("import", "cabling", str(plan), "--into", str(inv))
+    assert r.returncode == 0, r.stderr
+    changed = _changed_lines(text, inv.read_text(encoding="utf-8"))
+    assert all(c.startswith("+") for c in changed), changed
+    assert "+  - {name: Ethernet4, speed: 400G}" in changed and "+- name: gpu02" in changed
