@@ -450,7 +450,7 @@ def _read_rows(reader: Any, plan: CablingPlan, columns: dict[str, str], findings
     there is no header. Blank rows and rows starting with ``#`` are skipped. Raises csv.Error."""
     index: dict[str, int] | None = None
     headers: list[str] = []
-    used: dict[tuple[str, str], int] = {}
+    seen = _Seen()
     line = 1
     for row in reader:
         start, line = line, reader.line_num + 1
@@ -461,13 +461,22 @@ def _read_rows(reader: Any, plan: CablingPlan, columns: dict[str, str], findings
             headers = [h.strip() for h in row]
             plan.columns = {f: headers[i] for f, i in index.items()}
             continue
-        cable = _row(row, index, headers, plan.path, start, used, findings)
+        cable = _row(row, index, headers, plan.path, start, seen, findings)
         if cable is not None:
             plan.cables.append(cable)
     return index is not None
 
 
 _ROW_FIELDS = ("a_device", "a_port", "b_device", "b_port", "length", "media")
+
+
+@dataclass
+class _Seen:
+    """What earlier rows cabled: port ``(device, port)`` -> (line, the port at the other end), and each
+    device's first spelling ``lower(name)`` -> (name, line)."""
+
+    ports: dict[tuple[str, str], tuple[int, tuple[str, str]]] = field(default_factory=dict)
+    names: dict[str, tuple[str, int]] = field(default_factory=dict)
 _DEVICE_FIELDS = frozenset(("a_device", "b_device"))
 _PORT_FIELDS = frozenset(("a_port", "b_port"))
 _EMPTY_FIX = {"length": "the cable length (e.g. 3m)", "media": "the media (dac, aoc or optic)"}
@@ -530,22 +539,41 @@ class _RowReader:
                 "write the interface name as the device shows it, e.g. Ethernet0, swp1 or ens1f0np0",
             )
 
-    def check_ends(self, a: tuple[str, str], b: tuple[str, str], used: dict[tuple[str, str], int]) -> None:
-        """Two different ports, each not cabled by an earlier row (``used``: port -> line, updated)."""
+    def check_ends(self, a: tuple[str, str], b: tuple[str, str], seen: _Seen) -> None:
+        """Device names spelt as on earlier rows (hostnames are not case-sensitive); two different ports,
+        each not cabled by an earlier row; a row that repeats an earlier cable is one finding. ``seen``
+        is updated."""
+        for fld, dev in (("a_device", a[0]), ("b_device", b[0])):
+            first = seen.names.setdefault(dev.lower(), (dev, self.line))
+            if first[0] != dev:
+                self.err(
+                    fld,
+                    f"{short_repr(dev)} is spelt {first[0]!r} on line {first[1]} (device names are not "
+                    "case-sensitive)",
+                    "spell each device the same way on every row",
+                )
         if a == b:
             self.err(
                 "b_port", f"both ends are {a[0]}:{a[1]}", "a cable joins two different ports: correct one end"
             )
             return
-        for fld, end in (("a_port", a), ("b_port", b)):
-            if end in used:
+        prior = seen.ports.get(a)
+        if prior is not None and prior[1] == b:
+            self.err(
+                "a_device",
+                f"the same cable as line {prior[0]} ({a[0]}:{a[1]} - {b[0]}:{b[1]})",
+                "each cable takes one row: drop this one",
+            )
+            return
+        for fld, end, peer in (("a_port", a, b), ("b_port", b, a)):
+            if end in seen.ports:
                 self.err(
                     fld,
-                    f"port {end[0]}:{end[1]} is already cabled on line {used[end]}",
+                    f"port {end[0]}:{end[1]} is already cabled on line {seen.ports[end][0]}",
                     "each port takes one cable: correct one of the two rows",
                 )
             else:
-                used[end] = self.line
+                seen.ports[end] = (self.line, peer)
 
     def length(self, text: str) -> float | None:
         unit = self.cell("unit") if "unit" in self.index else _header_unit(self.headers[self.index["length"]])
@@ -572,7 +600,7 @@ def _row(
     headers: list[str],
     file: str,
     line: int,
-    used: dict[tuple[str, str], int],
+    seen: _Seen,
     findings: list[Finding],
 ) -> Cable | None:
     bad = len(findings)
@@ -581,7 +609,7 @@ def _row(
     a = (vals.get("a_device", ""), vals.get("a_port", ""))
     b = (vals.get("b_device", ""), vals.get("b_port", ""))
     if len(findings) == bad and all(f in vals for f in REQUIRED):
-        reader.check_ends(a, b, used)
+        reader.check_ends(a, b, seen)
     length = reader.length(vals["length"]) if "length" in vals else None
     media = reader.media(vals["media"]) if "media" in vals else None
     if len(findings) > bad:
@@ -796,17 +824,36 @@ class _Merge:
         self.kinds.update({n: "host" for n in self.hosts})
         self.changes: list[str] = []
         self.conflicts: list[Finding] = []
+        self.spelling = {n.lower(): node for n, node in (*self.switches.items(), *self.hosts.items())}
 
     def conflict(
         self, line: int, message: str, fix: str = "correct the plan or the inventory so they agree"
     ) -> None:
         self.conflicts.append(_err(self.where, line, message, fix, rule=CONFLICT_RULE))
 
+    def misspelt(self, c: Cable, line: int) -> bool:
+        """A conflict for each end whose device the inventory spells in another case (names are not
+        case-sensitive: one device, not a new one)."""
+        bad = False
+        for dev in (c.a_device, c.b_device):
+            node = self.spelling.get(dev.lower())
+            if node is not None and str(node["name"]) != dev:
+                bad = True
+                self.conflict(
+                    line,
+                    f"the plan's {dev!r} is {node['name']!r} at {self.inv_file}:{_line(node)} "
+                    "(device names are not case-sensitive)",
+                    "spell the device as the inventory does",
+                )
+        return bad
+
     def cable(self, c: Cable) -> None:
         """Merge one cable of the plan."""
+        line = int(c.where.rsplit(":", 1)[1])
+        if self.misspelt(c, line):
+            return
         ka, kb = self.kinds[c.a_device], self.kinds[c.b_device]
         a, b = f"{c.a_device}:{c.a_port}", f"{c.b_device}:{c.b_port}"
-        line = int(c.where.rsplit(":", 1)[1])
         if ka == kb == "host":
             self.conflict(
                 line,

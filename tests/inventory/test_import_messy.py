@@ -69,3 +69,62 @@ def test_merge_keeps_a_zero_indented_sequence_layout(tmp_path: Path) -> None:
     changed = _changed_lines(text, inv.read_text(encoding="utf-8"))
     assert all(c.startswith("+") for c in changed), changed
     assert "+  - {name: Ethernet4, speed: 400G}" in changed and "+- name: gpu02" in changed
+
+
+def test_device_spelt_in_two_cases_is_an_error_at_its_cell(tmp_path: Path) -> None:
+    """'LEAF-01' on one row and 'leaf-01' on the next are one device (hostnames are not case-sensitive);
+    the import made two switches of them (one of them with no uplinks) and lint passed."""
+    plan = tmp_path / "plan.csv"
+    plan.write_text(
+        "Device A;Port A;Device B;Port B\r\n"
+        "LEAF-01;Ethernet0;gpu01;ens1f0np0\r\n"
+        "leaf-01;Ethernet4;gpu02;ens1f0np0\r\n"
+        "leaf-01;Ethernet248;spine01;Ethernet0\r\n"
+        "spine01;Ethernet4;Leaf-01;Ethernet252\r\n",
+        encoding="utf-8",
+    )
+    out = tmp_path / "fabric.yaml"
+    r = run("import", "cabling", str(plan), "--out", str(out))
+    assert r.returncode == 1, r.stdout
+    assert not out.exists()
+    lines = [ln for ln in r.stderr.splitlines() if "RT008" in ln]
+    assert len(lines) == 3, r.stderr
+    wheres = ("plan.csv:3:1 Device A:", "plan.csv:4:1 Device A:", "plan.csv:5:3 Device B:")
+    for line, where in zip(lines, wheres, strict=True):
+        assert where in line and "is spelt 'LEAF-01' on line 2" in line
+
+
+def test_a_repeated_row_is_one_finding_naming_the_first(tmp_path: Path) -> None:
+    """The same cable twice (a copied row, or listed once from each end) is one finding, not one per
+    port."""
+    plan = tmp_path / "plan.csv"
+    plan.write_text(
+        "Device A,Port A,Device B,Port B\n"
+        "leaf1,Ethernet0,gpu01,ens1f0np0\n"
+        "leaf1,Ethernet0,gpu01,ens1f0np0\n"
+        "gpu01,ens1f0np0,leaf1,Ethernet0\n",
+        encoding="utf-8",
+    )
+    r = run("import", "cabling", str(plan))
+    assert r.returncode == 1 and r.stdout == ""
+    lines = [ln for ln in r.stderr.splitlines() if "RT008" in ln]
+    assert len(lines) == 2, r.stderr
+    assert "plan.csv:3:1 Device A: error RT008" in lines[0] and "the same cable as line 2" in lines[0]
+    assert "plan.csv:4:1 Device A: error RT008" in lines[1] and "the same cable as line 2" in lines[1]
+
+
+def test_merge_refuses_a_device_spelt_otherwise_than_in_the_inventory(tmp_path: Path) -> None:
+    """The plan writes 'LAB-LEAF1' for the inventory's 'lab-leaf1': the merge added a second switch
+    'LAB-LEAF1' (platform guessed, model unknown) with the new host on it."""
+    inv = tmp_path / "lab.yaml"
+    shutil.copy(REPO / "inventories" / "lab-2node.yaml", inv)
+    before = inv.read_text(encoding="utf-8")
+    plan = tmp_path / "plan.csv"
+    plan.write_text(
+        "Device A,Port A,Device B,Port B\nnode3,ens1f0np0,LAB-LEAF1,Ethernet16\n", encoding="utf-8"
+    )
+    r = run("import", "cabling", str(plan), "--into", str(inv))
+    assert r.returncode == 1, r.stderr
+    assert "plan.csv:2" in r.stderr and "RT009" in r.stderr
+    assert "'LAB-LEAF1'" in r.stderr and "lab-leaf1" in r.stderr and "lab.yaml:23" in r.stderr
+    assert inv.read_text(encoding="utf-8") == before
