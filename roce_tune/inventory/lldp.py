@@ -15,6 +15,7 @@ device gives its own port; when only one was, the far port is what LLDP advertis
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -102,8 +103,6 @@ def _known_names() -> str:
 
 def _classify(text: str, command: str | None) -> list[tuple[str, str, CaptureFormat]]:
     """[(platform, 'lldp'|'version', format)] that fit a block (by its command, else by its content)."""
-    import re
-
     hits = []
     for plat, (lf, vf) in formats().items():
         for kind, fmts in (("lldp", lf), ("version", vf)):
@@ -171,6 +170,7 @@ def read_lldp_dir(root: str | Path) -> LldpView:
             _read_block(b, file, dev, problems)
     for dev in devices.values():
         _settle_platform(dev, problems)
+        _drop_management(dev)
     if problems:
         raise RoceTuneError(problems)
     return LldpView(dict(sorted(devices.items())), _cables(devices))
@@ -249,6 +249,19 @@ def _settle_platform(dev: DeviceCapture, problems: list[Finding]) -> None:
                 "add the device's show version (or nv show system) to its capture",
             )
         )
+
+
+def _drop_management(dev: DeviceCapture) -> None:
+    """Forget a switch's neighbours on its out-of-band management ports (its platform's
+    ``inventory.mgmt_port``): the management network is no fabric cabling."""
+    from roce_tune.platforms import SWITCH_PLATFORMS, platform
+
+    if dev.platform not in SWITCH_PLATFORMS:
+        return
+    pattern = platform(dev.platform).inventory.mgmt_port
+    if pattern is not None:
+        mgmt = re.compile(pattern)
+        dev.neighbors = [n for n in dev.neighbors if not mgmt.fullmatch(n[0].local_port)]
 
 
 def _canon(name: str | None, known: dict[str, DeviceCapture]) -> str | None:

@@ -655,7 +655,11 @@ CAPABILITIES = _c.Capabilities(
 
 # ---------------------------------------------------------------------------------------- INVENTORY
 # port names that tell the platform (import) and the vendors whose hardware it runs on (lint RT125)
-INVENTORY = _c.InventoryFacts(port_name_hint=r"^swp\d", vendors=frozenset({"nvidia"}))
+INVENTORY = _c.InventoryFacts(
+    port_name_hint=r"^swp\d",
+    vendors=frozenset({"nvidia"}),
+    mgmt_port=r"eth\d+",
+)
 
 # ---------------------------------------------------------------------------------------- ANSIBLE
 # how the Ansible playbooks reach the platform's devices (roce_tune.ansible_inventory)

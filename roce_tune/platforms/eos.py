@@ -598,7 +598,11 @@ CAPABILITIES = _c.Capabilities(
 # ---------------------------------------------------------------------------------------- INVENTORY
 # port names that tell the platform (import) and the vendors whose hardware it runs on (lint RT125)
 #: ``Ethernet1/1`` is NX-OS's shape too: only the three-level breakout form ``Ethernet1/1/1`` tells EOS
-INVENTORY = _c.InventoryFacts(port_name_hint=r"^Ethernet\d+/\d+/\d+$", vendors=frozenset({"arista"}))
+INVENTORY = _c.InventoryFacts(
+    port_name_hint=r"^Ethernet\d+/\d+/\d+$",
+    vendors=frozenset({"arista"}),
+    mgmt_port=r"Management\d+(?:/\d+)*",
+)
 
 # ---------------------------------------------------------------------------------------- ANSIBLE
 # how the Ansible playbooks reach the platform's devices (roce_tune.ansible_inventory)

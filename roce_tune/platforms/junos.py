@@ -657,7 +657,11 @@ CAPABILITIES = _c.Capabilities(
 
 # ---------------------------------------------------------------------------------------- INVENTORY
 # port names that tell the platform (import) and the vendors whose hardware it runs on (lint RT125)
-INVENTORY = _c.InventoryFacts(port_name_hint=r"^(?:et|xe|ge|ae)-\d+/\d+/\d+", vendors=frozenset({"juniper"}))
+INVENTORY = _c.InventoryFacts(
+    port_name_hint=r"^(?:et|xe|ge|ae)-\d+/\d+/\d+",
+    vendors=frozenset({"juniper"}),
+    mgmt_port=r"(?:em|fxp|me)\d+|re\d+:mgmt-\d+",
+)
 
 # ---------------------------------------------------------------------------------------- ANSIBLE
 # how the Ansible playbooks reach the platform's devices (roce_tune.ansible_inventory)

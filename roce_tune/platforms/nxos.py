@@ -505,7 +505,11 @@ CAPABILITIES = _c.Capabilities(
 
 # ---------------------------------------------------------------------------------------- INVENTORY
 # port names that tell the platform (import) and the vendors whose hardware it runs on (lint RT125)
-INVENTORY = _c.InventoryFacts(port_name_hint=r"^Ethernet\d+/\d+$", vendors=frozenset({"cisco"}))
+INVENTORY = _c.InventoryFacts(
+    port_name_hint=r"^Ethernet\d+/\d+$",
+    vendors=frozenset({"cisco"}),
+    mgmt_port=r"mgmt\d+",
+)
 
 # ---------------------------------------------------------------------------------------- ANSIBLE
 # how the Ansible playbooks reach the platform's devices (roce_tune.ansible_inventory)

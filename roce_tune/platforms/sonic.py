@@ -1239,7 +1239,12 @@ def preflight(running: str, desired: str) -> str | None:
 # ---------------------------------------------------------------------------------------- INVENTORY
 # port names that tell the platform (import) and the vendors whose hardware it runs on (lint RT125)
 #: SONiC runs on any catalogued vendor's hardware
-INVENTORY = _c.InventoryFacts(port_name_hint=r"^Ethernet\d+$", vendors=None)
+#: mgmt_port: ``show lldp table`` lists the management port eth0 (sonic-utilities scripts/lldpshow)
+INVENTORY = _c.InventoryFacts(
+    port_name_hint=r"^Ethernet\d+$",
+    vendors=None,
+    mgmt_port=r"eth\d+",
+)
 
 # ---------------------------------------------------------------------------------------- ANSIBLE
 # how the Ansible playbooks reach the platform's devices (roce_tune.ansible_inventory)

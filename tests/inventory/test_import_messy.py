@@ -128,3 +128,43 @@ def test_merge_refuses_a_device_spelt_otherwise_than_in_the_inventory(tmp_path: 
     assert "plan.csv:2" in r.stderr and "RT009" in r.stderr
     assert "'LAB-LEAF1'" in r.stderr and "lab-leaf1" in r.stderr and "lab.yaml:23" in r.stderr
     assert inv.read_text(encoding="utf-8") == before
+
+
+def _mgmt_captures(tmp_path: Path) -> Path:
+    """The shipped mixed-vendor fabric's captures, each switch's LLDP showing its out-of-band management
+    port on the management switch too (what the real commands print: SONiC's ``show lldp table`` lists
+    ``eth0``, EOS ``Management1``, NX-OS ``mgmt0``, Junos ``em0``, Cumulus ``eth0``)."""
+    from roce_tune.inventory.lldp import write_lldp_view
+    from roce_tune.inventory.loader import load_inventory
+    from roce_tune.inventory.models import Inventory
+    from roce_tune.platforms import platform
+
+    inv = load_inventory(REPO / "inventories" / "mixed-vendor.yaml").inventory
+    data = inv.model_dump(mode="json", exclude_none=True)
+    ports = {"sonic": "eth0", "cumulus": "eth0", "eos": "Management1", "nxos": "mgmt0", "junos": "em0"}
+    for i, sw in enumerate(data["switches"]):
+        mgmt = ports[sw["platform"]]
+        assert platform(sw["platform"]).inventory.mgmt_port is not None
+        sw["ports"].append({"name": mgmt, "speed": "1G"})
+        data["links"].append({"a": f"{sw['name']}:{mgmt}", "b": f"oob-sw1:Ethernet{i + 1}"})
+    data["switches"].append(
+        {"name": "oob-sw1", "platform": "sonic", "model": "SN2700", "role": "leaf",
+         "ports": [{"name": f"Ethernet{i + 1}", "speed": "1G"} for i in range(len(data["switches"]))]}
+    )
+    cap = tmp_path / "cap"
+    write_lldp_view(Inventory.model_validate(data), cap)
+    (cap / "oob-sw1.lldp.txt").unlink()
+    return cap
+
+
+def test_lldp_neighbours_on_management_ports_are_not_fabric_cabling(tmp_path: Path) -> None:
+    """Every switch's capture shows its management port's neighbour: the import made each one a 400G
+    fabric port linked to an external 'oob-sw1', and lint --lldp reported an RT131 error per switch."""
+    cap = _mgmt_captures(tmp_path)
+    out = tmp_path / "fabric.yaml"
+    r = run("import", "lldp", str(cap), "--out", str(out))
+    assert r.returncode == 0, r.stderr
+    text = out.read_text(encoding="utf-8")
+    assert "oob-sw1" not in text and "eth0" not in text and "Management1" not in text, text
+    r = run("lint", "--lldp", str(cap), str(REPO / "inventories" / "mixed-vendor.yaml"))
+    assert "RT13" not in r.stdout + r.stderr, r.stdout + r.stderr
