@@ -922,10 +922,11 @@ def parse_lldp_table(text: str) -> list[_lldp.LldpNeighbor]:
         if not t.strip() or set(t.strip()) <= {"-", " "} or t.startswith("Total entries"):
             continue
         cells = _table_cells(t, starts)
-        if not cells[0] or not cells[1] or " " in cells[0]:
+        if not cells[0] or not (cells[1] or cells[2]) or " " in cells[0]:
             raise _lldp.LldpParseError(f"row {t.strip()!r} does not fit the table's columns", i)
         name, is_mac = _lldp.remote_port_name(None, cells[2], cells[4])
-        out.append(_lldp.LldpNeighbor(cells[0], cells[1], name, is_mac, i))
+        # RemoteDevice is blank for a neighbour that sends no system name (lldpshow prints '')
+        out.append(_lldp.LldpNeighbor(cells[0], cells[1] or None, name, is_mac, i))
     return out
 
 

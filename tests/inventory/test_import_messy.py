@@ -168,3 +168,24 @@ def test_lldp_neighbours_on_management_ports_are_not_fabric_cabling(tmp_path: Pa
     assert "oob-sw1" not in text and "eth0" not in text and "Management1" not in text, text
     r = run("lint", "--lldp", str(cap), str(REPO / "inventories" / "mixed-vendor.yaml"))
     assert "RT13" not in r.stdout + r.stderr, r.stdout + r.stderr
+
+
+def test_sonic_table_row_of_a_neighbour_without_a_system_name() -> None:
+    """lldpshow prints '' for a neighbour that sends no System Name TLV (sonic-utilities scripts/lldpshow:
+    ``r_name = ''``; tabulate leaves the cell blank): the parser rejected the whole capture as 'does not
+    fit the table's columns'. It is a neighbour with no name, as the JSON readers give it."""
+    from roce_tune.platforms import sonic
+
+    text = (
+        "Capability codes: (R) Router, (B) Bridge, (O) Other\n"
+        "LocalPort    RemoteDevice    RemotePortID       Capability    RemotePortDescr\n"
+        "-----------  --------------  -----------------  ------------  -----------------\n"
+        "Ethernet0                    0c:42:a1:11:22:33  O             ens1f0np0\n"
+        "Ethernet128  spine1          Ethernet4          BR            leaf1:Ethernet128\n"
+        "--------------------------------------------------\nTotal entries displayed:  2\n"
+    )
+    a, b = sonic.parse_lldp_table(text)
+    assert (a.local_port, a.remote_system, a.remote_port, a.remote_is_nic) == (
+        "Ethernet0", None, "ens1f0np0", True
+    )
+    assert (b.remote_system, b.remote_port) == ("spine1", "Ethernet4")
