@@ -162,10 +162,13 @@ def read_lldp_dir(root: str | Path) -> LldpView:
             raise RoceTuneError(
                 [_err(str(path), 0, f"cannot read: {exc.strerror}", "check permissions")]
             ) from None
+        file = str(root / path.relative_to(root))
+        if not any(b.text.strip() for b in blocks):
+            problems.append(_err(file, 1, "the capture is empty", "capture the device's LLDP output into it"))
         for b in blocks:
             if not b.text.strip():
+                _no_output(b, file, problems)
                 continue
-            file = str(root / b.file)
             dev = devices.setdefault(b.device, DeviceCapture(b.device, first=(file, b.start)))
             _read_block(b, file, dev, problems)
     for dev in devices.values():
@@ -174,6 +177,26 @@ def read_lldp_dir(root: str | Path) -> LldpView:
     if problems:
         raise RoceTuneError(problems)
     return LldpView(dict(sorted(devices.items())), _cables(devices))
+
+
+def _no_output(b: Block, file: str, problems: list[Finding]) -> None:
+    """An RT010 problem when a command roce-tune reads (an LLDP or version command) printed nothing: the
+    capture was cut off (an empty LLDP table still prints its header)."""
+    import re
+
+    if not b.command:
+        return
+    for lf, vf in formats().values():
+        if any(re.search(f.command, b.command) for f in (*lf, *vf)):
+            problems.append(
+                _err(
+                    file,
+                    b.start,
+                    f"{b.device}: {b.command!r} printed nothing (the capture is cut off)",
+                    "capture the whole output of the command",
+                )
+            )
+            return
 
 
 def _read_block(b: Block, file: str, dev: DeviceCapture, problems: list[Finding]) -> None:

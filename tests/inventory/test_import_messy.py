@@ -189,3 +189,54 @@ def test_sonic_table_row_of_a_neighbour_without_a_system_name() -> None:
         "Ethernet0", None, "ens1f0np0", True
     )
     assert (b.remote_system, b.remote_port) == ("spine1", "Ethernet4")
+
+
+def test_captures_ending_with_the_next_empty_prompt_read_as_without(tmp_path: Path) -> None:
+    """A terminal paste ends with the prompt the device printed after the command ('admin@leaf7:~$ ',
+    'leaf1#'): the line was read as output, every JSON capture failed with 'Extra data' and the advice
+    was to capture the output unedited."""
+    from roce_tune.inventory.lldp import write_lldp_view
+    from roce_tune.inventory.loader import load_inventory
+
+    inv = load_inventory(REPO / "inventories" / "mixed-vendor.yaml").inventory
+    clean, pasted = tmp_path / "clean", tmp_path / "pasted"
+    write_lldp_view(inv, clean)
+    shutil.copytree(clean, pasted)
+    prompts = {"leaf1": "leaf1#", "leaf3": "admin@leaf3> ", "leaf7": "cumulus@leaf7:mgmt:~$ ",
+               "node01": "[root@node01 ~]# ", "spine1": "spine1# "}
+    for dev, prompt in prompts.items():
+        with (pasted / f"{dev}.lldp.txt").open("a", encoding="utf-8") as fh:
+            fh.write(prompt + "\r\n")
+    outs = []
+    for d in (clean, pasted):
+        out = tmp_path / f"{d.name}.yaml"
+        r = run("import", "lldp", str(d), "--out", str(out))
+        assert r.returncode == 0, r.stderr
+        outs.append(out.read_text(encoding="utf-8").replace("pasted", "clean"))
+    assert outs[0] == outs[1]
+
+
+def test_an_empty_capture_or_a_command_without_output_is_an_error(tmp_path: Path) -> None:
+    """leaf1.txt empty and leaf5's 'show lldp table' cut off after its prompt: both devices vanished from
+    the import (their cables kept as links to external devices) and lint --lldp said nothing."""
+    from roce_tune.inventory.lldp import write_lldp_view
+    from roce_tune.inventory.loader import load_inventory
+
+    inv = load_inventory(REPO / "inventories" / "mixed-vendor.yaml").inventory
+    cap = tmp_path / "cap"
+    write_lldp_view(inv, cap)
+    (cap / "leaf1.lldp.txt").write_text("", encoding="utf-8")
+    leaf5 = (cap / "leaf5.lldp.txt").read_text(encoding="utf-8")
+    cut = leaf5[: leaf5.index("admin@leaf5:~$ show lldp table")] + "admin@leaf5:~$ show lldp table\n"
+    (cap / "leaf5.lldp.txt").write_text(cut, encoding="utf-8")
+    out = tmp_path / "fabric.yaml"
+    r = run("import", "lldp", str(cap), "--out", str(out))
+    assert r.returncode == 1 and not out.exists()
+    errors = [ln for ln in r.stderr.splitlines() if "RT010" in ln]
+    assert len(errors) == 2, r.stderr
+    assert "leaf1.lldp.txt:1: error RT010" in errors[0] and "empty" in errors[0]
+    line = cut.count("\n")
+    assert f"leaf5.lldp.txt:{line}: error RT010" in errors[1]
+    assert "'show lldp table' printed nothing" in errors[1]
+    r = run("lint", "--lldp", str(cap), str(REPO / "inventories" / "mixed-vendor.yaml"))
+    assert r.returncode == 1 and "RT010" in r.stdout + r.stderr
