@@ -16,7 +16,8 @@ device gives its own port; when only one was, the far port is what LLDP advertis
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from collections.abc import Iterable
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -75,6 +76,18 @@ class LldpView:
 
     devices: dict[str, DeviceCapture]
     cables: list[ObservedCable]
+
+    def spelt_as(self, names: Iterable[str]) -> LldpView:
+        """This view with its device names spelt as in ``names`` where they differ only in case (an
+        inventory's names: hostnames are not case-sensitive, a capture file may be ``LEAF1.txt``)."""
+        index = {n.lower(): n for n in names}
+
+        def name(d: str) -> str:
+            return index.get(d.lower(), d)
+
+        devices = {name(k): replace(d, name=name(k)) for k, d in self.devices.items()}
+        cables = [replace(c, a_device=name(c.a_device), b_device=name(c.b_device)) for c in self.cables]
+        return LldpView(devices, cables)
 
     def kind(self, device: str) -> str | None:
         """``host``/``switch`` for a captured device, None otherwise."""
@@ -287,12 +300,21 @@ def _drop_management(dev: DeviceCapture) -> None:
         dev.neighbors = [n for n in dev.neighbors if not mgmt.fullmatch(n[0].local_port)]
 
 
+@lru_cache(maxsize=4096)
+def _lower_index(names: frozenset[str]) -> dict[str, str]:
+    return {n.lower(): n for n in names}
+
+
 def _canon(name: str | None, known: dict[str, DeviceCapture]) -> str | None:
-    """A neighbour's system name as a device name: an FQDN's first label when that is the captured one."""
+    """A neighbour's system name as a device name: the captured device it names (compared without case:
+    hostnames are not case-sensitive), else an FQDN's first label when that is a captured device."""
     if name is None or name in known:
         return name
-    short = name.split(".", 1)[0]
-    return short if short in known else name
+    index = _lower_index(frozenset(known))
+    for cand in (name, name.split(".", 1)[0]):
+        if cand.lower() in index:
+            return index[cand.lower()]
+    return name
 
 
 def _cables(devices: dict[str, DeviceCapture]) -> list[ObservedCable]:

@@ -309,7 +309,10 @@ class _Diff:
 
 
 def check_lldp(loaded: LoadedInventory, view: LldpView) -> list[Finding]:
-    """Every difference between ``loaded``'s cabling and ``view`` (module docstring), sorted by position."""
+    """Every difference between ``loaded``'s cabling and ``view`` (module docstring), sorted by position.
+    Device names match without case (the view is spelt as the inventory)."""
+    inv = loaded.inventory
+    view = view.spelt_as([*(s.name for s in inv.switches), *(h.name for h in inv.hosts)])
     diff = _Diff(loaded, view)
     diff.swaps()
     diff.misplaced()

@@ -240,3 +240,24 @@ def test_an_empty_capture_or_a_command_without_output_is_an_error(tmp_path: Path
     assert "'show lldp table' printed nothing" in errors[1]
     r = run("lint", "--lldp", str(cap), str(REPO / "inventories" / "mixed-vendor.yaml"))
     assert r.returncode == 1 and "RT010" in r.stdout + r.stderr
+
+
+def test_device_names_in_lldp_match_without_case(tmp_path: Path) -> None:
+    """The capture is LEAF5.txt while the spines' LLDP report 'leaf5' (and the inventory says leaf5):
+    the import wrote each of leaf5's uplinks twice (LEAF5 - spine and spine - leaf5) and lint --lldp
+    reported every LEAF5 cable as RT131 and every leaf5 cable missing."""
+    from roce_tune.inventory.lldp import write_lldp_view
+    from roce_tune.inventory.loader import load_inventory
+
+    inv = load_inventory(REPO / "inventories" / "mixed-vendor.yaml").inventory
+    cap = tmp_path / "cap"
+    write_lldp_view(inv, cap)
+    (cap / "leaf5.lldp.txt").rename(cap / "LEAF5.lldp.txt")
+    out = tmp_path / "fabric.yaml"
+    r = run("import", "lldp", str(cap), "--out", str(out))
+    assert r.returncode == 0, r.stderr
+    back = load_inventory(out).inventory
+    ends = [e.lower() for link in back.links for e in (link.a, link.b)]
+    assert len(ends) == len(set(ends)), sorted(ends)
+    r = run("lint", "--lldp", str(cap), str(REPO / "inventories" / "mixed-vendor.yaml"))
+    assert "RT13" not in r.stdout + r.stderr, r.stdout + r.stderr
