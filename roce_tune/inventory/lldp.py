@@ -24,7 +24,13 @@ from typing import TYPE_CHECKING, Any
 
 from roce_tune.findings import Finding, Location, RoceTuneError, Severity
 from roce_tune.inventory.models import Inventory
-from roce_tune.inventory.skeleton import Cable, SkeletonOptions, SwitchFacts, build_skeleton
+from roce_tune.inventory.skeleton import (
+    NETDEV_LIKE_RE,
+    Cable,
+    SkeletonOptions,
+    SwitchFacts,
+    build_skeleton,
+)
 from roce_tune.platforms import ALL_PLATFORMS, HOST_PLATFORM, get_platform
 from roce_tune.platforms.lldp import CaptureFormat, DeviceFacts, LldpNeighbor, LldpParseError, RemoteEnd
 
@@ -397,17 +403,37 @@ def write_lldp_view(inventory: Inventory, directory: str | Path) -> list[Path]:
 
 
 # --- import: an inventory from what the network reports -----------------------------------------------
+def _kinds(view: LldpView, opts: SkeletonOptions) -> dict[str, str]:
+    """``host``/``switch`` of every device: captured ones by their platform; a neighbour nobody captured
+    by ``--hosts``/``--switches``, else a host when every port it is seen on is NIC-like (a MAC port ID, or
+    a netdev name such as ``ens1f0np0``: lldpd's ``portidsubtype ifname``), else a switch."""
+    kinds = {name: view.kind(name) or "switch" for name in view.devices}
+    nic_like: dict[str, bool] = {}
+    for c in view.cables:
+        if c.b_device not in kinds:
+            like = c.b_is_nic or (c.b_port is not None and NETDEV_LIKE_RE.match(c.b_port) is not None)
+            nic_like[c.b_device] = nic_like.get(c.b_device, True) and like
+    for dev, like in nic_like.items():
+        if opts.hosts and re.fullmatch(opts.hosts, dev):
+            kinds[dev] = "host"
+        elif opts.switches and re.fullmatch(opts.switches, dev):
+            kinds[dev] = "switch"
+        else:
+            kinds[dev] = "host" if like else "switch"
+    return kinds
+
+
 def inventory_from_lldp(view: LldpView, opts: SkeletonOptions) -> dict[str, Any]:
     """Inventory data (full form) from ``view``: captured switches with their platform, model and OS
-    release, every cable LLDP shows, hosts (captured with ``lldpctl`` only, or advertising a MAC as port
-    ID) with NICs on the switch ports that see them. Neighbours that are neither captured nor NIC-like
-    stay as links to an external device (lint RT113 says so).
+    release, every cable LLDP shows, hosts (captured with ``lldpctl`` only, or seen on NIC-like ports
+    only: :func:`_kinds`) with NICs on the switch ports that see them. Neighbours that are neither captured
+    nor NIC-like stay as links to an external device (lint RT113 says so).
 
     Raises:
         RoceTuneError: RT010 at the capture line for a host NIC whose netdev LLDP does not give (a MAC
             port ID without a port description).
     """
-    kinds = {name: view.kind(name) or "switch" for name in view.devices}
+    kinds = _kinds(view, opts)
     facts = {
         name: SwitchFacts(d.platform, d.facts.model, d.facts.os_version)
         for name, d in view.devices.items()
@@ -416,8 +442,6 @@ def inventory_from_lldp(view: LldpView, opts: SkeletonOptions) -> dict[str, Any]
     cables = []
     problems = []
     for c in view.cables:
-        if c.b_device not in kinds:
-            kinds[c.b_device] = "host" if c.b_is_nic else "switch"
         if c.b_port is None:
             problems.append(
                 _err(

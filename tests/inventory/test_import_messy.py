@@ -261,3 +261,38 @@ def test_device_names_in_lldp_match_without_case(tmp_path: Path) -> None:
     assert len(ends) == len(set(ends)), sorted(ends)
     r = run("lint", "--lldp", str(cap), str(REPO / "inventories" / "mixed-vendor.yaml"))
     assert "RT13" not in r.stdout + r.stderr, r.stdout + r.stderr
+
+
+def _ifname_hosts(tmp_path: Path) -> Path:
+    """leaf5's capture (mixed-vendor) with its hosts advertising their netdev as port ID (lldpd
+    ``configure lldp portidsubtype ifname``, lldpcli(8)) instead of a MAC."""
+    import re
+
+    from roce_tune.inventory.lldp import write_lldp_view
+    from roce_tune.inventory.loader import load_inventory
+
+    full = tmp_path / "full"
+    write_lldp_view(load_inventory(REPO / "inventories" / "mixed-vendor.yaml").inventory, full)
+    cap = tmp_path / "cap"
+    cap.mkdir()
+    text = (full / "leaf5.lldp.txt").read_text(encoding="utf-8")
+    (cap / "leaf5.txt").write_text(re.sub(r"02(?::[0-9a-f]{2}){5}  O  ", "ens1f0np0          O  ", text))
+    return cap
+
+
+def test_lldp_neighbours_advertising_netdev_port_ids_are_hosts(tmp_path: Path) -> None:
+    """Hosts whose lldpd sends the interface name as port ID were imported as external switches: no
+    hosts, leaf5 a 'spine', its host ports links to nowhere."""
+    cap = _ifname_hosts(tmp_path)
+    out = tmp_path / "fabric.yaml"
+    r = run("import", "lldp", str(cap), "--out", str(out))
+    assert r.returncode == 0, r.stderr
+    from roce_tune.inventory.loader import load_inventory
+
+    inv = load_inventory(out).inventory
+    assert [h.name for h in inv.hosts] == ["node09", "node10", "node11", "node12"]
+    assert inv.hosts[0].nics[0].switch_port == "leaf5:Ethernet0"
+    assert {s.name: s.role.value for s in inv.switches} == {"leaf5": "leaf"}
+    r = run("import", "lldp", str(cap), "--out", str(out), "--switches", "node1[12]")
+    assert r.returncode == 0, r.stderr
+    assert [h.name for h in load_inventory(out).inventory.hosts] == ["node09", "node10"]
