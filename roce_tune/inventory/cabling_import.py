@@ -214,6 +214,27 @@ MEDIA: dict[str, str] = {
 }
 
 
+def media_of(cell: str) -> str | None:
+    """The inventory media a cable-type cell names, or None: the whole cell (``AOC``, ``Active Copper``),
+    else the words in it (``Passive DAC``, ``QSFP112 DAC``, ``400G-DR4``, ``Active Optical Cable (AOC)``)
+    when they name one media (a word inside a longer match, ``optical`` in ``active optical``, does not
+    count); None when nothing or two media (``DAC/AOC``) match."""
+    whole = MEDIA.get(_norm(cell))
+    if whole is not None:
+        return whole
+    words = re.findall(r"[a-z0-9]+", cell.lower())
+    spans = [
+        (i, j, MEDIA["".join(words[i:j])])
+        for i in range(len(words))
+        for j in range(i + 1, len(words) + 1)
+        if "".join(words[i:j]) in MEDIA
+    ]
+    named = {
+        m for i, j, m in spans if not any(a <= i and j <= b and b - a > j - i for a, b, _ in spans)
+    }
+    return named.pop() if len(named) == 1 else None
+
+
 @dataclass
 class CablingPlan:
     """What :func:`read_cabling_csv` found: the cables in file order and the column each field came from."""
@@ -584,7 +605,7 @@ class _RowReader:
             return None
 
     def media(self, text: str) -> str | None:
-        media = MEDIA.get(_norm(text))
+        media = media_of(text)
         if media is None:
             self.err(
                 "media",
@@ -1028,6 +1049,7 @@ __all__ = [
     "UNITS_M",
     "CablingPlan",
     "MergeResult",
+    "media_of",
     "merge_into",
     "parse_columns_option",
     "render_cabling_csv",

@@ -296,3 +296,25 @@ def test_lldp_neighbours_advertising_netdev_port_ids_are_hosts(tmp_path: Path) -
     r = run("import", "lldp", str(cap), "--out", str(out), "--switches", "node1[12]")
     assert r.returncode == 0, r.stderr
     assert [h.name for h in load_inventory(out).inventory.hosts] == ["node09", "node10"]
+
+
+def test_media_cells_as_spreadsheets_write_them(tmp_path: Path) -> None:
+    """'Passive DAC', 'QSFP112 DAC', '400G-DR4', 'Active Optical Cable (AOC)': what cable-type columns
+    hold (part descriptions, not one word) were each an 'unknown media' error. A cell that names one
+    media is read as it; one naming two ('DAC/AOC') stays an error at its cell."""
+    plan = tmp_path / "plan.csv"
+    plan.write_text(
+        "Device A,Port A,Device B,Port B,Media\n"
+        "leaf1,Ethernet0,gpu01,ens1f0np0,Passive DAC\n"
+        "leaf1,Ethernet4,gpu02,ens1f0np0,QSFP112 DAC\n"
+        "leaf1,Ethernet8,gpu03,ens1f0np0,400G-DR4\n"
+        "leaf1,Ethernet12,gpu04,ens1f0np0,Active Optical Cable (AOC)\n"
+        "leaf1,Ethernet16,gpu05,ens1f0np0,OSFP 2xSR4 transceiver\n",
+        encoding="utf-8",
+    )
+    from roce_tune.inventory.cabling_import import read_cabling_csv
+
+    assert [c.media for c in read_cabling_csv(plan).cables] == ["dac", "dac", "optic", "aoc", "optic"]
+    plan.write_text("Device A,Port A,Device B,Port B,Media\nleaf1,Ethernet0,gpu01,ens1f0np0,DAC/AOC\n")
+    r = run("import", "cabling", str(plan))
+    assert r.returncode == 1 and "plan.csv:2:5 Media: error RT008" in r.stderr and "'DAC/AOC'" in r.stderr
