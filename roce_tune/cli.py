@@ -1059,7 +1059,7 @@ def import_cabling(
         read_cabling_csv,
         skeleton_from_cables,
     )
-    from roce_tune.inventory.skeleton import inventory_yaml
+    from roce_tune.inventory.skeleton import inventory_yaml, unlikely_switches
 
     try:
         given = parse_columns_option(columns)
@@ -1078,6 +1078,11 @@ def import_cabling(
         data = skeleton_from_cables(plan, opts)
     except RoceTuneError as exc:
         _fail(exc.findings)
+    odd = unlikely_switches(plan.cables, opts)
+    if odd:
+        err.print("note: read as switches, but their ports look like no switch's: "
+                  + ", ".join(f"{d} ({', '.join(p)})" for d, p in odd.items())
+                  + "; if they are hosts, name them with --hosts REGEX", markup=False, soft_wrap=True)
     text = inventory_yaml(data, f"Imported by roce-tune import cabling from {csv_file.name}; check platform, "
                           "model,\nspeed and rdma_device (placeholders where the plan does not say).")
     _write_inventory(text, out_file)

@@ -318,3 +318,25 @@ def test_media_cells_as_spreadsheets_write_them(tmp_path: Path) -> None:
     plan.write_text("Device A,Port A,Device B,Port B,Media\nleaf1,Ethernet0,gpu01,ens1f0np0,DAC/AOC\n")
     r = run("import", "cabling", str(plan))
     assert r.returncode == 1 and "plan.csv:2:5 Media: error RT008" in r.stderr and "'DAC/AOC'" in r.stderr
+
+
+def test_hosts_whose_ports_look_like_no_switch_port_are_named_on_stderr(tmp_path: Path) -> None:
+    """Hosts whose plan ports are 'p0' (or 'NIC1') read as switches: the skeleton had no hosts, every
+    switch a 'spine', and nothing said so. The import now names the devices whose ports look like no
+    switch platform's, with the fix (--hosts)."""
+    plan = tmp_path / "plan.csv"
+    plan.write_text(
+        "Device A,Port A,Device B,Port B\n"
+        "leaf-01,Ethernet0,leaf-gpu-01,p0\n"
+        "leaf-01,Ethernet4,leaf-gpu-02,NIC1\n"
+        "leaf-01,Ethernet8,spine-01,Ethernet0\n",
+        encoding="utf-8",
+    )
+    r = run("import", "cabling", str(plan), "--out", str(tmp_path / "a.yaml"))
+    assert r.returncode == 0, r.stderr
+    notes = [ln for ln in r.stderr.splitlines() if ln.startswith("note:")]
+    assert len(notes) == 1, r.stderr
+    assert "leaf-gpu-01 (p0)" in notes[0] and "leaf-gpu-02 (NIC1)" in notes[0] and "--hosts" in notes[0]
+    assert "spine-01" not in notes[0] and "leaf-01" not in notes[0]
+    r = run("import", "cabling", str(plan), "--out", str(tmp_path / "b.yaml"), "--hosts", "leaf-gpu-.*")
+    assert r.returncode == 0 and "note:" not in r.stderr, r.stderr
