@@ -29,6 +29,7 @@ from roce_tune.inventory.skeleton import (
     Cable,
     SkeletonOptions,
     SwitchFacts,
+    _port_key,
     build_skeleton,
 )
 from roce_tune.platforms import ALL_PLATFORMS, HOST_PLATFORM, get_platform
@@ -323,8 +324,43 @@ def _canon(name: str | None, known: dict[str, DeviceCapture]) -> str | None:
     return name
 
 
+def _toward(dev: DeviceCapture, far: str, devices: dict[str, DeviceCapture]) -> list[LldpNeighbor]:
+    """``dev``'s neighbours that are ``far``."""
+    return [n for n, _, _ in dev.neighbors if _canon(n.remote_system, devices) == far]
+
+
+def _unnamed(ours: list[LldpNeighbor], theirs: list[LldpNeighbor]) -> list[LldpNeighbor]:
+    """The neighbours in ``ours`` whose advertised port is none of the far side's own port names."""
+    their_ports = {m.local_port for m in theirs}
+    return [n for n in ours if n.remote_port not in their_ports]
+
+
+def _by(neighbors: list[LldpNeighbor], local: bool) -> list[LldpNeighbor]:
+    """``neighbors`` in the natural order of their local (else their advertised) port names."""
+    return sorted(neighbors, key=lambda n: _port_key((n.local_port if local else n.remote_port) or ""))
+
+
+def _alias_pairs(
+    dev: DeviceCapture, far: DeviceCapture, devices: dict[str, DeviceCapture]
+) -> dict[str, str]:
+    """``dev``'s local port -> ``far``'s local port for the cables between two captured devices that name
+    neither end as the device does (SONiC advertises the port's alias as a locally assigned port ID:
+    lldpmgrd's ``lldpcli configure ports <port> lldp portidsubtype local <alias>``). The unnamed cables
+    pair by elimination: one each way, or as many each way when the order of each side's own ports is the
+    order of the aliases the other side sees (aliases number the ports in order); else none."""
+    to_far, to_dev = _toward(dev, far.name, devices), _toward(far, dev.name, devices)
+    ours, theirs = _unnamed(to_far, to_dev), _unnamed(to_dev, to_far)
+    if not ours or len(ours) != len(theirs):
+        return {}
+    by_port, by_alias = _by(ours, local=True), _by(theirs, local=False)
+    if len(ours) > 1 and (_by(theirs, local=True) != by_alias or _by(ours, local=False) != by_port):
+        return {}
+    return {n.local_port: m.local_port for n, m in zip(by_port, by_alias, strict=True)}
+
+
 def _cables(devices: dict[str, DeviceCapture]) -> list[ObservedCable]:
     seen: set[frozenset[tuple[str, str | None]]] = set()
+    aliases: dict[tuple[str, str], dict[str, str]] = {}
     out = []
     for dev in devices.values():
         for n, file, line in dev.neighbors:
@@ -334,13 +370,12 @@ def _cables(devices: dict[str, DeviceCapture]) -> list[ObservedCable]:
             rport = n.remote_port
             far = devices.get(remote)
             if far is not None:  # the far device's own name for its port wins
-                back = [
-                    m
-                    for m, _, _ in far.neighbors
-                    if _canon(m.remote_system, devices) == dev.name and m.remote_port == n.local_port
-                ]
+                back = [m for m in _toward(far, dev.name, devices) if m.remote_port == n.local_port]
                 if back:
                     rport = back[0].local_port
+                elif rport not in {m.local_port for m in _toward(far, dev.name, devices)}:
+                    pairs = aliases.setdefault((dev.name, remote), _alias_pairs(dev, far, devices))
+                    rport = pairs.get(n.local_port, rport)
             key = frozenset(((dev.name, n.local_port), (remote, rport)))
             if key in seen:
                 continue

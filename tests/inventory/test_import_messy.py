@@ -340,3 +340,59 @@ def test_hosts_whose_ports_look_like_no_switch_port_are_named_on_stderr(tmp_path
     assert "spine-01" not in notes[0] and "leaf-01" not in notes[0]
     r = run("import", "cabling", str(plan), "--out", str(tmp_path / "b.yaml"), "--hosts", "leaf-gpu-.*")
     assert r.returncode == 0 and "note:" not in r.stderr, r.stderr
+
+
+_PORTS = '[{name: "Ethernet[0-248/8]", speed: 400G}]'
+_NIC = "model: connectx-7, netdev: ens1f0np0, rdma_device: mlx5_0, speed: 400G"
+_SONIC_CLOS = "site: {name: sonic-clos}\nswitches:\n" + "".join(
+    f"  - {{name: {n}, platform: sonic, model: SN4700, role: {n[:-1]}, ports: {_PORTS}}}\n"
+    for n in ("leaf1", "leaf2", "spine1", "spine2")
+) + """\
+links:
+  - {a: "leaf1:Ethernet128", b: "spine1:Ethernet0"}
+  - {a: "leaf1:Ethernet136", b: "spine1:Ethernet8"}
+  - {a: "leaf1:Ethernet144", b: "spine2:Ethernet0"}
+  - {a: "leaf1:Ethernet152", b: "spine2:Ethernet8"}
+  - {a: "leaf2:Ethernet128", b: "spine1:Ethernet16"}
+  - {a: "leaf2:Ethernet136", b: "spine1:Ethernet24"}
+  - {a: "leaf2:Ethernet144", b: "spine2:Ethernet16"}
+  - {a: "leaf2:Ethernet152", b: "spine2:Ethernet24"}
+hosts:
+""" + "".join(
+    f'  - {{name: gpu0{i}, nics: [{{{_NIC}, switch_port: "leaf{i}:Ethernet0"}}]}}\n' for i in (1, 2)
+)
+
+
+def test_sonic_to_sonic_cables_read_once_with_each_ends_own_port_name(tmp_path: Path) -> None:
+    """SONiC advertises its port ID as the port's alias (lldpmgrd: ``lldpcli configure ports <port> lldp
+    portidsubtype local <alias>``), so between two SONiC switches neither end's view names the other's
+    port: the import wrote each leaf-spine cable twice (leaf1:Ethernet128 - spine1:etp1 and
+    spine1:Ethernet0 - leaf1:etp17) and lint --lldp reported every one RT130 + RT131."""
+    import re
+
+    from roce_tune.inventory.lldp import write_lldp_view
+    from roce_tune.inventory.loader import load_inventory, load_inventory_text
+    from tests.inventory.cabling_helpers import cabling
+
+    inv_file = tmp_path / "clos.yaml"
+    inv_file.write_text(_SONIC_CLOS, encoding="utf-8")
+    inv = load_inventory_text(_SONIC_CLOS).inventory
+    cap = tmp_path / "cap"
+    write_lldp_view(inv, cap)
+    for f in cap.glob("*.txt"):
+        text = f.read_text(encoding="utf-8")
+        # switch neighbours: the RemotePortID column holds the far port's alias etp<N/8+1>
+        text = re.sub(
+            r"^(Ethernet\d+\s+(?:leaf|spine)\d\s+)Ethernet(\d+)(\s+)",
+            lambda m: f"{m.group(1)}{f'etp{int(m.group(2)) // 8 + 1}':<{len(m.group(2)) + 8}}{m.group(3)}",
+            text,
+            flags=re.M,
+        )
+        f.write_text(text, encoding="utf-8")
+    assert "etp17" in (cap / "spine1.lldp.txt").read_text(encoding="utf-8")
+    out = tmp_path / "fabric.yaml"
+    r = run("import", "lldp", str(cap), "--out", str(out))
+    assert r.returncode == 0, r.stderr
+    assert cabling(load_inventory(out).inventory) == cabling(inv)
+    r = run("lint", "--lldp", str(cap), str(inv_file))
+    assert "RT13" not in r.stdout + r.stderr, r.stdout + r.stderr
