@@ -542,6 +542,7 @@ LLDP_FORMATS = (
                         lambda t: '"lldp"' in t and '"neighbor"' in t and '"interface"' not in t,
                         parse_nv_lldp_json, "roce-tune (NVUE JSON)"),
     _lldp.LLDPCTL_JSON,
+    _lldp.LLDPCTL_KEYVALUE,
 )
 VERSION_FORMATS = (
     _lldp.CaptureFormat("nv show system -o json / nv show platform -o json",

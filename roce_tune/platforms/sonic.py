@@ -976,6 +976,7 @@ LLDP_FORMATS = (
                         lambda t: bool(re.search(r"^LocalPort\s+RemoteDevice\s+RemotePortID", t, re.M)),
                         parse_lldp_table, "roce-tune (SONiC lldpshow table)"),
     _lldp.LLDPCTL_JSON,
+    _lldp.LLDPCTL_KEYVALUE,
 )
 VERSION_FORMATS = (
     _lldp.CaptureFormat("show version", r"^show\s+version\s*$",

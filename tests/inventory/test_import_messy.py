@@ -396,3 +396,66 @@ def test_sonic_to_sonic_cables_read_once_with_each_ends_own_port_name(tmp_path: 
     assert cabling(load_inventory(out).inventory) == cabling(inv)
     r = run("lint", "--lldp", str(cap), str(inv_file))
     assert "RT13" not in r.stdout + r.stderr, r.stdout + r.stderr
+
+
+def test_lldpctl_keyvalue_on_a_host_reads_as_its_json() -> None:
+    """``lldpctl -f keyvalue`` (lldpd's line format: ``lldp.<interface>.<path>=<value>``, one ``via`` line
+    per neighbour) was an 'unknown platform or command' error; it reads as the JSON form does, including
+    an interface name with a dot (a VLAN netdev) and a neighbour without a system name."""
+    from roce_tune.platforms.lldp import parse_lldpctl_keyvalue
+
+    text = (
+        "lldp.ens1f0np0.via=LLDP\n"
+        "lldp.ens1f0np0.rid=1\n"
+        "lldp.ens1f0np0.age=0 day, 01:02:03\n"
+        "lldp.ens1f0np0.chassis.mac=0c:42:a1:00:00:01\n"
+        "lldp.ens1f0np0.chassis.name=leaf1.dc1.example.net\n"
+        "lldp.ens1f0np0.chassis.descr=SONiC Software Version: SONiC.202311\n"
+        "lldp.ens1f0np0.chassis.Bridge.enabled=on\n"
+        "lldp.ens1f0np0.port.local=etp1\n"
+        "lldp.ens1f0np0.port.descr=Ethernet0\n"
+        "lldp.ens1f0np0.port.ttl=120\n"
+        "lldp.ens1f0np0.port.auto-negotiation.supported=no\n"
+        "lldp.eth0.100.via=LLDP\n"
+        "lldp.eth0.100.chassis.name=oob1\n"
+        "lldp.eth0.100.port.ifname=swp7\n"
+        "lldp.ens2f0np0.via=LLDP\n"
+        "lldp.ens2f0np0.chassis.mac=0c:42:a1:00:00:02\n"
+        "lldp.ens2f0np0.port.mac=0c:42:a1:00:00:99\n"
+        "lldp.ens2f0np0.port.descr=ens2f0np0\n"
+    )
+    a, b, c = parse_lldpctl_keyvalue(text)
+    assert (a.local_port, a.remote_system, a.remote_port, a.remote_is_nic, a.index) == (
+        "ens1f0np0", "leaf1.dc1.example.net", "etp1", False, 0
+    )
+    assert (b.local_port, b.remote_system, b.remote_port, b.index) == ("eth0.100", "oob1", "swp7", 11)
+    assert (c.local_port, c.remote_system, c.remote_port, c.remote_is_nic) == (
+        "ens2f0np0", None, "ens2f0np0", True
+    )
+
+
+def test_import_lldp_reads_host_captures_in_keyvalue_form(tmp_path: Path) -> None:
+    """A fabric whose hosts were captured with ``lldpctl -f keyvalue`` imports as with ``-f json``."""
+    from roce_tune.inventory.lldp import write_lldp_view
+    from roce_tune.inventory.loader import load_inventory
+    from roce_tune.platforms.lldp import parse_lldpctl_json
+
+    inv = load_inventory(REPO / "inventories" / "lab-2node.yaml").inventory
+    cap = tmp_path / "cap"
+    write_lldp_view(inv, cap)
+    for host in ("node1", "node2"):
+        f = cap / f"{host}.lldp.txt"
+        (n,) = parse_lldpctl_json(f.read_text(encoding="utf-8"))
+        f.write_text(
+            f"root@{host}:~# lldpctl -f keyvalue\n"
+            f"lldp.{n.local_port}.via=LLDP\nlldp.{n.local_port}.chassis.name={n.remote_system}\n"
+            f"lldp.{n.local_port}.port.ifname={n.remote_port}\nlldp.{n.local_port}.port.descr=x\n"
+            f"root@{host}:~# \n",
+            encoding="utf-8",
+        )
+    out = tmp_path / "fabric.yaml"
+    r = run("import", "lldp", str(cap), "--out", str(out))
+    assert r.returncode == 0, r.stderr
+    from tests.inventory.cabling_helpers import cabling
+
+    assert cabling(load_inventory(out).inventory) == cabling(inv)
