@@ -303,6 +303,17 @@ def _decode(raw: bytes, file: str) -> str:
 
 
 def _sniff(text: str) -> type[csv.Dialect] | csv.Dialect:
+    """The file's dialect: Excel's ``sep=X`` first line names the delimiter; else :class:`csv.Sniffer`
+    over the first 50 lines (comma, semicolon or tab), else Excel's."""
+    sep = re.match(r"sep=([,;\t|])\r?$", text.split("\n", 1)[0])
+    if sep:
+        delimiter = sep.group(1)
+
+        class _Sep(csv.excel):
+            pass
+
+        _Sep.delimiter = delimiter
+        return _Sep
     sample = "\n".join(text.splitlines()[:50])
     try:
         return csv.Sniffer().sniff(sample, delimiters=",;\t")
@@ -468,7 +479,8 @@ def _read_bytes(path: str | Path, file: str) -> bytes:
 
 def _read_rows(reader: Any, plan: CablingPlan, columns: dict[str, str], findings: list[Finding]) -> bool:
     """The header, then one cable per data row into ``plan`` (bad cells into ``findings``); False when
-    there is no header. Blank rows and rows starting with ``#`` are skipped. Raises csv.Error."""
+    there is no header. Blank rows, rows starting with ``#`` and, before the header, rows with fewer
+    than four cells filled (title rows) are skipped. Raises csv.Error."""
     index: dict[str, int] | None = None
     headers: list[str] = []
     seen = _Seen()
@@ -477,6 +489,8 @@ def _read_rows(reader: Any, plan: CablingPlan, columns: dict[str, str], findings
         start, line = line, reader.line_num + 1
         if not any(c.strip() for c in row) or row[0].lstrip().startswith("#"):
             continue
+        if index is None and sum(1 for c in row if c.strip()) < len(REQUIRED):
+            continue  # a title row above the header (or Excel's sep= line): no cable fits in it
         if index is None:
             index = _map_header(row, columns, plan.path, start)
             headers = [h.strip() for h in row]

@@ -459,3 +459,34 @@ def test_import_lldp_reads_host_captures_in_keyvalue_form(tmp_path: Path) -> Non
     from tests.inventory.cabling_helpers import cabling
 
     assert cabling(load_inventory(out).inventory) == cabling(inv)
+
+
+def test_title_rows_above_the_header_and_an_excel_sep_line(tmp_path: Path) -> None:
+    """A sheet exported with its title rows ('Cabling plan DC1 hall 2 (rev 3)', blank lines) above the
+    header, or with Excel's 'sep=;' first line: the first line was taken for the header ('no column for
+    a_device …'). Rows before the header with fewer than four cells filled (no cable fits in them) are
+    skipped; line numbers stay those of the file."""
+    plan = tmp_path / "plan.csv"
+    plan.write_text(
+        "sep=;\r\n"
+        "Cabling plan DC1 hall 2 (rev 3);;;;\r\n"
+        "Owner:;dc-ops;;;\r\n"
+        ";;;;\r\n"
+        "Device A;Port A;Device B;Port B;Length\r\n"
+        "leaf1;Ethernet0;gpu01;ens1f0np0;3,5\r\n"
+        "leaf1;Ethernet4;gpu02;ens1f0np0;-1\r\n",
+        encoding="utf-8",
+    )
+    r = run("import", "cabling", str(plan))
+    assert r.returncode == 1, r.stdout
+    assert "plan.csv:7:5 Length: error RT008" in r.stderr and "negative" in r.stderr, r.stderr
+    plan.write_text(plan.read_text(encoding="utf-8").replace(";-1", ";2"), encoding="utf-8")
+    from roce_tune.inventory.cabling_import import read_cabling_csv
+
+    read = read_cabling_csv(plan)
+    assert read.delimiter == ";" and [(c.b_device, c.length_m) for c in read.cables] == [
+        ("gpu01", 3.5), ("gpu02", 2.0)
+    ]
+    plan.write_text("leaf0,Ethernet0,gpu00,ens1f0np0\nDevice A,Port A,Device B,Port B\n", encoding="utf-8")
+    r = run("import", "cabling", str(plan))
+    assert r.returncode == 1 and "plan.csv:1: error RT008: no column for" in r.stderr, r.stderr
