@@ -1052,7 +1052,10 @@ def merge_into(inventory: str | Path, plan: CablingPlan, opts: SkeletonOptions) 
     _restore_unused(data, absent, null)
     buf = io.StringIO()
     yaml.dump(merge.data, buf)
-    return MergeResult(buf.getvalue(), merge.changes)
+    text = buf.getvalue()
+    if b"\r\n" in Path(inventory).read_bytes():  # a file saved with Windows line ends keeps them
+        text = text.replace("\n", "\r\n")
+    return MergeResult(text, merge.changes)
 
 
 __all__ = [

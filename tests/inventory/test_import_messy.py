@@ -490,3 +490,18 @@ def test_title_rows_above_the_header_and_an_excel_sep_line(tmp_path: Path) -> No
     plan.write_text("leaf0,Ethernet0,gpu00,ens1f0np0\nDevice A,Port A,Device B,Port B\n", encoding="utf-8")
     r = run("import", "cabling", str(plan))
     assert r.returncode == 1 and "plan.csv:1: error RT008: no column for" in r.stderr, r.stderr
+
+
+def test_merge_into_a_crlf_inventory_keeps_its_line_ends(tmp_path: Path) -> None:
+    """An inventory saved with Windows line ends: --into rewrote every line (CRLF -> LF), so the diff of a
+    one-length change was the whole file."""
+    inv = tmp_path / "lab.yaml"
+    before = (REPO / "inventories" / "lab-2node.yaml").read_text(encoding="utf-8").replace("\n", "\r\n")
+    inv.write_bytes(before.encode())
+    plan = tmp_path / "plan.csv"
+    plan.write_text("Device A,Port A,Device B,Port B,Length\nnode2,ens1f0np0,lab-leaf1,Ethernet8,5m\n")
+    r = run("import", "cabling", str(plan), "--into", str(inv))
+    assert r.returncode == 0, r.stderr
+    after = inv.read_bytes().decode()
+    assert after.count("\r\n") == after.count("\n") == before.count("\n")
+    assert len(_changed_lines(before, after)) == 2
