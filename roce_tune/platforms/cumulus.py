@@ -490,7 +490,7 @@ def parse_nv_lldp_json(text: str) -> list[_lldp.LldpNeighbor]:
             name, is_mac = _lldp.remote_port_name(port.get("type"), port.get("name") or port.get("id"),
                                                   port.get("description"))
             out.append(_lldp.LldpNeighbor(ifname, chassis.get("system-name") or nid or None, name, is_mac,
-                                          _lldp.line_of(text, f'"{ifname}"')))
+                                          _lldp.key_line(text, ifname)))
     return out
 
 

@@ -419,7 +419,7 @@ def parse_lldp_json(text: str) -> list[_lldp.LldpNeighbor]:
                                                   info.get("interfaceId_v2") or info.get("interfaceId"),
                                                   info.get("interfaceDescription"))
             out.append(_lldp.LldpNeighbor(ifname, n.get("systemName") or None, name, is_mac,
-                                          _lldp.line_of(text, f'"{ifname}"')))
+                                          _lldp.key_line(text, ifname)))
     return out
 
 

@@ -34,7 +34,9 @@ __all__ = [
     "LldpParseError",
     "RemoteEnd",
     "json_block",
+    "key_line",
     "line_of",
+    "marker_lines",
     "mac_of",
     "parse_lldpctl_json",
     "parse_lldpctl_keyvalue",
@@ -151,6 +153,24 @@ def line_of(text: str, needle: str, start: int = 0) -> int:
     return start
 
 
+def key_line(text: str, key: str) -> int:
+    """0-based index of the line where ``key`` is a JSON object key (``"Ethernet1/1":``); else of the first
+    line quoting it (a list form that names it as a value); else 0. A key names the entry itself, a quoted
+    value may be an earlier entry's remote port."""
+    lines = text.splitlines()
+    for needle in (f'"{key}":', f'"{key}"'):
+        for i, line in enumerate(lines):
+            if needle in line:
+                return i
+    return 0
+
+
+def marker_lines(text: str, *markers: str) -> list[int]:
+    """0-based indexes of the lines holding any of ``markers`` (``"l_port_id"``): where each entry of a
+    JSON list begins its local port, in document order (entry k's line is the k-th)."""
+    return [i for i, line in enumerate(text.splitlines()) if any(m in line for m in markers)]
+
+
 def json_block(text: str) -> Any:
     """The JSON document of a block (text before the first ``{``/``[`` line, e.g. a banner, is skipped).
 
@@ -252,7 +272,7 @@ def parse_lldpctl_json(text: str) -> list[LldpNeighbor]:
         name, is_mac = remote_port_name(
             pid.get("type") if isinstance(pid, dict) else None, _value(pid), _value(port.get("descr"))
         )
-        out.append(LldpNeighbor(ifname, system, name, is_mac, line_of(text, f'"{ifname}"')))
+        out.append(LldpNeighbor(ifname, system, name, is_mac, key_line(text, ifname)))
     return out
 
 

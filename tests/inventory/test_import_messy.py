@@ -505,3 +505,33 @@ def test_merge_into_a_crlf_inventory_keeps_its_line_ends(tmp_path: Path) -> None
     after = inv.read_bytes().decode()
     assert after.count("\r\n") == after.count("\n") == before.count("\n")
     assert len(_changed_lines(before, after)) == 2
+
+
+def test_lldp_evidence_lines_point_at_the_local_port_entry(tmp_path: Path) -> None:
+    """The capture line of a neighbour was the first line quoting its local port name, which can be an
+    earlier entry's remote port (EOS leaf1 Ethernet5/1's neighbour port 'Ethernet1/1' before leaf1's own
+    'Ethernet1/1' entry): lint findings pointed at the wrong neighbour. Each entry's line is now the line
+    of its own key (or, for list forms, the first match after the previous entry)."""
+    from roce_tune.inventory.lldp import render_lldp_view
+    from roce_tune.inventory.loader import load_inventory
+    from roce_tune.platforms import cumulus, eos, junos, nxos
+    from roce_tune.platforms.lldp import parse_lldpctl_json
+
+    inv = load_inventory(REPO / "inventories" / "mixed-vendor.yaml").inventory
+    views = render_lldp_view(inv)
+    parsers = {"eos": eos.parse_lldp_json, "junos": junos.parse_lldp_json, "nxos": nxos.parse_lldp_json,
+               "cumulus": cumulus.parse_nv_lldp_json, "host": parse_lldpctl_json}
+    platform = {s.name: s.platform.value for s in inv.switches} | {h.name: "host" for h in inv.hosts}
+    checked = 0
+    for dev, text in views.items():
+        if platform[dev] not in parsers:
+            continue
+        body = text[text.rindex("\n{") + 1:] if "\n{" in text else text
+        lines = body.splitlines()
+        for n in parsers[platform[dev]](body):
+            local = n.local_port if platform[dev] != "nxos" else n.local_port.replace("Ethernet", "Eth")
+            assert local in lines[n.index], (dev, n.local_port, n.index, lines[n.index])
+            wrong = ("interfaceId", 'port-id"', "remote")
+            assert not any(k in lines[n.index] for k in wrong), lines[n.index]
+            checked += 1
+    assert checked > 40
