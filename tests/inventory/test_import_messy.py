@@ -535,3 +535,30 @@ def test_lldp_evidence_lines_point_at_the_local_port_entry(tmp_path: Path) -> No
             assert not any(k in lines[n.index] for k in wrong), lines[n.index]
             checked += 1
     assert checked > 40
+
+
+def test_lint_lldp_ignores_a_host_management_nic_on_a_switch_outside_the_fabric(tmp_path: Path) -> None:
+    """lldpd on a GPU host reports every interface, so the host's management NIC (eno1 on the
+    out-of-band switch) is in every host capture: lint --lldp reported it as an undeclared cable (RT131
+    error) on every host. A host port that is no declared NIC, seen on a device the inventory does not
+    have, is not fabric cabling; the same port on a fabric switch still is RT131."""
+    from roce_tune.inventory.lldp import render_lldp_view
+    from roce_tune.inventory.loader import load_inventory
+    from roce_tune.platforms import host
+    from roce_tune.platforms.lldp import RemoteEnd
+
+    inv_file = REPO / "inventories" / "lab-2node.yaml"
+    views = render_lldp_view(load_inventory(inv_file).inventory)
+    cap = tmp_path / "cap"
+    cap.mkdir()
+    for dev, text in views.items():
+        (cap / f"{dev}.txt").write_text(text, encoding="utf-8")
+    for node, peer in (("node1", "oob-sw1"), ("node2", "lab-leaf1")):
+        ends = [RemoteEnd("ens1f0np0", "lab-leaf1", "Ethernet0" if node == "node1" else "Ethernet8"),
+                RemoteEnd("eno1", peer, "Ethernet31")]
+        (cap / f"{node}.txt").write_text(
+            f"root@{node}:~# lldpctl -f json\n" + host.render_lldp(node, ends), encoding="utf-8"
+        )
+    r = run("lint", "--lldp", str(cap), str(inv_file))
+    found = [ln for ln in (r.stdout + r.stderr).splitlines() if "RT13" in ln]
+    assert len(found) == 1 and "RT131" in found[0] and "node2:eno1 - lab-leaf1:Ethernet31" in found[0], found
