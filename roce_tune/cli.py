@@ -1105,10 +1105,15 @@ def import_lldp(
     from roce_tune.inventory.skeleton import inventory_yaml
 
     opts = _import_opts(captures.resolve().name, hosts, switches, platform, model, speed, nic_model)
+    left_out: list[str] = []
     try:
-        data = inventory_from_lldp(read_lldp_dir(captures), opts)
+        data = inventory_from_lldp(read_lldp_dir(captures), opts, left_out)
     except RoceTuneError as exc:
         _fail(exc.findings)
+    if left_out:
+        err.print("note: left out host cables to devices nobody captured (a NIC is declared on a captured "
+                  "switch; capture the switch to import them): " + "; ".join(left_out), markup=False,
+                  soft_wrap=True)
     text = inventory_yaml(data, f"Imported by roce-tune import lldp from {captures.name}/; check speed, NIC "
                           "model and\nrdma_device (LLDP does not carry them), and cable_length for headroom.")
     _write_inventory(text, out_file)

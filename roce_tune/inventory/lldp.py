@@ -458,11 +458,15 @@ def _kinds(view: LldpView, opts: SkeletonOptions) -> dict[str, str]:
     return kinds
 
 
-def inventory_from_lldp(view: LldpView, opts: SkeletonOptions) -> dict[str, Any]:
+def inventory_from_lldp(
+    view: LldpView, opts: SkeletonOptions, left_out: list[str] | None = None
+) -> dict[str, Any]:
     """Inventory data (full form) from ``view``: captured switches with their platform, model and OS
     release, every cable LLDP shows, hosts (captured with ``lldpctl`` only, or seen on NIC-like ports
     only: :func:`_kinds`) with NICs on the switch ports that see them. Neighbours that are neither captured
-    nor NIC-like stay as links to an external device (lint RT113 says so).
+    nor NIC-like stay as links to an external device (lint RT113 says so); when switches were captured, a
+    host cable to such a device (the host's management NIC on the out-of-band switch) cannot be declared
+    (a NIC's switch_port names a declared switch) and is left out, one line each into ``left_out``.
 
     Raises:
         RoceTuneError: RT010 at the capture line for a host NIC whose netdev LLDP does not give (a MAC
@@ -476,7 +480,13 @@ def inventory_from_lldp(view: LldpView, opts: SkeletonOptions) -> dict[str, Any]
     }
     cables = []
     problems = []
+    external = {n for n, k in kinds.items() if k == "switch" and n not in view.devices}
+    some_switch = any(view.kind(n) == "switch" for n in view.devices)
     for c in view.cables:
+        if some_switch and kinds[c.a_device] == "host" and c.b_device in external:
+            if left_out is not None:
+                left_out.append(f"{c.a_device}:{c.a_port} - {c.b_device}:{c.b_port} ({c.file}:{c.line})")
+            continue
         if c.b_port is None:
             problems.append(
                 _err(
@@ -495,7 +505,6 @@ def inventory_from_lldp(view: LldpView, opts: SkeletonOptions) -> dict[str, Any]
     opts.facts.update(facts)
     data = build_skeleton(cables, opts)
     # devices LLDP names but nobody captured are external (lint RT113), not switches to configure
-    external = {n for n, k in kinds.items() if k == "switch" and n not in view.devices}
     data["switches"] = [s for s in data["switches"] if s["name"] not in external]
     return data
 

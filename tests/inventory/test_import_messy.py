@@ -562,3 +562,38 @@ def test_lint_lldp_ignores_a_host_management_nic_on_a_switch_outside_the_fabric(
     r = run("lint", "--lldp", str(cap), str(inv_file))
     found = [ln for ln in (r.stdout + r.stderr).splitlines() if "RT13" in ln]
     assert len(found) == 1 and "RT131" in found[0] and "node2:eno1 - lab-leaf1:Ethernet31" in found[0], found
+
+
+def test_import_lldp_leaves_out_host_nics_on_switches_nobody_captured(tmp_path: Path) -> None:
+    """Every host capture shows its management NIC (eno1) on the out-of-band switch: the import made eno1
+    an RDMA NIC (mlx5_0, rail 0, shifting the real NIC to mlx5_1 / rail 1) cabled to the undeclared
+    'oob-sw1', and the inventory failed lint (RT101). Host cables to a device nobody captured are left
+    out and named on stderr."""
+    from roce_tune.inventory.lldp import render_lldp_view
+    from roce_tune.inventory.loader import load_inventory
+    from roce_tune.platforms import host
+    from roce_tune.platforms.lldp import RemoteEnd
+
+    views = render_lldp_view(load_inventory(REPO / "inventories" / "lab-2node.yaml").inventory)
+    cap = tmp_path / "cap"
+    cap.mkdir()
+    for dev, text in views.items():
+        (cap / f"{dev}.txt").write_text(text, encoding="utf-8")
+    for node, port in (("node1", "Ethernet0"), ("node2", "Ethernet8")):
+        oob = RemoteEnd("eno1", "oob-sw1", f"Ethernet{port[8:]}")
+        ends = [RemoteEnd("ens1f0np0", "lab-leaf1", port), oob]
+        (cap / f"{node}.txt").write_text(
+            f"root@{node}:~# lldpctl -f json\n" + host.render_lldp(node, ends), encoding="utf-8"
+        )
+    out = tmp_path / "fabric.yaml"
+    r = run("import", "lldp", str(cap), "--out", str(out))
+    assert r.returncode == 0, r.stderr
+    notes = [ln for ln in r.stderr.splitlines() if ln.startswith("note:")]
+    assert len(notes) == 1 and "node1:eno1 - oob-sw1:Ethernet0" in notes[0], r.stderr
+    assert "node2:eno1 - oob-sw1:Ethernet8" in notes[0]
+    inv = load_inventory(out).inventory
+    assert [(n.netdev, n.rdma_device, n.switch_port) for n in inv.hosts[0].nics] == [
+        ("ens1f0np0", "mlx5_0", "lab-leaf1:Ethernet0")
+    ]
+    r = run("lint", str(out))
+    assert " error" not in r.stdout + r.stderr.replace("0 error(s)", ""), r.stdout
