@@ -478,9 +478,26 @@ def inventory_from_lldp(
         for name, d in view.devices.items()
         if d.platform != HOST_PLATFORM
     }
+    external = {n for n, k in kinds.items() if k == "switch" and n not in view.devices}
+    cables = _importable(view, kinds, external, left_out)
+    opts.kinds.update(kinds)
+    opts.facts.update(facts)
+    data = build_skeleton(cables, opts)
+    # devices LLDP names but nobody captured are external (lint RT113), not switches to configure
+    data["switches"] = [s for s in data["switches"] if s["name"] not in external]
+    return data
+
+
+def _importable(
+    view: LldpView, kinds: dict[str, str], external: set[str], left_out: list[str] | None
+) -> list[Cable]:
+    """The cables of ``view`` an inventory can declare (:func:`inventory_from_lldp`).
+
+    Raises:
+        RoceTuneError: RT010 for a neighbour with a MAC port ID and no port description.
+    """
     cables = []
     problems = []
-    external = {n for n, k in kinds.items() if k == "switch" and n not in view.devices}
     some_switch = any(view.kind(n) == "switch" for n in view.devices)
     for c in view.cables:
         if some_switch and kinds[c.a_device] == "host" and c.b_device in external:
@@ -501,12 +518,7 @@ def inventory_from_lldp(
         cables.append(Cable(c.a_device, c.a_port, c.b_device, c.b_port, where=f"{c.file}:{c.line}"))
     if problems:
         raise RoceTuneError(problems)
-    opts.kinds.update(kinds)
-    opts.facts.update(facts)
-    data = build_skeleton(cables, opts)
-    # devices LLDP names but nobody captured are external (lint RT113), not switches to configure
-    data["switches"] = [s for s in data["switches"] if s["name"] not in external]
-    return data
+    return cables
 
 
 __all__ = [
