@@ -842,6 +842,19 @@ def _used_ports(data: Any) -> dict[str, tuple[str, str, Any]]:
     return used
 
 
+def _same_value(key: str, old: Any, new: str) -> bool:
+    """Whether the inventory's ``old`` value says what the plan's ``new`` one does (lengths in any
+    spelling the inventory reads: ``2``, ``2.0m``, ``200cm`` = ``2m``)."""
+    if key != "cable_length":
+        return str(old) == new
+    from roce_tune.units import parse_length_m
+
+    try:
+        return parse_length_m(old) == parse_length_m(new)
+    except ValueError:
+        return False
+
+
 class _Merge:
     """The state of one merge: the round-trip inventory, its indexes, the changes and the conflicts."""
 
@@ -910,7 +923,7 @@ class _Merge:
             if val is None:
                 continue
             old = node.get(key)
-            if old is None or str(old) != val:
+            if old is None or not _same_value(key, old, val):
                 node[key] = val
                 self.changes.append(
                     f"{c.where}: {what}: {key} {old if old is not None else '(none)'} -> {val}"

@@ -597,3 +597,23 @@ def test_import_lldp_leaves_out_host_nics_on_switches_nobody_captured(tmp_path: 
     ]
     r = run("lint", str(out))
     assert " error" not in r.stdout + r.stderr.replace("0 error(s)", ""), r.stdout
+
+
+def test_merge_leaves_a_length_that_is_the_same_in_other_spelling(tmp_path: Path) -> None:
+    """The inventory says 'cable_length: 2' or '2.0m', the plan '2 m': the merge rewrote the value and
+    reported a change ('2 -> 2m'); importing the plan changed nothing that mattered but the file."""
+    inv = tmp_path / "lab.yaml"
+    text = (REPO / "inventories" / "lab-2node.yaml").read_text(encoding="utf-8")
+    text = text.replace("cable_length: 2m}", "cable_length: 2}", 1)
+    text = text.replace("cable_length: 2m}", "cable_length: 2.0m}")
+    inv.write_text(text, encoding="utf-8")
+    plan = tmp_path / "plan.csv"
+    plan.write_text(
+        "Device A,Port A,Device B,Port B,Length\n"
+        "node1,ens1f0np0,lab-leaf1,Ethernet0,2 m\n"
+        "node2,ens1f0np0,lab-leaf1,Ethernet8,2.0m\n"
+    )
+    r = run("import", "cabling", str(plan), "--into", str(inv))
+    assert r.returncode == 0, r.stderr
+    assert "cable_length" not in r.stderr, r.stderr
+    assert inv.read_text(encoding="utf-8") == text
