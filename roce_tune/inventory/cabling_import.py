@@ -286,6 +286,12 @@ def _err(
 
 
 def _decode(raw: bytes, file: str) -> str:
+    """The file's text: UTF-8 (a BOM dropped), or UTF-16 with its BOM (Excel's 'Unicode Text' export)."""
+    if raw[:2] in (b"\xff\xfe", b"\xfe\xff"):
+        try:
+            return raw.decode("utf-16")
+        except UnicodeDecodeError:
+            pass  # reported as not UTF-8 below
     try:
         return raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:

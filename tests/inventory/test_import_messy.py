@@ -617,3 +617,17 @@ def test_merge_leaves_a_length_that_is_the_same_in_other_spelling(tmp_path: Path
     assert r.returncode == 0, r.stderr
     assert "cable_length" not in r.stderr, r.stderr
     assert inv.read_text(encoding="utf-8") == text
+
+
+def test_excel_unicode_text_export_utf16_tab_separated(tmp_path: Path) -> None:
+    """Excel's 'Unicode Text' export (UTF-16 LE with a BOM, tab separated, CRLF) was 'not UTF-8 (byte
+    0xff)'; it reads like the CSV."""
+    from roce_tune.inventory.cabling_import import read_cabling_csv
+
+    plan = tmp_path / "plan.txt"
+    text = "Device A\tPort A\tDevice B\tPort B\tLength\r\nleaf1\tEthernet0\tgpu01\tens1f0np0\t3 m\r\n"
+    plan.write_bytes(text.encode("utf-16"))
+    read = read_cabling_csv(plan)
+    assert read.delimiter == "\t" and [(c.a_device, c.b_port, c.length_m) for c in read.cables] == [
+        ("leaf1", "ens1f0np0", 3.0)
+    ]
