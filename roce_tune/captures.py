@@ -22,7 +22,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-__all__ = ["Block", "device_of", "read_capture", "split_blocks"]
+__all__ = ["Block", "device_of", "prompt_host", "read_capture", "split_blocks"]
 
 KNOWN_COMMANDS = (
     "show", "nv", "net", "ethtool", "grep", "egrep", "cat", "for", "mlnx_qos", "ip", "ibv_devinfo",
@@ -95,6 +95,26 @@ def is_bare_prompt(line: str, device: str) -> bool:
     if any(p.match(s) for p in _BARE_PROMPTS):
         return True
     return bool(device) and re.fullmatch(re.escape(device) + r"(?:\([\w\-]+\))?\s?[#>]", s) is not None
+
+
+_PROMPT_HOSTS = (
+    re.compile(r"^\[[\w.\-]+@(?P<host>[\w.\-]+)[^\]]*\]\s*[$#]"),
+    re.compile(r"^(?:\([\w.\-]+\)\s*)?[\w.\-]+@(?P<host>[\w.\-]+)(?::[^\s$#>]*)*\s*[$#>%]"),
+    re.compile(r"^(?P<host>[\w.\-]+)(?:\([\w\-]+\))?\s?[#>]"),
+)
+
+
+def prompt_host(line: str) -> str | None:
+    """The device name a prompt line shows (``admin@leaf1:~$`` -> ``leaf1``, ``leaf1#`` -> ``leaf1``,
+    ``[root@gpu01 ~]#`` -> ``gpu01``; the first label of an FQDN), or None (``bash-4.2#``, ``$ cmd``)."""
+    s = line.strip()
+    if re.match(r"^(?:bash|sh|zsh)-[\d.]+[$#]", s):
+        return None
+    for pat in _PROMPT_HOSTS:
+        m = pat.match(s)
+        if m:
+            return m.group("host").split(".", 1)[0]
+    return None
 
 
 def device_of(path: Path) -> str:

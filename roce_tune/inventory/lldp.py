@@ -183,6 +183,7 @@ def read_lldp_dir(root: str | Path) -> LldpView:
                 [_err(str(path), 0, f"cannot read: {exc.strerror}", "check permissions")]
             ) from None
         file = str(root / path.relative_to(root))
+        _one_device(path, file, problems)
         if not any(b.text.strip() for b in blocks):
             problems.append(_err(file, 1, "the capture is empty", "capture the device's LLDP output into it"))
         for b in blocks:
@@ -197,6 +198,32 @@ def read_lldp_dir(root: str | Path) -> LldpView:
     if problems:
         raise RoceTuneError(problems)
     return LldpView(dict(sorted(devices.items())), _cables(devices))
+
+
+def _one_device(path: Path, file: str, problems: list[Finding]) -> None:
+    """An RT010 problem when the file's prompts show two devices (captures pasted into one file): the
+    neighbours of the second would be read as the file's device's."""
+    from roce_tune.captures import prompt_command, prompt_host
+
+    first: str | None = None
+    text = path.read_bytes().decode("utf-8", errors="replace")
+    for no, line in enumerate(text.splitlines(), start=1):
+        host = prompt_host(line) if prompt_command(line.replace("\r", "")) is not None else None
+        if host is None:
+            continue
+        if first is None:
+            first = host
+        elif host.lower() != first.lower():
+            problems.append(
+                _err(
+                    file,
+                    no,
+                    f"the prompt is {host}'s, but the file's earlier prompts are {first}'s: one file "
+                    "holds captures of two devices",
+                    f"capture each device into its own file ({host}.txt)",
+                )
+            )
+            return
 
 
 def _no_output(b: Block, file: str, problems: list[Finding]) -> None:

@@ -631,3 +631,24 @@ def test_excel_unicode_text_export_utf16_tab_separated(tmp_path: Path) -> None:
     assert read.delimiter == "\t" and [(c.a_device, c.b_port, c.length_m) for c in read.cables] == [
         ("leaf1", "ens1f0np0", 3.0)
     ]
+
+
+def test_a_capture_file_holding_two_devices_prompts_is_an_error(tmp_path: Path) -> None:
+    """leaf5's and leaf6's captures pasted into one leaf5.txt: leaf6's neighbours were read as leaf5's
+    (two hosts on each leaf5 port) without a word. Prompts of two devices in one file are an RT010 error
+    at the first prompt of the second device; one device's prompt that is not the file name (a switch
+    still called 'sonic') is fine."""
+    from roce_tune.inventory.lldp import render_lldp_view
+    from roce_tune.inventory.loader import load_inventory
+
+    views = render_lldp_view(load_inventory(REPO / "inventories" / "mixed-vendor.yaml").inventory)
+    cap = tmp_path / "cap"
+    cap.mkdir()
+    (cap / "leaf5.txt").write_text(views["leaf5"] + views["leaf6"], encoding="utf-8")
+    r = run("import", "lldp", str(cap), "--out", str(tmp_path / "x.yaml"))
+    assert r.returncode == 1, r.stderr
+    line = views["leaf5"].count("\n") + 1
+    assert f"leaf5.txt:{line}: error RT010" in r.stderr and "leaf6" in r.stderr, r.stderr
+    (cap / "leaf5.txt").write_text(views["leaf5"].replace("admin@leaf5", "admin@sonic"), encoding="utf-8")
+    r = run("import", "lldp", str(cap), "--out", str(tmp_path / "x.yaml"))
+    assert r.returncode == 0, r.stderr
