@@ -12,7 +12,8 @@ pasted from a terminal. Prompt lines separate the blocks and give each block its
 
 A bare ``#``/``$`` or ``name#`` prompt counts only before a command a RoCE engineer runs (``show``,
 ``ethtool``, ``grep`` …) so nccl-tests header lines (``# nThread 1 …``) and comments are not taken for
-prompts. Lines are kept with their 1-based numbers for evidence.
+prompts. A prompt with nothing typed after it (the one a paste ends with) ends the block before it. Lines
+are kept with their 1-based numbers for evidence.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-__all__ = ["Block", "device_of", "read_capture", "split_blocks"]
+__all__ = ["Block", "device_of", "prompt_host", "read_capture", "split_blocks"]
 
 KNOWN_COMMANDS = (
     "show", "nv", "net", "ethtool", "grep", "egrep", "cat", "for", "mlnx_qos", "ip", "ibv_devinfo",
@@ -38,6 +39,14 @@ _PROMPTS = (
     re.compile(r"^(?:bash|sh|zsh)-[\d.]+[$#]\s*(?P<cmd>\S.*)$"),
     re.compile(r"^[$#]\s+(?P<cmd>(?:" + _CMD_WORD + r").*)$"),
     re.compile(r"^[\w.\-]+(?:\([\w\-]+\))?\s?[#>]\s*(?P<cmd>(?:" + _CMD_WORD + r").*)$"),
+)
+
+
+#: A prompt with nothing typed after it (the prompt a paste ends with): it ends the block before it.
+_BARE_PROMPTS = (
+    re.compile(r"^\[[\w.\-]+@[\w.\-]+[^\]]*\]\s*[$#]$"),
+    re.compile(r"^(?:\([\w.\-]+\)\s*)?[\w.\-]+@[\w.\-]+(?::[^\s$#>]*)*\s*[$#>%]$"),
+    re.compile(r"^(?:bash|sh|zsh)-[\d.]+[$#]$"),
 )
 
 
@@ -79,6 +88,35 @@ def prompt_command(line: str) -> str | None:
     return None
 
 
+def is_bare_prompt(line: str, device: str) -> bool:
+    """Whether ``line`` is a prompt with no command (``admin@leaf1:~$``, ``[root@gpu01 ~]#``, or the
+    device's own ``leaf1#`` / ``leaf1>``): what a paste ends with after the last command's output."""
+    s = line.strip()
+    if any(p.match(s) for p in _BARE_PROMPTS):
+        return True
+    return bool(device) and re.fullmatch(re.escape(device) + r"(?:\([\w\-]+\))?\s?[#>]", s) is not None
+
+
+_PROMPT_HOSTS = (
+    re.compile(r"^\[[\w.\-]+@(?P<host>[\w.\-]+)[^\]]*\]\s*[$#]"),
+    re.compile(r"^(?:\([\w.\-]+\)\s*)?[\w.\-]+@(?P<host>[\w.\-]+)(?::[^\s$#>]*)*\s*[$#>%]"),
+    re.compile(r"^(?P<host>[\w.\-]+)(?:\([\w\-]+\))?\s?[#>]"),
+)
+
+
+def prompt_host(line: str) -> str | None:
+    """The device name a prompt line shows (``admin@leaf1:~$`` -> ``leaf1``, ``leaf1#`` -> ``leaf1``,
+    ``[root@gpu01 ~]#`` -> ``gpu01``; the first label of an FQDN), or None (``bash-4.2#``, ``$ cmd``)."""
+    s = line.strip()
+    if re.match(r"^(?:bash|sh|zsh)-[\d.]+[$#]", s):
+        return None
+    for pat in _PROMPT_HOSTS:
+        m = pat.match(s)
+        if m:
+            return m.group("host").split(".", 1)[0]
+    return None
+
+
 def device_of(path: Path) -> str:
     """``leaf1.pfc.txt`` → ``leaf1`` (everything before the first dot)."""
     return path.name.split(".", 1)[0]
@@ -91,13 +129,15 @@ def split_blocks(text: str, file: str, device: str) -> list[Block]:
     for no, raw in enumerate(text.splitlines(), start=1):
         line = raw.replace("\r", "")
         cmd = prompt_command(line)
+        if cmd is None and is_bare_prompt(line, device):
+            cmd = ""
         if cmd is not None:
-            if cur.lines or cur.command is not None:
+            if cur.lines or cur.command:
                 blocks.append(cur)
-            cur = Block(file=file, device=device, command=cmd, prompt_line=no)
+            cur = Block(file=file, device=device, command=cmd or None, prompt_line=no if cmd else None)
             continue
         cur.lines.append((no, line))
-    if cur.lines or cur.command is not None:
+    if cur.lines or cur.command:
         blocks.append(cur)
     return blocks
 

@@ -1062,7 +1062,7 @@ def import_cabling(
         read_cabling_csv,
         skeleton_from_cables,
     )
-    from roce_tune.inventory.skeleton import inventory_yaml
+    from roce_tune.inventory.skeleton import inventory_yaml, unlikely_switches
 
     try:
         given = parse_columns_option(columns)
@@ -1081,6 +1081,11 @@ def import_cabling(
         data = skeleton_from_cables(plan, opts)
     except RoceTuneError as exc:
         _fail(exc.findings)
+    odd = unlikely_switches(plan.cables, opts)
+    if odd:
+        err.print("note: read as switches, but their ports look like no switch's: "
+                  + ", ".join(f"{d} ({', '.join(p)})" for d, p in odd.items())
+                  + "; if they are hosts, name them with --hosts REGEX", markup=False, soft_wrap=True)
     text = inventory_yaml(data, f"Imported by roce-tune import cabling from {csv_file.name}; check platform, "
                           "model,\nspeed and rdma_device (placeholders where the plan does not say).")
     _write_inventory(text, out_file)
@@ -1103,10 +1108,15 @@ def import_lldp(
     from roce_tune.inventory.skeleton import inventory_yaml
 
     opts = _import_opts(captures.resolve().name, hosts, switches, platform, model, speed, nic_model)
+    left_out: list[str] = []
     try:
-        data = inventory_from_lldp(read_lldp_dir(captures), opts)
+        data = inventory_from_lldp(read_lldp_dir(captures), opts, left_out)
     except RoceTuneError as exc:
         _fail(exc.findings)
+    if left_out:
+        err.print("note: left out host cables to devices nobody captured (a NIC is declared on a captured "
+                  "switch; capture the switch to import them): " + "; ".join(left_out), markup=False,
+                  soft_wrap=True)
     text = inventory_yaml(data, f"Imported by roce-tune import lldp from {captures.name}/; check speed, NIC "
                           "model and\nrdma_device (LLDP does not carry them), and cable_length for headroom.")
     _write_inventory(text, out_file)

@@ -69,3 +69,37 @@ def test_write_text_atomic_replaces_whole_and_keeps_mode(tmp_path: Path) -> None
     with pytest.raises(OSError):
         write_text_atomic(tmp_path / "missing-dir" / "x.yaml", "x")
     assert sorted(p.name for p in tmp_path.iterdir()) == ["inv.yaml"]
+
+
+def test_text_custom_fields_that_are_no_numbers_are_errors_naming_the_object() -> None:
+    """A text custom field ``rail = "rail0"`` on a NIC, or ``ssh_port = "22x"`` on a device, crashed the
+    import with a ValueError traceback; each is now a message naming the interface or device."""
+    from roce_tune.importers.netbox import Snapshot, build
+
+    devices = [
+        {"id": 1, "name": "leaf1", "role": {"slug": "leaf"}, "platform": {"slug": "sonic", "name": "SONiC"},
+         "device_type": {"model": "SN4700", "slug": "sn4700"}},
+        {"id": 2, "name": "gpu01", "role": {"slug": "gpu-node"}, "primary_ip4": {"address": "10.0.0.2/24"},
+         "custom_fields": {"ssh_port": "22x"}},
+    ]
+    interfaces = [
+        {"id": 10, "name": "Ethernet0", "device": {"id": 1}, "type": {"value": "400gbase-x-osfp"},
+         "cable": 5},
+        {"id": 20, "name": "ens1f0np0", "device": {"id": 2}, "type": {"value": "400gbase-x-osfp"},
+         "cable": 5,
+         "custom_fields": {"rdma_device": "mlx5_0", "nic_model": "connectx-7", "rail": "rail0"}},
+    ]
+    cables = [{"id": 5, "a_terminations": [{"object_type": "dcim.interface", "object_id": 10}],
+               "b_terminations": [{"object_type": "dcim.interface", "object_id": 20}]}]
+    with pytest.raises(NetboxImportError) as exc:
+        build(Snapshot(devices, interfaces, cables))
+    assert exc.value.messages == [
+        "device gpu01: custom field ssh_port = '22x' is not a whole number",
+        "gpu01:ens1f0np0: custom field rail = 'rail0' is not a whole number",
+    ]
+    interfaces[1]["custom_fields"]["rail"] = "0"  # type: ignore[index]
+    devices[1]["custom_fields"] = {"ssh_port": 2222}
+    data = build(Snapshot(devices, interfaces, cables)).data
+    assert data["hosts"][0]["mgmt"] == {"host": "10.0.0.2", "port": 2222}
+    assert data["hosts"][0]["nics"][0]["rail"] == 0
+    assert data["hosts"][0]["nics"][0]["switch_port"] == "leaf1:Ethernet0"

@@ -156,6 +156,19 @@ def _cf(obj: dict[str, Any], name: str) -> Any:
     return None if value in ("", None) else value
 
 
+def _int_cf(obj: dict[str, Any], name: str, where: str, errors: list[str]) -> int | None:
+    """A whole-number custom field (``rail``, ``ssh_port``); a text custom field holding something else
+    is an error naming ``where`` (None then, as for an unset field)."""
+    value = _cf(obj, name)
+    if value is None:
+        return None
+    try:
+        return int(str(value).strip())
+    except ValueError:
+        errors.append(f"{where}: custom field {name} = {value!r} is not a whole number")
+        return None
+
+
 def _speed_gbps(iface: dict[str, Any]) -> int | None:
     """Interface speed in Gb/s: NetBox ``speed`` is kb/s; without it, the rate in the type slug."""
     kbps = iface.get("speed")
@@ -274,7 +287,7 @@ def _read_devices(devices: list[dict[str, Any]], mapping: Mapping, catalog: Any,
                           f"(allowed: {DEVICE_NAME_RE.pattern}); rename it in NetBox")
             continue
         out.roles[dev["id"]], out.names[dev["id"]] = role, name
-        mgmt = _mgmt(dev, mapping)
+        mgmt = _mgmt(dev, mapping, name, errors)
         if role == "host":
             out.hosts[dev["id"]] = {"name": name, **({"mgmt": mgmt} if mgmt else {}), "nics": []}
         else:
@@ -407,15 +420,15 @@ def build(snapshot: Snapshot, mapping: Mapping | None = None, site_name: str = "
     return ImportResult(data=data, skipped=skipped)
 
 
-def _mgmt(dev: dict[str, Any], mapping: Mapping) -> dict[str, Any] | None:
+def _mgmt(dev: dict[str, Any], mapping: Mapping, name: str, errors: list[str]) -> dict[str, Any] | None:
     ip = next((d["address"] for d in (dev.get("primary_ip4"), dev.get("primary_ip6"), dev.get("primary_ip"))
                if isinstance(d, dict) and d.get("address")), None)
     if not ip:
         return None
     mgmt: dict[str, Any] = {"host": ip.split("/")[0]}
-    port = _cf(dev, mapping.ssh_port_field)
+    port = _int_cf(dev, mapping.ssh_port_field, f"device {name}", errors)
     if port is not None:
-        mgmt["port"] = int(port)
+        mgmt["port"] = port
     return mgmt
 
 
@@ -466,13 +479,13 @@ def _nic(iface: dict[str, Any], rdma: Any, mapping: Mapping, where: str, catalog
     speed = _speed_gbps(iface)
     if speed is None:
         errors.append(f"{where}: RDMA NIC without a speed (set the interface speed or a type with its rate)")
+    rail = _int_cf(iface, mapping.rail_field, where, errors)
     if len(errors) > problems:
         return None
     nic: dict[str, Any] = {"model": str(model), "netdev": iface["name"], "rdma_device": str(rdma),
                            "speed": f"{speed}G"}
-    rail = _cf(iface, mapping.rail_field)
     if rail is not None:
-        nic["rail"] = int(rail)
+        nic["rail"] = rail
     if iface.get("mtu"):
         nic["mtu"] = iface["mtu"]
     return nic

@@ -214,6 +214,27 @@ MEDIA: dict[str, str] = {
 }
 
 
+def media_of(cell: str) -> str | None:
+    """The inventory media a cable-type cell names, or None: the whole cell (``AOC``, ``Active Copper``),
+    else the words in it (``Passive DAC``, ``QSFP112 DAC``, ``400G-DR4``, ``Active Optical Cable (AOC)``)
+    when they name one media (a word inside a longer match, ``optical`` in ``active optical``, does not
+    count); None when nothing or two media (``DAC/AOC``) match."""
+    whole = MEDIA.get(_norm(cell))
+    if whole is not None:
+        return whole
+    words = re.findall(r"[a-z0-9]+", cell.lower())
+    spans = [
+        (i, j, MEDIA["".join(words[i:j])])
+        for i in range(len(words))
+        for j in range(i + 1, len(words) + 1)
+        if "".join(words[i:j]) in MEDIA
+    ]
+    named = {
+        m for i, j, m in spans if not any(a <= i and j <= b and b - a > j - i for a, b, _ in spans)
+    }
+    return named.pop() if len(named) == 1 else None
+
+
 @dataclass
 class CablingPlan:
     """What :func:`read_cabling_csv` found: the cables in file order and the column each field came from."""
@@ -265,6 +286,12 @@ def _err(
 
 
 def _decode(raw: bytes, file: str) -> str:
+    """The file's text: UTF-8 (a BOM dropped), or UTF-16 with its BOM (Excel's 'Unicode Text' export)."""
+    if raw[:2] in (b"\xff\xfe", b"\xfe\xff"):
+        try:
+            return raw.decode("utf-16")
+        except UnicodeDecodeError:
+            pass  # reported as not UTF-8 below
     try:
         return raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
@@ -282,6 +309,17 @@ def _decode(raw: bytes, file: str) -> str:
 
 
 def _sniff(text: str) -> type[csv.Dialect] | csv.Dialect:
+    """The file's dialect: Excel's ``sep=X`` first line names the delimiter; else :class:`csv.Sniffer`
+    over the first 50 lines (comma, semicolon or tab), else Excel's."""
+    sep = re.match(r"sep=([,;\t|])\r?$", text.split("\n", 1)[0])
+    if sep:
+        delimiter = sep.group(1)
+
+        class _Sep(csv.excel):
+            pass
+
+        _Sep.delimiter = delimiter
+        return _Sep
     sample = "\n".join(text.splitlines()[:50])
     try:
         return csv.Sniffer().sniff(sample, delimiters=",;\t")
@@ -447,27 +485,39 @@ def _read_bytes(path: str | Path, file: str) -> bytes:
 
 def _read_rows(reader: Any, plan: CablingPlan, columns: dict[str, str], findings: list[Finding]) -> bool:
     """The header, then one cable per data row into ``plan`` (bad cells into ``findings``); False when
-    there is no header. Blank rows and rows starting with ``#`` are skipped. Raises csv.Error."""
+    there is no header. Blank rows, rows starting with ``#`` and, before the header, rows with fewer
+    than four cells filled (title rows) are skipped. Raises csv.Error."""
     index: dict[str, int] | None = None
     headers: list[str] = []
-    used: dict[tuple[str, str], int] = {}
+    seen = _Seen()
     line = 1
     for row in reader:
         start, line = line, reader.line_num + 1
         if not any(c.strip() for c in row) or row[0].lstrip().startswith("#"):
             continue
+        if index is None and sum(1 for c in row if c.strip()) < len(REQUIRED):
+            continue  # a title row above the header (or Excel's sep= line): no cable fits in it
         if index is None:
             index = _map_header(row, columns, plan.path, start)
             headers = [h.strip() for h in row]
             plan.columns = {f: headers[i] for f, i in index.items()}
             continue
-        cable = _row(row, index, headers, plan.path, start, used, findings)
+        cable = _row(row, index, headers, plan.path, start, seen, findings)
         if cable is not None:
             plan.cables.append(cable)
     return index is not None
 
 
 _ROW_FIELDS = ("a_device", "a_port", "b_device", "b_port", "length", "media")
+
+
+@dataclass
+class _Seen:
+    """What earlier rows cabled: port ``(device, port)`` -> (line, the port at the other end), and each
+    device's first spelling ``lower(name)`` -> (name, line)."""
+
+    ports: dict[tuple[str, str], tuple[int, tuple[str, str]]] = field(default_factory=dict)
+    names: dict[str, tuple[str, int]] = field(default_factory=dict)
 _DEVICE_FIELDS = frozenset(("a_device", "b_device"))
 _PORT_FIELDS = frozenset(("a_port", "b_port"))
 _EMPTY_FIX = {"length": "the cable length (e.g. 3m)", "media": "the media (dac, aoc or optic)"}
@@ -530,22 +580,41 @@ class _RowReader:
                 "write the interface name as the device shows it, e.g. Ethernet0, swp1 or ens1f0np0",
             )
 
-    def check_ends(self, a: tuple[str, str], b: tuple[str, str], used: dict[tuple[str, str], int]) -> None:
-        """Two different ports, each not cabled by an earlier row (``used``: port -> line, updated)."""
+    def check_ends(self, a: tuple[str, str], b: tuple[str, str], seen: _Seen) -> None:
+        """Device names spelt as on earlier rows (hostnames are not case-sensitive); two different ports,
+        each not cabled by an earlier row; a row that repeats an earlier cable is one finding. ``seen``
+        is updated."""
+        for fld, dev in (("a_device", a[0]), ("b_device", b[0])):
+            first = seen.names.setdefault(dev.lower(), (dev, self.line))
+            if first[0] != dev:
+                self.err(
+                    fld,
+                    f"{short_repr(dev)} is spelt {first[0]!r} on line {first[1]} (device names are not "
+                    "case-sensitive)",
+                    "spell each device the same way on every row",
+                )
         if a == b:
             self.err(
                 "b_port", f"both ends are {a[0]}:{a[1]}", "a cable joins two different ports: correct one end"
             )
             return
-        for fld, end in (("a_port", a), ("b_port", b)):
-            if end in used:
+        prior = seen.ports.get(a)
+        if prior is not None and prior[1] == b:
+            self.err(
+                "a_device",
+                f"the same cable as line {prior[0]} ({a[0]}:{a[1]} - {b[0]}:{b[1]})",
+                "each cable takes one row: drop this one",
+            )
+            return
+        for fld, end, peer in (("a_port", a, b), ("b_port", b, a)):
+            if end in seen.ports:
                 self.err(
                     fld,
-                    f"port {end[0]}:{end[1]} is already cabled on line {used[end]}",
+                    f"port {end[0]}:{end[1]} is already cabled on line {seen.ports[end][0]}",
                     "each port takes one cable: correct one of the two rows",
                 )
             else:
-                used[end] = self.line
+                seen.ports[end] = (self.line, peer)
 
     def length(self, text: str) -> float | None:
         unit = self.cell("unit") if "unit" in self.index else _header_unit(self.headers[self.index["length"]])
@@ -556,7 +625,7 @@ class _RowReader:
             return None
 
     def media(self, text: str) -> str | None:
-        media = MEDIA.get(_norm(text))
+        media = media_of(text)
         if media is None:
             self.err(
                 "media",
@@ -572,7 +641,7 @@ def _row(
     headers: list[str],
     file: str,
     line: int,
-    used: dict[tuple[str, str], int],
+    seen: _Seen,
     findings: list[Finding],
 ) -> Cable | None:
     bad = len(findings)
@@ -581,7 +650,7 @@ def _row(
     a = (vals.get("a_device", ""), vals.get("a_port", ""))
     b = (vals.get("b_device", ""), vals.get("b_port", ""))
     if len(findings) == bad and all(f in vals for f in REQUIRED):
-        reader.check_ends(a, b, used)
+        reader.check_ends(a, b, seen)
     length = reader.length(vals["length"]) if "length" in vals else None
     media = reader.media(vals["media"]) if "media" in vals else None
     if len(findings) > bad:
@@ -663,8 +732,38 @@ def _flow_map(items: dict[str, Any]) -> Any:
     return m
 
 
-def _load_for_merge(inventory: str | Path, yaml: Any) -> Any:
-    """The inventory as a ruamel round-trip mapping with ``switches``/``links``/``hosts`` lists.
+_BARE_KEY_RE = re.compile(r"^( *)[^\s#-][^#]*:\s*(?:#.*)?$")
+_CONTENT_RE = re.compile(r"^( *)(- )?\S")
+
+
+def _guess_indent(text: str) -> tuple[int, int, int]:
+    """(mapping, sequence, offset) indentation of a YAML file, for ruamel's ``YAML.indent``: how far a
+    nested mapping's keys and a block list's dashes sit under their key (the first of each in the file).
+    Defaults: the shipped inventories' layout (mappings by 2, list dashes 2 under their key)."""
+    found: dict[bool, int] = {}  # is a list item -> columns under the key
+    key_col: int | None = None
+    for line in text.splitlines():
+        m = _CONTENT_RE.match(line)
+        if m is None or line.lstrip().startswith("#"):
+            continue
+        col, dash = len(m.group(1)), bool(m.group(2))
+        if key_col is not None and (col > key_col or (dash and col == key_col)):
+            found.setdefault(dash, col - key_col)
+        if len(found) == 2:
+            break
+        bare = _BARE_KEY_RE.match(line)
+        key_col = len(bare.group(1)) if bare else None
+    offset = found.get(True, 2)
+    return found.get(False, 2), offset + 2, offset
+
+
+_LISTS = ("switches", "links", "hosts")
+
+
+def _load_for_merge(inventory: str | Path, yaml: Any) -> tuple[Any, list[str], list[str]]:
+    """The inventory as a ruamel round-trip mapping with ``switches``/``links``/``hosts`` lists (the
+    YAML's indentation set from the file's, :func:`_guess_indent`), and which of those keys were absent
+    and which null (filled in with empty lists; :func:`_restore_unused` puts back the ones left empty).
 
     Raises:
         RoceTuneError: RT008 when it cannot be read, is not a mapping or is a ``fabric:`` intent.
@@ -674,7 +773,9 @@ def _load_for_merge(inventory: str | Path, yaml: Any) -> Any:
 
     inv_file = str(inventory)
     try:
-        data = yaml.load(Path(inventory).read_text(encoding="utf-8"))
+        text = Path(inventory).read_text(encoding="utf-8")
+        yaml.indent(*_guess_indent(text))
+        data = yaml.load(text)
     except (OSError, UnicodeDecodeError, YAMLError) as exc:
         raise RoceTuneError(
             [
@@ -701,10 +802,22 @@ def _load_for_merge(inventory: str | Path, yaml: Any) -> Any:
                 )
             ]
         )
-    for key in ("switches", "links", "hosts"):
-        if data.get(key) is None:
-            data[key] = CommentedSeq()
-    return data
+    absent = [k for k in _LISTS if k not in data]
+    null = [k for k in _LISTS if k in data and data[k] is None]
+    for key in absent + null:
+        data[key] = CommentedSeq()
+    return data, absent, null
+
+
+def _restore_unused(data: Any, absent: list[str], null: list[str]) -> None:
+    """Put back the ``switches``/``links``/``hosts`` keys :func:`_load_for_merge` filled in and the merge
+    left empty: drop the ``absent`` ones, set the ``null`` ones back to null (the file keeps its keys)."""
+    for key in absent:
+        if not data[key]:
+            del data[key]
+    for key in null:
+        if not data[key]:
+            data[key] = None
 
 
 def _declared_ports(switches: dict[str, Any]) -> dict[str, set[str]]:
@@ -735,6 +848,19 @@ def _used_ports(data: Any) -> dict[str, tuple[str, str, Any]]:
     return used
 
 
+def _same_value(key: str, old: Any, new: str) -> bool:
+    """Whether the inventory's ``old`` value says what the plan's ``new`` one does (lengths in any
+    spelling the inventory reads: ``2``, ``2.0m``, ``200cm`` = ``2m``)."""
+    if key != "cable_length":
+        return str(old) == new
+    from roce_tune.units import parse_length_m
+
+    try:
+        return parse_length_m(old) == parse_length_m(new)
+    except ValueError:
+        return False
+
+
 class _Merge:
     """The state of one merge: the round-trip inventory, its indexes, the changes and the conflicts."""
 
@@ -752,17 +878,36 @@ class _Merge:
         self.kinds.update({n: "host" for n in self.hosts})
         self.changes: list[str] = []
         self.conflicts: list[Finding] = []
+        self.spelling = {n.lower(): node for n, node in (*self.switches.items(), *self.hosts.items())}
 
     def conflict(
         self, line: int, message: str, fix: str = "correct the plan or the inventory so they agree"
     ) -> None:
         self.conflicts.append(_err(self.where, line, message, fix, rule=CONFLICT_RULE))
 
+    def misspelt(self, c: Cable, line: int) -> bool:
+        """A conflict for each end whose device the inventory spells in another case (names are not
+        case-sensitive: one device, not a new one)."""
+        bad = False
+        for dev in (c.a_device, c.b_device):
+            node = self.spelling.get(dev.lower())
+            if node is not None and str(node["name"]) != dev:
+                bad = True
+                self.conflict(
+                    line,
+                    f"the plan's {dev!r} is {node['name']!r} at {self.inv_file}:{_line(node)} "
+                    "(device names are not case-sensitive)",
+                    "spell the device as the inventory does",
+                )
+        return bad
+
     def cable(self, c: Cable) -> None:
         """Merge one cable of the plan."""
+        line = int(c.where.rsplit(":", 1)[1])
+        if self.misspelt(c, line):
+            return
         ka, kb = self.kinds[c.a_device], self.kinds[c.b_device]
         a, b = f"{c.a_device}:{c.a_port}", f"{c.b_device}:{c.b_port}"
-        line = int(c.where.rsplit(":", 1)[1])
         if ka == kb == "host":
             self.conflict(
                 line,
@@ -784,7 +929,7 @@ class _Merge:
             if val is None:
                 continue
             old = node.get(key)
-            if old is None or str(old) != val:
+            if old is None or not _same_value(key, old, val):
                 node[key] = val
                 self.changes.append(
                     f"{c.where}: {what}: {key} {old if old is not None else '(none)'} -> {val}"
@@ -917,14 +1062,19 @@ def merge_into(inventory: str | Path, plan: CablingPlan, opts: SkeletonOptions) 
     yaml = YAML(typ="rt")
     yaml.preserve_quotes = True
     yaml.width = 4096
-    merge = _Merge(_load_for_merge(inventory, yaml), str(inventory), plan, opts)
+    data, absent, null = _load_for_merge(inventory, yaml)
+    merge = _Merge(data, str(inventory), plan, opts)
     for c in plan.cables:
         merge.cable(c)
     if merge.conflicts:
         raise RoceTuneError(merge.conflicts)
+    _restore_unused(data, absent, null)
     buf = io.StringIO()
     yaml.dump(merge.data, buf)
-    return MergeResult(buf.getvalue(), merge.changes)
+    text = buf.getvalue()
+    if b"\r\n" in Path(inventory).read_bytes():  # a file saved with Windows line ends keeps them
+        text = text.replace("\n", "\r\n")
+    return MergeResult(text, merge.changes)
 
 
 __all__ = [
@@ -935,6 +1085,7 @@ __all__ = [
     "UNITS_M",
     "CablingPlan",
     "MergeResult",
+    "media_of",
     "merge_into",
     "parse_columns_option",
     "render_cabling_csv",

@@ -15,14 +15,23 @@ device gives its own port; when only one was, the far port is what LLDP advertis
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from roce_tune.findings import Finding, Location, RoceTuneError, Severity
 from roce_tune.inventory.models import Inventory
-from roce_tune.inventory.skeleton import Cable, SkeletonOptions, SwitchFacts, build_skeleton
+from roce_tune.inventory.skeleton import (
+    NETDEV_LIKE_RE,
+    Cable,
+    SkeletonOptions,
+    SwitchFacts,
+    _port_key,
+    build_skeleton,
+)
 from roce_tune.platforms import ALL_PLATFORMS, HOST_PLATFORM, get_platform
 from roce_tune.platforms.lldp import CaptureFormat, DeviceFacts, LldpNeighbor, LldpParseError, RemoteEnd
 
@@ -75,6 +84,18 @@ class LldpView:
     devices: dict[str, DeviceCapture]
     cables: list[ObservedCable]
 
+    def spelt_as(self, names: Iterable[str]) -> LldpView:
+        """This view with its device names spelt as in ``names`` where they differ only in case (an
+        inventory's names: hostnames are not case-sensitive, a capture file may be ``LEAF1.txt``)."""
+        index = {n.lower(): n for n in names}
+
+        def name(d: str) -> str:
+            return index.get(d.lower(), d)
+
+        devices = {name(k): replace(d, name=name(k)) for k, d in self.devices.items()}
+        cables = [replace(c, a_device=name(c.a_device), b_device=name(c.b_device)) for c in self.cables]
+        return LldpView(devices, cables)
+
     def kind(self, device: str) -> str | None:
         """``host``/``switch`` for a captured device, None otherwise."""
         d = self.devices.get(device)
@@ -102,8 +123,6 @@ def _known_names() -> str:
 
 def _classify(text: str, command: str | None) -> list[tuple[str, str, CaptureFormat]]:
     """[(platform, 'lldp'|'version', format)] that fit a block (by its command, else by its content)."""
-    import re
-
     hits = []
     for plat, (lf, vf) in formats().items():
         for kind, fmts in (("lldp", lf), ("version", vf)):
@@ -163,17 +182,68 @@ def read_lldp_dir(root: str | Path) -> LldpView:
             raise RoceTuneError(
                 [_err(str(path), 0, f"cannot read: {exc.strerror}", "check permissions")]
             ) from None
+        file = str(root / path.relative_to(root))
+        _one_device(path, file, problems)
+        if not any(b.text.strip() for b in blocks):
+            problems.append(_err(file, 1, "the capture is empty", "capture the device's LLDP output into it"))
         for b in blocks:
             if not b.text.strip():
+                _no_output(b, file, problems)
                 continue
-            file = str(root / b.file)
             dev = devices.setdefault(b.device, DeviceCapture(b.device, first=(file, b.start)))
             _read_block(b, file, dev, problems)
     for dev in devices.values():
         _settle_platform(dev, problems)
+        _drop_management(dev)
     if problems:
         raise RoceTuneError(problems)
     return LldpView(dict(sorted(devices.items())), _cables(devices))
+
+
+def _one_device(path: Path, file: str, problems: list[Finding]) -> None:
+    """An RT010 problem when the file's prompts show two devices (captures pasted into one file): the
+    neighbours of the second would be read as the file's device's."""
+    from roce_tune.captures import prompt_command, prompt_host
+
+    first: str | None = None
+    text = path.read_bytes().decode("utf-8", errors="replace")
+    for no, line in enumerate(text.splitlines(), start=1):
+        host = prompt_host(line) if prompt_command(line.replace("\r", "")) is not None else None
+        if host is None:
+            continue
+        if first is None:
+            first = host
+        elif host.lower() != first.lower():
+            problems.append(
+                _err(
+                    file,
+                    no,
+                    f"the prompt is {host}'s, but the file's earlier prompts are {first}'s: one file "
+                    "holds captures of two devices",
+                    f"capture each device into its own file ({host}.txt)",
+                )
+            )
+            return
+
+
+def _no_output(b: Block, file: str, problems: list[Finding]) -> None:
+    """An RT010 problem when a command roce-tune reads (an LLDP or version command) printed nothing: the
+    capture was cut off (an empty LLDP table still prints its header)."""
+    import re
+
+    if not b.command:
+        return
+    for lf, vf in formats().values():
+        if any(re.search(f.command, b.command) for f in (*lf, *vf)):
+            problems.append(
+                _err(
+                    file,
+                    b.start,
+                    f"{b.device}: {b.command!r} printed nothing (the capture is cut off)",
+                    "capture the whole output of the command",
+                )
+            )
+            return
 
 
 def _read_block(b: Block, file: str, dev: DeviceCapture, problems: list[Finding]) -> None:
@@ -251,16 +321,73 @@ def _settle_platform(dev: DeviceCapture, problems: list[Finding]) -> None:
         )
 
 
+def _drop_management(dev: DeviceCapture) -> None:
+    """Forget a switch's neighbours on its out-of-band management ports (its platform's
+    ``inventory.mgmt_port``): the management network is no fabric cabling."""
+    from roce_tune.platforms import SWITCH_PLATFORMS, platform
+
+    if dev.platform not in SWITCH_PLATFORMS:
+        return
+    pattern = platform(dev.platform).inventory.mgmt_port
+    if pattern is not None:
+        mgmt = re.compile(pattern)
+        dev.neighbors = [n for n in dev.neighbors if not mgmt.fullmatch(n[0].local_port)]
+
+
+@lru_cache(maxsize=4096)
+def _lower_index(names: frozenset[str]) -> dict[str, str]:
+    return {n.lower(): n for n in names}
+
+
 def _canon(name: str | None, known: dict[str, DeviceCapture]) -> str | None:
-    """A neighbour's system name as a device name: an FQDN's first label when that is the captured one."""
+    """A neighbour's system name as a device name: the captured device it names (compared without case:
+    hostnames are not case-sensitive), else an FQDN's first label when that is a captured device."""
     if name is None or name in known:
         return name
-    short = name.split(".", 1)[0]
-    return short if short in known else name
+    index = _lower_index(frozenset(known))
+    for cand in (name, name.split(".", 1)[0]):
+        if cand.lower() in index:
+            return index[cand.lower()]
+    return name
+
+
+def _toward(dev: DeviceCapture, far: str, devices: dict[str, DeviceCapture]) -> list[LldpNeighbor]:
+    """``dev``'s neighbours that are ``far``."""
+    return [n for n, _, _ in dev.neighbors if _canon(n.remote_system, devices) == far]
+
+
+def _unnamed(ours: list[LldpNeighbor], theirs: list[LldpNeighbor]) -> list[LldpNeighbor]:
+    """The neighbours in ``ours`` whose advertised port is none of the far side's own port names."""
+    their_ports = {m.local_port for m in theirs}
+    return [n for n in ours if n.remote_port not in their_ports]
+
+
+def _by(neighbors: list[LldpNeighbor], local: bool) -> list[LldpNeighbor]:
+    """``neighbors`` in the natural order of their local (else their advertised) port names."""
+    return sorted(neighbors, key=lambda n: _port_key((n.local_port if local else n.remote_port) or ""))
+
+
+def _alias_pairs(
+    dev: DeviceCapture, far: DeviceCapture, devices: dict[str, DeviceCapture]
+) -> dict[str, str]:
+    """``dev``'s local port -> ``far``'s local port for the cables between two captured devices that name
+    neither end as the device does (SONiC advertises the port's alias as a locally assigned port ID:
+    lldpmgrd's ``lldpcli configure ports <port> lldp portidsubtype local <alias>``). The unnamed cables
+    pair by elimination: one each way, or as many each way when the order of each side's own ports is the
+    order of the aliases the other side sees (aliases number the ports in order); else none."""
+    to_far, to_dev = _toward(dev, far.name, devices), _toward(far, dev.name, devices)
+    ours, theirs = _unnamed(to_far, to_dev), _unnamed(to_dev, to_far)
+    if not ours or len(ours) != len(theirs):
+        return {}
+    by_port, by_alias = _by(ours, local=True), _by(theirs, local=False)
+    if len(ours) > 1 and (_by(theirs, local=True) != by_alias or _by(ours, local=False) != by_port):
+        return {}
+    return {n.local_port: m.local_port for n, m in zip(by_port, by_alias, strict=True)}
 
 
 def _cables(devices: dict[str, DeviceCapture]) -> list[ObservedCable]:
     seen: set[frozenset[tuple[str, str | None]]] = set()
+    aliases: dict[tuple[str, str], dict[str, str]] = {}
     out = []
     for dev in devices.values():
         for n, file, line in dev.neighbors:
@@ -270,13 +397,12 @@ def _cables(devices: dict[str, DeviceCapture]) -> list[ObservedCable]:
             rport = n.remote_port
             far = devices.get(remote)
             if far is not None:  # the far device's own name for its port wins
-                back = [
-                    m
-                    for m, _, _ in far.neighbors
-                    if _canon(m.remote_system, devices) == dev.name and m.remote_port == n.local_port
-                ]
+                back = [m for m in _toward(far, dev.name, devices) if m.remote_port == n.local_port]
                 if back:
                     rport = back[0].local_port
+                elif rport not in {m.local_port for m in _toward(far, dev.name, devices)}:
+                    pairs = aliases.setdefault((dev.name, remote), _alias_pairs(dev, far, devices))
+                    rport = pairs.get(n.local_port, rport)
             key = frozenset(((dev.name, n.local_port), (remote, rport)))
             if key in seen:
                 continue
@@ -339,27 +465,72 @@ def write_lldp_view(inventory: Inventory, directory: str | Path) -> list[Path]:
 
 
 # --- import: an inventory from what the network reports -----------------------------------------------
-def inventory_from_lldp(view: LldpView, opts: SkeletonOptions) -> dict[str, Any]:
+def _kinds(view: LldpView, opts: SkeletonOptions) -> dict[str, str]:
+    """``host``/``switch`` of every device: captured ones by their platform; a neighbour nobody captured
+    by ``--hosts``/``--switches``, else a host when every port it is seen on is NIC-like (a MAC port ID, or
+    a netdev name such as ``ens1f0np0``: lldpd's ``portidsubtype ifname``), else a switch."""
+    kinds = {name: view.kind(name) or "switch" for name in view.devices}
+    nic_like: dict[str, bool] = {}
+    for c in view.cables:
+        if c.b_device not in kinds:
+            like = c.b_is_nic or (c.b_port is not None and NETDEV_LIKE_RE.match(c.b_port) is not None)
+            nic_like[c.b_device] = nic_like.get(c.b_device, True) and like
+    for dev, like in nic_like.items():
+        if opts.hosts and re.fullmatch(opts.hosts, dev):
+            kinds[dev] = "host"
+        elif opts.switches and re.fullmatch(opts.switches, dev):
+            kinds[dev] = "switch"
+        else:
+            kinds[dev] = "host" if like else "switch"
+    return kinds
+
+
+def inventory_from_lldp(
+    view: LldpView, opts: SkeletonOptions, left_out: list[str] | None = None
+) -> dict[str, Any]:
     """Inventory data (full form) from ``view``: captured switches with their platform, model and OS
-    release, every cable LLDP shows, hosts (captured with ``lldpctl`` only, or advertising a MAC as port
-    ID) with NICs on the switch ports that see them. Neighbours that are neither captured nor NIC-like
-    stay as links to an external device (lint RT113 says so).
+    release, every cable LLDP shows, hosts (captured with ``lldpctl`` only, or seen on NIC-like ports
+    only: :func:`_kinds`) with NICs on the switch ports that see them. Neighbours that are neither captured
+    nor NIC-like stay as links to an external device (lint RT113 says so); when switches were captured, a
+    host cable to such a device (the host's management NIC on the out-of-band switch) cannot be declared
+    (a NIC's switch_port names a declared switch) and is left out, one line each into ``left_out``.
 
     Raises:
         RoceTuneError: RT010 at the capture line for a host NIC whose netdev LLDP does not give (a MAC
             port ID without a port description).
     """
-    kinds = {name: view.kind(name) or "switch" for name in view.devices}
+    kinds = _kinds(view, opts)
     facts = {
         name: SwitchFacts(d.platform, d.facts.model, d.facts.os_version)
         for name, d in view.devices.items()
         if d.platform != HOST_PLATFORM
     }
+    external = {n for n, k in kinds.items() if k == "switch" and n not in view.devices}
+    cables = _importable(view, kinds, external, left_out)
+    opts.kinds.update(kinds)
+    opts.facts.update(facts)
+    data = build_skeleton(cables, opts)
+    # devices LLDP names but nobody captured are external (lint RT113), not switches to configure
+    data["switches"] = [s for s in data["switches"] if s["name"] not in external]
+    return data
+
+
+def _importable(
+    view: LldpView, kinds: dict[str, str], external: set[str], left_out: list[str] | None
+) -> list[Cable]:
+    """The cables of ``view`` an inventory can declare (:func:`inventory_from_lldp`).
+
+    Raises:
+        RoceTuneError: RT010 for a neighbour with a MAC port ID and no port description.
+    """
     cables = []
     problems = []
+    some_switch = any(view.kind(n) == "switch" for n in view.devices)
     for c in view.cables:
-        if c.b_device not in kinds:
-            kinds[c.b_device] = "host" if c.b_is_nic else "switch"
+        if some_switch and kinds[c.a_device] == "host" and c.b_device in external:
+            if left_out is not None:
+                left_out.append(f"{c.a_device}:{c.a_port} - {c.b_device}:{c.b_port} ({c.file}:{c.line})")
+            continue
         if c.b_port is None:
             problems.append(
                 _err(
@@ -374,13 +545,7 @@ def inventory_from_lldp(view: LldpView, opts: SkeletonOptions) -> dict[str, Any]
         cables.append(Cable(c.a_device, c.a_port, c.b_device, c.b_port, where=f"{c.file}:{c.line}"))
     if problems:
         raise RoceTuneError(problems)
-    opts.kinds.update(kinds)
-    opts.facts.update(facts)
-    data = build_skeleton(cables, opts)
-    # devices LLDP names but nobody captured are external (lint RT113), not switches to configure
-    external = {n for n, k in kinds.items() if k == "switch" and n not in view.devices}
-    data["switches"] = [s for s in data["switches"] if s["name"] not in external]
-    return data
+    return cables
 
 
 __all__ = [

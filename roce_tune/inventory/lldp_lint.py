@@ -164,13 +164,23 @@ class _Diff:
         """The switched cables LLDP sees; direct host-to-host cables are checked here (RT135)."""
         observed: dict[frozenset[End], ObservedCable] = {}
         for c in self.view.cables:
-            if c.b_port is None:
+            if c.b_port is None or self._outside(c):
                 continue
             if self.is_host(c.a_device) and self.is_host(c.b_device):
                 self.findings += _direct(self.loaded, c, self.decl.nic_of)
                 continue
             observed[frozenset(((c.a_device, c.a_port), (c.b_device, c.b_port)))] = c
         return observed
+
+    def _outside(self, c: ObservedCable) -> bool:
+        """A host port that is no declared NIC, seen on a device the inventory does not have (the host's
+        management or front-end NIC on its own switch): not fabric cabling."""
+        known = self.switches.keys() | self.hosts
+        for (dev, port), (far, _) in (((c.a_device, c.a_port), (c.b_device, c.b_port)),
+                                      ((c.b_device, c.b_port), (c.a_device, c.a_port))):
+            if dev in self.hosts and (dev, port) not in self.decl.nic_of and far not in known:
+                return True
+        return False
 
     def is_host(self, dev: str) -> bool:
         return dev in self.hosts or self.view.kind(dev) == "host"
@@ -309,7 +319,10 @@ class _Diff:
 
 
 def check_lldp(loaded: LoadedInventory, view: LldpView) -> list[Finding]:
-    """Every difference between ``loaded``'s cabling and ``view`` (module docstring), sorted by position."""
+    """Every difference between ``loaded``'s cabling and ``view`` (module docstring), sorted by position.
+    Device names match without case (the view is spelt as the inventory)."""
+    inv = loaded.inventory
+    view = view.spelt_as([*(s.name for s in inv.switches), *(h.name for h in inv.hosts)])
     diff = _Diff(loaded, view)
     diff.swaps()
     diff.misplaced()

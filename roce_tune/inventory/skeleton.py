@@ -278,6 +278,29 @@ def _rails(host_nics: dict[str, dict[str, tuple[str, Cable]]]) -> tuple[int, dic
     return (width, leaf_rail) if width > 1 else None
 
 
+def unlikely_switches(cables: Iterable[Cable], opts: SkeletonOptions) -> dict[str, list[str]]:
+    """Devices read as switches by their port names alone (no ``--hosts``/``--switches`` match, no facts)
+    whose ports look like no switch platform's (:func:`roce_tune.platforms.port_name_hints`: ``p0``,
+    ``NIC1``): likely hosts whose NIC names the import did not recognise. Name -> its ports, sorted."""
+    cables = list(cables)
+    kinds = classify_devices(cables, opts)
+    hints = [pat for pat, _ in port_name_hints()]
+    ports: dict[str, set[str]] = {}
+    for c in cables:
+        ports.setdefault(c.a_device, set()).add(c.a_port)
+        ports.setdefault(c.b_device, set()).add(c.b_port)
+    named = [re.compile(rx) for rx in (opts.hosts, opts.switches) if rx]
+    return {
+        dev: sorted(names, key=_port_key)
+        for dev, names in sorted(ports.items())
+        if kinds[dev] == "switch"
+        and dev not in opts.kinds
+        and dev not in opts.facts
+        and not any(rx.fullmatch(dev) for rx in named)
+        and not any(h.match(p) for p in names for h in hints)
+    }
+
+
 def host_to_host(cables: Iterable[Cable], opts: SkeletonOptions) -> list[Cable]:
     """The cables whose two ends are both hosts (a direct cable; an inventory cannot declare it)."""
     cables = list(cables)
@@ -378,4 +401,5 @@ __all__ = [
     "guess_platform",
     "host_to_host",
     "inventory_yaml",
+    "unlikely_switches",
 ]

@@ -422,10 +422,14 @@ class InventoryFacts:
             disjoint (tests/platforms). None: the names tell nothing.
         vendors: switch vendors (catalog ``vendor``) whose hardware the OS runs on; None: any catalogued
             model (lint RT125).
+        mgmt_port: regex (``re.fullmatch``) of the out-of-band management ports; LLDP neighbours seen on
+            them are the management network, not fabric cabling (import lldp and lint --lldp skip them).
+            None: no such names.
     """
 
     port_name_hint: str | None = None
     vendors: frozenset[str] | None = None
+    mgmt_port: str | None = None
 
 
 class Platform(Protocol):

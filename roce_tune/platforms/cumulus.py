@@ -490,7 +490,7 @@ def parse_nv_lldp_json(text: str) -> list[_lldp.LldpNeighbor]:
             name, is_mac = _lldp.remote_port_name(port.get("type"), port.get("name") or port.get("id"),
                                                   port.get("description"))
             out.append(_lldp.LldpNeighbor(ifname, chassis.get("system-name") or nid or None, name, is_mac,
-                                          _lldp.line_of(text, f'"{ifname}"')))
+                                          _lldp.key_line(text, ifname)))
     return out
 
 
@@ -542,6 +542,7 @@ LLDP_FORMATS = (
                         lambda t: '"lldp"' in t and '"neighbor"' in t and '"interface"' not in t,
                         parse_nv_lldp_json, "roce-tune (NVUE JSON)"),
     _lldp.LLDPCTL_JSON,
+    _lldp.LLDPCTL_KEYVALUE,
 )
 VERSION_FORMATS = (
     _lldp.CaptureFormat("nv show system -o json / nv show platform -o json",
@@ -655,7 +656,11 @@ CAPABILITIES = _c.Capabilities(
 
 # ---------------------------------------------------------------------------------------- INVENTORY
 # port names that tell the platform (import) and the vendors whose hardware it runs on (lint RT125)
-INVENTORY = _c.InventoryFacts(port_name_hint=r"^swp\d", vendors=frozenset({"nvidia"}))
+INVENTORY = _c.InventoryFacts(
+    port_name_hint=r"^swp\d",
+    vendors=frozenset({"nvidia"}),
+    mgmt_port=r"eth\d+",
+)
 
 # ---------------------------------------------------------------------------------------- ANSIBLE
 # how the Ansible playbooks reach the platform's devices (roce_tune.ansible_inventory)

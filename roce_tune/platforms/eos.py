@@ -419,7 +419,7 @@ def parse_lldp_json(text: str) -> list[_lldp.LldpNeighbor]:
                                                   info.get("interfaceId_v2") or info.get("interfaceId"),
                                                   info.get("interfaceDescription"))
             out.append(_lldp.LldpNeighbor(ifname, n.get("systemName") or None, name, is_mac,
-                                          _lldp.line_of(text, f'"{ifname}"')))
+                                          _lldp.key_line(text, ifname)))
     return out
 
 
@@ -598,7 +598,11 @@ CAPABILITIES = _c.Capabilities(
 # ---------------------------------------------------------------------------------------- INVENTORY
 # port names that tell the platform (import) and the vendors whose hardware it runs on (lint RT125)
 #: ``Ethernet1/1`` is NX-OS's shape too: only the three-level breakout form ``Ethernet1/1/1`` tells EOS
-INVENTORY = _c.InventoryFacts(port_name_hint=r"^Ethernet\d+/\d+/\d+$", vendors=frozenset({"arista"}))
+INVENTORY = _c.InventoryFacts(
+    port_name_hint=r"^Ethernet\d+/\d+/\d+$",
+    vendors=frozenset({"arista"}),
+    mgmt_port=r"Management\d+(?:/\d+)*",
+)
 
 # ---------------------------------------------------------------------------------------- ANSIBLE
 # how the Ansible playbooks reach the platform's devices (roce_tune.ansible_inventory)

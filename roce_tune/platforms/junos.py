@@ -409,15 +409,17 @@ def parse_lldp_json(text: str) -> list[_lldp.LldpNeighbor]:
     if not isinstance(info, list):
         raise _lldp.LldpParseError("no 'lldp-neighbors-information': not 'show lldp neighbors | display "
                                    "json'", 0)
-    out = []
+    out: list[_lldp.LldpNeighbor] = []
+    starts = _lldp.marker_lines(text, '"lldp-local-port-id"', '"lldp-local-interface"')
     for block in info:
         for n in block.get("lldp-neighbor-information") or []:
+            start = starts[len(out)] if len(out) < len(starts) else 0
             local = _data(n, "lldp-local-port-id") or _data(n, "lldp-local-interface") or ""
             name, is_mac = _lldp.remote_port_name(_data(n, "lldp-remote-port-id-subtype"),
                                                   _data(n, "lldp-remote-port-id"),
                                                   _data(n, "lldp-remote-port-description"))
             out.append(_lldp.LldpNeighbor(local, _data(n, "lldp-remote-system-name"), name, is_mac,
-                                          _lldp.line_of(text, f'"{local}"')))
+                                          _lldp.line_of(text, f'"{local}"', start)))
     return out
 
 
@@ -657,7 +659,11 @@ CAPABILITIES = _c.Capabilities(
 
 # ---------------------------------------------------------------------------------------- INVENTORY
 # port names that tell the platform (import) and the vendors whose hardware it runs on (lint RT125)
-INVENTORY = _c.InventoryFacts(port_name_hint=r"^(?:et|xe|ge|ae)-\d+/\d+/\d+", vendors=frozenset({"juniper"}))
+INVENTORY = _c.InventoryFacts(
+    port_name_hint=r"^(?:et|xe|ge|ae)-\d+/\d+/\d+",
+    vendors=frozenset({"juniper"}),
+    mgmt_port=r"(?:em|fxp|me)\d+|re\d+:mgmt-\d+",
+)
 
 # ---------------------------------------------------------------------------------------- ANSIBLE
 # how the Ansible playbooks reach the platform's devices (roce_tune.ansible_inventory)

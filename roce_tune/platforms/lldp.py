@@ -34,9 +34,12 @@ __all__ = [
     "LldpParseError",
     "RemoteEnd",
     "json_block",
+    "key_line",
     "line_of",
+    "marker_lines",
     "mac_of",
     "parse_lldpctl_json",
+    "parse_lldpctl_keyvalue",
     "parse_ntc",
     "remote_port_name",
     "render_lldpctl_json",
@@ -150,6 +153,24 @@ def line_of(text: str, needle: str, start: int = 0) -> int:
     return start
 
 
+def key_line(text: str, key: str) -> int:
+    """0-based index of the line where ``key`` is a JSON object key (``"Ethernet1/1":``); else of the first
+    line quoting it (a list form that names it as a value); else 0. A key names the entry itself, a quoted
+    value may be an earlier entry's remote port."""
+    lines = text.splitlines()
+    for needle in (f'"{key}":', f'"{key}"'):
+        for i, line in enumerate(lines):
+            if needle in line:
+                return i
+    return 0
+
+
+def marker_lines(text: str, *markers: str) -> list[int]:
+    """0-based indexes of the lines holding any of ``markers`` (``"l_port_id"``): where each entry of a
+    JSON list begins its local port, in document order (entry k's line is the k-th)."""
+    return [i for i, line in enumerate(text.splitlines()) if any(m in line for m in markers)]
+
+
 def json_block(text: str) -> Any:
     """The JSON document of a block (text before the first ``{``/``[`` line, e.g. a banner, is skipped).
 
@@ -251,7 +272,7 @@ def parse_lldpctl_json(text: str) -> list[LldpNeighbor]:
         name, is_mac = remote_port_name(
             pid.get("type") if isinstance(pid, dict) else None, _value(pid), _value(port.get("descr"))
         )
-        out.append(LldpNeighbor(ifname, system, name, is_mac, line_of(text, f'"{ifname}"')))
+        out.append(LldpNeighbor(ifname, system, name, is_mac, key_line(text, ifname)))
     return out
 
 
@@ -291,6 +312,59 @@ def render_lldpctl_json(device: str, ends: list[RemoteEnd]) -> str:
     iface: Any = items[0] if len(items) == 1 else items
     return json.dumps({"lldp": {"interface": iface} if items else {}}, indent=2) + "\n"
 
+
+#: ``lldpctl -f keyvalue``: ``lldp.<interface>.<path>=<value>``; the interface name may hold dots (a VLAN
+#: netdev ``eth0.100``), so the path is found by its first word (lldpd's kv writer: src/client/kv_writer.c)
+_KV_RE = re.compile(
+    r"^lldp\.(?P<ifname>\S+?)\.(?P<path>via|rid|age|chassis(?:\.\S+)?|port(?:\.\S+)?|vlan\S*|ppvid\S*"
+    r"|pi\S*|lldp-med\S*|unknown-tlvs\S*|dot3\S*)=(?P<value>.*)$"
+)
+#: port-ID subtypes as the keyvalue form names them (``port.<subtype>=<id>``)
+_KV_PORT_IDS = ("ifname", "local", "mac", "ifalias", "ip")
+
+
+def _kv_neighbor(ifname: str, fields: dict[str, str], index: int) -> LldpNeighbor:
+    subtype = next((st for st in _KV_PORT_IDS if f"port.{st}" in fields), None)
+    name, is_mac = remote_port_name(
+        subtype, fields.get(f"port.{subtype}") if subtype else None, fields.get("port.descr")
+    )
+    return LldpNeighbor(ifname, fields.get("chassis.name") or None, name, is_mac, index)
+
+
+def parse_lldpctl_keyvalue(text: str) -> list[LldpNeighbor]:
+    """Neighbours from ``lldpctl -f keyvalue`` (lldpd's line format: ``lldp.<interface>.<path>=<value>``,
+    each neighbour starting with its ``via`` line; the port ID is ``port.<subtype>``: ``ifname``,
+    ``local``, ``mac`` …; the system name ``chassis.name``).
+
+    Raises:
+        LldpParseError: a line that is no ``lldp.<interface>.<path>=<value>`` entry.
+    """
+    out: list[LldpNeighbor] = []
+    cur: tuple[str, int] | None = None
+    fields: dict[str, str] = {}
+    for i, line in enumerate(text.splitlines()):
+        if not line.strip():
+            continue
+        m = _KV_RE.match(line.strip())
+        if m is None:
+            raise LldpParseError(f"{line.strip()[:80]!r} is not an lldpctl -f keyvalue line", i)
+        if m["path"] == "via" or cur is None or cur[0] != m["ifname"]:
+            if cur is not None:
+                out.append(_kv_neighbor(cur[0], fields, cur[1]))
+            cur, fields = (m["ifname"], i), {}
+        fields[m["path"]] = m["value"].strip()
+    if cur is not None:
+        out.append(_kv_neighbor(cur[0], fields, cur[1]))
+    return out
+
+
+LLDPCTL_KEYVALUE = CaptureFormat(
+    name="lldpctl -f keyvalue",
+    command=r"^(?:sudo\s+)?(?:docker\s+exec\s+\S+\s+)?lldpctl\b.*-f\s*keyvalue",
+    detect=lambda t: bool(re.search(r"^lldp\.\S+\.via=", t, re.M)),
+    parse=parse_lldpctl_keyvalue,
+    parser="roce-tune (lldpd keyvalue)",
+)
 
 LLDPCTL_JSON = CaptureFormat(
     name="lldpctl -f json",

@@ -364,12 +364,14 @@ def parse_lldp_json(text: str) -> list[_lldp.LldpNeighbor]:
         raise _lldp.LldpParseError("no 'TABLE_nbor_detail': not 'show lldp neighbors detail | json'", 0)
     rows = table.get("ROW_nbor_detail") or []
     rows = [rows] if isinstance(rows, dict) else rows
-    out = []
+    out: list[_lldp.LldpNeighbor] = []
+    starts = _lldp.marker_lines(text, '"l_port_id"')
     for r in rows:
+        start = starts[len(out)] if len(out) < len(starts) else 0
         local = str(r.get("l_port_id") or "")
         name, is_mac = _lldp.remote_port_name(r.get("port_type"), r.get("port_id"), r.get("port_desc"))
         out.append(_lldp.LldpNeighbor(full_port_name(local), r.get("sys_name") or None, name, is_mac,
-                                      _lldp.line_of(text, f'"{local}"')))
+                                      _lldp.line_of(text, f'"{local}"', start)))
     return out
 
 
@@ -505,7 +507,11 @@ CAPABILITIES = _c.Capabilities(
 
 # ---------------------------------------------------------------------------------------- INVENTORY
 # port names that tell the platform (import) and the vendors whose hardware it runs on (lint RT125)
-INVENTORY = _c.InventoryFacts(port_name_hint=r"^Ethernet\d+/\d+$", vendors=frozenset({"cisco"}))
+INVENTORY = _c.InventoryFacts(
+    port_name_hint=r"^Ethernet\d+/\d+$",
+    vendors=frozenset({"cisco"}),
+    mgmt_port=r"mgmt\d+",
+)
 
 # ---------------------------------------------------------------------------------------- ANSIBLE
 # how the Ansible playbooks reach the platform's devices (roce_tune.ansible_inventory)

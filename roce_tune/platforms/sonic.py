@@ -922,10 +922,11 @@ def parse_lldp_table(text: str) -> list[_lldp.LldpNeighbor]:
         if not t.strip() or set(t.strip()) <= {"-", " "} or t.startswith("Total entries"):
             continue
         cells = _table_cells(t, starts)
-        if not cells[0] or not cells[1] or " " in cells[0]:
+        if not cells[0] or not (cells[1] or cells[2]) or " " in cells[0]:
             raise _lldp.LldpParseError(f"row {t.strip()!r} does not fit the table's columns", i)
         name, is_mac = _lldp.remote_port_name(None, cells[2], cells[4])
-        out.append(_lldp.LldpNeighbor(cells[0], cells[1], name, is_mac, i))
+        # RemoteDevice is blank for a neighbour that sends no system name (lldpshow prints '')
+        out.append(_lldp.LldpNeighbor(cells[0], cells[1] or None, name, is_mac, i))
     return out
 
 
@@ -975,6 +976,7 @@ LLDP_FORMATS = (
                         lambda t: bool(re.search(r"^LocalPort\s+RemoteDevice\s+RemotePortID", t, re.M)),
                         parse_lldp_table, "roce-tune (SONiC lldpshow table)"),
     _lldp.LLDPCTL_JSON,
+    _lldp.LLDPCTL_KEYVALUE,
 )
 VERSION_FORMATS = (
     _lldp.CaptureFormat("show version", r"^show\s+version\s*$",
@@ -1239,7 +1241,12 @@ def preflight(running: str, desired: str) -> str | None:
 # ---------------------------------------------------------------------------------------- INVENTORY
 # port names that tell the platform (import) and the vendors whose hardware it runs on (lint RT125)
 #: SONiC runs on any catalogued vendor's hardware
-INVENTORY = _c.InventoryFacts(port_name_hint=r"^Ethernet\d+$", vendors=None)
+#: mgmt_port: ``show lldp table`` lists the management port eth0 (sonic-utilities scripts/lldpshow)
+INVENTORY = _c.InventoryFacts(
+    port_name_hint=r"^Ethernet\d+$",
+    vendors=None,
+    mgmt_port=r"eth\d+",
+)
 
 # ---------------------------------------------------------------------------------------- ANSIBLE
 # how the Ansible playbooks reach the platform's devices (roce_tune.ansible_inventory)
