@@ -205,9 +205,22 @@ def _not_unicode(e: _Error) -> tuple[str, str]:
     return _name_error(e, pattern) if pattern is not None else _other(e)
 
 
+#: Error types of the strict scalar fields (``admin_up``, priorities, MTUs …): YAML 1.2 core-schema
+#: values only.
+_STRICT_SCALAR_TYPES = frozenset({"bool_type", "int_type", "float_type"})
+
+
 def _wrong_type(e: _Error) -> tuple[str, str]:
+    """A value of the wrong type. Booleans are shown as YAML writes them (``true``, not ``True``); text
+    where a boolean or number belongs is named as text: YAML 1.2 (the core schema roce-tune reads, like
+    ruamel.yaml) resolves only ``true``/``false`` to booleans, so ``no``, ``off`` and ``"false"`` are
+    text, and a quoted number is text (https://yaml.org/spec/1.2.2/#1032-tag-resolution)."""
     words = _TYPE_WORDS[e.etype]
-    return f"expected {words}, got {_short(e.value)}", e.hint or f"write {words}"
+    got = str(e.value).lower() if isinstance(e.value, bool) else _short(e.value)
+    if isinstance(e.value, str) and e.etype in _STRICT_SCALAR_TYPES:
+        return (f"expected {words}, got the text {got} (YAML 1.2 reads quoted values and yes/no/on/off as "
+                "text)", f"write {words} without quotes")
+    return f"expected {words}, got {got}", e.hint or f"write {words}"
 
 
 def _not_mapping(e: _Error) -> tuple[str, str]:

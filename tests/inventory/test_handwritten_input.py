@@ -1,0 +1,50 @@
+"""Hand-written inventories with the slips a new engineer makes: each must end in a positioned error
+(or lint finding), never be accepted with a silently different meaning. Both YAML readers (the fast
+block-subset reader and ruamel.yaml) must agree (``reader`` fixture)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from roce_tune.inventory import loader
+from tests.inventory.conftest import load_errors
+
+REPO = Path(__file__).resolve().parents[2]
+LAB = (REPO / "inventories" / "lab-2node.yaml").read_text(encoding="utf-8")
+
+
+def _lab(old: str, new: str) -> str:
+    assert old in LAB
+    return LAB.replace(old, new, 1)
+
+
+PORT0 = "{name: Ethernet0, speed: 400G}"
+
+
+@pytest.mark.parametrize(("old", "new", "line", "col", "words"), [
+    # YAML 1.2 (ruamel's default, and the fast reader's): only true/false are booleans
+    (PORT0, '{name: Ethernet0, speed: 400G, admin_up: "no"}', 29, 50, "true or false, got the text 'no'"),
+    (PORT0, "{name: Ethernet0, speed: 400G, admin_up: off}", 29, 50, "true or false, got the text 'off'"),
+    (PORT0, '{name: Ethernet0, speed: 400G, admin_up: "false"}', 29, 50, "true or false, got the text"),
+    (PORT0, "{name: Ethernet0, speed: 400G, admin_up: 0}", 29, 50, "true or false, got 0"),
+    # a boolean is not a priority, a DSCP or a port number; a quoted number is text
+    ("cnp_priority: 6", "cnp_priority: true", 16, 17, "a whole number, got true"),
+    ("lossless_priorities: [3]", "lossless_priorities: [true]", 13, 25, "a whole number, got true"),
+    ("cnp_dscp: 48", 'cnp_dscp: "48"', 15, 13, "a whole number, got the text '48'"),
+    ("port: 2201}", "port: true}", 27, 35, "a whole number, got true"),
+    ("cnp_dscp: 48", "cnp_dscp: 48\n  mtu: 9216.0", 16, 8, "a whole number, got 9216.0"),
+    ("cnp_dscp: 48", "cnp_dscp: 48\n  pfc_watchdog: yes", 16, 17, "true or false, got the text 'yes'"),
+    ("cnp_dscp: 48", "cnp_dscp: 48\n  target_utilisation: true", 16, 23, "a number, got true"),
+])
+def test_wrong_scalar_type_is_an_error_not_a_coercion(reader: str, old: str, new: str, line: int, col: int,
+                                                       words: str) -> None:
+    (f,) = load_errors(_lab(old, new))
+    assert (f.rule, f.location.line, f.location.col) == ("RT003", line, col), f.render()
+    assert words in f.message
+
+
+def test_unquoted_booleans_still_load(reader: str) -> None:
+    inv = loader.load_inventory_text(_lab(PORT0, "{name: Ethernet0, speed: 400G, admin_up: false}")).inventory
+    assert inv.switches[0].ports[0].admin_up is False
