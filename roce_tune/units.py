@@ -22,10 +22,12 @@ from roce_tune.findings import short_repr
 #: Port speeds roce-tune knows the IEEE 802.3 pause-quanta budget for (Gb/s).
 KNOWN_SPEEDS_GBPS = (1, 10, 25, 40, 50, 100, 200, 400, 800, 1600)
 
-_SPEED_RE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([GgTtMm])(?:b(?:ps|/s)?|bE)?\s*$")
-_LENGTH_RE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(m|M|meters?|metres?)?\s*$")
-_BYTES_RE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(B|KB|KiB|MB|MiB|GB|GiB|kB|k|K|M)?\s*$")
-_TIME_US_RE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(us|µs|ns|ms)?\s*$")
+#: re.ASCII on every pattern: ``\d`` and ``\s`` are ASCII only, so a no-break space (U+00A0, pasted from a
+#: spreadsheet or a PDF datasheet) or a full-width digit (``４００G``) is an error, not a speed.
+_SPEED_RE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([GgTtMm])(?:b(?:ps|/s)?|bE)?\s*$", re.ASCII)
+_LENGTH_RE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(m|M|meters?|metres?)?\s*$", re.ASCII)
+_BYTES_RE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(B|KB|KiB|MB|MiB|GB|GiB|kB|k|K|M)?\s*$", re.ASCII)
+_TIME_US_RE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(us|µs|ns|ms)?\s*$", re.ASCII)
 _BYTE_MULT = {None: 1, "B": 1, "KB": 1000, "kB": 1000, "k": 1000, "K": 1000, "KiB": 1024,
               "MB": 1_000_000, "M": 1_000_000, "MiB": 1 << 20, "GB": 1_000_000_000, "GiB": 1 << 30}
 
@@ -58,8 +60,8 @@ def parse_speed_gbps(value: object) -> int:
 def _speed_text_gbps(value: str) -> int:
     """:func:`parse_speed_gbps` of a text. Memoised on the text alone, which is all it reads (a pure
     function; errors are raised again on each call, lru_cache keeps only results)."""
-    s = value.strip()
-    if s.isdigit():
+    s = value.strip(" \t")
+    if s.isascii() and s.isdigit():
         n = int(s)
         gbps = n / 1000 if n >= 1000 else float(n)
     else:

@@ -320,8 +320,8 @@ _PIN_KEYS = frozenset(get_args(OverrideParam))
 #: ASIC's packet buffer; also keeps every value exact in JSON's 2^53 and in float arithmetic). The real
 #: per-ASIC limits are checked on the plan (RT201/RT202 headroom admission, RT210 Kmax vs the PFC trigger).
 PIN_BYTES_MAX = 1 << 48
-_RATE_RE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([MmGg])?(?:b(?:ps|/s)?)?\s*$")
-_PERCENT_RE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*%?\s*$")
+_RATE_RE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([MmGg])?(?:b(?:ps|/s)?)?\s*$", re.ASCII)
+_PERCENT_RE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*%?\s*$", re.ASCII)
 
 
 def _number(value: object, what: str) -> float:
@@ -357,7 +357,8 @@ def _pin_time(key: str, value: object, unit: str) -> float:
     """``300``, ``"300us"``, ``"0.3ms"``, ``"500ns"`` in ``unit`` (``us`` or ``ms``): the unit the key names
     is assumed for a bare number, a written unit is converted (``poll_ms: 5us`` is 0.005 ms, not 5 ms)."""
     if isinstance(value, str):
-        us = parse_time_us(value) if not value.strip().replace(".", "", 1).isdigit() else (
+        bare = value.strip(" ").replace(".", "", 1)
+        us = parse_time_us(value) if not (bare.isascii() and bare.isdigit()) else (
             float(value) * (1000 if unit == "ms" else 1))
         return us / 1000 if unit == "ms" else us
     return _number(value, f"a time in {unit}")

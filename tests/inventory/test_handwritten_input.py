@@ -4,11 +4,14 @@ block-subset reader and ruamel.yaml) must agree (``reader`` fixture)."""
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
 from roce_tune.inventory import loader
+from roce_tune.inventory.models import parse_pin
 from tests.inventory.conftest import load_errors
 
 REPO = Path(__file__).resolve().parents[2]
@@ -48,3 +51,38 @@ def test_wrong_scalar_type_is_an_error_not_a_coercion(reader: str, old: str, new
 def test_unquoted_booleans_still_load(reader: str) -> None:
     inv = loader.load_inventory_text(_lab(PORT0, "{name: Ethernet0, speed: 400G, admin_up: false}")).inventory
     assert inv.switches[0].ports[0].admin_up is False
+
+
+NIC0 = "speed: 400G, switch_port: \"lab-leaf1:Ethernet0\", cable_length: 2m}"
+
+
+@pytest.mark.parametrize(("old", "new", "col", "words"), [
+    # a no-break space (U+00A0) pasted from a spreadsheet or a datasheet, and full-width digits
+    (PORT0, "{name: Ethernet0, speed: 400\u00a0G}", 34, "is not a speed"),
+    (PORT0, '{name: Ethernet0, speed: "400G\u00a0"}', 34, "is not a speed"),
+    (PORT0, '{name: Ethernet0, speed: "\u00a0400000"}', 34, "is not a speed"),
+    (PORT0, "{name: Ethernet0, speed: \uff14\uff10\uff10G}", 34, "is not a speed"),
+    (NIC0, 'speed: 400G, switch_port: "lab-leaf1:Ethernet0", cable_length: "2\u00a0m"}', 132, "not a length"),
+    (NIC0, 'speed: 400G, switch_port: "lab-leaf1:Ethernet0", cable_length: \uff12m}', 132, "not a length"),
+])
+def test_non_ascii_digits_and_spaces_in_units_are_errors(reader: str, old: str, new: str, col: int,
+                                                         words: str) -> None:
+    (f,) = load_errors(_lab(old, new))
+    assert (f.rule, f.location.col) == ("RT003", col), f.render()
+    assert words in f.message
+
+
+@pytest.mark.parametrize(("key", "value"), [
+    ("poll_ms", "\uff11\uff10\uff10"), ("rpg_ai_rate_mbps", "80\u00a0Mbps"), ("pmax_percent", "5\u00a0%"),
+    ("kmin_bytes", "150\u00a0KB")])
+def test_pinned_values_take_ascii_numbers_only(key: str, value: str) -> None:
+    with pytest.raises(ValueError, match="is not a"):
+        parse_pin(key, value)
+
+
+@pytest.mark.parametrize("args", [["--speed", "400\u00a0G", "--cable", "3m"],
+                                  ["--speed", "400G", "--cable", "\uff13m"]])
+def test_calc_refuses_non_ascii_units(args: list[str]) -> None:
+    cmd = [sys.executable, "-m", "roce_tune.cli", "calc", "headroom", "--asic", "spectrum-3", *args]
+    r = subprocess.run(cmd, capture_output=True, text=True, check=False)
+    assert r.returncode == 2 and "is not a" in r.stderr, (r.returncode, r.stdout[-500:], r.stderr)
