@@ -4,6 +4,7 @@ block-subset reader and ruamel.yaml) must agree (``reader`` fixture)."""
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -86,3 +87,18 @@ def test_calc_refuses_non_ascii_units(args: list[str]) -> None:
     cmd = [sys.executable, "-m", "roce_tune.cli", "calc", "headroom", "--asic", "spectrum-3", *args]
     r = subprocess.run(cmd, capture_output=True, text=True, check=False)
     assert r.returncode == 2 and "is not a" in r.stderr, (r.returncode, r.stdout[-500:], r.stderr)
+
+
+def test_nic_faster_than_its_model_is_rt111(tmp_path: Path) -> None:
+    """A ConnectX-7 (400G at most, NVIDIA product brief) declared at 800G on an 800G switch port: the plan
+    would size headroom and ECN for a line rate the NIC never runs at."""
+    inv = (LAB.replace("model: SN4700", "model: SN5600").replace("speed: 400G", "speed: 800G"))
+    path = tmp_path / "nic800.yaml"
+    path.write_text(inv, encoding="utf-8")
+    r = subprocess.run([sys.executable, "-m", "roce_tune.cli", "lint", "--no-plan-checks", "--format", "json",
+                        str(path)], capture_output=True, text=True, check=False)
+    assert r.returncode == 1, r.stdout + r.stderr
+    found = [f for f in json.loads(r.stdout) if f["rule"] == "RT111"]
+    assert [(f["location"]["line"], f["location"]["col"], f["location"]["device"]) for f in found] == [
+        (37, 76, "node1"), (42, 76, "node2")]
+    assert "800G is faster than a connectx-7 port (400G)" in found[0]["message"]
