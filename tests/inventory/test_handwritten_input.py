@@ -102,3 +102,19 @@ def test_nic_faster_than_its_model_is_rt111(tmp_path: Path) -> None:
     assert [(f["location"]["line"], f["location"]["col"], f["location"]["device"]) for f in found] == [
         (37, 76, "node1"), (42, 76, "node2")]
     assert "800G is faster than a connectx-7 port (400G)" in found[0]["message"]
+
+
+def _lint_json(tmp_path: Path, text: str) -> tuple[int, list[dict[str, object]]]:
+    path = tmp_path / "inv.yaml"
+    path.write_text(text, encoding="utf-8")
+    r = subprocess.run([sys.executable, "-m", "roce_tune.cli", "lint", "--no-plan-checks", "--format", "json",
+                        str(path)], capture_output=True, text=True, check=False)
+    return r.returncode, json.loads(r.stdout)
+
+
+def test_device_names_differing_only_in_case_are_rt120(tmp_path: Path) -> None:
+    """node1 and NODE1: one host to DNS (RFC 4343), and hosts/node1.sh vs hosts/NODE1.sh in the plan."""
+    rc, findings = _lint_json(tmp_path, _lab("name: node2", "name: NODE1"))
+    (f,) = [f for f in findings if f["rule"] == "RT120"]
+    assert rc == 1 and (f["location"]["line"], f["location"]["col"]) == (38, 11)  # type: ignore[index]
+    assert "'node1' and 'NODE1' differ only in case" in str(f["message"])
