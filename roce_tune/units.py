@@ -90,7 +90,7 @@ def parse_length_m(value: object) -> float:
     spelling (:func:`_length_text_m`, memoised: an inventory repeats ``3m`` on every cable).
 
     Raises:
-        ValueError: non-numeric text, negative or absurd (> 100 km) lengths.
+        ValueError: non-numeric text, zero, negative or absurd (> 100 km) lengths.
     """
     if type(value) is str:
         return _length_text_m(value)
@@ -116,13 +116,18 @@ def _length_text_m(value: str) -> float:
 
 
 def _plausible_length(metres: float) -> float:
-    """``metres`` if within 0..100 km.
+    """``metres`` if above 0 and at most 100 km.
+
+    A cable has a length: the shortest DAC is about 0.5 m, and ``0m`` is SONiC's CABLE_LENGTH marker for
+    a port without lossless buffers (buffermgrd skips the port's PG profile, sonic-swss
+    ``cfgmgr/buffermgr.cpp`` ``doSpeedUpdateTask``), so 0 would not mean "very short" on the switch.
 
     Raises:
         ValueError: outside that range.
     """
-    if not (0 <= metres <= 100_000):
-        raise ValueError(f"cable length {metres} m is outside 0..100000 m")
+    if not (0 < metres <= 100_000):
+        raise ValueError(f"cable length {metres:g} m is outside 0..100000 m (above 0; the shortest DAC is "
+                         "about 0.5 m)")
     return metres
 
 

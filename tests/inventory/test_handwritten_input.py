@@ -118,3 +118,25 @@ def test_device_names_differing_only_in_case_are_rt120(tmp_path: Path) -> None:
     (f,) = [f for f in findings if f["rule"] == "RT120"]
     assert rc == 1 and (f["location"]["line"], f["location"]["col"]) == (38, 11)  # type: ignore[index]
     assert "'node1' and 'NODE1' differ only in case" in str(f["message"])
+
+
+@pytest.mark.parametrize(("old", "new", "line", "col"), [
+    (NIC0, 'speed: 400G, switch_port: "lab-leaf1:Ethernet0", cable_length: 0m}', 37, 132),
+    ("cable_length: 3m", "cable_length: 0", 19, 17),
+    ("cable_length: 3m", "cable_length: 0.0m", 19, 17),
+])
+def test_zero_cable_length_is_an_error(reader: str, old: str, new: str, line: int, col: int) -> None:
+    """A cable has a length (the shortest DAC is ~0.5 m); SONiC reads CABLE_LENGTH 0m as 'no lossless PG
+    for this port' (sonic-swss cfgmgr/buffermgr.cpp), so 0 never means 'very short'."""
+    (f,) = load_errors(_lab(old, new))
+    assert (f.rule, f.location.line, f.location.col) == ("RT003", line, col), f.render()
+    assert "outside 0..100000 m (above 0" in f.message
+
+
+def test_zero_cable_is_refused_by_pins_and_calc() -> None:
+    with pytest.raises(ValueError, match="above 0"):
+        parse_pin("cable_m", 0)
+    cmd = [sys.executable, "-m", "roce_tune.cli", "calc", "headroom", "--asic", "spectrum-3",
+           "--speed", "400G", "--cable", "0m"]
+    r = subprocess.run(cmd, capture_output=True, text=True, check=False)
+    assert r.returncode == 2 and "above 0" in r.stderr, (r.stdout[-300:], r.stderr)
