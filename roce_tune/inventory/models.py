@@ -237,7 +237,7 @@ class Switch(_Strict):
                           "ASIC")
     ports: list[SwitchPort] = Field(default_factory=list)
     rail: StrictInt | None = Field(None, ge=0, le=63,
-                             description="rail this leaf serves in a rail-optimised fabric")
+                                   description="rail this leaf serves in a rail-optimised fabric")
     rails: list[Annotated[int, Field(ge=0, le=63, strict=True)]] | None = Field(
         None, min_length=1, max_length=64,
         description="rails this leaf serves when it carries more than one (e.g. [0, 1]); instead of rail")
@@ -554,7 +554,7 @@ class IntentPorts(_Strict):
     """A set of ports named by a pattern; links built from them take ``cable_length``/``media``."""
 
     count: StrictInt | None = Field(None, ge=1, le=4096,
-                              description="how many; host ports default to what the hosts need")
+                                    description="how many; host ports default to what the hosts need")
     name: NameTemplate
     speed: SpeedGbps
     lanes: StrictInt | None = Field(None, ge=1, le=8)
