@@ -39,7 +39,9 @@ from pydantic import (
     StrictFloat,
     StrictInt,
     ValidationError,
+    ValidationInfo,
     WithJsonSchema,
+    field_validator,
     model_validator,
 )
 
@@ -132,6 +134,22 @@ def expand_interface_pattern(pattern: str) -> list[str]:
     return [f"{head}{i}{tail}" for i in range(start, stop + 1, step)]
 
 
+def _breakout_matches_speed(breakout: str | None, info: ValidationInfo) -> str | None:
+    """``breakout`` (``"4x100G"``: four 100G ports from one cage) if its ports have the entry's ``speed``.
+
+    Raises:
+        ValueError: the breakout's port speed differs from ``speed`` (``speed: 100G, breakout: 4x200G``
+            says two different things about the same ports).
+    """
+    speed = info.data.get("speed")
+    if breakout is None or speed is None:
+        return breakout
+    lane = breakout[:-1].split("x")[1]
+    if int(lane) != speed:
+        raise ValueError(f"breakout {breakout} makes {lane}G ports but this entry's speed is {speed}G")
+    return breakout
+
+
 class _Strict(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True, str_strip_whitespace=False)
 
@@ -210,6 +228,8 @@ class SwitchPort(_Strict):
     breakout: str | None = Field(None, pattern=r"^[1-8]x\d{2,3}G$")
     mtu: StrictInt | None = Field(None, ge=1500, le=9216)
     admin_up: StrictBool = True
+
+    _breakout = field_validator("breakout")(_breakout_matches_speed)
 
     def names(self) -> list[str]:
         """The concrete port names this entry stands for."""
@@ -562,6 +582,8 @@ class IntentPorts(_Strict):
     mtu: StrictInt | None = Field(None, ge=1500, le=9216)
     cable_length: LengthM | None = None
     media: Media | None = None
+
+    _breakout = field_validator("breakout")(_breakout_matches_speed)
 
 
 class IntentNic(_Strict):

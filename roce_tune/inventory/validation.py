@@ -45,7 +45,7 @@ FIELD_FIX: dict[str, str] = {
     "password_env": "name an environment variable, e.g. ROCE_TUNE_PASSWORD (never the secret itself)",
     "key_file_env": "name an environment variable, e.g. ROCE_TUNE_KEY_FILE",
     "pci_address": "write the PCI address as lspci -D shows it, e.g. 0000:3b:00.0",
-    "breakout": "write the breakout like 4x100G",
+    "breakout": "write the breakout as ports x the speed of one port, e.g. 4x100G with speed: 100G",
     "model": "use the catalog id, e.g. SN4700 for a switch or connectx-7 for a NIC",
     "asic": "use the catalog ASIC id, e.g. spectrum-3",
     "nccl_version": "write the NCCL version like 2.21.5",

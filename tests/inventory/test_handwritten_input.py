@@ -8,6 +8,7 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -45,7 +46,7 @@ PORT0 = "{name: Ethernet0, speed: 400G}"
 def test_wrong_scalar_type_is_an_error_not_a_coercion(reader: str, old: str, new: str, line: int, col: int,
                                                        words: str) -> None:
     (f,) = load_errors(_lab(old, new))
-    assert (f.rule, f.location.line, f.location.col) == ("RT003", line, col), f.render()
+    assert (f.rule, f.location.line, f.location.col) == ("RT003", line, col), f
     assert words in f.message
 
 
@@ -69,7 +70,7 @@ NIC0 = "speed: 400G, switch_port: \"lab-leaf1:Ethernet0\", cable_length: 2m}"
 def test_non_ascii_digits_and_spaces_in_units_are_errors(reader: str, old: str, new: str, col: int,
                                                          words: str) -> None:
     (f,) = load_errors(_lab(old, new))
-    assert (f.rule, f.location.col) == ("RT003", col), f.render()
+    assert (f.rule, f.location.col) == ("RT003", col), f
     assert words in f.message
 
 
@@ -104,7 +105,7 @@ def test_nic_faster_than_its_model_is_rt111(tmp_path: Path) -> None:
     assert "800G is faster than a connectx-7 port (400G)" in found[0]["message"]
 
 
-def _lint_json(tmp_path: Path, text: str) -> tuple[int, list[dict[str, object]]]:
+def _lint_json(tmp_path: Path, text: str) -> tuple[int, list[dict[str, Any]]]:
     path = tmp_path / "inv.yaml"
     path.write_text(text, encoding="utf-8")
     r = subprocess.run([sys.executable, "-m", "roce_tune.cli", "lint", "--no-plan-checks", "--format", "json",
@@ -116,8 +117,8 @@ def test_device_names_differing_only_in_case_are_rt120(tmp_path: Path) -> None:
     """node1 and NODE1: one host to DNS (RFC 4343), and hosts/node1.sh vs hosts/NODE1.sh in the plan."""
     rc, findings = _lint_json(tmp_path, _lab("name: node2", "name: NODE1"))
     (f,) = [f for f in findings if f["rule"] == "RT120"]
-    assert rc == 1 and (f["location"]["line"], f["location"]["col"]) == (38, 11)  # type: ignore[index]
-    assert "'node1' and 'NODE1' differ only in case" in str(f["message"])
+    assert rc == 1 and (f["location"]["line"], f["location"]["col"]) == (38, 11)
+    assert "'node1' and 'NODE1' differ only in case" in f["message"]
 
 
 @pytest.mark.parametrize(("old", "new", "line", "col"), [
@@ -129,7 +130,7 @@ def test_zero_cable_length_is_an_error(reader: str, old: str, new: str, line: in
     """A cable has a length (the shortest DAC is ~0.5 m); SONiC reads CABLE_LENGTH 0m as 'no lossless PG
     for this port' (sonic-swss cfgmgr/buffermgr.cpp), so 0 never means 'very short'."""
     (f,) = load_errors(_lab(old, new))
-    assert (f.rule, f.location.line, f.location.col) == ("RT003", line, col), f.render()
+    assert (f.rule, f.location.line, f.location.col) == ("RT003", line, col), f
     assert "outside 0..100000 m (above 0" in f.message
 
 
@@ -140,3 +141,29 @@ def test_zero_cable_is_refused_by_pins_and_calc() -> None:
            "--speed", "400G", "--cable", "0m"]
     r = subprocess.run(cmd, capture_output=True, text=True, check=False)
     assert r.returncode == 2 and "above 0" in r.stderr, (r.stdout[-300:], r.stderr)
+
+
+@pytest.mark.parametrize(("new", "ok"), [
+    ("{name: Ethernet0, speed: 100G, breakout: 4x200G}", False),
+    ("{name: Ethernet0, speed: 400G, breakout: 4x100G}", False),
+    ("{name: Ethernet0, speed: 100G, breakout: 4x100G}", True),
+])
+def test_breakout_port_speed_must_be_the_entry_speed(reader: str, new: str, ok: bool) -> None:
+    """``breakout: 4x100G`` makes 100G ports: an entry that says ``speed: 400G`` contradicts itself."""
+    text = _lab(PORT0, new).replace("speed: 400G, switch_port: \"lab-leaf1:Ethernet0\"",
+                                    "speed: 100G, switch_port: \"lab-leaf1:Ethernet0\"")
+    if ok:
+        assert loader.load_inventory_text(text).inventory.switches[0].ports[0].breakout == "4x100G"
+        return
+    (f,) = load_errors(text)
+    assert (f.rule, f.location.line, f.location.col) == ("RT003", 29, 50), f
+    assert "makes" in f.message and "but this entry's speed is" in f.message
+
+
+def test_intent_breakout_contradicting_speed_points_at_the_intent(tmp_path: Path) -> None:
+    intent = (REPO / "inventories" / "intent" / "lab-2node.yaml").read_text(encoding="utf-8")
+    old = 'host_ports: {name: "Ethernet{8*p}", speed: 400G}'
+    assert old in intent
+    rc, findings = _lint_json(tmp_path, intent.replace(old, old[:-1] + ", breakout: 2x200G}"))
+    (f,) = findings
+    assert rc == 1 and f["rule"] == "RT003" and f["location"]["path"] == "fabric.leaf.host_ports.breakout"
