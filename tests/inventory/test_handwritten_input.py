@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from roce_tune.inventory import loader
+from roce_tune.inventory.lint import RULES, lint_text
 from roce_tune.inventory.models import parse_pin
 from tests.inventory.conftest import load_errors
 
@@ -167,3 +168,17 @@ def test_intent_breakout_contradicting_speed_points_at_the_intent(tmp_path: Path
     rc, findings = _lint_json(tmp_path, intent.replace(old, old[:-1] + ", breakout: 2x200G}"))
     (f,) = findings
     assert rc == 1 and f["rule"] == "RT003" and f["location"]["path"] == "fabric.leaf.host_ports.breakout"
+
+
+@pytest.mark.parametrize(("spine_speed", "hint"), [("200G", "breakout: 2x200G"), ("100G", "breakout: 4x100G"),
+                                                   ("25G", None)])
+def test_link_speed_mismatch_suggests_a_breakout_that_exists(spine_speed: str, hint: str | None) -> None:
+    """400G to 200G is a 2x200G breakout, not 4x200G (1600G out of a 400G cage); 400G to 25G has none
+    within the 1-8 ports a breakout may have."""
+    text = RULES["RT103"].bad.replace("speed: 100G", f"speed: {spine_speed}")
+    (f,) = [f for f in lint_text(text) if f.rule == "RT103"]
+    assert f"({spine_speed})" in f.message
+    if hint is None:
+        assert "breakout" not in f.fix, f.fix
+    else:
+        assert hint in f.fix, f.fix
