@@ -210,6 +210,20 @@ def _not_unicode(e: _Error) -> tuple[str, str]:
 _STRICT_SCALAR_TYPES = frozenset({"bool_type", "int_type", "float_type"})
 
 
+#: Booleans in some YAML spelling (1.1's yes/no/on/off, 1.2's true/false): text once quoted, or in 1.2.
+_BOOL_WORDS = frozenset(f(w) for w in ("y", "n", "yes", "no", "on", "off", "true", "false")
+                        for f in (str.lower, str.title, str.upper))
+
+
+def _yaml_reads_as_text(value: str) -> bool:
+    """Whether ``value`` is text only because of YAML 1.2 (a 1.1 boolean) or quotes (``"6"``, ``"false"``)."""
+    try:
+        float(value)
+    except ValueError:
+        return value in _BOOL_WORDS
+    return value.isascii()
+
+
 def _wrong_type(e: _Error) -> tuple[str, str]:
     """A value of the wrong type. Booleans are shown as YAML writes them (``true``, not ``True``); text
     where a boolean or number belongs is named as text: YAML 1.2 (the core schema roce-tune reads, like
@@ -218,8 +232,9 @@ def _wrong_type(e: _Error) -> tuple[str, str]:
     words = _TYPE_WORDS[e.etype]
     got = str(e.value).lower() if isinstance(e.value, bool) else _short(e.value)
     if isinstance(e.value, str) and e.etype in _STRICT_SCALAR_TYPES:
-        return (f"expected {words}, got the text {got} (YAML 1.2 reads quoted values and yes/no/on/off as "
-                "text)", f"write {words} without quotes")
+        why = (" (YAML 1.2 reads quoted values and yes/no/on/off as text)" if _yaml_reads_as_text(e.value)
+               else "")
+        return f"expected {words}, got the text {got}{why}", f"write {words} without quotes"
     return f"expected {words}, got {got}", e.hint or f"write {words}"
 
 

@@ -182,3 +182,11 @@ def test_link_speed_mismatch_suggests_a_breakout_that_exists(spine_speed: str, h
         assert "breakout" not in f.fix, f.fix
     else:
         assert hint in f.fix, f.fix
+
+
+@pytest.mark.parametrize(("value", "hint"), [('"6"', True), ("On", True), ('"true"', True), ("six", False),
+                                             ("6\u00a0", False)])
+def test_text_for_a_number_names_yaml_12_only_where_it_explains(reader: str, value: str, hint: bool) -> None:
+    (f,) = load_errors(_lab("cnp_priority: 6", f"cnp_priority: {value}"))
+    assert f.message.startswith("expected a whole number, got the text")
+    assert ("YAML 1.2 reads quoted values" in f.message) is hint, f.message
