@@ -190,3 +190,17 @@ def test_text_for_a_number_names_yaml_12_only_where_it_explains(reader: str, val
     (f,) = load_errors(_lab("cnp_priority: 6", f"cnp_priority: {value}"))
     assert f.message.startswith("expected a whole number, got the text")
     assert ("YAML 1.2 reads quoted values" in f.message) is hint, f.message
+
+
+@pytest.mark.parametrize(("args", "rc"), [
+    (["--speed", "800G"], 2), (["--speed", "800G", "--nic", "connectx-8"], 0),
+    (["--speed", "400G", "--nic", "connectx-6-dx"], 2)])
+def test_calc_dcqcn_refuses_a_speed_the_nic_cannot_run(args: list[str], rc: int) -> None:
+    """ConnectX-7 tops out at 400G, ConnectX-6 Dx at 200G (catalog max_speed_gbps, NVIDIA product briefs)."""
+    r = subprocess.run([sys.executable, "-m", "roce_tune.cli", "calc", "dcqcn", "--format", "json", *args],
+                       capture_output=True, text=True, check=False)
+    assert r.returncode == rc, (r.stdout[-300:], r.stderr)
+    if rc:
+        assert "maximum port speed of connectx-" in r.stderr
+    else:
+        assert json.loads(r.stdout)["enabled"] is True
