@@ -4,7 +4,7 @@ Shapes (YAML):
 
 ```yaml
 site: {name: site-a, nccl_version: "2.21.5", adaptive_routing: false}
-policy: {lossless_priorities: [3], roce_dscp: 26, cnp_dscp: 48, cnp_priority: 6, mtu: 9216}
+policy: {lossless_priorities: [3], roce_dscp: [26], cnp_dscp: 48, cnp_priority: 6, mtu: 9216}
 defaults: {cable_length: 3m, media: dac}
 switches:
   - {name: leaf1, platform: sonic, model: SN4700, role: leaf, mgmt: {host: 127.0.0.1},
