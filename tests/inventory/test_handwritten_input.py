@@ -204,3 +204,12 @@ def test_calc_dcqcn_refuses_a_speed_the_nic_cannot_run(args: list[str], rc: int)
         assert "maximum port speed of connectx-" in r.stderr
     else:
         assert json.loads(r.stdout)["enabled"] is True
+
+
+def test_the_models_shape_example_loads() -> None:
+    """The YAML in roce_tune.inventory.models' docstring is what a reader copies first."""
+    from roce_tune.inventory import models
+
+    doc = models.__doc__ or ""
+    example = doc.split("```yaml\n", 1)[1].split("```", 1)[0]
+    assert loader.load_inventory_text(example).inventory.policy.roce_dscp == [26]
