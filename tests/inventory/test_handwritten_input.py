@@ -213,3 +213,30 @@ def test_the_models_shape_example_loads() -> None:
     doc = models.__doc__ or ""
     example = doc.split("```yaml\n", 1)[1].split("```", 1)[0]
     assert loader.load_inventory_text(example).inventory.policy.roce_dscp == [26]
+
+
+def _with_overrides(overrides: str) -> str:
+    return _lab("cnp_priority: 6", f"cnp_priority: 6\n  overrides: [{overrides}]")
+
+
+def test_nic_scoped_override_pins_that_nic(tmp_path: Path) -> None:
+    """RT121 accepts a host override scoped to a NIC (port: netdev); the plan ignored it (rpg_ai stayed at
+    the firmware 5 Mb/s) because host pins were resolved without a port. Rendered host script checked."""
+    path = tmp_path / "inv.yaml"
+    path.write_text(_with_overrides("{device: node1, set: {rpg_hai_rate_mbps: 60}}, "
+                                    "{device: node1, port: ens1f0np0, set: {rpg_ai_rate_mbps: 20}}"),
+                    encoding="utf-8")
+    out = tmp_path / "out"
+    r = subprocess.run([sys.executable, "-m", "roce_tune.cli", "plan", str(path), "--out", str(out),
+                        "--no-scorecard"], capture_output=True, text=True, check=False)
+    assert r.returncode == 0, r.stdout[-500:] + r.stderr[-500:]
+    node1 = (out / "hosts" / "node1.sh").read_text(encoding="utf-8")
+    node2 = (out / "hosts" / "node2.sh").read_text(encoding="utf-8")
+    assert "'1 roce_rp/rpg_ai_rate 20'" in node1 and "'1 roce_rp/rpg_hai_rate 60'" in node1
+    assert "'1 roce_rp/rpg_ai_rate 5'" in node2
+
+
+def test_nic_scoped_override_out_of_range_is_rt127() -> None:
+    (f,) = [f for f in lint_text(_with_overrides("{device: node1, port: ens1f0np0, "
+                                                 "set: {rpg_ai_rate_mbps: 500000}}")) if f.rule == "RT127"]
+    assert f.location.path == "policy.overrides[0].set.rpg_ai_rate_mbps" and f.location.port == "ens1f0np0"

@@ -252,8 +252,9 @@ def override_out_of_range(ctx: LintContext) -> Iterator[Finding]:
         return
     seen: set[tuple[int, str, int]] = set()
     for host in ctx.inv.hosts:
-        pins = resolve_override_sources(pol, role="host", device=host.name, params=DCQCN_PARAMS)
-        for nic in host.nics:
+        for nic in host.nics:  # a NIC-scoped override (port: netdev) lands on that NIC only
+            pins = resolve_override_sources(pol, role="host", device=host.name, port=nic.netdev,
+                                            params=DCQCN_PARAMS)
             for key, (value, idx) in pins.items():
                 lo, hi, src = dcqcn_param_range(key, nic.speed)
                 if lo <= value <= hi or (idx, key, nic.speed) in seen:  # type: ignore[operator]
