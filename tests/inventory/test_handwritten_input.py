@@ -240,3 +240,26 @@ def test_nic_scoped_override_out_of_range_is_rt127() -> None:
     (f,) = [f for f in lint_text(_with_overrides("{device: node1, port: ens1f0np0, "
                                                  "set: {rpg_ai_rate_mbps: 500000}}")) if f.rule == "RT127"]
     assert f.location.path == "policy.overrides[0].set.rpg_ai_rate_mbps" and f.location.port == "ens1f0np0"
+
+
+@pytest.mark.parametrize(("override", "key", "col"), [
+    ("{device: node1, set: {xoff_bytes: 1}}", "xoff_bytes", 49),                   # no switch buffer
+    ("{role: host, set: {kmax_bytes: 400KB, rpg_ai_rate_mbps: 20}}", "kmax_bytes", 46),
+    ("{device: lab-leaf1, set: {rpg_ai_rate_mbps: 20}}", "rpg_ai_rate_mbps", 59),  # DCQCN is the NIC's
+    ("{role: leaf, set: {rpg_gd: 7}}", "rpg_gd", 42),
+    ("{device: lab-leaf1, port: Ethernet0, set: {detection_ms: 400}}", "detection_ms", 72),  # per switch
+])
+def test_override_pinning_what_its_target_lacks_is_rt121(override: str, key: str, col: int) -> None:
+    """Each of these planned clean and changed nothing: the tuner resolves a host's pins for DCQCN only, a
+    switch's for headroom/ECN/watchdog, the watchdog's per switch (no port)."""
+    (f,) = [f for f in lint_text(_with_overrides(override), "inv.yaml") if f.rule == "RT121"]
+    assert (f.location.path, f.location.line, f.location.col) == (f"policy.overrides[0].set.{key}", 17, col)
+    assert "which does not take it" in f.message
+
+
+@pytest.mark.parametrize("override", ["{set: {rpg_gd: 7, xoff_bytes: 50000}}",
+                                      "{device: lab-leaf1, port: Ethernet0, set: {kmax_bytes: 400KB}}",
+                                      "{device: node1, port: ens1f0np0, set: {rpg_gd: 7}}",
+                                      "{role: leaf, set: {detection_ms: 400, cable_m: 30}}"])
+def test_override_pinning_what_its_target_takes_is_clean(override: str) -> None:
+    assert not [f for f in lint_text(_with_overrides(override)) if f.rule == "RT121"]
