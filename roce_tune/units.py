@@ -53,7 +53,7 @@ def parse_speed_gbps(value: object) -> int:
         return _speed_text_gbps.__wrapped__(value)
     else:
         raise ValueError(f"{short_repr(value)} is not a speed: write 100G, 400G or Mb/s like 100000")
-    return _known_speed(gbps, value)
+    return _known_speed(gbps, value, mbps=value >= 1000)
 
 
 @functools.lru_cache(maxsize=1024)
@@ -61,27 +61,32 @@ def _speed_text_gbps(value: str) -> int:
     """:func:`parse_speed_gbps` of a text. Memoised on the text alone, which is all it reads (a pure
     function; errors are raised again on each call, lru_cache keeps only results)."""
     s = value.strip(" \t")
+    mbps = False
     if s.isascii() and s.isdigit():
         n = int(s)
-        gbps = n / 1000 if n >= 1000 else float(n)
+        mbps = n >= 1000
+        gbps = n / 1000 if mbps else float(n)
     else:
         m = _SPEED_RE.fullmatch(s)
         if not m:
             raise ValueError(f"{short_repr(value)} is not a speed: write 100G, 400G or Mb/s like 100000")
         num, unit = float(m.group(1)), m.group(2).upper()
         gbps = num * {"G": 1, "T": 1000, "M": 0.001}[unit]
-    return _known_speed(gbps, value)
+    return _known_speed(gbps, value, mbps)
 
 
-def _known_speed(gbps: float, value: object) -> int:
-    """``gbps`` as a whole number if it is one of :data:`KNOWN_SPEEDS_GBPS`.
+def _known_speed(gbps: float, value: object, mbps: bool = False) -> int:
+    """``gbps`` as a whole number if it is one of :data:`KNOWN_SPEEDS_GBPS`; ``mbps``: ``value`` was a bare
+    number read as Mb/s (the message then says so: ``1600`` is 1.6 Gb/s, not 1600G).
 
     Raises:
         ValueError: naming ``value`` as written, and the known speeds.
     """
     if not math.isfinite(gbps) or gbps != int(gbps) or int(gbps) not in KNOWN_SPEEDS_GBPS:
         known = ", ".join(f"{s}G" for s in KNOWN_SPEEDS_GBPS)
-        raise ValueError(f"{short_repr(value)} is not a supported port speed (known: {known})")
+        read = (f", read as Mb/s ({gbps:g} Gb/s: a bare number of 1000 or more is Mb/s, as SONiC and ethtool "
+                "write it)" if mbps else "")
+        raise ValueError(f"{short_repr(value)} is not a supported port speed{read} (known: {known})")
     return int(gbps)
 
 

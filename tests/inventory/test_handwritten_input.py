@@ -263,3 +263,11 @@ def test_override_pinning_what_its_target_lacks_is_rt121(override: str, key: str
                                       "{role: leaf, set: {detection_ms: 400, cable_m: 30}}"])
 def test_override_pinning_what_its_target_takes_is_clean(override: str) -> None:
     assert not [f for f in lint_text(_with_overrides(override)) if f.rule == "RT121"]
+
+
+def test_bare_1600_says_it_was_read_as_mbps(reader: str) -> None:
+    """'speed: 1600' said "1600 is not a supported port speed (known: ..., 1600G)": a contradiction unless
+    it says the bare number was read as Mb/s (the SONiC/ethtool spelling) and 1600G is the way to write it."""
+    (f,) = load_errors(_lab(PORT0, "{name: Ethernet0, speed: 1600}"))
+    assert (f.rule, f.location.line, f.location.col) == ("RT003", 29, 34)
+    assert "read as Mb/s (1.6 Gb/s" in f.message
