@@ -271,3 +271,20 @@ def test_bare_1600_says_it_was_read_as_mbps(reader: str) -> None:
     (f,) = load_errors(_lab(PORT0, "{name: Ethernet0, speed: 1600}"))
     assert (f.rule, f.location.line, f.location.col) == ("RT003", 29, 34)
     assert "read as Mb/s (1.6 Gb/s" in f.message
+
+
+def test_lint_finding_on_an_expanded_nic_field_points_at_that_intent_field(tmp_path: Path) -> None:
+    """A finding about hosts[i].nics[0].speed in an intent pointed at the whole 'nic:' mapping (its line
+    and the column of its '{'); it now points at the intent's own 'speed:' value."""
+    intent = (REPO / "inventories" / "intent" / "lab-2node.yaml").read_text(encoding="utf-8")
+    flow = "nic: {model: connectx-7, speed: 400G, netdev: ens1f0np0, rdma_device: mlx5_0, cable_length: 2m}"
+    block = ("nic:\n      model: connectx-7\n      speed: 800G\n      netdev: ens1f0np0\n"
+             "      rdma_device: mlx5_0\n      cable_length: 2m")
+    assert flow in intent
+    text = (intent.replace(flow, block).replace("model: SN4700", "model: SN5600")
+            .replace('speed: 400G}', 'speed: 800G}'))
+    rc, findings = _lint_json(tmp_path, text)
+    lines = text.splitlines()
+    speed_line = next(i for i, ln in enumerate(lines, 1) if ln == "      speed: 800G")
+    got = {(f["location"]["line"], f["location"]["col"]) for f in findings if f["rule"] == "RT111"}
+    assert rc == 1 and got == {(speed_line, 14)}, findings
