@@ -235,6 +235,10 @@ def _wrong_type(e: _Error) -> tuple[str, str]:
         why = (" (YAML 1.2 reads quoted values and yes/no/on/off as text)" if _yaml_reads_as_text(e.value)
                else "")
         return f"expected {words}, got the text {got}{why}", f"write {words} without quotes"
+    if e.etype == "string_type" and isinstance(e.value, (int, float)) and not isinstance(e.value, bool):
+        # not echoed back as the fix: 2.20 was read as 2.2 already
+        return (f"expected {words}, got the number {got} (YAML reads an unquoted number as a number)",
+                "put the value in quotes as you wrote it" + (f"; {e.hint}" if e.hint else ""))
     return f"expected {words}, got {got}", e.hint or f"write {words}"
 
 

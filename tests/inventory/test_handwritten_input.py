@@ -288,3 +288,13 @@ def test_lint_finding_on_an_expanded_nic_field_points_at_that_intent_field(tmp_p
     speed_line = next(i for i, ln in enumerate(lines, 1) if ln == "      speed: 800G")
     got = {(f["location"]["line"], f["location"]["col"]) for f in findings if f["rule"] == "RT111"}
     assert rc == 1 and got == {(speed_line, 14)}, findings
+
+
+@pytest.mark.parametrize(("old", "new", "got"), [('nccl_version: "2.23.4"', "nccl_version: 2.20", "2.2"),
+                                                 ("model: SN4700", "model: 4700", "4700")])
+def test_number_where_text_belongs_says_to_quote_it(reader: str, old: str, new: str, got: str) -> None:
+    """'nccl_version: 2.20' is the float 2.2: the finding says it was read as a number and to quote the value
+    as written (not '2.2', which would be another version)."""
+    (f,) = load_errors(_lab(old, new))
+    assert f.rule == "RT003" and f.message.startswith(f"expected a text value, got the number {got} ")
+    assert f.fix.startswith("put the value in quotes as you wrote it")
