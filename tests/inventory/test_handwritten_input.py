@@ -13,8 +13,9 @@ from typing import Any
 import pytest
 
 from roce_tune.inventory import loader
-from roce_tune.inventory.lint import RULES, lint_text
+from roce_tune.inventory.lint import lint_text
 from roce_tune.inventory.models import parse_pin
+from roce_tune.inventory.rules import RULES
 from tests.inventory.conftest import load_errors
 
 REPO = Path(__file__).resolve().parents[2]
