@@ -232,9 +232,10 @@ def _wrong_type(e: _Error) -> tuple[str, str]:
     words = _TYPE_WORDS[e.etype]
     got = str(e.value).lower() if isinstance(e.value, bool) else _short(e.value)
     if isinstance(e.value, str) and e.etype in _STRICT_SCALAR_TYPES:
-        why = (" (YAML 1.2 reads quoted values and yes/no/on/off as text)" if _yaml_reads_as_text(e.value)
-               else "")
-        return f"expected {words}, got the text {got}{why}", f"write {words} without quotes"
+        if _yaml_reads_as_text(e.value):
+            return (f"expected {words}, got the text {got} (YAML 1.2 reads quoted values and yes/no/on/off as "
+                    "text)", f"write {words} without quotes")
+        return f"expected {words}, got the text {got}", e.hint or f"write {words}"
     if e.etype == "string_type" and isinstance(e.value, (int, float)) and not isinstance(e.value, bool):
         # not echoed back as the fix: 2.20 was read as 2.2 already
         return (f"expected {words}, got the number {got} (YAML reads an unquoted number as a number)",

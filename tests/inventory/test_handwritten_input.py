@@ -191,6 +191,7 @@ def test_text_for_a_number_names_yaml_12_only_where_it_explains(reader: str, val
     (f,) = load_errors(_lab("cnp_priority: 6", f"cnp_priority: {value}"))
     assert f.message.startswith("expected a whole number, got the text")
     assert ("YAML 1.2 reads quoted values" in f.message) is hint, f.message
+    assert ("without quotes" in f.fix) is hint, f.fix
 
 
 @pytest.mark.parametrize(("args", "rc"), [
