@@ -233,8 +233,8 @@ def _wrong_type(e: _Error) -> tuple[str, str]:
     got = str(e.value).lower() if isinstance(e.value, bool) else _short(e.value)
     if isinstance(e.value, str) and e.etype in _STRICT_SCALAR_TYPES:
         if _yaml_reads_as_text(e.value):
-            return (f"expected {words}, got the text {got} (YAML 1.2 reads quoted values and yes/no/on/off as "
-                    "text)", f"write {words} without quotes")
+            return (f"expected {words}, got the text {got} (YAML 1.2 reads quoted values and yes/no/on/off "
+                    "as text)", f"write {words} without quotes")
         return f"expected {words}, got the text {got}", e.hint or f"write {words}"
     if e.etype == "string_type" and isinstance(e.value, (int, float)) and not isinstance(e.value, bool):
         # not echoed back as the fix: 2.20 was read as 2.2 already
