@@ -431,9 +431,10 @@ def calc_dcqcn(
     fmt: OutFormat = typer.Option(OutFormat.text, "--format"),
 ) -> None:
     """DCQCN NIC parameters for a link speed, with firmware defaults."""
+    from roce_tune.tuner.dcqcn import nic_speed_gbps
     from roce_tune.tuner.ecn import calc_dcqcn as fn
 
-    dq = _calc_call(fn, speed, nic_id=nic)
+    dq = _calc_call(fn, _calc_call(nic_speed_gbps, nic, speed), nic_id=nic)
     data = dq.model_dump(mode="json")
     if fmt is OutFormat.json:
         print(json.dumps(data, indent=2, sort_keys=True))

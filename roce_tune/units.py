@@ -22,10 +22,12 @@ from roce_tune.findings import short_repr
 #: Port speeds roce-tune knows the IEEE 802.3 pause-quanta budget for (Gb/s).
 KNOWN_SPEEDS_GBPS = (1, 10, 25, 40, 50, 100, 200, 400, 800, 1600)
 
-_SPEED_RE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([GgTtMm])(?:b(?:ps|/s)?|bE)?\s*$")
-_LENGTH_RE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(m|M|meters?|metres?)?\s*$")
-_BYTES_RE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(B|KB|KiB|MB|MiB|GB|GiB|kB|k|K|M)?\s*$")
-_TIME_US_RE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(us|µs|ns|ms)?\s*$")
+#: re.ASCII on every pattern: ``\d`` and ``\s`` are ASCII only, so a no-break space (U+00A0, pasted from a
+#: spreadsheet or a PDF datasheet) or a full-width digit (``４００G``) is an error, not a speed.
+_SPEED_RE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([GgTtMm])(?:b(?:ps|/s)?|bE)?\s*$", re.ASCII)
+_LENGTH_RE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(m|M|meters?|metres?)?\s*$", re.ASCII)
+_BYTES_RE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(B|KB|KiB|MB|MiB|GB|GiB|kB|k|K|M)?\s*$", re.ASCII)
+_TIME_US_RE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*(us|µs|ns|ms)?\s*$", re.ASCII)
 _BYTE_MULT = {None: 1, "B": 1, "KB": 1000, "kB": 1000, "k": 1000, "K": 1000, "KiB": 1024,
               "MB": 1_000_000, "M": 1_000_000, "MiB": 1 << 20, "GB": 1_000_000_000, "GiB": 1 << 30}
 
@@ -51,35 +53,40 @@ def parse_speed_gbps(value: object) -> int:
         return _speed_text_gbps.__wrapped__(value)
     else:
         raise ValueError(f"{short_repr(value)} is not a speed: write 100G, 400G or Mb/s like 100000")
-    return _known_speed(gbps, value)
+    return _known_speed(gbps, value, mbps=value >= 1000)
 
 
 @functools.lru_cache(maxsize=1024)
 def _speed_text_gbps(value: str) -> int:
     """:func:`parse_speed_gbps` of a text. Memoised on the text alone, which is all it reads (a pure
     function; errors are raised again on each call, lru_cache keeps only results)."""
-    s = value.strip()
-    if s.isdigit():
+    s = value.strip(" \t")
+    mbps = False
+    if s.isascii() and s.isdigit():
         n = int(s)
-        gbps = n / 1000 if n >= 1000 else float(n)
+        mbps = n >= 1000
+        gbps = n / 1000 if mbps else float(n)
     else:
         m = _SPEED_RE.fullmatch(s)
         if not m:
             raise ValueError(f"{short_repr(value)} is not a speed: write 100G, 400G or Mb/s like 100000")
         num, unit = float(m.group(1)), m.group(2).upper()
         gbps = num * {"G": 1, "T": 1000, "M": 0.001}[unit]
-    return _known_speed(gbps, value)
+    return _known_speed(gbps, value, mbps)
 
 
-def _known_speed(gbps: float, value: object) -> int:
-    """``gbps`` as a whole number if it is one of :data:`KNOWN_SPEEDS_GBPS`.
+def _known_speed(gbps: float, value: object, mbps: bool = False) -> int:
+    """``gbps`` as a whole number if it is one of :data:`KNOWN_SPEEDS_GBPS`; ``mbps``: ``value`` was a bare
+    number read as Mb/s (the message then says so: ``1600`` is 1.6 Gb/s, not 1600G).
 
     Raises:
         ValueError: naming ``value`` as written, and the known speeds.
     """
     if not math.isfinite(gbps) or gbps != int(gbps) or int(gbps) not in KNOWN_SPEEDS_GBPS:
         known = ", ".join(f"{s}G" for s in KNOWN_SPEEDS_GBPS)
-        raise ValueError(f"{short_repr(value)} is not a supported port speed (known: {known})")
+        read = (f", read as Mb/s ({gbps:g} Gb/s: a bare number of 1000 or more is Mb/s, as SONiC and ethtool "
+                "write it)" if mbps else "")
+        raise ValueError(f"{short_repr(value)} is not a supported port speed{read} (known: {known})")
     return int(gbps)
 
 
@@ -88,7 +95,7 @@ def parse_length_m(value: object) -> float:
     spelling (:func:`_length_text_m`, memoised: an inventory repeats ``3m`` on every cable).
 
     Raises:
-        ValueError: non-numeric text, negative or absurd (> 100 km) lengths.
+        ValueError: non-numeric text, zero, negative or absurd (> 100 km) lengths.
     """
     if type(value) is str:
         return _length_text_m(value)
@@ -114,13 +121,18 @@ def _length_text_m(value: str) -> float:
 
 
 def _plausible_length(metres: float) -> float:
-    """``metres`` if within 0..100 km.
+    """``metres`` if above 0 and at most 100 km.
+
+    A cable has a length: the shortest DAC is about 0.5 m, and ``0m`` is SONiC's CABLE_LENGTH marker for
+    a port without lossless buffers (buffermgrd skips the port's PG profile, sonic-swss
+    ``cfgmgr/buffermgr.cpp`` ``doSpeedUpdateTask``), so 0 would not mean "very short" on the switch.
 
     Raises:
         ValueError: outside that range.
     """
-    if not (0 <= metres <= 100_000):
-        raise ValueError(f"cable length {metres} m is outside 0..100000 m")
+    if not (0 < metres <= 100_000):
+        raise ValueError(f"cable length {metres:g} m is outside 0..100000 m (above 0; the shortest DAC is "
+                         "about 0.5 m)")
     return metres
 
 

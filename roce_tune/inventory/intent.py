@@ -682,12 +682,19 @@ def _merge_links(expanded: list[dict[str, Any]], explicit: list[Any]) -> tuple[l
     return links, org
 
 
-def _uniform(value: Any, pos: tuple[int, int]) -> Any:
-    """A position subtree for ``value`` whose every node sits at ``pos`` (an expanded value)."""
+def _sourced(value: Any, path: str, locate: Callable[[str], tuple[int, int]]) -> Any:
+    """The position subtree of an expanded ``value`` made from the intent field at ``path``: each field of
+    a mapping at that field's own intent line (a NIC's ``speed`` at ``fabric.host.nic.speed``), a field the
+    intent does not write (``switch_port``) at its nearest written ancestor; list items at ``path``."""
     if isinstance(value, dict):
-        return {k: (pos[0], pos[1], pos[0], pos[1], _uniform(v, pos)) for k, v in value.items()}
+        node = {}
+        for k, v in value.items():
+            line, col = locate(f"{path}.{k}")
+            node[k] = (line, col, line, col, _sourced(v, f"{path}.{k}", locate))
+        return node
     if isinstance(value, list):
-        return [(pos[0], pos[1], _uniform(v, pos)) for v in value]
+        line, col = locate(path)
+        return [(line, col, _sourced(v, path, locate)) for v in value]
     return None
 
 
@@ -700,8 +707,9 @@ def _element_tree(element: dict[str, Any], sources: dict[str, str], locate: Call
         if explicit is not None and key in explicit:
             node[key] = explicit[key]
             continue
-        pos = locate("fabric." + sources.get(key, sources.get("name", "")))
-        node[key] = (pos[0], pos[1], pos[0], pos[1], _uniform(value, pos))
+        source = "fabric." + sources.get(key, sources.get("name", ""))
+        pos = locate(source)
+        node[key] = (pos[0], pos[1], pos[0], pos[1], _sourced(value, source, locate))
     return node
 
 

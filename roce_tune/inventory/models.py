@@ -4,7 +4,7 @@ Shapes (YAML):
 
 ```yaml
 site: {name: site-a, nccl_version: "2.21.5", adaptive_routing: false}
-policy: {lossless_priorities: [3], roce_dscp: 26, cnp_dscp: 48, cnp_priority: 6, mtu: 9216}
+policy: {lossless_priorities: [3], roce_dscp: [26], cnp_dscp: 48, cnp_priority: 6, mtu: 9216}
 defaults: {cable_length: 3m, media: dac}
 switches:
   - {name: leaf1, platform: sonic, model: SN4700, role: leaf, mgmt: {host: 127.0.0.1},
@@ -34,8 +34,14 @@ from pydantic import (
     BeforeValidator,
     ConfigDict,
     Field,
+    Strict,
+    StrictBool,
+    StrictFloat,
+    StrictInt,
     ValidationError,
+    ValidationInfo,
     WithJsonSchema,
+    field_validator,
     model_validator,
 )
 
@@ -109,8 +115,8 @@ SpeedGbps = Annotated[int, BeforeValidator(parse_speed_gbps)]
 LengthM = Annotated[float, BeforeValidator(parse_length_m)]
 Bytes = Annotated[int, BeforeValidator(parse_bytes)]
 TimeUs = Annotated[float, BeforeValidator(parse_time_us)]
-Priority = Annotated[int, Field(ge=0, le=7)]
-Dscp = Annotated[int, Field(ge=0, le=63)]
+Priority = Annotated[int, Strict(), Field(ge=0, le=7)]
+Dscp = Annotated[int, Strict(), Field(ge=0, le=63)]
 
 
 def expand_interface_pattern(pattern: str) -> list[str]:
@@ -126,6 +132,22 @@ def expand_interface_pattern(pattern: str) -> list[str]:
         raise ValueError(f"interface range {pattern!r} is empty (start > stop or step < 1)")
     head, tail = pattern[: m.start()], pattern[m.end():]
     return [f"{head}{i}{tail}" for i in range(start, stop + 1, step)]
+
+
+def _breakout_matches_speed(breakout: str | None, info: ValidationInfo) -> str | None:
+    """``breakout`` (``"4x100G"``: four 100G ports from one cage) if its ports have the entry's ``speed``.
+
+    Raises:
+        ValueError: the breakout's port speed differs from ``speed`` (``speed: 100G, breakout: 4x200G``
+            says two different things about the same ports).
+    """
+    speed = info.data.get("speed")
+    if breakout is None or speed is None:
+        return breakout
+    lane = breakout[:-1].split("x")[1]
+    if int(lane) != speed:
+        raise ValueError(f"breakout {breakout} makes {lane}G ports but this entry's speed is {speed}G")
+    return breakout
 
 
 class _Strict(BaseModel):
@@ -192,7 +214,7 @@ class Mgmt(_Strict):
     """Management address and SSH port."""
 
     host: Hostname
-    port: int = Field(22, ge=1, le=65535)
+    port: StrictInt = Field(22, ge=1, le=65535)
 
 
 class SwitchPort(_Strict):
@@ -201,10 +223,13 @@ class SwitchPort(_Strict):
 
     name: InterfacePattern
     speed: SpeedGbps
-    lanes: int | None = Field(None, ge=1, le=8, description="SerDes lanes; default speed / ASIC SerDes rate")
+    lanes: StrictInt | None = Field(None, ge=1, le=8,
+                                    description="SerDes lanes; default speed / ASIC SerDes rate")
     breakout: str | None = Field(None, pattern=r"^[1-8]x\d{2,3}G$")
-    mtu: int | None = Field(None, ge=1500, le=9216)
-    admin_up: bool = True
+    mtu: StrictInt | None = Field(None, ge=1500, le=9216)
+    admin_up: StrictBool = True
+
+    _breakout = field_validator("breakout")(_breakout_matches_speed)
 
     def names(self) -> list[str]:
         """The concrete port names this entry stands for."""
@@ -231,12 +256,12 @@ class Switch(_Strict):
                           "DEVICE_METADATA|localhost.buffer_model); default: the platform's default for the "
                           "ASIC")
     ports: list[SwitchPort] = Field(default_factory=list)
-    rail: int | None = Field(None, ge=0, le=63,
-                             description="rail this leaf serves in a rail-optimised fabric")
+    rail: StrictInt | None = Field(None, ge=0, le=63,
+                                   description="rail this leaf serves in a rail-optimised fabric")
     rails: list[Annotated[int, Field(ge=0, le=63, strict=True)]] | None = Field(
         None, min_length=1, max_length=64,
         description="rails this leaf serves when it carries more than one (e.g. [0, 1]); instead of rail")
-    plane: int | None = Field(None, ge=0, le=7, description="plane in a dual-plane / dual-ToR design")
+    plane: StrictInt | None = Field(None, ge=0, le=7, description="plane in a dual-plane / dual-ToR design")
 
     @model_validator(mode="after")
     def _one_way_to_give_rails(self) -> Switch:
@@ -277,13 +302,13 @@ class Nic(_Strict):
     model: str = Field(pattern=r"^[a-z0-9-]{2,40}$")
     netdev: Netdev
     rdma_device: RdmaDevice
-    rdma_port: int = Field(1, ge=1, le=2)
+    rdma_port: StrictInt = Field(1, ge=1, le=2)
     speed: SpeedGbps
-    rail: int | None = Field(None, ge=0, le=63)
+    rail: StrictInt | None = Field(None, ge=0, le=63)
     switch_port: Endpoint | None = None
     cable_length: LengthM | None = None
     media: Media | None = None
-    mtu: int | None = Field(None, ge=1500, le=9216)
+    mtu: StrictInt | None = Field(None, ge=1500, le=9216)
     pci_address: str | None = Field(None, pattern=r"^[0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]$")
 
 
@@ -293,9 +318,9 @@ class Host(_Strict):
     name: DeviceName
     mgmt: Mgmt | None = None
     credentials: Credentials = Credentials()
-    gpus: int = Field(8, ge=0, le=64)
+    gpus: StrictInt = Field(8, ge=0, le=64)
     socket_ifname: Netdev | None = Field(None, description="NCCL bootstrap interface (NCCL_SOCKET_IFNAME)")
-    mtu: int | None = Field(None, ge=1500, le=9216)
+    mtu: StrictInt | None = Field(None, ge=1500, le=9216)
     nics: list[Nic] = Field(default_factory=list)
 
 
@@ -315,8 +340,8 @@ _PIN_KEYS = frozenset(get_args(OverrideParam))
 #: ASIC's packet buffer; also keeps every value exact in JSON's 2^53 and in float arithmetic). The real
 #: per-ASIC limits are checked on the plan (RT201/RT202 headroom admission, RT210 Kmax vs the PFC trigger).
 PIN_BYTES_MAX = 1 << 48
-_RATE_RE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([MmGg])?(?:b(?:ps|/s)?)?\s*$")
-_PERCENT_RE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*%?\s*$")
+_RATE_RE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*([MmGg])?(?:b(?:ps|/s)?)?\s*$", re.ASCII)
+_PERCENT_RE = re.compile(r"^\s*(\d+(?:\.\d+)?)\s*%?\s*$", re.ASCII)
 
 
 def _number(value: object, what: str) -> float:
@@ -352,7 +377,8 @@ def _pin_time(key: str, value: object, unit: str) -> float:
     """``300``, ``"300us"``, ``"0.3ms"``, ``"500ns"`` in ``unit`` (``us`` or ``ms``): the unit the key names
     is assumed for a bare number, a written unit is converted (``poll_ms: 5us`` is 0.005 ms, not 5 ms)."""
     if isinstance(value, str):
-        us = parse_time_us(value) if not value.strip().replace(".", "", 1).isdigit() else (
+        bare = value.strip(" ").replace(".", "", 1)
+        us = parse_time_us(value) if not (bare.isascii() and bare.isdigit()) else (
             float(value) * (1000 if unit == "ms" else 1))
         return us / 1000 if unit == "ms" else us
     return _number(value, f"a time in {unit}")
@@ -483,13 +509,13 @@ class Policy(_Strict):
     cnp_dscp: Dscp = 48
     cnp_priority: Priority = 6
     trust: Literal["dscp", "pcp"] = "dscp"
-    mtu: int = Field(9216, ge=1500, le=9216, description="switch port MTU (bytes)")
-    host_mtu: int = Field(9000, ge=1500, le=9216, description="host netdev MTU (bytes)")
+    mtu: StrictInt = Field(9216, ge=1500, le=9216, description="switch port MTU (bytes)")
+    host_mtu: StrictInt = Field(9000, ge=1500, le=9216, description="host netdev MTU (bytes)")
     roce_mtu: Literal[256, 512, 1024, 2048, 4096] = 4096
-    target_utilisation: float = Field(0.9, gt=0, le=1)
-    pfc_watchdog: bool = True
+    target_utilisation: StrictFloat = Field(0.9, gt=0, le=1)
+    pfc_watchdog: StrictBool = True
     watchdog_action: Literal["drop", "forward", "alert"] = "drop"
-    dcqcn: bool = True
+    dcqcn: StrictBool = True
     headroom_model: HeadroomModel | None = Field(
         None, description="None = sonic-static where the catalog has SONiC's vendor-validated static tables "
                           "for the ASIC (sonic_static_tables), ieee elsewhere")
@@ -498,8 +524,9 @@ class Policy(_Strict):
         "throughput", description="what the derived ECN ramp optimises (docs/derivation.md#objective): "
         "throughput (incast completion, utilisation, least PFC), latency (bounded standing queue) or "
         "balanced")
-    shared_headroom_pool: bool | None = Field(None, description="None = use it where the ASIC supports it")
-    shp_oversubscription: int = Field(8, ge=1, le=64)
+    shared_headroom_pool: StrictBool | None = Field(
+        None, description="None = use it where the ASIC supports it")
+    shp_oversubscription: StrictInt = Field(8, ge=1, le=64)
     nic_latency_us: TimeUs = Field(2.0, description="one NIC's processing latency for base RTT")
     overrides: list[Override] = Field(default_factory=list)
 
@@ -517,9 +544,9 @@ class Site(_Strict):
     name: DeviceName
     description: str | None = Field(None, max_length=2000)
     nccl_version: str | None = Field(None, pattern=r"^\d+\.\d+(\.\d+)?(-\d+)?$")
-    adaptive_routing: bool = False
-    rail_optimised: bool = False
-    dual_tor: bool = False
+    adaptive_routing: StrictBool = False
+    rail_optimised: StrictBool = False
+    dual_tor: StrictBool = False
 
 
 class Inventory(_Strict):
@@ -546,15 +573,17 @@ NameTemplate = Annotated[str, _pattern(NAME_TEMPLATE_RE, "name pattern", "su{g+1
 class IntentPorts(_Strict):
     """A set of ports named by a pattern; links built from them take ``cable_length``/``media``."""
 
-    count: int | None = Field(None, ge=1, le=4096,
-                              description="how many; host ports default to what the hosts need")
+    count: StrictInt | None = Field(None, ge=1, le=4096,
+                                    description="how many; host ports default to what the hosts need")
     name: NameTemplate
     speed: SpeedGbps
-    lanes: int | None = Field(None, ge=1, le=8)
+    lanes: StrictInt | None = Field(None, ge=1, le=8)
     breakout: str | None = Field(None, pattern=r"^[1-8]x\d{2,3}G$")
-    mtu: int | None = Field(None, ge=1500, le=9216)
+    mtu: StrictInt | None = Field(None, ge=1500, le=9216)
     cable_length: LengthM | None = None
     media: Media | None = None
+
+    _breakout = field_validator("breakout")(_breakout_matches_speed)
 
 
 class IntentNic(_Strict):
@@ -564,10 +593,10 @@ class IntentNic(_Strict):
     speed: SpeedGbps
     netdev: NameTemplate
     rdma_device: NameTemplate
-    rdma_port: int = Field(1, ge=1, le=2)
+    rdma_port: StrictInt = Field(1, ge=1, le=2)
     cable_length: LengthM | None = None
     media: Media | None = None
-    mtu: int | None = Field(None, ge=1500, le=9216)
+    mtu: StrictInt | None = Field(None, ge=1500, le=9216)
 
 
 class IntentHost(_Strict):
@@ -576,15 +605,15 @@ class IntentHost(_Strict):
     name: NameTemplate
     mgmt: Hostname | None = Field(None, description="first host's management address; each next host gets "
                                   "the next one")
-    mgmt_port: int = Field(22, ge=1, le=65535)
+    mgmt_port: StrictInt = Field(22, ge=1, le=65535)
     count_up: Literal["address", "port"] = Field("address",
                                                  description="what the next host's management takes: "
                                                  "the next address (default) or the next SSH port "
                                                  "(emulators)")
     credentials: Credentials = Credentials()
-    gpus: int | None = Field(None, ge=0, le=64)
+    gpus: StrictInt | None = Field(None, ge=0, le=64)
     socket_ifname: Netdev | None = None
-    mtu: int | None = Field(None, ge=1500, le=9216)
+    mtu: StrictInt | None = Field(None, ge=1500, le=9216)
     nic: IntentNic
 
 
@@ -596,7 +625,7 @@ class _IntentSwitch(_Strict):
     os_version: str | None = Field(None, pattern=r"^[A-Za-z0-9._-]{1,40}$")
     mgmt: Hostname | None = Field(None,
                                   description="first switch's management address; the next ones count up")
-    mgmt_port: int = Field(22, ge=1, le=65535)
+    mgmt_port: StrictInt = Field(22, ge=1, le=65535)
     count_up: Literal["address", "port"] = Field("address",
                                                  description="what the next switch's management takes: "
                                                  "the next address (default) or the next SSH port "
@@ -627,7 +656,8 @@ class IntentLeaf(_IntentSwitch):
 class IntentSpine(_IntentSwitch):
     """Spines of a pod; every leaf of the pod reaches every spine with ``uplinks / count`` links."""
 
-    count: int | None = Field(None, ge=1, le=1024, description="spines per pod; default one per leaf uplink")
+    count: StrictInt | None = Field(None, ge=1, le=1024,
+                                    description="spines per pod; default one per leaf uplink")
     ports: IntentPorts
     uplinks: IntentPorts | None = Field(None, description="to the superspines (three tiers only)")
 
@@ -635,7 +665,7 @@ class IntentSpine(_IntentSwitch):
 class IntentSuperspine(_IntentSwitch):
     """Superspine planes: spine ``s`` of every pod connects to the superspines of plane ``s``."""
 
-    count_per_plane: int | None = Field(None, ge=1, le=1024)
+    count_per_plane: StrictInt | None = Field(None, ge=1, le=1024)
     ports: IntentPorts
 
 
@@ -646,11 +676,11 @@ class FabricIntent(_Strict):
     groups share a pod's spines; several pods need a ``superspine`` tier.
     """
 
-    hosts: int = Field(ge=1, le=65536)
-    rails: int = Field(8, ge=1, le=64, description="NICs per host, one per rail")
-    hosts_per_group: int = Field(ge=1, le=4096)
-    rails_per_leaf: int = Field(1, ge=1, le=64)
-    groups_per_pod: int | None = Field(None, ge=1, le=4096, description="default: one pod (two tiers)")
+    hosts: StrictInt = Field(ge=1, le=65536)
+    rails: StrictInt = Field(8, ge=1, le=64, description="NICs per host, one per rail")
+    hosts_per_group: StrictInt = Field(ge=1, le=4096)
+    rails_per_leaf: StrictInt = Field(1, ge=1, le=64)
+    groups_per_pod: StrictInt | None = Field(None, ge=1, le=4096, description="default: one pod (two tiers)")
     label_rails: bool = Field(True, strict=True,
                               description="write rail/rails on leaves and NICs (rail-optimised); "
                               "false for dual-homed hosts whose NICs are not rails")

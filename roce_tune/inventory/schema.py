@@ -32,8 +32,10 @@ SCHEMA_ID = "urn:roce-tune:schema:inventory"
 SCHEMA_PATH = Path("schema") / "inventory.schema.json"
 
 
-def _unit(number: str, minimum: float, regex: re.Pattern[str], description: str) -> JsonSchemaValue:
-    return {"anyOf": [{"type": number, "minimum": minimum}, {"type": "string", "pattern": regex.pattern}],
+def _unit(number: str, minimum: float, regex: re.Pattern[str], description: str, *,
+          exclusive: bool = False) -> JsonSchemaValue:
+    bound = "exclusiveMinimum" if exclusive else "minimum"
+    return {"anyOf": [{"type": number, bound: minimum}, {"type": "string", "pattern": regex.pattern}],
             "description": description}
 
 
@@ -46,7 +48,8 @@ _UNIT_SCHEMAS: dict[Callable[..., Any], JsonSchemaValue] = {
                        f"Known speeds (Gb/s): {', '.join(map(str, units.KNOWN_SPEEDS_GBPS))}.",
         "examples": ["400G", "100G", 400000],
     },
-    units.parse_length_m: _unit("number", 0, units._LENGTH_RE, "Cable length in metres: 3m, 40, 2.5"),
+    units.parse_length_m: _unit("number", 0, units._LENGTH_RE, "Cable length in metres, above 0: 3m, 2.5",
+                                exclusive=True),
     units.parse_bytes: _unit("integer", 0, units._BYTES_RE, "Bytes: 150000, 150KB (10^3), 64KiB (2^10)"),
     units.parse_time_us: _unit("number", 0, units._TIME_US_RE, "Time: 2us, 500ns, 0.2ms, or microseconds"),
 }

@@ -45,7 +45,7 @@ FIELD_FIX: dict[str, str] = {
     "password_env": "name an environment variable, e.g. ROCE_TUNE_PASSWORD (never the secret itself)",
     "key_file_env": "name an environment variable, e.g. ROCE_TUNE_KEY_FILE",
     "pci_address": "write the PCI address as lspci -D shows it, e.g. 0000:3b:00.0",
-    "breakout": "write the breakout like 4x100G",
+    "breakout": "write the breakout as ports x the speed of one port, e.g. 4x100G with speed: 100G",
     "model": "use the catalog id, e.g. SN4700 for a switch or connectx-7 for a NIC",
     "asic": "use the catalog ASIC id, e.g. spectrum-3",
     "nccl_version": "write the NCCL version like 2.21.5",
@@ -205,9 +205,42 @@ def _not_unicode(e: _Error) -> tuple[str, str]:
     return _name_error(e, pattern) if pattern is not None else _other(e)
 
 
+#: Error types of the strict scalar fields (``admin_up``, priorities, MTUs …): YAML 1.2 core-schema
+#: values only.
+_STRICT_SCALAR_TYPES = frozenset({"bool_type", "int_type", "float_type"})
+
+
+#: Booleans in some YAML spelling (1.1's yes/no/on/off, 1.2's true/false): text once quoted, or in 1.2.
+_BOOL_WORDS = frozenset(f(w) for w in ("y", "n", "yes", "no", "on", "off", "true", "false")
+                        for f in (str.lower, str.title, str.upper))
+
+
+def _yaml_reads_as_text(value: str) -> bool:
+    """Whether ``value`` is text only because of YAML 1.2 (a 1.1 boolean) or quotes (``"6"``, ``"false"``)."""
+    try:
+        float(value)
+    except ValueError:
+        return value in _BOOL_WORDS
+    return value.isascii()
+
+
 def _wrong_type(e: _Error) -> tuple[str, str]:
+    """A value of the wrong type. Booleans are shown as YAML writes them (``true``, not ``True``); text
+    where a boolean or number belongs is named as text: YAML 1.2 (the core schema roce-tune reads, like
+    ruamel.yaml) resolves only ``true``/``false`` to booleans, so ``no``, ``off`` and ``"false"`` are
+    text, and a quoted number is text (https://yaml.org/spec/1.2.2/#1032-tag-resolution)."""
     words = _TYPE_WORDS[e.etype]
-    return f"expected {words}, got {_short(e.value)}", e.hint or f"write {words}"
+    got = str(e.value).lower() if isinstance(e.value, bool) else _short(e.value)
+    if isinstance(e.value, str) and e.etype in _STRICT_SCALAR_TYPES:
+        if _yaml_reads_as_text(e.value):
+            return (f"expected {words}, got the text {got} (YAML 1.2 reads quoted values and yes/no/on/off "
+                    "as text)", f"write {words} without quotes")
+        return f"expected {words}, got the text {got}", e.hint or f"write {words}"
+    if e.etype == "string_type" and isinstance(e.value, (int, float)) and not isinstance(e.value, bool):
+        # not echoed back as the fix: 2.20 was read as 2.2 already
+        return (f"expected {words}, got the number {got} (YAML reads an unquoted number as a number)",
+                "put the value in quotes as you wrote it" + (f"; {e.hint}" if e.hint else ""))
+    return f"expected {words}, got {got}", e.hint or f"write {words}"
 
 
 def _not_mapping(e: _Error) -> tuple[str, str]:

@@ -660,12 +660,16 @@ def _derive_host(inv: Inventory, catalog: Catalog, cls: Classification, tiers: i
                  memo: _Memo) -> HostPlan:
     policy = inv.policy
     prios = sorted(policy.lossless_priorities)
-    pins = resolve_overrides(policy, role="host", device=host.name, params=DCQCN_PARAMS)
-    pins_key = tuple(sorted(pins.items()))
+    host_pins = resolve_overrides(policy, role="host", device=host.name, params=DCQCN_PARAMS)
+    # an override scoped to a NIC (port: its netdev, which lint RT121 accepts) pins that NIC only
+    nic_scoped = any(o.port is not None and o.device == host.name for o in policy.overrides)
     default_cable, host_mtu = inv.defaults.cable_length, host.mtu or policy.host_mtu
     cache = memo.nic_classes
     nics = []
     for nic in host.nics:
+        pins = (resolve_overrides(policy, role="host", device=host.name, port=nic.netdev, params=DCQCN_PARAMS)
+                if nic_scoped else host_pins)
+        pins_key = tuple(sorted(pins.items()))
         cable = nic.cable_length if nic.cable_length is not None else default_cable
         mtu = nic.mtu or host_mtu
         # one NIC class (model, speed, cable, MTU, pins) has one set of values and shared rationale (32k

@@ -217,6 +217,23 @@ def calc_dcqcn(speed: str | int, nic_id: str = "connectx-7") -> Dcqcn:
                         sorted(pol.lossless_priorities), pol.cnp_dscp, pol.cnp_priority)
 
 
+def nic_speed_gbps(nic_id: str, speed: str | int) -> int:
+    """``speed`` in Gb/s if the catalog NIC ``nic_id`` runs at it (``roce-tune calc dcqcn --nic``).
+
+    Raises:
+        ValueError: bad speed spelling, or above the NIC's ``max_speed_gbps`` (a ConnectX-7 at 800G: lint
+            RT111 refuses it in an inventory). roce_tune.inventory.catalog.CatalogError: unknown NIC.
+    """
+    from roce_tune.inventory.catalog import load_catalog
+    from roce_tune.units import parse_speed_gbps
+
+    nic = load_catalog().nic(nic_id)
+    gbps = parse_speed_gbps(speed)
+    if gbps > nic.max_speed_gbps:
+        raise ValueError(f"{gbps}G exceeds the {nic.max_speed_gbps}G maximum port speed of {nic.id}")
+    return gbps
+
+
 def stepped_rate_mbps(rate_mbps: int, factor: float, up: bool, line_mbps: int | None = None) -> int:
     """A DCQCN recovery rate (rpg_ai / rpg_hai, Mb/s) moved one ``verify --adjust`` step
     (:mod:`roce_tune.verify.adjust`, step rule [D]): multiplied (``up``) or divided by ``factor`` (> 1),

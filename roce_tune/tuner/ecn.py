@@ -588,6 +588,10 @@ def check_ecn(profile: EcnProfile, device: str, port: str | None) -> list[Findin
     return out
 
 
+#: The PFC trigger :func:`calc_ecn` derives with when none is given (2^62 B: no trigger bounds the ramp).
+_NO_TRIGGER_BYTES = 1 << 62
+
+
 def calc_ecn(speed: str | int, rtt: str | float, fan_in: int, pfc_trigger_bytes: str | int | None = None,
              profile: str = "derived", nic_id: str = "connectx-7") -> EcnProfile:
     """``roce-tune calc ecn --speed 400G --rtt 10us --fan-in 8 [--pfc-trigger 4MB]``.
@@ -605,17 +609,19 @@ def calc_ecn(speed: str | int, rtt: str | float, fan_in: int, pfc_trigger_bytes:
     if pfc_trigger_bytes is not None:
         return derive_ecn(speed_gbps, rtt_us, int(fan_in), parse_bytes(pfc_trigger_bytes), params, False,
                           profile)
-    prof = derive_ecn(speed_gbps, rtt_us, int(fan_in), 1 << 62, params, False, profile)
+    prof = derive_ecn(speed_gbps, rtt_us, int(fan_in), _NO_TRIGGER_BYTES, params, False, profile)
     fl = prof.fluid
     below = fl.q_star_bytes < prof.kmax_bytes
-    r = dict(prof.rationale)
+    # the stand-in trigger is no input anyone gave: it leaves the rationales, the onset is unknown (None)
+    r = {k: why.model_copy(update={"inputs": {i: v for i, v in why.inputs.items() if v != _NO_TRIGGER_BYTES}})
+         for k, why in prof.rationale.items()}
     r["pfc_trigger_bytes"] = Rationale(formula="Kmax (no trigger given)",
                                        inputs={"kmax_bytes": prof.kmax_bytes},
                                        source="DCQCN 'ECN before PFC' rule",
                                        note="PFC trigger not given: not checked; the switch's trigger must "
                                        "be >= this")
     return prof.model_copy(update={
-        "pfc_trigger_bytes": prof.kmax_bytes, "rationale": r,
+        "pfc_trigger_bytes": prof.kmax_bytes, "pfc_onset_bytes": None, "rationale": r,
         "fluid": fl.model_copy(update={"below_pfc_trigger": below, "ok": fl.on_ramp and below})})
 
 

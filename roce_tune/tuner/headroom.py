@@ -493,10 +493,13 @@ def calc_headroom(asic_id: str, speed: object, cable: object, mtu: int = 9216, m
     """Headroom for the CLI: parses ``"400G"``/``"400000"`` and ``"40m"``/``"40"`` (roce_tune.units).
 
     Raises:
-        ValueError: bad speed/length spelling or model. CatalogError: unknown ASIC id.
+        ValueError: bad speed/length spelling or model, or an MTU outside the 1500..9216 bytes an
+            inventory's port MTU may be (``policy.mtu``). CatalogError: unknown ASIC id.
     """
     from roce_tune.inventory.catalog import load_catalog
 
+    if not 1500 <= int(mtu) <= 9216:  # the range of policy.mtu and ports' mtu in an inventory
+        raise ValueError(f"MTU {mtu} B is outside the 1500..9216 B a port MTU may be (policy.mtu)")
     cat = catalog if catalog is not None else load_catalog()
     asic = cat.asic(asic_id)
     return compute_headroom(asic, parse_speed_gbps(speed), parse_length_m(cable), int(mtu), model=model)

@@ -291,6 +291,15 @@ def test_calc_ecn_cli_spellings() -> None:
     assert calc_ecn("100G", "10us", 8, profile="sonic-default").kmax_bytes == 2_097_152
 
 
+def test_calc_ecn_without_a_trigger_shows_no_stand_in_onset() -> None:
+    """Without --pfc-trigger the onset is unknown: None, and the 2^62 B stand-in the ramp is derived with
+    appears in no rationale (it printed as pfc_onset_bytes 4611686018427387904)."""
+    p = calc_ecn("400G", "10us", 8)
+    assert p.pfc_onset_bytes is None
+    assert all(v != 1 << 62 for why in p.rationale.values() for v in why.inputs.values())
+    assert "4611686018427387904" not in p.model_dump_json()
+
+
 def test_ecn_module_exposes_calc_dcqcn_for_the_cli() -> None:
     from roce_tune.tuner import ecn
 

@@ -190,6 +190,14 @@ def test_calc_headroom_parses_units() -> None:
         calc_headroom("spectrum-3", "fast", "5m")
 
 
+@pytest.mark.parametrize("mtu", [99999, 1000, 0])
+def test_calc_headroom_refuses_an_mtu_no_port_has(mtu: int) -> None:
+    """--mtu 99999 sized xoff for a frame no Ethernet port sends; the inventory's port MTU range applies."""
+    with pytest.raises(ValueError, match="outside the 1500..9216 B"):
+        calc_headroom("spectrum-3", "400G", "3m", mtu=mtu, catalog=CAT)
+    assert calc_headroom("spectrum-3", "400G", "3m", mtu=9100, catalog=CAT).xoff_bytes > 0
+
+
 # --- properties -------------------------------------------------------------------------------------
 ASICS = CAT.asics
 MODELS = ["ieee", "sonic-static"]

@@ -170,11 +170,12 @@ def link_speed_mismatch(ctx: LintContext) -> Iterator[Finding]:
     for li, (da, pa, _, _, ia, ib) in enumerate(ctx.topo.link_ends):
         if ia and ib and ia.speed_gbps != ib.speed_gbps:
             link = links[li]
+            slow, fast = sorted((ia.speed_gbps, ib.speed_gbps))
+            split = (f" (or break the faster port out, e.g. breakout: {fast // slow}x{slow}G)"
+                     if fast % slow == 0 and fast // slow <= 8 else "")
             yield ctx.finding(
                 f"link {link.a} ({ia.speed_gbps}G) <-> {link.b} ({ib.speed_gbps}G): the ends have different "
-                "speeds",
-                f"set both ports to the same speed (or break the faster port out, e.g. breakout: "
-                f"4x{min(ia.speed_gbps, ib.speed_gbps)}G) in {ia.path} / {ib.path}",
+                "speeds", f"set both ports to the same speed{split} in {ia.path} / {ib.path}",
                 f"links[{li}]", device=da, port=pa)
 
 

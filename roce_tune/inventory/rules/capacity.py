@@ -16,10 +16,12 @@ SPARE_PORTS_MIN = 0.5
 
 
 @rule("RT111", "port-capacity", Severity.error,
-      "More ports, or faster ports, than the switch model has",
+      "More ports, or faster ports, than the switch or NIC model has",
       """The number of declared ports (ranges expanded) must not exceed the model's `max_logical_ports`
       from the catalog, and no port may be faster than the model's `max_speed_gbps`. Usually a range
-      typo (`Ethernet[0-255]` on a 32-port switch) or the wrong model.""",
+      typo (`Ethernet[0-255]` on a 32-port switch) or the wrong model. A NIC may not be faster than its
+      model's `max_speed_gbps` either (a ConnectX-7 at 800G): headroom, ECN and DCQCN would be derived
+      for a line rate the port never runs at.""",
       """\
 site: {name: lab}
 switches:
@@ -58,6 +60,24 @@ def port_capacity(ctx: LintContext) -> Iterator[Finding]:
                                   f"({spec.max_speed_gbps}G)",
                                   f"use at most {spec.max_speed_gbps}G or fix the model",
                                   f"{path}.ports[{pi}].speed", device=sw.name, port=port.name)
+    yield from _nic_speeds(ctx)
+
+
+def _nic_speeds(ctx: LintContext) -> Iterator[Finding]:
+    """RT111 for each NIC faster than its catalog model's ``max_speed_gbps`` (unknown models: RT112)."""
+    assert ctx.catalog is not None
+    max_gbps: dict[str, int | None] = {}
+    for path, host, nic in ctx.nics():
+        if nic.model not in max_gbps:
+            try:
+                max_gbps[nic.model] = ctx.catalog.nic(nic.model).max_speed_gbps
+            except CatalogError:
+                max_gbps[nic.model] = None
+        limit = max_gbps[nic.model]
+        if limit is not None and nic.speed > limit:
+            yield ctx.finding(f"{host.name} {nic.netdev}: {nic.speed}G is faster than a {nic.model} port "
+                              f"({limit}G)", f"use at most {limit}G or fix the NIC model", f"{path}.speed",
+                              device=host.name, port=nic.netdev)
 
 
 @rule("RT112", "unknown-catalog-id", Severity.error,

@@ -13,7 +13,10 @@ from roce_tune.platforms import get_platform
 @rule("RT120", "duplicate-device-name", Severity.error,
       "Two devices (switches or hosts) have the same name",
       """Device names key every cable, override, rendered file and deploy session; switches and hosts
-      share one name space. A second device with the same name would silently replace the first.""",
+      share one name space. A second device with the same name would silently replace the first. Names
+      that differ only in case (`node1`, `NODE1`) count as the same: host names are case-insensitive
+      (RFC 4343) and the plan's per-device files (`hosts/node1.sh`, `hosts/NODE1.sh`) collide on a
+      case-insensitive file system (macOS, Windows).""",
       """\
 site: {name: lab}
 switches:
@@ -27,16 +30,20 @@ switches:
   - {name: leaf2, platform: sonic, model: SN4700, role: leaf, ports: [{name: Ethernet0, speed: 400G}]}
 """)
 def duplicate_device_name(ctx: LintContext) -> Iterator[Finding]:
-    first: dict[str, str] = {}
+    first: dict[str, tuple[str, str]] = {}  # casefolded name -> (path, name as first written)
     devices = [(f"switches[{i}]", s.name) for i, s in enumerate(ctx.inv.switches)]
     devices += [(f"hosts[{i}]", h.name) for i, h in enumerate(ctx.inv.hosts)]
     for path, name in devices:
-        if name in first:
-            yield ctx.finding(f"device name {name!r} is used twice (first at {first[name]}, line "
-                              f"{ctx.line_of(first[name])})", "give every switch and host a unique name",
-                              f"{path}.name", device=name)
-        else:
-            first[name] = path
+        key = name.casefold()
+        if key not in first:
+            first[key] = (path, name)
+            continue
+        at, other = first[key]
+        what = f"device name {name!r} is used twice" if other == name else (
+            f"device names {other!r} and {name!r} differ only in case (host names are case-insensitive; "
+            "their plan files collide on a case-insensitive file system)")
+        yield ctx.finding(f"{what} (first at {at}, line {ctx.line_of(at)})",
+                          "give every switch and host a unique name", f"{path}.name", device=name)
 
 
 @rule("RT124", "duplicate-nic-name", Severity.error,

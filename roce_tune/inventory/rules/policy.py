@@ -6,8 +6,14 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from roce_tune.findings import Finding, Severity
-from roce_tune.inventory.models import Role
-from roce_tune.inventory.overrides import DCQCN_PARAMS, WATCHDOG_PARAMS, resolve_override_sources
+from roce_tune.inventory.models import Override, Role
+from roce_tune.inventory.overrides import (
+    DCQCN_PARAMS,
+    ECN_PARAMS,
+    HEADROOM_PARAMS,
+    WATCHDOG_PARAMS,
+    resolve_override_sources,
+)
 from roce_tune.inventory.rules.base import LintContext, rule
 from roce_tune.ranges import LOSSY_TC, dcqcn_param_range
 
@@ -112,9 +118,13 @@ switches:
 
 
 @rule("RT121", "override-unknown-target", Severity.error,
-      "An override names a device or port that is not in the inventory",
+      "An override names a device or port that is not in the inventory, or pins what its target lacks",
       """An override scoped to `device` (and `port`) must name a declared switch or host (and one of that
-      switch's ports or that host's NIC netdevs); otherwise the pinned value silently applies nowhere.""",
+      switch's ports or that host's NIC netdevs); otherwise the pinned value silently applies nowhere. For
+      the same reason a scoped override may only pin what its target has: a host (`role: host` or a host
+      device) only the NIC's DCQCN parameters, a switch or switch role only headroom, ECN and PFC watchdog
+      values, and a switch port only headroom and ECN (the watchdog is one per switch). A site-wide
+      override (no scope) may pin anything.""",
       _OVERRIDE_HEAD + """\
 policy:
   overrides:
@@ -133,6 +143,7 @@ def override_unknown_target(ctx: LintContext) -> Iterator[Finding]:
     hosts = {h.name: h for h in ctx.inv.hosts}
     for i, ov in enumerate(ctx.inv.policy.overrides):
         path = f"policy.overrides[{i}]"
+        yield from _pins_not_taken(ctx, ov, path, ov.device in hosts)
         if ov.device is None:
             continue
         if ov.device not in ctx.topo.switches and ov.device not in hosts:
@@ -150,6 +161,38 @@ def override_unknown_target(ctx: LintContext) -> Iterator[Finding]:
             yield ctx.finding(f"override names port {ov.port!r}, which {ov.device} does not declare",
                               f"name a declared port of {ov.device}, or remove 'port' to scope the override "
                               "to the whole device", f"{path}.port", device=ov.device, port=ov.port)
+
+
+#: What each kind of override target takes (the tuner resolves pins for these and nothing else).
+_TAKES: dict[str, tuple[str, ...]] = {
+    "host": DCQCN_PARAMS,
+    "switch": HEADROOM_PARAMS + ECN_PARAMS + WATCHDOG_PARAMS,
+    "switch port": HEADROOM_PARAMS + ECN_PARAMS,
+}
+
+
+def _pins_not_taken(ctx: LintContext, ov: Override, path: str, on_host: bool) -> Iterator[Finding]:
+    """RT121 for each pinned key of ``ov`` that its target (a host or host role, a switch or switch role,
+    a switch port) does not take; nothing for a site-wide override or an unknown device."""
+    if ov.role is None and ov.device is None:
+        return
+    if ov.device is not None and not on_host and ov.device not in ctx.topo.switches:
+        return  # unknown device: reported once, by the caller
+    kind = "host" if on_host or ov.role == "host" else "switch port" if ov.port else "switch"
+    role = ov.role.value if isinstance(ov.role, Role) else ov.role
+    where = f"{ov.device} {ov.port}" if ov.port else ov.device if ov.device is not None else f"role {role}"
+    for key in ov.set:
+        if key not in _TAKES[kind]:
+            yield ctx.finding(f"override pins {key} on {where}, which does not take it (a {kind} takes "
+                              f"{_takes_words(kind)}): the value would apply nowhere",
+                              "move the key to an override scoped to the devices that take it (NIC DCQCN "
+                              "keys: hosts; headroom and ECN: switches or their ports; watchdog: switches)",
+                              f"{path}.set.{key}", device=ov.device, port=ov.port)
+
+
+def _takes_words(kind: str) -> str:
+    return {"host": "the NIC's DCQCN parameters", "switch": "headroom, ECN and PFC watchdog values",
+            "switch port": "headroom and ECN values; the PFC watchdog is one per switch"}[kind]
 
 
 @rule("RT122", "override-empty-role", Severity.warning,
@@ -252,8 +295,9 @@ def override_out_of_range(ctx: LintContext) -> Iterator[Finding]:
         return
     seen: set[tuple[int, str, int]] = set()
     for host in ctx.inv.hosts:
-        pins = resolve_override_sources(pol, role="host", device=host.name, params=DCQCN_PARAMS)
-        for nic in host.nics:
+        for nic in host.nics:  # a NIC-scoped override (port: netdev) lands on that NIC only
+            pins = resolve_override_sources(pol, role="host", device=host.name, port=nic.netdev,
+                                            params=DCQCN_PARAMS)
             for key, (value, idx) in pins.items():
                 lo, hi, src = dcqcn_param_range(key, nic.speed)
                 if lo <= value <= hi or (idx, key, nic.speed) in seen:  # type: ignore[operator]
