@@ -218,8 +218,10 @@ class _Runs:
                     pair_fractions=pairs)
         for host, text in m.outputs.items():
             self.outputs[f"nccl-run{n}-{host}.txt"] = text
-        self.say(f"[{n}] busbw {m.largest_busbw_gbps} GB/s at the largest size = "
-                 + (f"{m.fraction:.1%}" if m.fraction is not None else "-") + " of line rate; findings: "
+        busbw = m.largest_busbw_gbps
+        self.say(f"[{n}] " + (f"busbw {busbw} GB/s at the largest size = "
+                              + (f"{m.fraction:.1%}" if m.fraction is not None else "-") + " of line rate"
+                              if busbw is not None else "no busbw (no complete run)") + "; findings: "
                  + (", ".join(sorted({d.rule for c in m.checks for d in c.diagnoses})) or "none"))
         return m
 

@@ -215,8 +215,10 @@ def test_a_run_that_outlasts_the_run_timeout_is_reported_not_raised(lab,
     verify (a traceback, no report; mid --adjust, no rollback). It is now a measurement without a run:
     RT311 quoting the timeout, the report written, exit 1; the launch is sent once, not retried."""
     _, inv = lab()
-    res = verify_fabric(inv, _opts(tmp_path / "out", run_timeout_s=0.01))
+    events: list[str] = []
+    res = verify_fabric(inv, _opts(tmp_path / "out", run_timeout_s=0.01), on_event=events.append)
     assert res.exit_code == 1 and res.report["status"] == "fail"
+    assert "[0] no busbw (no complete run); findings: RT311" in events, events  # was "busbw None GB/s"
     [d] = res.report["findings"]
     assert d["rule"] == "RT311" and "ReadTimeout after --run-timeout 0.01 s" in d["message"]
     assert (tmp_path / "out" / "verify-report.md").exists()
