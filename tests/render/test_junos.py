@@ -332,3 +332,20 @@ def test_network_control_share_refused_without_a_lossy_queue_to_lend_it() -> Non
     bad = plan.model_copy(update={"classification": cls.model_copy(update={"schedulers": scheds})})
     with pytest.raises(ValueError, match="network-control"):
         junos.render(bad, bad.switch("leaf3"))
+
+
+def test_plan_that_schedules_queue_7_lends_network_control_its_scheduler() -> None:
+    """A plan with its own queue-7 class: network-control shares that queue's scheduler, no weight moves."""
+    from roce_tune.plan import QueueScheduler
+
+    plan = build_plan()
+    cls = plan.classification
+    scheds = [s.model_copy(update={"weight_percent": 40}) if s.queue == 0 else s for s in cls.schedulers]
+    scheds.append(QueueScheduler(queue=7, mode="dwrr", weight_percent=10, name="CTRL_DWRR"))
+    plan = plan.model_copy(update={"classification": cls.model_copy(update={"schedulers": scheds})})
+    text = junos.render(plan, plan.switch("leaf3"))["leaf3.set"]
+    for fcs in _scheduler_maps(text).values():
+        assert fcs["network-control"] == fcs["RT_Q7"] == "RT_S_Q7", fcs
+    assert junos.NC_SCHEDULER not in text and _transmit_rates(text)["RT_S_Q0"] == 40
+    findings = junos.render_findings(plan, plan.switch("leaf3"))
+    assert not [f for f in findings if "network-control" in f.message]
