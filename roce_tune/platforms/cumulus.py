@@ -25,7 +25,9 @@ Sections (templates ``templates/cumulus/<section>.j2`` for commands, ``<section>
   "bytes below xoff" (CL 5.14 QoS page, Port Groups > PFC), i.e. other quantities than the plan's
   SONiC-style xon/xoff/size, and NVIDIA recommends letting Cumulus derive them from the cable length.
   The plan's cable length is therefore what is pushed; its headroom stays a review number.
-* buffers — ``qos traffic-pool roce-lossless|default-lossy memory-percent``: NVUE's traffic pools share
+* buffers — ``qos traffic-pool roce-lossless|default-lossy memory-percent`` and, when the plan's lossless
+  priorities are not RoCE mode's switch priority 3, ``switch-priority`` of both pools (RoCE lossless mode
+  puts only switch priority 3 in the lossless pool: RoCE page default table). NVUE's traffic pools share
   the whole shared buffer ("Cumulus Linux allocates 100% of the buffer memory to the default-lossy traffic
   pool by default. The total memory allocation across pools must not exceed 100%", QoS page "Flow Control
   Buffers"; RoCE page example 40 + 60). The plan's ``ingress_lossless_pool`` / ``ingress_lossy_pool``
@@ -178,6 +180,12 @@ TRUST_KEYWORD: dict[str, str] = {"dscp": "l3", "pcp": "l2"}
 #: plan pool (SONiC name, emitted by the tuner) -> NVUE traffic pool (CL 5.14 "Traffic Pools").
 TRAFFIC_POOL_BY_PLAN_POOL: dict[str, str] = {"ingress_lossless_pool": "roce-lossless",
                                              "ingress_lossy_pool": "default-lossy"}
+#: Switch priorities RoCE lossless mode puts into the ``roce-lossless`` traffic pool ("Switch priority 3
+#: allocated to RoCE lossless traffic pool", CL 5.x RoCE page, "Default RoCE Configuration"; ``nv show qos
+#: roce``: roce-reserved-ingress switch-priorities 3, lossy-default-ingress 0,1,2,4,5,6,7).
+ROCE_LOSSLESS_SWITCH_PRIORITIES = frozenset({3})
+#: Switch priorities NVUE has (0..7).
+SWITCH_PRIORITIES = range(8)
 #: The only PFC-watchdog mitigation Cumulus has ("discards new incoming packets to this egress queue").
 WATCHDOG_ACTIONS = frozenset({"drop"})
 
@@ -274,6 +282,26 @@ def _pools(switch: SwitchPlan) -> list[dict[str, Any]]:
     return [{"name": TRAFFIC_POOL_BY_PLAN_POOL[p.name], "percent": x} for p, x in zip(pools, percent)]
 
 
+def _pool_entries(plan: Plan, switch: SwitchPlan) -> list[dict[str, Any]]:
+    """Traffic pools to write: the memory shares (:func:`_pools`) and, when the plan's lossless priorities
+    are not RoCE mode's (:data:`ROCE_LOSSLESS_SWITCH_PRIORITIES`), which switch priorities each pool holds:
+    the lossless ones in ``roce-lossless``, every other one in ``default-lossy``. Without that a lossless
+    priority other than 3 stays in the lossy pool while PFC pauses it. Syntax: ``nv set qos traffic-pool
+    <pool> switch-priority <sp>`` (NVUE command reference, CL 5.4+; the CL 5.x RoCE page remaps switch
+    priority 4 with ``traffic-pool default-lossy switch-priority 0-3,5-7`` / ``roce-lossy switch-priority
+    4``). Each entry: ``name``, ``percent`` (int or None), ``priorities`` (list or None),
+    ``priority_list``."""
+    entries = {p["name"]: {"name": p["name"], "percent": p["percent"], "priorities": None}
+               for p in _pools(switch)}
+    lossless = sorted(set(plan.classification.lossless_priorities))
+    if lossless and set(lossless) != ROCE_LOSSLESS_SWITCH_PRIORITIES:
+        for name, sps in (("default-lossy", [sp for sp in SWITCH_PRIORITIES if sp not in lossless]),
+                          ("roce-lossless", lossless)):
+            entries.setdefault(name, {"name": name, "percent": None})["priorities"] = sps
+    return [dict(e, priority_list=id_list(e["priorities"]) if e["priorities"] else None)
+            for _, e in sorted(entries.items())]
+
+
 def _pool_findings(switch: SwitchPlan, where: Location) -> list[Finding]:
     """RT241 (info) with the numbers when the plan's ingress pools (bytes) go out as NVUE traffic-pool
     percentages (:func:`_pools`): the absolute sizes are not configured, only their rounded shares."""
@@ -350,7 +378,7 @@ def build_context(plan: Plan, switch: SwitchPlan) -> dict[str, Any]:
         "egress_queue": sorted(c.tc_to_queue.items()),
         "pfc": pfc,
         "ecn": ecn,
-        "pools": _pools(switch),
+        "pools": _pool_entries(plan, switch),
         "schedulers": _schedulers(plan),
         "watchdog": wd,
         "interfaces": interfaces,

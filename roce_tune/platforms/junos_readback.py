@@ -301,15 +301,29 @@ def read_back(text: str) -> SwitchQos:
     )
 
 
+def _nc_lent(plan: Plan, switch: SwitchPlan, exp: SwitchQos) -> SwitchQos:
+    """``exp`` with the queue that lends Junos network-control its share (junos.nc_donor) at the rendered
+    weight, on a switch with lossless ports (the ones with scheduler maps)."""
+    from roce_tune.platforms import junos
+
+    donor = junos.nc_donor(plan) if any(p.lossless for p in switch.ports) else None
+    if donor is None or not exp.schedulers:
+        return exp
+    lent = donor[1] - junos.NC_TRANSMIT_PERCENT
+    return exp.model_copy(update={"schedulers": [
+        s.model_copy(update={"weight_percent": lent}) if s.queue == donor[2] else s for s in exp.schedulers]})
+
+
 def expressible_qos(plan: Plan, switch: SwitchPlan) -> SwitchQos:
     """The plan's QoS for ``switch`` as Junos can carry it: DSCP -> queue (no TC/PG maps), ECN as
     whole-percent fill levels of the queue buffer (junos.fill_levels) with whole-percent Pmax, cable length in
     whole metres (rounded up), watchdog detection as whole polls, an action without Junos equivalent absent,
-    no headroom (Junos sizes it from the cable length). Changes carry RT241 findings
-    (junos.render_findings)."""
+    no headroom (Junos sizes it from the cable length), the lossy queue that lends network-control its
+    share (junos.nc_donor) at its plan weight less junos.NC_TRANSMIT_PERCENT on a switch with lossless
+    ports. Changes carry RT241 findings (junos.render_findings)."""
     from roce_tune.platforms import junos
 
-    exp = expected_qos(plan.classification, switch)
+    exp = _nc_lent(plan, switch, expected_qos(plan.classification, switch))
     profiles = {e.name: e for e in switch.ecn_profiles}
     ports = {}
     for p in switch.ports:

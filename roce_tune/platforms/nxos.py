@@ -40,6 +40,7 @@ The network-qos MTU is system-wide per class, so it is the largest port MTU of t
 
 from __future__ import annotations
 
+import hashlib
 import re
 
 from roce_tune.findings import Finding, Location, Severity
@@ -98,6 +99,12 @@ DEFAULT_WATCHDOG_INTERVAL_MS = 100
 #: Policy names roce-tune owns on the device (prefix keeps them apart from operator policies).
 POLICY = {"classify": "RT_CLASSIFY", "network": "RT_NETWORK_QOS", "lossy_out": "RT_EGRESS_LOSSY"}
 _TOKEN_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_./:-]{0,79}$")
+#: Longest class-map / policy-map name NX-OS takes: "can be up to 40 characters" (Cisco Nexus 9000 NX-OS QoS
+#: Configuration Guide, "Configuring Classification" and "Creating Policy Maps"; Batfish's NX-OS grammar
+#: ``class_map_name`` / ``policy_map_name``: "1-40 characters").
+MAX_NAME_LEN = 40
+#: Hex digits of the name's sha256 kept when a name is shortened (with the ``_`` before them).
+_NAME_HASH_HEX = 6
 
 
 def _token(value: str, what: str) -> str:
@@ -133,14 +140,35 @@ def kbytes(n_bytes: int) -> int:
     return max(1, n_bytes // ECN_UNIT_BYTES)
 
 
+def policy_name(prefix: str, body: str) -> str:
+    """``prefix + body`` as an NX-OS policy/class name of at most :data:`MAX_NAME_LEN` characters.
+
+    A name that fits is kept as it is; a longer one keeps ``prefix``, the start of ``body`` and ``_`` + the
+    first :data:`_NAME_HASH_HEX` hex digits of ``sha256(body)``, so it is deterministic and two bodies that
+    share their first characters still get different names.
+
+    >>> policy_name("RT_INGRESS_", "pg_lossless_400000_20m_profile")
+    'RT_INGRESS_pg_lossless_400000_20m_99c663'
+
+    Raises:
+        ValueError: the result is not a safe CLI word.
+    """
+    name = f"{prefix}{body}"
+    if len(name) > MAX_NAME_LEN:
+        digest = hashlib.sha256(body.encode()).hexdigest()[:_NAME_HASH_HEX]
+        keep = MAX_NAME_LEN - len(prefix) - _NAME_HASH_HEX - 1
+        name = f"{prefix}{body[:keep].rstrip('_-./:')}_{digest}"
+    return _token(name, "policy name")
+
+
 def egress_policy(ecn: EcnProfile) -> str:
-    """Output queuing policy name for ports using ``ecn``."""
-    return _token(f"RT_EGRESS_{ecn.name}", "policy name")
+    """Output queuing policy name for ports using ``ecn`` (:func:`policy_name`)."""
+    return policy_name("RT_EGRESS_", ecn.name)
 
 
 def ingress_policy(hr: Headroom) -> str:
-    """Input queuing (headroom) policy name for ports using headroom profile ``hr``."""
-    return _token(f"RT_INGRESS_{hr.profile}", "policy name")
+    """Input queuing (headroom) policy name for ports using headroom profile ``hr`` (:func:`policy_name`)."""
+    return policy_name("RT_INGRESS_", hr.profile)
 
 
 def _classes(plan: Plan) -> tuple[list[dict[str, object]], int | None]:
@@ -287,6 +315,18 @@ def _schedulers(cls: Classification) -> list[dict[str, object]]:
     return sched
 
 
+def _check_unique_names(switch: SwitchPlan, ecn_by_name: dict[str, EcnProfile],
+                        headrooms: dict[str, dict[str, object]]) -> None:
+    """Raise ValueError when two profiles of ``switch`` got the same (shortened) policy name."""
+    owner: dict[str, str] = {v: f"policy {k}" for k, v in POLICY.items()}
+    sources = [(egress_policy(e), f"ECN profile {k}") for k, e in ecn_by_name.items()]
+    sources += [(str(h["policy"]), f"headroom profile {k}") for k, h in headrooms.items()]
+    for name, what in sources:
+        if owner.setdefault(name, what) != what:
+            raise ValueError(f"{switch.name}: {what} and {owner[name]} both render as NX-OS policy {name}; "
+                             "rename one of the profiles")
+
+
 def build_context(plan: Plan, switch: SwitchPlan) -> dict[str, object]:
     """Everything the NX-OS templates print, already in NX-OS syntax/units.
 
@@ -305,6 +345,7 @@ def build_context(plan: Plan, switch: SwitchPlan) -> dict[str, object]:
     for p in switch.ports:
         if p.lossless and p.headroom is not None and p.headroom.profile not in headrooms:
             headrooms[p.headroom.profile] = _headroom(p.headroom, sorted(cls.lossless_queues))
+    _check_unique_names(switch, ecn_by_name, headrooms)
     return {
         "c": SPEC.comment_prefix,
         "sections": SPEC.sections,

@@ -45,8 +45,10 @@ def _files(plan: Plan, sw: SwitchPlan) -> tuple[str, str]:
 
 # --- an independent reading of both files ---------------------------------------------------------
 def _is_collection(path: tuple[str, ...]) -> bool:
-    """NVUE collections whose last command token is an id, not a value: ``qos pfc <p> switch-priority 3``."""
-    return len(path) == 4 and path[:2] == ("qos", "pfc") and path[3] == "switch-priority"
+    """NVUE collections whose last command token is an id, not a value: ``qos pfc <p> switch-priority 3``,
+    ``qos traffic-pool <pool> switch-priority 2,5``."""
+    return (len(path) == 4 and path[:2] in {("qos", "pfc"), ("qos", "traffic-pool")}
+            and path[3] == "switch-priority")
 
 
 def _put(tree: dict, path: list[str], value: Any) -> None:
@@ -304,3 +306,28 @@ def test_traffic_pool_percentages_are_reported_with_their_bytes() -> None:
             name = cumulus.TRAFFIC_POOL_BY_PLAN_POOL[p.name]
             assert f"{p.name} {p.size_bytes} B" in msgs[0]
             assert f"{name} {pools[name]['memory-percent']} %" in msgs[0]
+
+
+@pytest.mark.parametrize("lossless", [[2, 5], [4], [3, 4]])
+def test_lossless_priorities_other_than_3_go_to_the_roce_lossless_pool(lossless: list[int]) -> None:
+    """RoCE lossless mode puts switch priority 3 (only) into the RoCE lossless traffic pool ("Switch
+    priority 3 allocated to RoCE lossless traffic pool", CL 5.x RoCE page, default table; ``nv show qos
+    roce``: roce-reserved-ingress switch-priorities 3, lossy-default-ingress 0,1,2,4,5,6,7). A plan with other
+    lossless priorities moves them with ``qos traffic-pool <pool> switch-priority`` (the RoCE page's own
+    example remaps switch priority 4 that way), or they stay in the lossy pool."""
+    sw = pb.switch("spine1", "cumulus", "spectrum-4", MIXED, lossless=lossless)
+    sh, yml = _files(pb.plan([sw], pb.classification(lossless)), sw)
+    pools = yaml_tree(yml)["qos"]["traffic-pool"]
+    assert sorted(int(sp) for sp in pools["roce-lossless"]["switch-priority"]) == lossless
+    lossy = sorted(int(sp) for sp in pools["default-lossy"]["switch-priority"])
+    assert lossy == [sp for sp in range(8) if sp not in lossless]
+    assert commands_to_tree(sh) == yaml_tree(yml)
+    assert f"nv set qos traffic-pool roce-lossless switch-priority {','.join(map(str, lossless))}" in sh
+
+
+def test_lossless_priority_3_keeps_roce_mode_pools() -> None:
+    """Priority 3 alone is RoCE mode's own pool mapping: nothing is written (and nothing changes)."""
+    plan, sw = _hand(MIXED)
+    sh, yml = _files(plan, sw)
+    assert "switch-priority" not in str(yaml_tree(yml)["qos"]["traffic-pool"])
+    assert not [ln for ln in sh.splitlines() if "traffic-pool" in ln and "switch-priority" in ln]

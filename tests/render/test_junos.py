@@ -285,3 +285,67 @@ def test_yang_check_rejects_planted_errors() -> None:
     without_output = "\n".join(ln for ln in text.splitlines() if " output ieee-802.1 " not in ln)
     with pytest.raises(junos_yang.JunosSchemaError, match="output"):
         junos_yang.check_set_text(schema, without_output)
+
+
+def _scheduler_maps(text: str) -> dict[str, dict[str, str]]:
+    maps: dict[str, dict[str, str]] = {}
+    for sm, fc, sched in re.findall(r"^set class-of-service scheduler-maps (\S+) forwarding-class (\S+) "
+                                    r"scheduler (\S+)$", text, re.MULTILINE):
+        maps.setdefault(sm, {})[fc] = sched
+    return maps
+
+
+def _transmit_rates(text: str) -> dict[str, int]:
+    return {s: int(r) for s, r in re.findall(r"^set class-of-service schedulers (\S+) transmit-rate percent "
+                                             r"(\d+)$", text, re.MULTILINE)}
+
+
+def test_network_control_queue_has_a_scheduler_in_every_map() -> None:
+    """QFX sends routing-protocol traffic the switch itself originates to the network-control class, queue 7
+    (Juniper "Understanding Host Routing Engine Outbound Traffic Queues and Defaults": "the queue must be
+    properly configured on all interfaces"); a class with no scheduler in the interface's map "might lack
+    adequate buffer space" (Juniper CoS guide, caution on forwarding classes without a scheduler). Every
+    map gets network-control with Junos's default 5 % share, taken from the largest lossy DWRR queue so
+    the guaranteed rates still add up to the plan's 100 % and the lossless queue keeps its own."""
+    plan, text = _render()
+    maps = _scheduler_maps(text)
+    rates = _transmit_rates(text)
+    assert maps
+    for sm, fcs in maps.items():
+        assert fcs.get("network-control") == junos.NC_SCHEDULER, (sm, fcs)
+        assert sum(rates.get(s, 0) for s in fcs.values()) == 100, (sm, fcs, rates)
+    assert rates[junos.NC_SCHEDULER] == junos.NC_TRANSMIT_PERCENT == 5
+    assert rates["RT_S_Q0"] == 45  # plan: lossy queue 0 at 50 %
+    assert all(r == 50 for s, r in rates.items() if s.startswith("RT_S_Q3_"))  # lossless share unchanged
+    notes = [f.message for f in junos.render_findings(plan, plan.switch("leaf3"))]  # type: ignore[attr-defined]
+    assert any("network-control" in m and "RT_S_Q0" in m for m in notes), notes
+    assert junos_yang.check_set_text(_schema(), text) > 30
+
+
+def test_network_control_share_refused_without_a_lossy_queue_to_lend_it() -> None:
+    """A plan whose lossy DWRR queue has no more than the 5 % to give is refused (RT240), not
+    oversubscribed past 100 %."""
+    plan = build_plan()
+    cls = plan.classification
+    scheds = [s.model_copy(update={"weight_percent": 5 if s.queue == 0 else 95}) if s.mode == "dwrr" else s
+              for s in cls.schedulers]
+    bad = plan.model_copy(update={"classification": cls.model_copy(update={"schedulers": scheds})})
+    with pytest.raises(ValueError, match="network-control"):
+        junos.render(bad, bad.switch("leaf3"))
+
+
+def test_plan_that_schedules_queue_7_lends_network_control_its_scheduler() -> None:
+    """A plan with its own queue-7 class: network-control shares that queue's scheduler, no weight moves."""
+    from roce_tune.plan import QueueScheduler
+
+    plan = build_plan()
+    cls = plan.classification
+    scheds = [s.model_copy(update={"weight_percent": 40}) if s.queue == 0 else s for s in cls.schedulers]
+    scheds.append(QueueScheduler(queue=7, mode="dwrr", weight_percent=10, name="CTRL_DWRR"))
+    plan = plan.model_copy(update={"classification": cls.model_copy(update={"schedulers": scheds})})
+    text = junos.render(plan, plan.switch("leaf3"))["leaf3.set"]
+    for fcs in _scheduler_maps(text).values():
+        assert fcs["network-control"] == fcs["RT_Q7"] == "RT_S_Q7", fcs
+    assert junos.NC_SCHEDULER not in text and _transmit_rates(text)["RT_S_Q0"] == 40
+    findings = junos.render_findings(plan, plan.switch("leaf3"))
+    assert not [f for f in findings if "network-control" in f.message]

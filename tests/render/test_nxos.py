@@ -149,3 +149,53 @@ def test_golden_mixed_vendor_inventory() -> None:
         if sw.platform == "nxos":
             cs.check_lossless_structure(plan, sw, cs.parse_nxos(files[f"{sw.name}.cfg"]))
     cs.assert_golden("nxos", "mixed-vendor", files)
+
+
+def _long_profile_switch(plan: object, profiles: list[str]) -> object:
+    """spine1 with its lossless ports' headroom profiles renamed to the tuner's long SONiC-style names and
+    a long ECN profile name (what a 400G fabric with 150 m links produces)."""
+    sw = plan.switch("spine1")  # type: ignore[attr-defined]
+    ports, lossless = [], [p for p in sw.ports if p.lossless]
+    for p in sw.ports:
+        if p.lossless:
+            name = profiles[lossless.index(p) % len(profiles)]
+            p = p.model_copy(update={"headroom": p.headroom.model_copy(update={"profile": name}),
+                                     "ecn_profile": "ROCE_LOSSLESS_400G_N15_SPINE_UPLINKS"})
+        ports.append(p)
+    ecn = [e.model_copy(update={"name": "ROCE_LOSSLESS_400G_N15_SPINE_UPLINKS"}) for e in sw.ecn_profiles[:1]]
+    return sw.model_copy(update={"ports": ports, "ecn_profiles": ecn})
+
+
+def test_policy_and_class_names_fit_nxos_40_characters() -> None:
+    """NX-OS class-map and policy-map names are 1-40 characters (Cisco Nexus 9000 QoS guide, "Configuring
+    Classification"/"Creating Policy Maps"; Batfish's NX-OS grammar ``class_map_name``/``policy_map_name``
+    "1-40 characters"): the tuner's 31-character headroom profile names made 41-42-character ones."""
+    plan = build_plan()
+    long_names = ["pg_lossless_400000_20m_profile", "pg_lossless_400000_150m_profile",
+                  "pg_lossless_400000_1500m_profile"]
+    sw = _long_profile_switch(plan, long_names)
+    text = nxos.render(plan, sw)["spine1.cfg"]  # type: ignore[arg-type]
+    defined = re.findall(r"^(?:class-map|policy-map) type \S+ (?:match-\S+ )?(\S+)$", text, re.MULTILINE)
+    assert defined and all(len(n) <= nxos.MAX_NAME_LEN == 40 for n in defined), defined
+    ingress = sorted({n for n in defined if n.startswith("RT_INGRESS_")})
+    assert len(ingress) == 3, ingress  # three profiles stay three policies after shortening
+    # every policy an interface or system qos uses is one the file defines
+    used = re.findall(r"service-policy type \S+ (?:input |output )?(\S+)$", text, re.MULTILINE)
+    assert set(used) <= set(defined), set(used) - set(defined)
+    # deterministic: the same plan renders the same names; a name that fits is kept as it is
+    assert nxos.render(plan, sw)["spine1.cfg"] == text  # type: ignore[arg-type]
+    assert nxos.ingress_policy(sw.ports[0].headroom.model_copy(  # type: ignore[attr-defined]
+        update={"profile": "pg_lossless_100g_20m"})) == "RT_INGRESS_pg_lossless_100g_20m"
+
+
+def test_profiles_that_shorten_to_one_name_are_refused() -> None:
+    """Two profiles whose names give the same NX-OS policy are refused, never merged silently."""
+    plan = build_plan()
+    sw = _long_profile_switch(plan, ["pg_lossless_400000_150m_profile"])
+    ecn = sw.ecn_profiles[0]  # type: ignore[attr-defined]
+    clash = ecn.model_copy(update={"name": "LOSSY"})  # RT_EGRESS_LOSSY is the lossy ports' policy
+    ports = [p.model_copy(update={"ecn_profile": "LOSSY"}) if p.lossless else p
+             for p in sw.ports]  # type: ignore[attr-defined]
+    bad = sw.model_copy(update={"ecn_profiles": [clash], "ports": ports})  # type: ignore[attr-defined]
+    with pytest.raises(ValueError, match="both render as NX-OS policy RT_EGRESS_LOSSY"):
+        nxos.build_context(plan, bad)  # type: ignore[arg-type]
