@@ -12,7 +12,14 @@ pasted from a terminal. Prompt lines separate the blocks and give each block its
 
 A bare ``#``/``$`` or ``name#`` prompt counts only before a command a RoCE engineer runs (``show``,
 ``ethtool``, ``grep`` …) so nccl-tests header lines (``# nThread 1 …``) and comments are not taken for
-prompts. Lines are kept with their 1-based numbers for evidence.
+prompts. Lines are kept with their 1-based numbers for evidence, counted at ``\n`` as an editor and
+``grep -n`` count them (a ``script``/PuTTY log's ``\r\r\n`` is one line end).
+
+Terminal artefacts are removed before anything reads a line: ANSI/VT100 escape sequences (ECMA-48 CSI, OSC
+and two-character escapes: colour prompts, ``ls``/``grep`` colour, erase-line), carriage returns and
+backspaces applied as the terminal applied them (a pager prompt overwritten by the next row), a pager prompt
+left at the start of a line (NX-OS/EOS ``--More--``, Junos ``---(more 52%)---``), and a UTF-8 BOM; a file
+with a UTF-16 BOM (PowerShell 5 redirection) is decoded as UTF-16.
 """
 
 from __future__ import annotations
@@ -21,7 +28,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-__all__ = ["Block", "device_of", "read_capture", "split_blocks"]
+__all__ = ["Block", "capture_lines", "device_of", "read_capture", "split_blocks"]
 
 KNOWN_COMMANDS = (
     "show", "nv", "net", "ethtool", "grep", "egrep", "cat", "for", "mlnx_qos", "ip", "ibv_devinfo",
@@ -39,6 +46,42 @@ _PROMPTS = (
     re.compile(r"^[$#]\s+(?P<cmd>(?:" + _CMD_WORD + r").*)$"),
     re.compile(r"^[\w.\-]+(?:\([\w\-]+\))?\s?[#>]\s*(?P<cmd>(?:" + _CMD_WORD + r").*)$"),
 )
+
+
+#: ECMA-48 control sequences: CSI ``ESC [ params intermediates final``, OSC ``ESC ] … BEL|ST``, and the
+#: two-character escapes ``ESC @``…``ESC _``.
+_ANSI = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[@-Z\\-_])")
+#: a pager's prompt left at the start of a line: NX-OS/EOS `` --More-- ``, Junos ``---(more)---`` /
+#: ``---(more 52%)---``
+_PAGER = re.compile(r"^\s*(?:--More--|---\(more(?:\s+\d+%)?\)---)\s?", re.IGNORECASE)
+
+
+def _terminal_line(raw: str) -> str:
+    """A line as the terminal showed it: escape sequences removed, ``\r`` back to column 0 and ``\b`` one
+    column left (the next characters overwrite), a leading pager prompt removed."""
+    line = _ANSI.sub("", raw)
+    if "\r" in line or "\b" in line:
+        cells: list[str] = []
+        col = 0
+        for ch in line:
+            if ch == "\r":
+                col = 0
+            elif ch == "\b":
+                col = max(0, col - 1)
+            else:
+                cells[col:col + 1] = [ch]
+                col += 1
+        line = "".join(cells).rstrip()
+    return _PAGER.sub("", line)
+
+
+def capture_lines(text: str) -> list[str]:
+    """``text`` split at ``\n`` (at ``\r`` only when it has no ``\n``: an old Mac file), each line cleaned
+    of terminal artefacts (see the module docstring)."""
+    lines = text.split("\n") if "\n" in text or "\r" not in text else text.split("\r")
+    if lines and lines[-1] == "":
+        lines.pop()
+    return [_terminal_line(x) for x in lines]
 
 
 @dataclass
@@ -88,8 +131,7 @@ def split_blocks(text: str, file: str, device: str) -> list[Block]:
     """Split one capture into blocks at prompt lines (see the module docstring)."""
     blocks: list[Block] = []
     cur = Block(file=file, device=device, command=None, prompt_line=None)
-    for no, raw in enumerate(text.splitlines(), start=1):
-        line = raw.replace("\r", "")
+    for no, line in enumerate(capture_lines(text.removeprefix("\ufeff")), start=1):
         cmd = prompt_command(line)
         if cmd is not None:
             if cur.lines or cur.command is not None:
@@ -103,10 +145,12 @@ def split_blocks(text: str, file: str, device: str) -> list[Block]:
 
 
 def read_capture(path: Path, root: Path) -> list[Block]:
-    """Read and split one capture file (UTF-8, undecodable bytes replaced).
+    """Read and split one capture file (UTF-8, or UTF-16 with its BOM; undecodable bytes replaced).
 
     Raises:
         OSError: the file cannot be read.
     """
-    text = path.read_bytes().decode("utf-8", errors="replace")
+    raw = path.read_bytes()
+    utf16 = raw[:2] in (b"\xff\xfe", b"\xfe\xff")
+    text = raw.decode("utf-16" if utf16 else "utf-8", errors="replace")
     return split_blocks(text, str(path.relative_to(root)), device_of(path))
