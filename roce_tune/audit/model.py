@@ -197,6 +197,7 @@ class AuditData:
     unparsed: list[Unparsed] = field(default_factory=list)
     blocks: list[tuple[str, int, str]] = field(default_factory=list)  # (file, line, format) per block read
     files: int = 0
+    empty_files: list[tuple[str, str]] = field(default_factory=list)  # (device, file) with no text
 
     def host(self, name: str) -> HostObs:
         """The host's record (created on first use)."""

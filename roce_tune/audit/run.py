@@ -18,12 +18,12 @@ from roce_tune.audit.expect import Expect, load_expect
 from roce_tune.audit.live import LiveDevice, LiveOptions
 from roce_tune.audit.model import AuditData
 from roce_tune.audit.readers import BLOCK_READERS, SWITCH_READERS, Ctx, read_block
-from roce_tune.captures import Block, read_capture
+from roce_tune.captures import Block, device_of, read_capture
 from roce_tune.findings import Severity
 from roce_tune.platforms.captures import running_config_format
 
-__all__ = ["FORMATS", "AuditResult", "AuditUsageError", "audit_dir", "audit_live", "format_report",
-           "read_blocks", "read_dir"]
+__all__ = ["FORMATS", "AuditResult", "AuditUsageError", "audit_dir", "audit_live", "coverage",
+           "format_report", "read_blocks", "read_dir"]
 
 FORMATS = ("text", "json", "github", "markdown")
 
@@ -66,12 +66,44 @@ def read_dir(root: Path, exp: Expect) -> AuditData:
     if not files:
         raise AuditUsageError(f"{root}: no capture files (<device>[.<anything>].txt)")
     blocks = []
+    empty: list[tuple[str, str]] = []
     for path in files:
         try:
-            blocks.extend(read_capture(path, root))
+            got = read_capture(path, root)
         except OSError as exc:
             raise AuditUsageError(f"{path}: cannot read ({exc.strerror})") from None
-    return read_blocks(blocks, exp, len(files))
+        if not any(t.strip() for b in got for _, t in b.lines) and not any(b.command for b in got):
+            empty.append((device_of(path), str(path.relative_to(root))))
+        blocks.extend(got)
+    data = read_blocks(blocks, exp, len(files))
+    data.empty_files = empty
+    return data
+
+
+def coverage(data: AuditData, plan: Any) -> list[NotChecked]:
+    """RT492: the devices nothing was read of: with a plan (``plan``), each of its switches and hosts
+    without a capture, and each captured device it does not name (a file name that is no device name);
+    without one, the devices whose only capture files are empty."""
+    seen = set(data.hosts) | set(data.switches)
+    empty: dict[str, list[str]] = {}
+    for device, file in data.empty_files:
+        empty.setdefault(device, []).append(file)
+    out: list[NotChecked] = []
+    planned: dict[str, str] = {}
+    if plan is not None:
+        planned = {**{h.name: "host" for h in plan.hosts}, **{s.name: "switch" for s in plan.switches}}
+    for name in sorted(set(planned) | set(empty)):
+        if name in seen:
+            continue
+        why = (f"{', '.join(empty[name])} {'is' if len(empty[name]) == 1 else 'are'} empty" if name in empty
+               else f"no <device>[.<anything>].txt file of {name} was read")
+        kind = f"{planned[name]} " if name in planned else ""
+        out.append(NotChecked("RT492", name, f"a capture of {kind}{name}: {why}"))
+    for name in sorted(seen - set(planned) if plan is not None else ()):
+        out.append(NotChecked("RT492", name, f"a device named {name} in the plan: {name} is not a device of "
+                                             "the plan (is the file name the device's name?), so nothing "
+                                             "planned was compared with its captures"))
+    return out
 
 
 def read_blocks(blocks: list[Block], exp: Expect, files: int, switches: Iterable[str] = ()) -> AuditData:
@@ -98,9 +130,10 @@ def audit_dir(captures: Path, source: Path | None = None, policy_file: Path | No
         AuditUsageError: see :func:`read_dir`.
         RoceTuneError: the inventory, plan or policy file is invalid.
     """
-    exp, _plan = load_expect(source, policy_file)
+    exp, plan = load_expect(source, policy_file)
     data = read_dir(captures, exp)
     findings, skipped = run_checks(data, exp)
+    skipped += coverage(data, plan)
     return AuditResult(findings=findings, not_checked=skipped, data=data, expect=exp)
 
 
