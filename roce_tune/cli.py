@@ -97,13 +97,13 @@ def main_callback(
     """roce-tune."""
 
 
-def _fail(findings: list[Finding], fmt: str = "text") -> NoReturn:
+def _fail(findings: list[Finding], fmt: str = "text", code: int = 1) -> NoReturn:
     from roce_tune.inventory.report import format_findings
 
     sys.stderr.write(format_findings(findings, fmt if fmt in ("text", "json", "github") else "text"))
     if not format_findings(findings, "text").endswith("\n"):
         sys.stderr.write("\n")
-    raise typer.Exit(1)
+    raise typer.Exit(code)
 
 
 def _load(path: Path) -> LoadedInventory:
@@ -934,8 +934,8 @@ def audit(
     except AuditUsageError as exc:
         err.print(f"error: {exc}", markup=False)
         raise typer.Exit(2) from None
-    except RoceTuneError as exc:
-        _fail(exc.findings)
+    except RoceTuneError as exc:  # an invalid inventory, plan or --policy file: a usage error
+        _fail(exc.findings, code=2)
     except (FileNotFoundError, ValueError) as exc:
         err.print(f"error: {source}: {exc}", markup=False)
         raise typer.Exit(2) from None

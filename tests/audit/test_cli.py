@@ -112,6 +112,23 @@ def test_policy_file(tmp_path: Path) -> None:
     r = audit("--from", str(caps), "--policy", str(pol))
     assert r.returncode == 0, r.stdout
     assert "policy " + str(pol) in r.stdout
-    pol.write_text("policy:\n  lossless_priorities: [9]\n")
+    # an invalid policy file is a usage error (exit 2, as docs/audit.md says), not a fabric error (1), and
+    # names the file, line and column of the bad value
+    pol.write_text("policy:\n  roce_dscp: [26]\n  lossless_priorities: [3, 9]\n")
     bad = audit("--from", str(caps), "--policy", str(pol))
-    assert bad.returncode == 1 and "RT400" in bad.stderr and "lossless_priorities" in bad.stderr
+    assert bad.returncode == 2 and f"{pol}:3:" in bad.stderr and "RT400" in bad.stderr, bad.stderr
+    assert "lossless_priorities" in bad.stderr and not bad.stdout
+    pol.write_text("policy:\n  lossless_priorities: [3]\n  pfc_watchdog_ms: 200\n")
+    bad = audit("--from", str(caps), "--policy", str(pol))
+    assert bad.returncode == 2 and f"{pol}:3:3: error RT400" in bad.stderr, bad.stderr
+    pol.write_text("policy:\n  lossless_priorities: [3\n")
+    bad = audit("--from", str(caps), "--policy", str(pol))
+    assert bad.returncode == 2 and f"{pol}:" in bad.stderr and "RT400" in bad.stderr, bad.stderr
+    pol.write_bytes(b"policy:\n  roce_dscp: [26] # \xe9\n")  # Latin-1 from an old editor
+    bad = audit("--from", str(caps), "--policy", str(pol))
+    assert bad.returncode == 2 and str(pol) in bad.stderr and "RT400" in bad.stderr
+    assert "None" not in bad.stderr
+    inv = tmp_path / "inv.yaml"
+    inv.write_text("site: {name: x}\nswitches: [\n")
+    bad = audit(str(inv), "--from", str(caps))
+    assert bad.returncode == 2 and f"{inv}:3:1: error RT001" in bad.stderr, bad.stderr
