@@ -157,6 +157,9 @@ class SwitchObs:
     roce: dict[str, Val[str]] = field(default_factory=dict)  # "pfc-priority" -> "3", "enabled-tc" -> "0,3" …
     sp_to_tc: dict[int, Val[int]] = field(default_factory=dict)
     pfcwd_config: dict[str, Val[str]] = field(default_factory=dict)  # port -> "drop 200 200"
+    #: ports the watchdog tables covered: None = every port (a table without a port argument lists every
+    #: port with a watchdog, so a port missing from it has none), else the ports the commands named
+    pfcwd_scope: set[str] | None = field(default_factory=set)
     port_mtu: dict[str, Val[int]] = field(default_factory=dict)
     running: Val[SwitchQos] | None = None  # the running configuration read back (ev: the block's first line)
     running_lines: list[tuple[int, str]] = field(default_factory=list)  # its capture lines, for evidence

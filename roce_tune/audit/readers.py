@@ -154,6 +154,11 @@ def _pfcwd_stats_table(b: Block, ctx: Ctx, platform: str, f: CaptureFormat) -> b
 def _pfcwd_config(b: Block, ctx: Ctx, platform: str, f: CaptureFormat) -> bool:
     """Watchdog configuration rows: the platform's parser gives port -> (line, "action detect restore")."""
     sw = _switch(b, ctx, platform)
+    named = _cmd_arg(b, r"config\s+(?!\|)(\S+)")
+    if named is None:
+        sw.pfcwd_scope = None
+    elif sw.pfcwd_scope is not None:
+        sw.pfcwd_scope.update(named.split(","))
     for port, (no, value) in _parser(f)(b.lines).items():
         sw.pfcwd_config[port] = Val(value, _ev(b, no))
     sw.families.setdefault("pfcwd_config", Ev(b.file, b.start))
