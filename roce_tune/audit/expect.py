@@ -41,6 +41,7 @@ class Expect:
     switch_mtu: int
     roce_mtu: int
     target_utilisation: float = 0.9
+    trust: str = "dscp"  # what the NICs and switches classify by: "dscp" or "pcp"
     adaptive_routing: bool | None = None
     host_env: dict[str, dict[str, str]] | None = None
     host_mtu_by_nic: dict[tuple[str, str], int] = field(default_factory=dict)
@@ -67,7 +68,7 @@ def expect_from_policy(policy: Policy, source: str) -> Expect:
                   lossless_queues=tuple(policy.lossless_priorities), roce_dscp=tuple(policy.roce_dscp),
                   roce_tos=policy.roce_dscp[0] << 2 | ECT0, cnp_priority=policy.cnp_priority,
                   host_mtu=policy.host_mtu, switch_mtu=policy.mtu, roce_mtu=policy.roce_mtu,
-                  target_utilisation=policy.target_utilisation)
+                  target_utilisation=policy.target_utilisation, trust=policy.trust)
 
 
 def expect_from_plan(plan: Plan, adaptive_routing: bool | None = None) -> Expect:
@@ -76,7 +77,7 @@ def expect_from_plan(plan: Plan, adaptive_routing: bool | None = None) -> Expect
     return Expect(source="plan", from_plan=True, lossless_priorities=tuple(cls.lossless_priorities),
                   lossless_queues=tuple(cls.lossless_queues), roce_dscp=tuple(cls.roce_dscp),
                   roce_tos=cls.roce_tos,
-                  cnp_priority=cls.cnp_priority, adaptive_routing=adaptive_routing,
+                  cnp_priority=cls.cnp_priority, adaptive_routing=adaptive_routing, trust=cls.trust,
                   dscp_to_priority=dict(cls.dscp_to_priority),
                   **_mtu_expectations(plan), **_host_expectations(plan), **_switch_expectations(plan))
 

@@ -716,6 +716,9 @@ def read_lines(b: Block, ctx: Ctx, skip: set[int]) -> None:
         _report_bad(b, ctx, [(no, t) for no, t, _ in lines])
         return
     st = _LineRead(ctx.data.host(b.device), b, ctx)
+    one_file = _cmd_arg(b, r"^(?:sudo\s+)?cat\s+(/(?:sys|proc)/[^\s*?\[]+)\s*$")
+    if one_file and lines:  # `cat /sys/…/file`: the output is that file's value
+        st.pending_path = (lines[0][0], one_file)
     for no, t, s in lines:
         _read_host_line(st, no, t, s)
     if st.pending_path is not None:
