@@ -43,7 +43,10 @@ class AuditResult:
 
     @property
     def exit_code(self) -> int:
-        """1 when any finding is an error, else 0."""
+        """2 when nothing was read of any device (every ``--live`` device unreached, only empty capture
+        files): nothing was audited, which is not clean; else 1 when any finding is an error, else 0."""
+        if not self.data.hosts and not self.data.switches:
+            return 2
         return 1 if any(f.severity is Severity.error for f in self.findings) else 0
 
 

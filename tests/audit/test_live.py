@@ -156,3 +156,31 @@ def test_a_device_slower_than_the_device_timeout_is_not_checked(tmp_path: Path) 
     assert not [f for f in r.findings if f.device == "lab-leaf1" and f.rule != "RT490"]
     assert {"node1", "node2"} <= set(r.data.hosts)  # the others were read
     assert took < 60
+
+
+def test_wrong_credentials_everywhere_is_not_a_clean_audit(tmp_path: Path,
+                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every device refuses the login: each RT490 says so on one line (no netmiko help text), the password
+    appears nowhere, and the audit that read nothing exits 2 (a clean 0 would keep a nightly CI green
+    after the credentials expired)."""
+    from tests.deploy.conftest import PASSWORD
+
+    monkeypatch.setenv("ROCE_TUNE_PASSWORD", "wrong-" + PASSWORD)
+    fleet, inv, known = emulated_inventory("lab-2node.yaml", tmp_path, hosts=True)
+    outs = {}
+    with fleet:
+        for fmt in ("json", "markdown"):
+            outs[fmt] = CliRunner().invoke(app, ["audit", str(inv), "--live", "--format", fmt,
+                                                 "--known-hosts", str(known), "--concurrency", "3",
+                                                 "--device-timeout", "60"])
+    r = outs["json"]
+    assert r.exit_code == 2, r.output
+    doc = json.loads(r.stdout)
+    down = [f for f in doc["findings"] if f["rule"] == "RT490"]
+    assert sorted(f["device"] for f in down) == ["lab-leaf1", "node1", "node2"]
+    for f in down:
+        assert "authentication failed" in f["message"] and "\n" not in f["message"], f["message"]
+    md = outs["markdown"].stdout
+    assert outs["markdown"].exit_code == 2
+    assert len([ln for ln in md.splitlines() if ln.startswith("| RT490 |")]) == 3, md
+    assert PASSWORD not in r.output + md
