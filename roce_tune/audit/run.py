@@ -200,22 +200,23 @@ def _where(f: AuditFinding) -> str:
     return (f.device or "fabric") + (f":{f.port}" if f.port else "")
 
 
-def _esc(s: str) -> str:
-    return s.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
-
-
 def _github(r: AuditResult) -> str:
-    """GitHub workflow annotations: one per finding, not-checked note and block not understood."""
+    """GitHub workflow annotations (``::level key=value,…::message``, escaped as the Actions toolkit's
+    ``escapeProperty``/``escapeData``): one per finding, not-checked note and block not understood."""
+    from roce_tune.inventory.report import _gh_data, _gh_prop
+
     lines: list[str] = []
     for f in r.findings:
         level = {"error": "error", "warning": "warning"}.get(f.severity.value, "notice")
-        loc = f" file={f.evidence[0].file},line={f.evidence[0].line}" if f.evidence else ""
-        lines.append(f"::{level}{loc},title={f.rule} {_where(f)}::{_esc(f.message + ' — fix: ' + f.fix)}")
+        loc = [f"file={_gh_prop(f.evidence[0].file)}", f"line={f.evidence[0].line}"] if f.evidence else []
+        props = ",".join([*loc, f"title={_gh_prop(f.rule + ' ' + _where(f))}"])
+        lines.append(f"::{level} {props}::{_gh_data(f.message + ' — fix: ' + f.fix)}")
     for s in r.not_checked:
-        needs = _esc((s.device or "fabric") + ": needs " + s.needs)
-        lines.append(f"::notice title={s.rule} not checked::{needs}")
+        needs = _gh_data((s.device or "fabric") + ": needs " + s.needs)
+        lines.append(f"::notice title={_gh_prop(s.rule + ' not checked')}::{needs}")
     for u in r.data.unparsed:
-        lines.append(f"::warning file={u.file},line={u.line},title=not understood::{_esc(str(u))}")
+        where = f"file={_gh_prop(u.file)},line={u.line}"
+        lines.append(f"::warning {where},title=not understood::{_gh_data(str(u))}")
     return "\n".join(lines) + ("\n" if lines else "")
 
 

@@ -67,7 +67,7 @@ def test_formats(tmp_path: Path) -> None:
                                       "first_line": "bash: show_gids: command not found"}]
     assert any(n["rule"] == "RT401" or n["rule"] == "RT440" for n in doc["not_checked"])
     gh = audit("--from", str(tmp_path), "--format", "github").stdout
-    assert gh.splitlines()[0].startswith("::error file=gpu01.txt,line=4,title=RT420 gpu01:ens1f0np0::")
+    assert gh.splitlines()[0].startswith("::error file=gpu01.txt,line=4,title=RT420 gpu01%3Aens1f0np0::")
     md = audit("--from", str(tmp_path), "--format", "markdown").stdout
     assert "| RT420 | error | gpu01 | ens1f0np0 |" in md and "## Not understood" in md
 
@@ -132,3 +132,25 @@ def test_policy_file(tmp_path: Path) -> None:
     inv.write_text("site: {name: x}\nswitches: [\n")
     bad = audit(str(inv), "--from", str(caps))
     assert bad.returncode == 2 and f"{inv}:3:1: error RT001" in bad.stderr, bad.stderr
+
+
+def test_github_annotations_follow_the_workflow_command_syntax(tmp_path: Path) -> None:
+    """``::level key=value,…::message`` (a space before the properties), property values escaped as the
+    Actions toolkit's ``escapeProperty`` does (``:`` → %3A, ``,`` → %2C): a finding without evidence (RT490)
+    was ``::warning,title=…``, which the runner does not take for a warning at all."""
+    from roce_tune.audit.checks import AuditFinding
+    from roce_tune.audit.expect import expect_from_policy
+    from roce_tune.audit.model import AuditData, Ev
+    from roce_tune.audit.run import AuditResult, format_report
+    from roce_tune.findings import Severity
+    from roce_tune.inventory.models import Policy
+
+    findings = [AuditFinding("RT490", Severity.warning, "leaf1", None, "leaf1 was not checked: refused",
+                             "reach it", (), "live"),
+                AuditFinding("RT420", Severity.error, "gpu01", "ens1f0np0", "no PFC on 3", "mlnx_qos --pfc",
+                             (Ev("rack 1,row 2/gpu01.txt", 4),), "PFC")]
+    r = AuditResult(findings, [], AuditData(hosts={}, switches={}), expect_from_policy(Policy(), "defaults"))
+    lines = format_report(r, "github").splitlines()
+    assert lines[0].startswith("::warning title=RT490 leaf1::leaf1 was not checked"), lines[0]
+    want = "::error file=rack 1%2Crow 2/gpu01.txt,line=4,title=RT420 gpu01%3Aens1f0np0::"
+    assert lines[1].startswith(want), lines[1]
