@@ -58,10 +58,14 @@ def _find_line(b: Block, pred: Callable[[list[str]], bool], after: int = 0) -> i
 
 
 def _store_ports(sw: SwitchObs, family: str, parsed: dict[str, dict[str, int]], b: Block,
-                 line_of: Callable[[str, str], int], ctx: Ctx) -> None:
-    """Store per-port counters; a second capture of the same counter becomes the later snapshot."""
+                 line_of: Callable[[str, str], int], ctx: Ctx,
+                 port_name: Callable[[str], str] | None = None) -> None:
+    """Store per-port counters (under ``port_name(port)``, the platform's one spelling of the port, when
+    given; ``line_of`` gets the port as written); a second capture of the same counter becomes the later
+    snapshot."""
     sw.families.setdefault(family, Ev(b.file, b.start))
-    for port, vals in parsed.items():
+    for written, vals in parsed.items():
+        port = port_name(written) if port_name else written
         cur = sw.ports.setdefault(port, {})
         for name, v in vals.items():
             old = cur.get(name)
@@ -69,7 +73,7 @@ def _store_ports(sw: SwitchObs, family: str, parsed: dict[str, dict[str, int]], 
                 if sw.ports_before is None:
                     sw.ports_before = {}
                 sw.ports_before.setdefault(port, {})[name] = old
-            cur[name] = Val(v, Ev(b.file, line_of(port, name)))
+            cur[name] = Val(v, Ev(b.file, line_of(written, name)))
             ctx.owner[(sw.name, port, name)] = ctx.block_no
 
 
@@ -224,7 +228,7 @@ def _whole(family: str, port_re: str | None = None) -> SwitchReader:
         if port_re is not None:
             port = _cmd_arg(b, port_re) or "-"
             parsed = {port if p == "-" else p: v for p, v in parsed.items()}
-        _store_ports(sw, family, parsed, b, lambda p, _n: _find_line(b, lambda tk: p in tk), ctx)
+        _store_ports(sw, family, parsed, b, lambda p, _n: _find_line(b, lambda tk: p in tk), ctx, f.port_name)
         return True
     return read
 
@@ -238,7 +242,7 @@ def _per_port(port_re: str, family: str, one_port: bool = False, **kw: object) -
         extra = {k: (v(ctx) if callable(v) else v) for k, v in kw.items()}
         got = _parser(f)(b.text, port, **extra)
         parsed: PortCounters = {port: got} if one_port else got
-        _store_ports(sw, family, parsed, b, lambda _p, _n: b.start, ctx)
+        _store_ports(sw, family, parsed, b, lambda _p, _n: b.start, ctx, f.port_name)
         return True
     return read
 
