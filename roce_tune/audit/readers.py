@@ -228,7 +228,10 @@ def _whole(family: str, port_re: str | None = None) -> SwitchReader:
         if port_re is not None:
             port = _cmd_arg(b, port_re) or "-"
             parsed = {port if p == "-" else p: v for p, v in parsed.items()}
-        _store_ports(sw, family, parsed, b, lambda p, _n: _find_line(b, lambda tk: p in tk), ctx, f.port_name)
+        def line_of(p: str, _n: str) -> int:  # the port as a word, or as a JSON key
+            return _find_line(b, lambda tk: p in tk or f'"{p}":' in tk)
+
+        _store_ports(sw, family, parsed, b, line_of, ctx, f.port_name)
         return True
     return read
 

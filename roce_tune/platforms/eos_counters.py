@@ -30,7 +30,11 @@ def parse_eos_pfc_counters_json(text: str) -> PortCounters:
     data = json.loads(text[start:text.rfind("}") + 1])
     out: PortCounters = {}
     for port, c in (data.get("interfaceCounters") or {}).items():
-        out[port] = {"pfc_rx_all": int(c.get("rxFrames", 0)), "pfc_tx_all": int(c.get("txFrames", 0))}
+        # a key the release does not print is absent, never 0
+        vals = {name: int(c[key]) for key, name in (("rxFrames", "pfc_rx_all"), ("txFrames", "pfc_tx_all"))
+                if isinstance(c, dict) and isinstance(c.get(key), int | float)}
+        if vals:
+            out[port] = vals
     return out
 
 
