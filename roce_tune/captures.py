@@ -28,7 +28,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-__all__ = ["Block", "capture_lines", "device_of", "read_capture", "split_blocks"]
+__all__ = ["Block", "capture_lines", "device_of", "read_capture", "split_blocks", "split_loop"]
 
 KNOWN_COMMANDS = (
     "show", "nv", "net", "ethtool", "grep", "egrep", "cat", "for", "mlnx_qos", "ip", "ibv_devinfo",
@@ -154,3 +154,37 @@ def read_capture(path: Path, root: Path) -> list[Block]:
     utf16 = raw[:2] in (b"\xff\xfe", b"\xfe\xff")
     text = raw.decode("utf-16" if utf16 else "utf-8", errors="replace")
     return split_blocks(text, str(path.relative_to(root)), device_of(path))
+
+
+_LOOP = re.compile(r"^for\s+(?P<var>\w+)\s+in\s+(?P<words>[^;]+?)\s*;\s*do\s+(?P<body>.+?)\s*;?\s*done\s*$")
+
+
+def _line_key(text: str) -> str:
+    """What a report line names: the text before its ``:``, else its first word."""
+    s = text.strip()
+    return s.split(":", 1)[0].strip() if ":" in s else (s.split() or [""])[0]
+
+
+def split_loop(b: Block) -> list[Block]:
+    """A block whose command is a shell loop over names (``for i in A B; do mlnx_qos -i $i; done``) as one
+    block per name, with the loop body's command for that name (``mlnx_qos -i A``), when the output holds
+    one report per name: a report starts at each line naming what the first output line names (``DCBX
+    mode``, ``NIC statistics``, ``rx_prio3_pause`` of a grep). Anything else is returned as it is."""
+    m = _LOOP.match(b.command or "")
+    if m is None:
+        return [b]
+    words, var = m.group("words").split(), m.group("var")
+    ref = re.compile(r"\$(?:\{" + var + r"\}|" + var + r"\b)")
+    body = [(no, t) for no, t in b.lines if t.strip()]
+    if len(words) < 2 or not ref.search(m.group("body")) or not body:
+        return [b]
+    first = _line_key(body[0][1])
+    starts = [i for i, (_, t) in enumerate(b.lines) if t.strip() and _line_key(t) == first]
+    if len(starts) != len(words):
+        return [b]
+    out = []
+    for k, (word, start) in enumerate(zip(words, starts)):
+        end = starts[k + 1] if k + 1 < len(starts) else len(b.lines)
+        out.append(Block(file=b.file, device=b.device, command=ref.sub(word, m.group("body")),
+                         prompt_line=b.prompt_line, lines=b.lines[start:end]))
+    return out

@@ -18,7 +18,7 @@ from roce_tune.audit.expect import Expect, load_expect
 from roce_tune.audit.live import LiveDevice, LiveOptions
 from roce_tune.audit.model import AuditData
 from roce_tune.audit.readers import BLOCK_READERS, SWITCH_READERS, Ctx, read_block
-from roce_tune.captures import Block, device_of, read_capture
+from roce_tune.captures import Block, device_of, read_capture, split_loop
 from roce_tune.findings import Severity
 from roce_tune.platforms.captures import running_config_format
 
@@ -112,6 +112,7 @@ def coverage(data: AuditData, plan: Any) -> list[NotChecked]:
 def read_blocks(blocks: list[Block], exp: Expect, files: int, switches: Iterable[str] = ()) -> AuditData:
     """Read split capture blocks (from files or from ``--live`` sessions) into :class:`AuditData`;
     ``switches`` names devices known to be switches (``--live``: from the plan)."""
+    blocks = [part for b in blocks for part in split_loop(b)]
     ctx = Ctx(data=AuditData(files=files), exp=exp)
     for name in switches:
         ctx.data.switch(name)

@@ -1,0 +1,37 @@
+"""A shell loop over the NICs (``for i in A B; do mlnx_qos -i $i; done``) prints one report per NIC under one
+prompt: each report is that NIC's, never the last one's for all (a NIC without PFC hidden by the next one,
+or two NICs' ``ethtool -S`` taken for a before/after of one)."""
+
+from __future__ import annotations
+
+from tests.audit.conftest import ev, rules
+from tests.audit.test_families import MLNX_QOS
+
+PFC3 = "0   0   0   1   0   0   0   0"
+NO_PFC = "0   0   0   0   0   0   0   0"
+
+
+def _report(pfc: str) -> str:
+    return MLNX_QOS.format(pfc=pfc).split("\n", 1)[1]  # without its prompt line
+
+
+def test_a_loop_of_mlnx_qos_is_one_report_per_nic(captures) -> None:  # type: ignore[no-untyped-def]
+    text = ("root@gpu01:~# for i in ens1f0np0 ens2f0np0; do mlnx_qos -i $i; done\n"
+            + _report(NO_PFC) + _report(PFC3))
+    r = captures({"gpu01.txt": text})
+    nics = r.data.hosts["gpu01"].nics
+    assert nics["ens1f0np0"].pfc_enabled.value == () and nics["ens2f0np0"].pfc_enabled.value == (3,)
+    found = rules(r)["RT420"]
+    assert [(f.port, ev(f)) for f in found] == [("ens1f0np0", ["gpu01.txt:11"])]
+
+
+def test_a_loop_of_ethtool_is_not_a_before_and_after(captures) -> None:  # type: ignore[no-untyped-def]
+    text = ("root@gpu01:~# for n in ens1f0np0 ens2f0np0; do ethtool -S ${n} | grep prio3; done\n"
+            "     rx_prio3_pause: 5\n     tx_prio3_pause: 900\n"
+            "     rx_prio3_pause: 7\n     tx_prio3_pause: 0\n")
+    r = captures({"gpu01.txt": text})
+    nics = r.data.hosts["gpu01"].nics
+    assert nics["ens1f0np0"].ethtool["tx_prio3_pause"].value == 900
+    assert nics["ens2f0np0"].ethtool["tx_prio3_pause"].value == 0
+    assert nics["ens1f0np0"].ethtool_before is None and nics["ens2f0np0"].ethtool_before is None
+    assert [(f.port, ev(f)) for f in rules(r)["RT421"]] == [("ens1f0np0", ["gpu01.txt:3"])]
