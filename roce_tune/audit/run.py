@@ -50,22 +50,27 @@ class AuditResult:
         return 1 if any(f.severity is Severity.error for f in self.findings) else 0
 
 
-def _order(path: Path) -> tuple[str, int, str]:
-    words = set(path.name.lower().split("."))
-    return (path.name.split(".", 1)[0], 0 if "before" in words else 2 if "after" in words else 1, path.name)
+def _order(path: Path, root: Path) -> tuple[str, int, str]:
+    """(device, 0 before / 1 neither / 2 after, relative path): ``before``/``after`` as a word of the file
+    name or of a directory of it (``before/leaf1.txt``, ``run1-after/leaf1.txt``)."""
+    rel = path.relative_to(root)
+    words = {w for part in rel.parts for w in re.split(r"[._\-\s]", part.lower())}
+    return (device_of(path), 0 if "before" in words else 2 if "after" in words else 1, rel.as_posix())
 
 
 def read_dir(root: Path, exp: Expect) -> AuditData:
     """Read every ``*.txt`` / ``*.log`` capture under ``root`` (recursively).
 
-    ``<device>.before.txt`` is read before ``<device>.after.txt`` so their counters form a delta.
+    ``<device>.before.txt`` (or ``before/<device>.txt``) is read before ``<device>.after.txt`` (``after/…``)
+    so their counters form a delta.
 
     Raises:
         AuditUsageError: ``root`` is not a directory, holds no capture, or a file cannot be read.
     """
     if not root.is_dir():
         raise AuditUsageError(f"{root}: not a directory")
-    files = sorted((p for p in root.rglob("*") if p.is_file() and p.suffix in (".txt", ".log")), key=_order)
+    files = sorted((p for p in root.rglob("*") if p.is_file() and p.suffix in (".txt", ".log")),
+                   key=lambda p: _order(p, root))
     if not files:
         raise AuditUsageError(f"{root}: no capture files (<device>[.<anything>].txt)")
     blocks = []

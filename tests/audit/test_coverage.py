@@ -7,6 +7,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from tests.audit.test_cli import CLEAN, REPO, audit
 
 LAB = str(REPO / "inventories" / "lab-2node.yaml")
@@ -46,3 +48,21 @@ def test_an_empty_capture_without_a_plan_is_named(tmp_path: Path) -> None:
     doc = json.loads(audit("--from", str(tmp_path), "--format", "json").stdout)
     assert {"rule": "RT492", "device": "gpu02",
             "needs": "a capture of gpu02: gpu02.txt is empty"} in doc["not_checked"]
+
+
+@pytest.mark.parametrize("listing", [sorted, lambda xs: sorted(xs, reverse=True)])
+def test_before_and_after_directories_form_a_delta(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                                    listing) -> None:  # type: ignore[no-untyped-def]
+    """``before/gpu01.txt`` and ``after/gpu01.txt`` (or ``t0-before``/``t1_after``) are read in that order:
+    the delta is after − before, whatever order the file system lists them in."""
+    from roce_tune.audit import audit_dir
+
+    for sub, pause in (("run1_after", 5000), ("run1-before", 1000)):
+        (tmp_path / sub).mkdir()
+        (tmp_path / sub / "gpu01.txt").write_text(
+            f"root@gpu01:~# ethtool -S ens1f0np0\n     tx_prio3_pause: {pause}\n")
+    rglob = Path.rglob
+    monkeypatch.setattr(Path, "rglob", lambda self, pattern: iter(listing(rglob(self, pattern))))
+    nic = audit_dir(tmp_path).data.hosts["gpu01"].nics["ens1f0np0"]
+    assert nic.delta("tx_prio3_pause") == (4000, True)
+    assert nic.ethtool["tx_prio3_pause"].ev.file == "run1_after/gpu01.txt"
