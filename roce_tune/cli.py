@@ -913,6 +913,10 @@ def audit(
         err.print("error: give the captures with --from DIR, or --live with an inventory (not both)",
                   markup=False)
         raise typer.Exit(2)
+    if source is not None and policy is not None:
+        err.print("error: --policy is for audits without an inventory or plan (the plan's policy decides); "
+                  "give one of them", markup=False)
+        raise typer.Exit(2)
     for path, what in ((source, "inventory/plan"), (policy, "--policy file")):
         if path is not None and not path.exists():
             err.print(f"error: {what} {path} does not exist", markup=False)

@@ -154,3 +154,12 @@ def test_github_annotations_follow_the_workflow_command_syntax(tmp_path: Path) -
     assert lines[0].startswith("::warning title=RT490 leaf1::leaf1 was not checked"), lines[0]
     want = "::error file=rack 1%2Crow 2/gpu01.txt,line=4,title=RT420 gpu01%3Aens1f0np0::"
     assert lines[1].startswith(want), lines[1]
+
+
+def test_an_inventory_and_a_policy_file_together_is_a_usage_error(tmp_path: Path) -> None:
+    """The plan's policy decides when an inventory is given: a --policy beside it was silently ignored."""
+    (tmp_path / "gpu01.txt").write_text(CLEAN)
+    pol = tmp_path.parent / f"{tmp_path.name}-policy.yaml"
+    pol.write_text("policy:\n  lossless_priorities: [4]\n")
+    r = audit(str(REPO / "inventories" / "lab-2node.yaml"), "--from", str(tmp_path), "--policy", str(pol))
+    assert r.returncode == 2 and "--policy" in r.stderr and not r.stdout, (r.stdout, r.stderr)
