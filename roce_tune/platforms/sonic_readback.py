@@ -133,9 +133,7 @@ def _map(db: dict[str, Any], table: str, field: str) -> dict[int, int] | None:
     CONFIG_DB (``DEVICE_METADATA`` present) maps that no row binds are not in effect: ``{}`` (every key takes
     the default, e.g. every DSCP to TC 0); no map at all: None (not stated)."""
     maps = db.get(table) or {}
-    qos = db.get("PORT_QOS_MAP") or {}
-    bound = [_name(r.get(field)) for k, r in qos.items() if k != "global" and r.get(field)]
-    name = majority(bound) or _name((qos.get("global") or {}).get(field))
+    name = _bound_map(db, field)
     if name is None and maps and "DEVICE_METADATA" in db:
         return {}
     if name is None and len(maps) == 1:
@@ -143,6 +141,13 @@ def _map(db: dict[str, Any], table: str, field: str) -> dict[int, int] | None:
     if name is None or name not in maps:
         return None
     return {int(k): int(v) for k, v in maps[name].items()}
+
+
+def _bound_map(db: dict[str, Any], field: str) -> str | None:
+    """The map name most ``PORT_QOS_MAP`` port rows bind through ``field``, else its ``global`` row's."""
+    qos = db.get("PORT_QOS_MAP") or {}
+    bound = [_name(r.get(field)) for k, r in qos.items() if k != "global" and r.get(field)]
+    return majority(bound) or _name((qos.get("global") or {}).get(field))
 
 
 def _scheduler(db: dict[str, Any], queue: int, row: dict[str, Any]) -> Scheduler | None:
