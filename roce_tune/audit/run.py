@@ -146,6 +146,22 @@ def audit_dir(captures: Path, source: Path | None = None, policy_file: Path | No
     return AuditResult(findings=findings, not_checked=skipped, data=data, expect=exp)
 
 
+def _save_dir_ready(path: Path | None) -> None:
+    """Create ``--save-captures``'s directory (0700) before any session opens.
+
+    Raises:
+        AuditUsageError: it cannot be a directory (a file of that name, no permission).
+    """
+    if path is None:
+        return
+    from roce_tune.deploy.credentials import private_dir
+
+    try:
+        private_dir(path)
+    except OSError as exc:
+        raise AuditUsageError(f"--save-captures {path}: cannot be a directory ({exc.strerror})") from None
+
+
 def audit_live(source: Path, opts: LiveOptions, policy_file: Path | None = None,
                on_device: Callable[[LiveDevice], None] | None = None) -> AuditResult:
     """``audit --live``: read every device of the plan over SSH (:mod:`roce_tune.audit.live`) and audit it
@@ -153,7 +169,8 @@ def audit_live(source: Path, opts: LiveOptions, policy_file: Path | None = None,
     management address in the plan is listed as not checked (RT491).
 
     Raises:
-        AuditUsageError: no inventory/plan (``--live`` needs the management addresses).
+        AuditUsageError: no inventory/plan (``--live`` needs the management addresses); ``--save-captures``
+            cannot be created or written.
         RoceTuneError: the inventory, plan or policy file is invalid.
         ValueError: a platform command is not read-only.
     """
@@ -164,7 +181,12 @@ def audit_live(source: Path, opts: LiveOptions, policy_file: Path | None = None,
                               "management address); without one, capture by hand and use --from DIR")
     exp, loaded = load_expect(source, policy_file)
     plan: Any = loaded
-    blocks, devices, missing = read_live(plan, opts, on_device)
+    _save_dir_ready(opts.save_dir)
+    try:
+        blocks, devices, missing = read_live(plan, opts, on_device)
+    except OSError as exc:  # writing a capture under --save-captures
+        raise AuditUsageError(f"--save-captures {opts.save_dir}: cannot write {exc.filename} "
+                              f"({exc.strerror})") from None
     reached = {d.name for d in devices if d.error is None}
     data = read_blocks(blocks, exp, len(reached), switches=[s.name for s in plan.switches
                                                             if s.name in reached])

@@ -17,6 +17,7 @@ from roce_tune.audit.live import READ_ONLY, capture_commands, check_read_only
 from roce_tune.cli import app
 from roce_tune.deploy.runner import ApplyOptions, SessionTiming
 from tests.deploy.conftest import emulated_inventory
+from tests.render.golden import REPO
 
 pytestmark = pytest.mark.emulator
 
@@ -184,3 +185,16 @@ def test_wrong_credentials_everywhere_is_not_a_clean_audit(tmp_path: Path,
     assert outs["markdown"].exit_code == 2
     assert len([ln for ln in md.splitlines() if ln.startswith("| RT490 |")]) == 3, md
     assert PASSWORD not in r.output + md
+
+
+def test_a_save_captures_path_that_cannot_be_a_directory_fails_before_any_session(tmp_path: Path) -> None:
+    """``--save-captures`` naming a file (or an unwritable place) is a usage error naming that option and
+    path, raised before any SSH session (it was a traceback after every device had been read, exit 1)."""
+    afile = tmp_path / "captures"
+    afile.write_text("not a directory")
+    inv = REPO / "inventories" / "lab-2node.yaml"
+    r = CliRunner().invoke(app, ["audit", str(inv), "--live", "--save-captures", str(afile),
+                                 "--device-timeout", "5"])
+    assert r.exit_code == 2, r.output
+    assert f"--save-captures {afile}" in r.output and "Traceback" not in r.output
+    assert "lab-2node.yaml" not in r.output
