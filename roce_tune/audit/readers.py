@@ -785,6 +785,14 @@ BLOCK_READERS: tuple[tuple[str, str, str | None, Reader], ...] = (
 SWITCH_READERS = {f"{p} {f.name}" for p, f in capture_formats() if f.kind != "running_config"}
 
 
+def _not_read(b: Block, ctx: Ctx, why: str) -> None:
+    """List the whole block as not understood, its first line followed by ``why``."""
+    first = b.lines[0][1].strip() if b.lines else ""
+    end = b.lines[-1][0] if b.lines else b.start
+    ctx.data.unparsed.append(Unparsed(file=b.file, line=b.start, end_line=end, command=b.command,
+                                      first=f"{first} ({why})"))
+
+
 def _running_config(b: Block, ctx: Ctx) -> str | None:
     """A switch's running configuration (any platform's ``CAPTURE_FORMATS``): read back, or listed as not
     understood with the read-back's reason when the platform cannot read it."""
@@ -799,34 +807,39 @@ def _running_config(b: Block, ctx: Ctx) -> str | None:
         text = fmt.to_read_back(b.text) if fmt.to_read_back else b.text
         read_running(ctx.data.switch(b.device), name, text, b.lines, _ev(b, b.start))
     except (ValueError, NotImplementedError) as exc:
-        first = b.lines[0][1].strip() if b.lines else ""
-        ctx.data.unparsed.append(Unparsed(file=b.file, line=b.start,
-                                          end_line=b.lines[-1][0] if b.lines else b.start,
-                                          command=b.command, first=f"{first} ({name} {fmt.name}: {exc})"))
+        _not_read(b, ctx, f"{name} {fmt.name}: {exc}")
     ctx.data.blocks.append((b.file, b.start, f"{name} {fmt.name}"))
     return fmt.name
+
+
+def _block_reader(b: Block, ctx: Ctx) -> str | None:
+    """Run the first block reader that recognises ``b`` and reads it: its name; ``failed`` when it raised
+    (the block is listed as not understood with the reason); None when none took the block."""
+    for name, pattern, cmd_pattern, reader in BLOCK_READERS:
+        if not re.search(pattern, b.text, re.MULTILINE):
+            continue
+        if cmd_pattern and b.command and not re.search(cmd_pattern, b.command):
+            continue
+        try:
+            understood = reader(b, ctx)
+        except Exception as exc:  # noqa: BLE001 - one mangled block never loses the audit of the others
+            _not_read(b, ctx, f"{name}: {type(exc).__name__}: {exc}")
+            return "failed"
+        if understood:
+            ctx.data.blocks.append((b.file, b.start, name))
+            return name
+    return None
 
 
 def read_block(b: Block, ctx: Ctx) -> str:
     """Read one block; returns the format name (``lines`` when only line readers took it)."""
     ctx.block_no += 1
-    text = b.text
     running = _running_config(b, ctx)
     if running is not None:
         return running
-    for name, pattern, cmd_pattern, reader in BLOCK_READERS:
-        if not re.search(pattern, text, re.MULTILINE):
-            continue
-        if cmd_pattern and b.command and not re.search(cmd_pattern, b.command):
-            continue
-        if reader(b, ctx):
-            ctx.data.blocks.append((b.file, b.start, name))
-            if name == "nccl-tests":
-                return name
-            if name in ("ip link", "ibv_devinfo", "show_gids", "mlnx_qos", "/proc/net/bonding",
-                        "rdma statistic",
-                        "ethtool") or name in SWITCH_READERS:
-                return name
+    name = _block_reader(b, ctx)
+    if name is not None:
+        return name
     if not any(t.strip() and not t.strip().startswith("#") for _, t in b.lines):
         return "comment"
     if b.device not in ctx.data.switches:

@@ -31,3 +31,34 @@ def test_eos_pfc_json_evidence_is_the_port_line(captures) -> None:  # type: igno
             '        }\n    }\n}\n')
     sw = captures({"leaf3.txt": text}).data.switches["leaf3"]
     assert str(sw.ports["Ethernet1"]["pfc_rx_all"].ev) == "leaf3.txt:4"
+
+
+def test_a_truncated_queue_row_is_skipped_not_fatal(captures) -> None:  # type: ignore[no-untyped-def]
+    """A capture cut inside a ``show queue counters`` row (``Ethernet196    UC``) crashed the whole audit
+    with 'error: None: invalid literal for int()'."""
+    text = ("admin@leaf1:~$ show queue counters Ethernet196\n"
+            "       Port    TxQ    Counter/pkts    Counter/bytes    Drop/pkts     Drop/bytes\n"
+            "-----------  -----  --------------  ---------------  -----------  -------------\n"
+            "Ethernet196    UC0              34             9419            0              0\n"
+            "Ethernet196    UC")
+    sw = captures({"leaf1.txt": text}).data.switches["leaf1"]
+    assert sw.ports["Ethernet196"]["q0_tx_pkts"].value == 34
+
+
+def test_a_reader_failing_on_one_block_lists_it_and_audits_the_rest(captures, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """Whatever a parser raises on a mangled block, the block is listed as not understood with its file,
+    line and the reason, and the other blocks are still audited."""
+    from roce_tune.audit import readers
+
+    def broken(b, ctx):  # type: ignore[no-untyped-def]
+        raise ValueError("mangled table")
+
+    monkeypatch.setattr(readers, "BLOCK_READERS", tuple(
+        (n, p, c, broken if n == "mlnx_qos" else r) for n, p, c, r in readers.BLOCK_READERS))
+    text = ("root@gpu01:~# mlnx_qos -i ens1f0np0\nPFC configuration:\n        enabled 0 0 0 0 0 0 0 0\n"
+            "root@gpu01:~# ethtool -S ens1f0np0\n     tx_prio3_pause: 7\n")
+    r = captures({"gpu01.txt": text})
+    got = [(u.file, u.line, u.command) for u in r.data.unparsed]
+    assert got == [("gpu01.txt", 1, "mlnx_qos -i ens1f0np0")]
+    assert "mangled table" in r.data.unparsed[0].first
+    assert r.data.hosts["gpu01"].nics["ens1f0np0"].ethtool["tx_prio3_pause"].value == 7
