@@ -808,6 +808,8 @@ def _running_config(b: Block, ctx: Ctx) -> str | None:
         read_running(ctx.data.switch(b.device), name, text, b.lines, _ev(b, b.start))
     except (ValueError, NotImplementedError) as exc:
         _not_read(b, ctx, f"{name} {fmt.name}: {exc}")
+    except Exception as exc:  # noqa: BLE001 - a text read_back cannot take (hand-edited JSON) loses no audit
+        _not_read(b, ctx, f"{name} {fmt.name}: {type(exc).__name__}: {exc}")
     ctx.data.blocks.append((b.file, b.start, f"{name} {fmt.name}"))
     return fmt.name
 

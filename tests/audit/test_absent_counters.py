@@ -62,3 +62,17 @@ def test_a_reader_failing_on_one_block_lists_it_and_audits_the_rest(captures, mo
     assert got == [("gpu01.txt", 1, "mlnx_qos -i ens1f0np0")]
     assert "mangled table" in r.data.unparsed[0].first
     assert r.data.hosts["gpu01"].nics["ens1f0np0"].ethtool["tx_prio3_pause"].value == 7
+
+
+def test_a_running_config_read_back_cannot_take_is_listed_not_fatal(captures) -> None:  # type: ignore[no-untyped-def]
+    """A hand-edited config_db.json whose row is not an object made the SONiC read-back raise
+    AttributeError through the whole audit."""
+    db = {"DEVICE_METADATA": {"localhost": 5}, "PORT_QOS_MAP": {"Ethernet0": {"pfc_enable": "3"}}}
+    import json
+
+    running = "admin@leaf5:~$ show runningconfiguration all\n" + json.dumps(db, indent=2) + "\n"
+    r = captures({"leaf5.txt": running,
+                  "gpu01.txt": "root@gpu01:~# ethtool -S ens1f0np0\n     tx_prio3_pause: 7\n"})
+    assert [(u.file, u.line) for u in r.data.unparsed] == [("leaf5.txt", 1)]
+    assert "AttributeError" in r.data.unparsed[0].first
+    assert r.data.hosts["gpu01"].nics["ens1f0np0"].ethtool["tx_prio3_pause"].value == 7
