@@ -186,8 +186,10 @@ class Unparsed:
     first: str
 
     def __str__(self) -> str:
+        """``file:line[-end]: `command`: first line`` (the first line carries the reason a reader gave)."""
         span = f"{self.file}:{self.line}" + (f"-{self.end_line}" if self.end_line != self.line else "")
-        what = f"`{self.command}`" if self.command else repr(self.first[:60])
+        first = self.first if len(self.first) <= 200 else self.first[:199] + "…"
+        what = f"`{self.command}`" + (f": {first}" if first else "") if self.command else repr(first)
         return f"{span}: {what}"
 
 

@@ -162,6 +162,11 @@ def test_an_unreadable_running_config_is_listed_not_dropped(tmp_path: Path) -> N
     r = audit_dir(cap)
     assert len(r.data.unparsed) == 1 and r.data.unparsed[0].line == 1
     assert "CONFIG_DB JSON invalid at line" in r.data.unparsed[0].first
+    # every format says why, not only JSON's first_line
+    from roce_tune.audit import format_report
+
+    for fmt in ("text", "markdown", "github"):
+        assert "CONFIG_DB JSON invalid at line" in format_report(r, fmt), fmt
 
 
 def test_watchdog_flapping_names_the_known_defect(tmp_path: Path) -> None:
