@@ -58,8 +58,15 @@ def _order(path: Path, root: Path) -> tuple[str, int, str]:
     return (device_of(path), 0 if "before" in words else 2 if "after" in words else 1, rel.as_posix())
 
 
+def _litter(rel: Path) -> bool:
+    """A file no one captured: a dot file or one under a dot directory (``.git``, editor swap files,
+    AppleDouble ``._leaf1.txt``) or under ``__MACOSX`` (an archive unpacked from a Mac)."""
+    return any(part.startswith(".") or part == "__MACOSX" for part in rel.parts)
+
+
 def read_dir(root: Path, exp: Expect) -> AuditData:
-    """Read every ``*.txt`` / ``*.log`` capture under ``root`` (recursively).
+    """Read every ``*.txt`` / ``*.log`` capture under ``root`` (recursively; dot files, dot directories and
+    ``__MACOSX`` are skipped).
 
     ``<device>.before.txt`` (or ``before/<device>.txt``) is read before ``<device>.after.txt`` (``after/…``)
     so their counters form a delta.
@@ -69,8 +76,8 @@ def read_dir(root: Path, exp: Expect) -> AuditData:
     """
     if not root.is_dir():
         raise AuditUsageError(f"{root}: not a directory")
-    files = sorted((p for p in root.rglob("*") if p.is_file() and p.suffix in (".txt", ".log")),
-                   key=lambda p: _order(p, root))
+    files = sorted((p for p in root.rglob("*") if p.is_file() and p.suffix in (".txt", ".log")
+                    and not _litter(p.relative_to(root))), key=lambda p: _order(p, root))
     if not files:
         raise AuditUsageError(f"{root}: no capture files (<device>[.<anything>].txt)")
     blocks = []

@@ -66,3 +66,18 @@ def test_before_and_after_directories_form_a_delta(tmp_path: Path, monkeypatch: 
     nic = audit_dir(tmp_path).data.hosts["gpu01"].nics["ens1f0np0"]
     assert nic.delta("tx_prio3_pause") == (4000, True)
     assert nic.ethtool["tx_prio3_pause"].ev.file == "run1_after/gpu01.txt"
+
+
+def test_archive_and_editor_litter_is_not_a_device(tmp_path: Path) -> None:
+    """An archive unpacked on a Mac holds ``__MACOSX/._gpu01.txt`` (AppleDouble, binary) and editors leave
+    ``.gpu01.txt.swp``-like dot files: none is a capture (the AppleDouble file became a host named '')."""
+    from roce_tune.audit import audit_dir
+
+    (tmp_path / "gpu01.txt").write_text(CLEAN)
+    (tmp_path / "__MACOSX").mkdir()
+    (tmp_path / "__MACOSX" / "._gpu01.txt").write_bytes(b"\x00\x05\x16\x07\x00\x02\x00\x00Mac OS X        ")
+    (tmp_path / "._gpu01.txt").write_bytes(b"\x00\x05\x16\x07\x00\x02\x00\x00Mac OS X        ")
+    (tmp_path / ".git").mkdir()
+    (tmp_path / ".git" / "description.txt").write_text("Unnamed repository\n")
+    r = audit_dir(tmp_path)
+    assert set(r.data.hosts) == {"gpu01"} and r.data.files == 1 and not r.data.unparsed
