@@ -166,17 +166,19 @@ def _line_key(text: str) -> str:
 
 
 def split_loop(b: Block) -> list[Block]:
-    """A block whose command is a shell loop over names (``for i in A B; do mlnx_qos -i $i; done``) as one
-    block per name, with the loop body's command for that name (``mlnx_qos -i A``), when the output holds
-    one report per name: a report starts at each line naming what the first output line names (``DCBX
-    mode``, ``NIC statistics``, ``rx_prio3_pause`` of a grep). Anything else is returned as it is."""
+    """A block whose command is a shell loop (``for i in A B; do mlnx_qos -i $i; done``) as one block per
+    loop word, with the loop body's command for that word (``mlnx_qos -i A``; the body as it is when it
+    does not use the variable: ``for i in 1 2; do ethtool -S IF; sleep 60; done`` is two snapshots), when
+    the output holds one report per word: a report starts at each line naming what the first output line
+    names (``DCBX mode``, ``NIC statistics``, ``rx_prio3_pause`` of a grep). Anything else is returned as
+    it is."""
     m = _LOOP.match(b.command or "")
     if m is None:
         return [b]
     words, var = m.group("words").split(), m.group("var")
     ref = re.compile(r"\$(?:\{" + var + r"\}|" + var + r"\b)")
     body = [(no, t) for no, t in b.lines if t.strip()]
-    if len(words) < 2 or not ref.search(m.group("body")) or not body:
+    if len(words) < 2 or not body:
         return [b]
     first = _line_key(body[0][1])
     starts = [i for i, (_, t) in enumerate(b.lines) if t.strip() and _line_key(t) == first]
@@ -185,6 +187,7 @@ def split_loop(b: Block) -> list[Block]:
     out = []
     for k, (word, start) in enumerate(zip(words, starts)):
         end = starts[k + 1] if k + 1 < len(starts) else len(b.lines)
-        out.append(Block(file=b.file, device=b.device, command=ref.sub(word, m.group("body")),
+        command = re.split(r"\s*;\s*sleep\b", ref.sub(word, m.group("body")))[0]
+        out.append(Block(file=b.file, device=b.device, command=command,
                          prompt_line=b.prompt_line, lines=b.lines[start:end]))
     return out

@@ -35,3 +35,15 @@ def test_a_loop_of_ethtool_is_not_a_before_and_after(captures) -> None:  # type:
     assert nics["ens2f0np0"].ethtool["tx_prio3_pause"].value == 0
     assert nics["ens1f0np0"].ethtool_before is None and nics["ens2f0np0"].ethtool_before is None
     assert [(f.port, ev(f)) for f in rules(r)["RT421"]] == [("ens1f0np0", ["gpu01.txt:3"])]
+
+
+def test_a_loop_sampling_one_nic_twice_is_a_before_and_after(captures) -> None:  # type: ignore[no-untyped-def]
+    """``for i in 1 2; do ethtool -S ens1f0np0 | grep prio3; sleep 60; done``: two snapshots of one NIC, so
+    the counters are judged over the interval (the second overwrote the first: totals, not a delta)."""
+    text = ("root@gpu01:~# for i in 1 2; do ethtool -S ens1f0np0 | grep prio3_pause; sleep 60; done\n"
+            "     rx_prio3_pause: 5\n     tx_prio3_pause: 900\n"
+            "     rx_prio3_pause: 5\n     tx_prio3_pause: 900\n")
+    r = captures({"gpu01.txt": text})
+    nic = r.data.hosts["gpu01"].nics["ens1f0np0"]
+    assert nic.delta("tx_prio3_pause") == (0, True)
+    assert "RT421" not in rules(r)  # no pause during the minute: the 900 are old
