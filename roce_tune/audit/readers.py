@@ -617,6 +617,7 @@ class _LineRead:
     b: Block
     ctx: Ctx
     eth: Counters = field(default_factory=dict)
+    eth_earlier: Counters | None = None  # the previous ``ethtool -S`` run when a counter repeats in the block
     before: Counters = field(default_factory=dict)
     after: Counters = field(default_factory=dict)
     hw: HwCounters = field(default_factory=dict)
@@ -683,6 +684,8 @@ def _line_ethtool(st: _LineRead, no: int, t: str, s: str) -> bool:
     m = _ETHTOOL_LINE.match(t)
     if not m:
         return False
+    if m.group(1) in st.eth:  # the counter again: a second run of the command in this block, a snapshot
+        st.eth_earlier, st.eth = st.eth, {}
     st.eth[m.group(1)] = Val(int(m.group(2)), _ev(st.b, no))
     return True
 
@@ -710,7 +713,7 @@ def _store_lines(st: _LineRead, netdev: str) -> None:
     if st.after:
         _set_ethtool(st.host, netdev, st.after, st.ctx, before=st.before)
     if st.eth:
-        _set_ethtool(st.host, netdev, st.eth, st.ctx)
+        _set_ethtool(st.host, netdev, st.eth, st.ctx, before=st.eth_earlier)
     for (dev, port), vals in st.hw.items():
         _set_hw(st.host, dev, port, vals, st.ctx)
     _finish_sysgids(st.host)

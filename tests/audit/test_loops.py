@@ -47,3 +47,16 @@ def test_a_loop_sampling_one_nic_twice_is_a_before_and_after(captures) -> None: 
     nic = r.data.hosts["gpu01"].nics["ens1f0np0"]
     assert nic.delta("tx_prio3_pause") == (0, True)
     assert "RT421" not in rules(r)  # no pause during the minute: the 900 are old
+
+
+def test_two_snapshots_under_one_prompt_are_a_before_and_after(captures) -> None:  # type: ignore[no-untyped-def]
+    """``ethtool -S IF | grep pause; sleep 60; ethtool -S IF | grep pause`` on one prompt line: the counters
+    repeat, the first run is the earlier snapshot."""
+    text = ("root@gpu01:~# ethtool -S ens1f0np0 | grep pause; sleep 60; ethtool -S ens1f0np0 | grep pause\n"
+            "     rx_prio3_pause: 5\n     tx_prio3_pause: 900\n"
+            "     rx_prio3_pause: 5\n     tx_prio3_pause: 1400\n")
+    r = captures({"gpu01.txt": text})
+    nic = r.data.hosts["gpu01"].nics["ens1f0np0"]
+    assert nic.delta("tx_prio3_pause") == (500, True)
+    assert str(nic.ethtool["tx_prio3_pause"].ev) == "gpu01.txt:5"
+    assert "during the capture" in rules(r)["RT421"][0].message
