@@ -10,9 +10,10 @@ pasted from a terminal. Prompt lines separate the blocks and give each block its
     $ ethtool -S ens1f0np0                     bare "$ " or "# " before a known command
     leaf1# show queuing interface eth1/1       NX-OS / EOS "name#" or "name>" before show/nv/…
 
-A bare ``#``/``$`` or ``name#`` prompt counts only before a command a RoCE engineer runs (``show``,
-``ethtool``, ``grep`` …) so nccl-tests header lines (``# nThread 1 …``) and comments are not taken for
-prompts. Lines are kept with their 1-based numbers for evidence, counted at ``\n`` as an editor and
+A prompt with no command (the end of a paste) and the Junos ``{master:0}`` line above a prompt end a block
+and are no output. A bare ``#``/``$`` or ``name#`` prompt counts only before a command a RoCE engineer runs
+(``show``, ``ethtool``, ``grep`` …) so nccl-tests header lines (``# nThread 1 …``) and comments are not
+taken for prompts. Lines are kept with their 1-based numbers for evidence, counted at ``\n`` as an editor and
 ``grep -n`` count them (a ``script``/PuTTY log's ``\r\r\n`` is one line end).
 
 Terminal artefacts are removed before anything reads a line: ANSI/VT100 escape sequences (ECMA-48 CSI, OSC
@@ -47,6 +48,14 @@ _PROMPTS = (
     re.compile(r"^[\w.\-]+(?:\([\w\-]+\))?\s?[#>]\s*(?P<cmd>(?:" + _CMD_WORD + r").*)$"),
 )
 
+
+#: a prompt with no command (where a paste ends, or Enter pressed alone) and the Junos routing-engine line
+#: above each prompt (``{master:0}``, ``{backup}``, ``{primary:node0}``): neither is command output
+_NOT_OUTPUT = (
+    re.compile(r"^\[[\w.\-]+@[\w.\-]+[^\]]*\]\s*[$#]\s*$"),
+    re.compile(r"^(?:\([\w.\-]+\)\s*)?[\w.\-]+@[\w.\-]+(?::[^\s$#>]*)*\s*[$#>%]\s*$"),
+    re.compile(r"^\{(?:master|backup|linecard|primary|secondary)(?::[\w.\-]+)?\}$"),
+)
 
 #: ECMA-48 control sequences: CSI ``ESC [ params intermediates final``, OSC ``ESC ] … BEL|ST``, and the
 #: two-character escapes ``ESC @``…``ESC _``.
@@ -132,6 +141,11 @@ def split_blocks(text: str, file: str, device: str) -> list[Block]:
     blocks: list[Block] = []
     cur = Block(file=file, device=device, command=None, prompt_line=None)
     for no, line in enumerate(capture_lines(text.removeprefix("\ufeff")), start=1):
+        if any(p.match(line.strip()) for p in _NOT_OUTPUT):  # ends the block, is not in it
+            if cur.lines or cur.command is not None:
+                blocks.append(cur)
+            cur = Block(file=file, device=device, command=None, prompt_line=None)
+            continue
         cmd = prompt_command(line)
         if cmd is not None:
             if cur.lines or cur.command is not None:

@@ -74,3 +74,19 @@ def test_block_lines_are_clean_text(tmp_path: Path) -> None:
     f.write_bytes(b"root@gpu01:~# ethtool -S ens1f0np0\r\r\n     rx_prio3_pause: 4\x1b[K\r\r\n")
     (block,) = read_capture(f, tmp_path)
     assert block.command == "ethtool -S ens1f0np0" and block.lines == [(2, "     rx_prio3_pause: 4")]
+
+
+def test_junos_context_lines_and_empty_prompts_are_not_output(tmp_path: Path) -> None:
+    """Junos prints ``{master:0}`` above each prompt of a Virtual Chassis / dual-RE box, and a capture ends
+    at a prompt with no command: neither is output nobody understood."""
+    queue = (Path(__file__).resolve().parents[1] / "verify" / "fixtures" / "switch"
+             / "junos-show-interfaces-queue-et-0-0-12.txt").read_text().splitlines()[1:]
+    lines = ["{master:0}", "netops@leaf3> show interfaces queue et-0/0/12 | no-more", *queue, "",
+             "{master:0}", "netops@leaf3> ", "root@gpu01:~# ", "root@gpu01:~# ethtool -S ens1f0np0",
+             "     tx_prio3_pause: 3", "root@gpu01:~#"]
+    (tmp_path / "leaf3.txt").write_text("\n".join(lines[:len(queue) + 5]) + "\n")
+    (tmp_path / "gpu01.txt").write_text("\n".join(lines[len(queue) + 5:]) + "\n")
+    r = audit_dir(tmp_path)
+    assert not r.data.unparsed, r.data.unparsed
+    assert r.data.switches["leaf3"].ports["et-0/0/12"]
+    assert r.data.hosts["gpu01"].nics["ens1f0np0"].ethtool["tx_prio3_pause"].value == 3
