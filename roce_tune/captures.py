@@ -55,6 +55,7 @@ _NOT_OUTPUT = (
     re.compile(r"^\[[\w.\-]+@[\w.\-]+[^\]]*\]\s*[$#]\s*$"),
     re.compile(r"^(?:\([\w.\-]+\)\s*)?[\w.\-]+@[\w.\-]+(?::[^\s$#>]*)*\s*[$#>%]\s*$"),
     re.compile(r"^\{(?:master|backup|linecard|primary|secondary)(?::[\w.\-]+)?\}$"),
+    re.compile(r"^[A-Za-z][\w.\-]*(?:\([\w\-]+\))?[#>]$"),  # EOS / NX-OS ``leaf1#``, ``leaf1(config)#``
 )
 
 #: ECMA-48 control sequences: CSI ``ESC [ params intermediates final``, OSC ``ESC ] … BEL|ST``, and the

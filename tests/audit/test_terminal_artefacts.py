@@ -84,6 +84,10 @@ def test_junos_context_lines_and_empty_prompts_are_not_output(tmp_path: Path) ->
     lines = ["{master:0}", "netops@leaf3> show interfaces queue et-0/0/12 | no-more", *queue, "",
              "{master:0}", "netops@leaf3> ", "root@gpu01:~# ", "root@gpu01:~# ethtool -S ens1f0np0",
              "     tx_prio3_pause: 3", "root@gpu01:~#"]
+    (tmp_path / "spine-n2.txt").write_text("spine-n2# show interface priority-flow-control\n"
+                                           "Port               Mode Oper(VL bmap)  RxPPP      TxPPP\n"
+                                           "Ethernet1/7        On   On  (8)       131        52904\n"
+                                           "spine-n2#\n")
     (tmp_path / "leaf3.txt").write_text("\n".join(lines[:len(queue) + 5]) + "\n")
     (tmp_path / "gpu01.txt").write_text("\n".join(lines[len(queue) + 5:]) + "\n")
     r = audit_dir(tmp_path)
