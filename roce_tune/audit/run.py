@@ -64,12 +64,14 @@ def _litter(rel: Path) -> bool:
     return any(part.startswith(".") or part == "__MACOSX" for part in rel.parts)
 
 
-def read_dir(root: Path, exp: Expect) -> AuditData:
+def read_dir(root: Path, exp: Expect, switches: Iterable[str] = ()) -> AuditData:
     """Read every ``*.txt`` / ``*.log`` capture under ``root`` (recursively; dot files, dot directories and
     ``__MACOSX`` are skipped).
 
     ``<device>.before.txt`` (or ``before/<device>.txt``) is read before ``<device>.after.txt`` (``after/…``)
     so their counters form a delta.
+
+    ``switches`` names the devices the plan says are switches (their output is never read as a host's).
 
     Raises:
         AuditUsageError: ``root`` is not a directory, holds no capture, or a file cannot be read.
@@ -90,7 +92,7 @@ def read_dir(root: Path, exp: Expect) -> AuditData:
         if not any(t.strip() for b in got for _, t in b.lines) and not any(b.command for b in got):
             empty.append((device_of(path), str(path.relative_to(root))))
         blocks.extend(got)
-    data = read_blocks(blocks, exp, len(files))
+    data = read_blocks(blocks, exp, len(files), switches)
     data.empty_files = empty
     return data
 
@@ -99,7 +101,8 @@ def coverage(data: AuditData, plan: Any) -> list[NotChecked]:
     """RT492: the devices nothing was read of: with a plan (``plan``), each of its switches and hosts
     without a capture, and each captured device it does not name (a file name that is no device name);
     without one, the devices whose only capture files are empty."""
-    seen = set(data.hosts) | set(data.switches)
+    # devices something was read of (a plan's switch is known before its captures are read)
+    seen = {device_of(Path(f)) for f, _, _ in data.blocks} | {device_of(Path(u.file)) for u in data.unparsed}
     empty: dict[str, list[str]] = {}
     for device, file in data.empty_files:
         empty.setdefault(device, []).append(file)
@@ -147,7 +150,7 @@ def audit_dir(captures: Path, source: Path | None = None, policy_file: Path | No
         RoceTuneError: the inventory, plan or policy file is invalid.
     """
     exp, plan = load_expect(source, policy_file)
-    data = read_dir(captures, exp)
+    data = read_dir(captures, exp, [s.name for s in getattr(plan, "switches", ())])
     findings, skipped = run_checks(data, exp)
     skipped += coverage(data, plan)
     return AuditResult(findings=findings, not_checked=skipped, data=data, expect=exp)

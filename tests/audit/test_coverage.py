@@ -81,3 +81,16 @@ def test_archive_and_editor_litter_is_not_a_device(tmp_path: Path) -> None:
     (tmp_path / ".git" / "description.txt").write_text("Unnamed repository\n")
     r = audit_dir(tmp_path)
     assert set(r.data.hosts) == {"gpu01"} and r.data.files == 1 and not r.data.unparsed
+
+
+def test_a_plan_switch_with_only_unknown_output_is_not_read_as_a_host(tmp_path: Path) -> None:
+    """With a plan, lab-leaf1 is a switch even when none of its blocks is a known switch format: its lines
+    are not read as a host's ``ethtool -S`` counters (and no host check judges them)."""
+    from roce_tune.audit import audit_dir
+
+    (tmp_path / "lab-leaf1.txt").write_text("admin@lab-leaf1:~$ show interfaces counters detailed Ethernet0\n"
+                                            "     rx_pause: 12\n     tx_prio3_pause: 4000\n")
+    r = audit_dir(tmp_path, REPO / "inventories" / "lab-2node.yaml")
+    assert "lab-leaf1" in r.data.switches and "lab-leaf1" not in r.data.hosts
+    assert not [f for f in r.findings if f.device == "lab-leaf1"]
+    assert [(u.file, u.line) for u in r.data.unparsed] == [("lab-leaf1.txt", 2)]
