@@ -159,11 +159,13 @@ def _pfcwd_config(b: Block, ctx: Ctx, platform: str, f: CaptureFormat) -> bool:
     """Watchdog configuration rows: the platform's parser gives port -> (line, "action detect restore")."""
     sw = _switch(b, ctx, platform)
     named = _cmd_arg(b, r"config\s+(?!\|)(\S+)")
-    if named is None:
+    filtered = "|" in (b.command or "")  # a grep may have left rows out: only the rows shown are known
+    rows = _parser(f)(b.lines)
+    if named is None and not filtered:
         sw.pfcwd_scope = None
     elif sw.pfcwd_scope is not None:
-        sw.pfcwd_scope.update(named.split(","))
-    for port, (no, value) in _parser(f)(b.lines).items():
+        sw.pfcwd_scope.update(named.split(",") if named and not filtered else rows)
+    for port, (no, value) in rows.items():
         sw.pfcwd_config[port] = Val(value, _ev(b, no))
     sw.families.setdefault("pfcwd_config", Ev(b.file, b.start))
     return True

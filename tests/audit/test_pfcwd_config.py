@@ -47,3 +47,9 @@ def test_a_table_of_named_ports_says_nothing_of_the_others(tmp_path: Path) -> No
     # no entry at all for the port the command names: off
     r = _audit(tmp_path, "show pfcwd config Ethernet8", [])
     assert [f.port for f in rules(r)["RT427"]] == ["Ethernet8"]
+
+
+def test_a_filtered_table_says_nothing_of_the_ports_it_left_out(tmp_path: Path) -> None:
+    r = _audit(tmp_path, 'show pfcwd config | grep -E "PORT|---|Ethernet8"',
+               ["Ethernet8      drop               200                 200"])
+    assert "RT427" not in rules(r)
