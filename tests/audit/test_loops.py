@@ -60,3 +60,15 @@ def test_two_snapshots_under_one_prompt_are_a_before_and_after(captures) -> None
     assert nic.delta("tx_prio3_pause") == (500, True)
     assert str(nic.ethtool["tx_prio3_pause"].ev) == "gpu01.txt:5"
     assert "during the capture" in rules(r)["RT421"][0].message
+
+
+def test_diff_y_reads_unchanged_counters_too(captures) -> None:  # type: ignore[no-untyped-def]
+    """GNU ``diff -y`` prints a line both runs share without a ``|`` gutter mark: that counter did not move
+    (delta 0); it was listed as not understood and left unknown."""
+    text = ("root@gpu01:~# diff -y before.txt after.txt\n"
+            "     rx_prio3_packets: 4939696624       |       rx_prio3_packets: 4943711983\n"
+            "     tx_prio3_pause: 900                        tx_prio3_pause: 900\n")
+    r = captures({"gpu01.txt": text})
+    nic = next(iter(r.data.hosts["gpu01"].nics.values()))
+    assert nic.delta("tx_prio3_pause") == (0, True) and nic.delta("rx_prio3_packets") == (4015359, True)
+    assert not r.data.unparsed
