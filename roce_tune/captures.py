@@ -10,10 +10,17 @@ pasted from a terminal. Prompt lines separate the blocks and give each block its
     $ ethtool -S ens1f0np0                     bare "$ " or "# " before a known command
     leaf1# show queuing interface eth1/1       NX-OS / EOS "name#" or "name>" before show/nv/…
 
-A bare ``#``/``$`` or ``name#`` prompt counts only before a command a RoCE engineer runs (``show``,
-``ethtool``, ``grep`` …) so nccl-tests header lines (``# nThread 1 …``) and comments are not taken for
-prompts. A prompt with nothing typed after it (the one a paste ends with) ends the block before it. Lines
-are kept with their 1-based numbers for evidence.
+A prompt with no command (the end of a paste) and the Junos ``{master:0}`` line above a prompt end a block
+and are no output. A bare ``#``/``$`` or ``name#`` prompt counts only before a command a RoCE engineer runs
+(``show``, ``ethtool``, ``grep`` …) so nccl-tests header lines (``# nThread 1 …``) and comments are not
+taken for prompts. Lines are kept with their 1-based numbers for evidence, counted at ``\n`` as an editor and
+``grep -n`` count them (a ``script``/PuTTY log's ``\r\r\n`` is one line end).
+
+Terminal artefacts are removed before anything reads a line: ANSI/VT100 escape sequences (ECMA-48 CSI, OSC
+and two-character escapes: colour prompts, ``ls``/``grep`` colour, erase-line), carriage returns and
+backspaces applied as the terminal applied them (a pager prompt overwritten by the next row), a pager prompt
+left at the start of a line (NX-OS/EOS ``--More--``, Junos ``---(more 52%)---``), and a UTF-8 BOM; a file
+with a UTF-16 BOM (PowerShell 5 redirection) is decoded as UTF-16.
 """
 
 from __future__ import annotations
@@ -22,7 +29,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-__all__ = ["Block", "device_of", "prompt_host", "read_capture", "split_blocks"]
+__all__ = ["Block", "capture_lines", "device_of", "prompt_host", "read_capture", "split_blocks", "split_loop"]
 
 KNOWN_COMMANDS = (
     "show", "nv", "net", "ethtool", "grep", "egrep", "cat", "for", "mlnx_qos", "ip", "ibv_devinfo",
@@ -42,12 +49,50 @@ _PROMPTS = (
 )
 
 
-#: A prompt with nothing typed after it (the prompt a paste ends with): it ends the block before it.
-_BARE_PROMPTS = (
-    re.compile(r"^\[[\w.\-]+@[\w.\-]+[^\]]*\]\s*[$#]$"),
-    re.compile(r"^(?:\([\w.\-]+\)\s*)?[\w.\-]+@[\w.\-]+(?::[^\s$#>]*)*\s*[$#>%]$"),
-    re.compile(r"^(?:bash|sh|zsh)-[\d.]+[$#]$"),
+#: a prompt with no command (where a paste ends, or Enter pressed alone) and the Junos routing-engine line
+#: above each prompt (``{master:0}``, ``{backup}``, ``{primary:node0}``): neither is command output
+_NOT_OUTPUT = (
+    re.compile(r"^\[[\w.\-]+@[\w.\-]+[^\]]*\]\s*[$#]\s*$"),
+    re.compile(r"^(?:\([\w.\-]+\)\s*)?[\w.\-]+@[\w.\-]+(?::[^\s$#>]*)*\s*[$#>%]\s*$"),
+    re.compile(r"^\{(?:master|backup|linecard|primary|secondary)(?::[\w.\-]+)?\}$"),
+    re.compile(r"^[A-Za-z][\w.\-]*(?:\([\w\-]+\))?\s?[#>]$"),  # EOS / NX-OS ``leaf1#``, ``leaf1(config)#``
+    re.compile(r"^(?:bash|sh|zsh)-[\d.]+[$#]$"),  # ``bash-4.2#``
 )
+
+#: ECMA-48 control sequences: CSI ``ESC [ params intermediates final``, OSC ``ESC ] … BEL|ST``, and the
+#: two-character escapes ``ESC @``…``ESC _``.
+_ANSI = re.compile(r"\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[@-Z\\-_])")
+#: a pager's prompt left at the start of a line: NX-OS/EOS `` --More-- ``, Junos ``---(more)---`` /
+#: ``---(more 52%)---``
+_PAGER = re.compile(r"^\s*(?:--More--|---\(more(?:\s+\d+%)?\)---)\s?", re.IGNORECASE)
+
+
+def _terminal_line(raw: str) -> str:
+    """A line as the terminal showed it: escape sequences removed, ``\r`` back to column 0 and ``\b`` one
+    column left (the next characters overwrite), a leading pager prompt removed."""
+    line = _ANSI.sub("", raw)
+    if "\r" in line or "\b" in line:
+        cells: list[str] = []
+        col = 0
+        for ch in line:
+            if ch == "\r":
+                col = 0
+            elif ch == "\b":
+                col = max(0, col - 1)
+            else:
+                cells[col:col + 1] = [ch]
+                col += 1
+        line = "".join(cells).rstrip()
+    return _PAGER.sub("", line)
+
+
+def capture_lines(text: str) -> list[str]:
+    """``text`` split at ``\n`` (at ``\r`` only when it has no ``\n``: an old Mac file), each line cleaned
+    of terminal artefacts (see the module docstring)."""
+    lines = text.split("\n") if "\n" in text or "\r" not in text else text.split("\r")
+    if lines and lines[-1] == "":
+        lines.pop()
+    return [_terminal_line(x) for x in lines]
 
 
 @dataclass
@@ -88,15 +133,6 @@ def prompt_command(line: str) -> str | None:
     return None
 
 
-def is_bare_prompt(line: str, device: str) -> bool:
-    """Whether ``line`` is a prompt with no command (``admin@leaf1:~$``, ``[root@gpu01 ~]#``, or the
-    device's own ``leaf1#`` / ``leaf1>``): what a paste ends with after the last command's output."""
-    s = line.strip()
-    if any(p.match(s) for p in _BARE_PROMPTS):
-        return True
-    return bool(device) and re.fullmatch(re.escape(device) + r"(?:\([\w\-]+\))?\s?[#>]", s) is not None
-
-
 _PROMPT_HOSTS = (
     re.compile(r"^\[[\w.\-]+@(?P<host>[\w.\-]+)[^\]]*\]\s*[$#]"),
     re.compile(r"^(?:\([\w.\-]+\)\s*)?[\w.\-]+@(?P<host>[\w.\-]+)(?::[^\s$#>]*)*\s*[$#>%]"),
@@ -126,27 +162,68 @@ def split_blocks(text: str, file: str, device: str) -> list[Block]:
     """Split one capture into blocks at prompt lines (see the module docstring)."""
     blocks: list[Block] = []
     cur = Block(file=file, device=device, command=None, prompt_line=None)
-    for no, raw in enumerate(text.splitlines(), start=1):
-        line = raw.replace("\r", "")
-        cmd = prompt_command(line)
-        if cmd is None and is_bare_prompt(line, device):
-            cmd = ""
-        if cmd is not None:
-            if cur.lines or cur.command:
+    for no, line in enumerate(capture_lines(text.removeprefix("\ufeff")), start=1):
+        if any(p.match(line.strip()) for p in _NOT_OUTPUT):  # ends the block, is not in it
+            if cur.lines or cur.command is not None:
                 blocks.append(cur)
-            cur = Block(file=file, device=device, command=cmd or None, prompt_line=no if cmd else None)
+            cur = Block(file=file, device=device, command=None, prompt_line=None)
+            continue
+        cmd = prompt_command(line)
+        if cmd is not None:
+            if cur.lines or cur.command is not None:
+                blocks.append(cur)
+            cur = Block(file=file, device=device, command=cmd, prompt_line=no)
             continue
         cur.lines.append((no, line))
-    if cur.lines or cur.command:
+    if cur.lines or cur.command is not None:
         blocks.append(cur)
     return blocks
 
 
 def read_capture(path: Path, root: Path) -> list[Block]:
-    """Read and split one capture file (UTF-8, undecodable bytes replaced).
+    """Read and split one capture file (UTF-8, or UTF-16 with its BOM; undecodable bytes replaced).
 
     Raises:
         OSError: the file cannot be read.
     """
-    text = path.read_bytes().decode("utf-8", errors="replace")
+    raw = path.read_bytes()
+    utf16 = raw[:2] in (b"\xff\xfe", b"\xfe\xff")
+    text = raw.decode("utf-16" if utf16 else "utf-8", errors="replace")
     return split_blocks(text, str(path.relative_to(root)), device_of(path))
+
+
+_LOOP = re.compile(r"^for\s+(?P<var>\w+)\s+in\s+(?P<words>[^;]+?)\s*;\s*do\s+(?P<body>.+?)\s*;?\s*done\s*$")
+
+
+def _line_key(text: str) -> str:
+    """What a report line names: the text before its ``:``, else its first word."""
+    s = text.strip()
+    return s.split(":", 1)[0].strip() if ":" in s else (s.split() or [""])[0]
+
+
+def split_loop(b: Block) -> list[Block]:
+    """A block whose command is a shell loop (``for i in A B; do mlnx_qos -i $i; done``) as one block per
+    loop word, with the loop body's command for that word (``mlnx_qos -i A``; the body as it is when it
+    does not use the variable: ``for i in 1 2; do ethtool -S IF; sleep 60; done`` is two snapshots), when
+    the output holds one report per word: a report starts at each line naming what the first output line
+    names (``DCBX mode``, ``NIC statistics``, ``rx_prio3_pause`` of a grep). Anything else is returned as
+    it is."""
+    m = _LOOP.match(b.command or "")
+    if m is None:
+        return [b]
+    words, var = m.group("words").split(), m.group("var")
+    ref = re.compile(r"\$(?:\{" + var + r"\}|" + var + r"\b)")
+    body = [(no, t) for no, t in b.lines if t.strip()]
+    if len(words) < 2 or not body:
+        return [b]
+    first = _line_key(body[0][1])
+    starts = [i for i, (_, t) in enumerate(b.lines) if t.strip() and _line_key(t) == first]
+    if len(starts) != len(words):
+        return [b]
+    out = []
+    for k, (word, start) in enumerate(zip(words, starts)):
+        end = starts[k + 1] if k + 1 < len(starts) else len(b.lines)
+        command = re.split(r"\s*;\s*sleep\b", ref.sub(word, m.group("body")))[0]
+        out.append(Block(file=b.file, device=b.device, command=command,
+                         prompt_line=b.prompt_line, lines=b.lines[start:end]))
+    return out

@@ -98,13 +98,13 @@ def main_callback(
     """roce-tune."""
 
 
-def _fail(findings: list[Finding], fmt: str = "text") -> NoReturn:
+def _fail(findings: list[Finding], fmt: str = "text", code: int = 1) -> NoReturn:
     from roce_tune.inventory.report import format_findings
 
     sys.stderr.write(format_findings(findings, fmt if fmt in ("text", "json", "github") else "text"))
     if not format_findings(findings, "text").endswith("\n"):
         sys.stderr.write("\n")
-    raise typer.Exit(1)
+    raise typer.Exit(code)
 
 
 def _load(path: Path) -> LoadedInventory:
@@ -917,6 +917,10 @@ def audit(
         err.print("error: give the captures with --from DIR, or --live with an inventory (not both)",
                   markup=False)
         raise typer.Exit(2)
+    if source is not None and policy is not None:
+        err.print("error: --policy is for audits without an inventory or plan (the plan's policy decides); "
+                  "give one of them", markup=False)
+        raise typer.Exit(2)
     for path, what in ((source, "inventory/plan"), (policy, "--policy file")):
         if path is not None and not path.exists():
             err.print(f"error: {what} {path} does not exist", markup=False)
@@ -938,8 +942,8 @@ def audit(
     except AuditUsageError as exc:
         err.print(f"error: {exc}", markup=False)
         raise typer.Exit(2) from None
-    except RoceTuneError as exc:
-        _fail(exc.findings)
+    except RoceTuneError as exc:  # an invalid inventory, plan or --policy file: a usage error
+        _fail(exc.findings, code=2)
     except (FileNotFoundError, ValueError) as exc:
         err.print(f"error: {source}: {exc}", markup=False)
         raise typer.Exit(2) from None

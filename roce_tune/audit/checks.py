@@ -361,6 +361,32 @@ def _tos_settings(h: HostObs) -> list[tuple[str, Val[str] | Val[int]]]:
     return [(what, v) for what, v in sources if v is not None and v.value.__str__().strip().isdigit()]
 
 
+def _nic_classification(h: HostObs, nic: NicObs, exp: Expect, out: Out) -> None:
+    """RT410/RT413 from the NIC's own ``mlnx_qos`` state: it trusts another field than the plan/policy
+    (``pcp`` where DSCP is expected: untagged RoCE lands on priority 0), or its DSCP map sends a RoCE DSCP
+    no captured ToS setting names (those are judged by :func:`_tos_priority`) to a lossy priority."""
+    if nic.trust is not None and nic.trust.value.lower() != exp.trust:
+        to_zero = exp.trust == "dscp"
+        out.add("RT410" if to_zero else "RT413", E, h.name, nic.netdev,
+                f"{h.name}:{nic.netdev} trusts {nic.trust.value}, not {exp.trust}"
+                + (f": RoCE marked DSCP {exp.roce_dscp[0]} without a VLAN tag is classified to priority 0, "
+                   "which has no PFC" if to_zero else ": priorities follow the DSCP map, not the PCP the "
+                   "plan classifies by"),
+                f"mlnx_qos -i {nic.netdev} --trust {exp.trust}", [nic.trust])
+        return
+    named = {int(v.value) >> 2 for _, v in _tos_settings(h)}
+    lossless = set(exp.lossless_priorities)
+    for dscp in exp.roce_dscp:
+        got = nic.dscp_to_prio.get(dscp)
+        if dscp in named or got is None or got.value in lossless:
+            continue
+        want = exp.dscp_to_priority.get(dscp, exp.roce_priority)
+        out.add("RT413" if got.value else "RT410", E, h.name, nic.netdev,
+                f"{h.name}:{nic.netdev} maps RoCE DSCP {dscp} to priority {got.value}, which has no PFC "
+                f"(lossless: {','.join(map(str, sorted(lossless)))})",
+                f"mlnx_qos -i {nic.netdev} --dscp2prio set,{dscp},{want}", [got])
+
+
 def _tos_priority(h: HostObs, exp: Expect, out: Out) -> None:
     """RT413 (RT410 for priority 0): NCCL_IB_TC or an RDMA device's traffic_class maps to a lossy priority,
     through the NIC's DSCP map when captured, else the expected one."""
@@ -427,6 +453,8 @@ def check_priority(data: AuditData, exp: Expect, out: Out) -> None:
     _tc_across_nodes(data, exp, out)
     for h in data.hosts.values():
         _tos_priority(h, exp, out)
+        for nic in h.nics.values():
+            _nic_classification(h, nic, exp, out)
     for sw in data.switches.values():
         for port in sw.ports:
             _lossy_queue_bulk(sw, port, exp, out)

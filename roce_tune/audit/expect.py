@@ -41,6 +41,7 @@ class Expect:
     switch_mtu: int
     roce_mtu: int
     target_utilisation: float = 0.9
+    trust: str = "dscp"  # what the NICs and switches classify by: "dscp" or "pcp"
     adaptive_routing: bool | None = None
     host_env: dict[str, dict[str, str]] | None = None
     host_mtu_by_nic: dict[tuple[str, str], int] = field(default_factory=dict)
@@ -67,7 +68,7 @@ def expect_from_policy(policy: Policy, source: str) -> Expect:
                   lossless_queues=tuple(policy.lossless_priorities), roce_dscp=tuple(policy.roce_dscp),
                   roce_tos=policy.roce_dscp[0] << 2 | ECT0, cnp_priority=policy.cnp_priority,
                   host_mtu=policy.host_mtu, switch_mtu=policy.mtu, roce_mtu=policy.roce_mtu,
-                  target_utilisation=policy.target_utilisation)
+                  target_utilisation=policy.target_utilisation, trust=policy.trust)
 
 
 def expect_from_plan(plan: Plan, adaptive_routing: bool | None = None) -> Expect:
@@ -76,7 +77,7 @@ def expect_from_plan(plan: Plan, adaptive_routing: bool | None = None) -> Expect
     return Expect(source="plan", from_plan=True, lossless_priorities=tuple(cls.lossless_priorities),
                   lossless_queues=tuple(cls.lossless_queues), roce_dscp=tuple(cls.roce_dscp),
                   roce_tos=cls.roce_tos,
-                  cnp_priority=cls.cnp_priority, adaptive_routing=adaptive_routing,
+                  cnp_priority=cls.cnp_priority, adaptive_routing=adaptive_routing, trust=cls.trust,
                   dscp_to_priority=dict(cls.dscp_to_priority),
                   **_mtu_expectations(plan), **_host_expectations(plan), **_switch_expectations(plan))
 
@@ -134,30 +135,50 @@ def planned_qos(plan, switch) -> SwitchQos:  # type: ignore[no-untyped-def]
 
 
 def _policy_file(path: Path) -> Policy:
-    from pydantic import ValidationError
-    from ruamel.yaml import YAML
-    from ruamel.yaml.error import YAMLError
+    """The ``policy:`` section (or a bare mapping of policy keys) of ``path``, read with the inventory's
+    YAML reader so each error names its line and column.
 
-    def bad(msg: str, line: int | None = None) -> RoceTuneError:
+    Raises:
+        RoceTuneError: RT400 (file, line and column where known): unreadable, not UTF-8, not YAML, no
+            ``policy:`` mapping, or an invalid policy value.
+    """
+    from pydantic import ValidationError
+
+    from roce_tune.inventory.loader import parse_yaml
+    from roce_tune.inventory.positions import PositionIndex, format_path
+    from roce_tune.inventory.yamlpos import YamlSyntaxError
+
+    def bad(msg: str, pos: tuple[int, int] | None = None) -> RoceTuneError:
         return RoceTuneError([Finding(rule="RT400", severity=Severity.error, message=msg,
                                       fix="give a YAML file with a `policy:` mapping (inventory policy keys)",
-                                      location=Location(file=str(path), line=line))])
+                                      location=Location(file=str(path), line=pos[0] if pos else None,
+                                                        col=pos[1] if pos else None))])
 
     try:
-        doc = YAML(typ="safe").load(path.read_text(encoding="utf-8"))
+        text = path.read_bytes().decode("utf-8")
     except OSError as exc:
         raise bad(f"cannot read the policy file: {exc.strerror}") from None
-    except YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        raise bad(f"not YAML: {getattr(exc, 'problem', exc)}", mark.line + 1 if mark else None) from None
+    except UnicodeDecodeError as exc:
+        raise bad(f"not UTF-8 text (byte {exc.start} is {exc.object[exc.start]:#04x}): save it as UTF-8") \
+            from None
+    try:
+        parsed = parse_yaml(text)
+    except YamlSyntaxError as exc:
+        raise bad(f"not YAML: {exc.issue.message}", (exc.issue.line, exc.issue.col)) from None
+    doc = parsed.data
+    index = PositionIndex(parsed.root_line, parsed.root_col, parsed.pos)
+    prefix: list[str | int] = ["policy"] if isinstance(doc, dict) and "policy" in doc else []
     section = doc.get("policy", doc) if isinstance(doc, dict) else None
     if not isinstance(section, dict):
-        raise bad("no `policy:` mapping")
+        raise bad("no `policy:` mapping", index.get(format_path(prefix)) if prefix else None)
     try:
         return Policy.model_validate(section)
     except ValidationError as exc:
         e = exc.errors()[0]
-        raise bad(f"policy.{'.'.join(map(str, e['loc']))}: {e['msg']}") from None
+        where = format_path([*prefix, *e["loc"]])
+        pos = (index.key(where) if e["type"] == "extra_forbidden" else None) or index.get(where) \
+            or index.nearest(where)[1]
+        raise bad(f"{format_path(['policy', *e['loc']])}: {e['msg']}", pos) from None
 
 
 def load_expect(source: Path | None, policy_file: Path | None) -> tuple[Expect, object | None]:

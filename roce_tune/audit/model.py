@@ -157,6 +157,9 @@ class SwitchObs:
     roce: dict[str, Val[str]] = field(default_factory=dict)  # "pfc-priority" -> "3", "enabled-tc" -> "0,3" …
     sp_to_tc: dict[int, Val[int]] = field(default_factory=dict)
     pfcwd_config: dict[str, Val[str]] = field(default_factory=dict)  # port -> "drop 200 200"
+    #: ports the watchdog tables covered: None = every port (a table without a port argument lists every
+    #: port with a watchdog, so a port missing from it has none), else the ports the commands named
+    pfcwd_scope: set[str] | None = field(default_factory=set)
     port_mtu: dict[str, Val[int]] = field(default_factory=dict)
     running: Val[SwitchQos] | None = None  # the running configuration read back (ev: the block's first line)
     running_lines: list[tuple[int, str]] = field(default_factory=list)  # its capture lines, for evidence
@@ -183,8 +186,10 @@ class Unparsed:
     first: str
 
     def __str__(self) -> str:
+        """``file:line[-end]: `command`: first line`` (the first line carries the reason a reader gave)."""
         span = f"{self.file}:{self.line}" + (f"-{self.end_line}" if self.end_line != self.line else "")
-        what = f"`{self.command}`" if self.command else repr(self.first[:60])
+        first = self.first if len(self.first) <= 200 else self.first[:199] + "…"
+        what = f"`{self.command}`" + (f": {first}" if first else "") if self.command else repr(first)
         return f"{span}: {what}"
 
 
@@ -197,6 +202,7 @@ class AuditData:
     unparsed: list[Unparsed] = field(default_factory=list)
     blocks: list[tuple[str, int, str]] = field(default_factory=list)  # (file, line, format) per block read
     files: int = 0
+    empty_files: list[tuple[str, str]] = field(default_factory=list)  # (device, file) with no text
 
     def host(self, name: str) -> HostObs:
         """The host's record (created on first use)."""

@@ -58,10 +58,14 @@ def _find_line(b: Block, pred: Callable[[list[str]], bool], after: int = 0) -> i
 
 
 def _store_ports(sw: SwitchObs, family: str, parsed: dict[str, dict[str, int]], b: Block,
-                 line_of: Callable[[str, str], int], ctx: Ctx) -> None:
-    """Store per-port counters; a second capture of the same counter becomes the later snapshot."""
+                 line_of: Callable[[str, str], int], ctx: Ctx,
+                 port_name: Callable[[str], str] | None = None) -> None:
+    """Store per-port counters (under ``port_name(port)``, the platform's one spelling of the port, when
+    given; ``line_of`` gets the port as written); a second capture of the same counter becomes the later
+    snapshot."""
     sw.families.setdefault(family, Ev(b.file, b.start))
-    for port, vals in parsed.items():
+    for written, vals in parsed.items():
+        port = port_name(written) if port_name else written
         cur = sw.ports.setdefault(port, {})
         for name, v in vals.items():
             old = cur.get(name)
@@ -69,7 +73,7 @@ def _store_ports(sw: SwitchObs, family: str, parsed: dict[str, dict[str, int]], 
                 if sw.ports_before is None:
                     sw.ports_before = {}
                 sw.ports_before.setdefault(port, {})[name] = old
-            cur[name] = Val(v, Ev(b.file, line_of(port, name)))
+            cur[name] = Val(v, Ev(b.file, line_of(written, name)))
             ctx.owner[(sw.name, port, name)] = ctx.block_no
 
 
@@ -154,7 +158,14 @@ def _pfcwd_stats_table(b: Block, ctx: Ctx, platform: str, f: CaptureFormat) -> b
 def _pfcwd_config(b: Block, ctx: Ctx, platform: str, f: CaptureFormat) -> bool:
     """Watchdog configuration rows: the platform's parser gives port -> (line, "action detect restore")."""
     sw = _switch(b, ctx, platform)
-    for port, (no, value) in _parser(f)(b.lines).items():
+    named = _cmd_arg(b, r"config\s+(?!\|)(\S+)")
+    filtered = "|" in (b.command or "")  # a grep may have left rows out: only the rows shown are known
+    rows = _parser(f)(b.lines)
+    if named is None and not filtered:
+        sw.pfcwd_scope = None
+    elif sw.pfcwd_scope is not None:
+        sw.pfcwd_scope.update(named.split(",") if named and not filtered else rows)
+    for port, (no, value) in rows.items():
         sw.pfcwd_config[port] = Val(value, _ev(b, no))
     sw.families.setdefault("pfcwd_config", Ev(b.file, b.start))
     return True
@@ -219,7 +230,10 @@ def _whole(family: str, port_re: str | None = None) -> SwitchReader:
         if port_re is not None:
             port = _cmd_arg(b, port_re) or "-"
             parsed = {port if p == "-" else p: v for p, v in parsed.items()}
-        _store_ports(sw, family, parsed, b, lambda p, _n: _find_line(b, lambda tk: p in tk), ctx)
+        def line_of(p: str, _n: str) -> int:  # the port as a word, or as a JSON key
+            return _find_line(b, lambda tk: p in tk or f'"{p}":' in tk)
+
+        _store_ports(sw, family, parsed, b, line_of, ctx, f.port_name)
         return True
     return read
 
@@ -233,7 +247,7 @@ def _per_port(port_re: str, family: str, one_port: bool = False, **kw: object) -
         extra = {k: (v(ctx) if callable(v) else v) for k, v in kw.items()}
         got = _parser(f)(b.text, port, **extra)
         parsed: PortCounters = {port: got} if one_port else got
-        _store_ports(sw, family, parsed, b, lambda _p, _n: b.start, ctx)
+        _store_ports(sw, family, parsed, b, lambda _p, _n: b.start, ctx, f.port_name)
         return True
     return read
 
@@ -605,6 +619,7 @@ class _LineRead:
     b: Block
     ctx: Ctx
     eth: Counters = field(default_factory=dict)
+    eth_earlier: Counters | None = None  # the previous ``ethtool -S`` run when a counter repeats in the block
     before: Counters = field(default_factory=dict)
     after: Counters = field(default_factory=dict)
     hw: HwCounters = field(default_factory=dict)
@@ -671,6 +686,8 @@ def _line_ethtool(st: _LineRead, no: int, t: str, s: str) -> bool:
     m = _ETHTOOL_LINE.match(t)
     if not m:
         return False
+    if m.group(1) in st.eth:  # the counter again: a second run of the command in this block, a snapshot
+        st.eth_earlier, st.eth = st.eth, {}
     st.eth[m.group(1)] = Val(int(m.group(2)), _ev(st.b, no))
     return True
 
@@ -698,7 +715,7 @@ def _store_lines(st: _LineRead, netdev: str) -> None:
     if st.after:
         _set_ethtool(st.host, netdev, st.after, st.ctx, before=st.before)
     if st.eth:
-        _set_ethtool(st.host, netdev, st.eth, st.ctx)
+        _set_ethtool(st.host, netdev, st.eth, st.ctx, before=st.eth_earlier)
     for (dev, port), vals in st.hw.items():
         _set_hw(st.host, dev, port, vals, st.ctx)
     _finish_sysgids(st.host)
@@ -711,6 +728,9 @@ def read_lines(b: Block, ctx: Ctx, skip: set[int]) -> None:
         _report_bad(b, ctx, [(no, t) for no, t, _ in lines])
         return
     st = _LineRead(ctx.data.host(b.device), b, ctx)
+    one_file = _cmd_arg(b, r"^(?:sudo\s+)?cat\s+(/(?:sys|proc)/[^\s*?\[]+)\s*$")
+    if one_file and lines:  # `cat /sys/…/file`: the output is that file's value
+        st.pending_path = (lines[0][0], one_file)
     for no, t, s in lines:
         _read_host_line(st, no, t, s)
     if st.pending_path is not None:
@@ -770,6 +790,14 @@ BLOCK_READERS: tuple[tuple[str, str, str | None, Reader], ...] = (
 SWITCH_READERS = {f"{p} {f.name}" for p, f in capture_formats() if f.kind != "running_config"}
 
 
+def _not_read(b: Block, ctx: Ctx, why: str) -> None:
+    """List the whole block as not understood, its first line followed by ``why``."""
+    first = b.lines[0][1].strip() if b.lines else ""
+    end = b.lines[-1][0] if b.lines else b.start
+    ctx.data.unparsed.append(Unparsed(file=b.file, line=b.start, end_line=end, command=b.command,
+                                      first=f"{first} ({why})"))
+
+
 def _running_config(b: Block, ctx: Ctx) -> str | None:
     """A switch's running configuration (any platform's ``CAPTURE_FORMATS``): read back, or listed as not
     understood with the read-back's reason when the platform cannot read it."""
@@ -784,34 +812,41 @@ def _running_config(b: Block, ctx: Ctx) -> str | None:
         text = fmt.to_read_back(b.text) if fmt.to_read_back else b.text
         read_running(ctx.data.switch(b.device), name, text, b.lines, _ev(b, b.start))
     except (ValueError, NotImplementedError) as exc:
-        first = b.lines[0][1].strip() if b.lines else ""
-        ctx.data.unparsed.append(Unparsed(file=b.file, line=b.start,
-                                          end_line=b.lines[-1][0] if b.lines else b.start,
-                                          command=b.command, first=f"{first} ({name} {fmt.name}: {exc})"))
+        _not_read(b, ctx, f"{name} {fmt.name}: {exc}")
+    except Exception as exc:  # noqa: BLE001 - a text read_back cannot take (hand-edited JSON) loses no audit
+        _not_read(b, ctx, f"{name} {fmt.name}: {type(exc).__name__}: {exc}")
     ctx.data.blocks.append((b.file, b.start, f"{name} {fmt.name}"))
     return fmt.name
+
+
+def _block_reader(b: Block, ctx: Ctx) -> str | None:
+    """Run the first block reader that recognises ``b`` and reads it: its name; ``failed`` when it raised
+    (the block is listed as not understood with the reason); None when none took the block."""
+    for name, pattern, cmd_pattern, reader in BLOCK_READERS:
+        if not re.search(pattern, b.text, re.MULTILINE):
+            continue
+        if cmd_pattern and b.command and not re.search(cmd_pattern, b.command):
+            continue
+        try:
+            understood = reader(b, ctx)
+        except Exception as exc:  # noqa: BLE001 - one mangled block never loses the audit of the others
+            _not_read(b, ctx, f"{name}: {type(exc).__name__}: {exc}")
+            return "failed"
+        if understood:
+            ctx.data.blocks.append((b.file, b.start, name))
+            return name
+    return None
 
 
 def read_block(b: Block, ctx: Ctx) -> str:
     """Read one block; returns the format name (``lines`` when only line readers took it)."""
     ctx.block_no += 1
-    text = b.text
     running = _running_config(b, ctx)
     if running is not None:
         return running
-    for name, pattern, cmd_pattern, reader in BLOCK_READERS:
-        if not re.search(pattern, text, re.MULTILINE):
-            continue
-        if cmd_pattern and b.command and not re.search(cmd_pattern, b.command):
-            continue
-        if reader(b, ctx):
-            ctx.data.blocks.append((b.file, b.start, name))
-            if name == "nccl-tests":
-                return name
-            if name in ("ip link", "ibv_devinfo", "show_gids", "mlnx_qos", "/proc/net/bonding",
-                        "rdma statistic",
-                        "ethtool") or name in SWITCH_READERS:
-                return name
+    name = _block_reader(b, ctx)
+    if name is not None:
+        return name
     if not any(t.strip() and not t.strip().startswith("#") for _, t in b.lines):
         return "comment"
     if b.device not in ctx.data.switches:

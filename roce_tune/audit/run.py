@@ -18,12 +18,12 @@ from roce_tune.audit.expect import Expect, load_expect
 from roce_tune.audit.live import LiveDevice, LiveOptions
 from roce_tune.audit.model import AuditData
 from roce_tune.audit.readers import BLOCK_READERS, SWITCH_READERS, Ctx, read_block
-from roce_tune.captures import Block, read_capture
+from roce_tune.captures import Block, device_of, read_capture, split_loop
 from roce_tune.findings import Severity
 from roce_tune.platforms.captures import running_config_format
 
-__all__ = ["FORMATS", "AuditResult", "AuditUsageError", "audit_dir", "audit_live", "format_report",
-           "read_blocks", "read_dir"]
+__all__ = ["FORMATS", "AuditResult", "AuditUsageError", "audit_dir", "audit_live", "coverage",
+           "format_report", "read_blocks", "read_dir"]
 
 FORMATS = ("text", "json", "github", "markdown")
 
@@ -43,40 +43,91 @@ class AuditResult:
 
     @property
     def exit_code(self) -> int:
-        """1 when any finding is an error, else 0."""
+        """2 when nothing was read of any device (every ``--live`` device unreached, only empty capture
+        files): nothing was audited, which is not clean; else 1 when any finding is an error, else 0."""
+        if not self.data.hosts and not self.data.switches:
+            return 2
         return 1 if any(f.severity is Severity.error for f in self.findings) else 0
 
 
-def _order(path: Path) -> tuple[str, int, str]:
-    words = set(path.name.lower().split("."))
-    return (path.name.split(".", 1)[0], 0 if "before" in words else 2 if "after" in words else 1, path.name)
+def _order(path: Path, root: Path) -> tuple[str, int, str]:
+    """(device, 0 before / 1 neither / 2 after, relative path): ``before``/``after`` as a word of the file
+    name or of a directory of it (``before/leaf1.txt``, ``run1-after/leaf1.txt``)."""
+    rel = path.relative_to(root)
+    words = {w for part in rel.parts for w in re.split(r"[._\-\s]", part.lower())}
+    return (device_of(path), 0 if "before" in words else 2 if "after" in words else 1, rel.as_posix())
 
 
-def read_dir(root: Path, exp: Expect) -> AuditData:
-    """Read every ``*.txt`` / ``*.log`` capture under ``root`` (recursively).
+def _litter(rel: Path) -> bool:
+    """A file no one captured: a dot file or one under a dot directory (``.git``, editor swap files,
+    AppleDouble ``._leaf1.txt``) or under ``__MACOSX`` (an archive unpacked from a Mac)."""
+    return any(part.startswith(".") or part == "__MACOSX" for part in rel.parts)
 
-    ``<device>.before.txt`` is read before ``<device>.after.txt`` so their counters form a delta.
+
+def read_dir(root: Path, exp: Expect, switches: Iterable[str] = ()) -> AuditData:
+    """Read every ``*.txt`` / ``*.log`` capture under ``root`` (recursively; dot files, dot directories and
+    ``__MACOSX`` are skipped).
+
+    ``<device>.before.txt`` (or ``before/<device>.txt``) is read before ``<device>.after.txt`` (``after/…``)
+    so their counters form a delta.
+
+    ``switches`` names the devices the plan says are switches (their output is never read as a host's).
 
     Raises:
         AuditUsageError: ``root`` is not a directory, holds no capture, or a file cannot be read.
     """
     if not root.is_dir():
         raise AuditUsageError(f"{root}: not a directory")
-    files = sorted((p for p in root.rglob("*") if p.is_file() and p.suffix in (".txt", ".log")), key=_order)
+    files = sorted((p for p in root.rglob("*") if p.is_file() and p.suffix in (".txt", ".log")
+                    and not _litter(p.relative_to(root))), key=lambda p: _order(p, root))
     if not files:
         raise AuditUsageError(f"{root}: no capture files (<device>[.<anything>].txt)")
     blocks = []
+    empty: list[tuple[str, str]] = []
     for path in files:
         try:
-            blocks.extend(read_capture(path, root))
+            got = read_capture(path, root)
         except OSError as exc:
             raise AuditUsageError(f"{path}: cannot read ({exc.strerror})") from None
-    return read_blocks(blocks, exp, len(files))
+        if not any(t.strip() for b in got for _, t in b.lines) and not any(b.command for b in got):
+            empty.append((device_of(path), str(path.relative_to(root))))
+        blocks.extend(got)
+    data = read_blocks(blocks, exp, len(files), switches)
+    data.empty_files = empty
+    return data
+
+
+def coverage(data: AuditData, plan: Any) -> list[NotChecked]:
+    """RT492: the devices nothing was read of: with a plan (``plan``), each of its switches and hosts
+    without a capture, and each captured device it does not name (a file name that is no device name);
+    without one, the devices whose only capture files are empty."""
+    # devices something was read of (a plan's switch is known before its captures are read)
+    seen = {device_of(Path(f)) for f, _, _ in data.blocks} | {device_of(Path(u.file)) for u in data.unparsed}
+    empty: dict[str, list[str]] = {}
+    for device, file in data.empty_files:
+        empty.setdefault(device, []).append(file)
+    out: list[NotChecked] = []
+    planned: dict[str, str] = {}
+    if plan is not None:
+        planned = {**{h.name: "host" for h in plan.hosts}, **{s.name: "switch" for s in plan.switches}}
+    for name in sorted(set(planned) | set(empty)):
+        if name in seen:
+            continue
+        why = (f"{', '.join(empty[name])} {'is' if len(empty[name]) == 1 else 'are'} empty" if name in empty
+               else f"no <device>[.<anything>].txt file of {name} was read")
+        kind = f"{planned[name]} " if name in planned else ""
+        out.append(NotChecked("RT492", name, f"a capture of {kind}{name}: {why}"))
+    for name in sorted(seen - set(planned) if plan is not None else ()):
+        out.append(NotChecked("RT492", name, f"a device named {name} in the plan: {name} is not a device of "
+                                             "the plan (is the file name the device's name?), so nothing "
+                                             "planned was compared with its captures"))
+    return out
 
 
 def read_blocks(blocks: list[Block], exp: Expect, files: int, switches: Iterable[str] = ()) -> AuditData:
     """Read split capture blocks (from files or from ``--live`` sessions) into :class:`AuditData`;
     ``switches`` names devices known to be switches (``--live``: from the plan)."""
+    blocks = [part for b in blocks for part in split_loop(b)]
     ctx = Ctx(data=AuditData(files=files), exp=exp)
     for name in switches:
         ctx.data.switch(name)
@@ -98,10 +149,27 @@ def audit_dir(captures: Path, source: Path | None = None, policy_file: Path | No
         AuditUsageError: see :func:`read_dir`.
         RoceTuneError: the inventory, plan or policy file is invalid.
     """
-    exp, _plan = load_expect(source, policy_file)
-    data = read_dir(captures, exp)
+    exp, plan = load_expect(source, policy_file)
+    data = read_dir(captures, exp, [s.name for s in getattr(plan, "switches", ())])
     findings, skipped = run_checks(data, exp)
+    skipped += coverage(data, plan)
     return AuditResult(findings=findings, not_checked=skipped, data=data, expect=exp)
+
+
+def _save_dir_ready(path: Path | None) -> None:
+    """Create ``--save-captures``'s directory (0700) before any session opens.
+
+    Raises:
+        AuditUsageError: it cannot be a directory (a file of that name, no permission).
+    """
+    if path is None:
+        return
+    from roce_tune.deploy.credentials import private_dir
+
+    try:
+        private_dir(path)
+    except OSError as exc:
+        raise AuditUsageError(f"--save-captures {path}: cannot be a directory ({exc.strerror})") from None
 
 
 def audit_live(source: Path, opts: LiveOptions, policy_file: Path | None = None,
@@ -111,7 +179,8 @@ def audit_live(source: Path, opts: LiveOptions, policy_file: Path | None = None,
     management address in the plan is listed as not checked (RT491).
 
     Raises:
-        AuditUsageError: no inventory/plan (``--live`` needs the management addresses).
+        AuditUsageError: no inventory/plan (``--live`` needs the management addresses); ``--save-captures``
+            cannot be created or written.
         RoceTuneError: the inventory, plan or policy file is invalid.
         ValueError: a platform command is not read-only.
     """
@@ -122,7 +191,12 @@ def audit_live(source: Path, opts: LiveOptions, policy_file: Path | None = None,
                               "management address); without one, capture by hand and use --from DIR")
     exp, loaded = load_expect(source, policy_file)
     plan: Any = loaded
-    blocks, devices, missing = read_live(plan, opts, on_device)
+    _save_dir_ready(opts.save_dir)
+    try:
+        blocks, devices, missing = read_live(plan, opts, on_device)
+    except OSError as exc:  # writing a capture under --save-captures
+        raise AuditUsageError(f"--save-captures {opts.save_dir}: cannot write {exc.filename} "
+                              f"({exc.strerror})") from None
     reached = {d.name for d in devices if d.error is None}
     data = read_blocks(blocks, exp, len(reached), switches=[s.name for s in plan.switches
                                                             if s.name in reached])
@@ -164,22 +238,23 @@ def _where(f: AuditFinding) -> str:
     return (f.device or "fabric") + (f":{f.port}" if f.port else "")
 
 
-def _esc(s: str) -> str:
-    return s.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
-
-
 def _github(r: AuditResult) -> str:
-    """GitHub workflow annotations: one per finding, not-checked note and block not understood."""
+    """GitHub workflow annotations (``::level key=value,…::message``, escaped as the Actions toolkit's
+    ``escapeProperty``/``escapeData``): one per finding, not-checked note and block not understood."""
+    from roce_tune.inventory.report import _gh_data, _gh_prop
+
     lines: list[str] = []
     for f in r.findings:
         level = {"error": "error", "warning": "warning"}.get(f.severity.value, "notice")
-        loc = f" file={f.evidence[0].file},line={f.evidence[0].line}" if f.evidence else ""
-        lines.append(f"::{level}{loc},title={f.rule} {_where(f)}::{_esc(f.message + ' — fix: ' + f.fix)}")
+        loc = [f"file={_gh_prop(f.evidence[0].file)}", f"line={f.evidence[0].line}"] if f.evidence else []
+        props = ",".join([*loc, f"title={_gh_prop(f.rule + ' ' + _where(f))}"])
+        lines.append(f"::{level} {props}::{_gh_data(f.message + ' — fix: ' + f.fix)}")
     for s in r.not_checked:
-        needs = _esc((s.device or "fabric") + ": needs " + s.needs)
-        lines.append(f"::notice title={s.rule} not checked::{needs}")
+        needs = _gh_data((s.device or "fabric") + ": needs " + s.needs)
+        lines.append(f"::notice title={_gh_prop(s.rule + ' not checked')}::{needs}")
     for u in r.data.unparsed:
-        lines.append(f"::warning file={u.file},line={u.line},title=not understood::{_esc(str(u))}")
+        where = f"file={_gh_prop(u.file)},line={u.line}"
+        lines.append(f"::warning {where},title=not understood::{_gh_data(str(u))}")
     return "\n".join(lines) + ("\n" if lines else "")
 
 

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 from roce_tune.audit.expect import Expect
 from roce_tune.audit.model import Ev, SwitchObs, Val
 from roce_tune.findings import Severity
-from roce_tune.qos import PortQos, SwitchQos, differences
+from roce_tune.qos import PortQos, SwitchQos, WatchdogQos, differences
 
 if TYPE_CHECKING:
     from roce_tune.audit.checks import Out
@@ -292,12 +292,50 @@ def check_running_plan(sw: SwitchObs, want: SwitchQos, exp: Expect, out: Out, ex
                 break
 
 
+def _watchdog_row_diff(row: str, wd: WatchdogQos | None) -> list[str]:
+    """The differences of a watchdog table row (``"drop 200 200"``: action, detection ms, restoration ms)
+    from the plan's watchdog, in words."""
+    if wd is None:
+        return []
+    got = dict(zip(("action", "detection_ms", "restoration_ms"), row.split()))
+    want = {"action": wd.action, "detection_ms": wd.detection_ms, "restoration_ms": wd.restoration_ms}
+    return [f"{_FIELD_WORDS[k]}: plan {w}, running {got[k]}" for k, w in want.items()
+            if w is not None and k in got and got[k] != str(w)]
+
+
+def check_watchdog_table(sw: SwitchObs, want: SwitchQos, out: Out) -> None:
+    """RT427 from the switch's watchdog table (port, action, detection ms, restoration ms; SONiC ``show
+    pfcwd config``) when no running configuration was captured: a planned lossless port the table covers
+    but does not list has no watchdog; a listed one is compared with the plan's action and timers."""
+    read = sw.families.get("pfcwd_config")
+    if read is None or sw.running is not None:
+        return
+    wd = want.watchdog
+    planned = f" ({wd.action}, detection {wd.detection_ms} ms, restoration {wd.restoration_ms} ms)" \
+        if wd else ""
+    fix = "apply the plan (roce-tune apply), or update the inventory if the running watchdog is intended"
+    for name, p in sorted(want.ports.items()):
+        if p.watchdog is None or (sw.pfcwd_scope is not None and name not in sw.pfcwd_scope):
+            continue
+        row = sw.pfcwd_config.get(name)
+        if bool(row) != p.watchdog:
+            state, listed = ("on", "listed") if row else ("off", "not listed")
+            out.add("RT427", Severity.warning, sw.name, name,
+                    f"PFC watchdog is {state} on {sw.name} {name} ({listed} in its watchdog table); the plan "
+                    f"turns it {'on' + planned if p.watchdog else 'off'}", fix, [row or read])
+        elif row is not None and (diff := _watchdog_row_diff(row.value, wd)):
+            out.add("RT427", Severity.warning, sw.name, name,
+                    f"PFC watchdog on {sw.name} {name}: " + "; ".join(diff), fix, [row])
+
+
 def check_running(switches: Iterable[SwitchObs], exp: Expect, out: Out) -> None:
     """RT414/RT415/RT416/RT420/RT426/RT427/RT431/RT434/RT442/RT480 on every captured running configuration."""
     from roce_tune.platforms import get_platform
 
     for sw in switches:
         if sw.running is None:
+            if sw.name in exp.switch_qos:
+                check_watchdog_table(sw, exp.switch_qos[sw.name], out)
             continue
         fields: frozenset[str] = (getattr(get_platform(sw.platform), "READBACK_FIELDS",
                                           frozenset()) if sw.platform

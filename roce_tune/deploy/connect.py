@@ -42,7 +42,9 @@ def _ssh_reason(e: BaseException, files: str, host: str | None, port: int) -> st
         return (f"host key unknown: no entry for it in {files}. Check the device's key out of "
                 f"band and add it (e.g. ssh-keyscan -p {port} {host}), or name a file with --known-hosts")
     if isinstance(e, paramiko.AuthenticationException):
-        return f"authentication failed ({e}); check the credentials the inventory names"
+        # netmiko's message is a paragraph of advice: keep its first line (the docstring promises one line)
+        first = next((ln.strip() for ln in str(e).splitlines() if ln.strip()), type(e).__name__)
+        return f"authentication failed ({first}); check the credentials the inventory names"
     return None
 
 

@@ -35,6 +35,9 @@ class CaptureFormat:
             None: the text as it is.
         fallback: the content is shared with other platforms' output: tried after every other format (with a
             ``command`` pattern, a prompt naming another command rules it out).
+        port_name: the platform's own spelling of a port as the command or the output writes it -> the
+            name the plan and the other outputs use (NX-OS ``ethernet1/7``, ``e1/7``, ``Eth1/7`` ->
+            ``Ethernet1/7``); None: names are kept as written.
         parse: the platform's own parser of this output, called the way the kind's audit reader calls it
             (``roce_tune.audit.readers.SWITCH_KINDS``): configuration and status kinds (``pfcwd_config``,
             ``interface_counters``, ``roce_status``) take the block's (line number, text) pairs and return
@@ -53,6 +56,7 @@ class CaptureFormat:
     to_read_back: Callable[[str], str] | None = None
     parse: Callable[..., Any] | None = None
     fallback: bool = False
+    port_name: Callable[[str], str] | None = None
 
     def matches(self, text: str, command: str | None) -> bool:
         """Whether a block with output ``text`` (and prompt ``command``, if any) is this format."""

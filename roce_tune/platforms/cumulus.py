@@ -760,13 +760,34 @@ def nvue_yaml_to_commands(text: str) -> str:
     return "\n".join(out) + "\n"
 
 
+def _roce_value(t: str, applied_at: tuple[int, int] | None) -> str:
+    """The value of a ``key  [operational]  [applied]  [pending]`` row: operational (the switch's actual
+    state, NVUE ``--operational``) when that column holds one, else applied. ``applied_at`` is where the
+    header's ``applied`` column starts and ends (None: no header; the value is what follows the key)."""
+    key_end = len(t) - len(t.lstrip()) + len(t.split()[0])
+    if applied_at is not None:
+        operational = t[key_end:applied_at[0]].strip()
+        return operational or t[applied_at[0]:applied_at[1]].strip()
+    cols = _re.split(r"\s{2,}", t.strip())
+    return cols[1] if len(cols) > 1 else " ".join(t.split()[1:])
+
+
+def _applied_column(header: str) -> tuple[int, int] | None:
+    """(start, end) of the ``applied`` column of an NVUE ``operational  applied  [pending]`` header."""
+    if "applied" not in header.split():
+        return None
+    pending = header.find("pending")
+    return header.find("applied"), pending if pending > 0 else 10**6
+
+
 def parse_roce_status(lines: list[tuple[int, str]]) -> dict[str, dict[Any, tuple[int, Any]]]:
     """``nv show qos roce`` / ``nv show interface swpN qos roce status``: ``key  [operational]  applied``
-    lines (the last column wins: applied, else operational) and the SP->TC table ->
+    lines (operational wins, the actual state; applied where operational is empty) and the SP->TC table ->
     ``{"roce": {key: (line, value)}, "sp_to_tc": {switch priority: (line, traffic class)}}``."""
     roce: dict[Any, tuple[int, Any]] = {}
     sp_to_tc: dict[Any, tuple[int, Any]] = {}
     table = ""
+    applied_at: tuple[int, int] | None = None
     for no, t in lines:
         s = t.strip()
         if not s or set(s) <= {"-", " ", "="}:
@@ -775,11 +796,12 @@ def parse_roce_status(lines: list[tuple[int, str]]) -> dict[str, dict[Any, tuple
             table = "sp_tc" if "SP->TC" in s else "other"
             continue
         toks = s.split()
-        if table == "sp_tc" and len(toks) >= 3 and all(x.isdigit() for x in toks[:3]):
+        if toks[0] == "operational":
+            applied_at = _applied_column(t)
+        elif table == "sp_tc" and len(toks) >= 3 and all(x.isdigit() for x in toks[:3]):
             sp_to_tc[int(toks[1])] = (no, int(toks[2]))
-        elif not table and len(toks) >= 2 and toks[0] != "operational":
-            cols = _re.split(r"\s{2,}", s)
-            roce[toks[0]] = (no, cols[-1] if len(cols) > 1 else " ".join(toks[1:]))
+        elif not table and len(toks) >= 2:
+            roce[toks[0]] = (no, _roce_value(t, applied_at))
     return {"roce": roce, "sp_to_tc": sp_to_tc}
 
 

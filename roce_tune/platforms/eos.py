@@ -642,7 +642,8 @@ CAPTURE_FORMATS: tuple[_CaptureFormat, ...] = (
                    pattern=r"^! Command: show running-config|^! device: .*EOS-|^qos map dscp [\d ]+ to "
                            r"traffic-class|^qos profile \S+|^\s+service-profile \S+"),
     _CaptureFormat(name="show priority-flow-control counters | json", kind="pfc_counters_json",
-                   pattern=r'"interfaceCounters"', parse=parse_eos_pfc_counters_json),
+                   pattern=r'"interfaceCounters"', command=r"priority-flow-control",
+                   parse=parse_eos_pfc_counters_json),
     _CaptureFormat(name="show qos interfaces ecn counters queue", kind="ecn_counters_queue",
                    pattern=r"Tx-Queue\s+ECN Marked", parse=parse_eos_ecn_counters),
 )

@@ -580,6 +580,7 @@ NETBOX_SLUGS: tuple[str, ...] = ("nx-os", "cisco-nxos", "cisco-nx-os")
 # What `roce-tune audit` recognises in a capture and runs with --live (roce_tune.platforms.captures).
 from roce_tune.platforms.captures import CaptureFormat as _CaptureFormat  # noqa: E402
 from roce_tune.platforms.nxos_counters import (  # noqa: E402
+    canonical_port,
     parse_nxos_pfc_interfaces,
     parse_nxos_pfc_queue_detail,
     parse_nxos_queuing_interface,
@@ -593,12 +594,12 @@ CAPTURE_FORMATS: tuple[_CaptureFormat, ...] = (
                            r"^policy-map type (?:network-qos|queuing) \S+|^system qos\s*$"),
     _CaptureFormat(name="show queuing pfc-queue detail", kind="pfc_queue_detail",
                    pattern=r"(?i)Total (?:Ingress )?pkts dropped", command=r"pfc-queue",
-                   parse=parse_nxos_pfc_queue_detail),
+                   parse=parse_nxos_pfc_queue_detail, port_name=canonical_port),
     _CaptureFormat(name="show queuing interface", kind="queuing_interface", pattern=r"QOS GROUP \d",
-                   parse=parse_nxos_queuing_interface),
+                   parse=parse_nxos_queuing_interface, port_name=canonical_port),
     _CaptureFormat(name="show interface priority-flow-control", kind="pfc_interfaces",
                    pattern=r"RxPPP\s+TxPPP",
-                   parse=parse_nxos_pfc_interfaces),
+                   parse=parse_nxos_pfc_interfaces, port_name=canonical_port),
 )
 #: read-only commands ``audit --live`` runs (``{port}``: each lossless port of the plan)
 CAPTURE_COMMANDS: tuple[str, ...] = (

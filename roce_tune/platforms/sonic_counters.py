@@ -104,7 +104,7 @@ def _sonic_queue_table(text: str, names: dict[str, str]) -> PortCounters:
             continue
         cols = [(i, names[h]) for i, h in enumerate(low) if h in names]
         for row in rows:
-            if len(row) < 2 or not row[1].upper().startswith("UC"):
+            if len(row) < 2 or not re.fullmatch(r"UC\d+", row[1], re.IGNORECASE):  # a cut row: skipped
                 continue
             q = int(row[1][2:])
             for i, key in cols:

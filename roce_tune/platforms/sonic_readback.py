@@ -6,7 +6,8 @@ come in any order, references may be plain (``"ROCE"``) or the pre-202111 ``"[TA
 and queue keys may be ranges (``"3-4"``). Tables read (sonic-yang-models field names):
 
 * ``DSCP_TO_TC_MAP`` / ``TC_TO_QUEUE_MAP`` / ``TC_TO_PRIORITY_GROUP_MAP``: the map bound by most ports in
-  ``PORT_QOS_MAP`` (else by its ``global`` row, else the table's only map).
+  ``PORT_QOS_MAP`` (else by its ``global`` row, else — in a fragment, not a whole CONFIG_DB — the table's
+  only map; in a whole CONFIG_DB maps none binds are not in effect: an empty map, every key to the default).
 * ``PORT_QOS_MAP|<port>.pfc_enable`` ("3,4") -> PFC priorities; a port row without it: PFC off.
 * ``QUEUE|<port>|<q>`` ``scheduler`` -> ``SCHEDULER`` (type STRICT/DWRR, weight) and ``wred_profile`` ->
   ``WRED_PROFILE`` (``green_min/max_threshold`` bytes, ``green_drop_probability`` percent): SONiC marks
@@ -128,15 +129,25 @@ def _port_rows(db: dict[str, Any], table: str) -> dict[str, dict[int, Any]]:
 
 
 def _map(db: dict[str, Any], table: str, field: str) -> dict[int, int] | None:
+    """The map of ``table`` the ports bind through ``field`` (see the module docstring); in a whole
+    CONFIG_DB (``DEVICE_METADATA`` present) maps that no row binds are not in effect: ``{}`` (every key takes
+    the default, e.g. every DSCP to TC 0); no map at all: None (not stated)."""
     maps = db.get(table) or {}
-    qos = db.get("PORT_QOS_MAP") or {}
-    bound = [_name(r.get(field)) for k, r in qos.items() if k != "global" and r.get(field)]
-    name = majority(bound) or _name((qos.get("global") or {}).get(field))
+    name = _bound_map(db, field)
+    if name is None and maps and "DEVICE_METADATA" in db:
+        return {}
     if name is None and len(maps) == 1:
         name = next(iter(maps))
     if name is None or name not in maps:
         return None
     return {int(k): int(v) for k, v in maps[name].items()}
+
+
+def _bound_map(db: dict[str, Any], field: str) -> str | None:
+    """The map name most ``PORT_QOS_MAP`` port rows bind through ``field``, else its ``global`` row's."""
+    qos = db.get("PORT_QOS_MAP") or {}
+    bound = [_name(r.get(field)) for k, r in qos.items() if k != "global" and r.get(field)]
+    return majority(bound) or _name((qos.get("global") or {}).get(field))
 
 
 def _scheduler(db: dict[str, Any], queue: int, row: dict[str, Any]) -> Scheduler | None:

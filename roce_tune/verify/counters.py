@@ -113,11 +113,13 @@ def parse_side_by_side(text: str) -> tuple[dict[str, int], dict[str, int]]:
 
         rx_prio0_packets: 4939696624      |     rx_prio0_packets: 4943711983     DIFF: 4015359
 
-    Anything after the right-hand value (``DIFF: …``, comments) is ignored.
+    Anything after the right-hand value (``DIFF: …``, comments) is ignored. A line both runs share has no
+    gutter mark in GNU ``diff -y`` (``tx_prio3_pause: 900      tx_prio3_pause: 900``): the counter did not
+    move, and is read too.
     """
     before: dict[str, int] = {}
     after: dict[str, int] = {}
-    pat = re.compile(r"^\s*([A-Za-z0-9_.\-]+):\s+(\d+)\s+[|<>]\s+([A-Za-z0-9_.\-]+):\s+(\d+)")
+    pat = re.compile(r"^\s*([A-Za-z0-9_.\-]+):\s+(\d+)\s+(?:[|<>]\s+)?([A-Za-z0-9_.\-]+):\s+(\d+)")
     for line in text.splitlines():
         m = pat.match(line)
         if m and m.group(1) == m.group(3):

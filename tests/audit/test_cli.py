@@ -67,7 +67,7 @@ def test_formats(tmp_path: Path) -> None:
                                       "first_line": "bash: show_gids: command not found"}]
     assert any(n["rule"] == "RT401" or n["rule"] == "RT440" for n in doc["not_checked"])
     gh = audit("--from", str(tmp_path), "--format", "github").stdout
-    assert gh.splitlines()[0].startswith("::error file=gpu01.txt,line=4,title=RT420 gpu01:ens1f0np0::")
+    assert gh.splitlines()[0].startswith("::error file=gpu01.txt,line=4,title=RT420 gpu01%3Aens1f0np0::")
     md = audit("--from", str(tmp_path), "--format", "markdown").stdout
     assert "| RT420 | error | gpu01 | ens1f0np0 |" in md and "## Not understood" in md
 
@@ -112,6 +112,54 @@ def test_policy_file(tmp_path: Path) -> None:
     r = audit("--from", str(caps), "--policy", str(pol))
     assert r.returncode == 0, r.stdout
     assert "policy " + str(pol) in r.stdout
-    pol.write_text("policy:\n  lossless_priorities: [9]\n")
+    # an invalid policy file is a usage error (exit 2, as docs/audit.md says), not a fabric error (1), and
+    # names the file, line and column of the bad value
+    pol.write_text("policy:\n  roce_dscp: [26]\n  lossless_priorities: [3, 9]\n")
     bad = audit("--from", str(caps), "--policy", str(pol))
-    assert bad.returncode == 1 and "RT400" in bad.stderr and "lossless_priorities" in bad.stderr
+    assert bad.returncode == 2 and f"{pol}:3:" in bad.stderr and "RT400" in bad.stderr, bad.stderr
+    assert "lossless_priorities" in bad.stderr and not bad.stdout
+    pol.write_text("policy:\n  lossless_priorities: [3]\n  pfc_watchdog_ms: 200\n")
+    bad = audit("--from", str(caps), "--policy", str(pol))
+    assert bad.returncode == 2 and f"{pol}:3:3: error RT400" in bad.stderr, bad.stderr
+    pol.write_text("policy:\n  lossless_priorities: [3\n")
+    bad = audit("--from", str(caps), "--policy", str(pol))
+    assert bad.returncode == 2 and f"{pol}:" in bad.stderr and "RT400" in bad.stderr, bad.stderr
+    pol.write_bytes(b"policy:\n  roce_dscp: [26] # \xe9\n")  # Latin-1 from an old editor
+    bad = audit("--from", str(caps), "--policy", str(pol))
+    assert bad.returncode == 2 and str(pol) in bad.stderr and "RT400" in bad.stderr
+    assert "None" not in bad.stderr
+    inv = tmp_path / "inv.yaml"
+    inv.write_text("site: {name: x}\nswitches: [\n")
+    bad = audit(str(inv), "--from", str(caps))
+    assert bad.returncode == 2 and f"{inv}:3:1: error RT001" in bad.stderr, bad.stderr
+
+
+def test_github_annotations_follow_the_workflow_command_syntax(tmp_path: Path) -> None:
+    """``::level key=value,…::message`` (a space before the properties), property values escaped as the
+    Actions toolkit's ``escapeProperty`` does (``:`` → %3A, ``,`` → %2C): a finding without evidence (RT490)
+    was ``::warning,title=…``, which the runner does not take for a warning at all."""
+    from roce_tune.audit.checks import AuditFinding
+    from roce_tune.audit.expect import expect_from_policy
+    from roce_tune.audit.model import AuditData, Ev
+    from roce_tune.audit.run import AuditResult, format_report
+    from roce_tune.findings import Severity
+    from roce_tune.inventory.models import Policy
+
+    findings = [AuditFinding("RT490", Severity.warning, "leaf1", None, "leaf1 was not checked: refused",
+                             "reach it", (), "live"),
+                AuditFinding("RT420", Severity.error, "gpu01", "ens1f0np0", "no PFC on 3", "mlnx_qos --pfc",
+                             (Ev("rack 1,row 2/gpu01.txt", 4),), "PFC")]
+    r = AuditResult(findings, [], AuditData(hosts={}, switches={}), expect_from_policy(Policy(), "defaults"))
+    lines = format_report(r, "github").splitlines()
+    assert lines[0].startswith("::warning title=RT490 leaf1::leaf1 was not checked"), lines[0]
+    want = "::error file=rack 1%2Crow 2/gpu01.txt,line=4,title=RT420 gpu01%3Aens1f0np0::"
+    assert lines[1].startswith(want), lines[1]
+
+
+def test_an_inventory_and_a_policy_file_together_is_a_usage_error(tmp_path: Path) -> None:
+    """The plan's policy decides when an inventory is given: a --policy beside it was silently ignored."""
+    (tmp_path / "gpu01.txt").write_text(CLEAN)
+    pol = tmp_path.parent / f"{tmp_path.name}-policy.yaml"
+    pol.write_text("policy:\n  lossless_priorities: [4]\n")
+    r = audit(str(REPO / "inventories" / "lab-2node.yaml"), "--from", str(tmp_path), "--policy", str(pol))
+    assert r.returncode == 2 and "--policy" in r.stderr and not r.stdout, (r.stdout, r.stderr)

@@ -17,6 +17,7 @@ from roce_tune.audit.live import READ_ONLY, capture_commands, check_read_only
 from roce_tune.cli import app
 from roce_tune.deploy.runner import ApplyOptions, SessionTiming
 from tests.deploy.conftest import emulated_inventory
+from tests.render.golden import REPO
 
 pytestmark = pytest.mark.emulator
 
@@ -156,3 +157,44 @@ def test_a_device_slower_than_the_device_timeout_is_not_checked(tmp_path: Path) 
     assert not [f for f in r.findings if f.device == "lab-leaf1" and f.rule != "RT490"]
     assert {"node1", "node2"} <= set(r.data.hosts)  # the others were read
     assert took < 60
+
+
+def test_wrong_credentials_everywhere_is_not_a_clean_audit(tmp_path: Path,
+                                                           monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every device refuses the login: each RT490 says so on one line (no netmiko help text), the password
+    appears nowhere, and the audit that read nothing exits 2 (a clean 0 would keep a nightly CI green
+    after the credentials expired)."""
+    from tests.deploy.conftest import PASSWORD
+
+    monkeypatch.setenv("ROCE_TUNE_PASSWORD", "wrong-" + PASSWORD)
+    fleet, inv, known = emulated_inventory("lab-2node.yaml", tmp_path, hosts=True)
+    outs = {}
+    with fleet:
+        for fmt in ("json", "markdown"):
+            outs[fmt] = CliRunner().invoke(app, ["audit", str(inv), "--live", "--format", fmt,
+                                                 "--known-hosts", str(known), "--concurrency", "3",
+                                                 "--device-timeout", "60"])
+    r = outs["json"]
+    assert r.exit_code == 2, r.output
+    doc = json.loads(r.stdout)
+    down = [f for f in doc["findings"] if f["rule"] == "RT490"]
+    assert sorted(f["device"] for f in down) == ["lab-leaf1", "node1", "node2"]
+    for f in down:
+        assert "authentication failed" in f["message"] and "\n" not in f["message"], f["message"]
+    md = outs["markdown"].stdout
+    assert outs["markdown"].exit_code == 2
+    assert len([ln for ln in md.splitlines() if ln.startswith("| RT490 |")]) == 3, md
+    assert PASSWORD not in r.output + md
+
+
+def test_a_save_captures_path_that_cannot_be_a_directory_fails_before_any_session(tmp_path: Path) -> None:
+    """``--save-captures`` naming a file (or an unwritable place) is a usage error naming that option and
+    path, raised before any SSH session (it was a traceback after every device had been read, exit 1)."""
+    afile = tmp_path / "captures"
+    afile.write_text("not a directory")
+    inv = REPO / "inventories" / "lab-2node.yaml"
+    r = CliRunner().invoke(app, ["audit", str(inv), "--live", "--save-captures", str(afile),
+                                 "--device-timeout", "5"])
+    assert r.exit_code == 2, r.output
+    assert f"--save-captures {afile}" in r.output and "Traceback" not in r.output
+    assert "lab-2node.yaml" not in r.output

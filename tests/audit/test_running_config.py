@@ -162,6 +162,11 @@ def test_an_unreadable_running_config_is_listed_not_dropped(tmp_path: Path) -> N
     r = audit_dir(cap)
     assert len(r.data.unparsed) == 1 and r.data.unparsed[0].line == 1
     assert "CONFIG_DB JSON invalid at line" in r.data.unparsed[0].first
+    # every format says why, not only JSON's first_line
+    from roce_tune.audit import format_report
+
+    for fmt in ("text", "markdown", "github"):
+        assert "CONFIG_DB JSON invalid at line" in format_report(r, fmt), fmt
 
 
 def test_watchdog_flapping_names_the_known_defect(tmp_path: Path) -> None:
@@ -198,3 +203,18 @@ def test_watchdog_flapping_names_the_known_defect(tmp_path: Path) -> None:
     findings, _ = run_checks(read_dir(cap, exp), exp)
     f = next(f for f in findings if f.rule == "RT423")
     assert "RT251" not in f.message and "flapping" in f.message
+
+
+def test_sonic_dscp_map_bound_to_no_port_is_not_in_effect(tmp_path: Path) -> None:
+    """A whole CONFIG_DB whose DSCP_TO_TC_MAP no PORT_QOS_MAP row (nor its ``global`` row) binds: the ASIC
+    classifies every DSCP to TC 0 — RoCE rides a lossy queue although the map exists (RT414). Before, the
+    table's only map was read as if bound."""
+    device, running = _running("sonic", tmp_path)
+    db = json.loads(running[running.index("{"):])
+    for row in db["PORT_QOS_MAP"].values():
+        row.pop("dscp_to_tc_map", None)
+    cap, path = _capture(tmp_path, device, "sonic", json.dumps(db, indent=4))
+    for source in (INVENTORY, None):
+        found = [f for f in audit_dir(cap, source).findings if f.rule == "RT414"]
+        assert found, source
+        assert "DSCP 26 → TC 0" in found[0].message, found[0].message
