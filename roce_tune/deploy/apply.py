@@ -11,7 +11,14 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 from rich.text import Text
 
-from roce_tune.deploy.runner import ApplyOptions, DeviceResult, Target, select, targets_from_files
+from roce_tune.deploy.runner import (
+    ApplyOptions,
+    DeviceResult,
+    Target,
+    confirm_window_notes,
+    select,
+    targets_from_files,
+)
 
 _STYLE = {"no-change": "green", "pushed": "bold green", "would-change": "yellow", "failed": "bold red",
           "blocked-disruptive": "magenta", "skipped": "dim", "not-started": "dim",
@@ -48,6 +55,8 @@ def print_results(targets: list[Target], opts: ApplyOptions,
     header = "DRY RUN — nothing will be changed on any device" if opts.dry_run else "PUSH"
     console.print(Text.assemble((header, "bold"), f" ({len(chosen)} devices, concurrency {opts.concurrency}"
                                 + (f", canary {opts.canary}" if opts.canary else "") + ")"))
+    for note in confirm_window_notes(targets, opts):
+        console.print(Text.assemble(("note: ", "bold yellow"), note))
     # every device- or tool-derived string goes out as Text (never markup): device output such as
     # "cannot open [/dev/mst/…]" is printed as is, and can never break the report
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),

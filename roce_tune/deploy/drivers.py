@@ -214,6 +214,13 @@ def left_as_is(platform: str, phase: str, progress: dict[str, Any], opts: PushOp
     return f"{head}; {what}"
 
 
+def confirm_window_note(platform: str, confirm_s: int) -> str | None:
+    """What ``platform``'s commit-confirm makes of a ``confirm_s`` s window when it cannot take it as given
+    (the platform's ``PushMethod.confirm_window``), else None."""
+    window = PUSH_METHODS[platform].confirm_window
+    return window(confirm_s) if window is not None else None
+
+
 def compute_change(platform: str, running: str, desired: str, managed_ports: set[str]) -> ConfigChange:
     """Change that takes ``running`` to include ``desired`` (the platform's diff kind and rules).
 
@@ -339,6 +346,10 @@ class Driver:
         steps = self.method.push
         if steps is None:
             raise PushError("send", f"{self.platform} is pushed as a script (push_host), not as a change")
+        note = confirm_window_note(self.platform, self.opts.confirm_s)
+        if note:
+            self.log(f"# note: {note}")
+
         def run() -> None:
             # the change, so that a rollback (also on a new session) can tell whether any of it is active
             self.progress.update(commands=list(change.commands), desired=desired, ports=sorted(managed_ports))

@@ -50,6 +50,7 @@ from roce_tune.deploy.drivers import (
     RollbackIncomplete,
     RollbackNeeded,
     compute_change,
+    confirm_window_note,
     left_as_is,
 )
 from roce_tune.plan import HostPlan, Plan, SwitchPlan
@@ -310,6 +311,17 @@ def targets_from_files(plan: Plan, files: Mapping[str, str]) -> list[Target]:
         if script is not None:
             out.append(Target.of_host(h, script))
     return out
+
+
+def confirm_window_notes(targets: list[Target], opts: ApplyOptions) -> list[str]:
+    """One line per platform among the selected ``targets`` whose commit-confirm cannot take
+    ``opts.push.confirm_s`` as given (what it gets instead, e.g. whole minutes), in target order."""
+    notes: list[str] = []
+    for t in select(targets, opts.limit):
+        note = confirm_window_note(t.platform, opts.push.confirm_s)
+        if note and note not in notes:
+            notes.append(note)
+    return notes
 
 
 def select(targets: list[Target], limit: list[str]) -> list[Target]:

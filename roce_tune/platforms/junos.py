@@ -610,8 +610,21 @@ def _rollback(s: _c.PushSession, progress: dict[str, object]) -> None:
 
 
 def _confirm_minutes(confirm_s: int) -> int:
-    """``commit confirmed N``'s N: the confirm timer ``confirm_s`` (seconds) in whole minutes, at least 1."""
-    return max(1, round(confirm_s / 60))
+    """``commit confirmed N``'s N: the confirm timer ``confirm_s`` (seconds) rounded UP to whole minutes, at
+    least 1 (the CLI's ``commit confirmed`` and the XML protocol's ``<confirm-timeout>`` take minutes,
+    1-65,535: "Commit the Candidate Configuration Only After Confirmation Using the Junos XML Protocol",
+    https://juniper.net/documentation/us/en/software/junos/junos-xml-protocol/topics/task/junos-xml-protocol-configuration-committing-with-confirmation.html
+    ). Never shorter than asked: a window cut short could revert a push before its read-back and confirm."""
+    return max(1, math.ceil(confirm_s / 60))
+
+
+def _confirm_window(confirm_s: int) -> str | None:
+    """What ``--confirm-seconds confirm_s`` becomes on Junos when it is not a whole number of minutes."""
+    minutes = _confirm_minutes(confirm_s)
+    if minutes * 60 == confirm_s:
+        return None
+    return (f"Junos `commit confirmed` counts whole minutes: --confirm-seconds {confirm_s} is rounded up to "
+            f"`commit confirmed {minutes}` ({minutes * 60} s) on Junos devices")
 
 
 def _expired(_tag: str, confirm_s: int) -> str:
@@ -639,7 +652,7 @@ def _left_as_is(progress: dict[str, object], tag: str, confirm_s: int) -> str:
 PUSH = _c.PushMethod(
     netmiko_device_type="juniper_junos", read_running="show configuration | display set",
     error_pattern=r"(syntax error|unknown command|error:)",
-    push=_push, rollback=_rollback, left_as_is=_left_as_is,
+    push=_push, rollback=_rollback, left_as_is=_left_as_is, confirm_window=_confirm_window,
     confirm_check=("show system commit", r"(?m)^0\s.*commit confirmed, rollback in"), expired=_expired,
     commit_success=(r"(?m)^commit complete\s*$", "commit complete"),  # a Junos commit is also its save
     desired_file="{name}.set",
