@@ -101,6 +101,16 @@ class RollbackIncomplete(PushError):
         super().__init__("rollback", f"{cause}; ROLLBACK INCOMPLETE: {detail}")
 
 
+class RollbackRefused(RollbackIncomplete):
+    """The platform's rollback refused to run: it would have discarded more than roce-tune's change (Junos:
+    others committed after roce-tune, and ``rollback N`` would undo their commits too). Nothing was rolled
+    back; another attempt would be refused the same way, so it is reported, not retried."""
+
+    def __init__(self, cause: BaseException, detail: str):
+        self.detail = detail
+        PushError.__init__(self, "rollback", f"{cause}; ROLLBACK REFUSED, the device is left as is: {detail}")
+
+
 @dataclass
 class PushOptions:
     """Knobs of a push.
@@ -415,8 +425,8 @@ class Driver:
             self.phase = "rollback"  # no boundary checks from here: a stop never cuts a rollback short
             try:
                 self.rollback(self.progress)
-            except RollbackIncomplete as inc:
-                raise RollbackIncomplete(exc, inc.detail) from exc
+            except RollbackIncomplete as inc:  # or RollbackRefused: keep which
+                raise type(inc)(exc, inc.detail) from exc
             except Exception as rb_exc:  # noqa: BLE001
                 raise RollbackNeeded(exc, dict(self.progress)) from rb_exc
             raise
@@ -464,6 +474,15 @@ class Driver:
             PushError: always.
         """
         raise PushError(stage, message)
+
+    def refuse_rollback(self, message: str) -> NoReturn:
+        """Refuse a rollback that would discard more than this push's change (``message`` says what and
+        why); the device is left as is and no new session retries it.
+
+        Raises:
+            RollbackRefused: always.
+        """
+        raise RollbackRefused(RuntimeError("roce-tune's rollback was not run"), message)
 
     def confirmed(self, desired: str | None = None, managed_ports: set[str] | None = None) -> None:
         """Raise if the device still waits for a confirmation (a lost confirm would roll back later) or,

@@ -138,6 +138,11 @@ class PushSession(Protocol):
         it must not act on)."""
         ...
 
+    def refuse_rollback(self, message: str) -> NoReturn:
+        """Refuse a rollback that would discard more than the push's change (``message``: what and why); the
+        device is left as is, the report says so and no new session retries it."""
+        ...
+
     def config_set(self, lines: list[str], mode_cmd: str) -> str:
         """Enter config mode with ``mode_cmd``, send ``lines`` one at a time and return the output.
 

@@ -597,9 +597,11 @@ def _rollback(s: _c.PushSession, progress: dict[str, object]) -> None:
     tag = str(progress.get("tag", s.opts.tag))
 
     def undo() -> None:
-        index, why = rollback_index(parse_commit_history(s.cmd("show system commit", "rollback")), tag)
+        text = s.cmd("show system commit", "rollback")
+        history = parse_commit_history(text)
+        index, why = rollback_index(history, tag)
         if index is None:
-            s.fail("rollback", why)
+            s.refuse_rollback(why + _refused_state(s, history, tag, text))
         s.conn.config_mode(config_command="configure private")
         s.check(s.conn.send_command(f"rollback {index}", expect_string=r"#"), "rollback")
         s.check(s.conn.send_command(f"commit comment {tag}-rollback", expect_string=r"#",
@@ -607,6 +609,29 @@ def _rollback(s: _c.PushSession, progress: dict[str, object]) -> None:
         s.conn.exit_config_mode()
 
     s.undo_active(progress, undo, ROLLED_BACK, REVERTED_BY_DEVICE)
+
+
+#: most lines of ``show system rollback N compare 0`` a refused rollback quotes
+_DISCARD_LINES = 12
+
+
+def _refused_state(s: _c.PushSession, history: list[tuple[int, str, str]], tag: str, commits: str) -> str:
+    """For a refused rollback: whether the change still reverts by itself, and what the later commits by
+    others changed since roce-tune's (``show system rollback <ours> compare 0``: ``+`` they added, ``-``
+    they removed), i.e. what ``rollback N`` would discard besides roce-tune's own change."""
+    pending = re.search(PUSH.confirm_check[1], commits) if PUSH.confirm_check is not None else None
+    state = (". A `commit confirmed` is still pending: Junos reverts to the configuration before it when its "
+             "timer runs out" if pending else
+             ". No `commit confirmed` is pending (a later commit confirmed it): nothing reverts by itself")
+    ours = next((index for index, _, comment in history if comment == tag), None)
+    if not ours:
+        return state
+    command = f"show system rollback {ours} compare 0"
+    lines = [ln.rstrip() for ln in s.cmd(command, "rollback").splitlines()
+             if ln.strip().startswith(("[edit", "+", "-"))]
+    more = f"\n  … {len(lines) - _DISCARD_LINES} more line(s)" if len(lines) > _DISCARD_LINES else ""
+    return (f"{state}. What `rollback {ours + 1}` would discard besides roce-tune's change (`{command}`):\n  "
+            + ("\n  ".join(lines[:_DISCARD_LINES]) + more if lines else "(no configuration difference)"))
 
 
 def _confirm_minutes(confirm_s: int) -> int:
