@@ -1,7 +1,9 @@
 """Credentials for device sessions: from environment variables (named in the inventory) or a secrets
 file outside the repository — never from the inventory or the plan — and a redactor for logs.
 
-Secrets file format (YAML, mode 0600 recommended), looked up by device name then ``default``::
+Secrets file format (YAML, mode 0600 recommended), looked up by device name then ``default``; every value
+is taken as the text written (``password: 0123`` is the four characters ``0123``, not a number), and an
+empty value counts as not given::
 
     default: {username: admin, password: "..."}
     leaf1:   {username: netops, key_file: /home/me/.ssh/id_ed25519}
@@ -39,7 +41,8 @@ class Credentials:
 
 def _secrets_file_entry(path: Path, device: str) -> dict[str, str]:
     try:
-        data = YAML(typ="safe").load(path.read_text(encoding="utf-8")) or {}
+        # every scalar as the text written: a safe loader makes `password: 0123` 123 and `1e3` 1000.0
+        data = YAML(typ="base").load(path.read_text(encoding="utf-8")) or {}
     except Exception as exc:  # noqa: BLE001 — report without content
         raise CredentialError(f"secrets file {path} cannot be read: {type(exc).__name__}") from None
     if not isinstance(data, dict):
@@ -47,7 +50,7 @@ def _secrets_file_entry(path: Path, device: str) -> dict[str, str]:
     entry = data.get(device) or data.get("default") or {}
     if not isinstance(entry, dict):
         raise CredentialError(f"secrets file {path}: entry for {device} must be a mapping")
-    return {str(k): str(v) for k, v in entry.items() if v is not None}
+    return {str(k): str(v) for k, v in entry.items() if v is not None and str(v) != ""}
 
 
 def resolve_credentials(device: str, refs: dict[str, str | None], env: dict[str, str] | None = None,
