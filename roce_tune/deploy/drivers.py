@@ -24,7 +24,8 @@ import re
 import secrets
 import shlex
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, NoReturn
 
@@ -248,6 +249,26 @@ def compute_change(platform: str, running: str, desired: str, managed_ports: set
     return json_diff(rules, rules.parse_running(running), json.loads(desired), managed_ports)
 
 
+@contextmanager
+def named_timeout(command: str, stage: str, seconds: float) -> Iterator[None]:
+    """Inside: netmiko's ``ReadTimeout`` (a multi-line hint about ``expect_string`` that names neither the
+    command nor how long was waited) is raised again, same type, as one line
+    ``<stage>: no reply to `<command>` within <seconds> s``.
+
+    Raises:
+        netmiko.ReadTimeout: as described.
+    """
+    from netmiko.exceptions import ReadTimeout
+
+    try:
+        yield
+    except ReadTimeout:
+        first = command.strip().splitlines()[0] if command.strip() else command
+        shown = first if len(first) <= 80 else first[:77] + "..."
+        raise ReadTimeout(f"{stage}: no reply to `{shown}` within {seconds:g} s (no prompt seen: the device "
+                          "is busy, hung or answered with an unexpected prompt)") from None
+
+
 def _heredoc(path: str, content: str, append: bool = False) -> str:
     marker = "ROCE_TUNE_EOF"
     if marker in content:
@@ -308,7 +329,8 @@ class Driver:
         kwargs: dict[str, Any] = {"read_timeout": self.timeout(stage)}
         if expect_string:
             kwargs["expect_string"] = expect_string
-        out: str = self.conn.send_command(command, **kwargs)  # netmiko is untyped: the command's output
+        with named_timeout(command, stage, kwargs["read_timeout"]):
+            out: str = self.conn.send_command(command, **kwargs)  # netmiko is untyped: the command's output
         self.log(f"$ {command}\n{out}")
         return out
 
@@ -339,7 +361,8 @@ class Driver:
         for i, chunk in enumerate(chunks):
             self.boundary(f"cat >> {path}")
             self.conn.write_channel(_heredoc(path, "\n".join(chunk), append=i > 0) + "\n")
-            self.conn.read_until_prompt(read_timeout=self.opts.read_timeout_s)
+            with named_timeout(f"cat >> {path}", "send", self.opts.read_timeout_s):
+                self.conn.read_until_prompt(read_timeout=self.opts.read_timeout_s)
         self.log(f"$ cat > {path} <<'ROCE_TUNE_EOF' ... ({len(content)} bytes in {len(chunks)} chunk(s))")
 
     # -- pushing -------------------------------------------------------------------------------
@@ -373,13 +396,20 @@ class Driver:
         """Persist the confirmed running configuration (:data:`SAVE`); Junos has no separate save.
 
         Raises:
-            SaveError: the device refused or did not confirm the save (the change stays live, unsaved).
+            SaveError: the device refused or did not confirm the save, did not answer within the commit
+                timeout or closed the session (the change stays live, maybe unsaved).
         """
         if self.method.save is None:
             return
+        from netmiko.exceptions import ReadTimeout
+
         command, success = self.method.save
-        out = self.cmd(command, "save", self.method.save_expect)
         shown = command.split(";")[0]
+        try:
+            out = self.cmd(command, "save", self.method.save_expect)
+        except (ReadTimeout, SessionDropped) as exc:  # after the confirm: never a rollback, say what is left
+            raise SaveError(shown, f"{exc}; whether the save completed is unknown (check the startup "
+                                   "configuration)") from None
         found = rejected_command(self.platform, out, [shown])
         status = re.findall(r"ROCE_TUNE_RC=(\d+)", out)  # the last: the output's, not an echoed command's
         ok = (status[-1] == "0") if "ROCE_TUNE_RC" in command and status else bool(re.search(success, out))
@@ -514,12 +544,14 @@ class Driver:
 
         When the device rejects the confirm, the running configuration is read first: a change that is no
         longer active means the window ran out before the confirm (NVUE: no apply left to confirm), which
-        is reported as that instead of as the device's bare error line.
+        is reported as that instead of as the device's bare error line. ``progress["confirm_sent"]`` is set
+        before the confirm is sent (a lost reply leaves it unknown whether it landed: ``left_as_is`` says so).
 
         Raises:
             PushError("confirm"): the device rejected the confirm, the window had run out, or a confirmation
                 is still pending.
         """
+        self.progress["confirm_sent"] = True  # set before the send: its reply may be lost after it landed
         out = self.cmd(command, "confirm", expect_string)
         try:
             self.check(out, "confirm", [command])
@@ -610,11 +642,13 @@ class Driver:
             Interrupted: a stop was requested before a line was sent.
         """
         self.boundary(mode_cmd)
-        out = self.conn.config_mode(config_command=mode_cmd)
+        with named_timeout(mode_cmd, "send", self.opts.read_timeout_s):
+            out = self.conn.config_mode(config_command=mode_cmd)
         for line in lines:
             self.boundary(line)
-            got = self.conn.send_config_set([line], enter_config_mode=False, exit_config_mode=False,
-                                            read_timeout=self.opts.read_timeout_s, cmd_verify=True)
+            with named_timeout(line, "send", self.opts.read_timeout_s):
+                got = self.conn.send_config_set([line], enter_config_mode=False, exit_config_mode=False,
+                                                read_timeout=self.opts.read_timeout_s, cmd_verify=True)
             out += got
             if re.search(self.method.error_pattern, got, re.MULTILINE):
                 break

@@ -610,7 +610,9 @@ def _run_one(t: Target, opts: ApplyOptions, allow_push: bool, allow_disruptive: 
         res.error = f"connect: {exc}"
     except Exception as exc:  # noqa: BLE001 — one device's failure must not stop the others
         res.error = redact(f"{type(exc).__name__}: {exc}".strip())
-        res.rolled_back = conn is not None and not opts.dry_run and res.changed
+        # rolled back only when the push failed and its own rollback ran (Driver._guarded re-raises then);
+        # a failure before the push changed nothing, one after it (the save) leaves the change in place
+        res.rolled_back = drv is not None and drv.phase == "rollback"
     finally:
         close(conn)
         _write_session_log(log_path, notes, res)

@@ -571,6 +571,11 @@ def _left_as_is(progress: dict[str, object], tag: str, confirm_s: int) -> str:
     if progress.get("confirmed"):
         return (f"confirmed (`configure session {tag} commit`): no timer reverts it; revert by hand in a new "
                 "configuration session")
+    if progress.get("confirm_sent"):
+        return (f"the confirm `configure session {tag} commit` was sent but its reply never came: if `show "
+                f"configuration sessions detail` still lists {tag} as pending, EOS reverts it by itself "
+                f"within {confirm_s} s (now: `configure session {tag} abort`); else the change is final: "
+                "revert by hand in a new configuration session")
     if progress.get("committed"):
         return (f"committed with a commit timer: EOS reverts it by itself within {confirm_s} s; "
                 f"to revert now: `configure session {tag} abort`")

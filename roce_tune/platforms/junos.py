@@ -509,6 +509,7 @@ def _push(s: _c.PushSession, commands: list[str], _patch: list[dict[str, object]
     s.config_set(commands, "configure private")
     s.cmd("show | compare", "diff", r"#")
     s.commit_checked("commit check", "check")
+    s.progress["commit_sent"] = True  # from here the commit may have landed even if its reply is lost
     s.commit_checked(f"commit confirmed {minutes} comment {s.opts.tag}")
     s.progress["committed"] = True
     s.conn.exit_config_mode()
@@ -526,6 +527,7 @@ def _push(s: _c.PushSession, commands: list[str], _patch: list[dict[str, object]
 ROLLED_BACK = "rolled back by roce-tune (`rollback N` + `commit`, N = the configuration before its commit)"
 REVERTED_BY_DEVICE = ("no rollback needed: the device had already reverted the change by itself (its "
                       "`commit confirmed` timer ran out before the confirm), none of it is active")
+NOT_COMMITTED = "no rollback needed: the `commit confirmed` did not take effect, none of the change is active"
 #: one entry of ``show system commit``: ``<index>   <timestamp> by <user> via <method>[ <note>]``, its
 #: comment (when given) on the next line, indented
 _COMMIT_ENTRY = re.compile(r"^(\d+)\s+(\S.*?)\s*$")
@@ -592,7 +594,7 @@ def _rollback(s: _c.PushSession, progress: dict[str, object]) -> None:
         if not progress.get("committed"):
             s.conn.send_command("rollback 0", expect_string=r"#")
         s.conn.exit_config_mode()
-    if not progress.get("committed"):
+    if not progress.get("committed") and not progress.get("commit_sent"):
         return
     tag = str(progress.get("tag", s.opts.tag))
 
@@ -608,7 +610,9 @@ def _rollback(s: _c.PushSession, progress: dict[str, object]) -> None:
                                     read_timeout=s.timeout("rollback")), "rollback")
         s.conn.exit_config_mode()
 
-    s.undo_active(progress, undo, ROLLED_BACK, REVERTED_BY_DEVICE)
+    # a commit whose reply was lost (timeout, dropped session) may have landed: undo it only if it is active
+    s.undo_active(progress, undo, ROLLED_BACK,
+                  REVERTED_BY_DEVICE if progress.get("committed") else NOT_COMMITTED)
 
 
 #: most lines of ``show system rollback N compare 0`` a refused rollback quotes
@@ -668,9 +672,12 @@ def _left_as_is(progress: dict[str, object], tag: str, confirm_s: int) -> str:
         return (f"the confirming `commit` was sent but its reply never came: if `show system commit` shows "
                 f"no `commit confirmed, rollback in` at 0, the change is final; else Junos reverts it within "
                 f"{minutes} min. {revert}")
-    if progress.get("committed"):
-        return (f"committed with `commit confirmed {minutes}`: Junos reverts it by itself within {minutes} "
-                f"min; to revert now: {revert.removeprefix('to revert: ')}")
+    if progress.get("committed") or progress.get("commit_sent"):
+        head = f"committed with `commit confirmed {minutes}`:" if progress.get("committed") else (
+            f"`commit confirmed {minutes}` was sent but its reply never came: if `show system commit` lists "
+            f"roce-tune's commit (comment {tag}),")
+        return (f"{head} Junos reverts it by itself within {minutes} min; to revert now: "
+                f"{revert.removeprefix('to revert: ')}")
     return "nothing committed: the private candidate is discarded when the session closes"
 
 
