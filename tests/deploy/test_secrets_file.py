@@ -28,6 +28,15 @@ def test_values_are_the_text_as_written(tmp_path: Path, written: str, meant: str
     assert (creds.username, creds.password) == ("007", meant)
 
 
+def test_a_yaml_error_names_line_and_column_never_the_text(tmp_path: Path) -> None:
+    f = tmp_path / "secrets.yaml"
+    f.write_text("default:\n  username: ops\n  password: hunter2: x\n")
+    with pytest.raises(CredentialError) as err:
+        resolve_credentials("leaf1", REFS, env={}, secrets_file=f)
+    assert f"secrets file {f}:3:20 cannot be read: ScannerError (YAML syntax: quote" in str(err.value)
+    assert "hunter2" not in str(err.value)
+
+
 def test_an_empty_value_is_no_value(tmp_path: Path) -> None:
     f = tmp_path / "secrets.yaml"
     f.write_text("leaf1: {username: ops, password: }\n")
