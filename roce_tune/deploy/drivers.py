@@ -47,6 +47,8 @@ SAVE = {n: m.save for n, m in PUSH_METHODS.items() if m.save is not None}
 #: stages whose commands may run long (commit, save, rollback, the host script); the others are shows
 #: and single config lines, which a live device answers at once
 LONG_STAGES = frozenset({"commit", "confirm", "save", "rollback", "run", "checkpoint"})
+#: how many non-empty lines at the start of a running-configuration read are checked for the CLI's error
+_READ_ERROR_HEAD_LINES = 3
 #: stages whose command makes a push final: no stop is honoured after it is sent (the device finishes)
 FINAL_STAGES = ("confirm", "save", "cleanup")
 NETMIKO_TYPES = {n: m.netmiko_device_type for n, m in PUSH_METHODS.items()}
@@ -339,11 +341,21 @@ class Driver:
 
         Raises:
             KeyError: the platform has no running configuration to read (hosts).
+            PushError("read"): the device answered the command with its error line (first lines only, so a
+                configuration line that looks like one is not mistaken for it).
             netmiko.ReadTimeout, SessionDropped: as :meth:`cmd`.
         """
         if self.method.read_running is None:
             raise KeyError(f"{self.platform} has no running configuration to read")
-        return self.cmd(self.method.read_running)
+        out = self.cmd(self.method.read_running)
+        # a CLI error (no privilege, a command this release lacks) comes first and alone; diffing it as an
+        # empty configuration would show every line as a change and push against a configuration never read
+        head = "\n".join([ln for ln in out.splitlines() if ln.strip()][:_READ_ERROR_HEAD_LINES])
+        found = rejected_command(self.platform, head, [self.method.read_running])
+        if found is not None:
+            raise PushError("read", f"device rejected `{self.method.read_running}`: {found[1]}; its running "
+                                    "configuration was not read, so nothing was diffed or changed")
+        return out
 
     def upload(self, path: str, content: str, chunk_bytes: int = 1500) -> None:
         """Write ``content`` to ``path`` on a Linux-based device with here-documents of at most
