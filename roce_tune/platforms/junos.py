@@ -506,7 +506,8 @@ def _push(s: _c.PushSession, commands: list[str], _patch: list[dict[str, object]
     ``progress`` keeps the change (``commands``, ``desired``, ``ports``; recorded by the driver) so that a
     rollback, also on a new session, can tell whether any of it is still active."""
     minutes = _confirm_minutes(s.opts.confirm_s)
-    s.config_set(commands, "configure private")
+    _configure_private(s)
+    s.config_set(commands, "configure private")  # already in configuration mode: sends the lines only
     s.cmd("show | compare", "diff", r"#")
     s.commit_checked("commit check", "check")
     s.progress["commit_sent"] = True  # from here the commit may have landed even if its reply is lost
@@ -514,13 +515,25 @@ def _push(s: _c.PushSession, commands: list[str], _patch: list[dict[str, object]
     s.progress["committed"] = True
     s.conn.exit_config_mode()
     s.verify(desired, ports)
-    s.boundary("configure private")
-    s.conn.config_mode(config_command="configure private")
+    _configure_private(s)
     s.progress["confirm_sent"] = True  # from here the confirm may have landed even if its reply is lost
     s.commit_checked(f"commit comment {CONFIRM_COMMENT}", "confirm")
     s.progress["confirmed"] = True
     s.conn.exit_config_mode()
     s.confirmed(desired, ports)
+
+
+def _configure_private(s: _c.PushSession) -> None:
+    """Enter ``configure private`` and wait for either prompt: while the shared candidate holds someone's
+    uncommitted change Junos refuses private mode (``error: shared configuration database modified``) and
+    stays at the operational prompt, which netmiko's ``config_mode`` only noticed as a read timeout, the
+    device's reason lost.
+
+    Raises:
+        PushError("send"): the device refused configuration mode (its error line).
+    """
+    prompt = rf"{re.escape(str(s.conn.base_prompt))}[>#]\s*$"
+    s.check(s.cmd("configure private", "send", prompt), "send", ["configure private"])
 
 
 #: ``progress["rollback_outcome"]`` after :func:`_rollback` (the apply report carries it)

@@ -13,6 +13,7 @@ import pytest
 from roce_tune.deploy.apply import load_source
 from roce_tune.deploy.drivers import PushOptions
 from roce_tune.deploy.runner import apply_targets
+from tests.emulators.junos import _Db
 
 from .conftest import emulated_inventory
 from .test_apply import _opts
@@ -50,5 +51,27 @@ def test_foreign_commit_refuses_rollback_and_says_what_it_would_discard(tmp_path
         # bob's commit confirmed roce-tune's: no timer will revert it, and the report must not claim one
         assert "nothing reverts by itself" in error and "reverts it by itself within" not in error, error
         assert dev.history[0].user == "bob", "nothing may be rolled back over bob's commit"
+    finally:
+        fleet.stop()
+
+
+def test_configure_private_refused_names_the_reason_at_once(tmp_path: Path) -> None:
+    """Someone has an uncommitted change in the shared candidate (`configure`): Junos refuses `configure
+    private` and stays in operational mode. That was a 20 s read timeout naming no reason; it must fail at
+    once with the device's line, change nothing, and not be retried."""
+    fleet, inv, known = emulated_inventory("mixed-vendor.yaml", tmp_path)
+    try:
+        dev = fleet[DEVICE]
+        dev.shared = _Db([*dev.active, "system location building b2"])
+        targets, _ = load_source(inv)
+        before = dev.running_config()
+        [res] = apply_targets(targets, _opts(tmp_path, known, allow_disruptive=True, limit=[DEVICE],
+                                             push=PushOptions(read_timeout_s=20)))
+        error = res.error or ""
+        assert res.state == "failed", (res.state, error)
+        assert error.startswith("send: device rejected `configure private`: error: shared configuration "
+                                "database modified"), error
+        assert res.seconds < 15, res.seconds
+        assert dev.running_config() == before
     finally:
         fleet.stop()
