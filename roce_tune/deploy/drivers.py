@@ -209,7 +209,8 @@ def left_as_is(platform: str, phase: str, progress: dict[str, Any], opts: PushOp
 
     Args:
         platform: a platform name (:data:`roce_tune.platforms.ALL_PLATFORMS`).
-        phase: the driver's ``phase`` (read, push, rollback, finish, done).
+        phase: the driver's ``phase`` (read, push, rollback, finish, done), or ``rollback-failed`` for a
+            rollback that ran to its end (retries included) without putting the device back.
         progress: the driver's ``progress`` (checkpoint/session taken, committed, applied, restore).
         opts: the push options (tag = checkpoint/session name, commit-confirm window).
     """
@@ -220,7 +221,8 @@ def left_as_is(platform: str, phase: str, progress: dict[str, Any], opts: PushOp
         return "pushed"
     if phase == "finish":
         return "the change is final (confirmed/verified); saving it to startup may not have run"
-    head = "its rollback was cut short" if phase == "rollback" else "stopped mid-push"
+    head = {"rollback": "its rollback was cut short",
+            "rollback-failed": "its rollback did not complete"}.get(phase, "stopped mid-push")
     describe = PUSH_METHODS[platform].left_as_is
     what = (describe(progress, tag, opts.confirm_s) if describe is not None
             else None) or "nothing changed yet"

@@ -449,7 +449,7 @@ def _push_or_recover(push: Callable[[], None], t: Target, opts: ApplyOptions, lo
         outcome = rb.progress.get("rollback_outcome")
         res.error += (f" (on a new session: {outcome})" if outcome else " (rolled back on a new session)") \
             if res.rolled_back else (f" — ROLLBACK FAILED: check the {t.kind} by hand; "
-                                     f"{left_as_is(t.platform, 'rollback', rb.progress, opts.push)}")
+                                     f"{left_as_is(t.platform, 'rollback-failed', rb.progress, opts.push)}")
         if isinstance(rb.cause, Interrupted):
             res.state = "rolled-back" if res.rolled_back else "unknown"
             if not res.rolled_back:

@@ -80,5 +80,7 @@ def test_lost_confirm_reply_does_not_promise_a_timer_revert(tmp_path: Path, devi
     assert res.state == "failed", (res.state, error)
     assert after != before and not res.rolled_back, "the confirmed change is still active"
     assert "was sent but its reply never came" in error and "else the change is final" in error, error
+    # the rollback ran (and retried) without putting it back: it was not "cut short" (that is a second signal)
+    assert "its rollback did not complete" in error and "cut short" not in error, error
     assert "reverts it by itself unless confirmed;" not in error, error
     assert "EOS reverts it by itself within 600 s;" not in error, error
