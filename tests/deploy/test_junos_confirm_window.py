@@ -2,7 +2,8 @@
 
 A value that is not a whole number of minutes is rounded UP (never a shorter window than asked, which could
 revert the push before its read-back and confirm) and apply says so before touching any device, in the text
-report, on stderr with ``--format json``, and in the device's session log.
+report, on stderr with ``--format json``, and in the device's session log. (And EOS, whose ``commit timer``
+is ``hh:mm:ss``: a window of a day or more is refused, not wrapped.)
 """
 
 from __future__ import annotations
@@ -75,5 +76,22 @@ def test_cli_says_so_before_the_run(tmp_path: Path) -> None:
             quiet = subprocess.run([*base, *extra], capture_output=True, text=True, env=env, cwd=REPO,
                                    timeout=120)
             assert quiet.returncode == 0 and "rounded up" not in quiet.stdout, quiet.stdout + quiet.stderr
+    finally:
+        fleet.stop()
+
+
+def test_eos_window_of_a_day_or_more_is_refused_not_wrapped(tmp_path: Path) -> None:
+    """EOS `commit timer` is hh:mm:ss: 90000 s was sent as `commit timer 01:00:00` (wrapped at 24 h)."""
+    fleet, inv, known = emulated_inventory("mixed-vendor.yaml", tmp_path)
+    try:
+        targets, _ = load_source(inv)
+        before = fleet["leaf1"].running_config()
+        [res] = apply_targets(targets, _opts(tmp_path, known, allow_disruptive=True, limit=["leaf1"],
+                                             push=PushOptions(confirm_s=90_000, read_timeout_s=20)))
+        error = res.error or ""
+        assert res.state == "failed" and not res.rolled_back, (res.state, error)
+        assert error.startswith("preflight: --confirm-seconds 90000 does not fit `commit timer "
+                                "hh:mm:ss`"), error
+        assert fleet["leaf1"].running_config() == before and not fleet["leaf1"].events, fleet["leaf1"].events
     finally:
         fleet.stop()
