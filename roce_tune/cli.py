@@ -666,7 +666,9 @@ def apply(
     canary: int = typer.Option(0, "--canary", min=0, help="Push N devices first; stop if any fails."),
     allow_disruptive: bool = typer.Option(False, "--allow-disruptive",
                                           help="Push traffic-stopping changes, one device at a time."),
-    confirm_s: int = typer.Option(300, "--confirm-seconds", min=30, help="Commit-confirm window."),
+    confirm_s: int = typer.Option(300, "--confirm-seconds", min=30,
+                                  help="Commit-confirm window (Junos counts whole minutes: a value that is "
+                                  "not one is rounded up, and apply says so)."),
     insecure: bool = typer.Option(False, "--insecure-skip-host-key-check",
                                   help="Labs only: accept unknown keys."),
     known_hosts: Path | None = typer.Option(None, "--known-hosts", exists=True, dir_okay=False,
@@ -740,7 +742,13 @@ def _apply(stop: StopRequest, source: Path, dry_run: bool, limit: list[str], con
     import logging
 
     from roce_tune.deploy.apply import print_results
-    from roce_tune.deploy.runner import ApplyOptions, apply_targets, results_json, stop_summary
+    from roce_tune.deploy.runner import (
+        ApplyOptions,
+        apply_targets,
+        confirm_window_notes,
+        results_json,
+        stop_summary,
+    )
 
     logging.getLogger("paramiko").setLevel(logging.CRITICAL)  # per-device errors are reported in the results
     targets, default_logs = _apply_targets_of(source, limit)
@@ -753,6 +761,9 @@ def _apply(stop: StopRequest, source: Path, dry_run: bool, limit: list[str], con
                         secrets_file=str(secrets_file) if secrets_file else None,
                         log_dir=log_dir or default_logs, push=push, device_timeout_s=device_timeout,
                         timing=_session_timing(session_timing))
+    if fmt is OutFormat.json:  # the text report prints them under its header
+        for note in confirm_window_notes(targets, opts):
+            err.print(f"note: {note}", markup=False, highlight=False)
     results = print_results(targets, opts, functools.partial(apply_targets, stop=stop),
                             out if fmt is OutFormat.text else None)
     if fmt is OutFormat.json:

@@ -11,7 +11,14 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 from rich.table import Table
 from rich.text import Text
 
-from roce_tune.deploy.runner import ApplyOptions, DeviceResult, Target, select, targets_from_files
+from roce_tune.deploy.runner import (
+    ApplyOptions,
+    DeviceResult,
+    Target,
+    confirm_window_notes,
+    select,
+    targets_from_files,
+)
 
 _STYLE = {"no-change": "green", "pushed": "bold green", "would-change": "yellow", "failed": "bold red",
           "blocked-disruptive": "magenta", "skipped": "dim", "not-started": "dim",
@@ -39,15 +46,22 @@ def load_source(source: Path) -> tuple[list[Target], Path]:
     return targets_from_files(src.plan, src.files), logs
 
 
+def _print_header(console: Console, targets: list[Target], chosen: int, opts: ApplyOptions) -> None:
+    """What the run does, to how many devices, and the notes on it (a confirm window a platform rounds)."""
+    header = "DRY RUN — nothing will be changed on any device" if opts.dry_run else "PUSH"
+    console.print(Text.assemble((header, "bold"), f" ({chosen} devices, concurrency {opts.concurrency}"
+                                + (f", canary {opts.canary}" if opts.canary else "") + ")"))
+    for note in confirm_window_notes(targets, opts):
+        console.print(Text.assemble(("note: ", "bold yellow"), note))
+
+
 def print_results(targets: list[Target], opts: ApplyOptions,
                   runner: Callable[..., list[DeviceResult]], console: Console | None) -> list[DeviceResult]:
     """Run ``runner(targets, opts, on_result)`` with a progress bar and print diffs and a summary."""
     if console is None:
         return runner(targets, opts, None)
     chosen = select(targets, opts.limit)
-    header = "DRY RUN — nothing will be changed on any device" if opts.dry_run else "PUSH"
-    console.print(Text.assemble((header, "bold"), f" ({len(chosen)} devices, concurrency {opts.concurrency}"
-                                + (f", canary {opts.canary}" if opts.canary else "") + ")"))
+    _print_header(console, targets, len(chosen), opts)
     # every device- or tool-derived string goes out as Text (never markup): device output such as
     # "cannot open [/dev/mst/…]" is printed as is, and can never break the report
     with Progress(TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),

@@ -1,7 +1,9 @@
 """Credentials for device sessions: from environment variables (named in the inventory) or a secrets
 file outside the repository — never from the inventory or the plan — and a redactor for logs.
 
-Secrets file format (YAML, mode 0600 recommended), looked up by device name then ``default``::
+Secrets file format (YAML, mode 0600 recommended), looked up by device name then ``default``; every value
+is taken as the text written (``password: 0123`` is the four characters ``0123``, not a number), and an
+empty value counts as not given::
 
     default: {username: admin, password: "..."}
     leaf1:   {username: netops, key_file: /home/me/.ssh/id_ed25519}
@@ -37,17 +39,27 @@ class Credentials:
         return [s for s in (self.password,) if s]
 
 
+def _position(exc: BaseException) -> str:
+    """``:line:column`` (1-based) of a YAML syntax error, else ""; never the text (it may be a secret)."""
+    mark = getattr(exc, "problem_mark", None)
+    line, column = getattr(mark, "line", None), getattr(mark, "column", None)
+    return f":{line + 1}:{column + 1}" if isinstance(line, int) and isinstance(column, int) else ""
+
+
 def _secrets_file_entry(path: Path, device: str) -> dict[str, str]:
     try:
-        data = YAML(typ="safe").load(path.read_text(encoding="utf-8")) or {}
+        # every scalar as the text written: a safe loader makes `password: 0123` 123 and `1e3` 1000.0
+        data = YAML(typ="base").load(path.read_text(encoding="utf-8")) or {}
     except Exception as exc:  # noqa: BLE001 — report without content
-        raise CredentialError(f"secrets file {path} cannot be read: {type(exc).__name__}") from None
+        raise CredentialError(f"secrets file {path}{_position(exc)} cannot be read: {type(exc).__name__}"
+                              + (" (YAML syntax: quote a value that holds ': ', '#', a leading quote or "
+                                 "other special characters)" if _position(exc) else "")) from None
     if not isinstance(data, dict):
         raise CredentialError(f"secrets file {path}: top level must be a mapping of device -> credentials")
     entry = data.get(device) or data.get("default") or {}
     if not isinstance(entry, dict):
         raise CredentialError(f"secrets file {path}: entry for {device} must be a mapping")
-    return {str(k): str(v) for k, v in entry.items() if v is not None}
+    return {str(k): str(v) for k, v in entry.items() if v is not None and str(v) != ""}
 
 
 def resolve_credentials(device: str, refs: dict[str, str | None], env: dict[str, str] | None = None,

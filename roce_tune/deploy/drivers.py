@@ -24,7 +24,8 @@ import re
 import secrets
 import shlex
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any, NoReturn
 
@@ -46,6 +47,8 @@ SAVE = {n: m.save for n, m in PUSH_METHODS.items() if m.save is not None}
 #: stages whose commands may run long (commit, save, rollback, the host script); the others are shows
 #: and single config lines, which a live device answers at once
 LONG_STAGES = frozenset({"commit", "confirm", "save", "rollback", "run", "checkpoint"})
+#: how many non-empty lines at the start of a running-configuration read are checked for the CLI's error
+_READ_ERROR_HEAD_LINES = 3
 #: stages whose command makes a push final: no stop is honoured after it is sent (the device finishes)
 FINAL_STAGES = ("confirm", "save", "cleanup")
 NETMIKO_TYPES = {n: m.netmiko_device_type for n, m in PUSH_METHODS.items()}
@@ -99,6 +102,16 @@ class RollbackIncomplete(PushError):
     def __init__(self, cause: BaseException, detail: str):
         self.detail = detail
         super().__init__("rollback", f"{cause}; ROLLBACK INCOMPLETE: {detail}")
+
+
+class RollbackRefused(RollbackIncomplete):
+    """The platform's rollback refused to run: it would have discarded more than roce-tune's change (Junos:
+    others committed after roce-tune, and ``rollback N`` would undo their commits too). Nothing was rolled
+    back; another attempt would be refused the same way, so it is reported, not retried."""
+
+    def __init__(self, cause: BaseException, detail: str):
+        self.detail = detail
+        PushError.__init__(self, "rollback", f"{cause}; ROLLBACK REFUSED, the device is left as is: {detail}")
 
 
 @dataclass
@@ -196,7 +209,8 @@ def left_as_is(platform: str, phase: str, progress: dict[str, Any], opts: PushOp
 
     Args:
         platform: a platform name (:data:`roce_tune.platforms.ALL_PLATFORMS`).
-        phase: the driver's ``phase`` (read, push, rollback, finish, done).
+        phase: the driver's ``phase`` (read, push, rollback, finish, done), or ``rollback-failed`` for a
+            rollback that ran to its end (retries included) without putting the device back.
         progress: the driver's ``progress`` (checkpoint/session taken, committed, applied, restore).
         opts: the push options (tag = checkpoint/session name, commit-confirm window).
     """
@@ -207,11 +221,19 @@ def left_as_is(platform: str, phase: str, progress: dict[str, Any], opts: PushOp
         return "pushed"
     if phase == "finish":
         return "the change is final (confirmed/verified); saving it to startup may not have run"
-    head = "its rollback was cut short" if phase == "rollback" else "stopped mid-push"
+    head = {"rollback": "its rollback was cut short",
+            "rollback-failed": "its rollback did not complete"}.get(phase, "stopped mid-push")
     describe = PUSH_METHODS[platform].left_as_is
     what = (describe(progress, tag, opts.confirm_s) if describe is not None
             else None) or "nothing changed yet"
     return f"{head}; {what}"
+
+
+def confirm_window_note(platform: str, confirm_s: int) -> str | None:
+    """What ``platform``'s commit-confirm makes of a ``confirm_s`` s window when it cannot take it as given
+    (the platform's ``PushMethod.confirm_window``), else None."""
+    window = PUSH_METHODS[platform].confirm_window
+    return window(confirm_s) if window is not None else None
 
 
 def compute_change(platform: str, running: str, desired: str, managed_ports: set[str]) -> ConfigChange:
@@ -229,6 +251,26 @@ def compute_change(platform: str, running: str, desired: str, managed_ports: set
         return set_diff(rules, running, desired)
     assert rules.parse_running is not None, f"{platform}: a json diff needs parse_running"
     return json_diff(rules, rules.parse_running(running), json.loads(desired), managed_ports)
+
+
+@contextmanager
+def named_timeout(command: str, stage: str, seconds: float) -> Iterator[None]:
+    """Inside: netmiko's ``ReadTimeout`` (a multi-line hint about ``expect_string`` that names neither the
+    command nor how long was waited) is raised again, same type, as one line
+    ``<stage>: no reply to `<command>` within <seconds> s``.
+
+    Raises:
+        netmiko.ReadTimeout: as described.
+    """
+    from netmiko.exceptions import ReadTimeout
+
+    try:
+        yield
+    except ReadTimeout:
+        first = command.strip().splitlines()[0] if command.strip() else command
+        shown = first if len(first) <= 80 else first[:77] + "..."
+        raise ReadTimeout(f"{stage}: no reply to `{shown}` within {seconds:g} s (no prompt seen: the device "
+                          "is busy, hung or answered with an unexpected prompt)") from None
 
 
 def _heredoc(path: str, content: str, append: bool = False) -> str:
@@ -291,7 +333,8 @@ class Driver:
         kwargs: dict[str, Any] = {"read_timeout": self.timeout(stage)}
         if expect_string:
             kwargs["expect_string"] = expect_string
-        out: str = self.conn.send_command(command, **kwargs)  # netmiko is untyped: the command's output
+        with named_timeout(command, stage, kwargs["read_timeout"]):
+            out: str = self.conn.send_command(command, **kwargs)  # netmiko is untyped: the command's output
         self.log(f"$ {command}\n{out}")
         return out
 
@@ -300,11 +343,21 @@ class Driver:
 
         Raises:
             KeyError: the platform has no running configuration to read (hosts).
+            PushError("read"): the device answered the command with its error line (first lines only, so a
+                configuration line that looks like one is not mistaken for it).
             netmiko.ReadTimeout, SessionDropped: as :meth:`cmd`.
         """
         if self.method.read_running is None:
             raise KeyError(f"{self.platform} has no running configuration to read")
-        return self.cmd(self.method.read_running)
+        out = self.cmd(self.method.read_running)
+        # a CLI error (no privilege, a command this release lacks) comes first and alone; diffing it as an
+        # empty configuration would show every line as a change and push against a configuration never read
+        head = "\n".join([ln for ln in out.splitlines() if ln.strip()][:_READ_ERROR_HEAD_LINES])
+        found = rejected_command(self.platform, head, [self.method.read_running])
+        if found is not None:
+            raise PushError("read", f"device rejected `{self.method.read_running}`: {found[1]}; its running "
+                                    "configuration was not read, so nothing was diffed or changed")
+        return out
 
     def upload(self, path: str, content: str, chunk_bytes: int = 1500) -> None:
         """Write ``content`` to ``path`` on a Linux-based device with here-documents of at most
@@ -322,7 +375,8 @@ class Driver:
         for i, chunk in enumerate(chunks):
             self.boundary(f"cat >> {path}")
             self.conn.write_channel(_heredoc(path, "\n".join(chunk), append=i > 0) + "\n")
-            self.conn.read_until_prompt(read_timeout=self.opts.read_timeout_s)
+            with named_timeout(f"cat >> {path}", "send", self.opts.read_timeout_s):
+                self.conn.read_until_prompt(read_timeout=self.opts.read_timeout_s)
         self.log(f"$ cat > {path} <<'ROCE_TUNE_EOF' ... ({len(content)} bytes in {len(chunks)} chunk(s))")
 
     # -- pushing -------------------------------------------------------------------------------
@@ -339,6 +393,10 @@ class Driver:
         steps = self.method.push
         if steps is None:
             raise PushError("send", f"{self.platform} is pushed as a script (push_host), not as a change")
+        note = confirm_window_note(self.platform, self.opts.confirm_s)
+        if note:
+            self.log(f"# note: {note}")
+
         def run() -> None:
             # the change, so that a rollback (also on a new session) can tell whether any of it is active
             self.progress.update(commands=list(change.commands), desired=desired, ports=sorted(managed_ports))
@@ -352,13 +410,20 @@ class Driver:
         """Persist the confirmed running configuration (:data:`SAVE`); Junos has no separate save.
 
         Raises:
-            SaveError: the device refused or did not confirm the save (the change stays live, unsaved).
+            SaveError: the device refused or did not confirm the save, did not answer within the commit
+                timeout or closed the session (the change stays live, maybe unsaved).
         """
         if self.method.save is None:
             return
+        from netmiko.exceptions import ReadTimeout
+
         command, success = self.method.save
-        out = self.cmd(command, "save", self.method.save_expect)
         shown = command.split(";")[0]
+        try:
+            out = self.cmd(command, "save", self.method.save_expect)
+        except (ReadTimeout, SessionDropped) as exc:  # after the confirm: never a rollback, say what is left
+            raise SaveError(shown, f"{exc}; whether the save completed is unknown (check the startup "
+                                   "configuration)") from None
         found = rejected_command(self.platform, out, [shown])
         status = re.findall(r"ROCE_TUNE_RC=(\d+)", out)  # the last: the output's, not an echoed command's
         ok = (status[-1] == "0") if "ROCE_TUNE_RC" in command and status else bool(re.search(success, out))
@@ -404,8 +469,8 @@ class Driver:
             self.phase = "rollback"  # no boundary checks from here: a stop never cuts a rollback short
             try:
                 self.rollback(self.progress)
-            except RollbackIncomplete as inc:
-                raise RollbackIncomplete(exc, inc.detail) from exc
+            except RollbackIncomplete as inc:  # or RollbackRefused: keep which
+                raise type(inc)(exc, inc.detail) from exc
             except Exception as rb_exc:  # noqa: BLE001
                 raise RollbackNeeded(exc, dict(self.progress)) from rb_exc
             raise
@@ -454,6 +519,15 @@ class Driver:
         """
         raise PushError(stage, message)
 
+    def refuse_rollback(self, message: str) -> NoReturn:
+        """Refuse a rollback that would discard more than this push's change (``message`` says what and
+        why); the device is left as is and no new session retries it.
+
+        Raises:
+            RollbackRefused: always.
+        """
+        raise RollbackRefused(RuntimeError("roce-tune's rollback was not run"), message)
+
     def confirmed(self, desired: str | None = None, managed_ports: set[str] | None = None) -> None:
         """Raise if the device still waits for a confirmation (a lost confirm would roll back later) or,
         with ``desired``, if the confirmed change is not active in the running configuration.
@@ -484,12 +558,14 @@ class Driver:
 
         When the device rejects the confirm, the running configuration is read first: a change that is no
         longer active means the window ran out before the confirm (NVUE: no apply left to confirm), which
-        is reported as that instead of as the device's bare error line.
+        is reported as that instead of as the device's bare error line. ``progress["confirm_sent"]`` is set
+        before the confirm is sent (a lost reply leaves it unknown whether it landed: ``left_as_is`` says so).
 
         Raises:
             PushError("confirm"): the device rejected the confirm, the window had run out, or a confirmation
                 is still pending.
         """
+        self.progress["confirm_sent"] = True  # set before the send: its reply may be lost after it landed
         out = self.cmd(command, "confirm", expect_string)
         try:
             self.check(out, "confirm", [command])
@@ -580,11 +656,13 @@ class Driver:
             Interrupted: a stop was requested before a line was sent.
         """
         self.boundary(mode_cmd)
-        out = self.conn.config_mode(config_command=mode_cmd)
+        with named_timeout(mode_cmd, "send", self.opts.read_timeout_s):
+            out = self.conn.config_mode(config_command=mode_cmd)
         for line in lines:
             self.boundary(line)
-            got = self.conn.send_config_set([line], enter_config_mode=False, exit_config_mode=False,
-                                            read_timeout=self.opts.read_timeout_s, cmd_verify=True)
+            with named_timeout(line, "send", self.opts.read_timeout_s):
+                got = self.conn.send_config_set([line], enter_config_mode=False, exit_config_mode=False,
+                                                read_timeout=self.opts.read_timeout_s, cmd_verify=True)
             out += got
             if re.search(self.method.error_pattern, got, re.MULTILINE):
                 break

@@ -50,6 +50,7 @@ from roce_tune.deploy.drivers import (
     RollbackIncomplete,
     RollbackNeeded,
     compute_change,
+    confirm_window_note,
     left_as_is,
 )
 from roce_tune.plan import HostPlan, Plan, SwitchPlan
@@ -312,6 +313,17 @@ def targets_from_files(plan: Plan, files: Mapping[str, str]) -> list[Target]:
     return out
 
 
+def confirm_window_notes(targets: list[Target], opts: ApplyOptions) -> list[str]:
+    """One line per platform among the selected ``targets`` whose commit-confirm cannot take
+    ``opts.push.confirm_s`` as given (what it gets instead, e.g. whole minutes), in target order."""
+    notes: list[str] = []
+    for t in select(targets, opts.limit):
+        note = confirm_window_note(t.platform, opts.push.confirm_s)
+        if note and note not in notes:
+            notes.append(note)
+    return notes
+
+
 def select(targets: list[Target], limit: list[str]) -> list[Target]:
     """Keep targets matching any ``--limit`` term: a name or glob, ``role:ROLE`` or ``platform:NAME``."""
     if not limit:
@@ -437,7 +449,7 @@ def _push_or_recover(push: Callable[[], None], t: Target, opts: ApplyOptions, lo
         outcome = rb.progress.get("rollback_outcome")
         res.error += (f" (on a new session: {outcome})" if outcome else " (rolled back on a new session)") \
             if res.rolled_back else (f" — ROLLBACK FAILED: check the {t.kind} by hand; "
-                                     f"{left_as_is(t.platform, 'rollback', rb.progress, opts.push)}")
+                                     f"{left_as_is(t.platform, 'rollback-failed', rb.progress, opts.push)}")
         if isinstance(rb.cause, Interrupted):
             res.state = "rolled-back" if res.rolled_back else "unknown"
             if not res.rolled_back:
@@ -598,7 +610,9 @@ def _run_one(t: Target, opts: ApplyOptions, allow_push: bool, allow_disruptive: 
         res.error = f"connect: {exc}"
     except Exception as exc:  # noqa: BLE001 — one device's failure must not stop the others
         res.error = redact(f"{type(exc).__name__}: {exc}".strip())
-        res.rolled_back = conn is not None and not opts.dry_run and res.changed
+        # rolled back only when the push failed and its own rollback ran (Driver._guarded re-raises then);
+        # a failure before the push changed nothing, one after it (the save) leaves the change in place
+        res.rolled_back = drv is not None and drv.phase == "rollback"
     finally:
         close(conn)
         _write_session_log(log_path, notes, res)

@@ -287,11 +287,29 @@ _MESSAGE_AND_FIX: dict[str, Callable[[_Error], tuple[str, str]]] = {
 }
 
 
+#: what a message about a ``credentials`` field shows instead of its value
+HIDDEN_CREDENTIAL = "the value (not shown: a credentials field may hold a pasted secret)"
+
+
+def _hide_credential(message: str, value: Any) -> str:
+    """``message`` without ``value`` as a message quotes it (``repr``, cut ``repr``; ``str`` of a number or a
+    list), only where it stands alone (a value ``1`` leaves ``{0,127}`` of a pattern as it is)."""
+    if value is None or isinstance(value, bool):
+        return message
+    forms = {short_repr(value), repr(value)} | (set() if isinstance(value, str) else {str(value)})
+    for shown in sorted((f for f in forms if f), key=len, reverse=True):
+        message = re.sub(rf"(?<!\w){re.escape(shown)}(?!\w)", HIDDEN_CREDENTIAL, message)
+    return message
+
+
 def _message_and_fix(err: dict[str, Any], parts: list[str | int]) -> tuple[str, str]:
     field = next((p for p in reversed(parts) if isinstance(p, str)), "")
     e = _Error(err["type"], err["msg"], err.get("ctx") or {}, err.get("input"), parts, field,
                FIELD_FIX.get(field, ""), bool(err.get("_about_key")))
-    return _MESSAGE_AND_FIX.get(e.etype, _other)(e)
+    message, fix = _MESSAGE_AND_FIX.get(e.etype, _other)(e)
+    if "credentials" in parts and not e.about_key:  # someone pasted the password instead of a variable name
+        message, fix = _hide_credential(message, e.value), _hide_credential(fix, e.value)
+    return message, fix
 
 
 _Item = tuple[dict[str, Any], list[str | int], tuple[int, int]]

@@ -138,6 +138,11 @@ class PushSession(Protocol):
         it must not act on)."""
         ...
 
+    def refuse_rollback(self, message: str) -> NoReturn:
+        """Refuse a rollback that would discard more than the push's change (``message``: what and why); the
+        device is left as is, the report says so and no new session retries it."""
+        ...
+
     def config_set(self, lines: list[str], mode_cmd: str) -> str:
         """Enter config mode with ``mode_cmd``, send ``lines`` one at a time and return the output.
 
@@ -243,6 +248,9 @@ class PushMethod:
         preflight: (running-config text, desired text) -> why this device must not be changed at all
             (e.g. a setting the device only takes at boot contradicts the plan), or None. Deploy calls it
             after reading the running configuration and before any diff or push, dry runs included.
+        confirm_window: (``--confirm-seconds`` value, s) -> what the platform's commit-confirm gets
+            instead when it cannot take that window as given (Junos counts whole minutes), or None when it
+            takes it as is; apply shows it before any device is touched and logs it with each push.
     """
 
     netmiko_device_type: str
@@ -261,6 +269,7 @@ class PushMethod:
     linux_shell: bool = False
     restore_point: bool = False
     preflight: Callable[[str, str], str | None] | None = None
+    confirm_window: Callable[[int], str | None] | None = None
 
 
 @dataclass(frozen=True)

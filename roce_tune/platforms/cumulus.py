@@ -656,6 +656,11 @@ def _left_as_is(progress: dict[str, object], _tag: str, confirm_s: int) -> str:
     if progress.get("confirmed"):
         return ("confirmed (`nv config apply --confirm-yes`): no timer reverts it; to revert: `nv config "
                 "apply <revision>` with the revision before it (`nv config history`)")
+    if progress.get("confirm_sent"):
+        return ("the confirm `nv config apply --confirm-yes` was sent but its reply never came: if `nv "
+                f"config apply --confirm-status` still shows a pending apply, NVUE reverts it by itself "
+                f"within {confirm_s} s (now: `nv config apply --confirm-no`); else the change is final: "
+                "revert with `nv config apply <revision>` (the revision before it in `nv config history`)")
     if progress.get("applied"):
         return (f"applied with `--confirm {confirm_s}s`: NVUE reverts it by itself unless confirmed; "
                 "to revert now: `nv config apply --confirm-no`")

@@ -512,6 +512,9 @@ def _push(s: _c.PushSession, commands: list[str], _patch: list[dict[str, object]
     """``configure session`` -> ``commit timer`` -> read back -> ``configure session X commit`` -> read back
     again: a confirm that comes after the timer ran out finds the session no longer pending and confirms
     nothing (``Driver.confirm``)."""
+    if s.opts.confirm_s >= _DAY_S:  # _hms would wrap: 90000 s became `commit timer 01:00:00`
+        s.fail("preflight", f"--confirm-seconds {s.opts.confirm_s} does not fit `commit timer hh:mm:ss` "
+                            f"(below {_DAY_S} s); nothing was sent")
     session = s.opts.tag
     s.progress["session"] = True
     s.config_set(commands, f"configure session {session}")
@@ -524,8 +527,12 @@ def _push(s: _c.PushSession, commands: list[str], _patch: list[dict[str, object]
     s.confirm(f"configure session {session} commit", desired, ports, r"#")
 
 
+#: one day in seconds: ``commit timer`` takes ``hh:mm:ss``, and :func:`_hms` formats below it only
+_DAY_S = 86_400
+
+
 def _hms(confirm_s: int) -> str:
-    """The ``commit timer`` argument: ``hh:mm:ss``."""
+    """The ``commit timer`` argument: ``hh:mm:ss`` (``confirm_s`` below :data:`_DAY_S`)."""
     return _time.strftime("%H:%M:%S", _time.gmtime(confirm_s))
 
 
@@ -571,6 +578,11 @@ def _left_as_is(progress: dict[str, object], tag: str, confirm_s: int) -> str:
     if progress.get("confirmed"):
         return (f"confirmed (`configure session {tag} commit`): no timer reverts it; revert by hand in a new "
                 "configuration session")
+    if progress.get("confirm_sent"):
+        return (f"the confirm `configure session {tag} commit` was sent but its reply never came: if `show "
+                f"configuration sessions detail` still lists {tag} as pending, EOS reverts it by itself "
+                f"within {confirm_s} s (now: `configure session {tag} abort`); else the change is final: "
+                "revert by hand in a new configuration session")
     if progress.get("committed"):
         return (f"committed with a commit timer: EOS reverts it by itself within {confirm_s} s; "
                 f"to revert now: `configure session {tag} abort`")

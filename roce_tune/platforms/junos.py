@@ -576,15 +576,16 @@ def _push(s: _c.PushSession, commands: list[str], _patch: list[dict[str, object]
     ``progress`` keeps the change (``commands``, ``desired``, ``ports``; recorded by the driver) so that a
     rollback, also on a new session, can tell whether any of it is still active."""
     minutes = _confirm_minutes(s.opts.confirm_s)
-    s.config_set(commands, "configure private")
+    _configure_private(s)
+    s.config_set(commands, "configure private")  # already in configuration mode: sends the lines only
     s.cmd("show | compare", "diff", r"#")
     s.commit_checked("commit check", "check")
+    s.progress["commit_sent"] = True  # from here the commit may have landed even if its reply is lost
     s.commit_checked(f"commit confirmed {minutes} comment {s.opts.tag}")
     s.progress["committed"] = True
     s.conn.exit_config_mode()
     s.verify(desired, ports)
-    s.boundary("configure private")
-    s.conn.config_mode(config_command="configure private")
+    _configure_private(s)
     s.progress["confirm_sent"] = True  # from here the confirm may have landed even if its reply is lost
     s.commit_checked(f"commit comment {CONFIRM_COMMENT}", "confirm")
     s.progress["confirmed"] = True
@@ -592,10 +593,24 @@ def _push(s: _c.PushSession, commands: list[str], _patch: list[dict[str, object]
     s.confirmed(desired, ports)
 
 
+def _configure_private(s: _c.PushSession) -> None:
+    """Enter ``configure private`` and wait for either prompt: while the shared candidate holds someone's
+    uncommitted change Junos refuses private mode (``error: shared configuration database modified``) and
+    stays at the operational prompt, which netmiko's ``config_mode`` only noticed as a read timeout, the
+    device's reason lost.
+
+    Raises:
+        PushError("send"): the device refused configuration mode (its error line).
+    """
+    prompt = rf"{re.escape(str(s.conn.base_prompt))}[>#]\s*$"
+    s.check(s.cmd("configure private", "send", prompt), "send", ["configure private"])
+
+
 #: ``progress["rollback_outcome"]`` after :func:`_rollback` (the apply report carries it)
 ROLLED_BACK = "rolled back by roce-tune (`rollback N` + `commit`, N = the configuration before its commit)"
 REVERTED_BY_DEVICE = ("no rollback needed: the device had already reverted the change by itself (its "
                       "`commit confirmed` timer ran out before the confirm), none of it is active")
+NOT_COMMITTED = "no rollback needed: the `commit confirmed` did not take effect, none of the change is active"
 #: one entry of ``show system commit``: ``<index>   <timestamp> by <user> via <method>[ <note>]``, its
 #: comment (when given) on the next line, indented
 _COMMIT_ENTRY = re.compile(r"^(\d+)\s+(\S.*?)\s*$")
@@ -662,26 +677,66 @@ def _rollback(s: _c.PushSession, progress: dict[str, object]) -> None:
         if not progress.get("committed"):
             s.conn.send_command("rollback 0", expect_string=r"#")
         s.conn.exit_config_mode()
-    if not progress.get("committed"):
+    if not progress.get("committed") and not progress.get("commit_sent"):
         return
     tag = str(progress.get("tag", s.opts.tag))
 
     def undo() -> None:
-        index, why = rollback_index(parse_commit_history(s.cmd("show system commit", "rollback")), tag)
+        text = s.cmd("show system commit", "rollback")
+        history = parse_commit_history(text)
+        index, why = rollback_index(history, tag)
         if index is None:
-            s.fail("rollback", why)
+            s.refuse_rollback(why + _refused_state(s, history, tag, text))
         s.conn.config_mode(config_command="configure private")
         s.check(s.conn.send_command(f"rollback {index}", expect_string=r"#"), "rollback")
         s.check(s.conn.send_command(f"commit comment {tag}-rollback", expect_string=r"#",
                                     read_timeout=s.timeout("rollback")), "rollback")
         s.conn.exit_config_mode()
 
-    s.undo_active(progress, undo, ROLLED_BACK, REVERTED_BY_DEVICE)
+    # a commit whose reply was lost (timeout, dropped session) may have landed: undo it only if it is active
+    s.undo_active(progress, undo, ROLLED_BACK,
+                  REVERTED_BY_DEVICE if progress.get("committed") else NOT_COMMITTED)
+
+
+#: most lines of ``show system rollback N compare 0`` a refused rollback quotes
+_DISCARD_LINES = 12
+
+
+def _refused_state(s: _c.PushSession, history: list[tuple[int, str, str]], tag: str, commits: str) -> str:
+    """For a refused rollback: whether the change still reverts by itself, and what the later commits by
+    others changed since roce-tune's (``show system rollback <ours> compare 0``: ``+`` they added, ``-``
+    they removed), i.e. what ``rollback N`` would discard besides roce-tune's own change."""
+    pending = re.search(PUSH.confirm_check[1], commits) if PUSH.confirm_check is not None else None
+    state = (". A `commit confirmed` is still pending: Junos reverts to the configuration before it when its "
+             "timer runs out" if pending else
+             ". No `commit confirmed` is pending (a later commit confirmed it): nothing reverts by itself")
+    ours = next((index for index, _, comment in history if comment == tag), None)
+    if not ours:
+        return state
+    command = f"show system rollback {ours} compare 0"
+    lines = [ln.rstrip() for ln in s.cmd(command, "rollback").splitlines()
+             if ln.strip().startswith(("[edit", "+", "-"))]
+    more = f"\n  … {len(lines) - _DISCARD_LINES} more line(s)" if len(lines) > _DISCARD_LINES else ""
+    return (f"{state}. What `rollback {ours + 1}` would discard besides roce-tune's change (`{command}`):\n  "
+            + ("\n  ".join(lines[:_DISCARD_LINES]) + more if lines else "(no configuration difference)"))
 
 
 def _confirm_minutes(confirm_s: int) -> int:
-    """``commit confirmed N``'s N: the confirm timer ``confirm_s`` (seconds) in whole minutes, at least 1."""
-    return max(1, round(confirm_s / 60))
+    """``commit confirmed N``'s N: the confirm timer ``confirm_s`` (seconds) rounded UP to whole minutes, at
+    least 1 (the CLI's ``commit confirmed`` and the XML protocol's ``<confirm-timeout>`` take minutes,
+    1-65,535: "Commit the Candidate Configuration Only After Confirmation Using the Junos XML Protocol",
+    https://juniper.net/documentation/us/en/software/junos/junos-xml-protocol/topics/task/junos-xml-protocol-configuration-committing-with-confirmation.html
+    ). Never shorter than asked: a window cut short could revert a push before its read-back and confirm."""
+    return max(1, math.ceil(confirm_s / 60))
+
+
+def _confirm_window(confirm_s: int) -> str | None:
+    """What ``--confirm-seconds confirm_s`` becomes on Junos when it is not a whole number of minutes."""
+    minutes = _confirm_minutes(confirm_s)
+    if minutes * 60 == confirm_s:
+        return None
+    return (f"Junos `commit confirmed` counts whole minutes: --confirm-seconds {confirm_s} is rounded up to "
+            f"`commit confirmed {minutes}` ({minutes * 60} s) on Junos devices")
 
 
 def _expired(_tag: str, confirm_s: int) -> str:
@@ -700,16 +755,19 @@ def _left_as_is(progress: dict[str, object], tag: str, confirm_s: int) -> str:
         return (f"the confirming `commit` was sent but its reply never came: if `show system commit` shows "
                 f"no `commit confirmed, rollback in` at 0, the change is final; else Junos reverts it within "
                 f"{minutes} min. {revert}")
-    if progress.get("committed"):
-        return (f"committed with `commit confirmed {minutes}`: Junos reverts it by itself within {minutes} "
-                f"min; to revert now: {revert.removeprefix('to revert: ')}")
+    if progress.get("committed") or progress.get("commit_sent"):
+        head = f"committed with `commit confirmed {minutes}`:" if progress.get("committed") else (
+            f"`commit confirmed {minutes}` was sent but its reply never came: if `show system commit` lists "
+            f"roce-tune's commit (comment {tag}),")
+        return (f"{head} Junos reverts it by itself within {minutes} min; to revert now: "
+                f"{revert.removeprefix('to revert: ')}")
     return "nothing committed: the private candidate is discarded when the session closes"
 
 
 PUSH = _c.PushMethod(
     netmiko_device_type="juniper_junos", read_running="show configuration | display set",
     error_pattern=r"(syntax error|unknown command|error:)",
-    push=_push, rollback=_rollback, left_as_is=_left_as_is,
+    push=_push, rollback=_rollback, left_as_is=_left_as_is, confirm_window=_confirm_window,
     confirm_check=("show system commit", r"(?m)^0\s.*commit confirmed, rollback in"), expired=_expired,
     commit_success=(r"(?m)^commit complete\s*$", "commit complete"),  # a Junos commit is also its save
     desired_file="{name}.set",

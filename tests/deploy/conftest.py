@@ -50,22 +50,22 @@ def _sonic_db(sw: dict) -> dict:  # type: ignore[type-arg]
 
 def emulated_inventory(inventory: str, tmp_path: Path, *, hosts: bool = False, time_scale: float = 1.0,
                        faults: dict[str, dict[str, object]] | None = None,
-                       host_nics: bool = True):  # type: ignore[no-untyped-def]
+                       host_nics: bool = True, password: str = PASSWORD):  # type: ignore[no-untyped-def]
     """Start one emulator per device of a shipped inventory and write a copy whose ``mgmt`` points at them.
 
     Returns (fleet, inventory path, known_hosts path). Hosts are emulated only with ``hosts=True``
-    (otherwise they are dropped from the copy).
+    (otherwise they are dropped from the copy). Every device takes ``username`` USER and ``password``.
     """
     data = YAML(typ="safe").load((REPO / "inventories" / inventory).read_text())
     if not hosts:
         data["hosts"] = []
-    specs = [EmulatorSpec(sw["platform"], sw["name"], username=USER, password=PASSWORD, time_scale=time_scale,
+    specs = [EmulatorSpec(sw["platform"], sw["name"], username=USER, password=password, time_scale=time_scale,
                           initial_config=_sonic_db(sw) if sw["platform"] == "sonic" else None)
              for sw in data["switches"]]
     for h in data.get("hosts", []):
         nics = [{"netdev": n["netdev"], "rdma": n["rdma_device"], "pci": f"0000:{17 + i:02x}:00.0",
                  "speed_mbps": 400000} for i, n in enumerate(h["nics"])]
-        specs.append(EmulatorSpec("host", h["name"], username=USER, password=PASSWORD,
+        specs.append(EmulatorSpec("host", h["name"], username=USER, password=password,
                                   options={"nics": nics} if host_nics else {}))
     for spec in specs:
         if faults and spec.name in faults:

@@ -203,6 +203,12 @@ class JunosSession(CliSession):
             return self.display(lines, pipe, header=True)
         if cmd == "show system commit":
             return self.show_commits()
+        m = re.fullmatch(r"show system rollback (\d+) compare (\d+)", cmd)
+        if m:  # differences from rollback config N (the base) to M: "+" = M has it, "-" = only N has it
+            n, other = int(m.group(1)), int(m.group(2))
+            if max(n, other) >= len(dev.history):
+                return "error: rollback file not found\n"
+            return compare(dev.history[n].lines, dev.history[other].lines)
         if cmd == "show version":
             return f"Hostname: {dev.hostname}\nModel: {dev.model}\nJunos: {dev.version}\n"
         if cmd.startswith(("show interfaces", "show class-of-service", "show chassis")):
