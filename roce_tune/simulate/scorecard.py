@@ -10,14 +10,18 @@ the plan's (``derived``) and NVIDIA, SONiC and DCQCN-paper thresholds with firmw
 the target* when the plan's incast efficiency is >= the best of the three defaults - 2 points and its summed
 PFC pause <= that default's (+10 % and 0.2 ms of seed noise), and its long-lived utilisation >= 99 %.
 
-Results are cached on disk (``$ROCE_TUNE_CACHE`` or ``~/.cache/roce-tune/scorecards``), keyed by every input,
-because the simulator is deterministic for given inputs and seeds.
+Results are cached on disk (``$ROCE_TUNE_CACHE`` or ``~/.cache/roce-tune/scorecards``), keyed by every input
+and by the simulator itself (:func:`simulator_digest`: the bytes of its code and the default thresholds it
+compares against), because the simulator is deterministic for given inputs, code and seeds. A cached entry
+is checked row by row and judged again on reading; anything else is recomputed.
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
+import math
 import os
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
@@ -42,6 +46,24 @@ LONG_MESSAGE_BYTES = 8_000_000
 LONG_LIVED_US = 10_000.0
 DEFAULTS = ("nvidia-default", "sonic-default", "dcqcn-paper")
 CACHE_VERSION = 3  # 2: PortClass fields reordered (SimInputs first); 3: Kmax bound 2 x C x rpg_time_reset
+#: the modules whose code decides a scorecard's numbers (event loop, inputs and defaults, seeds, cases)
+_SIMULATOR_MODULES = ("engine.py", "model.py", "runner.py", "scorecard.py")
+
+
+@functools.lru_cache(maxsize=1)
+def simulator_digest() -> str:
+    """sha256 of what a cached scorecard depends on besides its port class: the bytes of the simulator's
+    modules (:data:`_SIMULATOR_MODULES`; an engine fix invalidates every cached result without anyone
+    remembering to bump :data:`CACHE_VERSION`) and the default ECN thresholds it runs beside the plan's
+    (:data:`roce_tune.tuner.ecn.NAMED_PROFILES`). Computed once per process."""
+    from roce_tune.tuner.ecn import NAMED_PROFILES
+
+    h = hashlib.sha256()
+    here = Path(__file__).resolve().parent
+    for name in _SIMULATOR_MODULES:
+        h.update(name.encode() + b"\0" + (here / name).read_bytes() + b"\0")
+    h.update(json.dumps({d: NAMED_PROFILES[d][:3] for d in DEFAULTS}, sort_keys=True).encode())
+    return h.hexdigest()
 
 
 @dataclass(frozen=True)
@@ -54,11 +76,13 @@ class PortClass(SimInputs):
     example: str = ""
 
     def key(self) -> str:
-        """Stable hash of every simulation input (not ``ports``/``example``)."""
+        """Stable hash of every simulation input (not ``ports``/``example``) and of the simulator
+        (:func:`simulator_digest`)."""
         d = asdict(replace(self, ports=0, example=""))
         d["ecn"].pop("label", None)
         d["dcqcn"].pop("label", None)
-        return hashlib.sha256(json.dumps([CACHE_VERSION, d], sort_keys=True).encode()).hexdigest()[:24]
+        blob = json.dumps([CACHE_VERSION, simulator_digest(), d], sort_keys=True)
+        return hashlib.sha256(blob.encode()).hexdigest()[:24]
 
 
 @dataclass(frozen=True)
@@ -183,32 +207,59 @@ def scorecard(pc: PortClass, seeds: int = 1, use_cache: bool = True) -> Scorecar
     import time
 
     path = _cache_dir() / f"{pc.key()}-s{seeds}.json"
-    cached = _read_cache(path) if use_cache else None
+    cached = _read_cache(path, pc) if use_cache else None
     if cached is not None:
         return Scorecard(pc, cached, seeds, 0.0)
     t0 = time.perf_counter()
-    n = pc.fan_in
-    cases = [("incast", f"{SHORT_MESSAGE_BYTES // 1_000_000} MB x {n}", SHORT_MESSAGE_BYTES),
-             ("incast", f"{LONG_MESSAGE_BYTES // 1_000_000} MB x {n}", LONG_MESSAGE_BYTES),
-             ("long-lived", f"{n} long-lived flows", 0)]
-    rows = [_score_row(pc, model, kind, label, msg, seeds)
-            for model in ("M", "T") for kind, label, msg in cases]
+    rows = [_score_row(pc, model, kind, label, msg, seeds) for model, kind, label, msg in _cases(pc)]
     card = Scorecard(pc, tuple(rows), seeds, time.perf_counter() - t0)
     if use_cache:
         _write_cache(path, card)
     return card
 
 
-def _read_cache(path: Path) -> tuple[ScoreRow, ...] | None:
-    """The rows cached at ``path``; None when absent or damaged (a damaged entry is recomputed)."""
-    if not path.is_file():
-        return None
+def _cases(pc: PortClass) -> list[tuple[str, str, str, int]]:
+    """The scorecard's rows in order: (model, kind, label, message bytes; 0 for long-lived)."""
+    n = pc.fan_in
+    cases = [("incast", f"{SHORT_MESSAGE_BYTES // 1_000_000} MB x {n}", SHORT_MESSAGE_BYTES),
+             ("incast", f"{LONG_MESSAGE_BYTES // 1_000_000} MB x {n}", LONG_MESSAGE_BYTES),
+             ("long-lived", f"{n} long-lived flows", 0)]
+    return [(model, kind, label, msg) for model in ("M", "T") for kind, label, msg in cases]
+
+
+def _cached_row(r: object, model: str, kind: str, label: str) -> ScoreRow:
+    """One cached row, checked against the case it must be and judged again (:func:`judge`).
+
+    Raises:
+        ValueError: the row is not that case, or a setting's cell is missing or not three finite numbers.
+    """
+    if not isinstance(r, dict) or (r.get("scenario"), r.get("model"), r.get("kind")) != (label, model, kind):
+        raise ValueError("cached row is not the expected case")
+    cells = r.get("results")
+    if not isinstance(cells, dict) or set(cells) != {"derived", *DEFAULTS}:
+        raise ValueError("cached row lacks a setting")
+    results: dict[str, tuple[float, float, float]] = {}
+    for name, cell in cells.items():
+        if (not isinstance(cell, list) or len(cell) != 3
+                or not all(type(x) in (int, float) and math.isfinite(x) for x in cell)):
+            raise ValueError(f"cached cell {name} is not three numbers")
+        results[name] = (float(cell[0]), float(cell[1]), float(cell[2]))
+    ok, why = judge(kind, results)
+    return ScoreRow(label, model, kind, results, ok, why)
+
+
+def _read_cache(path: Path, pc: PortClass) -> tuple[ScoreRow, ...] | None:
+    """The rows cached at ``path`` for class ``pc``; None when absent, unreadable, truncated or not exactly
+    this class's rows with a complete, numeric cell per setting (such an entry is recomputed, never
+    trusted). ``meets``/``why`` are judged again from the numbers rather than read."""
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
-        return tuple(ScoreRow(r["scenario"], r["model"], r["kind"],
-                              {k: tuple(v) for k, v in r["results"].items()},
-                              r["meets"], r["why"]) for r in data["rows"])
-    except (OSError, ValueError, KeyError, TypeError):
+        rows = data["rows"]
+        cases = _cases(pc)
+        if not isinstance(rows, list) or len(rows) != len(cases):
+            return None
+        return tuple(_cached_row(r, *case[:3]) for r, case in zip(rows, cases))
+    except (OSError, ValueError, KeyError, TypeError, UnicodeDecodeError):
         return None
 
 
