@@ -130,7 +130,8 @@ def plan_port(plan_dir: Path, ref: str) -> PlanPort:
     values of the NIC cabled to that port (or, for a port without a NIC, of any NIC at that speed).
 
     Raises:
-        ValueError: missing/invalid plan.json, unknown device or port, or a port without an ECN profile.
+        ValueError: missing/invalid plan.json, unknown device or port, a host's port, a port that is not
+            lossless or has no (or an undefined) ECN profile.
     """
     from roce_tune.plan import plan_from_json
 
@@ -148,24 +149,43 @@ def plan_port(plan_dir: Path, ref: str) -> PlanPort:
         raise ValueError(f"{path}: {exc}") from None
     sw = next((s for s in plan.switches if s.name == device), None)
     if sw is None:
-        raise ValueError(f"{path}: no switch {device!r}; switches: "
-                         f"{', '.join(s.name for s in plan.switches)}")
+        raise ValueError(f"{path}: {_not_a_switch(plan, device, port)}")
     pp = next((q for q in sw.ports if q.name == port), None)
     if pp is None:
         raise ValueError(f"{path}: switch {device} has no port {port!r}")
-    if not pp.ecn_profile:
-        raise ValueError(f"{path}: {device}:{port} is not a lossless port with an ECN profile")
-    return port_inputs(plan, sw, pp, ref)
+    if not pp.lossless or not pp.ecn_profile:
+        raise ValueError(f"{path}: {device}:{port} is not a lossless port with an ECN profile (lossless "
+                         f"{str(pp.lossless).lower()}, ECN profile {pp.ecn_profile or 'none'})")
+    try:
+        return port_inputs(plan, sw, pp, ref)
+    except ValueError as exc:
+        raise ValueError(f"{path}: {exc}") from None
+
+
+def _not_a_switch(plan: Plan, device: str, port: str) -> str:
+    """Why ``device`` cannot be simulated: it is a host (naming the switch port its NIC ``port`` is cabled
+    to, when known) or no device of the plan (listing the switches)."""
+    host = next((h for h in plan.hosts if h.name == device), None)
+    if host is None:
+        return f"no switch {device!r}; switches: {', '.join(s.name for s in plan.switches)}"
+    peer = next((n.switch_port for n in host.nics if n.netdev == port and n.switch_port), None)
+    return (f"{device!r} is a host, not a switch: simulate the switch port its NIC is cabled to"
+            + (f" ({peer})" if peer else ""))
 
 
 def port_inputs(plan: Plan, sw: SwitchPlan, pp: PortPlan, ref: str | None = None) -> PlanPort:
     """:class:`PlanPort` for lossless port ``pp`` of switch ``sw`` in ``plan`` (see :func:`plan_port`).
 
     Raises:
-        ValueError: the switch has no ingress lossless pool.
+        ValueError: the port's ECN profile is not one of the switch's, or the switch has no ingress lossless
+            pool.
     """
     ref = ref or f"{sw.name}:{pp.name}"
-    prof = next(e for e in sw.ecn_profiles if e.name == pp.ecn_profile)
+    prof = next((e for e in sw.ecn_profiles if e.name == pp.ecn_profile), None)
+    if prof is None:
+        known = ", ".join(e.name for e in sw.ecn_profiles) or "none"
+        raise ValueError(f"{sw.name}:{pp.name} names ECN profile {pp.ecn_profile!r}, which switch {sw.name} "
+                         f"does not define (profiles: {known})")
     pools = [p for p in sw.buffers.pools if p.type == "ingress" and "lossless" in p.name]
     if not pools:
         raise ValueError(f"switch {sw.name} has no ingress lossless pool")
