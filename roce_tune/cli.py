@@ -489,10 +489,34 @@ def _sim_link_of_args(speed: str, fan_in: int, profile: str | None, ecn: str | N
     speed_gbps = parse_speed_gbps(speed)
     rtt_us = parse_time_us(base_rtt)
     buf = parse_bytes(buffer) if buffer is not None else DEFAULT_BUFFER_BYTES
-    if fan_in < 1:
-        raise ValueError(f"--fan-in {fan_in}: must be >= 1")
+    _check_sim_link(fan_in, rtt_us, buf, pfc_alpha)
     ecn_s = resolve_ecn(profile, ecn, speed_gbps, fan_in, rtt_us, buf, pfc_alpha)
     return speed_gbps, fan_in, rtt_us, buf, pfc_alpha, ecn_s, resolve_dcqcn(dcqcn, speed_gbps)
+
+
+def _check_sim_link(fan_in: int, rtt_us: float, buffer_bytes: int, pfc_alpha: float) -> None:
+    """The link options checked before anything is derived from them (``derived`` ECN reads the pool and
+    alpha), so a bad one is named as the engineer wrote it rather than as a failure further on.
+
+    Raises:
+        ValueError: fan-in below 1, a base RTT of 0, a shared pool smaller than one data frame, or an alpha
+            that is not a finite number above 0.
+    """
+    import math
+
+    from roce_tune.simulate.model import DEFAULT_HEADER_BYTES, DEFAULT_PAYLOAD_BYTES
+
+    frame = DEFAULT_PAYLOAD_BYTES + DEFAULT_HEADER_BYTES
+    if fan_in < 1:
+        raise ValueError(f"--fan-in {fan_in}: must be >= 1")
+    if not rtt_us > 0:
+        raise ValueError(f"--base-rtt {rtt_us:g} us: must be above 0")
+    if buffer_bytes < frame:
+        raise ValueError(f"--buffer {buffer_bytes} B: the shared lossless pool must hold at least one "
+                         f"{frame} B frame (4096 B RoCE payload + headers); did you mean KB or MB?")
+    if not (math.isfinite(pfc_alpha) and pfc_alpha > 0):
+        raise ValueError(f"--pfc-alpha {pfc_alpha:g}: must be a finite number above 0 (alpha = "
+                         "2^dynamic_th, e.g. 128 for dynamic_th 7, 0.5 for -1)")
 
 
 def _sim_json(sc: Scenario, summary: SeedSummary) -> str:

@@ -85,7 +85,8 @@ def resolve_dcqcn(spec: str | None, speed_gbps: int) -> DcqcnParams:
     list starts with one of those words (``firmware,rpg_ai_rate_mbps=20``), else on top of firmware.
 
     Raises:
-        ValueError: unknown key, malformed item or value out of range.
+        ValueError: unknown key, malformed item, a fraction or a value outside the NIC's range at
+            ``speed_gbps`` (:func:`_nic_values`).
     """
     from roce_tune.tuner.dcqcn import MLX5_FIRMWARE_DEFAULTS
 
@@ -109,11 +110,32 @@ def resolve_dcqcn(spec: str | None, speed_gbps: int) -> DcqcnParams:
         over[key.strip()] = _number(key.strip(), val.strip())
     if not over:
         return base
-    ints = {"rpg_byte_reset_bytes", "rpg_threshold", "rpg_gd", "clamp_tgt_rate", "dce_tcp_g",
-            "initial_alpha_value"}
-    typed: dict[str, float] = {k: (int(v) if k in ints else v) for k, v in over.items()}
     label = base.label + "," + ",".join(f"{k}={v:g}" for k, v in over.items())
-    return base.with_overrides(typed, label=label)
+    return base.with_overrides(_nic_values(over, speed_gbps), label=label)
+
+
+def _nic_values(over: dict[str, float], speed_gbps: int) -> dict[str, float]:
+    """``--dcqcn`` overrides as the NIC takes them: every mlx5 DCQCN knob is a whole number within its range
+    at the link speed (:func:`roce_tune.ranges.dcqcn_ranges`, the same check the tuner applies to a pinned
+    value), so the simulator never runs a value no ConnectX would accept.
+
+    Raises:
+        ValueError: a key the simulator does not model (listing the known ones), a fraction, or a value
+            outside its range (naming the range and its source).
+    """
+    from roce_tune.tuner.dcqcn import check_dcqcn_value
+
+    unknown = sorted(set(over) - set(DcqcnParams.keys()))
+    if unknown:
+        raise ValueError(f"unknown DCQCN parameter(s) {', '.join(unknown)}; known: "
+                         f"{', '.join(DcqcnParams.keys())}")
+    out: dict[str, float] = {}
+    for key, v in over.items():
+        if not v.is_integer():
+            raise ValueError(f"--dcqcn {key}={v:g}: the NIC takes a whole number")
+        check_dcqcn_value(key, int(v), speed_gbps)
+        out[key] = int(v)
+    return out
 
 
 @dataclass(frozen=True)
