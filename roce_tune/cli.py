@@ -344,18 +344,10 @@ def _leave_to_exit(*objects: object) -> None:
 
 def _explain_scorecard(the_plan: Plan, target: str) -> None:
     """Print the simulator scorecard of the port class of ``target`` (DEVICE:PORT, a lossless switch port)."""
-    from roce_tune.simulate.scorecard import port_classes, scorecard, scorecard_lines
+    from roce_tune.simulate.scorecard import port_class_of, scorecard, scorecard_lines
 
     device, _, port = target.partition(":")
-    sw = next((s for s in the_plan.switches if s.name == device), None)
-    pp = next((p for p in sw.ports if p.name == port), None) if sw and port else None
-    if sw is None or pp is None or not pp.lossless:
-        return
-    e = next(x for x in sw.ecn_profiles if x.name == pp.ecn_profile)
-    key = (sw.asic, pp.speed_gbps, max(1, pp.fan_in), e.kmin_bytes, e.kmax_bytes, e.pmax_percent)
-    pc = next((c for c in port_classes(the_plan)
-               if (c.asic, c.speed_gbps, c.fan_in, c.ecn.kmin_bytes, c.ecn.kmax_bytes,
-                   c.ecn.pmax_percent) == key), None)
+    pc = port_class_of(the_plan, device, port) if port else None
     if pc is not None:
         out.print("")
         out.print("\n".join(scorecard_lines(scorecard(pc))), markup=False, highlight=False)

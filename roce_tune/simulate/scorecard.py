@@ -133,31 +133,63 @@ class Scorecard:
 def port_classes(plan: Plan) -> list[PortClass]:
     """The distinct lossless egress classes of ``plan`` (first port of each as ``example``), sorted.
 
+    Two ports share a class only when every simulator input is the same (:func:`_class_key`: ASIC, speed,
+    fan-in, ECN ramp, base RTT, pool, alpha and the DCQCN of the NIC behind the port), so a class's
+    scorecard is the evidence for each of its ports.
+
     Raises:
         ValueError: a switch without an ingress lossless pool.
     """
+    return sorted(_classes(plan).values(), key=lambda c: (c.asic, c.speed_gbps, c.fan_in, c.example))
+
+
+def port_class_of(plan: Plan, device: str, port: str) -> PortClass | None:
+    """The class (:func:`port_classes`, with its port count and example) of lossless switch port
+    ``device:port``; None when there is no such port or it is not lossless with an ECN profile.
+
+    Raises:
+        ValueError: the switch has no ingress lossless pool.
+    """
     from roce_tune.simulate.settings import port_inputs
 
+    sw = next((s for s in plan.switches if s.name == device), None)
+    pp = next((p for p in sw.ports if p.name == port), None) if sw else None
+    if sw is None or pp is None or not pp.lossless or pp.ecn_profile not in {e.name for e in sw.ecn_profiles}:
+        return None
+    return _classes(plan).get(_class_key(sw.asic, port_inputs(plan, sw, pp)))
+
+
+def _classes(plan: Plan) -> dict[tuple[object, ...], PortClass]:
+    """Every lossless port of ``plan`` with an ECN profile its switch defines, grouped by :func:`_class_key`
+    (insertion order: the first port of each class is its ``example``)."""
+    from roce_tune.simulate.settings import nic_index, port_inputs
+
+    nics = nic_index(plan)
     found: dict[tuple[object, ...], PortClass] = {}
     for sw in plan.switches:
-        profiles = {e.name: e for e in sw.ecn_profiles}
+        profiles = {e.name for e in sw.ecn_profiles}
         for pp in sw.ports:
             if not pp.lossless or not pp.ecn_profile or pp.ecn_profile not in profiles:
                 continue
-            e = profiles[pp.ecn_profile]
-            k = (sw.asic, pp.speed_gbps, max(1, pp.fan_in), e.kmin_bytes, e.kmax_bytes, e.pmax_percent,
-                 e.base_rtt_us)
+            inp = port_inputs(plan, sw, pp, nics=nics)
+            k = _class_key(sw.asic, inp)
             if k in found:
                 found[k] = replace(found[k], ports=found[k].ports + 1)
                 continue
-            inp = port_inputs(plan, sw, pp)
             found[k] = PortClass(speed_gbps=inp.speed_gbps, fan_in=inp.fan_in,
                                  base_rtt_us=round(inp.base_rtt_us, 3),
                                  buffer_bytes=inp.buffer_bytes, pfc_alpha=inp.pfc_alpha,
                                  ecn=replace(inp.ecn, label="derived"),
-                                 dcqcn=replace(inp.dcqcn, label="plan"),
-                                 asic=sw.asic, ports=1, example=f"{sw.name}:{pp.name}")
-    return sorted(found.values(), key=lambda c: (c.asic, c.speed_gbps, c.fan_in, c.example))
+                                 dcqcn=replace(inp.dcqcn, label="plan"), asic=sw.asic, ports=1,
+                                 example=f"{sw.name}:{pp.name}")
+    return found
+
+
+def _class_key(asic: str, inp: SimInputs) -> tuple[object, ...]:
+    """Every simulator input of one port (labels aside), and its ASIC: equal keys, equal scorecards."""
+    e, dq = inp.ecn, inp.dcqcn
+    return (asic, inp.speed_gbps, inp.fan_in, round(inp.base_rtt_us, 3), inp.buffer_bytes, inp.pfc_alpha,
+            e.kmin_bytes, e.kmax_bytes, e.pmax_percent, *(getattr(dq, k) for k in dq.keys()))
 
 
 def _settings(pc: PortClass) -> dict[str, tuple[EcnSetting, DcqcnParams]]:

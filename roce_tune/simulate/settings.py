@@ -6,6 +6,7 @@
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,7 +22,10 @@ from roce_tune.simulate.model import (
 from roce_tune.units import parse_bytes
 
 if TYPE_CHECKING:
-    from roce_tune.plan import Plan, PortPlan, SwitchPlan
+    from roce_tune.plan import NicPlan, Plan, PortPlan, SwitchPlan
+
+    #: (NIC by the switch port it is cabled to, first NIC of each speed): :func:`nic_index`
+    NicIndex = tuple[dict[str, NicPlan], dict[int, NicPlan]]
 
 ECN_PROFILES = ("derived", "bdp", "nvidia-default", "sonic-default", "dcqcn-paper")
 
@@ -195,8 +199,22 @@ def _not_a_switch(plan: Plan, device: str, port: str) -> str:
             + (f" ({peer})" if peer else ""))
 
 
-def port_inputs(plan: Plan, sw: SwitchPlan, pp: PortPlan, ref: str | None = None) -> PlanPort:
-    """:class:`PlanPort` for lossless port ``pp`` of switch ``sw`` in ``plan`` (see :func:`plan_port`).
+def nic_index(plan: Plan) -> NicIndex:
+    """The plan's NICs by the switch port they are cabled to, and the first NIC of each speed (what
+    :func:`port_inputs` looks a port's DCQCN up in; build it once to look up many ports)."""
+    by_port: dict[str, NicPlan] = {}
+    by_speed: dict[int, NicPlan] = {}
+    for n in (n for h in plan.hosts for n in h.nics):
+        if n.switch_port:
+            by_port.setdefault(n.switch_port, n)
+        by_speed.setdefault(n.speed_gbps, n)
+    return by_port, by_speed
+
+
+def port_inputs(plan: Plan, sw: SwitchPlan, pp: PortPlan, ref: str | None = None,
+                nics: NicIndex | None = None) -> PlanPort:
+    """:class:`PlanPort` for lossless port ``pp`` of switch ``sw`` in ``plan`` (see :func:`plan_port`);
+    ``nics``: :func:`nic_index` of ``plan`` when the caller looks up many ports.
 
     Raises:
         ValueError: the port's ECN profile is not one of the switch's, or the switch has no ingress lossless
@@ -215,7 +233,7 @@ def port_inputs(plan: Plan, sw: SwitchPlan, pp: PortPlan, ref: str | None = None
     return PlanPort(speed_gbps=pp.speed_gbps, fan_in=max(1, pp.fan_in), base_rtt_us=prof.base_rtt_us,
                     buffer_bytes=pool.size_bytes, pfc_alpha=_pool_alpha(sw, pool.name),
                     ecn=EcnSetting(prof.kmin_bytes, prof.kmax_bytes, prof.pmax_percent, label=prof.name),
-                    dcqcn=_port_dcqcn(plan, pp, ref), device=sw.name, port=pp.name)
+                    dcqcn=_port_dcqcn(nics or nic_index(plan), pp, ref), device=sw.name, port=pp.name)
 
 
 def _pool_alpha(sw: SwitchPlan, pool_name: str) -> float:
@@ -226,11 +244,16 @@ def _pool_alpha(sw: SwitchPlan, pool_name: str) -> float:
     return 2.0 ** main.dynamic_th if main and main.dynamic_th is not None else DEFAULT_PFC_ALPHA
 
 
-def _port_dcqcn(plan: Plan, pp: PortPlan, ref: str) -> DcqcnParams:
+def _port_dcqcn(nics: NicIndex, pp: PortPlan, ref: str) -> DcqcnParams:
     """DCQCN of the NIC cabled to ``ref``, else of any NIC at the port's speed, else the derived values."""
-    nics = [n for h in plan.hosts for n in h.nics]
-    nic = next((n for n in nics if n.switch_port == ref), None) or next(
-        (n for n in nics if n.speed_gbps == pp.speed_gbps), None)
+    nic = nics[0].get(ref) or nics[1].get(pp.speed_gbps)
     if nic:
         return DcqcnParams.from_params(nic.dcqcn.params, label=f"{nic.netdev} plan")
-    return resolve_dcqcn("derived", pp.speed_gbps)
+    return _derived_dcqcn(pp.speed_gbps)
+
+
+@functools.lru_cache(maxsize=16)
+def _derived_dcqcn(speed_gbps: int) -> DcqcnParams:
+    """``resolve_dcqcn("derived", speed_gbps)``, once per speed (a fabric's switch-to-switch ports have no
+    NIC behind them; the tuner's derivation is pure)."""
+    return resolve_dcqcn("derived", speed_gbps)
