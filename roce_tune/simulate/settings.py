@@ -159,20 +159,11 @@ def plan_port(plan_dir: Path, ref: str) -> PlanPort:
         ValueError: missing/invalid plan.json, unknown device or port, a host's port, a port that is not
             lossless or has no (or an undefined) ECN profile.
     """
-    from roce_tune.plan import plan_from_json
-
     device, sep, port = ref.partition(":")
     if not sep or not device or not port:
         raise ValueError(f"--port {ref!r}: write DEVICE:PORT, e.g. leaf1:Ethernet0")
     path = Path(plan_dir) / "plan.json"
-    try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise ValueError(f"{path}: cannot read ({exc.strerror or exc})") from None
-    try:
-        plan = plan_from_json(text)
-    except ValueError as exc:
-        raise ValueError(f"{path}: {exc}") from None
+    plan = _read_plan(path)
     sw = next((s for s in plan.switches if s.name == device), None)
     if sw is None:
         raise ValueError(f"{path}: {_not_a_switch(plan, device, port)}")
@@ -184,6 +175,24 @@ def plan_port(plan_dir: Path, ref: str) -> PlanPort:
                          f"{str(pp.lossless).lower()}, ECN profile {pp.ecn_profile or 'none'})")
     try:
         return port_inputs(plan, sw, pp, ref)
+    except ValueError as exc:
+        raise ValueError(f"{path}: {exc}") from None
+
+
+def _read_plan(path: Path) -> Plan:
+    """The plan in ``path`` (a plan.json).
+
+    Raises:
+        ValueError: unreadable or not a valid plan, naming ``path``.
+    """
+    from roce_tune.plan import plan_from_json
+
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise ValueError(f"{path}: cannot read ({exc.strerror or exc})") from None
+    try:
+        return plan_from_json(text)
     except ValueError as exc:
         raise ValueError(f"{path}: {exc}") from None
 
