@@ -69,7 +69,8 @@ def resolve_ecn(profile: str | None, ecn: str | None, speed_gbps: int, fan_in: i
     from roce_tune.tuner.buffers import pg_shared_limit_bytes
 
     trigger = pg_shared_limit_bytes(buffer_bytes, _dynamic_th(pfc_alpha), fan_in)
-    e = derive_ecn(speed_gbps, base_rtt_us, fan_in, trigger, calc_dcqcn(speed_gbps).params, False, prof)
+    e = derive_ecn(speed_gbps, base_rtt_us, fan_in, trigger, calc_dcqcn(f"{speed_gbps}G").params, False,
+                   prof)
     return EcnSetting(e.kmin_bytes, e.kmax_bytes, e.pmax_percent, label=prof)
 
 
@@ -101,7 +102,7 @@ def resolve_dcqcn(spec: str | None, speed_gbps: int) -> DcqcnParams:
     if base_name == "derived":
         from roce_tune.tuner.ecn import calc_dcqcn
 
-        base = DcqcnParams.from_params(calc_dcqcn(speed_gbps).params, label="derived")
+        base = DcqcnParams.from_params(calc_dcqcn(f"{speed_gbps}G").params, label="derived")
     elif base_name == "firmware":
         base = DcqcnParams.from_params(MLX5_FIRMWARE_DEFAULTS, label="firmware")
     else:

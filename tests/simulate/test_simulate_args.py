@@ -51,3 +51,13 @@ def test_unit_spellings_agree_and_a_seed_reproduces() -> None:
     b = json.loads(_incast("--base-rtt", "6164ns", "--message", "1048576")[1])
     assert a["scenario"]["message_bytes"] == 1_048_576 and a["scenario"]["base_rtt_us"] == 6.164
     assert a == b
+
+
+@pytest.mark.parametrize("speed", ["1600G", "1.6T"])
+def test_a_1600g_link_is_simulated_and_its_ecn_derived(speed: str) -> None:
+    # the tuner was handed 1600 (Gb/s) as a bare number and read it as 1600 Mb/s: "not a supported speed"
+    code, output, _ = _incast("--speed", speed)
+    assert code == 0, output
+    assert json.loads(output)["scenario"]["speed_gbps"] == 1600
+    r = runner.invoke(app, ["calc", "ecn", "--speed", speed, "--format", "json"])
+    assert r.exit_code == 0, r.output
