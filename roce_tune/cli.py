@@ -289,13 +289,16 @@ def explain(
     from roce_tune.explain import ExplainError
     from roce_tune.explain import explain as run_explain
     from roce_tune.findings import RoceTuneError
-    from roce_tune.pipeline import derive_device
+    from roce_tune.pipeline import derive_device, derive_plan
 
     loaded = _load(inventory)
     scorecard = not no_scorecard and param in ("kmin_bytes", "kmax_bytes", "pmax_percent")
     try:  # only what the device's values depend on, not the whole plan; prints no findings
-        # the scorecard counts the port class over the switches derived, so only it needs them in the plan
-        the_plan = derive_device(loaded, target.partition(":")[0], lint_warnings=False, preceding=scorecard)
+        # the scorecard is plan.md's for the port's class: the class takes the DCQCN of the NIC behind the
+        # port and counts ports over the fabric, so it needs the whole plan (hosts included)
+        device = target.partition(":")[0]
+        the_plan = (derive_plan(loaded) if scorecard
+                    else derive_device(loaded, device, lint_warnings=False, preceding=False))
     except RoceTuneError as exc:
         _fail(exc.findings)
     try:

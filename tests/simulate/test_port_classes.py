@@ -5,6 +5,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+from typer.testing import CliRunner
+
+from roce_tune.cli import app
 from roce_tune.inventory.loader import load_inventory_text
 from roce_tune.pipeline import derive_plan
 from roce_tune.plan import Plan
@@ -64,3 +68,17 @@ def test_not_a_lossless_switch_port_has_no_class() -> None:
     assert port_class_of(plan, "node1", "ens1f0np0") is None
     assert port_class_of(plan, "lab-leaf1", "Ethernet4") is None
     assert port_class_of(plan, "lab-leaf1", "Ethernet0") == port_classes(plan)[0]
+
+
+def test_explain_shows_the_scorecard_plan_md_shows_for_that_port(tmp_path: Path,
+                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
+    # explain derived the switch alone (no hosts), so every port got the speed's derived DCQCN: node2's
+    # pinned 55 us timer was not in the scorecard explain printed for lab-leaf1:Ethernet8, plan.md's was
+    monkeypatch.setenv("ROCE_TUNE_CACHE", str(tmp_path / "cache"))
+    inv = tmp_path / "inv.yaml"
+    inv.write_text(LAB.replace("cnp_priority: 6", "cnp_priority: 6\n  overrides: "
+                               "[{device: node2, set: {rpg_time_reset_us: 55}}]", 1), encoding="utf-8")
+    r = CliRunner().invoke(app, ["explain", str(inv), "lab-leaf1:Ethernet8", "kmax_bytes"])
+    assert r.exit_code == 0, r.output
+    assert "rpg_time_reset 55 us" in r.output
+    assert "(1 port, e.g. lab-leaf1:Ethernet8)" in r.output
