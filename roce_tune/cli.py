@@ -463,14 +463,14 @@ _SimLink = tuple[int, int, float, int, float, "EcnSetting", "DcqcnParams"]
 
 def _sim_link_of_plan(pp: PlanPort, profile: str | None, ecn: str | None, dcqcn: str | None) -> _SimLink:
     """The link of a plan port (``simulate plan``); ``--profile``/``--ecn``/``--dcqcn`` replace its
-    settings."""
+    settings (a ``--dcqcn KEY=VALUE,...`` list changes the port's own DCQCN values)."""
     from roce_tune.simulate.settings import resolve_dcqcn, resolve_ecn
 
     speed_gbps, rtt_us, buf, alpha = pp.speed_gbps, pp.base_rtt_us, pp.buffer_bytes, pp.pfc_alpha
     fan_in = pp.fan_in
     ecn_s = pp.ecn if not (profile or ecn) else resolve_ecn(profile, ecn, speed_gbps, fan_in, rtt_us, buf,
                                                             alpha)
-    dq = pp.dcqcn if dcqcn is None else resolve_dcqcn(dcqcn, speed_gbps)
+    dq = pp.dcqcn if dcqcn is None else resolve_dcqcn(dcqcn, speed_gbps, plan=pp.dcqcn)
     return speed_gbps, fan_in, rtt_us, buf, alpha, ecn_s, dq
 
 
@@ -637,7 +637,9 @@ def simulate_plan(
     model: SimModel = _SIM_MODEL, seeds: int = typer.Option(5, "--seeds"), topology: SimTopology = _SIM_TOPO,
     fmt: OutFormat = typer.Option(OutFormat.text, "--format"),
 ) -> None:
-    """Simulate one port of a plan with its own speed, fan-in, buffer, ECN and DCQCN values."""
+    """Simulate one port of a plan with its own speed, fan-in, buffer, ECN and DCQCN values
+    (``--dcqcn rpg_ai_rate_mbps=20`` changes that knob of the port's DCQCN; ``firmware,...`` or
+    ``derived,...`` start from those values instead)."""
     from roce_tune.simulate.settings import plan_port
 
     if kind not in ("incast", "long-lived"):

@@ -84,29 +84,25 @@ def _number(key: str, text: str) -> float:
     return v
 
 
-def resolve_dcqcn(spec: str | None, speed_gbps: int) -> DcqcnParams:
+def resolve_dcqcn(spec: str | None, speed_gbps: int, plan: DcqcnParams | None = None) -> DcqcnParams:
     """DCQCN knobs from ``--dcqcn``: ``derived`` (default; the tuner's values for the speed), ``firmware``
     (mlx5 firmware defaults), or ``KEY=VALUE,...`` applied on top of ``derived`` or ``firmware`` when the
     list starts with one of those words (``firmware,rpg_ai_rate_mbps=20``), else on top of firmware.
+    With ``plan`` (``simulate plan``: the DCQCN of the NIC behind the port) the word ``plan`` names those
+    values, and a list without a leading word applies on top of them, not of firmware.
 
     Raises:
         ValueError: unknown key, malformed item, a fraction or a value outside the NIC's range at
             ``speed_gbps`` (:func:`_nic_values`).
     """
-    from roce_tune.tuner.dcqcn import MLX5_FIRMWARE_DEFAULTS
-
     items = [s.strip() for s in (spec or "derived").split(",") if s.strip()]
-    base_name = "firmware"
+    base_name = "firmware" if plan is None else "plan"
     if items and "=" not in items[0]:
         base_name = items.pop(0)
-    if base_name == "derived":
-        from roce_tune.tuner.ecn import calc_dcqcn
-
-        base = DcqcnParams.from_params(calc_dcqcn(f"{speed_gbps}G").params, label="derived")
-    elif base_name == "firmware":
-        base = DcqcnParams.from_params(MLX5_FIRMWARE_DEFAULTS, label="firmware")
-    else:
-        raise ValueError(f"--dcqcn {spec!r}: start with derived, firmware or KEY=VALUE")
+    base = _dcqcn_base(base_name, speed_gbps, plan)
+    if base is None:
+        words = ("plan, " if plan is not None else "") + "derived, firmware"
+        raise ValueError(f"--dcqcn {spec!r}: start with {words} or KEY=VALUE")
     over: dict[str, float] = {}
     for item in items:
         key, sep, val = item.partition("=")
@@ -117,6 +113,20 @@ def resolve_dcqcn(spec: str | None, speed_gbps: int) -> DcqcnParams:
         return base
     label = base.label + "," + ",".join(f"{k}={v:g}" for k, v in over.items())
     return base.with_overrides(_nic_values(over, speed_gbps), label=label)
+
+
+def _dcqcn_base(name: str, speed_gbps: int, plan: DcqcnParams | None) -> DcqcnParams | None:
+    """The values a ``--dcqcn`` list starts from: ``derived``, ``firmware`` or (given) ``plan``; None for
+    another word."""
+    if name == "derived":
+        from roce_tune.tuner.ecn import calc_dcqcn
+
+        return DcqcnParams.from_params(calc_dcqcn(f"{speed_gbps}G").params, label="derived")
+    if name == "firmware":
+        from roce_tune.tuner.dcqcn import MLX5_FIRMWARE_DEFAULTS
+
+        return DcqcnParams.from_params(MLX5_FIRMWARE_DEFAULTS, label="firmware")
+    return plan if name == "plan" else None
 
 
 def _nic_values(over: dict[str, float], speed_gbps: int) -> dict[str, float]:

@@ -78,3 +78,21 @@ def test_truncated_plan_json_is_refused(plan_dir: Path, tmp_path: Path) -> None:
     (copy / "plan.json").write_text(text[: len(text) // 2], encoding="utf-8")
     r = _simulate(copy, "lab-leaf1:Ethernet0")
     assert r.exit_code == 2 and "not JSON" in r.output, r.output
+
+
+@pytest.mark.parametrize(("spec", "timer_from"), [("rpg_ai_rate_mbps=20", "plan"),
+                                                  ("plan,rpg_ai_rate_mbps=20", "plan"),
+                                                  ("firmware,rpg_ai_rate_mbps=20", "firmware")])
+def test_dcqcn_override_changes_the_port_own_values(plan_dir: Path, spec: str, timer_from: str) -> None:
+    # "what if this port's NICs used AI 20?" replaced the plan's whole DCQCN by firmware's (its 300 us
+    # timer instead of the plan's) when the list did not start with a word
+    from roce_tune.simulate.settings import plan_port
+
+    own = plan_port(plan_dir, "lab-leaf1:Ethernet0").dcqcn
+    r = runner.invoke(app, ["simulate", "plan", str(plan_dir), "--port", "lab-leaf1:Ethernet0", "--message",
+                            "100KB", "--seeds", "1", "--dcqcn", spec, "--format", "json"])
+    assert r.exit_code == 0, r.output
+    dq = json.loads(r.stdout)["scenario"]["dcqcn"]
+    assert dq["rpg_ai_rate_mbps"] == 20
+    timer = own.rpg_time_reset_us if timer_from == "plan" else 300
+    assert own.rpg_time_reset_us != 300 and dq["rpg_time_reset_us"] == timer
