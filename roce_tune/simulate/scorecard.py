@@ -55,10 +55,14 @@ def simulator_digest() -> str:
     """sha256 of what a cached scorecard depends on besides its port class: the bytes of the simulator's
     modules (:data:`_SIMULATOR_MODULES`; an engine fix invalidates every cached result without anyone
     remembering to bump :data:`CACHE_VERSION`) and the default ECN thresholds it runs beside the plan's
-    (:data:`roce_tune.tuner.ecn.NAMED_PROFILES`). Computed once per process."""
+    (:data:`roce_tune.tuner.ecn.NAMED_PROFILES`), and numpy's version (the engine's random draws; NumPy
+    does not promise the same ``Generator`` stream across versions). Computed once per process."""
+    from importlib import metadata
+
     from roce_tune.tuner.ecn import NAMED_PROFILES
 
     h = hashlib.sha256()
+    h.update(f"numpy {metadata.version('numpy')}\0".encode())
     here = Path(__file__).resolve().parent
     for name in _SIMULATOR_MODULES:
         h.update(name.encode() + b"\0" + (here / name).read_bytes() + b"\0")

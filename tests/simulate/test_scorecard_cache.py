@@ -138,3 +138,20 @@ def test_unwritable_cache_directory_still_gives_the_scorecard(tmp_path: Path,
     card = scorecard(PC)
     assert len(card.rows) == 6 and card.seconds > 0
     assert blocker.read_text(encoding="utf-8") == "x"
+
+
+def test_cache_key_changes_with_numpy(monkeypatch: pytest.MonkeyPatch) -> None:
+    # the engine draws start jitter and ECN marks from numpy's Generator, whose stream numpy promises only
+    # on the same build (numpy.org/doc/stable/reference/random/compatibility.html)
+    from importlib import metadata
+
+    before = PC.key()
+    real = metadata.version
+    monkeypatch.setattr(metadata, "version", lambda name: "0.0-other" if name == "numpy" else real(name))
+    simulator_digest.cache_clear()
+    try:
+        assert PC.key() != before
+    finally:
+        monkeypatch.undo()
+        simulator_digest.cache_clear()
+    assert PC.key() == before
