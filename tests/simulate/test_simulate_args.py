@@ -61,3 +61,23 @@ def test_a_1600g_link_is_simulated_and_its_ecn_derived(speed: str) -> None:
     assert json.loads(output)["scenario"]["speed_gbps"] == 1600
     r = runner.invoke(app, ["calc", "ecn", "--speed", speed, "--format", "json"])
     assert r.exit_code == 0, r.output
+
+
+def test_bench_prints_no_efficiency_for_a_long_lived_run(capsys: pytest.CaptureFixture[str]) -> None:
+    # benchmarks/bench_simulate.py printed "efficiency 0.0 %" for the long-lived run, which has none
+    import importlib.util
+    from pathlib import Path
+
+    from roce_tune.simulate import EcnSetting, Scenario
+
+    path = Path(__file__).resolve().parents[2] / "benchmarks" / "bench_simulate.py"
+    spec = importlib.util.spec_from_file_location("bench_simulate", path)
+    assert spec is not None and spec.loader is not None
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    ecn = EcnSetting(1_048_576, 2_097_152, 5.0)
+    bench._time("ll", Scenario(kind="long-lived", speed_gbps=100, fan_in=2, duration_us=200.0, ecn=ecn), 1.0)
+    bench._time("in", Scenario(kind="incast", speed_gbps=100, fan_in=2, message_bytes=50_000, ecn=ecn), 1.0)
+    ll, inc = capsys.readouterr().out.splitlines()
+    assert "efficiency" not in ll and "utilisation" in ll
+    assert "efficiency " in inc and "efficiency 0.0" not in inc
