@@ -42,6 +42,18 @@ def test_cache_key_changes_with_the_simulator_code(tmp_path: Path) -> None:
     assert _key_in(copy) != _key_in(ROOT)
 
 
+def test_cache_key_without_simulator_sources(tmp_path: Path) -> None:
+    # an install that ships only bytecode (sources stripped): plan must still key its scorecards, not crash
+    import compileall
+
+    copy = tmp_path / "tree"
+    shutil.copytree(ROOT / "roce_tune", copy / "roce_tune", ignore=shutil.ignore_patterns("__pycache__"))
+    sim = copy / "roce_tune" / "simulate"
+    assert compileall.compile_dir(str(sim), legacy=True, quiet=1)
+    (sim / "engine.py").unlink()
+    assert len(_key_in(copy)) == 24
+
+
 def test_cache_key_changes_with_the_default_thresholds(monkeypatch: pytest.MonkeyPatch) -> None:
     from roce_tune.tuner import ecn
 
