@@ -15,8 +15,10 @@ def _time(label: str, sc: Scenario, target_s: float) -> None:
     t0 = time.perf_counter()
     m = simulate(sc)
     dt = time.perf_counter() - t0
+    # a long-lived run has no completion, so no efficiency: say nothing rather than "0.0 %"
+    eff = f"efficiency {m.efficiency_percent:.1f} %, " if m.efficiency_percent is not None else ""
     print(f"{label}: {dt:.2f} s (target <= {target_s:g} s) -- {m.packets} packets, "
-          f"{m.packets / dt / 1000:.0f} k packets/s; efficiency {m.efficiency_percent or 0:.1f} %, "
+          f"{m.packets / dt / 1000:.0f} k packets/s; {eff}"
           f"utilisation {m.utilisation_percent:.1f} %, PFC {m.pfc_pause_ms:.1f} ms")
 
 

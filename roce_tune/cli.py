@@ -289,13 +289,16 @@ def explain(
     from roce_tune.explain import ExplainError
     from roce_tune.explain import explain as run_explain
     from roce_tune.findings import RoceTuneError
-    from roce_tune.pipeline import derive_device
+    from roce_tune.pipeline import derive_device, derive_plan
 
     loaded = _load(inventory)
     scorecard = not no_scorecard and param in ("kmin_bytes", "kmax_bytes", "pmax_percent")
     try:  # only what the device's values depend on, not the whole plan; prints no findings
-        # the scorecard counts the port class over the switches derived, so only it needs them in the plan
-        the_plan = derive_device(loaded, target.partition(":")[0], lint_warnings=False, preceding=scorecard)
+        # the scorecard is plan.md's for the port's class: the class takes the DCQCN of the NIC behind the
+        # port and counts ports over the fabric, so it needs the whole plan (hosts included)
+        device = target.partition(":")[0]
+        the_plan = (derive_plan(loaded) if scorecard
+                    else derive_device(loaded, device, lint_warnings=False, preceding=False))
     except RoceTuneError as exc:
         _fail(exc.findings)
     try:
@@ -344,18 +347,10 @@ def _leave_to_exit(*objects: object) -> None:
 
 def _explain_scorecard(the_plan: Plan, target: str) -> None:
     """Print the simulator scorecard of the port class of ``target`` (DEVICE:PORT, a lossless switch port)."""
-    from roce_tune.simulate.scorecard import port_classes, scorecard, scorecard_lines
+    from roce_tune.simulate.scorecard import port_class_of, scorecard, scorecard_lines
 
     device, _, port = target.partition(":")
-    sw = next((s for s in the_plan.switches if s.name == device), None)
-    pp = next((p for p in sw.ports if p.name == port), None) if sw and port else None
-    if sw is None or pp is None or not pp.lossless:
-        return
-    e = next(x for x in sw.ecn_profiles if x.name == pp.ecn_profile)
-    key = (sw.asic, pp.speed_gbps, max(1, pp.fan_in), e.kmin_bytes, e.kmax_bytes, e.pmax_percent)
-    pc = next((c for c in port_classes(the_plan)
-               if (c.asic, c.speed_gbps, c.fan_in, c.ecn.kmin_bytes, c.ecn.kmax_bytes,
-                   c.ecn.pmax_percent) == key), None)
+    pc = port_class_of(the_plan, device, port) if port else None
     if pc is not None:
         out.print("")
         out.print("\n".join(scorecard_lines(scorecard(pc))), markup=False, highlight=False)
@@ -468,14 +463,14 @@ _SimLink = tuple[int, int, float, int, float, "EcnSetting", "DcqcnParams"]
 
 def _sim_link_of_plan(pp: PlanPort, profile: str | None, ecn: str | None, dcqcn: str | None) -> _SimLink:
     """The link of a plan port (``simulate plan``); ``--profile``/``--ecn``/``--dcqcn`` replace its
-    settings."""
+    settings (a ``--dcqcn KEY=VALUE,...`` list changes the port's own DCQCN values)."""
     from roce_tune.simulate.settings import resolve_dcqcn, resolve_ecn
 
     speed_gbps, rtt_us, buf, alpha = pp.speed_gbps, pp.base_rtt_us, pp.buffer_bytes, pp.pfc_alpha
     fan_in = pp.fan_in
     ecn_s = pp.ecn if not (profile or ecn) else resolve_ecn(profile, ecn, speed_gbps, fan_in, rtt_us, buf,
                                                             alpha)
-    dq = pp.dcqcn if dcqcn is None else resolve_dcqcn(dcqcn, speed_gbps)
+    dq = pp.dcqcn if dcqcn is None else resolve_dcqcn(dcqcn, speed_gbps, plan=pp.dcqcn)
     return speed_gbps, fan_in, rtt_us, buf, alpha, ecn_s, dq
 
 
@@ -489,10 +484,34 @@ def _sim_link_of_args(speed: str, fan_in: int, profile: str | None, ecn: str | N
     speed_gbps = parse_speed_gbps(speed)
     rtt_us = parse_time_us(base_rtt)
     buf = parse_bytes(buffer) if buffer is not None else DEFAULT_BUFFER_BYTES
-    if fan_in < 1:
-        raise ValueError(f"--fan-in {fan_in}: must be >= 1")
+    _check_sim_link(fan_in, rtt_us, buf, pfc_alpha)
     ecn_s = resolve_ecn(profile, ecn, speed_gbps, fan_in, rtt_us, buf, pfc_alpha)
     return speed_gbps, fan_in, rtt_us, buf, pfc_alpha, ecn_s, resolve_dcqcn(dcqcn, speed_gbps)
+
+
+def _check_sim_link(fan_in: int, rtt_us: float, buffer_bytes: int, pfc_alpha: float) -> None:
+    """The link options checked before anything is derived from them (``derived`` ECN reads the pool and
+    alpha), so a bad one is named as the engineer wrote it rather than as a failure further on.
+
+    Raises:
+        ValueError: fan-in below 1, a base RTT of 0, a shared pool smaller than one data frame, or an alpha
+            that is not a finite number above 0.
+    """
+    import math
+
+    from roce_tune.simulate.model import DEFAULT_HEADER_BYTES, DEFAULT_PAYLOAD_BYTES
+
+    frame = DEFAULT_PAYLOAD_BYTES + DEFAULT_HEADER_BYTES
+    if fan_in < 1:
+        raise ValueError(f"--fan-in {fan_in}: must be >= 1")
+    if not rtt_us > 0:
+        raise ValueError(f"--base-rtt {rtt_us:g} us: must be above 0")
+    if buffer_bytes < frame:
+        raise ValueError(f"--buffer {buffer_bytes} B: the shared lossless pool must hold at least one "
+                         f"{frame} B frame (4096 B RoCE payload + headers); did you mean KB or MB?")
+    if not (math.isfinite(pfc_alpha) and pfc_alpha > 0):
+        raise ValueError(f"--pfc-alpha {pfc_alpha:g}: must be a finite number above 0 (alpha = "
+                         "2^dynamic_th, e.g. 128 for dynamic_th 7, 0.5 for -1)")
 
 
 def _sim_json(sc: Scenario, summary: SeedSummary) -> str:
@@ -618,7 +637,9 @@ def simulate_plan(
     model: SimModel = _SIM_MODEL, seeds: int = typer.Option(5, "--seeds"), topology: SimTopology = _SIM_TOPO,
     fmt: OutFormat = typer.Option(OutFormat.text, "--format"),
 ) -> None:
-    """Simulate one port of a plan with its own speed, fan-in, buffer, ECN and DCQCN values."""
+    """Simulate one port of a plan with its own speed, fan-in, buffer, ECN and DCQCN values
+    (``--dcqcn rpg_ai_rate_mbps=20`` changes that knob of the port's DCQCN; ``firmware,...`` or
+    ``derived,...`` start from those values instead)."""
     from roce_tune.simulate.settings import plan_port
 
     if kind not in ("incast", "long-lived"):

@@ -10,14 +10,18 @@ the plan's (``derived``) and NVIDIA, SONiC and DCQCN-paper thresholds with firmw
 the target* when the plan's incast efficiency is >= the best of the three defaults - 2 points and its summed
 PFC pause <= that default's (+10 % and 0.2 ms of seed noise), and its long-lived utilisation >= 99 %.
 
-Results are cached on disk (``$ROCE_TUNE_CACHE`` or ``~/.cache/roce-tune/scorecards``), keyed by every input,
-because the simulator is deterministic for given inputs and seeds.
+Results are cached on disk (``$ROCE_TUNE_CACHE`` or ``~/.cache/roce-tune/scorecards``), keyed by every input
+and by the simulator itself (:func:`simulator_digest`: the bytes of its code and the default thresholds it
+compares against), because the simulator is deterministic for given inputs, code and seeds. A cached entry
+is checked row by row and judged again on reading; anything else is recomputed.
 """
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
+import math
 import os
 from dataclasses import asdict, dataclass, replace
 from pathlib import Path
@@ -42,6 +46,34 @@ LONG_MESSAGE_BYTES = 8_000_000
 LONG_LIVED_US = 10_000.0
 DEFAULTS = ("nvidia-default", "sonic-default", "dcqcn-paper")
 CACHE_VERSION = 3  # 2: PortClass fields reordered (SimInputs first); 3: Kmax bound 2 x C x rpg_time_reset
+#: the modules whose code decides a scorecard's numbers (event loop, inputs and defaults, seeds, cases)
+_SIMULATOR_MODULES = ("engine.py", "model.py", "runner.py", "scorecard.py")
+
+
+@functools.lru_cache(maxsize=1)
+def simulator_digest() -> str:
+    """sha256 of what a cached scorecard depends on besides its port class: the bytes of the simulator's
+    modules (:data:`_SIMULATOR_MODULES`; an engine fix invalidates every cached result without anyone
+    remembering to bump :data:`CACHE_VERSION`) and the default ECN thresholds it runs beside the plan's
+    (:data:`roce_tune.tuner.ecn.NAMED_PROFILES`), and numpy's version (the engine's random draws; NumPy
+    does not promise the same ``Generator`` stream across versions). Computed once per process."""
+    from importlib import metadata
+
+    from roce_tune.tuner.ecn import NAMED_PROFILES
+
+    h = hashlib.sha256()
+    h.update(f"numpy {metadata.version('numpy')}\0".encode())
+    here = Path(__file__).resolve().parent
+    for name in _SIMULATOR_MODULES:
+        try:
+            code = (here / name).read_bytes()
+        except OSError:  # an install without sources (only .pyc): the package version stands for the code
+            from roce_tune import __version__
+
+            code = f"roce-tune {__version__}".encode()
+        h.update(name.encode() + b"\0" + code + b"\0")
+    h.update(json.dumps({d: NAMED_PROFILES[d][:3] for d in DEFAULTS}, sort_keys=True).encode())
+    return h.hexdigest()
 
 
 @dataclass(frozen=True)
@@ -54,11 +86,13 @@ class PortClass(SimInputs):
     example: str = ""
 
     def key(self) -> str:
-        """Stable hash of every simulation input (not ``ports``/``example``)."""
+        """Stable hash of every simulation input (not ``ports``/``example``) and of the simulator
+        (:func:`simulator_digest`)."""
         d = asdict(replace(self, ports=0, example=""))
         d["ecn"].pop("label", None)
         d["dcqcn"].pop("label", None)
-        return hashlib.sha256(json.dumps([CACHE_VERSION, d], sort_keys=True).encode()).hexdigest()[:24]
+        blob = json.dumps([CACHE_VERSION, simulator_digest(), d], sort_keys=True)
+        return hashlib.sha256(blob.encode()).hexdigest()[:24]
 
 
 @dataclass(frozen=True)
@@ -109,31 +143,63 @@ class Scorecard:
 def port_classes(plan: Plan) -> list[PortClass]:
     """The distinct lossless egress classes of ``plan`` (first port of each as ``example``), sorted.
 
+    Two ports share a class only when every simulator input is the same (:func:`_class_key`: ASIC, speed,
+    fan-in, ECN ramp, base RTT, pool, alpha and the DCQCN of the NIC behind the port), so a class's
+    scorecard is the evidence for each of its ports.
+
     Raises:
         ValueError: a switch without an ingress lossless pool.
     """
+    return sorted(_classes(plan).values(), key=lambda c: (c.asic, c.speed_gbps, c.fan_in, c.example))
+
+
+def port_class_of(plan: Plan, device: str, port: str) -> PortClass | None:
+    """The class (:func:`port_classes`, with its port count and example) of lossless switch port
+    ``device:port``; None when there is no such port or it is not lossless with an ECN profile.
+
+    Raises:
+        ValueError: the switch has no ingress lossless pool.
+    """
     from roce_tune.simulate.settings import port_inputs
 
+    sw = next((s for s in plan.switches if s.name == device), None)
+    pp = next((p for p in sw.ports if p.name == port), None) if sw else None
+    if sw is None or pp is None or not pp.lossless or pp.ecn_profile not in {e.name for e in sw.ecn_profiles}:
+        return None
+    return _classes(plan).get(_class_key(sw.asic, port_inputs(plan, sw, pp)))
+
+
+def _classes(plan: Plan) -> dict[tuple[object, ...], PortClass]:
+    """Every lossless port of ``plan`` with an ECN profile its switch defines, grouped by :func:`_class_key`
+    (insertion order: the first port of each class is its ``example``)."""
+    from roce_tune.simulate.settings import nic_index, port_inputs
+
+    nics = nic_index(plan)
     found: dict[tuple[object, ...], PortClass] = {}
     for sw in plan.switches:
-        profiles = {e.name: e for e in sw.ecn_profiles}
+        profiles = {e.name for e in sw.ecn_profiles}
         for pp in sw.ports:
             if not pp.lossless or not pp.ecn_profile or pp.ecn_profile not in profiles:
                 continue
-            e = profiles[pp.ecn_profile]
-            k = (sw.asic, pp.speed_gbps, max(1, pp.fan_in), e.kmin_bytes, e.kmax_bytes, e.pmax_percent,
-                 e.base_rtt_us)
+            inp = port_inputs(plan, sw, pp, nics=nics)
+            k = _class_key(sw.asic, inp)
             if k in found:
                 found[k] = replace(found[k], ports=found[k].ports + 1)
                 continue
-            inp = port_inputs(plan, sw, pp)
             found[k] = PortClass(speed_gbps=inp.speed_gbps, fan_in=inp.fan_in,
                                  base_rtt_us=round(inp.base_rtt_us, 3),
                                  buffer_bytes=inp.buffer_bytes, pfc_alpha=inp.pfc_alpha,
                                  ecn=replace(inp.ecn, label="derived"),
-                                 dcqcn=replace(inp.dcqcn, label="plan"),
-                                 asic=sw.asic, ports=1, example=f"{sw.name}:{pp.name}")
-    return sorted(found.values(), key=lambda c: (c.asic, c.speed_gbps, c.fan_in, c.example))
+                                 dcqcn=replace(inp.dcqcn, label="plan"), asic=sw.asic, ports=1,
+                                 example=f"{sw.name}:{pp.name}")
+    return found
+
+
+def _class_key(asic: str, inp: SimInputs) -> tuple[object, ...]:
+    """Every simulator input of one port (labels aside), and its ASIC: equal keys, equal scorecards."""
+    e, dq = inp.ecn, inp.dcqcn
+    return (asic, inp.speed_gbps, inp.fan_in, round(inp.base_rtt_us, 3), inp.buffer_bytes, inp.pfc_alpha,
+            e.kmin_bytes, e.kmax_bytes, e.pmax_percent, *(getattr(dq, k) for k in dq.keys()))
 
 
 def _settings(pc: PortClass) -> dict[str, tuple[EcnSetting, DcqcnParams]]:
@@ -183,32 +249,59 @@ def scorecard(pc: PortClass, seeds: int = 1, use_cache: bool = True) -> Scorecar
     import time
 
     path = _cache_dir() / f"{pc.key()}-s{seeds}.json"
-    cached = _read_cache(path) if use_cache else None
+    cached = _read_cache(path, pc) if use_cache else None
     if cached is not None:
         return Scorecard(pc, cached, seeds, 0.0)
     t0 = time.perf_counter()
-    n = pc.fan_in
-    cases = [("incast", f"{SHORT_MESSAGE_BYTES // 1_000_000} MB x {n}", SHORT_MESSAGE_BYTES),
-             ("incast", f"{LONG_MESSAGE_BYTES // 1_000_000} MB x {n}", LONG_MESSAGE_BYTES),
-             ("long-lived", f"{n} long-lived flows", 0)]
-    rows = [_score_row(pc, model, kind, label, msg, seeds)
-            for model in ("M", "T") for kind, label, msg in cases]
+    rows = [_score_row(pc, model, kind, label, msg, seeds) for model, kind, label, msg in _cases(pc)]
     card = Scorecard(pc, tuple(rows), seeds, time.perf_counter() - t0)
     if use_cache:
         _write_cache(path, card)
     return card
 
 
-def _read_cache(path: Path) -> tuple[ScoreRow, ...] | None:
-    """The rows cached at ``path``; None when absent or damaged (a damaged entry is recomputed)."""
-    if not path.is_file():
-        return None
+def _cases(pc: PortClass) -> list[tuple[str, str, str, int]]:
+    """The scorecard's rows in order: (model, kind, label, message bytes; 0 for long-lived)."""
+    n = pc.fan_in
+    cases = [("incast", f"{SHORT_MESSAGE_BYTES // 1_000_000} MB x {n}", SHORT_MESSAGE_BYTES),
+             ("incast", f"{LONG_MESSAGE_BYTES // 1_000_000} MB x {n}", LONG_MESSAGE_BYTES),
+             ("long-lived", f"{n} long-lived flows", 0)]
+    return [(model, kind, label, msg) for model in ("M", "T") for kind, label, msg in cases]
+
+
+def _cached_row(r: object, model: str, kind: str, label: str) -> ScoreRow:
+    """One cached row, checked against the case it must be and judged again (:func:`judge`).
+
+    Raises:
+        ValueError: the row is not that case, or a setting's cell is missing or not three finite numbers.
+    """
+    if not isinstance(r, dict) or (r.get("scenario"), r.get("model"), r.get("kind")) != (label, model, kind):
+        raise ValueError("cached row is not the expected case")
+    cells = r.get("results")
+    if not isinstance(cells, dict) or set(cells) != {"derived", *DEFAULTS}:
+        raise ValueError("cached row lacks a setting")
+    results: dict[str, tuple[float, float, float]] = {}
+    for name, cell in cells.items():
+        if (not isinstance(cell, list) or len(cell) != 3
+                or not all(type(x) in (int, float) and math.isfinite(x) for x in cell)):
+            raise ValueError(f"cached cell {name} is not three numbers")
+        results[name] = (float(cell[0]), float(cell[1]), float(cell[2]))
+    ok, why = judge(kind, results)
+    return ScoreRow(label, model, kind, results, ok, why)
+
+
+def _read_cache(path: Path, pc: PortClass) -> tuple[ScoreRow, ...] | None:
+    """The rows cached at ``path`` for class ``pc``; None when absent, unreadable, truncated or not exactly
+    this class's rows with a complete, numeric cell per setting (such an entry is recomputed, never
+    trusted). ``meets``/``why`` are judged again from the numbers rather than read."""
     try:
         data = json.loads(path.read_text(encoding="utf-8"))
-        return tuple(ScoreRow(r["scenario"], r["model"], r["kind"],
-                              {k: tuple(v) for k, v in r["results"].items()},
-                              r["meets"], r["why"]) for r in data["rows"])
-    except (OSError, ValueError, KeyError, TypeError):
+        rows = data["rows"]
+        cases = _cases(pc)
+        if not isinstance(rows, list) or len(rows) != len(cases):
+            return None
+        return tuple(_cached_row(r, *case[:3]) for r, case in zip(rows, cases))
+    except (OSError, ValueError, KeyError, TypeError, UnicodeDecodeError):
         return None
 
 

@@ -6,6 +6,7 @@
 
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 from pathlib import Path
@@ -21,7 +22,10 @@ from roce_tune.simulate.model import (
 from roce_tune.units import parse_bytes
 
 if TYPE_CHECKING:
-    from roce_tune.plan import Plan, PortPlan, SwitchPlan
+    from roce_tune.plan import NicPlan, Plan, PortPlan, SwitchPlan
+
+    #: (NIC by the switch port it is cabled to, first NIC of each speed): :func:`nic_index`
+    NicIndex = tuple[dict[str, NicPlan], dict[int, NicPlan]]
 
 ECN_PROFILES = ("derived", "bdp", "nvidia-default", "sonic-default", "dcqcn-paper")
 
@@ -65,7 +69,8 @@ def resolve_ecn(profile: str | None, ecn: str | None, speed_gbps: int, fan_in: i
     from roce_tune.tuner.buffers import pg_shared_limit_bytes
 
     trigger = pg_shared_limit_bytes(buffer_bytes, _dynamic_th(pfc_alpha), fan_in)
-    e = derive_ecn(speed_gbps, base_rtt_us, fan_in, trigger, calc_dcqcn(speed_gbps).params, False, prof)
+    e = derive_ecn(speed_gbps, base_rtt_us, fan_in, trigger, calc_dcqcn(f"{speed_gbps}G").params, False,
+                   prof)
     return EcnSetting(e.kmin_bytes, e.kmax_bytes, e.pmax_percent, label=prof)
 
 
@@ -79,28 +84,25 @@ def _number(key: str, text: str) -> float:
     return v
 
 
-def resolve_dcqcn(spec: str | None, speed_gbps: int) -> DcqcnParams:
+def resolve_dcqcn(spec: str | None, speed_gbps: int, plan: DcqcnParams | None = None) -> DcqcnParams:
     """DCQCN knobs from ``--dcqcn``: ``derived`` (default; the tuner's values for the speed), ``firmware``
     (mlx5 firmware defaults), or ``KEY=VALUE,...`` applied on top of ``derived`` or ``firmware`` when the
     list starts with one of those words (``firmware,rpg_ai_rate_mbps=20``), else on top of firmware.
+    With ``plan`` (``simulate plan``: the DCQCN of the NIC behind the port) the word ``plan`` names those
+    values, and a list without a leading word applies on top of them, not of firmware.
 
     Raises:
-        ValueError: unknown key, malformed item or value out of range.
+        ValueError: unknown key, malformed item, a fraction or a value outside the NIC's range at
+            ``speed_gbps`` (:func:`_nic_values`).
     """
-    from roce_tune.tuner.dcqcn import MLX5_FIRMWARE_DEFAULTS
-
     items = [s.strip() for s in (spec or "derived").split(",") if s.strip()]
-    base_name = "firmware"
+    base_name = "firmware" if plan is None else "plan"
     if items and "=" not in items[0]:
         base_name = items.pop(0)
-    if base_name == "derived":
-        from roce_tune.tuner.ecn import calc_dcqcn
-
-        base = DcqcnParams.from_params(calc_dcqcn(speed_gbps).params, label="derived")
-    elif base_name == "firmware":
-        base = DcqcnParams.from_params(MLX5_FIRMWARE_DEFAULTS, label="firmware")
-    else:
-        raise ValueError(f"--dcqcn {spec!r}: start with derived, firmware or KEY=VALUE")
+    base = _dcqcn_base(base_name, speed_gbps, plan)
+    if base is None:
+        words = ("plan, " if plan is not None else "") + "derived, firmware"
+        raise ValueError(f"--dcqcn {spec!r}: start with {words} or KEY=VALUE")
     over: dict[str, float] = {}
     for item in items:
         key, sep, val = item.partition("=")
@@ -109,11 +111,46 @@ def resolve_dcqcn(spec: str | None, speed_gbps: int) -> DcqcnParams:
         over[key.strip()] = _number(key.strip(), val.strip())
     if not over:
         return base
-    ints = {"rpg_byte_reset_bytes", "rpg_threshold", "rpg_gd", "clamp_tgt_rate", "dce_tcp_g",
-            "initial_alpha_value"}
-    typed: dict[str, float] = {k: (int(v) if k in ints else v) for k, v in over.items()}
     label = base.label + "," + ",".join(f"{k}={v:g}" for k, v in over.items())
-    return base.with_overrides(typed, label=label)
+    return base.with_overrides(_nic_values(over, speed_gbps), label=label)
+
+
+def _dcqcn_base(name: str, speed_gbps: int, plan: DcqcnParams | None) -> DcqcnParams | None:
+    """The values a ``--dcqcn`` list starts from: ``derived``, ``firmware`` or (given) ``plan``; None for
+    another word."""
+    if name == "derived":
+        from roce_tune.tuner.ecn import calc_dcqcn
+
+        return DcqcnParams.from_params(calc_dcqcn(f"{speed_gbps}G").params, label="derived")
+    if name == "firmware":
+        from roce_tune.tuner.dcqcn import MLX5_FIRMWARE_DEFAULTS
+
+        return DcqcnParams.from_params(MLX5_FIRMWARE_DEFAULTS, label="firmware")
+    return plan if name == "plan" else None
+
+
+def _nic_values(over: dict[str, float], speed_gbps: int) -> dict[str, float]:
+    """``--dcqcn`` overrides as the NIC takes them: every mlx5 DCQCN knob is a whole number within its range
+    at the link speed (:func:`roce_tune.ranges.dcqcn_ranges`, the same check the tuner applies to a pinned
+    value), so the simulator never runs a value no ConnectX would accept.
+
+    Raises:
+        ValueError: a key the simulator does not model (listing the known ones), a fraction, or a value
+            outside its range (naming the range and its source).
+    """
+    from roce_tune.tuner.dcqcn import check_dcqcn_value
+
+    unknown = sorted(set(over) - set(DcqcnParams.keys()))
+    if unknown:
+        raise ValueError(f"unknown DCQCN parameter(s) {', '.join(unknown)}; known: "
+                         f"{', '.join(DcqcnParams.keys())}")
+    out: dict[str, float] = {}
+    for key, v in over.items():
+        if not v.is_integer():
+            raise ValueError(f"--dcqcn {key}={v:g}: the NIC takes a whole number")
+        check_dcqcn_value(key, int(v), speed_gbps)
+        out[key] = int(v)
+    return out
 
 
 @dataclass(frozen=True)
@@ -130,42 +167,85 @@ def plan_port(plan_dir: Path, ref: str) -> PlanPort:
     values of the NIC cabled to that port (or, for a port without a NIC, of any NIC at that speed).
 
     Raises:
-        ValueError: missing/invalid plan.json, unknown device or port, or a port without an ECN profile.
+        ValueError: missing/invalid plan.json, unknown device or port, a host's port, a port that is not
+            lossless or has no (or an undefined) ECN profile.
     """
-    from roce_tune.plan import plan_from_json
-
     device, sep, port = ref.partition(":")
     if not sep or not device or not port:
         raise ValueError(f"--port {ref!r}: write DEVICE:PORT, e.g. leaf1:Ethernet0")
     path = Path(plan_dir) / "plan.json"
+    plan = _read_plan(path)
+    sw = next((s for s in plan.switches if s.name == device), None)
+    if sw is None:
+        raise ValueError(f"{path}: {_not_a_switch(plan, device, port)}")
+    pp = next((q for q in sw.ports if q.name == port), None)
+    if pp is None:
+        raise ValueError(f"{path}: switch {device} has no port {port!r}")
+    if not pp.lossless or not pp.ecn_profile:
+        raise ValueError(f"{path}: {device}:{port} is not a lossless port with an ECN profile (lossless "
+                         f"{str(pp.lossless).lower()}, ECN profile {pp.ecn_profile or 'none'})")
+    try:
+        return port_inputs(plan, sw, pp, ref)
+    except ValueError as exc:
+        raise ValueError(f"{path}: {exc}") from None
+
+
+def _read_plan(path: Path) -> Plan:
+    """The plan in ``path`` (a plan.json).
+
+    Raises:
+        ValueError: unreadable or not a valid plan, naming ``path``.
+    """
+    from roce_tune.plan import plan_from_json
+
     try:
         text = path.read_text(encoding="utf-8")
     except OSError as exc:
         raise ValueError(f"{path}: cannot read ({exc.strerror or exc})") from None
     try:
-        plan = plan_from_json(text)
+        return plan_from_json(text)
     except ValueError as exc:
         raise ValueError(f"{path}: {exc}") from None
-    sw = next((s for s in plan.switches if s.name == device), None)
-    if sw is None:
-        raise ValueError(f"{path}: no switch {device!r}; switches: "
-                         f"{', '.join(s.name for s in plan.switches)}")
-    pp = next((q for q in sw.ports if q.name == port), None)
-    if pp is None:
-        raise ValueError(f"{path}: switch {device} has no port {port!r}")
-    if not pp.ecn_profile:
-        raise ValueError(f"{path}: {device}:{port} is not a lossless port with an ECN profile")
-    return port_inputs(plan, sw, pp, ref)
 
 
-def port_inputs(plan: Plan, sw: SwitchPlan, pp: PortPlan, ref: str | None = None) -> PlanPort:
-    """:class:`PlanPort` for lossless port ``pp`` of switch ``sw`` in ``plan`` (see :func:`plan_port`).
+def _not_a_switch(plan: Plan, device: str, port: str) -> str:
+    """Why ``device`` cannot be simulated: it is a host (naming the switch port its NIC ``port`` is cabled
+    to, when known) or no device of the plan (listing the switches)."""
+    host = next((h for h in plan.hosts if h.name == device), None)
+    if host is None:
+        return f"no switch {device!r}; switches: {', '.join(s.name for s in plan.switches)}"
+    peer = next((n.switch_port for n in host.nics if n.netdev == port and n.switch_port), None)
+    return (f"{device!r} is a host, not a switch: simulate the switch port its NIC is cabled to"
+            + (f" ({peer})" if peer else ""))
+
+
+def nic_index(plan: Plan) -> NicIndex:
+    """The plan's NICs by the switch port they are cabled to, and the first NIC of each speed (what
+    :func:`port_inputs` looks a port's DCQCN up in; build it once to look up many ports)."""
+    by_port: dict[str, NicPlan] = {}
+    by_speed: dict[int, NicPlan] = {}
+    for n in (n for h in plan.hosts for n in h.nics):
+        if n.switch_port:
+            by_port.setdefault(n.switch_port, n)
+        by_speed.setdefault(n.speed_gbps, n)
+    return by_port, by_speed
+
+
+def port_inputs(plan: Plan, sw: SwitchPlan, pp: PortPlan, ref: str | None = None,
+                nics: NicIndex | None = None) -> PlanPort:
+    """:class:`PlanPort` for lossless port ``pp`` of switch ``sw`` in ``plan`` (see :func:`plan_port`);
+    ``nics``: :func:`nic_index` of ``plan`` when the caller looks up many ports.
 
     Raises:
-        ValueError: the switch has no ingress lossless pool.
+        ValueError: the port's ECN profile is not one of the switch's, or the switch has no ingress lossless
+            pool.
     """
     ref = ref or f"{sw.name}:{pp.name}"
-    prof = next(e for e in sw.ecn_profiles if e.name == pp.ecn_profile)
+    prof = next((e for e in sw.ecn_profiles if e.name == pp.ecn_profile), None)
+    if prof is None:
+        known = ", ".join(e.name for e in sw.ecn_profiles) or "none"
+        raise ValueError(f"{sw.name}:{pp.name} names ECN profile {pp.ecn_profile!r}, which switch {sw.name} "
+                         f"does not define (profiles: {known})")
     pools = [p for p in sw.buffers.pools if p.type == "ingress" and "lossless" in p.name]
     if not pools:
         raise ValueError(f"switch {sw.name} has no ingress lossless pool")
@@ -173,7 +253,7 @@ def port_inputs(plan: Plan, sw: SwitchPlan, pp: PortPlan, ref: str | None = None
     return PlanPort(speed_gbps=pp.speed_gbps, fan_in=max(1, pp.fan_in), base_rtt_us=prof.base_rtt_us,
                     buffer_bytes=pool.size_bytes, pfc_alpha=_pool_alpha(sw, pool.name),
                     ecn=EcnSetting(prof.kmin_bytes, prof.kmax_bytes, prof.pmax_percent, label=prof.name),
-                    dcqcn=_port_dcqcn(plan, pp, ref), device=sw.name, port=pp.name)
+                    dcqcn=_port_dcqcn(nics or nic_index(plan), pp, ref), device=sw.name, port=pp.name)
 
 
 def _pool_alpha(sw: SwitchPlan, pool_name: str) -> float:
@@ -184,11 +264,16 @@ def _pool_alpha(sw: SwitchPlan, pool_name: str) -> float:
     return 2.0 ** main.dynamic_th if main and main.dynamic_th is not None else DEFAULT_PFC_ALPHA
 
 
-def _port_dcqcn(plan: Plan, pp: PortPlan, ref: str) -> DcqcnParams:
+def _port_dcqcn(nics: NicIndex, pp: PortPlan, ref: str) -> DcqcnParams:
     """DCQCN of the NIC cabled to ``ref``, else of any NIC at the port's speed, else the derived values."""
-    nics = [n for h in plan.hosts for n in h.nics]
-    nic = next((n for n in nics if n.switch_port == ref), None) or next(
-        (n for n in nics if n.speed_gbps == pp.speed_gbps), None)
+    nic = nics[0].get(ref) or nics[1].get(pp.speed_gbps)
     if nic:
         return DcqcnParams.from_params(nic.dcqcn.params, label=f"{nic.netdev} plan")
-    return resolve_dcqcn("derived", pp.speed_gbps)
+    return _derived_dcqcn(pp.speed_gbps)
+
+
+@functools.lru_cache(maxsize=16)
+def _derived_dcqcn(speed_gbps: int) -> DcqcnParams:
+    """``resolve_dcqcn("derived", speed_gbps)``, once per speed (a fabric's switch-to-switch ports have no
+    NIC behind them; the tuner's derivation is pure)."""
+    return resolve_dcqcn("derived", speed_gbps)

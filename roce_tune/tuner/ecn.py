@@ -605,7 +605,7 @@ def calc_ecn(speed: str | int, rtt: str | float, fan_in: int, pfc_trigger_bytes:
     """
     speed_gbps = parse_speed_gbps(speed)
     rtt_us = parse_time_us(rtt)
-    params = calc_dcqcn(speed_gbps, nic_id).params
+    params = calc_dcqcn(f"{speed_gbps}G", nic_id).params  # a bare 1600 would be read as Mb/s
     if pfc_trigger_bytes is not None:
         return derive_ecn(speed_gbps, rtt_us, int(fan_in), parse_bytes(pfc_trigger_bytes), params, False,
                           profile)

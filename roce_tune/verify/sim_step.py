@@ -174,15 +174,16 @@ def simulated_ecn_step(plan: Plan, proposal: Proposal, factor: float, search: Si
                        ) -> tuple[dict[tuple[str, str | None], dict[str, int | float]], list[str]]:
     """ECN values per lossless port chosen by the search (one search per port class), and what changed, in
     words with the simulator's reason. Ports whose values cannot move (floors, onset) are left out."""
-    from roce_tune.simulate.settings import port_inputs
+    from roce_tune.simulate.settings import nic_index, port_inputs
 
     up, deadline = proposal.direction == "up", search.deadline()
+    nics = nic_index(plan)
     classes: dict[tuple[object, ...], tuple[EcnSetting, str] | None] = {}
     values: dict[tuple[str, str | None], dict[str, int | float]] = {}
     changes: list[str] = []
     for sw in plan.switches:
         for port, prof in sw.lossless_ecn_ports():
-            inp = port_inputs(plan, sw, port)
+            inp = port_inputs(plan, sw, port, nics=nics)
             key = (sw.asic, inp.speed_gbps, inp.fan_in, inp.base_rtt_us, inp.buffer_bytes, inp.pfc_alpha,
                    inp.ecn.kmin_bytes, inp.ecn.kmax_bytes, inp.ecn.pmax_percent, inp.dcqcn)
             if key not in classes:

@@ -1,0 +1,83 @@
+"""`roce-tune simulate` with the arguments a network engineer mistypes: each is refused with the option it
+came from and exit 2 (never a traceback, never run as something else); spellings of the same value agree."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from typer.testing import CliRunner
+
+from roce_tune.cli import app
+
+runner = CliRunner()
+
+
+def _incast(*args: str) -> tuple[int, str, BaseException | None]:
+    r = runner.invoke(app, ["simulate", "incast", "--fan-in", "2", "--message", "100KB", "--seeds", "1",
+                            "--format", "json", *args])
+    return r.exit_code, r.output, r.exception
+
+
+@pytest.mark.parametrize(("args", "says"), [
+    (["--pfc-alpha", "inf"], "--pfc-alpha inf"),         # was an OverflowError traceback
+    (["--pfc-alpha", "0"], "--pfc-alpha 0"),             # was "math domain error"
+    (["--pfc-alpha", "-1"], "--pfc-alpha -1"),
+    (["--pfc-alpha", "nan"], "--pfc-alpha nan"),         # was "cannot convert float NaN to integer"
+    (["--buffer", "0"], "--buffer 0 B"),                 # was an ECN Kmin/Kmax error
+    (["--buffer", "100"], "--buffer 100 B"),             # was run: a pool smaller than one frame
+    (["--base-rtt", "0ns"], "--base-rtt 0 us"),          # was "derive_ecn: need ..."
+    (["--dcqcn", "rpg_gd=11.5"], "whole number"),        # was run as rpg_gd=11
+    (["--dcqcn", "rpg_ai_rate_mbps=1e12"], "outside 1..100000 at 100G"),  # was run above line rate
+    (["--dcqcn", "firmware,rpg_threshold=0"], "rpg_threshold=0 is outside 1..31"),
+    (["--dcqcn", "cnp_dscp=26"], "unknown DCQCN parameter(s) cnp_dscp"),
+])
+def test_bad_link_or_nic_value_is_named_and_exits_2(args: list[str], says: str) -> None:
+    code, output, exc = _incast(*args)
+    assert code == 2, output
+    assert exc is None or isinstance(exc, SystemExit), repr(exc)
+    assert says in output
+
+
+def test_in_range_dcqcn_override_runs() -> None:
+    code, output, _ = _incast("--dcqcn", "firmware,rpg_time_reset_us=55,rpg_ai_rate_mbps=20")
+    assert code == 0, output
+    dq = json.loads(output)["scenario"]["dcqcn"]
+    assert (dq["rpg_time_reset_us"], dq["rpg_ai_rate_mbps"]) == (55, 20)
+
+
+def test_unit_spellings_agree_and_a_seed_reproduces() -> None:
+    a = json.loads(_incast("--base-rtt", "6.164us", "--message", "1MiB")[1])
+    b = json.loads(_incast("--base-rtt", "6164ns", "--message", "1048576")[1])
+    assert a["scenario"]["message_bytes"] == 1_048_576 and a["scenario"]["base_rtt_us"] == 6.164
+    assert a == b
+
+
+@pytest.mark.parametrize("speed", ["1600G", "1.6T"])
+def test_a_1600g_link_is_simulated_and_its_ecn_derived(speed: str) -> None:
+    # the tuner was handed 1600 (Gb/s) as a bare number and read it as 1600 Mb/s: "not a supported speed"
+    code, output, _ = _incast("--speed", speed)
+    assert code == 0, output
+    assert json.loads(output)["scenario"]["speed_gbps"] == 1600
+    r = runner.invoke(app, ["calc", "ecn", "--speed", speed, "--format", "json"])
+    assert r.exit_code == 0, r.output
+
+
+def test_bench_prints_no_efficiency_for_a_long_lived_run(capsys: pytest.CaptureFixture[str]) -> None:
+    # benchmarks/bench_simulate.py printed "efficiency 0.0 %" for the long-lived run, which has none
+    import importlib.util
+    from pathlib import Path
+
+    from roce_tune.simulate import EcnSetting, Scenario
+
+    path = Path(__file__).resolve().parents[2] / "benchmarks" / "bench_simulate.py"
+    spec = importlib.util.spec_from_file_location("bench_simulate", path)
+    assert spec is not None and spec.loader is not None
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    ecn = EcnSetting(1_048_576, 2_097_152, 5.0)
+    bench._time("ll", Scenario(kind="long-lived", speed_gbps=100, fan_in=2, duration_us=200.0, ecn=ecn), 1.0)
+    bench._time("in", Scenario(kind="incast", speed_gbps=100, fan_in=2, message_bytes=50_000, ecn=ecn), 1.0)
+    ll, inc = capsys.readouterr().out.splitlines()
+    assert "efficiency" not in ll and "utilisation" in ll
+    assert "efficiency " in inc and "efficiency 0.0" not in inc

@@ -1,0 +1,98 @@
+"""`roce-tune simulate plan` on ports it must refuse, and on a plan.json edited after `roce-tune plan`
+(a real plan directory from a shipped inventory; every refusal is a message and exit 2, never a traceback)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner
+
+from roce_tune.cli import app
+
+ROOT = Path(__file__).resolve().parents[2]
+runner = CliRunner()
+
+
+@pytest.fixture(scope="module")
+def plan_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("plan") / "lab"
+    r = runner.invoke(app, ["plan", str(ROOT / "inventories" / "lab-2node.yaml"), "--out", str(out),
+                            "--no-scorecard"])
+    assert r.exit_code == 0, r.output
+    return out
+
+
+def _edited(plan_dir: Path, tmp_path: Path, edit: Callable[[dict[str, Any]], None]) -> Path:
+    copy = tmp_path / "edited"
+    shutil.copytree(plan_dir, copy)
+    data = json.loads((copy / "plan.json").read_text(encoding="utf-8"))
+    edit(data)
+    (copy / "plan.json").write_text(json.dumps(data), encoding="utf-8")
+    return copy
+
+
+def _simulate(plan: Path, port: str) -> Any:
+    return runner.invoke(app, ["simulate", "plan", str(plan), "--port", port, "--message", "100KB",
+                               "--seeds", "1"])
+
+
+def test_port_made_lossy_after_plan_is_refused(plan_dir: Path, tmp_path: Path) -> None:
+    def lossy(d: dict[str, Any]) -> None:
+        d["switches"][0]["ports"][0]["lossless"] = False
+
+    edited = _edited(plan_dir, tmp_path, lossy)
+    port = f"{json.loads((edited / 'plan.json').read_text())['switches'][0]['name']}:Ethernet0"
+    r = _simulate(edited, port)
+    assert r.exit_code == 2, r.output
+    assert "not a lossless port" in r.output and "lossless false" in r.output
+
+
+def test_port_naming_an_undefined_ecn_profile_is_refused(plan_dir: Path, tmp_path: Path) -> None:
+    def renamed(d: dict[str, Any]) -> None:
+        d["switches"][0]["ports"][0]["ecn_profile"] = "ROCE_EDITED"
+
+    edited = _edited(plan_dir, tmp_path, renamed)
+    r = _simulate(edited, "lab-leaf1:Ethernet0")
+    assert r.exit_code == 2, r.output
+    assert r.exception is None or isinstance(r.exception, SystemExit)
+    assert "ECN profile 'ROCE_EDITED'" in r.output and "plan.json" in r.output
+
+
+def test_host_port_names_the_switch_port_to_simulate(plan_dir: Path) -> None:
+    plan = json.loads((plan_dir / "plan.json").read_text(encoding="utf-8"))
+    host, nic = plan["hosts"][0]["name"], plan["hosts"][0]["nics"][0]
+    r = _simulate(plan_dir, f"{host}:{nic['netdev']}")
+    assert r.exit_code == 2, r.output
+    assert "is a host, not a switch" in r.output and nic["switch_port"] in r.output
+
+
+def test_truncated_plan_json_is_refused(plan_dir: Path, tmp_path: Path) -> None:
+    copy = tmp_path / "cut"
+    shutil.copytree(plan_dir, copy)
+    text = (copy / "plan.json").read_text(encoding="utf-8")
+    (copy / "plan.json").write_text(text[: len(text) // 2], encoding="utf-8")
+    r = _simulate(copy, "lab-leaf1:Ethernet0")
+    assert r.exit_code == 2 and "not JSON" in r.output, r.output
+
+
+@pytest.mark.parametrize(("spec", "timer_from"), [("rpg_ai_rate_mbps=20", "plan"),
+                                                  ("plan,rpg_ai_rate_mbps=20", "plan"),
+                                                  ("firmware,rpg_ai_rate_mbps=20", "firmware")])
+def test_dcqcn_override_changes_the_port_own_values(plan_dir: Path, spec: str, timer_from: str) -> None:
+    # "what if this port's NICs used AI 20?" replaced the plan's whole DCQCN by firmware's (its 300 us
+    # timer instead of the plan's) when the list did not start with a word
+    from roce_tune.simulate.settings import plan_port
+
+    own = plan_port(plan_dir, "lab-leaf1:Ethernet0").dcqcn
+    r = runner.invoke(app, ["simulate", "plan", str(plan_dir), "--port", "lab-leaf1:Ethernet0", "--message",
+                            "100KB", "--seeds", "1", "--dcqcn", spec, "--format", "json"])
+    assert r.exit_code == 0, r.output
+    dq = json.loads(r.stdout)["scenario"]["dcqcn"]
+    assert dq["rpg_ai_rate_mbps"] == 20
+    timer = own.rpg_time_reset_us if timer_from == "plan" else 300
+    assert own.rpg_time_reset_us != 300 and dq["rpg_time_reset_us"] == timer
