@@ -103,3 +103,20 @@ def test_text_custom_fields_that_are_no_numbers_are_errors_naming_the_object() -
     assert data["hosts"][0]["mgmt"] == {"host": "10.0.0.2", "port": 2222}
     assert data["hosts"][0]["nics"][0]["rail"] == 0
     assert data["hosts"][0]["nics"][0]["switch_port"] == "leaf1:Ethernet0"
+
+
+def test_rate_from_interface_type_includes_terabit_types() -> None:
+    """NetBox 4.7's 1.6 Tb/s types (``1.6tbase-x-osfp1600``, dcim/choices.py InterfaceTypeChoices) gave no
+    speed, so a cabled 1.6T port without a speed stopped the import; copper ``1000base-t`` management
+    ports still give none (they are no fabric ports)."""
+    from roce_tune.importers.netbox import Snapshot, build
+
+    devices = [{"id": 1, "name": "spine1", "role": {"slug": "spine"}, "platform": {"slug": "sonic"},
+                "device_type": {"model": "SN4700", "slug": "sn4700"}}]
+    types = {"Ethernet0": "1.6tbase-x-osfp1600", "Ethernet8": "800gbase-x-osfp",
+             "Ethernet16": "400gbase-x-qsfpdd", "eth0": "1000base-t", "eth1": "2.5gbase-t"}
+    interfaces = [{"id": i, "name": name, "device": {"id": 1}, "type": {"value": kind, "label": kind}}
+                  for i, (name, kind) in enumerate(types.items(), start=10)]
+    ports = build(Snapshot(devices, interfaces, [])).data["switches"][0]["ports"]
+    assert ports == [{"name": "Ethernet0", "speed": "1600G"}, {"name": "Ethernet8", "speed": "800G"},
+                     {"name": "Ethernet16", "speed": "400G"}]

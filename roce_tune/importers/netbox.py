@@ -59,7 +59,11 @@ CABLE_MEDIA: dict[str, str] = {
 
 #: interface types that are not front-panel ports (NetBox InterfaceTypeChoices virtual/LAG/wireless groups)
 _NOT_PORTS = re.compile(r"^(virtual|bridge|lag|ieee802\.11.*|other-wireless|lte|gsm|cdma|5g|4g)$")
-_TYPE_SPEED = re.compile(r"^(\d+)(g|m)base", re.IGNORECASE)
+#: the rate in a NetBox interface type slug: ``400gbase-x-osfp``, ``1.6tbase-x-osfp1600`` (NetBox 4.7
+#: InterfaceTypeChoices); ``1000base-t`` / ``100base-tx`` carry no unit letter and give no rate (copper
+#: management ports are no fabric ports).
+_TYPE_SPEED = re.compile(r"^(\d+(?:\.\d+)?)(t|g|m)base", re.IGNORECASE)
+_TYPE_GBPS = {"t": 1000.0, "g": 1.0}
 _NUMBERED = re.compile(r"^(.*?)(\d+)$")
 
 
@@ -176,8 +180,9 @@ def _speed_gbps(iface: dict[str, Any]) -> int | None:
         gbps = kbps / 1_000_000
         return int(gbps) if gbps == int(gbps) else None
     m = _TYPE_SPEED.match(str(_value(iface.get("type")) or ""))
-    if m and m.group(2).lower() == "g":
-        return int(m.group(1))
+    if m and m.group(2).lower() in _TYPE_GBPS:
+        gbps = float(m.group(1)) * _TYPE_GBPS[m.group(2).lower()]
+        return int(gbps) if gbps == int(gbps) else None
     return None
 
 
