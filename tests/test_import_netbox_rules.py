@@ -120,3 +120,48 @@ def test_rate_from_interface_type_includes_terabit_types() -> None:
     ports = build(Snapshot(devices, interfaces, [])).data["switches"][0]["ports"]
     assert ports == [{"name": "Ethernet0", "speed": "1600G"}, {"name": "Ethernet8", "speed": "800G"},
                      {"name": "Ethernet16", "speed": "400G"}]
+
+
+def test_json_that_is_not_netbox_is_a_clear_error_not_a_traceback(tmp_path: Path) -> None:
+    """A URL that answers JSON but not NetBox's objects ended in a KeyError traceback (objects without an
+    id) or wrote an empty inventory with exit 0 (string ids, as Nautobot's UUIDs); now exit 1 with a
+    message naming the URL, the token nowhere."""
+    import json
+    import subprocess
+    import sys
+    import threading
+    from http.server import BaseHTTPRequestHandler, HTTPServer
+
+    from roce_tune.cli import app
+
+    pytest.importorskip("pynetbox", reason="pip install 'roce-tune[netbox]'")
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:  # noqa: N802 (http.server's name)
+            body = json.dumps({"count": 1, "next": None, "previous": None,
+                               "results": [{"id": "0f5c8a52-uuid", "name": "leaf1"}]}).encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = HTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    url = f"http://127.0.0.1:{server.server_address[1]}"
+    out = tmp_path / "inv.yaml"
+    try:
+        proc = subprocess.run([sys.executable, "-m", "roce_tune.cli", "import", "netbox", "--url", url,
+                               "--token-env", "NB_T", "--out", str(out)], capture_output=True, text=True,
+                              env={**os.environ, "NB_T": "nbt_abc.tokensecret42"}, timeout=120)
+    finally:
+        server.shutdown()
+    assert proc.returncode == 1
+    assert f"error: {url} did not answer as the NetBox REST API" in proc.stderr
+    assert "Traceback" not in proc.stderr and "tokensecret42" not in proc.stdout + proc.stderr
+    assert not out.exists()
+    # and should anything else crash, typer prints no local variables (the token is one in import netbox)
+    assert app.pretty_exceptions_show_locals is False

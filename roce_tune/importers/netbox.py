@@ -65,6 +65,11 @@ _NOT_PORTS = re.compile(r"^(virtual|bridge|lag|ieee802\.11.*|other-wireless|lte|
 _TYPE_SPEED = re.compile(r"^(\d+(?:\.\d+)?)(t|g|m)base", re.IGNORECASE)
 _TYPE_GBPS = {"t": 1000.0, "g": 1.0}
 _NUMBERED = re.compile(r"^(.*?)(\d+)$")
+_NO_SPEED = "without a speed"
+
+
+class NotNetboxError(Exception):
+    """The URL answered with JSON that is not NetBox's REST API (raised by :func:`fetch`)."""
 
 
 class NetboxImportError(Exception):
@@ -132,13 +137,16 @@ def _chunks(ids: list[int], size: int = 100) -> Iterator[list[int]]:
 def fetch(api: Any, site: str | None = None, tag: str | None = None) -> Snapshot:
     """Read devices (by site and tag slug), their interfaces and cables through a ``pynetbox.api``.
 
-    Raises whatever pynetbox/requests raise (:func:`import_netbox` turns them into messages)."""
+    Raises whatever pynetbox/requests raise, and NotNetboxError for JSON that holds no NetBox devices
+    (:func:`import_netbox` turns them into messages)."""
     filters = {k: v for k, v in (("site", site), ("tag", tag)) if v}
     devices = [dict(d) for d in (api.dcim.devices.filter(**filters) if filters else api.dcim.devices.all())]
-    ids = [d["id"] for d in devices]
+    ids = [d.get("id") for d in devices]
+    if not all(isinstance(i, int) for i in ids):  # JSON, but not NetBox (another API; Nautobot: UUIDs)
+        raise NotNetboxError(f"the devices list has objects without a NetBox id: {str(devices[0])[:80]}")
     interfaces: list[dict[str, Any]] = []
     cables: dict[int, dict[str, Any]] = {}
-    for chunk in _chunks(ids):
+    for chunk in _chunks([int(i) for i in ids]):
         interfaces += [dict(i) for i in api.dcim.interfaces.filter(device_id=chunk)]
         for c in api.dcim.cables.filter(device_id=chunk):
             cables[c.id] = dict(c)
@@ -643,6 +651,9 @@ def _fetch(api: Any, base: str, site: str | None, tag: str | None, token_env: st
     except pynetbox.ContentError:
         raise NetboxImportError([(f"{base} did not answer as the NetBox REST API (no JSON at {base}/api/); "
                                   f"give the NetBox base URL, e.g. https://netbox.example.net")]) from None
+    except NotNetboxError as exc:
+        raise NetboxImportError([(f"{base} did not answer as the NetBox REST API ({exc}); give the NetBox "
+                                  f"base URL, e.g. https://netbox.example.net")]) from None
     except requests.exceptions.RequestException as exc:
         raise NetboxImportError([f"cannot reach NetBox at {base}: {_reason(exc)}"]) from None
     if not snapshot.devices:
