@@ -165,3 +165,23 @@ def test_json_that_is_not_netbox_is_a_clear_error_not_a_traceback(tmp_path: Path
     assert not out.exists()
     # and should anything else crash, typer prints no local variables (the token is one in import netbox)
     assert app.pretty_exceptions_show_locals is False
+
+
+def test_no_device_with_a_known_role_is_an_error_not_an_empty_inventory() -> None:
+    """A NetBox whose roles are all named otherwise ("Network Switch", "DGX") gave an inventory with no
+    switch and no host, written with exit 0; now an error that lists the roles to map."""
+    from roce_tune.importers.netbox import Snapshot, build
+
+    devices = [{"id": 1, "name": "leaf1", "role": {"slug": "network-switch", "name": "Network Switch"}},
+               {"id": 2, "name": "dgx01", "role": {"slug": "dgx", "name": "DGX"}}]
+    with pytest.raises(NetboxImportError) as exc:
+        build(Snapshot(devices, [], []))
+    assert exc.value.messages == [
+        "none of the 2 NetBox device(s) has a role that maps to a roce-tune role (leaf, spine, superspine, "
+        "host): nothing to import",
+        "left out 1 device(s) with role dgx (no roce-tune role; --role-map dgx=ROLE to import them): dgx01",
+        "left out 1 device(s) with role network-switch (no roce-tune role; --role-map network-switch=ROLE to "
+        "import them): leaf1"]
+    devices[0]["role"] = {"slug": "leaf", "name": "Leaf"}
+    devices[0] |= {"platform": {"slug": "sonic"}, "device_type": {"model": "SN4700"}}
+    assert [s["name"] for s in build(Snapshot(devices, [], [])).data["switches"]] == ["leaf1"]

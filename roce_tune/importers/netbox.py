@@ -416,6 +416,10 @@ def build(snapshot: Snapshot, mapping: Mapping | None = None, site_name: str = "
     errors: list[str] = []
     devs = _read_devices(snapshot.devices, mapping, catalog, errors)
     skipped = devs.skipped()
+    if not devs.roles and not errors:
+        raise NetboxImportError([f"none of the {len(snapshot.devices)} NetBox device(s) has a role that maps "
+                                 f"to a roce-tune role (leaf, spine, superspine, host): nothing to import"]
+                                + [f"left out {line}" for line in skipped])
     ifaces = _read_interfaces(snapshot.interfaces, devs, mapping, catalog, errors)
     for dev_id, sw in devs.switches.items():
         sw["ports"] = compress_ports(ifaces.ports_by_dev.get(dev_id, []))
