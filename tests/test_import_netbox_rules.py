@@ -185,3 +185,29 @@ def test_no_device_with_a_known_role_is_an_error_not_an_empty_inventory() -> Non
     devices[0]["role"] = {"slug": "leaf", "name": "Leaf"}
     devices[0] |= {"platform": {"slug": "sonic"}, "device_type": {"model": "SN4700"}}
     assert [s["name"] for s in build(Snapshot(devices, [], [])).data["switches"]] == ["leaf1"]
+
+
+@pytest.mark.parametrize(("url", "shown", "reason"), [
+    ("netbox.example.net", "netbox.example.net", "not an http(s) URL; give the NetBox base URL"),
+    ("http://127.0.0.1:99999", "http://127.0.0.1:99999", "not a valid URL; give the NetBox base URL"),
+    ("http://svc:pw0rd@127.0.0.1:{port}/", "http://***@127.0.0.1:{port}", "Connection refused"),
+])
+def test_bad_url_says_what_is_wrong_and_hides_credentials(url: str, shown: str, reason: str,
+                                                          tmp_path: Path) -> None:
+    """A URL without scheme or with a bad port said only "MissingSchema" / "InvalidURL"; a
+    ``user:password@`` URL (a basic-auth proxy in front of NetBox) was echoed, password included."""
+    import socket
+    import subprocess
+    import sys
+
+    pytest.importorskip("pynetbox", reason="pip install 'roce-tune[netbox]'")
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    proc = subprocess.run([sys.executable, "-m", "roce_tune.cli", "import", "netbox", "--url",
+                           url.format(port=port), "--token-env", "NB_T", "--out", str(tmp_path / "x.yaml")],
+                          capture_output=True, text=True, env={**os.environ, "NB_T": "nbt_a.b"}, timeout=120)
+    assert proc.returncode == 1
+    assert f"error: cannot reach NetBox at {shown.format(port=port)}: " in proc.stderr
+    assert reason in proc.stderr and "pw0rd" not in proc.stderr
+    assert not (tmp_path / "x.yaml").exists()

@@ -620,7 +620,15 @@ def _reason(exc: BaseException) -> str:
                   "certificate verify failed"):
         if cause in text:
             return cause
+    if type(exc).__name__ in ("MissingSchema", "InvalidSchema", "InvalidURL"):
+        what = "not a valid URL" if type(exc).__name__ == "InvalidURL" else "not an http(s) URL"
+        return f"{what}; give the NetBox base URL, e.g. https://netbox.example.net"
     return type(exc).__name__
+
+
+def _shown(url: str) -> str:
+    """``url`` for messages and the inventory header: a ``user:password@`` in it becomes ``***@``."""
+    return re.sub(r"^([a-zA-Z][a-zA-Z0-9+.-]*://)[^/@]*@", r"\1***@", url)
 
 
 def _request_error(exc: Any, base: str, site: str | None, tag: str | None,
@@ -688,8 +696,8 @@ def import_netbox(url: str, token: str, token_env: str, *, site: str | None = No
     from roce_tune.inventory.intent import full_form_yaml
     from roce_tune.inventory.loader import load_inventory_text
 
-    base = url.rstrip("/")
-    api = pynetbox.api(base, token=token)
+    base = _shown(url.rstrip("/"))
+    api = pynetbox.api(url.rstrip("/"), token=token)
     api.http_session = _session(timeout_s)
     snapshot = _fetch(api, base, site, tag, token_env)
     result = build(snapshot, mapping, site_name or site or "netbox")
