@@ -211,3 +211,80 @@ def test_bad_url_says_what_is_wrong_and_hides_credentials(url: str, shown: str, 
     assert f"error: cannot reach NetBox at {shown.format(port=port)}: " in proc.stderr
     assert reason in proc.stderr and "pw0rd" not in proc.stderr
     assert not (tmp_path / "x.yaml").exists()
+
+
+def _self_signed(tmp_path: Path) -> tuple[Path, Path]:
+    """A certificate for 127.0.0.1 and its key (PEM files), signed by itself."""
+    import datetime
+    import ipaddress
+
+    from cryptography import x509
+    from cryptography.hazmat.primitives import hashes, serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.x509.oid import NameOID
+
+    key = ec.generate_private_key(ec.SECP256R1())
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "netbox.test")])
+    now = datetime.datetime.now(datetime.timezone.utc)
+    cert = (x509.CertificateBuilder().subject_name(name).issuer_name(name).public_key(key.public_key())
+            .serial_number(x509.random_serial_number()).not_valid_before(now - datetime.timedelta(hours=1))
+            .not_valid_after(now + datetime.timedelta(days=1))
+            .add_extension(x509.SubjectAlternativeName([x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]),
+                           critical=False)
+            .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
+            .sign(key, hashes.SHA256()))
+    cert_pem, key_pem = tmp_path / "cert.pem", tmp_path / "key.pem"
+    cert_pem.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
+    key_pem.write_bytes(key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                                          serialization.NoEncryption()))
+    return cert_pem, key_pem
+
+
+def test_tls_with_a_private_ca_names_the_way_to_trust_it(tmp_path: Path) -> None:
+    """NetBox behind a certificate of a private CA failed with only "certificate verify failed"; the
+    message now names REQUESTS_CA_BUNDLE (which requests reads), and with it the import gets through TLS."""
+    import json
+    import ssl
+    import subprocess
+    import sys
+    import threading
+    from http.server import BaseHTTPRequestHandler, HTTPServer
+
+    pytest.importorskip("pynetbox", reason="pip install 'roce-tune[netbox]'")
+    cert, key = _self_signed(tmp_path)
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:  # noqa: N802 (http.server's name)
+            body = json.dumps({"count": 0, "next": None, "previous": None, "results": []}).encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = HTTPServer(("127.0.0.1", 0), Handler)
+    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    ctx.load_cert_chain(cert, key)
+    server.socket = ctx.wrap_socket(server.socket, server_side=True)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    url = f"https://127.0.0.1:{server.server_address[1]}"
+    env = {k: v for k, v in os.environ.items() if k not in ("REQUESTS_CA_BUNDLE", "CURL_CA_BUNDLE")}
+    env["NB_T"] = "nbt_a.tlssecret"
+
+    def run(**extra: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "roce_tune.cli", "import", "netbox", "--url", url,
+                               "--token-env", "NB_T"], capture_output=True, text=True, env={**env, **extra},
+                              timeout=120)
+
+    try:
+        untrusted, trusted = run(), run(REQUESTS_CA_BUNDLE=str(cert))
+    finally:
+        server.shutdown()
+    assert untrusted.returncode == 1
+    assert (f"cannot reach NetBox at {url}: certificate verify failed (a NetBox certificate from a private "
+            f"CA: give its CA bundle in REQUESTS_CA_BUNDLE=/path/to/ca.pem)") in untrusted.stderr
+    assert trusted.returncode == 1 and f"no device in NetBox at {url}" in trusted.stderr  # TLS passed
+    assert "tlssecret" not in untrusted.stderr + trusted.stderr

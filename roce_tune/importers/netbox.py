@@ -616,8 +616,10 @@ def _reason(exc: BaseException) -> str:
     m = re.search(r"\[Errno -?\d+\] [^'\")\]]+", text)
     if m:
         return m.group(0).strip()
-    for cause in ("timed out", "Name or service not known", "Connection refused",
-                  "certificate verify failed"):
+    if "certificate verify failed" in text:
+        return ("certificate verify failed (a NetBox certificate from a private CA: give its CA bundle in "
+                "REQUESTS_CA_BUNDLE=/path/to/ca.pem)")
+    for cause in ("timed out", "Name or service not known", "Connection refused"):
         if cause in text:
             return cause
     if type(exc).__name__ in ("MissingSchema", "InvalidSchema", "InvalidURL"):
