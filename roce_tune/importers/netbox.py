@@ -141,12 +141,12 @@ def fetch(api: Any, site: str | None = None, tag: str | None = None) -> Snapshot
     (:func:`import_netbox` turns them into messages)."""
     filters = {k: v for k, v in (("site", site), ("tag", tag)) if v}
     devices = [dict(d) for d in (api.dcim.devices.filter(**filters) if filters else api.dcim.devices.all())]
-    ids = [d.get("id") for d in devices]
-    if not all(isinstance(i, int) for i in ids):  # JSON, but not NetBox (another API; Nautobot: UUIDs)
+    ids: list[int] = [d["id"] for d in devices if isinstance(d.get("id"), int)]
+    if len(ids) != len(devices):  # JSON, but not NetBox (another API; Nautobot: UUIDs)
         raise NotNetboxError(f"the devices list has objects without a NetBox id: {str(devices[0])[:80]}")
     interfaces: list[dict[str, Any]] = []
     cables: dict[int, dict[str, Any]] = {}
-    for chunk in _chunks([int(i) for i in ids]):
+    for chunk in _chunks(ids):
         interfaces += [dict(i) for i in api.dcim.interfaces.filter(device_id=chunk)]
         for c in api.dcim.cables.filter(device_id=chunk):
             cables[c.id] = dict(c)
