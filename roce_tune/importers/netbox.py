@@ -285,9 +285,33 @@ class _Devices:
         ]
 
 
+def _where(dev: dict[str, Any]) -> str:
+    """``NetBox id 7, site dc1`` (and tenant): what tells apart two NetBox devices with one name."""
+    parts = [f"NetBox id {dev['id']}"]
+    for key in ("site", "tenant"):
+        obj = dev.get(key)
+        if isinstance(obj, dict) and (obj.get("slug") or obj.get("name")):
+            parts.append(f"{key} {obj.get('slug') or obj.get('name')}")
+    return ", ".join(parts)
+
+
+def _unique_name(dev: dict[str, Any], name: str, seen: dict[str, dict[str, Any]], errors: list[str]) -> bool:
+    """False (and an error naming both devices) if an imported device already has ``name``: NetBox names
+    are unique only per site and tenant (https://netboxlabs.com/docs/netbox/models/dcim/device), an
+    inventory's names are unique in the whole fabric."""
+    first = seen.setdefault(name, dev)
+    if first is dev:
+        return True
+    errors.append(f"device {name} ({_where(dev)}): the name is also used by device {name} ({_where(first)}); "
+                  f"roce-tune device names must be unique: select one site with --site or --tag, or rename "
+                  f"one of them in NetBox")
+    return False
+
+
 def _read_devices(devices: list[dict[str, Any]], mapping: Mapping, catalog: Any,
                   errors: list[str]) -> _Devices:
     out = _Devices()
+    seen: dict[str, dict[str, Any]] = {}
     for dev in devices:
         name = dev.get("name") or f"(unnamed device id {dev['id']})"
         role_slug = _slug(dev.get("role") or dev.get("device_role"))
@@ -298,6 +322,8 @@ def _read_devices(devices: list[dict[str, Any]], mapping: Mapping, catalog: Any,
         if not DEVICE_NAME_RE.fullmatch(name):
             errors.append(f"device {name!r}: the name is not usable as a roce-tune device name "
                           f"(allowed: {DEVICE_NAME_RE.pattern}); rename it in NetBox")
+            continue
+        if not _unique_name(dev, name, seen, errors):
             continue
         out.roles[dev["id"]], out.names[dev["id"]] = role, name
         mgmt = _mgmt(dev, mapping, name, errors)

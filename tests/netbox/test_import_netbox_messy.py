@@ -1,0 +1,109 @@
+"""`roce-tune import netbox` against a real NetBox modelled the way production NetBoxes look: the same device
+name in two sites, copper management ports that are not marked management-only and go to an out-of-band
+switch, host NICs cabled to management ports, custom fields and MTUs out of roce-tune's range.
+
+Every test makes its own sites (a random suffix), so the module can run again against one NetBox
+(``ROCE_TUNE_NETBOX_ENV``) and in any order with tests/netbox/test_import_netbox.py.
+"""
+
+from __future__ import annotations
+
+import secrets
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from roce_tune.inventory.loader import load_inventory
+from tests.netbox.conftest import NetboxServer
+from tests.netbox.load_fabric import ensure_schema
+from tests.netbox.test_import_netbox import cli
+
+pynetbox = pytest.importorskip("pynetbox", reason="pip install 'roce-tune[netbox]'")
+pytestmark = pytest.mark.netbox
+
+
+def _get_or_create(endpoint: Any, lookup: dict[str, Any], **fields: Any) -> Any:
+    found = endpoint.get(**lookup)
+    return found if found is not None else endpoint.create(**lookup, **fields)
+
+
+class Fabric:
+    """Creates sites, devices, interfaces and cables in a real NetBox, named with a per-test suffix."""
+
+    def __init__(self, api: Any):
+        self.api = api
+        self.suffix = secrets.token_hex(3)
+        ensure_schema(api)
+        maker = _get_or_create(api.dcim.manufacturers, {"slug": "nvidia"}, name="NVIDIA")
+        generic = _get_or_create(api.dcim.manufacturers, {"slug": "generic"}, name="Generic")
+        self.sn4700 = _get_or_create(api.dcim.device_types, {"slug": "sn4700"}, model="SN4700",
+                                     manufacturer=maker.id).id
+        self.server = _get_or_create(api.dcim.device_types, {"slug": "gpu-server-8-gpu"},
+                                     model="GPU server 8-GPU", manufacturer=generic.id).id
+        self.roles = {slug: _get_or_create(api.dcim.device_roles, {"slug": slug}, name=slug,
+                                           color="2196f3").id
+                      for slug in ("leaf", "spine", "gpu-server", "oob-switch")}
+        self.sonic = api.dcim.platforms.get(slug="sonic").id
+
+    def site(self, name: str) -> Any:
+        slug = f"{name}-{self.suffix}"
+        return self.api.dcim.sites.create(name=slug, slug=slug, status="active")
+
+    def device(self, site: Any, name: str, role: str, **fields: Any) -> Any:
+        if role in ("leaf", "spine"):
+            fields.setdefault("platform", self.sonic)
+        dtype = self.server if role == "gpu-server" else self.sn4700
+        return self.api.dcim.devices.create(name=name, site=site.id, role=self.roles[role], device_type=dtype,
+                                            status="active", **fields)
+
+    def iface(self, dev: Any, name: str, kind: str = "400gbase-x-osfp", **fields: Any) -> Any:
+        return self.api.dcim.interfaces.create(device=dev.id, name=name, type=kind, **fields)
+
+    def nic(self, dev: Any, name: str, rdma: str) -> Any:
+        return self.iface(dev, name, custom_fields={"rdma_device": rdma, "nic_model": "connectx-7"})
+
+    def primary_ip(self, dev: Any, address: str) -> None:
+        """A management interface with ``address`` (with its prefix length, as NetBox keeps it) as the
+        device's primary IPv4 or IPv6 address."""
+        iface = self.iface(dev, "mgmt0", "1000base-t", mgmt_only=True)
+        ip = self.api.ipam.ip_addresses.create(address=address, assigned_object_type="dcim.interface",
+                                               assigned_object_id=iface.id)
+        self.api.dcim.devices.get(dev.id).update({"primary_ip6" if ":" in address else "primary_ip4": ip.id})
+
+    def cable(self, a: Any, b: Any, **fields: Any) -> Any:
+        return self.api.dcim.cables.create(
+            a_terminations=[{"object_type": "dcim.interface", "object_id": a.id}],
+            b_terminations=[{"object_type": "dcim.interface", "object_id": b.id}], **fields)
+
+
+@pytest.fixture
+def fab(netbox: NetboxServer) -> Fabric:
+    return Fabric(pynetbox.api(netbox.url, token=netbox.token))
+
+
+def _import(netbox: NetboxServer, out: Path, *args: str) -> Any:
+    return cli("import", "netbox", "--url", netbox.url, "--token-env", "NB_TEST_TOKEN", "--out", str(out),
+               *args, token=netbox.token)
+
+
+def test_same_device_name_in_two_sites_is_an_error_naming_both(fab: Fabric, netbox: NetboxServer,
+                                                               tmp_path: Path) -> None:
+    """NetBox names are unique per site (and tenant) only: leaf1 of dc1 and leaf1 of dc2, selected
+    together by a tag, became two switches ``leaf1`` in one inventory (lint RT120, RT102) and were written."""
+    tag = fab.api.extras.tags.create(name=f"pod-{fab.suffix}", slug=f"pod-{fab.suffix}")
+    dc1, dc2 = fab.site("dc1"), fab.site("dc2")
+    first = fab.device(dc1, "leaf1", "leaf", tags=[tag.id])
+    second = fab.device(dc2, "leaf1", "leaf", tags=[tag.id])
+    for dev in (first, second):
+        fab.iface(dev, "Ethernet0")
+    out = tmp_path / "pod.yaml"
+    proc = _import(netbox, out, "--tag", tag.slug)
+    assert proc.returncode == 1, proc.stderr
+    assert (f"device leaf1 (NetBox id {second.id}, site {dc2.slug}): the name is also used by device leaf1 "
+            f"(NetBox id {first.id}, site {dc1.slug})") in proc.stderr
+    assert not out.exists()
+    # one site selected: no clash
+    proc = _import(netbox, out, "--site", dc1.slug)
+    assert proc.returncode == 0, proc.stderr
+    assert [s.name for s in load_inventory(out).inventory.switches] == ["leaf1"]
