@@ -384,6 +384,7 @@ class _Interfaces:
     by_id: dict[int, dict[str, Any]] = field(default_factory=dict)
     nics: dict[int, dict[str, Any]] = field(default_factory=dict)
     ports_by_dev: dict[int, list[dict[str, Any]]] = field(default_factory=lambda: defaultdict(list))
+    not_ports: dict[int, str] = field(default_factory=dict)  # switch interfaces that are no port: why
 
 
 def _read_interfaces(interfaces: list[dict[str, Any]], devs: _Devices, mapping: Mapping, catalog: Any,
@@ -396,7 +397,7 @@ def _read_interfaces(interfaces: list[dict[str, Any]], devs: _Devices, mapping: 
         out.by_id[iface["id"]] = iface
         where = f"{devs.names[dev_id]}:{iface.get('name')}"
         if dev_id not in devs.hosts:
-            port = _switch_port(iface, where, errors)
+            port = _switch_port(iface, where, out.not_ports, errors)
             if port is not None:
                 out.ports_by_dev[dev_id].append(port)
             continue
@@ -410,15 +411,18 @@ def _read_interfaces(interfaces: list[dict[str, Any]], devs: _Devices, mapping: 
     return out
 
 
-def _switch_port(iface: dict[str, Any], where: str, errors: list[str]) -> dict[str, Any] | None:
-    """A front-panel port entry, or None (management, virtual, no speed, unusable name)."""
-    if iface.get("mgmt_only") or _NOT_PORTS.match(str(_value(iface.get("type")) or "")):
+def _switch_port(iface: dict[str, Any], where: str, not_ports: dict[int, str],
+                 errors: list[str]) -> dict[str, Any] | None:
+    """A front-panel port entry, or None: management-only, virtual/LAG/wireless, no speed (why goes to
+    ``not_ports``: a cable on such an interface is an error only if it leads to an imported device), or an
+    unusable name (an error)."""
+    kind = str(_value(iface.get("type")) or "")
+    if iface.get("mgmt_only") or _NOT_PORTS.match(kind):
+        not_ports[iface["id"]] = "management-only" if iface.get("mgmt_only") else f"of type {kind}"
         return None
     speed = _speed_gbps(iface)
     if speed is None:
-        if iface.get("cable"):
-            errors.append(f"{where}: cabled, but NetBox gives no speed (set the interface speed, or a "
-                          f"type with its rate, e.g. 400gbase-x-osfp)")
+        not_ports[iface["id"]] = _NO_SPEED
         return None
     if not INTERFACE_NAME_RE.fullmatch(iface["name"]):
         errors.append(f"{where}: the interface name is not usable in switch CLIs (allowed: "
@@ -610,10 +614,32 @@ def _cable(cable: dict[str, Any], fab: _Fabric, links: list[dict[str, Any]], ign
         if nic is None:
             ignored.append(f"{what}: the host interface has no {fab.rdma_field} custom field")
             return
+        if _not_a_port(what, [sw_if], fab, ignored):
+            return
         nic["switch_port"] = f"{names[sw_if['device']['id']]}:{sw_if['name']}"
         nic.update(extra)
-    elif a_dev in fab.devs.switches and b_dev in fab.devs.switches:
+    elif not _not_a_port(what, [a, b], fab, ignored):
         links.append({"a": f"{names[a_dev]}:{a['name']}", "b": f"{names[b_dev]}:{b['name']}", **extra})
+
+
+def _not_a_port(what: str, switch_ends: list[dict[str, Any]], fab: _Fabric, ignored: list[str]) -> bool:
+    """True (and reported) if a switch end of a fabric cable is no port of the inventory: an error (a host
+    NIC or a fabric port cabled to it), or, for a cable between two management/virtual interfaces, a line
+    in ``ignored``."""
+    why = {i["id"]: fab.ifaces.not_ports[i["id"]] for i in switch_ends if i["id"] in fab.ifaces.not_ports}
+    if not why:
+        return False
+    if len(why) == len(switch_ends) == 2 and _NO_SPEED not in why.values():
+        ignored.append(f"{what}: between two interfaces that are no fabric ports ({', '.join(why.values())})")
+        return True
+    for iface in switch_ends:
+        if iface["id"] not in why:
+            continue
+        name = f"{fab.devs.names[iface['device']['id']]}:{iface['name']}"
+        hint = ("set the interface speed, or a type with its rate, e.g. 400gbase-x-osfp"
+                if why[iface["id"]] == _NO_SPEED else "cable the port that carries RoCE traffic")
+        fab.errors.append(f"{what}: the switch end {name} is {why[iface['id']]}, no fabric port ({hint})")
+    return True
 
 
 def _cables(cables: list[dict[str, Any]], fab: _Fabric) -> _Links:

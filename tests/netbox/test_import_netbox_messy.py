@@ -107,3 +107,38 @@ def test_same_device_name_in_two_sites_is_an_error_naming_both(fab: Fabric, netb
     proc = _import(netbox, out, "--site", dc1.slug)
     assert proc.returncode == 0, proc.stderr
     assert [s.name for s in load_inventory(out).inventory.switches] == ["leaf1"]
+
+
+def test_copper_mgmt_port_to_oob_switch_is_left_out_nic_on_mgmt_port_is_an_error(
+        fab: Fabric, netbox: NetboxServer, tmp_path: Path) -> None:
+    """A leaf's eth0 (type 1000base-t, no speed, not marked management-only) cabled to the out-of-band
+    switch stopped the import ("cabled, but NetBox gives no speed"), though that cable leaves the fabric.
+    A host NIC cabled to the leaf's management-only port was written as switch_port of a port the leaf
+    does not declare (lint RT101)."""
+    site = fab.site("oob")
+    leaf = fab.device(site, "leaf1", "leaf")
+    oob = fab.device(site, "oob1", "oob-switch")
+    gpus = [fab.device(site, f"gpu0{i}", "gpu-server") for i in (1, 2)]
+    ports = [fab.iface(leaf, f"Ethernet{i}") for i in (0, 4)]
+    fab.cable(fab.iface(leaf, "eth0", "1000base-t"), fab.iface(oob, "ge-0/0/1", "1000base-t"), label="OOB-1")
+    fab.cable(fab.nic(gpus[0], "ens1f0np0", "mlx5_0"), ports[0], length=3, length_unit="m")
+    mgmt = fab.iface(leaf, "Management1", "1000base-t", mgmt_only=True)
+    wrong = fab.cable(fab.nic(gpus[1], "ens1f0np0", "mlx5_0"), mgmt, label="BAD-1")
+    out = tmp_path / "oob.yaml"
+    proc = _import(netbox, out, "--site", site.slug)
+    assert proc.returncode == 1
+    assert ("cable BAD-1 (gpu02:ens1f0np0 - leaf1:Management1): the switch end leaf1:Management1 is "
+            "management-only, no fabric port") in proc.stderr
+    assert "eth0" not in proc.stderr.replace("cable OOB-1 (leaf1:eth0", "")  # no error about eth0
+    assert not out.exists()
+
+    wrong.delete()
+    fab.cable(fab.api.dcim.interfaces.get(device_id=gpus[1].id, name="ens1f0np0"), ports[1], length=3,
+              length_unit="m")
+    proc = _import(netbox, out, "--site", site.slug)
+    assert proc.returncode == 0, proc.stderr
+    assert "cable OOB-1 (leaf1:eth0 - ?) goes to a device that is not imported" in proc.stderr
+    inv = load_inventory(out).inventory
+    assert [n for p in inv.switches[0].ports for n in p.names()] == ["Ethernet0", "Ethernet4"]
+    lint = cli("lint", str(out))
+    assert lint.returncode == 0, lint.stdout + lint.stderr
