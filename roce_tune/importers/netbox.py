@@ -474,7 +474,10 @@ def _mgmt(dev: dict[str, Any], mapping: Mapping, name: str, errors: list[str]) -
         return None
     mgmt: dict[str, Any] = {"host": ip.split("/")[0]}
     port = _int_cf(dev, mapping.ssh_port_field, f"device {name}", errors)
-    if port is not None:
+    if port is not None and not 0 < port < 65536:
+        errors.append(f"device {name}: custom field {mapping.ssh_port_field} = {port} is not a TCP port "
+                      f"(1-65535)")
+    elif port is not None:
         mgmt["port"] = port
     return mgmt
 
@@ -728,6 +731,28 @@ def _fetch(api: Any, base: str, site: str | None, tag: str | None, token_env: st
     return snapshot
 
 
+_ENTRY = re.compile(r"^(switches|hosts|links)\[(\d+)\](?:\.(ports|nics)\[(\d+)\])?\.?(.*)$")
+
+
+def _invalid(finding: Any, data: dict[str, Any]) -> str:
+    """A finding of the loader on the imported text, named by NetBox object (the text is never written, so
+    its line and column mean nothing to the user): ``device leaf1 interface Ethernet0: mtu: …``."""
+    path = finding.location.path or ""
+    m = _ENTRY.match(path)
+    where = f"the imported inventory does not validate at {path or 'the top level'}"
+    if m:
+        entry = data[m.group(1)][int(m.group(2))]
+        if m.group(1) == "links":
+            where = f"cable {entry['a']} - {entry['b']}"
+        else:
+            where = f"device {entry['name']}"
+        if m.group(3):
+            sub = entry[m.group(3)][int(m.group(4))]
+            where += f" interface {sub.get('name') or sub.get('netdev')}"
+        where += f": {m.group(5)}" if m.group(5) else ""
+    return f"{where}: {finding.message}" + (f" (fix: {finding.fix})" if finding.fix else "")
+
+
 def import_netbox(url: str, token: str, token_env: str, *, site: str | None = None, tag: str | None = None,
                   mapping: Mapping | None = None, site_name: str | None = None,
                   timeout_s: float = 30.0) -> tuple[str, ImportResult]:
@@ -762,8 +787,7 @@ def import_netbox(url: str, token: str, token_env: str, *, site: str | None = No
     try:
         load_inventory_text(text, "<netbox import>")
     except RoceTuneError as exc:
-        raise NetboxImportError([f"the imported inventory does not validate: {f}"
-                                 for f in exc.findings]) from None
+        raise NetboxImportError([_invalid(f, result.data) for f in exc.findings]) from None
     return text, result
 
 

@@ -142,3 +142,25 @@ def test_copper_mgmt_port_to_oob_switch_is_left_out_nic_on_mgmt_port_is_an_error
     assert [n for p in inv.switches[0].ports for n in p.names()] == ["Ethernet0", "Ethernet4"]
     lint = cli("lint", str(out))
     assert lint.returncode == 0, lint.stdout + lint.stderr
+
+
+def test_values_out_of_range_name_the_netbox_object(fab: Fabric, netbox: NetboxServer,
+                                                    tmp_path: Path) -> None:
+    """ssh_port 70000 (an integer custom field) and MTU 65536 (NetBox's maximum) were reported at
+    ``<netbox import>:9:36 switches[0].mgmt.port`` (a line of a text never written) with the fix "use the
+    interface name as the switch shows it"; each now names the device (and interface)."""
+    site = fab.site("range")
+    leaf = fab.device(site, "leaf1", "leaf", custom_fields={"ssh_port": 70000})
+    fab.primary_ip(leaf, "10.20.0.11/24")
+    fab.iface(leaf, "Ethernet0", mtu=65536)
+    out = tmp_path / "range.yaml"
+    proc = _import(netbox, out, "--site", site.slug)
+    assert proc.returncode == 1
+    assert "device leaf1: custom field ssh_port = 70000 is not a TCP port (1-65535)" in proc.stderr
+    assert "<netbox import>" not in proc.stderr
+    fab.api.dcim.devices.get(leaf.id).update({"custom_fields": {"ssh_port": 2222}})
+    proc = _import(netbox, out, "--site", site.slug)
+    assert proc.returncode == 1
+    assert "device leaf1 interface Ethernet0: mtu: 65536 is out of range" in proc.stderr
+    assert "<netbox import>" not in proc.stderr and "switches[0]" not in proc.stderr
+    assert not out.exists()
