@@ -10,7 +10,8 @@ interface speed, cable length/unit/type, custom fields) are in docs/import-netbo
 * platform slug -> roce-tune platform (:data:`DEFAULT_PLATFORMS`, ``--platform-map``), switches only;
 * device type model (or slug) -> catalog switch model, case-insensitive (``--model-map``);
 * interface speed (kb/s) -> ``speed`` in Gb/s; no speed: the rate in the interface type (``400gbase-x-osfp``);
-* cable length + unit (km, m, cm, mi, ft, in) -> metres; cable type -> media (dac/aoc/optic);
+* cable length + unit (km, m, cm, mi, ft, in) -> metres; cable type -> media (dac/aoc/optic); a cable to a
+  patch panel: the interface at the end of NetBox's traced path (``connected_endpoints``), no length;
 * host NICs: the host interfaces whose custom field ``rdma_device`` is set; ``nic_model`` names the catalog
   NIC; optional ``rail`` (interface) and ``rails`` / ``ssh_port`` (device) custom fields.
 
@@ -549,6 +550,7 @@ class _Fabric:
     ifaces: _Interfaces
     rdma_field: str
     errors: list[str]
+    panel_paths: set[frozenset[int]] = field(default_factory=set)  # interface pairs joined via patch panels
 
 
 @dataclass
@@ -579,13 +581,64 @@ def _odd_shape(label: str, ends: list[list[tuple[Any, Any]]], ours: list[list[di
         fab.errors.append(f"{label} ({where}): {len(ends[0])} x {len(ends[1])} terminations (a breakout "
                           f"cable?); give each breakout leg its own cable between two interfaces")
     elif any(len(side) != 1 for side in ends) or kinds != ["dcim.interface"]:
-        ignored.append(f"{label} ({where}) ends on a {'/'.join(kinds)} (patch panels are not "
-                       f"followed)")
+        ignored.append(f"{label} ({where}) ends on a {'/'.join(kinds)} (only interfaces and patch panels "
+                       f"are followed)")
     elif not ours[0] or not ours[1]:
         ignored.append(f"{label} ({where}) goes to a device that is not imported")
     else:
         return False
     return True
+
+
+_PANEL_PORTS = ("dcim.frontport", "dcim.rearport")
+
+
+def _traced(iface: dict[str, Any], fab: _Fabric) -> dict[str, Any] | None:
+    """The imported interface at the end of ``iface``'s complete cable path, if there is one."""
+    peers = iface.get("connected_endpoints") or []
+    if len(peers) != 1 or iface.get("connected_endpoints_type") != "dcim.interface" \
+            or not iface.get("connected_endpoints_reachable"):
+        return None
+    return fab.ifaces.by_id.get(peers[0].get("id"))
+
+
+def _through_panels(label: str, ends: list[list[tuple[Any, Any]]], ours: list[list[dict[str, Any]]],
+                    fab: _Fabric, ignored: list[str]) -> tuple[dict[str, Any], dict[str, Any]] | bool:
+    """A cable from an imported interface to a patch panel's front or rear port: the two imported interfaces
+    NetBox traces the path to (the interface's ``connected_endpoints``, computed by NetBox through front and
+    rear ports: https://netboxlabs.com/docs/netbox/models/dcim/cable/), once per path; True when the path
+    is not used (reported in ``ignored``, or its other end already gave it); False for any other cable."""
+    kinds = {t for side in ends for t, _ in side}
+    if any(len(side) != 1 for side in ends) or len(kinds) != 2 or not kinds - {"dcim.interface"} <= set(
+            _PANEL_PORTS) or "dcim.interface" not in kinds:
+        return False
+    near = (ours[0] or ours[1])[0]
+    far = _traced(near, fab)
+    name = f"{fab.devs.names[near['device']['id']]}:{near['name']}"
+    if far is None:
+        ignored.append(f"{label} ({name} - patch panel): NetBox traces no complete path from {name} through "
+                       f"the patch panels to an interface of an imported device")
+        return True
+    path = frozenset((near["id"], far["id"]))
+    if path in fab.panel_paths:
+        return True
+    fab.panel_paths.add(path)
+    return near, far
+
+
+def _pair(cable: dict[str, Any], label: str, fab: _Fabric,
+          ignored: list[str]) -> tuple[dict[str, Any], dict[str, Any], bool] | None:
+    """The two imported interfaces a cable joins and whether directly (False: through patch panels), or
+    None (the cable is left out or an error; reported)."""
+    ends, ours = _cable_ends(cable, fab)
+    if not ours[0] and not ours[1]:
+        return None
+    panel = _through_panels(label, ends, ours, fab, ignored)
+    if isinstance(panel, tuple):
+        return panel[0], panel[1], False
+    if panel or _odd_shape(label, ends, ours, fab, ignored):
+        return None
+    return ours[0][0], ours[1][0], True
 
 
 def _cable_fields(cable: dict[str, Any], what: str, errors: list[str]) -> dict[str, Any]:
@@ -600,13 +653,16 @@ def _cable(cable: dict[str, Any], fab: _Fabric, links: list[dict[str, Any]], ign
     """One NetBox cable: a link, a NIC's switch_port, an error or a line in ``ignored``."""
     names, roles = fab.devs.names, fab.devs.roles
     label = f"cable {cable.get('label') or cable['id']}"
-    ends, ours = _cable_ends(cable, fab)
-    if not ours[0] and not ours[1] or _odd_shape(label, ends, ours, fab, ignored):
+    pair = _pair(cable, label, fab, ignored)
+    if pair is None:
         return
-    a, b = ours[0][0], ours[1][0]
+    a, b, direct = pair
     a_dev, b_dev = a["device"]["id"], b["device"]["id"]
-    what = f"{label} ({names[a_dev]}:{a['name']} - {names[b_dev]}:{b['name']})"
-    extra = _cable_fields(cable, what, fab.errors)
+    what = (f"{label}{'' if direct else ' and patch panels'} "
+            f"({names[a_dev]}:{a['name']} - {names[b_dev]}:{b['name']})")
+    # through patch panels: NetBox has no length of the whole path (the trunks between panels are cables
+    # of no imported device), so the inventory default applies and lint says so (RT107)
+    extra = _cable_fields(cable, what, fab.errors) if direct else {}
     a_host, b_host = roles[a_dev] == "host", roles[b_dev] == "host"
     if a_host and b_host:
         fab.errors.append(f"{what}: a cable between two hosts; "

@@ -164,3 +164,58 @@ def test_values_out_of_range_name_the_netbox_object(fab: Fabric, netbox: NetboxS
     assert "device leaf1 interface Ethernet0: mtu: 65536 is out of range" in proc.stderr
     assert "<netbox import>" not in proc.stderr and "switches[0]" not in proc.stderr
     assert not out.exists()
+
+
+def test_cabling_through_patch_panels_follows_netbox_paths(fab: Fabric, netbox: NetboxServer,
+                                                           tmp_path: Path) -> None:
+    """Structured cabling (NIC -> panel front port, panel rear port -> trunk -> rear port of a second
+    panel, its front port -> leaf) was left out ("patch panels are not followed"): the NIC had no
+    switch_port and the uplink no link. NetBox traces such paths itself (the interface's
+    connected_endpoints); they are now imported, without a length (NetBox has none for the whole path:
+    the inventory default applies and lint says so), and a path NetBox cannot complete is listed."""
+    site = fab.site("panels")
+    leaf, spine = fab.device(site, "leaf1", "leaf"), fab.device(site, "spine1", "spine")
+    gpus = [fab.device(site, f"gpu0{i}", "gpu-server") for i in (1, 2)]
+    generic = fab.api.dcim.manufacturers.get(slug="generic").id
+    panel_type = _get_or_create(fab.api.dcim.device_types, {"slug": "pp-24-lc"}, model="PP-24-LC",
+                                manufacturer=generic).id
+    panel_role = _get_or_create(fab.api.dcim.device_roles, {"slug": "patch-panel"}, name="patch-panel",
+                                color="9e9e9e").id
+    panels = [fab.api.dcim.devices.create(name=f"pp{i}", site=site.id, role=panel_role,
+                                          device_type=panel_type, status="active") for i in (1, 2, 3)]
+
+    def port_pair(panel: Any, n: int) -> tuple[Any, Any]:
+        rear = fab.api.dcim.rear_ports.create(device=panel.id, name=f"R{n}", type="lc", positions=1)
+        front = fab.api.dcim.front_ports.create(device=panel.id, name=f"F{n}", type="lc",
+                                                rear_ports=[{"rear_port": rear.id, "position": 1}])
+        return front, rear
+
+    def cable(a: tuple[str, int], b: tuple[str, int], **fields: Any) -> None:
+        fab.api.dcim.cables.create(a_terminations=[{"object_type": a[0], "object_id": a[1]}],
+                                   b_terminations=[{"object_type": b[0], "object_id": b[1]}], **fields)
+
+    ports = [fab.iface(leaf, f"Ethernet{i}") for i in (0, 4, 8)]
+    uplink = fab.iface(spine, "Ethernet0")
+    nics = [fab.nic(g, "ens1f0np0", "mlx5_0") for g in gpus]
+    (f1, r1), (f2, r2), (f3, r3) = port_pair(panels[0], 1), port_pair(panels[1], 1), port_pair(panels[2], 1)
+    dead_front, _ = port_pair(panels[0], 2)
+    iface, front, rear = "dcim.interface", "dcim.frontport", "dcim.rearport"
+    cable((iface, nics[0].id), (front, f1.id), label="H1", length=2, length_unit="m", type="mmf-om4")
+    cable((rear, r1.id), (rear, r2.id), label="TRUNK-1", length=40, length_unit="m")
+    cable((front, f2.id), (iface, ports[0].id), label="L1", length=1, length_unit="m")
+    cable((iface, ports[1].id), (front, f3.id), label="U1")
+    cable((rear, r3.id), (iface, uplink.id), label="U2")
+    cable((iface, nics[1].id), (front, dead_front.id), label="H2")  # the panel's rear port goes nowhere
+    out = tmp_path / "panels.yaml"
+    proc = _import(netbox, out, "--site", site.slug)
+    assert proc.returncode == 0, proc.stderr
+    inv = load_inventory(out).inventory
+    cabled = {(h.name, n.netdev): (n.switch_port, n.cable_length) for h in inv.hosts for n in h.nics}
+    assert cabled == {("gpu01", "ens1f0np0"): ("leaf1:Ethernet0", None),
+                      ("gpu02", "ens1f0np0"): (None, None)}
+    links = [(ln.a, ln.b, ln.cable_length) for ln in inv.links]
+    assert links == [("leaf1:Ethernet4", "spine1:Ethernet0", None)]
+    assert ("cable H2 (gpu02:ens1f0np0 - patch panel): NetBox traces no complete path from gpu02:ens1f0np0 "
+            "through the patch panels to an interface of an imported device") in proc.stderr
+    lint = cli("lint", str(out))
+    assert "gpu01 ens1f0np0 has no cable_length" in lint.stdout  # RT107: the default applies, said so
