@@ -250,20 +250,26 @@ def cable_length_m(length: float | str | None, unit: str | None) -> float | None
     (49.21 ft -> 15.0 m, not 14.999 m), and 1 cm of cable is 5 ns, nothing in a headroom.
 
     Raises:
-        ValueError: a length without a known unit.
+        ValueError: a length without a known unit; a length of 0 or less (NetBox's length field has no
+            minimum, and a 0 entered for "unknown" would size headroom for no cable at all).
     """
     if length is None:
         return None
     if unit not in LENGTH_UNIT_M:
-        raise ValueError(f"length {length} has unit {unit!r}; NetBox units are {', '.join(LENGTH_UNIT_M)}")
-    return round(float(length) * LENGTH_UNIT_M[unit], 2)
+        raise ValueError(f"length {length} has unit {unit!r}; NetBox units are {', '.join(LENGTH_UNIT_M)} "
+                         f"(set the cable's length unit)")
+    metres = round(float(length) * LENGTH_UNIT_M[unit], 2)
+    if metres <= 0:
+        raise ValueError(f"length {length} {unit} is no cable length (headroom is sized by it): set the real "
+                         f"length, or clear it for the inventory default")
+    return metres
 
 
 def _length_m(cable: dict[str, Any], label: str, errors: list[str]) -> float | None:
     try:
         return cable_length_m(cable.get("length"), _value(cable.get("length_unit")))
     except ValueError as exc:
-        errors.append(f"{label}: {exc} (set the cable's length unit)")
+        errors.append(f"{label}: {exc}")
         return None
 
 

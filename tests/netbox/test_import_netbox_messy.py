@@ -219,3 +219,30 @@ def test_cabling_through_patch_panels_follows_netbox_paths(fab: Fabric, netbox: 
             "through the patch panels to an interface of an imported device") in proc.stderr
     lint = cli("lint", str(out))
     assert "gpu01 ens1f0np0 has no cable_length" in lint.stdout  # RT107: the default applies, said so
+
+
+def test_zero_cable_length_is_an_error_naming_the_cable(fab: Fabric, netbox: NetboxServer,
+                                                        tmp_path: Path) -> None:
+    """NetBox accepts a cable length of 0 (utilities/conversion.py refuses only negative lengths): a 0
+    entered for "unknown" became ``cable_length: 0m``, which the inventory accepts and sizes headroom for no
+    cable at all. Now an error naming the cable; with the length cleared, the inventory default applies."""
+    site = fab.site("zero")
+    leaf, spine = fab.device(site, "leaf1", "leaf"), fab.device(site, "spine1", "spine")
+    gpu = fab.device(site, "gpu01", "gpu-server")
+    zero = fab.cable(fab.nic(gpu, "ens1f0np0", "mlx5_0"), fab.iface(leaf, "Ethernet0"), label="Z-1",
+                     length=0, length_unit="m")
+    fab.cable(fab.iface(leaf, "Ethernet4"), fab.iface(spine, "Ethernet0"), label="U-1", length=0,
+              length_unit="ft")
+    out = tmp_path / "zero.yaml"
+    proc = _import(netbox, out, "--site", site.slug)
+    assert proc.returncode == 1
+    assert "cable Z-1 (gpu01:ens1f0np0 - leaf1:Ethernet0): length 0" in proc.stderr
+    assert "cable U-1 (leaf1:Ethernet4 - spine1:Ethernet0): length 0" in proc.stderr
+    assert proc.stderr.count("is no cable length (headroom is sized by it)") == 2
+    assert not out.exists()
+    fab.api.dcim.cables.get(zero.id).update({"length": None, "length_unit": None})
+    fab.api.dcim.cables.get(label="U-1", site_id=site.id).update({"length": 10, "length_unit": "ft"})
+    proc = _import(netbox, out, "--site", site.slug)
+    assert proc.returncode == 0, proc.stderr
+    inv = load_inventory(out).inventory
+    assert inv.hosts[0].nics[0].cable_length is None and inv.links[0].cable_length == 3.05
