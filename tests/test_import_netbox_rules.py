@@ -191,11 +191,14 @@ def test_no_device_with_a_known_role_is_an_error_not_an_empty_inventory() -> Non
     ("netbox.example.net", "netbox.example.net", "not an http(s) URL; give the NetBox base URL"),
     ("http://127.0.0.1:99999", "http://127.0.0.1:99999", "not a valid URL; give the NetBox base URL"),
     ("http://svc:pw0rd@127.0.0.1:{port}/", "http://***@127.0.0.1:{port}", "Connection refused"),
+    ("http://127.0.0.1:{port}", "http://127.0.0.1:{port}", "the API token holds a character an HTTP header "
+                                                           "cannot carry (a line break inside?)"),
 ])
 def test_bad_url_says_what_is_wrong_and_hides_credentials(url: str, shown: str, reason: str,
                                                           tmp_path: Path) -> None:
     """A URL without scheme or with a bad port said only "MissingSchema" / "InvalidURL"; a
-    ``user:password@`` URL (a basic-auth proxy in front of NetBox) was echoed, password included."""
+    ``user:password@`` URL (a basic-auth proxy in front of NetBox) was echoed, password included; a token
+    with a line break inside (pasted from a wrapped file) said only "InvalidHeader"."""
     import socket
     import subprocess
     import sys
@@ -206,7 +209,8 @@ def test_bad_url_says_what_is_wrong_and_hides_credentials(url: str, shown: str, 
         port = s.getsockname()[1]
     proc = subprocess.run([sys.executable, "-m", "roce_tune.cli", "import", "netbox", "--url",
                            url.format(port=port), "--token-env", "NB_T", "--out", str(tmp_path / "x.yaml")],
-                          capture_output=True, text=True, env={**os.environ, "NB_T": "nbt_a.b"}, timeout=120)
+                          capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "NB_T": "nbt_a.pw0rd\r\nb" if "token" in reason else "nbt_a.b"})
     assert proc.returncode == 1
     assert f"error: cannot reach NetBox at {shown.format(port=port)}: " in proc.stderr
     assert reason in proc.stderr and "pw0rd" not in proc.stderr

@@ -739,6 +739,8 @@ def _reason(exc: BaseException) -> str:
     for cause in ("timed out", "Name or service not known", "Connection refused"):
         if cause in text:
             return cause
+    if type(exc).__name__ == "InvalidHeader":  # requests' own message quotes the header: the token
+        return "the API token holds a character an HTTP header cannot carry (a line break inside?)"
     if type(exc).__name__ in ("MissingSchema", "InvalidSchema", "InvalidURL"):
         what = "not a valid URL" if type(exc).__name__ == "InvalidURL" else "not an http(s) URL"
         return f"{what}; give the NetBox base URL, e.g. https://netbox.example.net"
