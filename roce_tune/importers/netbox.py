@@ -458,6 +458,12 @@ def build(snapshot: Snapshot, mapping: Mapping | None = None, site_name: str = "
                                  f"to a roce-tune role (leaf, spine, superspine, host): nothing to import"]
                                 + [f"left out {line}" for line in skipped])
     ifaces = _read_interfaces(snapshot.interfaces, devs, mapping, catalog, errors)
+    if devs.hosts and not any(_cf(i, mapping.rdma_field) is not None for i in snapshot.interfaces
+                              if (i.get("device") or {}).get("id") in devs.hosts):
+        errors.append(f"none of the interfaces of the {len(devs.hosts)} host(s) has the custom field "
+                      f"{mapping.rdma_field}: no RDMA NIC to import (the hosts' fan-in and cabling drive the "
+                      f"tuning); set {mapping.rdma_field} and {mapping.nic_model_field} on the RDMA NICs "
+                      f"(docs/import-netbox.md), or name your fields with --rdma-field / --nic-model-field")
     for dev_id, sw in devs.switches.items():
         sw["ports"] = compress_ports(ifaces.ports_by_dev.get(dev_id, []))
     links = _cables(snapshot.cables, _Fabric(devs, ifaces, mapping.rdma_field, errors))

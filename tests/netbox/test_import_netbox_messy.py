@@ -246,3 +246,32 @@ def test_zero_cable_length_is_an_error_naming_the_cable(fab: Fabric, netbox: Net
     assert proc.returncode == 0, proc.stderr
     inv = load_inventory(out).inventory
     assert inv.hosts[0].nics[0].cable_length is None and inv.links[0].cable_length == 3.05
+
+
+def test_hosts_without_any_rdma_field_are_an_error_not_hosts_without_nics(
+        fab: Fabric, netbox: NetboxServer, tmp_path: Path) -> None:
+    """A NetBox whose NICs carry no ``rdma_device`` custom field (roce-tune's convention, absent from most
+    NetBoxes; or named otherwise) gave hosts with ``nics: []`` that lint and plan accept: a fabric tuned as
+    if no host were cabled. Now an error that names the fields and --rdma-field."""
+    site = fab.site("nofield")
+    leaf = fab.device(site, "leaf1", "leaf")
+    gpus = [fab.device(site, f"gpu0{i}", "gpu-server") for i in (1, 2)]
+    for gpu, port in zip(gpus, ("Ethernet0", "Ethernet4")):
+        fab.cable(fab.iface(gpu, "ens1f0np0", custom_fields={"nic_model": "connectx-7"}),
+                  fab.iface(leaf, port), length=3, length_unit="m")
+    out = tmp_path / "nofield.yaml"
+    proc = _import(netbox, out, "--site", site.slug)
+    assert proc.returncode == 1
+    assert ("none of the interfaces of the 2 host(s) has the custom field rdma_device: no RDMA NIC to import"
+            in proc.stderr)
+    assert "--rdma-field" in proc.stderr and not out.exists()
+    # the team's own field name, given with --rdma-field, imports them
+    _get_or_create(fab.api.extras.custom_fields, {"name": "rdma_name"}, type="text",
+                   object_types=["dcim.interface"])
+    for gpu in gpus:
+        fab.api.dcim.interfaces.get(device_id=gpu.id, name="ens1f0np0").update(
+            {"custom_fields": {"rdma_name": "mlx5_0"}})
+    proc = _import(netbox, out, "--site", site.slug, "--rdma-field", "rdma_name")
+    assert proc.returncode == 0, proc.stderr
+    assert [n.switch_port for h in load_inventory(out).inventory.hosts for n in h.nics] == [
+        "leaf1:Ethernet0", "leaf1:Ethernet4"]
