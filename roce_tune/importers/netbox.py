@@ -582,12 +582,27 @@ def _cable_ends(cable: dict[str, Any], fab: _Fabric) -> tuple[list[list[tuple[An
     return ends, [[i for i in side if i is not None] for side in sides]
 
 
-def _odd_shape(label: str, ends: list[list[tuple[Any, Any]]], ours: list[list[dict[str, Any]]], fab: _Fabric,
-               ignored: list[str]) -> bool:
+def _termination_name(term: dict[str, Any]) -> str:
+    """``oob1:ge-0/0/1`` / ``pp1:F3`` / a circuit termination's display: the far end of a cable as NetBox
+    names it (the cable's terminations carry the terminated object)."""
+    obj = term.get("object") or {}
+    device = (obj.get("device") or {}).get("name")
+    name = obj.get("name") or obj.get("display") or f"{term.get('object_type')} {term.get('object_id')}"
+    return f"{device}:{name}" if device else str(name)
+
+
+def _cable_ends_named(cable: dict[str, Any], ours: list[list[dict[str, Any]]], fab: _Fabric) -> str:
+    """``leaf1:eth0 - oob1:ge-0/0/1``: each side's imported interfaces, else what NetBox terminates it on."""
+    return " - ".join(
+        ",".join(f"{fab.devs.names[i['device']['id']]}:{i['name']}" for i in side)
+        or ",".join(_termination_name(t) for t in cable.get(key) or []) or "?"
+        for side, key in zip(ours, ("a_terminations", "b_terminations")))
+
+
+def _odd_shape(label: str, cable: dict[str, Any], ends: list[list[tuple[Any, Any]]],
+               ours: list[list[dict[str, Any]]], fab: _Fabric, ignored: list[str]) -> bool:
     """True (and reported) unless the cable joins exactly two interfaces of imported devices."""
-    where = " - ".join(
-        ",".join(f"{fab.devs.names[i['device']['id']]}:{i['name']}" for i in side) or "?"
-        for side in ours)
+    where = _cable_ends_named(cable, ours, fab)
     kinds = sorted({t for side in ends for t, _ in side})
     if any(len(side) > 1 for side in ends):
         fab.errors.append(f"{label} ({where}): {len(ends[0])} x {len(ends[1])} terminations (a breakout "
@@ -648,7 +663,7 @@ def _pair(cable: dict[str, Any], label: str, fab: _Fabric,
     panel = _through_panels(label, ends, ours, fab, ignored)
     if isinstance(panel, tuple):
         return panel[0], panel[1], False
-    if panel or _odd_shape(label, ends, ours, fab, ignored):
+    if panel or _odd_shape(label, cable, ends, ours, fab, ignored):
         return None
     return ours[0][0], ours[1][0], True
 

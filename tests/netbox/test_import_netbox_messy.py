@@ -137,7 +137,7 @@ def test_copper_mgmt_port_to_oob_switch_is_left_out_nic_on_mgmt_port_is_an_error
               length_unit="m")
     proc = _import(netbox, out, "--site", site.slug)
     assert proc.returncode == 0, proc.stderr
-    assert "cable OOB-1 (leaf1:eth0 - ?) goes to a device that is not imported" in proc.stderr
+    assert "cable OOB-1 (leaf1:eth0 - oob1:ge-0/0/1) goes to a device that is not imported" in proc.stderr
     inv = load_inventory(out).inventory
     assert [n for p in inv.switches[0].ports for n in p.names()] == ["Ethernet0", "Ethernet4"]
     lint = cli("lint", str(out))
