@@ -34,7 +34,9 @@ if TYPE_CHECKING:
     from roce_tune.simulate import DcqcnParams, EcnSetting, Scenario, SeedSummary
     from roce_tune.simulate.settings import PlanPort
 
-app = typer.Typer(add_completion=True, no_args_is_help=True,
+# pretty_exceptions_show_locals=False: typer < 0.16 printed a crash's local variables (an API token among
+# them, e.g. in import netbox) by default
+app = typer.Typer(add_completion=True, no_args_is_help=True, pretty_exceptions_show_locals=False,
                   help="Derive, explain and render lossless RoCEv2 "
                   "settings (PFC, headroom, ECN, DCQCN, watchdog) for GPU cluster fabrics.")
 calc_app = typer.Typer(no_args_is_help=True, help="What-if calculators (no inventory needed).")

@@ -103,3 +103,192 @@ def test_text_custom_fields_that_are_no_numbers_are_errors_naming_the_object() -
     assert data["hosts"][0]["mgmt"] == {"host": "10.0.0.2", "port": 2222}
     assert data["hosts"][0]["nics"][0]["rail"] == 0
     assert data["hosts"][0]["nics"][0]["switch_port"] == "leaf1:Ethernet0"
+
+
+def test_rate_from_interface_type_includes_terabit_types() -> None:
+    """NetBox 4.7's 1.6 Tb/s types (``1.6tbase-x-osfp1600``, dcim/choices.py InterfaceTypeChoices) gave no
+    speed, so a cabled 1.6T port without a speed stopped the import; copper ``1000base-t`` management
+    ports still give none (they are no fabric ports)."""
+    from roce_tune.importers.netbox import Snapshot, build
+
+    devices = [{"id": 1, "name": "spine1", "role": {"slug": "spine"}, "platform": {"slug": "sonic"},
+                "device_type": {"model": "SN4700", "slug": "sn4700"}}]
+    types = {"Ethernet0": "1.6tbase-x-osfp1600", "Ethernet8": "800gbase-x-osfp",
+             "Ethernet16": "400gbase-x-qsfpdd", "eth0": "1000base-t", "eth1": "2.5gbase-t"}
+    interfaces = [{"id": i, "name": name, "device": {"id": 1}, "type": {"value": kind, "label": kind}}
+                  for i, (name, kind) in enumerate(types.items(), start=10)]
+    ports = build(Snapshot(devices, interfaces, [])).data["switches"][0]["ports"]
+    assert ports == [{"name": "Ethernet0", "speed": "1600G"}, {"name": "Ethernet8", "speed": "800G"},
+                     {"name": "Ethernet16", "speed": "400G"}]
+
+
+def test_json_that_is_not_netbox_is_a_clear_error_not_a_traceback(tmp_path: Path) -> None:
+    """A URL that answers JSON but not NetBox's objects ended in a KeyError traceback (objects without an
+    id) or wrote an empty inventory with exit 0 (string ids, as Nautobot's UUIDs); now exit 1 with a
+    message naming the URL, the token nowhere."""
+    import json
+    import subprocess
+    import sys
+    import threading
+    from http.server import BaseHTTPRequestHandler, HTTPServer
+
+    from roce_tune.cli import app
+
+    pytest.importorskip("pynetbox", reason="pip install 'roce-tune[netbox]'")
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:  # noqa: N802 (http.server's name)
+            body = json.dumps({"count": 1, "next": None, "previous": None,
+                               "results": [{"id": "0f5c8a52-uuid", "name": "leaf1"}]}).encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = HTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    url = f"http://127.0.0.1:{server.server_address[1]}"
+    out = tmp_path / "inv.yaml"
+    try:
+        proc = subprocess.run([sys.executable, "-m", "roce_tune.cli", "import", "netbox", "--url", url,
+                               "--token-env", "NB_T", "--out", str(out)], capture_output=True, text=True,
+                              env={**os.environ, "NB_T": "nbt_abc.tokensecret42"}, timeout=120)
+    finally:
+        server.shutdown()
+    assert proc.returncode == 1
+    assert f"error: {url} did not answer as the NetBox REST API" in proc.stderr
+    assert "Traceback" not in proc.stderr and "tokensecret42" not in proc.stdout + proc.stderr
+    assert not out.exists()
+    # and should anything else crash, typer prints no local variables (the token is one in import netbox)
+    assert app.pretty_exceptions_show_locals is False
+
+
+def test_no_device_with_a_known_role_is_an_error_not_an_empty_inventory() -> None:
+    """A NetBox whose roles are all named otherwise ("Network Switch", "DGX") gave an inventory with no
+    switch and no host, written with exit 0; now an error that lists the roles to map."""
+    from roce_tune.importers.netbox import Snapshot, build
+
+    devices = [{"id": 1, "name": "leaf1", "role": {"slug": "network-switch", "name": "Network Switch"}},
+               {"id": 2, "name": "dgx01", "role": {"slug": "dgx", "name": "DGX"}}]
+    with pytest.raises(NetboxImportError) as exc:
+        build(Snapshot(devices, [], []))
+    assert exc.value.messages == [
+        "none of the 2 NetBox device(s) has a role that maps to a roce-tune role (leaf, spine, superspine, "
+        "host): nothing to import",
+        "left out 1 device(s) with role dgx (no roce-tune role; --role-map dgx=ROLE to import them): dgx01",
+        "left out 1 device(s) with role network-switch (no roce-tune role; --role-map network-switch=ROLE to "
+        "import them): leaf1"]
+    devices[0]["role"] = {"slug": "leaf", "name": "Leaf"}
+    devices[0] |= {"platform": {"slug": "sonic"}, "device_type": {"model": "SN4700"}}
+    assert [s["name"] for s in build(Snapshot(devices, [], [])).data["switches"]] == ["leaf1"]
+
+
+@pytest.mark.parametrize(("url", "shown", "reason"), [
+    ("netbox.example.net", "netbox.example.net", "not an http(s) URL; give the NetBox base URL"),
+    ("http://127.0.0.1:99999", "http://127.0.0.1:99999", "not a valid URL; give the NetBox base URL"),
+    ("http://svc:pw0rd@127.0.0.1:{port}/", "http://***@127.0.0.1:{port}", "Connection refused"),
+    ("http://127.0.0.1:{port}", "http://127.0.0.1:{port}", "the API token holds a character an HTTP header "
+                                                           "cannot carry (a line break inside?)"),
+])
+def test_bad_url_says_what_is_wrong_and_hides_credentials(url: str, shown: str, reason: str,
+                                                          tmp_path: Path) -> None:
+    """A URL without scheme or with a bad port said only "MissingSchema" / "InvalidURL"; a
+    ``user:password@`` URL (a basic-auth proxy in front of NetBox) was echoed, password included; a token
+    with a line break inside (pasted from a wrapped file) said only "InvalidHeader"."""
+    import socket
+    import subprocess
+    import sys
+
+    pytest.importorskip("pynetbox", reason="pip install 'roce-tune[netbox]'")
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    proc = subprocess.run([sys.executable, "-m", "roce_tune.cli", "import", "netbox", "--url",
+                           url.format(port=port), "--token-env", "NB_T", "--out", str(tmp_path / "x.yaml")],
+                          capture_output=True, text=True, timeout=120,
+                          env={**os.environ, "NB_T": "nbt_a.pw0rd\r\nb" if "token" in reason else "nbt_a.b"})
+    assert proc.returncode == 1
+    assert f"error: cannot reach NetBox at {shown.format(port=port)}: " in proc.stderr
+    assert reason in proc.stderr and "pw0rd" not in proc.stderr
+    assert not (tmp_path / "x.yaml").exists()
+
+
+def _self_signed(tmp_path: Path) -> tuple[Path, Path]:
+    """A certificate for 127.0.0.1 and its key (PEM files), signed by itself."""
+    import datetime
+    import ipaddress
+
+    from cryptography import x509
+    from cryptography.hazmat.primitives import hashes, serialization
+    from cryptography.hazmat.primitives.asymmetric import ec
+    from cryptography.x509.oid import NameOID
+
+    key = ec.generate_private_key(ec.SECP256R1())
+    name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, "netbox.test")])
+    now = datetime.datetime.now(datetime.timezone.utc)
+    cert = (x509.CertificateBuilder().subject_name(name).issuer_name(name).public_key(key.public_key())
+            .serial_number(x509.random_serial_number()).not_valid_before(now - datetime.timedelta(hours=1))
+            .not_valid_after(now + datetime.timedelta(days=1))
+            .add_extension(x509.SubjectAlternativeName([x509.IPAddress(ipaddress.ip_address("127.0.0.1"))]),
+                           critical=False)
+            .add_extension(x509.BasicConstraints(ca=True, path_length=None), critical=True)
+            .sign(key, hashes.SHA256()))
+    cert_pem, key_pem = tmp_path / "cert.pem", tmp_path / "key.pem"
+    cert_pem.write_bytes(cert.public_bytes(serialization.Encoding.PEM))
+    key_pem.write_bytes(key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8,
+                                          serialization.NoEncryption()))
+    return cert_pem, key_pem
+
+
+def test_tls_with_a_private_ca_names_the_way_to_trust_it(tmp_path: Path) -> None:
+    """NetBox behind a certificate of a private CA failed with only "certificate verify failed"; the
+    message now names REQUESTS_CA_BUNDLE (which requests reads), and with it the import gets through TLS."""
+    import json
+    import ssl
+    import subprocess
+    import sys
+    import threading
+    from http.server import BaseHTTPRequestHandler, HTTPServer
+
+    pytest.importorskip("pynetbox", reason="pip install 'roce-tune[netbox]'")
+    cert, key = _self_signed(tmp_path)
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:  # noqa: N802 (http.server's name)
+            body = json.dumps({"count": 0, "next": None, "previous": None, "results": []}).encode()
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args: object) -> None:
+            pass
+
+    server = HTTPServer(("127.0.0.1", 0), Handler)
+    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+    ctx.load_cert_chain(cert, key)
+    server.socket = ctx.wrap_socket(server.socket, server_side=True)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    url = f"https://127.0.0.1:{server.server_address[1]}"
+    env = {k: v for k, v in os.environ.items() if k not in ("REQUESTS_CA_BUNDLE", "CURL_CA_BUNDLE")}
+    env["NB_T"] = "nbt_a.tlssecret"
+
+    def run(**extra: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([sys.executable, "-m", "roce_tune.cli", "import", "netbox", "--url", url,
+                               "--token-env", "NB_T"], capture_output=True, text=True, env={**env, **extra},
+                              timeout=120)
+
+    try:
+        untrusted, trusted = run(), run(REQUESTS_CA_BUNDLE=str(cert))
+    finally:
+        server.shutdown()
+    assert untrusted.returncode == 1
+    assert (f"cannot reach NetBox at {url}: certificate verify failed (a NetBox certificate from a private "
+            f"CA: give its CA bundle in REQUESTS_CA_BUNDLE=/path/to/ca.pem)") in untrusted.stderr
+    assert trusted.returncode == 1 and f"no device in NetBox at {url}" in trusted.stderr  # TLS passed
+    assert "tlssecret" not in untrusted.stderr + trusted.stderr

@@ -10,7 +10,8 @@ interface speed, cable length/unit/type, custom fields) are in docs/import-netbo
 * platform slug -> roce-tune platform (:data:`DEFAULT_PLATFORMS`, ``--platform-map``), switches only;
 * device type model (or slug) -> catalog switch model, case-insensitive (``--model-map``);
 * interface speed (kb/s) -> ``speed`` in Gb/s; no speed: the rate in the interface type (``400gbase-x-osfp``);
-* cable length + unit (km, m, cm, mi, ft, in) -> metres; cable type -> media (dac/aoc/optic);
+* cable length + unit (km, m, cm, mi, ft, in) -> metres; cable type -> media (dac/aoc/optic); a cable to a
+  patch panel: the interface at the end of NetBox's traced path (``connected_endpoints``), no length;
 * host NICs: the host interfaces whose custom field ``rdma_device`` is set; ``nic_model`` names the catalog
   NIC; optional ``rail`` (interface) and ``rails`` / ``ssh_port`` (device) custom fields.
 
@@ -59,8 +60,17 @@ CABLE_MEDIA: dict[str, str] = {
 
 #: interface types that are not front-panel ports (NetBox InterfaceTypeChoices virtual/LAG/wireless groups)
 _NOT_PORTS = re.compile(r"^(virtual|bridge|lag|ieee802\.11.*|other-wireless|lte|gsm|cdma|5g|4g)$")
-_TYPE_SPEED = re.compile(r"^(\d+)(g|m)base", re.IGNORECASE)
+#: the rate in a NetBox interface type slug: ``400gbase-x-osfp``, ``1.6tbase-x-osfp1600`` (NetBox 4.7
+#: InterfaceTypeChoices); ``1000base-t`` / ``100base-tx`` carry no unit letter and give no rate (copper
+#: management ports are no fabric ports).
+_TYPE_SPEED = re.compile(r"^(\d+(?:\.\d+)?)(t|g|m)base", re.IGNORECASE)
+_TYPE_GBPS = {"t": 1000.0, "g": 1.0}
 _NUMBERED = re.compile(r"^(.*?)(\d+)$")
+_NO_SPEED = "without a speed"
+
+
+class NotNetboxError(Exception):
+    """The URL answered with JSON that is not NetBox's REST API (raised by :func:`fetch`)."""
 
 
 class NetboxImportError(Exception):
@@ -128,10 +138,13 @@ def _chunks(ids: list[int], size: int = 100) -> Iterator[list[int]]:
 def fetch(api: Any, site: str | None = None, tag: str | None = None) -> Snapshot:
     """Read devices (by site and tag slug), their interfaces and cables through a ``pynetbox.api``.
 
-    Raises whatever pynetbox/requests raise (:func:`import_netbox` turns them into messages)."""
+    Raises whatever pynetbox/requests raise, and NotNetboxError for JSON that holds no NetBox devices
+    (:func:`import_netbox` turns them into messages)."""
     filters = {k: v for k, v in (("site", site), ("tag", tag)) if v}
     devices = [dict(d) for d in (api.dcim.devices.filter(**filters) if filters else api.dcim.devices.all())]
-    ids = [d["id"] for d in devices]
+    ids: list[int] = [d["id"] for d in devices if isinstance(d.get("id"), int)]
+    if len(ids) != len(devices):  # JSON, but not NetBox (another API; Nautobot: UUIDs)
+        raise NotNetboxError(f"the devices list has objects without a NetBox id: {str(devices[0])[:80]}")
     interfaces: list[dict[str, Any]] = []
     cables: dict[int, dict[str, Any]] = {}
     for chunk in _chunks(ids):
@@ -176,8 +189,9 @@ def _speed_gbps(iface: dict[str, Any]) -> int | None:
         gbps = kbps / 1_000_000
         return int(gbps) if gbps == int(gbps) else None
     m = _TYPE_SPEED.match(str(_value(iface.get("type")) or ""))
-    if m and m.group(2).lower() == "g":
-        return int(m.group(1))
+    if m and m.group(2).lower() in _TYPE_GBPS:
+        gbps = float(m.group(1)) * _TYPE_GBPS[m.group(2).lower()]
+        return int(gbps) if gbps == int(gbps) else None
     return None
 
 
@@ -236,20 +250,26 @@ def cable_length_m(length: float | str | None, unit: str | None) -> float | None
     (49.21 ft -> 15.0 m, not 14.999 m), and 1 cm of cable is 5 ns, nothing in a headroom.
 
     Raises:
-        ValueError: a length without a known unit.
+        ValueError: a length without a known unit; a length of 0 or less (NetBox's length field has no
+            minimum, and a 0 entered for "unknown" would size headroom for no cable at all).
     """
     if length is None:
         return None
     if unit not in LENGTH_UNIT_M:
-        raise ValueError(f"length {length} has unit {unit!r}; NetBox units are {', '.join(LENGTH_UNIT_M)}")
-    return round(float(length) * LENGTH_UNIT_M[unit], 2)
+        raise ValueError(f"length {length} has unit {unit!r}; NetBox units are {', '.join(LENGTH_UNIT_M)} "
+                         f"(set the cable's length unit)")
+    metres = round(float(length) * LENGTH_UNIT_M[unit], 2)
+    if metres <= 0:
+        raise ValueError(f"length {length} {unit} is no cable length (headroom is sized by it): set the real "
+                         f"length, or clear it for the inventory default")
+    return metres
 
 
 def _length_m(cable: dict[str, Any], label: str, errors: list[str]) -> float | None:
     try:
         return cable_length_m(cable.get("length"), _value(cable.get("length_unit")))
     except ValueError as exc:
-        errors.append(f"{label}: {exc} (set the cable's length unit)")
+        errors.append(f"{label}: {exc}")
         return None
 
 
@@ -272,9 +292,33 @@ class _Devices:
         ]
 
 
+def _where(dev: dict[str, Any]) -> str:
+    """``NetBox id 7, site dc1`` (and tenant): what tells apart two NetBox devices with one name."""
+    parts = [f"NetBox id {dev['id']}"]
+    for key in ("site", "tenant"):
+        obj = dev.get(key)
+        if isinstance(obj, dict) and (obj.get("slug") or obj.get("name")):
+            parts.append(f"{key} {obj.get('slug') or obj.get('name')}")
+    return ", ".join(parts)
+
+
+def _unique_name(dev: dict[str, Any], name: str, seen: dict[str, dict[str, Any]], errors: list[str]) -> bool:
+    """False (and an error naming both devices) if an imported device already has ``name``: NetBox names
+    are unique only per site and tenant (https://netboxlabs.com/docs/netbox/models/dcim/device), an
+    inventory's names are unique in the whole fabric."""
+    first = seen.setdefault(name, dev)
+    if first is dev:
+        return True
+    errors.append(f"device {name} ({_where(dev)}): the name is also used by device {name} ({_where(first)}); "
+                  f"roce-tune device names must be unique: select one site with --site or --tag, or rename "
+                  f"one of them in NetBox")
+    return False
+
+
 def _read_devices(devices: list[dict[str, Any]], mapping: Mapping, catalog: Any,
                   errors: list[str]) -> _Devices:
     out = _Devices()
+    seen: dict[str, dict[str, Any]] = {}
     for dev in devices:
         name = dev.get("name") or f"(unnamed device id {dev['id']})"
         role_slug = _slug(dev.get("role") or dev.get("device_role"))
@@ -285,6 +329,8 @@ def _read_devices(devices: list[dict[str, Any]], mapping: Mapping, catalog: Any,
         if not DEVICE_NAME_RE.fullmatch(name):
             errors.append(f"device {name!r}: the name is not usable as a roce-tune device name "
                           f"(allowed: {DEVICE_NAME_RE.pattern}); rename it in NetBox")
+            continue
+        if not _unique_name(dev, name, seen, errors):
             continue
         out.roles[dev["id"]], out.names[dev["id"]] = role, name
         mgmt = _mgmt(dev, mapping, name, errors)
@@ -345,6 +391,7 @@ class _Interfaces:
     by_id: dict[int, dict[str, Any]] = field(default_factory=dict)
     nics: dict[int, dict[str, Any]] = field(default_factory=dict)
     ports_by_dev: dict[int, list[dict[str, Any]]] = field(default_factory=lambda: defaultdict(list))
+    not_ports: dict[int, str] = field(default_factory=dict)  # switch interfaces that are no port: why
 
 
 def _read_interfaces(interfaces: list[dict[str, Any]], devs: _Devices, mapping: Mapping, catalog: Any,
@@ -357,7 +404,7 @@ def _read_interfaces(interfaces: list[dict[str, Any]], devs: _Devices, mapping: 
         out.by_id[iface["id"]] = iface
         where = f"{devs.names[dev_id]}:{iface.get('name')}"
         if dev_id not in devs.hosts:
-            port = _switch_port(iface, where, errors)
+            port = _switch_port(iface, where, out.not_ports, errors)
             if port is not None:
                 out.ports_by_dev[dev_id].append(port)
             continue
@@ -371,15 +418,18 @@ def _read_interfaces(interfaces: list[dict[str, Any]], devs: _Devices, mapping: 
     return out
 
 
-def _switch_port(iface: dict[str, Any], where: str, errors: list[str]) -> dict[str, Any] | None:
-    """A front-panel port entry, or None (management, virtual, no speed, unusable name)."""
-    if iface.get("mgmt_only") or _NOT_PORTS.match(str(_value(iface.get("type")) or "")):
+def _switch_port(iface: dict[str, Any], where: str, not_ports: dict[int, str],
+                 errors: list[str]) -> dict[str, Any] | None:
+    """A front-panel port entry, or None: management-only, virtual/LAG/wireless, no speed (why goes to
+    ``not_ports``: a cable on such an interface is an error only if it leads to an imported device), or an
+    unusable name (an error)."""
+    kind = str(_value(iface.get("type")) or "")
+    if iface.get("mgmt_only") or _NOT_PORTS.match(kind):
+        not_ports[iface["id"]] = "management-only" if iface.get("mgmt_only") else f"of type {kind}"
         return None
     speed = _speed_gbps(iface)
     if speed is None:
-        if iface.get("cable"):
-            errors.append(f"{where}: cabled, but NetBox gives no speed (set the interface speed, or a "
-                          f"type with its rate, e.g. 400gbase-x-osfp)")
+        not_ports[iface["id"]] = _NO_SPEED
         return None
     if not INTERFACE_NAME_RE.fullmatch(iface["name"]):
         errors.append(f"{where}: the interface name is not usable in switch CLIs (allowed: "
@@ -403,7 +453,17 @@ def build(snapshot: Snapshot, mapping: Mapping | None = None, site_name: str = "
     errors: list[str] = []
     devs = _read_devices(snapshot.devices, mapping, catalog, errors)
     skipped = devs.skipped()
+    if not devs.roles and not errors:
+        raise NetboxImportError([f"none of the {len(snapshot.devices)} NetBox device(s) has a role that maps "
+                                 f"to a roce-tune role (leaf, spine, superspine, host): nothing to import"]
+                                + [f"left out {line}" for line in skipped])
     ifaces = _read_interfaces(snapshot.interfaces, devs, mapping, catalog, errors)
+    if devs.hosts and not any(_cf(i, mapping.rdma_field) is not None for i in snapshot.interfaces
+                              if (i.get("device") or {}).get("id") in devs.hosts):
+        errors.append(f"none of the interfaces of the {len(devs.hosts)} host(s) has the custom field "
+                      f"{mapping.rdma_field}: no RDMA NIC to import (the hosts' fan-in and cabling drive the "
+                      f"tuning); set {mapping.rdma_field} and {mapping.nic_model_field} on the RDMA NICs "
+                      f"(docs/import-netbox.md), or name your fields with --rdma-field / --nic-model-field")
     for dev_id, sw in devs.switches.items():
         sw["ports"] = compress_ports(ifaces.ports_by_dev.get(dev_id, []))
     links = _cables(snapshot.cables, _Fabric(devs, ifaces, mapping.rdma_field, errors))
@@ -427,7 +487,10 @@ def _mgmt(dev: dict[str, Any], mapping: Mapping, name: str, errors: list[str]) -
         return None
     mgmt: dict[str, Any] = {"host": ip.split("/")[0]}
     port = _int_cf(dev, mapping.ssh_port_field, f"device {name}", errors)
-    if port is not None:
+    if port is not None and not 0 < port < 65536:
+        errors.append(f"device {name}: custom field {mapping.ssh_port_field} = {port} is not a TCP port "
+                      f"(1-65535)")
+    elif port is not None:
         mgmt["port"] = port
     return mgmt
 
@@ -499,6 +562,7 @@ class _Fabric:
     ifaces: _Interfaces
     rdma_field: str
     errors: list[str]
+    panel_paths: set[frozenset[int]] = field(default_factory=set)  # interface pairs joined via patch panels
 
 
 @dataclass
@@ -518,24 +582,90 @@ def _cable_ends(cable: dict[str, Any], fab: _Fabric) -> tuple[list[list[tuple[An
     return ends, [[i for i in side if i is not None] for side in sides]
 
 
-def _odd_shape(label: str, ends: list[list[tuple[Any, Any]]], ours: list[list[dict[str, Any]]], fab: _Fabric,
-               ignored: list[str]) -> bool:
+def _termination_name(term: dict[str, Any]) -> str:
+    """``oob1:ge-0/0/1`` / ``pp1:F3`` / a circuit termination's display: the far end of a cable as NetBox
+    names it (the cable's terminations carry the terminated object)."""
+    obj = term.get("object") or {}
+    device = (obj.get("device") or {}).get("name")
+    name = obj.get("name") or obj.get("display") or f"{term.get('object_type')} {term.get('object_id')}"
+    return f"{device}:{name}" if device else str(name)
+
+
+def _cable_ends_named(cable: dict[str, Any], ours: list[list[dict[str, Any]]], fab: _Fabric) -> str:
+    """``leaf1:eth0 - oob1:ge-0/0/1``: each side's imported interfaces, else what NetBox terminates it on."""
+    return " - ".join(
+        ",".join(f"{fab.devs.names[i['device']['id']]}:{i['name']}" for i in side)
+        or ",".join(_termination_name(t) for t in cable.get(key) or []) or "?"
+        for side, key in zip(ours, ("a_terminations", "b_terminations")))
+
+
+def _odd_shape(label: str, cable: dict[str, Any], ends: list[list[tuple[Any, Any]]],
+               ours: list[list[dict[str, Any]]], fab: _Fabric, ignored: list[str]) -> bool:
     """True (and reported) unless the cable joins exactly two interfaces of imported devices."""
-    where = " - ".join(
-        ",".join(f"{fab.devs.names[i['device']['id']]}:{i['name']}" for i in side) or "?"
-        for side in ours)
+    where = _cable_ends_named(cable, ours, fab)
     kinds = sorted({t for side in ends for t, _ in side})
     if any(len(side) > 1 for side in ends):
         fab.errors.append(f"{label} ({where}): {len(ends[0])} x {len(ends[1])} terminations (a breakout "
                           f"cable?); give each breakout leg its own cable between two interfaces")
     elif any(len(side) != 1 for side in ends) or kinds != ["dcim.interface"]:
-        ignored.append(f"{label} ({where}) ends on a {'/'.join(kinds)} (patch panels are not "
-                       f"followed)")
+        ignored.append(f"{label} ({where}) ends on a {'/'.join(kinds)} (only interfaces and patch panels "
+                       f"are followed)")
     elif not ours[0] or not ours[1]:
         ignored.append(f"{label} ({where}) goes to a device that is not imported")
     else:
         return False
     return True
+
+
+_PANEL_PORTS = ("dcim.frontport", "dcim.rearport")
+
+
+def _traced(iface: dict[str, Any], fab: _Fabric) -> dict[str, Any] | None:
+    """The imported interface at the end of ``iface``'s complete cable path, if there is one."""
+    peers = iface.get("connected_endpoints") or []
+    if len(peers) != 1 or iface.get("connected_endpoints_type") != "dcim.interface" \
+            or not iface.get("connected_endpoints_reachable"):
+        return None
+    return fab.ifaces.by_id.get(peers[0].get("id"))
+
+
+def _through_panels(label: str, ends: list[list[tuple[Any, Any]]], ours: list[list[dict[str, Any]]],
+                    fab: _Fabric, ignored: list[str]) -> tuple[dict[str, Any], dict[str, Any]] | bool:
+    """A cable from an imported interface to a patch panel's front or rear port: the two imported interfaces
+    NetBox traces the path to (the interface's ``connected_endpoints``, computed by NetBox through front and
+    rear ports: https://netboxlabs.com/docs/netbox/models/dcim/cable/), once per path; True when the path
+    is not used (reported in ``ignored``, or its other end already gave it); False for any other cable."""
+    kinds = {t for side in ends for t, _ in side}
+    if any(len(side) != 1 for side in ends) or len(kinds) != 2 or not kinds - {"dcim.interface"} <= set(
+            _PANEL_PORTS) or "dcim.interface" not in kinds:
+        return False
+    near = (ours[0] or ours[1])[0]
+    far = _traced(near, fab)
+    name = f"{fab.devs.names[near['device']['id']]}:{near['name']}"
+    if far is None:
+        ignored.append(f"{label} ({name} - patch panel): NetBox traces no complete path from {name} through "
+                       f"the patch panels to an interface of an imported device")
+        return True
+    path = frozenset((near["id"], far["id"]))
+    if path in fab.panel_paths:
+        return True
+    fab.panel_paths.add(path)
+    return near, far
+
+
+def _pair(cable: dict[str, Any], label: str, fab: _Fabric,
+          ignored: list[str]) -> tuple[dict[str, Any], dict[str, Any], bool] | None:
+    """The two imported interfaces a cable joins and whether directly (False: through patch panels), or
+    None (the cable is left out or an error; reported)."""
+    ends, ours = _cable_ends(cable, fab)
+    if not ours[0] and not ours[1]:
+        return None
+    panel = _through_panels(label, ends, ours, fab, ignored)
+    if isinstance(panel, tuple):
+        return panel[0], panel[1], False
+    if panel or _odd_shape(label, cable, ends, ours, fab, ignored):
+        return None
+    return ours[0][0], ours[1][0], True
 
 
 def _cable_fields(cable: dict[str, Any], what: str, errors: list[str]) -> dict[str, Any]:
@@ -550,13 +680,16 @@ def _cable(cable: dict[str, Any], fab: _Fabric, links: list[dict[str, Any]], ign
     """One NetBox cable: a link, a NIC's switch_port, an error or a line in ``ignored``."""
     names, roles = fab.devs.names, fab.devs.roles
     label = f"cable {cable.get('label') or cable['id']}"
-    ends, ours = _cable_ends(cable, fab)
-    if not ours[0] and not ours[1] or _odd_shape(label, ends, ours, fab, ignored):
+    pair = _pair(cable, label, fab, ignored)
+    if pair is None:
         return
-    a, b = ours[0][0], ours[1][0]
+    a, b, direct = pair
     a_dev, b_dev = a["device"]["id"], b["device"]["id"]
-    what = f"{label} ({names[a_dev]}:{a['name']} - {names[b_dev]}:{b['name']})"
-    extra = _cable_fields(cable, what, fab.errors)
+    what = (f"{label}{'' if direct else ' and patch panels'} "
+            f"({names[a_dev]}:{a['name']} - {names[b_dev]}:{b['name']})")
+    # through patch panels: NetBox has no length of the whole path (the trunks between panels are cables
+    # of no imported device), so the inventory default applies and lint says so (RT107)
+    extra = _cable_fields(cable, what, fab.errors) if direct else {}
     a_host, b_host = roles[a_dev] == "host", roles[b_dev] == "host"
     if a_host and b_host:
         fab.errors.append(f"{what}: a cable between two hosts; "
@@ -567,10 +700,32 @@ def _cable(cable: dict[str, Any], fab: _Fabric, links: list[dict[str, Any]], ign
         if nic is None:
             ignored.append(f"{what}: the host interface has no {fab.rdma_field} custom field")
             return
+        if _not_a_port(what, [sw_if], fab, ignored):
+            return
         nic["switch_port"] = f"{names[sw_if['device']['id']]}:{sw_if['name']}"
         nic.update(extra)
-    elif a_dev in fab.devs.switches and b_dev in fab.devs.switches:
+    elif not _not_a_port(what, [a, b], fab, ignored):
         links.append({"a": f"{names[a_dev]}:{a['name']}", "b": f"{names[b_dev]}:{b['name']}", **extra})
+
+
+def _not_a_port(what: str, switch_ends: list[dict[str, Any]], fab: _Fabric, ignored: list[str]) -> bool:
+    """True (and reported) if a switch end of a fabric cable is no port of the inventory: an error (a host
+    NIC or a fabric port cabled to it), or, for a cable between two management/virtual interfaces, a line
+    in ``ignored``."""
+    why = {i["id"]: fab.ifaces.not_ports[i["id"]] for i in switch_ends if i["id"] in fab.ifaces.not_ports}
+    if not why:
+        return False
+    if len(why) == len(switch_ends) == 2 and _NO_SPEED not in why.values():
+        ignored.append(f"{what}: between two interfaces that are no fabric ports ({', '.join(why.values())})")
+        return True
+    for iface in switch_ends:
+        if iface["id"] not in why:
+            continue
+        name = f"{fab.devs.names[iface['device']['id']]}:{iface['name']}"
+        hint = ("set the interface speed, or a type with its rate, e.g. 400gbase-x-osfp"
+                if why[iface["id"]] == _NO_SPEED else "cable the port that carries RoCE traffic")
+        fab.errors.append(f"{what}: the switch end {name} is {why[iface['id']]}, no fabric port ({hint})")
+    return True
 
 
 def _cables(cables: list[dict[str, Any]], fab: _Fabric) -> _Links:
@@ -599,11 +754,23 @@ def _reason(exc: BaseException) -> str:
     m = re.search(r"\[Errno -?\d+\] [^'\")\]]+", text)
     if m:
         return m.group(0).strip()
-    for cause in ("timed out", "Name or service not known", "Connection refused",
-                  "certificate verify failed"):
+    if "certificate verify failed" in text:
+        return ("certificate verify failed (a NetBox certificate from a private CA: give its CA bundle in "
+                "REQUESTS_CA_BUNDLE=/path/to/ca.pem)")
+    for cause in ("timed out", "Name or service not known", "Connection refused"):
         if cause in text:
             return cause
+    if type(exc).__name__ == "InvalidHeader":  # requests' own message quotes the header: the token
+        return "the API token holds a character an HTTP header cannot carry (a line break inside?)"
+    if type(exc).__name__ in ("MissingSchema", "InvalidSchema", "InvalidURL"):
+        what = "not a valid URL" if type(exc).__name__ == "InvalidURL" else "not an http(s) URL"
+        return f"{what}; give the NetBox base URL, e.g. https://netbox.example.net"
     return type(exc).__name__
+
+
+def _shown(url: str) -> str:
+    """``url`` for messages and the inventory header: a ``user:password@`` in it becomes ``***@``."""
+    return re.sub(r"^([a-zA-Z][a-zA-Z0-9+.-]*://)[^/@]*@", r"\1***@", url)
 
 
 def _request_error(exc: Any, base: str, site: str | None, tag: str | None,
@@ -638,12 +805,37 @@ def _fetch(api: Any, base: str, site: str | None, tag: str | None, token_env: st
     except pynetbox.ContentError:
         raise NetboxImportError([(f"{base} did not answer as the NetBox REST API (no JSON at {base}/api/); "
                                   f"give the NetBox base URL, e.g. https://netbox.example.net")]) from None
+    except NotNetboxError as exc:
+        raise NetboxImportError([(f"{base} did not answer as the NetBox REST API ({exc}); give the NetBox "
+                                  f"base URL, e.g. https://netbox.example.net")]) from None
     except requests.exceptions.RequestException as exc:
         raise NetboxImportError([f"cannot reach NetBox at {base}: {_reason(exc)}"]) from None
     if not snapshot.devices:
         where = " and ".join(f"{k} {v!r}" for k, v in (("site", site), ("tag", tag)) if v) or "NetBox"
         raise NetboxImportError([f"no device in {where} at {base}; check the --site/--tag slugs"])
     return snapshot
+
+
+_ENTRY = re.compile(r"^(switches|hosts|links)\[(\d+)\](?:\.(ports|nics)\[(\d+)\])?\.?(.*)$")
+
+
+def _invalid(finding: Any, data: dict[str, Any]) -> str:
+    """A finding of the loader on the imported text, named by NetBox object (the text is never written, so
+    its line and column mean nothing to the user): ``device leaf1 interface Ethernet0: mtu: …``."""
+    path = finding.location.path or ""
+    m = _ENTRY.match(path)
+    where = f"the imported inventory does not validate at {path or 'the top level'}"
+    if m:
+        entry = data[m.group(1)][int(m.group(2))]
+        if m.group(1) == "links":
+            where = f"cable {entry['a']} - {entry['b']}"
+        else:
+            where = f"device {entry['name']}"
+        if m.group(3):
+            sub = entry[m.group(3)][int(m.group(4))]
+            where += f" interface {sub.get('name') or sub.get('netdev')}"
+        where += f": {m.group(5)}" if m.group(5) else ""
+    return f"{where}: {finding.message}" + (f" (fix: {finding.fix})" if finding.fix else "")
 
 
 def import_netbox(url: str, token: str, token_env: str, *, site: str | None = None, tag: str | None = None,
@@ -668,8 +860,8 @@ def import_netbox(url: str, token: str, token_env: str, *, site: str | None = No
     from roce_tune.inventory.intent import full_form_yaml
     from roce_tune.inventory.loader import load_inventory_text
 
-    base = url.rstrip("/")
-    api = pynetbox.api(base, token=token)
+    base = _shown(url.rstrip("/"))
+    api = pynetbox.api(url.rstrip("/"), token=token)
     api.http_session = _session(timeout_s)
     snapshot = _fetch(api, base, site, tag, token_env)
     result = build(snapshot, mapping, site_name or site or "netbox")
@@ -680,8 +872,7 @@ def import_netbox(url: str, token: str, token_env: str, *, site: str | None = No
     try:
         load_inventory_text(text, "<netbox import>")
     except RoceTuneError as exc:
-        raise NetboxImportError([f"the imported inventory does not validate: {f}"
-                                 for f in exc.findings]) from None
+        raise NetboxImportError([_invalid(f, result.data) for f in exc.findings]) from None
     return text, result
 
 
