@@ -27,6 +27,19 @@ def test_two_commands_present_and_ci_runs_the_test_command() -> None:
     assert "-m 'not netbox and not slow'" in (REPO / "pyproject.toml").read_text()
 
 
+def test_packaging_lists_every_extra_and_its_packages() -> None:
+    """README's "Packaging" bullet names each extra of pyproject.toml and every package in it."""
+    tomllib = pytest.importorskip("tomllib")
+    extras = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["optional-dependencies"]
+    line = next(ln for ln in README.splitlines() if ln.startswith("- The extras are "))
+    for extra, reqs in extras.items():
+        said = re.search(rf"`{extra}` \(([^)]*(?:\([^)]*\)[^)]*)*)\)", line)
+        assert said, f"README's Packaging does not name the {extra!r} extra"
+        for req in reqs:
+            name = re.split(r"[<>=!~\[;]", req, maxsplit=1)[0].strip()
+            assert name in said.group(1), f"README's {extra!r} extra does not list {name}"
+
+
 def _sections(text: str, level: str) -> dict[str, str]:
     return {m.group(1): m.group(2).strip() for m in re.finditer(
         rf"^{level} (RT\d{{3}})\n(.*?)(?=^#{{2,4}} |\Z)", text, re.M | re.S)}
