@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -25,6 +26,38 @@ def test_two_commands_present_and_ci_runs_the_test_command() -> None:
     assert [ln.strip() for ln in ci.splitlines() if "-m pytest" in ln] == [
         PYTEST_CMD, f"{PYTEST_CMD} -m slow", "python3 -m pytest -q -m netbox tests/netbox"]
     assert "-m 'not netbox and not slow'" in (REPO / "pyproject.toml").read_text()
+
+
+def test_the_inventory_format_example_lints_and_plans_as_its_comments_say(tmp_path: Path) -> None:
+    """README's illustration of the format "lints and plans as shown": run both on it and check what its
+    comments promise (TOS 106, host/RoCE MTU, the range's two ports, the pinned Kmax)."""
+    import subprocess
+    import sys
+
+    section = README.split("\n## The inventory\n", 1)[1].split("\n## ", 1)[0]
+    example = re.search(r"```yaml\n(.*?)```", section, re.S).group(1)
+    inv = tmp_path / "lab.yaml"
+    inv.write_text(example)
+    cli = [sys.executable, "-m", "roce_tune.cli"]
+    lint = subprocess.run([*cli, "lint", str(inv), "--format", "json"], capture_output=True, text=True,
+                          timeout=300, check=False)
+    assert lint.returncode == 0, lint.stdout + lint.stderr
+    assert not [f for f in json.loads(lint.stdout) if f["severity"] != "info"], lint.stdout
+    out = tmp_path / "out"
+    plan = subprocess.run([*cli, "plan", str(inv), "--out", str(out), "--no-scorecard"], capture_output=True,
+                          text=True, timeout=300, check=False)
+    assert plan.returncode == 0, plan.stdout + plan.stderr
+    assert "NCCL_IB_TC=106\n" in (out / "nccl.env").read_text()
+    from roce_tune.plan import plan_from_json
+
+    p = plan_from_json((out / "plan.json").read_text())
+    (sw,) = p.switches
+    assert [port.name for port in sw.ports] == ["Ethernet0", "Ethernet8"]
+    (nic,) = p.hosts[0].nics
+    assert (nic.mtu, nic.roce_mtu, nic.roce_tos) == (9000, 4096, 106)
+    (ecn,) = sw.ecn_profiles
+    assert ecn.kmax_bytes == 400_000 and ecn.rationale["kmax_bytes"].pinned_by_user
+    assert p.policy["headroom_model"] == "ieee"
 
 
 def test_packaging_lists_every_extra_and_its_packages() -> None:
