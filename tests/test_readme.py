@@ -60,6 +60,25 @@ def test_the_inventory_format_example_lints_and_plans_as_its_comments_say(tmp_pa
     assert p.policy["headroom_model"] == "ieee"
 
 
+def test_plan_json_has_the_change_fields_readme_names(tmp_path: Path) -> None:
+    """README: "`--format json`: `changed` ..., `changed_files` ... and `removed_files`" are fields of the
+    summary `plan --format json` prints (what playbooks/plan.yml reads)."""
+    import subprocess
+    import sys
+
+    clause = " ".join(README.split()).split("`--format json`:", 1)[1].split("`playbooks/plan.yml`", 1)[0]
+    named = re.findall(r"`([a-z_]+)`", clause)
+    assert {"changed", "changed_files", "removed_files"} <= set(named), clause
+    lab = str(REPO / "inventories" / "lab-2node.yaml")
+    proc = subprocess.run([sys.executable, "-m", "roce_tune.cli", "plan", lab,
+                           "--out", str(tmp_path / "out"), "--no-scorecard", "--format", "json"],
+                          capture_output=True, text=True, timeout=300, check=False)
+    assert proc.returncode == 0, proc.stderr
+    summary = json.loads(proc.stdout)
+    assert set(named) <= set(summary), f"README names {set(named) - set(summary)}, not in plan --format json"
+    assert summary["changed"] is True and "plan.json" in summary["changed_files"]
+
+
 def test_packaging_lists_every_extra_and_its_packages() -> None:
     """README's "Packaging" bullet names each extra of pyproject.toml and every package in it."""
     tomllib = pytest.importorskip("tomllib")
