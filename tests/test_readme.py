@@ -79,6 +79,43 @@ def test_plan_json_has_the_change_fields_readme_names(tmp_path: Path) -> None:
     assert summary["changed"] is True and "plan.json" in summary["changed_files"]
 
 
+def _command_lines(text: str) -> list[str]:
+    """Every ``roce-tune ...`` command of a Markdown text: inline code spans (also the table's ``calc ...``,
+    ``simulate ...`` and ``import ...`` continuations) and lines of code blocks, comments cut off; split at
+    ``&&``, ``;`` and a shell pipe (not at a synopsis's ``(--from DIR | --live)``)."""
+    spans = re.findall(r"`((?:roce-tune|calc|simulate|import) [^`]*)`", text)
+    spans += re.findall(r"^\s*(roce-tune .*)$", text, re.M)
+    parts = (part.split()
+             for span in spans for part in re.split(r"&&|\s\|\s(?!-)|;", span.split(" #")[0]))
+    return [" ".join(w if w[0] == "roce-tune" else ["roce-tune", *w]) for w in parts if w]
+
+
+def test_every_flag_the_docs_give_a_command_exists() -> None:
+    """README and docs/*.md name only options the command they are written after has (as --help lists)."""
+    import typer
+
+    from roce_tune.cli import app
+
+    root = typer.main.get_command(app)
+    wrong = set()
+    docs = [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]
+    lines = [(doc.name, line) for doc in docs for line in _command_lines(doc.read_text(encoding="utf-8"))]
+    assert len(lines) > 80
+    for doc, line in lines:
+        words = line.split()[1:]
+        cmd = root
+        while words and words[0] in getattr(cmd, "commands", {}):
+            cmd = cmd.commands[words.pop(0)]  # type: ignore[attr-defined]
+        known = {o for p in cmd.params for o in (*p.opts, *p.secondary_opts)} | {"--help"}
+        if cmd is root:
+            known |= {"--install-completion", "--show-completion"}
+        for w in words:
+            flag = re.match(r"[\[(]*(--[a-z][a-z-]*)", w)
+            if flag and flag.group(1) not in known:
+                wrong.add(f"{doc}: {flag.group(1)} in {line!r}")
+    assert not wrong, "\n".join(sorted(wrong))
+
+
 def test_packaging_lists_every_extra_and_its_packages() -> None:
     """README's "Packaging" bullet names each extra of pyproject.toml and every package in it."""
     tomllib = pytest.importorskip("tomllib")
