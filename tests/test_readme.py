@@ -153,6 +153,24 @@ def test_readme_rules_match_the_generated_docs() -> None:
 
 
 @pytest.mark.slow
+def test_the_test_command_collects_without_the_python_311_stdlib(tmp_path: Path) -> None:
+    """README's Quick start says Python >= 3.10 (pyproject: requires-python >= 3.10): every test module must
+    import there, so none may need ``tomllib`` (3.11+) at import time. Python 3.10 is simulated by hiding
+    ``tomllib`` once pytest itself has read its configuration."""
+    import os
+    import subprocess
+    import sys
+
+    (tmp_path / "hide_tomllib.py").write_text(
+        "import sys\n\n\ndef pytest_configure(config):\n    sys.modules['tomllib'] = None\n")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO), str(tmp_path)])}
+    proc = subprocess.run([sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "hide_tomllib",
+                           "-p", "no:cacheprovider", "tests"], cwd=REPO, env=env, capture_output=True,
+                          text=True, timeout=600, check=False)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-2000:]
+
+
+@pytest.mark.slow
 def test_the_loopback_emulator_recipe_runs_as_written(tmp_path: Path) -> None:
     """Run README's "Try it on loopback emulators" commands: dry run shows changes, push, verify passes."""
     import os
