@@ -116,6 +116,25 @@ def test_every_flag_the_docs_give_a_command_exists() -> None:
     assert not wrong, "\n".join(sorted(wrong))
 
 
+def test_a_marker_expression_readme_gives_keeps_slow_and_netbox_out(tmp_path: Path) -> None:
+    """A ``-m`` on the command line replaces pyproject's ``addopts`` one, so an expression README offers for
+    leaving tests out (``not emulator``) must itself keep out what ``addopts`` did (slow, netbox)."""
+    import subprocess
+    import sys
+
+    quick = " ".join(README.split("## Quick start", 1)[1].split("\n## ", 1)[0].split())
+    exprs = [e for e in re.findall(r'-m "([^"]+)"', quick) if e.startswith("not ")]
+    assert exprs, "README no longer offers a -m expression that leaves tests out"
+    for expr in exprs:
+        proc = subprocess.run([sys.executable, "-m", "pytest", "--collect-only", "-q", "-p",
+                               "no:cacheprovider", "-m", expr, "tests/netbox", "tests/test_readme.py"],
+                              cwd=REPO, capture_output=True, text=True, timeout=300, check=False)
+        assert proc.returncode in (0, 5), proc.stdout + proc.stderr
+        ids = [ln for ln in proc.stdout.splitlines() if "::" in ln]
+        assert ids and not [i for i in ids if i.startswith("tests/netbox") or "loopback_emulator_recipe" in i
+                            or "python_311" in i], f"-m {expr!r} collects slow or netbox tests: {ids}"
+
+
 def test_packaging_lists_every_extra_and_its_packages() -> None:
     """README's "Packaging" bullet names each extra of pyproject.toml and every package in it."""
     tomllib = pytest.importorskip("tomllib")
