@@ -135,6 +135,25 @@ def test_a_marker_expression_readme_gives_keeps_slow_and_netbox_out(tmp_path: Pa
                             or "python_311" in i], f"-m {expr!r} collects slow or netbox tests: {ids}"
 
 
+def _lldp_evidence_not_shown(doc: str) -> list[str]:
+    """Capture files an LLDP rule example's report cites that the example neither shows nor names."""
+    missing = []
+    for rid, body in _sections(doc, "###").items():
+        if "LLDP capture" not in body:
+            continue
+        report = body.split("Reports", 1)[1].split("Fixed:", 1)[0]
+        named = set(re.findall(r"`([\w.-]+\.txt)`", body.split("```text", 1)[0] + report.split("```", 1)[0]))
+        named |= set(re.findall(r"LLDP capture `([\w.-]+\.txt)`", body))
+        missing += [f"{rid}: {f}" for f in re.findall(r"lldp/([\w.-]+\.txt)", report) if f not in named]
+    return missing
+
+
+def test_lldp_rule_examples_name_every_capture_their_report_cites() -> None:
+    """A reader who runs ``lint --lldp`` on an LLDP rule's example gets its report only with every capture
+    it cites: the example shows each such file or says it is there too."""
+    assert not _lldp_evidence_not_shown((REPO / "docs" / "lint-rules.md").read_text(encoding="utf-8"))
+
+
 def test_packaging_lists_every_extra_and_its_packages() -> None:
     """README's "Packaging" bullet names each extra of pyproject.toml and every package in it."""
     tomllib = pytest.importorskip("tomllib")
