@@ -167,6 +167,18 @@ def test_packaging_lists_every_extra_and_its_packages() -> None:
             assert name in said.group(1), f"README's {extra!r} extra does not list {name}"
 
 
+def test_the_test_command_installs_what_the_test_extra_builds_with() -> None:
+    """libyang==2.8.0 (test extra) is a CFFI extension with no wheel on PyPI: pip compiles it against
+    libyang2-dev, which needs a C compiler and the Python headers ("You need ... Python development
+    headers, GCC", https://pypi.org/project/libyang/). A fresh Debian has neither. README's apt line and
+    .ci/run's install the same packages."""
+    readme_apt = set(re.search(r"apt-get install -y ([^&]+)&&", README).group(1).split())
+    ci = (REPO / ".ci" / "run").read_text()
+    ci_apt = set(re.search(r"apt-get install -y -qq ([^>]+)>", ci).group(1).split())
+    assert {"libyang2-dev", "gcc", "python3-dev"} <= readme_apt
+    assert readme_apt == ci_apt
+
+
 def _sections(text: str, level: str) -> dict[str, str]:
     return {m.group(1): m.group(2).strip() for m in re.finditer(
         rf"^{level} (RT\d{{3}})\n(.*?)(?=^#{{2,4}} |\Z)", text, re.M | re.S)}
