@@ -154,6 +154,19 @@ def test_lldp_rule_examples_name_every_capture_their_report_cites() -> None:
     assert not _lldp_evidence_not_shown((REPO / "docs" / "lint-rules.md").read_text(encoding="utf-8"))
 
 
+def _bracketed_options_in_shell_blocks(text: str) -> list[str]:
+    """Lines of ``sh``/``bash`` code blocks with a synopsis's ``[--option]`` (copied, the shell passes the
+    brackets on and the command fails)."""
+    return [ln for body in re.findall(r"```(?:sh|bash)\n(.*?)```", text, re.S) for ln in body.splitlines()
+            if "[--" in ln.split(" #")[0]]
+
+
+def test_shell_blocks_run_as_copied() -> None:
+    docs = [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]
+    bad = [f"{d.name}: {ln}" for d in docs for ln in _bracketed_options_in_shell_blocks(d.read_text())]
+    assert not bad, "\n".join(bad)
+
+
 def test_packaging_lists_every_extra_and_its_packages() -> None:
     """README's "Packaging" bullet names each extra of pyproject.toml and every package in it."""
     tomllib = pytest.importorskip("tomllib")
