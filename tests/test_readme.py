@@ -167,6 +167,22 @@ def test_shell_blocks_run_as_copied() -> None:
     assert not bad, "\n".join(bad)
 
 
+def test_the_plan_directory_is_named_as_readme_says(tmp_path: Path) -> None:
+    """README: the plan directory is ``out/<inventory name>/`` (the file's name, not the site's)."""
+    import os
+    import subprocess
+    import sys
+
+    assert "**The plan directory** (`out/<inventory name>/`" in README
+    # site lab-2node, file fabric.yaml
+    (tmp_path / "fabric.yaml").write_text((REPO / "inventories" / "lab-2node.yaml").read_text())
+    proc = subprocess.run([sys.executable, "-m", "roce_tune.cli", "plan", "fabric.yaml", "--no-scorecard"],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=300, check=False,
+                          env={**os.environ, "PYTHONPATH": str(REPO)})
+    assert proc.returncode == 0, proc.stderr
+    assert (tmp_path / "out" / "fabric" / "plan.json").is_file()
+
+
 def test_packaging_lists_every_extra_and_its_packages() -> None:
     """README's "Packaging" bullet names each extra of pyproject.toml and every package in it."""
     tomllib = pytest.importorskip("tomllib")
