@@ -396,7 +396,7 @@ def calc_headroom(
     speed: str = typer.Option(..., "--speed", help="100G, 400G or Mb/s like 400000"),
     cable: str = typer.Option(..., "--cable", help="40m or 40"),
     mtu: int = typer.Option(9216, "--mtu"),
-    model: str = typer.Option("ieee", "--model", help="ieee or sonic-static"),
+    model: str = typer.Option("ieee", "--model", help="ieee, sonic-static or sonic-lua (SONiC's Lua script)"),
     fmt: OutFormat = typer.Option(OutFormat.text, "--format"),
 ) -> None:
     """PFC headroom (xon/xoff/size) for one port."""

@@ -183,6 +183,15 @@ def test_the_plan_directory_is_named_as_readme_says(tmp_path: Path) -> None:
     assert (tmp_path / "out" / "fabric" / "plan.json").is_file()
 
 
+def test_derivation_lists_the_headroom_models_an_inventory_accepts() -> None:
+    """docs/derivation.md's "`policy.headroom_model` chooses one of:" list is exactly the schema's values."""
+    doc = (REPO / "docs" / "derivation.md").read_text(encoding="utf-8")
+    listed = doc.split("`policy.headroom_model` chooses one of:", 1)[1].split("\n\n", 2)[1]
+    names = re.findall(r"^- \*\*`([a-z-]+)`\*\*", listed, re.M)
+    schema = json.loads((REPO / "schema" / "inventory.schema.json").read_text())
+    assert names and set(names) == set(schema["$defs"]["HeadroomModel"]["enum"])
+
+
 def test_packaging_lists_every_extra_and_its_packages() -> None:
     """README's "Packaging" bullet names each extra of pyproject.toml and every package in it."""
     tomllib = pytest.importorskip("tomllib")
