@@ -413,7 +413,7 @@ def calc_ecn(
     fan_in: int = typer.Option(8, "--fan-in", min=1),
     pfc_trigger: str | None = typer.Option(None, "--pfc-trigger", help="PFC xoff trigger bytes, e.g. 4MB"),
     profile: str = typer.Option("derived", "--profile",
-                                help="derived, nvidia-default, sonic-default, dcqcn-paper"),
+                                help="derived, bdp, nvidia-default, sonic-default, dcqcn-paper"),
     nic: str = typer.Option("connectx-7", "--nic"),
     fmt: OutFormat = typer.Option(OutFormat.text, "--format"),
 ) -> None:
@@ -566,7 +566,8 @@ def _sim_run(kind: str, speed: str, fan_in: int, size: str, profile: str | None,
     _sim_text(sc, summary, seeds, title)
 
 
-_SIM_PROFILE = typer.Option(None, "--profile", help="derived, nvidia-default, sonic-default or dcqcn-paper")
+_SIM_PROFILE = typer.Option(None, "--profile",
+                            help="derived, bdp, nvidia-default, sonic-default or dcqcn-paper")
 _SIM_ECN = typer.Option(None, "--ecn", help="KMIN,KMAX,PMAX e.g. 150KB,1500KB,100 (instead of --profile)")
 _SIM_DCQCN = typer.Option(None, "--dcqcn",
                           help="derived (default), firmware, or [derived|firmware,]KEY=VALUE,...")
