@@ -115,3 +115,18 @@ def test_policy_file(tmp_path: Path) -> None:
     pol.write_text("policy:\n  lossless_priorities: [9]\n")
     bad = audit("--from", str(caps), "--policy", str(pol))
     assert bad.returncode == 1 and "RT400" in bad.stderr and "lossless_priorities" in bad.stderr
+
+
+def test_policy_file_errors_name_line_and_column_and_all_are_reported(tmp_path: Path) -> None:
+    """A --policy file is input like an inventory: every bad key at file:line:col, in one run."""
+    caps = tmp_path / "caps"
+    caps.mkdir()
+    (caps / "gpu01.txt").write_text(CLEAN)
+    pol = tmp_path / "policy.yaml"
+    pol.write_text("# site policy\npolicy:\n  host_mtu: \"9000\"\n  lossless_priorities: [3]\n  dcqcn: off\n")
+    bad = audit("--from", str(caps), "--policy", str(pol))
+    assert bad.returncode == 1, bad.stdout + bad.stderr
+    lines = [ln for ln in bad.stderr.splitlines() if "RT400" in ln]
+    assert len(lines) == 2, bad.stderr
+    assert lines[0].startswith(f"{pol}:3:13 ") and "policy.host_mtu" in lines[0]
+    assert lines[1].startswith(f"{pol}:5:10 ") and "policy.dcqcn" in lines[1]
