@@ -40,6 +40,9 @@ class AuditResult:
     not_checked: list[NotChecked]
     data: AuditData
     expect: Expect
+    #: the directory the evidence files are in, as the user gave it (``--from``; ``--save-captures``):
+    #: GitHub annotations name ``root/file`` so they land on the file in the workspace
+    root: Path | None = None
 
     @property
     def exit_code(self) -> int:
@@ -101,7 +104,7 @@ def audit_dir(captures: Path, source: Path | None = None, policy_file: Path | No
     exp, _plan = load_expect(source, policy_file)
     data = read_dir(captures, exp)
     findings, skipped = run_checks(data, exp)
-    return AuditResult(findings=findings, not_checked=skipped, data=data, expect=exp)
+    return AuditResult(findings=findings, not_checked=skipped, data=data, expect=exp, root=captures)
 
 
 def audit_live(source: Path, opts: LiveOptions, policy_file: Path | None = None,
@@ -139,7 +142,7 @@ def audit_live(source: Path, opts: LiveOptions, policy_file: Path | None = None,
                                                  "(mgmt.host), or its captures with --from"))
     findings.sort(key=lambda f: (f.severity is not Severity.error, f.severity is not Severity.warning, f.rule,
                                  f.device or "", f.port or ""))
-    return AuditResult(findings=findings, not_checked=skipped, data=data, expect=exp)
+    return AuditResult(findings=findings, not_checked=skipped, data=data, expect=exp, root=opts.save_dir)
 
 
 def _json(r: AuditResult) -> str:
@@ -169,17 +172,21 @@ def _esc(s: str) -> str:
 
 
 def _github(r: AuditResult) -> str:
-    """GitHub workflow annotations: one per finding, not-checked note and block not understood."""
+    """GitHub workflow annotations: one per finding, not-checked note and block not understood; ``file=``
+    is the capture's path under the captures directory as given (GitHub resolves it from the workspace)."""
+    def path(file: str) -> str:
+        return str(r.root / file) if r.root is not None else file
+
     lines: list[str] = []
     for f in r.findings:
         level = {"error": "error", "warning": "warning"}.get(f.severity.value, "notice")
-        loc = f" file={f.evidence[0].file},line={f.evidence[0].line}" if f.evidence else ""
+        loc = f" file={path(f.evidence[0].file)},line={f.evidence[0].line}" if f.evidence else ""
         lines.append(f"::{level}{loc},title={f.rule} {_where(f)}::{_esc(f.message + ' — fix: ' + f.fix)}")
     for s in r.not_checked:
         needs = _esc((s.device or "fabric") + ": needs " + s.needs)
         lines.append(f"::notice title={s.rule} not checked::{needs}")
     for u in r.data.unparsed:
-        lines.append(f"::warning file={u.file},line={u.line},title=not understood::{_esc(str(u))}")
+        lines.append(f"::warning file={path(u.file)},line={u.line},title=not understood::{_esc(str(u))}")
     return "\n".join(lines) + ("\n" if lines else "")
 
 

@@ -67,7 +67,10 @@ def test_formats(tmp_path: Path) -> None:
                                       "first_line": "bash: show_gids: command not found"}]
     assert any(n["rule"] == "RT401" or n["rule"] == "RT440" for n in doc["not_checked"])
     gh = audit("--from", str(tmp_path), "--format", "github").stdout
-    assert gh.splitlines()[0].startswith("::error file=gpu01.txt,line=4,title=RT420 gpu01:ens1f0np0::")
+    # GitHub resolves file= from the workspace: the capture's path as --from gives it, not its bare name
+    assert gh.splitlines()[0].startswith(f"::error file={tmp_path / 'gpu01.txt'},line=4,title=RT420 "
+                                         "gpu01:ens1f0np0::")
+    assert f"::warning file={tmp_path / 'gpu01.txt'},line=6,title=not understood::" in gh
     md = audit("--from", str(tmp_path), "--format", "markdown").stdout
     assert "| RT420 | error | gpu01 | ens1f0np0 |" in md and "## Not understood" in md
 
