@@ -393,7 +393,7 @@ def calc_headroom(
     speed: str = typer.Option(..., "--speed", help="100G, 400G or Mb/s like 400000"),
     cable: str = typer.Option(..., "--cable", help="40m or 40"),
     mtu: int = typer.Option(9216, "--mtu"),
-    model: str = typer.Option("ieee", "--model", help="ieee or sonic-static"),
+    model: str = typer.Option("ieee", "--model", help="ieee, sonic-static or sonic-lua (SONiC's Lua script)"),
     fmt: OutFormat = typer.Option(OutFormat.text, "--format"),
 ) -> None:
     """PFC headroom (xon/xoff/size) for one port."""
@@ -410,7 +410,7 @@ def calc_ecn(
     fan_in: int = typer.Option(8, "--fan-in", min=1),
     pfc_trigger: str | None = typer.Option(None, "--pfc-trigger", help="PFC xoff trigger bytes, e.g. 4MB"),
     profile: str = typer.Option("derived", "--profile",
-                                help="derived, nvidia-default, sonic-default, dcqcn-paper"),
+                                help="derived, bdp, nvidia-default, sonic-default, dcqcn-paper"),
     nic: str = typer.Option("connectx-7", "--nic"),
     fmt: OutFormat = typer.Option(OutFormat.text, "--format"),
 ) -> None:
@@ -587,7 +587,8 @@ def _sim_run(kind: str, speed: str, fan_in: int, size: str, profile: str | None,
     _sim_text(sc, summary, seeds, title)
 
 
-_SIM_PROFILE = typer.Option(None, "--profile", help="derived, nvidia-default, sonic-default or dcqcn-paper")
+_SIM_PROFILE = typer.Option(None, "--profile",
+                            help="derived, bdp, nvidia-default, sonic-default or dcqcn-paper")
 _SIM_ECN = typer.Option(None, "--ecn", help="KMIN,KMAX,PMAX e.g. 150KB,1500KB,100 (instead of --profile)")
 _SIM_DCQCN = typer.Option(None, "--dcqcn",
                           help="derived (default), firmware, or [derived|firmware,]KEY=VALUE,...")

@@ -14,7 +14,8 @@ Markers (registered in pyproject.toml; ``--strict-markers`` rejects a misspelt o
     ``slow``: one end-to-end test that takes more than ~10 s on 2 cores; decorate it ``@pytest.mark.slow``
     (or ``pytestmark`` for a whole module). pyproject's addopts leave slow (and netbox) tests out of
     README's command; ``.ci/run`` runs them as their own step (``-m slow``), so nothing is skipped in CI.
-    ``-m "not emulator"`` leaves out every test that talks to the emulators. Tests that must share one
+    ``-m "not emulator and not slow and not netbox"`` leaves out every test that talks to the emulators (a
+    command-line ``-m`` replaces the one in ``addopts``). Tests that must share one
     xdist worker (e.g. an expensive module-scoped fixture) take ``@pytest.mark.xdist_group("name")``.
 
 Reference data

@@ -21,7 +21,6 @@ import sys
 from pathlib import Path
 
 import pytest
-import tomllib
 
 import roce_tune
 
@@ -101,6 +100,7 @@ def test_version_and_completion(venv: Path) -> None:
 
 
 def test_pyproject_declares_what_the_issue_needs() -> None:
+    tomllib = pytest.importorskip("tomllib", reason="tomllib is Python 3.11+ (README: Python >= 3.10)")
     meta = tomllib.loads((REPO / "pyproject.toml").read_text())
     project = meta["project"]
     assert project["scripts"]["roce-tune"] == "roce_tune.cli:main"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 
@@ -27,6 +28,204 @@ def test_two_commands_present_and_ci_runs_the_test_command() -> None:
     assert "-m 'not netbox and not slow'" in (REPO / "pyproject.toml").read_text()
 
 
+def test_the_inventory_format_example_lints_and_plans_as_its_comments_say(tmp_path: Path) -> None:
+    """README's illustration of the format "lints and plans as shown": run both on it and check what its
+    comments promise (TOS 106, host/RoCE MTU, the range's two ports, the pinned Kmax)."""
+    import subprocess
+    import sys
+
+    section = README.split("\n## The inventory\n", 1)[1].split("\n## ", 1)[0]
+    example = re.search(r"```yaml\n(.*?)```", section, re.S).group(1)
+    inv = tmp_path / "lab.yaml"
+    inv.write_text(example)
+    cli = [sys.executable, "-m", "roce_tune.cli"]
+    lint = subprocess.run([*cli, "lint", str(inv), "--format", "json"], capture_output=True, text=True,
+                          timeout=300, check=False)
+    assert lint.returncode == 0, lint.stdout + lint.stderr
+    assert not [f for f in json.loads(lint.stdout) if f["severity"] != "info"], lint.stdout
+    out = tmp_path / "out"
+    plan = subprocess.run([*cli, "plan", str(inv), "--out", str(out), "--no-scorecard"], capture_output=True,
+                          text=True, timeout=300, check=False)
+    assert plan.returncode == 0, plan.stdout + plan.stderr
+    assert "NCCL_IB_TC=106\n" in (out / "nccl.env").read_text()
+    from roce_tune.plan import plan_from_json
+
+    p = plan_from_json((out / "plan.json").read_text())
+    (sw,) = p.switches
+    assert [port.name for port in sw.ports] == ["Ethernet0", "Ethernet8"]
+    (nic,) = p.hosts[0].nics
+    assert (nic.mtu, nic.roce_mtu, nic.roce_tos) == (9000, 4096, 106)
+    (ecn,) = sw.ecn_profiles
+    assert ecn.kmax_bytes == 400_000 and ecn.rationale["kmax_bytes"].pinned_by_user
+    assert p.policy["headroom_model"] == "ieee"
+
+
+def test_plan_json_has_the_change_fields_readme_names(tmp_path: Path) -> None:
+    """README: "`--format json`: `changed` ..., `changed_files` ... and `removed_files`" are fields of the
+    summary `plan --format json` prints (what playbooks/plan.yml reads)."""
+    import subprocess
+    import sys
+
+    clause = " ".join(README.split()).split("`--format json`:", 1)[1].split("`playbooks/plan.yml`", 1)[0]
+    named = re.findall(r"`([a-z_]+)`", clause)
+    assert {"changed", "changed_files", "removed_files"} <= set(named), clause
+    lab = str(REPO / "inventories" / "lab-2node.yaml")
+    proc = subprocess.run([sys.executable, "-m", "roce_tune.cli", "plan", lab,
+                           "--out", str(tmp_path / "out"), "--no-scorecard", "--format", "json"],
+                          capture_output=True, text=True, timeout=300, check=False)
+    assert proc.returncode == 0, proc.stderr
+    summary = json.loads(proc.stdout)
+    assert set(named) <= set(summary), f"README names {set(named) - set(summary)}, not in plan --format json"
+    assert summary["changed"] is True and "plan.json" in summary["changed_files"]
+
+
+def _command_lines(text: str) -> list[str]:
+    """Every ``roce-tune ...`` command of a Markdown text: inline code spans (also the table's ``calc ...``,
+    ``simulate ...`` and ``import ...`` continuations) and lines of code blocks, comments cut off; split at
+    ``&&``, ``;`` and a shell pipe (not at a synopsis's ``(--from DIR | --live)``)."""
+    spans = re.findall(r"`((?:roce-tune|calc|simulate|import) [^`]*)`", text)
+    spans += re.findall(r"^\s*(roce-tune .*)$", text, re.M)
+    parts = (part.split()
+             for span in spans for part in re.split(r"&&|\s\|\s(?!-)|;", span.split(" #")[0]))
+    return [" ".join(w if w[0] == "roce-tune" else ["roce-tune", *w]) for w in parts if w]
+
+
+def test_every_flag_the_docs_give_a_command_exists() -> None:
+    """README and docs/*.md name only options the command they are written after has (as --help lists)."""
+    import typer
+
+    from roce_tune.cli import app
+
+    root = typer.main.get_command(app)
+    wrong = set()
+    docs = [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]
+    lines = [(doc.name, line) for doc in docs for line in _command_lines(doc.read_text(encoding="utf-8"))]
+    assert len(lines) > 80
+    for doc, line in lines:
+        words = line.split()[1:]
+        cmd = root
+        while words and words[0] in getattr(cmd, "commands", {}):
+            cmd = cmd.commands[words.pop(0)]  # type: ignore[attr-defined]
+        known = {o for p in cmd.params for o in (*p.opts, *p.secondary_opts)} | {"--help"}
+        if cmd is root:
+            known |= {"--install-completion", "--show-completion"}
+        for w in words:
+            flag = re.match(r"[\[(]*(--[a-z][a-z-]*)", w)
+            if flag and flag.group(1) not in known:
+                wrong.add(f"{doc}: {flag.group(1)} in {line!r}")
+    assert not wrong, "\n".join(sorted(wrong))
+
+
+def test_a_marker_expression_readme_gives_keeps_slow_and_netbox_out(tmp_path: Path) -> None:
+    """A ``-m`` on the command line replaces pyproject's ``addopts`` one, so an expression README offers for
+    leaving tests out (``not emulator``) must itself keep out what ``addopts`` did (slow, netbox)."""
+    import subprocess
+    import sys
+
+    quick = " ".join(README.split("## Quick start", 1)[1].split("\n## ", 1)[0].split())
+    exprs = [e for e in re.findall(r'-m "([^"]+)"', quick) if e.startswith("not ")]
+    assert exprs, "README no longer offers a -m expression that leaves tests out"
+    for expr in exprs:
+        proc = subprocess.run([sys.executable, "-m", "pytest", "--collect-only", "-q", "-p",
+                               "no:cacheprovider", "-m", expr, "tests/netbox", "tests/test_readme.py"],
+                              cwd=REPO, capture_output=True, text=True, timeout=300, check=False)
+        assert proc.returncode in (0, 5), proc.stdout + proc.stderr
+        ids = [ln for ln in proc.stdout.splitlines() if "::" in ln]
+        assert ids and not [i for i in ids if i.startswith("tests/netbox") or "loopback_emulator_recipe" in i
+                            or "python_311" in i], f"-m {expr!r} collects slow or netbox tests: {ids}"
+
+
+def _lldp_evidence_not_shown(doc: str) -> list[str]:
+    """Capture files an LLDP rule example's report cites that the example neither shows nor names."""
+    missing = []
+    for rid, body in _sections(doc, "###").items():
+        if "LLDP capture" not in body:
+            continue
+        report = body.split("Reports", 1)[1].split("Fixed:", 1)[0]
+        named = set(re.findall(r"`([\w.-]+\.txt)`", body.split("```text", 1)[0] + report.split("```", 1)[0]))
+        named |= set(re.findall(r"LLDP capture `([\w.-]+\.txt)`", body))
+        missing += [f"{rid}: {f}" for f in re.findall(r"lldp/([\w.-]+\.txt)", report) if f not in named]
+    return missing
+
+
+def test_lldp_rule_examples_name_every_capture_their_report_cites() -> None:
+    """A reader who runs ``lint --lldp`` on an LLDP rule's example gets its report only with every capture
+    it cites: the example shows each such file or says it is there too."""
+    assert not _lldp_evidence_not_shown((REPO / "docs" / "lint-rules.md").read_text(encoding="utf-8"))
+
+
+def _bracketed_options_in_shell_blocks(text: str) -> list[str]:
+    """Lines of ``sh``/``bash`` code blocks with a synopsis's ``[--option]`` (copied, the shell passes the
+    brackets on and the command fails)."""
+    return [ln for body in re.findall(r"```(?:sh|bash)\n(.*?)```", text, re.S) for ln in body.splitlines()
+            if "[--" in ln.split(" #")[0]]
+
+
+def test_shell_blocks_run_as_copied() -> None:
+    docs = [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]
+    bad = [f"{d.name}: {ln}" for d in docs for ln in _bracketed_options_in_shell_blocks(d.read_text())]
+    assert not bad, "\n".join(bad)
+
+
+def test_the_plan_directory_is_named_as_readme_says(tmp_path: Path) -> None:
+    """README: the plan directory is ``out/<inventory name>/`` (the file's name, not the site's)."""
+    import os
+    import subprocess
+    import sys
+
+    assert "**The plan directory** (`out/<inventory name>/`" in README
+    # site lab-2node, file fabric.yaml
+    (tmp_path / "fabric.yaml").write_text((REPO / "inventories" / "lab-2node.yaml").read_text())
+    proc = subprocess.run([sys.executable, "-m", "roce_tune.cli", "plan", "fabric.yaml", "--no-scorecard"],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=300, check=False,
+                          env={**os.environ, "PYTHONPATH": str(REPO)})
+    assert proc.returncode == 0, proc.stderr
+    assert (tmp_path / "out" / "fabric" / "plan.json").is_file()
+
+
+def test_derivation_lists_the_headroom_models_an_inventory_accepts() -> None:
+    """docs/derivation.md's "`policy.headroom_model` chooses one of:" list is exactly the schema's values."""
+    doc = (REPO / "docs" / "derivation.md").read_text(encoding="utf-8")
+    listed = doc.split("`policy.headroom_model` chooses one of:", 1)[1].split("\n\n", 2)[1]
+    names = re.findall(r"^- \*\*`([a-z-]+)`\*\*", listed, re.M)
+    schema = json.loads((REPO / "schema" / "inventory.schema.json").read_text())
+    assert names and set(names) == set(schema["$defs"]["HeadroomModel"]["enum"])
+
+
+def test_ansible_and_ci_doc_is_readmes_section() -> None:
+    """docs/ansible-and-ci.md is README's "Ansible, CI and packaging" section one heading level up (it had
+    drifted: an old extras list, a host push the tests no longer leave out)."""
+    start = README.index("## Ansible, CI and packaging")
+    section = README[start:README.index("\n## Lint rules", start) + 1]
+    promoted = re.sub(r"^#(#+) ", r"\1 ", section, flags=re.M)
+    assert (REPO / "docs" / "ansible-and-ci.md").read_text(encoding="utf-8") == promoted.rstrip("\n") + "\n"
+
+
+def test_packaging_lists_every_extra_and_its_packages() -> None:
+    """README's "Packaging" bullet names each extra of pyproject.toml and every package in it."""
+    tomllib = pytest.importorskip("tomllib")
+    extras = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["optional-dependencies"]
+    line = next(ln for ln in README.splitlines() if ln.startswith("- The extras are "))
+    for extra, reqs in extras.items():
+        said = re.search(rf"`{extra}` \(([^)]*(?:\([^)]*\)[^)]*)*)\)", line)
+        assert said, f"README's Packaging does not name the {extra!r} extra"
+        for req in reqs:
+            name = re.split(r"[<>=!~\[;]", req, maxsplit=1)[0].strip()
+            assert name in said.group(1), f"README's {extra!r} extra does not list {name}"
+
+
+def test_the_test_command_installs_what_the_test_extra_builds_with() -> None:
+    """libyang==2.8.0 (test extra) is a CFFI extension with no wheel on PyPI: pip compiles it against
+    libyang2-dev, which needs a C compiler and the Python headers ("You need ... Python development
+    headers, GCC", https://pypi.org/project/libyang/). A fresh Debian has neither. README's apt line and
+    .ci/run's install the same packages."""
+    readme_apt = set(re.search(r"apt-get install -y ([^&]+)&&", README).group(1).split())
+    ci = (REPO / ".ci" / "run").read_text()
+    ci_apt = set(re.search(r"apt-get install -y -qq ([^>]+)>", ci).group(1).split())
+    assert {"libyang2-dev", "gcc", "python3-dev"} <= readme_apt
+    assert readme_apt == ci_apt
+
+
 def _sections(text: str, level: str) -> dict[str, str]:
     return {m.group(1): m.group(2).strip() for m in re.finditer(
         rf"^{level} (RT\d{{3}})\n(.*?)(?=^#{{2,4}} |\Z)", text, re.M | re.S)}
@@ -48,6 +247,24 @@ def test_readme_rules_match_the_generated_docs() -> None:
     for block in re.findall(r"```yaml\n(.*?)```", generated, re.S):
         assert block in README, ("README's lint rule examples are out of date: regenerate from "
                                  "rules_markdown()")
+
+
+@pytest.mark.slow
+def test_the_test_command_collects_without_the_python_311_stdlib(tmp_path: Path) -> None:
+    """README's Quick start says Python >= 3.10 (pyproject: requires-python >= 3.10): every test module must
+    import there, so none may need ``tomllib`` (3.11+) at import time. Python 3.10 is simulated by hiding
+    ``tomllib`` once pytest itself has read its configuration."""
+    import os
+    import subprocess
+    import sys
+
+    (tmp_path / "hide_tomllib.py").write_text(
+        "import sys\n\n\ndef pytest_configure(config):\n    sys.modules['tomllib'] = None\n")
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO), str(tmp_path)])}
+    proc = subprocess.run([sys.executable, "-m", "pytest", "--collect-only", "-q", "-p", "hide_tomllib",
+                           "-p", "no:cacheprovider", "tests"], cwd=REPO, env=env, capture_output=True,
+                          text=True, timeout=600, check=False)
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-2000:]
 
 
 @pytest.mark.slow

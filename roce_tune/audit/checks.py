@@ -149,6 +149,15 @@ def _gid_empty_pin(h: HostObs, d: RdmaObs, pin: Val[str], good: list[int], out: 
             "RoCE v2 IPv4 index from show_gids", [pin, g0[1] if g0 else None])
 
 
+def _gid_empty_pin_no_table(h: HostObs, pin: Val[str], out: Out) -> None:
+    """RT404 without a GID table: ``NCCL_IB_GID_INDEX=""`` is index 0 on every HCA, whatever GID 0 is."""
+    out.add("RT404", E, h.name, None,
+            'NCCL_IB_GID_INDEX is set but empty: NCCL reads "" as 0 and uses GID 0 of every HCA, the '
+            "link-local RoCE v1 GID on a default host, not a RoCE v2 IPv4 GID",
+            "unset NCCL_IB_GID_INDEX (NCCL >= 2.21 picks the RoCE v2 GID itself) or set it to the "
+            "RoCE v2 IPv4 index from show_gids", [pin])
+
+
 def _gid_index_problem(entry: tuple[GidEntry, Ev] | None, idx: int) -> str | None:
     """Why GID ``idx`` (its table ``entry``, None when absent) is not a RoCE v2 IPv4 GID; None when it is."""
     if entry is None:
@@ -226,6 +235,8 @@ def check_gid(data: AuditData, exp: Expect, out: Out) -> None:
         if not devs and (h.rdma or h.env or h.runs):
             out.skip("RT401", h.name, "show_gids (or grep -H '' /sys/class/infiniband/*/ports/*/gids/* "
                                       "/sys/class/infiniband/*/ports/*/gid_attrs/{types,ndevs}/*)")
+            if pin is not None and pin.value.strip() == "":
+                _gid_empty_pin_no_table(h, pin, out)
         if pin is not None and pin.value.strip() != "":
             pins[h.name] = pin
         for d in devs:

@@ -9,11 +9,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from pydantic import BaseModel
+
 from roce_tune.findings import Finding, Location, RoceTuneError, Severity
 from roce_tune.inventory.models import Policy
 from roce_tune.qos import SwitchQos
 
 if TYPE_CHECKING:
+    from roce_tune.inventory.yamlpos import ParseResult
     from roce_tune.plan import Plan
 
 __all__ = ["Expect", "expect_from_plan", "expect_from_policy", "load_expect"]
@@ -134,51 +137,69 @@ def planned_qos(plan, switch) -> SwitchQos:  # type: ignore[no-untyped-def]
     return want.model_copy(update={"ports": ports})
 
 
+def _policy_finding(path: Path, msg: str, line: int | None = None, col: int | None = None,
+                    fix: str | None = None, where: str | None = None) -> Finding:
+    """An RT400 finding about the ``--policy`` file ``path``."""
+    return Finding(rule="RT400", severity=Severity.error, message=msg,
+                   fix=fix or "give a YAML file with a `policy:` mapping (inventory policy keys)",
+                   location=Location(file=str(path), line=line, col=col, path=where))
+
+
+def _read_policy_yaml(path: Path) -> ParseResult:
+    """``path`` parsed as the inventory loader parses (YAML 1.2, positions). Raises RoceTuneError (RT400)."""
+    from roce_tune.inventory.loader import parse_yaml
+    from roce_tune.inventory.yamlpos import YamlSyntaxError
+
+    try:
+        return parse_yaml(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise RoceTuneError([_policy_finding(path, f"cannot read the policy file: {exc.strerror}")]) from None
+    except UnicodeDecodeError as exc:
+        raise RoceTuneError([_policy_finding(path, f"not UTF-8 text: {exc.reason}")]) from None
+    except YamlSyntaxError as exc:
+        raise RoceTuneError([_policy_finding(path, f"not YAML: {exc.issue.message}", exc.issue.line,
+                                             exc.issue.col)]) from None
+
+
 def _policy_file(path: Path) -> Policy:
-    """The ``policy:`` section (or a bare mapping of policy keys) of ``path``, read with the inventory's
-    YAML reader so each error names its line and column.
+    """The ``policy:`` section of ``path`` (or the whole file when it is a bare policy mapping), read and
+    checked as the inventory loader reads an inventory: YAML 1.2, every invalid value a finding at its
+    ``file:line:col`` with the loader's message and fix, all reported at once (rule RT400).
 
     Raises:
-        RoceTuneError: RT400 (file, line and column where known): unreadable, not UTF-8, not YAML, no
-            ``policy:`` mapping, or an invalid policy value.
+        RoceTuneError: RT400 findings (unreadable file, not YAML, no policy mapping, invalid values).
     """
     from pydantic import ValidationError
 
-    from roce_tune.inventory.loader import parse_yaml
-    from roce_tune.inventory.positions import PositionIndex, format_path
-    from roce_tune.inventory.yamlpos import YamlSyntaxError
+    from roce_tune.inventory.positions import PositionIndex
+    from roce_tune.inventory.validation import schema_findings
 
-    def bad(msg: str, pos: tuple[int, int] | None = None) -> RoceTuneError:
-        return RoceTuneError([Finding(rule="RT400", severity=Severity.error, message=msg,
-                                      fix="give a YAML file with a `policy:` mapping (inventory policy keys)",
-                                      location=Location(file=str(path), line=pos[0] if pos else None,
-                                                        col=pos[1] if pos else None))])
-
-    try:
-        text = path.read_bytes().decode("utf-8")
-    except OSError as exc:
-        raise bad(f"cannot read the policy file: {exc.strerror}") from None
-    except UnicodeDecodeError as exc:
-        raise bad(f"not UTF-8 text (byte {exc.start} is {exc.object[exc.start]:#04x}): save it as UTF-8") \
-            from None
-    try:
-        parsed = parse_yaml(text)
-    except YamlSyntaxError as exc:
-        raise bad(f"not YAML: {exc.issue.message}", (exc.issue.line, exc.issue.col)) from None
+    parsed = _read_policy_yaml(path)
     doc = parsed.data
-    index = PositionIndex(parsed.root_line, parsed.root_col, parsed.pos)
-    prefix: list[str | int] = ["policy"] if isinstance(doc, dict) and "policy" in doc else []
-    section = doc.get("policy", doc) if isinstance(doc, dict) else None
+    wrapped = isinstance(doc, dict) and "policy" in doc
+    section = doc.get("policy") if wrapped else doc
     if not isinstance(section, dict):
-        raise bad("no `policy:` mapping", index.get(format_path(prefix)) if prefix else None)
+        raise RoceTuneError([_policy_finding(path, "no `policy:` mapping", parsed.root_line,
+                                             parsed.root_col)])
+    # validated as the file nests it, so the error paths (policy.<key>) match the position index
+    data = {"policy": section} if wrapped else section
+    found = [_policy_finding(path, i.message, i.line, i.col, i.fix, i.path or None) for i in parsed.issues]
+    model: _PolicyDoc | Policy | None = None
     try:
-        return Policy.model_validate(section)
+        model = (_PolicyDoc if wrapped else Policy).model_validate(data)
     except ValidationError as exc:
-        e = exc.errors()[0]
-        where = format_path([*prefix, *e["loc"]])
-        pos = (index.key(where) if e["type"] == "extra_forbidden" else None) or index.get(where) \
-            or index.nearest(where)[1]
-        raise bad(f"{format_path(['policy', *e['loc']])}: {e['msg']}", pos) from None
+        index = PositionIndex(parsed.root_line, parsed.root_col, parsed.pos)
+        found += [_policy_finding(path, f.message, f.location.line, f.location.col, f.fix, f.location.path)
+                  for f in schema_findings(exc, data, index, str(path), parsed.bad_paths)]
+    if found or model is None:
+        raise RoceTuneError(found or [_policy_finding(path, "the policy could not be validated")])
+    return model.policy if isinstance(model, _PolicyDoc) else model
+
+
+class _PolicyDoc(BaseModel):
+    """A file with a ``policy:`` section (other top-level keys, as in a whole inventory, are ignored)."""
+
+    policy: Policy
 
 
 def load_expect(source: Path | None, policy_file: Path | None) -> tuple[Expect, object | None]:

@@ -40,6 +40,9 @@ class AuditResult:
     not_checked: list[NotChecked]
     data: AuditData
     expect: Expect
+    #: the directory the evidence files are in, as the user gave it (``--from``; ``--save-captures``):
+    #: GitHub annotations name ``root/file`` so they land on the file in the workspace
+    root: Path | None = None
 
     @property
     def exit_code(self) -> int:
@@ -153,7 +156,7 @@ def audit_dir(captures: Path, source: Path | None = None, policy_file: Path | No
     data = read_dir(captures, exp, [s.name for s in getattr(plan, "switches", ())])
     findings, skipped = run_checks(data, exp)
     skipped += coverage(data, plan)
-    return AuditResult(findings=findings, not_checked=skipped, data=data, expect=exp)
+    return AuditResult(findings=findings, not_checked=skipped, data=data, expect=exp, root=captures)
 
 
 def _save_dir_ready(path: Path | None) -> None:
@@ -213,7 +216,7 @@ def audit_live(source: Path, opts: LiveOptions, policy_file: Path | None = None,
                                                  "(mgmt.host), or its captures with --from"))
     findings.sort(key=lambda f: (f.severity is not Severity.error, f.severity is not Severity.warning, f.rule,
                                  f.device or "", f.port or ""))
-    return AuditResult(findings=findings, not_checked=skipped, data=data, expect=exp)
+    return AuditResult(findings=findings, not_checked=skipped, data=data, expect=exp, root=opts.save_dir)
 
 
 def _json(r: AuditResult) -> str:
@@ -240,20 +243,24 @@ def _where(f: AuditFinding) -> str:
 
 def _github(r: AuditResult) -> str:
     """GitHub workflow annotations (``::level key=value,…::message``, escaped as the Actions toolkit's
-    ``escapeProperty``/``escapeData``): one per finding, not-checked note and block not understood."""
+    ``escapeProperty``/``escapeData``): one per finding, not-checked note and block not understood; ``file=``
+    is the capture's path under the captures directory as given (GitHub resolves it from the workspace)."""
     from roce_tune.inventory.report import _gh_data, _gh_prop
+
+    def path(file: str) -> str:
+        return _gh_prop(str(r.root / file) if r.root is not None else file)
 
     lines: list[str] = []
     for f in r.findings:
         level = {"error": "error", "warning": "warning"}.get(f.severity.value, "notice")
-        loc = [f"file={_gh_prop(f.evidence[0].file)}", f"line={f.evidence[0].line}"] if f.evidence else []
+        loc = [f"file={path(f.evidence[0].file)}", f"line={f.evidence[0].line}"] if f.evidence else []
         props = ",".join([*loc, f"title={_gh_prop(f.rule + ' ' + _where(f))}"])
         lines.append(f"::{level} {props}::{_gh_data(f.message + ' — fix: ' + f.fix)}")
     for s in r.not_checked:
         needs = _gh_data((s.device or "fabric") + ": needs " + s.needs)
         lines.append(f"::notice title={_gh_prop(s.rule + ' not checked')}::{needs}")
     for u in r.data.unparsed:
-        where = f"file={_gh_prop(u.file)},line={u.line}"
+        where = f"file={path(u.file)},line={u.line}"
         lines.append(f"::warning {where},title=not understood::{_gh_data(str(u))}")
     return "\n".join(lines) + ("\n" if lines else "")
 

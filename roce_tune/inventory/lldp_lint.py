@@ -505,7 +505,10 @@ def rules_markdown_section() -> list[str]:
         ]
         for dev in shown:
             out += [f"LLDP capture `{dev}.txt`:", "", "```text", caps[dev].rstrip("\n"), "```", ""]
-        out += ["Reports:", "", "```text", *example_report(r.id), "```", "", "Fixed:", ""]
+        rest = sorted(d for d in caps if d not in shown)
+        out += [f"Reports (`lldp/` also holds {', '.join(f'`{d}.txt`' for d in rest)}: the other devices' "
+                "captures of the same cabling):" if rest else "Reports:",
+                "", "```text", *example_report(r.id), "```", "", "Fixed:", ""]
         if r.id == "RT135":
             fixed_caps = example_captures(r.id, fixed=True)[1]
             out += [

@@ -251,16 +251,20 @@ def port_inputs(plan: Plan, sw: SwitchPlan, pp: PortPlan, ref: str | None = None
         raise ValueError(f"switch {sw.name} has no ingress lossless pool")
     pool = pools[0]
     return PlanPort(speed_gbps=pp.speed_gbps, fan_in=max(1, pp.fan_in), base_rtt_us=prof.base_rtt_us,
-                    buffer_bytes=pool.size_bytes, pfc_alpha=_pool_alpha(sw, pool.name),
+                    buffer_bytes=pool.size_bytes, pfc_alpha=_pool_alpha(sw, pool.name, pp),
                     ecn=EcnSetting(prof.kmin_bytes, prof.kmax_bytes, prof.pmax_percent, label=prof.name),
                     dcqcn=_port_dcqcn(nics or nic_index(plan), pp, ref), device=sw.name, port=pp.name)
 
 
-def _pool_alpha(sw: SwitchPlan, pool_name: str) -> float:
-    """Dynamic-threshold alpha = 2^dynamic_th of the pool's ``ingress_lossless_profile`` (else its first
-    profile with a dynamic threshold, else :data:`DEFAULT_PFC_ALPHA`)."""
+def _pool_alpha(sw: SwitchPlan, pool_name: str, pp: PortPlan | None = None) -> float:
+    """Dynamic-threshold alpha = 2^dynamic_th of the lossless PG profile of port ``pp`` (the threshold SAI
+    applies to that PG, and the one the tuner's ``pfc_trigger_bytes`` uses), else of the pool's
+    ``ingress_lossless_profile`` (else its first profile with a dynamic threshold, else
+    :data:`DEFAULT_PFC_ALPHA`)."""
     profs = [b for b in sw.buffers.profiles if b.pool == pool_name and b.dynamic_th is not None]
-    main = next((b for b in profs if b.name == "ingress_lossless_profile"), profs[0] if profs else None)
+    pg = pp.headroom.profile if pp is not None and pp.headroom is not None else None
+    main = next((b for b in profs if b.name == pg), None) or next(
+        (b for b in profs if b.name == "ingress_lossless_profile"), profs[0] if profs else None)
     return 2.0 ** main.dynamic_th if main and main.dynamic_th is not None else DEFAULT_PFC_ALPHA
 
 

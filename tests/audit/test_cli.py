@@ -67,7 +67,10 @@ def test_formats(tmp_path: Path) -> None:
                                       "first_line": "bash: show_gids: command not found"}]
     assert any(n["rule"] == "RT401" or n["rule"] == "RT440" for n in doc["not_checked"])
     gh = audit("--from", str(tmp_path), "--format", "github").stdout
-    assert gh.splitlines()[0].startswith("::error file=gpu01.txt,line=4,title=RT420 gpu01%3Aens1f0np0::")
+    # GitHub resolves file= from the workspace: the capture's path as --from gives it, not its bare name
+    assert gh.splitlines()[0].startswith(f"::error file={tmp_path / 'gpu01.txt'},line=4,title=RT420 "
+                                         "gpu01%3Aens1f0np0::")
+    assert f"::warning file={tmp_path / 'gpu01.txt'},line=6,title=not understood::" in gh
     md = audit("--from", str(tmp_path), "--format", "markdown").stdout
     assert "| RT420 | error | gpu01 | ens1f0np0 |" in md and "## Not understood" in md
 
@@ -120,7 +123,7 @@ def test_policy_file(tmp_path: Path) -> None:
     assert "lossless_priorities" in bad.stderr and not bad.stdout
     pol.write_text("policy:\n  lossless_priorities: [3]\n  pfc_watchdog_ms: 200\n")
     bad = audit("--from", str(caps), "--policy", str(pol))
-    assert bad.returncode == 2 and f"{pol}:3:3: error RT400" in bad.stderr, bad.stderr
+    assert bad.returncode == 2 and f"{pol}:3:3 policy.pfc_watchdog_ms: error RT400" in bad.stderr, bad.stderr
     pol.write_text("policy:\n  lossless_priorities: [3\n")
     bad = audit("--from", str(caps), "--policy", str(pol))
     assert bad.returncode == 2 and f"{pol}:" in bad.stderr and "RT400" in bad.stderr, bad.stderr
@@ -163,3 +166,18 @@ def test_an_inventory_and_a_policy_file_together_is_a_usage_error(tmp_path: Path
     pol.write_text("policy:\n  lossless_priorities: [4]\n")
     r = audit(str(REPO / "inventories" / "lab-2node.yaml"), "--from", str(tmp_path), "--policy", str(pol))
     assert r.returncode == 2 and "--policy" in r.stderr and not r.stdout, (r.stdout, r.stderr)
+
+
+def test_policy_file_errors_name_line_and_column_and_all_are_reported(tmp_path: Path) -> None:
+    """A --policy file is input like an inventory: every bad key at file:line:col, in one run."""
+    caps = tmp_path / "caps"
+    caps.mkdir()
+    (caps / "gpu01.txt").write_text(CLEAN)
+    pol = tmp_path / "policy.yaml"
+    pol.write_text("# site policy\npolicy:\n  host_mtu: \"9000\"\n  lossless_priorities: [3]\n  dcqcn: off\n")
+    bad = audit("--from", str(caps), "--policy", str(pol))
+    assert bad.returncode == 2, bad.stdout + bad.stderr
+    lines = [ln for ln in bad.stderr.splitlines() if "RT400" in ln]
+    assert len(lines) == 2, bad.stderr
+    assert lines[0].startswith(f"{pol}:3:13 ") and "policy.host_mtu" in lines[0]
+    assert lines[1].startswith(f"{pol}:5:10 ") and "policy.dcqcn" in lines[1]

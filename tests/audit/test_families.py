@@ -50,6 +50,18 @@ def test_gid_empty_env_value_means_index_0_rt404(captures) -> None:
                                      "gpu01.txt:10"] and "reads \"\" as 0" in found["RT404"][0].message
 
 
+def test_gid_empty_env_value_without_a_gid_table_rt404(captures) -> None:
+    """An empty pin is wrong whatever the GID table says: reported from the env line alone (RT401 is then
+    not checked, for want of show_gids)."""
+    r = captures({"gpu01.txt": "root@gpu01:~# env | grep -E '^(NCCL|UCX)_'\nNCCL_IB_TC=106\n"
+                               "NCCL_IB_GID_INDEX=\n"})
+    found = rules(r)
+    assert set(found) == {"RT404"}
+    f = found["RT404"][0]
+    assert f.device == "gpu01" and ev(f) == ["gpu01.txt:3"] and "reads \"\" as 0" in f.message
+    assert "RT401" in {n.rule for n in r.not_checked}
+
+
 def test_gid_index_differs_between_hosts_rt403(captures) -> None:
     pin = "$ env | grep NCCL\nNCCL_IB_GID_INDEX=3\n"
     r = captures({"gpu01.txt": gids("gpu01", 2, 11) + pin, "gpu02.txt": gids("gpu02", 4, 12) + pin})

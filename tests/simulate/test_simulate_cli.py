@@ -45,6 +45,29 @@ def test_plan_bad_port_exits_2(tmp_path) -> None:  # type: ignore[no-untyped-def
     assert "plan.json" in r.output
 
 
+def test_plan_port_simulates_the_pfc_threshold_the_plan_derived_ecn_against() -> None:
+    """The port's lossless PG profile carries the dynamic threshold SAI applies to its PG (SONiC Spectrum:
+    pg_lossless_*_profile dynamic_th 0, alpha 1), and the tuner's pfc_trigger_bytes uses it; the pool's
+    ingress_lossless_profile (dynamic_th 7) is not the threshold the PG pauses on."""
+    from pathlib import Path
+
+    from roce_tune.pipeline import derive_plan, load
+    from roce_tune.simulate.settings import port_inputs
+    from roce_tune.tuner.buffers import pg_shared_limit_bytes
+
+    plan = derive_plan(load(Path(__file__).resolve().parents[2] / "inventories" / "site.yaml"))
+    sw = next(s for s in plan.switches if s.name == "leaf1")
+    pp = next(p for p in sw.ports if p.name == "Ethernet0")
+    assert pp.headroom is not None
+    pg = next(b for b in sw.buffers.profiles if b.name == pp.headroom.profile)
+    assert pg.dynamic_th == 0  # SONiC's default_dynamic_th for lossless PGs
+    inp = port_inputs(plan, sw, pp)
+    assert inp.pfc_alpha == 2.0 ** pg.dynamic_th
+    ecn = next(e for e in sw.ecn_profiles if e.name == pp.ecn_profile)
+    trigger = ecn.rationale["kmax_bytes"].inputs["pfc_trigger_bytes"]
+    assert pg_shared_limit_bytes(inp.buffer_bytes, pg.dynamic_th, inp.fan_in) == trigger
+
+
 def test_derived_uses_the_tuner() -> None:
     from roce_tune.tuner.dcqcn import calc_dcqcn
 
