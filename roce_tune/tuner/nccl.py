@@ -205,9 +205,31 @@ def _qps(env: dict[str, str], why: dict[str, Rationale], host: Host, classificat
         why["NCCL_IB_SPLIT_DATA_ON_QPS"] = _omitted(reason, _S_NCCL)
 
 
+def _adaptive_routing(env: dict[str, str], why: dict[str, Rationale], host: Host,
+                      classification: Classification, site: Site, tiers: int) -> None:
+    """NCCL_IB_ADAPTIVE_ROUTING: 1 when the switches route adaptively (``site.adaptive_routing``).
+
+    NCCL's default (-2) turns its AR-capable transfers on for an InfiniBand link layer only, so on RoCE they
+    stay off unless set; with packets of one message spread over several paths the data must be written
+    before the completion that announces it (messages above ``NCCL_IB_AR_THRESHOLD``, 8192 B). The audit's
+    RT461 checks the same variable."""
+    if site.adaptive_routing:
+        env["NCCL_IB_ADAPTIVE_ROUTING"] = "1"
+        why["NCCL_IB_ADAPTIVE_ROUTING"] = Rationale(
+            formula="1 when site.adaptive_routing (NCCL default -2: on for an InfiniBand link layer only, "
+                    "so off on RoCE)",
+            inputs={"adaptive_routing": True},
+            source=f"{_S_NCCL}; {_S_ENV}",
+            note="the switches spread one connection's packets over several paths: NCCL writes the data "
+                 "before the completion that announces it (messages above NCCL_IB_AR_THRESHOLD, 8192 B)")
+    else:
+        why["NCCL_IB_ADAPTIVE_ROUTING"] = _omitted("no adaptive routing (site.adaptive_routing false)",
+                                                   _S_NCCL, "NCCL default: off on RoCE")
+
+
 #: one function per variable group; each adds its variables to ``env`` and its reasons to ``why``
 _NCCL_VARIABLES: tuple[_NcclVariable, ...] = (_hca, _traffic_class, _fifo_traffic_class, _service_level, _gid,
-                                              _socket_ifname, _qps)
+                                              _socket_ifname, _qps, _adaptive_routing)
 
 
 def derive_nccl_env(host: Host, classification: Classification, site: Site,

@@ -106,3 +106,35 @@ def test_values_shell_safe_sorted_explained_deterministic() -> None:
 def test_host_without_nics() -> None:
     env, why = derive_nccl_env(host([]), CLS, Site(name="a"), 2)
     assert "NCCL_IB_HCA" not in env and why["NCCL_IB_HCA"].formula.startswith("not set")
+
+
+@pytest.mark.parametrize("ar", [True, False])
+def test_adaptive_routing_sets_nccl_ar_transfers(ar: bool) -> None:
+    """NCCL turns its AR-capable transfers on by itself only on an InfiniBand link layer (default -2), so a
+    RoCE fabric whose switches route adaptively needs NCCL_IB_ADAPTIVE_ROUTING=1; without AR it stays unset."""
+    env, why = derive_nccl_env(host(), CLS, Site(name="a", adaptive_routing=ar), 3)
+    assert env.get("NCCL_IB_ADAPTIVE_ROUTING") == ("1" if ar else None)
+    assert ("InfiniBand" in why["NCCL_IB_ADAPTIVE_ROUTING"].formula) if ar else \
+        why["NCCL_IB_ADAPTIVE_ROUTING"].formula.startswith("not set")
+
+
+def test_a_host_running_the_plans_nccl_env_passes_the_audit(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """The plan of an adaptive-routing fabric (spectrum-x-su) and audit's RT461 agree: a host whose NCCL
+    environment is exactly the plan's nccl.env (and its own hosts/<name>.nccl.env) is not flagged. The plan
+    wrote no NCCL_IB_ADAPTIVE_ROUTING, so audit flagged the plan's own environment."""
+    from pathlib import Path
+
+    from roce_tune.audit.run import audit_dir
+    from roce_tune.pipeline import plan_inventory
+
+    inv = Path(__file__).resolve().parents[2] / "inventories" / "spectrum-x-su.yaml"
+    result = plan_inventory(inv, tmp_path / "plan", scorecards=False)
+    host_name = result.plan.hosts[0].name
+    env_lines = [ln for rel in ("nccl.env", f"hosts/{host_name}.nccl.env") if rel in result.files
+                 for ln in result.files[rel].splitlines() if ln.startswith("NCCL_")]
+    assert "NCCL_IB_ADAPTIVE_ROUTING=1" in env_lines
+    caps = tmp_path / "caps"
+    caps.mkdir()
+    (caps / f"{host_name}.txt").write_text(f"root@{host_name}:~# env | grep NCCL\n" + "\n".join(env_lines) + "\n")
+    audit = audit_dir(caps, tmp_path / "plan")
+    assert not [f for f in audit.findings if f.rule == "RT461"], audit.findings
