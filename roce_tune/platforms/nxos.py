@@ -511,13 +511,17 @@ def _push(s: _c.PushSession, commands: list[str], _patch: list[dict[str, object]
     s.cmd("terminal dont-ask", "checkpoint")
     s.check(s.cmd(f"checkpoint {s.opts.tag}", "checkpoint"), "checkpoint", [f"checkpoint {s.opts.tag}"])
     s.progress["checkpoint"] = True
+    s.progress["change_sent"] = True  # each configuration line takes effect as it is sent
     s.config_set(commands, "configure terminal")
     s.conn.exit_config_mode()
     s.verify(desired, ports)
 
 
 def _rollback(s: _c.PushSession, progress: dict[str, object]) -> None:
-    """``rollback running-config checkpoint X atomic``."""
+    """``rollback running-config checkpoint X atomic``, only once configuration lines were sent (before them
+    nothing changed: nothing to roll back)."""
+    if not progress.get("change_sent"):
+        return
     if s.conn.check_config_mode():
         s.conn.exit_config_mode()
     if progress.get("checkpoint"):
