@@ -552,10 +552,13 @@ CAPABILITIES = _c.Capabilities(
 
 # ---------------------------------------------------------------------------------------- INVENTORY
 # port names that tell the platform (import) and the vendors whose hardware it runs on (lint RT125)
+from roce_tune.platforms.nxos_counters import canonical_port as _canonical_port  # noqa: E402
+
 INVENTORY = _c.InventoryFacts(
     port_name_hint=r"^Ethernet\d+/\d+$",
     vendors=frozenset({"cisco"}),
     mgmt_port=r"mgmt\d+",
+    full_port_name=_canonical_port,  # Eth1/1, Et1/1, eth1/1, e1/1 -> Ethernet1/1
 )
 
 # ---------------------------------------------------------------------------------------- ANSIBLE
