@@ -5,6 +5,7 @@ A capture file is named ``<device>[.<anything>].txt`` and holds the output of on
 pasted from a terminal. Prompt lines separate the blocks and give each block its command::
 
     admin@leaf1:~$ show pfc counters           user@host:/path# cmd, user@host> cmd (Junos)
+    root@h:/p (main)# cmd                      a git branch after the path (bash __git_ps1)
     root@gpu01:~# ethtool -S ens1f0np0         [root@gpu01 ~]# cmd
     bash-4.2# grep "" /sys/class/...           bash-N.N# / sh-N.N$ cmd
     $ ethtool -S ens1f0np0                     bare "$ " or "# " before a known command
@@ -40,9 +41,16 @@ KNOWN_COMMANDS = (
     "dcb", "lldptool", "lldpctl", "lldpcli", "ibdev2netdev", "mst", "mlxconfig", "tc", "vtysh", "cli", "set",
     "run")
 _CMD_WORD = r"(?:" + "|".join(re.escape(c) for c in KNOWN_COMMANDS) + r")\b|\S*_perf\b|\./\S+"
+#: ``user@host:path (branch)$``: a git branch after the working directory, as bash's ``__git_ps1 " (%s)"``
+#: (git contrib/completion/git-prompt.sh) shows it: `` (main)``, `` (feature/y *+$%)``,
+#: `` (main|REBASE 1/2)``, detached `` ((a1b2c3d...))``. Only after a ``:path`` and before a shell's
+#: ``$``/``#``/``%`` (no Junos ``>``), so ``user@example.com (name) > …`` output is no prompt.
+_GIT_PS1_HEAD = (r"^(?:\([\w.\-]+\)\s*)?[\w.\-]+@(?P<host>[\w.\-]+)(?::[^\s$#>]*)+"
+                 r"\s\((?:\([^()]*\)|[^()]){1,100}\)\s*[$#%]")
 _PROMPTS = (
     re.compile(r"^\[[\w.\-]+@[\w.\-]+[^\]]*\]\s*[$#]\s*(?P<cmd>\S.*)$"),
     re.compile(r"^(?:\([\w.\-]+\)\s*)?[\w.\-]+@[\w.\-]+(?::[^\s$#>]*)*\s*[$#>%]\s*(?P<cmd>\S.*)$"),
+    re.compile(_GIT_PS1_HEAD + r"\s*(?P<cmd>\S.*)$"),
     re.compile(r"^(?:bash|sh|zsh)-[\d.]+[$#]\s*(?P<cmd>\S.*)$"),
     re.compile(r"^[$#]\s+(?P<cmd>(?:" + _CMD_WORD + r").*)$"),
     re.compile(r"^[\w.\-]+(?:\([\w\-]+\))?\s?[#>]\s*(?P<cmd>(?:" + _CMD_WORD + r").*)$"),
@@ -54,6 +62,7 @@ _PROMPTS = (
 _NOT_OUTPUT = (
     re.compile(r"^\[[\w.\-]+@[\w.\-]+[^\]]*\]\s*[$#]\s*$"),
     re.compile(r"^(?:\([\w.\-]+\)\s*)?[\w.\-]+@[\w.\-]+(?::[^\s$#>]*)*\s*[$#>%]\s*$"),
+    re.compile(_GIT_PS1_HEAD + r"\s*$"),
     re.compile(r"^\{(?:master|backup|linecard|primary|secondary)(?::[\w.\-]+)?\}$"),
     re.compile(r"^[A-Za-z][\w.\-]*(?:\([\w\-]+\))?\s?[#>]$"),  # EOS / NX-OS ``leaf1#``, ``leaf1(config)#``
     re.compile(r"^(?:bash|sh|zsh)-[\d.]+[$#]$"),  # ``bash-4.2#``
@@ -136,6 +145,7 @@ def prompt_command(line: str) -> str | None:
 _PROMPT_HOSTS = (
     re.compile(r"^\[[\w.\-]+@(?P<host>[\w.\-]+)[^\]]*\]\s*[$#]"),
     re.compile(r"^(?:\([\w.\-]+\)\s*)?[\w.\-]+@(?P<host>[\w.\-]+)(?::[^\s$#>]*)*\s*[$#>%]"),
+    re.compile(_GIT_PS1_HEAD),
     re.compile(r"^(?P<host>[\w.\-]+)(?:\([\w\-]+\))?\s?[#>]"),
 )
 

@@ -4,7 +4,7 @@
 Each check returns findings (rule, severity, device, port, message, fix, evidence = capture lines) and
 "not checked" notes naming the command whose output it needed. A counter that was not captured is
 never read as zero. Families: GID RT401–RT404, priority RT410–RT413, PFC RT420–RT425, ECN/DCQCN
-RT430–RT433, MTU RT440–RT441, ECE RT450, load balance/topology RT460–RT463, nccl-tests RT470–RT472.
+RT430–RT435, MTU RT440–RT441, ECE RT450, load balance/topology RT460–RT463, nccl-tests RT470–RT472.
 
 Thresholds [D] (chosen here; ratios so they hold for any capture length):
 :data:`MIN_PACKETS` packets before a NIC's priority split is judged; :data:`ROCE_SHARE` share of a
@@ -792,6 +792,28 @@ def _dcqcn_sysfs(data: AuditData, exp: Expect, out: Out) -> None:
                             [v])
 
 
+def _cnp_marking(data: AuditData, exp: Expect, out: Out) -> None:
+    """RT435: the NIC's DCQCN notification point marks its CNPs with another DSCP or 802.1p priority than
+    the plan's (or the policy's) ``cnp_dscp`` / ``cnp_priority`` (sysfs ``ecn/roce_np/cnp_dscp``,
+    ``ecn/roce_np/cnp_802p_prio``; MLNX_OFED "Explicit Congestion Notification (ECN)",
+    https://docs.nvidia.com/networking/display/mlnxofedv24103250lts/explicit+congestion+notification+(ecn)):
+    the switches classify CNPs by that marking, so they leave the CNP queue."""
+    for h in data.hosts.values():
+        for nic in h.nics.values():
+            want_dscp, want_prio = exp.nic_cnp.get((h.name, nic.netdev), (exp.cnp_dscp, exp.cnp_priority))
+            for knob, what, want in (("cnp_dscp", "DSCP", want_dscp),
+                                     ("cnp_802p_prio", "priority", want_prio)):
+                v = nic.ecn_sysfs.get(f"roce_np/{knob}")
+                if v is None or v.value == want:
+                    continue
+                out.add("RT435", E, h.name, nic.netdev,
+                        f"{h.name}:{nic.netdev} sends CNPs with {what} {v.value} (roce_np/{knob}), not the "
+                        f"{exp.source}'s CNP {what} {want}: the switches queue them with other traffic, not "
+                        f"as CNPs, so congestion notifications are delayed or dropped",
+                        f"echo {want} > /sys/class/net/{nic.netdev}/ecn/roce_np/{knob} (or apply the plan)",
+                        [v])
+
+
 def _switch_roce_ecn(sw: SwitchObs, exp: Expect, out: Out) -> None:
     """RT431 from the RoCE profile a switch reports (``nv show qos roce``: congestion mode, ECN TCs)."""
     mode = sw.roce.get("congestion-mode")
@@ -816,13 +838,14 @@ def _switch_roce_ecn(sw: SwitchObs, exp: Expect, out: Out) -> None:
 def check_ecn(data: AuditData, exp: Expect, out: Out) -> None:
     """RT430 no CE marks under congestion; RT431 ECN/WRED not on the lossless queue (the switch's RoCE
     profile; the running configuration's is :mod:`.running`); RT432 CNPs sent but not handled, or DCQCN off;
-    RT433 RNR / out_of_buffer (receiver shortage, not fabric loss)."""
+    RT433 RNR / out_of_buffer (receiver shortage, not fabric loss); RT435 CNP DSCP/priority not the plan's."""
     for h in data.hosts.values():
         for d in h.rdma.values():
             _no_ce_marks(h, d, exp, out)
             _receiver_shortage(h, d, out)
     _cnps_handled(data, exp, out)
     _dcqcn_sysfs(data, exp, out)
+    _cnp_marking(data, exp, out)
     for sw in data.switches.values():
         _switch_roce_ecn(sw, exp, out)
     if data.switches and not any(s.roce or s.running for s in data.switches.values()):

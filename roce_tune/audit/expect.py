@@ -50,6 +50,10 @@ class Expect:
     host_mtu_by_nic: dict[tuple[str, str], int] = field(default_factory=dict)
     line_rate_gbps: dict[str, float] = field(default_factory=dict)  # host -> NIC speed
     dscp_to_priority: dict[int, int] = field(default_factory=dict)
+    #: the DSCP NICs mark their CNPs with (policy ``cnp_dscp``, default 48)
+    cnp_dscp: int = 48
+    #: (host, netdev) -> the plan NIC's (cnp_dscp, cnp_priority); a NIC not in it expects the fabric's
+    nic_cnp: dict[tuple[str, str], tuple[int, int]] = field(default_factory=dict)
     # (host, netdev) ->
     # "leaf1:Ethernet0"
     nic_switch_port: dict[tuple[str, str], str] = field(default_factory=dict)
@@ -70,6 +74,7 @@ def expect_from_policy(policy: Policy, source: str) -> Expect:
     return Expect(source=source, from_plan=False, lossless_priorities=tuple(policy.lossless_priorities),
                   lossless_queues=tuple(policy.lossless_priorities), roce_dscp=tuple(policy.roce_dscp),
                   roce_tos=policy.roce_dscp[0] << 2 | ECT0, cnp_priority=policy.cnp_priority,
+                  cnp_dscp=policy.cnp_dscp,
                   host_mtu=policy.host_mtu, switch_mtu=policy.mtu, roce_mtu=policy.roce_mtu,
                   target_utilisation=policy.target_utilisation, trust=policy.trust)
 
@@ -80,7 +85,8 @@ def expect_from_plan(plan: Plan, adaptive_routing: bool | None = None) -> Expect
     return Expect(source="plan", from_plan=True, lossless_priorities=tuple(cls.lossless_priorities),
                   lossless_queues=tuple(cls.lossless_queues), roce_dscp=tuple(cls.roce_dscp),
                   roce_tos=cls.roce_tos,
-                  cnp_priority=cls.cnp_priority, adaptive_routing=adaptive_routing, trust=cls.trust,
+                  cnp_priority=cls.cnp_priority, cnp_dscp=cls.cnp_dscp, adaptive_routing=adaptive_routing,
+                  trust=cls.trust,
                   dscp_to_priority=dict(cls.dscp_to_priority),
                   **_mtu_expectations(plan), **_host_expectations(plan), **_switch_expectations(plan))
 
@@ -101,14 +107,15 @@ def _mtu_expectations(plan) -> dict[str, Any]:  # type: ignore[no-untyped-def]
 
 def _host_expectations(plan) -> dict[str, Any]:  # type: ignore[no-untyped-def]
     """``host_env``, ``host_mtu_by_nic``, ``line_rate_gbps`` (the host's fastest NIC, hosts with a known
-    speed only) and ``nic_switch_port`` of :class:`Expect` for every host of ``plan``."""
+    speed only), ``nic_switch_port`` and ``nic_cnp`` of :class:`Expect` for every host of ``plan``."""
     nics = _plan_nics(plan)
     speeds = {h.name: float(max(getattr(n, "speed_gbps", 0) or 0 for n in h.nics))
               for h in plan.hosts if h.nics}
     return {"host_env": {h.name: dict(h.nccl_env) for h in plan.hosts},
             "host_mtu_by_nic": {k: n.mtu for k, n in nics.items()},
             "line_rate_gbps": {k: v for k, v in speeds.items() if v},
-            "nic_switch_port": {k: n.switch_port for k, n in nics.items() if n.switch_port}}
+            "nic_switch_port": {k: n.switch_port for k, n in nics.items() if n.switch_port},
+            "nic_cnp": {k: (n.cnp_dscp, n.cnp_priority) for k, n in nics.items()}}
 
 
 def _switch_expectations(plan) -> dict[str, Any]:  # type: ignore[no-untyped-def]

@@ -203,6 +203,10 @@ class AuditData:
     blocks: list[tuple[str, int, str]] = field(default_factory=list)  # (file, line, format) per block read
     files: int = 0
     empty_files: list[tuple[str, str]] = field(default_factory=list)  # (device, file) with no text
+    #: blocks parsed into at least one fact: a block reader accepted it, a running configuration was read
+    #: back without error, or a line reader took one of its lines (a bare ``NIC statistics:`` heading is
+    #: no fact). 0 means the audit checked nothing, however many blocks were listed as not understood.
+    understood: int = 0
 
     def host(self, name: str) -> HostObs:
         """The host's record (created on first use)."""

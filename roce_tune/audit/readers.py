@@ -721,12 +721,13 @@ def _store_lines(st: _LineRead, netdev: str) -> None:
     _finish_sysgids(st.host)
 
 
-def read_lines(b: Block, ctx: Ctx, skip: set[int]) -> None:
-    """Line readers over the block lines not in ``skip``; what nobody reads becomes :class:`Unparsed`."""
+def read_lines(b: Block, ctx: Ctx, skip: set[int]) -> bool:
+    """Line readers over the block lines not in ``skip``; what nobody reads becomes :class:`Unparsed`.
+    True when a line reader took at least one line as a fact (a ``NIC statistics:`` heading is none)."""
     lines = [(no, t, s) for no, t in b.lines if no not in skip and (s := t.strip()) and not s.startswith("#")]
     if _is_switch(b, ctx):
         _report_bad(b, ctx, [(no, t) for no, t, _ in lines])
-        return
+        return False
     st = _LineRead(ctx.data.host(b.device), b, ctx)
     one_file = _cmd_arg(b, r"^(?:sudo\s+)?cat\s+(/(?:sys|proc)/[^\s*?\[]+)\s*$")
     if one_file and lines:  # `cat /sys/…/file`: the output is that file's value
@@ -737,6 +738,8 @@ def read_lines(b: Block, ctx: Ctx, skip: set[int]) -> None:
         st.bad.append(st.pending_path)
     _store_lines(st, _cmd_arg(b, r"ethtool\s+-S\s+(\S+)") or "-")
     _report_bad(b, ctx, st.bad)
+    bad = {no for no, _ in st.bad}
+    return any(no not in bad and s != "NIC statistics:" for no, _, s in lines)
 
 
 def _report_bad(b: Block, ctx: Ctx, bad: list[tuple[int, str]]) -> None:
@@ -815,6 +818,8 @@ def _running_config(b: Block, ctx: Ctx) -> str | None:
         _not_read(b, ctx, f"{name} {fmt.name}: {exc}")
     except Exception as exc:  # noqa: BLE001 - a text read_back cannot take (hand-edited JSON) loses no audit
         _not_read(b, ctx, f"{name} {fmt.name}: {type(exc).__name__}: {exc}")
+    else:
+        ctx.data.understood += 1
     ctx.data.blocks.append((b.file, b.start, f"{name} {fmt.name}"))
     return fmt.name
 
@@ -833,6 +838,7 @@ def _block_reader(b: Block, ctx: Ctx) -> str | None:
             _not_read(b, ctx, f"{name}: {type(exc).__name__}: {exc}")
             return "failed"
         if understood:
+            ctx.data.understood += 1
             ctx.data.blocks.append((b.file, b.start, name))
             return name
     return None
@@ -851,6 +857,7 @@ def read_block(b: Block, ctx: Ctx) -> str:
         return "comment"
     if b.device not in ctx.data.switches:
         ctx.data.host(b.device)
-    read_lines(b, ctx, set())
+    if read_lines(b, ctx, set()):
+        ctx.data.understood += 1
     ctx.data.blocks.append((b.file, b.start, "lines"))
     return "lines"

@@ -1,7 +1,8 @@
 """``roce-tune audit --from DIR``: read every capture, run the RT4xx checks, format the report.
 
 Exit codes: 0 clean (warnings allowed), 1 error-level findings, 2 usage errors (missing directory,
-unreadable file, bad format name — raised as :class:`AuditUsageError`).
+unreadable file, bad format name — raised as :class:`AuditUsageError`) or nothing understood (no block
+parsed into a fact: :attr:`AuditResult.nothing_read`).
 """
 
 from __future__ import annotations
@@ -45,10 +46,22 @@ class AuditResult:
     root: Path | None = None
 
     @property
+    def nothing_read(self) -> str | None:
+        """Why nothing was audited, or None: no block was parsed into a fact (``AuditData.understood`` is 0:
+        every ``--live`` device unreached, only empty capture files, or every block not understood)."""
+        if self.data.understood:
+            return None
+        n = len(self.data.unparsed)
+        if n:
+            return (f"nothing was understood: all {n} capture block(s) read are listed as not understood, "
+                    "so no setting or counter was checked")
+        return "nothing was read of any device, so no setting or counter was checked"
+
+    @property
     def exit_code(self) -> int:
-        """2 when nothing was read of any device (every ``--live`` device unreached, only empty capture
-        files): nothing was audited, which is not clean; else 1 when any finding is an error, else 0."""
-        if not self.data.hosts and not self.data.switches:
+        """2 when nothing was read (:attr:`nothing_read`): nothing was audited, which is not clean; else 1
+        when any finding is an error, else 0."""
+        if self.nothing_read is not None:
             return 2
         return 1 if any(f.severity is Severity.error for f in self.findings) else 0
 
@@ -232,7 +245,8 @@ def _json(r: AuditResult) -> str:
                             "first_line": u.first} for u in r.data.unparsed],
         "summary": {"errors": sum(f.severity is Severity.error for f in r.findings),
                     "warnings": sum(f.severity is Severity.warning for f in r.findings),
-                    "files": r.data.files, "blocks": len(r.data.blocks)},
+                    "files": r.data.files, "blocks": len(r.data.blocks),
+                    "blocks_understood": r.data.understood, "nothing_read": r.nothing_read},
     }
     return json.dumps(doc, indent=2) + "\n"
 
@@ -262,6 +276,8 @@ def _github(r: AuditResult) -> str:
     for u in r.data.unparsed:
         where = f"file={path(u.file)},line={u.line}"
         lines.append(f"::warning {where},title=not understood::{_gh_data(str(u))}")
+    if r.nothing_read is not None:
+        lines.append(f"::error title=nothing audited::{_gh_data(r.nothing_read)}")
     return "\n".join(lines) + ("\n" if lines else "")
 
 
@@ -279,6 +295,8 @@ def _markdown(r: AuditResult) -> str:
                                                for s in r.not_checked]
     if r.data.unparsed:
         lines += ["", "## Not understood", ""] + [f"- {u}" for u in r.data.unparsed]
+    if r.nothing_read is not None:
+        lines += ["", f"**Nothing audited:** {r.nothing_read}."]
     return "\n".join(lines) + "\n"
 
 
@@ -305,6 +323,8 @@ def _text(r: AuditResult) -> str:
     if r.data.unparsed:
         lines += ["", "not understood (listed, not read):"] + [f"  {u}" for u in r.data.unparsed]
     lines += ["", _text_summary(r)]
+    if r.nothing_read is not None:
+        lines.append(f"error: {r.nothing_read}")
     return "\n".join(lines) + "\n"
 
 

@@ -384,7 +384,10 @@ class Driver:
         """Apply ``change`` safely; on any failure roll back and re-raise.
 
         ``self.progress`` records how far the push got (checkpoint taken, session open, committed),
-        so a rollback can also run on a *new* session after the first one died.
+        so a rollback can also run on a *new* session after the first one died. ``change_sent`` is set by
+        each platform's push right before the first command that changes the running configuration (a
+        commit, an apply, a configuration line that takes effect at once): a failure without it changed
+        nothing (:meth:`change_sent`).
 
         Raises:
             PushError / netmiko errors: the push failed and the rollback on this session succeeded.
@@ -447,6 +450,7 @@ class Driver:
 
         def run() -> None:
             self.progress["restore"] = restore
+            self.progress["change_sent"] = True  # the script writes each value as it runs
             rc, out = self.run_host_script(script, check_only=False, save=restore)
             # read the restore point even when a stop was requested: a local copy for the operator
             self.restore_point = self.cmd(f"cat {shlex.quote(restore)} 2>/dev/null", "read", boundary=False)
@@ -474,6 +478,11 @@ class Driver:
             except Exception as rb_exc:  # noqa: BLE001
                 raise RollbackNeeded(exc, dict(self.progress)) from rb_exc
             raise
+
+    def change_sent(self) -> bool:
+        """True once the push sent a command that changes the running configuration (``progress``'s
+        ``change_sent``); a push that failed before it changed nothing and rolled nothing back."""
+        return bool(self.progress.get("change_sent"))
 
     def rollback(self, progress: dict[str, Any]) -> None:
         """Undo a partial push described by ``progress`` (works on a fresh session too)."""

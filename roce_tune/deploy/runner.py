@@ -442,17 +442,23 @@ def _push_or_recover(push: Callable[[], None], t: Target, opts: ApplyOptions, lo
     except RollbackNeeded as rb:
         res.error = redact(f"{rb} (the rollback on that session did not complete)")
         try:
-            res.rolled_back = _recover(t, opts, log_path, rb, notes, redact)
+            recovered = _recover(t, opts, log_path, rb, notes, redact)
         except RollbackIncomplete as inc:
             res.error = redact(f"{rb}; on a new session: {inc}")
             raise _Reported() from None
         outcome = rb.progress.get("rollback_outcome")
-        res.error += (f" (on a new session: {outcome})" if outcome else " (rolled back on a new session)") \
-            if res.rolled_back else (f" — ROLLBACK FAILED: check the {t.kind} by hand; "
-                                     f"{left_as_is(t.platform, 'rollback-failed', rb.progress, opts.push)}")
+        # a push that failed before it sent any change changed nothing: the new session only cleaned up
+        res.rolled_back = recovered and bool(rb.progress.get("change_sent"))
+        if recovered and not res.rolled_back:
+            res.error += " (nothing changed: the push failed before it sent any change)"
+        elif recovered:
+            res.error += f" (on a new session: {outcome})" if outcome else " (rolled back on a new session)"
+        else:
+            res.error += (f" — ROLLBACK FAILED: check the {t.kind} by hand; "
+                          f"{left_as_is(t.platform, 'rollback-failed', rb.progress, opts.push)}")
         if isinstance(rb.cause, Interrupted):
-            res.state = "rolled-back" if res.rolled_back else "unknown"
-            if not res.rolled_back:
+            res.state = "rolled-back" if recovered else "unknown"
+            if not recovered:
                 res.error += (f"; left: {left_as_is(t.platform, 'push', rb.progress, opts.push)}; restore "
                               f"point: {_restore_point(t, opts)}")
         raise _Reported() from None
@@ -564,9 +570,20 @@ def _outcome(drv: Driver | None, default: str | None = None) -> str | None:
     return str(outcome) if outcome else default
 
 
+def _pushed_nothing(drv: Driver | None) -> bool:
+    """The push ran and failed before it sent any change (:meth:`Driver.change_sent`): the device is as it
+    was and nothing was rolled back (a refused ``configure private``, a session lost after a checkpoint)."""
+    return drv is not None and drv.phase == "rollback" and not drv.change_sent()
+
+
 def _say_rolled_back(res: DeviceResult, drv: Driver | None) -> None:
-    """A failed device that was put back: append what the rollback did (or "rolled back") to its error."""
-    if res.state != "failed" or not res.rolled_back:
+    """A failed device: append what happened to it — what the rollback did (or "rolled back") when it was
+    put back, "nothing changed" when the push failed before it sent any change."""
+    if res.state != "failed":
+        return
+    if not res.rolled_back:
+        if _pushed_nothing(drv) and "nothing changed" not in (res.error or ""):
+            res.error = (res.error or "") + " (nothing changed: the push failed before it sent any change)"
         return
     outcome = _outcome(drv)
     if outcome:
@@ -605,14 +622,15 @@ def _run_one(t: Target, opts: ApplyOptions, allow_push: bool, allow_disruptive: 
         res.error = redact(f"{exc}; {_outcome(drv, 'rolled back')}")
     except PushError as exc:
         res.error = redact(str(exc))
-        res.rolled_back = exc.stage not in ("connect", "read", "preflight", "checkpoint", "rollback", "save")
+        res.rolled_back = not _pushed_nothing(drv) and exc.stage not in ("connect", "read", "preflight",
+                                                                         "checkpoint", "rollback", "save")
     except CredentialError as exc:
         res.error = f"connect: {exc}"
     except Exception as exc:  # noqa: BLE001 — one device's failure must not stop the others
         res.error = redact(f"{type(exc).__name__}: {exc}".strip())
         # rolled back only when the push failed and its own rollback ran (Driver._guarded re-raises then);
         # a failure before the push changed nothing, one after it (the save) leaves the change in place
-        res.rolled_back = drv is not None and drv.phase == "rollback"
+        res.rolled_back = drv is not None and drv.phase == "rollback" and drv.change_sent()
     finally:
         close(conn)
         _write_session_log(log_path, notes, res)

@@ -17,7 +17,7 @@ from __future__ import annotations
 import csv
 import io
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +30,7 @@ from roce_tune.inventory.skeleton import (
     classify_devices,
     guess_platform,
 )
+from roce_tune.platforms import full_port_name
 
 CSV_RULE = "RT008"
 CONFLICT_RULE = "RT009"
@@ -658,6 +659,32 @@ def _row(
     return Cable(a[0], a[1], b[0], b[1], length, media, f"{file}:{line}")
 
 
+def expand_port_names(cables: list[Cable], opts: SkeletonOptions,
+                      platforms: dict[str, str] | None = None) -> list[Cable]:
+    """``cables`` with each switch end's port as its platform names it (``Eth1/1`` / ``Et1/1`` -> EOS and
+    NX-OS ``Ethernet1/1``: :func:`roce_tune.platforms.full_port_name`), so the inventory's ports are what
+    the switch calls them. A switch's platform: ``platforms`` (the inventory's, on a merge), else the forced
+    one, else its facts', else guessed from its ports as :func:`build_skeleton` does. Host ends are kept."""
+    kinds = classify_devices(cables, opts)
+    ports: dict[str, set[str]] = {}
+    for c in cables:
+        ports.setdefault(c.a_device, set()).add(c.a_port)
+        ports.setdefault(c.b_device, set()).add(c.b_port)
+    plat: dict[str, str] = {}
+    for dev, names in ports.items():
+        if kinds.get(dev) != "switch":
+            continue
+        facts = opts.facts.get(dev)
+        plat[dev] = ((platforms or {}).get(dev) or (opts.platform if opts.force_platform else None)
+                     or (facts.platform if facts is not None else None)
+                     or guess_platform(names, opts.platform))
+
+    def port(dev: str, name: str) -> str:
+        return full_port_name(plat[dev], name) if dev in plat else name
+
+    return [replace(c, a_port=port(c.a_device, c.a_port), b_port=port(c.b_device, c.b_port)) for c in cables]
+
+
 def skeleton_from_cables(plan: CablingPlan, opts: SkeletonOptions) -> dict[str, Any]:
     """A new inventory (plain data) from a cabling plan.
 
@@ -681,7 +708,7 @@ def skeleton_from_cables(plan: CablingPlan, opts: SkeletonOptions) -> dict[str, 
                 for c in direct
             ]
         )
-    return build_skeleton(plan.cables, opts)
+    return build_skeleton(expand_port_names(plan.cables, opts), opts)
 
 
 def render_cabling_csv(inventory: Any, delimiter: str = ",") -> str:
@@ -1064,7 +1091,8 @@ def merge_into(inventory: str | Path, plan: CablingPlan, opts: SkeletonOptions) 
     yaml.width = 4096
     data, absent, null = _load_for_merge(inventory, yaml)
     merge = _Merge(data, str(inventory), plan, opts)
-    for c in plan.cables:
+    known = {name: str(sw.get("platform") or "") for name, sw in merge.switches.items()}
+    for c in expand_port_names(plan.cables, opts, known):
         merge.cable(c)
     if merge.conflicts:
         raise RoceTuneError(merge.conflicts)

@@ -23,7 +23,7 @@ from functools import lru_cache
 from typing import Any
 
 from roce_tune.inventory.intent import _as_range
-from roce_tune.platforms import DEFAULT_SWITCH_PLATFORM, port_name_hints
+from roce_tune.platforms import DEFAULT_SWITCH_PLATFORM, full_port_name, port_name_hints
 
 #: Port names that are Linux NIC netdevs (systemd predictable names, the kernel's ethN, IPoIB ibN, and
 #: the Mellanox representor/uplink forms); switch front-panel names never look like this.
@@ -105,13 +105,14 @@ def classify_devices(cables: Iterable[Cable], opts: SkeletonOptions) -> dict[str
 
 
 def guess_platform(ports: Iterable[str], default: str) -> str:
-    """Platform from port names (each platform's port-name hint, :func:`roce_tune.platforms.port_name_hints`),
-    ``default`` when they do not agree on one."""
+    """Platform from port names (each platform's port-name hint, :func:`roce_tune.platforms.port_name_hints`,
+    matched by the name as that platform spells it: ``Et1/1/1`` is EOS's ``Ethernet1/1/1``), ``default``
+    when they do not agree on one."""
     seen = set()
     hints = port_name_hints()
     for p in ports:
         for pat, plat in hints:
-            if pat.match(p):
+            if pat.match(full_port_name(plat, p)):
                 seen.add(plat)
                 break
     return seen.pop() if len(seen) == 1 else default

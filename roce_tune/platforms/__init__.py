@@ -142,6 +142,16 @@ def cannot_render_finding(switch: SwitchPlan, exc: BaseException) -> Finding:
                    "express")
 
 
+def full_port_name(platform_name: str, port: str) -> str:
+    """``port`` as switch platform ``platform_name`` names it (its
+    :attr:`~roce_tune.platforms.contract.InventoryFacts.full_port_name`: ``Et1/1`` -> ``Ethernet1/1`` on
+    EOS and NX-OS); unchanged for a platform without one or an unknown platform."""
+    if platform_name not in SWITCH_PLATFORMS:
+        return port
+    expand = platform(platform_name).inventory.full_port_name
+    return expand(port) if expand is not None else port
+
+
 def port_name_hints() -> tuple[tuple[re.Pattern[str], str], ...]:
     """(compiled port-name hint, platform) of every switch platform that has one
     (:attr:`roce_tune.platforms.contract.InventoryFacts.port_name_hint`; the hints are disjoint)."""

@@ -434,11 +434,15 @@ class InventoryFacts:
         mgmt_port: regex (``re.fullmatch``) of the out-of-band management ports; LLDP neighbours seen on
             them are the management network, not fabric cabling (import lldp and lint --lldp skip them).
             None: no such names.
+        full_port_name: a front-panel port name as the platform's configuration spells it, from the CLI
+            abbreviations people write in cabling plans (EOS/NX-OS ``Et1/1``, ``Eth1/1``, ``eth1/1`` ->
+            ``Ethernet1/1``); other names unchanged. None: names are used as written.
     """
 
     port_name_hint: str | None = None
     vendors: frozenset[str] | None = None
     mgmt_port: str | None = None
+    full_port_name: Callable[[str], str] | None = None
 
 
 class Platform(Protocol):

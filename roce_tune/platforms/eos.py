@@ -520,6 +520,7 @@ def _push(s: _c.PushSession, commands: list[str], _patch: list[dict[str, object]
     s.config_set(commands, f"configure session {session}")
     s.cmd("show session-config diffs", "diff", r"#")
     hms = _hms(s.opts.confirm_s)
+    s.progress["change_sent"] = True  # the session's lines change nothing until this commit
     s.check(s.cmd(f"commit timer {hms}", "commit", r"#"), "commit", [f"commit timer {hms}"])
     s.progress["committed"] = True
     s.cmd("end", "commit", r"#")
@@ -609,11 +610,27 @@ CAPABILITIES = _c.Capabilities(
 
 # ---------------------------------------------------------------------------------------- INVENTORY
 # port names that tell the platform (import) and the vendors whose hardware it runs on (lint RT125)
+#: ``Et1``, ``Et49/1``, ``Eth1/1/1``, ``ethernet1/1`` (EOS prints ``Et<N>`` in ``show interfaces status`` and
+#: ``show lldp neighbors``, and its CLI takes any case and prefix): the ``Ethernet`` interface
+_ABBREV_RE = re.compile(r"^(?:et|eth|ethernet)(?=\d+(?:/\d+)*$)", re.IGNORECASE)
+
+
+def full_port_name(name: str) -> str:
+    """A front-panel port as EOS configures it: ``Et1/1`` / ``Eth1/1`` / ``eth1/1`` -> ``Ethernet1/1``;
+    other names (``Management1``, ``Port-Channel10``, ``Ethernet1/1``) unchanged.
+
+    >>> full_port_name("Et49/1"), full_port_name("eth1/1/1"), full_port_name("Ethernet3")
+    ('Ethernet49/1', 'Ethernet1/1/1', 'Ethernet3')
+    """
+    return _ABBREV_RE.sub("Ethernet", name)
+
+
 #: ``Ethernet1/1`` is NX-OS's shape too: only the three-level breakout form ``Ethernet1/1/1`` tells EOS
 INVENTORY = _c.InventoryFacts(
     port_name_hint=r"^Ethernet\d+/\d+/\d+$",
     vendors=frozenset({"arista"}),
     mgmt_port=r"Management\d+(?:/\d+)*",
+    full_port_name=full_port_name,
 )
 
 # ---------------------------------------------------------------------------------------- ANSIBLE

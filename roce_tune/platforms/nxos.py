@@ -511,13 +511,17 @@ def _push(s: _c.PushSession, commands: list[str], _patch: list[dict[str, object]
     s.cmd("terminal dont-ask", "checkpoint")
     s.check(s.cmd(f"checkpoint {s.opts.tag}", "checkpoint"), "checkpoint", [f"checkpoint {s.opts.tag}"])
     s.progress["checkpoint"] = True
+    s.progress["change_sent"] = True  # each configuration line takes effect as it is sent
     s.config_set(commands, "configure terminal")
     s.conn.exit_config_mode()
     s.verify(desired, ports)
 
 
 def _rollback(s: _c.PushSession, progress: dict[str, object]) -> None:
-    """``rollback running-config checkpoint X atomic``."""
+    """``rollback running-config checkpoint X atomic``, only once configuration lines were sent (before them
+    nothing changed: nothing to roll back)."""
+    if not progress.get("change_sent"):
+        return
     if s.conn.check_config_mode():
         s.conn.exit_config_mode()
     if progress.get("checkpoint"):
@@ -548,10 +552,13 @@ CAPABILITIES = _c.Capabilities(
 
 # ---------------------------------------------------------------------------------------- INVENTORY
 # port names that tell the platform (import) and the vendors whose hardware it runs on (lint RT125)
+from roce_tune.platforms.nxos_counters import canonical_port as _canonical_port  # noqa: E402
+
 INVENTORY = _c.InventoryFacts(
     port_name_hint=r"^Ethernet\d+/\d+$",
     vendors=frozenset({"cisco"}),
     mgmt_port=r"mgmt\d+",
+    full_port_name=_canonical_port,  # Eth1/1, Et1/1, eth1/1, e1/1 -> Ethernet1/1
 )
 
 # ---------------------------------------------------------------------------------------- ANSIBLE

@@ -134,13 +134,13 @@ def cli_port(name: str) -> str:
 
 
 def canonical_port(name: str) -> str:
-    """``Eth1/1`` (the PFC table's short name), ``ethernet1/1`` (:func:`cli_port`) or the CLI abbreviation
-    ``e1/1`` → ``Ethernet1/1``; other names unchanged.
+    """``Eth1/1`` (the PFC table's short name), ``ethernet1/1`` (:func:`cli_port`) or the CLI abbreviations
+    ``e1/1`` / ``Et1/1`` → ``Ethernet1/1``; other names unchanged.
 
-    >>> canonical_port("Eth1/1"), canonical_port("e1/7"), canonical_port("port-channel5")
-    ('Ethernet1/1', 'Ethernet1/7', 'port-channel5')
+    >>> [canonical_port(p) for p in ("Eth1/1", "e1/7", "Et1/2", "port-channel5")]
+    ['Ethernet1/1', 'Ethernet1/7', 'Ethernet1/2', 'port-channel5']
     """
-    m = re.match(r"^E(?:th(?:ernet)?)?(\d.*)$", name, re.IGNORECASE)
+    m = re.match(r"^E(?:t(?:h(?:ernet)?)?)?(\d.*)$", name, re.IGNORECASE)
     return f"Ethernet{m.group(1)}" if m else name
 
 

@@ -1063,13 +1063,15 @@ def _push(s: _c.PushSession, _commands: list[str], patch: list[dict[str, object]
     s.check(s.cmd(checkpoint, "checkpoint"), "checkpoint", [checkpoint])
     s.progress["checkpoint"] = True
     s.upload(path, json.dumps(patch, indent=1, sort_keys=True))
+    s.progress["change_sent"] = True  # the checkpoint and the uploaded file change no configuration
     s.check(s.cmd(f"sudo config apply-patch {path}", "commit"), "commit", [f"sudo config apply-patch {path}"])
     s.verify(desired, ports)
 
 
 def _rollback(s: _c.PushSession, progress: dict[str, object]) -> None:
-    """``sudo config rollback <checkpoint>`` (a Linux shell: no config mode to leave)."""
-    if progress.get("checkpoint"):
+    """``sudo config rollback <checkpoint>`` (a Linux shell: no config mode to leave), only once the patch
+    was sent: before it nothing changed and there is nothing to roll back."""
+    if progress.get("checkpoint") and progress.get("change_sent"):
         s.check(s.cmd(f"sudo config rollback {progress.get('tag', s.opts.tag)}", "rollback"), "rollback")
 
 

@@ -114,7 +114,46 @@ def _load(text: str) -> dict[str, Any]:
         ) from e
     if not isinstance(data, dict):
         raise ValueError("SONiC read-back: CONFIG_DB JSON is not an object")
+    _check_rows(data)
     return data
+
+
+#: The CONFIG_DB tables :func:`read_back` reads (module docstring); each is ``{key: {field: value}}``.
+_TABLES_READ = ("DSCP_TO_TC_MAP", "TC_TO_QUEUE_MAP", "TC_TO_PRIORITY_GROUP_MAP", "PORT_QOS_MAP", "QUEUE",
+                "SCHEDULER", "WRED_PROFILE", "BUFFER_PG", "BUFFER_PROFILE", "PFC_WD", "PORT", "CABLE_LENGTH",
+                "DEVICE_METADATA")
+
+
+def _pointer(*keys: str) -> str:
+    """The RFC 6901 JSON Pointer of ``keys`` (``~`` -> ``~0``, ``/`` -> ``~1``): ``/PORT/Ethernet0``."""
+    return "".join("/" + k.replace("~", "~0").replace("/", "~1") for k in keys)
+
+
+def _check_rows(db: dict[str, Any]) -> None:
+    """Every table read is a JSON object (or null: not stated) whose rows are JSON objects, as CONFIG_DB
+    stores them (``TABLE -> key -> field -> value``); other tables are not looked at.
+
+    Raises:
+        ValueError: naming the JSON Pointer of the first table or row that is not an object, and what it is.
+    """
+    for table in _TABLES_READ:
+        rows = db.get(table)
+        if rows is None:
+            continue
+        if not isinstance(rows, dict):
+            raise ValueError(f"SONiC read-back: CONFIG_DB {_pointer(table)} is a JSON {_json_type(rows)}, "
+                             "not an object of rows")
+        for key, row in rows.items():
+            if not isinstance(row, dict):
+                raise ValueError(f"SONiC read-back: CONFIG_DB {_pointer(table, key)} is a JSON "
+                                 f"{_json_type(row)} ({json.dumps(row)[:40]}), not an object of fields")
+
+
+def _json_type(value: object) -> str:
+    """The JSON type name of a decoded value."""
+    return ("string" if isinstance(value, str) else "boolean" if isinstance(value, bool)
+            else "number" if isinstance(value, (int, float)) else "array" if isinstance(value, list)
+            else "null" if value is None else "object")
 
 
 def _port_rows(db: dict[str, Any], table: str) -> dict[str, dict[int, Any]]:
@@ -140,7 +179,14 @@ def _map(db: dict[str, Any], table: str, field: str) -> dict[int, int] | None:
         name = next(iter(maps))
     if name is None or name not in maps:
         return None
-    return {int(k): int(v) for k, v in maps[name].items()}
+    out: dict[int, int] = {}
+    for k, v in maps[name].items():
+        key, val = _int(k), _int(v)
+        if key is None or val is None:
+            raise ValueError(f"SONiC read-back: CONFIG_DB {_pointer(table, name, k)} maps "
+                             f"{json.dumps(k)} to {json.dumps(v)}: both must be whole numbers")
+        out[key] = val
+    return out
 
 
 def _bound_map(db: dict[str, Any], field: str) -> str | None:
@@ -251,7 +297,9 @@ def read_back(text: str) -> SwitchQos:
     has a port without a row in a whole CONFIG_DB (one with ``DEVICE_METADATA``; a fragment: None).
 
     Raises:
-        ValueError: the text holds no JSON object (message with line/column of a syntax error).
+        ValueError: the text holds no JSON object (message with line/column of a syntax error); a table
+            read or one of its rows is not a JSON object, or a QoS map entry is not a number (message
+            with the JSON Pointer, e.g. ``/PORT/Ethernet0``).
     """
     db = _load(text)
     qos = db.get("PORT_QOS_MAP") or {}

@@ -181,3 +181,25 @@ def test_policy_file_errors_name_line_and_column_and_all_are_reported(tmp_path: 
     assert len(lines) == 2, bad.stderr
     assert lines[0].startswith(f"{pol}:3:13 ") and "policy.host_mtu" in lines[0]
     assert lines[1].startswith(f"{pol}:5:10 ") and "policy.dcqcn" in lines[1]
+
+
+def test_an_audit_that_understood_no_block_is_not_clean(tmp_path: Path) -> None:
+    """Every block "not understood" (a tool nobody reads, a typo'd command): nothing was checked, so the
+    audit exits 2 saying so and lists each block (it exited 0 with "0 error(s)", a clean-looking audit of
+    nothing); one understood block among them is an ordinary audit again."""
+    caps = tmp_path / "caps"
+    caps.mkdir()
+    (caps / "gpu01.txt").write_text("root@gpu01:~# nvidia-smi topo -m\n\tGPU0\tGPU1\tNIC0\n"
+                                    "GPU0\t X \tNV18\tPXB\n"
+                                    "root@gpu01:~# mlnx_qso -i ens1f0np0\nmlnx_qso: command not found\n")
+    r = audit("--from", str(caps))
+    assert r.returncode == 2, (r.stdout, r.stderr)
+    assert "nothing was understood" in r.stdout and "2 block(s) not understood" in r.stdout
+    assert "gpu01.txt:2-3" in r.stdout and "gpu01.txt:5" in r.stdout, r.stdout
+    j = audit("--from", str(caps), "--format", "json")
+    doc = json.loads(j.stdout)
+    assert j.returncode == 2 and doc["summary"]["blocks_understood"] == 0 and doc["summary"]["nothing_read"]
+    assert len(doc["not_understood"]) == 2
+    (caps / "gpu01.qos.txt").write_text(CLEAN)
+    ok = audit("--from", str(caps))
+    assert ok.returncode == 0 and "nothing was understood" not in ok.stdout, ok.stdout

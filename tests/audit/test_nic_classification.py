@@ -47,3 +47,24 @@ def test_a_cat_of_one_sysfs_file_is_read_from_the_command(captures) -> None:  # 
     assert not r.data.unparsed
     found = rules(r)
     assert set(found) == {"RT432"} and ev(found["RT432"][0]) == ["gpu01.txt:2"]
+
+
+def test_cnp_dscp_and_priority_read_from_sysfs_are_checked_rt435(captures, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """The NIC's CNP marking (``roce_np/cnp_dscp``, ``roce_np/cnp_802p_prio``) is compared with the plan's
+    (per NIC) or the policy's CNP DSCP/priority (both were read and never checked): each that differs is an
+    RT435 naming its line and the sysfs write that fixes it; matching values are clean."""
+    grep = ("root@{h}:~# grep -H '' /sys/class/net/ens1f0np0/ecn/roce_np/cnp_*\n"
+            "/sys/class/net/ens1f0np0/ecn/roce_np/cnp_802p_prio:{prio}\n"
+            "/sys/class/net/ens1f0np0/ecn/roce_np/cnp_dscp:{dscp}\n")
+    found = rules(captures({"gpu01.txt": grep.format(h="gpu01", prio=6, dscp=46)}))
+    assert set(found) == {"RT435"}, found
+    f = found["RT435"][0]
+    assert ev(f) == ["gpu01.txt:3"] and "DSCP 46" in f.message and "CNP DSCP 48" in f.message
+    assert f.fix.startswith("echo 48 > /sys/class/net/ens1f0np0/ecn/roce_np/cnp_dscp")
+    assert f.port == "ens1f0np0"
+    inv = Path(__file__).resolve().parents[2] / "inventories" / "lab-2node.yaml"
+    r = captures({"gpu01.txt": "", "node1.txt": grep.format(h="node1", prio=3, dscp=48),
+                  "node2.txt": grep.format(h="node2", prio=6, dscp=48)}, source=inv)
+    cnp = [f for f in r.findings if f.rule == "RT435"]
+    assert [(f.device, ev(f)) for f in cnp] == [("node1", ["node1.txt:2"])], cnp
+    assert "priority 3" in cnp[0].message and "echo 6 > " in cnp[0].fix

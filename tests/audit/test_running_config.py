@@ -5,6 +5,7 @@ reads it back and compares it with the plan (or the policy without one), with ev
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -218,3 +219,31 @@ def test_sonic_dscp_map_bound_to_no_port_is_not_in_effect(tmp_path: Path) -> Non
         found = [f for f in audit_dir(cap, source).findings if f.rule == "RT414"]
         assert found, source
         assert "DSCP 26 → TC 0" in found[0].message, found[0].message
+
+
+@pytest.mark.parametrize(("doc", "where"), [
+    ('{"PORT": {"Ethernet0": "x"}}', "/PORT/Ethernet0 is a JSON string"),
+    ('{"PORT_QOS_MAP": {"Ethernet0": ["3"]}}', "/PORT_QOS_MAP/Ethernet0 is a JSON array"),
+    ('{"QUEUE": "Ethernet0|3"}', "/QUEUE is a JSON string"),
+    ('{"BUFFER_PG": {"Ethernet0|3-4": null}}', "/BUFFER_PG/Ethernet0|3-4 is a JSON null"),
+    ('{"DSCP_TO_TC_MAP": {"AZURE": {"26": "three"}}, '
+     '"PORT_QOS_MAP": {"Ethernet0": {"dscp_to_tc_map": "AZURE"}}}',
+     "/DSCP_TO_TC_MAP/AZURE/26 maps"),
+])
+def test_sonic_rows_that_are_not_objects_are_named_by_json_path(tmp_path: Path, doc: str, where: str) -> None:
+    """CONFIG_DB rows that are not JSON objects (hand-edited config_db.json) raise ValueError naming the JSON
+    Pointer of the row, and audit lists the block with that reason (it was ``AttributeError: 'str' object
+    has no attribute 'get'``, naming nothing)."""
+    from roce_tune.platforms.sonic_readback import read_back
+
+    with pytest.raises(ValueError, match="SONiC read-back: CONFIG_DB " + re.escape(where)):
+        read_back(doc)
+    cap = tmp_path / "c"
+    cap.mkdir()
+    whole = {"DEVICE_METADATA": {"localhost": {"buffer_model": "traditional"}}, **json.loads(doc)}
+    pretty = json.dumps(whole, indent=4)  # a whole running CONFIG_DB, as the switch prints it
+    (cap / "leaf1.txt").write_text(f"admin@leaf1:~$ show runningconfiguration all\n{pretty}\n",
+                                   encoding="utf-8")
+    r = audit_dir(cap)
+    assert len(r.data.unparsed) == 1 and where in r.data.unparsed[0].first, r.data.unparsed
+    assert "AttributeError" not in r.data.unparsed[0].first

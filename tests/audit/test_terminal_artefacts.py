@@ -94,3 +94,26 @@ def test_junos_context_lines_and_empty_prompts_are_not_output(tmp_path: Path) ->
     assert not r.data.unparsed, r.data.unparsed
     assert r.data.switches["leaf3"].ports["et-0/0/12"]
     assert r.data.hosts["gpu01"].nics["ens1f0np0"].ethtool["tx_prio3_pause"].value == 3
+
+
+def test_prompts_with_a_git_branch_split_blocks(tmp_path: Path) -> None:
+    """A bash prompt showing a git branch (``__git_ps1 " (%s)"``: ``(main)``, ``(feature/y *+)``, detached
+    ``((a1b2c3d...))``) is a prompt: its command starts a new block and a bare one ends a block (each merged
+    into the block above, so the command's output was read as the previous command's). Output lines that
+    look alike (an e-mail address with a name, a Junos-like ``>``) stay output."""
+    from roce_tune.captures import prompt_host
+
+    cap = tmp_path / "gpu01.txt"
+    cap.write_text("root@gpu01:/opt/ansible (main)# mlnx_qos -i ens1f0np0\nPFC configuration:\n"
+                   "user@gpu01:~/x (feature/y *+)$ ethtool -S ens1f0np0\n     rx_prio3_pause: 0\n"
+                   "root@gpu01:/p ((a1b2c3d...))# cat /sys/class/net/ens1f0np0/mtu\n9000\n"
+                   "owner: admin@example.com (Jane Doe) > 3 days\n"
+                   "admin@example.com (Jane Doe) > 3 days\n"
+                   "root@gpu01:/p (main|REBASE 1/2)#\n")
+    blocks = read_capture(cap, tmp_path)
+    assert [(b.command, b.prompt_line) for b in blocks] == [
+        ("mlnx_qos -i ens1f0np0", 1), ("ethtool -S ens1f0np0", 3),
+        ("cat /sys/class/net/ens1f0np0/mtu", 5)]
+    assert [t for _, t in blocks[2].lines] == ["9000", "owner: admin@example.com (Jane Doe) > 3 days",
+                                               "admin@example.com (Jane Doe) > 3 days"]
+    assert prompt_host("root@gpu01.lab:/opt (main)# ls") == "gpu01"

@@ -85,17 +85,23 @@ def test_dry_run_push_and_idempotent(mixed, tmp_path: Path) -> None:
     assert all(PASSWORD not in p.read_text() for p in logs)
 
 
-@pytest.mark.parametrize("device, fault", [
-    ("leaf1", {"reject_pattern": r"random-detect ecn"}),            # eos: rejected command
-    ("leaf3", {"reject_pattern": r"drop-profiles"}),                # junos: rejected command
-    ("spine1", {"drop_after_config_lines": 5}),                     # nxos: connection dropped mid-push
-    ("leaf5", {"reject_pattern": r"WRED_PROFILE"}),                 # sonic: apply-patch rejects the patch
-    ("leaf7", {"drop_after_config_lines": 4}),                      # cumulus: dropped mid nv set
-    ("leaf2", {"lose_confirm": True}),                              # eos: confirmation lost
-    ("leaf4", {"lose_confirm": True}),                              # junos: commit confirmed never confirmed
-    ("leaf8", {"lose_confirm": True}),                              # cumulus: --confirm-yes lost
+# the label says what happened: a failure before the commit/apply (an EOS session line rejected, a Junos
+# candidate line rejected, a drop mid `nv set`) changed nothing; one after it was rolled back
+NOTHING, ROLLED = "nothing changed", "rolled back"
+
+
+@pytest.mark.parametrize("device, fault, label", [
+    ("leaf1", {"reject_pattern": r"random-detect ecn"}, NOTHING),   # eos: rejected command in the session
+    ("leaf3", {"reject_pattern": r"drop-profiles"}, NOTHING),       # junos: rejected command in the candidate
+    ("spine1", {"drop_after_config_lines": 5}, ROLLED),             # nxos: connection dropped mid-push
+    ("leaf5", {"reject_pattern": r"WRED_PROFILE"}, ROLLED),         # sonic: apply-patch rejects the patch
+    ("leaf7", {"drop_after_config_lines": 4}, NOTHING),             # cumulus: dropped mid nv set
+    ("leaf2", {"lose_confirm": True}, ROLLED),                      # eos: confirmation lost
+    ("leaf4", {"lose_confirm": True}, ROLLED),                      # junos: commit confirmed never confirmed
+    ("leaf8", {"lose_confirm": True}, ROLLED),                      # cumulus: --confirm-yes lost
 ])
-def test_fault_rolls_back_only_that_device(tmp_path: Path, device: str, fault: dict[str, object]) -> None:
+def test_fault_rolls_back_only_that_device(tmp_path: Path, device: str, fault: dict[str, object],
+                                           label: str) -> None:
     # a lost confirmation is only undone by the device's own timer (a rollback commit is "lost" too):
     # run those devices' clocks 10x faster and wait for the timer
     lost = bool(fault.get("lose_confirm"))
@@ -112,7 +118,8 @@ def test_fault_rolls_back_only_that_device(tmp_path: Path, device: str, fault: d
         assert set(results) == {device, healthy}
         bad = results[device]
         assert bad.state == "failed" and bad.error, (bad.state, bad.error)
-        assert "rolled back" in bad.error
+        assert label in bad.error and (NOTHING if label == ROLLED else ROLLED) not in bad.error, bad.error
+        assert bad.rolled_back is (label == ROLLED), bad
         deadline = time.monotonic() + (40 if lost else 0)
         while fleet[device].running_config() != before[device] and time.monotonic() < deadline:
             time.sleep(0.5)

@@ -54,7 +54,8 @@ class Faults:
         fail_save: saving the running configuration to startup fails with the platform's error
             (EOS ``write memory``, NX-OS ``copy running-config startup-config``, SONiC ``config save``,
             Cumulus ``nv config save`` and the auto-save of ``nv config apply``); startup is unchanged.
-        drop_reconnects: after ``drop_after_config_lines`` fired, the next N connections are dropped
+        drop_reconnects: after ``drop_after_config_lines`` or ``drop_after_pattern`` fired, the next N
+            connections are dropped
             as soon as their first non-empty input line arrives (a flapping link: reconnects die too).
         pause_pattern: regex (``re.search``) of the command at which the device pauses, once:
             the first matching command line is processed, then its output and prompt are held
@@ -231,6 +232,7 @@ class EmulatedDevice:
         if pattern and re.search(pattern, command):
             self.faults.drop_after_pattern = None
             self.events.append(f"fault: connection dropped after {command!r}")
+            self.reconnects_to_drop = self.faults.drop_reconnects
             return True
         return False
 

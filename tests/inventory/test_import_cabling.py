@@ -16,6 +16,7 @@ from roce_tune.inventory.cabling_import import (
     skeleton_from_cables,
 )
 from roce_tune.inventory.loader import load_inventory, load_inventory_text
+from roce_tune.inventory.models import expand_interface_pattern
 from roce_tune.inventory.skeleton import SkeletonOptions, inventory_yaml
 from tests.inventory.cabling_helpers import REPO, SHIPPED, cabling, run
 
@@ -197,3 +198,48 @@ def test_inventory_yaml_writes_empty_lists_and_nested_values_that_load_back() ->
     inv = load_inventory_text(inventory_yaml(data)).inventory
     assert inv.switches[0].ports == [] and inv.hosts[0].nics == [] and inv.site.nccl_version == "2.21.5"
     assert inv.policy.lossless_priorities == [3] and inv.policy.overrides[0].set == {"kmin_bytes": 150_000}
+
+
+def test_abbreviated_eos_and_nxos_port_names_are_expanded(tmp_path: Path) -> None:
+    """``Et1/1``, ``Eth1/2``, ``eth1/3`` in a plan are the switch's ``Ethernet1/1`` … (EOS and NX-OS name
+    their ports so in configuration; the abbreviations are what ``show interfaces status`` / LLDP print and
+    what people type). They were kept as written, so the inventory's ports did not match the switch's, and a
+    merge added ``Et1/1`` beside a declared ``Ethernet1/1``. SONiC/Cumulus names are untouched."""
+    plan = tmp_path / "plan.csv"
+    plan.write_text(
+        "Device A,Port A,Device B,Port B\n"
+        "gpu01,ens1f0np0,leaf1,Et1/1/1\n"       # EOS breakout port (three levels tell EOS)
+        "gpu02,ens1f0np0,leaf1,eth1/2/1\n"
+        "leaf1,Et32/1/1,spine1,Eth1/1\n"        # spine1: NX-OS-shaped (two levels)
+        "leaf2,Ethernet0,spine1,ETH1/2\n"       # leaf2: SONiC, kept
+        "gpu03,ens1f0np0,leaf2,Ethernet4\n",
+        encoding="utf-8",
+    )
+    out = tmp_path / "new.yaml"
+    r = run("import", "cabling", str(plan), "--out", str(out))
+    assert r.returncode == 0, r.stderr
+    inv = load_inventory(out).inventory
+    ports = {s.name: sorted(n for p in s.ports for n in expand_interface_pattern(p.name))
+             for s in inv.switches}
+    platforms = {s.name: s.platform for s in inv.switches}
+    assert platforms == {"leaf1": "eos", "spine1": "nxos", "leaf2": "sonic"}, platforms
+    assert ports["leaf1"] == ["Ethernet1/1/1", "Ethernet1/2/1", "Ethernet32/1/1"], ports
+    assert ports["spine1"] == ["Ethernet1/1", "Ethernet1/2"], ports
+    assert ports["leaf2"] == ["Ethernet0", "Ethernet4"], ports
+    assert {h.name: h.nics[0].switch_port for h in inv.hosts} == {
+        "gpu01": "leaf1:Ethernet1/1/1", "gpu02": "leaf1:Ethernet1/2/1", "gpu03": "leaf2:Ethernet4"}
+    assert {(link.a, link.b) for link in inv.links} == {("leaf1:Ethernet32/1/1", "spine1:Ethernet1/1"),
+                                                       ("leaf2:Ethernet0", "spine1:Ethernet1/2")}
+    # a merge into an inventory that declares the full names cables the declared ports, adds none
+    declared = tmp_path / "lab.yaml"
+    declared.write_text(out.read_text(encoding="utf-8"), encoding="utf-8")
+    again = tmp_path / "again.csv"
+    again.write_text("Device A,Port A,Device B,Port B,Length\ngpu01,ens1f0np0,leaf1,et1/1/1,3m\n",
+                     encoding="utf-8")
+    r = run("import", "cabling", str(again), "--into", str(declared))
+    assert r.returncode == 0, r.stderr
+    merged = load_inventory(declared).inventory
+    leaf1 = next(s for s in merged.switches if s.name == "leaf1")
+    assert sorted(n for p in leaf1.ports for n in expand_interface_pattern(p.name)) == ports["leaf1"]
+    gpu01 = next(h for h in merged.hosts if h.name == "gpu01").nics[0]
+    assert (gpu01.switch_port, gpu01.cable_length) == ("leaf1:Ethernet1/1/1", 3.0)

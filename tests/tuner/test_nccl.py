@@ -110,8 +110,9 @@ def test_host_without_nics() -> None:
 
 @pytest.mark.parametrize("ar", [True, False])
 def test_adaptive_routing_sets_nccl_ar_transfers(ar: bool) -> None:
-    """NCCL turns its AR-capable transfers on by itself only on an InfiniBand link layer (default -2), so a
-    RoCE fabric whose switches route adaptively needs NCCL_IB_ADAPTIVE_ROUTING=1; without AR it stays unset."""
+    """NCCL turns its AR-capable transfers on by itself only on an InfiniBand link layer (default -2), so
+    a RoCE fabric whose switches route adaptively needs NCCL_IB_ADAPTIVE_ROUTING=1; without AR it stays
+    unset."""
     env, why = derive_nccl_env(host(), CLS, Site(name="a", adaptive_routing=ar), 3)
     assert env.get("NCCL_IB_ADAPTIVE_ROUTING") == ("1" if ar else None)
     assert ("InfiniBand" in why["NCCL_IB_ADAPTIVE_ROUTING"].formula) if ar else \
@@ -135,6 +136,7 @@ def test_a_host_running_the_plans_nccl_env_passes_the_audit(tmp_path) -> None:  
     assert "NCCL_IB_ADAPTIVE_ROUTING=1" in env_lines
     caps = tmp_path / "caps"
     caps.mkdir()
-    (caps / f"{host_name}.txt").write_text(f"root@{host_name}:~# env | grep NCCL\n" + "\n".join(env_lines) + "\n")
+    capture = f"root@{host_name}:~# env | grep NCCL\n" + "\n".join(env_lines) + "\n"
+    (caps / f"{host_name}.txt").write_text(capture)
     audit = audit_dir(caps, tmp_path / "plan")
     assert not [f for f in audit.findings if f.rule == "RT461"], audit.findings
