@@ -44,8 +44,23 @@ def roce_tune_host_bundle(data: str, shared: str) -> str:
     return str(get_platform(HOST_PLATFORM).bundle(data, shared))
 
 
+def roce_tune_plan_error(out_dir: str) -> str:
+    """Why the plan directory ``out_dir`` must not be pushed, or ``""`` when it is intact: the check
+    ``roce-tune apply`` makes (:func:`roce_tune.plandir.read_version`), i.e. no ``plan.json``, or a file
+    missing, edited after ``roce-tune plan`` (sha256 differs from ``SHA256SUMS``) or not listed there.
+    The message names the directory or file and the fix."""
+    from roce_tune.plandir import PlanDirError, read_version
+
+    try:
+        read_version(out_dir)
+    except (PlanDirError, OSError) as exc:
+        return str(exc)
+    return ""
+
+
 class FilterModule:
     """Ansible filter plugin entry point."""
 
     def filters(self) -> dict[str, Any]:
-        return {"roce_tune_change": roce_tune_change, "roce_tune_host_bundle": roce_tune_host_bundle}
+        return {"roce_tune_change": roce_tune_change, "roce_tune_host_bundle": roce_tune_host_bundle,
+                "roce_tune_plan_error": roce_tune_plan_error}

@@ -68,3 +68,28 @@ def test_plan_playbook_renders_what_the_inventory_points_at(tmp_path: Path) -> N
              for v in g["hosts"].values()]
     paths += [v["roce_tune_config"] for v in children["gpu_hosts"]["hosts"].values()]
     assert paths and all((tmp_path / p).is_file() for p in paths), paths
+
+
+def _planned_lab(tmp_path: Path) -> tuple[dict[str, str], Path]:
+    """lab-2node planned and its Ansible inventory written, by the real CLI, in ``tmp_path``."""
+    env = _env(tmp_path)
+    (tmp_path / "lab-2node.yaml").write_text((REPO / "inventories" / "lab-2node.yaml").read_text())
+    for cmd in (["plan", "lab-2node.yaml"], ["ansible-inventory", "lab-2node.yaml", "-o", "hosts.yml"]):
+        subprocess.run(["roce-tune", *cmd], cwd=tmp_path, env=env, check=True, capture_output=True)
+    return env, tmp_path / "hosts.yml"
+
+
+@pytest.mark.parametrize("check", [True, False])
+def test_push_refuses_a_plan_edited_after_plan(tmp_path: Path, check: bool) -> None:
+    """A rendered file edited by hand after `roce-tune plan` (its sha256 no longer the one in SHA256SUMS):
+    push.yml refuses before it connects to any device, naming the file, as `roce-tune apply` does."""
+    env, hosts = _planned_lab(tmp_path)
+    edited = tmp_path / "out" / "lab-2node" / "hosts" / "node1.sh"
+    edited.write_text(edited.read_text() + "\necho tampered\n")
+    res = subprocess.run(["ansible-playbook", "-i", str(hosts), str(PLAYBOOKS / "push.yml"),
+                          "-e", f"roce_tune_base_dir={tmp_path}", *(["--check", "--diff"] if check else [])],
+                         cwd=tmp_path, env=env, capture_output=True, text=True, check=False, timeout=120)
+    out = res.stdout + res.stderr
+    assert res.returncode != 0, out[-3000:]
+    assert "hosts/node1.sh" in out and "SHA256SUMS" in out, out[-3000:]
+    assert "UNREACHABLE" not in out and "unreachable=1" not in out, out[-3000:]  # no device was contacted
