@@ -164,3 +164,37 @@ def test_junos_timer_runs_out_before_the_confirm(emulator_fleet,  # type: ignore
     assert "the device had already rolled it back by itself" in out, out[-4000:]
     assert "was rolled back" not in out, out[-4000:]
     assert not qfx.confirm_pending
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("fault", "outcome"), [
+    ({"reject_pattern": r"^commit check"}, "nothing was committed"),
+    ({"reject_pattern": r"^set class-of-service schedulers"}, "nothing was committed"),
+    ({"drop_after_pattern": r"^commit confirmed"}, "push failed and was rolled back"),
+])
+def test_junos_failure_in_the_load_task_is_reported_and_rolled_back(emulator_fleet,  # type: ignore[no-untyped-def]
+                                                                    tmp_path: Path, fault: dict[str, str],
+                                                                    outcome: str) -> None:
+    """The device refuses the change before anything is committed (``commit check`` fails, or a set line is
+    a syntax error in ``load set terminal``): the push fails saying nothing was committed. The session drops
+    right after ``commit confirmed`` took effect: the change is active, so the push rolls it back at once
+    and says so (it said "candidate discarded" and left it to the device's timer). Either way the rollout
+    stops there: the GPU hosts' play does not run."""
+    key, pub = _keypair(tmp_path)
+    fleet = emulator_fleet([EmulatorSpec("junos", "qfx1", username="admin", password="not-used",
+                                         authorized_keys=[pub], time_scale=0.1)])
+    qfx = fleet["qfx1"]
+    qfx.set_fault(**fault)
+    lab = prepare_lab(tmp_path / "lab", {n: fleet.port(n) if n == "qfx1" else 1 for n in DEVICES})
+    lab.env.pop("ROCE_TUNE_PASSWORD", None)
+    before = qfx.running_config()
+    res = lab.playbook("push.yml", "--limit", "platform_junos:gpu_hosts",
+                       "-e", f"roce_tune_base_dir={lab.workdir}", "-e", f"ansible_ssh_private_key_file={key}")
+    out = res.stdout + res.stderr
+    assert res.returncode != 0, out[-4000:]
+    assert qfx.running_config() == before, out[-4000:]
+    assert outcome in out, out[-4000:]
+    assert "rolled it back by itself" not in out, out[-4000:]
+    assert not qfx.confirm_pending, qfx.events
+    counts = recap(res.stdout)
+    assert counts["qfx1"]["failed"] == 1 and "gpu01" not in counts and "gpu02" not in counts, counts
