@@ -4,6 +4,7 @@ playbooks/.ansible-lint), so a lint failure shows in the tests before it fails .
 
 from __future__ import annotations
 
+import re
 import subprocess
 from pathlib import Path
 
@@ -93,3 +94,20 @@ def test_push_refuses_a_plan_edited_after_plan(tmp_path: Path, check: bool) -> N
     assert res.returncode != 0, out[-3000:]
     assert "hosts/node1.sh" in out and "SHA256SUMS" in out, out[-3000:]
     assert "UNREACHABLE" not in out and "unreachable=1" not in out, out[-3000:]  # no device was contacted
+
+
+def test_push_with_junos_netconf_runs_the_netconf_tasks(tmp_path: Path) -> None:
+    """`--junos-connection netconf` (documented) makes push.yml include tasks/push_junos_netconf.yml: the file
+    must exist. No NETCONF device here, so the run fails at the connection, after the include resolved."""
+    env, _ = _planned_lab(tmp_path)
+    fabric = tmp_path / "fabric.yaml"
+    fabric.write_text(re.sub(r"@PORT_\w+@", "1", (REPO / "tests" / "ansible" / "fabric.yaml.in").read_text()))
+    for cmd in (["plan", "fabric.yaml"],
+                ["ansible-inventory", "fabric.yaml", "--junos-connection", "netconf", "-o", "nc.yml"]):
+        subprocess.run(["roce-tune", *cmd], cwd=tmp_path, env=env, check=True, capture_output=True)
+    res = subprocess.run(["ansible-playbook", "-i", "nc.yml", str(PLAYBOOKS / "push.yml"), "--check",
+                          "--limit", "platform_junos", "-e", f"roce_tune_base_dir={tmp_path}"],
+                         cwd=tmp_path, env=env, capture_output=True, text=True, check=False, timeout=120)
+    out = res.stdout + res.stderr
+    assert "push_junos_netconf.yml for qfx1" in out, out[-3000:]
+    assert "Junos (NETCONF) | load the rendered set file" in out, out[-3000:]
