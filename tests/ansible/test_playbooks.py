@@ -113,16 +113,21 @@ def test_push_with_junos_netconf_runs_the_netconf_tasks(tmp_path: Path) -> None:
     assert "Junos (NETCONF) | load the rendered set file" in out, out[-3000:]
 
 
-@pytest.mark.parametrize("minutes", ["0", "0.5", "-3", "five", "70000"])
-def test_push_refuses_a_confirm_window_that_is_not_whole_minutes(tmp_path: Path, minutes: str) -> None:
+@pytest.mark.parametrize("minutes", ["0", "0.5", "-3", "five", "70000", "1", "65535", None])
+def test_push_refuses_a_confirm_window_that_is_not_whole_minutes(tmp_path: Path, minutes: str | None) -> None:
     """`-e roce_tune_confirm_min=0` (or 0.5, which `| int` made 0) turned Junos' `commit confirmed N` into a
     plain commit with no read-back and Cumulus' `--confirm 0s` into no safety net; Junos takes 1..65535
-    minutes. push.yml refuses such a value before it contacts any device."""
+    minutes. push.yml refuses such a value before it contacts any device; a valid one or none (default
+    5) goes on to the devices (unreachable here)."""
     env, hosts = _planned_lab(tmp_path)
+    extra = ["-e", f"roce_tune_confirm_min={minutes}"] if minutes is not None else []
     res = subprocess.run(["ansible-playbook", "-i", str(hosts), str(PLAYBOOKS / "push.yml"),
-                          "-e", f"roce_tune_base_dir={tmp_path}", "-e", f"roce_tune_confirm_min={minutes}"],
+                          "-e", f"roce_tune_base_dir={tmp_path}", *extra],
                          cwd=tmp_path, env=env, capture_output=True, text=True, check=False, timeout=120)
     out = res.stdout + res.stderr
     assert res.returncode != 0, out[-3000:]
+    if minutes is None or minutes in ("1", "65535"):
+        assert "UNREACHABLE" in out and "commit-confirm window:" not in out, out[-3000:]
+        return
     assert f"roce_tune_confirm_min={minutes}" in out and "1 to 65535" in out, out[-3000:]
     assert "UNREACHABLE" not in out, out[-3000:]
