@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 
 from roce_tune.platforms.host import DCQCN_KNOBS
+from tests.ansible.harness import FABRIC_TEMPLATE as FABRIC
 from tests.ansible.harness import ansible_missing, prepare_lab, recap
 from tests.emulators import EmulatorSpec
 
@@ -198,3 +199,39 @@ def test_junos_failure_in_the_load_task_is_reported_and_rolled_back(emulator_fle
     assert not qfx.confirm_pending, qfx.events
     counts = recap(res.stdout)
     assert counts["qfx1"]["failed"] == 1 and "gpu01" not in counts and "gpu02" not in counts, counts
+
+
+QFX2 = """  - name: qfx2
+    platform: junos
+    model: QFX5130-32CD
+    role: leaf
+    mgmt: {host: 127.0.0.1, port: @PORT_qfx2@}
+    ports:
+      - {name: "et-0/0/[0-1]", speed: 400G}
+"""
+
+
+@pytest.mark.slow
+def test_junos_batch_with_one_failing_device(emulator_fleet, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """Two Junos switches in one batch; qfx2's session drops right after its ``commit confirmed`` took
+    effect. The run fails, qfx2 is rolled back at once and the output says so; no device is left with an
+    unconfirmed commit (which would revert by itself minutes later, after the run said it was done)."""
+    key, pub = _keypair(tmp_path)
+    names = ("qfx1", "qfx2")
+    fleet = emulator_fleet([EmulatorSpec("junos", n, username="admin", password="not-used",
+                                         authorized_keys=[pub], time_scale=0.1) for n in names])
+    fleet["qfx2"].set_fault(drop_after_pattern=r"^commit confirmed")
+    template = FABRIC.read_text().replace("  - name: nx1\n", QFX2 + "  - name: nx1\n")
+    lab = prepare_lab(tmp_path / "lab", {n: fleet.port(n) if n in names else 1 for n in (*DEVICES, "qfx2")},
+                      template=template)
+    lab.env.pop("ROCE_TUNE_PASSWORD", None)
+    before = {n: fleet[n].running_config() for n in names}
+    res = lab.playbook("push.yml", "--limit", "platform_junos:gpu_hosts", "-e", '{"roce_tune_serial": [2]}',
+                       "-e", f"roce_tune_base_dir={lab.workdir}", "-e", f"ansible_ssh_private_key_file={key}")
+    out = res.stdout + res.stderr
+    assert res.returncode != 0, out[-5000:]
+    assert fleet["qfx2"].running_config() == before["qfx2"], out[-5000:]
+    assert re.search(r"fatal: \[qfx2\].*push failed and was rolled back", out), out[-5000:]
+    assert not any(fleet[n].confirm_pending for n in names), out[-5000:]
+    counts = recap(res.stdout)
+    assert "gpu01" not in counts, counts
