@@ -235,3 +235,32 @@ def test_junos_batch_with_one_failing_device(emulator_fleet, tmp_path: Path) -> 
     assert not any(fleet[n].confirm_pending for n in names), out[-5000:]
     counts = recap(res.stdout)
     assert "gpu01" not in counts, counts
+
+
+@pytest.mark.slow
+def test_host_push_failure_restores_the_values_as_found(emulator_fleet,  # type: ignore[no-untyped-def]
+                                                        tmp_path: Path) -> None:
+    """A GPU host where the second NIC's DCQCN knob is a directory where the driver's file should be (it
+    can be neither read nor written): the host script fails after it changed other values, the restore
+    point runs at once and the task output says the rollback is incomplete for exactly that value; every
+    other sysfs value is the one found before the push."""
+    key, pub = _keypair(tmp_path)
+    fleet = emulator_fleet([EmulatorSpec("host", "gpu01", username="admin", password="not-used",
+                                         authorized_keys=[pub], options={"nics": NICS})])
+    _add_driver_knobs(fleet["gpu01"])
+    knob = fleet["gpu01"].sysroot / "sys/class/net/ens1f1np1/ecn/roce_np/enable/3"
+    knob.unlink()
+    knob.mkdir()
+    lab = prepare_lab(tmp_path / "lab", {n: fleet.port(n) if n == "gpu01" else 1 for n in DEVICES})
+    lab.env.pop("ROCE_TUNE_PASSWORD", None)
+    before = _state(fleet, "gpu01")
+    res = lab.playbook("push.yml", "--limit", "gpu01", "-e", f"roce_tune_base_dir={lab.workdir}",
+                       "-e", f"ansible_ssh_private_key_file={key}", "-e", "ansible_become=false")
+    out = res.stdout + res.stderr
+    assert res.returncode != 0, out[-4000:]
+    assert "host script failed (exit 1); ROLLBACK INCOMPLETE" in out, out[-4000:]
+    assert "not restorable: rt_put " in out and "ens1f1np1/ecn/roce_np/enable/3" in out, out[-4000:]
+    # the restore unsets a global traffic class found unset by writing -1, as the mlx5 driver takes it
+    # (templates/host/snapshot.j2); the emulator's sysfs keeps the -1 instead of reading back empty
+    after = re.sub(r"(?m)(/traffic_class = )-1$", r"\1", _state(fleet, "gpu01"))
+    assert after == before, "\n".join(sorted(set(after.splitlines()) ^ set(before.splitlines())))
