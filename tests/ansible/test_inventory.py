@@ -141,3 +141,18 @@ def test_ansible_parses_it(mixed, tmp_path: Path) -> None:  # type: ignore[no-un
     assert hv["leaf3"]["roce_tune_platform"] == "junos"
     assert hv["spine1"]["roce_tune_config"] == "out/mixed-vendor/switches/spine1.cfg"
     assert set(listed["role_spine"]["hosts"]) == {"spine1", "spine2"}
+
+
+def test_cli_output_to_a_missing_directory_is_a_clear_error(tmp_path: Path) -> None:
+    """`-o nodir/hosts.yml`: an error naming the file, exit 1, no traceback; an existing hosts.yml is
+    replaced whole (temporary file, then rename), never left half-written."""
+    res = CliRunner().invoke(app, ["ansible-inventory", str(MIXED), "-o", str(tmp_path / "nodir" / "h.yml")])
+    assert res.exit_code == 1, res.output
+    assert res.exception is None or isinstance(res.exception, SystemExit), res.exception
+    assert f"cannot write {tmp_path / 'nodir' / 'h.yml'}" in res.output and "nothing written" in res.output
+    hosts = tmp_path / "hosts.yml"
+    hosts.write_text("old\n")
+    res = CliRunner().invoke(app, ["ansible-inventory", str(MIXED), "-o", str(hosts)])
+    assert res.exit_code == 0, res.output
+    assert YAML(typ="safe").load(hosts.read_text())["all"]["children"]["roce_tune"]
+    assert [p.name for p in tmp_path.iterdir()] == ["hosts.yml"]  # no temporary file left
