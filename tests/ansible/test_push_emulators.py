@@ -101,6 +101,8 @@ def test_push_check_then_push_then_idempotent(emulator_fleet,
     eos_desired = (lab.out_dir / "switches" / "eos1.cfg").read_text()
     for line in _config_lines(eos_desired, "!"):
         assert line in eos_running, f"EOS line missing after push: {line}"
+    eos_startup = "\n".join(fleet["eos1"].body_lines(fleet["eos1"].startup))
+    assert "qos profile ROCE_LOSSLESS_400G" in eos_startup                # saved after the session commit
     qfx_running = fleet["qfx1"].running_config().splitlines()
     qfx_desired = (lab.out_dir / "switches" / "qfx1.set").read_text()
     missing = [ln for ln in _config_lines(qfx_desired, "#") if ln not in qfx_running]
@@ -264,3 +266,23 @@ def test_host_push_failure_restores_the_values_as_found(emulator_fleet,  # type:
     # (templates/host/snapshot.j2); the emulator's sysfs keeps the -1 instead of reading back empty
     after = re.sub(r"(?m)(/traffic_class = )-1$", r"\1", _state(fleet, "gpu01"))
     assert after == before, "\n".join(sorted(set(after.splitlines()) ^ set(before.splitlines())))
+
+
+@pytest.mark.slow
+def test_eos_save_failure_says_the_change_is_live_and_unsaved(emulator_fleet,  # type: ignore[no-untyped-def]
+                                                              tmp_path: Path) -> None:
+    """EOS commits the session, then `write memory` fails (startup unchanged): as `roce-tune apply` says,
+    the push fails saying the change is live but not saved (a reload would lose it), never silently ok."""
+    key, pub = _keypair(tmp_path)
+    fleet = emulator_fleet([EmulatorSpec("eos", "eos1", username="admin", password="not-used",
+                                         authorized_keys=[pub], time_scale=0.01)])
+    eos = fleet["eos1"]
+    eos.set_fault(fail_save=True)
+    lab = prepare_lab(tmp_path / "lab", {n: fleet.port(n) if n == "eos1" else 1 for n in DEVICES})
+    lab.env.pop("ROCE_TUNE_PASSWORD", None)
+    res = lab.playbook("push.yml", "--limit", "eos1", "-e", f"roce_tune_base_dir={lab.workdir}",
+                       "-e", f"ansible_ssh_private_key_file={key}", "-e", "ansible_become=false")
+    out = res.stdout + res.stderr
+    assert res.returncode != 0, out[-4000:]
+    assert "live (the configuration session was committed) but NOT saved" in out, out[-4000:]
+    assert "qos profile ROCE_LOSSLESS_400G" in eos.running_config()         # the change is live
