@@ -286,3 +286,32 @@ def test_eos_save_failure_says_the_change_is_live_and_unsaved(emulator_fleet,  #
     assert res.returncode != 0, out[-4000:]
     assert "live (the configuration session was committed) but NOT saved" in out, out[-4000:]
     assert "qos profile ROCE_LOSSLESS_400G" in eos.running_config()         # the change is live
+
+
+@pytest.mark.slow
+def test_junos_someone_elses_uncommitted_changes_are_left_alone(emulator_fleet,  # type: ignore[no-untyped-def]
+                                                                tmp_path: Path) -> None:
+    """Another user left uncommitted changes in the shared candidate: `configure private` is refused. The
+    push fails saying nothing was committed; the other user's candidate is kept and nothing is active."""
+    from tests.emulators import junos as junos_emu
+
+    key, pub = _keypair(tmp_path)
+    fleet = emulator_fleet([EmulatorSpec("junos", "qfx1", username="admin", password="not-used",
+                                         authorized_keys=[pub], time_scale=0.1)])
+    qfx = fleet["qfx1"]
+    theirs = [*qfx.active, "system host-name their-change"]
+
+    def _edit() -> None:
+        qfx.shared = junos_emu._Db(list(theirs))
+
+    fleet.call(_edit)
+    lab = prepare_lab(tmp_path / "lab", {n: fleet.port(n) if n == "qfx1" else 1 for n in DEVICES})
+    lab.env.pop("ROCE_TUNE_PASSWORD", None)
+    before = qfx.running_config()
+    res = lab.playbook("push.yml", "--limit", "qfx1", "-e", f"roce_tune_base_dir={lab.workdir}",
+                       "-e", f"ansible_ssh_private_key_file={key}")
+    out = res.stdout + res.stderr
+    assert res.returncode != 0, out[-4000:]
+    assert "nothing was committed" in out and "shared configuration database modified" in out, out[-4000:]
+    assert qfx.running_config() == before
+    assert qfx.shared is not None and qfx.shared.lines == theirs
