@@ -131,3 +131,19 @@ def test_push_refuses_a_confirm_window_that_is_not_whole_minutes(tmp_path: Path,
         return
     assert f"roce_tune_confirm_min={minutes}" in out and "1 to 65535" in out, out[-3000:]
     assert "UNREACHABLE" not in out, out[-3000:]
+
+
+def test_plan_playbook_with_a_broken_inventory_shows_the_errors_not_a_json_error(tmp_path: Path) -> None:
+    """`roce-tune plan` refuses the inventory (exit 1, file:line:col errors on stderr, nothing on stdout):
+    plan.yml fails with those errors and reports nothing changed, not a from_json error about empty stdout."""
+    env, hosts = _planned_lab(tmp_path)
+    inv = tmp_path / "lab-2node.yaml"
+    inv.write_text(inv.read_text().replace("speed: 400G", "speed: 401G", 1))
+    res = subprocess.run(["ansible-playbook", "-i", str(hosts), str(PLAYBOOKS / "plan.yml"),
+                          "-e", f"roce_tune_base_dir={tmp_path}"], cwd=tmp_path, env=env,
+                         capture_output=True, text=True, check=False, timeout=120)
+    out = res.stdout + res.stderr
+    assert res.returncode != 0, out[-3000:]
+    assert re.search(r"lab-2node\.yaml:\d+:\d+ \S+: error RT003: '401G'", out), out[-3000:]
+    assert "from_json" not in out, out[-3000:]
+    assert all(c["changed"] == 0 for c in recap(res.stdout).values()), out[-3000:]
