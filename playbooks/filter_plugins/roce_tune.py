@@ -6,6 +6,9 @@
 unset`` lines, or a SONiC RFC 6902 patch restricted to what roce-tune renders. Needs ``roce-tune``
 importable by the Python that runs ansible-playbook (it is: the controller ran ``roce-tune plan``).
 
+``out_dir | roce_tune_plan_error`` is why the plan directory must not be pushed (edited after the plan, a
+file missing or not listed in ``SHA256SUMS``), or ``""``: the check ``roce-tune apply`` makes.
+
 ``data | roce_tune_host_bundle(shared)`` joins a host's data file and the shared host script into the one
 script that runs on the host (as ``roce-tune apply`` does).
 """
