@@ -315,3 +315,39 @@ def test_junos_someone_elses_uncommitted_changes_are_left_alone(emulator_fleet, 
     assert "nothing was committed" in out and "shared configuration database modified" in out, out[-4000:]
     assert qfx.running_config() == before
     assert qfx.shared is not None and qfx.shared.lines == theirs
+
+
+GPU03 = """  - name: gpu03
+    mgmt: {host: 127.0.0.1, port: @PORT_gpu03@}
+    nics:
+      - {model: connectx-7, netdev: ens1f0np0, rdma_device: mlx5_0, speed: 400G,
+         switch_port: "eos1:Ethernet3/1", cable_length: 2m}
+"""
+
+
+@pytest.mark.slow
+def test_an_unreachable_host_stops_the_rollout(emulator_fleet, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """Batches [2, 1]: gpu01 cannot be reached, gpu02 (same batch) is pushed, gpu03 is in the next batch.
+    Ansible's max_fail_percentage ignores unreachable devices, so the rollout went on to gpu03; an
+    unreachable device now counts as a failure ("nothing was pushed to it") and the rollout stops."""
+    key, pub = _keypair(tmp_path)
+    fleet = emulator_fleet([EmulatorSpec("host", n, username="admin", password="not-used",
+                                         authorized_keys=[pub], options={"nics": NICS})
+                            for n in ("gpu02", "gpu03")])
+    for name in ("gpu02", "gpu03"):
+        _add_driver_knobs(fleet[name])
+    template = FABRIC.read_text().replace('"Ethernet[1-2]/1"', '"Ethernet[1-3]/1"') + GPU03
+    lab = prepare_lab(tmp_path / "lab", {n: fleet.port(n) if n in ("gpu02", "gpu03") else 1
+                                         for n in (*DEVICES, "gpu03")}, template=template)
+    lab.env.pop("ROCE_TUNE_PASSWORD", None)
+    before = fleet["gpu03"].running_config()
+    res = lab.playbook("push.yml", "--limit", "gpu_hosts", "-e", '{"roce_tune_host_serial": [2, 1]}',
+                       "-e", f"roce_tune_base_dir={lab.workdir}", "-e", f"ansible_ssh_private_key_file={key}",
+                       "-e", "ansible_become=false")
+    out = res.stdout + res.stderr
+    assert res.returncode != 0, out[-4000:]
+    assert re.search(r"fatal: \[gpu01\].*unreachable, nothing was pushed to it", out), out[-4000:]
+    assert fleet["gpu03"].running_config() == before, out[-4000:]
+    counts = recap(res.stdout)
+    assert counts["gpu01"]["failed"] == 1 and counts["gpu02"]["failed"] == 0, counts
+    assert "gpu03" not in counts, counts
