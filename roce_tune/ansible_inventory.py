@@ -90,6 +90,10 @@ def _device_vars(mgmt: Any, creds: Credentials, default: Credentials) -> dict[st
             out["ansible_port"] = mgmt.port
     if creds != default:
         out.update(credential_vars(creds))
+        if not creds.password_env and default.password_env:
+            # no password for this device: blank the site's lookups it would inherit, or Ansible would
+            # offer the site's password to it (login and become)
+            out.update(ansible_password="", ansible_become_password="")
     return out
 
 

@@ -1011,12 +1011,7 @@ def ansible_inventory(
     except ValueError as exc:
         err.print(f"error: {exc}")
         raise typer.Exit(2) from None
-    text = dump_ansible_inventory(data, fmt)
-    if output is None:
-        sys.stdout.write(text)
-    else:
-        output.write_text(text, encoding="utf-8")
-        err.print(f"wrote {output}")
+    _write_inventory(dump_ansible_inventory(data, fmt), output)
 
 
 _IMPORT_HOSTS = typer.Option(None, "--hosts",

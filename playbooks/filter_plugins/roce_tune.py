@@ -6,6 +6,9 @@
 unset`` lines, or a SONiC RFC 6902 patch restricted to what roce-tune renders. Needs ``roce-tune``
 importable by the Python that runs ansible-playbook (it is: the controller ran ``roce-tune plan``).
 
+``out_dir | roce_tune_plan_error`` is why the plan directory must not be pushed (edited after the plan, a
+file missing or not listed in ``SHA256SUMS``), or ``""``: the check ``roce-tune apply`` makes.
+
 ``data | roce_tune_host_bundle(shared)`` joins a host's data file and the shared host script into the one
 script that runs on the host (as ``roce-tune apply`` does).
 """
@@ -44,8 +47,23 @@ def roce_tune_host_bundle(data: str, shared: str) -> str:
     return str(get_platform(HOST_PLATFORM).bundle(data, shared))
 
 
+def roce_tune_plan_error(out_dir: str) -> str:
+    """Why the plan directory ``out_dir`` must not be pushed, or ``""`` when it is intact: the check
+    ``roce-tune apply`` makes (:func:`roce_tune.plandir.read_version`), i.e. no ``plan.json``, or a file
+    missing, edited after ``roce-tune plan`` (sha256 differs from ``SHA256SUMS``) or not listed there.
+    The message names the directory or file and the fix."""
+    from roce_tune.plandir import PlanDirError, read_version
+
+    try:
+        read_version(out_dir)
+    except (PlanDirError, OSError) as exc:
+        return str(exc)
+    return ""
+
+
 class FilterModule:
     """Ansible filter plugin entry point."""
 
     def filters(self) -> dict[str, Any]:
-        return {"roce_tune_change": roce_tune_change, "roce_tune_host_bundle": roce_tune_host_bundle}
+        return {"roce_tune_change": roce_tune_change, "roce_tune_host_bundle": roce_tune_host_bundle,
+                "roce_tune_plan_error": roce_tune_plan_error}

@@ -65,12 +65,17 @@ confirmed:
     active, the device may have reverted it before the confirm came).
   returned: success, state confirmed
   type: bool
+commit_sent:
+  description: the commit (confirmed) command was sent; on failure, false means nothing was committed.
+  returned: always
+  type: bool
 rolled_back:
   description: rollback 1 and its commit went through.
   returned: success, state rolled_back
   type: bool
 """
 
+import ast
 import re
 
 from ansible.module_utils.basic import AnsibleModule
@@ -84,6 +89,18 @@ def _quote(text):
     return '"' + re.sub(r'["\\\r\n]', " ", text) + '"'
 
 
+def _text(exc):
+    """The device output in a connection error as text (network_cli puts the raw bytes' repr in it)."""
+    msg = str(exc)
+    m = re.fullmatch(r"b(['\"])(.*)\1", msg, re.DOTALL)
+    if not m:
+        return msg
+    try:
+        return ast.literal_eval(msg).decode("utf-8", "replace").replace("\r\n", "\n").strip()
+    except (ValueError, SyntaxError):
+        return msg
+
+
 def _discard(conn):
     for cmd in ("rollback 0", "exit configuration-mode"):
         try:
@@ -92,9 +109,9 @@ def _discard(conn):
             pass
 
 
-def _load(module, conn):
+def _load(module, conn, result):
     p = module.params
-    result = {"changed": False, "pending_confirm": False, "compare": ""}
+    result["compare"] = ""
     if not p["lines"]:
         return result
     conn.get(command="configure private")
@@ -120,6 +137,7 @@ def _load(module, conn):
         cmd += " confirmed {}".format(int(p["confirm_minutes"]))
         result["pending_confirm"] = True
     cmd += " comment " + _quote(p["comment"])
+    result["commit_sent"] = True  # from here on a failure may leave the commit active: the caller checks
     result["commit_output"] = conn.get(command=cmd)
     conn.get(command="exit configuration-mode", prompt=EXIT_PROMPT, answer="yes")
     return result
@@ -137,20 +155,25 @@ def main():
     )
     conn = Connection(module._socket_path)
     state = module.params["state"]
+    result = {"changed": False, "pending_confirm": False, "commit_sent": False}
     try:
         if state == "loaded":
-            result = _load(module, conn)
+            result = _load(module, conn, result)
         else:
             result = {"changed": not module.check_mode, "pending_confirm": False}
             if not module.check_mode:
                 conn.get(command="configure private")
                 if state == "rolled_back":
                     conn.get(command="rollback 1")
+                result["commit_sent"] = True
                 conn.get(command="commit comment {} and-quit".format(_quote(module.params["comment"] + " " + state)))
                 result[state] = True
     except ConnectionError as exc:
         _discard(conn)
-        module.fail_json(msg=f"Junos {state} failed (candidate discarded): {exc}")
+        sent = result["commit_sent"]
+        module.fail_json(msg="Junos {} failed{}: {}".format(
+            state, " after the commit was sent" if sent else "; nothing was committed (private candidate "
+            "discarded)", _text(exc)), commit_sent=sent)
     module.exit_json(**result)
 
 

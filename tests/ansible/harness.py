@@ -67,18 +67,20 @@ class Lab:
                               timeout=timeout_s, check=False)
 
 
-def write_fabric(path: Path, ports: dict[str, int]) -> Path:
-    """The test fabric with ``@PORT_<name>@`` replaced by emulator ports."""
-    text = FABRIC_TEMPLATE.read_text(encoding="utf-8")
+def write_fabric(path: Path, ports: dict[str, int], template: str | None = None) -> Path:
+    """The test fabric (``template`` text, default fabric.yaml.in) with ``@PORT_<name>@`` replaced by
+    emulator ports."""
+    text = FABRIC_TEMPLATE.read_text(encoding="utf-8") if template is None else template
     text = re.sub(r"@PORT_([A-Za-z0-9]+)@", lambda m: str(ports[m.group(1)]), text)
     path.write_text(text, encoding="utf-8")
     return path
 
 
-def prepare_lab(workdir: Path, ports: dict[str, int], key_file: Path | None = None) -> Lab:
+def prepare_lab(workdir: Path, ports: dict[str, int], key_file: Path | None = None,
+                template: str | None = None) -> Lab:
     """Write the fabric, plan it and emit the Ansible inventory with the roce-tune CLI."""
     workdir.mkdir(parents=True, exist_ok=True)
-    fabric = write_fabric(workdir / "fabric.yaml", ports)
+    fabric = write_fabric(workdir / "fabric.yaml", ports, template)
     env = dict(os.environ, ANSIBLE_CONFIG=str(workdir / "ansible.cfg"), ANSIBLE_NOCOLOR="1",
                ANSIBLE_LOCAL_TEMP=str(workdir / ".ansible-tmp"), ANSIBLE_HOME=str(workdir / ".ansible"),
                ROCE_TUNE_USERNAME="admin", ROCE_TUNE_PASSWORD="admin", PYTHONPATH=str(REPO))

@@ -91,7 +91,7 @@ def test_credentials_are_lookups_by_name_only() -> None:
     leaf = _hostvars(data)["lab-leaf1"]
     assert leaf["ansible_user"] == "{{ lookup('env', 'SW_USER') }}"
     assert leaf["ansible_ssh_private_key_file"] == "{{ lookup('env', 'SW_KEY') }}"
-    assert "ansible_password" not in leaf
+    assert leaf["ansible_password"] == ""  # blanks the group lookup (test_a_key_only_device_gets_no_password)
     assert leaf["ansible_port"] == 2201
     assert "ansible_user" not in _hostvars(data)["node1"]  # default credentials come from the group
 
@@ -141,3 +141,46 @@ def test_ansible_parses_it(mixed, tmp_path: Path) -> None:  # type: ignore[no-un
     assert hv["leaf3"]["roce_tune_platform"] == "junos"
     assert hv["spine1"]["roce_tune_config"] == "out/mixed-vendor/switches/spine1.cfg"
     assert set(listed["role_spine"]["hosts"]) == {"spine1", "spine2"}
+
+
+def test_cli_output_to_a_missing_directory_is_a_clear_error(tmp_path: Path) -> None:
+    """`-o nodir/hosts.yml`: an error naming the file, exit 1, no traceback; an existing hosts.yml is
+    replaced whole (temporary file, then rename), never left half-written."""
+    res = CliRunner().invoke(app, ["ansible-inventory", str(MIXED), "-o", str(tmp_path / "nodir" / "h.yml")])
+    assert res.exit_code == 1, res.output
+    assert res.exception is None or isinstance(res.exception, SystemExit), res.exception
+    assert f"cannot write {tmp_path / 'nodir' / 'h.yml'}" in res.output and "nothing written" in res.output
+    hosts = tmp_path / "hosts.yml"
+    hosts.write_text("old\n")
+    res = CliRunner().invoke(app, ["ansible-inventory", str(MIXED), "-o", str(hosts)])
+    assert res.exit_code == 0, res.output
+    assert YAML(typ="safe").load(hosts.read_text())["all"]["children"]["roce_tune"]
+    assert [p.name for p in tmp_path.iterdir()] == ["hosts.yml"]  # no temporary file left
+
+
+@pytest.mark.skipif(shutil.which("ansible") is None, reason="Ansible not installed")
+def test_a_key_only_device_gets_no_password(tmp_path: Path) -> None:
+    """A GPU host whose credentials name a key and no password (``password_env: null``) must not inherit
+    the site's password lookup: with ROCE_TUNE_PASSWORD set for the switches, Ansible would offer that
+    password to the host (login and sudo). Checked with Ansible's own variable resolution."""
+    text = (REPO / "inventories" / "lab-2node.yaml").read_text().replace(
+        "    socket_ifname: eno1\n",
+        "    socket_ifname: eno1\n    credentials: {password_env: null, key_file_env: GPU_KEY}\n", 1)
+    (tmp_path / "lab.yaml").write_text(text)
+    hosts = tmp_path / "hosts.yml"
+    res = CliRunner().invoke(app, ["ansible-inventory", str(tmp_path / "lab.yaml"), "-o", str(hosts)])
+    assert res.exit_code == 0, res.output
+    env = {"PATH": "/usr/bin:/bin:" + str(Path(shutil.which("ansible") or "").parent),
+           "ANSIBLE_HOME": str(tmp_path / ".ansible"), "HOME": str(tmp_path), "ANSIBLE_NOCOLOR": "1",
+           "ROCE_TUNE_USERNAME": "netops", "ROCE_TUNE_PASSWORD": "switch-secret-77", "GPU_KEY": "/k/id"}
+    def value(host: str, var: str) -> object:
+        out = subprocess.run(["ansible", "-i", str(hosts), host, "-m", "ansible.builtin.debug", "-a",
+                              f"var={var}", "-o"], capture_output=True, text=True, env=env, check=False,
+                             timeout=120)
+        assert out.returncode == 0, out.stdout + out.stderr
+        return json.loads(out.stdout.split("=>", 1)[1])[var]
+
+    assert not value("node1", "ansible_password") and not value("node1", "ansible_become_password")
+    assert value("node1", "ansible_ssh_private_key_file") == "/k/id"
+    assert value("node1", "ansible_user") == "netops"
+    assert value("lab-leaf1", "ansible_password") == "switch-secret-77"  # the switches keep theirs
