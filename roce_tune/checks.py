@@ -2,8 +2,9 @@
 tuner's safety checks (RT2xx: headroom budget, ECN below the PFC trigger, deadlock, map consistency,
 render feasibility, checked without rendering), so a change that passes lint in CI also plans.
 
-Tuner findings name a device/port; here they also get the ``file:line:col`` of that device's entry in
-the inventory, so CI annotations land on the right line.
+Tuner findings name a device/port; here they also get the ``file:line:col`` of that port's entry in the
+inventory (its ``ports:`` item, or the link/NIC that cables it for a cable fix), else of the device's entry
+(:func:`roce_tune.pipeline.locate_findings`), so CI annotations land on the right line.
 """
 
 from __future__ import annotations
@@ -18,7 +19,7 @@ from roce_tune.pipeline import TUNER_FAILURES, StageError, derive, internal_find
 def check_inventory(loaded: LoadedInventory, catalog: Catalog | None = None,
                     plan_checks: bool = True) -> list[Finding]:
     """Lint ``loaded``; if it has no errors, also derive the plan and return its safety findings (RT2xx),
-    positioned at the device's entry in the file (or the pin behind them).
+    positioned at the port's or device's entry in the file (or the pin behind them).
 
     Lint and the tuner share one resolved topology. Nothing is rendered: what rendering would report
     (RT240 a platform cannot express a switch's plan, RT241 syntax notes, RT25x known defects) comes from

@@ -288,7 +288,7 @@ def explain(
 ) -> None:
     """Print the rationale for one value (or every explained value of a device/port). For a switch port's
     ECN values (kmin_bytes, kmax_bytes, pmax_percent) it also prints the port class's simulator scorecard."""
-    from roce_tune.explain import ExplainError
+    from roce_tune.explain import ExplainError, explanation_lines
     from roce_tune.explain import explain as run_explain
     from roce_tune.findings import RoceTuneError
     from roce_tune.pipeline import derive_device, derive_plan
@@ -309,15 +309,10 @@ def explain(
         err.print(f"error: {exc}")
         raise typer.Exit(2) from None
     for e in entries:
-        out.print(f"[bold]{e.where} {e.param} = {e.value}[/]")
-        out.print(f"  formula: {e.rationale.formula}")
-        if e.rationale.inputs:
-            out.print("  inputs:  " + ", ".join(f"{k}={v}" for k, v in e.rationale.inputs.items()))
-        out.print(f"  source:  {e.rationale.source}")
-        if e.rationale.note:
-            out.print(f"  note:    {e.rationale.note}")
-        if e.rationale.pinned_by_user:
-            out.print(f"  pinned by user; derived value {e.rationale.derived_value}")
+        head, *rest = explanation_lines(e)
+        out.print(f"[bold]{head}[/]")
+        for line in rest:
+            out.print(line)
     if scorecard:
         _explain_scorecard(the_plan, target)
     _leave_to_exit(loaded, the_plan)

@@ -22,6 +22,22 @@ class Explanation:
     rationale: Rationale
 
 
+def explanation_lines(e: Explanation) -> list[str]:
+    """What ``roce-tune explain`` prints for ``e``: ``WHERE PARAM = VALUE``, then ``  formula: ...``,
+    ``  inputs:  k=v, ...`` (when there are inputs), ``  source: ...``, and the note and pin lines when
+    set."""
+    why = e.rationale
+    lines = [f"{e.where} {e.param} = {e.value}", f"  formula: {why.formula}"]
+    if why.inputs:
+        lines.append("  inputs:  " + ", ".join(f"{k}={v}" for k, v in why.inputs.items()))
+    lines.append(f"  source:  {why.source}")
+    if why.note:
+        lines.append(f"  note:    {why.note}")
+    if why.pinned_by_user:
+        lines.append(f"  pinned by user; derived value {why.derived_value}")
+    return lines
+
+
 def _from_section(where: str, section: Explained, values: dict[str,
                                                                object] | None = None) -> list[Explanation]:
     out = []

@@ -210,25 +210,96 @@ def _device_paths(loaded: LoadedInventory) -> dict[str, str]:
     return paths
 
 
+#: Plan checks whose fix is made on the cable of the port (its length, or ``lossless: false`` on the link):
+#: RT201 per-port headroom (shorten the cable), RT220-RT223 PFC deadlock (a lossy link). They are located at
+#: the link or NIC that cables the port; every other port finding at the port's own ``ports:`` entry (its
+#: speed, MTU, the pins that match it). Either falls back to the other, then to the device's entry.
+CABLE_RULES = frozenset({"RT201", "RT220", "RT221", "RT222", "RT223"})
+
+
+class _PortPaths:
+    """(device, port) -> the inventory field path that declares or cables that port, built on first use
+    and only as far as asked: one switch's port entries at a time (a range entry such as
+    ``Ethernet[0-124/4]`` stands for each of its ports), the link/NIC index once (~100k ends at 4,096
+    hosts, only when a finding asks for a cable)."""
+
+    def __init__(self, inventory: Inventory, device_paths: dict[str, str]) -> None:
+        self._inv = inventory
+        self._device_paths = device_paths
+        self._declared: dict[str, dict[str, str]] = {}
+        self._cabled: dict[tuple[str, str], str] | None = None
+
+    def declared(self, device: str, port: str) -> str | None:
+        """``switches[i].ports[j]``: the first entry of ``device`` that declares ``port`` (None if none)."""
+        per = self._declared.get(device)
+        if per is None:
+            per = self._declared[device] = {}
+            where = self._device_paths.get(device, "")
+            if where.startswith("switches["):
+                si = int(where[len("switches["):-1])
+                for pi, entry in enumerate(self._inv.switches[si].ports):
+                    try:
+                        names = entry.names()
+                    except ValueError:  # an empty/bad range: lint reports it (RT1xx)
+                        continue
+                    for name in names:
+                        per.setdefault(name, f"{where}.ports[{pi}]")
+        return per.get(port)
+
+    def cabled(self, device: str, port: str) -> str | None:
+        """``links[i]`` or ``hosts[i].nics[j]``: the first link or NIC that cables ``device:port`` (a host's
+        ``netdev`` is its NIC entry), None if none."""
+        if self._cabled is None:
+            cabled: dict[tuple[str, str], str] = {}
+            for li, link in enumerate(self._inv.links):
+                for end in (link.a, link.b):
+                    dev, _, name = end.partition(":")
+                    cabled.setdefault((dev, name), f"links[{li}]")
+            for hi, host in enumerate(self._inv.hosts):
+                for ni, nic in enumerate(host.nics):
+                    path = f"hosts[{hi}].nics[{ni}]"
+                    cabled.setdefault((host.name, nic.netdev), path)
+                    if nic.switch_port is not None:
+                        dev, _, name = nic.switch_port.partition(":")
+                        cabled.setdefault((dev, name), path)
+            self._cabled = cabled
+        return self._cabled.get((device, port))
+
+    def path(self, rule: str, device: str, port: str) -> str | None:
+        """The most specific path for a ``rule`` finding on ``device:port`` (:data:`CABLE_RULES`), or None."""
+        if rule in CABLE_RULES:
+            return self.cabled(device, port) or self.declared(device, port)
+        return self.declared(device, port) or self.cabled(device, port)
+
+
 def locate_findings(loaded: LoadedInventory, findings: list[Finding]) -> list[Finding]:
     """Give tuner findings (device/port, or the field path of a pin) the ``file:line:col`` of that entry in
-    the inventory, so CI annotations and terminals point at the line to change."""
+    the inventory, so CI annotations and terminals point at the line to change.
+
+    Precedence: the pin's field path (``location.path``) if the finding names one; else, for a finding on a
+    port, the port's own entry: the ``ports:`` item that declares it (a range entry for a port of a range)
+    or, for :data:`CABLE_RULES` and ports declared nowhere, the link/NIC that cables it; else the device's
+    entry; else just the file. A finding that already has a file is kept as it is.
+    """
     paths = _device_paths(loaded)
+    ports = _PortPaths(loaded.inventory, paths)
     out = []
     for f in findings:
         loc = f.location
-        if loc.file is None and loc.path and loc.path in loaded.positions:  # e.g. the pin behind the finding
-            pos = loaded.locate(loc.path)
-            loc = loc.model_copy(update={"file": pos.file, "line": pos.line, "col": pos.col})
-            f = f.model_copy(update={"location": loc})
-        elif loc.file is None and loc.device in paths:
-            pos = loaded.locate(paths[loc.device])
-            loc = loc.model_copy(update={"file": pos.file, "line": pos.line, "col": pos.col,
-                                         "path": loc.path or paths[loc.device]})
-            f = f.model_copy(update={"location": loc})
-        elif loc.file is None:
-            f = f.model_copy(update={"location": loc.model_copy(update={"file": str(loaded.path)})})
-        out.append(f)
+        if loc.file is not None:
+            out.append(f)
+            continue
+        where = loc.path if loc.path and loc.path in loaded.positions else None  # e.g. the pin behind it
+        if where is None and loc.device is not None and loc.port is not None:
+            where = ports.path(f.rule, loc.device, loc.port)
+        if where is None and loc.device in paths:
+            where = paths[loc.device]
+        if where is None:
+            update: dict[str, object] = {"file": str(loaded.path)}
+        else:
+            pos = loaded.locate(where)
+            update = {"file": pos.file, "line": pos.line, "col": pos.col, "path": loc.path or where}
+        out.append(f.model_copy(update={"location": loc.model_copy(update=update)}))
     return out
 
 

@@ -478,6 +478,7 @@ def _leaves(f: FabricIntent, sh: _Shape, b: Expansion, spine_names: list[list[st
                 sw.update({"rail": rails[0]} if f.rails_per_leaf == 1 else {"rails": rails})
             sw["ports"] = _port_entries(hp_names, spec.host_ports)
             if up_spec is not None:
+                src[f"ports+{len(sw['ports'])}"] = src["uplinks"]  # the uplink entries' intent line
                 sw["ports"] += _port_entries(up_names, up_spec)
             b.switches.append(sw)
             b.switch_sources.append(src)
@@ -605,7 +606,10 @@ def expand_fabric(intent: FabricIntent) -> Expansion:
     b = Expansion([], [], [], [], [], [])
     leaf_names, host_ports = _leaves(intent, sh, b, spine_names, spine_down)
     b.switches += spines
-    b.switch_sources += [_sources("spine", ports="ports")] * len(spines)
+    spine_src = _sources("spine", ports="ports")
+    if spine_up and intent.spine is not None:  # the uplink entries follow the down ports' entries
+        spine_src[f"ports+{len(_port_entries(spine_down, intent.spine.ports))}"] = "spine.uplinks"
+    b.switch_sources += [spine_src] * len(spines)
     _superspines(intent, sh, b, spine_names, spine_up)
     hosts, h_src = _hosts(intent, sh, leaf_names, host_ports)
     _check_unique(b.switches, "fabric.leaf.name", "switch")
@@ -698,6 +702,26 @@ def _sourced(value: Any, path: str, locate: Callable[[str], tuple[int, int]]) ->
     return None
 
 
+def _split_sourced(value: list[Any], key: str, source: str, sources: dict[str, str],
+                   locate: Callable[[str], tuple[int, int]]) -> Any:
+    """The position subtree of the list ``value`` of field ``key``: its items at ``source``, except from
+    index i on where ``sources`` has ``key+i`` (a leaf's uplink port entries follow its host-port entries
+    and come from ``uplinks``)."""
+    starts = sorted((int(k[len(key) + 1:]), "fabric." + v) for k, v in sources.items()
+                    if k.startswith(key + "+"))
+    if not starts:
+        return _sourced(value, source, locate)
+    out = []
+    for i, item in enumerate(value):
+        src = source
+        for start, path in starts:
+            if i >= start:
+                src = path
+        line, col = locate(src)
+        out.append((line, col, _sourced(item, src, locate)))
+    return out
+
+
 def _element_tree(element: dict[str, Any], sources: dict[str, str], locate: Callable[[str], tuple[int, int]],
                   explicit: dict[str, Any] | None) -> Any:
     """Position subtree of an expanded element: each field at its intent line; fields an explicit
@@ -709,7 +733,9 @@ def _element_tree(element: dict[str, Any], sources: dict[str, str], locate: Call
             continue
         source = "fabric." + sources.get(key, sources.get("name", ""))
         pos = locate(source)
-        node[key] = (pos[0], pos[1], pos[0], pos[1], _sourced(value, source, locate))
+        tree = (_split_sourced(value, key, source, sources, locate) if isinstance(value, list)
+                else _sourced(value, source, locate))
+        node[key] = (pos[0], pos[1], pos[0], pos[1], tree)
     return node
 
 

@@ -108,6 +108,62 @@ def pg_shared_limit_bytes(pool_bytes: int, dynamic_th: int, n_congested: int) ->
     return int(alpha * pool_bytes / (1 + n * alpha))
 
 
+def alpha_text(dynamic_th: int) -> str:
+    """The dynamic-threshold factor ``alpha = 2^dynamic_th`` as printed in a rationale: ``"infinity"`` for
+    ``dynamic_th >= 7`` (Mellanox SAI), ``"0"`` for ``<= -8``, else the exact power of two (``"0.25"``).
+
+    >>> alpha_text(0), alpha_text(-2), alpha_text(7), alpha_text(-8)
+    ('1', '0.25', 'infinity', '0')
+    """
+    if dynamic_th >= 7:
+        return "infinity"
+    if dynamic_th <= -8:
+        return "0"
+    return f"{2.0 ** dynamic_th:g}"
+
+
+def shared_limit_rationale(key: str, value_bytes: int, pool: BufferPool, dynamic_th: int, th_key: str,
+                           n_key: str, n_congested: int, source: str, note: str = "") -> Rationale:
+    """The rationale of a :func:`pg_shared_limit_bytes` value, written so the printed value can be recomputed
+    by hand from the printed formula and inputs (docs/derivation.md#dynamic-threshold).
+
+    Args:
+        key: the value's name (``pfc_trigger_bytes``, ``queue_buffer_bytes``).
+        value_bytes: the value (bytes) ``pg_shared_limit_bytes(pool.size_bytes, dynamic_th, n_congested)``.
+        pool: the shared pool it is a share of; its ``size_bytes`` rationale (buffer and reserved bytes) is
+            carried along, so the pool size can be recomputed too.
+        dynamic_th: the SAI exponent the profile applies (-8..7); th_key names it in the inputs
+            (``pg_dynamic_th``), with ``<prefix>_alpha`` = :func:`alpha_text` beside it.
+        n_key, n_congested: the name and number of queues/PGs congested at once (``fan_in``; < 1 counts
+            as 1).
+        source, note: as :class:`~roce_tune.plan.Rationale`.
+
+    Returns:
+        The rationale; inputs ``<type>_pool_bytes`` (``ingress_pool_bytes``), ``th_key``, the alpha,
+        ``n_key``, the pool's ``buffer_bytes``/``reserved_bytes`` when its rationale has them, and ``key``.
+    """
+    pool_key = f"{pool.type}_pool_bytes"
+    alpha_key = th_key.replace("dynamic_th", "alpha")
+    n = max(1, n_congested)
+    if dynamic_th >= 7:
+        formula = (f"floor({pool_key} / {n_key}): {th_key} >= 7 is {alpha_key} = infinity in the Mellanox "
+                   f"SAI, the {n_key} congested PGs/queues split the pool")
+    elif dynamic_th <= -8:
+        formula = f"0: {th_key} <= -8 is {alpha_key} = 0"
+    else:
+        formula = (f"floor({alpha_key} x {pool_key} / (1 + {n_key} x {alpha_key})), {alpha_key} = "
+                   f"2^{th_key}: each of the {n_key} congested PGs/queues settles at {alpha_key} x the pool "
+                   "left free")
+    inputs: dict[str, float | int | str | bool] = {pool_key: pool.size_bytes, th_key: dynamic_th,
+                                                   alpha_key: alpha_text(dynamic_th), n_key: n}
+    pool_why = pool.rationale.get("size_bytes")
+    if pool_why is not None:
+        formula += f"; {pool_key} = {pool.name} size = {pool_why.formula}"
+        inputs.update({k: v for k, v in pool_why.inputs.items() if k in ("buffer_bytes", "reserved_bytes")})
+    inputs[key] = value_bytes
+    return Rationale(formula=formula, inputs=inputs, source=source, note=note)
+
+
 def _pool_draws(port_headrooms: list[tuple[str, Headroom, int]]) -> list[int]:
     """Bytes each lossless PG draws from the shared headroom pool: ``xon + xoff - size`` (= xoff when the
     PG's own size is only xon), one entry per PG."""
@@ -333,7 +389,8 @@ def derive_buffers(asic: AsicSpec, port_headrooms: list[tuple[str, Headroom, int
     modes: dict[str, Rationale] = {}
     if _spectrum(asic):
         half = min(math.ceil(avail / 2), cells_cap)
-        split = Rationale(formula="ceil((buffer - reserved) / 2), two ingress pools", inputs=acc_inputs,
+        split = Rationale(formula="ceil((buffer_bytes - reserved_bytes) / 2), two ingress pools",
+                          inputs=acc_inputs,
                           source=_POOL_LUA,
                           note="reserved = PG sizes + per-port lossy/mgmt PG, mirror and egress "
                           "lossy reserves + mgmt pool + private headroom + SHP")
@@ -341,14 +398,15 @@ def derive_buffers(asic: AsicSpec, port_headrooms: list[tuple[str, Headroom, int
                  "egress_lossless_pool": asic.buffer_bytes,
                  "egress_lossy_pool": half}
         pool_src = {"egress_lossless_pool": Rationale(
-            formula="asic.buffer_bytes (mmu size)", inputs={"buffer_bytes": asic.buffer_bytes},
+            formula="buffer_bytes (the ASIC's mmu size)", inputs={"buffer_bytes": asic.buffer_bytes},
             source="ACS buffers_defaults egress_lossless_pool = mmu size; "
                    f"{asic.sources.get('buffer_bytes', '')}")}
         types = {"ingress_lossless_pool": "ingress", "ingress_lossy_pool": "ingress",
                  "egress_lossless_pool": "egress", "egress_lossy_pool": "egress"}
     else:
         size = min(avail, cells_cap)
-        split = Rationale(formula="buffer - (PG sizes + 7 cells egress lossy per admin-up port)",
+        split = Rationale(formula="buffer_bytes - reserved_bytes (PG sizes + 7 cells egress lossy per "
+                                  "admin-up port)",
                           inputs=acc_inputs,
                           source=_BRCM_SKU, note="shared headroom pool carved inside this pool (xoff)")
         sizes = {"ingress_lossless_pool": size, "egress_lossless_pool": size}

@@ -283,18 +283,36 @@ def _base_rtt(inv: Inventory, topo: Topology, catalog: Catalog) -> tuple[float, 
 
 def _ecn_profile(speed_gbps: int, rtt_us: float, fan_in: int, trigger: int, params: dict[str, int],
                  separate: bool, profile: str, pins: dict[str, int | float | str], queue_buffer: int,
-                 egress_pool_bytes: int, objective: str = "throughput",
+                 limits: _SharedLimits, objective: str = "throughput",
                  frame_bytes: int = 4096 + ROCE_HEADER_BYTES) -> EcnProfile:
     prof = ecn.derive_ecn(speed_gbps, rtt_us, fan_in, trigger, params, separate, profile=profile,
                           overrides=pins or None, objective=objective, frame_bytes=frame_bytes,
                           queue_buffer_bytes=queue_buffer)
-    return prof.model_copy(update={
-        "queue_buffer_bytes": queue_buffer,
-        "rationale": {**prof.rationale, "queue_buffer_bytes": Rationale(
-            formula="egress lossless pool x alpha/(1 + alpha), alpha = 2^dynamic_th (one congested queue)",
-            inputs={"egress_pool_bytes": egress_pool_bytes, "queue_buffer_bytes": queue_buffer},
-            source="SAI saibuffer.h SHARED_DYNAMIC_TH; docs/derivation.md#dynamic-threshold",
-            note="denominator for platforms that take ECN thresholds as a percent of the queue buffer")}})
+    why = dict(prof.rationale)
+    why["pfc_trigger_bytes"] = buffers.shared_limit_rationale(
+        "pfc_trigger_bytes", trigger, limits.pool, limits.pg_th, "pg_dynamic_th", "fan_in", fan_in,
+        source="SAI saibuffer.h SHARED_DYNAMIC_TH; docs/derivation.md#dynamic-threshold",
+        note="the shared occupancy at which each of the fan-in's ingress PGs sends PFC XOFF; pg_dynamic_th "
+             "is the lossless PG profile's (the catalog's lossless_dynamic_th where the profile sets none)")
+    why["queue_buffer_bytes"] = buffers.shared_limit_rationale(
+        "queue_buffer_bytes", queue_buffer, limits.egress, limits.egress_th, "egress_dynamic_th",
+        "congested_queues", 1,
+        source="SAI saibuffer.h SHARED_DYNAMIC_TH; docs/derivation.md#dynamic-threshold",
+        note="the most one congested egress queue may hold; denominator for platforms that take ECN "
+             "thresholds as a percent of the queue buffer")
+    if prof.pfc_onset_bytes is not None:
+        why["pfc_onset_bytes"] = Rationale(
+            formula="min(fan_in x pfc_trigger_bytes, queue_buffer_bytes): the egress queue at which all the "
+                    "fan-in's ingress PGs reach their PFC trigger, or the egress queue's own limit if lower",
+            inputs={"fan_in": fan_in, "pfc_trigger_bytes": trigger, "queue_buffer_bytes": queue_buffer,
+                    "pfc_onset_bytes": prof.pfc_onset_bytes},
+            source="docs/derivation.md#ecn-before-pfc, docs/derivation.md#dynamic-threshold")
+    shares = {k: v for name in ("pfc_trigger_bytes", "queue_buffer_bytes")
+              for k, v in why[name].inputs.items() if k.endswith(("_pool_bytes", "_dynamic_th", "_alpha"))}
+    for key in ("kmin_bytes", "kmax_bytes"):
+        if key in why and not why[key].pinned_by_user and "pfc_trigger_bytes" in why[key].inputs:
+            why[key] = why[key].model_copy(update={"inputs": {**why[key].inputs, **shares}})
+    return prof.model_copy(update={"queue_buffer_bytes": queue_buffer, "rationale": why})
 
 
 def _port_headroom(asic: AsicSpec, policy: Policy, sw: Switch, f: _PortFacts, shp: bool, model: str,
@@ -373,6 +391,24 @@ def _switch_buffers(asic: AsicSpec, policy: Policy, sw: Switch, facts: list[_Por
 
 
 @dataclass(frozen=True)
+class _SharedLimits:
+    """The shared pools and dynamic thresholds behind a port's PFC trigger and egress queue buffer
+    (:func:`roce_tune.tuner.buffers.pg_shared_limit_bytes`); ``key`` tells them apart in the memo."""
+
+    pool: BufferPool
+    pg_th: int
+    egress: BufferPool
+    egress_th: int
+
+    @property
+    def key(self) -> tuple[object, ...]:
+        reserved = [p.rationale["size_bytes"].inputs.get("reserved_bytes") if "size_bytes" in p.rationale
+                    else None for p in (self.pool, self.egress)]
+        return (self.pool.name, self.pool.size_bytes, self.pg_th, self.egress.name, self.egress.size_bytes,
+                self.egress_th, *reserved)
+
+
+@dataclass(frozen=True)
 class _EcnInputs:
     """What every lossless port of one switch shares for its ECN profile."""
 
@@ -385,6 +421,7 @@ class _EcnInputs:
     pool: BufferPool
     egress: BufferPool
     profile_th: dict[str, int | None]
+    egress_th: int
     queue_buffer: int
 
 
@@ -395,16 +432,17 @@ def _port_ecn(e: _EcnInputs, f: _PortFacts, hr: Headroom, ecn_profiles: dict[str
     # PFC fires when the lossless PG's shared occupancy passes its dynamic threshold; the PG
     # profile (not the pool profile) carries the threshold SAI applies to it
     dyn_th = e.profile_th.get(hr.profile)
-    trigger = buffers.pg_shared_limit_bytes(
-        e.pool.size_bytes, asic.lossless_dynamic_th if dyn_th is None else dyn_th, f.fan_in)
+    limits = _SharedLimits(e.pool, asic.lossless_dynamic_th if dyn_th is None else dyn_th, e.egress,
+                           e.egress_th)
+    trigger = buffers.pg_shared_limit_bytes(e.pool.size_bytes, limits.pg_th, f.fan_in)
     nic = memo.fabric_nic(f.speed_gbps)
     params = memo.get(("dq", nic.id, f.speed_gbps), lambda: dcqcn.derive_dcqcn(
         nic, f.speed_gbps, policy.dcqcn, e.prios, policy.cnp_dscp, policy.cnp_priority)).params
     pins = resolve_overrides(policy, role=sw.role.value, device=sw.name, port=f.name, params=ECN_PARAMS)
     prof = memo.get(("ecn", f.speed_gbps, e.rtt_us, f.fan_in, trigger, nic.id, e.ecn_separate,
-                     e.queue_buffer, tuple(sorted(pins.items()))), lambda: _ecn_profile(
+                     e.queue_buffer, tuple(sorted(pins.items())), limits.key), lambda: _ecn_profile(
         f.speed_gbps, e.rtt_us, f.fan_in, trigger, params, e.ecn_separate,
-        policy.ecn_profile.value, pins, e.queue_buffer, e.egress.size_bytes, policy.objective,
+        policy.ecn_profile.value, pins, e.queue_buffer, limits, policy.objective,
         policy.roce_mtu + ROCE_HEADER_BYTES))
     if pins:  # pinned values get their own name; equal pins share it (unique_ecn adds _V2 … for others)
         prof = prof.model_copy(update={"name": f"{prof.name}_PIN"})
@@ -473,9 +511,10 @@ def _ecn_inputs(asic: AsicSpec, policy: Policy, sw: Switch, rtt_us: float, prios
     egress = next((p for p in buf.pools if p.name == "egress_lossless_pool"), pool)
     profile_th = {p.name: p.dynamic_th for p in buf.profiles}
     egress_th = profile_th.get("egress_lossless_profile")
-    queue_buffer = buffers.pg_shared_limit_bytes(
-        egress.size_bytes, asic.lossless_dynamic_th if egress_th is None else egress_th, 1)
-    return _EcnInputs(asic, policy, sw, rtt_us, prios, ecn_separate, pool, egress, profile_th, queue_buffer)
+    egress_th = asic.lossless_dynamic_th if egress_th is None else egress_th
+    queue_buffer = buffers.pg_shared_limit_bytes(egress.size_bytes, egress_th, 1)
+    return _EcnInputs(asic, policy, sw, rtt_us, prios, ecn_separate, pool, egress, profile_th, egress_th,
+                      queue_buffer)
 
 
 def _ecn_profile_names(e: _EcnInputs, facts: list[_PortFacts], headrooms: dict[str, Headroom],

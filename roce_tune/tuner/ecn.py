@@ -227,22 +227,25 @@ def _derive_onset_ramp(objective: str, bdp: float, n: int, onset: int, p_star: f
     kmin_floor = max(_ceil_kb(bdp / KMIN_BDP_DIVISOR), KMIN_FLOOR_BYTES)
     if unknown:
         kmax = int(min(cap, max(n * bdp, _kmax_multiplier(n) * bdp)))
-        formula = ("Kmax = min(2 x C x rpg_time_reset, max(N x BDP, m(N) x BDP)): the first-RTT burst (no "
-                   "PFC trigger given, so the onset rule cannot apply)")
+        formula = ("Kmax = floor_1000(min(timer_queue_bytes, max(N x BDP, m(N) x BDP))): the first-RTT burst "
+                   "(no PFC trigger given, so the onset rule cannot apply)")
     elif objective == "throughput":
         kmax = int(half)
-        formula = ("Kmax = min(0.5 x egress PFC onset, 2 x C x rpg_time_reset), onset = fan_in x pfc_trigger "
-                   "(all N ingress PGs at their threshold); the second term bounds deep buffers: two "
+        formula = ("Kmax = floor_1000(min(onset_fraction x pfc_onset_bytes, timer_queue_bytes)), "
+                   "pfc_onset_bytes = min(fan_in x pfc_trigger_bytes, queue_buffer_bytes) (all N ingress PGs "
+                   "at their threshold); timer_queue_bytes = 2 x C x rpg_time_reset bounds deep buffers: two "
                    "increase-timer periods of line rate keep the link busy while the rates recover "
                    "(docs/tuning-sweeps.md#kmax-bound)")
     else:
         kmax = int(min(half, max(n * bdp, _kmax_multiplier(n) * bdp)))
-        formula = ("Kmax = min(0.5 x onset, 2 x C x rpg_time_reset, max(N x BDP, m(N) x BDP)): the first-RTT "
-                   "burst of the fan-in")
+        formula = ("Kmax = floor_1000(min(onset_fraction x pfc_onset_bytes, timer_queue_bytes, max(N x BDP, "
+                   "m(N) x BDP))): the first-RTT burst of the fan-in")
     kmax = (kmax // 1000) * 1000
     note = ""
     squeezed = kmax < kmin_floor + RAMP_FLOOR_BYTES
     if squeezed:
+        formula = (f"Kmax = pfc_onset_bytes: the ramp rule gives {kmax} B, below kmin_floor_bytes + "
+                   "ramp_floor_bytes (no room for a marking ramp)")
         kmax = int(onset)
         problems.append(f"egress PFC onset {onset} B leaves no room for an ECN ramp (need >= "
                         f"{2 * (kmin_floor + RAMP_FLOOR_BYTES)} B)")
@@ -274,9 +277,13 @@ def _derive_onset_ramp(objective: str, bdp: float, n: int, onset: int, p_star: f
         "kmax_bytes": Rationale(formula=formula, inputs=inputs, source=src,
                                 note="; ".join(filter(None, [note, trade, vendor]))),
         "kmin_bytes": Rationale(
-            formula=f"max(Kmax x {KMIN_OF_KMAX[objective]}, max(BDP/7, 2*9216)): marking starts once the "
-                    "queue holds more than the burst a healthy incast needs",
-            inputs={**common, "kmax_bytes": kmax, "kmin_floor_bytes": kmin_floor}, source=src, note=trade),
+            formula=("Kmin = floor(kmax_bytes / 2): no room for a marking ramp" if squeezed else
+                     "Kmin = min(max(kmin_floor_bytes, floor_1000(kmax_bytes x kmin_of_kmax)), kmax_bytes - "
+                     "ramp_floor_bytes), kmin_floor_bytes = max(ceil_1000(bdp_bytes / 7), 2 x 9216): marking "
+                     "starts once the queue holds more than the burst a healthy incast needs"),
+            inputs={**common, "kmax_bytes": kmax, "kmin_of_kmax": KMIN_OF_KMAX.get(objective, 0.5),
+                    "kmin_floor_bytes": kmin_floor, "ramp_floor_bytes": RAMP_FLOOR_BYTES},
+            source=src, note=trade),
         "pmax_percent": Rationale(
             formula="smallest of 1/2/5/10/20/50/100 % with Pmax >= 2 * p*(N) (fluid fixed point, RoCE-frame "
                     "packets)",

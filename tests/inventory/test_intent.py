@@ -13,9 +13,9 @@ import pytest
 
 from roce_tune.findings import RoceTuneError
 from roce_tune.inventory.intent import Template, full_form_yaml
-from roce_tune.inventory.loader import full_form_data, load_inventory, load_inventory_text
+from roce_tune.inventory.loader import LoadedInventory, full_form_data, load_inventory, load_inventory_text
 from roce_tune.inventory.models import Inventory
-from roce_tune.inventory.synthetic import rail_optimised_fabric
+from roce_tune.inventory.synthetic import rail_optimised_fabric, rail_optimised_intent
 from roce_tune.pipeline import derive_plan
 from roce_tune.plan import plan_to_json
 from roce_tune.render.outputs import render_outputs
@@ -229,3 +229,44 @@ def test_expand_out_writes_the_full_form_atomically(tmp_path: Path) -> None:
                          capture_output=True, text=True, cwd=REPO)
     assert res.returncode == 1 and "RT007" in res.stderr and out.read_text() == printed
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []  # no temporary left behind
+
+
+def _port_entry_line(loaded: LoadedInventory, switch: str, port: str) -> int:
+    """Line the position index gives the ``ports:`` entry of ``switch`` that declares ``port``."""
+    si = next(i for i, s in enumerate(loaded.inventory.switches) if s.name == switch)
+    pi = next(i for i, p in enumerate(loaded.inventory.switches[si].ports) if port in p.names())
+    return loaded.locate(f"switches[{si}].ports[{pi}].speed").line or 0
+
+
+@pytest.mark.parametrize(("design", "switch", "port", "needle"), [
+    ("site.yaml", "leaf1", "Ethernet64", 'uplinks: {count: 16, name: "Ethernet{64+4*u}"'),
+    ("site.yaml", "leaf1", "Ethernet0", 'host_ports: {name: "Ethernet{4*p}"'),
+    ("mixed-vendor.yaml", "leaf1", "Ethernet5/1", 'uplinks: {count: 4, name: "Ethernet{5+u}/1"'),
+    ("mixed-vendor.yaml", "leaf3", "et-0/0/4", 'uplinks: {name: "et-0/0/{4+u}"'),
+    ("mixed-vendor.yaml", "leaf5", "Ethernet32", 'uplinks: {name: "Ethernet{32+8*u}"'),
+])
+def test_expanded_uplink_ports_point_at_the_uplinks_line(design: str, switch: str, port: str,
+                                                         needle: str) -> None:
+    """An expanded leaf's uplink port entry (and its speed, which lint rules point at) is positioned at the
+    intent's ``uplinks:`` line (the group's own where a group overrides it), not at ``host_ports:``."""
+    loaded = load_inventory(INTENT / design)
+    assert _port_entry_line(loaded, switch, port) == _line_of((INTENT / design).read_text(), needle)
+
+
+def test_expanded_spine_uplinks_point_at_the_spine_uplinks_line() -> None:
+    """Multi-pod intent: a spine's uplink (to a superspine) is at ``spine.uplinks``, its down ports at
+    ``spine.ports``."""
+    import yaml
+
+    text = yaml.safe_dump(rail_optimised_intent(1024), sort_keys=False, default_flow_style=None, width=200)
+    loaded = load_inventory_text(text, "synthetic.yaml")
+    fabric = loaded.inventory  # spine p0-spine0: first the down ports, then the uplinks
+    spine = next(s for s in fabric.switches if s.name == "p0-spine0")
+    assert len(spine.ports) >= 2
+    down, up = spine.ports[0].names()[0], spine.ports[-1].names()[0]
+    lines = text.splitlines()
+    spine_at = next(i for i, x in enumerate(lines, 1) if x.strip() == "spine:")
+    up_at = next(i for i, x in enumerate(lines, 1) if i > spine_at and x.strip().startswith("uplinks:"))
+    ports_at = next(i for i, x in enumerate(lines, 1) if i > spine_at and x.strip().startswith("ports:"))
+    assert _port_entry_line(loaded, "p0-spine0", up) == up_at
+    assert _port_entry_line(loaded, "p0-spine0", down) == ports_at
