@@ -718,7 +718,8 @@ def apply(
     """Diff (--dry-run) or push the plan with commit-confirm and rollback.
 
     SIGINT/SIGTERM: no new device starts, devices mid-push stop at the next command and roll back, then
-    the summary says which devices were pushed, rolled back or not started; exit status 130/143. A second
+    the summary says which devices were pushed, rolled back or left with nothing changed (not started, or
+    stopped before the push sent any change); exit status 130/143. A second
     signal aborts at once after saying what each running device is left in."""
     from roce_tune.deploy.drivers import PushOptions
     from roce_tune.deploy.runner import StopRequest, stop_on_signals
