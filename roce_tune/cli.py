@@ -120,7 +120,9 @@ def _load(path: Path) -> LoadedInventory:
 
 @app.command()
 def lint(
-    inventories: list[Path] = typer.Argument(..., exists=True, dir_okay=False, help="Inventory YAML files."),
+    # no exists=True: a missing, unreadable or directory path is finding RT005 in the chosen format (CI
+    # reads --format json/github), and the other files are still linted
+    inventories: list[Path] = typer.Argument(..., help="Inventory YAML files."),
     fmt: LintFormat = typer.Option(LintFormat.text, "--format", help="text, json or github annotations."),
     strict: bool = typer.Option(False, "--strict", help="Warnings fail too."),
     no_plan_checks: bool = typer.Option(False, "--no-plan-checks",
@@ -130,7 +132,9 @@ def lint(
                                             "(RT130-RT135)."),
 ) -> None:
     """Validate inventories: schema, names, units, semantic rules (RT0xx/RT1xx) and the plan's safety
-    checks (RT2xx: headroom budget, ECN below the PFC trigger, deadlock, consistency)."""
+    checks (RT2xx: headroom budget, ECN below the PFC trigger, deadlock, consistency). A path that cannot be
+    read (missing, a directory, no permission) is RT005 and the others are linted; exit 1 on any error,
+    2 on a usage error (unknown option or format)."""
     from roce_tune.checks import check_inventory
     from roce_tune.findings import RoceTuneError, Severity, has_errors
     from roce_tune.inventory.loader import load_inventory
@@ -713,7 +717,8 @@ def apply(
     """Diff (--dry-run) or push the plan with commit-confirm and rollback.
 
     SIGINT/SIGTERM: no new device starts, devices mid-push stop at the next command and roll back, then
-    the summary says which devices were pushed, rolled back or not started; exit status 130/143. A second
+    the summary says which devices were pushed, rolled back or left with nothing changed (not started, or
+    stopped before the push sent any change); exit status 130/143. A second
     signal aborts at once after saying what each running device is left in."""
     from roce_tune.deploy.drivers import PushOptions
     from roce_tune.deploy.runner import StopRequest, stop_on_signals

@@ -158,9 +158,39 @@ def test_lint_exit_codes_and_github_format(tmp_path: Path) -> None:
     proc = run("lint", str(bad), "--format", "github")
     assert proc.returncode == 1
     assert proc.stdout.startswith(f"::error file={bad},line=")
-    assert run("lint", str(tmp_path / "missing.yaml")).returncode == 2
+    assert run("lint", str(tmp_path / "missing.yaml")).returncode == 1  # RT005 (test below)
     assert run("schema").stdout == (REPO / "schema" / "inventory.schema.json").read_text()
     assert run("--version").stdout.startswith("roce-tune ")
+
+
+def test_lint_reports_a_path_it_cannot_read_as_rt005_and_lints_the_others(tmp_path: Path) -> None:
+    """A missing file or a directory was typer's usage error (exit 2, a box on stderr): RT005 never came
+    out, ``--format json|github`` printed nothing for CI and the other files were not linted."""
+    missing, folder = tmp_path / "missing.yaml", tmp_path / "inventories"
+    folder.mkdir()
+    bad = tmp_path / "bad.yaml"
+    bad.write_text(LAB.read_text().replace("speed: 400G", "speed: fast", 1))
+    proc = run("lint", str(missing), str(LAB), str(folder), str(bad), "--format", "json")
+    assert proc.returncode == 1, proc.stderr
+    found = json.loads(proc.stdout)
+    assert [(f["rule"], f["location"]["file"]) for f in found if f["rule"] == "RT005"] == [
+        ("RT005", str(missing)), ("RT005", str(folder))]
+    assert any(f["location"]["file"] == str(bad) and f["severity"] == "error" and f["rule"] != "RT005"
+               for f in found)  # the files after the unreadable ones were linted
+    assert any(f["location"]["file"] == str(LAB) for f in found)
+    gh = run("lint", str(missing), "--format", "github")
+    assert gh.returncode == 1 and gh.stdout.startswith(f"::error file={missing},title=RT005::cannot read"), gh
+    text = run("lint", str(missing), str(LAB))
+    assert text.returncode == 1 and f"{missing}: error RT005: cannot read the inventory" in text.stdout
+    assert "2 inventory file(s): 1 error(s)" in text.stderr
+    # usage errors stay exit 2
+    assert run("lint", str(LAB), "--format", "xml").returncode == 2
+    assert run("lint", str(LAB), "--no-such-option").returncode == 2
+    assert run("lint").returncode == 2
+    # plan and explain keep their clear usage error for a missing inventory
+    for cmd in (("plan", str(missing)), ("explain", str(missing), "leaf1")):
+        p = run(*cmd)
+        assert p.returncode == 2 and "does not exist" in p.stderr and "Traceback" not in p.stderr, p.stderr
 
 
 def test_explain_leaves_its_inventory_and_plan_to_the_process_exit(monkeypatch: pytest.MonkeyPatch) -> None:

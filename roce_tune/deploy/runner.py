@@ -92,7 +92,8 @@ class DeviceResult:
 
     ``state``: ``no-change``, ``would-change`` (dry run), ``pushed``, ``failed`` (rolled back),
     ``blocked-disruptive`` (needs ``--allow-disruptive``), ``skipped`` (canary failed / not selected);
-    after a stop request (SIGINT/SIGTERM): ``not-started`` (nothing changed on it), ``rolled-back``
+    after a stop request (SIGINT/SIGTERM): ``not-started`` (nothing changed on it: not started, or stopped
+    mid-push before the push sent any change), ``rolled-back``
     (stopped mid-push and put back), ``unknown`` (stopped mid-push and its rollback did not complete:
     ``error`` says what it is left in and where its restore point is).
     With a log directory, each switch's running configuration as found is kept in
@@ -279,7 +280,7 @@ def stop_summary(results: list[DeviceResult], stop: StopRequest) -> list[str]:
     """After a stopped run: which devices were pushed, rolled back, not started, left unknown (lines)."""
     if stop.signal is None:
         return []
-    labels = [("pushed", "pushed"), ("rolled-back", "rolled back"), ("not-started", "not started"),
+    labels = [("pushed", "pushed"), ("rolled-back", "rolled back"), ("not-started", "nothing changed"),
               ("unknown", "UNKNOWN STATE (check by hand)"), ("failed", "failed"), ("no-change", "no change"),
               ("would-change", "would change"), ("blocked-disruptive", "blocked (disruptive)"),
               ("skipped", "skipped")]
@@ -457,7 +458,7 @@ def _push_or_recover(push: Callable[[], None], t: Target, opts: ApplyOptions, lo
             res.error += (f" — ROLLBACK FAILED: check the {t.kind} by hand; "
                           f"{left_as_is(t.platform, 'rollback-failed', rb.progress, opts.push)}")
         if isinstance(rb.cause, Interrupted):
-            res.state = "rolled-back" if recovered else "unknown"
+            res.state = "unknown" if not recovered else "rolled-back" if res.rolled_back else "not-started"
             if not recovered:
                 res.error += (f"; left: {left_as_is(t.platform, 'push', rb.progress, opts.push)}; restore "
                               f"point: {_restore_point(t, opts)}")
@@ -592,6 +593,20 @@ def _say_rolled_back(res: DeviceResult, drv: Driver | None) -> None:
         res.error = (res.error or "") + " (rolled back)"
 
 
+def _say_interrupted(res: DeviceResult, drv: Driver | None, stopped: str) -> None:
+    """A device stopped mid-push by a signal whose rollback completed: ``rolled-back`` once the push had sent
+    a change (:meth:`Driver.change_sent`), else ``not-started`` with "nothing changed" (as a failed push
+    that sent no change says), so that the stop summary lists it with the devices nothing changed on."""
+    if _pushed_nothing(drv):
+        res.state, res.rolled_back = "not-started", False
+        outcome = _outcome(drv)
+        res.error = f"{stopped}; nothing changed: the push was stopped before it sent any change" + (
+            f" ({outcome})" if outcome else "")
+    else:
+        res.state, res.rolled_back = "rolled-back", True
+        res.error = f"{stopped}; {_outcome(drv, 'rolled back')}"
+
+
 def _run_one(t: Target, opts: ApplyOptions, allow_push: bool, allow_disruptive: bool,
              stop: StopRequest) -> DeviceResult:
     t0 = time.monotonic()
@@ -618,8 +633,7 @@ def _run_one(t: Target, opts: ApplyOptions, allow_push: bool, allow_disruptive: 
     except _Reported:
         pass
     except Interrupted as exc:  # stopped mid-push; the push's own rollback completed
-        res.state, res.rolled_back = "rolled-back", True
-        res.error = redact(f"{exc}; {_outcome(drv, 'rolled back')}")
+        _say_interrupted(res, drv, redact(str(exc)))
     except PushError as exc:
         res.error = redact(str(exc))
         res.rolled_back = not _pushed_nothing(drv) and exc.stage not in ("connect", "read", "preflight",

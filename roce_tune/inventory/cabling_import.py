@@ -244,6 +244,8 @@ class CablingPlan:
     cables: list[Cable] = field(default_factory=list)
     columns: dict[str, str] = field(default_factory=dict)
     delimiter: str = ","
+    #: field -> 1-based column of the header it came from (positions of findings after reading)
+    column_numbers: dict[str, int] = field(default_factory=dict)
 
 
 def parse_columns_option(text: str | None) -> dict[str, str]:
@@ -502,6 +504,7 @@ def _read_rows(reader: Any, plan: CablingPlan, columns: dict[str, str], findings
             index = _map_header(row, columns, plan.path, start)
             headers = [h.strip() for h in row]
             plan.columns = {f: headers[i] for f, i in index.items()}
+            plan.column_numbers = {f: i + 1 for f, i in index.items()}
             continue
         cable = _row(row, index, headers, plan.path, start, seen, findings)
         if cable is not None:
@@ -685,6 +688,41 @@ def expand_port_names(cables: list[Cable], opts: SkeletonOptions,
     return [replace(c, a_port=port(c.a_device, c.a_port), b_port=port(c.b_device, c.b_port)) for c in cables]
 
 
+def expanded_cables(plan: CablingPlan, opts: SkeletonOptions,
+                    platforms: dict[str, str] | None = None) -> list[Cable]:
+    """:func:`expand_port_names` of the plan's cables, checked again on the expanded names: two rows that
+    write one switch port differently (``Eth1/1`` and ``Ethernet1/1`` on NX-OS) use the same port, which
+    :func:`read_cabling_csv` (names as written) cannot see.
+
+    Raises:
+        RoceTuneError: RT008 per row that uses a port an earlier row cabled, or whose two ends are one port,
+            at its ``file:line:col`` (the port's column), naming the earlier row's ``file:line:col``.
+    """
+    cables = expand_port_names(plan.cables, opts, platforms)
+    seen: dict[tuple[str, str], tuple[int, str, str]] = {}  # (device, port) -> (line, column, as written)
+    findings: list[Finding] = []
+    for c, raw in zip(cables, plan.cables):
+        line = int(c.where.rsplit(":", 1)[1])
+        ends = [(fld, (dev, port), written) for fld, dev, port, written in
+                (("a_port", c.a_device, c.a_port, raw.a_port), ("b_port", c.b_device, c.b_port, raw.b_port))]
+        for fld, end, written in ends:
+            col = plan.column_numbers.get(fld)
+            here = f"{plan.path}:{line}" + (f":{col}" if col else "")
+            prior = seen.get(end)
+            if prior is not None:
+                findings.append(_err(
+                    plan.path, line,
+                    f"column {plan.columns.get(fld, fld)!r} ({fld}): port {end[0]}:{end[1]} (written "
+                    f"{written!r}) is already cabled at {prior[1]} (written {prior[2]!r}): both name port "
+                    f"{end[1]} of {end[0]}",
+                    "each port takes one cable: correct one of the two rows", plan.columns.get(fld), col))
+                break  # one finding per row (a repeated cable is one mistake)
+            seen[end] = (line, here, written)
+    if findings:
+        raise RoceTuneError(findings)
+    return cables
+
+
 def skeleton_from_cables(plan: CablingPlan, opts: SkeletonOptions) -> dict[str, Any]:
     """A new inventory (plain data) from a cabling plan.
 
@@ -708,7 +746,7 @@ def skeleton_from_cables(plan: CablingPlan, opts: SkeletonOptions) -> dict[str, 
                 for c in direct
             ]
         )
-    return build_skeleton(expand_port_names(plan.cables, opts), opts)
+    return build_skeleton(expanded_cables(plan, opts), opts)
 
 
 def render_cabling_csv(inventory: Any, delimiter: str = ",") -> str:
@@ -1092,7 +1130,7 @@ def merge_into(inventory: str | Path, plan: CablingPlan, opts: SkeletonOptions) 
     data, absent, null = _load_for_merge(inventory, yaml)
     merge = _Merge(data, str(inventory), plan, opts)
     known = {name: str(sw.get("platform") or "") for name, sw in merge.switches.items()}
-    for c in expand_port_names(plan.cables, opts, known):
+    for c in expanded_cables(plan, opts, known):
         merge.cable(c)
     if merge.conflicts:
         raise RoceTuneError(merge.conflicts)
@@ -1119,5 +1157,6 @@ __all__ = [
     "render_cabling_csv",
     "parse_length",
     "read_cabling_csv",
+    "expanded_cables",
     "skeleton_from_cables",
 ]

@@ -29,6 +29,8 @@ DEFAULT_BUFFER_BYTES = 5_306_864
 DEFAULT_PFC_ALPHA = 128.0
 #: Incast senders start at t0 + U(0, jitter).
 DEFAULT_START_JITTER_US = 5.0
+#: base RTTs the measured half of a long-lived run spans at least (:attr:`Scenario.min_duration_us`)
+MIN_MEASURED_RTTS = 10
 
 Model = Literal["M", "T"]
 Topology = Literal["star", "leaf-spine-leaf"]
@@ -142,6 +144,11 @@ _SCENARIO_CHECKS: tuple[tuple[Callable[[Scenario], bool], Callable[[Scenario], s
      "be > 0"),
     (lambda s: s.kind == "long-lived" and not s.duration_us > 0, lambda s: f"duration_us {s.duration_us} "
      "must be > 0"),
+    (lambda s: s.kind == "long-lived" and 0 < s.duration_us < s.min_duration_us,
+     lambda s: f"duration_us {s.duration_us:g} is too short to measure: at least {s.min_duration_us:.1f} us "
+     f"(statistics are over the second half of the run, which must start after the first frames have "
+     f"filled the path, {s.path_fill_us:.1f} us, and span {MIN_MEASURED_RTTS} base RTTs of "
+     f"{s.base_rtt_us:g} us for the rate control to act)"),
     (lambda s: not (s.base_rtt_us > 0 and math.isfinite(s.base_rtt_us)),
      lambda s: f"base_rtt_us {s.base_rtt_us} must be > 0"),
     (lambda s: s.buffer_bytes < s.frame_bytes,
@@ -214,6 +221,22 @@ class Scenario:
     def link_delay_us(self) -> float:
         """One link's propagation delay: the base RTT spread over the links of the round trip."""
         return self.base_rtt_us / (4 if self.topology == "star" else 8)
+
+    @property
+    def path_fill_us(self) -> float:
+        """Time (µs) until the bottleneck can send the first frame of a flow started at 0 and its ACK is
+        back: one base RTT plus one frame's serialisation on each of the links of the round trip (4 on a
+        star, 8 on leaf-spine-leaf)."""
+        links = 4 if self.topology == "star" else 8
+        return self.base_rtt_us + links * self.frame_bytes * 8 / (self.speed_gbps * 1000.0)
+
+    @property
+    def min_duration_us(self) -> float:
+        """Shortest long-lived run with a meaningful measurement (µs): 2 x (:attr:`path_fill_us` +
+        :data:`MIN_MEASURED_RTTS` base RTTs), so that the measured second half starts after the path is full
+        and spans that many RTTs (DCQCN's CNP reaction and the PFC loop act once per RTT). Shorter runs
+        measured no frame at the bottleneck (utilisation 0 %)."""
+        return 2.0 * (self.path_fill_us + MIN_MEASURED_RTTS * self.base_rtt_us)
 
     @property
     def headroom_effective_bytes(self) -> int:

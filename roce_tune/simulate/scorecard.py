@@ -265,7 +265,7 @@ def _cases(pc: PortClass) -> list[tuple[str, str, str, int]]:
     n = pc.fan_in
     cases = [("incast", f"{SHORT_MESSAGE_BYTES // 1_000_000} MB x {n}", SHORT_MESSAGE_BYTES),
              ("incast", f"{LONG_MESSAGE_BYTES // 1_000_000} MB x {n}", LONG_MESSAGE_BYTES),
-             ("long-lived", f"{n} long-lived flows", 0)]
+             ("long-lived", f"{n} long-lived flow{'' if n == 1 else 's'}", 0)]
     return [(model, kind, label, msg) for model in ("M", "T") for kind, label, msg in cases]
 
 

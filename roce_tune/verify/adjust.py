@@ -45,7 +45,7 @@ from roce_tune.tuner.dcqcn import stepped_rate_mbps
 from roce_tune.tuner.ecn import stepped_thresholds
 from roce_tune.verify.diagnose import Proposal
 from roce_tune.verify.measure import Measurement
-from roce_tune.verify.sim_step import SimSearch, simulated_dcqcn_step, simulated_ecn_step
+from roce_tune.verify.sim_step import SimSearch, host_nic_keys, simulated_dcqcn_step, simulated_ecn_step
 
 __all__ = [
     "Candidate",
@@ -123,22 +123,21 @@ def _dcqcn_rate_step(cur: int, derived: int, up: bool, factor: float, line_mbps:
 
 
 def _dcqcn_step_values(plan: Plan, up: bool, factor: float) -> Step:
-    """:func:`step_values` for the DCQCN knob: rpg_ai/hai rates per host (from its first NIC)."""
+    """:func:`step_values` for the DCQCN knob: rpg_ai/hai rates per host, or per NIC of a host whose NICs
+    differ in speed or values (:func:`~roce_tune.verify.sim_step.host_nic_keys`)."""
     values: dict[Key, dict[str, int | float]] = {}
     changes: list[str] = []
-    for h in plan.hosts:
-        if not h.nics:
-            continue
-        dq = h.nics[0].dcqcn
+    for target, nic in (kn for h in plan.hosts for kn in host_nic_keys(h)):
+        dq = nic.dcqcn
         new_vals: dict[str, int | float] = {}
         for key in ("rpg_ai_rate_mbps", "rpg_hai_rate_mbps"):
             cur = dq.params[key]
             new_vals[key], why = _dcqcn_rate_step(cur, _derived(dq, key, cur), up, factor,
-                                                  h.nics[0].speed_gbps * 1000)
+                                                  nic.speed_gbps * 1000)
             if new_vals[key] != cur:
-                changes.append(f"{h.name} {key} {cur} -> {new_vals[key]} ({why})")
+                changes.append(f"{_key_name(target)} {key} {cur} -> {new_vals[key]} ({why})")
         if any(new_vals[k] != dq.params[k] for k in new_vals):
-            values[(h.name, None)] = new_vals
+            values[target] = new_vals
     return values, changes
 
 
@@ -217,15 +216,16 @@ def make_candidate(inv: Inventory, catalog: Catalog | None, plan: Plan,
 
 
 def plan_settings(plan: Plan) -> dict[str, dict[str, dict[str, object]]]:
-    """The values the loop moves, for the report: ECN profile per switch, AI/HAI per host."""
+    """The values the loop moves, for the report: ECN profile per switch, AI/HAI per host (per
+    ``host:netdev`` for a host whose NICs differ in speed or values)."""
     return {
         "ecn": {f"{s.name}/{p.name}": {"kmin_bytes": p.kmin_bytes, "kmax_bytes": p.kmax_bytes,
                                        "pmax_percent": p.pmax_percent,
                                        "pfc_trigger_bytes": p.pfc_trigger_bytes}
                 for s in plan.switches for p in s.ecn_profiles},
-        "dcqcn": {h.name: {"rpg_ai_rate_mbps": h.nics[0].dcqcn.params["rpg_ai_rate_mbps"],
-                           "rpg_hai_rate_mbps": h.nics[0].dcqcn.params["rpg_hai_rate_mbps"]}
-                  for h in plan.hosts if h.nics}}
+        "dcqcn": {_key_name(k): {"rpg_ai_rate_mbps": n.dcqcn.params["rpg_ai_rate_mbps"],
+                                 "rpg_hai_rate_mbps": n.dcqcn.params["rpg_hai_rate_mbps"]}
+                  for h in plan.hosts for k, n in host_nic_keys(h)}}
 
 
 class Iteration(BaseModel):

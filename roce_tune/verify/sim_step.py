@@ -35,10 +35,11 @@ from roce_tune.tuner.dcqcn import stepped_rate_mbps
 from roce_tune.tuner.ecn import pmax_ladder_neighbour, stepped_thresholds
 
 if TYPE_CHECKING:
-    from roce_tune.plan import Plan
+    from roce_tune.plan import HostPlan, NicPlan, Plan
     from roce_tune.verify.diagnose import Proposal
 
-__all__ = ["Evaluation", "SimSearch", "choose", "evaluate", "simulated_ecn_step", "simulated_dcqcn_step"]
+__all__ = ["Evaluation", "SimSearch", "choose", "evaluate", "host_nic_keys", "simulated_ecn_step",
+           "simulated_dcqcn_step"]
 
 #: long-lived run length of the search (statistics over its second half)
 LONG_LIVED_US = 5_000.0
@@ -184,8 +185,9 @@ def simulated_ecn_step(plan: Plan, proposal: Proposal, factor: float, search: Si
     for sw in plan.switches:
         for port, prof in sw.lossless_ecn_ports():
             inp = port_inputs(plan, sw, port, nics=nics)
+            # the DCQCN label names the NIC's netdev: values, not names, make a class
             key = (sw.asic, inp.speed_gbps, inp.fan_in, inp.base_rtt_us, inp.buffer_bytes, inp.pfc_alpha,
-                   inp.ecn.kmin_bytes, inp.ecn.kmax_bytes, inp.ecn.pmax_percent, inp.dcqcn)
+                   inp.ecn.kmin_bytes, inp.ecn.kmax_bytes, inp.ecn.pmax_percent, replace(inp.dcqcn, label=""))
             if key not in classes:
                 onset = prof.pfc_onset_bytes if prof.pfc_onset_bytes is not None else prof.pfc_trigger_bytes
                 cands = _ecn_candidates(inp.ecn, up, factor, onset)
@@ -217,10 +219,24 @@ def _rate_steps(ai: int, hai: int, up: bool, factor: float, line_mbps: int) -> l
     return steps
 
 
+def host_nic_keys(h: HostPlan) -> list[tuple[tuple[str, str | None], NicPlan]]:
+    """The override scopes of host ``h``'s DCQCN values, each with the NIC whose values it moves:
+    ``[((host, None), first NIC)]`` when every NIC has the same speed and rpg_ai/rpg_hai (one host-wide
+    override), else ``[((host, netdev), nic)]`` for each NIC (a NIC-scoped override, ``port: <netdev>``:
+    a 400G and a 200G NIC of one host each keep the values of their own speed). ``[]`` without NICs."""
+    kinds = {(n.speed_gbps, n.dcqcn.params["rpg_ai_rate_mbps"], n.dcqcn.params["rpg_hai_rate_mbps"])
+             for n in h.nics}
+    if len(kinds) <= 1:
+        return [((h.name, None), n) for n in h.nics[:1]]
+    return [((h.name, n.netdev), n) for n in h.nics]
+
+
 def simulated_dcqcn_step(plan: Plan, proposal: Proposal, factor: float, search: SimSearch
                          ) -> tuple[dict[tuple[str, str | None], dict[str, int | float]], list[str]]:
-    """rpg_ai/rpg_hai per host chosen by the search (one search per NIC speed, on every lossless class of that
-    speed; hosts whose speed has no class are left to the plain rule), and what changed, with the reason."""
+    """rpg_ai/rpg_hai per host, or per NIC of a host with NICs of different speeds or values
+    (:func:`host_nic_keys`), chosen by the search (one search per NIC speed and values, on every lossless
+    class of that speed; NICs whose speed has no class are left to the plain rule), and what changed, with
+    the reason."""
     from roce_tune.simulate.scorecard import port_classes
 
     up, deadline = proposal.direction == "up", search.deadline()
@@ -228,30 +244,35 @@ def simulated_dcqcn_step(plan: Plan, proposal: Proposal, factor: float, search: 
     per_speed: dict[tuple[int, int, int], tuple[int, int, str] | None] = {}
     values: dict[tuple[str, str | None], dict[str, int | float]] = {}
     changes: list[str] = []
-    for h in plan.hosts:
-        if not h.nics:
-            continue
-        nic = h.nics[0]
+    for target, nic in (kn for h in plan.hosts for kn in host_nic_keys(h)):
         ai, hai = nic.dcqcn.params["rpg_ai_rate_mbps"], nic.dcqcn.params["rpg_hai_rate_mbps"]
         key = (nic.speed_gbps, ai, hai)
         if key not in per_speed:
-            same = [pc for pc in classes if pc.speed_gbps == nic.speed_gbps]
-            steps = _rate_steps(ai, hai, up, factor, nic.speed_gbps * 1000)
-            per_speed[key] = None
-            if same and steps:
-                params: dict[str, int | float] = dict(nic.dcqcn.params)
-                dq = DcqcnParams.from_params(params)
-                cur = (f"{ai}/{hai} Mb/s", [(pc, pc.ecn, dq) for pc in same])
-                cands = [(f"{a}/{b} Mb/s", [(pc, pc.ecn, replace(dq, rpg_ai_rate_mbps=a, rpg_hai_rate_mbps=b))
-                                            for pc in same]) for a, b in steps]
-                pick, why = _run_search(cur, cands, deadline)
-                a, b = steps[[c[0] for c in cands].index(pick.label)]
-                per_speed[key] = (a, b, why)
+            per_speed[key] = _search_rates(classes, nic, up, factor, deadline)
         chosen = per_speed[key]
         if chosen is None:
             continue
         a, b, why = chosen
-        values[(h.name, None)] = {"rpg_ai_rate_mbps": a, "rpg_hai_rate_mbps": b}
-        changes.append(f"{h.name} rpg_ai/rpg_hai {ai}/{hai} -> {a}/{b} Mb/s (simulator, {nic.speed_gbps}G: "
+        values[target] = {"rpg_ai_rate_mbps": a, "rpg_hai_rate_mbps": b}
+        name = f"{target[0]}:{target[1]}" if target[1] else target[0]
+        changes.append(f"{name} rpg_ai/rpg_hai {ai}/{hai} -> {a}/{b} Mb/s (simulator, {nic.speed_gbps}G: "
                        f"{why})")
     return values, changes
+
+
+def _search_rates(classes: Sequence[SimInputs], nic: NicPlan, up: bool, factor: float, deadline: float
+                  ) -> tuple[int, int, str] | None:
+    """(AI, HAI, why) chosen for NICs like ``nic`` on the lossless classes of its speed; None when there is
+    no class of that speed or no step."""
+    ai, hai = nic.dcqcn.params["rpg_ai_rate_mbps"], nic.dcqcn.params["rpg_hai_rate_mbps"]
+    same = [pc for pc in classes if pc.speed_gbps == nic.speed_gbps]
+    steps = _rate_steps(ai, hai, up, factor, nic.speed_gbps * 1000)
+    if not (same and steps):
+        return None
+    dq = DcqcnParams.from_params(dict(nic.dcqcn.params))
+    cur = (f"{ai}/{hai} Mb/s", [(pc, pc.ecn, dq) for pc in same])
+    cands = [(f"{a}/{b} Mb/s", [(pc, pc.ecn, replace(dq, rpg_ai_rate_mbps=a, rpg_hai_rate_mbps=b))
+                                for pc in same]) for a, b in steps]
+    pick, why = _run_search(cur, cands, deadline)
+    a, b = steps[[c[0] for c in cands].index(pick.label)]
+    return a, b, why

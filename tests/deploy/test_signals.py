@@ -103,31 +103,37 @@ def _signalled_mid_push(tmp_path: Path, inventory: str, device: str, pattern: st
     return fleet, before, {n: state(fleet, n) for n in names}, rc, out, err
 
 
-@pytest.mark.parametrize("inventory, device, pattern, never_sent, later, sig", [
+@pytest.mark.parametrize("inventory, device, pattern, never_sent, later, sig, sent", [
     # EOS: the session is committed with a commit timer (running config changed), not yet confirmed
     ("mixed-vendor.yaml", "leaf1", r"^commit timer", r"^configure session \S+ commit$", ["leaf2"],
-     signal.SIGINT),
-    # EOS: half of the lines are in the (uncommitted) configuration session
-    ("mixed-vendor.yaml", "leaf2", r"^interface Ethernet3/1$", r"^commit timer", ["leaf3"], signal.SIGINT),
+     signal.SIGINT, True),
+    # EOS: half of the lines are in the (uncommitted) configuration session: no change was sent, the aborted
+    # session changed nothing (it was reported "rolled-back")
+    ("mixed-vendor.yaml", "leaf2", r"^interface Ethernet3/1$", r"^commit timer", ["leaf3"], signal.SIGINT,
+     False),
     # NX-OS: configure terminal applies each line at once: half-configured at interface Ethernet1/3
     ("mixed-vendor.yaml", "spine1", r"^interface Ethernet1/3$", r"^interface Ethernet1/4$", ["spine2"],
-     signal.SIGINT),
+     signal.SIGINT, True),
     # Junos: `commit confirmed` done (active config changed), the confirming commit not yet sent
     ("mixed-vendor.yaml", "leaf3", r"^commit confirmed", r"^commit comment confirmed$", ["leaf4"],
-     signal.SIGINT),
+     signal.SIGINT, True),
     # Junos: half of the `set` lines are in the private candidate, nothing committed
-    ("mixed-vendor.yaml", "leaf4", r"^set interfaces et-0/0/4 mtu", r"^commit", ["leaf5"], signal.SIGINT),
+    ("mixed-vendor.yaml", "leaf4", r"^set interfaces et-0/0/4 mtu", r"^commit", ["leaf5"], signal.SIGINT,
+     False),
     # SONiC: the JSON patch is applied, not yet verified or saved
-    ("mixed-vendor.yaml", "leaf5", r"config apply-patch", r"config save", ["leaf6"], signal.SIGINT),
+    ("mixed-vendor.yaml", "leaf5", r"config apply-patch", r"config save", ["leaf6"], signal.SIGINT, True),
     # Cumulus: half of the `nv set`s are in the device-wide pending revision; SIGTERM this time
     ("mixed-vendor.yaml", "leaf7", r"^nv set qos pfc default-global tx enable",
-     r"^nv set qos pfc default-global rx enable", ["leaf8"], signal.SIGTERM),
+     r"^nv set qos pfc default-global rx enable", ["leaf8"], signal.SIGTERM, False),
     # host: the script already changed trust, PFC and MTU and is about to set the RoCE ToS (the script is
     # one command: it runs to its end, then the restore point it wrote first puts every value back)
-    ("lab-2node.yaml", "node1", r"^cma_roce_tos .*-t \d+", None, ["node2"], signal.SIGINT),
+    ("lab-2node.yaml", "node1", r"^cma_roce_tos .*-t \d+", None, ["node2"], signal.SIGINT, True),
 ])
 def test_signal_mid_push_rolls_back_and_reports(tmp_path: Path, inventory: str, device: str, pattern: str,
-                                                never_sent: str | None, later: list[str], sig: int) -> None:
+                                                never_sent: str | None, later: list[str], sig: int,
+                                                sent: bool) -> None:
+    """``sent``: the push had sent a change (:meth:`Driver.change_sent`) when the signal came: the device is
+    reported rolled back; else "nothing changed", listed with the devices that were never started."""
     fleet, before, after, rc, out, err = _signalled_mid_push(tmp_path, inventory, device, pattern, later, sig,
                                                               hosts=device.startswith("node"))
     try:
@@ -135,9 +141,17 @@ def test_signal_mid_push_rolls_back_and_reports(tmp_path: Path, inventory: str, 
         assert after == before, f"{device} is not as it was before the push:\n{out}\n{err}"
         name = signal.Signals(sig).name
         assert f"interrupted by {name}" in out, out
-        assert re.search(rf"^\s*rolled back: {device}$", out, re.MULTILINE), out
-        assert re.search(rf"^\s*not started: {' ?, ?'.join(later)}$", out, re.MULTILINE), out
-        assert re.search(rf"{device}\s.*rolled-back\s.*{name} received; stopped before sending", out), out
+        if sent:
+            assert re.search(rf"^\s*rolled back: {device}$", out, re.MULTILINE), out
+            assert re.search(rf"^\s*nothing changed: {' ?, ?'.join(later)}$", out, re.MULTILINE), out
+            assert re.search(rf"{device}\s.*rolled-back\s.*{name} received; stopped before sending", out), out
+        else:
+            assert "rolled back:" not in out and "rolled-back" not in out, out
+            listed = rf"^\s*nothing changed: {device}, {' ?, ?'.join(later)}$"
+            assert re.search(listed, out, re.MULTILINE), out
+            assert re.search(rf"{device}\s.*not-started\s.*{name} received; stopped before sending", out), \
+                out
+            assert "nothing changed: the push was stopped before it sent any change" in out, out
         if never_sent:  # the push stopped at the next command: the rest of it never reached the device
             assert not [c for c in fleet[device].commands_seen if re.search(never_sent, c)]
         if fleet[device].platform == "cumulus":  # nothing left for the next `nv config apply` to pick up
@@ -187,7 +201,7 @@ def test_signal_while_first_device_reads_starts_nothing(tmp_path: Path) -> None:
         data = json.loads(out)
         assert data["interrupted"] == "SIGINT"
         assert {d["name"]: d["state"] for d in data["devices"]} == dict.fromkeys(names, "not-started")
-        assert re.search(r"^\s*not started: leaf1, leaf3, spine1$", err, re.MULTILINE), err
+        assert re.search(r"^\s*nothing changed: leaf1, leaf3, spine1$", err, re.MULTILINE), err
         assert {n: fleet[n].running_config() for n in names} == before
         assert fleet["leaf3"].connections == 0 and fleet["spine1"].connections == 0
     finally:
@@ -251,7 +265,7 @@ def test_first_signal_does_not_cut_a_rollback_short(tmp_path: Path) -> None:
         assert {n: fleet[n].running_config() for n in before} == before
         assert re.search(r"spine1\s.*failed\s.*rolled back", out) and "new session" not in out, out
         assert re.search(r"^\s*failed: spine1$", out, re.MULTILINE), out
-        assert re.search(r"^\s*not started: spine2$", out, re.MULTILINE), out
+        assert re.search(r"^\s*nothing changed: spine2$", out, re.MULTILINE), out
     finally:
         fleet.stop()
 

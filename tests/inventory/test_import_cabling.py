@@ -243,3 +243,41 @@ def test_abbreviated_eos_and_nxos_port_names_are_expanded(tmp_path: Path) -> Non
     assert sorted(n for p in leaf1.ports for n in expand_interface_pattern(p.name)) == ports["leaf1"]
     gpu01 = next(h for h in merged.hosts if h.name == "gpu01").nics[0]
     assert (gpu01.switch_port, gpu01.cable_length) == ("leaf1:Ethernet1/1/1", 3.0)
+
+
+def test_one_port_written_two_ways_is_the_same_port(tmp_path: Path) -> None:
+    """``Eth1/1`` and ``Ethernet1/1`` of one NX-OS switch (and ``Et1/1`` / ``Ethernet1/1`` of an EOS one)
+    are one port: the duplicate check ran on names as written, so both rows were taken and two cables landed
+    on one port. Now RT008 at the later row's file:line:col naming the earlier row's, nothing written; also
+    on a merge."""
+    plan = tmp_path / "plan.csv"
+    plan.write_text(
+        "Device A,Port A,Device B,Port B\n"
+        "gpu01,ens1f0np0,spine1,Ethernet1/1\n"
+        "gpu02,ens1f0np0,spine1,Eth1/2\n"
+        "gpu03,ens1f0np0,spine1,Eth1/1\n"          # spine1's Ethernet1/1 again (line 2)
+        "leaf1,Et1/1/1,gpu04,ens1f0np0\n"          # leaf1: EOS (three levels)
+        "leaf1,Ethernet1/1/1,gpu05,ens1f0np0\n",   # leaf1's Ethernet1/1/1 again (line 5)
+        encoding="utf-8",
+    )
+    out = tmp_path / "new.yaml"
+    r = run("import", "cabling", str(plan), "--out", str(out))
+    assert r.returncode == 1, (r.stdout, r.stderr)
+    assert not out.exists() and not list(tmp_path.glob(".new.yaml.*"))
+    lines = [ln for ln in r.stderr.splitlines() if "RT008" in ln]
+    assert any("plan.csv:4:4 Port B" in ln and "port spine1:Ethernet1/1 (written 'Eth1/1') is already cabled "
+               f"at {plan}:2:4 (written 'Ethernet1/1')" in ln for ln in lines), r.stderr
+    assert any("plan.csv:6:2 Port A" in ln and "port leaf1:Ethernet1/1/1 (written 'Ethernet1/1/1') is "
+               f"already cabled at {plan}:5:2 (written 'Et1/1/1')" in ln for ln in lines), r.stderr
+    assert len(lines) == 2, r.stderr
+    # merge: the inventory's platform expands the names; the same two rows are refused, nothing written
+    inv = tmp_path / "inv.yaml"
+    inv.write_text((REPO / "inventories" / "mixed-vendor.yaml").read_text(encoding="utf-8"), encoding="utf-8")
+    before = inv.read_bytes()
+    spine = next(s for s in load_inventory(inv).inventory.switches if s.platform == "nxos")
+    again = tmp_path / "again.csv"
+    again.write_text(f"Device A,Port A,Device B,Port B\ngpuX,ens1f0np0,{spine.name},Ethernet1/30\n"
+                     f"gpuY,ens1f0np0,{spine.name},eth1/30\n", encoding="utf-8")
+    r = run("import", "cabling", str(again), "--into", str(inv))
+    assert r.returncode == 1 and inv.read_bytes() == before, (r.stdout, r.stderr)
+    assert "again.csv:3:4 Port B" in r.stderr and f"port {spine.name}:Ethernet1/30" in r.stderr, r.stderr

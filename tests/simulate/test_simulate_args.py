@@ -4,11 +4,17 @@ came from and exit 2 (never a traceback, never run as something else); spellings
 from __future__ import annotations
 
 import json
+from dataclasses import replace
+from pathlib import Path
 
 import pytest
 from typer.testing import CliRunner
 
 from roce_tune.cli import app
+from roce_tune.inventory.loader import load_inventory
+from roce_tune.simulate.model import EcnSetting, Scenario
+from roce_tune.simulate.scorecard import _cases, port_classes
+from roce_tune.tuner.compose import build_plan
 
 runner = CliRunner()
 
@@ -81,3 +87,36 @@ def test_bench_prints_no_efficiency_for_a_long_lived_run(capsys: pytest.CaptureF
     ll, inc = capsys.readouterr().out.splitlines()
     assert "efficiency" not in ll and "utilisation" in ll
     assert "efficiency " in inc and "efficiency 0.0" not in inc
+
+
+@pytest.mark.parametrize(("duration", "topology"), [("1us", "star"), ("10ns", "star"),
+                                                    ("100us", "leaf-spine-leaf")])
+def test_a_long_lived_run_too_short_to_measure_is_refused_with_the_minimum(duration: str,
+                                                                           topology: str) -> None:
+    # was run: the measured second half ended before a frame reached the bottleneck, "utilisation 0.0 %"
+    r = runner.invoke(app, ["simulate", "long-lived", "--duration", duration, "--topology", topology,
+                            "--seeds", "1", "--format", "json"])
+    assert r.exit_code == 2, r.output
+    assert r.exception is None or isinstance(r.exception, SystemExit), repr(r.exception)
+    assert "too short to measure: at least " in r.output and "second half" in r.output
+    assert "base RTTs" in r.output and "filled the path" in r.output
+
+
+def test_the_shortest_accepted_long_lived_run_measures_the_link() -> None:
+    ecn = EcnSetting(150_000, 1_500_000, 10)
+    shortest_us = Scenario(kind="long-lived", speed_gbps=100, fan_in=4, ecn=ecn).min_duration_us
+    assert 100.0 < shortest_us < 200.0  # 2 x (6.164 us RTT + 4 frames at 100G + 10 RTTs)
+    with pytest.raises(ValueError, match="too short to measure"):
+        Scenario(kind="long-lived", speed_gbps=100, fan_in=4, ecn=ecn, duration_us=shortest_us - 1.0)
+    r = runner.invoke(app, ["simulate", "long-lived", "--fan-in", "4", "--ecn", "150KB,1500KB,10",
+                            "--duration", f"{shortest_us + 1.0}us", "--seeds", "1", "--format", "json"])
+    assert r.exit_code == 0, r.output
+    assert json.loads(r.output)["utilisation_percent"] > 90.0
+
+
+def test_scorecard_row_of_one_long_lived_flow_is_singular() -> None:
+    inv = load_inventory(Path(__file__).resolve().parents[2] / "inventories" / "lab-2node.yaml").inventory
+    pc = port_classes(build_plan(inv))[0]
+    assert pc.fan_in == 1  # was "1 long-lived flows"
+    assert [label for _, kind, label, _ in _cases(pc) if kind == "long-lived"] == ["1 long-lived flow"] * 2
+    assert _cases(replace(pc, fan_in=16))[2][2] == "16 long-lived flows"

@@ -312,3 +312,66 @@ def test_loop_with_the_simulator_reports_why_it_took_the_step() -> None:
     step = res.iterations[1]
     assert step.kind == "step" and step.changes and all("simulator" in ch for ch in step.changes)
     assert any("pmax_percent" in o["set"] for o in step.overrides)
+
+
+MIXED_SPEED_HOST = """
+site: {name: mixed}
+policy: {lossless_priorities: [3], roce_dscp: [26], cnp_dscp: 48, cnp_priority: 6}
+switches:
+  - name: leaf1
+    platform: sonic
+    model: SN4700
+    role: leaf
+    ports:
+      - {name: Ethernet0, speed: 400G}
+      - {name: Ethernet8, speed: 200G}
+      - {name: Ethernet16, speed: 400G}
+hosts:
+  - name: node1
+    socket_ifname: eno1
+    nics:
+      - {model: connectx-7, netdev: ens1f0np0, rdma_device: mlx5_0, speed: 400G,
+         switch_port: "leaf1:Ethernet0"}
+      - {model: connectx-7, netdev: ens2f0np0, rdma_device: mlx5_1, speed: 200G,
+         switch_port: "leaf1:Ethernet8"}
+  - name: node2
+    socket_ifname: eno1
+    nics:
+      - {model: connectx-7, netdev: ens9f0np0, rdma_device: mlx5_0, speed: 400G,
+         switch_port: "leaf1:Ethernet16"}
+"""
+
+
+def test_dcqcn_steps_of_a_host_with_nics_at_two_speeds_are_scoped_to_each_nic(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import roce_tune.verify.sim_step as sim_step
+
+    (tmp_path / "inv.yaml").write_text(MIXED_SPEED_HOST)
+    inv = load_inventory(tmp_path / "inv.yaml").inventory
+    plan = build_plan(inv)
+    plain, _ = step_values(plan, AI_UP)
+    values, changes = searched_step_values(plan, AI_UP, 2.0, SimSearch(budget_s=120))
+    for found in (plain, values):
+        assert set(found) == {("node1", "ens1f0np0"), ("node1", "ens2f0np0"), ("node2", None)}
+    for netdev, speed in (("ens2f0np0", "200G"), ("ens1f0np0", "400G")):
+        assert any(ch.startswith(f"node1:{netdev} rpg_ai/rpg_hai") and f"(simulator, {speed}: " in ch
+                   for ch in changes)
+    # the 400G NIC of node1 moves exactly as node2's 400G NIC (one search per speed and values)
+    assert values[("node1", "ens1f0np0")] == values[("node2", None)]
+    cand = make_candidate(inv, None, plan, {}, AI_UP, search=SimSearch(budget_s=120))
+    assert cand.plan is not None
+    got = {n.netdev: n.dcqcn.params["rpg_ai_rate_mbps"] for n in cand.plan.hosts[0].nics}
+    assert got == {"ens1f0np0": values[("node1", "ens1f0np0")]["rpg_ai_rate_mbps"],
+                   "ens2f0np0": values[("node1", "ens2f0np0")]["rpg_ai_rate_mbps"]}
+    # ECN: the 400G ports behind ens1f0np0 and ens9f0np0 are one class (same values, other netdev names)
+    searches: list[str] = []
+    real = sim_step._run_search
+
+    def spy(current: tuple[str, sim_step.Runs], cands: object, deadline: float) -> tuple[object, str]:
+        searches.append(current[0])
+        return real(current, cands, deadline)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(sim_step, "_run_search", spy)
+    ecn_values, _ = searched_step_values(plan, DOWN, 2.0, SimSearch(budget_s=120))
+    assert len(searches) == 2  # 400G and 200G
+    assert ecn_values[("leaf1", "Ethernet0")] == ecn_values[("leaf1", "Ethernet16")]
