@@ -91,7 +91,8 @@ def test_plan_cli_scorecard_and_no_scorecard(tmp_path: Path, monkeypatch: pytest
     assert r.exit_code == 0, r.output
     # the rule and its
     # evidence
-    assert "0.5 x egress PFC onset" in r.output and "| 8 MB x 1 | T |" in r.output
+    assert "onset_fraction x pfc_onset_bytes" in r.output and "onset_fraction=0.5" in r.output
+    assert "| 8 MB x 1 | T |" in r.output
 
 
 
