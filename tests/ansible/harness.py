@@ -13,6 +13,7 @@ import re
 import shutil
 import subprocess
 import sys
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -81,8 +82,14 @@ def prepare_lab(workdir: Path, ports: dict[str, int], key_file: Path | None = No
     """Write the fabric, plan it and emit the Ansible inventory with the roce-tune CLI."""
     workdir.mkdir(parents=True, exist_ok=True)
     fabric = write_fabric(workdir / "fabric.yaml", ports, template)
+    # network_cli's persistent-connection sockets go in a short directory of their own: under a deep pytest
+    # tmp path (xdist worker dirs, a lab path with spaces) ANSIBLE_HOME/pc/<hash> passes the 108-byte
+    # AF_UNIX path limit and every network_cli task fails with "AF_UNIX path too long"
+    control = Path(tempfile.gettempdir()) / f"rt-pc-{os.getpid()}"
+    control.mkdir(mode=0o700, exist_ok=True)
     env = dict(os.environ, ANSIBLE_CONFIG=str(workdir / "ansible.cfg"), ANSIBLE_NOCOLOR="1",
                ANSIBLE_LOCAL_TEMP=str(workdir / ".ansible-tmp"), ANSIBLE_HOME=str(workdir / ".ansible"),
+               ANSIBLE_PERSISTENT_CONTROL_PATH_DIR=str(control),
                ROCE_TUNE_USERNAME="admin", ROCE_TUNE_PASSWORD="admin", PYTHONPATH=str(REPO))
     if key_file is not None:
         env["ROCE_TUNE_KEY_FILE"] = str(key_file)
