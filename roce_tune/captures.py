@@ -47,10 +47,16 @@ _CMD_WORD = r"(?:" + "|".join(re.escape(c) for c in KNOWN_COMMANDS) + r")\b|\S*_
 #: ``$``/``#``/``%`` (no Junos ``>``), so ``user@example.com (name) > …`` output is no prompt.
 _GIT_PS1_HEAD = (r"^(?:\([\w.\-]+\)\s*)?[\w.\-]+@(?P<host>[\w.\-]+)(?::[^\s$#>]*)+"
                  r"\s\((?:\([^()]*\)|[^()]){1,100}\)\s*[$#%]")
+#: the start of a ``user@host`` prompt, up to its ``$``/``#``/``>``/``%``: ``[root@gpu01 ~]#``,
+#: ``(venv) admin@leaf1:~$``, ``user@host:path (branch)$``; read by :data:`_PROMPTS` (with the command
+#: after), :data:`_NOT_OUTPUT` (with nothing after) and :func:`prompt_host`
+_USER_AT_HOST = (
+    r"^\[[\w.\-]+@(?P<host>[\w.\-]+)[^\]]*\]\s*[$#]",
+    r"^(?:\([\w.\-]+\)\s*)?[\w.\-]+@(?P<host>[\w.\-]+)(?::[^\s$#>]*)*\s*[$#>%]",
+    _GIT_PS1_HEAD,
+)
 _PROMPTS = (
-    re.compile(r"^\[[\w.\-]+@[\w.\-]+[^\]]*\]\s*[$#]\s*(?P<cmd>\S.*)$"),
-    re.compile(r"^(?:\([\w.\-]+\)\s*)?[\w.\-]+@[\w.\-]+(?::[^\s$#>]*)*\s*[$#>%]\s*(?P<cmd>\S.*)$"),
-    re.compile(_GIT_PS1_HEAD + r"\s*(?P<cmd>\S.*)$"),
+    *(re.compile(head + r"\s*(?P<cmd>\S.*)$") for head in _USER_AT_HOST),
     re.compile(r"^(?:bash|sh|zsh)-[\d.]+[$#]\s*(?P<cmd>\S.*)$"),
     re.compile(r"^[$#]\s+(?P<cmd>(?:" + _CMD_WORD + r").*)$"),
     re.compile(r"^[\w.\-]+(?:\([\w\-]+\))?\s?[#>]\s*(?P<cmd>(?:" + _CMD_WORD + r").*)$"),
@@ -60,9 +66,7 @@ _PROMPTS = (
 #: a prompt with no command (where a paste ends, or Enter pressed alone) and the Junos routing-engine line
 #: above each prompt (``{master:0}``, ``{backup}``, ``{primary:node0}``): neither is command output
 _NOT_OUTPUT = (
-    re.compile(r"^\[[\w.\-]+@[\w.\-]+[^\]]*\]\s*[$#]\s*$"),
-    re.compile(r"^(?:\([\w.\-]+\)\s*)?[\w.\-]+@[\w.\-]+(?::[^\s$#>]*)*\s*[$#>%]\s*$"),
-    re.compile(_GIT_PS1_HEAD + r"\s*$"),
+    *(re.compile(head + r"\s*$") for head in _USER_AT_HOST),
     re.compile(r"^\{(?:master|backup|linecard|primary|secondary)(?::[\w.\-]+)?\}$"),
     re.compile(r"^[A-Za-z][\w.\-]*(?:\([\w\-]+\))?\s?[#>]$"),  # EOS / NX-OS ``leaf1#``, ``leaf1(config)#``
     re.compile(r"^(?:bash|sh|zsh)-[\d.]+[$#]$"),  # ``bash-4.2#``
@@ -143,9 +147,7 @@ def prompt_command(line: str) -> str | None:
 
 
 _PROMPT_HOSTS = (
-    re.compile(r"^\[[\w.\-]+@(?P<host>[\w.\-]+)[^\]]*\]\s*[$#]"),
-    re.compile(r"^(?:\([\w.\-]+\)\s*)?[\w.\-]+@(?P<host>[\w.\-]+)(?::[^\s$#>]*)*\s*[$#>%]"),
-    re.compile(_GIT_PS1_HEAD),
+    *(re.compile(head) for head in _USER_AT_HOST),
     re.compile(r"^(?P<host>[\w.\-]+)(?:\([\w\-]+\))?\s?[#>]"),
 )
 

@@ -3,7 +3,9 @@ real NetBox in tests/netbox/, marker netbox): length units, port ranges, --*-map
 
 from __future__ import annotations
 
+import contextlib
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -122,24 +124,19 @@ def test_rate_from_interface_type_includes_terabit_types() -> None:
                      {"name": "Ethernet16", "speed": "400G"}]
 
 
-def test_json_that_is_not_netbox_is_a_clear_error_not_a_traceback(tmp_path: Path) -> None:
-    """A URL that answers JSON but not NetBox's objects ended in a KeyError traceback (objects without an
-    id) or wrote an empty inventory with exit 0 (string ids, as Nautobot's UUIDs); now exit 1 with a
-    message naming the URL, the token nowhere."""
+@contextlib.contextmanager
+def _json_api(results: list[dict[str, object]], tls: tuple[Path, Path] | None = None) -> Iterator[str]:
+    """A loopback HTTP(S) server answering every GET with one page of NetBox-shaped JSON holding
+    ``results``; yields its base URL (https with ``tls`` = (certificate, key) PEM files) and stops after."""
     import json
-    import subprocess
-    import sys
+    import ssl
     import threading
     from http.server import BaseHTTPRequestHandler, HTTPServer
 
-    from roce_tune.cli import app
-
-    pytest.importorskip("pynetbox", reason="pip install 'roce-tune[netbox]'")
-
     class Handler(BaseHTTPRequestHandler):
         def do_GET(self) -> None:  # noqa: N802 (http.server's name)
-            body = json.dumps({"count": 1, "next": None, "previous": None,
-                               "results": [{"id": "0f5c8a52-uuid", "name": "leaf1"}]}).encode()
+            body = json.dumps({"count": len(results), "next": None, "previous": None,
+                               "results": results}).encode()
             self.send_response(200)
             self.send_header("Content-Type", "application/json")
             self.send_header("Content-Length", str(len(body)))
@@ -150,15 +147,33 @@ def test_json_that_is_not_netbox_is_a_clear_error_not_a_traceback(tmp_path: Path
             pass
 
     server = HTTPServer(("127.0.0.1", 0), Handler)
+    if tls is not None:
+        ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        ctx.load_cert_chain(*tls)
+        server.socket = ctx.wrap_socket(server.socket, server_side=True)
     threading.Thread(target=server.serve_forever, daemon=True).start()
-    url = f"http://127.0.0.1:{server.server_address[1]}"
-    out = tmp_path / "inv.yaml"
     try:
+        yield f"{'https' if tls else 'http'}://127.0.0.1:{server.server_address[1]}"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_json_that_is_not_netbox_is_a_clear_error_not_a_traceback(tmp_path: Path) -> None:
+    """A URL that answers JSON but not NetBox's objects ended in a KeyError traceback (objects without an
+    id) or wrote an empty inventory with exit 0 (string ids, as Nautobot's UUIDs); now exit 1 with a
+    message naming the URL, the token nowhere."""
+    import subprocess
+    import sys
+
+    from roce_tune.cli import app
+
+    pytest.importorskip("pynetbox", reason="pip install 'roce-tune[netbox]'")
+    out = tmp_path / "inv.yaml"
+    with _json_api([{"id": "0f5c8a52-uuid", "name": "leaf1"}]) as url:
         proc = subprocess.run([sys.executable, "-m", "roce_tune.cli", "import", "netbox", "--url", url,
                                "--token-env", "NB_T", "--out", str(out)], capture_output=True, text=True,
                               env={**os.environ, "NB_T": "nbt_abc.tokensecret42"}, timeout=120)
-    finally:
-        server.shutdown()
     assert proc.returncode == 1
     assert f"error: {url} did not answer as the NetBox REST API" in proc.stderr
     assert "Traceback" not in proc.stderr and "tokensecret42" not in proc.stdout + proc.stderr
@@ -247,46 +262,20 @@ def _self_signed(tmp_path: Path) -> tuple[Path, Path]:
 def test_tls_with_a_private_ca_names_the_way_to_trust_it(tmp_path: Path) -> None:
     """NetBox behind a certificate of a private CA failed with only "certificate verify failed"; the
     message now names REQUESTS_CA_BUNDLE (which requests reads), and with it the import gets through TLS."""
-    import json
-    import ssl
     import subprocess
     import sys
-    import threading
-    from http.server import BaseHTTPRequestHandler, HTTPServer
 
     pytest.importorskip("pynetbox", reason="pip install 'roce-tune[netbox]'")
-    cert, key = _self_signed(tmp_path)
-
-    class Handler(BaseHTTPRequestHandler):
-        def do_GET(self) -> None:  # noqa: N802 (http.server's name)
-            body = json.dumps({"count": 0, "next": None, "previous": None, "results": []}).encode()
-            self.send_response(200)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(body)))
-            self.end_headers()
-            self.wfile.write(body)
-
-        def log_message(self, *args: object) -> None:
-            pass
-
-    server = HTTPServer(("127.0.0.1", 0), Handler)
-    ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
-    ctx.load_cert_chain(cert, key)
-    server.socket = ctx.wrap_socket(server.socket, server_side=True)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
-    url = f"https://127.0.0.1:{server.server_address[1]}"
     env = {k: v for k, v in os.environ.items() if k not in ("REQUESTS_CA_BUNDLE", "CURL_CA_BUNDLE")}
     env["NB_T"] = "nbt_a.tlssecret"
+    cert, key = _self_signed(tmp_path)
+    with _json_api([], tls=(cert, key)) as url:
+        def run(**extra: str) -> subprocess.CompletedProcess[str]:
+            return subprocess.run([sys.executable, "-m", "roce_tune.cli", "import", "netbox", "--url", url,
+                                   "--token-env", "NB_T"], capture_output=True, text=True,
+                                  env={**env, **extra}, timeout=120)
 
-    def run(**extra: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run([sys.executable, "-m", "roce_tune.cli", "import", "netbox", "--url", url,
-                               "--token-env", "NB_T"], capture_output=True, text=True, env={**env, **extra},
-                              timeout=120)
-
-    try:
         untrusted, trusted = run(), run(REQUESTS_CA_BUNDLE=str(cert))
-    finally:
-        server.shutdown()
     assert untrusted.returncode == 1
     assert (f"cannot reach NetBox at {url}: certificate verify failed (a NetBox certificate from a private "
             f"CA: give its CA bundle in REQUESTS_CA_BUNDLE=/path/to/ca.pem)") in untrusted.stderr

@@ -381,13 +381,7 @@ def render(plan: Plan, switch: SwitchPlan) -> dict[str, str]:
 import json as _json  # noqa: E402
 
 from roce_tune.platforms import lldp as _lldp  # noqa: E402
-
-_ABBREV_RE = re.compile(r"^Eth(?=\d)")
-
-
-def full_port_name(name: str) -> str:
-    """NX-OS shows local ports abbreviated in LLDP (``Eth1/1``); the inventory uses ``Ethernet1/1``."""
-    return _ABBREV_RE.sub("Ethernet", name)
+from roce_tune.platforms.nxos_counters import canonical_port  # noqa: E402
 
 
 def parse_lldp_json(text: str) -> list[_lldp.LldpNeighbor]:
@@ -411,7 +405,7 @@ def parse_lldp_json(text: str) -> list[_lldp.LldpNeighbor]:
         start = starts[len(out)] if len(out) < len(starts) else 0
         local = str(r.get("l_port_id") or "")
         name, is_mac = _lldp.remote_port_name(r.get("port_type"), r.get("port_id"), r.get("port_desc"))
-        out.append(_lldp.LldpNeighbor(full_port_name(local), r.get("sys_name") or None, name, is_mac,
+        out.append(_lldp.LldpNeighbor(canonical_port(local), r.get("sys_name") or None, name, is_mac,
                                       _lldp.line_of(text, f'"{local}"', start)))
     return out
 
@@ -552,13 +546,11 @@ CAPABILITIES = _c.Capabilities(
 
 # ---------------------------------------------------------------------------------------- INVENTORY
 # port names that tell the platform (import) and the vendors whose hardware it runs on (lint RT125)
-from roce_tune.platforms.nxos_counters import canonical_port as _canonical_port  # noqa: E402
-
 INVENTORY = _c.InventoryFacts(
     port_name_hint=r"^Ethernet\d+/\d+$",
     vendors=frozenset({"cisco"}),
     mgmt_port=r"mgmt\d+",
-    full_port_name=_canonical_port,  # Eth1/1, Et1/1, eth1/1, e1/1 -> Ethernet1/1
+    full_port_name=canonical_port,  # Eth1/1, Et1/1, eth1/1, e1/1 -> Ethernet1/1
 )
 
 # ---------------------------------------------------------------------------------------- ANSIBLE
@@ -587,7 +579,6 @@ NETBOX_SLUGS: tuple[str, ...] = ("nx-os", "cisco-nxos", "cisco-nx-os")
 # What `roce-tune audit` recognises in a capture and runs with --live (roce_tune.platforms.captures).
 from roce_tune.platforms.captures import CaptureFormat as _CaptureFormat  # noqa: E402
 from roce_tune.platforms.nxos_counters import (  # noqa: E402
-    canonical_port,
     parse_nxos_pfc_interfaces,
     parse_nxos_pfc_queue_detail,
     parse_nxos_queuing_interface,
