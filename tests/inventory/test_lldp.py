@@ -254,11 +254,13 @@ def test_eos_quoted_interface_id_and_version_json() -> None:
     assert (facts.model, facts.os_version) == ("7060DX5-64S", "4.31.2F")
 
 
-def test_nxos_single_row_object_and_abbreviated_local_port() -> None:
+@pytest.mark.parametrize("written", ["Eth1/7", "Et1/7", "e1/7", "ethernet1/7"])
+def test_nxos_single_row_object_and_abbreviated_local_port(written: str) -> None:
+    """Every abbreviation NX-OS accepts is the port audit and import call Ethernet1/7 (one normaliser)."""
     doc = {
         "TABLE_nbor_detail": {
             "ROW_nbor_detail": {
-                "l_port_id": "Eth1/7",
+                "l_port_id": written,
                 "sys_name": "leaf3",
                 "port_id": "swp61",
                 "port_desc": "swp61",
