@@ -54,6 +54,8 @@ BROADCOM_EGRESS_LOSSY_CELLS = 7
 #: SONiC Mellanox lossless PG profiles use dynamic_th 0 (pg_profile_lookup.ini threshold column; dynamic
 #: mode DEFAULT_LOSSLESS_BUFFER_PARAMETER.default_dynamic_th), not the port-level profile's 7.
 SPECTRUM_LOSSLESS_PG_DYNAMIC_TH = 0
+#: the source of every dynamic-threshold share (:func:`shared_limit_rationale`)
+_DYNAMIC_TH_SOURCE = "SAI saibuffer.h SHARED_DYNAMIC_TH; docs/derivation.md#dynamic-threshold"
 _POOL_LUA = "sonic-net/sonic-swss:cfgmgr/buffer_pool_mellanox.lua (docs/derivation.md#buffer-pools)"
 _SHP_DESIGN = ("sonic-net/SONiC doc/qos 'Shared headroom pool design' (headroom is only occupied by PGs "
                "congested at the same time; over_subscribe_ratio = sum of xoff / pool)")
@@ -123,7 +125,8 @@ def alpha_text(dynamic_th: int) -> str:
 
 
 def shared_limit_rationale(key: str, value_bytes: int, pool: BufferPool, dynamic_th: int, th_key: str,
-                           n_key: str, n_congested: int, source: str, note: str = "") -> Rationale:
+                           n_key: str, n_congested: int, source: str = _DYNAMIC_TH_SOURCE,
+                           note: str = "") -> Rationale:
     """The rationale of a :func:`pg_shared_limit_bytes` value, written so the printed value can be recomputed
     by hand from the printed formula and inputs (docs/derivation.md#dynamic-threshold).
 
@@ -136,7 +139,7 @@ def shared_limit_rationale(key: str, value_bytes: int, pool: BufferPool, dynamic
             (``pg_dynamic_th``), with ``<prefix>_alpha`` = :func:`alpha_text` beside it.
         n_key, n_congested: the name and number of queues/PGs congested at once (``fan_in``; < 1 counts
             as 1).
-        source, note: as :class:`~roce_tune.plan.Rationale`.
+        source, note: as :class:`~roce_tune.plan.Rationale` (default source :data:`_DYNAMIC_TH_SOURCE`).
 
     Returns:
         The rationale; inputs ``<type>_pool_bytes`` (``ingress_pool_bytes``), ``th_key``, the alpha,

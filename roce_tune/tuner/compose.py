@@ -291,13 +291,11 @@ def _ecn_profile(speed_gbps: int, rtt_us: float, fan_in: int, trigger: int, para
     why = dict(prof.rationale)
     why["pfc_trigger_bytes"] = buffers.shared_limit_rationale(
         "pfc_trigger_bytes", trigger, limits.pool, limits.pg_th, "pg_dynamic_th", "fan_in", fan_in,
-        source="SAI saibuffer.h SHARED_DYNAMIC_TH; docs/derivation.md#dynamic-threshold",
         note="the shared occupancy at which each of the fan-in's ingress PGs sends PFC XOFF; pg_dynamic_th "
              "is the lossless PG profile's (the catalog's lossless_dynamic_th where the profile sets none)")
     why["queue_buffer_bytes"] = buffers.shared_limit_rationale(
         "queue_buffer_bytes", queue_buffer, limits.egress, limits.egress_th, "egress_dynamic_th",
         "congested_queues", 1,
-        source="SAI saibuffer.h SHARED_DYNAMIC_TH; docs/derivation.md#dynamic-threshold",
         note="the most one congested egress queue may hold; denominator for platforms that take ECN "
              "thresholds as a percent of the queue buffer")
     if prof.pfc_onset_bytes is not None:

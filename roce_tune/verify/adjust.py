@@ -45,7 +45,13 @@ from roce_tune.tuner.dcqcn import stepped_rate_mbps
 from roce_tune.tuner.ecn import stepped_thresholds
 from roce_tune.verify.diagnose import Proposal
 from roce_tune.verify.measure import Measurement
-from roce_tune.verify.sim_step import SimSearch, host_nic_keys, simulated_dcqcn_step, simulated_ecn_step
+from roce_tune.verify.sim_step import (
+    SimSearch,
+    host_nic_keys,
+    key_name,
+    simulated_dcqcn_step,
+    simulated_ecn_step,
+)
 
 __all__ = [
     "Candidate",
@@ -135,18 +141,14 @@ def _dcqcn_step_values(plan: Plan, up: bool, factor: float) -> Step:
             new_vals[key], why = _dcqcn_rate_step(cur, _derived(dq, key, cur), up, factor,
                                                   nic.speed_gbps * 1000)
             if new_vals[key] != cur:
-                changes.append(f"{_key_name(target)} {key} {cur} -> {new_vals[key]} ({why})")
+                changes.append(f"{key_name(target)} {key} {cur} -> {new_vals[key]} ({why})")
         if any(new_vals[k] != dq.params[k] for k in new_vals):
             values[target] = new_vals
     return values, changes
 
 
-def _key_name(key: Key) -> str:
-    return f"{key[0]}:{key[1]}" if key[1] else key[0]
-
-
 def _changes_of(key: Key, changes: list[str]) -> list[str]:
-    name = _key_name(key)
+    name = key_name(key)
     return [ch for ch in changes if ch.startswith(name + " ")]
 
 
@@ -223,7 +225,7 @@ def plan_settings(plan: Plan) -> dict[str, dict[str, dict[str, object]]]:
                                        "pmax_percent": p.pmax_percent,
                                        "pfc_trigger_bytes": p.pfc_trigger_bytes}
                 for s in plan.switches for p in s.ecn_profiles},
-        "dcqcn": {_key_name(k): {"rpg_ai_rate_mbps": n.dcqcn.params["rpg_ai_rate_mbps"],
+        "dcqcn": {key_name(k): {"rpg_ai_rate_mbps": n.dcqcn.params["rpg_ai_rate_mbps"],
                                  "rpg_hai_rate_mbps": n.dcqcn.params["rpg_hai_rate_mbps"]}
                   for h in plan.hosts for k, n in host_nic_keys(h)}}
 

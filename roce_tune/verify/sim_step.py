@@ -38,8 +38,8 @@ if TYPE_CHECKING:
     from roce_tune.plan import HostPlan, NicPlan, Plan
     from roce_tune.verify.diagnose import Proposal
 
-__all__ = ["Evaluation", "SimSearch", "choose", "evaluate", "host_nic_keys", "simulated_ecn_step",
-           "simulated_dcqcn_step"]
+__all__ = ["Evaluation", "SimSearch", "choose", "evaluate", "host_nic_keys", "key_name",
+           "simulated_ecn_step", "simulated_dcqcn_step"]
 
 #: long-lived run length of the search (statistics over its second half)
 LONG_LIVED_US = 5_000.0
@@ -231,6 +231,12 @@ def host_nic_keys(h: HostPlan) -> list[tuple[tuple[str, str | None], NicPlan]]:
     return [((h.name, n.netdev), n) for n in h.nics]
 
 
+def key_name(key: tuple[str, str | None]) -> str:
+    """An override scope as a change line names it: ``host`` (device-wide) or ``host:netdev``
+    (:func:`host_nic_keys`); ``--adjust`` picks a scope's changes by this prefix. Raises nothing."""
+    return f"{key[0]}:{key[1]}" if key[1] else key[0]
+
+
 def simulated_dcqcn_step(plan: Plan, proposal: Proposal, factor: float, search: SimSearch
                          ) -> tuple[dict[tuple[str, str | None], dict[str, int | float]], list[str]]:
     """rpg_ai/rpg_hai per host, or per NIC of a host with NICs of different speeds or values
@@ -254,9 +260,8 @@ def simulated_dcqcn_step(plan: Plan, proposal: Proposal, factor: float, search: 
             continue
         a, b, why = chosen
         values[target] = {"rpg_ai_rate_mbps": a, "rpg_hai_rate_mbps": b}
-        name = f"{target[0]}:{target[1]}" if target[1] else target[0]
-        changes.append(f"{name} rpg_ai/rpg_hai {ai}/{hai} -> {a}/{b} Mb/s (simulator, {nic.speed_gbps}G: "
-                       f"{why})")
+        changes.append(f"{key_name(target)} rpg_ai/rpg_hai {ai}/{hai} -> {a}/{b} Mb/s (simulator, "
+                       f"{nic.speed_gbps}G: {why})")
     return values, changes
 
 

@@ -54,11 +54,8 @@ def test_cache_key_without_simulator_sources(tmp_path: Path) -> None:
     assert len(_key_in(copy)) == 24
 
 
-def test_cache_key_changes_with_the_default_thresholds(monkeypatch: pytest.MonkeyPatch) -> None:
-    from roce_tune.tuner import ecn
-
-    before = PC.key()
-    monkeypatch.setitem(ecn.NAMED_PROFILES, "sonic-default", (2_000_000, 3_000_000, 5.0, "x"))
+def _assert_key_changed_then_restored(before: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """With ``monkeypatch`` already applied, :data:`PC`'s key differs from ``before``; undone, it is back."""
     simulator_digest.cache_clear()
     try:
         assert PC.key() != before
@@ -66,6 +63,14 @@ def test_cache_key_changes_with_the_default_thresholds(monkeypatch: pytest.Monke
         monkeypatch.undo()
         simulator_digest.cache_clear()
     assert PC.key() == before
+
+
+def test_cache_key_changes_with_the_default_thresholds(monkeypatch: pytest.MonkeyPatch) -> None:
+    from roce_tune.tuner import ecn
+
+    before = PC.key()
+    monkeypatch.setitem(ecn.NAMED_PROFILES, "sonic-default", (2_000_000, 3_000_000, 5.0, "x"))
+    _assert_key_changed_then_restored(before, monkeypatch)
 
 
 @pytest.fixture(scope="module")
@@ -160,10 +165,4 @@ def test_cache_key_changes_with_numpy(monkeypatch: pytest.MonkeyPatch) -> None:
     before = PC.key()
     real = metadata.version
     monkeypatch.setattr(metadata, "version", lambda name: "0.0-other" if name == "numpy" else real(name))
-    simulator_digest.cache_clear()
-    try:
-        assert PC.key() != before
-    finally:
-        monkeypatch.undo()
-        simulator_digest.cache_clear()
-    assert PC.key() == before
+    _assert_key_changed_then_restored(before, monkeypatch)

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from roce_tune.explain import explain, explanation_lines
+from roce_tune.explain import Explanation, explain, explanation_lines
 from roce_tune.pipeline import derive_inventory
 from roce_tune.plan import BufferPool, Plan, Rationale
 from roce_tune.tuner.buffers import pg_shared_limit_bytes, shared_limit_rationale
@@ -153,8 +153,6 @@ def test_a_finite_alpha_below_one_is_printed_and_used() -> None:
     value = pg_shared_limit_bytes(pool.size_bytes, -2, 3)
     why = shared_limit_rationale("queue_buffer_bytes", value, pool, -2, "egress_dynamic_th",
                                  "congested_queues", 3, source="test")
-    lines = [f"x queue_buffer_bytes = {value}", f"  formula: {why.formula}",
-             "  inputs:  " + ", ".join(f"{k}={v}" for k, v in why.inputs.items())]
-    printed = Printed(lines)
+    printed = Printed(explanation_lines(Explanation("x", "queue_buffer_bytes", value, why)))
     assert printed.inputs["egress_alpha"] == "0.25"
     assert _share(printed, "egress_pool_bytes", "egress_dynamic_th", "congested_queues") == value == 142857
