@@ -10,8 +10,10 @@ Stages (:data:`STAGES`), each a function here that every command uses::
 
 :func:`plan_inventory` runs all five (``roce-tune plan``); :func:`derive_inventory` the first three
 (``explain``, ``verify``, ``audit`` from an inventory); :func:`open_source` gives apply, verify and audit
-the plan (and files) of an inventory *or* a plan directory; :func:`read_plan_dir` is the only reader of a
-plan directory (plan, every device's files, checksums verified). A :class:`Timings` collects seconds per
+the plan (and files) of an inventory *or* a plan directory; :func:`read_plan_dir` is the reader of a plan
+directory for every command that acts on devices (plan, every device's files, checksums verified).
+``simulate plan`` alone reads ``plan.json`` by itself, so that an engineer can simulate a hand-edited plan.
+A :class:`Timings` collects seconds per
 stage (``roce-tune plan --timings``); a :class:`StageProgress` shows a rich progress bar on stderr for a
 stage that runs longer than about a second, when stderr is a terminal.
 
@@ -696,8 +698,8 @@ def read_plan_dir(path: Path, *, require_device_files: bool = True) -> PlanDir:
 
     Args:
         path: an output directory of ``roce-tune plan`` (any layout it ever wrote).
-        require_device_files: refuse a plan whose devices lack their files (apply, verify); False for a
-            reader that only needs ``plan.json`` (simulate).
+        require_device_files: refuse a plan whose devices lack their files (apply, verify, audit); False
+            for a reader that only needs ``plan.json``.
 
     Raises:
         PlanDirError: the directory does not hold one complete plan: no ``plan.json``; a file missing,
