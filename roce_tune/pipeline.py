@@ -13,9 +13,8 @@ Stages (:data:`STAGES`), each a function here that every command uses::
 the plan (and files) of an inventory *or* a plan directory; :func:`read_plan_dir` is the reader of a plan
 directory for every command that acts on devices (plan, every device's files, checksums verified).
 ``simulate plan`` alone reads ``plan.json`` by itself, so that an engineer can simulate a hand-edited plan.
-A :class:`Timings` collects seconds per
-stage (``roce-tune plan --timings``); a :class:`StageProgress` shows a rich progress bar on stderr for a
-stage that runs longer than about a second, when stderr is a terminal.
+A :class:`Timings` collects seconds per stage (``roce-tune plan --timings``); a :class:`StageProgress` shows
+a rich progress bar on stderr for a stage that runs longer than about a second, when stderr is a terminal.
 
 Failures are :class:`StageError` (a :class:`~roce_tune.findings.RoceTuneError` with its stage and what was
 left undone); an input no lint rule caught becomes RT299 at the inventory, never a traceback.
