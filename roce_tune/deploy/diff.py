@@ -31,6 +31,7 @@ from hier_config import HConfig, WorkflowRemediation, get_hconfig, get_hconfig_d
 from hier_config import Platform as HierPlatform
 from hier_config.models import IdempotentCommandsRule, MatchRule
 from hier_config.platforms.driver_base import HConfigDriverBase
+from jsonpointer import JsonPointer
 
 from roce_tune.platforms import SWITCH_PLATFORMS, platform
 from roce_tune.platforms.contract import DiffRules
@@ -196,10 +197,6 @@ def set_diff(rules: DiffRules, running: str, desired: str, comment: str = "#") -
     return ConfigChange(commands=commands, diff=diff, disruptive=_flag(rules, diff))
 
 
-def _escape(token: str) -> str:
-    return token.replace("~", "~0").replace("/", "~1")
-
-
 Tables = dict[str, dict[str, dict[str, object]]]
 
 
@@ -261,7 +258,7 @@ def _removals(rules: DiffRules, running: dict[str, dict[str, dict[str, object]]]
     overlaps = rules.overlaps(running, desired, managed_ports) if rules.overlaps else []
     for table, key, _hit in overlaps:  # a running range overlapping a desired key: always removed
         scope_have.setdefault(table, {})[key] = running[table][key]
-    return {f"/{_escape(t)}/{_escape(k)}": hit for t, k, hit in overlaps}
+    return {JsonPointer.from_parts([t, k]).path: hit for t, k, hit in overlaps}
 
 
 def _diff_line(op: dict[str, object], overlapped: dict[str, str]) -> str:
@@ -320,5 +317,4 @@ def unified(before: str, after: str, name: str) -> list[str]:
                                      f"{name} (plan)", lineterm=""))
 
 
-__all__ = ["DIFF_RULES", "ConfigChange", "DiffRules", "hier_diff", "set_diff", "json_diff", "unified",
-           "_escape"]
+__all__ = ["DIFF_RULES", "ConfigChange", "DiffRules", "hier_diff", "set_diff", "json_diff", "unified"]

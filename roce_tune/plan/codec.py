@@ -14,6 +14,7 @@ from collections.abc import Callable
 from typing import Any
 
 import orjson
+from jsonpointer import escape  # RFC 6901 reference-token escaping
 from pydantic import BaseModel, TypeAdapter
 
 from roce_tune.gcpause import gc_paused
@@ -68,17 +69,12 @@ class _Interner:
                     key, n = f"{base}.{n}", n + 1
                 table[key] = None  # reserve the name and its place before nested sections take theirs
                 table[key] = produce()
-                done = {"$ref": f"#/{SHARED_KEY}/{_pointer(kind)}/{_pointer(key)}"}
+                done = {"$ref": f"#/{SHARED_KEY}/{escape(kind)}/{escape(key)}"}
                 if len(same_name) < _MAX_EQUALITY_CANDIDATES:
                     same_name.append((obj, done))
             self.refs[id(obj)] = done
             self._keep.append(obj)
         return done
-
-
-def _pointer(token: str) -> str:
-    """RFC 6901 escaping of one reference token."""
-    return token.replace("~", "~0").replace("/", "~1")
 
 
 def plan_to_json(plan: Plan) -> str:

@@ -125,8 +125,10 @@ _TABLES_READ = ("DSCP_TO_TC_MAP", "TC_TO_QUEUE_MAP", "TC_TO_PRIORITY_GROUP_MAP",
 
 
 def _pointer(*keys: str) -> str:
-    """The RFC 6901 JSON Pointer of ``keys`` (``~`` -> ``~0``, ``/`` -> ``~1``): ``/PORT/Ethernet0``."""
-    return "".join("/" + k.replace("~", "~0").replace("/", "~1") for k in keys)
+    """The RFC 6901 JSON Pointer of ``keys``: ``/PORT/Ethernet0`` (escaping by the jsonpointer library)."""
+    from jsonpointer import JsonPointer
+
+    return str(JsonPointer.from_parts(list(keys)).path)
 
 
 def _check_rows(db: dict[str, Any]) -> None:
