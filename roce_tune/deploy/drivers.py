@@ -231,7 +231,15 @@ def left_as_is(platform: str, phase: str, progress: dict[str, Any], opts: PushOp
 
 def confirm_window_note(platform: str, confirm_s: int) -> str | None:
     """What ``platform``'s commit-confirm makes of a ``confirm_s`` s window when it cannot take it as given
-    (the platform's ``PushMethod.confirm_window``), else None."""
+    (the platform's ``PushMethod.confirm_window``, e.g. Junos's whole minutes), else None.
+
+    Args:
+        platform: a platform name (:data:`roce_tune.platforms.ALL_PLATFORMS`).
+        confirm_s: the commit-confirm window asked for (``--confirm-seconds``), seconds.
+
+    Raises:
+        KeyError: ``platform`` is not a known platform.
+    """
     window = PUSH_METHODS[platform].confirm_window
     return window(confirm_s) if window is not None else None
 

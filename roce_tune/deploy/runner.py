@@ -315,8 +315,13 @@ def targets_from_files(plan: Plan, files: Mapping[str, str]) -> list[Target]:
 
 
 def confirm_window_notes(targets: list[Target], opts: ApplyOptions) -> list[str]:
-    """One line per platform among the selected ``targets`` whose commit-confirm cannot take
-    ``opts.push.confirm_s`` as given (what it gets instead, e.g. whole minutes), in target order."""
+    """One line per platform among the selected ``targets`` (``opts.limit``) whose commit-confirm cannot take
+    ``opts.push.confirm_s`` (seconds) as given: what it gets instead (e.g. Junos's whole minutes), from each
+    platform's ``PushMethod.confirm_window`` (:func:`confirm_window_note`), in target order; [] if none.
+
+    Raises:
+        KeyError: a target names an unknown platform.
+    """
     notes: list[str] = []
     for t in select(targets, opts.limit):
         note = confirm_window_note(t.platform, opts.push.confirm_s)
@@ -434,6 +439,10 @@ def _recover(t: Target, opts: ApplyOptions, log_path: Path | None, rb: RollbackN
     return False
 
 
+#: what a failed device's error ends with when its push failed before it sent any change
+_NOTHING_SENT = " (nothing changed: the push failed before it sent any change)"
+
+
 def _push_or_recover(push: Callable[[], None], t: Target, opts: ApplyOptions, log_path: Path | None,
                      notes: list[str], redact: Callable[[str], str], res: DeviceResult) -> None:
     """Run ``push``. When it failed and its own rollback did not complete (session died, restore
@@ -451,7 +460,7 @@ def _push_or_recover(push: Callable[[], None], t: Target, opts: ApplyOptions, lo
         # a push that failed before it sent any change changed nothing: the new session only cleaned up
         res.rolled_back = recovered and bool(rb.progress.get("change_sent"))
         if recovered and not res.rolled_back:
-            res.error += " (nothing changed: the push failed before it sent any change)"
+            res.error += _NOTHING_SENT
         elif recovered:
             res.error += f" (on a new session: {outcome})" if outcome else " (rolled back on a new session)"
         else:
@@ -584,7 +593,7 @@ def _say_rolled_back(res: DeviceResult, drv: Driver | None) -> None:
         return
     if not res.rolled_back:
         if _pushed_nothing(drv) and "nothing changed" not in (res.error or ""):
-            res.error = (res.error or "") + " (nothing changed: the push failed before it sent any change)"
+            res.error = (res.error or "") + _NOTHING_SENT
         return
     outcome = _outcome(drv)
     if outcome:

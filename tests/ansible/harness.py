@@ -68,6 +68,14 @@ class Lab:
                               timeout=timeout_s, check=False)
 
 
+def ssh_keypair(directory: Path) -> tuple[Path, str]:
+    """A fresh passphrase-less ed25519 key in ``directory`` (``ssh-keygen``): its private key file and its
+    public key line (for an emulator's ``authorized_keys``)."""
+    key = directory / "id_ed25519"
+    subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", str(key)], check=True)
+    return key, key.with_suffix(".pub").read_text().strip()
+
+
 def write_fabric(path: Path, ports: dict[str, int], template: str | None = None) -> Path:
     """The test fabric (``template`` text, default fabric.yaml.in) with ``@PORT_<name>@`` replaced by
     emulator ports."""

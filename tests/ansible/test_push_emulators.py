@@ -19,7 +19,7 @@ import pytest
 
 from roce_tune.platforms.host import DCQCN_KNOBS
 from tests.ansible.harness import FABRIC_TEMPLATE as FABRIC
-from tests.ansible.harness import ansible_missing, prepare_lab, recap
+from tests.ansible.harness import ansible_missing, prepare_lab, recap, ssh_keypair
 from tests.emulators import EmulatorSpec
 
 pytestmark = [pytest.mark.emulator,
@@ -32,12 +32,6 @@ NICS = [{"netdev": f"ens1f{i}np{i}", "rdma": f"mlx5_{i}", "pci": f"0000:17:00.{i
 SWITCHES = ("eos1", "qfx1")
 LIMIT = "platform_eos:platform_junos:gpu_hosts"
 PUSH_LIMIT = LIMIT
-
-
-def _keypair(tmp_path: Path) -> tuple[Path, str]:
-    key = tmp_path / "id_ed25519"
-    subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", str(key)], check=True)
-    return key, key.with_suffix(".pub").read_text().strip()
 
 
 def _config_lines(text: str, comment: str) -> list[str]:
@@ -65,7 +59,7 @@ def _state(fleet, name: str) -> str:  # type: ignore[no-untyped-def]
 @pytest.mark.slow
 def test_push_check_then_push_then_idempotent(emulator_fleet,
                                               tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
-    key, pub = _keypair(tmp_path)
+    key, pub = ssh_keypair(tmp_path)
     # Junos gets a 30 s commit confirmed window (5 min x 0.1): between `commit confirmed` and the confirm run
     # three Ansible tasks (read back, check, confirm), measured at ~5.5 s on a loaded 2-core machine, so the
     # 3 s of the other devices' scale let the device revert the push before the confirm came.
@@ -140,7 +134,7 @@ def test_junos_timer_runs_out_before_the_confirm(emulator_fleet,  # type: ignore
     already shows the old configuration; a ``rollback 1`` then would put the unconfirmed change back.
     ``confirm``: the read-back is held until the timer ran out, so it still shows the change and the confirm
     comes late: its ``commit`` commits nothing and says "commit complete"."""
-    key, pub = _keypair(tmp_path)
+    key, pub = ssh_keypair(tmp_path)
     # 5 min x 1/30 = a 10 s window, longer than the way from `commit confirmed` to the held read-back
     fleet = emulator_fleet([EmulatorSpec("junos", "qfx1", username="admin", password="not-used",
                                          authorized_keys=[pub], time_scale=1 / 30)])
@@ -183,7 +177,7 @@ def test_junos_failure_in_the_load_task_is_reported_and_rolled_back(emulator_fle
     right after ``commit confirmed`` took effect: the change is active, so the push rolls it back at once
     and says so (it said "candidate discarded" and left it to the device's timer). Either way the rollout
     stops there: the GPU hosts' play does not run."""
-    key, pub = _keypair(tmp_path)
+    key, pub = ssh_keypair(tmp_path)
     fleet = emulator_fleet([EmulatorSpec("junos", "qfx1", username="admin", password="not-used",
                                          authorized_keys=[pub], time_scale=0.1)])
     qfx = fleet["qfx1"]
@@ -218,7 +212,7 @@ def test_junos_batch_with_one_failing_device(emulator_fleet, tmp_path: Path) -> 
     """Two Junos switches in one batch; qfx2's session drops right after its ``commit confirmed`` took
     effect. The run fails, qfx2 is rolled back at once and the output says so; no device is left with an
     unconfirmed commit (which would revert by itself minutes later, after the run said it was done)."""
-    key, pub = _keypair(tmp_path)
+    key, pub = ssh_keypair(tmp_path)
     names = ("qfx1", "qfx2")
     fleet = emulator_fleet([EmulatorSpec("junos", n, username="admin", password="not-used",
                                          authorized_keys=[pub], time_scale=0.1) for n in names])
@@ -246,7 +240,7 @@ def test_host_push_failure_restores_the_values_as_found(emulator_fleet,  # type:
     can be neither read nor written): the host script fails after it changed other values, the restore
     point runs at once and the task output says the rollback is incomplete for exactly that value; every
     other sysfs value is the one found before the push."""
-    key, pub = _keypair(tmp_path)
+    key, pub = ssh_keypair(tmp_path)
     fleet = emulator_fleet([EmulatorSpec("host", "gpu01", username="admin", password="not-used",
                                          authorized_keys=[pub], options={"nics": NICS})])
     _add_driver_knobs(fleet["gpu01"])
@@ -273,7 +267,7 @@ def test_eos_save_failure_says_the_change_is_live_and_unsaved(emulator_fleet,  #
                                                               tmp_path: Path) -> None:
     """EOS commits the session, then `write memory` fails (startup unchanged): as `roce-tune apply` says,
     the push fails saying the change is live but not saved (a reload would lose it), never silently ok."""
-    key, pub = _keypair(tmp_path)
+    key, pub = ssh_keypair(tmp_path)
     fleet = emulator_fleet([EmulatorSpec("eos", "eos1", username="admin", password="not-used",
                                          authorized_keys=[pub], time_scale=0.01)])
     eos = fleet["eos1"]
@@ -295,7 +289,7 @@ def test_junos_someone_elses_uncommitted_changes_are_left_alone(emulator_fleet, 
     push fails saying nothing was committed; the other user's candidate is kept and nothing is active."""
     from tests.emulators import junos as junos_emu
 
-    key, pub = _keypair(tmp_path)
+    key, pub = ssh_keypair(tmp_path)
     fleet = emulator_fleet([EmulatorSpec("junos", "qfx1", username="admin", password="not-used",
                                          authorized_keys=[pub], time_scale=0.1)])
     qfx = fleet["qfx1"]
@@ -330,7 +324,7 @@ def test_an_unreachable_host_stops_the_rollout(emulator_fleet, tmp_path: Path) -
     """Batches [2, 1]: gpu01 cannot be reached, gpu02 (same batch) is pushed, gpu03 is in the next batch.
     Ansible's max_fail_percentage ignores unreachable devices, so the rollout went on to gpu03; an
     unreachable device now counts as a failure ("nothing was pushed to it") and the rollout stops."""
-    key, pub = _keypair(tmp_path)
+    key, pub = ssh_keypair(tmp_path)
     fleet = emulator_fleet([EmulatorSpec("host", n, username="admin", password="not-used",
                                          authorized_keys=[pub], options={"nics": NICS})
                             for n in ("gpu02", "gpu03")])

@@ -5,12 +5,12 @@ applied and saved; a second push changes nothing."""
 from __future__ import annotations
 
 import re
-import subprocess
 from pathlib import Path
+from typing import Any
 
 import pytest
 
-from tests.ansible.harness import FABRIC_TEMPLATE, ansible_missing, prepare_lab, recap
+from tests.ansible.harness import FABRIC_TEMPLATE, Lab, ansible_missing, prepare_lab, recap, ssh_keypair
 from tests.emulators import EmulatorSpec
 
 pytestmark = [pytest.mark.emulator,
@@ -35,19 +35,27 @@ NAMES = {"sonic1": "sonic", "cul1": "cumulus"}
 OTHERS = ("eos1", "qfx1", "nx1", "gpu01", "gpu02")
 
 
-@pytest.mark.slow
-@pytest.mark.parametrize("name", sorted(NAMES))
-def test_push_check_push_idempotent(emulator_fleet, tmp_path: Path, name: str) -> None:  # type: ignore[no-untyped-def]
-    key = tmp_path / "id_ed25519"
-    subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", str(key)], check=True)
-    pub = key.with_suffix(".pub").read_text().strip()
+def _lab(emulator_fleet, tmp_path: Path, name: str,  # type: ignore[no-untyped-def]
+         reject: str | None = None) -> tuple[Any, Lab, Path]:
+    """The emulator of ``name`` (key login only; refusing commands matching ``reject`` if given) and a lab
+    whose inventory adds the SONiC and Cumulus leaves to the shared fabric: (emulator, lab, private key)."""
+    key, pub = ssh_keypair(tmp_path)
     fleet = emulator_fleet([EmulatorSpec(NAMES[name], name, username="admin", password="not-used",
                                          authorized_keys=[pub], time_scale=0.1)])
     dev = fleet[name]
+    if reject is not None:
+        dev.set_fault(reject_pattern=reject)
     template = FABRIC_TEMPLATE.read_text().replace("  - name: nx1\n", EXTRA + "  - name: nx1\n")
     ports = {n: 1 for n in (*OTHERS, *NAMES)} | {name: fleet.port(name)}
     lab = prepare_lab(tmp_path / "lab", ports, template=template)
     lab.env.pop("ROCE_TUNE_PASSWORD", None)
+    return dev, lab, key
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", sorted(NAMES))
+def test_push_check_push_idempotent(emulator_fleet, tmp_path: Path, name: str) -> None:  # type: ignore[no-untyped-def]
+    dev, lab, key = _lab(emulator_fleet, tmp_path, name)
     common = ["--limit", name, "-e", f"roce_tune_base_dir={lab.workdir}", "-e",
               f"ansible_ssh_private_key_file={key}"]
     before = dev.running_config()
@@ -70,17 +78,7 @@ def test_push_refused_by_the_switch_leaves_it_as_found(emulator_fleet, tmp_path:
                                                        name: str, reject: str) -> None:
     """The switch refuses the apply: the push fails, says it reverted, and the switch is as found, with no
     staged revision left behind for the next `nv set` to stack on (Cumulus)."""
-    key = tmp_path / "id_ed25519"
-    subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", str(key)], check=True)
-    pub = key.with_suffix(".pub").read_text().strip()
-    fleet = emulator_fleet([EmulatorSpec(NAMES[name], name, username="admin", password="not-used",
-                                         authorized_keys=[pub], time_scale=0.1)])
-    dev = fleet[name]
-    dev.set_fault(reject_pattern=reject)
-    template = FABRIC_TEMPLATE.read_text().replace("  - name: nx1\n", EXTRA + "  - name: nx1\n")
-    ports = {n: 1 for n in (*OTHERS, *NAMES)} | {name: fleet.port(name)}
-    lab = prepare_lab(tmp_path / "lab", ports, template=template)
-    lab.env.pop("ROCE_TUNE_PASSWORD", None)
+    dev, lab, key = _lab(emulator_fleet, tmp_path, name, reject)
     before = dev.running_config()
     res = lab.playbook("push.yml", "--limit", name, "-e", f"roce_tune_base_dir={lab.workdir}", "-e",
                        f"ansible_ssh_private_key_file={key}")

@@ -3,12 +3,11 @@ did not happen (nothing is pushed in check mode, and no checkpoint is taken)."""
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 
 import pytest
 
-from tests.ansible.harness import ansible_missing, prepare_lab
+from tests.ansible.harness import ansible_missing, prepare_lab, ssh_keypair
 from tests.emulators import EmulatorSpec
 
 pytestmark = pytest.mark.skipif(ansible_missing() is not None, reason=ansible_missing() or "")
@@ -19,9 +18,7 @@ DEVICES = {"eos1": "eos", "qfx1": "junos", "nx1": "nxos", "gpu01": "host", "gpu0
 @pytest.mark.slow
 def test_nxos_check_mode_never_says_rolled_back(emulator_fleet,
                                                 tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
-    key = tmp_path / "id_ed25519"
-    subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", str(key)], check=True)
-    pub = key.with_suffix(".pub").read_text().strip()
+    key, pub = ssh_keypair(tmp_path)
     fleet = emulator_fleet([EmulatorSpec(p, n, username="admin", password="not-used", authorized_keys=[pub],
                                          time_scale=0.01) for n, p in DEVICES.items() if p != "host"])
     lab = prepare_lab(tmp_path / "lab", {n: fleet.port(n) if n in ("eos1", "qfx1",
