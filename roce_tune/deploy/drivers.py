@@ -31,7 +31,7 @@ from typing import Any, NoReturn
 
 from roce_tune.deploy.diff import DIFF_RULES, ConfigChange, hier_diff, json_diff, set_diff
 from roce_tune.platforms import ALL_PLATFORMS, platform
-from roce_tune.platforms.contract import PushMethod
+from roce_tune.platforms.contract import CHANGE_SENT, PushMethod
 
 #: exit status of a host restore point that ran but had values it could not read before the change
 RESTORE_INCOMPLETE_RC = "3"
@@ -458,7 +458,7 @@ class Driver:
 
         def run() -> None:
             self.progress["restore"] = restore
-            self.progress["change_sent"] = True  # the script writes each value as it runs
+            self.progress[CHANGE_SENT] = True  # the script writes each value as it runs
             rc, out = self.run_host_script(script, check_only=False, save=restore)
             # read the restore point even when a stop was requested: a local copy for the operator
             self.restore_point = self.cmd(f"cat {shlex.quote(restore)} 2>/dev/null", "read", boundary=False)
@@ -490,7 +490,7 @@ class Driver:
     def change_sent(self) -> bool:
         """True once the push sent a command that changes the running configuration (``progress``'s
         ``change_sent``); a push that failed before it changed nothing and rolled nothing back."""
-        return bool(self.progress.get("change_sent"))
+        return bool(self.progress.get(CHANGE_SENT))
 
     def rollback(self, progress: dict[str, Any]) -> None:
         """Undo a partial push described by ``progress`` (works on a fresh session too)."""

@@ -55,6 +55,7 @@ from roce_tune.deploy.drivers import (
 )
 from roce_tune.plan import HostPlan, Plan, SwitchPlan
 from roce_tune.platforms import HOST_PLATFORM, get_platform
+from roce_tune.platforms.contract import CHANGE_SENT
 
 #: desired-config file of each platform inside ``switches/`` (each platform's ``PUSH.desired_file``)
 DESIRED_FILE = {name: m.desired_file for name, m in PUSH_METHODS.items() if m.desired_file is not None}
@@ -458,7 +459,7 @@ def _push_or_recover(push: Callable[[], None], t: Target, opts: ApplyOptions, lo
             raise _Reported() from None
         outcome = rb.progress.get("rollback_outcome")
         # a push that failed before it sent any change changed nothing: the new session only cleaned up
-        res.rolled_back = recovered and bool(rb.progress.get("change_sent"))
+        res.rolled_back = recovered and bool(rb.progress.get(CHANGE_SENT))
         if recovered and not res.rolled_back:
             res.error += _NOTHING_SENT
         elif recovered:
@@ -653,7 +654,7 @@ def _run_one(t: Target, opts: ApplyOptions, allow_push: bool, allow_disruptive: 
         res.error = redact(f"{type(exc).__name__}: {exc}".strip())
         # rolled back only when the push failed and its own rollback ran (Driver._guarded re-raises then);
         # a failure before the push changed nothing, one after it (the save) leaves the change in place
-        res.rolled_back = drv is not None and drv.phase == "rollback" and drv.change_sent()
+        res.rolled_back = drv is not None and drv.phase == "rollback" and not _pushed_nothing(drv)
     finally:
         close(conn)
         _write_session_log(log_path, notes, res)

@@ -105,6 +105,12 @@ class PushKnobs(Protocol):
     tag: str
 
 
+#: the ``progress`` key a platform's push sets to True just before the first command that changes the device
+#: (a checkpoint, an upload or an uncommitted candidate change nothing): a failed push without it changed
+#: nothing and has nothing to roll back (:meth:`roce_tune.deploy.drivers.Driver.change_sent`)
+CHANGE_SENT = "change_sent"
+
+
 class PushSession(Protocol):
     """What a platform's push/rollback steps may do on a device (implemented by
     :class:`roce_tune.deploy.drivers.Driver`): every call is a stop boundary unless it says otherwise, and

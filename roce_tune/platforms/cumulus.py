@@ -615,7 +615,7 @@ def _push(s: _c.PushSession, commands: list[str], _patch: list[dict[str, object]
         s.check(s.cmd(line, "send"), "send", [line])
     s.cmd("nv config diff", "diff")
     s.progress["applied"] = True  # set first: a drop during apply may still have applied
-    s.progress["change_sent"] = True  # `nv set` only edits the pending revision
+    s.progress[_c.CHANGE_SENT] = True  # `nv set` only edits the pending revision
     apply = f"nv config apply -y --confirm {s.opts.confirm_s}s"
     s.check(s.cmd(apply, "commit"), "commit", [apply])
     s.progress["committed"] = True  # NVUE took the apply: from here only its timer or roce-tune reverts it

@@ -520,7 +520,7 @@ def _push(s: _c.PushSession, commands: list[str], _patch: list[dict[str, object]
     s.config_set(commands, f"configure session {session}")
     s.cmd("show session-config diffs", "diff", r"#")
     hms = _hms(s.opts.confirm_s)
-    s.progress["change_sent"] = True  # the session's lines change nothing until this commit
+    s.progress[_c.CHANGE_SENT] = True  # the session's lines change nothing until this commit
     s.check(s.cmd(f"commit timer {hms}", "commit", r"#"), "commit", [f"commit timer {hms}"])
     s.progress["committed"] = True
     s.cmd("end", "commit", r"#")

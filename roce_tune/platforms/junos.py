@@ -581,7 +581,7 @@ def _push(s: _c.PushSession, commands: list[str], _patch: list[dict[str, object]
     s.cmd("show | compare", "diff", r"#")
     s.commit_checked("commit check", "check")
     s.progress["commit_sent"] = True  # from here the commit may have landed even if its reply is lost
-    s.progress["change_sent"] = True  # the private candidate changed nothing before this commit
+    s.progress[_c.CHANGE_SENT] = True  # the private candidate changed nothing before this commit
     s.commit_checked(f"commit confirmed {minutes} comment {s.opts.tag}")
     s.progress["committed"] = True
     s.conn.exit_config_mode()

@@ -505,7 +505,7 @@ def _push(s: _c.PushSession, commands: list[str], _patch: list[dict[str, object]
     s.cmd("terminal dont-ask", "checkpoint")
     s.check(s.cmd(f"checkpoint {s.opts.tag}", "checkpoint"), "checkpoint", [f"checkpoint {s.opts.tag}"])
     s.progress["checkpoint"] = True
-    s.progress["change_sent"] = True  # each configuration line takes effect as it is sent
+    s.progress[_c.CHANGE_SENT] = True  # each configuration line takes effect as it is sent
     s.config_set(commands, "configure terminal")
     s.conn.exit_config_mode()
     s.verify(desired, ports)
@@ -514,7 +514,7 @@ def _push(s: _c.PushSession, commands: list[str], _patch: list[dict[str, object]
 def _rollback(s: _c.PushSession, progress: dict[str, object]) -> None:
     """``rollback running-config checkpoint X atomic``, only once configuration lines were sent (before them
     nothing changed: nothing to roll back)."""
-    if not progress.get("change_sent"):
+    if not progress.get(_c.CHANGE_SENT):
         return
     if s.conn.check_config_mode():
         s.conn.exit_config_mode()

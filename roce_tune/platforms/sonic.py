@@ -1063,7 +1063,7 @@ def _push(s: _c.PushSession, _commands: list[str], patch: list[dict[str, object]
     s.check(s.cmd(checkpoint, "checkpoint"), "checkpoint", [checkpoint])
     s.progress["checkpoint"] = True
     s.upload(path, json.dumps(patch, indent=1, sort_keys=True))
-    s.progress["change_sent"] = True  # the checkpoint and the uploaded file change no configuration
+    s.progress[_c.CHANGE_SENT] = True  # the checkpoint and the uploaded file change no configuration
     s.check(s.cmd(f"sudo config apply-patch {path}", "commit"), "commit", [f"sudo config apply-patch {path}"])
     s.verify(desired, ports)
 
@@ -1071,7 +1071,7 @@ def _push(s: _c.PushSession, _commands: list[str], patch: list[dict[str, object]
 def _rollback(s: _c.PushSession, progress: dict[str, object]) -> None:
     """``sudo config rollback <checkpoint>`` (a Linux shell: no config mode to leave), only once the patch
     was sent: before it nothing changed and there is nothing to roll back."""
-    if progress.get("checkpoint") and progress.get("change_sent"):
+    if progress.get("checkpoint") and progress.get(_c.CHANGE_SENT):
         s.check(s.cmd(f"sudo config rollback {progress.get('tag', s.opts.tag)}", "rollback"), "rollback")
 
 
