@@ -509,8 +509,8 @@ def _check_sim_link(fan_in: int, rtt_us: float, buffer_bytes: int, pfc_alpha: fl
         raise ValueError(f"--base-rtt {rtt_us:g} us: must be above 0")
     if buffer_bytes < frame:
         raise ValueError(f"--buffer {buffer_bytes} B: the shared lossless pool must hold at least one "
-                         f"{frame} B frame ({DEFAULT_PAYLOAD_BYTES} B RoCE payload + {DEFAULT_HEADER_BYTES} B "
-                         "of headers); did you mean KB or MB?")
+                         f"{frame} B frame ({DEFAULT_PAYLOAD_BYTES} B RoCE payload + "
+                         f"{DEFAULT_HEADER_BYTES} B of headers); did you mean KB or MB?")
     if not (math.isfinite(pfc_alpha) and pfc_alpha > 0):
         raise ValueError(f"--pfc-alpha {pfc_alpha:g}: must be a finite number above 0 (alpha = "
                          "2^dynamic_th, e.g. 128 for dynamic_th 7, 0.5 for -1)")
