@@ -132,14 +132,16 @@ def switch_findings(plan: Plan) -> tuple[list[Finding], list[Finding]]:
 
 
 def cannot_render_finding(switch: SwitchPlan, exc: BaseException) -> Finding:
-    """RT240 (error): the platform of ``switch`` cannot express its plan (``exc`` says why)."""
+    """RT240 (error): the platform of ``switch`` cannot express its plan (``exc`` says why; the fix is a
+    :class:`~roce_tune.platforms.base.CannotExpress`'s own, else a generic one)."""
     from roce_tune.findings import Finding, Location, Severity
+    from roce_tune.platforms.base import CannotExpress
 
+    fix = exc.fix if isinstance(exc, CannotExpress) else (
+        "check that the platform runs on this switch model, or pin values the platform can express")
     return Finding(rule="RT240", severity=Severity.error, location=Location(device=switch.name),
                    message=f"cannot render {switch.name} for {switch.platform} ({switch.model}, "
-                   f"{switch.asic}): {exc}",
-                   fix="check that the platform runs on this switch model, or pin values the platform can "
-                   "express")
+                   f"{switch.asic}): {exc}", fix=fix)
 
 
 def full_port_name(platform_name: str, port: str) -> str:

@@ -67,6 +67,21 @@ class PlatformSpec:
 SecretPattern = re.Pattern[str] | Callable[[str], str]
 
 #: a configuration value as devices print it: double- or single-quoted (may hold blanks) or one token
+class CannotExpress(ValueError):
+    """A platform cannot express a switch's plan and knows the inventory change that fixes it: reported as
+    RT240 with ``fix`` as the finding's fix (:func:`roce_tune.platforms.cannot_render_finding`; a plain
+    ValueError/KeyError gets a generic one).
+
+    Args:
+        message: what cannot be expressed and why (the switch is named by the finding).
+        fix: the inventory or policy change that makes the plan expressible.
+    """
+
+    def __init__(self, message: str, fix: str) -> None:
+        super().__init__(message)
+        self.fix = fix
+
+
 SECRET_VALUE = r"""(?:"[^"\n]*"|'[^'\n]*'|[^\s"']\S*)"""
 
 MASK = "********"

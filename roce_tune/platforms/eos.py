@@ -30,11 +30,16 @@ Syntax checked against:
   (7050X/7060X/7388X5), ``tx-queue`` on Jericho (7280R/7800R), the map target is always ``tx-queue``.
   The same source notes the watchdog only monitors queues with guaranteed bandwidth on Trident II
   (``bandwidth guaranteed``); roce-tune does not render that (not a knob on TH/Jericho) — see gaps.
-* [U] scheduling: EOS queues default to strict priority and ``no priority`` moves a queue into the
-  round-robin set; whether the RR set must be the contiguous low queues is platform-specific
-  (docs/derivation.md#platform-syntax not found in a public source). roce-tune writes exactly the plan's
-  queues (DWRR ``no priority`` + ``bandwidth percent``, CNP
-  ``priority strict``) and leaves the others at the device default.
+* [S] scheduling: EOS tx-queues default to strict priority, served from the highest number down, and
+  ``no priority`` on queue N makes N *and every lower-numbered queue* round-robin whatever they are
+  configured as: ``show qos interfaces`` prints such a queue ``RR / SP`` (operational / configured), e.g.
+  queue 2 ``no priority`` with queues 1 and 0 left strict shows all three RR ("Understanding the output of
+  show qos interface", aristaeos.blogspot.com/2020/09/understanding-output-of-show-qos.html, from the EOS
+  QoS chapter's transmit-queue section). So the strict queues must sit above every round-robin queue:
+  roce-tune writes exactly the plan's queues (DWRR ``no priority`` + ``bandwidth percent``, CNP
+  ``priority strict``), leaves the others at the device default (strict, no traffic mapped), and refuses
+  a plan whose CNP queue is numbered below a DWRR queue (:func:`check_queue_order`, RT240): EOS would
+  run the CNP queue round-robin, without a bandwidth share, instead of ahead of the RoCE data.
 * [S] interface MTU: every Arista example uses ``mtu 9214`` (the EOS L3 maximum); plan MTUs above it are
   clamped here and the clamp is written as a comment.
 
@@ -54,12 +59,13 @@ So the plan's headroom is listed as a comment only.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping, Sequence
 from decimal import Decimal
 from typing import cast
 
 from roce_tune.findings import Finding, Location, Severity
 from roce_tune.plan import EcnProfile, Plan, PortPlan, SwitchPlan
-from roce_tune.platforms.base import IOS_STYLE_SECRETS, PlatformSpec, SecretPattern
+from roce_tune.platforms.base import IOS_STYLE_SECRETS, CannotExpress, PlatformSpec, SecretPattern
 from roce_tune.platforms.templating import render_device_template
 
 SPEC = PlatformSpec(
@@ -346,11 +352,34 @@ def _headroom_rows(switch: SwitchPlan) -> list[dict[str, object]]:
             for p in switch.ports if p.lossless and p.headroom is not None]
 
 
+def check_queue_order(schedulers: Sequence[Mapping[str, object]]) -> None:
+    """Refuse a strict tx-queue numbered below a round-robin one (module docstring, scheduling [S]).
+
+    ``schedulers`` are :func:`build_context`'s rows (``queue`` int, ``strict`` bool).
+
+    Raises:
+        CannotExpress: names the strict queue, the round-robin queue(s) above it and the policy fix.
+    """
+    rr = sorted(cast("int", s["queue"]) for s in schedulers if not s["strict"])
+    for s in schedulers:
+        queue = cast("int", s["queue"])
+        above = [q for q in rr if q > queue]
+        if not s["strict"] or not above:
+            continue
+        fix = "set policy.cnp_priority above every lossless priority (6 is usual)" if max(rr) < 6 else ""
+        fix += (" or " if fix else "") + f"move the lossless priorities below the CNP priority {queue}"
+        raise CannotExpress(
+            f"CNP tx-queue {queue} (priority strict) is numbered below round-robin tx-queue(s) "
+            f"{', '.join(map(str, above))} (no priority): EOS runs every queue below a round-robin one "
+            f"round-robin too, so CNPs would share the port with RoCE data instead of going first", fix)
+
+
 def build_context(plan: Plan, switch: SwitchPlan) -> dict[str, object]:
     """Everything the EOS templates print, already in EOS syntax/units (no arithmetic left for Jinja).
 
     Raises:
-        ValueError: the plan cannot be expressed on EOS (unknown ECN profile, remapped TC 7, unsafe names).
+        ValueError: the plan cannot be expressed on EOS (unknown ECN profile, remapped TC 7, unsafe names,
+            a strict queue below a round-robin one: :func:`check_queue_order`).
         KeyError: unknown ASIC family.
     """
     cls = plan.classification
@@ -362,6 +391,7 @@ def build_context(plan: Plan, switch: SwitchPlan) -> dict[str, object]:
             raise ValueError(f"scheduler {s.name} (queue {s.queue}) is dwrr without a weight")
         schedulers.append({"queue": s.queue, "strict": s.mode == "strict", "weight": s.weight_percent,
                            "name": s.name})
+    check_queue_order(schedulers)
     return {
         "c": SPEC.comment_prefix,
         "sections": SPEC.sections,

@@ -7,6 +7,8 @@ also checks the text found there, so an oracle that drifts from the example show
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -51,6 +53,7 @@ EXPECTED = {
     "RT128": (12, 96, "100000m"),                    # 100 km NIC cable
     "RT129": (7, 20, '"swp1s0-uplink-a1"'),          # 16 characters on Cumulus
     "RT136": (7, 17, "4.4.3"),                       # a Cumulus release without a known NVUE grammar
+    "RT137": (3, 28, "4]"),                          # lossless priority 4 past the last RoCE DSCP
 }
 
 
@@ -217,3 +220,60 @@ def test_lint_rules_doc_is_in_sync(catalog: Catalog) -> None:
                                             "docs/lint-rules.md")
     for rule in RULES.values():
         assert f"### {rule.id}" in doc and rule.bad.strip() in doc and rule.fixed.strip() in doc
+
+
+def _site_policy(tmp_path: Path, old: str, new: str) -> Path:
+    """inventories/site.yaml with ``old`` replaced by ``new`` in its policy block, as a real file."""
+    text = (REPO / "inventories" / "site.yaml").read_text(encoding="utf-8")
+    assert old in text
+    path = tmp_path / "site.yaml"
+    path.write_text(text.replace(old, new, 1), encoding="utf-8")
+    return path
+
+
+def test_lossless_priority_without_a_dscp_is_a_warning_at_its_entry(tmp_path: Path, catalog: Catalog) -> None:
+    """site.yaml with a second lossless priority and still one RoCE DSCP: RT137 at the ``4`` of
+    ``lossless_priorities: [3, 4]`` (line 22 of site.yaml), naming the priority, its PFC headroom and the
+    fixes; lint passes (a warning) unless --strict."""
+    path = _site_policy(tmp_path, "lossless_priorities: [3]", "lossless_priorities: [3, 4]")
+    got = [f for f in lint(load_inventory(path), catalog) if f.rule == "RT137"]
+    assert len(got) == 1 and got[0].severity is Severity.warning
+    line = path.read_text(encoding="utf-8").split("\n")[got[0].location.line - 1]
+    assert (got[0].location.file, got[0].location.line, got[0].location.col) == (str(path), 22, 28)
+    assert line == "  lossless_priorities: [3, 4]" and line[27:] == "4]"
+    assert got[0].location.path == "policy.lossless_priorities[1]"
+    assert got[0].message.startswith("lossless priority 4 has no RoCE DSCP (roce_dscp [26] maps to "
+                                     "priority 3)")
+    assert "PFC headroom" in got[0].message
+    assert "roce_dscp: [26, 28]" in got[0].fix and "remove 4 from policy.lossless_priorities" in got[0].fix
+    assert "Tagger" in got[0].fix
+    run = subprocess.run([sys.executable, "-m", "roce_tune.cli", "lint", str(path)], capture_output=True,
+                         text=True, cwd=REPO, timeout=300)
+    assert run.returncode == 0 and f"{path}:22:28" in run.stdout and "RT137" in run.stdout, run.stdout[-2000:]
+    strict = subprocess.run([sys.executable, "-m", "roce_tune.cli", "lint", "--strict", str(path)],
+                            capture_output=True, text=True, cwd=REPO, timeout=300)
+    assert strict.returncode == 1
+
+
+@pytest.mark.parametrize(("old", "new"), [
+    ("lossless_priorities: [3]\n  roce_dscp: [26]", "lossless_priorities: [3, 4]\n  roce_dscp: [26, 28]"),
+    ("lossless_priorities: [3]\n  roce_dscp: [26]", "lossless_priorities: [3]\n  roce_dscp: [26, 28]"),
+    ("lossless_priorities: [3]\n  roce_dscp: [26]\n  cnp_dscp: 48\n  cnp_priority: 6\n  trust: dscp",
+     "lossless_priorities: [3, 4]\n  roce_dscp: [26]\n  cnp_dscp: 48\n  cnp_priority: 6\n  trust: pcp"),
+])
+def test_every_lossless_priority_reachable_is_not_rt137(tmp_path: Path, catalog: Catalog, old: str,
+                                                        new: str) -> None:
+    """A DSCP per lossless priority (extra DSCPs fall back to the first priority), or PCP trust (the hosts
+    tag the priority themselves): no RT137."""
+    path = _site_policy(tmp_path, old, new)
+    findings = lint(load_inventory(path), catalog)
+    assert not [f for f in findings if f.rule.startswith("RT0")]
+    assert "RT137" not in {f.rule for f in findings}
+
+
+def test_shipped_inventories_map_a_dscp_to_every_lossless_priority(catalog: Catalog) -> None:
+    shipped = sorted((REPO / "inventories").glob("*.yaml")) + sorted((REPO / "inventories" / "intent")
+                                                                     .glob("*.yaml"))
+    assert shipped
+    for path in shipped:
+        assert "RT137" not in {f.rule for f in lint(load_inventory(path), catalog)}, path

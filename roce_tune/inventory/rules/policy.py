@@ -95,6 +95,7 @@ policy:
 site: {name: lab}
 policy:
   lossless_priorities: [3, 4]
+  roce_dscp: [26, 28]
 """)
 def too_many_lossless(ctx: LintContext) -> Iterator[Finding]:
     prios = sorted(set(ctx.inv.policy.lossless_priorities))
@@ -103,6 +104,56 @@ def too_many_lossless(ctx: LintContext) -> Iterator[Finding]:
                           "own PFC headroom on every port",
                           "keep one lossless priority for RoCE (3), two at most",
                           "policy.lossless_priorities")
+
+
+#: DSCPs suggested for extra lossless priorities, in order (AF32, AF33, CS3, CS4, AF41): near RoCE's 26
+_SPARE_ROCE_DSCP = (28, 30, 24, 32, 34)
+
+
+@rule("RT137", "lossless-priority-without-dscp", Severity.warning,
+      "A lossless priority that no RoCE DSCP maps to",
+      """`roce_dscp[i]` is classified to `lossless_priorities[i]`, so a lossless priority past the last
+      RoCE DSCP carries no traffic under DSCP trust (docs/derivation.md#classification), yet it gets PFC
+      and its own headroom (xoff + xon, `ports[].headroom` of the plan) on every lossless port, taken from
+      the shared buffer for nothing. That is right only when something outside roce-tune re-marks traffic
+      into it (a Tagger-style remap of bounced traffic, docs/derivation.md#pfc-deadlock); otherwise map a
+      RoCE DSCP to it or drop it. Under PCP trust the hosts tag the priority themselves and the rule does
+      not apply. A warning fails only `roce-tune lint --strict`: keeping a reserved priority on purpose
+      means accepting the warning.""",
+      """\
+site: {name: lab}
+policy:
+  lossless_priorities: [3, 4]
+  roce_dscp: [26]
+""",
+      """\
+site: {name: lab}
+policy:
+  lossless_priorities: [3, 4]
+  roce_dscp: [26, 28]
+""")
+def lossless_priority_without_dscp(ctx: LintContext) -> Iterator[Finding]:
+    pol = ctx.inv.policy
+    if pol.trust != "dscp":
+        return
+    n = len(pol.roce_dscp)
+    mapped = set(pol.lossless_priorities[:n])
+    missing = [(i, p) for i, p in enumerate(pol.lossless_priorities)
+               if i >= n and p not in mapped and p != pol.cnp_priority]  # twice / CNP: RT108
+    if not missing:
+        return
+    spare = [d for d in _SPARE_ROCE_DSCP if d not in pol.roce_dscp and d != pol.cnp_dscp]
+    wanted = [*pol.roce_dscp, *spare[:len(pol.lossless_priorities) - n]]
+    for i, prio in missing:
+        yield ctx.finding(
+            f"lossless priority {prio} has no RoCE DSCP (roce_dscp {pol.roce_dscp} maps to priority "
+            f"{', '.join(map(str, pol.lossless_priorities[:n]))}): it still gets PFC and its own PFC "
+            "headroom (xoff + xon) on every lossless port, buffer reserved for traffic no DSCP classifies to "
+            "it",
+            f"map a DSCP to it (roce_dscp[i] goes to lossless_priorities[i]: e.g. roce_dscp: "
+            f"[{', '.join(map(str, wanted))}]), or remove {prio} from policy.lossless_priorities; keep it "
+            "only if a remap outside roce-tune (Tagger-style, for bounced traffic) sends traffic to it, and "
+            "accept this warning", f"policy.lossless_priorities[{i}]")
 
 
 _OVERRIDE_HEAD = """\
