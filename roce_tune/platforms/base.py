@@ -66,7 +66,7 @@ class PlatformSpec:
 #: function ``text -> text`` for forms a single regex cannot express (e.g. a JSON table keyed by secret).
 SecretPattern = re.Pattern[str] | Callable[[str], str]
 
-#: a configuration value as devices print it: double- or single-quoted (may hold blanks) or one token
+
 class CannotExpress(ValueError):
     """A platform cannot express a switch's plan and knows the inventory change that fixes it: reported as
     RT240 with ``fix`` as the finding's fix (:func:`roce_tune.platforms.cannot_render_finding`; a plain
@@ -82,6 +82,7 @@ class CannotExpress(ValueError):
         self.fix = fix
 
 
+#: a configuration value as devices print it: double- or single-quoted (may hold blanks) or one token
 SECRET_VALUE = r"""(?:"[^"\n]*"|'[^'\n]*'|[^\s"']\S*)"""
 
 MASK = "********"
