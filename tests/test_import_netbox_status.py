@@ -274,7 +274,7 @@ def _cli(url: str, *args: str) -> subprocess.CompletedProcess[str]:
 def test_cli_reports_left_out_devices_and_writes_a_loadable_inventory(tmp_path: Path) -> None:
     pytest.importorskip("pynetbox", reason="pip install 'roce-tune[netbox]'")
     out = tmp_path / "pod.yaml"
-    with _json_api(_api(_pod())) as url:  # type: ignore[arg-type]
+    with _json_api(_api(_pod())) as url:
         proc = _cli(url, "--out", str(out))
     assert proc.returncode == 0, proc.stderr
     assert ("note: left out 4 device(s) by their NetBox status (imported: active, planned, staged; choose "
@@ -299,7 +299,7 @@ def test_cli_status_filter_leaving_nothing_exits_1_and_writes_nothing(tmp_path: 
     fab.cable("leaf1:Ethernet0", "spine1:Ethernet0", "planned")
     out = tmp_path / "pod.yaml"
     out.write_text("old\n")
-    with _json_api(_api(fab)) as url:  # type: ignore[arg-type]
+    with _json_api(_api(fab)) as url:
         proc = _cli(url, "--out", str(out), "--status", "active")
         typo = _cli(url, "--cable-status", "removed")
         chosen = _cli(url, "--status", "planned", "--cable-status", "planned")
