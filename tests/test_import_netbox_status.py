@@ -211,6 +211,51 @@ def test_cable_through_patch_panels_to_a_decommissioning_device_is_named() -> No
                                   "no fabric link): leaf1:Ethernet0 (through patch panels)")
 
 
+def _panel_path(path_statuses: list[str] | None) -> Snapshot:
+    """leaf1:Ethernet0 -> patch panels -> spine1:Ethernet0, both patch cords connected; NetBox traces the
+    path complete but not active (a trunk between the panels is not connected); ``path_statuses``: the
+    statuses on the trace (None: not traced)."""
+    fab = _Fabric()
+    fab.switch("leaf1")
+    fab.switch("spine1", role="spine")
+    ends = [fab.iface("leaf1:Ethernet0", cable={"id": 1}), fab.iface("spine1:Ethernet0", cable={"id": 2})]
+    for i, (near, far) in enumerate((ends, ends[::-1])):
+        near |= {"connected_endpoints_type": "dcim.interface", "connected_endpoints_reachable": False,
+                 "connected_endpoints": [{"id": far["id"], "name": far["name"], "device": far["device"]}]}
+        panel = {"object_type": "dcim.frontport", "object_id": 70 + i,
+                 "object": {"id": 70 + i, "name": "F1", "device": {"id": 90 + i, "name": f"pp{i + 1}"}}}
+        fab.cables.append({"id": i + 1, "label": f"U{i + 1}", "status": "connected",
+                           "b_terminations": [panel],
+                           "a_terminations": [{"object_type": "dcim.interface", "object_id": near["id"]}]})
+    traced = {} if path_statuses is None else {e["id"]: path_statuses for e in ends}
+    return Snapshot(fab.devices, fab.interfaces, fab.cables, traced)
+
+
+def test_path_through_patch_panels_by_the_statuses_of_its_cables() -> None:
+    """NetBox marks a path active only when all its cables are connected: a planned trunk between panels
+    made the link "no complete path" (a new build through structured cabling lost every link). The trace's
+    cable statuses now decide, like a direct cable's status."""
+    planned = build(_panel_path(["connected", "planned", "connected"]))
+    assert planned.data["links"] == [{"a": "leaf1:Ethernet0", "b": "spine1:Ethernet0"}]
+    assert planned.skipped == []
+    with pytest.raises(NetboxImportError) as exc:  # the only link: nothing left, an error naming the filter
+        build(_panel_path(["connected", "decommissioning", "connected"]))
+    assert exc.value.messages == [
+        "no cable of the imported devices is left to import: 2 cable(s) have a NetBox status outside "
+        "--cable-status connected --cable-status planned (cable U1 leaf1:Ethernet0 - patch panel (the path "
+        "through the patch panels has a cable decommissioning), cable U2 spine1:Ethernet0 - patch panel (the "
+        "path through the patch panels has a cable decommissioning)); add their status with --cable-status "
+        "to import them"]
+    kept = build(_panel_path(["connected", "decommissioning", "connected"]),
+                 Mapping(cable_statuses=("connected", "planned", "decommissioning")))
+    assert len(kept.data["links"]) == 1
+    untraced = build(_panel_path(None), Mapping(cable_statuses=("connected",)))
+    assert untraced.data["links"] == []
+    assert untraced.skipped[0] == (
+        "cable U1 (leaf1:Ethernet0 - patch panel): NetBox traces no complete active path from "
+        "leaf1:Ethernet0 through the patch panels to an interface of an imported device")
+
+
 def test_filter_that_leaves_no_device_is_an_error_naming_it() -> None:
     fab = _Fabric()
     fab.switch("spine1", "planned", role="spine")
@@ -237,7 +282,7 @@ def test_cable_filter_that_leaves_no_cable_is_an_error_naming_it() -> None:
     assert exc.value.messages == [
         "no cable of the imported devices is left to import: 2 cable(s) have a NetBox status outside "
         "--cable-status connected (cable 1 leaf1:Ethernet0 - spine1:Ethernet0 (planned), cable 2 "
-        "gpu01:ens1f0np0 - leaf1:Ethernet4 (planned)); add their status, e.g. --cable-status planned"]
+        "gpu01:ens1f0np0 - leaf1:Ethernet4 (planned)); add their status with --cable-status to import them"]
 
 
 def test_status_values_a_typo_and_a_custom_status() -> None:

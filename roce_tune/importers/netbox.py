@@ -119,11 +119,14 @@ class Mapping:
 
 @dataclass
 class Snapshot:
-    """What was read from NetBox, as plain dicts (the REST API's JSON): devices, interfaces, cables."""
+    """What was read from NetBox, as plain dicts (the REST API's JSON): devices, interfaces, cables; and,
+    per interface id whose cable path is complete but not active (a cable on it is not ``connected``), the
+    statuses of the cables on that path (from ``/api/dcim/interfaces/{id}/trace/``)."""
 
     devices: list[dict[str, Any]]
     interfaces: list[dict[str, Any]]
     cables: list[dict[str, Any]]
+    path_statuses: dict[int, list[str]] = field(default_factory=dict)
 
 
 @dataclass
@@ -177,8 +180,24 @@ def _chunks(ids: list[int], size: int = 100) -> Iterator[list[int]]:
         yield ids[i:i + size]
 
 
-def fetch(api: Any, site: str | None = None, tag: str | None = None) -> Snapshot:
-    """Read devices (by site and tag slug), their interfaces and cables through a ``pynetbox.api``.
+def _inactive_path(iface: dict[str, Any]) -> bool:
+    """True if NetBox traces the interface's cable path to an interface, but not as active (a cable on the
+    path is planned or decommissioning)."""
+    return bool(iface.get("connected_endpoints")) and not iface.get("connected_endpoints_reachable") \
+        and iface.get("connected_endpoints_type") == "dcim.interface"
+
+
+def _path_cable_statuses(record: Any) -> list[str]:
+    """The statuses of the cables on an interface's cable path (pynetbox ``trace()``: near ends, cable, far
+    ends, near ends, cable, …; NetBox's trace serializes each cable with its status)."""
+    return [_status(dict(cable), "connected") for cable in record.trace()[1::3] if cable]
+
+
+def fetch(api: Any, site: str | None = None, tag: str | None = None,
+          trace_inactive: bool = True) -> Snapshot:
+    """Read devices (by site and tag slug), their interfaces and cables through a ``pynetbox.api``; with
+    ``trace_inactive``, the statuses of the cables on each complete but inactive path (one trace request per
+    such interface: in a planned build through patch panels, one per cabled port).
 
     Raises whatever pynetbox/requests raise, and NotNetboxError for JSON that holds no NetBox devices
     (:func:`import_netbox` turns them into messages)."""
@@ -189,11 +208,15 @@ def fetch(api: Any, site: str | None = None, tag: str | None = None) -> Snapshot
         raise NotNetboxError(f"the devices list has objects without a NetBox id: {str(devices[0])[:80]}")
     interfaces: list[dict[str, Any]] = []
     cables: dict[int, dict[str, Any]] = {}
+    paths: dict[int, list[str]] = {}
     for chunk in _chunks(ids):
-        interfaces += [dict(i) for i in api.dcim.interfaces.filter(device_id=chunk)]
+        for record in api.dcim.interfaces.filter(device_id=chunk):
+            interfaces.append(dict(record))
+            if trace_inactive and _inactive_path(interfaces[-1]):
+                paths[record.id] = _path_cable_statuses(record)
         for c in api.dcim.cables.filter(device_id=chunk):
             cables[c.id] = dict(c)
-    return Snapshot(devices=devices, interfaces=interfaces, cables=list(cables.values()))
+    return Snapshot(devices=devices, interfaces=interfaces, cables=list(cables.values()), path_statuses=paths)
 
 
 # --- mapping ----------------------------------------------------------------------------------------------
@@ -529,7 +552,7 @@ def build(snapshot: Snapshot, mapping: Mapping | None = None, site_name: str = "
                       f"(docs/import-netbox.md), or name your fields with --rdma-field / --nic-model-field")
     for dev_id, sw in devs.switches.items():
         sw["ports"] = compress_ports(ifaces.ports_by_dev.get(dev_id, []))
-    fab = _Fabric(devs, ifaces, mapping.rdma_field, errors, mapping.cable_statuses)
+    fab = _Fabric(devs, ifaces, mapping.rdma_field, errors, mapping.cable_statuses, snapshot.path_statuses)
     links = _cables(snapshot.cables, fab)
     skipped += links.ignored
     errors += _no_cable_left(fab, links, ifaces)
@@ -551,7 +574,7 @@ def _no_cable_left(fab: _Fabric, links: _Links, ifaces: _Interfaces) -> list[str
         return []
     return [f"no cable of the imported devices is left to import: {len(fab.by_status)} cable(s) have a "
             f"NetBox status outside --cable-status {' --cable-status '.join(fab.cable_statuses)} "
-            f"({_first(fab.by_status, 3)}); add their status, e.g. --cable-status planned"]
+            f"({_first(fab.by_status, 3)}); add their status with --cable-status to import them"]
 
 
 def _status_counts(devices: Iterable[dict[str, Any]]) -> str:
@@ -678,6 +701,7 @@ class _Fabric:
     rdma_field: str
     errors: list[str]
     cable_statuses: tuple[str, ...] = DEFAULT_CABLE_STATUSES
+    path_statuses: dict[int, list[str]] = field(default_factory=dict)  # Snapshot.path_statuses
     panel_paths: set[frozenset[int]] = field(default_factory=set)  # interface pairs joined via patch panels
     by_status: list[str] = field(default_factory=list)  # cables left out by their status, one text each
     to_left_out: dict[int, list[str]] = field(default_factory=lambda: defaultdict(list))  # dev id -> ends
@@ -753,12 +777,29 @@ _PANEL_PORTS = ("dcim.frontport", "dcim.rearport")
 
 
 def _traced(iface: dict[str, Any], fab: _Fabric) -> dict[str, Any] | None:
-    """The imported interface at the end of ``iface``'s complete cable path, if there is one."""
+    """The imported interface at the end of ``iface``'s complete cable path, if there is one and every cable
+    on it has an imported status. NetBox calls a path active only when all its cables are ``connected``
+    (``connected_endpoints_reachable``; CablePath.is_active, netbox/dcim/models/cables.py); for a complete
+    but inactive path the statuses come from its trace (:attr:`Snapshot.path_statuses`)."""
     peers = iface.get("connected_endpoints") or []
-    if len(peers) != 1 or iface.get("connected_endpoints_type") != "dcim.interface" \
-            or not iface.get("connected_endpoints_reachable"):
+    if len(peers) != 1 or iface.get("connected_endpoints_type") != "dcim.interface":
         return None
+    if not iface.get("connected_endpoints_reachable"):
+        statuses = fab.path_statuses.get(iface["id"])
+        if not statuses or not set(statuses) <= set(fab.cable_statuses):
+            return None
     return fab.ifaces.by_id.get(peers[0].get("id"))
+
+
+def _path_refused(near: dict[str, Any], label: str, name: str, fab: _Fabric) -> bool:
+    """True (and listed with the cables left out by status) if ``near``'s path through patch panels is
+    complete but has a cable whose status is not imported."""
+    refused = sorted(set(fab.path_statuses.get(near["id"]) or []) - set(fab.cable_statuses))
+    if not near.get("connected_endpoints") or not refused:
+        return False
+    fab.by_status.append(f"{label} {name} - patch panel (the path through the patch panels has a cable "
+                         f"{' and one '.join(refused)})")
+    return True
 
 
 def _through_panels(label: str, ends: list[list[tuple[Any, Any]]], ours: list[list[dict[str, Any]]],
@@ -774,11 +815,12 @@ def _through_panels(label: str, ends: list[list[tuple[Any, Any]]], ours: list[li
     near = (ours[0] or ours[1])[0]
     far = _traced(near, fab)
     name = f"{fab.devs.names[near['device']['id']]}:{near['name']}"
-    if far is None and _path_to_left_out(near, name, fab):
+    if far is None and (_path_to_left_out(near, name, fab) or _path_refused(near, label, name, fab)):
         return True
     if far is None:
-        ignored.append(f"{label} ({name} - patch panel): NetBox traces no complete path from {name} through "
-                       f"the patch panels to an interface of an imported device")
+        inactive = " active" if _inactive_path(near) else ""  # a cable on it not connected: --cable-status
+        ignored.append(f"{label} ({name} - patch panel): NetBox traces no complete{inactive} path from "
+                       f"{name} through the patch panels to an interface of an imported device")
         return True
     path = frozenset((near["id"], far["id"]))
     if path in fab.panel_paths:
@@ -979,13 +1021,14 @@ def _request_error(exc: Any, base: str, site: str | None, tag: str | None,
                                f"{': ' + detail if detail else ''}")])
 
 
-def _fetch(api: Any, base: str, site: str | None, tag: str | None, token_env: str) -> Snapshot:
+def _fetch(api: Any, base: str, site: str | None, tag: str | None, token_env: str,
+           trace_inactive: bool = True) -> Snapshot:
     """:func:`fetch`, with every failure as a NetboxImportError that says what to check."""
     import pynetbox
     import requests
 
     try:
-        snapshot = fetch(api, site=site, tag=tag)
+        snapshot = fetch(api, site=site, tag=tag, trace_inactive=trace_inactive)
     except pynetbox.RequestError as exc:
         raise _request_error(exc, base, site, tag, token_env) from None
     except pynetbox.ContentError:
@@ -1050,7 +1093,8 @@ def import_netbox(url: str, token: str, token_env: str, *, site: str | None = No
     base = _shown(url.rstrip("/"))
     api = pynetbox.api(url.rstrip("/"), token=token)
     api.http_session = _session(timeout_s)
-    snapshot = _fetch(api, base, site, tag, token_env)
+    # an inactive path has a cable that is not connected: worth tracing only if such cables are imported
+    snapshot = _fetch(api, base, site, tag, token_env, set(mapping.cable_statuses) != {"connected"})
     result = build(snapshot, mapping, site_name or site or "netbox")
     header = (f"# Imported from NetBox at {base} by roce-tune import netbox"
               f"{' --site ' + site if site else ''}{' --tag ' + tag if tag else ''}.\n"

@@ -13,7 +13,7 @@ import pytest
 
 from roce_tune.inventory.loader import load_inventory
 from tests.netbox.conftest import NetboxServer
-from tests.netbox.test_import_netbox_messy import Fabric, _import
+from tests.netbox.test_import_netbox_messy import Fabric, _get_or_create, _import
 
 pynetbox = pytest.importorskip("pynetbox", reason="pip install 'roce-tune[netbox]'")
 pytestmark = pytest.mark.netbox
@@ -92,3 +92,57 @@ def test_status_filter_that_leaves_nothing_is_an_error(fab: Fabric, netbox: Netb
     assert proc.returncode == 1
     assert "error: no cable of the imported devices is left to import: 1 cable(s)" in proc.stderr
     assert not out.exists()
+
+
+def test_planned_path_through_patch_panels_is_followed(fab: Fabric, netbox: NetboxServer,
+                                                       tmp_path: Path) -> None:
+    """NetBox calls a path active only when every cable on it is connected, so a new build cabled through
+    patch panels (all planned) gave no link; its trace's cable statuses now decide. A trunk being removed
+    (decommissioning) on the path leaves the link out, listed by status."""
+    site = fab.site("ppstatus")
+    leaf, spine = fab.device(site, "leaf1", "leaf", status="planned"), fab.device(site, "spine1", "spine")
+    generic = fab.api.dcim.manufacturers.get(slug="generic").id
+    panel_type = _get_or_create(fab.api.dcim.device_types, {"slug": "pp-24-lc"}, model="PP-24-LC",
+                                manufacturer=generic).id
+    panel_role = _get_or_create(fab.api.dcim.device_roles, {"slug": "patch-panel"}, name="patch-panel",
+                                color="9e9e9e").id
+    panels = [fab.api.dcim.devices.create(name=f"pp{i}", site=site.id, role=panel_role,
+                                          device_type=panel_type, status="active") for i in (1, 2)]
+    pairs = []
+    for panel in panels:
+        rear = fab.api.dcim.rear_ports.create(device=panel.id, name="R1", type="lc", positions=1)
+        front = fab.api.dcim.front_ports.create(device=panel.id, name="F1", type="lc",
+                                                rear_ports=[{"rear_port": rear.id, "position": 1}])
+        pairs.append((front, rear))
+
+    def cable(a: tuple[str, int], b: tuple[str, int], **fields: Any) -> Any:
+        return fab.api.dcim.cables.create(a_terminations=[{"object_type": a[0], "object_id": a[1]}],
+                                          b_terminations=[{"object_type": b[0], "object_id": b[1]}], **fields)
+
+    iface, front, rear = "dcim.interface", "dcim.frontport", "dcim.rearport"
+    ups = [cable((iface, fab.iface(leaf, "Ethernet0").id), (front, pairs[0][0].id), label="U1",
+                 status="planned")]
+    trunk = cable((rear, pairs[0][1].id), (rear, pairs[1][1].id), label="T1", status="planned")
+    ups.append(cable((front, pairs[1][0].id), (iface, fab.iface(spine, "Ethernet0").id), label="U2",
+                     status="planned"))
+    out = tmp_path / "pp.yaml"
+    proc = _import(netbox, out, "--site", site.slug)
+    assert proc.returncode == 0, proc.stderr
+    assert [(ln.a, ln.b) for ln in load_inventory(out).inventory.links] == [("leaf1:Ethernet0",
+                                                                              "spine1:Ethernet0")]
+    trunk.update({"status": "decommissioning"})
+    proc = _import(netbox, out, "--site", site.slug)
+    assert proc.returncode == 1  # no cable left: an error naming the filter, nothing written
+    assert ("cable U1 leaf1:Ethernet0 - patch panel (the path through the patch panels has a cable "
+            "decommissioning)") in proc.stderr
+    # patch cords connected, the trunk still planned: followed by default; with only connected cables the
+    # path is not active in NetBox, and the note says so
+    trunk.update({"status": "planned"})
+    for up in ups:
+        up.update({"status": "connected"})
+    proc = _import(netbox, out, "--site", site.slug)
+    assert proc.returncode == 0, proc.stderr
+    assert len(load_inventory(out).inventory.links) == 1
+    proc = _import(netbox, out, "--site", site.slug, "--cable-status", "connected")
+    assert ("cable U1 (leaf1:Ethernet0 - patch panel): NetBox traces no complete active path from "
+            "leaf1:Ethernet0") in proc.stderr
