@@ -196,8 +196,8 @@ def _path_cable_statuses(record: Any) -> list[str]:
 def fetch(api: Any, site: str | None = None, tag: str | None = None,
           trace_inactive: bool = True) -> Snapshot:
     """Read devices (by site and tag slug), their interfaces and cables through a ``pynetbox.api``; with
-    ``trace_inactive``, the statuses of the cables on each complete but inactive path (one trace request per
-    such interface: in a planned build through patch panels, one per cabled port).
+    ``trace_inactive``, the statuses of the cables on each complete but inactive path through patch panels
+    (one trace request per such interface: in a planned build through patch panels, one per cabled port).
 
     Raises whatever pynetbox/requests raise, and NotNetboxError for JSON that holds no NetBox devices
     (:func:`import_netbox` turns them into messages)."""
@@ -212,7 +212,8 @@ def fetch(api: Any, site: str | None = None, tag: str | None = None,
     for chunk in _chunks(ids):
         for record in api.dcim.interfaces.filter(device_id=chunk):
             interfaces.append(dict(record))
-            if trace_inactive and _inactive_path(interfaces[-1]):
+            if trace_inactive and _inactive_path(interfaces[-1]) \
+                    and interfaces[-1].get("link_peers_type") in _PANEL_PORTS:  # a direct cable: its status
                 paths[record.id] = _path_cable_statuses(record)
         for c in api.dcim.cables.filter(device_id=chunk):
             cables[c.id] = dict(c)
