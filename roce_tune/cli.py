@@ -1178,6 +1178,12 @@ def import_netbox(
                                         help="Interface custom field with the catalog NIC model."),
     site_name: str | None = typer.Option(None, "--site-name",
                                          help="Inventory site name (default: --site or netbox)."),
+    status: list[str] = typer.Option([], "--status",
+                                     help="Import devices with this NetBox status (repeat; default: active, "
+                                     "planned, staged)."),
+    cable_status: list[str] = typer.Option([], "--cable-status",
+                                           help="Import cables with this NetBox status: connected|planned|"
+                                           "decommissioning (repeat; default: connected, planned)."),
 ) -> None:
     """Import devices, interfaces, cables and RDMA NIC names from NetBox into a full-form inventory
     (mapping rules: docs/import-netbox.md)."""
@@ -1201,7 +1207,10 @@ def import_netbox(
             platforms=nb.DEFAULT_PLATFORMS | nb.parse_map(platform_map, "--platform-map",
                                                           [p.value for p in Platform]),
             models=nb.parse_map(model_map, "--model-map"),
-            rdma_field=rdma_field, nic_model_field=nic_model_field)
+            rdma_field=rdma_field, nic_model_field=nic_model_field,
+            device_statuses=nb.parse_statuses(status, "--status", nb.DEFAULT_DEVICE_STATUSES),
+            cable_statuses=nb.parse_statuses(cable_status, "--cable-status", nb.DEFAULT_CABLE_STATUSES,
+                                             nb.CABLE_STATUSES))
         text, result = nb.import_netbox(url, token.strip(), token_env, site=site, tag=tag, mapping=mapping,
                                         site_name=site_name)
     except nb.NetboxImportError as exc:

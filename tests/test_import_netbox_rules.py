@@ -125,18 +125,22 @@ def test_rate_from_interface_type_includes_terabit_types() -> None:
 
 
 @contextlib.contextmanager
-def _json_api(results: list[dict[str, object]], tls: tuple[Path, Path] | None = None) -> Iterator[str]:
+def _json_api(results: list[dict[str, object]] | dict[str, list[dict[str, object]]],
+              tls: tuple[Path, Path] | None = None) -> Iterator[str]:
     """A loopback HTTP(S) server answering every GET with one page of NetBox-shaped JSON holding
-    ``results``; yields its base URL (https with ``tls`` = (certificate, key) PEM files) and stops after."""
+    ``results`` (a dict: the results per URL path, e.g. ``/api/dcim/cables/``, none for other paths);
+    yields its base URL (https with ``tls`` = (certificate, key) PEM files) and stops after."""
     import json
     import ssl
     import threading
     from http.server import BaseHTTPRequestHandler, HTTPServer
+    from urllib.parse import urlsplit
 
     class Handler(BaseHTTPRequestHandler):
         def do_GET(self) -> None:  # noqa: N802 (http.server's name)
-            body = json.dumps({"count": len(results), "next": None, "previous": None,
-                               "results": results}).encode()
+            page = results.get(urlsplit(self.path).path, []) if isinstance(results, dict) else results
+            body = json.dumps({"count": len(page), "next": None, "previous": None,
+                               "results": page}).encode()
             self.send_response(200)
             self.send_header("Content-Type", "application/json")
             self.send_header("Content-Length", str(len(body)))

@@ -13,7 +13,10 @@ interface speed, cable length/unit/type, custom fields) are in docs/import-netbo
 * cable length + unit (km, m, cm, mi, ft, in) -> metres; cable type -> media (dac/aoc/optic); a cable to a
   patch panel: the interface at the end of NetBox's traced path (``connected_endpoints``), no length;
 * host NICs: the host interfaces whose custom field ``rdma_device`` is set; ``nic_model`` names the catalog
-  NIC; optional ``rail`` (interface) and ``rails`` / ``ssh_port`` (device) custom fields.
+  NIC; optional ``rail`` (interface) and ``rails`` / ``ssh_port`` (device) custom fields;
+* device status: only ``active``, ``planned`` and ``staged`` devices are imported (``--status``), cable
+  status: only ``connected`` and ``planned`` cables (``--cable-status``); a cable to a device left out by its
+  status, or on an interface disabled in NetBox, is no fabric link. What is left out is listed.
 
 The token is read from the environment variable named by ``--token-env`` and is never printed, logged or
 put into an error message. Every problem found is reported (each naming its device, interface or cable),
@@ -58,6 +61,21 @@ CABLE_MEDIA: dict[str, str] = {
     "mmf-om5": "optic", "smf": "optic", "smf-os1": "optic", "smf-os2": "optic",
 }
 
+#: NetBox 4.x device statuses (``DeviceStatusChoices`` in netbox/dcim/choices.py,
+#: https://github.com/netbox-community/netbox/blob/v4.7.3/netbox/dcim/choices.py). An installation may add its
+#: own through ``FIELD_CHOICES['dcim.Device.status+']``
+#: (https://netboxlabs.com/docs/netbox/configuration/data-validation/#field_choices), so ``--status`` takes
+#: other values too, as long as a device of the selection has them.
+DEVICE_STATUSES = ("offline", "active", "planned", "staged", "failed", "inventory", "decommissioning")
+#: imported by default: in service (active), installed and being provisioned (staged), and a new build
+#: modelled ahead of installation (planned); offline, failed, inventory (a spare on the shelf) and
+#: decommissioning devices carry no fabric traffic to tune for.
+DEFAULT_DEVICE_STATUSES = ("active", "planned", "staged")
+#: NetBox cable statuses (``LinkStatusChoices``, same file; no FIELD_CHOICES key, so no others exist).
+CABLE_STATUSES = ("connected", "planned", "decommissioning")
+#: imported by default: a cable being removed (decommissioning) is no fabric link to size headroom for.
+DEFAULT_CABLE_STATUSES = ("connected", "planned")
+
 #: interface types that are not front-panel ports (NetBox InterfaceTypeChoices virtual/LAG/wireless groups)
 _NOT_PORTS = re.compile(r"^(virtual|bridge|lag|ieee802\.11.*|other-wireless|lte|gsm|cdma|5g|4g)$")
 #: the rate in a NetBox interface type slug: ``400gbase-x-osfp``, ``1.6tbase-x-osfp1600`` (NetBox 4.7
@@ -84,7 +102,8 @@ class NetboxImportError(Exception):
 @dataclass(frozen=True)
 class Mapping:
     """How NetBox objects map to inventory fields. Keys of ``roles``/``platforms`` are NetBox slugs;
-    keys of ``models`` are NetBox device type models or slugs, compared case-insensitively."""
+    keys of ``models`` are NetBox device type models or slugs, compared case-insensitively;
+    ``device_statuses``/``cable_statuses`` are the NetBox status values that are imported (lower case)."""
 
     roles: dict[str, str] = field(default_factory=lambda: dict(DEFAULT_ROLES))
     platforms: dict[str, str] = field(default_factory=lambda: dict(DEFAULT_PLATFORMS))
@@ -94,15 +113,20 @@ class Mapping:
     rail_field: str = "rail"
     rails_field: str = "rails"
     ssh_port_field: str = "ssh_port"
+    device_statuses: tuple[str, ...] = DEFAULT_DEVICE_STATUSES
+    cable_statuses: tuple[str, ...] = DEFAULT_CABLE_STATUSES
 
 
 @dataclass
 class Snapshot:
-    """What was read from NetBox, as plain dicts (the REST API's JSON): devices, interfaces, cables."""
+    """What was read from NetBox, as plain dicts (the REST API's JSON): devices, interfaces, cables; and,
+    per interface id whose cable path is complete but not active (a cable on it is not ``connected``), the
+    statuses of the cables on that path (from ``/api/dcim/interfaces/{id}/trace/``)."""
 
     devices: list[dict[str, Any]]
     interfaces: list[dict[str, Any]]
     cables: list[dict[str, Any]]
+    path_statuses: dict[int, list[str]] = field(default_factory=dict)
 
 
 @dataclass
@@ -129,14 +153,51 @@ def parse_map(pairs: Iterable[str], what: str, allowed: Iterable[str] | None = N
     return out
 
 
+def parse_statuses(values: Iterable[str], what: str, default: tuple[str, ...],
+                   known: tuple[str, ...] | None = None) -> tuple[str, ...]:
+    """``--status``/``--cable-status`` values -> NetBox status values, lower case, in the order given;
+    ``default`` when none is given. A value may also be comma-separated (``active,staged``).
+
+    Raises NetboxImportError on an empty value, and (``known`` given: cable statuses, which NetBox does not
+    let an installation extend) on a value outside ``known``."""
+    out: list[str] = []
+    for raw in values:
+        for value in raw.split(","):
+            status = value.strip().lower()
+            if not status:
+                raise NetboxImportError([f"{what} {raw!r}: an empty status"])
+            if known is not None and status not in known:
+                raise NetboxImportError([f"{what} {value.strip()!r} is not a NetBox status "
+                                         f"({', '.join(known)})"])
+            if status not in out:
+                out.append(status)
+    return tuple(out) or default
+
+
 # --- reading NetBox ---------------------------------------------------------------------------------------
 def _chunks(ids: list[int], size: int = 100) -> Iterator[list[int]]:
     for i in range(0, len(ids), size):
         yield ids[i:i + size]
 
 
-def fetch(api: Any, site: str | None = None, tag: str | None = None) -> Snapshot:
-    """Read devices (by site and tag slug), their interfaces and cables through a ``pynetbox.api``.
+def _inactive_path(iface: dict[str, Any]) -> bool:
+    """True if NetBox traces the interface's cable path to an interface, but not as active (a cable on the
+    path is planned or decommissioning)."""
+    return bool(iface.get("connected_endpoints")) and not iface.get("connected_endpoints_reachable") \
+        and iface.get("connected_endpoints_type") == "dcim.interface"
+
+
+def _path_cable_statuses(record: Any) -> list[str]:
+    """The statuses of the cables on an interface's cable path (pynetbox ``trace()``: near ends, cable, far
+    ends, near ends, cable, …; NetBox's trace serializes each cable with its status)."""
+    return [_status(dict(cable), "connected") for cable in record.trace()[1::3] if cable]
+
+
+def fetch(api: Any, site: str | None = None, tag: str | None = None,
+          trace_inactive: bool = True) -> Snapshot:
+    """Read devices (by site and tag slug), their interfaces and cables through a ``pynetbox.api``; with
+    ``trace_inactive``, the statuses of the cables on each complete but inactive path through patch panels
+    (one trace request per such interface: in a planned build through patch panels, one per cabled port).
 
     Raises whatever pynetbox/requests raise, and NotNetboxError for JSON that holds no NetBox devices
     (:func:`import_netbox` turns them into messages)."""
@@ -147,11 +208,16 @@ def fetch(api: Any, site: str | None = None, tag: str | None = None) -> Snapshot
         raise NotNetboxError(f"the devices list has objects without a NetBox id: {str(devices[0])[:80]}")
     interfaces: list[dict[str, Any]] = []
     cables: dict[int, dict[str, Any]] = {}
+    paths: dict[int, list[str]] = {}
     for chunk in _chunks(ids):
-        interfaces += [dict(i) for i in api.dcim.interfaces.filter(device_id=chunk)]
+        for record in api.dcim.interfaces.filter(device_id=chunk):
+            interfaces.append(dict(record))
+            if trace_inactive and _inactive_path(interfaces[-1]) \
+                    and interfaces[-1].get("link_peers_type") in _PANEL_PORTS:  # a direct cable: its status
+                paths[record.id] = _path_cable_statuses(record)
         for c in api.dcim.cables.filter(device_id=chunk):
             cables[c.id] = dict(c)
-    return Snapshot(devices=devices, interfaces=interfaces, cables=list(cables.values()))
+    return Snapshot(devices=devices, interfaces=interfaces, cables=list(cables.values()), path_statuses=paths)
 
 
 # --- mapping ----------------------------------------------------------------------------------------------
@@ -282,14 +348,30 @@ class _Devices:
     switches: dict[int, dict[str, Any]] = field(default_factory=dict)
     hosts: dict[int, dict[str, Any]] = field(default_factory=dict)
     unmapped_roles: dict[str, list[str]] = field(default_factory=lambda: defaultdict(list))
+    by_status: dict[int, tuple[str, str]] = field(default_factory=dict)  # left out: id -> (name, status)
 
-    def skipped(self) -> list[str]:
-        """One line per NetBox role that maps to no roce-tune role."""
-        return [
-            f"{len(devs)} device(s) with role {slug} (no roce-tune role; --role-map {slug}=ROLE "
-            f"to import them): {', '.join(sorted(devs)[:10])}{' …' if len(devs) > 10 else ''}"
-            for slug, devs in sorted(self.unmapped_roles.items())
-        ]
+    def skipped(self, statuses: tuple[str, ...]) -> list[str]:
+        """One line per NetBox role that maps to no roce-tune role; one for the devices whose NetBox status
+        is not in ``statuses``."""
+        lines = [f"{len(devs)} device(s) with role {slug} (no roce-tune role; --role-map {slug}=ROLE "
+                 f"to import them): {_first(sorted(devs))}"
+                 for slug, devs in sorted(self.unmapped_roles.items())]
+        if self.by_status:
+            left = sorted(self.by_status.values(), key=lambda d: _natural(d[0]))
+            lines.append(f"{len(left)} device(s) by their NetBox status (imported: {', '.join(statuses)}; "
+                         f"choose with --status): {_first([f'{n} ({st})' for n, st in left])}")
+        return lines
+
+
+def _first(names: list[str], n: int = 10) -> str:
+    """The first ``n`` of ``names``, comma-separated, `` …`` when there are more."""
+    return ", ".join(names[:n]) + (" …" if len(names) > n else "")
+
+
+def _status(obj: dict[str, Any], default: str) -> str:
+    """A device's or cable's NetBox status value, lower case (NetBox's model default when the field is
+    absent: ``active`` for devices, ``connected`` for cables, netbox/dcim/models/devices.py, cables.py)."""
+    return str(_value(obj.get("status")) or default).lower()
 
 
 def _where(dev: dict[str, Any]) -> str:
@@ -325,6 +407,10 @@ def _read_devices(devices: list[dict[str, Any]], mapping: Mapping, catalog: Any,
         role = mapping.roles.get(role_slug or "")
         if role is None:
             out.unmapped_roles[role_slug or "(none)"].append(name)
+            continue
+        status = _status(dev, "active")
+        if status not in mapping.device_statuses:
+            out.by_status[dev["id"]] = (name, status)
             continue
         if not DEVICE_NAME_RE.fullmatch(name):
             errors.append(f"device {name!r}: the name is not usable as a roce-tune device name "
@@ -452,12 +538,13 @@ def build(snapshot: Snapshot, mapping: Mapping | None = None, site_name: str = "
     catalog = load_catalog()
     errors: list[str] = []
     devs = _read_devices(snapshot.devices, mapping, catalog, errors)
-    skipped = devs.skipped()
+    skipped = devs.skipped(mapping.device_statuses)
+    errors += _unknown_statuses(snapshot.devices, mapping.device_statuses)
     if not devs.roles and not errors:
-        raise NetboxImportError([f"none of the {len(snapshot.devices)} NetBox device(s) has a role that maps "
-                                 f"to a roce-tune role (leaf, spine, superspine, host): nothing to import"]
+        raise NetboxImportError([_nothing_to_import(snapshot, devs, mapping)]
                                 + [f"left out {line}" for line in skipped])
     ifaces = _read_interfaces(snapshot.interfaces, devs, mapping, catalog, errors)
+    skipped += _marked_connected(ifaces, devs)
     if devs.hosts and not any(_cf(i, mapping.rdma_field) is not None for i in snapshot.interfaces
                               if (i.get("device") or {}).get("id") in devs.hosts):
         errors.append(f"none of the interfaces of the {len(devs.hosts)} host(s) has the custom field "
@@ -466,8 +553,10 @@ def build(snapshot: Snapshot, mapping: Mapping | None = None, site_name: str = "
                       f"(docs/import-netbox.md), or name your fields with --rdma-field / --nic-model-field")
     for dev_id, sw in devs.switches.items():
         sw["ports"] = compress_ports(ifaces.ports_by_dev.get(dev_id, []))
-    links = _cables(snapshot.cables, _Fabric(devs, ifaces, mapping.rdma_field, errors))
+    fab = _Fabric(devs, ifaces, mapping.rdma_field, errors, mapping.cable_statuses, snapshot.path_statuses)
+    links = _cables(snapshot.cables, fab)
     skipped += links.ignored
+    errors += _no_cable_left(fab, links, ifaces)
     if errors:
         raise NetboxImportError(errors)
     data: dict[str, Any] = {
@@ -478,6 +567,56 @@ def build(snapshot: Snapshot, mapping: Mapping | None = None, site_name: str = "
         "hosts": sorted(devs.hosts.values(), key=lambda h: _natural(h["name"])),
     }
     return ImportResult(data=data, skipped=skipped)
+
+
+def _no_cable_left(fab: _Fabric, links: _Links, ifaces: _Interfaces) -> list[str]:
+    """An error when ``--cable-status`` left out cables and no link and no NIC cabling remain."""
+    if not fab.by_status or links.links or any("switch_port" in nic for nic in ifaces.nics.values()):
+        return []
+    return [f"no cable of the imported devices is left to import: {len(fab.by_status)} cable(s) have a "
+            f"NetBox status outside --cable-status {' --cable-status '.join(fab.cable_statuses)} "
+            f"({_first(fab.by_status, 3)}); add their status with --cable-status to import them"]
+
+
+def _status_counts(devices: Iterable[dict[str, Any]]) -> str:
+    """``planned 12, staged 2``: how many of ``devices`` have each NetBox status, most first."""
+    counts: dict[str, int] = defaultdict(int)
+    for dev in devices:
+        counts[_status(dev, "active")] += 1
+    return ", ".join(f"{st} {n}" for st, n in sorted(counts.items(), key=lambda kv: (-kv[1], kv[0])))
+
+
+def _nothing_to_import(snapshot: Snapshot, devs: _Devices, mapping: Mapping) -> str:
+    """Why no device is imported: no role maps, or the ``--status`` filter leaves none of those that do."""
+    if not devs.by_status:
+        return (f"none of the {len(snapshot.devices)} NetBox device(s) has a role that maps to a roce-tune "
+                f"role (leaf, spine, superspine, host): nothing to import")
+    mapped = [d for d in snapshot.devices if d["id"] in devs.by_status]
+    selected = " --status ".join(mapping.device_statuses)
+    return (f"none of the {len(mapped)} NetBox device(s) with a roce-tune role has a status selected by "
+            f"--status {selected} (their statuses: {_status_counts(mapped)}): nothing to import; add their "
+            f"status, e.g. --status {_status(mapped[0], 'active')}")
+
+
+def _unknown_statuses(devices: list[dict[str, Any]], statuses: tuple[str, ...]) -> list[str]:
+    """An error per ``--status`` value that is no NetBox device status and that no device of the selection
+    has (a typo; a status an installation added through FIELD_CHOICES is found on its devices)."""
+    present = {_status(d, "active") for d in devices}
+    return [f"--status {st!r} is not a NetBox device status ({', '.join(DEVICE_STATUSES)}) and no selected "
+            f"device has it (their statuses: {_status_counts(devices)})"
+            for st in statuses if st not in DEVICE_STATUSES and st not in present]
+
+
+def _marked_connected(ifaces: _Interfaces, devs: _Devices) -> list[str]:
+    """A line for the fabric ports and RDMA NICs that NetBox marks connected without a cable
+    (``mark_connected``: "treat as if a cable is connected"): their far end is unknown, so no link."""
+    marked = [f"{devs.names[i['device']['id']]}:{i['name']}" for i in ifaces.by_id.values()
+              if i.get("mark_connected") and not i.get("cable") and i["id"] not in ifaces.not_ports
+              and (i["device"]["id"] in devs.switches or i["id"] in ifaces.nics)]
+    if not marked:
+        return []
+    return [f"{len(marked)} interface(s) marked connected in NetBox without a cable (the far end is unknown, "
+            f"so no link; cable them in NetBox): {_first(sorted(marked, key=_natural))}"]
 
 
 def _mgmt(dev: dict[str, Any], mapping: Mapping, name: str, errors: list[str]) -> dict[str, Any] | None:
@@ -562,7 +701,25 @@ class _Fabric:
     ifaces: _Interfaces
     rdma_field: str
     errors: list[str]
+    cable_statuses: tuple[str, ...] = DEFAULT_CABLE_STATUSES
+    path_statuses: dict[int, list[str]] = field(default_factory=dict)  # Snapshot.path_statuses
     panel_paths: set[frozenset[int]] = field(default_factory=set)  # interface pairs joined via patch panels
+    by_status: list[str] = field(default_factory=list)  # cables left out by their status, one text each
+    to_left_out: dict[int, list[str]] = field(default_factory=lambda: defaultdict(list))  # dev id -> ends
+
+    def status_skipped(self) -> list[str]:
+        """One line for the cables left out by their own status; one per device left out by its status
+        that imported devices are cabled to (those cables are no fabric links)."""
+        lines = []
+        if self.by_status:
+            lines.append(f"{len(self.by_status)} cable(s) by their NetBox status (imported: "
+                         f"{', '.join(self.cable_statuses)}; choose with --cable-status): "
+                         f"{_first(self.by_status)}")
+        for name, status, ends in sorted(((*self.devs.by_status[d], e) for d, e in self.to_left_out.items()),
+                                         key=lambda t: _natural(t[0])):
+            lines.append(f"{len(ends)} cable(s) to {name} (left out by its NetBox status {status}, so no "
+                         f"fabric link): {_first(sorted(ends, key=_natural))}")
+        return lines
 
 
 @dataclass
@@ -621,12 +778,29 @@ _PANEL_PORTS = ("dcim.frontport", "dcim.rearport")
 
 
 def _traced(iface: dict[str, Any], fab: _Fabric) -> dict[str, Any] | None:
-    """The imported interface at the end of ``iface``'s complete cable path, if there is one."""
+    """The imported interface at the end of ``iface``'s complete cable path, if there is one and every cable
+    on it has an imported status. NetBox calls a path active only when all its cables are ``connected``
+    (``connected_endpoints_reachable``; CablePath.is_active, netbox/dcim/models/cables.py); for a complete
+    but inactive path the statuses come from its trace (:attr:`Snapshot.path_statuses`)."""
     peers = iface.get("connected_endpoints") or []
-    if len(peers) != 1 or iface.get("connected_endpoints_type") != "dcim.interface" \
-            or not iface.get("connected_endpoints_reachable"):
+    if len(peers) != 1 or iface.get("connected_endpoints_type") != "dcim.interface":
         return None
+    if not iface.get("connected_endpoints_reachable"):
+        statuses = fab.path_statuses.get(iface["id"])
+        if not statuses or not set(statuses) <= set(fab.cable_statuses):
+            return None
     return fab.ifaces.by_id.get(peers[0].get("id"))
+
+
+def _path_refused(near: dict[str, Any], label: str, name: str, fab: _Fabric) -> bool:
+    """True (and listed with the cables left out by status) if ``near``'s path through patch panels is
+    complete but has a cable whose status is not imported."""
+    refused = sorted(set(fab.path_statuses.get(near["id"]) or []) - set(fab.cable_statuses))
+    if not near.get("connected_endpoints") or not refused:
+        return False
+    fab.by_status.append(f"{label} {name} - patch panel (the path through the patch panels has a cable "
+                         f"{' and one '.join(refused)})")
+    return True
 
 
 def _through_panels(label: str, ends: list[list[tuple[Any, Any]]], ours: list[list[dict[str, Any]]],
@@ -642,15 +816,35 @@ def _through_panels(label: str, ends: list[list[tuple[Any, Any]]], ours: list[li
     near = (ours[0] or ours[1])[0]
     far = _traced(near, fab)
     name = f"{fab.devs.names[near['device']['id']]}:{near['name']}"
+    if far is None and (_path_to_left_out(near, name, fab) or _path_refused(near, label, name, fab)):
+        return True
     if far is None:
-        ignored.append(f"{label} ({name} - patch panel): NetBox traces no complete path from {name} through "
-                       f"the patch panels to an interface of an imported device")
+        inactive = " active" if _inactive_path(near) else ""  # a cable on it not connected: --cable-status
+        ignored.append(f"{label} ({name} - patch panel): NetBox traces no complete{inactive} path from "
+                       f"{name} through the patch panels to an interface of an imported device")
         return True
     path = frozenset((near["id"], far["id"]))
     if path in fab.panel_paths:
         return True
     fab.panel_paths.add(path)
     return near, far
+
+
+def _path_to_left_out(near: dict[str, Any], name: str, fab: _Fabric) -> bool:
+    """True (and noted under that device) if NetBox traces ``near`` through patch panels to an interface of a
+    device left out by its status."""
+    peers = near.get("connected_endpoints") or [{}]
+    dev_id = _device_id(peers[0])
+    if dev_id not in fab.devs.by_status:
+        return False
+    fab.to_left_out[dev_id].append(f"{name} (through patch panels)")
+    return True
+
+
+def _device_id(obj: Any) -> Any:
+    """The NetBox id of the device a (nested) interface or port belongs to, or None."""
+    device = obj.get("device") if isinstance(obj, dict) else None
+    return device.get("id") if isinstance(device, dict) else None
 
 
 def _pair(cable: dict[str, Any], label: str, fab: _Fabric,
@@ -660,12 +854,34 @@ def _pair(cable: dict[str, Any], label: str, fab: _Fabric,
     ends, ours = _cable_ends(cable, fab)
     if not ours[0] and not ours[1]:
         return None
+    status = _status(cable, "connected")
+    if status not in fab.cable_statuses:
+        fab.by_status.append(f"{label} {_cable_ends_named(cable, ours, fab)} ({status})")
+        return None
+    if _to_left_out(cable, ours, fab):
+        return None
     panel = _through_panels(label, ends, ours, fab, ignored)
     if isinstance(panel, tuple):
         return panel[0], panel[1], False
     if panel or _odd_shape(label, cable, ends, ours, fab, ignored):
         return None
     return ours[0][0], ours[1][0], True
+
+
+def _to_left_out(cable: dict[str, Any], ours: list[list[dict[str, Any]]], fab: _Fabric) -> bool:
+    """True (and noted under that device) if one side of the cable has no imported interface and ends on a
+    device left out by its status (the cable's terminations carry their device)."""
+    for side, key in zip(ours, ("a_terminations", "b_terminations")):
+        if side:
+            continue
+        far = [_device_id(t.get("object")) for t in cable.get(key) or []]
+        dev_id = next((d for d in far if d in fab.devs.by_status), None)
+        if dev_id is not None:
+            near = [i for other in ours for i in other]
+            fab.to_left_out[dev_id].append(",".join(f"{fab.devs.names[i['device']['id']]}:{i['name']}"
+                                                    for i in near))
+            return True
+    return False
 
 
 def _cable_fields(cable: dict[str, Any], what: str, errors: list[str]) -> dict[str, Any]:
@@ -687,6 +903,8 @@ def _cable(cable: dict[str, Any], fab: _Fabric, links: list[dict[str, Any]], ign
     a_dev, b_dev = a["device"]["id"], b["device"]["id"]
     what = (f"{label}{'' if direct else ' and patch panels'} "
             f"({names[a_dev]}:{a['name']} - {names[b_dev]}:{b['name']})")
+    if _disabled(what, (a, b), fab, ignored):
+        return
     # through patch panels: NetBox has no length of the whole path (the trunks between panels are cables
     # of no imported device), so the inventory default applies and lint says so (RT107)
     extra = _cable_fields(cable, what, fab.errors) if direct else {}
@@ -706,6 +924,16 @@ def _cable(cable: dict[str, Any], fab: _Fabric, links: list[dict[str, Any]], ign
         nic.update(extra)
     elif not _not_a_port(what, [a, b], fab, ignored):
         links.append({"a": f"{names[a_dev]}:{a['name']}", "b": f"{names[b_dev]}:{b['name']}", **extra})
+
+
+def _disabled(what: str, ends: tuple[dict[str, Any], ...], fab: _Fabric, ignored: list[str]) -> bool:
+    """True (and a line in ``ignored``) if an end of the cable is an interface disabled in NetBox
+    (``enabled`` off: shut down, so the cable carries no traffic)."""
+    off = [f"{fab.devs.names[i['device']['id']]}:{i['name']}" for i in ends if i.get("enabled") is False]
+    if off:
+        ignored.append(f"{what}: {' and '.join(off)} disabled in NetBox (enabled off), so no fabric link; "
+                       f"enable the interface in NetBox to import it")
+    return bool(off)
 
 
 def _not_a_port(what: str, switch_ends: list[dict[str, Any]], fab: _Fabric, ignored: list[str]) -> bool:
@@ -733,6 +961,7 @@ def _cables(cables: list[dict[str, Any]], fab: _Fabric) -> _Links:
     ignored: list[str] = []
     for cable in sorted(cables, key=lambda c: c["id"]):
         _cable(cable, fab, links, ignored)
+    ignored += fab.status_skipped()
     return _Links(sorted(links, key=lambda link: (_natural(link["a"]), _natural(link["b"]))), ignored)
 
 
@@ -793,13 +1022,14 @@ def _request_error(exc: Any, base: str, site: str | None, tag: str | None,
                                f"{': ' + detail if detail else ''}")])
 
 
-def _fetch(api: Any, base: str, site: str | None, tag: str | None, token_env: str) -> Snapshot:
+def _fetch(api: Any, base: str, site: str | None, tag: str | None, token_env: str,
+           trace_inactive: bool = True) -> Snapshot:
     """:func:`fetch`, with every failure as a NetboxImportError that says what to check."""
     import pynetbox
     import requests
 
     try:
-        snapshot = fetch(api, site=site, tag=tag)
+        snapshot = fetch(api, site=site, tag=tag, trace_inactive=trace_inactive)
     except pynetbox.RequestError as exc:
         raise _request_error(exc, base, site, tag, token_env) from None
     except pynetbox.ContentError:
@@ -860,13 +1090,17 @@ def import_netbox(url: str, token: str, token_env: str, *, site: str | None = No
     from roce_tune.inventory.intent import full_form_yaml
     from roce_tune.inventory.loader import load_inventory_text
 
+    mapping = mapping or Mapping()
     base = _shown(url.rstrip("/"))
     api = pynetbox.api(url.rstrip("/"), token=token)
     api.http_session = _session(timeout_s)
-    snapshot = _fetch(api, base, site, tag, token_env)
+    # an inactive path has a cable that is not connected: worth tracing only if such cables are imported
+    snapshot = _fetch(api, base, site, tag, token_env, set(mapping.cable_statuses) != {"connected"})
     result = build(snapshot, mapping, site_name or site or "netbox")
     header = (f"# Imported from NetBox at {base} by roce-tune import netbox"
               f"{' --site ' + site if site else ''}{' --tag ' + tag if tag else ''}.\n"
+              f"# devices with NetBox status {', '.join(mapping.device_statuses)}; cables with status "
+              f"{', '.join(mapping.cable_statuses)}.\n"
               "# policy and defaults are roce-tune's defaults: review them (docs/import-netbox.md).\n")
     text = header + full_form_yaml(result.data)
     try:
@@ -876,6 +1110,8 @@ def import_netbox(url: str, token: str, token_env: str, *, site: str | None = No
     return text, result
 
 
-__all__ = ["CABLE_MEDIA", "DEFAULT_PLATFORMS", "DEFAULT_ROLES", "LENGTH_UNIT_M", "ImportResult", "Mapping",
+__all__ = ["CABLE_MEDIA", "CABLE_STATUSES", "DEFAULT_CABLE_STATUSES", "DEFAULT_DEVICE_STATUSES",
+           "DEFAULT_PLATFORMS", "DEVICE_STATUSES", "DEFAULT_ROLES", "LENGTH_UNIT_M", "ImportResult",
+           "Mapping",
            "NetboxImportError", "Snapshot", "build", "cable_length_m", "compress_ports", "fetch",
-           "import_netbox", "parse_map"]
+           "import_netbox", "parse_map", "parse_statuses"]

@@ -54,8 +54,9 @@ class Fabric:
         if role in ("leaf", "spine"):
             fields.setdefault("platform", self.sonic)
         dtype = self.server if role == "gpu-server" else self.sn4700
+        fields.setdefault("status", "active")
         return self.api.dcim.devices.create(name=name, site=site.id, role=self.roles[role], device_type=dtype,
-                                            status="active", **fields)
+                                            **fields)
 
     def iface(self, dev: Any, name: str, kind: str = "400gbase-x-osfp", **fields: Any) -> Any:
         return self.api.dcim.interfaces.create(device=dev.id, name=name, type=kind, **fields)
