@@ -24,6 +24,7 @@ from roce_tune.inventory.fastflow import (
     SQ_RE,
     Bail,
     Ctx,
+    SplitValues,
     after_ok,
     flow_map_simple,
     flow_map_split,
@@ -35,6 +36,7 @@ from roce_tune.inventory.yamlpos import (
     ParseResult,
     PosMap,
     ScalarError,
+    SplitPos,
     YamlIssue,
     join_index,
     join_key,
@@ -174,6 +176,60 @@ _FLOW_ITEM_RE = re.compile(rf"( *)- \{{({SPLIT_INNER_RE.pattern})\}}\Z")
 #: indentation, the key, the text between the braces.
 _FLOW_ENTRY_RE = re.compile(
     rf"( *)([A-Za-z0-9_][A-Za-z0-9_.-]{{0,999}}): +\{{({SPLIT_INNER_RE.pattern})\}}\Z")
+
+#: A character a double-quoted value of the :data:`SPLIT_INNER_RE` shape may not hold (``"`` aside).
+_QUOTED_BAD_RE = re.compile(r"['\\, ]")
+
+
+class _FlowItems:
+    """``- {k: v, ...}`` sequence items (NICs, links) by :func:`split_pairs`, and by template where lines
+    differ only in their double-quoted values.
+
+    A fabric repeats its NIC and link lines with only the endpoint names changed, and those are written
+    quoted (``switch_port: "leaf1:Ethernet0"``; ``roce-tune expand`` writes them so). Such a line, cut at
+    its ``"``, is known by the text outside the quotes: once one line of that text was read by the regex and
+    :func:`split_pairs`, the next ones copy its mapping and put their quoted texts in. The result is the same:
+    the text outside the quotes is the same, and a quoted text without ``'``, ``\\``, ``,`` or a space
+    fits the quoted value of :data:`SPLIT_INNER_RE` whatever it holds (double-quoted values are taken as
+    written, ``split_pairs`` only cuts their quotes).
+    """
+
+    __slots__ = ("known", "values")
+
+    def __init__(self, values: SplitValues) -> None:
+        self.values = values
+        #: the line's text outside its double quotes -> (indentation, mapping, keys of the quoted values)
+        self.known: dict[tuple[str, ...], tuple[int, dict[str, Any], tuple[str, ...]]] = {}
+
+    def read(self, raw: str, col: int, lineno: int) -> tuple[Any, Any] | None:
+        """The item ``raw`` at indentation ``col`` as (mapping, positions), or None when it is not of the
+        :data:`SPLIT_INNER_RE` shape at that indentation (or :func:`split_pairs` declines it)."""
+        if '"' in raw:
+            parts = raw.split('"')
+            known = self.known.get(tuple(parts[::2]))
+            if known is not None and known[0] == col:
+                quoted = parts[1::2]
+                if _QUOTED_BAD_RE.search("".join(quoted)) is None:
+                    out = known[1].copy()  # the keys keep their order: update() only replaces values
+                    out.update(zip(known[2], quoted))
+                    return out, SplitPos((raw[col + 3:-1], lineno, col + 2))
+        m = _FLOW_ITEM_RE.match(raw)
+        if m is None or m.end(1) != col:
+            return None
+        got = split_pairs(m.group(2), lineno, col + 2, self.values)
+        if got is not None and '"' in raw:
+            self._learn(raw, col, m.group(2), got[0])
+        return got
+
+    def _learn(self, raw: str, col: int, inner: str, mapping: dict[str, Any]) -> None:
+        """Keep ``mapping`` (just read from ``raw``) as the template of the lines that differ from ``raw``
+        only inside double quotes."""
+        cut = inner.replace(": ", ", ").split(", ")  # as split_pairs cuts it
+        quoted_keys = tuple(k for k, v in zip(cut[::2], cut[1::2]) if v[0] == '"')
+        parts = raw.split('"')
+        if 2 * len(quoted_keys) == len(parts) - 1:
+            self.known[tuple(parts[::2])] = (col, mapping.copy(), quoted_keys)
+
 
 _SKIP: tuple[Any, ...] = ("skip",)
 _MARKER: tuple[Any, ...] = ("marker",)
@@ -450,18 +506,15 @@ def _parse(text: str) -> ParseResult:
     top_data: Any = None
     cache: dict[str, tuple[Any, ...]] = {}
     cache_get = cache.get
-    values = p.ctx.split_values
-    flow_item = _FLOW_ITEM_RE.match
+    flow_item = _FlowItems(p.ctx.split_values).read
     for lineno, raw in enumerate(text.split("\n"), 1):
         if raw[-1:] == "}":
-            if top_is_seq and (m := flow_item(raw)) is not None and m.end(1) == top_col:
+            if top_is_seq and (got := flow_item(raw, top_col, lineno)) is not None:
                 # "- {k: v, ...}", the next item of the current sequence (a NIC, a link): no token needed
-                got = split_pairs(m.group(2), lineno, top_col + 2, values)
-                if got is not None:
-                    top_data.append(got[0])
-                    top_pos.append((lineno, top_col + 3, got[1]))
-                    continue
-            elif p.flow_line(raw, lineno):
+                top_data.append(got[0])
+                top_pos.append((lineno, top_col + 3, got[1]))
+                continue
+            if p.flow_line(raw, lineno):
                 top_col, top_is_seq, top_pos, top_data = p.current()
                 continue
         tok = cache_get(raw)
