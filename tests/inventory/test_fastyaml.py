@@ -329,3 +329,24 @@ def test_items_differing_only_in_quoted_values_agree(second: str) -> None:
         line3 = text.splitlines()[2]
         assert resolve_pos(fast.pos["links"][4][1][2])["cable_length"] == (
             3, line3.index("cable_length") + 1, 3, line3.index("30m") + 1, None)
+
+
+@pytest.mark.parametrize("second", [
+    '"10.0.0.2"', '"10.0.0.2 x"', '"10,2"', "\"a'b\"", '"a\\\\b"', '""', '"a", port: "22"', '"9"'])
+def test_entries_and_first_items_differing_only_in_quoted_values_agree(second: str) -> None:
+    """``key: {...}`` entries (``mgmt: {host: "..."}``) and the first item of a block sequence, read by
+    the template of an earlier line with other quoted texts, agree with ruamel.yaml."""
+    text = ('hosts:\n  - name: g\n    mgmt: {host: "10.0.0.1"}\n    nics:\n'
+            '      - {rail: 0, switch_port: "l0:E0"}\n'
+            f'  - name: h\n    mgmt: {{host: {second}}}\n    nics:\n'
+            f'      - {{rail: 0, switch_port: {second}}}\n'
+            '  - name: i\n    mgmt: {host: "10.0.0.3"}\n    mgmt: {host: "10.0.0.4"}\n    nics:\n'
+            '    - {rail: 0, switch_port: "l0:E2"}\n')
+    assert_agrees(text, must_accept=second in ('"10.0.0.2"', '""', '"9"'))
+    fast = fast_parse(text)
+    if fast is not None and second == '"10.0.0.2"':
+        assert [h["mgmt"]["host"] for h in fast.data["hosts"]] == ["10.0.0.1", "10.0.0.2", "10.0.0.3"]
+        assert [n["switch_port"] for h in fast.data["hosts"] for n in h["nics"]] == [
+            "l0:E0", "10.0.0.2", "l0:E2"]
+        assert [i.rule for i in fast.issues] == ["RT002"]
+        assert resolve_pos(fast.pos["hosts"][4][1][2]["mgmt"][4])["host"] == (7, 12, 7, 18, None)
