@@ -214,26 +214,31 @@ def _cable_links(topo: Topology) -> None:
         bdev, _, bport = link.b.partition(":")
         akey, bkey = (adev, aport), (bdev, bport)
         ia, ib = ports.get(akey), ports.get(bkey)
+        if ia is None or ib is None:
+            ends.append((adev, aport, bdev, bport, ia, ib))
+            _cable_link_end(topo, li, "a", akey, bkey, ib)
+            _cable_link_end(topo, li, "b", bkey, akey, ia)
+            continue
+        # two declared switch ports (every link of a sound fabric): _attach, inlined, with the names as the
+        # ports hold them (the cut-out copies are freed, not kept for each of the 65k ends)
+        akey, bkey = ia[:2], ib[:2]
+        adev, aport, bdev, bport = *akey, *bkey
         ends.append((adev, aport, bdev, bport, ia, ib))
         path, cable, lossless = f"links[{li}]", link.cable_length, link.lossless
-        if ia is not None and ib is not None:  # two declared switch ports: _attach, inlined (32k links)
-            peer = _new_tuple(Peer, ("switch", bdev, bport, cable, path, ib.speed_gbps, lossless))
-            if peers.setdefault(akey, peer) is not peer:
-                _attach(topo, akey, peer, path + ".a")
-            elif (cabled_ports := get_cabled(adev)) is not None:
-                cabled_ports.append(aport)
-            else:
-                cabled[adev] = [aport]
-            peer = _new_tuple(Peer, ("switch", adev, aport, cable, path, ia.speed_gbps, lossless))
-            if peers.setdefault(bkey, peer) is not peer:
-                _attach(topo, bkey, peer, path + ".b")
-            elif (cabled_ports := get_cabled(bdev)) is not None:
-                cabled_ports.append(bport)
-            else:
-                cabled[bdev] = [bport]
-            continue
-        _cable_link_end(topo, li, "a", akey, bkey, ib)
-        _cable_link_end(topo, li, "b", bkey, akey, ia)
+        peer = _new_tuple(Peer, ("switch", bdev, bport, cable, path, ib.speed_gbps, lossless))
+        if peers.setdefault(akey, peer) is not peer:
+            _attach(topo, akey, peer, path + ".a")
+        elif (cabled_ports := get_cabled(adev)) is not None:
+            cabled_ports.append(aport)
+        else:
+            cabled[adev] = [aport]
+        peer = _new_tuple(Peer, ("switch", adev, aport, cable, path, ia.speed_gbps, lossless))
+        if peers.setdefault(bkey, peer) is not peer:
+            _attach(topo, bkey, peer, path + ".b")
+        elif (cabled_ports := get_cabled(bdev)) is not None:
+            cabled_ports.append(bport)
+        else:
+            cabled[bdev] = [bport]
 
 
 def _split(endpoint: str) -> tuple[str, str]:
@@ -276,12 +281,13 @@ def _cable_hosts(topo: Topology) -> None:
                 nic_ports.append(None)
                 continue
             dev, _, port = nic.switch_port.partition(":")
-            key = (dev, port)
-            info = ports.get(key)
+            info = ports.get((dev, port))
             nic_ports.append(info)
             if info is None:
                 _cable_host_problem(topo, path, dev, port)
                 continue
+            key = info[:2]  # the names as the port holds them (the cut-out copies are freed)
+            dev, port = key
             peer = _new_tuple(Peer, ("host", hname, nic.netdev, nic.cable_length, path, nic.speed, True))
             if peers.setdefault(key, peer) is not peer:  # _attach, inlined for the 32k NICs of 4,096 hosts
                 _attach(topo, key, peer, f"{path}.switch_port")
