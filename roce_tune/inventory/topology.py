@@ -241,12 +241,6 @@ def _cable_links(topo: Topology) -> None:
             cabled[bdev] = [bport]
 
 
-def _split(endpoint: str) -> tuple[str, str]:
-    """``"leaf1:Ethernet0"`` -> ``("leaf1", "Ethernet0")`` (at the first colon: device names have none)."""
-    dev, _, port = endpoint.partition(":")
-    return dev, port
-
-
 def _cable_link_end(topo: Topology, li: int, side: str, key: tuple[str, str], far_key: tuple[str, str],
                     far: PortInfo | None) -> None:
     """Attach one end of ``links[li]`` (``side`` a or b) to its far end, or record why it cannot be."""
