@@ -502,7 +502,8 @@ class _Parser:
 
 def _parse(text: str) -> ParseResult:
     """The document, line by line. The common lines are taken here without a token: ``- {k: v, ...}``
-    next in the current sequence (:func:`split_pairs`) and ``key: scalar`` next in the current mapping;
+    next in the current sequence (:class:`_FlowLines`: by template, else :func:`split_pairs`) and
+    ``key: scalar`` next in the current mapping;
     ``key: {...}`` entries and the first ``- {...}`` of a block go through :meth:`_Parser.flow_line`,
     everything else through a cached token and :meth:`_Parser.advance`.
 
