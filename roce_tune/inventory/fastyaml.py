@@ -207,6 +207,17 @@ class _FlowLines:
         #: mapping of its first line, and the keys of the quoted values in their order)
         self.known: dict[tuple[str, ...], tuple[_FlowLine, tuple[str, ...]]] = {}
 
+    def item(self, raw: str, lineno: int, col: int) -> tuple[Any, Any] | None:
+        """:meth:`read` of a ``- {k: v, ...}`` item at indentation ``col``, as (mapping, positions); a line
+        without a double quote goes straight to the regex and :func:`split_pairs` (no template to find)."""
+        if '"' in raw:
+            got = self.read(raw, lineno, _FLOW_ITEM_RE)
+            return got[2:4] if got is not None and got[0] == col else None
+        m = _FLOW_ITEM_RE.match(raw)
+        if m is None or m.end(1) != col:
+            return None
+        return split_pairs(m.group(2), lineno, col + 2, self.values)
+
     def read(self, raw: str, lineno: int, shape: re.Pattern[str]) -> _FlowLine | None:
         """The line ``raw`` as :data:`_FlowLine` if ``shape`` (:data:`_FLOW_ITEM_RE` or
         :data:`_FLOW_ENTRY_RE`) matches it and :func:`split_pairs` reads its mapping, else None."""
@@ -517,13 +528,13 @@ def _parse(text: str) -> ParseResult:
     top_data: Any = None
     cache: dict[str, tuple[Any, ...]] = {}
     cache_get = cache.get
-    flow_line, item = p.lines.read, _FLOW_ITEM_RE
+    flow_item = p.lines.item
     for lineno, raw in enumerate(text.split("\n"), 1):
         if raw[-1:] == "}":
-            if top_is_seq and (got := flow_line(raw, lineno, item)) is not None and got[0] == top_col:
+            if top_is_seq and (got := flow_item(raw, lineno, top_col)) is not None:
                 # "- {k: v, ...}", the next item of the current sequence (a NIC, a link): no token needed
-                top_data.append(got[2])
-                top_pos.append((lineno, top_col + 3, got[3]))
+                top_data.append(got[0])
+                top_pos.append((lineno, top_col + 3, got[1]))
                 continue
             if p.flow_line(raw, lineno):
                 top_col, top_is_seq, top_pos, top_data = p.current()
