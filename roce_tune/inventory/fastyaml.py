@@ -24,6 +24,7 @@ from roce_tune.inventory.fastflow import (
     SQ_RE,
     Bail,
     Ctx,
+    SplitValues,
     after_ok,
     flow_map_simple,
     flow_map_split,
@@ -35,6 +36,7 @@ from roce_tune.inventory.yamlpos import (
     ParseResult,
     PosMap,
     ScalarError,
+    SplitPos,
     YamlIssue,
     join_index,
     join_key,
@@ -175,6 +177,83 @@ _FLOW_ITEM_RE = re.compile(rf"( *)- \{{({SPLIT_INNER_RE.pattern})\}}\Z")
 _FLOW_ENTRY_RE = re.compile(
     rf"( *)([A-Za-z0-9_][A-Za-z0-9_.-]{{0,999}}): +\{{({SPLIT_INNER_RE.pattern})\}}\Z")
 
+#: A character a double-quoted value of the :data:`SPLIT_INNER_RE` shape may not hold (``"`` aside).
+_QUOTED_BAD_RE = re.compile(r"['\\, ]")
+
+
+#: A one-line flow mapping read by :class:`_FlowLines`: (indentation, key or None for a sequence item,
+#: mapping, its positions, 1-based column of its ``{``).
+_FlowLine = tuple[int, "str | None", dict[str, Any], SplitPos, int]
+
+
+class _FlowLines:
+    """``- {k: v, ...}`` sequence items (NICs, links) and ``key: {k: v, ...}`` entries (``mgmt: {...}``) by
+    :func:`split_pairs`, and by template where lines differ only in their double-quoted values.
+
+    A fabric repeats its NIC, link and management lines with only the names and addresses changed, and
+    those are written quoted (``switch_port: "leaf1:Ethernet0"``; ``roce-tune expand`` writes them so).
+    Such a line, cut at its ``"``, is known by the text outside the quotes: once one line of that text was
+    read by the regex and :func:`split_pairs`, the next ones copy its mapping and put their quoted texts
+    in. The result is the same: the text outside the quotes is the same, and a quoted text without ``'``,
+    backslash, ``,`` or a space fits the quoted value of :data:`SPLIT_INNER_RE` whatever it holds
+    (double-quoted values are taken as written, ``split_pairs`` only cuts their quotes).
+    """
+
+    __slots__ = ("known", "values")
+
+    def __init__(self, values: SplitValues) -> None:
+        self.values = values
+        #: the line's text outside its double quotes -> (the line read as :data:`_FlowLine`, with the
+        #: mapping of its first line, and the keys of the quoted values in their order)
+        self.known: dict[tuple[str, ...], tuple[_FlowLine, tuple[str, ...]]] = {}
+
+    def item(self, raw: str, lineno: int, col: int) -> tuple[Any, Any] | None:
+        """:meth:`read` of a ``- {k: v, ...}`` item at indentation ``col``, as (mapping, positions); a line
+        without a double quote goes straight to the regex and :func:`split_pairs` (no template to find)."""
+        if '"' in raw:
+            got = self.read(raw, lineno, _FLOW_ITEM_RE)
+            return got[2:4] if got is not None and got[0] == col else None
+        m = _FLOW_ITEM_RE.match(raw)
+        if m is None or m.end(1) != col:
+            return None
+        return split_pairs(m.group(2), lineno, col + 2, self.values)
+
+    def read(self, raw: str, lineno: int, shape: re.Pattern[str]) -> _FlowLine | None:
+        """The line ``raw`` as :data:`_FlowLine` if ``shape`` (:data:`_FLOW_ITEM_RE` or
+        :data:`_FLOW_ENTRY_RE`) matches it and :func:`split_pairs` reads its mapping, else None."""
+        if '"' in raw:
+            parts = raw.split('"')
+            known = self.known.get(tuple(parts[::2]))
+            if known is not None and (known[0][1] is None) == (shape is _FLOW_ITEM_RE):
+                quoted = parts[1::2]
+                if _QUOTED_BAD_RE.search("".join(quoted)) is None:
+                    (col, key, mapping, _, start), quoted_keys = known
+                    out = mapping.copy()  # the keys keep their order: update() only replaces values
+                    out.update(zip(quoted_keys, quoted))
+                    return col, key, out, SplitPos((raw[start:-1], lineno, start - 1)), start
+        m = shape.match(raw)
+        if m is None:
+            return None
+        inner = m.lastindex or 0  # the group of the text between the braces
+        start = m.start(inner)
+        got = split_pairs(m.group(inner), lineno, start - 1, self.values)
+        if got is None:
+            return None
+        line = m.end(1), m.group(2) if inner == 3 else None, got[0], got[1], start
+        if '"' in raw:
+            self._learn(raw, m.group(inner), line)
+        return line
+
+    def _learn(self, raw: str, inner: str, line: _FlowLine) -> None:
+        """Keep ``line`` (just read from ``raw``, ``inner`` the text between its braces) as the template of
+        the lines that differ from ``raw`` only inside double quotes."""
+        cut = inner.replace(": ", ", ").split(", ")  # as split_pairs cuts it
+        quoted_keys = tuple(k for k, v in zip(cut[::2], cut[1::2]) if v[0] == '"')
+        parts = raw.split('"')
+        if 2 * len(quoted_keys) == len(parts) - 1:
+            self.known[tuple(parts[::2])] = ((*line[:2], line[2].copy(), *line[3:]), quoted_keys)
+
+
 _SKIP: tuple[Any, ...] = ("skip",)
 _MARKER: tuple[Any, ...] = ("marker",)
 
@@ -236,10 +315,11 @@ class _Parser:
     :meth:`line`, one call per line.
     """
 
-    __slots__ = ("ctx", "pending", "root", "root_line", "root_pos", "stack", "started", "top")
+    __slots__ = ("ctx", "lines", "pending", "root", "root_line", "root_pos", "stack", "started", "top")
 
     def __init__(self) -> None:
         self.ctx = Ctx()
+        self.lines = _FlowLines(self.ctx.split_values)
         self.root: dict[str, Any] = {}
         self.root_pos: PosMap = {}
         self.stack: list[_Frame] = []
@@ -317,31 +397,28 @@ class _Parser:
         to the general path; nothing has changed then."""
         if self.pending is not None:
             return self._first_flow_item(raw, lineno)
-        m = _FLOW_ENTRY_RE.match(raw)
         top = self.top
-        if m is None or m.end(1) != top.col or top.is_seq or m.group(2) in top.pos:
+        if top.is_seq:
             return False
-        got = split_pairs(m.group(3), lineno, m.start(3) - 1, self.ctx.split_values)
-        if got is None:
+        got = self.lines.read(raw, lineno, _FLOW_ENTRY_RE)
+        if got is None or got[0] != top.col or got[1] is None or got[1] in top.pos:
             return False
-        top.data[m.group(2)] = got[0]
-        top.pos[m.group(2)] = (lineno, top.col + 1, lineno, m.start(3), got[1])
+        _, key, mapping, pos, start = got
+        top.data[key] = mapping
+        top.pos[key] = (lineno, top.col + 1, lineno, start, pos)
         return True
 
     def _first_flow_item(self, raw: str, lineno: int) -> bool:
         """``- {k: v, ...}`` as the first item of the block sequence the pending slot waits for."""
-        m = _FLOW_ITEM_RE.match(raw)
         assert self.pending is not None
         _, pkey, pind, _, _ = self.pending
-        if m is None or not (m.end(1) > pind or (pkey is not None and m.end(1) == pind)):
+        got = self.lines.read(raw, lineno, _FLOW_ITEM_RE)
+        if got is None or not (got[0] > pind or (pkey is not None and got[0] == pind)):
             return False
-        col = m.end(1)
-        got = split_pairs(m.group(2), lineno, col + 2, self.ctx.split_values)
-        if got is None:
-            return False
+        col = got[0]
         self._fill_pending(col, True, lineno)
-        self.top.data.append(got[0])
-        self.top.pos.append((lineno, col + 3, got[1]))
+        self.top.data.append(got[2])
+        self.top.pos.append((lineno, col + 3, got[3]))
         return True
 
     def skip(self, tok: tuple[Any, ...]) -> None:
@@ -436,7 +513,8 @@ class _Parser:
 
 def _parse(text: str) -> ParseResult:
     """The document, line by line. The common lines are taken here without a token: ``- {k: v, ...}``
-    next in the current sequence (:func:`split_pairs`) and ``key: scalar`` next in the current mapping;
+    next in the current sequence (:class:`_FlowLines`: by template, else :func:`split_pairs`) and
+    ``key: scalar`` next in the current mapping;
     ``key: {...}`` entries and the first ``- {...}`` of a block go through :meth:`_Parser.flow_line`,
     everything else through a cached token and :meth:`_Parser.advance`.
 
@@ -450,18 +528,15 @@ def _parse(text: str) -> ParseResult:
     top_data: Any = None
     cache: dict[str, tuple[Any, ...]] = {}
     cache_get = cache.get
-    values = p.ctx.split_values
-    flow_item = _FLOW_ITEM_RE.match
+    flow_item = p.lines.item
     for lineno, raw in enumerate(text.split("\n"), 1):
         if raw[-1:] == "}":
-            if top_is_seq and (m := flow_item(raw)) is not None and m.end(1) == top_col:
+            if top_is_seq and (got := flow_item(raw, lineno, top_col)) is not None:
                 # "- {k: v, ...}", the next item of the current sequence (a NIC, a link): no token needed
-                got = split_pairs(m.group(2), lineno, top_col + 2, values)
-                if got is not None:
-                    top_data.append(got[0])
-                    top_pos.append((lineno, top_col + 3, got[1]))
-                    continue
-            elif p.flow_line(raw, lineno):
+                top_data.append(got[0])
+                top_pos.append((lineno, top_col + 3, got[1]))
+                continue
+            if p.flow_line(raw, lineno):
                 top_col, top_is_seq, top_pos, top_data = p.current()
                 continue
         tok = cache_get(raw)

@@ -129,22 +129,11 @@ class Topology:
 _new_tuple = tuple.__new__  # PortInfo/Peer without their Python-level __new__ (~100k of each at 4,096 hosts)
 
 
-#: ``"switch:port"`` -> ((switch, port), PortInfo) of every declared port: a link end or a NIC's switch_port
-#: resolves with one lookup of the string it is written as, without splitting it (build time only)
-_Endpoints = dict[str, tuple[tuple[str, str], PortInfo]]
-
-
-def _index_ports(topo: Topology) -> _Endpoints:
+def _index_ports(topo: Topology) -> None:
     """Expand every switch's port entries into :class:`PortInfo` (``ports``, ``ports_by_switch``); a name
     declared twice goes to ``duplicate_ports``, an empty range to ``problems``. A range is expanded once per
-    distinct pattern (a fabric repeats a handful of patterns over its switches).
-
-    Returns:
-        the declared ports by their ``switch:port`` string (only for switch names without a colon, so
-        that ``endpoint.split(":", 1)`` gives the key back; a device name never has one).
-    """
+    distinct pattern (a fabric repeats a handful of patterns over its switches)."""
     ports, by_switch = topo.ports, topo.ports_by_switch
-    endpoints: _Endpoints = {}
     expanded: dict[str, list[str]] = {}
     for si, sw in enumerate(topo.inventory.switches):
         sname = sw.name
@@ -153,16 +142,12 @@ def _index_ports(topo: Topology) -> _Endpoints:
         infos = [_new_tuple(PortInfo, (sname, name, *row)) for row, entry_names in entries
                  for name in entry_names]
         keys = [(sname, name) for name in names]
-        prefix = None if ":" in sname else sname + ":"
         if sname in topo.switches or len(set(names)) != len(names):  # a name may be declared twice
-            _index_one_by_one(topo, endpoints, keys, infos, prefix)
+            _index_one_by_one(topo, keys, infos)
         elif infos:
             ports.update(zip(keys, infos))
             by_switch[sname] = infos
-            if prefix is not None:
-                endpoints.update(zip([prefix + name for name in names], zip(keys, infos)))
         topo.switches[sname] = sw
-    return endpoints
 
 
 def _expand_entries(topo: Topology, si: int, sw: Switch, expanded: dict[str, list[str]]
@@ -184,8 +169,7 @@ def _expand_entries(topo: Topology, si: int, sw: Switch, expanded: dict[str, lis
     return out
 
 
-def _index_one_by_one(topo: Topology, endpoints: _Endpoints, keys: list[tuple[str, str]],
-                      infos: list[PortInfo], prefix: str | None) -> None:
+def _index_one_by_one(topo: Topology, keys: list[tuple[str, str]], infos: list[PortInfo]) -> None:
     """Index the ports of one switch in order, the first declaration of a name winning (the others go to
     ``duplicate_ports``)."""
     for key, info in zip(keys, infos):
@@ -194,8 +178,6 @@ def _index_one_by_one(topo: Topology, endpoints: _Endpoints, keys: list[tuple[st
             continue
         topo.ports[key] = info
         topo.ports_by_switch.setdefault(key[0], []).append(info)
-        if prefix is not None:
-            endpoints[prefix + key[1]] = (key, info)
 
 
 def _attach(topo: Topology, key: tuple[str, str], peer: Peer, path: str) -> bool:
@@ -211,47 +193,52 @@ def _attach(topo: Topology, key: tuple[str, str], peer: Peer, path: str) -> bool
 def build_topology(inv: Inventory) -> Topology:
     """Resolve ``inv`` into a :class:`Topology` (never raises for dangling references)."""
     topo = Topology(inventory=inv)
-    endpoints = _index_ports(topo)
-    _cable_links(topo, endpoints)
-    _cable_hosts(topo, endpoints)
+    _index_ports(topo)
+    _cable_links(topo)
+    _cable_hosts(topo)
     return topo
 
 
-def _cable_links(topo: Topology, endpoints: _Endpoints) -> None:
+def _cable_links(topo: Topology) -> None:
     """Attach both ends of every switch link (``links``); fill ``link_ends``, ``foreign_link_ends`` and the
     ``dangling`` problems. A link between two declared switch ports not cabled yet (every link of a sound
-    fabric) takes the short path; anything else is resolved end by end (:func:`_cable_link_end`)."""
+    fabric) takes the short path; anything else is resolved end by end (:func:`_cable_link_end`).
+
+    An end is looked up in ``ports`` by its text cut at the first colon (device names have none): quicker
+    than indexing every declared port by its ``switch:port`` text first (~100k strings at 4,096 hosts).
+    """
     ports, peers, cabled, ends = topo.ports, topo.peers, topo.cabled_by_switch, topo.link_ends
+    get_cabled = cabled.get
     for li, link in enumerate(topo.inventory.links):
-        a, b = endpoints.get(link.a), endpoints.get(link.b)
-        if a is None or b is None:
-            akey, bkey = _split(link.a), _split(link.b)
-            ia, ib = ports.get(akey), ports.get(bkey)
-        else:
-            (akey, ia), (bkey, ib) = a, b
-        (adev, aport), (bdev, bport) = akey, bkey
+        adev, _, aport = link.a.partition(":")
+        bdev, _, bport = link.b.partition(":")
+        akey, bkey = (adev, aport), (bdev, bport)
+        ia, ib = ports.get(akey), ports.get(bkey)
+        if ia is None or ib is None:
+            ends.append((adev, aport, bdev, bport, ia, ib))
+            _cable_link_end(topo, li, "a", akey, bkey, ib)
+            _cable_link_end(topo, li, "b", bkey, akey, ia)
+            continue
+        # two declared switch ports (every link of a sound fabric): _attach, inlined, with the names as the
+        # ports hold them (the cut-out copies are freed, not kept for each of the 65k ends)
+        akey, bkey = ia[:2], ib[:2]
+        adev, aport, bdev, bport = *akey, *bkey
         ends.append((adev, aport, bdev, bport, ia, ib))
         path, cable, lossless = f"links[{li}]", link.cable_length, link.lossless
-        if ia is not None and ib is not None:  # two declared switch ports: _attach, inlined (32k links)
-            peer = _new_tuple(Peer, ("switch", bdev, bport, cable, path, ib.speed_gbps, lossless))
-            if peers.setdefault(akey, peer) is peer:
-                cabled.setdefault(adev, []).append(aport)
-            else:
-                _attach(topo, akey, peer, path + ".a")
-            peer = _new_tuple(Peer, ("switch", adev, aport, cable, path, ia.speed_gbps, lossless))
-            if peers.setdefault(bkey, peer) is peer:
-                cabled.setdefault(bdev, []).append(bport)
-            else:
-                _attach(topo, bkey, peer, path + ".b")
-            continue
-        _cable_link_end(topo, li, "a", akey, bkey, ib)
-        _cable_link_end(topo, li, "b", bkey, akey, ia)
-
-
-def _split(endpoint: str) -> tuple[str, str]:
-    """``"leaf1:Ethernet0"`` -> ``("leaf1", "Ethernet0")`` (at the first colon: device names have none)."""
-    dev, _, port = endpoint.partition(":")
-    return dev, port
+        peer = _new_tuple(Peer, ("switch", bdev, bport, cable, path, ib.speed_gbps, lossless))
+        if peers.setdefault(akey, peer) is not peer:
+            _attach(topo, akey, peer, path + ".a")
+        elif (cabled_ports := get_cabled(adev)) is not None:
+            cabled_ports.append(aport)
+        else:
+            cabled[adev] = [aport]
+        peer = _new_tuple(Peer, ("switch", adev, aport, cable, path, ia.speed_gbps, lossless))
+        if peers.setdefault(bkey, peer) is not peer:
+            _attach(topo, bkey, peer, path + ".b")
+        elif (cabled_ports := get_cabled(bdev)) is not None:
+            cabled_ports.append(bport)
+        else:
+            cabled[bdev] = [bport]
 
 
 def _cable_link_end(topo: Topology, li: int, side: str, key: tuple[str, str], far_key: tuple[str, str],
@@ -274,9 +261,11 @@ def _cable_link_end(topo: Topology, li: int, side: str, key: tuple[str, str], fa
                             far.speed_gbps if far is not None else None, link.lossless), path)
 
 
-def _cable_hosts(topo: Topology, endpoints: _Endpoints) -> None:
+def _cable_hosts(topo: Topology) -> None:
     """Attach every NIC's ``switch_port``; fill ``nics`` and ``nic_ports``."""
-    peers, cabled, nics, nic_ports = topo.peers, topo.cabled_by_switch, topo.nics, topo.nic_ports
+    ports, peers, cabled = topo.ports, topo.peers, topo.cabled_by_switch
+    nics, nic_ports = topo.nics, topo.nic_ports
+    get_cabled = cabled.get
     for hi, host in enumerate(topo.inventory.hosts):
         hname = host.name
         for ni, nic in enumerate(host.nics):
@@ -285,33 +274,31 @@ def _cable_hosts(topo: Topology, endpoints: _Endpoints) -> None:
             if nic.switch_port is None:
                 nic_ports.append(None)
                 continue
-            found = endpoints.get(nic.switch_port)
-            if found is None:
-                nic_ports.append(_cable_host_problem(topo, path, host, nic))
-                continue
-            key, info = found
+            dev, _, port = nic.switch_port.partition(":")
+            info = ports.get((dev, port))
             nic_ports.append(info)
+            if info is None:
+                _cable_host_problem(topo, path, dev, port)
+                continue
+            key = info[:2]  # the names as the port holds them (the cut-out copies are freed)
+            dev, port = key
             peer = _new_tuple(Peer, ("host", hname, nic.netdev, nic.cable_length, path, nic.speed, True))
-            if peers.setdefault(key, peer) is peer:  # _attach_new, inlined for the 32k NICs of 4,096 hosts
-                cabled.setdefault(key[0], []).append(key[1])
-            else:
+            if peers.setdefault(key, peer) is not peer:  # _attach, inlined for the 32k NICs of 4,096 hosts
                 _attach(topo, key, peer, f"{path}.switch_port")
+            elif (cabled_ports := get_cabled(dev)) is not None:
+                cabled_ports.append(port)
+            else:
+                cabled[dev] = [port]
 
 
-def _cable_host_problem(topo: Topology, path: str, host: Host, nic: Nic) -> PortInfo | None:
-    """Record why ``nic`` (at ``path``) cannot be cabled to its ``switch_port`` (dangling, or the port is
-    taken; a declared port that is free is attached, for a switch name :func:`_index_ports` could not
-    index); returns the declared port, if any."""
-    key = dev, port = _split(nic.switch_port or "")
-    info = topo.ports.get(key)
+def _cable_host_problem(topo: Topology, path: str, dev: str, port: str) -> None:
+    """Record why the NIC at ``path`` cannot be cabled to its ``switch_port`` ``dev:port``, a port that
+    is not declared."""
     where = f"{path}.switch_port"
     if dev not in topo.switches:
         topo.problems.append(("dangling", where, f"switch {dev!r} is not in the inventory"))
-    elif info is None:
-        topo.problems.append(("dangling", where, f"port {dev}:{port} is not declared on {dev}"))
     else:
-        _attach(topo, key, Peer("host", host.name, nic.netdev, nic.cable_length, path, nic.speed), where)
-    return info
+        topo.problems.append(("dangling", where, f"port {dev}:{port} is not declared on {dev}"))
 
 
 def asic_of(sw: Switch, catalog: Catalog) -> str:

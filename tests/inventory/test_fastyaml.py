@@ -303,3 +303,50 @@ def test_control_characters_decline_in_ascii_and_other_text(code: int) -> None:
         if code in (0x0A, 0x0D):
             continue  # a line break: not a character inside a line
         assert (fast_parse(text) is None) == declined, (hex(code), tail)
+
+
+@pytest.mark.parametrize("second", [
+    '"l1:E4"', '"l1 E4"', '"l1,E4"', "\"l1'E4\"", '"l1\\\\E4"', '"l1\\"E4"', '""', '"l1:E4#x"', '"{l1}"',
+    '"9999"', '"l1:E4", c: "x"'])
+def test_items_differing_only_in_quoted_values_agree(second: str) -> None:
+    """Items whose text outside the double quotes repeats an item read before (a NIC or link line with
+    another endpoint) agree with ruamel.yaml whatever the new quoted text holds: a space, comma,
+    single quote, backslash or escaped quote inside it is not taken from the first line's template."""
+    text = ('links:\n  - {a: "l0:E0", b: "s0:E0", cable_length: 30m}\n'
+            f'  - {{a: {second}, b: "s0:E1", cable_length: 30m}}\n'
+            '  - {a: "l0:E8", b: "s0:E2", cable_length: 30m}\n'
+            'hosts:\n  - name: g\n    nics:\n      - {rail: 0, switch_port: "l0:E0", cable_length: 3m}\n'
+            '      - {rail: 0, switch_port: "l0:E1", cable_length: 3m}\n'
+            '  - name: h\n    nics:\n      - {rail: 0, switch_port: "l0:E2", cable_length: 3m}\n'
+            f'      - {{rail: 0, switch_port: {second}, cable_length: 3m}}\n'
+            '      - {rail: 0, switch_port: "l0:E3", cable_length: 3m}\n')
+    assert_agrees(text)
+    fast = fast_parse(text)
+    if fast is not None and second == '"l1:E4"':
+        assert [n["switch_port"] for h in fast.data["hosts"] for n in h["nics"]] == [
+            "l0:E0", "l0:E1", "l0:E2", "l1:E4", "l0:E3"]
+        assert [link["a"] for link in fast.data["links"]] == ["l0:E0", "l1:E4", "l0:E8"]
+        line3 = text.splitlines()[2]
+        assert resolve_pos(fast.pos["links"][4][1][2])["cable_length"] == (
+            3, line3.index("cable_length") + 1, 3, line3.index("30m") + 1, None)
+
+
+@pytest.mark.parametrize("second", [
+    '"10.0.0.2"', '"10.0.0.2 x"', '"10,2"', "\"a'b\"", '"a\\\\b"', '""', '"a", port: "22"', '"9"'])
+def test_entries_and_first_items_differing_only_in_quoted_values_agree(second: str) -> None:
+    """``key: {...}`` entries (``mgmt: {host: "..."}``) and the first item of a block sequence, read by
+    the template of an earlier line with other quoted texts, agree with ruamel.yaml."""
+    text = ('hosts:\n  - name: g\n    mgmt: {host: "10.0.0.1"}\n    nics:\n'
+            '      - {rail: 0, switch_port: "l0:E0"}\n'
+            f'  - name: h\n    mgmt: {{host: {second}}}\n    nics:\n'
+            f'      - {{rail: 0, switch_port: {second}}}\n'
+            '  - name: i\n    mgmt: {host: "10.0.0.3"}\n    mgmt: {host: "10.0.0.4"}\n    nics:\n'
+            '    - {rail: 0, switch_port: "l0:E2"}\n')
+    assert_agrees(text, must_accept=second in ('"10.0.0.2"', '""', '"9"'))
+    fast = fast_parse(text)
+    if fast is not None and second == '"10.0.0.2"':
+        assert [h["mgmt"]["host"] for h in fast.data["hosts"]] == ["10.0.0.1", "10.0.0.2", "10.0.0.3"]
+        assert [n["switch_port"] for h in fast.data["hosts"] for n in h["nics"]] == [
+            "l0:E0", "10.0.0.2", "l0:E2"]
+        assert [i.rule for i in fast.issues] == ["RT002"]
+        assert resolve_pos(fast.pos["hosts"][4][1][2]["mgmt"][4])["host"] == (7, 12, 7, 18, None)
