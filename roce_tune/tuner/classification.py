@@ -9,7 +9,8 @@ Maps (docs/derivation.md#classification):
 
 * DSCP -> TC, all 64 code points: ``roce_dscp[i]`` -> ``lossless_priorities[i]`` (extra RoCE DSCPs
   fall back to the first lossless priority; extra lossless priorities carry no DSCP and stay reserved,
-  e.g. for a Tagger-style bounce remap, docs/derivation.md#pfc-deadlock); the CNP DSCP -> CNP priority;
+  e.g. for a Tagger-style bounce remap, docs/derivation.md#pfc-deadlock, and lint warns about each with
+  RT137, because it still gets PFC and headroom); the CNP DSCP -> CNP priority;
   everything else -> TC 0 (best effort, lossy).
 * TC -> PG: each lossless TC to its own PG (PG = TC), every other TC to PG 0 (the shared lossy PG).
   SONiC's AZURE map also sends TC 7 to PG 7 for its control plane; nothing is classified to TC 7 here.
