@@ -205,3 +205,37 @@ def test_sonic_prunes_checkpoints_and_removes_patch_files(sonic, tmp_path: Path)
     assert [w.split(" failed")[0] for w in warned.warnings] == [
         f"{SONIC}: `sudo config delete-checkpoint {_tag(i)}`" for i in (2, 3)]
     assert _patch_files(fleet, SONIC) == []
+
+
+def test_cli_keep_checkpoints_and_text_report(tmp_path: Path) -> None:
+    """``roce-tune apply --keep-checkpoints 1`` (a real subprocess) on NX-OS: roce-tune's two older
+    checkpoints are deleted, the operator's stays, and the text report names the rollback point and what it
+    pruned; ``--keep-checkpoints 0`` is refused (the checkpoint just taken is the rollback point)."""
+    import os
+    import re
+    import subprocess
+    import sys
+
+    from .conftest import PASSWORD, REPO, USER
+
+    fleet, inv, known = emulated_inventory("mixed-vendor.yaml", tmp_path)
+    try:
+        older = ["roce_tune_20250101_120000", "roce-tune-20250102120000"]  # the CLI's and a playbook's form
+        _operator_checkpoints(fleet, NXOS, ["stable", *older])
+        env = dict(os.environ, ROCE_TUNE_USERNAME=USER, ROCE_TUNE_PASSWORD=PASSWORD, COLUMNS="250")
+        cmd = [sys.executable, "-m", "roce_tune.cli", "apply", str(inv), "--limit", NXOS,
+               "--allow-disruptive", "--known-hosts", str(known), "--log-dir", str(tmp_path / "logs"),
+               "--session-timing", "fast"]
+        refused = subprocess.run([*cmd, "--keep-checkpoints", "0"], capture_output=True, text=True, env=env,
+                                 cwd=REPO, timeout=120)
+        assert refused.returncode == 2 and "--keep-checkpoints" in refused.stderr
+        proc = subprocess.run([*cmd, "--keep-checkpoints", "1"], capture_output=True, text=True, env=env,
+                              cwd=REPO, timeout=120)
+        assert proc.returncode == 0, proc.stdout + proc.stderr
+        (taken,) = [n for n in fleet[NXOS].checkpoints if n != "stable"]
+        assert re.fullmatch(r"roce_tune_\d{8}_\d{6}", taken)
+        assert (f"{NXOS}: rollback point: checkpoint {taken} (to return to it: `rollback running-config "
+                f"checkpoint {taken} atomic`); pruned roce-tune's older checkpoint(s): {', '.join(older)}"
+                ) in " ".join(proc.stdout.split())
+    finally:
+        fleet.stop()
