@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 
 #: ``time.strftime`` format of a push's tag (checkpoint / session / commit-comment name): 25 characters,
 #: within NX-OS's 32-character checkpoint name (Cisco Nexus 5500 NX-OS command reference, ``checkpoint``).
@@ -28,6 +29,24 @@ OWN_CHECKPOINT_RE = re.compile(r"^roce[_-]tune[_-](\d{8})_?(\d{6})$")
 #: roce-tune's own checkpoints kept on a switch after a successful push: the one it just took (the state
 #: before the change, for a manual rollback) and the previous one (the state before the push before).
 KEEP_CHECKPOINTS = 2
+
+
+@dataclass(frozen=True)
+class CheckpointCommands:
+    """How a platform lists and deletes checkpoints (its ``PushMethod.checkpoints``; the Ansible playbooks'
+    ``roce_tune_checkpoints`` filter reads it too).
+
+    Attributes:
+        list_command: prints every user checkpoint.
+        parse: ``list_command``'s output -> the checkpoint names (raises ValueError when it cannot tell).
+        delete_command: deletes one; ``{name}`` is the checkpoint's name.
+        limit: user checkpoints the device keeps at most (a new one is refused beyond it); None: no limit.
+    """
+
+    list_command: str
+    parse: Callable[[str], list[str]]
+    delete_command: str
+    limit: int | None = None
 
 
 def own_checkpoints(names: Iterable[str]) -> list[str]:
@@ -73,3 +92,23 @@ def prune(names: Iterable[str], current: str | None, keep: int, delete: Callable
         else:
             warn(failure)
     return done
+
+
+def to_free(names: list[str], limit: int | None) -> list[str] | None:
+    """roce-tune's own checkpoints to delete, oldest first, so that one more fits under ``limit``: ``[]``
+    when it fits already (or there is no limit), None when too few of ``names`` are roce-tune's (the
+    operator's own fill the device: nothing of theirs is ever deleted)."""
+    excess = 0 if limit is None else len(names) - (limit - 1)
+    if excess <= 0:
+        return []
+    own = own_checkpoints(names)
+    return own[:excess] if len(own) >= excess else None
+
+
+def limit_error(device: str, names: list[str], limit: int, platform: str, cmds: CheckpointCommands) -> str:
+    """The failure for a device whose checkpoints, mostly the operator's, fill ``limit`` (:func:`to_free`
+    returned None): names the device, the count and the commands that list and free one."""
+    return (f"{device} has {len(names)} user checkpoints, {platform}'s limit of {limit}, and "
+            f"{len(own_checkpoints(names))} of them are roce-tune's: this push cannot take its checkpoint, "
+            f"so nothing was changed. Free one with `{cmds.delete_command.format(name='<name>')}` (list "
+            f"them with `{cmds.list_command}`)")

@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any, NoReturn, Protocol
 
 from roce_tune.findings import Finding, Location, Severity
 from roce_tune.platforms.base import PlatformSpec
+from roce_tune.platforms.checkpoints import CheckpointCommands
 
 if TYPE_CHECKING:
     from roce_tune.plan import Plan, SwitchPlan
@@ -268,6 +269,8 @@ class PushMethod:
         confirm_window: (``--confirm-seconds`` value, s) -> what the platform's commit-confirm gets
             instead when it cannot take that window as given (Junos counts whole minutes), or None when it
             takes it as is; apply shows it before any device is touched and logs it with each push.
+        checkpoints: how the platform lists and deletes its checkpoints and how many it keeps
+            (:class:`roce_tune.platforms.checkpoints.CheckpointCommands`), for retention; None: it takes none.
         cleanup: housekeeping the driver runs after a push that succeeded and after its save (deleting
             roce-tune's older checkpoints, an uploaded file); its failures are warnings
             (:meth:`PushSession.warn`), never a failed push or a rollback. None: nothing to clean.
@@ -294,6 +297,7 @@ class PushMethod:
     preflight: Callable[[str, str], str | None] | None = None
     confirm_window: Callable[[int], str | None] | None = None
     cleanup: CleanupSteps | None = None
+    checkpoints: CheckpointCommands | None = None
 
 
 @dataclass(frozen=True)

@@ -475,8 +475,10 @@ CAPTURE_PROMPT = "{device}# "
 
 # --- platform contract (roce_tune/platforms/contract.py): read-back, diff, push, capabilities ----------
 from roce_tune.platforms import contract as _c  # noqa: E402
-from roce_tune.platforms.checkpoints import own_checkpoints as _own_checkpoints  # noqa: E402
+from roce_tune.platforms.checkpoints import CheckpointCommands as _CheckpointCommands  # noqa: E402
+from roce_tune.platforms.checkpoints import limit_error as _limit_error  # noqa: E402
 from roce_tune.platforms.checkpoints import prune as _prune  # noqa: E402
+from roce_tune.platforms.checkpoints import to_free as _to_free  # noqa: E402
 from roce_tune.platforms.contract import HierPlatformName as _HierPlatform  # noqa: E402
 
 #: the read-back names (_c.READBACK_NAMES) of nxos_readback, imported on first use
@@ -523,15 +525,21 @@ def user_checkpoints(summary: str) -> list[str]:
     return names
 
 
+#: how retention lists and deletes NX-OS checkpoints (roce_tune.platforms.checkpoints)
+CHECKPOINTS = _CheckpointCommands(list_command="show checkpoint summary", parse=user_checkpoints,
+                                  delete_command="no checkpoint {name}", limit=MAX_USER_CHECKPOINTS)
+
+
 def _checkpoint_names(s: _c.PushSession, stage: str) -> list[str]:
     """The switch's user checkpoints. Raises PushError(stage) when the device rejects the command."""
-    command = "show checkpoint summary"
+    command = CHECKPOINTS.list_command
     return user_checkpoints(s.check(s.cmd(command, stage), stage, [command]))
 
 
 def _delete_checkpoint(s: _c.PushSession, name: str, stage: str) -> None:
     """``no checkpoint <name>``. Raises PushError(stage) when the device rejects it."""
-    s.check(s.cmd(f"no checkpoint {name}", stage), stage, [f"no checkpoint {name}"])
+    command = CHECKPOINTS.delete_command.format(name=name)
+    s.check(s.cmd(command, stage), stage, [command])
 
 
 def _make_room(s: _c.PushSession) -> None:
@@ -543,16 +551,11 @@ def _make_room(s: _c.PushSession) -> None:
             was refused (nothing was changed either way).
     """
     names = _checkpoint_names(s, "checkpoint")
-    excess = len(names) - (MAX_USER_CHECKPOINTS - 1)
-    if excess <= 0:
-        return
-    own = _own_checkpoints(names)
-    if len(own) < excess:
-        s.fail("checkpoint", f"{s.device or 'the switch'} has {len(names)} user checkpoints, NX-OS's limit "
-                             f"of {MAX_USER_CHECKPOINTS}, and {len(own)} of them are roce-tune's: this push "
-                             "cannot take its checkpoint, so nothing was changed. Free one with "
-                             "`no checkpoint <name>` (list them with `show checkpoint summary`)")
-    for name in own[:excess]:
+    free = _to_free(names, MAX_USER_CHECKPOINTS)
+    if free is None:
+        s.fail("checkpoint", _limit_error(s.device or "the switch", names, MAX_USER_CHECKPOINTS, "NX-OS",
+                                          CHECKPOINTS))
+    for name in free:
         _delete_checkpoint(s, name, "checkpoint")
         s.progress.setdefault("pruned", []).append(name)
 
@@ -596,7 +599,8 @@ def _cleanup(s: _c.PushSession, progress: dict[str, object]) -> None:
         try:
             _delete_checkpoint(s, name, "cleanup")
         except Exception as exc:  # noqa: BLE001 — housekeeping: reported as a warning, the push stands
-            return f"{s.device or 'the switch'}: `no checkpoint {name}` failed ({exc}); delete it by hand"
+            return (f"{s.device or 'the switch'}: `{CHECKPOINTS.delete_command.format(name=name)}` failed "
+                    f"({exc}); delete it by hand")
         return None
 
     pruned = _prune(_checkpoint_names(s, "cleanup"), tag, s.opts.keep_checkpoints, delete, s.warn)
@@ -613,7 +617,7 @@ def _left_as_is(progress: dict[str, object], tag: str, _confirm_s: int) -> str |
 PUSH = _c.PushMethod(
     netmiko_device_type="cisco_nxos", read_running="show running-config",
     error_pattern=r"% ?(Invalid|Incomplete|Ambiguous)|ERROR:",
-    push=_push, rollback=_rollback, left_as_is=_left_as_is, cleanup=_cleanup,
+    push=_push, rollback=_rollback, left_as_is=_left_as_is, cleanup=_cleanup, checkpoints=CHECKPOINTS,
     save=("copy running-config startup-config", r"(?m)^Copy complete\.\s*$"), save_expect=r"#",
     desired_file="{name}.cfg",
 )

@@ -991,6 +991,7 @@ import secrets as _secrets  # noqa: E402
 import shlex as _shlex  # noqa: E402
 
 from roce_tune.platforms import contract as _c  # noqa: E402
+from roce_tune.platforms.checkpoints import CheckpointCommands as _CheckpointCommands  # noqa: E402
 from roce_tune.platforms.checkpoints import prune as _prune  # noqa: E402
 
 #: the read-back names (_c.READBACK_NAMES) of sonic_readback, imported on first use
@@ -1117,6 +1118,11 @@ def checkpoint_names(output: str) -> list[str]:
     return names
 
 
+#: how retention lists and deletes SONiC checkpoints (roce_tune.platforms.checkpoints); GCU sets no limit
+CHECKPOINTS = _CheckpointCommands(list_command=_LIST_CHECKPOINTS, parse=checkpoint_names,
+                                  delete_command="sudo config delete-checkpoint {name}")
+
+
 def _cleanup(s: _c.PushSession, progress: dict[str, object]) -> None:
     """After a push that succeeded: remove the uploaded patch file, then delete roce-tune's own checkpoints
     older than the newest ``keep_checkpoints`` (the one just taken always stays); a refused
@@ -1127,7 +1133,7 @@ def _cleanup(s: _c.PushSession, progress: dict[str, object]) -> None:
     names = checkpoint_names(s.check(s.cmd(_LIST_CHECKPOINTS, "cleanup"), "cleanup", [_LIST_CHECKPOINTS]))
 
     def delete(name: str) -> str | None:
-        command = f"sudo config delete-checkpoint {name}"
+        command = CHECKPOINTS.delete_command.format(name=name)
         try:
             s.check(s.cmd(command, "cleanup"), "cleanup", [command])
         except Exception as exc:  # noqa: BLE001 — housekeeping: reported as a warning, the push stands
@@ -1148,7 +1154,7 @@ def _left_as_is(progress: dict[str, object], tag: str, _confirm_s: int) -> str |
 PUSH = _c.PushMethod(
     netmiko_device_type="linux", read_running="show runningconfiguration all",
     error_pattern=r"(?i)(^|\n)\s*(error|failed)",
-    push=_push, rollback=_rollback, left_as_is=_left_as_is, cleanup=_cleanup,
+    push=_push, rollback=_rollback, left_as_is=_left_as_is, cleanup=_cleanup, checkpoints=CHECKPOINTS,
     save=("sudo config save -y; echo ROCE_TUNE_RC=$?", r"ROCE_TUNE_RC=0\b"),
     desired_file="{name}.json", enable_secret=True, linux_shell=True, preflight=lambda r, d: preflight(r, d),
 )

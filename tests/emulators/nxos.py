@@ -139,6 +139,12 @@ class NxosSession(CiscoLikeSession):
     device: NxosDevice
     prompt_space = " "
 
+    def banner(self) -> str:
+        """The login banner NX-OS prints before the first prompt (so the prompt starts a line, as Ansible's
+        ``cisco.nxos`` terminal plugin expects: its prompt regex needs a line break before it)."""
+        return ("Cisco Nexus Operating System (NX-OS) Software\nTAC support: http://www.cisco.com/tac\n"
+                "Copyright (C) 2002-2023, Cisco and/or its affiliates.\nAll rights reserved.\n")
+
     def invalid(self, line: str) -> str:
         return " " * len(self.prompt()) + "^\n% Invalid command at '^' marker.\n"
 
@@ -246,6 +252,9 @@ class NxosSession(CiscoLikeSession):
                     f"  cisco Nexus9000 {dev.model} Chassis\n\n  Device name: {dev.hostname}\n")
         if text == "hostname":
             return dev.hostname + "\n"
+        if text == "inventory":  # Ansible's cisco.nxos cliconf reads it for the device info
+            return (f'NAME: "Chassis",  DESCR: "Nexus9000 {dev.model} Chassis"\n'
+                    f"PID: N9K-{dev.model:<16},  VID: V02 ,  SN: FDO00000001\n\n")
         if text in ("interface priority-flow-control", "interface priority-flow-control detail"):
             lines = ["=" * 60, "Port               Mode Oper(VL bmap)  RxPPP      TxPPP", "=" * 60, ""]
             for c in dev.running.children:
