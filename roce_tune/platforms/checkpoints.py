@@ -25,7 +25,7 @@ from dataclasses import dataclass
 TAG_FORMAT = "roce_tune_%Y%m%d_%H%M%S"
 #: Names roce-tune gives its checkpoints: :data:`TAG_FORMAT`, and the forms earlier playbooks used
 #: (``roce_tune_YYYYmmddHHMMSS`` on NX-OS, ``roce-tune-YYYYmmddHHMMSS`` on SONiC). Groups: date, time.
-OWN_CHECKPOINT_RE = re.compile(r"^roce[_-]tune[_-](\d{8})_?(\d{6})$")
+OWN_CHECKPOINT_RE = re.compile(r"^roce[_-]tune[_-](\d{8})_?(\d{6})\Z")
 #: roce-tune's own checkpoints kept on a switch after a successful push: the one it just took (the state
 #: before the change, for a manual rollback) and the previous one (the state before the push before).
 KEEP_CHECKPOINTS = 2

@@ -1112,7 +1112,10 @@ def checkpoint_names(output: str) -> list[str]:
         ValueError: no JSON list of strings in the output.
     """
     start, end = output.find("["), output.rfind("]")
-    names = json.loads(output[start:end + 1]) if 0 <= start < end else None
+    try:
+        names = json.loads(output[start:end + 1]) if 0 <= start < end else None
+    except json.JSONDecodeError:
+        names = None
     if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
         raise ValueError(f"`{_LIST_CHECKPOINTS}` printed no JSON list of names: {output.strip()[:120]!r}")
     return names
