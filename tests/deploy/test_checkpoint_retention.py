@@ -18,7 +18,7 @@ import pytest
 
 from roce_tune.deploy.apply import load_source
 from roce_tune.deploy.drivers import PushOptions
-from roce_tune.deploy.runner import ApplyOptions, DeviceResult, Target, apply_targets
+from roce_tune.deploy.runner import ApplyOptions, DeviceResult, Target, apply_targets, results_json
 from tests.emulators import LOOPBACK_TIMING
 
 from .conftest import emulated_inventory
@@ -100,6 +100,9 @@ def test_nxos_eleven_pushes_keep_two_own_checkpoints(nxos, tmp_path: Path) -> No
     assert f"rollback running-config checkpoint {_tag(11)} atomic" in last.rollback_point
     assert last.pruned == [_tag(9)] and last.warnings == []
     assert results[0].pruned == []
+    (device,) = json.loads(results_json([last], dry_run=False))["devices"]
+    assert device["rollback_point"] == last.rollback_point and device["pruned"] == [_tag(9)]
+    assert device["warnings"] == []
 
 
 def _operator_checkpoints(fleet: Any, name: str, names: list[str]) -> None:
