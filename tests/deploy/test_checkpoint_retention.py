@@ -89,6 +89,7 @@ def _pushes(fleet: Any, targets: list[Target], tmp_path: Path, known: Path, runs
     return out
 
 
+@pytest.mark.slow  # several full pushes over SSH (~3.5 s each); CI runs -m slow
 def test_nxos_eleven_pushes_keep_two_own_checkpoints(nxos, tmp_path: Path) -> None:
     """Twelve applies in a row all push (the device refuses an eleventh checkpoint): each keeps roce-tune's
     newest two checkpoints, says which one is the rollback point and what it pruned."""
@@ -115,6 +116,7 @@ def _operator_checkpoints(fleet: Any, name: str, names: list[str]) -> None:
         conn.disconnect()
 
 
+@pytest.mark.slow  # several full pushes over SSH (~3.5 s each); CI runs -m slow
 def test_nxos_operator_checkpoints_are_never_deleted(nxos, tmp_path: Path) -> None:
     """Eight operator checkpoints (one named like a user's default) and two of roce-tune's from older
     playbook runs fill the switch to nine... ten with the first push: the push deletes roce-tune's oldest to
@@ -148,6 +150,7 @@ def test_nxos_limit_filled_by_operator_fails_before_any_change(nxos, tmp_path: P
     assert res.rollback_point is None and res.pruned == []
 
 
+@pytest.mark.slow  # several full pushes over SSH (~3.5 s each); CI runs -m slow
 def test_nxos_refused_delete_is_a_warning_not_a_failure(nxos, tmp_path: Path, capsys) -> None:
     """The switch refuses ``no checkpoint``: the push stands (pushed, not rolled back) and the report warns,
     naming the device and the command; the apply report prints the rollback point and the warning."""
