@@ -713,6 +713,10 @@ def apply(
                                     help="SSH keepalive interval in s (0 = off)."),
     rollback_retry: float = typer.Option(120.0, "--rollback-retry", min=0.0,
                                          help="Seconds to keep reconnecting to roll back a dropped device."),
+    keep_checkpoints: int = typer.Option(2, "--keep-checkpoints", min=1,
+                                         help="roce-tune's own checkpoints kept on a switch whose platform "
+                                         "takes them, after a push (the one just taken included); older "
+                                         "ones of its own are deleted, the operator's never."),
     session_timing: SessionPacing = _SESSION_TIMING,
 ) -> None:
     """Diff (--dry-run) or push the plan with commit-confirm and rollback.
@@ -726,7 +730,7 @@ def apply(
 
     push = PushOptions(confirm_s=confirm_s, save=not no_save, read_timeout_s=read_timeout,
                        commit_timeout_s=commit_timeout, keepalive_s=keepalive,
-                       rollback_retry_s=rollback_retry)
+                       rollback_retry_s=rollback_retry, keep_checkpoints=keep_checkpoints)
     stop = StopRequest()
     with stop_on_signals(stop):
         code = _apply(stop, source, dry_run, limit, concurrency, canary, allow_disruptive, insecure,

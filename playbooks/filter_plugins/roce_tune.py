@@ -9,6 +9,13 @@ importable by the Python that runs ansible-playbook (it is: the controller ran `
 ``out_dir | roce_tune_plan_error`` is why the plan directory must not be pushed (edited after the plan, a
 file missing or not listed in ``SHA256SUMS``), or ``""``: the check ``roce-tune apply`` makes.
 
+``listing | roce_tune_checkpoints(platform, device, current, keep)`` reads the output of the platform's
+checkpoint listing (NX-OS ``show checkpoint summary``, SONiC ``config list-checkpoints``) and returns
+``{"names": [...], "free": [...], "error": "", "prune": [...]}``: roce-tune's oldest own checkpoints to delete
+before a new one fits under the device's limit (``error`` when the operator's own fill it), and those to
+delete after a successful push so that ``keep`` of roce-tune's remain, ``current`` among them: the retention
+``roce-tune apply`` applies (:mod:`roce_tune.platforms.checkpoints`). Never an operator's checkpoint.
+
 ``data | roce_tune_host_bundle(shared)`` joins a host's data file and the shared host script into the one
 script that runs on the host (as ``roce-tune apply`` does).
 """
@@ -39,6 +46,24 @@ def roce_tune_change(running: str, platform: str, desired: str) -> dict[str, Any
             "disruptive": list(change.disruptive)}
 
 
+def roce_tune_checkpoints(listing: str, platform: str, device: str, current: str = "",
+                          keep: int | str | None = None) -> dict[str, Any]:
+    """What to delete around a push (see the module docstring). ``keep`` defaults to roce-tune's
+    ``KEEP_CHECKPOINTS`` (2); ``current`` is empty before the push's checkpoint is taken."""
+    from roce_tune.platforms import platform as get_platform
+    from roce_tune.platforms.checkpoints import KEEP_CHECKPOINTS, limit_error, to_free, to_prune
+
+    cmds = get_platform(platform).push.checkpoints
+    if cmds is None:
+        raise ValueError(f"{platform} takes no checkpoints")
+    names = cmds.parse(listing)
+    free = to_free(names, cmds.limit)
+    error = "" if free is not None or cmds.limit is None else limit_error(device, names, cmds.limit, platform,
+                                                                         cmds)
+    return {"names": names, "free": free or [], "error": error,
+            "prune": to_prune(names, current or None, int(keep if keep is not None else KEEP_CHECKPOINTS))}
+
+
 def roce_tune_host_bundle(data: str, shared: str) -> str:
     """One self-contained host script from a host's data file and the shared host script, exactly as
     ``roce-tune apply`` sends it (:func:`roce_tune.platforms.host.bundle`)."""
@@ -66,4 +91,4 @@ class FilterModule:
 
     def filters(self) -> dict[str, Any]:
         return {"roce_tune_change": roce_tune_change, "roce_tune_host_bundle": roce_tune_host_bundle,
-                "roce_tune_plan_error": roce_tune_plan_error}
+                "roce_tune_plan_error": roce_tune_plan_error, "roce_tune_checkpoints": roce_tune_checkpoints}

@@ -92,4 +92,19 @@ def print_results(targets: list[Target], opts: ApplyOptions,
                       str(len(r.diff)), "yes" if r.disruptive else "", f"{r.seconds:.1f}",
                       Text(r.error or ""))
     console.print(table)
+    _print_checkpoints(console, results)
     return results
+
+
+def _print_checkpoints(console: Console, results: list[DeviceResult]) -> None:
+    """Per device: the checkpoint a push left as its rollback point, the older checkpoints of roce-tune it
+    deleted, and the warnings of its housekeeping (a delete the device refused: the push still stands)."""
+    for r in results:
+        if r.rollback_point or r.pruned:
+            console.print(Text.assemble((f"{r.name}: ", "bold"),
+                                        f"rollback point: {r.rollback_point}" if r.rollback_point else "",
+                                        "; " if r.rollback_point and r.pruned else "",
+                                        f"pruned roce-tune's older checkpoint(s): {', '.join(r.pruned)}"
+                                        if r.pruned else ""))
+        for warning in r.warnings:
+            console.print(Text.assemble(("warning: ", "bold yellow"), warning))

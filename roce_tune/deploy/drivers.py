@@ -31,6 +31,7 @@ from typing import Any, NoReturn
 
 from roce_tune.deploy.diff import DIFF_RULES, ConfigChange, hier_diff, json_diff, set_diff
 from roce_tune.platforms import ALL_PLATFORMS, platform
+from roce_tune.platforms.checkpoints import KEEP_CHECKPOINTS, TAG_FORMAT
 from roce_tune.platforms.contract import CHANGE_SENT, PushMethod
 
 #: exit status of a host restore point that ran but had values it could not read before the change
@@ -127,7 +128,10 @@ class PushOptions:
         keepalive_s: SSH keepalive interval (0 = off): keeps idle NAT/firewall state during long commits.
         rollback_retry_s: how long to keep reconnecting to roll back a device whose session dropped
             (attempts back off 1, 2, 4 … 10 s).
-        tag: checkpoint / session / commit-comment name of this run.
+        tag: checkpoint / session / commit-comment name of this run (:data:`TAG_FORMAT`, local time).
+        keep_checkpoints: roce-tune's own checkpoints kept on a device after a successful push, the one
+            just taken included (at least 1; the platform deletes older ones of its own, never an
+            operator's: :mod:`roce_tune.platforms.checkpoints`).
     """
 
     confirm_s: int = 300
@@ -136,7 +140,8 @@ class PushOptions:
     commit_timeout_s: float = 300.0
     keepalive_s: float = 10.0
     rollback_retry_s: float = 120.0
-    tag: str = field(default_factory=lambda: time.strftime("roce_tune_%Y%m%d_%H%M%S"))
+    tag: str = field(default_factory=lambda: time.strftime(TAG_FORMAT))
+    keep_checkpoints: int = KEEP_CHECKPOINTS
 
 
 def rejected_command(platform: str, output: str, commands: list[str]) -> tuple[str | None, str] | None:
@@ -293,10 +298,14 @@ class Driver:
 
     def __init__(self, platform: str, conn: Any, opts: PushOptions, log: Callable[[str], None],
                  should_stop: Callable[[], str | None] | None = None,
-                 on_restore_point: Callable[[str], None] | None = None):
+                 on_restore_point: Callable[[str], None] | None = None, device: str = ""):
         """``should_stop()`` returns the name of a requested stop (``SIGINT``) or None; it is asked at each
         command boundary of a push. ``on_restore_point(text)`` receives a host's restore script as soon
-        as it is read back (so a local copy exists even if the run is aborted)."""
+        as it is read back (so a local copy exists even if the run is aborted). ``device``: the device's
+        name in the plan, for messages."""
+        self.device = device
+        #: warnings for the apply report (:meth:`warn`): housekeeping that failed after a final change
+        self.warnings: list[str] = []
         self.restore_point = ""  # host: the restore script the last push_host wrote (as found before it)
         self.platform, self.conn, self.opts, self.log = platform, conn, opts, log
         self.method = PUSH_METHODS[platform]
@@ -414,8 +423,28 @@ class Driver:
             steps(self, change.commands, change.patch, desired, managed_ports)
 
         self._guarded(run)
-        if self.opts.save:
-            self.save()
+        try:
+            if self.opts.save:
+                self.save()
+        finally:
+            self.cleanup()
+
+    def warn(self, message: str) -> None:
+        """Record ``message`` as a warning of this device (the apply report shows it) and log it."""
+        self.warnings.append(message)
+        self.log(f"# warning: {message}")
+
+    def cleanup(self) -> None:
+        """The platform's housekeeping after a push that succeeded (:attr:`PushMethod.cleanup`), also when
+        its save failed. Any failure becomes a warning naming the device: the change is final, so
+        housekeeping never fails it nor rolls it back."""
+        if self.method.cleanup is None:
+            return
+        try:
+            self.method.cleanup(self, self.progress)
+        except Exception as exc:  # noqa: BLE001 — after a final change nothing may undo or fail it
+            self.warn(f"{self.device or self.platform}: cleanup after the push did not complete: "
+                      f"{type(exc).__name__}: {exc}")
 
     def save(self) -> None:
         """Persist the confirmed running configuration (:data:`SAVE`); Junos has no separate save.

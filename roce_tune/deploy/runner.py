@@ -100,6 +100,11 @@ class DeviceResult:
     With a log directory, each switch's running configuration as found is kept in
     ``<log dir>/<name>.<run tag>.before.txt`` (one per run: a manual restore point) and its session log in
     ``<name>.log``.
+    ``rollback_point``: the checkpoint the push took on the device and the command that returns the device to
+    it (None where the platform takes none, or before it was taken); ``pruned``: roce-tune's older
+    checkpoints the push deleted (it keeps ``PushOptions.keep_checkpoints`` of its own, never an operator's);
+    ``warnings``: housekeeping that failed after the change was final (a checkpoint or file not deleted),
+    each naming the device and the command: they never make the push fail.
     """
 
     name: str
@@ -112,6 +117,9 @@ class DeviceResult:
     rolled_back: bool = False
     seconds: float = 0.0
     log_file: str | None = None
+    rollback_point: str | None = None
+    pruned: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
 
     @property
     def failed(self) -> bool:
@@ -617,6 +625,17 @@ def _say_interrupted(res: DeviceResult, drv: Driver | None, stopped: str) -> Non
         res.error = f"{stopped}; {_outcome(drv, 'rolled back')}"
 
 
+def _housekeeping(res: DeviceResult, drv: Driver | None, redact: Callable[[str], str]) -> None:
+    """Copy the push's rollback point, pruned checkpoints and warnings into ``res``; a rollback point only
+    for a device the push left changed (after a rollback, the checkpoint is the state it is in now)."""
+    if drv is None:
+        return
+    point = drv.progress.get("rollback_point")
+    res.rollback_point = redact(str(point)) if point and res.state == "pushed" else None
+    res.pruned = [str(n) for n in drv.progress.get("pruned", [])]
+    res.warnings = [redact(w) for w in drv.warnings]
+
+
 def _run_one(t: Target, opts: ApplyOptions, allow_push: bool, allow_disruptive: bool,
              stop: StopRequest) -> DeviceResult:
     t0 = time.monotonic()
@@ -631,7 +650,7 @@ def _run_one(t: Target, opts: ApplyOptions, allow_push: bool, allow_disruptive: 
             raise PushError("connect", "no management address in the inventory")
         conn, redact = connect(t, opts, log_path)
         drv = Driver(t.platform, conn, opts.push, lambda s: notes.append(redact(s)), should_stop=stop,
-                     on_restore_point=lambda text: _keep_restore_point(t, opts, text, redact))
+                     on_restore_point=lambda text: _keep_restore_point(t, opts, text, redact), device=t.name)
         stop.track(t, opts, drv)
 
         def push(fn: Callable[[], None]) -> None:
@@ -657,6 +676,7 @@ def _run_one(t: Target, opts: ApplyOptions, allow_push: bool, allow_disruptive: 
         res.rolled_back = drv is not None and drv.phase == "rollback" and not _pushed_nothing(drv)
     finally:
         close(conn)
+        _housekeeping(res, drv, redact)
         _write_session_log(log_path, notes, res)
     _say_rolled_back(res, drv)
     res.seconds = round(time.monotonic() - t0, 3)

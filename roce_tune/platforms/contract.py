@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any, NoReturn, Protocol
 
 from roce_tune.findings import Finding, Location, Severity
 from roce_tune.platforms.base import PlatformSpec
+from roce_tune.platforms.checkpoints import CheckpointCommands
 
 if TYPE_CHECKING:
     from roce_tune.plan import Plan, SwitchPlan
@@ -103,6 +104,7 @@ class PushKnobs(Protocol):
 
     confirm_s: int
     tag: str
+    keep_checkpoints: int
 
 
 #: the ``progress`` key a platform's push sets to True just before the first command that changes the device
@@ -117,6 +119,8 @@ class PushSession(Protocol):
     every failure raises the driver's ``PushError`` (so the driver's generic path rolls back)."""
 
     conn: Any
+    #: the device's name in the plan (for messages; empty when the session does not know it)
+    device: str
 
     @property
     def opts(self) -> PushKnobs:  # read-only here, so Driver's PushOptions satisfies it
@@ -207,6 +211,11 @@ class PushSession(Protocol):
         """Read timeout in seconds for a command of ``stage`` (longer for commit/save/rollback)."""
         ...
 
+    def warn(self, message: str) -> None:
+        """Record a warning for the apply report (a housekeeping step that failed after the change was
+        final: it never fails the push nor rolls it back). ``message`` names the command and what failed."""
+        ...
+
     def upload(self, path: str, content: str) -> None:
         """Write ``content`` (text) to ``path`` on a Linux-based device, in chunks of bounded bytes.
 
@@ -221,6 +230,9 @@ class PushSession(Protocol):
 PushSteps = Callable[[PushSession, list[str], list[dict[str, Any]], str, set[str]], None]
 #: a platform's rollback: (session, progress recorded by the push)
 RollbackSteps = Callable[[PushSession, dict[str, Any]], None]
+#: housekeeping after a push that succeeded (read back, saved or not): (session, progress); the driver turns
+#: any exception into a warning, so it never fails the push
+CleanupSteps = Callable[[PushSession, dict[str, Any]], None]
 #: what an abandoned device is left in: (progress, tag, confirm window s) -> text, None = nothing changed
 LeftAsIs = Callable[[dict[str, Any], str, int], "str | None"]
 #: what the device did when its confirm window ran out, in its terms: (tag, confirm window s) -> text
@@ -257,6 +269,14 @@ class PushMethod:
         confirm_window: (``--confirm-seconds`` value, s) -> what the platform's commit-confirm gets
             instead when it cannot take that window as given (Junos counts whole minutes), or None when it
             takes it as is; apply shows it before any device is touched and logs it with each push.
+        checkpoints: how the platform lists and deletes its checkpoints and how many it keeps
+            (:class:`roce_tune.platforms.checkpoints.CheckpointCommands`), for retention; None: it takes none.
+        cleanup: housekeeping the driver runs after a push that succeeded and after its save (deleting
+            roce-tune's older checkpoints, an uploaded file); its failures are warnings
+            (:meth:`PushSession.warn`), never a failed push or a rollback. None: nothing to clean.
+
+    A push records in ``progress`` what the apply report shows: ``rollback_point`` (the checkpoint this
+    push took and the command that returns the device to it) and ``pruned`` (checkpoints it deleted).
     """
 
     netmiko_device_type: str
@@ -276,6 +296,8 @@ class PushMethod:
     restore_point: bool = False
     preflight: Callable[[str, str], str | None] | None = None
     confirm_window: Callable[[int], str | None] | None = None
+    cleanup: CleanupSteps | None = None
+    checkpoints: CheckpointCommands | None = None
 
 
 @dataclass(frozen=True)

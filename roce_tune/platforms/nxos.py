@@ -475,6 +475,10 @@ CAPTURE_PROMPT = "{device}# "
 
 # --- platform contract (roce_tune/platforms/contract.py): read-back, diff, push, capabilities ----------
 from roce_tune.platforms import contract as _c  # noqa: E402
+from roce_tune.platforms.checkpoints import CheckpointCommands as _CheckpointCommands  # noqa: E402
+from roce_tune.platforms.checkpoints import limit_error as _limit_error  # noqa: E402
+from roce_tune.platforms.checkpoints import prune as _prune  # noqa: E402
+from roce_tune.platforms.checkpoints import to_free as _to_free  # noqa: E402
 from roce_tune.platforms.contract import HierPlatformName as _HierPlatform  # noqa: E402
 
 #: the read-back names (_c.READBACK_NAMES) of nxos_readback, imported on first use
@@ -499,12 +503,73 @@ DIFF = _c.DiffRules(
 )
 
 
+#: User checkpoints an NX-OS switch keeps: "You can create up to ten checkpoints of your configuration per
+#: switch"; names must be unique, ``no checkpoint <name>`` removes one, ``show checkpoint summary`` lists them
+#: (Cisco Nexus 3548 NX-OS System Management Configuration Guide, "Configuring Rollback",
+#: https://www.easymanua.ls/cisco/nexus-3548/manual/683163?p=126) [V].
+MAX_USER_CHECKPOINTS = 10
+#: one entry of ``show checkpoint summary``: ``1) <name>:`` then Created by / Created at / Size / Description
+_CHECKPOINT_ENTRY_RE = re.compile(r"^\s*\d+\)\s+(\S+?):\s*$")
+
+
+def user_checkpoints(summary: str) -> list[str]:
+    """Names of the user checkpoints in ``show checkpoint summary`` output, in the order listed (the
+    ``System Checkpoint Summary`` part, NX-OS's own ``system-fm-*`` checkpoints, is left out)."""
+    names = []
+    for line in summary.splitlines():
+        if line.strip().lower().startswith("system checkpoint"):
+            break
+        m = _CHECKPOINT_ENTRY_RE.match(line)
+        if m:
+            names.append(m.group(1))
+    return names
+
+
+#: how retention lists and deletes NX-OS checkpoints (roce_tune.platforms.checkpoints)
+CHECKPOINTS = _CheckpointCommands(list_command="show checkpoint summary", parse=user_checkpoints,
+                                  delete_command="no checkpoint {name}", limit=MAX_USER_CHECKPOINTS)
+
+
+def _checkpoint_names(s: _c.PushSession, stage: str) -> list[str]:
+    """The switch's user checkpoints. Raises PushError(stage) when the device rejects the command."""
+    command = CHECKPOINTS.list_command
+    return user_checkpoints(s.check(s.cmd(command, stage), stage, [command]))
+
+
+def _delete_checkpoint(s: _c.PushSession, name: str, stage: str) -> None:
+    """``no checkpoint <name>``. Raises PushError(stage) when the device rejects it."""
+    command = CHECKPOINTS.delete_command.format(name=name)
+    s.check(s.cmd(command, stage), stage, [command])
+
+
+def _make_room(s: _c.PushSession) -> None:
+    """Before the checkpoint: a switch at its limit of user checkpoints gets room by deleting roce-tune's own
+    oldest ones; when the operator's checkpoints alone fill it, fail before anything changed.
+
+    Raises:
+        PushError("checkpoint"): the limit is reached and not enough checkpoints are roce-tune's, or a delete
+            was refused (nothing was changed either way).
+    """
+    names = _checkpoint_names(s, "checkpoint")
+    free = _to_free(names, MAX_USER_CHECKPOINTS)
+    if free is None:
+        s.fail("checkpoint", _limit_error(s.device or "the switch", names, MAX_USER_CHECKPOINTS, "NX-OS",
+                                          CHECKPOINTS))
+    for name in free:
+        _delete_checkpoint(s, name, "checkpoint")
+        s.progress.setdefault("pruned", []).append(name)
+
+
 def _push(s: _c.PushSession, commands: list[str], _patch: list[dict[str, object]], desired: str,
           ports: set[str]) -> None:
-    """``checkpoint`` -> config -> read back (NX-OS has no commit-confirm)."""
+    """``checkpoint`` (room made first at the device's limit) -> config -> read back (NX-OS has no
+    commit-confirm)."""
     s.cmd("terminal dont-ask", "checkpoint")
+    _make_room(s)
     s.check(s.cmd(f"checkpoint {s.opts.tag}", "checkpoint"), "checkpoint", [f"checkpoint {s.opts.tag}"])
     s.progress["checkpoint"] = True
+    s.progress["rollback_point"] = (f"checkpoint {s.opts.tag} (to return to it: "
+                                    f"`rollback running-config checkpoint {s.opts.tag} atomic`)")
     s.progress[_c.CHANGE_SENT] = True  # each configuration line takes effect as it is sent
     s.config_set(commands, "configure terminal")
     s.conn.exit_config_mode()
@@ -523,6 +588,25 @@ def _rollback(s: _c.PushSession, progress: dict[str, object]) -> None:
         s.check(s.cmd(f"rollback running-config checkpoint {tag} atomic", "rollback"), "rollback")
 
 
+def _cleanup(s: _c.PushSession, progress: dict[str, object]) -> None:
+    """After a push that succeeded: delete roce-tune's own checkpoints older than the newest
+    ``keep_checkpoints`` (the one just taken always stays); a refused ``no checkpoint`` is a warning."""
+    if not progress.get("checkpoint"):
+        return
+    tag = str(progress.get("tag", s.opts.tag))
+
+    def delete(name: str) -> str | None:
+        try:
+            _delete_checkpoint(s, name, "cleanup")
+        except Exception as exc:  # noqa: BLE001 — housekeeping: reported as a warning, the push stands
+            return (f"{s.device or 'the switch'}: `{CHECKPOINTS.delete_command.format(name=name)}` failed "
+                    f"({exc}); delete it by hand")
+        return None
+
+    pruned = _prune(_checkpoint_names(s, "cleanup"), tag, s.opts.keep_checkpoints, delete, s.warn)
+    progress["pruned"] = [*progress.get("pruned", []), *pruned]  # type: ignore[misc]
+
+
 def _left_as_is(progress: dict[str, object], tag: str, _confirm_s: int) -> str | None:
     if progress.get("checkpoint"):
         return (f"may be half-configured (NX-OS has no commit-confirm); to revert: "
@@ -533,7 +617,7 @@ def _left_as_is(progress: dict[str, object], tag: str, _confirm_s: int) -> str |
 PUSH = _c.PushMethod(
     netmiko_device_type="cisco_nxos", read_running="show running-config",
     error_pattern=r"% ?(Invalid|Incomplete|Ambiguous)|ERROR:",
-    push=_push, rollback=_rollback, left_as_is=_left_as_is,
+    push=_push, rollback=_rollback, left_as_is=_left_as_is, cleanup=_cleanup, checkpoints=CHECKPOINTS,
     save=("copy running-config startup-config", r"(?m)^Copy complete\.\s*$"), save_expect=r"#",
     desired_file="{name}.cfg",
 )

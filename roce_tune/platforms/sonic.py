@@ -988,8 +988,11 @@ CAPTURE_PROMPT = "admin@{device}:~$ "
 
 # --- platform contract (roce_tune/platforms/contract.py): read-back, diff, push, capabilities ----------
 import secrets as _secrets  # noqa: E402
+import shlex as _shlex  # noqa: E402
 
 from roce_tune.platforms import contract as _c  # noqa: E402
+from roce_tune.platforms.checkpoints import CheckpointCommands as _CheckpointCommands  # noqa: E402
+from roce_tune.platforms.checkpoints import prune as _prune  # noqa: E402
 
 #: the read-back names (_c.READBACK_NAMES) of sonic_readback, imported on first use
 __getattr__ = _c.lazy_attributes(__name__, "roce_tune.platforms.sonic_readback", _c.READBACK_NAMES)
@@ -1062,6 +1065,9 @@ def _push(s: _c.PushSession, _commands: list[str], patch: list[dict[str, object]
     checkpoint = f"sudo config checkpoint {s.opts.tag}"
     s.check(s.cmd(checkpoint, "checkpoint"), "checkpoint", [checkpoint])
     s.progress["checkpoint"] = True
+    s.progress["rollback_point"] = (f"checkpoint {s.opts.tag} (to return to it: "
+                                    f"`sudo config rollback {s.opts.tag}`)")
+    s.progress["patch_file"] = path  # removed after the push, whether it succeeded or rolled back
     s.upload(path, json.dumps(patch, indent=1, sort_keys=True))
     s.progress[_c.CHANGE_SENT] = True  # the checkpoint and the uploaded file change no configuration
     s.check(s.cmd(f"sudo config apply-patch {path}", "commit"), "commit", [f"sudo config apply-patch {path}"])
@@ -1070,9 +1076,75 @@ def _push(s: _c.PushSession, _commands: list[str], patch: list[dict[str, object]
 
 def _rollback(s: _c.PushSession, progress: dict[str, object]) -> None:
     """``sudo config rollback <checkpoint>`` (a Linux shell: no config mode to leave), only once the patch
-    was sent: before it nothing changed and there is nothing to roll back."""
+    was sent: before it nothing changed and there is nothing to roll back. Then the uploaded patch file is
+    removed (a failed removal is a warning)."""
     if progress.get("checkpoint") and progress.get(_c.CHANGE_SENT):
         s.check(s.cmd(f"sudo config rollback {progress.get('tag', s.opts.tag)}", "rollback"), "rollback")
+    _remove_patch_file(s, progress)
+
+
+def _remove_patch_file(s: _c.PushSession, progress: dict[str, object]) -> None:
+    """``rm -f`` the patch file the push uploaded (``progress["patch_file"]``); a failure is a warning naming
+    the device and the command (the file holds no secret: only roce-tune's QoS tables)."""
+    path = progress.pop("patch_file", None)
+    if not isinstance(path, str):
+        return
+    command = f"rm -f {_shlex.quote(path)}"
+    try:
+        out = s.cmd(f"{command}; echo ROCE_TUNE_RC=$?", "cleanup", boundary=False)
+        status = re.findall(r"ROCE_TUNE_RC=(\d+)", out)  # the last: the output's, not an echoed command's
+        failed = None if status and status[-1] == "0" else (out.strip().splitlines() or ["no exit status"])[0]
+    except Exception as exc:  # noqa: BLE001 — housekeeping: reported as a warning, never a push failure
+        failed = f"{type(exc).__name__}: {exc}"
+    if failed is not None:
+        s.warn(f"{s.device or 'the switch'}: `{command}` failed ({failed}); remove it by hand")
+
+
+#: ``sudo config list-checkpoints`` prints the names as a JSON list (sonic-utilities ``config/main.py``
+#: ``list_checkpoints``: ``json.dumps(checkpoints, indent=4)``)
+_LIST_CHECKPOINTS = "sudo config list-checkpoints"
+
+
+def checkpoint_names(output: str) -> list[str]:
+    """The checkpoint names in ``sudo config list-checkpoints`` output (a JSON list of names).
+
+    Raises:
+        ValueError: no JSON list of strings in the output.
+    """
+    start, end = output.find("["), output.rfind("]")
+    try:
+        names = json.loads(output[start:end + 1]) if 0 <= start < end else None
+    except json.JSONDecodeError:
+        names = None
+    if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
+        raise ValueError(f"`{_LIST_CHECKPOINTS}` printed no JSON list of names: {output.strip()[:120]!r}")
+    return names
+
+
+#: how retention lists and deletes SONiC checkpoints (roce_tune.platforms.checkpoints); GCU sets no limit
+CHECKPOINTS = _CheckpointCommands(list_command=_LIST_CHECKPOINTS, parse=checkpoint_names,
+                                  delete_command="sudo config delete-checkpoint {name}")
+
+
+def _cleanup(s: _c.PushSession, progress: dict[str, object]) -> None:
+    """After a push that succeeded: remove the uploaded patch file, then delete roce-tune's own checkpoints
+    older than the newest ``keep_checkpoints`` (the one just taken always stays); a refused
+    ``config delete-checkpoint`` is a warning."""
+    _remove_patch_file(s, progress)
+    if not progress.get("checkpoint"):
+        return
+    names = checkpoint_names(s.check(s.cmd(_LIST_CHECKPOINTS, "cleanup"), "cleanup", [_LIST_CHECKPOINTS]))
+
+    def delete(name: str) -> str | None:
+        command = CHECKPOINTS.delete_command.format(name=name)
+        try:
+            s.check(s.cmd(command, "cleanup"), "cleanup", [command])
+        except Exception as exc:  # noqa: BLE001 — housekeeping: reported as a warning, the push stands
+            return f"{s.device or 'the switch'}: `{command}` failed ({exc}); delete it by hand"
+        return None
+
+    pruned = _prune(names, str(progress.get("tag", s.opts.tag)), s.opts.keep_checkpoints, delete, s.warn)
+    progress["pruned"] = [*progress.get("pruned", []), *pruned]  # type: ignore[misc]
 
 
 def _left_as_is(progress: dict[str, object], tag: str, _confirm_s: int) -> str | None:
@@ -1085,7 +1157,7 @@ def _left_as_is(progress: dict[str, object], tag: str, _confirm_s: int) -> str |
 PUSH = _c.PushMethod(
     netmiko_device_type="linux", read_running="show runningconfiguration all",
     error_pattern=r"(?i)(^|\n)\s*(error|failed)",
-    push=_push, rollback=_rollback, left_as_is=_left_as_is,
+    push=_push, rollback=_rollback, left_as_is=_left_as_is, cleanup=_cleanup, checkpoints=CHECKPOINTS,
     save=("sudo config save -y; echo ROCE_TUNE_RC=$?", r"ROCE_TUNE_RC=0\b"),
     desired_file="{name}.json", enable_secret=True, linux_shell=True, preflight=lambda r, d: preflight(r, d),
 )

@@ -69,6 +69,18 @@ interface mgmt0
 """
 
 
+#: User checkpoints NX-OS keeps per switch: "You can create up to ten checkpoints of your configuration per
+#: switch" (Cisco Nexus 3548 NX-OS System Management Configuration Guide, "Configuring Rollback", Creating a
+#: Checkpoint; https://www.easymanua.ls/cisco/nexus-3548/manual/683163?p=126). The refusal text below is the
+#: emulator's own wording (no capture of the real message was found); it starts with ``ERROR:`` as NX-OS's
+#: checkpoint errors do.
+MAX_USER_CHECKPOINTS = 10
+LIMIT_ERROR = "ERROR: Maximum number of checkpoints ({n}) reached; delete one with 'no checkpoint <name>'\n"
+#: "Checkpoint names must be unique. You cannot overwrite previously saved checkpoints with the same name."
+#: (same guide, Guidelines and Limitations); message as the emulator had it before.
+DUPLICATE_ERROR = "ERROR: Checkpoint name is already in use\n"
+
+
 def _stamp(t: float) -> str:
     return time.strftime("%a %b %d %H:%M:%S %Y", time.gmtime(t))
 
@@ -127,6 +139,12 @@ class NxosSession(CiscoLikeSession):
     device: NxosDevice
     prompt_space = " "
 
+    def banner(self) -> str:
+        """The login banner NX-OS prints before the first prompt (so the prompt starts a line, as Ansible's
+        ``cisco.nxos`` terminal plugin expects: its prompt regex needs a line break before it)."""
+        return ("Cisco Nexus Operating System (NX-OS) Software\nTAC support: http://www.cisco.com/tac\n"
+                "Copyright (C) 2002-2023, Cisco and/or its affiliates.\nAll rights reserved.\n")
+
     def invalid(self, line: str) -> str:
         return " " * len(self.prompt()) + "^\n% Invalid command at '^' marker.\n"
 
@@ -170,7 +188,9 @@ class NxosSession(CiscoLikeSession):
             args = [f"user-checkpoint-{dev._auto_cp}"]
         name = args[0]
         if name in dev.checkpoints:
-            return "ERROR: Checkpoint name is already in use\n"
+            return DUPLICATE_ERROR
+        if len(dev.checkpoints) >= MAX_USER_CHECKPOINTS:
+            return LIMIT_ERROR.format(n=MAX_USER_CHECKPOINTS)
         desc = " ".join(args[2:]) if len(args) > 2 and args[1] == "description" else "None"
         dev.checkpoints[name] = Checkpoint(name, dev.running.copy(), self.username, time.time(), desc)
         return "...........Done\n"
@@ -206,7 +226,7 @@ class NxosSession(CiscoLikeSession):
         if text == "startup-config":
             return dev.show_running(dev.startup)
         if text == "checkpoint summary":
-            lines = ["User Checkpoints:", "-" * 80]
+            lines = ["User Checkpoint Summary", "-" * 80]
             for i, cp in enumerate(dev.checkpoints.values(), 1):
                 size = len("\n".join(dev.body_lines(cp.tree)))
                 lines += [f"{i}) {cp.name}:", f"Created by {cp.user}",
@@ -232,6 +252,9 @@ class NxosSession(CiscoLikeSession):
                     f"  cisco Nexus9000 {dev.model} Chassis\n\n  Device name: {dev.hostname}\n")
         if text == "hostname":
             return dev.hostname + "\n"
+        if text == "inventory":  # Ansible's cisco.nxos cliconf reads it for the device info
+            return (f'NAME: "Chassis",  DESCR: "Nexus9000 {dev.model} Chassis"\n'
+                    f"PID: N9K-{dev.model:<16},  VID: V02 ,  SN: FDO00000001\n\n")
         if text in ("interface priority-flow-control", "interface priority-flow-control detail"):
             lines = ["=" * 60, "Port               Mode Oper(VL bmap)  RxPPP      TxPPP", "=" * 60, ""]
             for c in dev.running.children:

@@ -76,3 +76,21 @@ def test_drop_mid_push_then_rollback_restores_byte_identical(one):
         assert dev.running_config() == before
     finally:
         again.disconnect()
+
+
+def test_checkpoint_limit_duplicate_and_delete(one):
+    """Ten user checkpoints at most, unique names (Cisco Nexus 3548 System Management guide, "Configuring
+    Rollback"); ``no checkpoint NAME`` frees one and ``show checkpoint summary`` lists them."""
+    fleet, conn = one("nxos", name="nx1")
+    dev = fleet["nx1"]
+    for i in range(10):
+        assert "Done" in conn.send_command(f"checkpoint cp{i}")
+    assert "ERROR: Checkpoint name is already in use" in conn.send_command("checkpoint cp3")
+    assert "ERROR: Maximum number of checkpoints (10) reached" in conn.send_command("checkpoint cp10")
+    assert "cp10" not in dev.checkpoints
+    summary = conn.send_command("show checkpoint summary")
+    assert summary.startswith("User Checkpoint Summary") and "10) cp9:" in summary
+    assert "Done" in conn.send_command("no checkpoint cp0")
+    assert "ERROR: No checkpoint with this name exists" in conn.send_command("no checkpoint cp0")
+    assert "Done" in conn.send_command("checkpoint cp10")
+    assert list(dev.checkpoints) == [f"cp{i}" for i in range(1, 11)]

@@ -1,0 +1,114 @@
+"""Retention of roce-tune's own configuration checkpoints on a switch (NX-OS ``checkpoint``, SONiC
+``config checkpoint``).
+
+Each push takes a uniquely named checkpoint (:data:`TAG_FORMAT`) before it changes anything. Left alone
+they pile up: NX-OS refuses a new user checkpoint once a switch has ten ("You can create up to ten checkpoints
+of your configuration per switch", Cisco Nexus 3548 NX-OS System Management Configuration Guide,
+"Configuring Rollback", https://www.easymanua.ls/cisco/nexus-3548/manual/683163?p=126) and SONiC keeps every
+``/etc/sonic/checkpoints/<name>.cp.json`` on the switch's disk. After a push that succeeded and was read
+back, a platform deletes roce-tune's own older checkpoints and keeps the newest :data:`KEEP_CHECKPOINTS`: the
+one just taken (the state before this change, for a manual rollback) and the one before it.
+
+Only names roce-tune gives (:data:`OWN_CHECKPOINT_RE`) are ever deleted, never an operator's checkpoint. The
+per-platform commands (list, delete, their success) stay in the platform modules; this module holds the
+naming and the choice of what to delete.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+
+#: ``time.strftime`` format of a push's tag (checkpoint / session / commit-comment name): 25 characters,
+#: within NX-OS's 32-character checkpoint name (Cisco Nexus 5500 NX-OS command reference, ``checkpoint``).
+TAG_FORMAT = "roce_tune_%Y%m%d_%H%M%S"
+#: Names roce-tune gives its checkpoints: :data:`TAG_FORMAT`, and the forms earlier playbooks used
+#: (``roce_tune_YYYYmmddHHMMSS`` on NX-OS, ``roce-tune-YYYYmmddHHMMSS`` on SONiC). Groups: date, time.
+OWN_CHECKPOINT_RE = re.compile(r"^roce[_-]tune[_-](\d{8})_?(\d{6})\Z")
+#: roce-tune's own checkpoints kept on a switch after a successful push: the one it just took (the state
+#: before the change, for a manual rollback) and the previous one (the state before the push before).
+KEEP_CHECKPOINTS = 2
+
+
+@dataclass(frozen=True)
+class CheckpointCommands:
+    """How a platform lists and deletes checkpoints (its ``PushMethod.checkpoints``; the Ansible playbooks'
+    ``roce_tune_checkpoints`` filter reads it too).
+
+    Attributes:
+        list_command: prints every user checkpoint.
+        parse: ``list_command``'s output -> the checkpoint names (raises ValueError when it cannot tell).
+        delete_command: deletes one; ``{name}`` is the checkpoint's name.
+        limit: user checkpoints the device keeps at most (a new one is refused beyond it); None: no limit.
+    """
+
+    list_command: str
+    parse: Callable[[str], list[str]]
+    delete_command: str
+    limit: int | None = None
+
+
+def own_checkpoints(names: Iterable[str]) -> list[str]:
+    """roce-tune's own checkpoint names among ``names`` (:data:`OWN_CHECKPOINT_RE`), oldest first (by the
+    timestamp in the name, so old and new name forms sort together; ties by name)."""
+    own = [(m.group(1) + m.group(2), n) for n in names if (m := OWN_CHECKPOINT_RE.match(n))]
+    return [n for _, n in sorted(own)]
+
+
+def to_prune(names: Iterable[str], current: str | None, keep: int) -> list[str]:
+    """roce-tune's own checkpoints to delete so that at most ``keep`` of them remain, ``current`` (the one
+    this push took) always among them; oldest first. Operator checkpoints are never returned.
+
+    Args:
+        names: every checkpoint name on the device.
+        current: this push's checkpoint (kept whatever ``keep`` says), or None.
+        keep: own checkpoints to keep, at least 1.
+
+    Raises:
+        ValueError: ``keep`` below 1 (the checkpoint just taken is the rollback point).
+    """
+    if keep < 1:
+        raise ValueError(f"keep {keep}: at least the checkpoint just taken must stay (its rollback point)")
+    own = own_checkpoints(names)
+    others = [n for n in own if n != current]
+    room = keep - (1 if current in own else 0)
+    return others[:max(0, len(others) - room)]
+
+
+def prune(names: Iterable[str], current: str | None, keep: int, delete: Callable[[str], str | None],
+          warn: Callable[[str], None]) -> list[str]:
+    """Delete :func:`to_prune`'s checkpoints one by one with ``delete(name)`` (None on success, else the
+    failure in a sentence naming the command); a failure is passed to ``warn`` and the next one is tried.
+
+    Returns:
+        The names deleted, oldest first.
+    """
+    done = []
+    for name in to_prune(names, current, keep):
+        failure = delete(name)
+        if failure is None:
+            done.append(name)
+        else:
+            warn(failure)
+    return done
+
+
+def to_free(names: list[str], limit: int | None) -> list[str] | None:
+    """roce-tune's own checkpoints to delete, oldest first, so that one more fits under ``limit``: ``[]``
+    when it fits already (or there is no limit), None when too few of ``names`` are roce-tune's (the
+    operator's own fill the device: nothing of theirs is ever deleted)."""
+    excess = 0 if limit is None else len(names) - (limit - 1)
+    if excess <= 0:
+        return []
+    own = own_checkpoints(names)
+    return own[:excess] if len(own) >= excess else None
+
+
+def limit_error(device: str, names: list[str], limit: int, platform: str, cmds: CheckpointCommands) -> str:
+    """The failure for a device whose checkpoints, mostly the operator's, fill ``limit`` (:func:`to_free`
+    returned None): names the device, the count and the commands that list and free one."""
+    return (f"{device} has {len(names)} user checkpoints, {platform}'s limit of {limit}, and "
+            f"{len(own_checkpoints(names))} of them are roce-tune's: this push cannot take its checkpoint, "
+            f"so nothing was changed. Free one with `{cmds.delete_command.format(name='<name>')}` (list "
+            f"them with `{cmds.list_command}`)")
