@@ -122,11 +122,14 @@ def _unknown_peer(sw: str, port: str, peer: Peer) -> Finding:
 
 def _walk_cabling(topo: Topology, fab: _Fabric, idx: dict[str, int], flag: bool) -> None:
     """Account every cabled port, switch by switch in cabling order (one loop over the ~100k ports of a large
-    fabric, no call per port): :func:`_walk_switch`, then host ports and ports facing unknown devices
-    (:func:`_walk_other_ports`) and the RT223 uplink state (:data:`_Fabric.uplinks`)."""
+    fabric, no call per port): :func:`_walk_switch`, then ports facing unknown devices
+    (:func:`_walk_external_ports`) and the RT223 uplink state (:data:`_Fabric.uplinks`)."""
+    # admin state of every declared port, by switch index and port name: the walk looks up each port and
+    # its far end by name (string hashes are cached; a (switch, port) tuple is hashed anew on every lookup)
+    admin = [{info.name: info.admin_up for info in topo.ports_of(name)} for name in fab.names]
     for i, name in enumerate(fab.names):
-        others, up_ports, downs = _walk_switch(topo, fab, idx, i, name)
-        downs += _walk_other_ports(fab, i, name, others, flag)
+        external, up_ports, downs = _walk_switch(topo, fab, idx, admin, i, name)
+        _walk_external_ports(fab, name, external, flag)
         fab.uplinks.append((up_ports[0][0] if up_ports else None, downs, len(up_ports),
                             any(lossless for _, lossless in up_ports)))
 
@@ -134,64 +137,60 @@ def _walk_cabling(topo: Topology, fab: _Fabric, idx: dict[str, int], flag: bool)
 _OtherPort = tuple[str, Peer, bool, bool]  # (port, peer, admin-up, lossless) of a port facing a non-switch
 
 
-def _walk_switch(topo: Topology, fab: _Fabric, idx: dict[str, int], i: int,
+def _walk_switch(topo: Topology, fab: _Fabric, idx: dict[str, int], admin: list[dict[str, bool]], i: int,
                  name: str) -> tuple[list[_OtherPort], list[tuple[str, bool]], int]:
     """The cabled ports of switch ``i``: links to admin-up, declared far ends go to ``fab.links[i]`` and
-    ``fab.lossless_in[i]`` (their lossless ingress ports count as nodes). Lossless is membership of
-    ``fab.lossless_set``, or the tuner's rule when that is None (admin-up and ``peer.lossless``).
+    ``fab.lossless_in[i]`` (their lossless ingress ports count as nodes); host ports count as nodes when
+    lossless and make the switch a destination when one is admin-up (``fab.dbit``, numbered in
+    :func:`_connect`). Lossless is membership of ``fab.lossless_set``, or the tuner's rule when that is None
+    (admin-up and ``peer.lossless``). ``admin[k]`` maps switch k's declared ports to their admin state.
 
     Returns:
-        the ports facing hosts or devices outside the inventory, (name, lossless) of the up-facing ports,
-        and the number of lossless ports facing a lower tier.
+        the ports facing devices outside the inventory, (name, lossless) of the up-facing ports, and the
+        number of lossless ports facing a lower tier or a host.
     """
-    ports, peers, lossless_set, tier, ti = topo.ports, topo.peers, fab.lossless_set, fab.tier, fab.tier[i]
-    mine, lin = fab.links[i], fab.lossless_in[i]
-    others: list[_OtherPort] = []
+    peers, lossless_set, tier, ti = topo.peers, fab.lossless_set, fab.tier, fab.tier[i]
+    mine, lin, admin_i = fab.links[i], fab.lossless_in[i], admin[i]
+    external: list[_OtherPort] = []
     up_ports: list[tuple[str, bool]] = []
-    downs = nodes = 0
+    downs = nodes = host_lossless = 0
+    hosts = False
     for port in topo.cabled_ports(name):
-        key = (name, port)
-        kind, dev, far_port, _, _, _, link_lossless = peer = peers[key]
-        info = ports.get(key)
-        admin_up = info is not None and info.admin_up
-        lossless = (admin_up and link_lossless) if lossless_set is None else key in lossless_set
+        kind, dev, far_port, _, _, _, link_lossless = peer = peers[name, port]
+        admin_up = admin_i.get(port, False)
+        lossless = (admin_up and link_lossless) if lossless_set is None else (name, port) in lossless_set
         j = idx.get(dev) if kind == "switch" else None
         if j is None:
-            others.append((port, peer, admin_up, lossless))
+            if kind == "host":
+                downs += lossless
+                hosts |= admin_up
+                host_lossless += admin_up & lossless
+            else:
+                external.append((port, peer, admin_up, lossless))
             continue
         if tier[j] > ti:
             up_ports.append((port, lossless))
         elif tier[j] < ti:
             downs += lossless
-        far = ports.get((dev, far_port)) if admin_up and j != i else None
-        if far is not None and far.admin_up:
+        if admin_up and j != i and admin[j].get(far_port, False):
             nodes += lossless
             mine.setdefault(j, []).append((port, far_port))
             lin[j] = lin.get(j, 0) + lossless
-    fab.nodes += nodes
-    return others, up_ports, downs
+    fab.host_lossless[i] = host_lossless
+    fab.nodes += nodes + host_lossless
+    if hosts:
+        fab.dbit[i] = 1  # marked here, numbered in _connect
+    return external, up_ports, downs
 
 
-def _walk_other_ports(fab: _Fabric, i: int, name: str, others: list[_OtherPort], flag: bool) -> int:
-    """Host ports (admin-up ones make switch ``i`` a destination) and ports facing devices outside the
-    inventory (RT221 when lossless and ``flag``) of switch ``i``; returns its lossless host ports (they
-    face down)."""
-    downs = host_lossless = 0
-    hosts = False
-    for port, peer, admin_up, lossless in others:
-        if peer.kind == "host":
-            downs += lossless
-            hosts = hosts or admin_up
-            host_lossless += admin_up and lossless
-        elif admin_up:
+def _walk_external_ports(fab: _Fabric, name: str, external: list[_OtherPort], flag: bool) -> None:
+    """Ports of switch ``name`` facing devices outside the inventory: admin-up lossless ones count as nodes
+    (and get RT221 when ``flag``)."""
+    for port, peer, admin_up, lossless in external:
+        if admin_up:
             fab.nodes += lossless
             if lossless and flag:
                 fab.flagged.append(_unknown_peer(name, port, peer))
-    fab.host_lossless[i] = host_lossless
-    fab.nodes += host_lossless
-    if hosts:
-        fab.dbit[i] = 1  # marked here, numbered in _connect
-    return downs
 
 
 def _build(topo: Topology, lossless_ports: set[tuple[str, str]] | None, flag: bool) -> _Fabric:
