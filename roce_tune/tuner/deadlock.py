@@ -55,6 +55,9 @@ import re
 from collections import defaultdict, deque
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from functools import reduce
+from itertools import islice, zip_longest
+from operator import and_, or_
 
 from roce_tune.findings import Finding, Location, Severity
 from roce_tune.gcpause import gc_paused
@@ -222,12 +225,9 @@ def _extend_levels(first: int, covered: int, sources: list[list[int]]) -> tuple[
     """Distance levels ``[first, l1, l2, ...]``: level k = the OR of every source's level k-1 minus what an
     earlier level (or ``covered``) already has. Returns the levels and the final covered set."""
     levels, cov = [first], covered
-    for k in range(1, max((len(x) for x in sources), default=0) + 1):
-        b = 0
-        for x in sources:
-            if k - 1 < len(x):
-                b |= x[k - 1]
-        b &= ~cov
+    # column k-1 of the sources, OR-ed in C (zip_longest pads the shorter lists with the empty set)
+    for col in zip_longest(*sources, fillvalue=0):
+        b = reduce(or_, col) & ~cov
         levels.append(b)
         cov |= b
     return levels, cov
@@ -281,10 +281,7 @@ def _propagate(order: list[int], feeders: list[list[int]], own: list[int],
 
 def _level_and(a: list[int], b: list[int], shift: int) -> int:
     """OR over k of a[k] & b[k - shift]."""
-    out = 0
-    for k in range(shift, min(len(a), len(b) + shift)):
-        out |= a[k] & b[k - shift]
-    return out
+    return reduce(or_, map(and_, islice(a, shift, None), b), 0)
 
 
 def _unreachable(fab: _Fabric, reach: list[int]) -> int:
