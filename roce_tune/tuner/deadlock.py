@@ -123,18 +123,78 @@ def _unknown_peer(sw: str, port: str, peer: Peer) -> Finding:
         fix="make the port lossy (lossless: false on its link) or add the device to the inventory")
 
 
-def _walk_cabling(topo: Topology, fab: _Fabric, idx: dict[str, int], flag: bool) -> None:
-    """Account every cabled port, switch by switch in cabling order (one loop over the ~100k ports of a large
-    fabric, no call per port): :func:`_walk_switch`, then ports facing unknown devices
-    (:func:`_walk_external_ports`) and the RT223 uplink state (:data:`_Fabric.uplinks`)."""
-    # admin state of every declared port, by switch index and port name: the walk looks up each port and
-    # its far end by name (string hashes are cached; a (switch, port) tuple is hashed anew on every lookup)
-    admin = [{info.name: info.admin_up for info in topo.ports_of(name)} for name in fab.names]
-    for i, name in enumerate(fab.names):
-        external, up_ports, downs = _walk_switch(topo, fab, idx, admin, i, name)
-        _walk_external_ports(fab, name, external, flag)
-        fab.uplinks.append((up_ports[0][0] if up_ports else None, downs, len(up_ports),
-                            any(lossless for _, lossless in up_ports)))
+def _walk_cabling(topo: Topology, fab: _Fabric, idx: dict[str, int], flag: bool,
+                  per_port: bool = False) -> None:
+    """Account every cabled port (links, lossless ingress ports, destinations, the RT223 uplink state
+    :data:`_Fabric.uplinks`).
+
+    A topology that resolved without problems (every link between two declared switch ports, every cabled
+    NIC on a declared port, no port declared or cabled twice) is walked link by link and NIC by NIC
+    (:func:`_walk_links`, :func:`_walk_nics`: both ends of a link at once, no lookups by port); any other
+    switch by switch, port by port in cabling order (:func:`_walk_switch`, :func:`_walk_external_ports`). Both
+    give the same accounts in the same order: a switch's links are cabled in link order, then its NICs.
+    ``per_port`` walks port by port whatever the topology (tests compare the two walks).
+    """
+    n = len(fab.names)
+    ups: list[list[tuple[str, bool]]] = [[] for _ in range(n)]  # (port, lossless) of up-facing ports
+    downs = [0] * n  # lossless ports facing a lower tier or a host
+    if per_port or topo.problems or topo.duplicate_ports or topo.foreign_link_ends:
+        # admin state of every declared port, by switch index and port name: the walk looks up each port
+        # and its far end by name (string hashes are cached; a (switch, port) tuple is hashed on every lookup)
+        admin = [{info.name: info.admin_up for info in topo.ports_of(name)} for name in fab.names]
+        for i, name in enumerate(fab.names):
+            external, ups[i], downs[i] = _walk_switch(topo, fab, idx, admin, i, name)
+            _walk_external_ports(fab, name, external, flag)
+    else:
+        _walk_links(topo, fab, idx, ups, downs)
+        _walk_nics(topo, fab, idx, downs)
+    fab.uplinks = [(up[0][0] if up else None, down, len(up), any(lossless for _, lossless in up))
+                   for up, down in zip(ups, downs)]
+
+
+def _walk_links(topo: Topology, fab: _Fabric, idx: dict[str, int], ups: list[list[tuple[str, bool]]],
+                downs: list[int]) -> None:
+    """Both ends of every switch link (``topo.link_ends``, each end a declared switch port cabled by that
+    link): :func:`_walk_switch`'s accounts of a port facing a switch, per link."""
+    lossless_set, tier, links, lin = fab.lossless_set, fab.tier, fab.links, fab.lossless_in
+    nodes = 0
+    for (adev, aport, bdev, bport, ia, ib), link in zip(topo.link_ends, topo.inventory.links):
+        if ia is None or ib is None:  # not in a topology without problems
+            continue
+        i, j, a_up, b_up = idx[adev], idx[bdev], ia.admin_up, ib.admin_up
+        if lossless_set is None:
+            la, lb = a_up and link.lossless, b_up and link.lossless
+        else:
+            la, lb = (adev, aport) in lossless_set, (bdev, bport) in lossless_set
+        if tier[j] > tier[i]:
+            ups[i].append((aport, la))
+            downs[j] += lb
+        elif tier[j] < tier[i]:
+            downs[i] += la
+            ups[j].append((bport, lb))
+        if a_up and b_up and i != j:
+            nodes += la + lb
+            links[i].setdefault(j, []).append((aport, bport))
+            links[j].setdefault(i, []).append((bport, aport))
+            lin[i][j] = lin[i].get(j, 0) + la
+            lin[j][i] = lin[j].get(i, 0) + lb
+    fab.nodes += nodes
+
+
+def _walk_nics(topo: Topology, fab: _Fabric, idx: dict[str, int], downs: list[int]) -> None:
+    """The switch port of every cabled NIC (``topo.nic_ports``, each cabled to that NIC):
+    :func:`_walk_switch`'s accounts of a host port (a host cable is lossless where the port is admin-up)."""
+    lossless_set, host_lossless, dbit = fab.lossless_set, fab.host_lossless, fab.dbit
+    for info in topo.nic_ports:
+        if info is None:
+            continue
+        i, admin_up = idx[info.switch], info.admin_up
+        lossless = admin_up if lossless_set is None else (info.switch, info.name) in lossless_set
+        downs[i] += lossless
+        host_lossless[i] += admin_up & lossless
+        if admin_up:
+            dbit[i] = 1  # marked here, numbered in _connect
+    fab.nodes += sum(host_lossless)
 
 
 _OtherPort = tuple[str, Peer, bool, bool]  # (port, peer, admin-up, lossless) of a port facing a non-switch
@@ -196,13 +256,14 @@ def _walk_external_ports(fab: _Fabric, name: str, external: list[_OtherPort], fl
                 fab.flagged.append(_unknown_peer(name, port, peer))
 
 
-def _build(topo: Topology, lossless_ports: set[tuple[str, str]] | None, flag: bool) -> _Fabric:
+def _build(topo: Topology, lossless_ports: set[tuple[str, str]] | None, flag: bool,
+           per_port: bool = False) -> _Fabric:
     names = sorted(topo.switches, key=_natural)
     idx = {n: i for i, n in enumerate(names)}
     n = len(names)
     fab = _Fabric(names, [topo.tier(s) for s in names], [{} for _ in range(n)], [], [0] * n, [0] * n,
                   [{} for _ in range(n)], lossless_ports, topo)
-    _walk_cabling(topo, fab, idx, flag)
+    _walk_cabling(topo, fab, idx, flag, per_port)
     _connect(fab)
     return fab
 
