@@ -26,6 +26,7 @@ import math
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
+from operator import attrgetter
 from typing import NamedTuple, TypeVar, cast
 
 from roce_tune import __version__
@@ -703,13 +704,18 @@ def _nic_values(inv: Inventory, catalog: Catalog, prios: list[int], model: str, 
     return dq, xoff, why
 
 
+#: what of a NIC the NCCL environment reads (nccl.derive_nccl_env, with the host's socket_ifname)
+_NCCL_NIC_KEY = attrgetter("rail", "rdma_device", "rdma_port")
+
+
 def _derive_host(inv: Inventory, catalog: Catalog, cls: Classification, tiers: int, host: Host,
                  memo: _Memo) -> HostPlan:
     policy = inv.policy
     pins = resolve_overrides(policy, role="host", device=host.name, params=DCQCN_PARAMS)
     pins_key = tuple(sorted(pins.items()))
     # an override scoped to a NIC (port: its netdev, which lint RT121 accepts) pins that NIC only
-    nic_scoped = any(o.port is not None and o.device == host.name for o in policy.overrides)
+    nic_scoped = bool(policy.overrides) and any(o.port is not None and o.device == host.name
+                                                for o in policy.overrides)
     default_cable, host_mtu = inv.defaults.cable_length, host.mtu or policy.host_mtu
     cache = memo.nic_classes
     nics = []
@@ -718,7 +724,9 @@ def _derive_host(inv: Inventory, catalog: Catalog, cls: Classification, tiers: i
             pins = resolve_overrides(policy, role="host", device=host.name, port=nic.netdev,
                                      params=DCQCN_PARAMS)
             pins_key = tuple(sorted(pins.items()))
-        cable = nic.cable_length if nic.cable_length is not None else default_cable
+        cable = nic.cable_length
+        if cable is None:
+            cable = default_cable
         # one NIC class (model, speed, cable, MTU, pins) has one set of values and shared rationale (32k
         # NICs): its first NIC's fields are the template, each NIC a copy with its own identity and cabling
         key = (nic.model, nic.speed, cable, nic.mtu or host_mtu, pins_key)
@@ -733,16 +741,18 @@ def _derive_host(inv: Inventory, catalog: Catalog, cls: Classification, tiers: i
                 trust=cls.trust, pfc_vector=memo.pfc_vector, dscp_to_priority=cls.dscp_to_priority,
                 cable_m=cable, mtu=mtu, roce_mtu=policy.roce_mtu, roce_tos=cls.roce_tos,
                 cnp_dscp=cls.cnp_dscp, cnp_priority=cls.cnp_priority, nic_xoff_bytes=xoff, dcqcn=dq).__dict__
-        nics.append(construct_ordered(NicPlan, {  # the template's keys, so its field order
-            **template, "netdev": nic.netdev, "rdma_device": nic.rdma_device, "rdma_port": nic.rdma_port,
-            "pci_address": nic.pci_address, "rail": nic.rail, "switch_port": nic.switch_port}))
+        values = template.copy()
+        values["netdev"], values["rdma_device"] = nic.netdev, nic.rdma_device
+        values["rdma_port"], values["pci_address"] = nic.rdma_port, nic.pci_address
+        values["rail"], values["switch_port"] = nic.rail, nic.switch_port
+        nics.append(construct_ordered(NicPlan, values))
     # the NCCL environment follows from the host's RDMA NICs and socket_ifname (nccl.derive_nccl_env)
-    env, why = memo.get(("nccl", tuple([(n.rail, n.rdma_device, n.rdma_port) for n in host.nics]),
-                         host.socket_ifname),
+    env, why = memo.get(("nccl", tuple(map(_NCCL_NIC_KEY, host.nics)), host.socket_ifname),
                         lambda: nccl.derive_nccl_env(host, cls, inv.site, tiers))
     # construct_trusted: the values are typed (as the NICs'); the dicts are fresh or the memo's, never edited
-    return construct_trusted(HostPlan, name=host.name, mgmt_host=host.mgmt.host if host.mgmt else None,
-                             mgmt_port=host.mgmt.port if host.mgmt else None,
+    mgmt = host.mgmt
+    return construct_trusted(HostPlan, name=host.name, mgmt_host=mgmt.host if mgmt else None,
+                             mgmt_port=mgmt.port if mgmt else None,
                              credentials=host.credentials.model_dump(),
                              nics=nics, nccl_env=env, nccl_rationale=why)
 
@@ -768,6 +778,9 @@ def build_plan(inv: Inventory, catalog: Catalog | None = None, *, inventory_file
     with gc_paused():  # ~1M long-lived objects, no cycles: see roce_tune.gcpause
         return _build_plan(inv, catalog or load_catalog(), inventory_file, inventory_sha256, lint_findings,
                            topology or build_topology(inv))
+
+
+_LOSSLESS = attrgetter("lossless")
 
 
 def _build_plan(inv: Inventory, catalog: Catalog, inventory_file: str, inventory_sha256: str,
@@ -800,7 +813,7 @@ def _build_plan(inv: Inventory, catalog: Catalog, inventory_file: str, inventory
         inventory_sha256=inventory_sha256,
         policy=inv.policy.model_dump(mode="json", exclude={"overrides"}),
         summary=PlanSummary(switches=len(switches), hosts=len(hosts), nics=sum(len(h.nics) for h in hosts),
-                            lossless_ports=sum(p.lossless for s in switches for p in s.ports),
+                            lossless_ports=sum(sum(map(_LOSSLESS, s.ports)) for s in switches),
                             tiers=tiers),
         classification=cls, switches=switches, hosts=hosts, deadlock=dl, findings=[], notes=notes)
     findings.extend(consistency.check_consistency(plan))
