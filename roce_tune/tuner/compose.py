@@ -245,6 +245,8 @@ class _Memo:
         #: derives every switch (tests compare both ways)
         self.shapes: dict[tuple[object, ...], _SwitchShape] = {}
         self.reuse_shapes = REUSE_SHAPES
+        #: lossless ports of the switches derived so far (:func:`_derive_switch`; the plan summary's count)
+        self.lossless_ports = 0
 
     def get(self, key: tuple[object, ...], make: Callable[[], _T]) -> _T:
         """Return the cached value for ``key``, computing it with ``make()`` once."""
@@ -562,6 +564,8 @@ class _SwitchShape(NamedTuple):
     buffer_model: str | None
     #: ECN profiles whose RT211 this switch's plan shares (:func:`_pfc_bound_findings` names its switches)
     pfc_bound: list[str]
+    #: how many of ``ports`` are lossless
+    lossless_ports: int
 
 
 def _pin_free(policy: Policy, sw: Switch) -> bool:
@@ -635,7 +639,7 @@ def _derive_shape(policy: Policy, sw: Switch, asic: AsicSpec, facts: list[_PortF
             n_pfc, policy.pfc_watchdog, policy.watchdog_action, sw.platform.value,
             overrides=wd_pins or None))
     return _SwitchShape(asic.id, ports, buf, [ecn_profiles[k] for k in sorted(ecn_profiles)], wd,
-                        _buffer_model(sw, asic), memo.pfc_bound_added)
+                        _buffer_model(sw, asic), memo.pfc_bound_added, n_pfc)
 
 
 def _switch_shape(inv: Inventory, topo: Topology, catalog: Catalog, sw: Switch, rtt_us: float,
@@ -663,6 +667,7 @@ def _switch_shape(inv: Inventory, topo: Topology, catalog: Catalog, sw: Switch, 
 def _derive_switch(inv: Inventory, topo: Topology, catalog: Catalog, sw: Switch, rtt_us: float,
                    findings: list[Finding], memo: _Memo) -> SwitchPlan:
     shape, peers = _switch_shape(inv, topo, catalog, sw, rtt_us, findings, memo)
+    memo.lossless_ports += shape.lossless_ports
     ports = shape.ports
     if peers is not None:  # a reused shape: the ports of the switch it was derived for, with our peers
         ports = copy_each_trusted(ports, "peer", _peer_names(peers))
@@ -780,9 +785,6 @@ def build_plan(inv: Inventory, catalog: Catalog | None = None, *, inventory_file
                            topology or build_topology(inv))
 
 
-_LOSSLESS = attrgetter("lossless")
-
-
 def _build_plan(inv: Inventory, catalog: Catalog, inventory_file: str, inventory_sha256: str,
                 lint_findings: list[Finding] | None, topo: Topology) -> Plan:
     cls = classification.derive_classification(inv.policy)
@@ -813,8 +815,7 @@ def _build_plan(inv: Inventory, catalog: Catalog, inventory_file: str, inventory
         inventory_sha256=inventory_sha256,
         policy=inv.policy.model_dump(mode="json", exclude={"overrides"}),
         summary=PlanSummary(switches=len(switches), hosts=len(hosts), nics=sum(len(h.nics) for h in hosts),
-                            lossless_ports=sum(sum(map(_LOSSLESS, s.ports)) for s in switches),
-                            tiers=tiers),
+                            lossless_ports=memo.lossless_ports, tiers=tiers),
         classification=cls, switches=switches, hosts=hosts, deadlock=dl, findings=[], notes=notes)
     findings.extend(consistency.check_consistency(plan))
     findings.sort(key=_finding_key)

@@ -315,17 +315,27 @@ def _route_valley_free(fab: _Fabric) -> _Routes:
     reach = [0] * n
     for i in reversed(order):
         wu[i], reach[i] = _extend_levels(0, dr[i], [x for p in up[i] for x in (dd[p], wu[p])])
-    nh: list[dict[int, int]] = [{} for _ in range(n)]
-    for i, row in enumerate(nh):
-        ddi, wui = dd[i], wu[i]
-        for c in down[i]:                              # down: destinations one level nearer below c
-            row[c] = _level_and(ddi, dd[c], 1)
-        for p in up[i]:                                # up: p's route (down or further up) is one hop shorter
-            row[p] = _level_and(wui, dd[p], 1) | _level_and(wui, wu[p], 1)
+    nh = _valley_free_next_hops(dd, wu, down, up)
     src = [reach[i] & ~fab.dbit[i] if fab.dbit[i] else 0 for i in range(n)]
     upused = _propagate(order, down, src, nh)
     used = _propagate(list(reversed(order)), up, upused, nh)
     return _Routes(nh, used, src, _unreachable(fab, reach))
+
+
+def _valley_free_next_hops(dd: list[list[int]], wu: list[list[int]], down: list[list[int]],
+                           up: list[list[int]]) -> list[dict[int, int]]:
+    """``nh[i][j]``: the destinations switch i forwards to neighbour j, from the distance levels below
+    (``dd``) and up-routed (``wu``) of every switch. Down to c: those one level nearer below c; up to p:
+    those whose route from p (down or further up) is one hop shorter. (:func:`_level_and` with shift 1,
+    inlined: no Python call per switch link.)"""
+    nh: list[dict[int, int]] = []
+    for ddi, wui, below, above in zip(dd, wu, down, up):
+        ddi1, wui1 = ddi[1:], wui[1:]
+        row = {c: reduce(or_, map(and_, ddi1, dd[c]), 0) for c in below}
+        for p in above:
+            row[p] = reduce(or_, map(and_, wui1, dd[p]), reduce(or_, map(and_, wui1, wu[p]), 0))
+        nh.append(row)
+    return nh
 
 
 def _propagate(order: list[int], feeders: list[list[int]], own: list[int],
