@@ -38,9 +38,9 @@ subgraph of the normal-state graph and adds no cycle. Distances are unchanged if
 Cost. All destinations are handled at once as Python-int bitsets (bit k = k-th host-bearing switch):
 distance levels, next-hop sets per directed switch pair and "used" sets cost O(levels x switch links)
 big-int operations, and dependency edges are counted per turn ``x -> A -> y`` (O(sum of switch degree^2)),
-never per flow. Measured on one core (Python 3.11): 0.42-0.46 s for ``rail_optimised_fabric(4096)`` (4,096
-hosts x 8 NICs, 1,792 switches, 98,304 lossless buffers, 3.1 M edges, 32,768 failure scenarios) and 0.45 s for
-a 512-leaf x 64-port variant (131,072 buffers, 10.9 M edges, 49,152 scenarios). Fabrics with same-tier links
+never per flow. Measured on one core (Python 3.11, a shared machine): 0.16-0.2 s for
+``rail_optimised_fabric(4096)`` (4,096 hosts x 8 NICs, 1,792 switches, 98,304 lossless buffers, 3.1 M edges,
+32,768 failure scenarios), of which ~0.05 s walking the cabling link by link. Fabrics with same-tier links
 pay O(levels x links + sum degree^2) per re-computed failure, bounded by :data:`RECOMPUTE_WORK_BUDGET`.
 
 Scale note: more than :data:`LARGE_FABRIC_HOSTS` (32) *hosts* -- about one rack of 8-GPU servers behind a leaf
