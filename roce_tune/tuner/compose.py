@@ -26,6 +26,7 @@ import math
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
+from operator import attrgetter
 from typing import NamedTuple, TypeVar, cast
 
 from roce_tune import __version__
@@ -90,8 +91,8 @@ REUSE_SHAPES = True
 
 class _PortFacts(NamedTuple):
     """Per-port inputs gathered before any tuning math (a named tuple: ~100k of them at 4,096 hosts, built
-    3-4x faster than a frozen dataclass). Every field but the last, ``peer``, is the port's shape
-    (:data:`_PortShape`, see :class:`_SwitchShape`)."""
+    3-4x faster than a frozen dataclass). The fields before ``fan_in`` are the port's row (:data:`_PortRow`);
+    the rows and the switch's two fan-ins are its shape (see :class:`_SwitchShape`)."""
 
     name: str
     speed_gbps: int
@@ -107,9 +108,10 @@ class _PortFacts(NamedTuple):
     peer: str | None
 
 
-#: a port's facts without its peer's name: (name, speed_gbps, lanes, mtu, cable_m, cable_defaulted, admin_up,
-#: peer_kind, direction, lossless, fan_in) -- :class:`_PortFacts` in order, minus ``peer``
-_PortShape = tuple[str, int, int, int, float, bool, bool, str, str, bool, int]
+#: a port's facts without its fan-in and peer's name: (name, speed_gbps, lanes, mtu, cable_m, cable_defaulted,
+#: admin_up, peer_kind, direction, lossless) -- :class:`_PortFacts` in order, minus ``fan_in`` and ``peer``
+#: (the fan-in follows from the direction and the switch's two fan-ins: :func:`_port_facts`)
+_PortRow = tuple[str, int, int, int, float, bool, bool, str, str, bool]
 
 
 def _port_cable(inv: Inventory, sw: Switch, port: str, peer: Peer | None, pinned: bool) -> tuple[float, bool]:
@@ -124,43 +126,51 @@ def _port_cable(inv: Inventory, sw: Switch, port: str, peer: Peer | None, pinned
     return inv.defaults.cable_length, True
 
 
-def _port_shapes(topo: Topology, sw: Switch, asic: AsicSpec) -> tuple[list[_PortShape], list[Peer | None]]:
-    """Per declared port of ``sw`` (inventory order): its shape (:data:`_PortShape`) and, apart, its peer
-    (None when not cabled). ``_PortFacts(*shape, _peer_name(peer))`` is the port's facts."""
+def _port_shapes(topo: Topology, sw: Switch, asic: AsicSpec
+                 ) -> tuple[list[_PortRow], tuple[int, int], list[Peer | None]]:
+    """Per declared port of ``sw`` (inventory order): its shape without the fan-in (:data:`_PortRow`), the
+    switch's fan-ins (down-facing, up-facing egress) and, apart, each port's peer (None when not cabled).
+    ``_port_facts`` makes the ports' facts of them."""
     inv = topo.inventory
     name = sw.name
     directions = topo.directions()  # every port without a peer faces "edge"
     pinned = bool(inv.policy.overrides)
     default_cable, policy_mtu, serdes = inv.defaults.cable_length, inv.policy.mtu, asic.serdes_gbps
     peers = topo.peers
-    partial: list[tuple[str, int, int, int, float, bool, bool, str, str, bool]] = []
+    rows: list[_PortRow] = []
     port_peers: list[Peer | None] = []
     n_downs = 0
-    for info in topo.ports_of(name):
-        port = info.name
+    # unpacked, not read by attribute: ~100k ports at 4,096 hosts
+    for _, port, speed, lanes, mtu, admin_up, _ in topo.ports_of(name):
         key = (name, port)
         peer = peers.get(key)
+        port_peers.append(peer)
         if pinned:
             cable, defaulted = _port_cable(inv, sw, port, peer, pinned)
         elif peer is not None and peer.cable_m is not None:  # _port_cable without pins, inlined (~100k ports)
             cable, defaulted = peer.cable_m, False
         else:
             cable, defaulted = default_cable, True
+        lanes, mtu = lanes or speed // serdes or 1, mtu or policy_mtu  # speeds and SerDes rates are > 0
         if peer is None:
-            kind, direction, lossless = "none", "edge", False
-        else:
-            kind, direction = peer.kind, directions[key]
-            lossless = info.admin_up and peer.lossless
-            n_downs += direction == "down" or direction == "peer"
-        partial.append((port, info.speed_gbps, info.lanes or max(1, info.speed_gbps // serdes),
-                        info.mtu or policy_mtu, cable, defaulted, info.admin_up, kind, direction, lossless))
-        port_peers.append(peer)
+            rows.append((port, speed, lanes, mtu, cable, defaulted, admin_up, "none", "edge", False))
+            continue
+        direction = directions[key]
+        n_downs += direction == "down" or direction == "peer"
+        rows.append((port, speed, lanes, mtu, cable, defaulted, admin_up, peer.kind, direction,
+                     admin_up and peer.lossless))
     # fan-in under up-down routing: a down-facing egress can be fed by every other cabled port;
     # an up-facing egress only by down-facing ports (valley-free: nothing arriving from above goes up).
     # The cabled ports are the declared ones with a peer (build_topology cables declared ports only, once).
-    fan_in_down, fan_in_up = (max(1, len(topo.cabled_ports(name)) - 1), max(1, n_downs))
-    down, up = (fan_in_down,), (fan_in_up,)
-    return [t + (up if t[8] == "up" else down) for t in partial], port_peers
+    return rows, (max(1, len(topo.cabled_ports(name)) - 1), max(1, n_downs)), port_peers
+
+
+def _port_facts(rows: list[_PortRow], fan_ins: tuple[int, int], peers: list[Peer | None]) -> list[_PortFacts]:
+    """The facts of each port from :func:`_port_shapes`: its row, its fan-in (the up-facing egress fan-in
+    when the port faces up, else the down-facing one) and its peer's name."""
+    down, up = fan_ins
+    return [_PortFacts(*row, up if row[8] == "up" else down, peer)
+            for row, peer in zip(rows, _peer_names(peers))]
 
 
 def _peer_names(peers: list[Peer | None]) -> list[str | None]:
@@ -235,6 +245,8 @@ class _Memo:
         #: derives every switch (tests compare both ways)
         self.shapes: dict[tuple[object, ...], _SwitchShape] = {}
         self.reuse_shapes = REUSE_SHAPES
+        #: lossless ports of the switches derived so far (:func:`_derive_switch`; the plan summary's count)
+        self.lossless_ports = 0
 
     def get(self, key: tuple[object, ...], make: Callable[[], _T]) -> _T:
         """Return the cached value for ``key``, computing it with ``make()`` once."""
@@ -244,6 +256,13 @@ class _Memo:
         except KeyError:
             value = self._cache[key] = make()
             return value
+
+    def credentials(self, device: Switch | Host) -> dict[str, str | None]:
+        """``device.credentials.model_dump()`` (environment variable *names*), one dict per distinct set of
+        references, shared by the devices that have it (plan dicts are never edited; ~6k devices at 4,096
+        hosts, most with the same references)."""
+        cred = device.credentials
+        return self.get(("cred", tuple(cred.__dict__.items())), cred.model_dump)
 
     def unique_ecn(self, prof: EcnProfile) -> EcnProfile:
         """Give profiles with equal names but different thresholds distinct names plan-wide
@@ -552,6 +571,8 @@ class _SwitchShape(NamedTuple):
     buffer_model: str | None
     #: ECN profiles whose RT211 this switch's plan shares (:func:`_pfc_bound_findings` names its switches)
     pfc_bound: list[str]
+    #: how many of ``ports`` are lossless
+    lossless_ports: int
 
 
 def _pin_free(policy: Policy, sw: Switch) -> bool:
@@ -565,24 +586,25 @@ def _pin_free(policy: Policy, sw: Switch) -> bool:
     return True
 
 
-def _shape_key(policy: Policy, sw: Switch, asic: AsicSpec,
-               shapes: list[_PortShape]) -> tuple[object, ...] | None:
+def _shape_key(policy: Policy, sw: Switch, asic: AsicSpec, rows: list[_PortRow],
+               fan_ins: tuple[int, int]) -> tuple[object, ...] | None:
     """What the derivation of a switch reads, except its name and its peers' names; None when an override
     may apply to it (pins are resolved by device and port name: such a switch is always derived).
 
     Complete because, for a plan (one policy, defaults, catalog, base RTT and NIC mix, all fixed in
     :class:`_Memo`), :func:`_derive_shape` reads of the switch only: its ASIC (``asic.id``: buffers,
     headroom, ECN), platform (ECN drop thresholds, watchdog, buffer model), ``buffer_model``, role (override
-    matching), and per port in order the facts of :data:`_PortShape` (name, speed, lanes, MTU, cable length
-    and whether defaulted, admin state, peer kind, direction, lossless, fan-in: the inputs of headroom,
-    buffers, ECN and the port rationale). Names of the switch and of its peers enter only its findings and
-    ``PortPlan.peer``: a shape whose derivation had findings (other than RT211, kept per profile in
-    ``memo``) is not reused, and peers are copied per switch (:func:`_derive_switch`). The plan-wide ECN
-    profile names (``…_V2``) are the same for a repeated shape: the first derivation registered its values.
+    matching), and per port in order the facts of :data:`_PortRow` (name, speed, lanes, MTU, cable length
+    and whether defaulted, admin state, peer kind, direction, lossless) and its fan-in, one of the switch's
+    two ``fan_ins`` by direction (the inputs of headroom, buffers, ECN and the port rationale). Names of the
+    switch and of its peers enter only its findings and ``PortPlan.peer``: a shape whose derivation had
+    findings (other than RT211, kept per profile in ``memo``) is not reused, and peers are copied per switch
+    (:func:`_derive_switch`). The plan-wide ECN profile names (``…_V2``) are the same for a repeated shape:
+    the first derivation registered its values.
     """
     if policy.overrides and not _pin_free(policy, sw):
         return None
-    return ("shape", asic.id, sw.platform.value, sw.role.value, sw.buffer_model, tuple(shapes))
+    return ("shape", asic.id, sw.platform.value, sw.role.value, sw.buffer_model, fan_ins, tuple(rows))
 
 
 def _switch_core(policy: Policy, sw: Switch, asic: AsicSpec, facts: list[_PortFacts], rtt_us: float,
@@ -624,7 +646,7 @@ def _derive_shape(policy: Policy, sw: Switch, asic: AsicSpec, facts: list[_PortF
             n_pfc, policy.pfc_watchdog, policy.watchdog_action, sw.platform.value,
             overrides=wd_pins or None))
     return _SwitchShape(asic.id, ports, buf, [ecn_profiles[k] for k in sorted(ecn_profiles)], wd,
-                        _buffer_model(sw, asic), memo.pfc_bound_added)
+                        _buffer_model(sw, asic), memo.pfc_bound_added, n_pfc)
 
 
 def _switch_shape(inv: Inventory, topo: Topology, catalog: Catalog, sw: Switch, rtt_us: float,
@@ -634,15 +656,15 @@ def _switch_shape(inv: Inventory, topo: Topology, catalog: Catalog, sw: Switch, 
     ports then carry these peers; its findings went to ``findings``). Has every effect of deriving ``sw``
     beyond its own plan (findings, ECN names and RT211 carriers in ``memo``)."""
     asic = catalog.asic(asic_of(sw, catalog))
-    shapes, peers = _port_shapes(topo, sw, asic)
-    key = _shape_key(inv.policy, sw, asic, shapes) if memo.reuse_shapes else None
+    rows, fan_ins, peers = _port_shapes(topo, sw, asic)
+    key = _shape_key(inv.policy, sw, asic, rows, fan_ins) if memo.reuse_shapes else None
     shape = memo.shapes.get(key) if key is not None else None
     if shape is not None:
         for name in shape.pfc_bound:
             memo.pfc_bound[name][1].append(sw.name)
         return shape, peers
     found = len(findings)
-    facts = [_PortFacts(*k, peer) for k, peer in zip(shapes, _peer_names(peers))]
+    facts = _port_facts(rows, fan_ins, peers)
     shape = _derive_shape(inv.policy, sw, asic, facts, rtt_us, findings, memo)
     if key is not None and len(findings) == found:
         memo.shapes[key] = shape
@@ -652,6 +674,7 @@ def _switch_shape(inv: Inventory, topo: Topology, catalog: Catalog, sw: Switch, 
 def _derive_switch(inv: Inventory, topo: Topology, catalog: Catalog, sw: Switch, rtt_us: float,
                    findings: list[Finding], memo: _Memo) -> SwitchPlan:
     shape, peers = _switch_shape(inv, topo, catalog, sw, rtt_us, findings, memo)
+    memo.lossless_ports += shape.lossless_ports
     ports = shape.ports
     if peers is not None:  # a reused shape: the ports of the switch it was derived for, with our peers
         ports = copy_each_trusted(ports, "peer", _peer_names(peers))
@@ -659,7 +682,7 @@ def _derive_switch(inv: Inventory, topo: Topology, catalog: Catalog, sw: Switch,
         name=sw.name, platform=sw.platform.value, role=sw.role.value, model=sw.model, asic=shape.asic,
         os_version=sw.os_version, buffer_model=shape.buffer_model,
         mgmt_host=sw.mgmt.host if sw.mgmt else None,
-        mgmt_port=sw.mgmt.port if sw.mgmt else None, credentials=sw.credentials.model_dump(),
+        mgmt_port=sw.mgmt.port if sw.mgmt else None, credentials=memo.credentials(sw),
         ports=ports, buffers=shape.buffers, ecn_profiles=shape.ecn_profiles, watchdog=shape.watchdog)
 
 
@@ -693,27 +716,35 @@ def _nic_values(inv: Inventory, catalog: Catalog, prios: list[int], model: str, 
     return dq, xoff, why
 
 
+#: what of a NIC the NCCL environment reads (nccl.derive_nccl_env, with the host's socket_ifname)
+_NCCL_NIC_KEY = attrgetter("rail", "rdma_device", "rdma_port")
+
+
 def _derive_host(inv: Inventory, catalog: Catalog, cls: Classification, tiers: int, host: Host,
                  memo: _Memo) -> HostPlan:
     policy = inv.policy
-    prios = sorted(policy.lossless_priorities)
-    host_pins = resolve_overrides(policy, role="host", device=host.name, params=DCQCN_PARAMS)
+    pins = resolve_overrides(policy, role="host", device=host.name, params=DCQCN_PARAMS)
+    pins_key = tuple(sorted(pins.items()))
     # an override scoped to a NIC (port: its netdev, which lint RT121 accepts) pins that NIC only
-    nic_scoped = any(o.port is not None and o.device == host.name for o in policy.overrides)
+    nic_scoped = bool(policy.overrides) and any(o.port is not None and o.device == host.name
+                                                for o in policy.overrides)
     default_cable, host_mtu = inv.defaults.cable_length, host.mtu or policy.host_mtu
     cache = memo.nic_classes
     nics = []
     for nic in host.nics:
-        pins = (resolve_overrides(policy, role="host", device=host.name, port=nic.netdev, params=DCQCN_PARAMS)
-                if nic_scoped else host_pins)
-        pins_key = tuple(sorted(pins.items()))
-        cable = nic.cable_length if nic.cable_length is not None else default_cable
-        mtu = nic.mtu or host_mtu
+        if nic_scoped:
+            pins = resolve_overrides(policy, role="host", device=host.name, port=nic.netdev,
+                                     params=DCQCN_PARAMS)
+            pins_key = tuple(sorted(pins.items()))
+        cable = nic.cable_length
+        if cable is None:
+            cable = default_cable
         # one NIC class (model, speed, cable, MTU, pins) has one set of values and shared rationale (32k
         # NICs): its first NIC's fields are the template, each NIC a copy with its own identity and cabling
-        key = (nic.model, nic.speed, cable, mtu, pins_key)
+        key = (nic.model, nic.speed, cable, nic.mtu or host_mtu, pins_key)
         template = cache.get(key)
         if template is None:
+            mtu, prios = nic.mtu or host_mtu, sorted(policy.lossless_priorities)
             dq, xoff, why = _nic_values(inv, catalog, prios, nic.model, nic.speed, cable, mtu, pins, memo)
             # construct_trusted: fields are typed by construction (see PortPlan in _derive_switch)
             template = cache[key] = construct_trusted(NicPlan, rationale=why,  # fields in model order
@@ -728,13 +759,13 @@ def _derive_host(inv: Inventory, catalog: Catalog, cls: Classification, tiers: i
         values["rail"], values["switch_port"] = nic.rail, nic.switch_port
         nics.append(construct_ordered(NicPlan, values))
     # the NCCL environment follows from the host's RDMA NICs and socket_ifname (nccl.derive_nccl_env)
-    env, why = memo.get(("nccl", tuple([(n.rail, n.rdma_device, n.rdma_port) for n in host.nics]),
-                         host.socket_ifname),
+    env, why = memo.get(("nccl", tuple(map(_NCCL_NIC_KEY, host.nics)), host.socket_ifname),
                         lambda: nccl.derive_nccl_env(host, cls, inv.site, tiers))
     # construct_trusted: the values are typed (as the NICs'); the dicts are fresh or the memo's, never edited
-    return construct_trusted(HostPlan, name=host.name, mgmt_host=host.mgmt.host if host.mgmt else None,
-                             mgmt_port=host.mgmt.port if host.mgmt else None,
-                             credentials=host.credentials.model_dump(),
+    mgmt = host.mgmt
+    return construct_trusted(HostPlan, name=host.name, mgmt_host=mgmt.host if mgmt else None,
+                             mgmt_port=mgmt.port if mgmt else None,
+                             credentials=memo.credentials(host),
                              nics=nics, nccl_env=env, nccl_rationale=why)
 
 
@@ -791,8 +822,7 @@ def _build_plan(inv: Inventory, catalog: Catalog, inventory_file: str, inventory
         inventory_sha256=inventory_sha256,
         policy=inv.policy.model_dump(mode="json", exclude={"overrides"}),
         summary=PlanSummary(switches=len(switches), hosts=len(hosts), nics=sum(len(h.nics) for h in hosts),
-                            lossless_ports=sum(p.lossless for s in switches for p in s.ports),
-                            tiers=tiers),
+                            lossless_ports=memo.lossless_ports, tiers=tiers),
         classification=cls, switches=switches, hosts=hosts, deadlock=dl, findings=[], notes=notes)
     findings.extend(consistency.check_consistency(plan))
     findings.sort(key=_finding_key)

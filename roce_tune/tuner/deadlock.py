@@ -38,9 +38,9 @@ subgraph of the normal-state graph and adds no cycle. Distances are unchanged if
 Cost. All destinations are handled at once as Python-int bitsets (bit k = k-th host-bearing switch):
 distance levels, next-hop sets per directed switch pair and "used" sets cost O(levels x switch links)
 big-int operations, and dependency edges are counted per turn ``x -> A -> y`` (O(sum of switch degree^2)),
-never per flow. Measured on one core (Python 3.11): 0.42-0.46 s for ``rail_optimised_fabric(4096)`` (4,096
-hosts x 8 NICs, 1,792 switches, 98,304 lossless buffers, 3.1 M edges, 32,768 failure scenarios) and 0.45 s for
-a 512-leaf x 64-port variant (131,072 buffers, 10.9 M edges, 49,152 scenarios). Fabrics with same-tier links
+never per flow. Measured on one core (Python 3.11, a shared machine): 0.16-0.2 s for
+``rail_optimised_fabric(4096)`` (4,096 hosts x 8 NICs, 1,792 switches, 98,304 lossless buffers, 3.1 M edges,
+32,768 failure scenarios), of which ~0.05 s walking the cabling link by link. Fabrics with same-tier links
 pay O(levels x links + sum degree^2) per re-computed failure, bounded by :data:`RECOMPUTE_WORK_BUDGET`.
 
 Scale note: more than :data:`LARGE_FABRIC_HOSTS` (32) *hosts* -- about one rack of 8-GPU servers behind a leaf
@@ -55,6 +55,9 @@ import re
 from collections import defaultdict, deque
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from functools import reduce
+from itertools import islice, zip_longest
+from operator import and_, or_
 
 from roce_tune.findings import Finding, Location, Severity
 from roce_tune.gcpause import gc_paused
@@ -120,87 +123,147 @@ def _unknown_peer(sw: str, port: str, peer: Peer) -> Finding:
         fix="make the port lossy (lossless: false on its link) or add the device to the inventory")
 
 
-def _walk_cabling(topo: Topology, fab: _Fabric, idx: dict[str, int], flag: bool) -> None:
-    """Account every cabled port, switch by switch in cabling order (one loop over the ~100k ports of a large
-    fabric, no call per port): :func:`_walk_switch`, then host ports and ports facing unknown devices
-    (:func:`_walk_other_ports`) and the RT223 uplink state (:data:`_Fabric.uplinks`)."""
-    for i, name in enumerate(fab.names):
-        others, up_ports, downs = _walk_switch(topo, fab, idx, i, name)
-        downs += _walk_other_ports(fab, i, name, others, flag)
-        fab.uplinks.append((up_ports[0][0] if up_ports else None, downs, len(up_ports),
-                            any(lossless for _, lossless in up_ports)))
+def _walk_cabling(topo: Topology, fab: _Fabric, idx: dict[str, int], flag: bool,
+                  per_port: bool = False) -> None:
+    """Account every cabled port (links, lossless ingress ports, destinations, the RT223 uplink state
+    :data:`_Fabric.uplinks`).
+
+    A topology that resolved without problems (every link between two declared switch ports, every cabled
+    NIC on a declared port, no port declared or cabled twice) is walked link by link and NIC by NIC
+    (:func:`_walk_links`, :func:`_walk_nics`: both ends of a link at once, no lookups by port); any other
+    switch by switch, port by port in cabling order (:func:`_walk_switch`, :func:`_walk_external_ports`). Both
+    give the same accounts in the same order: a switch's links are cabled in link order, then its NICs.
+    ``per_port`` walks port by port whatever the topology (tests compare the two walks).
+    """
+    n = len(fab.names)
+    ups: list[list[tuple[str, bool]]] = [[] for _ in range(n)]  # (port, lossless) of up-facing ports
+    downs = [0] * n  # lossless ports facing a lower tier or a host
+    if per_port or topo.problems or topo.duplicate_ports or topo.foreign_link_ends:
+        # admin state of every declared port, by switch index and port name: the walk looks up each port
+        # and its far end by name (string hashes are cached; a (switch, port) tuple is hashed on every lookup)
+        admin = [{info.name: info.admin_up for info in topo.ports_of(name)} for name in fab.names]
+        for i, name in enumerate(fab.names):
+            external, ups[i], downs[i] = _walk_switch(topo, fab, idx, admin, i, name)
+            _walk_external_ports(fab, name, external, flag)
+    else:
+        _walk_links(topo, fab, idx, ups, downs)
+        _walk_nics(topo, fab, idx, downs)
+    fab.uplinks = [(up[0][0] if up else None, down, len(up), any(lossless for _, lossless in up))
+                   for up, down in zip(ups, downs)]
+
+
+def _walk_links(topo: Topology, fab: _Fabric, idx: dict[str, int], ups: list[list[tuple[str, bool]]],
+                downs: list[int]) -> None:
+    """Both ends of every switch link (``topo.link_ends``, each end a declared switch port cabled by that
+    link): :func:`_walk_switch`'s accounts of a port facing a switch, per link."""
+    lossless_set, tier, links, lin = fab.lossless_set, fab.tier, fab.links, fab.lossless_in
+    nodes = 0
+    for (adev, aport, bdev, bport, ia, ib), link in zip(topo.link_ends, topo.inventory.links):
+        if ia is None or ib is None:  # not in a topology without problems
+            continue
+        i, j, a_up, b_up = idx[adev], idx[bdev], ia.admin_up, ib.admin_up
+        if lossless_set is None:
+            la, lb = a_up and link.lossless, b_up and link.lossless
+        else:
+            la, lb = (adev, aport) in lossless_set, (bdev, bport) in lossless_set
+        if tier[j] > tier[i]:
+            ups[i].append((aport, la))
+            downs[j] += lb
+        elif tier[j] < tier[i]:
+            downs[i] += la
+            ups[j].append((bport, lb))
+        if a_up and b_up and i != j:
+            nodes += la + lb
+            links[i].setdefault(j, []).append((aport, bport))
+            links[j].setdefault(i, []).append((bport, aport))
+            lin[i][j] = lin[i].get(j, 0) + la
+            lin[j][i] = lin[j].get(i, 0) + lb
+    fab.nodes += nodes
+
+
+def _walk_nics(topo: Topology, fab: _Fabric, idx: dict[str, int], downs: list[int]) -> None:
+    """The switch port of every cabled NIC (``topo.nic_ports``, each cabled to that NIC):
+    :func:`_walk_switch`'s accounts of a host port (a host cable is lossless where the port is admin-up)."""
+    lossless_set, host_lossless, dbit = fab.lossless_set, fab.host_lossless, fab.dbit
+    for info in topo.nic_ports:
+        if info is None:
+            continue
+        i, admin_up = idx[info.switch], info.admin_up
+        lossless = admin_up if lossless_set is None else (info.switch, info.name) in lossless_set
+        downs[i] += lossless
+        host_lossless[i] += admin_up & lossless
+        if admin_up:
+            dbit[i] = 1  # marked here, numbered in _connect
+    fab.nodes += sum(host_lossless)
 
 
 _OtherPort = tuple[str, Peer, bool, bool]  # (port, peer, admin-up, lossless) of a port facing a non-switch
 
 
-def _walk_switch(topo: Topology, fab: _Fabric, idx: dict[str, int], i: int,
+def _walk_switch(topo: Topology, fab: _Fabric, idx: dict[str, int], admin: list[dict[str, bool]], i: int,
                  name: str) -> tuple[list[_OtherPort], list[tuple[str, bool]], int]:
     """The cabled ports of switch ``i``: links to admin-up, declared far ends go to ``fab.links[i]`` and
-    ``fab.lossless_in[i]`` (their lossless ingress ports count as nodes). Lossless is membership of
-    ``fab.lossless_set``, or the tuner's rule when that is None (admin-up and ``peer.lossless``).
+    ``fab.lossless_in[i]`` (their lossless ingress ports count as nodes); host ports count as nodes when
+    lossless and make the switch a destination when one is admin-up (``fab.dbit``, numbered in
+    :func:`_connect`). Lossless is membership of ``fab.lossless_set``, or the tuner's rule when that is None
+    (admin-up and ``peer.lossless``). ``admin[k]`` maps switch k's declared ports to their admin state.
 
     Returns:
-        the ports facing hosts or devices outside the inventory, (name, lossless) of the up-facing ports,
-        and the number of lossless ports facing a lower tier.
+        the ports facing devices outside the inventory, (name, lossless) of the up-facing ports, and the
+        number of lossless ports facing a lower tier or a host.
     """
-    ports, peers, lossless_set, tier, ti = topo.ports, topo.peers, fab.lossless_set, fab.tier, fab.tier[i]
-    mine, lin = fab.links[i], fab.lossless_in[i]
-    others: list[_OtherPort] = []
+    peers, lossless_set, tier, ti = topo.peers, fab.lossless_set, fab.tier, fab.tier[i]
+    mine, lin, admin_i = fab.links[i], fab.lossless_in[i], admin[i]
+    external: list[_OtherPort] = []
     up_ports: list[tuple[str, bool]] = []
-    downs = nodes = 0
+    downs = nodes = host_lossless = 0
+    hosts = False
     for port in topo.cabled_ports(name):
-        key = (name, port)
-        kind, dev, far_port, _, _, _, link_lossless = peer = peers[key]
-        info = ports.get(key)
-        admin_up = info is not None and info.admin_up
-        lossless = (admin_up and link_lossless) if lossless_set is None else key in lossless_set
+        kind, dev, far_port, _, _, _, link_lossless = peer = peers[name, port]
+        admin_up = admin_i.get(port, False)
+        lossless = (admin_up and link_lossless) if lossless_set is None else (name, port) in lossless_set
         j = idx.get(dev) if kind == "switch" else None
         if j is None:
-            others.append((port, peer, admin_up, lossless))
+            if kind == "host":
+                downs += lossless
+                hosts |= admin_up
+                host_lossless += admin_up & lossless
+            else:
+                external.append((port, peer, admin_up, lossless))
             continue
         if tier[j] > ti:
             up_ports.append((port, lossless))
         elif tier[j] < ti:
             downs += lossless
-        far = ports.get((dev, far_port)) if admin_up and j != i else None
-        if far is not None and far.admin_up:
+        if admin_up and j != i and admin[j].get(far_port, False):
             nodes += lossless
             mine.setdefault(j, []).append((port, far_port))
             lin[j] = lin.get(j, 0) + lossless
-    fab.nodes += nodes
-    return others, up_ports, downs
+    fab.host_lossless[i] = host_lossless
+    fab.nodes += nodes + host_lossless
+    if hosts:
+        fab.dbit[i] = 1  # marked here, numbered in _connect
+    return external, up_ports, downs
 
 
-def _walk_other_ports(fab: _Fabric, i: int, name: str, others: list[_OtherPort], flag: bool) -> int:
-    """Host ports (admin-up ones make switch ``i`` a destination) and ports facing devices outside the
-    inventory (RT221 when lossless and ``flag``) of switch ``i``; returns its lossless host ports (they
-    face down)."""
-    downs = host_lossless = 0
-    hosts = False
-    for port, peer, admin_up, lossless in others:
-        if peer.kind == "host":
-            downs += lossless
-            hosts = hosts or admin_up
-            host_lossless += admin_up and lossless
-        elif admin_up:
+def _walk_external_ports(fab: _Fabric, name: str, external: list[_OtherPort], flag: bool) -> None:
+    """Ports of switch ``name`` facing devices outside the inventory: admin-up lossless ones count as nodes
+    (and get RT221 when ``flag``)."""
+    for port, peer, admin_up, lossless in external:
+        if admin_up:
             fab.nodes += lossless
             if lossless and flag:
                 fab.flagged.append(_unknown_peer(name, port, peer))
-    fab.host_lossless[i] = host_lossless
-    fab.nodes += host_lossless
-    if hosts:
-        fab.dbit[i] = 1  # marked here, numbered in _connect
-    return downs
 
 
-def _build(topo: Topology, lossless_ports: set[tuple[str, str]] | None, flag: bool) -> _Fabric:
+def _build(topo: Topology, lossless_ports: set[tuple[str, str]] | None, flag: bool,
+           per_port: bool = False) -> _Fabric:
     names = sorted(topo.switches, key=_natural)
     idx = {n: i for i, n in enumerate(names)}
     n = len(names)
     fab = _Fabric(names, [topo.tier(s) for s in names], [{} for _ in range(n)], [], [0] * n, [0] * n,
                   [{} for _ in range(n)], lossless_ports, topo)
-    _walk_cabling(topo, fab, idx, flag)
+    _walk_cabling(topo, fab, idx, flag, per_port)
     _connect(fab)
     return fab
 
@@ -223,12 +286,9 @@ def _extend_levels(first: int, covered: int, sources: list[list[int]]) -> tuple[
     """Distance levels ``[first, l1, l2, ...]``: level k = the OR of every source's level k-1 minus what an
     earlier level (or ``covered``) already has. Returns the levels and the final covered set."""
     levels, cov = [first], covered
-    for k in range(1, max((len(x) for x in sources), default=0) + 1):
-        b = 0
-        for x in sources:
-            if k - 1 < len(x):
-                b |= x[k - 1]
-        b &= ~cov
+    # column k-1 of the sources, OR-ed in C (zip_longest pads the shorter lists with the empty set)
+    for col in zip_longest(*sources, fillvalue=0):
+        b = reduce(or_, col) & ~cov
         levels.append(b)
         cov |= b
     return levels, cov
@@ -255,17 +315,27 @@ def _route_valley_free(fab: _Fabric) -> _Routes:
     reach = [0] * n
     for i in reversed(order):
         wu[i], reach[i] = _extend_levels(0, dr[i], [x for p in up[i] for x in (dd[p], wu[p])])
-    nh: list[dict[int, int]] = [{} for _ in range(n)]
-    for i, row in enumerate(nh):
-        ddi, wui = dd[i], wu[i]
-        for c in down[i]:                              # down: destinations one level nearer below c
-            row[c] = _level_and(ddi, dd[c], 1)
-        for p in up[i]:                                # up: p's route (down or further up) is one hop shorter
-            row[p] = _level_and(wui, dd[p], 1) | _level_and(wui, wu[p], 1)
+    nh = _valley_free_next_hops(dd, wu, down, up)
     src = [reach[i] & ~fab.dbit[i] if fab.dbit[i] else 0 for i in range(n)]
     upused = _propagate(order, down, src, nh)
     used = _propagate(list(reversed(order)), up, upused, nh)
     return _Routes(nh, used, src, _unreachable(fab, reach))
+
+
+def _valley_free_next_hops(dd: list[list[int]], wu: list[list[int]], down: list[list[int]],
+                           up: list[list[int]]) -> list[dict[int, int]]:
+    """``nh[i][j]``: the destinations switch i forwards to neighbour j, from the distance levels below
+    (``dd``) and up-routed (``wu``) of every switch. Down to c: those one level nearer below c; up to p:
+    those whose route from p (down or further up) is one hop shorter. (:func:`_level_and` with shift 1,
+    inlined: no Python call per switch link.)"""
+    nh: list[dict[int, int]] = []
+    for ddi, wui, below, above in zip(dd, wu, down, up):
+        ddi1, wui1 = ddi[1:], wui[1:]
+        row = {c: reduce(or_, map(and_, ddi1, dd[c]), 0) for c in below}
+        for p in above:
+            row[p] = reduce(or_, map(and_, wui1, dd[p]), reduce(or_, map(and_, wui1, wu[p]), 0))
+        nh.append(row)
+    return nh
 
 
 def _propagate(order: list[int], feeders: list[list[int]], own: list[int],
@@ -282,10 +352,7 @@ def _propagate(order: list[int], feeders: list[list[int]], own: list[int],
 
 def _level_and(a: list[int], b: list[int], shift: int) -> int:
     """OR over k of a[k] & b[k - shift]."""
-    out = 0
-    for k in range(shift, min(len(a), len(b) + shift)):
-        out |= a[k] & b[k - shift]
-    return out
+    return reduce(or_, map(and_, islice(a, shift, None), b), 0)
 
 
 def _unreachable(fab: _Fabric, reach: list[int]) -> int:
