@@ -434,6 +434,9 @@ def _write_all(fd: int, piece: bytes | memoryview) -> None:
         view = view[os.write(fd, view):]
 
 
+#: files written or linked between two calls of a writer's ``on_file`` (a progress bar)
+_PROGRESS_FILES = 64
+
 #: pieces of a file written with one ``writev(2)`` (Linux IOV_MAX is 1024), or read and compared, at a time;
 #: a text's encoded chunks (:data:`_CHUNK_CHARS`, at least this many bytes) each go alone
 _BATCH_PIECES = 1024
@@ -653,6 +656,7 @@ class _VersionBuilder:
         self._old = _Tree(previous, create=False) if previous is not None and self._prev else None
         self._manifest: dict[str, list[int | str]] = {}
         self._same: list[str] = []
+        self._ticks = 0
 
     def __enter__(self) -> _VersionBuilder:
         return self
@@ -665,8 +669,20 @@ class _VersionBuilder:
     def _write(self, rel: str) -> None:
         self._manifest[rel] = self._new.write(rel, self._data.batches(rel))
         self._stats.written += 1
-        if self._on_file is not None:
-            self._on_file(1)
+        self._tick()
+
+    def _tick(self) -> None:
+        """Count a file written or linked; ``on_file`` hears of them :data:`_PROGRESS_FILES` at a time (an
+        update of a terminal's progress bar costs more than linking a file)."""
+        self._ticks += 1
+        if self._ticks >= _PROGRESS_FILES:
+            self._report()
+
+    def _report(self) -> None:
+        """Tell ``on_file`` how many files were written or linked since it last heard."""
+        if self._ticks and self._on_file is not None:
+            self._on_file(self._ticks)
+        self._ticks = 0
 
     def hash_and_write(self) -> str:
         """Write what changed, compare what may not have; the version's name (``.plan-<16 hex>``).
@@ -693,6 +709,7 @@ class _VersionBuilder:
             if not differs and (entry is None or digests[rel] != entry[0]):
                 differs = True
                 self._carry_noted()
+        self._report()
         self.digests = digests
         self._sums = _sums_text(digests)
         return ".plan-" + hashlib.sha256(self._sums).hexdigest()[:16]
@@ -704,8 +721,7 @@ class _VersionBuilder:
         if old is not None and (checked or old.unchanged(rel, entry)) and self._new.link_from(old, rel):
             self._manifest[rel] = list(entry)
             self._stats.linked += 1
-            if self._on_file is not None:
-                self._on_file(1)
+            self._tick()
         else:
             self._write(rel)
 
@@ -717,6 +733,7 @@ class _VersionBuilder:
     def finish(self) -> None:
         """Link (or write) the files :meth:`hash_and_write` noted; write ``SHA256SUMS`` and the manifest."""
         self._carry_noted()
+        self._report()
         self._new.write(SUMS, [[self._sums]])
         doc = {"format": 1, "files": dict(sorted(self._manifest.items())),
                **self._provenance.manifest_fields()}
@@ -953,7 +970,8 @@ def write_tree_stats(files: Mapping[str, str | bytes], out_dir: str | Path,
     Args:
         files: relative path (``/``-separated, no ``..``) -> content; text is written as UTF-8.
         out_dir: the output directory.
-        on_file: called with 1 for every file written or linked (a progress bar).
+        on_file: called with the number of files written or linked since its last call, every
+            :data:`_PROGRESS_FILES` files and when done (a progress bar).
         provenance: what the files were made from, kept in the manifest for :func:`reusable`.
 
     Returns:
