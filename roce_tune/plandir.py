@@ -342,6 +342,15 @@ class _Encoded(Mapping[str, bytes]):
             return map(_alone, (blob,))
         return map(_alone, self.chunks(rel))
 
+    def whole(self, rel: str) -> bytes | None:
+        """The bytes of ``rel`` when it is one piece (bytes, or a text of at most :data:`_CHUNK_CHARS`
+        characters, encoded now), else None (:meth:`batches` gives its pieces): each of the thousands of
+        device files of a plan compared or written from one object, encoded once."""
+        blob = self._files[rel]
+        if isinstance(blob, str):
+            return blob.encode("utf-8") if len(blob) <= _CHUNK_CHARS else None
+        return blob if isinstance(blob, bytes) else None
+
     def size(self, rel: str) -> int | None:
         """The size of ``rel`` in bytes when known without encoding it (bytes, ASCII text), else None."""
         blob = self._files[rel]
@@ -433,6 +442,9 @@ def _write_all(fd: int, piece: bytes | memoryview) -> None:
     while view:
         view = view[os.write(fd, view):]
 
+
+#: files written or linked between two calls of a writer's ``on_file`` (a progress bar)
+_PROGRESS_FILES = 64
 
 #: pieces of a file written with one ``writev(2)`` (Linux IOV_MAX is 1024), or read and compared, at a time;
 #: a text's encoded chunks (:data:`_CHUNK_CHARS`, at least this many bytes) each go alone
@@ -601,6 +613,22 @@ class _Tree:
         finally:
             os.close(fd)
 
+    def holds_blob(self, rel: str, entry: list[int | str], blob: bytes) -> bool:
+        """:meth:`holds` of a file in one piece, ``blob`` (one ``open``, ``fstat``, ``read``, ``close``)."""
+        dfd, name = self.locate(rel)
+        if dfd is None or entry[1] != len(blob):
+            return False
+        try:
+            fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=dfd)
+        except OSError:
+            return False
+        try:
+            st = os.fstat(fd)
+            return (st.st_size == entry[1] and st.st_mtime_ns == entry[2] and st.st_ino == entry[3]
+                    and _read_exactly(fd, st.st_size) == blob)
+        finally:
+            os.close(fd)
+
     def link_from(self, old: _Tree, rel: str) -> bool:
         """Hard-link ``rel`` of ``old`` into this tree; False where the file system cannot (write it instead).
 
@@ -653,6 +681,7 @@ class _VersionBuilder:
         self._old = _Tree(previous, create=False) if previous is not None and self._prev else None
         self._manifest: dict[str, list[int | str]] = {}
         self._same: list[str] = []
+        self._ticks = 0
 
     def __enter__(self) -> _VersionBuilder:
         return self
@@ -662,11 +691,34 @@ class _VersionBuilder:
         if self._old is not None:
             self._old.close()
 
-    def _write(self, rel: str) -> None:
-        self._manifest[rel] = self._new.write(rel, self._data.batches(rel))
+    def _write(self, rel: str, blob: bytes | None = None) -> None:
+        """Write ``rel`` (from ``blob``, its bytes, when given)."""
+        self._manifest[rel] = self._new.write(rel, self._data.batches(rel) if blob is None else [[blob]])
         self._stats.written += 1
-        if self._on_file is not None:
-            self._on_file(1)
+        self._tick()
+
+    def _tick(self) -> None:
+        """Count a file written or linked; ``on_file`` hears of them :data:`_PROGRESS_FILES` at a time (an
+        update of a terminal's progress bar costs more than linking a file)."""
+        self._ticks += 1
+        if self._ticks >= _PROGRESS_FILES:
+            self._report()
+
+    def _report(self) -> None:
+        """Tell ``on_file`` how many files were written or linked since it last heard."""
+        if self._ticks and self._on_file is not None:
+            self._on_file(self._ticks)
+        self._ticks = 0
+
+    def _equal(self, rel: str, entry: list[int | str], blob: bytes | None) -> bool:
+        """``rel`` is in the previous version as ``entry`` says (unedited) and holds its bytes (``blob`` when
+        given, else the pieces of ``rel``)."""
+        if self._old is None:
+            return False
+        if blob is not None:
+            return self._old.holds_blob(rel, entry, blob)
+        return (self._data.size(rel) in (None, entry[1])
+                and self._old.holds(rel, entry, self._data.batches(rel)))
 
     def hash_and_write(self) -> str:
         """Write what changed, compare what may not have; the version's name (``.plan-<16 hex>``).
@@ -678,21 +730,22 @@ class _VersionBuilder:
         differs = self._data.keys() != self._prev.keys()
         for rel in self._data:
             entry = self._prev.get(rel)
-            if (entry is not None and self._old is not None and self._data.size(rel) in (None, entry[1])
-                    and self._old.holds(rel, entry, self._data.batches(rel))):
+            blob = self._data.whole(rel)
+            if entry is not None and self._equal(rel, entry, blob):
                 digests[rel] = str(entry[0])
                 if differs:
                     self._carry(rel, entry, checked=True)
                 else:
                     self._same.append(rel)
                 continue
-            self._write(rel)
+            self._write(rel, blob)
             digests[rel] = str(self._manifest[rel][0])
             if self._prev and (entry is None or digests[rel] != entry[0]):
                 self._stats.changed.append(rel)
             if not differs and (entry is None or digests[rel] != entry[0]):
                 differs = True
                 self._carry_noted()
+        self._report()
         self.digests = digests
         self._sums = _sums_text(digests)
         return ".plan-" + hashlib.sha256(self._sums).hexdigest()[:16]
@@ -704,8 +757,7 @@ class _VersionBuilder:
         if old is not None and (checked or old.unchanged(rel, entry)) and self._new.link_from(old, rel):
             self._manifest[rel] = list(entry)
             self._stats.linked += 1
-            if self._on_file is not None:
-                self._on_file(1)
+            self._tick()
         else:
             self._write(rel)
 
@@ -717,6 +769,7 @@ class _VersionBuilder:
     def finish(self) -> None:
         """Link (or write) the files :meth:`hash_and_write` noted; write ``SHA256SUMS`` and the manifest."""
         self._carry_noted()
+        self._report()
         self._new.write(SUMS, [[self._sums]])
         doc = {"format": 1, "files": dict(sorted(self._manifest.items())),
                **self._provenance.manifest_fields()}
@@ -953,7 +1006,8 @@ def write_tree_stats(files: Mapping[str, str | bytes], out_dir: str | Path,
     Args:
         files: relative path (``/``-separated, no ``..``) -> content; text is written as UTF-8.
         out_dir: the output directory.
-        on_file: called with 1 for every file written or linked (a progress bar).
+        on_file: called with the number of files written or linked since its last call, every
+            :data:`_PROGRESS_FILES` files and when done (a progress bar).
         provenance: what the files were made from, kept in the manifest for :func:`reusable`.
 
     Returns:

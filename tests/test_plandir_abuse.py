@@ -240,3 +240,16 @@ def test_a_directory_of_the_version_swapped_for_a_symlink_is_never_written_throu
     assert read_plan_dir(out).files == target
     assert {p.name: p.read_bytes() for p in outside.iterdir()} == before
     assert not (_version(out) / sub).is_symlink()
+
+
+def test_progress_hears_of_every_file_written_or_linked_in_batches(tmp_path: Path) -> None:
+    """A progress bar is told of every file written (a first plan) or linked (a re-plan), but not once per
+    file: a terminal's bar update costs more than linking a file (issue 16)."""
+    files = {f"hosts/h{n:03}.sh": f"echo {n}\n" for n in range(200)} | {"plan.json": "{}\n"}
+    out = tmp_path / "out"
+    for changed in (files, {**files, "plan.json": '{"v":2}\n'}):
+        calls: list[int] = []
+        _, stats = write_tree_stats(changed, out, calls.append)
+        assert sum(calls) == stats.written + stats.linked == len(files)
+        assert 1 < len(calls) < len(files) / 10
+    assert (stats.written, stats.linked) == (1, 200)
