@@ -605,7 +605,8 @@ def plan_inventory(path: Path, out_dir: Path | None, *, platforms: list[str] | N
         plan, files = render(plan, platforms=platforms, scorecards=scorecards, loaded=loaded)
     from roce_tune.render.summary import plan_summary
 
-    result = PlanResult(loaded=loaded, plan=plan, files=files, summary=plan_summary(plan, files))
+    result = PlanResult(loaded=loaded, plan=plan, files=files, summary=plan_summary(
+        plan, files, lambda shown: locate_findings(loaded, shown)))
     if out_dir is not None:
         with _stage("write", timings, progress, total=len(files)) as advance:
             inputs = plan_inputs(path, loaded.sha256, platforms=platforms, scorecards=scorecards)

@@ -45,6 +45,26 @@ def test_plan_writes_the_tree_and_is_byte_identical_on_rerun(tmp_path: Path) -> 
     assert not [p for p in tmp_path.iterdir() if p.name.startswith(".out.")], "temp dirs left behind"
 
 
+def test_plan_prints_tuner_warnings_at_their_inventory_line_as_lint_does(tmp_path: Path) -> None:
+    """A tuner warning (RT211 on a port) printed by ``plan`` carries the port entry's file:line:col, the
+    position ``lint`` gives the same finding, in a first plan and in a re-plan that reuses the plan in
+    force."""
+    inv, out = tmp_path / "site.yaml", tmp_path / "out"
+    inv.write_text((REPO / "inventories" / "site.yaml").read_text())
+    lint = run("lint", str(inv), "--format", "json")
+    want = {(f["rule"], f["location"]["device"], f["location"]["port"]): (f["location"]["line"],
+                                                                         f["location"]["col"])
+            for f in json.loads(lint.stdout) if f["rule"] == "RT211"}
+    assert want, "site.yaml no longer has an RT211 warning to position"
+    for attempt in ("first", "reused"):
+        done = run("plan", str(inv), "--out", str(out), "--no-scorecard")
+        assert done.returncode == 0, done.stderr
+        shown = [line for line in done.stderr.splitlines() if "warning RT211" in line]
+        assert len(shown) == len(want), (attempt, done.stderr)
+        for (rule, device, port), (line, col) in want.items():
+            assert any(s.startswith(f"{inv}:{line}:{col} {device}:{port} ") for s in shown), (attempt, shown)
+
+
 def test_replan_names_the_files_a_cable_change_changed(tmp_path: Path) -> None:
     """After one cable edit the engineer is told which device files changed (what to review and apply)."""
     inv, out = tmp_path / "lab.yaml", tmp_path / "out"

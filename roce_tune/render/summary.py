@@ -4,7 +4,7 @@ thresholds per speed, warnings. Pure translation of the plan."""
 from __future__ import annotations
 
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from itertools import chain
 from operator import attrgetter
 from pathlib import Path
@@ -12,7 +12,7 @@ from typing import TypedDict, cast
 
 from rich.table import Table
 
-from roce_tune.findings import Severity
+from roce_tune.findings import Finding, Severity
 from roce_tune.plan import Plan
 
 
@@ -89,10 +89,14 @@ class PlanSummary(TypedDict):
     files: list[str]
 
 
-def plan_summary(plan: Plan, files: Iterable[str]) -> PlanSummary:
-    """The :class:`PlanSummary` of ``plan`` with its rendered ``files``."""
-    return {"facts": _facts(plan), "findings": [str(f) for f in plan.findings
-                                                if f.severity is not Severity.info],
+def plan_summary(plan: Plan, files: Iterable[str],
+                 locate: Callable[[list[Finding]], list[Finding]] | None = None) -> PlanSummary:
+    """The :class:`PlanSummary` of ``plan`` with its rendered ``files``. ``locate`` (e.g.
+    :func:`roce_tune.pipeline.locate_findings` on the loaded inventory) gives the warnings and errors their
+    inventory ``file:line:col`` as printed, so a tuner warning such as RT211 points at the port's entry as
+    ``lint`` does; plan.json keeps the plan's own findings."""
+    shown = [f for f in plan.findings if f.severity is not Severity.info]
+    return {"facts": _facts(plan), "findings": [str(f) for f in (locate(shown) if locate else shown)],
             "files": sorted(files)}
 
 
