@@ -44,7 +44,7 @@ from roce_tune.qos import (
 )
 
 #: SwitchQos fields a SONiC configuration expresses (dotted paths; ``ports.*`` per port). ``buffer_model``
-#: is read when present but roce-tune does not write it (see sonic.py).
+#: is read when present; roce-tune writes it, and apply's preflight (not the read-back) compares it.
 READBACK_FIELDS = frozenset(
     {
         "dscp_to_tc",
