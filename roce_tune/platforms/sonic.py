@@ -1047,6 +1047,11 @@ def overlapping_keys(running: dict[str, Any], desired: dict[str, Any],
     return out
 
 
+#: ``PORT_QOS_MAP`` fields roce-tune owns on every port row it writes, present or not: the SKU's
+#: ``qos_config.j2`` sets ``pfc_enable``/``pfcwd_sw_enable`` "3,4" on every active port, and a port the plan
+#: makes lossy (or a switch whose watchdog it turns off) has a row without them, so the patch removes them.
+PORT_QOS_OWNED_FIELDS = (("PORT_QOS_MAP", ("pfc_enable", "pfcwd_sw_enable")),)
+
 #: diff data: a JSON Patch restricted to the tables/keys roce-tune renders; removing a PG row of a live port
 #: (an overlapping range the plan replaces) swaps its headroom profile like a replace does
 DIFF = _c.DiffRules(
@@ -1056,6 +1061,7 @@ DIFF = _c.DiffRules(
                 (r"^add /PORT_QOS_MAP/[^/]+/pfc_enable", _c.PFC_ON)),
     parse_running=config_db,
     overlaps=overlapping_keys,
+    owned_fields=PORT_QOS_OWNED_FIELDS,
 )
 
 
