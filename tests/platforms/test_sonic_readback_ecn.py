@@ -53,3 +53,20 @@ def test_a_profile_that_marks_green_reads_back(ecn: str) -> None:
     for row in db["WRED_PROFILE"].values():  # type: ignore[attr-defined]
         row["ecn"] = ecn
     assert _ecn_diffs(db) == []
+
+
+@pytest.mark.parametrize(("ecn", "marks"), [(None, False), ("ecn_yellow_red", False), ("ecn_green", True),
+                                            ("ecn_all", True)])
+def test_the_verify_stub_fabric_marks_green_traffic_as_the_profile_says(ecn: str | None, marks: bool) -> None:
+    """The traffic model behind the verify emulators (tests/emulators/verify_stubs/model.py) reads the same
+    CONFIG_DB: its lossless queue marks the (green) RoCE traffic only under a green-marking ``ecn`` mode."""
+    from tests.emulators.verify_stubs.model import switch_state_from_db
+
+    db = _rendered()[2]
+    for row in db["WRED_PROFILE"].values():  # type: ignore[attr-defined]
+        row.pop("ecn")
+        if ecn is not None:
+            row["ecn"] = ecn
+    state = switch_state_from_db(db)  # type: ignore[arg-type]
+    queues = [q for p in state["ports"].values() for q in p["queues"].values()]
+    assert queues and {q["ecn"] for q in queues} == {marks}
