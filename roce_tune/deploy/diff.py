@@ -206,21 +206,24 @@ def _in_scope(key: str, rows: dict[str, dict[str, object]], managed_ports: set[s
     return key in rows or key.split("|", 1)[0] in managed_ports and "|" in key
 
 
-def _scoped_row(live_row: object, want_row: object) -> object:
+def _scoped_row(live_row: object, want_row: object, owned: tuple[str, ...] = ()) -> object:
     """Field-level merge: a desired row names only the fields roce-tune manages (e.g. PORT.mtu), so the live
-    row is compared on those fields."""
+    row is compared on those fields and on the table's ``owned`` fields (``DiffRules.owned_fields``), which
+    are removed when the desired row leaves them out."""
     if isinstance(live_row, dict) and isinstance(want_row, dict):
-        return {f: live_row[f] for f in want_row if f in live_row}
+        return {f: v for f, v in live_row.items() if f in want_row or f in owned}
     return live_row
 
 
-def _scope_have(running: Tables, desired: Tables, managed_ports: set[str]) -> dict[str, dict[str, object]]:
+def _scope_have(running: Tables, desired: Tables, managed_ports: set[str],
+                owned_fields: dict[str, tuple[str, ...]] | None = None) -> dict[str, dict[str, object]]:
     """The running tables cut to what roce-tune renders; stale per-port keys are kept whole (to be
     removed)."""
     scope_have: dict[str, dict[str, object]] = {}
     for table, rows in desired.items():
         live = running.get(table, {})
-        kept = {k: _scoped_row(v, rows[k]) if k in rows else v
+        owned = (owned_fields or {}).get(table, ())
+        kept = {k: _scoped_row(v, rows[k], owned) if k in rows else v
                 for k, v in live.items() if _in_scope(k, rows, managed_ports)}
         if table in running or kept:
             scope_have[table] = kept
@@ -236,7 +239,7 @@ def json_diff(rules: DiffRules, running: Tables, desired: Tables, managed_ports:
     The patch holds only ``add``/``remove``/``replace``: a ``move``/``copy`` that jsonpatch finds (a stale
     row whose value equals a new row's) is written as ``remove`` + ``add`` so every removed key is named.
     """
-    scope_have = _scope_have(running, desired, managed_ports)
+    scope_have = _scope_have(running, desired, managed_ports, dict(rules.owned_fields))
     target: dict[str, dict[str, object]] = {t: dict(r) for t, r in desired.items()}
     overlapped = _removals(rules, running, desired, managed_ports, scope_have, target)
     patch = _plain_ops(scope_have, jsonpatch.make_patch(scope_have, target).patch)

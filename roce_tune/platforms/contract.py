@@ -83,6 +83,9 @@ class DiffRules:
             desired key) for every running row of a managed port that names some of the same ids as a
             desired row (a PG or queue range) without being the same key; each such row is removed and the
             diff says which desired key it overlaps. None: no such key form.
+        owned_fields: ``json`` only: (table, fields) roce-tune owns in every row of ``table`` it writes: a
+            live row's field that the desired row leaves out is removed (e.g. a SKU's ``pfc_enable`` on a
+            port the plan makes lossy); other fields the desired row leaves out are not compared.
     """
 
     kind: str
@@ -97,6 +100,7 @@ class DiffRules:
     keep_lines: Callable[[str], str] | None = None
     parse_running: Callable[[str], dict[str, Any]] | None = None
     overlaps: Callable[[dict[str, Any], dict[str, Any], set[str]], list[tuple[str, str, str]]] | None = None
+    owned_fields: tuple[tuple[str, tuple[str, ...]], ...] = ()
 
 
 class PushKnobs(Protocol):

@@ -41,15 +41,16 @@ Tables and why (syntax checked against):
   other queues -> ``q_lossy_profile`` or ``egress_lossy_profile``): [V] ``buffers_config.j2`` and the
   buffer YANG models. Profiles are found by SONiC's standard names (:data:`PROFILE_ROLE_NAMES`), which the
   tuner emits.
-* Static headroom is SONiC's *headroom override*: a ``BUFFER_PG`` pointing at a ``BUFFER_PROFILE`` with
-  ``xoff`` (``headroom_type`` static, the default) — sonic-net/SONiC
-  ``doc/qos/dynamically-headroom-calculation.md`` [V]. It is honoured in the **dynamic** buffer model
-  (default on Mellanox since 202012). In the **traditional** model ``buffermgrd`` rewrites the lossless
-  ``BUFFER_PG`` rows to its ``pg_lossless_<speed>_<cable>_profile`` whenever speed, admin state or
-  ``pfc_enable`` change (sonic-swss ``cfgmgr/buffermgr.cpp`` ``doSpeedUpdateTask``) [V]. So nothing here
-  sets ``DEVICE_METADATA|localhost.buffer_model``: "traditional" would defeat static headroom, and
-  flipping a live switch to "dynamic" makes the running ``buffermgrd`` skip all buffer tables until
-  restart. Deploy must read ``SPEC.show_commands["buffer_model"]`` and refuse on Mellanox in traditional.
+* Static headroom. **Dynamic** buffer model (default on Mellanox since 202012): SONiC's *headroom
+  override*, a ``BUFFER_PG`` pointing at a ``BUFFER_PROFILE`` with ``xoff`` (``headroom_type`` static, the
+  default), which buffermgrdyn leaves alone — sonic-net/SONiC ``doc/qos/dynamically-headroom-calculation.md``
+  [V]. **Traditional** model: ``buffermgrd`` rewrites the lossless ``BUFFER_PG`` rows to
+  ``pg_lossless_<speed>_<cable>_profile`` whenever speed, MTU, admin state or ``pfc_enable`` change and at
+  boot, reusing a ``BUFFER_PROFILE`` of that name when one exists (sonic-swss ``cfgmgr/buffermgr.cpp``
+  ``doSpeedUpdateTask``) [V], so the plan's headroom is written under exactly that name
+  (:func:`pg_profiles`). ``DEVICE_METADATA|localhost.buffer_model`` carries the model the plan was made for
+  (releases from 202012); it takes effect only when swss starts, so deploy's :func:`preflight` refuses a
+  switch that runs the other model rather than flipping it (docs/derivation.md#sonic-buffer-models).
 * ``PFC_WD``: ``GLOBAL.POLL_INTERVAL`` and per lossless port ``action``/``detection_time``/
   ``restoration_time`` in ms [V] ``sonic-pfcwd.yang``, sonic-utilities ``pfcwd/main.py``.
 * ``CABLE_LENGTH`` (key ``AZURE`` as ``buffers_config.j2``) with ``"<m>m"`` strings, pattern
@@ -1046,6 +1047,11 @@ def overlapping_keys(running: dict[str, Any], desired: dict[str, Any],
     return out
 
 
+#: ``PORT_QOS_MAP`` fields roce-tune owns on every port row it writes, present or not: the SKU's
+#: ``qos_config.j2`` sets ``pfc_enable``/``pfcwd_sw_enable`` "3,4" on every active port, and a port the plan
+#: makes lossy (or a switch whose watchdog it turns off) has a row without them, so the patch removes them.
+PORT_QOS_OWNED_FIELDS = (("PORT_QOS_MAP", ("pfc_enable", "pfcwd_sw_enable")),)
+
 #: diff data: a JSON Patch restricted to the tables/keys roce-tune renders; removing a PG row of a live port
 #: (an overlapping range the plan replaces) swaps its headroom profile like a replace does
 DIFF = _c.DiffRules(
@@ -1055,6 +1061,7 @@ DIFF = _c.DiffRules(
                 (r"^add /PORT_QOS_MAP/[^/]+/pfc_enable", _c.PFC_ON)),
     parse_running=config_db,
     overlaps=overlapping_keys,
+    owned_fields=PORT_QOS_OWNED_FIELDS,
 )
 
 

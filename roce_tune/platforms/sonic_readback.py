@@ -11,7 +11,8 @@ and queue keys may be ranges (``"3-4"``). Tables read (sonic-yang-models field n
 * ``PORT_QOS_MAP|<port>.pfc_enable`` ("3,4") -> PFC priorities; a port row without it: PFC off.
 * ``QUEUE|<port>|<q>`` ``scheduler`` -> ``SCHEDULER`` (type STRICT/DWRR, weight) and ``wred_profile`` ->
   ``WRED_PROFILE`` (``green_min/max_threshold`` bytes, ``green_drop_probability`` percent): SONiC marks
-  and drops on the same ramp, so there are no separate drop thresholds to read.
+  and drops on the same ramp, so there are no separate drop thresholds to read. A queue marks only when
+  the profile's ``ecn`` marks green (RoCE traffic is unpoliced, so green); no ``ecn`` is ``ecn_none``.
 * ``BUFFER_PG|<port>|<pgs>`` -> ``BUFFER_PROFILE`` with ``xoff``: the port's lossless headroom
   (xon/xoff/size). A profile without ``xoff`` (lossy, or ``NULL`` in the dynamic model) is no headroom.
 * ``PFC_WD``: ``GLOBAL.POLL_INTERVAL`` and per-port ``action``/``detection_time``/``restoration_time``.
@@ -43,7 +44,7 @@ from roce_tune.qos import (
 )
 
 #: SwitchQos fields a SONiC configuration expresses (dotted paths; ``ports.*`` per port). ``buffer_model``
-#: is read when present but roce-tune does not write it (see sonic.py).
+#: is read when present; roce-tune writes it, and apply's preflight (not the read-back) compares it.
 READBACK_FIELDS = frozenset(
     {
         "dscp_to_tc",
@@ -219,13 +220,23 @@ def _schedulers(db: dict[str, Any], queues: dict[str, dict[int, Any]]) -> list[S
     return majority(per_port)
 
 
+#: ``WRED_PROFILE.ecn`` modes that ECN-mark green packets, as unpoliced RoCE traffic is: sonic-wred-profile
+#: .yang leaf ``ecn`` (default ``ecn_none``; ``ecn_yellow``/``ecn_red``/``ecn_yellow_red`` leave green
+#: unmarked) [V]
+ECN_MARKS_GREEN = frozenset({"ecn_green", "ecn_green_yellow", "ecn_green_red", "ecn_all"})
+#: sonic-wred-profile.yang ``green_drop_probability`` default (percent) [V]
+GREEN_DROP_PROBABILITY_DEFAULT = 100
+
+
 def _ecn(db: dict[str, Any], rows: dict[int, Any]) -> dict[int, QueueEcn]:
+    """queue -> its ECN ramp, for the queues whose ``wred_profile`` marks green packets
+    (:data:`ECN_MARKS_GREEN`; a profile without ``ecn`` marks nothing, the YANG default ``ecn_none``)."""
     out = {}
     for q, row in sorted(rows.items()):
         w = (db.get("WRED_PROFILE") or {}).get(_name(row.get("wred_profile")) or "")
-        if w is None or str(w.get("ecn", "ecn_all")) == "ecn_none":
+        if w is None or str(w.get("ecn", "ecn_none")) not in ECN_MARKS_GREEN:
             continue
-        prob = _int(w.get("green_drop_probability"))
+        prob = _int(w.get("green_drop_probability", GREEN_DROP_PROBABILITY_DEFAULT))
         out[q] = QueueEcn(
             kmin_bytes=_int(w.get("green_min_threshold")),
             kmax_bytes=_int(w.get("green_max_threshold")),

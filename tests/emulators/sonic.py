@@ -40,6 +40,61 @@ def factory_db(hostname: str, ports: int = 4) -> dict[str, Any]:
     }
 
 
+#: sonic-net/sonic-utilities ``generic_config_updater/gcu_field_operation_validators.conf.json`` (the
+#: ``rdma_config_update_validator`` scenarios): table -> [(fields, operations, ASIC -> first branch)]. A
+#: patch op on one of these tables passes only when every field it touches is in one scenario that allows
+#: the op on the switch's ASIC from that branch on.
+_BRCM_TH3_ON = {"td2": "20181100", "th": "20181100", "th2": "20181100", "th3": "20240500", "th4": "20240500",
+                "th5": "20240500", "td3": "20201200", "spc1": "20181100", "spc2": "20191100",
+                "spc3": "20220500", "spc4": "20221100", "j2c+": "20220500", "cisco-8000": "20201200"}
+_SIZE_ON = {**_BRCM_TH3_ON, "td2": "", "th": "20221100", "th2": "20221100", "td3": "20221100",
+            "spc1": "20191100"}
+GCU_RDMA_SCENARIOS: dict[str, list[tuple[tuple[str, ...], tuple[str, ...], dict[str, str]]]] = {
+    "PFC_WD": [(("restoration_time", "detection_time", "action", "global/poll_interval", ""),
+                ("remove", "add", "replace"), _BRCM_TH3_ON)],
+    "BUFFER_POOL": [(("ingress_lossless_pool/xoff", "ingress_lossless_pool/size", "egress_lossy_pool/size"),
+                     ("replace",), _SIZE_ON)],
+    "BUFFER_PROFILE": [(("dynamic_th",), ("replace",), _BRCM_TH3_ON), (("xoff",), ("replace",), _SIZE_ON)],
+    "WRED_PROFILE": [(("azure_lossless/green_min_threshold", "azure_lossless/green_max_threshold",
+                       "azure_lossless/green_drop_probability"), ("replace",), _BRCM_TH3_ON)],
+}
+
+
+def gcu_field_operation_errors(old: dict[str, Any], target: dict[str, Any], asic: str,
+                               branch: str | None = None) -> list[str]:
+    """What ``config apply-patch`` / ``replace`` / ``rollback`` refuse before changing anything: GCU's
+    ``ConfigWrapper.validate_field_operation`` diffs the whole running and target CONFIG_DB and runs
+    ``field_operation_validators.rdma_config_update_validator`` on every op of the tables in
+    :data:`GCU_RDMA_SCENARIOS` (sonic-net/sonic-utilities ``generic_config_updater/gu_common.py`` and
+    ``field_operation_validators.py``): path elements holding a digit (port and profile names) are dropped,
+    an op whose value is an object checks each of its keys, ``asic`` is GCU's name for the switch's ASIC
+    (``unknown`` for a HwSKU it does not list, which refuses everything), ``branch`` the 8-digit release.
+    Use as ``device.validate = lambda t: gcu_field_operation_errors(device.config_db, t, "spc3")``."""
+    errors = []
+    for op in jsonpatch.make_patch(old, target).patch:
+        parts = jsonpatch.JsonPointer(op["path"]).parts
+        if parts[0] in GCU_RDMA_SCENARIOS and not _rdma_allowed(op, parts, asic, branch):
+            errors.append(f"Modification of {parts[0]} table is illegal- validating function "
+                          "generic_config_updater.field_operation_validators.rdma_config_update_validator "
+                          "returned False")
+    return errors[:1]
+
+
+def _rdma_allowed(op: dict[str, Any], parts: list[str], asic: str, branch: str | None) -> bool:
+    if asic == "unknown":
+        return False
+    field = "/".join(e for e in parts[1:] if not any(c.isdigit() for c in e)).lower()
+    value = op.get("value")
+    fields = ([f"{field}/{k}" if field else k for k in value] if isinstance(value, dict) else [field])
+    for f in fields:
+        scenario = next((sc for sc in GCU_RDMA_SCENARIOS[parts[0]] if f in sc[0]), None)
+        if scenario is None or not scenario[2].get(asic) or op["op"] not in scenario[1]:
+            return False
+        if branch is not None and branch < scenario[2][asic]:
+            return False
+    return True
+
+
 class SonicDevice(LinuxDevice):
     """SONiC switch driven through bash (``netmiko`` device_type ``linux``).
 

@@ -285,6 +285,11 @@ def _buffers(db: dict[str, Any], table: str, port: str) -> dict[str, dict[str, A
     return out
 
 
+#: ``WRED_PROFILE.ecn`` modes that mark green packets (sonic-wred-profile.yang leaf ``ecn``; default
+#: ``ecn_none``): RoCE traffic is unpoliced, so green
+ECN_MARKS_GREEN = frozenset({"ecn_green", "ecn_green_yellow", "ecn_green_red", "ecn_all"})
+
+
 def switch_state_from_db(db: dict[str, Any]) -> dict[str, Any]:
     """What the model needs from a SONiC CONFIG_DB: per port PFC priorities, DSCP→TC and TC→PG maps,
     the WRED/ECN profile of each queue (bytes, percent) and the shared-buffer limit of each PG and
@@ -305,7 +310,7 @@ def switch_state_from_db(db: dict[str, Any]) -> dict[str, Any]:
             prof = wred[q["wred_profile"]]
             for one in _expand(qid):
                 queues[str(one)] = {
-                    "ecn": prof.get("ecn", "ecn_none") != "ecn_none",
+                    "ecn": prof.get("ecn", "ecn_none") in ECN_MARKS_GREEN,  # RoCE traffic is green
                     "kmin": float(prof.get("green_min_threshold", 0)),
                     "kmax": float(prof.get("green_max_threshold", 0)),
                     "pmax": float(prof.get("green_drop_probability", 0)), "profile": q["wred_profile"]}
