@@ -2,10 +2,10 @@
 
 Model: one forwarding class per egress queue in use (``queue-num``; the lossless ones ``no-loss
 pfc-priority P``), one DSCP classifier covering all 64 code points, DSCP-based PFC in a
-congestion-notification profile (CNP) per cable length (its ``input cable-length`` is the Junos
-headroom knob) that also carries the ``pfc-watchdog``; ECN as a drop profile (``interpolate
-fill-level``, percent of the queue buffer) plus ``explicit-congestion-notification`` on the lossless
-queue's scheduler; one scheduler map per ECN profile so ports of different speeds keep their own
+congestion-notification profile (CNP) per cable length (its ``input cable-length`` and the code points'
+``pfc mru`` are the Junos headroom knobs) that also carries the ``pfc-watchdog``; ECN as a drop profile
+(``interpolate fill-level``, percent of the queue buffer) plus ``explicit-congestion-notification`` on the
+lossless queue's scheduler; one scheduler map per ECN profile so ports of different speeds keep their own
 thresholds. Every scheduler map also schedules Juniper's ``network-control`` class (queue 7, the
 switch's own routing traffic) at Junos's default 5 %, taken from the largest lossy DWRR queue
 (:func:`nc_donor`). Lossy ports get only their MTU (Junos default classification and scheduling).
@@ -29,6 +29,10 @@ Syntax checked against:
   ``alert`` has no Junos equivalent: no action line (device default drop) and an RT241 finding.
 * Juniper 13.2 ``input (Congestion Notification)`` [V]: ``cable-length`` sits in the CNP ``input``
   stanza (metres); with DSCP input on Junos OS Evolved [U].
+* Juniper ``mru (Congestion Notification Profiles)`` [V]: ``... input dscp code-point BBBBBB pfc mru N``
+  (bytes); Junos sizes PFC headroom from cable length and MRU, and the MRU defaults to 2500 bytes for
+  priority 3 and user-configured priorities, so every PFC code point carries the largest MTU of the CNP's
+  lossless ports (the full-MTU frame the plan's headroom assumes).
 * Apstra Terraform DCQCN configlet [S]: ``drop-profiles P interpolate fill-level [ a b ] drop-probability
   [ 0 p ]``, ``schedulers S drop-profile-map loss-priority any protocol any drop-profile P``, ``schedulers S
   explicit-congestion-notification``, ``transmit-rate percent``, ``priority strict-high``,
@@ -404,6 +408,7 @@ def build_context(plan: Plan, switch: SwitchPlan) -> dict[str, object]:
     lossless_ports = [p for p in switch.ports if p.lossless]
     cnps = sorted({_cnp_name(p): _cable_whole_m(p) for p in lossless_ports}.items(),
                   key=lambda kv: kv[1])
+    mru = {name: max(p.mtu for p in lossless_ports if _cnp_name(p) == name) for name, _ in cnps}
     ecn_map = {e["ecn"]: e["map"] for e in ecn_profiles}
     interfaces = []
     for p in switch.ports:
@@ -424,7 +429,7 @@ def build_context(plan: Plan, switch: SwitchPlan) -> dict[str, object]:
         "loss_priority": LOSS_PRIORITY,
         "fcs": _fcs(plan),
         "roce_code_points": [code_point(d) for d in sorted(cls.roce_dscp)],
-        "cnps": [{"name": n, "cable_m": m} for n, m in cnps],
+        "cnps": [{"name": n, "cable_m": m, "mru": mru[n]} for n, m in cnps],
         "flow_control": _flow_control(plan),
         "headroom_total": switch.buffers.headroom_total_bytes,
         "ecn_profiles": ecn_profiles,

@@ -24,6 +24,7 @@ SINGLE_VALUE = tuple(re.compile(p) for p in (
     r"(class-of-service schedulers \S+ (?:transmit-rate|priority|buffer-size)) ",
     r"(class-of-service forwarding-classes class \S+ queue-num) ",
     r"(class-of-service drop-profiles \S+ interpolate (?:fill-level|drop-probability)) ",
+    r"(class-of-service congestion-notification-profile \S+ input dscp code-point \S+ pfc mru) ",
     r"(class-of-service congestion-notification-profile \S+ pfc-watchdog "
     r"(?:poll-interval|detection|recovery|watchdog-action)) ",
     r"(class-of-service shared-buffer (?:ingress|egress) buffer-partition \S+ percent) ",
