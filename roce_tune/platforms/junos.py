@@ -564,6 +564,10 @@ DIFF = _c.DiffRules(
     kind="set", owned_roots=("set class-of-service ",), negate=("set ", "delete "),
     disruptive=((r"^\+set class-of-service interfaces \S+ congestion-notification-profile",
                  "Junos QFX blocks the whole port while it reprograms PFC (loss on every queue)"),
+                (r"^[+-]set class-of-service congestion-notification-profile \S+ input ",
+                 "a congestion-notification profile's PFC input (code points, MRU, cable length) changes on "
+                 "every port bound to it: Junos QFX blocks each such port while it reprograms PFC (loss on "
+                 "every queue)"),
                 (r"^[+-]set class-of-service shared-buffer",
                  "a shared-buffer partition change re-carves the buffer")),
 )

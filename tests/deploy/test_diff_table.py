@@ -94,6 +94,19 @@ SET_CASES = [
      "set class-of-service interfaces et-0/0/0 congestion-notification-profile ROCE_CNP\n",
      ["set class-of-service interfaces et-0/0/0 congestion-notification-profile ROCE_CNP"],
      ("blocks the whole port",)),
+    # Juniper congestion-notification-profile statement page: "Configuring or changing PFC on an interface
+    # blocks the entire port until the PFC change is completed"; editing the input stanza (code points, MRU,
+    # cable length) of a CNP the ports are bound to changes their PFC without touching the binding line
+    ("junos-cnp-input-change-is-disruptive", "junos",
+     "set class-of-service congestion-notification-profile RT_PFC_3M input dscp code-point 011010 pfc\n"
+     "set class-of-service interfaces et-0/0/0 congestion-notification-profile RT_PFC_3M\n",
+     "set class-of-service congestion-notification-profile RT_PFC_3M input dscp code-point 011010 pfc "
+     "mru 9216\n"
+     "set class-of-service interfaces et-0/0/0 congestion-notification-profile RT_PFC_3M\n",
+     ["delete class-of-service congestion-notification-profile RT_PFC_3M input dscp code-point 011010 pfc",
+      "set class-of-service congestion-notification-profile RT_PFC_3M input dscp code-point 011010 pfc "
+      "mru 9216"],
+     ("every port bound to it",)),
     ("cumulus-owned-qos-line-unset", "cumulus",
      "nv set qos roce mode lossless\nnv set qos pfc default-global switch-priority 4\n",
      "nv set qos roce mode lossless\n",
