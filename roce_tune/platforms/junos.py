@@ -2,10 +2,10 @@
 
 Model: one forwarding class per egress queue in use (``queue-num``; the lossless ones ``no-loss
 pfc-priority P``), one DSCP classifier covering all 64 code points, DSCP-based PFC in a
-congestion-notification profile (CNP) per cable length (its ``input cable-length`` is the Junos
-headroom knob) that also carries the ``pfc-watchdog``; ECN as a drop profile (``interpolate
-fill-level``, percent of the queue buffer) plus ``explicit-congestion-notification`` on the lossless
-queue's scheduler; one scheduler map per ECN profile so ports of different speeds keep their own
+congestion-notification profile (CNP) per cable length (its ``input cable-length`` and the code points'
+``pfc mru`` are the Junos headroom knobs) that also carries the ``pfc-watchdog``; ECN as a drop profile
+(``interpolate fill-level``, percent of the queue buffer) plus ``explicit-congestion-notification`` on the
+lossless queue's scheduler; one scheduler map per ECN profile so ports of different speeds keep their own
 thresholds. Every scheduler map also schedules Juniper's ``network-control`` class (queue 7, the
 switch's own routing traffic) at Junos's default 5 %, taken from the largest lossy DWRR queue
 (:func:`nc_donor`). Lossy ports get only their MTU (Junos default classification and scheduling).
@@ -29,6 +29,10 @@ Syntax checked against:
   ``alert`` has no Junos equivalent: no action line (device default drop) and an RT241 finding.
 * Juniper 13.2 ``input (Congestion Notification)`` [V]: ``cable-length`` sits in the CNP ``input``
   stanza (metres); with DSCP input on Junos OS Evolved [U].
+* Juniper ``mru (Congestion Notification Profiles)`` [V]: ``... input dscp code-point BBBBBB pfc mru N``
+  (bytes); Junos sizes PFC headroom from cable length and MRU, and the MRU defaults to 2500 bytes for
+  priority 3 and user-configured priorities, so every PFC code point carries the largest MTU of the CNP's
+  lossless ports (the full-MTU frame the plan's headroom assumes).
 * Apstra Terraform DCQCN configlet [S]: ``drop-profiles P interpolate fill-level [ a b ] drop-probability
   [ 0 p ]``, ``schedulers S drop-profile-map loss-priority any protocol any drop-profile P``, ``schedulers S
   explicit-congestion-notification``, ``transmit-rate percent``, ``priority strict-high``,
@@ -283,6 +287,15 @@ def _cnp_name(p: PortPlan) -> str:
     return CNP_NAME.format(m=_cable_whole_m(p))
 
 
+def _cnps(lossless_ports: list[PortPlan]) -> list[dict[str, object]]:
+    """One congestion-notification profile per whole-metre cable length, shortest first: its name, its
+    ``cable-length`` and the ``mru`` of its PFC code points (the largest MTU of its ports: Junos sizes
+    headroom from both, the MRU defaulting to 2500 bytes)."""
+    cables = sorted({_cnp_name(p): _cable_whole_m(p) for p in lossless_ports}.items(), key=lambda kv: kv[1])
+    return [{"name": name, "cable_m": metres,
+             "mru": max(p.mtu for p in lossless_ports if _cnp_name(p) == name)} for name, metres in cables]
+
+
 def _ecn_profiles(switch: SwitchPlan) -> list[dict[str, object]]:
     by_name = {e.name: e for e in switch.ecn_profiles}
     used = sorted({p.ecn_profile for p in switch.ports if p.lossless}, key=str)
@@ -402,8 +415,6 @@ def build_context(plan: Plan, switch: SwitchPlan) -> dict[str, object]:
     ecn_profiles = _ecn_profiles(switch)
     sched_defs, sm_entries = _schedulers(plan, ecn_profiles)
     lossless_ports = [p for p in switch.ports if p.lossless]
-    cnps = sorted({_cnp_name(p): _cable_whole_m(p) for p in lossless_ports}.items(),
-                  key=lambda kv: kv[1])
     ecn_map = {e["ecn"]: e["map"] for e in ecn_profiles}
     interfaces = []
     for p in switch.ports:
@@ -424,7 +435,7 @@ def build_context(plan: Plan, switch: SwitchPlan) -> dict[str, object]:
         "loss_priority": LOSS_PRIORITY,
         "fcs": _fcs(plan),
         "roce_code_points": [code_point(d) for d in sorted(cls.roce_dscp)],
-        "cnps": [{"name": n, "cable_m": m} for n, m in cnps],
+        "cnps": _cnps(lossless_ports),
         "flow_control": _flow_control(plan),
         "headroom_total": switch.buffers.headroom_total_bytes,
         "ecn_profiles": ecn_profiles,
@@ -554,11 +565,40 @@ from roce_tune.platforms import contract as _c  # noqa: E402
 #: the read-back names (_c.READBACK_NAMES) of junos_readback, imported on first use
 __getattr__ = _c.lazy_attributes(__name__, "roce_tune.platforms.junos_readback", _c.READBACK_NAMES)
 
-#: diff data: ``set class-of-service`` lines are authoritative; a line is removed with ``delete``
+_WORD_RE = re.compile(r'"[^"]*"|\S+')
+
+
+def display_set_lines(text: str) -> str:
+    """``text`` with every ``set … [ v1 v2 ]`` line as one ``set … v1`` line per value, the way ``show
+    configuration | display set`` prints a leaf-list (Juniper's Apstra DCQCN configlets, taken from that
+    output, read ``interpolate fill-level 10`` / ``interpolate fill-level 50`` and one ``code-points`` line
+    per code point); other lines, comments and quoted words unchanged. Rendered files keep the bracket form
+    (one statement per list, as Juniper's reference pages write it); the diff compares, and pushes, per value.
+    """
+    out: list[str] = []
+    for line in text.splitlines():
+        words = _WORD_RE.findall(line)
+        if (line.lstrip().startswith(("set ", "delete ")) and len(words) > 3 and words[-1] == "]"
+                and "[" in words):
+            at = len(words) - 1 - words[::-1].index("[")
+            head = " ".join(words[:at])
+            out.extend(f"{head} {value}" for value in words[at + 1:-1])
+        else:
+            out.append(line)
+    return "\n".join(out) + ("\n" if text.endswith("\n") else "")
+
+
+#: diff data: ``set class-of-service`` lines are authoritative; a line is removed with ``delete``; leaf-lists
+#: compared one value per line (:func:`display_set_lines`)
 DIFF = _c.DiffRules(
     kind="set", owned_roots=("set class-of-service ",), negate=("set ", "delete "),
+    keep_lines=display_set_lines,
     disruptive=((r"^\+set class-of-service interfaces \S+ congestion-notification-profile",
                  "Junos QFX blocks the whole port while it reprograms PFC (loss on every queue)"),
+                (r"^[+-]set class-of-service congestion-notification-profile \S+ input ",
+                 "a congestion-notification profile's PFC input (code points, MRU, cable length) changes on "
+                 "every port bound to it: Junos QFX blocks each such port while it reprograms PFC (loss on "
+                 "every queue)"),
                 (r"^[+-]set class-of-service shared-buffer",
                  "a shared-buffer partition change re-carves the buffer")),
 )

@@ -154,8 +154,8 @@ def _drop_profile(c: _Cos, w: list[str]) -> None:
         target = (
             c.drop_fill if rest[1] == "fill-level" else c.drop_prob if rest[1] == "drop-probability" else None
         )
-        if target is not None:
-            target[name] = [float(x) for x in _list(rest[2])]
+        if target is not None:  # `[ a b ]`, or one line per value as `display set` prints a leaf-list
+            target.setdefault(name, []).extend(float(x) for x in _list(rest[2]))
     elif len(rest) >= 4 and rest[0] == "fill-level" and rest[2] == "drop-probability":
         c.drop_fill.setdefault(name, []).append(float(rest[1]))
         c.drop_prob.setdefault(name, []).append(float(rest[3]))

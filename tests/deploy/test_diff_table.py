@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from roce_tune.deploy.diff import DIFF_RULES, hier_diff, json_diff, set_diff
+from roce_tune.deploy.diff import DIFF_RULES, hier_diff, json_diff
+from roce_tune.deploy.drivers import compute_change
 
 # (id, platform, running, desired, expected commands, expected disruptive reasons (substring) or ())
 HIER_CASES = [
@@ -94,6 +95,42 @@ SET_CASES = [
      "set class-of-service interfaces et-0/0/0 congestion-notification-profile ROCE_CNP\n",
      ["set class-of-service interfaces et-0/0/0 congestion-notification-profile ROCE_CNP"],
      ("blocks the whole port",)),
+    # Juniper congestion-notification-profile statement page: "Configuring or changing PFC on an interface
+    # blocks the entire port until the PFC change is completed"; editing the input stanza (code points, MRU,
+    # cable length) of a CNP the ports are bound to changes their PFC without touching the binding line
+    ("junos-cnp-input-change-is-disruptive", "junos",
+     "set class-of-service congestion-notification-profile RT_PFC_3M input dscp code-point 011010 pfc\n"
+     "set class-of-service interfaces et-0/0/0 congestion-notification-profile RT_PFC_3M\n",
+     "set class-of-service congestion-notification-profile RT_PFC_3M input dscp code-point 011010 pfc "
+     "mru 9216\n"
+     "set class-of-service interfaces et-0/0/0 congestion-notification-profile RT_PFC_3M\n",
+     ["delete class-of-service congestion-notification-profile RT_PFC_3M input dscp code-point 011010 pfc",
+      "set class-of-service congestion-notification-profile RT_PFC_3M input dscp code-point 011010 pfc "
+      "mru 9216"],
+     ("every port bound to it",)),
+    # `show configuration | display set` prints a leaf-list one value per line (Apstra DCQCN configlets
+    # taken from it read `interpolate fill-level 10` / `interpolate fill-level 50`); roce-tune writes
+    # `[ a b ]`: the same configuration, nothing to push
+    ("junos-display-set-leaf-lists-equal-bracket-lists", "junos",
+     "set class-of-service drop-profiles RT_ECN_E interpolate fill-level 14\n"
+     "set class-of-service drop-profiles RT_ECN_E interpolate fill-level 28\n"
+     "set class-of-service drop-profiles RT_ECN_E interpolate drop-probability 0\n"
+     "set class-of-service drop-profiles RT_ECN_E interpolate drop-probability 2\n"
+     "set class-of-service classifiers dscp RT_DSCP forwarding-class RT_Q6 loss-priority low "
+     "code-points 110000\n"
+     "set class-of-service classifiers dscp RT_DSCP forwarding-class RT_Q6 loss-priority low "
+     "code-points 110001\n",
+     "set class-of-service drop-profiles RT_ECN_E interpolate fill-level [ 14 28 ]\n"
+     "set class-of-service drop-profiles RT_ECN_E interpolate drop-probability [ 0 2 ]\n"
+     "set class-of-service classifiers dscp RT_DSCP forwarding-class RT_Q6 loss-priority low code-points "
+     "[ 110000 110001 ]\n",
+     [], ()),
+    ("junos-leaf-list-value-change-touches-that-value", "junos",
+     "set class-of-service drop-profiles RT_ECN_E interpolate fill-level 14\n"
+     "set class-of-service drop-profiles RT_ECN_E interpolate fill-level 28\n",
+     "set class-of-service drop-profiles RT_ECN_E interpolate fill-level [ 15 28 ]\n",
+     ["delete class-of-service drop-profiles RT_ECN_E interpolate fill-level 14",
+      "set class-of-service drop-profiles RT_ECN_E interpolate fill-level 15"], ()),
     ("cumulus-owned-qos-line-unset", "cumulus",
      "nv set qos roce mode lossless\nnv set qos pfc default-global switch-priority 4\n",
      "nv set qos roce mode lossless\n",
@@ -112,7 +149,7 @@ SET_CASES = [
 @pytest.mark.parametrize("case", SET_CASES, ids=[c[0] for c in SET_CASES])
 def test_set_remediation(case: tuple) -> None:  # type: ignore[type-arg]
     _, platform, running, desired, want, reasons = case
-    change = set_diff(DIFF_RULES[platform], running, desired)
+    change = compute_change(platform, running, desired, set())  # the path push and verify take
     assert change.commands == want
     assert change.empty is (not want)
     for r in reasons:

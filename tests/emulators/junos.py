@@ -15,7 +15,7 @@ import time
 from dataclasses import dataclass, field
 
 from .core import CliSession, EmulatedDevice
-from .junostree import apply_delete, apply_set, build, compare, container_fn, render, tokens
+from .junostree import apply_delete, apply_set, build, compare, container_fn, leaf_list_lines, render, tokens
 
 SINGLE_VALUE = tuple(re.compile(p) for p in (
     r"(system host-name) ",
@@ -23,7 +23,7 @@ SINGLE_VALUE = tuple(re.compile(p) for p in (
     r"(class-of-service interfaces \S+ (?:unit \S+ )?scheduler-map) ",
     r"(class-of-service schedulers \S+ (?:transmit-rate|priority|buffer-size)) ",
     r"(class-of-service forwarding-classes class \S+ queue-num) ",
-    r"(class-of-service drop-profiles \S+ interpolate (?:fill-level|drop-probability)) ",
+    r"(class-of-service congestion-notification-profile \S+ input dscp code-point \S+ pfc mru) ",
     r"(class-of-service congestion-notification-profile \S+ pfc-watchdog "
     r"(?:poll-interval|detection|recovery|watchdog-action)) ",
     r"(class-of-service shared-buffer (?:ingress|egress) buffer-partition \S+ percent) ",
@@ -81,7 +81,8 @@ class JunosDevice(EmulatedDevice):
         for raw in text.splitlines():
             raw = raw.strip()
             if raw and not raw.startswith("#"):
-                apply_set(lines, _norm(raw.removeprefix("set ")), self.single_value)
+                for one in leaf_list_lines(_norm(raw.removeprefix("set "))):
+                    apply_set(lines, one, self.single_value)
         self.history: list[Commit] = [Commit(lines, "root", time.time(), "other", "factory")]
         self.shared: _Db | None = None
         self.exclusive_owner: JunosSession | None = None
@@ -332,7 +333,8 @@ class JunosSession(CliSession):
             return "syntax error, expecting <statement> or <identifier>.\n"
         if self.device.rejects("set " + rest):
             return self.syntax_error("set " + rest)
-        apply_set(self.db.lines, rest, self.device.single_value)
+        for one in leaf_list_lines(rest):
+            apply_set(self.db.lines, one, self.device.single_value)
         self.device.count_config_line()
         return ""
 
@@ -340,7 +342,8 @@ class JunosSession(CliSession):
         assert self.db is not None
         if self.device.rejects("delete " + rest):
             return self.syntax_error("delete " + rest)
-        removed = apply_delete(self.db.lines, rest) if rest else len(self.db.lines)
+        removed = sum(apply_delete(self.db.lines, one) for one in leaf_list_lines(rest)) if rest else len(
+            self.db.lines)
         if not rest:
             self.db.lines.clear()
         self.device.count_config_line()
@@ -358,10 +361,11 @@ class JunosSession(CliSession):
             self.load_lines.append("!" + text)
             return f"terminal:{n}:(1) syntax error: {word}\n  [edit]\n    '{text}'\n      syntax error\n"
         self.load_lines.append(text)
-        if word == "set":
-            apply_set(self.db.lines, rest, self.device.single_value)
-        else:
-            apply_delete(self.db.lines, rest)
+        for one in leaf_list_lines(rest):
+            if word == "set":
+                apply_set(self.db.lines, one, self.device.single_value)
+            else:
+                apply_delete(self.db.lines, one)
         self.device.count_config_line()
         return ""
 

@@ -152,6 +152,16 @@ def _order(trie: Trie, path: tuple[str, ...]) -> list[int]:
     return idx
 
 
+def leaf_list_lines(line: str) -> list[str]:
+    """``a b [ v1 v2 ]`` -> ``["a b v1", "a b v2"]``: Junos stores a leaf-list value by value and
+    ``display set`` prints one line per value; any other line is returned as is."""
+    toks = tokens(line)
+    if len(toks) > 2 and toks[-1] == "]" and "[" in toks:
+        at = len(toks) - 1 - toks[::-1].index("[")
+        return [" ".join([*toks[:at], v]) for v in toks[at + 1:-1]]
+    return [line]
+
+
 def apply_set(lines: list[str], line: str, single_value: tuple[Pattern[str], ...]) -> None:
     """Add one set-line (without ``set``) replacing single-valued statements in place."""
     if line in lines:

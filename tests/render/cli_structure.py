@@ -215,8 +215,8 @@ def parse_junos(text: str) -> SwitchView:
                            r"(.+) \]$", rest):
             for cp in m.group(2).split():
                 classifier[int(cp, 2)] = m.group(1)
-        elif m := re.match(r"congestion-notification-profile (\S+) input dscp code-point ([01]{6}) pfc$",
-                           rest):
+        elif m := re.match(r"congestion-notification-profile (\S+) input dscp code-point ([01]{6}) pfc"
+                           r"(?: mru \d+)?$", rest):
             cnp_pfc.setdefault(m.group(1), set()).add(int(m.group(2), 2))
         elif m := re.match(r"schedulers (\S+) explicit-congestion-notification$", rest):
             sched_ecn.add(m.group(1))

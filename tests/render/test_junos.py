@@ -93,6 +93,27 @@ def test_one_cnp_per_cable_length_with_watchdog() -> None:
     assert "recovery-time" not in text
 
 
+def test_pfc_code_points_carry_the_port_mtu_as_mru() -> None:
+    """Junos sizes PFC headroom from the CNP's cable length AND the MRU of each PFC code point; the MRU
+    defaults to 2500 bytes for priority 3 and for user-configured priorities (Juniper CLI reference, "mru
+    (Congestion Notification Profiles)", hierarchy ``[edit class-of-service congestion-notification-profile
+    P input dscp code-point BBBBBB pfc]``, https://juniper.net/documentation/us/en/software/junos/
+    cli-reference/topics/ref/statement/mru-edit-class-of-service-congestion-notification-qfx-series.html).
+    The plan's headroom assumes a full port-MTU frame in flight, so every PFC code point carries
+    ``mru <largest MTU of the CNP's lossless ports>``; a smaller-MTU port sharing the CNP only gets more."""
+    plan = build_plan()
+    sw = plan.switch("leaf3")
+    mtus = {"et-0/0/0": 9216, "et-0/0/1": 9000, "et-0/0/4": 4200}  # 3 m, 3 m, 20 m lossless ports
+    ports = [p.model_copy(update={"mtu": mtus.get(p.name, p.mtu)}) for p in sw.ports]
+    text = junos.render(plan, sw.model_copy(update={"ports": ports}))["leaf3.set"]
+    want = {"RT_PFC_3M": 9216, "RT_PFC_20M": 4200}
+    got = dict(re.findall(r"^set class-of-service congestion-notification-profile (\S+) input dscp "
+                          r"code-point 011010 pfc mru (\d+)$", text, re.MULTILINE))
+    assert {k: int(v) for k, v in got.items()} == want
+    assert not re.search(r"code-point 011010 pfc$", text, re.MULTILINE)
+    junos_yang.check_set_text(junos_yang.load_junos_yang(), text)
+
+
 def test_lossy_port_gets_mtu_only() -> None:
     _, text = _render()
     lines = [ln for ln in text.splitlines() if "et-0/0/31" in ln and ln.startswith("set ")]
