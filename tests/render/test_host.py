@@ -375,18 +375,48 @@ def test_alternatives_name_debugfs_and_mlxconfig_keys() -> None:
         assert key in nic
 
 
-def test_traffic_class_readback_parses_the_driver_format(tmp_path: Path) -> None:
-    # The mlx5 driver reads back "Global tclass=<n>"; run the script's own helpers on that text.
+@pytest.mark.parametrize("text, want", [
+    ("Global tclass=106\n", "106"),
+    ("Global tclass=106\ndst_ip=192.0.2.0/24,tclass=160\n", "106"),
+    # unset global, one per-address rule: the rule is not the global value
+    ("dst_ip=192.0.2.0/24,tclass=160\n", ""),
+    ("src_ip6=2001:db8::1,dst_ip6=2001:db8::2,tclass=160\n", ""),
+    ("", ""),
+])
+def test_traffic_class_readback_parses_the_driver_format(tmp_path: Path, text: str, want: str) -> None:
+    """MLNX_OFED mlx5_ib ``traffic_class_show``: ``Global tclass=<n>`` only while the global value is set
+    (``tcd->val >= 0``), then one line per address rule (``dst_ip=A/len,tclass=<n>``, ``src_ip6=...``).
+    Run the script's own helper on that text: only the global line is the value the script sets."""
     _, script = _script()
     helpers = re.search(r"^rt_read\(\) \{.*?^\}\n", script, re.DOTALL | re.MULTILINE)
-    tclass = re.search(r"^rt_tclass\(\) .*$", script, re.MULTILINE)
+    tclass = re.search(r"^rt_tclass\(\) \{.*?^\}\n", script, re.DOTALL | re.MULTILINE)
     assert helpers and tclass
     f = tmp_path / "traffic_class"
-    f.write_text("Global tclass=106\n")
+    f.write_text(text)
     out = subprocess.run(["bash", "-c",
                           f"{helpers.group(0)}\n{tclass.group(0)}\nrt_tclass {shlex.quote(str(f))}"],
                          capture_output=True, text=True, check=True).stdout
-    assert out == "106"
+    assert out == want
+
+
+def test_restore_point_unsets_a_global_traffic_class_that_only_rules_preceded(tmp_path: Path) -> None:
+    """A host with an mlx5 per-address traffic-class rule and no global value: the driver prints only the
+    rule line (MLNX_OFED mlx5_ib ``traffic_class_show``). The restore point used to take that rule text for
+    the old global value and write it back (re-adding the rule) instead of unsetting the global class the
+    script set, so the host kept ToS 106 for every QP after the restore."""
+    plan, script = _script()
+    h = plan.hosts[0]  # type: ignore[attr-defined]
+    box = Box(tmp_path, h)
+    rule = "dst_ip=192.0.2.0/24,tclass=160"
+    for nic in h.nics:
+        tc = box.root / "sys/class/infiniband" / nic.rdma_device / "tc/1/traffic_class"
+        tc.write_text(rule + "\n")
+    path, restore = tmp_path / "apply.sh", tmp_path / "restore.sh"
+    path.write_text(script, encoding="utf-8")
+    res = _run_file(path, "--save", str(restore), env=_box_env(box))
+    assert res.returncode == 0, res.stderr
+    puts = [ln.split() for ln in restore.read_text().splitlines() if "traffic_class" in ln]
+    assert puts and all(p[0] == "rt_put" and p[2] == str(host.TCLASS_UNSET) for p in puts), puts
 
 
 def test_every_rendered_script_passes_bash_n_and_shellcheck(tmp_path: Path) -> None:

@@ -95,7 +95,17 @@ rt_qos_dscp2prio() {
     }' <<<"$1"
 }
 rt_link_mtu() { ip -o link show dev "$1" | awk '{ for (i = 1; i < NF; i++) if ($i == "mtu") { print $(i + 1); exit } }'; }
-rt_tclass() { local v; v="$(rt_read "$1")"; printf '%s' "${v#Global tclass=}"; }
+# rt_tclass PATH: the mlx5 global traffic class, "" when unset, or <missing>. The driver prints
+# "Global tclass=<n>" only while it is set, then one line per address rule ("dst_ip=A/len,tclass=<n>",
+# "src_ip6=..."; MLNX_OFED mlx5_ib traffic_class_show): a rule line is never the global value.
+rt_tclass() {
+    local v
+    v="$(rt_read "$1")"
+    case "$v" in
+        *_ip=* | *_ip6=*) ;;
+        *) printf '%s' "${v#Global tclass=}" ;;
+    esac
+}
 
 # rt_nic LINE: one RT_NICS entry into nic_dev nic_rdma nic_port nic_trust nic_pfc nic_cable nic_mtu
 # nic_tos nic_set (netdev, RDMA device and port, trust, PFC vector, cable metres, MTU, TOS, value set).
