@@ -721,3 +721,16 @@ def test_render_hosts_refuses_a_hostile_switch_port_or_host_name_and_names_it(va
     if value != "leaf1":  # (a valid host name)
         with pytest.raises(ValueError, match=f"host name {re.escape(repr(value))} does not match"):
             host.render_hosts(plan, [good, h.model_copy(update={"name": value})])
+
+
+@pytest.mark.parametrize("cable_m, want", [(0.5, 1), (2.0, 2), (998.2, 999), (999.0, 999), (999.5, None),
+                                           (1000.0, None), (0.0, None), (65535.0, None)])
+def test_cable_len_is_only_what_the_mlx5_driver_keeps(cable_m: float, want: int | None) -> None:
+    """mlx5 ``mlx5e_dcbnl_ieee_setpfc`` (drivers/net/ethernet/mellanox/mlx5/core/en_dcbnl.c) stores the PFC
+    delay as the cable length only when ``delay && delay < MLX5E_MAX_CABLE_LENGTH`` (1000 m); mlnx_qos takes
+    0..65535 and the driver drops the rest without an error, so such a length must not be rendered."""
+    if want is None:
+        with pytest.raises(ValueError, match="cable length"):
+            host.cable_len_m(cable_m)
+    else:
+        assert host.cable_len_m(cable_m) == want
