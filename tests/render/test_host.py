@@ -734,3 +734,15 @@ def test_cable_len_is_only_what_the_mlx5_driver_keeps(cable_m: float, want: int 
             host.cable_len_m(cable_m)
     else:
         assert host.cable_len_m(cable_m) == want
+
+
+def test_shared_script_says_when_the_cable_length_sizes_the_nic_buffer() -> None:
+    """mlx5 ``mlx5e_dcbnl_ieee_setpfc`` (en_dcbnl.c) reconfigures the receive buffers from the cable length
+    only ``if (priv->dcbx.manual_buffer)``, which only ``mlx5e_dcbnl_setbuffer`` (a buffer_size/prio2buffer
+    change) sets; a PFC vector change calls ``mlx5_toggle_port_link``. The script used to say the driver
+    always derives the xoff from the cable length."""
+    shared = host.render_shared_script("roce-tune test")
+    assert "The driver derives the receive-buffer xoff from the cable length." not in shared
+    assert ("# The mlx5 driver sizes the receive-buffer xoff from the cable length only in manual buffer mode "
+            "(after a\n# --buffer_size/--prio2buffer change)") in shared
+    assert "toggles the port link" in shared

@@ -208,7 +208,9 @@ fi
 # ===== qos =====
 if (( RT_CHECK == 0 )); then
 # --pfc and --cable_len in one call: mlnx_qos sends both in one PFC update and zeroes the one left out.
-# The driver derives the receive-buffer xoff from the cable length.
+# The mlx5 driver sizes the receive-buffer xoff from the cable length only in manual buffer mode (after a
+# --buffer_size/--prio2buffer change); in its default mode the firmware's own buffer sizes apply and the
+# cable length is only kept. A change of the PFC vector toggles the port link (mlx5 en_dcbnl.c).
 for rt_n in "${RT_NICS[@]}"; do
     rt_nic "$rt_n"
     rt_run mlnx_qos -i "$nic_dev" --trust "$nic_trust"
