@@ -6,8 +6,9 @@ RDMA-CM, DCQCN enable per priority and its parameters, and the CNP DSCP/priority
 value back and exits 1 naming each mismatch. With ``--save FILE`` it first writes FILE, a restore point:
 every value it is about to set, read as found and written as the commands that put it back (apply runs
 it when a host push fails). Before changing anything it checks that each NIC's netdev answers ``mlnx_qos``
-and its RDMA device port gives a ToS (``cma_roce_tos``); that, or any NIC tool failing later, stops it with
-exit 2 naming the command and the tool's own message (these tools print errors on stdout). ``--check``
+and its RDMA device port gives a ToS (``cma_roce_tos``); that, any NIC tool failing later or a sysfs write
+the driver refuses, stops it with exit 2 naming the command (or file and value) and the tool's own message
+(these tools print errors on stdout). ``--check``
 changes nothing and only reads back. All of it is runtime state
 (lost at reboot): run the script from a systemd oneshot. Every device name and value goes through
 ``shell_quote``; every sysfs path is prefixed with ``${ROCE_TUNE_SYSROOT:-}`` so tests can run the real script

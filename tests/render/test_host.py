@@ -746,3 +746,17 @@ def test_shared_script_says_when_the_cable_length_sizes_the_nic_buffer() -> None
     assert ("# The mlx5 driver sizes the receive-buffer xoff from the cable length only in manual buffer mode "
             "(after a\n# --buffer_size/--prio2buffer change)") in shared
     assert "toggles the port link" in shared
+
+
+def test_a_sysfs_write_the_driver_refuses_stops_with_exit_2_naming_file_and_value(box: Box) -> None:
+    """A sysfs store that returns an error (the mlx5 ECN/tc attributes return -EINVAL for a value they do
+    not take) makes the shell's write fail. The script used to die there through ``set -e`` with exit 1
+    (the read-back mismatch code) and only bash's "printf: write error" on stderr, naming neither the file
+    nor the value. /dev/full stands in for such a file: every write to it fails."""
+    _, script = _script()
+    target = box.root / "sys/class/net/ens1f0np0/ecn/roce_rp/rpg_ai_rate"
+    target.unlink()
+    target.symlink_to("/dev/full")
+    res = box.run(script)
+    assert res.returncode == 2, (res.returncode, res.stderr)
+    assert f"writing 80 to {target} failed" in res.stderr, res.stderr

@@ -5,8 +5,9 @@
 # host as one script. Run the host's file, not this one.
 # Idempotent: every step writes an absolute value, so a second run changes nothing.
 # Runtime settings (mlnx_qos, cma_roce_*, sysfs) are lost at reboot: run this from a systemd oneshot.
-# Ends by reading back every value it set and exits 1 listing each mismatch. A NIC tool that fails, or
-# a netdev / RDMA device port that does not answer before anything is changed, stops it with exit 2.
+# Ends by reading back every value it set and exits 1 listing each mismatch. A NIC tool that fails, a
+# sysfs value the driver refuses, or a netdev / RDMA device port that does not answer before anything is
+# changed, stops it with exit 2.
 # ROCE_TUNE_SYSROOT (tests) is prepended to every /sys path.
 # Usage: bash SCRIPT [--check | --save FILE]
 #   --check      change nothing, only read back and list mismatches
@@ -42,13 +43,18 @@ for tool in mlnx_qos cma_roce_tos cma_roce_mode ip awk sed tail ; do
     command -v "$tool" >/dev/null 2>&1 || { echo "roce-tune: required command '$tool' not found" >&2; exit 2; }
 done
 
-# rt_write PATH VALUE: write one sysfs value; a missing file stops the script (driver without the knob).
+# rt_write PATH VALUE: write one sysfs value; a missing file (driver without the knob) or a value the
+# driver refuses stops the script: exit 2.
 rt_write() {
     if [[ ! -e "$1" ]]; then
         echo "roce-tune: $1 does not exist (MLNX_OFED/DOCA driver needed; see the alternatives section)" >&2
         exit 2
     fi
-    printf '%s\n' "$2" > "$1"
+    local err
+    if ! err="$( { printf '%s\n' "$2" > "$1"; } 2>&1 )"; then  # the driver refused the value
+        printf 'roce-tune: %s: writing %s to %s failed: %s\n' "$RT_HOST" "$2" "$1" "${err##*: }" >&2
+        exit 2
+    fi
 }
 
 # rt_run CMD...: run a NIC tool; its output goes to RT_OUT. On failure print the command and what the tool
