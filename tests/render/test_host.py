@@ -273,7 +273,7 @@ def test_missing_sysfs_knob_stops_before_more_changes(box: Box) -> None:
     shutil.rmtree(box.root / "sys/class/net/ens1f0np0/ecn")
     res = box.run(script)
     assert res.returncode == 2
-    assert "ens1f0np0/ecn/roce_np/enable/3 does not exist" in res.stderr
+    assert "ens1f0np0/ecn does not exist" in res.stderr  # (checked before any change)
 
 
 def test_an_rdma_device_the_host_lacks_stops_before_any_change_and_is_named(tmp_path: Path) -> None:
@@ -760,3 +760,25 @@ def test_a_sysfs_write_the_driver_refuses_stops_with_exit_2_naming_file_and_valu
     res = box.run(script)
     assert res.returncode == 2, (res.returncode, res.stderr)
     assert f"writing 80 to {target} failed" in res.stderr, res.stderr
+
+
+@pytest.mark.parametrize("gone", ["sys/class/net/ens1f1np1/ecn", "sys/class/infiniband/mlx5_1/tc"])
+def test_a_driver_without_the_sysfs_knobs_stops_before_any_change(tmp_path: Path, gone: str) -> None:
+    """The inbox (upstream) mlx5 driver has neither ``/sys/class/net/<if>/ecn/`` (MLNX_OFED ECN sysfs) nor
+    ``/sys/class/infiniband/<dev>/tc/<port>/traffic_class`` (MLNX_OFED mlx5_ib tc sysfs). The script used
+    to set trust, PFC, MTU and the RDMA-CM ToS on every NIC and only then stop at the first missing file,
+    leaving the host half-configured (and, without --save, with nothing to undo it)."""
+    plan, script = _script()
+    h = plan.hosts[0]  # type: ignore[attr-defined]
+    box = Box(tmp_path, h)
+    env = _box_env(box)
+    shutil.rmtree(box.root / gone)
+    before = _device_view(box, h, env)
+    path, restore = tmp_path / "apply.sh", tmp_path / "restore.sh"
+    path.write_text(script, encoding="utf-8")
+    for args in ((), ("--save", str(restore))):
+        res = _run_file(path, *args, env=env)
+        assert res.returncode == 2, res.stderr
+        assert str(box.root / gone) in res.stderr and "does not exist" in res.stderr, res.stderr
+        assert _device_view(box, h, env) == before  # nothing changed on any NIC
+    assert not restore.exists() or "rt_do" not in restore.read_text()

@@ -43,13 +43,18 @@ for tool in mlnx_qos cma_roce_tos cma_roce_mode ip awk sed tail ; do
     command -v "$tool" >/dev/null 2>&1 || { echo "roce-tune: required command '$tool' not found" >&2; exit 2; }
 done
 
-# rt_write PATH VALUE: write one sysfs value; a missing file (driver without the knob) or a value the
-# driver refuses stops the script: exit 2.
-rt_write() {
+# rt_need PATH: a sysfs file the script writes must exist (a driver without the knob stops it: exit 2).
+rt_need() {
     if [[ ! -e "$1" ]]; then
         echo "roce-tune: $1 does not exist (MLNX_OFED/DOCA driver needed; see the alternatives section)" >&2
         exit 2
     fi
+}
+
+# rt_write PATH VALUE: write one sysfs value; a missing file (driver without the knob) or a value the
+# driver refuses stops the script: exit 2.
+rt_write() {
+    rt_need "$1"
     local err
     if ! err="$( { printf '%s\n' "$2" > "$1"; } 2>&1 )"; then  # the driver refused the value
         printf 'roce-tune: %s: writing %s to %s failed: %s\n' "$RT_HOST" "$2" "$1" "${err##*: }" >&2
@@ -136,9 +141,11 @@ rt_save() {
     printf '\n' >> "$RT_SAVE"
 }
 
-# Before anything changes: every NIC's netdev must answer mlnx_qos and its RDMA device port must give
-# its RDMA-CM ToS. A device this host lacks (wrong rdma_device/rdma_port) stops here, exit 2, instead of
-# half-way through with the tool's error text taken as a value for the restore point.
+# Before anything changes: every NIC's netdev must answer mlnx_qos, its RDMA device port must give
+# its RDMA-CM ToS, and its MLNX_OFED/DOCA sysfs (tc/<port>/traffic_class, the ecn/ directory) must
+# exist. A device this host lacks (wrong rdma_device/rdma_port) or the inbox mlx5 driver (which has
+# neither) stops here, exit 2, instead of half-way through. (A single ECN knob a driver version lacks
+# still stops the script at its write, exit 2.)
 if (( RT_CHECK == 0 )); then
 for rt_n in "${RT_NICS[@]}"; do
     rt_nic "$rt_n"
@@ -149,6 +156,8 @@ for rt_n in "${RT_NICS[@]}"; do
             "$RT_HOST" "$nic_rdma" "$nic_port" "$nic_dev" "${RT_OUT//$'\n'/ | }" >&2
         exit 2
     fi
+    rt_need "${SYSROOT}/sys/class/infiniband/$nic_rdma/tc/$nic_port/traffic_class"
+    rt_need "${SYSROOT}/sys/class/net/$nic_dev/ecn"
 done
 fi
 
