@@ -743,8 +743,8 @@ def test_shared_script_says_when_the_cable_length_sizes_the_nic_buffer() -> None
     always derives the xoff from the cable length."""
     shared = host.render_shared_script("roce-tune test")
     assert "The driver derives the receive-buffer xoff from the cable length." not in shared
-    assert ("# The mlx5 driver sizes the receive-buffer xoff from the cable length only in manual buffer mode "
-            "(after a\n# --buffer_size/--prio2buffer change)") in shared
+    assert ("# The mlx5 driver sizes the receive-buffer xoff from the cable length only in manual buffer "
+            "mode (after a\n# --buffer_size/--prio2buffer change)") in shared
     assert "toggles the port link" in shared
 
 
