@@ -6,8 +6,9 @@ RDMA-CM, DCQCN enable per priority and its parameters, and the CNP DSCP/priority
 value back and exits 1 naming each mismatch. With ``--save FILE`` it first writes FILE, a restore point:
 every value it is about to set, read as found and written as the commands that put it back (apply runs
 it when a host push fails). Before changing anything it checks that each NIC's netdev answers ``mlnx_qos``
-and its RDMA device port gives a ToS (``cma_roce_tos``); that, or any NIC tool failing later, stops it with
-exit 2 naming the command and the tool's own message (these tools print errors on stdout). ``--check``
+and its RDMA device port gives a ToS (``cma_roce_tos``); that, any NIC tool failing later or a sysfs write
+the driver refuses, stops it with exit 2 naming the command (or file and value) and the tool's own message
+(these tools print errors on stdout). ``--check``
 changes nothing and only reads back. All of it is runtime state
 (lost at reboot): run the script from a systemd oneshot. Every device name and value goes through
 ``shell_quote``; every sysfs path is prefixed with ``${ROCE_TUNE_SYSROOT:-}`` so tests can run the real script
@@ -16,7 +17,8 @@ against a fake tree.
 Checked against:
 
 * Mellanox/mlnx-tools ``python/mlnx_qos`` [V]: ``--trust pcp|dscp``, ``--pfc`` (8 comma-separated 0/1),
-  ``--dscp2prio set,D,P``, ``--cable_len`` (0..65535, metres). ``--pfc`` and ``--cable_len`` both go to
+  ``--dscp2prio set,D,P``, ``--cable_len`` (metres; the tool takes 0..65535, the mlx5 driver keeps only
+  1..999, see :data:`CABLE_LEN_RANGE`). ``--pfc`` and ``--cable_len`` both go to
   one ``set_ieee_pfc(pfc_en, delay)`` call and each defaults the other to 0, so they are given together;
   ``--trust`` and ``--dscp2prio`` are refused in one call, so they are two calls. Read-back parses its
   report: ``Priority trust state: <t>``, ``Cable len: <n>``, ``PFC configuration:`` / ``enabled 0 0 0 1 ...``,
@@ -127,8 +129,11 @@ ROCE_MODES = (("IB/RoCE v1", 1), (ROCE_MODE_TEXT, ROCE_MODE))
 #: ``tcd->val = -1`` and shows nothing while it is negative (MLNX_OFED mlx5_ib ``init_tc_sysfs`` /
 #: ``traffic_class_show`` [V, driver source]).
 TCLASS_UNSET = -1
-#: ``mlnx_qos --cable_len`` range (metres) [V].
-CABLE_LEN_RANGE = (0, 0xFFFF)
+#: ``mlnx_qos --cable_len`` range (metres) the NIC keeps [V]: mlnx_qos itself takes 0..65535, but the mlx5
+#: driver's ``mlx5e_dcbnl_ieee_setpfc`` (drivers/net/ethernet/mellanox/mlx5/core/en_dcbnl.c) stores the
+#: PFC ``delay`` as the cable length only when ``0 < delay < MLX5E_MAX_CABLE_LENGTH`` (1000) and ignores
+#: anything else without an error.
+CABLE_LEN_RANGE = (1, 999)
 #: ECN codepoint the RoCE TOS must carry: ECT(0) = 0b10 (docs/derivation.md#dcqcn-parameters).
 ECT0 = 0b10
 #: Commands the script needs on PATH (checked before anything is changed).

@@ -273,7 +273,7 @@ def test_missing_sysfs_knob_stops_before_more_changes(box: Box) -> None:
     shutil.rmtree(box.root / "sys/class/net/ens1f0np0/ecn")
     res = box.run(script)
     assert res.returncode == 2
-    assert "ens1f0np0/ecn/roce_np/enable/3 does not exist" in res.stderr
+    assert "ens1f0np0/ecn does not exist" in res.stderr  # (checked before any change)
 
 
 def test_an_rdma_device_the_host_lacks_stops_before_any_change_and_is_named(tmp_path: Path) -> None:
@@ -375,18 +375,48 @@ def test_alternatives_name_debugfs_and_mlxconfig_keys() -> None:
         assert key in nic
 
 
-def test_traffic_class_readback_parses_the_driver_format(tmp_path: Path) -> None:
-    # The mlx5 driver reads back "Global tclass=<n>"; run the script's own helpers on that text.
+@pytest.mark.parametrize("text, want", [
+    ("Global tclass=106\n", "106"),
+    ("Global tclass=106\ndst_ip=192.0.2.0/24,tclass=160\n", "106"),
+    # unset global, one per-address rule: the rule is not the global value
+    ("dst_ip=192.0.2.0/24,tclass=160\n", ""),
+    ("src_ip6=2001:db8::1,dst_ip6=2001:db8::2,tclass=160\n", ""),
+    ("", ""),
+])
+def test_traffic_class_readback_parses_the_driver_format(tmp_path: Path, text: str, want: str) -> None:
+    """MLNX_OFED mlx5_ib ``traffic_class_show``: ``Global tclass=<n>`` only while the global value is set
+    (``tcd->val >= 0``), then one line per address rule (``dst_ip=A/len,tclass=<n>``, ``src_ip6=...``).
+    Run the script's own helper on that text: only the global line is the value the script sets."""
     _, script = _script()
     helpers = re.search(r"^rt_read\(\) \{.*?^\}\n", script, re.DOTALL | re.MULTILINE)
-    tclass = re.search(r"^rt_tclass\(\) .*$", script, re.MULTILINE)
+    tclass = re.search(r"^rt_tclass\(\) \{.*?^\}\n", script, re.DOTALL | re.MULTILINE)
     assert helpers and tclass
     f = tmp_path / "traffic_class"
-    f.write_text("Global tclass=106\n")
+    f.write_text(text)
     out = subprocess.run(["bash", "-c",
                           f"{helpers.group(0)}\n{tclass.group(0)}\nrt_tclass {shlex.quote(str(f))}"],
                          capture_output=True, text=True, check=True).stdout
-    assert out == "106"
+    assert out == want
+
+
+def test_restore_point_unsets_a_global_traffic_class_that_only_rules_preceded(tmp_path: Path) -> None:
+    """A host with an mlx5 per-address traffic-class rule and no global value: the driver prints only the
+    rule line (MLNX_OFED mlx5_ib ``traffic_class_show``). The restore point used to take that rule text for
+    the old global value and write it back (re-adding the rule) instead of unsetting the global class the
+    script set, so the host kept ToS 106 for every QP after the restore."""
+    plan, script = _script()
+    h = plan.hosts[0]  # type: ignore[attr-defined]
+    box = Box(tmp_path, h)
+    rule = "dst_ip=192.0.2.0/24,tclass=160"
+    for nic in h.nics:
+        tc = box.root / "sys/class/infiniband" / nic.rdma_device / "tc/1/traffic_class"
+        tc.write_text(rule + "\n")
+    path, restore = tmp_path / "apply.sh", tmp_path / "restore.sh"
+    path.write_text(script, encoding="utf-8")
+    res = _run_file(path, "--save", str(restore), env=_box_env(box))
+    assert res.returncode == 0, res.stderr
+    puts = [ln.split() for ln in restore.read_text().splitlines() if "traffic_class" in ln]
+    assert puts and all(p[0] == "rt_put" and p[2] == str(host.TCLASS_UNSET) for p in puts), puts
 
 
 def test_every_rendered_script_passes_bash_n_and_shellcheck(tmp_path: Path) -> None:
@@ -691,3 +721,64 @@ def test_render_hosts_refuses_a_hostile_switch_port_or_host_name_and_names_it(va
     if value != "leaf1":  # (a valid host name)
         with pytest.raises(ValueError, match=f"host name {re.escape(repr(value))} does not match"):
             host.render_hosts(plan, [good, h.model_copy(update={"name": value})])
+
+
+@pytest.mark.parametrize("cable_m, want", [(0.5, 1), (2.0, 2), (998.2, 999), (999.0, 999), (999.5, None),
+                                           (1000.0, None), (0.0, None), (65535.0, None)])
+def test_cable_len_is_only_what_the_mlx5_driver_keeps(cable_m: float, want: int | None) -> None:
+    """mlx5 ``mlx5e_dcbnl_ieee_setpfc`` (drivers/net/ethernet/mellanox/mlx5/core/en_dcbnl.c) stores the PFC
+    delay as the cable length only when ``delay && delay < MLX5E_MAX_CABLE_LENGTH`` (1000 m); mlnx_qos takes
+    0..65535 and the driver drops the rest without an error, so such a length must not be rendered."""
+    if want is None:
+        with pytest.raises(ValueError, match="cable length"):
+            host.cable_len_m(cable_m)
+    else:
+        assert host.cable_len_m(cable_m) == want
+
+
+def test_shared_script_says_when_the_cable_length_sizes_the_nic_buffer() -> None:
+    """mlx5 ``mlx5e_dcbnl_ieee_setpfc`` (en_dcbnl.c) reconfigures the receive buffers from the cable length
+    only ``if (priv->dcbx.manual_buffer)``, which only ``mlx5e_dcbnl_setbuffer`` (a buffer_size/prio2buffer
+    change) sets; a PFC vector change calls ``mlx5_toggle_port_link``. The script used to say the driver
+    always derives the xoff from the cable length."""
+    shared = host.render_shared_script("roce-tune test")
+    assert "The driver derives the receive-buffer xoff from the cable length." not in shared
+    assert ("# The mlx5 driver sizes the receive-buffer xoff from the cable length only in manual buffer "
+            "mode (after a\n# --buffer_size/--prio2buffer change)") in shared
+    assert "toggles the port link" in shared
+
+
+def test_a_sysfs_write_the_driver_refuses_stops_with_exit_2_naming_file_and_value(box: Box) -> None:
+    """A sysfs store that returns an error (the mlx5 ECN/tc attributes return -EINVAL for a value they do
+    not take) makes the shell's write fail. The script used to die there through ``set -e`` with exit 1
+    (the read-back mismatch code) and only bash's "printf: write error" on stderr, naming neither the file
+    nor the value. /dev/full stands in for such a file: every write to it fails."""
+    _, script = _script()
+    target = box.root / "sys/class/net/ens1f0np0/ecn/roce_rp/rpg_ai_rate"
+    target.unlink()
+    target.symlink_to("/dev/full")
+    res = box.run(script)
+    assert res.returncode == 2, (res.returncode, res.stderr)
+    assert f"writing 80 to {target} failed" in res.stderr, res.stderr
+
+
+@pytest.mark.parametrize("gone", ["sys/class/net/ens1f1np1/ecn", "sys/class/infiniband/mlx5_1/tc"])
+def test_a_driver_without_the_sysfs_knobs_stops_before_any_change(tmp_path: Path, gone: str) -> None:
+    """The inbox (upstream) mlx5 driver has neither ``/sys/class/net/<if>/ecn/`` (MLNX_OFED ECN sysfs) nor
+    ``/sys/class/infiniband/<dev>/tc/<port>/traffic_class`` (MLNX_OFED mlx5_ib tc sysfs). The script used
+    to set trust, PFC, MTU and the RDMA-CM ToS on every NIC and only then stop at the first missing file,
+    leaving the host half-configured (and, without --save, with nothing to undo it)."""
+    plan, script = _script()
+    h = plan.hosts[0]  # type: ignore[attr-defined]
+    box = Box(tmp_path, h)
+    env = _box_env(box)
+    shutil.rmtree(box.root / gone)
+    before = _device_view(box, h, env)
+    path, restore = tmp_path / "apply.sh", tmp_path / "restore.sh"
+    path.write_text(script, encoding="utf-8")
+    for args in ((), ("--save", str(restore))):
+        res = _run_file(path, *args, env=env)
+        assert res.returncode == 2, res.stderr
+        assert str(box.root / gone) in res.stderr and "does not exist" in res.stderr, res.stderr
+        assert _device_view(box, h, env) == before  # nothing changed on any NIC
+    assert not restore.exists() or "rt_do" not in restore.read_text()

@@ -326,9 +326,10 @@ def bad_port_range(ctx: LintContext) -> Iterator[Finding]:
 
 @rule("RT128", "nic-cable-out-of-range", Severity.error,
       "A NIC's cable length is longer than the NIC's buffer command accepts",
-      """The host script hands each NIC its cable length (`mlnx_qos --cable_len`, whole metres, a 16-bit
-      field: at most 65535 m) so the NIC sizes its own receive-buffer xoff. A longer cable cannot be
-      expressed; it is almost always a unit slip (centimetres or feet written as metres).""",
+      """The host script hands each NIC its cable length (`mlnx_qos --cable_len`, whole metres), which the
+      mlx5 driver uses for its receive-buffer xoff. The driver keeps only 1..999 m and silently ignores
+      any other length; a longer cable is almost always a unit slip (centimetres or feet written as
+      metres).""",
       _SWITCH_HEAD + """\
       - {name: Ethernet0, speed: 400G}
 hosts:
@@ -360,12 +361,12 @@ def nic_cable_out_of_range(ctx: LintContext) -> Iterator[Finding]:
             defaulted.append(f"{host.name} {nic.netdev}")
             continue
         yield ctx.finding(f"{host.name} {nic.netdev}: cable_length {cable:g} m is outside the {lo}..{hi} m "
-                          "that mlnx_qos --cable_len takes",
+                          "the NIC driver keeps from mlnx_qos --cable_len",
                           "write the cable length in metres (e.g. 3m, 100m)",
                           f"{path}.cable_length", device=host.name, port=nic.netdev)
     if defaulted:
-        yield ctx.finding(f"defaults.cable_length {default_m:g} m is outside the {lo}..{hi} m that mlnx_qos "
-                          f"--cable_len takes, and {len(defaulted)} NIC(s) use it ({', '.join(defaulted[:3])}"
-                          f"{' …' if len(defaulted) > 3 else ''})",
+        yield ctx.finding(f"defaults.cable_length {default_m:g} m is outside the {lo}..{hi} m the NIC driver "
+                          f"keeps from mlnx_qos --cable_len, and {len(defaulted)} NIC(s) use it "
+                          f"({', '.join(defaulted[:3])}{' …' if len(defaulted) > 3 else ''})",
                           "write the default cable length in metres "
                           "(e.g. 5m), or give those NICs their own cable_length", "defaults.cable_length")

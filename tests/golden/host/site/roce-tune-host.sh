@@ -5,8 +5,9 @@
 # host as one script. Run the host's file, not this one.
 # Idempotent: every step writes an absolute value, so a second run changes nothing.
 # Runtime settings (mlnx_qos, cma_roce_*, sysfs) are lost at reboot: run this from a systemd oneshot.
-# Ends by reading back every value it set and exits 1 listing each mismatch. A NIC tool that fails, or
-# a netdev / RDMA device port that does not answer before anything is changed, stops it with exit 2.
+# Ends by reading back every value it set and exits 1 listing each mismatch. A NIC tool that fails, a
+# sysfs value the driver refuses, or a netdev / RDMA device port that does not answer before anything is
+# changed, stops it with exit 2.
 # ROCE_TUNE_SYSROOT (tests) is prepended to every /sys path.
 # Usage: bash SCRIPT [--check | --save FILE]
 #   --check      change nothing, only read back and list mismatches
@@ -42,13 +43,23 @@ for tool in mlnx_qos cma_roce_tos cma_roce_mode ip awk sed tail ; do
     command -v "$tool" >/dev/null 2>&1 || { echo "roce-tune: required command '$tool' not found" >&2; exit 2; }
 done
 
-# rt_write PATH VALUE: write one sysfs value; a missing file stops the script (driver without the knob).
-rt_write() {
+# rt_need PATH: a sysfs file the script writes must exist (a driver without the knob stops it: exit 2).
+rt_need() {
     if [[ ! -e "$1" ]]; then
         echo "roce-tune: $1 does not exist (MLNX_OFED/DOCA driver needed; see the alternatives section)" >&2
         exit 2
     fi
-    printf '%s\n' "$2" > "$1"
+}
+
+# rt_write PATH VALUE: write one sysfs value; a missing file (driver without the knob) or a value the
+# driver refuses stops the script: exit 2.
+rt_write() {
+    rt_need "$1"
+    local err
+    if ! err="$( { printf '%s\n' "$2" > "$1"; } 2>&1 )"; then  # the driver refused the value
+        printf 'roce-tune: %s: writing %s to %s failed: %s\n' "$RT_HOST" "$2" "$1" "${err##*: }" >&2
+        exit 2
+    fi
 }
 
 # rt_run CMD...: run a NIC tool; its output goes to RT_OUT. On failure print the command and what the tool
@@ -95,7 +106,17 @@ rt_qos_dscp2prio() {
     }' <<<"$1"
 }
 rt_link_mtu() { ip -o link show dev "$1" | awk '{ for (i = 1; i < NF; i++) if ($i == "mtu") { print $(i + 1); exit } }'; }
-rt_tclass() { local v; v="$(rt_read "$1")"; printf '%s' "${v#Global tclass=}"; }
+# rt_tclass PATH: the mlx5 global traffic class, "" when unset, or <missing>. The driver prints
+# "Global tclass=<n>" only while it is set, then one line per address rule ("dst_ip=A/len,tclass=<n>",
+# "src_ip6=..."; MLNX_OFED mlx5_ib traffic_class_show): a rule line is never the global value.
+rt_tclass() {
+    local v
+    v="$(rt_read "$1")"
+    case "$v" in
+        *_ip=* | *_ip6=*) ;;
+        *) printf '%s' "${v#Global tclass=}" ;;
+    esac
+}
 
 # rt_nic LINE: one RT_NICS entry into nic_dev nic_rdma nic_port nic_trust nic_pfc nic_cable nic_mtu
 # nic_tos nic_set (netdev, RDMA device and port, trust, PFC vector, cable metres, MTU, TOS, value set).
@@ -120,9 +141,11 @@ rt_save() {
     printf '\n' >> "$RT_SAVE"
 }
 
-# Before anything changes: every NIC's netdev must answer mlnx_qos and its RDMA device port must give
-# its RDMA-CM ToS. A device this host lacks (wrong rdma_device/rdma_port) stops here, exit 2, instead of
-# half-way through with the tool's error text taken as a value for the restore point.
+# Before anything changes: every NIC's netdev must answer mlnx_qos, its RDMA device port must give
+# its RDMA-CM ToS, and its MLNX_OFED/DOCA sysfs (tc/<port>/traffic_class, the ecn/ directory) must
+# exist. A device this host lacks (wrong rdma_device/rdma_port) or the inbox mlx5 driver (which has
+# neither) stops here, exit 2, instead of half-way through. (A single ECN knob a driver version lacks
+# still stops the script at its write, exit 2.)
 if (( RT_CHECK == 0 )); then
 for rt_n in "${RT_NICS[@]}"; do
     rt_nic "$rt_n"
@@ -133,6 +156,8 @@ for rt_n in "${RT_NICS[@]}"; do
             "$RT_HOST" "$nic_rdma" "$nic_port" "$nic_dev" "${RT_OUT//$'\n'/ | }" >&2
         exit 2
     fi
+    rt_need "${SYSROOT}/sys/class/infiniband/$nic_rdma/tc/$nic_port/traffic_class"
+    rt_need "${SYSROOT}/sys/class/net/$nic_dev/ecn"
 done
 fi
 
@@ -198,7 +223,9 @@ fi
 # ===== qos =====
 if (( RT_CHECK == 0 )); then
 # --pfc and --cable_len in one call: mlnx_qos sends both in one PFC update and zeroes the one left out.
-# The driver derives the receive-buffer xoff from the cable length.
+# The mlx5 driver sizes the receive-buffer xoff from the cable length only in manual buffer mode (after a
+# --buffer_size/--prio2buffer change); in its default mode the firmware's own buffer sizes apply and the
+# cable length is only kept. A change of the PFC vector toggles the port link (mlx5 en_dcbnl.c).
 for rt_n in "${RT_NICS[@]}"; do
     rt_nic "$rt_n"
     rt_run mlnx_qos -i "$nic_dev" --trust "$nic_trust"
