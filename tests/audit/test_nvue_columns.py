@@ -32,3 +32,22 @@ def test_a_pending_column_is_not_the_value(captures) -> None:  # type: ignore[no
             "  pfc-priority                   3        4\n")
     sw = captures({"leaf9.txt": text}).data.switches["leaf9"]
     assert sw.roce["enable"].value == "on" and sw.roce["pfc-priority"].value == "3"
+
+
+def test_per_interface_roce_status_yes_is_enabled(captures) -> None:  # type: ignore[no-untyped-def]
+    """``nv show interface <swp> qos roce status`` reports PFC ``rx-enabled``/``tx-enabled`` as ``yes``
+    (CL 5.14 and 5.16 RoCE pages, "Verify RoCE Configuration"; the global ``nv show qos roce`` says
+    ``enabled``): a port with PFC on both ways is not an RT420, one with ``no`` is."""
+    text = ("user@leaf9:mgmt:~$ nv show interface swp16 qos roce status\n"
+            "                    operational    applied  description\n"
+            "------------------  -------------  -------  ----------------------------------------\n"
+            "pfc\n"
+            "  pfc-priority      3                       switch-prio on which PFC is enabled\n"
+            "  rx-enabled        yes                     PFC Rx Enabled status\n"
+            "  tx-enabled        {tx}                      PFC Tx Enabled status\n"
+            "mode                lossless                Roce Mode\n")
+    ok = captures({"leaf9.txt": text.format(tx="yes")})
+    assert ok.data.switches["leaf9"].roce["swp16:rx-enabled"].value == "yes"
+    assert "RT420" not in rules(ok)
+    bad = rules(captures({"leaf9.txt": text.format(tx="no ")}))["RT420"]
+    assert len(bad) == 1 and "tx-enabled is no" in bad[0].message and ev(bad[0]) == ["leaf9.txt:7"]
