@@ -779,11 +779,13 @@ def _roce_value(t: str, applied_at: tuple[int, int] | None) -> str:
 
 
 def _applied_column(header: str) -> tuple[int, int] | None:
-    """(start, end) of the ``applied`` column of an NVUE ``operational  applied  [pending]`` header."""
-    if "applied" not in header.split():
+    """(start, end) of the ``applied`` column of an NVUE ``operational  applied  [pending|description]``
+    header: the column ends where the next one (``pending`` or ``description``) starts."""
+    words = header.split()
+    if "applied" not in words:
         return None
-    pending = header.find("pending")
-    return header.find("applied"), pending if pending > 0 else 10**6
+    nxt = words[words.index("applied") + 1:]
+    return header.find("applied"), header.find(nxt[0], header.find("applied")) if nxt else 10**6
 
 
 def parse_roce_status(lines: list[tuple[int, str]]) -> dict[str, dict[Any, tuple[int, Any]]]:

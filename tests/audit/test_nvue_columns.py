@@ -51,3 +51,17 @@ def test_per_interface_roce_status_yes_is_enabled(captures) -> None:  # type: ig
     assert "RT420" not in rules(ok)
     bad = rules(captures({"leaf9.txt": text.format(tx="no ")}))["RT420"]
     assert len(bad) == 1 and "tx-enabled is no" in bad[0].message and ev(bad[0]) == ["leaf9.txt:7"]
+
+
+def test_a_description_column_is_not_the_value() -> None:
+    """NVUE views with a ``description`` column (``operational  applied  description``, e.g. ``nv show
+    interface <swp> qos roce status`` in the CL 5.14 RoCE page): a value only in ``applied`` is that word,
+    not the word plus the description text."""
+    from roce_tune.platforms.cumulus import parse_roce_status
+
+    text = ("                    operational    applied  description\n"
+            "------------------  -------------  -------  --------------------\n"
+            "  rx-enabled                       yes      PFC Rx Enabled status\n"
+            "  tx-enabled        no             yes      PFC Tx Enabled status\n")
+    got = parse_roce_status(list(enumerate(text.splitlines(), 1)))["roce"]
+    assert got == {"rx-enabled": (3, "yes"), "tx-enabled": (4, "no")}
