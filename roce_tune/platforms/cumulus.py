@@ -595,9 +595,12 @@ def nv_lines(text: str) -> str:
     return "\n".join(ln for ln in text.splitlines() if ln.strip().startswith("nv "))
 
 
-#: diff data: ``nv set qos`` lines are authoritative; a line is removed with ``nv unset``
+#: diff data: ``nv set qos`` lines and the ports' QoS statements (``nv set interface <swp> qos`` profile
+#: bindings and PFC watchdog) are authoritative; a line is removed with ``nv unset``. Without the port
+#: lines a binding to a per-port profile the plan no longer writes would outlive its profile.
 DIFF = _c.DiffRules(
-    kind="set", owned_roots=("nv set qos ",), negate=("nv set ", "nv unset "),
+    kind="set", owned_roots=("nv set qos ",), owned_lines=(r"nv set interface \S+ qos ",),
+    negate=("nv set ", "nv unset "),
     disruptive=((r"^[+-]nv set qos traffic-pool",
                  "a traffic-pool resize restarts the buffer configuration (switchd)"),
                 (r"^\+nv set qos pfc ", _c.PFC_ON),
