@@ -351,6 +351,8 @@ def _grammar_variants() -> list[tuple[Plan, SwitchPlan]]:
             sw = pb.switch("spine1", "cumulus", "spectrum-4", ports, lossless=lossless, separate_ecn=True)
             out.append((pb.plan([sw], pb.classification(lossless)), sw))
     plan, sw = _hand()
+    out.append((plan.model_copy(update={"classification": pb.classification(trust="pcp")}), sw))
+    out.append(_hand(watchdog=False))
     for detection, poll in ((100, 100), (5000, 100), (1000, 1000)):
         wd = sw.watchdog.model_copy(update={"detection_ms": detection, "poll_ms": poll})
         out.append((plan, sw.model_copy(update={"watchdog": wd})))
