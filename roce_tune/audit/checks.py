@@ -532,8 +532,14 @@ def _nic_discards(h: HostObs, nic: NicObs, exp: Expect, out: Out) -> None:
                 [nic.ethtool[k] for k, _ in hits])
 
 
+#: PFC rx/tx words that mean on in ``nv show qos roce`` (``enabled``) and per port (``yes``)
+_PFC_ON_WORDS = ("enabled", "on", "true", "yes")
+
+
 def _pfc_switch_roce(sw: SwitchObs, exp: Expect, out: Out) -> None:
-    """RT420 from the RoCE profile a switch reports (``nv show qos roce``: pfc-priority, rx/tx enabled)."""
+    """RT420 from the RoCE profile a switch reports (``nv show qos roce``: pfc-priority, rx/tx enabled; the
+    per-port ``nv show interface <swp> qos roce status`` says ``yes`` where the global view says
+    ``enabled``, CL 5.14/5.16 RoCE page "Verify RoCE Configuration")."""
     lossless = sorted(exp.lossless_priorities)
     pfc_prio = sw.roce.get("pfc-priority")
     if pfc_prio is not None:
@@ -546,7 +552,7 @@ def _pfc_switch_roce(sw: SwitchObs, exp: Expect, out: Out) -> None:
                     f"nv set qos roce … / nv set qos pfc default-global switch-priority {exp.roce_priority}",
                     [pfc_prio])
     for key, v in sw.roce.items():
-        if key.endswith(("rx-enabled", "tx-enabled")) and v.value.lower() not in ("enabled", "on", "true"):
+        if key.endswith(("rx-enabled", "tx-enabled")) and v.value.lower() not in _PFC_ON_WORDS:
             out.add("RT420", E, sw.name, key.split(":")[0] if ":" in key else None,
                     f"{sw.name} PFC {key.rsplit(':', 1)[-1]} is {v.value}", "enable PFC rx and tx for RoCE",
                     [v])

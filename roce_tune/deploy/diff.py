@@ -190,7 +190,8 @@ def set_diff(rules: DiffRules, running: str, desired: str, comment: str = "#") -
     want_keys = {_key(w) for w in want}
     # removed: running lines under a root roce-tune owns, or whose setting the desired config sets otherwise
     removed = [h for h in have if h not in want_set and (
-        any(h.startswith(root) for root in rules.owned_roots) or _key(h) in want_keys)]
+        any(h.startswith(root) for root in rules.owned_roots) or _key(h) in want_keys
+        or any(re.match(p, h) for p in rules.owned_lines))]
     added = [w for w in want if w not in have_set]
     commands = [_negated(rules, h) for h in removed] + added
     diff = [f"-{h}" for h in removed] + [f"+{w}" for w in added]

@@ -66,6 +66,9 @@ class DiffRules:
         hier_platform: name of the ``hier_config.Platform`` member for ``hier`` (:class:`HierPlatformName`).
         owned_sections: regexes of top-level sections whose children roce-tune owns entirely.
         owned_roots: line prefixes (``set`` kind) under which desired lines are authoritative.
+        owned_lines: ``set`` only: regexes (matched at the line start) of further lines that are
+            authoritative like ``owned_roots``, for owned statements below a varying name (NVUE
+            ``nv set interface <swp> qos …``).
         negate: how a ``set`` line is removed: (prefix to strip, replacement), e.g. ("set ", "delete ").
         disruptive: (regex on an added/removed diff line or patch path, reason).
         idempotent: ``hier`` only: command paths (one line prefix per level, outermost first) where the
@@ -93,6 +96,7 @@ class DiffRules:
     indent: int = 2
     owned_sections: tuple[str, ...] = ()
     owned_roots: tuple[str, ...] = ()
+    owned_lines: tuple[str, ...] = ()
     negate: tuple[str, str] = ("", "")
     disruptive: tuple[tuple[str, str], ...] = ()
     idempotent: tuple[tuple[str, ...], ...] = ()

@@ -595,9 +595,12 @@ def nv_lines(text: str) -> str:
     return "\n".join(ln for ln in text.splitlines() if ln.strip().startswith("nv "))
 
 
-#: diff data: ``nv set qos`` lines are authoritative; a line is removed with ``nv unset``
+#: diff data: ``nv set qos`` lines and the ports' QoS statements (``nv set interface <swp> qos`` profile
+#: bindings and PFC watchdog) are authoritative; a line is removed with ``nv unset``. Without the port
+#: lines a binding to a per-port profile the plan no longer writes would outlive its profile.
 DIFF = _c.DiffRules(
-    kind="set", owned_roots=("nv set qos ",), negate=("nv set ", "nv unset "),
+    kind="set", owned_roots=("nv set qos ",), owned_lines=(r"nv set interface \S+ qos ",),
+    negate=("nv set ", "nv unset "),
     disruptive=((r"^[+-]nv set qos traffic-pool",
                  "a traffic-pool resize restarts the buffer configuration (switchd)"),
                 (r"^\+nv set qos pfc ", _c.PFC_ON),
@@ -779,11 +782,13 @@ def _roce_value(t: str, applied_at: tuple[int, int] | None) -> str:
 
 
 def _applied_column(header: str) -> tuple[int, int] | None:
-    """(start, end) of the ``applied`` column of an NVUE ``operational  applied  [pending]`` header."""
-    if "applied" not in header.split():
+    """(start, end) of the ``applied`` column of an NVUE ``operational  applied  [pending|description]``
+    header: the column ends where the next one (``pending`` or ``description``) starts."""
+    words = header.split()
+    if "applied" not in words:
         return None
-    pending = header.find("pending")
-    return header.find("applied"), pending if pending > 0 else 10**6
+    nxt = words[words.index("applied") + 1:]
+    return header.find("applied"), header.find(nxt[0], header.find("applied")) if nxt else 10**6
 
 
 def parse_roce_status(lines: list[tuple[int, str]]) -> dict[str, dict[Any, tuple[int, Any]]]:

@@ -8,7 +8,8 @@ Both the CL 5.14 keywords (``enable``/``disable``, ``on``/``off``) and the later
 
 * ``qos mapping <profile> dscp <list> switch-priority SP`` -> DSCP -> TC (NVUE's switch priority is the
   plan's TC), ``qos egress-queue-mapping <profile> switch-priority SP traffic-class Q`` -> TC -> queue;
-* ``qos pfc <profile> switch-priority <list>`` / ``tx``/``rx`` / ``cable-length M``;
+* ``qos pfc <profile> switch-priority <list>`` (a collection: the lines add up) / ``tx``/``rx`` /
+  ``cable-length M``;
 * ``qos congestion-control <profile> traffic-class <list> ecn|min-threshold|max-threshold|probability``;
 * ``qos egress-scheduler <profile> traffic-class <list> mode strict|dwrr`` / ``bw-percent W``;
 * ``qos pfc-watchdog polling-interval P`` / ``robustness N`` (detection = N x P; the only action is drop);
@@ -120,8 +121,13 @@ def _qos_egress(nv: _Nv, w: list[str]) -> None:
 
 
 def _qos_pfc(nv: _Nv, w: list[str]) -> None:
+    """``switch-priority`` is a collection: each line adds its ids (``nv config show`` prints one per id)."""
     if len(w) >= 4:
-        nv.pfc.setdefault(w[1], {})[w[2]] = w[3]
+        prof = nv.pfc.setdefault(w[1], {})
+        if w[2] == "switch-priority" and prof.get(w[2]):
+            prof[w[2]] = f"{prof[w[2]]},{w[3]}"
+        else:
+            prof[w[2]] = w[3]
 
 
 def _qos_per_tc(nv: _Nv, w: list[str]) -> None:
@@ -209,7 +215,7 @@ def _pfc(nv: _Nv, profile: str | None) -> tuple[list[int], float | None]:
     if p is None:
         return [], None
     off = p.get("tx") not in ON_WORDS and p.get("rx") not in ON_WORDS and ("tx" in p or "rx" in p)
-    prios = [] if off or "switch-priority" not in p else _ids(p["switch-priority"])
+    prios = [] if off or "switch-priority" not in p else sorted(set(_ids(p["switch-priority"])))
     return prios, float(p["cable-length"]) if "cable-length" in p else None
 
 

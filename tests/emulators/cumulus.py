@@ -19,6 +19,7 @@ import yaml
 
 from .junostree import apply_delete, apply_set
 from .minishell import LinuxDevice, LinuxSession
+from .nvue_grammar import nvue_error
 
 SINGLE_VALUE = tuple(re.compile(p) for p in (
     r"(qos roce mode) ", r"(qos mapping \S+ trust) ", r"(qos mapping \S+ (?:dscp|pcp) \S+ switch-priority) ",
@@ -151,9 +152,12 @@ class CumulusSession(LinuxSession):
         if args[:1] == ["set"] or args[:1] == ["unset"]:
             if len(args) < 2:
                 return f"Error: Incomplete Command: {cmd}\n", 1
+            path = " ".join(args[1:])
+            error = nvue_error(path, dev.version) if args[0] == "set" else None
+            if error:  # NVUE checks the value against its schema at `nv set` time
+                return error + "\n", 1
             if dev.pending is None:
                 dev.pending = list(dev.applied)
-            path = " ".join(args[1:])
             if args[0] == "set":
                 apply_set(dev.pending, path, SINGLE_VALUE)
             else:
@@ -223,7 +227,7 @@ class CumulusSession(LinuxSession):
                     return "Error: Invalid config format\n", 1
                 for op, tree in item.items():
                     for line in flatten(tree):
-                        if dev.rejects(f"nv {op} {line}"):
+                        if dev.rejects(f"nv {op} {line}") or op == "set" and nvue_error(line, dev.version):
                             return f"Error: Invalid config: nv {op} {line}\n", 1
                         (apply_set if op == "set" else apply_delete)(pending, line, *(
                             (SINGLE_VALUE,) if op == "set" else ()))

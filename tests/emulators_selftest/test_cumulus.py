@@ -98,3 +98,18 @@ def test_lost_confirm_rejected_command_and_drop(one):
     with pytest.raises(NETMIKO_DROP_ERRORS):
         _heredoc(conn, "/tmp/roce.yaml", PATCH, read_timeout=1)
     assert dev.running_config() == before and dev.pending is None
+
+
+def test_nv_set_outside_the_nvue_grammar_is_refused(one):
+    """``nv set`` and ``nv config patch`` check QoS values against NVUE's grammar (nvue_grammar.py): a
+    polling interval below NVUE's 100-5000 ms or CL 5.16's watchdog word on a 5.9 switch is an error and
+    changes nothing."""
+    fleet, conn = one("cumulus", name="leaf9", username="cumulus", password="pw")
+    out = conn.send_command("nv set qos pfc-watchdog polling-interval 50")
+    assert out.startswith("Error: Invalid value 50 for qos pfc-watchdog polling-interval")
+    assert conn.send_command("nv set interface swp1 qos pfc-watchdog state enabled").startswith("Error:")
+    assert conn.send_command("nv config diff") == "" and fleet["leaf9"].pending is None
+    _heredoc(conn, "/tmp/bad.yaml", PATCH.replace("polling-interval: 100", "polling-interval: 6000"))
+    assert "Error: Invalid config: nv set qos pfc-watchdog polling-interval 6000" in conn.send_command(
+        "nv config patch /tmp/bad.yaml")
+    assert conn.send_command("nv config diff") == ""

@@ -331,3 +331,57 @@ def test_lossless_priority_3_keeps_roce_mode_pools() -> None:
     sh, yml = _files(plan, sw)
     assert "switch-priority" not in str(yaml_tree(yml)["qos"]["traffic-pool"])
     assert not [ln for ln in sh.splitlines() if "traffic-pool" in ln and "switch-priority" in ln]
+
+
+# --- every line against NVUE's grammar (tests/emulators/nvue_grammar.py: the command reference) ------
+def _grammar_errors(sh: str, yml: str, release: str) -> list[str]:
+    from tests.emulators.cumulus import flatten
+    from tests.emulators.nvue_grammar import nvue_error
+
+    paths = [" ".join(shlex.split(ln)[2:]) for ln in sh.splitlines() if ln.startswith("nv set ")]
+    paths += flatten(yaml_tree(yml))
+    return [f"{release}: nv set {p}: {e}" for p in paths if (e := nvue_error(p, release))]
+
+
+def _grammar_variants() -> list[tuple[Plan, SwitchPlan]]:
+    out = [(pipeline_plan(inv), sw) for inv in ("spectrum-x-su", "mixed-vendor")
+           for sw in pipeline_plan(inv).switches if sw.platform == "cumulus"]
+    for lossless in ([3], [2, 5], [3, 4]):
+        for ports in (MIXED, UNIFORM):
+            sw = pb.switch("spine1", "cumulus", "spectrum-4", ports, lossless=lossless, separate_ecn=True)
+            out.append((pb.plan([sw], pb.classification(lossless)), sw))
+    plan, sw = _hand()
+    out.append((plan.model_copy(update={"classification": pb.classification(trust="pcp")}), sw))
+    out.append(_hand(watchdog=False))
+    for detection, poll in ((100, 100), (5000, 100), (1000, 1000)):
+        wd = sw.watchdog.model_copy(update={"detection_ms": detection, "poll_ms": poll})
+        out.append((plan, sw.model_copy(update={"watchdog": wd})))
+    return out
+
+
+@pytest.mark.parametrize("release", ["5.6.0", "5.9.1", "5.14.0", "5.16.0"])
+def test_every_line_is_valid_nvue(release: str) -> None:
+    """Every ``nv set`` line and every YAML leaf of the shipped inventories' Cumulus switches, and of plans
+    with other lossless priorities, per-port profiles and the watchdog timer range, is accepted by NVUE's
+    grammar (keywords and ranges of the NVUE command reference; the release's watchdog ``state`` word)."""
+    errors: list[str] = []
+    for plan, sw in _grammar_variants():
+        sw = sw.model_copy(update={"os_version": release})
+        sh, yml = _files(plan, sw)
+        errors += _grammar_errors(sh, yml, release)
+    assert errors == []
+
+
+def test_the_grammar_rejects_what_nvue_rejects() -> None:
+    """The oracle is not vacuous: a value out of NVUE's range, the other release's watchdog word, a keyword
+    that does not exist."""
+    from tests.emulators.nvue_grammar import nvue_error
+
+    bad = ["qos pfc-watchdog polling-interval 50", "qos pfc-watchdog robustness 0",
+           "qos pfc default-global cable-length 0", "qos congestion-control p traffic-class 8 ecn enable",
+           "qos congestion-control p traffic-class 3 probability 101", "interface swp1 link mtu 9600",
+           "qos traffic-pool roce-lossles memory-percent 50", "qos mapping default-global trust dscp",
+           "qos egress-scheduler default-global traffic-class 3 mode wrr", "qos pfc default-global tx on"]
+    assert [p for p in bad if nvue_error(p, "5.14.0") is None] == []
+    assert nvue_error("interface swp1 qos pfc-watchdog state enabled", "5.14.0")
+    assert nvue_error("interface swp1 qos pfc-watchdog state enable", "5.16.0")

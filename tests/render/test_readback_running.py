@@ -449,3 +449,30 @@ def test_cumulus_running_config_style() -> None:
         (0, 50),
         (3, 50),
     ]
+
+
+def test_cumulus_pfc_switch_priorities_add_up_line_by_line() -> None:
+    """A PFC profile's ``switch-priority`` is an NVUE collection ("[switch-priority] ... Collection of switch
+    priorities", ``nv show qos pfc default-global`` in the CL 5.14 QoS page; YAML ``'3': {}`` per id), so
+    each ``nv set qos pfc <p> switch-priority N`` adds N. ``nv config show`` YAML (one key per priority)
+    turns into one such line per priority; all of them must be read, not only the last."""
+    from roce_tune.platforms.cumulus import nvue_yaml_to_commands
+
+    yaml_text = """- set:
+    qos:
+      pfc:
+        default-global:
+          switch-priority:
+            '3': {}
+            '4': {}
+          tx: enable
+    interface:
+      swp1:
+        link:
+          mtu: 9216
+"""
+    qos = get_platform("cumulus").read_back(nvue_yaml_to_commands(yaml_text))
+    assert qos.ports["swp1"].pfc_priorities == [3, 4]
+    lines = "nv set qos pfc edge switch-priority 4\nnv set qos pfc edge switch-priority 2,3\n" \
+            "nv set interface swp7 qos pfc profile edge\n"
+    assert get_platform("cumulus").read_back(lines).ports["swp7"].pfc_priorities == [2, 3, 4]
