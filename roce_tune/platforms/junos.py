@@ -606,6 +606,14 @@ DIFF = _c.DiffRules(
 
 #: comment of the confirming ``commit`` (:func:`_push`)
 CONFIRM_COMMENT = "confirmed"
+#: the device's refusal of ``commit confirmed`` in ``configure private`` (some Junos releases/platforms:
+#: ``error: commit confirmed not supported for private configuration``, Juniper/py-junos-eznc pull request
+#: #954; Juniper's XML-protocol guide, "Commit the Candidate Configuration Only After Confirmation", says a
+#: confirmed commit cannot be performed on a private copy): whitespace, case, "is" and for/in/with tolerated,
+#: nothing else matches
+PRIVATE_CONFIRM_REFUSED = re.compile(
+    r"\berror:\s*commit\s+confirmed\s+(?:is\s+)?not\s+supported\s+(?:for|in|with)\s+(?:a\s+|the\s+)?"
+    r"private\s+(?:configuration|mode|database|candidate)", re.IGNORECASE)
 
 
 def _push(s: _c.PushSession, commands: list[str], _patch: list[dict[str, object]], desired: str,
@@ -613,20 +621,29 @@ def _push(s: _c.PushSession, commands: list[str], _patch: list[dict[str, object]
     """``configure private`` -> ``commit check`` -> ``commit confirmed N`` -> read back -> ``commit`` -> read
     back again (a confirm that comes after the timer ran out confirms nothing: see ``Driver.confirmed``).
 
+    A device that refuses ``commit confirmed`` in ``configure private`` (:data:`PRIVATE_CONFIRM_REFUSED`)
+    committed nothing: its private candidate is discarded, that nothing was committed is proven
+    (:func:`_nothing_committed`), and the same steps run again in ``configure exclusive`` (which locks the
+    shared candidate; Junos refuses it while another session holds the lock or the shared candidate holds
+    uncommitted changes, and the push then fails before any change). ``progress["config_mode"]`` records
+    the mode (``private`` / ``exclusive``: the rollback and the confirm use it) and the apply report carries
+    a warning when it is ``exclusive``.
+
     ``progress`` keeps the change (``commands``, ``desired``, ``ports``; recorded by the driver) so that a
     rollback, also on a new session, can tell whether any of it is still active."""
-    minutes = _confirm_minutes(s.opts.confirm_s)
-    _configure_private(s)
-    s.config_set(commands, "configure private")  # already in configuration mode: sends the lines only
-    s.cmd("show | compare", "diff", r"#")
-    s.commit_checked("commit check", "check")
-    s.progress["commit_sent"] = True  # from here the commit may have landed even if its reply is lost
-    s.progress[_c.CHANGE_SENT] = True  # the private candidate changed nothing before this commit
-    s.commit_checked(f"commit confirmed {minutes} comment {s.opts.tag}")
+    command = f"commit confirmed {_confirm_minutes(s.opts.confirm_s)} comment {s.opts.tag}"
+    s.progress["config_mode"] = "private"
+    if not _load_and_commit(s, commands, "private", command):
+        _nothing_committed(s)
+        s.progress["config_mode"] = "exclusive"
+        s.warn(f"{s.device or 'device'}: `{command}` was refused in `configure private` (error: commit "
+               "confirmed not supported for private configuration); pushed from `configure exclusive` "
+               "instead, which locked the shared candidate for the push")
+        _load_and_commit(s, commands, "exclusive", command)
     s.progress["committed"] = True
     s.conn.exit_config_mode()
     s.verify(desired, ports)
-    _configure_private(s)
+    _configure(s, str(s.progress["config_mode"]))
     s.progress["confirm_sent"] = True  # from here the confirm may have landed even if its reply is lost
     s.commit_checked(f"commit comment {CONFIRM_COMMENT}", "confirm")
     s.progress["confirmed"] = True
@@ -634,17 +651,80 @@ def _push(s: _c.PushSession, commands: list[str], _patch: list[dict[str, object]
     s.confirmed(desired, ports)
 
 
-def _configure_private(s: _c.PushSession) -> None:
-    """Enter ``configure private`` and wait for either prompt: while the shared candidate holds someone's
-    uncommitted change Junos refuses private mode (``error: shared configuration database modified``) and
-    stays at the operational prompt, which netmiko's ``config_mode`` only noticed as a read timeout, the
-    device's reason lost.
+def _load_and_commit(s: _c.PushSession, commands: list[str], mode: str, command: str) -> bool:
+    """In ``configure <mode>``: load ``commands``, ``show | compare``, ``commit check``, then ``command``
+    (the ``commit confirmed``). Returns False, still in configuration mode, when the device refused it as
+    unsupported in private mode (:data:`PRIVATE_CONFIRM_REFUSED`); True when it committed.
 
     Raises:
-        PushError("send"): the device refused configuration mode (its error line).
+        PushError: the device refused the mode, a line, the check or the commit for any other reason."""
+    _configure(s, mode)
+    s.config_set(commands, f"configure {mode}")  # already in configuration mode: sends the lines only
+    s.cmd("show | compare", "diff", r"#")
+    s.commit_checked("commit check", "check")
+    s.progress["commit_sent"] = True  # from here the commit may have landed even if its reply is lost
+    s.progress[_c.CHANGE_SENT] = True  # the candidate changed nothing before this commit
+    try:
+        s.commit_checked(command)
+    except Exception as err:  # the driver's PushError quotes the device's error line
+        if mode != "private" or getattr(err, "stage", None) != "commit" or not PRIVATE_CONFIRM_REFUSED.search(
+                str(err)):
+            raise
+        return False
+    return True
+
+
+def _nothing_committed(s: _c.PushSession) -> None:
+    """After the device refused ``commit confirmed`` in ``configure private``: discard the private candidate
+    (``rollback 0``), leave configuration mode and prove that nothing was committed (no commit with
+    roce-tune's comment in ``show system commit``, none of the change active) before the push may start
+    again; only then are ``progress["commit_sent"]`` and the change-sent mark cleared.
+
+    Raises:
+        PushError("commit"): the history or the running configuration shows the change after all (the
+            driver's rollback then undoes it as a commit whose reply was lost)."""
+    s.check(s.cmd("rollback 0", "commit", r"#"), "commit", ["rollback 0"])
+    s.conn.exit_config_mode()
+    tag = s.opts.tag
+    if any(comment == tag for _, _, comment in parse_commit_history(s.cmd("show system commit", "commit"))):
+        s.fail("commit", f"the device refused `commit confirmed` in `configure private`, yet `show system "
+                         f"commit` lists a commit with comment {tag}: not retried in `configure exclusive`")
+    if s.change_active(s.progress):
+        s.fail("commit", "the device refused `commit confirmed` in `configure private`, yet some of the "
+                         "change is active: not retried in `configure exclusive`")
+    s.progress["commit_sent"] = False
+    s.progress[_c.CHANGE_SENT] = False
+
+
+#: what Junos answers a ``configure exclusive`` it refuses: another session holds the lock (its user,
+#: terminal, pid and edit level follow on the next lines) or the shared candidate holds uncommitted changes
+_EXCLUSIVE_REFUSED = re.compile(r"(?m)^\s*error:\s*(configuration database (?:locked|modified).*)$")
+
+
+def _configure(s: _c.PushSession, mode: str, boundary: bool = True) -> None:
+    """Enter ``configure <mode>`` (``private`` or ``exclusive``) and wait for either prompt: Junos refuses
+    private mode while the shared candidate holds someone's uncommitted change (``error: shared
+    configuration database modified``) and exclusive mode while another session holds the lock (``error:
+    configuration database locked by:`` and who, on the lines after it) or the shared candidate is modified
+    (``error: configuration database modified``), and stays at the operational prompt, which netmiko's
+    ``config_mode`` only noticed as a read timeout, the device's reason lost. ``boundary`` False inside a
+    rollback (no stop point there).
+
+    Raises:
+        PushError("send"): the device refused configuration mode (its error line; for exclusive mode, who
+            holds the lock).
     """
     prompt = rf"{re.escape(str(s.conn.base_prompt))}[>#]\s*$"
-    s.check(s.cmd("configure private", "send", prompt), "send", ["configure private"])
+    out = s.cmd(f"configure {mode}", "send", prompt, boundary=boundary)
+    refused = _EXCLUSIVE_REFUSED.search(out) if mode == "exclusive" else None
+    if refused:
+        holder = [ln.strip() for ln in out[refused.end():].splitlines() if ln.strip()
+                  and not re.search(rf"{re.escape(str(s.conn.base_prompt))}[>#]\s*$", ln)]
+        s.fail("send", f"{s.device or 'device'}: device refused `configure exclusive` ({refused.group(1)}"
+                       + (f" {' '.join(holder[:3])}" if holder else "")
+                       + "): the shared candidate is locked by another session or holds someone's "
+                         "uncommitted change; nothing was changed")
+    s.check(out, "send", [f"configure {mode}"])
 
 
 #: ``progress["rollback_outcome"]`` after :func:`_rollback` (the apply report carries it)
@@ -701,8 +781,10 @@ def rollback_index(history: list[tuple[int, str, str]], tag: str) -> tuple[int |
 
 
 def _rollback(s: _c.PushSession, progress: dict[str, object]) -> None:
-    """Discard the private candidate; after the confirmed commit, ``rollback N`` + ``commit`` only while some
-    of the change is active, N from ``show system commit`` (:func:`rollback_index`).
+    """Discard the uncommitted candidate; after the confirmed commit, ``rollback N`` + ``commit`` only while
+    some of the change is active, N from ``show system commit`` (:func:`rollback_index`), in the mode the
+    push committed from (``progress["config_mode"]``: ``configure private``, or ``configure exclusive`` on a
+    device that refused ``commit confirmed`` in private mode).
 
     When the device has already reverted the change by itself (its ``commit confirmed`` timer ran out), the
     running configuration no longer holds it and nothing is rolled back; ``progress["rollback_outcome"]``
@@ -715,12 +797,13 @@ def _rollback(s: _c.PushSession, progress: dict[str, object]) -> None:
             on the device's timer).
     """
     if s.conn.check_config_mode():
-        if not progress.get("committed"):
-            s.conn.send_command("rollback 0", expect_string=r"#")
+        if not progress.get("committed"):  # also before leaving `configure exclusive`: Junos would ask
+            s.conn.send_command("rollback 0", expect_string=r"#")  # to discard, which netmiko does not answer
         s.conn.exit_config_mode()
     if not progress.get("committed") and not progress.get("commit_sent"):
         return
     tag = str(progress.get("tag", s.opts.tag))
+    mode = str(progress.get("config_mode", "private"))  # the mode the push committed from
 
     def undo() -> None:
         text = s.cmd("show system commit", "rollback")
@@ -728,7 +811,7 @@ def _rollback(s: _c.PushSession, progress: dict[str, object]) -> None:
         index, why = rollback_index(history, tag)
         if index is None:
             s.refuse_rollback(why + _refused_state(s, history, tag, text))
-        s.conn.config_mode(config_command="configure private")
+        _configure(s, mode, boundary=False)
         s.check(s.conn.send_command(f"rollback {index}", expect_string=r"#"), "rollback")
         s.check(s.conn.send_command(f"commit comment {tag}-rollback", expect_string=r"#",
                                     read_timeout=s.timeout("rollback")), "rollback")
@@ -788,7 +871,8 @@ def _expired(_tag: str, confirm_s: int) -> str:
 
 def _left_as_is(progress: dict[str, object], tag: str, confirm_s: int) -> str:
     minutes = _confirm_minutes(confirm_s)
-    revert = (f"to revert: `rollback N` and `commit` in `configure private`, N = the entry below roce-tune's "
+    mode = progress.get("config_mode", "private")
+    revert = (f"to revert: `rollback N` and `commit` in `configure {mode}`, N = the entry below roce-tune's "
               f"commit (comment {tag}) in `show system commit`")
     if progress.get("confirmed"):
         return f"confirmed (`commit`): no timer reverts it; {revert}"
@@ -802,7 +886,7 @@ def _left_as_is(progress: dict[str, object], tag: str, confirm_s: int) -> str:
             f"roce-tune's commit (comment {tag}),")
         return (f"{head} Junos reverts it by itself within {minutes} min; to revert now: "
                 f"{revert.removeprefix('to revert: ')}")
-    return "nothing committed: the private candidate is discarded when the session closes"
+    return f"nothing committed: the {mode} session's candidate is discarded when the session closes"
 
 
 PUSH = _c.PushMethod(

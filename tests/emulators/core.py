@@ -66,6 +66,10 @@ class Faults:
         drop_after_pattern: regex (``re.search``) of the command after which the connection is aborted,
             once: the first matching command line is processed (it takes effect on the device) and its
             output is never sent, e.g. a commit confirmation whose reply is lost.
+        refuse_private_confirm: Junos: ``commit confirmed`` in ``configure private`` is refused with the
+            device's ``error: commit confirmed not supported for private configuration`` and commits
+            nothing, as some Junos releases/platforms do (Juniper/py-junos-eznc pull request #954);
+            ``configure exclusive`` still accepts it.
     """
 
     drop_after_config_lines: int | None = None
@@ -77,6 +81,7 @@ class Faults:
     drop_reconnects: int = 0
     pause_pattern: str | None = None
     drop_after_pattern: str | None = None
+    refuse_private_confirm: bool = False
 
 
 def _default_username() -> str:

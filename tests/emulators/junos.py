@@ -130,6 +130,9 @@ class JunosSession(CliSession):
         self.db: _Db | None = None
         self.load_lines: list[str] | None = None
         self.exit_question = False
+        #: what ``configure exclusive`` refused to others names: the holder's pid and login time
+        self.pid = 4000 + len(device.commands_seen) % 1000
+        self.since = time.time()
 
     def banner(self) -> str:
         return f"--- JUNOS {self.device.version} built 2024-01-01 00:00:00 UTC\n"
@@ -139,6 +142,8 @@ class JunosSession(CliSession):
         if self.load_lines is not None:
             return ""
         if self.exit_question:
+            if self.db_kind == "exclusive":  # Junos discards (rolls back) an exclusive session's changes
+                return "Discard uncommitted changes? [yes,no] (yes) "
             return "Exit with uncommitted changes? [yes,no] (yes) "
         if self.mode == "op":
             return f"{self.username}@{dev.hostname}> "
@@ -261,15 +266,19 @@ class JunosSession(CliSession):
             return self.unknown("configure " + kind)
         owner = dev.exclusive_owner
         if owner is not None and owner is not self:
-            return f"error: configuration database locked by:\n  {owner.username} terminal pts/0 (pid 4242)\n"
+            return (f"error: configuration database locked by:\n  {owner.username} terminal pts/0 (pid "
+                    f"{owner.pid}) on since {_stamp(owner.since)}\n      exclusive [edit]\n")
         out = ""
+        modified = dev.shared is not None and dev.shared.lines != dev.active
         if kind == "private":
-            if dev.shared is not None and dev.shared.lines != dev.active:
+            if modified:
                 return ("error: shared configuration database modified\n"
                         "Users currently editing the configuration:\n  (shared candidate has changes)\n")
             self.db = _Db(list(dev.active))
             out = "warning: uncommitted changes will be discarded on exit\n"
         else:
+            if kind == "exclusive" and modified:  # as the NETCONF lock: refused over uncommitted changes
+                return "error: configuration database modified\n"
             if dev.shared is None:
                 dev.shared = _Db(list(dev.active))
             self.db = dev.shared
@@ -321,7 +330,9 @@ class JunosSession(CliSession):
                 return ""
             if self.db.lines != dev.active:
                 self.exit_question = True
-                return "The configuration has been changed but not committed\n"
+                return "The configuration has been changed but not committed\n" + (
+                    "warning: Auto rollback on exiting 'configure exclusive'\n" if self.db_kind == "exclusive"
+                    else "")
             return self.leave_config()
         if words[0] in ("edit", "status", "annotate"):
             return ""
@@ -380,6 +391,8 @@ class JunosSession(CliSession):
         if args[:1] == ["check"]:
             return "configuration check succeeds\n"
         out = ""
+        if args[:1] == ["confirmed"] and self.db_kind == "private" and dev.faults.refuse_private_confirm:
+            return "error: commit confirmed not supported for private configuration\n"
         if args[:1] == ["confirmed"]:
             minutes = int(args[1]) if len(args) > 1 and args[1].isdigit() else 10
             previous = list(dev.active)

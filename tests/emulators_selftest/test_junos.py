@@ -108,3 +108,44 @@ def test_drop_discards_private_candidate(one):
         assert dev.running_config() == before
     finally:
         again.disconnect()
+
+
+def test_refuse_private_confirm_and_exclusive_lock(one):
+    """Fault ``refuse_private_confirm``: `commit confirmed` in `configure private` gets the device's refusal
+    and commits nothing; `configure exclusive` accepts it and locks the shared candidate (another session's
+    `configure exclusive` is refused naming the holder; Junos asks to discard on leaving with changes)."""
+    from netmiko import ConnectHandler
+
+    from tests.emulators import Faults
+
+    fleet, conn = one("junos", name="qfx1", faults=Faults(refuse_private_confirm=True))
+    dev = fleet["qfx1"]
+    before = len(dev.history)
+    _candidate(conn)
+    out = conn.send_command("commit confirmed 5 comment t1", expect_string=r"#")
+    assert "error: commit confirmed not supported for private configuration" in out
+    assert len(dev.history) == before and not dev.confirm_pending
+    conn.send_command("rollback 0", expect_string=r"#")
+    conn.exit_config_mode()
+    assert "Entering configuration mode" in conn.send_command("configure exclusive", expect_string=r"#")
+    other = ConnectHandler(**fleet.netmiko_params("qfx1"))
+    try:
+        refused = other.send_command("configure exclusive", expect_string=r"[>#]\s*$")
+        assert "error: configuration database locked by:" in refused and "(pid " in refused, refused
+        assert not other.check_config_mode()
+    finally:
+        other.disconnect()
+    conn.send_config_set(ROCE, exit_config_mode=False)
+    out = conn.send_command("commit confirmed 5 comment t1", expect_string=r"#")
+    assert "rolled back in 5 minutes" in out
+    conn.send_config_set(["set system location b2"], exit_config_mode=False)
+    asked = conn.send_command("exit configuration-mode", expect_string=r"\(yes\)\s*$")
+    assert "Auto rollback on exiting 'configure exclusive'" in asked and "Discard uncommitted" in asked
+    conn.send_command("yes", expect_string=r">")
+    assert dev.exclusive_owner is None and "system location b2" not in dev.running_config()
+    with dev.lock:  # someone's uncommitted change in the shared candidate: exclusive refused as well
+        from tests.emulators.junos import _Db
+
+        dev.shared = _Db([*dev.active, "system location b3"])
+    assert "error: configuration database modified" in conn.send_command("configure exclusive",
+                                                                         expect_string=r"[>#]\s*$")
