@@ -2,8 +2,8 @@
 that declares it, or for a cable fix the link/NIC that cables it), not at the switch's ``name:`` line.
 
 Run as real ``roce-tune`` subprocesses on real files: the shipped site.yaml (RT211 on ports of range
-entries) and a lab inventory with a 3 km host cable (RT201) and a lossless link to a device outside the
-inventory (RT221).
+entries) and a lab inventory with a 990 m host cable (RT201; 999 m is the longest the NIC driver keeps, RT128)
+and a lossless link to a device outside the inventory (RT221).
 """
 
 from __future__ import annotations
@@ -69,7 +69,7 @@ def _long_cable_lab(tmp_path: Path) -> Path:
     text = (REPO / "inventories" / "lab-2node.yaml").read_text()
     text = text.replace("  cnp_priority: 6\n", "  cnp_priority: 6\n  shared_headroom_pool: false\n")
     text = text.replace('switch_port: "lab-leaf1:Ethernet8", cable_length: 2m}',
-                        'switch_port: "lab-leaf1:Ethernet8", cable_length: 3000m, media: optic}')
+                        'switch_port: "lab-leaf1:Ethernet8", cable_length: 990m, media: optic}')
     text = text.replace("      - {name: Ethernet8, speed: 400G}\n",
                         '      - {name: Ethernet8, speed: 400G}\n'
                         '      - {name: "Ethernet[16-24/8]", speed: 400G}\n')
@@ -80,20 +80,20 @@ def _long_cable_lab(tmp_path: Path) -> Path:
 
 
 def test_cable_findings_point_at_the_nic_or_link_that_cables_the_port(tmp_path: Path) -> None:
-    """RT201 (shorten the cable) on lab-leaf1:Ethernet8 points at node2's NIC line that gives the 3000m cable,
+    """RT201 (shorten the cable) on lab-leaf1:Ethernet8 points at node2's NIC line that gives the 990m cable,
     RT221 (make the link lossy) on lab-leaf1:Ethernet24 at the link line; both were at the switch line."""
     path = _long_cable_lab(tmp_path)
     findings = _lint_json(path)
     headroom = _on(findings, "RT201", "lab-leaf1", "Ethernet8")
     assert (headroom["file"], headroom["line"], headroom["col"], headroom["path"]) == (
-        str(path), _line_of(path, "cable_length: 3000m"), 9, "hosts[1].nics[0]")
+        str(path), _line_of(path, "cable_length: 990m"), 9, "hosts[1].nics[0]")
     unknown = _on(findings, "RT221", "lab-leaf1", "Ethernet24")
     assert (unknown["line"], unknown["col"], unknown["path"]) == (_line_of(path, "border1:Ethernet0"), 5,
                                                                   "links[0]")
     # roce-tune plan refuses the plan and names the same position
     res = _run("plan", str(path), "--out", str(tmp_path / "out"), "--no-scorecard")
     assert res.returncode == 1
-    line = _line_of(path, "cable_length: 3000m")
+    line = _line_of(path, "cable_length: 990m")
     where = f"{path}:{line}:9 lab-leaf1:Ethernet8 hosts[1].nics[0]: error RT201"
     assert where in res.stdout + res.stderr
     assert not (tmp_path / "out").exists()
@@ -115,7 +115,7 @@ def test_fallbacks_port_declared_nowhere_host_netdev_and_pins(tmp_path: Path) ->
     assert at("lab-leaf1", "Ethernet16", rule="RT201").path == "switches[0].ports[2]"  # no cable: the entry
     assert at("lab-leaf1", "Ethernet8").path == "switches[0].ports[1]"
     nic = at("node2", "ens1f0np0")
-    assert (nic.path, nic.line) == ("hosts[1].nics[0]", _line_of(path, "cable_length: 3000m"))
+    assert (nic.path, nic.line) == ("hosts[1].nics[0]", _line_of(path, "cable_length: 990m"))
     pin = at("lab-leaf1", "Ethernet8", path_="policy.cnp_dscp")
     assert (pin.path, pin.line) == ("policy.cnp_dscp", _line_of(path, "cnp_dscp: 48"))
     assert at("nowhere", "Ethernet0").file == str(path) and at("nowhere", "Ethernet0").line is None
