@@ -111,3 +111,24 @@ def test_switch_that_stays_unreachable_names_the_rollback_command(emulator_fleet
     finally:
         conn.disconnect()
     assert dev.running_config() == before
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["cul1", "qfx1"])
+def test_lost_connection_after_commit_confirm_says_the_timer_reverts(emulator_fleet,  # type: ignore[no-untyped-def]
+                                                                     tmp_path: Path, name: str) -> None:
+    """Cumulus/Junos: the connection drops right after the apply/commit with confirm took effect and every
+    reconnect dies: the push fails saying that the device's N min commit-confirm timer reverts the change
+    (it is never confirmed), and the emulator shows the change reverted by that timer."""
+    # 5 min x 0.02 = a 6 s confirm window: longer than the way from the apply to the failure's report
+    _, dev, lab, args = _lab(emulator_fleet, tmp_path, name, time_scale=0.02)
+    before = dev.running_config()
+    dev.set_fault(**LOSE[name], drop_reconnects=100)
+    res = lab.playbook("push.yml", *args, "-e", "roce_tune_rollback_retry_s=1")
+    out = res.stdout + res.stderr
+    assert res.returncode != 0, out[-5000:]
+    assert re.search(rf"fatal: \[{name}\].*push failed", out), out[-5000:]
+    assert re.search(r"nothing confirms the (apply|commit), so its commit-confirm\s+timer \(5 min", out), out[-5000:]
+    _failed_not_unreachable(res.stdout, name)
+    dev.wait_reverted_by_timer()
+    assert dev.running_config() == before
