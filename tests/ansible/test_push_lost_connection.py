@@ -132,3 +132,35 @@ def test_lost_connection_after_commit_confirm_says_the_timer_reverts(emulator_fl
     _failed_not_unreachable(res.stdout, name)
     dev.wait_reverted_by_timer()
     assert dev.running_config() == before
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("fault", "outcome", "live"), [
+    ({"drop_after_config_lines": 3}, "the connection was lost before the configuration session was committed", False),
+    # the commit's answer is held past the command timeout (5 s): the module fails after the commit took effect
+    ({"pause_pattern": r"^commit$"}, "the change is live and complete (EOS commits a session at once) but "
+                                     "NOT saved: run `write memory` on eos1 by hand", True),
+    # the connection drops right after the commit: eos_config reports the change, the save finds no connection
+    ({"drop_after_pattern": r"^commit$"}, "the change is live (the configuration session was committed) but "
+                                          "NOT saved", True),
+])
+def test_eos_lost_connection_says_whether_the_session_was_committed(emulator_fleet,  # type: ignore[no-untyped-def]
+                                                                    tmp_path: Path, fault: dict[str, Any],
+                                                                    outcome: str, live: bool) -> None:
+    """EOS applies a configuration session only at its commit: a session lost before the commit changed
+    nothing, one lost after it is complete and live, not saved. The push reconnects, reads the running
+    config and says which (it said "the configuration session was aborted" either way)."""
+    _, dev, lab, args = _lab(emulator_fleet, tmp_path, "eos1", time_scale=0.01)
+    before = dev.running_config()
+    dev.set_fault(**fault)
+    try:
+        res = lab.playbook("push.yml", *args, "-e", "ansible_command_timeout=5")
+    finally:
+        dev.resume()
+    out = res.stdout + res.stderr
+    assert res.returncode != 0, out[-5000:]
+    assert outcome in out, out[-5000:]
+    assert ("qos profile ROCE_LOSSLESS_400G" in dev.running_config()) is live, out[-5000:]
+    if not live:
+        assert dev.running_config() == before
+    _failed_not_unreachable(res.stdout, "eos1")
