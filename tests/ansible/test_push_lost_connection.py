@@ -28,7 +28,7 @@ pytestmark = [pytest.mark.emulator,
 PLATFORMS = {"nx1": "nxos", "sonic1": "sonic", "cul1": "cumulus", "qfx1": "junos", "eos1": "eos"}
 ALL = ("eos1", "qfx1", "nx1", "gpu01", "gpu02", "sonic1", "cul1")
 #: the fault that loses the connection mid-push, after part or all of the change took effect
-LOSE = {
+LOSE: dict[str, dict[str, Any]] = {
     "nx1": {"drop_after_config_lines": 5},                          # 4 lines of nxos_config applied
     "sonic1": {"drop_after_pattern": r"config apply-patch /tmp"},  # the patch applied, its answer lost
     "cul1": {"drop_after_pattern": r"^nv config apply -y"},        # applied with --confirm, answer lost
@@ -40,9 +40,9 @@ BY_HAND = {"nx1": "`rollback running-config checkpoint {cp} atomic`", "sonic1": 
 
 def _lab(emulator_fleet, tmp_path: Path, name: str, time_scale: float = 0.1,  # type: ignore[no-untyped-def]
          ) -> tuple[Any, Any, Lab, list[str]]:
-    """The fleet, the emulator ``name`` (key login only) and a lab whose inventory has every platform's leaf (only
-    ``name`` answers): (emulator, lab, the ansible-playbook arguments of a push limited to ``name`` and the
-    GPU hosts, whose play must never run after a failed switch)."""
+    """The fleet, the emulator ``name`` (key login only) and a lab whose inventory has every platform's leaf
+    (only ``name`` answers): (fleet, emulator, lab, the ansible-playbook arguments of a push limited to
+    ``name`` and the GPU hosts, whose play must never run after a failed switch)."""
     key, pub = ssh_keypair(tmp_path)
     fleet = emulator_fleet([EmulatorSpec(PLATFORMS[name], name, username="admin", password="not-used",
                                          authorized_keys=[pub], time_scale=time_scale)])
@@ -50,7 +50,8 @@ def _lab(emulator_fleet, tmp_path: Path, name: str, time_scale: float = 0.1,  # 
     lab = prepare_lab(tmp_path / "lab", {n: 1 for n in ALL} | {name: fleet.port(name)}, template=template)
     lab.env.pop("ROCE_TUNE_PASSWORD", None)
     args = ["--limit", f"{name}:gpu_hosts", "-e", f"roce_tune_base_dir={lab.workdir}", "-e",
-            f"ansible_ssh_private_key_file={key}", "-e", "ansible_become=false", "-e", "ansible_command_timeout=20"]
+            f"ansible_ssh_private_key_file={key}", "-e", "ansible_become=false",
+            "-e", "ansible_command_timeout=20"]
     return fleet, fleet[name], lab, args
 
 
@@ -76,8 +77,8 @@ def test_lost_connection_mid_push_is_rolled_back(emulator_fleet, tmp_path: Path,
     assert res.returncode != 0, out[-5000:]
     assert any(e.startswith("fault: connection dropped") for e in dev.events), dev.events
     assert dev.running_config() == before, out[-5000:]
-    assert re.search(rf"fatal: \[{name}\].*push failed and was rolled back to checkpoint roce_tune_\d{{8}}_\d{{6}} "
-                     r"\(on a new connection, attempt \d\)", out), out[-5000:]
+    assert re.search(rf"fatal: \[{name}\].*push failed and was rolled back to checkpoint "
+                     r"roce_tune_\d{8}_\d{6} \(on a new connection, attempt \d\)", out), out[-5000:]
     _failed_not_unreachable(res.stdout, name)
     if name == "sonic1":  # the always section ran: the uploaded patch file is gone
         assert not list((dev.sandbox / "tmp").glob("*.patch.json"))
@@ -99,7 +100,8 @@ def test_switch_that_stays_unreachable_names_the_rollback_command(emulator_fleet
     checkpoints = [n for n in dev.checkpoints if n.startswith("roce_tune_")]
     assert len(checkpoints) == 1, list(dev.checkpoints)
     command = BY_HAND[name].format(cp=checkpoints[0])
-    assert re.search(rf"fatal: \[{name}\].*push failed and ROLLBACK FAILED: {name} may be left", out), out[-5000:]
+    assert re.search(rf"fatal: \[{name}\].*push failed and ROLLBACK FAILED: {name} may be left", out), \
+        out[-5000:]
     assert "3 rollback attempts over roce_tune_rollback_retry_s=3 s did not run" in out, out[-5000:]
     assert f"roll it back by hand on {name}: {command} (checkpoint {checkpoints[0]})" in out, out[-5000:]
     _failed_not_unreachable(res.stdout, name)
@@ -128,7 +130,8 @@ def test_lost_connection_after_commit_confirm_says_the_timer_reverts(emulator_fl
     out = res.stdout + res.stderr
     assert res.returncode != 0, out[-5000:]
     assert re.search(rf"fatal: \[{name}\].*push failed", out), out[-5000:]
-    assert re.search(r"nothing confirms the (apply|commit), so its commit-confirm\s+timer \(5 min", out), out[-5000:]
+    assert re.search(r"nothing confirms the (apply|commit), so its commit-confirm timer \(5 min", out), \
+        out[-5000:]
     _failed_not_unreachable(res.stdout, name)
     dev.wait_reverted_by_timer()
     assert dev.running_config() == before
@@ -136,8 +139,10 @@ def test_lost_connection_after_commit_confirm_says_the_timer_reverts(emulator_fl
 
 @pytest.mark.slow
 @pytest.mark.parametrize(("fault", "outcome", "live"), [
-    ({"drop_after_config_lines": 3}, "the connection was lost before the configuration session was committed", False),
-    # the commit's answer is held past the command timeout (5 s): the module fails after the commit took effect
+    ({"drop_after_config_lines": 3}, "the connection was lost before the configuration session was committed",
+     False),
+    # the commit's answer is held past the command timeout (5 s): the module fails after the commit took
+    # effect
     ({"pause_pattern": r"^commit$"}, "the change is live and complete (EOS commits a session at once) but "
                                      "NOT saved: run `write memory` on eos1 by hand", True),
     # the connection drops right after the commit: eos_config reports the change, the save finds no connection
