@@ -148,7 +148,7 @@ def test_lost_connection_after_commit_confirm_says_the_timer_reverts(emulator_fl
     # the connection drops right after the commit: eos_config reports the change, the save finds no connection
     ({"drop_after_pattern": r"^commit$"}, "the change is live (the configuration session was committed) but "
                                           "NOT saved", True),
-])
+], ids=["lost-before-commit", "commit-answer-held", "lost-after-commit"])
 def test_eos_lost_connection_says_whether_the_session_was_committed(emulator_fleet,  # type: ignore[no-untyped-def]
                                                                     tmp_path: Path, fault: dict[str, Any],
                                                                     outcome: str, live: bool) -> None:
@@ -169,3 +169,28 @@ def test_eos_lost_connection_says_whether_the_session_was_committed(emulator_fle
     if not live:
         assert dev.running_config() == before
     _failed_not_unreachable(res.stdout, "eos1")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize(("name", "fault"), [("sonic1", {"drop_after_pattern": r"apply-patch --dry-run"}),
+                                             ("cul1", {"drop_after_pattern": r"^nv config diff"})],
+                         ids=["sonic1", "cul1"])
+def test_lost_connection_in_a_dry_run_changes_nothing(emulator_fleet, tmp_path: Path,  # type: ignore[no-untyped-def]
+                                                      name: str, fault: dict[str, Any]) -> None:
+    """--check: the connection drops during the dry run. The run fails as a dry run that pushed nothing (no
+    rollback, no checkpoint), and a Cumulus revision the dry run staged is detached on a new connection."""
+    _, dev, lab, args = _lab(emulator_fleet, tmp_path, name)
+    before = dev.running_config()
+    dev.set_fault(**fault)
+    res = lab.playbook("push.yml", "--check", "--diff", *args)
+    out = res.stdout + res.stderr
+    assert res.returncode != 0, out[-5000:]
+    assert re.search(rf"fatal: \[{name}\].*dry run \(--check\) failed; nothing was (pushed|applied):", out), \
+        out[-5000:]
+    assert "rolled back" not in out and "ROLLBACK" not in out, out[-5000:]
+    assert dev.running_config() == before
+    if name == "cul1":
+        assert dev.pending is None, dev.pending
+    else:
+        assert not dev.checkpoints, list(dev.checkpoints)
+    _failed_not_unreachable(res.stdout, name)
