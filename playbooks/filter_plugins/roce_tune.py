@@ -16,6 +16,9 @@ before a new one fits under the device's limit (``error`` when the operator's ow
 delete after a successful push so that ``keep`` of roce-tune's remain, ``current`` among them: the retention
 ``roce-tune apply`` applies (:mod:`roce_tune.platforms.checkpoints`). Never an operator's checkpoint.
 
+``retry_s | roce_tune_backoff`` is the pause in seconds before each attempt to reconnect and roll back a
+device whose connection was lost mid-push: ``roce-tune apply``'s schedule (``rollback_retry_s``).
+
 ``data | roce_tune_host_bundle(shared)`` joins a host's data file and the shared host script into the one
 script that runs on the host (as ``roce-tune apply`` does).
 """
@@ -86,9 +89,28 @@ def roce_tune_plan_error(out_dir: str) -> str:
     return ""
 
 
+def roce_tune_backoff(retry_s: float | int | str) -> list[int]:
+    """Pauses in seconds before each reconnect-and-rollback attempt within ``retry_s`` seconds: 0 (the
+    first attempt at once), then 1, 2, 4, 8, 10, 10 … (doubling, at most 10 s), at least 3 attempts, no
+    pause that would end after ``retry_s`` once 3 attempts were made; the back-off ``roce-tune apply``
+    uses (``rollback_retry_s``, :func:`roce_tune.deploy.runner._recover`). Each attempt's own connect time
+    comes on top. Raises ValueError for a negative or non-numeric ``retry_s``."""
+    total_s = float(retry_s)
+    if total_s < 0:
+        raise ValueError(f"roce_tune_rollback_retry_s={retry_s!r}: give seconds >= 0")
+    pauses, waited_s = [0], 0.0
+    while True:
+        pause = min(10, 2 ** (len(pauses) - 1))
+        if len(pauses) >= 3 and waited_s + pause > total_s:
+            return pauses
+        pauses.append(pause)
+        waited_s += pause
+
+
 class FilterModule:
     """Ansible filter plugin entry point."""
 
     def filters(self) -> dict[str, Any]:
         return {"roce_tune_change": roce_tune_change, "roce_tune_host_bundle": roce_tune_host_bundle,
-                "roce_tune_plan_error": roce_tune_plan_error, "roce_tune_checkpoints": roce_tune_checkpoints}
+                "roce_tune_plan_error": roce_tune_plan_error, "roce_tune_checkpoints": roce_tune_checkpoints,
+                "roce_tune_backoff": roce_tune_backoff}

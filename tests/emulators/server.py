@@ -195,11 +195,16 @@ async def _handle_process(process: asyncssh.SSHServerProcess, device: EmulatedDe
         if custom is not None:
             status = await custom(process)
         elif command is not None:
+            if session.doomed and command.strip():  # drop_reconnects: ssh exec channels die too
+                raise DropConnection()
             delay = device.faults.delay_per_command_s
             if delay:
                 await asyncio.sleep(delay)
             with device.lock:
                 out, status = session.run_exec(command)
+                drop = device.take_drop(command.strip())
+            if drop:  # the command took effect; its output and exit status are lost
+                raise DropConnection()
             await _write(process, out, newline)
         else:
             await _interactive(process, device, session, newline)
