@@ -66,6 +66,10 @@ class Faults:
         drop_after_pattern: regex (``re.search``) of the command after which the connection is aborted,
             once: the first matching command line is processed (it takes effect on the device) and its
             output is never sent, e.g. a commit confirmation whose reply is lost.
+        fail_db_write: SONiC: the N-th CONFIG_DB write counted from when the knob was set (a
+            ``sonic-cfggen … --write-to-db`` or a ``sonic-db-cli CONFIG_DB DEL/HDEL``) fails as a lost redis
+            connection does: nothing of it is written, exit status 1.
+        fail_db_write_count: how many consecutive writes fail from the N-th on (a redis that stays down).
     """
 
     drop_after_config_lines: int | None = None
@@ -77,6 +81,8 @@ class Faults:
     drop_reconnects: int = 0
     pause_pattern: str | None = None
     drop_after_pattern: str | None = None
+    fail_db_write: int | None = None
+    fail_db_write_count: int = 1
 
 
 def _default_username() -> str:
@@ -144,6 +150,7 @@ class EmulatedDevice:
         self.loop: asyncio.AbstractEventLoop | None = None
         self.port: int = 0
         self.config_lines_seen = 0
+        self.db_writes_seen = 0
         self.reconnects_to_drop = 0
         self.commands_seen: list[str] = []
         self.events: list[str] = []
@@ -175,6 +182,8 @@ class EmulatedDevice:
                 setattr(self.faults, key, value)
             if "drop_after_config_lines" in knobs:
                 self.config_lines_seen = 0
+            if "fail_db_write" in knobs:
+                self.db_writes_seen = 0
             if "pause_pattern" in knobs:
                 self._reset_pause()
 
@@ -183,6 +192,7 @@ class EmulatedDevice:
         with self.lock:
             self.faults = Faults()
             self.config_lines_seen = 0
+            self.db_writes_seen = 0
             self.resume()
 
     @property
