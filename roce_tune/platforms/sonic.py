@@ -1267,17 +1267,16 @@ def _restore(s: _c.PushSession, progress: dict[str, Any]) -> None:
 def _rollback(s: _c.PushSession, progress: dict[str, Any]) -> None:
     """Once a change was sent: restore roce-tune's snapshot (:func:`_restore`; no GCU, which may refuse
     ``config rollback`` as it refuses apply-patch); before it nothing changed and there is nothing to roll
-    back. A restore that fails says so and names the manual ways back. Then the uploaded files are removed
-    (a failed removal is a warning)."""
-    try:
-        if progress.get("checkpoint") and progress.get(_c.CHANGE_SENT) and progress.get("snapshot"):
-            try:
-                _restore(s, progress)
-            except Exception as exc:  # noqa: BLE001 — reported with the manual ways back, then retried
-                s.fail("rollback", f"restoring roce-tune's snapshot did not complete ({exc}); "
-                                   f"{_manual_rollback(str(progress.get('tag', s.opts.tag)))}")
-    finally:
-        _remove_patch_file(s, progress)
+    back. A restore that fails says so and names the manual ways back (the uploaded files stay listed in
+    ``progress`` for the next attempt). Then the uploaded files are removed (a failed removal is a
+    warning)."""
+    if progress.get("checkpoint") and progress.get(_c.CHANGE_SENT) and progress.get("snapshot"):
+        try:
+            _restore(s, progress)
+        except Exception as exc:  # noqa: BLE001 — reported with the manual ways back, then retried
+            s.fail("rollback", f"restoring roce-tune's snapshot did not complete ({exc}); "
+                               f"{_manual_rollback(str(progress.get('tag', s.opts.tag)))}")
+    _remove_patch_file(s, progress)
 
 
 def _remove_patch_file(s: _c.PushSession, progress: dict[str, Any]) -> None:

@@ -96,7 +96,7 @@ def test_rejected_command_names_the_command_and_the_device_error(tmp_path: Path)
      "(nothing changed: the push failed before it sent any change)"),
     # sonic: the first CONFIG_DB write applied, its reply lost
     ("leaf5", {"drop_after_pattern": r"sonic-cfggen -j", "drop_reconnects": 3},
-     "rolled back on a new session"),
+     "on a new session: rolled back"),
 ])
 def test_dropped_session_is_noticed_at_once_and_rolled_back(tmp_path: Path, device: str,
                                                            fault: dict[str, object], label: str) -> None:
