@@ -2,9 +2,9 @@
 
 The label comes from what the driver did (``Driver.progress["change_sent"]``, set by each platform's push
 right before the first command that changes the running configuration), not from the failing stage: a
-SONiC session that drops after ``config checkpoint`` or an upload (nothing written to CONFIG_DB) and a Junos ``configure
-private`` the device refuses change nothing and roll nothing back. A push that did send its change is still
-"rolled back" (tests/deploy/test_apply_reports.py).
+SONiC session that drops after ``config checkpoint`` or an upload (nothing written to CONFIG_DB) and a
+Junos ``configure private`` the device refuses change nothing and roll nothing back. A push that did send
+its change is still "rolled back" (tests/deploy/test_apply_reports.py).
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
-"""SONiC's Generic Config Updater refuses roce-tune's change; apply writes CONFIG_DB without it and keeps every
-safety property: a snapshot of the keys it touches, a rollback to exactly that snapshot, a clean report.
+"""SONiC's Generic Config Updater refuses roce-tune's change; apply writes CONFIG_DB without it and keeps
+every safety property: a snapshot of the keys it touches, a rollback to exactly that snapshot, a clean report.
 
 GCU (sonic-net/sonic-utilities ``generic_config_updater/gu_common.py`` ``validate_field_operation``, with
 ``gcu_field_operation_validators.conf.json``) lets ``config apply-patch`` change ``WRED_PROFILE`` only in
