@@ -1,10 +1,11 @@
 """Community SONiC renderer: one CONFIG_DB JSON fragment per switch (``<name>.json``).
 
-The output is the *desired rows and fields* of the QoS, buffer and PFC-watchdog tables — what
-``config apply-patch`` (roce-tune deploy computes the RFC 6902 patch against the running CONFIG_DB)
-must make true. It is a partial CONFIG_DB: rows and fields not mentioned (e.g. ``PORT`` lanes, speed)
-are not owned by roce-tune and must never be removed by a diff of this file. Deterministic: sorted
-keys, two-space indent, trailing newline; every value is a string, as CONFIG_DB stores it.
+The output is the *desired rows and fields* of the QoS, buffer and PFC-watchdog tables — what apply
+must make true (roce-tune deploy computes the RFC 6902 patch against the running CONFIG_DB and writes it
+with ``sonic-cfggen --write-to-db`` / ``sonic-db-cli``: :func:`_push`). It is a partial CONFIG_DB: rows and
+fields not mentioned (e.g. ``PORT`` lanes, speed) are not owned by roce-tune and must never be removed by a
+diff of this file. Deterministic: sorted keys, two-space indent, trailing newline; every value is a string,
+as CONFIG_DB stores it.
 
 No templates: :func:`build_context` puts the plan in SONiC's vocabulary (range keys ``3-4``, ``"5m"`` cable
 strings, PFC lists ``"3,4"``) without any tuning math; :func:`config_db_tables` builds the CONFIG_DB tables
