@@ -1189,7 +1189,7 @@ def _run_checked(s: _c.PushSession, command: str, stage: str) -> str:
     return out
 
 
-def _commands(s: _c.PushSession, steps: list[DbStep], progress: dict[str, Any], what: str) -> list[str]:
+def _shell_commands(s: _c.PushSession, steps: list[DbStep], progress: dict[str, Any], what: str) -> list[str]:
     """Upload each write step's JSON file (an unpredictable name in /tmp, recorded in ``progress
     ["push_files"]`` for cleanup) and return the shell commands of ``steps`` in order."""
     base = f"/tmp/{progress.get('tag', s.opts.tag)}-{_secrets.token_hex(6)}"
@@ -1208,7 +1208,7 @@ def _commands(s: _c.PushSession, steps: list[DbStep], progress: dict[str, Any], 
     return out
 
 
-def _push(s: _c.PushSession, _commands_: list[str], patch: list[dict[str, object]], desired: str,
+def _push(s: _c.PushSession, _commands: list[str], patch: list[dict[str, object]], desired: str,
           ports: set[str]) -> None:
     """``config checkpoint`` (the operator's manual rollback point) and roce-tune's own snapshot of every key
     the change touches (``progress["snapshot"]``, from the running CONFIG_DB the diff read), then the change
@@ -1231,7 +1231,7 @@ def _push(s: _c.PushSession, _commands_: list[str], patch: list[dict[str, object
     s.progress["rollback_point"] = (f"checkpoint {s.opts.tag} (to return to it: "
                                     f"`sudo config rollback {s.opts.tag}`)")
     s.progress["snapshot"] = [[t, k, row] for (t, k), row in before.items()]
-    commands = _commands(s, steps, s.progress, "write")
+    commands = _shell_commands(s, steps, s.progress, "write")
     s.progress[_c.CHANGE_SENT] = True  # the checkpoint, the snapshot and the uploaded files change nothing
     for command in commands:
         _run_checked(s, command, "commit")
@@ -1254,7 +1254,7 @@ def _restore(s: _c.PushSession, progress: dict[str, Any]) -> None:
     snapshot: DbRows = {(t, k): row for t, k, row in progress.get("snapshot") or []}
     now = config_db(s.cmd(READ_RUNNING, "rollback"))
     current = {(t, k): now.get(t, {}).get(k) for t, k in snapshot}
-    for command in _commands(s, db_steps(current, snapshot), progress, "restore"):
+    for command in _shell_commands(s, db_steps(current, snapshot), progress, "restore"):
         _run_checked(s, command, "rollback")
     back = config_db(s.cmd(READ_RUNNING, "rollback"))
     differ = [f"{t}|{k}" for (t, k), row in snapshot.items() if back.get(t, {}).get(k) != row]
