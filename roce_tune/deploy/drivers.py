@@ -311,6 +311,8 @@ class Driver:
         self.method = PUSH_METHODS[platform]
         self.should_stop, self.on_restore_point = should_stop, on_restore_point
         self.progress: dict[str, Any] = {}
+        #: the running configuration the last :meth:`read_running` returned (the diff's, during a push)
+        self.running = ""
         watch_session(conn)
         #: read (diff/dry run), push (stoppable), rollback (not stoppable), finish (past the final
         #: command), done
@@ -374,6 +376,7 @@ class Driver:
         if found is not None:
             raise PushError("read", f"device rejected `{self.method.read_running}`: {found[1]}; its running "
                                     "configuration was not read, so nothing was diffed or changed")
+        self.running = out
         return out
 
     def upload(self, path: str, content: str, chunk_bytes: int = 1500) -> None:

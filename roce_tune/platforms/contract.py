@@ -129,6 +129,9 @@ class PushSession(Protocol):
     conn: Any
     #: the device's name in the plan (for messages; empty when the session does not know it)
     device: str
+    #: the running configuration the session's last read returned (during a push: the one the change was
+    #: computed from; empty before the first read)
+    running: str
 
     @property
     def opts(self) -> PushKnobs:  # read-only here, so Driver's PushOptions satisfies it

@@ -1,10 +1,11 @@
 """Community SONiC renderer: one CONFIG_DB JSON fragment per switch (``<name>.json``).
 
-The output is the *desired rows and fields* of the QoS, buffer and PFC-watchdog tables — what
-``config apply-patch`` (roce-tune deploy computes the RFC 6902 patch against the running CONFIG_DB)
-must make true. It is a partial CONFIG_DB: rows and fields not mentioned (e.g. ``PORT`` lanes, speed)
-are not owned by roce-tune and must never be removed by a diff of this file. Deterministic: sorted
-keys, two-space indent, trailing newline; every value is a string, as CONFIG_DB stores it.
+The output is the *desired rows and fields* of the QoS, buffer and PFC-watchdog tables — what apply
+must make true (roce-tune deploy computes the RFC 6902 patch against the running CONFIG_DB and writes it
+with ``sonic-cfggen --write-to-db`` / ``sonic-db-cli``: :func:`_push`). It is a partial CONFIG_DB: rows and
+fields not mentioned (e.g. ``PORT`` lanes, speed) are not owned by roce-tune and must never be removed by a
+diff of this file. Deterministic: sorted keys, two-space indent, trailing newline; every value is a string,
+as CONFIG_DB stores it.
 
 No templates: :func:`build_context` puts the plan in SONiC's vocabulary (range keys ``3-4``, ``"5m"`` cable
 strings, PFC lists ``"3,4"``) without any tuning math; :func:`config_db_tables` builds the CONFIG_DB tables
@@ -72,6 +73,7 @@ Not rendered (device defaults kept): ``BUFFER_PORT_INGRESS/EGRESS_PROFILE_LIST``
 
 from __future__ import annotations
 
+import copy
 import json
 import math
 import operator
@@ -1065,42 +1067,229 @@ DIFF = _c.DiffRules(
 )
 
 
+#: the command that prints the running CONFIG_DB (the diff's read, the rollback's reads)
+READ_RUNNING = "show runningconfiguration all"
+
+#: CONFIG_DB tables in the order apply writes them, one ``sonic-cfggen --write-to-db`` per group: pools and
+#: profiles before the PG/queue rows that name them, WRED profiles, maps and schedulers before the QUEUE rows
+#: and port bindings that name them, PORT last (buffermgrd recomputes a port's headroom when its speed, MTU
+#: or cable length changes, and reads the PGs and profiles then). The empty group is any other table.
+WRITE_GROUPS: tuple[tuple[str, ...], ...] = (
+    ("CABLE_LENGTH", "BUFFER_POOL", "BUFFER_PROFILE"),
+    ("BUFFER_PG", "BUFFER_QUEUE"),
+    ("WRED_PROFILE", "DSCP_TO_TC_MAP", "DOT1P_TO_TC_MAP", "TC_TO_QUEUE_MAP", "TC_TO_PRIORITY_GROUP_MAP",
+     "MAP_PFC_PRIORITY_TO_QUEUE", "PFC_PRIORITY_TO_PRIORITY_GROUP_MAP", "SCHEDULER"),
+    ("QUEUE",),
+    ("PORT_QOS_MAP",),
+    ("PFC_WD",),
+    (),
+    ("PORT",),
+)
+#: groups of rows other rows name (pools, profiles, maps, schedulers): deleted only after every write, in
+#: reverse order, so that no row names a deleted one in between; rows of the other groups are deleted
+#: before their group's write (an overlapping PG range goes before the PG row that replaces it)
+DEFINITION_GROUPS = frozenset({0, 2})
+
+#: a CONFIG_DB row as ``show runningconfiguration all`` prints it (None: the key does not exist)
+DbRow = dict[str, Any] | None
+#: (table, key) -> row, for the keys a change touches
+DbRows = dict[tuple[str, str], DbRow]
+#: one CONFIG_DB write: ("write", {table: {key: fields}}), ("del", "TABLE|key") or ("hdel", "TABLE|key",
+#: [field, …])
+DbStep = tuple[Any, ...]
+
+
+def _group(table: str) -> int:
+    """Index of ``table``'s group in :data:`WRITE_GROUPS` (unlisted tables: the empty group)."""
+    return next((i for i, g in enumerate(WRITE_GROUPS) if table in g), WRITE_GROUPS.index(()))
+
+
+def touched_rows(running: dict[str, Any], patch: list[dict[str, Any]]) -> tuple[DbRows, DbRows]:
+    """(before, after) of every CONFIG_DB key the JSON ``patch`` (the diff's, computed from ``running``)
+    touches: its whole row in ``running`` (None: absent) and after the patch (None: removed). ``before`` is
+    the snapshot a rollback restores.
+
+    Raises:
+        ValueError: the patch does not apply to ``running`` (it was computed from another configuration).
+    """
+    import jsonpatch  # only a push needs it (lint, explain and plan load this module too)
+
+    keys: set[tuple[str, str]] = set()
+    for op in patch:
+        parts = jsonpatch.JsonPointer(str(op["path"])).parts
+        if len(parts) == 1:  # a whole table: every key in it, before and after
+            value = op.get("value")
+            keys |= {(parts[0], k) for k in [*running.get(parts[0], {}), *(value if isinstance(value, dict)
+                                                                           else {})]}
+        elif parts:
+            keys.add((parts[0], parts[1]))
+    tables = {t for t, _ in keys}
+    try:
+        after_db = jsonpatch.apply_patch({t: running[t] for t in tables if t in running}, patch)
+    except (jsonpatch.JsonPatchException, jsonpatch.JsonPointerException, TypeError, KeyError) as exc:
+        raise ValueError(f"the change does not apply to the CONFIG_DB read ({exc})") from None
+    before = {(t, k): copy.deepcopy(running.get(t, {}).get(k)) for t, k in sorted(keys)}
+    return before, {(t, k): after_db.get(t, {}).get(k) for t, k in sorted(keys)}
+
+
+def db_steps(current: DbRows, target: DbRows) -> list[DbStep]:
+    """The CONFIG_DB writes that take the ``current`` rows to ``target`` (a push: the running rows to the
+    patched ones; a rollback: the rows now to the snapshot), in :data:`WRITE_GROUPS` order. Per group: the
+    keys to delete (not of :data:`DEFINITION_GROUPS`), one ``sonic-cfggen`` write of the fields to set (a new
+    key whole, an existing one only its changed fields: ``--write-to-db`` merges), then the fields to remove;
+    last, the keys to delete of the definition groups, in reverse group order. A key a step creates with no
+    field is written as ``NULL: NULL`` (an empty row would make ``mod_config`` delete it)."""
+    dels: list[list[str]] = [[] for _ in WRITE_GROUPS]
+    hdels: list[list[DbStep]] = [[] for _ in WRITE_GROUPS]
+    writes: list[dict[str, dict[str, Any]]] = [{} for _ in WRITE_GROUPS]
+    for (table, key), want in sorted(target.items()):
+        have, g, name = current.get((table, key)), _group(table), f"{table}|{key}"
+        if want is None:
+            dels[g] += [name] if have is not None else []
+            continue
+        fields, gone = _row_change(have, want)
+        if fields:
+            writes[g].setdefault(table, {})[key] = fields
+        hdels[g] += [("hdel", name, gone)] if gone else []
+    steps: list[DbStep] = []
+    for g in range(len(WRITE_GROUPS)):
+        steps += [("del", k) for k in ([] if g in DEFINITION_GROUPS else dels[g])]
+        steps += [("write", writes[g])] if writes[g] else []
+        steps += hdels[g]
+    for g in sorted(DEFINITION_GROUPS, reverse=True):
+        steps += [("del", k) for k in dels[g]]
+    return steps
+
+
+def _row_change(have: DbRow, want: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
+    """(fields to set, fields to remove) that take row ``have`` (None: absent) to ``want``."""
+    fields = {f: v for f, v in want.items() if have is None or have.get(f) != v}
+    if have is None and not fields:
+        fields = {"NULL": "NULL"}
+    return fields, sorted(set(have or {}) - set(want))
+
+
+def _exit_status(out: str) -> str | None:
+    """The exit status a ``…; echo ROCE_TUNE_RC=$?`` printed (the last match: the output's, not the echoed
+    command's), None when none was printed."""
+    status = re.findall(r"ROCE_TUNE_RC=(\d+)", out)
+    return status[-1] if status else None
+
+
+def _run_checked(s: _c.PushSession, command: str, stage: str) -> str:
+    """Run ``command`` with its exit status echoed; PushError(``stage``) with the device's last line when it
+    is not 0 (a Python traceback ends with the exception, sonic-db-cli prints redis's error)."""
+    out = s.cmd(f"{command}; echo ROCE_TUNE_RC=$?", stage)
+    status = _exit_status(out)
+    if status != "0":
+        said = [ln.strip() for ln in out.splitlines()
+                if ln.strip() and "ROCE_TUNE_RC" not in ln and not ln.rstrip().endswith(command)]
+        s.fail(stage, f"`{command}` failed (exit status {status or 'not printed'}): "
+                      f"{said[-1] if said else 'no output'}")
+    return out
+
+
+def _shell_commands(s: _c.PushSession, steps: list[DbStep], progress: dict[str, Any], what: str) -> list[str]:
+    """Upload each write step's JSON file (an unpredictable name in /tmp, recorded in ``progress
+    ["push_files"]`` for cleanup) and return the shell commands of ``steps`` in order."""
+    base = f"/tmp/{progress.get('tag', s.opts.tag)}-{_secrets.token_hex(6)}"
+    out = []
+    for i, step in enumerate(steps):
+        if step[0] == "write":
+            path = f"{base}.{what}{i}.json"
+            progress.setdefault("push_files", []).append(path)
+            s.upload(path, json.dumps(step[1], indent=1, sort_keys=True))
+            out.append(f"sudo sonic-cfggen -j {_shlex.quote(path)} --write-to-db")
+        elif step[0] == "del":
+            out.append(f"sudo sonic-db-cli CONFIG_DB DEL {_shlex.quote(step[1])}")
+        else:
+            out.append(f"sudo sonic-db-cli CONFIG_DB HDEL {_shlex.quote(step[1])} "
+                       + " ".join(_shlex.quote(f) for f in step[2]))
+    return out
+
+
 def _push(s: _c.PushSession, _commands: list[str], patch: list[dict[str, object]], desired: str,
           ports: set[str]) -> None:
-    """``config checkpoint`` -> ``config apply-patch`` -> read back (SONiC has no commit-confirm)."""
-    path = f"/tmp/{s.opts.tag}-{_secrets.token_hex(6)}.patch.json"  # unpredictable name in /tmp
+    """``config checkpoint`` (the operator's manual rollback point) and roce-tune's own snapshot of every key
+    the change touches (``progress["snapshot"]``, from the running CONFIG_DB the diff read), then the change
+    as CONFIG_DB writes (:func:`db_steps`: ``sonic-cfggen -j FILE --write-to-db``, ``sonic-db-cli CONFIG_DB
+    DEL/HDEL``), each exit status checked, then read back (SONiC has no commit-confirm).
+
+    Not ``config apply-patch``: GCU runs ``rdma_config_update_validator`` on every op of BUFFER_POOL,
+    BUFFER_PROFILE, WRED_PROFILE, PFC_WD … (sonic-utilities ``generic_config_updater/gu_common.py``
+    ``validate_field_operation``, ``gcu_field_operation_validators.conf.json``) and refuses roce-tune's new
+    profiles and pool sizes; ``sonic-cfggen --write-to-db`` writes CONFIG_DB directly (sonic-buildimage
+    ``src/sonic-config-engine/sonic-cfggen``: ``ConfigDBPipeConnector.mod_config``)."""
+    try:
+        before, after = touched_rows(config_db(s.running or s.cmd(READ_RUNNING)), patch)
+    except ValueError as exc:
+        s.fail("commit", f"{exc}; nothing was changed")
+    steps = db_steps(before, after)
     checkpoint = f"sudo config checkpoint {s.opts.tag}"
     s.check(s.cmd(checkpoint, "checkpoint"), "checkpoint", [checkpoint])
     s.progress["checkpoint"] = True
     s.progress["rollback_point"] = (f"checkpoint {s.opts.tag} (to return to it: "
                                     f"`sudo config rollback {s.opts.tag}`)")
-    s.progress["patch_file"] = path  # removed after the push, whether it succeeded or rolled back
-    s.upload(path, json.dumps(patch, indent=1, sort_keys=True))
-    s.progress[_c.CHANGE_SENT] = True  # the checkpoint and the uploaded file change no configuration
-    s.check(s.cmd(f"sudo config apply-patch {path}", "commit"), "commit", [f"sudo config apply-patch {path}"])
+    s.progress["snapshot"] = [[t, k, row] for (t, k), row in before.items()]
+    commands = _shell_commands(s, steps, s.progress, "write")
+    s.progress[_c.CHANGE_SENT] = True  # the checkpoint, the snapshot and the uploaded files change nothing
+    for command in commands:
+        _run_checked(s, command, "commit")
     s.verify(desired, ports)
 
 
-def _rollback(s: _c.PushSession, progress: dict[str, object]) -> None:
-    """``sudo config rollback <checkpoint>`` (a Linux shell: no config mode to leave), only once the patch
-    was sent: before it nothing changed and there is nothing to roll back. Then the uploaded patch file is
-    removed (a failed removal is a warning)."""
-    if progress.get("checkpoint") and progress.get(_c.CHANGE_SENT):
-        s.check(s.cmd(f"sudo config rollback {progress.get('tag', s.opts.tag)}", "rollback"), "rollback")
+def _manual_rollback(tag: str) -> str:
+    """The operator's ways back when roce-tune's restore did not complete."""
+    return (f"the checkpoint {tag} holds CONFIG_DB as it was before the push: `sudo config rollback {tag}` "
+            "(GCU's field-operation validators may refuse it on this switch, as they refuse apply-patch), or "
+            "`sudo config load -y` (re-writes the saved /etc/sonic/config_db.json, which this push did not "
+            "save over; keys roce-tune added stay) or `sudo config reload -y` (restarts the switch's "
+            "services)")
+
+
+def _restore(s: _c.PushSession, progress: dict[str, Any]) -> None:
+    """Write back roce-tune's snapshot (``progress["snapshot"]``) with the push's mechanism, computed from
+    the CONFIG_DB read now (so a partial push or an earlier partial restore is finished), then read back:
+    PushError("rollback") unless every snapshot key is as it was."""
+    snapshot: DbRows = {(t, k): row for t, k, row in progress.get("snapshot") or []}
+    now = config_db(s.cmd(READ_RUNNING, "rollback"))
+    current = {(t, k): now.get(t, {}).get(k) for t, k in snapshot}
+    for command in _shell_commands(s, db_steps(current, snapshot), progress, "restore"):
+        _run_checked(s, command, "rollback")
+    back = config_db(s.cmd(READ_RUNNING, "rollback"))
+    differ = [f"{t}|{k}" for (t, k), row in snapshot.items() if back.get(t, {}).get(k) != row]
+    if differ:
+        s.fail("rollback", f"{len(differ)} key(s) differ from roce-tune's snapshot after the restore: "
+                           + ", ".join(differ[:5]))
+    progress["rollback_outcome"] = (f"rolled back: the {len(snapshot)} CONFIG_DB key(s) the push touched "
+                                    "were restored from roce-tune's snapshot and read back")
+
+
+def _rollback(s: _c.PushSession, progress: dict[str, Any]) -> None:
+    """Once a change was sent: restore roce-tune's snapshot (:func:`_restore`; no GCU, which may refuse
+    ``config rollback`` as it refuses apply-patch); before it nothing changed and there is nothing to roll
+    back. A restore that fails says so and names the manual ways back (the uploaded files stay listed in
+    ``progress`` for the next attempt). Then the uploaded files are removed (a failed removal is a
+    warning)."""
+    if progress.get("checkpoint") and progress.get(_c.CHANGE_SENT) and progress.get("snapshot"):
+        try:
+            _restore(s, progress)
+        except Exception as exc:  # noqa: BLE001 — reported with the manual ways back, then retried
+            s.fail("rollback", f"restoring roce-tune's snapshot did not complete ({exc}); "
+                               f"{_manual_rollback(str(progress.get('tag', s.opts.tag)))}")
     _remove_patch_file(s, progress)
 
 
-def _remove_patch_file(s: _c.PushSession, progress: dict[str, object]) -> None:
-    """``rm -f`` the patch file the push uploaded (``progress["patch_file"]``); a failure is a warning naming
-    the device and the command (the file holds no secret: only roce-tune's QoS tables)."""
-    path = progress.pop("patch_file", None)
-    if not isinstance(path, str):
+def _remove_patch_file(s: _c.PushSession, progress: dict[str, Any]) -> None:
+    """``rm -f`` the files the push and its rollback uploaded (``progress["push_files"]``); a failure is a
+    warning naming the device and the command (the files hold no secret: only roce-tune's QoS tables)."""
+    paths = progress.pop("push_files", None)
+    if not paths:
         return
-    command = f"rm -f {_shlex.quote(path)}"
+    command = "rm -f " + " ".join(_shlex.quote(p) for p in paths)
     try:
         out = s.cmd(f"{command}; echo ROCE_TUNE_RC=$?", "cleanup", boundary=False)
-        status = re.findall(r"ROCE_TUNE_RC=(\d+)", out)  # the last: the output's, not an echoed command's
-        failed = None if status and status[-1] == "0" else (out.strip().splitlines() or ["no exit status"])[0]
+        failed = None if _exit_status(out) == "0" else (out.strip().splitlines() or ["no exit status"])[0]
     except Exception as exc:  # noqa: BLE001 — housekeeping: reported as a warning, never a push failure
         failed = f"{type(exc).__name__}: {exc}"
     if failed is not None:
@@ -1155,9 +1344,9 @@ def _cleanup(s: _c.PushSession, progress: dict[str, object]) -> None:
 
 
 def _left_as_is(progress: dict[str, object], tag: str, _confirm_s: int) -> str | None:
-    if progress.get("checkpoint"):
-        return ("the patch may be applied (SONiC has no commit-confirm); to revert: "
-                f"`sudo config rollback {tag}`")
+    if progress.get("checkpoint") and progress.get(_c.CHANGE_SENT):
+        return ("some of the CONFIG_DB writes may be applied (SONiC has no commit-confirm); "
+                + _manual_rollback(tag))
     return None
 
 

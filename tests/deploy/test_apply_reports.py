@@ -94,9 +94,9 @@ def test_rejected_command_names_the_command_and_the_device_error(tmp_path: Path)
     # cumulus: dropped mid `nv set` (nothing applied: the new session only detaches the pending sets)
     ("leaf7", {"drop_after_config_lines": 4, "drop_reconnects": 3},
      "(nothing changed: the push failed before it sent any change)"),
-    # sonic: the patch applied, its reply lost
-    ("leaf5", {"drop_after_pattern": r"config apply-patch", "drop_reconnects": 3},
-     "rolled back on a new session"),
+    # sonic: the first CONFIG_DB write applied, its reply lost
+    ("leaf5", {"drop_after_pattern": r"sonic-cfggen -j", "drop_reconnects": 3},
+     "on a new session: rolled back"),
 ])
 def test_dropped_session_is_noticed_at_once_and_rolled_back(tmp_path: Path, device: str,
                                                            fault: dict[str, object], label: str) -> None:

@@ -176,12 +176,12 @@ def test_nxos_refused_delete_is_a_warning_not_a_failure(nxos, tmp_path: Path, ca
 
 
 def _patch_files(fleet: Any, name: str) -> list[str]:
-    return sorted(p.name for p in (fleet[name].sandbox / "tmp").glob("*.patch.json"))
+    return sorted(p.name for p in (fleet[name].sandbox / "tmp").glob("*.json"))
 
 
 def test_sonic_prunes_checkpoints_and_removes_patch_files(sonic, tmp_path: Path) -> None:
     """SONiC: four pushes leave roce-tune's newest two checkpoints beside the operator's, and no uploaded
-    patch file; a push whose patch the switch rejects rolls back and removes its patch file too."""
+    CONFIG_DB file; a push whose write the switch rejects rolls back and removes its files too."""
     fleet, targets, known = sonic
     conn = fleet.connect(SONIC)
     try:
@@ -197,7 +197,7 @@ def test_sonic_prunes_checkpoints_and_removes_patch_files(sonic, tmp_path: Path)
     assert _patch_files(fleet, SONIC) == []
 
     _drift(fleet, SONIC, factory)
-    fleet[SONIC].set_fault(reject_pattern=r"PFC_PRIORITY_TO_PRIORITY_GROUP_MAP")  # GCU refuses the patch
+    fleet[SONIC].set_fault(reject_pattern=r"PFC_PRIORITY_TO_PRIORITY_GROUP_MAP")  # the write fails
     failed = _push(targets, tmp_path, known, _tag(4))
     assert failed.state == "failed" and failed.rolled_back, failed
     assert failed.rollback_point is None

@@ -2,9 +2,9 @@
 
 The label comes from what the driver did (``Driver.progress["change_sent"]``, set by each platform's push
 right before the first command that changes the running configuration), not from the failing stage: a
-SONiC session that drops after ``config checkpoint`` (the patch never applied) and a Junos ``configure
-private`` the device refuses change nothing and roll nothing back. A push that did send its change is still
-"rolled back" (tests/deploy/test_apply_reports.py).
+SONiC session that drops after ``config checkpoint`` or an upload (nothing written to CONFIG_DB) and a
+Junos ``configure private`` the device refuses change nothing and roll nothing back. A push that did send
+its change is still "rolled back" (tests/deploy/test_apply_reports.py).
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ from .test_apply import _opts
 pytestmark = [pytest.mark.emulator]
 
 
-@pytest.mark.parametrize("pattern", [r"^sudo config checkpoint ", r"^cat > /tmp/\S+\.patch\.json"])
+@pytest.mark.parametrize("pattern", [r"^sudo config checkpoint ", r"^cat > /tmp/\S+\.write\d+\.json"])
 def test_sonic_session_dropped_before_the_patch_changed_nothing(tmp_path: Path, pattern: str) -> None:
     device = "leaf5"  # a SONiC switch of mixed-vendor.yaml
     fleet, inv, known = emulated_inventory("mixed-vendor.yaml", tmp_path,

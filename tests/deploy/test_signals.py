@@ -120,8 +120,8 @@ def _signalled_mid_push(tmp_path: Path, inventory: str, device: str, pattern: st
     # Junos: half of the `set` lines are in the private candidate, nothing committed
     ("mixed-vendor.yaml", "leaf4", r"^set interfaces et-0/0/4 mtu", r"^commit", ["leaf5"], signal.SIGINT,
      False),
-    # SONiC: the JSON patch is applied, not yet verified or saved
-    ("mixed-vendor.yaml", "leaf5", r"config apply-patch", r"config save", ["leaf6"], signal.SIGINT, True),
+    # SONiC: the first CONFIG_DB write is applied, the others, the read-back and the save not yet
+    ("mixed-vendor.yaml", "leaf5", r"sonic-cfggen -j", r"config save", ["leaf6"], signal.SIGINT, True),
     # Cumulus: half of the `nv set`s are in the device-wide pending revision; SIGTERM this time
     ("mixed-vendor.yaml", "leaf7", r"^nv set qos pfc default-global tx enable",
      r"^nv set qos pfc default-global rx enable", ["leaf8"], signal.SIGTERM, False),

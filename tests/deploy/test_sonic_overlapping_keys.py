@@ -1,6 +1,7 @@
 """SONiC: the SKU's range keys (``BUFFER_PG|Ethernet0|3-4``, ``BUFFER_QUEUE|Ethernet0|3-4``) beside the plan's
 narrower keys (``Ethernet0|3``) are removed by apply, named in --dry-run, and restored by a rollback —
-end to end against the loopback SONiC emulator (``config apply-patch`` / ``checkpoint`` / ``rollback``)."""
+end to end against the loopback SONiC emulator (``sonic-cfggen --write-to-db``, ``sonic-db-cli CONFIG_DB
+DEL``, the snapshot restore)."""
 
 from __future__ import annotations
 
@@ -103,22 +104,19 @@ def test_push_leaves_no_overlapping_key_and_is_idempotent(lab,
 
 def test_failure_after_the_patch_rolls_back_to_the_original_keys(lab,
                                                                  tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
-    """The patch is applied, then the switch re-creates the SKU's ``<port>|3-4`` PG (buffermgrd on the
+    """The change is written, then the switch re-creates the SKU's ``<port>|3-4`` PG (buffermgrd on the
     traditional model does so when a port's MTU changes, which roce-tune's PORT mtu write is): read-back
-    shows the overlapping key again, apply fails, rolls back to the checkpoint and the original keys are
-    back."""
+    shows the overlapping key again, apply fails, restores its snapshot and the original keys are back."""
     fleet, targets, known = lab
     dev = fleet[SWITCH]
     before = dev.running_config()
 
-    def buffermgrd(target: dict[str, Any]) -> list[str]:
-        for port, row in target.get("PORT", {}).items():
-            if row.get("mtu") != dev.config_db["PORT"].get(port, {}).get("mtu"):
-                target.setdefault("BUFFER_PG",
-                                  {})[f"{port}|3-4"] = {"profile": "pg_lossless_400000_5m_profile"}
-        return []
+    def buffermgrd(old: dict[str, Any], new: dict[str, Any]) -> None:
+        for port, row in new.get("PORT", {}).items():
+            if row.get("mtu") != old["PORT"].get(port, {}).get("mtu"):
+                new.setdefault("BUFFER_PG", {})[f"{port}|3-4"] = {"profile": "pg_lossless_400000_5m_profile"}
 
-    dev.validate = buffermgrd
+    dev.on_write = buffermgrd
     (res,) = apply_targets(targets, _opts(tmp_path, known))
     assert res.state == "failed" and res.rolled_back, (res.state, res.error)
     assert res.error and res.error.startswith("verify") and "remove /BUFFER_PG/Ethernet0|3-4" in res.error

@@ -23,6 +23,7 @@ from roce_tune.deploy.drivers import PushOptions
 from roce_tune.deploy.runner import ApplyOptions, apply_targets
 from roce_tune.platforms import sonic
 from tests.emulators import LOOPBACK_TIMING
+from tests.emulators.sonic import gcu_field_operation_errors
 
 from .conftest import emulated_inventory
 
@@ -60,6 +61,7 @@ def test_apply_turns_pfc_off_on_ports_the_plan_makes_lossy(tmp_path: Path) -> No
     try:
         dev = fleet[SWITCH]
         _seed_sku_port_qos(dev.config_db)
+        dev.validate = lambda target: gcu_field_operation_errors(dev.config_db, target, "unknown")  # GCU on
         targets, _ = load_source(inv)
         (target,) = [t for t in targets if t.name == SWITCH]
         desired = json.loads(target.desired)
@@ -74,6 +76,8 @@ def test_apply_turns_pfc_off_on_ports_the_plan_makes_lossy(tmp_path: Path) -> No
         for port in lossy:
             row = dev.config_db["PORT_QOS_MAP"][port]
             assert "pfc_enable" not in row and "pfcwd_sw_enable" not in row, (port, row)
+            hdel = f"sudo sonic-db-cli CONFIG_DB HDEL 'PORT_QOS_MAP|{port}' pfc_enable pfcwd_sw_enable"
+            assert f"{hdel}; echo ROCE_TUNE_RC=$?" in dev.commands_seen, dev.commands_seen[-20:]
         (again,) = apply_targets([target], opts)
         assert again.state == "no-change", (again.state, again.diff)
     finally:

@@ -70,6 +70,10 @@ class Faults:
             device's ``error: commit confirmed not supported for private configuration`` and commits
             nothing, as some Junos releases/platforms do (Juniper/py-junos-eznc pull request #954);
             ``configure exclusive`` still accepts it.
+        fail_db_write: SONiC: the N-th CONFIG_DB write counted from when the knob was set (a
+            ``sonic-cfggen … --write-to-db`` or a ``sonic-db-cli CONFIG_DB DEL/HDEL``) fails as a lost redis
+            connection does: nothing of it is written, exit status 1.
+        fail_db_write_count: how many consecutive writes fail from the N-th on (a redis that stays down).
     """
 
     drop_after_config_lines: int | None = None
@@ -82,6 +86,8 @@ class Faults:
     pause_pattern: str | None = None
     drop_after_pattern: str | None = None
     refuse_private_confirm: bool = False
+    fail_db_write: int | None = None
+    fail_db_write_count: int = 1
 
 
 def _default_username() -> str:
@@ -149,6 +155,7 @@ class EmulatedDevice:
         self.loop: asyncio.AbstractEventLoop | None = None
         self.port: int = 0
         self.config_lines_seen = 0
+        self.db_writes_seen = 0
         self.reconnects_to_drop = 0
         self.commands_seen: list[str] = []
         self.events: list[str] = []
@@ -180,6 +187,8 @@ class EmulatedDevice:
                 setattr(self.faults, key, value)
             if "drop_after_config_lines" in knobs:
                 self.config_lines_seen = 0
+            if "fail_db_write" in knobs:
+                self.db_writes_seen = 0
             if "pause_pattern" in knobs:
                 self._reset_pause()
 
@@ -188,6 +197,7 @@ class EmulatedDevice:
         with self.lock:
             self.faults = Faults()
             self.config_lines_seen = 0
+            self.db_writes_seen = 0
             self.resume()
 
     @property

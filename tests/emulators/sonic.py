@@ -95,11 +95,28 @@ def _rdma_allowed(op: dict[str, Any], parts: list[str], asic: str, branch: str |
     return True
 
 
+#: what sonic-cfggen / sonic-db-cli print when redis does not answer (the ``fail_db_write`` fault)
+_REDIS_DOWN = ("Traceback (most recent call last):\nredis.exceptions.ConnectionError: Error 111 "
+               "connecting to unix socket: /var/run/redis/redis.sock. Connection refused.\n")
+
+
+def _deep_update(dst: dict[str, Any], src: dict[str, Any]) -> None:
+    """sonic-cfggen ``deep_update``: nested dicts merged, other values replaced."""
+    for key, value in src.items():
+        if isinstance(value, dict):
+            node = dst.setdefault(key, {})
+            _deep_update(node, value)
+        else:
+            dst[key] = value
+
+
 class SonicDevice(LinuxDevice):
     """SONiC switch driven through bash (``netmiko`` device_type ``linux``).
 
     Options: ``ports`` (4), ``sudo_nopasswd`` (True, as on most SONiC images),
-    ``validate`` (callable: CONFIG_DB dict → list[str] errors).
+    ``validate`` (callable: CONFIG_DB dict → list[str] errors; GCU commands only: ``apply-patch``,
+    ``replace``, ``rollback``), ``on_write`` (callable: (CONFIG_DB before, after) of a ``sonic-cfggen
+    --write-to-db``; may change ``after`` as a daemon would).
     """
 
     platform = "sonic"
@@ -117,6 +134,9 @@ class SonicDevice(LinuxDevice):
             db = copy.deepcopy(init)
         self.config_db: dict[str, Any] = db
         self.validate: Callable[[dict[str, Any]], list[str]] | None = spec.options.get("validate")
+        #: (CONFIG_DB before, after) of a ``sonic-cfggen --write-to-db``, called after it; may change
+        #: ``after`` as a daemon reacting to the write would (buffermgrd re-creating a PG row)
+        self.on_write: Callable[[dict[str, Any], dict[str, Any]], None] | None = spec.options.get("on_write")
         self.cp_dir = self.vpath("/etc/sonic/checkpoints")
         self.cp_dir.mkdir(parents=True, exist_ok=True)
         self.save()
@@ -177,6 +197,8 @@ class SonicSession(LinuxSession):
         if name == "sonic-cfggen":
             if "-d" in argv and "--print-data" in argv:
                 return dev.dump(), 0
+            if "-w" in argv or "--write-to-db" in argv:
+                return self.cfggen_write(argv[1:])
             return "Usage: sonic-cfggen [OPTIONS]\n", 1
         if name == "sonic-db-cli":
             return self.db_cli(argv[1:])
@@ -323,6 +345,63 @@ class SonicSession(LinuxSession):
         return ("Usage: show [OPTIONS] COMMAND [ARGS]...\nError: No such command "
                 f"'{args[0] if args else ''}'.\n"), 2
 
+    # ------------------------------------------------------ CONFIG_DB writes
+    def db_write_fails(self) -> bool:
+        """Count one CONFIG_DB write; True when the ``fail_db_write`` fault makes it fail."""
+        dev = self.device
+        dev.db_writes_seen += 1
+        first = dev.faults.fail_db_write
+        if first is not None and first <= dev.db_writes_seen < first + dev.faults.fail_db_write_count:
+            dev.events.append(f"fault: CONFIG_DB write {dev.db_writes_seen} failed")
+            return True
+        return False
+
+    def cfggen_write(self, args: list[str]) -> tuple[str, int]:
+        """``sonic-cfggen -j FILE [-j FILE …] --write-to-db`` (sonic-buildimage ``src/sonic-config-engine/
+        sonic-cfggen``): the files are deep-merged in order, then written with ``ConfigDBPipeConnector.
+        mod_config`` in one MULTI/EXEC transaction: a table given as ``{}`` is deleted whole, a row given as
+        ``{}`` is deleted, any other row's fields are set with HMSET (fields not in the file are kept, missing
+        rows are created)."""
+        dev = self.device
+        files = [args[i + 1] for i, a in enumerate(args[:-1]) if a in ("-j", "--json")]
+        data: dict[str, Any] = {}
+        for path in files:
+            text = self.read_file(path)
+            if text is None:
+                return (f"Traceback (most recent call last):\nFileNotFoundError: [Errno 2] No such file or "
+                        f"directory: '{path}'\n"), 1
+            try:
+                doc = json.loads(text)
+            except json.JSONDecodeError as exc:
+                return f"Traceback (most recent call last):\njson.decoder.JSONDecodeError: {exc}\n", 1
+            _deep_update(data, doc)
+        if not self.is_root:
+            return ("Traceback (most recent call last):\nPermissionError: [Errno 13] Permission denied: "
+                    "'/var/run/redis/redis.sock'\n"), 1
+        for table, rows in data.items():
+            for key, row in (rows.items() if isinstance(rows, dict) else []):
+                if dev.rejects(json.dumps({table: {key: row}}, sort_keys=True)):
+                    return ("Traceback (most recent call last):\nredis.exceptions.ResponseError: "
+                            f"rejected {table}|{key}\n"), 1
+        if self.db_write_fails():
+            return _REDIS_DOWN, 1
+        old = copy.deepcopy(dev.config_db)
+        db = dev.config_db
+        for table, rows in data.items():
+            if not rows:
+                db.pop(table, None)
+                continue
+            for key, row in rows.items():
+                if not row:
+                    db.get(table, {}).pop(key, None)
+                else:
+                    db.setdefault(table, {}).setdefault(key, {}).update(copy.deepcopy(row))
+            if not db.get(table, True):
+                db.pop(table, None)
+        if dev.on_write is not None:
+            dev.on_write(old, db)
+        return "", 0
+
     def db_cli(self, args: list[str]) -> tuple[str, int]:
         dev = self.device
         if len(args) < 2 or args[0] != "CONFIG_DB":
@@ -330,6 +409,8 @@ class SonicSession(LinuxSession):
         op = args[1].lower()
         key = args[2] if len(args) > 2 else ""
         table, _, entry = key.partition("|")
+        if op in ("del", "hdel"):
+            return self.db_cli_delete(op, args[2:])
         if op == "hgetall":
             return repr(dev.config_db.get(table, {}).get(entry, {})) + "\n", 0
         if op == "hget" and len(args) > 3:
@@ -342,3 +423,28 @@ class SonicSession(LinuxSession):
         if op == "exists":
             return ("1\n" if entry in dev.config_db.get(table, {}) else "0\n"), 0
         return "", 0
+
+    def db_cli_delete(self, op: str, args: list[str]) -> tuple[str, int]:
+        """``sonic-db-cli CONFIG_DB DEL KEY [KEY …]`` / ``HDEL KEY FIELD [FIELD …]`` (sonic-swss-common
+        ``sonic-db-cli``: the redis command as given, its integer reply printed as redis-cli does; a hash
+        whose last field is removed is gone, as in redis)."""
+        dev = self.device
+        if not args or (op == "hdel" and len(args) < 2):
+            return f"(error) ERR wrong number of arguments for '{op}' command\n", 1
+        if self.db_write_fails():
+            return _REDIS_DOWN, 1
+        db = dev.config_db
+        count = 0
+        for key in (args if op == "del" else args[:1]):
+            table, _, entry = key.partition("|")
+            rows = db.get(table, {})
+            if op == "del":
+                count += rows.pop(entry, None) is not None
+            else:
+                row = rows.get(entry, {})
+                count += sum(row.pop(f, None) is not None for f in args[1:])
+                if entry in rows and not row:
+                    rows.pop(entry)
+            if table in db and not db[table]:
+                db.pop(table)
+        return f"{count}\n", 0

@@ -1,4 +1,5 @@
-"""netmiko ``linux`` (LinuxSSH) against the SONiC emulator (GCU apply-patch/checkpoint/rollback)."""
+"""netmiko ``linux`` (LinuxSSH) against the SONiC emulator (GCU apply-patch/checkpoint/rollback, CONFIG_DB
+writes with sonic-cfggen and sonic-db-cli)."""
 
 from __future__ import annotations
 
@@ -80,4 +81,33 @@ def test_rejected_patch_and_dropped_upload(one):
     dev.set_fault(drop_after_config_lines=5)
     with pytest.raises(NETMIKO_DROP_ERRORS):
         _put(conn, "/tmp/roce2.json", PATCH, read_timeout=1)
+    assert dev.running_config() == before
+
+
+def test_cfggen_write_merges_and_db_cli_deletes(one):
+    """``sonic-cfggen -j FILE --write-to-db`` sets the file's fields and keeps the others (rows created, an
+    empty row deleted), ``sonic-db-cli CONFIG_DB DEL/HDEL`` print redis's count; the ``fail_db_write`` fault
+    fails a write with nothing written."""
+    fleet, conn = one("sonic", name="sonic1")
+    dev = fleet["sonic1"]
+    lanes = dev.config_db["PORT"]["Ethernet0"]["lanes"]
+    _put(conn, "/tmp/w.json", {"PORT": {"Ethernet0": {"mtu": "9216"}},
+                               "WRED_PROFILE": {"ROCE": {"ecn": "ecn_all", "wred_green_enable": "true"}},
+                               "BUFFER_POOL": {"egress_lossy_pool": {}}})
+    assert "Permission denied" in conn.send_command("sonic-cfggen -j /tmp/w.json --write-to-db; echo rc=$?")
+    out = conn.send_command("sudo sonic-cfggen -j /tmp/w.json --write-to-db; echo rc=$?")
+    assert out.strip() == "rc=0", out
+    port = dev.config_db["PORT"]["Ethernet0"]
+    assert (port["mtu"], port["lanes"], port["speed"]) == ("9216", lanes, "100000")
+    assert dev.config_db["WRED_PROFILE"]["ROCE"]["ecn"] == "ecn_all"
+    assert "egress_lossy_pool" not in dev.config_db["BUFFER_POOL"]
+    out = conn.send_command("sudo sonic-db-cli CONFIG_DB HDEL 'WRED_PROFILE|ROCE' ecn nosuch; echo rc=$?")
+    assert out.split() == ["1", "rc=0"], out
+    assert conn.send_command("sudo sonic-db-cli CONFIG_DB DEL 'WRED_PROFILE|ROCE'").strip() == "1"
+    assert "WRED_PROFILE" not in dev.config_db  # its last key is gone, so is the table
+    assert conn.send_command("sudo sonic-db-cli CONFIG_DB DEL 'WRED_PROFILE|ROCE'").strip() == "0"
+    dev.set_fault(fail_db_write=1)
+    before = dev.running_config()
+    out = conn.send_command("sudo sonic-cfggen -j /tmp/w.json --write-to-db; echo rc=$?")
+    assert "ConnectionError" in out and out.endswith("rc=1"), out
     assert dev.running_config() == before
