@@ -313,7 +313,8 @@ def systemctl(argv: list[str]) -> int:
         return 1
     unit = _unit_dir() / units[0]
     if not unit.is_file():
-        what = {"is-enabled": "Failed to get unit file state for", "enable": "Failed to enable unit: Unit file",
+        what = {"is-enabled": "Failed to get unit file state for",
+                "enable": "Failed to enable unit: Unit file",
                 "disable": "Failed to disable unit: Unit file"}[verb]
         tail = ": No such file or directory" if verb == "is-enabled" else " does not exist."
         print(f"{what} {units[0]}{tail}", file=sys.stderr)
@@ -335,7 +336,7 @@ def systemctl(argv: list[str]) -> int:
 
 
 def udevadm(argv: list[str]) -> int:
-    """``udevadm control --reload``: copies the rule files to ``run/udev-emu/loaded/`` (what udevd has read)."""
+    """``udevadm control --reload``: copies the rule files to ``run/udev-emu/loaded/`` (what udevd read)."""
     if argv != ["control", "--reload"]:
         print(f"stub udevadm: unsupported {' '.join(argv)}", file=sys.stderr)
         return 1
@@ -343,7 +344,8 @@ def udevadm(argv: list[str]) -> int:
     return 0
 
 
-TOOLS = {"mlnx_qos": mlnx_qos, "systemctl": systemctl, "udevadm": udevadm, "cma_roce_tos": cma_roce_tos, "cma_roce_mode": cma_roce_mode, "ip": ip,
+TOOLS = {"mlnx_qos": mlnx_qos, "systemctl": systemctl, "udevadm": udevadm,
+         "cma_roce_tos": cma_roce_tos, "cma_roce_mode": cma_roce_mode, "ip": ip,
          "ethtool": ethtool, "show_gids": show_gids, "ibv_devinfo": ibv_devinfo}
 
 
