@@ -254,7 +254,7 @@ def test_host_push_failure_restores_the_values_as_found(emulator_fleet,  # type:
                        "-e", f"ansible_ssh_private_key_file={key}", "-e", "ansible_become=false")
     out = res.stdout + res.stderr
     assert res.returncode != 0, out[-4000:]
-    assert "host script failed (exit 1); ROLLBACK INCOMPLETE" in out, out[-4000:]
+    assert "host script failed (exit 2); ROLLBACK INCOMPLETE" in out, out[-4000:]
     assert "not restorable: rt_put " in out and "ens1f1np1/ecn/roce_np/enable/3" in out, out[-4000:]
     # the restore unsets a global traffic class found unset by writing -1, as the mlx5 driver takes it
     # (templates/host/snapshot.j2); the emulator's sysfs keeps the -1 instead of reading back empty
