@@ -78,7 +78,7 @@ def test_replan_names_the_files_a_cable_change_changed(tmp_path: Path) -> None:
     assert second.returncode == 0, second.stderr
     assert ("changed since the plan in force: hosts/node1.sh, switches/lab-leaf1.json, plan.json, plan.md"
             in second.stdout)
-    assert "wrote 4 of 7 files to" in second.stdout
+    assert "wrote 4 of 9 files to" in second.stdout
     third = run("plan", str(inv), "--out", str(out), "--no-scorecard", "--format", "json", "--force")
     doc = json.loads(third.stdout)
     assert "changes" not in doc  # nothing changed
@@ -101,7 +101,7 @@ def test_plan_json_says_what_the_write_changed(tmp_path: Path) -> None:
     assert first["changed"] is True and first["changed_files"] == first["files"]  # both sorted
     assert first["removed_files"] == [] and "changes" not in first
     text = run("plan", str(inv), "--out", str(out), "--no-scorecard")
-    assert "plan in force unchanged: 7 files in" in text.stdout and "nothing written" in text.stdout
+    assert "plan in force unchanged: 9 files in" in text.stdout and "nothing written" in text.stdout
     assert plan()["changed"] is False
     lab = inv.read_text()
     inv.write_text(lab[:lab.index("  - name: node2")])  # node2 is the last host: it leaves the inventory

@@ -290,7 +290,9 @@ def _heredoc(path: str, content: str, append: bool = False) -> str:
     marker = "ROCE_TUNE_EOF"
     if marker in content:
         raise PushError("send", "content contains the heredoc marker")
-    return f"cat {'>>' if append else '>'} {shlex.quote(path)} <<'{marker}'\n{content.rstrip()}\n{marker}"
+    # content as given (upload's chunk of lines): a blank line or trailing space at a chunk's end is part of
+    # the file (a host script installs itself byte for byte, heredocs included)
+    return f"cat {'>>' if append else '>'} {shlex.quote(path)} <<'{marker}'\n{content}\n{marker}"
 
 
 class Driver:

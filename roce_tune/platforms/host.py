@@ -9,10 +9,13 @@ it when a host push fails). Before changing anything it checks that each NIC's n
 and its RDMA device port gives a ToS (``cma_roce_tos``); that, any NIC tool failing later or a sysfs write
 the driver refuses, stops it with exit 2 naming the command (or file and value) and the tool's own message
 (these tools print errors on stdout). ``--check``
-changes nothing and only reads back. All of it is runtime state
-(lost at reboot): run the script from a systemd oneshot. Every device name and value goes through
-``shell_quote``; every sysfs path is prefixed with ``${ROCE_TUNE_SYSROOT:-}`` so tests can run the real script
-against a fake tree.
+changes nothing and only reads back. All of it is runtime state the driver forgets at reboot and driver
+reload, so a run that sets the values also installs the host's whole script, the systemd unit
+``hosts/roce-tune-host.service`` (enabled, not started) and a udev rule that re-runs the unit when an mlx5
+netdev appears (:data:`PERSIST_SCRIPT`, :data:`UNIT_PATH`, :data:`UDEV_RULE_PATH`); the restore point puts
+them back as found and ``--check`` reports them missing, stale or disabled. Every device name and value
+goes through ``shell_quote``; every sysfs path is prefixed with ``${ROCE_TUNE_SYSROOT:-}`` so tests can run
+the real script against a fake tree.
 
 Checked against:
 
@@ -60,7 +63,7 @@ SPEC = PlatformSpec(
     name="host",
     extension="sh",
     aggregator="script.j2",
-    sections=("snapshot", "qos", "mtu", "tos", "dcqcn", "alternatives", "readback"),
+    sections=("snapshot", "qos", "mtu", "tos", "dcqcn", "persist", "alternatives", "readback"),
     netmiko_device_type="linux",
     commit="host-script",
     negate_prefix=None,
@@ -137,7 +140,8 @@ CABLE_LEN_RANGE = (1, 999)
 #: ECN codepoint the RoCE TOS must carry: ECT(0) = 0b10 (docs/derivation.md#dcqcn-parameters).
 ECT0 = 0b10
 #: Commands the script needs on PATH (checked before anything is changed).
-REQUIRED_TOOLS = ("mlnx_qos", "cma_roce_tos", "cma_roce_mode", "ip", "awk", "sed", "tail")
+REQUIRED_TOOLS = ("mlnx_qos", "cma_roce_tos", "cma_roce_mode", "ip", "awk", "sed", "tail", "systemctl",
+                  "udevadm")
 _PCI_RE = re.compile(r"^[0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]$")
 
 
@@ -281,6 +285,45 @@ HOST_SCRIPT_VERSION = "2"
 SHARED_MARKER = f"{SPEC.comment_prefix} ----- the shared host script -----"
 
 
+#: Boot persistence (the values are runtime state the driver forgets at reboot and driver reload): where a
+#: host's run installs its whole script (:func:`bundle`, what apply pushes) and the unit that runs it at boot.
+PERSIST_SCRIPT = "/usr/local/lib/roce-tune/host.sh"
+#: The systemd unit (``hosts/<UNIT_NAME>`` in a plan, the same for every host): Type=oneshot,
+#: RemainAfterExit=yes (systemd.service(5)), after MLNX_OFED's ``openibd.service`` (loads the driver stack).
+UNIT_NAME = "roce-tune-host.service"
+UNIT_PATH = f"/etc/systemd/system/{UNIT_NAME}"
+#: Seconds the unit's run may take (systemd ``TimeoutStartSec``): each NIC tool call is a Python program
+#: (mlnx_qos) or a configfs round trip, ~12 calls per NIC; 8 NICs take well under a minute.
+UNIT_TIMEOUT_S = 180
+#: The udev rule (``hosts/<UDEV_RULE_FILE>`` in a plan) that re-runs the unit when an mlx5 netdev appears:
+#: from MLNX_OFED 23.04, driver reload, reset and recovery destroy and re-create the netdev, its settings
+#: lost, and NVIDIA names udev rules as the way to re-apply them ("Netdev Interface Configuration is not
+#: Preserved During Reload/Reset/Recovery",
+#: https://docs.nvidia.com/networking/display/MLNXOFEDv23040533/Changes+and+New+Features).
+UDEV_RULE_FILE = "roce-tune-host.rules"
+UDEV_RULE_PATH = f"/etc/udev/rules.d/90-{UDEV_RULE_FILE}"
+
+
+def _persist_context(generator: str) -> dict[str, object]:
+    return {"c": SPEC.comment_prefix, "generator": comment_safe(generator), "persist_script": PERSIST_SCRIPT,
+            "unit_name": UNIT_NAME, "unit_path": UNIT_PATH, "udev_rule_path": UDEV_RULE_PATH,
+            "timeout_s": UNIT_TIMEOUT_S}
+
+
+@lru_cache(maxsize=4)
+def render_persist_files(generator: str) -> dict[str, str]:
+    """The boot persistence files of plans made by ``generator``, the same for every host:
+    ``{UNIT_NAME: systemd unit, UDEV_RULE_FILE: udev rule}`` (file names in ``hosts/``). The shared host
+    script carries both and installs them (:data:`UNIT_PATH`, :data:`UDEV_RULE_PATH`).
+
+    Raises:
+        jinja2.UndefinedError: a template bug.
+    """
+    ctx = _persist_context(generator)
+    return {UNIT_NAME: render_template(SPEC.name, "unit.service.j2", **ctx),
+            UDEV_RULE_FILE: render_template(SPEC.name, "udev.rules.j2", **ctx)}
+
+
 def _value_sets(nics: list[dict[str, object]]) -> tuple[list[str], list[str]]:
     """Give each NIC context a value set (1, 2 …) and its ``fields`` (the ``RT_NICS`` entry): NICs with
     the same DSCP->priority entries and DCQCN sysfs writes share one, so the data file lists those values
@@ -345,6 +388,10 @@ def shared_context(generator: str) -> dict[str, object]:
         "tools": REQUIRED_TOOLS,
         "knobs": list(dict.fromkeys(DCQCN_KNOBS.values())),
         "prio_mask_stem": PRIO_MASK_STEM,
+        **_persist_context(generator),
+        "unit_text": render_persist_files(generator)[UNIT_NAME],
+        "udev_text": render_persist_files(generator)[UDEV_RULE_FILE],
+        "shared_marker": SHARED_MARKER,
     }
 
 
@@ -391,13 +438,14 @@ def host_script(files: dict[str, str], name: str) -> str | None:
 
 
 def render_hosts(plan: Plan, hosts: list[HostPlan]) -> dict[str, str]:
-    """The host files of an output tree (relative to ``hosts/``): the shared script once and a data file
-    per host: ``{"roce-tune-host.sh": …, "<name>.sh": …}``.
+    """The host files of an output tree (relative to ``hosts/``): the shared script, the systemd unit and the
+    udev rule once, and a data file per host: ``{"roce-tune-host.sh": …, "roce-tune-host.service": …,
+    "roce-tune-host.rules": …, "<name>.sh": …}``.
 
     Raises:
         ValueError / KeyError: see :func:`build_context`; jinja2.UndefinedError on a template bug.
     """
-    files = {SHARED_SCRIPT: render_shared_script(plan.generator)}
+    files = {SHARED_SCRIPT: render_shared_script(plan.generator), **render_persist_files(plan.generator)}
     memo: NicMemo = {}
     shapes: dict[tuple[object, ...], _Filler] = {}
     for h in hosts:

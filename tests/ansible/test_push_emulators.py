@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from roce_tune.platforms import host
 from roce_tune.platforms.host import DCQCN_KNOBS
 from tests.ansible.harness import FABRIC_TEMPLATE as FABRIC
 from tests.ansible.harness import ansible_missing, prepare_lab, recap, ssh_keypair
@@ -110,6 +111,12 @@ def test_push_check_then_push_then_idempotent(emulator_fleet,
         assert re.search(r"(?m)^sys/class/net/ens1f0np0/ecn/roce_np/enable/3 = 1$", host_after)
         assert "sys/class/infiniband/mlx5_0/tc/1/traffic_class = Global tclass=106" in host_after \
             or "sys/class/infiniband/mlx5_0/tc/1/traffic_class = 106" in host_after
+        # the script installed itself (as apply would send it) and enabled the unit that re-runs it at boot
+        plan_files = {f"hosts/{p.name}": p.read_text() for p in (lab.out_dir / "hosts").iterdir()}
+        sysroot = fleet[name].sysroot
+        assert (sysroot / host.PERSIST_SCRIPT.lstrip("/")).read_text() == host.host_script(plan_files, name)
+        assert (sysroot / host.UNIT_PATH.lstrip("/")).read_text() == plan_files[f"hosts/{host.UNIT_NAME}"]
+        assert (sysroot / "etc/systemd/system/multi-user.target.wants" / host.UNIT_NAME).is_symlink()
 
     # 3. second push: nothing to do
     again = lab.playbook("push.yml", "--limit", PUSH_LIMIT, *common)
@@ -254,7 +261,7 @@ def test_host_push_failure_restores_the_values_as_found(emulator_fleet,  # type:
                        "-e", f"ansible_ssh_private_key_file={key}", "-e", "ansible_become=false")
     out = res.stdout + res.stderr
     assert res.returncode != 0, out[-4000:]
-    assert "host script failed (exit 1); ROLLBACK INCOMPLETE" in out, out[-4000:]
+    assert "host script failed (exit 2); ROLLBACK INCOMPLETE" in out, out[-4000:]
     assert "not restorable: rt_put " in out and "ens1f1np1/ecn/roce_np/enable/3" in out, out[-4000:]
     # the restore unsets a global traffic class found unset by writing -1, as the mlx5 driver takes it
     # (templates/host/snapshot.j2); the emulator's sysfs keeps the -1 instead of reading back empty

@@ -37,7 +37,8 @@ from .core import CliSession, DropConnection, EmulatedDevice
 
 DEFAULT_NICS = [{"netdev": "ens1f0np0", "rdma": "mlx5_0", "pci": "0000:17:00.0", "speed_mbps": 100000,
                  "ipv4": "192.0.2.101"}]
-TOOLS = ("mlnx_qos", "cma_roce_tos", "cma_roce_mode", "ip", "ethtool", "show_gids", "ibv_devinfo")
+TOOLS = ("mlnx_qos", "cma_roce_tos", "cma_roce_mode", "ip", "ethtool", "show_gids", "ibv_devinfo",
+         "systemctl", "udevadm")
 RP_DEFAULTS = {"rpg_ai_rate": 5, "rpg_hai_rate": 50, "rpg_min_rate": 1, "rpg_max_rate": 0, "rpg_gd": 11,
                "rpg_time_reset": 300, "rpg_byte_reset": 32767, "rpg_threshold": 1,
                "initial_alpha_value": 1023,

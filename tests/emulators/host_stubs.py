@@ -273,7 +273,79 @@ def ibv_devinfo(argv: list[str]) -> int:
     return 0
 
 
-TOOLS = {"mlnx_qos": mlnx_qos, "cma_roce_tos": cma_roce_tos, "cma_roce_mode": cma_roce_mode, "ip": ip,
+def _unit_dir() -> Path:
+    return ROOT / "etc/systemd/system"
+
+
+def _mirror(src: Path, dst: Path, pattern: str) -> None:
+    """Make ``dst`` hold a copy of each ``pattern`` file of ``src`` (what a reload makes the daemon see)."""
+    dst.mkdir(parents=True, exist_ok=True)
+    for old in dst.iterdir():
+        old.unlink()
+    for f in sorted(src.glob(pattern)) if src.is_dir() else []:
+        if f.is_file():
+            (dst / f.name).write_bytes(f.read_bytes())
+
+
+def _wanted_by(unit: Path) -> list[str]:
+    """``WantedBy=`` targets of a unit file's ``[Install]`` section (systemd.unit(5))."""
+    section, targets = "", []
+    for line in unit.read_text().splitlines():
+        line = line.strip()
+        if line.startswith("[") and line.endswith("]"):
+            section = line[1:-1]
+        elif section == "Install" and line.startswith("WantedBy="):
+            targets += line.partition("=")[2].split()
+    return targets
+
+
+def systemctl(argv: list[str]) -> int:
+    """``systemctl daemon-reload | enable U | disable U | is-enabled U`` on the unit files under
+    ``$ROCE_TUNE_SYSROOT/etc/systemd/system``: enable/disable make or remove the ``<target>.wants/`` links
+    from ``WantedBy=``; daemon-reload copies the unit files to ``run/systemd-emu/loaded/`` (what the daemon
+    has read). Messages as systemd prints them."""
+    verb, units = (argv[0] if argv else ""), argv[1:]
+    if verb == "daemon-reload":
+        _mirror(_unit_dir(), ROOT / "run/systemd-emu/loaded", "*.service")
+        return 0
+    if verb not in ("enable", "disable", "is-enabled") or len(units) != 1:
+        print(f"stub systemctl: unsupported {' '.join(argv)}", file=sys.stderr)
+        return 1
+    unit = _unit_dir() / units[0]
+    if not unit.is_file():
+        what = {"is-enabled": "Failed to get unit file state for",
+                "enable": "Failed to enable unit: Unit file",
+                "disable": "Failed to disable unit: Unit file"}[verb]
+        tail = ": No such file or directory" if verb == "is-enabled" else " does not exist."
+        print(f"{what} {units[0]}{tail}", file=sys.stderr)
+        return 1
+    links = [_unit_dir() / f"{t}.wants" / units[0] for t in _wanted_by(unit)]
+    if verb == "is-enabled":
+        on = bool(links) and all(os.path.lexists(k) for k in links)
+        print("enabled" if on else "disabled")
+        return 0 if on else 1
+    for link in links:
+        if verb == "enable" and not os.path.lexists(link):
+            link.parent.mkdir(parents=True, exist_ok=True)
+            link.symlink_to(f"/etc/systemd/system/{units[0]}")
+            print(f"Created symlink {link} \u2192 /etc/systemd/system/{units[0]}.", file=sys.stderr)
+        elif verb == "disable" and os.path.lexists(link):
+            link.unlink()
+            print(f"Removed \"{link}\".", file=sys.stderr)
+    return 0
+
+
+def udevadm(argv: list[str]) -> int:
+    """``udevadm control --reload``: copies the rule files to ``run/udev-emu/loaded/`` (what udevd read)."""
+    if argv != ["control", "--reload"]:
+        print(f"stub udevadm: unsupported {' '.join(argv)}", file=sys.stderr)
+        return 1
+    _mirror(ROOT / "etc/udev/rules.d", ROOT / "run/udev-emu/loaded", "*.rules")
+    return 0
+
+
+TOOLS = {"mlnx_qos": mlnx_qos, "systemctl": systemctl, "udevadm": udevadm,
+         "cma_roce_tos": cma_roce_tos, "cma_roce_mode": cma_roce_mode, "ip": ip,
          "ethtool": ethtool, "show_gids": show_gids, "ibv_devinfo": ibv_devinfo}
 
 

@@ -26,6 +26,8 @@ from roce_tune.platforms import get_platform, host
 from . import cli_structure as cs
 from .plan_builder import build_plan
 
+HOST_STUBS = Path(__file__).resolve().parents[1] / "emulators" / "host_stubs.py"
+
 STUB_MLNX_QOS = r'''
 import os, sys
 args = sys.argv[1:]
@@ -159,6 +161,9 @@ class Box:
         _write_stub(self.bin, "cma_roce_tos", STUB_CMA)
         _write_stub(self.bin, "cma_roce_mode", STUB_CMA)
         _write_stub(self.bin, "ip", STUB_IP)
+        for tool in ("systemctl", "udevadm"):  # the emulator's stubs, on the unit files under ``root``
+            (self.bin / tool).write_text(f'#!/bin/sh\nexec "{sys.executable}" "{HOST_STUBS}" {tool} "$@"\n')
+            (self.bin / tool).chmod(0o755)
         for nic in plan_host.nics:
             (self.state / "netdev" / nic.netdev).mkdir(parents=True)
             (self.state / "rdma" / nic.rdma_device).mkdir(parents=True, exist_ok=True)

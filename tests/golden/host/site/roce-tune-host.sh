@@ -4,7 +4,10 @@
 # hosts/<name>.sh, which sources this file; `roce-tune apply` and playbooks/push.yml send both to the
 # host as one script. Run the host's file, not this one.
 # Idempotent: every step writes an absolute value, so a second run changes nothing.
-# Runtime settings (mlnx_qos, cma_roce_*, sysfs) are lost at reboot: run this from a systemd oneshot.
+# Runtime settings (mlnx_qos, cma_roce_*, sysfs) are lost at reboot and driver reload, so a run that sets
+# them also installs this host's script as /usr/local/lib/roce-tune/host.sh, the systemd unit roce-tune-host.service
+# (enabled: runs it at boot) and a udev rule that re-runs the unit when an mlx5 netdev appears; --check
+# reports any of them missing, stale or not enabled like a value that did not read back.
 # Ends by reading back every value it set and exits 1 listing each mismatch. A NIC tool that fails, a
 # sysfs value the driver refuses, or a netdev / RDMA device port that does not answer before anything is
 # changed, stops it with exit 2.
@@ -39,7 +42,7 @@ fi
 SYSROOT="${ROCE_TUNE_SYSROOT:-}"
 MISMATCHES=()
 
-for tool in mlnx_qos cma_roce_tos cma_roce_mode ip awk sed tail ; do
+for tool in mlnx_qos cma_roce_tos cma_roce_mode ip awk sed tail systemctl udevadm ; do
     command -v "$tool" >/dev/null 2>&1 || { echo "roce-tune: required command '$tool' not found" >&2; exit 2; }
 done
 
@@ -118,6 +121,90 @@ rt_tclass() {
     esac
 }
 
+# Boot persistence: where the push installs this host's script, the systemd unit and the udev rule.
+RT_PERSIST_SCRIPT="${SYSROOT}"/usr/local/lib/roce-tune/host.sh
+RT_UNIT_NAME=roce-tune-host.service
+RT_UNIT_FILE="${SYSROOT}"/etc/systemd/system/roce-tune-host.service
+RT_UDEV_FILE="${SYSROOT}"/etc/udev/rules.d/90-roce-tune-host.rules
+RT_AS_PLANNED='as planned'
+IFS= read -r -d '' RT_UNIT_TEXT <<'RT_UNIT_END' || true
+# roce-tune: re-applies this host's NIC QoS after boot (roce-tune 0.1.0) -- do not edit, re-render instead.
+# Installed as /etc/systemd/system/roce-tune-host.service by the host script itself
+# (`roce-tune apply`, playbooks/push.yml), with /usr/local/lib/roce-tune/host.sh (this host's script)
+# and /etc/udev/rules.d/90-roce-tune-host.rules.
+[Unit]
+Description=roce-tune: re-apply RoCE QoS (DSCP trust, PFC, cable length, RoCE TOS, DCQCN) to the NICs
+Documentation=man:systemd.service(5)
+# the MLNX_OFED/DOCA driver stack (openibd) loads first where it is a service; the NICs' netdevs may still
+# appear later (udev loads drivers asynchronously): the udev rule re-runs this unit for each one
+After=openibd.service systemd-modules-load.service
+Before=network-online.target
+ConditionPathExists=/usr/local/lib/roce-tune/host.sh
+
+[Service]
+Type=oneshot
+RemainAfterExit=yes
+ExecStart=/bin/bash /usr/local/lib/roce-tune/host.sh
+# a failure stays failed (no Restart=): `systemctl status roce-tune-host.service` shows the script's message
+TimeoutStartSec=180
+
+[Install]
+WantedBy=multi-user.target
+RT_UNIT_END
+IFS= read -r -d '' RT_UDEV_TEXT <<'RT_UDEV_END' || true
+# roce-tune (roce-tune 0.1.0) -- do not edit, re-render instead. Installed as /etc/udev/rules.d/90-roce-tune-host.rules.
+# Driver reload, firmware reset and error recovery re-create the NIC netdevs with the driver's defaults:
+# re-run roce-tune-host.service (this host's script) for each mlx5 netdev that appears.
+ACTION=="add", SUBSYSTEM=="net", DRIVERS=="mlx5_core", TEST=="/etc/systemd/system/roce-tune-host.service", RUN+="/bin/systemctl --no-block restart roce-tune-host.service"
+RT_UDEV_END
+
+# rt_self: this host's whole script as one file, as `roce-tune apply` sends it: the running file itself,
+# or (run as hosts/<name>.sh) the data file up to its shared-script line, then this file without its #! line.
+rt_self() {
+    local top="${BASH_SOURCE[-1]}" here="${BASH_SOURCE[0]}"
+    if [[ ! -r "$top" || ! -r "$here" ]]; then
+        echo "roce-tune: cannot read the running script ($top) to install it; run it from a file" >&2
+        exit 2
+    fi
+    if [[ "$top" -ef "$here" ]]; then
+        printf '%s' "$(< "$top")"
+    else
+        printf '%s\n%s' "$(sed -n '1,/^# ----- the shared host script -----$/p' "$top")" "$(tail -n +2 "$here")"
+    fi
+}
+
+# rt_file_state PATH TEXT: 'as planned' when PATH holds TEXT, else missing or stale.
+rt_file_state() {
+    if [[ ! -e "$1" ]]; then
+        printf 'missing'
+    elif [[ "$(< "$1")" == "${2%$'\n'}" ]]; then
+        printf '%s' "$RT_AS_PLANNED"
+    else
+        printf 'stale (differs from the plan)'
+    fi
+}
+
+# rt_install PATH MODE TEXT: write TEXT to PATH unless it holds it already: a temp file in PATH's
+# directory, then rename (never half-written); sets rt_changed=1. A failure stops the script: exit 2.
+rt_install() {
+    [[ "$(rt_file_state "$1" "$3")" != "$RT_AS_PLANNED" ]] || return 0
+    local err
+    if ! err="$( { mkdir -p -- "$(dirname -- "$1")" && t="$(mktemp "$(dirname -- "$1")/.roce-tune.XXXXXX")" &&
+                   { { printf '%s' "$3" > "$t" && chmod "$2" "$t" && mv -f -- "$t" "$1"; } ||
+                     { rm -f -- "$t"; false; }; }; } 2>&1 )"; then
+        printf 'roce-tune: %s: installing %s failed: %s\n' "$RT_HOST" "$1" "${err//$'\n'/ | }" >&2
+        exit 2
+    fi
+    rt_changed=1
+}
+
+# rt_unit_enabled: what `systemctl is-enabled` says of the unit (enabled, disabled, masked ...), or not-found.
+rt_unit_enabled() {
+    local state
+    state="$(systemctl is-enabled "$RT_UNIT_NAME" 2>/dev/null)" || true
+    printf '%s' "${state:-not-found}"
+}
+
 # rt_nic LINE: one RT_NICS entry into nic_dev nic_rdma nic_port nic_trust nic_pfc nic_cable nic_mtu
 # nic_tos nic_set (netdev, RDMA device and port, trust, PFC vector, cable metres, MTU, TOS, value set).
 rt_nic() { read -r nic_dev nic_rdma nic_port nic_trust nic_pfc nic_cable nic_mtu nic_tos nic_set <<<"$1"; }
@@ -177,6 +264,16 @@ RT_LOST=0
 rt_do() { "$@" >/dev/null || { echo "roce-tune restore: failed: $*" >&2; RT_FAIL=1; }; }
 rt_put() { printf '%s\n' "$2" > "$1" || { echo "roce-tune restore: failed: $1" >&2; RT_FAIL=1; }; }
 rt_lost() { echo "roce-tune restore: not restorable: $*" >&2; RT_LOST=$((RT_LOST + 1)); }
+# rt_file PATH MODE TEXT: put a file back as it was (temp file, then rename)
+rt_file() {
+    local t
+    t="$(mktemp "$(dirname -- "$1")/.roce-tune.XXXXXX")" && printf '%s\n' "$3" > "$t" && chmod "$2" "$t" &&
+        mv -f -- "$t" "$1" || { rm -f -- "${t:-}"; echo "roce-tune restore: failed: $1" >&2; RT_FAIL=1; }
+}
+# rt_unit_gone UNIT PATH: the unit did not exist before: disable it and remove its file
+rt_unit_gone() {
+    if [[ -e "$2" ]]; then rt_do systemctl disable "$1"; rt_do rm -f -- "$2"; fi
+}
 RT_RESTORE_HEAD
 } > "$RT_SAVE"
 for rt_n in "${RT_NICS[@]}"; do
@@ -213,6 +310,28 @@ for rt_n in "${RT_NICS[@]}"; do
         rt_save rt_put "$ecn_file" "$(rt_read "$ecn_file")"
     done
 done
+# the boot files and the unit's enable state as found (a file that did not exist is removed again)
+rt_save_file() {
+    if [[ -e "$1" ]]; then
+        printf 'rt_file %q %q %q\n' "$1" "$(stat -c %a -- "$1")" "$(< "$1")" >> "$RT_SAVE"
+    else
+        rt_save rt_do rm -f -- "$1"
+    fi
+}
+if [[ -e "$RT_UNIT_FILE" ]]; then
+    rt_save_file "$RT_UNIT_FILE"
+    if [[ "$(rt_unit_enabled)" == enabled ]]; then
+        rt_save rt_do systemctl enable "$RT_UNIT_NAME"
+    else
+        rt_save rt_do systemctl disable "$RT_UNIT_NAME"
+    fi
+else
+    rt_save rt_unit_gone "$RT_UNIT_NAME" "$RT_UNIT_FILE"
+fi
+rt_save_file "$RT_PERSIST_SCRIPT"
+rt_save_file "$RT_UDEV_FILE"
+rt_save rt_do systemctl daemon-reload
+rt_save rt_do udevadm control --reload
 
 cat >> "$RT_SAVE" <<'RT_RESTORE_TAIL'
 if (( RT_FAIL == 0 && RT_LOST > 0 )); then exit 3; fi
@@ -269,6 +388,24 @@ for rt_n in "${RT_NICS[@]}"; do
 done
 fi
 
+# ===== persist =====
+if (( RT_CHECK == 0 )); then
+# Each file is written only when it differs from the plan (temp file in its directory, then rename);
+# systemd and udev re-read their files only after a change; the unit is enabled, not started (this run
+# has just set the values). A refused step stops the script: exit 2 (a push then rolls back, files included).
+rt_changed=0
+rt_install "$RT_PERSIST_SCRIPT" 0755 "$(rt_self)"$'\n'
+rt_install "$RT_UNIT_FILE" 0644 "$RT_UNIT_TEXT"
+rt_install "$RT_UDEV_FILE" 0644 "$RT_UDEV_TEXT"
+if (( rt_changed == 1 )); then
+    rt_run systemctl daemon-reload
+    rt_run udevadm control --reload
+fi
+if [[ "$(rt_unit_enabled)" != enabled ]]; then
+    rt_run systemctl enable "$RT_UNIT_NAME"
+fi
+fi
+
 # ===== alternatives =====
 # Alternatives to the ECN sysfs above (not run by this script), with the values of RT_ECN:
 # * inbox kernel driver (no /sys/class/net/<if>/ecn): debugfs, runtime, per PCI function (each NIC's PCI
@@ -321,6 +458,12 @@ for rt_n in "${RT_NICS[@]}"; do
         rt_expect "$nic_dev" "ecn/$file" "$value" "$(rt_read "${SYSROOT}/sys/class/net/$nic_dev/ecn/$file")"
     done
 done
+# what re-applies the values at boot and on driver reload: installed as planned, the unit enabled
+rt_expect "$RT_HOST" "boot script $RT_PERSIST_SCRIPT" "$RT_AS_PLANNED" \
+    "$(rt_file_state "$RT_PERSIST_SCRIPT" "$(rt_self)"$'\n')"
+rt_expect "$RT_HOST" "systemd unit $RT_UNIT_FILE" "$RT_AS_PLANNED" "$(rt_file_state "$RT_UNIT_FILE" "$RT_UNIT_TEXT")"
+rt_expect "$RT_HOST" "udev rule $RT_UDEV_FILE" "$RT_AS_PLANNED" "$(rt_file_state "$RT_UDEV_FILE" "$RT_UDEV_TEXT")"
+rt_expect "$RT_HOST" "systemctl is-enabled $RT_UNIT_NAME" enabled "$(rt_unit_enabled)"
 
 if (( ${#MISMATCHES[@]} > 0 )); then
     printf 'roce-tune: %s: %d value(s) did not read back as set:\n' "$RT_HOST" "${#MISMATCHES[@]}" >&2

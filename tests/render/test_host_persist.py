@@ -1,0 +1,182 @@
+"""Boot persistence of the host script: the systemd unit and udev rule a plan carries, what a run installs
+(script, unit, rule; daemon-reload; enable), idempotence, the restore point, and --check's report.
+
+Runs the real rendered script with ``bash`` against a fake root (``ROCE_TUNE_SYSROOT``) and the emulator's
+``systemctl``/``udevadm`` stubs (tests/emulators/host_stubs.py), which act on the unit files under that root.
+"""
+
+from __future__ import annotations
+
+import configparser
+import os
+import shutil
+import stat
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from roce_tune.platforms import host
+
+from .plan_builder import build_plan
+from .test_host import Box, _box_env, _run_file
+
+UNIT = Path(host.UNIT_PATH.lstrip("/"))
+RULE = Path(host.UDEV_RULE_PATH.lstrip("/"))
+SCRIPT = Path(host.PERSIST_SCRIPT.lstrip("/"))
+WANTS = Path("etc/systemd/system/multi-user.target.wants") / host.UNIT_NAME
+
+
+def _plan_files() -> tuple[object, dict[str, str]]:
+    plan = build_plan()
+    return plan, host.render_hosts(plan, plan.hosts)
+
+
+def _setup(tmp_path: Path) -> tuple[Box, dict[str, str], str, dict[str, str]]:
+    plan, files = _plan_files()
+    h = plan.hosts[0]  # type: ignore[attr-defined]
+    box = Box(tmp_path, h)
+    script = host.host_script({f"hosts/{k}": v for k, v in files.items()}, h.name) or ""
+    return box, files, script, _box_env(box)
+
+
+def _push(tmp_path: Path, script: str, env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
+    path = tmp_path / "push.sh"
+    path.write_text(script, encoding="utf-8")
+    return _run_file(path, *args, env=env)
+
+
+def test_unit_is_a_oneshot_after_the_driver_that_runs_the_installed_script() -> None:
+    _, files = _plan_files()
+    unit = files[host.UNIT_NAME]
+    parser = configparser.ConfigParser(strict=True, interpolation=None, comment_prefixes=("#", ";"))
+    parser.optionxform = str  # type: ignore[assignment,method-assign]
+    parser.read_string(unit)
+    svc = parser["Service"]
+    assert svc["Type"] == "oneshot" and svc["RemainAfterExit"] == "yes"
+    assert svc["ExecStart"] == f"/bin/bash {host.PERSIST_SCRIPT}"  # apply mode: no --check, no --save
+    assert "Restart" not in svc and int(svc["TimeoutStartSec"]) == host.UNIT_TIMEOUT_S
+    assert "openibd.service" in parser["Unit"]["After"].split()
+    assert parser["Install"]["WantedBy"] == "multi-user.target"
+    rule = [ln for ln in files[host.UDEV_RULE_FILE].splitlines() if ln and not ln.startswith("#")]
+    assert rule == [f'ACTION=="add", SUBSYSTEM=="net", DRIVERS=="mlx5_core", TEST=="{host.UNIT_PATH}", '
+                    f'RUN+="/bin/systemctl --no-block restart {host.UNIT_NAME}"']
+
+
+@pytest.mark.skipif(shutil.which("systemd-analyze") is None, reason="systemd-analyze not installed")
+def test_systemd_analyze_verify_accepts_the_unit(tmp_path: Path) -> None:
+    _, files = _plan_files()
+    path = tmp_path / host.UNIT_NAME
+    path.write_text(files[host.UNIT_NAME], encoding="utf-8")
+    res = subprocess.run(["systemd-analyze", "verify", str(path)], capture_output=True, text=True, timeout=60,
+                         check=False)
+    assert res.returncode == 0 and not res.stderr.strip(), res.stderr
+
+
+def test_push_installs_script_unit_and_rule_reloads_and_enables(tmp_path: Path) -> None:
+    box, files, script, env = _setup(tmp_path)
+    res = _push(tmp_path, script, env)
+    assert res.returncode == 0, res.stderr
+    root = box.root
+    assert (root / SCRIPT).read_text() == script  # the bundle apply pushes, byte for byte
+    assert (root / UNIT).read_text() == files[host.UNIT_NAME]
+    assert (root / RULE).read_text() == files[host.UDEV_RULE_FILE]
+    assert stat.S_IMODE((root / SCRIPT).stat().st_mode) == 0o755
+    assert stat.S_IMODE((root / UNIT).stat().st_mode) == 0o644
+    assert os.readlink(root / WANTS) == host.UNIT_PATH  # enabled
+    # daemon-reload and udevadm control --reload ran after the files were in place
+    assert (root / "run/systemd-emu/loaded" / host.UNIT_NAME).read_text() == files[host.UNIT_NAME]
+    assert (root / "run/udev-emu/loaded" / RULE.name).read_text() == files[host.UDEV_RULE_FILE]
+    assert not list((root / SCRIPT).parent.glob(".roce-tune.*"))  # no temp file left
+    check = _run_file(root / SCRIPT, "--check", env=env)  # what the unit runs, read-back only
+    assert check.returncode == 0, check.stderr
+
+
+def test_run_from_the_plan_directory_installs_the_same_script_as_apply(tmp_path: Path) -> None:
+    box, files, script, env = _setup(tmp_path)
+    plan_dir = tmp_path / "hosts"
+    plan_dir.mkdir()
+    for name, text in files.items():
+        (plan_dir / name).write_text(text, encoding="utf-8")
+    res = _run_file(plan_dir / "node1.sh", env=env)  # data file sourcing the shared script
+    assert res.returncode == 0, res.stderr
+    assert (box.root / SCRIPT).read_text() == script
+
+
+def test_second_push_and_the_boot_run_rewrite_nothing(tmp_path: Path) -> None:
+    box, _files, script, env = _setup(tmp_path)
+    assert _push(tmp_path, script, env).returncode == 0
+    inodes = {p: (box.root / p).stat().st_ino for p in (SCRIPT, UNIT, RULE)}
+    shutil.rmtree(box.root / "run")  # a daemon-reload or udev reload would make it again
+    (box.root / WANTS).unlink()  # someone disabled the unit: the push enables it again
+    assert _push(tmp_path, script, env).returncode == 0
+    boot = _run_file(box.root / SCRIPT, env=env)  # as the unit runs it at boot
+    assert boot.returncode == 0, boot.stderr
+    assert {p: (box.root / p).stat().st_ino for p in (SCRIPT, UNIT, RULE)} == inodes
+    assert not (box.root / "run").exists()
+    assert (box.root / WANTS).is_symlink()
+
+
+def test_check_reports_a_missing_stale_or_disabled_unit(tmp_path: Path) -> None:
+    box, _files, script, env = _setup(tmp_path)
+    assert _push(tmp_path, script, env).returncode == 0
+    unit = (box.root / UNIT).read_text()
+    (box.root / UNIT).write_text(unit.replace("TimeoutStartSec=180", "TimeoutStartSec=5"))
+    (box.root / WANTS).unlink()
+    (box.root / RULE).unlink()
+    res = _push(tmp_path, script, env, "--check")
+    assert res.returncode == 1
+    mismatches = [ln.strip() for ln in res.stderr.splitlines() if "MISMATCH" in ln]
+    assert mismatches == [
+        f"MISMATCH node1 systemd unit {box.root / UNIT}: expected 'as planned', "
+        "read 'stale (differs from the plan)'",
+        f"MISMATCH node1 udev rule {box.root / RULE}: expected 'as planned', read 'missing'",
+        f"MISMATCH node1 systemctl is-enabled {host.UNIT_NAME}: expected 'enabled', read 'disabled'",
+    ]
+    # an installed script of another plan (here: an extra line) is stale too
+    (box.root / SCRIPT).write_text(script.replace("RT_HOST=", "RT_HOST_OLD=x\nRT_HOST=", 1))
+    res = _push(tmp_path, script, env, "--check")
+    assert f"MISMATCH node1 boot script {box.root / SCRIPT}: expected 'as planned', read 'stale" in res.stderr
+
+
+def test_restore_point_removes_what_the_push_installed(tmp_path: Path) -> None:
+    box, _files, script, env = _setup(tmp_path)
+    restore = tmp_path / "restore.sh"
+    assert _push(tmp_path, script, env, "--save", str(restore)).returncode == 0
+    back = _run_file(restore, env=env)
+    assert back.returncode == 0, back.stderr
+    for p in (SCRIPT, UNIT, RULE, WANTS):
+        assert not os.path.lexists(box.root / p), p
+    assert not (box.root / "run/systemd-emu/loaded" / host.UNIT_NAME).exists()  # reloaded after removal
+
+
+def test_restore_point_puts_back_an_older_unit_and_its_enable_state(tmp_path: Path) -> None:
+    box, _files, script, env = _setup(tmp_path)
+    old_unit = "[Unit]\nDescription=older roce-tune\n\n[Service]\nType=oneshot\nExecStart=/bin/true\n\n" \
+               "[Install]\nWantedBy=multi-user.target\n"
+    (box.root / UNIT).parent.mkdir(parents=True)
+    (box.root / UNIT).write_text(old_unit)
+    (box.root / SCRIPT).parent.mkdir(parents=True)
+    (box.root / SCRIPT).write_text("#!/bin/bash\necho old\n")
+    (box.root / SCRIPT).chmod(0o700)
+    for enabled in (False, True):
+        if enabled:
+            subprocess.run(["systemctl", "enable", host.UNIT_NAME], env=env, check=True, capture_output=True)
+        restore = tmp_path / f"restore-{enabled}.sh"
+        assert _push(tmp_path, script, env, "--save", str(restore)).returncode == 0
+        assert (box.root / WANTS).is_symlink()
+        _run_file(restore, env=env)
+        assert (box.root / UNIT).read_text() == old_unit
+        assert (box.root / SCRIPT).read_text() == "#!/bin/bash\necho old\n"
+        assert stat.S_IMODE((box.root / SCRIPT).stat().st_mode) == 0o700
+        assert not (box.root / RULE).exists()
+        assert (box.root / WANTS).is_symlink() is enabled
+
+
+def test_a_refused_install_stops_with_exit_2_naming_the_file(tmp_path: Path) -> None:
+    box, _files, script, env = _setup(tmp_path)
+    (box.root / "etc/systemd").mkdir(parents=True)
+    (box.root / "etc/systemd/system").write_text("not a directory\n")
+    res = _push(tmp_path, script, env)
+    assert res.returncode == 2
+    assert f"roce-tune: node1: installing {box.root / UNIT} failed:" in res.stderr
