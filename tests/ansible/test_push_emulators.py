@@ -19,6 +19,7 @@ import pytest
 
 from roce_tune.platforms import host
 from roce_tune.platforms.host import DCQCN_KNOBS
+from roce_tune.platforms.junos import display_set_lines
 from tests.ansible.harness import FABRIC_TEMPLATE as FABRIC
 from tests.ansible.harness import ansible_missing, prepare_lab, recap, ssh_keypair
 from tests.emulators import EmulatorSpec
@@ -99,7 +100,8 @@ def test_push_check_then_push_then_idempotent(emulator_fleet,
     eos_startup = "\n".join(fleet["eos1"].body_lines(fleet["eos1"].startup))
     assert "qos profile ROCE_LOSSLESS_400G" in eos_startup                # saved after the session commit
     qfx_running = fleet["qfx1"].running_config().splitlines()
-    qfx_desired = (lab.out_dir / "switches" / "qfx1.set").read_text()
+    # Junos prints a leaf-list (fill-level, drop-probability, code-points) one value per line
+    qfx_desired = display_set_lines((lab.out_dir / "switches" / "qfx1.set").read_text())
     missing = [ln for ln in _config_lines(qfx_desired, "#") if ln not in qfx_running]
     assert not missing, missing[:5]
     assert not fleet["qfx1"].confirm_pending
