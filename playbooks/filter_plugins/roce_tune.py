@@ -19,6 +19,17 @@ delete after a successful push so that ``keep`` of roce-tune's remain, ``current
 ``retry_s | roce_tune_backoff`` is the pause in seconds before each attempt to reconnect and roll back a
 device whose connection was lost mid-push: ``roce-tune apply``'s schedule (``rollback_retry_s``).
 
+``running | roce_tune_sonic_writes(patch, tag)`` (SONiC) turns the change into the CONFIG_DB writes
+``roce-tune apply`` makes instead of ``config apply-patch`` (which GCU's field-operation validators refuse):
+``{"snapshot": [[table, key, row], ...], "files": [{"path": ..., "content": ...}], "commands": [...]}``,
+the snapshot of every key the patch touches (what a rollback restores), the JSON files to upload
+(unpredictable names in /tmp) and the ``sonic-cfggen -j FILE --write-to-db`` / ``sonic-db-cli CONFIG_DB
+DEL|HDEL`` commands in order (:func:`roce_tune.platforms.sonic.touched_rows`,
+:func:`~roce_tune.platforms.sonic.db_steps`).
+``running | roce_tune_sonic_restore(snapshot, tag)`` is the same for the writes back to the snapshot from the
+CONFIG_DB read now, and ``running | roce_tune_sonic_unrestored(snapshot)`` lists the keys still differing
+from it (``[]``: restored).
+
 ``data | roce_tune_host_bundle(shared)`` joins a host's data file and the shared host script into the one
 script that runs on the host (as ``roce-tune apply`` does).
 """
@@ -47,6 +58,44 @@ def roce_tune_change(running: str, platform: str, desired: str) -> dict[str, Any
     change = compute_change(platform, running, desired, ports)
     return {"commands": list(change.commands), "patch": list(change.patch), "diff": list(change.diff),
             "disruptive": list(change.disruptive)}
+
+
+def _sonic_writes(steps: list[Any], snapshot: list[list[Any]], tag: str, what: str) -> dict[str, Any]:
+    import secrets
+
+    from roce_tune.platforms.sonic import shell_steps
+
+    run = shell_steps(steps, f"/tmp/{tag}-{secrets.token_hex(6)}", what)
+    return {"snapshot": snapshot, "commands": [c for c, _, _ in run],
+            "files": [{"path": p, "content": t} for _, p, t in run if p is not None]}
+
+
+def roce_tune_sonic_writes(running: str, patch: list[dict[str, Any]], tag: str) -> dict[str, Any]:
+    """SONiC: the snapshot, files and commands that apply ``patch`` (computed from ``running``, the output
+    of ``show runningconfiguration all``) as ``roce-tune apply`` does. Raises ValueError when the patch does
+    not apply to ``running``."""
+    from roce_tune.platforms.sonic import config_db, db_steps, touched_rows
+
+    before, after = touched_rows(config_db(running), patch)
+    return _sonic_writes(db_steps(before, after), [[t, k, row] for (t, k), row in before.items()], tag,
+                         "write")
+
+
+def roce_tune_sonic_restore(running: str, snapshot: list[list[Any]], tag: str) -> dict[str, Any]:
+    """SONiC: the files and commands that take the CONFIG_DB read now (``running``) back to ``snapshot``
+    (from :func:`roce_tune_sonic_writes`), as ``roce-tune apply``'s rollback does."""
+    from roce_tune.platforms.sonic import config_db, db_steps, snapshot_rows
+
+    rows, now = snapshot_rows(snapshot), config_db(running)
+    current = {(t, k): now.get(t, {}).get(k) for t, k in rows}
+    return _sonic_writes(db_steps(current, rows), snapshot, tag, "restore")
+
+
+def roce_tune_sonic_unrestored(running: str, snapshot: list[list[Any]]) -> list[str]:
+    """SONiC: ``TABLE|key`` of every snapshot row the CONFIG_DB read back (``running``) does not hold."""
+    from roce_tune.platforms.sonic import config_db, snapshot_differences, snapshot_rows
+
+    return snapshot_differences(config_db(running), snapshot_rows(snapshot))
 
 
 def roce_tune_checkpoints(listing: str, platform: str, device: str, current: str = "",
@@ -113,4 +162,6 @@ class FilterModule:
     def filters(self) -> dict[str, Any]:
         return {"roce_tune_change": roce_tune_change, "roce_tune_host_bundle": roce_tune_host_bundle,
                 "roce_tune_plan_error": roce_tune_plan_error, "roce_tune_checkpoints": roce_tune_checkpoints,
-                "roce_tune_backoff": roce_tune_backoff}
+                "roce_tune_backoff": roce_tune_backoff, "roce_tune_sonic_writes": roce_tune_sonic_writes,
+                "roce_tune_sonic_restore": roce_tune_sonic_restore,
+                "roce_tune_sonic_unrestored": roce_tune_sonic_unrestored}

@@ -10,8 +10,19 @@ does (VENDORS.md §5c):
 
 * ``state: loaded``    configure private; load set terminal (lines, ^D); show | compare; commit check;
   then ``commit confirmed N comment "…"`` (or, in check mode, discard). Returns the compare as the diff.
-* ``state: confirmed`` configure private; commit and-quit (confirms a pending commit confirmed).
-* ``state: rolled_back`` configure private; rollback 1; commit and-quit (undo the last commit now).
+  A device that refuses ``commit confirmed`` in private mode (``error: commit confirmed not supported for
+  private configuration``, roce_tune.platforms.junos.PRIVATE_CONFIRM_REFUSED) committed nothing: the
+  private candidate is discarded (``rollback 0``), ``show system commit`` must list no commit with our
+  comment, and the same steps run again in ``configure exclusive`` (refused while another session holds the
+  lock or the shared candidate is modified: the failure names the holder, nothing changed). Returns
+  ``config_mode`` (``private`` / ``exclusive``), which the confirm and the rollback must use.
+* ``state: confirmed`` configure <config_mode>; commit comment "confirmed" and-quit (confirms a pending
+  commit confirmed).
+* ``state: rolled_back`` configure <config_mode>; rollback N; commit and-quit (undo our commit now), N from
+  ``show system commit``: the entry with our comment + 1, as ``roce-tune apply`` finds it
+  (roce_tune.platforms.junos.rollback_index: refused when someone else committed after us).
+Needs ``roce-tune`` importable by the controller's Python (network_cli runs modules on the controller, and
+the playbooks' filters need it there anyway).
 """
 
 from __future__ import annotations
@@ -41,6 +52,15 @@ options:
     description: commit comment.
     type: str
     default: roce-tune
+  config_mode:
+    description: configuration mode of state confirmed / rolled_back (the config_mode state loaded returned).
+    type: str
+    choices: [private, exclusive]
+    default: private
+  host:
+    description: the device's inventory name, for the warning that names it.
+    type: str
+    default: ""
 author: roce-tune
 """
 
@@ -70,9 +90,14 @@ commit_sent:
   returned: always
   type: bool
 rolled_back:
-  description: rollback 1 and its commit went through.
+  description: rollback N (N found by the commit comment) and its commit went through.
   returned: success, state rolled_back
   type: bool
+config_mode:
+  description: the mode the change was committed from, private or exclusive (the device refused commit
+    confirmed in private mode).
+  returned: state loaded
+  type: str
 """
 
 import ast
@@ -82,6 +107,10 @@ from ansible.module_utils.basic import AnsibleModule
 from ansible.module_utils.connection import Connection, ConnectionError
 
 EXIT_PROMPT = r"Exit with uncommitted changes"
+#: what `exit configuration-mode` asks in exclusive mode over an uncommitted change
+DISCARD_PROMPT = r"Discard uncommitted changes"
+#: what Junos answers a `configure exclusive` it refuses (the holder follows on the next lines)
+EXCLUSIVE_REFUSED = r"(?m)^\s*error:\s*(configuration database (?:locked|modified).*)$"
 LOAD_PROMPT = r"Type \^D at a new line to end input"
 
 
@@ -101,20 +130,49 @@ def _text(exc):
         return msg
 
 
+def _exit(conn):
+    """Leave configuration mode; answers the uncommitted-changes question (private or exclusive mode)."""
+    conn.get(command="exit configuration-mode", prompt=[EXIT_PROMPT, DISCARD_PROMPT], answer=["yes", "yes"])
+
+
 def _discard(conn):
-    for cmd in ("rollback 0", "exit configuration-mode"):
+    """Discard the candidate (``rollback 0``) and leave configuration mode, errors ignored."""
+    for step in (lambda: conn.get(command="rollback 0"), lambda: _exit(conn)):
         try:
-            conn.get(command=cmd, prompt=EXIT_PROMPT, answer="yes") if "exit" in cmd else conn.get(command=cmd)
+            step()
         except ConnectionError:
             pass
 
 
-def _load(module, conn, result):
+def _configure(conn, mode):
+    """``configure <mode>``; ConnectionError naming the refusal (for exclusive mode: who holds the lock)."""
+    try:
+        out = conn.get(command="configure " + mode) or ""
+    except ConnectionError as exc:
+        out = _text(exc)
+    m = re.search(EXCLUSIVE_REFUSED, out)
+    if m or re.search(r"(?m)^\s*error:", out):
+        holder = [ln.strip() for ln in out[m.end():].splitlines() if ln.strip()] if m else []
+        raise ConnectionError("device refused `configure {}` ({}{}): the shared candidate is locked by "
+                              "another session or holds someone's uncommitted change".format(
+                                  mode, m.group(1).strip() if m else out.strip(),
+                                  " " + " ".join(holder[:3]) if holder else ""))
+
+
+def _our_commits(conn, comment):
+    from roce_tune.platforms.junos import parse_commit_history
+
+    history = parse_commit_history(conn.get(command="show system commit") or "")
+    return history, [entry for entry in history if entry[2] == comment]
+
+
+def _load_and_commit(module, conn, result, mode):
+    """Load, compare, commit check, commit confirmed in ``configure <mode>``. False when the device refused
+    commit confirmed in private mode (still in configuration mode, nothing committed)."""
+    from roce_tune.platforms.junos import PRIVATE_CONFIRM_REFUSED
+
     p = module.params
-    result["compare"] = ""
-    if not p["lines"]:
-        return result
-    conn.get(command="configure private")
+    _configure(conn, mode)
     answer = "\r".join(list(p["lines"]) + [""]) + "\x04"
     out = conn.get(command="load set terminal", prompt=LOAD_PROMPT, answer=answer, newline=False)
     if re.search(r"\(\d+ errors?\)|syntax error|unknown command", out or ""):
@@ -124,23 +182,64 @@ def _load(module, conn, result):
     result["compare"] = compare
     if not lines:
         _discard(conn)
-        return result
+        return True
     conn.get(command="commit check")
     result["changed"] = True
     if module._diff:
         result["diff"] = {"prepared": compare}
     if module.check_mode:
         _discard(conn)
-        return result
+        return True
     cmd = "commit"
     if p["confirm_minutes"] > 0:
         cmd += " confirmed {}".format(int(p["confirm_minutes"]))
         result["pending_confirm"] = True
     cmd += " comment " + _quote(p["comment"])
     result["commit_sent"] = True  # from here on a failure may leave the commit active: the caller checks
-    result["commit_output"] = conn.get(command=cmd)
-    conn.get(command="exit configuration-mode", prompt=EXIT_PROMPT, answer="yes")
+    try:
+        result["commit_output"] = conn.get(command=cmd)
+    except ConnectionError as exc:
+        if mode != "private" or not PRIVATE_CONFIRM_REFUSED.search(_text(exc)):
+            raise
+        result["pending_confirm"] = False
+        return False
+    _exit(conn)
+    return True
+
+
+def _load(module, conn, result):
+    p = module.params
+    result["compare"] = ""
+    result["config_mode"] = "private"
+    if not p["lines"] or _load_and_commit(module, conn, result, "private"):
+        return result
+    # refused in private mode: nothing was committed; prove it before trying again
+    conn.get(command="rollback 0")
+    _exit(conn)
+    comment = _quote(p["comment"]).strip('"')
+    if _our_commits(conn, comment)[1]:
+        raise ConnectionError("the device refused `commit confirmed` in `configure private`, yet `show "
+                              f"system commit` lists a commit with comment {comment}: not retried in "
+                              "`configure exclusive`")
+    result["commit_sent"] = False
+    result["config_mode"] = "exclusive"
+    module.warn("{}: `commit confirmed` was refused in `configure private` (error: commit confirmed not "
+                "supported for private configuration); pushing from `configure exclusive` instead, which "
+                "locks the shared candidate for the push".format(module.params["host"] or "the device"))
+    _load_and_commit(module, conn, result, "exclusive")
     return result
+
+
+def _rolled_back(conn, comment, mode):
+    """``rollback N`` + commit in ``configure <mode>``, N found by our commit comment."""
+    from roce_tune.platforms.junos import rollback_index
+
+    index, why = rollback_index(_our_commits(conn, comment)[0], comment)
+    if index is None:
+        raise ConnectionError("not rolled back: " + why)
+    _configure(conn, mode)
+    conn.get(command=f"rollback {index}")
+    return index
 
 
 def main():
@@ -150,6 +249,8 @@ def main():
             "state": {"type": "str", "choices": ["loaded", "confirmed", "rolled_back"], "default": "loaded"},
             "confirm_minutes": {"type": "int", "default": 5},
             "comment": {"type": "str", "default": "roce-tune"},
+            "config_mode": {"type": "str", "choices": ["private", "exclusive"], "default": "private"},
+            "host": {"type": "str", "default": ""},
         },
         supports_check_mode=True,
     )
@@ -160,20 +261,27 @@ def main():
         if state == "loaded":
             result = _load(module, conn, result)
         else:
+            from roce_tune.platforms.junos import CONFIRM_COMMENT
+
             result = {"changed": not module.check_mode, "pending_confirm": False}
             if not module.check_mode:
-                conn.get(command="configure private")
+                mode, comment = module.params["config_mode"], _quote(module.params["comment"]).strip('"')
                 if state == "rolled_back":
-                    conn.get(command="rollback 1")
+                    result["rollback_index"] = _rolled_back(conn, comment, mode)
+                    note = comment + "-rollback"
+                else:
+                    _configure(conn, mode)
+                    note = CONFIRM_COMMENT
                 result["commit_sent"] = True
-                conn.get(command="commit comment {} and-quit".format(_quote(module.params["comment"] + " " + state)))
+                conn.get(command=f"commit comment {_quote(note)} and-quit")
                 result[state] = True
     except ConnectionError as exc:
         _discard(conn)
         sent = result["commit_sent"]
+        mode = result.get("config_mode", module.params["config_mode"])
         module.fail_json(msg="Junos {} failed{}: {}".format(
-            state, " after the commit was sent" if sent else "; nothing was committed (private candidate "
-            "discarded)", _text(exc)), commit_sent=sent)
+            state, " after the commit was sent" if sent else f"; nothing was committed ({mode} candidate "
+            "discarded)", _text(exc)), commit_sent=sent, config_mode=mode)
     module.exit_json(**result)
 
 

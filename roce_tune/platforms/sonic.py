@@ -1189,22 +1189,45 @@ def _run_checked(s: _c.PushSession, command: str, stage: str) -> str:
     return out
 
 
-def _shell_commands(s: _c.PushSession, steps: list[DbStep], progress: dict[str, Any], what: str) -> list[str]:
-    """Upload each write step's JSON file (an unpredictable name in /tmp, recorded in ``progress
-    ["push_files"]`` for cleanup) and return the shell commands of ``steps`` in order."""
-    base = f"/tmp/{progress.get('tag', s.opts.tag)}-{_secrets.token_hex(6)}"
-    out = []
+def shell_steps(steps: list[DbStep], base: str, what: str) -> list[tuple[str, str | None, str | None]]:
+    """(shell command, file to upload first or None, its JSON text or None) of each CONFIG_DB step, in order:
+    a write step's file is ``<base>.<what><i>.json`` (``base`` should end in an unpredictable part, e.g.
+    ``/tmp/<tag>-<random hex>``), run with ``sonic-cfggen -j FILE --write-to-db``; ``del``/``hdel`` steps are
+    ``sonic-db-cli CONFIG_DB DEL/HDEL``. Shared by apply and the Ansible filter plugin."""
+    out: list[tuple[str, str | None, str | None]] = []
     for i, step in enumerate(steps):
         if step[0] == "write":
             path = f"{base}.{what}{i}.json"
-            progress.setdefault("push_files", []).append(path)
-            s.upload(path, json.dumps(step[1], indent=1, sort_keys=True))
-            out.append(f"sudo sonic-cfggen -j {_shlex.quote(path)} --write-to-db")
+            out.append((f"sudo sonic-cfggen -j {_shlex.quote(path)} --write-to-db", path,
+                        json.dumps(step[1], indent=1, sort_keys=True)))
         elif step[0] == "del":
-            out.append(f"sudo sonic-db-cli CONFIG_DB DEL {_shlex.quote(step[1])}")
+            out.append((f"sudo sonic-db-cli CONFIG_DB DEL {_shlex.quote(step[1])}", None, None))
         else:
-            out.append(f"sudo sonic-db-cli CONFIG_DB HDEL {_shlex.quote(step[1])} "
-                       + " ".join(_shlex.quote(f) for f in step[2]))
+            out.append((f"sudo sonic-db-cli CONFIG_DB HDEL {_shlex.quote(step[1])} "
+                        + " ".join(_shlex.quote(f) for f in step[2]), None, None))
+    return out
+
+
+def snapshot_rows(snapshot: list[list[Any]] | None) -> DbRows:
+    """``progress["snapshot"]`` (``[[table, key, row], …]``, JSON-safe) as :data:`DbRows`."""
+    return {(t, k): row for t, k, row in snapshot or []}
+
+
+def snapshot_differences(db: dict[str, Any], snapshot: DbRows) -> list[str]:
+    """``TABLE|key`` of every snapshot row the CONFIG_DB ``db`` does not hold exactly (None: absent)."""
+    return [f"{t}|{k}" for (t, k), row in snapshot.items() if db.get(t, {}).get(k) != row]
+
+
+def _shell_commands(s: _c.PushSession, steps: list[DbStep], progress: dict[str, Any], what: str) -> list[str]:
+    """Upload each write step's JSON file (an unpredictable name in /tmp, recorded in ``progress
+    ["push_files"]`` for cleanup) and return the shell commands of ``steps`` in order."""
+    out = []
+    for command, path, text in shell_steps(steps, f"/tmp/{progress.get('tag', s.opts.tag)}-"
+                                                  f"{_secrets.token_hex(6)}", what):
+        if path is not None and text is not None:
+            progress.setdefault("push_files", []).append(path)
+            s.upload(path, text)
+        out.append(command)
     return out
 
 
@@ -1251,13 +1274,13 @@ def _restore(s: _c.PushSession, progress: dict[str, Any]) -> None:
     """Write back roce-tune's snapshot (``progress["snapshot"]``) with the push's mechanism, computed from
     the CONFIG_DB read now (so a partial push or an earlier partial restore is finished), then read back:
     PushError("rollback") unless every snapshot key is as it was."""
-    snapshot: DbRows = {(t, k): row for t, k, row in progress.get("snapshot") or []}
+    snapshot = snapshot_rows(progress.get("snapshot"))
     now = config_db(s.cmd(READ_RUNNING, "rollback"))
     current = {(t, k): now.get(t, {}).get(k) for t, k in snapshot}
     for command in _shell_commands(s, db_steps(current, snapshot), progress, "restore"):
         _run_checked(s, command, "rollback")
     back = config_db(s.cmd(READ_RUNNING, "rollback"))
-    differ = [f"{t}|{k}" for (t, k), row in snapshot.items() if back.get(t, {}).get(k) != row]
+    differ = snapshot_differences(back, snapshot)
     if differ:
         s.fail("rollback", f"{len(differ)} key(s) differ from roce-tune's snapshot after the restore: "
                            + ", ".join(differ[:5]))

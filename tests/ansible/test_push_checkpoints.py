@@ -87,7 +87,7 @@ def test_sonic_push_prunes_and_removes_the_patch_file(emulator_fleet,  # type: i
     assert sorted(dev.checkpoints) == sorted(["before-upgrade", "roce-tune-20250101120000",
                                               "roce_tune_20250102_120000", *ours]), list(dev.checkpoints)
     assert len(ours) == 1
-    assert not list((dev.sandbox / "tmp").glob("*.patch.json"))
+    assert not list((dev.sandbox / "tmp").glob("*.json"))
 
     dev.clear_faults()
     dev.config_db = factory
@@ -97,4 +97,4 @@ def test_sonic_push_prunes_and_removes_the_patch_file(emulator_fleet,  # type: i
     assert sorted(n for n in dev.checkpoints if not OWN.match(n)) == ["before-upgrade"]
     kept = sorted(n for n in dev.checkpoints if OWN.match(n))
     assert len(kept) == 2 and kept[0] == ours[0] and kept[1] > ours[0], kept
-    assert not list((dev.sandbox / "tmp").glob("*.patch.json"))
+    assert not list((dev.sandbox / "tmp").glob("*.json"))

@@ -73,7 +73,7 @@ def test_push_check_push_idempotent(emulator_fleet, tmp_path: Path, name: str) -
 
 @pytest.mark.slow
 @pytest.mark.parametrize(("name", "reject"), [("cul1", r"^nv config apply -y"),
-                                              ("sonic1", r"^config apply-patch /tmp")])
+                                              ("sonic1", r"sonic-cfggen -j /tmp/\S+\.write\d+\.json")])
 def test_push_refused_by_the_switch_leaves_it_as_found(emulator_fleet, tmp_path: Path,  # type: ignore[no-untyped-def]
                                                        name: str, reject: str) -> None:
     """The switch refuses the apply: the push fails, says it reverted, and the switch is as found, with no

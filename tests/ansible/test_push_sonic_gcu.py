@@ -1,0 +1,108 @@
+"""push.yml on a SONiC switch whose GCU refuses roce-tune's change (the emulator's model of
+sonic-utilities ``generic_config_updater`` field-operation validators,
+:func:`tests.emulators.sonic.gcu_field_operation_errors`, switched on in every test here): the playbook
+writes CONFIG_DB as ``roce-tune apply`` does (``sonic-cfggen --write-to-db``, ``sonic-db-cli DEL/HDEL``),
+restores its own snapshot when a write fails, and under --check sends nothing. Before, every push ran
+``config apply-patch``, which such a switch refuses."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from tests.ansible.harness import ansible_missing, recap
+from tests.emulators.sonic import gcu_field_operation_errors
+
+from .test_push_nvue_sonic import _lab
+
+pytestmark = [pytest.mark.emulator,
+              pytest.mark.skipif(ansible_missing() is not None, reason=ansible_missing() or "")]
+
+
+#: commands the playbook must never send: GCU's (refused on this switch)
+GCU_COMMANDS = r"apply-patch|config rollback|config replace"
+
+
+def _gcu_lab(emulator_fleet, tmp_path: Path, reject: str = GCU_COMMANDS,  # type: ignore[no-untyped-def]
+             ) -> tuple[Any, Any, list[str]]:
+    """The SONiC emulator with GCU's validators on (Broadcom TH3, 202311) that also rejects (and records in
+    its events) every command matching ``reject``, its lab and the push arguments."""
+    dev, lab, key = _lab(emulator_fleet, tmp_path, "sonic1", reject)
+    dev.validate = lambda target: gcu_field_operation_errors(dev.config_db, target, "th3", "20231100")
+    return dev, lab, ["--limit", "sonic1", "-e", f"roce_tune_base_dir={lab.workdir}", "-e",
+                      f"ansible_ssh_private_key_file={key}"]
+
+
+def _desired(lab: Any) -> dict[str, Any]:
+    """The rendered CONFIG_DB of sonic1 (the plan's file)."""
+    desired: dict[str, Any] = json.loads(next(lab.out_dir.rglob("sonic1.json")).read_text())
+    return desired
+
+
+@pytest.mark.slow
+def test_push_succeeds_although_gcu_refuses_the_change(emulator_fleet, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    dev, lab, args = _gcu_lab(emulator_fleet, tmp_path)
+    desired = _desired(lab)
+    merged = json.loads(dev.running_config())
+    for table, rows in desired.items():
+        for key, row in rows.items():
+            merged.setdefault(table, {}).setdefault(key, {}).update(row)
+    assert gcu_field_operation_errors(dev.config_db, merged, "th3", "20231100"), "GCU refuses this change"
+    res = lab.playbook("push.yml", *args)
+    out = res.stdout + res.stderr
+    assert res.returncode == 0, out[-5000:]
+    assert [f"{t}|{k}.{f}" for t, rows in desired.items() for k, row in rows.items() for f, v in row.items()
+            if dev.config_db.get(t, {}).get(k, {}).get(f) != v] == []
+    assert not [e for e in dev.events if e.startswith("fault: rejected")], dev.events
+    assert [n for n in dev.checkpoints if n.startswith("roce_tune_")], list(dev.checkpoints)
+    assert re.search(r"changed: \[sonic1\] => \(item=sudo sonic-cfggen -j "
+                     r"/tmp/roce_tune_\d{8}_\d{6}-[0-9a-f]{12}\.write\d+\.json --write-to-db\)", out), \
+        out[-5000:]
+    assert json.loads((dev.sandbox / "etc/sonic/config_db.json").read_text()) == dev.config_db
+    assert not list((dev.sandbox / "tmp").glob("*.json")), "the uploaded files are removed"
+    again = lab.playbook("push.yml", *args)
+    assert again.returncode == 0 and recap(again.stdout)["sonic1"]["changed"] == 0, again.stdout[-5000:]
+
+
+@pytest.mark.slow
+def test_a_write_that_fails_mid_push_rolls_back_to_the_exact_config_db(emulator_fleet,  # type: ignore[no-untyped-def]
+                                                                       tmp_path: Path) -> None:
+    """The first CONFIG_DB write lands, the second fails as a lost redis connection does: the playbook stops
+    there, writes roce-tune's snapshot back, reads it back and says so; the whole CONFIG_DB is as before."""
+    dev, lab, args = _gcu_lab(emulator_fleet, tmp_path)
+    before = dev.running_config()
+    dev.set_fault(fail_db_write=2)
+    res = lab.playbook("push.yml", *args)
+    out = res.stdout + res.stderr
+    assert res.returncode != 0, out[-5000:]
+    assert "fault: CONFIG_DB write 2 failed" in dev.events, dev.events
+    writes = re.findall(r"^(changed|failed): \[sonic1\] (?:=> )?\(item=sudo sonic-cfggen -j "
+                        r"\S+\.write\d+\.json",
+                        out, re.MULTILINE)
+    assert writes == ["changed", "failed"], "no write after the one that failed"
+    assert re.search(r"fatal: \[sonic1\].*push failed and was rolled back: the \d+ CONFIG_DB key\(s\) the "
+                     r"push touched were restored from roce-tune's snapshot and read back", out), out[-5000:]
+    assert "redis.exceptions.ConnectionError" in out, out[-5000:]
+    assert dev.running_config() == before
+    assert not [e for e in dev.events if e.startswith("fault: rejected")], dev.events
+    assert not list((dev.sandbox / "tmp").glob("*.json")), "the uploaded files are removed"
+
+
+@pytest.mark.slow
+def test_check_shows_the_diff_and_sends_nothing(emulator_fleet, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    dev, lab, args = _gcu_lab(emulator_fleet, tmp_path, reject=GCU_COMMANDS + "|sonic-cfggen|sonic-db-cli|"
+                              "config checkpoint|config save|cat >")
+    before = dev.running_config()
+    res = lab.playbook("push.yml", "--check", "--diff", *args)
+    out = res.stdout + res.stderr
+    assert res.returncode == 0, out[-5000:]
+    assert recap(res.stdout)["sonic1"]["changed"] >= 1, out[-3000:]
+    assert re.search(r"\"(add|replace) /(BUFFER_PROFILE|WRED_PROFILE)", out), out[-5000:]
+    assert dev.running_config() == before
+    assert not dev.checkpoints, list(dev.checkpoints)
+    assert not [e for e in dev.events if e.startswith("fault: rejected")], dev.events
+    assert dev.db_writes_seen == 0 and not list((dev.sandbox / "tmp").glob("*"))
