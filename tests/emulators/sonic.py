@@ -400,6 +400,7 @@ class SonicSession(LinuxSession):
                 db.pop(table, None)
         if dev.on_write is not None:
             dev.on_write(old, db)
+        dev.config_db = db  # assigned, as apply-patch does: a subclass may watch CONFIG_DB (verify stubs)
         return "", 0
 
     def db_cli(self, args: list[str]) -> tuple[str, int]:
@@ -447,4 +448,5 @@ class SonicSession(LinuxSession):
                     rows.pop(entry)
             if table in db and not db[table]:
                 db.pop(table)
+        dev.config_db = db  # assigned, as apply-patch does: a subclass may watch CONFIG_DB (verify stubs)
         return f"{count}\n", 0
