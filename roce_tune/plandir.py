@@ -591,43 +591,49 @@ class _Tree:
         """``rel`` of this (existing) tree is still the file ``entry`` describes (size, mtime, inode) and its
         bytes are the pieces in ``batches``: read and compared a batch at a time, so its sha256 is ``entry``'s
         without hashing anything (one ``open``, ``fstat``, the reads, ``close``)."""
-        dfd, name = self.locate(rel)
-        if dfd is None:
+        fd = self._open_as(rel, entry)
+        if fd is None:
             return False
         try:
-            fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=dfd)
-        except OSError:
-            return False
-        try:
-            st = os.fstat(fd)
-            if [st.st_size, st.st_mtime_ns, st.st_ino] != list(entry[1:4]):
-                return False
             size = 0
             for batch in batches:
                 n = sum(map(len, batch))
                 size += n
-                if size > st.st_size or _read_exactly(fd, n) != (batch[0] if len(batch) == 1
-                                                                 else b"".join(batch)):
+                if size > int(entry[1]) or _read_exactly(fd, n) != (batch[0] if len(batch) == 1
+                                                                   else b"".join(batch)):
                     return False
-            return size == st.st_size
+            return size == entry[1]
         finally:
             os.close(fd)
 
     def holds_blob(self, rel: str, entry: list[int | str], blob: bytes) -> bool:
         """:meth:`holds` of a file in one piece, ``blob`` (one ``open``, ``fstat``, ``read``, ``close``)."""
-        dfd, name = self.locate(rel)
-        if dfd is None or entry[1] != len(blob):
+        fd = self._open_as(rel, entry) if entry[1] == len(blob) else None
+        if fd is None:
             return False
+        try:
+            return _read_exactly(fd, len(blob)) == blob
+        finally:
+            os.close(fd)
+
+    def _open_as(self, rel: str, entry: list[int | str]) -> int | None:
+        """A read-only descriptor of ``rel`` when it is still the file ``entry`` describes (size, mtime,
+        inode; symlinks not followed), else None (missing, unreadable or changed). The caller closes it."""
+        dfd, name = self.locate(rel)
+        if dfd is None:
+            return None
         try:
             fd = os.open(name, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC, dir_fd=dfd)
         except OSError:
-            return False
+            return None
         try:
             st = os.fstat(fd)
-            return (st.st_size == entry[1] and st.st_mtime_ns == entry[2] and st.st_ino == entry[3]
-                    and _read_exactly(fd, st.st_size) == blob)
-        finally:
+        except OSError:
+            st = None
+        if st is None or [st.st_size, st.st_mtime_ns, st.st_ino] != list(entry[1:4]):
             os.close(fd)
+            return None
+        return fd
 
     def link_from(self, old: _Tree, rel: str) -> bool:
         """Hard-link ``rel`` of ``old`` into this tree; False where the file system cannot (write it instead).
