@@ -59,10 +59,10 @@ def test_plan_playbook_renders_what_the_inventory_points_at(tmp_path: Path) -> N
     res = play()
     counts = recap(res.stdout)
     assert len(counts) == 1 and sum(c["changed"] for c in counts.values()) == 1, counts  # run_once: one run
-    assert "7 of 7 files changed" in res.stdout, res.stdout[-2000:]
+    assert "9 of 9 files changed" in res.stdout, res.stdout[-2000:]
     again = play()  # the same inventory: plan writes nothing, so the play reports ok, not changed
     assert sum(c["changed"] for c in recap(again.stdout).values()) == 0, again.stdout[-2000:]
-    assert "0 of 7 files changed" in again.stdout and ": none" in again.stdout, again.stdout[-2000:]
+    assert "0 of 9 files changed" in again.stdout and ": none" in again.stdout, again.stdout[-2000:]
     inv = YAML(typ="safe").load(hosts.read_text())
     children = inv["all"]["children"]["roce_tune"]["children"]
     paths = [v["roce_tune_config"] for g in children["switches"]["children"].values()
