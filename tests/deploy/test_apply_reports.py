@@ -31,6 +31,7 @@ def _opts(tmp_path: Path, known: Path, **kw) -> ApplyOptions:  # type: ignore[no
     return ApplyOptions(known_hosts=str(known), log_dir=tmp_path / "logs", push=push, **kw)
 
 
+@pytest.mark.slow  # several pushes over SSH to the emulators (~10 s); CI runs -m slow
 def test_rejected_save_is_a_failure_that_says_startup_differs(tmp_path: Path) -> None:
     """EOS write memory, NX-OS copy, SONiC config save and Cumulus nv config save each refused: the change
     is live and verified (not rolled back), the device is `failed`, and the error says startup differs."""
@@ -90,6 +91,7 @@ def test_rejected_command_names_the_command_and_the_device_error(tmp_path: Path)
         fleet.stop()
 
 
+@pytest.mark.slow  # several pushes over SSH to the emulators (~10 s); CI runs -m slow
 @pytest.mark.parametrize("device, fault, label", [
     # cumulus: dropped mid `nv set` (nothing applied: the new session only detaches the pending sets)
     ("leaf7", {"drop_after_config_lines": 4, "drop_reconnects": 3},
@@ -224,6 +226,7 @@ def _with_pinned_ecn(tmp_path: Path, inv: Path) -> Path:
     return out
 
 
+@pytest.mark.slow  # several pushes over SSH to the emulators (~10 s); CI runs -m slow
 def test_reapply_removes_own_stale_profiles_only(tmp_path: Path) -> None:
     """Push with a pinned ECN value (profiles ROCE_LOSSLESS_…_PIN), then without: the dry run shows the
     _PIN profiles as removals, the push removes them, and objects roce-tune did not name stay."""

@@ -179,6 +179,7 @@ def _patch_files(fleet: Any, name: str) -> list[str]:
     return sorted(p.name for p in (fleet[name].sandbox / "tmp").glob("*.json"))
 
 
+@pytest.mark.slow  # several pushes over SSH to the emulators (~10 s); CI runs -m slow
 def test_sonic_prunes_checkpoints_and_removes_patch_files(sonic, tmp_path: Path) -> None:
     """SONiC: four pushes leave roce-tune's newest two checkpoints beside the operator's, and no uploaded
     CONFIG_DB file; a push whose write the switch rejects rolls back and removes its files too."""
