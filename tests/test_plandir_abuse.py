@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+from roce_tune import plandir
 from roce_tune.pipeline import plan_inventory, read_plan_dir
 from roce_tune.plandir import SUMS, PlanDirError, read_tree, write_tree, write_tree_stats
 
@@ -251,5 +252,7 @@ def test_progress_hears_of_every_file_written_or_linked_in_batches(tmp_path: Pat
         calls: list[int] = []
         _, stats = write_tree_stats(changed, out, calls.append)
         assert sum(calls) == stats.written + stats.linked == len(files)
-        assert 1 < len(calls) < len(files) / 10
+        # 201 files: three full batches, then the rest when the write ends
+        batch = plandir._PROGRESS_FILES
+        assert calls == [batch] * (len(files) // batch) + [len(files) % batch] == [64, 64, 64, 9]
     assert (stats.written, stats.linked) == (1, 200)
