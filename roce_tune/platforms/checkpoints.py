@@ -19,6 +19,10 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from roce_tune.platforms.contract import PushSession
 
 #: ``time.strftime`` format of a push's tag (checkpoint / session / commit-comment name): 25 characters,
 #: within NX-OS's 32-character checkpoint name (Cisco Nexus 5500 NX-OS command reference, ``checkpoint``).
@@ -112,3 +116,31 @@ def limit_error(device: str, names: list[str], limit: int, platform: str, cmds: 
             f"{len(own_checkpoints(names))} of them are roce-tune's: this push cannot take its checkpoint, "
             f"so nothing was changed. Free one with `{cmds.delete_command.format(name='<name>')}` (list "
             f"them with `{cmds.list_command}`)")
+
+
+def prune_after_push(s: PushSession, cmds: CheckpointCommands, progress: dict[str, object]) -> None:
+    """A platform's cleanup step after a push that succeeded: list the device's checkpoints
+    (``cmds.list_command``), delete roce-tune's own beyond the newest ``s.opts.keep_checkpoints``
+    (:func:`prune`; the one this push took, ``progress["tag"]``, always stays) and add the deleted names to
+    ``progress["pruned"]`` for the apply report. Nothing happens when the push took no checkpoint.
+
+    A refused delete becomes a warning (``s.warn``) naming the device and the command; the push stands.
+
+    Raises:
+        PushError: the listing itself was refused (the driver's cleanup turns it into a warning too).
+    """
+    if not progress.get("checkpoint"):
+        return
+    listing = s.check(s.cmd(cmds.list_command, "cleanup"), "cleanup", [cmds.list_command])
+
+    def delete(name: str) -> str | None:
+        command = cmds.delete_command.format(name=name)
+        try:
+            s.check(s.cmd(command, "cleanup"), "cleanup", [command])
+        except Exception as exc:  # noqa: BLE001 — housekeeping: reported as a warning, the push stands
+            return f"{s.device or 'the switch'}: `{command}` failed ({exc}); delete it by hand"
+        return None
+
+    pruned = prune(cmds.parse(listing), str(progress.get("tag", s.opts.tag)), s.opts.keep_checkpoints, delete,
+                   s.warn)
+    progress["pruned"] = [*progress.get("pruned", []), *pruned]  # type: ignore[misc]

@@ -477,7 +477,7 @@ CAPTURE_PROMPT = "{device}# "
 from roce_tune.platforms import contract as _c  # noqa: E402
 from roce_tune.platforms.checkpoints import CheckpointCommands as _CheckpointCommands  # noqa: E402
 from roce_tune.platforms.checkpoints import limit_error as _limit_error  # noqa: E402
-from roce_tune.platforms.checkpoints import prune as _prune  # noqa: E402
+from roce_tune.platforms.checkpoints import prune_after_push as _prune_after_push  # noqa: E402
 from roce_tune.platforms.checkpoints import to_free as _to_free  # noqa: E402
 from roce_tune.platforms.contract import HierPlatformName as _HierPlatform  # noqa: E402
 
@@ -591,20 +591,7 @@ def _rollback(s: _c.PushSession, progress: dict[str, object]) -> None:
 def _cleanup(s: _c.PushSession, progress: dict[str, object]) -> None:
     """After a push that succeeded: delete roce-tune's own checkpoints older than the newest
     ``keep_checkpoints`` (the one just taken always stays); a refused ``no checkpoint`` is a warning."""
-    if not progress.get("checkpoint"):
-        return
-    tag = str(progress.get("tag", s.opts.tag))
-
-    def delete(name: str) -> str | None:
-        try:
-            _delete_checkpoint(s, name, "cleanup")
-        except Exception as exc:  # noqa: BLE001 — housekeeping: reported as a warning, the push stands
-            return (f"{s.device or 'the switch'}: `{CHECKPOINTS.delete_command.format(name=name)}` failed "
-                    f"({exc}); delete it by hand")
-        return None
-
-    pruned = _prune(_checkpoint_names(s, "cleanup"), tag, s.opts.keep_checkpoints, delete, s.warn)
-    progress["pruned"] = [*progress.get("pruned", []), *pruned]  # type: ignore[misc]
+    _prune_after_push(s, CHECKPOINTS, progress)
 
 
 def _left_as_is(progress: dict[str, object], tag: str, _confirm_s: int) -> str | None:

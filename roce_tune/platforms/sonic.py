@@ -995,7 +995,7 @@ import shlex as _shlex  # noqa: E402
 
 from roce_tune.platforms import contract as _c  # noqa: E402
 from roce_tune.platforms.checkpoints import CheckpointCommands as _CheckpointCommands  # noqa: E402
-from roce_tune.platforms.checkpoints import prune as _prune  # noqa: E402
+from roce_tune.platforms.checkpoints import prune_after_push as _prune_after_push  # noqa: E402
 
 #: the read-back names (_c.READBACK_NAMES) of sonic_readback, imported on first use
 __getattr__ = _c.lazy_attributes(__name__, "roce_tune.platforms.sonic_readback", _c.READBACK_NAMES)
@@ -1350,20 +1350,7 @@ def _cleanup(s: _c.PushSession, progress: dict[str, object]) -> None:
     older than the newest ``keep_checkpoints`` (the one just taken always stays); a refused
     ``config delete-checkpoint`` is a warning."""
     _remove_patch_file(s, progress)
-    if not progress.get("checkpoint"):
-        return
-    names = checkpoint_names(s.check(s.cmd(_LIST_CHECKPOINTS, "cleanup"), "cleanup", [_LIST_CHECKPOINTS]))
-
-    def delete(name: str) -> str | None:
-        command = CHECKPOINTS.delete_command.format(name=name)
-        try:
-            s.check(s.cmd(command, "cleanup"), "cleanup", [command])
-        except Exception as exc:  # noqa: BLE001 — housekeeping: reported as a warning, the push stands
-            return f"{s.device or 'the switch'}: `{command}` failed ({exc}); delete it by hand"
-        return None
-
-    pruned = _prune(names, str(progress.get("tag", s.opts.tag)), s.opts.keep_checkpoints, delete, s.warn)
-    progress["pruned"] = [*progress.get("pruned", []), *pruned]  # type: ignore[misc]
+    _prune_after_push(s, CHECKPOINTS, progress)
 
 
 def _left_as_is(progress: dict[str, object], tag: str, _confirm_s: int) -> str | None:
