@@ -27,6 +27,9 @@ Syntax checked against:
   (uint32, polls), ``recovery`` (uint16, ms) and ``watchdog-action`` (``drop`` | ``forward``), and
   ``junos:must ".. output"`` ("pfc-watchdog configurations mandate output config"). The plan action
   ``alert`` has no Junos equivalent: no action line (device default drop) and an RT241 finding.
+* Juniper "PFC Watchdog" for Junos OS Evolved (AI-ML Data Center Feature Guide) [V]: supported from 23.4R2
+  on QFX5230-64CD, QFX5240-64OD and QFX5240-64QD; QFX5130 and QFX5220 are not listed, so their
+  ``pfc-watchdog`` is not rendered (RT241 warning, :data:`WATCHDOG_UNDOCUMENTED_MODELS`).
 * Juniper 13.2 ``input (Congestion Notification)`` [V]: ``cable-length`` sits in the CNP ``input``
   stanza (metres); with DSCP input on Junos OS Evolved [U].
 * Juniper ``mru (Congestion Notification Profiles)`` [V]: ``... input dscp code-point BBBBBB pfc mru N``
@@ -113,6 +116,13 @@ LOSS_PRIORITY = "low"
 STRICT_PRIORITY = "strict-high"
 #: Relative change of Kmin/Kmax by whole-percent rounding above which the output carries a WARNING.
 FILL_LEVEL_WARN_FRACTION = 0.25
+#: Junos OS Evolved QFX models Juniper's PFC watchdog page does not list (it names QFX5230-64CD,
+#: QFX5240-64OD and QFX5240-64QD, from Junos OS Evolved 23.4R2: "PFC Watchdog", AI-ML Data Center Feature
+#: Guide, https://www.juniper.net/documentation/us/en/software/junos/ai-ml-evo/topics/topic-map/pfc-watchdog.html);
+#: QFX5130 and QFX5220 run the same Junos OS Evolved CoS schema (github.com/Juniper/yang 24.4R1-EVO), so the
+#: statements parse, but nothing documents a watchdog behind them. Their ``pfc-watchdog`` is not rendered
+#: (RT241 warning) instead of a watchdog that monitors nothing. Other models (Junos OS QFX, unknown) keep it.
+WATCHDOG_UNDOCUMENTED_MODELS = re.compile(r"^QFX-?(?:5130|5220)(?:\b|-)", re.IGNORECASE)
 #: plan watchdog action -> ``pfc-watchdog watchdog-action`` enum of Juniper's YANG [V]; None = no equivalent.
 WATCHDOG_ACTION: dict[str, str | None] = {"drop": "drop", "forward": "forward", "alert": None}
 _TOKEN_RE = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_./:-]{0,79}$")
@@ -128,6 +138,18 @@ def _token(value: str, what: str) -> str:
 def code_point(dscp: int) -> str:
     """DSCP -> the 6-bit code point Junos writes. ``code_point(26) == "011010"``."""
     return format(dscp, "06b")
+
+
+def watchdog_documented(model: str) -> bool:
+    """False for a switch model whose Junos OS Evolved release has no documented PFC watchdog
+    (:data:`WATCHDOG_UNDOCUMENTED_MODELS`: QFX5130, QFX5220); True for every other model."""
+    return not WATCHDOG_UNDOCUMENTED_MODELS.match(model.strip())
+
+
+def watchdog_rendered(switch: SwitchPlan) -> bool:
+    """Whether ``switch``'s ``.set`` file carries ``pfc-watchdog``: the plan enables it and the model has
+    it (:func:`watchdog_documented`)."""
+    return switch.watchdog.enabled and watchdog_documented(switch.model)
 
 
 def fill_levels(ecn: EcnProfile) -> tuple[int, int]:
@@ -192,7 +214,15 @@ def render_findings(plan: Plan, switch: SwitchPlan) -> list[Finding]:
     used = sorted({p.ecn_profile for p in switch.ports if p.lossless and p.ecn_profile in by_name}, key=str)
     out = _nc_findings(plan, switch)
     wd = switch.watchdog
-    if wd.enabled and WATCHDOG_ACTION.get(wd.action) is None:
+    if wd.enabled and not watchdog_rendered(switch):
+        out.append(Finding(
+            rule="RT241", severity=Severity.warning, location=Location(device=switch.name),
+            message=f"Junos PFC watchdog not rendered for {switch.model}: Juniper documents pfc-watchdog on "
+                    "Junos OS Evolved only for QFX5230-64CD, QFX5240-64OD and QFX5240-64QD (PFC Watchdog, "
+                    "AI-ML Data Center Feature Guide); a pause storm on this switch is not detected by it",
+            fix="watch PFC pause counters with `roce-tune verify`; confirm watchdog support for this model "
+                "and release in Juniper's Feature Explorer before adding it by hand"))
+    elif wd.enabled and WATCHDOG_ACTION.get(wd.action) is None:
         out.append(Finding(
             rule="RT241", severity=Severity.warning, location=Location(device=switch.name),
             message=f"Junos PFC watchdog has no action {wd.action!r} (watchdog-action is drop or forward): "
@@ -248,7 +278,7 @@ def _syntax_info(switch: SwitchPlan) -> list[Finding]:
             message=f"Junos cable-length is whole metres: plan cable lengths {odd} m rounded up",
             fix="none needed (a longer cable only adds headroom)"))
     wd = switch.watchdog
-    if wd.enabled and wd.detection_ms % wd.poll_ms:
+    if watchdog_rendered(switch) and wd.detection_ms % wd.poll_ms:
         polls = math.ceil(wd.detection_ms / wd.poll_ms)
         out.append(Finding(
             rule="RT241", severity=Severity.info, location=where,
@@ -390,11 +420,14 @@ def _watchdog(switch: SwitchPlan) -> dict[str, object]:
     wd = switch.watchdog
     notes = [f"plan detection {wd.detection_ms} ms, restoration {wd.restoration_ms} ms, poll {wd.poll_ms} ms"]
     action = WATCHDOG_ACTION.get(wd.action)
-    if action is None:
+    if wd.enabled and not watchdog_rendered(switch):
+        notes.append(f"not rendered: Juniper documents no PFC watchdog for {switch.model} (RT241)")
+    elif action is None:
         notes.append(f"plan action {wd.action!r} has no Junos watchdog-action (drop | forward): the device "
                      "default (drop) applies (RT241)")
-    return {"enabled": wd.enabled, "poll": wd.poll_ms, "detection": math.ceil(wd.detection_ms / wd.poll_ms),
-            "recovery": wd.restoration_ms, "action": action, "notes": notes}
+    return {"enabled": watchdog_rendered(switch), "planned": wd.enabled, "poll": wd.poll_ms,
+            "detection": math.ceil(wd.detection_ms / wd.poll_ms), "recovery": wd.restoration_ms,
+            "action": action, "notes": notes}
 
 
 def _flow_control(plan: Plan) -> list[dict[str, object]]:

@@ -318,6 +318,7 @@ def expressible_qos(plan: Plan, switch: SwitchPlan) -> SwitchQos:
     """The plan's QoS for ``switch`` as Junos can carry it: DSCP -> queue (no TC/PG maps), ECN as
     whole-percent fill levels of the queue buffer (junos.fill_levels) with whole-percent Pmax, cable length in
     whole metres (rounded up), watchdog detection as whole polls, an action without Junos equivalent absent,
+    no watchdog at all on a model without a documented one (junos.watchdog_rendered),
     no headroom (Junos sizes it from the cable length), the lossy queue that lends network-control its
     share (junos.nc_donor) at its plan weight less junos.NC_TRANSMIT_PERCENT on a switch with lossless
     ports. Changes carry RT241 findings (junos.render_findings)."""
@@ -342,8 +343,10 @@ def expressible_qos(plan: Plan, switch: SwitchPlan) -> SwitchQos:
                 "cable_m": float(max(1, math.ceil(p.cable_m))) if p.lossless else None,
             }
         )
-    wd = exp.watchdog
-    if wd is not None:
+    wd = exp.watchdog if junos.watchdog_rendered(switch) else None
+    if wd is None:  # a model without a documented watchdog: none rendered (junos.watchdog_documented)
+        ports = {n: q.model_copy(update={"watchdog": False}) for n, q in ports.items()}
+    else:
         det = (
             math.ceil(wd.detection_ms / wd.poll_ms) * wd.poll_ms
             if wd.detection_ms is not None and wd.poll_ms
