@@ -89,6 +89,9 @@ class DiffRules:
         owned_fields: ``json`` only: (table, fields) roce-tune owns in every row of ``table`` it writes: a
             live row's field that the desired row leaves out is removed (e.g. a SKU's ``pfc_enable`` on a
             port the plan makes lossy); other fields the desired row leaves out are not compared.
+        port_rows: ``json`` only: tables whose row key is a bare port name (SONiC ``PFC_WD|Ethernet0``): a
+            managed port's row that the desired table lacks is removed, as a per-port key (``Ethernet0|3``)
+            of a managed port is. Compared only when the desired file has the table (e.g. a ``GLOBAL`` row).
     """
 
     kind: str
@@ -105,6 +108,7 @@ class DiffRules:
     parse_running: Callable[[str], dict[str, Any]] | None = None
     overlaps: Callable[[dict[str, Any], dict[str, Any], set[str]], list[tuple[str, str, str]]] | None = None
     owned_fields: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    port_rows: tuple[str, ...] = ()
 
 
 class PushKnobs(Protocol):

@@ -53,7 +53,9 @@ Tables and why (syntax checked against):
   (releases from 202012); it takes effect only when swss starts, so deploy's :func:`preflight` refuses a
   switch that runs the other model rather than flipping it (docs/derivation.md#sonic-buffer-models).
 * ``PFC_WD``: ``GLOBAL.POLL_INTERVAL`` and per lossless port ``action``/``detection_time``/
-  ``restoration_time`` in ms [V] ``sonic-pfcwd.yang``, sonic-utilities ``pfcwd/main.py``.
+  ``restoration_time`` in ms [V] ``sonic-pfcwd.yang``, sonic-utilities ``pfcwd/main.py``. With the watchdog
+  off, ``GLOBAL`` only: a port without a row has no watchdog, so apply deletes the managed ports' rows
+  (``pfcwd stop``'s effect) rather than leave a running watchdog alone.
 * ``CABLE_LENGTH`` (key ``AZURE`` as ``buffers_config.j2``) with ``"<m>m"`` strings, pattern
   ``[0-9]+m`` [V] ``sonic-cable-length.yang`` (not in shared/sonic-yang; the tests check the pattern);
   fractional metres are rounded **up**. ``PORT|<port>.mtu`` so the MTU the headroom assumed is the MTU
@@ -714,14 +716,16 @@ def _scheduler_tables(ctx: dict[str, Any]) -> dict[str, Any]:
 
 def _watchdog_tables(ctx: dict[str, Any]) -> dict[str, Any]:
     """PFC_WD (sonic-pfcwd.yang): GLOBAL poll interval and, per lossless port, action and detection /
-    restoration times in ms; nothing when the plan's watchdog is off."""
+    restoration times in ms. A port without a row has no watchdog: with the plan's watchdog off the table
+    holds GLOBAL only, and apply removes the managed ports' rows (``DIFF.port_rows``), as ``pfcwd stop
+    <port>`` does (sonic-utilities ``pfcwd/main.py``: ``mod_entry(PFC_WD, port, None)``)."""
     wd = ctx["watchdog"]
+    glob = ("GLOBAL", {"POLL_INTERVAL": str(wd["poll"])})
     if not wd["enabled"]:
-        return {"PFC_WD": {}}
+        return {"PFC_WD": dict([glob])}
     row = {"action": str(wd["action"]), "detection_time": str(wd["detection"]),
            "restoration_time": str(wd["restoration"])}
-    rows = ([("GLOBAL", {"POLL_INTERVAL": str(wd["poll"])})]
-            + [(p["name"], dict(row)) for p in ctx["rows"]["pfc_wd"]])
+    rows = [glob] + [(p["name"], dict(row)) for p in ctx["rows"]["pfc_wd"]]
     return {"PFC_WD": _unique("PFC_WD", rows)}
 
 
@@ -1054,6 +1058,11 @@ def overlapping_keys(running: dict[str, Any], desired: dict[str, Any],
 #: makes lossy (or a switch whose watchdog it turns off) has a row without them, so the patch removes them.
 PORT_QOS_OWNED_FIELDS = (("PORT_QOS_MAP", ("pfc_enable", "pfcwd_sw_enable")),)
 
+#: Tables keyed by bare port name whose rows of managed ports roce-tune owns: a ``PFC_WD|<port>`` row is the
+#: port's watchdog (sonic-utilities ``pfcwd/main.py``: ``start`` writes it, ``stop`` deletes it), so a managed
+#: port the plan gives no watchdog (watchdog off, or a lossy port) loses the row the SKU or an operator left.
+PORT_KEYED_TABLES = ("PFC_WD",)
+
 #: diff data: a JSON Patch restricted to the tables/keys roce-tune renders; removing a PG row of a live port
 #: (an overlapping range the plan replaces) swaps its headroom profile like a replace does
 DIFF = _c.DiffRules(
@@ -1064,6 +1073,7 @@ DIFF = _c.DiffRules(
     parse_running=config_db,
     overlaps=overlapping_keys,
     owned_fields=PORT_QOS_OWNED_FIELDS,
+    port_rows=PORT_KEYED_TABLES,
 )
 
 
