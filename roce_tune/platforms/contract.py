@@ -281,6 +281,9 @@ class PushMethod:
         preflight: (running-config text, desired text) -> why this device must not be changed at all
             (e.g. a setting the device only takes at boot contradicts the plan), or None. Deploy calls it
             after reading the running configuration and before any diff or push, dry runs included.
+        probe: (run: read-only command -> its output) -> why this device cannot be changed by this push
+            method at all (a command every push needs that the image lacks), or None. Deploy calls it after
+            ``preflight`` passed, before any diff or push, dry runs included; ``run`` logs each command.
         confirm_window: (``--confirm-seconds`` value, s) -> what the platform's commit-confirm gets
             instead when it cannot take that window as given (Junos counts whole minutes), or None when it
             takes it as is; apply shows it before any device is touched and logs it with each push.
@@ -310,6 +313,7 @@ class PushMethod:
     linux_shell: bool = False
     restore_point: bool = False
     preflight: Callable[[str, str], str | None] | None = None
+    probe: Callable[[Callable[[str], str]], str | None] | None = None
     confirm_window: Callable[[int], str | None] | None = None
     cleanup: CleanupSteps | None = None
     checkpoints: CheckpointCommands | None = None

@@ -1370,12 +1370,38 @@ def _left_as_is(progress: dict[str, object], tag: str, _confirm_s: int) -> str |
     return None
 
 
+#: the read-only probe for the Generic Config Updater commands apply needs (``config checkpoint`` first)
+GCU_PROBE = "sudo config checkpoint --help"
+
+
+def probe_gcu(run: Callable[[str], str]) -> str | None:
+    """Why apply cannot push to this switch (or None): its image has no ``config checkpoint`` (nor
+    ``rollback``, ``list-checkpoints``, ``delete-checkpoint``), the Generic Config Updater commands every push
+    needs for its rollback point and retention. They came after the 202012 branch (GCU design:
+    sonic-net/SONiC PR #736, March 2021; sonic-net/sonic-utilities ``config/main.py``); on an image without
+    them click answers ``Error: No such command "checkpoint".`` with exit status 2. ``run`` runs one
+    read-only command and returns its output (:data:`GCU_PROBE` with its exit status echoed: ``--help``
+    only prints the usage)."""
+    out = run(f"{GCU_PROBE}; echo ROCE_TUNE_RC=$?")
+    status = _exit_status(out)
+    if status == "0":
+        return None
+    said = [ln.strip() for ln in out.splitlines()
+            if ln.strip() and "ROCE_TUNE_RC" not in ln and GCU_PROBE not in ln]
+    return (f"`{GCU_PROBE}` failed (exit status {status or 'not printed'}: "
+            f"{said[-1] if said else 'no output'}): this SONiC image has no `config checkpoint`/`config "
+            "rollback` (Generic Config Updater, added after the 202012 release), which every push needs for "
+            "its rollback point, so nothing was changed; upgrade to an image that has `config checkpoint`, "
+            "or apply the rendered CONFIG_DB by hand")
+
+
 PUSH = _c.PushMethod(
     netmiko_device_type="linux", read_running="show runningconfiguration all",
     error_pattern=r"(?i)(^|\n)\s*(error|failed)",
     push=_push, rollback=_rollback, left_as_is=_left_as_is, cleanup=_cleanup, checkpoints=CHECKPOINTS,
     save=("sudo config save -y; echo ROCE_TUNE_RC=$?", r"ROCE_TUNE_RC=0\b"),
     desired_file="{name}.json", enable_secret=True, linux_shell=True, preflight=lambda r, d: preflight(r, d),
+    probe=lambda run: probe_gcu(run),
 )
 
 #: Broadcom ASICs with the LTSW SAI the PFC-watchdog restore-loop report names (TH5/TH6 in its title)
