@@ -1518,24 +1518,40 @@ def _pool_problems(run: dict[str, Any], want: dict[str, Any]) -> list[str]:
     return out
 
 
-def _speed_problems(run: dict[str, Any], want: dict[str, Any]) -> list[str]:
-    out = []
+#: A lossless headroom profile name that carries the PORT speed it was computed for (Mb/s, group 1):
+#: buffermgrd's (:data:`BUFFERMGRD_NAME_RE`) and the tuner's, which adds suffixes for the inputs SONiC's
+#: name leaves out (``pg_lossless_400000_3m_shp_profile``, ``…_2p5m_mtu4200_8lane_profile``).
+HEADROOM_SPEED_NAME_RE = re.compile(r"^pg_lossless_(\d+)_(\d+(?:p\d+)?m)(?:_[a-z0-9]+)*_profile$")
+#: why a port speed other than the planned one is refused, per buffer model
+_SPEED_CONSEQUENCE = {
+    "traditional": "buffermgrd would point its lossless PGs at another profile",
+    "dynamic": "the plan's headroom override is for that speed and buffermgrdyn does not recompute an "
+               "override's xoff, so a faster port overruns it",
+}
+
+
+def _speed_problems(run: dict[str, Any], want: dict[str, Any], model: str) -> list[str]:
+    """A lossless PG's planned speed (its profile's name, :data:`HEADROOM_SPEED_NAME_RE`) against the
+    switch's ``PORT|<port>.speed``; one line per port (the first of its PGs). Ports without a speed on the
+    switch, or whose profile name carries none, are not judged."""
+    out: dict[str, str] = {}
     for key, row in sorted((want.get("BUFFER_PG") or {}).items()):
-        m = BUFFERMGRD_NAME_RE.match(str(row.get("profile", "")).strip("[]").split("|")[-1])
+        m = HEADROOM_SPEED_NAME_RE.match(str(row.get("profile", "")).strip("[]").split("|")[-1])
         port = key.split("|")[0]
         speed = ((run.get("PORT") or {}).get(port) or {}).get("speed")
-        if m and speed is not None and speed != m.group(1):
-            out.append(f"{port} runs at {speed} Mb/s but the plan's headroom is for {m.group(1)} Mb/s "
-                       "(buffermgrd would point its lossless PGs at another profile): fix the port speed in "
-                       "the inventory and plan again")
-    return out
+        if m and speed is not None and str(speed) != m.group(1) and port not in out:
+            out[port] = (f"{port} runs at {speed} Mb/s but the plan's headroom is for {m.group(1)} Mb/s "
+                         f"({_SPEED_CONSEQUENCE.get(model, _SPEED_CONSEQUENCE['dynamic'])}): fix the port "
+                         "speed in the inventory (or on the switch) and plan again")
+    return list(out.values())
 
 
 def preflight(running: str, desired: str) -> str | None:
     """Why apply must not touch this switch (or None): the running buffer model (missing = traditional, as
     buffermgrd.sh reads it) or a running pool's ``mode``/``type`` differs from the desired file's (both take
-    effect only at daemon start / pool creation), or, on the traditional model, a port runs another speed
-    than the one buffermgrd's profile name in the desired file assumes.
+    effect only at daemon start / pool creation), or a port runs another speed than the one its lossless
+    PGs' headroom profile was computed for (traditional model: buffermgrd would swap the profile; dynamic
+    model: buffermgrdyn leaves a headroom override as it is, so the xoff stays the planned speed's).
 
     Raises:
         ValueError: running or desired text holds no CONFIG_DB JSON.
@@ -1549,8 +1565,7 @@ def preflight(running: str, desired: str) -> str | None:
                         f"model; set buffer_model: {have_model} in the inventory and plan again, or change "
                         "the switch's model (config save, edit config_db.json, config reload)")
     problems += _pool_problems(run, want)
-    if want_model == "traditional":
-        problems += _speed_problems(run, want)
+    problems += _speed_problems(run, want, want_model or have_model)
     return "; ".join(dict.fromkeys(problems)) or None
 
 
