@@ -88,7 +88,8 @@ def test_apply_stops_a_running_watchdog_the_plan_turns_off(tmp_path: Path) -> No
 
 def test_audit_reports_a_running_watchdog_the_plan_turns_off(tmp_path: Path) -> None:
     """``roce-tune audit`` of a captured ``show runningconfiguration all`` whose CONFIG_DB is the plan's but
-    for the watchdog rows ``pfcwd start_default`` left: RT427 on each such port, and none without them."""
+    for the watchdog rows ``pfcwd start_default`` left: RT427 on each such port, in words (it said "plan
+    False, running config True"), and none without them."""
     from roce_tune.audit import audit_dir
 
     inv = tmp_path / "lab-2node.yaml"
@@ -108,4 +109,5 @@ def test_audit_reports_a_running_watchdog_the_plan_turns_off(tmp_path: Path) -> 
     db["PFC_WD"].update({"Ethernet0": dict(DEFAULT_ROW), "Ethernet8": dict(DEFAULT_ROW)})
     found = audit(db)
     assert set(found) == {"Ethernet0", "Ethernet8"}, found
-    assert "PFC watchdog" in found["Ethernet0"] and "running config True" in found["Ethernet0"]
+    assert found["Ethernet0"] == ("PFC watchdog is on on lab-leaf1 Ethernet0 (running config); the plan turns "
+                                  "it off"), found
