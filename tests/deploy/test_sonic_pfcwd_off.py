@@ -109,5 +109,5 @@ def test_audit_reports_a_running_watchdog_the_plan_turns_off(tmp_path: Path) -> 
     db["PFC_WD"].update({"Ethernet0": dict(DEFAULT_ROW), "Ethernet8": dict(DEFAULT_ROW)})
     found = audit(db)
     assert set(found) == {"Ethernet0", "Ethernet8"}, found
-    assert found["Ethernet0"] == ("PFC watchdog is on on lab-leaf1 Ethernet0 (running config); the plan turns "
-                                  "it off"), found
+    assert found["Ethernet0"] == ("PFC watchdog is on on lab-leaf1 Ethernet0 (running config); the plan "
+                                  "turns it off"), found
