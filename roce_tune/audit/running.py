@@ -244,6 +244,21 @@ def _words(path: str, sw: str, port: str | None) -> str:
     return f"{where} on {sw}: {change} in the running config" if change else f"{what} differs"
 
 
+def _watchdog_words(d: str, sw: str, port: str | None, want: SwitchQos,
+                    seen: SwitchQos) -> tuple[str, str] | None:
+    """(message, fix) of a port's watchdog on/off difference ``d`` in words (it read "plan False, running
+    config True"); None for any other difference."""
+    if port is None or not d.startswith(f"ports[{port}].watchdog: "):
+        return None
+    w, s = want.ports[port].watchdog, seen.ports[port].watchdog
+    if not isinstance(w, bool) or not isinstance(s, bool):
+        return None
+    on = {True: "on", False: "off"}
+    return (f"PFC watchdog is {on[s]} on {sw} {port} (running config); the plan turns it {on[w]}",
+            f"apply the plan (roce-tune apply turns the watchdog {on[w]} on {port}), or update the inventory "
+            "(policy.pfc_watchdog) if the running watchdog is intended")
+
+
 def _plan_finding(m: re.Match[str], rule: str, sev: str, label: str, d: str, sw: SwitchObs, want: SwitchQos,
                   seen: SwitchQos, exp: Expect) -> tuple[str, str, str, str]:
     """(rule, severity, message, fix) of one difference ``d`` (matched by ``m``) in the field's words."""
@@ -267,6 +282,8 @@ def _plan_finding(m: re.Match[str], rule: str, sev: str, label: str, d: str, sw:
                 f"{sw.name} does not classify RoCE as the plan does: {how or d}; the plan puts "
                                   f"DSCP {dscp} in lossless queue {_ids(exp.lossless_queues)}",
                 f"apply the plan (roce-tune apply): DSCP {dscp} → TC/queue {exp.lossless_queues[0]}")
+    if rule == "RT427" and (words := _watchdog_words(d, sw.name, port, want, seen)):
+        return (rule, sev, *words)
     if rule == "RT480" and port:
         return (rule, sev, f"port {port} of the plan is not in {sw.name}'s running configuration",
                 "check the port name/breakout in the inventory, or apply the plan")

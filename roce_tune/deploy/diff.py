@@ -201,10 +201,11 @@ def set_diff(rules: DiffRules, running: str, desired: str, comment: str = "#") -
 Tables = dict[str, dict[str, dict[str, object]]]
 
 
-def _in_scope(key: str, rows: dict[str, dict[str, object]], managed_ports: set[str]) -> bool:
-    """A live row roce-tune compares: one it renders, or a per-port key (``Ethernet0|3``) of a managed
-    port."""
-    return key in rows or key.split("|", 1)[0] in managed_ports and "|" in key
+def _in_scope(key: str, rows: dict[str, dict[str, object]], managed_ports: set[str],
+              port_keyed: bool = False) -> bool:
+    """A live row roce-tune compares: one it renders, a per-port key (``Ethernet0|3``) of a managed port, or,
+    in a table keyed by port name (``port_keyed``, ``DiffRules.port_rows``), a managed port's row."""
+    return key in rows or key.split("|", 1)[0] in managed_ports and ("|" in key or port_keyed)
 
 
 def _scoped_row(live_row: object, want_row: object, owned: tuple[str, ...] = ()) -> object:
@@ -217,15 +218,17 @@ def _scoped_row(live_row: object, want_row: object, owned: tuple[str, ...] = ())
 
 
 def _scope_have(running: Tables, desired: Tables, managed_ports: set[str],
-                owned_fields: dict[str, tuple[str, ...]] | None = None) -> dict[str, dict[str, object]]:
-    """The running tables cut to what roce-tune renders; stale per-port keys are kept whole (to be
-    removed)."""
+                owned_fields: dict[str, tuple[str, ...]] | None = None,
+                port_rows: tuple[str, ...] = ()) -> dict[str, dict[str, object]]:
+    """The running tables cut to what roce-tune renders; stale per-port keys (and managed ports' rows of the
+    ``port_rows`` tables) are kept whole (to be removed)."""
     scope_have: dict[str, dict[str, object]] = {}
     for table, rows in desired.items():
         live = running.get(table, {})
         owned = (owned_fields or {}).get(table, ())
+        keyed = table in port_rows
         kept = {k: _scoped_row(v, rows[k], owned) if k in rows else v
-                for k, v in live.items() if _in_scope(k, rows, managed_ports)}
+                for k, v in live.items() if _in_scope(k, rows, managed_ports, keyed)}
         if table in running or kept:
             scope_have[table] = kept
     return scope_have
@@ -240,7 +243,7 @@ def json_diff(rules: DiffRules, running: Tables, desired: Tables, managed_ports:
     The patch holds only ``add``/``remove``/``replace``: a ``move``/``copy`` that jsonpatch finds (a stale
     row whose value equals a new row's) is written as ``remove`` + ``add`` so every removed key is named.
     """
-    scope_have = _scope_have(running, desired, managed_ports, dict(rules.owned_fields))
+    scope_have = _scope_have(running, desired, managed_ports, dict(rules.owned_fields), rules.port_rows)
     target: dict[str, dict[str, object]] = {t: dict(r) for t, r in desired.items()}
     overlapped = _removals(rules, running, desired, managed_ports, scope_have, target)
     patch = _plain_ops(scope_have, jsonpatch.make_patch(scope_have, target).patch)

@@ -23,7 +23,6 @@ import json
 import re
 import secrets
 import shlex
-import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -31,7 +30,7 @@ from typing import Any, NoReturn
 
 from roce_tune.deploy.diff import DIFF_RULES, ConfigChange, hier_diff, json_diff, set_diff
 from roce_tune.platforms import ALL_PLATFORMS, platform
-from roce_tune.platforms.checkpoints import KEEP_CHECKPOINTS, TAG_FORMAT
+from roce_tune.platforms.checkpoints import KEEP_CHECKPOINTS, new_tag
 from roce_tune.platforms.contract import CHANGE_SENT, PushMethod
 
 #: exit status of a host restore point that ran but had values it could not read before the change
@@ -128,7 +127,8 @@ class PushOptions:
         keepalive_s: SSH keepalive interval (0 = off): keeps idle NAT/firewall state during long commits.
         rollback_retry_s: how long to keep reconnecting to roll back a device whose session dropped
             (attempts back off 1, 2, 4 … 10 s).
-        tag: checkpoint / session / commit-comment name of this run (:data:`TAG_FORMAT`, local time).
+        tag: checkpoint / session / commit-comment name of this run, unique per run (``new_tag``: local time
+            to the millisecond and a counter).
         keep_checkpoints: roce-tune's own checkpoints kept on a device after a successful push, the one
             just taken included (at least 1; the platform deletes older ones of its own, never an
             operator's: :mod:`roce_tune.platforms.checkpoints`).
@@ -140,7 +140,7 @@ class PushOptions:
     commit_timeout_s: float = 300.0
     keepalive_s: float = 10.0
     rollback_retry_s: float = 120.0
-    tag: str = field(default_factory=lambda: time.strftime(TAG_FORMAT))
+    tag: str = field(default_factory=new_tag)
     keep_checkpoints: int = KEEP_CHECKPOINTS
 
 

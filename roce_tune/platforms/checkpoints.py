@@ -1,7 +1,7 @@
 """Retention of roce-tune's own configuration checkpoints on a switch (NX-OS ``checkpoint``, SONiC
 ``config checkpoint``).
 
-Each push takes a uniquely named checkpoint (:data:`TAG_FORMAT`) before it changes anything. Left alone
+Each push takes a uniquely named checkpoint (:func:`new_tag`) before it changes anything. Left alone
 they pile up: NX-OS refuses a new user checkpoint once a switch has ten ("You can create up to ten checkpoints
 of your configuration per switch", Cisco Nexus 3548 NX-OS System Management Configuration Guide,
 "Configuring Rollback", https://www.easymanua.ls/cisco/nexus-3548/manual/683163?p=126) and SONiC keeps every
@@ -16,7 +16,10 @@ naming and the choice of what to delete.
 
 from __future__ import annotations
 
+import itertools
 import re
+import secrets
+import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -24,12 +27,36 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from roce_tune.platforms.contract import PushSession
 
-#: ``time.strftime`` format of a push's tag (checkpoint / session / commit-comment name): 25 characters,
-#: within NX-OS's 32-character checkpoint name (Cisco Nexus 5500 NX-OS command reference, ``checkpoint``).
+#: ``time.strftime`` format of the first part of a push's tag (:func:`new_tag`): date and time to the second.
 TAG_FORMAT = "roce_tune_%Y%m%d_%H%M%S"
-#: Names roce-tune gives its checkpoints: :data:`TAG_FORMAT`, and the forms earlier playbooks used
-#: (``roce_tune_YYYYmmddHHMMSS`` on NX-OS, ``roce-tune-YYYYmmddHHMMSS`` on SONiC). Groups: date, time.
-OWN_CHECKPOINT_RE = re.compile(r"^roce[_-]tune[_-](\d{8})_?(\d{6})\Z")
+#: Names roce-tune gives its checkpoints: :func:`new_tag`'s, :data:`TAG_FORMAT` alone (the CLI's form before
+#: the sub-second part) and the forms earlier playbooks used (``roce_tune_YYYYmmddHHMMSS`` on NX-OS,
+#: ``roce-tune-YYYYmmddHHMMSS`` on SONiC). Groups: date, time, milliseconds (None in the older forms).
+OWN_CHECKPOINT_RE = re.compile(r"^roce[_-]tune[_-](\d{8})_?(\d{6})(?:_(\d{3})[0-9a-f]{2})?\Z")
+#: the last two hex digits of :func:`new_tag`: a counter starting at a random value per process
+_TAG_SUFFIX = itertools.count(secrets.randbelow(256))
+
+
+def new_tag(now: float | None = None) -> str:
+    """A push's tag (checkpoint / configuration-session / commit-comment name), unique per push:
+    ``roce_tune_YYYYmmdd_HHMMSS_mmmXX`` in local time, ``mmm`` the milliseconds, ``XX`` two hex digits of a
+    per-process counter that starts at a random value. Tags one process makes differ (256 in a row within
+    one millisecond); two processes collide only when they start in the same millisecond and draw the same
+    counter (1 in 256). 31 characters, within NX-OS's 32-character checkpoint name.
+
+    Whole seconds were not enough: NX-OS refuses a second checkpoint of the same name ("Checkpoint names must
+    be unique"), and SONiC's ``config checkpoint`` saves over it without a check (sonic-net/sonic-utilities
+    ``generic_config_updater/generic_updater.py`` ``FileSystemConfigRollbacker.checkpoint``), so a second push
+    within one second replaced the first push's rollback point.
+
+    Args:
+        now: seconds since the epoch (default: now).
+    """
+    t = time.time() if now is None else now
+    second = time.strftime(TAG_FORMAT, time.localtime(t))
+    return f"{second}_{int(t * 1000) % 1000:03d}{next(_TAG_SUFFIX) % 256:02x}"
+
+
 #: roce-tune's own checkpoints kept on a switch after a successful push: the one it just took (the state
 #: before the change, for a manual rollback) and the previous one (the state before the push before).
 KEEP_CHECKPOINTS = 2
@@ -55,9 +82,10 @@ class CheckpointCommands:
 
 def own_checkpoints(names: Iterable[str]) -> list[str]:
     """roce-tune's own checkpoint names among ``names`` (:data:`OWN_CHECKPOINT_RE`), oldest first (by the
-    timestamp in the name, so old and new name forms sort together; ties by name)."""
-    own = [(m.group(1) + m.group(2), n) for n in names if (m := OWN_CHECKPOINT_RE.match(n))]
-    return [n for _, n in sorted(own)]
+    timestamp in the name, milliseconds included, so old and new name forms sort together; a form without
+    milliseconds before a tag of the same second; ties by name)."""
+    own = [(m.group(1) + m.group(2), m.group(3) or "", n) for n in names if (m := OWN_CHECKPOINT_RE.match(n))]
+    return [n for *_, n in sorted(own)]
 
 
 def to_prune(names: Iterable[str], current: str | None, keep: int) -> list[str]:

@@ -89,6 +89,9 @@ class DiffRules:
         owned_fields: ``json`` only: (table, fields) roce-tune owns in every row of ``table`` it writes: a
             live row's field that the desired row leaves out is removed (e.g. a SKU's ``pfc_enable`` on a
             port the plan makes lossy); other fields the desired row leaves out are not compared.
+        port_rows: ``json`` only: tables whose row key is a bare port name (SONiC ``PFC_WD|Ethernet0``): a
+            managed port's row that the desired table lacks is removed, as a per-port key (``Ethernet0|3``)
+            of a managed port is. Compared only when the desired file has the table (e.g. a ``GLOBAL`` row).
     """
 
     kind: str
@@ -105,6 +108,7 @@ class DiffRules:
     parse_running: Callable[[str], dict[str, Any]] | None = None
     overlaps: Callable[[dict[str, Any], dict[str, Any], set[str]], list[tuple[str, str, str]]] | None = None
     owned_fields: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    port_rows: tuple[str, ...] = ()
 
 
 class PushKnobs(Protocol):
@@ -277,6 +281,9 @@ class PushMethod:
         preflight: (running-config text, desired text) -> why this device must not be changed at all
             (e.g. a setting the device only takes at boot contradicts the plan), or None. Deploy calls it
             after reading the running configuration and before any diff or push, dry runs included.
+        probe: (run: read-only command -> its output) -> why this device cannot be changed by this push
+            method at all (a command every push needs that the image lacks), or None. Deploy calls it after
+            ``preflight`` passed, before any diff or push, dry runs included; ``run`` logs each command.
         confirm_window: (``--confirm-seconds`` value, s) -> what the platform's commit-confirm gets
             instead when it cannot take that window as given (Junos counts whole minutes), or None when it
             takes it as is; apply shows it before any device is touched and logs it with each push.
@@ -306,6 +313,7 @@ class PushMethod:
     linux_shell: bool = False
     restore_point: bool = False
     preflight: Callable[[str, str], str | None] | None = None
+    probe: Callable[[Callable[[str], str]], str | None] | None = None
     confirm_window: Callable[[int], str | None] | None = None
     cleanup: CleanupSteps | None = None
     checkpoints: CheckpointCommands | None = None

@@ -53,7 +53,9 @@ Tables and why (syntax checked against):
   (releases from 202012); it takes effect only when swss starts, so deploy's :func:`preflight` refuses a
   switch that runs the other model rather than flipping it (docs/derivation.md#sonic-buffer-models).
 * ``PFC_WD``: ``GLOBAL.POLL_INTERVAL`` and per lossless port ``action``/``detection_time``/
-  ``restoration_time`` in ms [V] ``sonic-pfcwd.yang``, sonic-utilities ``pfcwd/main.py``.
+  ``restoration_time`` in ms [V] ``sonic-pfcwd.yang``, sonic-utilities ``pfcwd/main.py``. With the watchdog
+  off, ``GLOBAL`` only: a port without a row has no watchdog, so apply deletes the managed ports' rows
+  (``pfcwd stop``'s effect) rather than leave a running watchdog alone.
 * ``CABLE_LENGTH`` (key ``AZURE`` as ``buffers_config.j2``) with ``"<m>m"`` strings, pattern
   ``[0-9]+m`` [V] ``sonic-cable-length.yang`` (not in shared/sonic-yang; the tests check the pattern);
   fractional metres are rounded **up**. ``PORT|<port>.mtu`` so the MTU the headroom assumed is the MTU
@@ -714,14 +716,16 @@ def _scheduler_tables(ctx: dict[str, Any]) -> dict[str, Any]:
 
 def _watchdog_tables(ctx: dict[str, Any]) -> dict[str, Any]:
     """PFC_WD (sonic-pfcwd.yang): GLOBAL poll interval and, per lossless port, action and detection /
-    restoration times in ms; nothing when the plan's watchdog is off."""
+    restoration times in ms. A port without a row has no watchdog: with the plan's watchdog off the table
+    holds GLOBAL only, and apply removes the managed ports' rows (``DIFF.port_rows``), as ``pfcwd stop
+    <port>`` does (sonic-utilities ``pfcwd/main.py``: ``mod_entry(PFC_WD, port, None)``)."""
     wd = ctx["watchdog"]
+    glob = ("GLOBAL", {"POLL_INTERVAL": str(wd["poll"])})
     if not wd["enabled"]:
-        return {"PFC_WD": {}}
+        return {"PFC_WD": dict([glob])}
     row = {"action": str(wd["action"]), "detection_time": str(wd["detection"]),
            "restoration_time": str(wd["restoration"])}
-    rows = ([("GLOBAL", {"POLL_INTERVAL": str(wd["poll"])})]
-            + [(p["name"], dict(row)) for p in ctx["rows"]["pfc_wd"]])
+    rows = [glob] + [(p["name"], dict(row)) for p in ctx["rows"]["pfc_wd"]]
     return {"PFC_WD": _unique("PFC_WD", rows)}
 
 
@@ -1054,6 +1058,11 @@ def overlapping_keys(running: dict[str, Any], desired: dict[str, Any],
 #: makes lossy (or a switch whose watchdog it turns off) has a row without them, so the patch removes them.
 PORT_QOS_OWNED_FIELDS = (("PORT_QOS_MAP", ("pfc_enable", "pfcwd_sw_enable")),)
 
+#: Tables keyed by bare port name whose rows of managed ports roce-tune owns: a ``PFC_WD|<port>`` row is the
+#: port's watchdog (sonic-utilities ``pfcwd/main.py``: ``start`` writes it, ``stop`` deletes it), so a managed
+#: port the plan gives no watchdog (watchdog off, or a lossy port) loses the row the SKU or an operator left.
+PORT_KEYED_TABLES = ("PFC_WD",)
+
 #: diff data: a JSON Patch restricted to the tables/keys roce-tune renders; removing a PG row of a live port
 #: (an overlapping range the plan replaces) swaps its headroom profile like a replace does
 DIFF = _c.DiffRules(
@@ -1064,6 +1073,7 @@ DIFF = _c.DiffRules(
     parse_running=config_db,
     overlaps=overlapping_keys,
     owned_fields=PORT_QOS_OWNED_FIELDS,
+    port_rows=PORT_KEYED_TABLES,
 )
 
 
@@ -1360,12 +1370,38 @@ def _left_as_is(progress: dict[str, object], tag: str, _confirm_s: int) -> str |
     return None
 
 
+#: the read-only probe for the Generic Config Updater commands apply needs (``config checkpoint`` first)
+GCU_PROBE = "sudo config checkpoint --help"
+
+
+def probe_gcu(run: Callable[[str], str]) -> str | None:
+    """Why apply cannot push to this switch (or None): its image has no ``config checkpoint`` (nor
+    ``rollback``, ``list-checkpoints``, ``delete-checkpoint``), the Generic Config Updater commands every push
+    needs for its rollback point and retention. They came after the 202012 branch (GCU design:
+    sonic-net/SONiC PR #736, March 2021; sonic-net/sonic-utilities ``config/main.py``); on an image without
+    them click answers ``Error: No such command "checkpoint".`` with exit status 2. ``run`` runs one
+    read-only command and returns its output (:data:`GCU_PROBE` with its exit status echoed: ``--help``
+    only prints the usage)."""
+    out = run(f"{GCU_PROBE}; echo ROCE_TUNE_RC=$?")
+    status = _exit_status(out)
+    if status == "0":
+        return None
+    said = [ln.strip() for ln in out.splitlines()
+            if ln.strip() and "ROCE_TUNE_RC" not in ln and GCU_PROBE not in ln]
+    return (f"`{GCU_PROBE}` failed (exit status {status or 'not printed'}: "
+            f"{said[-1] if said else 'no output'}): this SONiC image has no `config checkpoint`/`config "
+            "rollback` (Generic Config Updater, added after the 202012 release), which every push needs for "
+            "its rollback point, so nothing was changed; upgrade to an image that has `config checkpoint`, "
+            "or apply the rendered CONFIG_DB by hand")
+
+
 PUSH = _c.PushMethod(
     netmiko_device_type="linux", read_running="show runningconfiguration all",
     error_pattern=r"(?i)(^|\n)\s*(error|failed)",
     push=_push, rollback=_rollback, left_as_is=_left_as_is, cleanup=_cleanup, checkpoints=CHECKPOINTS,
     save=("sudo config save -y; echo ROCE_TUNE_RC=$?", r"ROCE_TUNE_RC=0\b"),
     desired_file="{name}.json", enable_secret=True, linux_shell=True, preflight=lambda r, d: preflight(r, d),
+    probe=lambda run: probe_gcu(run),
 )
 
 #: Broadcom ASICs with the LTSW SAI the PFC-watchdog restore-loop report names (TH5/TH6 in its title)
@@ -1482,24 +1518,40 @@ def _pool_problems(run: dict[str, Any], want: dict[str, Any]) -> list[str]:
     return out
 
 
-def _speed_problems(run: dict[str, Any], want: dict[str, Any]) -> list[str]:
-    out = []
+#: A lossless headroom profile name that carries the PORT speed it was computed for (Mb/s, group 1):
+#: buffermgrd's (:data:`BUFFERMGRD_NAME_RE`) and the tuner's, which adds suffixes for the inputs SONiC's
+#: name leaves out (``pg_lossless_400000_3m_shp_profile``, ``…_2p5m_mtu4200_8lane_profile``).
+HEADROOM_SPEED_NAME_RE = re.compile(r"^pg_lossless_(\d+)_(\d+(?:p\d+)?m)(?:_[a-z0-9]+)*_profile$")
+#: why a port speed other than the planned one is refused, per buffer model
+_SPEED_CONSEQUENCE = {
+    "traditional": "buffermgrd would point its lossless PGs at another profile",
+    "dynamic": "the plan's headroom override is for that speed and buffermgrdyn does not recompute an "
+               "override's xoff, so a faster port overruns it",
+}
+
+
+def _speed_problems(run: dict[str, Any], want: dict[str, Any], model: str) -> list[str]:
+    """A lossless PG's planned speed (its profile's name, :data:`HEADROOM_SPEED_NAME_RE`) against the
+    switch's ``PORT|<port>.speed``; one line per port (the first of its PGs). Ports without a speed on the
+    switch, or whose profile name carries none, are not judged."""
+    out: dict[str, str] = {}
     for key, row in sorted((want.get("BUFFER_PG") or {}).items()):
-        m = BUFFERMGRD_NAME_RE.match(str(row.get("profile", "")).strip("[]").split("|")[-1])
+        m = HEADROOM_SPEED_NAME_RE.match(str(row.get("profile", "")).strip("[]").split("|")[-1])
         port = key.split("|")[0]
         speed = ((run.get("PORT") or {}).get(port) or {}).get("speed")
-        if m and speed is not None and speed != m.group(1):
-            out.append(f"{port} runs at {speed} Mb/s but the plan's headroom is for {m.group(1)} Mb/s "
-                       "(buffermgrd would point its lossless PGs at another profile): fix the port speed in "
-                       "the inventory and plan again")
-    return out
+        if m and speed is not None and str(speed) != m.group(1) and port not in out:
+            out[port] = (f"{port} runs at {speed} Mb/s but the plan's headroom is for {m.group(1)} Mb/s "
+                         f"({_SPEED_CONSEQUENCE.get(model, _SPEED_CONSEQUENCE['dynamic'])}): fix the port "
+                         "speed in the inventory (or on the switch) and plan again")
+    return list(out.values())
 
 
 def preflight(running: str, desired: str) -> str | None:
     """Why apply must not touch this switch (or None): the running buffer model (missing = traditional, as
     buffermgrd.sh reads it) or a running pool's ``mode``/``type`` differs from the desired file's (both take
-    effect only at daemon start / pool creation), or, on the traditional model, a port runs another speed
-    than the one buffermgrd's profile name in the desired file assumes.
+    effect only at daemon start / pool creation), or a port runs another speed than the one its lossless
+    PGs' headroom profile was computed for (traditional model: buffermgrd would swap the profile; dynamic
+    model: buffermgrdyn leaves a headroom override as it is, so the xoff stays the planned speed's).
 
     Raises:
         ValueError: running or desired text holds no CONFIG_DB JSON.
@@ -1513,8 +1565,7 @@ def preflight(running: str, desired: str) -> str | None:
                         f"model; set buffer_model: {have_model} in the inventory and plan again, or change "
                         "the switch's model (config save, edit config_db.json, config reload)")
     problems += _pool_problems(run, want)
-    if want_model == "traditional":
-        problems += _speed_problems(run, want)
+    problems += _speed_problems(run, want, want_model or have_model)
     return "; ".join(dict.fromkeys(problems)) or None
 
 

@@ -15,6 +15,7 @@ from roce_tune.findings import Finding, Location, RoceTuneError, Severity
 from roce_tune.inventory.models import Inventory
 from roce_tune.pipeline import render
 from roce_tune.plan import Plan
+from roce_tune.platforms.checkpoints import new_tag
 from roce_tune.verify.adjust import Iteration, LoopOptions, LoopResult, adjust_loop, plan_settings
 from roce_tune.verify.collect import DevicePool, collect_facts
 from roce_tune.verify.hostfacts import NicFacts
@@ -117,10 +118,11 @@ def _apply_fn(opts: VerifyOptions, plan0: Plan) -> Callable[[Plan], list[DeviceR
     """Apply a plan with the apply engine, touching only devices whose rendered configuration differs
     from what was last applied (``plan0`` is taken as deployed: verify measures the plan in force).
 
-    Every device gets its own ``apply_targets`` call and push tag (the host script path is
-    ``/tmp/<tag>.sh``; distinct tags keep hosts sharing a /tmp — emulators, some containers — from
-    running each other's script). Disruptive changes are never pushed (they come back
-    ``blocked-disruptive``, which stops the loop).
+    Every push gets its own ``apply_targets`` call and a fresh tag (``checkpoints.new_tag``): the loop
+    pushes a switch once per iteration, and a checkpoint name may be taken only once (a switch refuses a
+    second one of that name, or saves over the first rollback point); distinct tags also keep hosts sharing
+    a /tmp — emulators, some containers — from running each other's script. Disruptive changes are never
+    pushed (they come back ``blocked-disruptive``, which stops the loop).
     """
     from concurrent.futures import ThreadPoolExecutor
 
@@ -132,7 +134,7 @@ def _apply_fn(opts: VerifyOptions, plan0: Plan) -> Callable[[Plan], list[DeviceR
         base = dataclasses.replace(opts.connection, dry_run=False, allow_disruptive=False, limit=[], canary=0)
 
         def one(t: Target) -> DeviceResult:
-            push = dataclasses.replace(base.push, tag=f"{base.push.tag}_{t.name}"[:60])
+            push = dataclasses.replace(base.push, tag=new_tag())
             res = apply_targets([t], dataclasses.replace(base, push=push))[0]
             if res.state in ("pushed", "no-change"):
                 last[t.name] = t.desired

@@ -240,7 +240,7 @@ def test_cli_keep_checkpoints_and_text_report(tmp_path: Path) -> None:
                               cwd=REPO, timeout=120)
         assert proc.returncode == 0, proc.stdout + proc.stderr
         (taken,) = [n for n in fleet[NXOS].checkpoints if n != "stable"]
-        assert re.fullmatch(r"roce_tune_\d{8}_\d{6}", taken)
+        assert re.fullmatch(r"roce_tune_\d{8}_\d{6}_\d{3}[0-9a-f]{2}", taken)
         assert (f"{NXOS}: rollback point: checkpoint {taken} (to return to it: `rollback running-config "
                 f"checkpoint {taken} atomic`); pruned roce-tune's older checkpoint(s): {', '.join(older)}"
                 ) in " ".join(proc.stdout.split())

@@ -24,7 +24,8 @@ from .test_apply import _opts
 pytestmark = [pytest.mark.emulator]
 
 
-@pytest.mark.parametrize("pattern", [r"^sudo config checkpoint ", r"^cat > /tmp/\S+\.write\d+\.json"])
+@pytest.mark.parametrize("pattern", [r"^sudo config checkpoint roce_tune_",
+                                     r"^cat > /tmp/\S+\.write\d+\.json"])
 def test_sonic_session_dropped_before_the_patch_changed_nothing(tmp_path: Path, pattern: str) -> None:
     device = "leaf5"  # a SONiC switch of mixed-vendor.yaml
     fleet, inv, known = emulated_inventory("mixed-vendor.yaml", tmp_path,

@@ -100,6 +100,14 @@ _REDIS_DOWN = ("Traceback (most recent call last):\nredis.exceptions.ConnectionE
                "connecting to unix socket: /var/run/redis/redis.sock. Connection refused.\n")
 
 
+#: ``config`` subcommands of the Generic Config Updater (sonic-net/sonic-utilities ``config/main.py``; design
+#: sonic-net/SONiC PR #736, March 2021): a 202012 image has none of them
+GCU_COMMANDS = frozenset({"apply-patch", "replace", "checkpoint", "rollback", "list-checkpoints",
+                          "delete-checkpoint"})
+#: first release branch the emulator gives the GCU commands (the 202012 branch predates them)
+GCU_SINCE = 202106
+
+
 def _deep_update(dst: dict[str, Any], src: dict[str, Any]) -> None:
     """sonic-cfggen ``deep_update``: nested dicts merged, other values replaced."""
     for key, value in src.items():
@@ -137,6 +145,10 @@ class SonicDevice(LinuxDevice):
         #: (CONFIG_DB before, after) of a ``sonic-cfggen --write-to-db``, called after it; may change
         #: ``after`` as a daemon reacting to the write would (buffermgrd re-creating a PG row)
         self.on_write: Callable[[dict[str, Any], dict[str, Any]], None] | None = spec.options.get("on_write")
+        #: the image's release (``show version``: ``SONiC.<release>``)
+        self.release = str(spec.options.get("release", "202305"))
+        #: the image has the Generic Config Updater commands (:data:`GCU_COMMANDS`): not before 202106
+        self.has_gcu = bool(spec.options.get("gcu", int(self.release[:6]) >= GCU_SINCE))
         self.cp_dir = self.vpath("/etc/sonic/checkpoints")
         self.cp_dir.mkdir(parents=True, exist_ok=True)
         self.save()
@@ -175,7 +187,8 @@ class SonicSession(LinuxSession):
     device: SonicDevice
 
     def banner(self) -> str:
-        return "Linux sonic 5.10.0-23-2-amd64 x86_64\nYou are on\n  SONiC Software Version: SONiC.202305\n\n"
+        return ("Linux sonic 5.10.0-23-2-amd64 x86_64\nYou are on\n  SONiC Software Version: "
+                f"SONiC.{self.device.release}\n\n")
 
     def hostname(self) -> str:
         return self.device.hostname
@@ -211,6 +224,11 @@ class SonicSession(LinuxSession):
         flags = {a for a in args[1:] if a.startswith("-")}
         pos = [a for a in args[1:] if not a.startswith("-")]
         dry = bool(flags & {"-d", "--dry-run"})
+        if sub in GCU_COMMANDS and not dev.has_gcu:  # click's answer to an unknown subcommand
+            return ('Usage: config [OPTIONS] COMMAND [ARGS]...\nTry "config -h" for help.\n\n'
+                    f'Error: No such command "{sub}".\n'), 2
+        if "--help" in flags:
+            return f"Usage: config {sub} [OPTIONS] [ARGS]...\n", 0
         if sub in ("apply-patch", "replace"):
             if not pos:
                 return ("Error: Missing argument "
@@ -316,7 +334,7 @@ class SonicSession(LinuxSession):
         if text in ("runningconfiguration all", "runningconfig all"):
             return dev.dump(), 0
         if text == "version":
-            return (f"SONiC Software Version: SONiC.202305\nDistribution: Debian 11\n"
+            return (f"SONiC Software Version: SONiC.{dev.release}\nDistribution: Debian 11\n"
                     "HwSKU: "
                     f"{dev.config_db.get('DEVICE_METADATA', {}).get('localhost', {}).get('hwsku', '')}\n"), 0
         if text.startswith("pfcwd stats"):

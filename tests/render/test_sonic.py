@@ -254,10 +254,13 @@ def test_releases_before_202111_get_bracketed_references() -> None:
     assert seen > 0 and old == modern
 
 
-def test_watchdog_off_renders_no_watchdog() -> None:
+def test_watchdog_off_renders_pfc_wd_without_port_rows() -> None:
+    """Watchdog off: ``PFC_WD`` holds only ``GLOBAL`` (no port is watched), so apply's diff removes the
+    switch's ``PFC_WD|<port>`` rows of managed ports (what ``pfcwd stop <port>`` does) instead of leaving
+    a running watchdog alone; no ``pfcwd_sw_enable`` either."""
     plan, sw = _hand(watchdog=False)
     db = _db(plan, sw)
-    assert "PFC_WD" not in db
+    assert db["PFC_WD"] == {"GLOBAL": {"POLL_INTERVAL": str(sw.watchdog.poll_ms)}}
     assert not any("pfcwd_sw_enable" in r for r in db["PORT_QOS_MAP"].values())
 
 
@@ -289,7 +292,7 @@ def test_a_key_written_twice_is_refused_not_overwritten() -> None:
 def test_config_db_tables_are_the_serialised_file() -> None:
     plan, sw = _hand(watchdog=False)
     db = sonic.config_db_tables(sonic.build_context(plan, sw), "dynamic")
-    assert "PFC_WD" not in db and "PFC_PRIORITY_TO_PRIORITY_GROUP_MAP" in db  # empty table dropped; mellanox
+    assert list(db["PFC_WD"]) == ["GLOBAL"] and "PFC_PRIORITY_TO_PRIORITY_GROUP_MAP" in db  # mellanox
     assert db["DEVICE_METADATA"] == {"localhost": {"buffer_model": "dynamic"}}
     assert sonic.serialise(db) == json.dumps(db, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
     assert json.loads(sonic.render(plan, sw)["leaf1.json"]) == db
