@@ -246,7 +246,8 @@ def json_diff(rules: DiffRules, running: Tables, desired: Tables, managed_ports:
     scope_have = _scope_have(running, desired, managed_ports, dict(rules.owned_fields), rules.port_rows)
     target: dict[str, dict[str, object]] = {t: dict(r) for t, r in desired.items()}
     overlapped = _removals(rules, running, desired, managed_ports, scope_have, target)
-    patch = _plain_ops(scope_have, jsonpatch.make_patch(scope_have, target).patch)
+    patch = _canonical_order(scope_have, target,
+                             _plain_ops(scope_have, jsonpatch.make_patch(scope_have, target).patch))
     # make_patch emits "add /TABLE" for a whole missing table: fine for apply-patch; keep ops sorted
     diff = [_diff_line(op, overlapped) for op in patch]
     paths = [str(op["path"]) for op in patch] + diff
@@ -266,6 +267,35 @@ def _removals(rules: DiffRules, running: dict[str, dict[str, dict[str, object]]]
     for table, key, _hit in overlaps:  # a running range overlapping a desired key: always removed
         scope_have.setdefault(table, {})[key] = running[table][key]
     return {JsonPointer.from_parts([t, k]).path: hit for t, k, hit in overlaps}
+
+
+_OP_RANK = {"remove": 0, "replace": 1, "add": 2}
+
+
+def _holds_list(doc: object) -> bool:
+    """True when ``doc`` (JSON-like) holds a list anywhere."""
+    if isinstance(doc, list):
+        return True
+    return isinstance(doc, dict) and any(_holds_list(v) for v in doc.values())
+
+
+def _canonical_order(have: Mapping[str, object], target: Mapping[str, object],
+                     patch: list[dict[str, object]]) -> list[dict[str, object]]:
+    """``patch`` in one order for every run: removes, replaces, then adds, each by path.
+
+    ``jsonpatch.make_patch`` walks a dict's removed and added keys as Python sets, whose order changes with
+    the interpreter's string-hash seed, so the same change came out in a different order from run to run
+    (dry-run diffs that differ for no reason). Reordering is safe only when the operations commute: every
+    path a dict key (neither document holds a list, so no path is an index) and no path equal to or inside
+    another; otherwise the patch keeps jsonpatch's order."""
+    if _holds_list(have) or _holds_list(target):
+        return patch
+    keyed = sorted(((_OP_RANK.get(str(op["op"]), 3), JsonPointer(str(op["path"])).parts, i)
+                    for i, op in enumerate(patch)), key=lambda k: (k[0], k[1]))
+    paths = sorted(parts for _rank, parts, _i in keyed)
+    if any(a == b[:len(a)] for a, b in zip(paths, paths[1:])) or any(r == 3 for r, _p, _i in keyed):
+        return patch
+    return [patch[i] for _rank, _parts, i in keyed]
 
 
 def _diff_line(op: dict[str, object], overlapped: dict[str, str]) -> str:
