@@ -12,7 +12,7 @@ any NIC tool failing later or a sysfs write the driver refuses, stops it with ex
 nothing and only reads back. All of it is runtime state the driver forgets at reboot and driver reload, so
 a run that sets the values also installs the host's whole script, the systemd unit
 ``hosts/roce-tune-host.service`` (enabled, not started) and a udev rule that re-runs the unit when an mlx5
-netdev appears (:data:`PERSIST_SCRIPT`, :data:`UNIT_PATH`, :data:`UDEV_RULE_PATH`); the
+netdev or RDMA device appears (:data:`PERSIST_SCRIPT`, :data:`UNIT_PATH`, :data:`UDEV_RULE_PATH`); the
 restore point puts them back as found and ``--check`` reports them missing, stale or disabled. Every
 device name and value goes through ``shell_quote``; every sysfs path is prefixed with
 ``${ROCE_TUNE_SYSROOT:-}`` so tests can run the real script against a fake tree.
@@ -301,11 +301,15 @@ UNIT_PATH = f"/etc/systemd/system/{UNIT_NAME}"
 #: Seconds the unit's run may take (systemd ``TimeoutStartSec``): each NIC tool call is a Python program
 #: (mlnx_qos) or a configfs round trip, ~12 calls per NIC; 8 NICs take well under a minute.
 UNIT_TIMEOUT_S = 180
-#: The udev rule (``hosts/<UDEV_RULE_FILE>`` in a plan) that re-runs the unit when an mlx5 netdev appears:
-#: from MLNX_OFED 23.04, driver reload, reset and recovery destroy and re-create the netdev, its settings
-#: lost, and NVIDIA names udev rules as the way to re-apply them ("Netdev Interface Configuration is not
-#: Preserved During Reload/Reset/Recovery",
-#: https://docs.nvidia.com/networking/display/MLNXOFEDv23040533/Changes+and+New+Features).
+#: The udev rule (``hosts/<UDEV_RULE_FILE>`` in a plan) that re-runs the unit when an mlx5 netdev or RDMA
+#: device appears: from MLNX_OFED 23.04, driver reload, reset and recovery destroy and re-create the netdev,
+#: its settings lost, and NVIDIA names udev rules as the way to re-apply them ("Netdev Interface
+#: Configuration is not Preserved During Reload/Reset/Recovery",
+#: https://docs.nvidia.com/networking/display/MLNXOFEDv23040533/Changes+and+New+Features). Before 23.04 and
+#: in the upstream driver the netdev is only suspended and resumed there (no event), but the RDMA device is
+#: removed and added again (``mlx5_detach_device`` in ``drivers/net/ethernet/mellanox/mlx5/core/dev.c``
+#: deletes an auxiliary device whose driver has no ``suspend``, and mlx5_ib's has none): its
+#: ``infiniband`` "add" catches those.
 UDEV_RULE_FILE = "roce-tune-host.rules"
 UDEV_RULE_PATH = f"/etc/udev/rules.d/90-{UDEV_RULE_FILE}"
 

@@ -6,8 +6,8 @@
 # Idempotent: every step writes an absolute value, so a second run changes nothing.
 # Runtime settings (mlnx_qos, ethtool -A, cma_roce_*, sysfs) are lost at reboot and driver reload, so a
 # run that sets them also installs this host's script as /usr/local/lib/roce-tune/host.sh, the systemd unit roce-tune-host.service
-# (enabled: runs it at boot) and a udev rule that re-runs the unit when an mlx5 netdev appears; --check
-# reports any of them missing, stale or not enabled like a value that did not read back.
+# (enabled: runs it at boot) and a udev rule that re-runs the unit when an mlx5 netdev or RDMA device
+# appears; --check reports any of them missing, stale or not enabled like a value that did not read back.
 # Ends by reading back every value it set and exits 1 listing each mismatch. A NIC tool that fails, a
 # sysfs value the driver refuses, or a netdev / RDMA device port that does not answer before anything is
 # changed, stops it with exit 2.
@@ -172,9 +172,10 @@ WantedBy=multi-user.target
 RT_UNIT_END
 IFS= read -r -d '' RT_UDEV_TEXT <<'RT_UDEV_END' || true
 # roce-tune (roce-tune 0.1.0) -- do not edit, re-render instead. Installed as /etc/udev/rules.d/90-roce-tune-host.rules.
-# Driver reload, firmware reset and error recovery re-create the NIC netdevs with the driver's defaults:
-# re-run roce-tune-host.service (this host's script) for each mlx5 netdev that appears.
+# Driver reload, firmware reset, devlink reload and error recovery bring the NIC back with the driver's
+# defaults: re-run roce-tune-host.service (this host's script) for each mlx5 netdev or RDMA device that appears.
 ACTION=="add", SUBSYSTEM=="net", DRIVERS=="mlx5_core", TEST=="/etc/systemd/system/roce-tune-host.service", RUN+="/bin/systemctl --no-block restart roce-tune-host.service"
+ACTION=="add", SUBSYSTEM=="infiniband", DRIVERS=="mlx5_core", TEST=="/etc/systemd/system/roce-tune-host.service", RUN+="/bin/systemctl --no-block restart roce-tune-host.service"
 RT_UDEV_END
 
 # rt_self: this host's whole script as one file, as `roce-tune apply` sends it: the running file itself,
