@@ -1,21 +1,21 @@
 """Host renderer: an idempotent bash script per host (``<name>.sh``) and its NCCL environment.
 
-The script sets, per NIC port, DSCP trust, the PFC vector and cable length, non-default DSCP->priority
-entries, the netdev MTU, the RoCE TOS (RDMA-CM default and the mlx5 global traffic class), RoCE v2 for
-RDMA-CM, DCQCN enable per priority and its parameters, and the CNP DSCP/priority; then it reads every
-value back and exits 1 naming each mismatch. With ``--save FILE`` it first writes FILE, a restore point:
-every value it is about to set, read as found and written as the commands that put it back (apply runs
-it when a host push fails). Before changing anything it checks that each NIC's netdev answers ``mlnx_qos``
-and its RDMA device port gives a ToS (``cma_roce_tos``); that, any NIC tool failing later or a sysfs write
-the driver refuses, stops it with exit 2 naming the command (or file and value) and the tool's own message
-(these tools print errors on stdout). ``--check``
-changes nothing and only reads back. All of it is runtime state the driver forgets at reboot and driver
-reload, so a run that sets the values also installs the host's whole script, the systemd unit
+The script sets, per NIC port, global (802.3x) pause off where the port has PFC, DSCP trust, the PFC
+vector and cable length, non-default DSCP->priority entries, the netdev MTU, the RoCE TOS (RDMA-CM default
+and the mlx5 global traffic class), RoCE v2 for RDMA-CM, DCQCN enable per priority and its parameters, and
+the CNP DSCP/priority; then it reads every value back and exits 1 naming each mismatch. With ``--save
+FILE`` it first writes FILE, a restore point: every value it is about to set, read as found and written as
+the commands that put it back (apply runs it when a host push fails). Before changing anything it checks
+that each NIC's netdev answers ``mlnx_qos`` and its RDMA device port gives a ToS (``cma_roce_tos``); that,
+any NIC tool failing later or a sysfs write the driver refuses, stops it with exit 2 naming the command
+(or file and value) and the tool's own message (these tools print errors on stdout). ``--check`` changes
+nothing and only reads back. All of it is runtime state the driver forgets at reboot and driver reload, so
+a run that sets the values also installs the host's whole script, the systemd unit
 ``hosts/roce-tune-host.service`` (enabled, not started) and a udev rule that re-runs the unit when an mlx5
-netdev appears (:data:`PERSIST_SCRIPT`, :data:`UNIT_PATH`, :data:`UDEV_RULE_PATH`); the restore point puts
-them back as found and ``--check`` reports them missing, stale or disabled. Every device name and value
-goes through ``shell_quote``; every sysfs path is prefixed with ``${ROCE_TUNE_SYSROOT:-}`` so tests can run
-the real script against a fake tree.
+netdev or RDMA device appears (:data:`PERSIST_SCRIPT`, :data:`UNIT_PATH`, :data:`UDEV_RULE_PATH`); the
+restore point puts them back as found and ``--check`` reports them missing, stale or disabled. Every
+device name and value goes through ``shell_quote``; every sysfs path is prefixed with
+``${ROCE_TUNE_SYSROOT:-}`` so tests can run the real script against a fake tree.
 
 Checked against:
 
@@ -26,6 +26,12 @@ Checked against:
   ``--trust`` and ``--dscp2prio`` are refused in one call, so they are two calls. Read-back parses its
   report: ``Priority trust state: <t>``, ``Cable len: <n>``, ``PFC configuration:`` / ``enabled 0 0 0 1 ...``,
   ``dscp2prio mapping:`` / ``prio:<p> dscp:<dd>,<dd>,``.
+* Global pause [V]: ``ethtool -a`` prints ``RX:``/``TX:`` on|off (ethtool ``netlink/pause.c``); ``ethtool -A
+  IF rx off tx off``, sent only when it differs: ethtool's ioctl path exits 78 on a request that changes
+  nothing (``ethtool.c`` ``do_spause``); mlx5 refuses pause autonegotiation (-EINVAL) and a function that
+  does not manage the port (-EOPNOTSUPP; ``en_ethtool.c`` ``mlx5e_ethtool_set_pauseparam``). ConnectX ports
+  start with it on and NVIDIA's PFC setup turns it off first (NVIDIA "Flow Control", ConnectX-4 and above:
+  https://docs.nvidia.com/networking/display/freebsdv371/Flow+Control).
 * Default DSCP->priority with DSCP trust is ``dscp >> 3`` (docs/derivation.md#dcqcn-parameters, ``mlnx_qos``
   output [V]); only entries that differ are written.
 * Mellanox/mlnx-tools ``sbin/cma_roce_tos`` / ``cma_roce_mode`` [V]: ``-d <dev> -p <port> -t <tos>``,
@@ -63,7 +69,7 @@ SPEC = PlatformSpec(
     name="host",
     extension="sh",
     aggregator="script.j2",
-    sections=("snapshot", "qos", "mtu", "tos", "dcqcn", "persist", "alternatives", "readback"),
+    sections=("snapshot", "pause", "qos", "mtu", "tos", "dcqcn", "persist", "alternatives", "readback"),
     netmiko_device_type="linux",
     commit="host-script",
     negate_prefix=None,
@@ -140,8 +146,8 @@ CABLE_LEN_RANGE = (1, 999)
 #: ECN codepoint the RoCE TOS must carry: ECT(0) = 0b10 (docs/derivation.md#dcqcn-parameters).
 ECT0 = 0b10
 #: Commands the script needs on PATH (checked before anything is changed).
-REQUIRED_TOOLS = ("mlnx_qos", "cma_roce_tos", "cma_roce_mode", "ip", "awk", "sed", "tail", "systemctl",
-                  "udevadm")
+REQUIRED_TOOLS = ("mlnx_qos", "cma_roce_tos", "cma_roce_mode", "ethtool", "ip", "awk", "sed", "tail",
+                  "systemctl", "udevadm")
 _PCI_RE = re.compile(r"^[0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]$")
 
 
@@ -295,11 +301,15 @@ UNIT_PATH = f"/etc/systemd/system/{UNIT_NAME}"
 #: Seconds the unit's run may take (systemd ``TimeoutStartSec``): each NIC tool call is a Python program
 #: (mlnx_qos) or a configfs round trip, ~12 calls per NIC; 8 NICs take well under a minute.
 UNIT_TIMEOUT_S = 180
-#: The udev rule (``hosts/<UDEV_RULE_FILE>`` in a plan) that re-runs the unit when an mlx5 netdev appears:
-#: from MLNX_OFED 23.04, driver reload, reset and recovery destroy and re-create the netdev, its settings
-#: lost, and NVIDIA names udev rules as the way to re-apply them ("Netdev Interface Configuration is not
-#: Preserved During Reload/Reset/Recovery",
-#: https://docs.nvidia.com/networking/display/MLNXOFEDv23040533/Changes+and+New+Features).
+#: The udev rule (``hosts/<UDEV_RULE_FILE>`` in a plan) that re-runs the unit when an mlx5 netdev or RDMA
+#: device appears: from MLNX_OFED 23.04, driver reload, reset and recovery destroy and re-create the netdev,
+#: its settings lost, and NVIDIA names udev rules as the way to re-apply them ("Netdev Interface
+#: Configuration is not Preserved During Reload/Reset/Recovery",
+#: https://docs.nvidia.com/networking/display/MLNXOFEDv23040533/Changes+and+New+Features). Before 23.04 and
+#: in the upstream driver the netdev is only suspended and resumed there (no event), but the RDMA device is
+#: removed and added again (``mlx5_detach_device`` in ``drivers/net/ethernet/mellanox/mlx5/core/dev.c``
+#: deletes an auxiliary device whose driver has no ``suspend``, and mlx5_ib's has none): its
+#: ``infiniband`` "add" catches those.
 UDEV_RULE_FILE = "roce-tune-host.rules"
 UDEV_RULE_PATH = f"/etc/udev/rules.d/90-{UDEV_RULE_FILE}"
 

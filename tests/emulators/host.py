@@ -33,6 +33,7 @@ from typing import Any
 
 import asyncssh
 
+from . import host_stubs
 from .core import CliSession, DropConnection, EmulatedDevice
 
 DEFAULT_NICS = [{"netdev": "ens1f0np0", "rdma": "mlx5_0", "pci": "0000:17:00.0", "speed_mbps": 100000,
@@ -66,6 +67,14 @@ if [ $# -eq 0 ] || [ "$1" = "-s" ] || [ "$1" = "-i" ] || [ "$1" = "su" ]; then
 fi
 exec "$@"
 """
+
+
+def seed_pause(root: Path, netdev: str) -> None:
+    """The stub ``ethtool``'s global pause state of ``netdev`` at its default, written as the stub writes it,
+    so that a run that changes it and a restore that puts it back leave the same files."""
+    path = host_stubs.state_path(root, "ethtool", netdev)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(host_stubs.state_text(host_stubs.PAUSE_DEFAULT))
 
 
 def _write(path: Path, value: Any) -> None:
@@ -125,6 +134,7 @@ class HostDevice(EmulatedDevice):
             _write(net / "ecn/roce_np/min_time_between_cnps", 4)
             for key, val in RP_DEFAULTS.items():
                 _write(net / "ecn/roce_rp" / key, val)
+            seed_pause(root, nic["netdev"])
             ib = root / "sys/class/infiniband" / nic["rdma"]
             _write(ib / "node_guid", f"b8ce:f603:0000:00{i:02x}")
             _write(ib / "tc/1/traffic_class", "")

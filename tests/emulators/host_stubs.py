@@ -25,8 +25,18 @@ def _net(ifname: str) -> Path:
     return ROOT / "sys/class/net" / ifname
 
 
+def state_path(root: Path, kind: str, ifname: str) -> Path:
+    """Where a stub keeps its ``kind`` state of ``ifname`` under sysroot ``root``."""
+    return root / "var/lib/roce-emu" / kind / f"{ifname}.json"
+
+
+def state_text(data: dict) -> str:
+    """A stub's state file text."""
+    return json.dumps(data, indent=1, sort_keys=True) + "\n"
+
+
 def _state(kind: str, ifname: str) -> Path:
-    return ROOT / "var/lib/roce-emu" / kind / f"{ifname}.json"
+    return state_path(ROOT, kind, ifname)
 
 
 def _load(kind: str, ifname: str, default: dict) -> dict:
@@ -39,7 +49,7 @@ def _load(kind: str, ifname: str, default: dict) -> dict:
 def _save(kind: str, ifname: str, data: dict) -> None:
     p = _state(kind, ifname)
     p.parent.mkdir(parents=True, exist_ok=True)
-    p.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n")
+    p.write_text(state_text(data))
 
 
 def _need_if(ifname: str) -> None:
@@ -203,19 +213,41 @@ def ip(argv: list[str]) -> int:
     return 1
 
 
+#: Global (802.3x) pause of a ConnectX port as the driver reports it: on in both directions by default
+#: (NVIDIA "Flow Control" for ConnectX-4 and above); mlx5 never reports pause autonegotiation.
+PAUSE_DEFAULT = {"autoneg": "off", "rx": "on", "tx": "on"}
+
+
+def _set_pause(ifname: str, pause: dict, args: list[str]) -> int:
+    """``ethtool -A IF [autoneg|rx|tx on|off]...`` as ethtool's ioctl path and mlx5 answer it: a request that
+    changes nothing is refused (exit 78, ethtool.c do_spause), pause autonegotiation is refused by
+    mlx5e_ethtool_set_pauseparam (-EINVAL, exit 79). ``STUB_IGNORE=pause`` accepts the request silently."""
+    wanted = dict(zip(args[::2], args[1::2]))
+    bad = [k for k, v in wanted.items() if k not in pause or v not in ("on", "off")]
+    if len(args) % 2 or not wanted or bad:
+        print(f"ethtool: bad pause arguments: {' '.join(args)}", file=sys.stderr)
+        return 1
+    changed = {k: v for k, v in wanted.items() if pause[k] != v}
+    if not changed:
+        print("no pause parameters changed, aborting", file=sys.stderr)
+        return 78
+    if changed.get("autoneg") == "on":
+        print("Cannot set device pause parameters: Invalid argument", file=sys.stderr)
+        return 79
+    if "pause" not in os.environ.get("STUB_IGNORE", ""):
+        _save("ethtool", ifname, {**pause, **changed})
+    return 0
+
+
 def ethtool(argv: list[str]) -> int:
     if not argv:
         return 1
     opt = argv[0] if argv[0].startswith("-") else ""
     ifname = argv[1] if opt else argv[0]
     _need_if(ifname)
-    pause = _load("ethtool", ifname, {"autoneg": "off", "rx": "on", "tx": "on"})
+    pause = _load("ethtool", ifname, dict(PAUSE_DEFAULT))
     if opt in ("-A", "--pause"):
-        for key, val in zip(argv[2::2], argv[3::2]):
-            if key in pause:
-                pause[key] = val
-        _save("ethtool", ifname, pause)
-        return 0
+        return _set_pause(ifname, pause, argv[2:])
     if opt in ("-a", "--show-pause"):
         print(f"Pause parameters for {ifname}:\nAutonegotiate:\t{pause['autoneg']}\nRX:\t\t{pause['rx']}\n"
               f"TX:\t\t{pause['tx']}")

@@ -23,6 +23,7 @@ import pytest
 
 from roce_tune.platforms import get_platform, host
 
+from ..emulators.host import seed_pause
 from . import cli_structure as cs
 from .plan_builder import build_plan
 
@@ -161,10 +162,11 @@ class Box:
         _write_stub(self.bin, "cma_roce_tos", STUB_CMA)
         _write_stub(self.bin, "cma_roce_mode", STUB_CMA)
         _write_stub(self.bin, "ip", STUB_IP)
-        for tool in ("systemctl", "udevadm"):  # the emulator's stubs, on the unit files under ``root``
+        for tool in ("systemctl", "udevadm", "ethtool"):  # the emulator's stubs, on files under ``root``
             (self.bin / tool).write_text(f'#!/bin/sh\nexec "{sys.executable}" "{HOST_STUBS}" {tool} "$@"\n')
             (self.bin / tool).chmod(0o755)
         for nic in plan_host.nics:
+            seed_pause(self.root, nic.netdev)  # global pause on: the NIC's default
             (self.state / "netdev" / nic.netdev).mkdir(parents=True)
             (self.state / "rdma" / nic.rdma_device).mkdir(parents=True, exist_ok=True)
             ecn = self.root / "sys/class/net" / nic.netdev / "ecn"
@@ -253,6 +255,7 @@ def test_script_is_idempotent(box: Box) -> None:
     ("mtu", "ens1f0np0 mtu: expected '9000', read '1500'"),
     ("tos", "mlx5_0 roce_tos: expected '106', read '0'"),
     ("mode", "mlx5_0 roce_mode: expected 'RoCE v2', read 'IB/RoCE v1'"),
+    ("pause", "ens1f0np0 global_pause: expected 'rx off tx off', read 'rx on tx on'"),
 ])
 def test_readback_names_a_silently_ignored_write(box: Box, ignored: str, named: str) -> None:
     _, script = _script()
@@ -590,6 +593,7 @@ def _device_view(box: Box, plan_host, env: dict[str, str]) -> dict[str, str]:  #
         out[f"{nic.netdev} ip"] = run("ip", "-o", "link", "show", "dev", nic.netdev)
         out[f"{nic.rdma_device} tos"] = run("cma_roce_tos", "-d", nic.rdma_device, "-p", "1")
         out[f"{nic.rdma_device} mode"] = run("cma_roce_mode", "-d", nic.rdma_device, "-p", "1")
+        out[f"{nic.netdev} pause"] = run("ethtool", "-a", nic.netdev)
     for p in sorted(box.root.rglob("*")):
         if p.is_file():
             text = p.read_text()
@@ -787,3 +791,105 @@ def test_a_driver_without_the_sysfs_knobs_stops_before_any_change(tmp_path: Path
         assert str(box.root / gone) in res.stderr and "does not exist" in res.stderr, res.stderr
         assert _device_view(box, h, env) == before  # nothing changed on any NIC
     assert not restore.exists() or "rt_do" not in restore.read_text()
+
+
+# --- global (IEEE 802.3x) pause: off on every port with PFC ---------------------------------------------
+def _ethtool(box: Box, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(["ethtool", *args], env=_box_env(box), capture_output=True, text=True, timeout=30,
+                          check=False)
+
+
+def _wrap_ethtool(box: Box, body: str) -> None:
+    """Put a bash wrapper in front of the stub ethtool: ``body`` runs first, then the stub."""
+    (box.bin / "ethtool").rename(box.bin / "ethtool.real")
+    (box.bin / "ethtool").write_text(f'#!/bin/bash\n{body}\nexec "$(dirname "$0")/ethtool.real" "$@"\n')
+    (box.bin / "ethtool").chmod(0o755)
+
+
+def test_global_pause_is_turned_off_on_every_pfc_port_and_read_back(box: Box) -> None:
+    # ConnectX ports start with 802.3x pause on in both directions (NVIDIA "Flow Control", ConnectX-4 and
+    # above); with PFC on priority 3 a global pause frame would stop every priority, lossy ones included.
+    plan, script = _script()
+    res = box.run(script)
+    assert res.returncode == 0, res.stderr
+    for nic in plan.hosts[0].nics:  # type: ignore[attr-defined]
+        shown = _ethtool(box, "-a", nic.netdev).stdout
+        assert "RX:\t\toff" in shown and "TX:\t\toff" in shown, shown
+    again = box.run(script)  # ethtool -A of values already set exits 78: the script must not ask again
+    assert again.returncode == 0, again.stderr
+
+
+def test_check_reports_global_pause_turned_back_on(box: Box, tmp_path: Path) -> None:
+    _, script = _script()
+    assert box.run(script).returncode == 0
+    assert _ethtool(box, "-A", "ens1f1np1", "rx", "on").returncode == 0  # e.g. a NetworkManager profile
+    path = tmp_path / "apply.sh"
+    path.write_text(script, encoding="utf-8")
+    res = _run_file(path, "--check", env=_box_env(box))
+    assert res.returncode == 1, res.stderr
+    assert "MISMATCH ens1f1np1 global_pause: expected 'rx off tx off', read 'rx on tx off'" in res.stderr
+    assert res.stderr.count("MISMATCH") == 1
+
+
+def test_global_pause_that_cannot_be_read_is_a_mismatch_not_ok(box: Box, tmp_path: Path) -> None:
+    _, script = _script()
+    assert box.run(script).returncode == 0
+    _wrap_ethtool(box, '[[ $1 == -a ]] && { echo "Cannot get device pause settings: Operation not supported"'
+                       ' >&2; exit 76; }')
+    path = tmp_path / "apply.sh"
+    path.write_text(script, encoding="utf-8")
+    res = _run_file(path, "--check", env=_box_env(box))
+    assert res.returncode == 1, res.stderr
+    assert "ens1f0np0 global_pause: expected 'rx off tx off', read '<ethtool -a failed>'" in res.stderr
+
+
+def test_a_port_whose_pause_cannot_be_read_stops_the_apply_before_any_change(tmp_path: Path) -> None:
+    plan, script = _script()
+    h = plan.hosts[0]  # type: ignore[attr-defined]
+    box = Box(tmp_path, h)
+    env = _box_env(box)
+    _wrap_ethtool(box, '[[ $1 == -a && $2 == ens1f1np1 ]] && { echo "Cannot get device pause settings: '
+                       'No such device" >&2; exit 76; }')
+    before = _device_view(box, h, env)
+    path = tmp_path / "apply.sh"
+    path.write_text(script, encoding="utf-8")
+    res = _run_file(path, env=env)
+    assert res.returncode == 2, res.stderr
+    assert "ethtool -a ens1f1np1 failed" in res.stderr and "No such device" in res.stderr, res.stderr
+    assert _device_view(box, h, env) == before
+
+
+def test_a_refused_pause_change_is_named_and_the_restore_point_puts_every_port_back(tmp_path: Path) -> None:
+    # mlx5 refuses ethtool -A where the function does not manage the port (a VF: -EOPNOTSUPP). The first
+    # port was already changed; the restore puts it back and leaves the refused one alone (asking ethtool
+    # for a change that changes nothing fails: exit 78).
+    plan, script = _script()
+    h = plan.hosts[0]  # type: ignore[attr-defined]
+    box = Box(tmp_path, h)
+    env = _box_env(box)
+    _wrap_ethtool(box, '[[ $1 == -A && $2 == ens1f1np1 ]] && { echo "Cannot set device pause parameters: '
+                       'Operation not supported" >&2; exit 79; }')
+    before = _device_view(box, h, env)
+    path, restore = tmp_path / "apply.sh", tmp_path / "restore.sh"
+    path.write_text(script, encoding="utf-8")
+    res = _run_file(path, "--save", str(restore), env=env)
+    assert res.returncode == 2, res.stderr
+    assert "ethtool -A ens1f1np1 rx off tx off failed" in res.stderr
+    assert "Operation not supported" in res.stderr
+    assert "RX:\t\toff" in _ethtool(box, "-a", "ens1f0np0").stdout
+    back = _run_file(restore, env=env)
+    assert back.returncode == 0, back.stderr
+    assert _device_view(box, h, env) == before
+
+
+def test_global_pause_is_left_alone_on_a_port_without_pfc(tmp_path: Path) -> None:
+    # a lossy RoCE port (PFC vector all 0, ECN only) keeps whatever link-level flow control it has
+    plan = build_plan()
+    h = plan.hosts[0]
+    h.nics[1] = h.nics[1].model_copy(update={"pfc_vector": [0] * 8})
+    script = host.render_host(plan, h)[f"{h.name}.sh"]
+    box = Box(tmp_path, h)
+    res = box.run(script)
+    assert res.returncode == 0, res.stderr
+    assert "RX:\t\toff" in _ethtool(box, "-a", "ens1f0np0").stdout
+    assert "RX:\t\ton" in _ethtool(box, "-a", "ens1f1np1").stdout

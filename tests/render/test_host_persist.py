@@ -8,7 +8,9 @@ Runs the real rendered script with ``bash`` against a fake root (``ROCE_TUNE_SYS
 from __future__ import annotations
 
 import configparser
+import fnmatch
 import os
+import re
 import shutil
 import stat
 import subprocess
@@ -59,8 +61,59 @@ def test_unit_is_a_oneshot_after_the_driver_that_runs_the_installed_script() -> 
     assert "openibd.service" in parser["Unit"]["After"].split()
     assert parser["Install"]["WantedBy"] == "multi-user.target"
     rule = [ln for ln in files[host.UDEV_RULE_FILE].splitlines() if ln and not ln.startswith("#")]
-    assert rule == [f'ACTION=="add", SUBSYSTEM=="net", DRIVERS=="mlx5_core", TEST=="{host.UNIT_PATH}", '
-                    f'RUN+="/bin/systemctl --no-block restart {host.UNIT_NAME}"']
+    assert rule == [f'ACTION=="add", SUBSYSTEM=="{subsystem}", DRIVERS=="mlx5_core", '
+                    f'TEST=="{host.UNIT_PATH}", RUN+="/bin/systemctl --no-block restart {host.UNIT_NAME}"'
+                    for subsystem in ("net", "infiniband")]
+
+
+_RULE_KEY = re.compile(r'\s*([A-Z]+)(==|!=|\+=|=)"([^"]*)"\s*(?:,|$)')
+
+
+def _restarts(rules: str, event: dict[str, object]) -> bool:
+    """Whether udev restarts the unit for ``event`` (ACTION, SUBSYSTEM, the DRIVERS of the device and its
+    parents, installed: the unit file exists): a rule line fires when every one of its match keys (``==``,
+    ``!=``; DRIVERS: any of the device's ancestors; TEST: the file exists) holds (udev(7))."""
+    for line in rules.splitlines():
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        keys = _RULE_KEY.findall(line)
+        assert "".join(f'{k}{op}"{v}", ' for k, op, v in keys).rstrip(", ") == line.strip(), line
+        fires = True
+        for key, op, value in keys:
+            if op not in ("==", "!="):
+                continue
+            if key == "DRIVERS":
+                hit = any(fnmatch.fnmatchcase(d, value) for d in event["DRIVERS"])  # type: ignore[attr-defined]
+            elif key == "TEST":
+                hit = bool(event["installed"]) and value == host.UNIT_PATH
+            else:
+                hit = fnmatch.fnmatchcase(str(event[key]), value)
+            fires = fires and hit == (op == "==")
+        if fires and any(k == "RUN" and f"restart {host.UNIT_NAME}" in v for k, _op, v in keys):
+            return True
+    return False
+
+
+@pytest.mark.parametrize("what, event, restarts", [
+    # MLNX_OFED 23.04+ (and a driver reload with any driver): the netdev is destroyed and re-created
+    ("netdev re-created", {"ACTION": "add", "SUBSYSTEM": "net", "DRIVERS": ["mlx5_core"]}, True),
+    # a firmware reset, devlink reload or health recovery with the upstream driver or MLNX_OFED before 23.04:
+    # mlx5_core suspends and resumes the Ethernet function (netdev kept, no event) but removes and adds the
+    # RDMA one (mlx5_ib has no suspend): only the RDMA device appears again, with the firmware's defaults
+    ("RDMA device re-created", {"ACTION": "add", "SUBSYSTEM": "infiniband",
+                                "DRIVERS": ["mlx5_ib.rdma", "mlx5_core"]}, True),
+    ("another vendor's NIC", {"ACTION": "add", "SUBSYSTEM": "net", "DRIVERS": ["ice"]}, False),
+    ("RDMA device going away", {"ACTION": "remove", "SUBSYSTEM": "infiniband", "DRIVERS": ["mlx5_core"]},
+     False),
+    ("netdev renamed", {"ACTION": "move", "SUBSYSTEM": "net", "DRIVERS": ["mlx5_core"]}, False),
+])
+@pytest.mark.parametrize("installed", [True, False])
+def test_udev_rule_reruns_the_unit_whenever_an_mlx5_function_comes_back(what: str, event: dict[str, object],
+                                                                        restarts: bool,
+                                                                        installed: bool) -> None:
+    _, files = _plan_files()
+    fired = _restarts(files[host.UDEV_RULE_FILE], {**event, "installed": installed})
+    assert fired is (restarts and installed), what
 
 
 @pytest.mark.skipif(shutil.which("systemd-analyze") is None, reason="systemd-analyze not installed")

@@ -4,10 +4,10 @@
 # hosts/<name>.sh, which sources this file; `roce-tune apply` and playbooks/push.yml send both to the
 # host as one script. Run the host's file, not this one.
 # Idempotent: every step writes an absolute value, so a second run changes nothing.
-# Runtime settings (mlnx_qos, cma_roce_*, sysfs) are lost at reboot and driver reload, so a run that sets
-# them also installs this host's script as /usr/local/lib/roce-tune/host.sh, the systemd unit roce-tune-host.service
-# (enabled: runs it at boot) and a udev rule that re-runs the unit when an mlx5 netdev appears; --check
-# reports any of them missing, stale or not enabled like a value that did not read back.
+# Runtime settings (mlnx_qos, ethtool -A, cma_roce_*, sysfs) are lost at reboot and driver reload, so a
+# run that sets them also installs this host's script as /usr/local/lib/roce-tune/host.sh, the systemd unit roce-tune-host.service
+# (enabled: runs it at boot) and a udev rule that re-runs the unit when an mlx5 netdev or RDMA device
+# appears; --check reports any of them missing, stale or not enabled like a value that did not read back.
 # Ends by reading back every value it set and exits 1 listing each mismatch. A NIC tool that fails, a
 # sysfs value the driver refuses, or a netdev / RDMA device port that does not answer before anything is
 # changed, stops it with exit 2.
@@ -42,7 +42,7 @@ fi
 SYSROOT="${ROCE_TUNE_SYSROOT:-}"
 MISMATCHES=()
 
-for tool in mlnx_qos cma_roce_tos cma_roce_mode ip awk sed tail systemctl udevadm ; do
+for tool in mlnx_qos cma_roce_tos cma_roce_mode ethtool ip awk sed tail systemctl udevadm ; do
     command -v "$tool" >/dev/null 2>&1 || { echo "roce-tune: required command '$tool' not found" >&2; exit 2; }
 done
 
@@ -108,6 +108,25 @@ rt_qos_dscp2prio() {
         for (i = 1; i <= n; i++) if (v[i] != "" && v[i] + 0 == d) { print p; exit }
     }' <<<"$1"
 }
+# Global (IEEE 802.3x) pause, from "ethtool -a <netdev>": ethtool prints "RX:" and "TX:" then on/off
+# (netlink/pause.c; the "RX negotiated:" lines are only the autonegotiation result).
+RT_PAUSE_OFF='rx off tx off'
+RT_PAUSE_RE='^rx (on|off) tx (on|off)$'
+# rt_pfc_on PFC_VECTOR: true when the port has PFC on a priority (global pause must then be off).
+rt_pfc_on() { [[ ",$1," == *,1,* ]]; }
+# rt_pause_parse TEXT: "rx on|off tx on|off" from ethtool -a output (<missing> for a line it lacks).
+rt_pause_parse() {
+    local rx tx
+    rx="$(sed -n 's/^RX:[[:space:]]*//p' <<<"$1")"
+    tx="$(sed -n 's/^TX:[[:space:]]*//p' <<<"$1")"
+    printf 'rx %s tx %s' "${rx:-<missing>}" "${tx:-<missing>}"
+}
+# rt_pause_state NETDEV: its global pause as rt_pause_parse gives it, or <ethtool -a failed>.
+rt_pause_state() {
+    local out
+    out="$(ethtool -a "$1" 2>/dev/null)" || { printf '<ethtool -a failed>'; return 0; }
+    rt_pause_parse "$out"
+}
 rt_link_mtu() { ip -o link show dev "$1" | awk '{ for (i = 1; i < NF; i++) if ($i == "mtu") { print $(i + 1); exit } }'; }
 # rt_tclass PATH: the mlx5 global traffic class, "" when unset, or <missing>. The driver prints
 # "Global tclass=<n>" only while it is set, then one line per address rule ("dst_ip=A/len,tclass=<n>",
@@ -153,9 +172,10 @@ WantedBy=multi-user.target
 RT_UNIT_END
 IFS= read -r -d '' RT_UDEV_TEXT <<'RT_UDEV_END' || true
 # roce-tune (roce-tune test) -- do not edit, re-render instead. Installed as /etc/udev/rules.d/90-roce-tune-host.rules.
-# Driver reload, firmware reset and error recovery re-create the NIC netdevs with the driver's defaults:
-# re-run roce-tune-host.service (this host's script) for each mlx5 netdev that appears.
+# Driver reload, firmware reset, devlink reload and error recovery bring the NIC back with the driver's
+# defaults: re-run roce-tune-host.service (this host's script) for each mlx5 netdev or RDMA device that appears.
 ACTION=="add", SUBSYSTEM=="net", DRIVERS=="mlx5_core", TEST=="/etc/systemd/system/roce-tune-host.service", RUN+="/bin/systemctl --no-block restart roce-tune-host.service"
+ACTION=="add", SUBSYSTEM=="infiniband", DRIVERS=="mlx5_core", TEST=="/etc/systemd/system/roce-tune-host.service", RUN+="/bin/systemctl --no-block restart roce-tune-host.service"
 RT_UDEV_END
 
 # rt_self: this host's whole script as one file, as `roce-tune apply` sends it: the running file itself,
@@ -228,11 +248,11 @@ rt_save() {
     printf '\n' >> "$RT_SAVE"
 }
 
-# Before anything changes: every NIC's netdev must answer mlnx_qos, its RDMA device port must give
-# its RDMA-CM ToS, and its MLNX_OFED/DOCA sysfs (tc/<port>/traffic_class, the ecn/ directory) must
-# exist. A device this host lacks (wrong rdma_device/rdma_port) or the inbox mlx5 driver (which has
-# neither) stops here, exit 2, instead of half-way through. (A single ECN knob a driver version lacks
-# still stops the script at its write, exit 2.)
+# Before anything changes: every NIC's netdev must answer mlnx_qos (and, with PFC, ethtool -a), its RDMA
+# device port must give its RDMA-CM ToS, and its MLNX_OFED/DOCA sysfs (tc/<port>/traffic_class, the ecn/
+# directory) must exist. A device this host lacks (wrong rdma_device/rdma_port) or the inbox mlx5
+# driver (which has neither) stops here, exit 2, instead of half-way through. (A single ECN knob a
+# driver version lacks still stops the script at its write, exit 2.)
 if (( RT_CHECK == 0 )); then
 for rt_n in "${RT_NICS[@]}"; do
     rt_nic "$rt_n"
@@ -245,6 +265,14 @@ for rt_n in "${RT_NICS[@]}"; do
     fi
     rt_need "${SYSROOT}/sys/class/infiniband/$nic_rdma/tc/$nic_port/traffic_class"
     rt_need "${SYSROOT}/sys/class/net/$nic_dev/ecn"
+    if rt_pfc_on "$nic_pfc"; then
+        rt_run ethtool -a "$nic_dev"
+        if [[ ! "$(rt_pause_parse "$RT_OUT")" =~ $RT_PAUSE_RE ]]; then
+            printf 'roce-tune: %s: ethtool -a %s gives no RX/TX pause state: %s\n' \
+                "$RT_HOST" "$nic_dev" "${RT_OUT//$'\n'/ | }" >&2
+            exit 2
+        fi
+    fi
 done
 fi
 
@@ -274,7 +302,12 @@ rt_file() {
 rt_unit_gone() {
     if [[ -e "$2" ]]; then rt_do systemctl disable "$1"; rt_do rm -f -- "$2"; fi
 }
+# rt_pause NETDEV RX TX: put global pause back; ethtool -A only when it differs (exit 78 otherwise)
+rt_pause() {
+    [[ "$(rt_pause_state "$1")" == "rx $2 tx $3" ]] || rt_do ethtool -A "$1" rx "$2" tx "$3"
+}
 RT_RESTORE_HEAD
+    declare -f rt_pause_parse rt_pause_state
 } > "$RT_SAVE"
 for rt_n in "${RT_NICS[@]}"; do
     rt_nic "$rt_n"
@@ -291,6 +324,10 @@ for rt_n in "${RT_NICS[@]}"; do
         fi
     done
     rt_save rt_do mlnx_qos -i "$nic_dev" --pfc "$(rt_qos_pfc "$qos")" --cable_len "$(rt_qos_cable "$qos")"
+    if rt_pfc_on "$nic_pfc"; then  # (after PFC: the restore turns PFC back first, then global pause)
+        read -r _ rx _ tx <<<"$(rt_pause_state "$nic_dev")"
+        rt_save rt_pause "$nic_dev" "$rx" "$tx"
+    fi
     rt_save rt_do mlnx_qos -i "$nic_dev" --trust "$(rt_qos_trust "$qos")"
     rt_save rt_do ip link set dev "$nic_dev" mtu "$(rt_link_mtu "$nic_dev")"
     rt_save rt_do cma_roce_tos -d "$nic_rdma" -p "$nic_port" -t "$(cma_roce_tos -d "$nic_rdma" -p "$nic_port" | tail -n 1)"
@@ -337,6 +374,19 @@ cat >> "$RT_SAVE" <<'RT_RESTORE_TAIL'
 if (( RT_FAIL == 0 && RT_LOST > 0 )); then exit 3; fi
 exit "$RT_FAIL"
 RT_RESTORE_TAIL
+fi
+
+# ===== pause =====
+if (( RT_CHECK == 0 )); then
+# A port with PFC has global pause off in both directions: a global pause frame stops every priority,
+# lossy ones too, and ConnectX ports start with it on (NVIDIA "Flow Control", ConnectX-4 and above:
+# disable global pause, then enable PFC). ethtool -A only when it differs: ethtool's ioctl path
+# refuses a request that changes nothing (exit 78); mlx5 refuses pause autonegotiation, never asked for.
+for rt_n in "${RT_NICS[@]}"; do
+    rt_nic "$rt_n"
+    rt_pfc_on "$nic_pfc" || continue
+    [[ "$(rt_pause_state "$nic_dev")" == "$RT_PAUSE_OFF" ]] || rt_run ethtool -A "$nic_dev" rx off tx off
+done
 fi
 
 # ===== qos =====
@@ -442,6 +492,9 @@ for rt_n in "${RT_NICS[@]}"; do
     rt_expect "$nic_dev" trust "$nic_trust" "$(rt_qos_trust "$qos")"
     rt_expect "$nic_dev" pfc "$nic_pfc" "$(rt_qos_pfc "$qos")"
     rt_expect "$nic_dev" cable_len "$nic_cable" "$(rt_qos_cable "$qos")"
+    if rt_pfc_on "$nic_pfc"; then
+        rt_expect "$nic_dev" global_pause "$RT_PAUSE_OFF" "$(rt_pause_state "$nic_dev")"
+    fi
     for rt_e in ${RT_DSCP2PRIO[@]+"${RT_DSCP2PRIO[@]}"}; do
         read -r rt_s dscp prio <<<"$rt_e"
         [[ "$rt_s" == "$nic_set" ]] || continue
