@@ -21,10 +21,11 @@ def check_inventory(loaded: LoadedInventory, catalog: Catalog | None = None,
     """Lint ``loaded``; if it has no errors, also derive the plan and return its safety findings (RT2xx),
     positioned at the port's or device's entry in the file (or the pin behind them).
 
-    Lint and the tuner share one resolved topology. Nothing is rendered: what rendering would report
-    (RT240 a platform cannot express a switch's plan, RT241 syntax notes, RT25x known defects) comes from
-    the platforms' checks and data (:func:`roce_tune.platforms.switch_findings`), the same findings in the
-    same order as ``roce-tune plan`` reports; scorecards are not simulated.
+    Lint and the tuner share one resolved topology. The plan is derived for its findings only
+    (``findings_only``: no host plans kept, repeated switch shapes share port plans). Nothing is rendered:
+    what rendering would report (RT240 a platform cannot express a switch's plan, RT241 syntax notes, RT25x
+    known defects) comes from the platforms' checks and data (:func:`roce_tune.platforms.switch_findings`),
+    the same findings in the same order as ``roce-tune plan`` reports; scorecards are not simulated.
 
     Returns:
         all findings, inventory rules first; RT299 if deriving or checking failed on an input no rule
@@ -38,7 +39,7 @@ def check_inventory(loaded: LoadedInventory, catalog: Catalog | None = None,
     from roce_tune.platforms import switch_findings
 
     try:
-        plan = derive(loaded, catalog, topo=topo)
+        plan = derive(loaded, catalog, topo=topo, findings_only=True)  # read by nothing but the checks
     except StageError as exc:  # RT299: an input no rule caught
         return [*findings, *exc.findings]
     extra = [f for f in plan.findings if f.rule.startswith("RT2")]

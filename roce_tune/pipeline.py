@@ -358,10 +358,13 @@ def lint_loaded(loaded: LoadedInventory, catalog: Catalog, topo: Topology | None
 
 
 def derive(loaded: LoadedInventory, catalog: Catalog, lint_findings: list[Finding] | None = None,
-           inventory: Inventory | None = None, topo: Topology | None = None) -> Plan:
+           inventory: Inventory | None = None, topo: Topology | None = None,
+           findings_only: bool = False) -> Plan:
     """Stage ``derive``: the tuner's plan for a linted inventory (``inventory`` replaces the loaded one,
     e.g. with changed overrides; ``topo``, lint's topology of the same inventory, is reused when given).
-    The plan may carry error-level safety findings: see :func:`plan_errors`.
+    The plan may carry error-level safety findings: see :func:`plan_errors`. ``findings_only``: the same
+    findings from a plan without host plans whose repeated switches share port plans (``roce-tune lint``;
+    see :func:`roce_tune.tuner.compose.build_plan`).
 
     Raises:
         StageError: stage ``derive``, RT299 when the tuner fails on an input no lint rule caught.
@@ -371,7 +374,7 @@ def derive(loaded: LoadedInventory, catalog: Catalog, lint_findings: list[Findin
     try:
         return build_plan(inventory or loaded.inventory, catalog, inventory_file=str(loaded.path),
                           inventory_sha256=loaded.sha256, lint_findings=lint_findings,
-                          topology=topo if inventory is None else None)
+                          topology=topo if inventory is None else None, findings_only=findings_only)
     except TUNER_FAILURES as exc:  # an input no lint rule caught: a finding (RT299), never a traceback
         raise StageError("derive", [internal_finding(exc, str(loaded.path), "be derived")]) from None
 

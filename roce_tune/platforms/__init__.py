@@ -93,16 +93,21 @@ def platform_findings(plan: Plan, switch: SwitchPlan) -> list[Finding]:
 CANNOT_EXPRESS: tuple[type[Exception], ...] = (ValueError, KeyError, LookupError)
 
 
-def _switch_shape(switch: SwitchPlan) -> tuple[object, ...]:
+def _switch_shape(switch: SwitchPlan, port_shapes: dict[int, tuple[object, ...]]) -> tuple[object, ...]:
     """Everything of ``switch`` a platform's ``check`` can refuse, without its identity (name, management
     address, credentials) and the names of its peers: switches of one shape pass or fail together. Shared
     sections count by identity (the tuner and the plan loader give equal sections one object); unequal
-    objects only cost a cache miss."""
+    objects only cost a cache miss. ``port_shapes`` holds the ports' part by ``id`` of the port list, for
+    switches that share one (``build_plan(findings_only=True)``); the caller keeps the lists alive."""
+    ports = switch.ports
+    port_shape = port_shapes.get(id(ports))
+    if port_shape is None:
+        port_shape = port_shapes[id(ports)] = tuple(
+            (p.name, p.speed_gbps, p.lanes, p.mtu, p.cable_m, p.admin_up, p.peer is None, p.peer_kind,
+             p.direction, p.lossless, tuple(p.pfc_priorities), id(p.headroom), p.ecn_profile, p.fan_in)
+            for p in ports)
     return (switch.platform, switch.role, switch.model, switch.asic, switch.os_version, id(switch.buffers),
-            tuple(id(e) for e in switch.ecn_profiles), id(switch.watchdog),
-            tuple((p.name, p.speed_gbps, p.lanes, p.mtu, p.cable_m, p.admin_up, p.peer is None, p.peer_kind,
-                   p.direction, p.lossless, tuple(p.pfc_priorities), id(p.headroom), p.ecn_profile, p.fan_in)
-                  for p in switch.ports))
+            tuple(id(e) for e in switch.ecn_profiles), id(switch.watchdog), port_shape)
 
 
 def switch_findings(plan: Plan) -> tuple[list[Finding], list[Finding]]:
@@ -117,10 +122,11 @@ def switch_findings(plan: Plan) -> tuple[list[Finding], list[Finding]]:
     problems: list[Finding] = []
     warnings: list[Finding] = []
     passed: set[tuple[object, ...]] = set()
+    port_shapes: dict[int, tuple[object, ...]] = {}  # by id of a port list that ``plan`` holds
     for sw in plan.switches:
         impl = platform(sw.platform)
         check = impl.check or impl.render
-        shape = _switch_shape(sw)
+        shape = _switch_shape(sw, port_shapes)
         try:
             if shape not in passed:
                 check(plan, sw)

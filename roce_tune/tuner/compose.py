@@ -232,8 +232,8 @@ class _Memo:
         self._nic_by_speed = {s: min(c, key=lambda m: (-c[m], m)) for s, c in counts.items()}
         self._cache: dict[tuple[object, ...], object] = {}
         self._ecn_names: dict[str, list[tuple[object, ...]]] = {}
-        #: NIC class (model, speed, cable, MTU, DCQCN pins) -> the field dict of its first NicPlan
-        self.nic_classes: dict[tuple[object, ...], dict[str, object]] = {}
+        #: NIC class (model, speed, cable, MTU, DCQCN pins) -> its first NIC's plan (:func:`_nic_classes`)
+        self.nic_classes: dict[tuple[object, ...], NicPlan] = {}
         #: PFC on the lossless priorities, one list every NIC shares (mlnx_qos --pfc)
         self.pfc_vector = [1 if p in inv.policy.lossless_priorities else 0 for p in range(8)]
         #: ECN profile name -> (its RT211 finding on the first switch that has it, every such switch's name
@@ -247,6 +247,9 @@ class _Memo:
         self.reuse_shapes = REUSE_SHAPES
         #: lossless ports of the switches derived so far (:func:`_derive_switch`; the plan summary's count)
         self.lossless_ports = 0
+        #: a switch of a reused shape shares its ports with the shape's first switch, peers and all
+        #: (``build_plan(findings_only=True)``); else they are copied with its own peers
+        self.share_ports = False
 
     def get(self, key: tuple[object, ...], make: Callable[[], _T]) -> _T:
         """Return the cached value for ``key``, computing it with ``make()`` once."""
@@ -676,8 +679,8 @@ def _derive_switch(inv: Inventory, topo: Topology, catalog: Catalog, sw: Switch,
     shape, peers = _switch_shape(inv, topo, catalog, sw, rtt_us, findings, memo)
     memo.lossless_ports += shape.lossless_ports
     ports = shape.ports
-    if peers is not None:  # a reused shape: the ports of the switch it was derived for, with our peers
-        ports = copy_each_trusted(ports, "peer", _peer_names(peers))
+    if peers is not None and not memo.share_ports:  # a reused shape: the ports of the switch it was derived
+        ports = copy_each_trusted(ports, "peer", _peer_names(peers))  # for, with our peers
     return construct_trusted(SwitchPlan,
         name=sw.name, platform=sw.platform.value, role=sw.role.value, model=sw.model, asic=shape.asic,
         os_version=sw.os_version, buffer_model=shape.buffer_model,
@@ -720,8 +723,12 @@ def _nic_values(inv: Inventory, catalog: Catalog, prios: list[int], model: str, 
 _NCCL_NIC_KEY = attrgetter("rail", "rdma_device", "rdma_port")
 
 
-def _derive_host(inv: Inventory, catalog: Catalog, cls: Classification, tiers: int, host: Host,
-                 memo: _Memo) -> HostPlan:
+def _nic_classes(inv: Inventory, catalog: Catalog, cls: Classification, host: Host,
+                 memo: _Memo) -> list[NicPlan]:
+    """The plan of each NIC's class (model, speed, cable, MTU, DCQCN pins) for the NICs of ``host``, in
+    order: the plan of the class's first NIC (its values and rationale are every NIC's of the class; only
+    the identity and cabling fields name that first NIC). Derived once per class (32k NICs at 4,096 hosts,
+    a handful of classes), kept in ``memo.nic_classes``."""
     policy = inv.policy
     pins = resolve_overrides(policy, role="host", device=host.name, params=DCQCN_PARAMS)
     pins_key = tuple(sorted(pins.items()))
@@ -730,7 +737,7 @@ def _derive_host(inv: Inventory, catalog: Catalog, cls: Classification, tiers: i
                                                 for o in policy.overrides)
     default_cable, host_mtu = inv.defaults.cable_length, host.mtu or policy.host_mtu
     cache = memo.nic_classes
-    nics = []
+    templates = []
     for nic in host.nics:
         if nic_scoped:
             pins = resolve_overrides(policy, role="host", device=host.name, port=nic.netdev,
@@ -739,8 +746,6 @@ def _derive_host(inv: Inventory, catalog: Catalog, cls: Classification, tiers: i
         cable = nic.cable_length
         if cable is None:
             cable = default_cable
-        # one NIC class (model, speed, cable, MTU, pins) has one set of values and shared rationale (32k
-        # NICs): its first NIC's fields are the template, each NIC a copy with its own identity and cabling
         key = (nic.model, nic.speed, cable, nic.mtu or host_mtu, pins_key)
         template = cache.get(key)
         if template is None:
@@ -752,15 +757,30 @@ def _derive_host(inv: Inventory, catalog: Catalog, cls: Classification, tiers: i
                 pci_address=nic.pci_address, speed_gbps=nic.speed, rail=nic.rail, switch_port=nic.switch_port,
                 trust=cls.trust, pfc_vector=memo.pfc_vector, dscp_to_priority=cls.dscp_to_priority,
                 cable_m=cable, mtu=mtu, roce_mtu=policy.roce_mtu, roce_tos=cls.roce_tos,
-                cnp_dscp=cls.cnp_dscp, cnp_priority=cls.cnp_priority, nic_xoff_bytes=xoff, dcqcn=dq).__dict__
-        values = template.copy()
+                cnp_dscp=cls.cnp_dscp, cnp_priority=cls.cnp_priority, nic_xoff_bytes=xoff, dcqcn=dq)
+        templates.append(template)
+    return templates
+
+
+def _nccl_env(inv: Inventory, cls: Classification, tiers: int, host: Host,
+              memo: _Memo) -> tuple[dict[str, str], dict[str, Rationale]]:
+    """The NCCL environment of ``host`` and its rationale, which follow from the host's RDMA NICs and
+    socket_ifname (nccl.derive_nccl_env): one per distinct set, shared."""
+    return memo.get(("nccl", tuple(map(_NCCL_NIC_KEY, host.nics)), host.socket_ifname),
+                    lambda: nccl.derive_nccl_env(host, cls, inv.site, tiers))
+
+
+def _derive_host(inv: Inventory, catalog: Catalog, cls: Classification, tiers: int, host: Host,
+                 memo: _Memo) -> HostPlan:
+    nics = []
+    # each NIC a copy of its class's plan with its own identity and cabling
+    for nic, template in zip(host.nics, _nic_classes(inv, catalog, cls, host, memo)):
+        values = template.__dict__.copy()
         values["netdev"], values["rdma_device"] = nic.netdev, nic.rdma_device
         values["rdma_port"], values["pci_address"] = nic.rdma_port, nic.pci_address
         values["rail"], values["switch_port"] = nic.rail, nic.switch_port
         nics.append(construct_ordered(NicPlan, values))
-    # the NCCL environment follows from the host's RDMA NICs and socket_ifname (nccl.derive_nccl_env)
-    env, why = memo.get(("nccl", tuple(map(_NCCL_NIC_KEY, host.nics)), host.socket_ifname),
-                        lambda: nccl.derive_nccl_env(host, cls, inv.site, tiers))
+    env, why = _nccl_env(inv, cls, tiers, host, memo)
     # construct_trusted: the values are typed (as the NICs'); the dicts are fresh or the memo's, never edited
     mgmt = host.mgmt
     return construct_trusted(HostPlan, name=host.name, mgmt_host=mgmt.host if mgmt else None,
@@ -769,9 +789,18 @@ def _derive_host(inv: Inventory, catalog: Catalog, cls: Classification, tiers: i
                              nics=nics, nccl_env=env, nccl_rationale=why)
 
 
+def _check_host(inv: Inventory, catalog: Catalog, cls: Classification, tiers: int, host: Host,
+                memo: _Memo) -> consistency.HostNics:
+    """Derive ``host`` as :func:`_derive_host` does (same steps, same errors), keeping only what the
+    consistency check reads: each NIC's netdev with its class's plan, and the NCCL environment."""
+    templates = _nic_classes(inv, catalog, cls, host, memo)
+    env, _ = _nccl_env(inv, cls, tiers, host, memo)
+    return consistency.HostNics(host.name, [(nic.netdev, t) for nic, t in zip(host.nics, templates)], env)
+
+
 def build_plan(inv: Inventory, catalog: Catalog | None = None, *, inventory_file: str = "<memory>",
                inventory_sha256: str = "", lint_findings: list[Finding] | None = None,
-               topology: Topology | None = None) -> Plan:
+               topology: Topology | None = None, findings_only: bool = False) -> Plan:
     """Derive the plan for a validated inventory.
 
     Args:
@@ -780,6 +809,12 @@ def build_plan(inv: Inventory, catalog: Catalog | None = None, *, inventory_file
         inventory_file / inventory_sha256: provenance written into the plan.
         lint_findings: warnings/infos from lint, carried into the plan.
         topology: ``build_topology(inv)`` when the caller has it already (lint's, so both share one).
+        findings_only: a plan for its findings (``roce-tune lint``): the same findings, the same errors, the
+            same switch values, but every host is derived and checked without keeping its plan
+            (``plan.hosts`` is empty; the summary still counts the inventory's hosts and NICs), and a switch
+            whose shape repeats an earlier switch's shares that switch's port plans, so its ``PortPlan.peer``
+            names the earlier switch's peers (no check reads a peer's name). ~37k NIC plans and ~100k port
+            copies fewer at 4,096 hosts.
 
     Returns:
         The plan; ``plan.findings`` holds lint findings plus every tuner safety finding (RT2xx).
@@ -789,19 +824,25 @@ def build_plan(inv: Inventory, catalog: Catalog | None = None, *, inventory_file
     """
     with gc_paused():  # ~1M long-lived objects, no cycles: see roce_tune.gcpause
         return _build_plan(inv, catalog or load_catalog(), inventory_file, inventory_sha256, lint_findings,
-                           topology or build_topology(inv))
+                           topology or build_topology(inv), findings_only)
 
 
 def _build_plan(inv: Inventory, catalog: Catalog, inventory_file: str, inventory_sha256: str,
-                lint_findings: list[Finding] | None, topo: Topology) -> Plan:
+                lint_findings: list[Finding] | None, topo: Topology, findings_only: bool) -> Plan:
     cls = classification.derive_classification(inv.policy)
     findings: list[Finding] = list(lint_findings or [])
     rtt_us, rtt_why = _base_rtt(inv, topo, catalog)
     memo = _Memo(inv, catalog)
+    memo.share_ports = findings_only
     switches = [_derive_switch(inv, topo, catalog, sw, rtt_us, findings, memo) for sw in inv.switches]
     findings.extend(_pfc_bound_findings(memo))
     tiers = topo.tiers()
-    hosts = [_derive_host(inv, catalog, cls, tiers, h, memo) for h in inv.hosts]
+    hosts: list[HostPlan] = []
+    checked: list[consistency.HostNics] | None = None  # the hosts to check when the plan keeps none
+    if not findings_only:
+        hosts = [_derive_host(inv, catalog, cls, tiers, h, memo) for h in inv.hosts]
+    else:
+        checked = [_check_host(inv, catalog, cls, tiers, h, memo) for h in inv.hosts]
     # the plan's lossless ports are the tuner's rule (_port_shapes: admin-up and the link's ``lossless``), so
     # the analysis applies that rule itself instead of taking a set of ~100k (switch, port) tuples
     dl, uplink_findings = deadlock.analyze_fabric(topo, sorted(inv.policy.lossless_priorities))
@@ -821,10 +862,11 @@ def _build_plan(inv: Inventory, catalog: Catalog, inventory_file: str, inventory
         generator=f"roce-tune {__version__}", site=inv.site.name, inventory_file=inventory_file,
         inventory_sha256=inventory_sha256,
         policy=inv.policy.model_dump(mode="json", exclude={"overrides"}),
-        summary=PlanSummary(switches=len(switches), hosts=len(hosts), nics=sum(len(h.nics) for h in hosts),
-                            lossless_ports=memo.lossless_ports, tiers=tiers),
+        summary=PlanSummary(switches=len(switches), hosts=len(inv.hosts),
+                            nics=sum(len(h.nics) for h in inv.hosts), lossless_ports=memo.lossless_ports,
+                            tiers=tiers),
         classification=cls, switches=switches, hosts=hosts, deadlock=dl, findings=[], notes=notes)
-    findings.extend(consistency.check_consistency(plan))
+    findings.extend(consistency.check_consistency(plan, checked))
     findings.sort(key=_finding_key)
     return plan.model_copy(update={"findings": findings})
 

@@ -31,6 +31,9 @@ Rules (all ``error``):
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from typing import NamedTuple
+
 from roce_tune.findings import Finding, Location, Severity
 from roce_tune.plan import Classification, NicPlan, Plan, PortPlan, QueueScheduler, SwitchPlan
 
@@ -219,31 +222,46 @@ def _nic_classes(n: NicPlan, c: Classification, site_cnp: tuple[object, object],
     return out
 
 
-def _hosts(plan: Plan) -> list[Finding]:
+class HostNics(NamedTuple):
+    """What :func:`check_consistency` reads of one host: its name, its NICs as (netdev, the NIC's plan)
+    and its NCCL environment. The NIC's plan may be any NIC plan with the same values (the tuner's lint path
+    passes its NIC class's first NIC: only the netdev, given here, names the NIC in a finding)."""
+
+    name: str
+    nics: Sequence[tuple[str, NicPlan]]
+    nccl_env: Mapping[str, str]
+
+
+def _host_nics(plan: Plan) -> Iterator[HostNics]:
+    for h in plan.hosts:
+        yield HostNics(h.name, [(n.netdev, n) for n in h.nics], h.nccl_env)
+
+
+def _hosts(plan: Plan, hosts: Iterable[HostNics]) -> list[Finding]:
     c = plan.classification
     site_cnp = (plan.policy.get("cnp_dscp", c.cnp_dscp), plan.policy.get("cnp_priority", c.cnp_priority))
     out: list[Finding] = []
     # NICs with the site's DSCP map are consistent or not by (PFC vector, trust, TOS, CNP class) alone:
     # each such class is checked once (32k NICs at 4,096 hosts, a handful of classes)
     fine: set[tuple[object, ...]] = set()
-    for h in plan.hosts:
-        for n in h.nics:
+    for name, nics, nccl_env in hosts:
+        for netdev, n in nics:
             site_map = n.dscp_to_priority is c.dscp_to_priority or n.dscp_to_priority == c.dscp_to_priority
             key = (tuple(n.pfc_vector), n.trust, n.roce_tos, n.cnp_dscp, n.cnp_priority)
             if site_map and key in fine:
                 continue
-            loc: dict[str, str] = {"device": h.name, "port": n.netdev}
+            loc: dict[str, str] = {"device": name, "port": netdev}
             found = _nic_pfc(n.pfc_vector, n.dscp_to_priority, c, loc) + _nic_classes(n, c, site_cnp, loc)
             if site_map and not found:
                 fine.add(key)
             out += found
-        if h.nics:
-            tc = h.nccl_env.get("NCCL_IB_TC")
-            tos = {n.roce_tos for n in h.nics} | {c.roce_tos}
+        if nics:
+            tc = nccl_env.get("NCCL_IB_TC")
+            tos = {n.roce_tos for _, n in nics} | {c.roce_tos}
             if tc is None or not tc.isdigit() or {int(tc)} != tos:
                 out.append(_f("RT234",
                               f"NCCL_IB_TC={tc} but the RoCE TOS is {sorted(tos)}: NCCL traffic would "
-                              "leave on another class", f"NCCL_IB_TC={c.roce_tos}", device=h.name,
+                              "leave on another class", f"NCCL_IB_TC={c.roce_tos}", device=name,
                               path="nccl_env.NCCL_IB_TC"))
     return out
 
@@ -275,15 +293,18 @@ def _scheduled_queues(plan: Plan) -> list[Finding]:
     return out
 
 
-def check_consistency(plan: Plan) -> list[Finding]:
+def check_consistency(plan: Plan, hosts: Iterable[HostNics] | None = None) -> list[Finding]:
     """Check that switch maps, NIC maps, TOS, NCCL and ECN/PFC settings of ``plan`` agree.
 
     Args:
         plan: a derived (or hand-edited) plan.
+        hosts: the hosts to check instead of ``plan.hosts``, in inventory order (the tuner's findings-only
+            path for ``roce-tune lint``, whose plan holds no hosts: :class:`HostNics`).
 
     Returns:
         Error findings RT230..RT239 (empty when consistent), in a stable order: classification,
         CNP, scheduled queues, switch ports and ECN profiles (inventory order), hosts and NICs (inventory
         order).
     """
-    return _switch_maps(plan) + _cnp(plan) + _scheduled_queues(plan) + _ports(plan) + _hosts(plan)
+    return (_switch_maps(plan) + _cnp(plan) + _scheduled_queues(plan) + _ports(plan)
+            + _hosts(plan, _host_nics(plan) if hosts is None else hosts))
