@@ -75,3 +75,33 @@ def test_without_preceding_switches_the_device_and_findings_equal_the_full_deriv
         assert explain(light, sw.name) == explain(full, sw.name)
         for p in sw.ports[:4]:
             assert explain(light, f"{sw.name}:{p.name}") == explain(full, f"{sw.name}:{p.name}")
+
+
+@pytest.mark.parametrize(("old", "new", "rule"), [
+    # another host's NIC cabled to an undeclared port: a lint error (RT101) on a port explain does not read
+    ('switch_port: "lab-leaf1:Ethernet8"', 'switch_port: "lab-leaf1:Ethernet99"', "RT101"),
+    # another host's cable length unreadable: a schema error (RT003) on a value explain does not read
+    ('switch_port: "lab-leaf1:Ethernet8", cable_length: 2m', 'switch_port: "lab-leaf1:Ethernet8", '
+     'cable_length: 2furlongs', "RT003"),
+], ids=["lint-RT101", "schema-RT003"])
+def test_an_error_elsewhere_fails_explain_with_lints_findings(old: str, new: str, rule: str) -> None:
+    """explain of lab-leaf1:Ethernet0 reads nothing of node2's NIC (on Ethernet8), yet an error there stops it
+    with exactly the error findings ``lint`` reports (issue 16: a lighter load or lint for explain must not
+    skip the rest of the inventory)."""
+    from roce_tune.inventory.catalog import load_catalog
+    from roce_tune.pipeline import StageError, lint_loaded
+
+    text = (REPO / "inventories" / "lab-2node.yaml").read_text(encoding="utf-8")
+    broken = text.replace(old, new, 1)
+    assert broken != text
+    try:
+        bad = load_inventory_text(broken, "bad.yaml")
+    except RoceTuneError as exc:  # the schema error: load already refuses, for explain as for lint
+        assert [f.rule for f in exc.findings] == [rule] and exc.findings[0].location.line == 42
+        return
+    with pytest.raises(StageError) as got:
+        derive_device(bad, "lab-leaf1", lint_warnings=False, preceding=False)  # as the CLI's explain
+    with pytest.raises(StageError) as linted:
+        lint_loaded(bad, load_catalog())
+    assert got.value.findings == linted.value.findings
+    assert [f.rule for f in got.value.findings] == [rule] and got.value.findings[0].location.line == 42
