@@ -303,16 +303,10 @@ def _plan_from_json(text: str | bytes) -> Plan:
         raise ValueError("plan.json: the document must be an object")  # noqa: TRY004 (bad file content)
     _check_version(data)
     try:
-        resolver = _Resolver(data, as_models=True)
-        port_maps, nic_maps = _resolve_for_validation(data, resolver)
-        _validate_devices(data)
+        _resolve_and_validate(data, _Resolver(data, as_models=True))
         plan = Plan.model_validate(data)
     except RecursionError:
         raise ValueError("plan.json: nested too deeply to be a plan") from None
-    for si, pi, field, value in port_maps:  # the one validated map, in every port that refers to it
-        plan.switches[si].ports[pi].__dict__[field] = value
-    for hi, ni, field, value in nic_maps:
-        plan.hosts[hi].nics[ni].__dict__[field] = value
     if plan.schema_version != PLAN_SCHEMA_VERSION:  # an older file: the model is the current one
         plan = plan.model_copy(update={"schema_version": PLAN_SCHEMA_VERSION})
     return plan
@@ -322,85 +316,146 @@ def _plan_from_json(text: str | bytes) -> Plan:
 #: once (:func:`_as_model`) and every port or NIC holds that one object, as in the tuner's plan
 _PORT_MAPS = (("rationale", "PortRationale"),)
 _NIC_MAPS = (("rationale", "NicRationale"), ("dscp_to_priority", "NicDscpToPriority"))
-#: (index of the switch or host, index of the port or NIC, field, shared map) put in after validation
-_MapPatch = tuple[int, int, str, Any]
+#: per list of devices: its model, the key of its ports / NICs, their map fields and their shared-model fields
+_DEVICES: dict[str, tuple[type[BaseModel], str, tuple[tuple[str, str], ...], tuple[str, ...]]] = {
+    "switches": (SwitchPlan, "ports", _PORT_MAPS, ("headroom",)),
+    "hosts": (HostPlan, "nics", _NIC_MAPS, ("dcqcn",)),
+}
+#: (index of the port or NIC in its device, field, the validated shared map) put in after validation
+_MapPatch = tuple[int, str, Any]
+#: a host's NCCL rationale as the model types it: validated once per distinct map (hosts with the same RDMA
+#: NICs hold one map in the tuner's plan; ~4 KB of JSON and 10 rationales on each of 4,096 hosts)
+_NCCL_RATIONALE: TypeAdapter[dict[str, Rationale]] = TypeAdapter(dict[str, Rationale])
+_NCCL_FIELD = "nccl_rationale"
+_UNSEEN = object()
 
 
-def _resolve_for_validation(data: dict[str, Any], resolver: _Resolver
-                            ) -> tuple[list[_MapPatch], list[_MapPatch]]:
-    """Resolve the references of a plan.json document for :class:`Plan` validation (in place), faster than
-    :func:`resolve_shared` on the ~10^5 ports and NICs of a large fabric: a port's or NIC's fields are looked
-    at only where a shared section may stand (headroom, rationale, DSCP map, DCQCN; the other fields are
-    scalars or lists of scalars, and anything else there fails validation). A reference to a shared map of
-    the field's kind leaves an empty map to validate and a patch (returned: ports, NICs) that puts the one
-    validated map in; everything else in the document is resolved as :func:`resolve_shared` does.
+def _resolve_and_validate(data: dict[str, Any], resolver: _Resolver) -> None:
+    """Resolve the references of a plan.json document for :class:`Plan` validation (in place) and validate
+    its switches and hosts one by one (:func:`_load_devices`), faster than :func:`resolve_shared` on the
+    ~10^5 ports and NICs of a large fabric. Everything but the devices is resolved as :func:`resolve_shared`
+    does.
 
     Raises:
         ValueError: see :func:`resolve_shared`.
     """
-    port_maps: list[_MapPatch] = []
-    nic_maps: list[_MapPatch] = []
     for key, value in data.items():
-        if key in ("switches", "hosts") and isinstance(value, list):
-            inner, maps, models, patches = (
-                ("ports", _PORT_MAPS, ("headroom",), port_maps) if key == "switches"
-                else ("nics", _NIC_MAPS, ("dcqcn",), nic_maps))
-            for i, device in enumerate(value):
-                if not isinstance(device, dict):
-                    continue  # validation says what is wrong
-                items = device.get(inner)
-                for k, v in device.items():
-                    if k != inner and isinstance(v, (dict, list)):
-                        device[k] = resolver.walk(v)
-                if isinstance(items, list):
-                    _resolve_items(items, i, maps, models, resolver, patches)
+        if key in _DEVICES and isinstance(value, list):
+            _load_devices(value, key, resolver)
         elif isinstance(value, (dict, list)):
             data[key] = resolver.walk(value)
-    return port_maps, nic_maps
 
 
-def _resolve_items(items: list[Any], owner: int, maps: tuple[tuple[str, str], ...], models: tuple[str, ...],
+def _load_devices(devices: list[Any], key: str, resolver: _Resolver) -> None:
+    """Resolve the references of each switch (``key`` ``"switches"``) or host in ``devices`` and replace it by
+    its validated model, so the JSON of the devices validated is freed while the rest loads (a smaller peak).
+    A port's or NIC's fields are looked at only where a shared section may stand (headroom, rationale, DSCP
+    map, DCQCN; the other fields are scalars or lists of scalars, and anything else there fails validation).
+    A reference to a shared map of the field's kind leaves an empty map to validate, and the one validated map
+    is put in after (as in the tuner's plan); so is a host's NCCL rationale equal to one validated before
+    (:func:`_shared_nccl_rationale`). From the first device that is not valid on, devices are only resolved
+    (left as JSON): :class:`Plan` validation then reports it with its whole location
+    (``switches.3.ports.7.mtu``).
+
+    Raises:
+        ValueError: see :func:`resolve_shared` (a broken reference in any device).
+    """
+    model, inner, maps, models = _DEVICES[key]
+    shares = key == "hosts"  # (a host's NCCL rationale)
+    seen: dict[bytes, Any] = {}
+    valid = True
+    for i, device in enumerate(devices):
+        if type(device) is not dict:
+            valid = False  # validation says what is wrong
+            continue
+        own: list[tuple[str, Any]] = []
+        for k, v in device.items():
+            if k != inner and isinstance(v, (dict, list)):
+                shared = _shared_nccl_rationale(v, resolver, seen) if shares and k == _NCCL_FIELD else None
+                if shared is None:
+                    device[k] = resolver.walk(v)
+                else:
+                    own.append((k, shared))
+                    device[k] = {}
+        items = device.get(inner)
+        patches: list[_MapPatch] = []
+        if type(items) is list:
+            _resolve_items(items, maps, models, resolver, patches)
+        if valid:
+            try:
+                devices[i] = _validated(model, device, inner, own, patches)
+            except ValueError:  # (pydantic.ValidationError)
+                valid = False
+
+
+def _validated(model: type[BaseModel], device: dict[str, Any], inner: str, own: list[tuple[str, Any]],
+               patches: list[_MapPatch]) -> BaseModel:
+    """``model`` validated from ``device`` (resolved JSON), with the validated shared maps taken out of it
+    put back: ``own`` its own (field, map), ``patches`` those of its ports or NICs.
+
+    Raises:
+        pydantic.ValidationError: ``device`` is not valid.
+    """
+    validated = model.model_validate(device)
+    fields = validated.__dict__
+    for field, value in own:
+        fields[field] = value
+    items = fields[inner]
+    for j, field, value in patches:  # the one validated map, in every port or NIC that refers to it
+        items[j].__dict__[field] = value
+    return validated
+
+
+def _shared_nccl_rationale(value: Any, resolver: _Resolver, seen: dict[bytes, Any]) -> Any:
+    """A host's ``nccl_rationale`` (JSON ``value``) validated, one object for every host whose map has the
+    same JSON (``seen``: by its bytes); None if it is not a valid map (it is then resolved and validated
+    where it stands, so the error names its whole location), is empty, or is nested too deeply to compare."""
+    if type(value) is not dict or not value:
+        return None
+    try:
+        key = orjson.dumps(value)
+    except orjson.JSONEncodeError:  # (nested deeper than orjson writes: not a rationale map)
+        return None
+    done = seen.get(key, _UNSEEN)
+    if done is _UNSEEN:
+        resolved = resolver.walk(value)  # (a broken reference raises here, as everywhere else)
+        try:
+            done = _NCCL_RATIONALE.validate_python(resolved)
+        except ValueError:  # (pydantic.ValidationError)
+            done = None
+        seen[key] = done
+    return done
+
+
+def _resolve_items(items: list[Any], maps: tuple[tuple[str, str], ...], models: tuple[str, ...],
                    resolver: _Resolver, patches: list[_MapPatch]) -> None:
-    """:func:`_resolve_for_validation` of the ports (or NICs) of device number ``owner``."""
+    """The references of the ports (or NICs) ``items`` of one device, for :func:`_load_devices`: each field in
+    ``models`` and ``maps`` that is a ``{"$ref": ...}`` object is looked up (once per reference), any other
+    object walked; a map of the field's kind is left empty, and put in ``patches``."""
+    sections = resolver.sections
     for j, item in enumerate(items):
         if type(item) is not dict:
             continue
         for field in models:
             v = item.get(field)
-            if type(v) is dict:
-                ref = _ref(v)
-                item[field] = resolver.walk(v) if ref is None else resolver.section(ref)[1]
+            if type(v) is dict:  # (the inlined _ref and section: ~130k ports and NICs at 4,096 hosts)
+                ref = v.get("$ref") if len(v) == 1 else None
+                item[field] = (resolver.walk(v) if type(ref) is not str
+                               else (sections.get(ref) or resolver.section(ref))[1])
         for field, kind in maps:
             v = item.get(field)
             if type(v) is not dict:
                 continue
-            ref = _ref(v)
-            if ref is None:
+            ref = v.get("$ref") if len(v) == 1 else None
+            if type(ref) is not str:
                 item[field] = resolver.walk(v)
                 continue
-            ref_kind, section = resolver.section(ref)
+            ref_kind, section = sections.get(ref) or resolver.section(ref)
             if ref_kind == kind:
-                patches.append((owner, j, field, section))
+                patches.append((j, field, section))
                 item[field] = {}
             else:
                 item[field] = section
-
-
-def _validate_devices(data: dict[str, Any]) -> None:
-    """Validate each switch and host of ``data`` in place (the model replaces its JSON), so the JSON of the
-    devices validated is freed while the rest validates: a smaller peak (less memory to fault in) when
-    the plan is large. The first one that is not valid is left as it was: :class:`Plan` validation then
-    reports it with its whole location (``switches.3.ports.7.mtu``).
-    """
-    for key, model in (("switches", SwitchPlan), ("hosts", HostPlan)):
-        items = data.get(key)
-        if not isinstance(items, list):
-            continue
-        for i, item in enumerate(items):
-            try:
-                items[i] = model.model_validate(item)
-            except ValueError:  # (pydantic.ValidationError)
-                return
 
 
 def plan_json_schema() -> dict[str, object]:

@@ -10,7 +10,7 @@ import pytest
 
 from roce_tune.inventory.loader import load_inventory
 from roce_tune.pipeline import derive_plan
-from roce_tune.plan import PLAN_SCHEMA_VERSION, Plan, PortPlan, plan_from_json, plan_to_json
+from roce_tune.plan import PLAN_SCHEMA_VERSION, Plan, PortPlan, Rationale, plan_from_json, plan_to_json
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -90,6 +90,43 @@ def test_shared_maps_load_as_one_object_per_section(plan: Plan) -> None:
                        ("NicDscpToPriority", [n.dscp_to_priority for h in back.hosts for n in h.nics])):
         assert maps and len({id(m) for m in maps}) == len(doc["shared"][kind]), kind
     assert all(type(k) is int for n in back.hosts[0].nics for k in n.dscp_to_priority)
+
+
+def test_equal_nccl_rationales_load_as_one_object(plan: Plan) -> None:
+    # hosts with the same RDMA NICs hold one NCCL rationale map in the tuner's plan; plan_from_json validates
+    # each distinct map once and gives every host with that JSON the one object (issue 16: 4,096 hosts)
+    text = plan_to_json(plan)
+    back = plan_from_json(text)
+    assert back == plan and plan_to_json(back) == text
+    distinct = {json.dumps({k: r.model_dump() for k, r in h.nccl_rationale.items()}) for h in plan.hosts}
+    maps = [h.nccl_rationale for h in back.hosts]
+    assert len(maps) > len(distinct) and len({id(m) for m in maps}) == len(distinct)
+    assert all(type(r) is Rationale for m in maps for r in m.values())
+
+
+def test_an_invalid_nccl_rationale_is_reported_where_it_stands(plan: Plan) -> None:
+    # the map validated once for many hosts: a broken one (alone, or equal in several hosts) still names the
+    # host and key it is in; a broken reference in one still names the reference
+    doc = json.loads(plan_to_json(plan))
+    last = len(doc["hosts"]) - 1
+    key = next(iter(doc["hosts"][last]["nccl_rationale"]))
+    del doc["hosts"][last]["nccl_rationale"][key]["source"]
+    with pytest.raises(ValueError, match=rf"hosts\.{last}\.nccl_rationale\.{key}\.source"):
+        plan_from_json(json.dumps(doc))
+    for host in doc["hosts"]:
+        host["nccl_rationale"] = doc["hosts"][last]["nccl_rationale"]
+    with pytest.raises(ValueError, match=rf"hosts\.0\.nccl_rationale\.{key}\.source"):
+        plan_from_json(json.dumps(doc))
+    doc["hosts"][1]["nccl_rationale"] = {key: {"$ref": "#/shared/Nowhere/x"}}
+    with pytest.raises(ValueError, match="does not name a section"):
+        plan_from_json(json.dumps(doc))
+    doc["hosts"][1]["nccl_rationale"] = doc["hosts"][2]["nccl_rationale"]
+    deep: object = {"formula": "f", "source": "s"}
+    for _ in range(300):  # deeper than orjson writes (its limit is 255): validated where it stands
+        deep = [deep]
+    doc["hosts"][0]["nccl_rationale"] = {key: deep}
+    with pytest.raises(ValueError, match=r"hosts\.0\.nccl_rationale"):
+        plan_from_json(json.dumps(doc))
 
 
 def test_a_shared_map_of_the_wrong_kind_or_content_is_refused(plan: Plan) -> None:
