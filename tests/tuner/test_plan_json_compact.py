@@ -10,7 +10,15 @@ import pytest
 
 from roce_tune.inventory.loader import load_inventory
 from roce_tune.pipeline import derive_plan
-from roce_tune.plan import PLAN_SCHEMA_VERSION, Plan, PortPlan, Rationale, plan_from_json, plan_to_json
+from roce_tune.plan import (
+    PLAN_SCHEMA_VERSION,
+    Plan,
+    PortPlan,
+    Rationale,
+    plan_from_json,
+    plan_to_json,
+    resolve_shared,
+)
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -127,6 +135,39 @@ def test_an_invalid_nccl_rationale_is_reported_where_it_stands(plan: Plan) -> No
     doc["hosts"][0]["nccl_rationale"] = {key: deep}
     with pytest.raises(ValueError, match=r"hosts\.0\.nccl_rationale"):
         plan_from_json(json.dumps(doc))
+
+
+def test_ports_and_nics_of_one_class_load_as_full_validation_gives_them(plan: Plan) -> None:
+    # a port (NIC) whose JSON equals an earlier one's but for its own values (name, peer; a NIC's names, port,
+    # PCI address, rail, switch port) is a copy of the validated one: the plan must be what validating every
+    # port gives, own values of an odd type included (validated: a bool port number becomes 1)
+    doc = json.loads(plan_to_json(plan))
+    last = len(doc["hosts"]) - 1
+    doc["hosts"][last]["nics"][0].update(rdma_port=True, rail=None, pci_address="0000:3b:00.0")
+    doc["switches"][-1]["ports"][0].update(peer=None, name="Ethernet999")
+    text = json.dumps(doc)
+    back = plan_from_json(text)
+    resolved = resolve_shared(json.loads(text))
+    assert back == Plan.model_validate(resolved)
+    nic = back.hosts[last].nics[0]
+    assert (nic.rdma_port, type(nic.rdma_port), nic.rail, nic.pci_address) == (1, int, None, "0000:3b:00.0")
+    assert back.switches[-1].ports[0].peer is None and back.switches[-1].ports[0].name == "Ethernet999"
+    port_classes = {id(p.headroom) for s in back.switches for p in s.ports}
+    assert len(port_classes) < len([p for s in back.switches for p in s.ports])
+
+
+def test_an_own_value_of_a_wrong_type_is_reported_where_it_stands(plan: Plan) -> None:
+    # an own value that is neither a str, an int nor None is validated where it stands, not copied
+    text = plan_to_json(plan)
+    for change, where in ((lambda d: d["switches"][-1]["ports"][-1].update(name=7), r"ports\.\d+\.name"),
+                          (lambda d: d["switches"][-1]["ports"][0].update(peer=["x"]), r"ports\.0\.peer"),
+                          (lambda d: d["hosts"][-1]["nics"][-1].update(netdev=None), r"nics\.\d+\.netdev"),
+                          (lambda d: d["hosts"][-1]["nics"][0].update(rail="zero"), r"nics\.0\.rail"),
+                          (lambda d: d["hosts"][-1]["nics"][0].pop("switch_port"), r"nics\.0\.switch_port")):
+        doc = json.loads(text)
+        change(doc)
+        with pytest.raises(ValueError, match=where):
+            plan_from_json(json.dumps(doc))
 
 
 def test_a_shared_map_of_the_wrong_kind_or_content_is_refused(plan: Plan) -> None:
