@@ -465,32 +465,30 @@ class _Items:
         self.values = operator.itemgetter(*self.own)  # (two or more fields: a tuple)
         #: the types the own values may have, as a tuple of types per item
         self.types = frozenset(itertools.product(*(types for _, types in own)))
-        self.nones = dict.fromkeys(self.own)
         self.all_fields = frozenset(model.model_fields)
-        self.templates: dict[bytes, Any] = {}  # JSON without the own values -> the validated item
+        self.rest = operator.itemgetter(*(f for f in model.model_fields if f not in self.own))
+        self.fields_set = set(self.all_fields)  # (every copy has every field: one set, as the tuner's)
+        self.templates: dict[bytes, Any] = {}  # JSON of the other values -> the validated item
 
     def key(self, item: dict[str, Any]) -> tuple[bytes, tuple[Any, ...]] | None:
-        """``item``'s JSON with None for its own values, and those values; None if one is missing or of
-        another type (or the JSON is nested too deeply to write)."""
+        """The JSON of the values of ``item``'s other fields (in field order), and its own values; None if a
+        field is missing, one more is there, an own value is of another type, or the JSON nests too deeply."""
         try:
-            values = self.values(item)
+            values, rest = self.values(item), self.rest(item)
         except KeyError:
             return None
-        if tuple(map(type, values)) not in self.types:
+        if len(item) != len(self.all_fields) or tuple(map(type, values)) not in self.types:
             return None
-        item.update(self.nones)  # (in place: the keys keep their order)
         try:
-            return orjson.dumps(item), values
+            return orjson.dumps(rest), values
         except orjson.JSONEncodeError:
             return None
-        finally:
-            item.update(zip(self.own, values))
 
     def resolve(self, items: list[Any], patches: list[_MapPatch], fresh: list[tuple[int, bytes]]) -> None:
         """Resolve ``items`` (in place); one equal but for its own values to an item learnt before becomes its
         validated copy; ``fresh`` gets (index, key) of the others that may be learnt."""
         templates, own, cls = self.templates, self.own, self.model
-        new, set_, fields_set = cls.__new__, object.__setattr__, set(self.all_fields)
+        new, set_, fields_set = cls.__new__, object.__setattr__, self.fields_set
         for j, item in enumerate(items):
             if type(item) is not dict:
                 continue
@@ -502,7 +500,7 @@ class _Items:
                     values.update(zip(own, found[1]))
                     copy = items[j] = new(cls)
                     set_(copy, "__dict__", values)
-                    set_(copy, "__pydantic_fields_set__", fields_set)  # every field set: one set for all
+                    set_(copy, "__pydantic_fields_set__", fields_set)
                     set_(copy, "__pydantic_extra__", None)
                     set_(copy, "__pydantic_private__", None)
                     continue

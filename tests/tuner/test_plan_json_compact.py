@@ -163,7 +163,8 @@ def test_an_own_value_of_a_wrong_type_is_reported_where_it_stands(plan: Plan) ->
                           (lambda d: d["switches"][-1]["ports"][0].update(peer=["x"]), r"ports\.0\.peer"),
                           (lambda d: d["hosts"][-1]["nics"][-1].update(netdev=None), r"nics\.\d+\.netdev"),
                           (lambda d: d["hosts"][-1]["nics"][0].update(rail="zero"), r"nics\.0\.rail"),
-                          (lambda d: d["hosts"][-1]["nics"][0].pop("switch_port"), r"nics\.0\.switch_port")):
+                          (lambda d: d["hosts"][-1]["nics"][0].pop("switch_port"), r"nics\.0\.switch_port"),
+                          (lambda d: d["switches"][-1]["ports"][0].update(hue=1), r"ports\.0\.hue")):
         doc = json.loads(text)
         change(doc)
         with pytest.raises(ValueError, match=where):
