@@ -9,6 +9,8 @@ also a port's rationale) is written once under ``"shared"`` and referred to with
 
 from __future__ import annotations
 
+import itertools
+import operator
 import re
 from collections.abc import Callable
 from typing import Any
@@ -28,7 +30,9 @@ from roce_tune.plan.model import (
     EcnProfile,
     Headroom,
     HostPlan,
+    NicPlan,
     Plan,
+    PortPlan,
     Rationale,
     SwitchPlan,
     Watchdog,
@@ -280,7 +284,11 @@ def _check_version(data: dict[str, Any]) -> None:
 
 def plan_from_json(text: str | bytes) -> Plan:
     """Load a plan.json (schema 1.0, 1.1 or 1.2): resolve shared sections, then validate. Each shared section
-    is validated once and shared by every place it applies.
+    is validated once and shared by every place it applies; so is each distinct host NCCL rationale, and a
+    port (NIC) whose JSON equals that of one validated before but for its own name, peer, ... is that one's
+    copy with its own values (:class:`_Items`): the plan equals validating every part of the document, at a
+    fraction of the cost on a large fabric (issue 16: 4,096 hosts, ~130k ports and NICs of a few dozen
+    classes).
 
     Raises:
         ValueError: not JSON, nested too deeply, written by a newer roce-tune (:func:`_check_version`), or a
@@ -303,16 +311,10 @@ def _plan_from_json(text: str | bytes) -> Plan:
         raise ValueError("plan.json: the document must be an object")  # noqa: TRY004 (bad file content)
     _check_version(data)
     try:
-        resolver = _Resolver(data, as_models=True)
-        port_maps, nic_maps = _resolve_for_validation(data, resolver)
-        _validate_devices(data)
+        _resolve_and_validate(data, _Resolver(data, as_models=True))
         plan = Plan.model_validate(data)
     except RecursionError:
         raise ValueError("plan.json: nested too deeply to be a plan") from None
-    for si, pi, field, value in port_maps:  # the one validated map, in every port that refers to it
-        plan.switches[si].ports[pi].__dict__[field] = value
-    for hi, ni, field, value in nic_maps:
-        plan.hosts[hi].nics[ni].__dict__[field] = value
     if plan.schema_version != PLAN_SCHEMA_VERSION:  # an older file: the model is the current one
         plan = plan.model_copy(update={"schema_version": PLAN_SCHEMA_VERSION})
     return plan
@@ -322,85 +324,220 @@ def _plan_from_json(text: str | bytes) -> Plan:
 #: once (:func:`_as_model`) and every port or NIC holds that one object, as in the tuner's plan
 _PORT_MAPS = (("rationale", "PortRationale"),)
 _NIC_MAPS = (("rationale", "NicRationale"), ("dscp_to_priority", "NicDscpToPriority"))
-#: (index of the switch or host, index of the port or NIC, field, shared map) put in after validation
-_MapPatch = tuple[int, int, str, Any]
+#: per list of devices: its model, the key of its ports / NICs, their model, map fields, shared-model fields
+#: and own fields (:class:`_Items`)
+_DEVICES: dict[str, tuple[type[BaseModel], str, type[BaseModel], tuple[tuple[str, str], ...], tuple[str, ...],
+                          tuple[tuple[str, tuple[type, ...]], ...]]] = {
+    "switches": (SwitchPlan, "ports", PortPlan, _PORT_MAPS, ("headroom",),
+                 (("name", (str,)), ("peer", (str, type(None))))),
+    "hosts": (HostPlan, "nics", NicPlan, _NIC_MAPS, ("dcqcn",),
+              (("netdev", (str,)), ("rdma_device", (str,)), ("rdma_port", (int,)),
+               ("pci_address", (str, type(None))), ("rail", (int, type(None))),
+               ("switch_port", (str, type(None))))),
+}
+#: (index of the port or NIC in its device, field, the validated shared map) put in after validation
+_MapPatch = tuple[int, str, Any]
+#: a host's NCCL rationale as the model types it: validated once per distinct map (hosts with the same RDMA
+#: NICs hold one map in the tuner's plan; ~4 KB of JSON and 10 rationales on each of 4,096 hosts)
+_NCCL_RATIONALE: TypeAdapter[dict[str, Rationale]] = TypeAdapter(dict[str, Rationale])
+_NCCL_FIELD = "nccl_rationale"
+_UNSEEN = object()
 
 
-def _resolve_for_validation(data: dict[str, Any], resolver: _Resolver
-                            ) -> tuple[list[_MapPatch], list[_MapPatch]]:
-    """Resolve the references of a plan.json document for :class:`Plan` validation (in place), faster than
-    :func:`resolve_shared` on the ~10^5 ports and NICs of a large fabric: a port's or NIC's fields are looked
-    at only where a shared section may stand (headroom, rationale, DSCP map, DCQCN; the other fields are
-    scalars or lists of scalars, and anything else there fails validation). A reference to a shared map of
-    the field's kind leaves an empty map to validate and a patch (returned: ports, NICs) that puts the one
-    validated map in; everything else in the document is resolved as :func:`resolve_shared` does.
+def _resolve_and_validate(data: dict[str, Any], resolver: _Resolver) -> None:
+    """Resolve the references of a plan.json document for :class:`Plan` validation (in place) and validate
+    its switches and hosts one by one (:func:`_load_devices`), faster than :func:`resolve_shared` on the
+    ~10^5 ports and NICs of a large fabric. Everything but the devices is resolved as :func:`resolve_shared`
+    does.
 
     Raises:
         ValueError: see :func:`resolve_shared`.
     """
-    port_maps: list[_MapPatch] = []
-    nic_maps: list[_MapPatch] = []
     for key, value in data.items():
-        if key in ("switches", "hosts") and isinstance(value, list):
-            inner, maps, models, patches = (
-                ("ports", _PORT_MAPS, ("headroom",), port_maps) if key == "switches"
-                else ("nics", _NIC_MAPS, ("dcqcn",), nic_maps))
-            for i, device in enumerate(value):
-                if not isinstance(device, dict):
-                    continue  # validation says what is wrong
-                items = device.get(inner)
-                for k, v in device.items():
-                    if k != inner and isinstance(v, (dict, list)):
-                        device[k] = resolver.walk(v)
-                if isinstance(items, list):
-                    _resolve_items(items, i, maps, models, resolver, patches)
+        if key in _DEVICES and isinstance(value, list):
+            _load_devices(value, key, resolver)
         elif isinstance(value, (dict, list)):
             data[key] = resolver.walk(value)
-    return port_maps, nic_maps
 
 
-def _resolve_items(items: list[Any], owner: int, maps: tuple[tuple[str, str], ...], models: tuple[str, ...],
-                   resolver: _Resolver, patches: list[_MapPatch]) -> None:
-    """:func:`_resolve_for_validation` of the ports (or NICs) of device number ``owner``."""
-    for j, item in enumerate(items):
-        if type(item) is not dict:
+def _load_devices(devices: list[Any], key: str, resolver: _Resolver) -> None:
+    """Resolve the references of each switch (``key`` ``"switches"``) or host in ``devices`` and replace it by
+    its validated model, so the JSON of the devices validated is freed while the rest loads (a smaller peak).
+    A port's or NIC's fields are looked at only where a shared section may stand (headroom, rationale, DSCP
+    map, DCQCN; the other fields are scalars or lists of scalars, and anything else there fails validation).
+    A reference to a shared map of the field's kind leaves an empty map to validate, and the one validated map
+    is put in after (as in the tuner's plan); so is a host's NCCL rationale equal to one validated before
+    (:func:`_shared_nccl_rationale`). A port or NIC equal to one validated before but for its own values is
+    that one's copy (:class:`_Items`). From the first device that is not valid on, devices are only resolved
+    (left as JSON): :class:`Plan` validation then reports it with its whole location
+    (``switches.3.ports.7.mtu``).
+
+    Raises:
+        ValueError: see :func:`resolve_shared` (a broken reference in any device).
+    """
+    model, inner, item_model, maps, models, own_fields = _DEVICES[key]
+    kind = _Items(item_model, maps, models, own_fields, resolver)
+    shares = key == "hosts"  # (a host's NCCL rationale)
+    seen: dict[bytes, Any] = {}
+    valid = True
+    for i, device in enumerate(devices):
+        if type(device) is not dict:
+            valid = False  # validation says what is wrong
             continue
-        for field in models:
+        own: list[tuple[str, Any]] = []
+        for k, v in device.items():
+            if k != inner and isinstance(v, (dict, list)):
+                shared = _shared_nccl_rationale(v, resolver, seen) if shares and k == _NCCL_FIELD else None
+                if shared is None:
+                    device[k] = resolver.walk(v)
+                else:
+                    own.append((k, shared))
+                    device[k] = {}
+        items = device.get(inner)
+        patches: list[_MapPatch] = []
+        fresh: list[tuple[int, bytes]] = []
+        if type(items) is list:
+            kind.resolve(items, patches, fresh)
+        if valid:
+            try:
+                devices[i] = _validated(model, device, inner, own, patches)
+            except ValueError:  # (pydantic.ValidationError)
+                valid = False
+            else:
+                kind.learn(getattr(devices[i], inner), fresh)
+
+
+def _validated(model: type[BaseModel], device: dict[str, Any], inner: str, own: list[tuple[str, Any]],
+               patches: list[_MapPatch]) -> BaseModel:
+    """``model`` validated from ``device`` (resolved JSON), with the validated shared maps taken out of it
+    put back: ``own`` its own (field, map), ``patches`` those of its ports or NICs.
+
+    Raises:
+        pydantic.ValidationError: ``device`` is not valid.
+    """
+    validated = model.model_validate(device)
+    fields = validated.__dict__
+    for field, value in own:
+        fields[field] = value
+    items = fields[inner]
+    for j, field, value in patches:  # the one validated map, in every port or NIC that refers to it
+        items[j].__dict__[field] = value
+    return validated
+
+
+def _shared_nccl_rationale(value: Any, resolver: _Resolver, seen: dict[bytes, Any]) -> Any:
+    """A host's ``nccl_rationale`` (JSON ``value``) validated, one object for every host whose map has the
+    same JSON (``seen``: by its bytes); None if it is not a valid map (it is then resolved and validated
+    where it stands, so the error names its whole location), is empty, or is nested too deeply to compare."""
+    if type(value) is not dict or not value:
+        return None
+    try:
+        key = orjson.dumps(value)
+    except orjson.JSONEncodeError:  # (nested deeper than orjson writes: not a rationale map)
+        return None
+    done = seen.get(key, _UNSEEN)
+    if done is _UNSEEN:
+        resolved = resolver.walk(value)  # (a broken reference raises here, as everywhere else)
+        try:
+            done = _NCCL_RATIONALE.validate_python(resolved)
+        except ValueError:  # (pydantic.ValidationError)
+            done = None
+        seen[key] = done
+    return done
+
+
+class _Items:
+    """The ports (or NICs) of one list of devices, for :func:`_load_devices`.
+
+    :meth:`resolve` resolves each one's references: each field in ``models`` and ``maps`` that is a
+    ``{"$ref": ...}`` object is looked up (once per reference), any other object walked; a map of the field's
+    kind is left empty, and put in the device's patches. A port whose JSON equals, but for its own fields
+    (``own``: name and peer; a NIC's names, port, PCI address, rail and switch port), that of a port validated
+    before (:meth:`learn`) is that port's copy with its own values instead: validating them gives the values
+    themselves (a ``str``, an ``int`` or None: other types are validated) and the rest is the same JSON (the
+    ~100k ports of a 4,096-host fabric are a few dozen classes, as the tuner makes them).
+    """
+
+    def __init__(self, model: type[BaseModel], maps: tuple[tuple[str, str], ...], models: tuple[str, ...],
+                 own: tuple[tuple[str, tuple[type, ...]], ...], resolver: _Resolver) -> None:
+        self.model, self.maps, self.models, self.resolver = model, maps, models, resolver
+        self.own = tuple(field for field, _ in own)
+        self.values = operator.itemgetter(*self.own)  # (two or more fields: a tuple)
+        #: the types the own values may have, as a tuple of types per item
+        self.types = frozenset(itertools.product(*(types for _, types in own)))
+        self.all_fields = frozenset(model.model_fields)
+        self.rest = operator.itemgetter(*(f for f in model.model_fields if f not in self.own))
+        self.fields_set = set(self.all_fields)  # (every copy has every field: one set, as the tuner's)
+        self.templates: dict[bytes, Any] = {}  # JSON of the other values -> the validated item
+
+    def key(self, item: dict[str, Any]) -> tuple[bytes, tuple[Any, ...]] | None:
+        """The JSON of the values of ``item``'s other fields (in field order), and its own values; None if a
+        field is missing, one more is there, an own value is of another type, or the JSON nests too deeply."""
+        try:
+            values, rest = self.values(item), self.rest(item)
+        except KeyError:
+            return None
+        if len(item) != len(self.all_fields) or tuple(map(type, values)) not in self.types:
+            return None
+        try:
+            return orjson.dumps(rest), values
+        except orjson.JSONEncodeError:
+            return None
+
+    def resolve(self, items: list[Any], patches: list[_MapPatch], fresh: list[tuple[int, bytes]]) -> None:
+        """Resolve ``items`` (in place); one equal but for its own values to an item learnt before becomes its
+        validated copy; ``fresh`` gets (index, key) of the others that may be learnt."""
+        templates, own, cls = self.templates, self.own, self.model
+        new, set_, fields_set = cls.__new__, object.__setattr__, self.fields_set
+        for j, item in enumerate(items):
+            if type(item) is not dict:
+                continue
+            found = self.key(item)
+            if found is not None:
+                template = templates.get(found[0])
+                if template is not None:  # (construct_ordered inlined: ~130k ports and NICs at 4,096 hosts)
+                    values = template.__dict__.copy()
+                    values.update(zip(own, found[1]))
+                    copy = items[j] = new(cls)
+                    set_(copy, "__dict__", values)
+                    set_(copy, "__pydantic_fields_set__", fields_set)
+                    set_(copy, "__pydantic_extra__", None)
+                    set_(copy, "__pydantic_private__", None)
+                    continue
+                fresh.append((j, found[0]))
+            self.resolve_item(item, j, patches)
+
+    def resolve_item(self, item: dict[str, Any], j: int, patches: list[_MapPatch]) -> None:
+        """The references of port (or NIC) number ``j``."""
+        sections, resolver = self.resolver.sections, self.resolver
+        for field in self.models:
             v = item.get(field)
-            if type(v) is dict:
-                ref = _ref(v)
-                item[field] = resolver.walk(v) if ref is None else resolver.section(ref)[1]
-        for field, kind in maps:
+            if type(v) is dict:  # (the inlined _ref and section)
+                ref = v.get("$ref") if len(v) == 1 else None
+                item[field] = (resolver.walk(v) if type(ref) is not str
+                               else (sections.get(ref) or resolver.section(ref))[1])
+        for field, kind in self.maps:
             v = item.get(field)
             if type(v) is not dict:
                 continue
-            ref = _ref(v)
-            if ref is None:
+            ref = v.get("$ref") if len(v) == 1 else None
+            if type(ref) is not str:
                 item[field] = resolver.walk(v)
                 continue
-            ref_kind, section = resolver.section(ref)
+            ref_kind, section = sections.get(ref) or resolver.section(ref)
             if ref_kind == kind:
-                patches.append((owner, j, field, section))
+                patches.append((j, field, section))
                 item[field] = {}
             else:
                 item[field] = section
 
-
-def _validate_devices(data: dict[str, Any]) -> None:
-    """Validate each switch and host of ``data`` in place (the model replaces its JSON), so the JSON of the
-    devices validated is freed while the rest validates: a smaller peak (less memory to fault in) when
-    the plan is large. The first one that is not valid is left as it was: :class:`Plan` validation then
-    reports it with its whole location (``switches.3.ports.7.mtu``).
-    """
-    for key, model in (("switches", SwitchPlan), ("hosts", HostPlan)):
-        items = data.get(key)
-        if not isinstance(items, list):
-            continue
-        for i, item in enumerate(items):
-            try:
-                items[i] = model.model_validate(item)
-            except ValueError:  # (pydantic.ValidationError)
-                return
+    def learn(self, validated: list[Any], fresh: list[tuple[int, bytes]]) -> None:
+        """Keep the validated items of ``fresh`` (index, key) that have every field set (their copies are
+        built with every field set, as the tuner builds them)."""
+        for j, key in fresh:
+            item = validated[j]
+            if key not in self.templates and item.__pydantic_fields_set__ == self.all_fields:
+                self.templates[key] = item
 
 
 def plan_json_schema() -> dict[str, object]:

@@ -10,7 +10,15 @@ import pytest
 
 from roce_tune.inventory.loader import load_inventory
 from roce_tune.pipeline import derive_plan
-from roce_tune.plan import PLAN_SCHEMA_VERSION, Plan, PortPlan, plan_from_json, plan_to_json
+from roce_tune.plan import (
+    PLAN_SCHEMA_VERSION,
+    Plan,
+    PortPlan,
+    Rationale,
+    plan_from_json,
+    plan_to_json,
+    resolve_shared,
+)
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -90,6 +98,77 @@ def test_shared_maps_load_as_one_object_per_section(plan: Plan) -> None:
                        ("NicDscpToPriority", [n.dscp_to_priority for h in back.hosts for n in h.nics])):
         assert maps and len({id(m) for m in maps}) == len(doc["shared"][kind]), kind
     assert all(type(k) is int for n in back.hosts[0].nics for k in n.dscp_to_priority)
+
+
+def test_equal_nccl_rationales_load_as_one_object(plan: Plan) -> None:
+    # hosts with the same RDMA NICs hold one NCCL rationale map in the tuner's plan; plan_from_json validates
+    # each distinct map once and gives every host with that JSON the one object (issue 16: 4,096 hosts)
+    text = plan_to_json(plan)
+    back = plan_from_json(text)
+    assert back == plan and plan_to_json(back) == text
+    distinct = {json.dumps({k: r.model_dump() for k, r in h.nccl_rationale.items()}) for h in plan.hosts}
+    maps = [h.nccl_rationale for h in back.hosts]
+    assert len(maps) > len(distinct) and len({id(m) for m in maps}) == len(distinct)
+    assert all(type(r) is Rationale for m in maps for r in m.values())
+
+
+def test_an_invalid_nccl_rationale_is_reported_where_it_stands(plan: Plan) -> None:
+    # the map validated once for many hosts: a broken one (alone, or equal in several hosts) still names the
+    # host and key it is in; a broken reference in one still names the reference
+    doc = json.loads(plan_to_json(plan))
+    last = len(doc["hosts"]) - 1
+    key = next(iter(doc["hosts"][last]["nccl_rationale"]))
+    del doc["hosts"][last]["nccl_rationale"][key]["source"]
+    with pytest.raises(ValueError, match=rf"hosts\.{last}\.nccl_rationale\.{key}\.source"):
+        plan_from_json(json.dumps(doc))
+    for host in doc["hosts"]:
+        host["nccl_rationale"] = doc["hosts"][last]["nccl_rationale"]
+    with pytest.raises(ValueError, match=rf"hosts\.0\.nccl_rationale\.{key}\.source"):
+        plan_from_json(json.dumps(doc))
+    doc["hosts"][1]["nccl_rationale"] = {key: {"$ref": "#/shared/Nowhere/x"}}
+    with pytest.raises(ValueError, match="does not name a section"):
+        plan_from_json(json.dumps(doc))
+    doc["hosts"][1]["nccl_rationale"] = doc["hosts"][2]["nccl_rationale"]
+    deep: object = {"formula": "f", "source": "s"}
+    for _ in range(300):  # deeper than orjson writes (its limit is 255): validated where it stands
+        deep = [deep]
+    doc["hosts"][0]["nccl_rationale"] = {key: deep}
+    with pytest.raises(ValueError, match=r"hosts\.0\.nccl_rationale"):
+        plan_from_json(json.dumps(doc))
+
+
+def test_ports_and_nics_of_one_class_load_as_full_validation_gives_them(plan: Plan) -> None:
+    # a port (NIC) whose JSON equals an earlier one's but for its own values (name, peer; a NIC's names, port,
+    # PCI address, rail, switch port) is a copy of the validated one: the plan must be what validating every
+    # port gives, own values of an odd type included (validated: a bool port number becomes 1)
+    doc = json.loads(plan_to_json(plan))
+    last = len(doc["hosts"]) - 1
+    doc["hosts"][last]["nics"][0].update(rdma_port=True, rail=None, pci_address="0000:3b:00.0")
+    doc["switches"][-1]["ports"][0].update(peer=None, name="Ethernet999")
+    text = json.dumps(doc)
+    back = plan_from_json(text)
+    resolved = resolve_shared(json.loads(text))
+    assert back == Plan.model_validate(resolved)
+    nic = back.hosts[last].nics[0]
+    assert (nic.rdma_port, type(nic.rdma_port), nic.rail, nic.pci_address) == (1, int, None, "0000:3b:00.0")
+    assert back.switches[-1].ports[0].peer is None and back.switches[-1].ports[0].name == "Ethernet999"
+    port_classes = {id(p.headroom) for s in back.switches for p in s.ports}
+    assert len(port_classes) < len([p for s in back.switches for p in s.ports])
+
+
+def test_an_own_value_of_a_wrong_type_is_reported_where_it_stands(plan: Plan) -> None:
+    # an own value that is neither a str, an int nor None is validated where it stands, not copied
+    text = plan_to_json(plan)
+    for change, where in ((lambda d: d["switches"][-1]["ports"][-1].update(name=7), r"ports\.\d+\.name"),
+                          (lambda d: d["switches"][-1]["ports"][0].update(peer=["x"]), r"ports\.0\.peer"),
+                          (lambda d: d["hosts"][-1]["nics"][-1].update(netdev=None), r"nics\.\d+\.netdev"),
+                          (lambda d: d["hosts"][-1]["nics"][0].update(rail="zero"), r"nics\.0\.rail"),
+                          (lambda d: d["hosts"][-1]["nics"][0].pop("switch_port"), r"nics\.0\.switch_port"),
+                          (lambda d: d["switches"][-1]["ports"][0].update(hue=1), r"ports\.0\.hue")):
+        doc = json.loads(text)
+        change(doc)
+        with pytest.raises(ValueError, match=where):
+            plan_from_json(json.dumps(doc))
 
 
 def test_a_shared_map_of_the_wrong_kind_or_content_is_refused(plan: Plan) -> None:
