@@ -18,6 +18,10 @@ from . import cli_structure as cs
 from . import junos_yang
 from .plan_builder import build_plan
 
+# one xdist worker runs this module: Juniper's YANG takes pyang ~7 s of CPU to load, once per process
+# (junos_yang.load_junos_yang is cached), and several tests here walk set lines through it
+pytestmark = pytest.mark.xdist_group("junos-yang")
+
 
 def _render(**kw: object) -> tuple[object, str]:
     plan = build_plan(**kw)  # type: ignore[arg-type]
