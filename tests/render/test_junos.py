@@ -115,7 +115,7 @@ def test_pfc_code_points_carry_the_port_mtu_as_mru() -> None:
                           r"code-point 011010 pfc mru (\d+)$", text, re.MULTILINE))
     assert {k: int(v) for k, v in got.items()} == want
     assert not re.search(r"code-point 011010 pfc$", text, re.MULTILINE)
-    junos_yang.check_set_text(junos_yang.load_junos_yang(), text)
+    junos_yang.check_set_text(_schema(), text)  # skips (not AttributeError) without the Juniper YANG
 
 
 def test_lossy_port_gets_mtu_only() -> None:
