@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import ast
 from collections import Counter, defaultdict
+from functools import cache
 from pathlib import Path
 
 import pytest
@@ -25,6 +26,18 @@ PLATFORM_MODULES = frozenset({*PLATFORM_NAMES, "host"})
 
 #: module -> (most platform names it may still hold, why). To shrink, not to grow.
 KNOWN: dict[str, tuple[int, str]] = {}
+
+
+@cache
+def _parse(path: Path, mtime_ns: int, size: int) -> ast.Module:
+    """``path`` parsed once per version of the file (every test here reads the same tree of sources)."""
+    return ast.parse(path.read_text(), str(path))
+
+
+def parse(path: Path) -> ast.Module:
+    """The syntax tree of ``path`` (cached per modification time and size; the tree is never modified)."""
+    st = path.stat()
+    return _parse(path, st.st_mtime_ns, st.st_size)
 
 
 def _modules() -> list[Path]:
@@ -81,7 +94,7 @@ def test_no_module_outside_platforms_names_a_platform() -> None:
     problems = []
     for path in _modules():
         rel = path.relative_to(ROOT).as_posix()
-        hits = platform_names(ast.parse(path.read_text(), str(path)))
+        hits = platform_names(parse(path))
         allowed = KNOWN.get(rel, (0, ""))[0]
         if len(hits) > allowed:
             shown = ", ".join(f"{line}: {what}" for line, what in sorted(hits))
@@ -97,7 +110,7 @@ def test_known_list_is_current() -> None:
     stale = []
     for rel, (allowed, _why) in KNOWN.items():
         path = ROOT / rel
-        hits = len(platform_names(ast.parse(path.read_text()))) if path.exists() else 0
+        hits = len(platform_names(parse(path))) if path.exists() else 0
         if hits < allowed:
             stale.append(f"{rel}: {hits} < {allowed}")
     assert not stale, "lower or drop these KNOWN entries: " + "; ".join(stale)
@@ -111,10 +124,17 @@ def _package(path: Path) -> str:
 def import_sites() -> dict[tuple[str, str], list[str]]:
     """(package, imported package) -> ``path:line`` of every such import inside ``roce_tune`` (a top-level
     module is its own node ``<name>``), imports inside functions included."""
+    files = tuple((path, path.stat().st_mtime_ns, path.stat().st_size) for path in sorted(ROOT.rglob("*.py")))
+    return {edge: list(where) for edge, where in _import_sites(files).items()}
+
+
+@cache
+def _import_sites(files: tuple[tuple[Path, int, int], ...]) -> dict[tuple[str, str], tuple[str, ...]]:
+    """:func:`import_sites` of one version of the sources (nine tests ask for the same graph)."""
     sites: dict[tuple[str, str], list[str]] = defaultdict(list)
-    for path in sorted(ROOT.rglob("*.py")):
+    for path, mtime_ns, size in files:
         src = _package(path)
-        for node in ast.walk(ast.parse(path.read_text())):
+        for node in ast.walk(_parse(path, mtime_ns, size)):
             names: list[str] = []
             line = 0
             if isinstance(node, ast.Import):
@@ -128,7 +148,7 @@ def import_sites() -> dict[tuple[str, str], list[str]]:
                 dst = parts[1] if (ROOT / parts[1]).is_dir() else f"<{parts[1]}>"
                 if dst != src:
                     sites[(src, dst)].append(f"{path.relative_to(ROOT.parent).as_posix()}:{line}")
-    return sites
+    return {edge: tuple(where) for edge, where in sites.items()}
 
 
 def import_graph() -> dict[str, Counter[str]]:

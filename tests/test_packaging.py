@@ -37,17 +37,28 @@ def venv(tmp_path_factory: pytest.TempPathFactory) -> Path:
     wheels = list((tmp / "dist").glob("roce_tune-*.whl"))
     assert len(wheels) == 1
     env_dir = tmp / "venv"
-    subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", str(env_dir)], check=True)
+    # no pip inside the new venv (ensurepip is most of a venv's cost): this pip installs into it with
+    # --python (pip >= 22.3); an older pip gets the venv its own pip as before
+    pip_python = _pip_version() >= (22, 3)
+    subprocess.run([sys.executable, "-m", "venv", "--system-site-packages",
+                    *(["--without-pip"] if pip_python else []), str(env_dir)], check=True)
     if sys.prefix != sys.base_prefix:  # running in a venv: its packages are not the base's "system" ones
         purelib = subprocess.run([str(env_dir / "bin" / "python"), "-c",
                                   "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
                                  check=True, capture_output=True, text=True).stdout.strip()
         Path(purelib, "_outer_venv.pth").write_text("".join(f"{p}\n" for p in site.getsitepackages()))
     # --ignore-installed: a roce_tune the outer venv holds (seen through the .pth) must not stop the install
-    subprocess.run([str(env_dir / "bin" / "python"), "-m", "pip", "install", "-q", "--no-deps", "--no-index",
-                    "--ignore-installed",
-                    str(wheels[0])], check=True, capture_output=True, cwd=tmp)
+    pip = ([sys.executable, "-m", "pip", "--python", str(env_dir / "bin" / "python")] if pip_python
+           else [str(env_dir / "bin" / "python"), "-m", "pip"])
+    subprocess.run([*pip, "install", "-q", "--no-deps", "--no-index", "--ignore-installed", str(wheels[0])],
+                   check=True, capture_output=True, cwd=tmp)
     return env_dir
+
+
+def _pip_version() -> tuple[int, ...]:
+    from importlib.metadata import version
+
+    return tuple(int(part) for part in version("pip").split(".")[:2] if part.isdigit())
 
 
 def _clean_env() -> dict[str, str]:

@@ -110,7 +110,8 @@ class HostDevice(EmulatedDevice):
         stub_py = Path(__file__).with_name("host_stubs.py")
         for tool in TOOLS:
             path = self.bin / tool
-            path.write_text(f'#!/bin/sh\nexec "{sys.executable}" "{stub_py}" {tool} "$@"\n')
+            # -S: the stubs need only the standard library; skipping site halves each call's start-up
+            path.write_text(f'#!/bin/sh\nexec "{sys.executable}" -S "{stub_py}" {tool} "$@"\n')
             path.chmod(0o755)
         (self.bin / "sudo").write_text(SUDO_STUB)
         (self.bin / "sudo").chmod(0o755)

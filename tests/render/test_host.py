@@ -147,7 +147,7 @@ else:
 
 def _write_stub(bindir: Path, name: str, body: str) -> None:
     path = bindir / name
-    path.write_text(f"#!{sys.executable}\n{body}", encoding="utf-8")
+    path.write_text(f"#!{sys.executable} -S\n{body}", encoding="utf-8")  # -S: stdlib only, half the start-up
     path.chmod(path.stat().st_mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
 
 
@@ -163,7 +163,8 @@ class Box:
         _write_stub(self.bin, "cma_roce_mode", STUB_CMA)
         _write_stub(self.bin, "ip", STUB_IP)
         for tool in ("systemctl", "udevadm", "ethtool"):  # the emulator's stubs, on files under ``root``
-            (self.bin / tool).write_text(f'#!/bin/sh\nexec "{sys.executable}" "{HOST_STUBS}" {tool} "$@"\n')
+            wrapper = f'#!/bin/sh\nexec "{sys.executable}" -S "{HOST_STUBS}" {tool} "$@"\n'
+            (self.bin / tool).write_text(wrapper)
             (self.bin / tool).chmod(0o755)
         for nic in plan_host.nics:
             seed_pause(self.root, nic.netdev)  # global pause on: the NIC's default

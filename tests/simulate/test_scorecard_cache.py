@@ -14,6 +14,9 @@ import pytest
 from roce_tune.simulate.model import DcqcnParams, EcnSetting
 from roce_tune.simulate.scorecard import PortClass, ScoreRow, _read_cache, scorecard, simulator_digest
 
+# one xdist worker runs this module, so the simulated cache entry (module fixture ``cached``) is made once
+pytestmark = pytest.mark.xdist_group("scorecard-cache")
+
 ROOT = Path(__file__).resolve().parents[2]
 #: a 2:1 class at 100G keeps the 24 runs of a real scorecard around a second
 PC = PortClass(speed_gbps=100, fan_in=2, base_rtt_us=6.164, buffer_bytes=5_306_864, pfc_alpha=128.0,
