@@ -16,6 +16,11 @@ before a new one fits under the device's limit (``error`` when the operator's ow
 delete after a successful push so that ``keep`` of roce-tune's remain, ``current`` among them: the retention
 ``roce-tune apply`` applies (:mod:`roce_tune.platforms.checkpoints`). Never an operator's checkpoint.
 
+``now() | roce_tune_new_tag`` is the name of this push's checkpoint, ``roce_tune_YYYYmmdd_HHMMSS_mmmXX`` (the
+time given, its milliseconds and a per-process counter): the tag ``roce-tune apply`` gives its pushes
+(:func:`roce_tune.platforms.checkpoints.new_tag`), unique per push, so two runs within a second keep two
+checkpoints. Set it once per run (``set_fact``): each templating makes a new one.
+
 ``retry_s | roce_tune_backoff`` is the pause in seconds before each attempt to reconnect and roll back a
 device whose connection was lost mid-push: ``roce-tune apply``'s schedule (``rollback_retry_s``).
 
@@ -116,6 +121,21 @@ def roce_tune_checkpoints(listing: str, platform: str, device: str, current: str
             "prune": to_prune(names, current or None, int(keep if keep is not None else KEEP_CHECKPOINTS))}
 
 
+def roce_tune_new_tag(now: Any = None) -> str:
+    """A push's checkpoint name, unique per push (:func:`roce_tune.platforms.checkpoints.new_tag`). ``now``:
+    Ansible's ``now()`` (a local ``datetime``) or seconds since the epoch; None: the current time. Raises
+    ValueError for anything else."""
+    from datetime import datetime
+
+    from roce_tune.platforms.checkpoints import new_tag
+
+    if now is None or isinstance(now, (int, float)):
+        return new_tag(now)
+    if isinstance(now, datetime):
+        return new_tag(now.timestamp())
+    raise ValueError(f"roce_tune_new_tag: {now!r} is no time: give now() or seconds since the epoch")
+
+
 def roce_tune_host_bundle(data: str, shared: str) -> str:
     """One self-contained host script from a host's data file and the shared host script, exactly as
     ``roce-tune apply`` sends it (:func:`roce_tune.platforms.host.bundle`)."""
@@ -164,4 +184,5 @@ class FilterModule:
                 "roce_tune_plan_error": roce_tune_plan_error, "roce_tune_checkpoints": roce_tune_checkpoints,
                 "roce_tune_backoff": roce_tune_backoff, "roce_tune_sonic_writes": roce_tune_sonic_writes,
                 "roce_tune_sonic_restore": roce_tune_sonic_restore,
-                "roce_tune_sonic_unrestored": roce_tune_sonic_unrestored}
+                "roce_tune_sonic_unrestored": roce_tune_sonic_unrestored,
+                "roce_tune_new_tag": roce_tune_new_tag}

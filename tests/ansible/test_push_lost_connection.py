@@ -78,7 +78,7 @@ def test_lost_connection_mid_push_is_rolled_back(emulator_fleet, tmp_path: Path,
     assert res.returncode != 0, out[-5000:]
     assert any(e.startswith("fault: connection dropped") for e in dev.events), dev.events
     assert dev.running_config() == before, out[-5000:]
-    how = (r" to checkpoint roce_tune_\d{8}_\d{6}" if name == "nx1" else
+    how = (r" to checkpoint roce_tune_\d{8}_\d{6}_\d{3}[0-9a-f]{2}" if name == "nx1" else
            r": the \d+ CONFIG_DB key\(s\) the push touched were restored from roce-tune's snapshot and read "
            r"back")
     assert re.search(rf"fatal: \[{name}\].*push failed and was rolled back{how} \(on a new connection, "

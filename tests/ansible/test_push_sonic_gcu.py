@@ -59,8 +59,8 @@ def test_push_succeeds_although_gcu_refuses_the_change(emulator_fleet, tmp_path:
             if dev.config_db.get(t, {}).get(k, {}).get(f) != v] == []
     assert not [e for e in dev.events if e.startswith("fault: rejected")], dev.events
     assert [n for n in dev.checkpoints if n.startswith("roce_tune_")], list(dev.checkpoints)
-    assert re.search(r"changed: \[sonic1\] => \(item=sudo sonic-cfggen -j "
-                     r"/tmp/roce_tune_\d{8}_\d{6}-[0-9a-f]{12}\.write\d+\.json --write-to-db\)", out), \
+    assert re.search(r"changed: \[sonic1\] => \(item=sudo sonic-cfggen -j /tmp/roce_tune_\d{8}_\d{6}_"
+                     r"\d{3}[0-9a-f]{2}-[0-9a-f]{12}\.write\d+\.json --write-to-db\)", out), \
         out[-5000:]
     assert json.loads((dev.sandbox / "etc/sonic/config_db.json").read_text()) == dev.config_db
     assert not list((dev.sandbox / "tmp").glob("*.json")), "the uploaded files are removed"
@@ -106,3 +106,4 @@ def test_check_shows_the_diff_and_sends_nothing(emulator_fleet, tmp_path: Path) 
     assert not dev.checkpoints, list(dev.checkpoints)
     assert not [e for e in dev.events if e.startswith("fault: rejected")], dev.events
     assert dev.db_writes_seen == 0 and not list((dev.sandbox / "tmp").glob("*"))
+
