@@ -21,7 +21,7 @@ import pytest
 from tests.ansible.harness import FABRIC_TEMPLATE, Lab, ansible_missing, prepare_lab, recap, ssh_keypair
 from tests.emulators import EmulatorSpec
 
-from .test_push_nvue_sonic import EXTRA
+from .test_push_nvue_sonic import EXTRA, as_declared
 
 pytestmark = [pytest.mark.emulator,
               pytest.mark.skipif(ansible_missing() is not None, reason=ansible_missing() or "")]
@@ -47,6 +47,7 @@ def _lab(emulator_fleet, tmp_path: Path, name: str, time_scale: float = 0.1,  # 
     key, pub = ssh_keypair(tmp_path)
     fleet = emulator_fleet([EmulatorSpec(PLATFORMS[name], name, username="admin", password="not-used",
                                          authorized_keys=[pub], time_scale=time_scale)])
+    as_declared(fleet[name])
     template = FABRIC_TEMPLATE.read_text().replace("  - name: nx1\n", EXTRA + "  - name: nx1\n")
     lab = prepare_lab(tmp_path / "lab", {n: 1 for n in ALL} | {name: fleet.port(name)}, template=template)
     lab.env.pop("ROCE_TUNE_PASSWORD", None)
