@@ -16,6 +16,11 @@ before a new one fits under the device's limit (``error`` when the operator's ow
 delete after a successful push so that ``keep`` of roce-tune's remain, ``current`` among them: the retention
 ``roce-tune apply`` applies (:mod:`roce_tune.platforms.checkpoints`). Never an operator's checkpoint.
 
+``now() | roce_tune_new_tag`` is the name of this push's checkpoint, ``roce_tune_YYYYmmdd_HHMMSS_mmmXX`` (the
+time given, its milliseconds and a per-process counter): the tag ``roce-tune apply`` gives its pushes
+(:func:`roce_tune.platforms.checkpoints.new_tag`), unique per push, so two runs within a second keep two
+checkpoints. Set it once per run (``set_fact``): each templating makes a new one.
+
 ``retry_s | roce_tune_backoff`` is the pause in seconds before each attempt to reconnect and roll back a
 device whose connection was lost mid-push: ``roce-tune apply``'s schedule (``rollback_retry_s``).
 
@@ -29,6 +34,14 @@ DEL|HDEL`` commands in order (:func:`roce_tune.platforms.sonic.touched_rows`,
 ``running | roce_tune_sonic_restore(snapshot, tag)`` is the same for the writes back to the snapshot from the
 CONFIG_DB read now, and ``running | roce_tune_sonic_unrestored(snapshot)`` lists the keys still differing
 from it (``[]``: restored).
+
+``platform | roce_tune_probe_commands`` lists the read-only commands ``roce-tune apply`` runs on a device of
+``platform`` before any change to tell whether its push method works there at all (SONiC: whether the image
+has ``config checkpoint``), each as sent (with its exit status echoed); ``[]`` for a platform without such a
+probe. ``running | roce_tune_preflight(platform, desired, probed)`` is why apply refuses the device before any
+write, dry runs included, or ``""``: the platform's preflight (the running config against the rendered file,
+e.g. SONiC's buffer model) and then its probe, read from ``probed`` (the results of running those commands:
+``[{"item": command, "stdout": output}, ...]``, as a ``raw`` loop registers them).
 
 ``data | roce_tune_host_bundle(shared)`` joins a host's data file and the shared host script into the one
 script that runs on the host (as ``roce-tune apply`` does).
@@ -116,6 +129,57 @@ def roce_tune_checkpoints(listing: str, platform: str, device: str, current: str
             "prune": to_prune(names, current or None, int(keep if keep is not None else KEEP_CHECKPOINTS))}
 
 
+def roce_tune_new_tag(now: Any = None) -> str:
+    """A push's checkpoint name, unique per push (:func:`roce_tune.platforms.checkpoints.new_tag`). ``now``:
+    Ansible's ``now()`` (a local ``datetime``) or seconds since the epoch; None: the current time. Raises
+    ValueError for anything else."""
+    from datetime import datetime
+
+    from roce_tune.platforms.checkpoints import new_tag
+
+    if now is None or isinstance(now, (int, float)):
+        return new_tag(now)
+    if isinstance(now, datetime):
+        return new_tag(now.timestamp())
+    raise ValueError(f"roce_tune_new_tag: {now!r} is no time: give now() or seconds since the epoch")
+
+
+def roce_tune_probe_commands(platform: str) -> list[str]:
+    """The read-only commands ``platform``'s probe runs (``PushMethod.probe``), in order, exactly as apply
+    sends them; ``[]`` when the platform has no probe. Found by running the probe with a recorder that answers
+    every command with no output (a probe's commands do not depend on the answers)."""
+    from roce_tune.platforms import platform as get_platform
+
+    probe = get_platform(platform).push.probe
+    sent: list[str] = []
+
+    def record(command: str) -> str:
+        sent.append(command)
+        return ""
+
+    if probe is not None:
+        probe(record)
+    return sent
+
+
+def roce_tune_preflight(running: str, platform: str, desired: str,
+                        probed: list[dict[str, Any]] | None = None) -> str:
+    """Why ``roce-tune apply`` would refuse this device before any write (dry runs too), or ``""``: the
+    platform's preflight of ``running`` (the device's running config) against ``desired`` (the rendered
+    file), then its probe answered from ``probed`` (``raw`` loop results over
+    :func:`roce_tune_probe_commands`: ``item`` the command, ``stdout`` its output; a command without a
+    result reads as no output). The order and the messages of :func:`roce_tune.deploy.runner` 's
+    ``_update_switch``. Raises ValueError when ``running`` or ``desired`` cannot be read."""
+    from roce_tune.platforms import platform as get_platform
+
+    method = get_platform(platform).push
+    refused = method.preflight(running, desired) if method.preflight is not None else None
+    if not refused and method.probe is not None:
+        outputs = {str(r.get("item")): str(r.get("stdout", "")) for r in probed or []}
+        refused = method.probe(lambda command: outputs.get(command, ""))
+    return refused or ""
+
+
 def roce_tune_host_bundle(data: str, shared: str) -> str:
     """One self-contained host script from a host's data file and the shared host script, exactly as
     ``roce-tune apply`` sends it (:func:`roce_tune.platforms.host.bundle`)."""
@@ -164,4 +228,6 @@ class FilterModule:
                 "roce_tune_plan_error": roce_tune_plan_error, "roce_tune_checkpoints": roce_tune_checkpoints,
                 "roce_tune_backoff": roce_tune_backoff, "roce_tune_sonic_writes": roce_tune_sonic_writes,
                 "roce_tune_sonic_restore": roce_tune_sonic_restore,
-                "roce_tune_sonic_unrestored": roce_tune_sonic_unrestored}
+                "roce_tune_sonic_unrestored": roce_tune_sonic_unrestored,
+                "roce_tune_new_tag": roce_tune_new_tag, "roce_tune_probe_commands": roce_tune_probe_commands,
+                "roce_tune_preflight": roce_tune_preflight}

@@ -6,6 +6,7 @@ a warning, never a failure."""
 
 from __future__ import annotations
 
+import copy
 import re
 from pathlib import Path
 
@@ -20,7 +21,8 @@ pytestmark = [pytest.mark.emulator,
               pytest.mark.skipif(ansible_missing() is not None, reason=ansible_missing() or "")]
 
 DEVICES = {"eos1": "eos", "qfx1": "junos", "nx1": "nxos", "gpu01": "host", "gpu02": "host"}
-OWN = re.compile(r"^roce_tune_\d{8}_\d{6}$")
+#: the name a push gives its checkpoint (roce_tune.platforms.checkpoints.new_tag: milliseconds and a counter)
+OWN = re.compile(r"^roce_tune_\d{8}_\d{6}_\d{3}[0-9a-f]{2}$")
 
 
 def _checkpoint(fleet, name: str, names: list[str], delete: bool = False) -> None:  # type: ignore[no-untyped-def]
@@ -83,7 +85,7 @@ def test_sonic_push_prunes_and_removes_the_patch_file(emulator_fleet,  # type: i
     assert res.returncode == 0, out[-5000:]
     warning = "warning: sonic1: `sudo config delete-checkpoint roce-tune-20250101120000` failed"
     assert warning in out, out[-5000:]
-    ours = [n for n in dev.checkpoints if OWN.match(n) and not n.startswith("roce_tune_2025")]
+    ours = [n for n in dev.checkpoints if OWN.match(n)]
     assert sorted(dev.checkpoints) == sorted(["before-upgrade", "roce-tune-20250101120000",
                                               "roce_tune_20250102_120000", *ours]), list(dev.checkpoints)
     assert len(ours) == 1
@@ -98,3 +100,49 @@ def test_sonic_push_prunes_and_removes_the_patch_file(emulator_fleet,  # type: i
     kept = sorted(n for n in dev.checkpoints if OWN.match(n))
     assert len(kept) == 2 and kept[0] == ours[0] and kept[1] > ours[0], kept
     assert not list((dev.sandbox / "tmp").glob("*.json"))
+
+
+#: the one second every clock of the frozen controller shows (:func:`_freeze_second`)
+FROZEN = "2026-01-01 12:00:00"
+
+SITECUSTOMIZE = f"""\
+import time
+
+_second = time.mktime(time.strptime({FROZEN!r}, "%Y-%m-%d %H:%M:%S"))
+_localtime = time.localtime
+time.localtime = lambda secs=None: _localtime(_second)  # the date and time of day stop; time.time() runs on
+"""
+
+
+def _freeze_second(lab, directory: Path) -> None:  # type: ignore[no-untyped-def]
+    """Make every run of ``lab``'s playbooks happen within the one second :data:`FROZEN`, as two runs started
+    within a second do: ``date`` on the PATH prints that date and time (whatever the format asked), and the
+    controller's Python turns every timestamp into it (``time.localtime``, in a ``sitecustomize`` on its
+    PYTHONPATH); the sub-second clock (``time.time()``) and so every timeout run on."""
+    directory.mkdir()
+    (directory / "sitecustomize.py").write_text(SITECUSTOMIZE)
+    date = directory / "date"
+    date.write_text(f'#!/bin/sh\nexec /bin/date -d "{FROZEN}" "$@"\n')
+    date.chmod(0o755)
+    lab.env["PATH"] = f"{directory}:{lab.env['PATH']}"
+    lab.env["PYTHONPATH"] = f"{directory}:{lab.env['PYTHONPATH']}"
+
+
+@pytest.mark.slow
+def test_two_sonic_pushes_within_one_second_keep_two_checkpoints(emulator_fleet,  # type: ignore[no-untyped-def]
+                                                                 tmp_path: Path) -> None:
+    """Two pushes to one switch within the same second each keep their own rollback point. Before, both
+    were named ``roce_tune_<date>_<time>`` to the second and SONiC's ``config checkpoint`` silently saved
+    the second over the first."""
+    dev, lab, key = _lab(emulator_fleet, tmp_path, "sonic1")
+    _freeze_second(lab, tmp_path / "frozen")
+    common = ["--limit", "sonic1", "-e", f"roce_tune_base_dir={lab.workdir}", "-e",
+              f"ansible_ssh_private_key_file={key}"]
+    factory = copy.deepcopy(dev.config_db)
+    for run in range(2):
+        dev.config_db = copy.deepcopy(factory)  # each run has a change to push, so each takes its checkpoint
+        res = lab.playbook("push.yml", *common)
+        assert res.returncode == 0, f"run {run + 1}: " + (res.stdout + res.stderr)[-5000:]
+    taken = sorted(n for n in dev.checkpoints if n.startswith("roce"))
+    assert len(taken) == 2, taken
+    assert all(n.startswith("roce_tune_20260101_120000_") and OWN.match(n) for n in taken), taken

@@ -21,7 +21,7 @@ import pytest
 from tests.ansible.harness import FABRIC_TEMPLATE, Lab, ansible_missing, prepare_lab, recap, ssh_keypair
 from tests.emulators import EmulatorSpec
 
-from .test_push_nvue_sonic import EXTRA
+from .test_push_nvue_sonic import EXTRA, as_declared
 
 pytestmark = [pytest.mark.emulator,
               pytest.mark.skipif(ansible_missing() is not None, reason=ansible_missing() or "")]
@@ -47,6 +47,7 @@ def _lab(emulator_fleet, tmp_path: Path, name: str, time_scale: float = 0.1,  # 
     key, pub = ssh_keypair(tmp_path)
     fleet = emulator_fleet([EmulatorSpec(PLATFORMS[name], name, username="admin", password="not-used",
                                          authorized_keys=[pub], time_scale=time_scale)])
+    as_declared(fleet[name])
     template = FABRIC_TEMPLATE.read_text().replace("  - name: nx1\n", EXTRA + "  - name: nx1\n")
     lab = prepare_lab(tmp_path / "lab", {n: 1 for n in ALL} | {name: fleet.port(name)}, template=template)
     lab.env.pop("ROCE_TUNE_PASSWORD", None)
@@ -78,7 +79,7 @@ def test_lost_connection_mid_push_is_rolled_back(emulator_fleet, tmp_path: Path,
     assert res.returncode != 0, out[-5000:]
     assert any(e.startswith("fault: connection dropped") for e in dev.events), dev.events
     assert dev.running_config() == before, out[-5000:]
-    how = (r" to checkpoint roce_tune_\d{8}_\d{6}" if name == "nx1" else
+    how = (r" to checkpoint roce_tune_\d{8}_\d{6}_\d{3}[0-9a-f]{2}" if name == "nx1" else
            r": the \d+ CONFIG_DB key\(s\) the push touched were restored from roce-tune's snapshot and read "
            r"back")
     assert re.search(rf"fatal: \[{name}\].*push failed and was rolled back{how} \(on a new connection, "

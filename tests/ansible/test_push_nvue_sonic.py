@@ -4,6 +4,7 @@ applied and saved; a second push changes nothing."""
 
 from __future__ import annotations
 
+import copy
 import re
 from pathlib import Path
 from typing import Any
@@ -32,7 +33,28 @@ EXTRA = """  - name: sonic1
       - {name: "swp[1-4]", speed: 400G}
 """
 NAMES = {"sonic1": "sonic", "cul1": "cumulus"}
+#: sonic1 as the inventory declares it (EXTRA): a Dell Z9332f (Broadcom TH3, SONiC's traditional buffer model
+#: with its SKU's pool modes, the egress lossless pool static) with four 400G ports Ethernet0..24. The
+#: emulator's default CONFIG_DB is an SN2700's (four 100G ports, every pool dynamic), which push.yml's
+#: preflight refuses as roce-tune apply does: a pool's mode changes only when bufferorch creates the pool.
+SONIC1_DB = {
+    "DEVICE_METADATA": {"hwsku": "DellEMC-Z9332f-O32", "platform": "x86_64-dellemc_z9332f_d1508-r0"},
+    "BUFFER_POOL": {"ingress_lossless_pool": {"mode": "dynamic", "size": "66394076", "type": "ingress"},
+                    "egress_lossless_pool": {"mode": "static", "size": "38462204", "type": "egress"}},
+    "PORT": {f"Ethernet{8 * i}": {"admin_status": "up", "alias": f"etp{i + 1}", "index": str(i + 1),
+                                  "lanes": ",".join(str(8 * i + k) for k in range(8)), "mtu": "9100",
+                                  "speed": "400000"} for i in range(4)},
+}
 OTHERS = ("eos1", "qfx1", "nx1", "gpu01", "gpu02")
+
+
+def as_declared(dev: Any) -> None:
+    """Give the sonic1 emulator ``dev`` the CONFIG_DB of the switch the inventory declares
+    (:data:`SONIC1_DB`); any other emulator stays as it is."""
+    if dev.name == "sonic1":
+        db = copy.deepcopy(SONIC1_DB)
+        dev.config_db["DEVICE_METADATA"]["localhost"].update(db.pop("DEVICE_METADATA"))
+        dev.config_db.update(db)
 
 
 def _lab(emulator_fleet, tmp_path: Path, name: str,  # type: ignore[no-untyped-def]
@@ -43,6 +65,7 @@ def _lab(emulator_fleet, tmp_path: Path, name: str,  # type: ignore[no-untyped-d
     fleet = emulator_fleet([EmulatorSpec(NAMES[name], name, username="admin", password="not-used",
                                          authorized_keys=[pub], time_scale=0.1)])
     dev = fleet[name]
+    as_declared(dev)
     if reject is not None:
         dev.set_fault(reject_pattern=reject)
     template = FABRIC_TEMPLATE.read_text().replace("  - name: nx1\n", EXTRA + "  - name: nx1\n")

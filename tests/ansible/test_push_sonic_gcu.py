@@ -59,8 +59,8 @@ def test_push_succeeds_although_gcu_refuses_the_change(emulator_fleet, tmp_path:
             if dev.config_db.get(t, {}).get(k, {}).get(f) != v] == []
     assert not [e for e in dev.events if e.startswith("fault: rejected")], dev.events
     assert [n for n in dev.checkpoints if n.startswith("roce_tune_")], list(dev.checkpoints)
-    assert re.search(r"changed: \[sonic1\] => \(item=sudo sonic-cfggen -j "
-                     r"/tmp/roce_tune_\d{8}_\d{6}-[0-9a-f]{12}\.write\d+\.json --write-to-db\)", out), \
+    assert re.search(r"changed: \[sonic1\] => \(item=sudo sonic-cfggen -j /tmp/roce_tune_\d{8}_\d{6}_"
+                     r"\d{3}[0-9a-f]{2}-[0-9a-f]{12}\.write\d+\.json --write-to-db\)", out), \
         out[-5000:]
     assert json.loads((dev.sandbox / "etc/sonic/config_db.json").read_text()) == dev.config_db
     assert not list((dev.sandbox / "tmp").glob("*.json")), "the uploaded files are removed"
@@ -94,8 +94,9 @@ def test_a_write_that_fails_mid_push_rolls_back_to_the_exact_config_db(emulator_
 
 @pytest.mark.slow
 def test_check_shows_the_diff_and_sends_nothing(emulator_fleet, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    # every write is refused and recorded; the read-only probe `sudo config checkpoint --help` runs
     dev, lab, args = _gcu_lab(emulator_fleet, tmp_path, reject=GCU_COMMANDS + "|sonic-cfggen|sonic-db-cli|"
-                              "config checkpoint|config save|cat >")
+                              "config checkpoint roce|config save|cat >")
     before = dev.running_config()
     res = lab.playbook("push.yml", "--check", "--diff", *args)
     out = res.stdout + res.stderr
@@ -106,3 +107,59 @@ def test_check_shows_the_diff_and_sends_nothing(emulator_fleet, tmp_path: Path) 
     assert not dev.checkpoints, list(dev.checkpoints)
     assert not [e for e in dev.events if e.startswith("fault: rejected")], dev.events
     assert dev.db_writes_seen == 0 and not list((dev.sandbox / "tmp").glob("*"))
+
+
+@pytest.mark.slow
+def test_an_image_without_config_checkpoint_is_refused_before_any_write(emulator_fleet,  # type: ignore[no-untyped-def]
+                                                                        tmp_path: Path) -> None:
+    """A 202012 image has no Generic Config Updater: no ``config checkpoint``, the rollback point every push
+    takes first. The playbook probes for it as ``roce-tune apply`` does (``sudo config checkpoint --help``,
+    read-only, under --check too) and fails the switch naming it and the command, before anything is
+    written. Before, --check said it would change and a push stopped at its checkpoint task on click's
+    ``No such command``."""
+    dev, lab, key = _lab(emulator_fleet, tmp_path, "sonic1", reject="sonic-cfggen|sonic-db-cli|config save|"
+                         "config checkpoint roce|config apply-patch|cat >")  # a write: rejected and recorded
+    dev.release, dev.has_gcu = "202012.83", False
+    args = ["--limit", "sonic1", "-e", f"roce_tune_base_dir={lab.workdir}", "-e",
+            f"ansible_ssh_private_key_file={key}"]
+    before = dev.running_config()
+    for mode in (["--check", "--diff"], []):
+        res = lab.playbook("push.yml", *mode, *args)
+        out = res.stdout + res.stderr
+        assert res.returncode != 0, out[-5000:]
+        assert re.search(r"ok: \[sonic1\] => \(item=sudo config checkpoint --help; echo ROCE_TUNE_RC=\$\?\)",
+                         out), out[-5000:]
+        fatal = re.search(r"fatal: \[sonic1\].*", out)
+        assert fatal is not None, out[-5000:]
+        assert "sonic1: preflight: `sudo config checkpoint --help` failed (exit status 2" in fatal.group(), \
+            fatal.group()
+        assert "config rollback" in fatal.group() and "nothing was changed" in fatal.group(), fatal.group()
+        assert recap(res.stdout)["sonic1"]["changed"] == 0, out[-3000:]
+    assert dev.running_config() == before
+    assert not [e for e in dev.events if e.startswith("fault: rejected")], dev.events
+    assert not dev.checkpoints and dev.db_writes_seen == 0 and not list((dev.sandbox / "tmp").glob("*"))
+
+
+@pytest.mark.slow
+def test_a_pool_mode_the_plan_contradicts_is_refused_before_any_write(emulator_fleet,  # type: ignore[no-untyped-def]
+                                                                      tmp_path: Path) -> None:
+    """roce-tune apply's preflight in the playbook: the switch's egress lossless pool is dynamic, the plan's
+    static, and bufferorch sets a pool's mode only when it creates the pool. The run fails the switch naming
+    it, the pool and the fix, under --check too, and writes nothing. Before, --check showed a diff and a push
+    wrote a mode the switch would not take until a reload."""
+    dev, lab, key = _lab(emulator_fleet, tmp_path, "sonic1", reject="sonic-cfggen|sonic-db-cli|config save|"
+                         "config checkpoint roce|config apply-patch|cat >")
+    dev.config_db["BUFFER_POOL"]["egress_lossless_pool"]["mode"] = "dynamic"
+    args = ["--limit", "sonic1", "-e", f"roce_tune_base_dir={lab.workdir}", "-e",
+            f"ansible_ssh_private_key_file={key}"]
+    before = dev.running_config()
+    for mode in (["--check", "--diff"], []):
+        res = lab.playbook("push.yml", *mode, *args)
+        out = res.stdout + res.stderr
+        assert res.returncode != 0, out[-5000:]
+        assert re.search(r"fatal: \[sonic1\].*sonic1: preflight: BUFFER_POOL\|egress_lossless_pool mode is "
+                         r"dynamic on the switch, static in the plan; .*config reload", out), out[-5000:]
+        assert recap(res.stdout)["sonic1"]["changed"] == 0, out[-3000:]
+    assert dev.running_config() == before
+    assert not [e for e in dev.events if e.startswith("fault: rejected")], dev.events
+    assert not dev.checkpoints and dev.db_writes_seen == 0
