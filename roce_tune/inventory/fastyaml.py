@@ -16,6 +16,7 @@ the loader falls back to ruamel.yaml, which handles all of YAML and gives the er
 from __future__ import annotations
 
 import re
+from itertools import islice
 from typing import Any
 
 from roce_tune.inventory.fastflow import (
@@ -35,6 +36,7 @@ from roce_tune.inventory.yamlpos import (
     MAX_INT_DIGITS,
     ParseResult,
     PosMap,
+    PosSeq,
     ScalarError,
     SplitPos,
     YamlIssue,
@@ -199,13 +201,91 @@ class _FlowLines:
     (double-quoted values are taken as written, ``split_pairs`` only cuts their quotes).
     """
 
-    __slots__ = ("known", "values")
+    __slots__ = ("items", "known", "stops", "values")
 
     def __init__(self, values: SplitValues) -> None:
         self.values = values
+        #: the templates of sequence items for :meth:`run`, by indentation: the line's text outside its
+        #: double quotes -> (mapping of its first line, keys of the quoted values)
+        self.items: dict[int, dict[tuple[str, ...], tuple[dict[str, Any], tuple[str, ...]]]] = {}
+        #: line indices (0-based, last = next) where :meth:`run` must stop (see :meth:`_cut_run`)
+        self.stops: list[int] = []
         #: the line's text outside its double quotes -> (the line read as :data:`_FlowLine`, with the
         #: mapping of its first line, and the keys of the quoted values in their order)
         self.known: dict[tuple[str, ...], tuple[_FlowLine, tuple[str, ...]]] = {}
+
+    def items_at(self, lines: list[str], idx: int, col: int, data: list[Any], pos: PosSeq) -> int:
+        """The ``- {k: v, ...}`` items of the current block sequence from ``lines[idx]`` on: a run of them
+        by :meth:`run`, else the one line by :meth:`item`. Returns how many lines were taken (0: none,
+        nothing appended)."""
+        taken = self.run(lines, idx, col, data, pos)
+        if taken:
+            return taken
+        got = self.item(lines[idx], idx + 1, col)
+        if got is None:
+            return 0
+        data.append(got[0])
+        pos.append((idx + 1, col + 3, got[1]))
+        return 1
+
+    def run(self, lines: list[str], idx: int, col: int, data: list[Any], pos: PosSeq) -> int:
+        """The ``- {k: v, ...}`` items of the current block sequence (indentation ``col``; ``data`` and
+        ``pos`` its items and positions) from ``lines[idx]`` on, as many consecutive lines as have a
+        template learnt already (see the class): appended exactly as :meth:`item` would append them one by
+        one, in one loop without a call per line.
+
+        Returns:
+            How many lines it took; 0 when ``lines[idx]`` has no template (nothing appended; the line then
+            goes through :meth:`item`, which may learn one).
+        """
+        known = self.items.get(col)
+        if known is None:
+            return 0
+        get = known.get
+        quoted_texts: list[str] = []  # checked once for the whole run, after the loop
+        add_quoted = quoted_texts.extend
+        add = data.append
+        add_pos = pos.append
+        item_col, base = col + 3, col + 2  # 1-based column of "-" plus 2; 0-based column of "{"
+        lineno = idx + 1
+        for i in range(idx, self._stop(idx, len(lines))):
+            raw = lines[i]
+            parts = raw.split('"')
+            template = get(tuple(parts[::2]))
+            if template is None:
+                break
+            quoted = parts[1::2]
+            add_quoted(quoted)
+            out = template[0].copy()  # the keys keep their order: update() only replaces values
+            out.update(zip(template[1], quoted))
+            add(out)
+            add_pos((lineno, item_col, SplitPos((raw[item_col:-1], lineno, base))))
+            lineno += 1
+        taken = lineno - idx - 1
+        text = "".join(quoted_texts)
+        if "," in text or " " in text or "'" in text or "\\" in text:  # _QUOTED_BAD_RE by memchr
+            return self._cut_run(lines, idx, taken, data, pos)
+        return taken
+
+    def _stop(self, idx: int, end: int) -> int:
+        """Where a run from ``lines[idx]`` must stop at the latest: the next line :meth:`_cut_run` found a
+        quoted text in that its template does not fit, else ``end``."""
+        stops = self.stops
+        while stops and stops[-1] < idx:
+            stops.pop()
+        return stops[-1] if stops else end
+
+    def _cut_run(self, lines: list[str], idx: int, taken: int, data: list[Any], pos: PosSeq) -> int:
+        """A run :meth:`run` took ``taken`` lines of, some with a quoted text the template does not fit (a
+        ``'``, backslash, ``,`` or space in it): keep the lines before the first (their number returned),
+        take back the others from ``data`` and ``pos``, and remember where the others are, so the runs
+        after each stop there (each line is looked at twice at most)."""
+        bad = [i for i in range(idx, idx + taken)
+               if _QUOTED_BAD_RE.search("".join(lines[i].split('"')[1::2])) is not None]
+        keep = bad[0] - idx
+        del data[len(data) - taken + keep:], pos[len(pos) - taken + keep:]
+        self.stops = bad[::-1]  # the next one last
+        return keep
 
     def item(self, raw: str, lineno: int, col: int) -> tuple[Any, Any] | None:
         """:meth:`read` of a ``- {k: v, ...}`` item at indentation ``col``, as (mapping, positions); a line
@@ -251,7 +331,10 @@ class _FlowLines:
         quoted_keys = tuple(k for k, v in zip(cut[::2], cut[1::2]) if v[0] == '"')
         parts = raw.split('"')
         if 2 * len(quoted_keys) == len(parts) - 1:
-            self.known[tuple(parts[::2])] = ((*line[:2], line[2].copy(), *line[3:]), quoted_keys)
+            template = (*line[:2], line[2].copy(), *line[3:])
+            self.known[tuple(parts[::2])] = (template, quoted_keys)
+            if line[1] is None:
+                self.items.setdefault(line[0], {})[tuple(parts[::2])] = (template[2], quoted_keys)
 
 
 _SKIP: tuple[Any, ...] = ("skip",)
@@ -528,13 +611,14 @@ def _parse(text: str) -> ParseResult:
     top_data: Any = None
     cache: dict[str, tuple[Any, ...]] = {}
     cache_get = cache.get
-    flow_item = p.lines.item
-    for lineno, raw in enumerate(text.split("\n"), 1):
+    flow_items = p.lines.items_at
+    lines = text.split("\n")
+    numbered = enumerate(lines, 1)
+    for lineno, raw in numbered:
         if raw[-1:] == "}":
-            if top_is_seq and (got := flow_item(raw, lineno, top_col)) is not None:
-                # "- {k: v, ...}", the next item of the current sequence (a NIC, a link): no token needed
-                top_data.append(got[0])
-                top_pos.append((lineno, top_col + 3, got[1]))
+            if top_is_seq and (taken := flow_items(lines, lineno - 1, top_col, top_data, top_pos)):
+                # "- {k: v, ...}" items of the current sequence (NICs, links): no token needed
+                next(islice(numbered, taken - 1, taken - 1), None)  # the run's other lines
                 continue
             if p.flow_line(raw, lineno):
                 top_col, top_is_seq, top_pos, top_data = p.current()
