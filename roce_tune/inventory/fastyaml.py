@@ -34,6 +34,7 @@ from roce_tune.inventory.fastflow import (
 )
 from roce_tune.inventory.yamlpos import (
     MAX_INT_DIGITS,
+    LineSplitPos,
     ParseResult,
     PosMap,
     PosSeq,
@@ -205,9 +206,10 @@ class _FlowLines:
 
     def __init__(self, values: SplitValues) -> None:
         self.values = values
-        #: the templates of sequence items for :meth:`run`, by indentation: the line's text outside its
-        #: double quotes -> (mapping of its first line, keys of the quoted values)
-        self.items: dict[int, dict[tuple[str, ...], tuple[dict[str, Any], tuple[str, ...]]]] = {}
+        #: the templates of sequence items for :meth:`run`, by indentation: the line's texts outside its
+        #: double quotes, joined by ``"`` (one string hashes quicker than a tuple) -> (mapping of its
+        #: first line, keys of the quoted values)
+        self.items: dict[int, dict[str, tuple[dict[str, Any], tuple[str, ...]]]] = {}
         #: line indices (0-based, last = next) where :meth:`run` must stop (see :meth:`_cut_run`)
         self.stops: list[int] = []
         #: the line's text outside its double quotes -> (the line read as :data:`_FlowLine`, with the
@@ -251,7 +253,7 @@ class _FlowLines:
         for i in range(idx, self._stop(idx, len(lines))):
             raw = lines[i]
             parts = raw.split('"')
-            template = get(tuple(parts[::2]))
+            template = get('"'.join(parts[::2]))
             if template is None:
                 break
             quoted = parts[1::2]
@@ -259,7 +261,7 @@ class _FlowLines:
             out = template[0].copy()  # the keys keep their order: update() only replaces values
             out.update(zip(template[1], quoted))
             add(out)
-            add_pos((lineno, item_col, SplitPos((raw[item_col:-1], lineno, base))))
+            add_pos((lineno, item_col, LineSplitPos((raw, lineno, base))))
             lineno += 1
         taken = lineno - idx - 1
         text = "".join(quoted_texts)
@@ -334,7 +336,7 @@ class _FlowLines:
             template = (*line[:2], line[2].copy(), *line[3:])
             self.known[tuple(parts[::2])] = (template, quoted_keys)
             if line[1] is None:
-                self.items.setdefault(line[0], {})[tuple(parts[::2])] = (template[2], quoted_keys)
+                self.items.setdefault(line[0], {})['"'.join(parts[::2])] = (template[2], quoted_keys)
 
 
 _SKIP: tuple[Any, ...] = ("skip",)
@@ -473,36 +475,50 @@ class _Parser:
         top = self.top
         return -2 if self.pending is not None else top.col, top.is_seq, top.pos, top.data
 
-    def flow_line(self, raw: str, lineno: int) -> bool:
-        """A line ending in ``}`` that :func:`_parse` did not take itself, if :func:`split_pairs` reads
-        it: ``- {k: v, ...}`` opening the pending block sequence (the first NIC after ``nics:``) or
-        ``key: {k: v, ...}`` next in the current mapping (``mgmt: {host: ...}``). False leaves the line
-        to the general path; nothing has changed then."""
+    def flow_line(self, lines: list[str], idx: int) -> int:
+        """A line ``lines[idx]`` ending in ``}`` that :func:`_parse` did not take itself, if
+        :func:`split_pairs` reads it: ``- {k: v, ...}`` opening the pending block sequence (the first NIC
+        after ``nics:``, with the run of items after it) or ``key: {k: v, ...}`` next in the current
+        mapping (``mgmt: {host: ...}``). Returns how many lines were taken; 0 leaves the line to the
+        general path, nothing has changed then."""
         if self.pending is not None:
-            return self._first_flow_item(raw, lineno)
+            return self._first_flow_items(lines, idx)
         top = self.top
         if top.is_seq:
-            return False
-        got = self.lines.read(raw, lineno, _FLOW_ENTRY_RE)
+            return 0
+        lineno = idx + 1
+        got = self.lines.read(lines[idx], lineno, _FLOW_ENTRY_RE)
         if got is None or got[0] != top.col or got[1] is None or got[1] in top.pos:
-            return False
+            return 0
         _, key, mapping, pos, start = got
         top.data[key] = mapping
         top.pos[key] = (lineno, top.col + 1, lineno, start, pos)
-        return True
+        return 1
 
-    def _first_flow_item(self, raw: str, lineno: int) -> bool:
-        """``- {k: v, ...}`` as the first item of the block sequence the pending slot waits for."""
+    def _first_flow_items(self, lines: list[str], idx: int) -> int:
+        """``- {k: v, ...}`` as the first item of the block sequence the pending slot waits for: with the
+        items after it when :meth:`_FlowLines.run` takes them as a run, else the one line."""
         assert self.pending is not None
         _, pkey, pind, _, _ = self.pending
+        raw, lineno = lines[idx], idx + 1
+        col = len(raw) - len(raw.lstrip(" "))
+        if col > pind or (pkey is not None and col == pind):
+            data: list[Any] = []
+            pos: PosSeq = []
+            taken = self.lines.run(lines, idx, col, data, pos)
+            if taken:
+                self._fill_pending(col, True, lineno)
+                self.top.data.extend(data)
+                self.top.pos.extend(pos)
+                return taken
         got = self.lines.read(raw, lineno, _FLOW_ITEM_RE)
         if got is None or not (got[0] > pind or (pkey is not None and got[0] == pind)):
-            return False
+            return 0
         col = got[0]
         self._fill_pending(col, True, lineno)
         self.top.data.append(got[2])
         self.top.pos.append((lineno, col + 3, got[3]))
-        return True
+        return 1
 
     def skip(self, tok: tuple[Any, ...]) -> None:
         """A line without content; a ``---`` is fine before the document only."""
@@ -620,7 +636,8 @@ def _parse(text: str) -> ParseResult:
                 # "- {k: v, ...}" items of the current sequence (NICs, links): no token needed
                 next(islice(numbered, taken - 1, taken - 1), None)  # the run's other lines
                 continue
-            if p.flow_line(raw, lineno):
+            if taken := p.flow_line(lines, lineno - 1):
+                next(islice(numbered, taken - 1, taken - 1), None)
                 top_col, top_is_seq, top_pos, top_data = p.current()
                 continue
         tok = cache_get(raw)
