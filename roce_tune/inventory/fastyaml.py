@@ -212,9 +212,10 @@ class _FlowLines:
         self.items: dict[int, dict[str, tuple[dict[str, Any], tuple[str, ...]]]] = {}
         #: line indices (0-based, last = next) where :meth:`run` must stop (see :meth:`_cut_run`)
         self.stops: list[int] = []
-        #: the line's text outside its double quotes -> (the line read as :data:`_FlowLine`, with the
-        #: mapping of its first line, and the keys of the quoted values in their order)
-        self.known: dict[tuple[str, ...], tuple[_FlowLine, tuple[str, ...]]] = {}
+        #: the line's texts outside its double quotes, joined by ``"`` -> (the line read as
+        #: :data:`_FlowLine`, with the mapping of its first line, and the keys of the quoted values in
+        #: their order)
+        self.known: dict[str, tuple[_FlowLine, tuple[str, ...]]] = {}
 
     def items_at(self, lines: list[str], idx: int, col: int, data: list[Any], pos: PosSeq) -> int:
         """The ``- {k: v, ...}`` items of the current block sequence from ``lines[idx]`` on: a run of them
@@ -305,14 +306,15 @@ class _FlowLines:
         :data:`_FLOW_ENTRY_RE`) matches it and :func:`split_pairs` reads its mapping, else None."""
         if '"' in raw:
             parts = raw.split('"')
-            known = self.known.get(tuple(parts[::2]))
+            known = self.known.get('"'.join(parts[::2]))
             if known is not None and (known[0][1] is None) == (shape is _FLOW_ITEM_RE):
                 quoted = parts[1::2]
-                if _QUOTED_BAD_RE.search("".join(quoted)) is None:
+                text = "".join(quoted)
+                if not ("," in text or " " in text or "'" in text or "\\" in text):  # _QUOTED_BAD_RE
                     (col, key, mapping, _, start), quoted_keys = known
                     out = mapping.copy()  # the keys keep their order: update() only replaces values
                     out.update(zip(quoted_keys, quoted))
-                    return col, key, out, SplitPos((raw[start:-1], lineno, start - 1)), start
+                    return col, key, out, LineSplitPos((raw, lineno, start - 1)), start
         m = shape.match(raw)
         if m is None:
             return None
@@ -334,9 +336,10 @@ class _FlowLines:
         parts = raw.split('"')
         if 2 * len(quoted_keys) == len(parts) - 1:
             template = (*line[:2], line[2].copy(), *line[3:])
-            self.known[tuple(parts[::2])] = (template, quoted_keys)
+            outside = '"'.join(parts[::2])  # one string: no part holds a '"'
+            self.known[outside] = (template, quoted_keys)
             if line[1] is None:
-                self.items.setdefault(line[0], {})['"'.join(parts[::2])] = (template[2], quoted_keys)
+                self.items.setdefault(line[0], {})[outside] = (template[2], quoted_keys)
 
 
 _SKIP: tuple[Any, ...] = ("skip",)
