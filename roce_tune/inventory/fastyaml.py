@@ -287,7 +287,7 @@ class _FlowLines:
                if _QUOTED_BAD_RE.search("".join(lines[i].split('"')[1::2])) is not None]
         keep = bad[0] - idx
         del data[len(data) - taken + keep:], pos[len(pos) - taken + keep:]
-        self.stops = bad[::-1]  # the next one last
+        self.stops.extend(reversed(bad))  # before any stop kept (this run ended there): the next one last
         return keep
 
     def item(self, raw: str, lineno: int, col: int) -> tuple[Any, Any] | None:
