@@ -199,7 +199,8 @@ class _FlowLines:
     read by the regex and :func:`split_pairs`, the next ones copy its mapping and put their quoted texts
     in. The result is the same: the text outside the quotes is the same, and a quoted text without ``'``,
     backslash, ``,`` or a space fits the quoted value of :data:`SPLIT_INNER_RE` whatever it holds
-    (double-quoted values are taken as written, ``split_pairs`` only cuts their quotes).
+    (double-quoted values are taken as written, ``split_pairs`` only cuts their quotes). Consecutive items
+    with known templates (a host's NICs, a links list) are taken a run at a time by :meth:`run`.
     """
 
     __slots__ = ("items", "known", "stops", "values")
@@ -615,7 +616,8 @@ class _Parser:
 
 def _parse(text: str) -> ParseResult:
     """The document, line by line. The common lines are taken here without a token: ``- {k: v, ...}``
-    next in the current sequence (:class:`_FlowLines`: by template, else :func:`split_pairs`) and
+    next in the current sequence (:class:`_FlowLines`: a run of them by template, else one by
+    :func:`split_pairs`) and
     ``key: scalar`` next in the current mapping;
     ``key: {...}`` entries and the first ``- {...}`` of a block go through :meth:`_Parser.flow_line`,
     everything else through a cached token and :meth:`_Parser.advance`.
