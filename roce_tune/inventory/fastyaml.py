@@ -16,6 +16,7 @@ the loader falls back to ruamel.yaml, which handles all of YAML and gives the er
 from __future__ import annotations
 
 import re
+from itertools import islice
 from typing import Any
 
 from roce_tune.inventory.fastflow import (
@@ -33,8 +34,10 @@ from roce_tune.inventory.fastflow import (
 )
 from roce_tune.inventory.yamlpos import (
     MAX_INT_DIGITS,
+    LineSplitPos,
     ParseResult,
     PosMap,
+    PosSeq,
     ScalarError,
     SplitPos,
     YamlIssue,
@@ -196,16 +199,97 @@ class _FlowLines:
     read by the regex and :func:`split_pairs`, the next ones copy its mapping and put their quoted texts
     in. The result is the same: the text outside the quotes is the same, and a quoted text without ``'``,
     backslash, ``,`` or a space fits the quoted value of :data:`SPLIT_INNER_RE` whatever it holds
-    (double-quoted values are taken as written, ``split_pairs`` only cuts their quotes).
+    (double-quoted values are taken as written, ``split_pairs`` only cuts their quotes). Consecutive items
+    with known templates (a host's NICs, a links list) are taken a run at a time by :meth:`run`.
     """
 
-    __slots__ = ("known", "values")
+    __slots__ = ("items", "known", "stops", "values")
 
     def __init__(self, values: SplitValues) -> None:
         self.values = values
-        #: the line's text outside its double quotes -> (the line read as :data:`_FlowLine`, with the
-        #: mapping of its first line, and the keys of the quoted values in their order)
-        self.known: dict[tuple[str, ...], tuple[_FlowLine, tuple[str, ...]]] = {}
+        #: the templates of sequence items for :meth:`run`, by indentation: the line's texts outside its
+        #: double quotes, joined by ``"`` (one string hashes quicker than a tuple) -> (mapping of its
+        #: first line, keys of the quoted values)
+        self.items: dict[int, dict[str, tuple[dict[str, Any], tuple[str, ...]]]] = {}
+        #: line indices (0-based, last = next) where :meth:`run` must stop (see :meth:`_cut_run`)
+        self.stops: list[int] = []
+        #: the line's texts outside its double quotes, joined by ``"`` -> (the line read as
+        #: :data:`_FlowLine`, with the mapping of its first line, and the keys of the quoted values in
+        #: their order)
+        self.known: dict[str, tuple[_FlowLine, tuple[str, ...]]] = {}
+
+    def items_at(self, lines: list[str], idx: int, col: int, data: list[Any], pos: PosSeq) -> int:
+        """The ``- {k: v, ...}`` items of the current block sequence from ``lines[idx]`` on: a run of them
+        by :meth:`run`, else the one line by :meth:`item`. Returns how many lines were taken (0: none,
+        nothing appended)."""
+        taken = self.run(lines, idx, col, data, pos)
+        if taken:
+            return taken
+        got = self.item(lines[idx], idx + 1, col)
+        if got is None:
+            return 0
+        data.append(got[0])
+        pos.append((idx + 1, col + 3, got[1]))
+        return 1
+
+    def run(self, lines: list[str], idx: int, col: int, data: list[Any], pos: PosSeq) -> int:
+        """The ``- {k: v, ...}`` items of the current block sequence (indentation ``col``; ``data`` and
+        ``pos`` its items and positions) from ``lines[idx]`` on, as many consecutive lines as have a
+        template learnt already (see the class): appended exactly as :meth:`item` would append them one by
+        one, in one loop without a call per line.
+
+        Returns:
+            How many lines it took; 0 when ``lines[idx]`` has no template (nothing appended; the line then
+            goes through :meth:`item`, which may learn one).
+        """
+        known = self.items.get(col)
+        if known is None:
+            return 0
+        get = known.get
+        quoted_texts: list[str] = []  # checked once for the whole run, after the loop
+        add_quoted = quoted_texts.extend
+        add = data.append
+        add_pos = pos.append
+        item_col, base = col + 3, col + 2  # 1-based column of "-" plus 2; 0-based column of "{"
+        lineno = idx + 1
+        for i in range(idx, self._stop(idx, len(lines))):
+            raw = lines[i]
+            parts = raw.split('"')
+            template = get('"'.join(parts[::2]))
+            if template is None:
+                break
+            quoted = parts[1::2]
+            add_quoted(quoted)
+            out = template[0].copy()  # the keys keep their order: update() only replaces values
+            out.update(zip(template[1], quoted))
+            add(out)
+            add_pos((lineno, item_col, LineSplitPos((raw, lineno, base))))
+            lineno += 1
+        taken = lineno - idx - 1
+        text = "".join(quoted_texts)
+        if "," in text or " " in text or "'" in text or "\\" in text:  # _QUOTED_BAD_RE by memchr
+            return self._cut_run(lines, idx, taken, data, pos)
+        return taken
+
+    def _stop(self, idx: int, end: int) -> int:
+        """Where a run from ``lines[idx]`` must stop at the latest: the next line :meth:`_cut_run` found a
+        quoted text in that its template does not fit, else ``end``."""
+        stops = self.stops
+        while stops and stops[-1] < idx:
+            stops.pop()
+        return stops[-1] if stops else end
+
+    def _cut_run(self, lines: list[str], idx: int, taken: int, data: list[Any], pos: PosSeq) -> int:
+        """A run :meth:`run` took ``taken`` lines of, some with a quoted text the template does not fit (a
+        ``'``, backslash, ``,`` or space in it): keep the lines before the first (their number returned),
+        take back the others from ``data`` and ``pos``, and remember where the others are, so the runs
+        after each stop there (each line is looked at twice at most)."""
+        bad = [i for i in range(idx, idx + taken)
+               if _QUOTED_BAD_RE.search("".join(lines[i].split('"')[1::2])) is not None]
+        keep = bad[0] - idx
+        del data[len(data) - taken + keep:], pos[len(pos) - taken + keep:]
+        self.stops.extend(reversed(bad))  # before any stop kept (this run ended there): the next one last
+        return keep
 
     def item(self, raw: str, lineno: int, col: int) -> tuple[Any, Any] | None:
         """:meth:`read` of a ``- {k: v, ...}`` item at indentation ``col``, as (mapping, positions); a line
@@ -223,14 +307,15 @@ class _FlowLines:
         :data:`_FLOW_ENTRY_RE`) matches it and :func:`split_pairs` reads its mapping, else None."""
         if '"' in raw:
             parts = raw.split('"')
-            known = self.known.get(tuple(parts[::2]))
+            known = self.known.get('"'.join(parts[::2]))
             if known is not None and (known[0][1] is None) == (shape is _FLOW_ITEM_RE):
                 quoted = parts[1::2]
-                if _QUOTED_BAD_RE.search("".join(quoted)) is None:
+                text = "".join(quoted)
+                if not ("," in text or " " in text or "'" in text or "\\" in text):  # _QUOTED_BAD_RE
                     (col, key, mapping, _, start), quoted_keys = known
                     out = mapping.copy()  # the keys keep their order: update() only replaces values
                     out.update(zip(quoted_keys, quoted))
-                    return col, key, out, SplitPos((raw[start:-1], lineno, start - 1)), start
+                    return col, key, out, LineSplitPos((raw, lineno, start - 1)), start
         m = shape.match(raw)
         if m is None:
             return None
@@ -251,7 +336,11 @@ class _FlowLines:
         quoted_keys = tuple(k for k, v in zip(cut[::2], cut[1::2]) if v[0] == '"')
         parts = raw.split('"')
         if 2 * len(quoted_keys) == len(parts) - 1:
-            self.known[tuple(parts[::2])] = ((*line[:2], line[2].copy(), *line[3:]), quoted_keys)
+            template = (*line[:2], line[2].copy(), *line[3:])
+            outside = '"'.join(parts[::2])  # one string: no part holds a '"'
+            self.known[outside] = (template, quoted_keys)
+            if line[1] is None:
+                self.items.setdefault(line[0], {})[outside] = (template[2], quoted_keys)
 
 
 _SKIP: tuple[Any, ...] = ("skip",)
@@ -390,36 +479,50 @@ class _Parser:
         top = self.top
         return -2 if self.pending is not None else top.col, top.is_seq, top.pos, top.data
 
-    def flow_line(self, raw: str, lineno: int) -> bool:
-        """A line ending in ``}`` that :func:`_parse` did not take itself, if :func:`split_pairs` reads
-        it: ``- {k: v, ...}`` opening the pending block sequence (the first NIC after ``nics:``) or
-        ``key: {k: v, ...}`` next in the current mapping (``mgmt: {host: ...}``). False leaves the line
-        to the general path; nothing has changed then."""
+    def flow_line(self, lines: list[str], idx: int) -> int:
+        """A line ``lines[idx]`` ending in ``}`` that :func:`_parse` did not take itself, if
+        :func:`split_pairs` reads it: ``- {k: v, ...}`` opening the pending block sequence (the first NIC
+        after ``nics:``, with the run of items after it) or ``key: {k: v, ...}`` next in the current
+        mapping (``mgmt: {host: ...}``). Returns how many lines were taken; 0 leaves the line to the
+        general path, nothing has changed then."""
         if self.pending is not None:
-            return self._first_flow_item(raw, lineno)
+            return self._first_flow_items(lines, idx)
         top = self.top
         if top.is_seq:
-            return False
-        got = self.lines.read(raw, lineno, _FLOW_ENTRY_RE)
+            return 0
+        lineno = idx + 1
+        got = self.lines.read(lines[idx], lineno, _FLOW_ENTRY_RE)
         if got is None or got[0] != top.col or got[1] is None or got[1] in top.pos:
-            return False
+            return 0
         _, key, mapping, pos, start = got
         top.data[key] = mapping
         top.pos[key] = (lineno, top.col + 1, lineno, start, pos)
-        return True
+        return 1
 
-    def _first_flow_item(self, raw: str, lineno: int) -> bool:
-        """``- {k: v, ...}`` as the first item of the block sequence the pending slot waits for."""
+    def _first_flow_items(self, lines: list[str], idx: int) -> int:
+        """``- {k: v, ...}`` as the first item of the block sequence the pending slot waits for: with the
+        items after it when :meth:`_FlowLines.run` takes them as a run, else the one line."""
         assert self.pending is not None
         _, pkey, pind, _, _ = self.pending
+        raw, lineno = lines[idx], idx + 1
+        col = len(raw) - len(raw.lstrip(" "))
+        if col > pind or (pkey is not None and col == pind):
+            data: list[Any] = []
+            pos: PosSeq = []
+            taken = self.lines.run(lines, idx, col, data, pos)
+            if taken:
+                self._fill_pending(col, True, lineno)
+                self.top.data.extend(data)
+                self.top.pos.extend(pos)
+                return taken
         got = self.lines.read(raw, lineno, _FLOW_ITEM_RE)
         if got is None or not (got[0] > pind or (pkey is not None and got[0] == pind)):
-            return False
+            return 0
         col = got[0]
         self._fill_pending(col, True, lineno)
         self.top.data.append(got[2])
         self.top.pos.append((lineno, col + 3, got[3]))
-        return True
+        return 1
 
     def skip(self, tok: tuple[Any, ...]) -> None:
         """A line without content; a ``---`` is fine before the document only."""
@@ -513,7 +616,8 @@ class _Parser:
 
 def _parse(text: str) -> ParseResult:
     """The document, line by line. The common lines are taken here without a token: ``- {k: v, ...}``
-    next in the current sequence (:class:`_FlowLines`: by template, else :func:`split_pairs`) and
+    next in the current sequence (:class:`_FlowLines`: a run of them by template, else one by
+    :func:`split_pairs`) and
     ``key: scalar`` next in the current mapping;
     ``key: {...}`` entries and the first ``- {...}`` of a block go through :meth:`_Parser.flow_line`,
     everything else through a cached token and :meth:`_Parser.advance`.
@@ -528,15 +632,17 @@ def _parse(text: str) -> ParseResult:
     top_data: Any = None
     cache: dict[str, tuple[Any, ...]] = {}
     cache_get = cache.get
-    flow_item = p.lines.item
-    for lineno, raw in enumerate(text.split("\n"), 1):
+    flow_items = p.lines.items_at
+    lines = text.split("\n")
+    numbered = enumerate(lines, 1)
+    for lineno, raw in numbered:
         if raw[-1:] == "}":
-            if top_is_seq and (got := flow_item(raw, lineno, top_col)) is not None:
-                # "- {k: v, ...}", the next item of the current sequence (a NIC, a link): no token needed
-                top_data.append(got[0])
-                top_pos.append((lineno, top_col + 3, got[1]))
+            if top_is_seq and (taken := flow_items(lines, lineno - 1, top_col, top_data, top_pos)):
+                # "- {k: v, ...}" items of the current sequence (NICs, links): no token needed
+                next(islice(numbered, taken - 1, taken - 1), None)  # the run's other lines
                 continue
-            if p.flow_line(raw, lineno):
+            if taken := p.flow_line(lines, lineno - 1):
+                next(islice(numbered, taken - 1, taken - 1), None)
                 top_col, top_is_seq, top_pos, top_data = p.current()
                 continue
         tok = cache_get(raw)

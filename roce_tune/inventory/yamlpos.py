@@ -71,6 +71,19 @@ class SplitPos(tuple[str, int, int]):
         return pos
 
 
+class LineSplitPos(SplitPos):
+    """A :class:`SplitPos` kept as ``(line text, line, base)``: the whole line, whose ``{`` is at index
+    ``base`` and ``}`` last, so a reader of many such lines keeps the text it has rather than cutting out
+    each mapping's inner text (cut on :meth:`resolve` instead)."""
+
+    __slots__ = ()
+
+    def resolve(self) -> PosMap:
+        """key -> (line, key col, line, value col, None), 1-based columns (see :class:`SplitPos`)."""
+        text, line, base = self
+        return SplitPos((text[base + 1:-1], line, base)).resolve()
+
+
 def resolve_pos(node: PosChild) -> PosMap | PosSeq | None:
     """``node`` itself, or the subtree of a :class:`LazyPos` / :class:`SplitPos`."""
     return node.resolve() if isinstance(node, (LazyPos, SplitPos)) else node

@@ -350,3 +350,117 @@ def test_entries_and_first_items_differing_only_in_quoted_values_agree(second: s
             "l0:E0", "10.0.0.2", "l0:E2"]
         assert [i.rule for i in fast.issues] == ["RT002"]
         assert resolve_pos(fast.pos["hosts"][4][1][2]["mgmt"][4])["host"] == (7, 12, 7, 18, None)
+
+
+# --- runs of template lines (many NIC / link lines read at once) -----------------------------------
+#: one odd line in a run of same-template lines: other quoted texts (space, comma, quote, backslash,
+#: escape, comment sign, empty), a comment, a blank, another shape, indentation or key order, a
+#: duplicate key, a number too long to read, a trailing comment
+_RUN_BREAKERS = [
+    '{i}- {{rail: {r}, switch_port: "l0 E{n}", cable_length: 3m}}',
+    '{i}- {{rail: {r}, switch_port: "l0,E{n}", cable_length: 3m}}',
+    "{i}- {{rail: {r}, switch_port: \"l0'E{n}\", cable_length: 3m}}",
+    '{i}- {{rail: {r}, switch_port: "l0\\\\E{n}", cable_length: 3m}}',
+    '{i}- {{rail: {r}, switch_port: "l0\\"E{n}", cable_length: 3m}}',
+    '{i}- {{rail: {r}, switch_port: "l0:E{n} #x", cable_length: 3m}}',
+    '{i}- {{rail: {r}, switch_port: "", cable_length: 3m}}',
+    '{i}- {{rail: {r}, switch_port: "l0:E{n}", cable_length: 3m}} # moved',
+    "{i}# a comment between items",
+    "",
+    '{i}- {{switch_port: "l0:E{n}", rail: {r}, cable_length: 3m}}',
+    '{i}- {{rail: {r}, switch_port: "l0:E{n}", cable_length: 3m, mtu: 9000}}',
+    '{i}  - {{rail: {r}, switch_port: "l0:E{n}", cable_length: 3m}}',
+    '{i}- {{rail: {r}, rail: {r}, switch_port: "l0:E{n}"}}',
+    '{i}- {{rail: ' + "9" * 120 + ', switch_port: "l0:E{n}", cable_length: 3m}}',
+    "{i}- {{rail: {r}, switch_port: 'l0:E{n}', cable_length: 3m}}",
+    '{i}- {{rail: {r}, switch_port: l0:E{n}, cable_length: 3m}}',
+    '{i}- {{rail: {r},  switch_port: "l0:E{n}", cable_length: 3m}}',
+]
+
+
+def emit_run_document(rng: random.Random) -> str:
+    """Hosts with NIC lines and a links list, all from a few templates that differ only inside double
+    quotes (the long runs :class:`_FlowLines` reads at once), with odd lines dropped in at random."""
+    odd_rate = rng.choice([0.0, 0.02, 0.1, 0.3])
+    nics = rng.choice([1, 2, 4, 8])
+
+    def nic_lines(indent: str, host: int) -> list[str]:
+        out = []
+        for r in range(nics):
+            n = host * nics + r
+            if rng.random() < odd_rate:
+                out.append(rng.choice(_RUN_BREAKERS).format(i=indent, r=r, n=n))
+            else:
+                out.append(f'{indent}- {{rail: {r}, switch_port: "l{r}:E{n}", cable_length: 3m}}')
+        return out
+
+    lines = ["hosts:"]
+    for host in range(rng.choice([1, 3, 6])):
+        lines += [f"  - name: g{host}", f'    mgmt: {{host: "10.0.0.{host}"}}', "    nics:"]
+        lines += nic_lines(rng.choice(["      ", "      ", "    "]), host)
+    lines.append("links:")
+    for n in range(rng.choice([2, 9, 30])):
+        if rng.random() < odd_rate:
+            lines.append(rng.choice(_RUN_BREAKERS).format(i="  ", r=n, n=n))
+        else:
+            lines.append(f'  - {{a: "l0:E{n}", b: "s{n % 3}:E{n}", cable_length: 30m, media: optic}}')
+    return "\n".join(lines) + rng.choice(["\n", ""])
+
+
+def test_seeded_runs_of_template_lines_agree() -> None:
+    """300 seeded documents of NIC and link runs, each run possibly broken by odd lines, agree with
+    ruamel.yaml (data, positions, issues), also with CRLF line ends; most are read by the fast path."""
+    rng = random.Random(20261202)
+    accepted = 0
+    for _ in range(300):
+        text = emit_run_document(rng)
+        accepted += assert_agrees(text)
+        assert_agrees(text.replace("\n", "\r\n"))
+    assert accepted >= 150, accepted
+
+
+def test_a_run_broken_by_one_odd_line_reads_the_lines_after_it() -> None:
+    """A link run with a quoted space in its 3rd line: lines 1-2 and 4-6 are read as a run, the odd
+    line one by one (a space is not a template value), and the positions after it are exact."""
+    links = [f'  - {{a: "l0:E{n}", b: "s0:E{n}", cable_length: 30m}}' for n in range(6)]
+    links[2] = '  - {a: "l0 E2", b: "s0:E2", cable_length: 30m}'
+    text = "links:\n" + "\n".join(links) + "\n"
+    assert assert_agrees(text, must_accept=True)
+    fast = fast_parse(text)
+    assert fast is not None
+    assert [link["a"] for link in fast.data["links"]] == ["l0:E0", "l0:E1", "l0 E2", "l0:E3", "l0:E4",
+                                                         "l0:E5"]
+    line7 = text.splitlines()[6]
+    assert resolve_pos(fast.pos["links"][4][5][2])["b"] == (7, line7.index("b: ") + 1, 7,
+                                                            line7.index('"s0:E5"') + 1, None)
+
+
+def test_runs_are_read_at_once_and_each_line_at_most_twice(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Runs of template lines go through _FlowLines.run, many lines per call; a long run with every
+    other line odd is cut once (all its odd lines found in one pass), not read again from each odd line
+    on (quadratic)."""
+    from roce_tune.inventory import fastyaml
+
+    taken: list[int] = []
+    cuts: list[int] = []
+    real_run, real_cut = fastyaml._FlowLines.run, fastyaml._FlowLines._cut_run
+
+    def spy(self: Any, *args: Any) -> int:
+        taken.append(real_run(self, *args))
+        return taken[-1]
+
+    def spy_cut(self: Any, *args: Any) -> int:
+        cuts.append(args[2])
+        return real_cut(self, *args)
+
+    monkeypatch.setattr(fastyaml._FlowLines, "run", spy)
+    monkeypatch.setattr(fastyaml._FlowLines, "_cut_run", spy_cut)
+    links = [f'  - {{a: "l0:E{n}", b: "{"s0 E" if n % 2 else "s0:E"}{n}", cable_length: 30m}}'
+             for n in range(400)]
+    text = "links:\n" + "\n".join(links) + "\n"
+    assert assert_agrees(text, must_accept=True)
+    assert cuts == [399]  # lines 2-400 read once as a run, then each good line once more in a run of 1
+    plain = "links:\n" + "\n".join(f'  - {{a: "l0:E{n}", b: "s0:E{n}"}}' for n in range(400)) + "\n"
+    taken.clear()
+    assert assert_agrees(plain, must_accept=True)
+    assert max(taken) == 399  # the first line teaches the template, the other 399 go in one run
