@@ -55,7 +55,11 @@ class Topology:
 
     Attributes:
         switches: name -> Switch model.
-        ports: (switch, port) -> PortInfo for every declared switch port.
+        port_index: switch -> port name -> PortInfo for every declared switch port (the first declaration of
+            a name wins); :meth:`port` looks one up. The cabling resolves its ~100k ``switch:port`` ends here:
+            one small dict per switch, whose port names (shared by every switch of a range pattern) have
+            their hashes known already, is ~2.5x quicker than a (switch, port) tuple lookup in one large
+            dict, and saves building ~100k key tuples (``ports`` is such a dict, built on first use).
         peers: (switch, port) -> Peer for every cabled switch port.
         problems: (rule hint, path, message) for endpoints that could not be resolved.
         link_ends: per link of ``inventory.links``, in order: (a device, a port, b device, b port, PortInfo of
@@ -69,7 +73,7 @@ class Topology:
 
     inventory: Inventory
     switches: dict[str, Switch] = field(default_factory=dict)
-    ports: dict[tuple[str, str], PortInfo] = field(default_factory=dict)
+    port_index: dict[str, dict[str, PortInfo]] = field(default_factory=dict)
     peers: dict[tuple[str, str], Peer] = field(default_factory=dict)
     problems: list[tuple[str, str, str]] = field(default_factory=list)
     duplicate_ports: list[tuple[str, str, str]] = field(default_factory=list)
@@ -80,6 +84,18 @@ class Topology:
     nics: list[tuple[str, Host, Nic]] = field(default_factory=list)
     nic_ports: list[PortInfo | None] = field(default_factory=list)
     _directions: dict[tuple[str, str], str] | None = field(default=None, repr=False, compare=False)
+
+    @cached_property
+    def ports(self) -> dict[tuple[str, str], PortInfo]:
+        """(switch, port) -> PortInfo of every declared switch port, switch by switch (``port_index`` as one
+        dict; built on first use: lint and the tuner look ports up with :meth:`port`)."""
+        return {(sname, name): info for sname, index in self.port_index.items()
+                for name, info in index.items()}
+
+    def port(self, switch: str, name: str) -> PortInfo | None:
+        """The declared port ``name`` of ``switch``, None when ``switch`` is not a switch or declares no such
+        port."""
+        return self.port_index.get(switch, _NO_PORTS).get(name)
 
     @cached_property
     def host_names(self) -> set[str]:
@@ -127,13 +143,14 @@ class Topology:
 
 
 _new_tuple = tuple.__new__  # PortInfo/Peer without their Python-level __new__ (~100k of each at 4,096 hosts)
+_NO_PORTS: dict[str, PortInfo] = {}  # the port_index entry of a device that is not a switch (never written)
 
 
 def _index_ports(topo: Topology) -> None:
-    """Expand every switch's port entries into :class:`PortInfo` (``ports``, ``ports_by_switch``); a name
-    declared twice goes to ``duplicate_ports``, an empty range to ``problems``. A range is expanded once per
-    distinct pattern (a fabric repeats a handful of patterns over its switches)."""
-    ports, by_switch = topo.ports, topo.ports_by_switch
+    """Expand every switch's port entries into :class:`PortInfo` (``port_index``, ``ports_by_switch``); a
+    name declared twice goes to ``duplicate_ports``, an empty range to ``problems``. A range is expanded once
+    per distinct pattern (a fabric repeats a handful of patterns over its switches)."""
+    port_index, by_switch = topo.port_index, topo.ports_by_switch
     expanded: dict[str, list[str]] = {}
     for si, sw in enumerate(topo.inventory.switches):
         sname = sw.name
@@ -141,12 +158,12 @@ def _index_ports(topo: Topology) -> None:
         names = [name for _, entry_names in entries for name in entry_names]
         infos = [_new_tuple(PortInfo, (sname, name, *row)) for row, entry_names in entries
                  for name in entry_names]
-        keys = [(sname, name) for name in names]
-        if sname in topo.switches or len(set(names)) != len(names):  # a name may be declared twice
-            _index_one_by_one(topo, keys, infos)
+        index = dict(zip(names, infos))
+        if sname in topo.switches or len(index) != len(names):  # a name may be declared twice
+            _index_one_by_one(topo, sname, names, infos)
         elif infos:
-            ports.update(zip(keys, infos))
             by_switch[sname] = infos
+            port_index[sname] = index
         topo.switches[sname] = sw
 
 
@@ -169,15 +186,16 @@ def _expand_entries(topo: Topology, si: int, sw: Switch, expanded: dict[str, lis
     return out
 
 
-def _index_one_by_one(topo: Topology, keys: list[tuple[str, str]], infos: list[PortInfo]) -> None:
-    """Index the ports of one switch in order, the first declaration of a name winning (the others go to
-    ``duplicate_ports``)."""
-    for key, info in zip(keys, infos):
-        if key in topo.ports:
-            topo.duplicate_ports.append((info.path + ".name", f"{key[0]}:{key[1]}", "declared twice"))
+def _index_one_by_one(topo: Topology, sname: str, names: list[str], infos: list[PortInfo]) -> None:
+    """Index the ports ``names`` of switch ``sname`` in order, the first declaration of a name winning (the
+    others go to ``duplicate_ports``)."""
+    index = topo.port_index.setdefault(sname, {})
+    for name, info in zip(names, infos):
+        if name in index:
+            topo.duplicate_ports.append((info.path + ".name", f"{sname}:{name}", "declared twice"))
             continue
-        topo.ports[key] = info
-        topo.ports_by_switch.setdefault(key[0], []).append(info)
+        index[name] = info
+        topo.ports_by_switch.setdefault(sname, []).append(info)
 
 
 def _attach(topo: Topology, key: tuple[str, str], peer: Peer, path: str) -> bool:
@@ -204,17 +222,18 @@ def _cable_links(topo: Topology) -> None:
     ``dangling`` problems. A link between two declared switch ports not cabled yet (every link of a sound
     fabric) takes the short path; anything else is resolved end by end (:func:`_cable_link_end`).
 
-    An end is looked up in ``ports`` by its text cut at the first colon (device names have none): quicker
-    than indexing every declared port by its ``switch:port`` text first (~100k strings at 4,096 hosts).
+    An end is cut at its first colon (device names have none) and looked up in ``port_index``: quicker
+    than indexing every declared port by its ``switch:port`` text first (~100k strings at 4,096 hosts) or
+    than a (switch, port) lookup in ``ports``.
     """
-    ports, peers, cabled, ends = topo.ports, topo.peers, topo.cabled_by_switch, topo.link_ends
-    get_cabled = cabled.get
+    peers, cabled, ends = topo.peers, topo.cabled_by_switch, topo.link_ends
+    get_cabled, get_switch = cabled.get, topo.port_index.get
     for li, link in enumerate(topo.inventory.links):
         adev, _, aport = link.a.partition(":")
         bdev, _, bport = link.b.partition(":")
-        akey, bkey = (adev, aport), (bdev, bport)
-        ia, ib = ports.get(akey), ports.get(bkey)
+        ia, ib = get_switch(adev, _NO_PORTS).get(aport), get_switch(bdev, _NO_PORTS).get(bport)
         if ia is None or ib is None:
+            akey, bkey = (adev, aport), (bdev, bport)
             ends.append((adev, aport, bdev, bport, ia, ib))
             _cable_link_end(topo, li, "a", akey, bkey, ib)
             _cable_link_end(topo, li, "b", bkey, akey, ia)
@@ -253,7 +272,7 @@ def _cable_link_end(topo: Topology, li: int, side: str, key: tuple[str, str], fa
         if dev not in topo.host_names:
             topo.problems.append(("dangling", path, f"device {dev!r} is not in the inventory"))
         return
-    if key not in topo.ports:
+    if topo.port(dev, port) is None:
         topo.problems.append(("dangling", path, f"port {dev}:{port} is not declared on {dev}"))
         return
     kind = "switch" if far_key[0] in topo.switches else "external"
@@ -263,9 +282,9 @@ def _cable_link_end(topo: Topology, li: int, side: str, key: tuple[str, str], fa
 
 def _cable_hosts(topo: Topology) -> None:
     """Attach every NIC's ``switch_port``; fill ``nics`` and ``nic_ports``."""
-    ports, peers, cabled = topo.ports, topo.peers, topo.cabled_by_switch
+    peers, cabled = topo.peers, topo.cabled_by_switch
     nics, nic_ports = topo.nics, topo.nic_ports
-    get_cabled = cabled.get
+    get_cabled, get_switch = cabled.get, topo.port_index.get
     for hi, host in enumerate(topo.inventory.hosts):
         hname = host.name
         for ni, nic in enumerate(host.nics):
@@ -275,7 +294,7 @@ def _cable_hosts(topo: Topology) -> None:
                 nic_ports.append(None)
                 continue
             dev, _, port = nic.switch_port.partition(":")
-            info = ports.get((dev, port))
+            info = get_switch(dev, _NO_PORTS).get(port)
             nic_ports.append(info)
             if info is None:
                 _cable_host_problem(topo, path, dev, port)
