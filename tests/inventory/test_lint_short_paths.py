@@ -148,7 +148,7 @@ def test_one_irregular_link_or_port_leaves_the_rest_as_the_short_path_made_it(fa
     topo = _topology(odd)
     assert topo.ports == clean.ports and topo.ports_by_switch == clean.ports_by_switch
     assert list(topo.peers.items()) == list(clean.peers.items())  # same peers, same order
-    assert topo.cabled_by_switch == clean.cabled_by_switch and topo.nic_ports == clean.nic_ports
+    assert topo.peers_by_switch == clean.peers_by_switch and topo.nic_ports == clean.nic_ports
     assert topo.link_ends[:-1] == clean.link_ends
     new = len(fabric["links"])
     assert topo.problems == [

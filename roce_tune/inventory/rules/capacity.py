@@ -246,7 +246,7 @@ def few_spare_ports(ctx: LintContext) -> Iterator[Finding]:
         if key not in capacities:
             capacities[key] = _capacity(ctx, sw.model, Counter(speeds), declared)
         capacity = capacities[key]
-        cabled = len(ctx.topo.cabled_ports(sw.name))
+        cabled = len(ctx.topo.peers_of(sw.name))
         spare = (capacity - cabled) / capacity
         if spare < SPARE_PORTS_MIN:
             yield ctx.finding(f"{sw.name}: {cabled} of {capacity} ports cabled ({spare:.0%} spare, below "
