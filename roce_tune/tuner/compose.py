@@ -133,17 +133,16 @@ def _port_shapes(topo: Topology, sw: Switch, asic: AsicSpec
     ``_port_facts`` makes the ports' facts of them."""
     inv = topo.inventory
     name = sw.name
-    directions = topo.directions()  # every port without a peer faces "edge"
+    directions = topo.directions_of(name)  # every port without a peer faces "edge"
     pinned = bool(inv.policy.overrides)
     default_cable, policy_mtu, serdes = inv.defaults.cable_length, inv.policy.mtu, asic.serdes_gbps
-    peers = topo.peers
+    peers = topo.peers_of(name)
     rows: list[_PortRow] = []
     port_peers: list[Peer | None] = []
     n_downs = 0
     # unpacked, not read by attribute: ~100k ports at 4,096 hosts
     for _, port, speed, lanes, mtu, admin_up, _ in topo.ports_of(name):
-        key = (name, port)
-        peer = peers.get(key)
+        peer = peers.get(port)
         port_peers.append(peer)
         if pinned:
             cable, defaulted = _port_cable(inv, sw, port, peer, pinned)
@@ -155,14 +154,14 @@ def _port_shapes(topo: Topology, sw: Switch, asic: AsicSpec
         if peer is None:
             rows.append((port, speed, lanes, mtu, cable, defaulted, admin_up, "none", "edge", False))
             continue
-        direction = directions[key]
+        direction = directions[port]
         n_downs += direction == "down" or direction == "peer"
         rows.append((port, speed, lanes, mtu, cable, defaulted, admin_up, peer.kind, direction,
                      admin_up and peer.lossless))
     # fan-in under up-down routing: a down-facing egress can be fed by every other cabled port;
     # an up-facing egress only by down-facing ports (valley-free: nothing arriving from above goes up).
     # The cabled ports are the declared ones with a peer (build_topology cables declared ports only, once).
-    return rows, (max(1, len(topo.cabled_ports(name)) - 1), max(1, n_downs)), port_peers
+    return rows, (max(1, len(peers) - 1), max(1, n_downs)), port_peers
 
 
 def _port_facts(rows: list[_PortRow], fan_ins: tuple[int, int], peers: list[Peer | None]) -> list[_PortFacts]:

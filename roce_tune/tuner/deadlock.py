@@ -103,7 +103,7 @@ class _Fabric:
     def is_lossless(self, sw: str, port: str) -> bool:
         if self.lossless_set is not None:
             return (sw, port) in self.lossless_set
-        info, peer = self.topo.ports.get((sw, port)), self.topo.peers.get((sw, port))
+        info, peer = self.topo.port(sw, port), self.topo.peers.get((sw, port))
         return info is not None and info.admin_up and peer is not None and peer.lossless
 
 
@@ -212,14 +212,14 @@ def _walk_switch(topo: Topology, fab: _Fabric, idx: dict[str, int], admin: list[
         the ports facing devices outside the inventory, (name, lossless) of the up-facing ports, and the
         number of lossless ports facing a lower tier or a host.
     """
-    peers, lossless_set, tier, ti = topo.peers, fab.lossless_set, fab.tier, fab.tier[i]
+    lossless_set, tier, ti = fab.lossless_set, fab.tier, fab.tier[i]
     mine, lin, admin_i = fab.links[i], fab.lossless_in[i], admin[i]
     external: list[_OtherPort] = []
     up_ports: list[tuple[str, bool]] = []
     downs = nodes = host_lossless = 0
     hosts = False
-    for port in topo.cabled_ports(name):
-        kind, dev, far_port, _, _, _, link_lossless = peer = peers[name, port]
+    for port, peer in topo.peers_of(name).items():
+        kind, dev, far_port, _, _, _, link_lossless = peer
         admin_up = admin_i.get(port, False)
         lossless = (admin_up and link_lossless) if lossless_set is None else (name, port) in lossless_set
         j = idx.get(dev) if kind == "switch" else None

@@ -124,6 +124,19 @@ def test_irregular_inventory_resolves_one_by_one() -> None:
     assert [path for path, _, _ in topo.nics] == [f"hosts[0].nics[{i}]" for i in range(7)]
 
 
+def test_port_lookups_agree_with_the_declared_ports_first_declaration_winning() -> None:
+    """``port`` (the cabling's per-switch index) and ``ports`` (built on first use) hold exactly the ports of
+    ``ports_of``, the first declaration of a name winning, also across two switches of one name."""
+    topo = _topology(EDGE)
+    declared = {(p.switch, p.name): p for infos in topo.ports_by_switch.values() for p in infos}
+    assert topo.ports == declared
+    assert all(topo.port(*key) is info for key, info in declared.items())
+    assert topo.port("leaf1", "Ethernet16").speed_gbps == 100  # the second leaf1's new port
+    assert topo.port("leaf1", "Ethernet4").path == "switches[0].ports[0]"  # not the later declarations
+    assert topo.port("leaf2", "Ethernet4") is None and topo.port("gpu01", "eth0") is None
+    assert topo.port("nope", "Ethernet0") is None
+
+
 def test_one_irregular_link_or_port_leaves_the_rest_as_the_short_path_made_it(fabric: dict[str, Any]) -> None:
     clean = _topology(fabric)
     assert not clean.problems and not clean.duplicate_ports and len(clean.peers) == 2 * len(fabric["links"]) \
@@ -135,7 +148,7 @@ def test_one_irregular_link_or_port_leaves_the_rest_as_the_short_path_made_it(fa
     topo = _topology(odd)
     assert topo.ports == clean.ports and topo.ports_by_switch == clean.ports_by_switch
     assert list(topo.peers.items()) == list(clean.peers.items())  # same peers, same order
-    assert topo.cabled_by_switch == clean.cabled_by_switch and topo.nic_ports == clean.nic_ports
+    assert topo.peers_by_switch == clean.peers_by_switch and topo.nic_ports == clean.nic_ports
     assert topo.link_ends[:-1] == clean.link_ends
     new = len(fabric["links"])
     assert topo.problems == [

@@ -168,5 +168,5 @@ class LintContext:
 
     def port_mtu(self, switch: str, port: str) -> int:
         """Effective switch port MTU: the port's mtu, else policy.mtu."""
-        info = self.topo.ports.get((switch, port))
+        info = self.topo.port(switch, port)
         return (info.mtu if info and info.mtu else None) or self.inv.policy.mtu

@@ -75,7 +75,7 @@ def dangling_endpoint(ctx: LintContext) -> Iterator[Finding]:
         return
     for li, (adev, aport, bdev, bport, _, _) in enumerate(ctx.topo.link_ends):
         for side, dev, port in (("a", adev, aport), ("b", bdev, bport)):
-            if dev in ctx.topo.switches and (dev, port) not in ctx.topo.ports:
+            if dev in ctx.topo.switches and ctx.topo.port(dev, port) is None:
                 yield ctx.finding(
                     f"link endpoint {dev}:{port}: {dev} declares no port "
                     f"{port}{_close_ports(ctx, dev, port)}",
@@ -91,7 +91,7 @@ def dangling_endpoint(ctx: LintContext) -> Iterator[Finding]:
             yield ctx.finding(f"{host.name} {nic.netdev}: switch_port names {dev!r}, which is {what}",
                               f"cable the NIC to a declared switch (known: {known}) or add {dev} to switches",
                               f"{path}.switch_port", device=host.name, port=nic.netdev)
-        elif (dev, port) not in ctx.topo.ports:
+        elif ctx.topo.port(dev, port) is None:
             yield ctx.finding(
                 f"{host.name} {nic.netdev}: switch_port {dev}:{port}: {dev} declares no port {port}"
                 f"{_close_ports(ctx, dev, port)}",
@@ -131,7 +131,7 @@ def port_used_twice(ctx: LintContext) -> Iterator[Finding]:
     for path, endpoint, reason in ctx.topo.duplicate_ports:
         switch, port = endpoint.split(":", 1)
         if reason == "declared twice":
-            first = ctx.topo.ports[(switch, port)].path
+            first = ctx.topo.port_index[switch][port].path
             yield ctx.finding(f"port {endpoint} is declared twice (first in {first}, line "
                               f"{ctx.line_of(first)})",
                               "remove the second declaration or fix the range so the entries do not overlap",

@@ -168,14 +168,14 @@ switch_port: "leaf1:Ethernet4", cable_length: 3m}]}
 def oversubscription(ctx: LintContext) -> Iterator[Finding]:
     """Yield the oversubscription (host-facing over uplink port speeds) of each leaf with both: info at or
     below 1:1, a warning above."""
-    directions = ctx.topo.directions()
     for path, sw in ctx.switches():
         if sw.role is not Role.leaf or ctx.switch_path[sw.name] != path:
             continue
         down = up = up_speed = 0
         name = sw.name
+        directions = ctx.topo.directions_of(name)  # the leaf's own: the spines' are not needed here
         for info in ctx.topo.ports_of(name):  # a port cabled twice counts once, as its one peer
-            direction = directions.get((name, info.name))
+            direction = directions.get(info.name)
             if direction == "down":
                 down += info.speed_gbps
             elif direction == "up":
@@ -246,7 +246,7 @@ def few_spare_ports(ctx: LintContext) -> Iterator[Finding]:
         if key not in capacities:
             capacities[key] = _capacity(ctx, sw.model, Counter(speeds), declared)
         capacity = capacities[key]
-        cabled = len(ctx.topo.cabled_ports(sw.name))
+        cabled = len(ctx.topo.peers_of(sw.name))
         spare = (capacity - cabled) / capacity
         if spare < SPARE_PORTS_MIN:
             yield ctx.finding(f"{sw.name}: {cabled} of {capacity} ports cabled ({spare:.0%} spare, below "

@@ -205,7 +205,7 @@ def override_unknown_target(ctx: LintContext) -> Iterator[Finding]:
         if ov.port is None:
             continue
         if ov.device in ctx.topo.switches:
-            ok = (ov.device, ov.port) in ctx.topo.ports
+            ok = ctx.topo.port(ov.device, ov.port) is not None
         else:
             ok = any(n.netdev == ov.port for n in hosts[ov.device].nics)
         if not ok:
