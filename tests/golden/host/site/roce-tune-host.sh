@@ -312,15 +312,24 @@ RT_RESTORE_HEAD
 for rt_n in "${RT_NICS[@]}"; do
     rt_nic "$rt_n"
     qos="$(mlnx_qos -i "$nic_dev")"
+    trust="$(rt_qos_trust "$qos")"
+    # DSCP map entries, put back before the trust below. Found on DSCP trust: each entry the apply will change
+    # (it sets only those that differ). Found on PCP trust: no DSCP entry is in use, and putting pcp trust
+    # back deletes every one the run brought (mlnx_qos over dcbnl), so there is nothing to save.
+    noted=0
     for rt_e in ${RT_DSCP2PRIO[@]+"${RT_DSCP2PRIO[@]}"}; do
         read -r rt_s dscp prio <<<"$rt_e"
         [[ "$rt_s" == "$nic_set" ]] || continue
-        # with PCP trust mlnx_qos does not show the DSCP map: that entry is then not restorable
-        prio="$(rt_qos_dscp2prio "$qos" "$dscp")"
-        if [[ -n "$prio" ]]; then
-            rt_save rt_do mlnx_qos -i "$nic_dev" --dscp2prio "set,$dscp,$prio"
-        else
-            rt_save rt_lost "$nic_dev" dscp2prio "$dscp" "(trust was $(rt_qos_trust "$qos"))"
+        was="$(rt_qos_dscp2prio "$qos" "$dscp")"
+        if [[ "$trust" == pcp ]]; then
+            (( noted )) || printf '# %s: trust pcp before the change, no DSCP map in use: the pcp trust put %s\n' \
+                "$nic_dev" "back below takes the DSCP entries the run set out of use (mlnx_qos deletes them)" \
+                >> "$RT_SAVE"
+            noted=1
+        elif [[ "$trust" != dscp || -z "$was" ]]; then  # (an unreadable trust, or DSCP trust without the entry)
+            rt_save rt_lost "$nic_dev" dscp2prio "$dscp" "(trust was '$trust')"
+        elif [[ "$was" != "$prio" ]]; then
+            rt_save rt_do mlnx_qos -i "$nic_dev" --dscp2prio "set,$dscp,$was"
         fi
     done
     rt_save rt_do mlnx_qos -i "$nic_dev" --pfc "$(rt_qos_pfc "$qos")" --cable_len "$(rt_qos_cable "$qos")"
@@ -328,7 +337,7 @@ for rt_n in "${RT_NICS[@]}"; do
         read -r _ rx _ tx <<<"$(rt_pause_state "$nic_dev")"
         rt_save rt_pause "$nic_dev" "$rx" "$tx"
     fi
-    rt_save rt_do mlnx_qos -i "$nic_dev" --trust "$(rt_qos_trust "$qos")"
+    rt_save rt_do mlnx_qos -i "$nic_dev" --trust "$trust"
     rt_save rt_do ip link set dev "$nic_dev" mtu "$(rt_link_mtu "$nic_dev")"
     rt_save rt_do cma_roce_tos -d "$nic_rdma" -p "$nic_port" -t "$(cma_roce_tos -d "$nic_rdma" -p "$nic_port" | tail -n 1)"
     # an unset global traffic class reads back empty; the mlx5 driver takes -1 to unset it again
@@ -399,10 +408,14 @@ for rt_n in "${RT_NICS[@]}"; do
     rt_nic "$rt_n"
     rt_run mlnx_qos -i "$nic_dev" --trust "$nic_trust"
     rt_run mlnx_qos -i "$nic_dev" --pfc "$nic_pfc" --cable_len "$nic_cable"
+    qos="$RT_OUT"  # its report shows the DSCP map as the trust above left it
     for rt_e in ${RT_DSCP2PRIO[@]+"${RT_DSCP2PRIO[@]}"}; do
         read -r rt_s dscp prio <<<"$rt_e"
         [[ "$rt_s" == "$nic_set" ]] || continue
-        rt_run mlnx_qos -i "$nic_dev" --dscp2prio "set,$dscp,$prio"
+        # only an entry that differs (the restore point saved exactly those: snapshot section)
+        if [[ "$(rt_qos_dscp2prio "$qos" "$dscp")" != "$prio" ]]; then
+            rt_run mlnx_qos -i "$nic_dev" --dscp2prio "set,$dscp,$prio"
+        fi
     done
 done
 fi
