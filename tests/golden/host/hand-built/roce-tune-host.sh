@@ -315,7 +315,8 @@ for rt_n in "${RT_NICS[@]}"; do
     trust="$(rt_qos_trust "$qos")"
     # DSCP map entries, put back before the trust below. Found on DSCP trust: each entry the apply will change
     # (it sets only those that differ). Found on PCP trust: no DSCP entry is in use, and putting pcp trust
-    # back deletes every one the run brought (mlnx_qos over dcbnl), so there is nothing to save.
+    # back takes every one the run set out of use (mlnx_qos over dcbnl deletes them; with the older
+    # qos/trust sysfs they stay, unused), so there is nothing to save.
     noted=0
     for rt_e in ${RT_DSCP2PRIO[@]+"${RT_DSCP2PRIO[@]}"}; do
         read -r rt_s dscp prio <<<"$rt_e"
@@ -323,7 +324,7 @@ for rt_n in "${RT_NICS[@]}"; do
         was="$(rt_qos_dscp2prio "$qos" "$dscp")"
         if [[ "$trust" == pcp ]]; then
             (( noted )) || printf '# %s: trust pcp before the change, no DSCP map in use: the pcp trust put %s\n' \
-                "$nic_dev" "back below takes the DSCP entries the run set out of use (mlnx_qos deletes them)" \
+                "$nic_dev" "back below takes the DSCP entries the run set out of use" \
                 >> "$RT_SAVE"
             noted=1
         elif [[ "$trust" != dscp || -z "$was" ]]; then  # (an unreadable trust, or DSCP trust without the entry)
