@@ -37,7 +37,9 @@ Checked against:
   where the NIC's differs and read back. Over dcbnl, mlnx_qos ``--trust dscp`` sets all 64 DSCP entries to
   that default and ``--trust pcp`` deletes every one (mlnx-tools ``python/dcbnetlink.py``
   ``setDefaultAppEntry``/``delAppEntry`` [V]): the restore point saves only entries found under DSCP trust
-  that the run changes, and a NIC found on PCP trust gets its map out of use again from its trust.
+  that the run changes, and a NIC found on PCP trust gets its map out of use again from its trust; a NIC
+  found on DSCP trust that the plan puts on PCP trust gets its whole found map saved (one ``mlnx_qos``
+  call), since the trust change drops it.
 * Mellanox/mlnx-tools ``sbin/cma_roce_tos`` / ``cma_roce_mode`` [V]: ``-d <dev> -p <port> -t <tos>``,
   ``-m 2`` writes ``RoCE v2``; without ``-t``/``-m`` they print the current value (used for read-back;
   they manage configfs themselves, so the script never touches ``/sys/kernel/config``).

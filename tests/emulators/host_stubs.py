@@ -94,6 +94,7 @@ def mlnx_qos(argv: list[str]) -> int:
         if op == "set":
             dscp, prio = (int(x) for x in rest.split(","))
             st["dscp2prio"][dscp] = prio
+            st["trust"] = "dscp"  # (dcbnl: a DSCP app entry makes the trust dscp: mlx5e_dcbnl_ieee_setapp)
         elif op == "del":
             dscp, _prio = (int(x) for x in rest.split(","))
             st["dscp2prio"][dscp] = DEFAULT_DSCP2PRIO[dscp]

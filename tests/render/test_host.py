@@ -69,6 +69,8 @@ if pfc is not None or "--cable_len" in opts:
 for entry in dscp:
     action, dv, pv = entry.split(",")
     if action == "set" and "dscp2prio" not in ignore:
+        if "trust" not in ignore:  # (dcbnl: the first DSCP app entry makes the trust dscp)
+            wr("trust", "dscp")
         m = dict(line.split() for line in rd("dscp2prio", "").splitlines())
         m[dv] = pv
         wr("dscp2prio", "".join(f"{k} {v}\n" for k, v in sorted(m.items(), key=lambda kv: int(kv[0]))))
@@ -703,6 +705,32 @@ def test_save_writes_a_restore_point_that_puts_every_value_back(tmp_path: Path, 
         # a knob that did not exist before the run was never written: nothing to put back
         assert back.returncode == 0, back.stderr
         assert not lost
+    assert _device_view(box, h, env) == before
+
+
+def test_restore_point_rebuilds_a_custom_dscp_map_that_the_plans_pcp_trust_drops(tmp_path: Path) -> None:
+    # A NIC found on DSCP trust with its own map (40 -> 2), a plan that wants PCP trust: mlnx_qos --trust pcp
+    # deletes every DSCP entry, and --trust dscp alone would bring back only the default map. The restore
+    # point must put the found map back as it was.
+    plan = build_plan()
+    h = plan.hosts[0]
+    h = h.model_copy(update={"nics": [n.model_copy(update={"trust": "pcp"}) for n in h.nics]})
+    plan = plan.model_copy(update={"hosts": [h]})
+    script = host.render_host(plan, h)[f"{h.name}.sh"]
+    assert cs.host_array(script, "RT_DSCP2PRIO") == []
+    box = Box(tmp_path, h)
+    env = _box_env(box)
+    for nic in h.nics:
+        _qos(env, nic.netdev, "--trust", "dscp")
+        _qos(env, nic.netdev, "--dscp2prio", "set,40,2")
+    path, restore = tmp_path / "apply.sh", tmp_path / "restore.sh"
+    path.write_text(script, encoding="utf-8")
+    before = _device_view(box, h, env)
+    res = _run_file(path, "--save", str(restore), env=env)
+    assert res.returncode == 0, res.stderr
+    assert "dscp2prio mapping" not in _device_view(box, h, env)["ens1f0np0 mlnx_qos"]
+    back = _run_file(restore, env=env)
+    assert back.returncode == 0, back.stderr
     assert _device_view(box, h, env) == before
 
 

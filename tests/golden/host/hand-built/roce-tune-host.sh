@@ -108,6 +108,14 @@ rt_qos_dscp2prio() {
         for (i = 1; i <= n; i++) if (v[i] != "" && v[i] + 0 == d) { print p; exit }
     }' <<<"$1"
 }
+# rt_qos_dscp2prio_all TEXT: every DSCP->priority entry the report lists, as "set,DSCP,PRIO" lines.
+rt_qos_dscp2prio_all() {
+    awk '/prio:[0-7] dscp:/ {
+        p = $0; sub(/.*prio:/, "", p); sub(/ .*/, "", p)
+        l = $0; sub(/.*dscp:/, "", l); n = split(l, v, ",")
+        for (i = 1; i <= n; i++) if (v[i] != "") printf "set,%d,%s\n", v[i] + 0, p
+    }' <<<"$1"
+}
 # Global (IEEE 802.3x) pause, from "ethtool -a <netdev>": ethtool prints "RX:" and "TX:" then on/off
 # (netlink/pause.c; the "RX negotiated:" lines are only the autonegotiation result).
 RT_PAUSE_OFF='rx off tx off'
@@ -333,6 +341,13 @@ for rt_n in "${RT_NICS[@]}"; do
             rt_save rt_do mlnx_qos -i "$nic_dev" --dscp2prio "set,$dscp,$was"
         fi
     done
+    if [[ "$trust" == dscp && "$nic_trust" != dscp ]]; then
+        # the plan's trust drops the whole DSCP map found (over dcbnl mlnx_qos --trust pcp deletes every entry,
+        # and --trust dscp alone brings back only the default one): put back every entry found, in one call
+        rt_map=()
+        while IFS= read -r rt_m; do rt_map+=(--dscp2prio "$rt_m"); done < <(rt_qos_dscp2prio_all "$qos")
+        if [[ -n "${rt_map[*]-}" ]]; then rt_save rt_do mlnx_qos -i "$nic_dev" "${rt_map[@]}"; fi
+    fi
     rt_save rt_do mlnx_qos -i "$nic_dev" --pfc "$(rt_qos_pfc "$qos")" --cable_len "$(rt_qos_cable "$qos")"
     if rt_pfc_on "$nic_pfc"; then  # (after PFC: the restore turns PFC back first, then global pause)
         read -r _ rx _ tx <<<"$(rt_pause_state "$nic_dev")"
