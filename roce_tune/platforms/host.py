@@ -1,21 +1,21 @@
 """Host renderer: an idempotent bash script per host (``<name>.sh``) and its NCCL environment.
 
-The script sets, per NIC port, global (802.3x) pause off where the port has PFC, DSCP trust, the PFC
-vector and cable length, non-default DSCP->priority entries, the netdev MTU, the RoCE TOS (RDMA-CM default
-and the mlx5 global traffic class), RoCE v2 for RDMA-CM, DCQCN enable per priority and its parameters, and
-the CNP DSCP/priority; then it reads every value back and exits 1 naming each mismatch. With ``--save
-FILE`` it first writes FILE, a restore point: every value it is about to set, read as found and written as
-the commands that put it back (apply runs it when a host push fails). Before changing anything it checks
-that each NIC's netdev answers ``mlnx_qos`` and its RDMA device port gives a ToS (``cma_roce_tos``); that,
-any NIC tool failing later or a sysfs write the driver refuses, stops it with exit 2 naming the command
-(or file and value) and the tool's own message (these tools print errors on stdout). ``--check`` changes
-nothing and only reads back. All of it is runtime state the driver forgets at reboot and driver reload, so
-a run that sets the values also installs the host's whole script, the systemd unit
-``hosts/roce-tune-host.service`` (enabled, not started) and a udev rule that re-runs the unit when an mlx5
-netdev or RDMA device appears (:data:`PERSIST_SCRIPT`, :data:`UNIT_PATH`, :data:`UDEV_RULE_PATH`); the
-restore point puts them back as found and ``--check`` reports them missing, stale or disabled. Every
-device name and value goes through ``shell_quote``; every sysfs path is prefixed with
-``${ROCE_TUNE_SYSROOT:-}`` so tests can run the real script against a fake tree.
+The script sets, per NIC port, global (802.3x) pause off where the port has PFC, DSCP trust, the PFC vector
+and cable length, the DSCP->priority entry of each RoCE and CNP DSCP, the netdev MTU, the RoCE TOS (RDMA-CM
+default and the mlx5 global traffic class), RoCE v2 for RDMA-CM, DCQCN enable per priority and its parameters,
+and the CNP DSCP/priority; then it reads every value back and exits 1 naming each mismatch. With ``--save
+FILE`` it first writes FILE, a restore point: every value it is about to change, read as found and written as
+the commands that put it back (apply runs it when a host push fails). Before changing anything it checks that
+each NIC's netdev answers ``mlnx_qos`` and its RDMA device port gives a ToS (``cma_roce_tos``); that, any NIC
+tool failing later or a sysfs write the driver refuses, stops it with exit 2 naming the command (or file and
+value) and the tool's own message (these tools print errors on stdout). ``--check`` changes nothing and only
+reads back. All of it is runtime state the driver forgets at reboot and driver reload, so a run that sets the
+values also installs the host's whole script, the systemd unit ``hosts/roce-tune-host.service`` (enabled, not
+started) and a udev rule that re-runs the unit when an mlx5 netdev or RDMA device appears
+(:data:`PERSIST_SCRIPT`, :data:`UNIT_PATH`, :data:`UDEV_RULE_PATH`); the restore point puts them back as found
+and ``--check`` reports them missing, stale or disabled. Every device name and value goes through
+``shell_quote``; every sysfs path is prefixed with ``${ROCE_TUNE_SYSROOT:-}`` so tests can run the real script
+against a fake tree.
 
 Checked against:
 
@@ -33,7 +33,13 @@ Checked against:
   start with it on and NVIDIA's PFC setup turns it off first (NVIDIA "Flow Control", ConnectX-4 and above:
   https://docs.nvidia.com/networking/display/freebsdv371/Flow+Control).
 * Default DSCP->priority with DSCP trust is ``dscp >> 3`` (docs/derivation.md#dcqcn-parameters, ``mlnx_qos``
-  output [V]); only entries that differ are written.
+  output [V]), but a map someone changed keeps its entries: the entry of every RoCE and CNP DSCP is set
+  where the NIC's differs and read back. Over dcbnl, mlnx_qos ``--trust dscp`` sets all 64 DSCP entries to
+  that default and ``--trust pcp`` deletes every one (mlnx-tools ``python/dcbnetlink.py``
+  ``setDefaultAppEntry``/``delAppEntry`` [V]): the restore point saves only entries found under DSCP trust
+  that the run changes, and a NIC found on PCP trust gets its map out of use again from its trust; a NIC
+  found on DSCP trust that the plan puts on PCP trust gets its whole found map saved (one ``mlnx_qos``
+  call), since the trust change drops it.
 * Mellanox/mlnx-tools ``sbin/cma_roce_tos`` / ``cma_roce_mode`` [V]: ``-d <dev> -p <port> -t <tos>``,
   ``-m 2`` writes ``RoCE v2``; without ``-t``/``-m`` they print the current value (used for read-back;
   they manage configfs themselves, so the script never touches ``/sys/kernel/config``).
@@ -198,8 +204,10 @@ def _knob_values(nic: NicPlan) -> list[tuple[Knob, int]]:
 
 
 def _dscp2prio(plan: Plan, nic: NicPlan) -> tuple[list[int], list[dict[str, int]]]:
-    """The RoCE and CNP DSCPs, and the entries of them whose priority is not the ConnectX default (DSCP
-    trust only: with PCP trust the map is not used).
+    """The RoCE and CNP DSCPs, and (DSCP trust only: with PCP trust the map is not used) the
+    DSCP->priority entry of every one of them, ``[{"dscp": 26, "prio": 3}, ...]``: also those equal to the
+    ConnectX default (``dscp >> 3``), since a map someone changed earlier keeps its entries; the script sets
+    an entry only where the NIC's differs and reads every one back.
 
     Raises:
         ValueError: a DSCP without a priority in ``dscp_to_priority``.
@@ -210,9 +218,16 @@ def _dscp2prio(plan: Plan, nic: NicPlan) -> tuple[list[int], list[dict[str, int]
         for d in dscps:
             if d not in nic.dscp_to_priority:
                 raise ValueError(f"{nic.netdev}: dscp_to_priority has no entry for DSCP {d}")
-            if nic.dscp_to_priority[d] != default_dscp_priority(d):
-                entries.append({"dscp": d, "prio": nic.dscp_to_priority[d]})
+            entries.append({"dscp": d, "prio": nic.dscp_to_priority[d]})
     return dscps, entries
+
+
+def _dscp2prio_note(dscps: list[int], entries: list[dict[str, int]]) -> str:
+    """The data file's comment on a NIC's DSCP->priority entries (:func:`_dscp2prio`)."""
+    if not entries:
+        return f"PCP trust: DSCP {dscps} not mapped (no --dscp2prio)"
+    pairs = ", ".join(f"{e['dscp']}->{e['prio']}" for e in entries)
+    return f"DSCP->priority {pairs} (set where the NIC differs, all read back)"
 
 
 def _nic_values(plan: Plan, nic: NicPlan) -> dict[str, object]:
@@ -244,9 +259,7 @@ def _nic_values(plan: Plan, nic: NicPlan) -> dict[str, object]:
     mlxconfig = [f"{PRIO_MASK_STEM}_P{port}={mask}"] + [f"{k.mlxconfig}_P{port}={v}" for k, v in knobs]
     return {
         "dscp2prio": dscp2prio, "writes": writes, "set_key": repr((dscp2prio, writes)),
-        "dscp2prio_note": ("non-default DSCP->priority entries" if dscp2prio else
-                           f"DSCP {dscps} -> priority already the default (dscp >> 3) or PCP trust: no "
-                           "--dscp2prio"),
+        "dscp2prio_note": _dscp2prio_note(dscps, dscp2prio),
         "dcqcn_note": dcqcn_note, "mlxconfig": " ".join(mlxconfig),
     }
 

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import time
@@ -184,6 +185,34 @@ def test_hosts_dry_run_then_push(tmp_path: Path) -> None:
         assert {r.state for r in pushed} == {"pushed"}, [(r.name, r.state, r.error) for r in pushed]
         again = apply_targets(targets, _opts(tmp_path, known, dry_run=True, limit=hosts))
         assert {r.state for r in again} == {"no-change"}
+    finally:
+        fleet.stop()
+
+
+def test_a_host_roce_dscp_moved_to_a_lossy_priority_is_a_change_and_the_push_puts_it_back(
+        tmp_path: Path) -> None:
+    """After a push, someone runs ``mlnx_qos --dscp2prio set,26,0`` on a host (DSCP trust kept): RoCE DSCP 26
+    rides lossy priority 0 although the plan's 26 -> 3 is the ConnectX default. The dry run must name it and
+    the push set it back."""
+    fleet, inv, known = emulated_inventory("lab-2node.yaml", tmp_path, hosts=True)
+    try:
+        targets, _ = load_source(inv)
+        hosts = [t.name for t in targets if t.kind == "host"]
+        pushed = apply_targets(targets, _opts(tmp_path, known, limit=hosts))
+        assert {r.state for r in pushed} == {"pushed"}, [(r.name, r.state, r.error) for r in pushed]
+        emu = fleet[hosts[0]]
+        netdev = emu.nics[0]["netdev"]
+        subprocess.run(["mlnx_qos", "-i", netdev, "--dscp2prio", "set,26,0"], env=emu.env(), check=True,
+                       capture_output=True, timeout=30)
+        dry = {r.name: r for r in apply_targets(targets, _opts(tmp_path, known, dry_run=True, limit=hosts))}
+        assert dry[hosts[0]].state == "would-change"
+        assert any(f"{netdev} dscp2prio/26: expected '3', read '0'" in line for line in dry[hosts[0]].diff)
+        assert {r.state for n, r in dry.items() if n != hosts[0]} == {"no-change"}
+        again = apply_targets(targets, _opts(tmp_path, known, limit=[hosts[0]]))
+        assert [r.state for r in again] == ["pushed"], [(r.name, r.state, r.error) for r in again]
+        qos = subprocess.run(["mlnx_qos", "-i", netdev], env=emu.env(), check=True, capture_output=True,
+                             text=True, timeout=30).stdout
+        assert re.search(r"prio:3 dscp:[0-9,]*\b26,", qos), qos
     finally:
         fleet.stop()
 

@@ -76,8 +76,12 @@ def mlnx_qos(argv: list[str]) -> int:
         "trust": "pcp", "pfc": [0] * 8, "dscp2prio": DEFAULT_DSCP2PRIO, "cable_len": 7,
         "prio2buffer": [0] * 8, "buffer_size": [130944, 130944, 0, 0, 0, 0, 0, 0],
         "prio_tc": list(range(8)), "tsa": ["vendor"] * 8, "tcbw": [0] * 8})
-    if a.trust:
+    if a.trust and a.trust != st["trust"]:
+        # mlnx_qos over dcbnl (mlnx-tools dcbnetlink.py): --trust dscp sets all 64 DSCP app entries to the
+        # default dscp >> 3 (setDefaultAppEntry), --trust pcp deletes every DSCP entry (delAppEntry): a trust
+        # change leaves no entry set before it
         st["trust"] = a.trust
+        st["dscp2prio"] = list(DEFAULT_DSCP2PRIO)
     if a.pfc:
         vals = [int(x) for x in a.pfc.split(",")]
         if len(vals) != 8 or any(v not in (0, 1) for v in vals):
@@ -90,6 +94,7 @@ def mlnx_qos(argv: list[str]) -> int:
         if op == "set":
             dscp, prio = (int(x) for x in rest.split(","))
             st["dscp2prio"][dscp] = prio
+            st["trust"] = "dscp"  # (dcbnl: a DSCP app entry makes the trust dscp: mlx5e_dcbnl_ieee_setapp)
         elif op == "del":
             dscp, _prio = (int(x) for x in rest.split(","))
             st["dscp2prio"][dscp] = DEFAULT_DSCP2PRIO[dscp]

@@ -2,7 +2,9 @@
 
 The stubs (written per test into a temp ``bin/`` first on PATH) emulate the tools as their sources
 behave (Mellanox/mlnx-tools ``mlnx_qos``: ``--pfc`` alone zeroes the cable length and ``--cable_len``
-alone zeroes the PFC vector, ``--trust`` with ``--dscp2prio`` is refused, the report format of
+alone zeroes the PFC vector, ``--trust`` with ``--dscp2prio`` is refused, a ``--trust`` change replaces the
+DSCP map (``dscp``: the 64 default entries, ``pcp``: none; ``dcbnetlink.py`` ``setDefaultAppEntry`` /
+``delAppEntry``), the report format of
 ``pretty_print``; ``cma_roce_tos``/``cma_roce_mode`` print the current value; ``ip -o link show``), and
 keep their state in files. ``STUB_IGNORE=<what>`` makes a stub accept a write silently without doing it.
 """
@@ -67,11 +69,16 @@ if pfc is not None or "--cable_len" in opts:
 for entry in dscp:
     action, dv, pv = entry.split(",")
     if action == "set" and "dscp2prio" not in ignore:
+        if "trust" not in ignore:  # (dcbnl: the first DSCP app entry makes the trust dscp)
+            wr("trust", "dscp")
         m = dict(line.split() for line in rd("dscp2prio", "").splitlines())
         m[dv] = pv
         wr("dscp2prio", "".join(f"{k} {v}\n" for k, v in sorted(m.items(), key=lambda kv: int(kv[0]))))
-if "--trust" in opts and "trust" not in ignore:
+if "--trust" in opts and "trust" not in ignore and opts["--trust"] != rd("trust", "pcp"):
+    # mlnx_qos (dcbnl): trust dscp = set all 64 DSCP app entries to the default dscp >> 3, trust pcp = delete
+    # every DSCP entry; either way no entry set before survives the change
     wr("trust", opts["--trust"])
+    wr("dscp2prio", "")
 trust = rd("trust", "pcp")
 print("DCBX mode: OS controlled")
 print("Priority trust state: " + trust)
@@ -325,7 +332,8 @@ def test_a_nic_tool_that_fails_is_named_with_its_message(box: Box) -> None:
 def test_non_default_dscp_map_is_written_and_read_back(tmp_path: Path) -> None:
     # CNP on DSCP 40 -> priority 6 differs from the ConnectX default 40 >> 3 = 5 (DOMAIN.md §3).
     plan, script = _script(cnp_dscp=40)
-    assert cs.host_array(script, "RT_DSCP2PRIO") == [["1", "40", "6"]]  # 26 -> 3 is already the default
+    # every RoCE/CNP DSCP is listed (and read back); 26 -> 3 is the default the trust change brings: not set
+    assert cs.host_array(script, "RT_DSCP2PRIO") == [["1", "26", "3"], ["1", "40", "6"]]
     assert 'mlnx_qos -i "$nic_dev" --dscp2prio "set,$dscp,$prio"' in script
     (tmp_path / "ok").mkdir()
     b = Box(tmp_path / "ok", plan.hosts[0])  # type: ignore[attr-defined]
@@ -338,10 +346,52 @@ def test_non_default_dscp_map_is_written_and_read_back(tmp_path: Path) -> None:
     assert "ens1f0np0 dscp2prio/40: expected '6', read '5'" in res.stderr
 
 
-def test_default_dscp_map_needs_no_dscp2prio() -> None:
+def _qos(env: dict[str, str], netdev: str, *args: str) -> None:
+    subprocess.run(["mlnx_qos", "-i", netdev, *args], env=env, check=True, capture_output=True, timeout=30)
+
+
+def test_a_roce_dscp_someone_moved_to_a_lossy_priority_is_reported_set_back_and_restorable(
+        tmp_path: Path) -> None:
+    # DSCP trust, and someone ran `mlnx_qos --dscp2prio set,26,0`: RoCE DSCP 26 rides lossy priority 0
+    # although the plan's 26 -> 3 is the ConnectX default. --check names it; apply sets it back (and only
+    # it: 48 -> 6 is right already); the restore point puts 26 -> 0 back exactly and needs nothing for 48.
+    plan, script = _script()
+    h = plan.hosts[0]  # type: ignore[attr-defined]
+    box = Box(tmp_path, h)
+    env = _box_env(box)
+    path = tmp_path / "apply.sh"
+    path.write_text(script, encoding="utf-8")
+    assert _run_file(path, env=env).returncode == 0
+    for nic in h.nics:
+        _qos(env, nic.netdev, "--dscp2prio", "set,26,0")
+    check = _run_file(path, "--check", env=env)
+    assert check.returncode == 1, check.stdout
+    for nic in h.nics:
+        assert f"{nic.netdev} dscp2prio/26: expected '3', read '0'" in check.stderr
+    assert "dscp2prio/48" not in check.stderr
+    before = _device_view(box, h, env)
+    restore = tmp_path / "restore.sh"
+    res = _run_file(path, "--save", str(restore), env=env)
+    assert res.returncode == 0, res.stderr
+    for nic in h.nics:
+        assert (box.state / "qos" / nic.netdev / "dscp2prio").read_text() == "26 3\n"
+    assert _run_file(path, "--check", env=env).returncode == 0
+    text = restore.read_text()
+    assert [ln for ln in text.splitlines() if ln.startswith("rt_do mlnx_qos") and "--dscp2prio" in ln] == [
+        f"rt_do mlnx_qos -i {nic.netdev} --dscp2prio set\\,26\\,0 " for nic in h.nics]
+    back = _run_file(restore, env=env)
+    assert back.returncode == 0, back.stderr
+    assert _device_view(box, h, env) == before
+
+
+def test_default_dscp_map_is_read_back_but_not_written(box: Box) -> None:
     _, script = _script()
-    assert cs.host_array(script, "RT_DSCP2PRIO") == []
-    assert "already the default (dscp >> 3)" in script
+    assert cs.host_array(script, "RT_DSCP2PRIO") == [["1", "26", "3"], ["1", "48", "6"]]
+    assert "DSCP->priority 26->3, 48->6 (set where the NIC differs, all read back)" in script
+    res = box.run(script)
+    assert res.returncode == 0, res.stderr
+    # the trust change brought the default map, which holds the plan's entries: no --dscp2prio was sent
+    assert (box.state / "qos/ens1f0np0/dscp2prio").read_text() == ""
 
 
 def test_pfc_and_cable_length_go_in_one_call() -> None:
@@ -642,17 +692,46 @@ def test_save_writes_a_restore_point_that_puts_every_value_back(tmp_path: Path, 
     assert subprocess.run(["bash", "-n", str(restore)], capture_output=True, check=False).returncode == 0
     back = _run_file(restore, env=env)
     if start == "fresh":
-        # PCP trust hides the DSCP map: the entry the script changed cannot be read, so it is not restorable
-        # (exit 3, named) -- never invented. Under the restored PCP trust it is inactive, so the view matches.
+        # PCP trust before the run: no DSCP map was in use (mlnx_qos keeps none then). Putting pcp trust back
+        # deletes every DSCP entry the run's DSCP trust brought, so no entry needs saving and none is lost.
         lost = [ln for ln in text.splitlines() if ln.startswith("rt_lost ")]
-        assert lost and "--dscp2prio set,40" not in text
-        assert back.returncode == 3 and "not restorable" in back.stderr and "dscp2prio 40" in back.stderr
+        assert not lost and "--dscp2prio" not in text
+        assert "trust pcp before the change" in text
+        assert back.returncode == 0, back.stderr
+        for nic in h.nics:
+            assert (box.state / "qos" / nic.netdev / "dscp2prio").read_text() == ""
     else:
         lost = [ln for ln in text.splitlines() if ln.startswith("rt_lost ")]
         assert "--dscp2prio set,40,2" in text and not [ln for ln in lost if "dscp2prio" in ln]
         # a knob that did not exist before the run was never written: nothing to put back
         assert back.returncode == 0, back.stderr
         assert not lost
+    assert _device_view(box, h, env) == before
+
+
+def test_restore_point_rebuilds_a_custom_dscp_map_that_the_plans_pcp_trust_drops(tmp_path: Path) -> None:
+    # A NIC found on DSCP trust with its own map (40 -> 2), a plan that wants PCP trust: mlnx_qos --trust pcp
+    # deletes every DSCP entry, and --trust dscp alone would bring back only the default map. The restore
+    # point must put the found map back as it was.
+    plan = build_plan()
+    h = plan.hosts[0]
+    h = h.model_copy(update={"nics": [n.model_copy(update={"trust": "pcp"}) for n in h.nics]})
+    plan = plan.model_copy(update={"hosts": [h]})
+    script = host.render_host(plan, h)[f"{h.name}.sh"]
+    assert cs.host_array(script, "RT_DSCP2PRIO") == []
+    box = Box(tmp_path, h)
+    env = _box_env(box)
+    for nic in h.nics:
+        _qos(env, nic.netdev, "--trust", "dscp")
+        _qos(env, nic.netdev, "--dscp2prio", "set,40,2")
+    path, restore = tmp_path / "apply.sh", tmp_path / "restore.sh"
+    path.write_text(script, encoding="utf-8")
+    before = _device_view(box, h, env)
+    res = _run_file(path, "--save", str(restore), env=env)
+    assert res.returncode == 0, res.stderr
+    assert "dscp2prio mapping" not in _device_view(box, h, env)["ens1f0np0 mlnx_qos"]
+    back = _run_file(restore, env=env)
+    assert back.returncode == 0, back.stderr
     assert _device_view(box, h, env) == before
 
 

@@ -108,6 +108,14 @@ rt_qos_dscp2prio() {
         for (i = 1; i <= n; i++) if (v[i] != "" && v[i] + 0 == d) { print p; exit }
     }' <<<"$1"
 }
+# rt_qos_dscp2prio_all TEXT: every DSCP->priority entry the report lists, as "set,DSCP,PRIO" lines.
+rt_qos_dscp2prio_all() {
+    awk '/prio:[0-7] dscp:/ {
+        p = $0; sub(/.*prio:/, "", p); sub(/ .*/, "", p)
+        l = $0; sub(/.*dscp:/, "", l); n = split(l, v, ",")
+        for (i = 1; i <= n; i++) if (v[i] != "") printf "set,%d,%s\n", v[i] + 0, p
+    }' <<<"$1"
+}
 # Global (IEEE 802.3x) pause, from "ethtool -a <netdev>": ethtool prints "RX:" and "TX:" then on/off
 # (netlink/pause.c; the "RX negotiated:" lines are only the autonegotiation result).
 RT_PAUSE_OFF='rx off tx off'
@@ -312,23 +320,40 @@ RT_RESTORE_HEAD
 for rt_n in "${RT_NICS[@]}"; do
     rt_nic "$rt_n"
     qos="$(mlnx_qos -i "$nic_dev")"
+    trust="$(rt_qos_trust "$qos")"
+    # DSCP map entries, put back before the trust below. Found on DSCP trust: each entry the apply will change
+    # (it sets only those that differ). Found on PCP trust: no DSCP entry is in use, and putting pcp trust
+    # back takes every one the run set out of use (mlnx_qos over dcbnl deletes them; with the older
+    # qos/trust sysfs they stay, unused), so there is nothing to save.
+    noted=0
     for rt_e in ${RT_DSCP2PRIO[@]+"${RT_DSCP2PRIO[@]}"}; do
         read -r rt_s dscp prio <<<"$rt_e"
         [[ "$rt_s" == "$nic_set" ]] || continue
-        # with PCP trust mlnx_qos does not show the DSCP map: that entry is then not restorable
-        prio="$(rt_qos_dscp2prio "$qos" "$dscp")"
-        if [[ -n "$prio" ]]; then
-            rt_save rt_do mlnx_qos -i "$nic_dev" --dscp2prio "set,$dscp,$prio"
-        else
-            rt_save rt_lost "$nic_dev" dscp2prio "$dscp" "(trust was $(rt_qos_trust "$qos"))"
+        was="$(rt_qos_dscp2prio "$qos" "$dscp")"
+        if [[ "$trust" == pcp ]]; then
+            (( noted )) || printf '# %s: trust pcp before the change, no DSCP map in use: the pcp trust put %s\n' \
+                "$nic_dev" "back below takes the DSCP entries the run set out of use" \
+                >> "$RT_SAVE"
+            noted=1
+        elif [[ "$trust" != dscp || -z "$was" ]]; then  # (an unreadable trust, or DSCP trust without the entry)
+            rt_save rt_lost "$nic_dev" dscp2prio "$dscp" "(trust was '$trust')"
+        elif [[ "$was" != "$prio" ]]; then
+            rt_save rt_do mlnx_qos -i "$nic_dev" --dscp2prio "set,$dscp,$was"
         fi
     done
+    if [[ "$trust" == dscp && "$nic_trust" != dscp ]]; then
+        # the plan's trust drops the whole DSCP map found (over dcbnl mlnx_qos --trust pcp deletes every entry,
+        # and --trust dscp alone brings back only the default one): put back every entry found, in one call
+        rt_map=()
+        while IFS= read -r rt_m; do rt_map+=(--dscp2prio "$rt_m"); done < <(rt_qos_dscp2prio_all "$qos")
+        if [[ -n "${rt_map[*]-}" ]]; then rt_save rt_do mlnx_qos -i "$nic_dev" "${rt_map[@]}"; fi
+    fi
     rt_save rt_do mlnx_qos -i "$nic_dev" --pfc "$(rt_qos_pfc "$qos")" --cable_len "$(rt_qos_cable "$qos")"
     if rt_pfc_on "$nic_pfc"; then  # (after PFC: the restore turns PFC back first, then global pause)
         read -r _ rx _ tx <<<"$(rt_pause_state "$nic_dev")"
         rt_save rt_pause "$nic_dev" "$rx" "$tx"
     fi
-    rt_save rt_do mlnx_qos -i "$nic_dev" --trust "$(rt_qos_trust "$qos")"
+    rt_save rt_do mlnx_qos -i "$nic_dev" --trust "$trust"
     rt_save rt_do ip link set dev "$nic_dev" mtu "$(rt_link_mtu "$nic_dev")"
     rt_save rt_do cma_roce_tos -d "$nic_rdma" -p "$nic_port" -t "$(cma_roce_tos -d "$nic_rdma" -p "$nic_port" | tail -n 1)"
     # an unset global traffic class reads back empty; the mlx5 driver takes -1 to unset it again
@@ -399,10 +424,14 @@ for rt_n in "${RT_NICS[@]}"; do
     rt_nic "$rt_n"
     rt_run mlnx_qos -i "$nic_dev" --trust "$nic_trust"
     rt_run mlnx_qos -i "$nic_dev" --pfc "$nic_pfc" --cable_len "$nic_cable"
+    qos="$RT_OUT"  # its report shows the DSCP map as the trust above left it
     for rt_e in ${RT_DSCP2PRIO[@]+"${RT_DSCP2PRIO[@]}"}; do
         read -r rt_s dscp prio <<<"$rt_e"
         [[ "$rt_s" == "$nic_set" ]] || continue
-        rt_run mlnx_qos -i "$nic_dev" --dscp2prio "set,$dscp,$prio"
+        # only an entry that differs (the restore point saved exactly those: snapshot section)
+        if [[ "$(rt_qos_dscp2prio "$qos" "$dscp")" != "$prio" ]]; then
+            rt_run mlnx_qos -i "$nic_dev" --dscp2prio "set,$dscp,$prio"
+        fi
     done
 done
 fi
