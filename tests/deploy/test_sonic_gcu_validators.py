@@ -142,7 +142,8 @@ def test_a_restore_that_fails_names_the_checkpoint_and_the_manual_ways_back(  # 
     error = res.error or ""
     assert error.startswith("PushError: commit: `sudo sonic-cfggen -j /tmp/"), error
     assert "ROLLBACK FAILED" in error, error
-    tag = next(c.split()[-1] for c in dev.commands_seen if c.startswith("sudo config checkpoint "))
+    # the push's own checkpoint, not the read-only GCU probe (`sudo config checkpoint --help; echo ...`)
+    tag = next(c.split()[-1] for c in dev.commands_seen if c.startswith("sudo config checkpoint roce_tune_"))
     assert f"`sudo config rollback {tag}`" in error and "may refuse it" in error, error
     assert "config reload" in error, error
     assert tag in dev.checkpoints, "the operator's checkpoint is kept"
