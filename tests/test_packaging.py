@@ -89,6 +89,7 @@ def test_wheel_plans_outside_the_checkout(venv: Path, tmp_path: Path) -> None:
     assert (out / "hosts" / "node1.sh").read_text().startswith("#!/usr/bin/env bash")
 
 
+@pytest.mark.slow  # the wheel build and venv (module fixture) are ~20 s of CPU: CI runs it in the slow step
 def test_version_and_completion(venv: Path) -> None:
     exe = str(venv / "bin" / "roce-tune")
     res = subprocess.run([exe, "--version"], capture_output=True, text=True, check=True, env=_clean_env())

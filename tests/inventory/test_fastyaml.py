@@ -257,6 +257,7 @@ def _flow_document(draw: st.DrawFn) -> str:
     return emit_flow_document(lambda options: draw(st.sampled_from(list(options))))
 
 
+@pytest.mark.slow  # ~15 s of CPU; the default run has the seeded test below (same generator, 1,000 documents)
 @settings(max_examples=400, deadline=None, suppress_health_check=list(HealthCheck))
 @given(_flow_document())
 def test_generated_flow_mappings_agree(text: str) -> None:
