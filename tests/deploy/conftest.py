@@ -8,6 +8,7 @@ import asyncssh
 import pytest
 from ruamel.yaml import YAML
 
+from roce_tune.deploy.runner import DeviceResult
 from tests.emulators import EmulatorSpec, start_emulators
 from tests.emulators.pytest_plugin import emulator_fleet  # noqa: F401
 from tests.emulators.sonic import factory_db
@@ -82,3 +83,21 @@ def emulated_inventory(inventory: str, tmp_path: Path, *, hosts: bool = False, t
     known = tmp_path / "known_hosts"
     known.write_text("".join(f"[127.0.0.1]:{fleet.port(s.name)} {pub[0]} {pub[1]}\n" for s in specs))
     return fleet, path, known
+
+
+def dry_run_then_push(inv: Path, device: str, tmp_path: Path, known: Path) -> list[DeviceResult]:
+    """``apply_targets`` on ``device`` of ``inv`` twice, as a dry run then as a push (loopback timing,
+    disruptive changes allowed): the two results, for tests of refusals that must come before any write."""
+    from roce_tune.deploy.apply import load_source
+    from roce_tune.deploy.drivers import PushOptions
+    from roce_tune.deploy.runner import ApplyOptions, apply_targets
+    from tests.emulators import LOOPBACK_TIMING
+
+    (target,) = [t for t in load_source(inv)[0] if t.name == device]
+    results: list[DeviceResult] = []
+    for dry in (True, False):
+        opts = ApplyOptions(known_hosts=str(known), log_dir=tmp_path / "logs", timing=LOOPBACK_TIMING,
+                            allow_disruptive=True, dry_run=dry,
+                            push=PushOptions(confirm_s=60, read_timeout_s=20))
+        results.extend(apply_targets([target], opts))
+    return results

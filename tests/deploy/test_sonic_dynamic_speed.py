@@ -17,12 +17,9 @@ from pathlib import Path
 import pytest
 
 from roce_tune.deploy.apply import load_source
-from roce_tune.deploy.drivers import PushOptions
-from roce_tune.deploy.runner import ApplyOptions, apply_targets
 from roce_tune.platforms import sonic
-from tests.emulators import LOOPBACK_TIMING
 
-from .conftest import REPO, emulated_inventory
+from .conftest import REPO, dry_run_then_push, emulated_inventory
 
 SWITCH = "lab-leaf1"
 
@@ -55,12 +52,7 @@ def test_apply_refuses_before_any_change(tmp_path: Path) -> None:
         db["PORT"]["Ethernet0"]["speed"] = "100000"
         fleet.call(setattr, dev, "config_db", db)
         before = dev.running_config()
-        (target,) = [t for t in load_source(inv)[0] if t.name == SWITCH]
-        for dry in (True, False):
-            opts = ApplyOptions(known_hosts=str(known), log_dir=tmp_path / "logs", timing=LOOPBACK_TIMING,
-                                allow_disruptive=True, dry_run=dry,
-                                push=PushOptions(confirm_s=60, read_timeout_s=20))
-            (res,) = apply_targets([target], opts)
+        for res in dry_run_then_push(inv, SWITCH, tmp_path, known):
             error = res.error or ""
             assert res.state == "failed" and error.startswith("preflight: "), (res.state, error)
             assert "Ethernet0 runs at 100000 Mb/s but the plan's headroom is for 400000 Mb/s" in error

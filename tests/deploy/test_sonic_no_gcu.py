@@ -21,7 +21,7 @@ from roce_tune.deploy.drivers import PushOptions
 from roce_tune.deploy.runner import ApplyOptions, apply_targets
 from tests.emulators import LOOPBACK_TIMING
 
-from .conftest import PASSWORD, REPO, USER, emulated_inventory
+from .conftest import PASSWORD, REPO, USER, dry_run_then_push, emulated_inventory
 
 pytestmark = pytest.mark.emulator
 SWITCH = "lab-leaf1"
@@ -39,13 +39,8 @@ def test_dry_run_and_push_refuse_an_image_without_config_checkpoint(tmp_path: Pa
         _old_image(fleet)
         dev = fleet[SWITCH]
         before = dev.running_config()
-        (target,) = [t for t in load_source(inv)[0] if t.name == SWITCH]
-        for dry in (True, False):
-            opts = ApplyOptions(known_hosts=str(known), log_dir=tmp_path / "logs", timing=LOOPBACK_TIMING,
-                                allow_disruptive=True, dry_run=dry,
-                                push=PushOptions(confirm_s=60, read_timeout_s=20))
-            (res,) = apply_targets([target], opts)
-            assert res.state == "failed" and res.error is not None, (dry, res.state, res.error)
+        for res in dry_run_then_push(inv, SWITCH, tmp_path, known):
+            assert res.state == "failed" and res.error is not None, (res.state, res.error)
             assert res.error.startswith("preflight: "), res.error
             assert "`sudo config checkpoint --help`" in res.error and "config rollback" in res.error
             assert "nothing was changed" in res.error
