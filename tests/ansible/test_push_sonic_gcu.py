@@ -117,16 +117,9 @@ def test_an_image_without_config_checkpoint_is_refused_before_any_write(emulator
     read-only, under --check too) and fails the switch naming it and the command, before anything is
     written. Before, --check said it would change and a push stopped at its checkpoint task on click's
     ``No such command``."""
-    dev, lab, key = _lab(emulator_fleet, tmp_path, "sonic1", reject="sonic-cfggen|sonic-db-cli|config save|"
-                         "config checkpoint roce|config apply-patch|cat >")  # a write: rejected and recorded
+    dev, lab, key = _lab(emulator_fleet, tmp_path, "sonic1", reject=_WRITES)
     dev.release, dev.has_gcu = "202012.83", False
-    args = ["--limit", "sonic1", "-e", f"roce_tune_base_dir={lab.workdir}", "-e",
-            f"ansible_ssh_private_key_file={key}"]
-    before = dev.running_config()
-    for mode in (["--check", "--diff"], []):
-        res = lab.playbook("push.yml", *mode, *args)
-        out = res.stdout + res.stderr
-        assert res.returncode != 0, out[-5000:]
+    for out in _refused_before_any_write(dev, lab, key):
         assert re.search(r"ok: \[sonic1\] => \(item=sudo config checkpoint --help; echo ROCE_TUNE_RC=\$\?\)",
                          out), out[-5000:]
         fatal = re.search(r"fatal: \[sonic1\].*", out)
@@ -134,10 +127,6 @@ def test_an_image_without_config_checkpoint_is_refused_before_any_write(emulator
         assert "sonic1: preflight: `sudo config checkpoint --help` failed (exit status 2" in fatal.group(), \
             fatal.group()
         assert "config rollback" in fatal.group() and "nothing was changed" in fatal.group(), fatal.group()
-        assert recap(res.stdout)["sonic1"]["changed"] == 0, out[-3000:]
-    assert dev.running_config() == before
-    assert not [e for e in dev.events if e.startswith("fault: rejected")], dev.events
-    assert not dev.checkpoints and dev.db_writes_seen == 0 and not list((dev.sandbox / "tmp").glob("*"))
 
 
 @pytest.mark.slow
@@ -147,19 +136,32 @@ def test_a_pool_mode_the_plan_contradicts_is_refused_before_any_write(emulator_f
     static, and bufferorch sets a pool's mode only when it creates the pool. The run fails the switch naming
     it, the pool and the fix, under --check too, and writes nothing. Before, --check showed a diff and a push
     wrote a mode the switch would not take until a reload."""
-    dev, lab, key = _lab(emulator_fleet, tmp_path, "sonic1", reject="sonic-cfggen|sonic-db-cli|config save|"
-                         "config checkpoint roce|config apply-patch|cat >")
+    dev, lab, key = _lab(emulator_fleet, tmp_path, "sonic1", reject=_WRITES)
     dev.config_db["BUFFER_POOL"]["egress_lossless_pool"]["mode"] = "dynamic"
+    for out in _refused_before_any_write(dev, lab, key):
+        assert re.search(r"fatal: \[sonic1\].*sonic1: preflight: BUFFER_POOL\|egress_lossless_pool mode is "
+                         r"dynamic on the switch, static in the plan; .*config reload", out), out[-5000:]
+
+
+#: the commands that write to a switch: rejected and recorded by the emulator (a refusal must send none)
+_WRITES = "sonic-cfggen|sonic-db-cli|config save|config checkpoint roce|config apply-patch|cat >"
+
+
+def _refused_before_any_write(dev, lab, key) -> list[str]:  # type: ignore[no-untyped-def]
+    """Run push.yml on sonic1 under --check --diff, then for real: each run fails the switch and changes
+    nothing; afterwards the running config is as before, no write was even tried, no checkpoint was taken,
+    no CONFIG_DB write made and no file uploaded. The outputs (stdout + stderr) of the two runs."""
     args = ["--limit", "sonic1", "-e", f"roce_tune_base_dir={lab.workdir}", "-e",
             f"ansible_ssh_private_key_file={key}"]
     before = dev.running_config()
+    outs = []
     for mode in (["--check", "--diff"], []):
         res = lab.playbook("push.yml", *mode, *args)
         out = res.stdout + res.stderr
         assert res.returncode != 0, out[-5000:]
-        assert re.search(r"fatal: \[sonic1\].*sonic1: preflight: BUFFER_POOL\|egress_lossless_pool mode is "
-                         r"dynamic on the switch, static in the plan; .*config reload", out), out[-5000:]
         assert recap(res.stdout)["sonic1"]["changed"] == 0, out[-3000:]
+        outs.append(out)
     assert dev.running_config() == before
     assert not [e for e in dev.events if e.startswith("fault: rejected")], dev.events
-    assert not dev.checkpoints and dev.db_writes_seen == 0
+    assert not dev.checkpoints and dev.db_writes_seen == 0 and not list((dev.sandbox / "tmp").glob("*"))
+    return outs
