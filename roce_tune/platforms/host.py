@@ -164,12 +164,6 @@ def _check(regex: re.Pattern[str], value: str, what: str) -> str:
     return value
 
 
-def default_dscp_priority(dscp: int) -> int:
-    """ConnectX default DSCP -> priority with DSCP trust (``dscp >> 3``). ``default_dscp_priority(26) ==
-    3``."""
-    return dscp >> 3
-
-
 def cable_len_m(cable_m: float) -> int:
     """Cable metres -> ``mlnx_qos --cable_len`` whole metres (rounded up). Raises ValueError out of range."""
     m = math.ceil(cable_m)
