@@ -168,16 +168,13 @@ def roce_tune_preflight(running: str, platform: str, desired: str,
     platform's preflight of ``running`` (the device's running config) against ``desired`` (the rendered
     file), then its probe answered from ``probed`` (``raw`` loop results over
     :func:`roce_tune_probe_commands`: ``item`` the command, ``stdout`` its output; a command without a
-    result reads as no output). The order and the messages of :func:`roce_tune.deploy.runner` 's
-    ``_update_switch``. Raises ValueError when ``running`` or ``desired`` cannot be read."""
+    result reads as no output): :meth:`roce_tune.platforms.contract.PushMethod.refusal`, as apply asks it.
+    Raises ValueError when ``running`` or ``desired`` cannot be read."""
     from roce_tune.platforms import platform as get_platform
 
+    outputs = {str(r.get("item")): str(r.get("stdout", "")) for r in probed or []}
     method = get_platform(platform).push
-    refused = method.preflight(running, desired) if method.preflight is not None else None
-    if not refused and method.probe is not None:
-        outputs = {str(r.get("item")): str(r.get("stdout", "")) for r in probed or []}
-        refused = method.probe(lambda command: outputs.get(command, ""))
-    return refused or ""
+    return method.refusal(running, desired, lambda command: outputs.get(command, "")) or ""
 
 
 def roce_tune_host_bundle(data: str, shared: str) -> str:

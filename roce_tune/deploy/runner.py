@@ -551,9 +551,7 @@ def _update_switch(t: Target, drv: Driver, res: DeviceResult, opts: ApplyOptions
     running = drv.read_running()
     if opts.log_dir is not None:  # a manual restore point: the config as found, before any change
         write_private(opts.log_dir / f"{t.name}.{opts.push.tag}.before.txt", redact(running))
-    refused = drv.method.preflight(running, t.desired) if drv.method.preflight is not None else None
-    if not refused and drv.method.probe is not None:
-        refused = drv.method.probe(drv.cmd)
+    refused = drv.method.refusal(running, t.desired, drv.cmd)
     if refused:  # a contradiction the device would only resolve at boot: change nothing, dry run too
         raise PushError("preflight", refused)
     change = compute_change(t.platform, running, t.desired, t.managed_ports)

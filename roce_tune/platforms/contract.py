@@ -318,6 +318,19 @@ class PushMethod:
     cleanup: CleanupSteps | None = None
     checkpoints: CheckpointCommands | None = None
 
+    def refusal(self, running: str, desired: str, run: Callable[[str], str]) -> str | None:
+        """Why this device must not be changed at all, or None: :attr:`preflight` of ``running`` (the
+        running-config text) against ``desired`` (the rendered file), then, if that passed, :attr:`probe`
+        with ``run`` (one read-only command -> its output). ``roce-tune apply`` and the Ansible playbooks
+        (filter ``roce_tune_preflight``) both ask this, before any diff or write, dry runs included.
+
+        Raises whatever ``preflight`` raises for an unreadable config (ValueError) and ``run`` for a failed
+        command."""
+        refused = self.preflight(running, desired) if self.preflight is not None else None
+        if not refused and self.probe is not None:
+            refused = self.probe(run)
+        return refused
+
 
 @dataclass(frozen=True)
 class KnownDefect:
