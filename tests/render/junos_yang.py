@@ -1,4 +1,5 @@
-"""Check rendered Junos ``set`` lines against Juniper's own YANG (``<repo>/../shared/junos-yang/<release>``).
+"""Check rendered Junos ``set`` lines against Juniper's own YANG (``junos-yang/<release>`` in the references
+folder, tests/references.py).
 
 Each ``set`` statement is walked keyword by keyword down the schema tree under ``/configuration``
 (pyang, PyPI), the way the Junos CLI reads it:
@@ -33,8 +34,11 @@ from functools import cache
 from pathlib import Path
 from typing import Any
 
+from tests.references import reference_path
+
 REPO_ROOT = Path(__file__).resolve().parents[2]
-JUNOS_YANG_DIR = REPO_ROOT.parent / "shared" / "junos-yang" / "24.4R1-EVO"
+#: the Junos OS Evolved release whose YANG the rendered set lines are checked against
+JUNOS_YANG_RELEASE = "24.4R1-EVO"
 _DATA = ("container", "leaf", "leaf-list", "list")
 _MUST_PATH = re.compile(r'^\(\s*"((?:\.\.\s+)*[A-Za-z0-9_.-]+)"\s*\)$')
 
@@ -51,9 +55,20 @@ class JunosYang:
     configuration: Any
 
 
+def junos_yang_dir() -> Path:
+    """``junos-yang/<release>`` in the references folder (``--references``, ``$ROCE_TUNE_REFERENCES`` or
+    ``<repo>/../shared``: tests/references.py); it may not exist."""
+    return reference_path("junos-yang", JUNOS_YANG_RELEASE)
+
+
+def load_junos_yang(directory: Path | None = None) -> JunosYang | None:
+    """Load every ``*.yang`` of ``directory`` (default :func:`junos_yang_dir`) with pyang, once per folder;
+    None if pyang or the directory is missing."""
+    return _load_junos_yang(junos_yang_dir() if directory is None else directory)
+
+
 @cache
-def load_junos_yang(directory: Path = JUNOS_YANG_DIR) -> JunosYang | None:
-    """Load every ``*.yang`` of ``directory`` with pyang; None if pyang or the directory is missing."""
+def _load_junos_yang(directory: Path) -> JunosYang | None:
     if not directory.is_dir():
         return None
     try:

@@ -13,6 +13,7 @@ import pytest
 
 from roce_tune.plan import EcnProfile, Plan
 from roce_tune.platforms import get_platform, junos
+from tests.references import reference
 
 from . import cli_structure as cs
 from . import junos_yang
@@ -268,9 +269,9 @@ def test_coarse_percent_resolution_reaches_the_plan_review_and_lint() -> None:
 # --- Juniper's own YANG: every set line walked through the schema (tests/render/junos_yang.py) ----
 def _schema():  # type: ignore[no-untyped-def]
     pytest.importorskip("pyang")
+    reference("junos-yang", junos_yang.JUNOS_YANG_RELEASE)  # skips, named in the summary, when absent
     schema = junos_yang.load_junos_yang()
-    if schema is None:
-        pytest.skip(f"Juniper YANG not found at {junos_yang.JUNOS_YANG_DIR}")
+    assert schema is not None, f"Juniper YANG at {junos_yang.junos_yang_dir()} did not load"
     return schema
 
 
