@@ -178,6 +178,7 @@ class LinuxSession(ShellBuiltins, CliSession):
         m = _HEREDOC.search(command)
         if m and "\n" in command:
             first, _, rest = command.partition("\n")
+            self.device.commands_seen.append(first.strip())  # as typed; the here-document is its stdin
             body: list[str] = []
             for ln in rest.split("\n"):
                 if ln == m.group(3):
@@ -186,6 +187,7 @@ class LinuxSession(ShellBuiltins, CliSession):
             out = self.run_line(_HEREDOC.sub("", first, count=1), "".join(x + "\n" for x in body))
         else:
             for line in command.split("\n"):
+                self.device.commands_seen.append(line.strip())
                 out += self.run_line(line)
         return out, self.last_status
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 
+import paramiko
 import pytest
 
 from tests.emulators import NETMIKO_DROP_ERRORS
@@ -111,3 +112,26 @@ def test_cfggen_write_merges_and_db_cli_deletes(one):
     out = conn.send_command("sudo sonic-cfggen -j /tmp/w.json --write-to-db; echo rc=$?")
     assert "ConnectionError" in out and out.endswith("rc=1"), out
     assert dev.running_config() == before
+
+
+def test_exec_channel_commands_are_recorded(one):
+    """``ssh sonic1 'cmd'`` (Ansible ``raw``, netmiko-less readers) lands in ``commands_seen`` as an
+    interactive line does, here-document writes by their first line; tests assert on what was run."""
+    fleet, conn = one("sonic", name="sonic1")
+    dev = fleet["sonic1"]
+    conn.send_command("show version")
+    client = paramiko.SSHClient()
+    client.set_missing_host_key_policy(paramiko.AutoAddPolicy())
+    client.connect("127.0.0.1", fleet.port("sonic1"), dev.spec.username, dev.spec.password,
+                   allow_agent=False, look_for_keys=False)
+    try:
+        _, out, _ = client.exec_command("sudo config checkpoint --help\necho done")
+        assert out.read().decode().rstrip().endswith("done") and out.channel.recv_exit_status() == 0
+        _, out, _ = client.exec_command("cat > /tmp/x.json <<'EOF'\n{\"a\": 1}\nEOF")
+        assert out.channel.recv_exit_status() == 0
+    finally:
+        client.close()
+    seen = dev.commands_seen
+    assert seen.index("show version") < seen.index("sudo config checkpoint --help") < seen.index("echo done")
+    assert "cat > /tmp/x.json <<'EOF'" in seen and '{"a": 1}' not in seen
+    assert json.loads((dev.sandbox / "tmp" / "x.json").read_text()) == {"a": 1}
