@@ -236,6 +236,8 @@ class HostSession(CliSession):
         if dev.rejects(command):
             process.stderr.write(f"Error: command rejected: {command}\n")
             return 1
+        with dev.lock:  # as a PTY session records its lines (a script sent whole: each of its lines)
+            dev.commands_seen.extend(ln.strip() for ln in command.split("\n") if ln.strip())
         proc = await asyncio.create_subprocess_exec(
             "bash", "--noprofile", "--norc", "-c", command, cwd=str(dev.home), env=dev.env(),
             stdin=asyncio.subprocess.PIPE, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE,

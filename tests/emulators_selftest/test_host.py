@@ -50,6 +50,7 @@ def test_sudo_config_mode_and_exec_channel(one):
         assert out.channel.recv_exit_status() == 3
     finally:
         client.close()
+    assert fleet["gpu01"].commands_seen[-1] == "cd && pwd && ip -j link show ens1f0np0 && exit 3"
 
 
 def test_rejected_and_dropped_commands(one):
