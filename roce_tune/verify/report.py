@@ -127,7 +127,8 @@ def _fmt_settings(s: dict[str, dict[str, dict[str, object]]]) -> str:
     ecn = "; ".join(dict.fromkeys(f"{v['kmin_bytes']}/{v['kmax_bytes']} B @{v['pmax_percent']}%"
                                   for v in s.get("ecn", {}).values()))
     ai = sorted({f"{v['rpg_ai_rate_mbps']}/{v['rpg_hai_rate_mbps']}" for v in s.get("dcqcn", {}).values()})
-    return f"{ecn or '-'} | {', '.join(ai) or '-'}"
+    # one table cell: the pipe between the ECN and the AI/HAI figures is escaped, as in the column's header
+    return f"{ecn or '-'} \\| {', '.join(ai) or '-'}"
 
 
 def _md_head(rep: dict[str, Any]) -> list[str]:

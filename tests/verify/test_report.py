@@ -49,3 +49,37 @@ def test_a_nic_unreachable_after_the_run_is_not_read_not_zero() -> None:
            "(q3_ecn_marked_pkts)" in md
     assert "went backwards (cleared or wrapped; the value after the run is counted): " \
            "lab-leaf1:Ethernet0:pfc_tx_prio3" in md
+
+
+def _table_rows(md: str, header_start: str) -> list[list[str]]:
+    """The cells of the markdown table whose header row starts with ``header_start`` (GitHub rules: a ``\\|``
+    is a pipe inside a cell, every other ``|`` separates cells)."""
+    lines = md.splitlines()
+    start = next(i for i, ln in enumerate(lines) if ln.startswith(header_start))
+    rows = []
+    for ln in lines[start:]:
+        if not ln.startswith("|"):
+            break
+        cells = ln.replace("\\|", "\0").strip().strip("|").split("|")
+        rows.append([c.strip().replace("\0", "|") for c in cells])
+    return rows
+
+
+def test_iteration_table_rows_have_as_many_cells_as_its_header() -> None:
+    """The settings cell holds ECN and AI/HAI; an unescaped ``|`` between them made 8 cells under a 7-column
+    header, so a markdown viewer dropped the findings column and shifted busbw under "of line rate"."""
+    m = Measurement(command="node1$ mpirun …", launcher="mpirun", outputs={}, run=None, delta=None,
+                    traffic_time_s=None, busbw_by_size=[(1 << 30, 30.09)], fraction=0.6018,
+                    checks=[], wall_s=1.0)
+    settings = {"ecn": {"lab-leaf1:Ethernet0": {"kmin_bytes": 3750000, "kmax_bytes": 7500000,
+                                                "pmax_percent": 1.0}},
+                "dcqcn": {"node1:ens1f0np0": {"rpg_ai_rate_mbps": 5, "rpg_hai_rate_mbps": 50}}}
+    rep = report_dict(meta={"site": "lab", "source": "lab.yaml", "collective": "all_reduce",
+                            "launcher": "mpirun", "hosts": ["node1", "node2"], "line_rate_gbps": 400,
+                            "target_ratio": 0.9},
+                      iterations=[Iteration(index=0, kind="baseline", measurement=m, settings=settings)],
+                      loop=None, facts=[], pairwise=None, lossless=[3], queues=[3], plot=None)
+    header, rule, row = _table_rows(report_markdown(rep), "| # | kind |")
+    assert len(header) == len(rule) == len(row) == 7
+    assert row[3] == "3750000/7500000 B @1.0% | 5/50"
+    assert row[4:] == ["30.09", "60.2%", "-"]
