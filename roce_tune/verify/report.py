@@ -54,6 +54,8 @@ def _counter_summary(it: Iteration, lossless: list[int], queues: list[int]) -> d
         "pfc_tx_frames_by_port": f.pfc_tx_by_port, "ecn_marked_by_port": f.ecn_by_port,
         "lossless_drops_by_port": f.drops_by_port, "watchdog_storms_by_port": f.storms_by_port,
         "unsupported": {s.switch: s.unsupported for s in m.delta.switches if s.unsupported},
+        "read": [s.switch for s in m.delta.switches if s.ports],
+        "not_read": [s.switch for s in m.delta.switches if not s.ports],
         "errors": {s.switch: s.errors for s in m.delta.switches if s.errors}},
         "resets": list(m.delta.resets), "unread": list(m.delta.unread), "seconds": m.delta.seconds}
 
@@ -193,9 +195,15 @@ def _md_counters(cs: dict[str, Any]) -> list[str]:
                  f"{cell(v['pause_us'])} | {cell(v['ecn_marked'])} | {cell(v['cnp_sent'])}/"
                  f"{cell(v['cnp_handled'])} | {cell(v['loss_events'])} |")
     sw = cs["switches"]
-    L += ["", (f"Switches: PFC tx frames {sw['pfc_tx_frames_by_port'] or 0}; ECN marked "
-               f"{sw['ecn_marked_by_port'] or 0}; lossless drops {sw['lossless_drops_by_port'] or 0}; "
-               f"watchdog storms {sw['watchdog_storms_by_port'] or 0}.")]
+    # a switch of which no port was read adds nothing to the sums: it is named, its figures never shown as 0
+    unread = sw.get("not_read", [])
+    if unread and not sw.get("read"):
+        L += ["", f"Switches: not read ({', '.join(unread)}): no PFC, ECN, drop or watchdog figure."]
+    else:
+        left_out = f" (not read, not in these sums: {', '.join(unread)})" if unread else ""
+        L += ["", (f"Switches{left_out}: PFC tx frames {sw['pfc_tx_frames_by_port'] or 0}; ECN marked "
+                   f"{sw['ecn_marked_by_port'] or 0}; lossless drops {sw['lossless_drops_by_port'] or 0}; "
+                   f"watchdog storms {sw['watchdog_storms_by_port'] or 0}.")]
     for name, what in sw.get("unsupported", {}).items():
         L.append(f"* {name}: not read: {', '.join(what)}")
     errors = {**{nic: v["errors"] for nic, v in cs["hosts"].items() if v["errors"]}, **sw.get("errors", {})}

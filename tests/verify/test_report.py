@@ -83,3 +83,24 @@ def test_iteration_table_rows_have_as_many_cells_as_its_header() -> None:
     assert len(header) == len(rule) == len(row) == 7
     assert row[3] == "3750000/7500000 B @1.0% | 5/50"
     assert row[4:] == ["30.09", "60.2%", "-"]
+
+
+def test_a_switch_not_read_is_named_not_summed_as_zero() -> None:
+    """Switch unreachable for the counter reads: the report said "PFC tx frames 0; … watchdog storms 0"."""
+    def snap(t: float) -> CounterSnapshot:
+        return CounterSnapshot(taken_at=t, hosts=[HostNicCounters(host="node1", **NIC, ethtool=ETH, hw=HW)],
+                               switches=[SwitchCounters(switch="lab-leaf1", platform="sonic", errors=[
+                                   "PushError: connect: lab-leaf1 (127.0.0.1:2201): Connection refused"])])
+    m = Measurement(command="node1$ mpirun …", launcher="mpirun", outputs={}, run=None,
+                    delta=delta_snapshot(snap(1.0), snap(2.0)), traffic_time_s=None, busbw_by_size=[],
+                    fraction=None, checks=[], wall_s=1.0)
+    rep = report_dict(meta={"site": "lab", "source": "lab.yaml", "collective": "all_reduce",
+                            "launcher": "mpirun", "hosts": ["node1"], "line_rate_gbps": 400,
+                            "target_ratio": 0.9},
+                      iterations=[Iteration(index=0, kind="baseline", measurement=m)], loop=None, facts=[],
+                      pairwise=None, lossless=[3], queues=[3], plot=None)
+    md = report_markdown(rep)
+    assert "Switches: not read (lab-leaf1): no PFC, ECN, drop or watchdog figure." in md
+    assert "watchdog storms 0" not in md and "PFC tx frames 0" not in md
+    assert "* lab-leaf1: error: PushError: connect: lab-leaf1 (127.0.0.1:2201): Connection refused" in md
+    assert rep["iterations"][0]["counters"]["switches"]["not_read"] == ["lab-leaf1"]
