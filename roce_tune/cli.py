@@ -878,10 +878,12 @@ loop."""
     from roce_tune.verify.launch import COLLECTIVES, LAUNCHERS
     from roce_tune.verify.run import VerifyOptions, verify_fabric
 
-    if launcher not in LAUNCHERS or collective not in COLLECTIVES:
-        err.print(f"error: --launcher one of {', '.join(LAUNCHERS)}; --collective one of "
-                  f"{', '.join(COLLECTIVES)}")
-        raise typer.Exit(2)
+    for option, value, allowed in (("--launcher", launcher, LAUNCHERS),
+                                   ("--collective", collective, COLLECTIVES)):
+        if value not in allowed:
+            err.print(f"error: {option} {value!r} is not one of {', '.join(allowed)}", markup=False,
+                      highlight=False)
+            raise typer.Exit(2)
     if insecure:
         err.print("[bold yellow]warning: host-key checking is OFF (--insecure-skip-host-key-check); labs "
                   "only[/]")
