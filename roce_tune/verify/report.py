@@ -9,6 +9,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from roce_tune.atomic import write_text_atomic
 from roce_tune.verify.adjust import Iteration, LoopResult
 from roce_tune.verify.counters import HostNicCounters
 from roce_tune.verify.diagnose import CheckResult
@@ -281,13 +282,20 @@ def plot_busbw(iterations: list[Iteration], path: Path, line_rate_gbps: float, t
 
 def write_report(out_dir: Path, rep: dict[str, Any], outputs: dict[str, str],
                  commands_log: list[str]) -> dict[str, Path]:
-    """Write the report files (and raw outputs / the command log) under ``out_dir``; returns their paths."""
+    """Write the report files (and raw outputs / the command log) under ``out_dir``; returns their paths.
+
+    Each file is replaced whole or not at all (:func:`roce_tune.atomic.write_text_atomic`): a full disk leaves
+    the previous report readable.
+
+    Raises:
+        OSError: a file could not be written (the ones before it are written, the rest keep their old text).
+    """
     out_dir.mkdir(parents=True, exist_ok=True)
     paths = {"json": out_dir / "verify-report.json", "md": out_dir / "verify-report.md",
              "commands": out_dir / "commands.txt"}
-    paths["json"].write_text(json.dumps(rep, indent=2, sort_keys=True, default=str) + "\n", encoding="utf-8")
-    paths["md"].write_text(report_markdown(rep), encoding="utf-8")
-    paths["commands"].write_text("\n".join(commands_log) + "\n", encoding="utf-8")
+    write_text_atomic(paths["json"], json.dumps(rep, indent=2, sort_keys=True, default=str) + "\n")
+    write_text_atomic(paths["md"], report_markdown(rep))
+    write_text_atomic(paths["commands"], "\n".join(commands_log) + "\n")
     for name, text in outputs.items():
-        (out_dir / name).write_text(text, encoding="utf-8")
+        write_text_atomic(out_dir / name, text)
     return paths

@@ -2,6 +2,12 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
 from roce_tune.verify.adjust import Iteration
 from roce_tune.verify.counters import CounterSnapshot, HostNicCounters, SwitchCounters, delta_snapshot
 from roce_tune.verify.measure import Measurement
@@ -104,3 +110,33 @@ def test_a_switch_not_read_is_named_not_summed_as_zero() -> None:
     assert "watchdog storms 0" not in md and "PFC tx frames 0" not in md
     assert "* lab-leaf1: error: PushError: connect: lab-leaf1 (127.0.0.1:2201): Connection refused" in md
     assert rep["iterations"][0]["counters"]["switches"]["not_read"] == ["lab-leaf1"]
+
+
+def test_a_report_that_cannot_be_written_whole_leaves_the_previous_one(tmp_path: Path) -> None:
+    """Disk full while writing (here: RLIMIT_FSIZE in a real child process, EFBIG at 4 KiB): the previous
+    verify-report.json/.md were truncated and left half-written; now each file is replaced whole or not at
+    all."""
+    out = tmp_path / "verify"
+    out.mkdir()
+    old = {"verify-report.json": '{"status": "pass"}\n', "verify-report.md": "# old report\n"}
+    for name, text in old.items():
+        (out / name).write_text(text)
+    child = textwrap.dedent(f"""
+        import resource, signal, sys
+        from pathlib import Path
+        from roce_tune.verify.report import write_report
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (4096, 4096))
+        rep = {{"site": "lab", "findings": [], "iterations": [], "blob": "x" * 20000}}
+        try:
+            write_report(Path({str(out)!r}), rep, outputs={{}}, commands_log=[])
+        except OSError as exc:
+            print("OSError", exc.errno)
+            sys.exit(0)
+        sys.exit(3)
+        """)
+    res = subprocess.run([sys.executable, "-c", child], capture_output=True, text=True, timeout=60,
+                         env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])})
+    assert res.returncode == 0 and res.stdout.startswith("OSError"), res.stderr
+    assert {name: (out / name).read_text() for name in old} == old
+    assert sorted(p.name for p in out.iterdir()) == sorted(old)  # no temporary file left behind
