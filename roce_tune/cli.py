@@ -11,7 +11,7 @@ import sys
 from collections.abc import Callable
 from enum import Enum
 from pathlib import Path
-from typing import TYPE_CHECKING, NoReturn, ParamSpec, TypeVar
+from typing import TYPE_CHECKING, Any, NoReturn, ParamSpec, TypeVar
 
 import typer
 from rich.console import Console
@@ -821,6 +821,22 @@ def nccl_report(
     raise typer.Exit(code)
 
 
+def _print_verify_summary(rep: dict[str, Any], paths: dict[str, Path]) -> None:
+    """``verify --format text``: each finding with its change, every check that could not run for want of
+    counters ("not checked", never a silent pass), then the status and where the report is."""
+    for f in rep["findings"]:  # messages quote device and tool output: Text, never markup
+        style = "bold red" if f["severity"] == "error" else "yellow"
+        out.print(Text.assemble((f"{f['rule']} {f['name']}", style), f": {f['message']}"), highlight=False)
+        out.print(f"    change: {f['fix']}", markup=False, highlight=False)
+    final = next(it for it in rep["iterations"] if it["index"] == rep["final_iteration"])
+    for c in final["checks"]:
+        if c["status"] == "skip" and c["note"].startswith("not checked: "):
+            out.print(f"not checked: {c['check']}: {c['note'][len('not checked: '):]}", markup=False,
+                      highlight=False)
+    out.print(Text.assemble((rep["status"].upper(), "bold"), f"; report: {paths['md']} ("
+                            + ", ".join(str(p.name) for k, p in paths.items() if k != "md") + ")"))
+
+
 @app.command()
 def verify(
     source: Path = typer.Argument(..., exists=True,
@@ -878,10 +894,12 @@ loop."""
     from roce_tune.verify.launch import COLLECTIVES, LAUNCHERS
     from roce_tune.verify.run import VerifyOptions, verify_fabric
 
-    if launcher not in LAUNCHERS or collective not in COLLECTIVES:
-        err.print(f"error: --launcher one of {', '.join(LAUNCHERS)}; --collective one of "
-                  f"{', '.join(COLLECTIVES)}")
-        raise typer.Exit(2)
+    for option, value, allowed in (("--launcher", launcher, LAUNCHERS),
+                                   ("--collective", collective, COLLECTIVES)):
+        if value not in allowed:
+            err.print(f"error: {option} {value!r} is not one of {', '.join(allowed)}", markup=False,
+                      highlight=False)
+            raise typer.Exit(2)
     if insecure:
         err.print("[bold yellow]warning: host-key checking is OFF (--insecure-skip-host-key-check); labs "
                   "only[/]")
@@ -909,14 +927,7 @@ loop."""
     if fmt is OutFormat.json:
         print(json.dumps(result.report, indent=2, sort_keys=True, default=str))
     else:
-        rep = result.report
-        for f in rep["findings"]:  # messages quote device and tool output: Text, never markup
-            style = "bold red" if f["severity"] == "error" else "yellow"
-            out.print(Text.assemble((f"{f['rule']} {f['name']}", style), f": {f['message']}"),
-                      highlight=False)
-            out.print(f"    change: {f['fix']}", markup=False, highlight=False)
-        out.print(Text.assemble((rep["status"].upper(), "bold"), f"; report: {result.paths['md']} ("
-                                + ", ".join(str(p.name) for k, p in result.paths.items() if k != "md") + ")"))
+        _print_verify_summary(result.report, result.paths)
     raise typer.Exit(result.exit_code)
 
 

@@ -35,6 +35,7 @@ from roce_tune.verify.observation import (
     Diagnosis,
     Observation,
     Proposal,
+    not_read,
 )
 from roce_tune.verify.observation import fail as _fail
 from roce_tune.verify.observation import ok as _ok
@@ -128,6 +129,15 @@ def check_busbw(obs: Observation) -> CheckResult:
         fix="see the other findings for the cause; with none, check NIC/GPU placement, PCIe and NCCL_IB_HCA"))
 
 
+def _prio_unread(obs: Observation, name: str) -> CheckResult:
+    """Pass, or skip naming the NICs of the run whose per-priority packet counters were not read (an NIC not
+    read is not an NIC that sent nothing on a lossy priority)."""
+    blind = [f"{s.host}:{s.netdev}" for s in obs.host_sigs() if not s.prio_counted]
+    if blind or obs.delta is None:
+        return _skip(name, not_read("ethtool -S per-priority packet counters", blind or ["any host"]))
+    return _ok(name)
+
+
 def check_roce_priority(obs: Observation) -> CheckResult:
     """RT312: RoCE leaving a NIC on a priority that is not lossless (per-priority tx packet deltas)."""
     name = "RoCE on a lossless priority"
@@ -148,7 +158,7 @@ def check_roce_priority(obs: Observation) -> CheckResult:
                 fix=f"set NCCL_IB_TC={obs.plan.classification.roce_tos} (the plan's nccl.env), trust dscp "
                     "and the DSCP→priority map on the NIC (re-run the host script); check the switch DSCP→TC "
                     "map"))
-    return _fail(name, *out) if out else _ok(name)
+    return _fail(name, *out) if out else _prio_unread(obs, name)
 
 
 def check_one_direction(obs: Observation) -> CheckResult:
@@ -177,7 +187,7 @@ def check_one_direction(obs: Observation) -> CheckResult:
             fix="the peer side uses a different TOS or trust/DSCP map (or a switch re-marks): make "
                 "NCCL_IB_TC, mlnx_qos --trust dscp and the switch DSCP→TC map equal on every host and "
                 "switch"))
-    return _fail(name, *out) if out else _ok(name)
+    return _fail(name, *out) if out else _prio_unread(obs, name)
 
 
 def _traffic_us(obs: Observation) -> float | None:
@@ -394,7 +404,20 @@ def check_loss(obs: Observation) -> CheckResult:
             evidence={"switch_lossless_drops_by_port": fab.drops_by_port},
             message=f"switches dropped {fab.lossless_drops} packets on lossless queues",
             fix="check headroom (xoff) and pfc_enable on those ports, and the PFC watchdog (RT319)"))
-    return _fail(name, *out) if out else _ok(name)
+    return _fail(name, *out) if out else _loss_unread(obs, name, fab)
+
+
+def _loss_unread(obs: Observation, name: str, fab: FabricSignals) -> CheckResult:
+    """No loss seen: pass when every NIC of the run had its loss-recovery counters read (they see a drop
+    anywhere on the path; switch queues whose drop counters were not read are named in the note), else skip
+    naming the NICs not read."""
+    blind = [f"{s.host}:{s.netdev}" for s in obs.host_sigs() if not s.loss_counted]
+    if blind or obs.delta is None:
+        return _skip(name, not_read("loss-recovery hw_counters (out_of_sequence, packet_seq_err, …)",
+                                    blind or ["any host"]))
+    note = not_read("lossless-queue drop counters", fab.drops_unread)[len("not checked: "):] \
+        if fab.drops_unread else ""
+    return _ok(name, note)
 
 
 def check_watchdog(obs: Observation) -> CheckResult:
@@ -402,6 +425,11 @@ def check_watchdog(obs: Observation) -> CheckResult:
     name = "no PFC watchdog storm"
     fab = obs.fabric_sigs()
     if not fab.wd_storms:
+        if obs.delta is None or not obs.delta.switches:
+            return _skip(name, "not checked: no switch counters were collected")
+        if fab.wd_unread:
+            return _skip(name, not_read("PFC watchdog storm counters (the switch's show pfcwd stats)",
+                                        fab.wd_unread))
         return _ok(name)
     return _fail(name, Diagnosis(
         rule="RT319", name="PFC watchdog storm", severity=Severity.error, stops_loop=True,

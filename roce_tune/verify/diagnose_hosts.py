@@ -11,7 +11,7 @@ from typing import TypeGuard
 from roce_tune.findings import Location, Severity
 from roce_tune.plan import NicPlan
 from roce_tune.verify.hostfacts import NicFacts
-from roce_tune.verify.observation import CheckResult, Diagnosis, Observation
+from roce_tune.verify.observation import CheckResult, Diagnosis, Observation, not_read
 from roce_tune.verify.observation import fail as _fail
 from roce_tune.verify.observation import ok as _ok
 from roce_tune.verify.observation import skip as _skip
@@ -87,7 +87,14 @@ def check_mtu(obs: Observation) -> CheckResult:
         if not _mtu_short(f, n, top_active, top_netdev):
             continue
         out.append(_rt321_mtu(f, n, {"netdev_mtu": netdev, "active_mtu": active}, top_netdev))
-    return _fail(name, *out) if out else _ok(name)
+    return _fail(name, *out) if out else _mtu_unread(name, facts)
+
+
+def _mtu_unread(name: str, facts: list[NicFacts]) -> CheckResult:
+    """No MTU below another's: pass, or skip naming the NICs whose netdev or active MTU was not read (a NIC
+    not read cannot count as consistent)."""
+    blind = [f"{f.host}:{f.netdev}" for f in facts if f.netdev_mtu is None or f.active_mtu is None]
+    return _skip(name, not_read("netdev MTU / RoCE active MTU", blind)) if blind else _ok(name)
 
 
 def _rt321_mtu(f: NicFacts, n: NicPlan | None, seen: dict[str, dict[str, int | None]],

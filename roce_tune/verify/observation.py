@@ -39,6 +39,7 @@ __all__ = [
     "Observation",
     "Proposal",
     "fail",
+    "not_read",
     "ok",
     "skip",
 ]
@@ -143,6 +144,12 @@ class Observation:
         if self.run is None or self.run.status in ("failed", "incomplete"):
             return None
         return busbw_fraction_of_line_rate(self.run, self.line_rate_gbps).largest_message
+
+
+def not_read(what: str, where: list[str]) -> str:
+    """A check's note for inputs that were not read: ``not checked: WHAT not read on A, B, … (+N more)``."""
+    shown = ", ".join(where[:6]) + (f" (+{len(where) - 6} more)" if len(where) > 6 else "")
+    return f"not checked: {what} not read on {shown}"
 
 
 def fail(check: str, *diags: Diagnosis) -> CheckResult:

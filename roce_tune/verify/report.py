@@ -9,6 +9,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+from roce_tune.atomic import write_text_atomic
 from roce_tune.verify.adjust import Iteration, LoopResult
 from roce_tune.verify.counters import HostNicCounters
 from roce_tune.verify.diagnose import CheckResult
@@ -54,6 +55,8 @@ def _counter_summary(it: Iteration, lossless: list[int], queues: list[int]) -> d
         "pfc_tx_frames_by_port": f.pfc_tx_by_port, "ecn_marked_by_port": f.ecn_by_port,
         "lossless_drops_by_port": f.drops_by_port, "watchdog_storms_by_port": f.storms_by_port,
         "unsupported": {s.switch: s.unsupported for s in m.delta.switches if s.unsupported},
+        "read": [s.switch for s in m.delta.switches if s.ports],
+        "not_read": [s.switch for s in m.delta.switches if not s.ports],
         "errors": {s.switch: s.errors for s in m.delta.switches if s.errors}},
         "resets": list(m.delta.resets), "unread": list(m.delta.unread), "seconds": m.delta.seconds}
 
@@ -127,7 +130,8 @@ def _fmt_settings(s: dict[str, dict[str, dict[str, object]]]) -> str:
     ecn = "; ".join(dict.fromkeys(f"{v['kmin_bytes']}/{v['kmax_bytes']} B @{v['pmax_percent']}%"
                                   for v in s.get("ecn", {}).values()))
     ai = sorted({f"{v['rpg_ai_rate_mbps']}/{v['rpg_hai_rate_mbps']}" for v in s.get("dcqcn", {}).values()})
-    return f"{ecn or '-'} | {', '.join(ai) or '-'}"
+    # one table cell: the pipe between the ECN and the AI/HAI figures is escaped, as in the column's header
+    return f"{ecn or '-'} \\| {', '.join(ai) or '-'}"
 
 
 def _md_head(rep: dict[str, Any]) -> list[str]:
@@ -192,9 +196,15 @@ def _md_counters(cs: dict[str, Any]) -> list[str]:
                  f"{cell(v['pause_us'])} | {cell(v['ecn_marked'])} | {cell(v['cnp_sent'])}/"
                  f"{cell(v['cnp_handled'])} | {cell(v['loss_events'])} |")
     sw = cs["switches"]
-    L += ["", (f"Switches: PFC tx frames {sw['pfc_tx_frames_by_port'] or 0}; ECN marked "
-               f"{sw['ecn_marked_by_port'] or 0}; lossless drops {sw['lossless_drops_by_port'] or 0}; "
-               f"watchdog storms {sw['watchdog_storms_by_port'] or 0}.")]
+    # a switch of which no port was read adds nothing to the sums: it is named, its figures never shown as 0
+    unread = sw.get("not_read", [])
+    if unread and not sw.get("read"):
+        L += ["", f"Switches: not read ({', '.join(unread)}): no PFC, ECN, drop or watchdog figure."]
+    else:
+        left_out = f" (not read, not in these sums: {', '.join(unread)})" if unread else ""
+        L += ["", (f"Switches{left_out}: PFC tx frames {sw['pfc_tx_frames_by_port'] or 0}; ECN marked "
+                   f"{sw['ecn_marked_by_port'] or 0}; lossless drops {sw['lossless_drops_by_port'] or 0}; "
+                   f"watchdog storms {sw['watchdog_storms_by_port'] or 0}.")]
     for name, what in sw.get("unsupported", {}).items():
         L.append(f"* {name}: not read: {', '.join(what)}")
     errors = {**{nic: v["errors"] for nic, v in cs["hosts"].items() if v["errors"]}, **sw.get("errors", {})}
@@ -272,13 +282,20 @@ def plot_busbw(iterations: list[Iteration], path: Path, line_rate_gbps: float, t
 
 def write_report(out_dir: Path, rep: dict[str, Any], outputs: dict[str, str],
                  commands_log: list[str]) -> dict[str, Path]:
-    """Write the report files (and raw outputs / the command log) under ``out_dir``; returns their paths."""
+    """Write the report files (and raw outputs / the command log) under ``out_dir``; returns their paths.
+
+    Each file is replaced whole or not at all (:func:`roce_tune.atomic.write_text_atomic`): a full disk leaves
+    the previous report readable.
+
+    Raises:
+        OSError: a file could not be written (the ones before it are written, the rest keep their old text).
+    """
     out_dir.mkdir(parents=True, exist_ok=True)
     paths = {"json": out_dir / "verify-report.json", "md": out_dir / "verify-report.md",
              "commands": out_dir / "commands.txt"}
-    paths["json"].write_text(json.dumps(rep, indent=2, sort_keys=True, default=str) + "\n", encoding="utf-8")
-    paths["md"].write_text(report_markdown(rep), encoding="utf-8")
-    paths["commands"].write_text("\n".join(commands_log) + "\n", encoding="utf-8")
+    write_text_atomic(paths["json"], json.dumps(rep, indent=2, sort_keys=True, default=str) + "\n")
+    write_text_atomic(paths["md"], report_markdown(rep))
+    write_text_atomic(paths["commands"], "\n".join(commands_log) + "\n")
     for name, text in outputs.items():
-        (out_dir / name).write_text(text, encoding="utf-8")
+        write_text_atomic(out_dir / name, text)
     return paths

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 
 from roce_tune.verify.counters import CounterSnapshot, HostNicCounters
 
-__all__ = ["FabricSignals", "HostSignals", "fabric_signals", "host_signals", "prio_count"]
+__all__ = ["FabricSignals", "HostSignals", "fabric_signals", "host_signals", "prio_count", "unread_ports"]
 
 #: RDMA hw_counters that count loss-recovery events at the requester/responder (docs/derivation.md#counters).
 LOSS_COUNTERS = ("out_of_sequence", "packet_seq_err", "local_ack_timeout_err", "implied_nak_seq_err")
@@ -54,10 +54,12 @@ class HostSignals:
     loss_events: int
     loss_detail: dict[str, int]
     discards: int
-    #: which inputs were read (unknown is not zero): per-priority packet counters, ECN-marked, CNP handled
+    #: which inputs were read (unknown is not zero): per-priority packet counters, ECN-marked, CNP handled,
+    #: any of the loss-recovery counters (:data:`LOSS_COUNTERS`)
     prio_counted: bool = True
     ecn_counted: bool = True
     cnp_handled_counted: bool = True
+    loss_counted: bool = True
 
     @property
     def tx_total(self) -> int:
@@ -70,13 +72,19 @@ class HostSignals:
         return sum(self.rx_by_prio.values())
 
 
+def _read(counters: dict[str, int], names: tuple[str, ...]) -> dict[str, int]:
+    """The counters of ``names`` that were read (absent ones left out, never 0)."""
+    return {k: counters[k] for k in names if k in counters}
+
+
 def host_signals(c: HostNicCounters, lossless: list[int]) -> HostSignals:
     """Signals of one NIC from its counter delta; ``lossless`` = the plan's lossless priorities."""
     e, hw = c.ethtool, c.hw
     tx = {p: prio_count(e, "tx", p) for p in range(8)}
     rx = {p: prio_count(e, "rx", p) for p in range(8)}
     durations = [e[f"rx_prio{p}_pause_duration"] for p in lossless if f"rx_prio{p}_pause_duration" in e]
-    loss = {k: hw.get(k, 0) for k in LOSS_COUNTERS if hw.get(k, 0)}
+    loss_read = _read(hw, LOSS_COUNTERS)
+    loss = {k: v for k, v in loss_read.items() if v}
     return HostSignals(
         host=c.host, netdev=c.netdev, tx_by_prio=tx, rx_by_prio=rx,
         tx_lossless=sum(tx[p] for p in lossless), rx_lossless=sum(rx[p] for p in lossless),
@@ -88,7 +96,8 @@ def host_signals(c: HostNicCounters, lossless: list[int]) -> HostSignals:
         loss_events=sum(loss.values()), loss_detail=loss,
         discards=sum(e.get(k, 0) for k in DISCARD_COUNTERS),
         prio_counted=any(f"{d}_prio{p}_packets" in e for d in ("rx", "tx") for p in range(8)),
-        ecn_counted="np_ecn_marked_roce_packets" in hw, cnp_handled_counted="rp_cnp_handled" in hw)
+        ecn_counted="np_ecn_marked_roce_packets" in hw, cnp_handled_counted="rp_cnp_handled" in hw,
+        loss_counted=bool(loss_read))
 
 
 @dataclass(frozen=True)
@@ -96,7 +105,9 @@ class FabricSignals:
     """Switch-side sums over every port, on the lossless priorities / queues.
 
     ``*_by_port`` keep the per-port figures for evidence (only non-zero entries); ``ecn_unread_ports``
-    lists the ports (``switch:port``) where no lossless queue's ECN-marked counter was read.
+    lists the ports (``switch:port``) where no lossless queue's ECN-marked counter was read;
+    ``wd_unread`` / ``drops_unread`` the ports where no lossless queue's PFC-watchdog storm / drop counter
+    was read, and the switches of which no port was read at all (unreachable, unsupported: by name alone).
     """
 
     pfc_tx_frames: int = 0
@@ -111,6 +122,20 @@ class FabricSignals:
     storms_by_port: dict[str, int] = field(default_factory=dict)
     wd_drops_by_port: dict[str, int] = field(default_factory=dict)
     ecn_unread_ports: list[str] = field(default_factory=list)
+    wd_unread: list[str] = field(default_factory=list)
+    drops_unread: list[str] = field(default_factory=list)
+
+
+def unread_ports(delta: CounterSnapshot, queues: list[int], suffixes: tuple[str, ...]) -> list[str]:
+    """``switch:port`` of every port where no ``q{queue}{suffix}`` counter of the ``queues`` was read, and the
+    name of every switch of which no port was read (unknown is not zero: these cannot count as quiet)."""
+    out: list[str] = []
+    for sw in delta.switches:
+        if not sw.ports:
+            out.append(sw.switch)
+        out += [f"{sw.switch}:{port}" for port, c in sw.ports.items()
+                if not any(f"q{q}{sfx}" in c for q in queues for sfx in suffixes)]
+    return out
 
 
 def fabric_signals(delta: CounterSnapshot, lossless_prios: list[int],
@@ -149,4 +174,6 @@ def fabric_signals(delta: CounterSnapshot, lossless_prios: list[int],
         pfc_tx_frames=sum(pfc_tx.values()), pfc_rx_frames=sum(pfc_rx.values()), ecn_marked=sum(ecn.values()),
         ecn_counted=counted, lossless_drops=sum(drops.values()), wd_storms=sum(storms.values()),
         pfc_tx_by_port=pfc_tx, ecn_by_port=ecn, drops_by_port=drops, storms_by_port=storms,
-        wd_drops_by_port=wd_drops, ecn_unread_ports=ecn_unread)
+        wd_drops_by_port=wd_drops, ecn_unread_ports=ecn_unread,
+        wd_unread=unread_ports(delta, lossless_queues, ("_wd_storm_detected",)),
+        drops_unread=unread_ports(delta, lossless_queues, ("_drop_pkts", "_wred_drop_pkts")))

@@ -65,7 +65,7 @@ def host(name: str, ethtool: dict[str, int] | None = None, hw: dict[str, int] | 
     return c.HostNicCounters(host=name, netdev=netdev, rdma_device="mlx5_0",
                              ethtool={**base, **(ethtool or {})},
                              hw={"np_ecn_marked_roce_packets": 100_000, "np_cnp_sent": 80_000,
-                                 "rp_cnp_handled": 80_000,
+                                 "rp_cnp_handled": 80_000, "out_of_sequence": 0, "packet_seq_err": 0,
                                  **(hw or {})})
 
 
@@ -345,3 +345,63 @@ def test_an_incomplete_run_is_reported_not_judged(lab: Plan) -> None:
     # its rows reach 96 % of line rate, but a run killed before its summary is no figure: the adjust loop
     # took it for "target reached" (and could keep it as its best iteration)
     assert obs.busbw_fraction() is None
+
+
+# ---- a check whose counters were not read is "not checked" (skip, naming where), never "pass"
+def statuses(plan: Plan, hosts: list[c.HostNicCounters], switch: c.SwitchCounters,
+             facts: list[NicFacts] | None = None) -> dict[str, tuple[str, str]]:
+    run = parse_nccl_output(nccl(48.0))[0]
+    snap = c.CounterSnapshot(taken_at=1.0, hosts=hosts, switches=[switch], is_delta=True, seconds=3.0)
+    obs = Observation(plan=plan, hosts=["node1", "node2"], run=run, delta=snap,
+                      facts=good_facts() if facts is None else facts, traffic_time_s=2.0)
+    return {r.check: (r.status, r.note) for r in diagnose(obs)}
+
+
+WD = {"q3_wd_storm_detected": 0, "q3_wd_tx_drop": 0, "q3_drop_pkts": 0, "q3_ecn_marked_pkts": 10,
+      "q3_tx_pkts": PKTS}
+READ_SWITCH = c.SwitchCounters(switch="lab-leaf1", platform="sonic", ports={"Ethernet0": WD, "Ethernet8": WD})
+
+
+def test_every_check_passes_when_every_counter_was_read(lab: Plan) -> None:
+    st = statuses(lab, [host("node1"), host("node2")], READ_SWITCH)
+    assert {k: v for k, v in st.items() if v[0] != "pass"} == {"no slow host": (
+        "skip", "pairwise matrix not requested")}
+
+
+def test_an_unreachable_switch_is_no_evidence_of_no_watchdog_storm(lab: Plan) -> None:
+    """Switch unreachable during the run (field: mgmt ACL, wrong port): "no PFC watchdog storm" was pass."""
+    down = c.SwitchCounters(switch="lab-leaf1", platform="sonic",
+                            errors=["PushError: connect: lab-leaf1 (127.0.0.1:2201): Connection refused"])
+    st = statuses(lab, [host("node1"), host("node2")], down)
+    assert st["no PFC watchdog storm"] == (
+        "skip",
+        "not checked: PFC watchdog storm counters (the switch's show pfcwd stats) not read on lab-leaf1")
+    # the hosts' loss-recovery counters were read: no loss end to end, the switch drops are named as unread
+    status, note = st["no loss on the lossless class"]
+    assert status == "pass" and "lossless-queue drop counters not read on lab-leaf1" in note
+    # one port of two without the watchdog table: not checked there
+    half = READ_SWITCH.model_copy(update={"ports": {"Ethernet0": WD, "Ethernet8": {"q3_tx_pkts": PKTS}}})
+    assert statuses(lab, [host("node1"), host("node2")], half)["no PFC watchdog storm"][0] == "skip"
+
+
+def test_a_nic_whose_counters_were_not_read_is_not_checked(lab: Plan) -> None:
+    """node2's NIC name is wrong in the inventory (``Cannot find device``): loss and priority checks were pass
+    on node1's counters alone, and MTU consistency was pass without node2's MTU."""
+    blind = c.HostNicCounters(host="node2", netdev="ens1f1np1", rdma_device="mlx5_1",
+                              errors=["ethtool -S ens1f1np1: no statistics", "mlx5_1 hw_counters: none read"])
+    facts = good_facts()
+    facts[1] = NicFacts(host="node2", netdev="ens1f1np1", rdma_device="mlx5_1",
+                        errors=["netdev MTU of ens1f1np1 not read",
+                                "ibv_devinfo -d mlx5_1: port 1 not found"])
+    st = statuses(lab, [host("node1"), blind], READ_SWITCH, facts)
+    assert st["no loss on the lossless class"] == (
+        "skip", "not checked: loss-recovery hw_counters (out_of_sequence, packet_seq_err, …) not read on "
+        "node2:ens1f1np1")
+    assert st["RoCE on a lossless priority"] == (
+        "skip", "not checked: ethtool -S per-priority packet counters not read on node2:ens1f1np1")
+    assert st["both directions classified alike"][0] == "skip"
+    assert st["MTU consistent"] == ("skip", "not checked: netdev MTU / RoCE active MTU not read on "
+                                            "node2:ens1f1np1")
+    # a finding on the NIC that was read still fires
+    bad = host("node1", ethtool={"tx_prio0_packets": 9_000_000, "tx_prio3_packets": 1_000_000})
+    assert statuses(lab, [bad, blind], READ_SWITCH, facts)["RoCE on a lossless priority"][0] == "fail"

@@ -355,3 +355,48 @@ def test_models_are_frozen():
         run.status = "ok"  # type: ignore[misc]
     with pytest.raises(ValidationError):
         run.rows[0].size_bytes = 1  # type: ignore[misc]
+
+
+def _single_node_table(host: str, busbw: float) -> list[str]:
+    """``all_reduce_perf -g 2`` on ``host`` alone (current layout), both sizes at ``busbw`` GB/s."""
+    return ["# nThread 1 nGpus 2 minBytes 1048576 maxBytes 2097152 step: 2(factor) warmup iters: 5 iters: 20 "
+            "agg iters: 1 validation: 1 graph: 0",
+            "#",
+            "# Using devices",
+            f"#  Rank  0 Group  0 Pid   4242 on {host:>10} device  0 [0x18] NVIDIA H100 80GB HBM3",
+            f"#  Rank  1 Group  0 Pid   4242 on {host:>10} device  1 [0x2a] NVIDIA H100 80GB HBM3",
+            "#",
+            "#       size         count      type   redop    root     time   algbw   busbw #wrong     time   "
+            "algbw   busbw #wrong",
+            "#        (B)    (elements)                               (us)  (GB/s)  (GB/s)            (us)  "
+            "(GB/s)  (GB/s)",
+            f"     1048576        262144     float     sum      -1    20.00   52.43   {busbw:.2f}      0    "
+            f"20.00   52.43   {busbw:.2f}      0",
+            f"     2097152        524288     float     sum      -1    40.00   52.43   {busbw:.2f}      0    "
+            f"40.00   52.43   {busbw:.2f}      0",
+            "# Out of bounds values : 0 OK",
+            f"# Avg bus bandwidth    : {busbw:.2f}",
+            "#"]
+
+
+def test_pdsh_output_of_two_hosts_is_read_per_host() -> None:
+    """``pdsh -w gpu01,gpu02 all_reduce_perf -g 2`` prefixes every line with ``host: `` and interleaves the
+    hosts' lines: it read as one FAILED run of unknown collective with "no result rows" (pdsh(1): "output
+    from each remote command is prefixed with the hostname"; clush prints the same ``host: `` prefix)."""
+    a, b = _single_node_table("gpu01", 26.21), _single_node_table("gpu02", 13.10)
+    lines = ["user@head:~$ pdsh -w gpu01,gpu02 /opt/nccl-tests/build/all_reduce_perf -b 1M -e 2M -g 2"]
+    for la, lb in zip(a, b):  # the hosts' lines interleave as they arrive
+        lines += [f"gpu01: {la}", f"gpu02: {lb}"]
+    runs = parse_nccl_output("\n".join(lines) + "\n", source="pdsh.log")
+    assert [(r.hosts, r.status, r.collective, len(r.rows), r.avg_busbw_gbps) for r in runs] == [
+        (["gpu01"], "ok", "all_reduce", 2, 26.21), (["gpu02"], "ok", "all_reduce", 2, 13.10)]
+    # both runs start at the pdsh command line; without it, at each host's first line of the file
+    assert [r.line for r in runs] == [1, 1]
+    runs = parse_nccl_output("\n".join(lines[1:]) + "\n", source="pdsh.log")
+    assert [(r.hosts, r.line) for r in runs] == [(["gpu01"], 1), (["gpu02"], 2)]
+
+
+def test_one_host_pdsh_output_is_read_as_its_run() -> None:
+    text = "\n".join(f"gpu07: {ln}" for ln in _single_node_table("gpu07", 40.5)) + "\n"
+    [run] = parse_nccl_output(text, source="pdsh.log")
+    assert (run.status, run.hosts, run.avg_busbw_gbps, len(run.rows)) == ("ok", ["gpu07"], 40.5, 2)

@@ -2,6 +2,12 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
 from roce_tune.verify.adjust import Iteration
 from roce_tune.verify.counters import CounterSnapshot, HostNicCounters, SwitchCounters, delta_snapshot
 from roce_tune.verify.measure import Measurement
@@ -49,3 +55,88 @@ def test_a_nic_unreachable_after_the_run_is_not_read_not_zero() -> None:
            "(q3_ecn_marked_pkts)" in md
     assert "went backwards (cleared or wrapped; the value after the run is counted): " \
            "lab-leaf1:Ethernet0:pfc_tx_prio3" in md
+
+
+def _table_rows(md: str, header_start: str) -> list[list[str]]:
+    """The cells of the markdown table whose header row starts with ``header_start`` (GitHub rules: a ``\\|``
+    is a pipe inside a cell, every other ``|`` separates cells)."""
+    lines = md.splitlines()
+    start = next(i for i, ln in enumerate(lines) if ln.startswith(header_start))
+    rows = []
+    for ln in lines[start:]:
+        if not ln.startswith("|"):
+            break
+        cells = ln.replace("\\|", "\0").strip().strip("|").split("|")
+        rows.append([c.strip().replace("\0", "|") for c in cells])
+    return rows
+
+
+def test_iteration_table_rows_have_as_many_cells_as_its_header() -> None:
+    """The settings cell holds ECN and AI/HAI; an unescaped ``|`` between them made 8 cells under a 7-column
+    header, so a markdown viewer dropped the findings column and shifted busbw under "of line rate"."""
+    m = Measurement(command="node1$ mpirun …", launcher="mpirun", outputs={}, run=None, delta=None,
+                    traffic_time_s=None, busbw_by_size=[(1 << 30, 30.09)], fraction=0.6018,
+                    checks=[], wall_s=1.0)
+    settings = {"ecn": {"lab-leaf1:Ethernet0": {"kmin_bytes": 3750000, "kmax_bytes": 7500000,
+                                                "pmax_percent": 1.0}},
+                "dcqcn": {"node1:ens1f0np0": {"rpg_ai_rate_mbps": 5, "rpg_hai_rate_mbps": 50}}}
+    rep = report_dict(meta={"site": "lab", "source": "lab.yaml", "collective": "all_reduce",
+                            "launcher": "mpirun", "hosts": ["node1", "node2"], "line_rate_gbps": 400,
+                            "target_ratio": 0.9},
+                      iterations=[Iteration(index=0, kind="baseline", measurement=m, settings=settings)],
+                      loop=None, facts=[], pairwise=None, lossless=[3], queues=[3], plot=None)
+    header, rule, row = _table_rows(report_markdown(rep), "| # | kind |")
+    assert len(header) == len(rule) == len(row) == 7
+    assert row[3] == "3750000/7500000 B @1.0% | 5/50"
+    assert row[4:] == ["30.09", "60.2%", "-"]
+
+
+def test_a_switch_not_read_is_named_not_summed_as_zero() -> None:
+    """Switch unreachable for the counter reads: the report said "PFC tx frames 0; … watchdog storms 0"."""
+    def snap(t: float) -> CounterSnapshot:
+        return CounterSnapshot(taken_at=t, hosts=[HostNicCounters(host="node1", **NIC, ethtool=ETH, hw=HW)],
+                               switches=[SwitchCounters(switch="lab-leaf1", platform="sonic", errors=[
+                                   "PushError: connect: lab-leaf1 (127.0.0.1:2201): Connection refused"])])
+    m = Measurement(command="node1$ mpirun …", launcher="mpirun", outputs={}, run=None,
+                    delta=delta_snapshot(snap(1.0), snap(2.0)), traffic_time_s=None, busbw_by_size=[],
+                    fraction=None, checks=[], wall_s=1.0)
+    rep = report_dict(meta={"site": "lab", "source": "lab.yaml", "collective": "all_reduce",
+                            "launcher": "mpirun", "hosts": ["node1"], "line_rate_gbps": 400,
+                            "target_ratio": 0.9},
+                      iterations=[Iteration(index=0, kind="baseline", measurement=m)], loop=None, facts=[],
+                      pairwise=None, lossless=[3], queues=[3], plot=None)
+    md = report_markdown(rep)
+    assert "Switches: not read (lab-leaf1): no PFC, ECN, drop or watchdog figure." in md
+    assert "watchdog storms 0" not in md and "PFC tx frames 0" not in md
+    assert "* lab-leaf1: error: PushError: connect: lab-leaf1 (127.0.0.1:2201): Connection refused" in md
+    assert rep["iterations"][0]["counters"]["switches"]["not_read"] == ["lab-leaf1"]
+
+
+def test_a_report_that_cannot_be_written_whole_leaves_the_previous_one(tmp_path: Path) -> None:
+    """Disk full while writing (here: RLIMIT_FSIZE in a real child process, EFBIG at 4 KiB): the previous
+    verify-report.json/.md were truncated and left half-written; now each file is replaced whole or not at
+    all."""
+    out = tmp_path / "verify"
+    out.mkdir()
+    old = {"verify-report.json": '{"status": "pass"}\n', "verify-report.md": "# old report\n"}
+    for name, text in old.items():
+        (out / name).write_text(text)
+    child = textwrap.dedent(f"""
+        import resource, signal, sys
+        from pathlib import Path
+        from roce_tune.verify.report import write_report
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (4096, 4096))
+        rep = {{"site": "lab", "findings": [], "iterations": [], "blob": "x" * 20000}}
+        try:
+            write_report(Path({str(out)!r}), rep, outputs={{}}, commands_log=[])
+        except OSError as exc:
+            print("OSError", exc.errno)
+            sys.exit(0)
+        sys.exit(3)
+        """)
+    res = subprocess.run([sys.executable, "-c", child], capture_output=True, text=True, timeout=60,
+                         env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])})
+    assert res.returncode == 0 and res.stdout.startswith("OSError"), res.stderr
+    assert {name: (out / name).read_text() for name in old} == old
+    assert sorted(p.name for p in out.iterdir()) == sorted(old)  # no temporary file left behind

@@ -97,3 +97,20 @@ def test_a_fabric_launch_on_one_host_is_refused(inv_copy: Path, tmp_path: Path, 
     with pytest.raises(ValueError, match=r"one host \(node1\).*--launcher ssh"):
         verify_fabric(inv_copy, VerifyOptions(launcher=launcher, hosts=["node1"], out_dir=tmp_path / "v"))
     assert not (tmp_path / "v").exists()
+
+
+@pytest.mark.parametrize("args,named", [
+    (["--collective", "reduce_scatter"],
+     "--collective 'reduce_scatter' is not one of all_reduce, all_gather, alltoall, sendrecv"),
+    (["--launcher", "pdsh"], "--launcher 'pdsh' is not one of mpirun, srun, ssh")])
+def test_a_bad_launcher_or_collective_is_named_with_its_value(inv_copy: Path, args: list[str],
+                                                               named: str) -> None:
+    """``--collective reduce_scatter`` (an nccl-tests binary verify does not run) was answered with the lists
+    of both options, naming neither the option nor the value that was wrong."""
+    from typer.testing import CliRunner
+
+    from roce_tune.cli import app
+    res = CliRunner().invoke(app, ["verify", str(inv_copy), *args])
+    assert res.exit_code == 2
+    assert f"error: {named}" in res.output
+    assert ("--launcher" in named) != ("--collective" in res.output)

@@ -224,3 +224,28 @@ def test_a_run_that_outlasts_the_run_timeout_is_reported_not_raised(lab,
     assert (tmp_path / "out" / "verify-report.md").exists()
     commands = (tmp_path / "out" / "commands.txt").read_text()
     assert commands.count("node1$ mpirun ") == 1
+
+
+def test_a_switch_that_cannot_be_read_is_said_not_checked(lab,
+                                                          tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """The switch's management port is wrong in the inventory (nothing listens there): the run said
+    "findings: none" and PASS, and its report "no PFC watchdog storm: pass" and "watchdog storms 0"."""
+    import socket
+
+    import yaml
+
+    _, inv = lab()
+    with socket.socket() as s:  # a loopback port nothing listens on
+        s.bind(("127.0.0.1", 0))
+        closed = s.getsockname()[1]
+    data = yaml.safe_load(inv.read_text())
+    data["switches"][0]["mgmt"]["port"] = closed
+    inv.write_text(yaml.safe_dump(data, sort_keys=False))
+    code, output = _cli(str(inv), "--out", str(tmp_path / "out"))
+    assert ("not checked: no PFC watchdog storm: PFC watchdog storm counters (the switch's show pfcwd "
+            "stats) not read on lab-leaf1") in " ".join(output.split())
+    rep = json.loads((tmp_path / "out" / "verify-report.json").read_text())
+    checks = {c["check"]: c["status"] for c in rep["iterations"][0]["checks"]}
+    assert checks["no PFC watchdog storm"] == "skip" and checks["no loss on the lossless class"] == "pass"
+    md = (tmp_path / "out" / "verify-report.md").read_text()
+    assert "Switches: not read (lab-leaf1)" in md and "watchdog storms 0" not in md

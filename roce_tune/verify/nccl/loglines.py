@@ -4,7 +4,8 @@ the launcher's line prefixes and terminal colours.
 ``srun -l`` prefixes ``12: `` (padded to the width of the largest task id, `` 3: ``; ``P1 3: `` in a
 heterogeneous job: Slurm ``src/common/write_labelled_message.c``), ``mpirun --tag-output``
 ``[1,0]<stdout>:``, log shippers an ISO-8601 timestamp; NCCL INFO lines give the library version and
-rank count, WARN/ABORT lines are kept as notes.
+rank count, WARN/ABORT lines are kept as notes. ``pdsh``/``clush`` prefix each line with ``host: ``
+and interleave the hosts (pdsh(1)): :func:`per_host_views` gives one text per host.
 """
 
 from __future__ import annotations
@@ -15,6 +16,10 @@ from roce_tune.verify.nccl.facts import RunFacts
 
 _PREFIX = re.compile(r"^(?:\[\d+,\d+\]<std(?:out|err)>:|(?:P\d+ )? *\d{1,6}: |\d{4}-\d\d-\d\dT[\d:.,]+Z? )")
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
+#: pdsh/clush ``host: `` (a letter first: srun's numeric ``12: `` is a task id of one job, read by _PREFIX)
+_HOST_PREFIX = re.compile(r"^([A-Za-z][A-Za-z0-9_.-]*): ")
+#: share of the non-blank lines that must carry a host prefix for a text to be read as pdsh/clush output
+_HOST_PREFIXED_SHARE = 0.8
 _NCCL_LOG = re.compile(r"\bNCCL (INFO|WARN|TRACE|ABORT)\b:?\s*(.*)")
 _NCCL_VERSION = re.compile(r"NCCL version (\d+\.\d+\.\d+)")
 _NRANKS = re.compile(r"\bn[Rr]anks (\d+)")
@@ -52,3 +57,21 @@ def read_nccl_log_line(line: str, target: RunFacts) -> bool:
     if m.group(1) in ("WARN", "ABORT") and warn not in target.notes and len(target.notes) < _MAX_WARN_NOTES:
         target.notes.append(warn)
     return True
+
+
+def per_host_views(text: str) -> list[str] | None:
+    r"""pdsh/clush output (``host: line``, hosts interleaved) → one text per host, in order of appearance:
+    that host's lines without the prefix, every other host's line blank (so line numbers stay the file's),
+    unprefixed lines (the prompt) kept. None when fewer than 80 % of the non-blank lines carry a host
+    prefix (plain nccl-tests output, srun -l, mpirun --tag-output).
+
+    >>> per_host_views("a: x\nb: y\na: z\n")
+    ['x\n\nz\n', '\ny\n\n']
+    """
+    lines = text.split("\n")
+    hosts = [m.group(1) if (m := _HOST_PREFIX.match(_ANSI.sub("", ln))) else None for ln in lines]
+    named = [h for h in hosts if h]
+    if not named or len(named) < _HOST_PREFIXED_SHARE * sum(1 for ln in lines if ln.strip()):
+        return None
+    return ["\n".join(_ANSI.sub("", ln)[len(host) + 2:] if h == host else ("" if h else ln)
+                      for h, ln in zip(hosts, lines)) for host in dict.fromkeys(named)]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from roce_tune.findings import Finding, Location, RoceTuneError, Severity
 from roce_tune.verify.nccl.jsonfile import parse_json
+from roce_tune.verify.nccl.loglines import per_host_views
 from roce_tune.verify.nccl.model import RULE_NOT_NCCL, NcclRun, not_nccl_error
 from roce_tune.verify.nccl.summary import finalize_run
 from roce_tune.verify.nccl.text import parse_text
@@ -27,7 +28,9 @@ def parse_nccl_output(text: str, source: str = "<text>") -> list[NcclRun]:
     if not body:
         raise not_nccl_error(source, text, "empty")
     facts = parse_json(body, source) if body[0] in "{[" else []
-    facts = facts or parse_text(text, source)  # "[user@host ~]$ …" starts with "[" too
+    # "[user@host ~]$ …" starts with "[" too; pdsh/clush output holds one run per host
+    facts = facts or sorted((f for view in per_host_views(text) or [text] for f in parse_text(view, source)),
+                            key=lambda f: f.line)
     if not facts:
         raise not_nccl_error(source, text, "no nccl-tests header, results table or summary found")
     return [finalize_run(f) for f in facts]
