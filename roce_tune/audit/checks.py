@@ -537,6 +537,11 @@ def _prios(prios: tuple[int, ...]) -> str:
     return ",".join(map(str, prios))
 
 
+def _pause_on(nic: NicObs) -> list[str]:
+    """The directions (``rx``, ``tx``) ``ethtool -a`` showed global pause on in."""
+    return [d for d in ("rx", "tx") if d in nic.pause and nic.pause[d].value == "on"]
+
+
 def _pause_finding(h: HostObs, nic: NicObs, on: list[str], why: str, out: Out,
                    pfc: Val[tuple[int, ...]] | None) -> None:
     """RT428 on ``nic``, global pause on in the directions ``on``: an error, a warning when
@@ -571,7 +576,7 @@ def _nic_global_pause(h: HostObs, netdev: str, why: str, out: Out,
         said = f" (it said `{err.value}` at {err.ev}: the driver gave no pause parameters)" if err else ""
         out.skip("RT428", h.name, f"ethtool -a {netdev}{said}")
         return
-    on: list[str] = [d for d in ("rx", "tx") if d in nic.pause and nic.pause[d].value == "on"]
+    on = _pause_on(nic)
     if on:
         _pause_finding(h, nic, on, why, out, pfc)
     elif any(d not in nic.pause or nic.pause[d].value != "off" for d in ("rx", "tx")):
@@ -587,24 +592,27 @@ def _global_pause(data: AuditData, exp: Expect, out: Out) -> None:
     off before enabling PFC (NVIDIA "Flow Control", ConnectX-4 and above:
     https://docs.nvidia.com/networking/display/freebsdv371/Flow+Control); ``ethtool -a`` output as ethtool
     prints it (``netlink/pause.c``)."""
-    if exp.from_plan:
-        for (host, netdev), prios in sorted(exp.nic_pfc.items()):
-            if prios and host in data.hosts:
-                _nic_global_pause(data.hosts[host], netdev, f"the plan puts PFC on priority {_prios(prios)}",
-                                  out)
+    if not exp.from_plan:
+        _global_pause_without_plan(data, out)
         return
-    judged = False
+    for (host, netdev), prios in sorted(exp.nic_pfc.items()):
+        if prios and host in data.hosts:
+            _nic_global_pause(data.hosts[host], netdev, f"the plan puts PFC on priority {_prios(prios)}", out)
+
+
+def _global_pause_without_plan(data: AuditData, out: Out) -> None:
+    """RT428 without a plan: the NICs whose ``mlnx_qos`` PFC row has a priority on."""
     for h in data.hosts.values():
         for nic in list(h.nics.values()):
             pfc = nic.pfc_enabled
             if pfc is not None and pfc.value:
-                judged = True
                 _nic_global_pause(h, nic.netdev, f"mlnx_qos shows PFC on priority {_prios(pfc.value)}", out,
                                   pfc)
-            elif pfc is None and any(nic.pause.get(d) and nic.pause[d].value == "on" for d in ("rx", "tx")):
-                judged = True
+            elif pfc is None and _pause_on(nic):
                 out.skip("RT428", h.name, f"mlnx_qos -i {nic.netdev} (global pause is on: has the port PFC?)")
-    if data.hosts and not judged:
+    read = [n for h in data.hosts.values() for n in h.nics.values()
+            if n.pfc_enabled is not None or n.pause or n.pause_error is not None]
+    if data.hosts and not read:
         out.skip("RT428", None, "ethtool -a <if> (global pause) and mlnx_qos -i <if> (PFC) on the hosts")
 
 

@@ -127,6 +127,14 @@ def test_without_a_plan_pfc_must_be_known(captures) -> None:  # type: ignore[no-
     r = captures({"gpu01.txt": CLEAN})
     assert [(s.device, s.needs) for s in r.not_checked if s.rule == "RT428"] == [
         ("gpu01", "ethtool -a ens1f0np0")]
+    # a NIC without PFC may run global pause: both read, nothing to say
+    no_pfc = CLEAN.replace("0   0   0   1   0", "0   0   0   0   0")
+    r = captures({"gpu01.txt": no_pfc + pause("ens1f0np0")})
+    assert "RT428" not in rules(r) and not [s for s in r.not_checked if s.rule == "RT428"]
+    stats = "root@gpu01:~# ethtool -S ens1f0np0\nNIC statistics:\n     rx_prio3_pause: 0\n"
+    r = captures({"gpu01.txt": stats})
+    assert [(s.device, s.needs) for s in r.not_checked if s.rule == "RT428"] == [
+        (None, "ethtool -a <if> (global pause) and mlnx_qos -i <if> (PFC) on the hosts")]
 
 
 def test_with_a_plan_every_planned_pfc_nic_is_judged(tmp_path: Path) -> None:
