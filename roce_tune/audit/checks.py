@@ -3,7 +3,7 @@
 
 Each check returns findings (rule, severity, device, port, message, fix, evidence = capture lines) and
 "not checked" notes naming the command whose output it needed. A counter that was not captured is
-never read as zero. Families: GID RT401–RT404, priority RT410–RT413, PFC RT420–RT425, ECN/DCQCN
+never read as zero. Families: GID RT401–RT404, priority RT410–RT413, PFC RT420–RT428, ECN/DCQCN
 RT430–RT435, MTU RT440–RT441, ECE RT450, load balance/topology RT460–RT463, nccl-tests RT470–RT472.
 
 Thresholds [D] (chosen here; ratios so they hold for any capture length):
@@ -532,6 +532,90 @@ def _nic_discards(h: HostObs, nic: NicObs, exp: Expect, out: Out) -> None:
                 [nic.ethtool[k] for k, _ in hits])
 
 
+# ------------------------------------------------------------------------------ global (802.3x) pause
+def _prios(prios: tuple[int, ...]) -> str:
+    return ",".join(map(str, prios))
+
+
+def _pause_on(nic: NicObs) -> list[str]:
+    """The directions (``rx``, ``tx``) ``ethtool -a`` showed global pause on in."""
+    return [d for d in ("rx", "tx") if d in nic.pause and nic.pause[d].value == "on"]
+
+
+def _pause_finding(h: HostObs, nic: NicObs, on: list[str], why: str, out: Out,
+                   pfc: Val[tuple[int, ...]] | None) -> None:
+    """RT428 on ``nic``, global pause on in the directions ``on``: an error, a warning when
+    autonegotiation is on and its result (``RX/TX negotiated``) says pause does not run now."""
+    p = nic.pause
+    autoneg = p.get("autoneg") is not None and p["autoneg"].value == "on"
+    negotiated = [p[k] for k in ("rx_negotiated", "tx_negotiated") if k in p]
+    idle = autoneg and bool(negotiated) and all(v.value == "off" for v in negotiated)
+    frames = nic.pause_frames
+    counted = (f"; {', '.join(f'{k} {v.value:,}' for k, v in sorted(frames.items()))} since the counters "
+               "were cleared") if frames else ""
+    now = (" (advertised only: autonegotiation left it off on this link, until a link partner that "
+           "advertises pause comes up)") if idle else ""
+    out.add("RT428", W if idle else E, h.name, nic.netdev,
+            f"{h.name}:{nic.netdev} has global 802.3x pause on ({', '.join(d.upper() + ' on' for d in on)})"
+            f"{now} while {why}: a PAUSE frame stops every priority of the link, lossy ones too, so one "
+            f"slow receiver stalls all traffic instead of only the lossless class{counted}",
+            f"ethtool -A {nic.netdev} {'autoneg off ' if autoneg else ''}rx off tx off (NVIDIA's PFC "
+            "procedure turns global pause off first; `roce-tune apply` does, and its systemd unit again "
+            "after a reboot or driver reload)",
+            [*(p[d] for d in on), p["autoneg"] if autoneg else None, *negotiated, *frames.values(), pfc])
+
+
+def _nic_global_pause(h: HostObs, netdev: str, why: str, out: Out,
+                      pfc: Val[tuple[int, ...]] | None = None) -> None:
+    """RT428 of ``h``'s ``netdev``, a port with PFC (``why`` says who says so): global pause must be off in
+    both directions. Not checked (never "off") when ``ethtool -a`` was not captured, failed, or left RX or
+    TX unread (``n/a``) while neither is on."""
+    nic = h.nics.get(netdev)
+    if nic is None or not nic.pause:
+        err = nic.pause_error if nic is not None else None
+        said = f" (it said `{err.value}` at {err.ev}: the driver gave no pause parameters)" if err else ""
+        out.skip("RT428", h.name, f"ethtool -a {netdev}{said}")
+        return
+    on = _pause_on(nic)
+    if on:
+        _pause_finding(h, nic, on, why, out, pfc)
+    elif any(d not in nic.pause or nic.pause[d].value != "off" for d in ("rx", "tx")):
+        read = ", ".join(f"{d.upper()}: {nic.pause[d].value if d in nic.pause else 'missing'}"
+                         for d in ("rx", "tx"))
+        out.skip("RT428", h.name, f"ethtool -a {netdev} with RX: and TX: on or off (read {read})")
+
+
+def _global_pause(data: AuditData, exp: Expect, out: Out) -> None:
+    """RT428: global (IEEE 802.3x) pause on a NIC port with PFC — with a plan, every planned NIC with PFC on
+    a priority; without one, every NIC whose ``mlnx_qos`` shows PFC on (a NIC with pause on whose PFC was
+    not captured is not checked). A PAUSE frame stops the whole link; NVIDIA's PFC setup turns global pause
+    off before enabling PFC (NVIDIA "Flow Control", ConnectX-4 and above:
+    https://docs.nvidia.com/networking/display/freebsdv371/Flow+Control); ``ethtool -a`` output as ethtool
+    prints it (``netlink/pause.c``)."""
+    if not exp.from_plan:
+        _global_pause_without_plan(data, out)
+        return
+    for (host, netdev), prios in sorted(exp.nic_pfc.items()):
+        if prios and host in data.hosts:
+            _nic_global_pause(data.hosts[host], netdev, f"the plan puts PFC on priority {_prios(prios)}", out)
+
+
+def _global_pause_without_plan(data: AuditData, out: Out) -> None:
+    """RT428 without a plan: the NICs whose ``mlnx_qos`` PFC row has a priority on."""
+    for h in data.hosts.values():
+        for nic in list(h.nics.values()):
+            pfc = nic.pfc_enabled
+            if pfc is not None and pfc.value:
+                _nic_global_pause(h, nic.netdev, f"mlnx_qos shows PFC on priority {_prios(pfc.value)}", out,
+                                  pfc)
+            elif pfc is None and _pause_on(nic):
+                out.skip("RT428", h.name, f"mlnx_qos -i {nic.netdev} (global pause is on: has the port PFC?)")
+    read = [n for h in data.hosts.values() for n in h.nics.values()
+            if n.pfc_enabled is not None or n.pause or n.pause_error is not None]
+    if data.hosts and not read:
+        out.skip("RT428", None, "ethtool -a <if> (global pause) and mlnx_qos -i <if> (PFC) on the hosts")
+
+
 #: PFC rx/tx words that mean on in ``nv show qos roce`` (``enabled``) and per port (``yes``)
 _PFC_ON_WORDS = ("enabled", "on", "true", "yes")
 
@@ -697,7 +781,8 @@ def _loss_recovery(data: AuditData, out: Out) -> None:
 def check_pfc(data: AuditData, exp: Expect, out: Out) -> None:
     """RT420 a hop without PFC on the RoCE priority; RT421 NIC sends pause (cannot drain); RT422 switch and
     NIC pause counts disagree; RT423 watchdog storm flapping (matched with the platform's known defects);
-    RT424 discards on a lossless class while PFC is silent; RT425 RoCE loss recovery."""
+    RT424 discards on a lossless class while PFC is silent; RT425 RoCE loss recovery; RT428 global (802.3x)
+    pause on a NIC port with PFC."""
     qos_seen = False
     for h in data.hosts.values():
         for nic in h.nics.values():
@@ -713,6 +798,7 @@ def check_pfc(data: AuditData, exp: Expect, out: Out) -> None:
                 _lossless_drops(sw, port, q, exp, out)
     _pause_agreement(data, exp, out)
     _loss_recovery(data, out)
+    _global_pause(data, exp, out)
 
 
 # ---------------------------------------------------------------------------------------- ECN / DCQCN

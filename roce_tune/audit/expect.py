@@ -54,6 +54,8 @@ class Expect:
     cnp_dscp: int = 48
     #: (host, netdev) -> the plan NIC's (cnp_dscp, cnp_priority); a NIC not in it expects the fabric's
     nic_cnp: dict[tuple[str, str], tuple[int, int]] = field(default_factory=dict)
+    #: (host, netdev) -> the priorities the plan's NIC has PFC on (its ``pfc_vector``); empty without a plan
+    nic_pfc: dict[tuple[str, str], tuple[int, ...]] = field(default_factory=dict)
     # (host, netdev) ->
     # "leaf1:Ethernet0"
     nic_switch_port: dict[tuple[str, str], str] = field(default_factory=dict)
@@ -107,7 +109,8 @@ def _mtu_expectations(plan) -> dict[str, Any]:  # type: ignore[no-untyped-def]
 
 def _host_expectations(plan) -> dict[str, Any]:  # type: ignore[no-untyped-def]
     """``host_env``, ``host_mtu_by_nic``, ``line_rate_gbps`` (the host's fastest NIC, hosts with a known
-    speed only), ``nic_switch_port`` and ``nic_cnp`` of :class:`Expect` for every host of ``plan``."""
+    speed only), ``nic_switch_port``, ``nic_cnp`` and ``nic_pfc`` of :class:`Expect` for every host of
+    ``plan``."""
     nics = _plan_nics(plan)
     speeds = {h.name: float(max(getattr(n, "speed_gbps", 0) or 0 for n in h.nics))
               for h in plan.hosts if h.nics}
@@ -115,7 +118,8 @@ def _host_expectations(plan) -> dict[str, Any]:  # type: ignore[no-untyped-def]
             "host_mtu_by_nic": {k: n.mtu for k, n in nics.items()},
             "line_rate_gbps": {k: v for k, v in speeds.items() if v},
             "nic_switch_port": {k: n.switch_port for k, n in nics.items() if n.switch_port},
-            "nic_cnp": {k: (n.cnp_dscp, n.cnp_priority) for k, n in nics.items()}}
+            "nic_cnp": {k: (n.cnp_dscp, n.cnp_priority) for k, n in nics.items()},
+            "nic_pfc": {k: tuple(p for p, on in enumerate(n.pfc_vector) if on) for k, n in nics.items()}}
 
 
 def _switch_expectations(plan) -> dict[str, Any]:  # type: ignore[no-untyped-def]

@@ -9,7 +9,7 @@ command), split and read exactly as ``--from`` reads files; with ``save_dir`` th
 there (0600) so evidence ``leaf1.live.txt:12`` can be opened.
 
 Read-only by construction: every command must match :data:`READ_ONLY` (``show …``, ``nv show …``, ``nv
-config show``, ``ethtool [-S] IF``, ``mlnx_qos -i IF`` without a setting, ``ibv_devinfo``, ``show_gids``,
+config show``, ``ethtool [-S|-a] IF``, ``mlnx_qos -i IF`` without a setting, ``ibv_devinfo``, ``show_gids``,
 ``ip -d link show``, ``grep -H`` of sysfs); anything else raises before a session opens.
 
 Bounded: at most ``concurrency`` sessions at once (a thread pool), each device within ``device_timeout_s``
@@ -34,7 +34,8 @@ __all__ = ["READ_ONLY", "LiveDevice", "LiveOptions", "capture_commands", "check_
 
 #: the only commands ``--live`` sends (anchored; ``|`` only into ``json`` / ``display set``)
 READ_ONLY = re.compile(
-    r"^(?:show [\w ./:|-]+|nv (?:config )?show(?: [\w ./:-]+)?|ethtool (?:-S )?[\w.@-]+|mlnx_qos -i [\w.@-]+|"
+    r"^(?:show [\w ./:|-]+|nv (?:config )?show(?: [\w ./:-]+)?|ethtool (?:-[Sa] )?[\w.@-]+|"
+    r"mlnx_qos -i [\w.@-]+|"
     r"ibv_devinfo(?: -v)?(?: -d [\w.-]+)?|show_gids(?: [\w.-]+)?|ip -d link show [\w.@-]+|"
     r"grep -H '' (?:\$\{ROCE_TUNE_SYSROOT:-\})?/sys/[\w./*-]+)$")
 _PIPES = re.compile(r"\|\s*(?:json|display set)\s*$")

@@ -49,7 +49,8 @@ Counters = dict[str, Val[int]]
 @dataclass
 class NicObs:
     """One host netdev: ``ethtool -S`` counters (latest, and ``before`` when two snapshots were
-    captured), netdev MTU (bytes), ``mlnx_qos`` state and DCQCN sysfs (``ecn/roce_rp|roce_np``)."""
+    captured), netdev MTU (bytes), ``mlnx_qos`` state, DCQCN sysfs (``ecn/roce_rp|roce_np``) and global
+    (802.3x) pause (``ethtool -a``)."""
 
     netdev: str
     ethtool: Counters = field(default_factory=dict)
@@ -61,6 +62,12 @@ class NicObs:
     dscp_to_prio: dict[int, Val[int]] = field(default_factory=dict)
     ecn_sysfs: dict[str, Val[int]] = field(default_factory=dict)  # "roce_rp/enable/3" -> 1
     master: str | None = None
+    #: ``ethtool -a``: "autoneg", "rx", "tx", "rx_negotiated", "tx_negotiated" -> "on" | "off" | "n/a"
+    pause: dict[str, Val[str]] = field(default_factory=dict)
+    #: ``ethtool -a -I`` statistics: "tx_pause_frames" / "rx_pause_frames" -> count
+    pause_frames: dict[str, Val[int]] = field(default_factory=dict)
+    #: why ``ethtool -a`` gave no pause parameters (``Operation not supported``), where it said so
+    pause_error: Val[str] | None = None
 
     def delta(self, name: str) -> tuple[int, bool] | None:
         """(value, is_delta) of an ethtool counter: after − before when two snapshots exist."""

@@ -7,12 +7,12 @@ INFO`` lines). Lines nobody understood are reported (:class:`~roce_tune.audit.mo
 dropped.
 
 Host parsers reused from :mod:`roce_tune.verify` (counters, hostfacts, nccl); ``ip link`` goes through
-ntc-templates (``linux_ip_link_show``). Our own here, because no maintained template exists: ``mlnx_qos``,
-``ibv_devinfo`` (multi-device and fw_ver), GID sysfs, DCQCN sysfs, ``/proc/net/bonding``, NCCL env / INFO
-lines. Which switch outputs exist, how to recognise them and the platforms' own parsers (counter tables,
-watchdog configuration rows, interface counter columns, the RoCE status of a switch) are in the platform
-modules (``CAPTURE_FORMATS``, each format with its ``parse``; :mod:`roce_tune.platforms.captures`); this
-module only stores what they read.
+ntc-templates (``linux_ip_link_show``). Our own here, because no maintained template exists (ntc-templates
+has no ``ethtool`` one): ``mlnx_qos``, ``ethtool -a`` (global pause), ``ibv_devinfo`` (multi-device and
+fw_ver), GID sysfs, DCQCN sysfs, ``/proc/net/bonding``, NCCL env / INFO lines. Which switch outputs exist,
+how to recognise them and the platforms' own parsers (counter tables, watchdog configuration rows, interface
+counter columns, the RoCE status of a switch) are in the platform modules (``CAPTURE_FORMATS``, each format
+with its ``parse``; :mod:`roce_tune.platforms.captures`); this module only stores what they read.
 """
 
 from __future__ import annotations
@@ -448,6 +448,55 @@ def _ethtool_settings(b: Block, ctx: Ctx) -> bool:
     return True
 
 
+#: ``ethtool -a`` (ethtool ``netlink/pause.c`` and the ioctl path's ``dump_pause``): a ``Pause parameters
+#: for IF:`` header, ``Autonegotiate:``/``RX:``/``TX:`` on|off (``n/a`` when the driver gives none),
+#: ``RX negotiated:``/``TX negotiated:`` after autonegotiation, ``Statistics:`` with ``-I``
+_PAUSE_HEAD = re.compile(r"^Pause parameters for (\S+?):$")
+_PAUSE_LINE = re.compile(r"^(Autonegotiate|RX|TX|RX negotiated|TX negotiated)\s*:\s*(on|off|n/a)$", re.I)
+_PAUSE_STAT = re.compile(r"^([rt]x_pause_frames):\s*(\d+)$")
+#: a driver without pause parameters (ioctl path: ``Cannot get device pause settings: Operation not
+#: supported``; netlink: ``netlink error: Operation not supported``), or a netdev that does not exist
+_PAUSE_ERROR = re.compile(r"^(?:Cannot get device (?:pause )?settings|netlink error):\s*(.+)$")
+_PAUSE_CMD = r"\bethtool\s+(?:-a|--show-pause)\s+([\w.@:-]+)(?:\s|;|$)"
+
+
+def _pause_line(host: HostObs, netdev: str, s: str, ev: Ev) -> bool:
+    """One line of an ``ethtool -a`` report of ``host``'s ``netdev``, stored on it; False when not one."""
+    if (m := _PAUSE_LINE.match(s)):
+        key = m.group(1).lower().replace("autonegotiate", "autoneg").replace(" ", "_")
+        host.nic(netdev).pause[key] = Val(m.group(2).lower(), ev)
+    elif (m := _PAUSE_STAT.match(s)):
+        host.nic(netdev).pause_frames[m.group(1)] = Val(int(m.group(2)), ev)
+    elif (m := _PAUSE_ERROR.match(s)) and netdev != "-" and not (
+            (seen := host.nics.get(netdev)) and seen.pause):  # a loop's next NIC failing has no header
+        host.nic(netdev).pause_error = Val(m.group(1), ev)
+    else:
+        return s == "Statistics:"
+    return True
+
+
+def _pause(b: Block, ctx: Ctx) -> bool:
+    """``ethtool -a IF`` (``--show-pause``; also a loop over NICs, one ``Pause parameters for IF:`` report
+    each): global (802.3x) pause per netdev, the error when the driver gives none; other lines are listed as
+    not understood. False (nothing stored) for an error line outside an ``ethtool -a`` report, or a report
+    without one line read."""
+    netdev = _cmd_arg(b, _PAUSE_CMD)
+    if netdev is None and not any(_PAUSE_HEAD.match(t.strip()) for _, t in b.lines):
+        return False
+    host = ctx.data.host(b.device)
+    bad: list[tuple[int, str]] = []
+    for no, t in b.lines:
+        s = t.strip()
+        if (m := _PAUSE_HEAD.match(s)):
+            netdev = m.group(1)
+        elif s and not _pause_line(host, netdev or "-", s, _ev(b, no)):
+            bad.append((no, t))
+    if len(bad) == sum(1 for _, t in b.lines if t.strip() and not _PAUSE_HEAD.match(t.strip())):
+        return False  # no line read: the line readers list the block
+    _report_bad(b, ctx, bad)
+    return True
+
+
 def _nccl_tests(b: Block, ctx: Ctx) -> bool:
     from roce_tune.verify.nccl import parse_nccl_output
 
@@ -786,6 +835,8 @@ BLOCK_READERS: tuple[tuple[str, str, str | None, Reader], ...] = (
     ("rdma statistic", r"^link\s+\S+/\d+\s+\w+\s+\d+", None, _rdma_statistic),
     ("ip link", r"^\d+:\s+\S+:\s+<[A-Z_,\-]*>\s+mtu\s+\d+", None, _ip_link),
     ("/proc/net/bonding", r"Bonding Mode:", None, _bonding),
+    ("ethtool -a", r"^Pause parameters for \S+:|^Cannot get device pause settings:|^netlink error:", None,
+     _pause),
     ("ethtool", r"^Settings for \S+:|^\s*Speed:\s*\d+Mb/s", None, _ethtool_settings),
 )
 

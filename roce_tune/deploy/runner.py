@@ -74,12 +74,15 @@ class Target:
     credentials: dict[str, str | None]
     desired: str
     managed_ports: set[str] = field(default_factory=set)
+    #: the plan's speed of each switch port (Mb/s), for the platform's preflight: the rendered file need
+    #: not state it (a headroom profile's name may carry none)
+    port_speeds_mbps: dict[str, int] = field(default_factory=dict)
 
     @classmethod
     def of_switch(cls, sw: SwitchPlan, desired: str = "", managed_ports: set[str] | None = None) -> Target:
         """The target of a plan's switch (``desired``: its rendered config; empty to read only)."""
         return cls(sw.name, "switch", sw.platform, sw.role, sw.mgmt_host, sw.mgmt_port, sw.credentials,
-                   desired, managed_ports or set())
+                   desired, managed_ports or set(), {p.name: p.speed_gbps * 1000 for p in sw.ports})
 
     @classmethod
     def of_host(cls, h: HostPlan, desired: str = "") -> Target:
@@ -551,7 +554,7 @@ def _update_switch(t: Target, drv: Driver, res: DeviceResult, opts: ApplyOptions
     running = drv.read_running()
     if opts.log_dir is not None:  # a manual restore point: the config as found, before any change
         write_private(opts.log_dir / f"{t.name}.{opts.push.tag}.before.txt", redact(running))
-    refused = drv.method.refusal(running, t.desired, drv.cmd)
+    refused = drv.method.refusal(running, t.desired, drv.cmd, t.port_speeds_mbps)
     if refused:  # a contradiction the device would only resolve at boot: change nothing, dry run too
         raise PushError("preflight", refused)
     change = compute_change(t.platform, running, t.desired, t.managed_ports)

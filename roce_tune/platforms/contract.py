@@ -25,7 +25,7 @@ from __future__ import annotations
 import fnmatch
 import importlib
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, NoReturn, Protocol
 
@@ -278,9 +278,11 @@ class PushMethod:
         enable_secret: netmiko needs the login password as the enable/sudo secret.
         linux_shell: the CLI is a Linux shell (several commands can share one line).
         restore_point: the push is a script that writes its own restore point first (hosts).
-        preflight: (running-config text, desired text) -> why this device must not be changed at all
-            (e.g. a setting the device only takes at boot contradicts the plan), or None. Deploy calls it
-            after reading the running configuration and before any diff or push, dry runs included.
+        preflight: (running-config text, desired text, the plan's speed of each port in Mb/s or None when
+            the caller has only the files) -> why this device must not be changed at all (e.g. a setting
+            the device only takes at boot contradicts the plan, or a port runs at another speed than its
+            planned headroom is for), or None. Deploy calls it after reading the running configuration and
+            before any diff or push, dry runs included.
         probe: (run: read-only command -> its output) -> why this device cannot be changed by this push
             method at all (a command every push needs that the image lacks), or None. Deploy calls it after
             ``preflight`` passed, before any diff or push, dry runs included; ``run`` logs each command.
@@ -312,21 +314,24 @@ class PushMethod:
     enable_secret: bool = False
     linux_shell: bool = False
     restore_point: bool = False
-    preflight: Callable[[str, str], str | None] | None = None
+    preflight: Callable[[str, str, Mapping[str, int] | None], str | None] | None = None
     probe: Callable[[Callable[[str], str]], str | None] | None = None
     confirm_window: Callable[[int], str | None] | None = None
     cleanup: CleanupSteps | None = None
     checkpoints: CheckpointCommands | None = None
 
-    def refusal(self, running: str, desired: str, run: Callable[[str], str]) -> str | None:
+    def refusal(self, running: str, desired: str, run: Callable[[str], str],
+                port_speeds_mbps: Mapping[str, int] | None = None) -> str | None:
         """Why this device must not be changed at all, or None: :attr:`preflight` of ``running`` (the
-        running-config text) against ``desired`` (the rendered file), then, if that passed, :attr:`probe`
+        running-config text) against ``desired`` (the rendered file) and ``port_speeds_mbps`` (the plan's
+        speed of each port, Mb/s; None: only the files are known), then, if that passed, :attr:`probe`
         with ``run`` (one read-only command -> its output). ``roce-tune apply`` and the Ansible playbooks
         (filter ``roce_tune_preflight``) both ask this, before any diff or write, dry runs included.
 
         Raises whatever ``preflight`` raises for an unreadable config (ValueError) and ``run`` for a failed
         command."""
-        refused = self.preflight(running, desired) if self.preflight is not None else None
+        refused = (self.preflight(running, desired, port_speeds_mbps) if self.preflight is not None
+                   else None)
         if not refused and self.probe is not None:
             refused = self.probe(run)
         return refused

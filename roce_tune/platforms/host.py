@@ -634,6 +634,7 @@ CAPTURE_COMMANDS: tuple[str, ...] = (
     "ethtool {netdev}",
     "ethtool -S {netdev}",
     "mlnx_qos -i {netdev}",
+    "ethtool -a {netdev}",
     "ibv_devinfo -v -d {rdma_device}",
     "show_gids {rdma_device}",
     "grep -H '' ${{ROCE_TUNE_SYSROOT:-}}/sys/class/infiniband/{rdma_device}/ports/{rdma_port}/hw_counters/*",

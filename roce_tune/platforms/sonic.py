@@ -80,7 +80,7 @@ import json
 import math
 import operator
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
@@ -1400,7 +1400,8 @@ PUSH = _c.PushMethod(
     error_pattern=r"(?i)(^|\n)\s*(error|failed)",
     push=_push, rollback=_rollback, left_as_is=_left_as_is, cleanup=_cleanup, checkpoints=CHECKPOINTS,
     save=("sudo config save -y; echo ROCE_TUNE_RC=$?", r"ROCE_TUNE_RC=0\b"),
-    desired_file="{name}.json", enable_secret=True, linux_shell=True, preflight=lambda r, d: preflight(r, d),
+    desired_file="{name}.json", enable_secret=True, linux_shell=True,
+    preflight=lambda r, d, speeds: preflight(r, d, speeds),
     probe=lambda run: probe_gcu(run),
 )
 
@@ -1530,28 +1531,47 @@ _SPEED_CONSEQUENCE = {
 }
 
 
-def _speed_problems(run: dict[str, Any], want: dict[str, Any], model: str) -> list[str]:
-    """A lossless PG's planned speed (its profile's name, :data:`HEADROOM_SPEED_NAME_RE`) against the
-    switch's ``PORT|<port>.speed``; one line per port (the first of its PGs). Ports without a speed on the
-    switch, or whose profile name carries none, are not judged."""
+def _planned_speeds(want: dict[str, Any], port_speeds_mbps: Mapping[str, int] | None) -> dict[str, str]:
+    """Port -> the speed (Mb/s) its lossless PGs' headroom was planned for, for each port whose desired
+    ``BUFFER_PG`` names a headroom profile (one with ``xoff`` in the desired ``BUFFER_PROFILE``, or a name
+    :data:`HEADROOM_SPEED_NAME_RE` matches): the plan's port speed when the caller knows it (apply), else
+    the speed the profile's name carries (the playbooks, which have only the files; a name the inventory
+    chose, e.g. ``ROCE_HDRM_400G_2M``, carries none). A port neither gives is not judged."""
+    profiles = want.get("BUFFER_PROFILE") or {}
     out: dict[str, str] = {}
     for key, row in sorted((want.get("BUFFER_PG") or {}).items()):
-        m = HEADROOM_SPEED_NAME_RE.match(str(row.get("profile", "")).strip("[]").split("|")[-1])
-        port = key.split("|")[0]
+        port, name = key.split("|")[0], str(row.get("profile", "")).strip("[]").split("|")[-1]
+        m = HEADROOM_SPEED_NAME_RE.match(name)
+        planned = (port_speeds_mbps or {}).get(port)
+        if planned is not None and (m or "xoff" in (profiles.get(name) or {})):
+            out.setdefault(port, str(planned))
+        elif m:
+            out.setdefault(port, m.group(1))
+    return out
+
+
+def _speed_problems(run: dict[str, Any], want: dict[str, Any], model: str,
+                    port_speeds_mbps: Mapping[str, int] | None = None) -> list[str]:
+    """A lossless PG's planned speed (:func:`_planned_speeds`) against the switch's ``PORT|<port>.speed``;
+    one line per port. Ports without a speed on the switch are not judged."""
+    out = []
+    for port, planned in _planned_speeds(want, port_speeds_mbps).items():
         speed = ((run.get("PORT") or {}).get(port) or {}).get("speed")
-        if m and speed is not None and str(speed) != m.group(1) and port not in out:
-            out[port] = (f"{port} runs at {speed} Mb/s but the plan's headroom is for {m.group(1)} Mb/s "
-                         f"({_SPEED_CONSEQUENCE.get(model, _SPEED_CONSEQUENCE['dynamic'])}): fix the port "
-                         "speed in the inventory (or on the switch) and plan again")
-    return list(out.values())
+        if speed is not None and str(speed) != planned:
+            out.append(f"{port} runs at {speed} Mb/s but the plan's headroom is for {planned} Mb/s "
+                       f"({_SPEED_CONSEQUENCE.get(model, _SPEED_CONSEQUENCE['dynamic'])}): fix the port "
+                       "speed in the inventory (or on the switch) and plan again")
+    return out
 
 
-def preflight(running: str, desired: str) -> str | None:
+def preflight(running: str, desired: str, port_speeds_mbps: Mapping[str, int] | None = None) -> str | None:
     """Why apply must not touch this switch (or None): the running buffer model (missing = traditional, as
     buffermgrd.sh reads it) or a running pool's ``mode``/``type`` differs from the desired file's (both take
     effect only at daemon start / pool creation), or a port runs another speed than the one its lossless
     PGs' headroom profile was computed for (traditional model: buffermgrd would swap the profile; dynamic
-    model: buffermgrdyn leaves a headroom override as it is, so the xoff stays the planned speed's).
+    model: buffermgrdyn leaves a headroom override as it is, so the xoff stays the planned speed's). The
+    planned speed is ``port_speeds_mbps`` (the plan's, port -> Mb/s) where given, else the one the
+    profile's name carries.
 
     Raises:
         ValueError: running or desired text holds no CONFIG_DB JSON.
@@ -1565,7 +1585,7 @@ def preflight(running: str, desired: str) -> str | None:
                         f"model; set buffer_model: {have_model} in the inventory and plan again, or change "
                         "the switch's model (config save, edit config_db.json, config reload)")
     problems += _pool_problems(run, want)
-    problems += _speed_problems(run, want, want_model or have_model)
+    problems += _speed_problems(run, want, want_model or have_model, port_speeds_mbps)
     return "; ".join(dict.fromkeys(problems)) or None
 
 

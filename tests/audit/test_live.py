@@ -110,9 +110,33 @@ def test_hosts_are_read_over_ssh(tmp_path: Path) -> None:
     assert [u.command for u in r.data.unparsed] == ["show interfaces counters"]
 
 
+def test_hosts_global_pause_is_read_live(tmp_path: Path) -> None:
+    """``ethtool -a`` per planned NIC (read-only): node1 at the ConnectX default (RX/TX on) is RT428; node2,
+    whose pause was turned off, is not; the running state is unchanged."""
+    from tests.emulators import host_stubs
+
+    fleet, inv, known = emulated_inventory("lab-2node.yaml", tmp_path, hosts=True)
+    with fleet:
+        node2 = next(d for d in fleet if d.spec.name == "node2")
+        state = host_stubs.state_path(node2.sysroot, "ethtool", "ens1f0np0")
+        state.write_text(host_stubs.state_text({"autoneg": "off", "rx": "off", "tx": "off"}))
+        node1 = next(d for d in fleet if d.spec.name == "node1")
+        before = host_stubs.state_path(node1.sysroot, "ethtool", "ens1f0np0").read_text()
+        r = audit_live(inv, _opts(known, tmp_path / "caps"))
+        after = host_stubs.state_path(node1.sysroot, "ethtool", "ens1f0np0").read_text()
+        seen = {d.spec.name: list(d.commands_seen) for d in fleet}
+    assert after == before
+    assert "ethtool -a ens1f0np0" in seen["node1"] and "ethtool -a ens1f0np0" in seen["node2"]
+    found = [f for f in r.findings if f.rule == "RT428"]
+    assert [(f.device, f.port, f.severity.value) for f in found] == [("node1", "ens1f0np0", "error")]
+    lines = (tmp_path / "caps" / "node1.live.txt").read_text().splitlines()
+    assert [lines[e.line - 1] for e in found[0].evidence] == ["RX:\t\ton", "TX:\t\ton"]
+    assert not [s for s in r.not_checked if s.rule == "RT428"]
+
+
 def test_commands_are_read_only_by_construction() -> None:
     for bad in ("config load x", "show run; reboot", "nv set qos roce mode lossless",
-                "mlnx_qos -i eth0 --pfc 0,0,0,1",
+                "mlnx_qos -i eth0 --pfc 0,0,0,1", "ethtool -A eth0 rx off tx off", "ethtool -a eth0 rx off",
                 "show running-config | write file", "ethtool -s eth0 speed 100000", "sudo config reload -y"):
         with pytest.raises(ValueError, match="read-only"):
             check_read_only(bad)
