@@ -164,11 +164,12 @@ SPEC = PlatformSpec(
 #: Secrets in ``nv config show -o commands`` (and the YAML form) that logs and restore points mask
 #: (``mask_secrets``): ``system aaa user U password|hashed-password``, ``system aaa tacacs|radius server
 #: S secret``, SNMP ``readonly-community[-v6] NAME`` and ``username U auth-sha K encrypt-aes K``, BGP
-#: ``neighbor N password``, NTP ``key N value``. Source: Cumulus Linux 5 user guide (NVUE, User Accounts,
-#: TACACS, RADIUS AAA, SNMP, BGP, NTP: https://docs.nvidia.com/networking-ethernet-software/cumulus-linux/).
+#: ``neighbor N password``, NTP ``key N value``, OSPF ``interface I router ospf authentication md5-key K``.
+#: Source: Cumulus Linux 5 user guide (NVUE, User Accounts, TACACS, RADIUS AAA, SNMP, BGP, NTP, OSPF:
+#: https://docs.nvidia.com/networking-ethernet-software/cumulus-linux/).
 SECRET_PATTERNS: tuple[SecretPattern, ...] = (
     secret_re(r"\b(?:password|hashed-password|secret|auth-md5|auth-sha|encrypt-aes|encrypt-des"
-              r"|readonly-community(?:-v6)?|community-password)\s+(?P<secret>{value})"),
+              r"|readonly-community(?:-v6)?|community-password|md5-key)\s+(?P<secret>{value})"),
     secret_re(r"\bkey\s+\d+\s+value\s+(?P<secret>{value})"),
     secret_re(r"^\s*(?:password|hashed-password|secret|value|auth-md5|auth-sha|encrypt-aes|encrypt-des):\s+"
               r"(?P<secret>{value})"),

@@ -84,6 +84,7 @@ SPEC = PlatformSpec(
 
 #: Secrets in ``show configuration | display set`` that logs and restore points mask (``mask_secrets``):
 #: ``encrypted-password "$6$…"``, TACACS+/RADIUS ``secret "$9$…"``, BGP/OSPF/SNMPv3 ``authentication-key``,
+#: OSPF ``authentication md5 N key "$9$…"``,
 #: ``privacy-key``, NTP ``authentication-key N type md5 value "$9$…"``, ``snmp community NAME``,
 #: ``community-name``, ``pre-shared-key ascii-text``, ``simple-password``. Source: Junos OS CLI
 #: reference (https://www.juniper.net/documentation/us/en/software/junos/cli-reference/).
@@ -93,6 +94,7 @@ SECRET_PATTERNS: tuple[SecretPattern, ...] = (
     secret_re(r"\bauthentication-key\s+(?!\d+\s+type\b)(?P<secret>{value})"),
     secret_re(r"\bauthentication-key\s+\d+\s+type\s+\S+\s+value\s+(?P<secret>{value})"),
     secret_re(r"^\s*(?:set\s+)?snmp\s+community\s+(?P<secret>{value})"),
+    secret_re(r"\bauthentication\s+md5\s+\d+\s+key\s+(?P<secret>{value})"),
 )
 
 #: Names roce-tune owns on the device.
