@@ -66,7 +66,7 @@ from __future__ import annotations
 import math
 import re
 from collections import defaultdict
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
@@ -610,6 +610,36 @@ DIFF = _c.DiffRules(
 )
 
 
+#: the read-only command :func:`probe_pending` runs: the pending revision against the applied one, as commands
+PENDING_PROBE = "nv config diff -o commands"
+
+
+def probe_pending(run: Callable[[str], str]) -> str | None:
+    """Why apply must not push to this switch now (or None): NVUE's pending revision already holds changes
+    nobody applied (a colleague's staged ``nv set``, or the ``nv set`` lines of an interrupted run).
+    ``nv set`` adds to that revision and ``nv config apply`` applies all of it (NVUE command reference,
+    Config Commands: https://docs.nvidia.com/networking-ethernet-software/nvue-reference/Config-Commands),
+    so roce-tune would apply them with its own change, and its rollback's ``nv config detach`` would discard
+    them. ``run`` runs one read-only command (:data:`PENDING_PROBE`) and returns its output. The pending lines
+    are counted, never quoted (they may hold secrets); an answer that is neither ``nv set``/``nv unset`` lines
+    nor empty (an ``Error:`` line) refuses too: the pending revision cannot be judged."""
+    out = run(PENDING_PROBE)
+    said = [ln.strip() for ln in out.splitlines() if ln.strip() and PENDING_PROBE not in ln]
+    pending = [ln for ln in said if ln.startswith(("nv set ", "nv unset "))]
+    keep = ("apply or detach them first (`nv config apply` / `nv config detach`, after checking with their "
+            "author), then run roce-tune again")
+    if pending:
+        lines = f"{len(pending)} pending line{'s' if len(pending) != 1 else ''}"
+        return (f"NVUE's pending revision holds {lines} nobody applied (`{PENDING_PROBE}` lists them): "
+                "`nv config apply` would apply them with roce-tune's change and a rollback's `nv config "
+                f"detach` would discard them, so nothing was sent; {keep}")
+    if said:
+        return (f"`{PENDING_PROBE}` answered `{said[0][:120]}`: roce-tune cannot tell whether NVUE's "
+                "pending revision holds someone's staged changes (`nv config apply` would apply them with "
+                "its own), so nothing was sent")
+    return None
+
+
 def _push(s: _c.PushSession, commands: list[str], _patch: list[dict[str, object]], desired: str,
           ports: set[str]) -> None:
     """``nv set``/``nv unset`` -> ``nv config apply -y --confirm Ns`` -> read back -> ``--confirm-yes`` ->
@@ -682,7 +712,7 @@ PUSH = _c.PushMethod(
     confirm_check=("nv config apply --confirm-status", r"(?i)(time left|remaining|pending confirm[^a-z]*\d)"),
     expired=_expired,
     save=("nv config save; echo ROCE_TUNE_RC=$?", r"ROCE_TUNE_RC=0\b"),
-    desired_file="{name}.nvue.sh",
+    desired_file="{name}.nvue.sh", probe=lambda run: probe_pending(run),
 )
 
 CAPABILITIES = _c.Capabilities(

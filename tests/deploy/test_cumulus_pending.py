@@ -1,0 +1,48 @@
+"""A Cumulus switch whose NVUE pending revision already holds changes nobody applied is refused before any
+write, dry runs included.
+
+``nv set`` adds to the pending revision and ``nv config apply`` applies all of it (NVUE command reference,
+"Config Commands": "applies the current pending configuration"), so roce-tune's apply used to commit a
+colleague's staged ``nv set`` along with its own QoS lines, and its rollback (``nv config detach``) threw that
+staged work away. Found by hand: a staged ``nv set system hostname intruder`` was applied by roce-tune, the
+prompt changed under netmiko and the push hung for the whole commit timeout.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from .conftest import dry_run_then_push, emulated_inventory
+
+pytestmark = pytest.mark.emulator
+SWITCH = "leaf7"
+STAGED = "nv set interface swp20 link mtu 1500"
+
+
+def test_pending_nvue_changes_are_refused_and_kept(tmp_path: Path) -> None:
+    fleet, inv, known = emulated_inventory("mixed-vendor.yaml", tmp_path)
+    try:
+        dev = fleet[SWITCH]
+        conn = fleet.connect(SWITCH)
+        conn.send_command(STAGED)  # a colleague's change, staged and not applied
+        conn.disconnect()
+        applied_before = list(dev.applied)
+        for res in dry_run_then_push(inv, SWITCH, tmp_path, known):
+            assert res.state == "failed" and res.error is not None, (res.state, res.error)
+            assert res.error.startswith("preflight: "), res.error
+            assert "1 pending line" in res.error and "nv config diff -o commands" in res.error, res.error
+            assert "nothing was sent" in res.error, res.error
+            assert not res.rolled_back
+        assert dev.applied == applied_before
+        assert dev.pending is not None and "interface swp20 link mtu 1500" in dev.pending  # their work stays
+        assert not any(c.startswith(("nv set qos", "nv config apply", "nv config detach"))
+                       for c in dev.commands_seen), dev.commands_seen
+
+        fleet.call(setattr, dev, "pending", None)  # the colleague applies or detaches: roce-tune may push
+        results = dry_run_then_push(inv, SWITCH, tmp_path, known)
+        assert [r.state for r in results] == ["would-change", "pushed"], [(r.state, r.error) for r in results]
+        assert "interface swp20 link mtu 1500" not in dev.applied
+    finally:
+        fleet.stop()
