@@ -14,7 +14,12 @@ from pathlib import Path
 
 import pytest
 
-from .conftest import dry_run_then_push, emulated_inventory
+from .conftest import (
+    colleague_session,
+    dry_run_then_push,
+    emulated_inventory,
+    refused_in_dry_run_and_push,
+)
 
 pytestmark = pytest.mark.emulator
 SWITCH = "leaf7"
@@ -25,16 +30,11 @@ def test_pending_nvue_changes_are_refused_and_kept(tmp_path: Path) -> None:
     fleet, inv, known = emulated_inventory("mixed-vendor.yaml", tmp_path)
     try:
         dev = fleet[SWITCH]
-        conn = fleet.connect(SWITCH)
-        conn.send_command(STAGED)  # a colleague's change, staged and not applied
-        conn.disconnect()
+        colleague_session(fleet, SWITCH, [STAGED])  # a colleague's change, staged and not applied
         applied_before = list(dev.applied)
-        for res in dry_run_then_push(inv, SWITCH, tmp_path, known):
-            assert res.state == "failed" and res.error is not None, (res.state, res.error)
-            assert res.error.startswith("preflight: "), res.error
-            assert "1 pending line" in res.error and "nv config diff -o commands" in res.error, res.error
-            assert "nothing was sent" in res.error, res.error
-            assert not res.rolled_back
+        for error in refused_in_dry_run_and_push(inv, SWITCH, tmp_path, known):
+            assert "1 pending line" in error and "nv config diff -o commands" in error, error
+            assert "nothing was sent" in error, error
         assert dev.applied == applied_before
         assert dev.pending is not None and "interface swp20 link mtu 1500" in dev.pending  # their work stays
         assert not any(c.startswith(("nv set qos", "nv config apply", "nv config detach"))
