@@ -610,20 +610,39 @@ DIFF = _c.DiffRules(
 )
 
 
-#: the read-only command :func:`probe_pending` runs: the pending revision against the applied one, as commands
+#: the read-only commands :func:`probe_pending` runs: an apply still waiting for its confirm, then the pending
+#: revision against the applied one, as commands
+CONFIRM_PROBE = "nv config apply --confirm-status"
 PENDING_PROBE = "nv config diff -o commands"
+#: what ``nv config apply --confirm-status`` prints while an apply waits for its confirm (``Confirm time left:
+#: 597s``); "No pending confirm" otherwise
+CONFIRM_PENDING = r"(?i)(time left|remaining|pending confirm[^a-z]*\d)"
 
 
 def probe_pending(run: Callable[[str], str]) -> str | None:
-    """Why apply must not push to this switch now (or None): NVUE's pending revision already holds changes
-    nobody applied (a colleague's staged ``nv set``, or the ``nv set`` lines of an interrupted run).
-    ``nv set`` adds to that revision and ``nv config apply`` applies all of it (NVUE command reference,
-    Config Commands: https://docs.nvidia.com/networking-ethernet-software/nvue-reference/Config-Commands),
-    so roce-tune would apply them with its own change, and its rollback's ``nv config detach`` would discard
-    them. ``run`` runs one read-only command (:data:`PENDING_PROBE`) and returns its output. The pending lines
-    are counted, never quoted (they may hold secrets); an answer that is neither ``nv set``/``nv unset`` lines
-    nor empty (an ``Error:`` line) refuses too: the pending revision cannot be judged."""
-    out = run(PENDING_PROBE)
+    """Why apply must not push to this switch now (or None), from two read-only commands ``run`` runs and
+    returns the output of:
+
+    * :data:`CONFIRM_PROBE`: someone's ``nv config apply --confirm`` still waits for its confirm. roce-tune's
+      own apply and ``--confirm-yes`` would leave that trial permanent instead of letting NVUE revert it.
+    * :data:`PENDING_PROBE`: NVUE's pending revision already holds changes nobody applied (a colleague's
+      staged ``nv set``, or the ``nv set`` lines of an interrupted run). ``nv set`` adds to that revision and
+      ``nv config apply`` applies all of it (NVUE command reference, Config Commands:
+      https://docs.nvidia.com/networking-ethernet-software/nvue-reference/Config-Commands), so roce-tune
+      would apply them with its own change, and its rollback's ``nv config detach`` would discard them. The
+      pending lines are counted, never quoted (they may hold secrets); an answer that is neither ``nv
+      set``/``nv unset`` lines nor empty (an ``Error:`` line) refuses too: the revision cannot be judged."""
+    status = run(CONFIRM_PROBE)
+    if re.search(CONFIRM_PENDING, status):
+        left = next((ln.strip() for ln in status.splitlines() if re.search(CONFIRM_PENDING, ln)), "")
+        return (f"an `nv config apply --confirm` is waiting for its confirm (`{CONFIRM_PROBE}`: {left}): "
+                "roce-tune's own apply and `--confirm-yes` would make that trial permanent, so nothing was "
+                "sent; let NVUE revert it or have its author confirm it, then run roce-tune again")
+    return _pending_lines(run(PENDING_PROBE))
+
+
+def _pending_lines(out: str) -> str | None:
+    """:func:`probe_pending`'s verdict on the output of :data:`PENDING_PROBE`."""
     said = [ln.strip() for ln in out.splitlines() if ln.strip() and PENDING_PROBE not in ln]
     pending = [ln for ln in said if ln.startswith(("nv set ", "nv unset "))]
     keep = ("apply or detach them first (`nv config apply` / `nv config detach`, after checking with their "
@@ -709,7 +728,7 @@ PUSH = _c.PushMethod(
     netmiko_device_type="cumulus_linux", read_running="nv config show -o commands",
     error_pattern=r"(?i)^\s*(error|invalid)",
     push=_push, rollback=_rollback, left_as_is=_left_as_is,
-    confirm_check=("nv config apply --confirm-status", r"(?i)(time left|remaining|pending confirm[^a-z]*\d)"),
+    confirm_check=(CONFIRM_PROBE, CONFIRM_PENDING),
     expired=_expired,
     save=("nv config save; echo ROCE_TUNE_RC=$?", r"ROCE_TUNE_RC=0\b"),
     desired_file="{name}.nvue.sh", probe=lambda run: probe_pending(run),

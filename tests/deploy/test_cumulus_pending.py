@@ -24,6 +24,9 @@ from .conftest import (
 pytestmark = pytest.mark.emulator
 SWITCH = "leaf7"
 STAGED = "nv set interface swp20 link mtu 1500"
+#: commands that change the switch (the probes' `nv config apply --confirm-status` only reads)
+WRITES = ("nv set", "nv unset", "nv config apply -y", "nv config apply --confirm-yes",
+          "nv config apply --confirm-no", "nv config detach")
 
 
 def test_pending_nvue_changes_are_refused_and_kept(tmp_path: Path) -> None:
@@ -37,12 +40,29 @@ def test_pending_nvue_changes_are_refused_and_kept(tmp_path: Path) -> None:
             assert "nothing was sent" in error, error
         assert dev.applied == applied_before
         assert dev.pending is not None and "interface swp20 link mtu 1500" in dev.pending  # their work stays
-        assert not any(c.startswith(("nv set qos", "nv config apply", "nv config detach"))
-                       for c in dev.commands_seen), dev.commands_seen
+        assert not any(c.startswith(WRITES) for c in dev.commands_seen if STAGED not in c), dev.commands_seen
 
         fleet.call(setattr, dev, "pending", None)  # the colleague applies or detaches: roce-tune may push
         results = dry_run_then_push(inv, SWITCH, tmp_path, known)
         assert [r.state for r in results] == ["would-change", "pushed"], [(r.state, r.error) for r in results]
         assert "interface swp20 link mtu 1500" not in dev.applied
+    finally:
+        fleet.stop()
+
+
+def test_an_apply_waiting_for_its_confirm_is_refused_and_left_to_revert(tmp_path: Path) -> None:
+    """A colleague's ``nv config apply --confirm 600s`` not yet confirmed: roce-tune's own apply and
+    ``--confirm-yes`` made it permanent (``nv config apply --confirm-status`` then said "No pending
+    confirm" and the trial line stayed applied). Now refused before any write; their window keeps running."""
+    fleet, inv, known = emulated_inventory("mixed-vendor.yaml", tmp_path)
+    try:
+        dev = fleet[SWITCH]
+        colleague_session(fleet, SWITCH, [STAGED, "nv config apply -y --confirm 600s"])
+        assert dev.confirm_pending and "interface swp20 link mtu 1500" in dev.applied
+        seen = len(dev.commands_seen)
+        for error in refused_in_dry_run_and_push(inv, SWITCH, tmp_path, known):
+            assert "`nv config apply --confirm-status`" in error and "nothing was sent" in error, error
+        assert dev.confirm_pending  # their trial still reverts by itself unless they confirm it
+        assert not any(c.startswith(WRITES) for c in dev.commands_seen[seen:]), dev.commands_seen[seen:]
     finally:
         fleet.stop()
