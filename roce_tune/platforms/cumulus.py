@@ -630,8 +630,8 @@ def probe_pending(run: Callable[[str], str]) -> str | None:
       ``nv config apply`` applies all of it (NVUE command reference, Config Commands:
       https://docs.nvidia.com/networking-ethernet-software/nvue-reference/Config-Commands), so roce-tune
       would apply them with its own change, and its rollback's ``nv config detach`` would discard them. The
-      pending lines are counted, never quoted (they may hold secrets); an answer that is neither ``nv
-      set``/``nv unset`` lines nor empty (an ``Error:`` line) refuses too: the revision cannot be judged."""
+      pending lines are counted, never quoted (they may hold secrets); an ``Error:``/``Invalid`` answer
+      refuses too (the revision cannot be judged); other lines (a note) are no verdict."""
     status = run(CONFIRM_PROBE)
     if re.search(CONFIRM_PENDING, status):
         left = next((ln.strip() for ln in status.splitlines() if re.search(CONFIRM_PENDING, ln)), "")
@@ -643,8 +643,10 @@ def probe_pending(run: Callable[[str], str]) -> str | None:
 
 def _pending_lines(out: str) -> str | None:
     """:func:`probe_pending`'s verdict on the output of :data:`PENDING_PROBE`."""
-    said = [ln.strip() for ln in out.splitlines() if ln.strip() and PENDING_PROBE not in ln]
+    echo = re.compile(rf"^(?:.*[$#]\s*)?{re.escape(PENDING_PROBE)}$")  # the command echoed, with a prompt
+    said = [ln.strip() for ln in out.splitlines() if ln.strip() and not echo.match(ln.strip())]
     pending = [ln for ln in said if ln.startswith(("nv set ", "nv unset "))]
+    errors = [ln for ln in said if re.match(r"(?i)(error|invalid)\b", ln)]  # other notes are no verdict
     keep = ("apply or detach them first (`nv config apply` / `nv config detach`, after checking with their "
             "author), then run roce-tune again")
     if pending:
@@ -652,8 +654,8 @@ def _pending_lines(out: str) -> str | None:
         return (f"NVUE's pending revision holds {lines} nobody applied (`{PENDING_PROBE}` lists them): "
                 "`nv config apply` would apply them with roce-tune's change and a rollback's `nv config "
                 f"detach` would discard them, so nothing was sent; {keep}")
-    if said:
-        return (f"`{PENDING_PROBE}` answered `{said[0][:120]}`: roce-tune cannot tell whether NVUE's "
+    if errors:
+        return (f"`{PENDING_PROBE}` answered `{errors[0][:120]}`: roce-tune cannot tell whether NVUE's "
                 "pending revision holds someone's staged changes (`nv config apply` would apply them with "
                 "its own), so nothing was sent")
     return None

@@ -14,6 +14,8 @@ from pathlib import Path
 
 import pytest
 
+from roce_tune.platforms.cumulus import CONFIRM_PROBE, PENDING_PROBE, probe_pending
+
 from .conftest import (
     colleague_session,
     dry_run_then_push,
@@ -66,3 +68,17 @@ def test_an_apply_waiting_for_its_confirm_is_refused_and_left_to_revert(tmp_path
         assert not any(c.startswith(WRITES) for c in dev.commands_seen[seen:]), dev.commands_seen[seen:]
     finally:
         fleet.stop()
+
+
+@pytest.mark.parametrize(("diff", "refused"), [
+    ("", None),
+    (f"cumulus@leaf7:mgmt:~$ {PENDING_PROBE}\n", None),                   # the command echoed
+    ("Note: a release's remark\n", None),                                 # not a verdict either way
+    ("nv set interface swp1 link mtu 1500\nnv unset qos roce\n", "holds 2 pending lines nobody applied"),
+    (f"Error: Invalid Command: {PENDING_PROBE}\n", "answered `Error: Invalid Command"),  # cannot be judged
+])
+def test_the_pending_revision_verdict(diff: str, refused: str | None) -> None:
+    outputs = {CONFIRM_PROBE: "No pending confirm\n", PENDING_PROBE: diff}
+    verdict = probe_pending(outputs.__getitem__)
+    assert (verdict is None) if refused is None else (verdict is not None and refused in verdict), verdict
+    assert "swp1" not in (verdict or "")  # counted, never quoted
