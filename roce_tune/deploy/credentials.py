@@ -62,6 +62,17 @@ def _secrets_file_entry(path: Path, device: str) -> dict[str, str]:
     return {str(k): str(v) for k, v in entry.items() if v is not None and str(v) != ""}
 
 
+def _key_file(device: str, value: str, origin: str) -> str:
+    """``value`` with ``~`` expanded (as netmiko expands it); raises CredentialError naming ``device``, the
+    path and ``origin`` (the variable or secrets file it came from) when it is not a readable file: netmiko's
+    own error is a paragraph whose first line, all a report shows, ends before the path."""
+    path = Path(value).expanduser()
+    if not path.is_file() or not os.access(path, os.R_OK):
+        why = "is not a readable file" if path.exists() else "does not exist"
+        raise CredentialError(f"{device}: SSH key file {path} ({origin}) {why}")
+    return str(path)
+
+
 def resolve_credentials(device: str, refs: dict[str, str | None], env: dict[str, str] | None = None,
                         secrets_file: str | Path | None = None) -> Credentials:
     """Resolve credentials for ``device``.
@@ -75,17 +86,24 @@ def resolve_credentials(device: str, refs: dict[str, str | None], env: dict[str,
 
     Raises:
         CredentialError: no username, or neither a password nor a key file (an SSH agent is used when
-            only a username is given and ``$SSH_AUTH_SOCK`` is set).
+            only a username is given and ``$SSH_AUTH_SOCK`` is set), or a key file (``~`` expanded) that
+            does not exist or cannot be read.
     """
     env = dict(os.environ if env is None else env)
     values: dict[str, str] = {}
+    origin = {"key_file": f"${refs.get('key_file_env')}"}
     for key, ref in (("username", refs.get("username_env")), ("password", refs.get("password_env")),
                      ("key_file", refs.get("key_file_env"))):
         if ref and env.get(ref):
             values[key] = env[ref]
     sf = secrets_file or env.get("ROCE_TUNE_SECRETS_FILE")
     if sf:
-        values.update(_secrets_file_entry(Path(sf), device))
+        entry = _secrets_file_entry(Path(sf), device)
+        values.update(entry)
+        if "key_file" in entry:
+            origin["key_file"] = f"secrets file {sf}"
+    if values.get("key_file"):
+        values["key_file"] = _key_file(device, values["key_file"], origin["key_file"])
     if not values.get("username"):
         raise CredentialError(f"{device}: no username (set ${refs.get('username_env')} or a secrets file)")
     if not values.get("password") and not values.get("key_file") and not env.get("SSH_AUTH_SOCK"):

@@ -120,11 +120,12 @@ def mask_secrets(text: str, patterns: Sequence[SecretPattern]) -> str:
 #: [type] VALUE``, ``enable secret|password [type] VALUE``, BGP ``neighbor … password [type] VALUE``,
 #: ``tacacs-server|radius-server [host H] key [type] VALUE``, ``snmp-server community NAME``, ``snmp-server
 #: host H … version 1|2c COMMUNITY``, SNMPv3 ``auth ALG KEY`` / ``priv [ALG [BITS]] KEY``, NTP
-#: ``authentication-key N ALG [type] KEY``, OSPF
-#: ``authentication-key``/``message-digest-key``, key-chain ``key-string``. Type tokens (0, 3, 5, 7, 8, 9,
-#: sha512, md5 …) are kept. Sources: Arista EOS User Manual (username, tacacs-server key, snmp-server
-#: user, ntp authentication-key: https://www.arista.com/en/um-eos); Cisco Nexus 9000 NX-OS Security
-#: and System Management configuration guides
+#: ``authentication-key N ALG [type] KEY``, OSPF ``authentication-key`` and ``message-digest-key N
+#: md5|sha1|sha256… [type] KEY`` (EOS takes the SHA algorithms), IS-IS ``[isis] authentication key [type]
+#: KEY``, key-chain ``key-string``. Type tokens (0, 3, 5, 7, 8, 8a, 9, sha512, md5 …) are kept. Sources:
+#: Arista EOS User Manual (username, tacacs-server key, snmp-server user, ntp authentication-key, ip ospf
+#: message-digest-key, isis authentication key: https://www.arista.com/en/um-eos); Cisco Nexus 9000 NX-OS
+#: Security and System Management configuration guides
 #: (https://www.cisco.com/c/en/us/support/switches/nexus-9000-series-switches/).
 IOS_STYLE_SECRETS: tuple[re.Pattern[str], ...] = (
     secret_re(r"\b(?:secret|password)\s+(?:(?:sha512|md5|[0-9])\s+)?(?P<secret>{value})"),
@@ -135,5 +136,6 @@ IOS_STYLE_SECRETS: tuple[re.Pattern[str], ...] = (
     secret_re(r"^\s*snmp-server\s+user\b.*?\bpriv\s+(?:(?:des|3des|aes\S*)\s+(?:(?:128|192|256)\s+)?)?(?P<secret>{value})"),
     secret_re(r"^\s*ntp\s+authentication-key\s+\d+\s+(?:md5|sha\S*)\s+(?:[0-9]\s+)?(?P<secret>{value})"),
     secret_re(r"\b(?:authentication-key|key-string)\s+(?!\d+\s+(?:md5|sha))(?:[0-9]\s+)?(?P<secret>{value})"),
-    secret_re(r"\bmessage-digest-key\s+\d+\s+md5\s+(?:[0-9]\s+)?(?P<secret>{value})"),
+    secret_re(r"\bmessage-digest-key\s+\d+\s+(?:md5|sha\S*)\s+(?:[0-9]\s+)?(?P<secret>{value})"),
+    secret_re(r"\bauthentication\s+key\s+(?:(?:[0-9]|8a)\s+)?(?P<secret>{value})"),
 )

@@ -66,7 +66,7 @@ from __future__ import annotations
 import math
 import re
 from collections import defaultdict
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Any
@@ -164,11 +164,12 @@ SPEC = PlatformSpec(
 #: Secrets in ``nv config show -o commands`` (and the YAML form) that logs and restore points mask
 #: (``mask_secrets``): ``system aaa user U password|hashed-password``, ``system aaa tacacs|radius server
 #: S secret``, SNMP ``readonly-community[-v6] NAME`` and ``username U auth-sha K encrypt-aes K``, BGP
-#: ``neighbor N password``, NTP ``key N value``. Source: Cumulus Linux 5 user guide (NVUE, User Accounts,
-#: TACACS, RADIUS AAA, SNMP, BGP, NTP: https://docs.nvidia.com/networking-ethernet-software/cumulus-linux/).
+#: ``neighbor N password``, NTP ``key N value``, OSPF ``interface I router ospf authentication md5-key K``.
+#: Source: Cumulus Linux 5 user guide (NVUE, User Accounts, TACACS, RADIUS AAA, SNMP, BGP, NTP, OSPF:
+#: https://docs.nvidia.com/networking-ethernet-software/cumulus-linux/).
 SECRET_PATTERNS: tuple[SecretPattern, ...] = (
     secret_re(r"\b(?:password|hashed-password|secret|auth-md5|auth-sha|encrypt-aes|encrypt-des"
-              r"|readonly-community(?:-v6)?|community-password)\s+(?P<secret>{value})"),
+              r"|readonly-community(?:-v6)?|community-password|md5-key)\s+(?P<secret>{value})"),
     secret_re(r"\bkey\s+\d+\s+value\s+(?P<secret>{value})"),
     secret_re(r"^\s*(?:password|hashed-password|secret|value|auth-md5|auth-sha|encrypt-aes|encrypt-des):\s+"
               r"(?P<secret>{value})"),
@@ -609,6 +610,57 @@ DIFF = _c.DiffRules(
 )
 
 
+#: the read-only commands :func:`probe_pending` runs: an apply still waiting for its confirm, then the pending
+#: revision against the applied one, as commands
+CONFIRM_PROBE = "nv config apply --confirm-status"
+PENDING_PROBE = "nv config diff -o commands"
+#: what ``nv config apply --confirm-status`` prints while an apply waits for its confirm (``Confirm time left:
+#: 597s``); "No pending confirm" otherwise
+CONFIRM_PENDING = r"(?i)(time left|remaining|pending confirm[^a-z]*\d)"
+
+
+def probe_pending(run: Callable[[str], str]) -> str | None:
+    """Why apply must not push to this switch now (or None), from two read-only commands ``run`` runs and
+    returns the output of:
+
+    * :data:`CONFIRM_PROBE`: someone's ``nv config apply --confirm`` still waits for its confirm. roce-tune's
+      own apply and ``--confirm-yes`` would leave that trial permanent instead of letting NVUE revert it.
+    * :data:`PENDING_PROBE`: NVUE's pending revision already holds changes nobody applied (a colleague's
+      staged ``nv set``, or the ``nv set`` lines of an interrupted run). ``nv set`` adds to that revision and
+      ``nv config apply`` applies all of it (NVUE command reference, Config Commands:
+      https://docs.nvidia.com/networking-ethernet-software/nvue-reference/Config-Commands), so roce-tune
+      would apply them with its own change, and its rollback's ``nv config detach`` would discard them. The
+      pending lines are counted, never quoted (they may hold secrets); an ``Error:``/``Invalid`` answer
+      refuses too (the revision cannot be judged); other lines (a note) are no verdict."""
+    status = run(CONFIRM_PROBE)
+    if re.search(CONFIRM_PENDING, status):
+        left = next((ln.strip() for ln in status.splitlines() if re.search(CONFIRM_PENDING, ln)), "")
+        return (f"an `nv config apply --confirm` is waiting for its confirm (`{CONFIRM_PROBE}`: {left}): "
+                "roce-tune's own apply and `--confirm-yes` would make that trial permanent, so nothing was "
+                "sent; let NVUE revert it or have its author confirm it, then run roce-tune again")
+    return _pending_lines(run(PENDING_PROBE))
+
+
+def _pending_lines(out: str) -> str | None:
+    """:func:`probe_pending`'s verdict on the output of :data:`PENDING_PROBE`."""
+    echo = re.compile(rf"^(?:.*[$#]\s*)?{re.escape(PENDING_PROBE)}$")  # the command echoed, with a prompt
+    said = [ln.strip() for ln in out.splitlines() if ln.strip() and not echo.match(ln.strip())]
+    pending = [ln for ln in said if ln.startswith(("nv set ", "nv unset "))]
+    errors = [ln for ln in said if re.match(r"(?i)(error|invalid)\b", ln)]  # other notes are no verdict
+    keep = ("apply or detach them first (`nv config apply` / `nv config detach`, after checking with their "
+            "author), then run roce-tune again")
+    if pending:
+        lines = f"{len(pending)} pending line{'s' if len(pending) != 1 else ''}"
+        return (f"NVUE's pending revision holds {lines} nobody applied (`{PENDING_PROBE}` lists them): "
+                "`nv config apply` would apply them with roce-tune's change and a rollback's `nv config "
+                f"detach` would discard them, so nothing was sent; {keep}")
+    if errors:
+        return (f"`{PENDING_PROBE}` answered `{errors[0][:120]}`: roce-tune cannot tell whether NVUE's "
+                "pending revision holds someone's staged changes (`nv config apply` would apply them with "
+                "its own), so nothing was sent")
+    return None
+
+
 def _push(s: _c.PushSession, commands: list[str], _patch: list[dict[str, object]], desired: str,
           ports: set[str]) -> None:
     """``nv set``/``nv unset`` -> ``nv config apply -y --confirm Ns`` -> read back -> ``--confirm-yes`` ->
@@ -678,10 +730,10 @@ PUSH = _c.PushMethod(
     netmiko_device_type="cumulus_linux", read_running="nv config show -o commands",
     error_pattern=r"(?i)^\s*(error|invalid)",
     push=_push, rollback=_rollback, left_as_is=_left_as_is,
-    confirm_check=("nv config apply --confirm-status", r"(?i)(time left|remaining|pending confirm[^a-z]*\d)"),
+    confirm_check=(CONFIRM_PROBE, CONFIRM_PENDING),
     expired=_expired,
     save=("nv config save; echo ROCE_TUNE_RC=$?", r"ROCE_TUNE_RC=0\b"),
-    desired_file="{name}.nvue.sh",
+    desired_file="{name}.nvue.sh", probe=lambda run: probe_pending(run),
 )
 
 CAPABILITIES = _c.Capabilities(

@@ -529,7 +529,9 @@ DIFF = _c.DiffRules(
     owned_sections=(r"^qos profile ROCE", ),
     idempotent=(("qos profile ", "tx-queue ", "random-detect ecn "),
                 ("qos profile ", "tx-queue ", "bandwidth "),
-                ("qos profile ", "priority-flow-control pause watchdog ")),
+                ("qos profile ", "priority-flow-control pause watchdog "),
+                # one service-profile per port: the new one replaces it, and the dry run shows the old one go
+                ("interface ", "service-profile ")),
     stale=(rf"^qos profile {_c.OWN_NAME_RE}$",),
     disruptive=((r"^\+\s*priority-flow-control (on|priority \d+ no-drop)", _c.PFC_ON),
                 (r"^\+\s*service-profile ",

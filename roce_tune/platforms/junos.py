@@ -53,6 +53,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Callable
 
 from roce_tune.findings import Finding, Location, Severity
 from roce_tune.plan import EcnProfile, Plan, PortPlan, SwitchPlan
@@ -84,6 +85,7 @@ SPEC = PlatformSpec(
 
 #: Secrets in ``show configuration | display set`` that logs and restore points mask (``mask_secrets``):
 #: ``encrypted-password "$6$…"``, TACACS+/RADIUS ``secret "$9$…"``, BGP/OSPF/SNMPv3 ``authentication-key``,
+#: OSPF ``authentication md5 N key "$9$…"``,
 #: ``privacy-key``, NTP ``authentication-key N type md5 value "$9$…"``, ``snmp community NAME``,
 #: ``community-name``, ``pre-shared-key ascii-text``, ``simple-password``. Source: Junos OS CLI
 #: reference (https://www.juniper.net/documentation/us/en/software/junos/cli-reference/).
@@ -93,6 +95,7 @@ SECRET_PATTERNS: tuple[SecretPattern, ...] = (
     secret_re(r"\bauthentication-key\s+(?!\d+\s+type\b)(?P<secret>{value})"),
     secret_re(r"\bauthentication-key\s+\d+\s+type\s+\S+\s+value\s+(?P<secret>{value})"),
     secret_re(r"^\s*(?:set\s+)?snmp\s+community\s+(?P<secret>{value})"),
+    secret_re(r"\bauthentication\s+md5\s+\d+\s+key\s+(?P<secret>{value})"),
 )
 
 #: Names roce-tune owns on the device.
@@ -922,13 +925,35 @@ def _left_as_is(progress: dict[str, object], tag: str, confirm_s: int) -> str:
     return f"nothing committed: the {mode} session's candidate is discarded when the session closes"
 
 
+#: a ``show system commit`` entry 0 still waiting for its confirming commit (Junos prints the note on it)
+_PENDING_CONFIRM = re.compile(r"(?m)^0\s+(\S.*commit confirmed, rollback in.*?)\s*$")
+
+
+def probe_pending_confirm(run: Callable[[str], str]) -> str | None:
+    """Why apply must not push to this switch now (or None): entry 0 of ``show system commit`` is a ``commit
+    confirmed`` still waiting for its confirming commit (someone's trial change, or a killed run's). A later
+    ``commit`` (or ``commit check``) confirms it (Junos CLI reference, ``commit``, option ``confirmed``:
+    https://www.juniper.net/documentation/us/en/software/junos/cli/topics/ref/command/commit.html), so
+    roce-tune's own commits would make that change permanent instead of letting it roll back. ``run`` runs
+    one read-only command and returns its output."""
+    m = _PENDING_CONFIRM.search(run("show system commit"))
+    if m is None:
+        return None
+    by = re.search(r"\bby (\S+)", m.group(1))
+    who = by.group(1) if by else "its author"
+    return (f"a `commit confirmed` is waiting for its confirming commit (`show system commit`: 0 "
+            f"{m.group(1)}): roce-tune's own commit would confirm it and make that change permanent, so "
+            f"nothing was sent; let it roll back or have {who} confirm it (`commit`), then run roce-tune "
+            "again")
+
+
 PUSH = _c.PushMethod(
     netmiko_device_type="juniper_junos", read_running="show configuration | display set",
     error_pattern=r"(syntax error|unknown command|error:)",
     push=_push, rollback=_rollback, left_as_is=_left_as_is, confirm_window=_confirm_window,
     confirm_check=("show system commit", r"(?m)^0\s.*commit confirmed, rollback in"), expired=_expired,
     commit_success=(r"(?m)^commit complete\s*$", "commit complete"),  # a Junos commit is also its save
-    desired_file="{name}.set",
+    desired_file="{name}.set", probe=lambda run: probe_pending_confirm(run),
 )
 
 CAPABILITIES = _c.Capabilities(

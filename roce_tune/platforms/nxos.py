@@ -499,7 +499,15 @@ DIFF = _c.DiffRules(
                 ("policy-map type network-qos ", "class type network-qos ", "pause "),
                 ("policy-map type queuing ", "class type queuing ", "bandwidth "),
                 ("policy-map type queuing ", "class type queuing ", "random-detect "),
-                ("policy-map type queuing ", "class type queuing ", "priority level ")),
+                ("policy-map type queuing ", "class type queuing ", "priority level "),
+                # one policy per type and direction on a port ("The device allows only one queuing policy per
+                # interface", Nexus 9000 QoS configuration guide, "Attaching and Detaching a QoS Policy
+                # Action") and one network-qos policy: the new line replaces the old, which the dry run shows
+                ("interface ", "service-policy type queuing input "),
+                ("interface ", "service-policy type queuing output "),
+                ("interface ", "service-policy type qos input "),
+                ("interface ", "priority-flow-control mode "),
+                ("system qos", "service-policy type network-qos ")),
 )
 
 

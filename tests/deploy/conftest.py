@@ -101,3 +101,27 @@ def dry_run_then_push(inv: Path, device: str, tmp_path: Path, known: Path) -> li
                             push=PushOptions(confirm_s=60, read_timeout_s=20))
         results.extend(apply_targets([target], opts))
     return results
+
+
+def refused_in_dry_run_and_push(inv: Path, device: str, tmp_path: Path, known: Path) -> list[str]:
+    """:func:`dry_run_then_push` on ``device``, asserting both runs were refused at the preflight (failed,
+    nothing rolled back); returns their two error texts for the caller's own checks."""
+    errors = []
+    for res in dry_run_then_push(inv, device, tmp_path, known):
+        assert res.state == "failed" and res.error is not None, (res.state, res.error)
+        assert res.error.startswith("preflight: ") and not res.rolled_back, res.error
+        errors.append(res.error)
+    return errors
+
+
+def colleague_session(fleet, device: str, commands: list[str], config_mode: bool = False) -> None:  # type: ignore[no-untyped-def]
+    """Someone else's CLI session on ``device`` (netmiko's real driver): ``commands`` one at a time (in
+    configuration mode with ``config_mode``), then it logs out."""
+    conn = fleet.connect(device)
+    if config_mode:
+        conn.config_mode()
+    for command in commands:
+        conn.send_command_timing(command)
+    if config_mode:
+        conn.exit_config_mode()
+    conn.disconnect()

@@ -38,7 +38,7 @@ CASES = {
                 "`commit timer 00:01:00`",
                 "EOS had already restored the configuration from before the session",
                 "rolled back by roce-tune (`configure session"),
-    "cumulus": Case("leaf7", r"^nv config diff", r"^nv config apply -y --confirm", r"^nv config show",
+    "cumulus": Case("leaf7", r"^nv config diff$", r"^nv config apply -y --confirm", r"^nv config show",
                     "`nv config apply --confirm 60s`", "NVUE had already reverted to the revision before the "
                     "apply", "rolled back by roce-tune (`nv config apply --confirm-no`)"),
 }

@@ -40,11 +40,14 @@ snmp-server user ops network-admin v3 localized f5717f44fcb2c0d9 auth sha 0x1f2e
 ntp authentication-key 1 md5 7 0832585B1910EosNtp
 router bgp 65001
    neighbor 10.0.0.1 password 7 Aq0Jt9Bgp4EosNbr
+interface Vlan10
+   ip ospf message-digest-key 1 sha256 7 EosOspfSha256Key14
+   isis authentication key 7 EosIsisKey15
 """, ["$6$Rj3dE2kQ$eosHashValue0123456789abcdefABCDEF", "$6$EnAbLe1x$enableHashValue987zyx",
       "070E234F1F5B4A0A",
       "0822455D0A16544541", "02050D480809EosRad", "EosRoCommunity42", "EosTrapCommunity43",
       "0x1f2e3d4c5b6a79881726",
-      "0xa9b8c7d6e5f40312", "0832585B1910EosNtp", "Aq0Jt9Bgp4EosNbr"]),
+      "0xa9b8c7d6e5f40312", "0832585B1910EosNtp", "Aq0Jt9Bgp4EosNbr", "EosOspfSha256Key14", "EosIsisKey15"]),
     "nxos": ("""\
 username admin password 5 $5$KLMNOP$nxosHashValueAbCdEf0123456789 role network-admin
 tacacs-server key 7 "NxTacKey77"
@@ -70,9 +73,11 @@ set snmp community JuRoCommunity88 authorization read-only
 set snmp v3 usm local-engine user snmpops authentication-sha authentication-key "$9$JuSnmpAuthKeyJkL"
 set snmp v3 usm local-engine user snmpops privacy-aes128 privacy-key "$9$JuSnmpPrivKeyMnO"
 set protocols bgp group spines authentication-key "$9$JuBgpKeyPqR"
+set protocols ospf area 0.0.0.0 interface et-0/0/1.0 authentication md5 1 key "$9$JuOspfMd5KeyStU"
 """, ["$6$JuRoot$junosRootHashValue0123", "$6$JuOps$junosOpsHashValue4567", "$9$JuTacSecretAbC",
       "$9$JuRadSecretDeF",
-      "$9$JuNtpValueGhI", "JuRoCommunity88", "$9$JuSnmpAuthKeyJkL", "$9$JuSnmpPrivKeyMnO", "$9$JuBgpKeyPqR"]),
+      "$9$JuNtpValueGhI", "JuRoCommunity88", "$9$JuSnmpAuthKeyJkL", "$9$JuSnmpPrivKeyMnO", "$9$JuBgpKeyPqR",
+      "$9$JuOspfMd5KeyStU"]),
     "cumulus": ("""\
 nv set system aaa user cumulus hashed-password '$6$CuUser$cumulusHashValue0123'
 nv set system aaa user ops password CuPlainPw55
@@ -82,9 +87,10 @@ nv set system aaa radius server 10.10.10.7 secret CuRadSecret7
 nv set service snmp-server readonly-community CuRoCommunity9 access any
 nv set service snmp-server username snmpops auth-sha CuSnmpAuth10 encrypt-aes CuSnmpPriv11
 nv set vrf default router bgp neighbor swp51 password CuBgpPw12
+nv set interface swp51 router ospf authentication md5-key CuOspfMd5Key13
 """, ["$6$CuUser$cumulusHashValue0123", "CuPlainPw55", "CuTacSecret6", "CuRadSecret7", "CuRoCommunity9",
       "CuSnmpAuth10",
-      "CuSnmpPriv11", "CuBgpPw12"]),
+      "CuSnmpPriv11", "CuBgpPw12", "CuOspfMd5Key13"]),
 }
 SONIC_TABLES = {
     "TACPLUS": {"global": {"auth_type": "pap", "passkey": "SoTacGlobalKey1", "timeout": "5"}},
@@ -103,10 +109,12 @@ SONIC_SECRETS = ["SoTacGlobalKey1", "SoTacServerKey2", "SoRadGlobalKey3", "SoRad
 FACTORY = {"eos": emu_eos.FACTORY, "nxos": emu_nxos.FACTORY, "junos": emu_junos.FACTORY,
            "cumulus": emu_cumulus.FACTORY}
 #: what must survive masking, so a log still says which statement it was
-KEPT = {"eos": ["secret sha512", "tacacs-server key 7", "snmp-server community", "auth sha", "priv aes"],
+KEPT = {"eos": ["secret sha512", "tacacs-server key 7", "snmp-server community", "auth sha", "priv aes",
+                "message-digest-key 1 sha256 7", "isis authentication key 7"],
         "nxos": ["password 5", "role network-admin", "localizedkey", "ntp authentication-key 42 md5"],
-        "junos": ["encrypted-password", "authentication-key 7 type md5 value", "authorization read-only"],
-        "cumulus": ["hashed-password", "readonly-community", "access any", "encrypt-aes"]}
+        "junos": ["encrypted-password", "authentication-key 7 type md5 value", "authorization read-only",
+                  "authentication md5 1 key"],
+        "cumulus": ["hashed-password", "readonly-community", "access any", "encrypt-aes", "md5-key"]}
 
 
 @pytest.mark.parametrize("platform", sorted(SEEDED))

@@ -4,6 +4,7 @@ a YAML number), and a password with shell/regex/YAML special characters works an
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -67,5 +68,47 @@ def test_secrets_file_password_logs_in_and_never_shows(tmp_path: Path, password:
         assert password not in proc.stdout + proc.stderr
         files = [p for p in logs.rglob("*") if p.is_file()]
         assert files and not [p for p in files if password in p.read_text()]
+    finally:
+        fleet.stop()
+
+
+def test_a_key_file_that_is_not_there_names_device_path_and_origin(tmp_path: Path) -> None:
+    """netmiko's own error lost the path ("... key_file does not exist:" and nothing after it)."""
+    refs = {**REFS, "key_file_env": "RT_KEY"}
+    with pytest.raises(CredentialError, match=re.escape(f"leaf1: SSH key file {tmp_path}/nope ($RT_KEY) does "
+                                                        "not exist")):
+        resolve_credentials("leaf1", refs, env={"RT_USER": "ops", "RT_KEY": str(tmp_path / "nope")})
+    f = tmp_path / "secrets.yaml"
+    f.write_text(f"leaf1: {{username: ops, key_file: {tmp_path}/gone}}\n")
+    with pytest.raises(CredentialError, match=re.escape(f"SSH key file {tmp_path}/gone (secrets file {f})")):
+        resolve_credentials("leaf1", refs, env={}, secrets_file=f)
+
+
+def test_a_key_file_under_home_written_with_a_tilde_logs_in(tmp_path: Path) -> None:
+    """``key_file: ~/.ssh/id_ed25519`` in a secrets file logs in (``~`` expanded); a missing one fails the
+    device naming the expanded path and where it came from (before: "ValueError: use_keys has been set to
+    True, but specified key_file does not exist:" and no path)."""
+    import asyncssh
+
+    fleet, inv, known = emulated_inventory("lab-2node.yaml", tmp_path)
+    try:
+        home = tmp_path / "home"
+        (home / ".ssh").mkdir(parents=True)
+        key = asyncssh.generate_private_key("ssh-ed25519")
+        key.write_private_key(str(home / ".ssh" / "id_rt"))
+        (home / ".ssh" / "id_rt").chmod(0o600)
+        fleet.call(fleet["lab-leaf1"].spec.authorized_keys.append, key.export_public_key().decode().strip())
+        env = {k: v for k, v in os.environ.items() if not k.startswith("ROCE_TUNE_") and k != "SSH_AUTH_SOCK"}
+        env["HOME"] = str(home)
+        secrets = tmp_path / "secrets.yaml"
+        for key_file, state in (("~/.ssh/id_rt", '"state": "would-change"'), ("~/.ssh/id_gone", '"failed"')):
+            secrets.write_text(f"lab-leaf1:\n  username: {USER}\n  key_file: {key_file}\n")
+            proc = subprocess.run([sys.executable, "-m", "roce_tune.cli", "apply", str(inv), "--dry-run",
+                                   "--limit", "lab-leaf1", "--format", "json", "--known-hosts", str(known),
+                                   "--secrets-file", str(secrets), "--session-timing", "fast",
+                                   "--log-dir", str(tmp_path / "logs")],
+                                  capture_output=True, text=True, env=env, cwd=REPO, timeout=120)
+            assert state in proc.stdout, proc.stdout + proc.stderr
+        assert proc.returncode == 1 and f"SSH key file {home}/.ssh/id_gone (secrets file" in proc.stdout
     finally:
         fleet.stop()
