@@ -4,6 +4,8 @@ or two NICs' ``ethtool -S`` taken for a before/after of one)."""
 
 from __future__ import annotations
 
+import pytest
+
 from tests.audit.conftest import ev, rules
 from tests.audit.test_families import MLNX_QOS
 
@@ -71,4 +73,37 @@ def test_diff_y_reads_unchanged_counters_too(captures) -> None:  # type: ignore[
     r = captures({"gpu01.txt": text})
     nic = next(iter(r.data.hosts["gpu01"].nics.values()))
     assert nic.delta("tx_prio3_pause") == (0, True) and nic.delta("rx_prio3_packets") == (4015359, True)
+    assert not r.data.unparsed
+
+
+@pytest.mark.parametrize("echo, heading", [("echo $i", "{nic}"), ('echo "== $i =="', "== {nic} ==")])
+def test_a_loop_that_echoes_each_nic_is_one_report_per_nic(captures, echo: str,  # type: ignore[no-untyped-def]
+                                                           heading: str) -> None:
+    """``for i in A B; do echo $i; ethtool -S $i | grep …; done``: the echoed name heads each NIC's report.
+    The two NICs' counters were taken for a before/after of one NIC named ``$i`` (NIC B's 5,000 pauses minus
+    NIC A's 10 "during the capture"), and the name lines listed as not understood."""
+    rows = "     rx_prio3_packets: {rx}\n     tx_prio3_packets: {tx}\n     tx_prio3_pause: {pause}\n"
+    text = (f"root@gpu01:~# for i in ens1f0np0 ens1f1np1; do {echo}; ethtool -S $i | grep prio3; done\n"
+            + heading.format(nic="ens1f0np0") + "\n" + rows.format(rx=900000000, tx=950000000, pause=10)
+            + heading.format(nic="ens1f1np1") + "\n" + rows.format(rx=1900000000, tx=1950000000, pause=5000))
+    r = captures({"gpu01.txt": text})
+    nics = r.data.hosts["gpu01"].nics
+    assert sorted(nics) == ["ens1f0np0", "ens1f1np1"]
+    assert nics["ens1f0np0"].delta("tx_prio3_pause") == (10, False)
+    assert nics["ens1f1np1"].delta("tx_prio3_pause") == (5000, False)
+    assert not r.data.unparsed
+    found = rules(r)["RT421"]
+    assert [(f.port, ev(f)) for f in found] == [("ens1f0np0", ["gpu01.txt:5"]),
+                                                ("ens1f1np1", ["gpu01.txt:9"])]
+    assert all("since the counters were cleared" in f.message for f in found)
+
+
+def test_a_loop_echoing_sysfs_paths_reads_each_value(captures) -> None:  # type: ignore[no-untyped-def]
+    """``for f in PATH1 PATH2; do echo $f; cat $f; done``: each echoed path names the value below."""
+    hw = "/sys/class/infiniband/mlx5_0/ports/1/hw_counters/"
+    text = (f"root@gpu01:~# for f in {hw}np_cnp_sent {hw}rp_cnp_handled; do echo $f; cat $f; done\n"
+            f"{hw}np_cnp_sent\n120000\n{hw}rp_cnp_handled\n5\n")
+    r = captures({"gpu01.txt": text})
+    hw_read = r.data.hosts["gpu01"].rdma["mlx5_0"].hw
+    assert (hw_read["np_cnp_sent"].value, hw_read["rp_cnp_handled"].value) == (120000, 5)
     assert not r.data.unparsed
