@@ -247,3 +247,22 @@ def test_sonic_rows_that_are_not_objects_are_named_by_json_path(tmp_path: Path, 
     r = audit_dir(cap)
     assert len(r.data.unparsed) == 1 and where in r.data.unparsed[0].first, r.data.unparsed
     assert "AttributeError" not in r.data.unparsed[0].first
+
+
+def test_junos_deactivated_statements_are_not_in_effect(tmp_path: Path) -> None:
+    """``show configuration | display set`` prints an inactive statement as its ``set`` line followed by a
+    ``deactivate`` line (Junos CLI; seen in public QFX/MX captures). A port whose congestion-notification
+    profile was deactivated runs without PFC: it was read as lossless and the audit was clean."""
+    device, running = _running("junos", tmp_path)
+    port = "et-0/0/0"
+    assert f"set class-of-service interfaces {port} congestion-notification-profile" in running
+    cap, path = _capture(tmp_path, device, "junos", running + (
+        f"deactivate class-of-service interfaces {port} congestion-notification-profile\n"
+        "deactivate class-of-service interfaces et-0/0/1\n"))
+    found = [f for f in audit_dir(cap, INVENTORY).findings if f.device == device]
+    assert {(f.rule, f.port) for f in found if f.rule == "RT420"} == {("RT420", port), ("RT420", "et-0/0/1")}
+    # a deactivated statement of another port, or one that only shares a word prefix, is untouched
+    qos = platform("junos").read_back(running + "deactivate class-of-service interfaces et-0/0/1\n"
+                                      "deactivate interfaces et-0/0/2 descr\n")
+    assert qos.ports[port].pfc_priorities == [3] and qos.ports["et-0/0/1"].pfc_priorities == []
+    assert qos.ports["et-0/0/2"].pfc_priorities == [3]
