@@ -72,17 +72,25 @@ WATCHDOG_ACTION = "drop"
 
 
 def ports_of(spec: str) -> list[str]:
-    """``swp1-3,swp7`` -> ``['swp1', 'swp2', 'swp3', 'swp7']`` (NVUE interface ranges).
+    """NVUE interface lists as ``nv config show -o commands`` compresses them -> the interface names: ranges
+    (``swp1-3``, ``swp1-swp3``), breakout ranges (``swp1s0-3``: swp1s0..swp1s3) and parts without a prefix,
+    which continue the previous part's (``swp1,6-7`` = swp1, swp6, swp7; ``vlan200,300``).
 
-    >>> ports_of("swp1-3,swp7"), ports_of("swp1s0")
-    (['swp1', 'swp2', 'swp3', 'swp7'], ['swp1s0'])
+    >>> ports_of("swp1-3,swp7"), ports_of("swp1s0"), ports_of("swp1,6-7,swp9s0-1")
+    (['swp1', 'swp2', 'swp3', 'swp7'], ['swp1s0'], ['swp1', 'swp6', 'swp7', 'swp9s0', 'swp9s1'])
     """
     out: list[str] = []
+    prefix = ""
     for part in spec.split(","):
-        m = re.fullmatch(r"([A-Za-z_]+\D*?)(\d+)-(\d+)", part)
-        out.extend(
-            f"{m.group(1)}{i}" for i in range(int(m.group(2)), int(m.group(3)) + 1)
-        ) if m else out.append(part)
+        if m := re.match(r"[A-Za-z_][A-Za-z_\-]*?(?=\d|$)", part):
+            prefix = m.group(0)
+        elif part[:1].isdigit():
+            part = prefix + part
+        r = re.fullmatch(r"(?P<base>.*?)(?P<lo>\d+)-(?:(?P=base))?(?P<hi>\d+)", part)
+        if r and r.group("base") and int(r.group("lo")) <= int(r.group("hi")):
+            out.extend(f"{r.group('base')}{i}" for i in range(int(r.group("lo")), int(r.group("hi")) + 1))
+        else:
+            out.append(part)
     return out
 
 

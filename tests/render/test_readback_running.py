@@ -451,6 +451,24 @@ def test_cumulus_running_config_style() -> None:
     ]
 
 
+
+def test_cumulus_compressed_interface_lists_of_the_switch() -> None:
+    """``nv config show -o commands`` joins interfaces into one list (a public CL 5 dump: ``nv set interface
+    swp1,6-9,26-47,49 link state up``, ``swp6s0-1,swp7s0-1 qos pfc-watchdog state enable``, ``vlan200,300``):
+    a part without a prefix continues the one before, ``swpNsA-B`` is a range of breakout ports. ``6-9`` and
+    ``swp1s0-1`` were kept as port names, so those ports read as having no PFC (or were missing)."""
+    from roce_tune.platforms.cumulus_readback import ports_of
+
+    assert ports_of("swp1,6-8,26") == ["swp1", "swp6", "swp7", "swp8", "swp26"]
+    assert ports_of("swp1s0-1,swp2s0-3") == ["swp1s0", "swp1s1", "swp2s0", "swp2s1", "swp2s2", "swp2s3"]
+    assert ports_of("swp1s0-swp1s1,vlan200,300") == ["swp1s0", "swp1s1", "vlan200", "vlan300"]
+    qos = get_platform("cumulus").read_back(
+        "nv set qos roce mode lossless\nnv set qos pfc default-global switch-priority 3\n"
+        "nv set interface swp1,3-4,swp5s0-1 link mtu 9216\n"
+        "nv set interface swp1,3-4,swp5s0-1 qos pfc profile default-global\n")
+    assert sorted(qos.ports) == ["swp1", "swp3", "swp4", "swp5s0", "swp5s1"]
+    assert all(p.pfc_priorities == [3] and p.mtu == 9216 for p in qos.ports.values())
+
 def test_cumulus_pfc_switch_priorities_add_up_line_by_line() -> None:
     """A PFC profile's ``switch-priority`` is an NVUE collection ("[switch-priority] ... Collection of switch
     priorities", ``nv show qos pfc default-global`` in the CL 5.14 QoS page; YAML ``'3': {}`` per id), so
