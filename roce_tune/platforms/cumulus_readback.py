@@ -18,7 +18,9 @@ Both the CL 5.14 keywords (``enable``/``disable``, ``on``/``off``) and the later
 
 A port uses its bound profile, else ``default-global``. Only ports the text names are read: NVUE's
 ``default-global`` applies to every port, but the commands do not list them. ``qos roce mode`` alone
-implies NVIDIA's RoCE defaults, which are not read as values (unknown is None, never a default).
+implies NVIDIA's RoCE defaults, which are not read as values (unknown is None, never a default): under
+lossless RoCE mode a port without a stated PFC profile has unknown PFC, and under any RoCE mode one without
+a congestion-control profile unknown ECN.
 Sources: CumulusNetworks/docs cumulus-linux-514 QoS and RoCE pages; nvue-reference QoS (see cumulus.py).
 """
 
@@ -111,6 +113,18 @@ class _Nv:
     sched: dict[str, dict[int, dict[str, str]]] = field(default_factory=dict)
     wd: dict[str, str] = field(default_factory=dict)
     ifaces: dict[str, dict[str, str]] = field(default_factory=dict)
+    roce: dict[str, str] = field(default_factory=dict)  # ``qos roce`` settings: mode, enable, state
+
+
+def _qos_roce(nv: _Nv, w: list[str]) -> None:
+    nv.roce.update({w[1]: w[2]} if len(w) >= 3 else {"mode": "lossless"})
+
+
+def _roce_lossless(nv: _Nv) -> bool:
+    """Whether ``qos roce`` is on in lossless mode (``nv set qos roce``, ``… mode lossless``, ``… enable on``
+    or ``… state enabled``: lossless is RoCE's default mode, CL 5.14/5.15 RoCE page)."""
+    off = nv.roce.get("enable", nv.roce.get("state", "on")) not in ON_WORDS
+    return bool(nv.roce) and not off and nv.roce.get("mode", "lossless") == "lossless"
 
 
 def _qos_watchdog(nv: _Nv, w: list[str]) -> None:
@@ -147,6 +161,7 @@ def _qos_per_tc(nv: _Nv, w: list[str]) -> None:
 
 #: ``nv set qos <kind> ...`` -> reader of the words from ``<kind>`` on.
 _QOS = {
+    "roce": _qos_roce,
     "pfc-watchdog": _qos_watchdog,
     "mapping": _qos_mapping,
     "egress-queue-mapping": _qos_egress,
@@ -247,13 +262,17 @@ def read_back(text: str) -> SwitchQos:
     for name, d in sorted(nv.ifaces.items()):
         if not name.startswith("swp"):
             continue
-        prios, cable = _pfc(nv, d.get("pfc", DEFAULT))
+        prios: list[int] | None
+        prios, cable = _pfc(nv, pfc_profile := d.get("pfc", DEFAULT))
+        if pfc_profile not in nv.pfc and _roce_lossless(nv):
+            prios = None  # RoCE lossless mode's own PFC: not stated by the commands, unknown (not off)
+        cc_profile = d.get("congestion-control", DEFAULT)
         ports[name] = PortQos(
             name=name,
             mtu=int(d["mtu"]) if "mtu" in d else None,
             cable_m=cable,
             pfc_priorities=prios,
-            ecn=_ecn(nv, d.get("congestion-control", DEFAULT)),
+            ecn=None if cc_profile not in nv.cc and nv.roce else _ecn(nv, cc_profile),
             watchdog=d.get("watchdog") in ON_WORDS,
         )
     sched_profile = majority([d.get("egress-scheduler", DEFAULT) for d in nv.ifaces.values()]) or DEFAULT

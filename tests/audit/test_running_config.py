@@ -266,3 +266,25 @@ def test_junos_deactivated_statements_are_not_in_effect(tmp_path: Path) -> None:
                                       "deactivate interfaces et-0/0/2 descr\n")
     assert qos.ports[port].pfc_priorities == [3] and qos.ports["et-0/0/1"].pfc_priorities == []
     assert qos.ports["et-0/0/2"].pfc_priorities == [3]
+
+
+def test_cumulus_roce_mode_alone_leaves_pfc_and_ecn_unknown(tmp_path: Path) -> None:
+    """``nv set qos roce mode lossless`` alone (NVIDIA's one-line RoCE setup: PFC and ECN from RoCE mode's
+    defaults, CL RoCE page) states no PFC or ECN per port. It was read as PFC off on every port: "no port
+    of leaf7 has PFC on RoCE priority 3" without a plan, and RT420 + RT431 on every port with one."""
+    cap = tmp_path / "captures"
+    cap.mkdir()
+    (cap / "leaf7.txt").write_text("cumulus@leaf7:mgmt:~$ nv config show -o commands\n"
+                                   "nv set interface swp1-8 link mtu 9216\nnv set qos roce mode lossless\n"
+                                   "nv set system hostname leaf7\n")
+    for source in (None, INVENTORY):
+        r = audit_dir(cap, source)
+        assert not [f for f in r.findings if f.rule in ("RT420", "RT431")], (source, r.findings)
+        skipped = [s for s in r.not_checked if s.rule == "RT420" and s.device == "leaf7"]
+        assert len(skipped) == 1 and "nv show qos roce" in skipped[0].needs
+    assert "swp1, swp2" in skipped[0].needs
+    qos = platform("cumulus").read_back("nv set qos roce mode lossy\nnv set interface swp1 link mtu 9216\n")
+    assert qos.ports["swp1"].pfc_priorities == []  # lossy mode: no PFC, known
+    qos = platform("cumulus").read_back("nv set qos roce\nnv set qos pfc default-global switch-priority 4\n"
+                                        "nv set interface swp1 link mtu 9216\n")
+    assert qos.ports["swp1"].pfc_priorities == [4]  # a stated PFC profile is read as it is
