@@ -346,6 +346,23 @@ def _show_gids(b: Block, ctx: Ctx) -> bool:
     return True
 
 
+#: an ``ibdev2netdev [-v]`` row (mlnx-tools): ``mlx5_0 port 1 ==> ens1f0np0 (Up)``, with ``-v`` the PCI
+#: address first and the HCA, firmware and port state between
+_IBDEV2NETDEV = re.compile(r"^(?:[0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.\d+\s+)?(?P<dev>\S+)\s.*?"
+                           r"\bport\s+(?P<port>\d+)\b.*?==>\s*(?P<netdev>\S+)\s+\(\w+\)\s*$")
+
+
+def _ibdev2netdev(b: Block, ctx: Ctx) -> bool:
+    """``ibdev2netdev``: which netdev each RDMA device port is (ties ``ethtool -S`` to its hw_counters)."""
+    host = ctx.data.host(b.device)
+    rows = [(no, t, _IBDEV2NETDEV.match(t.strip())) for no, t in b.lines if t.strip()]
+    for _, _, m in rows:
+        if m is not None:
+            host.dev(m.group("dev"), int(m.group("port"))).netdev = m.group("netdev")
+    _report_bad(b, ctx, [(no, t) for no, t, m in rows if m is None])
+    return any(m is not None for _, _, m in rows)
+
+
 def _rdma_statistic(b: Block, ctx: Ctx) -> bool:
     """``rdma statistic [show] [link DEV/N]``: ``link DEV/N name value …`` records; indented continuation
     lines (the tool wraps long records) belong to the record above."""
@@ -783,6 +800,7 @@ BLOCK_READERS: tuple[tuple[str, str, str | None, Reader], ...] = (
     ("mlnx_qos", r"PFC configuration:|Priority trust (state|mode):", None, _mlnx_qos),
     ("ibv_devinfo", r"^\s*hca_id:\s*\S+", None, _ibv_devinfo),
     ("show_gids", r"^\s*DEV\s+PORT\s+INDEX\s+GID", None, _show_gids),
+    ("ibdev2netdev", r"\bport\s+\d+\b.*==>\s*\S+\s+\(\w+\)\s*$", None, _ibdev2netdev),
     ("rdma statistic", r"^link\s+\S+/\d+\s+\w+\s+\d+", None, _rdma_statistic),
     ("ip link", r"^\d+:\s+\S+:\s+<[A-Z_,\-]*>\s+mtu\s+\d+", None, _ip_link),
     ("/proc/net/bonding", r"Bonding Mode:", None, _bonding),
