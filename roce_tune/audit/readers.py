@@ -753,7 +753,7 @@ def read_lines(b: Block, ctx: Ctx, skip: set[int]) -> bool:
         _read_host_line(st, no, t, s)
     if st.pending_path is not None:
         st.bad.append(st.pending_path)
-    _store_lines(st, _cmd_arg(b, r"ethtool\s+-S\s+(\S+)") or "-")
+    _store_lines(st, _cmd_arg(b, r"ethtool\s+(?:-S|--statistics)\s+(\S+)") or "-")
     _report_bad(b, ctx, st.bad)
     bad = {no for no, _ in st.bad}
     return any(no not in bad and s != "NIC statistics:" for no, _, s in lines)

@@ -107,3 +107,15 @@ def test_a_loop_echoing_sysfs_paths_reads_each_value(captures) -> None:  # type:
     hw_read = r.data.hosts["gpu01"].rdma["mlx5_0"].hw
     assert (hw_read["np_cnp_sent"].value, hw_read["rp_cnp_handled"].value) == (120000, 5)
     assert not r.data.unparsed
+
+
+def test_ethtool_statistics_long_option_names_the_nic(captures) -> None:  # type: ignore[no-untyped-def]
+    """``ethtool --statistics IF`` is ``ethtool -S IF`` (ethtool(8)): two NICs read with it were one unnamed
+    NIC ``-`` whose second read was taken for the later snapshot of the first (5,000 - 10 pauses "during the
+    capture")."""
+    text = "".join(f"root@gpu01:~# ethtool --statistics {nic} | grep prio3_pause\n"
+                   f"     rx_prio3_pause: 0\n     tx_prio3_pause: {pause}\n"
+                   for nic, pause in (("ens1f0np0", 10), ("ens1f1np1", 5000)))
+    nics = captures({"gpu01.txt": text}).data.hosts["gpu01"].nics
+    assert sorted(nics) == ["ens1f0np0", "ens1f1np1"]
+    assert nics["ens1f1np1"].delta("tx_prio3_pause") == (5000, False)
