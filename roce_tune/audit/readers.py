@@ -230,7 +230,9 @@ def _whole(family: str, port_re: str | None = None) -> SwitchReader:
         if port_re is not None:
             port = _cmd_arg(b, port_re) or "-"
             parsed = {port if p == "-" else p: v for p, v in parsed.items()}
-        def line_of(p: str, _n: str) -> int:  # the port as a word, or as a JSON key
+        def line_of(p: str, n: str) -> int:  # the platform's answer, else the port as a word or a JSON key
+            if f.evidence is not None and (i := f.evidence(b.text, p, n)) is not None:
+                return b.line_of(i)
             return _find_line(b, lambda tk: p in tk or f'"{p}":' in tk)
 
         _store_ports(sw, family, parsed, b, line_of, ctx, f.port_name)

@@ -32,3 +32,26 @@ def test_a_format_declared_without_its_parser_is_named() -> None:
     with pytest.raises(ValueError,
                        match=r"capture format 'show pfc counters' \(kind pfc_rx_tx_tables\) declares no"):
         SWITCH_KINDS[fmt.kind](block, ctx, "any", fmt)
+
+
+def test_junos_counters_point_at_their_own_lines(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """Junos ``show interfaces IF extensive`` / ``show interfaces queue IF`` hold a port's counters many lines
+    below its ``Physical interface: et-0/0/12,`` line (the port written with a comma): each value's evidence
+    was the prompt line, not the ``Priority :  3`` or ``Total-dropped packets:`` line it was read from."""
+    from pathlib import Path
+
+    from roce_tune.audit import audit_dir
+
+    fixtures = Path(__file__).resolve().parents[1] / "verify" / "fixtures" / "switch"
+    text = "".join((fixtures / f"junos-show-interfaces-{n}.txt").read_text()
+                   for n in ("et-0-0-12-extensive", "queue-et-0-0-12"))
+    (tmp_path / "qfx-leaf4.txt").write_text(text)
+    lines = text.splitlines()
+    port = audit_dir(tmp_path).data.switches["qfx-leaf4"].ports["et-0/0/12"]
+    at = {name: lines[v.ev.line - 1].split(":")[0].strip() for name, v in port.items()}
+    assert at["pfc_rx_prio3"] == at["pfc_tx_prio3"] == "Priority" and "61377" in lines[
+        port["pfc_tx_prio3"].ev.line - 1]
+    q3 = [no for no, t in enumerate(lines, start=1) if t.startswith("Queue: 3")][0]
+    assert port["q3_tx_pkts"].ev.line > q3 + 2 and at["q3_tx_pkts"] == "Packets"
+    assert (at["q3_drop_pkts"], at["q3_ecn_marked_pkts"]) == ("Total-dropped packets", "ECN-CE packets")
+    assert at["q0_drop_pkts"] == "Total-dropped packets" and port["q0_drop_pkts"].ev.line < q3
