@@ -249,7 +249,12 @@ def _per_port(port_re: str, family: str, one_port: bool = False, **kw: object) -
         extra = {k: (v(ctx) if callable(v) else v) for k, v in kw.items()}
         got = _parser(f)(b.text, port, **extra)
         parsed: PortCounters = {port: got} if one_port else got
-        _store_ports(sw, family, parsed, b, lambda _p, _n: b.start, ctx, f.port_name)
+
+        def line_of(p: str, n: str) -> int:  # the platform's answer, else the command's line
+            i = f.evidence(b.text, p, n) if f.evidence is not None else None
+            return b.start if i is None else b.line_of(i)
+
+        _store_ports(sw, family, parsed, b, line_of, ctx, f.port_name)
         return True
     return read
 

@@ -55,3 +55,22 @@ def test_junos_counters_point_at_their_own_lines(tmp_path) -> None:  # type: ign
     assert port["q3_tx_pkts"].ev.line > q3 + 2 and at["q3_tx_pkts"] == "Packets"
     assert (at["q3_drop_pkts"], at["q3_ecn_marked_pkts"]) == ("Total-dropped packets", "ECN-CE packets")
     assert at["q0_drop_pkts"] == "Total-dropped packets" and port["q0_drop_pkts"].ev.line < q3
+
+
+def test_nxos_queuing_counters_point_at_their_own_rows(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """NX-OS ``show queuing interface``: each queue counter's evidence is its row in the ``QOS GROUP n`` box
+    and each PFC counter its ``PFC_COS`` row (the evidence was the prompt line for all of them)."""
+    from pathlib import Path
+
+    from roce_tune.audit import audit_dir
+
+    fixture = Path(__file__).resolve().parents[1] / "verify" / "fixtures" / "switch"
+    text = (fixture / "nxos-show-queuing-interface-e1-7.txt").read_text()
+    (tmp_path / "spine-n2.txt").write_text(text)
+    lines = text.splitlines()
+    port = audit_dir(tmp_path).data.switches["spine-n2"].ports["Ethernet1/7"]
+    row = {name: lines[v.ev.line - 1] for name, v in port.items()}
+    assert "614220981" in row["q3_tx_pkts"] and "ECN Marked" in row["q3_ecn_marked_pkts"]
+    assert "WRED/AFD & Tail Drop Pkts" in row["q3_drop_pkts"] and "WD & Tail" in row["q3_wd_tx_drop"]
+    assert port["q3_tx_pkts"].ev.line > port["q0_tx_pkts"].ev.line
+    assert row["pfc_tx_prio3"].split()[:2] == ["3", "3"] and "52904" in row["pfc_tx_prio3"]
