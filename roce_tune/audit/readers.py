@@ -20,11 +20,13 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import cache
 from typing import Any
 
 from roce_tune.audit.expect import Expect
 from roce_tune.audit.model import AuditData, BondObs, Counters, Ev, HostObs, RdmaObs, SwitchObs, Unparsed, Val
 from roce_tune.captures import Block
+from roce_tune.platforms.base import SecretPattern, mask_secrets
 from roce_tune.platforms.captures import CaptureFormat, capture_formats
 from roce_tune.platforms.counters import PortCounters, to_int
 from roce_tune.verify.counters import parse_side_by_side
@@ -766,14 +768,40 @@ def read_lines(b: Block, ctx: Ctx, skip: set[int]) -> bool:
     return any(no not in bad and s != "NIC statistics:" for no, _, s in lines)
 
 
+#: secrets a line not understood may hold besides the switch platforms' forms (``SECRET_PATTERNS``): the value
+#: of an environment variable whose name says secret, token, password or key (a whole ``env`` pasted instead
+#: of ``env | grep NCCL``), the password of a URL's ``user:password@``
+_LINE_SECRETS = (
+    re.compile(r"(?i)^\s*(?:export\s+)?[\w.]*(?:secret|token|passw|passphrase|api_?key|access_?key|"
+               r"private_?key|credential|auth)[\w.]*=(?P<secret>.+)$", re.MULTILINE),
+    re.compile(r"://[^/\s:@]+:(?P<secret>[^@\s/]+)@"),
+)
+
+
+@cache
+def _secret_forms() -> tuple[SecretPattern, ...]:
+    from roce_tune.platforms import SWITCH_PLATFORMS, secret_patterns
+
+    return (*_LINE_SECRETS, *(p for name in SWITCH_PLATFORMS for p in secret_patterns(name)))
+
+
+def _shown(text: str) -> str:
+    """``text`` (a capture line or command) as a report may show it: every secret form masked."""
+    return mask_secrets(text, _secret_forms())
+
+
+def _unparsed(b: Block, line: int, end_line: int, first: str) -> Unparsed:
+    """A run of ``b`` not understood, its first line and command with secrets masked."""
+    return Unparsed(file=b.file, line=line, end_line=end_line,
+                    command=_shown(b.command) if b.command else b.command, first=_shown(first))
+
+
 def _report_bad(b: Block, ctx: Ctx, bad: list[tuple[int, str]]) -> None:
     span: list[tuple[int, str]] = []
     for no, t in bad + [(10**9, "")]:
         if span and no != span[-1][0] + 1:
             # a run that starts at the block's first line is "the block"; name the prompt's command
-            ctx.data.unparsed.append(Unparsed(file=b.file, line=span[0][0], end_line=span[-1][0],
-                                              command=b.command,
-                                              first=span[0][1].strip()))
+            ctx.data.unparsed.append(_unparsed(b, span[0][0], span[-1][0], span[0][1].strip()))
             span = []
         span.append((no, t))
 
@@ -822,8 +850,7 @@ def _not_read(b: Block, ctx: Ctx, why: str) -> None:
     """List the whole block as not understood, its first line followed by ``why``."""
     first = b.lines[0][1].strip() if b.lines else ""
     end = b.lines[-1][0] if b.lines else b.start
-    ctx.data.unparsed.append(Unparsed(file=b.file, line=b.start, end_line=end, command=b.command,
-                                      first=f"{first} ({why})"))
+    ctx.data.unparsed.append(_unparsed(b, b.start, end, f"{first} ({why})"))
 
 
 def _running_config(b: Block, ctx: Ctx) -> str | None:
