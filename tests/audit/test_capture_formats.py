@@ -74,3 +74,21 @@ def test_nxos_queuing_counters_point_at_their_own_rows(tmp_path) -> None:  # typ
     assert "WRED/AFD & Tail Drop Pkts" in row["q3_drop_pkts"] and "WD & Tail" in row["q3_wd_tx_drop"]
     assert port["q3_tx_pkts"].ev.line > port["q0_tx_pkts"].ev.line
     assert row["pfc_tx_prio3"].split()[:2] == ["3", "3"] and "52904" in row["pfc_tx_prio3"]
+
+
+def test_cumulus_counters_qos_point_at_their_own_rows(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """NVUE ``nv show interface swpN counters qos``: each counter's evidence is its row of the ``PFC
+    Statistics`` / ``Egress Queue Statistics`` / ``Qos Port Statistics`` table (it was the prompt line)."""
+    from pathlib import Path
+
+    from roce_tune.audit import audit_dir
+
+    fixture = Path(__file__).resolve().parents[1] / "verify" / "fixtures" / "switch"
+    text = (fixture / "cumulus-nv-show-interface-swp3-counters-qos.txt").read_text()
+    (tmp_path / "leaf-b2.txt").write_text(text)
+    lines = text.splitlines()
+    port = audit_dir(tmp_path).data.switches["leaf-b2"].ports["swp3"]
+    row = {name: lines[v.ev.line - 1].split() for name, v in port.items()}
+    assert row["pfc_tx_prio3"][:5] == ["3", "17", "2210", "48213", "6170880"]
+    assert row["q3_tx_pkts"][:2] == ["3", "90412733"] and row["q6_tx_pkts"][:2] == ["6", "1203384"]
+    assert row["q3_ecn_marked_pkts"][0] == "ecn-marked-packets"
