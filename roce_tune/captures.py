@@ -228,8 +228,11 @@ def split_loop(b: Block) -> list[Block]:
     body = [(no, t) for no, t in b.lines if t.strip()]
     if len(words) < 2 or not body:
         return [b]
-    starts, skip = _echo_headings(b, words, m.group("body"), ref), 1
-    if starts is None:
+    body_cmd = m.group("body")
+    starts, skip = _echo_headings(b, words, body_cmd, ref), 1
+    if starts is not None:  # the echoed heading is not the report's command
+        body_cmd = re.sub(r"^\s*echo\b[^;]*;\s*|;\s*echo\b[^;]*(?=;|$)", "", body_cmd)
+    else:
         first = _line_key(body[0][1])
         starts = [i for i, (_, t) in enumerate(b.lines) if t.strip() and _line_key(t) == first]
         skip = 0
@@ -238,7 +241,7 @@ def split_loop(b: Block) -> list[Block]:
     out = []
     for k, (word, start) in enumerate(zip(words, starts)):
         end = starts[k + 1] if k + 1 < len(starts) else len(b.lines)
-        command = re.split(r"\s*;\s*sleep\b", ref.sub(word, m.group("body")))[0]
+        command = re.split(r"\s*;\s*sleep\b", ref.sub(word, body_cmd))[0]
         out.append(Block(file=b.file, device=b.device, command=command,
                          prompt_line=b.prompt_line, lines=b.lines[start + skip:end]))
     return out

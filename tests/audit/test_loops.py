@@ -119,3 +119,19 @@ def test_ethtool_statistics_long_option_names_the_nic(captures) -> None:  # type
     nics = captures({"gpu01.txt": text}).data.hosts["gpu01"].nics
     assert sorted(nics) == ["ens1f0np0", "ens1f1np1"]
     assert nics["ens1f1np1"].delta("tx_prio3_pause") == (5000, False)
+
+
+def test_a_switch_loop_that_echoes_each_port_reads_each_output(captures) -> None:  # type: ignore[no-untyped-def]
+    """``for p in swp1 swp2; do echo $p; nv show interface $p counters qos; done``: each report is read as
+    the command it is (``nv show interface swp1 counters qos``), not as ``echo swp1; nv show …``, which no
+    NVUE format accepts."""
+    table = ("PFC Statistics\n=================\n"
+             "    switch-priority  rx-pause-frames  rx-pause-duration  tx-pause-frames  tx-pause-duration\n"
+             "    ---------------  ---------------  -----------------  ---------------  -----------------\n"
+             "    3                {rx}                0                  0                0\n")
+    text = ("cumulus@leaf1:mgmt:~$ for p in swp1 swp2; do echo $p; nv show interface $p counters qos; done\n"
+            "swp1\n" + table.format(rx=17) + "swp2\n" + table.format(rx=5))
+    r = captures({"leaf1.txt": text})
+    assert not r.data.unparsed
+    ports = r.data.switches["leaf1"].ports
+    assert (ports["swp1"]["pfc_rx_prio3"].value, ports["swp2"]["pfc_rx_prio3"].value) == (17, 5)
