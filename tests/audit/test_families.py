@@ -280,6 +280,21 @@ def test_ibdev2netdev_ties_each_rdma_device_to_its_netdev(captures) -> None:  # 
     assert all("40.0 per million" in f.message for f in found)
     assert all("not captured" not in f.message for f in rules(r).get("RT430", []))
 
+
+def test_loss_rate_needs_both_counts_over_one_interval(captures) -> None:  # type: ignore[no-untyped-def]
+    """``ethtool -S`` captured before and after a job but the hw_counters only once: 5,000 out_of_sequence
+    since boot were divided by the 1,000,000 packets of the job ("5000 per million", an error). Totals and
+    a difference are not one interval: no rate is made of them."""
+    eth_snap = ("root@gpu01:~# ethtool -S ens1f0np0 | grep rx_prio\n     rx_prio0_packets: 0\n"
+                "     rx_prio3_packets: {n}\n")
+    hw_once = ("root@gpu01:~# grep -H '' /sys/class/infiniband/mlx5_0/ports/1/hw_counters/out_of_sequence\n"
+               "/sys/class/infiniband/mlx5_0/ports/1/hw_counters/out_of_sequence:5000\n")
+    r = captures({"gpu01.before.txt": eth_snap.format(n=9_000_000_000),
+                  "gpu01.after.txt": eth_snap.format(n=9_001_000_000) + hw_once})
+    found = rules(r)["RT425"]
+    assert len(found) == 1 and "per million" not in found[0].message and found[0].severity.value == "warning"
+    assert "not over the same interval" in found[0].message
+
 def test_switch_ecn_not_on_lossless_tc_rt431(captures) -> None:
     text = ("cumulus@leaf2:mgmt:~$ nv show qos roce\n"
             "                    operational            applied\n"
