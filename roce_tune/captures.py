@@ -228,14 +228,34 @@ def split_loop(b: Block) -> list[Block]:
     body = [(no, t) for no, t in b.lines if t.strip()]
     if len(words) < 2 or not body:
         return [b]
-    first = _line_key(body[0][1])
-    starts = [i for i, (_, t) in enumerate(b.lines) if t.strip() and _line_key(t) == first]
+    body_cmd = m.group("body")
+    starts, skip = _echo_headings(b, words, body_cmd, ref), 1
+    if starts is not None:  # the echoed heading is not the report's command
+        body_cmd = re.sub(r"^\s*echo\b[^;]*;\s*|;\s*echo\b[^;]*(?=;|$)", "", body_cmd)
+    else:
+        first = _line_key(body[0][1])
+        starts = [i for i, (_, t) in enumerate(b.lines) if t.strip() and _line_key(t) == first]
+        skip = 0
     if len(starts) != len(words):
         return [b]
     out = []
     for k, (word, start) in enumerate(zip(words, starts)):
         end = starts[k + 1] if k + 1 < len(starts) else len(b.lines)
-        command = re.split(r"\s*;\s*sleep\b", ref.sub(word, m.group("body")))[0]
+        command = re.split(r"\s*;\s*sleep\b", ref.sub(word, body_cmd))[0]
         out.append(Block(file=b.file, device=b.device, command=command,
-                         prompt_line=b.prompt_line, lines=b.lines[start:end]))
+                         prompt_line=b.prompt_line, lines=b.lines[start + skip:end]))
     return out
+
+
+def _echo_headings(b: Block, words: list[str], body: str, ref: re.Pattern[str]) -> list[int] | None:
+    """Indexes (in ``b.lines``) of the lines a loop body's ``echo $i`` printed before each word's report
+    (``ens1f0np0``, ``== ens1f0np0 ==``: the word alone among punctuation), one per word in the loop's
+    order; None when the body echoes no loop word or the output does not hold exactly those lines, and for a
+    loop over files (``for f in /sys/…; do echo $f; cat $f; done``: the echoed path names the value below)."""
+    if any(w.startswith("/") for w in words) or not re.search(r"(?:^|;)\s*echo\b[^;]*" + ref.pattern, body):
+        return None
+    heads = [(i, word) for i, (_, t) in enumerate(b.lines) for word in words
+             if re.fullmatch(r"[\W_]*" + re.escape(word) + r"[\W_]*", t.strip())]
+    if [word for _, word in heads] != words:
+        return None
+    return [i for i, _ in heads]

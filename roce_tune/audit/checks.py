@@ -742,41 +742,59 @@ def _pause_agreement(data: AuditData, exp: Expect, out: Out) -> None:
                         [nic.ethtool[f"rx_prio{p}_pause"], sw.ports[port][f"pfc_tx_prio{p}"]])
 
 
-def _received_packets(nic: NicObs | None) -> int | None:
+def _received_packets(nic: NicObs | None) -> tuple[int, bool] | None:
+    """(packets the NIC received, whether that is a difference of two snapshots) or None when not captured."""
     if nic is None:
         return None
-    parts = [nic.delta(f"rx_prio{p}_packets") for p in range(8)]
-    if any(parts):
-        return sum(x[0] for x in parts if x)
-    phy = nic.delta("rx_packets_phy")
-    return phy[0] if phy else None
+    parts = [x for p in range(8) if (x := nic.delta(f"rx_prio{p}_packets"))]
+    if parts:
+        return sum(x[0] for x in parts), any(x[1] for x in parts)
+    return nic.delta("rx_packets_phy")
+
+
+_LOSS_FIX = ("make PFC cover the RoCE priority end to end (NIC --pfc, switch pfc_enable, DSCP maps) and "
+             "check headroom; RoCE on a lossy priority (RT410/RT411) or ECN not marking (RT430) explain loss "
+             "too")
+
+
+def _per_million(n: int, pk: tuple[int, bool] | None, loss_is_delta: bool) -> float | str:
+    """``n`` loss events per million of the received packets ``pk`` (count, is a difference), or why there is
+    no rate: no count, a count over another interval than the loss counters', no packet."""
+    if pk is None:
+        return "the packet count was not captured"
+    if pk[1] != loss_is_delta:
+        return ("the packet count (ethtool -S) is not over the same interval (one was captured before and "
+                "after, the other once)")
+    return n / pk[0] * 1e6 if pk[0] else "the NIC counted no received packet"
+
+
+def _device_loss(h: HostObs, d: RdmaObs, out: Out) -> None:
+    """RT425 of one RDMA device: its loss-recovery counters per million received packets, when the NIC's
+    packet count covers the same interval (both differences, or both totals); else without a rate."""
+    loss = {k: x for k in LOSS_COUNTERS if (x := d.delta(k)) is not None and x[0] > 0}
+    if not loss:
+        return
+    n = sum(x[0] for x in loss.values())
+    rate = _per_million(n, _received_packets(_nic_of(h, d)), any(x[1] for x in loss.values()))
+    detail = ", ".join(f"{k} {x[0]:,}" for k, x in loss.items())
+    evs, where = [d.hw[k] for k in loss], d.netdev or d.device
+    if isinstance(rate, float):
+        if rate > LOSS_PER_MILLION:
+            out.add("RT425", E, h.name, where, f"{h.name}:{d.device} recovered from loss {n:,} times "
+                    f"({rate:.1f} per million received packets: {detail})", _LOSS_FIX, evs)
+        return
+    out.add("RT425", E if n >= LOSS_NO_RATE_ERROR else W, h.name, where,
+            f"{h.name}:{d.device} recovered from loss {n:,} times ({detail}); {rate}, so no rate per packet",
+            _LOSS_FIX + " (capture ethtool -S and the hw_counters together, before and after, for a rate)",
+            evs)
 
 
 def _loss_recovery(data: AuditData, out: Out) -> None:
-    """RT425: RoCE loss recovery per million received packets (no rate invented without a packet count)."""
-    fix = ("make PFC cover the RoCE priority end to end (NIC --pfc, switch pfc_enable, DSCP maps) and check "
-           "headroom; RoCE on a lossy priority (RT410/RT411) or ECN not marking (RT430) explain loss too")
+    """RT425: RoCE loss recovery per million received packets (no rate invented without a packet count over
+    the loss counters' interval)."""
     for h in data.hosts.values():
         for d in h.rdma.values():
-            loss = {k: x for k in LOSS_COUNTERS if (x := d.delta(k)) is not None and x[0] > 0}
-            if not loss:
-                continue
-            n = sum(x[0] for x in loss.values())
-            pk = _received_packets(_nic_of(h, d))
-            detail = ", ".join(f"{k} {x[0]:,}" for k, x in loss.items())
-            evs = [d.hw[k] for k in loss]
-            if pk:
-                per_m = n / pk * 1e6
-                if per_m > LOSS_PER_MILLION:
-                    out.add("RT425", E, h.name, d.netdev or d.device,
-                            f"{h.name}:{d.device} recovered from loss {n:,} times ({per_m:.1f} per million "
-                            f"received packets: {detail})", fix, evs)
-            else:
-                out.add("RT425", E if n >= LOSS_NO_RATE_ERROR else W, h.name, d.netdev or d.device,
-                        f"{h.name}:{d.device} recovered from loss {n:,} times ({detail}); the packet count "
-                        "was not captured, so no rate per packet", fix + " (capture ethtool -S too for a "
-                        "rate)", evs)
-
+            _device_loss(h, d, out)
 
 def check_pfc(data: AuditData, exp: Expect, out: Out) -> None:
     """RT420 a hop without PFC on the RoCE priority; RT421 NIC sends pause (cannot drain); RT422 switch and

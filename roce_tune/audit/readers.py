@@ -20,11 +20,13 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import cache
 from typing import Any
 
 from roce_tune.audit.expect import Expect
 from roce_tune.audit.model import AuditData, BondObs, Counters, Ev, HostObs, RdmaObs, SwitchObs, Unparsed, Val
 from roce_tune.captures import Block
+from roce_tune.platforms.base import SecretPattern, mask_secrets
 from roce_tune.platforms.captures import CaptureFormat, capture_formats
 from roce_tune.platforms.counters import PortCounters, to_int
 from roce_tune.verify.counters import parse_side_by_side
@@ -230,7 +232,9 @@ def _whole(family: str, port_re: str | None = None) -> SwitchReader:
         if port_re is not None:
             port = _cmd_arg(b, port_re) or "-"
             parsed = {port if p == "-" else p: v for p, v in parsed.items()}
-        def line_of(p: str, _n: str) -> int:  # the port as a word, or as a JSON key
+        def line_of(p: str, n: str) -> int:  # the platform's answer, else the port as a word or a JSON key
+            if f.evidence is not None and (i := f.evidence(b.text, p, n)) is not None:
+                return b.line_of(i)
             return _find_line(b, lambda tk: p in tk or f'"{p}":' in tk)
 
         _store_ports(sw, family, parsed, b, line_of, ctx, f.port_name)
@@ -247,7 +251,12 @@ def _per_port(port_re: str, family: str, one_port: bool = False, **kw: object) -
         extra = {k: (v(ctx) if callable(v) else v) for k, v in kw.items()}
         got = _parser(f)(b.text, port, **extra)
         parsed: PortCounters = {port: got} if one_port else got
-        _store_ports(sw, family, parsed, b, lambda _p, _n: b.start, ctx, f.port_name)
+
+        def line_of(p: str, n: str) -> int:  # the platform's answer, else the command's line
+            i = f.evidence(b.text, p, n) if f.evidence is not None else None
+            return b.start if i is None else b.line_of(i)
+
+        _store_ports(sw, family, parsed, b, line_of, ctx, f.port_name)
         return True
     return read
 
@@ -344,6 +353,23 @@ def _show_gids(b: Block, ctx: Ctx) -> bool:
     if dev and not seen:
         host.dev(dev).gid_table = _ev(b, b.start)
     return True
+
+
+#: an ``ibdev2netdev [-v]`` row (mlnx-tools): ``mlx5_0 port 1 ==> ens1f0np0 (Up)``, with ``-v`` the PCI
+#: address first and the HCA, firmware and port state between
+_IBDEV2NETDEV = re.compile(r"^(?:[0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.\d+\s+)?(?P<dev>\S+)\s.*?"
+                           r"\bport\s+(?P<port>\d+)\b.*?==>\s*(?P<netdev>\S+)\s+\(\w+\)\s*$")
+
+
+def _ibdev2netdev(b: Block, ctx: Ctx) -> bool:
+    """``ibdev2netdev``: which netdev each RDMA device port is (ties ``ethtool -S`` to its hw_counters)."""
+    host = ctx.data.host(b.device)
+    rows = [(no, t, _IBDEV2NETDEV.match(t.strip())) for no, t in b.lines if t.strip()]
+    for _, _, m in rows:
+        if m is not None:
+            host.dev(m.group("dev"), int(m.group("port"))).netdev = m.group("netdev")
+    _report_bad(b, ctx, [(no, t) for no, t, m in rows if m is None])
+    return any(m is not None for _, _, m in rows)
 
 
 def _rdma_statistic(b: Block, ctx: Ctx) -> bool:
@@ -785,10 +811,38 @@ def read_lines(b: Block, ctx: Ctx, skip: set[int]) -> bool:
         _read_host_line(st, no, t, s)
     if st.pending_path is not None:
         st.bad.append(st.pending_path)
-    _store_lines(st, _cmd_arg(b, r"ethtool\s+-S\s+(\S+)") or "-")
+    _store_lines(st, _cmd_arg(b, r"ethtool\s+(?:-S|--statistics)\s+(\S+)") or "-")
     _report_bad(b, ctx, st.bad)
     bad = {no for no, _ in st.bad}
     return any(no not in bad and s != "NIC statistics:" for no, _, s in lines)
+
+
+#: secrets a line not understood may hold besides the switch platforms' forms (``SECRET_PATTERNS``): the value
+#: of an environment variable whose name says secret, token, password or key (a whole ``env`` pasted instead
+#: of ``env | grep NCCL``), the password of a URL's ``user:password@``
+_LINE_SECRETS = (
+    re.compile(r"(?i)^\s*(?:export\s+)?[\w.]*(?:secret|token|passw|passphrase|api_?key|access_?key|"
+               r"private_?key|credential|auth)[\w.]*=(?P<secret>.+)$", re.MULTILINE),
+    re.compile(r"://[^/\s:@]+:(?P<secret>[^@\s/]+)@"),
+)
+
+
+@cache
+def _secret_forms() -> tuple[SecretPattern, ...]:
+    from roce_tune.platforms import SWITCH_PLATFORMS, secret_patterns
+
+    return (*_LINE_SECRETS, *(p for name in SWITCH_PLATFORMS for p in secret_patterns(name)))
+
+
+def _shown(text: str) -> str:
+    """``text`` (a capture line or command) as a report may show it: every secret form masked."""
+    return mask_secrets(text, _secret_forms())
+
+
+def _unparsed(b: Block, line: int, end_line: int, first: str) -> Unparsed:
+    """A run of ``b`` not understood, its first line and command with secrets masked."""
+    return Unparsed(file=b.file, line=line, end_line=end_line,
+                    command=_shown(b.command) if b.command else b.command, first=_shown(first))
 
 
 def _report_bad(b: Block, ctx: Ctx, bad: list[tuple[int, str]]) -> None:
@@ -796,9 +850,7 @@ def _report_bad(b: Block, ctx: Ctx, bad: list[tuple[int, str]]) -> None:
     for no, t in bad + [(10**9, "")]:
         if span and no != span[-1][0] + 1:
             # a run that starts at the block's first line is "the block"; name the prompt's command
-            ctx.data.unparsed.append(Unparsed(file=b.file, line=span[0][0], end_line=span[-1][0],
-                                              command=b.command,
-                                              first=span[0][1].strip()))
+            ctx.data.unparsed.append(_unparsed(b, span[0][0], span[-1][0], span[0][1].strip()))
             span = []
         span.append((no, t))
 
@@ -832,6 +884,7 @@ BLOCK_READERS: tuple[tuple[str, str, str | None, Reader], ...] = (
     ("mlnx_qos", r"PFC configuration:|Priority trust (state|mode):", None, _mlnx_qos),
     ("ibv_devinfo", r"^\s*hca_id:\s*\S+", None, _ibv_devinfo),
     ("show_gids", r"^\s*DEV\s+PORT\s+INDEX\s+GID", None, _show_gids),
+    ("ibdev2netdev", r"\bport\s+\d+\b.*==>\s*\S+\s+\(\w+\)\s*$", None, _ibdev2netdev),
     ("rdma statistic", r"^link\s+\S+/\d+\s+\w+\s+\d+", None, _rdma_statistic),
     ("ip link", r"^\d+:\s+\S+:\s+<[A-Z_,\-]*>\s+mtu\s+\d+", None, _ip_link),
     ("/proc/net/bonding", r"Bonding Mode:", None, _bonding),
@@ -848,8 +901,7 @@ def _not_read(b: Block, ctx: Ctx, why: str) -> None:
     """List the whole block as not understood, its first line followed by ``why``."""
     first = b.lines[0][1].strip() if b.lines else ""
     end = b.lines[-1][0] if b.lines else b.start
-    ctx.data.unparsed.append(Unparsed(file=b.file, line=b.start, end_line=end, command=b.command,
-                                      first=f"{first} ({why})"))
+    ctx.data.unparsed.append(_unparsed(b, b.start, end, f"{first} ({why})"))
 
 
 def _running_config(b: Block, ctx: Ctx) -> str | None:

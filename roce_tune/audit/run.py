@@ -66,12 +66,20 @@ class AuditResult:
         return 1 if any(f.severity is Severity.error for f in self.findings) else 0
 
 
+#: words of a capture's path that make it the earlier / the later snapshot of a device
+_BEFORE_WORDS = frozenset({"before", "pre", "start", "begin", "baseline"})
+_AFTER_WORDS = frozenset({"after", "post", "end"})
+
+
 def _order(path: Path, root: Path) -> tuple[str, int, str]:
-    """(device, 0 before / 1 neither / 2 after, relative path): ``before``/``after`` as a word of the file
-    name or of a directory of it (``before/leaf1.txt``, ``run1-after/leaf1.txt``)."""
+    """(device, 0 before / 1 neither / 2 after, relative path): a word of :data:`_BEFORE_WORDS` /
+    :data:`_AFTER_WORDS` in a directory or in the file name after the device (``before/leaf1.txt``,
+    ``run1-after/leaf1.txt``, ``gpu01.pre.txt`` / ``gpu01.post.txt``: alphabetically "post" < "pre" and
+    "end" < "start"; a device named ``pre-prod-gpu01`` is no "pre")."""
     rel = path.relative_to(root)
-    words = {w for part in rel.parts for w in re.split(r"[._\-\s]", part.lower())}
-    return (device_of(path), 0 if "before" in words else 2 if "after" in words else 1, rel.as_posix())
+    parts = (*rel.parts[:-1], rel.name.partition(".")[2])
+    words = {w for part in parts for w in re.split(r"[._\-\s]", part.lower())}
+    return (device_of(path), 0 if words & _BEFORE_WORDS else 2 if words & _AFTER_WORDS else 1, rel.as_posix())
 
 
 def _litter(rel: Path) -> bool:

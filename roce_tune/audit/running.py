@@ -142,6 +142,11 @@ def _queue_of_dscp(q: SwitchQos, dscp: int) -> tuple[int | None, str]:
                    f" → queue {queue}")
 
 
+#: why a port's PFC is unknown from its running configuration, and what tells it
+_PFC_LEFT_TO_SWITCH = ("which the running configuration leaves to the switch (automatic/DCBX, or a RoCE "
+                       "mode's defaults): `show interface priority-flow-control` or `nv show qos roce`")
+
+
 def _policy_pfc(sw: SwitchObs, exp: Expect, out: Out) -> None:
     """RT420 without a plan: a port with PFC on other priorities than RoCE's; no port with PFC at all."""
     assert sw.running is not None
@@ -161,8 +166,7 @@ def _policy_pfc(sw: SwitchObs, exp: Expect, out: Out) -> None:
                 f"enable PFC on priority {_ids(lossless)} on the ports facing RoCE hosts and switches",
                 locate(sw, None, "pfc"))
     elif not known and q.ports:
-        out.skip("RT420", sw.name, "the running configuration's PFC mode per port (the platform reports it "
-                                   "as automatic/DCBX: `show interface priority-flow-control`)")
+        out.skip("RT420", sw.name, f"the PFC state per port, {_PFC_LEFT_TO_SWITCH}")
 
 
 def _policy_dscp(sw: SwitchObs, exp: Expect, out: Out) -> None:
@@ -293,11 +297,18 @@ def _plan_finding(m: re.Match[str], rule: str, sev: str, label: str, d: str, sw:
 
 def check_running_plan(sw: SwitchObs, want: SwitchQos, exp: Expect, out: Out, expresses_ecn: bool) -> None:
     """Every difference between the plan's QoS for ``sw`` and its running configuration (ports the plan
-    does not name are not judged; on a platform that expresses ECN a planned port without any is "no ECN")."""
+    does not name are not judged; on a platform that expresses ECN a planned port without any is "no ECN",
+    unless the text leaves the port's PFC to the switch too)."""
     assert sw.running is not None
-    ports = {n: (p.model_copy(update={"ecn": {}}) if p.ecn is None and expresses_ecn else p)
+    # no ECN on a port whose lossless setup the text states is "no ECN"; one whose PFC it leaves to the switch
+    # too (automatic/DCBX, a RoCE mode's defaults) has unknown ECN
+    ports = {n: (p.model_copy(update={"ecn": {}})
+                 if p.ecn is None and expresses_ecn and p.pfc_priorities is not None else p)
              for n, p in sw.running.value.ports.items() if n in want.ports}
     seen = sw.running.value.model_copy(update={"ports": ports})
+    unknown = sorted(n for n, p in ports.items() if p.pfc_priorities is None and want.ports[n].pfc_priorities)
+    if unknown:
+        out.skip("RT420", sw.name, f"the PFC state of {', '.join(unknown)}, {_PFC_LEFT_TO_SWITCH}")
     for d in differences(want, seen):
         for pattern, rule, sev, what, label in _PATHS:
             m = re.match(pattern, d)

@@ -38,6 +38,9 @@ class CaptureFormat:
         port_name: the platform's own spelling of a port as the command or the output writes it -> the
             name the plan and the other outputs use (NX-OS ``ethernet1/7``, ``e1/7``, ``Eth1/7`` ->
             ``Ethernet1/7``); None: names are kept as written.
+        evidence: (output text, port, counter name) -> the 0-based index of the output line the counter was
+            read from, for outputs that state a port's counters many lines below its name (Junos ``show
+            interfaces``); None (or a None answer): the reader's own search for the port's line.
         parse: the platform's own parser of this output, called the way the kind's audit reader calls it
             (``roce_tune.audit.readers.SWITCH_KINDS``): configuration and status kinds (``pfcwd_config``,
             ``interface_counters``, ``roce_status``) take the block's (line number, text) pairs and return
@@ -57,6 +60,7 @@ class CaptureFormat:
     parse: Callable[..., Any] | None = None
     fallback: bool = False
     port_name: Callable[[str], str] | None = None
+    evidence: Callable[[str, str, str], int | None] | None = None
 
     def matches(self, text: str, command: str | None) -> bool:
         """Whether a block with output ``text`` (and prompt ``command``, if any) is this format."""

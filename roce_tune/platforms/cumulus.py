@@ -778,6 +778,7 @@ NETBOX_SLUGS: tuple[str, ...] = ("cumulus-linux", "nvidia-cumulus", "nvidia-cumu
 # What `roce-tune audit` recognises in a capture and runs with --live (roce_tune.platforms.captures).
 from roce_tune.platforms.captures import CaptureFormat as _CaptureFormat  # noqa: E402
 from roce_tune.platforms.cumulus_counters import (  # noqa: E402
+    counters_qos_evidence_line,
     parse_cumulus_counters_qos,
     parse_cumulus_pfc_watchdog,
     parse_cumulus_roce_counters,
@@ -884,7 +885,7 @@ CAPTURE_FORMATS: tuple[_CaptureFormat, ...] = (
     # these two words appear in other vendors' queue output too: a prompt naming another command is not this
     _CaptureFormat(name="nv show interface counters qos", kind="counters_qos",
                    pattern=r"PFC Statistics|Egress Queue Statistics", command=r"^(?:sudo\s+)?nv\s",
-                   fallback=True, parse=parse_cumulus_counters_qos),
+                   fallback=True, parse=parse_cumulus_counters_qos, evidence=counters_qos_evidence_line),
     _CaptureFormat(name="nv show interface qos pfc-watchdog", kind="pfc_watchdog_port",
                    pattern=r"deadlock-count",
                    command=r"^(?:sudo\s+)?nv\s", fallback=True, parse=parse_cumulus_pfc_watchdog),

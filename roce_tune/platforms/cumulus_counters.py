@@ -136,6 +136,26 @@ def _split_unit_cells(tokens: list[str], n: int) -> list[str]:
     return cells[:n]
 
 
+def counters_qos_evidence_line(text: str, _port: str, counter: str) -> int | None:
+    """0-based index of the line of ``nv show interface PORT counters qos`` output ``text`` that ``counter``
+    was read from: its row of the ``switch-priority`` (PFC) or ``traffic-class`` (egress queue) table, or the
+    ``ecn-marked-packets`` row of the port table for the ECN marks; None when not found."""
+    lines = text.splitlines()
+    if counter.endswith("_ecn_marked_pkts"):
+        return next((i for i, t in enumerate(lines) if t.split()[:1] == ["ecn-marked-packets"]), None)
+    m = re.match(r"pfc_(?:rx|tx)_prio(\d+)$|q(\d+)_", counter)
+    if m is None:
+        return None
+    column, idx = ("switch-priority", m.group(1)) if m.group(1) else ("traffic-class", m.group(2))
+    head = next((i for i, t in enumerate(lines) if t.split()[:1] == [column]), len(lines))
+    for i in range(head + 2, len(lines)):  # after the header and its rule, to the table's end
+        if not lines[i].strip() or _RULE_RE.match(lines[i]):
+            return None
+        if lines[i].split()[:1] == [idx]:
+            return i
+    return None
+
+
 def parse_cumulus_roce_counters(text: str, port: str, ecn_queue: int, pfc_prio: int) -> PortCounters:
     """``nv show interface PORT qos roce counters`` → ``{port: {"q3_ecn_marked_pkts", "pfc_rx_prio3",
     "pfc_tx_prio3"}}``.

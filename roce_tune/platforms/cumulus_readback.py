@@ -18,7 +18,9 @@ Both the CL 5.14 keywords (``enable``/``disable``, ``on``/``off``) and the later
 
 A port uses its bound profile, else ``default-global``. Only ports the text names are read: NVUE's
 ``default-global`` applies to every port, but the commands do not list them. ``qos roce mode`` alone
-implies NVIDIA's RoCE defaults, which are not read as values (unknown is None, never a default).
+implies NVIDIA's RoCE defaults, which are not read as values (unknown is None, never a default): under
+lossless RoCE mode a port without a stated PFC profile has unknown PFC, and under any RoCE mode one without
+a congestion-control profile unknown ECN.
 Sources: CumulusNetworks/docs cumulus-linux-514 QoS and RoCE pages; nvue-reference QoS (see cumulus.py).
 """
 
@@ -72,17 +74,25 @@ WATCHDOG_ACTION = "drop"
 
 
 def ports_of(spec: str) -> list[str]:
-    """``swp1-3,swp7`` -> ``['swp1', 'swp2', 'swp3', 'swp7']`` (NVUE interface ranges).
+    """NVUE interface lists as ``nv config show -o commands`` compresses them -> the interface names: ranges
+    (``swp1-3``, ``swp1-swp3``), breakout ranges (``swp1s0-3``: swp1s0..swp1s3) and parts without a prefix,
+    which continue the previous part's (``swp1,6-7`` = swp1, swp6, swp7; ``vlan200,300``).
 
-    >>> ports_of("swp1-3,swp7"), ports_of("swp1s0")
-    (['swp1', 'swp2', 'swp3', 'swp7'], ['swp1s0'])
+    >>> ports_of("swp1-3,swp7"), ports_of("swp1s0"), ports_of("swp1,6-7,swp9s0-1")
+    (['swp1', 'swp2', 'swp3', 'swp7'], ['swp1s0'], ['swp1', 'swp6', 'swp7', 'swp9s0', 'swp9s1'])
     """
     out: list[str] = []
+    prefix = ""
     for part in spec.split(","):
-        m = re.fullmatch(r"([A-Za-z_]+\D*?)(\d+)-(\d+)", part)
-        out.extend(
-            f"{m.group(1)}{i}" for i in range(int(m.group(2)), int(m.group(3)) + 1)
-        ) if m else out.append(part)
+        if m := re.match(r"[A-Za-z_][A-Za-z_\-]*?(?=\d|$)", part):
+            prefix = m.group(0)
+        elif part[:1].isdigit():
+            part = prefix + part
+        r = re.fullmatch(r"(?P<base>.*?)(?P<lo>\d+)-(?:(?P=base))?(?P<hi>\d+)", part)
+        if r and r.group("base") and int(r.group("lo")) <= int(r.group("hi")):
+            out.extend(f"{r.group('base')}{i}" for i in range(int(r.group("lo")), int(r.group("hi")) + 1))
+        else:
+            out.append(part)
     return out
 
 
@@ -103,6 +113,18 @@ class _Nv:
     sched: dict[str, dict[int, dict[str, str]]] = field(default_factory=dict)
     wd: dict[str, str] = field(default_factory=dict)
     ifaces: dict[str, dict[str, str]] = field(default_factory=dict)
+    roce: dict[str, str] = field(default_factory=dict)  # ``qos roce`` settings: mode, enable, state
+
+
+def _qos_roce(nv: _Nv, w: list[str]) -> None:
+    nv.roce.update({w[1]: w[2]} if len(w) >= 3 else {"mode": "lossless"})
+
+
+def _roce_lossless(nv: _Nv) -> bool:
+    """Whether ``qos roce`` is on in lossless mode (``nv set qos roce``, ``… mode lossless``, ``… enable on``
+    or ``… state enabled``: lossless is RoCE's default mode, CL 5.14/5.15 RoCE page)."""
+    off = nv.roce.get("enable", nv.roce.get("state", "on")) not in ON_WORDS
+    return bool(nv.roce) and not off and nv.roce.get("mode", "lossless") == "lossless"
 
 
 def _qos_watchdog(nv: _Nv, w: list[str]) -> None:
@@ -139,6 +161,7 @@ def _qos_per_tc(nv: _Nv, w: list[str]) -> None:
 
 #: ``nv set qos <kind> ...`` -> reader of the words from ``<kind>`` on.
 _QOS = {
+    "roce": _qos_roce,
     "pfc-watchdog": _qos_watchdog,
     "mapping": _qos_mapping,
     "egress-queue-mapping": _qos_egress,
@@ -239,13 +262,17 @@ def read_back(text: str) -> SwitchQos:
     for name, d in sorted(nv.ifaces.items()):
         if not name.startswith("swp"):
             continue
-        prios, cable = _pfc(nv, d.get("pfc", DEFAULT))
+        prios: list[int] | None
+        prios, cable = _pfc(nv, pfc_profile := d.get("pfc", DEFAULT))
+        if pfc_profile not in nv.pfc and _roce_lossless(nv):
+            prios = None  # RoCE lossless mode's own PFC: not stated by the commands, unknown (not off)
+        cc_profile = d.get("congestion-control", DEFAULT)
         ports[name] = PortQos(
             name=name,
             mtu=int(d["mtu"]) if "mtu" in d else None,
             cable_m=cable,
             pfc_priorities=prios,
-            ecn=_ecn(nv, d.get("congestion-control", DEFAULT)),
+            ecn=None if cc_profile not in nv.cc and nv.roce else _ecn(nv, cc_profile),
             watchdog=d.get("watchdog") in ON_WORDS,
         )
     sched_profile = majority([d.get("egress-scheduler", DEFAULT) for d in nv.ifaces.values()]) or DEFAULT

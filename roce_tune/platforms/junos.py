@@ -1003,6 +1003,7 @@ NETBOX_SLUGS: tuple[str, ...] = ("juniper-junos",)
 # ------------------------------------------------------------------------------------- audit captures
 # What `roce-tune audit` recognises in a capture and runs with --live (roce_tune.platforms.captures).
 from roce_tune.platforms.captures import CaptureFormat as _CaptureFormat  # noqa: E402
+from roce_tune.platforms.junos_counters import evidence_line as counter_evidence_line  # noqa: E402
 from roce_tune.platforms.junos_counters import (  # noqa: E402
     parse_junos_extensive_pfc,
     parse_junos_interfaces_queue,
@@ -1013,9 +1014,10 @@ CAPTURE_FORMATS: tuple[_CaptureFormat, ...] = (
     _CaptureFormat(name="show configuration | display set", kind="running_config",
                    pattern=r"^set (?:class-of-service|interfaces|version|system|chassis) "),
     _CaptureFormat(name="show interfaces extensive", kind="extensive_pfc",
-                   pattern=r"MAC Priority Flow Control Statistics", parse=parse_junos_extensive_pfc),
+                   pattern=r"MAC Priority Flow Control Statistics", parse=parse_junos_extensive_pfc,
+                   evidence=counter_evidence_line),
     _CaptureFormat(name="show interfaces queue", kind="interfaces_queue", pattern=r"^\s*Queue:\s*\d+",
-                   parse=parse_junos_interfaces_queue),
+                   parse=parse_junos_interfaces_queue, evidence=counter_evidence_line),
 )
 #: read-only commands ``audit --live`` runs (``{port}``: each lossless port of the plan)
 CAPTURE_COMMANDS: tuple[str, ...] = (

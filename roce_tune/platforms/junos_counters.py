@@ -99,6 +99,46 @@ def _queue_counters(q: int, r: dict[str, int]) -> dict[str, int]:
     return vals
 
 
+#: counter name suffix -> the ``Transmitted:`` labels of ``show interfaces queue`` it is read from (in order)
+_QUEUE_LABELS = {"tx_pkts": ("packets",), "tx_bytes": ("bytes",), "wred_drop_pkts": ("red-dropped packets",),
+                 "ecn_marked_pkts": ("ecn-ce packets",),
+                 "drop_pkts": ("tail-dropped packets", "total-dropped packets")}
+
+
+def evidence_line(text: str, port: str, counter: str) -> int | None:
+    """0-based index of the line of ``text`` (``show interfaces IF extensive`` / ``show interfaces queue IF``)
+    that ``counter`` of ``port`` was read from: the ``Priority :  N`` row of a ``pfc_*_prioN`` counter, the
+    ``Transmitted:`` label line of a ``qN_*`` counter that holds a number; None when not found."""
+    lines = text.splitlines()
+    start = next((i for i, t in enumerate(lines) if _junos_port(t) == port), None)
+    if start is None:
+        return None
+    end = next((i for i in range(start + 1, len(lines)) if _junos_port(lines[i])), len(lines))
+    if m := re.match(r"pfc_(?:rx|tx)_prio(\d+)$", counter):
+        row = re.compile(rf"^\s*Priority\s*:\s*{m.group(1)}\s")
+        return next((i for i in range(start, end) if row.match(lines[i])), None)
+    if m := re.match(r"q(\d+)_(\w+)$", counter):
+        return _queue_line(lines[:end], start, int(m.group(1)), _QUEUE_LABELS.get(m.group(2), ()))
+    return None
+
+
+def _queue_line(lines: list[str], start: int, queue: int, labels: tuple[str, ...]) -> int | None:
+    """Index of the first of ``labels`` holding a number in the ``Transmitted:`` section of ``Queue: queue``
+    (searched from line ``start`` to the end of ``lines``)."""
+    head = next((i for i in range(start, len(lines)) if re.match(rf"^\s*Queue:\s*{queue}\b", lines[i])), None)
+    if head is None:
+        return None
+    after = range(head + 1, len(lines))
+    stop = next((i for i in after if re.match(r"^\s*Queue:\s*\d", lines[i])), len(lines))
+    sent = next((i for i in range(head, stop) if re.match(r"^\s*Transmitted\s*:\s*$", lines[i])), stop)
+    for label in labels:
+        for i in range(sent, stop):
+            name, _, rest = lines[i].partition(":")
+            if name.strip().lower() == label and rest.split() and to_int(rest.split()[0]) is not None:
+                return i
+    return None
+
+
 def port_commands(port: str) -> tuple[str, str]:
     """The PFC (extensive) and queue commands of ``port``."""
     return (f"show interfaces {port} extensive", f"show interfaces queue {port}")

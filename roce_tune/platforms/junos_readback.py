@@ -197,12 +197,25 @@ _COS = {
 }
 
 
+def _active_set_words(text: str) -> list[list[str]]:
+    """The words of each ``set`` line of ``text`` that is in effect: ``show configuration | display set``
+    prints an inactive statement as its ``set`` line(s) and a ``deactivate <path>`` line (Junos CLI User
+    Guide, "Deactivate and Reactivate Statements and Identifiers"); a ``set`` line under a deactivated path
+    is left out."""
+    inactive: list[list[str]] = []
+    sets: list[list[str]] = []
+    for line in text.splitlines():
+        s = line.strip()
+        if s.startswith("deactivate "):
+            inactive.append(_words("set" + s[len("deactivate"):]) or [])
+        elif w := _words(s):
+            sets.append(w)
+    return [w for w in sets if not any(p and w[:len(p)] == p for p in inactive)]
+
+
 def _parse(text: str) -> _Cos:
     c = _Cos()
-    for line in text.splitlines():
-        w = _words(line.strip())
-        if not w:
-            continue
+    for w in _active_set_words(text):
         if w[0] == "class-of-service" and len(w) >= 3 and w[1] in _COS:
             if w[1] == "scheduler-maps":
                 continue

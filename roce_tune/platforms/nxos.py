@@ -661,6 +661,7 @@ from roce_tune.platforms.nxos_counters import (  # noqa: E402
     parse_nxos_pfc_interfaces,
     parse_nxos_pfc_queue_detail,
     parse_nxos_queuing_interface,
+    queuing_evidence_line,
 )
 
 #: ``show running-config``: NX-OS's ``!Command:`` header (no blank after ``!``), its ``version N.N(N)``
@@ -673,7 +674,8 @@ CAPTURE_FORMATS: tuple[_CaptureFormat, ...] = (
                    pattern=r"(?i)Total (?:Ingress )?pkts dropped", command=r"pfc-queue",
                    parse=parse_nxos_pfc_queue_detail, port_name=canonical_port),
     _CaptureFormat(name="show queuing interface", kind="queuing_interface", pattern=r"QOS GROUP \d",
-                   parse=parse_nxos_queuing_interface, port_name=canonical_port),
+                   parse=parse_nxos_queuing_interface, port_name=canonical_port,
+                   evidence=queuing_evidence_line),
     _CaptureFormat(name="show interface priority-flow-control", kind="pfc_interfaces",
                    pattern=r"RxPPP\s+TxPPP",
                    parse=parse_nxos_pfc_interfaces, port_name=canonical_port),

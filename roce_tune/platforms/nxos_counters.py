@@ -74,16 +74,40 @@ def parse_nxos_queuing_interface(text: str, port: str) -> PortCounters:
     return {port: vals} if vals else {}
 
 
-def _queue_row(line: str, group: int, vals: dict[str, int]) -> None:
-    """A ``| label | unicast | multicast |`` row of QOS GROUP ``group``: its unicast figure into ``vals``
-    under the first :data:`_NXOS_QUEUE_LABELS` key whose words all appear in the label."""
+def _row_key(line: str) -> tuple[str, int] | None:
+    """(counter key, unicast figure) of a ``| label | unicast | multicast |`` row: the first
+    :data:`_NXOS_QUEUE_LABELS` key whose words all appear in the label; None for any other row."""
     cells = [c.strip() for c in line.strip().strip("|").split("|")]
     if len(cells) >= 2 and (v := to_int(cells[1])) is not None:
         words = set(re.split(r"[^a-z]+", cells[0].lower()))
-        for need, key in _NXOS_QUEUE_LABELS:
-            if set(need) <= words:
-                vals.setdefault(f"q{group}_{key}", v)
-                break
+        key = next((key for need, key in _NXOS_QUEUE_LABELS if set(need) <= words), None)
+        return (key, v) if key else None
+    return None
+
+
+def _queue_row(line: str, group: int, vals: dict[str, int]) -> None:
+    """A ``| label | unicast | multicast |`` row of QOS GROUP ``group``: its unicast figure into ``vals``
+    under its :func:`_row_key` (the first row of a key wins)."""
+    if got := _row_key(line):
+        vals.setdefault(f"q{group}_{got[0]}", got[1])
+
+
+def queuing_evidence_line(text: str, _port: str, counter: str) -> int | None:
+    """0-based index of the line of ``show queuing interface`` output ``text`` that ``counter`` was read from:
+    the ``PFC_COS`` row of ``pfc_*_prioN``, the first matching row of the ``QOS GROUP n`` box of ``qN_*``."""
+    lines = text.splitlines()
+    if m := re.match(r"pfc_(?:rx|tx)_prio(\d+)$", counter):
+        head = next((i for i, t in enumerate(lines) if t.split()[:1] == ["PFC_COS"]), len(lines))
+        return next((i for i in range(head + 1, len(lines)) if lines[i].split()[:1] == [m.group(1)]), None)
+    m = re.match(r"q(\d+)_(\w+)$", counter)
+    group: int | None = None
+    for i, t in enumerate(lines):
+        if g := re.search(r"QOS GROUP\s+(\d+)", t, re.IGNORECASE):
+            group = int(g.group(1))
+        elif (m and group == int(m.group(1)) and t.strip().startswith("|")
+              and (got := _row_key(t)) and got[0] == m.group(2)):
+            return i
+    return None
 
 
 def _pfc_row(toks: list[str], pfc_cols: list[str], vals: dict[str, int]) -> list[str] | None:

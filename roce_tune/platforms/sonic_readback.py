@@ -302,6 +302,27 @@ def _port(
     )
 
 
+#: tables keyed by port (``PORT_QOS_MAP|<port>``, ``PFC_WD|<port>``) or by port and ids (``QUEUE|<port>|<q>``)
+_PORT_KEYED = ("PORT_QOS_MAP", "PFC_WD", "QUEUE", "BUFFER_PG", "BUFFER_QUEUE")
+
+
+def _one_port_keys(db: dict[str, Any]) -> dict[str, Any]:
+    """``db`` with each key of :data:`_PORT_KEYED` tables that names a comma list of ports
+    (``Ethernet0,Ethernet4|3-4``: sonic-yang key-pattern ``QUEUE|({ifname},)*|{qindex}``, written so by older
+    SONiC qos/buffer templates) split into one key per port, each with the row."""
+    out = dict(db)
+    for table in _PORT_KEYED:
+        rows = db.get(table)
+        if not isinstance(rows, dict) or not any("," in k.split("|", 1)[0] for k in rows):
+            continue
+        out[table] = {}
+        for key, row in rows.items():
+            ports, sep, rest = key.partition("|")
+            for port in ports.split(","):
+                out[table][port.strip() + sep + rest] = row
+    return out
+
+
 def read_back(text: str) -> SwitchQos:
     """Parse SONiC CONFIG_DB JSON (rendered or running) into :class:`SwitchQos`.
 
@@ -314,7 +335,7 @@ def read_back(text: str) -> SwitchQos:
             read or one of its rows is not a JSON object, or a QoS map entry is not a number (message
             with the JSON Pointer, e.g. ``/PORT/Ethernet0``).
     """
-    db = _load(text)
+    db = _one_port_keys(_load(text))
     qos = db.get("PORT_QOS_MAP") or {}
     queues, pgs = _port_rows(db, "QUEUE"), _port_rows(db, "BUFFER_PG")
     names = (set(db.get("PORT") or {}) | set(qos) | set(queues) | set(pgs)) - {"global"}

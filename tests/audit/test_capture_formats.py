@@ -32,3 +32,63 @@ def test_a_format_declared_without_its_parser_is_named() -> None:
     with pytest.raises(ValueError,
                        match=r"capture format 'show pfc counters' \(kind pfc_rx_tx_tables\) declares no"):
         SWITCH_KINDS[fmt.kind](block, ctx, "any", fmt)
+
+
+def test_junos_counters_point_at_their_own_lines(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """Junos ``show interfaces IF extensive`` / ``show interfaces queue IF`` hold a port's counters many lines
+    below its ``Physical interface: et-0/0/12,`` line (the port written with a comma): each value's evidence
+    was the prompt line, not the ``Priority :  3`` or ``Total-dropped packets:`` line it was read from."""
+    from pathlib import Path
+
+    from roce_tune.audit import audit_dir
+
+    fixtures = Path(__file__).resolve().parents[1] / "verify" / "fixtures" / "switch"
+    text = "".join((fixtures / f"junos-show-interfaces-{n}.txt").read_text()
+                   for n in ("et-0-0-12-extensive", "queue-et-0-0-12"))
+    (tmp_path / "qfx-leaf4.txt").write_text(text)
+    lines = text.splitlines()
+    port = audit_dir(tmp_path).data.switches["qfx-leaf4"].ports["et-0/0/12"]
+    at = {name: lines[v.ev.line - 1].split(":")[0].strip() for name, v in port.items()}
+    assert at["pfc_rx_prio3"] == at["pfc_tx_prio3"] == "Priority" and "61377" in lines[
+        port["pfc_tx_prio3"].ev.line - 1]
+    q3 = [no for no, t in enumerate(lines, start=1) if t.startswith("Queue: 3")][0]
+    assert port["q3_tx_pkts"].ev.line > q3 + 2 and at["q3_tx_pkts"] == "Packets"
+    assert (at["q3_drop_pkts"], at["q3_ecn_marked_pkts"]) == ("Total-dropped packets", "ECN-CE packets")
+    assert at["q0_drop_pkts"] == "Total-dropped packets" and port["q0_drop_pkts"].ev.line < q3
+
+
+def test_nxos_queuing_counters_point_at_their_own_rows(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """NX-OS ``show queuing interface``: each queue counter's evidence is its row in the ``QOS GROUP n`` box
+    and each PFC counter its ``PFC_COS`` row (the evidence was the prompt line for all of them)."""
+    from pathlib import Path
+
+    from roce_tune.audit import audit_dir
+
+    fixture = Path(__file__).resolve().parents[1] / "verify" / "fixtures" / "switch"
+    text = (fixture / "nxos-show-queuing-interface-e1-7.txt").read_text()
+    (tmp_path / "spine-n2.txt").write_text(text)
+    lines = text.splitlines()
+    port = audit_dir(tmp_path).data.switches["spine-n2"].ports["Ethernet1/7"]
+    row = {name: lines[v.ev.line - 1] for name, v in port.items()}
+    assert "614220981" in row["q3_tx_pkts"] and "ECN Marked" in row["q3_ecn_marked_pkts"]
+    assert "WRED/AFD & Tail Drop Pkts" in row["q3_drop_pkts"] and "WD & Tail" in row["q3_wd_tx_drop"]
+    assert port["q3_tx_pkts"].ev.line > port["q0_tx_pkts"].ev.line
+    assert row["pfc_tx_prio3"].split()[:2] == ["3", "3"] and "52904" in row["pfc_tx_prio3"]
+
+
+def test_cumulus_counters_qos_point_at_their_own_rows(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    """NVUE ``nv show interface swpN counters qos``: each counter's evidence is its row of the ``PFC
+    Statistics`` / ``Egress Queue Statistics`` / ``Qos Port Statistics`` table (it was the prompt line)."""
+    from pathlib import Path
+
+    from roce_tune.audit import audit_dir
+
+    fixture = Path(__file__).resolve().parents[1] / "verify" / "fixtures" / "switch"
+    text = (fixture / "cumulus-nv-show-interface-swp3-counters-qos.txt").read_text()
+    (tmp_path / "leaf-b2.txt").write_text(text)
+    lines = text.splitlines()
+    port = audit_dir(tmp_path).data.switches["leaf-b2"].ports["swp3"]
+    row = {name: lines[v.ev.line - 1].split() for name, v in port.items()}
+    assert row["pfc_tx_prio3"][:5] == ["3", "17", "2210", "48213", "6170880"]
+    assert row["q3_tx_pkts"][:2] == ["3", "90412733"] and row["q6_tx_pkts"][:2] == ["6", "1203384"]
+    assert row["q3_ecn_marked_pkts"][0] == "ecn-marked-packets"

@@ -203,3 +203,27 @@ def test_an_audit_that_understood_no_block_is_not_clean(tmp_path: Path) -> None:
     (caps / "gpu01.qos.txt").write_text(CLEAN)
     ok = audit("--from", str(caps))
     assert ok.returncode == 0 and "nothing was understood" not in ok.stdout, ok.stdout
+
+
+def test_secrets_in_lines_not_understood_are_masked(tmp_path: Path) -> None:
+    """A whole ``env`` pasted instead of ``env | grep NCCL`` (or a config line audit does not read) holds
+    secrets; the report listed the first line of each run not understood as it was, so a token or password
+    reached the terminal, the JSON and GitHub annotations. The lines are still listed, their values masked."""
+    from roce_tune.audit import audit_dir
+    from roce_tune.audit.run import format_report
+
+    secrets = ("wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY", "hf_abcdefghijklmnopqrstuvwxyz012345", "hunter2",
+               "s3cr3tC0mm")
+    (tmp_path / "gpu01.txt").write_text(
+        "root@gpu01:~# env\nHOME=/root\nNCCL_IB_HCA=mlx5_0\n"
+        f"AWS_SECRET_ACCESS_KEY={secrets[0]}\nNCCL_IB_TC=106\nHF_TOKEN={secrets[1]}\n"
+        f"NCCL_IB_GID_INDEX=3\nexport DB_PASSWORD='{secrets[2]}'\n"
+        f"root@gpu01:~# curl -s https://admin:{secrets[2]}@netbox.example/api/\n{{}}\n")
+    (tmp_path / "leaf1.txt").write_text(f"leaf1# show snmp\nsnmp-server community {secrets[3]} ro\n")
+    r = audit_dir(tmp_path)
+    listed = [u.first for u in r.data.unparsed]
+    assert any(x.startswith("AWS_SECRET_ACCESS_KEY=") for x in listed)
+    assert any(x.startswith("snmp-server community") for x in listed)
+    for fmt in ("text", "json", "github", "markdown"):
+        report = format_report(r, fmt)
+        assert not [s for s in secrets if s in report], fmt

@@ -68,6 +68,23 @@ def test_before_and_after_directories_form_a_delta(tmp_path: Path, monkeypatch: 
     assert nic.ethtool["tx_prio3_pause"].ev.file == "run1_after/gpu01.txt"
 
 
+
+@pytest.mark.parametrize("device, first, second", [("gpu01", "pre", "post"), ("gpu01", "start", "end"),
+                                                   ("gpu01", "baseline", "after"),
+                                                   ("pre-prod-gpu01", "before", "after")])
+def test_pre_and_post_captures_form_a_delta(tmp_path: Path, device: str, first: str, second: str) -> None:
+    """``gpu01.pre.txt``/``gpu01.post.txt`` (``start``/``end``, ``baseline``/``after``) are a before and an
+    after: "post" sorts before "pre", so the post counters were read as the earlier snapshot and the pre
+    total (400) reported as the pauses "during the capture", with the pre file as evidence (right: 500)."""
+    from roce_tune.audit import audit_dir
+
+    for word, pause in ((first, 400), (second, 900)):
+        (tmp_path / f"{device}.{word}.txt").write_text(
+            f"root@{device}:~# ethtool -S ens1f0np0\n     tx_prio3_pause: {pause}\n")
+    nic = audit_dir(tmp_path).data.hosts[device].nics["ens1f0np0"]
+    assert nic.delta("tx_prio3_pause") == (500, True)
+    assert nic.ethtool["tx_prio3_pause"].ev.file == f"{device}.{second}.txt"
+
 def test_archive_and_editor_litter_is_not_a_device(tmp_path: Path) -> None:
     """An archive unpacked on a Mac holds ``__MACOSX/._gpu01.txt`` (AppleDouble, binary) and editors leave
     ``.gpu01.txt.swp``-like dot files: none is a capture (the AppleDouble file became a host named '')."""

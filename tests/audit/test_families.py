@@ -255,6 +255,46 @@ def test_out_of_buffer_is_receiver_shortage_rt433(captures) -> None:
     assert r.data.hosts["gpu01"].rdma["mlx5_0"].hw["packet_seq_err"].value == 0
 
 
+
+def test_ibdev2netdev_ties_each_rdma_device_to_its_netdev(captures) -> None:  # type: ignore[no-untyped-def]
+    """On a host with several NICs only ``ibdev2netdev`` (the README has users run it to list the RoCE NICs)
+    says which netdev's ``ethtool -S`` belongs to which RDMA device's hw_counters. It was listed as not
+    understood, so each device's loss read "the packet count was not captured" (a warning) and RT430 "PFC
+    pause counters were not captured", though both were: 2,000 in 50,000,000 packets is 40 per million."""
+    text = ("root@gpu01:~# ibdev2netdev -v\n"
+            "0000:17:00.0 mlx5_0 (MT4129 - MCX75310AAS-NEAT) ConnectX-7 fw 28.39.1002 port 1 (ACTIVE) ==> "
+            "ens1f0np0 (Up)\n"
+            "mlx5_1 port 1 ==> ens2f0np0 (Up)\n")
+    for n, netdev in enumerate(("ens1f0np0", "ens2f0np0")):
+        hw_dir = f"/sys/class/infiniband/mlx5_{n}/ports/1/hw_counters"
+        text += (f"root@gpu01:~# ethtool -S {netdev} | grep prio3\n     rx_prio3_packets: 50000000\n"
+                 f"     tx_prio3_packets: 50000000\n     rx_prio3_pause: 0\n     tx_prio3_pause: 0\n"
+                 f"root@gpu01:~# grep -H '' {hw_dir}/*\n{hw_dir}/out_of_sequence:2000\n"
+                 f"{hw_dir}/np_ecn_marked_roce_packets:0\n")
+    r = captures({"gpu01.txt": text})
+    assert not r.data.unparsed
+    assert {d.device: d.netdev for d in r.data.hosts["gpu01"].rdma.values()} == {"mlx5_0": "ens1f0np0",
+                                                                                 "mlx5_1": "ens2f0np0"}
+    found = rules(r)["RT425"]
+    assert [(f.severity.value, f.port) for f in found] == [("error", "ens1f0np0"), ("error", "ens2f0np0")]
+    assert all("40.0 per million" in f.message for f in found)
+    assert all("not captured" not in f.message for f in rules(r).get("RT430", []))
+
+
+def test_loss_rate_needs_both_counts_over_one_interval(captures) -> None:  # type: ignore[no-untyped-def]
+    """``ethtool -S`` captured before and after a job but the hw_counters only once: 5,000 out_of_sequence
+    since boot were divided by the 1,000,000 packets of the job ("5000 per million", an error). Totals and
+    a difference are not one interval: no rate is made of them."""
+    eth_snap = ("root@gpu01:~# ethtool -S ens1f0np0 | grep rx_prio\n     rx_prio0_packets: 0\n"
+                "     rx_prio3_packets: {n}\n")
+    hw_once = ("root@gpu01:~# grep -H '' /sys/class/infiniband/mlx5_0/ports/1/hw_counters/out_of_sequence\n"
+               "/sys/class/infiniband/mlx5_0/ports/1/hw_counters/out_of_sequence:5000\n")
+    r = captures({"gpu01.before.txt": eth_snap.format(n=9_000_000_000),
+                  "gpu01.after.txt": eth_snap.format(n=9_001_000_000) + hw_once})
+    found = rules(r)["RT425"]
+    assert len(found) == 1 and "per million" not in found[0].message and found[0].severity.value == "warning"
+    assert "not over the same interval" in found[0].message
+
 def test_switch_ecn_not_on_lossless_tc_rt431(captures) -> None:
     text = ("cumulus@leaf2:mgmt:~$ nv show qos roce\n"
             "                    operational            applied\n"

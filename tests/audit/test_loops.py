@@ -4,6 +4,8 @@ or two NICs' ``ethtool -S`` taken for a before/after of one)."""
 
 from __future__ import annotations
 
+import pytest
+
 from tests.audit.conftest import ev, rules
 from tests.audit.test_families import MLNX_QOS
 
@@ -72,3 +74,64 @@ def test_diff_y_reads_unchanged_counters_too(captures) -> None:  # type: ignore[
     nic = next(iter(r.data.hosts["gpu01"].nics.values()))
     assert nic.delta("tx_prio3_pause") == (0, True) and nic.delta("rx_prio3_packets") == (4015359, True)
     assert not r.data.unparsed
+
+
+@pytest.mark.parametrize("echo, heading", [("echo $i", "{nic}"), ('echo "== $i =="', "== {nic} ==")])
+def test_a_loop_that_echoes_each_nic_is_one_report_per_nic(captures, echo: str,  # type: ignore[no-untyped-def]
+                                                           heading: str) -> None:
+    """``for i in A B; do echo $i; ethtool -S $i | grep …; done``: the echoed name heads each NIC's report.
+    The two NICs' counters were taken for a before/after of one NIC named ``$i`` (NIC B's 5,000 pauses minus
+    NIC A's 10 "during the capture"), and the name lines listed as not understood."""
+    rows = "     rx_prio3_packets: {rx}\n     tx_prio3_packets: {tx}\n     tx_prio3_pause: {pause}\n"
+    text = (f"root@gpu01:~# for i in ens1f0np0 ens1f1np1; do {echo}; ethtool -S $i | grep prio3; done\n"
+            + heading.format(nic="ens1f0np0") + "\n" + rows.format(rx=900000000, tx=950000000, pause=10)
+            + heading.format(nic="ens1f1np1") + "\n" + rows.format(rx=1900000000, tx=1950000000, pause=5000))
+    r = captures({"gpu01.txt": text})
+    nics = r.data.hosts["gpu01"].nics
+    assert sorted(nics) == ["ens1f0np0", "ens1f1np1"]
+    assert nics["ens1f0np0"].delta("tx_prio3_pause") == (10, False)
+    assert nics["ens1f1np1"].delta("tx_prio3_pause") == (5000, False)
+    assert not r.data.unparsed
+    found = rules(r)["RT421"]
+    assert [(f.port, ev(f)) for f in found] == [("ens1f0np0", ["gpu01.txt:5"]),
+                                                ("ens1f1np1", ["gpu01.txt:9"])]
+    assert all("since the counters were cleared" in f.message for f in found)
+
+
+def test_a_loop_echoing_sysfs_paths_reads_each_value(captures) -> None:  # type: ignore[no-untyped-def]
+    """``for f in PATH1 PATH2; do echo $f; cat $f; done``: each echoed path names the value below."""
+    hw = "/sys/class/infiniband/mlx5_0/ports/1/hw_counters/"
+    text = (f"root@gpu01:~# for f in {hw}np_cnp_sent {hw}rp_cnp_handled; do echo $f; cat $f; done\n"
+            f"{hw}np_cnp_sent\n120000\n{hw}rp_cnp_handled\n5\n")
+    r = captures({"gpu01.txt": text})
+    hw_read = r.data.hosts["gpu01"].rdma["mlx5_0"].hw
+    assert (hw_read["np_cnp_sent"].value, hw_read["rp_cnp_handled"].value) == (120000, 5)
+    assert not r.data.unparsed
+
+
+def test_ethtool_statistics_long_option_names_the_nic(captures) -> None:  # type: ignore[no-untyped-def]
+    """``ethtool --statistics IF`` is ``ethtool -S IF`` (ethtool(8)): two NICs read with it were one unnamed
+    NIC ``-`` whose second read was taken for the later snapshot of the first (5,000 - 10 pauses "during the
+    capture")."""
+    text = "".join(f"root@gpu01:~# ethtool --statistics {nic} | grep prio3_pause\n"
+                   f"     rx_prio3_pause: 0\n     tx_prio3_pause: {pause}\n"
+                   for nic, pause in (("ens1f0np0", 10), ("ens1f1np1", 5000)))
+    nics = captures({"gpu01.txt": text}).data.hosts["gpu01"].nics
+    assert sorted(nics) == ["ens1f0np0", "ens1f1np1"]
+    assert nics["ens1f1np1"].delta("tx_prio3_pause") == (5000, False)
+
+
+def test_a_switch_loop_that_echoes_each_port_reads_each_output(captures) -> None:  # type: ignore[no-untyped-def]
+    """``for p in swp1 swp2; do echo $p; nv show interface $p counters qos; done``: each report is read as
+    the command it is (``nv show interface swp1 counters qos``), not as ``echo swp1; nv show …``, which no
+    NVUE format accepts."""
+    table = ("PFC Statistics\n=================\n"
+             "    switch-priority  rx-pause-frames  rx-pause-duration  tx-pause-frames  tx-pause-duration\n"
+             "    ---------------  ---------------  -----------------  ---------------  -----------------\n"
+             "    3                {rx}                0                  0                0\n")
+    text = ("cumulus@leaf1:mgmt:~$ for p in swp1 swp2; do echo $p; nv show interface $p counters qos; done\n"
+            "swp1\n" + table.format(rx=17) + "swp2\n" + table.format(rx=5))
+    r = captures({"leaf1.txt": text})
+    assert not r.data.unparsed
+    ports = r.data.switches["leaf1"].ports
+    assert (ports["swp1"]["pfc_rx_prio3"].value, ports["swp2"]["pfc_rx_prio3"].value) == (17, 5)

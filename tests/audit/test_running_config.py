@@ -247,3 +247,44 @@ def test_sonic_rows_that_are_not_objects_are_named_by_json_path(tmp_path: Path, 
     r = audit_dir(cap)
     assert len(r.data.unparsed) == 1 and where in r.data.unparsed[0].first, r.data.unparsed
     assert "AttributeError" not in r.data.unparsed[0].first
+
+
+def test_junos_deactivated_statements_are_not_in_effect(tmp_path: Path) -> None:
+    """``show configuration | display set`` prints an inactive statement as its ``set`` line followed by a
+    ``deactivate`` line (Junos CLI; seen in public QFX/MX captures). A port whose congestion-notification
+    profile was deactivated runs without PFC: it was read as lossless and the audit was clean."""
+    device, running = _running("junos", tmp_path)
+    port = "et-0/0/0"
+    assert f"set class-of-service interfaces {port} congestion-notification-profile" in running
+    cap, path = _capture(tmp_path, device, "junos", running + (
+        f"deactivate class-of-service interfaces {port} congestion-notification-profile\n"
+        "deactivate class-of-service interfaces et-0/0/1\n"))
+    found = [f for f in audit_dir(cap, INVENTORY).findings if f.device == device]
+    assert {(f.rule, f.port) for f in found if f.rule == "RT420"} == {("RT420", port), ("RT420", "et-0/0/1")}
+    # a deactivated statement of another port, or one that only shares a word prefix, is untouched
+    qos = platform("junos").read_back(running + "deactivate class-of-service interfaces et-0/0/1\n"
+                                      "deactivate interfaces et-0/0/2 descr\n")
+    assert qos.ports[port].pfc_priorities == [3] and qos.ports["et-0/0/1"].pfc_priorities == []
+    assert qos.ports["et-0/0/2"].pfc_priorities == [3]
+
+
+def test_cumulus_roce_mode_alone_leaves_pfc_and_ecn_unknown(tmp_path: Path) -> None:
+    """``nv set qos roce mode lossless`` alone (NVIDIA's one-line RoCE setup: PFC and ECN from RoCE mode's
+    defaults, CL RoCE page) states no PFC or ECN per port. It was read as PFC off on every port: "no port
+    of leaf7 has PFC on RoCE priority 3" without a plan, and RT420 + RT431 on every port with one."""
+    cap = tmp_path / "captures"
+    cap.mkdir()
+    (cap / "leaf7.txt").write_text("cumulus@leaf7:mgmt:~$ nv config show -o commands\n"
+                                   "nv set interface swp1-8 link mtu 9216\nnv set qos roce mode lossless\n"
+                                   "nv set system hostname leaf7\n")
+    for source in (None, INVENTORY):
+        r = audit_dir(cap, source)
+        assert not [f for f in r.findings if f.rule in ("RT420", "RT431")], (source, r.findings)
+        skipped = [s for s in r.not_checked if s.rule == "RT420" and s.device == "leaf7"]
+        assert len(skipped) == 1 and "nv show qos roce" in skipped[0].needs
+    assert "swp1, swp2" in skipped[0].needs
+    qos = platform("cumulus").read_back("nv set qos roce mode lossy\nnv set interface swp1 link mtu 9216\n")
+    assert qos.ports["swp1"].pfc_priorities == []  # lossy mode: no PFC, known
+    qos = platform("cumulus").read_back("nv set qos roce\nnv set qos pfc default-global switch-priority 4\n"
+                                        "nv set interface swp1 link mtu 9216\n")
+    assert qos.ports["swp1"].pfc_priorities == [4]  # a stated PFC profile is read as it is

@@ -166,6 +166,30 @@ def test_emulator_running_config_of_a_rendering_reads_back_equal(platform: str, 
     assert {p.name for p in sw.ports} <= set(seen.ports)
 
 
+
+def test_sonic_keys_naming_several_ports() -> None:
+    """CONFIG_DB keys may name a comma list of ports (sonic-yang key-pattern ``QUEUE|({ifname},)*|{qindex}``;
+    SONiC's YANG guide shows ``"Ethernet0,Ethernet4,Ethernet8|0"``; older qos/buffer templates wrote
+    PORT_QOS_MAP and BUFFER_PG so). Such a key was read as one port named ``Ethernet0,Ethernet4`` and the
+    real ports as having no PORT_QOS_MAP row: PFC off, no ECN."""
+    db = {
+        "DEVICE_METADATA": {"localhost": {"hostname": "s1"}},
+        "PORT": {"Ethernet0": {"mtu": "9100"}, "Ethernet4": {"mtu": "9100"}, "Ethernet8": {"mtu": "9100"}},
+        "PORT_QOS_MAP": {"Ethernet0,Ethernet4": {"pfc_enable": "3,4"}, "Ethernet8": {"pfc_enable": "3"}},
+        "QUEUE": {"Ethernet0,Ethernet4,Ethernet8|3-4": {"wred_profile": "[WRED_PROFILE|AZURE_LOSSLESS]"}},
+        "WRED_PROFILE": {"AZURE_LOSSLESS": {"ecn": "ecn_all", "green_min_threshold": "1048576",
+                                            "green_max_threshold": "2097152", "green_drop_probability": "5"}},
+        "PFC_WD": {"GLOBAL": {"POLL_INTERVAL": "200"},
+                   "Ethernet0,Ethernet4": {"action": "drop", "detection_time": "200",
+                                           "restoration_time": "200"}},
+    }
+    qos = get_platform("sonic").read_back(json.dumps(db))
+    assert sorted(qos.ports) == ["Ethernet0", "Ethernet4", "Ethernet8"]
+    assert [qos.ports[p].pfc_priorities for p in sorted(qos.ports)] == [[3, 4], [3, 4], [3]]
+    assert all(p.ecn and p.ecn[3].kmin_bytes == 1048576 for p in qos.ports.values())
+    assert [qos.ports[p].watchdog for p in sorted(qos.ports)] == [True, True, False]
+    assert qos.watchdog is not None and qos.watchdog.detection_ms == 200
+
 # --- running-config styles ---------------------------------------------------------------------------
 def test_sonic_legacy_references_ranges_and_other_tables() -> None:
     db = {
@@ -450,6 +474,24 @@ def test_cumulus_running_config_style() -> None:
         (3, 50),
     ]
 
+
+
+def test_cumulus_compressed_interface_lists_of_the_switch() -> None:
+    """``nv config show -o commands`` joins interfaces into one list (a public CL 5 dump: ``nv set interface
+    swp1,6-9,26-47,49 link state up``, ``swp6s0-1,swp7s0-1 qos pfc-watchdog state enable``, ``vlan200,300``):
+    a part without a prefix continues the one before, ``swpNsA-B`` is a range of breakout ports. ``6-9`` and
+    ``swp1s0-1`` were kept as port names, so those ports read as having no PFC (or were missing)."""
+    from roce_tune.platforms.cumulus_readback import ports_of
+
+    assert ports_of("swp1,6-8,26") == ["swp1", "swp6", "swp7", "swp8", "swp26"]
+    assert ports_of("swp1s0-1,swp2s0-3") == ["swp1s0", "swp1s1", "swp2s0", "swp2s1", "swp2s2", "swp2s3"]
+    assert ports_of("swp1s0-swp1s1,vlan200,300") == ["swp1s0", "swp1s1", "vlan200", "vlan300"]
+    qos = get_platform("cumulus").read_back(
+        "nv set qos roce mode lossless\nnv set qos pfc default-global switch-priority 3\n"
+        "nv set interface swp1,3-4,swp5s0-1 link mtu 9216\n"
+        "nv set interface swp1,3-4,swp5s0-1 qos pfc profile default-global\n")
+    assert sorted(qos.ports) == ["swp1", "swp3", "swp4", "swp5s0", "swp5s1"]
+    assert all(p.pfc_priorities == [3] and p.mtu == 9216 for p in qos.ports.values())
 
 def test_cumulus_pfc_switch_priorities_add_up_line_by_line() -> None:
     """A PFC profile's ``switch-priority`` is an NVUE collection ("[switch-priority] ... Collection of switch
