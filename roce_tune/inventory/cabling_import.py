@@ -386,12 +386,23 @@ def parse_length(cell: str, unit: str | None) -> float:
     """A length cell (``3m``, ``3 m``, ``2,5``, ``300cm``, ``10ft``) in metres; ``unit`` is the unit column
     or the header's ``(m)``/``(ft)`` and applies when the cell has none; a bare number is metres.
 
+    A comma before exactly three digits (``1,000``, ``2,500 m``) is an error: a thousands separator in an
+    English-language sheet (1000 m) and a decimal comma in a European one (1.0 m) read alike, a factor of
+    1000 apart in the headroom the cable needs.
+
     Raises:
-        ValueError: not a number, an unknown unit, a negative or zero length, or more than 100 km.
+        ValueError: not a number, a comma that may be a thousands separator, an unknown unit, a negative or
+            zero length, or more than 100 km.
     """
     m = _LENGTH_RE.match(cell)
     if not m:
         raise ValueError(f"{short_repr(cell)} is not a length (write 3m, 2.5 m, 300cm or 10ft)")
+    if re.fullmatch(r"[+-]?\d{1,3},\d{3}", m.group(1)):
+        whole, frac = m.group(1).split(",")
+        raise ValueError(
+            f"{short_repr(cell)}: the comma may be a thousands separator ({whole}{frac}) or a decimal comma "
+            f"({whole}.{frac}); write the length without it"
+        )
     value = float(m.group(1).replace(",", "."))
     u = (m.group(2) or unit or "m").strip().lower()
     if u not in UNITS_M:
@@ -625,7 +636,8 @@ class _RowReader:
         try:
             return parse_length(text, unit or None)
         except ValueError as exc:
-            self.err("length", str(exc), "write the length with a known unit, e.g. 3m, 250cm or 10ft")
+            self.err("length", str(exc),
+                     "write the length as a number and a known unit, e.g. 3m, 2.5 m, 250cm or 10ft")
             return None
 
     def media(self, text: str) -> str | None:

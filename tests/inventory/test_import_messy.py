@@ -652,3 +652,30 @@ def test_a_capture_file_holding_two_devices_prompts_is_an_error(tmp_path: Path) 
     (cap / "leaf5.txt").write_text(views["leaf5"].replace("admin@leaf5", "admin@sonic"), encoding="utf-8")
     r = run("import", "lldp", str(cap), "--out", str(tmp_path / "x.yaml"))
     assert r.returncode == 0, r.stderr
+
+
+def test_a_length_with_a_thousands_separator_is_an_error_not_a_decimal_comma(tmp_path: Path) -> None:
+    """'1,000 m' (a 1 km optic as a US sheet writes it) was read with a decimal comma as 1 m: headroom
+    sized for a thousandth of the cable, silently. A comma before exactly three digits is either; the
+    plan must say which. '2,5' (a decimal comma) still reads as 2.5 m."""
+    plan = tmp_path / "plan.csv"
+    plan.write_text(
+        "Device A,Port A,Device B,Port B,Length\n"
+        "leaf1,Ethernet0,gpu1,ens1f0np0,\"2,5\"\n"
+        "leaf1,Ethernet8,gpu2,ens1f0np0,\"1,000 m\"\n"
+        "leaf1,Ethernet16,gpu3,ens1f0np0,\"2,500\"\n",
+        encoding="utf-8",
+    )
+    out = tmp_path / "fabric.yaml"
+    r = run("import", "cabling", str(plan), "--out", str(out))
+    assert r.returncode == 1 and not out.exists(), r.stderr
+    errors = [ln for ln in r.stderr.splitlines() if "RT008" in ln]
+    assert len(errors) == 2, r.stderr
+    assert errors[0].startswith(f"{plan}:3:5 Length") and "'1,000 m'" in errors[0], errors
+    assert errors[1].startswith(f"{plan}:4:5 Length") and "thousands" in errors[1], errors
+    plan.write_text(plan.read_text(encoding="utf-8").replace('"1,000 m"', "1000 m").replace('"2,500"', "2.5"),
+                    encoding="utf-8")
+    r = run("import", "cabling", str(plan), "--out", str(out))
+    assert r.returncode == 0, r.stderr
+    text = out.read_text(encoding="utf-8")
+    assert "cable_length: 1000m" in text and text.count("cable_length: 2.5m") == 2
