@@ -300,3 +300,16 @@ def test_number_where_text_belongs_says_to_quote_it(reader: str, old: str, new: 
     (f,) = load_errors(_lab(old, new))
     assert f.rule == "RT003" and f.message.startswith(f"expected a text value, got the number {got} ")
     assert f.fix.startswith("put the value in quotes as you wrote it")
+
+
+@pytest.mark.parametrize(("new", "words"), [("port: 22:01}", "a whole number, got the text '22:01'"),
+                                            ("port: 70000}", "70000"),
+                                            ("port: Ethernet0}", "a whole number")])
+def test_a_bad_ssh_port_is_fixed_with_a_port_number_not_an_interface_name(reader: str, new: str,
+                                                                         words: str) -> None:
+    """mgmt.port is the SSH port; its fix said 'use the interface name as the switch shows it, e.g.
+    Ethernet0 or swp1' (the fix of a switch port's name), which is what the third case wrote."""
+    (f,) = load_errors(_lab("port: 2201}", new))
+    assert (f.rule, f.location.line, f.location.col) == ("RT003", 27, 35), f
+    assert words in f.message and f.location.path == "switches[0].mgmt.port"
+    assert "SSH" in f.fix and "interface" not in f.fix, f.fix
