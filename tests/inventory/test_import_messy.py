@@ -679,3 +679,34 @@ def test_a_length_with_a_thousands_separator_is_an_error_not_a_decimal_comma(tmp
     assert r.returncode == 0, r.stderr
     text = out.read_text(encoding="utf-8")
     assert "cable_length: 1000m" in text and text.count("cable_length: 2.5m") == 2
+
+
+def test_captures_logged_by_script_or_putty_read_as_without(tmp_path: Path) -> None:
+    """A session logged with util-linux script(1) starts with 'Script started on DATE [TERM=...]' and ends
+    with 'Script done on DATE [COMMAND_EXIT_CODE="0"]'; a PuTTY session log starts with its '=~=~=... PuTTY
+    log DATE =~=~=...' header. The first was 'output without a command prompt' (RT010 at line 1) and the
+    last made the JSON before it 'Extra data' (RT010): the import refused logs exactly as they are kept."""
+    from roce_tune.captures import split_blocks
+    from roce_tune.inventory.lldp import write_lldp_view
+    from roce_tune.inventory.loader import load_inventory
+
+    inv = load_inventory(REPO / "inventories" / "mixed-vendor.yaml").inventory
+    clean, logged = tmp_path / "clean", tmp_path / "logged"
+    write_lldp_view(inv, clean)
+    shutil.copytree(clean, logged)
+    script_head = 'Script started on 2026-12-02 02:50:11+00:00 [TERM="xterm-256color" TTY="/dev/pts/0"]\n'
+    script_tail = '\nScript done on 2026-12-02 02:51:40+00:00 [COMMAND_EXIT_CODE="0"]\n'
+    putty_head = "=~=~=~=~=~=~=~=~=~=~=~= PuTTY log 2026.12.02 02:50:11 =~=~=~=~=~=~=~=~=~=~=~=\r\n"
+    for dev, head, tail in (("leaf1", script_head, script_tail), ("node01", script_head, script_tail),
+                            ("leaf5", putty_head, ""), ("leaf3", putty_head, "")):
+        path = logged / f"{dev}.lldp.txt"
+        path.write_text(head + path.read_text(encoding="utf-8") + tail, encoding="utf-8")
+    text = (logged / "leaf1.lldp.txt").read_text(encoding="utf-8")
+    assert [b.start for b in split_blocks(text, "leaf1.lldp.txt", "leaf1")][0] == 2
+    outs = []
+    for d in (clean, logged):
+        out = tmp_path / f"{d.name}.yaml"
+        r = run("import", "lldp", str(d), "--out", str(out))
+        assert r.returncode == 0, r.stderr
+        outs.append(out.read_text(encoding="utf-8").replace("logged", "clean"))
+    assert outs[0] == outs[1]
