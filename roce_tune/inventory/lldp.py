@@ -166,7 +166,8 @@ def read_lldp_dir(root: str | Path) -> LldpView:
     """Read every ``*.txt``/``*.log`` capture under ``root``.
 
     Raises:
-        RoceTuneError: RT010 at ``file:line`` for a block no platform reads (unknown platform or command),
+        RoceTuneError: RT010 at ``file:line`` for a block no platform reads (unknown platform or command;
+            text above the first prompt is the login banner when no format reads it: skipped),
             a block its format cannot parse, devices whose blocks name two platforms, or a directory
             without captures.
     """
@@ -186,10 +187,12 @@ def read_lldp_dir(root: str | Path) -> LldpView:
         _one_device(path, file, problems)
         if not any(b.text.strip() for b in blocks):
             problems.append(_err(file, 1, "the capture is empty", "capture the device's LLDP output into it"))
-        for b in blocks:
+        for i, b in enumerate(blocks):
             if not b.text.strip():
                 _no_output(b, file, problems)
                 continue
+            if i == 0 and b.command is None and len(blocks) > 1 and not _classify(b.text, None):
+                continue  # text above the first prompt that nothing reads: the login banner (MOTD)
             dev = devices.setdefault(b.device, DeviceCapture(b.device, first=(file, b.start)))
             _read_block(b, file, dev, problems)
     for dev in devices.values():

@@ -710,3 +710,35 @@ def test_captures_logged_by_script_or_putty_read_as_without(tmp_path: Path) -> N
         assert r.returncode == 0, r.stderr
         outs.append(out.read_text(encoding="utf-8").replace("logged", "clean"))
     assert outs[0] == outs[1]
+
+
+def test_a_login_banner_above_the_first_prompt_is_no_capture_block(tmp_path: Path) -> None:
+    """A session captured from the login on starts with the device's banner (Debian's MOTD on SONiC and
+    Cumulus, 'Last login: ...'): it was RT010 'output without a command prompt is not a capture roce-tune
+    reads' at line 1. Output without any prompt, or an unreadable block after a prompt, is still RT010."""
+    from roce_tune.inventory.lldp import write_lldp_view
+    from roce_tune.inventory.loader import load_inventory
+
+    inv = load_inventory(REPO / "inventories" / "mixed-vendor.yaml").inventory
+    clean, logged = tmp_path / "clean", tmp_path / "logged"
+    write_lldp_view(inv, clean)
+    shutil.copytree(clean, logged)
+    banner = ("Linux leaf5 6.1.0-11-2-amd64 #1 SMP PREEMPT_DYNAMIC Debian 6.1.38-4 x86_64\n"
+              "You are on\n  ____   ___  _   _ _  ____\n / ___| / _ \\| \\ | (_)/ ___|\n\n"
+              "-- Software for Open Networking in the Cloud --\n\n"
+              "Last login: Tue Dec  1 09:12:03 2026 from 10.0.0.5\n")
+    leaf5 = logged / "leaf5.lldp.txt"
+    leaf5.write_text(banner + leaf5.read_text(encoding="utf-8"), encoding="utf-8")
+    outs = []
+    for d in (clean, logged):
+        out = tmp_path / f"{d.name}.yaml"
+        r = run("import", "lldp", str(d), "--out", str(out))
+        assert r.returncode == 0, r.stderr
+        outs.append(out.read_text(encoding="utf-8").replace("logged", "clean"))
+    assert outs[0] == outs[1]
+    leaf5.write_text(banner, encoding="utf-8")
+    r = run("import", "lldp", str(logged), "--out", str(tmp_path / "x.yaml"))
+    assert r.returncode == 1 and "leaf5.lldp.txt:1: error RT010" in r.stderr, r.stderr
+    leaf5.write_text("admin@leaf5:~$ show lldp table\n" + banner, encoding="utf-8")
+    r = run("import", "lldp", str(logged), "--out", str(tmp_path / "x.yaml"))
+    assert r.returncode == 1 and "leaf5.lldp.txt:1: error RT010" in r.stderr, r.stderr
