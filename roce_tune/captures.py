@@ -32,7 +32,8 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-__all__ = ["Block", "capture_lines", "device_of", "prompt_host", "read_capture", "split_blocks", "split_loop"]
+__all__ = ["Block", "capture_lines", "decode_capture", "device_of", "prompt_host", "read_capture",
+           "split_blocks", "split_loop"]
 
 KNOWN_COMMANDS = (
     "show", "nv", "net", "ethtool", "grep", "egrep", "cat", "for", "mlnx_qos", "ip", "ibv_devinfo",
@@ -204,10 +205,14 @@ def read_capture(path: Path, root: Path) -> list[Block]:
     Raises:
         OSError: the file cannot be read.
     """
-    raw = path.read_bytes()
+    return split_blocks(decode_capture(path.read_bytes()), str(path.relative_to(root)), device_of(path))
+
+
+def decode_capture(raw: bytes) -> str:
+    """A capture file's bytes as text: UTF-16 when they start with its BOM, else UTF-8 (undecodable bytes
+    replaced); a UTF-8 BOM is kept (:func:`split_blocks` drops it)."""
     utf16 = raw[:2] in (b"\xff\xfe", b"\xfe\xff")
-    text = raw.decode("utf-16" if utf16 else "utf-8", errors="replace")
-    return split_blocks(text, str(path.relative_to(root)), device_of(path))
+    return raw.decode("utf-16" if utf16 else "utf-8", errors="replace")
 
 
 _LOOP = re.compile(r"^for\s+(?P<var>\w+)\s+in\s+(?P<words>[^;]+?)\s*;\s*do\s+(?P<body>.+?)\s*;?\s*done\s*$")

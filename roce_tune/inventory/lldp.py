@@ -206,12 +206,12 @@ def read_lldp_dir(root: str | Path) -> LldpView:
 def _one_device(path: Path, file: str, problems: list[Finding]) -> None:
     """An RT010 problem when the file's prompts show two devices (captures pasted into one file): the
     neighbours of the second would be read as the file's device's."""
-    from roce_tune.captures import prompt_command, prompt_host
+    from roce_tune.captures import capture_lines, decode_capture, prompt_command, prompt_host
 
     first: str | None = None
-    text = path.read_bytes().decode("utf-8", errors="replace")
-    for no, line in enumerate(text.splitlines(), start=1):
-        host = prompt_host(line) if prompt_command(line.replace("\r", "")) is not None else None
+    text = decode_capture(path.read_bytes()).removeprefix("\ufeff")
+    for no, line in enumerate(capture_lines(text), start=1):  # decoded and numbered as the splitter does
+        host = prompt_host(line) if prompt_command(line) is not None else None
         if host is None:
             continue
         if first is None:

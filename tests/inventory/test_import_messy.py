@@ -7,6 +7,8 @@ import difflib
 import shutil
 from pathlib import Path
 
+import pytest
+
 from tests.inventory.cabling_helpers import REPO, run
 
 
@@ -742,3 +744,29 @@ def test_a_login_banner_above_the_first_prompt_is_no_capture_block(tmp_path: Pat
     leaf5.write_text("admin@leaf5:~$ show lldp table\n" + banner, encoding="utf-8")
     r = run("import", "lldp", str(logged), "--out", str(tmp_path / "x.yaml"))
     assert r.returncode == 1 and "leaf5.lldp.txt:1: error RT010" in r.stderr, r.stderr
+
+
+@pytest.mark.parametrize("form", ["utf-16", "script-crcrlf", "ansi-prompt"])
+def test_two_devices_in_one_capture_are_found_in_every_form_the_splitter_reads(tmp_path: Path,
+                                                                              form: str) -> None:
+    """The two-devices check read the file as UTF-8 and split it with str.splitlines: a UTF-16 capture
+    (PowerShell 5's redirection) or one with colour prompts hid leaf6's prompt, and leaf6's neighbours were
+    read as leaf5's without a word; a script(1) log's '\\r\\r\\n' counted twice, so the line was wrong."""
+    from roce_tune.inventory.lldp import render_lldp_view
+    from roce_tune.inventory.loader import load_inventory
+
+    views = render_lldp_view(load_inventory(REPO / "inventories" / "mixed-vendor.yaml").inventory)
+    cap = tmp_path / "cap"
+    cap.mkdir()
+    text = views["leaf5"] + views["leaf6"]
+    if form == "utf-16":
+        raw = text.encode("utf-16")
+    elif form == "script-crcrlf":
+        raw = text.replace("\n", "\r\r\n").encode("utf-8")
+    else:
+        raw = text.replace("admin@leaf", "\x1b[01;32madmin@leaf").replace(":~$ ", "\x1b[00m:~$ ").encode()
+    (cap / "leaf5.txt").write_bytes(raw)
+    r = run("import", "lldp", str(cap), "--out", str(tmp_path / "x.yaml"))
+    assert r.returncode == 1, r.stderr
+    line = views["leaf5"].count("\n") + 1
+    assert f"leaf5.txt:{line}: error RT010" in r.stderr and "leaf6" in r.stderr, r.stderr
