@@ -313,3 +313,23 @@ def test_a_bad_ssh_port_is_fixed_with_a_port_number_not_an_interface_name(reader
     assert (f.rule, f.location.line, f.location.col) == ("RT003", 27, 35), f
     assert words in f.message and f.location.path == "switches[0].mgmt.port"
     assert "SSH" in f.fix and "interface" not in f.fix, f.fix
+
+
+@pytest.mark.parametrize(("host", "words"), [('"10.0.0.1:2201"', "port field"), ("leaf1:22", "port field"),
+                                             ('"2001:db8:::1"', "not an IPv6 address"),
+                                             ("10.0.0.256", "not an IPv4 address"),
+                                             ("10.0.0", "not an IPv4 address")])
+def test_a_management_host_that_is_no_address_is_an_error(reader: str, host: str, words: str) -> None:
+    """'host: 10.0.0.1:2201' (the SSH port written into the host), an octet over 255 or a three-part
+    address passed the host-name pattern and failed only when apply or verify tried to connect."""
+    (f,) = load_errors(_lab("{host: 127.0.0.1, port: 2201}", f"{{host: {host}, port: 2201}}"))
+    assert (f.rule, f.location.line, f.location.col, f.location.path) == ("RT003", 27, 18,
+                                                                          "switches[0].mgmt.host"), f
+    assert words in f.message, f.message
+
+
+@pytest.mark.parametrize("host", ["10.0.0.1", "2001:db8::1", "leaf1.example.net", "leaf-01", "0x1f"])
+def test_management_hosts_that_are_addresses_or_names_load(reader: str, host: str) -> None:
+    inv = loader.load_inventory_text(_lab("{host: 127.0.0.1, port: 2201}",
+                                          f'{{host: "{host}", port: 2201}}')).inventory
+    assert inv.switches[0].mgmt is not None and inv.switches[0].mgmt.host == host
