@@ -82,6 +82,7 @@ COLUMN_ALIASES: dict[str, tuple[str, ...]] = {
         "a side port",
         "side a port",
         "a end port",
+        "a end interface",
         "local port",
         "local interface",
         "port 1",
@@ -106,6 +107,13 @@ COLUMN_ALIASES: dict[str, tuple[str, ...]] = {
         "b end",
         "zend device",
         "z end device",
+        "device z",
+        "z device",
+        "hostname z",
+        "z hostname",
+        "host z",
+        "z side device",
+        "side z device",
         "remote device",
         "neighbor",
         "neighbour",
@@ -131,6 +139,13 @@ COLUMN_ALIASES: dict[str, tuple[str, ...]] = {
         "side b port",
         "b end port",
         "z end port",
+        "port z",
+        "z port",
+        "interface z",
+        "z interface",
+        "z side port",
+        "side z port",
+        "z end interface",
         "remote port",
         "remote interface",
         "neighbor port",
@@ -156,6 +171,12 @@ COLUMN_ALIASES: dict[str, tuple[str, ...]] = {
     "media": ("media", "cable type", "type", "medium", "cable media", "cable", "media type", "cable kind"),
 }
 _ALIAS_INDEX = {_norm(alias): fld for fld, aliases in COLUMN_ALIASES.items() for alias in aliases}
+#: Headers a sheet repeats for the two ends side by side (``Device, Port, Device, Port``): the first of
+#: exactly two is the A end, the second the B end.
+REPEATED_HEADERS: dict[tuple[str, str], tuple[str, ...]] = {
+    ("a_device", "b_device"): ("device", "hostname", "host", "switch", "node", "name"),
+    ("a_port", "b_port"): ("port", "interface", "ifname", "nic"),
+}
 
 #: Length units -> metres per unit.
 UNITS_M: dict[str, float] = {
@@ -330,10 +351,25 @@ def _sniff(text: str) -> type[csv.Dialect] | csv.Dialect:
         return csv.excel
 
 
+def _repeated_pairs(norm: list[str], given: dict[str, str]) -> dict[str, int]:
+    """Field -> column index of the ends under a repeated header (:data:`REPEATED_HEADERS`): a spelling
+    found in exactly two columns gives the A end the first and the B end the second."""
+    out: dict[str, int] = {}
+    for (a_fld, b_fld), spellings in REPEATED_HEADERS.items():
+        if a_fld in given or b_fld in given:
+            continue
+        for spelling in spellings:
+            cols = [i for i, n in enumerate(norm) if n == spelling]
+            if len(cols) == 2:
+                out[a_fld], out[b_fld] = cols
+                break
+    return out
+
+
 def _map_header(row: list[str], given: dict[str, str], file: str, line: int) -> dict[str, int]:
     """Field -> column index. Raises RoceTuneError for missing or doubled columns."""
     norm = [_norm(h) for h in row]
-    out: dict[str, int] = {}
+    out: dict[str, int] = _repeated_pairs(norm, given)
     problems: list[Finding] = []
     for fld, header in given.items():
         if _norm(header) not in norm:

@@ -770,3 +770,32 @@ def test_two_devices_in_one_capture_are_found_in_every_form_the_splitter_reads(t
     assert r.returncode == 1, r.stderr
     line = views["leaf5"].count("\n") + 1
     assert f"leaf5.txt:{line}: error RT010" in r.stderr and "leaf6" in r.stderr, r.stderr
+
+
+@pytest.mark.parametrize("header", ["Device,Port,Device,Port,Length",
+                                    "Hostname,Interface,Hostname,Interface,Length",
+                                    "A Hostname,A Interface,Z Hostname,Z Interface,Length",
+                                    "Device A,Port A,Device Z,Port Z,Length",
+                                    "A Side Device,A Side Port,Z Side Device,Z Side Port,Length"])
+def test_header_layouts_of_real_cabling_sheets(tmp_path: Path, header: str) -> None:
+    """A sheet with the ends side by side under repeated headers (Device, Port, Device, Port), or naming the
+    far end Z as cabling (A-end/Z-end) does, was RT008 'no column for ...' with --columns as the fix, which
+    cannot pick the second of two 'Device' columns: such a plan could not be imported at all."""
+    plan = tmp_path / "plan.csv"
+    plan.write_text(f"{header}\nleaf1,Ethernet0,gpu1,ens1f0np0,3m\nleaf1,Ethernet8,gpu2,ens1f0np0,3m\n",
+                    encoding="utf-8")
+    out = tmp_path / "fabric.yaml"
+    r = run("import", "cabling", str(plan), "--out", str(out))
+    assert r.returncode == 0, r.stderr
+    text = out.read_text(encoding="utf-8")
+    assert 'switch_port: "leaf1:Ethernet0"' in text and 'switch_port: "leaf1:Ethernet8"' in text, text
+
+
+def test_three_device_columns_are_still_ambiguous(tmp_path: Path) -> None:
+    """Repeated headers pair up only when there are exactly two of them: a third 'Device' (a patch panel in
+    the middle) is no cable end the importer can guess."""
+    plan = tmp_path / "plan.csv"
+    plan.write_text("Device,Port,Device,Port,Device,Port\nleaf1,Ethernet0,pp1,1,gpu1,ens1f0np0\n",
+                    encoding="utf-8")
+    r = run("import", "cabling", str(plan), "--out", str(tmp_path / "fabric.yaml"))
+    assert r.returncode == 1 and f"{plan}:1: error RT008: no column for a_device" in r.stderr, r.stderr
