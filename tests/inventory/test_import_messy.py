@@ -799,3 +799,25 @@ def test_three_device_columns_are_still_ambiguous(tmp_path: Path) -> None:
                     encoding="utf-8")
     r = run("import", "cabling", str(plan), "--out", str(tmp_path / "fabric.yaml"))
     assert r.returncode == 1 and f"{plan}:1: error RT008: no column for a_device" in r.stderr, r.stderr
+
+
+def test_merge_into_a_symlinked_inventory_writes_the_file_it_points_to(tmp_path: Path) -> None:
+    """fabric.yaml -> repo/inventories/pod2.yaml (a link into the team's repository): the rename put a new
+    regular file in place of the link, 'wrote fabric.yaml' was printed and the repository's inventory kept
+    the old cable length. The file the link names is written (atomically) and the link stays."""
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    real = repo / "pod2.yaml"
+    shutil.copy(REPO / "inventories" / "lab-2node.yaml", real)
+    real.chmod(0o640)
+    link = tmp_path / "fabric.yaml"
+    link.symlink_to(real)
+    plan = tmp_path / "plan.csv"
+    plan.write_text("Device A,Port A,Device B,Port B,Length\nnode1,ens1f0np0,lab-leaf1,Ethernet0,7 m\n",
+                    encoding="utf-8")
+    r = run("import", "cabling", str(plan), "--into", str(link))
+    assert r.returncode == 0, r.stderr
+    assert link.is_symlink() and link.resolve() == real
+    assert 'switch_port: "lab-leaf1:Ethernet0", cable_length: 7m' in real.read_text(encoding="utf-8")
+    assert real.stat().st_mode & 0o777 == 0o640
+    assert [p.name for p in repo.iterdir()] == ["pod2.yaml"]  # no temporary file left
