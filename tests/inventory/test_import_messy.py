@@ -821,3 +821,26 @@ def test_merge_into_a_symlinked_inventory_writes_the_file_it_points_to(tmp_path:
     assert 'switch_port: "lab-leaf1:Ethernet0", cable_length: 7m' in real.read_text(encoding="utf-8")
     assert real.stat().st_mode & 0o777 == 0o640
     assert [p.name for p in repo.iterdir()] == ["pod2.yaml"]  # no temporary file left
+
+
+def test_a_switch_whose_port_names_fit_two_platforms_is_named_on_stderr(tmp_path: Path) -> None:
+    """ar1's ports Et1/1/1 (EOS's breakout form) and Ethernet32/1 (NX-OS's form, and EOS's): the guesses
+    disagreed and the switch was written as the --platform default, sonic, with 'Et1/1/1' left abbreviated,
+    and nothing said so. The note names the switch, the platforms its ports fit and the fix."""
+    plan = tmp_path / "plan.csv"
+    plan.write_text(
+        "Device A,Port A,Device B,Port B\n"
+        "ar1,Et1/1/1,gpu1,ens1f0np0\n"
+        "ar1,Ethernet32/1,spine1,swp1\n"
+        "nx1,Eth1/1,gpu2,ens1f0np0\n"
+        "nx1,Ethernet1/32,spine1,swp2\n",
+        encoding="utf-8",
+    )
+    r = run("import", "cabling", str(plan), "--out", str(tmp_path / "a.yaml"))
+    assert r.returncode == 0, r.stderr
+    notes = [ln for ln in r.stderr.splitlines() if ln.startswith("note:")]
+    assert len(notes) == 1, r.stderr
+    assert "ar1 (eos: Et1/1/1; nxos: Ethernet32/1)" in notes[0] and "written as sonic" in notes[0], notes
+    assert "nx1" not in notes[0] and "spine1" not in notes[0] and "--platform" in notes[0]
+    r = run("import", "cabling", str(plan), "--out", str(tmp_path / "b.yaml"), "--platform", "eos")
+    assert r.returncode == 0 and "note:" in r.stderr  # --platform is the default of the undecided, not forced
