@@ -334,25 +334,32 @@ def _kv_neighbor(ifname: str, fields: dict[str, str], index: int) -> LldpNeighbo
 def parse_lldpctl_keyvalue(text: str) -> list[LldpNeighbor]:
     """Neighbours from ``lldpctl -f keyvalue`` (lldpd's line format: ``lldp.<interface>.<path>=<value>``,
     each neighbour starting with its ``via`` line; the port ID is ``port.<subtype>``: ``ifname``,
-    ``local``, ``mac`` …; the system name ``chassis.name``).
+    ``local``, ``mac`` …; the system name ``chassis.name``). lldpd writes a value as it is, so a value with
+    line breaks (an NX-OS system description: release, ``TAC support: …``, copyright) goes on over the
+    lines that follow it.
 
     Raises:
-        LldpParseError: a line that is no ``lldp.<interface>.<path>=<value>`` entry.
+        LldpParseError: a line before the first ``lldp.<interface>.<path>=<value>`` entry that is none.
     """
     out: list[LldpNeighbor] = []
     cur: tuple[str, int] | None = None
     fields: dict[str, str] = {}
+    last = ""
     for i, line in enumerate(text.splitlines()):
         if not line.strip():
             continue
         m = _KV_RE.match(line.strip())
+        if m is None and cur is not None:
+            fields[last] += "\n" + line.strip()  # the value above goes on (kv_writer.c prints it verbatim)
+            continue
         if m is None:
             raise LldpParseError(f"{line.strip()[:80]!r} is not an lldpctl -f keyvalue line", i)
         if m["path"] == "via" or cur is None or cur[0] != m["ifname"]:
             if cur is not None:
                 out.append(_kv_neighbor(cur[0], fields, cur[1]))
             cur, fields = (m["ifname"], i), {}
-        fields[m["path"]] = m["value"].strip()
+        last = m["path"]
+        fields[last] = m["value"].strip()
     if cur is not None:
         out.append(_kv_neighbor(cur[0], fields, cur[1]))
     return out

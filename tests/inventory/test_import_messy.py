@@ -844,3 +844,34 @@ def test_a_switch_whose_port_names_fit_two_platforms_is_named_on_stderr(tmp_path
     assert "nx1" not in notes[0] and "spine1" not in notes[0] and "--platform" in notes[0]
     r = run("import", "cabling", str(plan), "--out", str(tmp_path / "b.yaml"), "--platform", "eos")
     assert r.returncode == 0 and "note:" in r.stderr  # --platform is the default of the undecided, not forced
+
+
+def test_lldpctl_keyvalue_value_over_several_lines_is_one_value(tmp_path: Path) -> None:
+    """lldpd's keyvalue writer prints a value as it is (src/client/kv_writer.c: "%s=%s\\n"), so an NX-OS
+    leaf's system description ('... Software 10.3(4a)', 'TAC support: ...', 'Copyright ...') spans three
+    lines: the second was RT010 'is not an lldpctl -f keyvalue line' and the host's capture was refused.
+    A line before the first key=value line is still an error."""
+    from roce_tune.platforms.lldp import LldpParseError, parse_lldpctl_keyvalue
+
+    text = (
+        "lldp.ens1f0np0.via=LLDP\n"
+        "lldp.ens1f0np0.chassis.name=leaf1\n"
+        "lldp.ens1f0np0.chassis.descr=Cisco Nexus Operating System (NX-OS) Software 10.3(4a)\n"
+        "TAC support: http://www.cisco.com/tac\n"
+        "Copyright (c) 2002-2023, Cisco Systems, Inc. All rights reserved.\n"
+        "lldp.ens1f0np0.port.ifname=Ethernet1/1\n"
+        "lldp.ens2f0np0.via=LLDP\n"
+        "lldp.ens2f0np0.chassis.name=leaf2\n"
+        "lldp.ens2f0np0.port.ifname=Ethernet1/1\n"
+    )
+    a, b = parse_lldpctl_keyvalue(text)
+    assert (a.local_port, a.remote_system, a.remote_port) == ("ens1f0np0", "leaf1", "Ethernet1/1")
+    assert (b.local_port, b.remote_system, b.remote_port, b.index) == ("ens2f0np0", "leaf2", "Ethernet1/1", 6)
+    with pytest.raises(LldpParseError):
+        parse_lldpctl_keyvalue("TAC support: http://www.cisco.com/tac\n" + text)
+    cap = tmp_path / "cap"
+    cap.mkdir()
+    (cap / "gpu1.txt").write_text("root@gpu1:~# lldpctl -f keyvalue\n" + text, encoding="utf-8")
+    out = tmp_path / "fabric.yaml"
+    r = run("import", "lldp", str(cap), "--out", str(out))
+    assert r.returncode == 0, r.stderr
