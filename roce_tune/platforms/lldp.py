@@ -15,7 +15,9 @@ one-key objects when there are several (lldpd's JSON writer turns repeated keys 
 Which name is the neighbour's port (:func:`remote_port_name`): the port ID when its subtype is an
 interface name (``ifname``, ``Interface name``, ``interfaceName``) or a locally assigned text; the port
 description when the ID is a MAC address — what lldpd on a host sends by default (``lldpcli(8)``:
-"the MAC address as port identifier and the interface name as port description").
+"the MAC address as port identifier and the interface name as port description") — or a locally assigned
+number (Junos's default ``port-id-subtype locally-assigned``: the interface's SNMP index, its name in the
+description).
 """
 
 from __future__ import annotations
@@ -123,6 +125,10 @@ _NAME_SUBTYPES = {
     "ifalias",
     "port component",
 }
+#: subtypes (and none given: SONiC's table) under which a port ID of digits only is an index, not a name:
+#: Junos's default ``port-id-subtype locally-assigned`` sends the interface's SNMP index (``513``) and its
+#: name as the port description
+_LOCAL_SUBTYPES = {"", "local", "locally assigned", "locallyassigned"}
 _MAC_RE = re.compile(r"^(?:[0-9a-fA-F]{2}[:-]){5}[0-9a-fA-F]{2}$|^(?:[0-9a-fA-F]{4}\.){2}[0-9a-fA-F]{4}$")
 
 
@@ -134,9 +140,15 @@ def remote_port_name(subtype: str | None, port_id: str | None, descr: str | None
     is_mac = st in ("mac", "mac address", "macaddress") or (pid is not None and bool(_MAC_RE.match(pid)))
     if is_mac:
         return desc, True
-    if pid is not None and (st in _NAME_SUBTYPES or not st):
+    if pid is not None and (st in _NAME_SUBTYPES or not st) and not _is_index(st, pid, desc):
         return pid, False
     return desc or pid, False
+
+
+def _is_index(subtype: str, port_id: str, descr: str | None) -> bool:
+    """A locally assigned port ID of digits only, with a description to use instead: an index (Junos sends
+    the interface's SNMP index by default), not a port name."""
+    return port_id.isdigit() and bool(descr) and subtype in _LOCAL_SUBTYPES
 
 
 def mac_of(device: str, port: str) -> str:

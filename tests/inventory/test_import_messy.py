@@ -875,3 +875,22 @@ def test_lldpctl_keyvalue_value_over_several_lines_is_one_value(tmp_path: Path) 
     out = tmp_path / "fabric.yaml"
     r = run("import", "lldp", str(cap), "--out", str(out))
     assert r.returncode == 0, r.stderr
+
+
+@pytest.mark.parametrize(("subtype", "port_id", "descr", "want"), [
+    ("local", "513", "et-0/0/0", "et-0/0/0"),              # Junos default: the SNMP ifIndex, locally assigned
+    ("Locally assigned", "537", "et-0/0/4", "et-0/0/4"),
+    (None, "513", "et-0/0/0", "et-0/0/0"),                 # SONiC's table: no subtype column
+    ("local", "etp1", "Ethernet0", "etp1"),                # SONiC's alias: a name, kept
+    ("local", "513", None, "513"),                         # nothing better to say
+    ("ifname", "1", "uplink", "1"),                        # an interface named 1 is its name
+])
+def test_a_numeric_locally_assigned_port_id_gives_way_to_the_port_description(
+        subtype: str | None, port_id: str, descr: str | None, want: str) -> None:
+    """Junos sends the interface's SNMP index as a locally assigned port ID by default (port-id-subtype
+    locally-assigned) and its name as the port description: a SONiC leaf's table showed the Junos spine's
+    port as '513', and an uncaptured Junos spine was imported as spine1:513 (lint --lldp: a cable on
+    another port than declared)."""
+    from roce_tune.platforms.lldp import remote_port_name
+
+    assert remote_port_name(subtype, port_id, descr) == (want, False)
