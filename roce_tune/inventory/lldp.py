@@ -175,6 +175,7 @@ def read_lldp_dir(root: str | Path) -> LldpView:
 
     root = Path(root)
     devices: dict[str, DeviceCapture] = {}
+    spelling: dict[str, str] = {}  # a device's name without case -> its first spelling (LEAF1.txt is leaf1)
     problems: list[Finding] = []
     for path in _capture_files(root):
         try:
@@ -193,11 +194,13 @@ def read_lldp_dir(root: str | Path) -> LldpView:
                 continue
             if i == 0 and b.command is None and len(blocks) > 1 and not _classify(b.text, None):
                 continue  # text above the first prompt that nothing reads: the login banner (MOTD)
-            dev = devices.setdefault(b.device, DeviceCapture(b.device, first=(file, b.start)))
+            name = spelling.setdefault(b.device.lower(), b.device)
+            dev = devices.setdefault(name, DeviceCapture(name, first=(file, b.start)))
             _read_block(b, file, dev, problems)
     for dev in devices.values():
         _settle_platform(dev, problems)
         _drop_management(dev)
+        _disagreeing_files(dev, problems)
     if problems:
         raise RoceTuneError(problems)
     return LldpView(dict(sorted(devices.items())), _cables(devices))
@@ -322,6 +325,28 @@ def _settle_platform(dev: DeviceCapture, problems: list[Finding]) -> None:
                 "add the device's show version (or nv show system) to its capture",
             )
         )
+
+
+def _disagreeing_files(dev: DeviceCapture, problems: list[Finding]) -> None:
+    """An RT010 problem where two capture files of one device disagree (captures from before and after a
+    re-cabling): a local port with another named neighbour port, or a named neighbour port on another local
+    port. Neighbours known by a MAC only (a host NIC's, whose descriptions may repeat) are left out."""
+    by_local: dict[str, tuple[str, str, str, int]] = {}  # local port -> (neighbour port, its key, file, line)
+    by_remote: dict[str, tuple[str, str, int]] = {}  # neighbour port key -> (local port, file, line)
+    for n, file, line in dev.neighbors:
+        if n.remote_is_nic or n.remote_system is None or n.remote_port is None:
+            continue
+        shown, key = f"{n.remote_system}:{n.remote_port}", f"{n.remote_system.lower()}:{n.remote_port}"
+        e_shown, e_key, l_file, l_line = by_local.setdefault(n.local_port, (shown, key, file, line))
+        e_local, r_file, r_line = by_remote.setdefault(key, (n.local_port, file, line))
+        if e_key != key and l_file != file:
+            what, where = f"{dev.name}:{n.local_port} sees {shown}, not {e_shown}", f"{l_file}:{l_line}"
+        elif e_local != n.local_port and r_file != file:
+            what, where = f"{shown} is on {dev.name}:{n.local_port}, not on {e_local}", f"{r_file}:{r_line}"
+        else:
+            continue
+        problems.append(_err(file, line, f"{what} as {where} says: two captures of {dev.name} from "
+                             "different times", f"keep one capture of {dev.name}, the current one"))
 
 
 def _drop_management(dev: DeviceCapture) -> None:

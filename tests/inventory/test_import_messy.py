@@ -894,3 +894,45 @@ def test_a_numeric_locally_assigned_port_id_gives_way_to_the_port_description(
     from roce_tune.platforms.lldp import remote_port_name
 
     assert remote_port_name(subtype, port_id, descr) == (want, False)
+
+
+def test_two_capture_files_of_one_device_spelt_in_two_cases_are_one_device(tmp_path: Path) -> None:
+    """leaf1.lldp.txt and LEAF1.show.txt (device names are not case-sensitive, docs/import.md): the import
+    made a second switch 'LEAF1', a superspine cabled to the same spine ports as leaf1, and said nothing
+    (lint of the result: RT120 and RT102 at lines of the written inventory, not of the captures)."""
+    from roce_tune.inventory.lldp import write_lldp_view
+    from roce_tune.inventory.loader import load_inventory
+
+    inv = load_inventory(REPO / "inventories" / "mixed-vendor.yaml").inventory
+    clean, doubled = tmp_path / "clean", tmp_path / "doubled"
+    write_lldp_view(inv, clean)
+    shutil.copytree(clean, doubled)
+    shutil.copy(doubled / "leaf1.lldp.txt", doubled / "LEAF1.show.txt")
+    outs = []
+    for d in (clean, doubled):
+        out = tmp_path / f"{d.name}.yaml"
+        r = run("import", "lldp", str(d), "--out", str(out))
+        assert r.returncode == 0, r.stderr
+        outs.append(out.read_text(encoding="utf-8").replace("doubled", "clean").replace("LEAF1", "leaf1"))
+    assert outs[0] == outs[1]  # one device, spelt as its first file (LEAF1.show.txt sorts first)
+
+
+def test_two_captures_of_one_device_that_disagree_are_an_error_at_the_capture(tmp_path: Path) -> None:
+    """leaf1.txt from today and leaf1.old.txt from before a re-cabling (spine1:Ethernet1/1 moved from
+    leaf1:Ethernet5/1 to Ethernet9/1 in one of them): both cables were imported, spine1:Ethernet1/1 cabled
+    twice, exit 0. Now RT010 at the later capture's line, naming the earlier one; exit 1, nothing written."""
+    from roce_tune.inventory.lldp import write_lldp_view
+    from roce_tune.inventory.loader import load_inventory
+
+    inv = load_inventory(REPO / "inventories" / "mixed-vendor.yaml").inventory
+    cap = tmp_path / "cap"
+    write_lldp_view(inv, cap)
+    text = (cap / "leaf1.lldp.txt").read_text(encoding="utf-8")
+    (cap / "leaf1.old.txt").write_text(text.replace('"Ethernet5/1"', '"Ethernet9/1"'), encoding="utf-8")
+    out = tmp_path / "fabric.yaml"
+    r = run("import", "lldp", str(cap), "--out", str(out))
+    assert r.returncode == 1 and not out.exists(), r.stderr
+    errors = [ln for ln in r.stderr.splitlines() if "RT010" in ln]
+    line = text.splitlines().index('    "Ethernet5/1": {') + 1
+    assert len(errors) == 1 and f"leaf1.old.txt:{line}: error RT010" in errors[0], r.stderr
+    assert "spine1:Ethernet1/1" in errors[0] and f"leaf1.lldp.txt:{line}" in errors[0], errors
