@@ -549,7 +549,8 @@ def _importable(
     """The cables of ``view`` an inventory can declare (:func:`inventory_from_lldp`).
 
     Raises:
-        RoceTuneError: RT010 for a neighbour with a MAC port ID and no port description.
+        RoceTuneError: RT010 for a neighbour with a MAC port ID and no port description, or with a name an
+            inventory cannot hold (``gpu01 (rack 3)``, ``Ethernet 1/1``).
     """
     cables = []
     problems = []
@@ -570,10 +571,26 @@ def _importable(
                 )
             )
             continue
+        bad = _unusable_names(c.a_device, c.a_port, c.b_device, c.b_port)
+        if bad:
+            problems.append(_err(c.file, c.line, f"{c.a_device}:{c.a_port}: {bad}, which an inventory cannot "
+                                 "hold", "name the device and its ports with letters, digits, '.', '_' and "
+                                 "'-' (its hostname, or the capture)"))
+            continue
         cables.append(Cable(c.a_device, c.a_port, c.b_device, c.b_port, where=f"{c.file}:{c.line}"))
     if problems:
         raise RoceTuneError(problems)
     return cables
+
+
+def _unusable_names(a_device: str, a_port: str, b_device: str, b_port: str) -> str:
+    """What of a cable's names is no inventory device or interface name (spaces, shell characters), or ''."""
+    from roce_tune.inventory.models import DEVICE_NAME_RE, INTERFACE_NAME_RE
+
+    bad = [f"the device name {d!r}" for d in dict.fromkeys((a_device, b_device))
+           if not DEVICE_NAME_RE.fullmatch(d)]
+    bad += [f"the port name {p!r}" for p in (a_port, b_port) if not INTERFACE_NAME_RE.fullmatch(p)]
+    return " and ".join(bad)
 
 
 __all__ = [

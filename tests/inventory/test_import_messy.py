@@ -936,3 +936,31 @@ def test_two_captures_of_one_device_that_disagree_are_an_error_at_the_capture(tm
     line = text.splitlines().index('    "Ethernet5/1": {') + 1
     assert len(errors) == 1 and f"leaf1.old.txt:{line}: error RT010" in errors[0], r.stderr
     assert "spine1:Ethernet1/1" in errors[0] and f"leaf1.lldp.txt:{line}" in errors[0], errors
+
+
+def test_lldp_names_an_inventory_cannot_hold_are_errors_at_the_capture(tmp_path: Path) -> None:
+    """A neighbour advertising 'gpu01 (rack 3)', 'spine$(reboot)' or the port 'Ethernet 1/1' was written
+    into the inventory as it came ('wrote fabric.yaml', exit 0) and failed only when linted, at lines of
+    the written file. Each is RT010 at its capture line, exit 1, nothing written."""
+    cap = tmp_path / "cap"
+    cap.mkdir()
+    (cap / "leaf1.txt").write_text(
+        "admin@leaf1:~$ show version\n\nSONiC Software Version: SONiC.202311.1\nHwSKU: Mellanox-SN4700-O8C48\n"
+        "admin@leaf1:~$ show lldp table\n"
+        "Capability codes: (R) Router, (B) Bridge, (O) Other\n"
+        "LocalPort   RemoteDevice       RemotePortID       Capability  RemotePortDescr\n"
+        "----------  -----------------  -----------------  ----------  ----------------\n"
+        "Ethernet0   gpu01 (rack 3)     b8:3f:d2:00:00:01  O           ens1f0np0\n"
+        "Ethernet8   spine$(reboot)     Ethernet0          BR          leaf1:Ethernet8\n"
+        "Ethernet16  spine2             Ethernet 1/1       BR          x\n"
+        "Ethernet24  spine3             Ethernet0          BR          leaf1:Ethernet24\n"
+        "--------------------------------------------------\nTotal entries displayed:  4\n",
+        encoding="utf-8",
+    )
+    out = tmp_path / "fabric.yaml"
+    r = run("import", "lldp", str(cap), "--out", str(out))
+    assert r.returncode == 1 and not out.exists(), r.stderr
+    errors = [ln for ln in r.stderr.splitlines() if "RT010" in ln]
+    assert len(errors) == 3, r.stderr
+    for line, name in ((9, "'gpu01 (rack 3)'"), (10, "'spine$(reboot)'"), (11, "'Ethernet 1/1'")):
+        assert any(f"leaf1.txt:{line}: error RT010" in e and name in e for e in errors), (line, errors)
