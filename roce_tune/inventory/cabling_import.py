@@ -309,8 +309,18 @@ def _err(
     )
 
 
+#: file signatures of spreadsheet workbooks: a zip (Office Open XML, OpenDocument) and an OLE2 file (.xls)
+_WORKBOOKS = ((b"PK\x03\x04", "(.xlsx, .ods: a zip archive)"), (b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1",
+                                                               "(.xls, an OLE2 file)"))
+
+
 def _decode(raw: bytes, file: str) -> str:
-    """The file's text: UTF-8 (a BOM dropped), or UTF-16 with its BOM (Excel's 'Unicode Text' export)."""
+    """The file's text: UTF-8 (a BOM dropped), or UTF-16 with its BOM (Excel's 'Unicode Text' export).
+    A workbook (``.xlsx``/``.ods``: a zip; ``.xls``: an OLE file) is an error that says so."""
+    kind = next((k for magic, k in _WORKBOOKS if raw.startswith(magic)), None)
+    if kind is not None:
+        raise RoceTuneError([_err(file, 1, f"the file is a spreadsheet workbook {kind}, not CSV",
+                                  "save the sheet as 'CSV UTF-8' (File > Save As) and import that file")])
     if raw[:2] in (b"\xff\xfe", b"\xfe\xff"):
         try:
             return raw.decode("utf-16")
@@ -505,6 +515,9 @@ def read_cabling_csv(path: str | Path, columns: dict[str, str] | None = None) ->
                 "export the cabling sheet with its header row",
             )
         )
+    elif not plan.cables and not findings:
+        findings.append(_err(file, 1, "the plan has a header but no cable rows (every row empty or a '#' "
+                             "comment)", "export the sheet with its rows (no filter hiding them)"))
     if findings:
         raise RoceTuneError(findings)
     return plan

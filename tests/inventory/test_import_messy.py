@@ -945,7 +945,8 @@ def test_lldp_names_an_inventory_cannot_hold_are_errors_at_the_capture(tmp_path:
     cap = tmp_path / "cap"
     cap.mkdir()
     (cap / "leaf1.txt").write_text(
-        "admin@leaf1:~$ show version\n\nSONiC Software Version: SONiC.202311.1\nHwSKU: Mellanox-SN4700-O8C48\n"
+        "admin@leaf1:~$ show version\n\nSONiC Software Version: SONiC.202311.1\n"
+        "HwSKU: Mellanox-SN4700-O8C48\n"
         "admin@leaf1:~$ show lldp table\n"
         "Capability codes: (R) Router, (B) Bridge, (O) Other\n"
         "LocalPort   RemoteDevice       RemotePortID       Capability  RemotePortDescr\n"
@@ -964,3 +965,26 @@ def test_lldp_names_an_inventory_cannot_hold_are_errors_at_the_capture(tmp_path:
     assert len(errors) == 3, r.stderr
     for line, name in ((9, "'gpu01 (rack 3)'"), (10, "'spine$(reboot)'"), (11, "'Ethernet 1/1'")):
         assert any(f"leaf1.txt:{line}: error RT010" in e and name in e for e in errors), (line, errors)
+
+
+def test_a_plan_with_a_header_and_no_cable_rows_is_an_error(tmp_path: Path) -> None:
+    """A sheet exported with its header but an empty or filtered-out body (every row a '#' comment) wrote
+    an inventory with no switches, links or hosts, 'wrote fabric.yaml', exit 0; lint found nothing."""
+    plan = tmp_path / "plan.csv"
+    plan.write_text("Device A,Port A,Device B,Port B\n# leaf1,Ethernet0,gpu1,ens1f0np0\n\n", encoding="utf-8")
+    out = tmp_path / "fabric.yaml"
+    r = run("import", "cabling", str(plan), "--out", str(out))
+    assert r.returncode == 1 and not out.exists(), r.stderr
+    assert f"{plan}:1: error RT008" in r.stderr and "no cable rows" in r.stderr, r.stderr
+
+
+@pytest.mark.parametrize(("magic", "what"), [(b"PK\x03\x04\x14\x00\x06\x00", "(.xlsx"),
+                                             (b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1", "(.xls,")])
+def test_a_spreadsheet_workbook_given_as_the_plan_says_so(tmp_path: Path, magic: bytes, what: str) -> None:
+    """An .xlsx (a zip) or .xls (OLE) saved as plan.csv was 'the file is not UTF-8 (byte 0x..)'."""
+    plan = tmp_path / "plan.csv"
+    plan.write_bytes(magic + b"\x00\xb5U0#\xf4\x00[Content_Types].xml")
+    r = run("import", "cabling", str(plan), "--out", str(tmp_path / "fabric.yaml"))
+    assert r.returncode == 1, r.stderr
+    assert f"{plan}:1: error RT008: the file is a spreadsheet workbook {what}" in r.stderr
+    assert "CSV UTF-8" in r.stderr, r.stderr
