@@ -525,8 +525,13 @@ def inventory_from_lldp(
 
     Raises:
         RoceTuneError: RT010 at the capture line for a host NIC whose netdev LLDP does not give (a MAC
-            port ID without a port description).
+            port ID without a port description); at the first capture when no capture shows a neighbour.
     """
+    if not view.cables and view.devices:
+        file, line = min(d.first for d in view.devices.values())
+        raise RoceTuneError([_err(file, line, f"no LLDP neighbour in any capture ({len(view.devices)} "
+                                  "device(s)): nothing to import", "enable LLDP on the switches and hosts "
+                                  "(lldpd on the hosts), wait for the links to come up, and capture again")])
     kinds = _kinds(view, opts)
     facts = {
         name: SwitchFacts(d.platform, d.facts.model, d.facts.os_version)

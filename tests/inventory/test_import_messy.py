@@ -988,3 +988,24 @@ def test_a_spreadsheet_workbook_given_as_the_plan_says_so(tmp_path: Path, magic:
     assert r.returncode == 1, r.stderr
     assert f"{plan}:1: error RT008: the file is a spreadsheet workbook {what}" in r.stderr
     assert "CSV UTF-8" in r.stderr, r.stderr
+
+
+def test_captures_without_any_lldp_neighbour_are_an_error(tmp_path: Path) -> None:
+    """Every captured 'show lldp table' empty (LLDP off, or the links down when captured): the import wrote
+    an inventory with no switches, links or hosts (the captured switch left out too), exit 0."""
+    cap = tmp_path / "cap"
+    cap.mkdir()
+    (cap / "leaf1.txt").write_text(
+        "admin@leaf1:~$ show version\n\nSONiC Software Version: SONiC.202311.1\n"
+        "HwSKU: Mellanox-SN4700-O8C48\n"
+        "admin@leaf1:~$ show lldp table\n"
+        "Capability codes: (R) Router, (B) Bridge, (O) Other\n"
+        "LocalPort    RemoteDevice    RemotePortID    Capability    RemotePortDescr\n"
+        "-----------  --------------  --------------  ------------  -----------------\n"
+        "--------------------------------------------------\nTotal entries displayed:  0\n",
+        encoding="utf-8",
+    )
+    out = tmp_path / "fabric.yaml"
+    r = run("import", "lldp", str(cap), "--out", str(out))
+    assert r.returncode == 1 and not out.exists(), r.stderr
+    assert "leaf1.txt:1: error RT010" in r.stderr and "no LLDP neighbour" in r.stderr, r.stderr
