@@ -15,12 +15,13 @@ from pathlib import Path
 def write_text_atomic(path: str | Path, text: str) -> None:
     """Write ``text`` (UTF-8) to ``path`` through a temporary file in the same directory and a rename, so
     a reader sees the old file or the complete new one, never a part. Permissions of an existing file are
-    kept (a new file gets 0644 less the umask).
+    kept (a new file gets 0644 less the umask). A symbolic link is followed: the file it names is written
+    and the link stays (a rename onto the link would replace the link and leave its file as it was).
 
     Raises:
         OSError: the directory is not writable, the disk is full … (the temporary file is removed).
     """
-    target = Path(path)
+    target = Path(os.path.realpath(path))
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent or ".")
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:

@@ -11,11 +11,13 @@ pasted from a terminal. Prompt lines separate the blocks and give each block its
     $ ethtool -S ens1f0np0                     bare "$ " or "# " before a known command
     leaf1# show queuing interface eth1/1       NX-OS / EOS "name#" or "name>" before show/nv/…
 
-A prompt with no command (the end of a paste) and the Junos ``{master:0}`` line above a prompt end a block
-and are no output. A bare ``#``/``$`` or ``name#`` prompt counts only before a command a RoCE engineer runs
-(``show``, ``ethtool``, ``grep`` …) so nccl-tests header lines (``# nThread 1 …``) and comments are not
-taken for prompts. Lines are kept with their 1-based numbers for evidence, counted at ``\n`` as an editor and
-``grep -n`` count them (a ``script``/PuTTY log's ``\r\r\n`` is one line end).
+A prompt with no command (the end of a paste), the Junos ``{master:0}`` line above a prompt and the lines a
+terminal logger writes around a session (``script``'s ``Script started on …``/``Script done on …``, PuTTY's
+``=~=~=… PuTTY log …`` header) end a block and are no output. A bare ``#``/``$`` or ``name#`` prompt counts
+only before a command a RoCE engineer runs (``show``, ``ethtool``, ``grep`` …) so nccl-tests header lines
+(``# nThread 1 …``) and comments are not taken for prompts. Lines are kept with their 1-based numbers for
+evidence, counted at ``\n`` as an editor and ``grep -n`` count them (a ``script``/PuTTY log's ``\r\r\n`` is
+one line end).
 
 Terminal artefacts are removed before anything reads a line: ANSI/VT100 escape sequences (ECMA-48 CSI, OSC
 and two-character escapes: colour prompts, ``ls``/``grep`` colour, erase-line), carriage returns and
@@ -30,7 +32,8 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-__all__ = ["Block", "capture_lines", "device_of", "prompt_host", "read_capture", "split_blocks", "split_loop"]
+__all__ = ["Block", "capture_lines", "decode_capture", "device_of", "prompt_host", "read_capture",
+           "split_blocks", "split_loop"]
 
 KNOWN_COMMANDS = (
     "show", "nv", "net", "ethtool", "grep", "egrep", "cat", "for", "mlnx_qos", "ip", "ibv_devinfo",
@@ -70,6 +73,10 @@ _NOT_OUTPUT = (
     re.compile(r"^\{(?:master|backup|linecard|primary|secondary)(?::[\w.\-]+)?\}$"),
     re.compile(r"^[A-Za-z][\w.\-]*(?:\([\w\-]+\))?\s?[#>]$"),  # EOS / NX-OS ``leaf1#``, ``leaf1(config)#``
     re.compile(r"^(?:bash|sh|zsh)-[\d.]+[$#]$"),  # ``bash-4.2#``
+    # the lines a terminal logger writes around a session: util-linux script(1) ("Script started on DATE
+    # [TERM=...]", "Script done on DATE [COMMAND_EXIT_CODE=...]") and PuTTY's session log header
+    re.compile(r"^Script (?:started|done) on \S.*$"),
+    re.compile(r"^=~=~=~=~=~=~=~=~=~=~=~= PuTTY log \S.* =~=~=~=~=~=~=~=~=~=~=~=$"),
 )
 
 #: ECMA-48 control sequences: CSI ``ESC [ params intermediates final``, OSC ``ESC ] … BEL|ST``, and the
@@ -198,10 +205,14 @@ def read_capture(path: Path, root: Path) -> list[Block]:
     Raises:
         OSError: the file cannot be read.
     """
-    raw = path.read_bytes()
+    return split_blocks(decode_capture(path.read_bytes()), str(path.relative_to(root)), device_of(path))
+
+
+def decode_capture(raw: bytes) -> str:
+    """A capture file's bytes as text: UTF-16 when they start with its BOM, else UTF-8 (undecodable bytes
+    replaced); a UTF-8 BOM is kept (:func:`split_blocks` drops it)."""
     utf16 = raw[:2] in (b"\xff\xfe", b"\xfe\xff")
-    text = raw.decode("utf-16" if utf16 else "utf-8", errors="replace")
-    return split_blocks(text, str(path.relative_to(root)), device_of(path))
+    return raw.decode("utf-16" if utf16 else "utf-8", errors="replace")
 
 
 _LOOP = re.compile(r"^for\s+(?P<var>\w+)\s+in\s+(?P<words>[^;]+?)\s*;\s*do\s+(?P<body>.+?)\s*;?\s*done\s*$")

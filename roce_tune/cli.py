@@ -1113,7 +1113,7 @@ def import_cabling(
         read_cabling_csv,
         skeleton_from_cables,
     )
-    from roce_tune.inventory.skeleton import inventory_yaml, unlikely_switches
+    from roce_tune.inventory.skeleton import inventory_yaml, undecided_switches, unlikely_switches
 
     try:
         given = parse_columns_option(columns)
@@ -1137,6 +1137,13 @@ def import_cabling(
         err.print("note: read as switches, but their ports look like no switch's: "
                   + ", ".join(f"{d} ({', '.join(p)})" for d, p in odd.items())
                   + "; if they are hosts, name them with --hosts REGEX", markup=False, soft_wrap=True)
+    undecided = undecided_switches(plan.cables, opts)
+    if undecided:
+        err.print("note: port names that fit more than one platform: "
+                  + ", ".join(f"{d} ({'; '.join(f'{p}: ' + ', '.join(n) for p, n in by.items())})"
+                              for d, by in undecided.items())
+                  + f"; written as {opts.platform} (the --platform default): set each one's platform",
+                  markup=False, soft_wrap=True)
     text = inventory_yaml(data, f"Imported by roce-tune import cabling from {csv_file.name}; check platform, "
                           "model,\nspeed and rdma_device (placeholders where the plan does not say).")
     _write_inventory(text, out_file)

@@ -285,3 +285,17 @@ def test_tls_with_a_private_ca_names_the_way_to_trust_it(tmp_path: Path) -> None
             f"CA: give its CA bundle in REQUESTS_CA_BUNDLE=/path/to/ca.pem)") in untrusted.stderr
     assert trusted.returncode == 1 and f"no device in NetBox at {url}" in trusted.stderr  # TLS passed
     assert "tlssecret" not in untrusted.stderr + trusted.stderr
+
+
+@pytest.mark.parametrize(("rails", "want"), [("0,1", [0, 1]), (" 0, 1 ", [0, 1]), ("[0, 1]", [0, 1]),
+                                             ("2", [2]), ([3], [3])])
+def test_leaf_rails_custom_field_as_text_or_json(rails: object, want: list[int]) -> None:
+    """docs/import-netbox.md: the device field ``rails`` is text ``0`` or ``0,1`` (or a JSON list); a text
+    field holding the JSON list ``[0, 1]`` was an error ('not a list of rail numbers')."""
+    from roce_tune.importers.netbox import Mapping, _rails
+
+    errors: list[str] = []
+    assert _rails({"custom_fields": {"rails": rails}}, Mapping(), "leaf1", errors) == want and not errors
+    _rails({"custom_fields": {"rails": "0;1"}}, Mapping(), "leaf1", errors)
+    assert errors == ["device leaf1: custom field rails = '0;1' is not a list of rail numbers (write 0 or "
+                      "0,1)"]

@@ -638,7 +638,8 @@ def _rails(dev: dict[str, Any], mapping: Mapping, name: str, errors: list[str]) 
     raw = _cf(dev, mapping.rails_field)
     if raw is None:
         return None
-    items = raw if isinstance(raw, list) else str(raw).replace(" ", "").split(",")
+    text = str(raw).replace(" ", "").removeprefix("[").removesuffix("]")  # a JSON list in a text field too
+    items = raw if isinstance(raw, list) else text.split(",")
     try:
         return [int(r) for r in items]
     except (TypeError, ValueError):

@@ -82,6 +82,7 @@ COLUMN_ALIASES: dict[str, tuple[str, ...]] = {
         "a side port",
         "side a port",
         "a end port",
+        "a end interface",
         "local port",
         "local interface",
         "port 1",
@@ -106,6 +107,13 @@ COLUMN_ALIASES: dict[str, tuple[str, ...]] = {
         "b end",
         "zend device",
         "z end device",
+        "device z",
+        "z device",
+        "hostname z",
+        "z hostname",
+        "host z",
+        "z side device",
+        "side z device",
         "remote device",
         "neighbor",
         "neighbour",
@@ -131,6 +139,13 @@ COLUMN_ALIASES: dict[str, tuple[str, ...]] = {
         "side b port",
         "b end port",
         "z end port",
+        "port z",
+        "z port",
+        "interface z",
+        "z interface",
+        "z side port",
+        "side z port",
+        "z end interface",
         "remote port",
         "remote interface",
         "neighbor port",
@@ -156,6 +171,12 @@ COLUMN_ALIASES: dict[str, tuple[str, ...]] = {
     "media": ("media", "cable type", "type", "medium", "cable media", "cable", "media type", "cable kind"),
 }
 _ALIAS_INDEX = {_norm(alias): fld for fld, aliases in COLUMN_ALIASES.items() for alias in aliases}
+#: Headers a sheet repeats for the two ends side by side (``Device, Port, Device, Port``): the first of
+#: exactly two is the A end, the second the B end.
+REPEATED_HEADERS: dict[tuple[str, str], tuple[str, ...]] = {
+    ("a_device", "b_device"): ("device", "hostname", "host", "switch", "node", "name"),
+    ("a_port", "b_port"): ("port", "interface", "ifname", "nic"),
+}
 
 #: Length units -> metres per unit.
 UNITS_M: dict[str, float] = {
@@ -288,8 +309,18 @@ def _err(
     )
 
 
+#: file signatures of spreadsheet workbooks: a zip (Office Open XML, OpenDocument) and an OLE2 file (.xls)
+_WORKBOOKS = ((b"PK\x03\x04", "(.xlsx, .ods: a zip archive)"), (b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1",
+                                                               "(.xls, an OLE2 file)"))
+
+
 def _decode(raw: bytes, file: str) -> str:
-    """The file's text: UTF-8 (a BOM dropped), or UTF-16 with its BOM (Excel's 'Unicode Text' export)."""
+    """The file's text: UTF-8 (a BOM dropped), or UTF-16 with its BOM (Excel's 'Unicode Text' export).
+    A workbook (``.xlsx``/``.ods``: a zip; ``.xls``: an OLE file) is an error that says so."""
+    kind = next((k for magic, k in _WORKBOOKS if raw.startswith(magic)), None)
+    if kind is not None:
+        raise RoceTuneError([_err(file, 1, f"the file is a spreadsheet workbook {kind}, not CSV",
+                                  "save the sheet as 'CSV UTF-8' (File > Save As) and import that file")])
     if raw[:2] in (b"\xff\xfe", b"\xfe\xff"):
         try:
             return raw.decode("utf-16")
@@ -330,10 +361,25 @@ def _sniff(text: str) -> type[csv.Dialect] | csv.Dialect:
         return csv.excel
 
 
+def _repeated_pairs(norm: list[str], given: dict[str, str]) -> dict[str, int]:
+    """Field -> column index of the ends under a repeated header (:data:`REPEATED_HEADERS`): a spelling
+    found in exactly two columns gives the A end the first and the B end the second."""
+    out: dict[str, int] = {}
+    for (a_fld, b_fld), spellings in REPEATED_HEADERS.items():
+        if a_fld in given or b_fld in given:
+            continue
+        for spelling in spellings:
+            cols = [i for i, n in enumerate(norm) if n == spelling]
+            if len(cols) == 2:
+                out[a_fld], out[b_fld] = cols
+                break
+    return out
+
+
 def _map_header(row: list[str], given: dict[str, str], file: str, line: int) -> dict[str, int]:
     """Field -> column index. Raises RoceTuneError for missing or doubled columns."""
     norm = [_norm(h) for h in row]
-    out: dict[str, int] = {}
+    out: dict[str, int] = _repeated_pairs(norm, given)
     problems: list[Finding] = []
     for fld, header in given.items():
         if _norm(header) not in norm:
@@ -386,12 +432,23 @@ def parse_length(cell: str, unit: str | None) -> float:
     """A length cell (``3m``, ``3 m``, ``2,5``, ``300cm``, ``10ft``) in metres; ``unit`` is the unit column
     or the header's ``(m)``/``(ft)`` and applies when the cell has none; a bare number is metres.
 
+    A comma before exactly three digits (``1,000``, ``2,500 m``) is an error: a thousands separator in an
+    English-language sheet (1000 m) and a decimal comma in a European one (1.0 m) read alike, a factor of
+    1000 apart in the headroom the cable needs.
+
     Raises:
-        ValueError: not a number, an unknown unit, a negative or zero length, or more than 100 km.
+        ValueError: not a number, a comma that may be a thousands separator, an unknown unit, a negative or
+            zero length, or more than 100 km.
     """
     m = _LENGTH_RE.match(cell)
     if not m:
         raise ValueError(f"{short_repr(cell)} is not a length (write 3m, 2.5 m, 300cm or 10ft)")
+    if re.fullmatch(r"[+-]?\d{1,3},\d{3}", m.group(1)):
+        whole, frac = m.group(1).split(",")
+        raise ValueError(
+            f"{short_repr(cell)}: the comma may be a thousands separator ({whole}{frac}) or a decimal comma "
+            f"({whole}.{frac}); write the length without it"
+        )
     value = float(m.group(1).replace(",", "."))
     u = (m.group(2) or unit or "m").strip().lower()
     if u not in UNITS_M:
@@ -458,6 +515,9 @@ def read_cabling_csv(path: str | Path, columns: dict[str, str] | None = None) ->
                 "export the cabling sheet with its header row",
             )
         )
+    elif not plan.cables and not findings:
+        findings.append(_err(file, 1, "the plan has a header but no cable rows (every row empty or a '#' "
+                             "comment)", "export the sheet with its rows (no filter hiding them)"))
     if findings:
         raise RoceTuneError(findings)
     return plan
@@ -625,7 +685,8 @@ class _RowReader:
         try:
             return parse_length(text, unit or None)
         except ValueError as exc:
-            self.err("length", str(exc), "write the length with a known unit, e.g. 3m, 250cm or 10ft")
+            self.err("length", str(exc),
+                     "write the length as a number and a known unit, e.g. 3m, 2.5 m, 250cm or 10ft")
             return None
 
     def media(self, text: str) -> str | None:

@@ -166,7 +166,8 @@ def read_lldp_dir(root: str | Path) -> LldpView:
     """Read every ``*.txt``/``*.log`` capture under ``root``.
 
     Raises:
-        RoceTuneError: RT010 at ``file:line`` for a block no platform reads (unknown platform or command),
+        RoceTuneError: RT010 at ``file:line`` for a block no platform reads (unknown platform or command;
+            text above the first prompt is the login banner when no format reads it: skipped),
             a block its format cannot parse, devices whose blocks name two platforms, or a directory
             without captures.
     """
@@ -174,6 +175,7 @@ def read_lldp_dir(root: str | Path) -> LldpView:
 
     root = Path(root)
     devices: dict[str, DeviceCapture] = {}
+    spelling: dict[str, str] = {}  # a device's name without case -> its first spelling (LEAF1.txt is leaf1)
     problems: list[Finding] = []
     for path in _capture_files(root):
         try:
@@ -186,15 +188,19 @@ def read_lldp_dir(root: str | Path) -> LldpView:
         _one_device(path, file, problems)
         if not any(b.text.strip() for b in blocks):
             problems.append(_err(file, 1, "the capture is empty", "capture the device's LLDP output into it"))
-        for b in blocks:
+        for i, b in enumerate(blocks):
             if not b.text.strip():
                 _no_output(b, file, problems)
                 continue
-            dev = devices.setdefault(b.device, DeviceCapture(b.device, first=(file, b.start)))
+            if i == 0 and b.command is None and len(blocks) > 1 and not _classify(b.text, None):
+                continue  # text above the first prompt that nothing reads: the login banner (MOTD)
+            name = spelling.setdefault(b.device.lower(), b.device)
+            dev = devices.setdefault(name, DeviceCapture(name, first=(file, b.start)))
             _read_block(b, file, dev, problems)
     for dev in devices.values():
         _settle_platform(dev, problems)
         _drop_management(dev)
+        _disagreeing_files(dev, problems)
     if problems:
         raise RoceTuneError(problems)
     return LldpView(dict(sorted(devices.items())), _cables(devices))
@@ -203,12 +209,12 @@ def read_lldp_dir(root: str | Path) -> LldpView:
 def _one_device(path: Path, file: str, problems: list[Finding]) -> None:
     """An RT010 problem when the file's prompts show two devices (captures pasted into one file): the
     neighbours of the second would be read as the file's device's."""
-    from roce_tune.captures import prompt_command, prompt_host
+    from roce_tune.captures import capture_lines, decode_capture, prompt_command, prompt_host
 
     first: str | None = None
-    text = path.read_bytes().decode("utf-8", errors="replace")
-    for no, line in enumerate(text.splitlines(), start=1):
-        host = prompt_host(line) if prompt_command(line.replace("\r", "")) is not None else None
+    text = decode_capture(path.read_bytes()).removeprefix("\ufeff")
+    for no, line in enumerate(capture_lines(text), start=1):  # decoded and numbered as the splitter does
+        host = prompt_host(line) if prompt_command(line) is not None else None
         if host is None:
             continue
         if first is None:
@@ -319,6 +325,28 @@ def _settle_platform(dev: DeviceCapture, problems: list[Finding]) -> None:
                 "add the device's show version (or nv show system) to its capture",
             )
         )
+
+
+def _disagreeing_files(dev: DeviceCapture, problems: list[Finding]) -> None:
+    """An RT010 problem where two capture files of one device disagree (captures from before and after a
+    re-cabling): a local port with another named neighbour port, or a named neighbour port on another local
+    port. Neighbours known by a MAC only (a host NIC's, whose descriptions may repeat) are left out."""
+    by_local: dict[str, tuple[str, str, str, int]] = {}  # local port -> (neighbour port, its key, file, line)
+    by_remote: dict[str, tuple[str, str, int]] = {}  # neighbour port key -> (local port, file, line)
+    for n, file, line in dev.neighbors:
+        if n.remote_is_nic or n.remote_system is None or n.remote_port is None:
+            continue
+        shown, key = f"{n.remote_system}:{n.remote_port}", f"{n.remote_system.lower()}:{n.remote_port}"
+        e_shown, e_key, l_file, l_line = by_local.setdefault(n.local_port, (shown, key, file, line))
+        e_local, r_file, r_line = by_remote.setdefault(key, (n.local_port, file, line))
+        if e_key != key and l_file != file:
+            what, where = f"{dev.name}:{n.local_port} sees {shown}, not {e_shown}", f"{l_file}:{l_line}"
+        elif e_local != n.local_port and r_file != file:
+            what, where = f"{shown} is on {dev.name}:{n.local_port}, not on {e_local}", f"{r_file}:{r_line}"
+        else:
+            continue
+        problems.append(_err(file, line, f"{what} as {where} says: two captures of {dev.name} from "
+                             "different times", f"keep one capture of {dev.name}, the current one"))
 
 
 def _drop_management(dev: DeviceCapture) -> None:
@@ -497,8 +525,13 @@ def inventory_from_lldp(
 
     Raises:
         RoceTuneError: RT010 at the capture line for a host NIC whose netdev LLDP does not give (a MAC
-            port ID without a port description).
+            port ID without a port description); at the first capture when no capture shows a neighbour.
     """
+    if not view.cables and view.devices:
+        file, line = min(d.first for d in view.devices.values())
+        raise RoceTuneError([_err(file, line, f"no LLDP neighbour in any capture ({len(view.devices)} "
+                                  "device(s)): nothing to import", "enable LLDP on the switches and hosts "
+                                  "(lldpd on the hosts), wait for the links to come up, and capture again")])
     kinds = _kinds(view, opts)
     facts = {
         name: SwitchFacts(d.platform, d.facts.model, d.facts.os_version)
@@ -521,7 +554,8 @@ def _importable(
     """The cables of ``view`` an inventory can declare (:func:`inventory_from_lldp`).
 
     Raises:
-        RoceTuneError: RT010 for a neighbour with a MAC port ID and no port description.
+        RoceTuneError: RT010 for a neighbour with a MAC port ID and no port description, or with a name an
+            inventory cannot hold (``gpu01 (rack 3)``, ``Ethernet 1/1``).
     """
     cables = []
     problems = []
@@ -542,10 +576,26 @@ def _importable(
                 )
             )
             continue
+        bad = _unusable_names(c.a_device, c.a_port, c.b_device, c.b_port)
+        if bad:
+            problems.append(_err(c.file, c.line, f"{c.a_device}:{c.a_port}: {bad}, which an inventory cannot "
+                                 "hold", "name the device and its ports with letters, digits, '.', '_' and "
+                                 "'-' (its hostname, or the capture)"))
+            continue
         cables.append(Cable(c.a_device, c.a_port, c.b_device, c.b_port, where=f"{c.file}:{c.line}"))
     if problems:
         raise RoceTuneError(problems)
     return cables
+
+
+def _unusable_names(a_device: str, a_port: str, b_device: str, b_port: str) -> str:
+    """What of a cable's names is no inventory device or interface name (spaces, shell characters), or ''."""
+    from roce_tune.inventory.models import DEVICE_NAME_RE, INTERFACE_NAME_RE
+
+    bad = [f"the device name {d!r}" for d in dict.fromkeys((a_device, b_device))
+           if not DEVICE_NAME_RE.fullmatch(d)]
+    bad += [f"the port name {p!r}" for p in (a_port, b_port) if not INTERFACE_NAME_RE.fullmatch(p)]
+    return " and ".join(bad)
 
 
 __all__ = [

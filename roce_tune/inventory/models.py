@@ -23,6 +23,7 @@ RoCE DSCP 26 -> priority 3 lossless, CNP DSCP 48 -> priority 6 strict, trust DSC
 
 from __future__ import annotations
 
+import ipaddress
 import math
 import re
 from enum import Enum
@@ -108,7 +109,33 @@ RdmaDevice = Annotated[str, Field(pattern=RDMA_DEVICE_RE.pattern),
                        _native_name(RDMA_DEVICE_RE, "RDMA device name", "mlx5_0")]
 ProfileName = Annotated[str, _pattern(PROFILE_NAME_RE, "profile name", "ROCE_LOSSLESS")]
 EnvVar = Annotated[str, _pattern(ENV_VAR_RE, "environment variable name", "ROCE_TUNE_PASSWORD")]
-Hostname = Annotated[str, _pattern(HOSTNAME_RE, "host name or address", "10.0.0.1")]
+
+
+def _host_address(v: str) -> str:
+    """A management host that fits :data:`HOSTNAME_RE` and is what SSH can reach: with a ``:`` only an IPv6
+    address (``10.0.0.1:2201`` is a host with its port), of digits and dots only an IPv4 address of four
+    numbers 0-255 (``10.0.0.256`` and ``10.0.0`` are typos; a DNS name is not all-numeric, RFC 3696 2).
+
+    Raises:
+        ValueError: neither of those.
+    """
+    if ":" in v:
+        try:
+            ipaddress.IPv6Address(v)
+        except ValueError:
+            raise ValueError(f"{short_repr(v)} is not an IPv6 address, and a host name or IPv4 address has "
+                             "no ':' (the SSH port goes in the port field)") from None
+    elif re.fullmatch(r"[0-9.]+", v):
+        try:
+            ipaddress.IPv4Address(v)
+        except ValueError:
+            raise ValueError(f"{short_repr(v)} is not an IPv4 address (four numbers 0-255 with dots between; "
+                             "a host name is not all digits)") from None
+    return v
+
+
+Hostname = Annotated[str, _pattern(HOSTNAME_RE, "host name or address", "10.0.0.1"),
+                     AfterValidator(_host_address)]
 Endpoint = Annotated[str, Field(pattern=ENDPOINT_RE.pattern),
                      _native_name(ENDPOINT_RE, "link endpoint device:port", "leaf1:Ethernet0")]
 SpeedGbps = Annotated[int, BeforeValidator(parse_speed_gbps)]

@@ -108,14 +108,21 @@ def guess_platform(ports: Iterable[str], default: str) -> str:
     """Platform from port names (each platform's port-name hint, :func:`roce_tune.platforms.port_name_hints`,
     matched by the name as that platform spells it: ``Et1/1/1`` is EOS's ``Ethernet1/1/1``), ``default``
     when they do not agree on one."""
-    seen = set()
+    seen = platform_hints(ports)
+    return next(iter(seen)) if len(seen) == 1 else default
+
+
+def platform_hints(ports: Iterable[str]) -> dict[str, list[str]]:
+    """Platform -> the ``ports`` whose names only that platform uses (its port-name hint, matched by the name
+    as it spells it), in the order given; ports no hint matches are left out."""
+    seen: dict[str, list[str]] = {}
     hints = port_name_hints()
     for p in ports:
         for pat, plat in hints:
             if pat.match(full_port_name(plat, p)):
-                seen.add(plat)
+                seen.setdefault(plat, []).append(p)
                 break
-    return seen.pop() if len(seen) == 1 else default
+    return seen
 
 
 @lru_cache(maxsize=1 << 16)
@@ -302,6 +309,28 @@ def unlikely_switches(cables: Iterable[Cable], opts: SkeletonOptions) -> dict[st
     }
 
 
+def undecided_switches(cables: Iterable[Cable], opts: SkeletonOptions) -> dict[str, dict[str, list[str]]]:
+    """Switches whose platform the import guesses from port names (no facts, no forced ``--platform``) and
+    whose names fit several platforms (``Et1/1/1`` EOS, ``Ethernet32/1`` NX-OS): they get
+    ``opts.platform``. Name -> platform -> its ports, sorted."""
+    if opts.force_platform:
+        return {}
+    cables = list(cables)
+    kinds = classify_devices(cables, opts)
+    ports: dict[str, set[str]] = {}
+    for c in cables:
+        ports.setdefault(c.a_device, set()).add(c.a_port)
+        ports.setdefault(c.b_device, set()).add(c.b_port)
+    out = {}
+    for dev, names in sorted(ports.items()):
+        if kinds[dev] != "switch" or dev in opts.kinds or dev in opts.facts:
+            continue
+        hints = platform_hints(sorted(names, key=_port_key))
+        if len(hints) > 1:
+            out[dev] = dict(sorted(hints.items()))
+    return out
+
+
 def host_to_host(cables: Iterable[Cable], opts: SkeletonOptions) -> list[Cable]:
     """The cables whose two ends are both hosts (a direct cable; an inventory cannot declare it)."""
     cables = list(cables)
@@ -402,5 +431,6 @@ __all__ = [
     "guess_platform",
     "host_to_host",
     "inventory_yaml",
+    "undecided_switches",
     "unlikely_switches",
 ]

@@ -24,7 +24,8 @@ from roce_tune.inventory.positions import PositionIndex, format_path
 
 _NAME_FIX = ("use letters, digits, '.', '_' and '-' only, starting with a letter (no spaces, quotes, ';', "
              "'$', '(' or newlines)")
-#: Field name -> what to write instead (the fix of a finding about that field).
+#: Field name (or ``parent.field`` where one name means two things) -> what to write instead (the fix of a
+#: finding about that field).
 FIELD_FIX: dict[str, str] = {
     "speed": "write the port speed like 100G, 400G or 400000 (Mb/s)",
     "cable_length": "write the length in metres, like 3m or 40",
@@ -37,6 +38,7 @@ FIELD_FIX: dict[str, str] = {
     "name": _NAME_FIX,
     "device": _NAME_FIX,
     "port": "use the interface name as the switch shows it, e.g. Ethernet0 or swp1",
+    "mgmt.port": "write the SSH port number, 1..65535 (22 unless the device's SSH server listens elsewhere)",
     "switch_port": "write device:port, e.g. leaf1:Ethernet0",
     "a": "write device:port, e.g. leaf1:Ethernet0",
     "b": "write device:port, e.g. spine1:Ethernet0",
@@ -302,10 +304,18 @@ def _hide_credential(message: str, value: Any) -> str:
     return message
 
 
+def _field_fix(parts: list[str | int]) -> tuple[str, str]:
+    """(the last field name on ``parts``, its FIELD_FIX: ``parent.field`` first, then ``field``)."""
+    names = [p for p in parts if isinstance(p, str)]
+    field = names[-1] if names else ""
+    scoped = f"{names[-2]}.{field}" if len(names) > 1 else ""
+    return field, FIELD_FIX.get(scoped) or FIELD_FIX.get(field, "")
+
+
 def _message_and_fix(err: dict[str, Any], parts: list[str | int]) -> tuple[str, str]:
-    field = next((p for p in reversed(parts) if isinstance(p, str)), "")
-    e = _Error(err["type"], err["msg"], err.get("ctx") or {}, err.get("input"), parts, field,
-               FIELD_FIX.get(field, ""), bool(err.get("_about_key")))
+    field, hint = _field_fix(parts)
+    e = _Error(err["type"], err["msg"], err.get("ctx") or {}, err.get("input"), parts, field, hint,
+               bool(err.get("_about_key")))
     message, fix = _MESSAGE_AND_FIX.get(e.etype, _other)(e)
     if "credentials" in parts and not e.about_key:  # someone pasted the password instead of a variable name
         message, fix = _hide_credential(message, e.value), _hide_credential(fix, e.value)

@@ -15,7 +15,9 @@ one-key objects when there are several (lldpd's JSON writer turns repeated keys 
 Which name is the neighbour's port (:func:`remote_port_name`): the port ID when its subtype is an
 interface name (``ifname``, ``Interface name``, ``interfaceName``) or a locally assigned text; the port
 description when the ID is a MAC address — what lldpd on a host sends by default (``lldpcli(8)``:
-"the MAC address as port identifier and the interface name as port description").
+"the MAC address as port identifier and the interface name as port description") — or a locally assigned
+number (Junos's default ``port-id-subtype locally-assigned``: the interface's SNMP index, its name in the
+description).
 """
 
 from __future__ import annotations
@@ -123,6 +125,10 @@ _NAME_SUBTYPES = {
     "ifalias",
     "port component",
 }
+#: subtypes (and none given: SONiC's table) under which a port ID of digits only is an index, not a name:
+#: Junos's default ``port-id-subtype locally-assigned`` sends the interface's SNMP index (``513``) and its
+#: name as the port description
+_LOCAL_SUBTYPES = {"", "local", "locally assigned", "locallyassigned"}
 _MAC_RE = re.compile(r"^(?:[0-9a-fA-F]{2}[:-]){5}[0-9a-fA-F]{2}$|^(?:[0-9a-fA-F]{4}\.){2}[0-9a-fA-F]{4}$")
 
 
@@ -134,9 +140,15 @@ def remote_port_name(subtype: str | None, port_id: str | None, descr: str | None
     is_mac = st in ("mac", "mac address", "macaddress") or (pid is not None and bool(_MAC_RE.match(pid)))
     if is_mac:
         return desc, True
-    if pid is not None and (st in _NAME_SUBTYPES or not st):
+    if pid is not None and (st in _NAME_SUBTYPES or not st) and not _is_index(st, pid, desc):
         return pid, False
     return desc or pid, False
+
+
+def _is_index(subtype: str, port_id: str, descr: str | None) -> bool:
+    """A locally assigned port ID of digits only, with a description to use instead: an index (Junos sends
+    the interface's SNMP index by default), not a port name."""
+    return port_id.isdigit() and bool(descr) and subtype in _LOCAL_SUBTYPES
 
 
 def mac_of(device: str, port: str) -> str:
@@ -334,25 +346,32 @@ def _kv_neighbor(ifname: str, fields: dict[str, str], index: int) -> LldpNeighbo
 def parse_lldpctl_keyvalue(text: str) -> list[LldpNeighbor]:
     """Neighbours from ``lldpctl -f keyvalue`` (lldpd's line format: ``lldp.<interface>.<path>=<value>``,
     each neighbour starting with its ``via`` line; the port ID is ``port.<subtype>``: ``ifname``,
-    ``local``, ``mac`` …; the system name ``chassis.name``).
+    ``local``, ``mac`` …; the system name ``chassis.name``). lldpd writes a value as it is, so a value with
+    line breaks (an NX-OS system description: release, ``TAC support: …``, copyright) goes on over the
+    lines that follow it.
 
     Raises:
-        LldpParseError: a line that is no ``lldp.<interface>.<path>=<value>`` entry.
+        LldpParseError: a line before the first ``lldp.<interface>.<path>=<value>`` entry that is none.
     """
     out: list[LldpNeighbor] = []
     cur: tuple[str, int] | None = None
     fields: dict[str, str] = {}
+    last = ""
     for i, line in enumerate(text.splitlines()):
         if not line.strip():
             continue
         m = _KV_RE.match(line.strip())
+        if m is None and cur is not None:
+            fields[last] += "\n" + line.strip()  # the value above goes on (kv_writer.c prints it verbatim)
+            continue
         if m is None:
             raise LldpParseError(f"{line.strip()[:80]!r} is not an lldpctl -f keyvalue line", i)
         if m["path"] == "via" or cur is None or cur[0] != m["ifname"]:
             if cur is not None:
                 out.append(_kv_neighbor(cur[0], fields, cur[1]))
             cur, fields = (m["ifname"], i), {}
-        fields[m["path"]] = m["value"].strip()
+        last = m["path"]
+        fields[last] = m["value"].strip()
     if cur is not None:
         out.append(_kv_neighbor(cur[0], fields, cur[1]))
     return out

@@ -300,3 +300,36 @@ def test_number_where_text_belongs_says_to_quote_it(reader: str, old: str, new: 
     (f,) = load_errors(_lab(old, new))
     assert f.rule == "RT003" and f.message.startswith(f"expected a text value, got the number {got} ")
     assert f.fix.startswith("put the value in quotes as you wrote it")
+
+
+@pytest.mark.parametrize(("new", "words"), [("port: 22:01}", "a whole number, got the text '22:01'"),
+                                            ("port: 70000}", "70000"),
+                                            ("port: Ethernet0}", "a whole number")])
+def test_a_bad_ssh_port_is_fixed_with_a_port_number_not_an_interface_name(reader: str, new: str,
+                                                                         words: str) -> None:
+    """mgmt.port is the SSH port; its fix said 'use the interface name as the switch shows it, e.g.
+    Ethernet0 or swp1' (the fix of a switch port's name), which is what the third case wrote."""
+    (f,) = load_errors(_lab("port: 2201}", new))
+    assert (f.rule, f.location.line, f.location.col) == ("RT003", 27, 35), f
+    assert words in f.message and f.location.path == "switches[0].mgmt.port"
+    assert "SSH" in f.fix and "interface" not in f.fix, f.fix
+
+
+@pytest.mark.parametrize(("host", "words"), [('"10.0.0.1:2201"', "port field"), ("leaf1:22", "port field"),
+                                             ('"2001:db8:::1"', "not an IPv6 address"),
+                                             ("10.0.0.256", "not an IPv4 address"),
+                                             ("10.0.0", "not an IPv4 address")])
+def test_a_management_host_that_is_no_address_is_an_error(reader: str, host: str, words: str) -> None:
+    """'host: 10.0.0.1:2201' (the SSH port written into the host), an octet over 255 or a three-part
+    address passed the host-name pattern and failed only when apply or verify tried to connect."""
+    (f,) = load_errors(_lab("{host: 127.0.0.1, port: 2201}", f"{{host: {host}, port: 2201}}"))
+    assert (f.rule, f.location.line, f.location.col, f.location.path) == ("RT003", 27, 18,
+                                                                          "switches[0].mgmt.host"), f
+    assert words in f.message, f.message
+
+
+@pytest.mark.parametrize("host", ["10.0.0.1", "2001:db8::1", "leaf1.example.net", "leaf-01", "0x1f"])
+def test_management_hosts_that_are_addresses_or_names_load(reader: str, host: str) -> None:
+    inv = loader.load_inventory_text(_lab("{host: 127.0.0.1, port: 2201}",
+                                          f'{{host: "{host}", port: 2201}}')).inventory
+    assert inv.switches[0].mgmt is not None and inv.switches[0].mgmt.host == host

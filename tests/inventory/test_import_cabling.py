@@ -114,7 +114,8 @@ def test_every_bad_row_is_reported_with_line_and_column_and_nothing_is_written(t
 def test_parse_length_units() -> None:
     assert parse_length("3m", None) == 3.0 and parse_length("300 cm", None) == 3.0
     assert parse_length("10", "ft") == 3.048 and parse_length("2,5", None) == 2.5
-    for bad in ("3 parsecs", "-1m", "0m", "abc"):
+    assert parse_length("2,75 m", None) == 2.75 and parse_length("1000", None) == 1000.0
+    for bad in ("3 parsecs", "-1m", "0m", "abc", "1,000", "2,500 m"):
         with pytest.raises(ValueError):
             parse_length(bad, None)
 

@@ -7,6 +7,8 @@ import difflib
 import shutil
 from pathlib import Path
 
+import pytest
+
 from tests.inventory.cabling_helpers import REPO, run
 
 
@@ -652,3 +654,358 @@ def test_a_capture_file_holding_two_devices_prompts_is_an_error(tmp_path: Path) 
     (cap / "leaf5.txt").write_text(views["leaf5"].replace("admin@leaf5", "admin@sonic"), encoding="utf-8")
     r = run("import", "lldp", str(cap), "--out", str(tmp_path / "x.yaml"))
     assert r.returncode == 0, r.stderr
+
+
+def test_a_length_with_a_thousands_separator_is_an_error_not_a_decimal_comma(tmp_path: Path) -> None:
+    """'1,000 m' (a 1 km optic as a US sheet writes it) was read with a decimal comma as 1 m: headroom
+    sized for a thousandth of the cable, silently. A comma before exactly three digits is either; the
+    plan must say which. '2,5' (a decimal comma) still reads as 2.5 m."""
+    plan = tmp_path / "plan.csv"
+    plan.write_text(
+        "Device A,Port A,Device B,Port B,Length\n"
+        "leaf1,Ethernet0,gpu1,ens1f0np0,\"2,5\"\n"
+        "leaf1,Ethernet8,gpu2,ens1f0np0,\"1,000 m\"\n"
+        "leaf1,Ethernet16,gpu3,ens1f0np0,\"2,500\"\n",
+        encoding="utf-8",
+    )
+    out = tmp_path / "fabric.yaml"
+    r = run("import", "cabling", str(plan), "--out", str(out))
+    assert r.returncode == 1 and not out.exists(), r.stderr
+    errors = [ln for ln in r.stderr.splitlines() if "RT008" in ln]
+    assert len(errors) == 2, r.stderr
+    assert errors[0].startswith(f"{plan}:3:5 Length") and "'1,000 m'" in errors[0], errors
+    assert errors[1].startswith(f"{plan}:4:5 Length") and "thousands" in errors[1], errors
+    plan.write_text(plan.read_text(encoding="utf-8").replace('"1,000 m"', "1000 m").replace('"2,500"', "2.5"),
+                    encoding="utf-8")
+    r = run("import", "cabling", str(plan), "--out", str(out))
+    assert r.returncode == 0, r.stderr
+    text = out.read_text(encoding="utf-8")
+    assert "cable_length: 1000m" in text and text.count("cable_length: 2.5m") == 2
+
+
+def test_captures_logged_by_script_or_putty_read_as_without(tmp_path: Path) -> None:
+    """A session logged with util-linux script(1) starts with 'Script started on DATE [TERM=...]' and ends
+    with 'Script done on DATE [COMMAND_EXIT_CODE="0"]'; a PuTTY session log starts with its '=~=~=... PuTTY
+    log DATE =~=~=...' header. The first was 'output without a command prompt' (RT010 at line 1) and the
+    last made the JSON before it 'Extra data' (RT010): the import refused logs exactly as they are kept."""
+    from roce_tune.captures import split_blocks
+    from roce_tune.inventory.lldp import write_lldp_view
+    from roce_tune.inventory.loader import load_inventory
+
+    inv = load_inventory(REPO / "inventories" / "mixed-vendor.yaml").inventory
+    clean, logged = tmp_path / "clean", tmp_path / "logged"
+    write_lldp_view(inv, clean)
+    shutil.copytree(clean, logged)
+    script_head = 'Script started on 2026-12-02 02:50:11+00:00 [TERM="xterm-256color" TTY="/dev/pts/0"]\n'
+    script_tail = '\nScript done on 2026-12-02 02:51:40+00:00 [COMMAND_EXIT_CODE="0"]\n'
+    putty_head = "=~=~=~=~=~=~=~=~=~=~=~= PuTTY log 2026.12.02 02:50:11 =~=~=~=~=~=~=~=~=~=~=~=\r\n"
+    for dev, head, tail in (("leaf1", script_head, script_tail), ("node01", script_head, script_tail),
+                            ("leaf5", putty_head, ""), ("leaf3", putty_head, "")):
+        path = logged / f"{dev}.lldp.txt"
+        path.write_text(head + path.read_text(encoding="utf-8") + tail, encoding="utf-8")
+    text = (logged / "leaf1.lldp.txt").read_text(encoding="utf-8")
+    assert [b.start for b in split_blocks(text, "leaf1.lldp.txt", "leaf1")][0] == 2
+    outs = []
+    for d in (clean, logged):
+        out = tmp_path / f"{d.name}.yaml"
+        r = run("import", "lldp", str(d), "--out", str(out))
+        assert r.returncode == 0, r.stderr
+        outs.append(out.read_text(encoding="utf-8").replace("logged", "clean"))
+    assert outs[0] == outs[1]
+
+
+def test_a_login_banner_above_the_first_prompt_is_no_capture_block(tmp_path: Path) -> None:
+    """A session captured from the login on starts with the device's banner (Debian's MOTD on SONiC and
+    Cumulus, 'Last login: ...'): it was RT010 'output without a command prompt is not a capture roce-tune
+    reads' at line 1. Output without any prompt, or an unreadable block after a prompt, is still RT010."""
+    from roce_tune.inventory.lldp import write_lldp_view
+    from roce_tune.inventory.loader import load_inventory
+
+    inv = load_inventory(REPO / "inventories" / "mixed-vendor.yaml").inventory
+    clean, logged = tmp_path / "clean", tmp_path / "logged"
+    write_lldp_view(inv, clean)
+    shutil.copytree(clean, logged)
+    banner = ("Linux leaf5 6.1.0-11-2-amd64 #1 SMP PREEMPT_DYNAMIC Debian 6.1.38-4 x86_64\n"
+              "You are on\n  ____   ___  _   _ _  ____\n / ___| / _ \\| \\ | (_)/ ___|\n\n"
+              "-- Software for Open Networking in the Cloud --\n\n"
+              "Last login: Tue Dec  1 09:12:03 2026 from 10.0.0.5\n")
+    leaf5 = logged / "leaf5.lldp.txt"
+    leaf5.write_text(banner + leaf5.read_text(encoding="utf-8"), encoding="utf-8")
+    outs = []
+    for d in (clean, logged):
+        out = tmp_path / f"{d.name}.yaml"
+        r = run("import", "lldp", str(d), "--out", str(out))
+        assert r.returncode == 0, r.stderr
+        outs.append(out.read_text(encoding="utf-8").replace("logged", "clean"))
+    assert outs[0] == outs[1]
+    leaf5.write_text(banner, encoding="utf-8")
+    r = run("import", "lldp", str(logged), "--out", str(tmp_path / "x.yaml"))
+    assert r.returncode == 1 and "leaf5.lldp.txt:1: error RT010" in r.stderr, r.stderr
+    leaf5.write_text("admin@leaf5:~$ show lldp table\n" + banner, encoding="utf-8")
+    r = run("import", "lldp", str(logged), "--out", str(tmp_path / "x.yaml"))
+    assert r.returncode == 1 and "leaf5.lldp.txt:1: error RT010" in r.stderr, r.stderr
+
+
+@pytest.mark.parametrize("form", ["utf-16", "script-crcrlf", "ansi-prompt"])
+def test_two_devices_in_one_capture_are_found_in_every_form_the_splitter_reads(tmp_path: Path,
+                                                                              form: str) -> None:
+    """The two-devices check read the file as UTF-8 and split it with str.splitlines: a UTF-16 capture
+    (PowerShell 5's redirection) or one with colour prompts hid leaf6's prompt, and leaf6's neighbours were
+    read as leaf5's without a word; a script(1) log's '\\r\\r\\n' counted twice, so the line was wrong."""
+    from roce_tune.inventory.lldp import render_lldp_view
+    from roce_tune.inventory.loader import load_inventory
+
+    views = render_lldp_view(load_inventory(REPO / "inventories" / "mixed-vendor.yaml").inventory)
+    cap = tmp_path / "cap"
+    cap.mkdir()
+    text = views["leaf5"] + views["leaf6"]
+    if form == "utf-16":
+        raw = text.encode("utf-16")
+    elif form == "script-crcrlf":
+        raw = text.replace("\n", "\r\r\n").encode("utf-8")
+    else:
+        raw = text.replace("admin@leaf", "\x1b[01;32madmin@leaf").replace(":~$ ", "\x1b[00m:~$ ").encode()
+    (cap / "leaf5.txt").write_bytes(raw)
+    r = run("import", "lldp", str(cap), "--out", str(tmp_path / "x.yaml"))
+    assert r.returncode == 1, r.stderr
+    line = views["leaf5"].count("\n") + 1
+    assert f"leaf5.txt:{line}: error RT010" in r.stderr and "leaf6" in r.stderr, r.stderr
+
+
+@pytest.mark.parametrize("header", ["Device,Port,Device,Port,Length",
+                                    "Hostname,Interface,Hostname,Interface,Length",
+                                    "A Hostname,A Interface,Z Hostname,Z Interface,Length",
+                                    "Device A,Port A,Device Z,Port Z,Length",
+                                    "A Side Device,A Side Port,Z Side Device,Z Side Port,Length"])
+def test_header_layouts_of_real_cabling_sheets(tmp_path: Path, header: str) -> None:
+    """A sheet with the ends side by side under repeated headers (Device, Port, Device, Port), or naming the
+    far end Z as cabling (A-end/Z-end) does, was RT008 'no column for ...' with --columns as the fix, which
+    cannot pick the second of two 'Device' columns: such a plan could not be imported at all."""
+    plan = tmp_path / "plan.csv"
+    plan.write_text(f"{header}\nleaf1,Ethernet0,gpu1,ens1f0np0,3m\nleaf1,Ethernet8,gpu2,ens1f0np0,3m\n",
+                    encoding="utf-8")
+    out = tmp_path / "fabric.yaml"
+    r = run("import", "cabling", str(plan), "--out", str(out))
+    assert r.returncode == 0, r.stderr
+    text = out.read_text(encoding="utf-8")
+    assert 'switch_port: "leaf1:Ethernet0"' in text and 'switch_port: "leaf1:Ethernet8"' in text, text
+
+
+def test_three_device_columns_are_still_ambiguous(tmp_path: Path) -> None:
+    """Repeated headers pair up only when there are exactly two of them: a third 'Device' (a patch panel in
+    the middle) is no cable end the importer can guess."""
+    plan = tmp_path / "plan.csv"
+    plan.write_text("Device,Port,Device,Port,Device,Port\nleaf1,Ethernet0,pp1,1,gpu1,ens1f0np0\n",
+                    encoding="utf-8")
+    r = run("import", "cabling", str(plan), "--out", str(tmp_path / "fabric.yaml"))
+    assert r.returncode == 1 and f"{plan}:1: error RT008: no column for a_device" in r.stderr, r.stderr
+
+
+def test_merge_into_a_symlinked_inventory_writes_the_file_it_points_to(tmp_path: Path) -> None:
+    """fabric.yaml -> repo/inventories/pod2.yaml (a link into the team's repository): the rename put a new
+    regular file in place of the link, 'wrote fabric.yaml' was printed and the repository's inventory kept
+    the old cable length. The file the link names is written (atomically) and the link stays."""
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    real = repo / "pod2.yaml"
+    shutil.copy(REPO / "inventories" / "lab-2node.yaml", real)
+    real.chmod(0o640)
+    link = tmp_path / "fabric.yaml"
+    link.symlink_to(real)
+    plan = tmp_path / "plan.csv"
+    plan.write_text("Device A,Port A,Device B,Port B,Length\nnode1,ens1f0np0,lab-leaf1,Ethernet0,7 m\n",
+                    encoding="utf-8")
+    r = run("import", "cabling", str(plan), "--into", str(link))
+    assert r.returncode == 0, r.stderr
+    assert link.is_symlink() and link.resolve() == real
+    assert 'switch_port: "lab-leaf1:Ethernet0", cable_length: 7m' in real.read_text(encoding="utf-8")
+    assert real.stat().st_mode & 0o777 == 0o640
+    assert [p.name for p in repo.iterdir()] == ["pod2.yaml"]  # no temporary file left
+
+
+def test_a_switch_whose_port_names_fit_two_platforms_is_named_on_stderr(tmp_path: Path) -> None:
+    """ar1's ports Et1/1/1 (EOS's breakout form) and Ethernet32/1 (NX-OS's form, and EOS's): the guesses
+    disagreed and the switch was written as the --platform default, sonic, with 'Et1/1/1' left abbreviated,
+    and nothing said so. The note names the switch, the platforms its ports fit and the fix."""
+    plan = tmp_path / "plan.csv"
+    plan.write_text(
+        "Device A,Port A,Device B,Port B\n"
+        "ar1,Et1/1/1,gpu1,ens1f0np0\n"
+        "ar1,Ethernet32/1,spine1,swp1\n"
+        "nx1,Eth1/1,gpu2,ens1f0np0\n"
+        "nx1,Ethernet1/32,spine1,swp2\n",
+        encoding="utf-8",
+    )
+    r = run("import", "cabling", str(plan), "--out", str(tmp_path / "a.yaml"))
+    assert r.returncode == 0, r.stderr
+    notes = [ln for ln in r.stderr.splitlines() if ln.startswith("note:")]
+    assert len(notes) == 1, r.stderr
+    assert "ar1 (eos: Et1/1/1; nxos: Ethernet32/1)" in notes[0] and "written as sonic" in notes[0], notes
+    assert "nx1" not in notes[0] and "spine1" not in notes[0] and "--platform" in notes[0]
+    r = run("import", "cabling", str(plan), "--out", str(tmp_path / "b.yaml"), "--platform", "eos")
+    assert r.returncode == 0 and "note:" in r.stderr  # --platform is the default of the undecided, not forced
+
+
+def test_lldpctl_keyvalue_value_over_several_lines_is_one_value(tmp_path: Path) -> None:
+    """lldpd's keyvalue writer prints a value as it is (src/client/kv_writer.c: "%s=%s\\n"), so an NX-OS
+    leaf's system description ('... Software 10.3(4a)', 'TAC support: ...', 'Copyright ...') spans three
+    lines: the second was RT010 'is not an lldpctl -f keyvalue line' and the host's capture was refused.
+    A line before the first key=value line is still an error."""
+    from roce_tune.platforms.lldp import LldpParseError, parse_lldpctl_keyvalue
+
+    text = (
+        "lldp.ens1f0np0.via=LLDP\n"
+        "lldp.ens1f0np0.chassis.name=leaf1\n"
+        "lldp.ens1f0np0.chassis.descr=Cisco Nexus Operating System (NX-OS) Software 10.3(4a)\n"
+        "TAC support: http://www.cisco.com/tac\n"
+        "Copyright (c) 2002-2023, Cisco Systems, Inc. All rights reserved.\n"
+        "lldp.ens1f0np0.port.ifname=Ethernet1/1\n"
+        "lldp.ens2f0np0.via=LLDP\n"
+        "lldp.ens2f0np0.chassis.name=leaf2\n"
+        "lldp.ens2f0np0.port.ifname=Ethernet1/1\n"
+    )
+    a, b = parse_lldpctl_keyvalue(text)
+    assert (a.local_port, a.remote_system, a.remote_port) == ("ens1f0np0", "leaf1", "Ethernet1/1")
+    assert (b.local_port, b.remote_system, b.remote_port, b.index) == ("ens2f0np0", "leaf2", "Ethernet1/1", 6)
+    with pytest.raises(LldpParseError):
+        parse_lldpctl_keyvalue("TAC support: http://www.cisco.com/tac\n" + text)
+    cap = tmp_path / "cap"
+    cap.mkdir()
+    (cap / "gpu1.txt").write_text("root@gpu1:~# lldpctl -f keyvalue\n" + text, encoding="utf-8")
+    out = tmp_path / "fabric.yaml"
+    r = run("import", "lldp", str(cap), "--out", str(out))
+    assert r.returncode == 0, r.stderr
+
+
+@pytest.mark.parametrize(("subtype", "port_id", "descr", "want"), [
+    ("local", "513", "et-0/0/0", "et-0/0/0"),              # Junos default: the SNMP ifIndex, locally assigned
+    ("Locally assigned", "537", "et-0/0/4", "et-0/0/4"),
+    (None, "513", "et-0/0/0", "et-0/0/0"),                 # SONiC's table: no subtype column
+    ("local", "etp1", "Ethernet0", "etp1"),                # SONiC's alias: a name, kept
+    ("local", "513", None, "513"),                         # nothing better to say
+    ("ifname", "1", "uplink", "1"),                        # an interface named 1 is its name
+])
+def test_a_numeric_locally_assigned_port_id_gives_way_to_the_port_description(
+        subtype: str | None, port_id: str, descr: str | None, want: str) -> None:
+    """Junos sends the interface's SNMP index as a locally assigned port ID by default (port-id-subtype
+    locally-assigned) and its name as the port description: a SONiC leaf's table showed the Junos spine's
+    port as '513', and an uncaptured Junos spine was imported as spine1:513 (lint --lldp: a cable on
+    another port than declared)."""
+    from roce_tune.platforms.lldp import remote_port_name
+
+    assert remote_port_name(subtype, port_id, descr) == (want, False)
+
+
+def test_two_capture_files_of_one_device_spelt_in_two_cases_are_one_device(tmp_path: Path) -> None:
+    """leaf1.lldp.txt and LEAF1.show.txt (device names are not case-sensitive, docs/import.md): the import
+    made a second switch 'LEAF1', a superspine cabled to the same spine ports as leaf1, and said nothing
+    (lint of the result: RT120 and RT102 at lines of the written inventory, not of the captures)."""
+    from roce_tune.inventory.lldp import write_lldp_view
+    from roce_tune.inventory.loader import load_inventory
+
+    inv = load_inventory(REPO / "inventories" / "mixed-vendor.yaml").inventory
+    clean, doubled = tmp_path / "clean", tmp_path / "doubled"
+    write_lldp_view(inv, clean)
+    shutil.copytree(clean, doubled)
+    shutil.copy(doubled / "leaf1.lldp.txt", doubled / "LEAF1.show.txt")
+    outs = []
+    for d in (clean, doubled):
+        out = tmp_path / f"{d.name}.yaml"
+        r = run("import", "lldp", str(d), "--out", str(out))
+        assert r.returncode == 0, r.stderr
+        outs.append(out.read_text(encoding="utf-8").replace("doubled", "clean").replace("LEAF1", "leaf1"))
+    assert outs[0] == outs[1]  # one device, spelt as its first file (LEAF1.show.txt sorts first)
+
+
+def test_two_captures_of_one_device_that_disagree_are_an_error_at_the_capture(tmp_path: Path) -> None:
+    """leaf1.txt from today and leaf1.old.txt from before a re-cabling (spine1:Ethernet1/1 moved from
+    leaf1:Ethernet5/1 to Ethernet9/1 in one of them): both cables were imported, spine1:Ethernet1/1 cabled
+    twice, exit 0. Now RT010 at the later capture's line, naming the earlier one; exit 1, nothing written."""
+    from roce_tune.inventory.lldp import write_lldp_view
+    from roce_tune.inventory.loader import load_inventory
+
+    inv = load_inventory(REPO / "inventories" / "mixed-vendor.yaml").inventory
+    cap = tmp_path / "cap"
+    write_lldp_view(inv, cap)
+    text = (cap / "leaf1.lldp.txt").read_text(encoding="utf-8")
+    (cap / "leaf1.old.txt").write_text(text.replace('"Ethernet5/1"', '"Ethernet9/1"'), encoding="utf-8")
+    out = tmp_path / "fabric.yaml"
+    r = run("import", "lldp", str(cap), "--out", str(out))
+    assert r.returncode == 1 and not out.exists(), r.stderr
+    errors = [ln for ln in r.stderr.splitlines() if "RT010" in ln]
+    line = text.splitlines().index('    "Ethernet5/1": {') + 1
+    assert len(errors) == 1 and f"leaf1.old.txt:{line}: error RT010" in errors[0], r.stderr
+    assert "spine1:Ethernet1/1" in errors[0] and f"leaf1.lldp.txt:{line}" in errors[0], errors
+
+
+def test_lldp_names_an_inventory_cannot_hold_are_errors_at_the_capture(tmp_path: Path) -> None:
+    """A neighbour advertising 'gpu01 (rack 3)', 'spine$(reboot)' or the port 'Ethernet 1/1' was written
+    into the inventory as it came ('wrote fabric.yaml', exit 0) and failed only when linted, at lines of
+    the written file. Each is RT010 at its capture line, exit 1, nothing written."""
+    cap = tmp_path / "cap"
+    cap.mkdir()
+    (cap / "leaf1.txt").write_text(
+        "admin@leaf1:~$ show version\n\nSONiC Software Version: SONiC.202311.1\n"
+        "HwSKU: Mellanox-SN4700-O8C48\n"
+        "admin@leaf1:~$ show lldp table\n"
+        "Capability codes: (R) Router, (B) Bridge, (O) Other\n"
+        "LocalPort   RemoteDevice       RemotePortID       Capability  RemotePortDescr\n"
+        "----------  -----------------  -----------------  ----------  ----------------\n"
+        "Ethernet0   gpu01 (rack 3)     b8:3f:d2:00:00:01  O           ens1f0np0\n"
+        "Ethernet8   spine$(reboot)     Ethernet0          BR          leaf1:Ethernet8\n"
+        "Ethernet16  spine2             Ethernet 1/1       BR          x\n"
+        "Ethernet24  spine3             Ethernet0          BR          leaf1:Ethernet24\n"
+        "--------------------------------------------------\nTotal entries displayed:  4\n",
+        encoding="utf-8",
+    )
+    out = tmp_path / "fabric.yaml"
+    r = run("import", "lldp", str(cap), "--out", str(out))
+    assert r.returncode == 1 and not out.exists(), r.stderr
+    errors = [ln for ln in r.stderr.splitlines() if "RT010" in ln]
+    assert len(errors) == 3, r.stderr
+    for line, name in ((9, "'gpu01 (rack 3)'"), (10, "'spine$(reboot)'"), (11, "'Ethernet 1/1'")):
+        assert any(f"leaf1.txt:{line}: error RT010" in e and name in e for e in errors), (line, errors)
+
+
+def test_a_plan_with_a_header_and_no_cable_rows_is_an_error(tmp_path: Path) -> None:
+    """A sheet exported with its header but an empty or filtered-out body (every row a '#' comment) wrote
+    an inventory with no switches, links or hosts, 'wrote fabric.yaml', exit 0; lint found nothing."""
+    plan = tmp_path / "plan.csv"
+    plan.write_text("Device A,Port A,Device B,Port B\n# leaf1,Ethernet0,gpu1,ens1f0np0\n\n", encoding="utf-8")
+    out = tmp_path / "fabric.yaml"
+    r = run("import", "cabling", str(plan), "--out", str(out))
+    assert r.returncode == 1 and not out.exists(), r.stderr
+    assert f"{plan}:1: error RT008" in r.stderr and "no cable rows" in r.stderr, r.stderr
+
+
+@pytest.mark.parametrize(("magic", "what"), [(b"PK\x03\x04\x14\x00\x06\x00", "(.xlsx"),
+                                             (b"\xd0\xcf\x11\xe0\xa1\xb1\x1a\xe1", "(.xls,")])
+def test_a_spreadsheet_workbook_given_as_the_plan_says_so(tmp_path: Path, magic: bytes, what: str) -> None:
+    """An .xlsx (a zip) or .xls (OLE) saved as plan.csv was 'the file is not UTF-8 (byte 0x..)'."""
+    plan = tmp_path / "plan.csv"
+    plan.write_bytes(magic + b"\x00\xb5U0#\xf4\x00[Content_Types].xml")
+    r = run("import", "cabling", str(plan), "--out", str(tmp_path / "fabric.yaml"))
+    assert r.returncode == 1, r.stderr
+    assert f"{plan}:1: error RT008: the file is a spreadsheet workbook {what}" in r.stderr
+    assert "CSV UTF-8" in r.stderr, r.stderr
+
+
+def test_captures_without_any_lldp_neighbour_are_an_error(tmp_path: Path) -> None:
+    """Every captured 'show lldp table' empty (LLDP off, or the links down when captured): the import wrote
+    an inventory with no switches, links or hosts (the captured switch left out too), exit 0."""
+    cap = tmp_path / "cap"
+    cap.mkdir()
+    (cap / "leaf1.txt").write_text(
+        "admin@leaf1:~$ show version\n\nSONiC Software Version: SONiC.202311.1\n"
+        "HwSKU: Mellanox-SN4700-O8C48\n"
+        "admin@leaf1:~$ show lldp table\n"
+        "Capability codes: (R) Router, (B) Bridge, (O) Other\n"
+        "LocalPort    RemoteDevice    RemotePortID    Capability    RemotePortDescr\n"
+        "-----------  --------------  --------------  ------------  -----------------\n"
+        "--------------------------------------------------\nTotal entries displayed:  0\n",
+        encoding="utf-8",
+    )
+    out = tmp_path / "fabric.yaml"
+    r = run("import", "lldp", str(cap), "--out", str(out))
+    assert r.returncode == 1 and not out.exists(), r.stderr
+    assert "leaf1.txt:1: error RT010" in r.stderr and "no LLDP neighbour" in r.stderr, r.stderr
