@@ -60,9 +60,11 @@ class Topology:
             one small dict per switch, whose port names (shared by every switch of a range pattern) have
             their hashes known already, is ~2.5x quicker than a (switch, port) tuple lookup in one large
             dict, and saves building ~100k key tuples (``ports`` is such a dict, built on first use).
-        peers: (switch, port) -> Peer for every cabled switch port.
-        peers_by_switch: switch -> port name -> Peer, the same peers by switch in the order the ports were
-            cabled (:meth:`peers_of`; per-switch work reads them without building (switch, port) keys).
+        peers_by_switch: switch -> port name -> Peer for every cabled switch port, switches in the order
+            they were first cabled, each one's ports in the order they were cabled (:meth:`peers_of`). The
+            cabling fills only these per-switch dicts: ``peers`` (the same as one dict) is built on first
+            use, so lint and ``explain``, which read peers switch by switch, never build its ~100k (switch,
+            port) keys at 4,096 hosts.
         problems: (rule hint, path, message) for endpoints that could not be resolved.
         link_ends: per link of ``inventory.links``, in order: (a device, a port, b device, b port, PortInfo of
             the a end, of the b end); a PortInfo is None when that end is not a declared switch port.
@@ -76,7 +78,6 @@ class Topology:
     inventory: Inventory
     switches: dict[str, Switch] = field(default_factory=dict)
     port_index: dict[str, dict[str, PortInfo]] = field(default_factory=dict)
-    peers: dict[tuple[str, str], Peer] = field(default_factory=dict)
     problems: list[tuple[str, str, str]] = field(default_factory=list)
     duplicate_ports: list[tuple[str, str, str]] = field(default_factory=list)
     ports_by_switch: dict[str, list[PortInfo]] = field(default_factory=dict)
@@ -87,6 +88,13 @@ class Topology:
     nic_ports: list[PortInfo | None] = field(default_factory=list)
     _directions: dict[tuple[str, str], str] | None = field(default=None, repr=False, compare=False)
     _directions_by_switch: dict[str, dict[str, str]] = field(default_factory=dict, repr=False, compare=False)
+
+    @cached_property
+    def peers(self) -> dict[tuple[str, str], Peer]:
+        """(switch, port) -> Peer for every cabled switch port, in ``peers_by_switch`` order (switch by
+        switch; built on first use: the topology must not change after it)."""
+        return {(sname, port): peer for sname, peers in self.peers_by_switch.items()
+                for port, peer in peers.items()}
 
     @cached_property
     def ports(self) -> dict[tuple[str, str], PortInfo]:
@@ -150,7 +158,9 @@ class Topology:
         The topology must not change after the first call (it is built once and only read)."""
         if self._directions is None:
             tier = self._tier_by_switch
-            self._directions = {key: _facing(tier[key[0]], tier, peer) for key, peer in self.peers.items()}
+            self._directions = {(sname, port): _facing(tier[sname], tier, peer)
+                                for sname, peers in self.peers_by_switch.items()
+                                for port, peer in peers.items()}
         return self._directions
 
     def tiers(self) -> int:
@@ -228,11 +238,16 @@ def _index_one_by_one(topo: Topology, sname: str, names: list[str], infos: list[
 
 def _attach(topo: Topology, key: tuple[str, str], peer: Peer, path: str) -> bool:
     """Cable ``key`` to ``peer`` and return True, or record it in ``duplicate_ports`` (at ``path``) if it is
-    cabled already (one dict lookup either way: there are ~100k ends at 4,096 hosts)."""
-    if topo.peers.setdefault(key, peer) is peer:
-        topo.peers_by_switch.setdefault(key[0], {})[key[1]] = peer
+    cabled already."""
+    switch, port = key
+    cabled = topo.peers_by_switch.get(switch)
+    if cabled is None:
+        topo.peers_by_switch[switch] = {port: peer}
         return True
-    topo.duplicate_ports.append((path, f"{key[0]}:{key[1]}", f"already cabled at {topo.peers[key].path}"))
+    first = cabled.setdefault(port, peer)
+    if first is peer:
+        return True
+    topo.duplicate_ports.append((path, f"{switch}:{port}", f"already cabled at {first.path}"))
     return False
 
 
@@ -254,7 +269,7 @@ def _cable_links(topo: Topology) -> None:
     than indexing every declared port by its ``switch:port`` text first (~100k strings at 4,096 hosts) or
     than a (switch, port) lookup in ``ports``.
     """
-    peers, cabled, ends = topo.peers, topo.peers_by_switch, topo.link_ends
+    cabled, ends = topo.peers_by_switch, topo.link_ends
     get_cabled, get_switch = cabled.get, topo.port_index.get
     for li, link in enumerate(topo.inventory.links):
         adev, _, aport = link.a.partition(":")
@@ -268,24 +283,19 @@ def _cable_links(topo: Topology) -> None:
             continue
         # two declared switch ports (every link of a sound fabric): _attach, inlined, with the names as the
         # ports hold them (the cut-out copies are freed, not kept for each of the 65k ends)
-        akey, bkey = ia[:2], ib[:2]
-        adev, aport, bdev, bport = *akey, *bkey
+        adev, aport, bdev, bport = ia[0], ia[1], ib[0], ib[1]
         ends.append((adev, aport, bdev, bport, ia, ib))
         path, cable, lossless = f"links[{li}]", link.cable_length, link.lossless
         peer = _new_tuple(Peer, ("switch", bdev, bport, cable, path, ib.speed_gbps, lossless))
-        if peers.setdefault(akey, peer) is not peer:
-            _attach(topo, akey, peer, path + ".a")
-        elif (cabled_ports := get_cabled(adev)) is not None:
-            cabled_ports[aport] = peer
-        else:
+        if (cabled_ports := get_cabled(adev)) is None:
             cabled[adev] = {aport: peer}
+        elif cabled_ports.setdefault(aport, peer) is not peer:
+            _attach(topo, (adev, aport), peer, path + ".a")
         peer = _new_tuple(Peer, ("switch", adev, aport, cable, path, ia.speed_gbps, lossless))
-        if peers.setdefault(bkey, peer) is not peer:
-            _attach(topo, bkey, peer, path + ".b")
-        elif (cabled_ports := get_cabled(bdev)) is not None:
-            cabled_ports[bport] = peer
-        else:
+        if (cabled_ports := get_cabled(bdev)) is None:
             cabled[bdev] = {bport: peer}
+        elif cabled_ports.setdefault(bport, peer) is not peer:
+            _attach(topo, (bdev, bport), peer, path + ".b")
 
 
 def _cable_link_end(topo: Topology, li: int, side: str, key: tuple[str, str], far_key: tuple[str, str],
@@ -310,7 +320,7 @@ def _cable_link_end(topo: Topology, li: int, side: str, key: tuple[str, str], fa
 
 def _cable_hosts(topo: Topology) -> None:
     """Attach every NIC's ``switch_port``; fill ``nics`` and ``nic_ports``."""
-    peers, cabled = topo.peers, topo.peers_by_switch
+    cabled = topo.peers_by_switch
     nics, nic_ports = topo.nics, topo.nic_ports
     get_cabled, get_switch = cabled.get, topo.port_index.get
     for hi, host in enumerate(topo.inventory.hosts):
@@ -327,15 +337,12 @@ def _cable_hosts(topo: Topology) -> None:
             if info is None:
                 _cable_host_problem(topo, path, dev, port)
                 continue
-            key = info[:2]  # the names as the port holds them (the cut-out copies are freed)
-            dev, port = key
+            dev, port = info[0], info[1]  # the names as the port holds them (the cut-out copies are freed)
             peer = _new_tuple(Peer, ("host", hname, nic.netdev, nic.cable_length, path, nic.speed, True))
-            if peers.setdefault(key, peer) is not peer:  # _attach, inlined for the 32k NICs of 4,096 hosts
-                _attach(topo, key, peer, f"{path}.switch_port")
-            elif (cabled_ports := get_cabled(dev)) is not None:
-                cabled_ports[port] = peer
-            else:
+            if (cabled_ports := get_cabled(dev)) is None:  # _attach, inlined for the 32k NICs of 4,096 hosts
                 cabled[dev] = {port: peer}
+            elif cabled_ports.setdefault(port, peer) is not peer:
+                _attach(topo, (dev, port), peer, f"{path}.switch_port")
 
 
 def _cable_host_problem(topo: Topology, path: str, dev: str, port: str) -> None:

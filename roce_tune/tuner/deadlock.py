@@ -103,7 +103,7 @@ class _Fabric:
     def is_lossless(self, sw: str, port: str) -> bool:
         if self.lossless_set is not None:
             return (sw, port) in self.lossless_set
-        info, peer = self.topo.port(sw, port), self.topo.peers.get((sw, port))
+        info, peer = self.topo.port(sw, port), self.topo.peers_of(sw).get(port)
         return info is not None and info.admin_up and peer is not None and peer.lossless
 
 

@@ -104,16 +104,19 @@ def test_irregular_inventory_resolves_one_by_one() -> None:
     assert [(p.name, p.speed_gbps) for p in topo.ports_of("leaf1")] == [
         ("Ethernet0", 400), ("Ethernet4", 400), ("Ethernet8", 400), ("Ethernet12", 400), ("Ethernet16", 100),
         ("Ethernet20", 400)]
+    # switch by switch (in the order each was first cabled), each one's ports in the order they were cabled
     assert [(k, p.kind, p.device, p.port, p.path) for k, p in topo.peers.items()] == [
         (("leaf1", "Ethernet12"), "switch", "spine1", "Ethernet0", "links[0]"),
+        (("leaf1", "Ethernet16"), "external", "gpu01", "eth0", "links[3]"),
+        (("leaf1", "Ethernet20"), "switch", "leaf2", "Ethernet0", "links[6]"),
+        (("leaf1", "Ethernet0"), "host", "gpu01", "eth1", "hosts[0].nics[0]"),
+        (("leaf1", "Ethernet4"), "host", "gpu01", "eth6", "hosts[0].nics[5]"),
         (("spine1", "Ethernet0"), "switch", "leaf1", "Ethernet12", "links[0]"),
         (("spine1", "Ethernet4"), "switch", "leaf1", "Ethernet12", "links[1]"),
         (("spine1", "Ethernet8"), "switch", "spine1", "Ethernet8", "links[2]"),
-        (("leaf1", "Ethernet16"), "external", "gpu01", "eth0", "links[3]"),
-        (("leaf2", "Ethernet0"), "switch", "leaf1", "Ethernet20", "links[6]"),
-        (("leaf1", "Ethernet20"), "switch", "leaf2", "Ethernet0", "links[6]"),
-        (("leaf1", "Ethernet0"), "host", "gpu01", "eth1", "hosts[0].nics[0]"),
-        (("leaf1", "Ethernet4"), "host", "gpu01", "eth6", "hosts[0].nics[5]")]
+        (("leaf2", "Ethernet0"), "switch", "leaf1", "Ethernet20", "links[6]")]
+    assert topo.peers == {(s, port): peer for s, peers in topo.peers_by_switch.items()
+                          for port, peer in peers.items()}
     assert topo.cabled_ports("leaf1") == ["Ethernet12", "Ethernet16", "Ethernet20", "Ethernet0", "Ethernet4"]
     assert topo.foreign_link_ends == [(3, "b"), (4, "a")]
     assert [(e[:4], e[4] is None, e[5] is None) for e in topo.link_ends][4:6] == [

@@ -79,7 +79,7 @@ def _host_mtu_blame(ctx: LintContext) -> tuple[dict[str, list[str]], dict[str, s
 def _largest_host_mtu(ctx: LintContext) -> int:
     """The largest effective netdev MTU of any NIC (``nic.mtu``, else ``host.mtu``, else policy.host_mtu)."""
     host_mtu = ctx.inv.policy.host_mtu
-    return max((nic.mtu or host.mtu or host_mtu for host in ctx.inv.hosts for nic in host.nics), default=0)
+    return max([nic.mtu or host.mtu or host_mtu for host in ctx.inv.hosts for nic in host.nics], default=0)
 
 
 def _port_mtus(ctx: LintContext) -> set[int]:
