@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import difflib
 import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -656,6 +657,15 @@ def test_a_capture_file_holding_two_devices_prompts_is_an_error(tmp_path: Path) 
     assert r.returncode == 0, r.stderr
 
 
+
+def _refused(kind: str, source: Path, out: Path,
+             rule: str) -> tuple[list[str], subprocess.CompletedProcess[str]]:
+    """``roce-tune import KIND SOURCE --out OUT`` that must fail writing nothing: its stderr lines naming
+    ``rule``, and the run."""
+    r = run("import", kind, str(source), "--out", str(out))
+    assert r.returncode == 1 and not out.exists(), r.stderr
+    return [ln for ln in r.stderr.splitlines() if rule in ln], r
+
 def test_a_length_with_a_thousands_separator_is_an_error_not_a_decimal_comma(tmp_path: Path) -> None:
     """'1,000 m' (a 1 km optic as a US sheet writes it) was read with a decimal comma as 1 m: headroom
     sized for a thousandth of the cable, silently. A comma before exactly three digits is either; the
@@ -669,9 +679,7 @@ def test_a_length_with_a_thousands_separator_is_an_error_not_a_decimal_comma(tmp
         encoding="utf-8",
     )
     out = tmp_path / "fabric.yaml"
-    r = run("import", "cabling", str(plan), "--out", str(out))
-    assert r.returncode == 1 and not out.exists(), r.stderr
-    errors = [ln for ln in r.stderr.splitlines() if "RT008" in ln]
+    errors, r = _refused("cabling", plan, out, "RT008")
     assert len(errors) == 2, r.stderr
     assert errors[0].startswith(f"{plan}:3:5 Length") and "'1,000 m'" in errors[0], errors
     assert errors[1].startswith(f"{plan}:4:5 Length") and "thousands" in errors[1], errors
@@ -930,9 +938,7 @@ def test_two_captures_of_one_device_that_disagree_are_an_error_at_the_capture(tm
     text = (cap / "leaf1.lldp.txt").read_text(encoding="utf-8")
     (cap / "leaf1.old.txt").write_text(text.replace('"Ethernet5/1"', '"Ethernet9/1"'), encoding="utf-8")
     out = tmp_path / "fabric.yaml"
-    r = run("import", "lldp", str(cap), "--out", str(out))
-    assert r.returncode == 1 and not out.exists(), r.stderr
-    errors = [ln for ln in r.stderr.splitlines() if "RT010" in ln]
+    errors, r = _refused("lldp", cap, out, "RT010")
     line = text.splitlines().index('    "Ethernet5/1": {') + 1
     assert len(errors) == 1 and f"leaf1.old.txt:{line}: error RT010" in errors[0], r.stderr
     assert "spine1:Ethernet1/1" in errors[0] and f"leaf1.lldp.txt:{line}" in errors[0], errors
@@ -959,9 +965,7 @@ def test_lldp_names_an_inventory_cannot_hold_are_errors_at_the_capture(tmp_path:
         encoding="utf-8",
     )
     out = tmp_path / "fabric.yaml"
-    r = run("import", "lldp", str(cap), "--out", str(out))
-    assert r.returncode == 1 and not out.exists(), r.stderr
-    errors = [ln for ln in r.stderr.splitlines() if "RT010" in ln]
+    errors, r = _refused("lldp", cap, out, "RT010")
     assert len(errors) == 3, r.stderr
     for line, name in ((9, "'gpu01 (rack 3)'"), (10, "'spine$(reboot)'"), (11, "'Ethernet 1/1'")):
         assert any(f"leaf1.txt:{line}: error RT010" in e and name in e for e in errors), (line, errors)
