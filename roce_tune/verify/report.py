@@ -15,6 +15,7 @@ from roce_tune.verify.counters import HostNicCounters
 from roce_tune.verify.diagnose import CheckResult
 from roce_tune.verify.hostfacts import NicFacts
 from roce_tune.verify.measure import Measurement
+from roce_tune.verify.observation import Diagnosis
 from roce_tune.verify.signals import DISCARD_COUNTERS, LOSS_COUNTERS, fabric_signals, host_signals
 
 REPORT_SCHEMA = "roce-tune.verify-report/1"
@@ -104,14 +105,22 @@ def _passed(final: Iteration, findings: list[dict[str, Any]], meta: dict[str, An
     return not any(f["severity"] == "error" for f in findings)
 
 
+def _findings(final: Iteration, as_found: list[Diagnosis]) -> list[dict[str, Any]]:
+    """What the devices ran differently from the plan (or not read), then the final run's diagnoses."""
+    checks = final.measurement.checks if final.measurement else []
+    return [d.model_dump(mode="json") for d in [*as_found, *(d for c in checks for d in c.diagnoses)]]
+
+
 def report_dict(*, meta: dict[str, Any], iterations: list[Iteration], loop: LoopResult | None,
                 facts: list[NicFacts], pairwise: dict[tuple[str, str], float] | None, lossless: list[int],
-                queues: list[int], plot: str | None) -> dict[str, Any]:
-    """The JSON report (schema :data:`REPORT_SCHEMA`)."""
+                queues: list[int], plot: str | None,
+                as_found: list[Diagnosis] | None = None) -> dict[str, Any]:
+    """The JSON report (schema :data:`REPORT_SCHEMA`); ``as_found``: what the devices ran before the baseline
+    differently from the plan, or could not be read (:mod:`roce_tune.verify.as_found`), first among the
+    findings."""
     final = iterations[loop.best_index] if loop else iterations[-1]
     rows = [_iteration_row(it, lossless, queues) for it in iterations]
-    findings = [d.model_dump(mode="json") for c in (final.measurement.checks if final.measurement else [])
-                for d in c.diagnoses]
+    findings = _findings(final, as_found or [])
     return {
         "schema": REPORT_SCHEMA, "generated_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), **meta,
         "units": UNITS, "status": "pass" if _passed(final, findings, meta) else "fail",
@@ -127,9 +136,15 @@ def report_dict(*, meta: dict[str, Any], iterations: list[Iteration], loop: Loop
 
 
 def _fmt_settings(s: dict[str, dict[str, dict[str, object]]]) -> str:
-    ecn = "; ".join(dict.fromkeys(f"{v['kmin_bytes']}/{v['kmax_bytes']} B @{v['pmax_percent']}%"
+    """One table cell: ECN Kmin/Kmax @Pmax and AI/HAI; a device not read shows as such, never as a value."""
+    def v_(v: object) -> str:
+        return "?" if v is None else str(v)
+    ecn = "; ".join(dict.fromkeys("not read" if v.get("running") == "not read" else
+                                  f"{v_(v['kmin_bytes'])}/{v_(v['kmax_bytes'])} B @{v_(v['pmax_percent'])}%"
                                   for v in s.get("ecn", {}).values()))
-    ai = sorted({f"{v['rpg_ai_rate_mbps']}/{v['rpg_hai_rate_mbps']}" for v in s.get("dcqcn", {}).values()})
+    ai = sorted({"not read" if v.get("running") == "not read" else
+                 f"{v_(v['rpg_ai_rate_mbps'])}/{v_(v['rpg_hai_rate_mbps'])}"
+                 for v in s.get("dcqcn", {}).values()})
     # one table cell: the pipe between the ECN and the AI/HAI figures is escaped, as in the column's header
     return f"{ecn or '-'} \\| {', '.join(ai) or '-'}"
 
