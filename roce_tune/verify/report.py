@@ -24,7 +24,8 @@ UNITS = {"busbw_gbps": "GB/s (10^9 bytes/s), as printed by nccl-tests",
          "fraction": "busbw x 8 / line_rate_gbps", "size_bytes": "bytes", "counters": "deltas over the run",
          "pause_us": "microseconds", "kmin_bytes": "bytes", "rpg_ai_rate_mbps": "Mb/s"}
 
-__all__ = ["REPORT_SCHEMA", "plot_busbw", "report_dict", "report_markdown", "write_report"]
+__all__ = ["REPORT_SCHEMA", "STATUS_EXIT", "not_checked", "plot_busbw", "report_dict", "report_markdown",
+           "write_report"]
 
 
 def _nic_summary(c: HostNicCounters, lossless: list[int]) -> dict[str, Any]:
@@ -105,6 +106,26 @@ def _passed(final: Iteration, findings: list[dict[str, Any]], meta: dict[str, An
     return not any(f["severity"] == "error" for f in findings)
 
 
+#: exit status of ``roce-tune verify`` per report status: incomplete is 2, as ``audit`` exits 2 when it read
+#: nothing (not checked is not clean), never 0
+STATUS_EXIT = {"pass": 0, "fail": 1, "incomplete": 2}
+
+
+def not_checked(final: Iteration, as_found: list[Diagnosis]) -> list[str]:
+    """What the final run could not check, one line each: a check skipped for want of counters (``check:
+    why``, its note's ``not checked: …``), a device whose running values were not read (RT333)."""
+    checks = final.measurement.checks if final.measurement else []
+    out = [f"{c.check}: {c.note[len('not checked: '):]}" for c in checks
+           if c.status == "skip" and c.note.startswith("not checked: ")]
+    return out + [f"running values of {d.location.device}: not read" for d in as_found if d.rule == "RT333"]
+
+
+def _status(passed: bool, unchecked: list[str]) -> str:
+    """``fail`` when something checked failed, else ``incomplete`` when something could not be checked, else
+    ``pass``."""
+    return "fail" if not passed else "incomplete" if unchecked else "pass"
+
+
 def _findings(final: Iteration, as_found: list[Diagnosis]) -> list[dict[str, Any]]:
     """What the devices ran differently from the plan (or not read), then the final run's diagnoses."""
     checks = final.measurement.checks if final.measurement else []
@@ -121,9 +142,11 @@ def report_dict(*, meta: dict[str, Any], iterations: list[Iteration], loop: Loop
     final = iterations[loop.best_index] if loop else iterations[-1]
     rows = [_iteration_row(it, lossless, queues) for it in iterations]
     findings = _findings(final, as_found or [])
+    unchecked = not_checked(final, as_found or [])
     return {
         "schema": REPORT_SCHEMA, "generated_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), **meta,
-        "units": UNITS, "status": "pass" if _passed(final, findings, meta) else "fail",
+        "units": UNITS, "status": _status(_passed(final, findings, meta), unchecked),
+        "not_checked": unchecked,
         "final_iteration": final.index,
         "commands": [r["command"] for r in rows if r["command"]],
         "facts": [f.model_dump(mode="json") for f in facts],
@@ -157,6 +180,8 @@ def _md_head(rep: dict[str, Any]) -> list[str]:
           f"{rep['line_rate_gbps']:g} Gb/s, target {rep['target_ratio']:.0%} of it at the largest message "
           f"({rep['line_rate_gbps'] * rep['target_ratio'] / 8:.2f} GB/s busbw)"),
          f"* source: `{rep['source']}`; generated {rep['generated_at']}", ""]
+    if rep.get("not_checked"):
+        L[-1:-1] = ["* not checked (so not a pass):"] + [f"  * {line}" for line in rep["not_checked"]]
     if rep.get("adjust"):
         L += [f"Adjust loop: {rep['adjust']['stop_reason']}.", ""]
     return L + ["## Commands run", "", "```"] + [c for c in dict.fromkeys(rep["commands"])] + ["```", ""]

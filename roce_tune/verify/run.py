@@ -22,7 +22,7 @@ from roce_tune.verify.collect import DevicePool, collect_facts
 from roce_tune.verify.hostfacts import NicFacts
 from roce_tune.verify.launch import LaunchSpec, build_launch
 from roce_tune.verify.measure import Measurement, measure, pairwise
-from roce_tune.verify.report import plot_busbw, report_dict, write_report
+from roce_tune.verify.report import STATUS_EXIT, plot_busbw, report_dict, write_report
 
 __all__ = ["VerifyOptions", "VerifyOutcome", "common_env", "load_for_verify", "select_hosts", "verify_fabric"]
 
@@ -64,7 +64,8 @@ class VerifyOptions:
 
 @dataclass
 class VerifyOutcome:
-    """Result: the JSON report (dict), written paths, exit code (0 pass, 1 fail), the loop (if any)."""
+    """Result: the JSON report (dict), written paths, exit code (0 pass, 1 fail, 2 incomplete: a check could
+    not run for want of counters or a device's running values were not read), the loop (if any)."""
 
     report: dict[str, Any]
     paths: dict[str, Path]
@@ -342,5 +343,5 @@ def verify_fabric(source: Path, opts: VerifyOptions, on_event: Callable[[str],
     paths = write_report(out_dir, rep, outputs=runs.outputs, commands_log=log)
     if png:
         paths["png"] = png
-    return VerifyOutcome(report=rep, paths=paths, exit_code=0 if rep["status"] == "pass" else 1,
+    return VerifyOutcome(report=rep, paths=paths, exit_code=STATUS_EXIT[rep["status"]],
                          iterations=iterations, loop=loop)

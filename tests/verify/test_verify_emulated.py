@@ -229,7 +229,8 @@ def test_a_run_that_outlasts_the_run_timeout_is_reported_not_raised(lab,
 def test_a_switch_that_cannot_be_read_is_said_not_checked(lab,
                                                           tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     """The switch's management port is wrong in the inventory (nothing listens there): the run said
-    "findings: none" and PASS, and its report "no PFC watchdog storm: pass" and "watchdog storms 0"."""
+    "findings: none" and PASS, and its report "no PFC watchdog storm: pass" and "watchdog storms 0"; then it
+    said "not checked: …" and still PASS, exit 0: now INCOMPLETE, exit 2."""
     import socket
 
     import yaml
@@ -249,6 +250,10 @@ def test_a_switch_that_cannot_be_read_is_said_not_checked(lab,
     assert checks["no PFC watchdog storm"] == "skip" and checks["no loss on the lossless class"] == "pass"
     md = (tmp_path / "out" / "verify-report.md").read_text()
     assert "Switches: not read (lab-leaf1)" in md and "watchdog storms 0" not in md
+    # nothing failed, but what verify exists to check was not checked: INCOMPLETE, exit 2 (it said PASS, 0)
+    assert code == 2 and rep["status"] == "incomplete", output
+    assert "INCOMPLETE (not a pass: see not checked)" in output and "* status: **INCOMPLETE**" in md
+    assert "running values of lab-leaf1: not read" in rep["not_checked"]
 
 
 def _mistuned_lab(lab, tmp_path: Path) -> tuple[VerifyLab, Path]:  # type: ignore[no-untyped-def]
