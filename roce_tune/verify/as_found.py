@@ -161,12 +161,12 @@ def _running_entries(key: str, planned: dict[str, object], fields: tuple[str, ..
     differs); else it was not read (None)."""
     if dev is None or dev.error is not None:
         return {key: {**{f: None for f in fields}, "running": "not read"}}
+    if not dev.differences:  # it runs the plan (an empty dry-run diff, a clean --check): the planned values
+        return {key: {f: planned.get(f) for f in fields} | {"running": "as planned"}}
     rows = []
     for own, name in members:
         got = dev.values.get(name, {})
         rows.append((own, {f: got.get(f, planned.get(f) if planned_default else None) for f in fields}))
-    if not rows:
-        return {key: {f: planned.get(f) for f in fields} | {"running": "as planned"}}
     if all(r == rows[0][1] for _, r in rows):
         return {key: {**rows[0][1], "running": _label(rows[0][1], planned, fields)}}
     return {own: {**r, "running": _label(r, planned, fields)} for own, r in rows}
@@ -191,14 +191,21 @@ def _ecn_values(dev: _Device, sw: SwitchPlan, qos: SwitchQos, queues: list[int])
 
 
 def _read_switch(pool: DevicePool, plan: Plan, t: Target) -> _Device:
-    """Running configuration -> the dry run's diff and the ECN values of every lossless queue."""
+    """Running configuration -> the dry run's diff (empty: as planned) and, when it differs, the ECN values of
+    every lossless queue as the platform's read-back states them (a value it cannot state stays unknown)."""
     sw = next(s for s in plan.switches if s.name == t.name)
     dev = _Device(t.name)
     running = pool.with_driver(t.name, "read the running configuration (as apply --dry-run)",
                                Driver.read_running)
     change = compute_change(t.platform, running, t.desired, t.managed_ports)
-    _ecn_values(dev, sw, platform(t.platform).read_back(running), plan.classification.lossless_queues)
-    if not change.empty and not dev.differences:
+    if change.empty:  # the dry run would change nothing: it runs the rendered configuration
+        return dev
+    try:
+        qos = platform(t.platform).read_back(running)
+    except (ValueError, NotImplementedError):  # values unknown ("?"); the diff below still says it differs
+        qos = SwitchQos()
+    _ecn_values(dev, sw, qos, plan.classification.lossless_queues)
+    if not dev.differences:
         lines = change.diff or change.commands
         dev.differences.append(Difference(
             t.name, "running configuration", "the rendered configuration",

@@ -118,7 +118,8 @@ def common_env(plan: Plan, hosts: list[str]) -> tuple[dict[str, str], list[str]]
 
 def _apply_fn(opts: VerifyOptions, plan0: Plan) -> Callable[[Plan], list[DeviceResult]]:
     """Apply a plan with the apply engine, touching only devices whose rendered configuration differs
-    from what was last applied (``plan0`` is taken as deployed: verify measures the plan in force).
+    from what was last applied (``plan0`` is what the devices run: verify read them back before the
+    baseline and refuses ``--adjust`` otherwise, :mod:`roce_tune.verify.as_found`).
 
     Every push gets its own ``apply_targets`` call and a fresh tag (``checkpoints.new_tag``): the loop
     pushes a switch once per iteration, and a checkpoint name may be taken only once (a switch refuses a
