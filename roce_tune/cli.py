@@ -1,6 +1,7 @@
 """``roce-tune`` command line: argument parsing and printing only; every command calls a library function.
 
-Exit codes: 0 success, 1 error-level findings (or failed runs), 2 usage errors.
+Exit codes: 0 success, 1 error-level findings (or failed runs), 2 usage errors; also 2 when a command could
+not check what it exists to check (``audit`` that read nothing, ``verify`` INCOMPLETE).
 """
 
 from __future__ import annotations
@@ -822,18 +823,18 @@ def nccl_report(
 
 
 def _print_verify_summary(rep: dict[str, Any], paths: dict[str, Path]) -> None:
-    """``verify --format text``: each finding with its change, every check that could not run for want of
-    counters ("not checked", never a silent pass), then the status and where the report is."""
+    """``verify --format text``: each finding with its change, everything that could not be checked (a check
+    for want of counters, a device's running values: "not checked", never a silent pass; the status is then
+    INCOMPLETE), then the status and where the report is."""
     for f in rep["findings"]:  # messages quote device and tool output: Text, never markup
         style = "bold red" if f["severity"] == "error" else "yellow"
         out.print(Text.assemble((f"{f['rule']} {f['name']}", style), f": {f['message']}"), highlight=False)
         out.print(f"    change: {f['fix']}", markup=False, highlight=False)
-    final = next(it for it in rep["iterations"] if it["index"] == rep["final_iteration"])
-    for c in final["checks"]:
-        if c["status"] == "skip" and c["note"].startswith("not checked: "):
-            out.print(f"not checked: {c['check']}: {c['note'][len('not checked: '):]}", markup=False,
-                      highlight=False)
-    out.print(Text.assemble((rep["status"].upper(), "bold"), f"; report: {paths['md']} ("
+    for line in rep["not_checked"]:
+        out.print(f"not checked: {line}", markup=False, highlight=False)
+    out.print(Text.assemble((rep["status"].upper(), "bold"), (" (not a pass: see not checked)"
+                                                             if rep["status"] == "incomplete" else ""),
+                            f"; report: {paths['md']} ("
                             + ", ".join(str(p.name) for k, p in paths.items() if k != "md") + ")"))
 
 
@@ -887,7 +888,13 @@ def verify(
                                   help="Progress and summary as text, or the JSON report."),
 ) -> None:
     """Run nccl-tests with the plan's NCCL env, read counters around it, diagnose; --adjust closes the \
-loop."""
+loop.
+
+    First it reads what every device runs (as apply --dry-run) and reports each value that differs from \
+the plan; --adjust refuses (exit 2) unless every device runs the plan.
+
+    Exit 0 PASS; 1 FAIL; 2 INCOMPLETE (nothing failed, but a check could not run for want of counters or \
+a device's running values were not read: not a pass), or a usage error."""
     from roce_tune.deploy.drivers import PushOptions
     from roce_tune.deploy.runner import ApplyOptions
     from roce_tune.findings import RoceTuneError

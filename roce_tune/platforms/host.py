@@ -605,6 +605,37 @@ def _left_as_is(progress: dict[str, object], _tag: str, _confirm_s: int) -> str 
     return None
 
 
+#: one value of the host script's read-back (``--check``, ``templates/host/readback.j2``): ``MISMATCH
+#: <netdev|rdma device|host> <what>: expected '<planned>', read '<running>'``
+CHECK_MISMATCH_RE = re.compile(r"^\s*MISMATCH (?P<device>\S+) (?P<what>.+?): expected '(?P<planned>.*)', "
+                               r"read '(?P<running>.*)'\s*$")
+
+
+class CheckMismatch(NamedTuple):
+    """One value the host runs that differs from its script (``--check``): the netdev, RDMA device or host
+    it is on, what it is (``ecn/roce_rp/rpg_ai_rate``, ``pfc``, ``systemd unit …``), planned and running
+    text, and the plan's DCQCN key when it is one (``rpg_ai_rate_mbps``; None otherwise)."""
+
+    device: str
+    what: str
+    planned: str
+    running: str
+    dcqcn_key: str | None
+
+
+def check_mismatches(output: str) -> list[CheckMismatch]:
+    """The ``MISMATCH`` lines of the host script's ``--check`` output (what ``roce-tune apply --dry-run``
+    lists as a host's diff), in order; ``[]`` when none. Raises nothing."""
+    by_file = {f"ecn/{k.side}/{k.sysfs}": key for key, k in DCQCN_KNOBS.items()}
+    out = []
+    for line in output.splitlines():
+        m = CHECK_MISMATCH_RE.match(line)
+        if m is not None:
+            out.append(CheckMismatch(m["device"], m["what"], m["planned"], m["running"],
+                                     by_file.get(m["what"])))
+    return out
+
+
 #: hosts: copy the script, run it with ``--save`` (it writes a restore script with every value it is about
 #: to change first); its own read-back check (exit status) decides; failure: run the restore script
 PUSH = _c.PushMethod(netmiko_device_type="linux", error_pattern=r"$^", left_as_is=_left_as_is,

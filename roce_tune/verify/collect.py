@@ -22,7 +22,7 @@ import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from roce_tune.deploy.credentials import private_dir
 from roce_tune.deploy.drivers import Driver, PushOptions
@@ -35,6 +35,7 @@ from roce_tune.verify.hostfacts import NicFacts, parse_ibv_devinfo, parse_show_g
 
 MARK = "@@ROCE_TUNE"
 SYS = "${ROCE_TUNE_SYSROOT:-}"
+_T = TypeVar("_T")
 
 __all__ = [
     "DevicePool",
@@ -105,6 +106,23 @@ class DevicePool:
                     if attempt == 2:
                         raise
         raise AssertionError("unreachable")
+
+    def with_driver(self, name: str, what: str, fn: Callable[[Driver], _T],
+                    timeout_s: float | None = None) -> _T:
+        """Run ``fn`` with device ``name``'s :class:`~roce_tune.deploy.drivers.Driver` (a read such as
+        ``read_running`` or a host script's ``--check``), once; ``what`` goes to :attr:`log`. On a failure the
+        session is closed and the exception raised (KeyError: not in the plan or no management address)."""
+        timeout = timeout_s or self.read_timeout_s
+        with self._locks[name]:
+            with self._log_lock:
+                self.log.append((name, what))
+            drv = self._drivers.get(name) or self._open(name, timeout)
+            drv.opts.read_timeout_s = timeout
+            try:
+                return fn(drv)
+            except Exception:
+                self._close_one(name)
+                raise
 
     def _close_one(self, name: str) -> None:
         conn = self._conns.pop(name, None)

@@ -15,6 +15,7 @@ from roce_tune.verify.counters import HostNicCounters
 from roce_tune.verify.diagnose import CheckResult
 from roce_tune.verify.hostfacts import NicFacts
 from roce_tune.verify.measure import Measurement
+from roce_tune.verify.observation import Diagnosis
 from roce_tune.verify.signals import DISCARD_COUNTERS, LOSS_COUNTERS, fabric_signals, host_signals
 
 REPORT_SCHEMA = "roce-tune.verify-report/1"
@@ -23,7 +24,8 @@ UNITS = {"busbw_gbps": "GB/s (10^9 bytes/s), as printed by nccl-tests",
          "fraction": "busbw x 8 / line_rate_gbps", "size_bytes": "bytes", "counters": "deltas over the run",
          "pause_us": "microseconds", "kmin_bytes": "bytes", "rpg_ai_rate_mbps": "Mb/s"}
 
-__all__ = ["REPORT_SCHEMA", "plot_busbw", "report_dict", "report_markdown", "write_report"]
+__all__ = ["REPORT_SCHEMA", "STATUS_EXIT", "not_checked", "plot_busbw", "report_dict", "report_markdown",
+           "write_report"]
 
 
 def _nic_summary(c: HostNicCounters, lossless: list[int]) -> dict[str, Any]:
@@ -104,17 +106,47 @@ def _passed(final: Iteration, findings: list[dict[str, Any]], meta: dict[str, An
     return not any(f["severity"] == "error" for f in findings)
 
 
+#: exit status of ``roce-tune verify`` per report status: incomplete is 2, as ``audit`` exits 2 when it read
+#: nothing (not checked is not clean), never 0
+STATUS_EXIT = {"pass": 0, "fail": 1, "incomplete": 2}
+
+
+def not_checked(final: Iteration, as_found: list[Diagnosis]) -> list[str]:
+    """What the final run could not check, one line each: a check skipped for want of counters (``check:
+    why``, its note's ``not checked: …``), a device whose running values were not read (RT333)."""
+    checks = final.measurement.checks if final.measurement else []
+    out = [f"{c.check}: {c.note[len('not checked: '):]}" for c in checks
+           if c.status == "skip" and c.note.startswith("not checked: ")]
+    return out + [f"running values of {d.location.device}: not read" for d in as_found if d.rule == "RT333"]
+
+
+def _status(passed: bool, unchecked: list[str]) -> str:
+    """``fail`` when something checked failed, else ``incomplete`` when something could not be checked, else
+    ``pass``."""
+    return "fail" if not passed else "incomplete" if unchecked else "pass"
+
+
+def _findings(final: Iteration, as_found: list[Diagnosis]) -> list[dict[str, Any]]:
+    """What the devices ran differently from the plan (or not read), then the final run's diagnoses."""
+    checks = final.measurement.checks if final.measurement else []
+    return [d.model_dump(mode="json") for d in [*as_found, *(d for c in checks for d in c.diagnoses)]]
+
+
 def report_dict(*, meta: dict[str, Any], iterations: list[Iteration], loop: LoopResult | None,
                 facts: list[NicFacts], pairwise: dict[tuple[str, str], float] | None, lossless: list[int],
-                queues: list[int], plot: str | None) -> dict[str, Any]:
-    """The JSON report (schema :data:`REPORT_SCHEMA`)."""
+                queues: list[int], plot: str | None,
+                as_found: list[Diagnosis] | None = None) -> dict[str, Any]:
+    """The JSON report (schema :data:`REPORT_SCHEMA`); ``as_found``: what the devices ran before the baseline
+    differently from the plan, or could not be read (:mod:`roce_tune.verify.as_found`), first among the
+    findings."""
     final = iterations[loop.best_index] if loop else iterations[-1]
     rows = [_iteration_row(it, lossless, queues) for it in iterations]
-    findings = [d.model_dump(mode="json") for c in (final.measurement.checks if final.measurement else [])
-                for d in c.diagnoses]
+    findings = _findings(final, as_found or [])
+    unchecked = not_checked(final, as_found or [])
     return {
         "schema": REPORT_SCHEMA, "generated_at": time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime()), **meta,
-        "units": UNITS, "status": "pass" if _passed(final, findings, meta) else "fail",
+        "units": UNITS, "status": _status(_passed(final, findings, meta), unchecked),
+        "not_checked": unchecked,
         "final_iteration": final.index,
         "commands": [r["command"] for r in rows if r["command"]],
         "facts": [f.model_dump(mode="json") for f in facts],
@@ -127,9 +159,15 @@ def report_dict(*, meta: dict[str, Any], iterations: list[Iteration], loop: Loop
 
 
 def _fmt_settings(s: dict[str, dict[str, dict[str, object]]]) -> str:
-    ecn = "; ".join(dict.fromkeys(f"{v['kmin_bytes']}/{v['kmax_bytes']} B @{v['pmax_percent']}%"
+    """One table cell: ECN Kmin/Kmax @Pmax and AI/HAI; a device not read shows as such, never as a value."""
+    def v_(v: object) -> str:
+        return "?" if v is None else str(v)
+    ecn = "; ".join(dict.fromkeys("not read" if v.get("running") == "not read" else
+                                  f"{v_(v['kmin_bytes'])}/{v_(v['kmax_bytes'])} B @{v_(v['pmax_percent'])}%"
                                   for v in s.get("ecn", {}).values()))
-    ai = sorted({f"{v['rpg_ai_rate_mbps']}/{v['rpg_hai_rate_mbps']}" for v in s.get("dcqcn", {}).values()})
+    ai = sorted({"not read" if v.get("running") == "not read" else
+                 f"{v_(v['rpg_ai_rate_mbps'])}/{v_(v['rpg_hai_rate_mbps'])}"
+                 for v in s.get("dcqcn", {}).values()})
     # one table cell: the pipe between the ECN and the AI/HAI figures is escaped, as in the column's header
     return f"{ecn or '-'} \\| {', '.join(ai) or '-'}"
 
@@ -142,6 +180,8 @@ def _md_head(rep: dict[str, Any]) -> list[str]:
           f"{rep['line_rate_gbps']:g} Gb/s, target {rep['target_ratio']:.0%} of it at the largest message "
           f"({rep['line_rate_gbps'] * rep['target_ratio'] / 8:.2f} GB/s busbw)"),
          f"* source: `{rep['source']}`; generated {rep['generated_at']}", ""]
+    if rep.get("not_checked"):
+        L[-1:-1] = ["* not checked (so not a pass):"] + [f"  * {line}" for line in rep["not_checked"]]
     if rep.get("adjust"):
         L += [f"Adjust loop: {rep['adjust']['stop_reason']}.", ""]
     return L + ["## Commands run", "", "```"] + [c for c in dict.fromkeys(rep["commands"])] + ["```", ""]

@@ -17,11 +17,12 @@ from roce_tune.pipeline import render
 from roce_tune.plan import Plan
 from roce_tune.platforms.checkpoints import new_tag
 from roce_tune.verify.adjust import Iteration, LoopOptions, LoopResult, adjust_loop, plan_settings
+from roce_tune.verify.as_found import AsFound, read_as_found
 from roce_tune.verify.collect import DevicePool, collect_facts
 from roce_tune.verify.hostfacts import NicFacts
 from roce_tune.verify.launch import LaunchSpec, build_launch
 from roce_tune.verify.measure import Measurement, measure, pairwise
-from roce_tune.verify.report import plot_busbw, report_dict, write_report
+from roce_tune.verify.report import STATUS_EXIT, plot_busbw, report_dict, write_report
 
 __all__ = ["VerifyOptions", "VerifyOutcome", "common_env", "load_for_verify", "select_hosts", "verify_fabric"]
 
@@ -63,7 +64,8 @@ class VerifyOptions:
 
 @dataclass
 class VerifyOutcome:
-    """Result: the JSON report (dict), written paths, exit code (0 pass, 1 fail), the loop (if any)."""
+    """Result: the JSON report (dict), written paths, exit code (0 pass, 1 fail, 2 incomplete: a check could
+    not run for want of counters or a device's running values were not read), the loop (if any)."""
 
     report: dict[str, Any]
     paths: dict[str, Path]
@@ -116,7 +118,8 @@ def common_env(plan: Plan, hosts: list[str]) -> tuple[dict[str, str], list[str]]
 
 def _apply_fn(opts: VerifyOptions, plan0: Plan) -> Callable[[Plan], list[DeviceResult]]:
     """Apply a plan with the apply engine, touching only devices whose rendered configuration differs
-    from what was last applied (``plan0`` is taken as deployed: verify measures the plan in force).
+    from what was last applied (``plan0`` is what the devices run: verify read them back before the
+    baseline and refuses ``--adjust`` otherwise, :mod:`roce_tune.verify.as_found`).
 
     Every push gets its own ``apply_targets`` call and a fresh tag (``checkpoints.new_tag``): the loop
     pushes a switch once per iteration, and a checkpoint name may be taken only once (a switch refuses a
@@ -248,11 +251,11 @@ def _adjust(runs: _Runs, opts: VerifyOptions, plan: Plan, inv: Inventory,
 Pairs = dict[tuple[str, str], float]
 
 
-def _measure_all(runs: _Runs, opts: VerifyOptions, plan: Plan, adjust_inv: Inventory | None, hosts: list[str]
-                 ) -> tuple[list[Iteration], LoopResult | None, Pairs | None, list[str]]:
-    """NIC facts, the pairwise matrix (``--pairwise`` with more than two hosts), then one measurement or the
-    adjust loop (when ``adjust_inv`` is given). Returns the iterations, the loop, the pair fractions and
-    the pairwise commands."""
+def _measure_all(runs: _Runs, opts: VerifyOptions, plan: Plan, adjust_inv: Inventory | None, hosts: list[str],
+                 found: AsFound) -> tuple[list[Iteration], LoopResult | None, Pairs | None, list[str]]:
+    """NIC facts, the pairwise matrix (``--pairwise`` with more than two hosts), then one measurement
+    (labelled with the values ``found`` running) or the adjust loop (when ``adjust_inv`` is given: every
+    device runs the plan). Returns the iterations, the loop, the pair fractions and the pairwise commands."""
     runs.facts = collect_facts(runs.pool, plan, hosts)
     pairs: dict[tuple[str, str], float] | None = None
     pair_cmds: list[str] = []
@@ -261,9 +264,29 @@ def _measure_all(runs: _Runs, opts: VerifyOptions, plan: Plan, adjust_inv: Inven
     if adjust_inv is not None:
         loop = _adjust(runs, opts, plan, adjust_inv, pairs)
         return loop.iterations, loop, pairs, pair_cmds
-    baseline = Iteration(index=0, kind="baseline", settings=plan_settings(plan),
-                         measurement=runs(plan, pairs))
+    m = runs(plan, pairs)
+    baseline = Iteration(index=0, kind="baseline", settings=found.settings(plan, plan_settings(plan)),
+                         measurement=m.model_copy(update={"checks": found.caveat(m.checks)}))
     return [baseline], None, pairs, pair_cmds
+
+
+def _as_found(pool: DevicePool, opts: VerifyOptions, plan: Plan, switches: list[str], hosts: list[str],
+              say: Callable[[str], None]) -> AsFound:
+    """Read what every device runs (:mod:`roce_tune.verify.as_found`) and say each difference.
+
+    Raises:
+        ValueError: ``--adjust`` while a device does not run the plan or was not read (nothing measured or
+            written yet).
+    """
+    found = read_as_found(pool, plan, switches, hosts, lambda p: render(p)[1], opts.connection.concurrency)
+    say("as found: " + ("every device runs the plan" if found.as_planned else
+                        f"{len(found.differences)} value(s) differ from the plan, "
+                        f"{len(found.not_read)} device(s) not read"))
+    for d in found.diagnoses():
+        say(f"  {d.rule} {d.message}")
+    if opts.adjust and (why := found.refusal()) is not None:
+        raise ValueError(why)
+    return found
 
 
 def _meta(source: Path, opts: VerifyOptions, plan: Plan, spec: LaunchSpec, switches: list[str],
@@ -305,7 +328,8 @@ def verify_fabric(source: Path, opts: VerifyOptions, on_event: Callable[[str],
     try:
         say(f"hosts {', '.join(hosts)}; switches {', '.join(switches) or '-'}; line rate {line_rate:g} Gb/s, "
             f"target {target:.0%}")
-        iterations, loop, pairs, pair_cmds = _measure_all(runs, opts, plan, adjust_inv, hosts)
+        found = _as_found(pool, opts, plan, switches, hosts, say)
+        iterations, loop, pairs, pair_cmds = _measure_all(runs, opts, plan, adjust_inv, hosts, found)
     finally:
         pool.close()
     meta = _meta(source, opts, plan, spec, switches, line_rate, target, differing, pair_cmds)
@@ -313,11 +337,12 @@ def verify_fabric(source: Path, opts: VerifyOptions, on_event: Callable[[str],
     png = plot_busbw(iterations, out_dir / "busbw.png", line_rate, target,
                      f"{plan.site}: {opts.collective} busbw")
     rep = report_dict(meta=meta, iterations=iterations, loop=loop, facts=runs.facts, pairwise=pairs,
+                      as_found=found.diagnoses(),
                       lossless=list(cls.lossless_priorities), queues=list(cls.lossless_queues),
                       plot=png.name if png else None)
     log = [f"{dev}$ {cmd}" for dev, cmd in pool.log]
     paths = write_report(out_dir, rep, outputs=runs.outputs, commands_log=log)
     if png:
         paths["png"] = png
-    return VerifyOutcome(report=rep, paths=paths, exit_code=0 if rep["status"] == "pass" else 1,
+    return VerifyOutcome(report=rep, paths=paths, exit_code=STATUS_EXIT[rep["status"]],
                          iterations=iterations, loop=loop)

@@ -147,3 +147,50 @@ def test_plan_playbook_with_a_broken_inventory_shows_the_errors_not_a_json_error
     assert re.search(r"lab-2node\.yaml:\d+:\d+ \S+: error RT003: '401G'", out), out[-3000:]
     assert "from_json" not in out, out[-3000:]
     assert all(c["changed"] == 0 for c in recap(res.stdout).values()), out[-3000:]
+
+
+@pytest.mark.emulator
+@pytest.mark.slow
+def test_verify_playbook_fails_an_incomplete_verify_after_printing_it(tmp_path: Path) -> None:
+    """verify.yml runs the real `roce-tune verify` on the emulated lab whose switch cannot be reached (its
+    management port in the inventory is closed): nothing fails, but the switch counters and running values
+    are not read. verify exits 2 (INCOMPLETE); the play prints the report and then fails saying INCOMPLETE
+    (before, a non-zero verify failed the play on the command task and the report was never printed)."""
+    import json
+    import socket
+
+    import yaml
+
+    from tests.emulators.verify_stubs import start_lab
+
+    env = dict(_env(tmp_path), ROCE_TUNE_USERNAME="gpuadmin", ROCE_TUNE_PASSWORD="verify-Pa55")
+    lb = start_lab(REPO / "inventories" / "lab-2node.yaml", tmp_path / "lab", username="gpuadmin",
+                   password="verify-Pa55")
+    try:
+        inv = lb.write_inventory(tmp_path / "lab.yaml")
+        from roce_tune.inventory.loader import load_inventory
+        from roce_tune.pipeline import derive_plan
+
+        lb.deploy(derive_plan(load_inventory(inv)))
+        with socket.socket() as s:  # a loopback port nothing listens on
+            s.bind(("127.0.0.1", 0))
+            closed = s.getsockname()[1]
+        data = yaml.safe_load(inv.read_text())
+        data["switches"][0]["mgmt"]["port"] = closed
+        inv.write_text(yaml.safe_dump(data, sort_keys=False))
+        subprocess.run(["roce-tune", "ansible-inventory", "lab.yaml", "-o", "hosts.yml"], cwd=tmp_path,
+                       env=env, check=True, capture_output=True)
+        args = ["--insecure-skip-host-key-check", "--max-bytes", "1G", "--out", str(tmp_path / "verify")]
+        res = subprocess.run(["ansible-playbook", "-i", "hosts.yml", str(PLAYBOOKS / "verify.yml"),
+                              "-e", f"roce_tune_base_dir={tmp_path}",
+                              "-e", json.dumps({"roce_tune_verify_args": args})],
+                             cwd=tmp_path, env=env, capture_output=True, text=True, check=False, timeout=300)
+    finally:
+        lb.stop()
+    out = res.stdout + res.stderr
+    assert res.returncode != 0, out[-3000:]
+    assert "roce-tune verify INCOMPLETE (exit 2): nothing failed" in out, out[-3000:]
+    assert "Print the verification report" in out and "not checked: running values of lab-leaf1" in out, \
+        out[-3000:]
+    rep = json.loads((tmp_path / "verify" / "verify-report.json").read_text())
+    assert rep["status"] == "incomplete"

@@ -8,10 +8,13 @@ import sys
 import textwrap
 from pathlib import Path
 
+from roce_tune.findings import Severity
 from roce_tune.verify.adjust import Iteration
 from roce_tune.verify.counters import CounterSnapshot, HostNicCounters, SwitchCounters, delta_snapshot
 from roce_tune.verify.measure import Measurement
-from roce_tune.verify.report import report_dict, report_markdown
+from roce_tune.verify.nccl import parse_nccl_output
+from roce_tune.verify.observation import CheckResult, Diagnosis
+from roce_tune.verify.report import STATUS_EXIT, report_dict, report_markdown
 
 NIC = {"netdev": "ens1f0np0", "rdma_device": "mlx5_0"}
 ETH = {"tx_prio3_packets": 1_000, "rx_prio3_packets": 1_000, "rx_prio3_pause": 10, "rx_discards_phy": 0}
@@ -140,3 +143,35 @@ def test_a_report_that_cannot_be_written_whole_leaves_the_previous_one(tmp_path:
     assert res.returncode == 0 and res.stdout.startswith("OSError"), res.stderr
     assert {name: (out / name).read_text() for name in old} == old
     assert sorted(p.name for p in out.iterdir()) == sorted(old)  # no temporary file left behind
+
+
+def _final_with(checks: list[CheckResult]) -> dict:  # type: ignore[type-arg]
+    """A report whose one run completed at 96 % of line rate (target 90 %) with ``checks``."""
+    from tests.verify.test_diagnose import nccl
+
+    run = parse_nccl_output(nccl(48.0))[0]
+    m = Measurement(command="node1$ mpirun …", launcher="mpirun", outputs={}, run=run, delta=None,
+                    traffic_time_s=2.0, busbw_by_size=[(1 << 30, 48.0)], fraction=0.96, checks=checks,
+                    wall_s=1.0)
+    return report_dict(meta={"site": "lab", "source": "lab.yaml", "collective": "all_reduce",
+                             "launcher": "mpirun", "hosts": ["node1", "node2"], "line_rate_gbps": 400,
+                             "target_ratio": 0.9},
+                       iterations=[Iteration(index=0, kind="baseline", measurement=m)], loop=None, facts=[],
+                       pairwise=None, lossless=[3], queues=[3], plot=None)
+
+
+def test_a_run_with_checks_not_run_for_want_of_counters_is_incomplete_not_pass() -> None:
+    """busbw on target, nothing failed, but the watchdog check had no switch counters: status was "pass"
+    (exit 0). It is "incomplete" (exit 2), the unchecked listed in the JSON and on top of the markdown."""
+    skipped = CheckResult(check="no PFC watchdog storm", status="skip",
+                          note="not checked: PFC watchdog storm counters not read on lab-leaf1")
+    rep = _final_with([CheckResult(check="busbw reaches the target", status="pass"), skipped])
+    assert rep["status"] == "incomplete" and STATUS_EXIT[rep["status"]] == 2
+    assert rep["not_checked"] == ["no PFC watchdog storm: PFC watchdog storm counters not read on lab-leaf1"]
+    md = report_markdown(rep)
+    assert "* status: **INCOMPLETE**" in md and "* not checked (so not a pass):" in md
+    # a skip that is not for want of input (e.g. nothing to judge) keeps the pass; a failure is a fail
+    assert _final_with([CheckResult(check="x", status="skip", note="no CNPs")])["status"] == "pass"
+    failed = CheckResult(check="y", status="fail", diagnoses=[Diagnosis(
+        rule="RT317", name="CNPs not handled", severity=Severity.error, message="m", fix="f")])
+    assert _final_with([failed, skipped])["status"] == "fail"

@@ -229,7 +229,8 @@ def test_a_run_that_outlasts_the_run_timeout_is_reported_not_raised(lab,
 def test_a_switch_that_cannot_be_read_is_said_not_checked(lab,
                                                           tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     """The switch's management port is wrong in the inventory (nothing listens there): the run said
-    "findings: none" and PASS, and its report "no PFC watchdog storm: pass" and "watchdog storms 0"."""
+    "findings: none" and PASS, and its report "no PFC watchdog storm: pass" and "watchdog storms 0"; then it
+    said "not checked: …" and still PASS, exit 0: now INCOMPLETE, exit 2."""
     import socket
 
     import yaml
@@ -249,3 +250,72 @@ def test_a_switch_that_cannot_be_read_is_said_not_checked(lab,
     assert checks["no PFC watchdog storm"] == "skip" and checks["no loss on the lossless class"] == "pass"
     md = (tmp_path / "out" / "verify-report.md").read_text()
     assert "Switches: not read (lab-leaf1)" in md and "watchdog storms 0" not in md
+    # nothing failed, but what verify exists to check was not checked: INCOMPLETE, exit 2 (it said PASS, 0)
+    assert code == 2 and rep["status"] == "incomplete", output
+    assert "INCOMPLETE (not a pass: see not checked)" in output and "* status: **INCOMPLETE**" in md
+    assert "running values of lab-leaf1: not read" in rep["not_checked"]
+
+
+def _mistuned_lab(lab, tmp_path: Path) -> tuple[VerifyLab, Path]:  # type: ignore[no-untyped-def]
+    """The --mistune lab (devices run the mis-tuned plan) and the un-mistuned inventory verify is given."""
+    lb, _mistuned = lab([MISTUNED_ECN, MISTUNED_AI])
+    return lb, lb.write_inventory(tmp_path / "as-planned.yaml")
+
+
+def test_verify_measures_and_labels_what_the_devices_run(lab,
+                                                         tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """The devices run the --mistune values, the inventory plans the tuner's: iteration 0 was labelled with
+    the plan's Kmin/Kmax 3750000/7500000 and AI/HAI while the switch ran 20000/60000 and the hosts 1/10, and
+    nothing said the devices did not run the plan. Now each difference is a finding (device, value, planned,
+    running) and the baseline carries the running values."""
+    _, inv = _mistuned_lab(lab, tmp_path)
+    code, output = _cli(str(inv), "--out", str(tmp_path / "out"))
+    flat = " ".join(output.split())
+    assert (f"lab-leaf1 Ethernet0 queue 3 kmin_bytes: planned {DERIVED_ECN.kmin_bytes}, running 20000"
+            in flat), output
+    assert f"node1 ens1f0np0 ecn/roce_rp/rpg_ai_rate: planned {DERIVED_AI}, running 1" in flat
+    rep = json.loads((tmp_path / "out" / "verify-report.json").read_text())
+    ecn = rep["iterations"][0]["settings"]["ecn"]
+    assert {(v["kmin_bytes"], v["kmax_bytes"], v["running"]) for v in ecn.values()} == {
+        (20000, 60000, "differs from the plan")}
+    ai = rep["iterations"][0]["settings"]["dcqcn"]
+    assert {(v["rpg_ai_rate_mbps"], v["rpg_hai_rate_mbps"]) for v in ai.values()} == {(1, 10)}
+    assert {f["rule"] for f in rep["findings"] if f["rule"].startswith("RT33")} == {"RT332"}
+    assert "| 0 | baseline | - | 20000/60000 B" in (tmp_path / "out" / "verify-report.md").read_text()
+    # a step "toward the tuner's values" is first of all: put the plan's values on the devices
+    [rt316] = [f for f in rep["findings"] if f["rule"] == "RT316"]
+    assert rt316["fix"].startswith("the plan's values are not on lab-leaf1, node1, node2 (RT332): `roce-tune "
+                                   "apply` puts them there")
+    assert code == 1  # ~60 % of line rate: the measurement of what runs fails the target
+
+
+def test_adjust_refuses_a_fabric_that_does_not_run_the_plan(lab,
+                                                            tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """--adjust on devices that do not run the plan measured the mis-tuned fabric as "iteration 0" of the plan
+    and could roll back to the plan, never measured. Now it refuses, exit 2, before any traffic or write,
+    naming the devices and values and saying to run roce-tune apply first."""
+    lb, inv = _mistuned_lab(lab, tmp_path)
+    code, output = _cli(str(inv), "--adjust", "--out", str(tmp_path / "out"))
+    flat = " ".join(output.split())
+    assert code == 2, output
+    assert "--adjust needs every device to run the plan" in flat and "run `roce-tune apply` first" in flat
+    assert f"lab-leaf1 Ethernet0 queue 3 kmax_bytes: planned {DERIVED_ECN.kmax_bytes}, running 60000" in flat
+    assert "node2 ens1f0np0 ecn/roce_rp/rpg_hai_rate" in flat
+    assert lb.runs() == []  # no nccl-tests run
+    assert _wred(lb) == {("20000", "60000")} and _ai(lb, "node1") == "1"  # nothing written
+    assert not (tmp_path / "out" / "verify-report.json").exists()
+
+
+def test_a_device_not_read_is_never_as_planned(lab, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """A host whose read-back cannot run (here: mlnx_qos missing, the script stops with exit 2) is "not
+    read" (RT333), its values shown as not read; --adjust refuses on it."""
+    lb, inv = lab()
+    (lb.host("node2").bin / "mlnx_qos").unlink()
+    res = verify_fabric(inv, _opts(tmp_path / "out"))
+    [d] = [f for f in res.report["findings"] if f["rule"] == "RT333"]
+    assert d["location"]["device"] == "node2" and "mlnx_qos" in d["message"]
+    dcqcn = res.report["iterations"][0]["settings"]["dcqcn"]
+    assert dcqcn["node2"] == {"rpg_ai_rate_mbps": None, "rpg_hai_rate_mbps": None, "running": "not read"}
+    assert dcqcn["node1"]["running"] == "as planned"
+    with pytest.raises(ValueError, match="node2: not read"):
+        verify_fabric(inv, _opts(tmp_path / "out2", adjust=True))

@@ -182,8 +182,13 @@ class VerifyLab:
             dev = self.host(h.name)
             script = host.host_script(files, h.name)  # its data file and the shared host script, as pushed
             assert script is not None, f"no host script for {h.name}"
-            res = subprocess.run(["bash", "-c", script], env=dev.env(), capture_output=True,
+            # run from a file, as apply runs it: the script installs itself as the boot script (rt_self), and
+            # its read-back (--check, verify's as-found read) compares that file with the running script
+            path = dev.home / f"{h.name}.deploy.sh"
+            path.write_text(script)
+            res = subprocess.run(["bash", str(path)], env=dev.env(), capture_output=True,
                                  text=True, cwd=str(dev.home), timeout=60, check=False)
+            path.unlink()
             if res.returncode != 0:
                 raise RuntimeError(f"host script of {h.name} failed: {res.stdout[-500:]}{res.stderr[-500:]}")
 

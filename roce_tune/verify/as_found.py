@@ -1,0 +1,256 @@
+"""What the devices run before verify measures: read back the way ``roce-tune apply --dry-run`` reads them.
+
+verify measures the fabric as it runs, not as planned. Before the first run every switch and host of the
+plan with a management address is read back through the apply engine's own code, on verify's sessions
+(:class:`~roce_tune.verify.collect.DevicePool`):
+
+* a switch: its running configuration (:meth:`~roce_tune.deploy.drivers.Driver.read_running`), diffed with
+  its rendered configuration by :func:`~roce_tune.deploy.drivers.compute_change` (the dry run's diff: empty
+  = as planned), and read into values by its platform's ``read_back``
+  (:attr:`roce_tune.platforms.contract.Platform.read_back`): ECN Kmin/Kmax/Pmax on each lossless queue;
+* a host: its script's read-back (``--check``, :meth:`~roce_tune.deploy.drivers.Driver.run_host_script`;
+  exit 0 = as planned, 1 = the values listed as ``MISMATCH`` lines, read by the host platform's
+  ``check_mismatches``), which include DCQCN rpg_ai_rate/rpg_hai_rate.
+
+Each difference is a finding naming device, value, planned and running (RT332); a device that could not be
+read is "not read" (RT333), never "as planned". The baseline iteration is labelled with the running values
+(:meth:`AsFound.settings`), and ``--adjust`` refuses to start unless every device runs the plan
+(:meth:`AsFound.refusal`): its rollback to iteration 0 pushes the plan, which must be what was measured.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+
+from roce_tune.deploy.drivers import Driver, compute_change
+from roce_tune.deploy.runner import Target, targets_from_files
+from roce_tune.findings import Location, Severity
+from roce_tune.plan import Plan, SwitchPlan
+from roce_tune.platforms import HOST_PLATFORM, get_platform, platform
+from roce_tune.qos import SwitchQos
+from roce_tune.verify.collect import DevicePool
+from roce_tune.verify.observation import CheckResult, Diagnosis
+from roce_tune.verify.sim_step import host_nic_keys, key_name
+
+__all__ = ["AsFound", "Difference", "read_as_found"]
+
+#: the ECN values of a queue the baseline's settings carry, as :class:`roce_tune.qos.QueueEcn` names them
+ECN_FIELDS = ("kmin_bytes", "kmax_bytes", "pmax_percent")
+DCQCN_FIELDS = ("rpg_ai_rate_mbps", "rpg_hai_rate_mbps")
+#: diff lines quoted in a finding whose difference no value names (the rest are counted)
+_DIFF_LINES = 5
+
+
+@dataclass(frozen=True)
+class Difference:
+    """One value a device runs that is not the plan's: ``device``, ``value`` (e.g. ``Ethernet0 queue 3
+    kmax_bytes``, ``ens1f0np0 ecn/roce_rp/rpg_ai_rate``), ``planned`` and ``running`` as text."""
+
+    device: str
+    value: str
+    planned: str
+    running: str
+
+
+@dataclass
+class _Device:
+    """One device as read: running values (switch: ``port -> {field: value}``; host: ``netdev -> {key:
+    value}`` of the DCQCN values that differ), its differences, or why it was not read."""
+
+    name: str
+    values: dict[str, dict[str, object]] = field(default_factory=dict)
+    differences: list[Difference] = field(default_factory=list)
+    error: str | None = None
+
+
+@dataclass
+class AsFound:
+    """Every device read before the baseline: ``devices`` by name, in plan order (module docstring)."""
+
+    devices: dict[str, _Device]
+
+    @property
+    def differences(self) -> list[Difference]:
+        """Every difference of every device read, in plan order."""
+        return [d for dev in self.devices.values() for d in dev.differences]
+
+    @property
+    def not_read(self) -> dict[str, str]:
+        """Device -> why its running values could not be read."""
+        return {n: d.error for n, d in self.devices.items() if d.error is not None}
+
+    @property
+    def as_planned(self) -> bool:
+        """True when every device was read and runs the plan."""
+        return not self.differences and not self.not_read
+
+    def diagnoses(self) -> list[Diagnosis]:
+        """RT332 per difference, RT333 per device not read (warnings: they explain a measurement, they are not
+        one)."""
+        out = [Diagnosis(rule="RT332", name="device does not run the plan", severity=Severity.warning,
+                         location=Location(device=d.device),
+                         message=f"{d.device} {d.value}: planned {d.planned}, running {d.running}; the "
+                                 "measurement is of the running value",
+                         fix="run `roce-tune apply` to put the plan on the device, then verify again",
+                         evidence={"device": d.device, "value": d.value, "planned": d.planned,
+                                   "running": d.running})
+               for d in self.differences]
+        out += [Diagnosis(rule="RT333", name="device not read", severity=Severity.warning,
+                          location=Location(device=name),
+                          message=f"the running values of {name} could not be read ({why}): what it runs is "
+                                  "not known, so it is not taken as planned",
+                          fix=f"make {name} reachable (management address, credentials, host key) and verify "
+                              "again", evidence={"device": name, "error": why})
+                for name, why in self.not_read.items()]
+        return out
+
+    def caveat(self, checks: list[CheckResult]) -> list[CheckResult]:
+        """``checks`` with every proposing diagnosis's fix prefixed by "apply the plan first" when a device
+        does not run it: a step "toward the tuner's values" is a step to what the plan already holds."""
+        if not self.differences:
+            return checks
+        devices = ", ".join(dict.fromkeys(d.device for d in self.differences))
+        first = (f"the plan's values are not on {devices} (RT332): `roce-tune apply` puts them there; verify "
+                 "again before changing the plan. Otherwise: ")
+        return [c.model_copy(update={"diagnoses": [
+            d.model_copy(update={"fix": first + d.fix}) if d.proposal is not None else d
+            for d in c.diagnoses]}) for c in checks]
+
+    def refusal(self) -> str | None:
+        """Why ``--adjust`` must not start (it would measure one thing and roll back to another), or None."""
+        if self.as_planned:
+            return None
+        lines = [f"{d.device} {d.value}: planned {d.planned}, running {d.running}" for d in self.differences]
+        lines += [f"{name}: not read ({why})" for name, why in self.not_read.items()]
+        return ("--adjust needs every device to run the plan (the loop steps from the plan's values and "
+                "rolls back to them), but:\n  " + "\n  ".join(lines)
+                + "\nrun `roce-tune apply` first (or verify without --adjust to measure what runs now)")
+
+    def settings(self, plan: Plan, planned: dict[str, dict[str, dict[str, object]]]
+                 ) -> dict[str, dict[str, dict[str, object]]]:
+        """The baseline's settings as running (``planned`` = :func:`~roce_tune.verify.adjust.plan_settings`
+        of ``plan``, same keys): a device read takes its running values (a profile whose ports run different
+        values is split into ``switch/port`` entries; a host's NICs likewise into ``host:netdev``); a device
+        not read has ``None`` values and ``"running": "not read"``."""
+        ecn: dict[str, dict[str, object]] = {}
+        for sw in plan.switches:
+            dev = self.devices.get(sw.name)
+            for prof in sw.ecn_profiles:
+                key = f"{sw.name}/{prof.name}"
+                ports = [p.name for p, pr in sw.lossless_ecn_ports() if pr.name == prof.name]
+                ecn.update(_running_entries(key, planned["ecn"][key], ECN_FIELDS, dev,
+                                            [(f"{sw.name}/{p}", p) for p in ports]))
+        dcqcn: dict[str, dict[str, object]] = {}
+        for h in plan.hosts:
+            dev = self.devices.get(h.name)
+            for k, nic in host_nic_keys(h):
+                members = [n.netdev for n in h.nics] if k[1] is None else [nic.netdev]
+                dcqcn.update(_running_entries(key_name(k), planned["dcqcn"][key_name(k)], DCQCN_FIELDS, dev,
+                                              [(f"{h.name}:{m}", m) for m in members], planned_default=True))
+        return {"ecn": ecn, "dcqcn": dcqcn}
+
+
+def _running_entries(key: str, planned: dict[str, object], fields: tuple[str, ...], dev: _Device | None,
+                     members: list[tuple[str, str]], planned_default: bool = False
+                     ) -> dict[str, dict[str, object]]:
+    """The settings entries of one planned entry ``key``: its members' running values (``members``: (own
+    key, name in ``dev.values``)); one entry when they agree, one per member when not. Not read: the fields
+    None. ``planned_default``: a member ``dev.values`` lacks runs the planned values (a host lists only what
+    differs); else it was not read (None)."""
+    if dev is None or dev.error is not None:
+        return {key: {**{f: None for f in fields}, "running": "not read"}}
+    if not dev.differences:  # it runs the plan (an empty dry-run diff, a clean --check): the planned values
+        return {key: {f: planned.get(f) for f in fields} | {"running": "as planned"}}
+    rows = []
+    for own, name in members:
+        got = dev.values.get(name, {})
+        rows.append((own, {f: got.get(f, planned.get(f) if planned_default else None) for f in fields}))
+    if all(r == rows[0][1] for _, r in rows):
+        return {key: {**rows[0][1], "running": _label(rows[0][1], planned, fields)}}
+    return {own: {**r, "running": _label(r, planned, fields)} for own, r in rows}
+
+
+def _label(row: dict[str, object], planned: dict[str, object], fields: tuple[str, ...]) -> str:
+    return "as planned" if all(row[f] == planned.get(f) for f in fields) else "differs from the plan"
+
+
+def _ecn_values(dev: _Device, sw: SwitchPlan, qos: SwitchQos, queues: list[int]) -> None:
+    """Each lossless port's running ECN values (of its first lossless queue) into ``dev.values``, and every
+    value the read-back states that differs from the port's planned profile into ``dev.differences``."""
+    for port, prof in sw.lossless_ecn_ports():
+        ecn = (qos.ports[port.name].ecn or {}) if port.name in qos.ports else {}
+        for q in queues:
+            got = ecn.get(q)
+            row = {f: getattr(got, f) if got is not None else None for f in ECN_FIELDS}
+            dev.values.setdefault(port.name, row)
+            dev.differences += [Difference(dev.name, f"{port.name} queue {q} {f}", str(getattr(prof, f)),
+                                           str(row[f]))
+                                for f in ECN_FIELDS if row[f] is not None and row[f] != getattr(prof, f)]
+
+
+def _read_switch(pool: DevicePool, plan: Plan, t: Target) -> _Device:
+    """Running configuration -> the dry run's diff (empty: as planned) and, when it differs, the ECN values of
+    every lossless queue as the platform's read-back states them (a value it cannot state stays unknown)."""
+    sw = next(s for s in plan.switches if s.name == t.name)
+    dev = _Device(t.name)
+    running = pool.with_driver(t.name, "read the running configuration (as apply --dry-run)",
+                               Driver.read_running)
+    change = compute_change(t.platform, running, t.desired, t.managed_ports)
+    if change.empty:  # the dry run would change nothing: it runs the rendered configuration
+        return dev
+    try:
+        qos = platform(t.platform).read_back(running)
+    except (ValueError, NotImplementedError):  # values unknown ("?"); the diff below still says it differs
+        qos = SwitchQos()
+    _ecn_values(dev, sw, qos, plan.classification.lossless_queues)
+    if not dev.differences:
+        lines = change.diff or change.commands
+        dev.differences.append(Difference(
+            t.name, "running configuration", "the rendered configuration",
+            f"{len(lines)} diff line(s) as apply --dry-run shows them: " + "; ".join(lines[:_DIFF_LINES])
+            + (" …" if len(lines) > _DIFF_LINES else "")))
+    return dev
+
+
+def _read_host(pool: DevicePool, t: Target) -> _Device:
+    """The host script's read-back (``--check``): exit 0 as planned, 1 the MISMATCH lines, else not read."""
+    rc, out = pool.with_driver(t.name, "run the host script with --check (as apply --dry-run)",
+                               lambda drv: drv.run_host_script(t.desired, check_only=True))
+    dev = _Device(t.name)
+    if rc not in (0, 1):
+        tail = [ln.strip() for ln in out.splitlines() if ln.strip() and "ROCE_TUNE_RC=" not in ln][-3:]
+        dev.error = f"host script --check exited {rc}: " + " | ".join(tail)
+        return dev
+    found = get_platform(HOST_PLATFORM).check_mismatches(out)
+    for m in found:
+        dev.differences.append(Difference(t.name, f"{m.device} {m.what}", m.planned, m.running))
+        if m.dcqcn_key in DCQCN_FIELDS:
+            dev.values.setdefault(m.device, {})[m.dcqcn_key] = int(m.running) if m.running.isdigit() \
+                else m.running
+    if rc == 1 and not found:
+        dev.error = "host script --check exited 1 without naming a value"
+    return dev
+
+
+def _one(pool: DevicePool, plan: Plan, t: Target) -> _Device:
+    try:
+        return _read_host(pool, t) if t.kind == "host" else _read_switch(pool, plan, t)
+    except Exception as exc:  # noqa: BLE001 — a device not read is reported as such, the others go on
+        first = next((ln.strip() for ln in str(exc).splitlines() if ln.strip()), "")
+        return _Device(t.name, error=f"{type(exc).__name__}: {first}".rstrip(": "))
+
+
+def read_as_found(pool: DevicePool, plan: Plan, switches: list[str], hosts: list[str],
+                  render: Callable[[Plan], Mapping[str, str]], workers: int = 8) -> AsFound:
+    """Read every selected switch and host (concurrently, ``workers`` at once) as the module docstring says.
+
+    ``render``: plan -> its rendered files (``switches/…``, ``hosts/…``), the desired text of each device.
+    Never raises for one device: its error is kept as "not read".
+    """
+    chosen = set(switches) | set(hosts)
+    targets = [t for t in targets_from_files(plan, render(plan)) if t.name in chosen and t.host]
+    with ThreadPoolExecutor(max_workers=max(1, min(workers, len(targets) or 1))) as ex:
+        devices = list(ex.map(lambda t: _one(pool, plan, t), targets))
+    return AsFound({d.name: d for d in devices})
