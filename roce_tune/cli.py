@@ -482,12 +482,25 @@ def _sim_link_of_args(speed: str, fan_in: int, profile: str | None, ecn: str | N
     from roce_tune.simulate.settings import resolve_dcqcn, resolve_ecn
     from roce_tune.units import parse_bytes, parse_speed_gbps, parse_time_us
 
-    speed_gbps = parse_speed_gbps(speed)
-    rtt_us = parse_time_us(base_rtt)
-    buf = parse_bytes(buffer) if buffer is not None else DEFAULT_BUFFER_BYTES
+    speed_gbps = _sim_option("--speed", parse_speed_gbps, speed)
+    rtt_us = _sim_option("--base-rtt", parse_time_us, base_rtt)
+    buf = _sim_option("--buffer", parse_bytes, buffer) if buffer is not None else DEFAULT_BUFFER_BYTES
     _check_sim_link(fan_in, rtt_us, buf, pfc_alpha)
     ecn_s = resolve_ecn(profile, ecn, speed_gbps, fan_in, rtt_us, buf, pfc_alpha)
     return speed_gbps, fan_in, rtt_us, buf, pfc_alpha, ecn_s, resolve_dcqcn(dcqcn, speed_gbps)
+
+
+def _sim_option(option: str, parse: Callable[[str], _R], value: str) -> _R:
+    """``parse(value)``, its ValueError prefixed with ``option`` (the simulator takes three byte counts and
+    two times: "'1e9' is not a byte count" alone does not say which option was wrong).
+
+    Raises:
+        ValueError: ``OPTION: <the parser's message>``.
+    """
+    try:
+        return parse(value)
+    except ValueError as exc:
+        raise ValueError(f"{option}: {exc}") from None
 
 
 def _check_sim_link(fan_in: int, rtt_us: float, buffer_bytes: int, pfc_alpha: float) -> None:
@@ -571,8 +584,9 @@ def _sim_run(kind: str, speed: str, fan_in: int, size: str, profile: str | None,
         link = (_sim_link_of_plan(plan_port, profile, ecn, dcqcn) if plan_port is not None
                 else _sim_link_of_args(speed, fan_in, profile, ecn, dcqcn, base_rtt, buffer, pfc_alpha))
         speed_gbps, fan_in, rtt_us, buf, alpha, ecn_s, dq = link
-        extra: dict[str, object] = ({"message_bytes": parse_bytes(size)} if kind == "incast"
-                                    else {"duration_us": parse_time_us(size)})
+        extra: dict[str, object] = (
+            {"message_bytes": _sim_option("--message", parse_bytes, size)} if kind == "incast"
+            else {"duration_us": _sim_option("--duration", parse_time_us, size)})
         sc = Scenario(kind=kind,  # type: ignore[arg-type]
                       speed_gbps=speed_gbps, fan_in=fan_in, ecn=ecn_s, dcqcn=dq,
                       model=model.value, base_rtt_us=rtt_us, buffer_bytes=buf, pfc_alpha=alpha,

@@ -54,9 +54,13 @@ def resolve_ecn(profile: str | None, ecn: str | None, speed_gbps: int, fan_in: i
             raise ValueError(f"--ecn {ecn!r}: write KMIN,KMAX,PMAX, e.g. 150KB,1500KB,100")
         try:
             kmin, kmax = parse_bytes(parts[0]), parse_bytes(parts[1])
-            pmax = float(parts[2].rstrip("%"))
         except ValueError as exc:
             raise ValueError(f"--ecn {ecn!r}: {exc}") from None
+        try:
+            pmax = float(parts[2].rstrip("%").strip())
+        except ValueError:
+            raise ValueError(f"--ecn {ecn!r}: PMAX {parts[2]!r} is not a number (a percent, e.g. 5 or 5%)"
+                             ) from None
         return EcnSetting(kmin, kmax, pmax, label=f"{kmin}/{kmax}/{pmax:g}%")
     prof = profile or "derived"
     from roce_tune.tuner.ecn import NAMED_PROFILES, calc_dcqcn, derive_ecn

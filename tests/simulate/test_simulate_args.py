@@ -37,12 +37,26 @@ def _incast(*args: str) -> tuple[int, str, BaseException | None]:
     (["--dcqcn", "rpg_ai_rate_mbps=1e12"], "outside 1..100000 at 100G"),  # was run above line rate
     (["--dcqcn", "firmware,rpg_threshold=0"], "rpg_threshold=0 is outside 1..31"),
     (["--dcqcn", "cnp_dscp=26"], "unknown DCQCN parameter(s) cnp_dscp"),
+    # three options take bytes and two take a time: the message names the one that was wrong
+    (["--message", "1e9"], "--message: '1e9' is not a byte count"),
+    (["--buffer", "8mb"], "--buffer: '8mb' is not a byte count"),
+    (["--base-rtt", "6us RTT"], "--base-rtt: '6us RTT' is not a time"),
+    (["--speed", "100GE"], "--speed: '100GE' is not a speed"),
+    (["--speed", "123G"], "--speed: '123G' is not a supported port speed"),
+    # was "could not convert string to float: 'x'"
+    (["--ecn", "150KB,1500KB,x"], "--ecn '150KB,1500KB,x': PMAX 'x' is not a number"),
 ])
 def test_bad_link_or_nic_value_is_named_and_exits_2(args: list[str], says: str) -> None:
     code, output, exc = _incast(*args)
     assert code == 2, output
     assert exc is None or isinstance(exc, SystemExit), repr(exc)
     assert says in output
+
+
+def test_a_bad_duration_names_the_option() -> None:
+    r = runner.invoke(app, ["simulate", "long-lived", "--fan-in", "2", "--duration", "1s", "--seeds", "1"])
+    assert r.exit_code == 2, r.output
+    assert "--duration: '1s' is not a time" in r.output
 
 
 def test_in_range_dcqcn_override_runs() -> None:
