@@ -107,16 +107,29 @@ def resolve_dcqcn(spec: str | None, speed_gbps: int, plan: DcqcnParams | None = 
     if base is None:
         words = ("plan, " if plan is not None else "") + "derived, firmware"
         raise ValueError(f"--dcqcn {spec!r}: start with {words} or KEY=VALUE")
-    over: dict[str, float] = {}
-    for item in items:
-        key, sep, val = item.partition("=")
-        if not sep or not key.strip():
-            raise ValueError(f"--dcqcn item {item!r}: write KEY=VALUE (e.g. rpg_ai_rate_mbps=20)")
-        over[key.strip()] = _number(key.strip(), val.strip())
+    over = _overrides(items)
     if not over:
         return base
     label = base.label + "," + ",".join(f"{k}={v:g}" for k, v in over.items())
     return base.with_overrides(_nic_values(over, speed_gbps), label=label)
+
+
+def _overrides(items: list[str]) -> dict[str, float]:
+    """The ``KEY=VALUE`` items of a ``--dcqcn`` list as key -> number.
+
+    Raises:
+        ValueError: an item without ``=`` or key, a value that is not a finite number, or a key given twice
+            (``rpg_ai_rate_mbps=20,rpg_ai_rate_mbps=30`` would otherwise run with 30 and say nothing).
+    """
+    over: dict[str, float] = {}
+    for item in items:
+        key, sep, val = (part.strip() for part in item.partition("="))
+        if not sep or not key:
+            raise ValueError(f"--dcqcn item {item!r}: write KEY=VALUE (e.g. rpg_ai_rate_mbps=20)")
+        if key in over:
+            raise ValueError(f"--dcqcn {key} is given twice ({key}={over[key]:g} and {item}): give it once")
+        over[key] = _number(key, val)
+    return over
 
 
 def _dcqcn_base(name: str, speed_gbps: int, plan: DcqcnParams | None) -> DcqcnParams | None:

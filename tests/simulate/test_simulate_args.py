@@ -37,6 +37,8 @@ def _incast(*args: str) -> tuple[int, str, BaseException | None]:
     (["--dcqcn", "rpg_ai_rate_mbps=1e12"], "outside 1..100000 at 100G"),  # was run above line rate
     (["--dcqcn", "firmware,rpg_threshold=0"], "rpg_threshold=0 is outside 1..31"),
     (["--dcqcn", "cnp_dscp=26"], "unknown DCQCN parameter(s) cnp_dscp"),
+    # was run with the last value, silently
+    (["--dcqcn", "rpg_ai_rate_mbps=20, rpg_ai_rate_mbps=30"], "--dcqcn rpg_ai_rate_mbps is given twice"),
     # three options take bytes and two take a time: the message names the one that was wrong
     (["--message", "1e9"], "--message: '1e9' is not a byte count"),
     (["--buffer", "8mb"], "--buffer: '8mb' is not a byte count"),
