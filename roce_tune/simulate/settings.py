@@ -44,7 +44,8 @@ def resolve_ecn(profile: str | None, ecn: str | None, speed_gbps: int, fan_in: i
     tuner's DCQCN values for the speed.
 
     Raises:
-        ValueError: both given, unknown profile, or a malformed ``--ecn`` value.
+        ValueError: both given, unknown profile, a malformed ``--ecn`` value, or ``derived``/``bdp`` with an
+            alpha the tuner reads as dynamic_th -8 (alpha 0: no PFC threshold to derive a ramp below).
     """
     if profile and ecn:
         raise ValueError("give either --profile or --ecn, not both")
@@ -73,6 +74,12 @@ def resolve_ecn(profile: str | None, ecn: str | None, speed_gbps: int, fan_in: i
     from roce_tune.tuner.buffers import pg_shared_limit_bytes
 
     trigger = pg_shared_limit_bytes(buffer_bytes, _dynamic_th(pfc_alpha), fan_in)
+    if trigger <= 0:
+        # Mellanox/SAI-Implementation mlnx_sai_buffer.c: SAI_BUFFER_ALPHA_0 = -8, "interpreted as 0"
+        raise ValueError(f"--profile {prof}: PFC alpha {pfc_alpha:g} is dynamic_th -8 to the tuner, which "
+                         "the Mellanox SAI reads as alpha 0 (a PG gets no shared buffer: XOFF at once), so "
+                         "there is no queue to put an ECN ramp below; give --ecn KMIN,KMAX,PMAX or a named "
+                         f"--profile, or an alpha of at least {2.0 ** -7:g} (dynamic_th -7)")
     e = derive_ecn(speed_gbps, base_rtt_us, fan_in, trigger, calc_dcqcn(f"{speed_gbps}G").params, False,
                    prof)
     return EcnSetting(e.kmin_bytes, e.kmax_bytes, e.pmax_percent, label=prof)

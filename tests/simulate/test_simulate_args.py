@@ -37,6 +37,9 @@ def _incast(*args: str) -> tuple[int, str, BaseException | None]:
     (["--dcqcn", "rpg_ai_rate_mbps=1e12"], "outside 1..100000 at 100G"),  # was run above line rate
     (["--dcqcn", "firmware,rpg_threshold=0"], "rpg_threshold=0 is outside 1..31"),
     (["--dcqcn", "cnp_dscp=26"], "unknown DCQCN parameter(s) cnp_dscp"),
+    # dynamic_th -8 is alpha 0 to the tuner: was "ECN needs 0 <= Kmin < Kmax (got Kmin 0 B, Kmax 0 B)"
+    (["--pfc-alpha", "0.00390625"], "PFC alpha 0.00390625 is dynamic_th -8"),
+    (["--pfc-alpha", "0.001", "--profile", "bdp"], "--profile bdp: PFC alpha 0.001 is dynamic_th -8"),
     # was run with the last value, silently
     (["--dcqcn", "rpg_ai_rate_mbps=20, rpg_ai_rate_mbps=30"], "--dcqcn rpg_ai_rate_mbps is given twice"),
     # three options take bytes and two take a time: the message names the one that was wrong
@@ -59,6 +62,12 @@ def test_a_bad_duration_names_the_option() -> None:
     r = runner.invoke(app, ["simulate", "long-lived", "--fan-in", "2", "--duration", "1s", "--seeds", "1"])
     assert r.exit_code == 2, r.output
     assert "--duration: '1s' is not a time" in r.output
+
+
+def test_an_alpha_of_dynamic_th_minus_8_runs_with_given_ecn_values() -> None:
+    code, output, _ = _incast("--pfc-alpha", "0.00390625", "--ecn", "5KB,200KB,1")
+    assert code == 0, output
+    assert json.loads(output)["scenario"]["pfc_alpha"] == 0.00390625
 
 
 def test_in_range_dcqcn_override_runs() -> None:
