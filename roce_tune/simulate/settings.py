@@ -14,7 +14,10 @@ from typing import TYPE_CHECKING
 
 from roce_tune.simulate.model import (
     DEFAULT_BUFFER_BYTES,
+    DEFAULT_HEADER_BYTES,
+    DEFAULT_PAYLOAD_BYTES,
     DEFAULT_PFC_ALPHA,
+    MAX_FAN_IN,
     DcqcnParams,
     EcnSetting,
     SimInputs,
@@ -209,9 +212,48 @@ def plan_port(plan_dir: Path, ref: str) -> PlanPort:
         raise ValueError(f"{path}: {device}:{port} is not a lossless port with an ECN profile (lossless "
                          f"{str(pp.lossless).lower()}, ECN profile {pp.ecn_profile or 'none'})")
     try:
-        return port_inputs(plan, sw, pp, ref)
+        _check_port_values(pp, ref)
+        inputs = port_inputs(plan, sw, pp, ref)
+        _check_switch_values(inputs, ref)
     except ValueError as exc:
         raise ValueError(f"{path}: {exc}") from None
+    return inputs
+
+
+def _check_port_values(pp: PortPlan, ref: str) -> None:
+    """Port ``pp``'s own plan.json values, checked as ``--speed`` and ``--fan-in`` are on the command line:
+    ``simulate plan`` reads a plan.json as it is, hand edits included, and a speed no port has (``123``) was
+    simulated as a 123 Gb/s link, a negative fan-in as 1.
+
+    Raises:
+        ValueError: ``speed_gbps`` not a supported port speed or ``fan_in`` outside 0..:data:`MAX_FAN_IN` (0:
+            no sender known, simulated as 1 as the tuner models it), naming the port and the field.
+    """
+    from roce_tune.units import parse_speed_gbps
+
+    try:
+        parse_speed_gbps(pp.speed_gbps)
+    except ValueError as exc:
+        raise ValueError(f"{ref} speed_gbps: {exc}") from None
+    if not 0 <= pp.fan_in <= MAX_FAN_IN:
+        raise ValueError(f"{ref} fan_in {pp.fan_in}: must be 0..{MAX_FAN_IN} (senders onto this port)")
+
+
+def _check_switch_values(inputs: PlanPort, ref: str) -> None:
+    """The base RTT (of the port's ECN profile) and the pool (the switch's) a port is simulated with,
+    checked as ``--base-rtt`` and ``--buffer`` are: an edited 0 failed as an "invalid scenario" that named
+    neither the file nor the port.
+
+    Raises:
+        ValueError: ``base_rtt_us`` not above 0 or a pool smaller than one data frame, naming port and field.
+    """
+    if not (inputs.base_rtt_us > 0 and math.isfinite(inputs.base_rtt_us)):
+        raise ValueError(f"{ref}: ECN profile {inputs.ecn.label} base_rtt_us {inputs.base_rtt_us:g} must be "
+                         "above 0")
+    frame = DEFAULT_PAYLOAD_BYTES + DEFAULT_HEADER_BYTES
+    if inputs.buffer_bytes < frame:
+        raise ValueError(f"{ref}: switch {inputs.device}'s ingress lossless pool size_bytes "
+                         f"{inputs.buffer_bytes} cannot hold one {frame} B data frame")
 
 
 def _read_plan(path: Path) -> Plan:

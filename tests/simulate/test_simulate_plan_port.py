@@ -96,3 +96,47 @@ def test_dcqcn_override_changes_the_port_own_values(plan_dir: Path, spec: str, t
     assert dq["rpg_ai_rate_mbps"] == 20
     timer = own.rpg_time_reset_us if timer_from == "plan" else 300
     assert own.rpg_time_reset_us != 300 and dq["rpg_time_reset_us"] == timer
+
+
+def _port0(edit: Callable[[dict[str, Any]], None]) -> Callable[[dict[str, Any]], None]:
+    return lambda d: edit(d["switches"][0]["ports"][0])
+
+
+def _shared(kind: str, field: str, value: object) -> Callable[[dict[str, Any]], None]:
+    def edit(d: dict[str, Any]) -> None:
+        for section in d["shared"][kind].values():
+            if kind == "Buffers":
+                section = next(p for p in section["pools"] if p["name"] == "ingress_lossless_pool")
+            section[field] = value
+    return edit
+
+
+@pytest.mark.parametrize(("edit", "says"), [
+    # was simulated as a 123 Gb/s link
+    (_port0(lambda p: p.update(speed_gbps=123)), "lab-leaf1:Ethernet0 speed_gbps: 123 is not a supported"),
+    # was "invalid scenario: speed_gbps 0 must be > 0" (no file, no port)
+    (_port0(lambda p: p.update(speed_gbps=0)), "lab-leaf1:Ethernet0 speed_gbps: 0 is not a supported port"),
+    # was simulated with fan-in 1
+    (_port0(lambda p: p.update(fan_in=-5)), "lab-leaf1:Ethernet0 fan_in -5: must be 0..1024"),
+    # was "invalid scenario: fan_in 5000 must be 1..1024"
+    (_port0(lambda p: p.update(fan_in=5000)), "lab-leaf1:Ethernet0 fan_in 5000: must be 0..1024"),
+    # was "invalid scenario: base_rtt_us 0.0 must be > 0"
+    (_shared("EcnProfile", "base_rtt_us", 0), "base_rtt_us 0 must be above 0"),
+    # was "invalid scenario: buffer_bytes 100 must hold one 4144 B frame"
+    (_shared("Buffers", "size_bytes", 100), "ingress lossless pool size_bytes 100 cannot hold one 4144 B"),
+])
+def test_edited_value_the_simulator_cannot_run_names_file_port_and_field(
+        plan_dir: Path, tmp_path: Path, edit: Callable[[dict[str, Any]], None], says: str) -> None:
+    edited = _edited(plan_dir, tmp_path, edit)
+    r = _simulate(edited, "lab-leaf1:Ethernet0")
+    assert r.exit_code == 2, r.output
+    assert r.exception is None or isinstance(r.exception, SystemExit), repr(r.exception)
+    assert f"{edited / 'plan.json'}: " in r.output and says in r.output, r.output
+
+
+def test_edited_fan_in_0_is_simulated_as_one_sender(plan_dir: Path, tmp_path: Path) -> None:
+    edited = _edited(plan_dir, tmp_path, _port0(lambda p: p.update(fan_in=0)))
+    r = runner.invoke(app, ["simulate", "plan", str(edited), "--port", "lab-leaf1:Ethernet0", "--message",
+                            "100KB", "--seeds", "1", "--format", "json"])
+    assert r.exit_code == 0, r.output
+    assert json.loads(r.stdout)["scenario"]["fan_in"] == 1
