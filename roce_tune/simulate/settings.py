@@ -209,8 +209,9 @@ def plan_port(plan_dir: Path, ref: str) -> PlanPort:
     if pp is None:
         raise ValueError(f"{path}: switch {device} has no port {port!r}")
     if not pp.lossless or not pp.ecn_profile:
-        raise ValueError(f"{path}: {device}:{port} is not a lossless port with an ECN profile (lossless "
-                         f"{str(pp.lossless).lower()}, ECN profile {pp.ecn_profile or 'none'})")
+        state = f"lossless {str(pp.lossless).lower()}, ECN profile {pp.ecn_profile or 'none'}"
+        raise ValueError(f"{path}: {device}:{port} is not a lossless port with an ECN profile ({state})"
+                         f"{_why_lossy(pp)}")
     try:
         _check_port_values(pp, ref)
         inputs = port_inputs(plan, sw, pp, ref)
@@ -254,6 +255,19 @@ def _check_switch_values(inputs: PlanPort, ref: str) -> None:
     if inputs.buffer_bytes < frame:
         raise ValueError(f"{ref}: switch {inputs.device}'s ingress lossless pool size_bytes "
                          f"{inputs.buffer_bytes} cannot hold one {frame} B data frame")
+
+
+def _why_lossy(pp: PortPlan) -> str:
+    """Why the tuner left port ``pp`` lossy, as a suffix for the refusal (the tuner makes a port lossless
+    when it is admin up and cabled over a lossless link): admin down, nothing cabled, or a link declared
+    lossy; "" for a port that is lossless (an edited plan without its ECN profile)."""
+    if pp.lossless:
+        return ""
+    if not pp.admin_up:
+        return ": it is admin down in the inventory"
+    if pp.peer is None:
+        return ": nothing is cabled to it in the inventory"
+    return f": it is admin up and cabled to {pp.peer}; is that link `lossless: false` in the inventory?"
 
 
 def _read_plan(path: Path) -> Plan:

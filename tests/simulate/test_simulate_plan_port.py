@@ -140,3 +140,21 @@ def test_edited_fan_in_0_is_simulated_as_one_sender(plan_dir: Path, tmp_path: Pa
                             "100KB", "--seeds", "1", "--format", "json"])
     assert r.exit_code == 0, r.output
     assert json.loads(r.stdout)["scenario"]["fan_in"] == 1
+
+
+@pytest.mark.parametrize(("port", "why"), [("Ethernet16", "it is admin down in the inventory"),
+                                           ("Ethernet24", "nothing is cabled to it in the inventory")])
+def test_lossy_port_of_a_real_plan_says_why(tmp_path: Path, port: str, why: str) -> None:
+    # was only "(lossless false, ECN profile none)": the engineer had to work out why from the inventory
+    text = (ROOT / "inventories" / "lab-2node.yaml").read_text(encoding="utf-8")
+    last = "      - {name: Ethernet8, speed: 400G}\n"
+    assert last in text
+    inv = tmp_path / "lab-4port.yaml"
+    inv.write_text(text.replace(last, last + "      - {name: Ethernet16, speed: 400G, admin_up: false}\n"
+                                             "      - {name: Ethernet24, speed: 400G}\n"), encoding="utf-8")
+    out = tmp_path / "out"
+    r = runner.invoke(app, ["plan", str(inv), "--out", str(out), "--no-scorecard"])
+    assert r.exit_code == 0, r.output
+    r = _simulate(out, f"lab-leaf1:{port}")
+    assert r.exit_code == 2, r.output
+    assert "(lossless false, ECN profile none): " + why in r.output, r.output
