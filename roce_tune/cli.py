@@ -605,7 +605,8 @@ _SIM_PROFILE = typer.Option(None, "--profile",
                             help="derived, bdp, nvidia-default, sonic-default or dcqcn-paper")
 _SIM_ECN = typer.Option(None, "--ecn", help="KMIN,KMAX,PMAX e.g. 150KB,1500KB,100 (instead of --profile)")
 _SIM_DCQCN = typer.Option(None, "--dcqcn",
-                          help="derived (default), firmware, or [derived|firmware,]KEY=VALUE,...")
+                          help="derived (default), firmware, or [derived|firmware,]KEY=VALUE,... (a list "
+                               "without a first word changes the default's values)")
 _SIM_MODEL = typer.Option(SimModel.M, "--model", help="M: byte counter + CNP pacing; T: timer only")
 _SIM_RTT = typer.Option("6.164us", "--base-rtt", help="propagation round trip without serialisation")
 _SIM_BUFFER = typer.Option(None, "--buffer", help="shared lossless pool in bytes (default 5306864)")

@@ -101,16 +101,18 @@ def _number(key: str, text: str) -> float:
 def resolve_dcqcn(spec: str | None, speed_gbps: int, plan: DcqcnParams | None = None) -> DcqcnParams:
     """DCQCN knobs from ``--dcqcn``: ``derived`` (default; the tuner's values for the speed), ``firmware``
     (mlx5 firmware defaults), or ``KEY=VALUE,...`` applied on top of ``derived`` or ``firmware`` when the
-    list starts with one of those words (``firmware,rpg_ai_rate_mbps=20``), else on top of firmware.
+    list starts with one of those words (``firmware,rpg_ai_rate_mbps=20``), else on top of ``derived``, the
+    values the command runs without ``--dcqcn`` (so ``rpg_ai_rate_mbps=20`` changes that knob alone; it
+    started from firmware, which at 400G also moved rpg_time_reset from the derived 75 us to 300 us).
     With ``plan`` (``simulate plan``: the DCQCN of the NIC behind the port) the word ``plan`` names those
-    values, and a list without a leading word applies on top of them, not of firmware.
+    values, and a list without a leading word applies on top of them.
 
     Raises:
         ValueError: unknown key, malformed item, a fraction or a value outside the NIC's range at
             ``speed_gbps`` (:func:`_nic_values`).
     """
     items = [s.strip() for s in (spec or "derived").split(",") if s.strip()]
-    base_name = "firmware" if plan is None else "plan"
+    base_name = "derived" if plan is None else "plan"
     if items and "=" not in items[0]:
         base_name = items.pop(0)
     base = _dcqcn_base(base_name, speed_gbps, plan)

@@ -77,6 +77,17 @@ def test_in_range_dcqcn_override_runs() -> None:
     assert (dq["rpg_time_reset_us"], dq["rpg_ai_rate_mbps"]) == (55, 20)
 
 
+def test_a_bare_dcqcn_list_changes_the_default_derived_values() -> None:
+    # at 400G the derived timer is not firmware's: a bare list started from firmware and moved it to 300 us
+    default = json.loads(_incast("--speed", "400G")[1])["scenario"]["dcqcn"]
+    code, output, _ = _incast("--speed", "400G", "--dcqcn", "rpg_ai_rate_mbps=20")
+    assert code == 0, output
+    data = json.loads(output)["scenario"]
+    assert default["rpg_time_reset_us"] != 300
+    assert data["dcqcn"] == {**default, "rpg_ai_rate_mbps": 20}
+    assert data["dcqcn_label"] == "derived,rpg_ai_rate_mbps=20"
+
+
 def test_unit_spellings_agree_and_a_seed_reproduces() -> None:
     a = json.loads(_incast("--base-rtt", "6.164us", "--message", "1MiB")[1])
     b = json.loads(_incast("--base-rtt", "6164ns", "--message", "1048576")[1])
