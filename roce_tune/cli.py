@@ -529,11 +529,14 @@ def _check_sim_link(fan_in: int, rtt_us: float, buffer_bytes: int, pfc_alpha: fl
                          "2^dynamic_th, e.g. 128 for dynamic_th 7, 0.5 for -1)")
 
 
-def _sim_json(sc: Scenario, summary: SeedSummary) -> str:
-    """The scenario as run (with its ECN and DCQCN settings) and the seeds' summary, as JSON."""
+def _sim_json(sc: Scenario, summary: SeedSummary, plan_port: PlanPort | None = None) -> str:
+    """The scenario as run (with its ECN and DCQCN settings; for ``simulate plan`` the port, ``DEVICE:PORT``,
+    else null) and the seeds' summary, as JSON."""
     incast = sc.kind == "incast"
     ecn_s, dq = sc.ecn, sc.dcqcn
-    data = {"scenario": {"kind": sc.kind, "speed_gbps": sc.speed_gbps, "fan_in": sc.fan_in, "model": sc.model,
+    port = f"{plan_port.device}:{plan_port.port}" if plan_port is not None else None
+    data = {"scenario": {"port": port, "kind": sc.kind, "speed_gbps": sc.speed_gbps, "fan_in": sc.fan_in,
+                         "model": sc.model,
                          "topology": sc.topology, "base_rtt_us": sc.base_rtt_us,
                          "buffer_bytes": sc.buffer_bytes,
                          "pfc_alpha": sc.pfc_alpha, "headroom_bytes": sc.headroom_effective_bytes,
@@ -596,7 +599,7 @@ def _sim_run(kind: str, speed: str, fan_in: int, size: str, profile: str | None,
         raise typer.Exit(2) from None
     summary = run_seeds(sc, seeds)
     if fmt is OutFormat.json:
-        print(_sim_json(sc, summary))
+        print(_sim_json(sc, summary, plan_port))
         return
     _sim_text(sc, summary, seeds, title)
 

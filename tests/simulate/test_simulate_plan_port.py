@@ -93,6 +93,7 @@ def test_dcqcn_override_changes_the_port_own_values(plan_dir: Path, spec: str, t
                             "100KB", "--seeds", "1", "--dcqcn", spec, "--format", "json"])
     assert r.exit_code == 0, r.output
     dq = json.loads(r.stdout)["scenario"]["dcqcn"]
+    assert json.loads(r.stdout)["scenario"]["port"] == "lab-leaf1:Ethernet0"  # was not said: which port?
     assert dq["rpg_ai_rate_mbps"] == 20
     timer = own.rpg_time_reset_us if timer_from == "plan" else 300
     assert own.rpg_time_reset_us != 300 and dq["rpg_time_reset_us"] == timer
