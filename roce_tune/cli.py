@@ -464,13 +464,23 @@ _SimLink = tuple[int, int, float, int, float, "EcnSetting", "DcqcnParams"]
 
 def _sim_link_of_plan(pp: PlanPort, profile: str | None, ecn: str | None, dcqcn: str | None) -> _SimLink:
     """The link of a plan port (``simulate plan``); ``--profile``/``--ecn``/``--dcqcn`` replace its
-    settings (a ``--dcqcn KEY=VALUE,...`` list changes the port's own DCQCN values)."""
+    settings (a ``--dcqcn KEY=VALUE,...`` list changes the port's own DCQCN values).
+
+    Raises:
+        ValueError: a bad option, or no ``--dcqcn`` for a port whose NICs run without DCQCN (simulating the
+            values the plan keeps would show DCQCN acting where it does not).
+    """
     from roce_tune.simulate.settings import resolve_dcqcn, resolve_ecn
 
     speed_gbps, rtt_us, buf, alpha = pp.speed_gbps, pp.base_rtt_us, pp.buffer_bytes, pp.pfc_alpha
     fan_in = pp.fan_in
     ecn_s = pp.ecn if not (profile or ecn) else resolve_ecn(profile, ecn, speed_gbps, fan_in, rtt_us, buf,
                                                             alpha)
+    if dcqcn is None and not pp.dcqcn_enabled:
+        raise ValueError(f"{pp.device}:{pp.port}: DCQCN is off on the NICs behind it in this plan "
+                         "(policy.dcqcn false: PFC alone), and the simulator models senders that react to "
+                         "CNPs; give --dcqcn plan (the values the plan keeps for re-enabling), derived or "
+                         "firmware to simulate it with DCQCN on")
     dq = pp.dcqcn if dcqcn is None else resolve_dcqcn(dcqcn, speed_gbps, plan=pp.dcqcn)
     return speed_gbps, fan_in, rtt_us, buf, alpha, ecn_s, dq
 

@@ -184,10 +184,13 @@ def _nic_values(over: dict[str, float], speed_gbps: int) -> dict[str, float]:
 
 @dataclass(frozen=True)
 class PlanPort(SimInputs):
-    """:class:`SimInputs` of one switch port of a plan (all from plan.json), with its device and port."""
+    """:class:`SimInputs` of one switch port of a plan (all from plan.json), with its device and port, and
+    whether the NIC whose DCQCN values it carries runs DCQCN (False under ``policy.dcqcn: false``: the plan
+    keeps the values for re-enabling, and the simulator has no PFC-only sender)."""
 
     device: str = ""
     port: str = ""
+    dcqcn_enabled: bool = True
 
 
 def plan_port(plan_dir: Path, ref: str) -> PlanPort:
@@ -323,6 +326,8 @@ def port_inputs(plan: Plan, sw: SwitchPlan, pp: PortPlan, ref: str | None = None
             pool.
     """
     ref = ref or f"{sw.name}:{pp.name}"
+    nics = nics or nic_index(plan)
+    nic = nics[0].get(ref) or nics[1].get(pp.speed_gbps)
     prof = next((e for e in sw.ecn_profiles if e.name == pp.ecn_profile), None)
     if prof is None:
         known = ", ".join(e.name for e in sw.ecn_profiles) or "none"
@@ -335,7 +340,8 @@ def port_inputs(plan: Plan, sw: SwitchPlan, pp: PortPlan, ref: str | None = None
     return PlanPort(speed_gbps=pp.speed_gbps, fan_in=max(1, pp.fan_in), base_rtt_us=prof.base_rtt_us,
                     buffer_bytes=pool.size_bytes, pfc_alpha=_pool_alpha(sw, pool.name, pp),
                     ecn=EcnSetting(prof.kmin_bytes, prof.kmax_bytes, prof.pmax_percent, label=prof.name),
-                    dcqcn=_port_dcqcn(nics or nic_index(plan), pp, ref), device=sw.name, port=pp.name)
+                    dcqcn=_port_dcqcn(nic, pp), device=sw.name, port=pp.name,
+                    dcqcn_enabled=nic is None or nic.dcqcn.enabled)
 
 
 def _pool_alpha(sw: SwitchPlan, pool_name: str, pp: PortPlan | None = None) -> float:
@@ -350,9 +356,9 @@ def _pool_alpha(sw: SwitchPlan, pool_name: str, pp: PortPlan | None = None) -> f
     return 2.0 ** main.dynamic_th if main and main.dynamic_th is not None else DEFAULT_PFC_ALPHA
 
 
-def _port_dcqcn(nics: NicIndex, pp: PortPlan, ref: str) -> DcqcnParams:
-    """DCQCN of the NIC cabled to ``ref``, else of any NIC at the port's speed, else the derived values."""
-    nic = nics[0].get(ref) or nics[1].get(pp.speed_gbps)
+def _port_dcqcn(nic: NicPlan | None, pp: PortPlan) -> DcqcnParams:
+    """DCQCN of ``nic`` (the NIC cabled to the port, else any NIC at the port's speed), else the derived
+    values."""
     if nic:
         return DcqcnParams.from_params(nic.dcqcn.params, label=f"{nic.netdev} plan")
     return _derived_dcqcn(pp.speed_gbps)

@@ -159,3 +159,22 @@ def test_lossy_port_of_a_real_plan_says_why(tmp_path: Path, port: str, why: str)
     r = _simulate(out, f"lab-leaf1:{port}")
     assert r.exit_code == 2, r.output
     assert "(lossless false, ECN profile none): " + why in r.output, r.output
+
+
+def test_port_of_a_plan_without_dcqcn_needs_an_explicit_dcqcn(tmp_path: Path) -> None:
+    # policy.dcqcn false: the NICs run PFC alone; simulate plan ran the kept values as if DCQCN acted
+    text = (ROOT / "inventories" / "lab-2node.yaml").read_text(encoding="utf-8")
+    assert "  cnp_priority: 6\n" in text
+    inv = tmp_path / "lab-pfc-only.yaml"
+    inv.write_text(text.replace("  cnp_priority: 6\n", "  cnp_priority: 6\n  dcqcn: false\n"),
+                   encoding="utf-8")
+    out = tmp_path / "out"
+    r = runner.invoke(app, ["plan", str(inv), "--out", str(out), "--no-scorecard"])
+    assert r.exit_code == 0, r.output
+    r = _simulate(out, "lab-leaf1:Ethernet0")
+    assert r.exit_code == 2, r.output
+    assert "lab-leaf1:Ethernet0: DCQCN is off on the NICs behind it" in r.output, r.output
+    r = runner.invoke(app, ["simulate", "plan", str(out), "--port", "lab-leaf1:Ethernet0", "--message",
+                            "100KB", "--seeds", "1", "--dcqcn", "plan", "--format", "json"])
+    assert r.exit_code == 0, r.output
+    assert json.loads(r.stdout)["scenario"]["dcqcn"]["rpg_time_reset_us"] == 75
