@@ -348,13 +348,15 @@ def _leave_to_exit(*objects: object) -> None:
 
 def _explain_scorecard(the_plan: Plan, target: str) -> None:
     """Print the simulator scorecard of the port class of ``target`` (DEVICE:PORT, a lossless switch port)."""
+    from roce_tune.render.review import scorecard_caveat
     from roce_tune.simulate.scorecard import port_class_of, scorecard, scorecard_lines
 
     device, _, port = target.partition(":")
     pc = port_class_of(the_plan, device, port) if port else None
     if pc is not None:
         out.print("")
-        out.print("\n".join(scorecard_lines(scorecard(pc))), markup=False, highlight=False)
+        out.print("\n".join(scorecard_caveat(the_plan) + scorecard_lines(scorecard(pc))), markup=False,
+                  highlight=False)
 
 
 def _print_calc(result: dict[str, object], fmt: OutFormat) -> None:
