@@ -665,7 +665,8 @@ def simulate_plan(
     plan_dir: Path = typer.Argument(..., help="a directory written by `roce-tune plan` (reads plan.json)"),
     port: str = typer.Option(..., "--port", help="DEVICE:PORT, e.g. leaf1:Ethernet0"),
     kind: str = typer.Option("incast", "--kind", help="incast or long-lived"),
-    message: str = typer.Option("8MB", "--message"), duration: str = typer.Option("40ms", "--duration"),
+    message: str | None = typer.Option(None, "--message", help="bytes per sender, incast (default 8MB)"),
+    duration: str | None = typer.Option(None, "--duration", help="run length, long-lived (default 40ms)"),
     profile: str | None = _SIM_PROFILE, ecn: str | None = _SIM_ECN, dcqcn: str | None = _SIM_DCQCN,
     model: SimModel = _SIM_MODEL, seeds: int = typer.Option(5, "--seeds"), topology: SimTopology = _SIM_TOPO,
     fmt: OutFormat = typer.Option(OutFormat.text, "--format"),
@@ -678,13 +679,19 @@ def simulate_plan(
     if kind not in ("incast", "long-lived"):
         err.print(f"error: --kind {kind!r}: incast or long-lived")
         raise typer.Exit(2)
+    stray = "--duration" if kind == "incast" and duration is not None else (
+        "--message" if kind == "long-lived" and message is not None else "")
+    if stray:  # it was ignored: a long-lived run has no message size, an incast no duration
+        err.print(f"error: {stray} does not apply to --kind {kind} (--message is for incast, --duration for "
+                  "long-lived)")
+        raise typer.Exit(2)
     try:
         pp = plan_port(plan_dir, port)
     except ValueError as exc:
         err.print(f"error: {exc}")
         raise typer.Exit(2) from None
-    _sim_run(kind, "", pp.fan_in, message if kind == "incast" else duration, profile, ecn, dcqcn, model,
-             seeds,
+    size = (message or "8MB") if kind == "incast" else (duration or "40ms")
+    _sim_run(kind, "", pp.fan_in, size, profile, ecn, dcqcn, model, seeds,
              "", None, pp.pfc_alpha, topology, fmt, plan_port=pp,
              title=f"{port} ({pp.speed_gbps}G, fan-in {pp.fan_in}, pool {pp.buffer_bytes} B, alpha "
                    f"{pp.pfc_alpha:g}): {kind}, model {model.value}, {seeds} seed(s)")

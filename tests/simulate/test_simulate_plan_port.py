@@ -178,3 +178,14 @@ def test_port_of_a_plan_without_dcqcn_needs_an_explicit_dcqcn(tmp_path: Path) ->
                             "100KB", "--seeds", "1", "--dcqcn", "plan", "--format", "json"])
     assert r.exit_code == 0, r.output
     assert json.loads(r.stdout)["scenario"]["dcqcn"]["rpg_time_reset_us"] == 75
+
+
+@pytest.mark.parametrize(("kind", "option", "value"), [("long-lived", "--message", "1MB"),
+                                                       ("incast", "--duration", "10ms")])
+def test_option_of_the_other_kind_is_refused_not_ignored(plan_dir: Path, kind: str, option: str,
+                                                         value: str) -> None:
+    # was run with the option ignored (a long-lived run has no message size, an incast no duration)
+    r = runner.invoke(app, ["simulate", "plan", str(plan_dir), "--port", "lab-leaf1:Ethernet0", "--kind",
+                            kind, option, value, "--seeds", "1"])
+    assert r.exit_code == 2, r.output
+    assert f"{option} does not apply to --kind {kind}" in r.output
