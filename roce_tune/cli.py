@@ -349,13 +349,15 @@ def _leave_to_exit(*objects: object) -> None:
 
 def _explain_scorecard(the_plan: Plan, target: str) -> None:
     """Print the simulator scorecard of the port class of ``target`` (DEVICE:PORT, a lossless switch port)."""
+    from roce_tune.render.review import scorecard_caveat
     from roce_tune.simulate.scorecard import port_class_of, scorecard, scorecard_lines
 
     device, _, port = target.partition(":")
     pc = port_class_of(the_plan, device, port) if port else None
     if pc is not None:
         out.print("")
-        out.print("\n".join(scorecard_lines(scorecard(pc))), markup=False, highlight=False)
+        out.print("\n".join(scorecard_caveat(the_plan) + scorecard_lines(scorecard(pc))), markup=False,
+                  highlight=False)
 
 
 def _print_calc(result: dict[str, object], fmt: OutFormat) -> None:
@@ -465,13 +467,23 @@ _SimLink = tuple[int, int, float, int, float, "EcnSetting", "DcqcnParams"]
 
 def _sim_link_of_plan(pp: PlanPort, profile: str | None, ecn: str | None, dcqcn: str | None) -> _SimLink:
     """The link of a plan port (``simulate plan``); ``--profile``/``--ecn``/``--dcqcn`` replace its
-    settings (a ``--dcqcn KEY=VALUE,...`` list changes the port's own DCQCN values)."""
+    settings (a ``--dcqcn KEY=VALUE,...`` list changes the port's own DCQCN values).
+
+    Raises:
+        ValueError: a bad option, or no ``--dcqcn`` for a port whose NICs run without DCQCN (simulating the
+            values the plan keeps would show DCQCN acting where it does not).
+    """
     from roce_tune.simulate.settings import resolve_dcqcn, resolve_ecn
 
     speed_gbps, rtt_us, buf, alpha = pp.speed_gbps, pp.base_rtt_us, pp.buffer_bytes, pp.pfc_alpha
     fan_in = pp.fan_in
     ecn_s = pp.ecn if not (profile or ecn) else resolve_ecn(profile, ecn, speed_gbps, fan_in, rtt_us, buf,
                                                             alpha)
+    if dcqcn is None and not pp.dcqcn_enabled:
+        raise ValueError(f"{pp.device}:{pp.port}: DCQCN is off on the NICs behind it in this plan "
+                         "(policy.dcqcn false: PFC alone), and the simulator models senders that react to "
+                         "CNPs; give --dcqcn plan (the values the plan keeps for re-enabling), derived or "
+                         "firmware to simulate it with DCQCN on")
     dq = pp.dcqcn if dcqcn is None else resolve_dcqcn(dcqcn, speed_gbps, plan=pp.dcqcn)
     return speed_gbps, fan_in, rtt_us, buf, alpha, ecn_s, dq
 
@@ -483,12 +495,25 @@ def _sim_link_of_args(speed: str, fan_in: int, profile: str | None, ecn: str | N
     from roce_tune.simulate.settings import resolve_dcqcn, resolve_ecn
     from roce_tune.units import parse_bytes, parse_speed_gbps, parse_time_us
 
-    speed_gbps = parse_speed_gbps(speed)
-    rtt_us = parse_time_us(base_rtt)
-    buf = parse_bytes(buffer) if buffer is not None else DEFAULT_BUFFER_BYTES
+    speed_gbps = _sim_option("--speed", parse_speed_gbps, speed)
+    rtt_us = _sim_option("--base-rtt", parse_time_us, base_rtt)
+    buf = _sim_option("--buffer", parse_bytes, buffer) if buffer is not None else DEFAULT_BUFFER_BYTES
     _check_sim_link(fan_in, rtt_us, buf, pfc_alpha)
     ecn_s = resolve_ecn(profile, ecn, speed_gbps, fan_in, rtt_us, buf, pfc_alpha)
     return speed_gbps, fan_in, rtt_us, buf, pfc_alpha, ecn_s, resolve_dcqcn(dcqcn, speed_gbps)
+
+
+def _sim_option(option: str, parse: Callable[[str], _R], value: str) -> _R:
+    """``parse(value)``, its ValueError prefixed with ``option`` (the simulator takes three byte counts and
+    two times: "'1e9' is not a byte count" alone does not say which option was wrong).
+
+    Raises:
+        ValueError: ``OPTION: <the parser's message>``.
+    """
+    try:
+        return parse(value)
+    except ValueError as exc:
+        raise ValueError(f"{option}: {exc}") from None
 
 
 def _check_sim_link(fan_in: int, rtt_us: float, buffer_bytes: int, pfc_alpha: float) -> None:
@@ -517,11 +542,14 @@ def _check_sim_link(fan_in: int, rtt_us: float, buffer_bytes: int, pfc_alpha: fl
                          "2^dynamic_th, e.g. 128 for dynamic_th 7, 0.5 for -1)")
 
 
-def _sim_json(sc: Scenario, summary: SeedSummary) -> str:
-    """The scenario as run (with its ECN and DCQCN settings) and the seeds' summary, as JSON."""
+def _sim_json(sc: Scenario, summary: SeedSummary, plan_port: PlanPort | None = None) -> str:
+    """The scenario as run (with its ECN and DCQCN settings; for ``simulate plan`` the port, ``DEVICE:PORT``,
+    else null) and the seeds' summary, as JSON."""
     incast = sc.kind == "incast"
     ecn_s, dq = sc.ecn, sc.dcqcn
-    data = {"scenario": {"kind": sc.kind, "speed_gbps": sc.speed_gbps, "fan_in": sc.fan_in, "model": sc.model,
+    port = f"{plan_port.device}:{plan_port.port}" if plan_port is not None else None
+    data = {"scenario": {"port": port, "kind": sc.kind, "speed_gbps": sc.speed_gbps, "fan_in": sc.fan_in,
+                         "model": sc.model,
                          "topology": sc.topology, "base_rtt_us": sc.base_rtt_us,
                          "buffer_bytes": sc.buffer_bytes,
                          "pfc_alpha": sc.pfc_alpha, "headroom_bytes": sc.headroom_effective_bytes,
@@ -572,8 +600,9 @@ def _sim_run(kind: str, speed: str, fan_in: int, size: str, profile: str | None,
         link = (_sim_link_of_plan(plan_port, profile, ecn, dcqcn) if plan_port is not None
                 else _sim_link_of_args(speed, fan_in, profile, ecn, dcqcn, base_rtt, buffer, pfc_alpha))
         speed_gbps, fan_in, rtt_us, buf, alpha, ecn_s, dq = link
-        extra: dict[str, object] = ({"message_bytes": parse_bytes(size)} if kind == "incast"
-                                    else {"duration_us": parse_time_us(size)})
+        extra: dict[str, object] = (
+            {"message_bytes": _sim_option("--message", parse_bytes, size)} if kind == "incast"
+            else {"duration_us": _sim_option("--duration", parse_time_us, size)})
         sc = Scenario(kind=kind,  # type: ignore[arg-type]
                       speed_gbps=speed_gbps, fan_in=fan_in, ecn=ecn_s, dcqcn=dq,
                       model=model.value, base_rtt_us=rtt_us, buffer_bytes=buf, pfc_alpha=alpha,
@@ -583,7 +612,7 @@ def _sim_run(kind: str, speed: str, fan_in: int, size: str, profile: str | None,
         raise typer.Exit(2) from None
     summary = run_seeds(sc, seeds)
     if fmt is OutFormat.json:
-        print(_sim_json(sc, summary))
+        print(_sim_json(sc, summary, plan_port))
         return
     _sim_text(sc, summary, seeds, title)
 
@@ -592,7 +621,8 @@ _SIM_PROFILE = typer.Option(None, "--profile",
                             help="derived, bdp, nvidia-default, sonic-default or dcqcn-paper")
 _SIM_ECN = typer.Option(None, "--ecn", help="KMIN,KMAX,PMAX e.g. 150KB,1500KB,100 (instead of --profile)")
 _SIM_DCQCN = typer.Option(None, "--dcqcn",
-                          help="derived (default), firmware, or [derived|firmware,]KEY=VALUE,...")
+                          help="derived (default), firmware, or [derived|firmware,]KEY=VALUE,... (a list "
+                               "without a first word changes the default's values)")
 _SIM_MODEL = typer.Option(SimModel.M, "--model", help="M: byte counter + CNP pacing; T: timer only")
 _SIM_RTT = typer.Option("6.164us", "--base-rtt", help="propagation round trip without serialisation")
 _SIM_BUFFER = typer.Option(None, "--buffer", help="shared lossless pool in bytes (default 5306864)")
@@ -636,7 +666,8 @@ def simulate_plan(
     plan_dir: Path = typer.Argument(..., help="a directory written by `roce-tune plan` (reads plan.json)"),
     port: str = typer.Option(..., "--port", help="DEVICE:PORT, e.g. leaf1:Ethernet0"),
     kind: str = typer.Option("incast", "--kind", help="incast or long-lived"),
-    message: str = typer.Option("8MB", "--message"), duration: str = typer.Option("40ms", "--duration"),
+    message: str | None = typer.Option(None, "--message", help="bytes per sender, incast (default 8MB)"),
+    duration: str | None = typer.Option(None, "--duration", help="run length, long-lived (default 40ms)"),
     profile: str | None = _SIM_PROFILE, ecn: str | None = _SIM_ECN, dcqcn: str | None = _SIM_DCQCN,
     model: SimModel = _SIM_MODEL, seeds: int = typer.Option(5, "--seeds"), topology: SimTopology = _SIM_TOPO,
     fmt: OutFormat = typer.Option(OutFormat.text, "--format"),
@@ -649,13 +680,19 @@ def simulate_plan(
     if kind not in ("incast", "long-lived"):
         err.print(f"error: --kind {kind!r}: incast or long-lived")
         raise typer.Exit(2)
+    stray = "--duration" if kind == "incast" and duration is not None else (
+        "--message" if kind == "long-lived" and message is not None else "")
+    if stray:  # it was ignored: a long-lived run has no message size, an incast no duration
+        err.print(f"error: {stray} does not apply to --kind {kind} (--message is for incast, --duration for "
+                  "long-lived)")
+        raise typer.Exit(2)
     try:
         pp = plan_port(plan_dir, port)
     except ValueError as exc:
         err.print(f"error: {exc}")
         raise typer.Exit(2) from None
-    _sim_run(kind, "", pp.fan_in, message if kind == "incast" else duration, profile, ecn, dcqcn, model,
-             seeds,
+    size = (message or "8MB") if kind == "incast" else (duration or "40ms")
+    _sim_run(kind, "", pp.fan_in, size, profile, ecn, dcqcn, model, seeds,
              "", None, pp.pfc_alpha, topology, fmt, plan_port=pp,
              title=f"{port} ({pp.speed_gbps}G, fan-in {pp.fan_in}, pool {pp.buffer_bytes} B, alpha "
                    f"{pp.pfc_alpha:g}): {kind}, model {model.value}, {seeds} seed(s)")

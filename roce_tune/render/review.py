@@ -38,6 +38,18 @@ def _table(header: list[str], rows: list[list[object]]) -> list[str]:
     return out
 
 
+def scorecard_caveat(plan: Plan) -> list[str]:
+    """What the scorecards of ``plan`` are evidence of when that is not the plan as it runs: under
+    ``policy.dcqcn: false`` the NICs run PFC alone while the simulator's senders react to CNPs (with the DCQCN
+    values the plan keeps for re-enabling). Markdown lines (a paragraph and a blank line), else none."""
+    if plan.policy.get("dcqcn") is not False:
+        return []
+    return ["**DCQCN is off in this plan** (policy.dcqcn false: the NICs run PFC alone), and the simulator's "
+            "senders react to CNPs: every scorecard row runs the plan's ECN values with the DCQCN values it "
+            "keeps for re-enabling. They show what re-enabling DCQCN would give, not what this plan runs "
+            "(without DCQCN the ECN marks change no sender's rate).", ""]
+
+
 def render_scorecards(plan: Plan, scorecards: list[Scorecard] | None) -> list[str]:
     """The "Objective and simulated evidence" section: the objective, what it traded, and one simulator
     scorecard per lossless port class (roce_tune.simulate.scorecard). Empty when ``scorecards`` is None
@@ -55,6 +67,7 @@ def render_scorecards(plan: Plan, scorecards: list[Scorecard] | None) -> list[st
              "reaction-point models (M: byte counter + CNP pacing; T: timer only). Target: incast "
              "efficiency >= the best default - 2 points with no more PFC pause than it, long-lived "
              "utilisation >= 99 %.", ""]
+    lines += scorecard_caveat(plan)
     if not scorecards:
         lines += ["No lossless port class to simulate.", ""]
     for card in scorecards:

@@ -29,6 +29,8 @@ DEFAULT_BUFFER_BYTES = 5_306_864
 DEFAULT_PFC_ALPHA = 128.0
 #: Incast senders start at t0 + U(0, jitter).
 DEFAULT_START_JITTER_US = 5.0
+#: most senders onto the one bottleneck (:attr:`Scenario.fan_in`)
+MAX_FAN_IN = 1024
 #: base RTTs the measured half of a long-lived run spans at least (:attr:`Scenario.min_duration_us`)
 MIN_MEASURED_RTTS = 10
 
@@ -139,7 +141,7 @@ class DcqcnParams:
 _SCENARIO_CHECKS: tuple[tuple[Callable[[Scenario], bool], Callable[[Scenario], str]], ...] = (
     (lambda s: s.kind not in ("incast", "long-lived"), lambda s: f"kind {s.kind!r} (incast or long-lived)"),
     (lambda s: s.speed_gbps <= 0, lambda s: f"speed_gbps {s.speed_gbps} must be > 0"),
-    (lambda s: not 1 <= s.fan_in <= 1024, lambda s: f"fan_in {s.fan_in} must be 1..1024"),
+    (lambda s: not 1 <= s.fan_in <= MAX_FAN_IN, lambda s: f"fan_in {s.fan_in} must be 1..{MAX_FAN_IN}"),
     (lambda s: s.kind == "incast" and s.message_bytes <= 0, lambda s: f"message_bytes {s.message_bytes} must "
      "be > 0"),
     (lambda s: s.kind == "long-lived" and not s.duration_us > 0, lambda s: f"duration_us {s.duration_us} "

@@ -134,3 +134,22 @@ def test_plan_md_names_a_default_that_would_meet_every_row() -> None:
     assert "\n".join(scorecard_lines(_card([("1 MB x 4", "incast",
                                              {**row, "derived": (90.0, 0.0, 0.0)})]))).count(
         "would meet") == 0  # a class the plan meets gets no verdict
+
+
+def test_plan_md_says_the_scorecard_runs_dcqcn_a_plan_turned_off(tmp_path: Path) -> None:
+    # policy.dcqcn false: the scorecard simulated DCQCN acting; plan.md presented it as this plan's evidence
+    row = {"derived": (90.0, 0.0, 0.0), "nvidia-default": (80.0, 0.0, 0.0), "sonic-default": (90.0, 0.0, 0.0),
+           "dcqcn-paper": (60.0, 0.0, 0.0)}
+    card = _card([("1 MB x 1", "incast", row)])
+    text = (ROOT / "inventories" / "lab-2node.yaml").read_text(encoding="utf-8")
+    assert "  cnp_priority: 6\n" in text
+    inv = tmp_path / "lab-pfc-only.yaml"
+    inv.write_text(text.replace("  cnp_priority: 6\n", "  cnp_priority: 6\n  dcqcn: false\n"),
+                   encoding="utf-8")
+    off = render_review(derive_plan(load_inventory(str(inv))), scorecards=[card])
+    assert "**DCQCN is off in this plan** (policy.dcqcn false" in off
+    assert "not what this plan runs" in off and "| 1 MB x 1 | T |" in off
+    assert "DCQCN is off in this plan" not in render_review(_plan("lab-2node"), scorecards=[card])
+    r = runner.invoke(app, ["explain", str(inv), "lab-leaf1:Ethernet0", "kmax_bytes"])  # the same scorecard
+    assert r.exit_code == 0, r.output
+    assert "DCQCN is off in this plan" in r.output and "| 8 MB x 1 | T |" in r.output

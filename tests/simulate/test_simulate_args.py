@@ -37,6 +37,19 @@ def _incast(*args: str) -> tuple[int, str, BaseException | None]:
     (["--dcqcn", "rpg_ai_rate_mbps=1e12"], "outside 1..100000 at 100G"),  # was run above line rate
     (["--dcqcn", "firmware,rpg_threshold=0"], "rpg_threshold=0 is outside 1..31"),
     (["--dcqcn", "cnp_dscp=26"], "unknown DCQCN parameter(s) cnp_dscp"),
+    # dynamic_th -8 is alpha 0 to the tuner: was "ECN needs 0 <= Kmin < Kmax (got Kmin 0 B, Kmax 0 B)"
+    (["--pfc-alpha", "0.00390625"], "PFC alpha 0.00390625 is dynamic_th -8"),
+    (["--pfc-alpha", "0.001", "--profile", "bdp"], "--profile bdp: PFC alpha 0.001 is dynamic_th -8"),
+    # was run with the last value, silently
+    (["--dcqcn", "rpg_ai_rate_mbps=20, rpg_ai_rate_mbps=30"], "--dcqcn rpg_ai_rate_mbps is given twice"),
+    # three options take bytes and two take a time: the message names the one that was wrong
+    (["--message", "1e9"], "--message: '1e9' is not a byte count"),
+    (["--buffer", "8mb"], "--buffer: '8mb' is not a byte count"),
+    (["--base-rtt", "6us RTT"], "--base-rtt: '6us RTT' is not a time"),
+    (["--speed", "100GE"], "--speed: '100GE' is not a speed"),
+    (["--speed", "123G"], "--speed: '123G' is not a supported port speed"),
+    # was "could not convert string to float: 'x'"
+    (["--ecn", "150KB,1500KB,x"], "--ecn '150KB,1500KB,x': PMAX 'x' is not a number"),
 ])
 def test_bad_link_or_nic_value_is_named_and_exits_2(args: list[str], says: str) -> None:
     code, output, exc = _incast(*args)
@@ -45,11 +58,34 @@ def test_bad_link_or_nic_value_is_named_and_exits_2(args: list[str], says: str) 
     assert says in output
 
 
+def test_a_bad_duration_names_the_option() -> None:
+    r = runner.invoke(app, ["simulate", "long-lived", "--fan-in", "2", "--duration", "1s", "--seeds", "1"])
+    assert r.exit_code == 2, r.output
+    assert "--duration: '1s' is not a time" in r.output
+
+
+def test_an_alpha_of_dynamic_th_minus_8_runs_with_given_ecn_values() -> None:
+    code, output, _ = _incast("--pfc-alpha", "0.00390625", "--ecn", "5KB,200KB,1")
+    assert code == 0, output
+    assert json.loads(output)["scenario"]["pfc_alpha"] == 0.00390625
+
+
 def test_in_range_dcqcn_override_runs() -> None:
     code, output, _ = _incast("--dcqcn", "firmware,rpg_time_reset_us=55,rpg_ai_rate_mbps=20")
     assert code == 0, output
     dq = json.loads(output)["scenario"]["dcqcn"]
     assert (dq["rpg_time_reset_us"], dq["rpg_ai_rate_mbps"]) == (55, 20)
+
+
+def test_a_bare_dcqcn_list_changes_the_default_derived_values() -> None:
+    # at 400G the derived timer is not firmware's: a bare list started from firmware and moved it to 300 us
+    default = json.loads(_incast("--speed", "400G")[1])["scenario"]["dcqcn"]
+    code, output, _ = _incast("--speed", "400G", "--dcqcn", "rpg_ai_rate_mbps=20")
+    assert code == 0, output
+    data = json.loads(output)["scenario"]
+    assert default["rpg_time_reset_us"] != 300
+    assert data["dcqcn"] == {**default, "rpg_ai_rate_mbps": 20}
+    assert data["dcqcn_label"] == "derived,rpg_ai_rate_mbps=20"
 
 
 def test_unit_spellings_agree_and_a_seed_reproduces() -> None:

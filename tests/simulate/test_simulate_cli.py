@@ -26,6 +26,7 @@ def test_incast_json_has_unit_named_keys() -> None:
     assert 0 < data["efficiency_percent"] <= 100
     assert data["scenario"]["ecn"]["kmax_bytes"] == 2_097_152
     assert data["seeds"] == [1, 2]
+    assert data["scenario"]["port"] is None
 
 
 @pytest.mark.parametrize("args", [

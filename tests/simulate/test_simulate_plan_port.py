@@ -93,6 +93,99 @@ def test_dcqcn_override_changes_the_port_own_values(plan_dir: Path, spec: str, t
                             "100KB", "--seeds", "1", "--dcqcn", spec, "--format", "json"])
     assert r.exit_code == 0, r.output
     dq = json.loads(r.stdout)["scenario"]["dcqcn"]
+    assert json.loads(r.stdout)["scenario"]["port"] == "lab-leaf1:Ethernet0"  # was not said: which port?
     assert dq["rpg_ai_rate_mbps"] == 20
     timer = own.rpg_time_reset_us if timer_from == "plan" else 300
     assert own.rpg_time_reset_us != 300 and dq["rpg_time_reset_us"] == timer
+
+
+def _port0(edit: Callable[[dict[str, Any]], None]) -> Callable[[dict[str, Any]], None]:
+    return lambda d: edit(d["switches"][0]["ports"][0])
+
+
+def _shared(kind: str, field: str, value: object) -> Callable[[dict[str, Any]], None]:
+    def edit(d: dict[str, Any]) -> None:
+        for section in d["shared"][kind].values():
+            if kind == "Buffers":
+                section = next(p for p in section["pools"] if p["name"] == "ingress_lossless_pool")
+            section[field] = value
+    return edit
+
+
+@pytest.mark.parametrize(("edit", "says"), [
+    # was simulated as a 123 Gb/s link
+    (_port0(lambda p: p.update(speed_gbps=123)), "lab-leaf1:Ethernet0 speed_gbps: 123 is not a supported"),
+    # was "invalid scenario: speed_gbps 0 must be > 0" (no file, no port)
+    (_port0(lambda p: p.update(speed_gbps=0)), "lab-leaf1:Ethernet0 speed_gbps: 0 is not a supported port"),
+    # was simulated with fan-in 1
+    (_port0(lambda p: p.update(fan_in=-5)), "lab-leaf1:Ethernet0 fan_in -5: must be 0..1024"),
+    # was "invalid scenario: fan_in 5000 must be 1..1024"
+    (_port0(lambda p: p.update(fan_in=5000)), "lab-leaf1:Ethernet0 fan_in 5000: must be 0..1024"),
+    # was "invalid scenario: base_rtt_us 0.0 must be > 0"
+    (_shared("EcnProfile", "base_rtt_us", 0), "base_rtt_us 0 must be above 0"),
+    # was "invalid scenario: buffer_bytes 100 must hold one 4144 B frame"
+    (_shared("Buffers", "size_bytes", 100), "ingress lossless pool size_bytes 100 cannot hold one 4144 B"),
+])
+def test_edited_value_the_simulator_cannot_run_names_file_port_and_field(
+        plan_dir: Path, tmp_path: Path, edit: Callable[[dict[str, Any]], None], says: str) -> None:
+    edited = _edited(plan_dir, tmp_path, edit)
+    r = _simulate(edited, "lab-leaf1:Ethernet0")
+    assert r.exit_code == 2, r.output
+    assert r.exception is None or isinstance(r.exception, SystemExit), repr(r.exception)
+    assert f"{edited / 'plan.json'}: " in r.output and says in r.output, r.output
+
+
+def test_edited_fan_in_0_is_simulated_as_one_sender(plan_dir: Path, tmp_path: Path) -> None:
+    edited = _edited(plan_dir, tmp_path, _port0(lambda p: p.update(fan_in=0)))
+    r = runner.invoke(app, ["simulate", "plan", str(edited), "--port", "lab-leaf1:Ethernet0", "--message",
+                            "100KB", "--seeds", "1", "--format", "json"])
+    assert r.exit_code == 0, r.output
+    assert json.loads(r.stdout)["scenario"]["fan_in"] == 1
+
+
+@pytest.mark.parametrize(("port", "why"), [("Ethernet16", "it is admin down in the inventory"),
+                                           ("Ethernet24", "nothing is cabled to it in the inventory")])
+def test_lossy_port_of_a_real_plan_says_why(tmp_path: Path, port: str, why: str) -> None:
+    # was only "(lossless false, ECN profile none)": the engineer had to work out why from the inventory
+    text = (ROOT / "inventories" / "lab-2node.yaml").read_text(encoding="utf-8")
+    last = "      - {name: Ethernet8, speed: 400G}\n"
+    assert last in text
+    inv = tmp_path / "lab-4port.yaml"
+    inv.write_text(text.replace(last, last + "      - {name: Ethernet16, speed: 400G, admin_up: false}\n"
+                                             "      - {name: Ethernet24, speed: 400G}\n"), encoding="utf-8")
+    out = tmp_path / "out"
+    r = runner.invoke(app, ["plan", str(inv), "--out", str(out), "--no-scorecard"])
+    assert r.exit_code == 0, r.output
+    r = _simulate(out, f"lab-leaf1:{port}")
+    assert r.exit_code == 2, r.output
+    assert "(lossless false, ECN profile none): " + why in r.output, r.output
+
+
+def test_port_of_a_plan_without_dcqcn_needs_an_explicit_dcqcn(tmp_path: Path) -> None:
+    # policy.dcqcn false: the NICs run PFC alone; simulate plan ran the kept values as if DCQCN acted
+    text = (ROOT / "inventories" / "lab-2node.yaml").read_text(encoding="utf-8")
+    assert "  cnp_priority: 6\n" in text
+    inv = tmp_path / "lab-pfc-only.yaml"
+    inv.write_text(text.replace("  cnp_priority: 6\n", "  cnp_priority: 6\n  dcqcn: false\n"),
+                   encoding="utf-8")
+    out = tmp_path / "out"
+    r = runner.invoke(app, ["plan", str(inv), "--out", str(out), "--no-scorecard"])
+    assert r.exit_code == 0, r.output
+    r = _simulate(out, "lab-leaf1:Ethernet0")
+    assert r.exit_code == 2, r.output
+    assert "lab-leaf1:Ethernet0: DCQCN is off on the NICs behind it" in r.output, r.output
+    r = runner.invoke(app, ["simulate", "plan", str(out), "--port", "lab-leaf1:Ethernet0", "--message",
+                            "100KB", "--seeds", "1", "--dcqcn", "plan", "--format", "json"])
+    assert r.exit_code == 0, r.output
+    assert json.loads(r.stdout)["scenario"]["dcqcn"]["rpg_time_reset_us"] == 75
+
+
+@pytest.mark.parametrize(("kind", "option", "value"), [("long-lived", "--message", "1MB"),
+                                                       ("incast", "--duration", "10ms")])
+def test_option_of_the_other_kind_is_refused_not_ignored(plan_dir: Path, kind: str, option: str,
+                                                         value: str) -> None:
+    # was run with the option ignored (a long-lived run has no message size, an incast no duration)
+    r = runner.invoke(app, ["simulate", "plan", str(plan_dir), "--port", "lab-leaf1:Ethernet0", "--kind",
+                            kind, option, value, "--seeds", "1"])
+    assert r.exit_code == 2, r.output
+    assert f"{option} does not apply to --kind {kind}" in r.output
