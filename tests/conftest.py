@@ -26,11 +26,19 @@ Reference data
 
 from __future__ import annotations
 
+import functools
 from pathlib import Path
 
 import pytest
+import typer.main
+import typer.testing
 
 from tests import references
+
+# typer's CliRunner.invoke rebuilds the click command of the app on every call (typing.get_type_hints of each
+# command's parameters: ~17 ms for roce-tune's app, ~500 invokes in the suite, most in the CLI fuzz tests).
+# A click command is reusable (every invoke makes its own Context), so build it once per app.
+typer.testing._get_command = functools.cache(typer.main.get_command)
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:

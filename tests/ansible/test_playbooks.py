@@ -5,6 +5,7 @@ playbooks/.ansible-lint), so a lint failure shows in the tests before it fails .
 from __future__ import annotations
 
 import re
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -33,8 +34,6 @@ def test_syntax(name: str, tmp_path: Path) -> None:
 
 
 def test_ansible_lint_passes(tmp_path: Path) -> None:
-    import shutil
-
     if shutil.which("ansible-lint") is None:
         pytest.skip("ansible-lint is not installed (the ansible extra)")
     res = subprocess.run(["ansible-lint", "--nocolor"], cwd=PLAYBOOKS, capture_output=True, text=True,
@@ -71,20 +70,33 @@ def test_plan_playbook_renders_what_the_inventory_points_at(tmp_path: Path) -> N
     assert paths and all((tmp_path / p).is_file() for p in paths), paths
 
 
-def _planned_lab(tmp_path: Path) -> tuple[dict[str, str], Path]:
-    """lab-2node planned and its Ansible inventory written, by the real CLI, in ``tmp_path``."""
-    env = _env(tmp_path)
-    (tmp_path / "lab-2node.yaml").write_text((REPO / "inventories" / "lab-2node.yaml").read_text())
+@pytest.fixture(scope="module")
+def planned_lab_template(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """lab-2node planned and its Ansible inventory written, by the real CLI, once per module (two CLI
+    processes, the scorecard included); every path in the result is relative to its directory."""
+    lab = tmp_path_factory.mktemp("planned-lab")
+    env = _env(lab)
+    (lab / "lab-2node.yaml").write_text((REPO / "inventories" / "lab-2node.yaml").read_text())
     for cmd in (["plan", "lab-2node.yaml"], ["ansible-inventory", "lab-2node.yaml", "-o", "hosts.yml"]):
-        subprocess.run(["roce-tune", *cmd], cwd=tmp_path, env=env, check=True, capture_output=True)
-    return env, tmp_path / "hosts.yml"
+        subprocess.run(["roce-tune", *cmd], cwd=lab, env=env, check=True, capture_output=True)
+    return lab
+
+
+@pytest.fixture()
+def planned_lab(tmp_path: Path, planned_lab_template: Path) -> tuple[dict[str, str], Path]:
+    """A copy of :func:`planned_lab_template` in ``tmp_path`` (the plan's version symlinks kept), which the
+    test may edit: its Ansible environment and the hosts.yml path."""
+    shutil.copytree(planned_lab_template, tmp_path, symlinks=True, dirs_exist_ok=True,
+                    ignore=shutil.ignore_patterns(".ansible", ".ansible-tmp", "ansible.cfg"))
+    return _env(tmp_path), tmp_path / "hosts.yml"
 
 
 @pytest.mark.parametrize("check", [True, False])
-def test_push_refuses_a_plan_edited_after_plan(tmp_path: Path, check: bool) -> None:
+def test_push_refuses_a_plan_edited_after_plan(tmp_path: Path, check: bool,
+                                               planned_lab: tuple[dict[str, str], Path]) -> None:
     """A rendered file edited by hand after `roce-tune plan` (its sha256 no longer the one in SHA256SUMS):
     push.yml refuses before it connects to any device, naming the file, as `roce-tune apply` does."""
-    env, hosts = _planned_lab(tmp_path)
+    env, hosts = planned_lab
     edited = tmp_path / "out" / "lab-2node" / "hosts" / "node1.sh"
     edited.write_text(edited.read_text() + "\necho tampered\n")
     res = subprocess.run(["ansible-playbook", "-i", str(hosts), str(PLAYBOOKS / "push.yml"),
@@ -96,10 +108,11 @@ def test_push_refuses_a_plan_edited_after_plan(tmp_path: Path, check: bool) -> N
     assert "UNREACHABLE" not in out and "unreachable=1" not in out, out[-3000:]  # no device was contacted
 
 
-def test_push_with_junos_netconf_runs_the_netconf_tasks(tmp_path: Path) -> None:
+def test_push_with_junos_netconf_runs_the_netconf_tasks(tmp_path: Path,
+                                                        planned_lab: tuple[dict[str, str], Path]) -> None:
     """`--junos-connection netconf` (documented) makes push.yml include tasks/push_junos_netconf.yml: the file
     must exist. No NETCONF device here, so the run fails at the connection, after the include resolved."""
-    env, _ = _planned_lab(tmp_path)
+    env, _ = planned_lab
     fabric = tmp_path / "fabric.yaml"
     fabric.write_text(re.sub(r"@PORT_\w+@", "1", (REPO / "tests" / "ansible" / "fabric.yaml.in").read_text()))
     for cmd in (["plan", "fabric.yaml"],
@@ -114,12 +127,13 @@ def test_push_with_junos_netconf_runs_the_netconf_tasks(tmp_path: Path) -> None:
 
 
 @pytest.mark.parametrize("minutes", ["0", "0.5", "-3", "five", "70000", "1", "65535", None])
-def test_push_refuses_a_confirm_window_that_is_not_whole_minutes(tmp_path: Path, minutes: str | None) -> None:
+def test_push_refuses_a_confirm_window_that_is_not_whole_minutes(
+        tmp_path: Path, minutes: str | None, planned_lab: tuple[dict[str, str], Path]) -> None:
     """`-e roce_tune_confirm_min=0` (or 0.5, which `| int` made 0) turned Junos' `commit confirmed N` into a
     plain commit with no read-back and Cumulus' `--confirm 0s` into no safety net; Junos takes 1..65535
     minutes. push.yml refuses such a value before it contacts any device; a valid one or none (default
     5) goes on to the devices (unreachable here)."""
-    env, hosts = _planned_lab(tmp_path)
+    env, hosts = planned_lab
     extra = ["-e", f"roce_tune_confirm_min={minutes}"] if minutes is not None else []
     res = subprocess.run(["ansible-playbook", "-i", str(hosts), str(PLAYBOOKS / "push.yml"),
                           "-e", f"roce_tune_base_dir={tmp_path}", *extra],
@@ -133,10 +147,11 @@ def test_push_refuses_a_confirm_window_that_is_not_whole_minutes(tmp_path: Path,
     assert "UNREACHABLE" not in out, out[-3000:]
 
 
-def test_plan_playbook_with_a_broken_inventory_shows_the_errors_not_a_json_error(tmp_path: Path) -> None:
+def test_plan_playbook_with_a_broken_inventory_shows_the_errors_not_a_json_error(
+        tmp_path: Path, planned_lab: tuple[dict[str, str], Path]) -> None:
     """`roce-tune plan` refuses the inventory (exit 1, file:line:col errors on stderr, nothing on stdout):
     plan.yml fails with those errors and reports nothing changed, not a from_json error about empty stdout."""
-    env, hosts = _planned_lab(tmp_path)
+    env, hosts = planned_lab
     inv = tmp_path / "lab-2node.yaml"
     inv.write_text(inv.read_text().replace("speed: 400G", "speed: 401G", 1))
     res = subprocess.run(["ansible-playbook", "-i", str(hosts), str(PLAYBOOKS / "plan.yml"),
