@@ -310,3 +310,44 @@ def test_the_loopback_emulator_recipe_runs_as_written(tmp_path: Path) -> None:
     finally:
         os.killpg(lab.pid, signal.SIGTERM)
         lab.wait(timeout=30)
+
+
+def _ansible_section() -> str:
+    start = README.index("## Ansible, CI and packaging")
+    return README[start:README.index("\n## Lint rules", start)]
+
+
+def test_every_ansible_variable_the_playbooks_default_is_documented() -> None:
+    """A variable a playbook reads with ``| default(...)`` is a knob the operator sets with ``-e``: README's
+    Ansible section names each one (``roce_tune_host_serial`` and the play groups were not named)."""
+    read = set()
+    for yml in sorted((REPO / "playbooks").rglob("*.yml")):
+        read |= set(re.findall(r"\b(roce_tune_\w+) *\| *default\(", yml.read_text(encoding="utf-8")))
+    assert {"roce_tune_serial", "roce_tune_confirm_min"} <= read  # the scan still finds them
+    section = _ansible_section()
+    missing = sorted(v for v in read if f"`{v}`" not in section)
+    assert not missing, f"README's Ansible section does not name {missing}"
+
+
+def _push_serials(extra_vars: dict[str, object]) -> dict[str, object]:
+    """Each play of playbooks/push.yml -> its ``serial`` as Ansible gets it with these extra vars (the play's
+    own Jinja2 expression rendered, then read as the literal list Ansible makes of it)."""
+    import ast
+
+    import jinja2
+    from ruamel.yaml import YAML
+
+    plays = YAML(typ="safe").load((REPO / "playbooks" / "push.yml").read_text(encoding="utf-8"))
+    env = jinja2.Environment(undefined=jinja2.StrictUndefined)
+    return {play["name"]: ast.literal_eval(env.from_string(play["serial"]).render(**extra_vars))
+            for play in plays if "serial" in play}
+
+
+def test_roce_tune_serial_stages_every_push_play() -> None:
+    """README: ``-e '{"roce_tune_serial": [1, 5, "50%"]}'`` sets the staged rollout. The host play read only
+    ``roce_tune_host_serial``, so GPU hosts were still pushed one, then 25 % at a time."""
+    defaults = _push_serials({})
+    assert len(defaults) == 2 and set(map(str, defaults.values())) == {"[1, '25%']"}
+    assert set(map(str, _push_serials({"roce_tune_serial": [1, 5, "50%"]}).values())) == {"[1, 5, '50%']"}
+    both = _push_serials({"roce_tune_serial": [1, 5, "50%"], "roce_tune_host_serial": [2]})
+    assert both == {"Push switch configs": [1, 5, "50%"], "Push host (NIC) scripts": [2]}
