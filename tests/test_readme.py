@@ -351,3 +351,33 @@ def test_roce_tune_serial_stages_every_push_play() -> None:
     assert set(map(str, _push_serials({"roce_tune_serial": [1, 5, "50%"]}).values())) == {"[1, 5, '50%']"}
     both = _push_serials({"roce_tune_serial": [1, 5, "50%"], "roce_tune_host_serial": [2]})
     assert both == {"Push switch configs": [1, 5, "50%"], "Push host (NIC) scripts": [2]}
+
+
+def test_the_intent_example_is_rail_500s_fabric() -> None:
+    """README: ``inventories/intent/`` holds "the 500-host example above": the example is that file's
+    ``fabric:`` section, value for value (the example had lost the uplinks' ``media: optic``)."""
+    from ruamel.yaml import YAML
+
+    section = README.split("### A whole fabric in a few lines", 1)[1].split("\n### ", 1)[0]
+    assert "the 500-host example above" in " ".join(section.split())
+    example = YAML(typ="safe").load(re.search(r"```yaml\n(.*?)```", section, re.S).group(1))
+    shipped = YAML(typ="safe").load((REPO / "inventories" / "intent" / "rail-500.yaml").read_text())
+    assert example == {"fabric": shipped["fabric"]}
+
+
+def test_the_plan_files_the_docs_name_are_written(tmp_path: Path) -> None:
+    """Every ``out/site/<file>`` README and docs/ name as an example is a file ``plan`` writes for site.yaml
+    (README named ``out/site/switches/leaf1.cfg``; site.yaml's leaf1 is SONiC, ``leaf1.json``)."""
+    import subprocess
+    import sys
+
+    docs = [README, *(d.read_text(encoding="utf-8") for d in sorted((REPO / "docs").glob("*.md")))]
+    named = {m for d in docs for m in re.findall(r"`out/site/([\w./-]+\.\w+)`", d)}
+    assert "switches/leaf1.json" in named
+    out = tmp_path / "site"
+    site = str(REPO / "inventories" / "site.yaml")
+    cmd = [sys.executable, "-m", "roce_tune.cli", "plan", site, "--out", str(out), "--no-scorecard"]
+    proc = subprocess.run(cmd,
+                          capture_output=True, text=True, timeout=300, check=False)
+    assert proc.returncode == 0, proc.stderr
+    assert not sorted(f for f in named if not (out / f).is_file())
