@@ -381,3 +381,24 @@ def test_the_plan_files_the_docs_name_are_written(tmp_path: Path) -> None:
                           capture_output=True, text=True, timeout=300, check=False)
     assert proc.returncode == 0, proc.stderr
     assert not sorted(f for f in named if not (out / f).is_file())
+
+
+def test_every_explain_example_runs_as_written(tmp_path: Path) -> None:
+    """Each ``roce-tune explain ...`` README and docs/ give runs: its first argument is an inventory (the
+    derivation page's ``roce-tune explain DEVICE:PORT pfc_trigger_bytes`` gave the port as the inventory,
+    exit 2). Placeholders are filled with lab-2node.yaml's lab-leaf1:Ethernet0."""
+    import subprocess
+    import sys
+
+    docs = [README, *(d.read_text(encoding="utf-8") for d in sorted((REPO / "docs").glob("*.md")))]
+    spans = {s for d in docs for s in re.findall(r"`roce-tune explain ([^`\[]+)`", d)}
+    assert len(spans) >= 3, spans
+    fill = {"INVENTORY": str(REPO / "inventories" / "lab-2node.yaml"), "DEVICE:PORT": "lab-leaf1:Ethernet0"}
+    for span in sorted(spans):
+        words = [fill.get(w, w) for w in span.split()]
+        if not Path(words[0]).is_absolute():
+            words[0] = str(REPO / words[0])
+        proc = subprocess.run([sys.executable, "-m", "roce_tune.cli", "explain", *words, "--no-scorecard"],
+                              capture_output=True, text=True, timeout=300, check=False, cwd=tmp_path)
+        assert proc.returncode == 0, f"roce-tune explain {span}: {proc.stdout}{proc.stderr}"
+        assert f"{words[-1]} = " in proc.stdout, proc.stdout
