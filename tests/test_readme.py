@@ -76,6 +76,11 @@ def test_plan_json_has_the_change_fields_readme_names(tmp_path: Path) -> None:
     assert proc.returncode == 0, proc.stderr
     summary = json.loads(proc.stdout)
     assert set(named) <= set(summary), f"README names {set(named) - set(summary)}, not in plan --format json"
+    # what README says each field is (it called restored_files a list; it is a count)
+    listed = re.search(r"the lists ((?:`[a-z_]+`[^`]*?)+?), and `restored_files`, the number", clause)
+    assert listed, clause
+    assert all(isinstance(summary[f], list) for f in re.findall(r"`([a-z_]+)`", listed.group(1)))
+    assert isinstance(summary["changed"], bool) and type(summary["restored_files"]) is int
     assert summary["changed"] is True and "plan.json" in summary["changed_files"]
 
 
