@@ -427,3 +427,25 @@ def test_every_rule_roce_tune_reports_is_documented() -> None:
     docs = [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]
     named = set().union(*(_rule_ids_named(d.read_text(encoding="utf-8")) for d in docs))
     assert not sorted(emitted - named)
+
+
+def test_readmes_command_table_names_every_command() -> None:
+    """README's command table is where a new user meets the CLI: every command and sub-command has a row
+    (``import netbox`` had none)."""
+    import typer
+
+    from roce_tune.cli import app
+
+    def walk(cmd: object, prefix: tuple[str, ...] = ()) -> list[tuple[str, ...]]:
+        subs = getattr(cmd, "commands", {})
+        return [p for name, sub in subs.items() for p in [(*prefix, name), *walk(sub, (*prefix, name))]]
+
+    table = README.split("| command | what |", 1)[1].split("\n\n", 1)[0]
+    rows = table.splitlines()  # a row may name sub-commands in its text too (`calc ecn ...`)
+    missing = []
+    for path in walk(typer.main.get_command(app)):
+        *group, name = path
+        pattern = r"`(?:roce-tune )?" + "".join(rf"{g} " for g in group) + rf"(?:[\w-]+\\\|)*{name}\b"
+        if not any(re.search(pattern, row) for row in rows):
+            missing.append(" ".join(path))
+    assert not missing, f"README's command table has no row for {missing}"
