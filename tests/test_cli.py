@@ -111,6 +111,15 @@ def test_plan_json_says_what_the_write_changed(tmp_path: Path) -> None:
     (out / "hosts" / "node1.sh").unlink()  # a file of the plan in force removed by hand: put back
     restored = plan()
     assert (restored["changed"], restored["restored_files"], restored["changed_files"]) == (True, 1, [])
+    # the top-level link out/nccl.env removed by hand: put back, and said so (it said "nothing written")
+    (out / "nccl.env").unlink()
+    relinked = plan()
+    assert (relinked["changed"], relinked["restored_files"]) == (True, 1), relinked
+    assert (out / "nccl.env").read_text().startswith("# NCCL environment")
+    (out / "nccl.env").unlink()
+    text = run("plan", str(inv), "--out", str(out), "--no-scorecard")
+    assert "restored 1 edited or missing file(s)" in text.stdout, text.stdout
+    assert plan()["changed"] is False
 
 
 def test_plan_json_summary_and_platform_only(tmp_path: Path) -> None:
