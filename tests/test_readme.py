@@ -449,3 +449,28 @@ def test_readmes_command_table_names_every_command() -> None:
         if not any(re.search(pattern, row) for row in rows):
             missing.append(" ".join(path))
     assert not missing, f"README's command table has no row for {missing}"
+
+
+def test_every_docs_link_and_cited_section_resolves() -> None:
+    """Links between README and docs/ (``[x](docs/intent.md)``, ``(#simulating-roce-tune-simulate)``,
+    ``(lint-rules.md#lldp-cabling-rules)``) and every ``docs/<page>.md#<section>`` a message, rationale or
+    docstring under roce_tune/ cites lead to a file and a heading that exist (GitHub's anchors)."""
+    from tests.tuner.test_citations import _anchors
+
+    broken = []
+    for doc in [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]:
+        prose = re.sub(r"```.*?```", "", doc.read_text(encoding="utf-8"), flags=re.S)
+        for target, anchor in re.findall(r"\]\(([^)#\s]*)(?:#([^)\s]+))?\)", prose):
+            if target.startswith(("http://", "https://", "mailto:")):
+                continue
+            page = (doc.parent / target) if target else doc
+            if not page.exists() or (anchor and anchor not in _anchors(page)):
+                broken.append(f"{doc.name}: ({target}#{anchor})")
+    cited = 0
+    for path in sorted((REPO / "roce_tune").rglob("*.py")):
+        for page, anchor in re.findall(r"\b(docs/[\w.-]+\.md)#([\w-]+)", path.read_text(encoding="utf-8")):
+            cited += 1
+            if not (REPO / page).is_file() or anchor not in _anchors(REPO / page):
+                broken.append(f"{path.relative_to(REPO)}: {page}#{anchor}")
+    assert cited > 20  # the scan still finds the citations
+    assert not broken, "\n".join(sorted(set(broken)))
