@@ -395,7 +395,9 @@ def calc_headroom(
     speed: str = typer.Option(..., "--speed", help="100G, 400G or Mb/s like 400000"),
     cable: str = typer.Option(..., "--cable", help="40m or 40"),
     mtu: int = typer.Option(9216, "--mtu"),
-    model: str = typer.Option("ieee", "--model", help="ieee, sonic-static or sonic-lua (SONiC's Lua script)"),
+    model: str | None = typer.Option(None, "--model", help="ieee, sonic-static or sonic-lua (SONiC's Lua "
+                                     "script); default: the model plan uses for the ASIC (sonic-static on "
+                                     "Spectrum-1/2/3, else ieee)"),
     fmt: OutFormat = typer.Option(OutFormat.text, "--format"),
 ) -> None:
     """PFC headroom (xon/xoff/size) for one port."""

@@ -961,7 +961,9 @@ def _publish(out: Path, data: _Encoded, stats: WriteStats, on_file: Callable[[in
     in_force = os.readlink(out / CURRENT) if (out / CURRENT).is_symlink() else None
     version, built = _stage_version(out, data, in_force, stats, on_file, provenance)
     _retire_real_entries(out)
-    _link_names(out, version, add=True)
+    relinked = _link_names(out, version, add=True)
+    if in_force == version:
+        stats.restored += relinked  # a top-level link of the plan in force removed by hand: put back
     if in_force != version:
         _switch_current(out, version)
         stats.published = True
@@ -972,15 +974,18 @@ def _publish(out: Path, data: _Encoded, stats: WriteStats, on_file: Callable[[in
         _remove(leftover)
 
 
-def _link_names(out: Path, version: str, add: bool) -> None:
+def _link_names(out: Path, version: str, add: bool) -> int:
     """``add``: create the links ``NAME -> .current/NAME`` for names ``version`` has; else remove the
-    links for names it lacks."""
+    links for names it lacks. Returns how many links were created."""
+    created = 0
     for name in MANAGED:
         has = os.path.lexists(out / version / name)
         if add and has and not os.path.lexists(out / name):
             os.symlink(f"{CURRENT}/{name}", out / name)
+            created += 1
         elif not add and not has and _is_link_to_current(out / name, name):
             (out / name).unlink()
+    return created
 
 
 def write_tree(files: Mapping[str, str | bytes], out_dir: str | Path,

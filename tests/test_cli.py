@@ -111,6 +111,15 @@ def test_plan_json_says_what_the_write_changed(tmp_path: Path) -> None:
     (out / "hosts" / "node1.sh").unlink()  # a file of the plan in force removed by hand: put back
     restored = plan()
     assert (restored["changed"], restored["restored_files"], restored["changed_files"]) == (True, 1, [])
+    # the top-level link out/nccl.env removed by hand: put back, and said so (it said "nothing written")
+    (out / "nccl.env").unlink()
+    relinked = plan()
+    assert (relinked["changed"], relinked["restored_files"]) == (True, 1), relinked
+    assert (out / "nccl.env").read_text().startswith("# NCCL environment")
+    (out / "nccl.env").unlink()
+    text = run("plan", str(inv), "--out", str(out), "--no-scorecard")
+    assert "restored 1 edited or missing file(s)" in text.stdout, text.stdout
+    assert plan()["changed"] is False
 
 
 def test_plan_json_summary_and_platform_only(tmp_path: Path) -> None:
@@ -169,6 +178,34 @@ def test_explain_and_calc() -> None:
                          "json").stdout)
     assert ecn["kmin_bytes"] < ecn["kmax_bytes"] and "rationale" in ecn
     assert run("calc", "headroom", "--asic", "nope", "--speed", "400G", "--cable", "1").returncode == 2
+
+
+def test_calc_headroom_defaults_to_the_model_plan_uses_for_the_asic(tmp_path: Path) -> None:
+    """``calc headroom`` is the what-if of plan's headroom: without ``--model`` it used ieee on every ASIC, so
+    for lab-2node's Spectrum-3 400G 2 m port it said xoff 156,672 B where plan (sonic-static, the ASIC's
+    default) writes 34,816 B. Now it picks the model as plan does and names the other model's numbers."""
+    from roce_tune.plan import plan_from_json
+
+    out = tmp_path / "out"
+    assert run("plan", str(LAB), "--out", str(out), "--no-scorecard").returncode == 0
+    port = plan_from_json((out / "plan.json").read_text()).switches[0].ports[0]
+    assert port.headroom is not None and port.headroom.model == "sonic-static"
+    calc = run("calc", "headroom", "--asic", "spectrum-3", "--speed", "400G", "--cable", "2m",
+               "--format", "json")
+    assert calc.returncode == 0, calc.stderr
+    data = json.loads(calc.stdout)
+    assert (data["model"], data["xoff_bytes"], data["xon_bytes"]) == (
+        "sonic-static", port.headroom.xoff_bytes, port.headroom.xon_bytes)
+    assert data["rationale"]["model"]["inputs"]["other_model"] == "ieee"
+    assert data["rationale"]["model"]["inputs"]["ieee_xoff_bytes"] > data["xoff_bytes"]
+    # no SONiC static table for Tomahawk-3: ieee, as in a plan; an explicit --model still wins
+    th3 = json.loads(run("calc", "headroom", "--asic", "tomahawk-3", "--speed", "400G", "--cable", "2m",
+                         "--format", "json").stdout)
+    assert th3["model"] == "ieee"
+    forced = json.loads(run("calc", "headroom", "--asic", "spectrum-3", "--speed", "400G", "--cable", "2m",
+                            "--model", "ieee", "--format", "json").stdout)
+    assert forced["model"] == "ieee" and forced["xoff_bytes"] == data["rationale"]["model"]["inputs"][
+        "ieee_xoff_bytes"]
 
 
 def test_lint_exit_codes_and_github_format(tmp_path: Path) -> None:

@@ -76,6 +76,11 @@ def test_plan_json_has_the_change_fields_readme_names(tmp_path: Path) -> None:
     assert proc.returncode == 0, proc.stderr
     summary = json.loads(proc.stdout)
     assert set(named) <= set(summary), f"README names {set(named) - set(summary)}, not in plan --format json"
+    # what README says each field is (it called restored_files a list; it is a count)
+    listed = re.search(r"the lists ((?:`[a-z_]+`[^`]*?)+?), and `restored_files`, the number", clause)
+    assert listed, clause
+    assert all(isinstance(summary[f], list) for f in re.findall(r"`([a-z_]+)`", listed.group(1)))
+    assert isinstance(summary["changed"], bool) and type(summary["restored_files"]) is int
     assert summary["changed"] is True and "plan.json" in summary["changed_files"]
 
 
@@ -310,3 +315,162 @@ def test_the_loopback_emulator_recipe_runs_as_written(tmp_path: Path) -> None:
     finally:
         os.killpg(lab.pid, signal.SIGTERM)
         lab.wait(timeout=30)
+
+
+def _ansible_section() -> str:
+    start = README.index("## Ansible, CI and packaging")
+    return README[start:README.index("\n## Lint rules", start)]
+
+
+def test_every_ansible_variable_the_playbooks_default_is_documented() -> None:
+    """A variable a playbook reads with ``| default(...)`` is a knob the operator sets with ``-e``: README's
+    Ansible section names each one (``roce_tune_host_serial`` and the play groups were not named)."""
+    read = set()
+    for yml in sorted((REPO / "playbooks").rglob("*.yml")):
+        read |= set(re.findall(r"\b(roce_tune_\w+) *\| *default\(", yml.read_text(encoding="utf-8")))
+    assert {"roce_tune_serial", "roce_tune_confirm_min"} <= read  # the scan still finds them
+    section = _ansible_section()
+    missing = sorted(v for v in read if f"`{v}`" not in section)
+    assert not missing, f"README's Ansible section does not name {missing}"
+
+
+def _push_serials(extra_vars: dict[str, object]) -> dict[str, object]:
+    """Each play of playbooks/push.yml -> its ``serial`` as Ansible gets it with these extra vars (the play's
+    own Jinja2 expression rendered, then read as the literal list Ansible makes of it)."""
+    import ast
+
+    import jinja2
+    from ruamel.yaml import YAML
+
+    plays = YAML(typ="safe").load((REPO / "playbooks" / "push.yml").read_text(encoding="utf-8"))
+    env = jinja2.Environment(undefined=jinja2.StrictUndefined)
+    return {play["name"]: ast.literal_eval(env.from_string(play["serial"]).render(**extra_vars))
+            for play in plays if "serial" in play}
+
+
+def test_roce_tune_serial_stages_every_push_play() -> None:
+    """README: ``-e '{"roce_tune_serial": [1, 5, "50%"]}'`` sets the staged rollout. The host play read only
+    ``roce_tune_host_serial``, so GPU hosts were still pushed one, then 25 % at a time."""
+    defaults = _push_serials({})
+    assert len(defaults) == 2 and set(map(str, defaults.values())) == {"[1, '25%']"}
+    assert set(map(str, _push_serials({"roce_tune_serial": [1, 5, "50%"]}).values())) == {"[1, 5, '50%']"}
+    both = _push_serials({"roce_tune_serial": [1, 5, "50%"], "roce_tune_host_serial": [2]})
+    assert both == {"Push switch configs": [1, 5, "50%"], "Push host (NIC) scripts": [2]}
+
+
+def test_the_intent_example_is_rail_500s_fabric() -> None:
+    """README: ``inventories/intent/`` holds "the 500-host example above": the example is that file's
+    ``fabric:`` section, value for value (the example had lost the uplinks' ``media: optic``)."""
+    from ruamel.yaml import YAML
+
+    section = README.split("### A whole fabric in a few lines", 1)[1].split("\n### ", 1)[0]
+    assert "the 500-host example above" in " ".join(section.split())
+    example = YAML(typ="safe").load(re.search(r"```yaml\n(.*?)```", section, re.S).group(1))
+    shipped = YAML(typ="safe").load((REPO / "inventories" / "intent" / "rail-500.yaml").read_text())
+    assert example == {"fabric": shipped["fabric"]}
+
+
+def test_the_plan_files_the_docs_name_are_written(tmp_path: Path) -> None:
+    """Every ``out/site/<file>`` README and docs/ name as an example is a file ``plan`` writes for site.yaml
+    (README named ``out/site/switches/leaf1.cfg``; site.yaml's leaf1 is SONiC, ``leaf1.json``)."""
+    import subprocess
+    import sys
+
+    docs = [README, *(d.read_text(encoding="utf-8") for d in sorted((REPO / "docs").glob("*.md")))]
+    named = {m for d in docs for m in re.findall(r"`out/site/([\w./-]+\.\w+)`", d)}
+    assert "switches/leaf1.json" in named
+    out = tmp_path / "site"
+    site = str(REPO / "inventories" / "site.yaml")
+    cmd = [sys.executable, "-m", "roce_tune.cli", "plan", site, "--out", str(out), "--no-scorecard"]
+    proc = subprocess.run(cmd,
+                          capture_output=True, text=True, timeout=300, check=False)
+    assert proc.returncode == 0, proc.stderr
+    assert not sorted(f for f in named if not (out / f).is_file())
+
+
+def test_every_explain_example_runs_as_written(tmp_path: Path) -> None:
+    """Each ``roce-tune explain ...`` README and docs/ give runs: its first argument is an inventory (the
+    derivation page's ``roce-tune explain DEVICE:PORT pfc_trigger_bytes`` gave the port as the inventory,
+    exit 2). Placeholders are filled with lab-2node.yaml's lab-leaf1:Ethernet0."""
+    import subprocess
+    import sys
+
+    docs = [README, *(d.read_text(encoding="utf-8") for d in sorted((REPO / "docs").glob("*.md")))]
+    spans = {s for d in docs for s in re.findall(r"`roce-tune explain ([^`\[]+)`", d)}
+    assert len(spans) >= 3, spans
+    fill = {"INVENTORY": str(REPO / "inventories" / "lab-2node.yaml"), "DEVICE:PORT": "lab-leaf1:Ethernet0"}
+    for span in sorted(spans):
+        words = [fill.get(w, w) for w in span.split()]
+        if not Path(words[0]).is_absolute():
+            words[0] = str(REPO / words[0])
+        proc = subprocess.run([sys.executable, "-m", "roce_tune.cli", "explain", *words, "--no-scorecard"],
+                              capture_output=True, text=True, timeout=300, check=False, cwd=tmp_path)
+        assert proc.returncode == 0, f"roce-tune explain {span}: {proc.stdout}{proc.stderr}"
+        assert f"{words[-1]} = " in proc.stdout, proc.stdout
+
+
+def _rule_ids_named(text: str) -> set[str]:
+    """Rule ids a text names, one by one or as a range (``RT230–RT239``, ``RT130-RT135``)."""
+    named = set(re.findall(r"\bRT\d{3}\b", text))
+    for lo, hi in re.findall(r"\bRT(\d{3})\s*[–-]\s*RT(\d{3})\b", text):
+        named |= {f"RT{n:03d}" for n in range(int(lo), int(hi) + 1)}
+    return named
+
+
+def test_every_rule_roce_tune_reports_is_documented() -> None:
+    """A finding's rule id is what an engineer searches the docs for: every id the package can report is
+    named in README or docs/ (RT220-RT222, RT252 and the verify diagnoses RT300-RT331 were named nowhere)."""
+    emitted: set[str] = set()
+    for path in (REPO / "roce_tune").rglob("*.py"):
+        emitted |= set(re.findall(r"""["'](RT\d{3})["']""", path.read_text(encoding="utf-8")))
+    assert {"RT001", "RT101", "RT222", "RT310", "RT423"} <= emitted  # the scan reaches every family
+    docs = [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]
+    named = set().union(*(_rule_ids_named(d.read_text(encoding="utf-8")) for d in docs))
+    assert not sorted(emitted - named)
+
+
+def test_readmes_command_table_names_every_command() -> None:
+    """README's command table is where a new user meets the CLI: every command and sub-command has a row
+    (``import netbox`` had none)."""
+    import typer
+
+    from roce_tune.cli import app
+
+    def walk(cmd: object, prefix: tuple[str, ...] = ()) -> list[tuple[str, ...]]:
+        subs = getattr(cmd, "commands", {})
+        return [p for name, sub in subs.items() for p in [(*prefix, name), *walk(sub, (*prefix, name))]]
+
+    table = README.split("| command | what |", 1)[1].split("\n\n", 1)[0]
+    rows = table.splitlines()  # a row may name sub-commands in its text too (`calc ecn ...`)
+    missing = []
+    for path in walk(typer.main.get_command(app)):
+        *group, name = path
+        pattern = r"`(?:roce-tune )?" + "".join(rf"{g} " for g in group) + rf"(?:[\w-]+\\\|)*{name}\b"
+        if not any(re.search(pattern, row) for row in rows):
+            missing.append(" ".join(path))
+    assert not missing, f"README's command table has no row for {missing}"
+
+
+def test_every_docs_link_and_cited_section_resolves() -> None:
+    """Links between README and docs/ (``[x](docs/intent.md)``, ``(#simulating-roce-tune-simulate)``,
+    ``(lint-rules.md#lldp-cabling-rules)``) and every ``docs/<page>.md#<section>`` a message, rationale or
+    docstring under roce_tune/ cites lead to a file and a heading that exist (GitHub's anchors)."""
+    from tests.tuner.test_citations import _anchors
+
+    broken = []
+    for doc in [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]:
+        prose = re.sub(r"```.*?```", "", doc.read_text(encoding="utf-8"), flags=re.S)
+        for target, anchor in re.findall(r"\]\(([^)#\s]*)(?:#([^)\s]+))?\)", prose):
+            if target.startswith(("http://", "https://", "mailto:")):
+                continue
+            page = (doc.parent / target) if target else doc
+            if not page.exists() or (anchor and anchor not in _anchors(page)):
+                broken.append(f"{doc.name}: ({target}#{anchor})")
+    cited = 0
+    for path in sorted((REPO / "roce_tune").rglob("*.py")):
+        for page, anchor in re.findall(r"\b(docs/[\w.-]+\.md)#([\w-]+)", path.read_text(encoding="utf-8")):
+            cited += 1
+            if not (REPO / page).is_file() or anchor not in _anchors(REPO / page):
+                broken.append(f"{path.relative_to(REPO)}: {page}#{anchor}")
+    assert cited > 20  # the scan still finds the citations
+    assert not broken, "\n".join(sorted(set(broken)))

@@ -93,5 +93,8 @@ def describe_connect_error(name: str, host: str | None, port: int, exc: BaseExce
     text = str(exc).strip()
     if "DNS failure" in text:
         return f"{where}: the name does not resolve"
-    first = next((ln.strip() for ln in text.splitlines() if ln.strip()), type(exc).__name__)
+    lines = [ln.strip() for ln in text.splitlines() if ln.strip()]
+    first = lines[0] if lines else type(exc).__name__
+    if first.endswith(":") and len(lines) > 1:  # netmiko: "A paramiko SSHException occurred ...:\n\n<why>"
+        first = f"{first} {lines[1]}"
     return f"{where}: {type(exc).__name__}: {first}"

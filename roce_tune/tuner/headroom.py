@@ -488,9 +488,13 @@ def nic_xoff_bytes(speed_gbps: int, cable_m: float, mtu_bytes: int) -> int:
     return (301 + 216 * length // 100) * speed_mbps // 1000 + 272 * mtu_bytes // 100
 
 
-def calc_headroom(asic_id: str, speed: object, cable: object, mtu: int = 9216, model: str = "ieee",
+def calc_headroom(asic_id: str, speed: object, cable: object, mtu: int = 9216, model: str | None = None,
                   catalog: Catalog | None = None) -> Headroom:
     """Headroom for the CLI: parses ``"400G"``/``"400000"`` and ``"40m"``/``"40"`` (roce_tune.units).
+
+    ``model`` None is the model ``plan`` uses for the ASIC when ``policy.headroom_model`` is unset
+    (:func:`select_headroom_model`: sonic-static where SONiC's static tables exist, else ieee), with the
+    ``model`` rationale naming why and the other model's numbers, as plan.md shows them.
 
     Raises:
         ValueError: bad speed/length spelling or model, or an MTU outside the 1500..9216 bytes an
@@ -502,7 +506,12 @@ def calc_headroom(asic_id: str, speed: object, cable: object, mtu: int = 9216, m
         raise ValueError(f"MTU {mtu} B is outside the 1500..9216 B a port MTU may be (policy.mtu)")
     cat = catalog if catalog is not None else load_catalog()
     asic = cat.asic(asic_id)
-    return compute_headroom(asic, parse_speed_gbps(speed), parse_length_m(cable), int(mtu), model=model)
+    speed_gbps, cable_m = parse_speed_gbps(speed), parse_length_m(cable)
+    if model is not None:
+        return compute_headroom(asic, speed_gbps, cable_m, int(mtu), model=model)
+    chosen, other, reason = select_headroom_model(asic, None)
+    return with_model_comparison(compute_headroom(asic, speed_gbps, cable_m, int(mtu), model=chosen),
+                                 compute_headroom(asic, speed_gbps, cable_m, int(mtu), model=other), reason)
 
 
 def check_pinned_headroom(derived: Headroom, pinned: Headroom, pinned_keys: dict[str, str],
