@@ -235,6 +235,17 @@ def _cache_dir() -> Path:
     return Path(os.environ.get("ROCE_TUNE_CACHE") or Path.home() / ".cache" / "roce-tune") / "scorecards"
 
 
+def _cache_path(pc: PortClass, seeds: int) -> Path:
+    return _cache_dir() / f"{pc.key()}-s{seeds}.json"
+
+
+def cached_scorecard(pc: PortClass, seeds: int = 1) -> Scorecard | None:
+    """The scorecard of ``pc`` from the on-disk cache (rows checked and judged again: :func:`_read_cache`);
+    None when it must be simulated."""
+    cached = _read_cache(_cache_path(pc, seeds), pc)
+    return None if cached is None else Scorecard(pc, cached, seeds, 0.0)
+
+
 def scorecard(pc: PortClass, seeds: int = 1, use_cache: bool = True) -> Scorecard:
     """Simulate one port class (see the module docstring).
 
@@ -248,10 +259,10 @@ def scorecard(pc: PortClass, seeds: int = 1, use_cache: bool = True) -> Scorecar
     """
     import time
 
-    path = _cache_dir() / f"{pc.key()}-s{seeds}.json"
-    cached = _read_cache(path, pc) if use_cache else None
+    path = _cache_path(pc, seeds)
+    cached = cached_scorecard(pc, seeds) if use_cache else None
     if cached is not None:
-        return Scorecard(pc, cached, seeds, 0.0)
+        return cached
     t0 = time.perf_counter()
     rows = [_score_row(pc, model, kind, label, msg, seeds) for model, kind, label, msg in _cases(pc)]
     card = Scorecard(pc, tuple(rows), seeds, time.perf_counter() - t0)
@@ -341,17 +352,24 @@ def plan_scorecards(plan: Plan, seeds: int = 1, use_cache: bool = True,
                     jobs: int | None = None) -> list[Scorecard]:
     """Scorecards of every lossless port class of ``plan`` (see :func:`port_classes`), in class order.
 
-    Classes not in the cache are simulated in up to ``jobs`` worker processes (default: the CPU count);
-    each class is independent and deterministic, so the result does not depend on ``jobs``.
+    Classes found in the cache are read here; the others are simulated in up to ``jobs`` worker processes
+    (default: the CPU count), none started when at most one class is left; each class is independent and
+    deterministic, so the result does not depend on ``jobs``.
     """
     classes = port_classes(plan)
-    workers = min(len(classes), jobs or os.cpu_count() or 1)
+    cards = [cached_scorecard(pc, seeds) if use_cache else None for pc in classes]
+    todo = [i for i, card in enumerate(cards) if card is None]
+    workers = min(len(todo), jobs or os.cpu_count() or 1)
     if workers <= 1:
-        return [scorecard(pc, seeds, use_cache) for pc in classes]
-    from concurrent.futures import ProcessPoolExecutor
+        done = [scorecard(classes[i], seeds, use_cache) for i in todo]
+    else:
+        from concurrent.futures import ProcessPoolExecutor
 
-    with ProcessPoolExecutor(workers) as ex:
-        return list(ex.map(_scorecard_job, [(pc, seeds, use_cache) for pc in classes]))
+        with ProcessPoolExecutor(workers) as ex:
+            done = list(ex.map(_scorecard_job, [(classes[i], seeds, use_cache) for i in todo]))
+    for i, card in zip(todo, done):
+        cards[i] = card
+    return [card for card in cards if card is not None]
 
 
 def scorecard_lines(card: Scorecard) -> list[str]:
