@@ -1004,7 +1004,6 @@ def audit(
     """What is wrong with the running fabric, from captured show/ethtool/sysfs/NCCL output or read live \
 (RT4xx)."""
     from roce_tune.audit import FORMATS, AuditUsageError, LiveOptions, audit_dir, audit_live, format_report
-    from roce_tune.deploy.runner import ApplyOptions
     from roce_tune.findings import RoceTuneError
 
     if fmt not in FORMATS:
@@ -1024,6 +1023,8 @@ def audit(
             raise typer.Exit(2)
     try:
         if live:
+            from roce_tune.deploy.runner import ApplyOptions  # netmiko/paramiko: only an audit that connects
+
             if insecure:
                 err.print("[bold yellow]warning: host-key checking is OFF (--insecure-skip-host-key-check); "
                           "labs only[/]")

@@ -93,6 +93,19 @@ def test_plan_loads_jinja2_but_no_diff_readback_or_simulator(tmp_path: Path) -> 
     assert _loaded(modules, ("hier_config", "numpy", "roce_tune.qos")) == []
 
 
+def test_audit_from_captures_loads_no_ssh_client(tmp_path: Path) -> None:
+    """``audit --from DIR`` reads files: netmiko and paramiko (~0.2 s, the SSH stack) are for ``--live``."""
+    captures = tmp_path / "captures"
+    captures.mkdir()
+    (captures / "gpu01.txt").write_text(
+        "root@gpu01:~# ethtool -S ens1f0np0 | grep prio3\n     rx_prio3_pause: 12\n     tx_prio3_pause: 0\n",
+        encoding="utf-8")
+    modules, proc = _run(tmp_path, "audit", "--from", str(captures), "--format", "json")
+    assert proc.returncode in (0, 1), proc.stderr
+    assert isinstance(json.loads(proc.stdout), dict)
+    assert _loaded(modules, ("netmiko", "paramiko", "roce_tune.deploy.runner")) == []
+
+
 @pytest.mark.parametrize("name", ["sonic", "cumulus", "eos", "nxos", "junos"])
 def test_read_back_names_resolve_to_the_platforms_read_back_module(name: str) -> None:
     """The read-back names a platform module re-exports (imported on first use) are its read-back
