@@ -98,7 +98,9 @@ def test_push_refuses_a_plan_edited_after_plan(tmp_path: Path, check: bool) -> N
 
 def test_push_with_junos_netconf_runs_the_netconf_tasks(tmp_path: Path) -> None:
     """`--junos-connection netconf` (documented) makes push.yml include tasks/push_junos_netconf.yml: the file
-    must exist. No NETCONF device here, so the run fails at the connection, after the include resolved."""
+    must exist. No NETCONF device here, so the run fails at the connection, after the include resolved: at
+    apply's refusal probe (`show system commit` over NETCONF), which comes before the load, so a device that
+    cannot be probed is never loaded."""
     env, _ = _planned_lab(tmp_path)
     fabric = tmp_path / "fabric.yaml"
     fabric.write_text(re.sub(r"@PORT_\w+@", "1", (REPO / "tests" / "ansible" / "fabric.yaml.in").read_text()))
@@ -110,7 +112,9 @@ def test_push_with_junos_netconf_runs_the_netconf_tasks(tmp_path: Path) -> None:
                          cwd=tmp_path, env=env, capture_output=True, text=True, check=False, timeout=120)
     out = res.stdout + res.stderr
     assert "push_junos_netconf.yml for qfx1" in out, out[-3000:]
-    assert "Junos (NETCONF) | load the rendered set file" in out, out[-3000:]
+    assert "Refusal | run the platform's read-only probe commands over NETCONF" in out, out[-3000:]
+    assert "[qfx1] (item=show system commit)" in out, out[-3000:]
+    assert "Junos (NETCONF) | load the rendered set file" not in out, out[-3000:]
 
 
 @pytest.mark.parametrize("minutes", ["0", "0.5", "-3", "five", "70000", "1", "65535", None])
