@@ -151,3 +151,22 @@ def test_plan_playbook_with_a_broken_inventory_shows_the_errors_not_a_json_error
     assert re.search(r"lab-2node\.yaml:\d+:\d+ \S+: error RT003: '401G'", out), out[-3000:]
     assert "from_json" not in out, out[-3000:]
     assert all(c["changed"] == 0 for c in recap(res.stdout).values()), out[-3000:]
+
+
+def test_every_platform_with_a_refusal_runs_it_before_any_write() -> None:
+    """Each push task file of a platform whose ``PushMethod`` has a preflight or a probe (the refusals
+    ``roce-tune apply`` makes before any write, dry runs included) imports tasks/refuse.yml before its first
+    block (every write of a push file is in its block). EOS and NX-OS have neither; a probe added to one of
+    them fails here until its push file runs it. Before, only push_sonic.yml did (Cumulus, Junos: not)."""
+    from roce_tune.deploy.drivers import PUSH_METHODS
+
+    refusing = sorted(n for n, m in PUSH_METHODS.items() if m.preflight is not None or m.probe is not None)
+    assert refusing
+    for name in refusing:
+        files = sorted((PLAYBOOKS / "tasks").glob(f"push_{name}*.yml"))
+        assert files, name
+        for path in files:
+            tasks = YAML(typ="safe").load(path.read_text(encoding="utf-8"))
+            refuse = [i for i, t in enumerate(tasks) if t.get("ansible.builtin.import_tasks") == "refuse.yml"]
+            blocks = [i for i, t in enumerate(tasks) if "block" in t]
+            assert refuse and blocks and refuse[0] < blocks[0], f"{path.name}: no refusal before its writes"
