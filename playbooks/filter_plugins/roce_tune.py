@@ -38,14 +38,13 @@ from it (``[]``: restored).
 ``platform | roce_tune_probe_commands`` lists the read-only commands ``roce-tune apply`` runs on a device of
 ``platform`` before any change to tell whether its push method works there at all (SONiC: whether the image
 has ``config checkpoint``), each as sent (with its exit status echoed); ``[]`` for a platform without such a
-probe. ``running | roce_tune_preflight(platform, desired, probed, port_speeds)`` is why apply refuses the
-device before any write, dry runs included, or ``""``: the platform's preflight (the running config against
-the rendered file and the plan's port speeds, e.g. SONiC's buffer model and port speeds) and then its probe,
-read from ``probed`` (the results of running those commands: ``[{"item": command, "stdout": output}, ...]``,
-as a ``raw``, ``cli_command`` or ``junos_command`` loop registers them).
-``out_dir | roce_tune_port_speeds(device)`` is the plan's speed of each port of ``device`` in Mb/s, read
-from the plan directory's ``plan.json`` after its
-``SHA256SUMS`` check: what apply hands that preflight.
+probe. ``running | roce_tune_preflight(platform, desired, probed, out_dir, device)`` is why apply refuses
+the device before any write, dry runs included, or ``""``: the platform's preflight (the running config
+against the rendered file and the plan's port speeds, e.g. SONiC's buffer model and port speeds; the speeds
+of ``device`` are read from ``plan.json`` of the plan directory ``out_dir`` after its ``SHA256SUMS`` check,
+only for a platform with a preflight) and then its probe, read from ``probed`` (the results of running those
+commands: ``[{"item": command, "stdout": output}, ...]``, as a ``raw``, ``cli_command`` or ``junos_command``
+loop registers them).
 
 ``data | roce_tune_host_bundle(shared)`` joins a host's data file and the shared host script into the one
 script that runs on the host (as ``roce-tune apply`` does).
@@ -54,7 +53,6 @@ script that runs on the host (as ``roce-tune apply`` does).
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
 from typing import Any
 
 
@@ -178,25 +176,27 @@ def _probe_output(result: dict[str, Any]) -> str:
 
 
 def roce_tune_preflight(running: str, platform: str, desired: str,
-                        probed: list[dict[str, Any]] | None = None,
-                        port_speeds_mbps: Mapping[str, int] | None = None) -> str:
+                        probed: list[dict[str, Any]] | None = None, out_dir: str | None = None,
+                        device: str | None = None) -> str:
     """Why ``roce-tune apply`` would refuse this device before any write (dry runs too), or ``""``: the
     platform's preflight of ``running`` (the device's running config) against ``desired`` (the rendered
-    file) and ``port_speeds_mbps`` (the plan's speed of each port in Mb/s, :func:`roce_tune_port_speeds`;
-    None: only the files are judged), then its probe answered from ``probed`` (loop results over
-    :func:`roce_tune_probe_commands`: ``item`` the command, ``stdout`` its output, :func:`_probe_output`;
-    skipped items are ignored and a command without a result reads as no output):
-    :meth:`roce_tune.platforms.contract.PushMethod.refusal`, as apply asks it.
-    Raises ValueError when ``running`` or ``desired`` cannot be read."""
+    file) and the plan's port speeds of switch ``device`` (:func:`_plan_port_speeds` of ``out_dir``, read
+    only when the platform has a preflight; without ``out_dir``/``device`` only the files are judged), then
+    its probe answered from ``probed`` (loop results over :func:`roce_tune_probe_commands`: ``item`` the
+    command, ``stdout`` its output, :func:`_probe_output`; skipped items are ignored and a command without
+    a result reads as no output): :meth:`roce_tune.platforms.contract.PushMethod.refusal`, as apply asks it.
+    Raises ValueError when ``running`` or ``desired`` cannot be read, or the plan directory holds no intact
+    plan with switch ``device``."""
     from roce_tune.platforms import platform as get_platform
 
     outputs = {str(r.get("item")): _probe_output(r) for r in probed or [] if not r.get("skipped")}
     method = get_platform(platform).push
-    return method.refusal(running, desired, lambda command: outputs.get(command, ""),
-                          dict(port_speeds_mbps) if port_speeds_mbps else None) or ""
+    speeds = (_plan_port_speeds(out_dir, device)
+              if method.preflight is not None and out_dir and device else None)
+    return method.refusal(running, desired, lambda command: outputs.get(command, ""), speeds) or ""
 
 
-def roce_tune_port_speeds(out_dir: str, device: str) -> dict[str, int]:
+def _plan_port_speeds(out_dir: str, device: str) -> dict[str, int]:
     """The plan's speed of each port of switch ``device`` in Mb/s (``{"Ethernet0": 400000, ...}``), read from
     ``plan.json`` of the plan directory ``out_dir`` once its files match ``SHA256SUMS``
     (:func:`roce_tune.pipeline.read_plan_dir`): what ``roce-tune apply`` hands the preflight
@@ -212,10 +212,10 @@ def roce_tune_port_speeds(out_dir: str, device: str) -> dict[str, int]:
     try:
         plan = read_plan_dir(Path(out_dir), require_device_files=False).plan
     except (PlanDirError, OSError) as exc:
-        raise ValueError(f"roce_tune_port_speeds: {exc}") from None
+        raise ValueError(f"roce_tune_preflight: {exc}") from None
     switch = next((sw for sw in plan.switches if sw.name == device), None)
     if switch is None:
-        raise ValueError(f"roce_tune_port_speeds: the plan in {out_dir} has no switch {device!r}: run "
+        raise ValueError(f"roce_tune_preflight: the plan in {out_dir} has no switch {device!r}: run "
                          "`roce-tune plan` and `roce-tune ansible-inventory` again from the same inventory")
     return Target.of_switch(switch).port_speeds_mbps
 
@@ -270,4 +270,4 @@ class FilterModule:
                 "roce_tune_sonic_restore": roce_tune_sonic_restore,
                 "roce_tune_sonic_unrestored": roce_tune_sonic_unrestored,
                 "roce_tune_new_tag": roce_tune_new_tag, "roce_tune_probe_commands": roce_tune_probe_commands,
-                "roce_tune_preflight": roce_tune_preflight, "roce_tune_port_speeds": roce_tune_port_speeds}
+                "roce_tune_preflight": roce_tune_preflight}

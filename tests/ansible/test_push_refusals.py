@@ -1,6 +1,6 @@
 """push.yml refuses a switch before any write, under --check too, where ``roce-tune apply`` does
 (:meth:`roce_tune.platforms.contract.PushMethod.refusal`, through tasks/refuse.yml and the filters
-``roce_tune_probe_commands``, ``roce_tune_preflight``, ``roce_tune_port_speeds``), with apply's message:
+``roce_tune_probe_commands``, ``roce_tune_preflight``), with apply's message:
 
 * Cumulus: a colleague's ``nv set`` pending in NVUE's revision (``nv config apply`` would apply it with
   roce-tune's lines) and a colleague's ``nv config apply --confirm`` still waiting for its confirm
