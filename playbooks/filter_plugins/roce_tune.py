@@ -38,10 +38,13 @@ from it (``[]``: restored).
 ``platform | roce_tune_probe_commands`` lists the read-only commands ``roce-tune apply`` runs on a device of
 ``platform`` before any change to tell whether its push method works there at all (SONiC: whether the image
 has ``config checkpoint``), each as sent (with its exit status echoed); ``[]`` for a platform without such a
-probe. ``running | roce_tune_preflight(platform, desired, probed)`` is why apply refuses the device before any
-write, dry runs included, or ``""``: the platform's preflight (the running config against the rendered file,
-e.g. SONiC's buffer model) and then its probe, read from ``probed`` (the results of running those commands:
-``[{"item": command, "stdout": output}, ...]``, as a ``raw`` loop registers them).
+probe. ``running | roce_tune_preflight(platform, desired, probed, out_dir, device)`` is why apply refuses
+the device before any write, dry runs included, or ``""``: the platform's preflight (the running config
+against the rendered file and the plan's port speeds, e.g. SONiC's buffer model and port speeds; the speeds
+of ``device`` are read from ``plan.json`` of the plan directory ``out_dir`` after its ``SHA256SUMS`` check,
+only for a platform with a preflight) and then its probe, read from ``probed`` (the results of running those
+commands: ``[{"item": command, "stdout": output}, ...]``, as a ``raw``, ``cli_command`` or ``junos_command``
+loop registers them).
 
 ``data | roce_tune_host_bundle(shared)`` joins a host's data file and the shared host script into the one
 script that runs on the host (as ``roce-tune apply`` does).
@@ -162,19 +165,59 @@ def roce_tune_probe_commands(platform: str) -> list[str]:
     return sent
 
 
+def _probe_output(result: dict[str, Any]) -> str:
+    """The text one probe command printed, from its registered loop result: ``raw``'s ``stdout`` (and
+    ``stderr``, which a session without a pty keeps apart; apply's terminal shows both), ``cli_command``'s
+    ``stdout`` or ``junos_command``'s one-element ``stdout`` list; ``""`` for a skipped item."""
+    out = result.get("stdout", "")
+    text = "\n".join(str(o) for o in out) if isinstance(out, list) else str(out)
+    err = str(result.get("stderr") or "")
+    return f"{text}\n{err}" if err.strip() else text
+
+
 def roce_tune_preflight(running: str, platform: str, desired: str,
-                        probed: list[dict[str, Any]] | None = None) -> str:
+                        probed: list[dict[str, Any]] | None = None, out_dir: str | None = None,
+                        device: str | None = None) -> str:
     """Why ``roce-tune apply`` would refuse this device before any write (dry runs too), or ``""``: the
     platform's preflight of ``running`` (the device's running config) against ``desired`` (the rendered
-    file), then its probe answered from ``probed`` (``raw`` loop results over
-    :func:`roce_tune_probe_commands`: ``item`` the command, ``stdout`` its output; a command without a
-    result reads as no output): :meth:`roce_tune.platforms.contract.PushMethod.refusal`, as apply asks it.
-    Raises ValueError when ``running`` or ``desired`` cannot be read."""
+    file) and the plan's port speeds of switch ``device`` (:func:`_plan_port_speeds` of ``out_dir``, read
+    only when the platform has a preflight; without ``out_dir``/``device`` only the files are judged), then
+    its probe answered from ``probed`` (loop results over :func:`roce_tune_probe_commands`: ``item`` the
+    command, ``stdout`` its output, :func:`_probe_output`; skipped items are ignored and a command without
+    a result reads as no output): :meth:`roce_tune.platforms.contract.PushMethod.refusal`, as apply asks it.
+    Raises ValueError when ``running`` or ``desired`` cannot be read, or the plan directory holds no intact
+    plan with switch ``device``."""
     from roce_tune.platforms import platform as get_platform
 
-    outputs = {str(r.get("item")): str(r.get("stdout", "")) for r in probed or []}
+    outputs = {str(r.get("item")): _probe_output(r) for r in probed or [] if not r.get("skipped")}
     method = get_platform(platform).push
-    return method.refusal(running, desired, lambda command: outputs.get(command, "")) or ""
+    speeds = (_plan_port_speeds(out_dir, device)
+              if method.preflight is not None and out_dir and device else None)
+    return method.refusal(running, desired, lambda command: outputs.get(command, ""), speeds) or ""
+
+
+def _plan_port_speeds(out_dir: str, device: str) -> dict[str, int]:
+    """The plan's speed of each port of switch ``device`` in Mb/s (``{"Ethernet0": 400000, ...}``), read from
+    ``plan.json`` of the plan directory ``out_dir`` once its files match ``SHA256SUMS``
+    (:func:`roce_tune.pipeline.read_plan_dir`): what ``roce-tune apply`` hands the preflight
+    (:attr:`roce_tune.deploy.runner.Target.port_speeds_mbps`), since a rendered file need not state them.
+    Raises ValueError naming the directory when it holds no intact plan, or the plan has no switch
+    ``device``."""
+    from pathlib import Path
+
+    from roce_tune.deploy.runner import Target
+    from roce_tune.pipeline import read_plan_dir
+    from roce_tune.plandir import PlanDirError
+
+    try:
+        plan = read_plan_dir(Path(out_dir), require_device_files=False).plan
+    except (PlanDirError, OSError) as exc:
+        raise ValueError(f"roce_tune_preflight: {exc}") from None
+    switch = next((sw for sw in plan.switches if sw.name == device), None)
+    if switch is None:
+        raise ValueError(f"roce_tune_preflight: the plan in {out_dir} has no switch {device!r}: run "
+                         "`roce-tune plan` and `roce-tune ansible-inventory` again from the same inventory")
+    return Target.of_switch(switch).port_speeds_mbps
 
 
 def roce_tune_host_bundle(data: str, shared: str) -> str:

@@ -16,6 +16,7 @@ import sys
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 REPO = Path(__file__).resolve().parents[2]
 PLAYBOOKS = REPO / "playbooks"
@@ -117,3 +118,27 @@ def recap(output: str) -> dict[str, dict[str, int]]:
     for m in re.finditer(r"^(\S+)\s+:\s+((?:\w+=\d+\s*)+)$", output, re.MULTILINE):
         out.setdefault(m.group(1), {}).update({k: int(v) for k, v in re.findall(r"(\w+)=(\d+)", m.group(2))})
     return out
+
+
+def limit_args(lab: Lab, name: str, key: Path) -> list[str]:
+    """push.yml's arguments for device ``name`` alone in ``lab``, logging in with private ``key``."""
+    return ["--limit", name, "-e", f"roce_tune_base_dir={lab.workdir}", "-e",
+            f"ansible_ssh_private_key_file={key}"]
+
+
+def refused_before_any_write(dev: Any, lab: Lab, name: str, *args: str) -> list[str]:
+    """Run push.yml on ``name`` (emulator ``dev``) under --check --diff, then for real (``args``: the
+    --limit, base-dir and key arguments): each run fails the device and changes nothing, the device's
+    running configuration is as before and no command it was told to reject (its ``reject_pattern``: the
+    writes) was even tried. The outputs (stdout + stderr) of the two runs, for the caller's own checks."""
+    before = dev.running_config()
+    outs = []
+    for mode in (["--check", "--diff"], []):
+        res = lab.playbook("push.yml", *mode, *args)
+        out = res.stdout + res.stderr
+        assert res.returncode != 0, out[-5000:]
+        assert recap(res.stdout)[name]["changed"] == 0, out[-3000:]
+        outs.append(out)
+    assert dev.running_config() == before
+    assert not [e for e in dev.events if e.startswith("fault: rejected")], dev.events
+    return outs

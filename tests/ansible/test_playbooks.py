@@ -111,7 +111,9 @@ def test_push_refuses_a_plan_edited_after_plan(tmp_path: Path, check: bool,
 def test_push_with_junos_netconf_runs_the_netconf_tasks(tmp_path: Path,
                                                         planned_lab: tuple[dict[str, str], Path]) -> None:
     """`--junos-connection netconf` (documented) makes push.yml include tasks/push_junos_netconf.yml: the file
-    must exist. No NETCONF device here, so the run fails at the connection, after the include resolved."""
+    must exist. No NETCONF device here, so the run fails at the connection, after the include resolved: at
+    apply's refusal probe (`show system commit` over NETCONF), which comes before the load, so a device that
+    cannot be probed is never loaded."""
     env, _ = planned_lab
     fabric = tmp_path / "fabric.yaml"
     fabric.write_text(re.sub(r"@PORT_\w+@", "1", (REPO / "tests" / "ansible" / "fabric.yaml.in").read_text()))
@@ -123,7 +125,9 @@ def test_push_with_junos_netconf_runs_the_netconf_tasks(tmp_path: Path,
                          cwd=tmp_path, env=env, capture_output=True, text=True, check=False, timeout=120)
     out = res.stdout + res.stderr
     assert "push_junos_netconf.yml for qfx1" in out, out[-3000:]
-    assert "Junos (NETCONF) | load the rendered set file" in out, out[-3000:]
+    assert "Refusal | run the platform's read-only probe commands over NETCONF" in out, out[-3000:]
+    assert "[qfx1] (item=show system commit)" in out, out[-3000:]
+    assert "Junos (NETCONF) | load the rendered set file" not in out, out[-3000:]
 
 
 @pytest.mark.parametrize("minutes", ["0", "0.5", "-3", "five", "70000", "1", "65535", None])
@@ -209,3 +213,22 @@ def test_verify_playbook_fails_an_incomplete_verify_after_printing_it(tmp_path: 
         out[-3000:]
     rep = json.loads((tmp_path / "verify" / "verify-report.json").read_text())
     assert rep["status"] == "incomplete"
+
+
+def test_every_platform_with_a_refusal_runs_it_before_any_write() -> None:
+    """Each push task file of a platform whose ``PushMethod`` has a preflight or a probe (the refusals
+    ``roce-tune apply`` makes before any write, dry runs included) imports tasks/refuse.yml before its first
+    block (every write of a push file is in its block). EOS and NX-OS have neither; a probe added to one of
+    them fails here until its push file runs it. Before, only push_sonic.yml did (Cumulus, Junos: not)."""
+    from roce_tune.deploy.drivers import PUSH_METHODS
+
+    refusing = sorted(n for n, m in PUSH_METHODS.items() if m.preflight is not None or m.probe is not None)
+    assert refusing
+    for name in refusing:
+        files = sorted((PLAYBOOKS / "tasks").glob(f"push_{name}*.yml"))
+        assert files, name
+        for path in files:
+            tasks = YAML(typ="safe").load(path.read_text(encoding="utf-8"))
+            refuse = [i for i, t in enumerate(tasks) if t.get("ansible.builtin.import_tasks") == "refuse.yml"]
+            blocks = [i for i, t in enumerate(tasks) if "block" in t]
+            assert refuse and blocks and refuse[0] < blocks[0], f"{path.name}: no refusal before its writes"

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from tests.ansible.harness import ansible_missing, recap
+from tests.ansible.harness import ansible_missing, limit_args, recap, refused_before_any_write
 from tests.emulators.sonic import gcu_field_operation_errors
 
 from .test_push_nvue_sonic import _lab
@@ -148,20 +148,8 @@ _WRITES = "sonic-cfggen|sonic-db-cli|config save|config checkpoint roce|config a
 
 
 def _refused_before_any_write(dev, lab, key) -> list[str]:  # type: ignore[no-untyped-def]
-    """Run push.yml on sonic1 under --check --diff, then for real: each run fails the switch and changes
-    nothing; afterwards the running config is as before, no write was even tried, no checkpoint was taken,
-    no CONFIG_DB write made and no file uploaded. The outputs (stdout + stderr) of the two runs."""
-    args = ["--limit", "sonic1", "-e", f"roce_tune_base_dir={lab.workdir}", "-e",
-            f"ansible_ssh_private_key_file={key}"]
-    before = dev.running_config()
-    outs = []
-    for mode in (["--check", "--diff"], []):
-        res = lab.playbook("push.yml", *mode, *args)
-        out = res.stdout + res.stderr
-        assert res.returncode != 0, out[-5000:]
-        assert recap(res.stdout)["sonic1"]["changed"] == 0, out[-3000:]
-        outs.append(out)
-    assert dev.running_config() == before
-    assert not [e for e in dev.events if e.startswith("fault: rejected")], dev.events
+    """:func:`~tests.ansible.harness.refused_before_any_write` on sonic1; also no checkpoint was taken, no
+    CONFIG_DB write made and no file uploaded. The outputs (stdout + stderr) of the two runs."""
+    outs = refused_before_any_write(dev, lab, "sonic1", *limit_args(lab, "sonic1", key))
     assert not dev.checkpoints and dev.db_writes_seen == 0 and not list((dev.sandbox / "tmp").glob("*"))
     return outs
