@@ -53,6 +53,28 @@ def test_a_replaced_map_entry_is_shown_removed(old: str, new: str, diff: list[st
     assert compute_change("eos", desired, desired, {"Ethernet5/1"}).empty  # re-applied: no change
 
 
+@pytest.mark.parametrize(("platform", "name", "ours", "theirs"), [
+    ("eos", "leaf1", "priority-flow-control pause watchdog default timeout 0.2",
+     "priority-flow-control pause watchdog default timeout 0.5"),
+    ("eos", "leaf1", "priority-flow-control pause watchdog default recovery-time 0.2",
+     "priority-flow-control pause watchdog default recovery-time 1.0"),
+    ("eos", "leaf1", "priority-flow-control pause watchdog default polling-interval 0.1",
+     "priority-flow-control pause watchdog default polling-interval 0.05"),
+    # on | off (Nexus 9000 QoS configuration guide, "Configuring a Priority Flow Control Watchdog Interval")
+    ("nxos", "spine1", "priority-flow-control watch-dog-interval on",
+     "priority-flow-control watch-dog-interval off"),
+])
+def test_a_replaced_global_value_is_shown_removed(platform: str, name: str, ours: str, theirs: str) -> None:
+    """A global single-value line (the watchdog's timers and state): the new value replaces the old one on
+    the switch, so the dry run shows the old one go and the push sends the new line alone."""
+    desired = (GOLDEN.parents[2] / platform / "mixed-vendor" / f"{name}.cfg").read_text()
+    running = desired.replace(f"\n{ours}\n", f"\n{theirs}\n", 1)
+    assert running != desired
+    change = compute_change(platform, running, desired, {"Ethernet1/1"})
+    assert change.diff == [f"- {theirs}", f"+ {ours}"]
+    assert change.commands == [ours]
+
+
 def test_the_planned_map_grouped_otherwise_is_no_change() -> None:
     desired = GOLDEN.read_text()
     # running-config lists DSCPs by traffic class; another cos map and an unrelated map stay untouched
@@ -74,7 +96,9 @@ def test_apply_replaces_an_operators_dscp_map_on_eos(tmp_path: Path) -> None:
     fleet, inv, known = emulated_inventory("mixed-vendor.yaml", tmp_path)
     with fleet:
         colleague_session(fleet, "leaf1", ["qos map dscp 24 26 to traffic-class 1",
-                                           "qos map dscp 48 to traffic-class 5"], config_mode=True)
+                                           "qos map dscp 48 to traffic-class 5",
+                                           "priority-flow-control pause watchdog default timeout 0.5"],
+                          config_mode=True)
         (target,) = [t for t in load_source(inv)[0] if t.name == "leaf1"]
 
         def run(dry: bool):  # type: ignore[no-untyped-def]
@@ -88,11 +112,16 @@ def test_apply_replaces_an_operators_dscp_map_on_eos(tmp_path: Path) -> None:
         assert dry.state == "would-change", dry.error
         diff = [d.strip() for d in dry.diff]
         for line in ("- qos map dscp 24 26 to traffic-class 1", "- qos map dscp 48 to traffic-class 5",
-                     "+ qos map dscp 26 to traffic-class 3", "+ qos map dscp 48 to traffic-class 6"):
+                     "+ qos map dscp 26 to traffic-class 3", "+ qos map dscp 48 to traffic-class 6",
+                     "- priority-flow-control pause watchdog default timeout 0.5",
+                     "+ priority-flow-control pause watchdog default timeout 0.2"):
             assert line in diff, dry.diff
         pushed = run(False)
         assert pushed.state == "pushed", pushed.error
-        maps = [ln for ln in fleet["leaf1"].running_config().splitlines() if ln.startswith("qos map dscp")]
+        running = fleet["leaf1"].running_config()
+        maps = [ln for ln in running.splitlines() if ln.startswith("qos map dscp")]
         assert maps == [TC0, "qos map dscp 26 to traffic-class 3", "qos map dscp 48 to traffic-class 6"]
+        assert [ln for ln in running.splitlines() if "watchdog default timeout" in ln] == [
+            "priority-flow-control pause watchdog default timeout 0.2"]
         again = run(True)
         assert again.state == "no-change", again.diff
