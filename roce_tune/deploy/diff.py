@@ -34,6 +34,7 @@ from hier_config.platforms.driver_base import HConfigDriverBase
 from jsonpointer import JsonPointer
 
 from roce_tune.platforms import SWITCH_PLATFORMS, platform
+from roce_tune.platforms.cli_readback import id_list
 from roce_tune.platforms.contract import DiffRules
 
 #: diff data of every switch platform (each platform module's ``DIFF``), by platform name
@@ -150,11 +151,82 @@ def _reindent(lines: Iterable[str], indent: int) -> list[str]:
     return out
 
 
+@dataclass
+class _KeyedChange:
+    """The keyed top-level lines' part of a ``hier`` change (:func:`_keyed_change`)."""
+
+    running: str
+    desired: str
+    commands: list[str] = field(default_factory=list)
+    diff: list[str] = field(default_factory=list)
+
+
+_KeyedLine: TypeAlias = "tuple[int, re.Match[str]]"
+
+
+def _keyed_lines(patterns: list[re.Pattern[str]], text: str) -> tuple[list[str], list[_KeyedLine]]:
+    """``text``'s lines split into (other lines, [(pattern index, match)] of top-level keyed lines)."""
+    rest, keyed = [], []
+    for line in text.splitlines():
+        hit = next(((i, m) for i, rx in enumerate(patterns) if not line.startswith(" ")
+                    and (m := rx.match(line.rstrip()))), None)
+        if hit is None:
+            rest.append(line)
+        else:
+            keyed.append(hit)
+    return rest, keyed
+
+
+def _entries(m: re.Match[str]) -> dict[int, str]:
+    return dict.fromkeys(id_list(m["keys"]), m["value"])
+
+
+def _keyed_change(rules: DiffRules, running: str, desired: str) -> _KeyedChange:
+    """Compare the top-level lines ``rules.keyed`` names key by key (the device holds one value per key).
+
+    A desired line the running config already holds for every key (on one line or several) changes
+    nothing. Any other desired line is sent as it is (the device replaces each of its keys) and shown
+    ``+``; each running line of the same pattern that holds one of its keys with another value is shown
+    ``-``, followed by ``+`` the line with the keys it keeps (if any). Returns both texts without these
+    lines (hier-config compares the rest)."""
+    patterns = [re.compile(p) for p in rules.keyed]
+    run_rest, have = _keyed_lines(patterns, running)
+    want_rest, want = _keyed_lines(patterns, desired)
+    out = _KeyedChange("\n".join(run_rest) + "\n", "\n".join(want_rest) + "\n")
+    held: dict[tuple[int, int], str] = {}
+    for i, m in have:
+        held.update({(i, k): v for k, v in _entries(m).items()})
+    wanted: dict[tuple[int, int], str] = {}
+    for i, m in want:
+        if any(held.get((i, k)) != v for k, v in _entries(m).items()):
+            out.commands.append(m.string)
+            wanted.update({(i, k): v for k, v in _entries(m).items()})
+    out.diff = _replaced(have, wanted) + [f"+ {c}" for c in out.commands]
+    return out
+
+
+def _replaced(have: list[_KeyedLine], wanted: dict[tuple[int, int], str]) -> list[str]:
+    """``- line`` for each running keyed line a desired value replaces some key of, then ``+`` the line
+    with the keys it keeps (when some are left)."""
+    diff = []
+    for i, m in have:
+        keys = id_list(m["keys"])
+        kept = [k for k in keys if wanted.get((i, k), m["value"]) == m["value"]]
+        if len(kept) < len(keys):
+            diff.append(f"- {m.string}")
+            if kept:
+                ids = " ".join(map(str, kept))
+                diff.append(f"+ {m.string[:m.start('keys')]}{ids}{m.string[m.end('keys'):]}")
+    return diff
+
+
 def hier_diff(rules: DiffRules, running: str, desired: str, comment: str = "!") -> ConfigChange:
     """Hierarchical diff (hier-config) of a partial desired config merged onto the running one."""
     driver = _hier_driver(rules)
-    run_h = get_hconfig(driver, merge_sections(_strip_comments(running, comment)))
-    want_h = get_hconfig(driver, merge_sections(_strip_comments(desired, comment)))
+    keyed = _keyed_change(rules, merge_sections(_strip_comments(running, comment)),
+                          merge_sections(_strip_comments(desired, comment)))
+    run_h = get_hconfig(driver, keyed.running)
+    want_h = get_hconfig(driver, keyed.desired)
     future = run_h.future(want_h)
     stale = _delete_stale(rules, run_h, want_h, future)
     _replace_owned(rules, want_h, future)
@@ -164,7 +236,9 @@ def hier_diff(rules: DiffRules, running: str, desired: str, comment: str = "!") 
     last = {f"no {text}" for text in stale}
     commands = [c for c in commands if c not in last] + [c for c in commands if c in last]
     diff = list(run_h.unified_diff(future))
-    return ConfigChange(commands=commands if diff else [], diff=diff,
+    commands = keyed.commands + (commands if diff else [])
+    diff = keyed.diff + diff
+    return ConfigChange(commands=commands, diff=diff,
                         disruptive=_flag(rules, [re.sub(r"^\s*([+-])\s*", r"\1", d) for d in diff]))
 
 

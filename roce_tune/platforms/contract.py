@@ -75,6 +75,11 @@ class DiffRules:
             device replaces the old value when a new one is entered, so the remediation sets the new
             value instead of negating the old one first (hier-config's idempotent-command rules; a
             ``no mtu 1500`` before ``mtu 9216`` would drop jumbo frames on a live class in between).
+        keyed: ``hier`` only: regexes of top-level lines that set one value per key, with named groups
+            ``keys`` (ids: spaces, commas or ranges) and ``value`` (e.g. EOS ``qos map dscp 24 26 to
+            traffic-class 3``): the device holds one value per key, so a desired line replaces that key on
+            every running line of the same regex, and the diff compares key by key (``- old`` line, ``+`` the
+            old line's other keys, ``+`` new line) instead of line by line.
         stale: objects roce-tune created under its own names and removes once the desired config no longer
             has them (an ECN profile of old values): ``hier``: regexes of whole top-level sections;
             ``json``: (table, regex of the row key). ``set`` platforms need none (their owned roots are
@@ -103,6 +108,7 @@ class DiffRules:
     negate: tuple[str, str] = ("", "")
     disruptive: tuple[tuple[str, str], ...] = ()
     idempotent: tuple[tuple[str, ...], ...] = ()
+    keyed: tuple[str, ...] = ()
     stale: tuple = ()  # type: ignore[type-arg]  # tuple[str, ...] (hier) or tuple[tuple[str, str], ...] (json)
     keep_lines: Callable[[str], str] | None = None
     parse_running: Callable[[str], dict[str, Any]] | None = None

@@ -531,7 +531,18 @@ DIFF = _c.DiffRules(
                 ("qos profile ", "tx-queue ", "bandwidth "),
                 ("qos profile ", "priority-flow-control pause watchdog "),
                 # one service-profile per port: the new one replaces it, and the dry run shows the old one go
-                ("interface ", "service-profile ")),
+                ("interface ", "service-profile "),
+                # one global watchdog value each: a new timeout replaces the old one (dry run: - old, + new)
+                ("priority-flow-control pause watchdog default timeout ",),
+                ("priority-flow-control pause watchdog default recovery-time ",),
+                ("priority-flow-control pause watchdog default polling-interval ",),
+                ("priority-flow-control pause watchdog action ",)),
+    # global maps hold one value per DSCP / CoS / TC: `qos map dscp 26 to traffic-class 3` moves DSCP 26 off
+    # a running `qos map dscp 24 26 to traffic-class 1` (EOS User Manual, Quality of Service chapter, "qos map
+    # dscp to traffic-class"; running-config lists the DSCPs of one traffic class on one line)
+    keyed=tuple(rf"^qos map {src} (?P<keys>\d+(?:[ ,-]+\d+)*) to {dst} (?P<value>\d+)$"
+                for src, dst in (("dscp", "traffic-class"), ("cos", "traffic-class"),
+                                 ("traffic-class", "tx-queue"), ("traffic-class", "dscp"))),
     stale=(rf"^qos profile {_c.OWN_NAME_RE}$",),
     disruptive=((r"^\+\s*priority-flow-control (on|priority \d+ no-drop)", _c.PFC_ON),
                 (r"^\+\s*service-profile ",

@@ -507,7 +507,10 @@ DIFF = _c.DiffRules(
                 ("interface ", "service-policy type queuing output "),
                 ("interface ", "service-policy type qos input "),
                 ("interface ", "priority-flow-control mode "),
-                ("system qos", "service-policy type network-qos ")),
+                ("system qos", "service-policy type network-qos "),
+                # on | off, globally and per port: the new state replaces the old one
+                ("priority-flow-control watch-dog-interval ",),
+                ("interface ", "priority-flow-control watch-dog-interval ")),
 )
 
 

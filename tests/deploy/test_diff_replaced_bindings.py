@@ -30,6 +30,7 @@ def _replace_first(text: str, old: str, new: str) -> str:
     ("nxos", "interface Ethernet1/1", "service-policy type queuing output ", "THEIR_EGRESS"),
     ("nxos", "interface Ethernet1/1", "service-policy type qos input ", "THEIR_CLASSIFY"),
     ("nxos", "interface Ethernet1/1", "priority-flow-control mode ", "auto"),
+    ("nxos", "interface Ethernet1/1", "priority-flow-control watch-dog-interval ", "off"),
     ("nxos", "system qos", "service-policy type network-qos ", "THEIR_NQ"),
     ("eos", "interface Ethernet5/1", "service-profile ", "OTHER"),
 ])

@@ -75,6 +75,35 @@ DIALECT = Dialect(
     nested_prompt=True,
 )
 
+#: global maps that hold one value per DSCP / CoS / TC: (source, target) of ``qos map <source> <ids> to
+#: <target> <value>``
+_KEYED_MAPS = (("dscp", "traffic-class"), ("cos", "traffic-class"), ("traffic-class", "tx-queue"),
+               ("traffic-class", "dscp"))
+
+
+def regroup_maps(root: Node) -> None:
+    """Hold each global map as EOS does: one value per id, a new line moving its ids off any older line,
+    and the running-config listing the ids of one value on one line (values ascending, at the place of
+    the map's first line)."""
+    for src, dst in _KEYED_MAPS:
+        line_rx = re.compile(rf"qos map {src} ([\d ]+) to {dst} (\d+)$")
+        held: dict[int, int] = {}
+        first = None
+        for i, child in enumerate(list(root.children)):
+            m = line_rx.fullmatch(child.text)
+            if m:
+                first = i if first is None else first
+                held.update(dict.fromkeys((int(k) for k in m[1].split()), int(m[2])))
+        if first is None:
+            continue
+        root.children = [c for c in root.children if not line_rx.fullmatch(c.text)]
+        by_value: dict[int, list[int]] = {}
+        for key, value in sorted(held.items()):
+            by_value.setdefault(value, []).append(key)
+        root.children[first:first] = [Node(f"qos map {src} {' '.join(map(str, keys))} to {dst} {value}")
+                                      for value, keys in sorted(by_value.items())]
+
+
 FACTORY = """hostname {name}
 username {user} privilege 15 role network-admin nopassword
 interface Ethernet1
@@ -170,6 +199,10 @@ class EosSession(CiscoLikeSession):
         self.cfg_session: EosConfigSession | None = None
         if device.spec.options.get("start_mode", "enable") == "exec":
             self.mode = "exec"
+
+    def config_applied(self, line: str) -> None:
+        if line.startswith("qos map "):
+            regroup_maps(self.tree)
 
     def config_prefix(self) -> str:
         if self.cfg_session is not None:
