@@ -396,3 +396,8 @@ def test_ecn_search_does_not_simulate_dcqcn_where_the_plan_turns_it_off(monkeypa
     notes = [ch for ch in changes if ch not in plain_changes]
     assert {n.split(" ", 1)[0] for n in notes} == {f"{sw}:{port}" for sw, port in plain}
     assert all("DCQCN is off" in n and "plain step" in n for n in notes)
+    # the recovery rates of NICs that do not run DCQCN are not simulated either
+    values, changes = searched_step_values(plan, AI_UP, 2.0, SimSearch(budget_s=120))
+    plain, plain_changes = step_values(plan, AI_UP)
+    assert searches == [] and values == plain and plain and all(ch in changes for ch in plain_changes)
+    assert [ch.split(" ", 1)[0] for ch in changes if ch not in plain_changes] == ["node1", "node2"]
