@@ -960,6 +960,21 @@ def _declared_ports(switches: dict[str, Any]) -> dict[str, set[str]]:
     return declared
 
 
+def _agreed_speed(sw: Any) -> tuple[int, Any] | None:
+    """(Gb/s, the value as the first entry writes it: ``"100G"``, ``100000``) of the speed every ``ports``
+    entry of switch ``sw`` (round-trip YAML) gives; None when they give several speeds, none, or one the
+    inventory cannot read (then the merge adds a port at ``--speed``)."""
+    from roce_tune.units import parse_speed_gbps
+
+    spelt: dict[int, Any] = {}
+    for p in sw.get("ports") or []:
+        try:
+            spelt.setdefault(parse_speed_gbps(p["speed"]), p["speed"])
+        except (KeyError, TypeError, ValueError):
+            return None
+    return next(iter(spelt.items())) if len(spelt) == 1 else None
+
+
 def _used_ports(data: Any) -> dict[str, tuple[str, str, Any]]:
     """Endpoint ``device:port`` -> (``link`` or ``nic``, the peer endpoint, the node that cables it)."""
     used: dict[str, tuple[str, str, Any]] = {}
@@ -1062,7 +1077,11 @@ class _Merge:
                 )
 
     def ensure_switch(self, name: str, port: str) -> None:
+        """Declare switch ``name`` (a leaf of ``--platform``/``--model`` to check) and its ``port`` if the
+        inventory lacks them; a new port takes the speed all the switch's ports agree on, else ``--speed``."""
         from ruamel.yaml.comments import CommentedMap, CommentedSeq
+
+        from roce_tune.units import parse_speed_gbps
 
         opts = self.opts
         if name not in self.switches:
@@ -1083,9 +1102,13 @@ class _Merge:
             sw = self.switches[name]
             if sw.get("ports") is None:
                 sw["ports"] = CommentedSeq()
-            sw["ports"].append(_flow_map({"name": port, "speed": opts.speed}))
+            agreed = _agreed_speed(sw)
+            speed = opts.speed if agreed is None else agreed[1]
+            why = "" if agreed is None or agreed[0] == parse_speed_gbps(opts.speed) else (
+                f": the speed of {name}'s other ports; not --speed {opts.speed}")
+            sw["ports"].append(_flow_map({"name": port, "speed": speed}))
             self.declared[name].add(port)
-            self.changes.append(f"added port {name}:{port} ({opts.speed})")
+            self.changes.append(f"added port {name}:{port} ({speed}{why})")
 
     def link(self, c: Cable, a: str, b: str, line: int) -> None:
         """A switch-switch cable: update the declared link, report a clash, or add the link."""

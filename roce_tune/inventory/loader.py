@@ -116,7 +116,8 @@ def parse_yaml(text: str) -> ParseResult:
         YamlSyntaxError: RT001 / RT004; RT001 also for text above :data:`MAX_INVENTORY_BYTES`, or above
             :data:`MAX_FULL_YAML_BYTES` when only the full YAML parser can read it.
     """
-    size = len(text)  # characters: a lower bound of the UTF-8 bytes, exact for ASCII
+    # UTF-8 bytes, as the limits are documented; len() alone counts characters (an "é" is 2 bytes, a "–" 3)
+    size = len(text) if text.isascii() else len(text.encode("utf-8", "surrogatepass"))
     if size > MAX_INVENTORY_BYTES:
         raise _too_big(size, MAX_INVENTORY_BYTES, "roce-tune reads")
     result = fast_parse(text)

@@ -155,7 +155,8 @@ def _changes_of(key: Key, changes: list[str]) -> list[str]:
 def searched_step_values(plan: Plan, proposal: Proposal, factor: float, search: SimSearch
                          ) -> tuple[dict[Key, dict[str, int | float]], list[str]]:
     """Like :func:`step_values`, but a step that is not a jump to the tuner's derived value takes its size
-    from the simulator search (:mod:`roce_tune.verify.sim_step`); its reason is in the change text."""
+    from the simulator search (:mod:`roce_tune.verify.sim_step`); its reason is in the change text, and so is
+    the search's reason for leaving a step plain (e.g. a port behind NICs without DCQCN)."""
     plain, plain_changes = step_values(plan, proposal, factor)
     jumps = {k for k in plain if any("derived value" in ch for ch in _changes_of(k, plain_changes))}
     if jumps == set(plain):
@@ -168,6 +169,8 @@ def searched_step_values(plan: Plan, proposal: Proposal, factor: float, search: 
         use_sim = k not in jumps and k in found
         values[k] = found[k] if use_sim else plain[k]
         changes += _changes_of(k, found_changes if use_sim else plain_changes)
+        if not use_sim and k not in jumps:  # the search's reason for not sizing this step, if it gave one
+            changes += _changes_of(k, found_changes)
     return values, changes
 
 

@@ -26,15 +26,18 @@ from roce_tune.verify.nccl import (
     parse_nccl_file,
 )
 
-REPORT_SCHEMA = "roce-tune.nccl-report/1"
+#: /2: busbw and algbw keys end in ``_gbytes_per_s`` (GB/s); /1 named them ``*_gbps``, the suffix of
+#: ``line_rate_gbps`` (Gb/s): one suffix for two units 8x apart
+REPORT_SCHEMA = "roce-tune.nccl-report/2"
 RULE_BAD_LINE_RATE = "RT300"
 UNITS = {
-    "algbw_gbps": "GB/s (10^9 bytes/s), as printed by nccl-tests",
-    "busbw_gbps": "GB/s (10^9 bytes/s), as printed by nccl-tests",
-    "avg_busbw_gbps": "GB/s (10^9 bytes/s), as printed by nccl-tests",
-    "max_busbw_gbps": "GB/s (10^9 bytes/s)",
+    "algbw_gbytes_per_s": "GB/s (10^9 bytes/s), as printed by nccl-tests",
+    "busbw_gbytes_per_s": "GB/s (10^9 bytes/s), as printed by nccl-tests",
+    "avg_busbw_gbytes_per_s": "GB/s (10^9 bytes/s), as printed by nccl-tests",
+    "max_busbw_gbytes_per_s": "GB/s (10^9 bytes/s)",
+    "largest_message_busbw_gbytes_per_s": "GB/s (10^9 bytes/s)",
     "line_rate_gbps": "Gb/s (10^9 bits/s), NIC line rate",
-    "line_rate_fraction": "busbw_gbps x 8 / line_rate_gbps (1.0 = line rate)",
+    "line_rate_fraction": "busbw_gbytes_per_s x 8 / line_rate_gbps (1.0 = line rate)",
     "time_us": "microseconds",
 }
 
@@ -42,7 +45,7 @@ UNITS = {
 def _result_dict(r: NcclResult | None) -> dict[str, object] | None:
     if r is None:
         return None
-    return {"time_us": r.time_us, "algbw_gbps": r.algbw_gbps, "busbw_gbps": r.busbw_gbps,
+    return {"time_us": r.time_us, "algbw_gbytes_per_s": r.algbw_gbps, "busbw_gbytes_per_s": r.busbw_gbps,
             "wrong": r.wrong, "max_error": r.max_error}
 
 
@@ -53,10 +56,10 @@ def run_to_dict(run: NcclRun, line_rate_gbps: int | None = None) -> dict[str, ob
         "source": run.source, "line": run.line, "format": run.format,
         "collective": run.collective, "collective_source": run.collective_source,
         "status": run.status, "problems": list(run.problems),
-        "avg_busbw_gbps": run.avg_busbw_gbps, "avg_busbw_source": run.avg_busbw_source,
-        "max_busbw_gbps": run.max_busbw_gbps,
+        "avg_busbw_gbytes_per_s": run.avg_busbw_gbps, "avg_busbw_source": run.avg_busbw_source,
+        "max_busbw_gbytes_per_s": run.max_busbw_gbps,
         "largest_message_size_bytes": big.size_bytes if big else None,
-        "largest_message_busbw_gbps": big.busbw_gbps if big else None,
+        "largest_message_busbw_gbytes_per_s": big.busbw_gbps if big else None,
         "out_of_bounds": run.out_of_bounds, "complete": run.complete,
         "nranks": run.nranks, "ndevices": run.ndevices, "hosts": list(run.hosts),
         "nccl_version": run.nccl_version, "nccl_tests_version": run.nccl_tests_version,
@@ -217,7 +220,7 @@ def _read_runs(paths: list[str]) -> tuple[list[NcclRun], list[Finding]]:
 
 
 def _report_json(runs: list[NcclRun], errors: list[Finding], rate: int | None, code: int) -> str:
-    """The ``roce-tune.nccl-report/1`` JSON document."""
+    """The ``roce-tune.nccl-report/2`` JSON document."""
     doc = {"schema": REPORT_SCHEMA, "units": UNITS, "line_rate_gbps": rate, "ok": code == 0,
            "exit_code": code, "runs": [run_to_dict(r, rate) for r in runs],
            "errors": [{"rule": f.rule, "message": f.message, "fix": f.fix, "file": f.location.file}
@@ -254,7 +257,7 @@ def nccl_report(paths: list[str], line_rate: str | None = None,
             when given, each run gets the largest-message and average busbw as a fraction of it
             (``busbw GB/s × 8 / line rate Gb/s``).
         fmt: ``"text"`` (rich tables, no colour codes) or ``"json"`` (``schema``
-            ``roce-tune.nccl-report/1``: ``units``, ``line_rate_gbps``, ``ok``, ``exit_code``,
+            ``roce-tune.nccl-report/2``: ``units``, ``line_rate_gbps``, ``ok``, ``exit_code``,
             ``runs`` [see :func:`run_to_dict`], ``errors`` [RT301 findings per unusable file]).
 
     Returns:

@@ -18,10 +18,14 @@ from roce_tune.verify.measure import Measurement
 from roce_tune.verify.observation import Diagnosis
 from roce_tune.verify.signals import DISCARD_COUNTERS, LOSS_COUNTERS, fabric_signals, host_signals
 
-REPORT_SCHEMA = "roce-tune.verify-report/1"
-UNITS = {"busbw_gbps": "GB/s (10^9 bytes/s), as printed by nccl-tests",
+#: /2: busbw keys end in ``_gbytes_per_s`` (GB/s); /1 named them ``*_gbps``, the suffix of ``line_rate_gbps``
+#: (Gb/s): one suffix for two units 8x apart
+REPORT_SCHEMA = "roce-tune.verify-report/2"
+UNITS = {"busbw_gbytes_per_s": "GB/s (10^9 bytes/s), as printed by nccl-tests",
+         "largest_busbw_gbytes_per_s": "GB/s (10^9 bytes/s), busbw at the largest message",
          "line_rate_gbps": "Gb/s (NIC line rate)",
-         "fraction": "busbw x 8 / line_rate_gbps", "size_bytes": "bytes", "counters": "deltas over the run",
+         "fraction": "busbw_gbytes_per_s x 8 / line_rate_gbps", "size_bytes": "bytes",
+         "counters": "deltas over the run",
          "pause_us": "microseconds", "kmin_bytes": "bytes", "rpg_ai_rate_mbps": "Mb/s"}
 
 __all__ = ["REPORT_SCHEMA", "STATUS_EXIT", "not_checked", "plot_busbw", "report_dict", "report_markdown",
@@ -71,13 +75,13 @@ def _measured(m: Measurement | None) -> dict[str, Any]:
     """The measurement's part of an iteration row (command, busbw, run status, checks); empty values when
     the iteration was not measured."""
     if m is None:
-        return {"command": None, "launcher": None, "fraction": None, "largest_busbw_gbps": None,
+        return {"command": None, "launcher": None, "fraction": None, "largest_busbw_gbytes_per_s": None,
                 "busbw_by_size": [], "run_status": None, "run_problems": [], "traffic_time_s": None,
                 "wall_s": None, "checks": []}
     return {"command": m.command, "launcher": m.launcher,
             "fraction": None if m.fraction is None else round(m.fraction, 4),
-            "largest_busbw_gbps": m.largest_busbw_gbps,
-            "busbw_by_size": [{"size_bytes": s, "busbw_gbps": b} for s, b in m.busbw_by_size],
+            "largest_busbw_gbytes_per_s": m.largest_busbw_gbps,
+            "busbw_by_size": [{"size_bytes": s, "busbw_gbytes_per_s": b} for s, b in m.busbw_by_size],
             "run_status": m.run.status if m.run else None,
             "run_problems": list(m.run.problems) if m.run else [],
             "traffic_time_s": m.traffic_time_s, "wall_s": m.wall_s, "checks": _checks(m.checks)}
@@ -197,8 +201,9 @@ def _md_iterations(rep: dict[str, Any]) -> list[str]:
         rules = sorted({d["rule"] for c in r["checks"] for d in c["diagnoses"]})
         change = "; ".join(r["changes"]) or "-"
         frac = "-" if r["fraction"] is None else f"{r['fraction']:.1%}"
+        busbw = r["largest_busbw_gbytes_per_s"]
         L.append(f"| {r['index']} | {r['kind']} | {change} | {_fmt_settings(r['settings'])} | "
-                 f"{r['largest_busbw_gbps'] if r['largest_busbw_gbps'] is not None else '-'} | {frac} | "
+                 f"{busbw if busbw is not None else '-'} | {frac} | "
                  f"{', '.join(rules) or '-'} |")
     if rep.get("plot"):
         L += ["", f"![busbw vs message size]({rep['plot']})"]

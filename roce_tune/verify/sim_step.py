@@ -48,6 +48,9 @@ MESSAGES_BYTES = (1_000_000, 8_000_000)
 NOISE_POINTS = 1.0
 UTILISATION_SLACK_POINTS = 0.5
 UTILISATION_FLOOR_PERCENT = 99.0
+#: why a port behind NICs without DCQCN, or such a NIC, keeps the plain step (policy.dcqcn false)
+NO_DCQCN_NOTE = ("not simulated: DCQCN is off (policy.dcqcn false: the NICs send with PFC alone) and the "
+                 "simulator models only senders that react to CNPs; the plain step applies")
 
 
 @dataclass(frozen=True)
@@ -174,7 +177,9 @@ def _run_search(current: tuple[str, Runs], candidates: Sequence[tuple[str, Runs]
 def simulated_ecn_step(plan: Plan, proposal: Proposal, factor: float, search: SimSearch
                        ) -> tuple[dict[tuple[str, str | None], dict[str, int | float]], list[str]]:
     """ECN values per lossless port chosen by the search (one search per port class), and what changed, in
-    words with the simulator's reason. Ports whose values cannot move (floors, onset) are left out."""
+    words with the simulator's reason. Ports whose values cannot move (floors, onset) are left out, and so
+    are ports whose NICs run without DCQCN (``policy.dcqcn: false``): the simulator has no PFC-only sender,
+    so each of those gets a ``"SWITCH:PORT <NO_DCQCN_NOTE>"`` line instead and keeps the plain step."""
     from roce_tune.simulate.settings import nic_index, port_inputs
 
     up, deadline = proposal.direction == "up", search.deadline()
@@ -185,6 +190,9 @@ def simulated_ecn_step(plan: Plan, proposal: Proposal, factor: float, search: Si
     for sw in plan.switches:
         for port, prof in sw.lossless_ecn_ports():
             inp = port_inputs(plan, sw, port, nics=nics)
+            if not inp.dcqcn_enabled:
+                changes.append(f"{sw.name}:{port.name} {NO_DCQCN_NOTE}")
+                continue
             # the DCQCN label names the NIC's netdev: values, not names, make a class
             key = (sw.asic, inp.speed_gbps, inp.fan_in, inp.base_rtt_us, inp.buffer_bytes, inp.pfc_alpha,
                    inp.ecn.kmin_bytes, inp.ecn.kmax_bytes, inp.ecn.pmax_percent, replace(inp.dcqcn, label=""))
@@ -241,8 +249,8 @@ def simulated_dcqcn_step(plan: Plan, proposal: Proposal, factor: float, search: 
                          ) -> tuple[dict[tuple[str, str | None], dict[str, int | float]], list[str]]:
     """rpg_ai/rpg_hai per host, or per NIC of a host with NICs of different speeds or values
     (:func:`host_nic_keys`), chosen by the search (one search per NIC speed and values, on every lossless
-    class of that speed; NICs whose speed has no class are left to the plain rule), and what changed, with
-    the reason."""
+    class of that speed; NICs whose speed has no class are left to the plain rule, and so are NICs that run
+    without DCQCN, each with a ``"SCOPE <NO_DCQCN_NOTE>"`` line), and what changed, with the reason."""
     from roce_tune.simulate.scorecard import port_classes
 
     up, deadline = proposal.direction == "up", search.deadline()
@@ -251,6 +259,9 @@ def simulated_dcqcn_step(plan: Plan, proposal: Proposal, factor: float, search: 
     values: dict[tuple[str, str | None], dict[str, int | float]] = {}
     changes: list[str] = []
     for target, nic in (kn for h in plan.hosts for kn in host_nic_keys(h)):
+        if not nic.dcqcn.enabled:
+            changes.append(f"{key_name(target)} {NO_DCQCN_NOTE}")
+            continue
         ai, hai = nic.dcqcn.params["rpg_ai_rate_mbps"], nic.dcqcn.params["rpg_hai_rate_mbps"]
         key = (nic.speed_gbps, ai, hai)
         if key not in per_speed:

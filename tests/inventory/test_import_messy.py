@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+from roce_tune.inventory.loader import load_inventory
 from tests.inventory.cabling_helpers import REPO, run
 
 
@@ -1013,3 +1014,32 @@ def test_captures_without_any_lldp_neighbour_are_an_error(tmp_path: Path) -> Non
     r = run("import", "lldp", str(cap), "--out", str(out))
     assert r.returncode == 1 and not out.exists(), r.stderr
     assert "leaf1.txt:1: error RT010" in r.stderr and "no LLDP neighbour" in r.stderr, r.stderr
+
+
+def test_merge_adds_a_port_at_the_speed_of_the_switchs_other_ports(tmp_path: Path) -> None:
+    """--into site.yaml (SN2700 leaves and spines, every port 100G) without --speed: a new cable on a port
+    the inventory does not declare adds it at 100G, as its switch's other ports, and says so on stderr (it
+    was added at the 400G default, which the SN2700 cannot run: lint RT111). A switch whose ports run at
+    several speeds keeps --speed."""
+    inv = tmp_path / "site.yaml"
+    text = (REPO / "inventories" / "site.yaml").read_text(encoding="utf-8")
+    inv.write_text(text, encoding="utf-8")
+    plan = tmp_path / "plan.csv"
+    plan.write_text("Device A,Port A,Device B,Port B,Length\nleaf1,Ethernet2,spine1,Ethernet2,10m\n",
+                    encoding="utf-8")
+    r = run("import", "cabling", str(plan), "--into", str(inv))
+    assert r.returncode == 0, r.stderr
+    speeds = {(s.name, p.name): p.speed for s in load_inventory(inv).inventory.switches for p in s.ports}
+    assert speeds[("leaf1", "Ethernet2")] == speeds[("spine1", "Ethernet2")] == 100
+    assert "added port leaf1:Ethernet2 (100G: the speed of leaf1's other ports; not --speed 400G)" in r.stderr
+    lint = run("lint", str(inv))
+    assert "RT111" not in lint.stdout + lint.stderr, lint.stdout
+    mixed = text.replace('{name: "Ethernet[64-124/4]", speed: 100G}    # uplinks to spine1/spine2',
+                         '{name: "Ethernet[64-124/4]", speed: 40G}    # uplinks to spine1/spine2', 1)
+    assert mixed != text
+    inv.write_text(mixed, encoding="utf-8")
+    r = run("import", "cabling", str(plan), "--into", str(inv), "--speed", "200G")
+    assert r.returncode == 0, r.stderr
+    speeds = {(s.name, p.name): p.speed for s in load_inventory(inv).inventory.switches for p in s.ports}
+    assert (speeds[("leaf1", "Ethernet2")], speeds[("spine1", "Ethernet2")]) == (200, 100)
+    assert "added port leaf1:Ethernet2 (200G)" in r.stderr

@@ -29,6 +29,18 @@ def test_a_megabyte_outside_the_fast_reader_is_refused_with_rt001() -> None:
     assert "524,288 bytes" in f.message and "anchors" in f.message and f.fix
 
 
+def test_the_full_yaml_limit_counts_utf8_bytes_not_characters() -> None:
+    """A file with non-ASCII comments (names in a site's language, typographic dashes) is more bytes than
+    characters: the 512 KiB limit and the size RT001 names are in bytes."""
+    text = "# Übersicht – Rechenzentrum\n" + "# " + "é" * 200_000 + "\n" + _flow_hosts(8_000, anchors=True)
+    size = len(text.encode("utf-8"))
+    assert len(text) < loader.MAX_FULL_YAML_BYTES < size
+    with pytest.raises(RoceTuneError) as exc:
+        loader.load_inventory_text(text, "big.yaml")
+    [f] = exc.value.findings
+    assert (f.rule, f.location.line, f.location.col) == ("RT001", 1, 1) and f"is {size:,} bytes" in f.message
+
+
 def test_the_same_size_in_plain_flow_style_still_loads() -> None:
     text = _flow_hosts(60_000, anchors=False)
     assert len(text) > loader.MAX_FULL_YAML_BYTES

@@ -54,6 +54,7 @@ EXPECTED = {
     "RT129": (7, 20, '"swp1s0-uplink-a1"'),          # 16 characters on Cumulus
     "RT136": (7, 17, "4.4.3"),                       # a Cumulus release without a known NVUE grammar
     "RT137": (3, 28, "4]"),                          # lossless priority 4 past the last RoCE DSCP
+    "RT138": (9, 11, "10.10.1.250"),                 # 8 hosts counted up from .250 reach .255 and .2.0
 }
 
 
@@ -277,3 +278,27 @@ def test_shipped_inventories_map_a_dscp_to_every_lossless_priority(catalog: Cata
     assert shipped
     for path in shipped:
         assert "RT137" not in {f.rule for f in lint(load_inventory(path), catalog)}, path
+
+
+def test_mgmt_addresses_counted_over_an_octet_edge_are_warned_at_the_intent_line(tmp_path: Path,
+                                                                                 catalog: Catalog) -> None:
+    """RT138 on a real intent file: hosts counted from .250 and a leaf at .255 are each a warning at their
+    tier's mgmt line, naming the device and address; SSH-port counting, IPv6 and names are not."""
+    text = RULES["RT138"].bad.replace("mgmt: 10.10.0.11", "mgmt: 10.10.0.255")
+    path = tmp_path / "intent.yaml"
+    path.write_text(text, encoding="utf-8")
+    found = [f for f in lint(load_inventory(path), catalog) if f.rule == "RT138"]
+    assert [(f.severity, f.location.line, f.location.device) for f in found] == [
+        (Severity.warning, 9, "gpu06"), (Severity.warning, 9, "gpu07"), (Severity.warning, 15, "leaf1")]
+    assert "10.10.0.255 is the broadcast address" in found[2].message
+    assert "10.10.2.0 is the network address" in found[1].message and "crosses octet" in found[1].message
+    for other in ("mgmt: 127.0.0.1\n    mgmt_port: 2211\n    count_up: port", "mgmt: fd00::fe"):
+        path.write_text(RULES["RT138"].bad.replace("mgmt: 10.10.1.250", other), encoding="utf-8")
+        assert not [f for f in lint(load_inventory(path), catalog) if f.rule == "RT138"]
+    # the full form (roce-tune expand) warns the same devices, at their own lines
+    path.write_text(text, encoding="utf-8")
+    full = subprocess.run([sys.executable, "-m", "roce_tune.cli", "expand", str(path)], capture_output=True,
+                          text=True, check=True, cwd=REPO)
+    (tmp_path / "full.yaml").write_text(full.stdout, encoding="utf-8")
+    assert [f.location.device for f in lint(load_inventory(tmp_path / "full.yaml"), catalog)
+            if f.rule == "RT138"] == ["leaf1", "gpu06", "gpu07"]  # switches come first there

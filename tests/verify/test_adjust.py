@@ -375,3 +375,29 @@ def test_dcqcn_steps_of_a_host_with_nics_at_two_speeds_are_scoped_to_each_nic(
     ecn_values, _ = searched_step_values(plan, DOWN, 2.0, SimSearch(budget_s=120))
     assert len(searches) == 2  # 400G and 200G
     assert ecn_values[("leaf1", "Ethernet0")] == ecn_values[("leaf1", "Ethernet16")]
+
+
+def test_ecn_search_does_not_simulate_dcqcn_where_the_plan_turns_it_off(monkeypatch: pytest.MonkeyPatch
+                                                                       ) -> None:
+    """policy.dcqcn false: the NICs send without a reaction point (PFC alone), and the simulator models only
+    senders that react to CNPs, so the ECN step is the plain one, with the reason in its change text."""
+    import roce_tune.verify.sim_step as sim_step
+
+    inv = inventory([])
+    inv = inv.model_copy(update={"policy": inv.policy.model_copy(update={"dcqcn": False})})
+    plan = build_plan(inv)
+    assert not any(n.dcqcn.enabled for h in plan.hosts for n in h.nics)
+    searches: list[str] = []
+    monkeypatch.setattr(sim_step, "_run_search", lambda cur, *a: searches.append(cur[0]))
+    values, changes = searched_step_values(plan, DOWN, 2.0, SimSearch(budget_s=120))
+    plain, plain_changes = step_values(plan, DOWN)
+    assert searches == [] and values == plain and plain
+    assert all(ch in changes for ch in plain_changes)
+    notes = [ch for ch in changes if ch not in plain_changes]
+    assert {n.split(" ", 1)[0] for n in notes} == {f"{sw}:{port}" for sw, port in plain}
+    assert all("DCQCN is off" in n and "plain step" in n for n in notes)
+    # the recovery rates of NICs that do not run DCQCN are not simulated either
+    values, changes = searched_step_values(plan, AI_UP, 2.0, SimSearch(budget_s=120))
+    plain, plain_changes = step_values(plan, AI_UP)
+    assert searches == [] and values == plain and plain and all(ch in changes for ch in plain_changes)
+    assert [ch.split(" ", 1)[0] for ch in changes if ch not in plain_changes] == ["node1", "node2"]

@@ -20,20 +20,20 @@ def test_json_fields_and_units():
     out, code = nccl_report([OK_FILE], line_rate="200G", fmt="json")
     doc = json.loads(out)
     assert code == 0 and doc["ok"] is True and doc["line_rate_gbps"] == 200
-    assert "GB/s" in doc["units"]["busbw_gbps"] and "bytes" in doc["units"]["busbw_gbps"]
+    assert "GB/s" in doc["units"]["busbw_gbytes_per_s"] and "bytes" in doc["units"]["busbw_gbytes_per_s"]
     assert "Gb/s" in doc["units"]["line_rate_gbps"]
     [run] = doc["runs"]
-    assert {"collective", "rows", "avg_busbw_gbps", "max_busbw_gbps", "status", "problems", "source",
-            "line_rate_fraction"} <= set(run)
-    assert (run["collective"], run["status"], run["avg_busbw_gbps"], run["max_busbw_gbps"]) == (
-        "all_reduce", "ok", 20.048, 21.02)
+    assert {"collective", "rows", "avg_busbw_gbytes_per_s", "max_busbw_gbytes_per_s", "status", "problems",
+            "source", "line_rate_fraction"} <= set(run)
+    assert (run["collective"], run["status"], run["avg_busbw_gbytes_per_s"],
+            run["max_busbw_gbytes_per_s"]) == ("all_reduce", "ok", 20.048, 21.02)
     assert run["source"] == OK_FILE
     row = run["rows"][0]
     assert set(row) == {"size_bytes", "count", "type", "redop", "root", "out_of_place", "in_place"}
     assert (row["size_bytes"], row["count"], row["type"], row["redop"], row["root"]) == (
         16777216, 8388608, "bfloat16", "sum", -1)
-    assert row["out_of_place"] == {"time_us": 1594.79, "algbw_gbps": 10.52, "busbw_gbps": 18.41,
-                                   "wrong": 0, "max_error": None}
+    assert row["out_of_place"] == {"time_us": 1594.79, "algbw_gbytes_per_s": 10.52,
+                                   "busbw_gbytes_per_s": 18.41, "wrong": 0, "max_error": None}
     frac = run["line_rate_fraction"]
     assert frac["line_rate_gbps"] == 200 and frac["largest_message_size_bytes"] == 268435456
     assert frac["largest_message"] == pytest.approx(21.02 * 8 / 200, abs=1e-4)
@@ -88,7 +88,8 @@ def test_ran_alone_has_no_bandwidth_figure():
     out, code = nccl_report([str(FIXTURES / "allreduce-no-mpi-interleaved.txt")], "100G", "json")
     [run] = json.loads(out)["runs"]
     assert code == 1 and run["problems"][0] == RAN_ALONE
-    assert run["avg_busbw_gbps"] is None and run["max_busbw_gbps"] is None and run["rows"] == []
+    assert run["avg_busbw_gbytes_per_s"] is None and run["max_busbw_gbytes_per_s"] is None
+    assert run["rows"] == []
     assert run["line_rate_fraction"]["average"] is None
 
 

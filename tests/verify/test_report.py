@@ -175,3 +175,39 @@ def test_a_run_with_checks_not_run_for_want_of_counters_is_incomplete_not_pass()
     failed = CheckResult(check="y", status="fail", diagnoses=[Diagnosis(
         rule="RT317", name="CNPs not handled", severity=Severity.error, message="m", fix="f")])
     assert _final_with([failed, skipped])["status"] == "fail"
+
+
+def _keys(doc: object) -> set[str]:
+    """Every mapping key at any depth of a JSON document."""
+    if isinstance(doc, dict):
+        return set(doc) | {k for v in doc.values() for k in _keys(v)}
+    if isinstance(doc, list):
+        return {k for v in doc for k in _keys(v)}
+    return set()
+
+
+def test_json_reports_name_gigabytes_and_gigabits_apart() -> None:
+    """nccl-report and verify JSON held busbw (GB/s, bytes) under ``*_gbps`` next to ``line_rate_gbps``
+    (Gb/s, bits): one suffix for two units 8x apart. ``_gbps`` now means Gb/s only; busbw/algbw are
+    ``*_gbytes_per_s`` (the diagnoses' evidence key), and each document's units map says so."""
+    import json
+
+    from roce_tune.verify.nccl_report import nccl_report
+
+    fixture = Path(__file__).parent / "fixtures" / "allreduce-current-4node-200g-info-inside.txt"
+    nccl = json.loads(nccl_report([str(fixture)], line_rate="200G", fmt="json")[0])
+    verify = _final_with([CheckResult(check="busbw reaches the target", status="pass")])
+    for doc, schema in ((nccl, "roce-tune.nccl-report/2"), (verify, "roce-tune.verify-report/2")):
+        keys = _keys(doc)
+        assert doc["schema"] == schema
+        assert {k for k in keys if k.endswith("_gbps")} <= {"line_rate_gbps"}, sorted(keys)
+        assert all("bytes" in doc["units"][k] and "GB/s" in doc["units"][k]
+                   for k in doc["units"] if k.endswith("_gbytes_per_s"))
+        assert "Gb/s" in doc["units"]["line_rate_gbps"]
+    [run] = nccl["runs"]
+    assert (run["avg_busbw_gbytes_per_s"], run["max_busbw_gbytes_per_s"]) == (20.048, 21.02)
+    assert run["rows"][0]["out_of_place"]["busbw_gbytes_per_s"] == 18.41
+    it = verify["iterations"][0]
+    assert it["largest_busbw_gbytes_per_s"] == 48.0
+    assert it["busbw_by_size"] == [{"size_bytes": 1 << 30, "busbw_gbytes_per_s": 48.0}]
+    assert "| 48.0 |" in report_markdown(verify)

@@ -96,7 +96,7 @@ def test_verify_lab_writes_report_counters_and_plot(lab,
     bdp = 400e9 / 8 * 5e-6
     expect = (0.965 * (1 - 0.45 * math.exp(-DERIVED_ECN.kmax_bytes / (0.35 * bdp))) * 50 * (1 << 30)
               / ((1 << 30) + (2 << 20)))
-    assert it["largest_busbw_gbps"] == pytest.approx(expect, abs=0.01)
+    assert it["largest_busbw_gbytes_per_s"] == pytest.approx(expect, abs=0.01)
     # the command actually run is printed and saved, with the plan's NCCL environment
     mpirun = "node1$ mpirun -np 2 -H node1:1,node2:1"
     assert (mpirun in output and rep["commands"][0].startswith(mpirun)

@@ -1,7 +1,9 @@
-"""Fabric design rules: rail-optimised cabling (RT117) and dual-ToR NIC placement (RT118)."""
+"""Fabric design rules: rail-optimised cabling (RT117), dual-ToR NIC placement (RT118) and management
+addresses ending in .0/.255, as an intent counting them up gives (RT138)."""
 
 from __future__ import annotations
 
+import ipaddress
 from collections.abc import Iterator
 
 from roce_tune.findings import Finding, Severity
@@ -139,3 +141,63 @@ def dual_tor_same_leaf(ctx: LintContext) -> Iterator[Finding]:
                                       port=nic.netdev)
                 else:
                     seen[leaf] = ni
+
+
+
+_MGMT_RANGE = """\
+site: {name: lab}
+fabric:
+  hosts: 8
+  rails: 1
+  hosts_per_group: 8
+  label_rails: false
+  host:
+    name: "gpu{n:02d}"
+    mgmt: 10.10.1.250
+    nic: {model: connectx-7, speed: 400G, netdev: ens1f0np0, rdma_device: mlx5_0, cable_length: 2m}
+  leaf:
+    name: leaf1
+    platform: sonic
+    model: SN4700
+    mgmt: 10.10.0.11
+    host_ports: {name: "Ethernet{8*p}", speed: 400G}
+"""
+
+
+def _octet_edge(host: str | None) -> str | None:
+    """``"network"``/``"broadcast"`` for an IPv4 address ending in .0/.255, else None (names, IPv6)."""
+    try:
+        last = int(ipaddress.IPv4Address(host or "")) & 0xFF
+    except ValueError:
+        return None
+    return {0: "network", 0xFF: "broadcast"}.get(last)
+
+
+@rule("RT138", "mgmt-address-octet-edge", Severity.warning,
+      "A management address ends in .0 or .255",
+      """A `fabric:` intent gives each tier's first management address and counts up from it
+      (docs/intent.md), across octet boundaries without a word: `10.10.1.250` for 8 hosts gives
+      `10.10.1.255` and `10.10.2.0`. In the /24 management subnets most sites use, those are the broadcast
+      and the network address (RFC 919, RFC 950): no device answers there, and the devices after them sit in
+      the next subnet. A hand-written address ending in .0 or .255 is the same slip. Neither an inventory
+      nor an intent gives the prefix length, so this is a warning: a /23 or wider subnet may hold them on
+      purpose. The finding of a counted-up address points at the intent's `mgmt:` line.""",
+      _MGMT_RANGE,
+      _MGMT_RANGE.replace("10.10.1.250", "10.10.1.11"))
+def mgmt_address_octet_edge(ctx: LintContext) -> Iterator[Finding]:
+    """One finding per switch or host whose IPv4 management address ends in .0 or .255 (at its
+    ``mgmt.host``: the intent's ``fabric.<tier>.mgmt`` line for an expanded device)."""
+    devices = [(f"switches[{i}]", s.name, s.mgmt) for i, s in enumerate(ctx.inv.switches)]
+    devices += [(f"hosts[{i}]", h.name, h.mgmt) for i, h in enumerate(ctx.inv.hosts)]
+    for path, name, mgmt in devices:
+        edge = _octet_edge(mgmt.host) if mgmt else None
+        if edge is None or mgmt is None:
+            continue
+        counted = " (an intent counting management addresses up crosses octet boundaries)" \
+            if ctx.inv.fabric is not None else ""
+        yield ctx.finding(
+            f"{name}'s management address {mgmt.host} is the {edge} address of a /24 management "
+            f"subnet{counted}",
+            "give the device an address inside its subnet (an intent: start the tier's mgmt range lower, or "
+            "give the device an explicit mgmt); keep it only if its subnet is wider than /24",
+            f"{path}.mgmt.host", device=name)

@@ -1,9 +1,10 @@
 """nccl-tests output (text tables of every generation, and the ``-J`` JSON file) into runs.
 
 Units: ``algbw_gbps`` / ``busbw_gbps`` / ``avg_busbw_gbps`` are **GB/s (10^9 bytes/s) exactly as
-nccl-tests prints them** (``doc/PERFORMANCE.md``; column header ``(GB/s)``), not Gb/s. The names are
-fixed by the ``nccl-report`` JSON contract. :func:`busbw_fraction_of_line_rate` converts them
-against a NIC line rate in Gb/s (``busbw × 8 / line rate``). Times are microseconds.
+nccl-tests prints them** (``doc/PERFORMANCE.md``; column header ``(GB/s)``), not Gb/s, whatever the
+attribute suffix says; the ``nccl-report`` and ``verify`` JSON documents (schema /2) name them
+``*_gbytes_per_s``, keeping ``_gbps`` for line rates in Gb/s. :func:`busbw_fraction_of_line_rate`
+converts them against a NIC line rate in Gb/s (``busbw × 8 / line rate``). Times are microseconds.
 
 Layouts handled (tokens are located by the header's column names and the shape of each value,
 never by fixed positions):
