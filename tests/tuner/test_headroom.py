@@ -20,6 +20,8 @@ from roce_tune.tuner.headroom import (
     nic_xoff_bytes,
     pause_quanta,
     peer_response_bytes,
+    select_headroom_model,
+    with_model_comparison,
 )
 from roce_tune.units import KNOWN_SPEEDS_GBPS
 
@@ -180,9 +182,15 @@ def test_errors() -> None:
 
 
 def test_calc_headroom_parses_units() -> None:
-    expected = compute_headroom(SP3, 400, 40.0, 9216)
+    """Without ``model`` calc gives the model ``plan`` uses for the ASIC (sonic-static on Spectrum-3), with
+    the other model's numbers in its rationale; unit spellings give the same result."""
+    chosen, other, reason = select_headroom_model(SP3, None)
+    assert chosen == "sonic-static"
+    expected = with_model_comparison(compute_headroom(SP3, 400, 40.0, 9216, model=chosen),
+                                     compute_headroom(SP3, 400, 40.0, 9216, model=other), reason)
     assert calc_headroom("spectrum-3", "400G", "40m") == expected
     assert calc_headroom("spectrum-3", "400000", "40", catalog=CAT) == expected
+    assert calc_headroom("spectrum-3", "400G", "40m", model="ieee") == compute_headroom(SP3, 400, 40.0, 9216)
     assert calc_headroom("spectrum-1", "100G", "5m", model="sonic-static").xoff_bytes == 30720  # Oracle A row
     with pytest.raises(CatalogError, match="known: .*spectrum-3"):
         calc_headroom("spectrum-9", "100G", "5m")
