@@ -9,7 +9,8 @@ follow the real tools closely enough for parsers (mlnx-tools ``mlnx_qos``, rdma-
 Start-up cost matters: a rendered script calls these tools dozens of times per run, and the host-script
 tests run hundreds of scripts.  So the module imports only ``os`` and ``sys`` at the top, works on string
 paths (``os.path``; ``pathlib`` pulls in ``re``, ``enum`` and ``urllib``), parses options by hand
-(:func:`_options`, not ``argparse``) and imports ``json`` only in the tools that read or write JSON state.
+(:func:`_options`, not ``argparse``), reads JSON state with the C scanner behind ``json.loads``
+(:func:`_json_loads`) and imports ``json`` only to write it.
 """
 
 from __future__ import annotations
@@ -56,12 +57,41 @@ def _state(kind: str, ifname: str) -> str:
     return os.path.join(ROOT, "var/lib/roce-emu", kind, f"{ifname}.json")
 
 
+class _JsonOptions:
+    """The context CPython's C JSON scanner reads (the attributes of ``json.JSONDecoder()``): strict JSON,
+    plain dicts, ``float``/``int`` numbers, NaN/Infinity as floats."""
+
+    strict = True
+    object_hook = None
+    object_pairs_hook = None
+    parse_float = float
+    parse_int = int
+    parse_constant = float
+
+
+def _json_loads(text: str) -> Any:
+    """``json.loads(text)`` through the C scanner ``json.loads`` itself uses (``_json.make_scanner``):
+    importing ``json`` costs ``re`` and ``enum`` (~9 ms of a stub call's CPU), and most calls only read a
+    state file. Text the scanner does not take whole (an error, trailing data) and a Python without
+    ``_json`` go to ``json.loads``, for its result or its error."""
+    body = text.strip(" \t\n\r")
+    try:
+        from _json import make_scanner
+
+        value, end = make_scanner(_JsonOptions())(body, 0)  # type: ignore[arg-type]  # (typeshed: a scanner)
+        if end == len(body):
+            return value
+    except Exception:  # noqa: BLE001 - json.loads below decides, and names the error
+        pass
+    import json
+
+    return json.loads(text)
+
+
 def _load(kind: str, ifname: str, default: dict[str, Any]) -> dict[str, Any]:
     p = _state(kind, ifname)
     if os.path.isfile(p):
-        import json
-
-        loaded: dict[str, Any] = json.loads(_read(p))
+        loaded: dict[str, Any] = _json_loads(_read(p))
         return loaded
     return default
 
@@ -355,9 +385,7 @@ def show_gids(argv: list[str]) -> int:
         gids = os.path.join(ROOT, "sys/class/infiniband", dev, "ports/1/gids.json")
         rows = []
         if os.path.isfile(gids):
-            import json
-
-            rows = json.loads(_read(gids))
+            rows = _json_loads(_read(gids))
         for row in rows:
             print(f"{dev}\t1\t{row['index']}\t{row['gid']}\t{row.get('ipv4', '')}  "
                   f"\t{row['ver']}\t{row['netdev']}")
