@@ -9,7 +9,7 @@ import json
 from pathlib import Path
 
 from tests.audit.conftest import ev, rules
-from tests.audit.test_cli import CLEAN, REPO, audit
+from tests.audit.test_cli import CLEAN, REPO, audit_here
 
 LAB = str(REPO / "inventories" / "lab-2node.yaml")
 
@@ -32,7 +32,7 @@ def not_checked(doc: dict, rule: str = "RT428") -> dict[str | None, list[str]]: 
 def test_pause_on_a_pfc_port_is_an_error_with_its_lines(tmp_path: Path) -> None:
     """Before: the README asks for ``ethtool -a`` but audit listed it as not understood and exited 0."""
     (tmp_path / "gpu01.txt").write_text(CLEAN + pause("ens1f0np0"))
-    r = audit("--from", str(tmp_path), "--format", "json")
+    r = audit_here("--from", str(tmp_path), "--format", "json")
     assert r.returncode == 1, r.stdout + r.stderr
     doc = json.loads(r.stdout)
     found = [f for f in doc["findings"] if f["rule"] == "RT428"]
@@ -47,7 +47,7 @@ def test_pause_on_a_pfc_port_is_an_error_with_its_lines(tmp_path: Path) -> None:
 
 def test_pause_off_is_clean_and_read(tmp_path: Path) -> None:
     (tmp_path / "gpu01.txt").write_text(CLEAN + pause("ens1f0np0", "off", "off"))
-    r = audit("--from", str(tmp_path), "--format", "json")
+    r = audit_here("--from", str(tmp_path), "--format", "json")
     assert r.returncode == 0, r.stdout
     doc = json.loads(r.stdout)
     assert not [f for f in doc["findings"] if f["rule"] == "RT428"]
@@ -143,7 +143,7 @@ def test_with_a_plan_every_planned_pfc_nic_is_judged(tmp_path: Path) -> None:
     (tmp_path / "node1.txt").write_text(pause("ens1f0np0", prompt="root@node1:~# ")
                                         + pause("eno1", prompt="root@node1:~# "))
     (tmp_path / "node2.txt").write_text(CLEAN.replace("gpu01", "node2"))
-    r = audit(LAB, "--from", str(tmp_path), "--format", "json")
+    r = audit_here(LAB, "--from", str(tmp_path), "--format", "json")
     doc = json.loads(r.stdout)
     found = [(f["severity"], f["device"], f["port"], f["evidence"]) for f in doc["findings"]
              if f["rule"] == "RT428"]

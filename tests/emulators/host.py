@@ -25,7 +25,6 @@ import pty
 import re
 import signal
 import struct
-import sys
 import termios
 import time
 from pathlib import Path
@@ -107,11 +106,9 @@ class HostDevice(EmulatedDevice):
         self._make_sysroot()
 
     def _make_stubs(self) -> None:
-        stub_py = Path(__file__).with_name("host_stubs.py")
         for tool in TOOLS:
             path = self.bin / tool
-            # -S: the stubs need only the standard library; skipping site halves each call's start-up
-            path.write_text(f'#!/bin/sh\nexec "{sys.executable}" -S "{stub_py}" {tool} "$@"\n')
+            path.write_text(host_stubs.launcher(tool))
             path.chmod(0o755)
         (self.bin / "sudo").write_text(SUDO_STUB)
         (self.bin / "sudo").chmod(0o755)

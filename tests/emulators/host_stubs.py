@@ -5,24 +5,40 @@ configfs tree that ``host.py`` lays out), so a rendered host script that prefixe
 paths with ``${ROCE_TUNE_SYSROOT}`` can be run and checked end to end.  Output formats
 follow the real tools closely enough for parsers (mlnx-tools ``mlnx_qos``, rdma-core
 ``ibv_devinfo``, ``show_gids``, iproute2 ``ip``, ``ethtool``); stdlib only.
+
+Start-up cost matters: a rendered script calls these tools dozens of times per run, and the host-script
+tests run hundreds of scripts.  So the module imports only ``os`` and ``sys`` at the top, works on string
+paths (``os.path``; ``pathlib`` pulls in ``re``, ``enum`` and ``urllib``), parses options by hand
+(:func:`_options`, not ``argparse``), reads JSON state with the C scanner behind ``json.loads``
+(:func:`_json_loads`) and imports ``json`` only to write it.
 """
 
 from __future__ import annotations
 
-import argparse
-import json
 import os
-import re
 import sys
-import time
-from pathlib import Path
 
-ROOT = Path(os.environ.get("ROCE_TUNE_SYSROOT", "/nonexistent"))
+TYPE_CHECKING = False  # (typing costs an import; mypy honours any name TYPE_CHECKING)
+if TYPE_CHECKING:
+    from pathlib import Path
+    from typing import Any
+
+ROOT = os.environ.get("ROCE_TUNE_SYSROOT", "/nonexistent")
 DEFAULT_DSCP2PRIO = [d // 8 for d in range(64)]
 
 
-def _net(ifname: str) -> Path:
-    return ROOT / "sys/class/net" / ifname
+def _net(ifname: str, *leaf: str) -> str:
+    return os.path.join(ROOT, "sys/class/net", ifname, *leaf)
+
+
+def _read(path: str) -> str:
+    with open(path, encoding="utf-8") as f:
+        return f.read()
+
+
+def _write(path: str, text: str) -> None:
+    with open(path, "w", encoding="utf-8") as f:
+        f.write(text)
 
 
 def state_path(root: Path, kind: str, ifname: str) -> Path:
@@ -30,66 +46,144 @@ def state_path(root: Path, kind: str, ifname: str) -> Path:
     return root / "var/lib/roce-emu" / kind / f"{ifname}.json"
 
 
-def state_text(data: dict) -> str:
+def state_text(data: dict[str, Any]) -> str:
     """A stub's state file text."""
+    import json
+
     return json.dumps(data, indent=1, sort_keys=True) + "\n"
 
 
-def _state(kind: str, ifname: str) -> Path:
-    return state_path(ROOT, kind, ifname)
+def _state(kind: str, ifname: str) -> str:
+    return os.path.join(ROOT, "var/lib/roce-emu", kind, f"{ifname}.json")
 
 
-def _load(kind: str, ifname: str, default: dict) -> dict:
+class _JsonOptions:
+    """The context CPython's C JSON scanner reads (the attributes of ``json.JSONDecoder()``): strict JSON,
+    plain dicts, ``float``/``int`` numbers, NaN/Infinity as floats."""
+
+    strict = True
+    object_hook = None
+    object_pairs_hook = None
+    parse_float = float
+    parse_int = int
+    parse_constant = float
+
+
+def _json_loads(text: str) -> Any:
+    """``json.loads(text)`` through the C scanner ``json.loads`` itself uses (``_json.make_scanner``):
+    importing ``json`` costs ``re`` and ``enum`` (~9 ms of a stub call's CPU), and most calls only read a
+    state file. Text the scanner does not take whole (an error, trailing data) and a Python without
+    ``_json`` go to ``json.loads``, for its result or its error."""
+    body = text.strip(" \t\n\r")
+    try:
+        from _json import make_scanner
+
+        value, end = make_scanner(_JsonOptions())(body, 0)  # type: ignore[arg-type]  # (typeshed: a scanner)
+        if end == len(body):
+            return value
+    except Exception:  # noqa: BLE001 - json.loads below decides, and names the error
+        pass
+    import json
+
+    return json.loads(text)
+
+
+def _load(kind: str, ifname: str, default: dict[str, Any]) -> dict[str, Any]:
     p = _state(kind, ifname)
-    if p.is_file():
-        return json.loads(p.read_text())
+    if os.path.isfile(p):
+        loaded: dict[str, Any] = _json_loads(_read(p))
+        return loaded
     return default
 
 
-def _save(kind: str, ifname: str, data: dict) -> None:
+def _save(kind: str, ifname: str, data: dict[str, Any]) -> None:
     p = _state(kind, ifname)
-    p.parent.mkdir(parents=True, exist_ok=True)
-    p.write_text(state_text(data))
+    os.makedirs(os.path.dirname(p), exist_ok=True)
+    _write(p, state_text(data))
 
 
 def _need_if(ifname: str) -> None:
-    if not _net(ifname).is_dir():
+    if not os.path.isdir(_net(ifname)):
         print(f"Cannot find device \"{ifname}\"", file=sys.stderr)
         sys.exit(1)
 
 
+def _usage_error(prog: str, message: str) -> None:
+    """Refuse a command line as an option parser does: ``PROG: error: MESSAGE`` on stderr, exit 2."""
+    print(f"Usage: {prog} [options]\n\n{prog}: error: {message}", file=sys.stderr)
+    sys.exit(2)
+
+
+def _options(prog: str, argv: list[str], names: dict[str, str],
+             repeat: tuple[str, ...] = ()) -> dict[str, Any]:
+    """``argv`` parsed as optparse/getopt parse the real tools' options: ``names`` maps each spelling
+    (``-i``, ``--interface``) to its key; every option takes a value, given as the next word, as
+    ``--name=VALUE`` or as ``-xVALUE``; the last of a repeated option wins, except the keys in ``repeat``,
+    which collect a list.  Returns {key: value or list}; an unknown option, a missing value or a stray
+    argument exits 2 (:func:`_usage_error`)."""
+    found: dict[str, Any] = {key: [] for key in repeat}
+    i = 0
+    while i < len(argv):
+        word, value = argv[i], None
+        if word.startswith("--") and "=" in word:
+            word, _, value = word.partition("=")
+        elif not word.startswith("--") and len(word) > 2 and word[:2] in names:
+            word, value = word[:2], word[2:]
+        if word not in names:
+            _usage_error(prog, f"no such option: {word}" if word.startswith("-") else f"unexpected {word}")
+        if value is None:
+            if i + 1 >= len(argv):
+                _usage_error(prog, f"{word} option requires an argument")
+            i += 1
+            value = argv[i]
+        key = names[word]
+        if key in repeat:
+            found[key].append(value)
+        else:
+            found[key] = value
+        i += 1
+    return found
+
+
+def _choice(prog: str, option: str, value: str | None, choices: tuple[str, ...]) -> None:
+    if value is not None and value not in choices:
+        _usage_error(prog, f"option {option}: invalid choice: {value!r} (choose from "
+                           + ", ".join(repr(c) for c in choices) + ")")
+
+
+MLNX_QOS_OPTIONS = {"-i": "interface", "--interface": "interface", "-f": "pfc", "--pfc": "pfc",
+                    "--trust": "trust", "--dscp2prio": "dscp2prio", "--cable_len": "cable_len",
+                    "-p": "prio_tc", "--prio_tc": "prio_tc", "-s": "tsa", "--tsa": "tsa",
+                    "-t": "tcbw", "--tcbw": "tcbw", "--prio2buffer": "prio2buffer",
+                    "--buffer_size": "buffer_size"}
+
+
 def mlnx_qos(argv: list[str]) -> int:
-    ap = argparse.ArgumentParser(prog="mlnx_qos")
-    ap.add_argument("-i", "--interface", required=True)
-    ap.add_argument("-f", "--pfc")
-    ap.add_argument("--trust", choices=["pcp", "dscp"])
-    ap.add_argument("--dscp2prio", action="append", default=[])
-    ap.add_argument("--cable_len", type=int)
-    ap.add_argument("-p", "--prio_tc")
-    ap.add_argument("-s", "--tsa")
-    ap.add_argument("-t", "--tcbw")
-    ap.add_argument("--prio2buffer")
-    ap.add_argument("--buffer_size")
-    a = ap.parse_args(argv)
-    _need_if(a.interface)
-    st = _load("mlnx_qos", a.interface, {
+    a = _options("mlnx_qos", argv, MLNX_QOS_OPTIONS, repeat=("dscp2prio",))
+    if "interface" not in a:
+        _usage_error("mlnx_qos", "the following arguments are required: -i/--interface")
+    _choice("mlnx_qos", "--trust", a.get("trust"), ("pcp", "dscp"))
+    if "cable_len" in a and not a["cable_len"].lstrip("-").isdigit():
+        _usage_error("mlnx_qos", f"option --cable_len: invalid integer value: {a['cable_len']!r}")
+    _need_if(a["interface"])
+    st = _load("mlnx_qos", a["interface"], {
         "trust": "pcp", "pfc": [0] * 8, "dscp2prio": DEFAULT_DSCP2PRIO, "cable_len": 7,
         "prio2buffer": [0] * 8, "buffer_size": [130944, 130944, 0, 0, 0, 0, 0, 0],
         "prio_tc": list(range(8)), "tsa": ["vendor"] * 8, "tcbw": [0] * 8})
-    if a.trust and a.trust != st["trust"]:
+    if a.get("trust") and a["trust"] != st["trust"]:
         # mlnx_qos over dcbnl (mlnx-tools dcbnetlink.py): --trust dscp sets all 64 DSCP app entries to the
         # default dscp >> 3 (setDefaultAppEntry), --trust pcp deletes every DSCP entry (delAppEntry): a trust
         # change leaves no entry set before it
-        st["trust"] = a.trust
+        st["trust"] = a["trust"]
         st["dscp2prio"] = list(DEFAULT_DSCP2PRIO)
-    if a.pfc:
-        vals = [int(x) for x in a.pfc.split(",")]
+    if a.get("pfc"):
+        vals = [int(x) for x in a["pfc"].split(",")]
         if len(vals) != 8 or any(v not in (0, 1) for v in vals):
             print("Error: --pfc needs 8 comma-separated 0/1 values", file=sys.stderr)
             return 1
         st["pfc"] = vals
         st["prio2buffer"] = [1 if v else 0 for v in vals]
-    for spec in a.dscp2prio:
+    for spec in a["dscp2prio"]:
         op, _, rest = spec.partition(",")
         if op == "set":
             dscp, prio = (int(x) for x in rest.split(","))
@@ -100,19 +194,24 @@ def mlnx_qos(argv: list[str]) -> int:
             st["dscp2prio"][dscp] = DEFAULT_DSCP2PRIO[dscp]
         elif op == "flush":
             st["dscp2prio"] = list(DEFAULT_DSCP2PRIO)
-    if a.cable_len is not None:
-        st["cable_len"] = a.cable_len
+    if "cable_len" in a:
+        st["cable_len"] = int(a["cable_len"])
     for key in ("prio_tc", "prio2buffer"):
-        val = getattr(a, key)
-        if val:
-            st[key] = [int(x) for x in val.split(",")]
-    if a.tsa:
-        st["tsa"] = a.tsa.split(",")
-    if a.tcbw:
-        st["tcbw"] = [int(x) for x in a.tcbw.split(",")]
-    if a.buffer_size:
-        st["buffer_size"] = [int(x) for x in a.buffer_size.split(",")]
-    _save("mlnx_qos", a.interface, st)
+        if a.get(key):
+            st[key] = [int(x) for x in a[key].split(",")]
+    if a.get("tsa"):
+        st["tsa"] = a["tsa"].split(",")
+    if a.get("tcbw"):
+        st["tcbw"] = [int(x) for x in a["tcbw"].split(",")]
+    if a.get("buffer_size"):
+        st["buffer_size"] = [int(x) for x in a["buffer_size"].split(",")]
+    _save("mlnx_qos", a["interface"], st)
+    _print_qos(st)
+    return 0
+
+
+def _print_qos(st: dict[str, Any]) -> None:
+    """The ``mlnx_qos -i IF`` report of state ``st`` (mlnx-tools ``pretty_print``)."""
     print("DCBX mode: OS controlled")
     print(f"Priority trust state: {st['trust']}")
     if st["trust"] == "dscp":
@@ -132,51 +231,48 @@ def mlnx_qos(argv: list[str]) -> int:
                                                                        if st["tsa"][tc] == "ets" else ""))
         for p in prios:
             print(f"\t priority:  {p}")
-    return 0
 
 
-def _configfs(dev: str, port: str, leaf: str) -> Path:
-    return ROOT / "sys/kernel/config/rdma_cm" / dev / "ports" / port / leaf
+def _configfs(dev: str, port: str, leaf: str) -> str:
+    return os.path.join(ROOT, "sys/kernel/config/rdma_cm", dev, "ports", port, leaf)
+
+
+CMA_OPTIONS = {"-d": "device", "--device": "device", "-p": "port", "--port": "port"}
 
 
 def cma_roce_tos(argv: list[str]) -> int:
-    ap = argparse.ArgumentParser(prog="cma_roce_tos")
-    ap.add_argument("-d", "--device", default="mlx5_0")
-    ap.add_argument("-p", "--port", default="1")
-    ap.add_argument("-t", "--tos")
-    a = ap.parse_args(argv)
-    path = _configfs(a.device, a.port, "default_roce_tos")
-    if not path.parent.is_dir():
-        print(f"Failed to find device {a.device}", file=sys.stderr)
+    a = {"device": "mlx5_0", "port": "1",
+         **_options("cma_roce_tos", argv, {**CMA_OPTIONS, "-t": "tos", "--tos": "tos"})}
+    path = _configfs(a["device"], a["port"], "default_roce_tos")
+    if not os.path.isdir(os.path.dirname(path)):
+        print(f"Failed to find device {a['device']}", file=sys.stderr)
         return 1
-    if a.tos is not None:
-        if not a.tos.isdigit() or not 0 <= int(a.tos) <= 255:
+    if a.get("tos") is not None:
+        if not a["tos"].isdigit() or not 0 <= int(a["tos"]) <= 255:
             print("TOS must be 0..255", file=sys.stderr)
             return 1
-        path.write_text(a.tos + "\n")
-    print(path.read_text().strip())
+        _write(path, a["tos"] + "\n")
+    print(_read(path).strip())
     return 0
 
 
 def cma_roce_mode(argv: list[str]) -> int:
-    ap = argparse.ArgumentParser(prog="cma_roce_mode")
-    ap.add_argument("-d", "--device", default="mlx5_0")
-    ap.add_argument("-p", "--port", default="1")
-    ap.add_argument("-m", "--mode", choices=["1", "2"])
-    a = ap.parse_args(argv)
-    path = _configfs(a.device, a.port, "default_roce_mode")
-    if not path.parent.is_dir():
-        print(f"Failed to find device {a.device}", file=sys.stderr)
+    a = {"device": "mlx5_0", "port": "1",
+         **_options("cma_roce_mode", argv, {**CMA_OPTIONS, "-m": "mode", "--mode": "mode"})}
+    _choice("cma_roce_mode", "-m/--mode", a.get("mode"), ("1", "2"))
+    path = _configfs(a["device"], a["port"], "default_roce_mode")
+    if not os.path.isdir(os.path.dirname(path)):
+        print(f"Failed to find device {a['device']}", file=sys.stderr)
         return 1
-    if a.mode:
-        path.write_text(("IB/RoCE v1" if a.mode == "1" else "RoCE v2") + "\n")
-    print(path.read_text().strip())
+    if a.get("mode"):
+        _write(path, ("IB/RoCE v1" if a["mode"] == "1" else "RoCE v2") + "\n")
+    print(_read(path).strip())
     return 0
 
 
 def _ifaces() -> list[str]:
-    base = ROOT / "sys/class/net"
-    return sorted(p.name for p in base.iterdir()) if base.is_dir() else []
+    base = os.path.join(ROOT, "sys/class/net")
+    return sorted(os.listdir(base)) if os.path.isdir(base) else []
 
 
 def ip(argv: list[str]) -> int:
@@ -191,21 +287,23 @@ def ip(argv: list[str]) -> int:
         _need_if(ifname)
         for key, val in zip(rest[1::2], rest[2::2]):
             if key == "mtu":
-                (_net(ifname) / "mtu").write_text(val + "\n")
+                _write(_net(ifname, "mtu"), val + "\n")
         for word in rest[1:]:
             if word in ("up", "down"):
-                (_net(ifname) / "operstate").write_text(word + "\n")
+                _write(_net(ifname, "operstate"), word + "\n")
         return 0
     if argv[:1] in (["link"], ["l"], ["addr"], ["a"]):
         names = [a for a in argv[1:] if a not in ("dev", "show", "list", "ls")] or _ifaces()
         rows = []
         for i, name in enumerate(names, 2):
             _need_if(name)
-            mtu = int((_net(name) / "mtu").read_text())
-            state = (_net(name) / "operstate").read_text().strip().upper()
+            mtu = int(_read(_net(name, "mtu")))
+            state = _read(_net(name, "operstate")).strip().upper()
             rows.append({"ifindex": i, "ifname": name, "mtu": mtu, "operstate": state,
-                         "address": (_net(name) / "address").read_text().strip()})
+                         "address": _read(_net(name, "address")).strip()})
         if as_json:
+            import json
+
             print(json.dumps(rows))
         else:
             for r in rows:
@@ -223,7 +321,7 @@ def ip(argv: list[str]) -> int:
 PAUSE_DEFAULT = {"autoneg": "off", "rx": "on", "tx": "on"}
 
 
-def _set_pause(ifname: str, pause: dict, args: list[str]) -> int:
+def _set_pause(ifname: str, pause: dict[str, str], args: list[str]) -> int:
     """``ethtool -A IF [autoneg|rx|tx on|off]...`` as ethtool's ioctl path and mlx5 answer it: a request that
     changes nothing is refused (exit 78, ethtool.c do_spause), pause autonegotiation is refused by
     mlx5e_ethtool_set_pauseparam (-EINVAL, exit 79). ``STUB_IGNORE=pause`` accepts the request silently."""
@@ -258,24 +356,23 @@ def ethtool(argv: list[str]) -> int:
               f"TX:\t\t{pause['tx']}")
         return 0
     if opt in ("-S", "--statistics"):
-        stats_file = _state("ethtool_stats", ifname)
-        stats = json.loads(stats_file.read_text()) if stats_file.is_file() else {}
+        stats = _load("ethtool_stats", ifname, {})
         print("NIC statistics:")
         for key in sorted(stats):
             print(f"     {key}: {stats[key]}")
         return 0
     if opt in ("-i", "--driver"):
         print("driver: mlx5_core\nversion: 24.04-0.6.6\nfirmware-version: 22.41.1000 (MT_0000000359)\n"
-              f"bus-info: {(_net(ifname) / 'device').read_text().strip()}")
+              f"bus-info: {_read(_net(ifname, 'device')).strip()}")
         return 0
-    speed = (_net(ifname) / "speed").read_text().strip()
+    speed = _read(_net(ifname, "speed")).strip()
     print(f"Settings for {ifname}:\n\tSpeed: {speed}Mb/s\n\tDuplex: Full\n\tLink detected: yes")
     return 0
 
 
 def _rdma_devs() -> list[str]:
-    base = ROOT / "sys/class/infiniband"
-    return sorted(p.name for p in base.iterdir()) if base.is_dir() else []
+    base = os.path.join(ROOT, "sys/class/infiniband")
+    return sorted(os.listdir(base)) if os.path.isdir(base) else []
 
 
 def show_gids(argv: list[str]) -> int:
@@ -285,8 +382,11 @@ def show_gids(argv: list[str]) -> int:
     for dev in _rdma_devs():
         if argv and dev not in argv:
             continue
-        gids = ROOT / "sys/class/infiniband" / dev / "ports/1/gids.json"
-        for row in json.loads(gids.read_text()) if gids.is_file() else []:
+        gids = os.path.join(ROOT, "sys/class/infiniband", dev, "ports/1/gids.json")
+        rows = []
+        if os.path.isfile(gids):
+            rows = _json_loads(_read(gids))
+        for row in rows:
             print(f"{dev}\t1\t{row['index']}\t{row['gid']}\t{row.get('ipv4', '')}  "
                   f"\t{row['ver']}\t{row['netdev']}")
             n += 1
@@ -299,35 +399,37 @@ def ibv_devinfo(argv: list[str]) -> int:
     if "-d" in argv:
         devs = [argv[argv.index("-d") + 1]]
     for dev in devs:
-        base = ROOT / "sys/class/infiniband" / dev
-        if not base.is_dir():
+        base = os.path.join(ROOT, "sys/class/infiniband", dev)
+        if not os.path.isdir(base):
             print(f"IB device '{dev}' wasn't found", file=sys.stderr)
             return 255
         print(f"hca_id:\t{dev}\n\ttransport:\t\t\tInfiniBand (0)\n\tfw_ver:\t\t\t\t22.41.1000\n"
-              f"\tnode_guid:\t\t\t{(base / 'node_guid').read_text().strip()}\n\tvendor_id:\t\t\t0x02c9\n"
+              f"\tnode_guid:\t\t\t{_read(os.path.join(base, 'node_guid')).strip()}"
+              "\n\tvendor_id:\t\t\t0x02c9\n"
               "\tphys_port_cnt:\t\t\t1\n\t\tport:\t1\n\t\t\tstate:\t\t\tPORT_ACTIVE (4)\n"
               "\t\t\tmax_mtu:\t\t4096 (5)\n\t\t\tactive_mtu:\t\t4096 (5)\n\t\t\tlink_layer:\t\tEthernet\n")
     return 0
 
 
-def _unit_dir() -> Path:
-    return ROOT / "etc/systemd/system"
+def _unit_dir(*leaf: str) -> str:
+    return os.path.join(ROOT, "etc/systemd/system", *leaf)
 
 
-def _mirror(src: Path, dst: Path, pattern: str) -> None:
-    """Make ``dst`` hold a copy of each ``pattern`` file of ``src`` (what a reload makes the daemon see)."""
-    dst.mkdir(parents=True, exist_ok=True)
-    for old in dst.iterdir():
-        old.unlink()
-    for f in sorted(src.glob(pattern)) if src.is_dir() else []:
-        if f.is_file():
-            (dst / f.name).write_bytes(f.read_bytes())
+def _mirror(src: str, dst: str, suffix: str) -> None:
+    """Make ``dst`` hold a copy of each ``*suffix`` file of ``src`` (what a reload makes the daemon see)."""
+    os.makedirs(dst, exist_ok=True)
+    for old in os.listdir(dst):
+        os.unlink(os.path.join(dst, old))
+    for name in sorted(os.listdir(src)) if os.path.isdir(src) else []:
+        if name.endswith(suffix) and os.path.isfile(os.path.join(src, name)):
+            with open(os.path.join(src, name), "rb") as f_in, open(os.path.join(dst, name), "wb") as f_out:
+                f_out.write(f_in.read())
 
 
-def _wanted_by(unit: Path) -> list[str]:
+def _wanted_by(unit: str) -> list[str]:
     """``WantedBy=`` targets of a unit file's ``[Install]`` section (systemd.unit(5))."""
     section, targets = "", []
-    for line in unit.read_text().splitlines():
+    for line in _read(unit).splitlines():
         line = line.strip()
         if line.startswith("[") and line.endswith("]"):
             section = line[1:-1]
@@ -343,31 +445,31 @@ def systemctl(argv: list[str]) -> int:
     has read). Messages as systemd prints them."""
     verb, units = (argv[0] if argv else ""), argv[1:]
     if verb == "daemon-reload":
-        _mirror(_unit_dir(), ROOT / "run/systemd-emu/loaded", "*.service")
+        _mirror(_unit_dir(), os.path.join(ROOT, "run/systemd-emu/loaded"), ".service")
         return 0
     if verb not in ("enable", "disable", "is-enabled") or len(units) != 1:
         print(f"stub systemctl: unsupported {' '.join(argv)}", file=sys.stderr)
         return 1
-    unit = _unit_dir() / units[0]
-    if not unit.is_file():
+    unit = _unit_dir(units[0])
+    if not os.path.isfile(unit):
         what = {"is-enabled": "Failed to get unit file state for",
                 "enable": "Failed to enable unit: Unit file",
                 "disable": "Failed to disable unit: Unit file"}[verb]
         tail = ": No such file or directory" if verb == "is-enabled" else " does not exist."
         print(f"{what} {units[0]}{tail}", file=sys.stderr)
         return 1
-    links = [_unit_dir() / f"{t}.wants" / units[0] for t in _wanted_by(unit)]
+    links = [_unit_dir(f"{t}.wants", units[0]) for t in _wanted_by(unit)]
     if verb == "is-enabled":
         on = bool(links) and all(os.path.lexists(k) for k in links)
         print("enabled" if on else "disabled")
         return 0 if on else 1
     for link in links:
         if verb == "enable" and not os.path.lexists(link):
-            link.parent.mkdir(parents=True, exist_ok=True)
-            link.symlink_to(f"/etc/systemd/system/{units[0]}")
+            os.makedirs(os.path.dirname(link), exist_ok=True)
+            os.symlink(f"/etc/systemd/system/{units[0]}", link)
             print(f"Created symlink {link} \u2192 /etc/systemd/system/{units[0]}.", file=sys.stderr)
         elif verb == "disable" and os.path.lexists(link):
-            link.unlink()
+            os.unlink(link)
             print(f"Removed \"{link}\".", file=sys.stderr)
     return 0
 
@@ -377,7 +479,7 @@ def udevadm(argv: list[str]) -> int:
     if argv != ["control", "--reload"]:
         print(f"stub udevadm: unsupported {' '.join(argv)}", file=sys.stderr)
         return 1
-    _mirror(ROOT / "etc/udev/rules.d", ROOT / "run/udev-emu/loaded", "*.rules")
+    _mirror(os.path.join(ROOT, "etc/udev/rules.d"), os.path.join(ROOT, "run/udev-emu/loaded"), ".rules")
     return 0
 
 
@@ -390,19 +492,39 @@ def _maybe_pause(tool: str, argv: list[str]) -> None:
     """Hold before acting when ``TOOL ARGS…`` matches the emulator's pause pattern (once per device:
     the first tool to create ``held`` holds until the test creates ``resume``)."""
     pattern, where = os.environ.get("ROCE_TUNE_EMU_PAUSE"), os.environ.get("ROCE_TUNE_EMU_PAUSE_DIR")
-    if not pattern or not where or not re.search(pattern, " ".join([tool, *argv])):
+    if not pattern or not where:
         return
-    pause_dir = Path(where)
-    pause_dir.mkdir(parents=True, exist_ok=True)
+    import re
+    import time
+
+    if not re.search(pattern, " ".join([tool, *argv])):
+        return
+    os.makedirs(where, exist_ok=True)
     try:
-        (pause_dir / "held").open("x").close()
+        open(os.path.join(where, "held"), "x").close()
     except FileExistsError:
         return  # fired already
     deadline = time.monotonic() + 300
-    while not (pause_dir / "resume").exists() and time.monotonic() < deadline:
+    while not os.path.exists(os.path.join(where, "resume")) and time.monotonic() < deadline:
         time.sleep(0.01)
 
 
+def main(argv: list[str]) -> int:
+    """Run ``TOOL ARGS...`` (``argv``); the tool's exit status."""
+    _maybe_pause(argv[0], argv[1:])
+    return TOOLS[argv[0]](argv[1:])
+
+
+def launcher(tool: str) -> str:
+    """A ``/bin/sh`` script that runs stub ``tool`` with its arguments. It imports this module rather than
+    running it as a script, so that Python reads the compiled module from ``__pycache__`` (when bytecode is
+    written) instead of compiling ~500 lines on every call; ``-S``: the stubs need only the standard
+    library, and skipping ``site`` halves each call's start-up."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    code = ("import sys; sys.path[0] = sys.argv.pop(1); import host_stubs; "
+            "sys.exit(host_stubs.main(sys.argv[1:]))")
+    return f'#!/bin/sh\nexec "{sys.executable}" -S -c \'{code}\' "{here}" {tool} "$@"\n'
+
+
 if __name__ == "__main__":
-    _maybe_pause(sys.argv[1], sys.argv[2:])
-    sys.exit(TOOLS[sys.argv[1]](sys.argv[2:]))
+    sys.exit(main(sys.argv[1:]))

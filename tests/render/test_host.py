@@ -25,11 +25,10 @@ import pytest
 
 from roce_tune.platforms import get_platform, host
 
+from ..emulators import host_stubs
 from ..emulators.host import seed_pause
 from . import cli_structure as cs
 from .plan_builder import build_plan
-
-HOST_STUBS = Path(__file__).resolve().parents[1] / "emulators" / "host_stubs.py"
 
 STUB_MLNX_QOS = r'''
 import os, sys
@@ -170,8 +169,7 @@ class Box:
         _write_stub(self.bin, "cma_roce_mode", STUB_CMA)
         _write_stub(self.bin, "ip", STUB_IP)
         for tool in ("systemctl", "udevadm", "ethtool"):  # the emulator's stubs, on files under ``root``
-            wrapper = f'#!/bin/sh\nexec "{sys.executable}" -S "{HOST_STUBS}" {tool} "$@"\n'
-            (self.bin / tool).write_text(wrapper)
+            (self.bin / tool).write_text(host_stubs.launcher(tool))
             (self.bin / tool).chmod(0o755)
         for nic in plan_host.nics:
             seed_pause(self.root, nic.netdev)  # global pause on: the NIC's default
