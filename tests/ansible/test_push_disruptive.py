@@ -59,7 +59,7 @@ def test_disruptive_change_is_held_back_then_pushed_one_at_a_time(emulator_fleet
     reasons = {"cul1": "a traffic-pool resize restarts the buffer configuration (switchd)",
                "sonic1": "a buffer pool resize moves every port's shared buffer"}
 
-    dry = lab.playbook("push.yml", "--check", "--diff", *common)
+    dry = lab.playbook("push.yml", "--check", "--diff", *common, allow_disruptive=False)
     out = dry.stdout + dry.stderr
     assert dry.returncode == 0, out[-5000:]
     for name, reason in reasons.items():
@@ -70,7 +70,7 @@ def test_disruptive_change_is_held_back_then_pushed_one_at_a_time(emulator_fleet
 
     # one batch, every failure tolerated: each switch gets as far as it can
     held = lab.playbook("push.yml", *common, "-e", '{"roce_tune_serial": [2]}', "-e",
-                        "roce_tune_max_fail_percentage=100")
+                        "roce_tune_max_fail_percentage=100", allow_disruptive=False)
     out = held.stdout + held.stderr
     assert held.returncode != 0, out[-5000:]
     for name, reason in reasons.items():
@@ -83,13 +83,16 @@ def test_disruptive_change_is_held_back_then_pushed_one_at_a_time(emulator_fleet
 
     # allowed, in one batch of two: the first play writes neither, the second pushes each alone
     pushed = lab.playbook("push.yml", *common, "-e", '{"roce_tune_serial": [2]}', "-e",
-                          "roce_tune_allow_disruptive=true")
+                          "roce_tune_allow_disruptive=true", allow_disruptive=False)
     out = pushed.stdout + pushed.stderr
     assert pushed.returncode == 0, out[-5000:]
+    staged_play = out.split(ONE_AT_A_TIME)[0]
+    assert not re.search(r"^changed: \[(cul1|sonic1)\]", staged_play, re.M), staged_play[-5000:]
     # serial 1: one batch (one PLAY header) per switch
     assert sorted(map(sorted, one_at_a_time_batches(out))) == [["cul1"], ["sonic1"]], out[-5000:]
     assert all(d.running_config() != before[n] for n, d in devs.items())
 
-    again = lab.playbook("push.yml", *common)  # nothing left to change: nothing disruptive, nothing held
+    # nothing left to change: nothing disruptive, nothing held back
+    again = lab.playbook("push.yml", *common, allow_disruptive=False)
     assert again.returncode == 0, again.stdout[-5000:] + again.stderr[-2000:]
     assert all(recap(again.stdout)[n]["changed"] == 0 for n in NAMES), again.stdout[-5000:]
