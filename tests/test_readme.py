@@ -344,18 +344,26 @@ def _push_serials(extra_vars: dict[str, object]) -> dict[str, object]:
 
     plays = YAML(typ="safe").load((REPO / "playbooks" / "push.yml").read_text(encoding="utf-8"))
     env = jinja2.Environment(undefined=jinja2.StrictUndefined)
-    return {play["name"]: ast.literal_eval(env.from_string(play["serial"]).render(**extra_vars))
+    return {play["name"]: ast.literal_eval(env.from_string(str(play["serial"])).render(**extra_vars))
             for play in plays if "serial" in play}
+
+
+#: push.yml's play of the switches whose change is disruptive (-e roce_tune_allow_disruptive=true)
+ONE_AT_A_TIME_PLAY = "Push switch configs with a disruptive change, one switch at a time"
 
 
 def test_roce_tune_serial_stages_every_push_play() -> None:
     """README: ``-e '{"roce_tune_serial": [1, 5, "50%"]}'`` sets the staged rollout. The host play read only
     ``roce_tune_host_serial``, so GPU hosts were still pushed one, then 25 % at a time."""
     defaults = _push_serials({})
+    assert defaults.pop(ONE_AT_A_TIME_PLAY) == 1  # one switch at a time, whatever the staging
     assert len(defaults) == 2 and set(map(str, defaults.values())) == {"[1, '25%']"}
-    assert set(map(str, _push_serials({"roce_tune_serial": [1, 5, "50%"]}).values())) == {"[1, 5, '50%']"}
+    staged = _push_serials({"roce_tune_serial": [1, 5, "50%"]})
+    assert staged.pop(ONE_AT_A_TIME_PLAY) == 1
+    assert set(map(str, staged.values())) == {"[1, 5, '50%']"}
     both = _push_serials({"roce_tune_serial": [1, 5, "50%"], "roce_tune_host_serial": [2]})
-    assert both == {"Push switch configs": [1, 5, "50%"], "Push host (NIC) scripts": [2]}
+    assert both == {"Push switch configs": [1, 5, "50%"], ONE_AT_A_TIME_PLAY: 1,
+                    "Push host (NIC) scripts": [2]}
 
 
 def test_the_intent_example_is_rail_500s_fabric() -> None:

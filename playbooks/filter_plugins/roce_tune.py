@@ -46,6 +46,10 @@ only for a platform with a preflight) and then its probe, read from ``probed`` (
 commands: ``[{"item": command, "stdout": output}, ...]``, as a ``raw``, ``cli_command`` or ``junos_command``
 loop registers them).
 
+``change | roce_tune_held_back(allow)`` is why ``roce-tune apply`` holds a switch's change back (its platform
+marks it disruptive: a SONiC buffer-pool resize, a Junos congestion-notification-profile bind, PFC turned on
+a port...) unless allowed (``-e roce_tune_allow_disruptive=true``, apply's ``--allow-disruptive``), or ``""``.
+
 ``data | roce_tune_host_bundle(shared)`` joins a host's data file and the shared host script into the one
 script that runs on the host (as ``roce-tune apply`` does).
 """
@@ -74,6 +78,36 @@ def roce_tune_change(running: str, platform: str, desired: str) -> dict[str, Any
     change = compute_change(platform, running, desired, ports)
     return {"commands": list(change.commands), "patch": list(change.patch), "diff": list(change.diff),
             "disruptive": list(change.disruptive)}
+
+
+#: how a playbook run allows a disruptive change (``roce-tune apply --allow-disruptive``)
+ALLOW_DISRUPTIVE = "-e roce_tune_allow_disruptive=true"
+
+
+def roce_tune_held_back(change: dict[str, Any], allow_disruptive: bool | str = False) -> str:
+    """Why the change ``change`` (:func:`roce_tune_change`'s result) is held back, as ``roce-tune apply``
+    holds it back (:meth:`roce_tune.deploy.diff.ConfigChange.held_back`): ``disruptive change needs -e
+    roce_tune_allow_disruptive=true: <reasons>``, or ``""`` when it is hitless or ``allow_disruptive`` (then
+    push.yml pushes the switch in its one-at-a-time play). ``allow_disruptive``: a bool or Ansible's
+    ``true``/``yes``/``1``/``false``/``no``/``0`` (anything else raises ValueError: a typo never allows)."""
+    from roce_tune.deploy.diff import ConfigChange
+
+    allowed = _truth(allow_disruptive, "roce_tune_allow_disruptive")
+    held = ConfigChange(commands=list(change.get("commands", [])), patch=list(change.get("patch", [])),
+                        disruptive=list(change.get("disruptive", []))).held_back(allowed, ALLOW_DISRUPTIVE)
+    return held or ""
+
+
+def _truth(value: bool | str, name: str) -> bool:
+    """``value`` as a bool: a bool, or (any case) true/yes/on/1, false/no/off/0; ValueError otherwise."""
+    if isinstance(value, bool):
+        return value
+    text = str(value).strip().lower()
+    if text in ("true", "yes", "on", "1"):
+        return True
+    if text in ("false", "no", "off", "0", ""):
+        return False
+    raise ValueError(f"{name}={value!r}: give true or false")
 
 
 def _sonic_writes(steps: list[Any], snapshot: list[list[Any]], tag: str, what: str) -> dict[str, Any]:
@@ -270,4 +304,4 @@ class FilterModule:
                 "roce_tune_sonic_restore": roce_tune_sonic_restore,
                 "roce_tune_sonic_unrestored": roce_tune_sonic_unrestored,
                 "roce_tune_new_tag": roce_tune_new_tag, "roce_tune_probe_commands": roce_tune_probe_commands,
-                "roce_tune_preflight": roce_tune_preflight}
+                "roce_tune_preflight": roce_tune_preflight, "roce_tune_held_back": roce_tune_held_back}

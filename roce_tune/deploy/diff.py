@@ -63,6 +63,15 @@ class ConfigChange:
         """True when the device already matches."""
         return not self.commands and not self.patch
 
+    def held_back(self, allow_disruptive: bool, option: str = "--allow-disruptive") -> str | None:
+        """Why this change is not pushed in the normal batches (``disruptive change needs <option>:
+        <reasons>``), or None: hitless, or ``allow_disruptive`` (then the caller pushes it one device at a
+        time). ``option`` is how the operator allows it (apply's flag; the playbooks'
+        ``-e roce_tune_allow_disruptive=true``)."""
+        if not self.disruptive or allow_disruptive:
+            return None
+        return f"disruptive change needs {option}: " + "; ".join(self.disruptive)
+
 
 def _flag(rules: DiffRules, lines: list[str]) -> list[str]:
     reasons = []

@@ -559,9 +559,7 @@ def _update_switch(t: Target, drv: Driver, res: DeviceResult, opts: ApplyOptions
         raise PushError("preflight", refused)
     change = compute_change(t.platform, running, t.desired, t.managed_ports)
     res.diff, res.disruptive, res.changed = change.diff, change.disruptive, not change.empty
-    blocked = ("disruptive change needs --allow-disruptive: " + "; ".join(change.disruptive)
-               if change.disruptive and not allow_disruptive else None)
-    if not _held_back(t, res, opts, allow_push, stop, blocked):
+    if not _held_back(t, res, opts, allow_push, stop, change.held_back(allow_disruptive)):
         push(lambda: drv.push(change, t.desired, t.managed_ports))
         res.state = "pushed"
 

@@ -62,9 +62,13 @@ class Lab:
     out_dir: Path
     env: dict[str, str]
 
-    def playbook(self, name: str, *args: str, timeout_s: float = 240) -> subprocess.CompletedProcess[str]:
-        """Run ``ansible-playbook -i hosts.yml playbooks/<name> ARGS`` in the lab directory."""
-        cmd = ["ansible-playbook", "-i", str(self.hosts_yml), str(PLAYBOOKS / name), *args]
+    def playbook(self, name: str, *args: str, timeout_s: float = 240,
+                 allow_disruptive: bool = True) -> subprocess.CompletedProcess[str]:
+        """Run ``ansible-playbook -i hosts.yml playbooks/<name> ARGS`` in the lab directory; push.yml with
+        ``-e roce_tune_allow_disruptive=true`` unless ``allow_disruptive`` is False (a first push to an
+        emulator sets its pools and turns PFC on: disruptive; apply's own tests pass allow_disruptive too)."""
+        allow = ["-e", "roce_tune_allow_disruptive=true"] if allow_disruptive and name == "push.yml" else []
+        cmd = ["ansible-playbook", "-i", str(self.hosts_yml), str(PLAYBOOKS / name), *args, *allow]
         return subprocess.run(cmd, cwd=self.workdir, env=self.env, text=True, capture_output=True,
                               timeout=timeout_s, check=False)
 
