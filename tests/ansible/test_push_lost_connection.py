@@ -180,8 +180,12 @@ def test_eos_lost_connection_says_whether_the_session_was_committed(emulator_fle
 
 @pytest.mark.slow
 # (SONiC: a dry run sends nothing after reading the running CONFIG_DB; the diff is the controller's)
-@pytest.mark.parametrize(("name", "fault"), [("cul1", {"drop_after_pattern": r"^nv config diff"})],
-                         ids=["cul1"])
+# (Cumulus: the push's own `nv config diff` after staging, and the refusal probe `nv config diff -o commands`
+# before anything is staged: each a failed dry run, never UNREACHABLE)
+@pytest.mark.parametrize(("name", "fault"), [
+    ("cul1", {"drop_after_pattern": r"^nv config diff$"}),
+    ("cul1", {"drop_after_pattern": r"^nv config diff -o commands"}),
+], ids=["cul1", "cul1-probe"])
 def test_lost_connection_in_a_dry_run_changes_nothing(emulator_fleet, tmp_path: Path,  # type: ignore[no-untyped-def]
                                                       name: str, fault: dict[str, Any]) -> None:
     """--check: the connection drops during the dry run. The run fails as a dry run that pushed nothing (no
