@@ -211,12 +211,7 @@ def test_captures_ending_with_the_next_empty_prompt_read_as_without(tmp_path: Pa
     for dev, prompt in prompts.items():
         with (pasted / f"{dev}.lldp.txt").open("a", encoding="utf-8") as fh:
             fh.write(prompt + "\r\n")
-    outs = []
-    for d in (clean, pasted):
-        out = tmp_path / f"{d.name}.yaml"
-        r = run("import", "lldp", str(d), "--out", str(out))
-        assert r.returncode == 0, r.stderr
-        outs.append(out.read_text(encoding="utf-8").replace("pasted", "clean"))
+    outs = _lldp_imports(tmp_path, clean, pasted)
     assert outs[0] == outs[1]
 
 
@@ -659,6 +654,18 @@ def test_a_capture_file_holding_two_devices_prompts_is_an_error(tmp_path: Path) 
 
 
 
+def _lldp_imports(tmp_path: Path, clean: Path, edited: Path) -> list[str]:
+    """``roce-tune import lldp`` of each capture folder (both must succeed): the inventories written, the
+    edited folder's name spelt as the clean one's (the inventory's header names its source)."""
+    outs = []
+    for d in (clean, edited):
+        out = tmp_path / f"{d.name}.yaml"
+        r = run("import", "lldp", str(d), "--out", str(out))
+        assert r.returncode == 0, r.stderr
+        outs.append(out.read_text(encoding="utf-8").replace(d.name, clean.name))
+    return outs
+
+
 def _refused(kind: str, source: Path, out: Path,
              rule: str) -> tuple[list[str], subprocess.CompletedProcess[str]]:
     """``roce-tune import KIND SOURCE --out OUT`` that must fail writing nothing: its stderr lines naming
@@ -714,12 +721,7 @@ def test_captures_logged_by_script_or_putty_read_as_without(tmp_path: Path) -> N
         path.write_text(head + path.read_text(encoding="utf-8") + tail, encoding="utf-8")
     text = (logged / "leaf1.lldp.txt").read_text(encoding="utf-8")
     assert [b.start for b in split_blocks(text, "leaf1.lldp.txt", "leaf1")][0] == 2
-    outs = []
-    for d in (clean, logged):
-        out = tmp_path / f"{d.name}.yaml"
-        r = run("import", "lldp", str(d), "--out", str(out))
-        assert r.returncode == 0, r.stderr
-        outs.append(out.read_text(encoding="utf-8").replace("logged", "clean"))
+    outs = _lldp_imports(tmp_path, clean, logged)
     assert outs[0] == outs[1]
 
 
@@ -740,12 +742,7 @@ def test_a_login_banner_above_the_first_prompt_is_no_capture_block(tmp_path: Pat
               "Last login: Tue Dec  1 09:12:03 2026 from 10.0.0.5\n")
     leaf5 = logged / "leaf5.lldp.txt"
     leaf5.write_text(banner + leaf5.read_text(encoding="utf-8"), encoding="utf-8")
-    outs = []
-    for d in (clean, logged):
-        out = tmp_path / f"{d.name}.yaml"
-        r = run("import", "lldp", str(d), "--out", str(out))
-        assert r.returncode == 0, r.stderr
-        outs.append(out.read_text(encoding="utf-8").replace("logged", "clean"))
+    outs = _lldp_imports(tmp_path, clean, logged)
     assert outs[0] == outs[1]
     leaf5.write_text(banner, encoding="utf-8")
     r = run("import", "lldp", str(logged), "--out", str(tmp_path / "x.yaml"))
@@ -917,12 +914,7 @@ def test_two_capture_files_of_one_device_spelt_in_two_cases_are_one_device(tmp_p
     write_lldp_view(inv, clean)
     shutil.copytree(clean, doubled)
     shutil.copy(doubled / "leaf1.lldp.txt", doubled / "LEAF1.show.txt")
-    outs = []
-    for d in (clean, doubled):
-        out = tmp_path / f"{d.name}.yaml"
-        r = run("import", "lldp", str(d), "--out", str(out))
-        assert r.returncode == 0, r.stderr
-        outs.append(out.read_text(encoding="utf-8").replace("doubled", "clean").replace("LEAF1", "leaf1"))
+    outs = [text.replace("LEAF1", "leaf1") for text in _lldp_imports(tmp_path, clean, doubled)]
     assert outs[0] == outs[1]  # one device, spelt as its first file (LEAF1.show.txt sorts first)
 
 
