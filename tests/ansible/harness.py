@@ -8,6 +8,7 @@ turns host-key checking off (the emulators' host key is generated per run; tests
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import re
 import shutil
@@ -16,6 +17,7 @@ import sys
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 REPO = Path(__file__).resolve().parents[2]
@@ -39,6 +41,17 @@ connect_timeout = 30
 ssh_args = -o ControlMaster=no -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null -o \
 PreferredAuthentications=publickey
 """
+
+
+def load_filters(module_name: str) -> ModuleType:
+    """The playbooks' filter plugin (playbooks/filter_plugins/roce_tune.py) imported as ``module_name``, the
+    way Ansible loads it: from its file, not as a package module."""
+    path = PLAYBOOKS / "filter_plugins" / "roce_tune.py"
+    spec = importlib.util.spec_from_file_location(module_name, path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 def ansible_missing() -> str | None:

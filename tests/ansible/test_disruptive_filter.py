@@ -6,25 +6,19 @@ config it reads, and so must the playbooks."""
 
 from __future__ import annotations
 
-import importlib.util
 from types import ModuleType
 
 import pytest
 
 from roce_tune.deploy.diff import ConfigChange
 from roce_tune.platforms.contract import PFC_ON
-from tests.ansible.harness import PLAYBOOKS
+from tests.ansible.harness import load_filters
 
 ALLOW = "-e roce_tune_allow_disruptive=true"
 
 
 def _filters() -> ModuleType:
-    path = PLAYBOOKS / "filter_plugins" / "roce_tune.py"
-    spec = importlib.util.spec_from_file_location("roce_tune_filters_disruptive", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_filters("roce_tune_filters_disruptive")
 
 
 EOS_RUNNING = "hostname eos1\n!\ninterface Ethernet1/1\n   description gpu01\n   mtu 9214\n!\nend\n"

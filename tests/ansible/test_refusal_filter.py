@@ -5,7 +5,6 @@ and the plan directory the port speeds come from. It must give apply's own verdi
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import subprocess
 import sys
@@ -16,7 +15,7 @@ from typing import Any
 import pytest
 
 from roce_tune.platforms.junos import probe_pending_confirm
-from tests.ansible.harness import PLAYBOOKS, REPO
+from tests.ansible.harness import REPO, load_filters
 
 #: entry 0 of `show system commit` while someone's `commit confirmed` waits for its confirm (Junos CLI text,
 #: also what junos_command returns over NETCONF with display text)
@@ -25,12 +24,7 @@ PENDING = ("0   2026-12-02 03:10:00 UTC by bob via cli commit confirmed, rollbac
 
 
 def _filters() -> ModuleType:
-    path = PLAYBOOKS / "filter_plugins" / "roce_tune.py"
-    spec = importlib.util.spec_from_file_location("roce_tune_filters", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_filters("roce_tune_filters")
 
 
 def _skipped(command: str) -> dict[str, Any]:
