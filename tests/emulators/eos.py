@@ -82,26 +82,30 @@ _KEYED_MAPS = (("dscp", "traffic-class"), ("cos", "traffic-class"), ("traffic-cl
 
 
 def regroup_maps(root: Node) -> None:
-    """Hold each global map as EOS does: one value per id, a new line moving its ids off any older line,
-    and the running-config listing the ids of one value on one line (values ascending, at the place of
-    the map's first line)."""
+    """Hold each global map as EOS does: one value per id, a later line taking its ids off any older line (a
+    line left with no id goes). Lines otherwise stay as entered: whether EOS also regroups the ids of one
+    value onto one line in its running-config is not established (no primary source at hand), and
+    roce-tune's keyed diff (``DiffRules.keyed``) reads either form."""
     for src, dst in _KEYED_MAPS:
         line_rx = re.compile(rf"qos map {src} ([\d ]+) to {dst} (\d+)$")
-        held: dict[int, int] = {}
-        first = None
-        for i, child in enumerate(list(root.children)):
+        owner: dict[int, int] = {}  # id -> index of the line that holds it last
+        for i, child in enumerate(root.children):
             m = line_rx.fullmatch(child.text)
             if m:
-                first = i if first is None else first
-                held.update(dict.fromkeys((int(k) for k in m[1].split()), int(m[2])))
-        if first is None:
-            continue
-        root.children = [c for c in root.children if not line_rx.fullmatch(c.text)]
-        by_value: dict[int, list[int]] = {}
-        for key, value in sorted(held.items()):
-            by_value.setdefault(value, []).append(key)
-        root.children[first:first] = [Node(f"qos map {src} {' '.join(map(str, keys))} to {dst} {value}")
-                                      for value, keys in sorted(by_value.items())]
+                owner.update(dict.fromkeys((int(k) for k in m[1].split()), i))
+        kept: list[Node] = []
+        for i, child in enumerate(root.children):
+            m = line_rx.fullmatch(child.text)
+            if not m:
+                kept.append(child)
+                continue
+            ids = [int(x) for x in m[1].split()]
+            keys = [k for k in ids if owner[k] == i]
+            if keys == ids:
+                kept.append(child)
+            elif keys:
+                kept.append(Node(f"qos map {src} {' '.join(map(str, keys))} to {dst} {m[2]}"))
+        root.children = kept
 
 
 FACTORY = """hostname {name}
