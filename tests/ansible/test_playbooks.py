@@ -176,11 +176,8 @@ def test_verify_playbook_fails_an_incomplete_verify_after_printing_it(tmp_path: 
     are not read. verify exits 2 (INCOMPLETE); the play prints the report and then fails saying INCOMPLETE
     (before, a non-zero verify failed the play on the command task and the report was never printed)."""
     import json
-    import socket
 
-    import yaml
-
-    from tests.emulators.verify_stubs import start_lab
+    from tests.emulators.verify_stubs import close_switch_mgmt, start_lab
 
     env = dict(_env(tmp_path), ROCE_TUNE_USERNAME="gpuadmin", ROCE_TUNE_PASSWORD="verify-Pa55")
     lb = start_lab(REPO / "inventories" / "lab-2node.yaml", tmp_path / "lab", username="gpuadmin",
@@ -191,12 +188,7 @@ def test_verify_playbook_fails_an_incomplete_verify_after_printing_it(tmp_path: 
         from roce_tune.pipeline import derive_plan
 
         lb.deploy(derive_plan(load_inventory(inv)))
-        with socket.socket() as s:  # a loopback port nothing listens on
-            s.bind(("127.0.0.1", 0))
-            closed = s.getsockname()[1]
-        data = yaml.safe_load(inv.read_text())
-        data["switches"][0]["mgmt"]["port"] = closed
-        inv.write_text(yaml.safe_dump(data, sort_keys=False))
+        close_switch_mgmt(inv)
         subprocess.run(["roce-tune", "ansible-inventory", "lab.yaml", "-o", "hosts.yml"], cwd=tmp_path,
                        env=env, check=True, capture_output=True)
         args = ["--insecure-skip-host-key-check", "--max-bytes", "1G", "--out", str(tmp_path / "verify")]

@@ -231,17 +231,10 @@ def test_a_switch_that_cannot_be_read_is_said_not_checked(lab,
     """The switch's management port is wrong in the inventory (nothing listens there): the run said
     "findings: none" and PASS, and its report "no PFC watchdog storm: pass" and "watchdog storms 0"; then it
     said "not checked: …" and still PASS, exit 0: now INCOMPLETE, exit 2."""
-    import socket
-
-    import yaml
+    from tests.emulators.verify_stubs import close_switch_mgmt
 
     _, inv = lab()
-    with socket.socket() as s:  # a loopback port nothing listens on
-        s.bind(("127.0.0.1", 0))
-        closed = s.getsockname()[1]
-    data = yaml.safe_load(inv.read_text())
-    data["switches"][0]["mgmt"]["port"] = closed
-    inv.write_text(yaml.safe_dump(data, sort_keys=False))
+    close_switch_mgmt(inv)
     code, output = _cli(str(inv), "--out", str(tmp_path / "out"))
     assert ("not checked: no PFC watchdog storm: PFC watchdog storm counters (the switch's show pfcwd "
             "stats) not read on lab-leaf1") in " ".join(output.split())

@@ -7,6 +7,6 @@ into bandwidth and counters.
 
 from __future__ import annotations
 
-from .fleet import VerifyLab, make_stub_bin, start_lab
+from .fleet import VerifyLab, close_switch_mgmt, make_stub_bin, start_lab
 
-__all__ = ["VerifyLab", "make_stub_bin", "start_lab"]
+__all__ = ["VerifyLab", "close_switch_mgmt", "make_stub_bin", "start_lab"]

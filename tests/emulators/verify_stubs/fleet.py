@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import copy
 import io
+import socket
 import subprocess
 import sys
 from dataclasses import dataclass, field
@@ -275,3 +276,18 @@ def start_lab(inventory: str | Path, workdir: Path, *, fixed_ports: bool = False
                     original=original, ports={d.name: d.port for d in fleet})
     lab.write_inventory(lab.inventory)
     return lab
+
+
+def close_switch_mgmt(inventory: Path, index: int = 0) -> int:
+    """Point ``switches[index]``'s management port in ``inventory`` at a loopback port nothing listens on (a
+    switch verify, audit or apply cannot reach); returns that port."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        closed = int(s.getsockname()[1])
+    yaml = YAML()
+    data = yaml.load(inventory.read_text())
+    data["switches"][index]["mgmt"]["port"] = closed
+    buf = io.StringIO()
+    yaml.dump(data, buf)
+    inventory.write_text(buf.getvalue())
+    return closed
