@@ -13,6 +13,7 @@ from pydantic import BaseModel
 
 from roce_tune.findings import Finding, Location, RoceTuneError, Severity
 from roce_tune.inventory.models import Policy
+from roce_tune.platforms import planned_qos
 from roce_tune.qos import SwitchQos
 
 if TYPE_CHECKING:
@@ -126,26 +127,6 @@ def _switch_expectations(plan) -> dict[str, Any]:  # type: ignore[no-untyped-def
     """``switches`` and ``switch_qos`` of :class:`Expect` for every switch of ``plan``."""
     return {"switches": {s.name: s for s in plan.switches},
             "switch_qos": {s.name: planned_qos(plan, s) for s in plan.switches}}
-
-
-def planned_qos(plan, switch) -> SwitchQos:  # type: ignore[no-untyped-def]
-    """The plan's QoS for ``switch`` as its platform can state it (the platform module's
-    ``expressible_qos``, reached through the registry), else :func:`roce_tune.qos.expected_qos`; port MTUs
-    the platform's rendering leaves to the switch are the plan's."""
-    from roce_tune.platforms import get_platform
-    from roce_tune.qos import expected_qos
-
-    try:
-        fn = getattr(get_platform(switch.platform), "expressible_qos", None)
-    except KeyError:
-        fn = None
-    want: SwitchQos = fn(plan, switch) if fn is not None else expected_qos(plan.classification, switch)
-    # a port MTU the rendering leaves to the switch is still the plan's: a running config that states one
-    # is compared with it
-    mtus = {p.name: p.mtu for p in switch.ports}
-    ports = {n: p.model_copy(update={"mtu": mtus.get(n)}) if p.mtu is None else p for n,
-             p in want.ports.items()}
-    return want.model_copy(update={"ports": ports})
 
 
 def _policy_finding(path: Path, msg: str, line: int | None = None, col: int | None = None,

@@ -37,6 +37,7 @@ if TYPE_CHECKING:
     from roce_tune.findings import Finding
     from roce_tune.plan import Plan, SwitchPlan
     from roce_tune.platforms.contract import Platform
+    from roce_tune.qos import SwitchQos
 
 from roce_tune.platforms.base import SecretPattern
 
@@ -165,3 +166,28 @@ def port_name_hints() -> tuple[tuple[re.Pattern[str], str], ...]:
     (:attr:`roce_tune.platforms.contract.InventoryFacts.port_name_hint`; the hints are disjoint)."""
     return tuple((re.compile(hint), name) for name in SWITCH_PLATFORMS
                  if (hint := platform(name).inventory.port_name_hint) is not None)
+
+
+def planned_qos(plan: Plan, switch: SwitchPlan) -> SwitchQos:
+    """The plan's QoS for ``switch`` as its platform can state it: the platform module's ``expressible_qos``
+    (reached through the registry), else :func:`roce_tune.qos.expected_qos`; port MTUs the platform's
+    rendering leaves to the switch are the plan's (a running configuration that states one is compared with
+    it). Units as
+    :class:`roce_tune.qos.SwitchQos` (bytes, percent). Shared by ``audit`` and ``verify``'s read-back
+    (:mod:`roce_tune.verify.as_found`); source: the plan itself.
+
+    Raises:
+        nothing of its own: an unknown platform falls back to :func:`roce_tune.qos.expected_qos`.
+    """
+    from roce_tune.qos import expected_qos
+
+    try:
+        fn = getattr(get_platform(switch.platform), "expressible_qos", None)
+    except KeyError:
+        fn = None
+    want: SwitchQos = fn(plan, switch) if fn is not None else expected_qos(plan.classification, switch)
+    mtus = {p.name: p.mtu for p in switch.ports}
+    ports = {n: p.model_copy(update={"mtu": mtus.get(n)}) if p.mtu is None else p for n,
+             p in want.ports.items()}
+    return want.model_copy(update={"ports": ports})
+

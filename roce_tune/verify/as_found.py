@@ -28,8 +28,8 @@ from roce_tune.deploy.drivers import Driver, compute_change
 from roce_tune.deploy.runner import Target, targets_from_files
 from roce_tune.findings import Location, Severity
 from roce_tune.plan import Plan, SwitchPlan
-from roce_tune.platforms import HOST_PLATFORM, get_platform, platform
-from roce_tune.qos import SwitchQos
+from roce_tune.platforms import HOST_PLATFORM, get_platform, planned_qos, platform
+from roce_tune.qos import SwitchQos, differences
 from roce_tune.verify.collect import DevicePool
 from roce_tune.verify.observation import CheckResult, Diagnosis
 from roce_tune.verify.sim_step import host_nic_keys, key_name
@@ -190,6 +190,18 @@ def _ecn_values(dev: _Device, sw: SwitchPlan, qos: SwitchQos, queues: list[int])
                                 for f in ECN_FIELDS if row[f] is not None and row[f] != getattr(prof, f)]
 
 
+def _qos_differences(name: str, want: SwitchQos, seen: SwitchQos) -> list[Difference]:
+    """:func:`roce_tune.qos.differences` of the plan's ports (as audit compares them), one
+    :class:`Difference` per value: ``path``, planned, running."""
+    seen = seen.model_copy(update={"ports": {n: p for n, p in seen.ports.items() if n in want.ports}})
+    out = []
+    for d in differences(want, seen):
+        path, _, rest = d.partition(": ")
+        planned, sep, running = rest.partition(" != ")
+        out.append(Difference(name, path, planned if sep else rest, running if sep else "?"))
+    return out
+
+
 def _read_switch(pool: DevicePool, plan: Plan, t: Target) -> _Device:
     """Running configuration -> the dry run's diff (empty: as planned) and, when it differs, the ECN values of
     every lossless queue as the platform's read-back states them (a value it cannot state stays unknown)."""
@@ -205,6 +217,8 @@ def _read_switch(pool: DevicePool, plan: Plan, t: Target) -> _Device:
     except (ValueError, NotImplementedError):  # values unknown ("?"); the diff below still says it differs
         qos = SwitchQos()
     _ecn_values(dev, sw, qos, plan.classification.lossless_queues)
+    if not dev.differences:  # not ECN: every other value both sides state (PFC, DSCP map, MTU, headroom)
+        dev.differences += _qos_differences(t.name, planned_qos(plan, sw), qos)
     if not dev.differences:
         lines = change.diff or change.commands
         dev.differences.append(Difference(

@@ -43,3 +43,22 @@ def test_host_check_mismatch_lines_name_the_dcqcn_key() -> None:
         ("ens1f0np0", "ecn/roce_rp/rpg_ai_rate", "400", "1", "rpg_ai_rate_mbps"),
         ("ens1f0np0", "pfc", "0,0,0,1,0,0,0,0", "0,0,0,0,0,0,0,0", None),
         ("node1", "systemd unit /etc/systemd/system/roce-tune-host.service", "as planned", "missing", None)]
+
+
+def test_a_switch_differing_outside_ecn_is_named_value_by_value() -> None:
+    """Drift that is not ECN (here PFC on one port, MTU on another) was one RT332 quoting dry-run lines; it is
+    now one difference per value, found by audit's comparison (qos.differences of platforms.planned_qos)."""
+    from roce_tune.platforms import planned_qos
+    from roce_tune.verify.as_found import _qos_differences
+
+    plan = derive_plan(load_inventory(REPO / "inventories" / "site.yaml"))
+    sw = plan.switches[0]
+    want = planned_qos(plan, sw)
+    (first, p1), (second, p2) = [(n, p) for n, p in want.ports.items() if p.pfc_priorities and p.mtu][:2]
+    edited = {first: p1.model_copy(update={"pfc_priorities": []}),
+              second: p2.model_copy(update={"mtu": 1500})}
+    seen = want.model_copy(update={"ports": {**want.ports, **edited}})
+    found = {(d.device, d.value, d.planned, d.running) for d in _qos_differences(sw.name, want, seen)}
+    assert found == {(sw.name, f"ports[{first}].pfc_priorities", repr(p1.pfc_priorities), "[]"),
+                     (sw.name, f"ports[{second}].mtu", repr(p2.mtu), "1500")}
+    assert _qos_differences(sw.name, want, want) == []
