@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 
 import asyncssh
@@ -85,15 +87,19 @@ def emulated_inventory(inventory: str, tmp_path: Path, *, hosts: bool = False, t
     return fleet, path, known
 
 
-def dry_run_then_push(inv: Path, device: str, tmp_path: Path, known: Path) -> list[DeviceResult]:
+def dry_run_then_push(inv: Path, device: str, tmp_path: Path, known: Path,
+                      edit: Callable[[str], str] | None = None) -> list[DeviceResult]:
     """``apply_targets`` on ``device`` of ``inv`` twice, as a dry run then as a push (loopback timing,
-    disruptive changes allowed): the two results, for tests of refusals that must come before any write."""
+    disruptive changes allowed): the two results, for tests of refusals that must come before any write.
+    ``edit``: desired text -> the text pushed instead (a hand-edited rendering)."""
     from roce_tune.deploy.apply import load_source
     from roce_tune.deploy.drivers import PushOptions
     from roce_tune.deploy.runner import ApplyOptions, apply_targets
     from tests.emulators import LOOPBACK_TIMING
 
     (target,) = [t for t in load_source(inv)[0] if t.name == device]
+    if edit is not None:
+        target = replace(target, desired=edit(target.desired))
     results: list[DeviceResult] = []
     for dry in (True, False):
         opts = ApplyOptions(known_hosts=str(known), log_dir=tmp_path / "logs", timing=LOOPBACK_TIMING,

@@ -16,7 +16,6 @@ one), and a name-only check passed such a switch.
 from __future__ import annotations
 
 import json
-from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -102,10 +101,6 @@ def test_the_plans_speed_is_judged_whatever_the_profile_is_named() -> None:
 @pytest.mark.emulator
 def test_apply_refuses_a_renamed_profile_at_another_speed(tmp_path: Path) -> None:
     """The runner hands the plan's speeds to the preflight: dry run and push both refused, nothing changed."""
-    from roce_tune.deploy.drivers import PushOptions
-    from roce_tune.deploy.runner import ApplyOptions, apply_targets
-    from tests.emulators import LOOPBACK_TIMING
-
     fleet, inv, known = emulated_inventory("lab-2node.yaml", tmp_path, hosts=True)  # hosts: lossless ports
     try:
         dev = fleet[SWITCH]
@@ -113,13 +108,7 @@ def test_apply_refuses_a_renamed_profile_at_another_speed(tmp_path: Path) -> Non
         db["PORT"]["Ethernet8"]["speed"] = "800000"
         fleet.call(setattr, dev, "config_db", db)
         before = dev.running_config()
-        (target,) = [t for t in load_source(inv)[0] if t.name == SWITCH]
-        target = replace(target, desired=_renamed(target.desired))
-        for dry in (True, False):
-            opts = ApplyOptions(known_hosts=str(known), log_dir=tmp_path / "logs", timing=LOOPBACK_TIMING,
-                                allow_disruptive=True, dry_run=dry,
-                                push=PushOptions(confirm_s=60, read_timeout_s=20))
-            (res,) = apply_targets([target], opts)
+        for res in dry_run_then_push(inv, SWITCH, tmp_path, known, edit=_renamed):
             error = res.error or ""
             assert res.state == "failed" and error.startswith("preflight: "), (res.state, error)
             assert "Ethernet8 runs at 800000 Mb/s but the plan's headroom is for 400000 Mb/s" in error
