@@ -67,7 +67,8 @@ class ConfigChange:
         """Why this change is not pushed in the normal batches (``disruptive change needs <option>:
         <reasons>``), or None: hitless, or ``allow_disruptive`` (then the caller pushes it one device at a
         time). ``option`` is how the operator allows it (apply's flag; the playbooks'
-        ``-e roce_tune_allow_disruptive=true``)."""
+        ``-e roce_tune_allow_disruptive=true``). The reasons are the platform's ``DiffRules.disruptive``
+        texts. Never raises."""
         if not self.disruptive or allow_disruptive:
             return None
         return f"disruptive change needs {option}: " + "; ".join(self.disruptive)

@@ -240,8 +240,10 @@ def _cache_path(pc: PortClass, seeds: int) -> Path:
 
 
 def cached_scorecard(pc: PortClass, seeds: int = 1) -> Scorecard | None:
-    """The scorecard of ``pc`` from the on-disk cache (rows checked and judged again: :func:`_read_cache`);
-    None when it must be simulated."""
+    """The scorecard of ``pc`` (``seeds`` per incast) from the on-disk cache, ``$ROCE_TUNE_CACHE`` or
+    ``~/.cache/roce-tune``, ``scorecards/<class key>-s<seeds>.json``; rows checked and judged again
+    (:func:`_read_cache`); None when it must be simulated. Never raises: an absent, unreadable or damaged
+    entry is None (then recomputed, never trusted)."""
     cached = _read_cache(_cache_path(pc, seeds), pc)
     return None if cached is None else Scorecard(pc, cached, seeds, 0.0)
 
