@@ -52,21 +52,26 @@ def scorecard_caveat(plan: Plan) -> list[str]:
 
 def render_scorecards(plan: Plan, scorecards: list[Scorecard] | None) -> list[str]:
     """The "Objective and simulated evidence" section: the objective, what it traded, and one simulator
-    scorecard per lossless port class (roce_tune.simulate.scorecard). Empty when ``scorecards`` is None
-    (``roce-tune plan --no-scorecard``)."""
-    if scorecards is None:
-        return []
-    from roce_tune.simulate.scorecard import scorecard_lines
+    scorecard per lossless port class (roce_tune.simulate.scorecard). ``scorecards`` None (``roce-tune plan
+    --no-scorecard``): the objective and a statement that nothing was simulated, with the commands that
+    would (the plan states its objective either way; issue 13)."""
     from roce_tune.tuner.ecn import OBJECTIVE_TRADE
 
     obj = str(plan.policy.get("objective", "throughput"))
     lines = ["## Objective and simulated evidence", "",
-             f"Objective **{obj}** (policy.objective): {OBJECTIVE_TRADE.get(obj, '')}.", "",
-             "Each lossless port class below was simulated with `roce-tune simulate` (docs/simulate.md): the "
-             "plan's values against NVIDIA, SONiC and DCQCN-paper thresholds with firmware DCQCN, in both "
-             "reaction-point models (M: byte counter + CNP pacing; T: timer only). Target: incast "
-             "efficiency >= the best default - 2 points with no more PFC pause than it, long-lived "
-             "utilisation >= 99 %.", ""]
+             f"Objective **{obj}** (policy.objective): {OBJECTIVE_TRADE.get(obj, '')}.", ""]
+    if scorecards is None:
+        return lines + ["**Not simulated:** this plan was made with `roce-tune plan --no-scorecard`, so no "
+                        "lossless port class was compared with the NVIDIA, SONiC and DCQCN-paper thresholds. "
+                        "`roce-tune plan` without that flag adds the scorecards here; `roce-tune simulate "
+                        "plan PLAN_DIR --port DEVICE:PORT` simulates one port (docs/simulate.md).", ""]
+    from roce_tune.simulate.scorecard import scorecard_lines
+
+    lines += ["Each lossless port class below was simulated with `roce-tune simulate` (docs/simulate.md): the "
+              "plan's values against NVIDIA, SONiC and DCQCN-paper thresholds with firmware DCQCN, in both "
+              "reaction-point models (M: byte counter + CNP pacing; T: timer only). Target: incast "
+              "efficiency >= the best default - 2 points with no more PFC pause than it, long-lived "
+              "utilisation >= 99 %.", ""]
     lines += scorecard_caveat(plan)
     if not scorecards:
         lines += ["No lossless port class to simulate.", ""]
@@ -85,7 +90,8 @@ def render_review(plan: Plan, switch_files: dict[str, str] | None = None,
             section names, per SONiC switch, the tables ``config qos reload`` / ``config load_minigraph``
             would wipe.
         scorecards: simulator scorecards per lossless port class (the "Objective and simulated evidence"
-            section); None leaves the section out (``roce-tune plan --no-scorecard``).
+            section); None (``roce-tune plan --no-scorecard``) states the objective and that nothing
+            was simulated.
     """
     heads = _switch_heads(plan)  # (read by two sections)
     sections = (_fabric_section, _classification_section, partial(_headroom_section, heads=heads),

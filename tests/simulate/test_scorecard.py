@@ -72,7 +72,9 @@ def test_scorecard_cached_and_rendered(tmp_path: Path, monkeypatch: pytest.Monke
     md = render_review(plan, scorecards=[first])
     assert "## Objective and simulated evidence" in md and "Objective **throughput**" in md
     assert "| 1 MB x 4 | M |" in md and "SONiC 1M/2M/5%" in md
-    assert "## Objective" not in render_review(plan)  # --no-scorecard leaves the section out
+    unsimulated = render_review(plan)  # --no-scorecard: the objective stays, and the plan says nothing ran
+    assert "Objective **throughput**" in unsimulated and "**Not simulated:**" in unsimulated
+    assert "| 1 MB x 4 |" not in unsimulated
 
 
 def test_plan_cli_scorecard_and_no_scorecard(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -84,7 +86,9 @@ def test_plan_cli_scorecard_and_no_scorecard(tmp_path: Path, monkeypatch: pytest
     assert "## Objective and simulated evidence" in md and "fan-in 1" in md
     r = runner.invoke(app, ["plan", inv, "--out", str(tmp_path / "b"), "--no-scorecard"])
     assert r.exit_code == 0, r.output
-    assert "simulated evidence" not in (tmp_path / "b" / "plan.md").read_text(encoding="utf-8")
+    unsimulated = (tmp_path / "b" / "plan.md").read_text(encoding="utf-8")
+    assert "Objective **throughput**" in unsimulated and "`roce-tune plan --no-scorecard`" in unsimulated
+    assert "fan-in 1" not in unsimulated
     plan = _plan("lab-2node")
     port = next(f"{sw.name}:{p.name}" for sw in plan.switches for p in sw.ports if p.lossless)
     r = runner.invoke(app, ["explain", inv, port, "kmax_bytes"])
