@@ -456,17 +456,24 @@ def _class_findings(plan: Plan, switch: SwitchPlan) -> list[Finding]:
 
 
 def _lossy_ports_finding(plan: Plan, switch: SwitchPlan) -> list[Finding]:
-    """RT241 warning when default-global PFC/ECN profiles reach ports the plan has lossy."""
-    ctx = build_context(plan, switch)
-    global_profiles = any(not g["bound"] for g in ctx["pfc"] + ctx["ecn"])
+    """RT241 warning for ports the plan has lossy: default-global PFC/ECN reaches them. Either roce-tune
+    writes default-global profiles (one PFC/ECN setting for all lossless ports), or it writes none (per-port
+    profiles, or no lossless port at all) and RoCE lossless mode's own default-global applies: PFC on switch
+    priority 3 and ECN on traffic class 3 (CL 5.x RoCE page, "Default RoCE Configuration")."""
     lossy = sorted(p.name for p in switch.ports if not p.lossless)
-    if not (lossy and global_profiles):
+    if not lossy:
         return []
-    return [Finding(
-        rule="RT241", severity=Severity.warning, location=Location(device=switch.name),
-        message=f"lossy ports {', '.join(lossy[:6])}{' ...' if len(lossy) > 6 else ''}: default-global "
-                "PFC/ECN profiles apply to them too, although the plan has them lossy",
-        fix="bind per-port profiles by hand where a lossy port must not get PFC")]
+    ctx = build_context(plan, switch)
+    message = (f"lossy ports {', '.join(lossy[:6])}{' ...' if len(lossy) > 6 else ''}: default-global "
+               "PFC/ECN profiles apply to them too, although the plan has them lossy")
+    if not any(not g["bound"] for g in ctx["pfc"] + ctx["ecn"]):
+        roce_prios = ",".join(map(str, sorted(ROCE_LOSSLESS_SWITCH_PRIORITIES)))
+        message += (f" (no default-global profile is written, so they are RoCE mode's: 'nv set qos roce mode "
+                    f"{ROCE_MODE}' enables PFC on switch priority {roce_prios} and ECN on traffic class "
+                    f"{roce_prios})")
+    return [Finding(rule="RT241", severity=Severity.warning, location=Location(device=switch.name),
+                    message=message,
+                    fix="bind per-port profiles by hand where a lossy port must not get PFC")]
 
 
 def render(plan: Plan, switch: SwitchPlan) -> dict[str, str]:

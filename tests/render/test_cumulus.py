@@ -163,6 +163,34 @@ def test_ports_that_differ_get_profiles_and_uniform_ports_use_default_global() -
     assert len(cfg["qos"]["pfc"]) == len(cables)
 
 
+def _lossy_warnings(plan: Plan, sw: SwitchPlan) -> list[str]:
+    return [f.message for f in cumulus.render_findings(plan, sw)
+            if f.severity.value == "warning" and f.message.startswith("lossy ports")]
+
+
+def test_lossy_ports_are_warned_whenever_roce_mode_reaches_them() -> None:
+    """``nv set qos roce mode lossless`` (written on every Cumulus switch) enables PFC on switch priority 3
+    and ECN on traffic class 3 on default-global (NVIDIA CL 5.x RoCE page, "Default RoCE Configuration":
+    "Enable PFC on switch priority 3 (RoCE)" in lossless mode), so a port the plan has lossy gets them even
+    when roce-tune writes no default-global profile: lossless ports on per-port profiles (MIXED: two cable
+    lengths) or no lossless port at all. Before, only the default-global case was warned."""
+    plan, sw = _hand(MIXED)  # per-port PFC profiles (3 m and 30 m), swp10 lossy
+    sh, _ = _files(plan, sw)
+    assert "nv set qos roce mode lossless" in sh and "qos pfc default-global" not in sh
+    (msg,) = _lossy_warnings(plan, sw)
+    assert "swp10" in msg and "switch priority 3" in msg and "roce mode lossless" in msg
+    lossy_only = [pb.P("swp1", 400, 3, "none"), pb.P("swp2", 400, 3, "none")]
+    plan, sw = _hand(lossy_only)
+    assert not any(p.lossless for p in sw.ports)
+    (msg,) = _lossy_warnings(plan, sw)
+    assert "swp1, swp2" in msg and "switch priority 3" in msg
+    plan, sw = _hand(UNIFORM)  # default-global written with the plan's priorities: the warning as before
+    assert _lossy_warnings(plan, sw) == ["lossy ports swp9: default-global PFC/ECN profiles apply to them "
+                                         "too, although the plan has them lossy"]
+    plan, sw = _hand([p for p in UNIFORM if p.peer != "none"])
+    assert _lossy_warnings(plan, sw) == []
+
+
 def test_command_file_is_safe_and_ends_with_the_apply_note() -> None:
     plan, sw = _hand()
     evil = sw.model_copy(update={"ports": [sw.ports[0].model_copy(update={"name": "swp1;reboot"}),
