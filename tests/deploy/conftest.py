@@ -122,12 +122,13 @@ def refused_in_dry_run_and_push(inv: Path, device: str, tmp_path: Path, known: P
 
 def colleague_session(fleet, device: str, commands: list[str], config_mode: bool = False) -> None:  # type: ignore[no-untyped-def]
     """Someone else's CLI session on ``device`` (netmiko's real driver): ``commands`` one at a time (in
-    configuration mode with ``config_mode``), then it logs out."""
+    configuration mode with ``config_mode``), each read up to the device's next prompt, then it logs out.
+    (``send_command_timing`` would wait netmiko's 2 s of silence after every command instead.)"""
     conn = fleet.connect(device)
     if config_mode:
         conn.config_mode()
     for command in commands:
-        conn.send_command_timing(command)
+        conn.send_command(command, read_timeout=20)
     if config_mode:
         conn.exit_config_mode()
     conn.disconnect()
