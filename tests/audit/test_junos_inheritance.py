@@ -94,3 +94,52 @@ def test_interface_level_apply_groups_except_and_deactivated_inheritance(tmp_pat
     assert qos.ports["et-0/0/7"].mtu == 1514 and qos.ports["et-0/0/6"].mtu == 9216
     # et-0/0/6's own binding is inactive: the switch-wide `all` profile (3 m) binds it instead
     assert qos.ports["et-0/0/6"].cable_m == 3.0
+
+
+def test_live_reads_junos_with_display_inheritance(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """``audit --live`` asks Junos for ``show configuration | display inheritance | display set``: Junos
+    expands groups and interface ranges itself and leaves ``groups`` / ``apply-groups`` out (Junos XML
+    protocol guide: ``inherit="inherit"`` is the CLI's ``show | display inheritance``). The emulator
+    answers it so; the grouped switch reads as clean, the commands stay read-only."""
+    import pytest
+
+    from roce_tune.audit import LiveOptions, audit_live
+    from roce_tune.deploy.runner import ApplyOptions, SessionTiming
+    from tests.deploy.conftest import PASSWORD, USER, emulated_inventory
+    from tests.emulators.junos import _norm
+
+    pytest.importorskip("netmiko")
+    monkeypatch.setenv("ROCE_TUNE_USERNAME", USER)
+    monkeypatch.setenv("ROCE_TUNE_PASSWORD", PASSWORD)
+    device, running = _running("junos", tmp_path)
+    fleet, inv, known = emulated_inventory("mixed-vendor.yaml", tmp_path, hosts=True)  # the plan of INVENTORY
+    with fleet:
+        dev = next(d for d in fleet if d.spec.name == device)
+        dev.history[0].lines[:] = [_norm(t.removeprefix("set ")) for t in _grouped(running).splitlines()
+                                   if t.startswith("set ") and "OLD" not in t] + [
+            "interfaces et-0/0/6 apply-groups-except JUMBO"]
+        dev.history[0].lines.append("interfaces et-0/0/6 mtu 9216")  # its own MTU: the same as JUMBO's
+        r = audit_live(inv, LiveOptions(apply=ApplyOptions(known_hosts=str(known),
+                                                           timing=SessionTiming(fast_cli=True,
+                                                                                global_delay_factor=0.1)),
+                                        save_dir=tmp_path / "caps", concurrency=4))
+        seen = list(dev.commands_seen)
+    assert "show configuration | display inheritance | display set" in seen
+    saved = (tmp_path / "caps" / f"{device}.live.txt").read_text()
+    assert "set groups" not in saved and "apply-groups" not in saved
+    assert "set interfaces et-0/0/3 mtu 9216" in saved  # inherited from JUMBO, not LEGACY's 1514
+    found = [f for f in r.findings if f.device == device]
+    assert found == [], [(f.rule, f.port, f.message) for f in found]
+
+
+def test_read_only_pipes_are_display_and_json_only() -> None:
+    import pytest
+
+    from roce_tune.audit.live import check_read_only
+
+    assert check_read_only("show configuration | display inheritance | display set")
+    for bad in ("show configuration | save /var/tmp/x | display set",
+                "show configuration | display set | save /var/tmp/x | display set",
+                "show configuration | request system reboot | json"):
+        with pytest.raises(ValueError, match="read-only"):
+            check_read_only(bad)
