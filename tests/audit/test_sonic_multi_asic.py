@@ -93,3 +93,28 @@ def test_namespaces_that_disagree_on_a_shared_profile_are_not_merged_silently(tm
     db["asic1"]["WRED_PROFILE"][name]["green_max_threshold"] = "1"
     with pytest.raises(ValueError, match=rf"/asic1/WRED_PROFILE/{name}/green_max_threshold.*/asic0/"):
         platform("sonic").read_back(json.dumps(db))
+
+
+def test_live_reads_a_multi_asic_box(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``audit --live`` sends the same ``show runningconfiguration all``; a multi-ASIC box answers with
+    its namespaces (the emulator holds them so) and the audit reads every front-panel port."""
+    from roce_tune.audit import LiveOptions, audit_live
+    from roce_tune.deploy.runner import ApplyOptions, SessionTiming
+    from tests.deploy.conftest import PASSWORD, USER, emulated_inventory
+
+    monkeypatch.setenv("ROCE_TUNE_USERNAME", USER)
+    monkeypatch.setenv("ROCE_TUNE_PASSWORD", PASSWORD)
+    device, running = _running("sonic", tmp_path)
+    db = json.loads(_multi_asic(running))
+    db["asic1"]["PORT_QOS_MAP"]["Ethernet48"]["pfc_enable"] = "4"
+    fleet, inv, known = emulated_inventory("mixed-vendor.yaml", tmp_path, hosts=True)  # the plan of INVENTORY
+    with fleet:
+        dev = next(d for d in fleet if d.spec.name == device)
+        dev.config_db = db
+        r = audit_live(inv, LiveOptions(apply=ApplyOptions(known_hosts=str(known), timing=SessionTiming(
+            fast_cli=True, global_delay_factor=0.1)), concurrency=4))
+    assert r.data.switches[device].running is not None
+    found = [(f.rule, f.port, f.message) for f in r.findings
+             if f.device == device and f.family == "switch config"]
+    assert [(rule, port) for rule, port, _ in found] == [("RT420", "Ethernet48")], found
+    assert found[0][2].endswith("(namespace asic1)")
