@@ -118,3 +118,27 @@ def test_live_reads_a_multi_asic_box(tmp_path: Path, monkeypatch: pytest.MonkeyP
              if f.device == device and f.family == "switch config"]
     assert [(rule, port) for rule, port, _ in found] == [("RT420", "Ethernet48")], found
     assert found[0][2].endswith("(namespace asic1)")
+
+
+def test_counter_tables_printed_per_namespace_are_read_as_one(tmp_path: Path) -> None:
+    """queuestat/pfcstat on a multi-ASIC box print a ``For namespace asicN:`` line and a table per namespace
+    (sonic-utilities tests/queuestat_input: ``For namespace :`` before the table)."""
+    (tmp_path / "leaf5.txt").write_text(
+        "admin@leaf5:~$ show queue counters\nFor namespace asic0:\n"
+        "     Port    TxQ    Counter/pkts    Counter/bytes    Drop/pkts    Drop/bytes\n"
+        "---------  -----  --------------  ---------------  -----------  ------------\n"
+        "Ethernet0    UC3          900000         90000000            0             0\n\n"
+        "For namespace asic1:\n"
+        "      Port    TxQ    Counter/pkts    Counter/bytes    Drop/pkts    Drop/bytes\n"
+        "----------  -----  --------------  ---------------  -----------  ------------\n"
+        "Ethernet32    UC3          400000         40000000           12          1200\n"
+        "admin@leaf5:~$ show pfc counters\nFor namespace asic1:\n"
+        "   Port Rx    PFC0    PFC1    PFC2    PFC3    PFC4    PFC5    PFC6    PFC7\n"
+        "----------  ------  ------  ------  ------  ------  ------  ------  ------\n"
+        "Ethernet32       0       0       0       7       0       0       0       0\n", encoding="utf-8")
+    r = audit_dir(tmp_path)
+    assert not r.data.unparsed
+    ports = r.data.switches["leaf5"].ports
+    assert ports["Ethernet0"]["q3_tx_pkts"].value == 900000
+    assert ports["Ethernet32"]["q3_drop_pkts"].value == 12 and ports["Ethernet32"]["pfc_rx_prio3"].value == 7
+    assert ports["Ethernet32"]["q3_drop_pkts"].ev.line == 10
