@@ -69,6 +69,9 @@ class PortQos(_Frozen):
     ecn: dict[int, QueueEcn] | None = Field(default=None,
                                             description="egress queue -> ECN/WRED on that queue")
     watchdog: bool | None = Field(default=None, description="PFC watchdog on for this port's lossless queues")
+    scope: str | None = Field(default=None, description="the part of the switch's configuration that states "
+                              "the port where it has several (a SONiC multi-ASIC namespace, asic0 …); never "
+                              "planned, so never a difference")
 
 
 class Scheduler(_Frozen):

@@ -32,22 +32,25 @@ from roce_tune.captures import Block, split_blocks
 
 __all__ = ["READ_ONLY", "LiveDevice", "LiveOptions", "capture_commands", "check_read_only", "read_live"]
 
-#: the only commands ``--live`` sends (anchored; ``|`` only into ``json`` / ``display set``)
+#: the only commands ``--live`` sends (anchored; ``|`` only into :data:`_PIPES`)
 READ_ONLY = re.compile(
     r"^(?:show [\w ./:|-]+|nv (?:config )?show(?: [\w ./:-]+)?|ethtool (?:-[Sa] )?[\w.@-]+|"
     r"mlnx_qos -i [\w.@-]+|"
     r"ibv_devinfo(?: -v)?(?: -d [\w.-]+)?|show_gids(?: [\w.-]+)?|ip -d link show [\w.@-]+|"
     r"grep -H '' (?:\$\{ROCE_TUNE_SYSROOT:-\})?/sys/[\w./*-]+)$")
-_PIPES = re.compile(r"\|\s*(?:json|display set)\s*$")
+#: the pipes a read may go through, every one of them (a Junos ``| save FILE`` writes on the device)
+_PIPES = frozenset({"json", "display set", "display inheritance", "display inheritance no-comments"})
 
 
 def check_read_only(command: str) -> str:
-    """``command`` if it only reads (:data:`READ_ONLY`; a pipe only into ``json``/``display set``).
+    """``command`` if it only reads (:data:`READ_ONLY`; every pipe one of :data:`_PIPES`: ``json``, Junos
+    ``display set`` / ``display inheritance``).
 
     Raises:
         ValueError: the command could change the device.
     """
-    if not READ_ONLY.match(command) or ("|" in command and not _PIPES.search(command)) or ";" in command:
+    pipes = [" ".join(p.split()) for p in command.split("|")[1:]]
+    if not READ_ONLY.match(command) or any(p not in _PIPES for p in pipes) or ";" in command:
         raise ValueError(f"audit --live sends only read-only commands; refusing {command!r}")
     return command
 

@@ -17,6 +17,7 @@ a word (a profile the port binds, e.g. an EOS ``qos profile``); without a port, 
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING
@@ -370,7 +371,21 @@ def check_running(switches: Iterable[SwitchObs], exp: Expect, out: Out) -> None:
                                   else frozenset())
         expresses_ecn = any(f.startswith("ports.ecn.") for f in fields)
         want = exp.switch_qos.get(sw.name)
+        start = len(out.findings)
         if want is not None:
             check_running_plan(sw, want, exp, out, expresses_ecn)
         else:
             check_running_policy(sw, exp, out, expresses_ecn)
+        _name_scopes(sw, out, start)
+
+
+def _name_scopes(sw: SwitchObs, out: Out, start: int) -> None:
+    """Findings ``out.findings[start:]`` of ports the running configuration states in one of several parts
+    (``PortQos.scope``: a SONiC multi-ASIC namespace) say which: ``… (namespace asic1)``."""
+    assert sw.running is not None
+    ports = sw.running.value.ports
+    for i in range(start, len(out.findings)):
+        f = out.findings[i]
+        scope = ports[f.port].scope if f.port in ports else None
+        if scope is not None:
+            out.findings[i] = dataclasses.replace(f, message=f"{f.message} (namespace {scope})")

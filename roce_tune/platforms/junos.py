@@ -1019,6 +1019,11 @@ CAPTURE_FORMATS: tuple[_CaptureFormat, ...] = (
     _CaptureFormat(name="show interfaces queue", kind="interfaces_queue", pattern=r"^\s*Queue:\s*\d+",
                    parse=parse_junos_interfaces_queue, evidence=counter_evidence_line),
 )
-#: read-only commands ``audit --live`` runs (``{port}``: each lossless port of the plan)
+#: read-only commands ``audit --live`` runs (``{port}``: each lossless port of the plan). The configuration
+#: with ``| display inheritance``: Junos prints what groups and interface ranges give each statement in place
+#: and leaves ``groups``/``apply-groups`` out (Junos XML protocol guide, "Specify How to Display Inheritance
+#: for Configuration Groups and Interface Ranges": ``inherit="inherit"`` = the CLI's ``show | display
+#: inheritance``), so nothing of what the switch runs depends on roce-tune's own group expansion.
 CAPTURE_COMMANDS: tuple[str, ...] = (
-    "show configuration | display set", "show interfaces queue", "show interfaces extensive")
+    "show configuration | display inheritance | display set", "show interfaces queue",
+    "show interfaces extensive")

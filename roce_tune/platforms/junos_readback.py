@@ -27,7 +27,9 @@ Sources: Juniper's DSCP-based PFC, congestion-notification-profile, PFC watchdog
 
 from __future__ import annotations
 
+import fnmatch
 import math
+import re
 import shlex
 from dataclasses import dataclass, field
 
@@ -197,11 +199,15 @@ _COS = {
 }
 
 
+def _inactive(w: list[str], inactive: list[list[str]]) -> bool:
+    return any(p and w[:len(p)] == p for p in inactive)
+
+
 def _active_set_words(text: str) -> list[list[str]]:
-    """The words of each ``set`` line of ``text`` that is in effect: ``show configuration | display set``
-    prints an inactive statement as its ``set`` line(s) and a ``deactivate <path>`` line (Junos CLI User
-    Guide, "Deactivate and Reactivate Statements and Identifiers"); a ``set`` line under a deactivated path
-    is left out."""
+    """The words of each ``set`` line of ``text`` that is in effect, configuration groups inherited
+    (:func:`_inherit`): ``show configuration | display set`` prints an inactive statement as its ``set``
+    line(s) and a ``deactivate <path>`` line (Junos CLI User Guide, "Deactivate and Reactivate Statements and
+    Identifiers"); a ``set`` line under a deactivated path is left out, also one a group gives it."""
     inactive: list[list[str]] = []
     sets: list[list[str]] = []
     for line in text.splitlines():
@@ -210,7 +216,87 @@ def _active_set_words(text: str) -> list[list[str]]:
             inactive.append(_words("set" + s[len("deactivate"):]) or [])
         elif w := _words(s):
             sets.append(w)
-    return [w for w in sets if not any(p and w[:len(p)] == p for p in inactive)]
+    active = _inherit([w for w in sets if not _inactive(w, inactive)])
+    return [w for w in active if not _inactive(w, inactive)]
+
+
+def _group_names(word: str) -> list[str]:
+    return _list(word) if word.startswith("[") else [word]
+
+
+def _matches(pattern: str, word: str) -> bool:
+    """A group's word matches a configured one: itself, or a ``<pattern>`` (``*``, ``?``, ``[...]``,
+    ``[!...]``) that matches it whole (Junos CLI User Guide, "Using Wildcards with Configuration Groups")."""
+    if pattern.startswith("<") and pattern.endswith(">"):
+        return fnmatch.fnmatchcase(word, pattern[1:-1])
+    return pattern == word
+
+
+def _expand(rest: list[str], at: list[str], objects: list[list[str]]) -> list[list[str]]:
+    """``rest`` (a group statement's words below level ``at``) with each ``<pattern>`` replaced by every
+    object configured at that place that it matches (a wildcard creates nothing)."""
+    out: list[list[str]] = [[]]
+    for word in rest:
+        if not (word.startswith("<") and word.endswith(">")):
+            out = [done + [word] for done in out]
+            continue
+        grown: list[list[str]] = []
+        for done in out:
+            where = at + done
+            names = dict.fromkeys(o[len(where)] for o in objects
+                                  if len(o) > len(where) + 1 and o[:len(where)] == where)
+            grown += [done + [n] for n in names if _matches(word, n)]
+        out = grown
+    return out
+
+
+@dataclass
+class _Groups:
+    """A configuration's ``groups`` (name -> statements), where ``apply-groups`` / ``apply-groups-except``
+    name them (level, group), and the local statements."""
+
+    groups: dict[str, list[list[str]]] = field(default_factory=dict)
+    applied: dict[tuple[str, ...], list[str]] = field(default_factory=dict)
+    excepted: list[tuple[list[str], str]] = field(default_factory=list)
+    local: list[list[str]] = field(default_factory=list)
+
+
+def _split_groups(sets: list[list[str]]) -> _Groups:
+    out = _Groups()
+    for w in sets:
+        verb = next((v for v in ("apply-groups", "apply-groups-except") if v in w[:-1]), None)
+        if w[0] == "groups" and len(w) >= 3:
+            out.groups.setdefault(w[1], []).append(w[2:])
+        elif verb == "apply-groups":
+            i = w.index(verb)
+            out.applied.setdefault(tuple(w[:i]), []).extend(_group_names(w[i + 1]))
+        elif verb is not None:
+            i = w.index(verb)
+            out.excepted.extend((w[:i], g) for g in _group_names(w[i + 1]))
+        else:
+            out.local.append(w)
+    return out
+
+
+def _inherit(sets: list[list[str]]) -> list[list[str]]:
+    """``sets`` with ``groups`` inherited where ``apply-groups`` names them: the group's statements below the
+    level of the ``apply-groups`` (top level: all of them), ``<pattern>`` words matched against the objects
+    configured there. Order gives Junos's priority with last-written-wins readers: inherited statements
+    before the local ones (the local configuration overrides a group), a group listed first after (so over)
+    the ones listed after it, a deeper level's after a shallower one's; ``apply-groups-except G`` at a level
+    keeps G's statements out of it and below. Junos CLI User Guide, "Configuration Groups" ("Applying a Junos
+    Configuration Group": the first group listed takes priority; ``show | display inheritance``)."""
+    g = _split_groups(sets)
+    inherited: list[list[str]] = []
+    for at_t, names in sorted(g.applied.items(), key=lambda kv: len(kv[0])):
+        at = list(at_t)
+        for name in reversed(names):
+            for stmt in g.groups.get(name, []):
+                if len(stmt) <= len(at) or not all(_matches(p, a) for p, a in zip(stmt, at)):
+                    continue
+                inherited += [at + x for x in _expand(stmt[len(at):], at, g.local)
+                              if not any((at + x)[:len(e)] == e and eg == name for e, eg in g.excepted)]
+    return inherited + g.local
 
 
 def _parse(text: str) -> _Cos:
@@ -291,12 +377,43 @@ def _port(c: _Cos, name: str, classifier: str | None) -> PortQos:
     )
 
 
+#: the interfaces ``class-of-service interfaces all`` binds: the switch's Ethernet ports
+_SWITCH_PORT = re.compile(r"^(?:ge|xe|et|mge)-\d+/\d+/\d+(?::\d+)?$")
+
+
+def _bindings(c: _Cos, names: list[str]) -> dict[str, dict[str, str]]:
+    """Each interface's CoS bindings: ``class-of-service interfaces all`` (Ethernet ports), overridden by
+    every wildcard name that matches it (``et-0/0/*``; a longer pattern over a shorter one), overridden by
+    its own statements. Juniper, "Assigning CoS Components to Interfaces" (QFX): components bound to one
+    interface, to several by wildcard, or (congestion-notification profile, forwarding-class set) to all."""
+    patterns = sorted((n for n in c.ifaces if "*" in n), key=len)
+    out: dict[str, dict[str, str]] = {}
+    for n in names:
+        bound = dict(c.ifaces.get("all", {})) if _SWITCH_PORT.match(n) else {}
+        for p in patterns:
+            if fnmatch.fnmatchcase(n, p):
+                bound.update(c.ifaces[p])
+        bound.update(c.ifaces.get(n, {}))
+        out[n] = bound
+    return out
+
+
+def _interface_names(c: _Cos) -> list[str]:
+    """The configured interfaces (not ``all``, a wildcard name or ``interfaces interface-range``)."""
+    return sorted(n for n in set(c.mtu) | set(c.ifaces)
+                  if "*" not in n and n not in ("all", "interface-range"))
+
+
 def read_back(text: str) -> SwitchQos:
-    """Parse Junos ``set`` configuration (rendered or ``show configuration | display set``) into
-    :class:`SwitchQos`. The switch-wide classifier, scheduler and watchdog are those of most ports with a
-    congestion-notification profile. Unknown statements are ignored; never raises on them."""
+    """Parse Junos ``set`` configuration (rendered or ``show configuration | display set``, also with
+    ``| display inheritance``) into :class:`SwitchQos`. Configuration groups are inherited where
+    ``apply-groups`` names them (:func:`_inherit`); CoS bound to ``all`` or a wildcard interface name applies
+    to the configured interfaces it matches, an interface's own statement first (:func:`_bindings`). The
+    switch-wide classifier, scheduler and watchdog are those of most ports with a congestion-notification
+    profile. Unknown statements are ignored; never raises on them."""
     c = _parse(text)
-    names = sorted(n for n in set(c.mtu) | set(c.ifaces) if "*" not in n)
+    names = _interface_names(c)
+    c.ifaces = _bindings(c, names)
     bound = [c.ifaces[n] for n in names if c.ifaces.get(n, {}).get("cnp")]  # PFC ports' bindings
 
     def common(key: str) -> str | None:

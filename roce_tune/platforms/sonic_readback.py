@@ -132,23 +132,25 @@ def _pointer(*keys: str) -> str:
     return str(JsonPointer.from_parts(list(keys)).path)
 
 
-def _check_rows(db: dict[str, Any]) -> None:
+def _check_rows(db: dict[str, Any], namespace: str | None = None) -> None:
     """Every table read is a JSON object (or null: not stated) whose rows are JSON objects, as CONFIG_DB
-    stores them (``TABLE -> key -> field -> value``); other tables are not looked at.
+    stores them (``TABLE -> key -> field -> value``); other tables are not looked at. ``namespace``: the
+    multi-ASIC namespace ``db`` is (the first part of each JSON Pointer named).
 
     Raises:
         ValueError: naming the JSON Pointer of the first table or row that is not an object, and what it is.
     """
+    at = [namespace] if namespace else []
     for table in _TABLES_READ:
         rows = db.get(table)
         if rows is None:
             continue
         if not isinstance(rows, dict):
-            raise ValueError(f"SONiC read-back: CONFIG_DB {_pointer(table)} is a JSON {_json_type(rows)}, "
-                             "not an object of rows")
+            raise ValueError(f"SONiC read-back: CONFIG_DB {_pointer(*at, table)} is a JSON "
+                             f"{_json_type(rows)}, not an object of rows")
         for key, row in rows.items():
             if not isinstance(row, dict):
-                raise ValueError(f"SONiC read-back: CONFIG_DB {_pointer(table, key)} is a JSON "
+                raise ValueError(f"SONiC read-back: CONFIG_DB {_pointer(*at, table, key)} is a JSON "
                                  f"{_json_type(row)} ({json.dumps(row)[:40]}), not an object of fields")
 
 
@@ -323,6 +325,77 @@ def _one_port_keys(db: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+#: the CONFIG_DBs of a multi-ASIC box: the host's and one per ASIC namespace (``sonic-cfggen -d
+#: --print-data``, which ``show runningconfiguration all`` prints, keys them so)
+_NAMESPACE_RE = re.compile(r"^(?:localhost|asic\d+)$")
+#: PORT ``role`` of an ASIC's internal ports (sonic-port.yang: ``Ext`` is a front-panel port)
+_INTERNAL_ROLES = frozenset({"Int", "Inb", "Rec", "Dpc"})
+
+
+def _namespaced(data: dict[str, Any]) -> bool:
+    """``data`` is a multi-ASIC dump: only namespace keys, each a JSON object, an ``asicN`` among them."""
+    return (any(k.startswith("asic") for k in data)
+            and all(_NAMESPACE_RE.match(k) and isinstance(v, dict) for k, v in data.items()))
+
+
+def _front_panel(ns: dict[str, Any]) -> dict[str, Any]:
+    """Namespace ``ns`` (port keys one per port) without the rows of its internal ports (PORT ``role``
+    Int/Inb/Rec/Dpc: backplane and inband links between the ASICs, not ports of the fabric)."""
+    internal = {p for p, r in (ns.get("PORT") or {}).items() if (r or {}).get("role") in _INTERNAL_ROLES}
+    out = dict(ns)
+    for table in ("PORT", *_PORT_KEYED):
+        if isinstance(ns.get(table), dict):
+            out[table] = {k: v for k, v in ns[table].items() if k.split("|")[0] not in internal}
+    if isinstance(ns.get("CABLE_LENGTH"), dict):
+        out["CABLE_LENGTH"] = {k: {p: m for p, m in v.items() if p not in internal}
+                               for k, v in ns["CABLE_LENGTH"].items()}
+    return out
+
+
+def _merge_row(merged: dict[str, Any], first: dict[tuple[str, str, str], str], ns: str, table: str,
+               key: str, row: dict[str, Any]) -> None:
+    """Add namespace ``ns``'s ``table|key`` row to ``merged``; a field another ASIC namespace gave another
+    value in a table :func:`read_back` reads raises (the host's namespace only fills gaps)."""
+    dest = merged.setdefault(table, {}).setdefault(key, {})
+    for name, value in row.items():
+        had = first.get((table, key, name))
+        if (had is not None and dest[name] != value and ns != "localhost" and table in _TABLES_READ
+                and table != "DEVICE_METADATA"):
+            raise ValueError(
+                f"SONiC read-back: CONFIG_DB {_pointer(ns, table, key, name)} is {json.dumps(value)} but "
+                f"{_pointer(had, table, key, name)} is {json.dumps(dest[name])}: the ASIC namespaces "
+                "disagree on a shared row; capture each namespace on its own "
+                "(`sonic-cfggen -d -n asicN --print-data`)")
+        if had is None:
+            dest[name] = value
+            first[(table, key, name)] = ns
+
+
+def _merge_namespaces(data: dict[str, Any]) -> tuple[dict[str, Any], dict[str, str]]:
+    """One CONFIG_DB of a multi-ASIC dump: every table's rows of the ASIC namespaces (in ASIC order), the
+    host's (``localhost``) filling what they leave; internal ports left out. Returns it and each front-panel
+    port's namespace.
+
+    Raises:
+        ValueError: a table or row is not an object (JSON Pointer with the namespace), or two ASIC
+            namespaces give a read table's shared row (a map, profile, scheduler) different values.
+    """
+    order = sorted(data, key=lambda n: (n == "localhost", int(n[4:]) if n[4:].isdigit() else -1))
+    merged: dict[str, Any] = {}
+    first: dict[tuple[str, str, str], str] = {}
+    scope: dict[str, str] = {}
+    for ns in order:
+        _check_rows(data[ns], ns)
+        db = _front_panel(_one_port_keys(data[ns]))
+        for table, rows in db.items():
+            for key, row in (rows.items() if isinstance(rows, dict) else ()):
+                if isinstance(row, dict):
+                    _merge_row(merged, first, ns, table, key, row)
+                if ns != "localhost" and table in ("PORT", *_PORT_KEYED) and key != "GLOBAL":
+                    scope.setdefault(key.split("|")[0], ns)
+    return merged, scope
+
+
 def read_back(text: str) -> SwitchQos:
     """Parse SONiC CONFIG_DB JSON (rendered or running) into :class:`SwitchQos`.
 
@@ -335,11 +408,14 @@ def read_back(text: str) -> SwitchQos:
             read or one of its rows is not a JSON object, or a QoS map entry is not a number (message
             with the JSON Pointer, e.g. ``/PORT/Ethernet0``).
     """
-    db = _one_port_keys(_load(text))
+    data = _load(text)
+    data, scope = _merge_namespaces(data) if _namespaced(data) else (data, {})
+    db = _one_port_keys(data)
     qos = db.get("PORT_QOS_MAP") or {}
     queues, pgs = _port_rows(db, "QUEUE"), _port_rows(db, "BUFFER_PG")
     names = (set(db.get("PORT") or {}) | set(qos) | set(queues) | set(pgs)) - {"global"}
-    ports = {name: _port(db, name, queues, pgs) for name in sorted(names)}
+    ports = {name: _port(db, name, queues, pgs).model_copy(update={"scope": scope.get(name)})
+             for name in sorted(names)}
     meta = (db.get("DEVICE_METADATA") or {}).get("localhost") or {}
     return SwitchQos(
         dscp_to_tc=_map(db, "DSCP_TO_TC_MAP", "dscp_to_tc_map"),

@@ -10,6 +10,7 @@ changes? [yes,no] (yes)".
 
 from __future__ import annotations
 
+import fnmatch
 import re
 import time
 from dataclasses import dataclass, field
@@ -50,6 +51,27 @@ class Commit:
     method: str = "cli"
     comment: str = ""
     note: str = ""
+
+
+def _word_matches(pattern: str, word: str) -> bool:
+    if pattern.startswith("<") and pattern.endswith(">"):
+        return fnmatch.fnmatchcase(word, pattern[1:-1])
+    return pattern == word
+
+
+def _objects_matching(rest: list[str], at: list[str], objects: list[list[str]]) -> list[list[str]]:
+    """``rest`` with each ``<pattern>`` word replaced by each configured object it matches there."""
+    out: list[list[str]] = [[]]
+    for word in rest:
+        if not (word.startswith("<") and word.endswith(">")):
+            out = [done + [word] for done in out]
+            continue
+        out = [done + [name] for done in out
+               for name in dict.fromkeys(o[len(at) + len(done)] for o in objects
+                                         if len(o) > len(at) + len(done) + 1
+                                         and o[:len(at) + len(done)] == at + done)
+               if _word_matches(word, name)]
+    return out
 
 
 def _norm(line: str) -> str:
@@ -102,6 +124,45 @@ class JunosDevice(EmulatedDevice):
 
     def display_set(self, lines: list[str]) -> str:
         return "".join(f"set {ln}\n" for ln in lines)
+
+    def inherited(self, lines: list[str]) -> list[str]:
+        """``lines`` as ``| display inheritance`` shows them: each group named by an ``apply-groups`` is
+        inherited below that level (a ``<pattern>`` word matches the objects configured there; the first
+        group listed wins; the local statement wins over a group; ``apply-groups-except G`` keeps G out);
+        ``groups`` and ``apply-groups`` statements are not shown."""
+        groups: dict[str, list[list[str]]] = {}
+        applied: list[tuple[list[str], list[str]]] = []
+        excepted: list[tuple[list[str], str]] = []
+        local: list[str] = []
+        for ln in lines:
+            w = tokens(ln)
+            if w[0] == "groups":
+                groups.setdefault(w[1], []).append(w[2:])
+            elif "apply-groups" in w or "apply-groups-except" in w:
+                i = next(j for j, t in enumerate(w) if t.startswith("apply-groups"))
+                if w[i] == "apply-groups":
+                    found = next((a for a in applied if a[0] == w[:i]), None)
+                    if found is None:
+                        applied.append((w[:i], []))
+                        found = applied[-1]
+                    found[1].extend(x for x in w[i + 1:] if x not in "[]")
+                else:
+                    excepted.extend((w[:i], x) for x in w[i + 1:] if x not in "[]")
+            else:
+                local.append(ln)
+        objects = [tokens(ln) for ln in local]
+        out: list[str] = []
+        for at, names in sorted(applied, key=lambda a: len(a[0])):
+            for g in reversed(names):
+                for stmt in groups.get(g, []):
+                    if len(stmt) <= len(at) or not all(_word_matches(p, a) for p, a in zip(stmt, at)):
+                        continue
+                    for x in _objects_matching(stmt[len(at):], at, objects):
+                        if not any((at + x)[:len(e)] == e and eg == g for e, eg in excepted):
+                            apply_set(out, " ".join(at + x), self.single_value)
+        for ln in local:
+            apply_set(out, ln, self.single_value)
+        return out
 
     def running_config(self) -> str:
         """Active configuration as ``show configuration | display set`` prints it."""
@@ -205,7 +266,8 @@ class JunosSession(CliSession):
             return self.configure(words[1:])
         if cmd.startswith("show configuration"):
             rest = cmd[len("show configuration"):].strip()
-            lines = [ln for ln in dev.active if not rest or ln == rest or ln.startswith(rest + " ")]
+            base = dev.inherited(dev.active) if "display inheritance" in pipe else dev.active
+            lines = [ln for ln in base if not rest or ln == rest or ln.startswith(rest + " ")]
             return self.display(lines, pipe, header=True)
         if cmd == "show system commit":
             return self.show_commits()

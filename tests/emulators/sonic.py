@@ -157,7 +157,10 @@ class SonicDevice(LinuxDevice):
 
     @property
     def hostname(self) -> str:
-        return str(self.config_db.get("DEVICE_METADATA", {}).get("localhost", {}).get("hostname", "sonic"))
+        """DEVICE_METADATA's hostname; on a multi-ASIC box (``config_db`` one CONFIG_DB per namespace,
+        ``localhost``/``asicN``, as ``show runningconfiguration all`` prints it there) the host's."""
+        db = self.config_db.get("localhost", {}) if "asic0" in self.config_db else self.config_db
+        return str(db.get("DEVICE_METADATA", {}).get("localhost", {}).get("hostname", "sonic"))
 
     def dump(self, db: dict[str, Any] | None = None) -> str:
         return json.dumps(self.config_db if db is None else db, indent=4, sort_keys=True) + "\n"
