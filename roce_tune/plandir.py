@@ -50,7 +50,7 @@ import os
 import re
 import shutil
 import tempfile
-from collections.abc import Callable, Iterable, Iterator, Mapping, MutableMapping
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, MutableMapping
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -113,12 +113,15 @@ class WriteStats:
     #: when there was no version in force: a first plan changes everything)
     changed: list[str] = field(default_factory=list)
     gone: list[str] = field(default_factory=list)
+    #: files under ``switches/`` or ``hosts/`` of the plan in force that ``plan`` did not write (added by
+    #: hand; every reader refuses them), removed by this write
+    unowned: list[str] = field(default_factory=list)
 
     def describe(self) -> str:
         """``files: 12 written, 9975 unchanged (linked), 3 removed``, ``files: plan unchanged, nothing
         written`` or ``files: plan unchanged, 2 edited or missing file(s) restored``."""
-        if not self.published and self.restored:
-            return f"files: plan unchanged, {self.restored} edited or missing file(s) restored"
+        if not self.published and (self.restored or self.unowned):
+            return f"files: plan unchanged, {self._put_back()}"
         if not self.published:
             return "files: plan unchanged, nothing written"
         return f"files: {self.written} written, {self.linked} unchanged (linked), {self.removed} removed"
@@ -134,24 +137,34 @@ class WriteStats:
             return shown + (f" (+{len(ordered) - most} more)" if len(ordered) > most else "")
 
         parts = ([f"changed since the plan in force: {names(self.changed)}"] if self.changed else []) + (
-            [f"removed: {names(self.gone)}"] if self.gone else [])
+            [f"removed: {names(self.gone)}"] if self.gone else []) + (
+            [f"removed files not written by `roce-tune plan`: {names(self.unowned)}"] if self.unowned else [])
         return "; ".join(parts)
+
+    def _put_back(self) -> str:
+        """``2 edited or missing file(s) restored, 1 file(s) not written by plan removed`` (either part)."""
+        parts = ([f"{self.restored} edited or missing file(s) restored"] if self.restored else []) + (
+            [f"{len(self.unowned)} file(s) not written by plan removed"] if self.unowned else [])
+        return ", ".join(parts)
 
     @property
     def wrote(self) -> bool:
         """Anything was written into the directory: a new version, or files of the plan in force restored."""
-        return self.published or self.restored > 0
+        return self.published or self.restored > 0 or bool(self.unowned)
 
     def headline(self, total: int, where: str) -> str:
         """The line ``plan`` prints under its table: ``wrote 9987 files to DIR`` (a first plan), ``wrote 4 of
         9987 files to DIR (the others unchanged, linked)``, ``plan in force unchanged: restored 2 edited or
-        missing file(s) in DIR`` or ``plan in force unchanged: 9987 files in DIR, nothing written``."""
+        missing file(s) in DIR`` (then also ``and removed 1 file(s) not written by plan``) or ``plan in force
+        unchanged: 9987 files in DIR, nothing written``."""
         if self.published:
             if self.written == total:
                 return f"wrote {total} files to {where}"
             return f"wrote {self.written} of {total} files to {where} (the others unchanged, linked)"
-        if self.restored:
-            return f"plan in force unchanged: restored {self.restored} edited or missing file(s) in {where}"
+        if self.restored or self.unowned:
+            done = ([f"restored {self.restored} edited or missing file(s)"] if self.restored else []) + (
+                [f"removed {len(self.unowned)} file(s) not written by plan"] if self.unowned else [])
+            return f"plan in force unchanged: {' and '.join(done)} in {where}"
         return f"plan in force unchanged: {total} files in {where}, nothing written"
 
     def as_json(self, files: Iterable[str]) -> dict[str, object]:
@@ -159,12 +172,13 @@ class WriteStats:
         ``changed`` (bool: anything written into the directory: a new version, or files of the plan in force
         restored), ``changed_files`` (relative paths new or different from the plan in force; every file of
         ``files``, the plan's relative paths, when there was no plan in force), ``removed_files`` (paths the
-        plan in force had that are gone) and ``restored_files`` (how many edited or missing files of the plan
+        plan in force had that are gone, with the files not written by ``plan`` it removed)
+        and ``restored_files`` (how many edited or missing files of the plan
         in force were written again)."""
         first = self.published and not self.changed and not self.gone
         return {"changed": self.wrote,
                 "changed_files": sorted(files if first else self.changed),
-                "removed_files": list(self.gone), "restored_files": self.restored}
+                "removed_files": sorted(self.gone + self.unowned), "restored_files": self.restored}
 
 
 @dataclass
@@ -794,11 +808,29 @@ def _replace_file(path: Path, blob: bytes | Iterable[bytes]) -> list[int | str]:
     return entry
 
 
-def _strays(version: Path, data: Mapping[str, bytes]) -> list[Path]:
+def _strays(version: Path, data: Collection[str]) -> list[Path]:
     """Files under ``switches/`` and ``hosts/`` of ``version`` that ``data`` does not have (a reader refuses
     them)."""
     return [p for sub in ("switches", "hosts") for p in sorted((version / sub).rglob("*"))
             if p.is_file() and p.relative_to(version).as_posix() not in data]
+
+
+def _unowned(out: Path, name: str) -> list[str]:
+    """Files under ``switches/`` and ``hosts/`` of the version ``name`` in ``out`` that ``plan`` did not
+    write ([] when it is not a version directory, or lists nothing it wrote)."""
+    version = out / name
+    if not _OURS_INSIDE.fullmatch(name) or version.is_symlink() or not version.is_dir():
+        return []
+    listed = _written_by_plan(version)
+    return [p.relative_to(version).as_posix() for p in _strays(version, listed)] if listed else []
+
+
+def _written_by_plan(version: Path) -> set[str]:
+    """The files ``plan`` wrote into ``version``: those its manifest or its ``SHA256SUMS`` lists."""
+    listed = set(_read_manifest(version))
+    with contextlib.suppress(OSError, UnicodeDecodeError):
+        listed.update(line.partition("  ")[2] for line in (version / SUMS).read_text().splitlines())
+    return listed
 
 
 def _restored_entry(path: Path, blob: Iterable[bytes], digest: str, entry: list[int | str] | None,
@@ -831,6 +863,7 @@ def _restore_version(version: Path, data: _Encoded, digests: dict[str, str], sta
     for stray in _strays(version, data):
         stray.unlink()
         stats.removed += 1
+        stats.unowned.append(stray.relative_to(version).as_posix())
     sums = _sums_text(digests)
     if not (version / SUMS).is_file() or (version / SUMS).read_bytes() != sums:
         _replace_file(version / SUMS, sums)
@@ -960,6 +993,8 @@ def _publish(out: Path, data: _Encoded, stats: WriteStats, on_file: Callable[[in
     """
     in_force = os.readlink(out / CURRENT) if (out / CURRENT).is_symlink() else None
     version, built = _stage_version(out, data, in_force, stats, on_file, provenance)
+    if in_force is not None and in_force != version:
+        stats.unowned = _unowned(out, in_force)  # they go with the version they were added to
     _retire_real_entries(out)
     relinked = _link_names(out, version, add=True)
     if in_force == version:
@@ -1075,6 +1110,8 @@ def reusable(out_dir: str | Path, inputs: str) -> dict[str, Any] | None:
     if doc.get("inputs") != inputs or not isinstance(files, dict) or not isinstance(extra, dict):
         return None
     if not all(_is_link_to_current(out / n, n) for n in MANAGED if os.path.lexists(version / n)):
+        return None
+    if _strays(version, files):  # a file added by hand: readers refuse it, the writer removes it
         return None
     return extra if _files_intact(version, files) else None
 

@@ -8,6 +8,7 @@ whole; a directory that cannot be written fails with a clear error and the plan 
 
 from __future__ import annotations
 
+import json
 import multiprocessing
 import os
 import shutil
@@ -256,3 +257,39 @@ def test_progress_hears_of_every_file_written_or_linked_in_batches(tmp_path: Pat
         batch = plandir._PROGRESS_FILES
         assert calls == [batch] * (len(files) // batch) + [len(files) % batch] == [64, 64, 64, 9]
     assert (stats.written, stats.linked) == (1, 200)
+
+
+def _plan_cli(inv: Path, out: Path, *extra: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "roce_tune.cli", "plan", str(inv), "--out", str(out),
+                           "--no-scorecard", *extra], capture_output=True, text=True, check=False,
+                          env={**os.environ, "PYTHONPATH": str(REPO)})
+
+
+@pytest.mark.parametrize("rerun", ["same-inventory", "force", "cable-changed"])
+def test_a_file_dropped_into_switches_is_removed_by_the_next_plan_and_named(tmp_path: Path,
+                                                                            rerun: str) -> None:
+    """An engineer saves a switch's running config beside the rendered one (``switches/`` of the plan in
+    force). Readers refuse the directory and tell them to plan again; that plan must remove the file and
+    say so. It used to skip as 'plan in force unchanged, nothing written' (the file stayed, so apply kept
+    refusing), and with --force or a changed cable it removed the file without naming it."""
+    inv = tmp_path / "lab.yaml"
+    inv.write_text(LAB.read_text())
+    out = tmp_path / "out"
+    assert _plan_cli(inv, out).returncode == 0
+    mine = out / "switches" / "lab-leaf1.running.json"
+    mine.write_text('{"saved": "by hand"}\n')
+    with pytest.raises(PlanDirError, match="lab-leaf1.running.json"):
+        read_plan_dir(out)
+    if rerun == "cable-changed":
+        inv.write_text(LAB.read_text().replace("cable_length: 2m}", "cable_length: 7m}", 1))
+    done = _plan_cli(inv, out, *(["--force"] if rerun == "force" else []))
+    assert done.returncode == 0, done.stderr
+    assert "removed files not written by `roce-tune plan`: switches/lab-leaf1.running.json" in done.stdout
+    assert "nothing written" not in done.stdout
+    assert not mine.exists()
+    assert "switches/lab-leaf1.running.json" not in read_plan_dir(out).files
+    mine.write_text('{"saved": "by hand"}\n')
+    doc = json.loads(_plan_cli(inv, out, "--format", "json").stdout)
+    assert doc["changed"] is True and doc["removed_files"] == ["switches/lab-leaf1.running.json"]
+    assert not mine.exists()
+
