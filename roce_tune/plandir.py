@@ -881,13 +881,44 @@ def _is_link_to_current(path: Path, name: str) -> bool:
     return path.is_symlink() and os.readlink(path) == f"{CURRENT}/{name}"
 
 
+#: how a plan.json of schema 1.2 (compact, in model order) begins
+_OUR_PLAN_JSON = re.compile(rb'\{\s*"schema_version"\s*:\s*"[0-9.]+"\s*,\s*"generator"\s*:\s*"roce-tune ')
+
+
+def _plan_json_of_ours(path: Path) -> bool:
+    """Whether ``path`` is a ``plan.json`` that ``roce-tune plan`` wrote: a link into ``.current``, or a JSON
+    object with a ``schema_version`` whose ``generator`` is roce-tune (schema 1.2 says so in its first bytes;
+    the indented, key-sorted 1.0/1.1 files of the layout before ``.current`` are read whole, once, when that
+    layout is converted)."""
+    if _is_link_to_current(path, "plan.json"):
+        return True
+    if path.is_symlink() or not path.is_file():
+        return False
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(1024)
+            if _OUR_PLAN_JSON.match(head):
+                return True
+            doc = orjson.loads(head + fh.read())
+    except (OSError, ValueError):
+        return False
+    return (isinstance(doc, dict) and "schema_version" in doc
+            and str(doc.get("generator", "")).startswith("roce-tune "))
+
+
 def _check_ours(out: Path, siblings: list[Path]) -> None:
-    """Refuse a non-empty directory that shows no sign of being a plan directory (it is never emptied)."""
-    if (os.path.lexists(out / "plan.json") or os.path.lexists(out / CURRENT) or siblings
-            or _inside_leftovers(out)):
+    """Refuse a non-empty directory that shows no sign of being a plan directory (it is never emptied): its
+    ``plan.json``, when that is the only sign, must be one roce-tune wrote, since converting the layout of
+    older versions moves ``plan.json``, ``switches``, ``hosts`` … aside and removes them."""
+    if os.path.lexists(out / CURRENT) or siblings or _inside_leftovers(out):
         return
-    raise OutputDirError(f"{out} is not empty and is not a roce-tune plan directory (no plan.json); "
-                         "choose an empty or new --out")
+    if not os.path.lexists(out / "plan.json"):
+        raise OutputDirError(f"{out} is not empty and is not a roce-tune plan directory (no plan.json); "
+                             "choose an empty or new --out")
+    if not _plan_json_of_ours(out / "plan.json"):
+        raise OutputDirError(f"{out} is not a roce-tune plan directory: its plan.json was not written by "
+                             "`roce-tune plan` (plan would replace plan.json, plan.md, nccl.env, switches, "
+                             "hosts and SHA256SUMS in it); choose an empty or new --out")
 
 
 def _flush(directory: Path) -> None:

@@ -293,3 +293,45 @@ def test_a_file_dropped_into_switches_is_removed_by_the_next_plan_and_named(tmp_
     assert doc["changed"] is True and doc["removed_files"] == ["switches/lab-leaf1.running.json"]
     assert not mine.exists()
 
+
+@pytest.mark.parametrize("foreign", ["plan.json-directory", "plan.json-of-another-tool"])
+def test_a_directory_whose_plan_json_roce_tune_did_not_write_is_refused_and_left_as_it_was(
+        tmp_path: Path, foreign: str) -> None:
+    """``--out`` at a directory that has a ``plan.json`` roce-tune did not write (a directory of notes of
+    that name; another tool's JSON) beside an Ansible ``hosts`` file and a ``switches/`` folder of the
+    engineer's own: it is not a plan directory of an older roce-tune, so nothing in it may be moved or
+    removed. It used to be 'converted': plan.json, hosts and switches deleted."""
+    out = tmp_path / "ansible"
+    (out / "switches").mkdir(parents=True)
+    (out / "switches" / "leaf1-backup.cfg").write_text("hostname leaf1\n")
+    (out / "hosts").write_text("[leaves]\nleaf1\n")
+    if foreign == "plan.json-directory":
+        (out / "plan.json").mkdir()
+        (out / "plan.json" / "notes.txt").write_text("capacity plan\n")
+    else:
+        (out / "plan.json").write_text('{"terraform_version": "1.7.0", "planned_values": {}}\n')
+    before = sorted(str(p.relative_to(out)) for p in out.rglob("*"))
+    done = _plan_cli(LAB, out)
+    assert done.returncode == 1
+    assert f"{out}" in done.stderr and "plan.json" in done.stderr and "Traceback" not in done.stderr
+    assert sorted(str(p.relative_to(out)) for p in out.rglob("*")) == before
+    assert (out / "hosts").read_text() == "[leaves]\nleaf1\n"
+
+
+def test_a_plan_directory_of_the_layout_before_current_is_still_converted(
+        plans: tuple[dict[str, str], dict[str, str]], tmp_path: Path) -> None:
+    """The check above must still take what older roce-tune wrote: real entries, plan.json indented with
+    sorted keys (schema 1.0/1.1, ``generator`` far from the start); the engineer's notes stay."""
+    first, _ = plans
+    out = tmp_path / "old"
+    for rel, text in first.items():
+        (out / rel).parent.mkdir(parents=True, exist_ok=True)
+        (out / rel).write_text(text)
+    indented = json.dumps(json.loads(first["plan.json"]), indent=2, sort_keys=True)
+    (out / "plan.json").write_text(indented + "\n")
+    assert not (out / "plan.json").read_text().startswith('{\n  "schema_version"')
+    (out / "NOTES.md").write_text("change window Tuesday\n")
+    done = _plan_cli(LAB, out)
+    assert done.returncode == 0, done.stderr
+    assert (out / ".current").is_symlink() and (out / "NOTES.md").read_text() == "change window Tuesday\n"
+    assert sorted(read_plan_dir(out).files) == sorted(first)  # whole: every sha256 checked
