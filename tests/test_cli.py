@@ -180,6 +180,24 @@ def test_explain_and_calc() -> None:
     assert run("calc", "headroom", "--asic", "nope", "--speed", "400G", "--cable", "1").returncode == 2
 
 
+def test_explain_gives_the_mtu_of_a_switch_port_as_of_a_host_nic(tmp_path: Path) -> None:
+    """Every value in plan.json is explained: a switch port's MTU (the frame size the headroom counts) was
+    not ('no parameter 'mtu' at lab-leaf1:Ethernet0') though a host NIC's was. A port MTU written in the
+    inventory is its own; the others follow policy.mtu."""
+    inv = tmp_path / "lab.yaml"
+    port = "{name: Ethernet8, speed: 400G"
+    inv.write_text(LAB.read_text().replace(port + "}", port + ", mtu: 9100}"))
+    policy = run("explain", str(inv), "lab-leaf1:Ethernet0", "mtu")
+    assert policy.returncode == 0, policy.stderr
+    assert policy.stdout.startswith("lab-leaf1:Ethernet0 mtu = 9216\n")
+    assert "formula: switch port mtu, else policy.mtu" in policy.stdout and "mtu_bytes=9216" in policy.stdout
+    assert "docs/derivation.md#headroom" in policy.stdout
+    own = run("explain", str(inv), "lab-leaf1:Ethernet8", "mtu")
+    assert own.returncode == 0 and own.stdout.startswith("lab-leaf1:Ethernet8 mtu = 9100\n"), own.stderr
+    host = run("explain", str(inv), "node1:ens1f0np0", "mtu")
+    assert host.returncode == 0 and host.stdout.startswith("node1:ens1f0np0 mtu = 9000\n"), host.stderr
+
+
 def test_calc_headroom_defaults_to_the_model_plan_uses_for_the_asic(tmp_path: Path) -> None:
     """``calc headroom`` is the what-if of plan's headroom: without ``--model`` it used ieee on every ASIC, so
     for lab-2node's Spectrum-3 400G 2 m port it said xoff 156,672 B where plan (sonic-static, the ASIC's
