@@ -196,11 +196,23 @@ def expand(
     from roce_tune.inventory.intent import full_form_yaml
     from roce_tune.inventory.loader import full_form_data
 
+    if out is not None and _same_file(out, inventory):
+        err.print(f"error: --out {out} is the inventory it expands: the full form would replace its fabric: "
+                  "intent and comments; write it to another file", markup=False)
+        raise typer.Exit(2)
     try:
         data = full_form_data(inventory)
     except RoceTuneError as exc:
         _fail(exc.findings)
     _write_inventory(full_form_yaml(data, str(inventory)), out)
+
+
+def _same_file(a: Path, b: Path) -> bool:
+    """Whether ``a`` and ``b`` name one existing file (through links); False when either cannot be read."""
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return False
 
 
 @app.command()

@@ -198,6 +198,26 @@ def test_explain_gives_the_mtu_of_a_switch_port_as_of_a_host_nic(tmp_path: Path)
     assert host.returncode == 0 and host.stdout.startswith("node1:ens1f0np0 mtu = 9000\n"), host.stderr
 
 
+@pytest.mark.parametrize("how", ["same-path", "symlink"])
+def test_expand_refuses_to_write_over_the_inventory_it_expands(tmp_path: Path, how: str) -> None:
+    """``expand fabric.yaml --out fabric.yaml`` (a slip of the shell history) replaced the intent, comments
+    and all, by the full form of hundreds of lines; it must refuse, exit 2 and leave the file as it was."""
+    intent = tmp_path / "fabric.yaml"
+    text = (REPO / "inventories" / "intent" / "lab-2node.yaml").read_text()
+    intent.write_text(text)
+    dest = intent
+    if how == "symlink":
+        dest = tmp_path / "full.yaml"
+        dest.symlink_to(intent)
+    proc = run("expand", str(intent), "--out", str(dest))
+    assert proc.returncode == 2, proc.stderr
+    assert str(dest) in proc.stderr and "the inventory it expands" in proc.stderr
+    assert intent.read_text() == text
+    other = tmp_path / "fabric.full.yaml"
+    assert run("expand", str(intent), "--out", str(other)).returncode == 0
+    assert run("lint", str(other)).returncode == 0
+
+
 def test_calc_headroom_defaults_to_the_model_plan_uses_for_the_asic(tmp_path: Path) -> None:
     """``calc headroom`` is the what-if of plan's headroom: without ``--model`` it used ieee on every ASIC, so
     for lab-2node's Spectrum-3 400G 2 m port it said xoff 156,672 B where plan (sonic-static, the ASIC's
