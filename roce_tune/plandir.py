@@ -1054,6 +1054,19 @@ def _link_names(out: Path, version: str, add: bool) -> int:
     return created
 
 
+def _write_into(out: Path, data: _Encoded, stats: WriteStats, on_file: Callable[[int], None] | None,
+                provenance: Provenance, siblings: list[Path]) -> None:
+    """Build a new or empty ``out`` as a whole (:func:`_write_fresh`); publish a version into a plan
+    directory, or into an empty directory reached through a link (a directory cannot be renamed over one)."""
+    empty = out.is_dir() and not any(out.iterdir())
+    if not out.is_dir() or empty and not out.is_symlink():
+        _write_fresh(out, data, stats, on_file, provenance)
+        return
+    if not empty:
+        _check_ours(out, siblings)
+    _publish(out, data, stats, on_file, provenance)
+
+
 def write_tree(files: Mapping[str, str | bytes], out_dir: str | Path,
                on_file: Callable[[int], None] | None = None, provenance: Provenance | None = None) -> Path:
     """Write ``files`` (relative path -> text or bytes) as the plan in force in ``out_dir``, atomically,
@@ -1071,7 +1084,8 @@ def write_tree_stats(files: Mapping[str, str | bytes], out_dir: str | Path,
                      provenance: Provenance | None = None) -> tuple[Path, WriteStats]:
     """Write ``files`` as the plan in force in ``out_dir`` in one atomic step (module docstring).
 
-    A new or empty ``out_dir`` is built as a temporary sibling and renamed into place. An existing plan
+    A new or empty ``out_dir`` is built as a temporary sibling and renamed into place (an empty directory
+    ``out_dir`` links to is written in place, as a plan directory is). An existing plan
     directory gets a new version directory (unchanged files hard-linked from the version in force) and
     its ``.current`` link is replaced by ``rename(2)``; a directory in the layout of older roce-tune
     versions (real ``plan.json``, ``switches/`` …) is converted. Either way a crash at any point leaves
@@ -1107,11 +1121,7 @@ def write_tree_stats(files: Mapping[str, str | bytes], out_dir: str | Path,
     out.parent.mkdir(parents=True, exist_ok=True)
     with _locked(out.parent):
         siblings = _sibling_leftovers(out)
-        if not out.is_dir() or not any(out.iterdir()):
-            _write_fresh(out, data, stats, on_file, provenance or Provenance())
-        else:
-            _check_ours(out, siblings)
-            _publish(out, data, stats, on_file, provenance or Provenance())
+        _write_into(out, data, stats, on_file, provenance or Provenance(), siblings)
         for leftover in siblings:
             _remove(leftover)
         _fsync_dir(out.parent)

@@ -335,3 +335,21 @@ def test_a_plan_directory_of_the_layout_before_current_is_still_converted(
     assert done.returncode == 0, done.stderr
     assert (out / ".current").is_symlink() and (out / "NOTES.md").read_text() == "change window Tuesday\n"
     assert sorted(read_plan_dir(out).files) == sorted(first)  # whole: every sha256 checked
+
+
+def test_an_out_that_is_a_link_to_an_empty_directory_gets_the_plan_there(tmp_path: Path) -> None:
+    """``out/site -> /scratch/plans/site`` made before the first plan (plans kept on another disk): the plan
+    is written into the directory the link leads to and the link stays. It failed with '[Errno 20] Not a
+    directory: .../.site.tmp-xxxx -> .../site' (a directory cannot be renamed over a symlink)."""
+    target = tmp_path / "scratch" / "site"
+    target.mkdir(parents=True)
+    out = tmp_path / "out" / "site"
+    out.parent.mkdir()
+    out.symlink_to(target)
+    done = _plan_cli(LAB, out)
+    assert done.returncode == 0, done.stderr
+    assert out.is_symlink() and os.readlink(out) == str(target)
+    assert (target / ".current").is_symlink() and "plan.json" in read_plan_dir(out).files
+    assert [p.name for p in tmp_path.joinpath("out").iterdir()] == ["site"]  # no temporary left beside it
+    again = _plan_cli(LAB, out)
+    assert again.returncode == 0 and "nothing written" in again.stdout, again.stderr
