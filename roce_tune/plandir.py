@@ -934,7 +934,7 @@ def _flush(directory: Path) -> None:
 
 def _write_fresh(out: Path, data: _Encoded, stats: WriteStats, on_file: Callable[[int], None] | None,
                  provenance: Provenance) -> None:
-    """Build the whole directory as a temporary sibling and rename it onto ``out`` (absent or empty)."""
+    """Build the whole directory as a temporary sibling and rename it onto ``out`` (absent)."""
     tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.tmp-", dir=out.parent))
     try:
         tmp.chmod(0o755)
@@ -1056,13 +1056,13 @@ def _link_names(out: Path, version: str, add: bool) -> int:
 
 def _write_into(out: Path, data: _Encoded, stats: WriteStats, on_file: Callable[[int], None] | None,
                 provenance: Provenance, siblings: list[Path]) -> None:
-    """Build a new or empty ``out`` as a whole (:func:`_write_fresh`); publish a version into a plan
-    directory, or into an empty directory reached through a link (a directory cannot be renamed over one)."""
-    empty = out.is_dir() and not any(out.iterdir())
-    if not out.is_dir() or empty and not out.is_symlink():
+    """Build a new ``out`` as a whole (:func:`_write_fresh`); publish a version into an existing directory: a
+    plan directory, or an empty one, which is kept (it may be a mount point, a link's target, the shell's
+    working directory, or have its own owner and mode: a directory renamed over it would lose all that)."""
+    if not out.is_dir():
         _write_fresh(out, data, stats, on_file, provenance)
         return
-    if not empty:
+    if any(out.iterdir()):
         _check_ours(out, siblings)
     _publish(out, data, stats, on_file, provenance)
 
@@ -1084,8 +1084,8 @@ def write_tree_stats(files: Mapping[str, str | bytes], out_dir: str | Path,
                      provenance: Provenance | None = None) -> tuple[Path, WriteStats]:
     """Write ``files`` as the plan in force in ``out_dir`` in one atomic step (module docstring).
 
-    A new or empty ``out_dir`` is built as a temporary sibling and renamed into place (an empty directory
-    ``out_dir`` links to is written in place, as a plan directory is). An existing plan
+    A new ``out_dir`` is built as a temporary sibling and renamed into place; an existing empty one is
+    written in place, as a plan directory is (it stays the same directory). An existing plan
     directory gets a new version directory (unchanged files hard-linked from the version in force) and
     its ``.current`` link is replaced by ``rename(2)``; a directory in the layout of older roce-tune
     versions (real ``plan.json``, ``switches/`` …) is converted. Either way a crash at any point leaves

@@ -353,3 +353,23 @@ def test_an_out_that_is_a_link_to_an_empty_directory_gets_the_plan_there(tmp_pat
     assert [p.name for p in tmp_path.joinpath("out").iterdir()] == ["site"]  # no temporary left beside it
     again = _plan_cli(LAB, out)
     assert again.returncode == 0 and "nothing written" in again.stdout, again.stderr
+
+
+def test_plan_into_the_empty_directory_the_engineer_is_in_keeps_that_directory(tmp_path: Path) -> None:
+    """``mkdir site-plan && cd site-plan && roce-tune plan ../site.yaml --out .``: the plan must land in that
+    directory. A fresh directory was renamed over it, so the shell sat in a deleted directory ('ls' empty,
+    'getcwd: cannot access parent directories'), and a directory made group-writable for the team lost
+    its mode (so would a mount point, which cannot be renamed over at all)."""
+    here = tmp_path / "site-plan"
+    here.mkdir()
+    here.chmod(0o2775)
+    inode = here.stat().st_ino
+    done = subprocess.run([sys.executable, "-m", "roce_tune.cli", "plan", str(LAB), "--out", ".",
+                           "--no-scorecard"], cwd=here, capture_output=True, text=True, check=False,
+                          env={**os.environ, "PYTHONPATH": str(REPO)})
+    assert done.returncode == 0, done.stderr
+    assert here.stat().st_ino == inode and here.stat().st_mode & 0o7777 == 0o2775
+    listed = subprocess.run(["ls", "-A"], cwd=here, capture_output=True, text=True, check=True).stdout.split()
+    assert "plan.json" in listed and ".current" in listed
+    assert "plan.json" in read_plan_dir(here).files
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["site-plan"]  # no temporary left beside it
