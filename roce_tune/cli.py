@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from enum import Enum
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn, ParamSpec, TypeVar
@@ -270,7 +270,18 @@ rewritten."""
         raise typer.Exit(1) from None
     if timings:
         err.print(f"{clock.summary()}; {done}", markup=False, highlight=False)
+    _warn_idle_platforms(platform_only, summary["facts"]["switches_per_platform"], inventory)
     _print_plan(summary, fmt, target.absolute(), stats)
+
+
+def _warn_idle_platforms(platform_only: list[str], in_use: Mapping[str, int], inventory: Path) -> None:
+    """Warn (stderr) about each ``--platform-only`` platform no switch of the inventory runs: the plan then
+    has no switch config for it, which is rarely what was meant."""
+    for name in dict.fromkeys(platform_only):
+        if name not in in_use:
+            err.print(f"warning: --platform-only {name}: no switch of {inventory} runs it (platforms here: "
+                      f"{', '.join(in_use) or 'none'}); no switch config written for it",
+                      markup=False, highlight=False)
 
 
 def _print_plan(summary: PlanSummary, fmt: OutFormat, target: Path, stats: WriteStats) -> None:

@@ -218,6 +218,24 @@ def test_expand_refuses_to_write_over_the_inventory_it_expands(tmp_path: Path, h
     assert run("lint", str(other)).returncode == 0
 
 
+def test_platform_only_that_no_switch_runs_says_so(tmp_path: Path) -> None:
+    """``--platform-only eos`` on an all-SONiC fabric (a wrong inventory, or a loop over every platform)
+    wrote a plan without one switch config and said nothing; now stderr names the platform, the platforms
+    the inventory has, and that no switch config was written for it (exit 0: the host side is planned)."""
+    out = tmp_path / "out"
+    proc = run("plan", str(LAB), "--out", str(out), "--no-scorecard", "--platform-only", "eos",
+               "--platform-only", "sonic")
+    assert proc.returncode == 0, proc.stderr
+    assert "--platform-only eos: no switch of" in proc.stderr
+    assert "runs it (platforms here: sonic)" in proc.stderr and "sonic:" not in proc.stderr
+    only = run("plan", str(LAB), "--out", str(out), "--no-scorecard", "--platform-only", "eos",
+               "--format", "json")
+    assert only.returncode == 0 and "--platform-only eos: no switch of" in only.stderr, only.stderr
+    assert not [f for f in json.loads(only.stdout)["files"] if f.startswith("switches/")]
+    full = run("plan", str(LAB), "--out", str(out), "--no-scorecard", "--platform-only", "sonic")
+    assert full.returncode == 0 and "--platform-only" not in full.stderr, full.stderr
+
+
 def test_calc_headroom_defaults_to_the_model_plan_uses_for_the_asic(tmp_path: Path) -> None:
     """``calc headroom`` is the what-if of plan's headroom: without ``--model`` it used ieee on every ASIC, so
     for lab-2node's Spectrum-3 400G 2 m port it said xoff 156,672 B where plan (sonic-static, the ASIC's
