@@ -1054,6 +1054,16 @@ def _link_names(out: Path, version: str, add: bool) -> int:
     return created
 
 
+def _make_parents(out: Path) -> None:
+    """Create the directories above ``out``; OutputDirError naming the one that is a file."""
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+    except (FileExistsError, NotADirectoryError):
+        above = next((p for p in reversed(out.parents) if os.path.lexists(p) and not p.is_dir()), out.parent)
+        raise OutputDirError(f"{above} is a file, not a directory: it cannot hold {out}; choose another "
+                             "--out") from None
+
+
 def _write_into(out: Path, data: _Encoded, stats: WriteStats, on_file: Callable[[int], None] | None,
                 provenance: Provenance, siblings: list[Path]) -> None:
     """Build a new ``out`` as a whole (:func:`_write_fresh`); publish a version into an existing directory: a
@@ -1118,7 +1128,7 @@ def write_tree_stats(files: Mapping[str, str | bytes], out_dir: str | Path,
         raise OutputDirError(f"{out} exists and is not a directory; choose another --out")
     data = _Encoded(files)
     stats = WriteStats()
-    out.parent.mkdir(parents=True, exist_ok=True)
+    _make_parents(out)
     with _locked(out.parent):
         siblings = _sibling_leftovers(out)
         _write_into(out, data, stats, on_file, provenance or Provenance(), siblings)

@@ -373,3 +373,13 @@ def test_plan_into_the_empty_directory_the_engineer_is_in_keeps_that_directory(t
     assert "plan.json" in listed and ".current" in listed
     assert "plan.json" in read_plan_dir(here).files
     assert sorted(p.name for p in tmp_path.iterdir()) == ["site-plan"]  # no temporary left beside it
+
+
+def test_an_out_below_a_file_names_that_file(tmp_path: Path) -> None:
+    """``--out plans/site`` where ``plans`` is a file (a saved report named like the directory): the error
+    named '[Errno 17] File exists: .../plans', which reads as if the plan were refused for existing."""
+    (tmp_path / "plans").write_text("report\n")
+    done = _plan_cli(LAB, tmp_path / "plans" / "site")
+    assert done.returncode == 1 and "Errno" not in done.stderr and "Traceback" not in done.stderr
+    assert f"{tmp_path / 'plans'} is a file, not a directory" in done.stderr, done.stderr
+    assert (tmp_path / "plans").read_text() == "report\n"
