@@ -236,6 +236,28 @@ def test_platform_only_that_no_switch_runs_says_so(tmp_path: Path) -> None:
     assert full.returncode == 0 and "--platform-only" not in full.stderr, full.stderr
 
 
+def test_explain_says_why_a_lossy_port_has_no_headroom_or_ecn(tmp_path: Path) -> None:
+    """``explain INV leaf:Ethernet16 xoff_bytes`` on a port that is not lossless said only "no parameter
+    'xoff_bytes' at ..." with a list of what there is, as if the name were wrong; it must say the port is
+    lossy and why (no cable, or its link is lossless: false). Exit stays 2."""
+    inv = tmp_path / "lab.yaml"
+    port = "      - {name: Ethernet8, speed: 400G}\n"
+    inv.write_text(LAB.read_text().replace(port, port + "      - {name: Ethernet16, speed: 400G}\n"))
+    for param in ("xoff_bytes", "kmax_bytes"):
+        proc = run("explain", str(inv), "lab-leaf1:Ethernet16", param)
+        assert proc.returncode == 2
+        assert (f"lab-leaf1:Ethernet16 is not a lossless port (no cable to it in the inventory), so it has "
+                f"no {param}") in proc.stderr, proc.stderr
+    assert run("explain", str(inv), "lab-leaf1:Ethernet16", "mtu").returncode == 0
+    typo = run("explain", str(inv), "lab-leaf1:Ethernet16", "xof_bytes")
+    assert typo.returncode == 2 and "no parameter 'xof_bytes'" in typo.stderr
+    from roce_tune.explain import _LOSSLESS_ONLY, explain
+    from roce_tune.pipeline import plan_inventory
+
+    plan = plan_inventory(LAB, None, scorecards=False).plan
+    assert _LOSSLESS_ONLY <= {e.param for e in explain(plan, "lab-leaf1:Ethernet0")}  # each one real
+
+
 def test_calc_headroom_defaults_to_the_model_plan_uses_for_the_asic(tmp_path: Path) -> None:
     """``calc headroom`` is the what-if of plan's headroom: without ``--model`` it used ieee on every ASIC, so
     for lab-2node's Spectrum-3 400G 2 m port it said xoff 156,672 B where plan (sonic-static, the ASIC's
