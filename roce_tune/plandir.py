@@ -1162,9 +1162,19 @@ def reusable(out_dir: str | Path, inputs: str) -> dict[str, Any] | None:
         return None
     if not all(_is_link_to_current(out / n, n) for n in MANAGED if os.path.lexists(version / n)):
         return None
-    if _strays(version, files):  # a file added by hand: readers refuse it, the writer removes it
+    if _has_unlisted(version, files):  # a file added by hand: readers refuse it, the writer removes it
         return None
     return extra if _files_intact(version, files) else None
+
+
+def _has_unlisted(version: Path, files: Mapping[str, Any]) -> bool:
+    """Whether ``switches/`` or ``hosts/`` of ``version`` has an entry ``files`` does not list (names only,
+    no ``stat``: the reuse check's budget)."""
+    for sub in ("switches", "hosts"):
+        with contextlib.suppress(OSError):
+            if any(f"{sub}/{name}" not in files for name in os.listdir(version / sub)):
+                return True
+    return False
 
 
 def _files_intact(version: Path, files: dict[str, Any]) -> bool:
