@@ -249,6 +249,10 @@ def test_explain_says_why_a_lossy_port_has_no_headroom_or_ecn(tmp_path: Path) ->
         assert (f"lab-leaf1:Ethernet16 is not a lossless port (no cable to it in the inventory), so it has "
                 f"no {param}") in proc.stderr, proc.stderr
     assert run("explain", str(inv), "lab-leaf1:Ethernet16", "mtu").returncode == 0
+    # its cable length is the default no value uses, not a defaulted cable named by a lint warning
+    cable = run("explain", str(inv), "lab-leaf1:Ethernet16", "cable_m")
+    assert "no cable to this port in the inventory" in cable.stdout and "lint warning" not in cable.stdout
+    assert run("lint", str(inv)).returncode == 0 and "RT107" not in run("lint", str(inv)).stdout
     typo = run("explain", str(inv), "lab-leaf1:Ethernet16", "xof_bytes")
     assert typo.returncode == 2 and "no parameter 'xof_bytes'" in typo.stderr
     from roce_tune.explain import _LOSSLESS_ONLY, explain
