@@ -9,7 +9,7 @@ from __future__ import annotations
 import json
 import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from enum import Enum
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NoReturn, ParamSpec, TypeVar
@@ -196,11 +196,23 @@ def expand(
     from roce_tune.inventory.intent import full_form_yaml
     from roce_tune.inventory.loader import full_form_data
 
+    if out is not None and _same_file(out, inventory):
+        err.print(f"error: --out {out} is the inventory it expands: the full form would replace its fabric: "
+                  "intent and comments; write it to another file", markup=False)
+        raise typer.Exit(2)
     try:
         data = full_form_data(inventory)
     except RoceTuneError as exc:
         _fail(exc.findings)
     _write_inventory(full_form_yaml(data, str(inventory)), out)
+
+
+def _same_file(a: Path, b: Path) -> bool:
+    """Whether ``a`` and ``b`` name one existing file (through links); False when either cannot be read."""
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return False
 
 
 @app.command()
@@ -258,7 +270,18 @@ rewritten."""
         raise typer.Exit(1) from None
     if timings:
         err.print(f"{clock.summary()}; {done}", markup=False, highlight=False)
+    _warn_idle_platforms(platform_only, summary["facts"]["switches_per_platform"], inventory)
     _print_plan(summary, fmt, target.absolute(), stats)
+
+
+def _warn_idle_platforms(platform_only: list[str], in_use: Mapping[str, int], inventory: Path) -> None:
+    """Warn (stderr) about each ``--platform-only`` platform no switch of the inventory runs: the plan then
+    has no switch config for it, which is rarely what was meant."""
+    for name in dict.fromkeys(platform_only):
+        if name not in in_use:
+            err.print(f"warning: --platform-only {name}: no switch of {inventory} runs it (platforms here: "
+                      f"{', '.join(in_use) or 'none'}); no switch config written for it",
+                      markup=False, highlight=False)
 
 
 def _print_plan(summary: PlanSummary, fmt: OutFormat, target: Path, stats: WriteStats) -> None:

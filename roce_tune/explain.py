@@ -124,4 +124,27 @@ def explain(plan: Plan, target: str, param: str | None = None) -> list[Explanati
         return entries
     entries += [Explanation("site", k, getattr(plan.classification, k, None), r)
                 for k, r in sorted(plan.classification.rationale.items())]
+    if sw is not None and port:
+        _refuse_lossy(plan, sw, target, port, param, entries)
     return _only_param(entries, param, target)
+
+
+#: the values a lossless switch port has and a lossy one has not: its PFC headroom and its ECN profile's
+_LOSSLESS_ONLY = frozenset({
+    "xon_bytes", "xoff_bytes", "size_bytes", "size_cells", "model", "pause_threshold_bytes",
+    "resume_threshold_bytes", "static_buffer_bytes", "kmin_bytes", "kmax_bytes", "pmax_percent",
+    "drop_min_bytes", "fluid", "pfc_trigger_bytes", "pfc_onset_bytes", "queue_buffer_bytes"})
+
+
+def _refuse_lossy(plan: Plan, sw: SwitchPlan, target: str, port: str, param: str,
+                  entries: list[Explanation]) -> None:
+    """ExplainError saying why ``port`` of ``sw`` has no ``param`` when that is a value only lossless ports
+    have (headroom, ECN) and the port is lossy: not cabled, admin down, or its cable lossless: false."""
+    p = next(x for x in sw.ports if x.name == port)
+    if p.lossless or param not in _LOSSLESS_ONLY or any(e.param == param for e in entries):
+        return
+    why = ("no cable to it in the inventory" if p.peer is None else "admin_up: false" if not p.admin_up
+           else f"its cable to {p.peer} is lossless: false")
+    other = next((f"{s.name}:{x.name}" for s in plan.switches for x in s.ports if x.lossless), None)
+    raise ExplainError(f"{target} is not a lossless port ({why}), so it has no {param}: PFC headroom and "
+                       "ECN are set on lossless ports only" + (f" (e.g. {other})" if other else ""))

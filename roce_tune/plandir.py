@@ -50,7 +50,7 @@ import os
 import re
 import shutil
 import tempfile
-from collections.abc import Callable, Iterable, Iterator, Mapping, MutableMapping
+from collections.abc import Callable, Collection, Iterable, Iterator, Mapping, MutableMapping
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -113,12 +113,15 @@ class WriteStats:
     #: when there was no version in force: a first plan changes everything)
     changed: list[str] = field(default_factory=list)
     gone: list[str] = field(default_factory=list)
+    #: files under ``switches/`` or ``hosts/`` of the plan in force that ``plan`` did not write (added by
+    #: hand; every reader refuses them), removed by this write
+    unowned: list[str] = field(default_factory=list)
 
     def describe(self) -> str:
         """``files: 12 written, 9975 unchanged (linked), 3 removed``, ``files: plan unchanged, nothing
         written`` or ``files: plan unchanged, 2 edited or missing file(s) restored``."""
-        if not self.published and self.restored:
-            return f"files: plan unchanged, {self.restored} edited or missing file(s) restored"
+        if not self.published and (self.restored or self.unowned):
+            return f"files: plan unchanged, {self._put_back()}"
         if not self.published:
             return "files: plan unchanged, nothing written"
         return f"files: {self.written} written, {self.linked} unchanged (linked), {self.removed} removed"
@@ -134,24 +137,34 @@ class WriteStats:
             return shown + (f" (+{len(ordered) - most} more)" if len(ordered) > most else "")
 
         parts = ([f"changed since the plan in force: {names(self.changed)}"] if self.changed else []) + (
-            [f"removed: {names(self.gone)}"] if self.gone else [])
+            [f"removed: {names(self.gone)}"] if self.gone else []) + (
+            [f"removed files not written by `roce-tune plan`: {names(self.unowned)}"] if self.unowned else [])
         return "; ".join(parts)
+
+    def _put_back(self) -> str:
+        """``2 edited or missing file(s) restored, 1 file(s) not written by plan removed`` (either part)."""
+        parts = ([f"{self.restored} edited or missing file(s) restored"] if self.restored else []) + (
+            [f"{len(self.unowned)} file(s) not written by plan removed"] if self.unowned else [])
+        return ", ".join(parts)
 
     @property
     def wrote(self) -> bool:
         """Anything was written into the directory: a new version, or files of the plan in force restored."""
-        return self.published or self.restored > 0
+        return self.published or self.restored > 0 or bool(self.unowned)
 
     def headline(self, total: int, where: str) -> str:
         """The line ``plan`` prints under its table: ``wrote 9987 files to DIR`` (a first plan), ``wrote 4 of
         9987 files to DIR (the others unchanged, linked)``, ``plan in force unchanged: restored 2 edited or
-        missing file(s) in DIR`` or ``plan in force unchanged: 9987 files in DIR, nothing written``."""
+        missing file(s) in DIR`` (then also ``and removed 1 file(s) not written by plan``) or ``plan in force
+        unchanged: 9987 files in DIR, nothing written``."""
         if self.published:
             if self.written == total:
                 return f"wrote {total} files to {where}"
             return f"wrote {self.written} of {total} files to {where} (the others unchanged, linked)"
-        if self.restored:
-            return f"plan in force unchanged: restored {self.restored} edited or missing file(s) in {where}"
+        if self.restored or self.unowned:
+            done = ([f"restored {self.restored} edited or missing file(s)"] if self.restored else []) + (
+                [f"removed {len(self.unowned)} file(s) not written by plan"] if self.unowned else [])
+            return f"plan in force unchanged: {' and '.join(done)} in {where}"
         return f"plan in force unchanged: {total} files in {where}, nothing written"
 
     def as_json(self, files: Iterable[str]) -> dict[str, object]:
@@ -159,12 +172,13 @@ class WriteStats:
         ``changed`` (bool: anything written into the directory: a new version, or files of the plan in force
         restored), ``changed_files`` (relative paths new or different from the plan in force; every file of
         ``files``, the plan's relative paths, when there was no plan in force), ``removed_files`` (paths the
-        plan in force had that are gone) and ``restored_files`` (how many edited or missing files of the plan
+        plan in force had that are gone, with the files not written by ``plan`` it removed)
+        and ``restored_files`` (how many edited or missing files of the plan
         in force were written again)."""
         first = self.published and not self.changed and not self.gone
         return {"changed": self.wrote,
                 "changed_files": sorted(files if first else self.changed),
-                "removed_files": list(self.gone), "restored_files": self.restored}
+                "removed_files": sorted(self.gone + self.unowned), "restored_files": self.restored}
 
 
 @dataclass
@@ -794,11 +808,29 @@ def _replace_file(path: Path, blob: bytes | Iterable[bytes]) -> list[int | str]:
     return entry
 
 
-def _strays(version: Path, data: Mapping[str, bytes]) -> list[Path]:
+def _strays(version: Path, data: Collection[str]) -> list[Path]:
     """Files under ``switches/`` and ``hosts/`` of ``version`` that ``data`` does not have (a reader refuses
     them)."""
     return [p for sub in ("switches", "hosts") for p in sorted((version / sub).rglob("*"))
             if p.is_file() and p.relative_to(version).as_posix() not in data]
+
+
+def _unowned(out: Path, name: str) -> list[str]:
+    """Files under ``switches/`` and ``hosts/`` of the version ``name`` in ``out`` that ``plan`` did not
+    write ([] when it is not a version directory, or lists nothing it wrote)."""
+    version = out / name
+    if not _OURS_INSIDE.fullmatch(name) or version.is_symlink() or not version.is_dir():
+        return []
+    listed = _written_by_plan(version)
+    return [p.relative_to(version).as_posix() for p in _strays(version, listed)] if listed else []
+
+
+def _written_by_plan(version: Path) -> set[str]:
+    """The files ``plan`` wrote into ``version``: those its manifest or its ``SHA256SUMS`` lists."""
+    listed = set(_read_manifest(version))
+    with contextlib.suppress(OSError, UnicodeDecodeError):
+        listed.update(line.partition("  ")[2] for line in (version / SUMS).read_text().splitlines())
+    return listed
 
 
 def _restored_entry(path: Path, blob: Iterable[bytes], digest: str, entry: list[int | str] | None,
@@ -831,6 +863,7 @@ def _restore_version(version: Path, data: _Encoded, digests: dict[str, str], sta
     for stray in _strays(version, data):
         stray.unlink()
         stats.removed += 1
+        stats.unowned.append(stray.relative_to(version).as_posix())
     sums = _sums_text(digests)
     if not (version / SUMS).is_file() or (version / SUMS).read_bytes() != sums:
         _replace_file(version / SUMS, sums)
@@ -848,13 +881,44 @@ def _is_link_to_current(path: Path, name: str) -> bool:
     return path.is_symlink() and os.readlink(path) == f"{CURRENT}/{name}"
 
 
+#: how a plan.json of schema 1.2 (compact, in model order) begins
+_OUR_PLAN_JSON = re.compile(rb'\{\s*"schema_version"\s*:\s*"[0-9.]+"\s*,\s*"generator"\s*:\s*"roce-tune ')
+
+
+def _plan_json_of_ours(path: Path) -> bool:
+    """Whether ``path`` is a ``plan.json`` that ``roce-tune plan`` wrote: a link into ``.current``, or a JSON
+    object with a ``schema_version`` whose ``generator`` is roce-tune (schema 1.2 says so in its first bytes;
+    the indented, key-sorted 1.0/1.1 files of the layout before ``.current`` are read whole, once, when that
+    layout is converted)."""
+    if _is_link_to_current(path, "plan.json"):
+        return True
+    if path.is_symlink() or not path.is_file():
+        return False
+    try:
+        with open(path, "rb") as fh:
+            head = fh.read(1024)
+            if _OUR_PLAN_JSON.match(head):
+                return True
+            doc = orjson.loads(head + fh.read())
+    except (OSError, ValueError):
+        return False
+    return (isinstance(doc, dict) and "schema_version" in doc
+            and str(doc.get("generator", "")).startswith("roce-tune "))
+
+
 def _check_ours(out: Path, siblings: list[Path]) -> None:
-    """Refuse a non-empty directory that shows no sign of being a plan directory (it is never emptied)."""
-    if (os.path.lexists(out / "plan.json") or os.path.lexists(out / CURRENT) or siblings
-            or _inside_leftovers(out)):
+    """Refuse a non-empty directory that shows no sign of being a plan directory (it is never emptied): its
+    ``plan.json``, when that is the only sign, must be one roce-tune wrote, since converting the layout of
+    older versions moves ``plan.json``, ``switches``, ``hosts`` … aside and removes them."""
+    if os.path.lexists(out / CURRENT) or siblings or _inside_leftovers(out):
         return
-    raise OutputDirError(f"{out} is not empty and is not a roce-tune plan directory (no plan.json); "
-                         "choose an empty or new --out")
+    if not os.path.lexists(out / "plan.json"):
+        raise OutputDirError(f"{out} is not empty and is not a roce-tune plan directory (no plan.json); "
+                             "choose an empty or new --out")
+    if not _plan_json_of_ours(out / "plan.json"):
+        raise OutputDirError(f"{out} is not a roce-tune plan directory: its plan.json was not written by "
+                             "`roce-tune plan` (plan would replace plan.json, plan.md, nccl.env, switches, "
+                             "hosts and SHA256SUMS in it); choose an empty or new --out")
 
 
 def _flush(directory: Path) -> None:
@@ -870,7 +934,7 @@ def _flush(directory: Path) -> None:
 
 def _write_fresh(out: Path, data: _Encoded, stats: WriteStats, on_file: Callable[[int], None] | None,
                  provenance: Provenance) -> None:
-    """Build the whole directory as a temporary sibling and rename it onto ``out`` (absent or empty)."""
+    """Build the whole directory as a temporary sibling and rename it onto ``out`` (absent)."""
     tmp = Path(tempfile.mkdtemp(prefix=f".{out.name}.tmp-", dir=out.parent))
     try:
         tmp.chmod(0o755)
@@ -960,6 +1024,8 @@ def _publish(out: Path, data: _Encoded, stats: WriteStats, on_file: Callable[[in
     """
     in_force = os.readlink(out / CURRENT) if (out / CURRENT).is_symlink() else None
     version, built = _stage_version(out, data, in_force, stats, on_file, provenance)
+    if in_force is not None and in_force != version:
+        stats.unowned = _unowned(out, in_force)  # they go with the version they were added to
     _retire_real_entries(out)
     relinked = _link_names(out, version, add=True)
     if in_force == version:
@@ -988,6 +1054,29 @@ def _link_names(out: Path, version: str, add: bool) -> int:
     return created
 
 
+def _make_parents(out: Path) -> None:
+    """Create the directories above ``out``; OutputDirError naming the one that is a file."""
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+    except (FileExistsError, NotADirectoryError):
+        above = next((p for p in reversed(out.parents) if os.path.lexists(p) and not p.is_dir()), out.parent)
+        raise OutputDirError(f"{above} is a file, not a directory: it cannot hold {out}; choose another "
+                             "--out") from None
+
+
+def _write_into(out: Path, data: _Encoded, stats: WriteStats, on_file: Callable[[int], None] | None,
+                provenance: Provenance, siblings: list[Path]) -> None:
+    """Build a new ``out`` as a whole (:func:`_write_fresh`); publish a version into an existing directory: a
+    plan directory, or an empty one, which is kept (it may be a mount point, a link's target, the shell's
+    working directory, or have its own owner and mode: a directory renamed over it would lose all that)."""
+    if not out.is_dir():
+        _write_fresh(out, data, stats, on_file, provenance)
+        return
+    if any(out.iterdir()):
+        _check_ours(out, siblings)
+    _publish(out, data, stats, on_file, provenance)
+
+
 def write_tree(files: Mapping[str, str | bytes], out_dir: str | Path,
                on_file: Callable[[int], None] | None = None, provenance: Provenance | None = None) -> Path:
     """Write ``files`` (relative path -> text or bytes) as the plan in force in ``out_dir``, atomically,
@@ -1005,7 +1094,8 @@ def write_tree_stats(files: Mapping[str, str | bytes], out_dir: str | Path,
                      provenance: Provenance | None = None) -> tuple[Path, WriteStats]:
     """Write ``files`` as the plan in force in ``out_dir`` in one atomic step (module docstring).
 
-    A new or empty ``out_dir`` is built as a temporary sibling and renamed into place. An existing plan
+    A new ``out_dir`` is built as a temporary sibling and renamed into place; an existing empty one is
+    written in place, as a plan directory is (it stays the same directory). An existing plan
     directory gets a new version directory (unchanged files hard-linked from the version in force) and
     its ``.current`` link is replaced by ``rename(2)``; a directory in the layout of older roce-tune
     versions (real ``plan.json``, ``switches/`` …) is converted. Either way a crash at any point leaves
@@ -1038,14 +1128,10 @@ def write_tree_stats(files: Mapping[str, str | bytes], out_dir: str | Path,
         raise OutputDirError(f"{out} exists and is not a directory; choose another --out")
     data = _Encoded(files)
     stats = WriteStats()
-    out.parent.mkdir(parents=True, exist_ok=True)
+    _make_parents(out)
     with _locked(out.parent):
         siblings = _sibling_leftovers(out)
-        if not out.is_dir() or not any(out.iterdir()):
-            _write_fresh(out, data, stats, on_file, provenance or Provenance())
-        else:
-            _check_ours(out, siblings)
-            _publish(out, data, stats, on_file, provenance or Provenance())
+        _write_into(out, data, stats, on_file, provenance or Provenance(), siblings)
         for leftover in siblings:
             _remove(leftover)
         _fsync_dir(out.parent)
@@ -1076,7 +1162,19 @@ def reusable(out_dir: str | Path, inputs: str) -> dict[str, Any] | None:
         return None
     if not all(_is_link_to_current(out / n, n) for n in MANAGED if os.path.lexists(version / n)):
         return None
+    if _has_unlisted(version, files):  # a file added by hand: readers refuse it, the writer removes it
+        return None
     return extra if _files_intact(version, files) else None
+
+
+def _has_unlisted(version: Path, files: Mapping[str, Any]) -> bool:
+    """Whether ``switches/`` or ``hosts/`` of ``version`` has an entry ``files`` does not list (names only,
+    no ``stat``: the reuse check's budget)."""
+    for sub in ("switches", "hosts"):
+        with contextlib.suppress(OSError):
+            if any(f"{sub}/{name}" not in files for name in os.listdir(version / sub)):
+                return True
+    return False
 
 
 def _files_intact(version: Path, files: dict[str, Any]) -> bool:

@@ -180,6 +180,88 @@ def test_explain_and_calc() -> None:
     assert run("calc", "headroom", "--asic", "nope", "--speed", "400G", "--cable", "1").returncode == 2
 
 
+def test_explain_gives_the_mtu_of_a_switch_port_as_of_a_host_nic(tmp_path: Path) -> None:
+    """Every value in plan.json is explained: a switch port's MTU (the frame size the headroom counts) was
+    not ('no parameter 'mtu' at lab-leaf1:Ethernet0') though a host NIC's was. A port MTU written in the
+    inventory is its own; the others follow policy.mtu."""
+    inv = tmp_path / "lab.yaml"
+    port = "{name: Ethernet8, speed: 400G"
+    inv.write_text(LAB.read_text().replace(port + "}", port + ", mtu: 9100}"))
+    policy = run("explain", str(inv), "lab-leaf1:Ethernet0", "mtu")
+    assert policy.returncode == 0, policy.stderr
+    assert policy.stdout.startswith("lab-leaf1:Ethernet0 mtu = 9216\n")
+    assert "formula: switch port mtu, else policy.mtu" in policy.stdout and "mtu_bytes=9216" in policy.stdout
+    assert "docs/derivation.md#headroom" in policy.stdout
+    own = run("explain", str(inv), "lab-leaf1:Ethernet8", "mtu")
+    assert own.returncode == 0 and own.stdout.startswith("lab-leaf1:Ethernet8 mtu = 9100\n"), own.stderr
+    host = run("explain", str(inv), "node1:ens1f0np0", "mtu")
+    assert host.returncode == 0 and host.stdout.startswith("node1:ens1f0np0 mtu = 9000\n"), host.stderr
+
+
+@pytest.mark.parametrize("how", ["same-path", "symlink"])
+def test_expand_refuses_to_write_over_the_inventory_it_expands(tmp_path: Path, how: str) -> None:
+    """``expand fabric.yaml --out fabric.yaml`` (a slip of the shell history) replaced the intent, comments
+    and all, by the full form of hundreds of lines; it must refuse, exit 2 and leave the file as it was."""
+    intent = tmp_path / "fabric.yaml"
+    text = (REPO / "inventories" / "intent" / "lab-2node.yaml").read_text()
+    intent.write_text(text)
+    dest = intent
+    if how == "symlink":
+        dest = tmp_path / "full.yaml"
+        dest.symlink_to(intent)
+    proc = run("expand", str(intent), "--out", str(dest))
+    assert proc.returncode == 2, proc.stderr
+    assert str(dest) in proc.stderr and "the inventory it expands" in proc.stderr
+    assert intent.read_text() == text
+    other = tmp_path / "fabric.full.yaml"
+    assert run("expand", str(intent), "--out", str(other)).returncode == 0
+    assert run("lint", str(other)).returncode == 0
+
+
+def test_platform_only_that_no_switch_runs_says_so(tmp_path: Path) -> None:
+    """``--platform-only eos`` on an all-SONiC fabric (a wrong inventory, or a loop over every platform)
+    wrote a plan without one switch config and said nothing; now stderr names the platform, the platforms
+    the inventory has, and that no switch config was written for it (exit 0: the host side is planned)."""
+    out = tmp_path / "out"
+    proc = run("plan", str(LAB), "--out", str(out), "--no-scorecard", "--platform-only", "eos",
+               "--platform-only", "sonic")
+    assert proc.returncode == 0, proc.stderr
+    assert "--platform-only eos: no switch of" in proc.stderr
+    assert "runs it (platforms here: sonic)" in proc.stderr and "sonic:" not in proc.stderr
+    only = run("plan", str(LAB), "--out", str(out), "--no-scorecard", "--platform-only", "eos",
+               "--format", "json")
+    assert only.returncode == 0 and "--platform-only eos: no switch of" in only.stderr, only.stderr
+    assert not [f for f in json.loads(only.stdout)["files"] if f.startswith("switches/")]
+    full = run("plan", str(LAB), "--out", str(out), "--no-scorecard", "--platform-only", "sonic")
+    assert full.returncode == 0 and "--platform-only" not in full.stderr, full.stderr
+
+
+def test_explain_says_why_a_lossy_port_has_no_headroom_or_ecn(tmp_path: Path) -> None:
+    """``explain INV leaf:Ethernet16 xoff_bytes`` on a port that is not lossless said only "no parameter
+    'xoff_bytes' at ..." with a list of what there is, as if the name were wrong; it must say the port is
+    lossy and why (no cable, or its link is lossless: false). Exit stays 2."""
+    inv = tmp_path / "lab.yaml"
+    port = "      - {name: Ethernet8, speed: 400G}\n"
+    inv.write_text(LAB.read_text().replace(port, port + "      - {name: Ethernet16, speed: 400G}\n"))
+    for param in ("xoff_bytes", "kmax_bytes"):
+        proc = run("explain", str(inv), "lab-leaf1:Ethernet16", param)
+        assert proc.returncode == 2
+        assert (f"lab-leaf1:Ethernet16 is not a lossless port (no cable to it in the inventory), so it has "
+                f"no {param}") in proc.stderr, proc.stderr
+    assert run("explain", str(inv), "lab-leaf1:Ethernet16", "mtu").returncode == 0
+    # its cable length is the default no value uses, not a defaulted cable named by a lint warning
+    cable = run("explain", str(inv), "lab-leaf1:Ethernet16", "cable_m")
+    assert "no cable to this port in the inventory" in cable.stdout and "lint warning" not in cable.stdout
+    assert run("lint", str(inv)).returncode == 0 and "RT107" not in run("lint", str(inv)).stdout
+    typo = run("explain", str(inv), "lab-leaf1:Ethernet16", "xof_bytes")
+    assert typo.returncode == 2 and "no parameter 'xof_bytes'" in typo.stderr
+    from roce_tune.explain import _LOSSLESS_ONLY, explain
+    from roce_tune.pipeline import plan_inventory
+
+    plan = plan_inventory(LAB, None, scorecards=False).plan
+    assert _LOSSLESS_ONLY <= {e.param for e in explain(plan, "lab-leaf1:Ethernet0")}  # each one real
+
+
 def test_calc_headroom_defaults_to_the_model_plan_uses_for_the_asic(tmp_path: Path) -> None:
     """``calc headroom`` is the what-if of plan's headroom: without ``--model`` it used ieee on every ASIC, so
     for lab-2node's Spectrum-3 400G 2 m port it said xoff 156,672 B where plan (sonic-static, the ASIC's

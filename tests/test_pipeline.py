@@ -524,7 +524,9 @@ def test_replan_restores_a_file_edited_in_the_version_in_force(lab_files: dict[s
         read_plan_dir(out)
     _, stats = write_tree_stats(lab_files, out)
     assert not stats.published and stats.written == 2 and stats.removed == 1
-    assert stats.describe() == "files: plan unchanged, 2 edited or missing file(s) restored"
+    assert stats.describe() == ("files: plan unchanged, 2 edited or missing file(s) restored, 1 file(s) not "
+                                "written by plan removed")
+    assert stats.unowned == ["hosts/stray.sh"]
     assert read_plan_dir(out).files == lab_files and not stray.exists()
     _, stats = write_tree_stats(lab_files, out)
     assert stats.written == 0 and stats.describe() == "files: plan unchanged, nothing written"

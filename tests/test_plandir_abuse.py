@@ -8,6 +8,7 @@ whole; a directory that cannot be written fails with a clear error and the plan 
 
 from __future__ import annotations
 
+import json
 import multiprocessing
 import os
 import shutil
@@ -256,3 +257,129 @@ def test_progress_hears_of_every_file_written_or_linked_in_batches(tmp_path: Pat
         batch = plandir._PROGRESS_FILES
         assert calls == [batch] * (len(files) // batch) + [len(files) % batch] == [64, 64, 64, 9]
     assert (stats.written, stats.linked) == (1, 200)
+
+
+def _plan_cli(inv: Path, out: Path, *extra: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([sys.executable, "-m", "roce_tune.cli", "plan", str(inv), "--out", str(out),
+                           "--no-scorecard", *extra], capture_output=True, text=True, check=False,
+                          env={**os.environ, "PYTHONPATH": str(REPO)})
+
+
+@pytest.mark.parametrize("rerun", ["same-inventory", "force", "cable-changed"])
+def test_a_file_dropped_into_switches_is_removed_by_the_next_plan_and_named(tmp_path: Path,
+                                                                            rerun: str) -> None:
+    """An engineer saves a switch's running config beside the rendered one (``switches/`` of the plan in
+    force). Readers refuse the directory and tell them to plan again; that plan must remove the file and
+    say so. It used to skip as 'plan in force unchanged, nothing written' (the file stayed, so apply kept
+    refusing), and with --force or a changed cable it removed the file without naming it."""
+    inv = tmp_path / "lab.yaml"
+    inv.write_text(LAB.read_text())
+    out = tmp_path / "out"
+    assert _plan_cli(inv, out).returncode == 0
+    mine = out / "switches" / "lab-leaf1.running.json"
+    mine.write_text('{"saved": "by hand"}\n')
+    with pytest.raises(PlanDirError, match="lab-leaf1.running.json"):
+        read_plan_dir(out)
+    if rerun == "cable-changed":
+        inv.write_text(LAB.read_text().replace("cable_length: 2m}", "cable_length: 7m}", 1))
+    done = _plan_cli(inv, out, *(["--force"] if rerun == "force" else []))
+    assert done.returncode == 0, done.stderr
+    assert "removed files not written by `roce-tune plan`: switches/lab-leaf1.running.json" in done.stdout
+    assert "nothing written" not in done.stdout
+    assert not mine.exists()
+    assert "switches/lab-leaf1.running.json" not in read_plan_dir(out).files
+    mine.write_text('{"saved": "by hand"}\n')
+    doc = json.loads(_plan_cli(inv, out, "--format", "json").stdout)
+    assert doc["changed"] is True and doc["removed_files"] == ["switches/lab-leaf1.running.json"]
+    assert not mine.exists()
+
+
+@pytest.mark.parametrize("foreign", ["plan.json-directory", "plan.json-of-another-tool"])
+def test_a_directory_whose_plan_json_roce_tune_did_not_write_is_refused_and_left_as_it_was(
+        tmp_path: Path, foreign: str) -> None:
+    """``--out`` at a directory that has a ``plan.json`` roce-tune did not write (a directory of notes of
+    that name; another tool's JSON) beside an Ansible ``hosts`` file and a ``switches/`` folder of the
+    engineer's own: it is not a plan directory of an older roce-tune, so nothing in it may be moved or
+    removed. It used to be 'converted': plan.json, hosts and switches deleted."""
+    out = tmp_path / "ansible"
+    (out / "switches").mkdir(parents=True)
+    (out / "switches" / "leaf1-backup.cfg").write_text("hostname leaf1\n")
+    (out / "hosts").write_text("[leaves]\nleaf1\n")
+    if foreign == "plan.json-directory":
+        (out / "plan.json").mkdir()
+        (out / "plan.json" / "notes.txt").write_text("capacity plan\n")
+    else:
+        (out / "plan.json").write_text('{"terraform_version": "1.7.0", "planned_values": {}}\n')
+    before = sorted(str(p.relative_to(out)) for p in out.rglob("*"))
+    done = _plan_cli(LAB, out)
+    assert done.returncode == 1
+    assert f"{out}" in done.stderr and "plan.json" in done.stderr and "Traceback" not in done.stderr
+    assert sorted(str(p.relative_to(out)) for p in out.rglob("*")) == before
+    assert (out / "hosts").read_text() == "[leaves]\nleaf1\n"
+
+
+def test_a_plan_directory_of_the_layout_before_current_is_still_converted(
+        plans: tuple[dict[str, str], dict[str, str]], tmp_path: Path) -> None:
+    """The check above must still take what older roce-tune wrote: real entries, plan.json indented with
+    sorted keys (schema 1.0/1.1, ``generator`` far from the start); the engineer's notes stay."""
+    first, _ = plans
+    out = tmp_path / "old"
+    for rel, text in first.items():
+        (out / rel).parent.mkdir(parents=True, exist_ok=True)
+        (out / rel).write_text(text)
+    indented = json.dumps(json.loads(first["plan.json"]), indent=2, sort_keys=True)
+    (out / "plan.json").write_text(indented + "\n")
+    assert not (out / "plan.json").read_text().startswith('{\n  "schema_version"')
+    (out / "NOTES.md").write_text("change window Tuesday\n")
+    done = _plan_cli(LAB, out)
+    assert done.returncode == 0, done.stderr
+    assert (out / ".current").is_symlink() and (out / "NOTES.md").read_text() == "change window Tuesday\n"
+    assert sorted(read_plan_dir(out).files) == sorted(first)  # whole: every sha256 checked
+
+
+def test_an_out_that_is_a_link_to_an_empty_directory_gets_the_plan_there(tmp_path: Path) -> None:
+    """``out/site -> /scratch/plans/site`` made before the first plan (plans kept on another disk): the plan
+    is written into the directory the link leads to and the link stays. It failed with '[Errno 20] Not a
+    directory: .../.site.tmp-xxxx -> .../site' (a directory cannot be renamed over a symlink)."""
+    target = tmp_path / "scratch" / "site"
+    target.mkdir(parents=True)
+    out = tmp_path / "out" / "site"
+    out.parent.mkdir()
+    out.symlink_to(target)
+    done = _plan_cli(LAB, out)
+    assert done.returncode == 0, done.stderr
+    assert out.is_symlink() and os.readlink(out) == str(target)
+    assert (target / ".current").is_symlink() and "plan.json" in read_plan_dir(out).files
+    assert [p.name for p in tmp_path.joinpath("out").iterdir()] == ["site"]  # no temporary left beside it
+    again = _plan_cli(LAB, out)
+    assert again.returncode == 0 and "nothing written" in again.stdout, again.stderr
+
+
+def test_plan_into_the_empty_directory_the_engineer_is_in_keeps_that_directory(tmp_path: Path) -> None:
+    """``mkdir site-plan && cd site-plan && roce-tune plan ../site.yaml --out .``: the plan must land in that
+    directory. A fresh directory was renamed over it, so the shell sat in a deleted directory ('ls' empty,
+    'getcwd: cannot access parent directories'), and a directory made group-writable for the team lost
+    its mode (so would a mount point, which cannot be renamed over at all)."""
+    here = tmp_path / "site-plan"
+    here.mkdir()
+    here.chmod(0o2775)
+    inode = here.stat().st_ino
+    done = subprocess.run([sys.executable, "-m", "roce_tune.cli", "plan", str(LAB), "--out", ".",
+                           "--no-scorecard"], cwd=here, capture_output=True, text=True, check=False,
+                          env={**os.environ, "PYTHONPATH": str(REPO)})
+    assert done.returncode == 0, done.stderr
+    assert here.stat().st_ino == inode and here.stat().st_mode & 0o7777 == 0o2775
+    listed = subprocess.run(["ls", "-A"], cwd=here, capture_output=True, text=True, check=True).stdout.split()
+    assert "plan.json" in listed and ".current" in listed
+    assert "plan.json" in read_plan_dir(here).files
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["site-plan"]  # no temporary left beside it
+
+
+def test_an_out_below_a_file_names_that_file(tmp_path: Path) -> None:
+    """``--out plans/site`` where ``plans`` is a file (a saved report named like the directory): the error
+    named '[Errno 17] File exists: .../plans', which reads as if the plan were refused for existing."""
+    (tmp_path / "plans").write_text("report\n")
+    done = _plan_cli(LAB, tmp_path / "plans" / "site")
+    assert done.returncode == 1 and "Errno" not in done.stderr and "Traceback" not in done.stderr
+    assert f"{tmp_path / 'plans'} is a file, not a directory" in done.stderr, done.stderr
+    assert (tmp_path / "plans").read_text() == "report\n"

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from functools import partial
 from typing import TYPE_CHECKING
 
-from roce_tune.plan import EcnProfile, Headroom, Plan, Rationale, SwitchPlan
+from roce_tune.plan import EcnProfile, Explained, Headroom, Plan, Rationale, SwitchPlan
 
 if TYPE_CHECKING:
     from roce_tune.simulate.scorecard import Scorecard
@@ -193,13 +193,21 @@ _HEADROOM, _SPEED, _CABLE, _DCQCN, _MODEL = (operator.attrgetter(f) for f in ("h
 
 
 def _headroom_columns(h: Headroom) -> tuple[object, ...]:
-    """The headroom table's columns of one headroom: model, xon/xoff/size bytes, cells, and the other model
-    with its xoff and size (from the ``model`` rationale; None where there is none)."""
+    """The headroom table's columns of one headroom: model (and which values are pinned), xon/xoff/size
+    bytes, cells, and the other model with its xoff and size (from the ``model`` rationale; None where there
+    is none)."""
     why = h.rationale.get("model")
     other = str(why.inputs["other_model"]) if why else None
-    return (h.model, h.xon_bytes, h.xoff_bytes, h.size_bytes, h.size_cells, other,
+    return (h.model + _pinned(h, ("xon_bytes", "xoff_bytes", "size_bytes")), h.xon_bytes, h.xoff_bytes,
+            h.size_bytes, h.size_cells, other,
             why.inputs.get(f"{other}_xoff_bytes") if why else None,
             why.inputs.get(f"{other}_size_bytes") if why else None)
+
+
+def _pinned(section: Explained, keys: tuple[str, ...]) -> str:
+    """`` (pinned: xoff_bytes)`` naming the ``keys`` of ``section`` the inventory pinned, "" when none is."""
+    pins = [k for k in keys if (why := section.rationale.get(k)) is not None and why.pinned_by_user]
+    return f" (pinned: {', '.join(pins)})" if pins else ""
 
 
 def _buffers_section(plan: Plan) -> list[str]:
@@ -227,7 +235,8 @@ def _ecn_section(plan: Plan) -> list[str]:
             # no separate drop thresholds: non-ECT packets are dropped on the ECN ramp -- show those numbers
             drop_min = e.drop_min_bytes if e.drop_min_bytes is not None else f"{e.kmin_bytes} (ECN ramp)"
             drop_max = e.drop_max_bytes if e.drop_max_bytes is not None else f"{e.kmax_bytes} (ECN ramp)"
-            key = (e.name, e.speed_gbps, e.source_profile, e.kmin_bytes, e.kmax_bytes, e.pmax_percent,
+            source = e.source_profile + _pinned(e, ("kmin_bytes", "kmax_bytes", "pmax_percent"))
+            key = (e.name, e.speed_gbps, source, e.kmin_bytes, e.kmax_bytes, e.pmax_percent,
                    drop_min, drop_max, e.fan_in, round(e.base_rtt_us, 2), e.pfc_trigger_bytes,
                    e.fluid.n_flows, f"{e.fluid.p_star:.5f}", e.fluid.q_star_bytes,
                    "ok" if e.fluid.ok else "FAIL")

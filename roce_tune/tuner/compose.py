@@ -520,21 +520,37 @@ def _pfc_bound_findings(memo: _Memo) -> list[Finding]:
 
 
 def _port_rationale(f: _PortFacts, memo: _Memo) -> dict[str, Rationale]:
-    """Why a port's fan-in and cable length are what they are (one dict per class of port: plan.json
+    """Why a port's fan-in, cable length and MTU are what they are (one dict per class of port: plan.json
     writes it once)."""
     why: dict[str, Rationale] = memo.get(
-        ("why-port", f.direction, f.fan_in, f.cable_m, f.cable_defaulted), lambda: {
+        ("why-port", f.direction, f.fan_in, f.cable_m, f.cable_defaulted, f.peer_kind == "none", f.mtu),
+        lambda: {
         "fan_in": memo.get(("why-fan-in", f.direction, f.fan_in), lambda: Rationale(
             formula="down-facing egress: cabled ports - 1; "
                     "up-facing egress: down-facing ports (up-down routing)",
             inputs={"direction": f.direction, "fan_in": f.fan_in},
             source="docs/derivation.md#ecn-before-pfc, docs/derivation.md#pfc-deadlock")),
-        "cable_m": memo.get(("why-cable", f.cable_m, f.cable_defaulted), lambda: Rationale(
-            formula="inventory link/NIC cable_length" if not f.cable_defaulted else "defaults.cable_length",
-            inputs={"cable_m": f.cable_m}, source="inventory",
-            note="no cable length given: default used (lint warning)" if f.cable_defaulted else "")),
+        "cable_m": memo.get(("why-cable", f.cable_m, f.cable_defaulted, f.peer_kind == "none"),
+                            lambda: _cable_rationale(f)),
+        "mtu": memo.get(("why-port-mtu", f.mtu), lambda: Rationale(
+            formula="switch port mtu, else policy.mtu", inputs={"mtu_bytes": f.mtu},
+            source="inventory; docs/derivation.md#headroom (xoff counts one port-MTU frame in flight)",
+            note="above the hosts' netdev MTU (policy.host_mtu) plus headers, so no host frame is dropped; "
+                 "a platform whose maximum is lower renders its maximum and says so (RT241)")),
     })
     return why
+
+
+def _cable_rationale(f: _PortFacts) -> Rationale:
+    """Why a port's cable length is what it is: its link's or NIC's, the default with a lint warning (RT107),
+    or, for a port nothing is cabled to, the default that no value of the plan uses."""
+    if not f.cable_defaulted:
+        return Rationale(formula="inventory link/NIC cable_length", inputs={"cable_m": f.cable_m},
+                         source="inventory")
+    note = ("no cable to this port in the inventory: not lossless, so no headroom uses it"
+            if f.peer_kind == "none" else "no cable length given: default used (lint warning)")
+    return Rationale(formula="defaults.cable_length", inputs={"cable_m": f.cable_m}, source="inventory",
+                     note=note)
 
 
 def _ecn_inputs(asic: AsicSpec, policy: Policy, sw: Switch, rtt_us: float, prios: list[int],
