@@ -68,8 +68,8 @@ def render_scorecards(plan: Plan, scorecards: list[Scorecard] | None) -> list[st
     from roce_tune.simulate.scorecard import scorecard_lines
 
     lines += ["Each lossless port class below was simulated with `roce-tune simulate` (docs/simulate.md): "
-              "the plan's values against NVIDIA, SONiC and DCQCN-paper thresholds with firmware DCQCN, in both "
-              "reaction-point models (M: byte counter + CNP pacing; T: timer only). Target: incast "
+              "the plan's values against NVIDIA, SONiC and DCQCN-paper thresholds with firmware DCQCN, in "
+              "both reaction-point models (M: byte counter + CNP pacing; T: timer only). Target: incast "
               "efficiency >= the best default - 2 points with no more PFC pause than it, long-lived "
               "utilisation >= 99 %.", ""]
     lines += scorecard_caveat(plan)
