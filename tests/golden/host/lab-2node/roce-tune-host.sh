@@ -287,7 +287,27 @@ fi
 # ===== snapshot =====
 if [[ -n "$RT_SAVE" ]]; then
 # Values that cannot be read (empty or missing) become rt_lost lines in FILE: not restorable, exit 3.
+# FILE is written whole or not at all: a temp file beside it, renamed once complete. A run stopped before
+# then (a signal, a full disk, a tool that fails) removes it and exits 2; nothing was changed yet.
 
+RT_SAVE_FILE="$RT_SAVE"
+if ! RT_SAVE="$(mktemp "$(dirname -- "$RT_SAVE_FILE")/.roce-tune-restore.XXXXXX" 2>&1)"; then
+    printf 'roce-tune: %s: cannot write the restore point %s: %s; nothing was changed\n' \
+        "$RT_HOST" "$RT_SAVE_FILE" "${RT_SAVE##*: }" >&2
+    exit 2
+fi
+# rt_save_stopped: the EXIT trap while FILE is being written: exit 2 (130, 143, 129 after a signal)
+rt_save_stopped() {
+    local rc=$?
+    rm -f -- "$RT_SAVE"
+    printf 'roce-tune: %s: writing the restore point %s stopped (exit %d); nothing was changed\n' \
+        "$RT_HOST" "$RT_SAVE_FILE" "$rc" >&2
+    exit $(( rc > 128 ? rc : 2 ))
+}
+trap rt_save_stopped EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+trap 'exit 129' HUP
 {
     printf '#!/usr/bin/env bash\n# roce-tune restore point for %s, taken %s before applying the plan\n' \
         "$RT_HOST" "$(date -u +%Y-%m-%dT%H:%M:%SZ)"
@@ -399,6 +419,9 @@ cat >> "$RT_SAVE" <<'RT_RESTORE_TAIL'
 if (( RT_FAIL == 0 && RT_LOST > 0 )); then exit 3; fi
 exit "$RT_FAIL"
 RT_RESTORE_TAIL
+mv -f -- "$RT_SAVE" "$RT_SAVE_FILE"
+trap - EXIT INT TERM HUP
+RT_SAVE="$RT_SAVE_FILE"
 fi
 
 # ===== pause =====
