@@ -41,6 +41,9 @@ if [[ "${RT_DATA_VERSION:-}" != 2 ]]; then
 fi
 SYSROOT="${ROCE_TUNE_SYSROOT:-}"
 MISMATCHES=()
+# 1: each NIC's mlx5 global traffic class is set to its RoCE TOS; 0 (data file): unset, where NCCL asks for
+# another TOS that the global value would override on every QP
+RT_TCLASS_GLOBAL="${RT_TCLASS_GLOBAL:-1}"
 
 for tool in mlnx_qos cma_roce_tos cma_roce_mode ethtool ip awk sed tail systemctl udevadm ; do
     command -v "$tool" >/dev/null 2>&1 || { echo "roce-tune: required command '$tool' not found" >&2; exit 2; }
@@ -136,14 +139,14 @@ rt_pause_state() {
     rt_pause_parse "$out"
 }
 rt_link_mtu() { ip -o link show dev "$1" | awk '{ for (i = 1; i < NF; i++) if ($i == "mtu") { print $(i + 1); exit } }'; }
-# rt_tclass PATH: the mlx5 global traffic class, "" when unset, or <missing>. The driver prints
+# rt_tclass PATH: the mlx5 global traffic class, "" when unset (or negative), or <missing>. The driver prints
 # "Global tclass=<n>" only while it is set, then one line per address rule ("dst_ip=A/len,tclass=<n>",
 # "src_ip6=..."; MLNX_OFED mlx5_ib traffic_class_show): a rule line is never the global value.
 rt_tclass() {
     local v
     v="$(rt_read "$1")"
     case "$v" in
-        *_ip=* | *_ip6=*) ;;
+        *_ip=* | *_ip6=* | -[0-9]*) ;;  # (a negative value is the driver's unset)
         *) printf '%s' "${v#Global tclass=}" ;;
     esac
 }
@@ -473,7 +476,9 @@ if (( RT_CHECK == 0 )); then
 for rt_n in "${RT_NICS[@]}"; do
     rt_nic "$rt_n"
     rt_run cma_roce_tos -d "$nic_rdma" -p "$nic_port" -t "$nic_tos"
-    rt_write "${SYSROOT}/sys/class/infiniband/$nic_rdma/tc/$nic_port/traffic_class" "$nic_tos"
+    tclass="$nic_tos"
+    (( RT_TCLASS_GLOBAL )) || tclass=-1
+    rt_write "${SYSROOT}/sys/class/infiniband/$nic_rdma/tc/$nic_port/traffic_class" "$tclass"
     rt_run cma_roce_mode -d "$nic_rdma" -p "$nic_port" -m 2
 done
 fi
@@ -554,8 +559,10 @@ for rt_n in "${RT_NICS[@]}"; do
     done
     rt_expect "$nic_dev" mtu "$nic_mtu" "$(rt_link_mtu "$nic_dev")"
     rt_expect "$nic_rdma" roce_tos "$nic_tos" "$(cma_roce_tos -d "$nic_rdma" -p "$nic_port" | tail -n 1)"
-    rt_expect "$nic_rdma" traffic_class "$nic_tos" \
-        "$(rt_tclass "${SYSROOT}/sys/class/infiniband/$nic_rdma/tc/$nic_port/traffic_class")"
+    tclass="$nic_tos"
+    (( RT_TCLASS_GLOBAL )) || tclass='unset'
+    tclass_now="$(rt_tclass "${SYSROOT}/sys/class/infiniband/$nic_rdma/tc/$nic_port/traffic_class")"
+    rt_expect "$nic_rdma" traffic_class "$tclass" "${tclass_now:-unset}"
     rt_expect "$nic_rdma" roce_mode 'RoCE v2' "$(cma_roce_mode -d "$nic_rdma" -p "$nic_port" | tail -n 1)"
     for rt_w in "${RT_ECN[@]}"; do
         read -r rt_s file value <<<"$rt_w"
