@@ -320,8 +320,8 @@ def _nic(plan: Plan, nic: NicPlan, memo: NicMemo | None = None) -> dict[str, obj
 #: a host's data file names the version it was written for, and the shared script refuses another.
 SHARED_SCRIPT = "roce-tune-host.sh"
 HOST_SCRIPT_VERSION = "2"
-#: Last line but one of a host's data file: everything after it is the ``source`` of the shared script,
-#: which :func:`bundle` replaces with the shared script itself.
+#: The line of a host's data file after which it sources the shared script (from its own directory; a
+#: missing one stops it with exit 2): :func:`bundle` replaces everything after it with the shared script.
 SHARED_MARKER = f"{SPEC.comment_prefix} ----- the shared host script -----"
 
 
