@@ -395,15 +395,22 @@ for rt_n in "${RT_NICS[@]}"; do
         rt_save rt_put "$ecn_file" "$(rt_read "$ecn_file")"
     done
 done
-# the boot files and the unit's enable state as found (a file that did not exist is removed again)
+# the boot files and the unit's enable state as found (a file that did not exist is removed again; a
+# symbolic link, such as the /dev/null of `systemctl mask`, is put back as the link)
 rt_save_file() {
-    if [[ -e "$1" ]]; then
+    if [[ -L "$1" ]]; then
+        rt_save rt_do ln -sfn -- "$(readlink -- "$1")" "$1"
+    elif [[ -e "$1" ]]; then
         printf 'rt_file %q %q %q\n' "$1" "$(stat -c %a -- "$1")" "$(< "$1")" >> "$RT_SAVE"
     else
         rt_save rt_do rm -f -- "$1"
     fi
 }
-if [[ -e "$RT_UNIT_FILE" ]]; then
+if [[ -L "$RT_UNIT_FILE" && "$(readlink -- "$RT_UNIT_FILE")" == /dev/null ]]; then
+    # masked: the push installs and enables the unit; disable it (while its file is the push's), then mask again
+    rt_save rt_do systemctl disable "$RT_UNIT_NAME"
+    rt_save_file "$RT_UNIT_FILE"
+elif [[ -e "$RT_UNIT_FILE" ]]; then
     rt_save_file "$RT_UNIT_FILE"
     if [[ "$(rt_unit_enabled)" == enabled ]]; then
         rt_save rt_do systemctl enable "$RT_UNIT_NAME"
