@@ -110,7 +110,7 @@ def test_a_data_file_copied_without_the_shared_script_stops_with_exit_2_naming_i
     # `scp out/hosts/node1.sh gpu01:` then `sudo bash node1.sh --check`: the shared script it sources is not
     # there. Exit 2 ("stopped", not 1 = "values did not read back") naming the file to copy; nothing runs.
     plan = build_plan()
-    root = _tree(render_outputs(plan), tmp_path / "out")
+    root = _tree(dict(render_outputs(plan)), tmp_path / "out")
     alone = tmp_path / "copied"
     alone.mkdir()
     (alone / "node1.sh").write_text((root / "hosts/node1.sh").read_text(encoding="utf-8"), encoding="utf-8")
