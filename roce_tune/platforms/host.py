@@ -43,7 +43,9 @@ Checked against:
 * Mellanox/mlnx-tools ``sbin/cma_roce_tos`` / ``cma_roce_mode`` [V]: ``-d <dev> -p <port> -t <tos>``,
   ``-m 2`` writes ``RoCE v2``; without ``-t``/``-m`` they print the current value (used for read-back;
   they manage configfs themselves, so the script never touches ``/sys/kernel/config``).
-* MLNX_OFED mlx5 ``tc/<port>/traffic_class`` [V, driver source]: reads back as ``Global tclass=<n>``.
+* MLNX_OFED mlx5 ``tc/<port>/traffic_class`` [V, driver source]: reads back as ``Global tclass=<n>``; the
+  global value overrides every QP's traffic class, so it is unset where NCCL asks for another ToS
+  (:func:`forces_global_tclass`).
 * MLNX_OFED ECN sysfs [S]: ``/sys/class/net/<if>/ecn/roce_{rp,np}/enable/<prio>`` and parameters directly
   under ``roce_rp/`` / ``roce_np/`` (``rpg_ai_rate``, ``cnp_dscp``, ``cnp_802p_prio`` …;
   docs/derivation.md#host-and-nic; docs/derivation.md#dcqcn-parameters writes ``.../params/<attr>`` — the
@@ -144,6 +146,9 @@ ROCE_MODES = (("IB/RoCE v1", 1), (ROCE_MODE_TEXT, ROCE_MODE))
 #: ``tcd->val = -1`` and shows nothing while it is negative (MLNX_OFED mlx5_ib ``init_tc_sysfs`` /
 #: ``traffic_class_show`` [V, driver source]).
 TCLASS_UNSET = -1
+#: NCCL variables whose value is the TOS byte of the RoCE QPs NCCL creates: ``NCCL_IB_TC`` the data QPs,
+#: ``NCCL_IB_FIFO_TC`` the receiver's CTS (FIFO) QPs (NVIDIA/nccl src/transport/net_ib/connect.cc [V]).
+NCCL_TOS_VARS = ("NCCL_IB_TC", "NCCL_IB_FIFO_TC")
 #: ``mlnx_qos --cable_len`` range (metres) the NIC keeps [V]: mlnx_qos itself takes 0..65535, but the mlx5
 #: driver's ``mlx5e_dcbnl_ieee_setpfc`` (drivers/net/ethernet/mellanox/mlx5/core/en_dcbnl.c) stores the
 #: PFC ``delay`` as the cable length only when ``0 < delay < MLX5E_MAX_CABLE_LENGTH`` (1000) and ignores
@@ -170,6 +175,28 @@ def cable_len_m(cable_m: float) -> int:
     if not CABLE_LEN_RANGE[0] <= m <= CABLE_LEN_RANGE[1]:
         raise ValueError(f"cable length {cable_m} m is outside mlnx_qos --cable_len {CABLE_LEN_RANGE}")
     return m
+
+
+def nccl_tos_values(host: HostPlan) -> list[int]:
+    """Every TOS byte NCCL on ``host`` puts on its QPs (:data:`NCCL_TOS_VARS` of its NCCL environment that
+    hold a number), sorted; empty when it pins none."""
+    return sorted({int(v) for k, v in host.nccl_env.items() if k in NCCL_TOS_VARS and v.strip().isdigit()})
+
+
+def forces_global_tclass(host: HostPlan) -> bool:
+    """Whether the script sets each NIC's mlx5 global traffic class (``tc/<port>/traffic_class``) to the NIC's
+    RoCE TOS (True) or unsets it (False, :data:`TCLASS_UNSET`).
+
+    A global value goes on every RoCE QP of the port, over the traffic class the application asked for:
+    MLNX_OFED mlx5_ib ``tclass_get_tclass_locked`` takes ``tcd->val`` whenever it is >= 0, and a write
+    re-marks the QPs already in RTS (``tclass_update_qps``) [V, driver source]. That is what makes tools
+    without a TOS option use the RoCE class, and it is right while NCCL asks for nothing else. A host whose
+    NCCL environment asks for another TOS (``NCCL_IB_FIFO_TC`` of a second lossless class, a pinned
+    ``NCCL_IB_TC``) would have it silently replaced, so there the global class is unset and read back unset;
+    RDMA-CM still gets the RoCE TOS from ``cma_roce_tos``.
+    """
+    asked = set(nccl_tos_values(host))
+    return all(asked <= {n.roce_tos} for n in host.nics)
 
 
 def _knob(key: str) -> Knob:
@@ -293,8 +320,8 @@ def _nic(plan: Plan, nic: NicPlan, memo: NicMemo | None = None) -> dict[str, obj
 #: a host's data file names the version it was written for, and the shared script refuses another.
 SHARED_SCRIPT = "roce-tune-host.sh"
 HOST_SCRIPT_VERSION = "2"
-#: Last line but one of a host's data file: everything after it is the ``source`` of the shared script,
-#: which :func:`bundle` replaces with the shared script itself.
+#: The line of a host's data file after which it sources the shared script (from its own directory; a
+#: missing one stops it with exit 2): :func:`bundle` replaces everything after it with the shared script.
 SHARED_MARKER = f"{SPEC.comment_prefix} ----- the shared host script -----"
 
 
@@ -381,6 +408,9 @@ def build_context(plan: Plan, host: HostPlan, memo: NicMemo | None = None) -> di
         "version": HOST_SCRIPT_VERSION,
         "shared": SHARED_SCRIPT,
         "host": {"name": _check(DEVICE_NAME_RE, host.name, "host name")},
+        "tclass_global": forces_global_tclass(host),
+        "nccl_tos": nccl_tos_values(host),
+        "tclass_unset": TCLASS_UNSET,
         "plan": {k: comment_safe(v) for k, v in (("site", plan.site), ("generator", plan.generator),
                                                  ("schema", plan.schema_version))},
         "dscp2prio": dscp2prio,
@@ -522,13 +552,15 @@ _NAME_PIECE = -1
 
 def _host_shape(host: HostPlan) -> tuple[object, ...]:
     """What a host's data file prints, but its name and its NICs' switch ports (the slots), for one
-    :func:`render_hosts` pass: per NIC every scalar :func:`_nic` reads (:data:`_NIC_FACTS`), its PFC vector,
+    :func:`render_hosts` pass: the TOS values its NCCL environment asks for (:func:`forces_global_tclass`),
+    per NIC every scalar :func:`_nic` reads (:data:`_NIC_FACTS`), its PFC vector,
     whether it has a switch port, and the identity of its DCQCN section and DSCP map (the plan holds them
     while the pass runs, and NICs of one policy share them; :func:`_nic_values` is keyed the same way). The
     rest of the file comes from the plan (site, generator, schema, RoCE DSCPs), the same for every host of
     the pass. Hosts of one shape differ only in the slots."""
-    return tuple((_NIC_FACTS(n), tuple(n.pfc_vector), id(n.dcqcn), id(n.dscp_to_priority),
-                  n.switch_port is None) for n in host.nics)
+    nics = ((_NIC_FACTS(n), tuple(n.pfc_vector), id(n.dcqcn), id(n.dscp_to_priority), n.switch_port is None)
+            for n in host.nics)
+    return (tuple(nccl_tos_values(host)), *nics)
 
 
 def _slotted_host_data(plan: Plan, host: HostPlan, memo: NicMemo) -> list[str | int]:

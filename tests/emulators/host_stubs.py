@@ -441,8 +441,9 @@ def _wanted_by(unit: str) -> list[str]:
 def systemctl(argv: list[str]) -> int:
     """``systemctl daemon-reload | enable U | disable U | is-enabled U`` on the unit files under
     ``$ROCE_TUNE_SYSROOT/etc/systemd/system``: enable/disable make or remove the ``<target>.wants/`` links
-    from ``WantedBy=``; daemon-reload copies the unit files to ``run/systemd-emu/loaded/`` (what the daemon
-    has read). Messages as systemd prints them."""
+    from ``WantedBy=``; a unit file that is a link to /dev/null is masked (is-enabled ``masked``, enable
+    refused, disable a no-op); daemon-reload copies the unit files to ``run/systemd-emu/loaded/`` (what the
+    daemon has read). Messages as systemd prints them."""
     verb, units = (argv[0] if argv else ""), argv[1:]
     if verb == "daemon-reload":
         _mirror(_unit_dir(), os.path.join(ROOT, "run/systemd-emu/loaded"), ".service")
@@ -451,6 +452,15 @@ def systemctl(argv: list[str]) -> int:
         print(f"stub systemctl: unsupported {' '.join(argv)}", file=sys.stderr)
         return 1
     unit = _unit_dir(units[0])
+    if os.path.islink(unit) and os.readlink(unit) == "/dev/null":  # masked (systemctl mask)
+        if verb == "enable":
+            print(f"Failed to enable unit: Unit file /etc/systemd/system/{units[0]} is masked.",
+                  file=sys.stderr)
+            return 1
+        if verb == "is-enabled":
+            print("masked")
+            return 1
+        return 0  # (disable: nothing to remove, the mask stays)
     if not os.path.isfile(unit):
         what = {"is-enabled": "Failed to get unit file state for",
                 "enable": "Failed to enable unit: Unit file",

@@ -286,14 +286,16 @@ def host_array(script: str, name: str) -> list[list[str]]:
 
 def host_tos(script: str) -> set[int]:
     """Every TOS a host script gives ``cma_roce_tos -t`` and writes to ``traffic_class`` (the TOS field of
-    each ``RT_NICS`` entry, which the shared script's tos section uses for both)."""
+    each ``RT_NICS`` entry, which the shared script's tos section uses for both; ``traffic_class`` is unset
+    instead on a host whose data file says ``RT_TCLASS_GLOBAL=0``)."""
     tos = {int(nic[7]) for nic in host_array(script, "RT_NICS")}
     assert tos, "no NIC in the host script"
     assert re.search(r'^\s*(rt_run )?cma_roce_tos -d "\$nic_rdma" -p "\$nic_port" -t "\$nic_tos"', script,
                      re.MULTILINE)
-    assert re.search(r'^\s*rt_write '
+    # the mlx5 global traffic class: the same TOS, or unset where the data file says RT_TCLASS_GLOBAL=0
+    assert re.search(r'^\s*tclass="\$nic_tos"\n\s*\(\( RT_TCLASS_GLOBAL \)\) \|\| tclass=-1\n\s*rt_write '
                      r'"\$\{SYSROOT\}/sys/class/infiniband/\$nic_rdma/tc/\$nic_port/traffic_class" '
-                     r'"\$nic_tos"$', script, re.MULTILINE)
+                     r'"\$tclass"$', script, re.MULTILINE)
     return tos
 
 

@@ -164,7 +164,9 @@ def host(name: str, cls: Classification, **kw: Any) -> HostPlan:
         nics=[nic("ens1f0np0", "mlx5_0", cls, **kw), nic("ens1f1np1", "mlx5_1", cls, **kw)],
         nccl_env={"NCCL_IB_HCA": "=mlx5_0:1,mlx5_1:1", "NCCL_IB_TC": str(cls.roce_tos),
                   "NCCL_IB_GID_INDEX": "3",
-                  "NCCL_SOCKET_IFNAME": "eno1", "NCCL_IB_FIFO_TC": str(cls.cnp_tos), "NCCL_DEBUG": "INFO"},
+                  "NCCL_SOCKET_IFNAME": "eno1", "NCCL_IB_FIFO_TC": str(cls.roce_tos), "NCCL_DEBUG": "INFO"},
+        # (NCCL_IB_FIFO_TC: the data class, as the tuner gives it without a second lossless RoCE class;
+        # never the CNP class, which is strict and lossy: roce_tune/tuner/nccl.py)
     )
 
 

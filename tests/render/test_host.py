@@ -439,6 +439,7 @@ def test_alternatives_name_debugfs_and_mlxconfig_keys() -> None:
     ("dst_ip=192.0.2.0/24,tclass=160\n", ""),
     ("src_ip6=2001:db8::1,dst_ip6=2001:db8::2,tclass=160\n", ""),
     ("", ""),
+    ("-1\n", ""),  # the driver's own unset value (tcd->val < 0), as a plain file holds it after the write
 ])
 def test_traffic_class_readback_parses_the_driver_format(tmp_path: Path, text: str, want: str) -> None:
     """MLNX_OFED mlx5_ib ``traffic_class_show``: ``Global tclass=<n>`` only while the global value is set

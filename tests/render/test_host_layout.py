@@ -104,3 +104,21 @@ def test_per_host_nccl_env_only_where_the_host_differs() -> None:
     alone = render_outputs(plan)
     assert not [rel for rel in alone if rel.endswith(".nccl.env") and rel != "nccl.env"]
     assert all(f"{k}=" in alone["nccl.env"] for k in h.nccl_env)  # nccl.env is then the host's whole env
+
+
+def test_a_data_file_copied_without_the_shared_script_stops_with_exit_2_naming_it(tmp_path: Path) -> None:
+    # `scp out/hosts/node1.sh gpu01:` then `sudo bash node1.sh --check`: the shared script it sources is not
+    # there. Exit 2 ("stopped", not 1 = "values did not read back") naming the file to copy; nothing runs.
+    plan = build_plan()
+    root = _tree(dict(render_outputs(plan)), tmp_path / "out")
+    alone = tmp_path / "copied"
+    alone.mkdir()
+    (alone / "node1.sh").write_text((root / "hosts/node1.sh").read_text(encoding="utf-8"), encoding="utf-8")
+    (tmp_path / "box").mkdir()
+    box = Box(tmp_path / "box", plan.hosts[0])
+    for args in ((), ("--check",)):
+        res = subprocess.run(["bash", str(alone / "node1.sh"), *args], env=_box_env(box), capture_output=True,
+                             text=True, timeout=60, check=False)
+        assert res.returncode == 2, (args, res.returncode, res.stderr)
+        assert f"roce-tune: {alone / host.SHARED_SCRIPT} not found" in res.stderr
+        assert f"copy hosts/{host.SHARED_SCRIPT} beside" in res.stderr

@@ -226,6 +226,27 @@ def test_restore_point_puts_back_an_older_unit_and_its_enable_state(tmp_path: Pa
         assert (box.root / WANTS).is_symlink() is enabled
 
 
+def test_restore_point_masks_again_a_unit_the_push_found_masked(tmp_path: Path) -> None:
+    # `systemctl mask roce-tune-host.service` (the unit file a link to /dev/null): the push installs and
+    # enables the unit (--check names the mask first); the restore point must put the mask back, not an
+    # empty regular file of mode 666 (what reading the link as a file gave), and remove the enable link.
+    box, _files, script, env = _setup(tmp_path)
+    (box.root / UNIT).parent.mkdir(parents=True)
+    (box.root / UNIT).symlink_to("/dev/null")
+    check = _push(tmp_path, script, env, "--check")
+    assert f"MISMATCH node1 systemctl is-enabled {host.UNIT_NAME}: expected 'enabled', read 'masked'" \
+        in check.stderr
+    restore = tmp_path / "restore.sh"
+    assert _push(tmp_path, script, env, "--save", str(restore)).returncode == 0
+    assert not (box.root / UNIT).is_symlink() and (box.root / WANTS).is_symlink()
+    back = _run_file(restore, env=env)
+    assert back.returncode == 0, back.stderr
+    assert (box.root / UNIT).is_symlink() and os.readlink(box.root / UNIT) == "/dev/null"
+    assert not os.path.lexists(box.root / WANTS)
+    assert subprocess.run(["systemctl", "is-enabled", host.UNIT_NAME], env=env, capture_output=True,
+                          text=True, check=False).stdout.strip() == "masked"
+
+
 def test_a_refused_install_stops_with_exit_2_naming_the_file(tmp_path: Path) -> None:
     box, _files, script, env = _setup(tmp_path)
     (box.root / "etc/systemd").mkdir(parents=True)

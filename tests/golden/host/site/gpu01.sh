@@ -85,5 +85,11 @@ RT_ECN=(
     '1 roce_np/cnp_802p_prio 6'
 )
 # ----- the shared host script -----
+RT_SHARED="$(dirname -- "${BASH_SOURCE[0]}")"/roce-tune-host.sh
+if [[ ! -r "$RT_SHARED" ]]; then
+    echo "roce-tune: $RT_SHARED not found: copy hosts/${RT_SHARED##*/} beside this file" \
+        "(or push with roce-tune apply)" >&2
+    exit 2
+fi
 # shellcheck source=/dev/null
-source "$(dirname -- "${BASH_SOURCE[0]}")"/roce-tune-host.sh
+source "$RT_SHARED"

@@ -41,6 +41,9 @@ if [[ "${RT_DATA_VERSION:-}" != 2 ]]; then
 fi
 SYSROOT="${ROCE_TUNE_SYSROOT:-}"
 MISMATCHES=()
+# 1: each NIC's mlx5 global traffic class is set to its RoCE TOS; 0 (data file): unset, where NCCL asks for
+# another TOS that the global value would override on every QP
+RT_TCLASS_GLOBAL="${RT_TCLASS_GLOBAL:-1}"
 
 for tool in mlnx_qos cma_roce_tos cma_roce_mode ethtool ip awk sed tail systemctl udevadm ; do
     command -v "$tool" >/dev/null 2>&1 || { echo "roce-tune: required command '$tool' not found" >&2; exit 2; }
@@ -136,14 +139,14 @@ rt_pause_state() {
     rt_pause_parse "$out"
 }
 rt_link_mtu() { ip -o link show dev "$1" | awk '{ for (i = 1; i < NF; i++) if ($i == "mtu") { print $(i + 1); exit } }'; }
-# rt_tclass PATH: the mlx5 global traffic class, "" when unset, or <missing>. The driver prints
+# rt_tclass PATH: the mlx5 global traffic class, "" when unset (or negative), or <missing>. The driver prints
 # "Global tclass=<n>" only while it is set, then one line per address rule ("dst_ip=A/len,tclass=<n>",
 # "src_ip6=..."; MLNX_OFED mlx5_ib traffic_class_show): a rule line is never the global value.
 rt_tclass() {
     local v
     v="$(rt_read "$1")"
     case "$v" in
-        *_ip=* | *_ip6=*) ;;
+        *_ip=* | *_ip6=* | -[0-9]*) ;;  # (a negative value is the driver's unset)
         *) printf '%s' "${v#Global tclass=}" ;;
     esac
 }
@@ -287,7 +290,27 @@ fi
 # ===== snapshot =====
 if [[ -n "$RT_SAVE" ]]; then
 # Values that cannot be read (empty or missing) become rt_lost lines in FILE: not restorable, exit 3.
+# FILE is written whole or not at all: a temp file beside it, renamed once complete. A run stopped before
+# then (a signal, a full disk, a tool that fails) removes it and exits 2; nothing was changed yet.
 
+RT_SAVE_FILE="$RT_SAVE"
+if ! RT_SAVE="$(mktemp "$(dirname -- "$RT_SAVE_FILE")/.roce-tune-restore.XXXXXX" 2>&1)"; then
+    printf 'roce-tune: %s: cannot write the restore point %s: %s; nothing was changed\n' \
+        "$RT_HOST" "$RT_SAVE_FILE" "${RT_SAVE##*: }" >&2
+    exit 2
+fi
+# rt_save_stopped: the EXIT trap while FILE is being written: exit 2 (130, 143, 129 after a signal)
+rt_save_stopped() {
+    local rc=$?
+    rm -f -- "$RT_SAVE"
+    printf 'roce-tune: %s: writing the restore point %s stopped (exit %d); nothing was changed\n' \
+        "$RT_HOST" "$RT_SAVE_FILE" "$rc" >&2
+    exit $(( rc > 128 ? rc : 2 ))
+}
+trap rt_save_stopped EXIT
+trap 'exit 130' INT
+trap 'exit 143' TERM
+trap 'exit 129' HUP
 {
     printf '#!/usr/bin/env bash\n# roce-tune restore point for %s, taken %s before applying the plan\n' \
         "$RT_HOST" "$(date -u +%Y-%m-%dT%H:%M:%SZ)"
@@ -372,15 +395,22 @@ for rt_n in "${RT_NICS[@]}"; do
         rt_save rt_put "$ecn_file" "$(rt_read "$ecn_file")"
     done
 done
-# the boot files and the unit's enable state as found (a file that did not exist is removed again)
+# the boot files and the unit's enable state as found (a file that did not exist is removed again; a
+# symbolic link, such as the /dev/null of `systemctl mask`, is put back as the link)
 rt_save_file() {
-    if [[ -e "$1" ]]; then
+    if [[ -L "$1" ]]; then
+        rt_save rt_do ln -sfn -- "$(readlink -- "$1")" "$1"
+    elif [[ -e "$1" ]]; then
         printf 'rt_file %q %q %q\n' "$1" "$(stat -c %a -- "$1")" "$(< "$1")" >> "$RT_SAVE"
     else
         rt_save rt_do rm -f -- "$1"
     fi
 }
-if [[ -e "$RT_UNIT_FILE" ]]; then
+if [[ -L "$RT_UNIT_FILE" && "$(readlink -- "$RT_UNIT_FILE")" == /dev/null ]]; then
+    # masked: the push installs and enables the unit; disable it (while its file is the push's), then mask again
+    rt_save rt_do systemctl disable "$RT_UNIT_NAME"
+    rt_save_file "$RT_UNIT_FILE"
+elif [[ -e "$RT_UNIT_FILE" ]]; then
     rt_save_file "$RT_UNIT_FILE"
     if [[ "$(rt_unit_enabled)" == enabled ]]; then
         rt_save rt_do systemctl enable "$RT_UNIT_NAME"
@@ -399,6 +429,9 @@ cat >> "$RT_SAVE" <<'RT_RESTORE_TAIL'
 if (( RT_FAIL == 0 && RT_LOST > 0 )); then exit 3; fi
 exit "$RT_FAIL"
 RT_RESTORE_TAIL
+mv -f -- "$RT_SAVE" "$RT_SAVE_FILE"
+trap - EXIT INT TERM HUP
+RT_SAVE="$RT_SAVE_FILE"
 fi
 
 # ===== pause =====
@@ -450,7 +483,9 @@ if (( RT_CHECK == 0 )); then
 for rt_n in "${RT_NICS[@]}"; do
     rt_nic "$rt_n"
     rt_run cma_roce_tos -d "$nic_rdma" -p "$nic_port" -t "$nic_tos"
-    rt_write "${SYSROOT}/sys/class/infiniband/$nic_rdma/tc/$nic_port/traffic_class" "$nic_tos"
+    tclass="$nic_tos"
+    (( RT_TCLASS_GLOBAL )) || tclass=-1
+    rt_write "${SYSROOT}/sys/class/infiniband/$nic_rdma/tc/$nic_port/traffic_class" "$tclass"
     rt_run cma_roce_mode -d "$nic_rdma" -p "$nic_port" -m 2
 done
 fi
@@ -531,8 +566,10 @@ for rt_n in "${RT_NICS[@]}"; do
     done
     rt_expect "$nic_dev" mtu "$nic_mtu" "$(rt_link_mtu "$nic_dev")"
     rt_expect "$nic_rdma" roce_tos "$nic_tos" "$(cma_roce_tos -d "$nic_rdma" -p "$nic_port" | tail -n 1)"
-    rt_expect "$nic_rdma" traffic_class "$nic_tos" \
-        "$(rt_tclass "${SYSROOT}/sys/class/infiniband/$nic_rdma/tc/$nic_port/traffic_class")"
+    tclass="$nic_tos"
+    (( RT_TCLASS_GLOBAL )) || tclass='unset'
+    tclass_now="$(rt_tclass "${SYSROOT}/sys/class/infiniband/$nic_rdma/tc/$nic_port/traffic_class")"
+    rt_expect "$nic_rdma" traffic_class "$tclass" "${tclass_now:-unset}"
     rt_expect "$nic_rdma" roce_mode 'RoCE v2' "$(cma_roce_mode -d "$nic_rdma" -p "$nic_port" | tail -n 1)"
     for rt_w in "${RT_ECN[@]}"; do
         read -r rt_s file value <<<"$rt_w"
