@@ -822,7 +822,7 @@ def _unowned(out: Path, name: str) -> list[str]:
     if not _OURS_INSIDE.fullmatch(name) or version.is_symlink() or not version.is_dir():
         return []
     listed = _written_by_plan(version)
-    return [p.relative_to(version).as_posix() for p in _strays(version, listed)] if listed else []
+    return _unlisted(version, listed) if listed else []
 
 
 def _written_by_plan(version: Path) -> set[str]:
@@ -1162,19 +1162,21 @@ def reusable(out_dir: str | Path, inputs: str) -> dict[str, Any] | None:
         return None
     if not all(_is_link_to_current(out / n, n) for n in MANAGED if os.path.lexists(version / n)):
         return None
-    if _has_unlisted(version, files):  # a file added by hand: readers refuse it, the writer removes it
+    if _unlisted(version, files):  # a file added by hand: readers refuse it, the writer removes it
         return None
     return extra if _files_intact(version, files) else None
 
 
-def _has_unlisted(version: Path, files: Mapping[str, Any]) -> bool:
-    """Whether ``switches/`` or ``hosts/`` of ``version`` has an entry ``files`` does not list (names only,
-    no ``stat``: the reuse check's budget)."""
+def _unlisted(version: Path, files: Collection[str]) -> list[str]:
+    """The entries of ``switches/`` and ``hosts/`` of ``version`` that ``files`` does not list, as relative
+    paths (names only, no ``stat``: about 1 ms for the ~6,000 files of a 4,096-host plan, where a walk with
+    ``rglob`` and ``is_file`` costs 0.1 s; the reuse check's and every re-plan's budget, issue 16)."""
+    out: list[str] = []
     for sub in ("switches", "hosts"):
         with contextlib.suppress(OSError):
-            if any(f"{sub}/{name}" not in files for name in os.listdir(version / sub)):
-                return True
-    return False
+            names = (f"{sub}/{name}" for name in os.listdir(version / sub))
+            out += sorted(n for n in names if n not in files)
+    return out
 
 
 def _files_intact(version: Path, files: dict[str, Any]) -> bool:
