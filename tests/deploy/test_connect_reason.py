@@ -4,6 +4,7 @@ comes after a blank line; the report kept only that first line."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import socket
 import subprocess
@@ -15,8 +16,8 @@ from .conftest import REPO
 
 
 def _closes_before_the_banner() -> tuple[socket.socket, threading.Event]:
-    """A real TCP listener on 127.0.0.1 that accepts and closes without an SSH banner (what a switch's sshd
-    past MaxStartups, or another service on the port, does)."""
+    """A real TCP listener on 127.0.0.1 that accepts, reads the client's banner and closes without one of its
+    own (what a switch's sshd past MaxStartups, or another service on the port, does)."""
     srv = socket.socket()
     srv.bind(("127.0.0.1", 0))
     srv.listen(8)
@@ -29,6 +30,11 @@ def _closes_before_the_banner() -> tuple[socket.socket, threading.Event]:
                 conn, _ = srv.accept()
             except OSError:
                 continue
+            # read the client's banner first: a socket closed with unread data sends an RST, which the
+            # client may see as "Connection reset by peer" before it reads the missing banner (a race)
+            conn.settimeout(5)
+            with contextlib.suppress(OSError):
+                conn.recv(4096)
             conn.close()
 
     threading.Thread(target=serve, daemon=True).start()
