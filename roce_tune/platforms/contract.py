@@ -508,12 +508,20 @@ class InventoryFacts:
         full_port_name: a front-panel port name as the platform's configuration spells it, from the CLI
             abbreviations people write in cabling plans (EOS/NX-OS ``Et1/1``, ``Eth1/1``, ``eth1/1`` ->
             ``Ethernet1/1``); other names unchanged. None: names are used as written.
+        physical_port: regex (``re.fullmatch``, on the name after ``full_port_name``) of every name a
+            physical front-panel port (breakouts included) has on the platform; a name outside it (a logical
+            unit or subinterface ``et-0/0/0.0``/``swp1.100``, a LAG, a management port) would get port-level
+            settings (MTU, PFC, buffers, ECN) written where they do not belong (lint RT139). None: not
+            checked.
+        physical_port_examples: physical port names of the platform's shapes, for the lint fix hint.
     """
 
     port_name_hint: str | None = None
     vendors: frozenset[str] | None = None
     mgmt_port: str | None = None
     full_port_name: Callable[[str], str] | None = None
+    physical_port: str | None = None
+    physical_port_examples: tuple[str, ...] = ()
 
 
 class Platform(Protocol):

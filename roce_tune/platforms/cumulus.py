@@ -756,6 +756,10 @@ INVENTORY = _c.InventoryFacts(
     port_name_hint=r"^swp\d",
     vendors=frozenset({"nvidia"}),
     mgmt_port=r"eth\d+",
+    # swpN is a front-panel port, swpNsM a breakout port; swpN.V a VLAN subinterface, bondN/brN logical
+    # (NVIDIA Cumulus Linux user guide, Switch Port Attributes: "swp is a switch front panel port")
+    physical_port=r"swp\d+(?:s\d+)?",
+    physical_port_examples=("swp1", "swp1s0"),
 )
 
 # ---------------------------------------------------------------------------------------- ANSIBLE

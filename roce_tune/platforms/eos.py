@@ -674,6 +674,10 @@ INVENTORY = _c.InventoryFacts(
     vendors=frozenset({"arista"}),
     mgmt_port=r"Management\d+(?:/\d+)*",
     full_port_name=full_port_name,
+    # EthernetN (fixed), EthernetN/M (a cage or its breakout lane), EthernetS/N/M (modular: linecard/cage/
+    # lane); EthernetN/M.V is a subinterface, Port-ChannelN a LAG
+    physical_port=r"Ethernet\d+(?:/\d+){0,2}",
+    physical_port_examples=("Ethernet1/1", "Ethernet3/1/1"),
 )
 
 # ---------------------------------------------------------------------------------------- ANSIBLE

@@ -972,6 +972,11 @@ INVENTORY = _c.InventoryFacts(
     port_name_hint=r"^(?:et|xe|ge|ae)-\d+/\d+/\d+",
     vendors=frozenset({"juniper"}),
     mgmt_port=r"(?:em|fxp|me)\d+|re\d+:mgmt-\d+",
+    # physical<:channel>.logical: type-fpc/pic/port, ``:N`` a channelized (breakout) port, ``.N`` a logical
+    # unit (Junos "Interface Naming Overview", juniper.net/documentation/en_US/junos12.2/topics/concept/
+    # interfaces-interface-naming-overview.html); aeN is an aggregate, not a port
+    physical_port=r"(?:ge|xe|mge|et)-\d+/\d+/\d+(?::\d+)?",
+    physical_port_examples=("et-0/0/0", "et-0/0/0:1"),
 )
 
 # ---------------------------------------------------------------------------------------- ANSIBLE

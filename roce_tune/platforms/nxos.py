@@ -633,6 +633,11 @@ INVENTORY = _c.InventoryFacts(
     vendors=frozenset({"cisco"}),
     mgmt_port=r"mgmt\d+",
     full_port_name=canonical_port,  # Eth1/1, Et1/1, eth1/1, e1/1 -> Ethernet1/1
+    # EthernetS/P, EthernetS/P/B after "interface breakout module S port P map ..." (Cisco NX-API "Configuring
+    # Breakout on High-Bandwidth Interfaces": "show ... interface ethernet 1/1/1"); EthernetS/P.V is a
+    # subinterface, port-channelN a LAG
+    physical_port=r"Ethernet\d+/\d+(?:/\d+)?",
+    physical_port_examples=("Ethernet1/1", "Ethernet1/1/2"),
 )
 
 # ---------------------------------------------------------------------------------------- ANSIBLE

@@ -1597,6 +1597,11 @@ INVENTORY = _c.InventoryFacts(
     port_name_hint=r"^Ethernet\d+$",
     vendors=None,
     mgmt_port=r"eth\d+",
+    # front-panel ports are the CONFIG_DB PORT keys EthernetN (breakouts too: each lane group gets its own
+    # N, sonic-buildimage device/*/hwsku.json, platform.json); subports are Ethernet0.10 or Eth0.10
+    # (sonic-buildimage sub-port interface HLD, issue sonic-net/sonic-buildimage#10802)
+    physical_port=r"Ethernet\d+",
+    physical_port_examples=("Ethernet0", "Ethernet248"),
 )
 
 # ---------------------------------------------------------------------------------------- ANSIBLE

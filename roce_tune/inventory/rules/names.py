@@ -1,13 +1,15 @@
 """Naming rules: device names unique across switches and hosts (RT120), NIC names unique per host (RT124),
-port names within the platform's length limit (RT129)."""
+port names within the platform's length limit (RT129), port names of the platform's physical-port shape
+(RT139)."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 
 from roce_tune.findings import Finding, Severity
 from roce_tune.inventory.rules.base import LintContext, rule
-from roce_tune.platforms import get_platform
+from roce_tune.platforms import full_port_name, get_platform, platform
 
 
 @rule("RT120", "duplicate-device-name", Severity.error,
@@ -147,3 +149,73 @@ def port_name_too_long(ctx: LintContext) -> Iterator[Finding]:
                                   "use the port name the switch shows (ip link / show interfaces), e.g. "
                                   "Ethernet0 or swp1s0", f"{path}.ports[{pi}].name", device=sw.name,
                                   port=longest)
+
+
+@rule("RT139", "not-a-physical-port", Severity.error,
+      "A switch port name is not a physical front-panel port of the switch's platform",
+      """Every per-port setting roce-tune writes (MTU, PFC, buffers, ECN, the watchdog) belongs to a physical
+      port. A name the platform reads as something else gets those lines anyway, where they do not belong: a
+      logical unit (`et-0/0/0.0`) gets `set interfaces et-0/0/0.0 mtu ...` and a congestion-notification
+      profile on unit 0, a VLAN subinterface (`swp1.100`, `Ethernet0.10`, `Ethernet1/1.100`) a link MTU and
+      QoS lines, a LAG or management port settings meant for front-panel ports. Each platform module states
+      its physical-port shapes, breakouts (`et-0/0/0:1`, `swp1s0`, `Ethernet1/1/2`) and the abbreviations its
+      CLI accepts (`Et1/5`, `Eth1/1/2`) included; the fix names the physical port.""",
+      """\
+site: {name: lab}
+switches:
+  - name: leaf1
+    platform: junos
+    model: QFX5220-32CD
+    role: leaf
+    ports: [{name: "et-0/0/0.0", speed: 400G}]
+""",
+      """\
+site: {name: lab}
+switches:
+  - name: leaf1
+    platform: junos
+    model: QFX5220-32CD
+    role: leaf
+    ports: [{name: "et-0/0/0", speed: 400G}]
+""")
+def not_a_physical_port(ctx: LintContext) -> Iterator[Finding]:
+    """Yield a finding per port entry with an expanded name outside its platform's
+    :attr:`~roce_tune.platforms.contract.InventoryFacts.physical_port` (after the platform's
+    ``full_port_name``); platforms without one are not checked, an empty range is RT123's."""
+    shapes: dict[str, re.Pattern[str] | None] = {}
+    for path, sw in ctx.switches():
+        name = sw.platform.value
+        if name not in shapes:
+            regex = platform(name).inventory.physical_port
+            shapes[name] = re.compile(regex) if regex is not None else None
+        shape = shapes[name]
+        if shape is None:
+            continue
+        for pi, port in enumerate(sw.ports):
+            try:
+                names = port.names()
+            except ValueError:
+                continue
+            bad = next((n for n in names if not shape.fullmatch(full_port_name(name, n))), None)
+            if bad is not None:
+                message, fix = _not_physical(sw.name, name, port.name, bad, shape)
+                yield ctx.finding(message, fix, f"{path}.ports[{pi}].name", device=sw.name, port=bad)
+
+
+def _not_physical(switch: str, platform_name: str, entry: str, bad: str,
+                  shape: re.Pattern[str]) -> tuple[str, str]:
+    """(message, fix) of RT139 for port ``bad`` (expanded from inventory entry ``entry``) of ``switch``: a
+    logical unit or subinterface (``<physical port>.<number>``) names its physical port, anything else gets
+    the platform's example names."""
+    parent, dot, unit = bad.rpartition(".")
+    if dot and unit.isdigit() and shape.fullmatch(full_port_name(platform_name, parent)):
+        physical = entry[:-len(unit) - 1] if entry.endswith(f".{unit}") else parent
+        return (f"{switch}: port {bad!r} is logical unit / subinterface {unit} of physical port {parent!r}, "
+                f"not a port: its MTU, PFC, buffer and ECN settings would be written for unit {unit}",
+                f"name the physical port: {physical!r} (and the links and NIC switch_ports that name it)")
+    examples = platform(platform_name).inventory.physical_port_examples
+    shown = ", ".join(examples)
+    return (f"{switch}: port {bad!r} is not a physical front-panel port name on {platform_name} "
+            f"(physical ports look like {shown})",
+            f"use the physical port name the switch shows (show interfaces), e.g. {examples[0]}"
+            if examples else "use the physical port name the switch shows (show interfaces)")
