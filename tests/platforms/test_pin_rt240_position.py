@@ -1,0 +1,65 @@
+"""A pinned value its platform cannot write is refused (RT240) at the override entry that pinned it.
+
+``pmax_percent: 0.5`` pinned for a SONiC switch (WRED_PROFILE takes an integer percent) or 2.5 for Cumulus
+(NVUE: integer 1..100) was reported at the switch's line, whose entry holds nothing to change; the line to
+change is the pin (``policy.overrides[i].set.pmax_percent``). ``roce-tune lint`` and ``roce-tune plan`` both
+report it (lint from the platforms' checks, plan from rendering)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from roce_tune.pipeline import plan_inventory
+from roce_tune.platforms import cannot_render_finding
+from roce_tune.platforms.base import CannotExpressValue
+
+REPO = Path(__file__).resolve().parents[2]
+LAB = REPO / "inventories" / "lab-2node.yaml"
+PIN = '    - {device: lab-leaf1, set: {pmax_percent: %s}, reason: "vendor TAC advice"}\n'
+
+
+def _run(*args: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    return subprocess.run([sys.executable, "-m", "roce_tune.cli", *args], capture_output=True, text=True,
+                          cwd=REPO, env=env, timeout=300)
+
+
+@pytest.mark.parametrize(("platform", "pmax", "says"), [
+    ("sonic", "0.5", "cannot be written to SONiC (integer percent 0..100)"),
+    ("cumulus", "2.5", "cannot be written to NVUE (integer 1..100)"),
+])
+def test_unwritable_pin_is_reported_at_the_override(tmp_path: Path, platform: str, pmax: str,
+                                                    says: str) -> None:
+    text = LAB.read_text().replace("  cnp_priority: 6\n", "  cnp_priority: 6\n  overrides:\n" + PIN % pmax)
+    text = text.replace("platform: sonic", f"platform: {platform}")
+    inv = tmp_path / "lab.yaml"
+    inv.write_text(text)
+    line = text.splitlines().index((PIN % pmax).rstrip("\n")) + 1
+    col = (PIN % pmax).index(pmax) + 1
+    where = f"{inv}:{line}:{col} lab-leaf1 policy.overrides[0].set.pmax_percent: error RT240:"
+    lint = _run("lint", str(inv))
+    plan = _run("plan", str(inv), "--out", str(tmp_path / "out"), "--no-scorecard")
+    for proc in (lint, plan):
+        assert proc.returncode != 0
+        (rt240,) = [ln for ln in (proc.stdout + proc.stderr).splitlines() if "RT240" in ln]
+        assert rt240.startswith(where), rt240
+        assert says in rt240 and "fix: pin pmax_percent at policy.overrides[0].set.pmax_percent" in rt240
+    assert not (tmp_path / "out").exists()
+
+
+def test_unwritable_derived_value_stays_at_the_switch() -> None:
+    """Without a pin nothing in ``policy.overrides`` is to blame: the RT240 keeps the switch's position."""
+    plan = plan_inventory(LAB, None, scorecards=False).plan
+    (sw,) = plan.switches
+    (e,) = sw.ecn_profiles
+    derived = CannotExpressValue("x cannot be written", "pmax_percent", e.rationale["pmax_percent"])
+    assert not e.rationale["pmax_percent"].pinned_by_user
+    for exc in (derived, CannotExpressValue("x", "pmax_percent", None), ValueError("x")):
+        f = cannot_render_finding(sw, exc)
+        assert (f.rule, f.location.device, f.location.path) == ("RT240", "lab-leaf1", None), f
+        assert f.fix.startswith("check that the platform runs on this switch model"), f.fix
