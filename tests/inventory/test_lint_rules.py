@@ -55,6 +55,7 @@ EXPECTED = {
     "RT136": (7, 17, "4.4.3"),                       # a Cumulus release without a known NVUE grammar
     "RT137": (3, 28, "4]"),                          # lossless priority 4 past the last RoCE DSCP
     "RT138": (9, 11, "10.10.1.250"),                 # 8 hosts counted up from .250 reach .255 and .2.0
+    "RT140": (6, 25, "[]"),                          # gpu02's empty nics list
 }
 
 
