@@ -668,9 +668,31 @@ def _switch_core(policy: Policy, sw: Switch, asic: AsicSpec, facts: list[_PortFa
     return headrooms, buf, ecn_profiles, profile_names
 
 
+def _cable_pins(inv: Inventory, sw: Switch, facts: list[_PortFacts],
+                peers: list[Peer | None]) -> dict[str, Rationale]:
+    """The ``cable_m`` rationale of each port of ``sw`` whose length an override pinned (``facts`` hold the
+    pinned length already, :func:`_port_cable`; ``peers`` per port, in the same order): port name ->
+    "pinned by user", naming the override and its reason, with the cable's own length as the derived value."""
+    out: dict[str, Rationale] = {}
+    for f, peer in zip(facts, peers):
+        pin = resolve_override_sources(inv.policy, role=sw.role.value, device=sw.name, port=f.name,
+                                       params=("cable_m",)).get("cable_m")
+        if pin is None:
+            continue
+        derived = peer.cable_m if peer is not None and peer.cable_m is not None else inv.defaults.cable_length
+        out[f.name] = Rationale(
+            formula="pinned by user", inputs={"cable_m": f.cable_m},
+            source=f"inventory override for {sw.name}:{f.name}, {override_label(inv.policy, pin[1])}",
+            note=f"derived {derived} (inventory link/NIC cable_length, else defaults.cable_length); the "
+                 "port's headroom uses the pinned length", pinned_by_user=True, derived_value=derived)
+    return out
+
+
 def _derive_shape(policy: Policy, sw: Switch, asic: AsicSpec, facts: list[_PortFacts], rtt_us: float,
-                  findings: list[Finding], memo: _Memo) -> _SwitchShape:
-    """Derive one switch from its port facts: ports, buffers, ECN profiles, watchdog."""
+                  findings: list[Finding], memo: _Memo,
+                  cable_pins: dict[str, Rationale] | None = None) -> _SwitchShape:
+    """Derive one switch from its port facts: ports, buffers, ECN profiles, watchdog (``cable_pins``: the
+    ``cable_m`` rationale of ports whose length is pinned, :func:`_cable_pins`)."""
     memo.pfc_bound_added = []
     headrooms, buf, ecn_profiles, profile_names = _switch_core(policy, sw, asic, facts, rtt_us, findings,
                                                                memo)
@@ -679,7 +701,10 @@ def _derive_shape(policy: Policy, sw: Switch, asic: AsicSpec, facts: list[_PortF
     for f in facts:
         # model_construct: every field is already typed by the tuner; validating ~100k ports again
         # would dominate the plan time on large fabrics (PortPlan's schema is still what is published)
-        ports.append(construct_trusted(PortPlan, rationale=_port_rationale(f, memo),  # fields in model order
+        why = _port_rationale(f, memo)
+        if cable_pins and f.name in cable_pins:  # (a shared dict: copied, never edited)
+            why = {**why, "cable_m": cable_pins[f.name]}
+        ports.append(construct_trusted(PortPlan, rationale=why,  # fields in model order
             name=f.name, speed_gbps=f.speed_gbps, lanes=f.lanes, mtu=f.mtu, cable_m=f.cable_m,
             admin_up=f.admin_up, peer=f.peer, peer_kind=f.peer_kind, direction=f.direction,
             lossless=f.lossless, pfc_priorities=prios if f.lossless else [], headroom=headrooms.get(f.name),
@@ -711,7 +736,8 @@ def _switch_shape(inv: Inventory, topo: Topology, catalog: Catalog, sw: Switch, 
         return shape, peers
     found = len(findings)
     facts = _port_facts(rows, fan_ins, peers)
-    shape = _derive_shape(inv.policy, sw, asic, facts, rtt_us, findings, memo)
+    cable_pins = _cable_pins(inv, sw, facts, peers) if inv.policy.overrides else None
+    shape = _derive_shape(inv.policy, sw, asic, facts, rtt_us, findings, memo, cable_pins)
     if key is not None and len(findings) == found:
         memo.shapes[key] = shape
     return shape, None

@@ -67,3 +67,20 @@ def test_explain_prints_the_pins_reason(tmp_path: Path) -> None:
     assert proc.returncode == 0, proc.stderr
     assert "source:  inventory override policy.overrides[1] (reason: long cable)" in proc.stdout, proc.stdout
     assert "pinned by user; derived value" in proc.stdout, proc.stdout
+
+
+def test_a_pinned_cable_length_says_it_was_pinned(tmp_path: Path) -> None:
+    """A ``cable_m`` pin replaced the port's length but its rationale still said "inventory link/NIC
+    cable_length" (source ``inventory``), as if the cable were 40 m long."""
+    inv = tmp_path / "lab.yaml"
+    inv.write_text(LAB.read_text().replace("  cnp_priority: 6\n", "  cnp_priority: 6\n  overrides:\n"
+                                           "    - {device: lab-leaf1, port: Ethernet0, set: {cable_m: 40}, "
+                                           "reason: \"patch panel adds 38 m\"}\n"))
+    (sw,) = plan_inventory(inv, None, scorecards=False).plan.switches
+    ports = {p.name: p for p in sw.ports}
+    why = ports["Ethernet0"].rationale["cable_m"]
+    assert (ports["Ethernet0"].cable_m, why.pinned_by_user, why.derived_value) == (40.0, True, 2.0), why
+    assert why.source == ("inventory override for lab-leaf1:Ethernet0, policy.overrides[0] "
+                          "(reason: patch panel adds 38 m)"), why
+    assert not ports["Ethernet8"].rationale["cable_m"].pinned_by_user  # the other port keeps its cable's
+    assert ports["Ethernet8"].rationale["cable_m"].formula == "inventory link/NIC cable_length"
