@@ -58,8 +58,9 @@ def resolve_override_sources(
 def override_label(policy: Policy, index: int) -> str:
     """How a pinned value's rationale names the override entry it comes from: its position in the
     inventory and its ``reason``, e.g. ``policy.overrides[2] (reason: vendor TAC advice)``, or
-    ``policy.overrides[2] (no reason given)``. Raises IndexError for an index ``policy`` does not have."""
-    reason = policy.overrides[index].reason
+    ``policy.overrides[2] (no reason given)``; a reason's line breaks and runs of blanks become one blank
+    (plan.md lists it as one line). Raises IndexError for an index ``policy`` does not have."""
+    reason = " ".join((policy.overrides[index].reason or "").split())
     return f"policy.overrides[{index}] " + (f"(reason: {reason})" if reason else "(no reason given)")
 
 

@@ -84,3 +84,17 @@ def test_a_pinned_cable_length_says_it_was_pinned(tmp_path: Path) -> None:
                           "(reason: patch panel adds 38 m)"), why
     assert not ports["Ethernet8"].rationale["cable_m"].pinned_by_user  # the other port keeps its cable's
     assert ports["Ethernet8"].rationale["cable_m"].formula == "inventory link/NIC cable_length"
+
+
+def test_a_multi_line_reason_is_one_line_in_the_plan(tmp_path: Path) -> None:
+    """A block-scalar reason (as pasted from a TAC mail) kept its line breaks: its blank line ended plan.md's
+    list item and the rest read as a paragraph (or a heading) of its own."""
+    inv = tmp_path / "lab.yaml"
+    inv.write_text(LAB.read_text().replace("  cnp_priority: 6\n", "  cnp_priority: 6\n  overrides:\n"
+                                           "    - device: lab-leaf1\n      set: {detection_ms: 300}\n"
+                                           "      reason: |\n        TAC case 4711:\n\n        ## raise it\n"))
+    res = plan_inventory(inv, None, scorecards=False)
+    (sw,) = res.plan.switches
+    assert sw.watchdog.rationale["detection_ms"].source == (
+        "inventory override policy.overrides[0] (reason: TAC case 4711: ## raise it)")
+    assert "\n## raise it" not in res.files["plan.md"]
