@@ -518,8 +518,9 @@ class Override(_Strict):
     device: DeviceName | None = None
     port: InterfaceName | None = None
     set: Annotated[dict[OverrideParam, int | float | str], BeforeValidator(_parse_pins)]
-    reason: str | None = Field(None, max_length=500, description="why the value is pinned (e.g. vendor TAC "
-                               "advice): the pinned value's rationale source in plan.md, plan.json and explain")
+    reason: str | None = Field(
+        None, max_length=500, description="why the value is pinned (e.g. vendor TAC advice): the pinned "
+                                          "value's rationale source in plan.md, plan.json and explain")
 
     @model_validator(mode="after")
     def _port_needs_device(self) -> Override:

@@ -92,7 +92,8 @@ def test_a_multi_line_reason_is_one_line_in_the_plan(tmp_path: Path) -> None:
     inv = tmp_path / "lab.yaml"
     inv.write_text(LAB.read_text().replace("  cnp_priority: 6\n", "  cnp_priority: 6\n  overrides:\n"
                                            "    - device: lab-leaf1\n      set: {detection_ms: 300}\n"
-                                           "      reason: |\n        TAC case 4711:\n\n        ## raise it\n"))
+                                           "      reason: |\n        TAC case 4711:\n\n"
+                                           "        ## raise it\n"))
     res = plan_inventory(inv, None, scorecards=False)
     (sw,) = res.plan.switches
     assert sw.watchdog.rationale["detection_ms"].source == (
