@@ -7,8 +7,6 @@ the same scope win over earlier ones, so an inventory reads top to bottom like a
 
 from __future__ import annotations
 
-import re
-
 from roce_tune.inventory.models import Override, Policy, Role
 
 HEADROOM_PARAMS = ("xoff_bytes", "xon_bytes", "size_bytes", "cable_m")
@@ -62,17 +60,6 @@ def override_label(policy: Policy, index: int) -> str:
     (plan.md lists it as one line). Raises IndexError for an index ``policy`` does not have."""
     reason = " ".join((policy.overrides[index].reason or "").split())
     return f"policy.overrides[{index}] " + (f"(reason: {reason})" if reason else "(no reason given)")
-
-
-#: the entry an :func:`override_label` names (its first ``policy.overrides[i]``: a reason comes after it)
-_LABEL_RE = re.compile(r"policy\.overrides\[(\d+)\]")
-
-
-def pinned_path(source: str, key: str) -> str | None:
-    """The inventory field path of the pin behind a pinned value, ``policy.overrides[i].set.<key>``, read
-    from the value's rationale ``source`` (made with :func:`override_label`); None when it names no entry."""
-    m = _LABEL_RE.search(source)
-    return f"policy.overrides[{m.group(1)}].set.{key}" if m else None
 
 
 def pin_sources(policy: Policy, sources: dict[str, tuple[int | float | str, int]]) -> dict[str, str]:

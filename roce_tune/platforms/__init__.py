@@ -149,10 +149,8 @@ def cannot_render_finding(switch: SwitchPlan, exc: BaseException) -> Finding:
     fix = exc.fix if isinstance(exc, CannotExpress) else (
         "check that the platform runs on this switch model, or pin values the platform can express")
     path = None
-    if isinstance(exc, CannotExpressValue) and exc.rationale is not None and exc.rationale.pinned_by_user:
-        from roce_tune.inventory.overrides import pinned_path
-
-        path = pinned_path(exc.rationale.source, exc.key)  # positioned there (pipeline.locate_findings)
+    if isinstance(exc, CannotExpressValue) and exc.rationale is not None:
+        path = exc.rationale.pin_path(exc.key)  # the finding is positioned there (pipeline.locate_findings)
         if path is not None:
             fix = (f"pin {exc.key} at {path} as {switch.platform} can write it, or scope that override away "
                    f"from {switch.name}")
