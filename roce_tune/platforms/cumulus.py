@@ -337,12 +337,14 @@ def _watchdog(switch: SwitchPlan) -> dict[str, Any]:
     wd = switch.watchdog
     if not wd.enabled:
         return {"enabled": False}
-    if wd.action not in WATCHDOG_ACTIONS:
-        raise ValueError(f"{switch.name}: Cumulus PFC watchdog can only drop, the plan asks for "
-                         f"{wd.action!r}")
+    if wd.action not in WATCHDOG_ACTIONS:  # (CannotExpressValue: RT240 at the override that pinned it)
+        raise CannotExpressValue(f"{switch.name}: Cumulus PFC watchdog can only drop, the plan asks for "
+                                 f"{wd.action!r}", "action", wd.rationale.get("action"))
     if wd.detection_ms % wd.poll_ms:
-        raise ValueError(f"{switch.name}: detection {wd.detection_ms} ms is not a whole number of "
-                         f"{wd.poll_ms} ms polls (NVUE robustness)")
+        why = wd.rationale.get("detection_ms")
+        key = "detection_ms" if why is not None and why.pinned_by_user else "poll_ms"
+        raise CannotExpressValue(f"{switch.name}: detection {wd.detection_ms} ms is not a whole number of "
+                                 f"{wd.poll_ms} ms polls (NVUE robustness)", key, wd.rationale.get(key))
     return {"enabled": True, "polling_interval": wd.poll_ms, "robustness": wd.detection_ms // wd.poll_ms}
 
 

@@ -21,6 +21,7 @@ from roce_tune.platforms.base import CannotExpressValue
 REPO = Path(__file__).resolve().parents[2]
 LAB = REPO / "inventories" / "lab-2node.yaml"
 PIN = '    - {device: lab-leaf1, set: {pmax_percent: %s}, reason: "vendor TAC advice"}\n'
+WD_PIN = '    - {device: lab-leaf1, set: {%s}, reason: "vendor TAC advice"}\n'
 
 
 def _run(*args: str) -> subprocess.CompletedProcess[str]:
@@ -50,6 +51,27 @@ def test_unwritable_pin_is_reported_at_the_override(tmp_path: Path, platform: st
         assert rt240.startswith(where), rt240
         assert says in rt240 and "fix: pin pmax_percent at policy.overrides[0].set.pmax_percent" in rt240
     assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize(("pin", "key", "says"), [
+    ("action: forward", "action", "Cumulus PFC watchdog can only drop, the plan asks for 'forward'"),
+    ("detection_ms: 350", "detection_ms", "detection 350 ms is not a whole number of 200 ms polls"),
+    ("poll_ms: 150", "poll_ms", "detection 200 ms is not a whole number of 150 ms polls"),
+])
+def test_unwritable_watchdog_pin_is_reported_at_the_override(tmp_path: Path, pin: str, key: str,
+                                                             says: str) -> None:
+    """NVUE's PFC watchdog only drops and counts detection in whole polls (robustness)."""
+    text = LAB.read_text().replace("  cnp_priority: 6\n", "  cnp_priority: 6\n  overrides:\n" + WD_PIN % pin)
+    text = text.replace("platform: sonic", "platform: cumulus")
+    inv = tmp_path / "lab.yaml"
+    inv.write_text(text)
+    line = text.splitlines().index((WD_PIN % pin).rstrip("\n")) + 1
+    col = (WD_PIN % pin).index(pin.split(": ")[1]) + 1
+    proc = _run("lint", str(inv))
+    (rt240,) = [ln for ln in proc.stdout.splitlines() if "RT240" in ln]
+    where = f"{inv}:{line}:{col} lab-leaf1 policy.overrides[0].set.{key}: error RT240:"
+    assert rt240.startswith(where), rt240
+    assert says in rt240, rt240
 
 
 def test_unwritable_derived_value_stays_at_the_switch() -> None:
