@@ -562,24 +562,38 @@ def derive_ecn(
         rationale=r)
 
 
+def ramp_pin_path(profile: EcnProfile) -> str | None:
+    """The inventory path of the pin behind a profile's ramp (``policy.overrides[i].set.kmax_bytes``, else
+    its ``kmin_bytes``: a Kmin pin moves an unpinned Kmax above it), None when neither is pinned; a finding
+    on the ramp is positioned there (pipeline.locate_findings)."""
+    for key in ("kmax_bytes", "kmin_bytes"):
+        why = profile.rationale.get(key)
+        path = why.pin_path(key) if why is not None else None
+        if path is not None:
+            return path
+    return None
+
+
 def check_ecn(profile: EcnProfile, device: str, port: str | None) -> list[Finding]:
     """Safety checks on an ECN profile (derived, named or pinned).
 
     Returns:
         RT210 (error) when Kmin >= Kmax or Kmax > pfc_onset_bytes (the egress queue at which the fan-in's
-        ingress PGs all send XOFF; marking must reach Pmax before it); RT211 (warning) when the fluid check
-        failed (p* > Pmax, q* >= trigger, or no room for a ramp). Empty list when all is well.
+        ingress PGs all send XOFF; marking must reach Pmax before it), at the pin behind the ramp if any
+        (:func:`ramp_pin_path`); RT211 (warning) when the fluid check failed (p* > Pmax, q* >= trigger, or no
+        room for a ramp). Empty list when all is well.
     """
     loc = Location(device=device, port=port)
+    ramp = Location(device=device, port=port, path=ramp_pin_path(profile))
     out: list[Finding] = []
     if profile.kmin_bytes >= profile.kmax_bytes:
-        out.append(Finding(rule="RT210", severity=Severity.error, location=loc,
+        out.append(Finding(rule="RT210", severity=Severity.error, location=ramp,
                            message=f"ECN profile {profile.name}: Kmin {profile.kmin_bytes} B >= Kmax "
                                    f"{profile.kmax_bytes} B (no marking ramp)",
                            fix="set kmin_bytes below kmax_bytes (or drop the override)"))
     onset = profile.pfc_onset_bytes if profile.pfc_onset_bytes is not None else profile.pfc_trigger_bytes
     if profile.kmax_bytes > onset:
-        out.append(Finding(rule="RT210", severity=Severity.error, location=loc,
+        out.append(Finding(rule="RT210", severity=Severity.error, location=ramp,
                            message=f"ECN profile {profile.name}: Kmax {profile.kmax_bytes} B is above the "
                                    f"egress PFC onset {onset} B (fan-in {profile.fan_in} x PG trigger "
                                    f"{profile.pfc_trigger_bytes} B): PFC fires before ECN marking reaches "

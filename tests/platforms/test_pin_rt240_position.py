@@ -85,3 +85,22 @@ def test_unwritable_derived_value_stays_at_the_switch() -> None:
         f = cannot_render_finding(sw, exc)
         assert (f.rule, f.location.device, f.location.path) == ("RT240", "lab-leaf1", None), f
         assert f.fix.startswith("check that the platform runs on this switch model"), f.fix
+
+
+@pytest.mark.parametrize("pin", ["kmax_bytes: 50MB", "kmin_bytes: 40MB"])
+def test_an_ecn_pin_above_the_pfc_onset_is_reported_at_the_override(tmp_path: Path, pin: str) -> None:
+    """RT210/RT237 (Kmax above the egress PFC onset) of a pinned ramp were at the port's and the switch's
+    line; the value to change is the pin (a Kmin pin moves the unpinned Kmax above it, so it is to blame)."""
+    entry = "    - {device: lab-leaf1, port: Ethernet0, set: {%s}}\n" % pin
+    text = LAB.read_text().replace("  cnp_priority: 6\n", "  cnp_priority: 6\n  overrides:\n" + entry)
+    inv = tmp_path / "lab.yaml"
+    inv.write_text(text)
+    line = text.splitlines().index(entry.rstrip("\n")) + 1
+    col = entry.index(pin.split(": ")[1]) + 1
+    where = f"{inv}:{line}:{col} lab-leaf1"
+    proc = _run("lint", str(inv))
+    found = {ln.split(" error ")[1][:5] for ln in proc.stdout.splitlines() if " error RT2" in ln}
+    assert found == {"RT210", "RT237"}, proc.stdout
+    for ln in proc.stdout.splitlines():
+        if " error RT2" in ln:
+            assert ln.startswith(where) and f"policy.overrides[0].set.{pin.split(':')[0]}: error" in ln, ln
