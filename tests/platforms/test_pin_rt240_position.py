@@ -3,7 +3,8 @@
 ``pmax_percent: 0.5`` pinned for a SONiC switch (WRED_PROFILE takes an integer percent) or 2.5 for Cumulus
 (NVUE: integer 1..100) was reported at the switch's line, whose entry holds nothing to change; the line to
 change is the pin (``policy.overrides[i].set.pmax_percent``). ``roce-tune lint`` and ``roce-tune plan`` both
-report it (lint from the platforms' checks, plan from rendering)."""
+report it (lint from the platforms' checks, plan from rendering). The tuner's RT210/RT237 on a pinned ECN ramp
+likewise point at the pin."""
 
 from __future__ import annotations
 
