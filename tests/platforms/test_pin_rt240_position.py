@@ -92,7 +92,7 @@ def test_unwritable_derived_value_stays_at_the_switch() -> None:
 def test_an_ecn_pin_above_the_pfc_onset_is_reported_at_the_override(tmp_path: Path, pin: str) -> None:
     """RT210/RT237 (Kmax above the egress PFC onset) of a pinned ramp were at the port's and the switch's
     line; the value to change is the pin (a Kmin pin moves the unpinned Kmax above it, so it is to blame)."""
-    entry = "    - {device: lab-leaf1, port: Ethernet0, set: {%s}}\n" % pin
+    entry = f"    - {{device: lab-leaf1, port: Ethernet0, set: {{{pin}}}}}\n"
     text = LAB.read_text().replace("  cnp_priority: 6\n", "  cnp_priority: 6\n  overrides:\n" + entry)
     inv = tmp_path / "lab.yaml"
     inv.write_text(text)
