@@ -509,15 +509,18 @@ def _parse_pins(value: Any) -> Any:
 class Override(_Strict):
     """A user-pinned value. Scope by ``role``, ``device`` or ``device`` + ``port`` (no scope = site).
 
-    The plan shows the value as "pinned by user" with the derived value beside it; the tuner's safety
-    checks still run on it (e.g. Kmax above the PFC trigger is an error).
+    The plan shows the value as "pinned by user" with the derived value beside it, and its source names
+    this entry (``policy.overrides[i]``) and its ``reason``; the tuner's safety checks still run on it (e.g.
+    Kmax above the PFC trigger is an error).
     """
 
     role: Role | Literal["host"] | None = None
     device: DeviceName | None = None
     port: InterfaceName | None = None
     set: Annotated[dict[OverrideParam, int | float | str], BeforeValidator(_parse_pins)]
-    reason: str | None = Field(None, max_length=500)
+    reason: str | None = Field(
+        None, max_length=500, description="why the value is pinned (e.g. vendor TAC advice): the pinned "
+                                          "value's rationale source in plan.md, plan.json and explain")
 
     @model_validator(mode="after")
     def _port_needs_device(self) -> Override:

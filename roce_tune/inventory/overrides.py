@@ -53,6 +53,21 @@ def resolve_override_sources(
     return out
 
 
+def override_label(policy: Policy, index: int) -> str:
+    """How a pinned value's rationale names the override entry it comes from: its position in the
+    inventory and its ``reason``, e.g. ``policy.overrides[2] (reason: vendor TAC advice)``, or
+    ``policy.overrides[2] (no reason given)``; a reason's line breaks and runs of blanks become one blank
+    (plan.md lists it as one line). Raises IndexError for an index ``policy`` does not have."""
+    reason = " ".join((policy.overrides[index].reason or "").split())
+    return f"policy.overrides[{index}] " + (f"(reason: {reason})" if reason else "(no reason given)")
+
+
+def pin_sources(policy: Policy, sources: dict[str, tuple[int | float | str, int]]) -> dict[str, str]:
+    """``{param: rationale source}`` of the pins of :func:`resolve_override_sources` (its result is
+    ``sources``): ``inventory override`` and the entry's :func:`override_label`."""
+    return {k: f"inventory override {override_label(policy, i)}" for k, (_, i) in sources.items()}
+
+
 def resolve_overrides(
     policy: Policy, *, role: str, device: str, port: str | None = None, params: tuple[str, ...] | None = None
 ) -> dict[str, int | float | str]:

@@ -19,6 +19,7 @@ time. The model is unchanged; 1.0 and 1.1 files still load.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterator
 from typing import Any, Literal, Protocol, TypeVar
 
@@ -47,6 +48,10 @@ class _Frozen(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
 
+#: the override entry a pinned value's rationale source names (its first: a reason comes after it)
+_OVERRIDE_ENTRY_RE = re.compile(r"policy\.overrides\[(\d+)\]")
+
+
 class Rationale(_Frozen):
     """Why a value is what it is.
 
@@ -65,6 +70,14 @@ class Rationale(_Frozen):
     note: str = ""
     pinned_by_user: bool = False
     derived_value: float | int | str | None = None
+
+    def pin_path(self, key: str) -> str | None:
+        """The inventory field path of the pin behind this value, ``policy.overrides[i].set.<key>`` (``key``:
+        the value's field name), read from ``source`` (the tuner names the override entry there first,
+        :func:`roce_tune.inventory.overrides.override_label`); None when the value is not pinned or its
+        source names no entry."""
+        m = _OVERRIDE_ENTRY_RE.search(self.source) if self.pinned_by_user else None
+        return f"policy.overrides[{m.group(1)}].set.{key}" if m else None
 
 
 class Explained(_Frozen):

@@ -140,13 +140,21 @@ def switch_findings(plan: Plan) -> tuple[list[Finding], list[Finding]]:
 
 def cannot_render_finding(switch: SwitchPlan, exc: BaseException) -> Finding:
     """RT240 (error): the platform of ``switch`` cannot express its plan (``exc`` says why; the fix is a
-    :class:`~roce_tune.platforms.base.CannotExpress`'s own, else a generic one)."""
+    :class:`~roce_tune.platforms.base.CannotExpress`'s own, else a generic one). A
+    :class:`~roce_tune.platforms.base.CannotExpressValue` of a pinned value names the pin's field path
+    (``policy.overrides[i].set.<key>``), where the finding is then positioned."""
     from roce_tune.findings import Finding, Location, Severity
-    from roce_tune.platforms.base import CannotExpress
+    from roce_tune.platforms.base import CannotExpress, CannotExpressValue
 
     fix = exc.fix if isinstance(exc, CannotExpress) else (
         "check that the platform runs on this switch model, or pin values the platform can express")
-    return Finding(rule="RT240", severity=Severity.error, location=Location(device=switch.name),
+    path = None
+    if isinstance(exc, CannotExpressValue) and exc.rationale is not None:
+        path = exc.rationale.pin_path(exc.key)  # the finding is positioned there (pipeline.locate_findings)
+        if path is not None:
+            fix = (f"pin {exc.key} at {path} as {switch.platform} can write it, or scope that override away "
+                   f"from {switch.name}")
+    return Finding(rule="RT240", severity=Severity.error, location=Location(device=switch.name, path=path),
                    message=f"cannot render {switch.name} for {switch.platform} ({switch.model}, "
                    f"{switch.asic}): {exc}", fix=fix)
 

@@ -10,6 +10,10 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from roce_tune.plan.model import Rationale
 
 #: Longest Linux interface name: IFNAMSIZ (16) less the terminating NUL (torvalds/linux
 #: include/uapi/linux/if.h). Ports that are kernel netdevs (SONiC's EthernetN via the SAI host
@@ -80,6 +84,23 @@ class CannotExpress(ValueError):
     def __init__(self, message: str, fix: str) -> None:
         super().__init__(message)
         self.fix = fix
+
+
+class CannotExpressValue(ValueError):
+    """One value of a switch's plan that the platform's syntax cannot say (e.g. a fractional Pmax where the
+    platform takes an integer percent): reported as RT240, at the inventory override that pinned the value
+    when its rationale says it was pinned (:func:`roce_tune.platforms.cannot_render_finding`).
+
+    Args:
+        message: what cannot be expressed and why (the switch is named by the finding).
+        key: the value's field name in its plan section (``pmax_percent``).
+        rationale: the value's rationale from the plan (None when it has none).
+    """
+
+    def __init__(self, message: str, key: str, rationale: Rationale | None) -> None:
+        super().__init__(message)
+        self.key = key
+        self.rationale = rationale
 
 
 #: a configuration value as devices print it: double- or single-quoted (may hold blanks) or one token

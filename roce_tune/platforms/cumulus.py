@@ -72,8 +72,14 @@ from types import MappingProxyType
 from typing import Any
 
 from roce_tune.findings import Finding, Location, Severity
-from roce_tune.plan import Plan, SwitchPlan
-from roce_tune.platforms.base import LINUX_IFNAME_MAX, PlatformSpec, SecretPattern, secret_re
+from roce_tune.plan import Plan, Rationale, SwitchPlan
+from roce_tune.platforms.base import (
+    LINUX_IFNAME_MAX,
+    CannotExpressValue,
+    PlatformSpec,
+    SecretPattern,
+    secret_re,
+)
 from roce_tune.platforms.templating import render_device_template
 
 _DOCS = "https://docs.nvidia.com/networking-ethernet-software/cumulus-linux-{rel}/"
@@ -201,9 +207,16 @@ def metres(cable_m: float) -> int:
     return max(1, math.ceil(cable_m))
 
 
-def _integer_percent(value: float, what: str, lo: int = 1) -> int:
+def _integer_percent(value: float, what: str, lo: int = 1, rationale: Rationale | None = None) -> int:
+    """``value`` (``what``: its name in messages) as NVUE's integer percent ``lo``..100.
+
+    Raises:
+        CannotExpressValue: fractional or out of range (RT240; at the override behind it when ``rationale``
+            says the value was pinned).
+    """
     if value != int(value) or not lo <= value <= 100:
-        raise ValueError(f"{what}={value} cannot be written to NVUE (integer {lo}..100)")
+        raise CannotExpressValue(f"{what}={value} cannot be written to NVUE (integer {lo}..100)",
+                                 what.rpartition(".")[2], rationale)
     return int(value)
 
 
@@ -239,7 +252,8 @@ def _ecn(plan: Plan, switch: SwitchPlan) -> list[dict[str, Any]]:
         e = profiles[name]
         out.append({"name": DEFAULT_PROFILE if len(groups) == 1 else name, "plan_name": name,
                     "queues": queues, "queue_list": id_list(queues), "min": e.kmin_bytes, "max": e.kmax_bytes,
-                    "probability": _integer_percent(e.pmax_percent, f"{name}.pmax_percent"),
+                    "probability": _integer_percent(e.pmax_percent, f"{name}.pmax_percent", 1,
+                                                    e.rationale.get("pmax_percent")),
                     "ports": sorted(ports), "bound": len(groups) > 1})
     return out
 
@@ -323,12 +337,14 @@ def _watchdog(switch: SwitchPlan) -> dict[str, Any]:
     wd = switch.watchdog
     if not wd.enabled:
         return {"enabled": False}
-    if wd.action not in WATCHDOG_ACTIONS:
-        raise ValueError(f"{switch.name}: Cumulus PFC watchdog can only drop, the plan asks for "
-                         f"{wd.action!r}")
+    if wd.action not in WATCHDOG_ACTIONS:  # (CannotExpressValue: RT240 at the override that pinned it)
+        raise CannotExpressValue(f"{switch.name}: Cumulus PFC watchdog can only drop, the plan asks for "
+                                 f"{wd.action!r}", "action", wd.rationale.get("action"))
     if wd.detection_ms % wd.poll_ms:
-        raise ValueError(f"{switch.name}: detection {wd.detection_ms} ms is not a whole number of "
-                         f"{wd.poll_ms} ms polls (NVUE robustness)")
+        why = wd.rationale.get("detection_ms")
+        key = "detection_ms" if why is not None and why.pinned_by_user else "poll_ms"
+        raise CannotExpressValue(f"{switch.name}: detection {wd.detection_ms} ms is not a whole number of "
+                                 f"{wd.poll_ms} ms polls (NVUE robustness)", key, wd.rationale.get(key))
     return {"enabled": True, "polling_interval": wd.poll_ms, "robustness": wd.detection_ms // wd.poll_ms}
 
 

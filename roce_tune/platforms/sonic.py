@@ -89,8 +89,15 @@ import orjson
 from pydantic import BaseModel
 
 from roce_tune.findings import Finding, Location, Severity
-from roce_tune.plan import BufferProfile, Plan, PortPlan, SwitchPlan
-from roce_tune.platforms.base import LINUX_IFNAME_MAX, PlatformSpec, SecretPattern, mask_secrets, secret_re
+from roce_tune.plan import BufferProfile, EcnProfile, Plan, PortPlan, SwitchPlan
+from roce_tune.platforms.base import (
+    LINUX_IFNAME_MAX,
+    CannotExpressValue,
+    PlatformSpec,
+    SecretPattern,
+    mask_secrets,
+    secret_re,
+)
 from roce_tune.platforms.contract import BufferModels
 from roce_tune.platforms.templating import render_keyed
 
@@ -299,9 +306,17 @@ def cable_string(cable_m: float) -> str:
     return f"{math.ceil(cable_m)}m"
 
 
-def _percent(value: float, what: str) -> int:
+def _percent(e: EcnProfile, key: str) -> int:
+    """Percent field ``key`` of ECN profile ``e`` as SONiC's WRED_PROFILE takes it (an integer 0..100).
+
+    Raises:
+        CannotExpressValue: the value is fractional or out of range (RT240, at the pin behind it if any).
+    """
+    value = getattr(e, key)
     if value != int(value) or not 0 <= value <= 100:
-        raise ValueError(f"{what}={value} cannot be written to SONiC (integer percent 0..100)")
+        raise CannotExpressValue(
+            f"{e.name}.{key}={value} cannot be written to SONiC (integer percent 0..100)", key,
+            e.rationale.get(key))
     return int(value)
 
 
@@ -442,7 +457,7 @@ def _wred(switch: SwitchPlan) -> list[dict[str, Any]]:
                              f"{e.drop_min_bytes}..{e.drop_max_bytes} B, which SONiC's WRED_PROFILE cannot "
                              "express (one ramp per queue for marking and dropping)")
         out.append({"name": e.name, "min": e.kmin_bytes, "max": e.kmax_bytes,
-                    "probability": _percent(e.pmax_percent, f"{e.name}.pmax_percent")})
+                    "probability": _percent(e, "pmax_percent")})
     return out
 
 

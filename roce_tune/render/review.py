@@ -372,7 +372,7 @@ def _switch_non_default(sw: SwitchPlan, listing: _Listing, heads: _Heads) -> Non
     for k in timers if listing.first(("wd", id(w), sw.platform)) else ():
         r = w.rationale.get(k)
         if r is not None and (r.pinned_by_user or (k != "action" and getattr(w, k) != 200)):
-            listing.add(("wd", sw.platform, k, getattr(w, k)),
+            listing.add(("wd", sw.platform, k, getattr(w, k), r.pinned_by_user and r.source),
                         lambda: f"- watchdog ({sw.platform}, e.g. `{sw.name}`) {k} = "
                                 f"{getattr(w, k)}: {_fmt_rationale(r)}")
 

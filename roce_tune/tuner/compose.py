@@ -43,6 +43,8 @@ from roce_tune.inventory.overrides import (
     ECN_PARAMS,
     HEADROOM_PARAMS,
     WATCHDOG_PARAMS,
+    override_label,
+    pin_sources,
     resolve_override_sources,
     resolve_overrides,
 )
@@ -181,8 +183,9 @@ _Section = TypeVar("_Section", bound=Explained)
 _T = TypeVar("_T")
 
 
-def _pin(section: _Section, pins: dict[str, int | float | str], source: str) -> _Section:
-    """Return ``section`` with pinned values applied and marked "pinned by user" in its rationale."""
+def _pin(section: _Section, pins: dict[str, int | float | str], sources: dict[str, str]) -> _Section:
+    """Return ``section`` with pinned values applied and marked "pinned by user" in its rationale, whose
+    source is the pin's entry of ``sources`` (the override that pinned it, and its reason)."""
     if not pins:
         return section
     rationale = dict(section.rationale)
@@ -195,7 +198,7 @@ def _pin(section: _Section, pins: dict[str, int | float | str], source: str) -> 
                        if isinstance(derived, (int, float)) and not isinstance(value, str) else value)
         old = rationale.get(key)
         rationale[key] = Rationale(
-            formula="pinned by user", inputs={"value": value}, source=source,
+            formula="pinned by user", inputs={"value": value}, source=sources[key],
             note=f"derived value {derived}" + (f"; derivation: {old.formula}" if old else ""),
             pinned_by_user=True, derived_value=derived,
         )
@@ -267,10 +270,12 @@ class _Memo:
         return self.get(("cred", tuple(cred.__dict__.items())), cred.model_dump)
 
     def unique_ecn(self, prof: EcnProfile) -> EcnProfile:
-        """Give profiles with equal names but different thresholds distinct names plan-wide
-        (``…_V2``), so a profile name means one set of numbers on every switch."""
+        """Give profiles with equal names but different thresholds, or values pinned by different overrides,
+        distinct names plan-wide (``…_V2``), so a profile name means one set of numbers (and one reason for
+        each pinned number) on every switch."""
         values = (prof.kmin_bytes, prof.kmax_bytes, prof.pmax_percent, prof.drop_min_bytes,
-                  prof.drop_max_bytes, prof.drop_probability_percent)
+                  prof.drop_max_bytes, prof.drop_probability_percent,
+                  tuple(r.source for r in prof.rationale.values() if r.pinned_by_user))
         seen = self._ecn_names.setdefault(prof.name, [])
         if values not in seen:
             seen.append(values)
@@ -321,10 +326,11 @@ def _base_rtt(inv: Inventory, topo: Topology, catalog: Catalog) -> tuple[float, 
 def _ecn_profile(speed_gbps: int, rtt_us: float, fan_in: int, trigger: int, params: dict[str, int],
                  separate: bool, profile: str, pins: dict[str, int | float | str], queue_buffer: int,
                  limits: _SharedLimits, objective: str = "throughput",
-                 frame_bytes: int = 4096 + ROCE_HEADER_BYTES) -> EcnProfile:
+                 frame_bytes: int = 4096 + ROCE_HEADER_BYTES,
+                 sources: dict[str, str] | None = None) -> EcnProfile:
     prof = ecn.derive_ecn(speed_gbps, rtt_us, fan_in, trigger, params, separate, profile=profile,
                           overrides=pins or None, objective=objective, frame_bytes=frame_bytes,
-                          queue_buffer_bytes=queue_buffer)
+                          queue_buffer_bytes=queue_buffer, pin_sources=sources)
     why = dict(prof.rationale)
     why["pfc_trigger_bytes"] = buffers.shared_limit_rationale(
         "pfc_trigger_bytes", trigger, limits.pool, limits.pg_th, "pg_dynamic_th", "fan_in", fan_in,
@@ -366,7 +372,9 @@ def _port_headroom(asic: AsicSpec, policy: Policy, sw: Switch, f: _PortFacts, sh
     if not sources:
         return hr
     derived_hr = hr
-    hr = _pin(hr, {k: v for k, (v, _) in sources.items()}, f"inventory override for {sw.name}:{f.name}")
+    hr = _pin(hr, {k: v for k, (v, _) in sources.items()},
+              {k: f"inventory override for {sw.name}:{f.name}, {override_label(policy, i)}"
+               for k, (_, i) in sources.items()})
     if "size_bytes" not in sources:
         hr = _size_follows_pins(derived_hr, hr, shp, asic.cell_bytes)
     findings.extend(headroom.check_pinned_headroom(
@@ -473,12 +481,15 @@ def _port_ecn(e: _EcnInputs, f: _PortFacts, hr: Headroom, ecn_profiles: dict[str
     nic = memo.fabric_nic(f.speed_gbps)
     params = memo.get(("dq", nic.id, f.speed_gbps), lambda: dcqcn.derive_dcqcn(
         nic, f.speed_gbps, policy.dcqcn, e.prios, policy.cnp_dscp, policy.cnp_priority)).params
-    pins = resolve_overrides(policy, role=sw.role.value, device=sw.name, port=f.name, params=ECN_PARAMS)
+    sources = resolve_override_sources(policy, role=sw.role.value, device=sw.name, port=f.name,
+                                       params=ECN_PARAMS)
+    pins = {k: v for k, (v, _) in sources.items()}
+    # the key holds each pin's override entry: equal values pinned for different reasons differ in rationale
     prof = memo.get(("ecn", f.speed_gbps, e.rtt_us, f.fan_in, trigger, nic.id, e.ecn_separate,
-                     e.queue_buffer, tuple(sorted(pins.items())), limits.key), lambda: _ecn_profile(
+                     e.queue_buffer, tuple(sorted(sources.items())), limits.key), lambda: _ecn_profile(
         f.speed_gbps, e.rtt_us, f.fan_in, trigger, params, e.ecn_separate,
         policy.ecn_profile.value, pins, e.queue_buffer, limits, policy.objective,
-        policy.roce_mtu + ROCE_HEADER_BYTES))
+        policy.roce_mtu + ROCE_HEADER_BYTES, pin_sources(policy, sources)))
     if pins:  # pinned values get their own name; equal pins share it (unique_ecn adds _V2 … for others)
         prof = prof.model_copy(update={"name": f"{prof.name}_PIN"})
     prof = memo.unique_ecn(prof)
@@ -657,9 +668,31 @@ def _switch_core(policy: Policy, sw: Switch, asic: AsicSpec, facts: list[_PortFa
     return headrooms, buf, ecn_profiles, profile_names
 
 
+def _cable_pins(inv: Inventory, sw: Switch, facts: list[_PortFacts],
+                peers: list[Peer | None]) -> dict[str, Rationale]:
+    """The ``cable_m`` rationale of each port of ``sw`` whose length an override pinned (``facts`` hold the
+    pinned length already, :func:`_port_cable`; ``peers`` per port, in the same order): port name ->
+    "pinned by user", naming the override and its reason, with the cable's own length as the derived value."""
+    out: dict[str, Rationale] = {}
+    for f, peer in zip(facts, peers):
+        pin = resolve_override_sources(inv.policy, role=sw.role.value, device=sw.name, port=f.name,
+                                       params=("cable_m",)).get("cable_m")
+        if pin is None:
+            continue
+        derived = peer.cable_m if peer is not None and peer.cable_m is not None else inv.defaults.cable_length
+        out[f.name] = Rationale(
+            formula="pinned by user", inputs={"cable_m": f.cable_m},
+            source=f"inventory override for {sw.name}:{f.name}, {override_label(inv.policy, pin[1])}",
+            note=f"derived {derived} (inventory link/NIC cable_length, else defaults.cable_length); the "
+                 "port's headroom uses the pinned length", pinned_by_user=True, derived_value=derived)
+    return out
+
+
 def _derive_shape(policy: Policy, sw: Switch, asic: AsicSpec, facts: list[_PortFacts], rtt_us: float,
-                  findings: list[Finding], memo: _Memo) -> _SwitchShape:
-    """Derive one switch from its port facts: ports, buffers, ECN profiles, watchdog."""
+                  findings: list[Finding], memo: _Memo,
+                  cable_pins: dict[str, Rationale] | None = None) -> _SwitchShape:
+    """Derive one switch from its port facts: ports, buffers, ECN profiles, watchdog (``cable_pins``: the
+    ``cable_m`` rationale of ports whose length is pinned, :func:`_cable_pins`)."""
     memo.pfc_bound_added = []
     headrooms, buf, ecn_profiles, profile_names = _switch_core(policy, sw, asic, facts, rtt_us, findings,
                                                                memo)
@@ -668,17 +701,21 @@ def _derive_shape(policy: Policy, sw: Switch, asic: AsicSpec, facts: list[_PortF
     for f in facts:
         # model_construct: every field is already typed by the tuner; validating ~100k ports again
         # would dominate the plan time on large fabrics (PortPlan's schema is still what is published)
-        ports.append(construct_trusted(PortPlan, rationale=_port_rationale(f, memo),  # fields in model order
+        why = _port_rationale(f, memo)
+        if cable_pins and f.name in cable_pins:  # (a shared dict: copied, never edited)
+            why = {**why, "cable_m": cable_pins[f.name]}
+        ports.append(construct_trusted(PortPlan, rationale=why,  # fields in model order
             name=f.name, speed_gbps=f.speed_gbps, lanes=f.lanes, mtu=f.mtu, cable_m=f.cable_m,
             admin_up=f.admin_up, peer=f.peer, peer_kind=f.peer_kind, direction=f.direction,
             lossless=f.lossless, pfc_priorities=prios if f.lossless else [], headroom=headrooms.get(f.name),
             ecn_profile=profile_names.get(f.name), fan_in=f.fan_in))
-    wd_pins = resolve_overrides(policy, role=sw.role.value, device=sw.name, params=WATCHDOG_PARAMS)
+    wd_sources = resolve_override_sources(policy, role=sw.role.value, device=sw.name, params=WATCHDOG_PARAMS)
     n_pfc = sum(1 for p in ports if p.lossless)
-    wd = memo.get(
-        ("wd", n_pfc, sw.platform.value, tuple(sorted(wd_pins.items()))), lambda: watchdog.derive_watchdog(
+    wd = memo.get(  # keyed by each pin's override entry too (its rationale names the entry and its reason)
+        ("wd", n_pfc, sw.platform.value, tuple(sorted(wd_sources.items()))), lambda: watchdog.derive_watchdog(
             n_pfc, policy.pfc_watchdog, policy.watchdog_action, sw.platform.value,
-            overrides=wd_pins or None))
+            overrides={k: v for k, (v, _) in wd_sources.items()} or None,
+            pin_sources=pin_sources(policy, wd_sources)))
     return _SwitchShape(asic.id, ports, buf, [ecn_profiles[k] for k in sorted(ecn_profiles)], wd,
                         _buffer_model(sw, asic), memo.pfc_bound_added, n_pfc)
 
@@ -699,7 +736,8 @@ def _switch_shape(inv: Inventory, topo: Topology, catalog: Catalog, sw: Switch, 
         return shape, peers
     found = len(findings)
     facts = _port_facts(rows, fan_ins, peers)
-    shape = _derive_shape(inv.policy, sw, asic, facts, rtt_us, findings, memo)
+    cable_pins = _cable_pins(inv, sw, facts, peers) if inv.policy.overrides else None
+    shape = _derive_shape(inv.policy, sw, asic, facts, rtt_us, findings, memo, cable_pins)
     if key is not None and len(findings) == found:
         memo.shapes[key] = shape
     return shape, None
@@ -728,15 +766,16 @@ def _buffer_model(sw: Switch, asic: AsicSpec) -> str | None:
 
 
 def _nic_values(inv: Inventory, catalog: Catalog, prios: list[int], model: str, speed: int, cable: float,
-                mtu: int, pins: dict[str, int | float | str],
+                mtu: int, sources: dict[str, tuple[int | float | str, int]],
                 memo: _Memo) -> tuple[Dcqcn, int, dict[str, Rationale]]:
     """DCQCN section, NIC xoff (bytes) and rationale of one NIC class (model, speed, cable, MTU,
-    DCQCN pins)."""
+    DCQCN pins: ``{param: (value, index of its override entry)}``, :func:`resolve_override_sources`)."""
     policy = inv.policy
     spec = catalog.nic(model)
-    dq = memo.get(("dqh", spec.id, speed, tuple(sorted(pins.items()))), lambda: dcqcn.derive_dcqcn(
+    dq = memo.get(("dqh", spec.id, speed, tuple(sorted(sources.items()))), lambda: dcqcn.derive_dcqcn(
         spec, speed, policy.dcqcn, prios, policy.cnp_dscp, policy.cnp_priority,
-        overrides={k: int(v) for k, v in pins.items()} or None))
+        overrides={k: int(v) for k, (v, _) in sources.items()} or None,
+        pin_sources=pin_sources(policy, sources)))
     xoff = memo.get(("nic-xoff", speed, cable, mtu), lambda: headroom.nic_xoff_bytes(speed, cable, mtu))
     why = memo.get(("why-nic", speed, cable, mtu), lambda: {
         "nic_xoff_bytes": Rationale(
@@ -761,7 +800,8 @@ def _nic_classes(inv: Inventory, catalog: Catalog, cls: Classification, host: Ho
     the identity and cabling fields name that first NIC). Derived once per class (32k NICs at 4,096 hosts,
     a handful of classes), kept in ``memo.nic_classes``."""
     policy = inv.policy
-    pins = resolve_overrides(policy, role="host", device=host.name, params=DCQCN_PARAMS)
+    # pins with their override entries: NICs pinned alike for different reasons are different classes
+    pins = resolve_override_sources(policy, role="host", device=host.name, params=DCQCN_PARAMS)
     pins_key = tuple(sorted(pins.items()))
     # an override scoped to a NIC (port: its netdev, which lint RT121 accepts) pins that NIC only
     nic_scoped = bool(policy.overrides) and any(o.port is not None and o.device == host.name
@@ -771,8 +811,8 @@ def _nic_classes(inv: Inventory, catalog: Catalog, cls: Classification, host: Ho
     templates = []
     for nic in host.nics:
         if nic_scoped:
-            pins = resolve_overrides(policy, role="host", device=host.name, port=nic.netdev,
-                                     params=DCQCN_PARAMS)
+            pins = resolve_override_sources(policy, role="host", device=host.name, port=nic.netdev,
+                                            params=DCQCN_PARAMS)
             pins_key = tuple(sorted(pins.items()))
         cable = nic.cable_length
         if cable is None:

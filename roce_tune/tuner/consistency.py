@@ -36,6 +36,7 @@ from typing import NamedTuple
 
 from roce_tune.findings import Finding, Location, Severity
 from roce_tune.plan import Classification, NicPlan, Plan, PortPlan, QueueScheduler, SwitchPlan
+from roce_tune.tuner.ecn import ramp_pin_path
 
 ECT_BITS = (0b01, 0b10)  # ECT(1), ECT(0); RFC 3168 §5
 
@@ -171,7 +172,7 @@ def _ecn_profiles(sw: SwitchPlan) -> list[Finding]:
                           f"trigger {e.pfc_trigger_bytes}, at most the egress queue buffer; ECN must "
                           "reach Pmax before PFC XOFF)",
                           "lower Kmax below the PFC trigger or raise the lossless pool / alpha",
-                          device=sw.name, path=f"ecn_profiles[{e.name}]"))
+                          device=sw.name, path=ramp_pin_path(e) or f"ecn_profiles[{e.name}]"))
     return out
 
 

@@ -130,8 +130,10 @@ _PFC_ONLY_NOTE = (
 
 
 def _apply_overrides(overrides: dict[str, int], params: dict[str, int], rationale: dict[str, Rationale],
-                     speed_gbps: int, cnp_dscp: int, cnp_priority: int) -> None:
-    """Pinned values replace the derived ones in place (range-checked; the CNP class must be the site's)."""
+                     speed_gbps: int, cnp: tuple[int, int], sources: dict[str, str]) -> None:
+    """Pinned values replace the derived ones in place (range-checked; the CNP class, ``cnp`` = (DSCP,
+    priority), must be the site's); each one's rationale names its ``sources`` entry."""
+    cnp_dscp, cnp_priority = cnp
     for key, value in overrides.items():
         check_dcqcn_value(key, value, speed_gbps)
         if (key == "cnp_dscp" and value != cnp_dscp) or (key == "cnp_802p_prio" and value != cnp_priority):
@@ -141,7 +143,7 @@ def _apply_overrides(overrides: dict[str, int], params: dict[str, int], rational
         params[key] = value
         old = rationale[key]
         rationale[key] = Rationale(
-            formula="pinned by user", inputs={key: value}, source="inventory override",
+            formula="pinned by user", inputs={key: value}, source=sources.get(key, "inventory override"),
             note=f"derived {derived} ({old.formula})", pinned_by_user=True, derived_value=derived)
 
 
@@ -153,6 +155,7 @@ def derive_dcqcn(
     cnp_dscp: int,
     cnp_priority: int,
     overrides: dict[str, int] | None = None,
+    pin_sources: dict[str, str] | None = None,
 ) -> Dcqcn:
     """DCQCN parameters for one NIC port.
 
@@ -164,6 +167,8 @@ def derive_dcqcn(
         priorities: lossless priorities on which RP/NP are enabled.
         cnp_dscp, cnp_priority: the site's CNP DSCP / 802.1p priority (must match the switch CNP class).
         overrides: user-pinned values keyed like :data:`PARAM_KEYS` (``pinned_by_user``; still range-checked).
+        pin_sources: rationale source per pinned key (the override entry and its reason,
+            :func:`roce_tune.inventory.overrides.pin_sources`); a key without one says "inventory override".
 
     Returns:
         :class:`roce_tune.plan.Dcqcn` with ``params`` and ``firmware_defaults`` over :data:`PARAM_KEYS`
@@ -182,7 +187,8 @@ def derive_dcqcn(
     for key in PARAM_KEYS:
         params[key], rationale[key] = _derive_one(key, fw, speed_gbps, cnp_dscp, cnp_priority)
         check_dcqcn_value(key, params[key], speed_gbps)
-    _apply_overrides(overrides or {}, params, rationale, speed_gbps, cnp_dscp, cnp_priority)
+    _apply_overrides(overrides or {}, params, rationale, speed_gbps, (cnp_dscp, cnp_priority),
+                     pin_sources or {})
     if params["rpg_hai_rate_mbps"] < params["rpg_ai_rate_mbps"]:
         r = rationale["rpg_hai_rate_mbps"]
         rationale["rpg_hai_rate_mbps"] = r.model_copy(

@@ -388,12 +388,14 @@ def _named_ramp(prof: str, onset: int, n: int, trig: int,
 
 
 def _apply_pins(pins: dict[str, float | int], kmin: int, kmax: int, pmax: float,
-                r: dict[str, Rationale]) -> tuple[int, int, float]:
-    """Pinned values replace the derived ones (their rationale keeps the derived value); an unpinned Kmin or
-    Kmax that the other pin crosses is moved (Kmax/2, Kmin + 2 frames)."""
+                r: dict[str, Rationale], sources: dict[str, str]) -> tuple[int, int, float]:
+    """Pinned values replace the derived ones (their rationale keeps the derived value and names the pin's
+    ``sources`` entry); an unpinned Kmin or Kmax that the other pin crosses is moved (Kmax/2, Kmin + 2
+    frames)."""
     derived_vals = {"kmin_bytes": kmin, "kmax_bytes": kmax, "pmax_percent": pmax}
     for key, v in pins.items():
-        r[key] = Rationale(formula="pinned by user", inputs={key: v}, source="inventory override",
+        r[key] = Rationale(formula="pinned by user", inputs={key: v},
+                           source=sources.get(key, "inventory override"),
                            note=f"derived {derived_vals[key]} ({r[key].formula}); still checked against the "
                                 "PFC trigger and the fluid model", pinned_by_user=True,
                            derived_value=derived_vals[key])
@@ -467,6 +469,7 @@ def derive_ecn(
     objective: str = "throughput",
     frame_bytes: int = ROCE_FRAME_BYTES,
     queue_buffer_bytes: int | None = None,
+    pin_sources: dict[str, str] | None = None,
 ) -> EcnProfile:
     """ECN profile for one (speed, fan-in) class of lossless egress queues.
 
@@ -488,6 +491,8 @@ def derive_ecn(
         frame_bytes: RoCE frame on the wire (model packet of the fluid model), bytes.
         queue_buffer_bytes: the most the egress queue itself may hold (egress pool x alpha/(1+alpha)); the
             PFC onset is ``min(fan_in x pfc_trigger_bytes, queue_buffer_bytes)``. None = no egress limit.
+        pin_sources: rationale source per pinned key (the override entry and its reason,
+            :func:`roce_tune.inventory.overrides.pin_sources`); a key without one says "inventory override".
 
     Returns:
         :class:`roce_tune.plan.EcnProfile` with the FluidCheck and Rationale for kmin/kmax/pmax,
@@ -524,7 +529,7 @@ def derive_ecn(
                                         problems)
     else:
         kmin, kmax, pmax, r = _named_ramp(prof, onset, n, trig, common)
-    kmin, kmax, pmax = _apply_pins(pins, kmin, kmax, pmax, r)
+    kmin, kmax, pmax = _apply_pins(pins, kmin, kmax, pmax, r, pin_sources or {})
     p_star, q_star, on_ramp = fixed_point(fp, n, min(kmin, kmax), max(kmin, kmax), pmax / 100)
     fr_load = fast_recovery_load(fp, n, base_rtt_us, bool(dcqcn_params.get("clamp_tgt_rate", 0)),
                                  float(dcqcn_params.get("rate_reduce_monitor_period_us", 4)))
@@ -557,24 +562,38 @@ def derive_ecn(
         rationale=r)
 
 
+def ramp_pin_path(profile: EcnProfile) -> str | None:
+    """The inventory path of the pin behind a profile's ramp (``policy.overrides[i].set.kmax_bytes``, else
+    its ``kmin_bytes``: a Kmin pin moves an unpinned Kmax above it), None when neither is pinned; a finding
+    on the ramp is positioned there (pipeline.locate_findings)."""
+    for key in ("kmax_bytes", "kmin_bytes"):
+        why = profile.rationale.get(key)
+        path = why.pin_path(key) if why is not None else None
+        if path is not None:
+            return path
+    return None
+
+
 def check_ecn(profile: EcnProfile, device: str, port: str | None) -> list[Finding]:
     """Safety checks on an ECN profile (derived, named or pinned).
 
     Returns:
         RT210 (error) when Kmin >= Kmax or Kmax > pfc_onset_bytes (the egress queue at which the fan-in's
-        ingress PGs all send XOFF; marking must reach Pmax before it); RT211 (warning) when the fluid check
-        failed (p* > Pmax, q* >= trigger, or no room for a ramp). Empty list when all is well.
+        ingress PGs all send XOFF; marking must reach Pmax before it), at the pin behind the ramp if any
+        (:func:`ramp_pin_path`); RT211 (warning) when the fluid check failed (p* > Pmax, q* >= trigger, or no
+        room for a ramp). Empty list when all is well.
     """
     loc = Location(device=device, port=port)
+    ramp = Location(device=device, port=port, path=ramp_pin_path(profile))
     out: list[Finding] = []
     if profile.kmin_bytes >= profile.kmax_bytes:
-        out.append(Finding(rule="RT210", severity=Severity.error, location=loc,
+        out.append(Finding(rule="RT210", severity=Severity.error, location=ramp,
                            message=f"ECN profile {profile.name}: Kmin {profile.kmin_bytes} B >= Kmax "
                                    f"{profile.kmax_bytes} B (no marking ramp)",
                            fix="set kmin_bytes below kmax_bytes (or drop the override)"))
     onset = profile.pfc_onset_bytes if profile.pfc_onset_bytes is not None else profile.pfc_trigger_bytes
     if profile.kmax_bytes > onset:
-        out.append(Finding(rule="RT210", severity=Severity.error, location=loc,
+        out.append(Finding(rule="RT210", severity=Severity.error, location=ramp,
                            message=f"ECN profile {profile.name}: Kmax {profile.kmax_bytes} B is above the "
                                    f"egress PFC onset {onset} B (fan-in {profile.fan_in} x PG trigger "
                                    f"{profile.pfc_trigger_bytes} B): PFC fires before ECN marking reaches "

@@ -100,8 +100,9 @@ def _derived_timers(caps: Capabilities, pfc_ports: int, r: dict[str, Rationale])
 
 
 def _apply_pins(pins: dict[str, int | float | str], vals: dict[str, int], action: str,
-                r: dict[str, Rationale]) -> str:
-    """Pinned timers (range-checked) replace ``vals`` in place; returns the action (pinned or ``action``)."""
+                r: dict[str, Rationale], sources: dict[str, str]) -> str:
+    """Pinned timers (range-checked) replace ``vals`` in place, their rationale naming the pin's ``sources``
+    entry; returns the action (pinned or ``action``)."""
     act = action
     for key, value in pins.items():
         if key == "action":
@@ -115,7 +116,8 @@ def _apply_pins(pins: dict[str, int | float | str], vals: dict[str, int], action
             _check(key, value)  # type: ignore[arg-type]
             derived = vals[key]
             vals[key] = int(value)
-        r[key] = Rationale(formula="pinned by user", inputs={key: value}, source="inventory override",
+        r[key] = Rationale(formula="pinned by user", inputs={key: value},
+                           source=sources.get(key, "inventory override"),
                            note=f"derived {derived} ({r[key].formula})", pinned_by_user=True,
                            derived_value=derived)
     return act
@@ -143,7 +145,8 @@ def _keep_times_above_poll(vals: dict[str, int], pins: dict[str, int | float | s
 
 
 def derive_watchdog(pfc_ports: int, enabled: bool, action: str, platform: str,
-                    overrides: dict[str, int | float | str] | None = None) -> Watchdog:
+                    overrides: dict[str, int | float | str] | None = None,
+                    pin_sources: dict[str, str] | None = None) -> Watchdog:
     """PFC watchdog of one switch.
 
     Args:
@@ -153,6 +156,8 @@ def derive_watchdog(pfc_ports: int, enabled: bool, action: str, platform: str,
         platform: a switch platform name; its capabilities (``roce_tune.platforms``) give the rationale
             note, vendor default timers where the platform has fixed ones, and the poll-interval rule.
         overrides: pinned ``detection_ms`` / ``restoration_ms`` / ``poll_ms`` / ``action``.
+        pin_sources: rationale source per pinned key (the override entry and its reason,
+            :func:`roce_tune.inventory.overrides.pin_sources`); a key without one says "inventory override".
 
     Returns:
         :class:`roce_tune.plan.Watchdog` with a Rationale per timer and the action.
@@ -169,7 +174,7 @@ def derive_watchdog(pfc_ports: int, enabled: bool, action: str, platform: str,
     r["action"] = Rationale(formula="policy.watchdog_action", inputs={"action": action},
                             source="docs/derivation.md#pfc-watchdog",
                             note="drop is the only action that breaks a PFC deadlock")
-    act = _apply_pins(pins, vals, action, r)
+    act = _apply_pins(pins, vals, action, r, pin_sources or {})
     if act not in ACTIONS:
         raise ValueError(f"PFC watchdog action {act!r} must be one of {', '.join(ACTIONS)}")
     _keep_times_above_poll(vals, pins, r)

@@ -56,6 +56,7 @@ EXPECTED = {
     "RT137": (3, 28, "4]"),                          # lossless priority 4 past the last RoCE DSCP
     "RT138": (9, 11, "10.10.1.250"),                 # 8 hosts counted up from .250 reach .255 and .2.0
     "RT139": (7, 20, '"et-0/0/0.0"'),                # a Junos logical unit, not the port
+    "RT140": (6, 25, "[]"),                          # gpu02's empty nics list
 }
 
 

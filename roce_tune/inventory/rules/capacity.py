@@ -289,6 +289,43 @@ def no_fabric(ctx: LintContext) -> Iterator[Finding]:
                           "inter-node fabric to tune", "set switch_port on each NIC", "hosts")
 
 
+@rule("RT140", "host-without-nics", Severity.warning,
+      "A host has no NICs: roce-tune configures nothing on it",
+      """A host entry with `nics: []` (or no `nics`) plans and renders without a word, but its host script
+      sets nothing: no trust mode, DSCP map, PFC, DCQCN or MTU. A GPU host of a RoCE fabric has RDMA
+      NICs, so the list was usually lost on the way (a spreadsheet row or an import without the NIC
+      columns, a YAML indentation slip), and the host's traffic would run on the NICs' defaults: lossy, or
+      on whatever priority the firmware picks. List the host's RDMA NICs, or remove a host that has none
+      from the inventory.""",
+      """\
+site: {name: lab}
+switches:
+  - {name: leaf1, platform: sonic, model: SN4700, role: leaf, ports: [{name: 'Ethernet[0-4/4]', speed: 400G}]}
+hosts:
+  - {name: gpu01, nics: [{model: connectx-7, netdev: ens1f0np0, rdma_device: mlx5_0, speed: 400G, \
+switch_port: "leaf1:Ethernet0", cable_length: 3m}]}
+  - {name: gpu02, nics: []}
+""",
+      """\
+site: {name: lab}
+switches:
+  - {name: leaf1, platform: sonic, model: SN4700, role: leaf, ports: [{name: 'Ethernet[0-4/4]', speed: 400G}]}
+hosts:
+  - {name: gpu01, nics: [{model: connectx-7, netdev: ens1f0np0, rdma_device: mlx5_0, speed: 400G, \
+switch_port: "leaf1:Ethernet0", cable_length: 3m}]}
+  - {name: gpu02, nics: [{model: connectx-7, netdev: ens1f0np0, rdma_device: mlx5_0, speed: 400G, \
+switch_port: "leaf1:Ethernet4", cable_length: 3m}]}
+""")
+def host_without_nics(ctx: LintContext) -> Iterator[Finding]:
+    """One finding per host without NICs, at its ``nics`` (the host's entry when the key is not written)."""
+    for i, host in enumerate(ctx.inv.hosts):
+        if host.nics:
+            continue
+        path = f"hosts[{i}].nics" if ctx.explicit(f"hosts[{i}].nics") else f"hosts[{i}]"
+        yield ctx.finding(f"host {host.name} has no NICs: its host script would configure nothing (no trust, "
+                          "DSCP map, PFC or DCQCN) and its RoCE traffic would run on the NICs' defaults",
+                          f"list {host.name}'s RDMA NICs (model, netdev, rdma_device, speed, switch_port), "
+                          "or remove the host from the inventory", path, device=host.name)
 
 
 def _any_vendor() -> list[str]:
