@@ -163,7 +163,12 @@ CABLE_LEN_RANGE = (1, 999)
 ECT0 = 0b10
 #: Commands the script needs on PATH (checked before anything is changed).
 REQUIRED_TOOLS = ("mlnx_qos", "cma_roce_tos", "cma_roce_mode", "ethtool", "ip", "awk", "sed", "tail",
-                  "systemctl", "udevadm")
+                  "systemctl", "udevadm", "flock")
+#: The lock every run of a host's script holds from before its first read until it exits (util-linux
+#: ``flock -n`` on an fd the script opens, flock(1)): a manual apply and the boot unit (or two applies) would
+#: interleave their writes and read each other's half-set values into their restore points, so a run that
+#: finds it held stops at once with exit 2. ``/run/lock`` is the FHS 3.0 place for lock files (§3.15.7).
+LOCK_PATH = "/run/lock/roce-tune-host.lock"
 _PCI_RE = re.compile(r"^[0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]$")
 
 
@@ -465,6 +470,7 @@ def shared_context(generator: str) -> dict[str, object]:
         "roce_mode_text": ROCE_MODE_TEXT,
         "tclass_unset": TCLASS_UNSET,
         "tools": REQUIRED_TOOLS,
+        "lock_path": LOCK_PATH,
         "knobs": list(dict.fromkeys(DCQCN_KNOBS.values())),
         "prio_mask_stem": PRIO_MASK_STEM,
         **_persist_context(generator),

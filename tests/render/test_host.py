@@ -649,8 +649,9 @@ def _device_view(box: Box, plan_host, env: dict[str, str]) -> dict[str, str]:  #
         out[f"{nic.rdma_device} tos"] = run("cma_roce_tos", "-d", nic.rdma_device, "-p", "1")
         out[f"{nic.rdma_device} mode"] = run("cma_roce_mode", "-d", nic.rdma_device, "-p", "1")
         out[f"{nic.netdev} pause"] = run("ethtool", "-a", nic.netdev)
+    lock = box.root / host.LOCK_PATH.lstrip("/")  # (the run's lock file, empty: no NIC value)
     for p in sorted(box.root.rglob("*")):
-        if p.is_file():
+        if p.is_file() and p != lock:
             text = p.read_text()
             out[str(p.relative_to(box.root))] = ("" if p.name == "traffic_class" and text.strip() == "-1"
                                                  else text)
@@ -1028,3 +1029,29 @@ def test_the_nic_gets_the_plans_whole_dscp_map_in_one_call_and_reads_it_back(tmp
     check = _run_file(path, "--check", env=env)
     assert check.returncode == 1
     assert f"{h.nics[0].netdev} dscp2prio/24: expected '0', read '3'" in check.stderr
+
+
+def test_a_second_run_while_one_holds_the_lock_stops_with_exit_2_and_changes_nothing(box: Box) -> None:
+    # a manual apply while the boot unit (or another apply) runs the script: two runs would interleave their
+    # mlnx_qos/sysfs writes and each other's restore points; the second must stop before it reads anything
+    import fcntl
+
+    _, script = _script()
+    lock = box.root / host.LOCK_PATH.lstrip("/")
+    lock.parent.mkdir(parents=True, exist_ok=True)
+    before = box.snapshot()
+    with open(lock, "a", encoding="utf-8") as held:
+        fcntl.flock(held, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        for args in ((), ("--check",)):
+            res = box.run(script) if not args else _run_file(_written(box, script), *args, env=_box_env(box))
+            assert res.returncode == 2, res.stdout + res.stderr
+            assert f"another run of the roce-tune host script holds {lock}" in res.stderr
+        assert {k: v for k, v in box.snapshot().items() if not k.endswith(".lock")} == before
+    res = box.run(script)
+    assert res.returncode == 0, res.stderr
+
+
+def _written(box: Box, script: str) -> Path:
+    path = box.root.parent / "apply.sh"
+    path.write_text(script, encoding="utf-8")
+    return path

@@ -45,9 +45,23 @@ MISMATCHES=()
 # another TOS that the global value would override on every QP
 RT_TCLASS_GLOBAL="${RT_TCLASS_GLOBAL:-1}"
 
-for tool in mlnx_qos cma_roce_tos cma_roce_mode ethtool ip awk sed tail systemctl udevadm ; do
+for tool in mlnx_qos cma_roce_tos cma_roce_mode ethtool ip awk sed tail systemctl udevadm flock ; do
     command -v "$tool" >/dev/null 2>&1 || { echo "roce-tune: required command '$tool' not found" >&2; exit 2; }
 done
+
+# One run at a time (a manual apply, the boot unit, the unit udev starts): each holds this lock until it exits;
+# a run that finds it held stops here, exit 2, before it reads or changes anything.
+RT_LOCK_FILE="${SYSROOT}"/run/lock/roce-tune-host.lock
+if ! { mkdir -p -- "${RT_LOCK_FILE%/*}" && exec {RT_LOCK_FD}>>"$RT_LOCK_FILE"; } 2>/dev/null; then
+    echo "roce-tune: $RT_HOST: cannot open the lock file $RT_LOCK_FILE; nothing was changed" >&2
+    exit 2
+fi
+if ! flock -n "$RT_LOCK_FD"; then
+    printf 'roce-tune: %s: another run of the roce-tune host script holds %s (a manual apply, or the boot %s)' \
+        "$RT_HOST" "$RT_LOCK_FILE" "unit "roce-tune-host.service >&2
+    echo "; nothing was read or changed: run it again when that one ends" >&2
+    exit 2
+fi
 
 # rt_need PATH: a sysfs file the script writes must exist (a driver without the knob stops it: exit 2).
 rt_need() {
