@@ -1,7 +1,7 @@
 """Host renderer: an idempotent bash script per host (``<name>.sh``) and its NCCL environment.
 
 The script sets, per NIC port, global (802.3x) pause off where the port has PFC, DSCP trust, the PFC vector
-and cable length, the whole DSCP->priority map of the plan (all 64 DSCPs), the netdev MTU, the RoCE TOS (RDMA-CM
+and cable length, the plan's whole DSCP->priority map (all 64 DSCPs), the netdev MTU, the RoCE TOS (RDMA-CM
 default and the mlx5 global traffic class), RoCE v2 for RDMA-CM, DCQCN enable per priority and its parameters,
 and the CNP DSCP/priority; then it reads every value back and exits 1 naming each mismatch. With ``--save
 FILE`` it first writes FILE, a restore point: every value it is about to change, read as found and written as
@@ -273,7 +273,8 @@ def _dscp_ranges(dscps: list[int]) -> str:
 
 def _dscp2prio_note(dscps: list[int], entries: list[dict[str, int]]) -> str:
     """The data file's comment on a NIC's DSCP->priority entries (:func:`_dscp2prio`): the DSCPs of each
-    priority as runs (``24-31->3``), the map's most common priority last as a count (``the other 62 DSCPs->0``)."""
+    priority as runs (``24-31->3``), the map's most common priority last as a count
+    (``the other 62 DSCPs->0``)."""
     if not entries:
         return f"PCP trust: DSCP {dscps} not mapped (no --dscp2prio)"
     prios = [e["prio"] for e in entries]
@@ -285,7 +286,8 @@ def _dscp2prio_note(dscps: list[int], entries: list[dict[str, int]]) -> str:
     parts = [f"{_dscp_ranges(ds)}->{p}" for p, ds in sorted(by_prio.items(), key=lambda kv: kv[1][0])]
     rest = f"the other {prios.count(bulk)}" if parts else f"all {len(entries)}"
     parts.append(f"{rest} DSCPs->{bulk}")
-    return f"DSCP->priority {', '.join(parts)} ({len(entries)} entries: set where the NIC differs, all read back)"
+    return (f"DSCP->priority {', '.join(parts)} ({len(entries)} entries: set where the NIC differs, "
+            "all read back)")
 
 
 def _nic_values(plan: Plan, nic: NicPlan) -> dict[str, object]:

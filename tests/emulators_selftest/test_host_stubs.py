@@ -90,7 +90,8 @@ def test_dscp2prio_report_and_checks_as_mlnx_qos(tmp_path: Path) -> None:
     start = lines.index("dscp2prio mapping:") + 1
     end = lines.index("default priority:")
     rows = lines[start:end]
-    assert [ln for ln in rows if not ln.startswith("\tprio:0 dscp:")] == ["\tprio:3 dscp:26,", "\tprio:6 dscp:48,"]
+    assert [ln for ln in rows if not ln.startswith("\tprio:0 dscp:")] == ["\tprio:3 dscp:26,",
+                                                                        "\tprio:6 dscp:48,"]
     prio0 = [ln.removeprefix("\tprio:0 dscp:") for ln in rows if ln.startswith("\tprio:0 dscp:")]
     assert [len(x) for x in prio0] == [24] * 7 + [18]  # 62 DSCPs "NN,": 7 full lines of 8, then 6
     assert sorted(int(d) for x in prio0 for d in x.split(",") if d) == sorted(set(range(64)) - {26, 48})

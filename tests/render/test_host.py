@@ -333,7 +333,8 @@ def test_non_default_dscp_map_is_written_and_read_back(tmp_path: Path) -> None:
     # all 64 DSCPs are listed (and read back): 40 -> 6, 26 -> 3, every other one -> 0
     nic_map = plan.hosts[0].nics[0].dscp_to_priority  # type: ignore[attr-defined]
     assert (nic_map[40], nic_map[26], nic_map[24]) == (6, 3, 0)
-    assert cs.host_array(script, "RT_DSCP2PRIO") == [["1", str(d), str(p)] for d, p in sorted(nic_map.items())]
+    assert cs.host_array(script, "RT_DSCP2PRIO") == [["1", str(d), str(p)]
+                                                     for d, p in sorted(nic_map.items())]
     assert 'rt_set+=(--dscp2prio "set,$dscp,$prio")' in script
     (tmp_path / "ok").mkdir()
     b = Box(tmp_path / "ok", plan.hosts[0])  # type: ignore[attr-defined]
@@ -389,8 +390,8 @@ def test_a_roce_dscp_someone_moved_to_a_lossy_priority_is_reported_set_back_and_
 def test_default_dscp_map_is_read_back_but_not_written(box: Box) -> None:
     _, script = _script(nic_map={d: d >> 3 for d in range(64)})  # a site that keeps the ConnectX default
     assert cs.host_array(script, "RT_DSCP2PRIO") == [["1", str(d), str(d >> 3)] for d in range(64)]
-    assert "DSCP->priority 8-15->1, 16-23->2, 24-31->3, 32-39->4, 40-47->5, 48-55->6, 56-63->7, the other 8 DSCPs->0 " \
-        "(64 entries: set where the NIC differs, all read back)" in script
+    assert ("DSCP->priority 8-15->1, 16-23->2, 24-31->3, 32-39->4, 40-47->5, 48-55->6, 56-63->7, "
+            "the other 8 DSCPs->0 (64 entries: set where the NIC differs, all read back)") in script
     res = box.run(script)
     assert res.returncode == 0, res.stderr
     # the trust change brought the default map, which holds the plan's entries: no --dscp2prio was sent
