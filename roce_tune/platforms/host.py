@@ -1,7 +1,7 @@
 """Host renderer: an idempotent bash script per host (``<name>.sh``) and its NCCL environment.
 
 The script sets, per NIC port, global (802.3x) pause off where the port has PFC, DSCP trust, the PFC vector
-and cable length, the DSCP->priority entry of each RoCE and CNP DSCP, the netdev MTU, the RoCE TOS (RDMA-CM
+and cable length, the plan's whole DSCP->priority map (all 64 DSCPs), the netdev MTU, the RoCE TOS (RDMA-CM
 default and the mlx5 global traffic class), RoCE v2 for RDMA-CM, DCQCN enable per priority and its parameters,
 and the CNP DSCP/priority; then it reads every value back and exits 1 naming each mismatch. With ``--save
 FILE`` it first writes FILE, a restore point: every value it is about to change, read as found and written as
@@ -33,13 +33,18 @@ Checked against:
   start with it on and NVIDIA's PFC setup turns it off first (NVIDIA "Flow Control", ConnectX-4 and above:
   https://docs.nvidia.com/networking/display/freebsdv371/Flow+Control).
 * Default DSCP->priority with DSCP trust is ``dscp >> 3`` (docs/derivation.md#dcqcn-parameters, ``mlnx_qos``
-  output [V]), but a map someone changed keeps its entries: the entry of every RoCE and CNP DSCP is set
-  where the NIC's differs and read back. Over dcbnl, mlnx_qos ``--trust dscp`` sets all 64 DSCP entries to
+  output [V]), which puts CS3/AF3x (24-31) on priority 3, and a map someone changed keeps its entries: so
+  the plan's whole map (all 64 DSCPs) is written. ``--dscp2prio`` is an optparse ``append`` option and
+  mlnx_qos sends one dcbnl ``set_ieee_app`` per value in the same run (mlnx-tools ``python/mlnx_qos`` [V]),
+  so every entry where the NIC's map differs goes in one call (64 calls would start Python 64 times); the
+  map is read from the report's ``prio:<p> dscp:<dd>,...`` lines, which ``printAppSelector`` wraps at 8
+  DSCPs a line and leaves out for a priority without one (``python/dcbnetlink.py`` [V]). Over dcbnl,
+  mlnx_qos ``--trust dscp`` sets all 64 DSCP entries to
   that default and ``--trust pcp`` deletes every one (mlnx-tools ``python/dcbnetlink.py``
   ``setDefaultAppEntry``/``delAppEntry`` [V]): the restore point saves only entries found under DSCP trust
-  that the run changes, and a NIC found on PCP trust gets its map out of use again from its trust; a NIC
-  found on DSCP trust that the plan puts on PCP trust gets its whole found map saved (one ``mlnx_qos``
-  call), since the trust change drops it.
+  that the run changes (one ``mlnx_qos`` call), and a NIC found on PCP trust gets its map out of use again
+  from its trust; a NIC found on DSCP trust that the plan puts on PCP trust gets its whole found map saved
+  (one ``mlnx_qos`` call), since the trust change drops it.
 * Mellanox/mlnx-tools ``sbin/cma_roce_tos`` / ``cma_roce_mode`` [V]: ``-d <dev> -p <port> -t <tos>``,
   ``-m 2`` writes ``RoCE v2``; without ``-t``/``-m`` they print the current value (used for read-back;
   they manage configfs themselves, so the script never touches ``/sys/kernel/config``).
@@ -158,7 +163,12 @@ CABLE_LEN_RANGE = (1, 999)
 ECT0 = 0b10
 #: Commands the script needs on PATH (checked before anything is changed).
 REQUIRED_TOOLS = ("mlnx_qos", "cma_roce_tos", "cma_roce_mode", "ethtool", "ip", "awk", "sed", "tail",
-                  "systemctl", "udevadm")
+                  "systemctl", "udevadm", "flock")
+#: The lock every run of a host's script holds from before its first read until it exits (util-linux
+#: ``flock -n`` on an fd the script opens, flock(1)): a manual apply and the boot unit (or two applies) would
+#: interleave their writes and read each other's half-set values into their restore points, so a run that
+#: finds it held stops at once with exit 2. ``/run/lock`` is the FHS 3.0 place for lock files (§3.15.7).
+LOCK_PATH = "/run/lock/roce-tune-host.lock"
 _PCI_RE = re.compile(r"^[0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]$")
 
 
@@ -226,12 +236,15 @@ def _knob_values(nic: NicPlan) -> list[tuple[Knob, int]]:
 
 def _dscp2prio(plan: Plan, nic: NicPlan) -> tuple[list[int], list[dict[str, int]]]:
     """The RoCE and CNP DSCPs, and (DSCP trust only: with PCP trust the map is not used) the
-    DSCP->priority entry of every one of them, ``[{"dscp": 26, "prio": 3}, ...]``: also those equal to the
-    ConnectX default (``dscp >> 3``), since a map someone changed earlier keeps its entries; the script sets
-    an entry only where the NIC's differs and reads every one back.
+    DSCP->priority entry of every DSCP the NIC plan maps, ``[{"dscp": 0, "prio": 0}, ...]`` in DSCP order:
+    the tuner maps all 64 (every DSCP that is not RoCE or CNP to priority 0), and the ConnectX default
+    ``dscp >> 3`` would leave CS3/AF3x (24-31) on a lossless priority 3. Entries equal to that default are
+    listed too, since a map someone changed earlier keeps its entries; the script sets, in one ``mlnx_qos``
+    call, the entries where the NIC's differ and reads every one back.
 
     Raises:
-        ValueError: a DSCP without a priority in ``dscp_to_priority``.
+        ValueError: a RoCE or CNP DSCP without a priority in ``dscp_to_priority``; a DSCP outside 0..63 or a
+        priority outside 0..7 (``mlnx_qos --dscp2prio`` refuses them).
     """
     dscps = sorted({*plan.classification.roce_dscp, nic.cnp_dscp})
     entries = []
@@ -239,16 +252,42 @@ def _dscp2prio(plan: Plan, nic: NicPlan) -> tuple[list[int], list[dict[str, int]
         for d in dscps:
             if d not in nic.dscp_to_priority:
                 raise ValueError(f"{nic.netdev}: dscp_to_priority has no entry for DSCP {d}")
-            entries.append({"dscp": d, "prio": nic.dscp_to_priority[d]})
+        for d, p in sorted(nic.dscp_to_priority.items()):
+            if not (0 <= d <= 63 and 0 <= p <= 7):
+                raise ValueError(f"{nic.netdev}: dscp_to_priority {d} -> {p} is outside DSCP 0..63 / "
+                                 "priority 0..7")
+            entries.append({"dscp": d, "prio": p})
     return dscps, entries
 
 
+def _dscp_ranges(dscps: list[int]) -> str:
+    """Sorted DSCPs as ``a-b`` runs joined by ``,``: ``[8, 9, 10, 26]`` -> ``"8-10,26"``."""
+    runs: list[list[int]] = []
+    for d in dscps:
+        if runs and d == runs[-1][1] + 1:
+            runs[-1][1] = d
+        else:
+            runs.append([d, d])
+    return ",".join(f"{a}-{b}" if b > a else str(a) for a, b in runs)
+
+
 def _dscp2prio_note(dscps: list[int], entries: list[dict[str, int]]) -> str:
-    """The data file's comment on a NIC's DSCP->priority entries (:func:`_dscp2prio`)."""
+    """The data file's comment on a NIC's DSCP->priority entries (:func:`_dscp2prio`): the DSCPs of each
+    priority as runs (``24-31->3``), the map's most common priority last as a count
+    (``the other 62 DSCPs->0``)."""
     if not entries:
         return f"PCP trust: DSCP {dscps} not mapped (no --dscp2prio)"
-    pairs = ", ".join(f"{e['dscp']}->{e['prio']}" for e in entries)
-    return f"DSCP->priority {pairs} (set where the NIC differs, all read back)"
+    prios = [e["prio"] for e in entries]
+    bulk = max(sorted(set(prios)), key=prios.count)
+    by_prio: dict[int, list[int]] = {}
+    for e in entries:
+        if e["prio"] != bulk:
+            by_prio.setdefault(e["prio"], []).append(e["dscp"])
+    parts = [f"{_dscp_ranges(ds)}->{p}" for p, ds in sorted(by_prio.items(), key=lambda kv: kv[1][0])]
+    rest = f"the other {prios.count(bulk)}" if parts else f"all {len(entries)}"
+    parts.append(f"{rest} DSCPs->{bulk}")
+    return (f"DSCP->priority {', '.join(parts)} ({len(entries)} entries: set where the NIC differs, "
+            "all read back)")
 
 
 def _nic_values(plan: Plan, nic: NicPlan) -> dict[str, object]:
@@ -433,6 +472,7 @@ def shared_context(generator: str) -> dict[str, object]:
         "roce_mode_text": ROCE_MODE_TEXT,
         "tclass_unset": TCLASS_UNSET,
         "tools": REQUIRED_TOOLS,
+        "lock_path": LOCK_PATH,
         "knobs": list(dict.fromkeys(DCQCN_KNOBS.values())),
         "prio_mask_stem": PRIO_MASK_STEM,
         **_persist_context(generator),

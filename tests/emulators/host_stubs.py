@@ -183,16 +183,22 @@ def mlnx_qos(argv: list[str]) -> int:
             return 1
         st["pfc"] = vals
         st["prio2buffer"] = [1 if v else 0 for v in vals]
-    for spec in a["dscp2prio"]:
-        op, _, rest = spec.partition(",")
+    if a["dscp2prio"] and a.get("trust"):  # (mlnx_qos has sent --pfc/--cable_len by then: kept)
+        _save("mlnx_qos", a["interface"], st)
+        print("trust and dscp2prio commands cannot be used at the same time.")
+        return 1
+    entries = _dscp2prio_entries(a["dscp2prio"])
+    if entries is None:  # mlnx_qos checks every value before it sends any
+        _save("mlnx_qos", a["interface"], st)
+        print("Invalid dscp2prio command. Refer to the help.")
+        return 1
+    for op, dscp, prio in entries:  # one dcbnl set_ieee_app / del_ieee_app per value, in order
         if op == "set":
-            dscp, prio = (int(x) for x in rest.split(","))
             st["dscp2prio"][dscp] = prio
             st["trust"] = "dscp"  # (dcbnl: a DSCP app entry makes the trust dscp: mlx5e_dcbnl_ieee_setapp)
         elif op == "del":
-            dscp, _prio = (int(x) for x in rest.split(","))
             st["dscp2prio"][dscp] = DEFAULT_DSCP2PRIO[dscp]
-        elif op == "flush":
+        else:
             st["dscp2prio"] = list(DEFAULT_DSCP2PRIO)
     if "cable_len" in a:
         st["cable_len"] = int(a["cable_len"])
@@ -210,15 +216,38 @@ def mlnx_qos(argv: list[str]) -> int:
     return 0
 
 
+def _dscp2prio_entries(specs: list[str]) -> list[tuple[str, int, int]] | None:
+    """``--dscp2prio`` values as mlnx_qos checks them: ``flush``, or ``set|del,DSCP,PRIO`` with DSCP <= 63 and
+    PRIO <= 7; None when one is not (mlnx_qos then prints "Invalid dscp2prio command" and sends none)."""
+    out: list[tuple[str, int, int]] = []
+    for spec in specs:
+        if spec == "flush":
+            out.append((spec, 0, 0))
+            continue
+        parts = spec.split(",")
+        if len(parts) != 3 or parts[0] not in ("set", "del") or not all(x.isdigit() for x in parts[1:]):
+            return None
+        dscp, prio = int(parts[1]), int(parts[2])
+        if dscp > 63 or prio > 7:
+            return None
+        out.append((parts[0], dscp, prio))
+    return out
+
+
 def _print_qos(st: dict[str, Any]) -> None:
     """The ``mlnx_qos -i IF`` report of state ``st`` (mlnx-tools ``pretty_print``)."""
     print("DCBX mode: OS controlled")
     print(f"Priority trust state: {st['trust']}")
     if st["trust"] == "dscp":
+        # dcbnetlink.py printAppSelector: per priority its DSCPs as "NN," (newest app entry first: the kernel
+        # list_adds each; here highest DSCP first, as after --trust dscp), 8 a line, each line with the
+        # "prio:P dscp:" prefix; a priority without a DSCP prints no line
         print("dscp2prio mapping:")
         for prio in range(8):
-            dscps = [f"{d:02d}" for d in range(63, -1, -1) if st["dscp2prio"][d] == prio]
-            print(f"\tprio:{prio} dscp:{','.join(dscps)},")
+            dscps = [f"{d:02d}," for d in range(63, -1, -1) if st["dscp2prio"][d] == prio]
+            for i in range(0, len(dscps), 8):
+                print(f"\tprio:{prio} dscp:{''.join(dscps[i:i + 8])}")
+    print("default priority:")  # (then one "\tprio:P" line per --defltprio set; the stub has none)
     print("Receive buffer size (bytes): " + ",".join(str(x) for x in st["buffer_size"]) + ",")
     print(f"Cable len: {st['cable_len']}")
     print("PFC configuration:")

@@ -75,3 +75,32 @@ def test_a_bad_command_line_is_a_usage_error(tmp_path: Path, argv: list[str], me
     r = _stub(tmp_path, *argv)
     assert r.returncode == 2 and not r.stdout and f"{argv[0]}: error: {message}" in r.stderr, r
     assert not (tmp_path / "var").exists()  # nothing changed
+
+
+def test_dscp2prio_report_and_checks_as_mlnx_qos(tmp_path: Path) -> None:
+    """mlnx_qos prints each priority's DSCPs 8 a line, each line with its ``prio:P dscp:`` prefix, and no
+    line for a priority without one (dcbnetlink.py ``printAppSelector``); a bad ``--dscp2prio`` value or one
+    given with ``--trust`` is refused on stdout with exit 1, no entry sent."""
+    (tmp_path / "sys/class/net/ens1f0np0").mkdir(parents=True)
+    plan_map = {d: 0 for d in range(64)} | {26: 3, 48: 6}
+    argv = [w for d, p in plan_map.items() for w in ("--dscp2prio", f"set,{d},{p}")]
+    r = _stub(tmp_path, "mlnx_qos", "-i", "ens1f0np0", *argv)
+    assert r.returncode == 0, r.stderr
+    lines = r.stdout.splitlines()
+    start = lines.index("dscp2prio mapping:") + 1
+    end = lines.index("default priority:")
+    rows = lines[start:end]
+    assert [ln for ln in rows if not ln.startswith("\tprio:0 dscp:")] == ["\tprio:3 dscp:26,",
+                                                                        "\tprio:6 dscp:48,"]
+    prio0 = [ln.removeprefix("\tprio:0 dscp:") for ln in rows if ln.startswith("\tprio:0 dscp:")]
+    assert [len(x) for x in prio0] == [24] * 7 + [18]  # 62 DSCPs "NN,": 7 full lines of 8, then 6
+    assert sorted(int(d) for x in prio0 for d in x.split(",") if d) == sorted(set(range(64)) - {26, 48})
+    for bad, message in (
+            (["--dscp2prio", "set,64,0"], "Invalid dscp2prio command. Refer to the help."),
+            (["--dscp2prio", "set,24,8"], "Invalid dscp2prio command. Refer to the help."),
+            (["--dscp2prio", "set,24,3", "--trust", "dscp"],
+             "trust and dscp2prio commands cannot be used at the same time.")):
+        r = _stub(tmp_path, "mlnx_qos", "-i", "ens1f0np0", "--dscp2prio", "set,24,3", *bad)
+        assert (r.returncode, r.stdout.strip()) == (1, message)
+    state = json.loads(host_stubs.state_path(tmp_path, "mlnx_qos", "ens1f0np0").read_text())
+    assert state["dscp2prio"][24] == 0  # none of the refused calls set an entry

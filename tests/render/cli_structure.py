@@ -276,12 +276,12 @@ def check_lossless_structure(plan: Plan, sw: SwitchPlan, view: SwitchView) -> No
 
 
 def host_array(script: str, name: str) -> list[list[str]]:
-    """The entries of bash array ``name`` in a host script's data (``NAME=(`` … ``)``), each split into
-    its fields as the shell splits them."""
+    """The entries of bash array ``name`` in a host script's data (``NAME=(`` … ``)``; a line may hold
+    several), each split into its fields as the shell splits them."""
     m = re.search(rf"^{name}=\(\n(.*?)^\)$", script, re.MULTILINE | re.DOTALL)
     assert m, f"no {name} array in the host script"
-    return [shlex.split(shlex.split(ln)[0]) for ln in m.group(1).splitlines()
-            if not ln.strip().startswith("#")]
+    return [shlex.split(word) for ln in m.group(1).splitlines() if not ln.strip().startswith("#")
+            for word in shlex.split(ln)]
 
 
 def host_tos(script: str) -> set[int]:

@@ -149,7 +149,7 @@ def nic(netdev: str, rdma: str, cls: Classification, *, cable_m: float = 2.0, dc
         model="connectx-7", netdev=netdev, rdma_device=rdma, rdma_port=1, pci_address="0000:3b:00.0",
         speed_gbps=400, rail=0, switch_port="leaf1:Ethernet1/1", trust="dscp",
         pfc_vector=[1 if p == LOSSLESS_PRIO else 0 for p in range(8)],
-        dscp_to_priority={d: cls.dscp_to_priority[d] for d in (*cls.roce_dscp, cls.cnp_dscp)},
+        dscp_to_priority=dict(cls.dscp_to_priority),  # all 64 DSCPs, as the tuner gives a NIC
         cable_m=cable_m, mtu=9000, roce_mtu=4096, roce_tos=cls.roce_tos, cnp_dscp=cls.cnp_dscp,
         cnp_priority=cls.cnp_priority, nic_xoff_bytes=30_000,
         dcqcn=Dcqcn(enabled=dcqcn, enabled_priorities=[LOSSLESS_PRIO] if dcqcn else [], params=params,

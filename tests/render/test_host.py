@@ -330,13 +330,18 @@ def test_a_nic_tool_that_fails_is_named_with_its_message(box: Box) -> None:
 def test_non_default_dscp_map_is_written_and_read_back(tmp_path: Path) -> None:
     # CNP on DSCP 40 -> priority 6 differs from the ConnectX default 40 >> 3 = 5 (DOMAIN.md §3).
     plan, script = _script(cnp_dscp=40)
-    # every RoCE/CNP DSCP is listed (and read back); 26 -> 3 is the default the trust change brings: not set
-    assert cs.host_array(script, "RT_DSCP2PRIO") == [["1", "26", "3"], ["1", "40", "6"]]
-    assert 'mlnx_qos -i "$nic_dev" --dscp2prio "set,$dscp,$prio"' in script
+    # all 64 DSCPs are listed (and read back): 40 -> 6, 26 -> 3, every other one -> 0
+    nic_map = plan.hosts[0].nics[0].dscp_to_priority  # type: ignore[attr-defined]
+    assert (nic_map[40], nic_map[26], nic_map[24]) == (6, 3, 0)
+    assert cs.host_array(script, "RT_DSCP2PRIO") == [["1", str(d), str(p)]
+                                                     for d, p in sorted(nic_map.items())]
+    assert 'rt_set+=(--dscp2prio "set,$dscp,$prio")' in script
     (tmp_path / "ok").mkdir()
     b = Box(tmp_path / "ok", plan.hosts[0])  # type: ignore[attr-defined]
     assert b.run(script).returncode == 0
-    assert (b.state / "qos/ens1f0np0/dscp2prio").read_text() == "40 6\n"
+    # set: each entry that differs from the default dscp >> 3 the trust change brought (26 -> 3 does not)
+    assert (b.state / "qos/ens1f0np0/dscp2prio").read_text() == "".join(
+        f"{d} {p}\n" for d, p in sorted(nic_map.items()) if p != d >> 3)
     (tmp_path / "lying").mkdir()
     liar = Box(tmp_path / "lying", plan.hosts[0])  # type: ignore[attr-defined]
     res = liar.run(script, STUB_IGNORE="dscp2prio")
@@ -372,7 +377,7 @@ def test_a_roce_dscp_someone_moved_to_a_lossy_priority_is_reported_set_back_and_
     res = _run_file(path, "--save", str(restore), env=env)
     assert res.returncode == 0, res.stderr
     for nic in h.nics:
-        assert (box.state / "qos" / nic.netdev / "dscp2prio").read_text() == "26 3\n"
+        assert "\n26 3\n" in (box.state / "qos" / nic.netdev / "dscp2prio").read_text()
     assert _run_file(path, "--check", env=env).returncode == 0
     text = restore.read_text()
     assert [ln for ln in text.splitlines() if ln.startswith("rt_do mlnx_qos") and "--dscp2prio" in ln] == [
@@ -383,9 +388,10 @@ def test_a_roce_dscp_someone_moved_to_a_lossy_priority_is_reported_set_back_and_
 
 
 def test_default_dscp_map_is_read_back_but_not_written(box: Box) -> None:
-    _, script = _script()
-    assert cs.host_array(script, "RT_DSCP2PRIO") == [["1", "26", "3"], ["1", "48", "6"]]
-    assert "DSCP->priority 26->3, 48->6 (set where the NIC differs, all read back)" in script
+    _, script = _script(nic_map={d: d >> 3 for d in range(64)})  # a site that keeps the ConnectX default
+    assert cs.host_array(script, "RT_DSCP2PRIO") == [["1", str(d), str(d >> 3)] for d in range(64)]
+    assert ("DSCP->priority 8-15->1, 16-23->2, 24-31->3, 32-39->4, 40-47->5, 48-55->6, 56-63->7, "
+            "the other 8 DSCPs->0 (64 entries: set where the NIC differs, all read back)") in script
     res = box.run(script)
     assert res.returncode == 0, res.stderr
     # the trust change brought the default map, which holds the plan's entries: no --dscp2prio was sent
@@ -644,8 +650,9 @@ def _device_view(box: Box, plan_host, env: dict[str, str]) -> dict[str, str]:  #
         out[f"{nic.rdma_device} tos"] = run("cma_roce_tos", "-d", nic.rdma_device, "-p", "1")
         out[f"{nic.rdma_device} mode"] = run("cma_roce_mode", "-d", nic.rdma_device, "-p", "1")
         out[f"{nic.netdev} pause"] = run("ethtool", "-a", nic.netdev)
+    lock = box.root / host.LOCK_PATH.lstrip("/")  # (the run's lock file, empty: no NIC value)
     for p in sorted(box.root.rglob("*")):
-        if p.is_file():
+        if p.is_file() and p != lock:
             text = p.read_text()
             out[str(p.relative_to(box.root))] = ("" if p.name == "traffic_class" and text.strip() == "-1"
                                                  else text)
@@ -972,3 +979,80 @@ def test_global_pause_is_left_alone_on_a_port_without_pfc(tmp_path: Path) -> Non
     assert res.returncode == 0, res.stderr
     assert "RX:\t\toff" in _ethtool(box, "-a", "ens1f0np0").stdout
     assert "RX:\t\ton" in _ethtool(box, "-a", "ens1f1np1").stdout
+
+
+def _nic_map(report: str) -> dict[int, int]:
+    """The DSCP -> priority map of an ``mlnx_qos -i IF`` report (its ``prio:P dscp:D,D,`` lines)."""
+    out: dict[int, int] = {}
+    for m in re.finditer(r"prio:([0-7]) dscp:([0-9,]*)", report):
+        out.update({int(d): int(m[1]) for d in m[2].split(",") if d})
+    return out
+
+
+def _log_qos_calls(box: Box, log: Path) -> None:
+    """Put a shim in front of the box's ``mlnx_qos`` stub that appends each command line to ``log``."""
+    (box.bin / "mlnx_qos").rename(box.bin / "mlnx_qos.real")
+    (box.bin / "mlnx_qos").write_text(f'#!/bin/bash\nprintf "%s\\n" "$*" >> {shlex.quote(str(log))}\n'
+                                      'exec "$(dirname "$0")/mlnx_qos.real" "$@"\n')
+    (box.bin / "mlnx_qos").chmod(0o755)
+
+
+def test_the_nic_gets_the_plans_whole_dscp_map_in_one_call_and_reads_it_back(tmp_path: Path) -> None:
+    # plan.json maps all 64 DSCPs (every non-RoCE, non-CNP one to lossy priority 0). The mlx5 default map is
+    # dscp >> 3, so a script that writes only 26 and 48 leaves CS3/AF3x (24-31) on lossless priority 3.
+    plan, script = _script()
+    h = plan.hosts[0]  # type: ignore[attr-defined]
+    box = Box(tmp_path, h)
+    log = tmp_path / "qos.log"
+    _log_qos_calls(box, log)
+    env = _box_env(box)
+    path = tmp_path / "apply.sh"
+    path.write_text(script, encoding="utf-8")
+    res = _run_file(path, env=env)
+    assert res.returncode == 0, res.stderr
+    for nic in h.nics:
+        assert len(nic.dscp_to_priority) == 64
+        report = subprocess.run(["mlnx_qos", "-i", nic.netdev], env=env, capture_output=True, text=True,
+                                check=True).stdout
+        assert _nic_map(report) == nic.dscp_to_priority
+        assert _nic_map(report)[24] == 0
+        # one mlnx_qos call sets every entry that differed from the default the trust change brought
+        sets = [ln for ln in log.read_text().splitlines() if ln.startswith(f"-i {nic.netdev} --dscp2prio")]
+        assert len(sets) == 1, sets
+        changed = {d for d, p in nic.dscp_to_priority.items() if p != d >> 3}
+        assert {int(s.split(",")[1]) for s in sets[0].split("--dscp2prio ")[1:]} == changed
+    # a second run reads the map and changes nothing
+    log.write_text("")
+    assert _run_file(path, env=env).returncode == 0
+    assert "--dscp2prio" not in log.read_text()
+    # someone moves CS3 back onto the lossless priority: --check names it
+    _qos(env, h.nics[0].netdev, "--dscp2prio", "set,24,3")
+    check = _run_file(path, "--check", env=env)
+    assert check.returncode == 1
+    assert f"{h.nics[0].netdev} dscp2prio/24: expected '0', read '3'" in check.stderr
+
+
+def test_a_second_run_while_one_holds_the_lock_stops_with_exit_2_and_changes_nothing(box: Box) -> None:
+    # a manual apply while the boot unit (or another apply) runs the script: two runs would interleave their
+    # mlnx_qos/sysfs writes and each other's restore points; the second must stop before it reads anything
+    import fcntl
+
+    _, script = _script()
+    lock = box.root / host.LOCK_PATH.lstrip("/")
+    lock.parent.mkdir(parents=True, exist_ok=True)
+    before = box.snapshot()
+    with open(lock, "a", encoding="utf-8") as held:
+        fcntl.flock(held, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        for args in ((), ("--check",)):
+            res = box.run(script) if not args else _run_file(_written(box, script), *args, env=_box_env(box))
+            assert res.returncode == 2, res.stdout + res.stderr
+            assert f"another run of the roce-tune host script holds {lock}" in res.stderr
+        assert {k: v for k, v in box.snapshot().items() if not k.endswith(".lock")} == before
+    res = box.run(script)
+    assert res.returncode == 0, res.stderr
+
+
+def _written(box: Box, script: str) -> Path:
+    path = box.root.parent / "apply.sh"
+    path.write_text(script, encoding="utf-8")
+    return path

@@ -15,15 +15,21 @@ RT_HOST=node2
 RT_NICS=(
     # ens1f0np0: mlx5_0 port 1, connectx-7, 400G, switch lab-leaf1:Ethernet8, PCI <pci-address>
     #   cable 2.0 m (plan xoff 146480 B); RoCE MTU 4096; TOS 106 = DSCP 26 << 2 | ECT(0)
-    #   DSCP->priority 26->3, 48->6 (set where the NIC differs, all read back); DCQCN on priorities [3] (notification and reaction point)
+    #   DSCP->priority 26->3, 48->6, the other 62 DSCPs->0 (64 entries: set where the NIC differs, all read back); DCQCN on priorities [3] (notification and reaction point)
     #   mlxconfig -d <pci-address> -y set ROCE_CC_PRIO_MASK_P1=8 CLAMP_TGT_RATE_P1=0 CLAMP_TGT_RATE_AFTER_TIME_INC_P1=1 DCE_TCP_G_P1=1019 DCE_TCP_RTT_P1=1 INITIAL_ALPHA_VALUE_P1=1023 MIN_TIME_BETWEEN_CNPS_P1=2 RATE_REDUCE_MONITOR_PERIOD_P1=4 RATE_TO_SET_ON_FIRST_CNP_P1=0 RPG_AI_RATE_P1=5 RPG_BYTE_RESET_P1=32767 RPG_GD_P1=11 RPG_HAI_RATE_P1=50 RPG_MAX_RATE_P1=0 RPG_MIN_DEC_FAC_P1=50 RPG_MIN_RATE_P1=1 RPG_THRESHOLD_P1=1 RPG_TIME_RESET_P1=75 CNP_DSCP_P1=48 CNP_802P_PRIO_P1=6
     'ens1f0np0 mlx5_0 1 dscp 0,0,0,1,0,0,0,0 2 9000 106 1'
 )
-# DSCP -> priority of every RoCE and CNP DSCP (DSCP trust): value set, DSCP, priority (mlnx_qos
-# --dscp2prio set,DSCP,PRIO where the NIC's map differs; every one read back).
+# DSCP -> priority, the plan's whole map (DSCP trust): value set, DSCP, priority; 8 a line (one mlnx_qos
+# call sets every --dscp2prio set,DSCP,PRIO where the NIC's map differs; every one read back).
 RT_DSCP2PRIO=(
-    '1 26 3'
-    '1 48 6'
+    '1 0 0' '1 1 0' '1 2 0' '1 3 0' '1 4 0' '1 5 0' '1 6 0' '1 7 0'
+    '1 8 0' '1 9 0' '1 10 0' '1 11 0' '1 12 0' '1 13 0' '1 14 0' '1 15 0'
+    '1 16 0' '1 17 0' '1 18 0' '1 19 0' '1 20 0' '1 21 0' '1 22 0' '1 23 0'
+    '1 24 0' '1 25 0' '1 26 3' '1 27 0' '1 28 0' '1 29 0' '1 30 0' '1 31 0'
+    '1 32 0' '1 33 0' '1 34 0' '1 35 0' '1 36 0' '1 37 0' '1 38 0' '1 39 0'
+    '1 40 0' '1 41 0' '1 42 0' '1 43 0' '1 44 0' '1 45 0' '1 46 0' '1 47 0'
+    '1 48 6' '1 49 0' '1 50 0' '1 51 0' '1 52 0' '1 53 0' '1 54 0' '1 55 0'
+    '1 56 0' '1 57 0' '1 58 0' '1 59 0' '1 60 0' '1 61 0' '1 62 0' '1 63 0'
 )
 # DCQCN sysfs writes (/sys/class/net/<netdev>/ecn/FILE): value set, FILE, value.
 RT_ECN=(

@@ -45,9 +45,23 @@ MISMATCHES=()
 # another TOS that the global value would override on every QP
 RT_TCLASS_GLOBAL="${RT_TCLASS_GLOBAL:-1}"
 
-for tool in mlnx_qos cma_roce_tos cma_roce_mode ethtool ip awk sed tail systemctl udevadm ; do
+for tool in mlnx_qos cma_roce_tos cma_roce_mode ethtool ip awk sed tail systemctl udevadm flock ; do
     command -v "$tool" >/dev/null 2>&1 || { echo "roce-tune: required command '$tool' not found" >&2; exit 2; }
 done
+
+# One run at a time (a manual apply, the boot unit, the unit udev starts): each holds this lock until it exits;
+# a run that finds it held stops here, exit 2, before it reads or changes anything.
+RT_LOCK_FILE="${SYSROOT}"/run/lock/roce-tune-host.lock
+if ! { mkdir -p -- "${RT_LOCK_FILE%/*}" && exec {RT_LOCK_FD}>>"$RT_LOCK_FILE"; } 2>/dev/null; then
+    echo "roce-tune: $RT_HOST: cannot open the lock file $RT_LOCK_FILE; nothing was changed" >&2
+    exit 2
+fi
+if ! flock -n "$RT_LOCK_FD"; then
+    printf 'roce-tune: %s: another run of the roce-tune host script holds %s (a manual apply, or the boot %s)' \
+        "$RT_HOST" "$RT_LOCK_FILE" "unit "roce-tune-host.service >&2
+    echo "; nothing was read or changed: run it again when that one ends" >&2
+    exit 2
+fi
 
 # rt_need PATH: a sysfs file the script writes must exist (a driver without the knob stops it: exit 2).
 rt_need() {
@@ -104,13 +118,6 @@ rt_qos_pfc() {
     awk '/^PFC configuration:/ { f = 1; next }
          f && $1 == "enabled" { for (i = 2; i <= 9; i++) printf "%s%s", (i > 2 ? "," : ""), $i; exit }' <<<"$1"
 }
-rt_qos_dscp2prio() {
-    awk -v d="$2" '/prio:[0-7] dscp:/ {
-        p = $0; sub(/.*prio:/, "", p); sub(/ .*/, "", p)
-        l = $0; sub(/.*dscp:/, "", l); n = split(l, v, ",")
-        for (i = 1; i <= n; i++) if (v[i] != "" && v[i] + 0 == d) { print p; exit }
-    }' <<<"$1"
-}
 # rt_qos_dscp2prio_all TEXT: every DSCP->priority entry the report lists, as "set,DSCP,PRIO" lines.
 rt_qos_dscp2prio_all() {
     awk '/prio:[0-7] dscp:/ {
@@ -119,6 +126,16 @@ rt_qos_dscp2prio_all() {
         for (i = 1; i <= n; i++) if (v[i] != "") printf "set,%d,%s\n", v[i] + 0, p
     }' <<<"$1"
 }
+# rt_qos_map TEXT: the report's DSCP->priority entries into RT_MAP (index DSCP, value priority), read with
+# one awk run; empty when it lists none (PCP trust). A DSCP it does not list has no RT_MAP entry.
+RT_MAP=()
+rt_qos_map() {
+    local d p
+    RT_MAP=()
+    while IFS=, read -r _ d p; do RT_MAP[d]="$p"; done < <(rt_qos_dscp2prio_all "$1")
+}
+# rt_dscp_entry ENTRY: one RT_DSCP2PRIO entry into rt_s dscp prio (value set, DSCP, priority).
+rt_dscp_entry() { rt_s="${1%% *}"; dscp="${1#* }"; prio="${dscp#* }"; dscp="${dscp%% *}"; }
 # Global (IEEE 802.3x) pause, from "ethtool -a <netdev>": ethtool prints "RX:" and "TX:" then on/off
 # (netlink/pause.c; the "RX negotiated:" lines are only the autonegotiation result).
 RT_PAUSE_OFF='rx off tx off'
@@ -345,14 +362,16 @@ for rt_n in "${RT_NICS[@]}"; do
     qos="$(mlnx_qos -i "$nic_dev")"
     trust="$(rt_qos_trust "$qos")"
     # DSCP map entries, put back before the trust below. Found on DSCP trust: each entry the apply will change
-    # (it sets only those that differ). Found on PCP trust: no DSCP entry is in use, and putting pcp trust
+    # (it sets only those that differ), in one call. Found on PCP trust: no DSCP entry is in use, and putting pcp trust
     # back takes every one the run set out of use (mlnx_qos over dcbnl deletes them; with the older
     # qos/trust sysfs they stay, unused), so there is nothing to save.
+    rt_qos_map "$qos"
     noted=0
+    rt_was=()
     for rt_e in ${RT_DSCP2PRIO[@]+"${RT_DSCP2PRIO[@]}"}; do
-        read -r rt_s dscp prio <<<"$rt_e"
+        rt_dscp_entry "$rt_e"
         [[ "$rt_s" == "$nic_set" ]] || continue
-        was="$(rt_qos_dscp2prio "$qos" "$dscp")"
+        was="${RT_MAP[dscp]-}"
         if [[ "$trust" == pcp ]]; then
             (( noted )) || printf '# %s: trust pcp before the change, no DSCP map in use: the pcp trust put %s\n' \
                 "$nic_dev" "back below takes the DSCP entries the run set out of use" \
@@ -361,9 +380,12 @@ for rt_n in "${RT_NICS[@]}"; do
         elif [[ "$trust" != dscp || -z "$was" ]]; then  # (an unreadable trust, or DSCP trust without the entry)
             rt_save rt_lost "$nic_dev" dscp2prio "$dscp" "(trust was '$trust')"
         elif [[ "$was" != "$prio" ]]; then
-            rt_save rt_do mlnx_qos -i "$nic_dev" --dscp2prio "set,$dscp,$was"
+            rt_was+=(--dscp2prio "set,$dscp,$was")
         fi
     done
+    if [[ -n "${rt_was[*]-}" ]]; then  # every entry the apply changes, put back in one call
+        rt_save rt_do mlnx_qos -i "$nic_dev" "${rt_was[@]}"
+    fi
     if [[ "$trust" == dscp && "$nic_trust" != dscp ]]; then
         # the plan's trust drops the whole DSCP map found (over dcbnl mlnx_qos --trust pcp deletes every entry,
         # and --trust dscp alone brings back only the default one): put back every entry found, in one call
@@ -457,15 +479,18 @@ for rt_n in "${RT_NICS[@]}"; do
     rt_nic "$rt_n"
     rt_run mlnx_qos -i "$nic_dev" --trust "$nic_trust"
     rt_run mlnx_qos -i "$nic_dev" --pfc "$nic_pfc" --cable_len "$nic_cable"
-    qos="$RT_OUT"  # its report shows the DSCP map as the trust above left it
+    rt_qos_map "$RT_OUT"  # its report shows the DSCP map as the trust above left it
+    # only the entries that differ (the restore point saved exactly those: snapshot section), all in one call
+    rt_set=()
     for rt_e in ${RT_DSCP2PRIO[@]+"${RT_DSCP2PRIO[@]}"}; do
-        read -r rt_s dscp prio <<<"$rt_e"
-        [[ "$rt_s" == "$nic_set" ]] || continue
-        # only an entry that differs (the restore point saved exactly those: snapshot section)
-        if [[ "$(rt_qos_dscp2prio "$qos" "$dscp")" != "$prio" ]]; then
-            rt_run mlnx_qos -i "$nic_dev" --dscp2prio "set,$dscp,$prio"
+        rt_dscp_entry "$rt_e"
+        if [[ "$rt_s" == "$nic_set" && "${RT_MAP[dscp]-}" != "$prio" ]]; then
+            rt_set+=(--dscp2prio "set,$dscp,$prio")
         fi
     done
+    if [[ -n "${rt_set[*]-}" ]]; then
+        rt_run mlnx_qos -i "$nic_dev" "${rt_set[@]}"
+    fi
 done
 fi
 
@@ -559,11 +584,21 @@ for rt_n in "${RT_NICS[@]}"; do
     if rt_pfc_on "$nic_pfc"; then
         rt_expect "$nic_dev" global_pause "$RT_PAUSE_OFF" "$(rt_pause_state "$nic_dev")"
     fi
+    # the whole DSCP map: one line per entry that differs, or one line when the NIC lists no map at all
+    rt_qos_map "$qos"
+    rt_unlisted=0
     for rt_e in ${RT_DSCP2PRIO[@]+"${RT_DSCP2PRIO[@]}"}; do
-        read -r rt_s dscp prio <<<"$rt_e"
+        rt_dscp_entry "$rt_e"
         [[ "$rt_s" == "$nic_set" ]] || continue
-        rt_expect "$nic_dev" "dscp2prio/$dscp" "$prio" "$(rt_qos_dscp2prio "$qos" "$dscp")"
+        if [[ -z "${RT_MAP[*]-}" ]]; then
+            rt_unlisted=$((rt_unlisted + 1))
+        else
+            rt_expect "$nic_dev" "dscp2prio/$dscp" "$prio" "${RT_MAP[dscp]-}"
+        fi
     done
+    if (( rt_unlisted > 0 )); then
+        rt_expect "$nic_dev" dscp2prio "$rt_unlisted entries" "no DSCP map listed"
+    fi
     rt_expect "$nic_dev" mtu "$nic_mtu" "$(rt_link_mtu "$nic_dev")"
     rt_expect "$nic_rdma" roce_tos "$nic_tos" "$(cma_roce_tos -d "$nic_rdma" -p "$nic_port" | tail -n 1)"
     tclass="$nic_tos"
