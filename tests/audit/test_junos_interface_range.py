@@ -82,3 +82,14 @@ def test_member_patterns_and_a_range_across_pics() -> None:
         "et-0/0/0": 9000, "et-0/0/2": 9000, "et-0/1/0": 9000, "et-0/1/2": 9000, "et-0/0/1:2": 9000,
         "et-1/0/46": 9100, "et-1/0/47": 9100, "et-1/1/0": 9100, "et-1/1/1": 9100}
 
+
+def test_a_planned_port_whose_mtu_is_not_stated_is_not_checked(tmp_path: Path) -> None:
+    """Before: no ``mtu`` statement read as "no MTU difference": the audit passed the port silently."""
+    device, running = _running("junos", tmp_path)
+    text = "\n".join(t for t in running.splitlines() if not re.match(r"set interfaces et-0/0/[67] mtu ", t))
+    cap, _ = _capture(tmp_path, device, "junos", text + "\n")
+    for source in (INVENTORY, None):
+        r = audit_dir(cap, source)
+        assert not [f for f in r.findings if f.device == device and f.rule == "RT442"], source
+        skipped = [s for s in r.not_checked if s.rule == "RT442" and s.device == device]
+        assert len(skipped) == 1 and "et-0/0/6, et-0/0/7" in skipped[0].needs, (source, r.not_checked)
