@@ -183,9 +183,22 @@ def _policy_dscp(sw: SwitchObs, exp: Expect, out: Out) -> None:
                     "the RoCE ports)", locate(sw, None, "dscp", str(dscp)))
 
 
+def skip_unread_mtu(sw: SwitchObs, ports: Iterable[PortQos], out: Out, want: SwitchQos | None = None) -> None:
+    """RT442 is not checked on ``ports`` whose MTU the running configuration does not state (no MTU
+    statement read for the port, or a capture without the interfaces) and, with ``want``, the plan sets:
+    listed as not checked, never passed as "no difference"."""
+    names = sorted(p.name for p in ports
+                   if p.mtu is None and (want is None or want.ports[p.name].mtu is not None))
+    if names:
+        out.skip("RT442", sw.name, f"the MTU of {', '.join(names)}, which the running configuration does not "
+                 "state (no MTU statement read for them: the platform default applies, or the capture lacks "
+                 "the interfaces): capture the interfaces' configuration or their operational MTU")
+
+
 def _policy_ports(sw: SwitchObs, exp: Expect, out: Out, expresses_ecn: bool) -> None:
     """RT442 (port MTU below the hosts') and RT431 (no ECN on the lossless queue) on the PFC ports."""
     assert sw.running is not None
+    skip_unread_mtu(sw, _roce_ports(sw.running.value, sorted(exp.lossless_priorities)), out)
     for p in _roce_ports(sw.running.value, sorted(exp.lossless_priorities)):
         if p.mtu is not None and p.mtu < exp.host_mtu:
             out.add("RT442", Severity.error, sw.name, p.name,
@@ -310,6 +323,7 @@ def check_running_plan(sw: SwitchObs, want: SwitchQos, exp: Expect, out: Out, ex
     unknown = sorted(n for n, p in ports.items() if p.pfc_priorities is None and want.ports[n].pfc_priorities)
     if unknown:
         out.skip("RT420", sw.name, f"the PFC state of {', '.join(unknown)}, {_PFC_LEFT_TO_SWITCH}")
+    skip_unread_mtu(sw, ports.values(), out, want)
     for d in differences(want, seen):
         for pattern, rule, sev, what, label in _PATHS:
             m = re.match(pattern, d)

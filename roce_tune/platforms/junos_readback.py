@@ -18,7 +18,8 @@ statements, ``#`` comments, bracket lists ``[ a b ]``, quoted words). Read under
   ``transmit-rate percent W`` / ``priority strict-high``; ``scheduler-maps M forwarding-class FC scheduler
   S``;
 * ``interfaces IF congestion-notification-profile P | scheduler-map M | unit * classifiers dscp CL``; and
-  ``set interfaces IF mtu N``.
+  ``set interfaces IF mtu N``, also from ``interfaces interface-range R`` for its members
+  (:func:`_expand_ranges`).
 
 Junos sizes PFC headroom itself from the CNP cable length: headroom is None, ``cable_m`` is read.
 Sources: Juniper's DSCP-based PFC, congestion-notification-profile, PFC watchdog and drop-profiles pages
@@ -216,8 +217,89 @@ def _active_set_words(text: str) -> list[list[str]]:
             inactive.append(_words("set" + s[len("deactivate"):]) or [])
         elif w := _words(s):
             sets.append(w)
-    active = _inherit([w for w in sets if not _inactive(w, inactive)])
+    active = _inherit(_expand_ranges([w for w in sets if not _inactive(w, inactive)]))
     return [w for w in active if not _inactive(w, inactive)]
+
+
+#: ``*`` in an interface-range ``member`` field: ports 0 through 47 (Juniper, "Interface Ranges for Physical
+#: Interfaces": the wildcard does not take the interface type's port count into account)
+_MEMBER_ALL = range(48)
+_IFNAME = re.compile(r"^(?P<type>[a-z]+)-(?P<fpc>\d+)/(?P<pic>\d+)/(?P<port>\d+)(?::(?P<chan>\d+))?$")
+
+
+def _member_field(text: str) -> list[int]:
+    """One field of a ``member`` name: ``*`` (0..47), ``[low-high]``, ``[n1,n2,...]`` or a number; [] if
+    none of them."""
+    if text == "*":
+        return list(_MEMBER_ALL)
+    body = text[1:-1] if text.startswith("[") and text.endswith("]") else text
+    out: list[int] = []
+    for part in (x.strip() for x in body.split(",")):
+        lo, _, hi = part.partition("-")
+        if not lo.isdigit() or not (hi.isdigit() or not hi):
+            return []
+        out += range(int(lo), int(hi or lo) + 1)
+    return out
+
+
+def _members(word: str) -> list[str]:
+    """``et-0/0/[4-7]`` / ``et-0/*/[0,2]`` / ``et-0/0/1:2`` -> the interface names it stands for (a
+    prefix without ``-`` or a field that is no number pattern: the word itself)."""
+    kind, dash, rest = word.partition("-")
+    fields = re.split(r"([/:])", rest)
+    if not dash or len(fields) < 5:
+        return [word]
+    names = [kind + "-"]
+    for f in fields:
+        nums = [str(n) for n in _member_field(f)] if f not in ("/", ":") else [f]
+        if not nums:
+            return [word]
+        names = [n + x for n in names for x in nums]
+    return names
+
+
+def _member_range(first: str, last: str) -> list[str]:
+    """``member-range et-0/0/0 to et-0/0/7`` -> the interfaces from ``first`` to ``last`` in order: every
+    port between them in a PIC (channels of one port between two channelized names); a range that crosses
+    PICs takes ports 0..47 of each PIC it crosses (PIC numbers up to the higher end's: the chassis's real
+    port count is not in the configuration); [first, last] when they are not two names of one type."""
+    a, b = _IFNAME.match(first), _IFNAME.match(last)
+    if not a or not b or a["type"] != b["type"] or (a["chan"] is None) != (b["chan"] is None):
+        return [first, last]
+    lo = tuple(int(a[k]) for k in ("fpc", "pic", "port"))
+    hi = tuple(int(b[k]) for k in ("fpc", "pic", "port"))
+    if a["chan"] is not None:
+        if lo != hi:
+            return [first, last]
+        return [f"{first.rsplit(':', 1)[0]}:{c}" for c in range(int(a["chan"]), int(b["chan"]) + 1)]
+    top = max(lo[2], hi[2], _MEMBER_ALL[-1])
+    pics = range(max(lo[1], hi[1]) + 1)
+    return [f"{a['type']}-{fpc}/{pic}/{port}" for fpc in range(lo[0], hi[0] + 1) for pic in pics
+            for port in range(top + 1) if lo <= (fpc, pic, port) <= hi]
+
+
+def _expand_ranges(sets: list[list[str]]) -> list[list[str]]:
+    """``sets`` with every ``interfaces interface-range R <statement>`` stated for each member of R
+    (``member-range A to B``, ``member NAME``, :func:`_members`), placed before the other statements so that
+    an interface's own statement wins over its range's, and a range listed first over a later one (last
+    written wins in :func:`_parse`); the members are then configured objects that group wildcards match
+    (Juniper, "Configuring Interface Ranges for EX Series Switches with ELS": "Configuration Inheritance
+    for Member Interfaces", "Member Interfaces Inheriting Configuration from Configuration Groups")."""
+    members: dict[str, list[str]] = {}
+    stmts: dict[str, list[list[str]]] = {}
+    rest: list[list[str]] = []
+    for w in sets:
+        if w[:2] != ["interfaces", "interface-range"] or len(w) < 4:
+            rest.append(w)
+        elif w[3] == "member-range" and len(w) >= 7 and w[5] == "to":
+            members.setdefault(w[2], []).extend(_member_range(w[4], w[6]))
+        elif w[3] == "member" and len(w) >= 5:
+            members.setdefault(w[2], []).extend(_members(w[4]))
+        else:
+            stmts.setdefault(w[2], []).append(w[3:])
+    expanded = [["interfaces", m, *s] for r in reversed(list(stmts)) for m in members.get(r, [])
+                for s in stmts[r]]
+    return expanded + rest
 
 
 def _group_names(word: str) -> list[str]:
