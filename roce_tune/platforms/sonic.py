@@ -1410,6 +1410,69 @@ def probe_gcu(run: Callable[[str], str]) -> str | None:
             "or apply the rendered CONFIG_DB by hand")
 
 
+#: the read-only probe for how many ASICs the switch has: sonic-utilities show/platform.py prints ``ASIC
+#: Count: N`` from sonic_py_common.multi_asic.get_num_asics() (asic.conf NUM_ASIC of the platform's device
+#: directory, 1 without one), the count every sonic-utilities command asks (``is_multi_asic``: above 1)
+ASIC_COUNT_PROBE = "show platform summary"
+_ASIC_COUNT_RE = re.compile(r"^\s*ASIC Count:[ \t]*(\S*)\s*$", re.MULTILINE)
+#: what a multi-ASIC refusal tells the operator to do instead
+_MULTI_ASIC_TODO = (
+    "its front-panel ports' CONFIG_DB rows live in the ASIC namespaces, and roce-tune's push reads and "
+    "writes only the host's CONFIG_DB (`sonic-cfggen -d`, `sonic-db-cli CONFIG_DB`, `config checkpoint` "
+    "without `-n`), where no ASIC's daemons read them, so nothing was changed; roce-tune does not push to "
+    "multi-ASIC SONiC: write the rendered file's rows of each port into its ASIC's namespace by hand (`sudo "
+    "sonic-cfggen -n asicN -j FILE --write-to-db`, then `sudo config save -y`) and check the result with "
+    "`roce-tune audit` on a `show runningconfiguration all` capture")
+
+
+def asic_namespaces(db: dict[str, Any]) -> list[str]:
+    """The ASIC namespaces (``["asic0", "asic1", ...]``, in ASIC order) of a multi-ASIC CONFIG_DB dump, whose
+    top-level keys are the namespaces (``localhost`` the host's, ``asicN`` one per ASIC: ``show
+    runningconfiguration all`` on a multi-ASIC image, sonic-utilities show/main.py); ``[]`` for one
+    CONFIG_DB (whose top-level keys are tables)."""
+    names = [k for k in db if re.fullmatch(r"asic\d+", k) and isinstance(db[k], dict)]
+    if not names or not all(k == "localhost" or k in names for k in db):
+        return []
+    return sorted(names, key=lambda n: int(n[4:]))
+
+
+def multi_asic_refusal(asic_count: int, seen: str) -> str:
+    """Why apply refuses a multi-ASIC switch of ``asic_count`` ASICs (``seen``: how it was found), with what
+    to do instead."""
+    return f"a multi-ASIC SONiC switch with {asic_count} ASICs ({seen}): {_MULTI_ASIC_TODO}"
+
+
+def probe_asic_count(run: Callable[[str], str]) -> str | None:
+    """Why apply cannot push to this switch because of its ASICs (or None for a single-ASIC switch): ``show
+    platform summary`` (:data:`ASIC_COUNT_PROBE`, run by ``run``) says ``ASIC Count:`` above 1, or prints
+    no readable count (never taken for 1: a multi-ASIC switch whose ``show runningconfiguration all``
+    prints only the host's CONFIG_DB looks like a single-ASIC one)."""
+    out = run(ASIC_COUNT_PROBE)
+    found = _ASIC_COUNT_RE.search(out)
+    if found is not None and found.group(1).isdigit() and int(found.group(1)) <= 1:
+        return None
+    if found is not None and found.group(1).isdigit():
+        count = int(found.group(1))
+        return multi_asic_refusal(count, f"`{ASIC_COUNT_PROBE}`: ASIC Count: {count}")
+    said = [ln.strip() for ln in out.splitlines() if ln.strip() and ASIC_COUNT_PROBE not in ln]
+    what = (f"`ASIC Count: {found.group(1)}`" if found is not None
+            else f"no `ASIC Count:` line ({said[-1] if said else 'no output'})")
+    return (f"could not read how many ASICs this switch has (`{ASIC_COUNT_PROBE}` printed {what}), so "
+            "nothing was changed: on a multi-ASIC switch roce-tune's push would write only the host's "
+            "CONFIG_DB, not the ASIC namespaces that hold the ports; check `show platform summary` on the "
+            "switch (ASIC Count comes from NUM_ASIC in the platform's asic.conf) and apply the rendered "
+            "CONFIG_DB by hand if it has more than one ASIC")
+
+
+def probe(run: Callable[[str], str]) -> str | None:
+    """Why apply cannot push to this switch (or None): :func:`probe_asic_count`, then :func:`probe_gcu`.
+    Both commands always run (the Ansible playbooks list them before running them); a multi-ASIC refusal
+    comes first."""
+    asics = probe_asic_count(run)
+    gcu = probe_gcu(run)
+    return asics or gcu
+
+
 PUSH = _c.PushMethod(
     netmiko_device_type="linux", read_running="show runningconfiguration all",
     error_pattern=r"(?i)(^|\n)\s*(error|failed)",
@@ -1417,7 +1480,7 @@ PUSH = _c.PushMethod(
     save=("sudo config save -y; echo ROCE_TUNE_RC=$?", r"ROCE_TUNE_RC=0\b"),
     desired_file="{name}.json", enable_secret=True, linux_shell=True,
     preflight=lambda r, d, speeds: preflight(r, d, speeds),
-    probe=lambda run: probe_gcu(run),
+    probe=lambda run: probe(run),
 )
 
 #: Broadcom ASICs with the LTSW SAI the PFC-watchdog restore-loop report names (TH5/TH6 in its title)
@@ -1580,18 +1643,23 @@ def _speed_problems(run: dict[str, Any], want: dict[str, Any], model: str,
 
 
 def preflight(running: str, desired: str, port_speeds_mbps: Mapping[str, int] | None = None) -> str | None:
-    """Why apply must not touch this switch (or None): the running buffer model (missing = traditional, as
-    buffermgrd.sh reads it) or a running pool's ``mode``/``type`` differs from the desired file's (both take
-    effect only at daemon start / pool creation), or a port runs another speed than the one its lossless
-    PGs' headroom profile was computed for (traditional model: buffermgrd would swap the profile; dynamic
-    model: buffermgrdyn leaves a headroom override as it is, so the xoff stays the planned speed's). The
-    planned speed is ``port_speeds_mbps`` (the plan's, port -> Mb/s) where given, else the one the
-    profile's name carries.
+    """Why apply must not touch this switch (or None): a multi-ASIC switch (``running`` is one CONFIG_DB per
+    namespace, :func:`asic_namespaces`; nothing else is judged then), the running buffer model (missing =
+    traditional, as buffermgrd.sh reads it) or a running pool's ``mode``/``type`` differs from the desired
+    file's (both take effect only at daemon start / pool creation), or a port runs another speed than the
+    one its lossless PGs' headroom profile was computed for (traditional model: buffermgrd would swap the
+    profile; dynamic model: buffermgrdyn leaves a headroom override as it is, so the xoff stays the planned
+    speed's). The planned speed is ``port_speeds_mbps`` (the plan's, port -> Mb/s) where given, else the one
+    the profile's name carries.
 
     Raises:
         ValueError: running or desired text holds no CONFIG_DB JSON.
     """
     run, want = config_db(running), json.loads(desired)
+    namespaces = asic_namespaces(run)
+    if namespaces:  # the other checks would read the host's namespace as the switch's CONFIG_DB
+        seen = f"`{PUSH.read_running}` prints the namespaces {', '.join(namespaces)}"
+        return multi_asic_refusal(len(namespaces), seen)
     problems = []
     want_model, have_model = _meta_model(want), _meta_model(run) or "traditional"
     if want_model is not None and want_model != have_model:

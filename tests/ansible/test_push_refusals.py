@@ -8,7 +8,9 @@
 * Junos: a colleague's ``commit confirmed`` still waiting for its confirming commit (roce-tune's ``commit
   check`` and commits confirm it);
 * SONiC: a port running at another speed than the plan's, judged from the plan's port speeds (plan.json)
-  even where the headroom profile's name carries none.
+  even where the headroom profile's name carries none; a multi-ASIC switch (its running config printed per
+  namespace, or ``show platform summary``'s ``ASIC Count`` above 1), whose ports' CONFIG_DB the push would
+  not reach.
 
 Before, only push_sonic.yml ran the refusal (from the rendered file alone), so the playbooks applied,
 confirmed or skipped what apply refuses. Each run here is against a loopback emulator over Ansible's own
@@ -143,4 +145,26 @@ def test_sonic_port_speed_is_judged_from_the_plan(emulator_fleet, tmp_path: Path
     for out in refused_before_any_write(dev, lab, "sonic1", *limit_args(lab, "sonic1", key)):
         assert re.search(r"fatal: \[sonic1\].*sonic1: preflight: Ethernet0 runs at 100000 Mb/s but the "
                          r"plan's headroom is for 400000 Mb/s", out), out[-5000:]
+    assert not dev.checkpoints and dev.db_writes_seen == 0
+
+
+@pytest.mark.parametrize("shape", ["per-namespace", "host-only"])
+def test_sonic_multi_asic_is_refused(emulator_fleet, tmp_path: Path, shape: str) -> None:  # type: ignore[no-untyped-def]
+    """sonic1 is a 2-ASIC box: its running config printed per namespace (the preflight sees it) or only the
+    host's (the ``show platform summary`` probe's ``ASIC Count: 2``). The playbook refuses it with apply's
+    message and writes nothing; before, it pushed into the host's CONFIG_DB."""
+    from tests.deploy.test_sonic_multi_asic import per_namespace
+
+    fleet, dev, key = _start(emulator_fleet, tmp_path, "sonic1")
+    if shape == "per-namespace":
+        dev.config_db = per_namespace(dev.config_db)
+        seen = "`show runningconfiguration all` prints the namespaces asic0, asic1"
+    else:
+        seen = "`show platform summary`: ASIC Count: 2"
+    dev.asic_count = 2
+    dev.set_fault(reject_pattern="sonic-cfggen -j|sonic-db-cli|config save|config checkpoint roce|cat >")
+    lab = _lab_for(fleet, tmp_path, "sonic1")
+    for out in refused_before_any_write(dev, lab, "sonic1", *limit_args(lab, "sonic1", key)):
+        assert re.search(r"fatal: \[sonic1\].*sonic1: preflight: a multi-ASIC SONiC switch with 2 ASICs \("
+                         + re.escape(seen) + r"\).*nothing was changed", out), out[-5000:]
     assert not dev.checkpoints and dev.db_writes_seen == 0

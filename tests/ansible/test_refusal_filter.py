@@ -22,6 +22,11 @@ from tests.ansible.harness import REPO, load_filters
 PENDING = ("0   2026-12-02 03:10:00 UTC by bob via cli commit confirmed, rollback in 9mins\n"
            "1   2026-12-02 02:00:00 UTC by root via cli\n")
 
+#: `show platform summary` of a SONiC switch (sonic-utilities show/platform.py)
+SUMMARY = ("Platform: x86_64-mlnx_msn4700-r0\nHwSKU: ACS-MSN4700\nASIC: mellanox\nASIC Count: {count}\n"
+           "Serial Number: MT2231X09876\nModel Number: MSN4700-WS2FO\nHardware Revision: A1\n")
+GCU_OK = "Usage: config checkpoint [OPTIONS] CHECKPOINT_NAME\nROCE_TUNE_RC=0\n"
+
 
 def _filters() -> ModuleType:
     return load_filters("roce_tune_filters")
@@ -68,8 +73,9 @@ def test_plan_port_speeds_come_from_the_checked_plan_directory(tmp_path: Path) -
     assert headroom
     for i, name in enumerate(headroom):
         renamed = renamed.replace(f'"{name}"', f'"ROCE_HEADROOM_{i}"')
-    gcu = [{"item": "sudo config checkpoint --help; echo ROCE_TUNE_RC=$?",
-            "stdout": "Usage: config checkpoint [OPTIONS] CHECKPOINT_NAME\nROCE_TUNE_RC=0\n"}]
+    gcu = [{"item": "show platform summary", "stdout": SUMMARY.format(count=1)},
+           {"item": "sudo config checkpoint --help; echo ROCE_TUNE_RC=$?",
+            "stdout": GCU_OK}]
     assert f.roce_tune_preflight(json.dumps(running), "sonic", renamed, gcu) == ""  # the file alone: no speed
     verdict = f.roce_tune_preflight(json.dumps(running), "sonic", renamed, gcu, str(out), "lab-leaf1")
     assert "Ethernet8 runs at 800000 Mb/s but the plan's headroom is for 400000 Mb/s" in verdict, verdict
@@ -78,3 +84,33 @@ def test_plan_port_speeds_come_from_the_checked_plan_directory(tmp_path: Path) -
     (out / "plan.json").write_text("{}")  # edited after the plan
     with pytest.raises(ValueError, match="plan.json"):
         f.roce_tune_preflight(json.dumps(running), "sonic", renamed, gcu, str(out), "lab-leaf1")
+
+
+def test_sonic_multi_asic_verdict() -> None:
+    """SONiC's probe commands are the ASIC count and the GCU probe, in that order; a count above 1, an
+    unreadable one, or a running config printed per namespace refuses the switch (the filter gives apply's
+    verdict, :func:`roce_tune.platforms.sonic.probe`), a count of 1 passes."""
+    from roce_tune.platforms.sonic import probe
+
+    f = _filters()
+    commands = f.roce_tune_probe_commands("sonic")
+    assert commands == ["show platform summary", "sudo config checkpoint --help; echo ROCE_TUNE_RC=$?"]
+    running = json.dumps({"DEVICE_METADATA": {"localhost": {"hostname": "sonic1"}}})
+    desired = json.dumps({"PORT": {"Ethernet0": {"mtu": "9100"}}})
+    for count, refused in (("1", False), ("2", True), ("N/A", True)):
+        answers = {commands[0]: SUMMARY.format(count=count), commands[1]: GCU_OK}
+        probed = [{"item": c, "stdout": answers[c]} for c in commands]
+        verdict = f.roce_tune_preflight(running, "sonic", desired, probed)
+        assert verdict == (probe(answers.__getitem__) or ""), verdict
+        assert bool(verdict) is refused, (count, verdict)
+    two = f.roce_tune_preflight(running, "sonic", desired,
+                                [{"item": commands[0], "stdout": SUMMARY.format(count=2)}])
+    assert "multi-ASIC SONiC switch with 2 ASICs (`show platform summary`: ASIC Count: 2)" in two, two
+    assert "no `ASIC Count:` line" in f.roce_tune_preflight(running, "sonic", desired, [])
+    per_ns = json.dumps({"localhost": json.loads(running), "asic0": {"PORT": {}}, "asic1": {"PORT": {}},
+                         "asic2": {"PORT": {}}})
+    probed = [{"item": commands[0], "stdout": SUMMARY.format(count=1)},
+              {"item": commands[1], "stdout": GCU_OK}]
+    verdict = f.roce_tune_preflight(per_ns, "sonic", desired, probed)
+    assert verdict.startswith("a multi-ASIC SONiC switch with 3 ASICs (`show runningconfiguration all` "
+                              "prints the namespaces asic0, asic1, asic2)"), verdict

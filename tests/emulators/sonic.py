@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import copy
 import json
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -152,6 +153,10 @@ class SonicDevice(LinuxDevice):
         self.cp_dir = self.vpath("/etc/sonic/checkpoints")
         self.cp_dir.mkdir(parents=True, exist_ok=True)
         self.save()
+        namespaces = [k for k in db if re.fullmatch(r"asic\d+", k)]
+        #: ``show platform summary``'s ``ASIC Count`` (sonic_py_common.multi_asic.get_num_asics: asic.conf
+        #: NUM_ASIC); None: the line is missing (an image that does not print it)
+        self.asic_count: int | None = spec.options.get("asic_count", len(namespaces) or 1)
         self.pfcwd_stats: dict[str, dict[str, int]] = {}
         self.queue_counters: dict[tuple[str, int], dict[str, int]] = {}
 
@@ -340,6 +345,8 @@ class SonicSession(LinuxSession):
             return (f"SONiC Software Version: SONiC.{dev.release}\nDistribution: Debian 11\n"
                     "HwSKU: "
                     f"{dev.config_db.get('DEVICE_METADATA', {}).get('localhost', {}).get('hwsku', '')}\n"), 0
+        if text == "platform summary":
+            return self.platform_summary(), 0
         if text.startswith("pfcwd stats"):
             lines = ["      QUEUE    STATUS    STORM DETECTED/RESTORED    TX OK/DROP    RX OK/DROP",
                      "-----------  --------  -------------------------  ------------  ------------"]
@@ -365,6 +372,19 @@ class SonicSession(LinuxSession):
             return "", 0
         return ("Usage: show [OPTIONS] COMMAND [ARGS]...\nError: No such command "
                 f"'{args[0] if args else ''}'.\n"), 2
+
+    def platform_summary(self) -> str:
+        """``show platform summary`` as sonic-utilities show/platform.py prints it (``ASIC Count`` from
+        sonic_py_common.multi_asic.get_num_asics, i.e. asic.conf NUM_ASIC; 1 without an asic.conf)."""
+        dev = self.device
+        host = dev.config_db.get("localhost", {}) if "asic0" in dev.config_db else dev.config_db
+        meta = host.get("DEVICE_METADATA", {}).get("localhost", {})
+        lines = [f"Platform: {meta.get('platform', 'x86_64-mlnx_msn4700-r0')}",
+                 f"HwSKU: {meta.get('hwsku', '')}", "ASIC: mellanox"]
+        if dev.asic_count is not None:
+            lines.append(f"ASIC Count: {dev.asic_count}")
+        lines += ["Serial Number: MT2231X09876", "Model Number: MSN4700-WS2FO", "Hardware Revision: A1"]
+        return "\n".join(lines) + "\n"
 
     # ------------------------------------------------------ CONFIG_DB writes
     def db_write_fails(self) -> bool:
