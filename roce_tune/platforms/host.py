@@ -8,10 +8,12 @@ FILE`` it first writes FILE, a restore point: every value it is about to change,
 the commands that put it back (apply runs it when a host push fails). Before changing anything it checks that
 each NIC's netdev answers ``mlnx_qos`` and its RDMA device port gives a ToS (``cma_roce_tos``); that, any NIC
 tool failing later or a sysfs write the driver refuses, stops it with exit 2 naming the command (or file and
-value) and the tool's own message (these tools print errors on stdout). ``--check`` changes nothing and only
-reads back. All of it is runtime state the driver forgets at reboot and driver reload, so a run that sets the
-values also installs the host's whole script, the systemd unit ``hosts/roce-tune-host.service`` (enabled, not
-started) and a udev rule that re-runs the unit when an mlx5 netdev or RDMA device appears
+value) and the tool's own message (these tools print errors on stdout). ``--boot`` (the systemd unit's run,
+where no rollback follows) names a NIC that fails that check and leaves it out, configures and reads back the
+others and ends with exit 4: one dead NIC must not leave the healthy ones lossy. ``--check`` changes nothing
+and only reads back. All of it is runtime state the driver forgets at reboot and driver reload, so a run that
+sets the values also installs the host's whole script, the systemd unit ``hosts/roce-tune-host.service``
+(enabled, not started) and a udev rule that re-runs the unit when an mlx5 netdev or RDMA device appears
 (:data:`PERSIST_SCRIPT`, :data:`UNIT_PATH`, :data:`UDEV_RULE_PATH`); the restore point puts them back as found
 and ``--check`` reports them missing, stale or disabled. Every device name and value goes through
 ``shell_quote``; every sysfs path is prefixed with ``${ROCE_TUNE_SYSROOT:-}`` so tests can run the real script
