@@ -389,6 +389,11 @@ UDEV_RULE_FILE = "roce-tune-host.rules"
 UDEV_RULE_PATH = f"/etc/udev/rules.d/90-{UDEV_RULE_FILE}"
 
 
+#: Seconds a restore point waits for :data:`LOCK_PATH` before it gives up (exit 2, nothing put back): a run
+#: of the boot unit that holds it ends within its own time limit.
+RESTORE_LOCK_WAIT_S = UNIT_TIMEOUT_S
+
+
 def _persist_context(generator: str) -> dict[str, object]:
     return {"c": SPEC.comment_prefix, "generator": comment_safe(generator), "persist_script": PERSIST_SCRIPT,
             "unit_name": UNIT_NAME, "unit_path": UNIT_PATH, "udev_rule_path": UDEV_RULE_PATH,
@@ -475,6 +480,7 @@ def shared_context(generator: str) -> dict[str, object]:
         "tclass_unset": TCLASS_UNSET,
         "tools": REQUIRED_TOOLS,
         "lock_path": LOCK_PATH,
+        "restore_lock_wait_s": RESTORE_LOCK_WAIT_S,
         "knobs": list(dict.fromkeys(DCQCN_KNOBS.values())),
         "prio_mask_stem": PRIO_MASK_STEM,
         **_persist_context(generator),

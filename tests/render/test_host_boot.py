@@ -11,9 +11,11 @@ tests/render/test_host.py and the emulator's ``systemctl``/``udevadm``/``ethtool
 from __future__ import annotations
 
 import configparser
+import fcntl
 import shlex
 import shutil
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
@@ -158,3 +160,30 @@ def test_boot_is_refused_with_another_argument(tmp_path: Path) -> None:
     for args in (("--boot", "--check"), ("--check", "--boot"), ("--boot", "x")):
         res = _run_file(path, *args, env=_box_env(box))
         assert res.returncode == 2 and "usage:" in res.stderr, res.stderr
+
+
+def test_the_restore_point_waits_for_the_lock_another_run_holds(tmp_path: Path) -> None:
+    # apply runs the restore point after a failed push; the boot unit (started by udev when a NIC comes back)
+    # may run the host script at that moment. Both writing the NIC at once interleave: the restore point must
+    # take the lock every run of the script holds, and wait for it rather than write alongside.
+    plan, script, _ = _plan_and_script()
+    h = plan.hosts[0]
+    box = Box(tmp_path, h)
+    env = _box_env(box)
+    before = _device_view(box, h, env)
+    restore = tmp_path / "restore.sh"
+    res = _run_file(_write(tmp_path / "push.sh", script), "--save", str(restore), env=env)
+    assert res.returncode == 0, res.stderr
+    changed = _device_view(box, h, env)
+    assert changed != before
+    lock = box.root / host.LOCK_PATH.lstrip("/")
+    with open(lock, "a", encoding="utf-8") as held:
+        fcntl.flock(held, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        proc = subprocess.Popen(["bash", str(restore)], env=env, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, text=True)
+        time.sleep(3)
+        assert proc.poll() is None, proc.communicate()  # still waiting for the lock ...
+        assert _device_view(box, h, env) == changed  # ... and nothing put back meanwhile
+    out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 0, out + err
+    assert _device_view(box, h, env) == before

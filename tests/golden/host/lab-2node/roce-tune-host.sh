@@ -389,6 +389,19 @@ rt_pause() {
     [[ "$(rt_pause_state "$1")" == "rx $2 tx $3" ]] || rt_do ethtool -A "$1" rx "$2" tx "$3"
 }
 RT_RESTORE_HEAD
+    printf 'RT_LOCK_FILE=%q\n' "$RT_LOCK_FILE"
+    cat <<'RT_RESTORE_LOCK'
+# One run at a time: take the lock every run of the host script holds (else the boot unit, which udev starts
+# when a NIC comes back, could write the NIC alongside). Wait for it up to 180 s, the unit's time limit;
+# then stop before putting anything back: exit 2, run this file again when that run ends.
+if ! { mkdir -p -- "${RT_LOCK_FILE%/*}" && exec {RT_LOCK_FD}>>"$RT_LOCK_FILE"; } 2>/dev/null ||
+    ! flock -w 180 "$RT_LOCK_FD"; then
+    echo "roce-tune restore: another run of the roce-tune host script holds $RT_LOCK_FILE (or it cannot be" \
+        "opened); nothing was put back: run this file again when that run ends" >&2
+    exit 2
+fi
+RT_RESTORE_LOCK
+
     declare -f rt_pause_parse rt_pause_state
 } > "$RT_SAVE"
 for rt_n in "${RT_NICS[@]}"; do
