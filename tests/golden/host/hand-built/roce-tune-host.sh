@@ -315,7 +315,6 @@ rt_nic_ready() {
 # leaves the healthy ones on PCP trust with PFC off, lossy RoCE into a lossless fabric. The run then ends
 # with exit 4, so `systemctl status` shows the unit failed; the udev rule re-runs it when the NIC appears.
 if (( RT_CHECK == 0 )); then
-
 rt_ready=()
 for rt_n in "${RT_NICS[@]}"; do
     rt_rc=0
@@ -401,7 +400,6 @@ if ! { mkdir -p -- "${RT_LOCK_FILE%/*}" && exec {RT_LOCK_FD}>>"$RT_LOCK_FILE"; }
     exit 2
 fi
 RT_RESTORE_LOCK
-
     declare -f rt_pause_parse rt_pause_state
 } > "$RT_SAVE"
 for rt_n in "${RT_NICS[@]}"; do
@@ -665,9 +663,9 @@ rt_expect "$RT_HOST" "boot script $RT_PERSIST_SCRIPT" "$RT_AS_PLANNED" \
 rt_expect "$RT_HOST" "systemd unit $RT_UNIT_FILE" "$RT_AS_PLANNED" "$(rt_file_state "$RT_UNIT_FILE" "$RT_UNIT_TEXT")"
 rt_expect "$RT_HOST" "udev rule $RT_UDEV_FILE" "$RT_AS_PLANNED" "$(rt_file_state "$RT_UDEV_FILE" "$RT_UDEV_TEXT")"
 rt_expect "$RT_HOST" "systemctl is-enabled $RT_UNIT_NAME" enabled "$(rt_unit_enabled)"
+
 # a --boot run that left out missing NICs names them again last (the line `systemctl status` shows) and
 # fails: exit 4, or 1 when a value of a configured NIC did not read back either
-
 if (( ${#RT_MISSING[@]} > 0 )); then
     rt_list="$(printf '%s, ' "${RT_MISSING[@]}")"
     printf 'roce-tune: %s: boot run: %d of %d planned NIC(s) missing, not configured: %s\n' "$RT_HOST" \
