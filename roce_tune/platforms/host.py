@@ -8,10 +8,12 @@ FILE`` it first writes FILE, a restore point: every value it is about to change,
 the commands that put it back (apply runs it when a host push fails). Before changing anything it checks that
 each NIC's netdev answers ``mlnx_qos`` and its RDMA device port gives a ToS (``cma_roce_tos``); that, any NIC
 tool failing later or a sysfs write the driver refuses, stops it with exit 2 naming the command (or file and
-value) and the tool's own message (these tools print errors on stdout). ``--check`` changes nothing and only
-reads back. All of it is runtime state the driver forgets at reboot and driver reload, so a run that sets the
-values also installs the host's whole script, the systemd unit ``hosts/roce-tune-host.service`` (enabled, not
-started) and a udev rule that re-runs the unit when an mlx5 netdev or RDMA device appears
+value) and the tool's own message (these tools print errors on stdout). ``--boot`` (the systemd unit's run,
+where no rollback follows) names a NIC that fails that check and leaves it out, configures and reads back the
+others and ends with exit 4: one dead NIC must not leave the healthy ones lossy. ``--check`` changes nothing
+and only reads back. All of it is runtime state the driver forgets at reboot and driver reload, so a run that
+sets the values also installs the host's whole script, the systemd unit ``hosts/roce-tune-host.service``
+(enabled, not started) and a udev rule that re-runs the unit when an mlx5 netdev or RDMA device appears
 (:data:`PERSIST_SCRIPT`, :data:`UNIT_PATH`, :data:`UDEV_RULE_PATH`); the restore point puts them back as found
 and ``--check`` reports them missing, stale or disabled. Every device name and value goes through
 ``shell_quote``; every sysfs path is prefixed with ``${ROCE_TUNE_SYSROOT:-}`` so tests can run the real script
@@ -387,6 +389,11 @@ UDEV_RULE_FILE = "roce-tune-host.rules"
 UDEV_RULE_PATH = f"/etc/udev/rules.d/90-{UDEV_RULE_FILE}"
 
 
+#: Seconds a restore point waits for :data:`LOCK_PATH` before it gives up (exit 2, nothing put back): a run
+#: of the boot unit that holds it ends within its own time limit.
+RESTORE_LOCK_WAIT_S = UNIT_TIMEOUT_S
+
+
 def _persist_context(generator: str) -> dict[str, object]:
     return {"c": SPEC.comment_prefix, "generator": comment_safe(generator), "persist_script": PERSIST_SCRIPT,
             "unit_name": UNIT_NAME, "unit_path": UNIT_PATH, "udev_rule_path": UDEV_RULE_PATH,
@@ -473,6 +480,7 @@ def shared_context(generator: str) -> dict[str, object]:
         "tclass_unset": TCLASS_UNSET,
         "tools": REQUIRED_TOOLS,
         "lock_path": LOCK_PATH,
+        "restore_lock_wait_s": RESTORE_LOCK_WAIT_S,
         "knobs": list(dict.fromkeys(DCQCN_KNOBS.values())),
         "prio_mask_stem": PRIO_MASK_STEM,
         **_persist_context(generator),

@@ -56,7 +56,7 @@ def test_unit_is_a_oneshot_after_the_driver_that_runs_the_installed_script() -> 
     parser.read_string(unit)
     svc = parser["Service"]
     assert svc["Type"] == "oneshot" and svc["RemainAfterExit"] == "yes"
-    assert svc["ExecStart"] == f"/bin/bash {host.PERSIST_SCRIPT}"  # apply mode: no --check, no --save
+    assert svc["ExecStart"] == f"/bin/bash {host.PERSIST_SCRIPT} --boot"  # boot mode: no --check, no --save
     assert "Restart" not in svc and int(svc["TimeoutStartSec"]) == host.UNIT_TIMEOUT_S
     assert "openibd.service" in parser["Unit"]["After"].split()
     assert parser["Install"]["WantedBy"] == "multi-user.target"

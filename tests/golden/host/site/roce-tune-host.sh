@@ -10,19 +10,23 @@
 # appears; --check reports any of them missing, stale or not enabled like a value that did not read back.
 # Ends by reading back every value it set and exits 1 listing each mismatch. A NIC tool that fails, a
 # sysfs value the driver refuses, or a netdev / RDMA device port that does not answer before anything is
-# changed, stops it with exit 2.
+# changed, stops it with exit 2; with --boot (the unit's run) such a NIC is named and left out, every other
+# NIC is configured and read back, and the run ends with exit 4 (1 if a value did not read back).
 # ROCE_TUNE_SYSROOT (tests) is prepended to every /sys path.
-# Usage: bash SCRIPT [--check | --save FILE]
+# Usage: bash SCRIPT [--check | --save FILE | --boot]
 #   --check      change nothing, only read back and list mismatches
 #   --save FILE  first write FILE, a script that puts back every value this one changes (restore point)
+#   --boot       as without arguments, but a planned NIC that is missing does not stop the others
 set -euo pipefail
 
 RT_CHECK=0
 RT_SAVE=""
-rt_usage() { echo "usage: $0 [--check | --save FILE]" >&2; exit 2; }
+RT_BOOT=0
+rt_usage() { echo "usage: $0 [--check | --save FILE | --boot]" >&2; exit 2; }
 case "$#:${1:-}" in
     0:) ;;
     1:--check) RT_CHECK=1 ;;
+    1:--boot) RT_BOOT=1 ;;
     2:--save) RT_SAVE="$2" ;;
     *) rt_usage ;;
 esac
@@ -41,6 +45,8 @@ if [[ "${RT_DATA_VERSION:-}" != 2 ]]; then
 fi
 SYSROOT="${ROCE_TUNE_SYSROOT:-}"
 MISMATCHES=()
+# the planned NICs a --boot run found missing and left out (netdev (RDMA device port N))
+RT_MISSING=()
 # 1: each NIC's mlx5 global traffic class is set to its RoCE TOS; 0 (data file): unset, where NCCL asks for
 # another TOS that the global value would override on every QP
 RT_TCLASS_GLOBAL="${RT_TCLASS_GLOBAL:-1}"
@@ -191,7 +197,8 @@ ConditionPathExists=/usr/local/lib/roce-tune/host.sh
 [Service]
 Type=oneshot
 RemainAfterExit=yes
-ExecStart=/bin/bash /usr/local/lib/roce-tune/host.sh
+# --boot: a planned NIC that is missing is named and left out, the others are configured, the run fails
+ExecStart=/bin/bash /usr/local/lib/roce-tune/host.sh --boot
 # a failure stays failed (no Restart=): `systemctl status roce-tune-host.service` shows the script's message
 TimeoutStartSec=180
 
@@ -276,14 +283,11 @@ rt_save() {
     printf '\n' >> "$RT_SAVE"
 }
 
-# Before anything changes: every NIC's netdev must answer mlnx_qos (and, with PFC, ethtool -a), its RDMA
-# device port must give its RDMA-CM ToS, and its MLNX_OFED/DOCA sysfs (tc/<port>/traffic_class, the ecn/
-# directory) must exist. A device this host lacks (wrong rdma_device/rdma_port) or the inbox mlx5
-# driver (which has neither) stops here, exit 2, instead of half-way through. (A single ECN knob a
-# driver version lacks still stops the script at its write, exit 2.)
-if (( RT_CHECK == 0 )); then
-for rt_n in "${RT_NICS[@]}"; do
-    rt_nic "$rt_n"
+# rt_nic_ready LINE: before anything changes, one NIC's netdev must answer mlnx_qos (and, with PFC,
+# ethtool -a), its RDMA device port must give its RDMA-CM ToS, and its MLNX_OFED/DOCA sysfs
+# (tc/<port>/traffic_class, the ecn/ directory) must exist; else it names what failed and exits 2.
+rt_nic_ready() {
+    rt_nic "$1"
     rt_run mlnx_qos -i "$nic_dev"
     rt_run cma_roce_tos -d "$nic_rdma" -p "$nic_port"
     if [[ ! "${RT_OUT##*$'\n'}" =~ ^[0-9]+$ ]]; then
@@ -301,7 +305,36 @@ for rt_n in "${RT_NICS[@]}"; do
             exit 2
         fi
     fi
+}
+
+# Every NIC is checked (rt_nic_ready) before anything changes. A device this host lacks (a dead NIC, a wrong
+# rdma_device/rdma_port) or the inbox mlx5 driver (which has neither sysfs) stops the run here, exit 2,
+# instead of half-way through: a push rolls back and says so. (A single ECN knob a driver version lacks
+# still stops the script at its write, exit 2.) At boot (--boot, the systemd unit: no one watches and no
+# rollback follows) such a NIC is named and left out and every other NIC is configured: else one dead NIC
+# leaves the healthy ones on PCP trust with PFC off, lossy RoCE into a lossless fabric. The run then ends
+# with exit 4, so `systemctl status` shows the unit failed; the udev rule re-runs it when the NIC appears.
+if (( RT_CHECK == 0 )); then
+rt_ready=()
+for rt_n in "${RT_NICS[@]}"; do
+    rt_rc=0
+    ( rt_nic_ready "$rt_n" ) || rt_rc=$?  # (a subshell: its exit 2 ends only this NIC's check)
+    if (( rt_rc == 0 )); then
+        rt_ready+=("$rt_n")
+        continue
+    fi
+    (( RT_BOOT == 1 )) || exit "$rt_rc"
+    rt_nic "$rt_n"
+    RT_MISSING+=("$nic_dev ($nic_rdma port $nic_port)")
+    printf 'roce-tune: %s: boot run: NIC %s (%s port %s) is missing or not ready: not configured\n' \
+        "$RT_HOST" "$nic_dev" "$nic_rdma" "$nic_port" >&2
 done
+if (( RT_BOOT == 1 && ${#rt_ready[@]} == 0 )); then
+    printf 'roce-tune: %s: boot run: none of the %d planned NICs is ready; nothing was changed\n' \
+        "$RT_HOST" "${#RT_NICS[@]}" >&2
+    exit 4
+fi
+RT_NICS=("${rt_ready[@]}")
 fi
 
 # ===== snapshot =====
@@ -355,6 +388,18 @@ rt_pause() {
     [[ "$(rt_pause_state "$1")" == "rx $2 tx $3" ]] || rt_do ethtool -A "$1" rx "$2" tx "$3"
 }
 RT_RESTORE_HEAD
+    printf 'RT_LOCK_FILE=%q\n' "$RT_LOCK_FILE"
+    cat <<'RT_RESTORE_LOCK'
+# One run at a time: take the lock every run of the host script holds (else the boot unit, which udev starts
+# when a NIC comes back, could write the NIC alongside). Wait for it up to 180 s, the unit's time limit;
+# then stop before putting anything back: exit 2, run this file again when that run ends.
+if ! { mkdir -p -- "${RT_LOCK_FILE%/*}" && exec {RT_LOCK_FD}>>"$RT_LOCK_FILE"; } 2>/dev/null ||
+    ! flock -w 180 "$RT_LOCK_FD"; then
+    echo "roce-tune restore: another run of the roce-tune host script holds $RT_LOCK_FILE (or it cannot be" \
+        "opened); nothing was put back: run this file again when that run ends" >&2
+    exit 2
+fi
+RT_RESTORE_LOCK
     declare -f rt_pause_parse rt_pause_state
 } > "$RT_SAVE"
 for rt_n in "${RT_NICS[@]}"; do
@@ -619,10 +664,21 @@ rt_expect "$RT_HOST" "systemd unit $RT_UNIT_FILE" "$RT_AS_PLANNED" "$(rt_file_st
 rt_expect "$RT_HOST" "udev rule $RT_UDEV_FILE" "$RT_AS_PLANNED" "$(rt_file_state "$RT_UDEV_FILE" "$RT_UDEV_TEXT")"
 rt_expect "$RT_HOST" "systemctl is-enabled $RT_UNIT_NAME" enabled "$(rt_unit_enabled)"
 
+# a --boot run that left out missing NICs names them again last (the line `systemctl status` shows) and
+# fails: exit 4, or 1 when a value of a configured NIC did not read back either
+if (( ${#RT_MISSING[@]} > 0 )); then
+    rt_list="$(printf '%s, ' "${RT_MISSING[@]}")"
+    printf 'roce-tune: %s: boot run: %d of %d planned NIC(s) missing, not configured: %s\n' "$RT_HOST" \
+        "${#RT_MISSING[@]}" "$(( ${#RT_MISSING[@]} + ${#RT_NICS[@]} ))" "${rt_list%, }" >&2
+fi
 if (( ${#MISMATCHES[@]} > 0 )); then
     printf 'roce-tune: %s: %d value(s) did not read back as set:\n' "$RT_HOST" "${#MISMATCHES[@]}" >&2
     printf '  MISMATCH %s\n' "${MISMATCHES[@]}" >&2
     exit 1
+fi
+if (( ${#RT_MISSING[@]} > 0 )); then
+    printf 'roce-tune: %s: boot run: every other NIC set and read back\n' "$RT_HOST" >&2
+    exit 4
 fi
 if (( RT_CHECK == 1 )); then
     printf 'roce-tune: %s: every value already as planned\n' "$RT_HOST"
