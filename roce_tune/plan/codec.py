@@ -40,7 +40,7 @@ from roce_tune.plan.model import (
 
 #: entries per (kind, name) compared for equality before a new entry is made (bounds the cost when a
 #: kind has many distinct sections under one name, e.g. unnamed ones)
-_MAX_EQUALITY_CANDIDATES = 64
+_MAX_EQUALITY_CANDIDATES = 1024
 
 
 class _Interner:
