@@ -88,10 +88,12 @@ def emulated_inventory(inventory: str, tmp_path: Path, *, hosts: bool = False, t
 
 
 def dry_run_then_push(inv: Path, device: str, tmp_path: Path, known: Path,
-                      edit: Callable[[str], str] | None = None) -> list[DeviceResult]:
+                      edit: Callable[[str], str] | None = None,
+                      dry_run_only: bool = False) -> list[DeviceResult]:
     """``apply_targets`` on ``device`` of ``inv`` twice, as a dry run then as a push (loopback timing,
     disruptive changes allowed): the two results, for tests of refusals that must come before any write.
-    ``edit``: desired text -> the text pushed instead (a hand-edited rendering)."""
+    ``edit``: desired text -> the text pushed instead (a hand-edited rendering); ``dry_run_only``: the dry
+    run's result alone."""
     from roce_tune.deploy.apply import load_source
     from roce_tune.deploy.drivers import PushOptions
     from roce_tune.deploy.runner import ApplyOptions, apply_targets
@@ -106,6 +108,8 @@ def dry_run_then_push(inv: Path, device: str, tmp_path: Path, known: Path,
                             allow_disruptive=True, dry_run=dry,
                             push=PushOptions(confirm_s=60, read_timeout_s=20))
         results.extend(apply_targets([target], opts))
+        if dry and dry_run_only:
+            break
     return results
 
 

@@ -22,12 +22,7 @@ from typing import Any
 
 import pytest
 
-from roce_tune.deploy.apply import load_source
-from roce_tune.deploy.drivers import PushOptions
-from roce_tune.deploy.runner import ApplyOptions, apply_targets
-from tests.emulators import LOOPBACK_TIMING
-
-from .conftest import PASSWORD, REPO, USER, emulated_inventory, refused_in_dry_run_and_push
+from .conftest import PASSWORD, REPO, USER, dry_run_then_push, emulated_inventory, refused_in_dry_run_and_push
 
 pytestmark = pytest.mark.emulator
 SWITCH = "lab-leaf1"
@@ -123,11 +118,7 @@ def test_an_unreadable_asic_count_is_refused(tmp_path: Path) -> None:
 def test_a_single_asic_switch_passes_the_probe(tmp_path: Path) -> None:
     fleet, inv, known = emulated_inventory("lab-2node.yaml", tmp_path)
     try:
-        (target,) = [t for t in load_source(inv)[0] if t.name == SWITCH]
-        opts = ApplyOptions(known_hosts=str(known), log_dir=tmp_path / "logs", timing=LOOPBACK_TIMING,
-                            allow_disruptive=True, dry_run=True,
-                            push=PushOptions(confirm_s=60, read_timeout_s=20))
-        (res,) = apply_targets([target], opts)
+        (res,) = dry_run_then_push(inv, SWITCH, tmp_path, known, dry_run_only=True)
         assert res.state == "would-change", (res.state, res.error)
         seen = fleet[SWITCH].commands_seen
         assert "show platform summary" in seen

@@ -16,11 +16,6 @@ from pathlib import Path
 
 import pytest
 
-from roce_tune.deploy.apply import load_source
-from roce_tune.deploy.drivers import PushOptions
-from roce_tune.deploy.runner import ApplyOptions, apply_targets
-from tests.emulators import LOOPBACK_TIMING
-
 from .conftest import PASSWORD, REPO, USER, dry_run_then_push, emulated_inventory
 
 pytestmark = pytest.mark.emulator
@@ -64,11 +59,7 @@ def test_dry_run_and_push_refuse_an_image_without_config_checkpoint(tmp_path: Pa
 def test_an_image_with_gcu_passes_the_probe(tmp_path: Path) -> None:
     fleet, inv, known = emulated_inventory("lab-2node.yaml", tmp_path)
     try:
-        (target,) = [t for t in load_source(inv)[0] if t.name == SWITCH]
-        opts = ApplyOptions(known_hosts=str(known), log_dir=tmp_path / "logs", timing=LOOPBACK_TIMING,
-                            allow_disruptive=True, dry_run=True,
-                            push=PushOptions(confirm_s=60, read_timeout_s=20))
-        (res,) = apply_targets([target], opts)
+        (res,) = dry_run_then_push(inv, SWITCH, tmp_path, known, dry_run_only=True)
         assert res.state == "would-change", (res.state, res.error)
         assert "sudo config checkpoint --help; echo ROCE_TUNE_RC=$?" in fleet[SWITCH].commands_seen
     finally:
