@@ -967,15 +967,18 @@ CAPABILITIES = _c.Capabilities(
 )
 
 # ---------------------------------------------------------------------------------------- INVENTORY
+#: a physical (front-panel) Ethernet port's name: physical<:channel>.logical without the logical unit,
+#: type-fpc/pic/port and ``:N`` a channelized (breakout) port (Junos "Interface Naming Overview",
+#: juniper.net/documentation/en_US/junos12.2/topics/concept/interfaces-interface-naming-overview.html):
+#: lint RT139's shape and the ports ``class-of-service interfaces all`` binds (read-back)
+PHYSICAL_PORT = r"(?:ge|xe|mge|et)-\d+/\d+/\d+(?::\d+)?"
 # port names that tell the platform (import) and the vendors whose hardware it runs on (lint RT125)
 INVENTORY = _c.InventoryFacts(
     port_name_hint=r"^(?:et|xe|ge|ae)-\d+/\d+/\d+",
     vendors=frozenset({"juniper"}),
     mgmt_port=r"(?:em|fxp|me)\d+|re\d+:mgmt-\d+",
-    # physical<:channel>.logical: type-fpc/pic/port, ``:N`` a channelized (breakout) port, ``.N`` a logical
-    # unit (Junos "Interface Naming Overview", juniper.net/documentation/en_US/junos12.2/topics/concept/
-    # interfaces-interface-naming-overview.html); aeN is an aggregate, not a port
-    physical_port=r"(?:ge|xe|mge|et)-\d+/\d+/\d+(?::\d+)?",
+    # PHYSICAL_PORT; ``.N`` would be a logical unit and aeN an aggregate, neither a port
+    physical_port=PHYSICAL_PORT,
     physical_port_examples=("et-0/0/0", "et-0/0/0:1"),
 )
 

@@ -36,6 +36,7 @@ from dataclasses import dataclass, field
 
 from roce_tune.plan import Plan, SwitchPlan
 from roce_tune.platforms.cli_readback import STANDARD_DSCP_NAMES
+from roce_tune.platforms.junos import PHYSICAL_PORT
 from roce_tune.qos import PortQos, QueueEcn, Scheduler, SwitchQos, WatchdogQos, expected_qos, majority
 
 READBACK_FIELDS = frozenset(
@@ -460,7 +461,7 @@ def _port(c: _Cos, name: str, classifier: str | None) -> PortQos:
 
 
 #: the interfaces ``class-of-service interfaces all`` binds: the switch's Ethernet ports
-_SWITCH_PORT = re.compile(r"^(?:ge|xe|et|mge)-\d+/\d+/\d+(?::\d+)?$")
+_SWITCH_PORT = re.compile(PHYSICAL_PORT)
 
 
 def _bindings(c: _Cos, names: list[str]) -> dict[str, dict[str, str]]:
@@ -471,7 +472,7 @@ def _bindings(c: _Cos, names: list[str]) -> dict[str, dict[str, str]]:
     patterns = sorted((n for n in c.ifaces if "*" in n), key=len)
     out: dict[str, dict[str, str]] = {}
     for n in names:
-        bound = dict(c.ifaces.get("all", {})) if _SWITCH_PORT.match(n) else {}
+        bound = dict(c.ifaces.get("all", {})) if _SWITCH_PORT.fullmatch(n) else {}
         for p in patterns:
             if fnmatch.fnmatchcase(n, p):
                 bound.update(c.ifaces[p])

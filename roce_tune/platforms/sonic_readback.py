@@ -30,6 +30,7 @@ import re
 from typing import Any
 
 from roce_tune.plan import Plan, SwitchPlan
+from roce_tune.platforms.sonic import asic_namespaces
 from roce_tune.qos import (
     BYTES_ECN_BY_DESIGN,
     TC_MAPS_BY_DESIGN,
@@ -325,17 +326,14 @@ def _one_port_keys(db: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-#: the CONFIG_DBs of a multi-ASIC box: the host's and one per ASIC namespace (``sonic-cfggen -d
-#: --print-data``, which ``show runningconfiguration all`` prints, keys them so)
-_NAMESPACE_RE = re.compile(r"^(?:localhost|asic\d+)$")
 #: PORT ``role`` of an ASIC's internal ports (sonic-port.yang: ``Ext`` is a front-panel port)
 _INTERNAL_ROLES = frozenset({"Int", "Inb", "Rec", "Dpc"})
 
 
 def _namespaced(data: dict[str, Any]) -> bool:
-    """``data`` is a multi-ASIC dump: only namespace keys, each a JSON object, an ``asicN`` among them."""
-    return (any(k.startswith("asic") for k in data)
-            and all(_NAMESPACE_RE.match(k) and isinstance(v, dict) for k, v in data.items()))
+    """``data`` is a multi-ASIC dump (:func:`roce_tune.platforms.sonic.asic_namespaces`) whose host part, if
+    any, is a JSON object too."""
+    return bool(asic_namespaces(data)) and isinstance(data.get("localhost", {}), dict)
 
 
 def _front_panel(ns: dict[str, Any]) -> dict[str, Any]:
@@ -380,7 +378,7 @@ def _merge_namespaces(data: dict[str, Any]) -> tuple[dict[str, Any], dict[str, s
         ValueError: a table or row is not an object (JSON Pointer with the namespace), or two ASIC
             namespaces give a read table's shared row (a map, profile, scheduler) different values.
     """
-    order = sorted(data, key=lambda n: (n == "localhost", int(n[4:]) if n[4:].isdigit() else -1))
+    order = asic_namespaces(data) + (["localhost"] if "localhost" in data else [])
     merged: dict[str, Any] = {}
     first: dict[tuple[str, str, str], str] = {}
     scope: dict[str, str] = {}
