@@ -29,8 +29,20 @@ Syntax checked against:
   guide (10.5(x) "Configuring Priority Flow Control") describes the watchdog interval, shutdown and
   auto/fixed restore multipliers and a 100 ms poll timer, and on a stuck no-drop queue NX-OS always drops;
   the exact CLI of the interval and multiplier commands was not found in a Cisco source read for this
-  module (only the NX-API ``fixedRestoreMultiplier`` attribute), so they are not rendered: the device
-  defaults apply and :func:`render_findings` reports the plan's timers as RT241.
+  module, so they are not rendered: the device defaults apply and :func:`render_findings` reports the
+  plan's timers as RT241. Searched again (docs/pages/code/issues corpora) for the watch-dog interval,
+  shutdown-multiplier, auto-restore and fixed-restore commands; what exists is [U] for rendering:
+  the NX-API REST SDK guide 9.3(x) "Configuring Priority Flow Control" (developer.cisco.com) gives the DME
+  attribute ``platformPriorFlowCtrlWd.fixedRestoreMultiplier`` (example ``1``, added 9.3(3)) and a CLI
+  equivalent that starts ``priority-flow-control fixed-restore`` (the rest, and the range, not in the copy
+  read); the QoS guides 9.2(x)/10.5(x) describe the "watchdog interval", "auto + fixed multiplier",
+  "shutdown multiplier" and "interface multiplier" without the command lines; the 7.x guide's procedure
+  page was not readable; ``priority-flow-control watch-dog shutdown-multiplier 1`` appears only in a
+  non-Cisco study note [S]; Cisco Intersight's ``fabric.PfcWatchDog`` (UCS fabric interconnects, another
+  product) has interval default 500 ms, shutdown multiplier <= 10. Missing: a Cisco command reference or
+  configuration-guide procedure with the keyword order, ranges and defaults of those four commands.
+  The NX-OS test emulator models only ``watch-dog-interval {on|off}`` (tests/emulators/nxos.py
+  ``ARGUMENT_GRAMMAR``).
 
 Unit conversions done here (never in templates): ECN thresholds bytes -> ``kbytes`` (1 kbyte = 1024 B,
 rounded down so a threshold never rises above the plan's). PFC headroom needs no conversion: the plan's

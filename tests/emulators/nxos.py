@@ -56,6 +56,31 @@ DIALECT = Dialect(
     invalid_format="% Invalid command at '^' marker.",
 )
 
+#: Argument grammar of the commands whose syntax a Cisco-published text gives, checked before a line
+#: reaches the tree (which, like the real parser for well-formed input, takes any other leaf): a line
+#: that ``starts`` one of these commands must match its ``full`` form or NX-OS answers ``% Invalid
+#: command at '^' marker.``
+#:
+#: * ``priority-flow-control watch-dog-interval {on | off}``, globally and under ``interface``: ``on``
+#:   from the Cisco Nexus 9000 NX-OS QoS Configuration Guide 7.x, "Configuring a Priority Flow Control
+#:   Watchdog Interval", and the Azure Local TOR reference [V]; its LLFC twin ``link-level-flow-control
+#:   watch-dog-interval on`` in Cisco's NX-API REST SDK guide 9.3(x); ``off`` as the read-back takes it
+#:   (nxos_readback.py) [S]. The watchdog timer commands (interval, shutdown / auto-restore /
+#:   fixed-restore multipliers) have no Cisco-published keyword order and ranges in the sources read
+#:   (roce_tune/platforms/nxos.py), so they are not modelled: the emulator neither accepts nor refuses
+#:   them on a source's authority, and roce-tune does not render them.
+ARGUMENT_GRAMMAR: tuple[tuple[re.Pattern[str], re.Pattern[str]], ...] = (
+    (re.compile(r"(?:no )?priority-flow-control watch-dog-interval\b"),
+     re.compile(r"(?:no )?priority-flow-control watch-dog-interval (?:on|off)")),
+)
+
+
+def argument_error(line: str) -> bool:
+    """True when ``line`` (normalised, no indent) starts a command of :data:`ARGUMENT_GRAMMAR` but does not
+    match its full form (``priority-flow-control watch-dog-interval 200``)."""
+    return any(start.match(line) and not full.fullmatch(line) for start, full in ARGUMENT_GRAMMAR)
+
+
 FACTORY = """hostname {name}
 feature lldp
 username {user} role network-admin
@@ -150,6 +175,11 @@ class NxosSession(CiscoLikeSession):
 
     def config_applied(self, line: str) -> None:
         self.device.last_change = time.time()
+
+    def config_special(self, line: str) -> str | None:
+        """Refuse a watchdog line whose arguments are outside the sourced grammar
+        (:data:`ARGUMENT_GRAMMAR`)."""
+        return self.invalid(line) if argument_error(line) else None
 
     def exec_command(self, cmd: str, pipes: list[str]) -> str | None:
         dev = self.device

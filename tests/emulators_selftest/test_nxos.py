@@ -94,3 +94,39 @@ def test_checkpoint_limit_duplicate_and_delete(one):
     assert "ERROR: No checkpoint with this name exists" in conn.send_command("no checkpoint cp0")
     assert "Done" in conn.send_command("checkpoint cp10")
     assert list(dev.checkpoints) == [f"cp{i}" for i in range(1, 11)]
+
+
+WATCHDOG_ON = ["priority-flow-control watch-dog-interval on", "interface Ethernet1/1",
+               "  priority-flow-control watch-dog-interval on"]
+
+
+def test_watchdog_interval_on_off_accepted_globally_and_per_interface(one):
+    fleet, conn = one("nxos", name="nx1")
+    dev = fleet["nx1"]
+    conn.send_config_set(WATCHDOG_ON, error_pattern=r"% Invalid command")
+    running = dev.running_config()
+    assert "\npriority-flow-control watch-dog-interval on\n" in running
+    assert "interface Ethernet1/1\n  priority-flow-control watch-dog-interval on\n" in running
+    conn.send_config_set(["interface Ethernet1/1", "  priority-flow-control watch-dog-interval off"],
+                         error_pattern=r"% Invalid command")
+    running = dev.running_config()
+    assert "interface Ethernet1/1\n  priority-flow-control watch-dog-interval off\n" in running
+    assert "  priority-flow-control watch-dog-interval on\n" not in running  # off replaced on
+
+
+@pytest.mark.parametrize("bad", [
+    "priority-flow-control watch-dog-interval 200",
+    "priority-flow-control watch-dog-interval enable",
+    "priority-flow-control watch-dog-interval",
+    "priority-flow-control watch-dog-interval on 100",
+])
+@pytest.mark.parametrize("where", ["global", "interface"])
+def test_watchdog_interval_wrong_argument_rejected(one, bad, where):
+    fleet, conn = one("nxos", name="nx1")
+    dev = fleet["nx1"]
+    before = dev.running_config()
+    lines = [bad] if where == "global" else ["interface Ethernet1/1", "  " + bad]
+    with pytest.raises(ConfigInvalidException):
+        conn.send_config_set(lines, error_pattern=r"% Invalid command")
+    assert "watch-dog-interval" not in dev.running_config()
+    assert dev.running_config().count("\n") == before.count("\n")
