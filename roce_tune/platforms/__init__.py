@@ -13,7 +13,7 @@ Each platform module provides:
 * ``SECRET_PATTERNS`` — the platform's forms of passwords, hashes, keys and communities in its running
   configuration, masked in every log and restore point (see :func:`secret_patterns`);
 * optionally ``render_findings(plan, switch) -> list[Finding]`` — warnings about what the platform's
-  syntax changes in the plan (e.g. Junos whole-percent ECN fill levels, RT241);
+  syntax changes in the plan (e.g. Junos whole-percent ECN fill levels before Junos OS Evolved 24.4R1, RT241);
 * ``PLATFORM`` — the contract record (at the end of the module), with the platform's counter reader
   (``<platform>_counters.py``: show commands and parsers), its Ansible connection and its inventory facts
   (port names that tell it, vendors whose hardware it runs on).

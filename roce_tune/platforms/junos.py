@@ -43,10 +43,28 @@ Syntax checked against:
   ``scheduler-map``, ``unit * classifiers dscp``. QFX5100/5120 classic ETS (forwarding-class-sets +
   traffic-control-profiles) is not rendered: port scheduler maps are what QFX5130/5220+ (Evo) use.
 
-Unit conversions (here, never in templates): ECN bytes -> whole percent of
-``EcnProfile.queue_buffer_bytes`` (rounded down, Kmin at least 1 %; the plan must carry that
-denominator — without it rendering refuses); watchdog detection -> polls (rounded up); cable metres ->
-whole metres (rounded up); Pmax -> whole percent.
+* Decimal fill levels: Juniper's published YANG (github.com/Juniper/yang, ``junos-conf-class-of-service``,
+  ``drop-profiles``, ``fill-level`` and ``interpolate fill-level``) [V] types them ``decimal64
+  {fraction-digits 9; range "0 .. 100"}`` in Junos OS Evolved 24.4R1 (``24.4/24.4R1-EVO``, also the copy
+  in the references folder), but ``uint32 {range "0 .. 100"}`` in Junos OS Evolved 23.4R1-EVO and
+  24.2R1-EVO and in Junos OS (QFX) 18.2R3, 21.4R1 and 24.4R1 (``junos-qfx-conf-class-of-service``). Juniper's
+  CLI reference pages for ``fill-level`` (QFX) say only "Range: 0 through 100" [V]. So fill levels carry
+  up to 9 decimals only on a switch whose ``os_version`` is Junos OS Evolved 24.4R1 or later
+  (:func:`decimal_fill_levels`: the release ends in ``-EVO`` or the model is one of the Evolved-only QFX
+  models, :data:`EVOLVED_MODELS`); every other switch, and one without ``os_version``, gets whole percent
+  with the RT241 warning/info below. Printed form (:func:`fill_level_text`): plain decimal, no exponent,
+  no trailing zeros (whole values as integers, as Junos prints the uint32 form). How Junos itself echoes a
+  decimal64 in ``show configuration`` is not documented in the sources above [U] (RFC 7950 §9.3.2's
+  canonical form would be ``7.0``); the diff therefore compares fill levels by value
+  (:func:`display_set_lines`), so ``7``, ``7.0`` and ``7.000000000`` are the same line.
+
+Unit conversions (here, never in templates): ECN bytes -> percent of ``EcnProfile.queue_buffer_bytes``
+(the plan must carry that denominator — without it rendering refuses): with decimal fill levels rounded
+to the nearest 10^-9 %, which keeps the effective Kmin/Kmax (fill level x queue buffer / 100) within
+``queue_buffer_bytes`` x 5e-12 bytes of the plan's, i.e. within one byte for any queue buffer below 200 GB;
+otherwise whole percent, rounded down, Kmin at least 1 %. Watchdog detection -> polls (rounded up); cable
+metres -> whole metres (rounded up); Pmax -> whole percent (``drop-probability`` is uint32 in every YANG
+above).
 """
 
 from __future__ import annotations
@@ -54,6 +72,7 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Callable
+from decimal import ROUND_FLOOR, ROUND_HALF_UP, Decimal, InvalidOperation
 
 from roce_tune.findings import Finding, Location, Severity
 from roce_tune.plan import EcnProfile, Plan, PortPlan, SwitchPlan
@@ -119,6 +138,16 @@ LOSS_PRIORITY = "low"
 STRICT_PRIORITY = "strict-high"
 #: Relative change of Kmin/Kmax by whole-percent rounding above which the output carries a WARNING.
 FILL_LEVEL_WARN_FRACTION = 0.25
+#: ``fraction-digits`` of the decimal64 ``fill-level`` in Juniper's YANG for Junos OS Evolved 24.4R1 [V].
+FILL_LEVEL_FRACTION_DIGITS = 9
+#: First release (major, minor, R) whose YANG types fill levels decimal64: Junos OS Evolved 24.4R1 [V]
+#: (23.4R1-EVO and 24.2R1-EVO: uint32).
+DECIMAL_FILL_LEVEL_RELEASE = (24, 4, 1)
+#: QFX models that run only Junos OS Evolved (the junos-yang references README: "the release that
+#: QFX5130/5220/5230/5240 run"; Juniper's AI-ML Data Center Feature Guide lists QFX5230/5240 on Evolved)
+#: [S]; their ``os_version`` need not carry the ``-EVO`` suffix to count as Evolved.
+EVOLVED_MODELS = re.compile(r"^QFX-?(?:5130|5220|5230|5240)(?:\b|-)", re.IGNORECASE)
+_RELEASE_RE = re.compile(r"^(\d+)\.(\d+)R(\d+)", re.IGNORECASE)
 #: Junos OS Evolved QFX models Juniper's PFC watchdog page does not list (it names QFX5230-64CD,
 #: QFX5240-64OD and QFX5240-64QD, from Junos OS Evolved 23.4R2: "PFC Watchdog", AI-ML Data Center Feature
 #: Guide, https://www.juniper.net/documentation/us/en/software/junos/ai-ml-evo/topics/topic-map/pfc-watchdog.html);
@@ -155,37 +184,85 @@ def watchdog_rendered(switch: SwitchPlan) -> bool:
     return switch.watchdog.enabled and watchdog_documented(switch.model)
 
 
-def fill_levels(ecn: EcnProfile) -> tuple[int, int]:
-    """Kmin/Kmax as whole percent of the queue buffer (rounded down, Kmin >= 1).
+def decimal_fill_levels(switch: SwitchPlan) -> bool:
+    """Whether ``switch`` takes decimal ``fill-level`` values: its ``os_version`` is Junos OS Evolved
+    (``…-EVO``, or any release on an :data:`EVOLVED_MODELS` model) at :data:`DECIMAL_FILL_LEVEL_RELEASE` or
+    later. False without ``os_version`` or with a release that does not parse as ``<major>.<minor>R<n>``."""
+    version = (switch.os_version or "").strip()
+    m = _RELEASE_RE.match(version)
+    if m is None:
+        return False
+    evolved = version.upper().endswith("-EVO") or EVOLVED_MODELS.match(switch.model.strip()) is not None
+    return evolved and tuple(int(g) for g in m.groups()) >= DECIMAL_FILL_LEVEL_RELEASE
+
+
+def _percent_to_digits(value_bytes: int, buf_bytes: int) -> Decimal:
+    """``value_bytes`` x 100 / ``buf_bytes`` rounded half-up to :data:`FILL_LEVEL_FRACTION_DIGITS` decimals
+    (integer arithmetic, so no float or decimal-context rounding on the way)."""
+    scale = 10 ** FILL_LEVEL_FRACTION_DIGITS
+    units, rest = divmod(value_bytes * 100 * scale, buf_bytes)
+    units += 2 * rest >= buf_bytes
+    return Decimal(units).scaleb(-FILL_LEVEL_FRACTION_DIGITS).normalize()
+
+
+def fill_levels(ecn: EcnProfile, exact: bool = False) -> tuple[Decimal, Decimal]:
+    """Kmin/Kmax as percent of the queue buffer: with ``exact`` (a switch where
+    :func:`decimal_fill_levels`) to the nearest 10^-9 % (effective bytes within one byte of the plan's for
+    a queue buffer below 200 GB); otherwise whole percent, rounded down, Kmin >= 1.
 
     Raises:
-        ValueError: the plan lacks ``queue_buffer_bytes``, or whole percent cannot keep Kmin < Kmax <= 100.
+        ValueError: the plan lacks ``queue_buffer_bytes``, or the levels cannot keep 0 < Kmin < Kmax <= 100.
     """
     buf = ecn.queue_buffer_bytes
     if buf is None or buf <= 0:
         raise ValueError(f"ECN profile {ecn.name}: Junos takes ECN thresholds as percent of the queue "
                          "buffer; the plan does not carry EcnProfile.queue_buffer_bytes to convert against")
-    lo, hi = max(1, ecn.kmin_bytes * 100 // buf), ecn.kmax_bytes * 100 // buf
-    if not lo < hi <= 100:
+    if exact:
+        lo, hi = _percent_to_digits(ecn.kmin_bytes, buf), _percent_to_digits(ecn.kmax_bytes, buf)
+    else:
+        lo, hi = Decimal(max(1, ecn.kmin_bytes * 100 // buf)), Decimal(ecn.kmax_bytes * 100 // buf)
+    if not 0 < lo < hi <= 100:
+        kind = "decimal fill levels" if exact else "whole percent"
         raise ValueError(f"ECN profile {ecn.name}: Kmin {ecn.kmin_bytes} B / Kmax {ecn.kmax_bytes} B of a "
-                         f"{buf} B queue buffer become {lo}% / {hi}%: whole percent cannot express this ramp")
+                         f"{buf} B queue buffer become {fill_level_text(lo)}% / {fill_level_text(hi)}%: "
+                         f"{kind} cannot express this ramp")
     return lo, hi
 
 
-def fill_level_warnings(ecn: EcnProfile) -> list[str]:
-    """Kmin/Kmax that whole-percent fill levels move by more than :data:`FILL_LEVEL_WARN_FRACTION`.
+def fill_level_text(value: Decimal) -> str:
+    """A fill level as the ``set`` line writes it: plain decimal, no exponent, no trailing zeros, a whole
+    value without a decimal point (``Decimal("7.500") -> "7.5"``, ``Decimal("7E+1") -> "70"``)."""
+    text = format(value, "f")
+    return text.rstrip("0").rstrip(".") if "." in text else text
+
+
+def fill_level_bytes(percent: Decimal, buf_bytes: int) -> Decimal:
+    """The queue occupancy (bytes, unrounded) a fill level of ``percent`` % of ``buf_bytes`` stands for."""
+    return percent * buf_bytes / 100
+
+
+def _shown_bytes(percent: Decimal, buf_bytes: int, exact: bool) -> int:
+    """Effective bytes for notes and messages: nearest byte for decimal fill levels, rounded down (the
+    whole-percent convention) otherwise."""
+    eff = fill_level_bytes(percent, buf_bytes)
+    return int(eff.to_integral_value(rounding=ROUND_HALF_UP if exact else ROUND_FLOOR))
+
+
+def fill_level_warnings(ecn: EcnProfile, exact: bool = False) -> list[str]:
+    """Kmin/Kmax that the fill levels (:func:`fill_levels` with ``exact``) move by more than
+    :data:`FILL_LEVEL_WARN_FRACTION`; never any with ``exact`` within its one-byte bound.
 
     Raises:
         ValueError: as :func:`fill_levels`.
     """
-    lo, hi = fill_levels(ecn)
+    lo, hi = fill_levels(ecn, exact)
     buf = ecn.queue_buffer_bytes or 0
     out = []
     for what, plan_b, pct in (("Kmin", ecn.kmin_bytes, lo), ("Kmax", ecn.kmax_bytes, hi)):
-        eff = pct * buf // 100
+        eff = _shown_bytes(pct, buf, exact)
         if abs(eff - plan_b) > FILL_LEVEL_WARN_FRACTION * plan_b:
-            out.append(f"whole-percent fill levels move {what} from {plan_b} B to {eff} B "
-                       f"(1 % of this queue buffer is {buf // 100} B)")
+            out.append(f"{'decimal' if exact else 'whole-percent'} fill levels move {what} from {plan_b} B "
+                       f"to {eff} B (1 % of this queue buffer is {buf // 100} B)")
     return out
 
 
@@ -232,34 +309,50 @@ def render_findings(plan: Plan, switch: SwitchPlan) -> list[Finding]:
                     "no action is rendered, so the device default (drop: flush the stalled queue) applies",
             fix="set policy.watchdog_action to drop or forward for Junos switches, or accept the drop "
                 "default"))
+    exact = decimal_fill_levels(switch)
     for name in used:
-        moved = fill_level_warnings(by_name[name])
+        moved = fill_level_warnings(by_name[name], exact)
         if moved:
             out.append(Finding(
                 rule="RT241", severity=Severity.warning, location=Location(device=switch.name),
                 message=f"Junos ECN profile {name}: {'; '.join(moved)}",
                 fix="the ramp stays below the PFC trigger, but marking starts later than derived: confirm "
                     "with verify (ECN marks vs PFC pauses), or pin kmin/kmax to whole percents of the queue "
-                    "buffer"))
+                    f"buffer{_DECIMAL_HINT}"))
         else:
-            out += _fill_level_info(switch.name, by_name[name])
+            out += _fill_level_info(switch.name, by_name[name], exact)
     return out + _syntax_info(switch)
 
 
-def _fill_level_info(device: str, ecn: EcnProfile) -> list[Finding]:
-    """RT241 (info) when whole-percent fill levels / Pmax change the plan's ECN ramp by less than the
-    warning threshold: the change is small but the file does not say the plan's bytes."""
-    lo, hi = fill_levels(ecn)
+#: what a whole-percent fill-level finding adds to its fix: the release that takes the plan's bytes exactly
+_DECIMAL_HINT = ("; Junos OS Evolved 24.4R1 and later take decimal fill levels: give the switch's os_version "
+                 "in the inventory to render the plan's bytes exactly")
+
+
+def _fill_level_info(device: str, ecn: EcnProfile, exact: bool = False) -> list[Finding]:
+    """RT241 (info) when the fill levels / Pmax change the plan's ECN ramp by less than the warning
+    threshold: the change is small but the file does not say the plan's bytes. Decimal fill levels
+    (``exact``) within one byte of the plan's Kmin/Kmax, with a whole Pmax, give none."""
+    lo, hi = fill_levels(ecn, exact)
     buf = ecn.queue_buffer_bytes or 0
     pmax = max(1, min(100, round(ecn.pmax_percent)))
-    if (lo * buf, hi * buf) == (ecn.kmin_bytes * 100, ecn.kmax_bytes * 100) and pmax == ecn.pmax_percent:
+    if exact:
+        same = all(abs(fill_level_bytes(pct, buf) - b) < 1 for pct, b in ((lo, ecn.kmin_bytes),
+                                                                          (hi, ecn.kmax_bytes)))
+    else:
+        same = lo * buf == ecn.kmin_bytes * 100 and hi * buf == ecn.kmax_bytes * 100
+    if same and pmax == ecn.pmax_percent:
         return []
+    kind = "decimal" if exact else "whole-percent"
     return [Finding(
         rule="RT241", severity=Severity.info, location=Location(device=device),
         message=f"Junos ECN profile {ecn.name}: Kmin/Kmax {ecn.kmin_bytes}/{ecn.kmax_bytes} B become "
-                f"whole-percent fill levels {lo}..{hi}% of the {buf} B queue buffer (= "
-                f"{lo * buf // 100}..{hi * buf // 100} B), Pmax {ecn.pmax_percent}% -> {pmax}%",
-        fix="none needed; pin kmin/kmax to whole percents of the queue buffer to render them exactly")]
+                f"{kind} fill levels {fill_level_text(lo)}..{fill_level_text(hi)}% of the {buf} B queue "
+                f"buffer (= {_shown_bytes(lo, buf, exact)}..{_shown_bytes(hi, buf, exact)} B), Pmax "
+                f"{ecn.pmax_percent}% -> {pmax}%",
+        fix="none needed; " + ("Junos drop-probability is whole percent" if exact else
+                               "pin kmin/kmax to whole percents of the queue buffer to render them exactly"
+                               + _DECIMAL_HINT))]
 
 
 def _syntax_info(switch: SwitchPlan) -> list[Finding]:
@@ -332,24 +425,27 @@ def _cnps(lossless_ports: list[PortPlan]) -> list[dict[str, object]]:
 def _ecn_profiles(switch: SwitchPlan) -> list[dict[str, object]]:
     by_name = {e.name: e for e in switch.ecn_profiles}
     used = sorted({p.ecn_profile for p in switch.ports if p.lossless}, key=str)
+    exact = decimal_fill_levels(switch)
     out: list[dict[str, object]] = []
     for name in used:
         if name not in by_name:
             raise ValueError(f"{switch.name}: a lossless port names ECN profile {name!r}, not one of "
                              f"{sorted(by_name)}")
         ecn = by_name[name]
-        lo, hi = fill_levels(ecn)
+        lo, hi = fill_levels(ecn, exact)
         pmax = max(1, min(100, round(ecn.pmax_percent)))
         buf = ecn.queue_buffer_bytes or 0
         notes = [(f"{ecn.name} ({ecn.speed_gbps}G): plan Kmin {ecn.kmin_bytes} B, Kmax {ecn.kmax_bytes} B, "
-                  f"Pmax {ecn.pmax_percent}% of a {buf} B queue buffer -> fill-level {lo}..{hi}% "
-                  f"(= {lo * buf // 100}..{hi * buf // 100} B)")]
-        notes += [f"WARNING: {w}" for w in fill_level_warnings(ecn)]
+                  f"Pmax {ecn.pmax_percent}% of a {buf} B queue buffer -> fill-level "
+                  f"{fill_level_text(lo)}..{fill_level_text(hi)}% "
+                  f"(= {_shown_bytes(lo, buf, exact)}..{_shown_bytes(hi, buf, exact)} B)")]
+        notes += [f"WARNING: {w}" for w in fill_level_warnings(ecn, exact)]
         if ecn.drop_min_bytes is not None:
             notes.append("plan drop thresholds not rendered: non-ECT traffic is dropped on the same profile")
         out.append({"ecn": _token(ecn.name, "ECN profile name"),
                     "drop_profile": DROP_PROFILE.format(e=ecn.name),
-                    "map": SCHEDULER_MAP.format(e=ecn.name), "fill": f"{lo} {hi}", "prob": f"0 {pmax}",
+                    "map": SCHEDULER_MAP.format(e=ecn.name),
+                    "fill": f"{fill_level_text(lo)} {fill_level_text(hi)}", "prob": f"0 {pmax}",
                     "notes": notes})
     return out
 
@@ -608,8 +704,10 @@ def display_set_lines(text: str) -> str:
     """``text`` with every ``set … [ v1 v2 ]`` line as one ``set … v1`` line per value, the way ``show
     configuration | display set`` prints a leaf-list (Juniper's Apstra DCQCN configlets, taken from that
     output, read ``interpolate fill-level 10`` / ``interpolate fill-level 50`` and one ``code-points`` line
-    per code point); other lines, comments and quoted words unchanged. Rendered files keep the bracket form
-    (one statement per list, as Juniper's reference pages write it); the diff compares, and pushes, per value.
+    per code point); a drop-profile fill level in :func:`fill_level_text` form (compared by value:
+    ``7.500000000`` = ``7.5``); other lines, comments and quoted words unchanged. Rendered files keep the
+    bracket form (one statement per list, as Juniper's reference pages write it); the diff compares, and
+    pushes, per value.
     """
     out: list[str] = []
     for line in text.splitlines():
@@ -618,10 +716,30 @@ def display_set_lines(text: str) -> str:
                 and "[" in words):
             at = len(words) - 1 - words[::-1].index("[")
             head = " ".join(words[:at])
-            out.extend(f"{head} {value}" for value in words[at + 1:-1])
+            out.extend(_fill_level_by_value(f"{head} {value}") for value in words[at + 1:-1])
         else:
-            out.append(line)
+            out.append(_fill_level_by_value(line))
     return "\n".join(out) + ("\n" if text.endswith("\n") else "")
+
+
+_FILL_LEVEL_LINE = re.compile(r"^(\s*(?:set|delete)\s+class-of-service\s+drop-profiles\s+\S+\s+"
+                              r"(?:interpolate\s+)?fill-level\s+)(\S+)(.*)$")
+
+
+def _fill_level_by_value(line: str) -> str:
+    """``line`` with a drop-profile fill level in :func:`fill_level_text` form (``7.50`` / ``7.0`` ->
+    ``7.5`` / ``7``), so the diff compares fill levels by value whatever form the device echoes a decimal64
+    in; any other line, or a value that is not a number, unchanged."""
+    m = _FILL_LEVEL_LINE.match(line)
+    if m is None:
+        return line
+    try:
+        value = Decimal(m.group(2))
+    except InvalidOperation:
+        return line
+    if not value.is_finite():
+        return line
+    return f"{m.group(1)}{fill_level_text(value)}{m.group(3)}"
 
 
 #: diff data: ``set class-of-service`` lines are authoritative; a line is removed with ``delete``; leaf-lists

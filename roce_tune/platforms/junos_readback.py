@@ -12,8 +12,9 @@ statements, ``#`` comments, bracket lists ``[ a b ]``, quoted words). Read under
   ``pfc-priority`` of the forwarding classes those code points classify to), ``input cable-length M``,
   ``pfc-watchdog poll-interval|detection (polls)|recovery|watchdog-action``;
 * ``drop-profiles D interpolate fill-level [ a b ]`` + ``drop-probability [ 0 p ]`` (or the segmented
-  ``fill-level a drop-probability x`` pairs) — percent of the queue buffer, kept in percent
-  (``kmin_percent``/``kmax_percent``); ``schedulers S drop-profile-map ... drop-profile D``,
+  ``fill-level a drop-probability x`` pairs) — percent of the queue buffer, whole or decimal (decimal64
+  from Junos OS Evolved 24.4R1: junos.py), kept in percent (``kmin_percent``/``kmax_percent``);
+  ``schedulers S drop-profile-map ... drop-profile D``,
   ``explicit-congestion-notification`` (a drop profile without it drops instead of marking: not ECN),
   ``transmit-rate percent W`` / ``priority strict-high``; ``scheduler-maps M forwarding-class FC scheduler
   S``;
@@ -529,7 +530,8 @@ def _nc_lent(plan: Plan, switch: SwitchPlan, exp: SwitchQos) -> SwitchQos:
 
 def expressible_qos(plan: Plan, switch: SwitchPlan) -> SwitchQos:
     """The plan's QoS for ``switch`` as Junos can carry it: DSCP -> queue (no TC/PG maps), ECN as
-    whole-percent fill levels of the queue buffer (junos.fill_levels) with whole-percent Pmax, cable length in
+    percent fill levels of the queue buffer (junos.fill_levels: to 10^-9 % where junos.decimal_fill_levels,
+    whole percent otherwise, each the value of the rendered text) with whole-percent Pmax, cable length in
     whole metres (rounded up), watchdog detection as whole polls, an action without Junos equivalent absent,
     no watchdog at all on a model without a documented one (junos.watchdog_rendered),
     no headroom (Junos sizes it from the cable length), the lossy queue that lends network-control its
@@ -539,12 +541,13 @@ def expressible_qos(plan: Plan, switch: SwitchPlan) -> SwitchQos:
 
     exp = _nc_lent(plan, switch, expected_qos(plan.classification, switch))
     profiles = {e.name: e for e in switch.ecn_profiles}
+    exact = junos.decimal_fill_levels(switch)
     ports = {}
     for p in switch.ports:
         q = exp.ports[p.name]
         ecn = None
         if q.ecn is not None and p.ecn_profile in profiles:
-            lo, hi = junos.fill_levels(profiles[p.ecn_profile])
+            lo, hi = junos.fill_levels(profiles[p.ecn_profile], exact)
             pmax = float(max(1, min(100, round(profiles[p.ecn_profile].pmax_percent))))
             ecn = {
                 k: QueueEcn(kmin_percent=float(lo), kmax_percent=float(hi), pmax_percent=pmax) for k in q.ecn

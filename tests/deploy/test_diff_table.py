@@ -131,6 +131,19 @@ SET_CASES = [
      "set class-of-service drop-profiles RT_ECN_E interpolate fill-level [ 15 28 ]\n",
      ["delete class-of-service drop-profiles RT_ECN_E interpolate fill-level 14",
       "set class-of-service drop-profiles RT_ECN_E interpolate fill-level 15"], ()),
+    # Junos OS Evolved 24.4R1 types fill levels decimal64 (Juniper's YANG); whatever form the device
+    # echoes one in (trailing zeros, `.0`), it is the same value as the rendered `7.5` / `75`
+    ("junos-decimal-fill-levels-compared-by-value", "junos",
+     "set class-of-service drop-profiles RT_ECN_E interpolate fill-level 7.500000000\n"
+     "set class-of-service drop-profiles RT_ECN_E interpolate fill-level 75.0\n",
+     "set class-of-service drop-profiles RT_ECN_E interpolate fill-level [ 7.5 75 ]\n",
+     [], ()),
+    ("junos-decimal-fill-level-change-touches-that-value", "junos",
+     "set class-of-service drop-profiles RT_ECN_E interpolate fill-level 7\n"
+     "set class-of-service drop-profiles RT_ECN_E interpolate fill-level 75\n",
+     "set class-of-service drop-profiles RT_ECN_E interpolate fill-level [ 7.123456789 75 ]\n",
+     ["delete class-of-service drop-profiles RT_ECN_E interpolate fill-level 7",
+      "set class-of-service drop-profiles RT_ECN_E interpolate fill-level 7.123456789"], ()),
     ("cumulus-owned-qos-line-unset", "cumulus",
      "nv set qos roce mode lossless\nnv set qos pfc default-global switch-priority 4\n",
      "nv set qos roce mode lossless\n",

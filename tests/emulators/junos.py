@@ -14,6 +14,7 @@ import fnmatch
 import re
 import time
 from dataclasses import dataclass, field
+from decimal import Decimal
 
 from .core import CliSession, EmulatedDevice
 from .junostree import apply_delete, apply_set, build, compare, container_fn, leaf_list_lines, render, tokens
@@ -31,6 +32,46 @@ SINGLE_VALUE = tuple(re.compile(p) for p in (
     r"(class-of-service scheduler-maps \S+ forwarding-class \S+ scheduler) ",
     r"(interfaces \S+ (?:mtu|description)) ",
 ))
+
+#: ``drop-profiles`` values checked against the type Juniper's published YANG gives them
+#: (github.com/Juniper/yang, ``junos-conf-class-of-service`` / ``junos-qfx-conf-class-of-service``): a fill
+#: level is ``decimal64 {fraction-digits 9; range "0 .. 100"}`` from Junos OS Evolved 24.4R1 and ``uint32
+#: {range "0 .. 100"}`` before it (23.4R1-EVO, 24.2R1-EVO) and on Junos OS (18.2R3, 21.4R1, 24.4R1); the
+#: drop probability is uint32 0..100 everywhere. Group 1 = the value. Anything else is not type-checked.
+FILL_LEVEL = re.compile(r"^class-of-service drop-profiles \S+ (?:interpolate )?fill-level (\S+)")
+DROP_PROBABILITY = re.compile(r"^class-of-service drop-profiles \S+ "
+                              r"(?:interpolate drop-probability|fill-level \S+ drop-probability) (\S+)")
+#: first release whose fill level is decimal64 (Junos OS Evolved only)
+DECIMAL_FILL_LEVEL_RELEASE = (24, 4, 1)
+#: YANG decimal64 lexical form (RFC 7950 §9.3.1, as pyang reads it): sign, digits, optional fraction
+_DECIMAL64 = re.compile(r"^[+-]?(\d+)(?:\.(\d+))?$")
+
+
+def decimal_fill_levels(version: str) -> bool:
+    """Whether release ``version`` (``show version``'s ``Junos:``) types fill levels decimal64: Junos OS
+    Evolved (``-EVO``) 24.4R1 or later."""
+    m = re.match(r"^(\d+)\.(\d+)R(\d+)", version)
+    return (m is not None and version.upper().endswith("-EVO")
+            and tuple(int(g) for g in m.groups()) >= DECIMAL_FILL_LEVEL_RELEASE)
+
+
+def value_error(line: str, version: str) -> str | None:
+    """Why ``line`` (a ``set`` statement without ``set``, one leaf-list value) carries a value its leaf's
+    type refuses on release ``version``, or None (accepted, or a statement not type-checked here)."""
+    m = FILL_LEVEL.match(line)
+    if m is not None:
+        value = m.group(1)
+        if decimal_fill_levels(version):
+            d = _DECIMAL64.match(value)
+            if d is None or len(d.group(2) or "") > 9 or not 0 <= Decimal(value) <= 100:
+                return f"fill-level {value!r} is not a decimal64 (fraction-digits 9, range 0 .. 100)"
+        elif not value.isdigit() or int(value) > 100:
+            return f"fill-level {value!r} is not a uint32 (range 0 .. 100) on {version}"
+    m = DROP_PROBABILITY.match(line)
+    if m is not None and (not m.group(1).isdigit() or int(m.group(1)) > 100):
+        return f"drop-probability {m.group(1)!r} is not a uint32 (range 0 .. 100)"
+    return None
+
 
 FACTORY = """set version 21.4R3-S2.3
 set system host-name {name}
@@ -406,6 +447,10 @@ class JunosSession(CliSession):
             return "syntax error, expecting <statement> or <identifier>.\n"
         if self.device.rejects("set " + rest):
             return self.syntax_error("set " + rest)
+        bad = [why for one in leaf_list_lines(rest) if (why := value_error(one, self.device.version))]
+        if bad:
+            self.device.events.append(f"refused value: {bad[0]}")
+            return f"error: {bad[0]}\n"
         for one in leaf_list_lines(rest):
             apply_set(self.db.lines, one, self.device.single_value)
         self.device.count_config_line()
@@ -433,6 +478,11 @@ class JunosSession(CliSession):
         if word not in ("set", "delete") or self.device.rejects(text):
             self.load_lines.append("!" + text)
             return f"terminal:{n}:(1) syntax error: {word}\n  [edit]\n    '{text}'\n      syntax error\n"
+        bad = [why for one in leaf_list_lines(rest) if (why := value_error(one, self.device.version))]
+        if word == "set" and bad:
+            self.load_lines.append("!" + text)
+            self.device.events.append(f"refused value: {bad[0]}")
+            return f"terminal:{n}:(1) error: {bad[0]}\n  [edit]\n    '{text}'\n"
         self.load_lines.append(text)
         for one in leaf_list_lines(rest):
             if word == "set":

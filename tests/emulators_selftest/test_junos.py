@@ -7,6 +7,7 @@ import time
 import pytest
 
 from tests.emulators import NETMIKO_DROP_ERRORS
+from tests.emulators.junos import value_error
 
 pytestmark = pytest.mark.emulator
 
@@ -149,3 +150,45 @@ def test_refuse_private_confirm_and_exclusive_lock(one):
         dev.shared = _Db([*dev.active, "system location b3"])
     assert "error: configuration database modified" in conn.send_command("configure exclusive",
                                                                          expect_string=r"[>#]\s*$")
+
+
+# Juniper's YANG: fill-level decimal64 (fraction-digits 9, 0 .. 100) on Junos OS Evolved 24.4R1+, uint32
+# (0 .. 100) on earlier Evolved releases and on Junos OS; drop-probability uint32 everywhere
+@pytest.mark.parametrize("line, release, refused", [
+    ("class-of-service drop-profiles D interpolate fill-level 7.5", "24.4R1-EVO", False),
+    ("class-of-service drop-profiles D interpolate fill-level 7.123456789", "25.2R1-EVO", False),
+    ("class-of-service drop-profiles D interpolate fill-level 7.1234567891", "24.4R1-EVO", True),  # 10 digits
+    ("class-of-service drop-profiles D interpolate fill-level 100.5", "24.4R1-EVO", True),  # range 0 .. 100
+    ("class-of-service drop-profiles D interpolate fill-level 1e1", "24.4R1-EVO", True),  # not decimal64 text
+    ("class-of-service drop-profiles D interpolate fill-level 7.5", "24.2R1-EVO", True),  # uint32 there
+    ("class-of-service drop-profiles D interpolate fill-level 7.5", "21.4R3-S2.3", True),  # Junos OS: uint32
+    ("class-of-service drop-profiles D interpolate fill-level 7", "21.4R3-S2.3", False),
+    ("class-of-service drop-profiles D fill-level 7.5 drop-probability 10", "24.4R1-EVO", False),
+    ("class-of-service drop-profiles D interpolate drop-probability 2.5", "24.4R1-EVO", True),  # uint32
+    ("class-of-service schedulers S transmit-rate percent 50", "24.4R1-EVO", False),  # not type-checked
+])
+def test_fill_level_values_typed_per_release(line: str, release: str, refused: bool) -> None:
+    assert (value_error(line, release) is not None) is refused
+
+
+def test_refused_value_over_ssh_set_and_load(one):
+    """A decimal fill level on a Junos OS release (uint32) is refused in ``set`` and in ``load set
+    terminal`` with an ``error:`` line, and stays out of the candidate; 24.4R1-EVO takes it."""
+    fleet, conn = one("junos", name="qfx1")
+    dev = fleet["qfx1"]
+    line = "set class-of-service drop-profiles D interpolate fill-level [ 7.5 75 ]"
+    conn.config_mode("configure private")
+    out = conn.send_command_timing(line)
+    assert "error: fill-level '7.5' is not a uint32" in out
+    conn.write_channel("load set terminal\n")
+    conn.read_until_pattern(r"Type \^D")
+    conn.write_channel(line + "\n")
+    conn.write_channel("\x04")
+    out = conn.read_until_pattern(r"load complete.*")
+    assert "error: fill-level '7.5'" in out and "load complete (1 errors)" in out
+    conn.find_prompt()
+    assert "drop-profiles" not in conn.send_command("show | compare")
+    dev.version = "24.4R1-EVO"
+    assert "error" not in conn.send_command_timing(line)
+    assert "+               7.5;" in conn.send_command("show | compare").splitlines()
+

@@ -404,3 +404,112 @@ def test_plan_that_schedules_queue_7_lends_network_control_its_scheduler() -> No
     assert junos.NC_SCHEDULER not in text and _transmit_rates(text)["RT_S_Q0"] == 40
     findings = junos.render_findings(plan, plan.switch("leaf3"))
     assert not [f for f in findings if "network-control" in f.message]
+
+
+# --- decimal fill levels: Junos OS Evolved 24.4R1 types them decimal64 (junos.py docstring) -------------
+EVO_DECIMAL = "24.4R1-EVO"
+
+
+@pytest.mark.parametrize("os_version, model, decimal", [
+    ("24.4R1-EVO", "QFX5130-32CD", True),         # Juniper/yang 24.4R1-EVO: decimal64, fraction-digits 9
+    ("25.2R1-S1.3-EVO", "QFX5240-64OD", True),    # later Evolved releases
+    ("24.4R1-S2.4-evo", "test-model", True),      # the -EVO suffix alone says Evolved
+    ("24.4R1", "QFX5130-32CD", True),             # QFX5130 runs only Junos OS Evolved
+    ("24.2R1-EVO", "QFX5130-32CD", False),        # Juniper/yang 24.2R1-EVO: uint32
+    ("23.4R2-S2.1-EVO", "QFX5220-32CD", False),   # Juniper/yang 23.4R1-EVO: uint32
+    ("24.4R1.11", "QFX5120-48Y", False),          # Junos OS (junos-qfx) 24.4R1: uint32
+    ("21.4R3-S2.3", "QFX5120-48Y", False),        # Junos OS 21.4R1: uint32
+    (None, "QFX5130-32CD", False),                # release unknown: whole percent, the safe form
+    ("unknown", "QFX5130-32CD", False),
+])
+def test_decimal_fill_levels_only_where_junipers_yang_types_them_decimal64(
+        os_version: str | None, model: str, decimal: bool) -> None:
+    sw = build_plan().switch("leaf3").model_copy(update={"os_version": os_version, "model": model})
+    assert junos.decimal_fill_levels(sw) is decimal
+
+
+def test_fill_level_text_is_plain_decimal_without_trailing_zeros() -> None:
+    from decimal import Decimal
+
+    values = ("7.500", "7E+1", "0.000000001", "100", "2.50000000")
+    assert [junos.fill_level_text(Decimal(v)) for v in values] == ["7.5", "70", "0.000000001", "100", "2.5"]
+
+
+def _fill_values(text: str) -> dict[str, tuple[str, str]]:
+    return {name: (lo, hi) for name, lo, hi in re.findall(
+        r"^set class-of-service drop-profiles RT_ECN_(\S+) interpolate fill-level \[ (\S+) (\S+) \]$", text,
+        re.MULTILINE)}
+
+
+@pytest.mark.parametrize("kmin, kmax, buf", [
+    (150_000, 1_500_000, 2_000_000),          # 7.5 % / 75 %: whole percent said 7 % = 140000 B
+    (75_000, 1_221_000, 26_392_240),          # 0.284 %: whole percent said 1 % = 263922 B (a WARNING)
+    (123_457, 987_653, 31_999_999),           # no short decimal: rounded at the 9th digit
+])
+def test_decimal_fill_levels_are_the_plans_bytes_within_one_byte(kmin: int, kmax: int, buf: int) -> None:
+    """On Junos OS Evolved 24.4R1+ the rendered fill levels, read as the device reads them (percent of
+    the queue buffer), give back the plan's Kmin/Kmax to within one byte; no RT241 fill-level finding;
+    every line is in Juniper's 24.4R1-EVO YANG (decimal64, at most 9 fraction digits)."""
+    from decimal import Decimal
+
+    plan = build_plan()
+    sw = plan.switch("leaf3")
+    ecn = [e.model_copy(update={"kmin_bytes": kmin, "kmax_bytes": kmax, "queue_buffer_bytes": buf})
+           for e in sw.ecn_profiles]
+    sw = sw.model_copy(update={"ecn_profiles": ecn, "os_version": EVO_DECIMAL})
+    text = junos.render(plan, sw)["leaf3.set"]
+    fills = _fill_values(text)
+    assert set(fills) == {e.name for e in ecn}
+    for lo, hi in fills.values():
+        assert abs(Decimal(lo) * buf / 100 - kmin) < 1 and abs(Decimal(hi) * buf / 100 - kmax) < 1, (lo, hi)
+        assert not lo.endswith("0") and "E" not in lo.upper() and len(lo.partition(".")[2]) <= 9
+    assert "WARNING" not in text
+    assert not [f for f in junos.render_findings(plan, sw) if "fill level" in f.message]
+    assert junos_yang.check_set_text(_schema(), text) > 30
+
+
+def test_whole_percent_elsewhere_says_how_to_get_decimals() -> None:
+    """Without a release that takes decimals (here: none given) the fill levels stay whole percent, with
+    the RT241 finding, whose fix names the release that would render the plan's bytes exactly."""
+    plan = build_plan()
+    sw = plan.switch("leaf3")
+    ecn = [e.model_copy(update={"kmin_bytes": 75_000, "kmax_bytes": 1_221_000,
+                                "queue_buffer_bytes": 26_392_240}) for e in sw.ecn_profiles]
+    sw = sw.model_copy(update={"ecn_profiles": ecn, "os_version": "24.2R1-EVO"})
+    assert "fill-level [ 1 4 ]" in junos.render(plan, sw)["leaf3.set"]
+    warned = [f for f in junos.render_findings(plan, sw) if "fill levels move Kmin" in f.message]
+    assert warned and all("24.4R1" in f.fix and f.severity.value == "warning" for f in warned)
+
+
+def test_decimal_fill_levels_read_back_as_the_plan_says_them() -> None:
+    """The read-back takes the decimal fill levels of a rendered file (and of ``display set``'s one value
+    per line) to the percent the plan's bytes are; audit's comparison (expressible_qos vs read_back) finds
+    nothing to report."""
+    from roce_tune.platforms import junos_readback
+    from roce_tune.qos import differences
+
+    plan = build_plan()
+    sw = plan.switch("leaf3").model_copy(update={"os_version": EVO_DECIMAL})
+    text = junos.render(plan, sw)["leaf3.set"]
+    assert "fill-level [ 7.5 75 ]" in text and "fill-level [ 2.5 20 ]" in text
+    for form in (text, junos.display_set_lines(text)):
+        seen = junos_readback.read_back(form)
+        ecn = seen.ports["et-0/0/0"].ecn
+        assert ecn is not None and ecn[3].kmin_percent == 7.5 and ecn[3].kmax_percent == 75.0
+        assert differences(junos_readback.expressible_qos(plan, sw), seen) == []
+    drifted = text.replace("fill-level [ 7.5 75 ]", "fill-level [ 7 75 ]")
+    found = differences(junos_readback.expressible_qos(plan, sw), junos_readback.read_back(drifted))
+    assert any("kmin_percent: 7.5 != 7.0" in d for d in found)
+
+
+def test_yang_check_refuses_fill_levels_outside_decimal64() -> None:
+    """The YANG walk type-checks fill levels (decimal64, fraction-digits 9, range 0 .. 100): a 10th
+    fraction digit, a value above 100 and a non-number each fail, so a rendering that over-rounds or
+    overflows cannot pass the YANG tests."""
+    schema = _schema()
+    _, text = _render()
+    head = "set class-of-service drop-profiles RT_ECN_ecn-400g interpolate fill-level"
+    assert junos_yang.check_set_text(schema, text + f"{head} 7.123456789\n") > 30
+    for bad in ("7.1234567891", "100.5", "7,5"):
+        with pytest.raises(junos_yang.JunosSchemaError, match="fill-level"):
+            junos_yang.check_set_text(schema, text + f"{head} {bad}\n")
