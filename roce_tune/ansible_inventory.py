@@ -8,7 +8,8 @@ inventory with:
 * per platform group the connection settings the community collections need
   (``ansible_connection``, ``ansible_network_os``, become/enable): each platform's ``ansible`` record;
 * credentials by **variable name only**: ``ansible_user: "{{ lookup('env', 'ROCE_TUNE_USERNAME') }}"``
-  (the inventory's ``credentials.*_env`` names; a device with non-default names gets its own lookups);
+  (the inventory's ``credentials.*_env`` names; a device with non-default names gets its own lookups), and
+  ``roce_tune_username_env``, the username variable's name, which push.yml names when it is not set;
 * per device ``ansible_host``/``ansible_port`` (from ``mgmt``), ``roce_tune_platform``,
   ``roce_tune_role`` and ``roce_tune_config`` — the rendered file ``roce-tune plan`` writes for it
   (``<out>/switches/<name>.<ext>``, the same file ``roce-tune apply`` pushes: :data:`DESIRED_FILE`;
@@ -69,11 +70,13 @@ def credential_vars(creds: Credentials) -> dict[str, str]:
     >>> credential_vars(Credentials())["ansible_user"]
     "{{ lookup('env', 'ROCE_TUNE_USERNAME') }}"
     >>> sorted(credential_vars(Credentials(password_env=None, key_file_env="K")))
-    ['ansible_ssh_private_key_file', 'ansible_user']
+    ['ansible_ssh_private_key_file', 'ansible_user', 'roce_tune_username_env']
 
-    Names only: no secret is ever written into the inventory.
+    Names only: no secret is ever written into the inventory. ``roce_tune_username_env`` is the name of the
+    username's variable, for push.yml's message when it is not set (an empty ``ansible_user`` makes Ansible
+    log in as the controller's own user: tasks/reach.yml refuses it first, naming the variable).
     """
-    out = {"ansible_user": _env(creds.username_env)}
+    out = {"ansible_user": _env(creds.username_env), "roce_tune_username_env": creds.username_env}
     if creds.password_env:
         out["ansible_password"] = _env(creds.password_env)
         out["ansible_become_password"] = _env(creds.password_env)

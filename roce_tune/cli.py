@@ -412,6 +412,30 @@ def _calc_call(fn: Callable[_P, _R], *args: _P.args, **kwargs: _P.kwargs) -> _R:
         raise typer.Exit(2) from None
 
 
+def _calc_option(flag: str, check: Callable[[Any], object], value: object) -> None:
+    """Refuse a calc option's value before the calculation: ``check`` (a roce_tune.units parser or a range
+    check) raising ValueError ends the command with exit 2 and ``error: FLAG: why``, so the message names the
+    option the value came from. None (an option not given) is not checked."""
+    if value is None:
+        return
+    try:
+        check(value)
+    except ValueError as exc:
+        err.print(f"error: {flag}: {exc}", markup=False, highlight=False)
+        raise typer.Exit(2) from None
+
+
+def _above_zero(parse: Callable[[Any], float], what: str) -> Callable[[Any], float]:
+    """``parse`` that also refuses 0: a base RTT of 0 µs makes no BDP and a PFC trigger of 0 B pauses at the
+    first byte, leaving ECN no room (Kmin = Kmax = 0 B)."""
+    def check(value: Any) -> float:
+        parsed = parse(value)
+        if parsed <= 0:
+            raise ValueError(f"{value!r}: the {what} must be above 0")
+        return parsed
+    return check
+
+
 @calc_app.command("headroom")
 def calc_headroom(
     asic: str = typer.Option(..., "--asic", help="catalog ASIC id, e.g. spectrum-3"),
@@ -425,7 +449,12 @@ def calc_headroom(
 ) -> None:
     """PFC headroom (xon/xoff/size) for one port."""
     from roce_tune.tuner.headroom import calc_headroom as fn
+    from roce_tune.tuner.headroom import check_port_mtu
+    from roce_tune.units import parse_length_m, parse_speed_gbps
 
+    _calc_option("--speed", parse_speed_gbps, speed)
+    _calc_option("--cable", parse_length_m, cable)
+    _calc_option("--mtu", check_port_mtu, mtu)
     hr = _calc_call(fn, asic, speed, cable, mtu=mtu, model=model)
     _print_calc(hr.model_dump(mode="json"), fmt)
 
@@ -443,7 +472,11 @@ def calc_ecn(
 ) -> None:
     """ECN Kmin/Kmax/Pmax for the lossless queue, checked against the DCQCN fixed point."""
     from roce_tune.tuner.ecn import calc_ecn as fn
+    from roce_tune.units import parse_bytes, parse_speed_gbps, parse_time_us
 
+    _calc_option("--speed", parse_speed_gbps, speed)
+    _calc_option("--rtt", _above_zero(parse_time_us, "base RTT"), rtt)
+    _calc_option("--pfc-trigger", _above_zero(parse_bytes, "PFC trigger"), pfc_trigger)
     prof = _calc_call(fn, speed, rtt, fan_in, pfc_trigger_bytes=pfc_trigger, profile=profile, nic_id=nic)
     _print_calc(prof.model_dump(mode="json"), fmt)
 
@@ -457,7 +490,9 @@ def calc_dcqcn(
     """DCQCN NIC parameters for a link speed, with firmware defaults."""
     from roce_tune.tuner.dcqcn import nic_speed_gbps
     from roce_tune.tuner.ecn import calc_dcqcn as fn
+    from roce_tune.units import parse_speed_gbps
 
+    _calc_option("--speed", parse_speed_gbps, speed)
     dq = _calc_call(fn, _calc_call(nic_speed_gbps, nic, speed), nic_id=nic)
     data = dq.model_dump(mode="json")
     if fmt is OutFormat.json:

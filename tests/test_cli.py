@@ -360,3 +360,27 @@ def test_explain_leaves_its_inventory_and_plan_to_the_process_exit(monkeypatch: 
         assert ref() is not None
     finally:
         gc.unfreeze()
+
+
+@pytest.mark.parametrize(("args", "flag"), [
+    (("headroom", "--asic", "spectrum-3", "--speed", "400G", "--cable", "-5m"), "--cable"),
+    (("headroom", "--asic", "spectrum-3", "--speed", "400G", "--cable", "0"), "--cable"),
+    (("headroom", "--asic", "spectrum-3", "--speed", "-400G", "--cable", "3m"), "--speed"),
+    (("headroom", "--asic", "spectrum-3", "--speed", "400G", "--cable", "3m", "--mtu", "0"), "--mtu"),
+    (("ecn", "--speed", "400G", "--rtt", "0"), "--rtt"),
+    (("ecn", "--speed", "400G", "--rtt", "-5us"), "--rtt"),
+    (("ecn", "--speed", "400G", "--pfc-trigger", "-4MB"), "--pfc-trigger"),
+    (("ecn", "--speed", "400G", "--pfc-trigger", "0"), "--pfc-trigger"),
+    (("ecn", "--speed", "0"), "--speed"),
+    (("dcqcn", "--speed", "1600"), "--speed"),
+])
+def test_calc_errors_name_the_option(args: tuple[str, ...], flag: str) -> None:
+    """A bad calc input is refused (exit 2) by a message that starts with the option it came from. Before,
+    `--rtt 0` said 'derive_ecn: need speed_gbps > 0, base_rtt_us > 0, ... (got 400, 0.0, 8,
+    4611686018427387904)' (an internal stand-in shown as the PFC trigger), `--pfc-trigger 0` gave
+    Kmin = Kmax = 0 B with exit 0 (a queue that pauses at its first byte leaves ECN no room), and '-5m is
+    not a length' did not say which option held it."""
+    proc = run("calc", *args)
+    assert proc.returncode == 2, proc.stdout[-2000:] + proc.stderr
+    assert proc.stderr.startswith(f"error: {flag}: "), proc.stderr
+    assert "4611686018427387904" not in proc.stderr and "derive_ecn" not in proc.stderr, proc.stderr

@@ -8,6 +8,8 @@ importable by the Python that runs ansible-playbook (it is: the controller ran `
 
 ``out_dir | roce_tune_plan_error`` is why the plan directory must not be pushed (edited after the plan, a
 file missing or not listed in ``SHA256SUMS``), or ``""``: the check ``roce-tune apply`` makes.
+``out_dir | roce_tune_inventory_error(inventory, base_dir)`` is why it must not be pushed for that inventory file (its
+plan.json was planned from another inventory, or from this one before an edit), or ``""``.
 
 ``listing | roce_tune_checkpoints(platform, device, current, keep)`` reads the output of the platform's
 checkpoint listing (NX-OS ``show checkpoint summary``, SONiC ``config list-checkpoints``) and returns
@@ -276,6 +278,35 @@ def roce_tune_plan_error(out_dir: str) -> str:
     return ""
 
 
+def roce_tune_inventory_error(out_dir: str, inventory: str, base_dir: str = ".") -> str:
+    """Why the plan directory ``out_dir`` must not be pushed for the roce-tune inventory file ``inventory``
+    (the ones ``hosts.yml`` names, ``roce_tune_out_dir`` and ``roce_tune_inventory``; relative paths are read
+    against ``base_dir``, the playbooks' ``roce_tune_root``, and named in the message as given), or ``""``: its ``plan.json`` was planned from
+    another file's bytes (``inventory_sha256``, the sha256 of the inventory file ``roce-tune plan`` read:
+    :attr:`roce_tune.inventory.loader.LoadedInventory.sha256`), i.e. from another inventory or from this one
+    before an edit. Its ``SHA256SUMS`` may still be intact, so :func:`roce_tune_plan_error` passes it, and the
+    devices ``hosts.yml`` names (its management addresses) would get another fabric's configs, or a plan
+    older than the inventory. ``roce-tune apply INVENTORY`` plans the inventory itself, so it never meets
+    this. ``""`` too when ``plan.json`` cannot be read (:func:`roce_tune_plan_error` names that) or the
+    inventory file is not there (a plan directory pushed without its inventory: nothing to compare)."""
+    import hashlib
+    from pathlib import Path
+
+    try:
+        plan = json.loads((Path(base_dir) / out_dir / "plan.json").read_bytes())
+        digest = hashlib.sha256((Path(base_dir) / inventory).read_bytes()).hexdigest()
+    except (OSError, ValueError):
+        return ""
+    planned = plan.get("inventory_sha256") if isinstance(plan, dict) else None
+    if not isinstance(planned, str) or planned == digest:
+        return ""
+    return (f"{out_dir} was not planned from {inventory} as it is now: its plan.json was planned from "
+            f"{plan.get('inventory_file') or 'an unnamed inventory'} (inventory sha256 {planned[:12]}, "
+            f"{inventory} is {digest[:12]}), another inventory or this one before an edit. Run `roce-tune "
+            f"plan {inventory} --out {out_dir}` (or playbooks/plan.yml), review it with --check --diff, then "
+            "push (nothing was pushed)")
+
+
 def roce_tune_backoff(retry_s: float | int | str) -> list[int]:
     """Pauses in seconds before each reconnect-and-rollback attempt within ``retry_s`` seconds: 0 (the
     first attempt at once), then 1, 2, 4, 8, 10, 10 … (doubling, at most 10 s), at least 3 attempts, no
@@ -299,7 +330,8 @@ class FilterModule:
 
     def filters(self) -> dict[str, Any]:
         return {"roce_tune_change": roce_tune_change, "roce_tune_host_bundle": roce_tune_host_bundle,
-                "roce_tune_plan_error": roce_tune_plan_error, "roce_tune_checkpoints": roce_tune_checkpoints,
+                "roce_tune_plan_error": roce_tune_plan_error,
+                "roce_tune_inventory_error": roce_tune_inventory_error, "roce_tune_checkpoints": roce_tune_checkpoints,
                 "roce_tune_backoff": roce_tune_backoff, "roce_tune_sonic_writes": roce_tune_sonic_writes,
                 "roce_tune_sonic_restore": roce_tune_sonic_restore,
                 "roce_tune_sonic_unrestored": roce_tune_sonic_unrestored,

@@ -488,6 +488,17 @@ def nic_xoff_bytes(speed_gbps: int, cable_m: float, mtu_bytes: int) -> int:
     return (301 + 216 * length // 100) * speed_mbps // 1000 + 272 * mtu_bytes // 100
 
 
+def check_port_mtu(mtu: int) -> None:
+    """Refuse a port MTU (bytes) outside 1500..9216, the range of ``policy.mtu`` and a port's ``mtu`` in an
+    inventory (roce_tune.inventory.models), for :func:`calc_headroom` and ``roce-tune calc headroom --mtu``.
+
+    Raises:
+        ValueError: ``mtu`` outside 1500..9216.
+    """
+    if not 1500 <= int(mtu) <= 9216:
+        raise ValueError(f"MTU {mtu} B is outside the 1500..9216 B a port MTU may be (policy.mtu)")
+
+
 def calc_headroom(asic_id: str, speed: object, cable: object, mtu: int = 9216, model: str | None = None,
                   catalog: Catalog | None = None) -> Headroom:
     """Headroom for the CLI: parses ``"400G"``/``"400000"`` and ``"40m"``/``"40"`` (roce_tune.units).
@@ -502,8 +513,7 @@ def calc_headroom(asic_id: str, speed: object, cable: object, mtu: int = 9216, m
     """
     from roce_tune.inventory.catalog import load_catalog
 
-    if not 1500 <= int(mtu) <= 9216:  # the range of policy.mtu and ports' mtu in an inventory
-        raise ValueError(f"MTU {mtu} B is outside the 1500..9216 B a port MTU may be (policy.mtu)")
+    check_port_mtu(mtu)
     cat = catalog if catalog is not None else load_catalog()
     asic = cat.asic(asic_id)
     speed_gbps, cable_m = parse_speed_gbps(speed), parse_length_m(cable)

@@ -23,7 +23,8 @@ def _env(tmp_path: Path) -> dict[str, str]:
     (tmp_path / "ansible.cfg").write_text(ANSIBLE_CFG)
     return dict(os.environ, ANSIBLE_CONFIG=str(tmp_path / "ansible.cfg"),
                 ANSIBLE_HOME=str(tmp_path / ".ansible"),
-                ANSIBLE_LOCAL_TEMP=str(tmp_path / ".ansible-tmp"), ANSIBLE_NOCOLOR="1")
+                ANSIBLE_LOCAL_TEMP=str(tmp_path / ".ansible-tmp"), ANSIBLE_NOCOLOR="1",
+                ROCE_TUNE_USERNAME="netops")
 
 
 @pytest.mark.parametrize("name", ["plan.yml", "push.yml", "verify.yml"])
@@ -106,6 +107,55 @@ def test_push_refuses_a_plan_edited_after_plan(tmp_path: Path, check: bool,
     assert res.returncode != 0, out[-3000:]
     assert "hosts/node1.sh" in out and "SHA256SUMS" in out, out[-3000:]
     assert "UNREACHABLE" not in out and "unreachable=1" not in out, out[-3000:]  # no device was contacted
+
+
+@pytest.mark.parametrize("case", ["other", "edited"])
+def test_push_refuses_a_plan_of_another_inventory(tmp_path: Path, case: str,
+                                                  planned_lab: tuple[dict[str, str], Path]) -> None:
+    """The plan directory hosts.yml points at was not planned from the inventory hosts.yml names as it is now:
+    another inventory planned into it (``other``: same device names, 90 m cables, so another headroom) or the
+    inventory edited after `roce-tune plan` (``edited``). Its SHA256SUMS are intact, so before, push.yml
+    pushed the other inventory's configs to this inventory's devices (or the stale plan). It refuses before it
+    contacts any device, naming both files and the fix; so does the dry run."""
+    env, hosts = planned_lab
+    inv = tmp_path / "lab-2node.yaml"
+    if case == "other":
+        other = tmp_path / "other.yaml"
+        other.write_text(re.sub(r"cable_length: \d+m", "cable_length: 90m", inv.read_text()))
+        subprocess.run(["roce-tune", "plan", "other.yaml", "--out", "out/lab-2node"], cwd=tmp_path, env=env,
+                       check=True, capture_output=True)
+    else:
+        inv.write_text(re.sub(r"cable_length: \d+m", "cable_length: 90m", inv.read_text()))
+    for mode in (["--check", "--diff"], []):
+        res = subprocess.run(["ansible-playbook", "-i", str(hosts), str(PLAYBOOKS / "push.yml"),
+                              "-e", f"roce_tune_base_dir={tmp_path}", *mode],
+                             cwd=tmp_path, env=env, capture_output=True, text=True, check=False, timeout=120)
+        out = res.stdout + res.stderr
+        assert res.returncode != 0, out[-3000:]
+        assert "was not planned from lab-2node.yaml as it is now" in out, out[-3000:]
+        assert ("planned from other.yaml" if case == "other" else "planned from lab-2node.yaml") in out, \
+            out[-3000:]
+        assert "roce-tune plan lab-2node.yaml" in out, out[-3000:]
+        assert "UNREACHABLE" not in out and "unreachable=1" not in out, out[-3000:]  # no device contacted
+
+
+@pytest.mark.parametrize("play", ["switches", "gpu_hosts"])
+def test_push_without_the_username_variable_names_it(tmp_path: Path, play: str,
+                                                     planned_lab: tuple[dict[str, str], Path]) -> None:
+    """ROCE_TUNE_USERNAME not exported (the documented `export ROCE_TUNE_USERNAME=...` forgotten): the lookup
+    gives "", and Ansible then logs in as the controller's own user (``root@switch: Permission denied``, or a
+    login as that user where it has a key) with no word of the variable. push.yml now fails each device
+    before contacting it, naming the variable, as `roce-tune apply` does (``no username (set
+    $ROCE_TUNE_USERNAME ...)``)."""
+    env, hosts = planned_lab
+    env.pop("ROCE_TUNE_USERNAME")
+    res = subprocess.run(["ansible-playbook", "-i", str(hosts), str(PLAYBOOKS / "push.yml"), "--check",
+                          "--limit", play, "-e", f"roce_tune_base_dir={tmp_path}"],
+                         cwd=tmp_path, env=env, capture_output=True, text=True, check=False, timeout=120)
+    out = res.stdout + res.stderr
+    assert res.returncode != 0, out[-3000:]
+    assert re.search(r"no username: export ROCE_TUNE_USERNAME", out), out[-3000:]
+    assert "UNREACHABLE" not in out and "unreachable=1" not in out, out[-3000:]  # no device contacted
 
 
 def test_push_with_junos_netconf_runs_the_netconf_tasks(tmp_path: Path,
