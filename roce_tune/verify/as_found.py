@@ -31,14 +31,20 @@ from roce_tune.plan import Plan, SwitchPlan
 from roce_tune.platforms import HOST_PLATFORM, get_platform, planned_qos, platform
 from roce_tune.qos import SwitchQos, differences
 from roce_tune.verify.collect import DevicePool
-from roce_tune.verify.observation import CheckResult, Diagnosis
+from roce_tune.verify.observation import (
+    AS_PLANNED,
+    DCQCN_FIELDS,
+    ECN_FIELDS,
+    RUNNING,
+    UNCONFIRMED,
+    CheckResult,
+    Diagnosis,
+    Seen,
+)
 from roce_tune.verify.sim_step import host_nic_keys, key_name
 
 __all__ = ["AsFound", "Difference", "read_as_found"]
 
-#: the ECN values of a queue the baseline's settings carry, as :class:`roce_tune.qos.QueueEcn` names them
-ECN_FIELDS = ("kmin_bytes", "kmax_bytes", "pmax_percent")
-DCQCN_FIELDS = ("rpg_ai_rate_mbps", "rpg_hai_rate_mbps")
 #: diff lines quoted in a finding whose difference no value names (the rest are counted)
 _DIFF_LINES = 5
 
@@ -85,6 +91,26 @@ class AsFound:
     def as_planned(self) -> bool:
         """True when every device was read and runs the plan."""
         return not self.differences and not self.not_read
+
+    def seen(self, device: str, member: str, name: str, planned: object) -> Seen:
+        """Value ``name`` (an :data:`ECN_FIELDS` of switch port ``member``, or a :data:`DCQCN_FIELDS` of host
+        NIC ``member``) as read: the plan's ``planned`` :data:`UNCONFIRMED` when ``device`` was not read (no
+        management address, not selected, an error) or its read-back cannot state the value; ``planned``
+        :data:`AS_PLANNED` when it runs the plan (empty dry-run diff, clean ``--check``) or states the planned
+        value; else the value it runs, :data:`RUNNING`. A host's ``--check`` names only the values that
+        differ: one it does not name runs as planned."""
+        dev = self.devices.get(device)
+        if dev is None or dev.error is not None:
+            return Seen(planned, planned, UNCONFIRMED)
+        if not dev.differences:
+            return Seen(planned, planned, AS_PLANNED)
+        row = dev.values.get(member, {})
+        if name in DCQCN_FIELDS and name not in row:
+            return Seen(planned, planned, AS_PLANNED)
+        got = row.get(name)
+        if got is None:
+            return Seen(planned, planned, UNCONFIRMED)
+        return Seen(got, planned, AS_PLANNED if got == planned else RUNNING)
 
     def diagnoses(self) -> list[Diagnosis]:
         """RT332 per difference, RT333 per device not read (warnings: they explain a measurement, they are not
