@@ -475,6 +475,7 @@ def check_loss(obs: Observation) -> CheckResult:
     name = "no loss on the lossless class"
     out = []
     fab = obs.fabric_sigs()
+    buffers = f"; switch headroom and PFC priorities: {said}" if (said := obs.buffer_words()) else ""
     for s in obs.host_sigs():
         if not s.rx_total and s.loss_events and not s.discards:
             # no packet count (ethtool -S not read, or nothing received): report the events, not a rate
@@ -501,13 +502,14 @@ def check_loss(obs: Observation) -> CheckResult:
                 message=f"{s.host}:{s.netdev} recovered from loss {s.loss_events} times ({per_m:.1f} per "
                         "million packets): packets are being dropped although the class should be lossless",
                 fix="make PFC cover the RoCE priority end to end (NIC --pfc, switch pfc_enable, DSCP maps), "
-                    "check headroom (xoff) and that RoCE is not on a lossy priority (RT312/RT313)"))
+                    "check headroom (xoff) and that RoCE is not on a lossy priority (RT312/RT313)" + buffers))
     if not out and fab.lossless_drops:
         out.append(Diagnosis(
             rule="RT318", name="loss on a lossless class", severity=Severity.error, stops_loop=True,
             evidence={"switch_lossless_drops_by_port": fab.drops_by_port},
             message=f"switches dropped {fab.lossless_drops} packets on lossless queues",
-            fix="check headroom (xoff) and pfc_enable on those ports, and the PFC watchdog (RT319)"))
+            fix="check headroom (xoff) and pfc_enable on those ports, and the PFC watchdog (RT319)"
+                + buffers))
     return _fail(name, *out) if out else _loss_unread(obs, name, fab)
 
 

@@ -173,6 +173,15 @@ class Observation:
             return Seen(planned, planned, UNCONFIRMED)
         return self.as_found.seen(device, member, name, planned)
 
+    def buffer_words(self) -> str:
+        """The plan's switches' lossless headroom and PFC priorities as found, for a loss diagnosis
+        (:meth:`roce_tune.verify.as_found.AsFound.buffer_words`); the plan's, :data:`UNCONFIRMED`, when
+        nothing was read back."""
+        switches = [s.name for s in self.plan.switches]
+        if self.as_found is None:
+            return f"on {', '.join(switches)} the plan's values ({UNCONFIRMED})" if switches else ""
+        return self.as_found.buffer_words(switches)
+
     @property
     def lossless(self) -> list[int]:
         """The plan's lossless priorities."""

@@ -527,3 +527,22 @@ def test_ports_running_different_ramps_are_named_per_port(lab: Plan) -> None:
     got = {k: v["running"] for k, v in ev["ecn_profiles"].items()}
     assert got[f"lab-leaf1/{first}"] == "running" and len(got) == len(leaf.values)
     assert {v for k, v in got.items() if k != f"lab-leaf1/{first}"} == {"as planned"}
+
+
+def test_rt318_names_the_headroom_the_switch_runs(lab: Plan) -> None:
+    """Switch drops on the lossless queue: RT318 said "check headroom (xoff)" whatever the switch runs; it
+    names the xoff the read-back found beside the planned one, "as planned (read back)" where it matched, and
+    the plan's values as unconfirmed where nothing was read."""
+    ports = {"Ethernet0": {"q3_ecn_marked_pkts": 100_000, "q3_tx_pkts": PKTS, "q3_drop_pkts": 5_000},
+             "Ethernet8": {"q3_ecn_marked_pkts": 100_000, "q3_tx_pkts": PKTS}}
+    found = found_running(lab)
+    found.devices["lab-leaf1"] = _Device("lab-leaf1", differences=[
+        Difference("lab-leaf1", "ports[Ethernet0].headroom.xoff_bytes", "34816", "4096")])
+    d = observe(lab, ports=ports, as_found=found)["RT318"][0]
+    assert d.fix.endswith("; switch headroom and PFC priorities: lab-leaf1 "
+                          "ports[Ethernet0].headroom.xoff_bytes: planned 34816, running 4096")
+    d = observe(lab, ports=ports, as_found=found_running(lab))["RT318"][0]
+    assert d.fix.endswith("; switch headroom and PFC priorities: as planned on lab-leaf1 (read back)")
+    d = observe(lab, ports=ports)["RT318"][0]
+    assert d.fix.endswith("; switch headroom and PFC priorities: on lab-leaf1 the plan's values "
+                          "(planned, not read back)")
