@@ -307,7 +307,11 @@ def _read_host(pool: DevicePool, t: Target) -> _Device:
         return dev
     found = get_platform(HOST_PLATFORM).check_mismatches(out)
     for m in found:
-        dev.differences.append(Difference(t.name, f"{m.device} {m.what}", m.planned, m.running))
+        # a host-wide value (the boot script, a unit) names the host once; "as planned" is what the script
+        # expects of it, the rendered one (RT332: "planned the rendered one", not "planned as planned")
+        value = m.what if m.device == t.name else f"{m.device} {m.what}"
+        planned = "the rendered one" if m.planned == "as planned" else m.planned
+        dev.differences.append(Difference(t.name, value, planned, m.running))
         if m.dcqcn_key in DCQCN_FIELDS:
             dev.values.setdefault(m.device, {})[m.dcqcn_key] = int(m.running) if m.running.isdigit() \
                 else m.running

@@ -358,6 +358,12 @@ def _below(seen: Seen, reference: int | None) -> bool:
 Found = dict[str, dict[str, object]]  # key -> the value as found, the reference, how it is known
 
 
+def _tuners(seen: Seen, derived: int | None, unit: str) -> str:
+    """``, below the tuner's N unit`` after a value below the tuner's, '' when the value is running and the
+    tuner's is the planned value its words already name."""
+    return "" if seen.how == RUNNING and seen.planned == derived else f", below the tuner's {derived} {unit}"
+
+
 def _short_kmax(ramps: dict[str, _Ramp]) -> tuple[Found, Found, list[str]]:
     """The ramps of :func:`_ramps` whose Kmax as found is below one BDP, and those below the tuner's derived
     Kmax (pinned below it in the plan, or running below the plan's): ``{key: {"kmax_bytes": as found,
@@ -378,7 +384,7 @@ def _short_kmax(ramps: dict[str, _Ramp]) -> tuple[Found, Found, list[str]]:
         if _below(kmax, derived := _tuner_value(prof, "kmax_bytes", prof.kmax_bytes)):
             below_derived[key] = {"kmax_bytes": kmax.value, "derived_kmax_bytes": derived} | how
             if key not in below_bdp:
-                said.append(f"{key} Kmax {kmax.words('B')}, below the tuner's {derived} B")
+                said.append(f"{key} Kmax {kmax.words('B')}" + _tuners(kmax, derived, "B"))
     return below_bdp, below_derived, said
 
 
@@ -397,7 +403,7 @@ def _ai_below_derived(obs: Observation) -> tuple[Found, list[str]]:
                 key = f"{h.name}:{n.netdev}"
                 out[key] = {"rpg_ai_rate_mbps": ai.value, "derived": derived, "running": ai.how} | (
                     {"planned": planned} if ai.how == RUNNING else {})
-                said.append(f"{key} rpg_ai_rate {ai.words('Mb/s')}, below the tuner's {derived} Mb/s")
+                said.append(f"{key} rpg_ai_rate {ai.words('Mb/s')}" + _tuners(ai, derived, "Mb/s"))
     return out, said
 
 

@@ -124,3 +124,32 @@ def test_buffer_words_say_as_planned_only_where_read_back() -> None:
         "as planned on lab-leaf1 (read back)"
     assert AsFound({"lab-leaf1": _Device("lab-leaf1", error="timeout")}).buffer_words(["lab-leaf1"]) == \
         "on lab-leaf1 the plan's values (planned, not read back)"
+
+
+def test_a_host_wide_difference_names_the_host_once_and_what_was_planned() -> None:
+    """The host script's device-scoped MISMATCH (its boot script) read "node1 node1 boot script …: planned as
+    planned, running stale" in RT332; it names the host once and the planned value as the rendered one."""
+    from roce_tune.verify.as_found import _read_host
+
+    out = ("  MISMATCH ens1f0np0 ecn/roce_rp/rpg_ai_rate: expected '5', read '1'\n"
+           "  MISMATCH node1 boot script /usr/local/lib/roce-tune/host.sh: expected 'as planned', "
+           "read 'stale (differs from the plan)'\nROCE_TUNE_RC=1\n")
+
+    class Driver:
+        def run_host_script(self, desired: str, check_only: bool) -> tuple[int, str]:
+            assert check_only
+            return 1, out
+
+    class Pool:
+        def with_driver(self, name, what, fn):  # type: ignore[no-untyped-def]
+            return fn(Driver())
+
+    class Target:
+        name, desired = "node1", "#!/bin/sh\n"
+
+    dev = _read_host(Pool(), Target())  # type: ignore[arg-type]
+    ai, boot = [f"{d.device} {d.value}: planned {d.planned}, running {d.running}" for d in dev.differences]
+    assert ai == "node1 ens1f0np0 ecn/roce_rp/rpg_ai_rate: planned 5, running 1"
+    assert boot == ("node1 boot script /usr/local/lib/roce-tune/host.sh: planned the rendered one, running "
+                    "stale (differs from the plan)")
+    assert dev.values == {"ens1f0np0": {"rpg_ai_rate_mbps": 1}}

@@ -466,6 +466,7 @@ def test_rt316_names_the_increase_step_a_nic_runs(lab: Plan) -> None:
     assert d.evidence["ai_rate_below_derived"] == {"node1:ens1f0np0": {
         "rpg_ai_rate_mbps": 1, "derived": planned, "running": "running", "planned": planned}}
     assert f"node1:ens1f0np0 rpg_ai_rate 1 Mb/s running (planned {planned} Mb/s)" in d.message
+    assert "below the tuner's" not in d.message  # the planned value it names is the tuner's
     assert d.proposal == Proposal(knob="dcqcn_recovery", direction="up")
 
 
