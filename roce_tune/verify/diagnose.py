@@ -263,7 +263,7 @@ def _rt314_no_marks(ev: dict[str, object], ramps: str) -> Diagnosis:
         proposal=Proposal(knob="ecn", direction="down"),
         message="the lossless queue reached the PFC trigger and paused senders, but no packet was "
                 "ECN-marked: marking starts above the point where PFC fires, so DCQCN never slows the "
-                f"senders ({ramps})",
+                f"senders{ramps}",
         fix="lower Kmin/Kmax below the PFC trigger (ECN before PFC); check ECN is on for the lossless queue "
             "and NCCL_IB_TC carries ECT (TOS 106 = DSCP 26 | ECT(0))")
 
@@ -275,7 +275,7 @@ def _rt315_pauses_despite_marks(ev: dict[str, object], ramps: str) -> Diagnosis:
         rule="RT315", name="PFC pauses despite ECN marking", severity=Severity.warning, evidence=ev,
         proposal=Proposal(knob="ecn", direction="down"),
         message=f"senders were paused more than {PAUSE_SHARE_MAX:.0%} of the traffic time although packets "
-                f"were marked: the marking ramp ends too close to the PFC trigger ({ramps})",
+                f"were marked: the marking ramp ends too close to the PFC trigger{ramps}",
         fix="lower Kmax (and Kmin) so DCQCN reacts before the ingress queue reaches the PFC trigger")
 
 
@@ -322,7 +322,7 @@ def check_pfc_without_ecn(obs: Observation) -> CheckResult:
     if marks == 0 and (unknown := _no_marks_unknown(sigs, fab)):
         return _skip(name, unknown)
     ramps = _ramps(obs)
-    ev, said = _pfc_evidence(sigs, fab, paused, ramps), _ramps_words(ramps)
+    ev, said = _pfc_evidence(sigs, fab, paused, ramps), (f" ({w})" if (w := _ramps_words(ramps)) else "")
     return _fail(name, _rt314_no_marks(ev, said) if marks == 0 else _rt315_pauses_despite_marks(ev, said))
 
 

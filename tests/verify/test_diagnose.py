@@ -547,3 +547,13 @@ def test_rt318_names_the_headroom_the_switch_runs(lab: Plan) -> None:
     d = observe(lab, ports=ports)["RT318"][0]
     assert d.fix.endswith("; switch headroom and PFC priorities: on lab-leaf1 the plan's values "
                           "(planned, not read back)")
+
+
+def test_rt314_without_an_ecn_ramp_names_none(lab: Plan) -> None:
+    """No lossless port has an ECN profile (ECN off in the plan): nothing to name, no empty brackets."""
+    sw = lab.switches[0]
+    no_ecn = lab.model_copy(update={"switches": [sw.model_copy(update={
+        "ports": [p.model_copy(update={"ecn_profile": None}) for p in sw.ports]})]})
+    hosts, ports = _paused_no_marks()
+    d = observe(no_ecn, busbw=30.0, hosts=hosts, ports=ports)["RT314"][0]
+    assert d.message.endswith("so DCQCN never slows the senders") and d.evidence["ecn_profiles"] == {}
