@@ -225,7 +225,12 @@ def _running_entries(key: str, planned: dict[str, object], fields: tuple[str, ..
 
 
 def _label(row: dict[str, object], planned: dict[str, object], fields: tuple[str, ...]) -> str:
-    return "as planned" if all(row[f] == planned.get(f) for f in fields) else "differs from the plan"
+    """"differs from the plan" when a value read differs, else "as planned" when every value was read,
+    else "not read back" (the read-back could not state a value: its None is no difference)."""
+    known = [f for f in fields if row[f] is not None]
+    if any(row[f] != planned.get(f) for f in known):
+        return "differs from the plan"
+    return "as planned" if len(known) == len(fields) else "not read back"
 
 
 def _ecn_values(dev: _Device, sw: SwitchPlan, qos: SwitchQos, queues: list[int]) -> set[str]:

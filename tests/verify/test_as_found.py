@@ -153,3 +153,19 @@ def test_a_host_wide_difference_names_the_host_once_and_what_was_planned() -> No
     assert boot == ("node1 boot script /usr/local/lib/roce-tune/host.sh: planned the rendered one, running "
                     "stale (differs from the plan)")
     assert dev.values == {"ens1f0np0": {"rpg_ai_rate_mbps": 1}}
+
+
+def test_values_the_read_back_cannot_state_are_not_read_back_not_different() -> None:
+    """A switch that differs from the plan but whose read-back states no ECN value (its text could not be
+    read into values: all None) was labelled "differs from the plan" with "?" values; its values are "not
+    read back"; one value stated and different still "differs"."""
+    sw = PLAN.switches[0]
+    ports = [p.name for p, _ in sw.lossless_ecn_ports()]
+    unknown = {f: None for f in ("kmin_bytes", "kmax_bytes", "pmax_percent")}
+    diff = [Difference(sw.name, "running configuration", "the rendered configuration", "3 diff line(s)")]
+    found = AsFound({sw.name: _Device(sw.name, values={p: dict(unknown) for p in ports}, differences=diff)})
+    [entry] = found.settings(PLAN, plan_settings(PLAN))["ecn"].values()
+    assert entry["running"] == "not read back"
+    found.devices[sw.name].values = {p: {**unknown, "kmax_bytes": 60_000} for p in ports}
+    [entry] = found.settings(PLAN, plan_settings(PLAN))["ecn"].values()
+    assert entry["running"] == "differs from the plan"
