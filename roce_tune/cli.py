@@ -988,7 +988,8 @@ def verify(
 loop.
 
     First it reads what every device runs (as apply --dry-run) and reports each value that differs from \
-the plan; --adjust refuses (exit 2) unless every device runs the plan.
+the plan; the diagnoses reason from those running values (a value not read back is the plan's, said to be \
+unconfirmed); --adjust refuses (exit 2) unless every device runs the plan.
 
     Exit 0 PASS; 1 FAIL; 2 INCOMPLETE (nothing failed, but a check could not run for want of counters or \
 a device's running values were not read: not a pass), or a usage error."""

@@ -31,16 +31,26 @@ from roce_tune.plan import Plan, SwitchPlan
 from roce_tune.platforms import HOST_PLATFORM, get_platform, planned_qos, platform
 from roce_tune.qos import SwitchQos, differences
 from roce_tune.verify.collect import DevicePool
-from roce_tune.verify.observation import CheckResult, Diagnosis
+from roce_tune.verify.observation import (
+    AS_PLANNED,
+    DCQCN_FIELDS,
+    ECN_FIELDS,
+    RUNNING,
+    UNCONFIRMED,
+    CheckResult,
+    Diagnosis,
+    Seen,
+)
 from roce_tune.verify.sim_step import host_nic_keys, key_name
 
 __all__ = ["AsFound", "Difference", "read_as_found"]
 
-#: the ECN values of a queue the baseline's settings carry, as :class:`roce_tune.qos.QueueEcn` names them
-ECN_FIELDS = ("kmin_bytes", "kmax_bytes", "pmax_percent")
-DCQCN_FIELDS = ("rpg_ai_rate_mbps", "rpg_hai_rate_mbps")
 #: diff lines quoted in a finding whose difference no value names (the rest are counted)
 _DIFF_LINES = 5
+#: the values of a lossless port that decide whether it drops (paths of :class:`roce_tune.qos.PortQos`)
+BUFFER_VALUES = (".headroom.", ".pfc_priorities")
+#: the most such differences a loss diagnosis names (the rest are counted; RT332 lists them all)
+BUFFER_NAMED = 3
 
 
 @dataclass(frozen=True)
@@ -63,6 +73,9 @@ class _Device:
     values: dict[str, dict[str, object]] = field(default_factory=dict)
     differences: list[Difference] = field(default_factory=list)
     error: str | None = None
+    #: a switch: its read-back stated the headroom and PFC priorities of every lossless port (or it runs the
+    #: rendered configuration), so what it does not list as a difference runs as planned
+    buffer_stated: bool = True
 
 
 @dataclass
@@ -85,6 +98,45 @@ class AsFound:
     def as_planned(self) -> bool:
         """True when every device was read and runs the plan."""
         return not self.differences and not self.not_read
+
+    def seen(self, device: str, member: str, name: str, planned: object) -> Seen:
+        """Value ``name`` (an :data:`ECN_FIELDS` of switch port ``member``, or a :data:`DCQCN_FIELDS` of host
+        NIC ``member``) as read: the plan's ``planned`` :data:`UNCONFIRMED` when ``device`` was not read (no
+        management address, not selected, an error) or its read-back cannot state the value; ``planned``
+        :data:`AS_PLANNED` when it runs the plan (empty dry-run diff, clean ``--check``) or states the planned
+        value; else the value it runs, :data:`RUNNING`. A host's ``--check`` names only the values that
+        differ: one it does not name runs as planned."""
+        dev = self.devices.get(device)
+        if dev is None or dev.error is not None:
+            return Seen(planned, planned, UNCONFIRMED)
+        if not dev.differences:
+            return Seen(planned, planned, AS_PLANNED)
+        row = dev.values.get(member, {})
+        if name in DCQCN_FIELDS and name not in row:
+            return Seen(planned, planned, AS_PLANNED)
+        got = row.get(name)
+        if got is None:
+            return Seen(planned, planned, UNCONFIRMED)
+        return Seen(got, planned, AS_PLANNED if got == planned else RUNNING)
+
+    def buffer_words(self, switches: list[str]) -> str:
+        """The lossless headroom and PFC priorities of ``switches`` as read, for a loss diagnosis: each value
+        that differs (``lab-leaf1 ports[Ethernet0].headroom.xoff_bytes: planned 34816, running 4096``, at most
+        :data:`BUFFER_NAMED` of them), then the switches read back as planned, then those whose values were
+        not read back (the plan's, unconfirmed). '' without switches."""
+        diffs = [d for s in switches if (dev := self.devices.get(s)) is not None
+                 for d in dev.differences if any(k in d.value for k in BUFFER_VALUES)]
+        read = [s for s in switches if (dev := self.devices.get(s)) is not None and dev.error is None
+                and dev.buffer_stated]
+        said = [f"{d.device} {d.value}: planned {d.planned}, running {d.running}"
+                for d in diffs[:BUFFER_NAMED]]
+        said += [f"+{len(diffs) - BUFFER_NAMED} more (RT332)"] if len(diffs) > BUFFER_NAMED else []
+        differing = {d.device for d in diffs}
+        if confirmed := [s for s in read if s not in differing]:
+            said.append(f"as planned on {', '.join(confirmed)} (read back)")
+        if unread := [s for s in switches if s not in read]:
+            said.append(f"on {', '.join(unread)} the plan's values ({UNCONFIRMED})")
+        return "; ".join(said)
 
     def diagnoses(self) -> list[Diagnosis]:
         """RT332 per difference, RT333 per device not read (warnings: they explain a measurement, they are not
@@ -173,12 +225,20 @@ def _running_entries(key: str, planned: dict[str, object], fields: tuple[str, ..
 
 
 def _label(row: dict[str, object], planned: dict[str, object], fields: tuple[str, ...]) -> str:
-    return "as planned" if all(row[f] == planned.get(f) for f in fields) else "differs from the plan"
+    """"differs from the plan" when a value read differs, else "as planned" when every value was read,
+    else "not read back" (the read-back could not state a value: its None is no difference)."""
+    known = [f for f in fields if row[f] is not None]
+    if any(row[f] != planned.get(f) for f in known):
+        return "differs from the plan"
+    return "as planned" if len(known) == len(fields) else "not read back"
 
 
-def _ecn_values(dev: _Device, sw: SwitchPlan, qos: SwitchQos, queues: list[int]) -> None:
+def _ecn_values(dev: _Device, sw: SwitchPlan, qos: SwitchQos, queues: list[int]) -> set[str]:
     """Each lossless port's running ECN values (of its first lossless queue) into ``dev.values``, and every
-    value the read-back states that differs from the port's planned profile into ``dev.differences``."""
+    value the read-back states that differs from the port's planned profile into ``dev.differences``.
+    Returns the :func:`roce_tune.qos.differences` paths of the values judged (``ports[P].ecn[Q].kmin_bytes``
+    …), which the comparison of the other values leaves out."""
+    judged: set[str] = set()
     for port, prof in sw.lossless_ecn_ports():
         ecn = (qos.ports[port.name].ecn or {}) if port.name in qos.ports else {}
         for q in queues:
@@ -188,15 +248,21 @@ def _ecn_values(dev: _Device, sw: SwitchPlan, qos: SwitchQos, queues: list[int])
             dev.differences += [Difference(dev.name, f"{port.name} queue {q} {f}", str(getattr(prof, f)),
                                            str(row[f]))
                                 for f in ECN_FIELDS if row[f] is not None and row[f] != getattr(prof, f)]
+            judged |= {f"ports[{port.name}].ecn[{q}].{f}" for f in ECN_FIELDS}
+    return judged
 
 
-def _qos_differences(name: str, want: SwitchQos, seen: SwitchQos) -> list[Difference]:
+def _qos_differences(name: str, want: SwitchQos, seen: SwitchQos, judged: frozenset[str] = frozenset()
+                     ) -> list[Difference]:
     """:func:`roce_tune.qos.differences` of the plan's ports (as audit compares them), one
-    :class:`Difference` per value: ``path``, planned, running."""
+    :class:`Difference` per value: ``path``, planned, running; paths in ``judged`` (already compared, e.g.
+    the lossless queues' ECN values) left out."""
     seen = seen.model_copy(update={"ports": {n: p for n, p in seen.ports.items() if n in want.ports}})
     out = []
     for d in differences(want, seen):
         path, _, rest = d.partition(": ")
+        if path in judged:
+            continue
         planned, sep, running = rest.partition(" != ")
         out.append(Difference(name, path, planned if sep else rest, running if sep else "?"))
     return out
@@ -204,7 +270,8 @@ def _qos_differences(name: str, want: SwitchQos, seen: SwitchQos) -> list[Differ
 
 def _read_switch(pool: DevicePool, plan: Plan, t: Target) -> _Device:
     """Running configuration -> the dry run's diff (empty: as planned) and, when it differs, the ECN values of
-    every lossless queue as the platform's read-back states them (a value it cannot state stays unknown)."""
+    every lossless queue as the platform's read-back states them (a value it cannot state stays unknown) and
+    every other value it states that differs from the plan (PFC, DSCP map, MTU, headroom)."""
     sw = next(s for s in plan.switches if s.name == t.name)
     dev = _Device(t.name)
     running = pool.with_driver(t.name, "read the running configuration (as apply --dry-run)",
@@ -216,9 +283,15 @@ def _read_switch(pool: DevicePool, plan: Plan, t: Target) -> _Device:
         qos = platform(t.platform).read_back(running)
     except (ValueError, NotImplementedError):  # values unknown ("?"); the diff below still says it differs
         qos = SwitchQos()
-    _ecn_values(dev, sw, qos, plan.classification.lossless_queues)
-    if not dev.differences:  # not ECN: every other value both sides state (PFC, DSCP map, MTU, headroom)
-        dev.differences += _qos_differences(t.name, planned_qos(plan, sw), qos)
+    judged = _ecn_values(dev, sw, qos, plan.classification.lossless_queues)
+    # every other value both sides state (PFC, DSCP map, MTU, headroom): a switch running another ramp may run
+    # other headroom too, and a loss diagnosis names it
+    want = planned_qos(plan, sw)
+    dev.differences += _qos_differences(t.name, want, qos, frozenset(judged))
+    dev.buffer_stated = all((seen := qos.ports.get(n)) is not None
+                            and (w.headroom is None or seen.headroom is not None)
+                            and seen.pfc_priorities is not None
+                            for n, w in want.ports.items() if w.pfc_priorities)
     if not dev.differences:
         lines = change.diff or change.commands
         dev.differences.append(Difference(
@@ -239,7 +312,11 @@ def _read_host(pool: DevicePool, t: Target) -> _Device:
         return dev
     found = get_platform(HOST_PLATFORM).check_mismatches(out)
     for m in found:
-        dev.differences.append(Difference(t.name, f"{m.device} {m.what}", m.planned, m.running))
+        # a host-wide value (the boot script, a unit) names the host once; "as planned" is what the script
+        # expects of it, the rendered one (RT332: "planned the rendered one", not "planned as planned")
+        value = m.what if m.device == t.name else f"{m.device} {m.what}"
+        planned = "the rendered one" if m.planned == "as planned" else m.planned
+        dev.differences.append(Difference(t.name, value, planned, m.running))
         if m.dcqcn_key in DCQCN_FIELDS:
             dev.values.setdefault(m.device, {})[m.dcqcn_key] = int(m.running) if m.running.isdigit() \
                 else m.running

@@ -1,7 +1,10 @@
 """Judge one verify run against the plan: named findings with evidence and a fix (ANTA-style).
 
 Pure: every check is a small function ``check_x(obs) -> CheckResult`` reading an
-:class:`Observation` (the plan, the parsed nccl-tests run, counter deltas, NIC facts). A failed
+:class:`Observation` (the plan, the parsed nccl-tests run, counter deltas, NIC facts, and what the devices
+were read back running before the run). A check that reasons from an ECN or DCQCN value takes it as found
+(:meth:`Observation.seen`): the running value where the read-back found another than planned, "as planned"
+only where the read-back confirmed it, else the plan's value said to be unconfirmed. A
 check carries :class:`Diagnosis` objects: rule, what was seen (``evidence`` with the counter
 deltas), what to change (``fix``) and, where the closed loop can act on it, a :class:`Proposal`
 (which knob, which direction). Rule IDs RT310–RT322; thresholds are module constants.
@@ -19,22 +22,28 @@ Thresholds [D] (chosen here, not from a vendor; each is a ratio so it holds at a
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 
 from roce_tune.findings import Location, Severity
-from roce_tune.plan import EcnProfile, Plan
+from roce_tune.plan import EcnProfile, Explained
 from roce_tune.tuner.ecn import bdp_bytes
 from roce_tune.verify.diagnose_hosts import check_gid, check_mtu, check_slow_host
 from roce_tune.verify.observation import (
+    AS_PLANNED,
     CNP_PER_PKT_MIN,
+    ECN_FIELDS,
     LOSS_PER_MILLION_MAX,
     LOSSY_SHARE_MAX,
     MIN_PACKETS,
     PAUSE_SHARE_MAX,
     PAUSE_US_PER_FRAME,
+    RUNNING,
+    UNCONFIRMED,
     CheckResult,
     Diagnosis,
     Observation,
     Proposal,
+    Seen,
     not_read,
 )
 from roce_tune.verify.observation import fail as _fail
@@ -52,23 +61,75 @@ def _paused_share(s: HostSignals, traffic_us: float | None) -> float | None:
     return us / traffic_us
 
 
-def _bdp_bytes(plan: Plan) -> dict[str, int]:
-    return {p.name: int(bdp_bytes(p.speed_gbps, p.base_rtt_us)) for s in plan.switches
-            for p in s.ecn_profiles}
+#: the most ECN ramps / NICs a message names (the evidence has them all)
+NAMED_MAX = 3
 
 
-def _derived_kmax(profile: EcnProfile) -> int | None:
-    """The tuner's own Kmax for a profile whose Kmax the user pinned (None when not pinned)."""
-    r = profile.rationale.get("kmax_bytes")
-    if r is not None and r.pinned_by_user and isinstance(r.derived_value, (int, float)):
-        return int(r.derived_value)
-    return None
+@dataclass(frozen=True)
+class _Ramp:
+    """One ECN ramp as found: the planned ``profile`` and each :data:`ECN_FIELDS` value as :class:`Seen`."""
+
+    profile: EcnProfile
+    values: dict[str, Seen]
+
+    @property
+    def how(self) -> str:
+        """:data:`RUNNING` when a value differs from the plan's, else :data:`UNCONFIRMED` when one was not
+        read back, else :data:`AS_PLANNED`."""
+        hows = {v.how for v in self.values.values()}
+        return RUNNING if RUNNING in hows else UNCONFIRMED if UNCONFIRMED in hows else AS_PLANNED
+
+    def evidence(self) -> dict[str, object]:
+        """The values as found, the planned PFC trigger, how they are known and (when they differ) the
+        plan's."""
+        ev: dict[str, object] = {f: v.value for f, v in self.values.items()}
+        ev["pfc_trigger_bytes"] = self.profile.pfc_trigger_bytes
+        ev["running"] = self.how
+        if self.how == RUNNING:
+            ev["planned"] = {f: v.planned for f, v in self.values.items()}
+        if unread := [f for f, v in self.values.items() if v.how == UNCONFIRMED]:
+            ev["not_read_back"] = unread
+        return ev
+
+    def words(self) -> str:
+        """e.g. ``Kmin/Kmax 20000/60000 B running (planned 3764000/7529000 B)``."""
+        kmin, kmax = self.values["kmin_bytes"], self.values["kmax_bytes"]
+        if RUNNING in (kmin.how, kmax.how):
+            return f"Kmin/Kmax {kmin.value}/{kmax.value} B running (planned {kmin.planned}/{kmax.planned} B)"
+        how = "as planned (read back)" if AS_PLANNED == kmin.how == kmax.how else f"({UNCONFIRMED})"
+        return f"Kmin/Kmax {kmin.value}/{kmax.value} B {how}"
 
 
-def _ecn_values(plan: Plan) -> dict[str, dict[str, object]]:
-    return {f"{s.name}/{p.name}": {"kmin_bytes": p.kmin_bytes, "kmax_bytes": p.kmax_bytes, "pmax_percent":
-                                   p.pmax_percent, "pfc_trigger_bytes": p.pfc_trigger_bytes}
-            for s in plan.switches for p in s.ecn_profiles}
+def _ramps(obs: Observation) -> dict[str, _Ramp]:
+    """Every lossless ECN ramp as the read-back before the run found it (:meth:`Observation.seen`): keyed
+    ``switch/profile`` when every port of the profile runs alike, else ``switch/port`` per port."""
+    out: dict[str, _Ramp] = {}
+    for sw in obs.plan.switches:
+        by_profile: dict[str, list[tuple[str, _Ramp]]] = {}
+        for port, prof in sw.lossless_ecn_ports():
+            ramp = _Ramp(prof, {f: obs.seen(sw.name, port.name, f, getattr(prof, f)) for f in ECN_FIELDS})
+            by_profile.setdefault(prof.name, []).append((port.name, ramp))
+        for name, members in by_profile.items():
+            if all(r == members[0][1] for _, r in members):
+                out[f"{sw.name}/{name}"] = members[0][1]
+            else:
+                out.update({f"{sw.name}/{port}": r for port, r in members})
+    return out
+
+
+def _named(items: list[str]) -> str:
+    """At most :data:`NAMED_MAX` of ``items`` joined, ``(+N more)`` after."""
+    more = f" (+{len(items) - NAMED_MAX} more)" if len(items) > NAMED_MAX else ""
+    return "; ".join(items[:NAMED_MAX]) + more
+
+
+def _ramps_words(ramps: dict[str, _Ramp]) -> str:
+    """The ramps a PFC/ECN message names, those running other values than planned first, e.g.
+    ``lab-leaf1/ROCE: Kmin/Kmax 20000/60000 B running (planned 3764000/7529000 B), planned PFC trigger
+    15060000 B``."""
+    order = sorted(ramps, key=lambda k: ramps[k].how != RUNNING)
+    return _named([f"{k}: {ramps[k].words()}, planned PFC trigger {ramps[k].profile.pfc_trigger_bytes} B"
+                   for k in order])
 
 #: most launcher output lines, and characters per line, an RT311 finding quotes
 TAIL_LINES, TAIL_LINE_CHARS = 8, 200
@@ -195,25 +256,26 @@ def _traffic_us(obs: Observation) -> float | None:
     return obs.traffic_time_s * 1e6 if obs.traffic_time_s else None
 
 
-def _rt314_no_marks(ev: dict[str, object]) -> Diagnosis:
-    """RT314: PFC paused senders and nothing was ECN-marked."""
+def _rt314_no_marks(ev: dict[str, object], ramps: str) -> Diagnosis:
+    """RT314: PFC paused senders and nothing was ECN-marked; ``ramps`` names the ramps as found."""
     return Diagnosis(
         rule="RT314", name="PFC pauses with no ECN marks", severity=Severity.error, evidence=ev,
         proposal=Proposal(knob="ecn", direction="down"),
         message="the lossless queue reached the PFC trigger and paused senders, but no packet was "
                 "ECN-marked: marking starts above the point where PFC fires, so DCQCN never slows the "
-                "senders",
+                f"senders{ramps}",
         fix="lower Kmin/Kmax below the PFC trigger (ECN before PFC); check ECN is on for the lossless queue "
             "and NCCL_IB_TC carries ECT (TOS 106 = DSCP 26 | ECT(0))")
 
 
-def _rt315_pauses_despite_marks(ev: dict[str, object]) -> Diagnosis:
-    """RT315: senders paused more than :data:`PAUSE_SHARE_MAX` of the time although packets were marked."""
+def _rt315_pauses_despite_marks(ev: dict[str, object], ramps: str) -> Diagnosis:
+    """RT315: senders paused more than :data:`PAUSE_SHARE_MAX` of the time although packets were marked;
+    ``ramps`` names the ramps as found."""
     return Diagnosis(
         rule="RT315", name="PFC pauses despite ECN marking", severity=Severity.warning, evidence=ev,
         proposal=Proposal(knob="ecn", direction="down"),
         message=f"senders were paused more than {PAUSE_SHARE_MAX:.0%} of the traffic time although packets "
-                "were marked: the marking ramp ends too close to the PFC trigger",
+                f"were marked: the marking ramp ends too close to the PFC trigger{ramps}",
         fix="lower Kmax (and Kmin) so DCQCN reacts before the ingress queue reaches the PFC trigger")
 
 
@@ -223,14 +285,15 @@ def _paused_nics(sigs: list[HostSignals], traffic_us: float | None) -> dict[str,
             if (sh := _paused_share(s, traffic_us)) is not None and sh > PAUSE_SHARE_MAX}
 
 
-def _pfc_evidence(obs: Observation, sigs: list[HostSignals], fab: FabricSignals,
-                  paused: dict[str, float]) -> dict[str, object]:
-    """Evidence of RT314/RT315: pause shares, PFC frames per switch port and host, ECN marks, the profiles."""
+def _pfc_evidence(sigs: list[HostSignals], fab: FabricSignals, paused: dict[str, float],
+                  ramps: dict[str, _Ramp]) -> dict[str, object]:
+    """Evidence of RT314/RT315: pause shares, PFC frames per switch port and host, ECN marks, the ramps as
+    found (:meth:`_Ramp.evidence`)."""
     return {"paused_share_by_nic": paused, "switch_pfc_tx_frames_by_port": fab.pfc_tx_by_port,
             "host_pfc_rx_frames": {f"{s.host}:{s.netdev}": s.pause_rx_frames for s in sigs
                                    if s.pause_rx_frames},
             "ecn_marked_switch": fab.ecn_marked, "ecn_marked_hosts": sum(s.ecn_marked for s in sigs),
-            "ecn_profiles": _ecn_values(obs.plan)}
+            "ecn_profiles": {k: r.evidence() for k, r in ramps.items()}}
 
 
 def _no_marks_unknown(sigs: list[HostSignals], fab: FabricSignals) -> str:
@@ -258,8 +321,9 @@ def check_pfc_without_ecn(obs: Observation) -> CheckResult:
     marks = fab.ecn_marked + sum(s.ecn_marked for s in sigs)
     if marks == 0 and (unknown := _no_marks_unknown(sigs, fab)):
         return _skip(name, unknown)
-    ev = _pfc_evidence(obs, sigs, fab, paused)
-    return _fail(name, _rt314_no_marks(ev) if marks == 0 else _rt315_pauses_despite_marks(ev))
+    ramps = _ramps(obs)
+    ev, said = _pfc_evidence(sigs, fab, paused, ramps), (f" ({w})" if (w := _ramps_words(ramps)) else "")
+    return _fail(name, _rt314_no_marks(ev, said) if marks == 0 else _rt315_pauses_despite_marks(ev, said))
 
 
 def _rate_explained_elsewhere(obs: Observation, sigs: list[HostSignals]) -> str | None:
@@ -277,27 +341,70 @@ def _rate_explained_elsewhere(obs: Observation, sigs: list[HostSignals]) -> str 
     return None
 
 
-def _short_kmax(plan: Plan) -> tuple[dict[str, dict[str, int]], dict[str, dict[str, int]]]:
-    """ECN profiles (``switch/profile``) whose Kmax is below one BDP, and those pinned below the tuner's
-    derived Kmax."""
-    bdp = _bdp_bytes(plan)
-    below_bdp = {f"{s.name}/{p.name}": {"kmax_bytes": p.kmax_bytes, "bdp_bytes": bdp[p.name]}
-                 for s in plan.switches for p in s.ecn_profiles if p.kmax_bytes < bdp[p.name]}
-    # the tuner's ramp reaches toward the PFC onset (objective throughput): a Kmax pinned below it is the
-    # ECN knob to move back before raising the increase steps past the firmware's
-    below_derived = {f"{s.name}/{p.name}": {"kmax_bytes": p.kmax_bytes, "derived_kmax_bytes": d}
-                     for s in plan.switches for p in s.ecn_profiles
-                     if (d := _derived_kmax(p)) is not None and p.kmax_bytes < d}
-    return below_bdp, below_derived
+def _tuner_value(section: Explained, key: str, planned: object) -> int | None:
+    """The tuner's own value of ``key``: its derived value when the user pinned it (None when the pin has no
+    derived value to compare with), else the plan's ``planned`` (the tuner's)."""
+    r = section.rationale.get(key)
+    if r is not None and r.pinned_by_user:
+        return int(r.derived_value) if isinstance(r.derived_value, (int, float)) else None
+    return int(planned) if isinstance(planned, (int, float)) else None
 
 
-def _ai_pinned_below_derived(obs: Observation) -> dict[str, dict[str, object]]:
-    """Hosts of the run whose rpg_ai_rate_mbps is below the tuner's derived value."""
-    ai = {h.name: {"rpg_ai_rate_mbps": n.dcqcn.params.get("rpg_ai_rate_mbps"),
-                   "derived": getattr(n.dcqcn.rationale.get("rpg_ai_rate_mbps"), "derived_value", None)}
-          for h in obs.plan.hosts if h.name in obs.hosts for n in h.nics}
-    return {h: v for h, v in ai.items() if v["derived"] is not None and v["rpg_ai_rate_mbps"] is not None
-            and v["rpg_ai_rate_mbps"] < v["derived"]}
+def _below(seen: Seen, reference: int | None) -> bool:
+    """``seen``'s value is a number below ``reference`` (False when either is unknown)."""
+    return reference is not None and isinstance(seen.value, (int, float)) and seen.value < reference
+
+
+Found = dict[str, dict[str, object]]  # key -> the value as found, the reference, how it is known
+
+
+def _tuners(seen: Seen, derived: int | None, unit: str) -> str:
+    """``, below the tuner's N unit`` after a value below the tuner's, '' when the value is running and the
+    tuner's is the planned value its words already name."""
+    return "" if seen.how == RUNNING and seen.planned == derived else f", below the tuner's {derived} {unit}"
+
+
+def _short_kmax(ramps: dict[str, _Ramp]) -> tuple[Found, Found, list[str]]:
+    """The ramps of :func:`_ramps` whose Kmax as found is below one BDP, and those below the tuner's derived
+    Kmax (pinned below it in the plan, or running below the plan's): ``{key: {"kmax_bytes": as found,
+    "bdp_bytes" | "derived_kmax_bytes": reference, "running": how it is known}}`` (+ ``planned_kmax_bytes``
+    when it runs another value than planned); and each in words for the message."""
+    below_bdp: Found = {}
+    below_derived: Found = {}
+    said: list[str] = []
+    for key, ramp in ramps.items():
+        kmax, prof = ramp.values["kmax_bytes"], ramp.profile
+        how = {"running": kmax.how} | ({"planned_kmax_bytes": kmax.planned} if kmax.how == RUNNING else {})
+        bdp = int(bdp_bytes(prof.speed_gbps, prof.base_rtt_us))
+        if _below(kmax, bdp):
+            below_bdp[key] = {"kmax_bytes": kmax.value, "bdp_bytes": bdp} | how
+            said.append(f"{key} Kmax {kmax.words('B')}, below one BDP ({bdp} B)")
+        # the tuner's ramp reaches toward the PFC onset (objective throughput): a Kmax below it is the ECN
+        # knob to move back before raising the increase steps past the firmware's
+        if _below(kmax, derived := _tuner_value(prof, "kmax_bytes", prof.kmax_bytes)):
+            below_derived[key] = {"kmax_bytes": kmax.value, "derived_kmax_bytes": derived} | how
+            if key not in below_bdp:
+                said.append(f"{key} Kmax {kmax.words('B')}" + _tuners(kmax, derived, "B"))
+    return below_bdp, below_derived, said
+
+
+def _ai_below_derived(obs: Observation) -> tuple[Found, list[str]]:
+    """NICs of the run (``host:netdev``) whose rpg_ai_rate_mbps as found is below the tuner's derived value
+    (pinned below it in the plan, or running below the plan's): ``{"rpg_ai_rate_mbps": as found, "derived":
+    the tuner's, "running": how it is known}`` (+ ``planned`` when it runs another value than planned); and
+    each in words for the message."""
+    out: Found = {}
+    said: list[str] = []
+    for h in obs.plan.hosts:
+        for n in h.nics if h.name in obs.hosts else []:
+            planned = n.dcqcn.params.get("rpg_ai_rate_mbps")
+            ai = obs.seen(h.name, n.netdev, "rpg_ai_rate_mbps", planned)
+            if _below(ai, derived := _tuner_value(n.dcqcn, "rpg_ai_rate_mbps", planned)):
+                key = f"{h.name}:{n.netdev}"
+                out[key] = {"rpg_ai_rate_mbps": ai.value, "derived": derived, "running": ai.how} | (
+                    {"planned": planned} if ai.how == RUNNING else {})
+                said.append(f"{key} rpg_ai_rate {ai.words('Mb/s')}" + _tuners(ai, derived, "Mb/s"))
+    return out, said
 
 
 def _recovery_step(short_kmax: bool, slow_ai: bool) -> tuple[Proposal, str]:
@@ -316,9 +423,11 @@ def _recovery_step(short_kmax: bool, slow_ai: bool) -> tuple[Proposal, str]:
 def check_cnp_recovery(obs: Observation) -> CheckResult:
     """RT316: many CNPs, busbw below target, little PFC — DCQCN cuts rates and does not recover.
 
-    Proposal: AI/HAI up when they are pinned below the tuner's; else ECN up when a Kmax is below one BDP
-    or pinned below the tuner's derived Kmax (the throughput ramp reaches toward the PFC onset); else AI/HAI
-    up.
+    Proposal: AI/HAI up when the NICs run them below the tuner's; else ECN up when a Kmax is below one BDP
+    or below the tuner's derived Kmax (the throughput ramp reaches toward the PFC onset); else AI/HAI up.
+    "Run" is what the read-back before the run found (a value pinned below the tuner's in the plan, or a
+    device running another value than planned); where it was not read, the plan's value, said unconfirmed
+    (:meth:`~roce_tune.verify.observation.Observation.seen`).
     """
     name = "DCQCN recovers"
     sigs = [s for s in obs.host_sigs() if s.tx_total >= MIN_PACKETS]
@@ -331,19 +440,20 @@ def check_cnp_recovery(obs: Observation) -> CheckResult:
     elsewhere = _rate_explained_elsewhere(obs, sigs)
     if elsewhere is not None:
         return _ok(name, elsewhere)
-    below_bdp, below_derived = _short_kmax(obs.plan)
-    slow_ai = _ai_pinned_below_derived(obs)
+    below_bdp, below_derived, short_said = _short_kmax(_ramps(obs))
+    slow_ai, slow_said = _ai_below_derived(obs)
+    said = short_said + slow_said
     ev = {"cnp_handled": handled, "roce_packets": packets, "cnp_per_packet": round(handled / packets, 6),
           "busbw_fraction": round(frac, 4), "ecn_marked_hosts": sum(s.ecn_marked for s in sigs),
-          "kmax_below_bdp": below_bdp, "kmax_pinned_below_derived": below_derived,
-          "ai_rate_pinned_below_derived": slow_ai}
+          "kmax_below_bdp": below_bdp, "kmax_below_derived": below_derived,
+          "ai_rate_below_derived": slow_ai}
     prop, fix = _recovery_step(bool(below_derived or below_bdp), bool(slow_ai))
     return _fail(name, Diagnosis(
         rule="RT316", name="CNPs without rate recovery", severity=Severity.warning, evidence=ev,
         proposal=prop,
         message=f"{handled} CNPs handled ({handled / packets:.2e} per packet) while busbw stays at "
-                f"{frac:.0%} of line rate and PFC is quiet: DCQCN is too aggressive for this fabric",
-                fix=fix))
+                f"{frac:.0%} of line rate and PFC is quiet: DCQCN is too aggressive for this fabric"
+                + (f"; {_named(said)}" if said else ""), fix=fix))
 
 
 def check_cnp_handled(obs: Observation) -> CheckResult:
@@ -371,6 +481,7 @@ def check_loss(obs: Observation) -> CheckResult:
     name = "no loss on the lossless class"
     out = []
     fab = obs.fabric_sigs()
+    buffers = f"; switch headroom and PFC priorities: {said}" if (said := obs.buffer_words()) else ""
     for s in obs.host_sigs():
         if not s.rx_total and s.loss_events and not s.discards:
             # no packet count (ethtool -S not read, or nothing received): report the events, not a rate
@@ -397,13 +508,14 @@ def check_loss(obs: Observation) -> CheckResult:
                 message=f"{s.host}:{s.netdev} recovered from loss {s.loss_events} times ({per_m:.1f} per "
                         "million packets): packets are being dropped although the class should be lossless",
                 fix="make PFC cover the RoCE priority end to end (NIC --pfc, switch pfc_enable, DSCP maps), "
-                    "check headroom (xoff) and that RoCE is not on a lossy priority (RT312/RT313)"))
+                    "check headroom (xoff) and that RoCE is not on a lossy priority (RT312/RT313)" + buffers))
     if not out and fab.lossless_drops:
         out.append(Diagnosis(
             rule="RT318", name="loss on a lossless class", severity=Severity.error, stops_loop=True,
             evidence={"switch_lossless_drops_by_port": fab.drops_by_port},
             message=f"switches dropped {fab.lossless_drops} packets on lossless queues",
-            fix="check headroom (xoff) and pfc_enable on those ports, and the PFC watchdog (RT319)"))
+            fix="check headroom (xoff) and pfc_enable on those ports, and the PFC watchdog (RT319)"
+                + buffers))
     return _fail(name, *out) if out else _loss_unread(obs, name, fab)
 
 

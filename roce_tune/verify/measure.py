@@ -9,6 +9,7 @@ from itertools import combinations
 from pydantic import BaseModel, ConfigDict, Field
 
 from roce_tune.plan import Plan
+from roce_tune.verify.as_found import AsFound
 from roce_tune.verify.collect import DevicePool, snapshot
 from roce_tune.verify.counters import CounterSnapshot, delta_snapshot
 from roce_tune.verify.diagnose import CheckResult, Observation, diagnose
@@ -101,8 +102,12 @@ def _judged(outputs: dict[str, str], launcher: str) -> tuple[NcclRun | None, dic
 
 def measure(pool: DevicePool, plan: Plan, spec: LaunchSpec, switches: list[str], *, line_rate_gbps: float,
             target_ratio: float, facts: list[NicFacts], timeout_s: float = 1800.0,
-            pair_fractions: dict[tuple[str, str], float] | None = None) -> Measurement:
+            pair_fractions: dict[tuple[str, str], float] | None = None,
+            as_found: AsFound | None = None) -> Measurement:
     """Counters before, the launch, counters after; parse, take deltas, run the checks.
+
+    ``as_found``: what the devices were read back running before this run (None: not read back, e.g. after
+    an ``--adjust`` push); the checks reason from those values (:meth:`Observation.seen`).
 
     The plan's ``nccl_env`` of the head host (hosts[0]) is what ``spec.env`` should hold; the caller
     builds the spec. Device failures while reading counters are recorded in the snapshot, not raised.
@@ -126,7 +131,7 @@ def measure(pool: DevicePool, plan: Plan, spec: LaunchSpec, switches: list[str],
         if run and run.status != "failed" else []
     obs = Observation(plan=plan, hosts=list(spec.hosts), run=run, delta=delta, facts=facts, traffic_time_s=tt,
                       line_rate_gbps=line_rate_gbps, target_ratio=target_ratio, pair_fractions=pair_fractions,
-                      fabric_run=cmd.launcher != "ssh", launcher_output=outputs)
+                      fabric_run=cmd.launcher != "ssh", launcher_output=outputs, as_found=as_found)
     return Measurement(command=cmd.describe(), launcher=cmd.launcher, outputs=outputs, run=run,
                        host_runs=host_runs,
                        delta=delta, traffic_time_s=tt, busbw_by_size=rows,

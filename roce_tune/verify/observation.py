@@ -6,7 +6,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -16,6 +16,9 @@ from roce_tune.verify.counters import CounterSnapshot
 from roce_tune.verify.hostfacts import NicFacts
 from roce_tune.verify.nccl import NcclRun, busbw_fraction_of_line_rate
 from roce_tune.verify.signals import FabricSignals, HostSignals, fabric_signals, host_signals
+
+if TYPE_CHECKING:  # as_found builds on these shapes; the checks only read it
+    from roce_tune.verify.as_found import AsFound
 
 MIN_PACKETS = 10_000
 LOSSY_SHARE_MAX = 0.10
@@ -27,17 +30,56 @@ PAUSE_US_PER_FRAME = 40.0
 CNP_PER_PKT_MIN = 1e-4
 LOSS_PER_MILLION_MAX = 1.0
 
+#: the ECN values of a queue the read-back states, as :class:`roce_tune.qos.QueueEcn` names them
+ECN_FIELDS = ("kmin_bytes", "kmax_bytes", "pmax_percent")
+#: the DCQCN values of a NIC a diagnosis reasons from, as the plan's ``Dcqcn.params`` names them
+DCQCN_FIELDS = ("rpg_ai_rate_mbps", "rpg_hai_rate_mbps")
+#: how a value a diagnosis quotes is known (:class:`Seen`): read back and equal to the plan's; read back and
+#: different (the device runs it); not read back (the plan's value, unconfirmed)
+AS_PLANNED, RUNNING, UNCONFIRMED = "as planned", "running", "planned, not read back"
+
+
+@dataclass(frozen=True)
+class Seen:
+    """One device value as a diagnosis may reason from it.
+
+    ``value``: what the read-back before the run found the device running (:mod:`roce_tune.verify.as_found`),
+    or the plan's value where it was not read; ``planned``: the plan's value; ``how``: :data:`AS_PLANNED`
+    (read back, equal to the plan's), :data:`RUNNING` (read back, differs: ``value`` is the running one) or
+    :data:`UNCONFIRMED` (not read back: ``value`` is the plan's, unconfirmed).
+    """
+
+    value: object
+    planned: object
+    how: str
+
+    def words(self, unit: str = "") -> str:
+        """``value`` with how it is known, e.g. ``60000 B running (planned 7529000 B)``, ``1.0 % as planned
+        (read back)``, ``5 Mb/s (planned, not read back)``."""
+        u = f" {unit}" if unit else ""
+        if self.how == RUNNING:
+            return f"{self.value}{u} running (planned {self.planned}{u})"
+        if self.how == AS_PLANNED:
+            return f"{self.value}{u} as planned (read back)"
+        return f"{self.value}{u} ({UNCONFIRMED})"
+
 __all__ = [
+    "AS_PLANNED",
     "CNP_PER_PKT_MIN",
+    "DCQCN_FIELDS",
+    "ECN_FIELDS",
     "LOSSY_SHARE_MAX",
     "LOSS_PER_MILLION_MAX",
     "MIN_PACKETS",
     "PAUSE_SHARE_MAX",
     "PAUSE_US_PER_FRAME",
+    "RUNNING",
+    "UNCONFIRMED",
     "CheckResult",
     "Diagnosis",
     "Observation",
     "Proposal",
+    "Seen",
     "fail",
     "not_read",
     "ok",
@@ -106,6 +148,8 @@ class Observation:
         fabric_run: False for the ``ssh`` launcher (each host ran alone: no fabric figure).
         launcher_output: what the launch printed, host → text (stdout and stderr: the launch runs on a
             terminal); RT311 quotes its tail when no usable run came out of it.
+        as_found: what the devices were read back running before the run (None: not read, e.g. an
+            ``--adjust`` step after its push); the ECN and DCQCN checks reason from it (:meth:`seen`).
     """
 
     plan: Plan
@@ -119,6 +163,24 @@ class Observation:
     pair_fractions: dict[tuple[str, str], float] | None = None
     fabric_run: bool = True
     launcher_output: dict[str, str] = field(default_factory=dict)
+    as_found: AsFound | None = None
+
+    def seen(self, device: str, member: str, name: str, planned: object) -> Seen:
+        """Value ``name`` of ``device`` (a switch port, or a host's netdev: ``member``) as it was found
+        running (:meth:`roce_tune.verify.as_found.AsFound.seen`); the plan's ``planned``,
+        :data:`UNCONFIRMED`, when nothing was read back."""
+        if self.as_found is None:
+            return Seen(planned, planned, UNCONFIRMED)
+        return self.as_found.seen(device, member, name, planned)
+
+    def buffer_words(self) -> str:
+        """The plan's switches' lossless headroom and PFC priorities as found, for a loss diagnosis
+        (:meth:`roce_tune.verify.as_found.AsFound.buffer_words`); the plan's, :data:`UNCONFIRMED`, when
+        nothing was read back."""
+        switches = [s.name for s in self.plan.switches]
+        if self.as_found is None:
+            return f"on {', '.join(switches)} the plan's values ({UNCONFIRMED})" if switches else ""
+        return self.as_found.buffer_words(switches)
 
     @property
     def lossless(self) -> list[int]:

@@ -201,7 +201,9 @@ def _launch_spec(opts: VerifyOptions, plan: Plan, hosts: list[str], env: dict[st
 @dataclass
 class _Runs:
     """Measures one run after another (numbered from 0, reported through ``say``), keeping each host's
-    launcher output as ``nccl-run<n>-<host>.txt``."""
+    launcher output as ``nccl-run<n>-<host>.txt``. A run given ``found`` (what the devices were read back
+    running just before it) has its checks reason from those values; the others from the plan's, said to be
+    unconfirmed."""
 
     pool: DevicePool
     spec: LaunchSpec
@@ -214,13 +216,14 @@ class _Runs:
     outputs: dict[str, str] = field(default_factory=dict)
     count: int = 0
 
-    def __call__(self, p: Plan, pairs: dict[tuple[str, str], float] | None = None) -> Measurement:
+    def __call__(self, p: Plan, pairs: dict[tuple[str, str], float] | None = None,
+                 found: AsFound | None = None) -> Measurement:
         n = self.count
         self.count += 1
         self.say(f"[{n}] running:\n" + build_launch(self.spec).describe())
         m = measure(self.pool, p, self.spec, self.switches, line_rate_gbps=self.line_rate_gbps,
                     target_ratio=self.target_ratio, facts=self.facts, timeout_s=self.timeout_s,
-                    pair_fractions=pairs)
+                    pair_fractions=pairs, as_found=found)
         for host, text in m.outputs.items():
             self.outputs[f"nccl-run{n}-{host}.txt"] = text
         busbw = m.largest_busbw_gbps
@@ -232,13 +235,13 @@ class _Runs:
 
 
 def _adjust(runs: _Runs, opts: VerifyOptions, plan: Plan, inv: Inventory,
-            pairs: dict[tuple[str, str], float] | None) -> LoopResult:
-    """The closed loop (:func:`~roce_tune.verify.adjust.adjust_loop`); the pairwise matrix goes with the
-    first measurement only."""
+            pairs: dict[tuple[str, str], float] | None, found: AsFound) -> LoopResult:
+    """The closed loop (:func:`~roce_tune.verify.adjust.adjust_loop`); the pairwise matrix and ``found`` (the
+    read-back before it, which found the plan running) go with the first measurement only."""
     first = [True]
 
     def m_fn(p: Plan) -> Measurement:
-        m = runs(p, pairs if first[0] else None)
+        m = runs(p, pairs, found) if first[0] else runs(p)
         first[0] = False
         return m
     loop = adjust_loop(inv, plan, m_fn, _apply_fn(opts, plan), LoopOptions(
@@ -262,9 +265,9 @@ def _measure_all(runs: _Runs, opts: VerifyOptions, plan: Plan, adjust_inv: Inven
     if opts.pairwise and len(hosts) > 2:
         pairs, pair_cmds = pairwise(runs.pool, runs.spec, runs.line_rate_gbps, opts.run_timeout_s)
     if adjust_inv is not None:
-        loop = _adjust(runs, opts, plan, adjust_inv, pairs)
+        loop = _adjust(runs, opts, plan, adjust_inv, pairs, found)
         return loop.iterations, loop, pairs, pair_cmds
-    m = runs(plan, pairs)
+    m = runs(plan, pairs, found)
     baseline = Iteration(index=0, kind="baseline", settings=found.settings(plan, plan_settings(plan)),
                          measurement=m.model_copy(update={"checks": found.caveat(m.checks)}))
     return [baseline], None, pairs, pair_cmds

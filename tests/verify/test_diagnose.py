@@ -19,6 +19,7 @@ from roce_tune.plan import Plan
 from roce_tune.platforms import sonic_counters as sc
 from roce_tune.tuner.compose import build_plan
 from roce_tune.verify import counters as c
+from roce_tune.verify.as_found import AsFound, Difference, _Device
 from roce_tune.verify.diagnose import Observation, Proposal, diagnose
 from roce_tune.verify.hostfacts import GidEntry, NicFacts
 from roce_tune.verify.nccl_parser import parse_nccl_output
@@ -179,8 +180,9 @@ def test_cnps_without_recovery_points_at_the_right_knob(lab: Plan) -> None:
     assert derived_ai > 1
     d = observe(slow_ai, busbw=35.0)["RT316"][0]
     assert d.proposal == Proposal(knob="dcqcn_recovery", direction="up")
-    assert d.evidence["ai_rate_pinned_below_derived"]["node1"] == {"rpg_ai_rate_mbps": 1,
-                                                                   "derived": derived_ai}
+    # no read-back in this observation: the plan's (pinned) value, said to be unconfirmed
+    assert d.evidence["ai_rate_below_derived"]["node1:ens1f0np0"] == {
+        "rpg_ai_rate_mbps": 1, "derived": derived_ai, "running": "planned, not read back"}
 
 
 def test_cnps_without_recovery_move_a_ramp_pinned_below_the_tuners_first(lab: Plan) -> None:
@@ -194,9 +196,8 @@ def test_cnps_without_recovery_move_a_ramp_pinned_below_the_tuners_first(lab: Pl
     d = observe(pinned, busbw=35.0)["RT316"][0]
     assert d.proposal == Proposal(knob="ecn", direction="up")
     assert not d.evidence["kmax_below_bdp"]
-    assert d.evidence["kmax_pinned_below_derived"]["lab-leaf1/"
-                                                   + pinned.switches[0].ecn_profiles[0].name] == {
-        "kmax_bytes": kmax, "derived_kmax_bytes": prof.kmax_bytes}
+    assert d.evidence["kmax_below_derived"]["lab-leaf1/" + pinned.switches[0].ecn_profiles[0].name] == {
+        "kmax_bytes": kmax, "derived_kmax_bytes": prof.kmax_bytes, "running": "planned, not read back"}
 
 
 def test_cnps_sent_but_not_handled(lab: Plan) -> None:
@@ -405,3 +406,154 @@ def test_a_nic_whose_counters_were_not_read_is_not_checked(lab: Plan) -> None:
     # a finding on the NIC that was read still fires
     bad = host("node1", ethtool={"tx_prio0_packets": 9_000_000, "tx_prio3_packets": 1_000_000})
     assert statuses(lab, [bad, blind], READ_SWITCH, facts)["RoCE on a lossless priority"][0] == "fail"
+
+
+# ------------------------------------------------------------- the values the devices were read back running
+def found_running(plan: Plan, ecn: dict[str, object] | None = None, ai_mbps: dict[str, int] | None = None,
+                  not_read: tuple[str, ...] = ()) -> AsFound:
+    """The as-found read of the lab: lab-leaf1's lossless ports running ``ecn`` (as its read-back states it;
+    None: as planned), hosts whose NIC runs rpg_ai_rate ``ai_mbps[host]`` (as ``--check`` MISMATCH lines
+    give it), devices in ``not_read`` that could not be read."""
+    sw = plan.switches[0]
+    devs = {sw.name: _Device(sw.name)}
+    if ecn is not None:
+        devs[sw.name] = _Device(sw.name, values={p.name: dict(ecn) for p, _ in sw.lossless_ecn_ports()},
+                                differences=[Difference(sw.name, "Ethernet0 queue 3 kmax_bytes", "x", "y")])
+    for h in plan.hosts:
+        ai = (ai_mbps or {}).get(h.name)
+        devs[h.name] = _Device(h.name) if ai is None else _Device(
+            h.name, values={"ens1f0np0": {"rpg_ai_rate_mbps": ai}},
+            differences=[Difference(h.name, "ens1f0np0 ecn/roce_rp/rpg_ai_rate", "x", str(ai))])
+    for name in not_read:
+        devs[name] = _Device(name, error="TimeoutError: no answer")
+    return AsFound(devs)
+
+
+def test_rt316_blames_the_ramp_the_switch_runs_not_the_plans(lab: Plan) -> None:
+    """The plan holds the tuner's ramp (Kmax far above one BDP) but lab-leaf1 was read back running
+    20000/60000 B: RT316 said nothing of the ramp (it looked at the plan's) and proposed AI/HAI up. Now it
+    names the running Kmax and the planned one, and moves the ECN knob."""
+    prof = lab.switches[0].ecn_profiles[0]
+    found = found_running(lab, ecn={"kmin_bytes": 20_000, "kmax_bytes": 60_000, "pmax_percent": 1.0})
+    d = observe(lab, busbw=35.0, as_found=found)["RT316"][0]
+    key, bdp = f"lab-leaf1/{prof.name}", int(prof.speed_gbps * 1e9 / 8 * prof.base_rtt_us * 1e-6)
+    assert d.evidence["kmax_below_bdp"] == {key: {
+        "kmax_bytes": 60_000, "bdp_bytes": bdp, "running": "running", "planned_kmax_bytes": prof.kmax_bytes}}
+    assert (f"{key} Kmax 60000 B running (planned {prof.kmax_bytes} B), below one BDP ({bdp} B)"
+            in d.message)
+    assert d.proposal == Proposal(knob="ecn", direction="up")
+    assert not d.evidence["ai_rate_below_derived"]  # the hosts were read back as planned
+
+
+def test_rt316_does_not_blame_a_pinned_ramp_the_switch_does_not_run(lab: Plan) -> None:
+    """The plan pins a ramp below one BDP, but the switch was read back running the tuner's ramp: the pinned
+    Kmax is not what the fabric measured, so it is not blamed (it was: kmax_below_bdp, ECN up)."""
+    short = plan_with([Override(set={"kmin_bytes": 20_000, "kmax_bytes": 100_000})])
+    derived = lab.switches[0].ecn_profiles[0]
+    found = found_running(short, ecn={"kmin_bytes": derived.kmin_bytes, "kmax_bytes": derived.kmax_bytes,
+                                      "pmax_percent": derived.pmax_percent})
+    d = observe(short, busbw=35.0, as_found=found)["RT316"][0]
+    assert d.evidence["kmax_below_bdp"] == {} and d.evidence["kmax_below_derived"] == {}
+    assert d.proposal == Proposal(knob="dcqcn_recovery", direction="up")
+    assert "100000" not in d.message
+
+
+def test_rt316_names_the_increase_step_a_nic_runs(lab: Plan) -> None:
+    """node1 was read back running rpg_ai_rate 1 Mb/s where the plan has the tuner's: the AI/HAI step is
+    proposed because of the running value, which the message names with the planned one."""
+    planned = lab.hosts[0].nics[0].dcqcn.params["rpg_ai_rate_mbps"]
+    d = observe(lab, busbw=35.0, as_found=found_running(lab, ai_mbps={"node1": 1}))["RT316"][0]
+    assert d.evidence["ai_rate_below_derived"] == {"node1:ens1f0np0": {
+        "rpg_ai_rate_mbps": 1, "derived": planned, "running": "running", "planned": planned}}
+    assert f"node1:ens1f0np0 rpg_ai_rate 1 Mb/s running (planned {planned} Mb/s)" in d.message
+    assert "below the tuner's" not in d.message  # the planned value it names is the tuner's
+    assert d.proposal == Proposal(knob="dcqcn_recovery", direction="up")
+
+
+def _paused_no_marks() -> tuple[list[c.HostNicCounters], dict[str, dict[str, int]]]:
+    paused = {"rx_prio3_pause": 10_000, "rx_prio3_pause_duration": 400_000}
+    hosts = [host(n, ethtool=paused, hw={"np_ecn_marked_roce_packets": 0, "np_cnp_sent": 0,
+                                         "rp_cnp_handled": 0}) for n in ("node1", "node2")]
+    return hosts, {"Ethernet0": {"pfc_tx_prio3": 10_000, "q3_ecn_marked_pkts": 0},
+                   "Ethernet8": {"pfc_tx_prio3": 10_000, "q3_ecn_marked_pkts": 0}}
+
+
+def test_rt314_names_the_ramp_running_above_the_trigger(lab: Plan) -> None:
+    """PFC paused with no marks while lab-leaf1 runs a ramp above the PFC trigger: the evidence gave the
+    plan's Kmin/Kmax (below the trigger, so it contradicted the diagnosis); it gives the running ones, the
+    plan's beside them, and the message names both."""
+    prof = lab.switches[0].ecn_profiles[0]
+    kmin, kmax = prof.pfc_trigger_bytes + 1_000_000, prof.pfc_trigger_bytes + 2_000_000
+    hosts, ports = _paused_no_marks()
+    found = found_running(lab, ecn={"kmin_bytes": kmin, "kmax_bytes": kmax, "pmax_percent": None})
+    d = observe(lab, busbw=30.0, hosts=hosts, ports=ports, as_found=found)["RT314"][0]
+    key = f"lab-leaf1/{prof.name}"
+    assert d.evidence["ecn_profiles"] == {key: {
+        "kmin_bytes": kmin, "kmax_bytes": kmax, "pmax_percent": prof.pmax_percent,
+        "pfc_trigger_bytes": prof.pfc_trigger_bytes, "running": "running",
+        "planned": {"kmin_bytes": prof.kmin_bytes, "kmax_bytes": prof.kmax_bytes,
+                    "pmax_percent": prof.pmax_percent},
+        "not_read_back": ["pmax_percent"]}}
+    assert (f"{key}: Kmin/Kmax {kmin}/{kmax} B running (planned {prof.kmin_bytes}/{prof.kmax_bytes} B), "
+            f"planned PFC trigger {prof.pfc_trigger_bytes} B") in d.message
+
+
+@pytest.mark.parametrize("found,said", [
+    ("confirmed", "as planned (read back)"), ("not read", "(planned, not read back)"),
+    (None, "(planned, not read back)")])
+def test_rt314_says_as_planned_only_where_the_read_back_confirmed_it(lab: Plan, found: str | None,
+                                                                     said: str) -> None:
+    """A switch read back running the plan: "as planned (read back)"; one not read (or no read-back at all):
+    the plan's values, said to be unconfirmed."""
+    prof = lab.switches[0].ecn_profiles[0]
+    hosts, ports = _paused_no_marks()
+    af = None if found is None else found_running(lab, not_read=("lab-leaf1",) if found == "not read" else ())
+    d = observe(lab, busbw=30.0, hosts=hosts, ports=ports, as_found=af)["RT314"][0]
+    assert f"Kmin/Kmax {prof.kmin_bytes}/{prof.kmax_bytes} B {said}" in d.message
+    ev = d.evidence["ecn_profiles"][f"lab-leaf1/{prof.name}"]
+    assert ev["running"] == ("as planned" if found == "confirmed" else "planned, not read back")
+    assert "planned" not in ev
+
+
+def test_ports_running_different_ramps_are_named_per_port(lab: Plan) -> None:
+    """One port of a profile runs another ramp than the rest: the evidence splits that profile per port."""
+    prof = lab.switches[0].ecn_profiles[0]
+    found = found_running(lab, ecn={"kmin_bytes": prof.kmin_bytes, "kmax_bytes": prof.kmax_bytes,
+                                    "pmax_percent": prof.pmax_percent})
+    leaf = found.devices["lab-leaf1"]
+    first = next(iter(leaf.values))
+    leaf.values[first] = {"kmin_bytes": 20_000, "kmax_bytes": 60_000, "pmax_percent": prof.pmax_percent}
+    hosts, ports = _paused_no_marks()
+    ev = observe(lab, busbw=30.0, hosts=hosts, ports=ports, as_found=found)["RT314"][0].evidence
+    got = {k: v["running"] for k, v in ev["ecn_profiles"].items()}
+    assert got[f"lab-leaf1/{first}"] == "running" and len(got) == len(leaf.values)
+    assert {v for k, v in got.items() if k != f"lab-leaf1/{first}"} == {"as planned"}
+
+
+def test_rt318_names_the_headroom_the_switch_runs(lab: Plan) -> None:
+    """Switch drops on the lossless queue: RT318 said "check headroom (xoff)" whatever the switch runs; it
+    names the xoff the read-back found beside the planned one, "as planned (read back)" where it matched, and
+    the plan's values as unconfirmed where nothing was read."""
+    ports = {"Ethernet0": {"q3_ecn_marked_pkts": 100_000, "q3_tx_pkts": PKTS, "q3_drop_pkts": 5_000},
+             "Ethernet8": {"q3_ecn_marked_pkts": 100_000, "q3_tx_pkts": PKTS}}
+    found = found_running(lab)
+    found.devices["lab-leaf1"] = _Device("lab-leaf1", differences=[
+        Difference("lab-leaf1", "ports[Ethernet0].headroom.xoff_bytes", "34816", "4096")])
+    d = observe(lab, ports=ports, as_found=found)["RT318"][0]
+    assert d.fix.endswith("; switch headroom and PFC priorities: lab-leaf1 "
+                          "ports[Ethernet0].headroom.xoff_bytes: planned 34816, running 4096")
+    d = observe(lab, ports=ports, as_found=found_running(lab))["RT318"][0]
+    assert d.fix.endswith("; switch headroom and PFC priorities: as planned on lab-leaf1 (read back)")
+    d = observe(lab, ports=ports)["RT318"][0]
+    assert d.fix.endswith("; switch headroom and PFC priorities: on lab-leaf1 the plan's values "
+                          "(planned, not read back)")
+
+
+def test_rt314_without_an_ecn_ramp_names_none(lab: Plan) -> None:
+    """No lossless port has an ECN profile (ECN off in the plan): nothing to name, no empty brackets."""
+    sw = lab.switches[0]
+    no_ecn = lab.model_copy(update={"switches": [sw.model_copy(update={
+        "ports": [p.model_copy(update={"ecn_profile": None}) for p in sw.ports]})]})
+    hosts, ports = _paused_no_marks()
+    d = observe(no_ecn, busbw=30.0, hosts=hosts, ports=ports)["RT314"][0]
+    assert d.message.endswith("so DCQCN never slows the senders") and d.evidence["ecn_profiles"] == {}

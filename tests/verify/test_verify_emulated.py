@@ -277,8 +277,16 @@ def test_verify_measures_and_labels_what_the_devices_run(lab,
     assert "| 0 | baseline | - | 20000/60000 B" in (tmp_path / "out" / "verify-report.md").read_text()
     # a step "toward the tuner's values" is first of all: put the plan's values on the devices
     [rt316] = [f for f in rep["findings"] if f["rule"] == "RT316"]
+    [rt316_ev] = [d["evidence"] for c in rep["iterations"][0]["checks"] for d in c["diagnoses"]
+                  if d["rule"] == "RT316"]
     assert rt316["fix"].startswith("the plan's values are not on lab-leaf1, node1, node2 (RT332): `roce-tune "
                                    "apply` puts them there")
+    # and it reasons from what they run: the ramp and increase step the read-back found, the plan's beside
+    # them (it looked at the plan's tuner values and named neither)
+    bdp = rt316_ev["kmax_below_bdp"][f"lab-leaf1/{DERIVED_ECN.name}"]["bdp_bytes"]
+    assert (f"lab-leaf1/{DERIVED_ECN.name} Kmax 60000 B running (planned {DERIVED_ECN.kmax_bytes} B), below "
+            f"one BDP ({bdp} B)") in rt316["message"]
+    assert f"node1:ens1f0np0 rpg_ai_rate 1 Mb/s running (planned {DERIVED_AI} Mb/s)" in rt316["message"]
     assert code == 1  # ~60 % of line rate: the measurement of what runs fails the target
 
 
