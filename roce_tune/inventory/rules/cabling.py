@@ -17,6 +17,7 @@ import math
 from collections.abc import Iterator
 
 from roce_tune.findings import Finding, Severity
+from roce_tune.inventory.overrides import CablePin, pinned_cables
 from roce_tune.inventory.rules.base import LintContext, rule
 from roce_tune.platforms import HOST_PLATFORM, get_platform
 
@@ -333,7 +334,8 @@ def bad_port_range(ctx: LintContext) -> Iterator[Finding]:
       """The host script hands each NIC its cable length (`mlnx_qos --cable_len`, whole metres), which the
       mlx5 driver uses for its receive-buffer xoff. The driver keeps only 1..999 m and silently ignores
       any other length; a longer cable is almost always a unit slip (centimetres or feet written as
-      metres).""",
+      metres). A `cable_m` pin on the switch port a NIC is cabled to is that NIC's cable length too (one
+      cable, one length): a pin outside the range is reported at the pin.""",
       _SWITCH_HEAD + """\
       - {name: Ethernet0, speed: 400G}
 hosts:
@@ -353,11 +355,18 @@ def nic_cable_out_of_range(ctx: LintContext) -> Iterator[Finding]:
     ``CABLE_LEN_RANGE`` (what ``mlnx_qos --cable_len`` accepts), and one for a defaulted length."""
     lo, hi = get_platform(HOST_PLATFORM).CABLE_LEN_RANGE
     default_m = ctx.inv.defaults.cable_length
+    pins = pinned_cables(ctx.inv, ctx.topo)
     lengths = {nic.cable_length for _, _, nic in ctx.nics()}  # a fabric has a handful of distinct lengths
-    if all(lo <= math.ceil(default_m if m is None else m) <= hi for m in lengths):
+    if not pins and all(lo <= math.ceil(default_m if m is None else m) <= hi for m in lengths):
         return
     defaulted: list[str] = []
+    pinned_out: dict[CablePin, list[str]] = {}  # a pin outside the range -> the NICs on its cables
     for path, host, nic in ctx.nics():
+        pin = pins.get((host.name, nic.netdev)) if pins else None
+        if pin is not None:  # the pin, not the inventory's length, reaches the NIC
+            if not lo <= math.ceil(pin.cable_m) <= hi:
+                pinned_out.setdefault(pin, []).append(f"{host.name} {nic.netdev}")
+            continue
         cable = nic.cable_length if nic.cable_length is not None else default_m
         if lo <= math.ceil(cable) <= hi:
             continue
@@ -374,3 +383,10 @@ def nic_cable_out_of_range(ctx: LintContext) -> Iterator[Finding]:
                           f"({', '.join(defaulted[:3])}{' …' if len(defaulted) > 3 else ''})",
                           "write the default cable length in metres "
                           "(e.g. 5m), or give those NICs their own cable_length", "defaults.cable_length")
+    for pin, nics in pinned_out.items():
+        yield ctx.finding(f"cable_m {pin.cable_m:g} m pinned on {pin.pinned_end} is the cable length of "
+                          f"{', '.join(nics[:3])}{f' and {len(nics) - 3} more' if len(nics) > 3 else ''}, "
+                          f"outside the {lo}..{hi} m the NIC driver keeps from mlnx_qos --cable_len",
+                          "pin the cable length in metres (e.g. 100m)",
+                          f"policy.overrides[{pin.override_index}].set.cable_m",
+                          device=pin.pinned_end.split(":", 1)[0], port=pin.pinned_end.split(":", 1)[1])
