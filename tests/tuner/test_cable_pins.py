@@ -228,3 +228,23 @@ def test_a_pinned_cable_the_nic_cannot_take_is_rt128_at_the_pin(tmp_path: Path) 
     assert (f.severity.value, f.location.path) == ("error", "policy.overrides[0].set.cable_m")
     assert "node1 ens1f0np0" in f.message and "lab-leaf1:Ethernet0" in f.message
     assert not [f for f in lint_text(text, "inv.yaml") if f.rule == "RT128"]
+
+
+def test_a_pinned_cable_without_a_recorded_length_is_not_rt107(tmp_path: Path) -> None:
+    """RT107 warned that "headroom uses 3 m from defaults.cable_length" for a cable whose length a pin gives
+    (the NIC and both switch ends use the pin)."""
+    from roce_tune.inventory.lint import lint_text
+
+    text = _lab(tmp_path, pinned=True).read_text().replace(NIC1, NIC1.replace(", cable_length: 2m", ""))
+    unpinned = text.replace(PIN, "")
+    assert [f.location.device for f in lint_text(unpinned, "inv.yaml") if f.rule == "RT107"] == ["node1"]
+    assert not [f for f in lint_text(text, "inv.yaml") if f.rule == "RT107"]
+    link = _uplink(copy.deepcopy(FABRIC))
+    spine, spine_port = link["b"].split(":")
+    data = copy.deepcopy(FABRIC)
+    del _uplink(data)["cable_length"]
+    rt107 = [f.location.path for f in lint_text(yaml.safe_dump(data, sort_keys=False), "f.yaml")
+             if f.rule == "RT107"]
+    data["policy"] = {"overrides": [{"device": spine, "port": spine_port, "set": {"cable_m": 30}}]}
+    assert len(rt107) == 1 and not [f for f in lint_text(yaml.safe_dump(data, sort_keys=False), "f.yaml")
+                                    if f.rule == "RT107"]

@@ -228,7 +228,8 @@ def nic_speed_mismatch(ctx: LintContext) -> Iterator[Finding]:
       "A link or NIC has no cable_length; the default is used for headroom",
       """PFC headroom grows with cable length (about 1 KB per 10 m at 400G, both directions). A link or
       NIC without `cable_length` gets `defaults.cable_length`; say so explicitly for any cable longer
-      than that, or the headroom is too small and lossless traffic drops.""",
+      than that, or the headroom is too small and lossless traffic drops. A cable whose length a `cable_m`
+      override pins (at either end) uses the pin, not the default.""",
       _SWITCH_HEAD + """\
       - {name: Ethernet0, speed: 400G}
 hosts:
@@ -255,14 +256,17 @@ hosts:
 def missing_cable_length(ctx: LintContext) -> Iterator[Finding]:
     default_m = ctx.inv.defaults.cable_length
     where = "defaults.cable_length" + ("" if ctx.explicit("defaults.cable_length") else " (built-in)")
+    pins = pinned_cables(ctx.inv, ctx.topo)  # a pinned cable's length is the pin's (either end)
     for li, link in enumerate(ctx.inv.links):
         if link.cable_length is None and link.lossless:  # a lossy link gets no headroom
-            dev, port = ctx.topo.link_ends[li][:2]
+            dev, port, b_dev, b_port = ctx.topo.link_ends[li][:4]
+            if pins and ((dev, port) in pins or (b_dev, b_port) in pins):
+                continue
             yield ctx.finding(f"link {link.a} <-> {link.b} has no cable_length; headroom uses {default_m:g} "
                               f"m from {where}", "add cable_length: <metres> to the link (e.g. 30m)",
                               f"links[{li}]", device=dev, port=port)
     for path, host, nic in ctx.nics():
-        if nic.cable_length is None and nic.switch_port is not None:
+        if nic.cable_length is None and nic.switch_port is not None and (host.name, nic.netdev) not in pins:
             yield ctx.finding(f"{host.name} {nic.netdev} has no cable_length; headroom uses {default_m:g} m "
                               f"from {where}", "add cable_length: <metres> to the NIC (e.g. 3m)",
                               path, device=host.name, port=nic.netdev)
