@@ -7,7 +7,12 @@ the same scope win over earlier ones, so an inventory reads top to bottom like a
 
 from __future__ import annotations
 
-from roce_tune.inventory.models import Override, Policy, Role
+from typing import TYPE_CHECKING, NamedTuple
+
+from roce_tune.inventory.models import Inventory, Override, Policy, Role, Switch
+
+if TYPE_CHECKING:
+    from roce_tune.inventory.topology import Topology
 
 HEADROOM_PARAMS = ("xoff_bytes", "xon_bytes", "size_bytes", "cable_m")
 ECN_PARAMS = ("kmin_bytes", "kmax_bytes", "pmax_percent")
@@ -19,7 +24,9 @@ DCQCN_PARAMS = (
 )
 
 
-def _rank(o: Override) -> int:
+def override_rank(o: Override) -> int:
+    """How specific an override's scope is: 0 site (no scope), 1 role, 2 device, 3 device + port (a higher
+    rank wins; among equal ranks the later entry wins, see the module docstring)."""
     if o.port:
         return 3
     if o.device:
@@ -44,7 +51,7 @@ def resolve_override_sources(
             continue
         if o.port is not None and o.port != port:
             continue
-        applicable.append((_rank(o), idx, o))
+        applicable.append((override_rank(o), idx, o))
     out: dict[str, tuple[int | float | str, int]] = {}
     for _, idx, o in sorted(applicable, key=lambda t: (t[0], t[1])):
         for k, v in o.set.items():
@@ -87,3 +94,71 @@ def resolve_overrides(
         return {}
     return {k: v for k, (v, _) in resolve_override_sources(policy, role=role, device=device, port=port,
                                                           params=params).items()}
+
+
+class CablePin(NamedTuple):
+    """A cable whose length an override pins (``cable_m`` in ``policy.overrides[].set``), as both of its ends
+    see it: the pinned length (m), the index of the winning override entry in ``policy.overrides`` and the
+    switch port it pins (``device:port``; the far end, for the end the override does not name)."""
+
+    cable_m: float
+    override_index: int
+    pinned_end: str
+
+    def label(self, policy: Policy) -> str:
+        """The pin as a rationale names it: ``lab-leaf1:Ethernet0, policy.overrides[0] (reason: ...)``."""
+        return f"{self.pinned_end}, {override_label(policy, self.override_index)}"
+
+
+#: (switch, port) or (host, NIC netdev) -> the pin on the cable at that end (:func:`pinned_cables`)
+CablePins = dict[tuple[str, str], CablePin]
+
+
+def _may_apply_to(o: Override, sw: Switch) -> bool:
+    """Whether override ``o`` can apply to ``sw`` or one of its ports: its role and device, where given, are
+    the switch's (as ``resolve_override_sources`` matches them)."""
+    o_role = o.role.value if isinstance(o.role, Role) else o.role
+    return (o_role is None or o_role == sw.role.value) and (o.device is None or o.device == sw.name)
+
+
+def pinned_cables(inv: Inventory, topo: Topology) -> CablePins:
+    """Every cable end whose length a ``cable_m`` pin sets; empty when no override pins ``cable_m``.
+
+    An engineer pins ``cable_m`` on a switch port because the real cable differs from the inventory (a 100 m
+    run recorded as 3 m, an inventory imported from a source nobody may edit). The pin states the length of
+    the *cable*, so it holds at both of its ends: the far end's switch port (its ingress headroom absorbs
+    what is in flight on that cable), the NIC cabled to the port (``mlnx_qos --cable_len`` and the NIC xoff
+    follow the same length: the inventory's one ``cable_length`` of a host cable is what both ends read) and
+    the fabric's base RTT. Where both ends are pinned, the more specific override wins (port over device over
+    role over site; the later of equals), as overrides resolve for one port: a cable has one length.
+    The tuner (:mod:`roce_tune.tuner.compose`: headroom, base RTT, the NIC's cable_len and xoff) and lint
+    (RT128: the NIC end within what ``mlnx_qos --cable_len`` keeps) read it.
+
+    Shapes: ``{(switch, port) | (host, netdev): CablePin}``; declared switch ports without a cable keep
+    their own pin (their headroom is unused); external peers are not keyed.
+    """
+    policy = inv.policy
+    entries = [o for o in policy.overrides if "cable_m" in o.set]
+    if not entries:
+        return {}
+    ends: dict[tuple[str, str], tuple[int, int, float]] = {}
+    for sw in inv.switches:
+        if not any(_may_apply_to(o, sw) for o in entries):
+            continue
+        for _, port, *_ in topo.ports_of(sw.name):
+            src = resolve_override_sources(policy, role=sw.role.value, device=sw.name, port=port,
+                                           params=("cable_m",)).get("cable_m")
+            if src is not None:
+                ends[sw.name, port] = (override_rank(policy.overrides[src[1]]), src[1], float(src[0]))
+    out: CablePins = {}
+    for (name, port), (rank, idx, metres) in ends.items():
+        peer = topo.peers_of(name).get(port)
+        far = (peer.device, peer.port) if peer is not None and peer.kind in ("host", "switch") else None
+        pin = CablePin(metres, idx, f"{name}:{port}")
+        theirs = ends.get(far) if far is not None else None
+        if far is not None and theirs is not None and theirs[:2] > (rank, idx):
+            pin = CablePin(theirs[2], theirs[1], f"{far[0]}:{far[1]}")
+        out[name, port] = pin
+        if far is not None and theirs is None:  # (a pinned far end finds the same winner itself)
+            out[far] = pin
+    return out

@@ -166,12 +166,18 @@ def _headroom_section(plan: Plan, heads: list[_Heads] | None = None) -> list[str
     # while the plan lives); the ASIC's model note from its first headroom, as port order gives it
     values: dict[tuple[int, str], tuple[object, ...]] = {}
     for sw, (sw_heads, by_id) in zip(plan.switches, heads or _switch_heads(plan)):
-        # ports per (speed, cable, headroom object), counted in C, in the order the ports first show them
-        for (speed, cable, head), n in Counter(zip(map(_SPEED, sw.ports), map(_CABLE, sw.ports),
-                                                   map(id, sw_heads))).items():
+        # ports per (speed, cable, headroom object, port rationale), counted in C, in the order the ports
+        # first show them (ports of one class share a rationale: whether a cable is pinned is read once each)
+        whys = list(map(_RATIONALE, sw.ports))
+        why_by_id = dict(zip(map(id, whys), whys))
+        for (speed, cable, head, why_id), n in Counter(zip(map(_SPEED, sw.ports), map(_CABLE, sw.ports),
+                                                           map(id, sw_heads), map(id, whys))).items():
             h = by_id[head]
             if h is None:
                 continue
+            cable_why = why_by_id[why_id].get("cable_m")
+            if cable_why is not None and cable_why.pinned_by_user:
+                cable = f"{cable} (pinned)"
             columns = values.get((head, sw.asic))
             if columns is None:
                 columns = values[(head, sw.asic)] = _headroom_columns(h)
@@ -188,8 +194,8 @@ def _headroom_section(plan: Plan, heads: list[_Heads] | None = None) -> list[str
     return lines
 
 
-_HEADROOM, _SPEED, _CABLE, _DCQCN, _MODEL = (operator.attrgetter(f) for f in ("headroom", "speed_gbps",
-                                                                             "cable_m", "dcqcn", "model"))
+_HEADROOM, _SPEED, _CABLE, _DCQCN, _MODEL, _RATIONALE = (
+    operator.attrgetter(f) for f in ("headroom", "speed_gbps", "cable_m", "dcqcn", "model", "rationale"))
 
 
 def _headroom_columns(h: Headroom) -> tuple[object, ...]:
@@ -324,6 +330,9 @@ class _Listing:
         self.seen: set[tuple[object, ...]] = set()
         self.unpinned: set[int] = set()
         self.met: set[tuple[object, ...]] = set()
+        #: pinned cable ends (``device:port``) per (cable_m, formula, override entry, note): one line each
+        #: (:meth:`cable_lines`) with the first end's rationale
+        self.cables: dict[tuple[float, str, str, str], tuple[Rationale, list[str]]] = {}
 
     def first(self, key: tuple[object, ...]) -> bool:
         """True the first time ``key`` (an object's ``id`` and what else its lines depend on) is asked about:
@@ -340,6 +349,27 @@ class _Listing:
             self.seen.add(key)
             self.out.append(text())
 
+    def cable(self, end: str, cable_m: float, why: Rationale) -> None:
+        """Note the pinned cable length of one cable end (``device:port``: a switch port or a NIC netdev;
+        ``why.source`` is ``inventory override for <pinned end>, <override entry and reason>``)."""
+        entry = why.source.split(", ", 1)[-1]
+        self.cables.setdefault((cable_m, why.formula, entry, why.note), (why, []))[1].append(end)
+
+    def cable_lines(self) -> list[str]:
+        """One line per pinned cable length and reason, naming its ends (a role-wide pin has thousands:
+        the first :data:`_CABLE_ENDS_SHOWN`, then how many more)."""
+        out = []
+        for (cable_m, _, entry, _), (why, ends) in self.cables.items():
+            if len(ends) == 1:
+                out.append(f"- `{ends[0]}` cable_m = {cable_m} (pinned by user): {_fmt_rationale(why)}")
+                continue
+            shown = ", ".join(f"`{e}`" for e in ends[:_CABLE_ENDS_SHOWN])
+            more = f" and {len(ends) - _CABLE_ENDS_SHOWN} more" if len(ends) > _CABLE_ENDS_SHOWN else ""
+            why = why.model_copy(update={"source": f"inventory override {entry}"})  # (each end names its own)
+            out.append(f"- {len(ends)} cable ends ({shown}{more}) cable_m = {cable_m} (pinned by user): "
+                       f"{_fmt_rationale(why)}")
+        return out
+
     def pinned(self, rationale: dict[str, Rationale]) -> bool:
         if id(rationale) in self.unpinned:
             return False
@@ -355,11 +385,22 @@ def _ecn_line(e: EcnProfile, k: str, r: Rationale) -> str:
             f"{_fmt_rationale(r)}")
 
 
+#: cable ends a plan.md line of one pinned cable length names before "and N more"
+_CABLE_ENDS_SHOWN = 8
+
+
 def _switch_non_default(sw: SwitchPlan, listing: _Listing, heads: _Heads) -> None:
     """Pinned headroom values, every ECN threshold and non-default watchdog timers of one switch (``heads``:
     its :data:`_Heads`). An ECN profile or watchdog object met before (switches of one shape share them) adds
     nothing: its lines' keys are listed already."""
     _headroom_non_default(sw, listing, heads)
+    # pinned cable lengths: ports of one class share a rationale, so each distinct one is looked at (in C)
+    whys = list(map(_RATIONALE, sw.ports))
+    if any(map(listing.pinned, dict(zip(map(id, whys), whys)).values())):
+        for p in sw.ports:
+            r = p.rationale.get("cable_m")
+            if r is not None and r.pinned_by_user:
+                listing.cable(f"{sw.name}:{p.name}", p.cable_m, r)
     for e in sw.ecn_profiles:
         if not listing.first(("ecn", id(e))):
             continue
@@ -395,6 +436,9 @@ def _dcqcn_non_default(plan: Plan, listing: _Listing) -> None:
     listed: set[tuple[object, ...]] = set()  # (DCQCN object, model, speed) whose values are listed
     for h in plan.hosts:
         for n in h.nics:
+            cable = n.rationale.get("cable_m") if listing.pinned(n.rationale) else None
+            if cable is not None and cable.pinned_by_user:  # the NIC end of a cable a switch port's pin sets
+                listing.cable(f"{h.name}:{n.netdev}", n.cable_m, cable)
             shared = (id(n.dcqcn), n.model, n.speed_gbps)
             if shared in listed:
                 # the same values again: nothing new (a pinned value names its host, so never skipped)
@@ -420,7 +464,7 @@ def _non_default(plan: Plan, heads: list[_Heads] | None = None) -> list[str]:
     for sw, sw_heads in zip(plan.switches, heads or _switch_heads(plan)):
         _switch_non_default(sw, listing, sw_heads)
     _dcqcn_non_default(plan, listing)
-    return listing.out
+    return listing.out + listing.cable_lines()
 
 
 def _runbook(plan: Plan, switch_files: dict[str, str]) -> list[str]:

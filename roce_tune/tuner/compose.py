@@ -26,6 +26,7 @@ import math
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import partial
 from operator import attrgetter
 from typing import NamedTuple, TypeVar, cast
 
@@ -43,10 +44,12 @@ from roce_tune.inventory.overrides import (
     ECN_PARAMS,
     HEADROOM_PARAMS,
     WATCHDOG_PARAMS,
+    CablePin,
+    CablePins,
     override_label,
     pin_sources,
+    pinned_cables,
     resolve_override_sources,
-    resolve_overrides,
 )
 from roce_tune.inventory.topology import Peer, Topology, asic_of, build_topology
 from roce_tune.plan import (
@@ -116,27 +119,16 @@ class _PortFacts(NamedTuple):
 _PortRow = tuple[str, int, int, int, float, bool, bool, str, str, bool]
 
 
-def _port_cable(inv: Inventory, sw: Switch, port: str, peer: Peer | None, pinned: bool) -> tuple[float, bool]:
-    """(cable length in m, whether the default was used) of a switch port: a ``cable_m`` pin (looked up only
-    when the policy has ``pinned`` overrides), else the cable's length, else ``defaults.cable_length``."""
-    pins = resolve_overrides(inv.policy, role=sw.role.value, device=sw.name, port=port,
-                             params=("cable_m",)) if pinned else {}
-    if "cable_m" in pins:
-        return float(pins["cable_m"]), False
-    if peer is not None and peer.cable_m is not None:
-        return peer.cable_m, False
-    return inv.defaults.cable_length, True
-
-
-def _port_shapes(topo: Topology, sw: Switch, asic: AsicSpec
+def _port_shapes(topo: Topology, sw: Switch, asic: AsicSpec, cable_pins: CablePins
                  ) -> tuple[list[_PortRow], tuple[int, int], list[Peer | None]]:
     """Per declared port of ``sw`` (inventory order): its shape without the fan-in (:data:`_PortRow`), the
     switch's fan-ins (down-facing, up-facing egress) and, apart, each port's peer (None when not cabled).
-    ``_port_facts`` makes the ports' facts of them."""
+    ``_port_facts`` makes the ports' facts of them. A port's cable length is its cable's pin
+    (``cable_pins``, :func:`pinned_cables`: at either end), else the cable's length, else
+    ``defaults.cable_length``."""
     inv = topo.inventory
     name = sw.name
     directions = topo.directions_of(name)  # every port without a peer faces "edge"
-    pinned = bool(inv.policy.overrides)
     default_cable, policy_mtu, serdes = inv.defaults.cable_length, inv.policy.mtu, asic.serdes_gbps
     peers = topo.peers_of(name)
     rows: list[_PortRow] = []
@@ -146,9 +138,10 @@ def _port_shapes(topo: Topology, sw: Switch, asic: AsicSpec
     for _, port, speed, lanes, mtu, admin_up, _ in topo.ports_of(name):
         peer = peers.get(port)
         port_peers.append(peer)
-        if pinned:
-            cable, defaulted = _port_cable(inv, sw, port, peer, pinned)
-        elif peer is not None and peer.cable_m is not None:  # _port_cable without pins, inlined (~100k ports)
+        pin = cable_pins.get((name, port)) if cable_pins else None
+        if pin is not None:
+            cable, defaulted = pin.cable_m, False
+        elif peer is not None and peer.cable_m is not None:  # (inlined: ~100k ports)
             cable, defaulted = peer.cable_m, False
         else:
             cable, defaulted = default_cable, True
@@ -206,6 +199,14 @@ def _pin(section: _Section, pins: dict[str, int | float | str], sources: dict[st
     return section.model_copy(update=update)
 
 
+def _noted(section: _Section, input_name: str, text: str) -> _Section:
+    """``section`` with ``text`` added to the note of each of its derived (not pinned) values whose rationale
+    has the input ``input_name`` (e.g. a pinned ``cable_m`` behind xoff, a base RTT that counts one)."""
+    why = {k: r.model_copy(update={"note": f"{r.note}; {text}" if r.note else text})
+           if input_name in r.inputs and not r.pinned_by_user else r for k, r in section.rationale.items()}
+    return section.model_copy(update={"rationale": why})
+
+
 def _size_follows_pins(derived: Headroom, pinned: Headroom, shp: bool, cell_bytes: int) -> Headroom:
     """A profile whose xoff/xon are pinned but not its size: size = xon with a shared headroom pool, else
     the derived size moved by the pinned xon/xoff (keeping its rounding and speed overhead)."""
@@ -226,8 +227,13 @@ class _Memo:
     classes, so caching keeps derivation linear in ports with a small constant.
     """
 
-    def __init__(self, inv: Inventory, catalog: Catalog):
+    def __init__(self, inv: Inventory, catalog: Catalog, cable_pins: CablePins | None = None,
+                 rtt_pins: str = ""):
         self.catalog = catalog
+        #: the pinned cables (:func:`pinned_cables`) and what the base RTT says of those it counts
+        #: (:func:`_base_rtt`; "" when it counts none): every value derived from the base RTT repeats it
+        self.cable_pins: CablePins = cable_pins or {}
+        self.rtt_pins = rtt_pins
         counts: dict[int, Counter[str]] = {}
         for (speed, model), n in Counter((n.speed, n.model) for h in inv.hosts for n in h.nics).items():
             counts.setdefault(speed, Counter())[model] += n
@@ -288,10 +294,16 @@ class _Memo:
                         lambda: self.catalog.nic(self._nic_by_speed.get(speed_gbps, DEFAULT_NIC)))
 
 
-def _longest_cables(topo: Topology, default: float) -> tuple[float, dict[int, float]]:
-    """(longest host cable, tier -> longest cable from a switch of that tier up to the next tier), in metres;
-    ``default`` stands for a cable without a length, and is the host cable when no host is cabled. Reads
-    every cabled port once, switch by switch (~100k at 4,096 hosts), taking each switch's longest first."""
+def _longest_cables(topo: Topology, default: float, cable_pins: CablePins | None = None
+                    ) -> tuple[float, dict[int, float], list[CablePin]]:
+    """(longest host cable, tier -> longest cable from a switch of that tier up to the next tier, the pins
+    behind those longest cables), in metres; ``default`` stands for a cable without a length, and is the
+    host cable when no host is cabled. A pinned cable (``cable_pins``, :func:`pinned_cables`) counts with
+    its pinned length; a pin is named only where it sets a longest length (an unpinned cable as long comes
+    first). Reads every cabled port once, switch by switch (~100k at 4,096 hosts), taking each switch's
+    longest first."""
+    if cable_pins:
+        return _longestpinned_cables(topo, default, cable_pins)
     tier_of = {name: topo.tier(name) for name in topo.switches}
     host_cable: float | None = None
     per_tier: dict[int, float] = {}
@@ -305,29 +317,63 @@ def _longest_cables(topo: Topology, default: float) -> tuple[float, dict[int, fl
               if p.kind == "switch" and tier_of.get(p.device, -1) > mine]
         if up:
             per_tier[mine] = max(per_tier.get(mine, 0.0), *up)
-    return (default if host_cable is None else host_cable), per_tier
+    return (default if host_cable is None else host_cable), per_tier, []
 
 
-def _base_rtt(inv: Inventory, topo: Topology, catalog: Catalog) -> tuple[float, Rationale]:
-    """Base RTT of the longest host-to-host path (hops and the longest cable of every tier)."""
+def _longestpinned_cables(topo: Topology, default: float, cable_pins: CablePins
+                           ) -> tuple[float, dict[int, float], list[CablePin]]:
+    """:func:`_longest_cables` of a fabric with pinned cables, port by port."""
+    tier_of = {name: topo.tier(name) for name in topo.switches}
+    # tier (-1: host cables) -> (length, 1 unpinned / 0 pinned, the pin): an unpinned cable wins a tie
+    longest: dict[int, tuple[float, int, CablePin | None]] = {}
+    for s, peers in topo.peers_by_switch.items():
+        mine = tier_of[s]
+        for port, p in peers.items():
+            if p.kind == "host":
+                tier = -1
+            elif p.kind == "switch" and tier_of.get(p.device, -1) > mine:
+                tier = mine
+            else:
+                continue
+            pin = cable_pins.get((s, port))
+            here = (p.cable_m or default, 1, None) if pin is None else (pin.cable_m, 0, pin)
+            best = longest.get(tier)
+            if best is None or here[:2] > best[:2]:
+                longest[tier] = here
+    host = longest.pop(-1, (default, 1, None))
+    pins = [pin for _, _, pin in (host, *(longest[t] for t in sorted(longest))) if pin is not None]
+    return host[0], {t: v[0] for t, v in longest.items()}, pins
+
+
+def _base_rtt(inv: Inventory, topo: Topology, catalog: Catalog,
+              cable_pins: CablePins | None = None) -> tuple[float, Rationale, str]:
+    """Base RTT of the longest host-to-host path (hops and the longest cable of every tier), its rationale
+    and what it says of the pinned cables it counts (``cable_pins``, :func:`pinned_cables`; "" when it
+    counts none: the rationale's note then says nothing of pins)."""
     tiers = max(1, topo.tiers())
     hops = 2 * tiers - 1
     default = inv.defaults.cable_length
-    host_cable, per_tier = _longest_cables(topo, default)
+    host_cable, per_tier, pins = _longest_cables(topo, default, cable_pins)
     one_way_m = 2 * host_cable + 2 * sum(per_tier.values())
     latency_us: dict[tuple[str | None, str], float] = {}  # per distinct (asic, model): a fabric has a few
     for sw in inv.switches:
         if (sw.asic, sw.model) not in latency_us:
             latency_us[sw.asic, sw.model] = catalog.asic(asic_of(sw, catalog)).switch_latency_us
     latency = max(latency_us.values(), default=1.0)
-    return ecn.base_rtt_us(hops, one_way_m, inv.policy.nic_latency_us, latency)
+    rtt, why = ecn.base_rtt_us(hops, one_way_m, inv.policy.nic_latency_us, latency)
+    if not pins:
+        return rtt, why, ""
+    said = ("base RTT counts pinned cable lengths: "
+            + "; ".join(f"{pin.cable_m} m at {pin.pinned_end}, pinned by "
+                        f"{override_label(inv.policy, pin.override_index)}" for pin in pins))
+    return rtt, why.model_copy(update={"note": f"{why.note}; {said}"}), said
 
 
 def _ecn_profile(speed_gbps: int, rtt_us: float, fan_in: int, trigger: int, params: dict[str, int],
                  separate: bool, profile: str, pins: dict[str, int | float | str], queue_buffer: int,
                  limits: _SharedLimits, objective: str = "throughput",
                  frame_bytes: int = 4096 + ROCE_HEADER_BYTES,
-                 sources: dict[str, str] | None = None) -> EcnProfile:
+                 sources: dict[str, str] | None = None, rtt_pins: str = "") -> EcnProfile:
     prof = ecn.derive_ecn(speed_gbps, rtt_us, fan_in, trigger, params, separate, profile=profile,
                           overrides=pins or None, objective=objective, frame_bytes=frame_bytes,
                           queue_buffer_bytes=queue_buffer, pin_sources=sources)
@@ -353,7 +399,8 @@ def _ecn_profile(speed_gbps: int, rtt_us: float, fan_in: int, trigger: int, para
     for key in ("kmin_bytes", "kmax_bytes"):
         if key in why and not why[key].pinned_by_user and "pfc_trigger_bytes" in why[key].inputs:
             why[key] = why[key].model_copy(update={"inputs": {**why[key].inputs, **shares}})
-    return prof.model_copy(update={"queue_buffer_bytes": queue_buffer, "rationale": why})
+    prof = prof.model_copy(update={"queue_buffer_bytes": queue_buffer, "rationale": why})
+    return _noted(prof, "base_rtt_us", rtt_pins) if rtt_pins else prof
 
 
 def _port_headroom(asic: AsicSpec, policy: Policy, sw: Switch, f: _PortFacts, shp: bool, model: str,
@@ -367,6 +414,11 @@ def _port_headroom(asic: AsicSpec, policy: Policy, sw: Switch, f: _PortFacts, sh
                       headroom.compute_headroom(asic, f.speed_gbps, f.cable_m, f.mtu, lanes=f.lanes,
                                                 model=other_model, shared_headroom_pool=shp),
                       model_reason))
+    pin = memo.cable_pins.get((sw.name, f.name)) if memo.cable_pins else None
+    if pin is not None:  # the values that follow a pinned cable say where its length came from
+        hr = memo.get(("hr-cable-pin", id(hr), pin), partial(
+            _noted, hr, "cable_m", f"cable_m {pin.cable_m} pinned by inventory override for "
+                                   f"{pin.label(policy)}"))
     sources = resolve_override_sources(policy, role=sw.role.value, device=sw.name, port=f.name,
                                        params=HEADROOM_PARAMS[:3])
     if not sources:
@@ -489,7 +541,7 @@ def _port_ecn(e: _EcnInputs, f: _PortFacts, hr: Headroom, ecn_profiles: dict[str
                      e.queue_buffer, tuple(sorted(sources.items())), limits.key), lambda: _ecn_profile(
         f.speed_gbps, e.rtt_us, f.fan_in, trigger, params, e.ecn_separate,
         policy.ecn_profile.value, pins, e.queue_buffer, limits, policy.objective,
-        policy.roce_mtu + ROCE_HEADER_BYTES, pin_sources(policy, sources)))
+        policy.roce_mtu + ROCE_HEADER_BYTES, pin_sources(policy, sources), memo.rtt_pins))
     if pins:  # pinned values get their own name; equal pins share it (unique_ecn adds _V2 … for others)
         prof = prof.model_copy(update={"name": f"{prof.name}_PIN"})
     prof = memo.unique_ecn(prof)
@@ -668,23 +720,27 @@ def _switch_core(policy: Policy, sw: Switch, asic: AsicSpec, facts: list[_PortFa
     return headrooms, buf, ecn_profiles, profile_names
 
 
-def _cable_pins(inv: Inventory, sw: Switch, facts: list[_PortFacts],
-                peers: list[Peer | None]) -> dict[str, Rationale]:
-    """The ``cable_m`` rationale of each port of ``sw`` whose length an override pinned (``facts`` hold the
-    pinned length already, :func:`_port_cable`; ``peers`` per port, in the same order): port name ->
-    "pinned by user", naming the override and its reason, with the cable's own length as the derived value."""
+def _cable_pins(inv: Inventory, sw: Switch, rows: list[_PortRow], peers: list[Peer | None],
+                cable_pins: CablePins) -> dict[str, Rationale]:
+    """The ``cable_m`` rationale of each port of ``sw`` whose cable an override pinned at either end
+    (``cable_pins``, :func:`pinned_cables`; ``rows`` hold the pinned length already, :func:`_port_shapes`;
+    ``peers`` per port, in the same order): port name -> "pinned by user", naming the override, its reason and
+    the end it pins, with the cable's own length as the derived value."""
     out: dict[str, Rationale] = {}
-    for f, peer in zip(facts, peers):
-        pin = resolve_override_sources(inv.policy, role=sw.role.value, device=sw.name, port=f.name,
-                                       params=("cable_m",)).get("cable_m")
+    for row, peer in zip(rows, peers):
+        name, cable_m = row[0], row[4]
+        pin = cable_pins.get((sw.name, name))
         if pin is None:
             continue
         derived = peer.cable_m if peer is not None and peer.cable_m is not None else inv.defaults.cable_length
-        out[f.name] = Rationale(
-            formula="pinned by user", inputs={"cable_m": f.cable_m},
-            source=f"inventory override for {sw.name}:{f.name}, {override_label(inv.policy, pin[1])}",
-            note=f"derived {derived} (inventory link/NIC cable_length, else defaults.cable_length); the "
-                 "port's headroom uses the pinned length", pinned_by_user=True, derived_value=derived)
+        far = pin.pinned_end != f"{sw.name}:{name}"
+        out[name] = Rationale(
+            formula="pinned by user" + (" (the far end of this cable)" if far else ""),
+            inputs={"cable_m": cable_m}, source=f"inventory override for {pin.label(inv.policy)}",
+            note=f"derived {derived} (inventory link/NIC cable_length, else defaults.cable_length); "
+                 + ("a cable has one length: " if far else "")
+                 + "the port's headroom and the fabric's base RTT use the pinned length",
+            pinned_by_user=True, derived_value=derived)
     return out
 
 
@@ -727,8 +783,11 @@ def _switch_shape(inv: Inventory, topo: Topology, catalog: Catalog, sw: Switch, 
     ports then carry these peers; its findings went to ``findings``). Has every effect of deriving ``sw``
     beyond its own plan (findings, ECN names and RT211 carriers in ``memo``)."""
     asic = catalog.asic(asic_of(sw, catalog))
-    rows, fan_ins, peers = _port_shapes(topo, sw, asic)
-    key = _shape_key(inv.policy, sw, asic, rows, fan_ins) if memo.reuse_shapes else None
+    rows, fan_ins, peers = _port_shapes(topo, sw, asic, memo.cable_pins)
+    cable_pins = _cable_pins(inv, sw, rows, peers, memo.cable_pins) if memo.cable_pins else None
+    # a pinned cable's rationale names its pin: a switch with one is derived, never a copy of another
+    key = (_shape_key(inv.policy, sw, asic, rows, fan_ins) if memo.reuse_shapes and not cable_pins
+           else None)
     shape = memo.shapes.get(key) if key is not None else None
     if shape is not None:
         for name in shape.pfc_bound:
@@ -736,7 +795,6 @@ def _switch_shape(inv: Inventory, topo: Topology, catalog: Catalog, sw: Switch, 
         return shape, peers
     found = len(findings)
     facts = _port_facts(rows, fan_ins, peers)
-    cable_pins = _cable_pins(inv, sw, facts, peers) if inv.policy.overrides else None
     shape = _derive_shape(inv.policy, sw, asic, facts, rtt_us, findings, memo, cable_pins)
     if key is not None and len(findings) == found:
         memo.shapes[key] = shape
@@ -767,9 +825,12 @@ def _buffer_model(sw: Switch, asic: AsicSpec) -> str | None:
 
 def _nic_values(inv: Inventory, catalog: Catalog, prios: list[int], model: str, speed: int, cable: float,
                 mtu: int, sources: dict[str, tuple[int | float | str, int]],
-                memo: _Memo) -> tuple[Dcqcn, int, dict[str, Rationale]]:
+                memo: _Memo, cable_pin: tuple[CablePin, float] | None = None
+                ) -> tuple[Dcqcn, int, dict[str, Rationale]]:
     """DCQCN section, NIC xoff (bytes) and rationale of one NIC class (model, speed, cable, MTU,
-    DCQCN pins: ``{param: (value, index of its override entry)}``, :func:`resolve_override_sources`)."""
+    DCQCN pins: ``{param: (value, index of its override entry)}``, :func:`resolve_override_sources`;
+    ``cable_pin``: the pin on the NIC's cable, :func:`pinned_cables`, and the length the inventory gives,
+    when pinned: ``cable`` is the pinned length, and the rationale gains ``cable_m`` naming the pin)."""
     policy = inv.policy
     spec = catalog.nic(model)
     dq = memo.get(("dqh", spec.id, speed, tuple(sorted(sources.items()))), lambda: dcqcn.derive_dcqcn(
@@ -777,7 +838,7 @@ def _nic_values(inv: Inventory, catalog: Catalog, prios: list[int], model: str, 
         overrides={k: int(v) for k, (v, _) in sources.items()} or None,
         pin_sources=pin_sources(policy, sources)))
     xoff = memo.get(("nic-xoff", speed, cable, mtu), lambda: headroom.nic_xoff_bytes(speed, cable, mtu))
-    why = memo.get(("why-nic", speed, cable, mtu), lambda: {
+    why: dict[str, Rationale] = memo.get(("why-nic", speed, cable, mtu), lambda: {
         "nic_xoff_bytes": Rationale(
             formula="(301 + 2.16*cable_m)*speed_gbps + 2.72*mtu (kernel integer form, speed >= 40G)",
             inputs={"speed_gbps": speed, "cable_m": cable, "mtu_bytes": mtu},
@@ -786,6 +847,21 @@ def _nic_values(inv: Inventory, catalog: Catalog, prios: list[int], model: str, 
         "mtu": Rationale(formula="nic.mtu or host.mtu or policy.host_mtu", inputs={"mtu_bytes": mtu},
                          source="inventory", note=f"RoCE MTU {policy.roce_mtu} needs netdev MTU >= 4200"),
     })
+    if cable_pin is not None:
+        pin, derived = cable_pin
+        label = pin.label(policy)
+        why = memo.get(("why-nic-pin", speed, cable, mtu, pin, derived), lambda: {
+            **why,
+            "nic_xoff_bytes": why["nic_xoff_bytes"].model_copy(update={
+                "note": f"{why['nic_xoff_bytes'].note}; cable_m {pin.cable_m} pinned by inventory override "
+                        f"for {label}"}),
+            "cable_m": Rationale(
+                formula="pinned by user (the switch end of this NIC's cable)", inputs={"cable_m": cable},
+                source=f"inventory override for {label}",
+                note=f"derived {derived} (nic.cable_length, else defaults.cable_length); a cable has one "
+                     "length: mlnx_qos --cable_len and the NIC xoff use the pinned length",
+                pinned_by_user=True, derived_value=derived),
+        })
     return dq, xoff, why
 
 
@@ -817,11 +893,17 @@ def _nic_classes(inv: Inventory, catalog: Catalog, cls: Classification, host: Ho
         cable = nic.cable_length
         if cable is None:
             cable = default_cable
-        key = (nic.model, nic.speed, cable, nic.mtu or host_mtu, pins_key)
+        # the switch end of the NIC's cable may be pinned: the NIC end is the same cable (_pinned_cables)
+        pin = memo.cable_pins.get((host.name, nic.netdev)) if memo.cable_pins else None
+        cable_pin = None if pin is None else (pin, cable)
+        if pin is not None:
+            cable = pin.cable_m
+        key = (nic.model, nic.speed, cable, nic.mtu or host_mtu, pins_key, cable_pin)
         template = cache.get(key)
         if template is None:
             mtu, prios = nic.mtu or host_mtu, sorted(policy.lossless_priorities)
-            dq, xoff, why = _nic_values(inv, catalog, prios, nic.model, nic.speed, cable, mtu, pins, memo)
+            dq, xoff, why = _nic_values(inv, catalog, prios, nic.model, nic.speed, cable, mtu, pins, memo,
+                                        cable_pin)
             # construct_trusted: fields are typed by construction (see PortPlan in _derive_switch)
             template = cache[key] = construct_trusted(NicPlan, rationale=why,  # fields in model order
                 model=nic.model, netdev=nic.netdev, rdma_device=nic.rdma_device, rdma_port=nic.rdma_port,
@@ -902,8 +984,9 @@ def _build_plan(inv: Inventory, catalog: Catalog, inventory_file: str, inventory
                 lint_findings: list[Finding] | None, topo: Topology, findings_only: bool) -> Plan:
     cls = classification.derive_classification(inv.policy)
     findings: list[Finding] = list(lint_findings or [])
-    rtt_us, rtt_why = _base_rtt(inv, topo, catalog)
-    memo = _Memo(inv, catalog)
+    cable_pins = pinned_cables(inv, topo)
+    rtt_us, rtt_why, rtt_pins = _base_rtt(inv, topo, catalog, cable_pins)
+    memo = _Memo(inv, catalog, cable_pins, rtt_pins)
     memo.share_ports = findings_only
     switches = [_derive_switch(inv, topo, catalog, sw, rtt_us, findings, memo) for sw in inv.switches]
     findings.extend(_pfc_bound_findings(memo))
@@ -922,7 +1005,8 @@ def _build_plan(inv: Inventory, catalog: Catalog, inventory_file: str, inventory
     findings.extend(provenance.check_catalog_provenance(inv, catalog))
     notes = list(dl.notes)
     notes.append(f"base RTT {rtt_us:.2f} us: {rtt_why.formula} "
-                 f"({', '.join(f'{k}={v}' for k, v in rtt_why.inputs.items())})")
+                 f"({', '.join(f'{k}={v}' for k, v in rtt_why.inputs.items())})"
+                 + (f"; {rtt_pins}" if rtt_pins else ""))
     notes.append(f"objective {inv.policy.objective} (policy.objective; docs/derivation.md#objective): "
                  f"{ecn.OBJECTIVE_TRADE[inv.policy.objective]}")
     if not inv.policy.dcqcn:
@@ -976,11 +1060,11 @@ def build_partial_plan(loaded, catalog: Catalog, topo: Topology, device: str,  #
     inv: Inventory = loaded.inventory
     cls = classification.derive_classification(inv.policy)
     findings = list(lint_findings)
-    memo = _Memo(inv, catalog)
+    memo = _Memo(inv, catalog, pinned_cables(inv, topo))
     upto = next((i for i, sw in enumerate(inv.switches) if sw.name == device), -1)
     switches: list[SwitchPlan] = []
     if upto >= 0:
-        rtt_us, _ = _base_rtt(inv, topo, catalog)
+        rtt_us, _, memo.rtt_pins = _base_rtt(inv, topo, catalog, memo.cable_pins)
         before = inv.switches[:upto]
         if preceding:
             switches = [_derive_switch(inv, topo, catalog, sw, rtt_us, findings, memo) for sw in before]

@@ -81,7 +81,8 @@ VARIANTS: dict[str, Callable[[Inventory], None]] = {
     "buffer-model": _buffer_model,
     "port-pin": _pin({"device": LEAF, "port": "Ethernet0"}, {"kmin_bytes": 400000}),
     "device-pin": _pin({"device": LEAF}, {"detection_ms": 300}),
-    "role-pin": _pin({"role": "spine"}, {"cable_m": 40}),
+    "role-pin": _pin({"role": "spine"}, {"detection_ms": 300}),
+    "role-cable-pin": _pin({"role": "spine"}, {"cable_m": 40}),
     "host-pin": _pin({"role": "host"}, {"rpg_time_reset_us": 600}),
 }
 
@@ -120,7 +121,10 @@ def test_reused_shapes_give_the_switch_by_switch_plan(variant: str, monkeypatch:
     reused = _plan(data, True, monkeypatch)
     n_reused = len(derived)
     each = _plan(data, False, monkeypatch)
-    assert len(derived) - n_reused == len(each.switches) > n_reused  # shapes were reused
+    if variant == "role-cable-pin":  # every switch has a cable pinned at one end: its rationale names the pin
+        assert len(derived) - n_reused == len(each.switches) == n_reused
+    else:
+        assert len(derived) - n_reused == len(each.switches) > n_reused  # shapes were reused
     assert _difference(reused, each) is None
     base = _plan(copy.deepcopy(BASE), True, monkeypatch)
     changed = {s.name for s in base.switches if _switch_json(base, s.name) != _switch_json(reused, s.name)}
@@ -128,6 +132,11 @@ def test_reused_shapes_give_the_switch_by_switch_plan(variant: str, monkeypatch:
         assert not changed  # a host override matches no switch: every switch keeps its shape
     elif variant == "role-pin":
         assert changed == {s.name for s in base.switches if s.role == "spine"}
+    elif variant == "role-cable-pin":  # a cable has one length: the leaf end of each spine cable follows
+        assert changed == {s.name for s in base.switches}
+        leaf = reused.switch(LEAF)
+        up = [p for p in leaf.ports if p.peer and p.peer.startswith("p0-spine")]
+        assert up and all(p.cable_m == 40.0 and p.rationale["cable_m"].pinned_by_user for p in up)
     else:
         assert LEAF in changed and "su0-leaf0" not in changed, changed
 

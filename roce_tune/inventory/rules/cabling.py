@@ -17,6 +17,7 @@ import math
 from collections.abc import Iterator
 
 from roce_tune.findings import Finding, Severity
+from roce_tune.inventory.overrides import CablePin, pinned_cables
 from roce_tune.inventory.rules.base import LintContext, rule
 from roce_tune.platforms import HOST_PLATFORM, get_platform
 
@@ -227,7 +228,8 @@ def nic_speed_mismatch(ctx: LintContext) -> Iterator[Finding]:
       "A link or NIC has no cable_length; the default is used for headroom",
       """PFC headroom grows with cable length (about 1 KB per 10 m at 400G, both directions). A link or
       NIC without `cable_length` gets `defaults.cable_length`; say so explicitly for any cable longer
-      than that, or the headroom is too small and lossless traffic drops.""",
+      than that, or the headroom is too small and lossless traffic drops. A cable whose length a `cable_m`
+      override pins (at either end) uses the pin, not the default.""",
       _SWITCH_HEAD + """\
       - {name: Ethernet0, speed: 400G}
 hosts:
@@ -254,14 +256,17 @@ hosts:
 def missing_cable_length(ctx: LintContext) -> Iterator[Finding]:
     default_m = ctx.inv.defaults.cable_length
     where = "defaults.cable_length" + ("" if ctx.explicit("defaults.cable_length") else " (built-in)")
+    pins = pinned_cables(ctx.inv, ctx.topo)  # a pinned cable's length is the pin's (either end)
     for li, link in enumerate(ctx.inv.links):
         if link.cable_length is None and link.lossless:  # a lossy link gets no headroom
-            dev, port = ctx.topo.link_ends[li][:2]
+            dev, port, b_dev, b_port = ctx.topo.link_ends[li][:4]
+            if pins and ((dev, port) in pins or (b_dev, b_port) in pins):
+                continue
             yield ctx.finding(f"link {link.a} <-> {link.b} has no cable_length; headroom uses {default_m:g} "
                               f"m from {where}", "add cable_length: <metres> to the link (e.g. 30m)",
                               f"links[{li}]", device=dev, port=port)
     for path, host, nic in ctx.nics():
-        if nic.cable_length is None and nic.switch_port is not None:
+        if nic.cable_length is None and nic.switch_port is not None and (host.name, nic.netdev) not in pins:
             yield ctx.finding(f"{host.name} {nic.netdev} has no cable_length; headroom uses {default_m:g} m "
                               f"from {where}", "add cable_length: <metres> to the NIC (e.g. 3m)",
                               path, device=host.name, port=nic.netdev)
@@ -333,7 +338,8 @@ def bad_port_range(ctx: LintContext) -> Iterator[Finding]:
       """The host script hands each NIC its cable length (`mlnx_qos --cable_len`, whole metres), which the
       mlx5 driver uses for its receive-buffer xoff. The driver keeps only 1..999 m and silently ignores
       any other length; a longer cable is almost always a unit slip (centimetres or feet written as
-      metres).""",
+      metres). A `cable_m` pin on the switch port a NIC is cabled to is that NIC's cable length too (one
+      cable, one length): a pin outside the range is reported at the pin.""",
       _SWITCH_HEAD + """\
       - {name: Ethernet0, speed: 400G}
 hosts:
@@ -353,11 +359,18 @@ def nic_cable_out_of_range(ctx: LintContext) -> Iterator[Finding]:
     ``CABLE_LEN_RANGE`` (what ``mlnx_qos --cable_len`` accepts), and one for a defaulted length."""
     lo, hi = get_platform(HOST_PLATFORM).CABLE_LEN_RANGE
     default_m = ctx.inv.defaults.cable_length
+    pins = pinned_cables(ctx.inv, ctx.topo)
     lengths = {nic.cable_length for _, _, nic in ctx.nics()}  # a fabric has a handful of distinct lengths
-    if all(lo <= math.ceil(default_m if m is None else m) <= hi for m in lengths):
+    if not pins and all(lo <= math.ceil(default_m if m is None else m) <= hi for m in lengths):
         return
     defaulted: list[str] = []
+    pinned_out: dict[CablePin, list[str]] = {}  # a pin outside the range -> the NICs on its cables
     for path, host, nic in ctx.nics():
+        pin = pins.get((host.name, nic.netdev)) if pins else None
+        if pin is not None:  # the pin, not the inventory's length, reaches the NIC
+            if not lo <= math.ceil(pin.cable_m) <= hi:
+                pinned_out.setdefault(pin, []).append(f"{host.name} {nic.netdev}")
+            continue
         cable = nic.cable_length if nic.cable_length is not None else default_m
         if lo <= math.ceil(cable) <= hi:
             continue
@@ -374,3 +387,10 @@ def nic_cable_out_of_range(ctx: LintContext) -> Iterator[Finding]:
                           f"({', '.join(defaulted[:3])}{' …' if len(defaulted) > 3 else ''})",
                           "write the default cable length in metres "
                           "(e.g. 5m), or give those NICs their own cable_length", "defaults.cable_length")
+    for pin, nics in pinned_out.items():
+        yield ctx.finding(f"cable_m {pin.cable_m:g} m pinned on {pin.pinned_end} is the cable length of "
+                          f"{', '.join(nics[:3])}{f' and {len(nics) - 3} more' if len(nics) > 3 else ''}, "
+                          f"outside the {lo}..{hi} m the NIC driver keeps from mlnx_qos --cable_len",
+                          "pin the cable length in metres (e.g. 100m)",
+                          f"policy.overrides[{pin.override_index}].set.cable_m",
+                          device=pin.pinned_end.split(":", 1)[0], port=pin.pinned_end.split(":", 1)[1])
