@@ -66,6 +66,11 @@ READBACK_BY_DESIGN: dict[str, str] = {
     "cable_m": "EOS has no cable-length knob (headroom is the platform's own, see the headroom RT241)",
     **TC_MAPS_BY_DESIGN,
 }
+#: The TC of a DSCP no ``qos map dscp`` line names: None = unknown. ``qos map dscp <list> to traffic-class
+#: N`` changes only the DSCPs it lists in EOS's default DSCP -> traffic-class map (Arista EOS User Manual,
+#: "Quality of Service", QoS Data Fields and Traffic Classes: default maps, ``qos map``), which a running
+#: configuration does not print and roce-tune does not model: the audit lists such a DSCP as not checked.
+UNMAPPED_DSCP_TC: int | None = None
 _QUEUE_WORDS = ("uc-tx-queue", "tx-queue")
 _FIXED_TC_QUEUE = {7: 7}
 

@@ -1,0 +1,130 @@
+"""EOS, NX-OS and Cumulus/NVUE running configurations as real switches print them (not as roce-tune renders
+them), audited from files: ``tests/audit/fixtures/running/`` holds a ``show running-config`` of an Arista
+7060 (header, banner ending in ``EOF``, ``!!`` comments, interfaces with description/addresses before their
+QoS lines, the DSCP map left at EOS's default for DSCP 26), of a Nexus 9000 (Cisco's 8q templates, only the
+global PFC watchdog statement, AFD ECN marking on the RoCE queue) and an ``nv config show -o commands``
+(port ranges, DSCP 26 left at the default mapping). Each test names the misreport it guards against.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from roce_tune.audit import audit_dir
+from roce_tune.audit.run import AuditResult
+from roce_tune.platforms import platform
+from tests.audit.test_running_config import INVENTORY
+
+FIXTURES = Path(__file__).resolve().parent / "fixtures" / "running"
+
+
+def _audit(tmp: Path, device: str, fixture: str, source: Path | None, edit: tuple[str, str] | None = None,
+           ) -> tuple[AuditResult, list[str]]:
+    text = (FIXTURES / fixture).read_text()
+    if edit is not None:
+        assert edit[0] in text
+        text = text.replace(*edit)
+    cap = tmp / "captures"
+    cap.mkdir(parents=True, exist_ok=True)
+    (cap / f"{device}.txt").write_text(text)
+    return audit_dir(cap, source), text.splitlines()
+
+
+def _mine(r: AuditResult, device: str, rule: str) -> list:  # type: ignore[type-arg]
+    return [f for f in r.findings if f.device == device and f.rule == rule]
+
+
+def _skipped(r: AuditResult, device: str, rule: str) -> list:  # type: ignore[type-arg]
+    return [s for s in r.not_checked if s.device == device and s.rule == rule]
+
+
+# ------------------------------------------------------------------------------------------------- NX-OS
+def test_nxos_interfaces_follow_the_global_pfc_watchdog(tmp_path: Path) -> None:
+    """Only ``priority-flow-control watch-dog-interval on`` at the top (Cisco's global form): every port
+    was read "watchdog off" and, with a plan, RT427 "PFC watchdog is off" fired on all 16 ports, its
+    evidence the very line that turns it on. A port's own ``… off`` still wins."""
+    qos = platform("nxos").read_back((FIXTURES / "spine1-nxos-n9k.txt").read_text())
+    assert {qos.ports[f"Ethernet1/{i}"].watchdog for i in range(1, 17)} == {True}
+    r, _ = _audit(tmp_path, "spine1", "spine1-nxos-n9k.txt", INVENTORY)
+    assert _mine(r, "spine1", "RT427") == []
+    head = "interface Ethernet1/16\n  description leaf-uplink-16\n"
+    off = (head, head + "  priority-flow-control watch-dog-interval off\n")
+    r, lines = _audit(tmp_path / "off", "spine1", "spine1-nxos-n9k.txt", INVENTORY, off)
+    found = _mine(r, "spine1", "RT427")
+    assert [(f.port, "is off" in f.message) for f in found] == [("Ethernet1/16", True)]
+    assert "watch-dog-interval off" in lines[found[0].evidence[0].line - 1]
+    text = (FIXTURES / "spine1-nxos-n9k.txt").read_text()
+    glob_off = platform("nxos").read_back(text.replace("watch-dog-interval on", "watch-dog-interval off"))
+    assert {p.watchdog for p in glob_off.ports.values()} == {False}
+
+
+def test_nxos_afd_ecn_marks_the_queue(tmp_path: Path) -> None:
+    """``afd queue-desired 150 kbytes ecn`` (Approximate Fair Drop marking ECN) on the RoCE queue was read
+    as no ECN: "WRED/ECN is not bound to lossless queue 3" (RT431, error) on every PFC port. ECN is on;
+    its thresholds are no Kmin/Kmax ramp: with a plan RT434 is listed as not checked, not passed."""
+    r, _ = _audit(tmp_path, "spine1", "spine1-nxos-n9k.txt", None)
+    assert _mine(r, "spine1", "RT431") == [] and [f for f in r.findings if f.device == "spine1"] == []
+    r, _ = _audit(tmp_path / "plan", "spine1", "spine1-nxos-n9k.txt", INVENTORY)
+    assert _mine(r, "spine1", "RT431") == [] and _mine(r, "spine1", "RT434") == []
+    skipped = _skipped(r, "spine1", "RT434")
+    assert len(skipped) == 1 and "Ethernet1/1," in skipped[0].needs and "queue-desired" in skipped[0].needs
+    burst = ("afd queue-desired 150 kbytes ecn", "random-detect threshold burst-optimized ecn")
+    r, _ = _audit(tmp_path / "burst", "spine1", "spine1-nxos-n9k.txt", None, burst)
+    assert _mine(r, "spine1", "RT431") == []
+    # AFD without `ecn` drops, it does not mark: still no ECN on the lossless queue
+    r, _ = _audit(tmp_path / "drop", "spine1", "spine1-nxos-n9k.txt", None,
+                  ("afd queue-desired 150 kbytes ecn", "afd queue-desired 150 kbytes"))
+    assert len(_mine(r, "spine1", "RT431")) == 16
+
+
+# --------------------------------------------------------------------------------------------------- EOS
+def test_eos_dscp_left_to_the_default_map_is_not_checked(tmp_path: Path) -> None:
+    """EOS's ``qos map dscp 48 to traffic-class 6`` changes one entry of EOS's default DSCP map; DSCP 26
+    keeps its default class. Without a plan it was "DSCP 26 → TC 0 (not in the map: default)"; with one,
+    62 RT415 warnings "dscp_to_tc[N] … missing". Now: RT414/RT415 not checked, naming the DSCPs."""
+    for source in (None, INVENTORY):
+        r, _ = _audit(tmp_path / str(bool(source)), "leaf1", "leaf1-eos-7060.txt", source)
+        assert _mine(r, "leaf1", "RT414") == [] and _mine(r, "leaf1", "RT415") == [], source
+        skipped = _skipped(r, "leaf1", "RT414")
+        assert len(skipped) == 1 and "DSCP 26" in skipped[0].needs and "show qos maps" in skipped[0].needs
+    others = _skipped(r, "leaf1", "RT415")
+    assert len(others) == 1 and "DSCP 0-25,27-47,49-63," in others[0].needs
+    # a DSCP the map does name is judged: 26 stated into TC 0 is RoCE in a lossy queue
+    r, _ = _audit(tmp_path / "stated", "leaf1", "leaf1-eos-7060.txt", None,
+                  ("qos map dscp 48 to traffic-class 6", "qos map dscp 26 to traffic-class 0\n"
+                                                         "qos map dscp 48 to traffic-class 6"))
+    found = _mine(r, "leaf1", "RT414")
+    assert len(found) == 1 and "DSCP 26 → TC 0 → queue 0" in found[0].message
+
+
+def test_eos_evidence_is_the_ports_own_line_in_a_long_interface_block(tmp_path: Path) -> None:
+    """A ``show running-config`` interface states description, speed and addresses before its QoS lines:
+    the ECN line of Ethernet2/1 is 10 lines below ``interface Ethernet2/1``. Its RT434 evidence was the
+    interface line plus the ECN line of Ethernet1/1 (another port)."""
+    r, lines = _audit(tmp_path, "leaf1", "leaf1-eos-7060.txt", INVENTORY)
+    found = [f for f in _mine(r, "leaf1", "RT434") if "Kmin" in f.message]
+    assert len(found) == 8
+    for f in found:
+        assert len(f.evidence) == 1, f
+        no = f.evidence[0].line
+        assert "random-detect ecn minimum-threshold" in lines[no - 1]
+        header = max(i for i in range(no) if lines[i].startswith("interface "))
+        assert lines[header] == f"interface {f.port}", (f.port, no)
+
+
+# ---------------------------------------------------------------------------------------------- Cumulus
+def test_nvue_dscp_left_to_the_default_mapping_is_not_checked(tmp_path: Path) -> None:
+    """``nv set qos mapping default-global dscp 48 switch-priority 6`` changes one entry of NVUE's default
+    mapping (``nv config show`` prints only what was set): DSCP 26 was "TC 0 (not in the map: default)"
+    (RT414 error without a plan)."""
+    for source in (None, INVENTORY):
+        r, _ = _audit(tmp_path / str(bool(source)), "leaf7", "leaf7-nvue-commands.txt", source)
+        assert _mine(r, "leaf7", "RT414") == [] and _mine(r, "leaf7", "RT415") == [], source
+        assert len(_skipped(r, "leaf7", "RT414")) == 1
+    r, _ = _audit(tmp_path / "stated", "leaf7", "leaf7-nvue-commands.txt", None,
+                  ("dscp 48 switch-priority 6",
+                   "dscp 26 switch-priority 0\nnv set qos mapping default-global dscp 48 switch-priority 6"))
+    found = _mine(r, "leaf7", "RT414")
+    assert len(found) == 1 and "DSCP 26 → TC 0 → queue 0" in found[0].message
+    qos = platform("cumulus").read_back((FIXTURES / "leaf7-nvue-commands.txt").read_text())
+    assert qos.dscp_to_tc == {48: 6} and [p.pfc_priorities for p in qos.ports.values()] == [[3]] * 8
