@@ -128,3 +128,24 @@ def test_nvue_dscp_left_to_the_default_mapping_is_not_checked(tmp_path: Path) ->
     assert len(found) == 1 and "DSCP 26 → TC 0 → queue 0" in found[0].message
     qos = platform("cumulus").read_back((FIXTURES / "leaf7-nvue-commands.txt").read_text())
     assert qos.dscp_to_tc == {48: 6} and [p.pfc_priorities for p in qos.ports.values()] == [[3]] * 8
+
+
+def test_a_section_capture_without_interfaces_is_not_a_config_without_ports(tmp_path: Path) -> None:
+    """``show running-config | section qos`` (CRLF, a ``--More--`` erased with backspaces) names no
+    interface. Without a plan nothing was said (0 not checked: the per-port checks silently passed); with
+    one, RT480 "port … of the plan is not in leaf1's running configuration" on all 8 ports."""
+    text = ("leaf1#show running-config | section qos\r\nqos map dscp 26 to traffic-class 3\r\n"
+            "qos map dscp 48 to traffic-class 6\r\n!\r\nqos profile ROCE\r\n   priority-flow-control on\r\n"
+            "   priority-flow-control priority 3 no-drop\r\n --More-- " + "\b" * 10 + " " * 10 + "\b" * 10 +
+            "   uc-tx-queue 3\r\n      random-detect ecn minimum-threshold 500 kbytes maximum-threshold 1500 "
+            "kbytes max-mark-probability 20\r\nleaf1#\r\n")
+    cap = tmp_path / "captures"
+    cap.mkdir()
+    (cap / "leaf1.txt").write_bytes(text.encode())
+    r = audit_dir(cap)
+    assert r.data.switches["leaf1"].running is not None and not r.data.unparsed
+    assert [s.needs for s in _skipped(r, "leaf1", "RT420")] and "names no interface" in \
+        _skipped(r, "leaf1", "RT420")[0].needs
+    r = audit_dir(cap, INVENTORY)
+    assert _mine(r, "leaf1", "RT480") == [] and _skipped(r, "leaf1", "RT480")
+    assert [f for f in r.findings if f.device == "leaf1"] == []
