@@ -26,7 +26,7 @@ from typing import TYPE_CHECKING
 from roce_tune.audit.expect import Expect
 from roce_tune.audit.model import Ev, SwitchObs, Val
 from roce_tune.findings import Severity
-from roce_tune.qos import PortQos, QueueEcn, SwitchQos, WatchdogQos, differences
+from roce_tune.qos import PortQos, QueueEcn, Scheduler, SwitchQos, WatchdogQos, differences
 
 if TYPE_CHECKING:
     from roce_tune.audit.checks import Out
@@ -396,6 +396,37 @@ def _skip_unmapped(sw: SwitchObs, diffs: list[str], exp: Expect, out: Out) -> li
     return [d for d in diffs if not re.match(r"^dscp_to_tc\[\d+\]: missing$", d)]
 
 
+def _sched_words(s: Scheduler) -> str:
+    return "strict" if s.mode == "strict" else f"DWRR{f' {s.weight_percent} %' if s.weight_percent else ''}"
+
+
+def check_schedulers(sw: SwitchObs, want: SwitchQos, seen: SwitchQos, out: Out) -> None:
+    """RT416 per egress queue: the plan's and the running scheduler of the same queue differ, or the running
+    configuration schedules a queue the plan does not; a planned queue the running configuration does not
+    schedule has the platform's default (not stated): listed as not checked, not compared with another
+    queue's entry."""
+    if want.schedulers is None or seen.schedulers is None:
+        return
+    planned = {s.queue: s for s in want.schedulers}
+    running = {s.queue: s for s in seen.schedulers}
+    unstated = [q for q in sorted(planned) if q not in running]
+    if unstated:
+        out.skip("RT416", sw.name, f"the scheduling of queue {_ids(unstated)}, which the running "
+                 "configuration does not state (the platform's default applies): the switch's queue "
+                 "scheduling as it runs")
+    fix = "apply the plan (roce-tune apply), or update the inventory if the running scheduler is intended"
+    for q in sorted(running):
+        a, b = planned.get(q), running[q]
+        where = f"scheduler of queue {q} on {sw.name}"
+        if a is None:
+            msg = f"{where}: running config {_sched_words(b)}, the plan schedules no such queue"
+        elif a != b:
+            msg = f"{where}: plan {_sched_words(a)}, running config {_sched_words(b)}"
+        else:
+            continue
+        out.add("RT416", Severity.warning, sw.name, None, msg, fix, locate(sw, None, "scheduler"))
+
+
 def check_running_plan(sw: SwitchObs, want: SwitchQos, exp: Expect, out: Out, expresses_ecn: bool) -> None:
     """Every difference between the plan's QoS for ``sw`` and its running configuration (ports the plan
     does not name are not judged; on a platform that expresses ECN a planned port without any is "no ECN",
@@ -412,7 +443,8 @@ def check_running_plan(sw: SwitchObs, want: SwitchQos, exp: Expect, out: Out, ex
         out.skip("RT420", sw.name, f"the PFC state of {', '.join(unknown)}, {_PFC_LEFT_TO_SWITCH}")
     skip_unread_mtu(sw, ports.values(), out, want)
     skip_unread_ramp(sw, ports, want, out)
-    diffs = differences(want, seen)
+    check_schedulers(sw, want, seen, out)
+    diffs = differences(want.model_copy(update={"schedulers": None}), seen)
     if not sw.running.value.ports:  # no interface captured: the plan's ports are not "missing"
         out.skip("RT480", sw.name, _NO_INTERFACES)
         diffs = [d for d in diffs if not d.startswith("ports[")]

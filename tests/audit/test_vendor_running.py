@@ -149,3 +149,20 @@ def test_a_section_capture_without_interfaces_is_not_a_config_without_ports(tmp_
     r = audit_dir(cap, INVENTORY)
     assert _mine(r, "leaf1", "RT480") == [] and _skipped(r, "leaf1", "RT480")
     assert [f for f in r.findings if f.device == "leaf1"] == []
+
+
+def test_eos_schedulers_are_compared_queue_by_queue(tmp_path: Path) -> None:
+    """The running configuration schedules only queue 6 (``priority strict``, as planned); queues 0 and 3
+    keep EOS's default. The lists were compared by position: "schedulers: plan 3 entries, running config 1",
+    "schedulers[0].queue: plan 0, running config 6", "schedulers[0].mode: plan 'dwrr', running config
+    'strict'" — three RT416 warnings, none true. Now: queue 6 matches, 0 and 3 are not checked."""
+    q6 = ("      random-detect ecn count\n!", "      random-detect ecn count\n   !\n   uc-tx-queue 6\n"
+          "      priority strict\n!")
+    r, _ = _audit(tmp_path, "leaf1", "leaf1-eos-7060.txt", INVENTORY, q6)
+    assert _mine(r, "leaf1", "RT416") == []
+    skipped = _skipped(r, "leaf1", "RT416")
+    assert len(skipped) == 1 and "queue 0,3" in skipped[0].needs
+    dwrr = (q6[0], q6[1].replace("priority strict", "no priority\n      bandwidth percent 30"))
+    r, lines = _audit(tmp_path / "dwrr", "leaf1", "leaf1-eos-7060.txt", INVENTORY, dwrr)
+    assert [f.message for f in _mine(r, "leaf1", "RT416")] == [
+        "scheduler of queue 6 on leaf1: plan strict, running config DWRR 30 %"]
