@@ -13,6 +13,11 @@ unrelated blocks, ``qos profile`` blocks in any order and possibly entered sever
   and ``... port action drop|notify-only|errdisable``; ``mtu`` on the interface.
 * ``priority-flow-control pause watchdog default timeout|recovery-time|polling-interval <s>`` and the
   global ``priority-flow-control pause watchdog action``.
+* PFC precedence: the interface's own ``priority-flow-control on`` / ``no priority-flow-control`` /
+  ``priority-flow-control priority N no-drop|drop`` over its service-profile's; the global
+  ``priority-flow-control all off`` turns PFC off on every interface (pyavd eos_cli_config_gen schema
+  ``priority_flow_control.all_off``: "Disable PFC on all interfaces."; its templates print ``no
+  priority-flow-control`` and ``priority-flow-control priority N drop`` for the off forms).
 
 EOS has no per-port headroom roce-tune writes (see eos.py), no TC -> PG map and no cable length: those
 fields stay None. Units: ``bytes`` exact; ``kbytes``/``mbytes`` x1024 [U: EOS manual wording "kilobytes"];
@@ -148,7 +153,8 @@ def _scheduler(q: int, blk: Block) -> Scheduler | None:
 class _Port:
     """One interface's effective QoS: its service-profile's lines, then its own."""
 
-    def __init__(self, iface: Block, profiles: dict[str, Block]):
+    def __init__(self, iface: Block, profiles: dict[str, Block], pfc_all_off: bool = False):
+        self.pfc_all_off = pfc_all_off
         prof = next((b.words()[1] for b in iface.starting("service-profile")), None)
         self.blocks = ([profiles[prof]] if prof in profiles else []) + [iface]
         self.lines = {ln for b in self.blocks for ln in b.child_lines()}
@@ -157,15 +163,21 @@ class _Port:
         self.mtu = int(mtu) if mtu is not None and mtu.isdigit() else None
 
     def pfc(self) -> list[int]:
-        if "priority-flow-control on" not in self.lines:
-            return []
-        return sorted(
-            {
-                int(w[2])
-                for w in (ln.split() for ln in self.lines)
-                if len(w) == 4 and w[:2] == ["priority-flow-control", "priority"] and w[3] == "no-drop"
-            }
-        )
+        """No-drop priorities: the profile's statements, then the interface's own, which win (``no
+        priority-flow-control`` turns off what the profile turns on, ``priority-flow-control priority N
+        drop`` undoes a profile's ``no-drop``); none under the global ``priority-flow-control all off``."""
+        on = False
+        no_drop: dict[int, bool] = {}
+        for blk in self.blocks:
+            for w in (ln.split() for ln in blk.child_lines()):
+                if w == ["priority-flow-control", "on"]:
+                    on = True
+                elif w == ["no", "priority-flow-control"]:
+                    on = False
+                elif (len(w) == 4 and w[:2] == ["priority-flow-control", "priority"] and w[2].isdigit()
+                      and w[3] in ("no-drop", "drop")):
+                    no_drop[int(w[2])] = w[3] == "no-drop"
+        return [] if self.pfc_all_off or not on else sorted(p for p, nd in no_drop.items() if nd)
 
     def action(self) -> str | None:
         words = [
@@ -218,7 +230,9 @@ def read_back(text: str) -> SwitchQos:
     """
     root = cli_tree(text, "!")
     profiles = {b.words()[2]: b for b in root.starting("qos", "profile") if len(b.words()) == 3}
-    ifaces = {b.words()[1]: _Port(b, profiles) for b in root.starting("interface") if len(b.words()) == 2}
+    all_off = "priority-flow-control all off" in root.children
+    ifaces = {b.words()[1]: _Port(b, profiles, all_off) for b in root.starting("interface")
+              if len(b.words()) == 2}
     lossless = [p for p in ifaces.values() if p.pfc()]
     dscp, tcq = _maps(root)
     scheds = majority([s for p in lossless if (s := p.schedulers())])

@@ -166,3 +166,33 @@ def test_eos_schedulers_are_compared_queue_by_queue(tmp_path: Path) -> None:
     r, lines = _audit(tmp_path / "dwrr", "leaf1", "leaf1-eos-7060.txt", INVENTORY, dwrr)
     assert [f.message for f in _mine(r, "leaf1", "RT416")] == [
         "scheduler of queue 6 on leaf1: plan strict, running config DWRR 30 %"]
+
+
+def test_eos_interface_pfc_statements_override_the_profile_and_all_off_wins(tmp_path: Path) -> None:
+    """The forms pyavd's eos_cli_config_gen prints: ``no priority-flow-control`` on an interface whose
+    service-profile turns PFC on, ``priority-flow-control priority 3 drop`` undoing a profile's ``no-drop``,
+    and the global ``priority-flow-control all off`` ("Disable PFC on all interfaces"). All three were read
+    as PFC on priority 3 and the audit was clean on a fabric without PFC."""
+    profile = ("qos map dscp 48 to traffic-class 6\n!\n",
+               "qos map dscp 48 to traffic-class 6\n!\nqos profile ROCE\n   priority-flow-control on\n"
+               "   priority-flow-control priority 3 no-drop\n!\n")
+    text = (FIXTURES / "leaf1-eos-7060.txt").read_text().replace(*profile)
+    own = "   priority-flow-control on\n   priority-flow-control priority 3 no-drop\n"
+    drop = "   priority-flow-control on\n   priority-flow-control priority 3 drop\n"
+    for port, instead in (("Ethernet1/1", "   no priority-flow-control\n"), ("Ethernet2/1", drop)):
+        head = f"interface {port}\n"
+        i = text.index(head)
+        j = text.index(own, i)
+        text = (text[:i] + head + "   service-profile ROCE\n" + text[i + len(head):j] + instead
+                + text[j + len(own):])
+    qos = platform("eos").read_back(text)
+    assert qos.ports["Ethernet1/1"].pfc_priorities == [] and qos.ports["Ethernet2/1"].pfc_priorities == []
+    assert qos.ports["Ethernet3/1"].pfc_priorities == [3]
+    (tmp_path / "one").mkdir()
+    (tmp_path / "one" / "leaf1.txt").write_text(text)
+    found = _mine(audit_dir(tmp_path / "one", INVENTORY), "leaf1", "RT420")
+    assert sorted(f.port for f in found) == ["Ethernet1/1", "Ethernet2/1"]  # type: ignore[type-var]
+    r, _ = _audit(tmp_path, "leaf1", "leaf1-eos-7060.txt", None,
+                  ("hostname leaf1\n", "hostname leaf1\n!\npriority-flow-control all off\n"))
+    found = _mine(r, "leaf1", "RT420")
+    assert len(found) == 1 and "no port of leaf1 has PFC" in found[0].message
