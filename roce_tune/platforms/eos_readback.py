@@ -11,8 +11,10 @@ unrelated blocks, ``qos profile`` blocks in any order and possibly entered sever
   maximum-threshold Y <unit> max-mark-probability P``, ``random-detect drop ... drop-probability P``,
   ``priority strict`` / ``no priority`` + ``bandwidth percent W``, ``priority-flow-control pause watchdog``
   and ``... port action drop|notify-only|errdisable``; ``mtu`` on the interface.
-* ``priority-flow-control pause watchdog default timeout|recovery-time|polling-interval <s>`` and the
-  global ``priority-flow-control pause watchdog action``.
+* ``priority-flow-control pause watchdog default timeout|recovery-time|polling-interval <s>``, a port's
+  or profile's ``priority-flow-control pause watchdog port timer timeout T polling-interval P
+  recovery-time R [forced]`` (which replaces the defaults on it; the switch-wide timers are those most
+  PFC ports have) and the global ``priority-flow-control pause watchdog action``.
 * PFC precedence: the interface's own ``priority-flow-control on`` / ``no priority-flow-control`` /
   ``priority-flow-control priority N no-drop|drop`` over its service-profile's; the global
   ``priority-flow-control all off`` turns PFC off on every interface (pyavd eos_cli_config_gen schema
@@ -187,6 +189,16 @@ class _Port:
         ]
         return ACTION_FROM_EOS.get(words[0][-1], words[0][-1]) if words else None
 
+    def timers(self) -> dict[str, int] | None:
+        """``priority-flow-control pause watchdog port timer timeout T polling-interval P recovery-time R
+        [forced]`` (seconds; pyavd eos_cli_config_gen qos_profiles/ethernet_interfaces templates) as
+        {keyword: ms}; None when the port has no timer of its own."""
+        for ln in self.lines:
+            w = ln.split()
+            if w[:5] == ["priority-flow-control", "pause", "watchdog", "port", "timer"]:
+                return {k: _ms(v) for k, v in zip(w[5::2], w[6::2]) if k in _TIMER_WORDS}
+        return None
+
     def qos(self, name: str) -> PortQos:
         ecn = {q: e for q, b in sorted(self.queues.items()) if (e := _queue_ecn(b)) is not None}
         return PortQos(
@@ -201,12 +213,19 @@ class _Port:
         return [s for q, b in sorted(self.queues.items()) if (s := _scheduler(q, b)) is not None]
 
 
+_TIMER_WORDS = ("timeout", "polling-interval", "recovery-time")
+
+
 def _watchdog(root: Block, ports: list[_Port]) -> WatchdogQos | None:
+    """Switch-wide watchdog: the ``default`` timers, overridden by the port timers most lossless ports
+    have (a port's ``port timer`` replaces the defaults on it), and the action as :meth:`_Port.action`."""
     timers: dict[str, int] = {}
     for b in root.starting("priority-flow-control", "pause", "watchdog", "default"):
         w = b.words()
         if len(w) == 6:
             timers[w[4]] = _ms(w[5])
+    own = majority([tuple(sorted(t.items())) for p in ports if (t := p.timers())])
+    timers.update(dict(own or ()))
     glob = next(
         (b.words()[-1] for b in root.starting("priority-flow-control", "pause", "watchdog", "action")), None
     )

@@ -196,3 +196,21 @@ def test_eos_interface_pfc_statements_override_the_profile_and_all_off_wins(tmp_
                   ("hostname leaf1\n", "hostname leaf1\n!\npriority-flow-control all off\n"))
     found = _mine(r, "leaf1", "RT420")
     assert len(found) == 1 and "no port of leaf1 has PFC" in found[0].message
+
+
+def test_eos_port_watchdog_timers_replace_the_defaults(tmp_path: Path) -> None:
+    """``priority-flow-control pause watchdog port timer timeout 0.2 polling-interval 0.1 recovery-time 0.2
+    forced`` on every PFC port (pyavd's form) with a leftover global ``default timeout 3``: the ports run
+    the plan's 200/100/200 ms, but RT427 said "watchdog detection (ms) on leaf1: plan 200, running config
+    3000" from the default the ports do not use."""
+    port = ("   priority-flow-control priority 3 no-drop\n",
+            "   priority-flow-control priority 3 no-drop\n   priority-flow-control pause watchdog\n"
+            "   priority-flow-control pause watchdog port timer timeout 0.2 polling-interval 0.1 "
+            "recovery-time 0.2 forced\n   priority-flow-control pause watchdog port action drop\n")
+    text = (FIXTURES / "leaf1-eos-7060.txt").read_text().replace(*port).replace(
+        "hostname leaf1\n", "hostname leaf1\n!\npriority-flow-control pause watchdog default timeout 3\n")
+    (tmp_path / "c").mkdir()
+    (tmp_path / "c" / "leaf1.txt").write_text(text)
+    assert _mine(audit_dir(tmp_path / "c", INVENTORY), "leaf1", "RT427") == []
+    wd = platform("eos").read_back(text).watchdog
+    assert wd is not None and (wd.detection_ms, wd.poll_ms, wd.restoration_ms) == (200, 100, 200)
