@@ -19,7 +19,8 @@ other class-maps/policies/interfaces, any order). Read (Nexus 9000 8-queue syste
   input classes ``c-in-qN``: ``pause buffer-size S pause-threshold P resume-threshold R`` (static-PG
   headroom).
 * ``interface``: ``mtu``, ``priority-flow-control mode on|off`` (``auto``/absent = DCBX-negotiated:
-  unknown, None), ``priority-flow-control watch-dog-interval on|off``, ``service-policy`` lines (an
+  unknown, None), ``priority-flow-control watch-dog-interval on|off``, ``service-policy`` lines (the name
+  after the type and direction: a word after it, such as ``no-stats`` [U], is not the name; an
   interface without an output queuing policy uses the ``system qos`` one); the global
   ``priority-flow-control watch-dog-interval on|off``, which an interface without its own statement
   follows (Cisco Nexus 9000 NX-OS QoS Configuration Guide, "Configuring a Priority Flow Control Watchdog
@@ -169,13 +170,17 @@ def _int(v: str | None) -> int | None:
 
 
 def _service(block: Block, kind: str, direction: str) -> str | None:
-    return next((b.words()[-1] for b in block.starting("service-policy", "type", kind, direction)), None)
+    """The policy name of ``service-policy type <kind> <direction> NAME [no-stats]`` (the name is the fifth
+    word: a trailing ``no-stats`` is not it)."""
+    return next((w[4] for b in block.starting("service-policy", "type", kind, direction)
+                 if len(w := b.words()) > 4), None)
 
 
 def _no_drop_cos(root: Block) -> list[int]:
     system = root.children.get("system qos")
     name = (
-        next((b.words()[-1] for b in system.starting("service-policy", "type", "network-qos")), None)
+        next((w[3] for b in system.starting("service-policy", "type", "network-qos")
+              if len(w := b.words()) > 3), None)
         if system
         else None
     )

@@ -214,3 +214,18 @@ def test_eos_port_watchdog_timers_replace_the_defaults(tmp_path: Path) -> None:
     assert _mine(audit_dir(tmp_path / "c", INVENTORY), "leaf1", "RT427") == []
     wd = platform("eos").read_back(text).watchdog
     assert wd is not None and (wd.detection_ms, wd.poll_ms, wd.restoration_ms) == (200, 100, 200)
+
+
+def test_nxos_service_policy_name_is_not_a_trailing_keyword(tmp_path: Path) -> None:
+    """``service-policy type queuing output custom-8q-out-policy no-stats``: the last word was taken as
+    the policy name, no such policy exists, and every PFC port read "no ECN" (RT431 error) and lost the
+    plan's scheduler comparison."""
+    edit = ("service-policy type queuing output custom-8q-out-policy",
+            "service-policy type queuing output custom-8q-out-policy no-stats")
+    r, _ = _audit(tmp_path, "spine1", "spine1-nxos-n9k.txt", None, edit)
+    assert _mine(r, "spine1", "RT431") == []
+    qos_in = "service-policy type qos input QOS_CLASSIFICATION"
+    text = (FIXTURES / "spine1-nxos-n9k.txt").read_text().replace(*edit).replace(qos_in, qos_in + " no-stats")
+    qos = platform("nxos").read_back(text)
+    assert qos.ports["Ethernet1/1"].ecn and qos.schedulers
+    assert qos.dscp_to_queue is not None and qos.dscp_to_queue[26] == 3
