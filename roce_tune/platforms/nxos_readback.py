@@ -7,6 +7,10 @@ other class-maps/policies/interfaces, any order). Read (Nexus 9000 8-queue syste
   type qos`` ``class C`` / ``set qos-group N`` (``class-default`` for the rest) -> DSCP -> qos-group, which
   is the egress queue on the 8q templates (``c-out-8q-qN`` matches qos-group N): read as ``dscp_to_queue``.
   The policy is the one attached by most interfaces (``service-policy type qos input``) or ``system qos``.
+  A whole configuration (it has ``system qos``) whose PFC ports and ``system qos`` attach no ``type qos``
+  policy classifies nothing: every DSCP stays in qos-group 0, the default class (Cisco Nexus 9000 NX-OS QoS
+  Configuration Guide, "Configuring Classification": unmatched traffic is class-default, qos-group 0);
+  a policy named but not in the text (a partial capture) leaves the map unknown.
 * ``policy-map type network-qos`` attached under ``system qos``: ``pause pfc-cos <list>`` (the no-drop
   priorities) and per-class ``mtu``.
 * ``policy-map type queuing`` output classes ``c-out-8q-q-default|qN``: ``priority [level N]`` (strict),
@@ -240,8 +244,11 @@ def read_back(text: str) -> SwitchQos:
             scheds.append(sc)
             classify.append(_service(b, "qos", "input"))
     qos_name = majority([c for c in classify if c]) or _service(system, "qos", "input")
+    dscp = _classify(root, _policies(root, "qos").get(qos_name or ""))
+    if dscp is None and qos_name is None and classify and "system qos" in root.children:
+        dscp = dict.fromkeys(range(64), 0)  # nothing classifies: every packet stays in qos-group 0
     return SwitchQos(
-        dscp_to_queue=_classify(root, _policies(root, "qos").get(qos_name or "")),
+        dscp_to_queue=dscp,
         schedulers=majority([s for s in scheds if s]) or None,
         watchdog=WatchdogQos() if glob_wd else None,
         ports=ports,

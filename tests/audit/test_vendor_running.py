@@ -229,3 +229,20 @@ def test_nxos_service_policy_name_is_not_a_trailing_keyword(tmp_path: Path) -> N
     qos = platform("nxos").read_back(text)
     assert qos.ports["Ethernet1/1"].ecn and qos.schedulers
     assert qos.dscp_to_queue is not None and qos.dscp_to_queue[26] == 3
+
+
+def test_nxos_pfc_without_any_classification_policy_is_roce_in_queue_0(tmp_path: Path) -> None:
+    """PFC on and a no-drop class, but no ``service-policy type qos input`` on the ports or under ``system
+    qos`` (the class-map and policy exist, unattached): nothing classifies DSCP 26, RoCE rides qos-group 0.
+    The audit was clean (no finding, nothing listed as not checked) with and without a plan."""
+    text = "".join(ln for ln in (FIXTURES / "spine1-nxos-n9k.txt").read_text().splitlines(keepends=True)
+                   if "service-policy type qos input" not in ln)
+    (tmp_path / "c").mkdir()
+    (tmp_path / "c" / "spine1.txt").write_text(text)
+    for source in (None, INVENTORY):
+        found = _mine(audit_dir(tmp_path / "c", source), "spine1", "RT414")
+        assert len(found) == 1 and "DSCP 26 → queue 0" in found[0].message, source
+    # a policy attached but not in the capture (a partial `show running-config interface`) stays unknown
+    partial = text.replace("  priority-flow-control mode on\n",
+                           "  priority-flow-control mode on\n  service-policy type qos input ELSEWHERE\n")
+    assert platform("nxos").read_back(partial).dscp_to_queue is None
