@@ -10,9 +10,10 @@ of every PFC port (RT431), port MTU at least the hosts' MTU (RT442).
 
 Evidence: a ``SwitchQos`` carries no line numbers, so :func:`locate` finds the capture lines that state
 a port's setting: the first line naming the port together with one of the setting's words; else the
-first line with such a word in the few lines after a line naming the port (a JSON row, an indented
-block), before another port is named; else the port's first line plus the first line anywhere with such
-a word (a profile the port binds, e.g. an EOS ``qos profile``); without a port, that line alone.
+first line with such a word in the few lines after a line naming the port (a JSON row) or in the block
+indented under it however long (a CLI interface), before another port is named; else the port's first
+line plus the first line anywhere with such a word (a profile the port binds, e.g. an EOS ``qos
+profile``); without a port, that line alone.
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ from typing import TYPE_CHECKING
 from roce_tune.audit.expect import Expect
 from roce_tune.audit.model import Ev, SwitchObs, Val
 from roce_tune.findings import Severity
-from roce_tune.qos import PortQos, SwitchQos, WatchdogQos, differences
+from roce_tune.qos import PortQos, QueueEcn, Scheduler, SwitchQos, WatchdogQos, differences
 
 if TYPE_CHECKING:
     from roce_tune.audit.checks import Out
@@ -79,10 +80,23 @@ def _at_port(sw: SwitchObs, port: str, low: list[tuple[int, str]],
     if both is not None:
         return [both]
     for i in at:
-        near = _just_after(low[i + 1:i + 1 + _NEAR], [pat, *others], has)
+        near = _just_after(low[i + 1:max(i + 1 + _NEAR, _block_end(low, i))], [pat, *others], has)
         if near is not None:
             return [near]
     return [low[at[0]][0]] if at else None
+
+
+def _indent(text: str) -> int:
+    return len(text) - len(text.lstrip(" "))
+
+
+def _block_end(low: list[tuple[int, str]], i: int) -> int:
+    """The index after the lines indented under ``low[i]`` (an interface's CLI block, however long: a
+    ``show running-config`` interface has description, addresses … before its QoS lines)."""
+    j = i + 1
+    while j < len(low) and (not low[j][1].strip() or _indent(low[j][1]) > _indent(low[i][1])):
+        j += 1
+    return j
 
 
 def _just_after(lines: list[tuple[int, str]], ports: list[re.Pattern[str]],
@@ -124,20 +138,44 @@ def _ids(v: Iterable[int] | None) -> str:
     return ",".join(map(str, sorted(v))) if v else "none"
 
 
+def _id_ranges(v: Iterable[int]) -> str:
+    """``[0, 1, 2, 5]`` -> ``0-2,5``."""
+    out: list[str] = []
+    for x in sorted(v):
+        if out and x == int(out[-1].split("-")[-1]) + 1:
+            out[-1] = f"{out[-1].split('-')[0]}-{x}"
+        else:
+            out.append(str(x))
+    return ",".join(out)
+
+
 # ---------------------------------------------------------------------------------------------- checks
 def _roce_ports(q: SwitchQos, lossless: list[int]) -> list[PortQos]:
     return [p for p in q.ports.values() if p.pfc_priorities and set(lossless) & set(p.pfc_priorities)]
 
 
-def _queue_of_dscp(q: SwitchQos, dscp: int) -> tuple[int | None, str]:
-    """(egress queue the running config gives ``dscp``, how: ``DSCP 26 → TC 3 → queue 3``); None unknown."""
+def unmapped_dscp_tc(sw: SwitchObs) -> int | None:
+    """The TC a DSCP absent from ``sw``'s running DSCP map gets: the platform read-back's
+    ``UNMAPPED_DSCP_TC`` (None: the platform's own default map, which the configuration does not state —
+    unknown), 0 where the platform does not say."""
+    from roce_tune.platforms import get_platform
+
+    if not sw.platform:
+        return 0
+    return getattr(get_platform(sw.platform), "UNMAPPED_DSCP_TC", 0)
+
+
+def _queue_of_dscp(q: SwitchQos, dscp: int, unmapped_tc: int | None = 0) -> tuple[int | None, str]:
+    """(egress queue the running config gives ``dscp``, how: ``DSCP 26 → TC 3 → queue 3``); None unknown
+    (no map, or ``dscp`` absent from a TC map whose unstated entries are the platform's default:
+    ``unmapped_tc`` None)."""
     if q.dscp_to_queue is not None and q.dscp_to_tc is None:
         qu = q.dscp_to_queue.get(dscp, 0)
         return qu, (f"DSCP {dscp} → queue "
                     f"{qu}{'' if dscp in q.dscp_to_queue else ' (not classified: default)'}")
-    if q.dscp_to_tc is None:
+    if q.dscp_to_tc is None or (dscp not in q.dscp_to_tc and unmapped_tc is None):
         return None, ""
-    tc = q.dscp_to_tc.get(dscp, 0)
+    tc = q.dscp_to_tc.get(dscp, unmapped_tc or 0)
     queue = (q.tc_to_queue or {}).get(tc, tc)
     return queue, (f"DSCP {dscp} → TC {tc}{'' if dscp in q.dscp_to_tc else ' (not in the map: default)'}"
                    f" → queue {queue}")
@@ -170,11 +208,20 @@ def _policy_pfc(sw: SwitchObs, exp: Expect, out: Out) -> None:
         out.skip("RT420", sw.name, f"the PFC state per port, {_PFC_LEFT_TO_SWITCH}")
 
 
+#: what tells the class of a DSCP the running DSCP map leaves to the platform's default map
+_UNMAPPED_NEEDS = ("the traffic class of DSCP {dscp}, which the running configuration's DSCP map does not "
+                   "name (the platform's default map applies): the switch's DSCP map as it runs (EOS "
+                   "`show qos maps`, NVUE `nv show qos mapping default-global`)")
+
+
 def _policy_dscp(sw: SwitchObs, exp: Expect, out: Out) -> None:
     """RT414 without a plan: the RoCE DSCP lands in a queue that is not lossless."""
     assert sw.running is not None
+    unmapped = unmapped_dscp_tc(sw)
     for dscp in exp.roce_dscp:
-        queue, how = _queue_of_dscp(sw.running.value, dscp)
+        queue, how = _queue_of_dscp(sw.running.value, dscp, unmapped)
+        if queue is None and sw.running.value.dscp_to_tc is not None:
+            out.skip("RT414", sw.name, _UNMAPPED_NEEDS.format(dscp=dscp))
         if queue is not None and queue not in exp.lossless_queues:
             out.add("RT414", Severity.error, sw.name, None,
                     f"{sw.name} classifies RoCE into a lossy queue: {how}, but the lossless queue is "
@@ -193,6 +240,23 @@ def skip_unread_mtu(sw: SwitchObs, ports: Iterable[PortQos], out: Out, want: Swi
         out.skip("RT442", sw.name, f"the MTU of {', '.join(names)}, which the running configuration does not "
                  "state (no MTU statement read for them: the platform default applies, or the capture lacks "
                  "the interfaces): capture the interfaces' configuration or their operational MTU")
+
+
+def _no_ramp(e: QueueEcn) -> bool:
+    return all(v is None for v in (e.kmin_bytes, e.kmax_bytes, e.kmin_percent, e.kmax_percent))
+
+
+def skip_unread_ramp(sw: SwitchObs, ports: dict[str, PortQos], want: SwitchQos, out: Out) -> None:
+    """RT434 is not checked on a planned ECN queue that the running configuration marks without a
+    Kmin/Kmax ramp roce-tune reads (the read-back's ECN entry has no threshold: NX-OS AFD ``queue-desired``
+    or WRED ``threshold burst-optimized``, thresholds in segments or time): listed, never passed."""
+    names = sorted({n for n, p in ports.items() for q, e in (p.ecn or {}).items()
+                    if _no_ramp(e) and (w := want.ports[n].ecn) and q in w and not _no_ramp(w[q])})
+    if names:
+        out.skip("RT434", sw.name, f"the ECN thresholds of {', '.join(names)}, which the running "
+                 "configuration marks without a Kmin/Kmax ramp roce-tune reads (e.g. NX-OS AFD "
+                 "`queue-desired`, WRED `threshold burst-optimized`, or thresholds in segments/time): "
+                 "compare them with the plan's ramp by hand")
 
 
 def _policy_ports(sw: SwitchObs, exp: Expect, out: Out, expresses_ecn: bool) -> None:
@@ -215,8 +279,18 @@ def _policy_ports(sw: SwitchObs, exp: Expect, out: Out, expresses_ecn: bool) -> 
                     locate(sw, p.name, "ecn"))
 
 
+#: what a running configuration that names no interface lacks (a ``| section qos`` capture)
+_NO_INTERFACES = ("the per-port PFC, ECN/WRED, MTU and watchdog, which the captured configuration does not "
+                  "state: it names no interface (a `| section` / `| include` capture, or one without the "
+                  "interfaces): capture the whole running configuration")
+
+
 def check_running_policy(sw: SwitchObs, exp: Expect, out: Out, expresses_ecn: bool) -> None:
-    """The checks that need no plan, on one switch's running configuration (RT420, RT414, RT442, RT431)."""
+    """The checks that need no plan, on one switch's running configuration (RT420, RT414, RT442, RT431).
+    A configuration without any interface has its per-port checks listed as not checked."""
+    assert sw.running is not None
+    if not sw.running.value.ports:
+        out.skip("RT420", sw.name, _NO_INTERFACES)
     _policy_pfc(sw, exp, out)
     _policy_dscp(sw, exp, out)
     _policy_ports(sw, exp, out, expresses_ecn)
@@ -295,7 +369,7 @@ def _plan_finding(m: re.Match[str], rule: str, sev: str, label: str, d: str, sw:
                 f"apply the plan: bind its ECN profile to queue {m.group('q')} of {port}")
     if rule == "RT415" and m.groupdict().get("dscp") and int(m.group("dscp")) in exp.roce_dscp:
         dscp = int(m.group("dscp"))
-        _, how = _queue_of_dscp(seen, dscp)
+        _, how = _queue_of_dscp(seen, dscp, unmapped_dscp_tc(sw))
         return ("RT414", "error",
                 f"{sw.name} does not classify RoCE as the plan does: {how or d}; the plan puts "
                                   f"DSCP {dscp} in lossless queue {_ids(exp.lossless_queues)}",
@@ -307,6 +381,50 @@ def _plan_finding(m: re.Match[str], rule: str, sev: str, label: str, d: str, sw:
                 "check the port name/breakout in the inventory, or apply the plan")
     return (rule, sev, _words(d, sw.name, port),
             f"apply the plan (roce-tune apply), or update the inventory if the running {label} is intended")
+
+
+def _skip_unmapped(sw: SwitchObs, diffs: list[str], exp: Expect, out: Out) -> list[str]:
+    """``diffs`` without the plan's DSCPs the running DSCP → TC map does not name (``dscp_to_tc[N]:
+    missing``) on a platform whose unstated entries are its own default map: those are listed as not
+    checked (RT414 for the RoCE DSCP, RT415 for the others), never as differences."""
+    left = sorted(int(m.group(1)) for d in diffs if (m := re.match(r"^dscp_to_tc\[(\d+)\]: missing$", d)))
+    for dscp in (x for x in left if x in exp.roce_dscp):
+        out.skip("RT414", sw.name, _UNMAPPED_NEEDS.format(dscp=dscp))
+    others = [x for x in left if x not in exp.roce_dscp]
+    if others:
+        out.skip("RT415", sw.name, _UNMAPPED_NEEDS.format(dscp=_id_ranges(others)))
+    return [d for d in diffs if not re.match(r"^dscp_to_tc\[\d+\]: missing$", d)]
+
+
+def _sched_words(s: Scheduler) -> str:
+    return "strict" if s.mode == "strict" else f"DWRR{f' {s.weight_percent} %' if s.weight_percent else ''}"
+
+
+def check_schedulers(sw: SwitchObs, want: SwitchQos, seen: SwitchQos, out: Out) -> None:
+    """RT416 per egress queue: the plan's and the running scheduler of the same queue differ, or the running
+    configuration schedules a queue the plan does not; a planned queue the running configuration does not
+    schedule has the platform's default (not stated): listed as not checked, not compared with another
+    queue's entry."""
+    if want.schedulers is None or seen.schedulers is None:
+        return
+    planned = {s.queue: s for s in want.schedulers}
+    running = {s.queue: s for s in seen.schedulers}
+    unstated = [q for q in sorted(planned) if q not in running]
+    if unstated:
+        out.skip("RT416", sw.name, f"the scheduling of queue {_ids(unstated)}, which the running "
+                 "configuration does not state (the platform's default applies): the switch's queue "
+                 "scheduling as it runs")
+    fix = "apply the plan (roce-tune apply), or update the inventory if the running scheduler is intended"
+    for q in sorted(running):
+        a, b = planned.get(q), running[q]
+        where = f"scheduler of queue {q} on {sw.name}"
+        if a is None:
+            msg = f"{where}: running config {_sched_words(b)}, the plan schedules no such queue"
+        elif a != b:
+            msg = f"{where}: plan {_sched_words(a)}, running config {_sched_words(b)}"
+        else:
+            continue
+        out.add("RT416", Severity.warning, sw.name, None, msg, fix, locate(sw, None, "scheduler"))
 
 
 def check_running_plan(sw: SwitchObs, want: SwitchQos, exp: Expect, out: Out, expresses_ecn: bool) -> None:
@@ -324,7 +442,15 @@ def check_running_plan(sw: SwitchObs, want: SwitchQos, exp: Expect, out: Out, ex
     if unknown:
         out.skip("RT420", sw.name, f"the PFC state of {', '.join(unknown)}, {_PFC_LEFT_TO_SWITCH}")
     skip_unread_mtu(sw, ports.values(), out, want)
-    for d in differences(want, seen):
+    skip_unread_ramp(sw, ports, want, out)
+    check_schedulers(sw, want, seen, out)
+    diffs = differences(want.model_copy(update={"schedulers": None}), seen)
+    if not sw.running.value.ports:  # no interface captured: the plan's ports are not "missing"
+        out.skip("RT480", sw.name, _NO_INTERFACES)
+        diffs = [d for d in diffs if not d.startswith("ports[")]
+    if unmapped_dscp_tc(sw) is None:  # a DSCP the running map does not name has the platform's default
+        diffs = _skip_unmapped(sw, diffs, exp, out)
+    for d in diffs:
         for pattern, rule, sev, what, label in _PATHS:
             m = re.match(pattern, d)
             if m is not None:

@@ -638,7 +638,8 @@ def module_read_back(module: str, platform: str) -> Callable[[str], SwitchQos]:
 
 #: what a platform module re-exports from its ``<platform>_readback`` module (reached through the registry:
 #: ``get_platform(name).read_back``, ``.READBACK_FIELDS`` …); see :func:`lazy_attributes`
-READBACK_NAMES = frozenset({"READBACK_BY_DESIGN", "READBACK_FIELDS", "expressible_qos", "read_back"})
+READBACK_NAMES = frozenset({"READBACK_BY_DESIGN", "READBACK_FIELDS", "UNMAPPED_DSCP_TC", "expressible_qos",
+                            "read_back"})
 
 
 def lazy_attributes(owner: str, module: str, names: frozenset[str]) -> Callable[[str], Any]:

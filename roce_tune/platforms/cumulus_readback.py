@@ -68,6 +68,11 @@ READBACK_BY_DESIGN: dict[str, str] = {
     **TC_MAPS_BY_DESIGN,
 }
 DEFAULT = "default-global"
+#: The switch priority (TC) of a DSCP no ``qos mapping default-global dscp`` line names: None = unknown.
+#: The lines change entries of NVUE's default DSCP -> switch-priority mapping (Cumulus Linux 5.14
+#: "Quality of Service": default ``default-global`` mapping; ``nv config show`` lists only what was set),
+#: which roce-tune does not model: the audit lists such a DSCP as not checked.
+UNMAPPED_DSCP_TC: int | None = None
 ON_WORDS = frozenset({"enable", "enabled", "on"})
 #: The only PFC-watchdog mitigation Cumulus has (cumulus.WATCHDOG_ACTIONS).
 WATCHDOG_ACTION = "drop"

@@ -11,8 +11,15 @@ unrelated blocks, ``qos profile`` blocks in any order and possibly entered sever
   maximum-threshold Y <unit> max-mark-probability P``, ``random-detect drop ... drop-probability P``,
   ``priority strict`` / ``no priority`` + ``bandwidth percent W``, ``priority-flow-control pause watchdog``
   and ``... port action drop|notify-only|errdisable``; ``mtu`` on the interface.
-* ``priority-flow-control pause watchdog default timeout|recovery-time|polling-interval <s>`` and the
-  global ``priority-flow-control pause watchdog action``.
+* ``priority-flow-control pause watchdog default timeout|recovery-time|polling-interval <s>``, a port's
+  or profile's ``priority-flow-control pause watchdog port timer timeout T polling-interval P
+  recovery-time R [forced]`` (which replaces the defaults on it; the switch-wide timers are those most
+  PFC ports have) and the global ``priority-flow-control pause watchdog action``.
+* PFC precedence: the interface's own ``priority-flow-control on`` / ``no priority-flow-control`` /
+  ``priority-flow-control priority N no-drop|drop`` over its service-profile's; the global
+  ``priority-flow-control all off`` turns PFC off on every interface (pyavd eos_cli_config_gen schema
+  ``priority_flow_control.all_off``: "Disable PFC on all interfaces."; its templates print ``no
+  priority-flow-control`` and ``priority-flow-control priority N drop`` for the off forms).
 
 EOS has no per-port headroom roce-tune writes (see eos.py), no TC -> PG map and no cable length: those
 fields stay None. Units: ``bytes`` exact; ``kbytes``/``mbytes`` x1024 [U: EOS manual wording "kilobytes"];
@@ -66,6 +73,11 @@ READBACK_BY_DESIGN: dict[str, str] = {
     "cable_m": "EOS has no cable-length knob (headroom is the platform's own, see the headroom RT241)",
     **TC_MAPS_BY_DESIGN,
 }
+#: The TC of a DSCP no ``qos map dscp`` line names: None = unknown. ``qos map dscp <list> to traffic-class
+#: N`` changes only the DSCPs it lists in EOS's default DSCP -> traffic-class map (Arista EOS User Manual,
+#: "Quality of Service", QoS Data Fields and Traffic Classes: default maps, ``qos map``), which a running
+#: configuration does not print and roce-tune does not model: the audit lists such a DSCP as not checked.
+UNMAPPED_DSCP_TC: int | None = None
 _QUEUE_WORDS = ("uc-tx-queue", "tx-queue")
 _FIXED_TC_QUEUE = {7: 7}
 
@@ -143,7 +155,8 @@ def _scheduler(q: int, blk: Block) -> Scheduler | None:
 class _Port:
     """One interface's effective QoS: its service-profile's lines, then its own."""
 
-    def __init__(self, iface: Block, profiles: dict[str, Block]):
+    def __init__(self, iface: Block, profiles: dict[str, Block], pfc_all_off: bool = False):
+        self.pfc_all_off = pfc_all_off
         prof = next((b.words()[1] for b in iface.starting("service-profile")), None)
         self.blocks = ([profiles[prof]] if prof in profiles else []) + [iface]
         self.lines = {ln for b in self.blocks for ln in b.child_lines()}
@@ -152,15 +165,21 @@ class _Port:
         self.mtu = int(mtu) if mtu is not None and mtu.isdigit() else None
 
     def pfc(self) -> list[int]:
-        if "priority-flow-control on" not in self.lines:
-            return []
-        return sorted(
-            {
-                int(w[2])
-                for w in (ln.split() for ln in self.lines)
-                if len(w) == 4 and w[:2] == ["priority-flow-control", "priority"] and w[3] == "no-drop"
-            }
-        )
+        """No-drop priorities: the profile's statements, then the interface's own, which win (``no
+        priority-flow-control`` turns off what the profile turns on, ``priority-flow-control priority N
+        drop`` undoes a profile's ``no-drop``); none under the global ``priority-flow-control all off``."""
+        on = False
+        no_drop: dict[int, bool] = {}
+        for blk in self.blocks:
+            for w in (ln.split() for ln in blk.child_lines()):
+                if w == ["priority-flow-control", "on"]:
+                    on = True
+                elif w == ["no", "priority-flow-control"]:
+                    on = False
+                elif (len(w) == 4 and w[:2] == ["priority-flow-control", "priority"] and w[2].isdigit()
+                      and w[3] in ("no-drop", "drop")):
+                    no_drop[int(w[2])] = w[3] == "no-drop"
+        return [] if self.pfc_all_off or not on else sorted(p for p, nd in no_drop.items() if nd)
 
     def action(self) -> str | None:
         words = [
@@ -169,6 +188,16 @@ class _Port:
             if ln.startswith("priority-flow-control pause watchdog port action ")
         ]
         return ACTION_FROM_EOS.get(words[0][-1], words[0][-1]) if words else None
+
+    def timers(self) -> dict[str, int] | None:
+        """``priority-flow-control pause watchdog port timer timeout T polling-interval P recovery-time R
+        [forced]`` (seconds; pyavd eos_cli_config_gen qos_profiles/ethernet_interfaces templates) as
+        {keyword: ms}; None when the port has no timer of its own."""
+        for ln in self.lines:
+            w = ln.split()
+            if w[:5] == ["priority-flow-control", "pause", "watchdog", "port", "timer"]:
+                return {k: _ms(v) for k, v in zip(w[5::2], w[6::2]) if k in _TIMER_WORDS}
+        return None
 
     def qos(self, name: str) -> PortQos:
         ecn = {q: e for q, b in sorted(self.queues.items()) if (e := _queue_ecn(b)) is not None}
@@ -184,12 +213,19 @@ class _Port:
         return [s for q, b in sorted(self.queues.items()) if (s := _scheduler(q, b)) is not None]
 
 
+_TIMER_WORDS = ("timeout", "polling-interval", "recovery-time")
+
+
 def _watchdog(root: Block, ports: list[_Port]) -> WatchdogQos | None:
+    """Switch-wide watchdog: the ``default`` timers, overridden by the port timers most lossless ports
+    have (a port's ``port timer`` replaces the defaults on it), and the action as :meth:`_Port.action`."""
     timers: dict[str, int] = {}
     for b in root.starting("priority-flow-control", "pause", "watchdog", "default"):
         w = b.words()
         if len(w) == 6:
             timers[w[4]] = _ms(w[5])
+    own = majority([tuple(sorted(t.items())) for p in ports if (t := p.timers())])
+    timers.update(dict(own or ()))
     glob = next(
         (b.words()[-1] for b in root.starting("priority-flow-control", "pause", "watchdog", "action")), None
     )
@@ -213,7 +249,9 @@ def read_back(text: str) -> SwitchQos:
     """
     root = cli_tree(text, "!")
     profiles = {b.words()[2]: b for b in root.starting("qos", "profile") if len(b.words()) == 3}
-    ifaces = {b.words()[1]: _Port(b, profiles) for b in root.starting("interface") if len(b.words()) == 2}
+    all_off = "priority-flow-control all off" in root.children
+    ifaces = {b.words()[1]: _Port(b, profiles, all_off) for b in root.starting("interface")
+              if len(b.words()) == 2}
     lossless = [p for p in ifaces.values() if p.pfc()]
     dscp, tcq = _maps(root)
     scheds = majority([s for p in lossless if (s := p.schedulers())])

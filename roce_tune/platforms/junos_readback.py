@@ -40,6 +40,9 @@ from roce_tune.platforms.cli_readback import STANDARD_DSCP_NAMES
 from roce_tune.platforms.junos import PHYSICAL_PORT
 from roce_tune.qos import PortQos, QueueEcn, Scheduler, SwitchQos, WatchdogQos, expected_qos, majority
 
+#: Not used by Junos (classifiers read as ``dscp_to_queue``): kept for the read-back contract
+#: (contract.READBACK_NAMES).
+UNMAPPED_DSCP_TC: int | None = 0
 READBACK_FIELDS = frozenset(
     {
         "dscp_to_queue",

@@ -7,17 +7,28 @@ other class-maps/policies/interfaces, any order). Read (Nexus 9000 8-queue syste
   type qos`` ``class C`` / ``set qos-group N`` (``class-default`` for the rest) -> DSCP -> qos-group, which
   is the egress queue on the 8q templates (``c-out-8q-qN`` matches qos-group N): read as ``dscp_to_queue``.
   The policy is the one attached by most interfaces (``service-policy type qos input``) or ``system qos``.
+  A whole configuration (it has ``system qos``) whose PFC ports and ``system qos`` attach no ``type qos``
+  policy classifies nothing: every DSCP stays in qos-group 0, the default class (Cisco Nexus 9000 NX-OS QoS
+  Configuration Guide, "Configuring Classification": unmatched traffic is class-default, qos-group 0);
+  a policy named but not in the text (a partial capture) leaves the map unknown.
 * ``policy-map type network-qos`` attached under ``system qos``: ``pause pfc-cos <list>`` (the no-drop
   priorities) and per-class ``mtu``.
 * ``policy-map type queuing`` output classes ``c-out-8q-q-default|qN``: ``priority [level N]`` (strict),
   ``bandwidth remaining percent W`` (DWRR; ``0`` = no guaranteed share, not a plan scheduler: skipped),
   ``random-detect minimum-threshold X <unit> maximum-threshold Y <unit> drop-probability P ... ecn``;
+  ``random-detect threshold burst-optimized|mesh-optimized ecn`` and ``afd queue-desired N <unit> ecn``
+  (Approximate Fair Drop) mark ECN without a Kmin/Kmax ramp: ECN on, thresholds unknown (Cisco Nexus 9000
+  NX-OS QoS Configuration Guide 10.2(x), "Configuring Queuing and Scheduling": WRED thresholds, AFD with
+  ECN);
   input classes ``c-in-qN``: ``pause buffer-size S pause-threshold P resume-threshold R`` (static-PG
   headroom).
 * ``interface``: ``mtu``, ``priority-flow-control mode on|off`` (``auto``/absent = DCBX-negotiated:
-  unknown, None), ``priority-flow-control watch-dog-interval on|off``, ``service-policy`` lines (an
+  unknown, None), ``priority-flow-control watch-dog-interval on|off``, ``service-policy`` lines (the name
+  after the type and direction: a word after it, such as ``no-stats`` [U], is not the name; an
   interface without an output queuing policy uses the ``system qos`` one); the global
-  ``priority-flow-control watch-dog-interval on``.
+  ``priority-flow-control watch-dog-interval on|off``, which an interface without its own statement
+  follows (Cisco Nexus 9000 NX-OS QoS Configuration Guide, "Configuring a Priority Flow Control Watchdog
+  Interval": the command exists globally and per interface; roce-tune's own rendering states both).
 
 Sources: Cisco Nexus 9000 NX-OS Quality of Service Configuration Guide (queuing, network-qos, PFC and
 PFC watchdog chapters); see nxos.py for each statement's source.
@@ -41,6 +52,9 @@ from roce_tune.qos import (
     majority,
 )
 
+#: Not used by NX-OS (it classifies to ``dscp_to_queue``; an unmatched DSCP is ``class-default``'s, read as
+#: such): kept for the read-back contract (contract.READBACK_NAMES).
+UNMAPPED_DSCP_TC: int | None = 0
 READBACK_FIELDS = frozenset(
     {
         "dscp_to_queue",
@@ -109,8 +123,17 @@ def _classify(root: Block, policy: Block | None) -> dict[int, int] | None:
 
 
 def _random_detect(words: list[str]) -> QueueEcn | None:
-    if "ecn" not in words or "minimum-threshold" not in words:
+    """A queuing class's ``random-detect … ecn`` or ``afd queue-desired … ecn`` line as its ECN marking.
+
+    ``random-detect threshold burst-optimized|mesh-optimized ecn`` (WRED with the switch's own thresholds)
+    and ``afd queue-desired N <unit> ecn`` (Approximate Fair Drop marking at a queue depth; Cisco: "ECN can
+    be enabled with AFD on a particular class of traffic to mark the congestion state instead of dropping")
+    mark ECN without a Kmin/Kmax ramp: ECN is on, its thresholds are not a plan ramp (None, not compared).
+    Without ``ecn`` the line drops, it does not mark: None."""
+    if "ecn" not in words:
         return None
+    if words[0] == "afd" or "minimum-threshold" not in words:
+        return QueueEcn()
     i, j = words.index("minimum-threshold"), words.index("maximum-threshold")
     prob = after(words, "drop-probability")
     return QueueEcn(
@@ -131,7 +154,7 @@ def _queuing(policy: Block | None) -> tuple[dict[int, QueueEcn], list[Scheduler]
         direction, q = dq
         for b in c.children.values():
             w = b.words()
-            if w[0] == "random-detect" and (e := _random_detect(w)) is not None:
+            if w[0] in ("random-detect", "afd") and (e := _random_detect(w)) is not None:
                 ecn[q] = e
             elif w[0] == "priority":
                 scheds.append(Scheduler(queue=q, mode="strict"))
@@ -151,13 +174,17 @@ def _int(v: str | None) -> int | None:
 
 
 def _service(block: Block, kind: str, direction: str) -> str | None:
-    return next((b.words()[-1] for b in block.starting("service-policy", "type", kind, direction)), None)
+    """The policy name of ``service-policy type <kind> <direction> NAME [no-stats]`` (the name is the fifth
+    word: a trailing ``no-stats`` is not it)."""
+    return next((w[4] for b in block.starting("service-policy", "type", kind, direction)
+                 if len(w := b.words()) > 4), None)
 
 
 def _no_drop_cos(root: Block) -> list[int]:
     system = root.children.get("system qos")
     name = (
-        next((b.words()[-1] for b in system.starting("service-policy", "type", "network-qos")), None)
+        next((w[3] for b in system.starting("service-policy", "type", "network-qos")
+              if len(w := b.words()) > 3), None)
         if system
         else None
     )
@@ -169,11 +196,19 @@ def _no_drop_cos(root: Block) -> list[int]:
     return sorted(cos)
 
 
+def _watchdog_state(lines: list[str] | dict[str, Block]) -> bool | None:
+    """``priority-flow-control watch-dog-interval on|off`` among ``lines``: True/False, None if not stated."""
+    states = [ln.split()[-1] for ln in lines if ln.startswith("priority-flow-control watch-dog-interval ")]
+    return {"on": True, "off": False}.get(states[-1]) if states else None
+
+
 def _port(
-    b: Block, queuing: dict[str, Block], sys_out: str | None, no_drop: list[int]
+    b: Block, queuing: dict[str, Block], sys_out: str | None, no_drop: list[int], glob_wd: bool
 ) -> tuple[PortQos, list[Scheduler]]:
-    """One ``interface`` block: its QoS and the schedulers of its output queuing policy."""
+    """One ``interface`` block: its QoS and the schedulers of its output queuing policy. An interface
+    without its own ``watch-dog-interval`` statement has the global one's state (``glob_wd``)."""
     lines = b.child_lines()
+    own_wd = _watchdog_state(lines)
     mode = next((ln.split()[-1] for ln in lines if ln.startswith("priority-flow-control mode ")), None)
     ecn, sc, _ = _queuing(queuing.get(_service(b, "queuing", "output") or sys_out or ""))
     _, _, headroom = _queuing(queuing.get(_service(b, "queuing", "input") or ""))
@@ -185,7 +220,7 @@ def _port(
         pfc_priorities=pfc,
         headroom=headroom,
         ecn=ecn,
-        watchdog="priority-flow-control watch-dog-interval on" in lines,
+        watchdog=own_wd if own_wd is not None else glob_wd,
     ), sc
 
 
@@ -198,19 +233,22 @@ def read_back(text: str) -> SwitchQos:
     system = root.children.get("system qos") or Block("system qos")
     sys_out = _service(system, "queuing", "output")
     no_drop = _no_drop_cos(root)
+    glob_wd = _watchdog_state(root.children) is True
     ports, scheds, classify = {}, [], []
     for b in root.starting("interface"):
         if len(b.words()) != 2:
             continue
-        port, sc = _port(b, queuing, sys_out, no_drop)
+        port, sc = _port(b, queuing, sys_out, no_drop, glob_wd)
         ports[port.name] = port
         if port.pfc_priorities:
             scheds.append(sc)
             classify.append(_service(b, "qos", "input"))
     qos_name = majority([c for c in classify if c]) or _service(system, "qos", "input")
-    glob_wd = "priority-flow-control watch-dog-interval on" in root.children
+    dscp = _classify(root, _policies(root, "qos").get(qos_name or ""))
+    if dscp is None and qos_name is None and classify and "system qos" in root.children:
+        dscp = dict.fromkeys(range(64), 0)  # nothing classifies: every packet stays in qos-group 0
     return SwitchQos(
-        dscp_to_queue=_classify(root, _policies(root, "qos").get(qos_name or "")),
+        dscp_to_queue=dscp,
         schedulers=majority([s for s in scheds if s]) or None,
         watchdog=WatchdogQos() if glob_wd else None,
         ports=ports,

@@ -46,6 +46,8 @@ from roce_tune.qos import (
 
 #: SwitchQos fields a SONiC configuration expresses (dotted paths; ``ports.*`` per port). ``buffer_model``
 #: is read when present; roce-tune writes it, and apply's preflight (not the read-back) compares it.
+#: The TC of a DSCP no ``DSCP_TO_TC_MAP`` entry names: 0 (the audit's "not in the map: default", RT414).
+UNMAPPED_DSCP_TC: int | None = 0
 READBACK_FIELDS = frozenset(
     {
         "dscp_to_tc",

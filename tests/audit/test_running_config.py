@@ -88,7 +88,13 @@ def test_roce_dscp_in_a_lossy_queue(name: str, tmp_path: Path) -> None:
     device, running = _running(name, tmp_path, "dscp")
     cap, _ = _capture(tmp_path, device, name, running)
     for source in (INVENTORY, None):
-        found = [f for f in audit_dir(cap, source).findings if f.device == device and f.rule == "RT414"]
+        r = audit_dir(cap, source)
+        found = [f for f in r.findings if f.device == device and f.rule == "RT414"]
+        if getattr(get_platform(name), "UNMAPPED_DSCP_TC", 0) is None:
+            # the plant removes DSCP 26 from the map: on EOS/NVUE it keeps the platform's default class,
+            # which the configuration does not state (tests/audit/test_vendor_running.py states it wrong)
+            assert not found and [s for s in r.not_checked if s.rule == "RT414" and "DSCP 26" in s.needs]
+            continue
         assert len(found) == 1 and "DSCP 26" in found[0].message and "queue 0" in found[0].message, source
         assert found[0].severity.value == "error"
 
