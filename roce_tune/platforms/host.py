@@ -361,6 +361,15 @@ def _nic(plan: Plan, nic: NicPlan, memo: NicMemo | None = None) -> dict[str, obj
 #: a host's data file names the version it was written for, and the shared script refuses another.
 SHARED_SCRIPT = "roce-tune-host.sh"
 HOST_SCRIPT_VERSION = "2"
+#: The arguments the host script takes (the shared script's argument check prints them) and the usage block
+#: both its header and every host's data file print (one text: the file an operator runs names all of them).
+USAGE_ARGS = "[--check | --save FILE | --boot]"
+USAGE_LINES = (
+    f"Usage: bash SCRIPT {USAGE_ARGS}",
+    "  --check      change nothing, only read back and list mismatches",
+    "  --save FILE  first write FILE, a script that puts back every value this one changes (restore point)",
+    "  --boot       as without arguments, but a planned NIC that is missing does not stop the others",
+)
 #: The line of a host's data file after which it sources the shared script (from its own directory; a
 #: missing one stops it with exit 2): :func:`bundle` replaces everything after it with the shared script.
 SHARED_MARKER = f"{SPEC.comment_prefix} ----- the shared host script -----"
@@ -452,6 +461,7 @@ def build_context(plan: Plan, host: HostPlan, memo: NicMemo | None = None) -> di
     return {
         "c": SPEC.comment_prefix,
         "version": HOST_SCRIPT_VERSION,
+        "usage": USAGE_LINES,
         "shared": SHARED_SCRIPT,
         "host": {"name": _check(DEVICE_NAME_RE, host.name, "host name")},
         "tclass_global": forces_global_tclass(host),
@@ -470,6 +480,8 @@ def shared_context(generator: str) -> dict[str, object]:
     return {
         "c": SPEC.comment_prefix,
         "version": HOST_SCRIPT_VERSION,
+        "usage": USAGE_LINES,
+        "usage_args": USAGE_ARGS,
         "generator": comment_safe(generator),
         "sections": SPEC.sections,
         "section_guards": SECTION_GUARDS,
