@@ -140,6 +140,10 @@ rt_qos_map() {
     RT_MAP=()
     while IFS=, read -r _ d p; do RT_MAP[d]="$p"; done < <(rt_qos_dscp2prio_all "$1")
 }
+# What the read-back names as the running priority of a DSCP the report leaves out while it lists others: its
+# app entry was deleted (mlnx_qos --dscp2prio del,...), and the mlx5 driver then maps it to priority 0
+# (en_dcbnl.c mlx5e_dcbnl_ieee_delapp).
+RT_DSCP_UNLISTED='0 (no dscp2prio entry)'
 # rt_dscp_entry ENTRY: one RT_DSCP2PRIO entry into rt_s dscp prio (value set, DSCP, priority).
 rt_dscp_entry() { rt_s="${1%% *}"; dscp="${1#* }"; prio="${dscp#* }"; dscp="${dscp%% *}"; }
 # Global (IEEE 802.3x) pause, from "ethtool -a <netdev>": ethtool prints "RX:" and "TX:" then on/off
@@ -638,7 +642,7 @@ for rt_n in "${RT_NICS[@]}"; do
         if [[ -z "${RT_MAP[*]-}" ]]; then
             rt_unlisted=$((rt_unlisted + 1))
         else
-            rt_expect "$nic_dev" "dscp2prio/$dscp" "$prio" "${RT_MAP[dscp]-}"
+            rt_expect "$nic_dev" "dscp2prio/$dscp" "$prio" "${RT_MAP[dscp]-$RT_DSCP_UNLISTED}"
         fi
     done
     if (( rt_unlisted > 0 )); then
