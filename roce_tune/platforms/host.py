@@ -1,5 +1,4 @@
 """Host renderer: an idempotent bash script per host (``<name>.sh``) and its NCCL environment.
-
 The script sets, per NIC port, global (802.3x) pause off where the port has PFC, DSCP trust, the PFC vector
 and cable length, the plan's whole DSCP->priority map (all 64 DSCPs), the netdev MTU, the RoCE TOS (RDMA-CM
 default and the mlx5 global traffic class), RoCE v2 for RDMA-CM, DCQCN enable per priority and its parameters,
@@ -9,15 +8,16 @@ the commands that put it back (apply runs it when a host push fails). Before cha
 each NIC's netdev answers ``mlnx_qos`` and its RDMA device port gives a ToS (``cma_roce_tos``); that, any NIC
 tool failing later or a sysfs write the driver refuses, stops it with exit 2 naming the command (or file and
 value) and the tool's own message (these tools print errors on stdout). ``--boot`` (the systemd unit's run,
-where no rollback follows) names a NIC that fails that check and leaves it out, configures and reads back the
-others and ends with exit 4: one dead NIC must not leave the healthy ones lossy. ``--check`` changes nothing
-and only reads back. All of it is runtime state the driver forgets at reboot and driver reload, so a run that
-sets the values also installs the host's whole script, the systemd unit ``hosts/roce-tune-host.service``
-(enabled, not started) and a udev rule that re-runs the unit when an mlx5 netdev or RDMA device appears
-(:data:`PERSIST_SCRIPT`, :data:`UNIT_PATH`, :data:`UDEV_RULE_PATH`); the restore point puts them back as found
-and ``--check`` reports them missing, stale or disabled. Every device name and value goes through
-``shell_quote``; every sysfs path is prefixed with ``${ROCE_TUNE_SYSROOT:-}`` so tests can run the real script
-against a fake tree.
+where no rollback follows) names a NIC that fails that check, or whose step fails later (each NIC is then
+configured on its own, in a subshell: :data:`NIC_SECTIONS`), and leaves it out, configures and reads back the
+others and ends with exit 4 naming every NIC it left out: one dead NIC must not leave the healthy ones lossy.
+``--check`` changes nothing and only reads back. All of it is runtime state the driver forgets at reboot and
+driver reload, so a run that sets the values also installs the host's whole script, the systemd unit
+``hosts/roce-tune-host.service`` (enabled, not started) and a udev rule that re-runs the unit when an mlx5
+netdev or RDMA device appears (:data:`PERSIST_SCRIPT`, :data:`UNIT_PATH`, :data:`UDEV_RULE_PATH`); the restore
+point puts them back as found and ``--check`` reports them missing, stale or disabled. Every device name and
+value goes through ``shell_quote``; every sysfs path is prefixed with ``${ROCE_TUNE_SYSROOT:-}`` so tests can
+run the real script against a fake tree.
 
 Checked against:
 
@@ -82,6 +82,10 @@ from roce_tune.platforms.templating import NAME_SLOT, comment_safe, render_templ
 WRITE_GUARD = "(( RT_CHECK == 0 ))"
 SECTION_GUARDS: dict[str, str | None] = {"snapshot": '[[ -n "$RT_SAVE" ]]', "alternatives": None,
                                          "readback": None}
+#: the sections that configure the NICs one section at a time over every NIC (in :attr:`SPEC` ``sections``
+#: order, next to each other): a ``--boot`` run takes each NIC through all of them on its own, so that a
+#: step that fails on one NIC leaves it out and does not stop the others.
+NIC_SECTIONS = ("pause", "qos", "mtu", "tos", "dcqcn")
 
 SPEC = PlatformSpec(
     name="host",
@@ -371,7 +375,8 @@ USAGE_LINES = (
     f"Usage: bash SCRIPT {USAGE_ARGS}",
     "  --check      change nothing, only read back and list mismatches",
     "  --save FILE  first write FILE, a script that puts back every value this one changes (restore point)",
-    "  --boot       as without arguments, but a planned NIC that is missing does not stop the others",
+    "  --boot       as without arguments, but a planned NIC that is missing or fails does not stop the"
+    " others",
 )
 #: The line of a host's data file after which it sources the shared script (from its own directory; a
 #: missing one stops it with exit 2): :func:`bundle` replaces everything after it with the shared script.
@@ -488,6 +493,7 @@ def shared_context(generator: str) -> dict[str, object]:
         "generator": comment_safe(generator),
         "sections": SPEC.sections,
         "section_guards": SECTION_GUARDS,
+        "nic_sections": NIC_SECTIONS,
         "write_guard": WRITE_GUARD,
         "roce_modes": ROCE_MODES,
         "roce_mode": ROCE_MODE,

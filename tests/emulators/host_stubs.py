@@ -261,7 +261,8 @@ def _print_qos(st: dict[str, Any]) -> None:
         print("dscp2prio mapping:")
         for prio in range(8):
             unlisted = st.get("dscp_unlisted", [])  # (deleted app entries: not in the table mlnx_qos reads)
-            dscps = [f"{d:02d}," for d in range(63, -1, -1) if st["dscp2prio"][d] == prio and d not in unlisted]
+            dscps = [f"{d:02d}," for d in range(63, -1, -1)
+                     if st["dscp2prio"][d] == prio and d not in unlisted]
             for i in range(0, len(dscps), 8):
                 print(f"\tprio:{prio} dscp:{''.join(dscps[i:i + 8])}")
     print("default priority:")  # (then one "\tprio:P" line per --defltprio set; the stub has none)

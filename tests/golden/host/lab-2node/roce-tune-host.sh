@@ -16,7 +16,7 @@
 # Usage: bash SCRIPT [--check | --save FILE | --boot]
 #   --check      change nothing, only read back and list mismatches
 #   --save FILE  first write FILE, a script that puts back every value this one changes (restore point)
-#   --boot       as without arguments, but a planned NIC that is missing does not stop the others
+#   --boot       as without arguments, but a planned NIC that is missing or fails does not stop the others
 set -euo pipefail
 
 RT_CHECK=0
@@ -47,6 +47,8 @@ SYSROOT="${ROCE_TUNE_SYSROOT:-}"
 MISMATCHES=()
 # the planned NICs a --boot run found missing and left out (netdev (RDMA device port N))
 RT_MISSING=()
+# the NICs a --boot run left out after one of their steps failed (netdev (RDMA device port N))
+RT_FAILED=()
 # 1: each NIC's mlx5 global traffic class is set to its RoCE TOS; 0 (data file): unset, where NCCL asks for
 # another TOS that the global value would override on every QP
 RT_TCLASS_GLOBAL="${RT_TCLASS_GLOBAL:-1}"
@@ -505,6 +507,9 @@ trap - EXIT INT TERM HUP
 RT_SAVE="$RT_SAVE_FILE"
 fi
 
+# rt_nic_steps: the per-NIC sections (pause, qos, mtu, tos, dcqcn), each over every NIC in RT_NICS.
+rt_nic_steps() {
+
 # ===== pause =====
 if (( RT_CHECK == 0 )); then
 # A port with PFC has global pause off in both directions: a global pause frame stops every priority,
@@ -574,6 +579,34 @@ for rt_n in "${RT_NICS[@]}"; do
         rt_write "${SYSROOT}/sys/class/net/$nic_dev/ecn/$file" "$value"
     done
 done
+fi
+}
+
+# A run takes the per-NIC sections over every NIC and stops at the first step that fails, exit 2 (a push rolls
+# back). --boot takes each NIC through them on its own, in a subshell: a NIC whose step fails (a tool that
+# refuses, a sysfs value the driver refuses) is named and left out, every other NIC is still configured, and
+# the run ends with exit 4 (1 if a value did not read back) naming each NIC that failed.
+if (( RT_CHECK == 0 )); then
+if (( RT_BOOT == 1 )); then
+    rt_done=()
+    for rt_n in "${RT_NICS[@]}"; do
+        set +e
+        ( set -e; RT_NICS=("$rt_n"); rt_nic_steps )  # (not in a || list: set -e holds in the subshell)
+        rt_rc=$?
+        set -e
+        if (( rt_rc == 0 )); then
+            rt_done+=("$rt_n")
+            continue
+        fi
+        rt_nic "$rt_n"
+        RT_FAILED+=("$nic_dev ($nic_rdma port $nic_port)")
+        printf 'roce-tune: %s: boot run: NIC %s (%s port %s) failed part-way (exit %d, above): left out\n' \
+            "$RT_HOST" "$nic_dev" "$nic_rdma" "$nic_port" "$rt_rc" >&2
+    done
+    RT_NICS=(${rt_done[@]+"${rt_done[@]}"})
+else
+    rt_nic_steps
+fi
 fi
 
 # ===== persist =====
@@ -668,20 +701,30 @@ rt_expect "$RT_HOST" "systemd unit $RT_UNIT_FILE" "$RT_AS_PLANNED" "$(rt_file_st
 rt_expect "$RT_HOST" "udev rule $RT_UDEV_FILE" "$RT_AS_PLANNED" "$(rt_file_state "$RT_UDEV_FILE" "$RT_UDEV_TEXT")"
 rt_expect "$RT_HOST" "systemctl is-enabled $RT_UNIT_NAME" enabled "$(rt_unit_enabled)"
 
-# a --boot run that left out missing NICs names them again last (the line `systemctl status` shows) and
-# fails: exit 4, or 1 when a value of a configured NIC did not read back either
+# a --boot run that left out missing NICs or NICs whose step failed names them again last (the lines
+# `systemctl status` shows) and fails: exit 4, or 1 when a value of a configured NIC did not read back either
+rt_planned=$(( ${#RT_MISSING[@]} + ${#RT_FAILED[@]} + ${#RT_NICS[@]} ))
 if (( ${#RT_MISSING[@]} > 0 )); then
     rt_list="$(printf '%s, ' "${RT_MISSING[@]}")"
     printf 'roce-tune: %s: boot run: %d of %d planned NIC(s) missing, not configured: %s\n' "$RT_HOST" \
-        "${#RT_MISSING[@]}" "$(( ${#RT_MISSING[@]} + ${#RT_NICS[@]} ))" "${rt_list%, }" >&2
+        "${#RT_MISSING[@]}" "$rt_planned" "${rt_list%, }" >&2
+fi
+if (( ${#RT_FAILED[@]} > 0 )); then
+    rt_list="$(printf '%s, ' "${RT_FAILED[@]}")"
+    printf 'roce-tune: %s: boot run: %d of %d planned NIC(s) failed part-way, not read back: %s\n' "$RT_HOST" \
+        "${#RT_FAILED[@]}" "$rt_planned" "${rt_list%, }" >&2
 fi
 if (( ${#MISMATCHES[@]} > 0 )); then
     printf 'roce-tune: %s: %d value(s) did not read back as set:\n' "$RT_HOST" "${#MISMATCHES[@]}" >&2
     printf '  MISMATCH %s\n' "${MISMATCHES[@]}" >&2
     exit 1
 fi
-if (( ${#RT_MISSING[@]} > 0 )); then
-    printf 'roce-tune: %s: boot run: every other NIC set and read back\n' "$RT_HOST" >&2
+if (( ${#RT_MISSING[@]} + ${#RT_FAILED[@]} > 0 )); then
+    if (( ${#RT_NICS[@]} > 0 )); then
+        printf 'roce-tune: %s: boot run: every other NIC set and read back\n' "$RT_HOST" >&2
+    else
+        printf 'roce-tune: %s: boot run: no NIC was configured in full\n' "$RT_HOST" >&2
+    fi
     exit 4
 fi
 if (( RT_CHECK == 1 )); then

@@ -8,7 +8,7 @@
 # Usage: bash SCRIPT [--check | --save FILE | --boot]
 #   --check      change nothing, only read back and list mismatches
 #   --save FILE  first write FILE, a script that puts back every value this one changes (restore point)
-#   --boot       as without arguments, but a planned NIC that is missing does not stop the others
+#   --boot       as without arguments, but a planned NIC that is missing or fails does not stop the others
 RT_DATA_VERSION=2
 RT_HOST=gpu08
 # NICs, one a line: netdev, RDMA device, RDMA port, trust, PFC vector, cable (mlnx_qos --cable_len, whole
