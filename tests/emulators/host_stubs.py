@@ -202,11 +202,12 @@ def mlnx_qos(argv: list[str]) -> int:
                 unlisted.remove(dscp)
         elif op == "del":
             # mlx5e_dcbnl_ieee_delapp (en_dcbnl.c): only an app entry that exists with that priority (else
-            # -ENOENT; the stub's message); the DSCP leaves the app table (the report no longer lists it) and
-            # the NIC maps it to priority 0; deleting the last DSCP entry sets the trust to pcp
+            # -ENOENT: dcbnetlink.py check_err raises "Netlink error: Bad value. see dmesg."); the DSCP leaves
+            # the app table (the report no longer lists it) and the NIC maps it to priority 0; deleting the
+            # last DSCP entry sets the trust to pcp
             if st["trust"] != "dscp" or dscp in unlisted or st["dscp2prio"][dscp] != prio:
                 _save("mlnx_qos", a["interface"], st)
-                print(f"Failed to delete dscp2prio entry {dscp},{prio}: No such file or directory")
+                print("Netlink error: Bad value. see dmesg.")
                 return 1
             st["dscp2prio"][dscp] = 0
             unlisted.append(dscp)

@@ -132,7 +132,7 @@ def test_dscp2prio_del_as_the_mlx5_driver(tmp_path: Path) -> None:
 
     assert qos("--trust", "dscp").returncode == 0
     refused = qos("--dscp2prio", "del,26,0")  # 26 is on 3
-    assert refused.returncode == 1 and "26,0" in refused.stdout
+    assert refused.returncode == 1 and "Netlink error" in refused.stdout
     r = qos("--dscp2prio", "del,26,3")
     assert r.returncode == 0 and 26 not in listed(r.stdout) and len(listed(r.stdout)) == 63
     assert "Priority trust state: dscp" in r.stdout

@@ -77,7 +77,7 @@ for entry in dscp:
         # mlx5e_dcbnl_ieee_delapp: only an entry that holds PV; the DSCP leaves the app table ("-": the report
         # no longer lists it, the NIC maps it to priority 0); the last one deleted sets the trust to pcp
         if rd("trust", "pcp") != "dscp" or m.get(dv, str(int(dv) >> 3)) != pv:
-            print(f"Failed to delete dscp2prio entry {dv},{pv}: No such file or directory"); sys.exit(1)
+            print("Netlink error: Bad value. see dmesg."); sys.exit(1)  # (dcbnetlink.py check_err)
         m[dv] = "-"
         if all(m.get(str(x)) == "-" for x in range(64)):
             wr("trust", "pcp"); m = {}
