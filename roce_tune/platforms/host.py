@@ -49,7 +49,8 @@ Checked against:
   (one ``mlnx_qos`` call), since the trust change drops it. A DSCP the report leaves out while it lists
   others had its app entry deleted (``--dscp2prio del,D,P``): mlx5 ``mlx5e_dcbnl_ieee_delapp``
   (drivers/net/ethernet/mellanox/mlx5/core/en_dcbnl.c) [V] then maps it to priority 0, which the read-back
-  names as its running priority (``0 (no dscp2prio entry)``).
+  names as its running priority (``0 (no dscp2prio entry)``); the restore point deletes the entry the run
+  sets for it again (``del,D,P``, which the driver takes only while the entry holds P).
 * Mellanox/mlnx-tools ``sbin/cma_roce_tos`` / ``cma_roce_mode`` [V]: ``-d <dev> -p <port> -t <tos>``,
   ``-m 2`` writes ``RoCE v2``; without ``-t``/``-m`` they print the current value (used for read-back;
   they manage configfs themselves, so the script never touches ``/sys/kernel/config``).

@@ -432,6 +432,48 @@ def test_a_dscp_entry_deleted_by_hand_is_named_with_planned_and_running_priority
     assert _run_file(path, "--check", env=env).returncode == 0
 
 
+def test_a_dscp_entry_deleted_before_the_push_is_deleted_again_by_the_restore_point(tmp_path: Path) -> None:
+    # Before the push someone ran `mlnx_qos --dscp2prio del,26,3`: no entry for 26, which the NIC maps to
+    # priority 0 (mlx5e_dcbnl_ieee_delapp). The push sets 26 -> 3. The restore point wrote it off as "not
+    # restorable" (exit 3: a value that could not be read) though it was read: deleting the entry the push
+    # set (`del,26,3`, accepted since the entry holds 3) puts the NIC back exactly.
+    plan, script = _script()
+    h = plan.hosts[0]  # type: ignore[attr-defined]
+    box = Box(tmp_path, h)
+    env = _box_env(box)
+    path = tmp_path / "apply.sh"
+    path.write_text(script, encoding="utf-8")
+    assert _run_file(path, env=env).returncode == 0
+    first = h.nics[0]
+    _qos(env, first.netdev, "--dscp2prio", "del,26,3")
+    before = _device_view(box, h, env)
+    restore = tmp_path / "restore.sh"
+    res = _run_file(path, "--save", str(restore), env=env)
+    assert res.returncode == 0, res.stderr
+    assert _device_view(box, h, env) != before  # 26 -> 3 again
+    assert not [ln for ln in restore.read_text().splitlines() if ln.startswith("rt_lost ")]
+    back = _run_file(restore, env=env)
+    assert back.returncode == 0, back.stderr
+    assert _device_view(box, h, env) == before
+    # run again when the push stopped before it set the map: the entry is not there, nothing to delete
+    (tmp_path / "again").mkdir()
+    box2 = Box(tmp_path / "again", h)
+    env2 = _box_env(box2)
+    assert _run_file(path, env=env2).returncode == 0
+    _qos(env2, first.netdev, "--dscp2prio", "del,26,3")
+    before2 = _device_view(box2, h, env2)
+    restore2 = tmp_path / "restore2.sh"
+    (box2.bin / "mlnx_qos").rename(box2.bin / "mlnx_qos.real")
+    (box2.bin / "mlnx_qos").write_text(  # every NIC write fails: the push stops before it sets the map
+        '#!/bin/bash\n[[ $# -gt 2 && -z "$RT_RESTORING" ]] && { echo "Error: busy"; exit 1; }\n'
+        'exec "$(dirname "$0")/mlnx_qos.real" "$@"\n')
+    (box2.bin / "mlnx_qos").chmod(0o755)
+    assert _run_file(path, "--save", str(restore2), env=env2).returncode == 2
+    back2 = _run_file(restore2, env={**env2, "RT_RESTORING": "1"})
+    assert back2.returncode == 0, back2.stderr
+    assert _device_view(box2, h, env2) == before2
+
+
 def test_default_dscp_map_is_read_back_but_not_written(box: Box) -> None:
     _, script = _script(nic_map={d: d >> 3 for d in range(64)})  # a site that keeps the ConnectX default
     assert cs.host_array(script, "RT_DSCP2PRIO") == [["1", str(d), str(d >> 3)] for d in range(64)]
@@ -746,7 +788,8 @@ def test_save_writes_a_restore_point_that_puts_every_value_back(tmp_path: Path, 
         # PCP trust before the run: no DSCP map was in use (mlnx_qos keeps none then). Putting pcp trust back
         # deletes every DSCP entry the run's DSCP trust brought, so no entry needs saving and none is lost.
         lost = [ln for ln in text.splitlines() if ln.startswith("rt_lost ")]
-        assert not lost and "--dscp2prio" not in text
+        saved_map = [ln for ln in text.splitlines() if ln.startswith("rt_") and "--dscp2prio" in ln]
+        assert not lost and not saved_map
         assert "trust pcp before the change" in text
         assert back.returncode == 0, back.stderr
         for nic in h.nics:

@@ -393,6 +393,15 @@ rt_unit_gone() {
 rt_pause() {
     [[ "$(rt_pause_state "$1")" == "rx $2 tx $3" ]] || rt_do ethtool -A "$1" rx "$2" tx "$3"
 }
+# rt_dscp_gone NETDEV DSCP PRIO: DSCP had no entry (the NIC mapped it to priority 0): delete the entry the
+# run set, DSCP -> PRIO, when the NIC lists it (the driver deletes only an entry that holds PRIO)
+rt_dscp_gone() {
+    local qos
+    qos="$(mlnx_qos -i "$1")" || { echo "roce-tune restore: failed: mlnx_qos -i $1" >&2; RT_FAIL=1; return; }
+    if grep -qx "set,$2,$3" < <(rt_qos_dscp2prio_all "$qos"); then
+        rt_do mlnx_qos -i "$1" --dscp2prio "del,$2,$3"
+    fi
+}
 RT_RESTORE_HEAD
     printf 'RT_LOCK_FILE=%q\n' "$RT_LOCK_FILE"
     cat <<'RT_RESTORE_LOCK'
@@ -406,7 +415,7 @@ if ! { mkdir -p -- "${RT_LOCK_FILE%/*}" && exec {RT_LOCK_FD}>>"$RT_LOCK_FILE"; }
     exit 2
 fi
 RT_RESTORE_LOCK
-    declare -f rt_pause_parse rt_pause_state
+    declare -f rt_pause_parse rt_pause_state rt_qos_dscp2prio_all
 } > "$RT_SAVE"
 for rt_n in "${RT_NICS[@]}"; do
     rt_nic "$rt_n"
@@ -428,7 +437,11 @@ for rt_n in "${RT_NICS[@]}"; do
                 "$nic_dev" "back below takes the DSCP entries the run set out of use" \
                 >> "$RT_SAVE"
             noted=1
-        elif [[ "$trust" != dscp || -z "$was" ]]; then  # (an unreadable trust, or DSCP trust without the entry)
+        elif [[ "$trust" == dscp && -z "$was" && -n "${RT_MAP[*]-}" ]]; then
+            # DSCP trust, the report lists other entries but not this one: it was deleted, and the NIC maps it
+            # to priority 0 (mlx5e_dcbnl_ieee_delapp); the apply sets it, the restore deletes it again
+            rt_save rt_dscp_gone "$nic_dev" "$dscp" "$prio"
+        elif [[ "$trust" != dscp || -z "$was" ]]; then  # (an unreadable trust, or DSCP trust without any entry)
             rt_save rt_lost "$nic_dev" dscp2prio "$dscp" "(trust was '$trust')"
         elif [[ "$was" != "$prio" ]]; then
             rt_was+=(--dscp2prio "set,$dscp,$was")
