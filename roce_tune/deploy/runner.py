@@ -538,8 +538,17 @@ _Push = Callable[[Callable[[], None]], None]
 
 def _update_host(t: Target, drv: Driver, res: DeviceResult, opts: ApplyOptions, allow_push: bool,
                  stop: StopRequest, push: _Push) -> None:
-    """A host: its script's check mode says what differs; then the script runs (through ``push``)."""
+    """A host: its script's check mode says what differs; then the script runs (through ``push``).
+
+    Raises:
+        PushError: ``--check`` exited other than 0 (as planned) or 1 (MISMATCH lines): it could not read
+            the host (a NIC tool missing, another run holding the lock, data and shared script of different
+            versions); stage ``read``, nothing was changed. As ``tasks/push_host.yml`` fails such a host.
+    """
     rc, out = drv.run_host_script(t.desired, check_only=True)
+    if rc not in (0, 1):
+        tail = [ln.strip() for ln in out.splitlines() if ln.strip() and "ROCE_TUNE_RC=" not in ln][-3:]
+        raise PushError("read", f"host script --check exited {rc}: " + " | ".join(tail))
     res.diff = [ln for ln in out.splitlines() if "MISMATCH" in ln or ln.startswith(("-", "+"))]
     res.changed = rc != 0
     if not _held_back(t, res, opts, allow_push, stop):

@@ -1,5 +1,4 @@
 """Host renderer: an idempotent bash script per host (``<name>.sh``) and its NCCL environment.
-
 The script sets, per NIC port, global (802.3x) pause off where the port has PFC, DSCP trust, the PFC vector
 and cable length, the plan's whole DSCP->priority map (all 64 DSCPs), the netdev MTU, the RoCE TOS (RDMA-CM
 default and the mlx5 global traffic class), RoCE v2 for RDMA-CM, DCQCN enable per priority and its parameters,
@@ -9,15 +8,16 @@ the commands that put it back (apply runs it when a host push fails). Before cha
 each NIC's netdev answers ``mlnx_qos`` and its RDMA device port gives a ToS (``cma_roce_tos``); that, any NIC
 tool failing later or a sysfs write the driver refuses, stops it with exit 2 naming the command (or file and
 value) and the tool's own message (these tools print errors on stdout). ``--boot`` (the systemd unit's run,
-where no rollback follows) names a NIC that fails that check and leaves it out, configures and reads back the
-others and ends with exit 4: one dead NIC must not leave the healthy ones lossy. ``--check`` changes nothing
-and only reads back. All of it is runtime state the driver forgets at reboot and driver reload, so a run that
-sets the values also installs the host's whole script, the systemd unit ``hosts/roce-tune-host.service``
-(enabled, not started) and a udev rule that re-runs the unit when an mlx5 netdev or RDMA device appears
-(:data:`PERSIST_SCRIPT`, :data:`UNIT_PATH`, :data:`UDEV_RULE_PATH`); the restore point puts them back as found
-and ``--check`` reports them missing, stale or disabled. Every device name and value goes through
-``shell_quote``; every sysfs path is prefixed with ``${ROCE_TUNE_SYSROOT:-}`` so tests can run the real script
-against a fake tree.
+where no rollback follows) names a NIC that fails that check, or whose step fails later (each NIC is then
+configured on its own, in a subshell: :data:`NIC_SECTIONS`), and leaves it out, configures and reads back the
+others and ends with exit 4 naming every NIC it left out: one dead NIC must not leave the healthy ones lossy.
+``--check`` changes nothing and only reads back. All of it is runtime state the driver forgets at reboot and
+driver reload, so a run that sets the values also installs the host's whole script, the systemd unit
+``hosts/roce-tune-host.service`` (enabled, not started) and a udev rule that re-runs the unit when an mlx5
+netdev or RDMA device appears (:data:`PERSIST_SCRIPT`, :data:`UNIT_PATH`, :data:`UDEV_RULE_PATH`); the restore
+point puts them back as found and ``--check`` reports them missing, stale or disabled. Every device name and
+value goes through ``shell_quote``; every sysfs path is prefixed with ``${ROCE_TUNE_SYSROOT:-}`` so tests can
+run the real script against a fake tree.
 
 Checked against:
 
@@ -46,7 +46,11 @@ Checked against:
   ``setDefaultAppEntry``/``delAppEntry`` [V]): the restore point saves only entries found under DSCP trust
   that the run changes (one ``mlnx_qos`` call), and a NIC found on PCP trust gets its map out of use again
   from its trust; a NIC found on DSCP trust that the plan puts on PCP trust gets its whole found map saved
-  (one ``mlnx_qos`` call), since the trust change drops it.
+  (one ``mlnx_qos`` call), since the trust change drops it. A DSCP the report leaves out while it lists
+  others had its app entry deleted (``--dscp2prio del,D,P``): mlx5 ``mlx5e_dcbnl_ieee_delapp``
+  (drivers/net/ethernet/mellanox/mlx5/core/en_dcbnl.c) [V] then maps it to priority 0, which the read-back
+  names as its running priority (``0 (no dscp2prio entry)``); the restore point deletes the entry the run
+  sets for it again (``del,D,P``, which the driver takes only while the entry holds P).
 * Mellanox/mlnx-tools ``sbin/cma_roce_tos`` / ``cma_roce_mode`` [V]: ``-d <dev> -p <port> -t <tos>``,
   ``-m 2`` writes ``RoCE v2``; without ``-t``/``-m`` they print the current value (used for read-back;
   they manage configfs themselves, so the script never touches ``/sys/kernel/config``).
@@ -79,6 +83,10 @@ from roce_tune.platforms.templating import NAME_SLOT, comment_safe, render_templ
 WRITE_GUARD = "(( RT_CHECK == 0 ))"
 SECTION_GUARDS: dict[str, str | None] = {"snapshot": '[[ -n "$RT_SAVE" ]]', "alternatives": None,
                                          "readback": None}
+#: the sections that configure the NICs one section at a time over every NIC (in :attr:`SPEC` ``sections``
+#: order, next to each other): a ``--boot`` run takes each NIC through all of them on its own, so that a
+#: step that fails on one NIC leaves it out and does not stop the others.
+NIC_SECTIONS = ("pause", "qos", "mtu", "tos", "dcqcn")
 
 SPEC = PlatformSpec(
     name="host",
@@ -361,6 +369,16 @@ def _nic(plan: Plan, nic: NicPlan, memo: NicMemo | None = None) -> dict[str, obj
 #: a host's data file names the version it was written for, and the shared script refuses another.
 SHARED_SCRIPT = "roce-tune-host.sh"
 HOST_SCRIPT_VERSION = "2"
+#: The arguments the host script takes (the shared script's argument check prints them) and the usage block
+#: both its header and every host's data file print (one text: the file an operator runs names all of them).
+USAGE_ARGS = "[--check | --save FILE | --boot]"
+USAGE_LINES = (
+    f"Usage: bash SCRIPT {USAGE_ARGS}",
+    "  --check      change nothing, only read back and list mismatches",
+    "  --save FILE  first write FILE, a script that puts back every value this one changes (restore point)",
+    "  --boot       as without arguments, but a planned NIC that is missing or fails does not stop the"
+    " others",
+)
 #: The line of a host's data file after which it sources the shared script (from its own directory; a
 #: missing one stops it with exit 2): :func:`bundle` replaces everything after it with the shared script.
 SHARED_MARKER = f"{SPEC.comment_prefix} ----- the shared host script -----"
@@ -452,6 +470,7 @@ def build_context(plan: Plan, host: HostPlan, memo: NicMemo | None = None) -> di
     return {
         "c": SPEC.comment_prefix,
         "version": HOST_SCRIPT_VERSION,
+        "usage": USAGE_LINES,
         "shared": SHARED_SCRIPT,
         "host": {"name": _check(DEVICE_NAME_RE, host.name, "host name")},
         "tclass_global": forces_global_tclass(host),
@@ -470,9 +489,12 @@ def shared_context(generator: str) -> dict[str, object]:
     return {
         "c": SPEC.comment_prefix,
         "version": HOST_SCRIPT_VERSION,
+        "usage": USAGE_LINES,
+        "usage_args": USAGE_ARGS,
         "generator": comment_safe(generator),
         "sections": SPEC.sections,
         "section_guards": SECTION_GUARDS,
+        "nic_sections": NIC_SECTIONS,
         "write_guard": WRITE_GUARD,
         "roce_modes": ROCE_MODES,
         "roce_mode": ROCE_MODE,

@@ -75,3 +75,27 @@ def test_upload_keeps_blank_lines_and_trailing_spaces_at_a_chunk_end() -> None:
 
     body = "line one  \n\n"  # a chunk ending in a line with trailing spaces, then a blank line
     assert _heredoc("/tmp/x", body) == f"cat > /tmp/x <<'ROCE_TUNE_EOF'\n{body}\nROCE_TUNE_EOF"
+
+
+def test_a_dry_run_whose_host_check_cannot_run_is_a_failure_naming_why_not_a_change(tmp_path: Path) -> None:
+    # The GPU node lacks mlnx_qos (MLNX_OFED/DOCA tools not installed): the script's --check stops before it
+    # reads anything, exit 2 (`required command 'mlnx_qos' not found`). The dry run reported the host as
+    # "would-change" with an empty diff, as if its values merely differed, and hid why; the playbook
+    # (tasks/push_host.yml) already fails the host on any exit but 0 and 1.
+    fleet, inv, known = emulated_inventory("lab-2node.yaml", tmp_path, hosts=True)
+    try:
+        targets, _ = load_source(inv)
+        name = next(t for t in targets if t.kind == "host").name
+        (fleet[name].bin / "mlnx_qos").unlink()
+        sysroot = fleet[name].sandbox / "sysroot"
+        before = sorted(p.relative_to(sysroot) for p in sysroot.rglob("*"))
+        for dry_run in (True, False):
+            res = apply_targets(targets, _opts(tmp_path, known, dry_run=dry_run, limit=[name]))[0]
+            assert res.state == "failed", (res.state, res.diff, res.error)
+            assert res.error and "exited 2" in res.error, res.error
+            assert "required command 'mlnx_qos' not found" in res.error, res.error
+            assert not res.rolled_back  # (nothing was changed, nothing to roll back)
+        after = sorted(p.relative_to(sysroot) for p in sysroot.rglob("*") if not p.name.endswith(".lock"))
+        assert after == [p for p in before if not p.name.endswith(".lock")]
+    finally:
+        fleet.stop()

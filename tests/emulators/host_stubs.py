@@ -176,6 +176,7 @@ def mlnx_qos(argv: list[str]) -> int:
         # change leaves no entry set before it
         st["trust"] = a["trust"]
         st["dscp2prio"] = list(DEFAULT_DSCP2PRIO)
+        st["dscp_unlisted"] = []
     if a.get("pfc"):
         vals = [int(x) for x in a["pfc"].split(",")]
         if len(vals) != 8 or any(v not in (0, 1) for v in vals):
@@ -192,14 +193,30 @@ def mlnx_qos(argv: list[str]) -> int:
         _save("mlnx_qos", a["interface"], st)
         print("Invalid dscp2prio command. Refer to the help.")
         return 1
+    unlisted: list[int] = st.setdefault("dscp_unlisted", [])
     for op, dscp, prio in entries:  # one dcbnl set_ieee_app / del_ieee_app per value, in order
         if op == "set":
             st["dscp2prio"][dscp] = prio
             st["trust"] = "dscp"  # (dcbnl: a DSCP app entry makes the trust dscp: mlx5e_dcbnl_ieee_setapp)
+            if dscp in unlisted:
+                unlisted.remove(dscp)
         elif op == "del":
-            st["dscp2prio"][dscp] = DEFAULT_DSCP2PRIO[dscp]
+            # mlx5e_dcbnl_ieee_delapp (en_dcbnl.c): only an app entry that exists with that priority (else
+            # -ENOENT: dcbnetlink.py check_err raises "Netlink error: Bad value. see dmesg."); the DSCP leaves
+            # the app table (the report no longer lists it) and the NIC maps it to priority 0; deleting the
+            # last DSCP entry sets the trust to pcp
+            if st["trust"] != "dscp" or dscp in unlisted or st["dscp2prio"][dscp] != prio:
+                _save("mlnx_qos", a["interface"], st)
+                print("Netlink error: Bad value. see dmesg.")
+                return 1
+            st["dscp2prio"][dscp] = 0
+            unlisted.append(dscp)
+            if len(unlisted) == len(DEFAULT_DSCP2PRIO):
+                st.update(trust="pcp", dscp2prio=list(DEFAULT_DSCP2PRIO), dscp_unlisted=[])
+                unlisted = st["dscp_unlisted"]
         else:
             st["dscp2prio"] = list(DEFAULT_DSCP2PRIO)
+            unlisted.clear()
     if "cable_len" in a:
         st["cable_len"] = int(a["cable_len"])
     for key in ("prio_tc", "prio2buffer"):
@@ -244,7 +261,9 @@ def _print_qos(st: dict[str, Any]) -> None:
         # "prio:P dscp:" prefix; a priority without a DSCP prints no line
         print("dscp2prio mapping:")
         for prio in range(8):
-            dscps = [f"{d:02d}," for d in range(63, -1, -1) if st["dscp2prio"][d] == prio]
+            unlisted = st.get("dscp_unlisted", [])  # (deleted app entries: not in the table mlnx_qos reads)
+            dscps = [f"{d:02d}," for d in range(63, -1, -1)
+                     if st["dscp2prio"][d] == prio and d not in unlisted]
             for i in range(0, len(dscps), 8):
                 print(f"\tprio:{prio} dscp:{''.join(dscps[i:i + 8])}")
     print("default priority:")  # (then one "\tprio:P" line per --defltprio set; the stub has none)

@@ -104,3 +104,42 @@ def test_dscp2prio_report_and_checks_as_mlnx_qos(tmp_path: Path) -> None:
         assert (r.returncode, r.stdout.strip()) == (1, message)
     state = json.loads(host_stubs.state_path(tmp_path, "mlnx_qos", "ens1f0np0").read_text())
     assert state["dscp2prio"][24] == 0  # none of the refused calls set an entry
+
+
+def test_dscp2prio_del_as_the_mlx5_driver(tmp_path: Path) -> None:
+    """``--dscp2prio del,D,P`` as mlx5e_dcbnl_ieee_delapp (en_dcbnl.c) answers it: refused unless D's entry
+    holds P; the entry leaves the app table (the report no longer lists D) and the NIC maps D to priority 0
+    (the stub used to put the default D >> 3 back, which hid a deleted RoCE entry: 26 >> 3 = 3); ``set``
+    lists it again; deleting the last DSCP entry sets the trust to pcp."""
+    root = tmp_path
+    (root / "sys/class/net/ens1f0np0").mkdir(parents=True)
+
+    def qos(*argv: str) -> subprocess.CompletedProcess[str]:
+        return _stub(root, "mlnx_qos", "-i", "ens1f0np0", *argv)
+
+    def listed(report: str) -> dict[int, int]:
+        out: dict[int, int] = {}
+        for ln in report.splitlines():
+            if ln.startswith("\tprio:") and " dscp:" in ln:
+                p, _, ds = ln.strip().removeprefix("prio:").partition(" dscp:")
+                out.update({int(d): int(p) for d in ds.split(",") if d})
+        return out
+
+    def state() -> dict[str, object]:
+        loaded: dict[str, object] = json.loads(
+            host_stubs.state_path(root, "mlnx_qos", "ens1f0np0").read_text())
+        return loaded
+
+    assert qos("--trust", "dscp").returncode == 0
+    refused = qos("--dscp2prio", "del,26,0")  # 26 is on 3
+    assert refused.returncode == 1 and "Netlink error" in refused.stdout
+    r = qos("--dscp2prio", "del,26,3")
+    assert r.returncode == 0 and 26 not in listed(r.stdout) and len(listed(r.stdout)) == 63
+    assert "Priority trust state: dscp" in r.stdout
+    assert state()["dscp2prio"][26] == 0  # type: ignore[index]  # (what the NIC does with it)
+    assert qos("--dscp2prio", "del,26,3").returncode == 1  # gone already
+    r = qos("--dscp2prio", "set,26,3")
+    assert listed(r.stdout)[26] == 3
+    argv = [w for d in range(64) for w in ("--dscp2prio", f"del,{d},{d >> 3}")]
+    r = qos(*argv)
+    assert r.returncode == 0 and "Priority trust state: pcp" in r.stdout and not listed(r.stdout)

@@ -67,11 +67,20 @@ if pfc is not None or "--cable_len" in opts:
     wr("cable", opts.get("--cable_len", "0"))
 for entry in dscp:
     action, dv, pv = entry.split(",")
+    m = dict(line.split() for line in rd("dscp2prio", "").splitlines())
     if action == "set" and "dscp2prio" not in ignore:
         if "trust" not in ignore:  # (dcbnl: the first DSCP app entry makes the trust dscp)
             wr("trust", "dscp")
-        m = dict(line.split() for line in rd("dscp2prio", "").splitlines())
         m[dv] = pv
+        wr("dscp2prio", "".join(f"{k} {v}\n" for k, v in sorted(m.items(), key=lambda kv: int(kv[0]))))
+    elif action == "del":
+        # mlx5e_dcbnl_ieee_delapp: only an entry that holds PV; the DSCP leaves the app table ("-": the report
+        # no longer lists it, the NIC maps it to priority 0); the last one deleted sets the trust to pcp
+        if rd("trust", "pcp") != "dscp" or m.get(dv, str(int(dv) >> 3)) != pv:
+            print("Netlink error: Bad value. see dmesg."); sys.exit(1)  # (dcbnetlink.py check_err)
+        m[dv] = "-"
+        if all(m.get(str(x)) == "-" for x in range(64)):
+            wr("trust", "pcp"); m = {}
         wr("dscp2prio", "".join(f"{k} {v}\n" for k, v in sorted(m.items(), key=lambda kv: int(kv[0]))))
 if "--trust" in opts and "trust" not in ignore and opts["--trust"] != rd("trust", "pcp"):
     # mlnx_qos (dcbnl): trust dscp = set all 64 DSCP app entries to the default dscp >> 3, trust pcp = delete
@@ -87,7 +96,8 @@ if trust == "dscp":
     m.update(dict(line.split() for line in rd("dscp2prio", "").splitlines()))
     per = {p: "" for p in range(8)}
     for x in range(63, -1, -1):
-        per[int(m[str(x)])] += "%02d," % x
+        if m[str(x)] != "-":  # (a deleted entry: not listed)
+            per[int(m[str(x)])] += "%02d," % x
     for p in range(8):
         s = per[p]
         while len(s) > 24:
@@ -385,6 +395,83 @@ def test_a_roce_dscp_someone_moved_to_a_lossy_priority_is_reported_set_back_and_
     back = _run_file(restore, env=env)
     assert back.returncode == 0, back.stderr
     assert _device_view(box, h, env) == before
+
+
+@pytest.mark.parametrize("where", ["box", "emulator"])
+def test_a_dscp_entry_deleted_by_hand_is_named_with_planned_and_running_priority(tmp_path: Path,
+                                                                                where: str) -> None:
+    # After a push someone runs `mlnx_qos --dscp2prio del,26,3` (the RoCE DSCP) on one NIC and
+    # `del,48,6` (the CNP DSCP) on the other. mlx5e_dcbnl_ieee_delapp (en_dcbnl.c) takes the entry out of the
+    # app table mlnx_qos reports and maps the DSCP to priority 0: RoCE rides a lossy priority. --check said
+    # "read ''" (no running priority) and, on the emulator (whose del put the default back), nothing at all.
+    plan, script = _script()
+    h = plan.hosts[0]  # type: ignore[attr-defined]
+    box = Box(tmp_path, h)
+    env = _box_env(box)
+    if where == "emulator":  # the emulator's own mlnx_qos (tests/emulators/host_stubs.py)
+        (box.bin / "mlnx_qos").write_text(host_stubs.launcher("mlnx_qos"))
+    path = tmp_path / "apply.sh"
+    path.write_text(script, encoding="utf-8")
+    assert _run_file(path, env=env).returncode == 0
+    first, second = h.nics
+    _qos(env, first.netdev, "--dscp2prio", "del,26,3")
+    _qos(env, second.netdev, "--dscp2prio", "del,48,6")
+    report = subprocess.run(["mlnx_qos", "-i", first.netdev], env=env, capture_output=True, text=True,
+                            check=True).stdout
+    assert 26 not in _nic_map(report) and "Priority trust state: dscp" in report  # (as the driver shows it)
+    check = _run_file(path, "--check", env=env)
+    assert check.returncode == 1, check.stdout + check.stderr
+    named = [ln.strip() for ln in check.stderr.splitlines() if ln.strip().startswith("MISMATCH")]
+    assert named == [f"MISMATCH {first.netdev} dscp2prio/26: expected '3', read '0 (no dscp2prio entry)'",
+                     f"MISMATCH {second.netdev} dscp2prio/48: expected '6', read '0 (no dscp2prio entry)'"]
+    assert [(m.device, m.what, m.planned, m.running) for m in host.check_mismatches(check.stderr)] == [
+        (first.netdev, "dscp2prio/26", "3", "0 (no dscp2prio entry)"),
+        (second.netdev, "dscp2prio/48", "6", "0 (no dscp2prio entry)")]
+    res = _run_file(path, env=env)  # the apply puts both entries back
+    assert res.returncode == 0, res.stderr
+    assert _run_file(path, "--check", env=env).returncode == 0
+
+
+def test_a_dscp_entry_deleted_before_the_push_is_deleted_again_by_the_restore_point(tmp_path: Path) -> None:
+    # Before the push someone ran `mlnx_qos --dscp2prio del,26,3`: no entry for 26, which the NIC maps to
+    # priority 0 (mlx5e_dcbnl_ieee_delapp). The push sets 26 -> 3. The restore point wrote it off as "not
+    # restorable" (exit 3: a value that could not be read) though it was read: deleting the entry the push
+    # set (`del,26,3`, accepted since the entry holds 3) puts the NIC back exactly.
+    plan, script = _script()
+    h = plan.hosts[0]  # type: ignore[attr-defined]
+    box = Box(tmp_path, h)
+    env = _box_env(box)
+    path = tmp_path / "apply.sh"
+    path.write_text(script, encoding="utf-8")
+    assert _run_file(path, env=env).returncode == 0
+    first = h.nics[0]
+    _qos(env, first.netdev, "--dscp2prio", "del,26,3")
+    before = _device_view(box, h, env)
+    restore = tmp_path / "restore.sh"
+    res = _run_file(path, "--save", str(restore), env=env)
+    assert res.returncode == 0, res.stderr
+    assert _device_view(box, h, env) != before  # 26 -> 3 again
+    assert not [ln for ln in restore.read_text().splitlines() if ln.startswith("rt_lost ")]
+    back = _run_file(restore, env=env)
+    assert back.returncode == 0, back.stderr
+    assert _device_view(box, h, env) == before
+    # run again when the push stopped before it set the map: the entry is not there, nothing to delete
+    (tmp_path / "again").mkdir()
+    box2 = Box(tmp_path / "again", h)
+    env2 = _box_env(box2)
+    assert _run_file(path, env=env2).returncode == 0
+    _qos(env2, first.netdev, "--dscp2prio", "del,26,3")
+    before2 = _device_view(box2, h, env2)
+    restore2 = tmp_path / "restore2.sh"
+    (box2.bin / "mlnx_qos").rename(box2.bin / "mlnx_qos.real")
+    (box2.bin / "mlnx_qos").write_text(  # every NIC write fails: the push stops before it sets the map
+        '#!/bin/bash\n[[ $# -gt 2 && -z "$RT_RESTORING" ]] && { echo "Error: busy"; exit 1; }\n'
+        'exec "$(dirname "$0")/mlnx_qos.real" "$@"\n')
+    (box2.bin / "mlnx_qos").chmod(0o755)
+    assert _run_file(path, "--save", str(restore2), env=env2).returncode == 2
+    back2 = _run_file(restore2, env={**env2, "RT_RESTORING": "1"})
+    assert back2.returncode == 0, back2.stderr
+    assert _device_view(box2, h, env2) == before2
 
 
 def test_default_dscp_map_is_read_back_but_not_written(box: Box) -> None:
@@ -701,7 +788,8 @@ def test_save_writes_a_restore_point_that_puts_every_value_back(tmp_path: Path, 
         # PCP trust before the run: no DSCP map was in use (mlnx_qos keeps none then). Putting pcp trust back
         # deletes every DSCP entry the run's DSCP trust brought, so no entry needs saving and none is lost.
         lost = [ln for ln in text.splitlines() if ln.startswith("rt_lost ")]
-        assert not lost and "--dscp2prio" not in text
+        saved_map = [ln for ln in text.splitlines() if ln.startswith("rt_") and "--dscp2prio" in ln]
+        assert not lost and not saved_map
         assert "trust pcp before the change" in text
         assert back.returncode == 0, back.stderr
         for nic in h.nics:

@@ -115,6 +115,83 @@ def test_at_boot_a_missing_nic_is_named_and_every_other_nic_is_configured(tmp_pa
     assert named <= {missing.netdev, missing.rdma_device}, check.stderr
 
 
+def _fail_step(box: Box, netdev: str, how: str) -> str:
+    """Make one step of ``netdev``'s configuration fail after the ready check; returns what stderr names.
+    ``sysfs``: the driver refuses a DCQCN value (every write to /dev/full fails, as an -EINVAL store does);
+    ``tool``: mlnx_qos refuses the NIC's PFC/cable call (it says why on stdout, exit 1)."""
+    if how == "sysfs":
+        target = box.root / "sys/class/net" / netdev / "ecn/roce_rp/rpg_ai_rate"
+        target.unlink()
+        target.symlink_to("/dev/full")
+        return f"writing 80 to {target} failed"
+    (box.bin / "mlnx_qos").rename(box.bin / "mlnx_qos.real")
+    (box.bin / "mlnx_qos").write_text(
+        f'#!/bin/bash\nif [[ "$2" == {netdev} && "$3" == --pfc ]]; then\n'
+        '    echo "Error: PFC is locked"; exit 1\nfi\n'
+        'exec "$(dirname "$0")/mlnx_qos.real" "$@"\n')
+    (box.bin / "mlnx_qos").chmod(0o755)
+    return f"mlnx_qos -i {netdev} --pfc 0,0,0,1,0,0,0,0 --cable_len 2 failed (exit 1): Error: PFC is locked"
+
+
+@pytest.mark.parametrize("how", ["sysfs", "tool"])
+@pytest.mark.parametrize("failing", [0, 1])
+def test_at_boot_a_nic_whose_step_fails_is_named_and_every_other_nic_is_configured(
+        tmp_path: Path, failing: int, how: str) -> None:
+    # Every NIC passed the ready check, then one step of one NIC failed (a DCQCN value its firmware refuses,
+    # mlnx_qos refusing its PFC call). The boot run used to stop there, exit 2: a failure on the first NIC
+    # left every later NIC on the driver's defaults (PCP trust, PFC off), lossy RoCE into a lossless fabric.
+    plan, script, files = _plan_and_script()
+    h = plan.hosts[0]
+    box, argv = _booted_box(tmp_path, script, files)
+    env = _box_env(box)
+    bad, kept = h.nics[failing], h.nics[1 - failing]
+    said = _fail_step(box, bad.netdev, how)
+    res = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=120, check=False)
+    assert res.returncode == 4, res.stdout + res.stderr
+    assert said in res.stderr, res.stderr
+    last = res.stderr.splitlines()[-2:]  # the summary names the NIC, then the others' result
+    assert f"failed part-way, not read back: {bad.netdev} ({bad.rdma_device} port 1)" in last[0], res.stderr
+    assert "every other NIC set and read back" in last[1] and "MISMATCH" not in res.stderr, res.stderr
+    assert "all values set" not in res.stdout
+    (tmp_path / "full").mkdir()
+    full = Box(tmp_path / "full", h)
+    ok = _run_file(_write(tmp_path / "full.sh", script), env=_box_env(full))
+    assert ok.returncode == 0, ok.stderr
+    want = _only(_device_view(full, h, _box_env(full)), kept.netdev, kept.rdma_device)
+    got = _only(_device_view(box, h, env), kept.netdev, kept.rdma_device)
+    assert want and got == want
+
+
+def test_at_boot_every_nic_whose_step_fails_is_named(tmp_path: Path) -> None:
+    plan, script, files = _plan_and_script()
+    h = plan.hosts[0]
+    box, argv = _booted_box(tmp_path, script, files)
+    said = [_fail_step(box, h.nics[0].netdev, "tool"), _fail_step(box, h.nics[1].netdev, "sysfs")]
+    res = subprocess.run(argv, env=_box_env(box), capture_output=True, text=True, timeout=120, check=False)
+    assert res.returncode == 4, res.stdout + res.stderr
+    assert all(s in res.stderr for s in said), res.stderr
+    assert ("boot run: 2 of 2 planned NIC(s) failed part-way, not read back: "
+            f"{h.nics[0].netdev} ({h.nics[0].rdma_device} port 1), "
+            f"{h.nics[1].netdev} ({h.nics[1].rdma_device} port 1)") in res.stderr, res.stderr
+
+
+@pytest.mark.parametrize("args", [(), ("--save", "RESTORE")])
+def test_a_push_or_plain_run_still_stops_at_the_first_nic_step_that_fails(
+        tmp_path: Path, args: tuple[str, ...]) -> None:
+    plan, script, _ = _plan_and_script()
+    h = plan.hosts[0]
+    box = Box(tmp_path, h)
+    env = _box_env(box)
+    said = _fail_step(box, h.nics[0].netdev, "tool")
+    argv = [str(tmp_path / "r.sh") if a == "RESTORE" else a for a in args]
+    res = _run_file(_write(tmp_path / "push.sh", script), *argv, env=env)
+    assert res.returncode == 2 and said in res.stderr, res.stderr
+    assert "boot run" not in res.stderr
+    # the next NIC was not touched: it stopped there (apply then runs the restore point)
+    assert "pcp" in subprocess.run(["mlnx_qos", "-i", h.nics[1].netdev], env=env, capture_output=True,
+                                   text=True, check=True).stdout
+
+
 def test_at_boot_with_every_nic_missing_nothing_is_changed_and_each_is_named(tmp_path: Path) -> None:
     plan, script, files = _plan_and_script()
     h = plan.hosts[0]
@@ -187,3 +264,10 @@ def test_the_restore_point_waits_for_the_lock_another_run_holds(tmp_path: Path) 
     out, err = proc.communicate(timeout=120)
     assert proc.returncode == 0, out + err
     assert _device_view(box, h, env) == before
+
+
+def test_the_per_nic_sections_are_next_to_each_other_in_section_order() -> None:
+    # script.j2 wraps them in one function (rt_nic_steps) that a --boot run calls once per NIC
+    start = host.SPEC.sections.index(host.NIC_SECTIONS[0])
+    assert host.SPEC.sections[start:start + len(host.NIC_SECTIONS)] == host.NIC_SECTIONS
+    assert "snapshot" not in host.NIC_SECTIONS and "persist" not in host.NIC_SECTIONS

@@ -122,3 +122,26 @@ def test_a_data_file_copied_without_the_shared_script_stops_with_exit_2_naming_i
         assert res.returncode == 2, (args, res.returncode, res.stderr)
         assert f"roce-tune: {alone / host.SHARED_SCRIPT} not found" in res.stderr
         assert f"copy hosts/{host.SHARED_SCRIPT} beside" in res.stderr
+
+
+def _usage(script: str) -> list[str]:
+    """The usage block of a host script's header: the ``Usage:`` comment line and its option lines."""
+    lines = script.splitlines()
+    start = next(i for i, ln in enumerate(lines) if ln.startswith("# Usage: "))
+    block = [lines[start]]
+    for ln in lines[start + 1:]:
+        if not ln.startswith("#   --"):
+            break
+        block.append(ln)
+    return block
+
+
+def test_the_data_file_names_the_same_usage_as_the_shared_script() -> None:
+    # An operator reads `bash hosts/<name>.sh` from the file they run: its usage said
+    # `[--check | --save FILE]` while the shared script (and the boot unit) also take --boot.
+    files = render_outputs(build_plan())
+    shared, data = files[f"hosts/{host.SHARED_SCRIPT}"], files["hosts/node1.sh"]
+    assert _usage(data) == _usage(shared)
+    assert "--boot" in _usage(data)[0] and any(ln.startswith("#   --boot ") for ln in _usage(data))
+    # and the argument check agrees with both
+    assert 'rt_usage() { echo "usage: $0 [--check | --save FILE | --boot]" >&2; exit 2; }' in shared

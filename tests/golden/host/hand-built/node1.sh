@@ -5,9 +5,10 @@
 # This host's values. The logic (check, restore point, apply, read back) is the shared host script
 # roce-tune-host.sh (version 2) in this directory, sourced at the end; `roce-tune apply` and
 # playbooks/push.yml send both to the host as one script.
-# Usage: bash SCRIPT [--check | --save FILE]
+# Usage: bash SCRIPT [--check | --save FILE | --boot]
 #   --check      change nothing, only read back and list mismatches
 #   --save FILE  first write FILE, a script that puts back every value this one changes (restore point)
+#   --boot       as without arguments, but a planned NIC that is missing or fails does not stop the others
 RT_DATA_VERSION=2
 RT_HOST=node1
 # NICs, one a line: netdev, RDMA device, RDMA port, trust, PFC vector, cable (mlnx_qos --cable_len, whole

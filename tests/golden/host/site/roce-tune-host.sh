@@ -16,7 +16,7 @@
 # Usage: bash SCRIPT [--check | --save FILE | --boot]
 #   --check      change nothing, only read back and list mismatches
 #   --save FILE  first write FILE, a script that puts back every value this one changes (restore point)
-#   --boot       as without arguments, but a planned NIC that is missing does not stop the others
+#   --boot       as without arguments, but a planned NIC that is missing or fails does not stop the others
 set -euo pipefail
 
 RT_CHECK=0
@@ -47,6 +47,8 @@ SYSROOT="${ROCE_TUNE_SYSROOT:-}"
 MISMATCHES=()
 # the planned NICs a --boot run found missing and left out (netdev (RDMA device port N))
 RT_MISSING=()
+# the NICs a --boot run left out after one of their steps failed (netdev (RDMA device port N))
+RT_FAILED=()
 # 1: each NIC's mlx5 global traffic class is set to its RoCE TOS; 0 (data file): unset, where NCCL asks for
 # another TOS that the global value would override on every QP
 RT_TCLASS_GLOBAL="${RT_TCLASS_GLOBAL:-1}"
@@ -140,6 +142,10 @@ rt_qos_map() {
     RT_MAP=()
     while IFS=, read -r _ d p; do RT_MAP[d]="$p"; done < <(rt_qos_dscp2prio_all "$1")
 }
+# What the read-back names as the running priority of a DSCP the report leaves out while it lists others: its
+# app entry was deleted (mlnx_qos --dscp2prio del,...), and the mlx5 driver then maps it to priority 0
+# (en_dcbnl.c mlx5e_dcbnl_ieee_delapp).
+RT_DSCP_UNLISTED='0 (no dscp2prio entry)'
 # rt_dscp_entry ENTRY: one RT_DSCP2PRIO entry into rt_s dscp prio (value set, DSCP, priority).
 rt_dscp_entry() { rt_s="${1%% *}"; dscp="${1#* }"; prio="${dscp#* }"; dscp="${dscp%% *}"; }
 # Global (IEEE 802.3x) pause, from "ethtool -a <netdev>": ethtool prints "RX:" and "TX:" then on/off
@@ -387,6 +393,15 @@ rt_unit_gone() {
 rt_pause() {
     [[ "$(rt_pause_state "$1")" == "rx $2 tx $3" ]] || rt_do ethtool -A "$1" rx "$2" tx "$3"
 }
+# rt_dscp_gone NETDEV DSCP PRIO: DSCP had no entry (the NIC mapped it to priority 0): delete the entry the
+# run set, DSCP -> PRIO, when the NIC lists it (the driver deletes only an entry that holds PRIO)
+rt_dscp_gone() {
+    local qos
+    qos="$(mlnx_qos -i "$1")" || { echo "roce-tune restore: failed: mlnx_qos -i $1" >&2; RT_FAIL=1; return; }
+    if grep -qx "set,$2,$3" < <(rt_qos_dscp2prio_all "$qos"); then
+        rt_do mlnx_qos -i "$1" --dscp2prio "del,$2,$3"
+    fi
+}
 RT_RESTORE_HEAD
     printf 'RT_LOCK_FILE=%q\n' "$RT_LOCK_FILE"
     cat <<'RT_RESTORE_LOCK'
@@ -400,7 +415,7 @@ if ! { mkdir -p -- "${RT_LOCK_FILE%/*}" && exec {RT_LOCK_FD}>>"$RT_LOCK_FILE"; }
     exit 2
 fi
 RT_RESTORE_LOCK
-    declare -f rt_pause_parse rt_pause_state
+    declare -f rt_pause_parse rt_pause_state rt_qos_dscp2prio_all
 } > "$RT_SAVE"
 for rt_n in "${RT_NICS[@]}"; do
     rt_nic "$rt_n"
@@ -422,7 +437,11 @@ for rt_n in "${RT_NICS[@]}"; do
                 "$nic_dev" "back below takes the DSCP entries the run set out of use" \
                 >> "$RT_SAVE"
             noted=1
-        elif [[ "$trust" != dscp || -z "$was" ]]; then  # (an unreadable trust, or DSCP trust without the entry)
+        elif [[ "$trust" == dscp && -z "$was" && -n "${RT_MAP[*]-}" ]]; then
+            # DSCP trust, the report lists other entries but not this one: it was deleted, and the NIC maps it
+            # to priority 0 (mlx5e_dcbnl_ieee_delapp); the apply sets it, the restore deletes it again
+            rt_save rt_dscp_gone "$nic_dev" "$dscp" "$prio"
+        elif [[ "$trust" != dscp || -z "$was" ]]; then  # (an unreadable trust, or DSCP trust without any entry)
             rt_save rt_lost "$nic_dev" dscp2prio "$dscp" "(trust was '$trust')"
         elif [[ "$was" != "$prio" ]]; then
             rt_was+=(--dscp2prio "set,$dscp,$was")
@@ -501,6 +520,9 @@ trap - EXIT INT TERM HUP
 RT_SAVE="$RT_SAVE_FILE"
 fi
 
+# rt_nic_steps: the per-NIC sections (pause, qos, mtu, tos, dcqcn), each over every NIC in RT_NICS.
+rt_nic_steps() {
+
 # ===== pause =====
 if (( RT_CHECK == 0 )); then
 # A port with PFC has global pause off in both directions: a global pause frame stops every priority,
@@ -571,6 +593,34 @@ for rt_n in "${RT_NICS[@]}"; do
     done
 done
 fi
+}
+
+# A run takes the per-NIC sections over every NIC and stops at the first step that fails, exit 2 (a push rolls
+# back). --boot takes each NIC through them on its own, in a subshell: a NIC whose step fails (a tool that
+# refuses, a sysfs value the driver refuses) is named and left out, every other NIC is still configured, and
+# the run ends with exit 4 (1 if a value did not read back) naming each NIC that failed.
+if (( RT_CHECK == 0 )); then
+if (( RT_BOOT == 1 )); then
+    rt_done=()
+    for rt_n in "${RT_NICS[@]}"; do
+        set +e
+        ( set -e; RT_NICS=("$rt_n"); rt_nic_steps )  # (not in a || list: set -e holds in the subshell)
+        rt_rc=$?
+        set -e
+        if (( rt_rc == 0 )); then
+            rt_done+=("$rt_n")
+            continue
+        fi
+        rt_nic "$rt_n"
+        RT_FAILED+=("$nic_dev ($nic_rdma port $nic_port)")
+        printf 'roce-tune: %s: boot run: NIC %s (%s port %s) failed part-way (exit %d, above): left out\n' \
+            "$RT_HOST" "$nic_dev" "$nic_rdma" "$nic_port" "$rt_rc" >&2
+    done
+    RT_NICS=(${rt_done[@]+"${rt_done[@]}"})
+else
+    rt_nic_steps
+fi
+fi
 
 # ===== persist =====
 if (( RT_CHECK == 0 )); then
@@ -638,7 +688,7 @@ for rt_n in "${RT_NICS[@]}"; do
         if [[ -z "${RT_MAP[*]-}" ]]; then
             rt_unlisted=$((rt_unlisted + 1))
         else
-            rt_expect "$nic_dev" "dscp2prio/$dscp" "$prio" "${RT_MAP[dscp]-}"
+            rt_expect "$nic_dev" "dscp2prio/$dscp" "$prio" "${RT_MAP[dscp]-$RT_DSCP_UNLISTED}"
         fi
     done
     if (( rt_unlisted > 0 )); then
@@ -664,20 +714,30 @@ rt_expect "$RT_HOST" "systemd unit $RT_UNIT_FILE" "$RT_AS_PLANNED" "$(rt_file_st
 rt_expect "$RT_HOST" "udev rule $RT_UDEV_FILE" "$RT_AS_PLANNED" "$(rt_file_state "$RT_UDEV_FILE" "$RT_UDEV_TEXT")"
 rt_expect "$RT_HOST" "systemctl is-enabled $RT_UNIT_NAME" enabled "$(rt_unit_enabled)"
 
-# a --boot run that left out missing NICs names them again last (the line `systemctl status` shows) and
-# fails: exit 4, or 1 when a value of a configured NIC did not read back either
+# a --boot run that left out missing NICs or NICs whose step failed names them again last (the lines
+# `systemctl status` shows) and fails: exit 4, or 1 when a value of a configured NIC did not read back either
+rt_planned=$(( ${#RT_MISSING[@]} + ${#RT_FAILED[@]} + ${#RT_NICS[@]} ))
 if (( ${#RT_MISSING[@]} > 0 )); then
     rt_list="$(printf '%s, ' "${RT_MISSING[@]}")"
     printf 'roce-tune: %s: boot run: %d of %d planned NIC(s) missing, not configured: %s\n' "$RT_HOST" \
-        "${#RT_MISSING[@]}" "$(( ${#RT_MISSING[@]} + ${#RT_NICS[@]} ))" "${rt_list%, }" >&2
+        "${#RT_MISSING[@]}" "$rt_planned" "${rt_list%, }" >&2
+fi
+if (( ${#RT_FAILED[@]} > 0 )); then
+    rt_list="$(printf '%s, ' "${RT_FAILED[@]}")"
+    printf 'roce-tune: %s: boot run: %d of %d planned NIC(s) failed part-way, not read back: %s\n' "$RT_HOST" \
+        "${#RT_FAILED[@]}" "$rt_planned" "${rt_list%, }" >&2
 fi
 if (( ${#MISMATCHES[@]} > 0 )); then
     printf 'roce-tune: %s: %d value(s) did not read back as set:\n' "$RT_HOST" "${#MISMATCHES[@]}" >&2
     printf '  MISMATCH %s\n' "${MISMATCHES[@]}" >&2
     exit 1
 fi
-if (( ${#RT_MISSING[@]} > 0 )); then
-    printf 'roce-tune: %s: boot run: every other NIC set and read back\n' "$RT_HOST" >&2
+if (( ${#RT_MISSING[@]} + ${#RT_FAILED[@]} > 0 )); then
+    if (( ${#RT_NICS[@]} > 0 )); then
+        printf 'roce-tune: %s: boot run: every other NIC set and read back\n' "$RT_HOST" >&2
+    else
+        printf 'roce-tune: %s: boot run: no NIC was configured in full\n' "$RT_HOST" >&2
+    fi
     exit 4
 fi
 if (( RT_CHECK == 1 )); then
