@@ -210,8 +210,17 @@ def _policy_pfc(sw: SwitchObs, exp: Expect, out: Out) -> None:
 
 #: what tells the class of a DSCP the running DSCP map leaves to the platform's default map
 _UNMAPPED_NEEDS = ("the traffic class of DSCP {dscp}, which the running configuration's DSCP map does not "
-                   "name (the platform's default map applies): the switch's DSCP map as it runs (EOS "
-                   "`show qos maps`, NVUE `nv show qos mapping default-global`)")
+                   "name (the platform's default map applies): the switch's DSCP map as it runs{command}")
+
+
+def _maps_command(sw: SwitchObs) -> str:
+    """`` (`show qos maps`)``: the show command of ``sw``'s platform that prints its DSCP map as it runs (the
+    platform module's ``SPEC.show_commands["maps"]``), "" where the platform names none."""
+    from roce_tune.platforms import get_platform
+
+    spec = getattr(get_platform(sw.platform), "SPEC", None) if sw.platform else None
+    command = spec.show_commands.get("maps") if spec is not None else None
+    return f" (`{command}`)" if command else ""
 
 
 def _policy_dscp(sw: SwitchObs, exp: Expect, out: Out) -> None:
@@ -221,7 +230,7 @@ def _policy_dscp(sw: SwitchObs, exp: Expect, out: Out) -> None:
     for dscp in exp.roce_dscp:
         queue, how = _queue_of_dscp(sw.running.value, dscp, unmapped)
         if queue is None and sw.running.value.dscp_to_tc is not None:
-            out.skip("RT414", sw.name, _UNMAPPED_NEEDS.format(dscp=dscp))
+            out.skip("RT414", sw.name, _UNMAPPED_NEEDS.format(dscp=dscp, command=_maps_command(sw)))
         if queue is not None and queue not in exp.lossless_queues:
             out.add("RT414", Severity.error, sw.name, None,
                     f"{sw.name} classifies RoCE into a lossy queue: {how}, but the lossless queue is "
@@ -389,10 +398,10 @@ def _skip_unmapped(sw: SwitchObs, diffs: list[str], exp: Expect, out: Out) -> li
     checked (RT414 for the RoCE DSCP, RT415 for the others), never as differences."""
     left = sorted(int(m.group(1)) for d in diffs if (m := re.match(r"^dscp_to_tc\[(\d+)\]: missing$", d)))
     for dscp in (x for x in left if x in exp.roce_dscp):
-        out.skip("RT414", sw.name, _UNMAPPED_NEEDS.format(dscp=dscp))
+        out.skip("RT414", sw.name, _UNMAPPED_NEEDS.format(dscp=dscp, command=_maps_command(sw)))
     others = [x for x in left if x not in exp.roce_dscp]
     if others:
-        out.skip("RT415", sw.name, _UNMAPPED_NEEDS.format(dscp=_id_ranges(others)))
+        out.skip("RT415", sw.name, _UNMAPPED_NEEDS.format(dscp=_id_ranges(others), command=_maps_command(sw)))
     return [d for d in diffs if not re.match(r"^dscp_to_tc\[\d+\]: missing$", d)]
 
 

@@ -87,6 +87,7 @@ def test_eos_dscp_left_to_the_default_map_is_not_checked(tmp_path: Path) -> None
         assert _mine(r, "leaf1", "RT414") == [] and _mine(r, "leaf1", "RT415") == [], source
         skipped = _skipped(r, "leaf1", "RT414")
         assert len(skipped) == 1 and "DSCP 26" in skipped[0].needs and "show qos maps" in skipped[0].needs
+        assert "nv show" not in skipped[0].needs  # the switch's own platform's command, no other vendor's
     others = _skipped(r, "leaf1", "RT415")
     assert len(others) == 1 and "DSCP 0-25,27-47,49-63," in others[0].needs
     # a DSCP the map does name is judged: 26 stated into TC 0 is RoCE in a lossy queue
