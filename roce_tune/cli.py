@@ -447,7 +447,13 @@ def calc_headroom(
                                      "Spectrum-1/2/3, else ieee)"),
     fmt: OutFormat = typer.Option(OutFormat.text, "--format"),
 ) -> None:
-    """PFC headroom (xon/xoff/size) for one port."""
+    """PFC headroom (xon/xoff/size) for one port.
+
+    Warns (on stderr, exit 0; the JSON gains a ``warnings`` list) when the headroom does not fit the ASIC
+    as plan would find it: RT201 (the per-port maximum), RT202 (the ASIC's whole buffer, from the catalog).
+    """
+    from roce_tune.inventory.catalog import load_catalog
+    from roce_tune.tuner.buffers import check_calc_headroom
     from roce_tune.tuner.headroom import calc_headroom as fn
     from roce_tune.tuner.headroom import check_port_mtu
     from roce_tune.units import parse_length_m, parse_speed_gbps
@@ -456,7 +462,13 @@ def calc_headroom(
     _calc_option("--cable", parse_length_m, cable)
     _calc_option("--mtu", check_port_mtu, mtu)
     hr = _calc_call(fn, asic, speed, cable, mtu=mtu, model=model)
-    _print_calc(hr.model_dump(mode="json"), fmt)
+    warnings = check_calc_headroom(load_catalog().asic(asic), hr)
+    data = hr.model_dump(mode="json")
+    if warnings:
+        data["warnings"] = [f.model_dump(mode="json", exclude_none=True) for f in warnings]
+    _print_calc(data, fmt)
+    for f in warnings:
+        err.print(f"warning {f.rule}: {f.message} (fix: {f.fix})", markup=False, highlight=False)
 
 
 @calc_app.command("ecn")
