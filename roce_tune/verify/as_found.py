@@ -40,6 +40,8 @@ from roce_tune.verify.observation import (
     CheckResult,
     Diagnosis,
     Seen,
+    ecn_key,
+    ecn_member,
 )
 from roce_tune.verify.sim_step import host_nic_keys, key_name
 
@@ -66,7 +68,8 @@ class Difference:
 
 @dataclass
 class _Device:
-    """One device as read: running values (switch: ``port -> {field: value}``; host: ``netdev -> {key:
+    """One device as read: running values (switch: ``ecn_member(port, queue) -> {field: value}``, e.g.
+    ``Ethernet0 queue 3``; host: ``netdev -> {key:
     value}`` of the DCQCN values that differ), its differences, or why it was not read."""
 
     name: str
@@ -100,7 +103,8 @@ class AsFound:
         return not self.differences and not self.not_read
 
     def seen(self, device: str, member: str, name: str, planned: object) -> Seen:
-        """Value ``name`` (an :data:`ECN_FIELDS` of switch port ``member``, or a :data:`DCQCN_FIELDS` of host
+        """Value ``name`` (an :data:`ECN_FIELDS` of switch queue ``member``, ``ecn_member(port, queue)``, or a
+        :data:`DCQCN_FIELDS` of host
         NIC ``member``) as read: the plan's ``planned`` :data:`UNCONFIRMED` when ``device`` was not read (no
         management address, not selected, an error) or its read-back cannot state the value; ``planned``
         :data:`AS_PLANNED` when it runs the plan (empty dry-run diff, clean ``--check``) or states the planned
@@ -189,11 +193,13 @@ class AsFound:
         ecn: dict[str, dict[str, object]] = {}
         for sw in plan.switches:
             dev = self.devices.get(sw.name)
+            queues = plan.classification.lossless_queues
             for prof in sw.ecn_profiles:
                 key = f"{sw.name}/{prof.name}"
                 ports = [p.name for p, pr in sw.lossless_ecn_ports() if pr.name == prof.name]
                 ecn.update(_running_entries(key, planned["ecn"][key], ECN_FIELDS, dev,
-                                            [(f"{sw.name}/{p}", p) for p in ports]))
+                                            [(ecn_key(sw.name, p, q, queues), ecn_member(p, q))
+                                             for p in ports for q in queues]))
         dcqcn: dict[str, dict[str, object]] = {}
         for h in plan.hosts:
             dev = self.devices.get(h.name)
@@ -234,7 +240,8 @@ def _label(row: dict[str, object], planned: dict[str, object], fields: tuple[str
 
 
 def _ecn_values(dev: _Device, sw: SwitchPlan, qos: SwitchQos, queues: list[int]) -> set[str]:
-    """Each lossless port's running ECN values (of its first lossless queue) into ``dev.values``, and every
+    """Each lossless port's running ECN values, per lossless queue (``dev.values[ecn_member(port, queue)]``:
+    two lossless queues may run different ramps), into ``dev.values``, and every
     value the read-back states that differs from the port's planned profile into ``dev.differences``.
     Returns the :func:`roce_tune.qos.differences` paths of the values judged (``ports[P].ecn[Q].kmin_bytes``
     …), which the comparison of the other values leaves out."""
@@ -244,7 +251,7 @@ def _ecn_values(dev: _Device, sw: SwitchPlan, qos: SwitchQos, queues: list[int])
         for q in queues:
             got = ecn.get(q)
             row = {f: getattr(got, f) if got is not None else None for f in ECN_FIELDS}
-            dev.values.setdefault(port.name, row)
+            dev.values[ecn_member(port.name, q)] = row
             dev.differences += [Difference(dev.name, f"{port.name} queue {q} {f}", str(getattr(prof, f)),
                                            str(row[f]))
                                 for f in ECN_FIELDS if row[f] is not None and row[f] != getattr(prof, f)]
