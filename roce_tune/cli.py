@@ -956,6 +956,9 @@ def verify(
                                    help="all_reduce, all_gather, alltoall or sendrecv (nccl-tests "
                                    "<name>_perf)."),
     hosts: list[str] = typer.Option([], "--hosts", help="Host names or globs taking part (default: all)."),
+    limit: list[str] = typer.Option([], "--limit", help="Device name or glob, role:ROLE or platform:NAME (as "
+                                    "apply): only these are read back and their counters read; nccl-tests "
+                                    "runs on the hosts among them (include two or more)."),
     head: str | None = typer.Option(None, "--head", help="Host that runs mpirun/srun (default: the first)."),
     ranks_per_host: int | None = typer.Option(None, "--ranks-per-host", min=1,
                                               help="Default: NICs per host."),
@@ -1024,7 +1027,7 @@ a device's running values were not read: not a pass), or a usage error."""
                         known_hosts=str(known_hosts) if known_hosts else None,
                         secrets_file=str(secrets_file) if secrets_file else None,
                         push=PushOptions(confirm_s=confirm_s))
-    opts = VerifyOptions(launcher=launcher, collective=collective, hosts=hosts, head=head,
+    opts = VerifyOptions(launcher=launcher, collective=collective, hosts=hosts, limit=limit, head=head,
                          ranks_per_host=ranks_per_host,
                          min_bytes=min_bytes, max_bytes=max_bytes, step_factor=step_factor, iters=iters,
                          warmup=warmup,

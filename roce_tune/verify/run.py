@@ -10,7 +10,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from roce_tune.deploy.runner import ApplyOptions, DeviceResult, Target, apply_targets, targets_from_files
+from roce_tune.deploy.runner import (
+    ApplyOptions,
+    DeviceResult,
+    Target,
+    apply_targets,
+    select,
+    targets_from_files,
+)
 from roce_tune.findings import Finding, Location, RoceTuneError, Severity
 from roce_tune.inventory.models import Inventory
 from roce_tune.pipeline import render
@@ -24,7 +31,8 @@ from roce_tune.verify.launch import LaunchSpec, build_launch
 from roce_tune.verify.measure import Measurement, measure, pairwise
 from roce_tune.verify.report import STATUS_EXIT, plot_busbw, report_dict, write_report
 
-__all__ = ["VerifyOptions", "VerifyOutcome", "common_env", "load_for_verify", "select_hosts", "verify_fabric"]
+__all__ = ["VerifyOptions", "VerifyOutcome", "common_env", "limited_devices", "load_for_verify",
+           "select_hosts", "verify_fabric"]
 
 
 @dataclass
@@ -48,6 +56,9 @@ class VerifyOptions:
     warmup: int = 5
     binary_dir: str | None = None
     launcher_args: list[str] = field(default_factory=list)
+    #: ``--limit``: the devices verify reads (apply's device selection: name or glob, ``role:ROLE``,
+    #: ``platform:NAME``); empty = every device with a management address (:func:`limited_devices`)
+    limit: list[str] = field(default_factory=list)
     target_ratio: float | None = None
     adjust: bool = False
     max_iterations: int = 5
@@ -92,18 +103,40 @@ def load_for_verify(source: Path) -> tuple[Plan, Inventory | None]:
     return src.plan, src.loaded.inventory if src.loaded is not None else None
 
 
-def select_hosts(plan: Plan, patterns: list[str]) -> list[str]:
-    """Plan hosts (in plan order) with a management address that match any glob (all when none given).
+def limited_devices(plan: Plan, limit: list[str]) -> set[str] | None:
+    """The plan's devices ``--limit`` selects, by apply's own matcher (:func:`roce_tune.deploy.runner.select`:
+    a name or glob, ``role:ROLE`` or ``platform:NAME``; a host's role is ``host``); None without a limit.
 
     Raises:
-        RoceTuneError: fewer than one host selected.
+        ValueError: a limit that matches no device of the plan (names the devices).
+    """
+    if not limit:
+        return None
+    targets = [Target.of_switch(s) for s in plan.switches] + [Target.of_host(h) for h in plan.hosts]
+    chosen = {t.name for t in select(targets, limit)}
+    if not chosen:
+        raise ValueError(f"--limit {' '.join(limit)} matches no device; devices: "
+                         + ", ".join(t.name for t in targets))
+    return chosen
+
+
+def select_hosts(plan: Plan, patterns: list[str], within: set[str] | None = None) -> list[str]:
+    """Plan hosts (in plan order) with a management address that match any glob (all when none given) and,
+    when ``within`` is given (the devices of ``--limit``), are in it.
+
+    Raises:
+        RoceTuneError: fewer than one host selected (RT330).
     """
     hosts = [h.name for h in plan.hosts if h.mgmt_host and (not patterns or any(
-        fnmatch.fnmatchcase(h.name, p) for p in patterns))]
+        fnmatch.fnmatchcase(h.name, p) for p in patterns)) and (within is None or h.name in within)]
     if not hosts:
-        raise RoceTuneError([Finding(rule="RT330", severity=Severity.error, location=Location(),
-                                     message=f"no host with a management address matches {patterns or 'any'}",
-                                     fix="give hosts mgmt addresses in the inventory or fix --hosts")])
+        limited = " within --limit" if within is not None else ""
+        raise RoceTuneError([Finding(
+            rule="RT330", severity=Severity.error, location=Location(),
+            message=f"no host with a management address matches {patterns or 'any'}{limited}",
+            fix="give hosts mgmt addresses in the inventory or fix --hosts" + (
+                "; nccl-tests runs on the hosts the limit selects: include them in --limit" if limited
+                else ""))])
     return hosts
 
 
@@ -149,10 +182,14 @@ def _apply_fn(opts: VerifyOptions, plan0: Plan) -> Callable[[Plan], list[DeviceR
 
 def _check_options(opts: VerifyOptions) -> None:
     """ValueError for ``--adjust`` with the ssh launcher (each host runs alone: no fabric figure to adjust
-    on)."""
+    on) or with ``--limit`` (a step re-plans and pushes every device whose values it moves, and rolls back
+    to the plan: it must read all of them)."""
     if opts.adjust and opts.launcher == "ssh":
         raise ValueError("--adjust needs a fabric measurement: use --launcher mpirun or srun (ssh runs each "
                          "host alone)")
+    if opts.adjust and opts.limit:
+        raise ValueError("--adjust steps and pushes every device whose ECN/DCQCN values it moves and reads "
+                         "them all back: run it without --limit")
 
 
 def _check_fabric_hosts(opts: VerifyOptions, hosts: list[str]) -> None:
@@ -160,9 +197,11 @@ def _check_fabric_hosts(opts: VerifyOptions, hosts: list[str]) -> None:
     NVLink/PCIe (or shared memory) and busbw says nothing about the fabric (it can be several times the
     NIC's line rate)."""
     if opts.launcher != "ssh" and len(hosts) < 2:
+        limited = (" (nccl-tests runs on the hosts --limit selects: include at least two in it)"
+                   if opts.limit else "")
         raise ValueError(f"--launcher {opts.launcher} on one host ({', '.join(hosts)}) sends nothing over "
                          "the fabric (the ranks talk over NVLink/PCIe): select at least two hosts, or use "
-                         "--launcher ssh to test a host alone")
+                         f"--launcher ssh to test a host alone{limited}")
 
 
 def _out_dir(opts: VerifyOptions, plan: Plan) -> Path:
@@ -318,9 +357,10 @@ def verify_fabric(source: Path, opts: VerifyOptions, on_event: Callable[[str],
     _check_options(opts)
     plan, inv = load_for_verify(source)
     adjust_inv = _require_inventory(source, inv) if opts.adjust else None
-    hosts = select_hosts(plan, opts.hosts)
+    within = limited_devices(plan, opts.limit)
+    hosts = select_hosts(plan, opts.hosts, within)
     _check_fabric_hosts(opts, hosts)
-    switches = [s.name for s in plan.switches if s.mgmt_host]
+    switches = [s.name for s in plan.switches if s.mgmt_host and (within is None or s.name in within)]
     line_rate = float(min((n.speed_gbps for h in hosts for n in plan.host(h).nics), default=400))
     target = _target_ratio(opts, plan)
     env, differing = common_env(plan, hosts)

@@ -320,3 +320,30 @@ def test_a_device_not_read_is_never_as_planned(lab, tmp_path: Path) -> None:  # 
     assert dcqcn["node1"]["running"] == "as planned"
     with pytest.raises(ValueError, match="node2: not read"):
         verify_fabric(inv, _opts(tmp_path / "out2", adjust=True))
+
+
+def test_limit_reads_only_the_devices_it_selects(lab, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """verify had no --limit (ansible's --limit was ignored): a run meant for some devices read every one and
+    failed on one it could not reach. ``--limit`` (apply's selection) now picks the devices read back and
+    whose counters are read; nccl-tests runs on the hosts among them, so a limit without two hosts is refused
+    before any traffic, saying so."""
+    from tests.emulators.verify_stubs import close_switch_mgmt
+
+    lb, inv = lab()
+    close_switch_mgmt(inv)  # lab-leaf1 cannot be reached: a limit to the hosts leaves it alone
+    code, output = _cli(str(inv), "--limit", "node*", "--out", str(tmp_path / "out"))
+    rep = json.loads((tmp_path / "out" / "verify-report.json").read_text())
+    assert rep["switches"] == [] and rep["hosts"] == ["node1", "node2"], output
+    assert "lab-leaf1" not in " ".join(rep["not_checked"]) and not [
+        f for f in rep["findings"] if f["rule"] == "RT333"], output
+    assert rep["iterations"][0]["settings"]["dcqcn"]["node1"]["running"] == "as planned"
+    # the switch was not selected: its counters are not read, so the check that needs them could not run
+    assert code == 2 and rep["not_checked"] == ["no PFC watchdog storm: no switch counters were collected"]
+    # one host in the limit: mpirun on one host says nothing of the fabric; refused, nothing run
+    runs = len(lb.runs())
+    code, output = _cli(str(inv), "--limit", "node1", "--out", str(tmp_path / "out1"))
+    flat = " ".join(output.split())
+    assert code == 2 and "nccl-tests runs on the hosts --limit selects" in flat, output
+    assert len(lb.runs()) == runs
+    code, output = _cli(str(inv), "--limit", "role:nothing", "--out", str(tmp_path / "out2"))
+    assert code == 2 and "--limit role:nothing matches no device" in " ".join(output.split()), output
