@@ -16,6 +16,8 @@ Each difference is a finding naming device, value, planned and running (RT332); 
 read is "not read" (RT333), never "as planned". The baseline iteration is labelled with the running values
 (:meth:`AsFound.settings`), and ``--adjust`` refuses to start unless every device runs the plan
 (:meth:`AsFound.refusal`): its rollback to iteration 0 pushes the plan, which must be what was measured.
+After each ``--adjust`` push the devices it changed are read again the same way (:meth:`AsFound.merged`):
+a value that differs then is a push that did not take (``diagnoses(after_push=...)``).
 """
 
 from __future__ import annotations
@@ -142,23 +144,36 @@ class AsFound:
             said.append(f"on {', '.join(unread)} the plan's values ({UNCONFIRMED})")
         return "; ".join(said)
 
-    def diagnoses(self) -> list[Diagnosis]:
+    def merged(self, later: AsFound) -> AsFound:
+        """This read with each device of ``later`` (read again, e.g. after an ``--adjust`` push) in place of
+        its earlier read; the other devices keep theirs (what they were pushed last is unchanged)."""
+        return AsFound({**self.devices, **later.devices})
+
+    def diagnoses(self, after_push: str | None = None) -> list[Diagnosis]:
         """RT332 per difference, RT333 per device not read (warnings: they explain a measurement, they are not
-        one)."""
+        one). ``after_push``: this is the read-back of the devices an ``--adjust`` step just pushed (e.g.
+        ``"after the push before run 2"``): a value that differs is a push that did not take."""
+        when = f"{after_push}: " if after_push else ""
+        took = "; the push did not take (apply had read it back as pushed)" if after_push else ""
+        fix = ("the device went back on the change after apply read it back (something else manages it, or "
+               "a commit-confirm rolled back): see its session log, push with `roce-tune apply` and verify "
+               "again" if after_push else
+               "run `roce-tune apply` to put the plan on the device, then verify again")
+        tag: dict[str, object] = {"after_push": after_push} if after_push else {}
         out = [Diagnosis(rule="RT332", name="device does not run the plan", severity=Severity.warning,
                          location=Location(device=d.device),
-                         message=f"{d.device} {d.value}: planned {d.planned}, running {d.running}; the "
-                                 "measurement is of the running value",
-                         fix="run `roce-tune apply` to put the plan on the device, then verify again",
+                         message=f"{when}{d.device} {d.value}: planned {d.planned}, running {d.running}"
+                                 f"{took}; the measurement is of the running value",
+                         fix=fix,
                          evidence={"device": d.device, "value": d.value, "planned": d.planned,
-                                   "running": d.running})
+                                   "running": d.running, **tag})
                for d in self.differences]
         out += [Diagnosis(rule="RT333", name="device not read", severity=Severity.warning,
                           location=Location(device=name),
-                          message=f"the running values of {name} could not be read ({why}): what it runs is "
-                                  "not known, so it is not taken as planned",
+                          message=f"{when}the running values of {name} could not be read ({why}): what it "
+                                  "runs is not known, so it is not taken as planned",
                           fix=f"make {name} reachable (management address, credentials, host key) and verify "
-                              "again", evidence={"device": name, "error": why})
+                              "again", evidence={"device": name, "error": why, **tag})
                 for name, why in self.not_read.items()]
         return out
 

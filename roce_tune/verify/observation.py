@@ -163,8 +163,9 @@ class Observation:
         fabric_run: False for the ``ssh`` launcher (each host ran alone: no fabric figure).
         launcher_output: what the launch printed, host → text (stdout and stderr: the launch runs on a
             terminal); RT311 quotes its tail when no usable run came out of it.
-        as_found: what the devices were read back running before the run (None: not read, e.g. an
-            ``--adjust`` step after its push); the ECN and DCQCN checks reason from it (:meth:`seen`).
+        as_found: what the devices were read back running before the run (before the baseline, and after
+            each ``--adjust`` push for the devices it changed; None: not read); the ECN and DCQCN checks
+            reason from it (:meth:`seen`).
     """
 
     plan: Plan

@@ -29,6 +29,7 @@ from roce_tune.verify.collect import DevicePool, collect_facts
 from roce_tune.verify.hostfacts import NicFacts
 from roce_tune.verify.launch import LaunchSpec, build_launch
 from roce_tune.verify.measure import Measurement, measure, pairwise
+from roce_tune.verify.observation import Diagnosis
 from roce_tune.verify.report import STATUS_EXIT, plot_busbw, report_dict, write_report
 
 __all__ = ["VerifyOptions", "VerifyOutcome", "common_env", "limited_devices", "load_for_verify",
@@ -241,8 +242,8 @@ def _launch_spec(opts: VerifyOptions, plan: Plan, hosts: list[str], env: dict[st
 class _Runs:
     """Measures one run after another (numbered from 0, reported through ``say``), keeping each host's
     launcher output as ``nccl-run<n>-<host>.txt``. A run given ``found`` (what the devices were read back
-    running just before it) has its checks reason from those values; the others from the plan's, said to be
-    unconfirmed."""
+    running just before it: the baseline's read, or after an ``--adjust`` push the changed devices read again)
+    has its checks reason from those values; one without, from the plan's, said to be unconfirmed."""
 
     pool: DevicePool
     spec: LaunchSpec
@@ -254,6 +255,8 @@ class _Runs:
     facts: list[NicFacts] = field(default_factory=list)
     outputs: dict[str, str] = field(default_factory=dict)
     count: int = 0
+    #: RT332/RT333 of the read-backs after ``--adjust`` pushes (:func:`_adjust`)
+    after_push: list[Diagnosis] = field(default_factory=list)
 
     def __call__(self, p: Plan, pairs: dict[tuple[str, str], float] | None = None,
                  found: AsFound | None = None) -> Measurement:
@@ -273,19 +276,49 @@ class _Runs:
         return m
 
 
+def _read_after_push(runs: _Runs, opts: VerifyOptions, plan: Plan, results: list[DeviceResult],
+                     found: AsFound) -> AsFound:
+    """Read back the devices a push changed (``results`` in state ``pushed``), as the baseline read them
+    (:func:`~roce_tune.verify.as_found.read_as_found`: the dry run's diff and the platform's read-back against
+    ``plan``, the one just pushed), and return ``found`` with their new reads. Each value that differs (the
+    push did not take) or device not read is a finding in ``runs.after_push`` and a progress line."""
+    changed = [r.name for r in results if r.state == "pushed"]
+    if not changed:
+        return found
+    again = read_as_found(runs.pool, plan, changed, changed, lambda p: render(p)[1],
+                          opts.connection.concurrency)
+    runs.after_push += (said := again.diagnoses(f"read back after the --adjust push before run {runs.count}"))
+    runs.say(f"read back after the push: {', '.join(again.devices)} "
+             + ("run the pushed plan" if again.as_planned else
+                f"— {len(again.differences)} value(s) differ, {len(again.not_read)} device(s) not read"))
+    for d in said:
+        runs.say(f"  {d.rule} {d.message}")
+    return found.merged(again)
+
+
 def _adjust(runs: _Runs, opts: VerifyOptions, plan: Plan, inv: Inventory,
             pairs: dict[tuple[str, str], float] | None, found: AsFound) -> LoopResult:
-    """The closed loop (:func:`~roce_tune.verify.adjust.adjust_loop`); the pairwise matrix and ``found`` (the
-    read-back before it, which found the plan running) go with the first measurement only."""
+    """The closed loop (:func:`~roce_tune.verify.adjust.adjust_loop`); the pairwise matrix goes with the first
+    measurement only. Each measurement and iteration's settings reason from the devices as read back: the
+    read before the loop (``found``, which found the plan running), then after each push the devices it
+    changed, read again (:func:`_read_after_push`)."""
     first = [True]
+    now = [found]
+    push = _apply_fn(opts, plan)
+
+    def apply(p: Plan) -> list[DeviceResult]:
+        results = push(p)
+        now[0] = _read_after_push(runs, opts, p, results, now[0])
+        return results
 
     def m_fn(p: Plan) -> Measurement:
-        m = runs(p, pairs, found) if first[0] else runs(p)
+        m = runs(p, pairs if first[0] else None, now[0])
         first[0] = False
         return m
-    loop = adjust_loop(inv, plan, m_fn, _apply_fn(opts, plan), LoopOptions(
+    loop = adjust_loop(inv, plan, m_fn, apply, LoopOptions(
         target_ratio=runs.target_ratio, max_iterations=opts.max_iterations, tolerance=opts.tolerance,
-        factor=opts.factor, simulate=opts.simulate_steps))
+        factor=opts.factor, simulate=opts.simulate_steps),
+        settings_of=lambda p: now[0].settings(p, plan_settings(p)))
     runs.say(f"adjust: {loop.stop_reason}")
     return loop
 
@@ -380,7 +413,7 @@ def verify_fabric(source: Path, opts: VerifyOptions, on_event: Callable[[str],
     png = plot_busbw(iterations, out_dir / "busbw.png", line_rate, target,
                      f"{plan.site}: {opts.collective} busbw")
     rep = report_dict(meta=meta, iterations=iterations, loop=loop, facts=runs.facts, pairwise=pairs,
-                      as_found=found.diagnoses(),
+                      as_found=found.diagnoses() + runs.after_push,
                       lossless=list(cls.lossless_priorities), queues=list(cls.lossless_queues),
                       plot=png.name if png else None)
     log = [f"{dev}$ {cmd}" for dev, cmd in pool.log]
