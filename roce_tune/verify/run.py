@@ -276,23 +276,34 @@ class _Runs:
         return m
 
 
+#: apply states after which a device may run something else than before the push: read it back again
+_MAY_HAVE_CHANGED = ("pushed", "failed", "rolled-back", "unknown")
+
+
 def _read_after_push(runs: _Runs, opts: VerifyOptions, plan: Plan, results: list[DeviceResult],
                      found: AsFound) -> AsFound:
-    """Read back the devices a push changed (``results`` in state ``pushed``), as the baseline read them
-    (:func:`~roce_tune.verify.as_found.read_as_found`: the dry run's diff and the platform's read-back against
-    ``plan``, the one just pushed), and return ``found`` with their new reads. Each value that differs (the
-    push did not take) or device not read is a finding in ``runs.after_push`` and a progress line."""
-    changed = [r.name for r in results if r.state == "pushed"]
-    if not changed:
+    """Read back the devices a push touched (``results`` in a state of :data:`_MAY_HAVE_CHANGED`), as the
+    baseline read them (:func:`~roce_tune.verify.as_found.read_as_found`: the dry run's diff and the
+    platform's read-back against ``plan``, the one just pushed), and return ``found`` with their new reads.
+    On a device apply reported ``pushed`` each value that differs (the push did not take) and a device not
+    read are findings in ``runs.after_push`` and progress lines; a device whose push failed (rolled back:
+    the stop reason says so) is read only so that the iteration's settings say what it runs."""
+    touched = [r.name for r in results if r.state in _MAY_HAVE_CHANGED]
+    if not touched:
         return found
-    again = read_as_found(runs.pool, plan, changed, changed, lambda p: render(p)[1],
+    again = read_as_found(runs.pool, plan, touched, touched, lambda p: render(p)[1],
                           opts.connection.concurrency)
-    runs.after_push += (said := again.diagnoses(f"read back after the --adjust push before run {runs.count}"))
-    runs.say(f"read back after the push: {', '.join(again.devices)} "
-             + ("run the pushed plan" if again.as_planned else
-                f"— {len(again.differences)} value(s) differ, {len(again.not_read)} device(s) not read"))
-    for d in said:
-        runs.say(f"  {d.rule} {d.message}")
+    pushed = AsFound({n: d for n, d in again.devices.items()
+                      if any(r.name == n and r.state == "pushed" for r in results)})
+    if pushed.devices:
+        runs.after_push += (said := pushed.diagnoses(f"read back after the --adjust push before run "
+                                                     f"{runs.count}"))
+        runs.say(f"read back after the push: {', '.join(pushed.devices)} "
+                 + ("run the pushed plan" if pushed.as_planned else
+                    f"— {len(pushed.differences)} value(s) differ, {len(pushed.not_read)} device(s) not "
+                    "read"))
+        for d in said:
+            runs.say(f"  {d.rule} {d.message}")
     return found.merged(again)
 
 
