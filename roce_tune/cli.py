@@ -447,7 +447,13 @@ def calc_headroom(
                                      "Spectrum-1/2/3, else ieee)"),
     fmt: OutFormat = typer.Option(OutFormat.text, "--format"),
 ) -> None:
-    """PFC headroom (xon/xoff/size) for one port."""
+    """PFC headroom (xon/xoff/size) for one port.
+
+    Warns (on stderr, exit 0; the JSON gains a ``warnings`` list) when the headroom does not fit the ASIC
+    as plan would find it: RT201 (the per-port maximum), RT202 (the ASIC's whole buffer, from the catalog).
+    """
+    from roce_tune.inventory.catalog import load_catalog
+    from roce_tune.tuner.buffers import check_calc_headroom
     from roce_tune.tuner.headroom import calc_headroom as fn
     from roce_tune.tuner.headroom import check_port_mtu
     from roce_tune.units import parse_length_m, parse_speed_gbps
@@ -456,7 +462,13 @@ def calc_headroom(
     _calc_option("--cable", parse_length_m, cable)
     _calc_option("--mtu", check_port_mtu, mtu)
     hr = _calc_call(fn, asic, speed, cable, mtu=mtu, model=model)
-    _print_calc(hr.model_dump(mode="json"), fmt)
+    warnings = check_calc_headroom(load_catalog().asic(asic), hr)
+    data = hr.model_dump(mode="json")
+    if warnings:
+        data["warnings"] = [f.model_dump(mode="json", exclude_none=True) for f in warnings]
+    _print_calc(data, fmt)
+    for f in warnings:
+        err.print(f"warning {f.rule}: {f.message} (fix: {f.fix})", markup=False, highlight=False)
 
 
 @calc_app.command("ecn")
@@ -944,6 +956,9 @@ def verify(
                                    help="all_reduce, all_gather, alltoall or sendrecv (nccl-tests "
                                    "<name>_perf)."),
     hosts: list[str] = typer.Option([], "--hosts", help="Host names or globs taking part (default: all)."),
+    limit: list[str] = typer.Option([], "--limit", help="Device name or glob, role:ROLE or platform:NAME (as "
+                                    "apply): only these are read back and their counters read; nccl-tests "
+                                    "runs on the hosts among them (include two or more)."),
     head: str | None = typer.Option(None, "--head", help="Host that runs mpirun/srun (default: the first)."),
     ranks_per_host: int | None = typer.Option(None, "--ranks-per-host", min=1,
                                               help="Default: NICs per host."),
@@ -1012,7 +1027,7 @@ a device's running values were not read: not a pass), or a usage error."""
                         known_hosts=str(known_hosts) if known_hosts else None,
                         secrets_file=str(secrets_file) if secrets_file else None,
                         push=PushOptions(confirm_s=confirm_s))
-    opts = VerifyOptions(launcher=launcher, collective=collective, hosts=hosts, head=head,
+    opts = VerifyOptions(launcher=launcher, collective=collective, hosts=hosts, limit=limit, head=head,
                          ranks_per_host=ranks_per_host,
                          min_bytes=min_bytes, max_bytes=max_bytes, step_factor=step_factor, iters=iters,
                          warmup=warmup,

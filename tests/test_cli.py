@@ -290,6 +290,32 @@ def test_calc_headroom_defaults_to_the_model_plan_uses_for_the_asic(tmp_path: Pa
         "ieee_xoff_bytes"]
 
 
+def test_calc_headroom_warns_when_the_headroom_does_not_fit_the_asic() -> None:
+    """``calc headroom --cable 100000m`` on a Spectrum-3 printed 113 MB of headroom (more than the ASIC's
+    whole buffer) without a word, where plan refuses the same port (RT201/RT202). Now it warns on stderr
+    naming the per-port maximum and the catalog's buffer, keeps exit 0 (a what-if), and the JSON lists the
+    warnings; a 2 m cable has none."""
+    from roce_tune.inventory.catalog import load_catalog
+
+    sp3 = load_catalog().asic("spectrum-3")
+    long = run("calc", "headroom", "--asic", "spectrum-3", "--speed", "400G", "--cable", "100000m",
+               "--format", "json")
+    assert long.returncode == 0, long.stderr
+    data = json.loads(long.stdout)
+    assert data["size_bytes"] > sp3.buffer_bytes
+    assert [w["rule"] for w in data["warnings"]] == ["RT201", "RT202"]
+    assert all(w["severity"] == "warning" for w in data["warnings"])
+    stderr = " ".join(long.stderr.split())
+    assert f"{sp3.buffer_bytes} B buffer of spectrum-3" in stderr
+    assert f"{sp3.port_max_headroom_bytes} B per-port maximum of spectrum-3" in stderr
+    text = run("calc", "headroom", "--asic", "spectrum-3", "--speed", "400G", "--cable", "100000m")
+    assert text.returncode == 0 and "warning RT202" in text.stderr
+    short = run("calc", "headroom", "--asic", "spectrum-3", "--speed", "400G", "--cable", "2m",
+                "--format", "json")
+    assert short.returncode == 0 and "warnings" not in json.loads(short.stdout)
+    assert "warning" not in short.stderr
+
+
 def test_lint_exit_codes_and_github_format(tmp_path: Path) -> None:
     assert run("lint", *[str(p) for p in sorted((REPO / "inventories").glob("*.yaml"))]).returncode == 0
     bad = tmp_path / "bad.yaml"

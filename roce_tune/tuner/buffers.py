@@ -516,3 +516,29 @@ def check_total_buffer(asic: AsicSpec, switch_name: str, buffers: Buffers) -> li
                      f"{ingress.size_bytes} B ingress_lossless_pool of {asic.id}"),
             fix="raise the shared headroom pool over-subscription ratio or shorten cables", location=loc))
     return out
+
+
+def check_calc_headroom(asic: AsicSpec, headroom: Headroom) -> list[Finding]:
+    """``roce-tune calc headroom``'s warnings: the checks ``plan`` makes of a port's headroom, for one
+    lossless PG on one port of ``asic`` (no inventory, so no switch or port name).
+
+    * RT201 (:func:`check_headroom_admission` with one lossless PG and ``headroom.lanes``): the headroom does
+      not fit the ASIC's per-port maximum (``asic.port_max_headroom_bytes``);
+    * RT202 (the condition :func:`check_total_buffer` finds switch-wide): the one PG's ``size_bytes`` is the
+      ASIC's whole buffer (``asic.buffer_bytes``) or more, so no switch could reserve it.
+
+    Returns the findings with severity *warning* (a what-if has nothing to refuse); ``[]`` when the headroom
+    fits. Source: the same catalog values and SONiC admission logic as the two checks above.
+    """
+    out = [f.model_copy(update={"severity": Severity.warning, "location": Location(),
+                                "message": f.message.removeprefix("- -: ")})
+           for f in check_headroom_admission(asic, "-", "-", headroom, 1, headroom.lanes)]
+    if headroom.size_bytes >= asic.buffer_bytes:
+        out.append(Finding(
+            rule="RT202", severity=Severity.warning, location=Location(),
+            message=(f"headroom size {headroom.size_bytes} B of one lossless PG does not fit the whole "
+                     f"{asic.buffer_bytes} B buffer of {asic.id} (catalog buffer_bytes): no switch can "
+                     "reserve it"),
+            fix="check the cable length (a unit slip: cm or feet written as metres?), shorten the cable or "
+                "lower the MTU"))
+    return out

@@ -311,6 +311,8 @@ class _LoopState:
     best: int = 0
     best_pinned: dict[Key, dict[str, int | float]] = field(default_factory=dict)
     steps: int = 0
+    #: an iteration's settings, after its push: :func:`plan_settings` or the devices read back running
+    settings_of: Callable[[Plan], dict[str, dict[str, dict[str, object]]]] = plan_settings
 
 
 def _stop_before_step(last: Iteration, props: list[Proposal], opts: LoopOptions, steps: int) -> str:
@@ -355,7 +357,7 @@ def _take_step(st: _LoopState, cand: Candidate, plan: Plan, refusals: list[str],
     it = Iteration(index=len(st.its), kind="step", proposal=cand.proposal, changes=cand.changes,
                    refused=refusals,
                    overrides=[o.model_dump(exclude_none=True) for o in overrides_from(cand.values)],
-                   settings=plan_settings(plan), applied=_applied(results))
+                   settings=st.settings_of(plan), applied=_applied(results))
     st.its.append(it)
     if any(r.failed for r in results):
         it.seconds = round(now() - t1, 3)
@@ -384,7 +386,7 @@ def _roll_back(st: _LoopState, measure: Measure, apply: Apply, now: Callable[[],
     best_plan = st.plans[st.best]
     results = apply(best_plan)
     rb = Iteration(index=len(st.its), kind="rollback", changes=[f"re-apply the plan of iteration {st.best}"],
-                   settings=plan_settings(best_plan), applied=_applied(results),
+                   settings=st.settings_of(best_plan), applied=_applied(results),
                    overrides=[o.model_dump(exclude_none=True) for o in overrides_from(st.best_pinned)])
     failed = [r for r in results if r.failed]
     rb.measurement = measure(best_plan) if not failed else None
@@ -400,15 +402,22 @@ def _roll_back(st: _LoopState, measure: Measure, apply: Apply, now: Callable[[],
 def adjust_loop(inv: Inventory, plan0: Plan, measure: Callable[[Plan], Measurement],
                 apply: Callable[[Plan], list[DeviceResult]], opts: LoopOptions,
                 catalog: Catalog | None = None,
-                clock: Callable[[], float] | None = None) -> LoopResult:
-    """Run the loop of the module docstring. ``measure``/``apply`` do the I/O (injected)."""
+                clock: Callable[[], float] | None = None,
+                settings_of: Callable[[Plan], dict[str, dict[str, dict[str, object]]]] = plan_settings,
+                ) -> LoopResult:
+    """Run the loop of the module docstring. ``measure``/``apply`` do the I/O (injected).
+
+    ``settings_of``: each iteration's settings from its plan, called after its push (if any): the plan's
+    values (:func:`plan_settings`, the default) or, in ``roce-tune verify``, the values the devices were
+    read back running after it (:meth:`roce_tune.verify.as_found.AsFound.settings`).
+    """
     import time
 
     now = clock or time.monotonic
     t0 = now()
-    its = [Iteration(index=0, kind="baseline", settings=plan_settings(plan0), measurement=measure(plan0))]
+    its = [Iteration(index=0, kind="baseline", settings=settings_of(plan0), measurement=measure(plan0))]
     its[0].seconds = round(now() - t0, 3)
-    st = _LoopState(its=its, plan=plan0, plans={0: plan0})
+    st = _LoopState(its=its, plan=plan0, plans={0: plan0}, settings_of=settings_of)
     while True:
         last = st.its[-1]
         props = proposals_of(last.measurement) if last.measurement else []

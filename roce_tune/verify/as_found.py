@@ -16,6 +16,8 @@ Each difference is a finding naming device, value, planned and running (RT332); 
 read is "not read" (RT333), never "as planned". The baseline iteration is labelled with the running values
 (:meth:`AsFound.settings`), and ``--adjust`` refuses to start unless every device runs the plan
 (:meth:`AsFound.refusal`): its rollback to iteration 0 pushes the plan, which must be what was measured.
+After each ``--adjust`` push the devices it changed are read again the same way (:meth:`AsFound.merged`):
+a value that differs then is a push that did not take (``diagnoses(after_push=...)``).
 """
 
 from __future__ import annotations
@@ -40,6 +42,8 @@ from roce_tune.verify.observation import (
     CheckResult,
     Diagnosis,
     Seen,
+    ecn_key,
+    ecn_member,
 )
 from roce_tune.verify.sim_step import host_nic_keys, key_name
 
@@ -66,7 +70,8 @@ class Difference:
 
 @dataclass
 class _Device:
-    """One device as read: running values (switch: ``port -> {field: value}``; host: ``netdev -> {key:
+    """One device as read: running values (switch: ``ecn_member(port, queue) -> {field: value}``, e.g.
+    ``Ethernet0 queue 3``; host: ``netdev -> {key:
     value}`` of the DCQCN values that differ), its differences, or why it was not read."""
 
     name: str
@@ -100,7 +105,8 @@ class AsFound:
         return not self.differences and not self.not_read
 
     def seen(self, device: str, member: str, name: str, planned: object) -> Seen:
-        """Value ``name`` (an :data:`ECN_FIELDS` of switch port ``member``, or a :data:`DCQCN_FIELDS` of host
+        """Value ``name`` (an :data:`ECN_FIELDS` of switch queue ``member``, ``ecn_member(port, queue)``, or a
+        :data:`DCQCN_FIELDS` of host
         NIC ``member``) as read: the plan's ``planned`` :data:`UNCONFIRMED` when ``device`` was not read (no
         management address, not selected, an error) or its read-back cannot state the value; ``planned``
         :data:`AS_PLANNED` when it runs the plan (empty dry-run diff, clean ``--check``) or states the planned
@@ -138,23 +144,36 @@ class AsFound:
             said.append(f"on {', '.join(unread)} the plan's values ({UNCONFIRMED})")
         return "; ".join(said)
 
-    def diagnoses(self) -> list[Diagnosis]:
+    def merged(self, later: AsFound) -> AsFound:
+        """This read with each device of ``later`` (read again, e.g. after an ``--adjust`` push) in place of
+        its earlier read; the other devices keep theirs (what they were pushed last is unchanged)."""
+        return AsFound({**self.devices, **later.devices})
+
+    def diagnoses(self, after_push: str | None = None) -> list[Diagnosis]:
         """RT332 per difference, RT333 per device not read (warnings: they explain a measurement, they are not
-        one)."""
+        one). ``after_push``: this is the read-back of the devices an ``--adjust`` step just pushed (e.g.
+        ``"after the push before run 2"``): a value that differs is a push that did not take."""
+        when = f"{after_push}: " if after_push else ""
+        took = "; the push did not take (apply had read it back as pushed)" if after_push else ""
+        fix = ("the device went back on the change after apply read it back (something else manages it, or "
+               "a commit-confirm rolled back): see its session log, push with `roce-tune apply` and verify "
+               "again" if after_push else
+               "run `roce-tune apply` to put the plan on the device, then verify again")
+        tag: dict[str, object] = {"after_push": after_push} if after_push else {}
         out = [Diagnosis(rule="RT332", name="device does not run the plan", severity=Severity.warning,
                          location=Location(device=d.device),
-                         message=f"{d.device} {d.value}: planned {d.planned}, running {d.running}; the "
-                                 "measurement is of the running value",
-                         fix="run `roce-tune apply` to put the plan on the device, then verify again",
+                         message=f"{when}{d.device} {d.value}: planned {d.planned}, running {d.running}"
+                                 f"{took}; the measurement is of the running value",
+                         fix=fix,
                          evidence={"device": d.device, "value": d.value, "planned": d.planned,
-                                   "running": d.running})
+                                   "running": d.running, **tag})
                for d in self.differences]
         out += [Diagnosis(rule="RT333", name="device not read", severity=Severity.warning,
                           location=Location(device=name),
-                          message=f"the running values of {name} could not be read ({why}): what it runs is "
-                                  "not known, so it is not taken as planned",
+                          message=f"{when}the running values of {name} could not be read ({why}): what it "
+                                  "runs is not known, so it is not taken as planned",
                           fix=f"make {name} reachable (management address, credentials, host key) and verify "
-                              "again", evidence={"device": name, "error": why})
+                              "again", evidence={"device": name, "error": why, **tag})
                 for name, why in self.not_read.items()]
         return out
 
@@ -189,11 +208,13 @@ class AsFound:
         ecn: dict[str, dict[str, object]] = {}
         for sw in plan.switches:
             dev = self.devices.get(sw.name)
+            queues = plan.classification.lossless_queues
             for prof in sw.ecn_profiles:
                 key = f"{sw.name}/{prof.name}"
                 ports = [p.name for p, pr in sw.lossless_ecn_ports() if pr.name == prof.name]
                 ecn.update(_running_entries(key, planned["ecn"][key], ECN_FIELDS, dev,
-                                            [(f"{sw.name}/{p}", p) for p in ports]))
+                                            [(ecn_key(sw.name, p, q, queues), ecn_member(p, q))
+                                             for p in ports for q in queues]))
         dcqcn: dict[str, dict[str, object]] = {}
         for h in plan.hosts:
             dev = self.devices.get(h.name)
@@ -234,7 +255,8 @@ def _label(row: dict[str, object], planned: dict[str, object], fields: tuple[str
 
 
 def _ecn_values(dev: _Device, sw: SwitchPlan, qos: SwitchQos, queues: list[int]) -> set[str]:
-    """Each lossless port's running ECN values (of its first lossless queue) into ``dev.values``, and every
+    """Each lossless port's running ECN values, per lossless queue (``dev.values[ecn_member(port, queue)]``:
+    two lossless queues may run different ramps), into ``dev.values``, and every
     value the read-back states that differs from the port's planned profile into ``dev.differences``.
     Returns the :func:`roce_tune.qos.differences` paths of the values judged (``ports[P].ecn[Q].kmin_bytes``
     …), which the comparison of the other values leaves out."""
@@ -244,7 +266,7 @@ def _ecn_values(dev: _Device, sw: SwitchPlan, qos: SwitchQos, queues: list[int])
         for q in queues:
             got = ecn.get(q)
             row = {f: getattr(got, f) if got is not None else None for f in ECN_FIELDS}
-            dev.values.setdefault(port.name, row)
+            dev.values[ecn_member(port.name, q)] = row
             dev.differences += [Difference(dev.name, f"{port.name} queue {q} {f}", str(getattr(prof, f)),
                                            str(row[f]))
                                 for f in ECN_FIELDS if row[f] is not None and row[f] != getattr(prof, f)]

@@ -44,6 +44,8 @@ from roce_tune.verify.observation import (
     Observation,
     Proposal,
     Seen,
+    ecn_key,
+    ecn_member,
     not_read,
 )
 from roce_tune.verify.observation import fail as _fail
@@ -101,19 +103,24 @@ class _Ramp:
 
 
 def _ramps(obs: Observation) -> dict[str, _Ramp]:
-    """Every lossless ECN ramp as the read-back before the run found it (:meth:`Observation.seen`): keyed
-    ``switch/profile`` when every port of the profile runs alike, else ``switch/port`` per port."""
+    """Every lossless ECN ramp as the read-back before the run found it (:meth:`Observation.seen`), each
+    lossless queue of each port on its own: keyed ``switch/profile`` when every port and queue of the profile
+    runs alike, else per port (:func:`~roce_tune.verify.observation.ecn_key`: ``switch/port``, or
+    ``switch/port queue Q`` with more than one lossless queue)."""
     out: dict[str, _Ramp] = {}
+    queues = obs.plan.classification.lossless_queues
     for sw in obs.plan.switches:
         by_profile: dict[str, list[tuple[str, _Ramp]]] = {}
         for port, prof in sw.lossless_ecn_ports():
-            ramp = _Ramp(prof, {f: obs.seen(sw.name, port.name, f, getattr(prof, f)) for f in ECN_FIELDS})
-            by_profile.setdefault(prof.name, []).append((port.name, ramp))
+            for q in queues:
+                ramp = _Ramp(prof, {f: obs.seen(sw.name, ecn_member(port.name, q), f, getattr(prof, f))
+                                    for f in ECN_FIELDS})
+                by_profile.setdefault(prof.name, []).append((ecn_key(sw.name, port.name, q, queues), ramp))
         for name, members in by_profile.items():
             if all(r == members[0][1] for _, r in members):
                 out[f"{sw.name}/{name}"] = members[0][1]
             else:
-                out.update({f"{sw.name}/{port}": r for port, r in members})
+                out.update(dict(members))
     return out
 
 

@@ -106,8 +106,8 @@ def measure(pool: DevicePool, plan: Plan, spec: LaunchSpec, switches: list[str],
             as_found: AsFound | None = None) -> Measurement:
     """Counters before, the launch, counters after; parse, take deltas, run the checks.
 
-    ``as_found``: what the devices were read back running before this run (None: not read back, e.g. after
-    an ``--adjust`` push); the checks reason from those values (:meth:`Observation.seen`).
+    ``as_found``: what the devices were read back running before this run (None: not read back); the checks
+    reason from those values (:meth:`Observation.seen`).
 
     The plan's ``nccl_env`` of the head host (hosts[0]) is what ``spec.env`` should hold; the caller
     builds the spec. Device failures while reading counters are recorded in the snapshot, not raised.

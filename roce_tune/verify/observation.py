@@ -39,6 +39,19 @@ DCQCN_FIELDS = ("rpg_ai_rate_mbps", "rpg_hai_rate_mbps")
 AS_PLANNED, RUNNING, UNCONFIRMED = "as planned", "running", "planned, not read back"
 
 
+def ecn_member(port: str, queue: int) -> str:
+    """The member name of one lossless queue's ECN values on a switch port (``Ethernet0 queue 3``): how
+    :mod:`roce_tune.verify.as_found` keeps them and :meth:`Observation.seen` asks for them, so two lossless
+    queues running different ramps are each known."""
+    return f"{port} queue {queue}"
+
+
+def ecn_key(switch: str, port: str, queue: int, queues: list[int]) -> str:
+    """The report key of one port's ramp when a profile's ports run different values: ``switch/port`` with
+    one lossless queue (``queues``), ``switch/port queue Q`` with more."""
+    return f"{switch}/{port}" if len(queues) <= 1 else f"{switch}/{ecn_member(port, queue)}"
+
+
 @dataclass(frozen=True)
 class Seen:
     """One device value as a diagnosis may reason from it.
@@ -76,6 +89,8 @@ __all__ = [
     "RUNNING",
     "UNCONFIRMED",
     "CheckResult",
+    "ecn_member",
+    "ecn_key",
     "Diagnosis",
     "Observation",
     "Proposal",
@@ -148,8 +163,9 @@ class Observation:
         fabric_run: False for the ``ssh`` launcher (each host ran alone: no fabric figure).
         launcher_output: what the launch printed, host → text (stdout and stderr: the launch runs on a
             terminal); RT311 quotes its tail when no usable run came out of it.
-        as_found: what the devices were read back running before the run (None: not read, e.g. an
-            ``--adjust`` step after its push); the ECN and DCQCN checks reason from it (:meth:`seen`).
+        as_found: what the devices were read back running before the run (before the baseline, and after
+            each ``--adjust`` push for the devices it changed; None: not read); the ECN and DCQCN checks
+            reason from it (:meth:`seen`).
     """
 
     plan: Plan

@@ -10,7 +10,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from roce_tune.deploy.runner import ApplyOptions, DeviceResult, Target, apply_targets, targets_from_files
+from roce_tune.deploy.runner import (
+    ApplyOptions,
+    DeviceResult,
+    Target,
+    apply_targets,
+    select,
+    targets_from_files,
+)
 from roce_tune.findings import Finding, Location, RoceTuneError, Severity
 from roce_tune.inventory.models import Inventory
 from roce_tune.pipeline import render
@@ -22,9 +29,11 @@ from roce_tune.verify.collect import DevicePool, collect_facts
 from roce_tune.verify.hostfacts import NicFacts
 from roce_tune.verify.launch import LaunchSpec, build_launch
 from roce_tune.verify.measure import Measurement, measure, pairwise
+from roce_tune.verify.observation import Diagnosis
 from roce_tune.verify.report import STATUS_EXIT, plot_busbw, report_dict, write_report
 
-__all__ = ["VerifyOptions", "VerifyOutcome", "common_env", "load_for_verify", "select_hosts", "verify_fabric"]
+__all__ = ["VerifyOptions", "VerifyOutcome", "common_env", "limited_devices", "load_for_verify",
+           "select_hosts", "verify_fabric"]
 
 
 @dataclass
@@ -48,6 +57,9 @@ class VerifyOptions:
     warmup: int = 5
     binary_dir: str | None = None
     launcher_args: list[str] = field(default_factory=list)
+    #: ``--limit``: the devices verify reads (apply's device selection: name or glob, ``role:ROLE``,
+    #: ``platform:NAME``); empty = every device with a management address (:func:`limited_devices`)
+    limit: list[str] = field(default_factory=list)
     target_ratio: float | None = None
     adjust: bool = False
     max_iterations: int = 5
@@ -92,18 +104,40 @@ def load_for_verify(source: Path) -> tuple[Plan, Inventory | None]:
     return src.plan, src.loaded.inventory if src.loaded is not None else None
 
 
-def select_hosts(plan: Plan, patterns: list[str]) -> list[str]:
-    """Plan hosts (in plan order) with a management address that match any glob (all when none given).
+def limited_devices(plan: Plan, limit: list[str]) -> set[str] | None:
+    """The plan's devices ``--limit`` selects, by apply's own matcher (:func:`roce_tune.deploy.runner.select`:
+    a name or glob, ``role:ROLE`` or ``platform:NAME``; a host's role is ``host``); None without a limit.
 
     Raises:
-        RoceTuneError: fewer than one host selected.
+        ValueError: a limit that matches no device of the plan (names the devices).
+    """
+    if not limit:
+        return None
+    targets = [Target.of_switch(s) for s in plan.switches] + [Target.of_host(h) for h in plan.hosts]
+    chosen = {t.name for t in select(targets, limit)}
+    if not chosen:
+        raise ValueError(f"--limit {' '.join(limit)} matches no device; devices: "
+                         + ", ".join(t.name for t in targets))
+    return chosen
+
+
+def select_hosts(plan: Plan, patterns: list[str], within: set[str] | None = None) -> list[str]:
+    """Plan hosts (in plan order) with a management address that match any glob (all when none given) and,
+    when ``within`` is given (the devices of ``--limit``), are in it.
+
+    Raises:
+        RoceTuneError: fewer than one host selected (RT330).
     """
     hosts = [h.name for h in plan.hosts if h.mgmt_host and (not patterns or any(
-        fnmatch.fnmatchcase(h.name, p) for p in patterns))]
+        fnmatch.fnmatchcase(h.name, p) for p in patterns)) and (within is None or h.name in within)]
     if not hosts:
-        raise RoceTuneError([Finding(rule="RT330", severity=Severity.error, location=Location(),
-                                     message=f"no host with a management address matches {patterns or 'any'}",
-                                     fix="give hosts mgmt addresses in the inventory or fix --hosts")])
+        limited = " within --limit" if within is not None else ""
+        raise RoceTuneError([Finding(
+            rule="RT330", severity=Severity.error, location=Location(),
+            message=f"no host with a management address matches {patterns or 'any'}{limited}",
+            fix="give hosts mgmt addresses in the inventory or fix --hosts" + (
+                "; nccl-tests runs on the hosts the limit selects: include them in --limit" if limited
+                else ""))])
     return hosts
 
 
@@ -149,10 +183,14 @@ def _apply_fn(opts: VerifyOptions, plan0: Plan) -> Callable[[Plan], list[DeviceR
 
 def _check_options(opts: VerifyOptions) -> None:
     """ValueError for ``--adjust`` with the ssh launcher (each host runs alone: no fabric figure to adjust
-    on)."""
+    on) or with ``--limit`` (a step re-plans and pushes every device whose values it moves, and rolls back
+    to the plan: it must read all of them)."""
     if opts.adjust and opts.launcher == "ssh":
         raise ValueError("--adjust needs a fabric measurement: use --launcher mpirun or srun (ssh runs each "
                          "host alone)")
+    if opts.adjust and opts.limit:
+        raise ValueError("--adjust steps and pushes every device whose ECN/DCQCN values it moves and reads "
+                         "them all back: run it without --limit")
 
 
 def _check_fabric_hosts(opts: VerifyOptions, hosts: list[str]) -> None:
@@ -160,9 +198,11 @@ def _check_fabric_hosts(opts: VerifyOptions, hosts: list[str]) -> None:
     NVLink/PCIe (or shared memory) and busbw says nothing about the fabric (it can be several times the
     NIC's line rate)."""
     if opts.launcher != "ssh" and len(hosts) < 2:
+        limited = (" (nccl-tests runs on the hosts --limit selects: include at least two in it)"
+                   if opts.limit else "")
         raise ValueError(f"--launcher {opts.launcher} on one host ({', '.join(hosts)}) sends nothing over "
                          "the fabric (the ranks talk over NVLink/PCIe): select at least two hosts, or use "
-                         "--launcher ssh to test a host alone")
+                         f"--launcher ssh to test a host alone{limited}")
 
 
 def _out_dir(opts: VerifyOptions, plan: Plan) -> Path:
@@ -202,8 +242,8 @@ def _launch_spec(opts: VerifyOptions, plan: Plan, hosts: list[str], env: dict[st
 class _Runs:
     """Measures one run after another (numbered from 0, reported through ``say``), keeping each host's
     launcher output as ``nccl-run<n>-<host>.txt``. A run given ``found`` (what the devices were read back
-    running just before it) has its checks reason from those values; the others from the plan's, said to be
-    unconfirmed."""
+    running just before it: the baseline's read, or after an ``--adjust`` push the changed devices read again)
+    has its checks reason from those values; one without, from the plan's, said to be unconfirmed."""
 
     pool: DevicePool
     spec: LaunchSpec
@@ -215,6 +255,8 @@ class _Runs:
     facts: list[NicFacts] = field(default_factory=list)
     outputs: dict[str, str] = field(default_factory=dict)
     count: int = 0
+    #: RT332/RT333 of the read-backs after ``--adjust`` pushes (:func:`_adjust`)
+    after_push: list[Diagnosis] = field(default_factory=list)
 
     def __call__(self, p: Plan, pairs: dict[tuple[str, str], float] | None = None,
                  found: AsFound | None = None) -> Measurement:
@@ -234,19 +276,60 @@ class _Runs:
         return m
 
 
+#: apply states after which a device may run something else than before the push: read it back again
+_MAY_HAVE_CHANGED = ("pushed", "failed", "rolled-back", "unknown")
+
+
+def _read_after_push(runs: _Runs, opts: VerifyOptions, plan: Plan, results: list[DeviceResult],
+                     found: AsFound) -> AsFound:
+    """Read back the devices a push touched (``results`` in a state of :data:`_MAY_HAVE_CHANGED`), as the
+    baseline read them (:func:`~roce_tune.verify.as_found.read_as_found`: the dry run's diff and the
+    platform's read-back against ``plan``, the one just pushed), and return ``found`` with their new reads.
+    On a device apply reported ``pushed`` each value that differs (the push did not take) and a device not
+    read are findings in ``runs.after_push`` and progress lines; a device whose push failed (rolled back:
+    the stop reason says so) is read only so that the iteration's settings say what it runs."""
+    touched = [r.name for r in results if r.state in _MAY_HAVE_CHANGED]
+    if not touched:
+        return found
+    again = read_as_found(runs.pool, plan, touched, touched, lambda p: render(p)[1],
+                          opts.connection.concurrency)
+    pushed = AsFound({n: d for n, d in again.devices.items()
+                      if any(r.name == n and r.state == "pushed" for r in results)})
+    if pushed.devices:
+        runs.after_push += (said := pushed.diagnoses(f"read back after the --adjust push before run "
+                                                     f"{runs.count}"))
+        runs.say(f"read back after the push: {', '.join(pushed.devices)} "
+                 + ("run the pushed plan" if pushed.as_planned else
+                    f"— {len(pushed.differences)} value(s) differ, {len(pushed.not_read)} device(s) not "
+                    "read"))
+        for d in said:
+            runs.say(f"  {d.rule} {d.message}")
+    return found.merged(again)
+
+
 def _adjust(runs: _Runs, opts: VerifyOptions, plan: Plan, inv: Inventory,
             pairs: dict[tuple[str, str], float] | None, found: AsFound) -> LoopResult:
-    """The closed loop (:func:`~roce_tune.verify.adjust.adjust_loop`); the pairwise matrix and ``found`` (the
-    read-back before it, which found the plan running) go with the first measurement only."""
+    """The closed loop (:func:`~roce_tune.verify.adjust.adjust_loop`); the pairwise matrix goes with the first
+    measurement only. Each measurement and iteration's settings reason from the devices as read back: the
+    read before the loop (``found``, which found the plan running), then after each push the devices it
+    changed, read again (:func:`_read_after_push`)."""
     first = [True]
+    now = [found]
+    push = _apply_fn(opts, plan)
+
+    def apply(p: Plan) -> list[DeviceResult]:
+        results = push(p)
+        now[0] = _read_after_push(runs, opts, p, results, now[0])
+        return results
 
     def m_fn(p: Plan) -> Measurement:
-        m = runs(p, pairs, found) if first[0] else runs(p)
+        m = runs(p, pairs if first[0] else None, now[0])
         first[0] = False
         return m
-    loop = adjust_loop(inv, plan, m_fn, _apply_fn(opts, plan), LoopOptions(
+    loop = adjust_loop(inv, plan, m_fn, apply, LoopOptions(
         target_ratio=runs.target_ratio, max_iterations=opts.max_iterations, tolerance=opts.tolerance,
-        factor=opts.factor, simulate=opts.simulate_steps))
+        factor=opts.factor, simulate=opts.simulate_steps),
+        settings_of=lambda p: now[0].settings(p, plan_settings(p)))
     runs.say(f"adjust: {loop.stop_reason}")
     return loop
 
@@ -318,9 +401,10 @@ def verify_fabric(source: Path, opts: VerifyOptions, on_event: Callable[[str],
     _check_options(opts)
     plan, inv = load_for_verify(source)
     adjust_inv = _require_inventory(source, inv) if opts.adjust else None
-    hosts = select_hosts(plan, opts.hosts)
+    within = limited_devices(plan, opts.limit)
+    hosts = select_hosts(plan, opts.hosts, within)
     _check_fabric_hosts(opts, hosts)
-    switches = [s.name for s in plan.switches if s.mgmt_host]
+    switches = [s.name for s in plan.switches if s.mgmt_host and (within is None or s.name in within)]
     line_rate = float(min((n.speed_gbps for h in hosts for n in plan.host(h).nics), default=400))
     target = _target_ratio(opts, plan)
     env, differing = common_env(plan, hosts)
@@ -340,7 +424,7 @@ def verify_fabric(source: Path, opts: VerifyOptions, on_event: Callable[[str],
     png = plot_busbw(iterations, out_dir / "busbw.png", line_rate, target,
                      f"{plan.site}: {opts.collective} busbw")
     rep = report_dict(meta=meta, iterations=iterations, loop=loop, facts=runs.facts, pairwise=pairs,
-                      as_found=found.diagnoses(),
+                      as_found=found.diagnoses() + runs.after_push,
                       lossless=list(cls.lossless_priorities), queues=list(cls.lossless_queues),
                       plot=png.name if png else None)
     log = [f"{dev}$ {cmd}" for dev, cmd in pool.log]

@@ -274,3 +274,39 @@ def test_every_platform_with_a_refusal_runs_it_before_any_write() -> None:
             refuse = [i for i, t in enumerate(tasks) if t.get("ansible.builtin.import_tasks") == "refuse.yml"]
             blocks = [i for i, t in enumerate(tasks) if "block" in t]
             assert refuse and blocks and refuse[0] < blocks[0], f"{path.name}: no refusal before its writes"
+
+
+@pytest.mark.emulator
+@pytest.mark.slow
+def test_verify_playbook_passes_its_limit_to_verify(tmp_path: Path) -> None:
+    """verify.yml ignored `--limit`: limited to the hosts, it still verified the whole inventory and read the
+    switch (here unreachable: RT333, INCOMPLETE on a device the run was not meant for). Now the limit's
+    devices go to `roce-tune verify --limit`: the switch is neither read nor named, the hosts are."""
+    import json
+
+    from tests.emulators.verify_stubs import close_switch_mgmt, start_lab
+
+    env = dict(_env(tmp_path), ROCE_TUNE_USERNAME="gpuadmin", ROCE_TUNE_PASSWORD="verify-Pa55")
+    lb = start_lab(REPO / "inventories" / "lab-2node.yaml", tmp_path / "lab", username="gpuadmin",
+                   password="verify-Pa55")
+    try:
+        inv = lb.write_inventory(tmp_path / "lab.yaml")
+        from roce_tune.inventory.loader import load_inventory
+        from roce_tune.pipeline import derive_plan
+
+        lb.deploy(derive_plan(load_inventory(inv)))
+        close_switch_mgmt(inv)
+        subprocess.run(["roce-tune", "ansible-inventory", "lab.yaml", "-o", "hosts.yml"], cwd=tmp_path,
+                       env=env, check=True, capture_output=True)
+        args = ["--insecure-skip-host-key-check", "--max-bytes", "1G", "--out", str(tmp_path / "verify")]
+        res = subprocess.run(["ansible-playbook", "-i", "hosts.yml", str(PLAYBOOKS / "verify.yml"),
+                              "--limit", "gpu_hosts", "-e", f"roce_tune_base_dir={tmp_path}",
+                              "-e", json.dumps({"roce_tune_verify_args": args})],
+                             cwd=tmp_path, env=env, capture_output=True, text=True, check=False, timeout=300)
+    finally:
+        lb.stop()
+    out = res.stdout + res.stderr
+    rep = json.loads((tmp_path / "verify" / "verify-report.json").read_text())
+    assert rep["switches"] == [] and rep["hosts"] == ["node1", "node2"], out[-3000:]
+    assert not [f for f in rep["findings"] if f["rule"] == "RT333"], out[-3000:]
+    assert "lab-leaf1" not in " ".join(rep["not_checked"]), out[-3000:]

@@ -10,6 +10,7 @@ from roce_tune.pipeline import derive_plan
 from roce_tune.platforms import HOST_PLATFORM, get_platform
 from roce_tune.verify.adjust import plan_settings
 from roce_tune.verify.as_found import AsFound, Difference, _Device
+from roce_tune.verify.observation import ecn_member
 
 REPO = Path(__file__).resolve().parents[2]
 PLAN = derive_plan(load_inventory(REPO / "inventories" / "lab-2node.yaml"))
@@ -18,9 +19,11 @@ PLAN = derive_plan(load_inventory(REPO / "inventories" / "lab-2node.yaml"))
 def test_a_profile_whose_ports_run_different_values_is_split_per_port() -> None:
     sw = PLAN.switches[0]
     [(p0, prof), (p1, _)] = list(sw.lossless_ecn_ports())[:2]
-    leaf = _Device(sw.name, values={p0.name: {"kmin_bytes": 20000, "kmax_bytes": 60000, "pmax_percent": 1.0},
-                                    p1.name: {"kmin_bytes": prof.kmin_bytes, "kmax_bytes": prof.kmax_bytes,
-                                              "pmax_percent": prof.pmax_percent}},
+    leaf = _Device(sw.name, values={ecn_member(p0.name, 3): {"kmin_bytes": 20000, "kmax_bytes": 60000,
+                                                             "pmax_percent": 1.0},
+                                    ecn_member(p1.name, 3): {"kmin_bytes": prof.kmin_bytes,
+                                                             "kmax_bytes": prof.kmax_bytes,
+                                                             "pmax_percent": prof.pmax_percent}},
                    differences=[Difference(sw.name, f"{p0.name} queue 3 kmin_bytes", "x", "20000")])
     found = AsFound({sw.name: leaf, "node1": _Device("node1"), "node2": _Device("node2", error="timeout")})
     s = found.settings(PLAN, plan_settings(PLAN))
@@ -160,7 +163,7 @@ def test_values_the_read_back_cannot_state_are_not_read_back_not_different() -> 
     read into values: all None) was labelled "differs from the plan" with "?" values; its values are "not
     read back"; one value stated and different still "differs"."""
     sw = PLAN.switches[0]
-    ports = [p.name for p, _ in sw.lossless_ecn_ports()]
+    ports = [ecn_member(p.name, 3) for p, _ in sw.lossless_ecn_ports()]
     unknown = {f: None for f in ("kmin_bytes", "kmax_bytes", "pmax_percent")}
     diff = [Difference(sw.name, "running configuration", "the rendered configuration", "3 diff line(s)")]
     found = AsFound({sw.name: _Device(sw.name, values={p: dict(unknown) for p in ports}, differences=diff)})

@@ -23,6 +23,7 @@ from roce_tune.verify.as_found import AsFound, Difference, _Device
 from roce_tune.verify.diagnose import Observation, Proposal, diagnose
 from roce_tune.verify.hostfacts import GidEntry, NicFacts
 from roce_tune.verify.nccl_parser import parse_nccl_output
+from roce_tune.verify.observation import ecn_member
 from tests.references import reference
 
 REPO = Path(__file__).resolve().parents[2]
@@ -417,7 +418,9 @@ def found_running(plan: Plan, ecn: dict[str, object] | None = None, ai_mbps: dic
     sw = plan.switches[0]
     devs = {sw.name: _Device(sw.name)}
     if ecn is not None:
-        devs[sw.name] = _Device(sw.name, values={p.name: dict(ecn) for p, _ in sw.lossless_ecn_ports()},
+        devs[sw.name] = _Device(sw.name, values={ecn_member(p.name, q): dict(ecn) for p, _ in
+                                                 sw.lossless_ecn_ports()
+                                                 for q in plan.classification.lossless_queues},
                                 differences=[Difference(sw.name, "Ethernet0 queue 3 kmax_bytes", "x", "y")])
     for h in plan.hosts:
         ai = (ai_mbps or {}).get(h.name)
@@ -526,8 +529,9 @@ def test_ports_running_different_ramps_are_named_per_port(lab: Plan) -> None:
     hosts, ports = _paused_no_marks()
     ev = observe(lab, busbw=30.0, hosts=hosts, ports=ports, as_found=found)["RT314"][0].evidence
     got = {k: v["running"] for k, v in ev["ecn_profiles"].items()}
-    assert got[f"lab-leaf1/{first}"] == "running" and len(got) == len(leaf.values)
-    assert {v for k, v in got.items() if k != f"lab-leaf1/{first}"} == {"as planned"}
+    port = first.removesuffix(" queue 3")  # one lossless queue: keyed by port
+    assert got[f"lab-leaf1/{port}"] == "running" and len(got) == len(leaf.values)
+    assert {v for k, v in got.items() if k != f"lab-leaf1/{port}"} == {"as planned"}
 
 
 def test_rt318_names_the_headroom_the_switch_runs(lab: Plan) -> None:
@@ -557,3 +561,54 @@ def test_rt314_without_an_ecn_ramp_names_none(lab: Plan) -> None:
     hosts, ports = _paused_no_marks()
     d = observe(no_ecn, busbw=30.0, hosts=hosts, ports=ports)["RT314"][0]
     assert d.message.endswith("so DCQCN never slows the senders") and d.evidence["ecn_profiles"] == {}
+
+
+def test_two_lossless_queues_running_different_ramps_are_each_compared(tmp_path: Path) -> None:
+    """lab-2node with a second lossless priority (4, DSCP 34): lab-leaf1 runs the plan's ramp on queue 3 and a
+    shallow one on queue 4. The read-back kept only the first lossless queue's values per port, so the
+    settings and RT314's evidence said "as planned" for the whole profile; now each queue is read back,
+    labelled and named on its own."""
+    import json
+
+    from roce_tune.deploy.runner import targets_from_files
+    from roce_tune.pipeline import render
+    from roce_tune.verify.adjust import plan_settings
+    from roce_tune.verify.as_found import _read_switch
+
+    text = (REPO / "inventories" / "lab-2node.yaml").read_text(encoding="utf-8")
+    inv = tmp_path / "two-class.yaml"
+    inv.write_text(text.replace("lossless_priorities: [3]", "lossless_priorities: [3, 4]")
+                   .replace("roce_dscp: [26]", "roce_dscp: [26, 34]"), encoding="utf-8")
+    plan = derive_plan(load_inventory(inv))
+    assert plan.classification.lossless_queues == [3, 4]
+    [t] = [t for t in targets_from_files(plan, render(plan)[1]) if t.name == "lab-leaf1"]
+    db = json.loads(t.desired)
+    [planned_wred] = db["WRED_PROFILE"].values()
+    shallow = {f"{c}_{m}_threshold": v for c in ("green", "yellow", "red")
+               for m, v in (("min", "20000"), ("max", "60000"))}
+    db["WRED_PROFILE"]["SHALLOW"] = {**planned_wred, **shallow}
+    for key, queue in db["QUEUE"].items():
+        if key.endswith("|4") and "wred_profile" in queue:
+            queue["wred_profile"] = "SHALLOW"
+
+    class Pool:
+        def with_driver(self, name, what, fn):  # type: ignore[no-untyped-def]
+            return json.dumps(db, indent=2)
+
+    leaf = _read_switch(Pool(), plan, t)  # type: ignore[arg-type]
+    prof = plan.switches[0].ecn_profiles[0]
+    ports = [p.name for p, _ in plan.switches[0].lossless_ecn_ports()]
+    assert {leaf.values[ecn_member(p, 3)]["kmax_bytes"] for p in ports} == {prof.kmax_bytes}
+    assert {leaf.values[ecn_member(p, 4)]["kmax_bytes"] for p in ports} == {60_000}
+    found = AsFound({"lab-leaf1": leaf, "node1": _Device("node1"), "node2": _Device("node2")})
+    ecn = found.settings(plan, plan_settings(plan))["ecn"]
+    assert {k: v["running"] for k, v in ecn.items()} == {
+        **{f"lab-leaf1/{p} queue 3": "as planned" for p in ports},
+        **{f"lab-leaf1/{p} queue 4": "differs from the plan" for p in ports}}
+    hosts, counters = _paused_no_marks()
+    d = observe(plan, busbw=30.0, hosts=hosts, ports=counters, as_found=found)["RT314"][0]
+    ev = d.evidence["ecn_profiles"]
+    assert {k: (v["kmax_bytes"], v["running"]) for k, v in ev.items()} == {
+        **{f"lab-leaf1/{p} queue 3": (prof.kmax_bytes, "as planned") for p in ports},
+        **{f"lab-leaf1/{p} queue 4": (60_000, "running") for p in ports}}
+    assert f"Kmin/Kmax 20000/60000 B running (planned {prof.kmin_bytes}/{prof.kmax_bytes} B)" in d.message

@@ -114,3 +114,34 @@ def test_a_bad_launcher_or_collective_is_named_with_its_value(inv_copy: Path, ar
     assert res.exit_code == 2
     assert f"error: {named}" in res.output
     assert ("--launcher" in named) != ("--collective" in res.output)
+
+
+def test_after_a_push_a_failed_device_is_read_again_but_not_blamed(monkeypatch: pytest.MonkeyPatch) -> None:
+    """After an --adjust push the devices it touched are read back. A device whose push failed (apply rolled
+    it back, and the stop reason says so) still runs its old values: it is read again, so the iteration says
+    what it runs (before, its earlier read against the old plan stood for the new one: "as planned"), but it
+    is no "push did not take" finding; a pushed device that differs is one; an unchanged one is not read."""
+    import roce_tune.verify.run as run_mod
+    from roce_tune.deploy.runner import DeviceResult
+    from roce_tune.verify.as_found import AsFound, Difference, _Device
+
+    plan = derive_plan(load_inventory(REPO / "inventories" / "lab-2node.yaml"))
+    asked: list[list[str]] = []
+
+    def read(pool, p, switches, hosts, render, workers):  # type: ignore[no-untyped-def]
+        asked.append(sorted(set(switches) | set(hosts)))
+        ai = "ens1f0np0 ecn/roce_rp/rpg_ai_rate"
+        return AsFound({n: _Device(n, differences=[Difference(n, ai, "5", "1")]) for n in ("node1", "node2")})
+    monkeypatch.setattr(run_mod, "read_as_found", read)
+    said: list[str] = []
+    runs = run_mod._Runs(pool=None, spec=None, switches=[], line_rate_gbps=400.0,  # type: ignore[arg-type]
+                         target_ratio=0.9, timeout_s=1.0, say=said.append)
+    before = AsFound({n: _Device(n) for n in ("lab-leaf1", "node1", "node2")})
+    results = [DeviceResult("node1", "host", "pushed"), DeviceResult("node2", "host", "failed"),
+               DeviceResult("lab-leaf1", "sonic", "no-change")]
+    now = run_mod._read_after_push(runs, VerifyOptions(), plan, results, before)
+    assert asked == [["node1", "node2"]]
+    assert [(d.rule, d.location.device) for d in runs.after_push] == [("RT332", "node1")]
+    assert "the push did not take" in runs.after_push[0].message
+    assert now.devices["node2"].differences and not now.devices["lab-leaf1"].differences
+    assert any("node1 ens1f0np0" in s for s in said) and not any("node2" in s for s in said)

@@ -147,6 +147,57 @@ def test_adjust_stops_at_the_budget(lab, tmp_path: Path) -> None:  # type: ignor
     # best = step 1 (the DCQCN step) stays applied; the ECN ramp is still the mis-tuned one
     assert _ai(lb, "node1") == str(DERIVED_AI) and _wred(lb) == {(str(MISTUNED_ECN["set"]["kmin_bytes"]),
                                                                   str(MISTUNED_ECN["set"]["kmax_bytes"]))}
+    # the step's devices were read back after its push: its settings say what runs, not "planned, not read
+    # back" (they were the plan's values, unlabelled, and its diagnoses said "planned, not read back")
+    step = res.iterations[1]
+    assert {k: (v["rpg_ai_rate_mbps"], v["running"]) for k, v in step.settings["dcqcn"].items()} == {
+        "node1": (DERIVED_AI, "as planned"), "node2": (DERIVED_AI, "as planned")}
+    assert {v["running"] for v in step.settings["ecn"].values()} == {"as planned"}
+    assert step.measurement is not None
+    said = " ".join(d.message for c in step.measurement.checks for d in c.diagnoses)
+    assert "not read back" not in said and "as planned (read back)" in said, said
+    assert not [f for f in res.report["findings"] if f["rule"] in ("RT332", "RT333")]
+
+
+def test_a_push_that_did_not_take_is_a_finding(lab, tmp_path: Path,  # type: ignore[no-untyped-def]
+                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    """After apply pushed (and read back) the DCQCN step, node1 went back to its old AI (as a second manager
+    would put it back). Nothing re-read the devices: the step was labelled with the plan's values and
+    measured as if they ran. Now the changed devices are read back after each push: node1's AI is a finding
+    (RT332, the push did not take), the step's settings and diagnoses carry the value it runs."""
+    import roce_tune.verify.run as run_mod
+
+    lb, inv = lab([MISTUNED_ECN, MISTUNED_AI])
+    real = run_mod._apply_fn
+
+    def apply_fn(opts, plan0):  # type: ignore[no-untyped-def]
+        push = real(opts, plan0)
+
+        def apply(plan):  # type: ignore[no-untyped-def]
+            results = push(plan)
+            rp = lb.fleet["node1"].sysroot / "sys/class/net/ens1f0np0/ecn/roce_rp"
+            for name, value in (("rpg_ai_rate", MISTUNED_AI["set"]["rpg_ai_rate_mbps"]),
+                                ("rpg_hai_rate", MISTUNED_AI["set"]["rpg_hai_rate_mbps"])):
+                (rp / name).write_text(f"{value}\n")
+            return results
+        return apply
+    monkeypatch.setattr(run_mod, "_apply_fn", apply_fn)
+    res = verify_fabric(inv, _opts(tmp_path / "out", adjust=True, max_iterations=1))
+    step = res.iterations[1]
+    assert [a["state"] for a in step.applied if a["device"] == "node1"] == ["pushed"]
+    low = MISTUNED_AI["set"]["rpg_ai_rate_mbps"]
+    assert step.settings["dcqcn"]["node1"] == {"rpg_ai_rate_mbps": low, "rpg_hai_rate_mbps":
+                                               MISTUNED_AI["set"]["rpg_hai_rate_mbps"],
+                                               "running": "differs from the plan"}
+    assert step.settings["dcqcn"]["node2"]["running"] == "as planned"
+    rt332 = [f for f in res.report["findings"] if f["rule"] == "RT332"]
+    assert {f["location"]["device"] for f in rt332} == {"node1"} and len(rt332) == 2  # AI and HAI
+    assert all(f["message"].startswith("read back after the --adjust push before run 1: node1 ens1f0np0 ")
+               and "the push did not take" in f["message"] for f in rt332)
+    assert any(f"rpg_ai_rate: planned {DERIVED_AI}, running {low};" in f["message"] for f in rt332), rt332
+    assert step.measurement is not None
+    said = " ".join(d.message for c in step.measurement.checks for d in c.diagnoses)
+    assert f"node1:ens1f0np0 rpg_ai_rate {low} Mb/s running (planned {DERIVED_AI} Mb/s)" in said, said
 
 
 def test_adjust_rolls_back_a_step_that_hurts(lab, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
@@ -320,3 +371,30 @@ def test_a_device_not_read_is_never_as_planned(lab, tmp_path: Path) -> None:  # 
     assert dcqcn["node1"]["running"] == "as planned"
     with pytest.raises(ValueError, match="node2: not read"):
         verify_fabric(inv, _opts(tmp_path / "out2", adjust=True))
+
+
+def test_limit_reads_only_the_devices_it_selects(lab, tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
+    """verify had no --limit (ansible's --limit was ignored): a run meant for some devices read every one and
+    failed on one it could not reach. ``--limit`` (apply's selection) now picks the devices read back and
+    whose counters are read; nccl-tests runs on the hosts among them, so a limit without two hosts is refused
+    before any traffic, saying so."""
+    from tests.emulators.verify_stubs import close_switch_mgmt
+
+    lb, inv = lab()
+    close_switch_mgmt(inv)  # lab-leaf1 cannot be reached: a limit to the hosts leaves it alone
+    code, output = _cli(str(inv), "--limit", "node*", "--out", str(tmp_path / "out"))
+    rep = json.loads((tmp_path / "out" / "verify-report.json").read_text())
+    assert rep["switches"] == [] and rep["hosts"] == ["node1", "node2"], output
+    assert "lab-leaf1" not in " ".join(rep["not_checked"]) and not [
+        f for f in rep["findings"] if f["rule"] == "RT333"], output
+    assert rep["iterations"][0]["settings"]["dcqcn"]["node1"]["running"] == "as planned"
+    # the switch was not selected: its counters are not read, so the check that needs them could not run
+    assert code == 2 and rep["not_checked"] == ["no PFC watchdog storm: no switch counters were collected"]
+    # one host in the limit: mpirun on one host says nothing of the fabric; refused, nothing run
+    runs = len(lb.runs())
+    code, output = _cli(str(inv), "--limit", "node1", "--out", str(tmp_path / "out1"))
+    flat = " ".join(output.split())
+    assert code == 2 and "nccl-tests runs on the hosts --limit selects" in flat, output
+    assert len(lb.runs()) == runs
+    code, output = _cli(str(inv), "--limit", "role:nothing", "--out", str(tmp_path / "out2"))
+    assert code == 2 and "--limit role:nothing matches no device" in " ".join(output.split()), output
