@@ -151,14 +151,94 @@ def main() -> None:
                 jobs.append(((4, kind, speed, n, msg, model, label),
                              replace(scen(kind, speed, n, msg, model, e, dq), buffer_bytes=DEEP_POOL_BYTES),
                              args.seeds if kind == "incast" else 1))
+    # 5. DCQCN byte counter (model M only: model T has none) on the derived ramp and timer, every M case
+    for kind, speed, n, msg in cases:
+        ecn = rules[(kind, speed, n, msg)]["derived (throughput)"][0]  # type: ignore[index]
+        for name, spec in BYTE_COUNTER_SETS.items():
+            jobs.append(((5, kind, speed, n, msg, "M", name),
+                         scen(kind, speed, n, msg, "M", ecn, resolve_dcqcn(spec, speed)),
+                         args.seeds if kind == "incast" else 1))
+    # 6. the other knobs on the model-M long-lived N = 4 limit cycle, counter on; 20 ms and 40 ms x 3 seeds
+    ll4 = [c for c in cases if c[0] == "long-lived" and c[2] == 4]
+    for kind, speed, n, msg in ll4:
+        ecn = rules[(kind, speed, n, msg)]["derived (throughput)"][0]  # type: ignore[index]
+        for name in LIMIT_CYCLE_KNOBS:
+            knob = "" if name == "-" else f",{name}"
+            counter = "" if name.startswith("rpg_byte_reset_bytes=") else ",rpg_byte_reset_bytes=32767"
+            dq = resolve_dcqcn("derived" + counter + knob, speed)
+            base = scen(kind, speed, n, msg, "M", ecn, dq)
+            jobs.append(((6, kind, speed, n, msg, "M", name, 20), base, 1))
+            jobs.append(((6, kind, speed, n, msg, "M", name, 40), replace(base, duration_us=40_000.0), 3))
     print(f"{len(jobs)} simulations", file=sys.stderr)
     with ProcessPoolExecutor(args.jobs) as ex:
         results = dict(zip([k for k, _, _ in jobs], ex.map(_run, [(s, n) for _, s, n in jobs], chunksize=4)))
     took = time.perf_counter() - t0
     text = _render(rules, results, cases, knob_cases, knob_sets, grid, grid_cases, rtt, pool, alpha,
                    args.seeds, took)
-    Path(args.out).write_text(text + _render_deep(results, deep_cases), encoding="utf-8")
+    Path(args.out).write_text(text + _render_deep(results, deep_cases) + _render_byte_counter(results, cases)
+                              + _render_limit_cycle(results, ll4), encoding="utf-8")
     print(f"wrote {args.out} in {took:.0f} s", file=sys.stderr)
+
+
+#: rpg_byte_reset columns of the byte-counter table: ``--dcqcn`` specs on top of the derived values
+BYTE_COUNTER_SETS = {"rule (derived)": "derived",
+                     "32767 (firmware, field max)": "derived,rpg_byte_reset_bytes=32767",
+                     "24576": "derived,rpg_byte_reset_bytes=24576",
+                     "16384": "derived,rpg_byte_reset_bytes=16384",
+                     "0 (disabled)": "derived,rpg_byte_reset_bytes=0"}
+#: knobs tried on the model-M limit cycle ("-" = none; each on top of the derived values, counter on)
+LIMIT_CYCLE_KNOBS = ("-", "clamp_tgt_rate=1", "rpg_threshold=3", "rpg_threshold=31", "rpg_gd=7", "rpg_gd=12",
+                     "rpg_gd=13", "rpg_min_dec_fac_percent=10", "rpg_min_dec_fac_percent=80",
+                     "rate_to_set_on_first_cnp_mbps=10000", "rpg_byte_reset_bytes=8192",
+                     "rpg_byte_reset_bytes=16384", "rpg_byte_reset_bytes=0")
+
+
+def _render_byte_counter(results, cases) -> str:  # type: ignore[no-untyped-def]
+    """The rpg_byte_reset table: every model-M case, judged like test_tuning_target (✗ = target missed)."""
+    from roce_tune.simulate.scorecard import judge
+
+    names = list(BYTE_COUNTER_SETS)
+    out = ["", "## DCQCN byte counter", "",
+           "Model M (the byte counter exists only there) on the derived ramp and timer, rpg_byte_reset "
+           "varied; ✗ = the case misses the target (judged as in the ECN ramp table, against the same "
+           "defaults). The field maximum 32767 B cannot grow with the line rate, so the counter fires every "
+           "B/C at line rate (2.6 us at 100G, 0.66 us at 400G) and the fast-recovery limit-cycle load "
+           "(docs/derivation.md#pfc-bound-steady-state) grows with C. Disabled (0) it meets every 400G case "
+           "the firmware value meets plus 8 MB x 16 and x 32 and the long-lived N = 4 limit cycle (with the "
+           "Pmax the fluid fixed point gives without the counter), but at 100G it "
+           "loses 8 MB x 16 and x 32 efficiency (against far less pause); 24576 and 16384 trade other cases. "
+           "Hence the rule (docs/derivation.md#dcqcn-byte-counter): firmware value up to 100G, 0 above.", "",
+           "| case | " + " | ".join(names) + " |", "|---|" + "---|" * len(names)]
+    met = dict.fromkeys(names, 0)
+    for c in cases:
+        res = {d: results[(1, *c, "M", d)] for d in DEFAULTS}
+        cells = []
+        for n in names:
+            ok, _ = judge(c[0], {"derived": results[(5, *c, "M", n)], **res})
+            met[n] += ok
+            cells.append(_cell(results[(5, *c, "M", n)]) + ("" if ok else " ✗"))
+        out.append(f"| {_case_name(*c)} M | " + " | ".join(cells) + " |")
+    out.append(f"| **cases met (of {len(cases)})** | " + " | ".join(str(met[n]) for n in names) + " |")
+    return "\n".join(out) + "\n"
+
+
+def _render_limit_cycle(results, ll4) -> str:  # type: ignore[no-untyped-def]
+    """The other reaction-point knobs on the model-M long-lived N = 4 cases (utilisation %)."""
+    out = ["", "## Model-M limit cycle: other knobs", "",
+           "Long-lived N = 4, model M, derived ramp and timer with the byte counter on (32767 B), one knob "
+           "changed (`roce-tune simulate --dcqcn` names). Cells: utilisation % · PFC pause ms · mean queue "
+           "KB; "
+           "20 ms = one run as in test_tuning_target, 40 ms = the reference's length, median of 3 seeds. "
+           "clamp_tgt_rate 1 leaves recovery to additive increase (utilisation collapses); rpg_threshold, "
+           "rpg_gd, rpg_min_dec_fac and rate_to_set_on_first_cnp each move one speed and not the other; only "
+           "the byte counter moves both. clamp_tgt_rate_after_time_inc is not modelled by the simulator "
+           "(docs/simulate.md) and was not swept.", ""]
+    cols = [(c, d) for c in ll4 for d in (20, 40)]
+    out += ["| knob | " + " | ".join(f"{c[1]}G {d} ms" for c, d in cols) + " |", "|---|" + "---|" * len(cols)]
+    for name in LIMIT_CYCLE_KNOBS:
+        out.append(f"| {'(none)' if name == '-' else name} | "
+                   + " | ".join(_cell(results[(6, *c, "M", name, d)]) for c, d in cols) + " |")
+    return "\n".join(out) + "\n"
 
 
 def _deep_settings(speed: int, timer_us: float, half_onset: int) -> dict[str, int]:

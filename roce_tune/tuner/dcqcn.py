@@ -4,16 +4,19 @@ Starts from the NIC firmware defaults (NVIDIA DOCA "DCQCN CC Parameters",
 docs/derivation.md#dcqcn-parameters). Only ``rpg_time_reset`` is derived: the rate-increase timer keeps the
 firmware period measured in bytes at line rate (300 µs at 100G = 3.75 MB), so it shortens above 100G and never
 lengthens below (``T = 300 µs x min(1, 100 / speed_gbps)``; docs/derivation.md#dcqcn-timer, sweep in
-docs/tuning-sweeps.md#dcqcn-knobs). ``rpg_ai_rate``/``rpg_hai_rate`` stay at the firmware defaults: with the
-byte counter (events every B bytes) and the derived timer both scaling with C, the time to regain a share is
-already speed-independent, and the sweep shows the speed-scaled steps dropping 400G long-lived utilisation
-below 99 % (docs/derivation.md#dcqcn-increase-steps). Everything else keeps the firmware
-value, with the reason in its Rationale.
+docs/tuning-sweeps.md#dcqcn-knobs). ``rpg_byte_reset`` keeps the firmware value (the field maximum,
+32767 B) up to 100G and is 0 (byte counter disabled) above: the counter cannot grow with C, so above 100G it
+fires faster than CNPs arrive and drives the fast-recovery limit cycle (docs/derivation.md#dcqcn-byte-counter,
+sweep docs/tuning-sweeps.md#dcqcn-byte-counter). ``rpg_ai_rate``/``rpg_hai_rate`` stay at the firmware
+defaults: with the byte counter (events every B bytes) and the derived timer both scaling with C, the time to
+regain a share is already speed-independent, and the sweep shows the speed-scaled steps dropping 400G
+long-lived utilisation below 99 % (docs/derivation.md#dcqcn-increase-steps). Everything else keeps the
+firmware value, with the reason in its Rationale.
 
 Example::
 
-    >>> calc_dcqcn("400G").params["rpg_time_reset_us"]
-    75
+    >>> calc_dcqcn("400G").params["rpg_time_reset_us"], calc_dcqcn("400G").params["rpg_byte_reset_bytes"]
+    (75, 0)
 """
 
 from __future__ import annotations
@@ -41,6 +44,9 @@ HPCC_HAI_MBPS_AT_25G = 50
 #: (docs/tuning-sweeps.md#dcqcn-knobs).
 TIMER_REFERENCE_US = 300
 TIMER_REFERENCE_GBPS = 100
+#: The fastest link on which the byte counter stays at its firmware value; above it rpg_byte_reset is 0
+#: (disabled; docs/derivation.md#dcqcn-byte-counter, sweep docs/tuning-sweeps.md#dcqcn-byte-counter).
+BYTE_COUNTER_MAX_GBPS = 100
 
 
 def check_dcqcn_value(key: str, value: int, speed_gbps: int) -> None:
@@ -76,14 +82,30 @@ def _derive_one(key: str, fw: dict[str, int], speed_gbps: int, cnp_dscp: int,
             note="after a train of cuts the link idles until the timer fires; at 400G a 300 us stall is "
                  "longer than a whole 1 MB x 8 incast, so the timer follows the line rate. At 100G shorter "
                  "timers raise PFC pause on 8 MB incasts (sweep), so 300 us stays there")
+    if key == "rpg_byte_reset_bytes":
+        on = speed_gbps <= BYTE_COUNTER_MAX_GBPS
+        v = d if on else 0
+        return v, Rationale(
+            formula=f"firmware value up to {BYTE_COUNTER_MAX_GBPS}G, 0 (byte counter disabled) above: the "
+                    "field maximum B = 2^15-1 cannot grow with C, so the counter's increase events (C/B a "
+                    "second at line rate) and the fast-recovery limit-cycle load grow with the line rate",
+            inputs={"speed_gbps": speed_gbps, "firmware_bytes": d, "max_speed_gbps": BYTE_COUNTER_MAX_GBPS,
+                    "counter_period_at_line_rate_ns": round(d * 8 / speed_gbps)},
+            source="docs/derivation.md#dcqcn-byte-counter; sweep docs/tuning-sweeps.md#dcqcn-byte-counter; "
+                   "0 = disabled: NVIDIA mstflint mlxconfig, RPG_BYTE_RESET_P1 \"Disabled=0\", and its PRM layout "
+                   "rpg_byte_reset \"0 == disabled\" (https://github.com/Mellanox/mstflint)",
+            note=("kept: at 100G disabling it costs 8 MB x 16-32 incast efficiency (sweep)" if on else
+                  "above 100G the counter fires every few hundred ns at line rate, faster than any CNP "
+                  "can arrive, and model-M long-lived flows cycle below 99 % utilisation; the derived "
+                  "timer (scaled with 1/C) carries the increase clock instead (sweep)"))
     if key in ("rpg_ai_rate_mbps", "rpg_hai_rate_mbps"):
         hpcc_mbps_at_25g = HPCC_AI_MBPS_AT_25G if key == "rpg_ai_rate_mbps" else HPCC_HAI_MBPS_AT_25G
         return d, Rationale(
             formula="firmware default", inputs={key: d, "speed_gbps": speed_gbps},
             source=_DOCA + "; docs/derivation.md#dcqcn-increase-steps; sweep "
                            "docs/tuning-sweeps.md#dcqcn-knobs",
-            note="not scaled with speed: the byte counter fires every B bytes (R/B per second) and the "
-                 "derived timer shortens as 1/C, so the time to regain a share (B/AI) is already "
+            note="not scaled with speed: the derived timer shortens as 1/C (and up to 100G the byte "
+                 "counter fires every B bytes, R/B per second), so the time to regain a share is already "
                  "speed-independent; in the sweep the scaled steps (HPCC rule, "
                  f"{_scaled(hpcc_mbps_at_25g, speed_gbps)}"
                  " Mb/s here, from a timer-only simulator) speed up 8 MB x 16-32 incasts but drop 400G "
@@ -101,9 +123,6 @@ def _derive_one(key: str, fw: dict[str, int], speed_gbps: int, cnp_dscp: int,
                              "below C together (N*min_rate < C); with NCCL QP scaling N can reach thousands, "
                              "so the HPCC simulator's 1000 Mb/s floor would defeat congestion control at "
                              "400G for N >= 400",
-        "rpg_byte_reset_bytes": "firmware value is already the field maximum (2^15-1); cannot scale with "
-                                "speed, so at high speed increase events are byte-counter driven "
-                                "(docs/derivation.md#dcqcn-fluid-model)",
         "rpg_threshold": "F = 1 fast-recovery stage, as the HPCC firmware-like profile (FAST_RECOVERY_TIMES "
                          "1)",
         "rpg_max_rate_mbps": "0 = line rate",

@@ -547,8 +547,10 @@ def derive_ecn(
         source="CoNEXT'16 fixed-point theorem; docs/derivation.md#dcqcn-fluid-model, "
                "docs/derivation.md#fluid-packet-size, docs/derivation.md#pfc-bound-steady-state "
                "(roce_tune.tuner.fluid)",
-        note=f"ok: steady state on the ramp (q* {round(q_star)} B < onset {onset} B, fast-recovery load "
-             f"{fr_load:.2f} < 1)" if ok else f"FLUID CHECK FAILED ({state}): " + "; ".join(problems))
+        note=f"ok: steady state on the ramp (q* {round(q_star)} B "
+             + (f"< onset {onset} B" if onset < 1 << 62 else "; no PFC onset given")
+             + f", fast-recovery load {fr_load:.2f} < 1)" if ok
+             else f"FLUID CHECK FAILED ({state}): " + "; ".join(problems))
     drop_min, drop_max, drop_p = _drop_thresholds(asic_ecn_separate, kmin, kmax, pmax, r)
     return EcnProfile(
         name=name, speed_gbps=speed_gbps, source_profile=prof, kmin_bytes=kmin, kmax_bytes=kmax,

@@ -55,11 +55,11 @@ def test_keys_and_firmware_defaults_match_nicspec() -> None:
 
 
 def test_unscaled_params_keep_firmware_values() -> None:
-    """Only rpg_time_reset follows the speed; each other param stays at the firmware default (its note
-    says why)."""
+    """Only rpg_time_reset and rpg_byte_reset follow the speed; each other param stays at the firmware
+    default (its note says why)."""
     d = _d(400)
     for k, v in ORACLE_FW.items():
-        if k != "rpg_time_reset_us":
+        if k not in ("rpg_time_reset_us", "rpg_byte_reset_bytes"):
             assert d.params[k] == v, k
     assert "N*min_rate < C" in d.rationale["rpg_min_rate_mbps"].note
 
@@ -144,3 +144,24 @@ def test_calc_dcqcn_parses_speed() -> None:
     assert a.params == b.params and a.params["rpg_time_reset_us"] == 75
     with pytest.raises(ValueError):
         calc_dcqcn("fast")
+
+
+@pytest.mark.parametrize("speed, byte_reset", [(25, 32767), (100, 32767), (200, 0), (400, 0), (800, 0)])
+def test_byte_counter_disabled_above_100g(speed: int, byte_reset: int) -> None:
+    """docs/derivation.md#dcqcn-byte-counter: the firmware counter (field max 32767 B) up to 100G, 0
+    (disabled, mlxconfig "Disabled=0") above, where it cannot grow with C and drives model M's
+    fast-recovery limit cycle (sweep docs/tuning-sweeps.md#dcqcn-byte-counter)."""
+    d = _d(speed)
+    assert d.params["rpg_byte_reset_bytes"] == byte_reset
+    assert d.firmware_defaults["rpg_byte_reset_bytes"] == 32767
+    r = d.rationale["rpg_byte_reset_bytes"]
+    assert "tuning-sweeps.md#dcqcn-byte-counter" in r.source
+    assert "derivation.md#dcqcn-byte-counter" in r.source
+    assert r.inputs["counter_period_at_line_rate_ns"] == round(32767 * 8 / speed)
+
+
+def test_pinned_byte_counter_wins_over_the_rule() -> None:
+    """A pinned rpg_byte_reset at 400G replaces the derived 0 and records it."""
+    d = _d(400, overrides={"rpg_byte_reset_bytes": 32767})
+    assert d.params["rpg_byte_reset_bytes"] == 32767
+    assert d.rationale["rpg_byte_reset_bytes"].derived_value == 0

@@ -35,13 +35,13 @@ nv set qos traffic-pool roce-lossless memory-percent 50
 nv set qos congestion-control ROCE_LOSSLESS_400G_N4 traffic-class 3 ecn enable
 nv set qos congestion-control ROCE_LOSSLESS_400G_N4 traffic-class 3 min-threshold 3750000
 nv set qos congestion-control ROCE_LOSSLESS_400G_N4 traffic-class 3 max-threshold 7500000
-nv set qos congestion-control ROCE_LOSSLESS_400G_N4 traffic-class 3 probability 2
+nv set qos congestion-control ROCE_LOSSLESS_400G_N4 traffic-class 3 probability 1
 nv set qos congestion-control ROCE_LOSSLESS_400G_N4 traffic-class 3 red disable
 # ECN profile ROCE_LOSSLESS_400G_N7 (ports swp1,swp2,swp3,swp4)
 nv set qos congestion-control ROCE_LOSSLESS_400G_N7 traffic-class 3 ecn enable
 nv set qos congestion-control ROCE_LOSSLESS_400G_N7 traffic-class 3 min-threshold 3750000
 nv set qos congestion-control ROCE_LOSSLESS_400G_N7 traffic-class 3 max-threshold 7500000
-nv set qos congestion-control ROCE_LOSSLESS_400G_N7 traffic-class 3 probability 2
+nv set qos congestion-control ROCE_LOSSLESS_400G_N7 traffic-class 3 probability 1
 nv set qos congestion-control ROCE_LOSSLESS_400G_N7 traffic-class 3 red disable
 # ===== scheduler =====
 nv set qos egress-scheduler default-global traffic-class 6 mode strict

@@ -29,7 +29,7 @@ nv set qos traffic-pool roce-lossless memory-percent 50
 nv set qos congestion-control default-global traffic-class 3 ecn enable
 nv set qos congestion-control default-global traffic-class 3 min-threshold 3800000
 nv set qos congestion-control default-global traffic-class 3 max-threshold 7600000
-nv set qos congestion-control default-global traffic-class 3 probability 5
+nv set qos congestion-control default-global traffic-class 3 probability 2
 nv set qos congestion-control default-global traffic-class 3 red disable
 # ===== scheduler =====
 nv set qos egress-scheduler default-global traffic-class 6 mode strict

@@ -17,7 +17,7 @@ RT_NICS=(
     # ens1f0np0: mlx5_0 port 1, connectx-7, 400G, switch lab-leaf1:Ethernet0, PCI <pci-address>
     #   cable 2.0 m (plan xoff 146480 B); RoCE MTU 4096; TOS 106 = DSCP 26 << 2 | ECT(0)
     #   DSCP->priority 26->3, 48->6, the other 62 DSCPs->0 (64 entries: set where the NIC differs, all read back); DCQCN on priorities [3] (notification and reaction point)
-    #   mlxconfig -d <pci-address> -y set ROCE_CC_PRIO_MASK_P1=8 CLAMP_TGT_RATE_P1=0 CLAMP_TGT_RATE_AFTER_TIME_INC_P1=1 DCE_TCP_G_P1=1019 DCE_TCP_RTT_P1=1 INITIAL_ALPHA_VALUE_P1=1023 MIN_TIME_BETWEEN_CNPS_P1=2 RATE_REDUCE_MONITOR_PERIOD_P1=4 RATE_TO_SET_ON_FIRST_CNP_P1=0 RPG_AI_RATE_P1=5 RPG_BYTE_RESET_P1=32767 RPG_GD_P1=11 RPG_HAI_RATE_P1=50 RPG_MAX_RATE_P1=0 RPG_MIN_DEC_FAC_P1=50 RPG_MIN_RATE_P1=1 RPG_THRESHOLD_P1=1 RPG_TIME_RESET_P1=75 CNP_DSCP_P1=48 CNP_802P_PRIO_P1=6
+    #   mlxconfig -d <pci-address> -y set ROCE_CC_PRIO_MASK_P1=8 CLAMP_TGT_RATE_P1=0 CLAMP_TGT_RATE_AFTER_TIME_INC_P1=1 DCE_TCP_G_P1=1019 DCE_TCP_RTT_P1=1 INITIAL_ALPHA_VALUE_P1=1023 MIN_TIME_BETWEEN_CNPS_P1=2 RATE_REDUCE_MONITOR_PERIOD_P1=4 RATE_TO_SET_ON_FIRST_CNP_P1=0 RPG_AI_RATE_P1=5 RPG_BYTE_RESET_P1=0 RPG_GD_P1=11 RPG_HAI_RATE_P1=50 RPG_MAX_RATE_P1=0 RPG_MIN_DEC_FAC_P1=50 RPG_MIN_RATE_P1=1 RPG_THRESHOLD_P1=1 RPG_TIME_RESET_P1=75 CNP_DSCP_P1=48 CNP_802P_PRIO_P1=6
     'ens1f0np0 mlx5_0 1 dscp 0,0,0,1,0,0,0,0 2 9000 106 1'
 )
 # DSCP -> priority, the plan's whole map (DSCP trust): value set, DSCP, priority; 8 a line (one mlnx_qos
@@ -45,7 +45,7 @@ RT_ECN=(
     '1 roce_rp/rate_reduce_monitor_period 4'
     '1 roce_rp/rate_to_set_on_first_cnp 0'
     '1 roce_rp/rpg_ai_rate 5'
-    '1 roce_rp/rpg_byte_reset 32767'
+    '1 roce_rp/rpg_byte_reset 0'
     '1 roce_rp/rpg_gd 11'
     '1 roce_rp/rpg_hai_rate 50'
     '1 roce_rp/rpg_max_rate 0'
