@@ -226,8 +226,8 @@ def _render_limit_cycle(results, ll4) -> str:  # type: ignore[no-untyped-def]
     """The other reaction-point knobs on the model-M long-lived N = 4 cases (utilisation %)."""
     out = ["", "## Model-M limit cycle: other knobs", "",
            "Long-lived N = 4, model M, derived ramp and timer with the byte counter on (32767 B), one knob "
-           "changed (`roce-tune simulate --dcqcn` names). Cells: utilisation % · PFC pause ms · mean queue "
-           "KB; "
+           "changed (`roce-tune simulate long-lived --dcqcn KEY=VALUE` names). Cells: utilisation % · "
+           "PFC pause ms · mean queue KB; "
            "20 ms = one run as in test_tuning_target, 40 ms = the reference's length, median of 3 seeds. "
            "clamp_tgt_rate 1 leaves recovery to additive increase (utilisation collapses); rpg_threshold, "
            "rpg_gd, rpg_min_dec_fac and rate_to_set_on_first_cnp each move one speed and not the other; only "
