@@ -92,8 +92,8 @@ def _derive_one(key: str, fw: dict[str, int], speed_gbps: int, cnp_dscp: int,
             inputs={"speed_gbps": speed_gbps, "firmware_bytes": d, "max_speed_gbps": BYTE_COUNTER_MAX_GBPS,
                     "counter_period_at_line_rate_ns": round(d * 8 / speed_gbps)},
             source="docs/derivation.md#dcqcn-byte-counter; sweep docs/tuning-sweeps.md#dcqcn-byte-counter; "
-                   "0 = disabled: NVIDIA mstflint mlxconfig, RPG_BYTE_RESET_P1 \"Disabled=0\", and its PRM layout "
-                   "rpg_byte_reset \"0 == disabled\" (https://github.com/Mellanox/mstflint)",
+                   "0 = disabled: NVIDIA mstflint mlxconfig, RPG_BYTE_RESET_P1 \"Disabled=0\", and its PRM "
+                   "layout rpg_byte_reset \"0 == disabled\" (https://github.com/Mellanox/mstflint)",
             note=("kept: at 100G disabling it costs 8 MB x 16-32 incast efficiency (sweep)" if on else
                   "above 100G the counter fires every few hundred ns at line rate, faster than any CNP "
                   "can arrive, and model-M long-lived flows cycle below 99 % utilisation; the derived "
