@@ -531,6 +531,8 @@ def check_trust(sw: SwitchObs, exp: Expect, out: Out, fields: frozenset[str]) ->
     groups: dict[str | None, list[str]] = {}
     for p in ports:
         groups.setdefault(p.trust or q.trust, []).append(p.name)
+    if not ports and q.trust is not None:  # a capture without interfaces: the switch-wide trust alone
+        groups[q.trust] = []
     prio = _ids(exp.lossless_priorities)
     for trust, names in sorted(groups.items(), key=lambda kv: str(kv[0])):
         shown = ", ".join(names[:4]) + (f" and {len(names) - 4} more" if len(names) > 4 else "")
@@ -548,9 +550,9 @@ def check_trust(sw: SwitchObs, exp: Expect, out: Out, fields: frozenset[str]) ->
                "lands in the default priority's queue")
         port = names[0] if len(names) == 1 else None
         out.add("RT414", Severity.error, sw.name, port,
-                f"{sw.name} {shown} {how} ({exp.source}: RoCE is classified by DSCP "
+                f"{sw.name}{' ' + shown if shown else ''} {how} ({exp.source}: RoCE is classified by DSCP "
                 f"{_ids(exp.roce_dscp)} into lossless queue {_ids(exp.lossless_queues)})",
-                f"trust DSCP (trust {keyword.get('dscp', 'dscp')}) on {shown}",
+                f"trust DSCP (trust {keyword.get('dscp', 'dscp')}) on {shown or 'the switch'}",
                 locate(sw, port, "trust"))
 
 

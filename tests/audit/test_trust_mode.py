@@ -123,3 +123,11 @@ def test_cumulus_yaml_trust_is_read(tmp_path: Path) -> None:
     msgs, _ = _trust(r)
     assert msgs and "classifies by PCP (trust l2)" in msgs[0], msgs
     assert platform("cumulus").push.read_running  # the commands capture form is covered above
+
+
+def test_cumulus_switch_wide_trust_l2_without_interfaces(tmp_path: Path) -> None:
+    """A capture that names no interface (``nv config show -o commands | grep qos``) still shows the trust."""
+    text = "\n".join(ln for ln in NVUE.replace("trust l3", "trust l2").splitlines()
+                     if "interface" not in ln) + "\n"
+    (msg,) = _trust(_audit(tmp_path, "leaf7", text))[0]
+    assert msg.startswith("leaf7 classifies by PCP (trust l2): the DSCP map is not used"), msg
