@@ -69,6 +69,11 @@ class PortQos(_Frozen):
     ecn: dict[int, QueueEcn] | None = Field(default=None,
                                             description="egress queue -> ECN/WRED on that queue")
     watchdog: bool | None = Field(default=None, description="PFC watchdog on for this port's lossless queues")
+    trust: str | None = Field(default=None, description="what the port classifies ingress traffic by, where "
+                              "its own configuration (or a profile it binds) states it: dscp, pcp, both "
+                              "(DSCP for IP, PCP otherwise), port (no marking: the port default) or none "
+                              "(trust disabled); None = not stated here (the switch's trust applies); never "
+                              "planned")
     scope: str | None = Field(default=None, description="the part of the switch's configuration that states "
                               "the port where it has several (a SONiC multi-ASIC namespace, asic0 …); never "
                               "planned, so never a difference")
@@ -103,6 +108,9 @@ class SwitchQos(_Frozen):
     schedulers: list[Scheduler] | None = None
     watchdog: WatchdogQos | None = None
     buffer_model: str | None = Field(default=None, description="SONiC: traditional or dynamic")
+    trust: str | None = Field(default=None, description="what the switch classifies ingress traffic by where "
+                              "no port states its own (the words of PortQos.trust); None = not stated: the "
+                              "platform's default; never planned")
     ports: dict[str, PortQos] = Field(default_factory=dict)
 
 

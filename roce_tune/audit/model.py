@@ -214,6 +214,9 @@ class AuditData:
     #: back without error, or a line reader took one of its lines (a bare ``NIC statistics:`` heading is
     #: no fact). 0 means the audit checked nothing, however many blocks were listed as not understood.
     understood: int = 0
+    #: devices with capture blocks of which no block was understood and whose kind nothing states (neither
+    #: the plan nor a block in a switch's format): not counted as hosts or switches (sorted names)
+    unreadable: list[str] = field(default_factory=list)
 
     def host(self, name: str) -> HostObs:
         """The host's record (created on first use)."""

@@ -88,14 +88,16 @@ def _litter(rel: Path) -> bool:
     return any(part.startswith(".") or part == "__MACOSX" for part in rel.parts)
 
 
-def read_dir(root: Path, exp: Expect, switches: Iterable[str] = ()) -> AuditData:
+def read_dir(root: Path, exp: Expect, switches: Iterable[str] = (),
+             hosts: Iterable[str] = ()) -> AuditData:
     """Read every ``*.txt`` / ``*.log`` capture under ``root`` (recursively; dot files, dot directories and
     ``__MACOSX`` are skipped).
 
     ``<device>.before.txt`` (or ``before/<device>.txt``) is read before ``<device>.after.txt`` (``after/…``)
     so their counters form a delta.
 
-    ``switches`` names the devices the plan says are switches (their output is never read as a host's).
+    ``switches`` names the devices the plan says are switches (their output is never read as a host's),
+    ``hosts`` the plan's hosts (counted as hosts even when nothing of theirs was read: :func:`read_blocks`).
 
     Raises:
         AuditUsageError: ``root`` is not a directory, holds no capture, or a file cannot be read.
@@ -116,7 +118,7 @@ def read_dir(root: Path, exp: Expect, switches: Iterable[str] = ()) -> AuditData
         if not any(t.strip() for b in got for _, t in b.lines) and not any(b.command for b in got):
             empty.append((device_of(path), str(path.relative_to(root))))
         blocks.extend(got)
-    data = read_blocks(blocks, exp, len(files), switches)
+    data = read_blocks(blocks, exp, len(files), switches, hosts)
     data.empty_files = empty
     return data
 
@@ -148,9 +150,14 @@ def coverage(data: AuditData, plan: Any) -> list[NotChecked]:
     return out
 
 
-def read_blocks(blocks: list[Block], exp: Expect, files: int, switches: Iterable[str] = ()) -> AuditData:
+def read_blocks(blocks: list[Block], exp: Expect, files: int, switches: Iterable[str] = (),
+                hosts: Iterable[str] = ()) -> AuditData:
     """Read split capture blocks (from files or from ``--live`` sessions) into :class:`AuditData`;
-    ``switches`` names devices known to be switches (``--live``: from the plan)."""
+    ``switches`` and ``hosts`` name devices known to be switches and hosts (from the plan).
+
+    A device whose blocks no reader understood is a switch when the plan names it so or one of its blocks
+    is in a switch's format, a host when the plan names it a host, else ``AuditData.unreadable`` (its blocks
+    fell through to the host line readers, which makes no device a host)."""
     blocks = [part for b in blocks for part in split_loop(b)]
     ctx = Ctx(data=AuditData(files=files), exp=exp)
     for name in switches:
@@ -161,8 +168,17 @@ def read_blocks(blocks: list[Block], exp: Expect, files: int, switches: Iterable
         if any(re.search(p, b.text, re.MULTILINE) and not (c and b.command and not re.search(c, b.command))
                for p, c in switch_pats) or running_config_format(b.text, b.command) is not None:
             ctx.data.switch(b.device)
+    read: set[str] = set()  # devices with at least one block understood
     for b in blocks:
+        before = ctx.data.understood
         read_block(b, ctx)
+        if ctx.data.understood > before:
+            read.add(b.device)
+    known_hosts = set(hosts)
+    for name in sorted(ctx.data.hosts):
+        if name not in read and name not in known_hosts:
+            del ctx.data.hosts[name]
+            ctx.data.unreadable.append(name)
     return ctx.data
 
 
@@ -174,7 +190,8 @@ def audit_dir(captures: Path, source: Path | None = None, policy_file: Path | No
         RoceTuneError: the inventory, plan or policy file is invalid.
     """
     exp, plan = load_expect(source, policy_file)
-    data = read_dir(captures, exp, [s.name for s in getattr(plan, "switches", ())])
+    data = read_dir(captures, exp, [s.name for s in getattr(plan, "switches", ())],
+                    [h.name for h in getattr(plan, "hosts", ())])
     findings, skipped = run_checks(data, exp)
     skipped += coverage(data, plan)
     return AuditResult(findings=findings, not_checked=skipped, data=data, expect=exp, root=captures)
@@ -222,8 +239,9 @@ def audit_live(source: Path, opts: LiveOptions, policy_file: Path | None = None,
         raise AuditUsageError(f"--save-captures {opts.save_dir}: cannot write {exc.filename} "
                               f"({exc.strerror})") from None
     reached = {d.name for d in devices if d.error is None}
-    data = read_blocks(blocks, exp, len(reached), switches=[s.name for s in plan.switches
-                                                            if s.name in reached])
+    data = read_blocks(blocks, exp, len(reached),
+                       switches=[s.name for s in plan.switches if s.name in reached],
+                       hosts=[h.name for h in plan.hosts if h.name in reached])
     findings, skipped = run_checks(data, exp)
     for d in devices:
         if d.error is not None:
@@ -243,7 +261,8 @@ def audit_live(source: Path, opts: LiveOptions, policy_file: Path | None = None,
 def _json(r: AuditResult) -> str:
     doc = {
         "expectations": r.expect.source,
-        "devices": {"hosts": sorted(r.data.hosts), "switches": sorted(r.data.switches)},
+        "devices": {"hosts": sorted(r.data.hosts), "switches": sorted(r.data.switches),
+                    "unreadable": r.data.unreadable},
         "findings": [{"rule": f.rule, "severity": f.severity.value, "family": f.family, "device": f.device,
                       "port": f.port, "message": f.message, "fix": f.fix,
                       "evidence": [str(e) for e in f.evidence]}
@@ -312,9 +331,11 @@ def _text_summary(r: AuditResult) -> str:
     """The closing line: files, devices, expectations and the counts."""
     n_err = sum(f.severity is Severity.error for f in r.findings)
     n_warn = sum(f.severity is Severity.warning for f in r.findings)
-    return (f"{r.data.files} file(s), {len(r.data.hosts)} host(s), {len(r.data.switches)} switch(es) against "
-            f"{r.expect.source}: {n_err} error(s), {n_warn} warning(s), {len(r.not_checked)} not checked, "
-            f"{len(r.data.unparsed)} block(s) not understood")
+    unreadable = (f", {len(r.data.unreadable)} unreadable ({', '.join(r.data.unreadable[:3])}"
+                  f"{' …' if len(r.data.unreadable) > 3 else ''})" if r.data.unreadable else "")
+    return (f"{r.data.files} file(s), {len(r.data.hosts)} host(s), {len(r.data.switches)} switch(es)"
+            f"{unreadable} against {r.expect.source}: {n_err} error(s), {n_warn} warning(s), "
+            f"{len(r.not_checked)} not checked, {len(r.data.unparsed)} block(s) not understood")
 
 
 def _text(r: AuditResult) -> str:

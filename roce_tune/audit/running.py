@@ -42,6 +42,7 @@ WORDS: dict[str, tuple[str, ...]] = {
     "headroom": ("buffer", "xoff", "headroom", "pause", "cable"),
     "watchdog": ("watchdog", "pfcwd", "pfc_wd", "watch-dog", "detection", "restoration"),
     "scheduler": ("scheduler", "bandwidth", "dwrr", "strict", "bw-percent", "transmit-rate"),
+    "trust": ("trust",),
 }
 
 
@@ -506,6 +507,55 @@ def check_watchdog_table(sw: SwitchObs, want: SwitchQos, out: Out) -> None:
                     f"PFC watchdog on {sw.name} {name}: " + "; ".join(diff), fix, [row])
 
 
+#: trust word (:class:`~roce_tune.qos.PortQos`) -> how a finding says it, where the platform has no keyword
+_TRUST_WORDS = {"pcp": "PCP", "port": "no marking (trust port: the port's default priority)",
+                "none": "no marking (trust disabled: the port's default priority)"}
+
+
+def check_trust(sw: SwitchObs, exp: Expect, out: Out, fields: frozenset[str]) -> None:
+    """RT414 on the trust of the ports that carry RoCE (PFC on a RoCE priority; every port where none has):
+    with DSCP trust planned (``exp.trust``), a port that classifies by PCP, or by no marking, never looks
+    its RoCE DSCP up in the DSCP map the other checks judge, so RoCE lands wherever the PCP (or the port
+    default) puts it: an error naming the trust; a port whose trust the running configuration does not
+    state (neither the port, a profile it binds nor the switch) is listed as not checked, since the
+    platform's default trust is not known. Only on platforms whose read-back reads the trust (``trust`` /
+    ``ports.trust`` in ``READBACK_FIELDS``: EOS, Cumulus); PCP trust planned is not judged here."""
+    from roce_tune.platforms import get_platform
+
+    assert sw.running is not None
+    if exp.trust != "dscp" or not fields & {"trust", "ports.trust"}:
+        return
+    q = sw.running.value
+    ports = _roce_ports(q, sorted(exp.lossless_priorities)) or list(q.ports.values())
+    keyword = getattr(get_platform(sw.platform), "TRUST_KEYWORD", {}) if sw.platform else {}
+    groups: dict[str | None, list[str]] = {}
+    for p in ports:
+        groups.setdefault(p.trust or q.trust, []).append(p.name)
+    if not ports and q.trust is not None:  # a capture without interfaces: the switch-wide trust alone
+        groups[q.trust] = []
+    prio = _ids(exp.lossless_priorities)
+    for trust, names in sorted(groups.items(), key=lambda kv: str(kv[0])):
+        shown = ", ".join(names[:4]) + (f" and {len(names) - 4} more" if len(names) > 4 else "")
+        if trust is None:
+            out.skip("RT414", sw.name, f"the trust mode of {shown}, which the running configuration does not "
+                     "state (the platform's default trust applies, which roce-tune does not know): whether "
+                     "the DSCP map classifies RoCE at all; state the trust in the configuration or check it "
+                     "on the switch")
+            continue
+        if trust in ("dscp", "both"):
+            continue
+        how = (f"classifies by PCP (trust {keyword.get('pcp', 'pcp')}): the DSCP map is not used; RoCE PCP "
+               f"{prio} -> TC as the switch's PCP map says (not read back), untagged RoCE to the port default"
+               if trust == "pcp" else f"classifies by {_TRUST_WORDS[trust]}: the DSCP map is not used; RoCE "
+               "lands in the default priority's queue")
+        port = names[0] if len(names) == 1 else None
+        out.add("RT414", Severity.error, sw.name, port,
+                f"{sw.name}{' ' + shown if shown else ''} {how} ({exp.source}: RoCE is classified by DSCP "
+                f"{_ids(exp.roce_dscp)} into lossless queue {_ids(exp.lossless_queues)})",
+                f"trust DSCP (trust {keyword.get('dscp', 'dscp')}) on {shown or 'the switch'}",
+                locate(sw, port, "trust"))
+
+
 def check_running(switches: Iterable[SwitchObs], exp: Expect, out: Out) -> None:
     """RT414/RT415/RT416/RT420/RT426/RT427/RT431/RT434/RT442/RT480 on every captured running configuration."""
     from roce_tune.platforms import get_platform
@@ -525,6 +575,7 @@ def check_running(switches: Iterable[SwitchObs], exp: Expect, out: Out) -> None:
             check_running_plan(sw, want, exp, out, expresses_ecn)
         else:
             check_running_policy(sw, exp, out, expresses_ecn)
+        check_trust(sw, exp, out, fields)
         _name_scopes(sw, out, start)
 
 

@@ -137,11 +137,37 @@ def pinned_cables(inv: Inventory, topo: Topology) -> CablePins:
     Shapes: ``{(switch, port) | (host, netdev): CablePin}``; declared switch ports without a cable keep
     their own pin (their headroom is unused); external peers are not keyed.
     """
+    out: CablePins = {}
+    for (name, port), (pin, far, theirs) in _pinned_ends(inv, topo).items():
+        if far is not None and theirs is not None and (theirs.rank, theirs.override_index) > (pin.rank,
+                                                                                              pin.override_index):
+            pin = theirs
+        out[name, port] = pin.pin
+        if far is not None and theirs is None:  # (a pinned far end finds the same winner itself)
+            out[far] = pin.pin
+    return out
+
+
+class _EndPin(NamedTuple):
+    """The pin an override sets on one switch port: its rank (:func:`override_rank`), entry index and pin."""
+
+    rank: int
+    override_index: int
+    pin: CablePin
+
+
+_PinnedEnds = dict[tuple[str, str], tuple[_EndPin, tuple[str, str] | None, _EndPin | None]]
+
+
+def _pinned_ends(inv: Inventory, topo: Topology) -> _PinnedEnds:
+    """Every switch port a ``cable_m`` override resolves on: ``{(switch, port): (its own pin, the cable's far
+    end (device, port) or None, the far end's own pin or None)}`` (switch-to-switch and switch-to-host
+    cables have a far end; a port without a cable or to an external peer has none)."""
     policy = inv.policy
     entries = [o for o in policy.overrides if "cable_m" in o.set]
     if not entries:
         return {}
-    ends: dict[tuple[str, str], tuple[int, int, float]] = {}
+    ends: dict[tuple[str, str], _EndPin] = {}
     for sw in inv.switches:
         if not any(_may_apply_to(o, sw) for o in entries):
             continue
@@ -149,16 +175,34 @@ def pinned_cables(inv: Inventory, topo: Topology) -> CablePins:
             src = resolve_override_sources(policy, role=sw.role.value, device=sw.name, port=port,
                                            params=("cable_m",)).get("cable_m")
             if src is not None:
-                ends[sw.name, port] = (override_rank(policy.overrides[src[1]]), src[1], float(src[0]))
-    out: CablePins = {}
-    for (name, port), (rank, idx, metres) in ends.items():
+                ends[sw.name, port] = _EndPin(override_rank(policy.overrides[src[1]]), src[1],
+                                              CablePin(float(src[0]), src[1], f"{sw.name}:{port}"))
+    out: _PinnedEnds = {}
+    for (name, port), own in ends.items():
         peer = topo.peers_of(name).get(port)
         far = (peer.device, peer.port) if peer is not None and peer.kind in ("host", "switch") else None
-        pin = CablePin(metres, idx, f"{name}:{port}")
-        theirs = ends.get(far) if far is not None else None
-        if far is not None and theirs is not None and theirs[:2] > (rank, idx):
-            pin = CablePin(theirs[2], theirs[1], f"{far[0]}:{far[1]}")
-        out[name, port] = pin
-        if far is not None and theirs is None:  # (a pinned far end finds the same winner itself)
-            out[far] = pin
+        out[name, port] = (own, far, ends.get(far) if far is not None else None)
+    return out
+
+
+class CablePinConflict(NamedTuple):
+    """Both ends of one cable pinned to different lengths: the pin that wins (its length is the cable's,
+    :func:`pinned_cables`) and the pin that loses (its ``cable_m`` is used nowhere on this cable)."""
+
+    winner: CablePin
+    loser: CablePin
+
+
+def conflicting_cable_pins(inv: Inventory, topo: Topology) -> list[CablePinConflict]:
+    """Every cable whose two switch ends resolve ``cable_m`` from different overrides with different lengths
+    (metres), once per cable, in the order of the switches' ports; empty without such cables. The winner is
+    the more specific override (:func:`pinned_cables`: port over device over role over site, the later of
+    equals); lint RT141 reports the loser, which ``pinned_cables`` would otherwise drop silently."""
+    out: list[CablePinConflict] = []
+    for (name, port), (own, far, theirs) in _pinned_ends(inv, topo).items():
+        if far is None or theirs is None or (name, port) > far or own.pin.cable_m == theirs.pin.cable_m:
+            continue  # one end, an agreeing pin, or the cable already seen from its other end
+        ours, other = (own.rank, own.override_index), (theirs.rank, theirs.override_index)
+        win, lose = (theirs, own) if other > ours else (own, theirs)
+        out.append(CablePinConflict(win.pin, lose.pin))
     return out

@@ -6,6 +6,11 @@ shell-quoted words, interface ranges/lists such as ``swp1-4,swp7``, ``#`` commen
 Both the CL 5.14 keywords (``enable``/``disable``, ``on``/``off``) and the later ones
 (``enabled``/``disabled``) are understood. Read:
 
+* ``qos mapping <profile> trust l2|l3|both|port`` -> the trust (``pcp``, ``dscp``, ``both``, ``port``) of
+  the switch (``default-global``) or of the ports binding the profile (CumulusNetworks/docs cumulus-linux-53
+  "Quality of Service", Classification: ``nv set qos mapping <profile> trust l2`` trusts 802.1p, ``l3`` DSCP,
+  ``port`` ignores markings; ``both``: VENDORS.md 2a). A configuration that states no trust keeps None: the
+  docs give no default trust, so the audit lists the RoCE classification as not checked;
 * ``qos mapping <profile> dscp <list> switch-priority SP`` -> DSCP -> TC (NVUE's switch priority is the
   plan's TC), ``qos egress-queue-mapping <profile> switch-priority SP traffic-class Q`` -> TC -> queue;
 * ``qos pfc <profile> switch-priority <list>`` (a collection: the lines add up) / ``tx``/``rx`` /
@@ -59,6 +64,8 @@ READBACK_FIELDS = frozenset(
         "ports.ecn.pmax_percent",
         "ports.watchdog",
         "ports.mtu",
+        "trust",
+        "ports.trust",
     }
 )
 #: Plan fields NVUE has no statement for by design: field -> why.
@@ -119,6 +126,7 @@ class _Nv:
     wd: dict[str, str] = field(default_factory=dict)
     ifaces: dict[str, dict[str, str]] = field(default_factory=dict)
     roce: dict[str, str] = field(default_factory=dict)  # ``qos roce`` settings: mode, enable, state
+    trust: dict[str, str] = field(default_factory=dict)  # mapping profile -> trust word (TRUST_FROM_NVUE)
 
 
 def _qos_roce(nv: _Nv, w: list[str]) -> None:
@@ -137,8 +145,14 @@ def _qos_watchdog(nv: _Nv, w: list[str]) -> None:
         nv.wd[w[1]] = w[2]
 
 
+#: ``qos mapping <profile> trust`` keyword -> the trust word of :class:`~roce_tune.qos.SwitchQos`
+TRUST_FROM_NVUE = {"l2": "pcp", "l3": "dscp", "both": "both", "port": "port"}
+
+
 def _qos_mapping(nv: _Nv, w: list[str]) -> None:
-    if len(w) >= 6 and w[2] == "dscp" and w[4] == "switch-priority":
+    if len(w) >= 4 and w[2] == "trust" and w[3] in TRUST_FROM_NVUE:
+        nv.trust[w[1]] = TRUST_FROM_NVUE[w[3]]
+    elif len(w) >= 6 and w[2] == "dscp" and w[4] == "switch-priority":
         nv.dscp.setdefault(w[1], {}).update({d: int(w[5]) for d in _ids(w[3])})
 
 
@@ -272,8 +286,10 @@ def read_back(text: str) -> SwitchQos:
         if pfc_profile not in nv.pfc and _roce_lossless(nv):
             prios = None  # RoCE lossless mode's own PFC: not stated by the commands, unknown (not off)
         cc_profile = d.get("congestion-control", DEFAULT)
+        mapping = d.get("mapping", DEFAULT)
         ports[name] = PortQos(
             name=name,
+            trust=nv.trust.get(mapping) if mapping != DEFAULT else None,
             mtu=int(d["mtu"]) if "mtu" in d else None,
             cable_m=cable,
             pfc_priorities=prios,
@@ -286,6 +302,7 @@ def read_back(text: str) -> SwitchQos:
         tc_to_queue=nv.egress.get(DEFAULT) or None,
         schedulers=_schedulers(nv, sched_profile),
         watchdog=_watchdog(nv),
+        trust=nv.trust.get(DEFAULT),
         ports=ports,
     )
 

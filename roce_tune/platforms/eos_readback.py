@@ -10,7 +10,12 @@ unrelated blocks, ``qos profile`` blocks in any order and possibly entered sever
   ``on`` PFC is off), ``uc-tx-queue``/``tx-queue N`` with ``random-detect ecn minimum-threshold X <unit>
   maximum-threshold Y <unit> max-mark-probability P``, ``random-detect drop ... drop-probability P``,
   ``priority strict`` / ``no priority`` + ``bandwidth percent W``, ``priority-flow-control pause watchdog``
-  and ``... port action drop|notify-only|errdisable``; ``mtu`` on the interface.
+  and ``... port action drop|notify-only|errdisable``; ``mtu`` on the interface; ``qos trust dscp|cos`` and
+  ``no qos trust`` (trust disabled) -> the port's trust (``dscp``, ``pcp``, ``none``), the interface's own
+  line over its profile's (pyavd eos_cli_config_gen ethernet_interfaces/port_channel_interfaces/qos_profiles
+  ``qos.trust``: dscp | cos | disabled, rendered ``qos trust <mode>`` / ``no qos trust``). An interface
+  that states no trust keeps None: the EOS default trust is not read (no source roce-tune holds states it),
+  so the audit lists the RoCE classification of such a port as not checked.
 * ``priority-flow-control pause watchdog default timeout|recovery-time|polling-interval <s>``, a port's
   or profile's ``priority-flow-control pause watchdog port timer timeout T polling-interval P
   recovery-time R [forced]`` (which replaces the defaults on it; the switch-wide timers are those most
@@ -53,6 +58,7 @@ READBACK_FIELDS = frozenset(
         "watchdog.restoration_ms",
         "watchdog.poll_ms",
         "watchdog.action",
+        "ports.trust",
         "ports.mtu",
         "ports.pfc_priorities",
         "ports.ecn.kmin_bytes",
@@ -199,10 +205,23 @@ class _Port:
                 return {k: _ms(v) for k, v in zip(w[5::2], w[6::2]) if k in _TIMER_WORDS}
         return None
 
+    def trust(self) -> str | None:
+        """``dscp``, ``pcp`` (``qos trust cos``) or ``none`` (``no qos trust``): the interface's own statement
+        over its service-profile's; None where neither states one."""
+        found: str | None = None
+        for blk in self.blocks:
+            for w in (ln.split() for ln in blk.child_lines()):
+                if w == ["no", "qos", "trust"]:
+                    found = "none"
+                elif len(w) == 3 and w[:2] == ["qos", "trust"] and w[2] in _TRUST_FROM_EOS:
+                    found = _TRUST_FROM_EOS[w[2]]
+        return found
+
     def qos(self, name: str) -> PortQos:
         ecn = {q: e for q, b in sorted(self.queues.items()) if (e := _queue_ecn(b)) is not None}
         return PortQos(
             name=name,
+            trust=self.trust(),
             mtu=self.mtu,
             pfc_priorities=self.pfc(),
             ecn=ecn,
@@ -214,6 +233,8 @@ class _Port:
 
 
 _TIMER_WORDS = ("timeout", "polling-interval", "recovery-time")
+#: ``qos trust <mode>`` -> the trust word of :class:`~roce_tune.qos.PortQos` (eos.TRUST_KEYWORD reversed)
+_TRUST_FROM_EOS = {"dscp": "dscp", "cos": "pcp"}
 
 
 def _watchdog(root: Block, ports: list[_Port]) -> WatchdogQos | None:

@@ -57,6 +57,7 @@ EXPECTED = {
     "RT138": (9, 11, "10.10.1.250"),                 # 8 hosts counted up from .250 reach .255 and .2.0
     "RT139": (7, 20, '"et-0/0/0.0"'),                # a Junos logical unit, not the port
     "RT140": (6, 25, "[]"),                          # gpu02's empty nics list
+    "RT141": (10, 39, "30"),                         # spine1's losing device pin
 }
 
 

@@ -17,7 +17,12 @@ import math
 from collections.abc import Iterator
 
 from roce_tune.findings import Finding, Severity
-from roce_tune.inventory.overrides import CablePin, pinned_cables
+from roce_tune.inventory.overrides import (
+    CablePin,
+    conflicting_cable_pins,
+    override_label,
+    pinned_cables,
+)
 from roce_tune.inventory.rules.base import LintContext, rule
 from roce_tune.platforms import HOST_PLATFORM, get_platform
 
@@ -394,3 +399,50 @@ def nic_cable_out_of_range(ctx: LintContext) -> Iterator[Finding]:
                           "pin the cable length in metres (e.g. 100m)",
                           f"policy.overrides[{pin.override_index}].set.cable_m",
                           device=pin.pinned_end.split(":", 1)[0], port=pin.pinned_end.split(":", 1)[1])
+
+
+_PIN_HEAD = """\
+site: {name: lab}
+switches:
+  - {name: leaf1, platform: sonic, model: SN4700, role: leaf, ports: [{name: Ethernet0, speed: 400G}]}
+  - {name: spine1, platform: sonic, model: SN4700, role: spine, ports: [{name: Ethernet0, speed: 400G}]}
+links:
+  - {a: "leaf1:Ethernet0", b: "spine1:Ethernet0", cable_length: 3m}
+policy:
+  overrides:
+    - {device: leaf1, port: Ethernet0, set: {cable_m: 100}, reason: measured run}
+"""
+
+
+@rule("RT141", "cable-pins-disagree", Severity.warning,
+      "The two ends of one cable are pinned to different lengths; the more specific pin wins silently",
+      """A `cable_m` override states the length of the cable, which holds at both of its ends (the far
+      switch port's headroom, the base RTT). When overrides pin the two ends of one switch-to-switch cable
+      to different lengths, the more specific override (port over device over role over site, the later of
+      equals) is used at both ends and the other pin is used nowhere on that cable. The finding is at the
+      losing override and names both overrides and the length used. Pin the cable once, or give both ends
+      the same length.""",
+      _PIN_HEAD + """\
+    - {device: spine1, set: {cable_m: 30}, reason: spine cables are 30 m}
+""",
+      _PIN_HEAD + """\
+    - {device: spine1, port: Ethernet0, set: {cable_m: 100}, reason: measured run}
+""")
+def cable_pins_disagree(ctx: LintContext) -> Iterator[Finding]:
+    """Yield one finding per losing override and winning override (:func:`conflicting_cable_pins`), at the
+    losing entry's ``set.cable_m``, listing the cables (up to three, then a count) on which it lost."""
+    if not any("cable_m" in o.set for o in ctx.inv.policy.overrides):
+        return
+    lost: dict[tuple[int, int, float, float], list[str]] = {}  # (loser, winner, lost m, used m) -> cables
+    for c in conflicting_cable_pins(ctx.inv, ctx.topo):
+        key = (c.loser.override_index, c.winner.override_index, c.loser.cable_m, c.winner.cable_m)
+        lost.setdefault(key, []).append(f"{c.loser.pinned_end} <-> {c.winner.pinned_end}")
+    policy = ctx.inv.policy
+    for (loser, winner, lost_m, used_m), cables in lost.items():
+        more = f" and {len(cables) - 3} more" if len(cables) > 3 else ""
+        dev, port = cables[0].split(" <-> ", 1)[0].split(":", 1)
+        yield ctx.finding(f"cable {', '.join(cables[:3])}{more}: {override_label(policy, loser)} pins "
+                          f"cable_m {lost_m:g} m and {override_label(policy, winner)} pins {used_m:g} m; "
+                          f"{used_m:g} m is used at both ends (the more specific override wins)",
+                          f"pin the cable once, or pin {used_m:g} m at both ends",
+                          f"policy.overrides[{loser}].set.cable_m", device=dev, port=port)
