@@ -213,7 +213,8 @@ ConditionPathExists=/usr/local/lib/roce-tune/host.sh
 [Service]
 Type=oneshot
 RemainAfterExit=yes
-# --boot: a planned NIC that is missing is named and left out, the others are configured, the run fails
+# --boot: a planned NIC that is missing, or whose step fails, is named and left out; the others are
+# configured and the run fails
 ExecStart=/bin/bash /usr/local/lib/roce-tune/host.sh --boot
 # a failure stays failed (no Restart=): `systemctl status roce-tune-host.service` shows the script's message
 TimeoutStartSec=180
