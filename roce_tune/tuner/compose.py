@@ -294,14 +294,26 @@ class _Memo:
                         lambda: self.catalog.nic(self._nic_by_speed.get(speed_gbps, DEFAULT_NIC)))
 
 
+class _RttPin(NamedTuple):
+    """A pinned cable the base RTT counts (:func:`_longest_cables`): the pin, the tier of its cable (-1: a
+    host cable, else the tier of the switch the cable goes up from) and, for a pin that shortens the
+    inventory's longest cable of that tier, the length (m) the inventory records for it (else None)."""
+
+    pin: CablePin
+    tier: int
+    recorded_m: float | None = None
+
+
 def _longest_cables(topo: Topology, default: float, cable_pins: CablePins | None = None
-                    ) -> tuple[float, dict[int, float], list[CablePin]]:
+                    ) -> tuple[float, dict[int, float], list[_RttPin]]:
     """(longest host cable, tier -> longest cable from a switch of that tier up to the next tier, the pins
-    behind those longest cables), in metres; ``default`` stands for a cable without a length, and is the
+    that move those longest cables), in metres; ``default`` stands for a cable without a length, and is the
     host cable when no host is cabled. A pinned cable (``cable_pins``, :func:`pinned_cables`) counts with
-    its pinned length; a pin is named only where it sets a longest length (an unpinned cable as long comes
-    first). Reads every cabled port once, switch by switch (~100k at 4,096 hosts), taking each switch's
-    longest first."""
+    its pinned length. The pins are :class:`_RttPin` (host cables first, then tier by tier): a pin that sets
+    a longest length (an unpinned cable as long comes first), and a pin that shortens the cable the
+    inventory records as the longest of its tier below the longest that remains (``recorded_m`` set; an
+    unpinned cable recorded as long comes first, as then the longest does not move). Reads every cabled
+    port once, switch by switch (~100k at 4,096 hosts), taking each switch's longest first."""
     if cable_pins:
         return _longestpinned_cables(topo, default, cable_pins)
     tier_of = {name: topo.tier(name) for name in topo.switches}
@@ -321,11 +333,13 @@ def _longest_cables(topo: Topology, default: float, cable_pins: CablePins | None
 
 
 def _longestpinned_cables(topo: Topology, default: float, cable_pins: CablePins
-                           ) -> tuple[float, dict[int, float], list[CablePin]]:
+                           ) -> tuple[float, dict[int, float], list[_RttPin]]:
     """:func:`_longest_cables` of a fabric with pinned cables, port by port."""
     tier_of = {name: topo.tier(name) for name in topo.switches}
     # tier (-1: host cables) -> (length, 1 unpinned / 0 pinned, the pin): an unpinned cable wins a tie
     longest: dict[int, tuple[float, int, CablePin | None]] = {}
+    # the same as the inventory records the lengths; the pin only where it shortens the cable
+    recorded: dict[int, tuple[float, int, CablePin | None]] = {}
     for s, peers in topo.peers_by_switch.items():
         mine = tier_of[s]
         for port, p in peers.items():
@@ -336,12 +350,24 @@ def _longestpinned_cables(topo: Topology, default: float, cable_pins: CablePins
             else:
                 continue
             pin = cable_pins.get((s, port))
-            here = (p.cable_m or default, 1, None) if pin is None else (pin.cable_m, 0, pin)
+            length = p.cable_m or default
+            here = (length, 1, None) if pin is None else (pin.cable_m, 0, pin)
             best = longest.get(tier)
             if best is None or here[:2] > best[:2]:
                 longest[tier] = here
+            was = (length, 1, None) if pin is None or pin.cable_m >= length else (length, 0, pin)
+            best = recorded.get(tier)
+            if best is None or was[:2] > best[:2]:
+                recorded[tier] = was
+    pins: list[_RttPin] = []
+    for tier in sorted(longest):
+        length, _, pin = longest[tier]
+        if pin is not None:
+            pins.append(_RttPin(pin, tier))
+        was_m, _, shortened = recorded[tier]
+        if shortened is not None and was_m > length:
+            pins.append(_RttPin(shortened, tier, was_m))
     host = longest.pop(-1, (default, 1, None))
-    pins = [pin for _, _, pin in (host, *(longest[t] for t in sorted(longest))) if pin is not None]
     return host[0], {t: v[0] for t, v in longest.items()}, pins
 
 
@@ -363,10 +389,19 @@ def _base_rtt(inv: Inventory, topo: Topology, catalog: Catalog,
     rtt, why = ecn.base_rtt_us(hops, one_way_m, inv.policy.nic_latency_us, latency)
     if not pins:
         return rtt, why, ""
-    said = ("base RTT counts pinned cable lengths: "
-            + "; ".join(f"{pin.cable_m} m at {pin.pinned_end}, pinned by "
-                        f"{override_label(inv.policy, pin.override_index)}" for pin in pins))
+    said = "base RTT counts pinned cable lengths: " + "; ".join(_rtt_pin_said(inv.policy, p) for p in pins)
     return rtt, why.model_copy(update={"note": f"{why.note}; {said}"}), said
+
+
+def _rtt_pin_said(policy: Policy, rtt_pin: _RttPin) -> str:
+    """What the base RTT note says of one pinned cable it counts (:class:`_RttPin`)."""
+    pin = rtt_pin.pin
+    shortened = ""
+    if rtt_pin.recorded_m is not None:
+        cable = "host cable" if rtt_pin.tier < 0 else f"cable from a tier-{rtt_pin.tier} switch up"
+        shortened = f" instead of the recorded {rtt_pin.recorded_m} m (the inventory's longest {cable})"
+    return (f"{pin.cable_m} m at {pin.pinned_end}{shortened}, pinned by "
+            f"{override_label(policy, pin.override_index)}")
 
 
 def _ecn_profile(speed_gbps: int, rtt_us: float, fan_in: int, trigger: int, params: dict[str, int],

@@ -69,15 +69,24 @@ DIALECT = Dialect(
 #:   fixed-restore multipliers) have no Cisco-published keyword order and ranges in the sources read
 #:   (roce_tune/platforms/nxos.py), so they are not modelled: the emulator neither accepts nor refuses
 #:   them on a source's authority, and roce-tune does not render them.
+#: * ``priority-flow-control mode {auto | on | off}`` under ``interface``: Cisco Nexus 3000 and 9000 Series
+#:   NX-API REST SDK User Guide and API Reference 9.3(x), "Configuring Priority Flow Control" (the three
+#:   modes: auto = DCBX-negotiated, on = regardless of the peer, off) and "Configuring Priority Flow Control
+#:   on an Ethernet Interface" (``priority-flow-control mode auto``),
+#:   https://developer.cisco.com/docs/cisco-nexus-3000-and-9000-series-nx-api-rest-sdk-user-guide-and-api-reference-release-9-3x/configuring-priority-flow-control
+#:   [V]; the ``no`` form takes the same argument, as the watchdog's does.
 ARGUMENT_GRAMMAR: tuple[tuple[re.Pattern[str], re.Pattern[str]], ...] = (
     (re.compile(r"(?:no )?priority-flow-control watch-dog-interval\b"),
      re.compile(r"(?:no )?priority-flow-control watch-dog-interval (?:on|off)")),
+    (re.compile(r"(?:no )?priority-flow-control mode\b"),
+     re.compile(r"(?:no )?priority-flow-control mode (?:auto|on|off)")),
 )
 
 
 def argument_error(line: str) -> bool:
     """True when ``line`` (normalised, no indent) starts a command of :data:`ARGUMENT_GRAMMAR` but does not
-    match its full form (``priority-flow-control watch-dog-interval 200``)."""
+    match its full form (``priority-flow-control watch-dog-interval 200``, ``priority-flow-control mode
+    enable``)."""
     return any(start.match(line) and not full.fullmatch(line) for start, full in ARGUMENT_GRAMMAR)
 
 
@@ -177,7 +186,7 @@ class NxosSession(CiscoLikeSession):
         self.device.last_change = time.time()
 
     def config_special(self, line: str) -> str | None:
-        """Refuse a watchdog line whose arguments are outside the sourced grammar
+        """Refuse a watchdog or PFC-mode line whose arguments are outside the sourced grammar
         (:data:`ARGUMENT_GRAMMAR`)."""
         return self.invalid(line) if argument_error(line) else None
 

@@ -130,3 +130,33 @@ def test_watchdog_interval_wrong_argument_rejected(one, bad, where):
         conn.send_config_set(lines, error_pattern=r"% Invalid command")
     assert "watch-dog-interval" not in dev.running_config()
     assert dev.running_config().count("\n") == before.count("\n")
+
+
+@pytest.mark.parametrize("mode", ["auto", "on", "off"])
+def test_pfc_mode_auto_on_off_accepted(one, mode):
+    """``priority-flow-control mode {auto | on | off}`` (Cisco NX-API REST SDK guide 9.3(x), "Configuring
+    Priority Flow Control"): each mode is taken and replaces the previous one on the port."""
+    fleet, conn = one("nxos", name="nx1")
+    dev = fleet["nx1"]
+    conn.send_config_set(["interface Ethernet1/1", f"  priority-flow-control mode {mode}"],
+                         error_pattern=r"% Invalid command")
+    running = dev.running_config()
+    assert f"interface Ethernet1/1\n  priority-flow-control mode {mode}\n" in running
+    assert running.count("priority-flow-control mode ") == 1
+
+
+@pytest.mark.parametrize("bad", [
+    "priority-flow-control mode enable",
+    "priority-flow-control mode",
+    "priority-flow-control mode on 3",
+    "priority-flow-control mode 3",
+    "no priority-flow-control mode bogus",
+])
+def test_pfc_mode_wrong_argument_rejected(one, bad):
+    fleet, conn = one("nxos", name="nx1")
+    dev = fleet["nx1"]
+    before = dev.running_config()
+    with pytest.raises(ConfigInvalidException):
+        conn.send_config_set(["interface Ethernet1/1", "  " + bad], error_pattern=r"% Invalid command")
+    assert "priority-flow-control mode" not in dev.running_config()
+    assert dev.running_config().count("\n") == before.count("\n")

@@ -271,3 +271,38 @@ def test_the_per_nic_sections_are_next_to_each_other_in_section_order() -> None:
     start = host.SPEC.sections.index(host.NIC_SECTIONS[0])
     assert host.SPEC.sections[start:start + len(host.NIC_SECTIONS)] == host.NIC_SECTIONS
     assert "snapshot" not in host.NIC_SECTIONS and "persist" not in host.NIC_SECTIONS
+
+
+@pytest.mark.parametrize("how", ["netdev-gone", "mlnx_qos-fails"])
+def test_check_names_an_absent_nic_in_one_line_with_the_tools_message(tmp_path: Path, how: str) -> None:
+    # --check on a host whose NIC is gone (or whose mlnx_qos fails for it) printed one MISMATCH per value
+    # of that NIC, most "read ''" (trust, pfc, cable_len, mtu ...), and never what was wrong. It now names
+    # the NIC once: what is missing and the tool's own message; the exit stays 1 (values not as planned).
+    plan, script, _ = _plan_and_script()
+    h = plan.hosts[0]
+    box = Box(tmp_path, h)
+    env = _box_env(box)
+    path = _write(tmp_path / "push.sh", script)
+    assert _run_file(path, env=env).returncode == 0
+    nic, kept = h.nics[1], h.nics[0]
+    if how == "netdev-gone":
+        _remove_nic(box, nic.netdev, nic.rdma_device)
+        said = [f"no /sys/class/net/{nic.netdev}", f'Cannot find device "{nic.netdev}"']
+    else:
+        (box.bin / "mlnx_qos").rename(box.bin / "mlnx_qos.real")
+        _write(box.bin / "mlnx_qos",
+               f'#!/bin/bash\n[[ "$*" == *{nic.netdev}* ]] && '
+               '{ echo "Netlink error: Operation not supported"; exit 1; }\n'
+               'exec "$(dirname "$0")/mlnx_qos.real" "$@"\n').chmod(0o755)
+        said = ["Netlink error: Operation not supported"]
+    res = _run_file(path, "--check", env=env)
+    assert res.returncode == 1, res.stderr
+    lines = [ln.strip() for ln in res.stderr.splitlines() if ln.strip().startswith("MISMATCH")]
+    assert len(lines) == 1, res.stderr
+    assert lines[0].startswith(f"MISMATCH {nic.netdev} NIC ({nic.rdma_device} port 1): expected 'present', "
+                               f"read '"), lines
+    assert f"mlnx_qos -i {nic.netdev} failed (exit 1)" in lines[0] and all(s in lines[0] for s in said), lines
+    assert "read ''" not in res.stderr and kept.netdev not in res.stderr, res.stderr
+    # the same line as apply --dry-run and verify read it (host.check_mismatches)
+    (m,) = host.check_mismatches(res.stderr)
+    assert (m.device, m.what, m.planned) == (nic.netdev, f"NIC ({nic.rdma_device} port 1)", "present")

@@ -192,6 +192,37 @@ def test_check_reports_a_missing_stale_or_disabled_unit(tmp_path: Path) -> None:
     assert f"MISMATCH node1 boot script {box.root / SCRIPT}: expected 'as planned', read 'stale" in res.stderr
 
 
+#: the ExecStart comment of the unit before --boot also left out a NIC whose step fails (what hosts pushed
+#: with that roce-tune still have installed)
+PREVIOUS_BOOT_COMMENT = ("# --boot: a planned NIC that is missing is named and left out, the others are "
+                         "configured, the run fails\n")
+
+
+def test_the_unit_names_both_nics_boot_leaves_out_and_a_host_with_the_previous_unit_sees_it_stale(
+        tmp_path: Path) -> None:
+    """The unit's comment said --boot leaves out only a missing NIC; it also leaves out a NIC whose step
+    fails. A host pushed with the previous unit: --check names the unit stale (push again), the one push
+    rewrites it and reloads systemd, and --check is clean after."""
+    box, files, script, env = _setup(tmp_path)
+    unit = files[host.UNIT_NAME]
+    assert "missing, or whose step fails, is named and left out" in unit, unit
+    assert PREVIOUS_BOOT_COMMENT not in unit
+    assert _push(tmp_path, script, env).returncode == 0
+    comment = next(ln for ln in unit.splitlines(keepends=True) if ln.startswith("# --boot:"))
+    nxt = unit.split(comment, 1)[1].split("\n", 1)[0] + "\n"  # its second line
+    (box.root / UNIT).write_text(unit.replace(comment + nxt, PREVIOUS_BOOT_COMMENT))
+    res = _push(tmp_path, script, env, "--check")
+    assert res.returncode == 1
+    assert [ln.strip() for ln in res.stderr.splitlines() if "MISMATCH" in ln] == [
+        f"MISMATCH node1 systemd unit {box.root / UNIT}: expected 'as planned', "
+        "read 'stale (differs from the plan)'"], res.stderr
+    shutil.rmtree(box.root / "run")  # (what systemd loaded: made again only by a daemon-reload)
+    assert _push(tmp_path, script, env).returncode == 0  # push again: the unit is rewritten and reloaded
+    assert (box.root / UNIT).read_text() == unit
+    assert (box.root / "run/systemd-emu/loaded" / host.UNIT_NAME).read_text() == unit
+    assert _push(tmp_path, script, env, "--check").returncode == 0
+
+
 def test_restore_point_removes_what_the_push_installed(tmp_path: Path) -> None:
     box, _files, script, env = _setup(tmp_path)
     restore = tmp_path / "restore.sh"

@@ -248,3 +248,50 @@ def test_a_pinned_cable_without_a_recorded_length_is_not_rt107(tmp_path: Path) -
     data["policy"] = {"overrides": [{"device": spine, "port": spine_port, "set": {"cable_m": 30}}]}
     assert len(rt107) == 1 and not [f for f in lint_text(yaml.safe_dump(data, sort_keys=False), "f.yaml")
                                     if f.rule == "RT107"]
+
+
+def test_a_pin_that_shortens_the_longest_cable_is_named_by_the_base_rtt(tmp_path: Path) -> None:
+    """node1's cable recorded as 100 m (the inventory's longest host cable) and pinned to 2 m: the base RTT
+    follows the pin (the same as the inventory with the cable recorded at 2 m), but its note named only pins
+    that set a longest cable, so the pin that moved it (node2's unpinned 2 m cable is now the longest) was
+    not named anywhere the base RTT is explained."""
+    reason = "re-measured: 2 m, recorded as 100 m"
+    text = LAB.read_text()
+    shortened = text.replace(NIC1, NIC1.replace("2m", "100m")).replace(
+        "  cnp_priority: 6\n", "  cnp_priority: 6\n" + PIN.replace("cable_m: 100", "cable_m: 2")
+        .replace(REASON, reason))
+    inv = tmp_path / "shortened.yaml"
+    inv.write_text(shortened)
+    plan = plan_inventory(inv, None, scorecards=False).plan
+    same = plan_inventory(LAB, None, scorecards=False).plan
+    assert plan.switches[0].ecn_profiles[0].base_rtt_us == same.switches[0].ecn_profiles[0].base_rtt_us
+    said = (f"2.0 m at lab-leaf1:Ethernet0 instead of the recorded 100.0 m (the inventory's longest host "
+            f"cable), pinned by policy.overrides[0] (reason: {reason})")
+    (note,) = [n for n in plan.notes if n.startswith("base RTT")]
+    assert "base RTT counts pinned cable lengths: " in note and said in note, note
+    (prof,) = plan.switches[0].ecn_profiles
+    rtt_values = [k for k, why in prof.rationale.items() if "base_rtt_us" in why.inputs]
+    assert {"kmin_bytes", "kmax_bytes"} <= set(rtt_values), rtt_values
+    for key in rtt_values:  # every value derived from the base RTT repeats what it says of the pin
+        assert said in prof.rationale[key].note, (key, prof.rationale[key].note)
+    # a pin that shortens a cable that is not the longest leaves the base RTT alone and is not named
+    other = text.replace(
+        "  cnp_priority: 6\n", "  cnp_priority: 6\n" + PIN.replace("cable_m: 100", "cable_m: 1"))
+    inv.write_text(other)
+    plan = plan_inventory(inv, None, scorecards=False).plan
+    assert plan.switches[0].ecn_profiles[0].base_rtt_us == same.switches[0].ecn_profiles[0].base_rtt_us
+    assert not [n for n in plan.notes if "pinned cable lengths" in n]
+
+
+def test_a_pin_that_shortens_the_longest_uplink_is_named_by_the_base_rtt() -> None:
+    """A leaf uplink recorded as 150 m (every other uplink is 30 m) and pinned to 30 m at its spine end: the
+    base RTT is the all-30 m fabric's, and its note names the pin that brought the longest uplink down."""
+    link = _uplink(copy.deepcopy(FABRIC))
+    spine, spine_port = link["b"].split(":")
+    pinned = derive_plan(_fabric([{"device": spine, "port": spine_port, "set": {"cable_m": 30},
+                                   "reason": "patch panel"}], cable="150m"))
+    plain = derive_plan(_fabric())
+    assert pinned.switch(LEAF).ecn_profiles[0].base_rtt_us == plain.switch(LEAF).ecn_profiles[0].base_rtt_us
+    (note,) = [n for n in pinned.notes if n.startswith("base RTT")]
+    assert (f"30.0 m at {spine}:{spine_port} instead of the recorded 150.0 m (the inventory's longest cable "
+            "from a tier-0 switch up), pinned by policy.overrides[0] (reason: patch panel)") in note, note

@@ -119,6 +119,16 @@ rt_expect() {
     fi
 }
 
+# rt_nic_absent RC OUTPUT: the read-back of a NIC that does not answer (its netdev gone, or mlnx_qos -i
+# failing for it with exit RC and OUTPUT): one mismatch naming the NIC, what is missing and the tool's own
+# message, instead of one empty value per setting; its values are not read.
+rt_nic_absent() {
+    local gone="" said="${2//$'\n'/ | }"
+    [[ -e "${SYSROOT}/sys/class/net/$nic_dev" ]] || gone="netdev missing (no /sys/class/net/$nic_dev); "
+    rt_expect "$nic_dev" "NIC ($nic_rdma port $nic_port)" present \
+        "${gone}mlnx_qos -i $nic_dev failed (exit $1): ${said:-no message}; not read back"
+}
+
 # Parsers of "mlnx_qos -i <netdev>" output (Mellanox/mlnx-tools python/mlnx_qos pretty_print).
 rt_qos_trust() { sed -n 's/^Priority trust state: *//p' <<<"$1"; }
 rt_qos_cable() { sed -n 's/^Cable len: *//p' <<<"$1"; }
@@ -203,7 +213,8 @@ ConditionPathExists=/usr/local/lib/roce-tune/host.sh
 [Service]
 Type=oneshot
 RemainAfterExit=yes
-# --boot: a planned NIC that is missing is named and left out, the others are configured, the run fails
+# --boot: a planned NIC that is missing, or whose step fails, is named and left out; the others are
+# configured and the run fails
 ExecStart=/bin/bash /usr/local/lib/roce-tune/host.sh --boot
 # a failure stays failed (no Restart=): `systemctl status roce-tune-host.service` shows the script's message
 TimeoutStartSec=180
@@ -672,7 +683,13 @@ fi
 # ===== readback =====
 for rt_n in "${RT_NICS[@]}"; do
     rt_nic "$rt_n"
-    qos="$(mlnx_qos -i "$nic_dev")" || qos='<mlnx_qos failed>'
+    # a NIC that is gone or whose mlnx_qos fails is named once, with the tool's message (rt_nic_absent)
+    rt_rc=0
+    qos="$(mlnx_qos -i "$nic_dev" 2>&1)" || rt_rc=$?
+    if (( rt_rc != 0 )); then
+        rt_nic_absent "$rt_rc" "$qos"
+        continue
+    fi
     rt_expect "$nic_dev" trust "$nic_trust" "$(rt_qos_trust "$qos")"
     rt_expect "$nic_dev" pfc "$nic_pfc" "$(rt_qos_pfc "$qos")"
     rt_expect "$nic_dev" cable_len "$nic_cable" "$(rt_qos_cable "$qos")"
