@@ -310,7 +310,10 @@ class HostSession(CliSession):
                                 try:
                                     dev.count_config_line()
                                 except DropConnection:
-                                    os.write(master, out.encode())
+                                    # what came before the line, not the line's own end: the dropped
+                                    # line never reaches the shell (it was written with its newline,
+                                    # and bash sometimes ran it before the connection closed)
+                                    os.write(master, out[:-1].encode())
                                     raise
                         line = ""
                     else:
