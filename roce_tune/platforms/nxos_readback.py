@@ -229,12 +229,30 @@ def read_back(text: str) -> SwitchQos:
 
     Never raises on unknown lines: they are ignored."""
     root = cli_tree(text, "!")
-    queuing = _policies(root, "queuing")
     system = root.children.get("system qos") or Block("system qos")
+    glob_wd = _watchdog_state(root.children) is True
+    ports, scheds, classify = _ports(root, system, glob_wd)
+    return SwitchQos(
+        dscp_to_queue=_dscp_to_queue(root, system, classify),
+        schedulers=majority([s for s in scheds if s]) or None,
+        watchdog=WatchdogQos() if glob_wd else None,
+        ports=ports,
+    )
+
+
+def _ports(
+    root: Block, system: Block, glob_wd: bool
+) -> tuple[dict[str, PortQos], list[list[Scheduler]], list[str | None]]:
+    """Every ``interface NAME`` block of ``root`` (``system``: the ``system qos`` block, whose output queuing
+    policy an interface without its own uses; ``glob_wd``: the global watchdog state) as (port name ->
+    :class:`PortQos`, the schedulers of each PFC port, the input ``type qos`` policy name of each PFC port
+    or None), the last two in interface order."""
+    queuing = _policies(root, "queuing")
     sys_out = _service(system, "queuing", "output")
     no_drop = _no_drop_cos(root)
-    glob_wd = _watchdog_state(root.children) is True
-    ports, scheds, classify = {}, [], []
+    ports: dict[str, PortQos] = {}
+    scheds: list[list[Scheduler]] = []
+    classify: list[str | None] = []
     for b in root.starting("interface"):
         if len(b.words()) != 2:
             continue
@@ -243,16 +261,19 @@ def read_back(text: str) -> SwitchQos:
         if port.pfc_priorities:
             scheds.append(sc)
             classify.append(_service(b, "qos", "input"))
+    return ports, scheds, classify
+
+
+def _dscp_to_queue(root: Block, system: Block, classify: list[str | None]) -> dict[int, int] | None:
+    """DSCP -> qos-group (= queue) of the ``type qos`` policy most PFC ports attach (``classify``: each PFC
+    port's input policy name or None), else the one ``system`` (``system qos``) attaches. A whole
+    configuration whose PFC ports and ``system qos`` attach none maps every DSCP to 0 (class-default); a
+    policy not in the text, or no PFC port in a partial capture: None (unknown)."""
     qos_name = majority([c for c in classify if c]) or _service(system, "qos", "input")
     dscp = _classify(root, _policies(root, "qos").get(qos_name or ""))
     if dscp is None and qos_name is None and classify and "system qos" in root.children:
         dscp = dict.fromkeys(range(64), 0)  # nothing classifies: every packet stays in qos-group 0
-    return SwitchQos(
-        dscp_to_queue=dscp,
-        schedulers=majority([s for s in scheds if s]) or None,
-        watchdog=WatchdogQos() if glob_wd else None,
-        ports=ports,
-    )
+    return dscp
 
 
 def expressible_qos(plan: Plan, switch: SwitchPlan) -> SwitchQos:

@@ -394,13 +394,27 @@ def _switch_non_default(sw: SwitchPlan, listing: _Listing, heads: _Heads) -> Non
     its :data:`_Heads`). An ECN profile or watchdog object met before (switches of one shape share them) adds
     nothing: its lines' keys are listed already."""
     _headroom_non_default(sw, listing, heads)
-    # pinned cable lengths: ports of one class share a rationale, so each distinct one is looked at (in C)
+    _cable_non_default(sw, listing)
+    _ecn_non_default(sw, listing)
+    _watchdog_non_default(sw, listing)
+
+
+def _cable_non_default(sw: SwitchPlan, listing: _Listing) -> None:
+    """Note on ``listing`` (:meth:`_Listing.cable`) the user-pinned cable length of each port of switch
+    ``sw`` (``cable_m`` in metres, its rationale); returns nothing. Ports of one class share a rationale,
+    so each distinct one is looked at (in C) before the ports are walked."""
     whys = list(map(_RATIONALE, sw.ports))
     if any(map(listing.pinned, dict(zip(map(id, whys), whys)).values())):
         for p in sw.ports:
             r = p.rationale.get("cable_m")
             if r is not None and r.pinned_by_user:
                 listing.cable(f"{sw.name}:{p.name}", p.cable_m, r)
+
+
+def _ecn_non_default(sw: SwitchPlan, listing: _Listing) -> None:
+    """Add to ``listing`` one line per ECN threshold (``kmin_bytes``, ``kmax_bytes``, ``pmax_percent``) of
+    each ECN profile of switch ``sw`` that has a rationale; returns nothing. A profile object met before
+    (switches of one shape share it) is skipped."""
     for e in sw.ecn_profiles:
         if not listing.first(("ecn", id(e))):
             continue
@@ -408,6 +422,12 @@ def _switch_non_default(sw: SwitchPlan, listing: _Listing, heads: _Heads) -> Non
             r = e.rationale.get(k)
             if r is not None:
                 listing.add(("ecn", e.name, k), partial(_ecn_line, e, k, r))
+
+
+def _watchdog_non_default(sw: SwitchPlan, listing: _Listing) -> None:
+    """Add to ``listing`` the PFC watchdog values of switch ``sw`` that are pinned by the user or, for the
+    timers (``detection_ms``, ``restoration_ms``, ``poll_ms``, in ms), differ from 200 ms; returns nothing.
+    A watchdog object met before on the same platform is skipped."""
     w = sw.watchdog
     timers = ("detection_ms", "restoration_ms", "poll_ms", "action")
     for k in timers if listing.first(("wd", id(w), sw.platform)) else ():

@@ -130,19 +130,27 @@ class AsFound:
         that differs (``lab-leaf1 ports[Ethernet0].headroom.xoff_bytes: planned 34816, running 4096``, at most
         :data:`BUFFER_NAMED` of them), then the switches read back as planned, then those whose values were
         not read back (the plan's, unconfirmed). '' without switches."""
-        diffs = [d for s in switches if (dev := self.devices.get(s)) is not None
-                 for d in dev.differences if any(k in d.value for k in BUFFER_VALUES)]
-        read = [s for s in switches if (dev := self.devices.get(s)) is not None and dev.error is None
-                and dev.buffer_stated]
-        said = [f"{d.device} {d.value}: planned {d.planned}, running {d.running}"
-                for d in diffs[:BUFFER_NAMED]]
-        said += [f"+{len(diffs) - BUFFER_NAMED} more (RT332)"] if len(diffs) > BUFFER_NAMED else []
+        diffs = self._buffer_differences(switches)
+        read = self._buffer_read(switches)
+        said = _named_differences(diffs)
         differing = {d.device for d in diffs}
         if confirmed := [s for s in read if s not in differing]:
             said.append(f"as planned on {', '.join(confirmed)} (read back)")
         if unread := [s for s in switches if s not in read]:
             said.append(f"on {', '.join(unread)} the plan's values ({UNCONFIRMED})")
         return "; ".join(said)
+
+    def _buffer_differences(self, switches: list[str]) -> list[Difference]:
+        """The differences of ``switches`` (device names; one not read here has none) in a value that decides
+        whether a lossless port drops (a path containing one of :data:`BUFFER_VALUES`), in switch order."""
+        return [d for s in switches if (dev := self.devices.get(s)) is not None
+                for d in dev.differences if any(k in d.value for k in BUFFER_VALUES)]
+
+    def _buffer_read(self, switches: list[str]) -> list[str]:
+        """Those of ``switches`` (device names, order kept) that were read without error and whose read-back
+        states the headroom and PFC priorities of every lossless port (:attr:`_Device.buffer_stated`)."""
+        return [s for s in switches if (dev := self.devices.get(s)) is not None and dev.error is None
+                and dev.buffer_stated]
 
     def merged(self, later: AsFound) -> AsFound:
         """This read with each device of ``later`` (read again, e.g. after an ``--adjust`` push) in place of
@@ -223,6 +231,14 @@ class AsFound:
                 dcqcn.update(_running_entries(key_name(k), planned["dcqcn"][key_name(k)], DCQCN_FIELDS, dev,
                                               [(f"{h.name}:{m}", m) for m in members], planned_default=True))
         return {"ecn": ecn, "dcqcn": dcqcn}
+
+
+def _named_differences(diffs: list[Difference]) -> list[str]:
+    """The first :data:`BUFFER_NAMED` of ``diffs`` as ``<device> <value>: planned P, running R`` phrases,
+    then ``+N more (RT332)`` when there are more; [] without differences."""
+    said = [f"{d.device} {d.value}: planned {d.planned}, running {d.running}" for d in diffs[:BUFFER_NAMED]]
+    said += [f"+{len(diffs) - BUFFER_NAMED} more (RT332)"] if len(diffs) > BUFFER_NAMED else []
+    return said
 
 
 def _running_entries(key: str, planned: dict[str, object], fields: tuple[str, ...], dev: _Device | None,
