@@ -323,6 +323,7 @@ def run_edits(name: str, seed: int, n_edits: int, tmp: Path, monkeypatch: pytest
     return log
 
 
+@pytest.mark.slow  # end-to-end (subprocesses/emulators), seconds each: .ci/run runs it (-m slow)
 @pytest.mark.parametrize("name", sorted(SOURCES))
 def test_single_edits_replan_like_a_fresh_plan_and_like_the_unmemoised_plan(
         name: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -34,6 +34,7 @@ def test_syntax(name: str, tmp_path: Path) -> None:
     assert res.returncode == 0, res.stdout + res.stderr
 
 
+@pytest.mark.slow  # end-to-end (subprocesses/emulators), seconds each: .ci/run runs it (-m slow)
 def test_ansible_lint_passes(tmp_path: Path) -> None:
     if shutil.which("ansible-lint") is None:
         pytest.skip("ansible-lint is not installed (the ansible extra)")
@@ -42,6 +43,7 @@ def test_ansible_lint_passes(tmp_path: Path) -> None:
     assert res.returncode == 0, res.stdout[-3000:] + res.stderr[-3000:]
 
 
+@pytest.mark.slow  # end-to-end (subprocesses/emulators), seconds each: .ci/run runs it (-m slow)
 def test_plan_playbook_renders_what_the_inventory_points_at(tmp_path: Path) -> None:
     env = _env(tmp_path)
     shutil_inv = tmp_path / "lab-2node.yaml"
@@ -158,6 +160,7 @@ def test_push_without_the_username_variable_names_it(tmp_path: Path, play: str,
     assert "UNREACHABLE" not in out and "unreachable=1" not in out, out[-3000:]  # no device contacted
 
 
+@pytest.mark.slow  # end-to-end (subprocesses/emulators), seconds each: .ci/run runs it (-m slow)
 def test_push_with_junos_netconf_runs_the_netconf_tasks(tmp_path: Path,
                                                         planned_lab: tuple[dict[str, str], Path]) -> None:
     """`--junos-connection netconf` (documented) makes push.yml include tasks/push_junos_netconf.yml: the file

@@ -14,6 +14,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import pytest
+
 from roce_tune.audit import audit_dir
 from roce_tune.platforms import platform
 from tests.audit.test_running_config import INVENTORY, _capture, _running
@@ -96,6 +98,7 @@ def test_interface_level_apply_groups_except_and_deactivated_inheritance(tmp_pat
     assert qos.ports["et-0/0/6"].cable_m == 3.0
 
 
+@pytest.mark.slow  # end-to-end (subprocesses/emulators), seconds each: .ci/run runs it (-m slow)
 def test_live_reads_junos_with_display_inheritance(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     """``audit --live`` asks Junos for ``show configuration | display inheritance | display set``: Junos
     expands groups and interface ranges itself and leaves ``groups`` / ``apply-groups`` out (Junos XML

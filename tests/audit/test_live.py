@@ -155,6 +155,7 @@ def test_cli_live_needs_an_inventory_and_not_both_sources(tmp_path: Path) -> Non
     assert r.exit_code == 2
 
 
+@pytest.mark.slow  # end-to-end (subprocesses/emulators), seconds each: .ci/run runs it (-m slow)
 def test_cli_live_json(tmp_path: Path) -> None:
     fleet, inv, known = emulated_inventory("lab-2node.yaml", tmp_path, hosts=True)
     with fleet:
@@ -167,6 +168,7 @@ def test_cli_live_json(tmp_path: Path) -> None:
     assert all(f["evidence"] for f in doc["findings"] if f["rule"] == "RT420")
 
 
+@pytest.mark.slow  # end-to-end (subprocesses/emulators), seconds each: .ci/run runs it (-m slow)
 def test_a_device_slower_than_the_device_timeout_is_not_checked(tmp_path: Path) -> None:
     fleet, inv, known = emulated_inventory("lab-2node.yaml", tmp_path, hosts=True,
                                            faults={"lab-leaf1": {"delay_per_command_s": 2.0}})

@@ -95,6 +95,7 @@ def test_namespaces_that_disagree_on_a_shared_profile_are_not_merged_silently(tm
         platform("sonic").read_back(json.dumps(db))
 
 
+@pytest.mark.slow  # end-to-end (subprocesses/emulators), seconds each: .ci/run runs it (-m slow)
 def test_live_reads_a_multi_asic_box(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """``audit --live`` sends the same ``show runningconfiguration all``; a multi-ASIC box answers with
     its namespaces (the emulator holds them so) and the audit reads every front-panel port."""

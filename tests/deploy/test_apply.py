@@ -101,6 +101,7 @@ NOTHING, ROLLED = "nothing changed", "rolled back"
     ("leaf4", {"lose_confirm": True}, ROLLED),                      # junos: commit confirmed never confirmed
     ("leaf8", {"lose_confirm": True}, ROLLED),                      # cumulus: --confirm-yes lost
 ])
+@pytest.mark.slow  # end-to-end (subprocesses/emulators), seconds each: .ci/run runs it (-m slow)
 def test_fault_rolls_back_only_that_device(tmp_path: Path, device: str, fault: dict[str, object],
                                            label: str) -> None:
     # a lost confirmation is only undone by the device's own timer (a rollback commit is "lost" too):
@@ -189,6 +190,7 @@ def test_hosts_dry_run_then_push(tmp_path: Path) -> None:
         fleet.stop()
 
 
+@pytest.mark.slow  # end-to-end (subprocesses/emulators), seconds each: .ci/run runs it (-m slow)
 def test_a_host_roce_dscp_moved_to_a_lossy_priority_is_a_change_and_the_push_puts_it_back(
         tmp_path: Path) -> None:
     """After a push, someone runs ``mlnx_qos --dscp2prio set,26,0`` on a host (DSCP trust kept): RoCE DSCP 26
@@ -250,6 +252,7 @@ def test_failed_host_push_is_restored_and_says_so(tmp_path: Path) -> None:
         fleet.stop()
 
 
+@pytest.mark.slow  # end-to-end (subprocesses/emulators), seconds each: .ci/run runs it (-m slow)
 def test_host_restore_that_cannot_put_everything_back_says_so(tmp_path: Path) -> None:
     """A knob that read empty before the push cannot be put back: apply restores everything else, does
     not claim a rollback, names the knob and does not retry (ROLLBACK INCOMPLETE)."""
@@ -314,6 +317,7 @@ def test_cli_dry_run_json(tmp_path: Path) -> None:
         fleet.stop()
 
 
+@pytest.mark.slow  # end-to-end (subprocesses/emulators), seconds each: .ci/run runs it (-m slow)
 @pytest.mark.parametrize("running_model, pool_mode", [("traditional", "dynamic"), ("dynamic", "static")])
 def test_sonic_buffer_model_or_pool_mode_mismatch_refuses_before_any_push(tmp_path: Path, running_model: str,
                                                                            pool_mode: str) -> None:

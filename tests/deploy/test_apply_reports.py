@@ -64,6 +64,7 @@ def test_rejected_save_is_a_failure_that_says_startup_differs(tmp_path: Path) ->
         fleet.stop()
 
 
+@pytest.mark.slow  # end-to-end (subprocesses/emulators), seconds each: .ci/run runs it (-m slow)
 def test_rejected_command_names_the_command_and_the_device_error(tmp_path: Path) -> None:
     faults = {"leaf1": {"reject_pattern": r"random-detect ecn"},
               "spine1": {"reject_pattern": r"random-detect"},

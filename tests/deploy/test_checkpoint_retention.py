@@ -214,6 +214,7 @@ def test_sonic_prunes_checkpoints_and_removes_patch_files(sonic, tmp_path: Path)
     assert _patch_files(fleet, SONIC) == []
 
 
+@pytest.mark.slow  # end-to-end (subprocesses/emulators), seconds each: .ci/run runs it (-m slow)
 def test_cli_keep_checkpoints_and_text_report(tmp_path: Path) -> None:
     """``roce-tune apply --keep-checkpoints 1`` (a real subprocess) on NX-OS: roce-tune's two older
     checkpoints are deleted, the operator's stays, and the text report names the rollback point and what it

@@ -31,6 +31,7 @@ WRITES = ("nv set", "nv unset", "nv config apply -y", "nv config apply --confirm
           "nv config apply --confirm-no", "nv config detach")
 
 
+@pytest.mark.slow  # end-to-end (subprocesses/emulators), seconds each: .ci/run runs it (-m slow)
 def test_pending_nvue_changes_are_refused_and_kept(tmp_path: Path) -> None:
     fleet, inv, known = emulated_inventory("mixed-vendor.yaml", tmp_path)
     try:

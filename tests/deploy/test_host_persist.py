@@ -23,6 +23,7 @@ UNIT = host.UNIT_PATH.lstrip("/")
 WANTS = f"etc/systemd/system/multi-user.target.wants/{host.UNIT_NAME}"
 
 
+@pytest.mark.slow  # end-to-end (subprocesses/emulators), seconds each: .ci/run runs it (-m slow)
 def test_push_installs_and_enables_the_unit_and_a_lost_unit_is_a_change(tmp_path: Path) -> None:
     fleet, inv, known = emulated_inventory("lab-2node.yaml", tmp_path, hosts=True)
     try:
@@ -48,6 +49,7 @@ def test_push_installs_and_enables_the_unit_and_a_lost_unit_is_a_change(tmp_path
         fleet.stop()
 
 
+@pytest.mark.slow  # end-to-end (subprocesses/emulators), seconds each: .ci/run runs it (-m slow)
 def test_push_that_fails_after_installing_the_unit_removes_it_again(tmp_path: Path) -> None:
     fleet, inv, known = emulated_inventory("lab-2node.yaml", tmp_path, hosts=True)
     try:

@@ -57,6 +57,7 @@ def test_push_arms_the_rounded_up_window_and_logs_it(tmp_path: Path) -> None:
         fleet.stop()
 
 
+@pytest.mark.slow  # end-to-end (subprocesses/emulators), seconds each: .ci/run runs it (-m slow)
 def test_cli_says_so_before_the_run(tmp_path: Path) -> None:
     fleet, inv, known = emulated_inventory("mixed-vendor.yaml", tmp_path)
     try:

@@ -102,6 +102,7 @@ def test_push_leaves_no_overlapping_key_and_is_idempotent(lab,
     assert again.state == "no-change", (again.state, again.diff)
 
 
+@pytest.mark.slow  # end-to-end (subprocesses/emulators), seconds each: .ci/run runs it (-m slow)
 def test_failure_after_the_patch_rolls_back_to_the_original_keys(lab,
                                                                  tmp_path: Path) -> None:  # type: ignore[no-untyped-def]
     """The change is written, then the switch re-creates the SKU's ``<port>|3-4`` PG (buffermgrd on the

@@ -264,6 +264,7 @@ def test_generated_flow_mappings_agree(text: str) -> None:
     assert_agrees(text)
 
 
+@pytest.mark.slow  # end-to-end (subprocesses/emulators), seconds each: .ci/run runs it (-m slow)
 def test_seeded_flow_mappings_agree_and_often_take_the_fast_path() -> None:
     """1,000 seeded flow-map documents agree with ruamel.yaml, and enough are read (else the check
     above compares little)."""
@@ -408,6 +409,7 @@ def emit_run_document(rng: random.Random) -> str:
     return "\n".join(lines) + rng.choice(["\n", ""])
 
 
+@pytest.mark.slow  # end-to-end (subprocesses/emulators), seconds each: .ci/run runs it (-m slow)
 def test_seeded_runs_of_template_lines_agree() -> None:
     """300 seeded documents of NIC and link runs, each run possibly broken by odd lines, agree with
     ruamel.yaml (data, positions, issues), also with CRLF line ends; most are read by the fast path."""

@@ -20,6 +20,7 @@ import tempfile
 from pathlib import Path
 from typing import get_args
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from typer.testing import CliRunner
@@ -131,6 +132,7 @@ def test_the_base_inventory_plans() -> None:
     check_cli(BASE)
 
 
+@pytest.mark.slow  # end-to-end (subprocesses/emulators), seconds each: .ci/run runs it (-m slow)
 @FUZZ
 @given(structure_mutations())
 def test_structure_and_text_mutations(text: str) -> None:
@@ -152,6 +154,7 @@ def test_control_characters_in_every_name_field(case: tuple[str, str]) -> None:
     assert any(f["rule"] == "RT003" and f["location"]["path"] == FIELDS[field] for f in findings), findings
 
 
+@pytest.mark.slow  # end-to-end (subprocesses/emulators), seconds each: .ci/run runs it (-m slow)
 def test_real_subprocesses_on_hostile_inputs(tmp_path: Path) -> None:
     """The same properties through the installed entry point, with a real interpreter and real streams."""
     cases = {

@@ -432,6 +432,7 @@ def test_a_dscp_entry_deleted_by_hand_is_named_with_planned_and_running_priority
     assert _run_file(path, "--check", env=env).returncode == 0
 
 
+@pytest.mark.slow  # end-to-end (subprocesses/emulators), seconds each: .ci/run runs it (-m slow)
 def test_a_dscp_entry_deleted_before_the_push_is_deleted_again_by_the_restore_point(tmp_path: Path) -> None:
     # Before the push someone ran `mlnx_qos --dscp2prio del,26,3`: no entry for 26, which the NIC maps to
     # priority 0 (mlx5e_dcbnl_ieee_delapp). The push sets 26 -> 3. The restore point wrote it off as "not

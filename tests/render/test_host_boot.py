@@ -133,6 +133,7 @@ def _fail_step(box: Box, netdev: str, how: str) -> str:
     return f"mlnx_qos -i {netdev} --pfc 0,0,0,1,0,0,0,0 --cable_len 2 failed (exit 1): Error: PFC is locked"
 
 
+@pytest.mark.slow  # end-to-end (subprocesses/emulators), seconds each: .ci/run runs it (-m slow)
 @pytest.mark.parametrize("how", ["sysfs", "tool"])
 @pytest.mark.parametrize("failing", [0, 1])
 def test_at_boot_a_nic_whose_step_fails_is_named_and_every_other_nic_is_configured(
@@ -239,6 +240,7 @@ def test_boot_is_refused_with_another_argument(tmp_path: Path) -> None:
         assert res.returncode == 2 and "usage:" in res.stderr, res.stderr
 
 
+@pytest.mark.slow  # end-to-end (subprocesses/emulators), seconds each: .ci/run runs it (-m slow)
 def test_the_restore_point_waits_for_the_lock_another_run_holds(tmp_path: Path) -> None:
     # apply runs the restore point after a failed push; the boot unit (started by udev when a NIC comes back)
     # may run the host script at that moment. Both writing the NIC at once interleave: the restore point must

@@ -156,6 +156,7 @@ def test_run_from_the_plan_directory_installs_the_same_script_as_apply(tmp_path:
     assert (box.root / SCRIPT).read_text() == script
 
 
+@pytest.mark.slow  # end-to-end (subprocesses/emulators), seconds each: .ci/run runs it (-m slow)
 def test_second_push_and_the_boot_run_rewrite_nothing(tmp_path: Path) -> None:
     box, _files, script, env = _setup(tmp_path)
     assert _push(tmp_path, script, env).returncode == 0
@@ -234,6 +235,7 @@ def test_restore_point_removes_what_the_push_installed(tmp_path: Path) -> None:
     assert not (box.root / "run/systemd-emu/loaded" / host.UNIT_NAME).exists()  # reloaded after removal
 
 
+@pytest.mark.slow  # end-to-end (subprocesses/emulators), seconds each: .ci/run runs it (-m slow)
 def test_restore_point_puts_back_an_older_unit_and_its_enable_state(tmp_path: Path) -> None:
     box, _files, script, env = _setup(tmp_path)
     old_unit = "[Unit]\nDescription=older roce-tune\n\n[Service]\nType=oneshot\nExecStart=/bin/true\n\n" \

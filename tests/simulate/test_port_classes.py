@@ -70,6 +70,7 @@ def test_not_a_lossless_switch_port_has_no_class() -> None:
     assert port_class_of(plan, "lab-leaf1", "Ethernet0") == port_classes(plan)[0]
 
 
+@pytest.mark.slow  # end-to-end (subprocesses/emulators), seconds each: .ci/run runs it (-m slow)
 def test_explain_shows_the_scorecard_plan_md_shows_for_that_port(tmp_path: Path,
                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
     # explain derived the switch alone (no hosts), so every port got the speed's derived DCQCN: node2's

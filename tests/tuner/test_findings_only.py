@@ -110,6 +110,7 @@ def test_a_findings_only_plan_has_the_full_plans_findings(path: Path) -> None:
     _assert_same_but_hosts(full, lite)
 
 
+@pytest.mark.slow  # end-to-end (subprocesses/emulators), seconds each: .ci/run runs it (-m slow)
 def test_lint_of_a_three_tier_multi_vendor_fabric_equals_the_full_plans_findings(tmp_path: Path) -> None:
     loaded = _three_tier_multi_vendor(tmp_path)
     full, lite = _plans(loaded)
@@ -123,6 +124,7 @@ def test_lint_of_a_three_tier_multi_vendor_fabric_equals_the_full_plans_findings
     assert _dumps(got) == _dumps(_by_full_plan(loaded))
 
 
+@pytest.mark.slow  # end-to-end (subprocesses/emulators), seconds each: .ci/run runs it (-m slow)
 def test_inconsistent_host_plans_give_the_same_findings_in_a_findings_only_plan(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     loaded = _three_tier_multi_vendor(tmp_path)

@@ -106,6 +106,7 @@ def _switch_json(plan: Plan, name: str) -> str:
     return sw.model_dump_json(exclude={"name", "mgmt_host", "mgmt_port"}) + str([p.peer for p in sw.ports])
 
 
+@pytest.mark.slow  # end-to-end (subprocesses/emulators), seconds each: .ci/run runs it (-m slow)
 @pytest.mark.parametrize("variant", sorted(VARIANTS))
 def test_reused_shapes_give_the_switch_by_switch_plan(variant: str, monkeypatch: pytest.MonkeyPatch) -> None:
     data = copy.deepcopy(BASE)

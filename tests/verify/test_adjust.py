@@ -276,6 +276,7 @@ def test_choose_takes_the_best_simulated_candidate_and_the_plain_step_within_noi
     assert choose(cur, [_ev("plain", 85.0), _ev("fast", 95.0, util=97.0)], "plain")[0].label == "plain"
 
 
+@pytest.mark.slow  # end-to-end (subprocesses/emulators), seconds each: .ci/run runs it (-m slow)
 def test_search_sizes_an_unpinned_step_with_the_simulator_deterministically() -> None:
     plan = build_plan(inventory([]))
     d = derived()
@@ -342,6 +343,7 @@ hosts:
 """
 
 
+@pytest.mark.slow  # end-to-end (subprocesses/emulators), seconds each: .ci/run runs it (-m slow)
 def test_dcqcn_steps_of_a_host_with_nics_at_two_speeds_are_scoped_to_each_nic(
         tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     import roce_tune.verify.sim_step as sim_step
