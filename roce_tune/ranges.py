@@ -48,7 +48,8 @@ def dcqcn_ranges(speed_gbps: int) -> dict[str, tuple[int, int, str]]:
     return {
         "rpg_time_reset_us": (1, _MAX_US, "[R] same µs range as dce_tcp_rtt"),
         "rpg_byte_reset_bytes": (0, 32767,
-                                 "[R] 0 = disabled; firmware default 32767 = 2^15-1 is the field maximum"),
+                                 "0 = disabled (NVIDIA mstflint mlxconfig RPG_BYTE_RESET: \"Disabled=0\"); "
+                                 "[R] firmware default 32767 = 2^15-1 is the field maximum"),
         "rpg_threshold": (1, 31, "docs/derivation.md#dcqcn-parameters (1..31)"),
         "rpg_max_rate_mbps": (0, line, "0 = line rate; cannot exceed the line rate"),
         "rpg_ai_rate_mbps": (1, line, "a rate step between 1 Mb/s and the line rate"),

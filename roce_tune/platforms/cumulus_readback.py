@@ -9,7 +9,9 @@ Both the CL 5.14 keywords (``enable``/``disable``, ``on``/``off``) and the later
 * ``qos mapping <profile> trust l2|l3|both|port`` -> the trust (``pcp``, ``dscp``, ``both``, ``port``) of
   the switch (``default-global``) or of the ports binding the profile (CumulusNetworks/docs cumulus-linux-53
   "Quality of Service", Classification: ``nv set qos mapping <profile> trust l2`` trusts 802.1p, ``l3`` DSCP,
-  ``port`` ignores markings; ``both``: VENDORS.md 2a). A configuration that states no trust keeps None: the
+  ``port`` ignores markings; ``both``, both markings, as in NVIDIA Onyx's ``qos trust [port | L2 | L3 |
+  both]``, https://docs.nvidia.com/networking/display/NVIDIAOnyxUserManualv3104504LTS/QoS+Commands [S]).
+  A configuration that states no trust keeps None: the
   docs give no default trust, so the audit lists the RoCE classification as not checked;
 * ``qos mapping <profile> dscp <list> switch-priority SP`` -> DSCP -> TC (NVUE's switch priority is the
   plan's TC), ``qos egress-queue-mapping <profile> switch-priority SP traffic-class Q`` -> TC -> queue;
