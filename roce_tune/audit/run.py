@@ -150,6 +150,45 @@ def coverage(data: AuditData, plan: Any) -> list[NotChecked]:
     return out
 
 
+def _in_switch_format(b: Block, switch_pats: list[tuple[str, str | None]]) -> bool:
+    """Whether block ``b`` is in a switch's format: a switch reader's pattern ``(pattern, command
+    pattern or None)`` of ``switch_pats`` matches its text (and its command, when both name one), or its text
+    is a running configuration a platform recognises."""
+    return any(re.search(p, b.text, re.MULTILINE) and not (c and b.command and not re.search(c, b.command))
+               for p, c in switch_pats) or running_config_format(b.text, b.command) is not None
+
+
+def _mark_switches(blocks: list[Block], ctx: Ctx) -> None:
+    """Record in ``ctx.data`` as a switch every device of ``blocks`` with a block in a switch's format
+    (:func:`_in_switch_format`); returns nothing."""
+    switch_pats = [(p, c) for n, p, c, _ in BLOCK_READERS if n in SWITCH_READERS]
+    for b in blocks:
+        if _in_switch_format(b, switch_pats):
+            ctx.data.switch(b.device)
+
+
+def _read_each(blocks: list[Block], ctx: Ctx) -> set[str]:
+    """Read every block of ``blocks`` into ``ctx``, in order; returns the names of the devices with at least
+    one block understood (one that raised ``AuditData.understood``)."""
+    read: set[str] = set()
+    for b in blocks:
+        before = ctx.data.understood
+        read_block(b, ctx)
+        if ctx.data.understood > before:
+            read.add(b.device)
+    return read
+
+
+def _hosts_unread(data: AuditData, read: set[str], known_hosts: set[str]) -> None:
+    """Move every host of ``data`` with no block understood (not in ``read``) that the plan does not name a
+    host (not in ``known_hosts``) from ``data.hosts`` to ``data.unreadable``, in name order; returns
+    nothing."""
+    for name in sorted(data.hosts):
+        if name not in read and name not in known_hosts:
+            del data.hosts[name]
+            data.unreadable.append(name)
+
+
 def read_blocks(blocks: list[Block], exp: Expect, files: int, switches: Iterable[str] = (),
                 hosts: Iterable[str] = ()) -> AuditData:
     """Read split capture blocks (from files or from ``--live`` sessions) into :class:`AuditData`;
@@ -163,22 +202,9 @@ def read_blocks(blocks: list[Block], exp: Expect, files: int, switches: Iterable
     for name in switches:
         ctx.data.switch(name)
     # switch formats first so a switch's unrecognised blocks are not mistaken for host output
-    switch_pats = [(p, c) for n, p, c, _ in BLOCK_READERS if n in SWITCH_READERS]
-    for b in blocks:
-        if any(re.search(p, b.text, re.MULTILINE) and not (c and b.command and not re.search(c, b.command))
-               for p, c in switch_pats) or running_config_format(b.text, b.command) is not None:
-            ctx.data.switch(b.device)
-    read: set[str] = set()  # devices with at least one block understood
-    for b in blocks:
-        before = ctx.data.understood
-        read_block(b, ctx)
-        if ctx.data.understood > before:
-            read.add(b.device)
-    known_hosts = set(hosts)
-    for name in sorted(ctx.data.hosts):
-        if name not in read and name not in known_hosts:
-            del ctx.data.hosts[name]
-            ctx.data.unreadable.append(name)
+    _mark_switches(blocks, ctx)
+    read = _read_each(blocks, ctx)
+    _hosts_unread(ctx.data, read, set(hosts))
     return ctx.data
 
 

@@ -437,29 +437,40 @@ def check_schedulers(sw: SwitchObs, want: SwitchQos, seen: SwitchQos, out: Out) 
         out.add("RT416", Severity.warning, sw.name, None, msg, fix, locate(sw, None, "scheduler"))
 
 
-def check_running_plan(sw: SwitchObs, want: SwitchQos, exp: Expect, out: Out, expresses_ecn: bool) -> None:
-    """Every difference between the plan's QoS for ``sw`` and its running configuration (ports the plan
-    does not name are not judged; on a platform that expresses ECN a planned port without any is "no ECN",
-    unless the text leaves the port's PFC to the switch too)."""
+def _running_as_planned(sw: SwitchObs, want: SwitchQos, expresses_ecn: bool) -> SwitchQos:
+    """``sw``'s running QoS as the plan is compared with: only the ports the plan names, and on a platform
+    that expresses ECN (``expresses_ecn``) a port whose PFC the text states but without any ECN as "no ECN"
+    (``ecn={}``); a port whose PFC the text leaves to the switch too (automatic/DCBX, a RoCE mode's
+    defaults) keeps its unknown ECN (None)."""
     assert sw.running is not None
-    # no ECN on a port whose lossless setup the text states is "no ECN"; one whose PFC it leaves to the switch
-    # too (automatic/DCBX, a RoCE mode's defaults) has unknown ECN
     ports = {n: (p.model_copy(update={"ecn": {}})
                  if p.ecn is None and expresses_ecn and p.pfc_priorities is not None else p)
              for n, p in sw.running.value.ports.items() if n in want.ports}
-    seen = sw.running.value.model_copy(update={"ports": ports})
-    unknown = sorted(n for n, p in ports.items() if p.pfc_priorities is None and want.ports[n].pfc_priorities)
-    if unknown:
-        out.skip("RT420", sw.name, f"the PFC state of {', '.join(unknown)}, {_PFC_LEFT_TO_SWITCH}")
-    skip_unread_mtu(sw, ports.values(), out, want)
-    skip_unread_ramp(sw, ports, want, out)
-    check_schedulers(sw, want, seen, out)
+    return sw.running.value.model_copy(update={"ports": ports})
+
+
+def _plan_differences(sw: SwitchObs, want: SwitchQos, seen: SwitchQos, exp: Expect, out: Out) -> list[str]:
+    """The differences (:func:`~roce_tune.qos.differences` paths) between the plan's QoS ``want`` (its
+    schedulers aside: :func:`check_schedulers`) and the running ``seen`` that are findings: without any
+    interface captured the ports are not compared (RT480 not checked); on a platform whose unstated DSCP map
+    entries are its default, DSCPs the running map does not name are listed as not checked
+    (:func:`_skip_unmapped`)."""
+    assert sw.running is not None
     diffs = differences(want.model_copy(update={"schedulers": None}), seen)
     if not sw.running.value.ports:  # no interface captured: the plan's ports are not "missing"
         out.skip("RT480", sw.name, _NO_INTERFACES)
         diffs = [d for d in diffs if not d.startswith("ports[")]
     if unmapped_dscp_tc(sw) is None:  # a DSCP the running map does not name has the platform's default
         diffs = _skip_unmapped(sw, diffs, exp, out)
+    return diffs
+
+
+def _add_plan_findings(sw: SwitchObs, want: SwitchQos, seen: SwitchQos, exp: Expect, out: Out,
+                       diffs: list[str]) -> None:
+    """One finding per difference of ``diffs`` that a pattern of ``_PATHS`` matches (the first that does),
+    in the field's words (:func:`_plan_finding`), with the capture lines that state the setting as evidence
+    (:func:`locate`; the whole running configuration for a setting without words); returns nothing."""
+    assert sw.running is not None
     for d in diffs:
         for pattern, rule, sev, what, label in _PATHS:
             m = re.match(pattern, d)
@@ -469,6 +480,22 @@ def check_running_plan(sw: SwitchObs, want: SwitchQos, exp: Expect, out: Out, ex
                 out.add(rule, Severity(sev), sw.name, port, msg, fix,
                         locate(sw, port, what, m.groupdict().get("dscp")) if what else [sw.running.ev])
                 break
+
+
+def check_running_plan(sw: SwitchObs, want: SwitchQos, exp: Expect, out: Out, expresses_ecn: bool) -> None:
+    """Every difference between the plan's QoS for ``sw`` and its running configuration (ports the plan
+    does not name are not judged; on a platform that expresses ECN a planned port without any is "no ECN",
+    unless the text leaves the port's PFC to the switch too)."""
+    seen = _running_as_planned(sw, want, expresses_ecn)
+    ports = seen.ports
+    unknown = sorted(n for n, p in ports.items() if p.pfc_priorities is None and want.ports[n].pfc_priorities)
+    if unknown:
+        out.skip("RT420", sw.name, f"the PFC state of {', '.join(unknown)}, {_PFC_LEFT_TO_SWITCH}")
+    skip_unread_mtu(sw, ports.values(), out, want)
+    skip_unread_ramp(sw, ports, want, out)
+    check_schedulers(sw, want, seen, out)
+    diffs = _plan_differences(sw, want, seen, exp, out)
+    _add_plan_findings(sw, want, seen, exp, out, diffs)
 
 
 def _watchdog_row_diff(row: str, wd: WatchdogQos | None) -> list[str]:
@@ -525,35 +552,59 @@ def check_trust(sw: SwitchObs, exp: Expect, out: Out, fields: frozenset[str]) ->
     assert sw.running is not None
     if exp.trust != "dscp" or not fields & {"trust", "ports.trust"}:
         return
-    q = sw.running.value
-    ports = _roce_ports(q, sorted(exp.lossless_priorities)) or list(q.ports.values())
     keyword = getattr(get_platform(sw.platform), "TRUST_KEYWORD", {}) if sw.platform else {}
+    groups = _trust_groups(sw.running.value, exp)
+    for trust, names in sorted(groups.items(), key=lambda kv: str(kv[0])):
+        _check_trust_group(sw, exp, out, keyword, trust, names)
+
+
+def _trust_groups(q: SwitchQos, exp: Expect) -> dict[str | None, list[str]]:
+    """The ports that carry RoCE in the running QoS ``q`` (PFC on a lossless priority of ``exp``; every
+    port where none has) grouped by trust as it applies to them (the port's own, else the switch-wide
+    ``q.trust``; None: unstated), in port order; without ports, the switch-wide trust (when stated) with
+    no port names."""
+    ports = _roce_ports(q, sorted(exp.lossless_priorities)) or list(q.ports.values())
     groups: dict[str | None, list[str]] = {}
     for p in ports:
         groups.setdefault(p.trust or q.trust, []).append(p.name)
     if not ports and q.trust is not None:  # a capture without interfaces: the switch-wide trust alone
         groups[q.trust] = []
-    prio = _ids(exp.lossless_priorities)
-    for trust, names in sorted(groups.items(), key=lambda kv: str(kv[0])):
-        shown = ", ".join(names[:4]) + (f" and {len(names) - 4} more" if len(names) > 4 else "")
-        if trust is None:
-            out.skip("RT414", sw.name, f"the trust mode of {shown}, which the running configuration does not "
-                     "state (the platform's default trust applies, which roce-tune does not know): whether "
-                     "the DSCP map classifies RoCE at all; state the trust in the configuration or check it "
-                     "on the switch")
-            continue
-        if trust in ("dscp", "both"):
-            continue
-        how = (f"classifies by PCP (trust {keyword.get('pcp', 'pcp')}): the DSCP map is not used; RoCE PCP "
-               f"{prio} -> TC as the switch's PCP map says (not read back), untagged RoCE to the port default"
-               if trust == "pcp" else f"classifies by {_TRUST_WORDS[trust]}: the DSCP map is not used; RoCE "
-               "lands in the default priority's queue")
-        port = names[0] if len(names) == 1 else None
-        out.add("RT414", Severity.error, sw.name, port,
-                f"{sw.name}{' ' + shown if shown else ''} {how} ({exp.source}: RoCE is classified by DSCP "
-                f"{_ids(exp.roce_dscp)} into lossless queue {_ids(exp.lossless_queues)})",
-                f"trust DSCP (trust {keyword.get('dscp', 'dscp')}) on {shown or 'the switch'}",
-                locate(sw, port, "trust"))
+    return groups
+
+
+def _trust_how(trust: str, keyword: dict[str, str], prio: str) -> str:
+    """How RoCE is classified on a port trusting ``trust`` (``pcp``, ``port`` or ``none``), in words:
+    ``keyword`` is the platform's trust keyword per trust word (``TRUST_KEYWORD``), ``prio`` the lossless
+    priorities as written (``3`` or ``3-4``)."""
+    if trust == "pcp":
+        return (f"classifies by PCP (trust {keyword.get('pcp', 'pcp')}): the DSCP map is not used; RoCE PCP "
+                f"{prio} -> TC as the switch's PCP map says (not read back), untagged RoCE to the port "
+                "default")
+    return (f"classifies by {_TRUST_WORDS[trust]}: the DSCP map is not used; RoCE "
+            "lands in the default priority's queue")
+
+
+def _check_trust_group(sw: SwitchObs, exp: Expect, out: Out, keyword: dict[str, str], trust: str | None,
+                       names: list[str]) -> None:
+    """RT414 for the ports ``names`` of ``sw`` that share ``trust`` (:func:`_trust_groups`): not checked
+    when the trust is unstated (None), nothing for DSCP trust (``dscp``, ``both``), else one error naming
+    the ports (up to four, then a count), at the port when there is one; returns nothing."""
+    shown = ", ".join(names[:4]) + (f" and {len(names) - 4} more" if len(names) > 4 else "")
+    if trust is None:
+        out.skip("RT414", sw.name, f"the trust mode of {shown}, which the running configuration does not "
+                 "state (the platform's default trust applies, which roce-tune does not know): whether "
+                 "the DSCP map classifies RoCE at all; state the trust in the configuration or check it "
+                 "on the switch")
+        return
+    if trust in ("dscp", "both"):
+        return
+    how = _trust_how(trust, keyword, _ids(exp.lossless_priorities))
+    port = names[0] if len(names) == 1 else None
+    out.add("RT414", Severity.error, sw.name, port,
+            f"{sw.name}{' ' + shown if shown else ''} {how} ({exp.source}: RoCE is classified by DSCP "
+            f"{_ids(exp.roce_dscp)} into lossless queue {_ids(exp.lossless_queues)})",
+            f"trust DSCP (trust {keyword.get('dscp', 'dscp')}) on {shown or 'the switch'}",
+            locate(sw, port, "trust"))
 
 
 def check_running(switches: Iterable[SwitchObs], exp: Expect, out: Out) -> None:

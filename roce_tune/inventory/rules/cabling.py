@@ -15,10 +15,13 @@ from __future__ import annotations
 import difflib
 import math
 from collections.abc import Iterator
+from typing import NamedTuple
 
 from roce_tune.findings import Finding, Severity
+from roce_tune.inventory.models import Host, Nic
 from roce_tune.inventory.overrides import (
     CablePin,
+    CablePins,
     conflicting_cable_pins,
     override_label,
     pinned_cables,
@@ -368,37 +371,77 @@ def nic_cable_out_of_range(ctx: LintContext) -> Iterator[Finding]:
     lengths = {nic.cable_length for _, _, nic in ctx.nics()}  # a fabric has a handful of distinct lengths
     if not pins and all(lo <= math.ceil(default_m if m is None else m) <= hi for m in lengths):
         return
-    defaulted: list[str] = []
-    pinned_out: dict[CablePin, list[str]] = {}  # a pin outside the range -> the NICs on its cables
+    sort = _sort_nic_cables(ctx, (lo, hi), default_m, pins)
+    for path, host, nic, cable in sort.own_out:
+        yield ctx.finding(f"{host.name} {nic.netdev}: cable_length {cable:g} m is outside the {lo}..{hi} m "
+                          "the NIC driver keeps from mlnx_qos --cable_len",
+                          "write the cable length in metres (e.g. 3m, 100m)",
+                          f"{path}.cable_length", device=host.name, port=nic.netdev)
+    if sort.defaulted_out:
+        yield _default_cable_finding(ctx, (lo, hi), default_m, sort.defaulted_out)
+    for pin, nics in sort.pinned_out.items():
+        yield _pinned_cable_finding(ctx, (lo, hi), pin, nics)
+
+
+class _NicCablesOut(NamedTuple):
+    """The NICs whose cable length is outside the driver's range, by where the length comes from."""
+
+    #: (``hosts[i].nics[j]``, host, NIC, its own cable_length in m), in file order
+    own_out: list[tuple[str, Host, Nic, float]]
+    #: ``host netdev`` of each NIC using ``defaults.cable_length``, in file order
+    defaulted_out: list[str]
+    #: a pin outside the range -> ``host netdev`` of the NICs on its cables, in file order
+    pinned_out: dict[CablePin, list[str]]
+
+
+def _sort_nic_cables(ctx: LintContext, range_m: tuple[int, int], default_m: float,
+                     pins: CablePins) -> _NicCablesOut:
+    """Every NIC of ``ctx`` whose cable length (metres, rounded up) is outside ``range_m`` (lo, hi
+    inclusive), by its source: a pin on its cable (``pins``, :func:`pinned_cables`: the pin, not the
+    inventory's length, reaches the NIC), its own ``cable_length``, or ``default_m``
+    (``defaults.cable_length``)."""
+    lo, hi = range_m
+    out = _NicCablesOut([], [], {})
     for path, host, nic in ctx.nics():
         pin = pins.get((host.name, nic.netdev)) if pins else None
         if pin is not None:  # the pin, not the inventory's length, reaches the NIC
             if not lo <= math.ceil(pin.cable_m) <= hi:
-                pinned_out.setdefault(pin, []).append(f"{host.name} {nic.netdev}")
+                out.pinned_out.setdefault(pin, []).append(f"{host.name} {nic.netdev}")
             continue
         cable = nic.cable_length if nic.cable_length is not None else default_m
         if lo <= math.ceil(cable) <= hi:
             continue
         if nic.cable_length is None:
-            defaulted.append(f"{host.name} {nic.netdev}")
-            continue
-        yield ctx.finding(f"{host.name} {nic.netdev}: cable_length {cable:g} m is outside the {lo}..{hi} m "
-                          "the NIC driver keeps from mlnx_qos --cable_len",
-                          "write the cable length in metres (e.g. 3m, 100m)",
-                          f"{path}.cable_length", device=host.name, port=nic.netdev)
-    if defaulted:
-        yield ctx.finding(f"defaults.cable_length {default_m:g} m is outside the {lo}..{hi} m the NIC driver "
-                          f"keeps from mlnx_qos --cable_len, and {len(defaulted)} NIC(s) use it "
-                          f"({', '.join(defaulted[:3])}{' …' if len(defaulted) > 3 else ''})",
-                          "write the default cable length in metres "
-                          "(e.g. 5m), or give those NICs their own cable_length", "defaults.cable_length")
-    for pin, nics in pinned_out.items():
-        yield ctx.finding(f"cable_m {pin.cable_m:g} m pinned on {pin.pinned_end} is the cable length of "
-                          f"{', '.join(nics[:3])}{f' and {len(nics) - 3} more' if len(nics) > 3 else ''}, "
-                          f"outside the {lo}..{hi} m the NIC driver keeps from mlnx_qos --cable_len",
-                          "pin the cable length in metres (e.g. 100m)",
-                          f"policy.overrides[{pin.override_index}].set.cable_m",
-                          device=pin.pinned_end.split(":", 1)[0], port=pin.pinned_end.split(":", 1)[1])
+            out.defaulted_out.append(f"{host.name} {nic.netdev}")
+        else:
+            out.own_out.append((path, host, nic, cable))
+    return out
+
+
+def _default_cable_finding(ctx: LintContext, range_m: tuple[int, int], default_m: float,
+                           defaulted: list[str]) -> Finding:
+    """The finding at ``defaults.cable_length`` when ``default_m`` (metres) is outside ``range_m`` (lo, hi)
+    and the NICs ``defaulted`` (``host netdev``; the first three are named) use it."""
+    lo, hi = range_m
+    return ctx.finding(f"defaults.cable_length {default_m:g} m is outside the {lo}..{hi} m the NIC driver "
+                       f"keeps from mlnx_qos --cable_len, and {len(defaulted)} NIC(s) use it "
+                       f"({', '.join(defaulted[:3])}{' …' if len(defaulted) > 3 else ''})",
+                       "write the default cable length in metres "
+                       "(e.g. 5m), or give those NICs their own cable_length", "defaults.cable_length")
+
+
+def _pinned_cable_finding(ctx: LintContext, range_m: tuple[int, int], pin: CablePin,
+                          nics: list[str]) -> Finding:
+    """The finding at the override's ``set.cable_m`` when ``pin``'s length (metres) is outside ``range_m``
+    (lo, hi), naming the NICs ``nics`` (``host netdev``) on its cables (up to three, then a count), at the
+    pinned switch port."""
+    lo, hi = range_m
+    return ctx.finding(f"cable_m {pin.cable_m:g} m pinned on {pin.pinned_end} is the cable length of "
+                       f"{', '.join(nics[:3])}{f' and {len(nics) - 3} more' if len(nics) > 3 else ''}, "
+                       f"outside the {lo}..{hi} m the NIC driver keeps from mlnx_qos --cable_len",
+                       "pin the cable length in metres (e.g. 100m)",
+                       f"policy.overrides[{pin.override_index}].set.cable_m",
+                       device=pin.pinned_end.split(":", 1)[0], port=pin.pinned_end.split(":", 1)[1])
 
 
 _PIN_HEAD = """\
