@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import math
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import partial
 from operator import attrgetter
@@ -315,7 +315,7 @@ def _longest_cables(topo: Topology, default: float, cable_pins: CablePins | None
     unpinned cable recorded as long comes first, as then the longest does not move). Reads every cabled
     port once, switch by switch (~100k at 4,096 hosts), taking each switch's longest first."""
     if cable_pins:
-        return _longestpinned_cables(topo, default, cable_pins)
+        return _longest_pinned_cables(topo, default, cable_pins)
     tier_of = {name: topo.tier(name) for name in topo.switches}
     host_cable: float | None = None
     per_tier: dict[int, float] = {}
@@ -332,14 +332,34 @@ def _longest_cables(topo: Topology, default: float, cable_pins: CablePins | None
     return (default if host_cable is None else host_cable), per_tier, []
 
 
-def _longestpinned_cables(topo: Topology, default: float, cable_pins: CablePins
+#: a candidate for the longest cable of a tier: (length m, 1 unpinned / 0 pinned, the pin): an unpinned
+#: cable wins a tie
+_Longest = tuple[float, int, CablePin | None]
+
+
+def _longest_pinned_cables(topo: Topology, default: float, cable_pins: CablePins
                            ) -> tuple[float, dict[int, float], list[_RttPin]]:
     """:func:`_longest_cables` of a fabric with pinned cables, port by port."""
+    # tier (-1: host cables) -> the longest cable; and the same as the inventory records the lengths (the
+    # pin kept only where it shortens the cable)
+    longest: dict[int, _Longest] = {}
+    recorded: dict[int, _Longest] = {}
+    for tier, length, pin in _tiered_cables(topo, default, cable_pins):
+        here = (length, 1, None) if pin is None else (pin.cable_m, 0, pin)
+        _keep_longest(longest, tier, here)
+        was = (length, 1, None) if pin is None or pin.cable_m >= length else (length, 0, pin)
+        _keep_longest(recorded, tier, was)
+    pins = _rtt_pins(longest, recorded)
+    host = longest.pop(-1, (default, 1, None))
+    return host[0], {t: v[0] for t, v in longest.items()}, pins
+
+
+def _tiered_cables(topo: Topology, default: float, cable_pins: CablePins
+                   ) -> Iterator[tuple[int, float, CablePin | None]]:
+    """(tier, recorded length m, the pin or None) of every host cable (tier -1) and every cable from a
+    switch up to the next tier (the tier of the lower switch), switch by switch; ``default`` stands for a
+    cable without a length."""
     tier_of = {name: topo.tier(name) for name in topo.switches}
-    # tier (-1: host cables) -> (length, 1 unpinned / 0 pinned, the pin): an unpinned cable wins a tie
-    longest: dict[int, tuple[float, int, CablePin | None]] = {}
-    # the same as the inventory records the lengths; the pin only where it shortens the cable
-    recorded: dict[int, tuple[float, int, CablePin | None]] = {}
     for s, peers in topo.peers_by_switch.items():
         mine = tier_of[s]
         for port, p in peers.items():
@@ -349,16 +369,20 @@ def _longestpinned_cables(topo: Topology, default: float, cable_pins: CablePins
                 tier = mine
             else:
                 continue
-            pin = cable_pins.get((s, port))
-            length = p.cable_m or default
-            here = (length, 1, None) if pin is None else (pin.cable_m, 0, pin)
-            best = longest.get(tier)
-            if best is None or here[:2] > best[:2]:
-                longest[tier] = here
-            was = (length, 1, None) if pin is None or pin.cable_m >= length else (length, 0, pin)
-            best = recorded.get(tier)
-            if best is None or was[:2] > best[:2]:
-                recorded[tier] = was
+            yield tier, p.cable_m or default, cable_pins.get((s, port))
+
+
+def _keep_longest(best: dict[int, _Longest], tier: int, here: _Longest) -> None:
+    """Keep ``here`` as ``best[tier]`` when it is longer (or as long and unpinned where the kept one is
+    pinned)."""
+    kept = best.get(tier)
+    if kept is None or here[:2] > kept[:2]:
+        best[tier] = here
+
+
+def _rtt_pins(longest: dict[int, _Longest], recorded: dict[int, _Longest]) -> list[_RttPin]:
+    """The pins the base RTT names, tier by tier (host cables first): a pin that sets the longest cable of its
+    tier, and one that shortens the cable the inventory records as the longest below the longest left."""
     pins: list[_RttPin] = []
     for tier in sorted(longest):
         length, _, pin = longest[tier]
@@ -367,8 +391,7 @@ def _longestpinned_cables(topo: Topology, default: float, cable_pins: CablePins
         was_m, _, shortened = recorded[tier]
         if shortened is not None and was_m > length:
             pins.append(_RttPin(shortened, tier, was_m))
-    host = longest.pop(-1, (default, 1, None))
-    return host[0], {t: v[0] for t, v in longest.items()}, pins
+    return pins
 
 
 def _base_rtt(inv: Inventory, topo: Topology, catalog: Catalog,
