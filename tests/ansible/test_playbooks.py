@@ -230,27 +230,7 @@ def test_verify_playbook_fails_an_incomplete_verify_after_printing_it(tmp_path: 
     (before, a non-zero verify failed the play on the command task and the report was never printed)."""
     import json
 
-    from tests.emulators.verify_stubs import close_switch_mgmt, start_lab
-
-    env = dict(_env(tmp_path), ROCE_TUNE_USERNAME="gpuadmin", ROCE_TUNE_PASSWORD="verify-Pa55")
-    lb = start_lab(REPO / "inventories" / "lab-2node.yaml", tmp_path / "lab", username="gpuadmin",
-                   password="verify-Pa55")
-    try:
-        inv = lb.write_inventory(tmp_path / "lab.yaml")
-        from roce_tune.inventory.loader import load_inventory
-        from roce_tune.pipeline import derive_plan
-
-        lb.deploy(derive_plan(load_inventory(inv)))
-        close_switch_mgmt(inv)
-        subprocess.run(["roce-tune", "ansible-inventory", "lab.yaml", "-o", "hosts.yml"], cwd=tmp_path,
-                       env=env, check=True, capture_output=True)
-        args = ["--insecure-skip-host-key-check", "--max-bytes", "1G", "--out", str(tmp_path / "verify")]
-        res = subprocess.run(["ansible-playbook", "-i", "hosts.yml", str(PLAYBOOKS / "verify.yml"),
-                              "-e", f"roce_tune_base_dir={tmp_path}",
-                              "-e", json.dumps({"roce_tune_verify_args": args})],
-                             cwd=tmp_path, env=env, capture_output=True, text=True, check=False, timeout=300)
-    finally:
-        lb.stop()
+    res = _verify_playbook_with_switch_unreachable(tmp_path)
     out = res.stdout + res.stderr
     assert res.returncode != 0, out[-3000:]
     assert "roce-tune verify INCOMPLETE (exit 2): nothing failed" in out, out[-3000:]
@@ -287,6 +267,21 @@ def test_verify_playbook_passes_its_limit_to_verify(tmp_path: Path) -> None:
     devices go to `roce-tune verify --limit`: the switch is neither read nor named, the hosts are."""
     import json
 
+    res = _verify_playbook_with_switch_unreachable(tmp_path, "--limit", "gpu_hosts")
+    out = res.stdout + res.stderr
+    rep = json.loads((tmp_path / "verify" / "verify-report.json").read_text())
+    assert rep["switches"] == [] and rep["hosts"] == ["node1", "node2"], out[-3000:]
+    assert not [f for f in rep["findings"] if f["rule"] == "RT333"], out[-3000:]
+    assert "lab-leaf1" not in " ".join(rep["not_checked"]), out[-3000:]
+
+
+def _verify_playbook_with_switch_unreachable(tmp_path: Path, *extra: str) -> subprocess.CompletedProcess[str]:
+    """verify.yml (with ``extra`` ansible-playbook arguments) on the lab-2node verify lab, deployed as
+    planned, whose switch's management port is then closed; its JSON report goes to ``tmp_path/verify``."""
+    import json
+
+    from roce_tune.inventory.loader import load_inventory
+    from roce_tune.pipeline import derive_plan
     from tests.emulators.verify_stubs import close_switch_mgmt, start_lab
 
     env = dict(_env(tmp_path), ROCE_TUNE_USERNAME="gpuadmin", ROCE_TUNE_PASSWORD="verify-Pa55")
@@ -294,22 +289,14 @@ def test_verify_playbook_passes_its_limit_to_verify(tmp_path: Path) -> None:
                    password="verify-Pa55")
     try:
         inv = lb.write_inventory(tmp_path / "lab.yaml")
-        from roce_tune.inventory.loader import load_inventory
-        from roce_tune.pipeline import derive_plan
-
         lb.deploy(derive_plan(load_inventory(inv)))
         close_switch_mgmt(inv)
         subprocess.run(["roce-tune", "ansible-inventory", "lab.yaml", "-o", "hosts.yml"], cwd=tmp_path,
                        env=env, check=True, capture_output=True)
         args = ["--insecure-skip-host-key-check", "--max-bytes", "1G", "--out", str(tmp_path / "verify")]
-        res = subprocess.run(["ansible-playbook", "-i", "hosts.yml", str(PLAYBOOKS / "verify.yml"),
-                              "--limit", "gpu_hosts", "-e", f"roce_tune_base_dir={tmp_path}",
-                              "-e", json.dumps({"roce_tune_verify_args": args})],
-                             cwd=tmp_path, env=env, capture_output=True, text=True, check=False, timeout=300)
+        return subprocess.run(["ansible-playbook", "-i", "hosts.yml", str(PLAYBOOKS / "verify.yml"), *extra,
+                               "-e", f"roce_tune_base_dir={tmp_path}",
+                               "-e", json.dumps({"roce_tune_verify_args": args})],
+                              cwd=tmp_path, env=env, capture_output=True, text=True, check=False, timeout=300)
     finally:
         lb.stop()
-    out = res.stdout + res.stderr
-    rep = json.loads((tmp_path / "verify" / "verify-report.json").read_text())
-    assert rep["switches"] == [] and rep["hosts"] == ["node1", "node2"], out[-3000:]
-    assert not [f for f in rep["findings"] if f["rule"] == "RT333"], out[-3000:]
-    assert "lab-leaf1" not in " ".join(rep["not_checked"]), out[-3000:]
