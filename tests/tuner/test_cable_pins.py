@@ -207,14 +207,22 @@ def test_a_role_wide_cable_pin_is_a_few_lines_of_plan_md() -> None:
     one line per length and override entry, naming the first ends and how many more."""
     from roce_tune.render.review import render_review
 
-    plan = derive_plan(_fabric([{"role": "spine", "set": {"cable_m": 40}, "reason": "re-measured"}]))
+    loaded = _fabric([{"role": "spine", "set": {"cable_m": 40}, "reason": "re-measured"}])
+    plan = derive_plan(loaded)
     md = render_review(plan)
     lines = [ln for ln in md.splitlines() if "cable_m = 40.0 (pinned by user)" in ln]
-    ends = sum(p.rationale["cable_m"].pinned_by_user for sw in plan.switches for p in sw.ports
-               if "cable_m" in p.rationale)
-    counted = sum(int(ln.split(" cable ends", 1)[0].removeprefix("- ")) for ln in lines)
-    assert 1 < len(lines) <= 4 and counted == ends > 100, (lines, ends)
-    assert all("policy.overrides[0] (reason: re-measured)" in ln and " more)" in ln for ln in lines)
+    # what the pin reaches, from the fabric: every spine port and the leaf end of every leaf-spine link
+    spines = {sw.name for sw in loaded.inventory.switches if sw.role == "spine"}
+    spine_ports = sum(len(sw.ports) for sw in plan.switches if sw.name in spines)
+    far_ends = sum((a.split(":")[0] in spines) != (b.split(":")[0] in spines)
+                   for a, b in ((link.a, link.b) for link in loaded.inventory.links))
+    assert (spine_ports, far_ends) == (512, 256)
+    counts = [int(ln.split(" cable ends", 1)[0].removeprefix("- ")) for ln in lines]
+    assert len(lines) == 3, lines  # the far (leaf) ends, and the spine ports down and up
+    assert sum(counts) == spine_ports + far_ends, (counts, spine_ports, far_ends)
+    for ln, n in zip(lines, counts):  # the first 8 ends named, then how many more
+        assert "policy.overrides[0] (reason: re-measured)" in ln and f" and {n - 8} more)" in ln, ln
+        assert ln.split(" and ", 1)[0].count("`") == 16, ln
 
 
 def test_a_pinned_cable_the_nic_cannot_take_is_rt128_at_the_pin(tmp_path: Path) -> None:
