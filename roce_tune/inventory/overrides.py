@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, NamedTuple
 
-from roce_tune.inventory.models import Inventory, Override, Policy, Role, Switch
+from roce_tune.inventory.models import Inventory, Override, Policy, Role
 
 if TYPE_CHECKING:
     from roce_tune.inventory.topology import Topology
@@ -45,11 +45,7 @@ def resolve_override_sources(
         return {}
     applicable = []
     for idx, o in enumerate(policy.overrides):
-        if o.role is not None and (o.role.value if isinstance(o.role, Role) else o.role) != role:
-            continue
-        if o.device is not None and o.device != device:
-            continue
-        if o.port is not None and o.port != port:
+        if not _scope_matches(o, role, device) or (o.port is not None and o.port != port):
             continue
         applicable.append((override_rank(o), idx, o))
     out: dict[str, tuple[int | float | str, int]] = {}
@@ -114,11 +110,11 @@ class CablePin(NamedTuple):
 CablePins = dict[tuple[str, str], CablePin]
 
 
-def _may_apply_to(o: Override, sw: Switch) -> bool:
-    """Whether override ``o`` can apply to ``sw`` or one of its ports: its role and device, where given, are
-    the switch's (as ``resolve_override_sources`` matches them)."""
+def _scope_matches(o: Override, role: str, device: str) -> bool:
+    """Whether override ``o``'s role and device, where given, are ``role`` and ``device`` (its port is matched
+    by the caller: :func:`resolve_override_sources` matches it, :func:`pinned_cables` asks per port)."""
     o_role = o.role.value if isinstance(o.role, Role) else o.role
-    return (o_role is None or o_role == sw.role.value) and (o.device is None or o.device == sw.name)
+    return (o_role is None or o_role == role) and (o.device is None or o.device == device)
 
 
 def pinned_cables(inv: Inventory, topo: Topology) -> CablePins:
@@ -169,7 +165,7 @@ def _pinned_ends(inv: Inventory, topo: Topology) -> _PinnedEnds:
         return {}
     ends: dict[tuple[str, str], _EndPin] = {}
     for sw in inv.switches:
-        if not any(_may_apply_to(o, sw) for o in entries):
+        if not any(_scope_matches(o, sw.role.value, sw.name) for o in entries):
             continue
         for _, port, *_ in topo.ports_of(sw.name):
             src = resolve_override_sources(policy, role=sw.role.value, device=sw.name, port=port,
