@@ -9,13 +9,16 @@ pinned values against the same ranges the tuner (:mod:`roce_tune.tuner.watchdog`
   ``src/sonic-yang-models/yang-models/sonic-pfcwd.yang``, docs/derivation.md#pfc-watchdog);
 * DCQCN (mlx5) parameters: NVIDIA DOCA "DCQCN CC Parameters" ranges, rates bounded by the line rate
   (docs/derivation.md#dcqcn-parameters); ``[R]`` marks a range of our own reasoning, said in its source;
-* the traffic class that carries lossy traffic.
+* the traffic class that carries lossy traffic;
+* the written form of a list of ids (DSCPs, priorities, queues) as runs, ``0-2,5`` (:func:`id_runs`).
 
     >>> dcqcn_param_range("rpg_ai_rate_mbps", 400)[:2]
     (1, 400000)
 """
 
 from __future__ import annotations
+
+from collections.abc import Iterable
 
 __all__ = [
     "DOCA_DCQCN_SOURCE",
@@ -24,6 +27,7 @@ __all__ = [
     "WATCHDOG_RANGES_MS",
     "dcqcn_param_range",
     "dcqcn_ranges",
+    "id_runs",
 ]
 
 #: Traffic class (and PFC priority) of lossy traffic: every DSCP the policy does not name maps here.
@@ -77,3 +81,19 @@ def dcqcn_param_range(key: str, speed_gbps: int) -> tuple[int, int, str]:
         KeyError: unknown key.
     """
     return dcqcn_ranges(speed_gbps)[key]
+
+
+def id_runs(ids: Iterable[int]) -> str:
+    """DSCPs, priorities or queue ids (no unit) as sorted runs ``a-b`` joined by ``,``, the list form NX-OS
+    ``match dscp``, the host script's notes and audit's messages write. No duplicates expected; empty -> "".
+
+    >>> id_runs([0, 1, 2, 5, 7, 8]), id_runs([26]), id_runs([])
+    ('0-2,5,7-8', '26', '')
+    """
+    runs: list[list[int]] = []
+    for i in sorted(ids):
+        if runs and i == runs[-1][1] + 1:
+            runs[-1][1] = i
+        else:
+            runs.append([i, i])
+    return ",".join(f"{a}-{b}" if b > a else str(a) for a, b in runs)

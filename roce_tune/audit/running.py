@@ -27,6 +27,7 @@ from roce_tune.audit.expect import Expect
 from roce_tune.audit.model import Ev, SwitchObs, Val
 from roce_tune.findings import Severity
 from roce_tune.qos import PortQos, QueueEcn, Scheduler, SwitchQos, WatchdogQos, differences
+from roce_tune.ranges import id_runs
 
 if TYPE_CHECKING:
     from roce_tune.audit.checks import Out
@@ -137,17 +138,6 @@ def locate(sw: SwitchObs, port: str | None, what: str, value: str | None = None)
 
 def _ids(v: Iterable[int] | None) -> str:
     return ",".join(map(str, sorted(v))) if v else "none"
-
-
-def _id_ranges(v: Iterable[int]) -> str:
-    """``[0, 1, 2, 5]`` -> ``0-2,5``."""
-    out: list[str] = []
-    for x in sorted(v):
-        if out and x == int(out[-1].split("-")[-1]) + 1:
-            out[-1] = f"{out[-1].split('-')[0]}-{x}"
-        else:
-            out.append(str(x))
-    return ",".join(out)
 
 
 # ---------------------------------------------------------------------------------------------- checks
@@ -402,7 +392,7 @@ def _skip_unmapped(sw: SwitchObs, diffs: list[str], exp: Expect, out: Out) -> li
         out.skip("RT414", sw.name, _UNMAPPED_NEEDS.format(dscp=dscp, command=_maps_command(sw)))
     others = [x for x in left if x not in exp.roce_dscp]
     if others:
-        out.skip("RT415", sw.name, _UNMAPPED_NEEDS.format(dscp=_id_ranges(others), command=_maps_command(sw)))
+        out.skip("RT415", sw.name, _UNMAPPED_NEEDS.format(dscp=id_runs(others), command=_maps_command(sw)))
     return [d for d in diffs if not re.match(r"^dscp_to_tc\[\d+\]: missing$", d)]
 
 

@@ -77,6 +77,7 @@ from roce_tune.names import DEVICE_NAME_RE, ENDPOINT_RE, ENV_VAR_RE, NETDEV_RE, 
 from roce_tune.plan import HostPlan, NicPlan, Plan
 from roce_tune.platforms.base import PlatformSpec
 from roce_tune.platforms.templating import NAME_SLOT, comment_safe, render_template
+from roce_tune.ranges import id_runs
 
 #: bash condition each section runs under: sections that only read or comment run always (None); the
 #: restore point runs only with ``--save FILE``; all others write and are skipped by ``--check``.
@@ -272,13 +273,7 @@ def _dscp2prio(plan: Plan, nic: NicPlan) -> tuple[list[int], list[dict[str, int]
 
 def _dscp_ranges(dscps: list[int]) -> str:
     """Sorted DSCPs as ``a-b`` runs joined by ``,``: ``[8, 9, 10, 26]`` -> ``"8-10,26"``."""
-    runs: list[list[int]] = []
-    for d in dscps:
-        if runs and d == runs[-1][1] + 1:
-            runs[-1][1] = d
-        else:
-            runs.append([d, d])
-    return ",".join(f"{a}-{b}" if b > a else str(a) for a, b in runs)
+    return id_runs(dscps)
 
 
 def _dscp2prio_note(dscps: list[int], entries: list[dict[str, int]]) -> str:

@@ -59,6 +59,7 @@ from roce_tune.findings import Finding, Location, Severity
 from roce_tune.plan import Classification, EcnProfile, Headroom, Plan, PortPlan, SwitchPlan
 from roce_tune.platforms.base import IOS_STYLE_SECRETS, PlatformSpec, SecretPattern, secret_re
 from roce_tune.platforms.templating import render_device_template
+from roce_tune.ranges import id_runs
 
 SPEC = PlatformSpec(
     name="nxos",
@@ -136,15 +137,7 @@ def dscp_ranges(dscps: list[int]) -> str:
     >>> dscp_ranges([0, 1, 2, 5, 7, 8])
     '0-2,5,7-8'
     """
-    out, run = [], [dscps[0]]
-    for d in dscps[1:]:
-        if d == run[-1] + 1:
-            run.append(d)
-        else:
-            out.append(run)
-            run = [d]
-    out.append(run)
-    return ",".join(f"{r[0]}-{r[-1]}" if len(r) > 1 else str(r[0]) for r in out)
+    return id_runs(dscps)
 
 
 def kbytes(n_bytes: int) -> int:
