@@ -2,7 +2,7 @@
 
 :mod:`roce_tune.plan.model` holds the versioned, frozen pydantic models (every derived number in a field
 whose name carries its unit, every section with a ``rationale`` map); :mod:`roce_tune.plan.codec` reads
-and writes ``plan.json`` (schema 1.2: shared sections written once, compact) and publishes its JSON Schema.
+and writes ``plan.json`` (schema 1.3: shared sections written once, compact) and publishes its JSON Schema.
 Both are re-exported here: ``from roce_tune.plan import Plan, plan_from_json`` is the public import.
 """
 

@@ -1,10 +1,10 @@
 """The JSON codec of the plan (``plan.json``): deterministic serialisation, loading and its JSON Schema.
 
 Since schema 1.1 each shared section (headroom, buffers, ECN, watchdog, DCQCN, a NIC's shared maps; since 1.2
-also a port's rationale) is written once under ``"shared"`` and referred to with
-``{"$ref": "#/shared/<Kind>/<name>"}`` (RFC 6901 pointer); :func:`plan_from_json` resolves the references
-(1.0 files have none). Schema 1.2 files are compact JSON (orjson: no indentation, UTF-8). The model is
-:mod:`roce_tune.plan.model`.
+also a port's rationale, since 1.3 a host's NCCL rationale) is written once under ``"shared"`` and referred
+to with ``{"$ref": "#/shared/<Kind>/<name>"}`` (RFC 6901 pointer); :func:`plan_from_json` resolves the
+references (1.0 files have none). Schema 1.2 and later files are compact JSON (orjson: no indentation,
+UTF-8). The model is :mod:`roce_tune.plan.model`.
 """
 
 from __future__ import annotations
@@ -82,7 +82,7 @@ class _Interner:
 
 
 def plan_to_json(plan: Plan) -> str:
-    """Serialise deterministically (schema 1.2): compact JSON (no indentation, UTF-8), fields in model order,
+    """Serialise deterministically (schema 1.3): compact JSON (no indentation, UTF-8), fields in model order,
     dict entries in the tuner's (deterministic) insertion order, trailing newline; shared sections once under
     ``"shared"`` (last key) and ``{"$ref": ...}`` wherever they apply. orjson writes the switches and hosts
     (:class:`~roce_tune.plan.jsonwrite.JsonWriter`: the bytes pydantic's serializer gives, without its
@@ -236,7 +236,7 @@ _SHARED_MODELS: dict[str, type[BaseModel]] = {
     m.__name__: m for m in (Headroom, Buffers, EcnProfile, Watchdog, Dcqcn)
 }
 #: shared kinds that are rationale maps (field name -> Rationale), validated once on load likewise
-_RATIONALE_MAPS = ("PortRationale", "NicRationale")
+_RATIONALE_MAPS = ("PortRationale", "NicRationale", "NcclRationale")
 #: a NIC's DSCP -> priority map as the model types it (validated once per shared map)
 _DSCP_MAP: TypeAdapter[dict[int, int]] = TypeAdapter(dict[int, int])
 
@@ -257,10 +257,22 @@ def _as_model(kind: str, section: Any, ref: str) -> Any:
         if kind in _RATIONALE_MAPS:
             if not isinstance(section, dict):
                 raise ValueError("a rationale map must be an object")  # noqa: TRY004 (bad file content)
-            return {k: Rationale.model_validate(v) for k, v in section.items()}
+            return {k: _rationale(k, v) for k, v in section.items()}
     except ValueError as exc:
         raise ValueError(f"plan.json: shared section {ref!r}: {exc}") from None
     return section
+
+
+def _rationale(key: str, value: Any) -> Rationale:
+    """``value`` validated as the rationale of ``key`` in a shared rationale map.
+
+    Raises:
+        ValueError: not a valid rationale (the message names ``key``).
+    """
+    try:
+        return Rationale.model_validate(value)
+    except ValueError as exc:
+        raise ValueError(f"rationale of {key!r}: {exc}") from None
 
 
 _VERSION_RE = re.compile(r"(\d+)\.(\d+)")
@@ -268,7 +280,7 @@ _VERSION_RE = re.compile(r"(\d+)\.(\d+)")
 
 def _check_version(data: dict[str, Any]) -> None:
     """Refuse a plan.json written by a newer roce-tune (a schema this codec does not know) with a clear error;
-    1.0, 1.1 and 1.2 files load (a missing version is left to validation).
+    1.0 to 1.3 files load (a missing version is left to validation).
 
     Raises:
         ValueError: ``schema_version`` is newer than :data:`PLAN_SCHEMA_VERSION`.
@@ -283,7 +295,7 @@ def _check_version(data: dict[str, Any]) -> None:
 
 
 def plan_from_json(text: str | bytes) -> Plan:
-    """Load a plan.json (schema 1.0, 1.1 or 1.2): resolve shared sections, then validate. Each shared section
+    """Load a plan.json (schema 1.0 to 1.3): resolve shared sections, then validate. Each shared section
     is validated once and shared by every place it applies; so is each distinct host NCCL rationale, and a
     port (NIC) whose JSON equals that of one validated before but for its own name, peer, ... is that one's
     copy with its own values (:class:`_Items`): the plan equals validating every part of the document, at a
@@ -543,7 +555,7 @@ class _Items:
 def plan_json_schema() -> dict[str, object]:
     """JSON Schema of ``plan.json`` as written (published with ``roce-tune schema --plan``).
 
-    It is :class:`Plan`'s schema, plus what schemas 1.1 and 1.2 write: a ``shared`` object (kind -> name ->
+    It is :class:`Plan`'s schema, plus what schemas 1.1 to 1.3 write: a ``shared`` object (kind -> name ->
     section) and, wherever a shared section may stand, ``{"$ref": "#/shared/<kind>/<name>"}``. A document
     with the references resolved (:func:`resolve_shared`) validates as well.
     """
@@ -566,11 +578,13 @@ def plan_json_schema() -> dict[str, object]:
     defs = schema["$defs"]
     nic = defs["NicPlan"]["properties"]
     port = defs["PortPlan"]["properties"]
+    host = defs["HostPlan"]["properties"]
     map_kinds = {"NicRationale": nic["rationale"], "NicDscpToPriority": nic["dscp_to_priority"],
-                 "PortRationale": port["rationale"]}
+                 "PortRationale": port["rationale"], "NcclRationale": host["nccl_rationale"]}
     nic["rationale"] = {"anyOf": [map_kinds["NicRationale"], ref_schema]}
     nic["dscp_to_priority"] = {"anyOf": [map_kinds["NicDscpToPriority"], ref_schema]}
     port["rationale"] = {"anyOf": [map_kinds["PortRationale"], ref_schema]}
+    host["nccl_rationale"] = {"anyOf": [map_kinds["NcclRationale"], ref_schema]}
     defs[ref_def] = {
         "type": "object", "additionalProperties": False, "required": ["$ref"],
         "description": "a section written once under 'shared' (RFC 6901 pointer)",

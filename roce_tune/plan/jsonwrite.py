@@ -145,14 +145,15 @@ def _texts(values: dict[Any, Any]) -> bool:
 class JsonWriter:
     """Writes switches and hosts of one plan as JSON bytes, their shared sections and maps through
     ``interner`` in the order pydantic's serializer meets them (port: rationale, headroom; switch: ports,
-    buffers, ECN profiles, watchdog; NIC: rationale, DSCP map, DCQCN), so the ``shared`` object is the same.
+    buffers, ECN profiles, watchdog; NIC: rationale, DSCP map, DCQCN; host: its NICs, then its NCCL
+    rationale), so the ``shared`` object is the same.
     """
 
     def __init__(self, interner: SectionInterner) -> None:
         self.interner = interner
         self.context = {_INTERN: interner}
         self.rationales: dict[int, tuple[Rationale, Any]] = {}
-        self.nccl_rationales: dict[tuple[tuple[str, ...], tuple[int, ...]], orjson.Fragment] = {}
+        self.nccl_rationales: dict[tuple[tuple[str, ...], tuple[int, ...]], dict[str, str]] = {}
         #: every port (NIC) of the switches (hosts) being written passed :meth:`_Shape.all_fit`: each one's
         #: own check is skipped
         self.ports_fit = self.nics_fit = False
@@ -271,13 +272,16 @@ class JsonWriter:
         out = dict(d)
         out["nics"] = self._checked_nics(d["nics"]) if self.nics_fit else [self._nic(n) for n in d["nics"]]
         why = d["nccl_rationale"]
-        # hosts hold their own map of the same rationale objects: converted once per (keys, objects); the
+        if not why:  # (an empty map is written as it is, as pydantic's _shared_map does)
+            out["nccl_rationale"] = {}
+            return out
+        # hosts hold their own map of the same rationale objects: one shared section per (keys, objects); the
         # plan holds the objects while this writer runs, so their ids name them
         key = (tuple(why), tuple(map(id, why.values())))
         done = self.nccl_rationales.get(key)
-        if done is None:  # (its JSON, written as it is: ~4 KB of the ~9 KB of a host)
-            done = self.nccl_rationales[key] = orjson.Fragment(orjson.dumps(
-                {k: self._rationale(r) for k, r in why.items()}))
+        if done is None:
+            done = self.nccl_rationales[key] = self.interner.refs.get(id(why)) or self.interner.ref(
+                "NcclRationale", why, lambda: {k: self._rationale(r) for k, r in why.items()}, None)
         out["nccl_rationale"] = done
         return out
 

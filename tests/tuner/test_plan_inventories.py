@@ -82,7 +82,7 @@ def test_plan_json_shares_sections_and_reads_back(plan) -> None:  # type: ignore
 
     text = plan_to_json(plan)
     doc = json.loads(text)
-    assert doc["schema_version"] == "1.2" and list(doc)[-1] == "shared"
+    assert doc["schema_version"] == "1.3" and list(doc)[-1] == "shared"
     refs = [p["headroom"]["$ref"] for s in doc["switches"] for p in s["ports"] if p["headroom"]]
     assert refs and all(r.startswith("#/shared/Headroom/") for r in refs)
     names = {f"{p.headroom.profile}@{s.asic}" for s in plan.switches for p in s.ports if p.headroom}

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # shellcheck disable=SC2034  # the shared host script reads these
-# roce-tune host script for gpu08 | site site-a | roce-tune 0.1.0 | plan schema 1.2
+# roce-tune host script for gpu08 | site site-a | roce-tune 0.1.0 | plan schema 1.3
 # provenance: this file's sha256 is in SHA256SUMS; plan.json beside it names the inventory and its sha256 -- do not edit, re-render instead.
 # This host's values. The logic (check, restore point, apply, read back) is the shared host script
 # roce-tune-host.sh (version 2) in this directory, sourced at the end; `roce-tune apply` and
