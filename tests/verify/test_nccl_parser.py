@@ -400,3 +400,97 @@ def test_one_host_pdsh_output_is_read_as_its_run() -> None:
     text = "\n".join(f"gpu07: {ln}" for ln in _single_node_table("gpu07", 40.5)) + "\n"
     [run] = parse_nccl_output(text, source="pdsh.log")
     assert (run.status, run.hosts, run.avg_busbw_gbps, len(run.rows)) == ("ok", ["gpu07"], 40.5, 2)
+
+
+# --- the first nccl-tests layout (2017-2019): "bytes N type op [root] ... res", time in ms -----------------
+
+
+def test_bytes_n_layout_time_in_ms_and_ranks_without_pid():
+    """nccl-tests before the ``size count type redop`` header printed ``# bytes N type op time algbw busbw
+    res`` with no units line, the time as ``deltaSec * 1.0E3`` (ms), ``res`` = max error, and rank lines
+    ``Rank  0 on host device  0`` without a pid. The header was not recognised: the columns were assumed
+    from the current layout, the ``res`` error read as a ``#wrong`` count and no rank counted."""
+    [run] = runs_of("allreduce-bytes-n-layout-ms-rank-no-pid.txt")
+    assert (run.collective, run.status, run.problems) == ("all_reduce", "ok", [])
+    assert [r.size_bytes for r in run.rows] == [1048576, 2097152, 4194304]
+    assert [r.redop for r in run.rows] == ["sum"] * 3 and {r.root for r in run.rows} == {None}
+    assert [r.oop_time_us for r in run.rows] == pytest.approx([420.0, 640.0, 1071.0])
+    assert [r.ip_busbw_gbps for r in run.rows] == [3.76, 4.95, 5.88]
+    assert all(x.max_error == 2e-07 and x.wrong is None for r in run.rows for _, x in r.results())
+    assert run.avg_busbw_gbps == 4.855 == pytest.approx(statistics.fmean(busbws(run)))
+    assert (run.nranks, run.ndevices, run.hosts) == (4, 4, ["node-a", "node-b"])
+
+
+def test_bytes_n_layout_out_of_place_only_then_old_cuda_failure():
+    """Old broadcast/reduce tables have one (out-of-place) block and a ``root`` column; the old CUDACHECK
+    printed ``Cuda failure file:line 'msg'`` (no ``Test`` prefix): the run stopped there and read as merely
+    incomplete."""
+    [run] = runs_of("broadcast-bytes-n-layout-oop-only-cuda-failure.txt")
+    assert (run.collective, run.status) == ("broadcast", "failed")
+    assert run.problems[0] == ("nccl-tests reported a failure: Cuda failure common.cu:412 "
+                               "'an illegal memory access was encountered'")
+    assert [(r.root, r.oop_busbw_gbps, r.in_place) for r in run.rows] == [(0, 6.04, None), (0, 6.19, None)]
+    assert [r.oop_time_us for r in run.rows] == pytest.approx([1390.0, 2710.0])
+    assert (run.nranks, run.hosts) == (4, [])  # "Rank 0 uses device 0": no host printed
+
+
+@pytest.mark.parametrize("line", [
+    "NCCL failure all_reduce.cu:95 'unhandled cuda error'",
+    "Failed, NCCL error common.cu:721 'unhandled system error'",
+    "Failed: Cuda error common.cu:530 'out of memory'",
+])
+def test_old_check_macro_failure_lines_fail_the_run(line):
+    """NCCLCHECK/CUDACHECK of nccl-tests before 2.13 printed these without ``Test`` and the host name."""
+    text = (FIXTURES / "allreduce-bytes-n-layout-ms-rank-no-pid.txt").read_text()
+    text = text[:text.index(" Out of bounds")] + line + "\n"
+    [run] = parse_nccl_output(text, "old-failure.txt")
+    assert run.status == "failed" and run.problems[0] == f"nccl-tests reported a failure: {line}"
+    assert len(run.rows) == 3
+
+
+def test_rank_lines_without_pid_are_not_one_process():
+    """No pid printed: the launcher's -np cannot be compared with the processes listed (no "ran alone")."""
+    text = (FIXTURES / "allreduce-bytes-n-layout-ms-rank-no-pid.txt").read_text().replace("node-b", "node-a")
+    [run] = parse_nccl_output(text, "one-host.txt")
+    assert (run.status, run.problems, run.hosts, run.nranks) == ("ok", [], ["node-a"], 4)
+
+
+# --- line prefixes of launchers and log collectors ------------------------------------------------------
+
+
+@pytest.mark.parametrize("prefix", [
+    "[pod/nccl-launcher-x7k2p/mpi-launcher] ",  # kubectl logs --prefix
+    "[pod/nccl-launcher-x7k2p/mpi-launcher] 2025-03-01T10:00:00.123456789Z ",  # --prefix --timestamps
+    "        [1,0]<stdout>:",  # mpirun --tag-output quoted indented in a CI log
+    "Mon Mar  3 13:51:36 2025[1,0]<stdout>:",  # mpirun --timestamp-output --tag-output
+    "[0] ",  # mpiexec (MPICH/Intel MPI) -l / -prepend-rank
+])
+def test_launcher_and_log_collector_prefixes(prefix):
+    """Every line prefixed: the header and rows were not recognised and the run read as FAILED with "no
+    result rows" (only the summary lines, found anywhere in a line, were read)."""
+    text = (FIXTURES / "allreduce-current-4node-200g-info-inside.txt").read_text()
+    [plain] = parse_nccl_output(text, "plain.txt")
+    [run] = parse_nccl_output("".join(prefix + ln for ln in text.splitlines(keepends=True)), "prefixed.txt")
+    assert (run.status, run.collective, run.nranks, run.hosts) == ("ok", "all_reduce", 8, plain.hosts)
+    assert run.rows == plain.rows and run.avg_busbw_gbps == plain.avg_busbw_gbps == 20.048
+    assert run.problems == plain.problems
+
+
+# --- a process killed by a signal, a job cancelled --------------------------------------------------------
+
+
+@pytest.mark.parametrize("line", [
+    "mpirun noticed that process rank 1 with PID 0 on node gpu-r1-02 exited on signal 7 (Bus error).",
+    "srun: error: gpu-r1-02: task 3: Bus error (core dumped)",
+    "srun: error: gpu-r1-02: task 3: Segmentation fault",
+    "[gpu-r1-02:40103:0:40103] Caught signal 11 (Segmentation fault: address not mapped to object at 0x8)",
+    "slurmstepd: error: *** STEP 4242.0 ON gpu-r1-01 CANCELLED AT 2025-03-01T10:30:00 DUE TO TIME LIMIT ***",
+    "Bus error (core dumped)",
+])
+def test_a_process_killed_by_a_signal_or_a_cancelled_job_fails_the_run(line):
+    """The table stops and the launcher or shell says why: the run read as merely incomplete (a cut log)."""
+    text = (FIXTURES / "allreduce-current-4node-200g-info-inside.txt").read_text()
+    text = text[:text.index("    134217728")] + line + "\n"
+    [run] = parse_nccl_output(text, "killed.txt")
+    assert run.status == "failed" and len(run.rows) == 3
+    assert run.problems[0] == f"the launcher reported a failure: {line}"

@@ -26,7 +26,7 @@ Collective name, first match wins (``NcclRun.collective_source`` says which):
 ``label`` (a ``<name> result`` line a wrapper printed before the table) → ``command line`` (a
 ``*_perf`` binary on a line right before the run) → ``inferred`` from the first row with size > 0:
 a reduction ``redop`` with ``root >= 0`` → reduce; size == count × type size → all_reduce;
-size == nranks × count × type size → reduce_scatter; ``redop`` none/empty with root >= 0 and
+size == nranks × count × type size → reduce_scatter; ``redop`` none/absent with root >= 0 and
 size == count × type size → broadcast (nccl-tests ``getCollByteCount`` of each collective) →
 ``command line`` inherited from the last ``*_perf`` command earlier in the file → ``unknown``.
 

@@ -52,7 +52,7 @@ def infer_collective(redop: str | None, root: int | None, size: int, count: int,
         return None
     if reducing:
         return "all_reduce" if ratio == 1 else "reduce_scatter"
-    if redop is not None and root is not None and root >= 0 and ratio == 1:
+    if root is not None and root >= 0 and ratio == 1:  # redop "none", or no redop column (first layout)
         return "broadcast"
     return None
 
@@ -66,7 +66,8 @@ class RunFacts:
     format: Literal["text", "json"] = "text"
     collective: tuple[str, str] | None = None  # (name, how found)
     rows: list[NcclRow] = field(default_factory=list)
-    ranks: list[tuple[int, int, str, int]] = field(default_factory=list)  # rank, pid, host, device
+    #: (rank, pid or None when not printed, host or "" when not printed, device)
+    ranks: list[tuple[int, int | None, str, int]] = field(default_factory=list)
     headers: int = 0
     oob_lines: int = 0
     avg_lines: int = 0

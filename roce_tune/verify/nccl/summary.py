@@ -41,7 +41,8 @@ def _ran_alone_evidence(b: RunFacts) -> list[str]:
         evidence.append(f"table header printed {b.headers} times")
     if b.summaries > 1:
         evidence.append(f"summary printed {b.summaries} times")
-    if b.launcher_np and b.launcher_np > 1 and len(procs) == 1:
+    pids_known = all(r[1] is not None for r in b.ranks)  # old nccl-tests printed no pid
+    if b.launcher_np and b.launcher_np > 1 and len(procs) == 1 and pids_known:
         evidence.append(f"launcher started {b.launcher_np} processes but one process listed its ranks")
     return evidence
 
@@ -208,6 +209,6 @@ def finalize_run(b: RunFacts) -> NcclRun:
         collective=name or "unknown", collective_source=how, rows=rows, avg_busbw_gbps=avg,
         avg_busbw_source=avg_src, max_busbw_gbps=mx, status=status, problems=fails + notes,
         out_of_bounds=b.oob, nranks=nranks, ndevices=len({(r[2], r[3]) for r in b.ranks}) or None,
-        hosts=list(dict.fromkeys(r[2] for r in b.ranks)),
+        hosts=list(dict.fromkeys(r[2] for r in b.ranks if r[2])),
         nccl_version=b.nccl_version, nccl_tests_version=b.nccl_tests_version,
         complete=b.complete, source=b.source, line=b.line, format=b.format)

@@ -21,12 +21,26 @@ _TESTS_VERSION = re.compile(r"nccl-tests version (\S+)(?:.*?nccl-library=(\d+))?
 _STARTING = re.compile(r"Collective test (starting|concluded):\s*(\S+)")
 _NTHREAD = re.compile(r"^#?\s*nThread\s+\d+\s+nGpus\s+\d+")
 _VALIDATION = re.compile(r"validation:\s*(\d+)")
-_RANK = re.compile(r"^#?\s*Rank\s+(\d+)\s+(?:Group\s+\d+\s+)?Pid\s+(\d+)\s+on\s+(\S+)\s+device\s+(\d+)")
+#: ``Rank 0 Group 0 Pid 12 on host device 0``; before nccl-tests 2.x-2019 ``Rank 0 on host device 0`` (no pid)
+#: and ``Rank 0 uses device 0`` (no host either)
+_RANK = re.compile(r"^#?\s*Rank\s+(\d+)\s+(?:Group\s+\d+\s+)?(?:Pid\s+(\d+)\s+)?(?:on\s+(\S+)\s+)?"
+                   r"(?:uses\s+)?device\s+(\d+)")
 _OOB = re.compile(r"Out of bounds values\s*:\s*(\d+)\s*(OK|FAILED)?", re.IGNORECASE)
 _AVG = re.compile(r"Avg bus bandwidth\s*:\s*(\S+)\s*(OK|FAILED)?", re.IGNORECASE)
-_FAIL = re.compile(r"\bTest (?:NCCL |CUDA )?failure\b")  # nccl-tests NCCLCHECK/CUDACHECK/TESTCHECK
+#: nccl-tests NCCLCHECK/CUDACHECK/TESTCHECK: ``host: Test NCCL failure f.cu:1 '…'``, ``.. host pid 1: Test
+#: failure f.cu:2``; before 2.13 (no ``Test``, no host) ``NCCL failure f.cu:1 '…'``,
+#: ``Cuda failure f.cu:1 '…'``, ``Failed, NCCL error f.cu:1 '…'``, ``Failed: Cuda error f.cu:1 '…'``
+#: (NCCL's own log lines are read first)
+_FAIL = re.compile(r"\bTest (?:NCCL |CUDA )?failure\b|\b(?:NCCL|CUDA|Cuda) failure \S+:\d+"
+                   r"|\bFailed[:,] (?:NCCL|CUDA|Cuda) error \S+:\d+")
+#: the launcher, Slurm or the shell saying a process failed, was killed by a signal or the job was cancelled
 _LAUNCH_FAIL = re.compile(r"non-zero exit code|exited with non-zero status|MPI_ABORT was invoked"
-                          r"|srun: error: .*[Ee]xited with exit code [1-9]")
+                          r"|srun: error: .*[Ee]xited with exit code [1-9]"
+                          r"|srun: error: \S+: tasks? [\d,\[\]-]+: (?![Ee]xited with exit code)\S"
+                          r"|exited on signal \d+|\bCaught signal \d+|\*\*\* Process received signal \*\*\*"
+                          r"|BAD TERMINATION OF ONE OF YOUR APPLICATION PROCESSES"
+                          r"|\bCANCELLED AT \S+ DUE TO"
+                          r"|^\s*(?:Bus error|Segmentation fault|Killed|Aborted)(?: \(core dumped\))?\s*$")
 _ERROR = re.compile(r"^#\s*error:\s*(.+)")
 _LABEL = re.compile(r"^\s*([a-z_]+)\s+results?\s*:?\s*$")
 _BINARY = re.compile(r"(?:^|[\s/=])([a-z_]+_perf(?:_mpi)?)(?=\s|$)")
@@ -133,7 +147,8 @@ class _TextReader:
             return False
         run = self.preamble(n)
         run.structural = True
-        run.ranks.append((int(m.group(1)), int(m.group(2)), m.group(3), int(m.group(4))))
+        pid = int(m.group(2)) if m.group(2) else None
+        run.ranks.append((int(m.group(1)), pid, m.group(3) or "", int(m.group(4))))
         return True
 
     def _on_oob(self, n: int, line: str) -> bool:
