@@ -438,9 +438,11 @@ def test_bytes_n_layout_out_of_place_only_then_old_cuda_failure():
     "NCCL failure all_reduce.cu:95 'unhandled cuda error'",
     "Failed, NCCL error common.cu:721 'unhandled system error'",
     "Failed: Cuda error common.cu:530 'out of memory'",
+    "node-a: Test timeout (60s) common.cu:314",  # -T 60: the collective did not complete in time
 ])
 def test_old_check_macro_failure_lines_fail_the_run(line):
-    """NCCLCHECK/CUDACHECK of nccl-tests before 2.13 printed these without ``Test`` and the host name."""
+    """NCCLCHECK/CUDACHECK of nccl-tests before 2.13 printed these without ``Test`` and the host name;
+    ``-T`` prints ``Test timeout`` when a collective does not complete in time."""
     text = (FIXTURES / "allreduce-bytes-n-layout-ms-rank-no-pid.txt").read_text()
     text = text[:text.index(" Out of bounds")] + line + "\n"
     [run] = parse_nccl_output(text, "old-failure.txt")

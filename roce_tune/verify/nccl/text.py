@@ -30,9 +30,9 @@ _AVG = re.compile(r"Avg bus bandwidth\s*:\s*(\S+)\s*(OK|FAILED)?", re.IGNORECASE
 #: nccl-tests NCCLCHECK/CUDACHECK/TESTCHECK: ``host: Test NCCL failure f.cu:1 '…'``, ``.. host pid 1: Test
 #: failure f.cu:2``; before 2.13 (no ``Test``, no host) ``NCCL failure f.cu:1 '…'``,
 #: ``Cuda failure f.cu:1 '…'``, ``Failed, NCCL error f.cu:1 '…'``, ``Failed: Cuda error f.cu:1 '…'``
-#: (NCCL's own log lines are read first)
-_FAIL = re.compile(r"\bTest (?:NCCL |CUDA )?failure\b|\b(?:NCCL|CUDA|Cuda) failure \S+:\d+"
-                   r"|\bFailed[:,] (?:NCCL|CUDA|Cuda) error \S+:\d+")
+#: (NCCL's own log lines are read first); ``-T``: ``host: Test timeout (30s) common.cu:1``
+_FAIL = re.compile(r"\bTest (?:NCCL |CUDA )?failure\b|\bTest timeout \(\d+s\)"
+                   r"|\b(?:NCCL|CUDA|Cuda) failure \S+:\d+|\bFailed[:,] (?:NCCL|CUDA|Cuda) error \S+:\d+")
 #: the launcher, Slurm or the shell saying a process failed, was killed by a signal or the job was cancelled
 _LAUNCH_FAIL = re.compile(r"non-zero exit code|exited with non-zero status|MPI_ABORT was invoked"
                           r"|srun: error: .*[Ee]xited with exit code [1-9]"
