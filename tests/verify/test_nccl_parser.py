@@ -496,3 +496,14 @@ def test_a_process_killed_by_a_signal_or_a_cancelled_job_fails_the_run(line):
     [run] = parse_nccl_output(text, "killed.txt")
     assert run.status == "failed" and len(run.rows) == 3
     assert run.problems[0] == f"the launcher reported a failure: {line}"
+
+
+def test_utf16_capture_from_windows_powershell(tmp_path):
+    """``kubectl logs launcher > out.txt`` in Windows PowerShell writes UTF-16LE with a byte order mark and
+    CRLF: read as UTF-8 it was "not nccl-tests output" (every other byte NUL)."""
+    text = (FIXTURES / "allreduce-current-4node-200g-info-inside.txt").read_text()
+    path = tmp_path / "out.txt"
+    path.write_bytes(text.replace("\n", "\r\n").encode("utf-16"))
+    [run] = parse_nccl_file(str(path))
+    [plain] = runs_of("allreduce-current-4node-200g-info-inside.txt")
+    assert (run.status, run.rows, run.avg_busbw_gbps) == ("ok", plain.rows, 20.048)
