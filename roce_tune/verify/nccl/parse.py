@@ -2,8 +2,7 @@
 
 from __future__ import annotations
 
-import codecs
-
+from roce_tune.captures import decode_capture
 from roce_tune.findings import Finding, Location, RoceTuneError, Severity
 from roce_tune.verify.nccl.jsonfile import parse_json
 from roce_tune.verify.nccl.loglines import per_host_views
@@ -38,21 +37,9 @@ def parse_nccl_output(text: str, source: str = "<text>") -> list[NcclRun]:
     return [finalize_run(f) for f in facts]
 
 
-def decode_capture(data: bytes) -> str:
-    r"""The text of a captured output: UTF-16 when it starts with a UTF-16 byte order mark (Windows
-    PowerShell's ``kubectl logs pod > out.txt`` writes UTF-16LE), else UTF-8 with undecodable bytes
-    replaced.
-
-    >>> decode_capture("# nThread 1\n".encode("utf-16")), decode_capture(b"a\xffb")
-    ('# nThread 1\n', 'a\ufffdb')
-    """
-    if data.startswith((codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)):
-        return data.decode("utf-16", errors="replace")
-    return data.decode("utf-8", errors="replace")
-
-
 def parse_nccl_file(path: str) -> list[NcclRun]:
-    """Read ``path`` (:func:`decode_capture`) and :func:`parse_nccl_output` it.
+    """Read ``path`` (UTF-8, or UTF-16 with its byte order mark as Windows PowerShell redirects write it;
+    undecodable bytes replaced: :func:`roce_tune.captures.decode_capture`) and :func:`parse_nccl_output` it.
 
     Raises:
         RoceTuneError: RT301 when the file cannot be read or is not nccl-tests output.
