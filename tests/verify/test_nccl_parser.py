@@ -507,3 +507,24 @@ def test_utf16_capture_from_windows_powershell(tmp_path):
     [run] = parse_nccl_file(str(path))
     [plain] = runs_of("allreduce-current-4node-200g-info-inside.txt")
     assert (run.status, run.rows, run.avg_busbw_gbps) == ("ok", plain.rows, 20.048)
+
+
+@pytest.mark.parametrize("first_line,command", [("# nccl-tests version", False),
+                                                ("# Collective test starting", False), ("# nThread", False),
+                                                ("# nThread", True)])
+def test_a_run_hung_in_nccl_init_then_a_rerun_are_two_runs(first_line, command):
+    """``tee -a``: a run that hung in ncclCommInitRank (killed after its rank list) and the rerun. A run's
+    first lines after a rank list open the next run; merged, the two rank lists read as a build without MPI
+    (rank 0 listed twice) and the good rerun was FAILED with its rows thrown away. Also when the rerun's
+    output starts at a later line (nccl-tests before 2.20 prints no version line) or with a command line."""
+    text = (FIXTURES / "allreduce-hung-in-init-then-rerun.txt").read_text()
+    lines = text.splitlines(keepends=True)
+    rerun = next(i for i, ln in enumerate(lines) if i > 3 and ln.startswith(first_line))
+    first = next(i for i, ln in enumerate(lines) if ln.startswith(first_line))
+    cmd = ["$ mpirun -np 2 -H gpu-07,gpu-08 ./build/all_reduce_perf -b 256M -e 1G -f 2\n"] if command else []
+    text = "".join(lines[first:10] + cmd + lines[rerun:])  # both runs start at first_line
+    hung, good = parse_nccl_output(text, "tee.log")
+    assert (hung.status, hung.rows, hung.nranks) == ("incomplete", [], 2)
+    assert (good.status, good.problems, good.nranks, good.avg_busbw_gbps) == ("ok", [], 2, 46.68)
+    assert [r.oop_busbw_gbps for r in good.rows] == [46.24, 46.82, 46.97]
+    assert good.avg_busbw_gbps == pytest.approx(statistics.fmean(busbws(good)), abs=5e-3)

@@ -77,14 +77,29 @@ class _TextReader:
         p.notes.clear()
         return self.cur
 
-    def preamble(self, lineno: int, fresh: bool = False) -> RunFacts:
+    def preamble(self, lineno: int, fresh: bool = False, opening: bool = False) -> RunFacts:
         """The run a preamble line belongs to: a new one once the current run has results, or once it has
         its table header when the line is ``fresh`` (it cannot be the current run's: another ``*_perf``
-        command line, other nThread parameters; a run killed after its header is followed by the next)."""
+        command line, other nThread parameters; a run killed after its header is followed by the next), or
+        once it listed its ranks or printed its header when the line is ``opening`` (a run's first lines:
+        ``# nccl-tests version``, ``# Collective test starting``, nThread) and no other process's
+        preamble is due (see :meth:`_preamble_done`)."""
         cur = self.cur
-        if cur is None or cur.rows or cur.summaries or cur.fail_notes or (fresh and cur.headers):
+        if cur is None or cur.rows or cur.summaries or cur.fail_notes or (fresh and cur.headers) \
+                or (opening and self._preamble_done(cur)):
             return self.new(lineno)
         return cur
+
+    @staticmethod
+    def _preamble_done(run: RunFacts) -> bool:
+        """``run`` listed its ranks (or printed its table header), so another run's first lines start a new
+        run: a run that hung in NCCL init or at its first size, then the next one (``tee -a``). Not while
+        the launcher started more processes than listed ranks: each process of a build without MPI
+        prints its own preamble, and they stay in one run to be reported as having run alone."""
+        if not (run.ranks or run.headers):
+            return False
+        procs = {(r[2], r[1]) for r in run.ranks}
+        return not (run.launcher_np and run.launcher_np > len(procs))
 
     def current(self, lineno: int) -> RunFacts:
         return self.cur if self.cur is not None else self.new(lineno)
@@ -117,7 +132,7 @@ class _TextReader:
     def _on_tests_version(self, n: int, line: str) -> bool:
         if not (m := _TESTS_VERSION.search(line)):
             return False
-        run = self.preamble(n)
+        run = self.preamble(n, opening=True)
         run.structural, run.nccl_tests_version = True, m.group(1)
         if m.group(2):
             run.nccl_version = nccl_version_from_code(int(m.group(2)))
@@ -126,7 +141,7 @@ class _TextReader:
     def _on_starting(self, n: int, line: str) -> bool:
         if not (m := _STARTING.search(line)):
             return False
-        run = self.preamble(n) if m.group(1) == "starting" else self.current(n)
+        run = self.preamble(n, opening=True) if m.group(1) == "starting" else self.current(n)
         run.structural = True
         run.name(collective_from_program(m.group(2)), "header")
         return True
@@ -135,7 +150,7 @@ class _TextReader:
         if not _NTHREAD.match(line):
             return False
         cur, params = self.cur, line.strip()
-        run = self.preamble(n, fresh=cur is not None and cur.nthread_line not in (None, params))
+        run = self.preamble(n, fresh=cur is not None and cur.nthread_line not in (None, params), opening=True)
         run.structural = True
         run.nthread_line = run.nthread_line or params
         if v := _VALIDATION.search(line):
@@ -247,7 +262,7 @@ class _TextReader:
             return False
         name = collective_from_program(m.group(1))
         if name:
-            run = self.preamble(n, fresh=True)
+            run = self.preamble(n, fresh=True, opening=True)
             run.name(name, "command line")
             self.pending.inherited = name
             lm = _LAUNCHER.search(line)
