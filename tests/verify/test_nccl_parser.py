@@ -528,3 +528,27 @@ def test_a_run_hung_in_nccl_init_then_a_rerun_are_two_runs(first_line, command):
     assert (good.status, good.problems, good.nranks, good.avg_busbw_gbps) == ("ok", [], 2, 46.68)
     assert [r.oop_busbw_gbps for r in good.rows] == [46.24, 46.82, 46.97]
     assert good.avg_busbw_gbps == pytest.approx(statistics.fmean(busbws(good)), abs=5e-3)
+
+
+def _table(rows: list[str]) -> str:
+    """A current-layout run of 4 ranks (one process, -g 4) with ``rows``, no command line and no name."""
+    ranks = "".join(f"#  Rank  {i} Group  0 Pid   7070 on     dgx-03 device  {i} [0x1{i}] NVIDIA H100\n"
+                    for i in range(4))
+    return ("# nThread 1 nGpus 4 minBytes 1048576 maxBytes 2097152 step: 2(factor) warmup iters: 5 iters: 20 "
+            "agg iters: 1 validation: 1 graph: 0\n#\n# Using devices\n" + ranks + "#\n" + HEADER
+            + "".join(r + "\n" for r in rows)
+            + "# Out of bounds values : 0 OK\n# Avg bus bandwidth    : 1.5 \n")
+
+
+@pytest.mark.parametrize("redop,ratio,expected", [("sum", 1, "sendrecv"), ("none", 4, "alltoall")])
+def test_in_place_not_checked_names_sendrecv_and_alltoall(redop, ratio, expected):
+    """nccl-tests checks no in-place sendrecv or alltoall result (``N/A``) while it checks out-of-place:
+    sendrecv rows (``sum -1``, size = count × 4) were named all_reduce, alltoall rows (``none -1``, size =
+    nranks × count × 4) were left unknown."""
+    rows = [f"     {size:>7}       {size // 4 // ratio:>6}     float    {redop:>4}      -1    20.00    1.00"
+            "    1.00      0    20.00    1.00    1.00    N/A" for size in (1048576, 2097152)]
+    [run] = parse_nccl_output(_table(rows), "unnamed.txt")
+    assert (run.collective, run.collective_source, run.status) == (expected, "inferred", "ok")
+    # with the in-place result checked, the same rows are all_reduce / undecidable (all_gather or alltoall)
+    [run] = parse_nccl_output(_table([r[:-3] + "  0" for r in rows]), "unnamed.txt")
+    assert run.collective == ("all_reduce" if redop == "sum" else "unknown")

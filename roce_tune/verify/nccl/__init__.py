@@ -31,7 +31,9 @@ Collective name, first match wins (``NcclRun.collective_source`` says which):
 ``*_perf`` binary on a line right before the run) → ``inferred`` from the first row with size > 0:
 a reduction ``redop`` with ``root >= 0`` → reduce; size == count × type size → all_reduce;
 size == nranks × count × type size → reduce_scatter; ``redop`` none/absent with root >= 0 and
-size == count × type size → broadcast (nccl-tests ``getCollByteCount`` of each collective) →
+size == count × type size → broadcast; out-of-place validated and every in-place ``N/A`` (nccl-tests checks
+no in-place sendrecv/alltoall): a reduction with size == count × type size → sendrecv, ``none`` → alltoall
+(nccl-tests ``getCollByteCount`` of each collective) →
 ``command line`` inherited from the last ``*_perf`` command earlier in the file → ``unknown``.
 
 Verdict: ``failed`` on ``Out of bounds values : N`` with N > 0, on a ``#wrong`` > 0 / ``error``

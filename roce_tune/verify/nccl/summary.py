@@ -58,13 +58,20 @@ def _collective(b: RunFacts, rows: list[NcclRow], nranks: int | None,
     name, how = b.collective or (None, "none")
     if name is None and rows:
         r0 = next((r for r in rows if r.size_bytes > 0), rows[0])
-        name = infer_collective(r0.redop, r0.root, r0.size_bytes, r0.count, r0.type, nranks)
+        name = infer_collective(r0.redop, r0.root, r0.size_bytes, r0.count, r0.type, nranks,
+                                in_place_unchecked=_in_place_unchecked(rows))
         how = "inferred" if name else "none"
     if name is None and b.inherited:  # the last command line before this run
         name, how = b.inherited, "command line"
     if name is None and rows:
         notes.append("collective not named in the output and not inferable from the rows")
     return name, how
+
+
+def _in_place_unchecked(rows: list[NcclRow]) -> bool:
+    """Out-of-place results validated, and every in-place one printed ``N/A``."""
+    return (any(r.out_of_place is not None and r.out_of_place.validated for r in rows)
+            and all(r.in_place is not None and not r.in_place.validated for r in rows))
 
 
 def _nranks_from_rows(rows: list[NcclRow], name: str | None) -> int | None:
