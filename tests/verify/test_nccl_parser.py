@@ -466,6 +466,10 @@ def test_rank_lines_without_pid_are_not_one_process():
     "        [1,0]<stdout>:",  # mpirun --tag-output quoted indented in a CI log
     "Mon Mar  3 13:51:36 2025[1,0]<stdout>:",  # mpirun --timestamp-output --tag-output
     "[0] ",  # mpiexec (MPICH/Intel MPI) -l / -prepend-rank
+    "nccl-worker-0  | ",  # docker compose logs
+    "[2025-03-01 10:00:00.123] ",  # a logging wrapper's timestamp
+    "2025-03-01 10:00:00,123 ",
+    "Mar 01 10:00:00 ",  # moreutils ts
 ])
 def test_launcher_and_log_collector_prefixes(prefix):
     """Every line prefixed: the header and rows were not recognised and the run read as FAILED with "no

@@ -4,8 +4,10 @@ the launcher's line prefixes and terminal colours.
 ``srun -l`` prefixes ``12: `` (padded to the width of the largest task id, `` 3: ``; ``P1 3: `` in a
 heterogeneous job: Slurm ``src/common/write_labelled_message.c``), ``mpirun --tag-output``
 ``[1,0]<stdout>:`` (after a ctime stamp with ``--timestamp-output``; indented when a CI log quotes it),
-MPICH/Intel MPI ``mpiexec -l`` ``[0] ``, ``kubectl logs --prefix`` ``[pod/name/container] ``, log
-shippers and ``kubectl logs --timestamps`` an ISO-8601 timestamp (prefixes may stack); NCCL INFO
+MPICH/Intel MPI ``mpiexec -l`` ``[0] ``, ``kubectl logs --prefix`` ``[pod/name/container] ``, ``docker
+compose logs`` ``worker-1  | ``, log shippers and ``kubectl logs --timestamps`` an ISO-8601 timestamp
+(``[…]`` or not, ``T`` or a blank between date and time), moreutils ``ts`` ``Mar 03 13:51:36 ``
+(prefixes may stack); NCCL INFO
 lines give the library version and rank count, WARN/ABORT lines are kept as notes. ``pdsh``/``clush``
 prefix each line with ``host: `` and interleave the hosts (pdsh(1)): :func:`per_host_views` gives one
 text per host.
@@ -21,8 +23,10 @@ _PREFIX = re.compile(
     r"^(?:\s*\[\d+,\d+\]<std(?:out|err)>:"  # mpirun --tag-output (indented when quoted in a CI log)
     r"|[A-Z][a-z]{2} [A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d \d{4}(?=\[\d+,\d+\]<std)"  # --timestamp-output
     r"|(?:P\d+ )? *\d{1,6}: "  # srun -l
-    r"|\d{4}-\d\d-\d\dT[\d:.,]+(?:Z|[+-]\d\d:?\d\d)? "  # ISO-8601 (kubectl logs --timestamps, shippers)
+    r"|\[?\d{4}-\d\d-\d\d[T ][\d:.,]+(?:Z|[+-]\d\d:?\d\d)?\]? "  # ISO-8601 (kubectl --timestamps, shippers)
+    r"|[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d "  # moreutils ts
     r"|\[pod/[^\]\s]+\] "  # kubectl logs --prefix
+    r"|[A-Za-z][\w.-]*\s*\| "  # docker compose logs
     r"|\[\d{1,6}\] )")  # mpiexec -l / -prepend-rank (MPICH, Intel MPI)
 #: prefixes stacked on one line (kubectl's pod prefix before its timestamp) read at most this many times
 _MAX_PREFIXES = 3
