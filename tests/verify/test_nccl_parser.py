@@ -492,6 +492,7 @@ def test_launcher_and_log_collector_prefixes(prefix):
     "[gpu-r1-02:40103:0:40103] Caught signal 11 (Segmentation fault: address not mapped to object at 0x8)",
     "slurmstepd: error: *** STEP 4242.0 ON gpu-r1-01 CANCELLED AT 2025-03-01T10:30:00 DUE TO TIME LIMIT ***",
     "Bus error (core dumped)",
+    "command terminated with exit code 137",  # kubectl exec: the container's process was killed (OOM)
 ])
 def test_a_process_killed_by_a_signal_or_a_cancelled_job_fails_the_run(line):
     """The table stops and the launcher or shell says why: the run read as merely incomplete (a cut log)."""

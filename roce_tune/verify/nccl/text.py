@@ -39,7 +39,8 @@ _LAUNCH_FAIL = re.compile(r"non-zero exit code|exited with non-zero status|MPI_A
                           r"|srun: error: \S+: tasks? [\d,\[\]-]+: (?![Ee]xited with exit code)\S"
                           r"|exited on signal \d+|\bCaught signal \d+|\*\*\* Process received signal \*\*\*"
                           r"|BAD TERMINATION OF ONE OF YOUR APPLICATION PROCESSES"
-                          r"|\bCANCELLED AT \S+ DUE TO"
+                          r"|\bCANCELLED AT \S+ DUE TO"  # Slurm
+                          r"|^command terminated with exit code [1-9]"  # kubectl exec
                           r"|^\s*(?:Bus error|Segmentation fault|Killed|Aborted)(?: \(core dumped\))?\s*$")
 _ERROR = re.compile(r"^#\s*error:\s*(.+)")
 _LABEL = re.compile(r"^\s*([a-z_]+)\s+results?\s*:?\s*$")
