@@ -7,10 +7,9 @@ heterogeneous job: Slurm ``src/common/write_labelled_message.c``), ``mpirun --ta
 MPICH/Intel MPI ``mpiexec -l`` ``[0] ``, ``kubectl logs --prefix`` ``[pod/name/container] ``, ``docker
 compose logs`` ``worker-1  | ``, log shippers and ``kubectl logs --timestamps`` an ISO-8601 timestamp
 (``[…]`` or not, ``T`` or a blank between date and time), moreutils ``ts`` ``Mar 03 13:51:36 ``
-(prefixes may stack); NCCL INFO
-lines give the library version and rank count, WARN/ABORT lines are kept as notes. ``pdsh``/``clush``
-prefix each line with ``host: `` and interleave the hosts (pdsh(1)): :func:`per_host_views` gives one
-text per host.
+(prefixes may stack); NCCL INFO lines give the library version and rank count, WARN/ABORT lines are kept
+as notes. ``pdsh``/``clush`` prefix each line with ``host: `` and interleave the hosts (pdsh(1)):
+:func:`per_host_views` gives one text per host.
 """
 
 from __future__ import annotations

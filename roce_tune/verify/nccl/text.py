@@ -5,7 +5,10 @@ A run starts at its preamble (``# nccl-tests version``, ``# Collective test star
 rank list, a ``*_perf`` command line or a ``<name> result`` label) or at its table header, and ends with
 its summary (``Out of bounds values`` / ``Avg bus bandwidth``); several runs may share one file. A run
 killed after its table header ends at the next ``*_perf`` command line or nThread line with other
-parameters (a no-MPI build repeats the same nThread line, which stays in the run).
+parameters (a no-MPI build repeats the same nThread line, which stays in the run); a run killed after its
+rank list or header (hung in NCCL init) ends at the next run's first line (version, starting, nThread or
+command line) unless the launcher started more processes than it listed (no-MPI build, see
+:meth:`_TextReader._preamble_done`).
 """
 
 from __future__ import annotations
