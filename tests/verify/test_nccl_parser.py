@@ -400,3 +400,160 @@ def test_one_host_pdsh_output_is_read_as_its_run() -> None:
     text = "\n".join(f"gpu07: {ln}" for ln in _single_node_table("gpu07", 40.5)) + "\n"
     [run] = parse_nccl_output(text, source="pdsh.log")
     assert (run.status, run.hosts, run.avg_busbw_gbps, len(run.rows)) == ("ok", ["gpu07"], 40.5, 2)
+
+
+# --- the first nccl-tests layout (2017-2019): "bytes N type op [root] ... res", time in ms -----------------
+
+
+def test_bytes_n_layout_time_in_ms_and_ranks_without_pid():
+    """nccl-tests before the ``size count type redop`` header printed ``# bytes N type op time algbw busbw
+    res`` with no units line, the time as ``deltaSec * 1.0E3`` (ms), ``res`` = max error, and rank lines
+    ``Rank  0 on host device  0`` without a pid. The header was not recognised: the columns were assumed
+    from the current layout, the ``res`` error read as a ``#wrong`` count and no rank counted."""
+    [run] = runs_of("allreduce-bytes-n-layout-ms-rank-no-pid.txt")
+    assert (run.collective, run.status, run.problems) == ("all_reduce", "ok", [])
+    assert [r.size_bytes for r in run.rows] == [1048576, 2097152, 4194304]
+    assert [r.redop for r in run.rows] == ["sum"] * 3 and {r.root for r in run.rows} == {None}
+    assert [r.oop_time_us for r in run.rows] == pytest.approx([420.0, 640.0, 1071.0])
+    assert [r.ip_busbw_gbps for r in run.rows] == [3.76, 4.95, 5.88]
+    assert all(x.max_error == 2e-07 and x.wrong is None for r in run.rows for _, x in r.results())
+    assert run.avg_busbw_gbps == 4.855 == pytest.approx(statistics.fmean(busbws(run)))
+    assert (run.nranks, run.ndevices, run.hosts) == (4, 4, ["node-a", "node-b"])
+
+
+def test_bytes_n_layout_out_of_place_only_then_old_cuda_failure():
+    """Old broadcast/reduce tables have one (out-of-place) block and a ``root`` column; the old CUDACHECK
+    printed ``Cuda failure file:line 'msg'`` (no ``Test`` prefix): the run stopped there and read as merely
+    incomplete."""
+    [run] = runs_of("broadcast-bytes-n-layout-oop-only-cuda-failure.txt")
+    assert (run.collective, run.status) == ("broadcast", "failed")
+    assert run.problems[0] == ("nccl-tests reported a failure: Cuda failure common.cu:412 "
+                               "'an illegal memory access was encountered'")
+    assert [(r.root, r.oop_busbw_gbps, r.in_place) for r in run.rows] == [(0, 6.04, None), (0, 6.19, None)]
+    assert [r.oop_time_us for r in run.rows] == pytest.approx([1390.0, 2710.0])
+    assert (run.nranks, run.hosts) == (4, [])  # "Rank 0 uses device 0": no host printed
+
+
+@pytest.mark.parametrize("line", [
+    "NCCL failure all_reduce.cu:95 'unhandled cuda error'",
+    "Failed, NCCL error common.cu:721 'unhandled system error'",
+    "Failed: Cuda error common.cu:530 'out of memory'",
+    "node-a: Test timeout (60s) common.cu:314",  # -T 60: the collective did not complete in time
+])
+def test_old_check_macro_failure_lines_fail_the_run(line):
+    """NCCLCHECK/CUDACHECK of nccl-tests before 2.13 printed these without ``Test`` and the host name;
+    ``-T`` prints ``Test timeout`` when a collective does not complete in time."""
+    text = (FIXTURES / "allreduce-bytes-n-layout-ms-rank-no-pid.txt").read_text()
+    text = text[:text.index(" Out of bounds")] + line + "\n"
+    [run] = parse_nccl_output(text, "old-failure.txt")
+    assert run.status == "failed" and run.problems[0] == f"nccl-tests reported a failure: {line}"
+    assert len(run.rows) == 3
+
+
+def test_rank_lines_without_pid_are_not_one_process():
+    """No pid printed: the launcher's -np cannot be compared with the processes listed (no "ran alone")."""
+    text = (FIXTURES / "allreduce-bytes-n-layout-ms-rank-no-pid.txt").read_text().replace("node-b", "node-a")
+    [run] = parse_nccl_output(text, "one-host.txt")
+    assert (run.status, run.problems, run.hosts, run.nranks) == ("ok", [], ["node-a"], 4)
+
+
+# --- line prefixes of launchers and log collectors ------------------------------------------------------
+
+
+@pytest.mark.parametrize("prefix", [
+    "[pod/nccl-launcher-x7k2p/mpi-launcher] ",  # kubectl logs --prefix
+    "[pod/nccl-launcher-x7k2p/mpi-launcher] 2025-03-01T10:00:00.123456789Z ",  # --prefix --timestamps
+    "        [1,0]<stdout>:",  # mpirun --tag-output quoted indented in a CI log
+    "Mon Mar  3 13:51:36 2025[1,0]<stdout>:",  # mpirun --timestamp-output --tag-output
+    "[0] ",  # mpiexec (MPICH/Intel MPI) -l / -prepend-rank
+    "nccl-worker-0  | ",  # docker compose logs
+    "[2025-03-01 10:00:00.123] ",  # a logging wrapper's timestamp
+    "2025-03-01 10:00:00,123 ",
+    "Mar 01 10:00:00 ",  # moreutils ts
+])
+def test_launcher_and_log_collector_prefixes(prefix):
+    """Every line prefixed: the header and rows were not recognised and the run read as FAILED with "no
+    result rows" (only the summary lines, found anywhere in a line, were read)."""
+    text = (FIXTURES / "allreduce-current-4node-200g-info-inside.txt").read_text()
+    [plain] = parse_nccl_output(text, "plain.txt")
+    [run] = parse_nccl_output("".join(prefix + ln for ln in text.splitlines(keepends=True)), "prefixed.txt")
+    assert (run.status, run.collective, run.nranks, run.hosts) == ("ok", "all_reduce", 8, plain.hosts)
+    assert run.rows == plain.rows and run.avg_busbw_gbps == plain.avg_busbw_gbps == 20.048
+    assert run.problems == plain.problems
+
+
+# --- a process killed by a signal, a job cancelled --------------------------------------------------------
+
+
+@pytest.mark.parametrize("line", [
+    "mpirun noticed that process rank 1 with PID 0 on node gpu-r1-02 exited on signal 7 (Bus error).",
+    "srun: error: gpu-r1-02: task 3: Bus error (core dumped)",
+    "srun: error: gpu-r1-02: task 3: Segmentation fault",
+    "[gpu-r1-02:40103:0:40103] Caught signal 11 (Segmentation fault: address not mapped to object at 0x8)",
+    "slurmstepd: error: *** STEP 4242.0 ON gpu-r1-01 CANCELLED AT 2025-03-01T10:30:00 DUE TO TIME LIMIT ***",
+    "Bus error (core dumped)",
+    "command terminated with exit code 137",  # kubectl exec: the container's process was killed (OOM)
+])
+def test_a_process_killed_by_a_signal_or_a_cancelled_job_fails_the_run(line):
+    """The table stops and the launcher or shell says why: the run read as merely incomplete (a cut log)."""
+    text = (FIXTURES / "allreduce-current-4node-200g-info-inside.txt").read_text()
+    text = text[:text.index("    134217728")] + line + "\n"
+    [run] = parse_nccl_output(text, "killed.txt")
+    assert run.status == "failed" and len(run.rows) == 3
+    assert run.problems[0] == f"the launcher reported a failure: {line}"
+
+
+def test_utf16_capture_from_windows_powershell(tmp_path):
+    """``kubectl logs launcher > out.txt`` in Windows PowerShell writes UTF-16LE with a byte order mark and
+    CRLF: read as UTF-8 it was "not nccl-tests output" (every other byte NUL)."""
+    text = (FIXTURES / "allreduce-current-4node-200g-info-inside.txt").read_text()
+    path = tmp_path / "out.txt"
+    path.write_bytes(text.replace("\n", "\r\n").encode("utf-16"))
+    [run] = parse_nccl_file(str(path))
+    [plain] = runs_of("allreduce-current-4node-200g-info-inside.txt")
+    assert (run.status, run.rows, run.avg_busbw_gbps) == ("ok", plain.rows, 20.048)
+
+
+@pytest.mark.parametrize("first_line,command", [("# nccl-tests version", False),
+                                                ("# Collective test starting", False), ("# nThread", False),
+                                                ("# nThread", True)])
+def test_a_run_hung_in_nccl_init_then_a_rerun_are_two_runs(first_line, command):
+    """``tee -a``: a run that hung in ncclCommInitRank (killed after its rank list) and the rerun. A run's
+    first lines after a rank list open the next run; merged, the two rank lists read as a build without MPI
+    (rank 0 listed twice) and the good rerun was FAILED with its rows thrown away. Also when the rerun's
+    output starts at a later line (nccl-tests before 2.20 prints no version line) or with a command line."""
+    text = (FIXTURES / "allreduce-hung-in-init-then-rerun.txt").read_text()
+    lines = text.splitlines(keepends=True)
+    rerun = next(i for i, ln in enumerate(lines) if i > 3 and ln.startswith(first_line))
+    first = next(i for i, ln in enumerate(lines) if ln.startswith(first_line))
+    cmd = ["$ mpirun -np 2 -H gpu-07,gpu-08 ./build/all_reduce_perf -b 256M -e 1G -f 2\n"] if command else []
+    text = "".join(lines[first:10] + cmd + lines[rerun:])  # both runs start at first_line
+    hung, good = parse_nccl_output(text, "tee.log")
+    assert (hung.status, hung.rows, hung.nranks) == ("incomplete", [], 2)
+    assert (good.status, good.problems, good.nranks, good.avg_busbw_gbps) == ("ok", [], 2, 46.68)
+    assert [r.oop_busbw_gbps for r in good.rows] == [46.24, 46.82, 46.97]
+    assert good.avg_busbw_gbps == pytest.approx(statistics.fmean(busbws(good)), abs=5e-3)
+
+
+def _table(rows: list[str]) -> str:
+    """A current-layout run of 4 ranks (one process, -g 4) with ``rows``, no command line and no name."""
+    ranks = "".join(f"#  Rank  {i} Group  0 Pid   7070 on     dgx-03 device  {i} [0x1{i}] NVIDIA H100\n"
+                    for i in range(4))
+    return ("# nThread 1 nGpus 4 minBytes 1048576 maxBytes 2097152 step: 2(factor) warmup iters: 5 iters: 20 "
+            "agg iters: 1 validation: 1 graph: 0\n#\n# Using devices\n" + ranks + "#\n" + HEADER
+            + "".join(r + "\n" for r in rows)
+            + "# Out of bounds values : 0 OK\n# Avg bus bandwidth    : 1.5 \n")
+
+
+@pytest.mark.parametrize("redop,ratio,expected", [("sum", 1, "sendrecv"), ("none", 4, "alltoall")])
+def test_in_place_not_checked_names_sendrecv_and_alltoall(redop, ratio, expected):
+    """nccl-tests checks no in-place sendrecv or alltoall result (``N/A``) while it checks out-of-place:
+    sendrecv rows (``sum -1``, size = count × 4) were named all_reduce, alltoall rows (``none -1``, size =
+    nranks × count × 4) were left unknown."""
+    rows = [f"     {size:>7}       {size // 4 // ratio:>6}     float    {redop:>4}      -1    20.00    1.00"
+            "    1.00      0    20.00    1.00    1.00    N/A" for size in (1048576, 2097152)]
+    [run] = parse_nccl_output(_table(rows), "unnamed.txt")
+    assert (run.collective, run.collective_source, run.status) == (expected, "inferred", "ok")
+    # with the in-place result checked, the same rows are all_reduce / undecidable (all_gather or alltoall)
+    [run] = parse_nccl_output(_table([r[:-3] + "  0" for r in rows]), "unnamed.txt")
+    assert run.collective == ("all_reduce" if redop == "sum" else "unknown")

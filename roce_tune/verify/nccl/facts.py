@@ -38,22 +38,39 @@ def _elements_ratio(size: int, count: int, dtype: str) -> int | None:
 
 
 def infer_collective(redop: str | None, root: int | None, size: int, count: int, dtype: str,
-                     nranks: int | None) -> str | None:
+                     nranks: int | None, *, in_place_unchecked: bool = False) -> str | None:
     """Collective from one row's shape (see module docstring), or ``None`` if ambiguous.
 
     ``size`` is the row's message size in bytes, ``count`` its element count, ``dtype`` the NCCL data type
     name (bytes per element from ``TYPE_BYTES``), ``root`` the root rank or ``None``/negative for none.
+    ``in_place_unchecked``: the run validated its out-of-place results but printed ``N/A`` for every
+    in-place one, as nccl-tests does for sendrecv (whose rows read ``sum -1`` like all_reduce's) and
+    alltoall (``none -1`` like all_gather's); a reduction's and all_gather's in-place results are checked.
+
+    >>> infer_collective("sum", -1, 4096, 1024, "float", 2, in_place_unchecked=True)
+    'sendrecv'
+    >>> infer_collective("none", -1, 4096, 128, "float", 8, in_place_unchecked=True)
+    'alltoall'
     """
     reducing = redop is not None and redop.lower() not in ("", "none")
-    if reducing and root is not None and root >= 0:
+    rooted = root is not None and root >= 0
+    if reducing and rooted:
         return "reduce"
     ratio = _elements_ratio(size, count, dtype)
     if ratio is None or nranks == 1:
         return None
+    if rooted:  # redop "none", or no redop column (first layout)
+        return "broadcast" if ratio == 1 else None
+    return _unrooted(reducing, ratio, in_place_unchecked)
+
+
+def _unrooted(reducing: bool, ratio: int, in_place_unchecked: bool) -> str | None:
+    """A collective without a root from its ``size / (count × type size)`` ratio (see
+    :func:`infer_collective`)."""
+    if in_place_unchecked:
+        return ("sendrecv" if ratio == 1 else None) if reducing else "alltoall"
     if reducing:
         return "all_reduce" if ratio == 1 else "reduce_scatter"
-    if redop is not None and root is not None and root >= 0 and ratio == 1:
-        return "broadcast"
     return None
 
 
@@ -66,7 +83,8 @@ class RunFacts:
     format: Literal["text", "json"] = "text"
     collective: tuple[str, str] | None = None  # (name, how found)
     rows: list[NcclRow] = field(default_factory=list)
-    ranks: list[tuple[int, int, str, int]] = field(default_factory=list)  # rank, pid, host, device
+    #: (rank, pid or None when not printed, host or "" when not printed, device)
+    ranks: list[tuple[int, int | None, str, int]] = field(default_factory=list)
     headers: int = 0
     oob_lines: int = 0
     avg_lines: int = 0

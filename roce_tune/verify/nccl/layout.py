@@ -42,15 +42,26 @@ class Header:
 DEFAULT_HEADER = Header(("redop", "root"), (("time", "algbw", "busbw", "wrong"),) * 2, assumed=True)
 
 
+#: first columns of a table header → time scale to µs: current, and nccl-tests' first layout (2017-2019:
+#: ``bytes N type op [root] time algbw busbw res``, no units line, time printed as ``deltaSec * 1.0E3`` = ms,
+#: ``res`` = max error)
+_FIRST_COLUMNS: dict[tuple[str, ...], float] = {("size", "count", "type"): 1.0,
+                                                 ("bytes", "N", "type"): 1000.0}
+#: the first layout's names of later columns
+_SYNONYMS = {"op": "redop", "res": "error"}
+
+
 def parse_header(line: str) -> Header | None:
     """The column layout of an nccl-tests table header line (``size count type [redop] [root] time algbw
-    busbw #wrong|error …``, with or without ``#``), or None when ``line`` is not one."""
-    toks = line.lstrip("# \t").split()
-    if len(toks) < 5 or toks[:3] != ["size", "count", "type"] or "busbw" not in toks:
+    busbw #wrong|error …`` or the first ``bytes N type [op] [root] time algbw busbw res …``, with or without
+    ``#``), or None when ``line`` is not one."""
+    toks = [_SYNONYMS.get(t, t) for t in line.lstrip("# \t").split()]
+    scale = _FIRST_COLUMNS.get(tuple(toks[:3]))
+    if len(toks) < 5 or scale is None or "busbw" not in toks:
         return None
     i, labels = 3, []
-    while i < len(toks) and toks[i] in ("redop", "op", "root"):
-        labels.append("redop" if toks[i] == "op" else toks[i])
+    while i < len(toks) and toks[i] in ("redop", "root"):
+        labels.append(toks[i])
         i += 1
     blocks: list[list[str]] = []
     stamp = False
@@ -65,7 +76,7 @@ def parse_header(line: str) -> Header | None:
         if not blocks:
             return None
         blocks[-1].append(t)
-    return Header(tuple(labels), tuple(tuple(b) for b in blocks), stamp) if blocks else None
+    return Header(tuple(labels), tuple(tuple(b) for b in blocks), stamp, scale) if blocks else None
 
 
 _COUNT = re.compile(r"^(\d+|\d(\.\d+)?e\+\d\d+)$")  # "%6g" of a count: 12 or 1.23457e+07

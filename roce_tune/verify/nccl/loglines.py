@@ -3,9 +3,13 @@ the launcher's line prefixes and terminal colours.
 
 ``srun -l`` prefixes ``12: `` (padded to the width of the largest task id, `` 3: ``; ``P1 3: `` in a
 heterogeneous job: Slurm ``src/common/write_labelled_message.c``), ``mpirun --tag-output``
-``[1,0]<stdout>:``, log shippers an ISO-8601 timestamp; NCCL INFO lines give the library version and
-rank count, WARN/ABORT lines are kept as notes. ``pdsh``/``clush`` prefix each line with ``host: ``
-and interleave the hosts (pdsh(1)): :func:`per_host_views` gives one text per host.
+``[1,0]<stdout>:`` (after a ctime stamp with ``--timestamp-output``; indented when a CI log quotes it),
+MPICH/Intel MPI ``mpiexec -l`` ``[0] ``, ``kubectl logs --prefix`` ``[pod/name/container] ``, ``docker
+compose logs`` ``worker-1  | ``, log shippers and ``kubectl logs --timestamps`` an ISO-8601 timestamp
+(``[…]`` or not, ``T`` or a blank between date and time), moreutils ``ts`` ``Mar 03 13:51:36 ``
+(prefixes may stack); NCCL INFO lines give the library version and rank count, WARN/ABORT lines are kept
+as notes. ``pdsh``/``clush`` prefix each line with ``host: `` and interleave the hosts (pdsh(1)):
+:func:`per_host_views` gives one text per host.
 """
 
 from __future__ import annotations
@@ -14,7 +18,17 @@ import re
 
 from roce_tune.verify.nccl.facts import RunFacts
 
-_PREFIX = re.compile(r"^(?:\[\d+,\d+\]<std(?:out|err)>:|(?:P\d+ )? *\d{1,6}: |\d{4}-\d\d-\d\dT[\d:.,]+Z? )")
+_PREFIX = re.compile(
+    r"^(?:\s*\[\d+,\d+\]<std(?:out|err)>:"  # mpirun --tag-output (indented when quoted in a CI log)
+    r"|[A-Z][a-z]{2} [A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d \d{4}(?=\[\d+,\d+\]<std)"  # --timestamp-output
+    r"|(?:P\d+ )? *\d{1,6}: "  # srun -l
+    r"|\[?\d{4}-\d\d-\d\d[T ][\d:.,]+(?:Z|[+-]\d\d:?\d\d)?\]? "  # ISO-8601 (kubectl --timestamps, shippers)
+    r"|[A-Z][a-z]{2} [ \d]\d \d\d:\d\d:\d\d "  # moreutils ts
+    r"|\[pod/[^\]\s]+\] "  # kubectl logs --prefix
+    r"|[A-Za-z][\w.-]*\s*\| "  # docker compose logs
+    r"|\[\d{1,6}\] )")  # mpiexec -l / -prepend-rank (MPICH, Intel MPI)
+#: prefixes stacked on one line (kubectl's pod prefix before its timestamp) read at most this many times
+_MAX_PREFIXES = 3
 _ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
 #: pdsh/clush ``host: `` (a letter first: srun's numeric ``12: `` is a task id of one job, read by _PREFIX)
 _HOST_PREFIX = re.compile(r"^([A-Za-z][A-Za-z0-9_.-]*): ")
@@ -36,8 +50,11 @@ def clean_line(line: str) -> str:
     '  8  2 float'
     """
     line = _ANSI.sub("", line).rstrip()
-    m = _PREFIX.match(line)
-    return line[m.end():] if m else line
+    for _ in range(_MAX_PREFIXES):
+        if (m := _PREFIX.match(line)) is None:
+            break
+        line = line[m.end():]
+    return line
 
 
 def read_nccl_log_line(line: str, target: RunFacts) -> bool:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from roce_tune.captures import decode_capture
 from roce_tune.findings import Finding, Location, RoceTuneError, Severity
 from roce_tune.verify.nccl.jsonfile import parse_json
 from roce_tune.verify.nccl.loglines import per_host_views
@@ -37,14 +38,15 @@ def parse_nccl_output(text: str, source: str = "<text>") -> list[NcclRun]:
 
 
 def parse_nccl_file(path: str) -> list[NcclRun]:
-    """Read ``path`` (undecodable bytes replaced) and :func:`parse_nccl_output` it.
+    """Read ``path`` (UTF-8, or UTF-16 with its byte order mark as Windows PowerShell redirects write it;
+    undecodable bytes replaced: :func:`roce_tune.captures.decode_capture`) and :func:`parse_nccl_output` it.
 
     Raises:
         RoceTuneError: RT301 when the file cannot be read or is not nccl-tests output.
     """
     try:
-        with open(path, encoding="utf-8", errors="replace") as fh:
-            text = fh.read()
+        with open(path, "rb") as fh:
+            text = decode_capture(fh.read())
     except OSError as exc:
         raise RoceTuneError([Finding(
             rule=RULE_NOT_NCCL, severity=Severity.error,

@@ -41,7 +41,8 @@ def _ran_alone_evidence(b: RunFacts) -> list[str]:
         evidence.append(f"table header printed {b.headers} times")
     if b.summaries > 1:
         evidence.append(f"summary printed {b.summaries} times")
-    if b.launcher_np and b.launcher_np > 1 and len(procs) == 1:
+    pids_known = all(r[1] is not None for r in b.ranks)  # old nccl-tests printed no pid
+    if b.launcher_np and b.launcher_np > 1 and len(procs) == 1 and pids_known:
         evidence.append(f"launcher started {b.launcher_np} processes but one process listed its ranks")
     return evidence
 
@@ -57,13 +58,20 @@ def _collective(b: RunFacts, rows: list[NcclRow], nranks: int | None,
     name, how = b.collective or (None, "none")
     if name is None and rows:
         r0 = next((r for r in rows if r.size_bytes > 0), rows[0])
-        name = infer_collective(r0.redop, r0.root, r0.size_bytes, r0.count, r0.type, nranks)
+        name = infer_collective(r0.redop, r0.root, r0.size_bytes, r0.count, r0.type, nranks,
+                                in_place_unchecked=_in_place_unchecked(rows))
         how = "inferred" if name else "none"
     if name is None and b.inherited:  # the last command line before this run
         name, how = b.inherited, "command line"
     if name is None and rows:
         notes.append("collective not named in the output and not inferable from the rows")
     return name, how
+
+
+def _in_place_unchecked(rows: list[NcclRow]) -> bool:
+    """Out-of-place results validated, and every in-place one printed ``N/A``."""
+    return (any(r.out_of_place is not None and r.out_of_place.validated for r in rows)
+            and all(r.in_place is not None and not r.in_place.validated for r in rows))
 
 
 def _nranks_from_rows(rows: list[NcclRow], name: str | None) -> int | None:
@@ -208,6 +216,6 @@ def finalize_run(b: RunFacts) -> NcclRun:
         collective=name or "unknown", collective_source=how, rows=rows, avg_busbw_gbps=avg,
         avg_busbw_source=avg_src, max_busbw_gbps=mx, status=status, problems=fails + notes,
         out_of_bounds=b.oob, nranks=nranks, ndevices=len({(r[2], r[3]) for r in b.ranks}) or None,
-        hosts=list(dict.fromkeys(r[2] for r in b.ranks)),
+        hosts=list(dict.fromkeys(r[2] for r in b.ranks if r[2])),
         nccl_version=b.nccl_version, nccl_tests_version=b.nccl_tests_version,
         complete=b.complete, source=b.source, line=b.line, format=b.format)

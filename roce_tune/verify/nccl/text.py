@@ -5,7 +5,10 @@ A run starts at its preamble (``# nccl-tests version``, ``# Collective test star
 rank list, a ``*_perf`` command line or a ``<name> result`` label) or at its table header, and ends with
 its summary (``Out of bounds values`` / ``Avg bus bandwidth``); several runs may share one file. A run
 killed after its table header ends at the next ``*_perf`` command line or nThread line with other
-parameters (a no-MPI build repeats the same nThread line, which stays in the run).
+parameters (a no-MPI build repeats the same nThread line, which stays in the run); a run killed after its
+rank list or header (hung in NCCL init) ends at the next run's first line (version, starting, nThread or
+command line) unless the launcher started more processes than it listed (no-MPI build, see
+:meth:`_TextReader._preamble_done`).
 """
 
 from __future__ import annotations
@@ -21,12 +24,27 @@ _TESTS_VERSION = re.compile(r"nccl-tests version (\S+)(?:.*?nccl-library=(\d+))?
 _STARTING = re.compile(r"Collective test (starting|concluded):\s*(\S+)")
 _NTHREAD = re.compile(r"^#?\s*nThread\s+\d+\s+nGpus\s+\d+")
 _VALIDATION = re.compile(r"validation:\s*(\d+)")
-_RANK = re.compile(r"^#?\s*Rank\s+(\d+)\s+(?:Group\s+\d+\s+)?Pid\s+(\d+)\s+on\s+(\S+)\s+device\s+(\d+)")
+#: ``Rank 0 Group 0 Pid 12 on host device 0``; before nccl-tests 2.x-2019 ``Rank 0 on host device 0`` (no pid)
+#: and ``Rank 0 uses device 0`` (no host either)
+_RANK = re.compile(r"^#?\s*Rank\s+(\d+)\s+(?:Group\s+\d+\s+)?(?:Pid\s+(\d+)\s+)?(?:on\s+(\S+)\s+)?"
+                   r"(?:uses\s+)?device\s+(\d+)")
 _OOB = re.compile(r"Out of bounds values\s*:\s*(\d+)\s*(OK|FAILED)?", re.IGNORECASE)
 _AVG = re.compile(r"Avg bus bandwidth\s*:\s*(\S+)\s*(OK|FAILED)?", re.IGNORECASE)
-_FAIL = re.compile(r"\bTest (?:NCCL |CUDA )?failure\b")  # nccl-tests NCCLCHECK/CUDACHECK/TESTCHECK
+#: nccl-tests NCCLCHECK/CUDACHECK/TESTCHECK: ``host: Test NCCL failure f.cu:1 '…'``, ``.. host pid 1: Test
+#: failure f.cu:2``; before 2.13 (no ``Test``, no host) ``NCCL failure f.cu:1 '…'``,
+#: ``Cuda failure f.cu:1 '…'``, ``Failed, NCCL error f.cu:1 '…'``, ``Failed: Cuda error f.cu:1 '…'``
+#: (NCCL's own log lines are read first); ``-T``: ``host: Test timeout (30s) common.cu:1``
+_FAIL = re.compile(r"\bTest (?:NCCL |CUDA )?failure\b|\bTest timeout \(\d+s\)"
+                   r"|\b(?:NCCL|CUDA|Cuda) failure \S+:\d+|\bFailed[:,] (?:NCCL|CUDA|Cuda) error \S+:\d+")
+#: the launcher, Slurm or the shell saying a process failed, was killed by a signal or the job was cancelled
 _LAUNCH_FAIL = re.compile(r"non-zero exit code|exited with non-zero status|MPI_ABORT was invoked"
-                          r"|srun: error: .*[Ee]xited with exit code [1-9]")
+                          r"|srun: error: .*[Ee]xited with exit code [1-9]"
+                          r"|srun: error: \S+: tasks? [\d,\[\]-]+: (?![Ee]xited with exit code)\S"
+                          r"|exited on signal \d+|\bCaught signal \d+|\*\*\* Process received signal \*\*\*"
+                          r"|BAD TERMINATION OF ONE OF YOUR APPLICATION PROCESSES"
+                          r"|\bCANCELLED AT \S+ DUE TO"  # Slurm
+                          r"|^command terminated with exit code [1-9]"  # kubectl exec
+                          r"|^\s*(?:Bus error|Segmentation fault|Killed|Aborted)(?: \(core dumped\))?\s*$")
 _ERROR = re.compile(r"^#\s*error:\s*(.+)")
 _LABEL = re.compile(r"^\s*([a-z_]+)\s+results?\s*:?\s*$")
 _BINARY = re.compile(r"(?:^|[\s/=])([a-z_]+_perf(?:_mpi)?)(?=\s|$)")
@@ -63,14 +81,29 @@ class _TextReader:
         p.notes.clear()
         return self.cur
 
-    def preamble(self, lineno: int, fresh: bool = False) -> RunFacts:
+    def preamble(self, lineno: int, fresh: bool = False, opening: bool = False) -> RunFacts:
         """The run a preamble line belongs to: a new one once the current run has results, or once it has
         its table header when the line is ``fresh`` (it cannot be the current run's: another ``*_perf``
-        command line, other nThread parameters; a run killed after its header is followed by the next)."""
+        command line, other nThread parameters; a run killed after its header is followed by the next), or
+        once it listed its ranks or printed its header when the line is ``opening`` (a run's first lines:
+        ``# nccl-tests version``, ``# Collective test starting``, nThread) and no other process's
+        preamble is due (see :meth:`_preamble_done`)."""
         cur = self.cur
-        if cur is None or cur.rows or cur.summaries or cur.fail_notes or (fresh and cur.headers):
+        if cur is None or cur.rows or cur.summaries or cur.fail_notes or (fresh and cur.headers) \
+                or (opening and self._preamble_done(cur)):
             return self.new(lineno)
         return cur
+
+    @staticmethod
+    def _preamble_done(run: RunFacts) -> bool:
+        """``run`` listed its ranks (or printed its table header), so another run's first lines start a new
+        run: a run that hung in NCCL init or at its first size, then the next one (``tee -a``). Not while
+        the launcher started more processes than listed ranks: each process of a build without MPI
+        prints its own preamble, and they stay in one run to be reported as having run alone."""
+        if not (run.ranks or run.headers):
+            return False
+        procs = {(r[2], r[1]) for r in run.ranks}
+        return not (run.launcher_np and run.launcher_np > len(procs))
 
     def current(self, lineno: int) -> RunFacts:
         return self.cur if self.cur is not None else self.new(lineno)
@@ -103,7 +136,7 @@ class _TextReader:
     def _on_tests_version(self, n: int, line: str) -> bool:
         if not (m := _TESTS_VERSION.search(line)):
             return False
-        run = self.preamble(n)
+        run = self.preamble(n, opening=True)
         run.structural, run.nccl_tests_version = True, m.group(1)
         if m.group(2):
             run.nccl_version = nccl_version_from_code(int(m.group(2)))
@@ -112,7 +145,7 @@ class _TextReader:
     def _on_starting(self, n: int, line: str) -> bool:
         if not (m := _STARTING.search(line)):
             return False
-        run = self.preamble(n) if m.group(1) == "starting" else self.current(n)
+        run = self.preamble(n, opening=True) if m.group(1) == "starting" else self.current(n)
         run.structural = True
         run.name(collective_from_program(m.group(2)), "header")
         return True
@@ -121,7 +154,7 @@ class _TextReader:
         if not _NTHREAD.match(line):
             return False
         cur, params = self.cur, line.strip()
-        run = self.preamble(n, fresh=cur is not None and cur.nthread_line not in (None, params))
+        run = self.preamble(n, fresh=cur is not None and cur.nthread_line not in (None, params), opening=True)
         run.structural = True
         run.nthread_line = run.nthread_line or params
         if v := _VALIDATION.search(line):
@@ -133,7 +166,8 @@ class _TextReader:
             return False
         run = self.preamble(n)
         run.structural = True
-        run.ranks.append((int(m.group(1)), int(m.group(2)), m.group(3), int(m.group(4))))
+        pid = int(m.group(2)) if m.group(2) else None
+        run.ranks.append((int(m.group(1)), pid, m.group(3) or "", int(m.group(4))))
         return True
 
     def _on_oob(self, n: int, line: str) -> bool:
@@ -232,7 +266,7 @@ class _TextReader:
             return False
         name = collective_from_program(m.group(1))
         if name:
-            run = self.preamble(n, fresh=True)
+            run = self.preamble(n, fresh=True, opening=True)
             run.name(name, "command line")
             self.pending.inherited = name
             lm = _LAUNCHER.search(line)
