@@ -130,11 +130,15 @@ def _queue_table(b: Block, ctx: Ctx, platform: str, f: CaptureFormat) -> bool:
     sw = _switch(b, ctx, platform)
     family, parsed = _parser(f)(b.text)
     wred = family == "wred"
-    rows = {(t.split()[0], t.split()[1].upper()): no for no, t in b.lines if len(t.split()) > 2}
+    rows: dict[tuple[str, str], int] = {}
+    for no, t in b.lines:  # an egress queue's row: UC<n> or ALL<n> (queuestat's names), never MC<n>
+        tok = t.split()
+        if len(tok) > 2 and (m := re.fullmatch(r"(?:UC|ALL)(\d+)", tok[1], re.IGNORECASE)):
+            rows.setdefault((tok[0], m.group(1)), no)
 
     def line_of(port: str, name: str) -> int:
         q = re.match(r"q(\d+)_", name)
-        return rows.get((port, f"UC{q.group(1)}" if q else ""), b.start)
+        return rows.get((port, q.group(1) if q else ""), b.start)
 
     _store_ports(sw, family, parsed, b, line_of, ctx)
     # a column the platform cannot count (N/A) is not zero: mark the family read only where numbers were

@@ -61,6 +61,38 @@ GCU_RDMA_SCENARIOS: dict[str, list[tuple[tuple[str, ...], tuple[str, ...], dict[
 }
 
 
+PFCWD_STATS_HEADER = (
+    "      QUEUE       STATUS    STORM DETECTED/RESTORED    TX OK/DROP    RX OK/DROP    TX LAST OK/DROP    "
+    "RX LAST OK/DROP",
+    "-----------  -----------  -------------------------  ------------  ------------  -----------------  "
+    "-----------------",
+)
+#: the counter pairs of a ``show pfcwd stats`` row, in the header's order
+PFCWD_STATS_PAIRS = (("detected", "restored"), ("tx_ok", "tx_drop"), ("rx_ok", "rx_drop"),
+                     ("tx_last_ok", "tx_last_drop"), ("rx_last_ok", "rx_last_drop"))
+
+
+def pfcwd_stats_table(db: dict[str, Any], stats: Callable[[str, str], dict[str, int]], empty: bool) -> str:
+    """``show pfcwd stats [--empty]`` as sonic-utilities pfcwd/main.py ``show_stats`` prints it: a row per
+    queue (``port:index``) whose counter pairs are not all ``0/0`` — every queue of every port with
+    ``--empty``/``-e``, STATUS ``N/A`` where the watchdog does not run (``pfcwd_sw_enable``);
+    ``stats(port, queue)`` gives the queue's counters (keys of :data:`PFCWD_STATS_PAIRS`)."""
+    lines = list(PFCWD_STATS_HEADER)
+    ports = sorted(db.get("PORT", {}), key=lambda p: int(re.sub(r"\D", "", p) or 0))
+    for port in ports:
+        enabled = str(db.get("PORT_QOS_MAP", {}).get(port, {}).get("pfcwd_sw_enable", ""))
+        on = {q for q in enabled.split(",") if q}
+        for q in (str(i) for i in range(8)):
+            s = stats(port, q) if q in on else {}
+            pairs = [f"{s.get(a, 0)}/{s.get(b, 0)}" for a, b in PFCWD_STATS_PAIRS]
+            if empty or any(p != "0/0" for p in pairs):
+                status = ("stormed" if s.get("detected", 0) > s.get("restored", 0) else "operational") \
+                    if q in on else "N/A"
+                lines.append(f"{port + ':' + q:>11}  {status:>11}  {pairs[0]:>25}  {pairs[1]:>12}  "
+                             f"{pairs[2]:>12}  {pairs[3]:>17}  {pairs[4]:>17}")
+    return "\n".join(lines) + "\n"
+
+
 def gcu_field_operation_errors(old: dict[str, Any], target: dict[str, Any], asic: str,
                                branch: str | None = None) -> list[str]:
     """What ``config apply-patch`` / ``replace`` / ``rollback`` refuse before changing anything: GCU's
@@ -348,15 +380,8 @@ class SonicSession(LinuxSession):
         if text == "platform summary":
             return self.platform_summary(), 0
         if text.startswith("pfcwd stats"):
-            lines = ["      QUEUE    STATUS    STORM DETECTED/RESTORED    TX OK/DROP    RX OK/DROP",
-                     "-----------  --------  -------------------------  ------------  ------------"]
-            for port, cfg in dev.config_db.get("PORT_QOS_MAP", {}).items():
-                for q in cfg.get("pfcwd_sw_enable", "").split(","):
-                    if q:
-                        s = dev.pfcwd_stats.get(f"{port}:{q}", {})
-                        lines.append(f"{port + ':' + q:>11}  operational  {s.get('detected', 0)}/"
-                                     f"{s.get('restored', 0):<24}0/0           0/0")
-            return "\n".join(lines) + "\n", 0
+            return pfcwd_stats_table(dev.config_db, lambda port, q: dev.pfcwd_stats.get(f"{port}:{q}", {}),
+                                     empty=bool({"-e", "--empty"} & set(args))), 0
         if text.startswith("queue counters"):
             ports = args[2:] or sorted(dev.config_db.get("PORT", {}), key=lambda p: int(p[8:] or 0))
             lines = ["     Port    TxQ    Counter/pkts    Counter/bytes    Drop/pkts    Drop/bytes",

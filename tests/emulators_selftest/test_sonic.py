@@ -44,7 +44,7 @@ def test_checkpoint_patch_rollback_byte_identical(one):
     assert "rc=0" in conn.send_command("sudo config apply-patch -v /tmp/roce.json; echo rc=$?")
     assert conn.send_command("sonic-db-cli CONFIG_DB hgetall 'PORT_QOS_MAP|Ethernet0'") == \
         "{'pfc_enable': '3', 'pfcwd_sw_enable': '3'}"
-    assert "Ethernet0:3" in conn.send_command("show pfcwd stats")
+    assert "Ethernet0:3" in conn.send_command("show pfcwd stats --empty")  # no storm: printed with -e only
     assert "UC3" in conn.send_command("show queue counters Ethernet0")
     assert json.loads(conn.send_command("sonic-cfggen -d --print-data"))["PORT"]["Ethernet0"]["mtu"] == "9216"
     assert "Config rolled back successfully." in conn.send_command("sudo config rollback pre")
@@ -135,3 +135,27 @@ def test_exec_channel_commands_are_recorded(one):
     assert seen.index("show version") < seen.index("sudo config checkpoint --help") < seen.index("echo done")
     assert "cat > /tmp/x.json <<'EOF'" in seen and '{"a": 1}' not in seen
     assert json.loads((dev.sandbox / "tmp" / "x.json").read_text()) == {"a": 1}
+
+
+def test_pfcwd_stats_hides_quiet_queues_unless_empty(tmp_path):
+    """pfcwd (sonic-utilities pfcwd/main.py, show_stats) prints a queue only when one of its counters is not
+    0/0, unless -e/--empty; then every queue, STATUS N/A where the watchdog does not run; 7 columns."""
+    from roce_tune.platforms.sonic_counters import parse_sonic_pfcwd_stats
+    from tests.emulators.core import EmulatorSpec
+    from tests.emulators.sonic import SonicDevice, factory_db
+
+    db = factory_db("sonic1", 2)
+    db["PORT_QOS_MAP"] = {"Ethernet0": {"pfc_enable": "3,4", "pfcwd_sw_enable": "3,4"}}
+    dev = SonicDevice(EmulatorSpec(platform="sonic", name="sonic1", initial_config=db), tmp_path)
+    dev.pfcwd_stats["Ethernet0:4"] = {"detected": 2, "restored": 1}
+    session = dev.new_session("admin", False)
+    quiet, _ = session.show(["pfcwd", "stats"])
+    assert "RX LAST OK/DROP" in quiet.splitlines()[0]
+    assert parse_sonic_pfcwd_stats(quiet) == {"Ethernet0": {
+        "q4_wd_storm_detected": 2, "q4_wd_storm_restored": 1, "q4_wd_tx_ok": 0, "q4_wd_tx_drop": 0,
+        "q4_wd_rx_ok": 0, "q4_wd_rx_drop": 0}}
+    every, _ = session.show(["pfcwd", "stats", "--empty"])
+    assert "Ethernet4:0" in every and "Ethernet0:7" in every
+    got = parse_sonic_pfcwd_stats(every)
+    assert set(got) == {"Ethernet0"} and got["Ethernet0"]["q3_wd_storm_detected"] == 0
+    assert {k[:2] for k in got["Ethernet0"]} == {"q3", "q4"}
