@@ -93,6 +93,22 @@ def pfcwd_stats_table(db: dict[str, Any], stats: Callable[[str, str], dict[str, 
     return "\n".join(lines) + "\n"
 
 
+def pfc_counters_tables(ports: list[str], frames: Callable[[str, str, int], int]) -> str:
+    """``show pfc counters`` as sonic-utilities scripts/pfcstat prints it: a ``Port Rx`` then a ``Port Tx``
+    table (tabulate ``simple``, right-aligned, thousands separators), every port; ``frames(port, "rx"|"tx",
+    priority)`` gives the PFC frames."""
+    out = []
+    for d in ("Rx", "Tx"):
+        width = max([len(f"Port {d}")] + [len(p) for p in ports])
+        out.append(f"{'Port ' + d:>{width}}  " + "  ".join(f"PFC{p}" for p in range(8)))
+        out.append("-" * width + "  " + "  ".join(["------"] * 8))
+        for port in ports:
+            cells = (f"{frames(port, d.lower(), p):>6,}" for p in range(8))
+            out.append(f"{port:>{width}}  " + "  ".join(cells))
+        out.append("")
+    return "\n".join(out) + "\n"
+
+
 def gcu_field_operation_errors(old: dict[str, Any], target: dict[str, Any], asic: str,
                                branch: str | None = None) -> list[str]:
     """What ``config apply-patch`` / ``replace`` / ``rollback`` refuse before changing anything: GCU's
@@ -191,6 +207,8 @@ class SonicDevice(LinuxDevice):
         self.asic_count: int | None = spec.options.get("asic_count", len(namespaces) or 1)
         self.pfcwd_stats: dict[str, dict[str, int]] = {}
         self.queue_counters: dict[tuple[str, int], dict[str, int]] = {}
+        #: PFC frames per (port, "rx"/"tx", priority) for ``show pfc counters`` (absent: 0)
+        self.pfc_counters: dict[tuple[str, str, int], int] = {}
 
     @property
     def hostname(self) -> str:
@@ -392,7 +410,10 @@ class SonicSession(LinuxSession):
                     lines.append(f"{port:>9}    UC{q}  {c.get('pkts', 0):>14}  {c.get('bytes', 0):>15}  "
                                  f"{c.get('drop_pkts', 0):>11}  {c.get('drop_bytes', 0):>12}")
             return "\n".join(lines) + "\n", 0
-        if text.startswith(("pfc counters", "pfc priority", "pfcwd config", "queue wredcounters",
+        if text.startswith("pfc counters"):
+            return pfc_counters_tables(sorted(dev.config_db.get("PORT", {}), key=lambda p: int(p[8:] or 0)),
+                                       lambda port, d, p: dev.pfc_counters.get((port, d, p), 0)), 0
+        if text.startswith(("pfc priority", "pfcwd config", "queue wredcounters",
                             "buffer", "ecn")):
             return "", 0
         return ("Usage: show [OPTIONS] COMMAND [ARGS]...\nError: No such command "

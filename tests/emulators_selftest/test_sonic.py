@@ -159,3 +159,21 @@ def test_pfcwd_stats_hides_quiet_queues_unless_empty(tmp_path):
     got = parse_sonic_pfcwd_stats(every)
     assert set(got) == {"Ethernet0"} and got["Ethernet0"]["q3_wd_storm_detected"] == 0
     assert {k[:2] for k in got["Ethernet0"]} == {"q3", "q4"}
+
+
+def test_pfc_counters_print_pfcstat_tables(tmp_path):
+    """``show pfc counters`` (sonic-utilities scripts/pfcstat) prints a ``Port Rx`` and a ``Port Tx`` table,
+    every port, thousands separators; it printed nothing."""
+    from roce_tune.platforms.sonic_counters import parse_sonic_pfc_counters
+    from tests.emulators.core import EmulatorSpec
+    from tests.emulators.sonic import SonicDevice
+
+    dev = SonicDevice(EmulatorSpec(platform="sonic", name="sonic1", options={"ports": 2}), tmp_path)
+    dev.pfc_counters[("Ethernet4", "tx", 3)] = 15437
+    out, rc = dev.new_session("admin", False).show(["pfc", "counters"])
+    assert rc == 0 and "15,437" in out
+    assert [t.split()[:2] for t in out.splitlines() if t.strip().startswith("Port")] == [["Port", "Rx"],
+                                                                                        ["Port", "Tx"]]
+    got = parse_sonic_pfc_counters(out)
+    assert set(got) == {"Ethernet0", "Ethernet4"} and got["Ethernet4"]["pfc_tx_prio3"] == 15437
+    assert len(got["Ethernet0"]) == 16 and not any(got["Ethernet0"].values())

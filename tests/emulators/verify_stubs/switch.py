@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import server
-from ..sonic import SonicDevice, SonicSession, pfcwd_stats_table
+from ..sonic import SonicDevice, SonicSession, pfc_counters_tables, pfcwd_stats_table
 from . import model as m
 
 PLATFORM = "sonic-model"
@@ -61,15 +61,8 @@ class ModelSonicSession(SonicSession):
         text = " ".join(args)
         c = self.device.counters()
         if text.startswith("pfc counters"):
-            out = []
-            for d in ("Rx", "Tx"):
-                out.append(f"  Port {d}    " + "    ".join(f"PFC{p}" for p in range(8)))
-                out.append("---------  " + "  ".join(["------"] * 8))
-                for port in self._ports(args[2:]):
-                    vals = [_n(c.get(port, {}).get(f"pfc_{d.lower()}_prio{p}", 0)) for p in range(8)]
-                    out.append(f"{port:>9}  " + "  ".join(f"{v:>6}" for v in vals))
-                out.append("")
-            return "\n".join(out) + "\n", 0
+            return pfc_counters_tables(self._ports(args[2:]),
+                                       lambda port, d, p: c.get(port, {}).get(f"pfc_{d}_prio{p}", 0)), 0
         if text.startswith(("queue counters", "queue wredcounters")):
             wred = args[1] == "wredcounters"
             cols = (("wred_drop_pkts", "WredDrp/pkts"), ("wred_drop_bytes", "WredDrp/bytes"),
