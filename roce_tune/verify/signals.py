@@ -79,6 +79,14 @@ def _read(counters: dict[str, int], names: tuple[str, ...]) -> dict[str, int]:
     return {k: counters[k] for k in names if k in counters}
 
 
+def _read_flags(e: dict[str, int], hw: dict[str, int], lossless: list[int]) -> dict[str, bool]:
+    """The ``*_counted`` fields of :class:`HostSignals`: which inputs the NIC's counters hold."""
+    return {"prio_counted": any(f"{d}_prio{p}_packets" in e for d in ("rx", "tx") for p in range(8)),
+            "ecn_counted": "np_ecn_marked_roce_packets" in hw, "cnp_handled_counted": "rp_cnp_handled" in hw,
+            "loss_counted": any(k in hw for k in LOSS_COUNTERS),
+            "pause_counted": any(f"rx_prio{p}_pause" in e for p in lossless)}
+
+
 def host_signals(c: HostNicCounters, lossless: list[int]) -> HostSignals:
     """Signals of one NIC from its counter delta; ``lossless`` = the plan's lossless priorities."""
     e, hw = c.ethtool, c.hw
@@ -96,10 +104,7 @@ def host_signals(c: HostNicCounters, lossless: list[int]) -> HostSignals:
         ecn_marked=hw.get("np_ecn_marked_roce_packets", 0), cnp_sent=hw.get("np_cnp_sent", 0),
         cnp_handled=hw.get("rp_cnp_handled", 0), cnp_ignored=hw.get("rp_cnp_ignored", 0),
         loss_events=sum(loss.values()), loss_detail=loss,
-        discards=sum(e.get(k, 0) for k in DISCARD_COUNTERS),
-        prio_counted=any(f"{d}_prio{p}_packets" in e for d in ("rx", "tx") for p in range(8)),
-        ecn_counted="np_ecn_marked_roce_packets" in hw, cnp_handled_counted="rp_cnp_handled" in hw,
-        loss_counted=bool(loss_read), pause_counted=any(f"rx_prio{p}_pause" in e for p in lossless))
+        discards=sum(e.get(k, 0) for k in DISCARD_COUNTERS), **_read_flags(e, hw, lossless))
 
 
 @dataclass(frozen=True)
@@ -184,5 +189,9 @@ def fabric_signals(delta: CounterSnapshot, lossless_prios: list[int],
         wd_drops_by_port=wd_drops, ecn_unread_ports=ecn_unread,
         wd_unread=unread_ports(delta, lossless_queues, ("_wd_storm_detected",)),
         drops_unread=unread_ports(delta, lossless_queues, ("_drop_pkts", "_wred_drop_pkts")),
-        pfc_unread=unread_ports(delta, [], (), tuple(f"pfc_{d}_{w}" for d in ("rx", "tx") for w in (
-            [f"prio{p}" for p in lossless_prios] + ["all"]))))
+        pfc_unread=unread_ports(delta, [], (), _pfc_names(lossless_prios)))
+
+
+def _pfc_names(prios: list[int]) -> tuple[str, ...]:
+    """The PFC frame counters of ``prios`` and the per-port totals (:mod:`roce_tune.platforms.counters`)."""
+    return tuple(f"pfc_{d}_{w}" for d in ("rx", "tx") for w in [f"prio{p}" for p in prios] + ["all"])
