@@ -11,6 +11,7 @@ storm during it from; sonic-utilities pfcwd/main.py ``show_stats``). Counter nam
 
 from __future__ import annotations
 
+import json
 import re
 
 from roce_tune.plan import SwitchPlan
@@ -94,14 +95,49 @@ _WRED_COLUMNS = re.compile(r"WredDrp|EcnMarked", re.IGNORECASE)
 def parse_sonic_queue_table(text: str) -> tuple[str, PortCounters]:
     r"""``show queue counters`` or ``show queue wredcounters``, told apart by the WRED/ECN columns
     (``WredDrp``/``EcnMarked`` anywhere in the output) → (counter family ``"queue"`` or ``"wred"``, counters
-    of :func:`parse_sonic_queue_counters` or :func:`parse_sonic_wred_counters`).
+    of :func:`parse_sonic_queue_counters` or :func:`parse_sonic_wred_counters`); their ``-j`` JSON too.
+
+    Raises:
+        ValueError: JSON output that does not parse (:func:`_sonic_queue_json`).
 
     >>> parse_sonic_queue_table("Port TxQ WredDrp/pkts\n---- --- ----\nEthernet0 UC3 5")
     ('wred', {'Ethernet0': {'q3_wred_drop_pkts': 5}})
     """
+    if text.lstrip().startswith("{"):
+        return _sonic_queue_json(text)
     if _WRED_COLUMNS.search(text):
         return "wred", parse_sonic_wred_counters(text)
     return "queue", parse_sonic_queue_counters(text)
+
+
+#: ``show queue counters -j`` / ``show queue wredcounters -j`` keys (queuestat / wredstat ``build_json``)
+_JSON_KEYS = {"totalpacket": "tx_pkts", "totalbytes": "tx_bytes", "droppacket": "drop_pkts",
+              "dropbytes": "drop_bytes", "wreddroppacket": "wred_drop_pkts",
+              "wreddropbytes": "wred_drop_bytes", "ecnmarkedpacket": "ecn_marked_pkts",
+              "ecnmarkedbytes": "ecn_marked_bytes"}
+
+
+def _sonic_queue_json(text: str) -> tuple[str, PortCounters]:
+    """``-j`` output of queuestat or wredstat: ``{port: {"time": …, "UC3": {"totalpacket": "1,234", …}}}``
+    (values are strings, ``N/A`` where the SAI has no such counter) → (family, counters of the egress queues,
+    :data:`_EGRESS_QUEUE_RE`).
+
+    Raises:
+        ValueError: the text is not one JSON object (a cut capture).
+    """
+    data = json.loads(text[text.find("{"):text.rfind("}") + 1])
+    out: PortCounters = {}
+    wred = False
+    for port, queues in data.items() if isinstance(data, dict) else ():
+        for qname, vals in queues.items() if isinstance(queues, dict) else ():
+            m = _EGRESS_QUEUE_RE.fullmatch(qname)
+            if m is None or not isinstance(vals, dict):
+                continue
+            for key, val in vals.items():
+                wred = wred or key.startswith(("wred", "ecn"))
+                if key in _JSON_KEYS and (v := to_int(str(val))) is not None:
+                    out.setdefault(port, {})[f"q{m.group(1)}_{_JSON_KEYS[key]}"] = v
+    return ("wred" if wred else "queue"), out
 
 
 def _sonic_queue_table(text: str, names: dict[str, str]) -> PortCounters:

@@ -296,3 +296,47 @@ def test_sonic_counter_commands_print_queues_without_storms() -> None:
     """Without -e a queue that had no storm is not printed: read before a run and stormed during it, it
     would have no 'before' and its storm no delta."""
     assert any(re.fullmatch(r"show pfcwd stats (-e|--empty)", cmd) for cmd in sc.COMMANDS)
+
+
+# queuestat / wredstat -j (sonic-utilities scripts/queuestat, wredstat build_json): port -> queue name ->
+# counters as strings; N/A where the SAI has no such counter, thousands separators after a clear (ns_diff)
+SONIC_QUEUE_JSON = """\
+{
+    "Ethernet0": {
+        "time": "2025-01-08T18:31:12.675517",
+        "UC3": {
+            "totalpacket": "1,452,458,737",
+            "totalbytes": "1423409562260",
+            "droppacket": "12",
+            "dropbytes": "N/A"
+        },
+        "MC8": {
+            "totalpacket": "5",
+            "totalbytes": "500",
+            "droppacket": "0",
+            "dropbytes": "0"
+        }
+    }
+}
+"""
+SONIC_WRED_JSON = """\
+{
+    "Ethernet8": {
+        "cached_time": "2025-01-08T18:00:00.000000",
+        "time": "2025-01-08T18:31:12.675517",
+        "ALL3": {
+            "wreddroppacket": "N/A",
+            "wreddropbytes": "N/A",
+            "ecnmarkedpacket": "41,002",
+            "ecnmarkedbytes": "42000000"
+        }
+    }
+}
+"""
+
+
+def test_sonic_queue_and_wred_counters_json() -> None:
+    assert sc.parse_sonic_queue_table(SONIC_QUEUE_JSON) == ("queue", {"Ethernet0": {
+        "q3_tx_pkts": 1452458737, "q3_tx_bytes": 1423409562260, "q3_drop_pkts": 12}})
+    assert sc.parse_sonic_queue_table(SONIC_WRED_JSON) == ("wred", {"Ethernet8": {
+        "q3_ecn_marked_pkts": 41002, "q3_ecn_marked_bytes": 42000000}})
