@@ -1792,4 +1792,4 @@ CAPTURE_FORMATS: tuple[_CaptureFormat, ...] = (
 #: read-only commands ``audit --live`` runs (``{port}``: each lossless port of the plan)
 CAPTURE_COMMANDS: tuple[str, ...] = (
     "show runningconfiguration all", "show pfc counters", "show queue counters", "show queue wredcounters",
-    "show pfcwd stats", "show pfcwd config", "show interfaces counters")
+    "show pfcwd stats --empty", "show pfcwd config", "show interfaces counters")
