@@ -72,16 +72,29 @@ PFCWD_STATS_PAIRS = (("detected", "restored"), ("tx_ok", "tx_drop"), ("rx_ok", "
                      ("tx_last_ok", "tx_last_drop"), ("rx_last_ok", "rx_last_drop"))
 
 
+#: PORT ``role`` values of the ports a multi-ASIC box keeps to itself (backplane, inband, recirculation):
+#: ``show`` commands leave them out unless asked for every port (sonic_py_common.multi_asic.is_port_internal)
+INTERNAL_PORT_ROLES = frozenset({"Int", "Inb", "Rec", "Dpc"})
+
+
+def front_panel_ports(db: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
+    """(port, its PORT_QOS_MAP row) of every front-panel port, in port order: CONFIG_DB's own, or on a
+    multi-ASIC box (``localhost``/``asicN`` namespaces) every namespace's, internal ports left out."""
+    spaces = [db[k] for k in sorted(db) if re.fullmatch(r"asic\d+", k)] if "asic0" in db else [db]
+    out = [(port, ns.get("PORT_QOS_MAP", {}).get(port, {})) for ns in spaces
+           for port, row in ns.get("PORT", {}).items() if row.get("role") not in INTERNAL_PORT_ROLES]
+    return sorted(out, key=lambda pq: int(re.sub(r"\D", "", pq[0]) or 0))
+
+
 def pfcwd_stats_table(db: dict[str, Any], stats: Callable[[str, str], dict[str, int]], empty: bool) -> str:
     """``show pfcwd stats [--empty]`` as sonic-utilities pfcwd/main.py ``show_stats`` prints it: a row per
     queue (``port:index``) whose counter pairs are not all ``0/0`` — every queue of every port with
-    ``--empty``/``-e``, STATUS ``N/A`` where the watchdog does not run (``pfcwd_sw_enable``);
+    ``--empty``/``-e``, STATUS ``N/A`` where the watchdog does not run (``pfcwd_sw_enable``); the ports of
+    :func:`front_panel_ports`;
     ``stats(port, queue)`` gives the queue's counters (keys of :data:`PFCWD_STATS_PAIRS`)."""
     lines = list(PFCWD_STATS_HEADER)
-    ports = sorted(db.get("PORT", {}), key=lambda p: int(re.sub(r"\D", "", p) or 0))
-    for port in ports:
-        enabled = str(db.get("PORT_QOS_MAP", {}).get(port, {}).get("pfcwd_sw_enable", ""))
-        on = {q for q in enabled.split(",") if q}
+    for port, qos in front_panel_ports(db):
+        on = {q for q in str(qos.get("pfcwd_sw_enable", "")).split(",") if q}
         for q in (str(i) for i in range(8)):
             s = stats(port, q) if q in on else {}
             pairs = [f"{s.get(a, 0)}/{s.get(b, 0)}" for a, b in PFCWD_STATS_PAIRS]
@@ -411,7 +424,7 @@ class SonicSession(LinuxSession):
                                  f"{c.get('drop_pkts', 0):>11}  {c.get('drop_bytes', 0):>12}")
             return "\n".join(lines) + "\n", 0
         if text.startswith("pfc counters"):
-            return pfc_counters_tables(sorted(dev.config_db.get("PORT", {}), key=lambda p: int(p[8:] or 0)),
+            return pfc_counters_tables([p for p, _ in front_panel_ports(dev.config_db)],
                                        lambda port, d, p: dev.pfc_counters.get((port, d, p), 0)), 0
         if text.startswith(("pfc priority", "pfcwd config", "queue wredcounters",
                             "buffer", "ecn")):

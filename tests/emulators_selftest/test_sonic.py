@@ -177,3 +177,23 @@ def test_pfc_counters_print_pfcstat_tables(tmp_path):
     got = parse_sonic_pfc_counters(out)
     assert set(got) == {"Ethernet0", "Ethernet4"} and got["Ethernet4"]["pfc_tx_prio3"] == 15437
     assert len(got["Ethernet0"]) == 16 and not any(got["Ethernet0"].values())
+
+
+def test_multi_asic_counters_cover_every_namespace_front_panel_only(tmp_path):
+    """On a multi-ASIC box pfcstat and pfcwd run in every namespace and show the front-panel ports only
+    (utilities_common multi_asic, display 'frontend'); the emulator printed no port there."""
+    from roce_tune.platforms.sonic_counters import parse_sonic_pfc_counters, parse_sonic_pfcwd_stats
+    from tests.emulators.core import EmulatorSpec
+    from tests.emulators.sonic import SonicDevice, factory_db
+
+    asic0, asic1 = factory_db("sonic1", 1), factory_db("sonic1", 1)
+    asic1["PORT"] = {"Ethernet64": {"admin_status": "up", "role": "Ext"},
+                     "Ethernet-BP256": {"admin_status": "up", "role": "Int"}}
+    asic1["PORT_QOS_MAP"] = {"Ethernet64": {"pfc_enable": "3", "pfcwd_sw_enable": "3"}}
+    db = {"localhost": factory_db("sonic1", 0), "asic0": asic0, "asic1": asic1}
+    dev = SonicDevice(EmulatorSpec(platform="sonic", name="sonic1", initial_config=db), tmp_path)
+    session = dev.new_session("admin", False)
+    assert set(parse_sonic_pfc_counters(session.show(["pfc", "counters"])[0])) == {"Ethernet0", "Ethernet64"}
+    wd = parse_sonic_pfcwd_stats(session.show(["pfcwd", "stats", "--empty"])[0])
+    assert wd == {"Ethernet64": {f"q3_wd_{k}": 0 for k in ("storm_detected", "storm_restored", "tx_ok",
+                                                             "tx_drop", "rx_ok", "rx_drop")}}
