@@ -414,7 +414,7 @@ class SonicSession(LinuxSession):
             return pfcwd_stats_table(dev.config_db, lambda port, q: dev.pfcwd_stats.get(f"{port}:{q}", {}),
                                      empty=bool({"-e", "--empty"} & set(args))), 0
         if text.startswith("queue counters"):
-            ports = args[2:] or sorted(dev.config_db.get("PORT", {}), key=lambda p: int(p[8:] or 0))
+            ports = args[2:] or [p for p, _ in front_panel_ports(dev.config_db)]
             lines = ["     Port    TxQ    Counter/pkts    Counter/bytes    Drop/pkts    Drop/bytes",
                      "---------  -----  --------------  ---------------  -----------  ------------"]
             for port in ports:

@@ -182,7 +182,11 @@ def test_pfc_counters_print_pfcstat_tables(tmp_path):
 def test_multi_asic_counters_cover_every_namespace_front_panel_only(tmp_path):
     """On a multi-ASIC box pfcstat and pfcwd run in every namespace and show the front-panel ports only
     (utilities_common multi_asic, display 'frontend'); the emulator printed no port there."""
-    from roce_tune.platforms.sonic_counters import parse_sonic_pfc_counters, parse_sonic_pfcwd_stats
+    from roce_tune.platforms.sonic_counters import (
+        parse_sonic_pfc_counters,
+        parse_sonic_pfcwd_stats,
+        parse_sonic_queue_counters,
+    )
     from tests.emulators.core import EmulatorSpec
     from tests.emulators.sonic import SonicDevice, factory_db
 
@@ -193,7 +197,9 @@ def test_multi_asic_counters_cover_every_namespace_front_panel_only(tmp_path):
     db = {"localhost": factory_db("sonic1", 0), "asic0": asic0, "asic1": asic1}
     dev = SonicDevice(EmulatorSpec(platform="sonic", name="sonic1", initial_config=db), tmp_path)
     session = dev.new_session("admin", False)
-    assert set(parse_sonic_pfc_counters(session.show(["pfc", "counters"])[0])) == {"Ethernet0", "Ethernet64"}
+    front = {"Ethernet0", "Ethernet64"}
+    assert set(parse_sonic_pfc_counters(session.show(["pfc", "counters"])[0])) == front
+    assert set(parse_sonic_queue_counters(session.show(["queue", "counters"])[0])) == front
     wd = parse_sonic_pfcwd_stats(session.show(["pfcwd", "stats", "--empty"])[0])
     assert wd == {"Ethernet64": {f"q3_wd_{k}": 0 for k in ("storm_detected", "storm_restored", "tx_ok",
                                                              "tx_drop", "rx_ok", "rx_drop")}}
