@@ -1776,6 +1776,10 @@ CAPTURE_FORMATS: tuple[_CaptureFormat, ...] = (
                    parse=parse_sonic_pfc_counters),
     _CaptureFormat(name="show queue counters", kind="queue_table", pattern=r"^\s*Port\s+TxQ\s+",
                    parse=parse_sonic_queue_table),
+    # the -j form (queuestat / wredstat build_json): keys no other platform's JSON has
+    _CaptureFormat(name="show queue counters -j", kind="queue_table",
+                   pattern=r'^\s*"(?:totalpacket|ecnmarkedpacket|wreddroppacket)"\s*:',
+                   parse=parse_sonic_queue_table),
     _CaptureFormat(name="show pfcwd stats", kind="pfcwd_stats_table", pattern=r"STORM\s+DETECTED/RESTORED",
                    parse=parse_sonic_pfcwd_stats),
     _CaptureFormat(name="show pfcwd config", kind="pfcwd_config",
@@ -1788,4 +1792,4 @@ CAPTURE_FORMATS: tuple[_CaptureFormat, ...] = (
 #: read-only commands ``audit --live`` runs (``{port}``: each lossless port of the plan)
 CAPTURE_COMMANDS: tuple[str, ...] = (
     "show runningconfiguration all", "show pfc counters", "show queue counters", "show queue wredcounters",
-    "show pfcwd stats", "show pfcwd config", "show interfaces counters")
+    "show pfcwd stats --empty", "show pfcwd config", "show interfaces counters")
