@@ -595,6 +595,7 @@ LLDP_FORMATS = (
                         parse_nv_lldp_json, "roce-tune (NVUE JSON)"),
     _lldp.LLDPCTL_JSON,
     _lldp.LLDPCTL_KEYVALUE,
+    _lldp.LLDPCTL_TEXT,
 )
 VERSION_FORMATS = (
     _lldp.CaptureFormat("nv show system -o json / nv show platform -o json",

@@ -42,6 +42,7 @@ __all__ = [
     "mac_of",
     "parse_lldpctl_json",
     "parse_lldpctl_keyvalue",
+    "parse_lldpctl_text",
     "parse_ntc",
     "remote_port_name",
     "render_lldpctl_json",
@@ -377,9 +378,72 @@ def parse_lldpctl_keyvalue(text: str) -> list[LldpNeighbor]:
     return out
 
 
+#: lldpd's text form (``lldpctl``, ``lldpcli show neighbors [details|summary]``, SONiC's ``show lldp
+#: neighbors``, which runs ``lldpctl`` in the ``lldp`` container): one ``Interface:`` line per neighbour, then
+#: indented ``Key: value`` lines (lldpd src/client/text_writer.c); ``PortID``/``ChassisID`` values are
+#: ``<subtype> <id>`` (``ifname Ethernet1``, ``mac 0c:42:a1:…``, ``local etp1``)
+_TEXT_IFACE_RE = re.compile(r"^Interface:\s+(?P<ifname>[^\s,]+),\s*via:")
+_TEXT_KEY_RE = re.compile(r"^\s+(?P<key>SysName|PortID|PortDescr):\s*(?P<value>.*?)\s*$")
+
+
+def _text_neighbor(ifname: str, fields: dict[str, str], index: int) -> LldpNeighbor:
+    subtype, _, pid = fields.get("PortID", "").partition(" ")
+    name, is_mac = remote_port_name(subtype, pid.strip() or None, fields.get("PortDescr"))
+    return LldpNeighbor(ifname, fields.get("SysName") or None, name, is_mac, index)
+
+
+def parse_lldpctl_text(text: str) -> list[LldpNeighbor]:
+    """Neighbours from lldpd's text form (``lldpctl``, ``lldpcli show neighbors [details]``, SONiC ``show lldp
+    neighbors``): each ``Interface: <local>, via: LLDP, …`` line starts a neighbour (a port with two
+    neighbours has two), whose ``SysName``, ``PortID: <subtype> <id>`` and ``PortDescr`` are read; other
+    lines (capabilities, a system description over several lines, lldpctl's ``[WARN/…]`` log lines) are not.
+
+    Raises:
+        LldpParseError: neither an ``Interface:`` line nor lldpd's ``LLDP neighbors:`` title; a neighbour
+            without a ``PortID`` line (a capture cut inside it).
+    """
+    out: list[LldpNeighbor] = []
+    cur: tuple[str, int] | None = None
+    fields: dict[str, str] = {}
+    lines = text.splitlines()
+    for i, line in enumerate(lines):
+        m = _TEXT_IFACE_RE.match(line)
+        if m is not None:
+            if cur is not None:
+                out.append(_text_checked(cur, fields))
+            cur, fields = (m["ifname"], i), {}
+            continue
+        k = _TEXT_KEY_RE.match(line)
+        if k is not None and cur is not None:
+            fields.setdefault(k["key"], k["value"])
+    if cur is not None:
+        out.append(_text_checked(cur, fields))
+    elif not any(t.strip() == "LLDP neighbors:" for t in lines):
+        raise LldpParseError("no 'Interface: <port>, via: …' line: not lldpctl's text output", 0)
+    return out
+
+
+def _text_checked(cur: tuple[str, int], fields: dict[str, str]) -> LldpNeighbor:
+    if "PortID" not in fields:
+        raise LldpParseError(f"the neighbour on {cur[0]} has no 'PortID:' line (the capture is cut off)", cur[1])
+    return _text_neighbor(cur[0], fields, cur[1])
+
+
+#: how lldpd's client is typed: ``lldpctl``, ``lldpcli``, through ``sudo`` and SONiC's ``docker exec [-i]
+#: lldp`` (sonic-utilities scripts/lldpshow: ``docker exec -i lldp<n> lldpctl``)
+_LLDPD_CLIENT = r"^(?:sudo\s+)?(?:docker\s+exec\s+(?:-\S+\s+)*\S+\s+)?(?:lldpctl|lldpcli)\b"
+
+LLDPCTL_TEXT = CaptureFormat(
+    name="lldpctl / lldpcli show neighbors (text)",
+    command=_LLDPD_CLIENT + r"(?!.*-f\s*\S)",
+    detect=lambda t: bool(re.search(r"^Interface:\s+\S+,\s*via:|^LLDP neighbors:\s*$", t, re.M)),
+    parse=parse_lldpctl_text,
+    parser="roce-tune (lldpd text)",
+)
+
 LLDPCTL_KEYVALUE = CaptureFormat(
     name="lldpctl -f keyvalue",
-    command=r"^(?:sudo\s+)?(?:docker\s+exec\s+\S+\s+)?lldpctl\b.*-f\s*keyvalue",
+    command=_LLDPD_CLIENT + r".*-f\s*keyvalue",
     detect=lambda t: bool(re.search(r"^lldp\.\S+\.via=", t, re.M)),
     parse=parse_lldpctl_keyvalue,
     parser="roce-tune (lldpd keyvalue)",
@@ -387,7 +451,7 @@ LLDPCTL_KEYVALUE = CaptureFormat(
 
 LLDPCTL_JSON = CaptureFormat(
     name="lldpctl -f json",
-    command=r"^(?:sudo\s+)?(?:docker\s+exec\s+\S+\s+)?lldpctl\b.*-f\s*json",
+    command=_LLDPD_CLIENT + r".*-f\s*json",
     detect=lambda t: bool(re.search(r"^\s*\{\s*$", t, re.M)) and '"lldp"' in t,
     parse=parse_lldpctl_json,
     parser="roce-tune (lldpd JSON)",

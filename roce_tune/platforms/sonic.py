@@ -997,8 +997,12 @@ LLDP_FORMATS = (
     _lldp.CaptureFormat("show lldp table", r"^show\s+lldp\s+table\b",
                         lambda t: bool(re.search(r"^LocalPort\s+RemoteDevice\s+RemotePortID", t, re.M)),
                         parse_lldp_table, "roce-tune (SONiC lldpshow table)"),
+    # lldpshow -d: lldpctl's text output of each lldp container, as it prints it
+    _lldp.CaptureFormat("show lldp neighbors", r"^show\s+lldp\s+neighbors?\b", _lldp.LLDPCTL_TEXT.detect,
+                        _lldp.parse_lldpctl_text, "roce-tune (lldpd text)"),
     _lldp.LLDPCTL_JSON,
     _lldp.LLDPCTL_KEYVALUE,
+    _lldp.LLDPCTL_TEXT,
 )
 VERSION_FORMATS = (
     _lldp.CaptureFormat("show version", r"^show\s+version\s*$",
