@@ -629,8 +629,53 @@ def parse_lldp_json(text: str) -> list[_lldp.LldpNeighbor]:
             name, is_mac = _lldp.remote_port_name(_data(n, "lldp-remote-port-id-subtype"),
                                                   _data(n, "lldp-remote-port-id"),
                                                   _data(n, "lldp-remote-port-description"))
-            out.append(_lldp.LldpNeighbor(local, _data(n, "lldp-remote-system-name"), name, is_mac,
+            out.append(_lldp.LldpNeighbor(_physical(local), _data(n, "lldp-remote-system-name"), name, is_mac,
                                           _lldp.line_of(text, f'"{local}"', start)))
+    return out
+
+
+_BRIEF_HEAD_RE = re.compile(r"^Local Interface\s+(?:Parent Interface\s+)?Chassis Id\s+Port info\s+"
+                            r"System Name\s*$")
+
+
+def _physical(port: str) -> str:
+    """A local port without its logical unit (``xe-0/0/1.0`` on older EX releases -> ``xe-0/0/1``)."""
+    return re.sub(r"^((?:[a-z]{2,3}|et)-\d+/\d+/\d+(?::\d+)?)\.\d+$", r"\1", port)
+
+
+def parse_lldp_brief_text(text: str) -> list[_lldp.LldpNeighbor]:
+    """``show lldp neighbors`` (text): ``Local Interface  [Parent Interface]  Chassis Id  Port info  System
+    Name`` rows (the Parent Interface column, ``ae0`` or ``-``, is absent on some releases). Port info is the
+    neighbour's port description when it sends one, else its port ID: a host's netdev (lldpd), a switch's
+    port name. Words are read by position; a Port info or System Name with spaces is cut at the
+    System Name column. Our own parser (ntc-templates ``juniper_junos_show_lldp_neighbors`` needs the
+    Parent Interface column).
+
+    Raises:
+        LldpParseError: no header; a row with fewer columns than the header.
+    """
+    lines = text.splitlines()
+    head = next((i for i, t in enumerate(lines) if _BRIEF_HEAD_RE.match(t)), None)
+    if head is None:
+        raise _lldp.LldpParseError("no 'Local Interface … Chassis Id  Port info  System Name' header", 0)
+    hdr = lines[head]
+    fixed = 3 if "Parent Interface" in hdr else 2  # local, [parent,] chassis id
+    name_at = hdr.index("System Name")
+    out = []
+    for i in range(head + 1, len(lines)):
+        t = lines[i].rstrip()
+        if not t.strip():
+            continue
+        words = t.split()
+        if len(words) < fixed + 1:
+            raise _lldp.LldpParseError(f"row {t.strip()!r} does not fit the table's columns", i)
+        if len(words) <= fixed + 2:
+            port, system = words[fixed], (words[fixed + 1] if len(words) > fixed + 1 else None)
+        else:
+            after = t.index(words[fixed - 1]) + len(words[fixed - 1])  # the end of the Chassis Id cell
+            port, system = _lldp.split_near(t, after, name_at)
+        name, is_mac = _lldp.remote_port_name(None, port, None)
+        out.append(_lldp.LldpNeighbor(_physical(words[0]), system, name, is_mac, i))
     return out
 
 
@@ -678,12 +723,15 @@ def render_version(device: str, model: str, os_version: str | None) -> str:
 
 
 LLDP_FORMATS = (
-    _lldp.CaptureFormat("show lldp neighbors | display json", r"^show\s+lldp\s+neighbors?\b.*display\s+json",
+    _lldp.CaptureFormat("show lldp neighbors | display json", _lldp.SHOW_LLDP_NEIGHBORS + r".*display\s+json",
                         lambda t: '"lldp-neighbors-information"' in t, parse_lldp_json,
                         "roce-tune (Junos JSON)"),
+    _lldp.CaptureFormat("show lldp neighbors", _lldp.SHOW_LLDP_NEIGHBORS + r"(?!.*display\s+json)",
+                        lambda t: bool(re.search(_BRIEF_HEAD_RE.pattern, t, re.M)), parse_lldp_brief_text,
+                        "roce-tune (Junos text)"),
 )
 VERSION_FORMATS = (
-    _lldp.CaptureFormat("show version", r"^show\s+version\b",
+    _lldp.CaptureFormat("show version", _lldp.SHOW_VERSION,
                         lambda t: bool(re.search(r"^Junos:\s", t, re.M)) or "JUNOS" in t,
                         parse_show_version, "ntc-templates juniper_junos_show_version"),
 )

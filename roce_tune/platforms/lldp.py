@@ -39,6 +39,7 @@ __all__ = [
     "key_line",
     "line_of",
     "marker_lines",
+    "is_mac",
     "mac_of",
     "parse_lldpctl_json",
     "parse_lldpctl_keyvalue",
@@ -46,6 +47,7 @@ __all__ = [
     "parse_ntc",
     "remote_port_name",
     "render_lldpctl_json",
+    "split_near",
 ]
 
 
@@ -133,6 +135,17 @@ _LOCAL_SUBTYPES = {"", "local", "locally assigned", "locallyassigned"}
 _MAC_RE = re.compile(r"^(?:[0-9a-fA-F]{2}[:-]){5}[0-9a-fA-F]{2}$|^(?:[0-9a-fA-F]{4}\.){2}[0-9a-fA-F]{4}$")
 
 
+#: ``show lldp neighbors`` as typed, abbreviations too (``sh lldp nei``, ``sh ll n``): a prompt's command
+SHOW_LLDP_NEIGHBORS = r"^sh(?:ow?)?\s+ll(?:dp?)?\s+n(?:e(?:i(?:g(?:h(?:b(?:o(?:rs?)?)?)?)?)?)?)?\b"
+#: ``show version`` as typed, abbreviations too (``sh ver``)
+SHOW_VERSION = r"^sh(?:ow?)?\s+ver(?:s(?:i(?:on?)?)?)?\b"
+
+
+def is_mac(value: str | None) -> bool:
+    """``value`` is a MAC address (``0c:42:a1:…``, ``0c-42-…``, Cisco/Arista ``0c42.a1…``)."""
+    return value is not None and bool(_MAC_RE.match(value.strip()))
+
+
 def remote_port_name(subtype: str | None, port_id: str | None, descr: str | None) -> tuple[str | None, bool]:
     """(the neighbour's port name, whether the port ID was a MAC) from the port TLV (module docstring)."""
     st = (subtype or "").strip().lower()
@@ -150,6 +163,17 @@ def _is_index(subtype: str, port_id: str, descr: str | None) -> bool:
     """A locally assigned port ID of digits only, with a description to use instead: an index (Junos sends
     the interface's SNMP index by default), not a port name."""
     return port_id.isdigit() and bool(descr) and subtype in _LOCAL_SUBTYPES
+
+
+def split_near(row: str, start: int, column: int) -> tuple[str, str]:
+    """``row[start:]`` cut in two at the run of spaces nearest to ``column`` (a header's column offset; a
+    cell one character off its column, or a value with one space, ``Te 1/0/4``, still cuts between cells).
+    The widest run wins among equally near ones."""
+    gaps = [(m.start(), m.end()) for m in re.finditer(r" +", row) if m.start() > start and m.end() < len(row)]
+    if not gaps:
+        return row[start:].strip(), ""
+    a, b = min(gaps, key=lambda g: (max(g[0] - column, column - g[1], 0), g[0] - g[1]))
+    return row[start:a].strip(), row[b:].strip()
 
 
 def mac_of(device: str, port: str) -> str:
@@ -425,7 +449,8 @@ def parse_lldpctl_text(text: str) -> list[LldpNeighbor]:
 
 def _text_checked(cur: tuple[str, int], fields: dict[str, str]) -> LldpNeighbor:
     if "PortID" not in fields:
-        raise LldpParseError(f"the neighbour on {cur[0]} has no 'PortID:' line (the capture is cut off)", cur[1])
+        raise LldpParseError(f"the neighbour on {cur[0]} has no 'PortID:' line (the capture is cut off)",
+                             cur[1])
     return _text_neighbor(cur[0], fields, cur[1])
 
 

@@ -415,6 +415,108 @@ def parse_lldp_json(text: str) -> list[_lldp.LldpNeighbor]:
     return out
 
 
+_NX_HEAD_RE = re.compile(r"^Device ID\s+Local Intf\s+Hold-time\s+Capability\s+Port ID\s*$")
+#: a row of ``show lldp neighbors``: the Device ID may hold spaces (``PowerEdge R750``) or be on the line
+#: above (over 20 characters), Capability may be empty, the Port ID may hold spaces
+_NX_ROW_RE = re.compile(r"^(?P<dev>\S.*?)?\s+(?P<local>[A-Za-z][\w/.:-]*\d)\s+\d+\s+"
+                        r"(?:[BRTCWPSO](?:,\s?)?)*\s+(?P<port>\S.*?)\s*$")
+_NX_TOTAL_RE = re.compile(r"^Total entries displayed:\s*(\d+)\s*$")
+
+
+def _nx_system(name: str | None) -> str | None:
+    """A Device ID / System Name as a system name: None for ``null`` or a MAC (a neighbour without a name:
+    NX-OS shows its chassis ID)."""
+    v = (name or "").strip()
+    return None if not v or v.lower() == "null" or _lldp.is_mac(v) else v
+
+
+def _nx_count(text: str, got: int) -> None:
+    """``Total entries displayed: N`` against the ``got`` entries read (LldpParseError when they differ)."""
+    for i, line in enumerate(text.splitlines()):
+        m = _NX_TOTAL_RE.match(line)
+        if m is not None and int(m.group(1)) != got:
+            raise _lldp.LldpParseError(f"'Total entries displayed: {m.group(1)}' but {got} neighbour(s) read "
+                                       "(the capture is cut or edited)", i)
+
+
+def parse_lldp_brief_text(text: str) -> list[_lldp.LldpNeighbor]:
+    """``show lldp neighbors`` (text): ``Device ID  Local Intf  Hold-time  Capability  Port ID`` rows under
+    the ``Capability codes`` legend; a Device ID over 20 characters is alone on its line and the row goes on
+    below. The table has no port description: a host NIC (a MAC port ID) has no name here (``show lldp
+    neighbors detail`` has it). Our own parser (ntc-templates ``cisco_nxos_show_lldp_neighbors`` reads no
+    Device ID or Port ID with a space).
+
+    Raises:
+        LldpParseError: no header; a line under it that is no row; a ``Total entries displayed`` that
+            differs from the rows read.
+    """
+    lines = text.splitlines()
+    head = next((i for i, t in enumerate(lines) if _NX_HEAD_RE.match(t)), None)
+    if head is None:
+        raise _lldp.LldpParseError("no 'Device ID  Local Intf  Hold-time  Capability  Port ID' header", 0)
+    out: list[_lldp.LldpNeighbor] = []
+    pending: tuple[str, int] | None = None  # a Device ID alone on its line, and the line
+    for i in range(head + 1, len(lines)):
+        t = lines[i].rstrip()
+        if not t.strip() or _NX_TOTAL_RE.match(t):
+            continue
+        m = _NX_ROW_RE.match(t)
+        if m is not None and (m["dev"] is not None or pending is not None):
+            dev, at = (m["dev"], i) if m["dev"] is not None else (pending[0], pending[1])  # type: ignore[index]
+            name, is_mac = _lldp.remote_port_name(None, m["port"], None)
+            out.append(_lldp.LldpNeighbor(canonical_port(m["local"]), _nx_system(dev), name, is_mac, at))
+            pending = None
+        elif pending is None and not t[0].isspace():
+            pending = (t.strip(), i)
+        else:
+            raise _lldp.LldpParseError(f"line {t.strip()!r} is no row of the table", i)
+    if pending is not None:
+        raise _lldp.LldpParseError(f"the Device ID {pending[0]!r} has no row (the capture is cut off)",
+                                   pending[1])
+    _nx_count(text, len(out))
+    return out
+
+
+_NX_DETAIL_RE = re.compile(r"^(?P<key>Chassis id|Port id|Local Port id|Port Description|System Name):\s*"
+                           r"(?P<value>.*?)\s*$", re.IGNORECASE)
+
+
+def parse_lldp_detail_text(text: str) -> list[_lldp.LldpNeighbor]:
+    """``show lldp neighbors detail`` (text): an entry per neighbour from its ``Chassis id:`` line, with
+    ``Port id:``, ``Local Port id:``, ``Port Description:`` and ``System Name:`` (``null`` when not sent).
+    Our own parser (ntc-templates ``cisco_nxos_show_lldp_neighbors_detail`` keeps no port description,
+    the name of a host NIC).
+
+    Raises:
+        LldpParseError: no ``Chassis id:`` entry and no ``Total entries displayed: 0``; an entry without a
+            ``Port id`` or ``Local Port id``; a total that differs from the entries read.
+    """
+    entries: list[tuple[int, dict[str, str]]] = []
+    for i, line in enumerate(text.splitlines()):
+        m = _NX_DETAIL_RE.match(line)
+        if m is None:
+            continue
+        key = m["key"].lower()
+        if key == "chassis id":
+            entries.append((i, {}))
+        elif entries:
+            entries[-1][1].setdefault(key, m["value"])
+    if not entries and not re.search(r"^Total entries displayed:\s*0\s*$", text, re.M):
+        raise _lldp.LldpParseError("no 'Chassis id:' entry: not 'show lldp neighbors detail'", 0)
+    out = []
+    for i, f in entries:
+        if "port id" not in f or "local port id" not in f:
+            raise _lldp.LldpParseError("an entry without 'Port id:' and 'Local Port id:' (the capture is "
+                                       "cut off)", i)
+        desc = f.get("port description")
+        desc = None if (desc or "").lower() == "null" else desc
+        name, is_mac = _lldp.remote_port_name(None, f["port id"], desc)
+        out.append(_lldp.LldpNeighbor(canonical_port(f["local port id"]), _nx_system(f.get("system name")),
+                                      name, is_mac, i))
+    _nx_count(text, len(out))
+    return out
+
+
 def render_lldp(device: str, ends: list[_lldp.RemoteEnd]) -> str:
     """``show lldp neighbors detail | json`` for ``ends`` (local ports abbreviated as NX-OS does)."""
     rows = []
@@ -466,11 +568,17 @@ def render_version(device: str, model: str, os_version: str | None) -> str:
 
 
 LLDP_FORMATS = (
-    _lldp.CaptureFormat("show lldp neighbors detail | json", r"^show\s+lldp\s+neighbors?\b.*\|\s*json",
+    _lldp.CaptureFormat("show lldp neighbors detail | json", _lldp.SHOW_LLDP_NEIGHBORS + r".*\|\s*json",
                         lambda t: '"TABLE_nbor_detail"' in t, parse_lldp_json, "roce-tune (NX-OS JSON)"),
+    _lldp.CaptureFormat("show lldp neighbors detail", _lldp.SHOW_LLDP_NEIGHBORS + r"(?!.*\|\s*json)",
+                        lambda t: bool(re.search(r"^Local Port id:", t, re.M | re.I)), parse_lldp_detail_text,
+                        "roce-tune (NX-OS text)"),
+    _lldp.CaptureFormat("show lldp neighbors", _lldp.SHOW_LLDP_NEIGHBORS + r"(?!.*\|\s*json)",
+                        lambda t: bool(re.search(_NX_HEAD_RE.pattern, t, re.M)), parse_lldp_brief_text,
+                        "roce-tune (NX-OS text)"),
 )
 VERSION_FORMATS = (
-    _lldp.CaptureFormat("show version", r"^show\s+version\b",
+    _lldp.CaptureFormat("show version", _lldp.SHOW_VERSION,
                         lambda t: "Cisco Nexus Operating System" in t or "NXOS: version" in t,
                         parse_show_version, "ntc-templates cisco_nxos_show_version"),
 )

@@ -107,3 +107,215 @@ def test_lldpcli_json_forms_through_docker_exec_i(tmp_path: Path) -> None:
         (cap / "gpu07.txt").write_text(f"root@gpu07:~# {command}\n{body}", encoding="utf-8")
         r = run("import", "lldp", str(cap), "--out", str(tmp_path / f"f{i}.yaml"))
         assert r.returncode == 0, (command, r.stderr)
+
+
+EOS_VERSION = ("{dev}#show version\nArista DCS-7060DX5-64S\nHardware version: 11.00\n\n"
+               "Software image version: 4.32.1F\nArchitecture: x86_64\n")
+
+
+def test_eos_show_lldp_neighbors_text_table() -> None:
+    """EOS ``show lldp neighbors``: local ports abbreviated (``Et3/1`` is ``Ethernet3/1``, ``Ma1``
+    ``Management1``), a Device ID that is a MAC (a neighbour without a system name), a port ID with a
+    space read at the header's columns."""
+    from roce_tune.platforms import eos
+
+    text = (
+        "Last table change time   : 0:01:02 ago\nNumber of table inserts  : 7\nNumber of table deletes  : 1\n"
+        "Number of table drops    : 0\nNumber of table age-outs : 0\n \n"
+        "Port          Neighbor Device ID            Neighbor Port ID       TTL\n"
+        "---------- ---------------------------- ---------------------- ---\n"
+        "Et1           spine1.dc.example            Ethernet7              120\n"
+        "Et3/1         02aa.bbcc.dd01               swp3                   120\n"
+        "Et4/1         oldsw                        Te 1/0/4               120\n"
+        "Ma1           oob1                         ge-0/0/9               120\n"
+    )
+    got = [(n.local_port, n.remote_system, n.remote_port, n.index) for n in eos.parse_lldp_brief_text(text)]
+    assert got == [
+        ("Ethernet1", "spine1.dc.example", "Ethernet7", 8),
+        ("Ethernet3/1", None, "swp3", 9),
+        ("Ethernet4/1", "oldsw", "Te 1/0/4", 10),
+        ("Management1", "oob1", "ge-0/0/9", 11),
+    ]
+
+
+EOS_DETAIL = """\
+Interface Ethernet1 detected 0 LLDP neighbors:
+
+Interface Ethernet31/1 detected 1 LLDP neighbors:
+
+  Neighbor 02aa.bbcc.0001/02aa.bbcc.0002, age 15 seconds
+  Discovered 0:26:45 ago; Last changed 0:26:45 ago
+  - Chassis ID type: MAC address (4)
+    Chassis ID     : 02aa.bbcc.0001
+  - Port ID type: MAC address (3)
+    Port ID     : 02aa.bbcc.0002
+  - Time To Live: 120 seconds
+  - Port Description: "ens1f0np0"
+  - System Name: "gpu07"
+  - IEEE802.1/IEEE802.3 Link Aggregation
+    Link Aggregation Status: Capable, Enabled (0x03)
+    Port ID                : 13
+
+Interface Ethernet32/1 detected 2 LLDP neighbors:
+
+  Neighbor 02aa.bbcc.0101/"etp9", age 1 seconds
+  - Chassis ID type: MAC address (4)
+    Chassis ID     : 02aa.bbcc.0101
+  - Port ID type: Locally assigned (7)
+    Port ID     : "etp9"
+  - Time To Live: 120 seconds
+  - Port Description: "Ethernet32"
+  - System Name: "leaf9"
+
+  Neighbor 02aa.bbcc.0201/"Ethernet2", age 1 seconds
+  - Chassis ID type: MAC address (4)
+    Chassis ID     : 02aa.bbcc.0201
+  - Port ID type: Interface name (5)
+    Port ID     : "Ethernet2"
+  - Time To Live: 120 seconds
+"""
+
+
+def test_eos_show_lldp_neighbors_detail_text(tmp_path: Path) -> None:
+    """EOS ``show lldp neighbors detail`` (text, abbreviated as typed: ``sh ll n d``): every neighbour of
+    every interface, the host NIC by its port description, the link-aggregation TLV's second ``Port ID``
+    not taken for the port."""
+    from roce_tune.platforms import eos
+
+    got = [(n.local_port, n.remote_system, n.remote_port, n.remote_is_nic)
+           for n in eos.parse_lldp_detail_text(EOS_DETAIL)]
+    assert got == [
+        ("Ethernet31/1", "gpu07", "ens1f0np0", True),
+        ("Ethernet32/1", "leaf9", "etp9", False),
+        ("Ethernet32/1", None, "Ethernet2", False),
+    ]
+    cap = tmp_path / "cap"
+    cap.mkdir()
+    (cap / "sw3.txt").write_text(EOS_VERSION.format(dev="sw3") + "sw3#sh ll n d\n" + EOS_DETAIL + "sw3#\n",
+                                 encoding="utf-8")
+    out = tmp_path / "f.yaml"
+    r = run("import", "lldp", str(cap), "--out", str(out))
+    assert r.returncode == 0, r.stderr
+    text = out.read_text(encoding="utf-8")
+    assert "platform: eos" in text and '"sw3:Ethernet32/1", b: "leaf9:etp9"' in text, text
+    assert 'netdev: ens1f0np0' in text and 'switch_port: "sw3:Ethernet31/1"' in text, text
+
+
+NXOS_VERSION = (
+    "{dev}# show version\nCisco Nexus Operating System (NX-OS) Software\nTAC support: http://www.cisco.com/tac\n\n"
+    "Software\n  BIOS: version 05.47\n  NXOS: version 10.3(4a)\n  BIOS compile time:  04/06/2022\n"
+    "  NXOS image file is: bootflash:///nxos64-cs.10.3.4a.M.bin\n\nHardware\n"
+    "  cisco Nexus9000 C9364D-GX2A Chassis\n  Processor Board ID FDO00000001\n\n  Device name: {dev}\n\n"
+    "Kernel uptime is 1 day(s), 2 hour(s), 3 minute(s), 4 second(s)\n\nLast reset\n  Reason: Unknown\n"
+)
+NXOS_LEGEND = (
+    "Capability codes:\n  (R) Router, (B) Bridge, (T) Telephone, (C) DOCSIS Cable Device\n"
+    "  (W) WLAN Access Point, (P) Repeater, (S) Station, (O) Other\n"
+    "Device ID            Local Intf      Hold-time  Capability  Port ID\n"
+)
+
+
+def test_nxos_show_lldp_neighbors_text_with_wrapped_device_ids() -> None:
+    """NX-OS ``show lldp neighbors``: a Device ID over 20 characters alone on its line with the row below,
+    a Device ID with a space, an empty Capability, ``Total entries displayed`` checked against the rows."""
+    from roce_tune.platforms import lldp, nxos
+
+    text = NXOS_LEGEND + (
+        "superspine-01.pod7.example.net\n"
+        "                     Eth1/1          120        BR          Ethernet1/49\n"
+        "spine2               Eth1/2          120        BR          Ethernet1/1\n"
+        "Lab Server 3         Eth1/3          120                    eno1\n"
+        "oob1                 mgmt0           120        B           Gi1/0/37\n"
+        "Total entries displayed: 4\n"
+    )
+    got = [(n.local_port, n.remote_system, n.remote_port, n.index) for n in nxos.parse_lldp_brief_text(text)]
+    assert got == [
+        ("Ethernet1/1", "superspine-01.pod7.example.net", "Ethernet1/49", 4),
+        ("Ethernet1/2", "spine2", "Ethernet1/1", 6),
+        ("Ethernet1/3", "Lab Server 3", "eno1", 7),
+        ("mgmt0", "oob1", "Gi1/0/37", 8),
+    ]
+    cut = text.replace("spine2               Eth1/2          120        BR          Ethernet1/1\n", "")
+    try:
+        nxos.parse_lldp_brief_text(cut)
+    except lldp.LldpParseError as exc:
+        assert "Total entries displayed: 4" in str(exc) and exc.index == 8
+    else:
+        raise AssertionError("a table with fewer rows than its total was read")
+
+
+NXOS_DETAIL = NXOS_LEGEND + """\
+
+Chassis id: 02aa.bbcc.0001
+Port id: Ethernet1
+Local Port id: Eth1/1
+Port Description: to nx1
+System Name: spine1
+System Description: Arista Networks EOS version 4.32.1F running on an Arista DCS-7060DX5-64S
+Time remaining: 97 seconds
+System Capabilities: B, R
+Enabled Capabilities: B, R
+Management Address: 10.0.0.1
+Management Address IPV6: not advertised
+Vlan ID: not advertised
+
+
+Chassis id: 02aa.bbcc.0101
+Port id: 02aa.bbcc.0102
+Local Port id: Eth1/7
+Port Description: ens2f0np0
+System Name: gpu07
+System Description: Ubuntu 22.04.4 LTS Linux 5.15.0
+Vlan ID: not advertised
+
+
+Total entries displayed: 2
+"""
+
+
+def test_nxos_show_lldp_neighbors_detail_text(tmp_path: Path) -> None:
+    """NX-OS ``show lldp neighbors detail`` (text): an entry per ``Chassis id:``, the local port as
+    ``Ethernet1/7``, a host NIC named by its port description; the NX-OS switch and its host import."""
+    from roce_tune.platforms import nxos
+
+    got = [(n.local_port, n.remote_system, n.remote_port, n.remote_is_nic)
+           for n in nxos.parse_lldp_detail_text(NXOS_DETAIL)]
+    assert got == [("Ethernet1/1", "spine1", "Ethernet1", False), ("Ethernet1/7", "gpu07", "ens2f0np0", True)]
+    cap = tmp_path / "cap"
+    cap.mkdir()
+    (cap / "nx1.txt").write_text(NXOS_VERSION.format(dev="nx1") + "nx1# show lldp neighbors detail\n"
+                                 + NXOS_DETAIL + "nx1#\n", encoding="utf-8")
+    out = tmp_path / "f.yaml"
+    r = run("import", "lldp", str(cap), "--out", str(out))
+    assert r.returncode == 0, r.stderr
+    text = out.read_text(encoding="utf-8")
+    assert "platform: nxos" in text and 'switch_port: "nx1:Ethernet1/7"' in text, text
+
+
+def test_junos_show_lldp_neighbors_text(tmp_path: Path) -> None:
+    """Junos ``show lldp neighbors``: with and without the Parent Interface column, a logical unit on the
+    local port (older EX: ``xe-0/0/5.0``) read as the physical port, a host by its netdev in Port info."""
+    from roce_tune.platforms import junos
+
+    with_parent = (
+        "Local Interface    Parent Interface    Chassis Id          Port info          System Name\n"
+        "et-0/0/1           ae7                 02:aa:bb:cc:00:01   Ethernet3/1        spine1.dc\n"
+        "xe-0/0/5.0         -                   02:aa:bb:cc:00:02   ens1f0np0          gpu07\n"
+    )
+    without = (
+        "Local Interface    Chassis Id          Port info          System Name\n"
+        "et-0/0/2           02:aa:bb:cc:00:03   Ethernet3/2        spine1.dc\n"
+    )
+    got = [(n.local_port, n.remote_system, n.remote_port)
+           for t in (with_parent, without) for n in junos.parse_lldp_brief_text(t)]
+    assert got == [("et-0/0/1", "spine1.dc", "Ethernet3/1"), ("xe-0/0/5", "gpu07", "ens1f0np0"),
+                   ("et-0/0/2", "spine1.dc", "Ethernet3/2")]
+    cap = tmp_path / "cap"
+    cap.mkdir()
+    (cap / "qfx1.txt").write_text(
+        "admin@qfx1> show version\nHostname: qfx1\nModel: qfx5130-32cd\nJunos: 23.4R2-S2.1\n\n{master:0}\n"
+        f"admin@qfx1> show lldp neighbors\n{with_parent}\n{{master:0}}\nadmin@qfx1> \n", encoding="utf-8")
+    out = tmp_path / "f.yaml"
+    r = run("import", "lldp", str(cap), "--out", str(out))
+    assert r.returncode == 0, r.stderr
+    assert 'switch_port: "qfx1:xe-0/0/5"' in out.read_text(encoding="utf-8")
