@@ -31,6 +31,7 @@ from typing import Any
 
 __all__ = [
     "CaptureFormat",
+    "check_total",
     "DeviceFacts",
     "LldpNeighbor",
     "LldpParseError",
@@ -163,6 +164,19 @@ def _is_index(subtype: str, port_id: str, descr: str | None) -> bool:
     """A locally assigned port ID of digits only, with a description to use instead: an index (Junos sends
     the interface's SNMP index by default), not a port name."""
     return port_id.isdigit() and bool(descr) and subtype in _LOCAL_SUBTYPES
+
+
+def check_total(text: str, got: int) -> None:
+    """A table's ``Total entries displayed: N`` (SONiC lldpshow, NX-OS) against the ``got`` entries read.
+
+    Raises:
+        LldpParseError: they differ (a capture cut in the middle, or edited), at the total's line.
+    """
+    for i, line in enumerate(text.splitlines()):
+        m = re.match(r"^Total entries displayed:\s*(\d+)\s*$", line)
+        if m is not None and int(m.group(1)) != got:
+            raise LldpParseError(f"'Total entries displayed: {m.group(1)}' but {got} neighbour(s) read (the "
+                                 "capture is cut or edited)", i)
 
 
 def split_near(row: str, start: int, column: int) -> tuple[str, str]:

@@ -420,7 +420,7 @@ _NX_HEAD_RE = re.compile(r"^Device ID\s+Local Intf\s+Hold-time\s+Capability\s+Po
 #: above (over 20 characters), Capability may be empty, the Port ID may hold spaces
 _NX_ROW_RE = re.compile(r"^(?P<dev>\S.*?)?\s+(?P<local>[A-Za-z][\w/.:-]*\d)\s+\d+\s+"
                         r"(?:[BRTCWPSO](?:,\s?)?)*\s+(?P<port>\S.*?)\s*$")
-_NX_TOTAL_RE = re.compile(r"^Total entries displayed:\s*(\d+)\s*$")
+_NX_TOTAL_RE = re.compile(r"^Total entries displayed:\s*\d+\s*$")
 
 
 def _nx_system(name: str | None) -> str | None:
@@ -428,15 +428,6 @@ def _nx_system(name: str | None) -> str | None:
     NX-OS shows its chassis ID)."""
     v = (name or "").strip()
     return None if not v or v.lower() == "null" or _lldp.is_mac(v) else v
-
-
-def _nx_count(text: str, got: int) -> None:
-    """``Total entries displayed: N`` against the ``got`` entries read (LldpParseError when they differ)."""
-    for i, line in enumerate(text.splitlines()):
-        m = _NX_TOTAL_RE.match(line)
-        if m is not None and int(m.group(1)) != got:
-            raise _lldp.LldpParseError(f"'Total entries displayed: {m.group(1)}' but {got} neighbour(s) read "
-                                       "(the capture is cut or edited)", i)
 
 
 def parse_lldp_brief_text(text: str) -> list[_lldp.LldpNeighbor]:
@@ -473,7 +464,7 @@ def parse_lldp_brief_text(text: str) -> list[_lldp.LldpNeighbor]:
     if pending is not None:
         raise _lldp.LldpParseError(f"the Device ID {pending[0]!r} has no row (the capture is cut off)",
                                    pending[1])
-    _nx_count(text, len(out))
+    _lldp.check_total(text, len(out))
     return out
 
 
@@ -513,7 +504,7 @@ def parse_lldp_detail_text(text: str) -> list[_lldp.LldpNeighbor]:
         name, is_mac = _lldp.remote_port_name(None, f["port id"], desc)
         out.append(_lldp.LldpNeighbor(canonical_port(f["local port id"]), _nx_system(f.get("system name")),
                                       name, is_mac, i))
-    _nx_count(text, len(out))
+    _lldp.check_total(text, len(out))
     return out
 
 

@@ -931,14 +931,15 @@ def parse_lldp_table(text: str) -> list[_lldp.LldpNeighbor]:
     then in RemotePortDescr. Our own parser: ntc-templates has no SONiC template.
 
     Raises:
-        LldpParseError: no header, or a row that does not fit the columns.
+        LldpParseError: no header, a row that does not fit the columns, or a ``Total entries displayed``
+            that differs from the rows read.
     """
     lines = text.splitlines()
     head = next((i for i, t in enumerate(lines) if t.split()[:3] == list(_TABLE_COLS[:3])), None)
     if head is None:
         raise _lldp.LldpParseError("no 'LocalPort RemoteDevice RemotePortID' header", 0)
     starts = [lines[head].index(c) if c in lines[head] else None for c in _TABLE_COLS]
-    out = []
+    out: list[_lldp.LldpNeighbor] = []
     for i in range(head + 1, len(lines)):
         t = lines[i]
         if not t.strip() or set(t.strip()) <= {"-", " "} or t.startswith("Total entries"):
@@ -949,6 +950,7 @@ def parse_lldp_table(text: str) -> list[_lldp.LldpNeighbor]:
         name, is_mac = _lldp.remote_port_name(None, cells[2], cells[4])
         # RemoteDevice is blank for a neighbour that sends no system name (lldpshow prints '')
         out.append(_lldp.LldpNeighbor(cells[0], cells[1] or None, name, is_mac, i))
+    _lldp.check_total(text, len(out))
     return out
 
 
@@ -1684,6 +1686,10 @@ INVENTORY = _c.InventoryFacts(
     port_name_hint=r"^Ethernet\d+$",
     vendors=None,
     mgmt_port=r"eth\d+",
+    # multi-ASIC boxes and chassis linecards: backplane ports between the ASICs, the inband port, the
+    # recirculation ports (sonic-utilities scripts/lldpshow BACKEND_ASIC_INTERFACE_NAME_PREFIX; lldpctl in
+    # an ASIC's lldp container lists them)
+    internal_port=r"Ethernet-(?:BP|IB|Rec)\d+",
     # front-panel ports are the CONFIG_DB PORT keys EthernetN (breakouts too: each lane group gets its own
     # N, sonic-buildimage device/*/hwsku.json, platform.json); subports are Ethernet0.10 or Eth0.10
     # (sonic-buildimage sub-port interface HLD, issue sonic-net/sonic-buildimage#10802)

@@ -319,3 +319,52 @@ def test_junos_show_lldp_neighbors_text(tmp_path: Path) -> None:
     r = run("import", "lldp", str(cap), "--out", str(out))
     assert r.returncode == 0, r.stderr
     assert 'switch_port: "qfx1:xe-0/0/5"' in out.read_text(encoding="utf-8")
+
+
+def _sonic_table(rows: str, total: int) -> str:
+    return ("Capability codes: (R) Router, (B) Bridge, (O) Other\n"
+            "LocalPort      RemoteDevice    RemotePortID       Capability    RemotePortDescr\n"
+            "-------------  --------------  -----------------  ------------  -----------------\n"
+            f"{rows}--------------------------------------------------\nTotal entries displayed:  {total}\n")
+
+
+def test_sonic_backplane_ports_unnamed_neighbours_and_cut_tables(tmp_path: Path) -> None:
+    """A multi-ASIC SONiC's backplane/inband ports (``Ethernet-BP0``, ``Ethernet-IB0``: its own ASICs) were
+    imported as fabric ports linked to external devices; a neighbour without a system name was dropped
+    without a word; a table with fewer rows than its ``Total entries displayed`` was read as complete."""
+    rows = ("Ethernet0      spine7          Ethernet1/5        BR            leaf7:Ethernet0\n"
+            "Ethernet4                      Ethernet1/6                      to leaf7\n"
+            "Ethernet-BP0   ASIC1           Ethernet-BP256     BR            Ethernet-BP256\n"
+            "Ethernet-IB0   LC4.0           Eth4/0/2250        BR            Ethernet2250\n")
+    cap = tmp_path / "cap"
+    cap.mkdir()
+    f = cap / "leaf7.txt"
+    version = SONIC_VERSION.format(dev="leaf7")
+    f.write_text(f"admin@leaf7:~$ show lldp table\n{_sonic_table(rows, 4)}{version}", encoding="utf-8")
+    out = tmp_path / "f.yaml"
+    r = run("import", "lldp", str(cap), "--out", str(out))
+    assert r.returncode == 0, r.stderr
+    text = out.read_text(encoding="utf-8")
+    assert "Ethernet-BP0" not in text and "Ethernet-IB0" not in text and "ASIC1" not in text, text
+    assert "no system name" in r.stderr and f"leaf7:Ethernet4 ({f}:6)" in r.stderr, r.stderr
+    f.write_text(f"admin@leaf7:~$ show lldp table\n{_sonic_table(rows, 5)}{version}", encoding="utf-8")
+    r = run("import", "lldp", str(cap), "--out", str(out))
+    assert r.returncode == 1 and f"{f}:10: error RT010" in r.stderr, r.stderr
+    assert "Total entries displayed: 5" in r.stderr
+
+
+def test_a_neighbour_port_known_only_by_a_number_or_a_mac_names_the_detail_form(tmp_path: Path) -> None:
+    """A Junos neighbour's SNMP-index port ID in a table without descriptions was 'the port name '513',
+    which an inventory cannot hold' (advice: rename it); it is a port ID without a name, and the fix names
+    the capture that has it."""
+    cap = tmp_path / "cap"
+    cap.mkdir()
+    (cap / "sw3.txt").write_text(
+        EOS_VERSION.format(dev="sw3") + "sw3#show lldp neighbors\n"
+        "Port          Neighbor Device ID            Neighbor Port ID       TTL\n"
+        "---------- ---------------------------- ---------------------- ---\n"
+        "Et1           qfx9                          513                    120\n", encoding="utf-8")
+    r = run("import", "lldp", str(cap), "--out", str(tmp_path / "f.yaml"))
+    assert r.returncode == 1, r.stderr
+    assert "sends a number (513: an interface index) as port ID" in r.stderr, r.stderr
+    assert "detail" in r.stderr
