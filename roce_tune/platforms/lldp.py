@@ -420,7 +420,7 @@ def parse_lldpctl_keyvalue(text: str) -> list[LldpNeighbor]:
 #: neighbors``, which runs ``lldpctl`` in the ``lldp`` container): one ``Interface:`` line per neighbour, then
 #: indented ``Key: value`` lines (lldpd src/client/text_writer.c); ``PortID``/``ChassisID`` values are
 #: ``<subtype> <id>`` (``ifname Ethernet1``, ``mac 0c:42:a1:…``, ``local etp1``)
-_TEXT_IFACE_RE = re.compile(r"^Interface:\s+(?P<ifname>[^\s,]+),\s*via:")
+_TEXT_IFACE_RE = re.compile(r"^Interface:\s+(?P<ifname>[^\s,]+)\s*(?:,\s*via:|$)")
 _TEXT_KEY_RE = re.compile(r"^\s+(?P<key>SysName|PortID|PortDescr):\s*(?P<value>.*?)\s*$")
 
 
@@ -432,7 +432,8 @@ def _text_neighbor(ifname: str, fields: dict[str, str], index: int) -> LldpNeigh
 
 def parse_lldpctl_text(text: str) -> list[LldpNeighbor]:
     """Neighbours from lldpd's text form (``lldpctl``, ``lldpcli show neighbors [details]``, SONiC ``show lldp
-    neighbors``): each ``Interface: <local>, via: LLDP, …`` line starts a neighbour (a port with two
+    neighbors``, Cumulus ``nv show interface lldp-detail``, which prints ``Interface: <local>`` alone): each
+    ``Interface: <local>, via: LLDP, …`` line starts a neighbour (a port with two
     neighbours has two), whose ``SysName``, ``PortID: <subtype> <id>`` and ``PortDescr`` are read; other
     lines (capabilities, a system description over several lines, lldpctl's ``[WARN/…]`` log lines) are not.
 
@@ -474,8 +475,8 @@ _LLDPD_CLIENT = r"^(?:sudo\s+)?(?:docker\s+exec\s+(?:-\S+\s+)*\S+\s+)?(?:lldpctl
 
 LLDPCTL_TEXT = CaptureFormat(
     name="lldpctl / lldpcli show neighbors (text)",
-    command=_LLDPD_CLIENT + r"(?!.*-f\s*\S)",
-    detect=lambda t: bool(re.search(r"^Interface:\s+\S+,\s*via:|^LLDP neighbors:\s*$", t, re.M)),
+    command=_LLDPD_CLIENT + r"(?!.*-f\s*(?:json|keyvalue|xml))",
+    detect=lambda t: bool(re.search(r"^Interface:\s+[^\s,]+\s*(?:,\s*via:|$)|^LLDP neighbors:\s*$", t, re.M)),
     parse=parse_lldpctl_text,
     parser="roce-tune (lldpd text)",
 )

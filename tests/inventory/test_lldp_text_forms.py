@@ -368,3 +368,46 @@ def test_a_neighbour_port_known_only_by_a_number_or_a_mac_names_the_detail_form(
     assert r.returncode == 1, r.stderr
     assert "sends a number (513: an interface index) as port ID" in r.stderr, r.stderr
     assert "detail" in r.stderr
+
+
+def test_cumulus_nvue_and_nclu_text_tables_and_nv_show_system_text(tmp_path: Path) -> None:
+    """Cumulus ``nv show interface lldp`` / ``net show lldp`` (text tables: an interface without a neighbour
+    has empty remote cells), ``nv show interface lldp-detail`` (lldpd's text with ``Interface: swp1`` alone)
+    and ``nv show system`` / ``nv show platform`` without ``-o json`` were RT010."""
+    from roce_tune.platforms import cumulus
+
+    nvue = ("Interface  Speed  Type  Remote Host      Remote Port      \n"
+            "---------  -----  ----  ---------------  -----------------\n"
+            "eth0       1G     eth   oob7             swp10            \n"
+            "swp2       400G   swp                                     \n"
+            "swp51      400G   swp   spine7           swp3             \n")
+    nclu = ("LocalPort  Speed  Mode        RemoteHost  RemotePort\n"
+            "---------  -----  ----------  ----------  ----------\n"
+            "swp51      400G   Default     spine7      swp3\n")
+    got = [(n.local_port, n.remote_system, n.remote_port)
+           for t in (nvue, nclu) for n in cumulus.parse_lldp_table(t)]
+    assert got == [("eth0", "oob7", "swp10"), ("swp51", "spine7", "swp3"), ("swp51", "spine7", "swp3")]
+    detail = ("-------------------------------------------------------------------------------\n"
+              "LLDP neighbors:\n"
+              "-------------------------------------------------------------------------------\n\n"
+              "Interface:    swp1\n"
+              "-------------------------------------------------------------------------------\n"
+              "  Chassis:\n    ChassisID:    mac 02:00:00:00:07:01\n    SysName:      gpu07\n"
+              "  Port:\n    PortID:       mac 02:00:00:00:07:02\n    PortDescr:    ens1f0np0\n")
+    system = ("                operational          applied\n"
+              "--------------  -------------------  -------\n"
+              "hostname        leaf7                leaf7\nbuild           Cumulus Linux 5.9.1\n")
+    platform = ("                operational\n--------------  -------------\n"
+                "part-number     MSN4700-WS2FO\nproduct-name    SN4700\n")
+    p = "cumulus@leaf7:mgmt:~$ "
+    cap = tmp_path / "cap"
+    cap.mkdir()
+    (cap / "leaf7.txt").write_text(
+        f"{p}nv show system\n{system}{p}nv show platform\n{platform}"
+        f"{p}nv show interface lldp\n{nvue}{p}nv show interface lldp-detail\n{detail}", encoding="utf-8")
+    out = tmp_path / "f.yaml"
+    r = run("import", "lldp", str(cap), "--out", str(out))
+    assert r.returncode == 0, r.stderr
+    text = out.read_text(encoding="utf-8")
+    assert "platform: cumulus" in text and "model: SN4700" in text and 'os_version: "5.9.1"' in text, text
+    assert '"leaf7:swp51", b: "spine7:swp3"' in text and 'switch_port: "leaf7:swp1"' in text, text
