@@ -411,3 +411,20 @@ def test_cumulus_nvue_and_nclu_text_tables_and_nv_show_system_text(tmp_path: Pat
     text = out.read_text(encoding="utf-8")
     assert "platform: cumulus" in text and "model: SN4700" in text and 'os_version: "5.9.1"' in text, text
     assert '"leaf7:swp51", b: "spine7:swp3"' in text and 'switch_port: "leaf7:swp1"' in text, text
+
+
+def test_sonic_show_version_of_every_vendors_hwsku_names_the_catalog_model() -> None:
+    """SONiC HwSKUs as the builds name them: NVIDIA's ``ACS-MSN2700`` (read as the ``Model Number`` part
+    number ``MSN2700-CS2FO``), Arista's ``Arista-7060X6-64PE-B-C512S2`` with an empty Model Number (read as
+    the whole SKU) and Dell's ``DellEMC-Z9332f-O32`` with ``Model Number: N/A`` (read as 'N/A') are the
+    catalog models SN2700, 7060X6-64PE and DellEMC-Z9332f."""
+    from roce_tune.platforms import sonic
+
+    def model(sku: str, number: str) -> str | None:
+        return sonic.parse_show_version(f"SONiC Software Version: SONiC.202311.1\nHwSKU: {sku}\n"
+                                        f"ASIC: broadcom\nModel Number: {number}\n").model
+
+    assert model("ACS-MSN2700", "MSN2700-CS2FO") == "SN2700"
+    assert model("Arista-7060X6-64PE-B-C512S2", "") == "7060X6-64PE"
+    assert model("DellEMC-Z9332f-O32", "N/A") == "DellEMC-Z9332f"
+    assert model("Mellanox-SN4700-O8C48", "MSN4700-WS2FO") == "SN4700"
