@@ -571,9 +571,9 @@ def render_lldp(device: str, ends: list[_lldp.RemoteEnd]) -> str:
 
 
 def parse_show_version(text: str) -> _lldp.DeviceFacts:
-    """``show version`` through ntc-templates ``arista_eos_show_version`` (``Arista DCS-7060DX5-64S`` ->
-    model ``7060DX5-64S``, ``Software image version`` -> OS release); ``show version | json``
-    (``modelName``, ``version``) read directly.
+    """``show version`` through ntc-templates ``arista_eos_show_version`` (``Arista DCS-7060DX5-64S`` and
+    ``DCS-7060DX5-64S-F`` -> model ``7060DX5-64S``, the catalog's; ``Software image version`` -> OS
+    release); ``show version | json`` (``modelName``, ``version``) read directly.
 
     Raises:
         LldpParseError: no model or version in the text.
@@ -587,6 +587,7 @@ def parse_show_version(text: str) -> _lldp.DeviceFacts:
             raise _lldp.LldpParseError("ntc-templates arista_eos_show_version found no version", 0)
         model, ver = rows[0].get("model"), rows[0].get("image")
     model = model[4:] if model and model.startswith("DCS-") else model
+    model = _lldp.catalog_model(model) or model  # 7060DX5-64S-F (front-to-rear airflow) is the 7060DX5-64S
     return _lldp.DeviceFacts(model=model or None, os_version=ver or None)
 
 

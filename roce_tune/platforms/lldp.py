@@ -27,10 +27,12 @@ import json
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 __all__ = [
     "CaptureFormat",
+    "catalog_model",
     "check_total",
     "DeviceFacts",
     "LldpNeighbor",
@@ -164,6 +166,25 @@ def _is_index(subtype: str, port_id: str, descr: str | None) -> bool:
     """A locally assigned port ID of digits only, with a description to use instead: an index (Junos sends
     the interface's SNMP index by default), not a port name."""
     return port_id.isdigit() and bool(descr) and subtype in _LOCAL_SUBTYPES
+
+
+@lru_cache(maxsize=1)
+def _catalog_models() -> tuple[str, ...]:
+    """The catalog's switch model ids, longest first (``SN4600C`` before ``SN4600``)."""
+    from roce_tune.catalog import load_catalog
+
+    return tuple(sorted((m.id for m in load_catalog().switch_models), key=len, reverse=True))
+
+
+def catalog_model(name: str | None) -> str | None:
+    """The catalog switch model a version output's model string names as one of its dash-separated parts,
+    with NVIDIA's ``M`` prefix or not: SONiC HwSKUs ``ACS-MSN2700`` -> SN2700,
+    ``Arista-7060X6-64PE-B-C512S2`` -> 7060X6-64PE, ``DellEMC-Z9332f-O32`` -> DellEMC-Z9332f; EOS
+    ``7060DX5-64S-F`` (the airflow suffix) -> 7060DX5-64S. None when it names none."""
+    for model in _catalog_models() if name else ():
+        if re.search(rf"(?:^|[-_])M?{re.escape(model)}(?:[-_]|$)", name or "", re.IGNORECASE):
+            return model
+    return None
 
 
 def check_total(text: str, got: int) -> None:

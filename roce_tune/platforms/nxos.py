@@ -538,7 +538,7 @@ def parse_show_version(text: str) -> _lldp.DeviceFacts:
         raise _lldp.LldpParseError("ntc-templates cisco_nxos_show_version found no version (the output must "
                                    "run to its 'Reason:' line)", 0)
     plat, ver = rows[0].get("platform") or "", rows[0].get("os") or ""
-    m = _NXOS_VER_RE.match(ver.strip())
+    m = _NXOS_VER_RE.match(re.sub(r"\s*\[[^\]]*\]\s*$", "", ver.strip()))  # 10.x: "10.4(2) [Feature Release]"
     os_version = f"{m.group(1)}.{m.group(2)}.{m.group(3)}{m.group(4).strip()}" if m else (ver.strip() or None)
     model = (plat if plat.startswith("N9K-") else f"N9K-{plat}") if plat else None
     return _lldp.DeviceFacts(model=model, os_version=os_version, hostname=rows[0].get("hostname") or None)

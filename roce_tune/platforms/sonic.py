@@ -970,24 +970,6 @@ def render_lldp(device: str, ends: list[_lldp.RemoteEnd]) -> str:
     return "\n".join(out) + "\n"
 
 
-@lru_cache(maxsize=1)
-def _catalog_models() -> tuple[str, ...]:
-    """The catalog's switch model ids, longest first (``SN4600C`` before ``SN4600``)."""
-    from roce_tune.catalog import load_catalog
-
-    return tuple(sorted((m.id for m in load_catalog().switch_models), key=len, reverse=True))
-
-
-def _catalog_model_in(name: str) -> str | None:
-    """The catalog model a HwSKU or model number names as one of its dash-separated parts, with NVIDIA's
-    ``M`` prefix or not: ``ACS-MSN2700`` -> SN2700, ``Arista-7060X6-64PE-B-C512S2`` -> 7060X6-64PE,
-    ``DellEMC-Z9332f-O32`` -> DellEMC-Z9332f; None when it names none."""
-    for model in _catalog_models():
-        if re.search(rf"(?:^|[-_])M?{re.escape(model)}(?:[-_]|$)", name, re.IGNORECASE):
-            return model
-    return None
-
-
 def parse_show_version(text: str) -> _lldp.DeviceFacts:
     """``show version``: model from ``HwSKU`` or ``Model Number`` — the catalog model either names
     (``Mellanox-SN4700-O8C48``, ``ACS-MSN4700`` -> SN4700; ``Arista-7060X6-64PE-B-C512S2`` -> 7060X6-64PE),
@@ -998,7 +980,7 @@ def parse_show_version(text: str) -> _lldp.DeviceFacts:
     sku, number = kv.get("HwSKU", ""), kv.get("Model Number", "")
     number = "" if number.upper() in ("N/A", "NA", "NONE") else number
     m = re.match(r"^(?:Mellanox-|ACS-M?)(SN\d+\w*?)(?:-|$)", sku)
-    model = (_catalog_model_in(sku) or _catalog_model_in(number) or (m.group(1) if m else None) or number
+    model = (_lldp.catalog_model(sku) or _lldp.catalog_model(number) or (m.group(1) if m else None) or number
              or sku or None)
     ver = kv.get("SONiC Software Version")
     return _lldp.DeviceFacts(model=model, os_version=ver[6:] if ver and ver.startswith("SONiC.") else ver)

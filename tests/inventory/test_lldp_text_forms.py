@@ -428,3 +428,17 @@ def test_sonic_show_version_of_every_vendors_hwsku_names_the_catalog_model() -> 
     assert model("Arista-7060X6-64PE-B-C512S2", "") == "7060X6-64PE"
     assert model("DellEMC-Z9332f-O32", "N/A") == "DellEMC-Z9332f"
     assert model("Mellanox-SN4700-O8C48", "MSN4700-WS2FO") == "SN4700"
+
+
+def test_eos_airflow_suffix_and_nxos_release_label_in_show_version() -> None:
+    """EOS ``Arista DCS-7060DX5-64S-F`` (the airflow variant) was model '7060DX5-64S-F', no catalog model;
+    NX-OS 10.x ``NXOS: version 10.4(2) [Feature Release]`` was os_version '10.4.2[Feature Release]'."""
+    from roce_tune.platforms import eos, nxos
+
+    facts = eos.parse_show_version(
+        "Arista DCS-7060DX5-64S-F\nHardware version: 11.01\nSerial number: JPE00000002\n"
+        "System MAC address: 0200.0000.0002\n\nSoftware image version: 4.30.2F\nArchitecture: x86_64\n")
+    assert (facts.model, facts.os_version) == ("7060DX5-64S", "4.30.2F")
+    facts = nxos.parse_show_version(NXOS_VERSION.format(dev="nx1").split("\n", 1)[1].replace(
+        "NXOS: version 10.3(4a)", "NXOS: version 10.4(2) [Feature Release]"))
+    assert (facts.model, facts.os_version) == ("N9K-C9364D-GX2A", "10.4.2")
