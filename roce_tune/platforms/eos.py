@@ -61,7 +61,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from decimal import Decimal
-from typing import cast
+from typing import Any, cast
 
 from roce_tune.findings import Finding, Location, Severity
 from roce_tune.plan import EcnProfile, Plan, PortPlan, SwitchPlan
@@ -434,11 +434,16 @@ def parse_lldp_json(text: str) -> list[_lldp.LldpNeighbor]:
     / ``interfaceId`` (quoted in older EOS) / ``interfaceDescription``). Our own parser (JSON; the
     ntc-templates ``arista_eos_show_lldp_neighbors_detail`` template reads the text form).
 
+    ``show lldp neighbors | json`` (the brief table) is read too: ``lldpNeighbors`` is then a list of
+    ``{port, neighborDevice, neighborPort}``, without port description.
+
     Raises:
         LldpParseError: not JSON, or no ``lldpNeighbors``.
     """
     doc = _lldp.json_block(text)
     table = doc.get("lldpNeighbors") if isinstance(doc, dict) else None
+    if isinstance(table, list):
+        return _parse_lldp_brief_json(text, table)
     if not isinstance(table, dict):
         raise _lldp.LldpParseError("no 'lldpNeighbors' object: not 'show lldp neighbors detail | json'", 0)
     out = []
@@ -549,6 +554,20 @@ def parse_lldp_brief_text(text: str) -> list[_lldp.LldpNeighbor]:
         name, is_mac = _lldp.remote_port_name(None, pid, None)
         out.append(_lldp.LldpNeighbor(_text_port(words[0]), None if _lldp.is_mac(system) else system, name,
                                       is_mac, i))
+    return out
+
+
+def _parse_lldp_brief_json(text: str, rows: list[Any]) -> list[_lldp.LldpNeighbor]:
+    """The rows of ``show lldp neighbors | json``; a neighbourDevice that is a MAC is a neighbour without a
+    system name (EOS shows its chassis ID)."""
+    out = []
+    starts = _lldp.marker_lines(text, '"port"')
+    for k, r in enumerate(x for x in rows if isinstance(x, dict)):
+        local, system = str(r.get("port") or ""), r.get("neighborDevice") or None
+        system = None if _lldp.is_mac(system) else system
+        name, is_mac = _lldp.remote_port_name(None, r.get("neighborPort"), None)
+        out.append(_lldp.LldpNeighbor(_text_port(local), system, name, is_mac,
+                                      starts[k] if k < len(starts) else 0))
     return out
 
 

@@ -395,14 +395,20 @@ def parse_lldp_json(text: str) -> list[_lldp.LldpNeighbor]:
     given) and ``port_desc``. Our own parser (JSON; ntc-templates ``cisco_nxos_show_lldp_neighbors_detail``
     reads the text form).
 
+    ``show lldp neighbors | json`` (the brief table) is read too: ``TABLE_nbor.ROW_nbor``, whose
+    ``chassis_id`` is the Device ID column (the system name, or the chassis MAC of a neighbour without one)
+    and which has no port description.
+
     Raises:
-        LldpParseError: not JSON, or no ``TABLE_nbor_detail``.
+        LldpParseError: not JSON, or neither ``TABLE_nbor_detail`` nor ``TABLE_nbor``.
     """
     doc = _lldp.json_block(text)
-    table = doc.get("TABLE_nbor_detail") if isinstance(doc, dict) else None
+    brief = isinstance(doc, dict) and "TABLE_nbor_detail" not in doc and isinstance(doc.get("TABLE_nbor"),
+                                                                                    dict)
+    table = doc.get("TABLE_nbor" if brief else "TABLE_nbor_detail") if isinstance(doc, dict) else None
     if not isinstance(table, dict):
         raise _lldp.LldpParseError("no 'TABLE_nbor_detail': not 'show lldp neighbors detail | json'", 0)
-    rows = table.get("ROW_nbor_detail") or []
+    rows = table.get("ROW_nbor" if brief else "ROW_nbor_detail") or []
     rows = [rows] if isinstance(rows, dict) else rows
     out: list[_lldp.LldpNeighbor] = []
     starts = _lldp.marker_lines(text, '"l_port_id"')
@@ -410,7 +416,8 @@ def parse_lldp_json(text: str) -> list[_lldp.LldpNeighbor]:
         start = starts[len(out)] if len(out) < len(starts) else 0
         local = str(r.get("l_port_id") or "")
         name, is_mac = _lldp.remote_port_name(r.get("port_type"), r.get("port_id"), r.get("port_desc"))
-        out.append(_lldp.LldpNeighbor(canonical_port(local), r.get("sys_name") or None, name, is_mac,
+        system = _nx_system(r.get("chassis_id")) if brief else r.get("sys_name") or None
+        out.append(_lldp.LldpNeighbor(canonical_port(local), system, name, is_mac,
                                       _lldp.line_of(text, f'"{local}"', start)))
     return out
 
@@ -560,7 +567,8 @@ def render_version(device: str, model: str, os_version: str | None) -> str:
 
 LLDP_FORMATS = (
     _lldp.CaptureFormat("show lldp neighbors detail | json", _lldp.SHOW_LLDP_NEIGHBORS + r".*\|\s*json",
-                        lambda t: '"TABLE_nbor_detail"' in t, parse_lldp_json, "roce-tune (NX-OS JSON)"),
+                        lambda t: '"TABLE_nbor_detail"' in t or '"TABLE_nbor"' in t, parse_lldp_json,
+                        "roce-tune (NX-OS JSON)"),
     _lldp.CaptureFormat("show lldp neighbors detail", _lldp.SHOW_LLDP_NEIGHBORS + r"(?!.*\|\s*json)",
                         lambda t: bool(re.search(r"^Local Port id:", t, re.M | re.I)), parse_lldp_detail_text,
                         "roce-tune (NX-OS text)"),

@@ -442,3 +442,33 @@ def test_eos_airflow_suffix_and_nxos_release_label_in_show_version() -> None:
     facts = nxos.parse_show_version(NXOS_VERSION.format(dev="nx1").split("\n", 1)[1].replace(
         "NXOS: version 10.3(4a)", "NXOS: version 10.4(2) [Feature Release]"))
     assert (facts.model, facts.os_version) == ("N9K-C9364D-GX2A", "10.4.2")
+
+
+def test_nxos_show_lldp_neighbors_json_brief_table() -> None:
+    """NX-OS ``show lldp neighbors | json`` (the brief table: ``TABLE_nbor.ROW_nbor``, the Device ID in
+    ``chassis_id``) was RT010 'not a capture roce-tune reads' (only the detail JSON was)."""
+    from roce_tune.platforms import nxos
+
+    text = ('{\n  "neigh_hdr": "neigh_hdr",\n  "TABLE_nbor": {\n    "ROW_nbor": [\n'
+            '      {"chassis_id": "spine1", "l_port_id": "Eth1/1", "hold_time": 120,\n'
+            '       "enabled_capability": "BR", "port_id": "Ethernet1/49"},\n'
+            '      {"chassis_id": "02aa.bbcc.0001", "l_port_id": "Eth1/2", "hold_time": 120,\n'
+            '       "port_id": "swp9"}\n    ]\n  },\n  "neigh_count": 2\n}\n')
+    got = [(n.local_port, n.remote_system, n.remote_port) for n in nxos.parse_lldp_json(text)]
+    assert got == [("Ethernet1/1", "spine1", "Ethernet1/49"), ("Ethernet1/2", None, "swp9")]
+    (fmt,) = [f for f in nxos.LLDP_FORMATS if f.detect(text)]
+    assert fmt.parse is nxos.parse_lldp_json
+
+
+def test_eos_show_lldp_neighbors_json_brief_table() -> None:
+    """EOS ``show lldp neighbors | json`` (``lldpNeighbors`` a list of ``{port, neighborDevice,
+    neighborPort}``) was RT010 'no lldpNeighbors object' (only the detail JSON, keyed by port, was read)."""
+    from roce_tune.platforms import eos
+
+    text = ('{\n  "tablesLastChangeTime": 1700000000.0,\n  "lldpNeighbors": [\n'
+            '    {"port": "Ethernet1", "neighborDevice": "spine1", "neighborPort": "Ethernet7",\n'
+            '     "ttl": 120},\n'
+            '    {"port": "Et3/1", "neighborDevice": "02aa.bbcc.0001", "neighborPort": "swp9", "ttl": 120}\n'
+            "  ]\n}\n")
+    got = [(n.local_port, n.remote_system, n.remote_port, n.index) for n in eos.parse_lldp_json(text)]
+    assert got == [("Ethernet1", "spine1", "Ethernet7", 3), ("Ethernet3/1", None, "swp9", 5)]
