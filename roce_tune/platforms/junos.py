@@ -703,16 +703,63 @@ def parse_show_version(text: str) -> _lldp.DeviceFacts:
     """``show version`` through ntc-templates ``juniper_junos_show_version`` (``Model: qfx5130-32cd`` ->
     ``QFX5130-32CD``, ``Junos: 23.4R2-S2.1``).
 
+    Junos OS Evolved's output (``Yocto:``, ``Linux Kernel:`` lines, which the template refuses) and releases
+    without a ``Junos:`` line (``JUNOS Base OS boot [14.1X53-D46.7]``) are read from their ``Hostname:``,
+    ``Model:`` and release lines directly; ``show version | display json`` (``software-information``) too.
+
     Raises:
-        LldpParseError: no ``Hostname:`` line in the text.
+        LldpParseError: no ``Hostname:`` / ``host-name`` in the text.
     """
-    rows = _lldp.parse_ntc("juniper_junos_show_version", text)
-    if not rows:
-        raise _lldp.LldpParseError("ntc-templates juniper_junos_show_version found no 'Hostname:' line", 0)
-    model = rows[0].get("model") or ""
-    return _lldp.DeviceFacts(model=model.upper() or None, os_version=(rows[0].get("junos_version")
-                                                                      or "").strip()
-                             or None, hostname=rows[0].get("hostname") or None)
+    if re.search(r"^\s*\{", text, re.M):
+        return _parse_version_json(text)
+    try:
+        rows = _lldp.parse_ntc("juniper_junos_show_version", text)
+    except _lldp.LldpParseError:
+        rows = []
+    row = rows[0] if rows else _version_lines(text)
+    model = row.get("model") or ""
+    release = (row.get("junos_version") or "").strip() or _base_release(text)
+    return _lldp.DeviceFacts(model=model.upper() or None, os_version=release,
+                             hostname=row.get("hostname") or None)
+
+
+def _version_lines(text: str) -> dict[str, str]:
+    """``Hostname:``, ``Model:``, ``Junos:`` of a ``show version`` (first of each: a virtual chassis lists
+    its members).
+
+    Raises:
+        LldpParseError: no ``Hostname:`` line.
+    """
+    out: dict[str, str] = {}
+    for key, name in (("Hostname", "hostname"), ("Model", "model"), ("Junos", "junos_version")):
+        m = re.search(rf"^{key}:\s*(\S+)", text, re.M)
+        if m is not None:
+            out[name] = m.group(1)
+    if "hostname" not in out:
+        raise _lldp.LldpParseError("no 'Hostname:' line: not Junos 'show version'", 0)
+    return out
+
+
+def _base_release(text: str) -> str | None:
+    """The release of an output without a ``Junos:`` line: ``JUNOS Base OS boot [14.1X53-D46.7]``."""
+    m = re.search(r"^JUNOS (?:Base OS boot|Software Release) \[([^\]]+)\]", text, re.M)
+    return m.group(1) if m else None
+
+
+def _parse_version_json(text: str) -> _lldp.DeviceFacts:
+    """``show version | display json``: ``software-information[0]`` with ``host-name``, ``product-model``,
+    ``junos-version`` (Junos's ``[{"data": …}]`` leaves).
+
+    Raises:
+        LldpParseError: not JSON, or no ``software-information``.
+    """
+    doc = _lldp.json_block(text)
+    info = doc.get("software-information") if isinstance(doc, dict) else None
+    if not isinstance(info, list) or not info or not isinstance(info[0], dict):
+        raise _lldp.LldpParseError("no 'software-information': not 'show version | display json'", 0)
+    model = _data(info[0], "product-model") or ""
+    return _lldp.DeviceFacts(model=model.upper() or None, os_version=_data(info[0], "junos-version"),
+                             hostname=_data(info[0], "host-name"))
 
 
 def render_version(device: str, model: str, os_version: str | None) -> str:
@@ -732,7 +779,8 @@ LLDP_FORMATS = (
 )
 VERSION_FORMATS = (
     _lldp.CaptureFormat("show version", _lldp.SHOW_VERSION,
-                        lambda t: bool(re.search(r"^Junos:\s", t, re.M)) or "JUNOS" in t,
+                        lambda t: bool(re.search(r"^Junos:\s", t, re.M)) or "JUNOS" in t
+                        or '"software-information"' in t,
                         parse_show_version, "ntc-templates juniper_junos_show_version"),
 )
 LLDP_RENDER_COMMAND = "show lldp neighbors | display json"

@@ -532,23 +532,55 @@ def render_lldp(device: str, ends: list[_lldp.RemoteEnd]) -> str:
 _NXOS_VER_RE = re.compile(r"^(\d+)\.(\d+)\((\w+)\)(.*)$")
 
 
+def _nxos_release(ver: str) -> str | None:
+    """``10.3(4a)`` -> ``10.3.4a`` (the inventory's os_version takes no parentheses); NX-OS 10.x's release
+    label (``10.4(2) [Feature Release]``) left out."""
+    m = _NXOS_VER_RE.match(re.sub(r"\s*\[[^\]]*\]\s*$", "", ver.strip()))
+    return f"{m.group(1)}.{m.group(2)}.{m.group(3)}{m.group(4).strip()}" if m else (ver.strip() or None)
+
+
+def _nxos_model(chassis: str) -> str | None:
+    """``Nexus9000 C9364D-GX2A Chassis`` / ``C9364D-GX2A`` -> ``N9K-C9364D-GX2A`` (the catalog's id)."""
+    m = re.search(r"\b(N9K-)?(C9\w+(?:-\w+)*)", chassis)
+    if m is None:
+        return chassis.strip() or None
+    return f"N9K-{m.group(2)}"
+
+
+def _parse_version_json(text: str) -> _lldp.DeviceFacts:
+    """``show version | json``: ``nxos_ver_str`` (``kickstart_ver_str`` on older releases), ``chassis_id``
+    (``Nexus9000 C9364D-GX2A Chassis``), ``host_name``.
+
+    Raises:
+        LldpParseError: not JSON, or no version string.
+    """
+    doc = _lldp.json_block(text)
+    ver = str(doc.get("nxos_ver_str") or doc.get("kickstart_ver_str") or "") if isinstance(doc, dict) else ""
+    if not ver:
+        raise _lldp.LldpParseError("no 'nxos_ver_str' in the JSON: not NX-OS 'show version | json'", 0)
+    return _lldp.DeviceFacts(model=_nxos_model(str(doc.get("chassis_id") or "")),
+                             os_version=_nxos_release(ver), hostname=doc.get("host_name") or None)
+
+
 def parse_show_version(text: str) -> _lldp.DeviceFacts:
     """``show version`` through ntc-templates ``cisco_nxos_show_version``: ``cisco Nexus9000 C9364D-GX2A
     Chassis`` -> model ``N9K-C9364D-GX2A`` (the catalog's product id), ``NXOS: version 10.3(4a)`` -> OS
-    release ``10.3.4a`` (the inventory's os_version takes no parentheses).
+    release ``10.3.4a`` (the inventory's os_version takes no parentheses); ``show version | json`` read
+    directly.
 
     Raises:
         LldpParseError: no NX-OS version in the text.
     """
+    if re.search(r"^\s*\{", text, re.M):
+        return _parse_version_json(text)
     rows = _lldp.parse_ntc("cisco_nxos_show_version", text)
     if not rows:
         raise _lldp.LldpParseError("ntc-templates cisco_nxos_show_version found no version (the output must "
                                    "run to its 'Reason:' line)", 0)
     plat, ver = rows[0].get("platform") or "", rows[0].get("os") or ""
-    m = _NXOS_VER_RE.match(re.sub(r"\s*\[[^\]]*\]\s*$", "", ver.strip()))  # 10.x: "10.4(2) [Feature Release]"
-    os_version = f"{m.group(1)}.{m.group(2)}.{m.group(3)}{m.group(4).strip()}" if m else (ver.strip() or None)
     model = (plat if plat.startswith("N9K-") else f"N9K-{plat}") if plat else None
-    return _lldp.DeviceFacts(model=model, os_version=os_version, hostname=rows[0].get("hostname") or None)
+    return _lldp.DeviceFacts(model=model, os_version=_nxos_release(ver),
+                             hostname=rows[0].get("hostname") or None)
 
 
 def render_version(device: str, model: str, os_version: str | None) -> str:
@@ -578,7 +610,8 @@ LLDP_FORMATS = (
 )
 VERSION_FORMATS = (
     _lldp.CaptureFormat("show version", _lldp.SHOW_VERSION,
-                        lambda t: "Cisco Nexus Operating System" in t or "NXOS: version" in t,
+                        lambda t: "Cisco Nexus Operating System" in t or "NXOS: version" in t
+                        or '"nxos_ver_str"' in t or '"kickstart_ver_str"' in t,
                         parse_show_version, "ntc-templates cisco_nxos_show_version"),
 )
 LLDP_RENDER_COMMAND = "show lldp neighbors detail | json"

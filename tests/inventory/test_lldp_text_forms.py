@@ -472,3 +472,28 @@ def test_eos_show_lldp_neighbors_json_brief_table() -> None:
             "  ]\n}\n")
     got = [(n.local_port, n.remote_system, n.remote_port, n.index) for n in eos.parse_lldp_json(text)]
     assert got == [("Ethernet1", "spine1", "Ethernet7", 3), ("Ethernet3/1", None, "swp9", 5)]
+
+
+def test_junos_evolved_and_json_show_version_and_nxos_json_show_version() -> None:
+    """Junos OS Evolved's ``show version`` (``Yocto:``, ``Linux Kernel:`` lines: the QFX5130/5220/5240) was
+    RT010 'ntc-templates … cannot read the output'; ``show version | display json`` (Junos) and ``show
+    version | json`` (NX-OS) were RT010 'not a capture roce-tune reads'."""
+    from roce_tune.platforms import junos, nxos
+
+    evo = ("Hostname: qfx9\nModel: qfx5240-64od\nJunos: 24.2R1-S1.4-EVO\nYocto: 3.0.2\n"
+           "Linux Kernel: 5.2.60-yocto-standard-g0a1b2c3\n"
+           "JUNOS-EVO OS 64-bit [junos-evo-install-qfx-ms-x86-64-24.2R1-S1.4-EVO]\n")
+    facts = junos.parse_show_version(evo)
+    assert (facts.model, facts.os_version, facts.hostname) == ("QFX5240-64OD", "24.2R1-S1.4-EVO", "qfx9")
+    jj = ('{\n  "software-information": [{\n    "host-name": [{"data": "qfx8"}],\n'
+          '    "product-model": [{"data": "qfx5220-32cd"}],\n    "junos-version": [{"data": "23.2R1.14"}]\n'
+          "  }]\n}\n")
+    (fmt,) = [f for f in junos.VERSION_FORMATS if f.detect(jj)]
+    facts = fmt.parse(jj)
+    assert (facts.model, facts.os_version, facts.hostname) == ("QFX5220-32CD", "23.2R1.14", "qfx8")
+    nj = ('{\n  "header_str": "Cisco Nexus Operating System (NX-OS) Software",\n'
+          '  "nxos_ver_str": "10.4(2) [Feature Release]",\n'
+          '  "chassis_id": "Nexus9000 C9364D-GX2A Chassis",\n  "host_name": "nx7"\n}\n')
+    (fmt,) = [f for f in nxos.VERSION_FORMATS if f.detect(nj)]
+    facts = fmt.parse(nj)
+    assert (facts.model, facts.os_version, facts.hostname) == ("N9K-C9364D-GX2A", "10.4.2", "nx7")
