@@ -497,3 +497,21 @@ def test_junos_evolved_and_json_show_version_and_nxos_json_show_version() -> Non
     (fmt,) = [f for f in nxos.VERSION_FORMATS if f.detect(nj)]
     facts = fmt.parse(nj)
     assert (facts.model, facts.os_version, facts.hostname) == ("N9K-C9364D-GX2A", "10.4.2", "nx7")
+
+
+def test_sonic_emulator_show_version_is_the_shape_sonic_prints(tmp_path: Path) -> None:
+    """The SONiC emulator's ``show version`` printed three lines (release, Debian, HwSKU): no Platform, ASIC
+    or Model Number as sonic-utilities prints them, and its platform summary named an MSN4700 part on an
+    MSN2700 platform. It prints the real layout now, and roce-tune's reader gets the model from it."""
+    from roce_tune.platforms import sonic
+    from tests.emulators.core import EmulatorSpec
+    from tests.emulators.sonic import SonicDevice
+
+    dev = SonicDevice(EmulatorSpec("sonic", "leaf7"), tmp_path)
+    out, rc = dev.new_session("admin", False).show(["version"])
+    assert rc == 0 and out.startswith("\nSONiC Software Version: SONiC.")
+    for line in ("Platform: x86_64-mlnx_msn2700-r0", "HwSKU: ACS-MSN2700", "ASIC: mellanox", "ASIC Count: 1",
+                 "Model Number: MSN2700-", "Docker images:"):
+        assert f"\n{line}" in out, (line, out)
+    facts = sonic.parse_show_version(out)
+    assert (facts.model, facts.os_version) == ("SN2700", dev.release)
