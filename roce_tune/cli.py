@@ -1293,6 +1293,10 @@ def import_lldp(
         data = inventory_from_lldp(view, opts, left_out)
     except RoceTuneError as exc:
         _fail(exc.findings)
+    if view.errors:
+        err.print("note: LLDP commands printed errors; the neighbours of what failed (an lldp container "
+                  "not running, a port lldpctl did not know) are not in the captures: "
+                  + "; ".join(view.errors), markup=False, soft_wrap=True)
     if view.unnamed:
         err.print("note: left out neighbours that send no system name (LLDP does not say which device they "
                   "are; set the neighbour's hostname, or declare the cable): " + "; ".join(view.unnamed),

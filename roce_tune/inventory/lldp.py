@@ -80,11 +80,14 @@ class ObservedCable:
 @dataclass
 class LldpView:
     """Every captured device, in name order, and the cables they show (each once); ``unnamed``: the
-    neighbours that send no system name (``device:port (file:line)``), which no cable can name."""
+    neighbours that send no system name (``device:port (file:line)``), which no cable can name; ``errors``:
+    the error lines the LLDP commands printed."""
 
     devices: dict[str, DeviceCapture]
     cables: list[ObservedCable]
     unnamed: list[str] = field(default_factory=list)
+    #: ``file:line: text`` of the error lines an LLDP command printed (neighbours of what failed are missing)
+    errors: list[str] = field(default_factory=list)
 
     def spelt_as(self, names: Iterable[str]) -> LldpView:
         """This view with its device names spelt as in ``names`` where they differ only in case (an
@@ -96,7 +99,7 @@ class LldpView:
 
         devices = {name(k): replace(d, name=name(k)) for k, d in self.devices.items()}
         cables = [replace(c, a_device=name(c.a_device), b_device=name(c.b_device)) for c in self.cables]
-        return LldpView(devices, cables, self.unnamed)
+        return LldpView(devices, cables, self.unnamed, self.errors)
 
     def kind(self, device: str) -> str | None:
         """``host``/``switch`` for a captured device, None otherwise."""
@@ -179,6 +182,7 @@ def read_lldp_dir(root: str | Path) -> LldpView:
     devices: dict[str, DeviceCapture] = {}
     spelling: dict[str, str] = {}  # a device's name without case -> its first spelling (LEAF1.txt is leaf1)
     problems: list[Finding] = []
+    errors: list[str] = []
     for path in _capture_files(root):
         try:
             blocks = read_capture(path, root)
@@ -198,14 +202,24 @@ def read_lldp_dir(root: str | Path) -> LldpView:
                 continue  # text above the first prompt that nothing reads: the login banner (MOTD)
             name = spelling.setdefault(b.device.lower(), b.device)
             dev = devices.setdefault(name, DeviceCapture(name, first=(file, b.start)))
-            _read_block(b, file, dev, problems)
+            if _read_block(b, file, dev, problems):
+                errors += _error_lines(b, file)
     for dev in devices.values():
         _settle_platform(dev, problems)
         _drop_management(dev)
         _disagreeing_files(dev, problems)
     if problems:
         raise RoceTuneError(problems)
-    return LldpView(dict(sorted(devices.items())), _cables(devices), _unnamed_neighbours(devices))
+    return LldpView(dict(sorted(devices.items())), _cables(devices), _unnamed_neighbours(devices), errors)
+
+
+def _error_lines(b: Block, file: str) -> list[str]:
+    """``file:line: text`` of the lines of an LLDP block that say part of the command failed
+    (:data:`~roce_tune.platforms.lldp.OUTPUT_ERROR_RE`)."""
+    from roce_tune.platforms.lldp import OUTPUT_ERROR_RE
+
+    return [f"{file}:{b.line_of(i)}: {t.strip()}" for i, t in enumerate(b.text.splitlines())
+            if OUTPUT_ERROR_RE.search(t)]
 
 
 def _unnamed_neighbours(devices: dict[str, DeviceCapture]) -> list[str]:
@@ -260,8 +274,9 @@ def _no_output(b: Block, file: str, problems: list[Finding]) -> None:
             return
 
 
-def _read_block(b: Block, file: str, dev: DeviceCapture, problems: list[Finding]) -> None:
-    """One capture block into ``dev``: LLDP neighbours, or version facts."""
+def _read_block(b: Block, file: str, dev: DeviceCapture, problems: list[Finding]) -> bool:
+    """One capture block into ``dev``: LLDP neighbours, or version facts. True when it was LLDP output,
+    read."""
     hits = _classify(b.text, b.command)
     if not hits:
         what = f"the output of {b.command!r}" if b.command else "output without a command prompt"
@@ -273,7 +288,7 @@ def _read_block(b: Block, file: str, dev: DeviceCapture, problems: list[Finding]
                 f"capture one of: {_known_names()}",
             )
         )
-        return
+        return False
     plats = {p for p, _, _ in hits}
     kind, fmt = hits[0][1], hits[0][2]
     try:
@@ -287,11 +302,11 @@ def _read_block(b: Block, file: str, dev: DeviceCapture, problems: list[Finding]
                 "capture the whole output of the command, unedited",
             )
         )
-        return
+        return False
     if kind != "version":
         dev.lldp_platforms = plats if not dev.lldp_platforms else dev.lldp_platforms & plats or plats
         dev.neighbors += [(n, file, b.line_of(n.index)) for n in parsed]
-        return
+        return True
     plat = next(iter(plats))
     if dev.platform not in (None, plat):
         problems.append(
@@ -308,6 +323,7 @@ def _read_block(b: Block, file: str, dev: DeviceCapture, problems: list[Finding]
         parsed.os_version or dev.facts.os_version,
         parsed.hostname or dev.facts.hostname,
     )
+    return False
 
 
 def _settle_platform(dev: DeviceCapture, problems: list[Finding]) -> None:

@@ -37,6 +37,7 @@ __all__ = [
     "DeviceFacts",
     "LldpNeighbor",
     "LldpParseError",
+    "OUTPUT_ERROR_RE",
     "RemoteEnd",
     "json_block",
     "key_line",
@@ -142,6 +143,13 @@ _MAC_RE = re.compile(r"^(?:[0-9a-fA-F]{2}[:-]){5}[0-9a-fA-F]{2}$|^(?:[0-9a-fA-F]
 SHOW_LLDP_NEIGHBORS = r"^sh(?:ow?)?\s+ll(?:dp?)?\s+n(?:e(?:i(?:g(?:h(?:b(?:o(?:rs?)?)?)?)?)?)?)?\b"
 #: ``show version`` as typed, abbreviations too (``sh ver``)
 SHOW_VERSION = r"^sh(?:ow?)?\s+ver(?:s(?:i(?:on?)?)?)?\b"
+
+
+#: lines an LLDP command prints when part of it failed, and whose neighbours are then missing from the
+#: output: docker's (SONiC runs lldpctl in one ``lldp<n>`` container per ASIC: ``Error response from daemon:
+#: Container … is not running``, sonic-utilities PR 1656), lldpctl's own warnings (``[WARN/lldpctl] unknown
+#: command from argument …``, sonic-buildimage issue 19209) and lldpshow's ``Error: …``
+OUTPUT_ERROR_RE = re.compile(r"^(?:Error response from daemon:|Error:\s)|\[(?:WARN|ERR)/lldpctl\]")
 
 
 def is_mac(value: str | None) -> bool:

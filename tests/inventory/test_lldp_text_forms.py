@@ -515,3 +515,22 @@ def test_sonic_emulator_show_version_is_the_shape_sonic_prints(tmp_path: Path) -
         assert f"\n{line}" in out, (line, out)
     facts = sonic.parse_show_version(out)
     assert (facts.model, facts.os_version) == ("SN2700", dev.release)
+
+
+def test_error_lines_an_lldp_command_printed_are_named_in_a_note(tmp_path: Path) -> None:
+    """SONiC's lldpshow prints docker's 'Error response from daemon: …' when an ASIC's lldp container is not
+    running, and lldpctl '[WARN/lldpctl] unknown command …' for a port it does not know; the neighbours
+    behind them are missing from the output, and the import said nothing."""
+    cap = tmp_path / "cap"
+    cap.mkdir()
+    rows = "Ethernet0      spine7          Ethernet1/5        BR            leaf7:Ethernet0\n"
+    f = cap / "leaf7.txt"
+    f.write_text("admin@leaf7:~$ show lldp table\n"
+                 "Error response from daemon: Container 0a1b2c is not running\n"
+                 + _sonic_table(rows, 1) + SONIC_VERSION.format(dev="leaf7"), encoding="utf-8")
+    (cap / "leaf8.txt").write_text(f"admin@leaf8:~$ show lldp neighbors\n{LLDPD_TEXT}"
+                                   + SONIC_VERSION.format(dev="leaf8"), encoding="utf-8")
+    r = run("import", "lldp", str(cap), "--out", str(tmp_path / "f.yaml"))
+    assert r.returncode == 0, r.stderr
+    assert f"{f}:2: Error response from daemon: Container 0a1b2c is not running" in r.stderr, r.stderr
+    assert "leaf8.txt:2: 2025-01-07T10:00:00 [WARN/lldpctl] unknown command" in r.stderr, r.stderr
