@@ -405,9 +405,7 @@ class SonicSession(LinuxSession):
         if text in ("runningconfiguration all", "runningconfig all"):
             return dev.dump(), 0
         if text == "version":
-            return (f"SONiC Software Version: SONiC.{dev.release}\nDistribution: Debian 11\n"
-                    "HwSKU: "
-                    f"{dev.config_db.get('DEVICE_METADATA', {}).get('localhost', {}).get('hwsku', '')}\n"), 0
+            return self.version(), 0
         if text == "platform summary":
             return self.platform_summary(), 0
         if text.startswith("pfcwd stats"):
@@ -432,6 +430,20 @@ class SonicSession(LinuxSession):
         return ("Usage: show [OPTIONS] COMMAND [ARGS]...\nError: No such command "
                 f"'{args[0] if args else ''}'.\n"), 2
 
+    def version(self) -> str:
+        """``show version`` as sonic-utilities show/main.py prints it: a blank line, the build lines, the
+        platform summary (Platform, HwSKU, ASIC, ASIC Count, Serial/Model Number, Hardware Revision),
+        Uptime and Date, then the docker images table (abridged here to its header and one image)."""
+        dev = self.device
+        return (f"\nSONiC Software Version: SONiC.{dev.release}\nSONiC OS Version: 11\n"
+                "Distribution: Debian 11.7\nKernel: 5.10.0-23-2-amd64\nBuild commit: 0a1b2c3d4\n"
+                "Build date: Mon Jun  5 10:00:00 UTC 2023\nBuilt by: sonicbld@build\n\n"
+                + self.platform_summary()
+                + "Uptime: 10:00:00 up 12 days,  1 user,  load average: 0.52, 0.48, 0.45\n"
+                "Date: Mon 19 Jun 2023 10:00:00\n\nDocker images:\n"
+                "REPOSITORY                 TAG        IMAGE ID       SIZE\n"
+                f"docker-lldp                {dev.release}     0a1b2c3d4e5f   305MB\n")
+
     def platform_summary(self) -> str:
         """``show platform summary`` as sonic-utilities show/platform.py prints it (``ASIC Count`` from
         sonic_py_common.multi_asic.get_num_asics, i.e. asic.conf NUM_ASIC; 1 without an asic.conf)."""
@@ -442,7 +454,10 @@ class SonicSession(LinuxSession):
                  f"HwSKU: {meta.get('hwsku', '')}", "ASIC: mellanox"]
         if dev.asic_count is not None:
             lines.append(f"ASIC Count: {dev.asic_count}")
-        lines += ["Serial Number: MT2231X09876", "Model Number: MSN4700-WS2FO", "Hardware Revision: A1"]
+        # the model number is the platform's (x86_64-mlnx_msn2700-r0: MSN2700-…), not another model's
+        m = re.search(r"mlnx_(msn\w+?)-r\d", meta.get("platform", "x86_64-mlnx_msn4700-r0"))
+        number = f"{m.group(1).upper()}-WS2FO" if m else "N/A"
+        lines += ["Serial Number: MT2231X09876", f"Model Number: {number}", "Hardware Revision: A1"]
         return "\n".join(lines) + "\n"
 
     # ------------------------------------------------------ CONFIG_DB writes
