@@ -432,6 +432,35 @@ def test_a_dscp_entry_deleted_by_hand_is_named_with_planned_and_running_priority
     assert _run_file(path, "--check", env=env).returncode == 0
 
 
+def test_every_dscp_entry_deleted_by_hand_is_named_per_priority_with_its_dscps(tmp_path: Path) -> None:
+    # After a push someone deletes all 64 DSCP entries of a NIC (`mlnx_qos --dscp2prio del,D,P` each): the
+    # last delete puts the NIC on PCP trust and the report lists no map (mlx5e_dcbnl_ieee_delapp). --check
+    # said one line, "dscp2prio: expected '64 entries', read 'no DSCP map listed'", where one deleted entry is
+    # named with its DSCP and planned priority: it now names each planned priority with its DSCPs.
+    plan, script = _script()
+    h = plan.hosts[0]  # type: ignore[attr-defined]
+    box = Box(tmp_path, h)
+    env = _box_env(box)
+    path = tmp_path / "apply.sh"
+    path.write_text(script, encoding="utf-8")
+    assert _run_file(path, env=env).returncode == 0
+    first = h.nics[0]
+    for d, p in sorted(first.dscp_to_priority.items()):
+        _qos(env, first.netdev, "--dscp2prio", f"del,{d},{p}")
+    check = _run_file(path, "--check", env=env)
+    assert check.returncode == 1, check.stdout + check.stderr
+    named = [ln.strip() for ln in check.stderr.splitlines() if ln.strip().startswith("MISMATCH")]
+    running = "none (the NIC lists no DSCP map: its dscp2prio entries were deleted or trust is pcp)"
+    assert named == [f"MISMATCH {first.netdev} trust: expected 'dscp', read 'pcp'",
+                     f"MISMATCH {first.netdev} dscp2prio/0-25,27-47,49-63: expected '0', read '{running}'",
+                     f"MISMATCH {first.netdev} dscp2prio/26: expected '3', read '{running}'",
+                     f"MISMATCH {first.netdev} dscp2prio/48: expected '6', read '{running}'"]
+    assert [(m.what, m.planned) for m in host.check_mismatches(check.stderr)][1:] == [
+        ("dscp2prio/0-25,27-47,49-63", "0"), ("dscp2prio/26", "3"), ("dscp2prio/48", "6")]
+    assert _run_file(path, env=env).returncode == 0  # the apply puts the map back
+    assert _run_file(path, "--check", env=env).returncode == 0
+
+
 @pytest.mark.slow  # end-to-end (subprocesses/emulators), seconds each: .ci/run runs it (-m slow)
 def test_a_dscp_entry_deleted_before_the_push_is_deleted_again_by_the_restore_point(tmp_path: Path) -> None:
     # Before the push someone ran `mlnx_qos --dscp2prio del,26,3`: no entry for 26, which the NIC maps to

@@ -156,6 +156,25 @@ rt_qos_map() {
 # app entry was deleted (mlnx_qos --dscp2prio del,...), and the mlx5 driver then maps it to priority 0
 # (en_dcbnl.c mlx5e_dcbnl_ieee_delapp).
 RT_DSCP_UNLISTED='0 (no dscp2prio entry)'
+# ... and of every planned DSCP when the report lists no DSCP map at all (PCP trust: `mlnx_qos --trust pcp`, or
+# the last entry deleted, which puts the NIC on PCP trust).
+RT_DSCP_NO_MAP='none (the NIC lists no DSCP map: its dscp2prio entries were deleted or trust is pcp)'
+# rt_id_runs ID...: ascending DSCPs as runs, "0-25,27" (the form of the data file's notes).
+rt_id_runs() {
+    local out="" a="" b="" i
+    for i in "$@" ""; do
+        if [[ -n "$i" && -n "$a" ]] && (( i == b + 1 )); then
+            b=$i
+            continue
+        fi
+        if [[ -n "$a" ]]; then
+            out+="${out:+,}$a"
+            (( b == a )) || out+="-$b"
+        fi
+        a=$i b=$i
+    done
+    printf '%s' "$out"
+}
 # rt_dscp_entry ENTRY: one RT_DSCP2PRIO entry into rt_s dscp prio (value set, DSCP, priority).
 rt_dscp_entry() { rt_s="${1%% *}"; dscp="${1#* }"; prio="${dscp#* }"; dscp="${dscp%% *}"; }
 # Global (IEEE 802.3x) pause, from "ethtool -a <netdev>": ethtool prints "RX:" and "TX:" then on/off
@@ -696,21 +715,23 @@ for rt_n in "${RT_NICS[@]}"; do
     if rt_pfc_on "$nic_pfc"; then
         rt_expect "$nic_dev" global_pause "$RT_PAUSE_OFF" "$(rt_pause_state "$nic_dev")"
     fi
-    # the whole DSCP map: one line per entry that differs, or one line when the NIC lists no map at all
+    # the whole DSCP map: one line per entry that differs; when the NIC lists no map at all, one line per
+    # planned priority naming its DSCPs (dscp2prio/0-25,27-47: expected '0', ...)
     rt_qos_map "$qos"
-    rt_unlisted=0
+    rt_byprio=()
     for rt_e in ${RT_DSCP2PRIO[@]+"${RT_DSCP2PRIO[@]}"}; do
         rt_dscp_entry "$rt_e"
         [[ "$rt_s" == "$nic_set" ]] || continue
         if [[ -z "${RT_MAP[*]-}" ]]; then
-            rt_unlisted=$((rt_unlisted + 1))
+            rt_byprio[prio]+="$dscp "
         else
             rt_expect "$nic_dev" "dscp2prio/$dscp" "$prio" "${RT_MAP[dscp]-$RT_DSCP_UNLISTED}"
         fi
     done
-    if (( rt_unlisted > 0 )); then
-        rt_expect "$nic_dev" dscp2prio "$rt_unlisted entries" "no DSCP map listed"
-    fi
+    for prio in "${!rt_byprio[@]}"; do
+        # shellcheck disable=SC2086  # (the DSCPs: one word each)
+        rt_expect "$nic_dev" "dscp2prio/$(rt_id_runs ${rt_byprio[prio]})" "$prio" "$RT_DSCP_NO_MAP"
+    done
     rt_expect "$nic_dev" mtu "$nic_mtu" "$(rt_link_mtu "$nic_dev")"
     rt_expect "$nic_rdma" roce_tos "$nic_tos" "$(cma_roce_tos -d "$nic_rdma" -p "$nic_port" | tail -n 1)"
     tclass="$nic_tos"
