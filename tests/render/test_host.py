@@ -317,9 +317,47 @@ def test_an_rdma_device_the_host_lacks_stops_before_any_change_and_is_named(tmp_
     before = _device_view(box, h, env)
     res = _run_file(path, "--save", str(restore), env=env)
     assert res.returncode == 2, res.stderr
-    assert f"cma_roce_tos -d {gone} -p 1" in res.stderr and "does not exist" in res.stderr, res.stderr
+    assert f"cma_roce_tos -d {gone} -p 1: RDMA device {gone} missing (no /sys/class/infiniband/{gone})" in \
+        res.stderr, res.stderr
     assert _device_view(box, h, env) == before  # nothing changed on any NIC
     assert not restore.exists() or "rt_do" not in restore.read_text()
+
+
+@pytest.mark.parametrize("now", ["", "mlx5_9"])
+def test_an_rdma_device_gone_while_its_netdev_is_there_is_one_line_naming_the_cause(tmp_path: Path,
+                                                                                   now: str) -> None:
+    # mlx5_ib unloaded, or the function unbound from RDMA (or the RDMA device renamed: `rdma dev set mlx5_0
+    # name mlx5_9`): /sys/class/infiniband/mlx5_0 is gone, the netdev is there. --check printed three lines
+    # (roce_tos and roce_mode "read 'Device mlx5_0 port 1 does not exist'", traffic_class "read '<missing>'")
+    # and the apply only the cma_roce_tos failure; neither said why or what to do.
+    plan, script = _script()
+    h = plan.hosts[0]  # type: ignore[attr-defined]
+    box = Box(tmp_path, h)
+    env = _box_env(box)
+    path = tmp_path / "apply.sh"
+    path.write_text(script, encoding="utf-8")
+    assert _run_file(path, env=env).returncode == 0
+    nic = h.nics[0]
+    shutil.rmtree(box.state / "rdma" / nic.rdma_device)
+    shutil.rmtree(box.root / "sys/class/infiniband" / nic.rdma_device)
+    cause = (f"RDMA device {nic.rdma_device} missing (no /sys/class/infiniband/{nic.rdma_device}) while netdev "
+             f"{nic.netdev} is present")
+    if now:  # the netdev's PCI function has another RDMA device
+        (box.root / "sys/class/net" / nic.netdev / "device/infiniband" / now).mkdir(parents=True)
+        cause += (f"; the PCI function of {nic.netdev} has RDMA device {now}: renamed? set its rdma_device in "
+                  "the inventory and render again")
+    else:
+        cause += ": no RDMA driver bound to it (mlx5_ib not loaded?): load it (modprobe mlx5_ib) and run again"
+    check = _run_file(path, "--check", env=env)
+    assert check.returncode == 1, check.stdout + check.stderr
+    named = [ln.strip() for ln in check.stderr.splitlines() if ln.strip().startswith("MISMATCH")]
+    assert named == [f"MISMATCH {nic.netdev} NIC ({nic.rdma_device} port 1): expected 'present', read "
+                     f"'{cause}; its RoCE values not read back'"]
+    before = _device_view(box, h, env)
+    res = _run_file(path, env=env)
+    assert res.returncode == 2
+    assert res.stderr == f"roce-tune: {h.name}: cma_roce_tos -d {nic.rdma_device} -p 1: {cause}\n"
+    assert _device_view(box, h, env) == before
 
 
 def test_a_nic_tool_that_fails_is_named_with_its_message(box: Box) -> None:

@@ -129,6 +129,25 @@ rt_nic_absent() {
         "${gone}mlnx_qos -i $nic_dev failed (exit $1): ${said:-no message}; not read back"
 }
 
+# rt_rdma_gone: "" while the NIC's RDMA device is in /sys/class/infiniband; else (its netdev answered) why it is
+# gone and what to do: the RDMA device(s) the netdev's PCI function has now (device/infiniband/: a rename,
+# `rdma dev set ... name`), or none (mlx5_ib not loaded, the function unbound from RDMA).
+rt_rdma_gone() {
+    [[ ! -e "${SYSROOT}/sys/class/infiniband/$nic_rdma" ]] || return 0
+    local now=() d
+    for d in "${SYSROOT}/sys/class/net/$nic_dev/device/infiniband/"*; do
+        [[ -e "$d" ]] && now+=("${d##*/}")
+    done
+    printf 'RDMA device %s missing (no /sys/class/infiniband/%s) while netdev %s is present' \
+        "$nic_rdma" "$nic_rdma" "$nic_dev"
+    if [[ -n "${now[*]-}" ]]; then
+        printf '; the PCI function of %s has RDMA device %s: renamed? set its rdma_device in the inventory and %s' \
+            "$nic_dev" "${now[*]}" "render again"
+    else
+        printf ': no RDMA driver bound to it (mlx5_ib not loaded?): load it (modprobe mlx5_ib) and run again'
+    fi
+}
+
 # Parsers of "mlnx_qos -i <netdev>" output (Mellanox/mlnx-tools python/mlnx_qos pretty_print).
 rt_qos_trust() { sed -n 's/^Priority trust state: *//p' <<<"$1"; }
 rt_qos_cable() { sed -n 's/^Cable len: *//p' <<<"$1"; }
@@ -325,6 +344,12 @@ rt_save() {
 rt_nic_ready() {
     rt_nic "$1"
     rt_run mlnx_qos -i "$nic_dev"
+    local gone
+    gone="$(rt_rdma_gone)"
+    if [[ -n "$gone" ]]; then
+        printf 'roce-tune: %s: cma_roce_tos -d %s -p %s: %s\n' "$RT_HOST" "$nic_rdma" "$nic_port" "$gone" >&2
+        exit 2
+    fi
     rt_run cma_roce_tos -d "$nic_rdma" -p "$nic_port"
     if [[ ! "${RT_OUT##*$'\n'}" =~ ^[0-9]+$ ]]; then
         printf 'roce-tune: %s: cma_roce_tos -d %s -p %s (netdev %s) gives no ToS: %s\n' \
@@ -733,12 +758,18 @@ for rt_n in "${RT_NICS[@]}"; do
         rt_expect "$nic_dev" "dscp2prio/$(rt_id_runs ${rt_byprio[prio]})" "$prio" "$RT_DSCP_NO_MAP"
     done
     rt_expect "$nic_dev" mtu "$nic_mtu" "$(rt_link_mtu "$nic_dev")"
-    rt_expect "$nic_rdma" roce_tos "$nic_tos" "$(cma_roce_tos -d "$nic_rdma" -p "$nic_port" | tail -n 1)"
-    tclass="$nic_tos"
-    (( RT_TCLASS_GLOBAL )) || tclass='unset'
-    tclass_now="$(rt_tclass "${SYSROOT}/sys/class/infiniband/$nic_rdma/tc/$nic_port/traffic_class")"
-    rt_expect "$nic_rdma" traffic_class "$tclass" "${tclass_now:-unset}"
-    rt_expect "$nic_rdma" roce_mode 'RoCE v2' "$(cma_roce_mode -d "$nic_rdma" -p "$nic_port" | tail -n 1)"
+    # an RDMA device that is gone while its netdev answers: one line naming why (rt_rdma_gone)
+    rt_gone="$(rt_rdma_gone)"
+    if [[ -n "$rt_gone" ]]; then
+        rt_expect "$nic_dev" "NIC ($nic_rdma port $nic_port)" present "$rt_gone; its RoCE values not read back"
+    else
+        rt_expect "$nic_rdma" roce_tos "$nic_tos" "$(cma_roce_tos -d "$nic_rdma" -p "$nic_port" | tail -n 1)"
+        tclass="$nic_tos"
+        (( RT_TCLASS_GLOBAL )) || tclass='unset'
+        tclass_now="$(rt_tclass "${SYSROOT}/sys/class/infiniband/$nic_rdma/tc/$nic_port/traffic_class")"
+        rt_expect "$nic_rdma" traffic_class "$tclass" "${tclass_now:-unset}"
+        rt_expect "$nic_rdma" roce_mode 'RoCE v2' "$(cma_roce_mode -d "$nic_rdma" -p "$nic_port" | tail -n 1)"
+    fi
     for rt_w in "${RT_ECN[@]}"; do
         read -r rt_s file value <<<"$rt_w"
         [[ "$rt_s" == "$nic_set" ]] || continue
