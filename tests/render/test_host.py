@@ -340,14 +340,15 @@ def test_an_rdma_device_gone_while_its_netdev_is_there_is_one_line_naming_the_ca
     nic = h.nics[0]
     shutil.rmtree(box.state / "rdma" / nic.rdma_device)
     shutil.rmtree(box.root / "sys/class/infiniband" / nic.rdma_device)
-    cause = (f"RDMA device {nic.rdma_device} missing (no /sys/class/infiniband/{nic.rdma_device}) while netdev "
-             f"{nic.netdev} is present")
+    cause = (f"RDMA device {nic.rdma_device} missing (no /sys/class/infiniband/{nic.rdma_device}) while "
+             f"netdev {nic.netdev} is present")
     if now:  # the netdev's PCI function has another RDMA device
         (box.root / "sys/class/net" / nic.netdev / "device/infiniband" / now).mkdir(parents=True)
-        cause += (f"; the PCI function of {nic.netdev} has RDMA device {now}: renamed? set its rdma_device in "
-                  "the inventory and render again")
+        cause += (f"; the PCI function of {nic.netdev} has RDMA device {now}: renamed? set its rdma_device "
+                  "in the inventory and render again")
     else:
-        cause += ": no RDMA driver bound to it (mlx5_ib not loaded?): load it (modprobe mlx5_ib) and run again"
+        cause += (": no RDMA driver bound to it (mlx5_ib not loaded?): load it (modprobe mlx5_ib) and run "
+                  "again")
     check = _run_file(path, "--check", env=env)
     assert check.returncode == 1, check.stdout + check.stderr
     named = [ln.strip() for ln in check.stderr.splitlines() if ln.strip().startswith("MISMATCH")]
