@@ -11,6 +11,7 @@ keep their state in files. ``STUB_IGNORE=<what>`` makes a stub accept a write si
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 import shlex
@@ -872,6 +873,93 @@ def test_save_writes_a_restore_point_that_puts_every_value_back(tmp_path: Path, 
     assert _device_view(box, h, env) == before
 
 
+@pytest.mark.parametrize("cut", ["line", "mid-line", "edited"])
+def test_a_restore_point_cut_short_or_changed_puts_nothing_back(tmp_path: Path, cut: str) -> None:
+    # A restore point copied half-way (a full disk, an interrupted scp) or edited by hand: bash runs a script
+    # line by line as it reads it, so the half that was there put back part of the values and then stopped
+    # on "line 9: $2: unbound variable" (exit 1), leaving the NICs half put back with no word of why.
+    plan, script = _script()
+    h = plan.hosts[0]  # type: ignore[attr-defined]
+    box = Box(tmp_path, h)
+    env = _box_env(box)
+    path, restore = tmp_path / "apply.sh", tmp_path / "restore.sh"
+    path.write_text(script, encoding="utf-8")
+    assert _run_file(path, "--save", str(restore), env=env).returncode == 0
+    text = restore.read_text(encoding="utf-8")
+    lines = text.splitlines(keepends=True)
+    if cut == "line":
+        restore.write_text("".join(lines[: len(lines) * 2 // 3]), encoding="utf-8")
+    elif cut == "mid-line":
+        restore.write_text(text[: len(text) // 2], encoding="utf-8")
+    else:
+        restore.write_text(text.replace("--trust pcp", "--trust dscp"), encoding="utf-8")
+    before = _device_view(box, h, env)
+    back = _run_file(restore, env=env)
+    assert back.returncode == 2, back.stderr
+    assert back.stderr == (f"roce-tune restore: {restore} is not the whole restore point roce-tune wrote (cut "
+                           "short or changed: its sha256 differs); nothing was put back\n")
+    assert _device_view(box, h, env) == before
+    restore.write_text(text, encoding="utf-8")  # the whole file runs
+    assert _run_file(restore, env=env).returncode == 0
+
+
+def test_a_restore_point_cut_short_read_from_stdin_runs_nothing(tmp_path: Path) -> None:
+    # `bash < restore.sh` (no file to check its sha256 against): a cut file still runs nothing
+    plan, script = _script()
+    h = plan.hosts[0]  # type: ignore[attr-defined]
+    box = Box(tmp_path, h)
+    env = _box_env(box)
+    path, restore = tmp_path / "apply.sh", tmp_path / "restore.sh"
+    path.write_text(script, encoding="utf-8")
+    assert _run_file(path, "--save", str(restore), env=env).returncode == 0
+    text = restore.read_text(encoding="utf-8")
+    before = _device_view(box, h, env)
+    back = subprocess.run(["bash"], input=text[: len(text) * 2 // 3], env=env, capture_output=True, text=True,
+                          timeout=60, check=False)
+    assert back.returncode != 0
+    assert _device_view(box, h, env) == before
+
+
+@pytest.mark.parametrize("differs", ["machine-id", "mac"])
+def test_a_restore_point_run_on_another_machine_puts_nothing_back(tmp_path: Path, differs: str) -> None:
+    # gpu01's restore point copied to gpu02 (same NIC names) and run there: it wrote gpu01's values, found
+    # before gpu01's push, onto gpu02's NICs. It now checks the machine (/etc/machine-id) and each NIC
+    # (its MAC address) it was taken on and stops, exit 2, naming what differs.
+    plan, script = _script()
+    h = plan.hosts[0]  # type: ignore[attr-defined]
+    boxes = []
+    for name in ("gpu01", "gpu02"):
+        (tmp_path / name).mkdir()
+        box = Box(tmp_path / name, h)
+        etc = box.root / "etc"
+        etc.mkdir()
+        (etc / "machine-id").write_text(("1" if name == "gpu01" or differs == "mac" else "2") * 32 + "\n")
+        for i, nic in enumerate(h.nics):
+            mac = f"b8:ce:f6:00:0{1 if name == 'gpu01' or differs == 'machine-id' else 2}:0{i}"
+            (box.root / "sys/class/net" / nic.netdev / "address").write_text(mac + "\n")
+        boxes.append(box)
+    one, two = boxes
+    path, restore = tmp_path / "apply.sh", tmp_path / "restore.sh"
+    path.write_text(script, encoding="utf-8")
+    assert _run_file(path, "--save", str(restore), env=_box_env(one)).returncode == 0
+    # as copied to gpu02: the same paths there (here: under gpu02's root; its sha256 line then made anew)
+    other = tmp_path / "restore-on-gpu02.sh"
+    head = restore.read_text(encoding="utf-8").replace(str(one.root), str(two.root)).split("\n", 3)
+    head[2] = "# sha256 of line 4 to the end: " + hashlib.sha256(head[3].encode()).hexdigest()
+    other.write_text("\n".join(head), encoding="utf-8")
+    env2 = _box_env(two)
+    before = _device_view(two, h, env2)
+    back = _run_file(other, env=env2)
+    assert back.returncode == 2, back.stderr
+    if differs == "machine-id":
+        named = f"{two.root}/etc/machine-id was '{'1' * 32}', is '{'2' * 32}'"
+    else:
+        named = f"{two.root}/sys/class/net/{h.nics[0].netdev}/address was 'b8:ce:f6:00:01:00', is 'b8:ce:f6:00:02:00'"
+    assert named in back.stderr, back.stderr
+    assert "taken on another machine or NIC" in back.stderr and "nothing was put back" in back.stderr
+    assert _device_view(two, h, env2) == before
+
+
 def test_restore_point_rebuilds_a_custom_dscp_map_that_the_plans_pcp_trust_drops(tmp_path: Path) -> None:
     # A NIC found on DSCP trust with its own map (40 -> 2), a plan that wants PCP trust: mlnx_qos --trust pcp
     # deletes every DSCP entry, and --trust dscp alone would bring back only the default map. The restore
@@ -954,6 +1042,10 @@ def test_check_mode_writes_no_restore_point_and_bad_arguments_are_refused(box: B
     old.write_text("# an earlier restore point\n")
     again = _run_file(path, "--save", str(old), env=env)
     assert again.returncode == 2 and "already holds a restore point" in again.stderr
+    assert box.snapshot() == before
+    into_dir = _run_file(path, "--save", str(tmp_path), env=env)  # said it "already holds a restore point"
+    assert into_dir.returncode == 2 and into_dir.stderr == (
+        f"roce-tune: {tmp_path} is a directory: give --save the name of a new file\n"), into_dir.stderr
     assert box.snapshot() == before
 
 
