@@ -362,6 +362,34 @@ def test_an_rdma_device_gone_while_its_netdev_is_there_is_one_line_naming_the_ca
     assert _device_view(box, h, env) == before
 
 
+def test_a_renamed_netdev_is_named_with_its_new_name_before_any_change(tmp_path: Path) -> None:
+    # A netdev renamed (a new udev naming policy, a firmware update: ens1f1np1 -> eth9) while its RDMA
+    # device stays mlx5_1: the apply said only `mlnx_qos -i ens1f1np1 failed (exit 1): Cannot find device
+    # "ens1f1np1"`, --check "netdev missing". Both now also name the netdev the RDMA device has now
+    # (/sys/class/infiniband/<dev>/device/net/) and what to do.
+    plan, script = _script()
+    h = plan.hosts[0]  # type: ignore[attr-defined]
+    box = Box(tmp_path, h)
+    env = _box_env(box)
+    nic = h.nics[1]
+    (box.state / "netdev" / nic.netdev).rename(box.state / "netdev" / "eth9")
+    (box.root / "sys/class/net" / nic.netdev).rename(box.root / "sys/class/net/eth9")
+    (box.root / "sys/class/infiniband" / nic.rdma_device / "device/net/eth9").mkdir(parents=True)
+    path = tmp_path / "apply.sh"
+    path.write_text(script, encoding="utf-8")
+    cause = (f"netdev {nic.netdev} missing (no /sys/class/net/{nic.netdev}); RDMA device {nic.rdma_device} "
+             "has netdev eth9: renamed? set its netdev in the inventory and render again")
+    before = _device_view(box, h, env)
+    res = _run_file(path, env=env)
+    assert res.returncode == 2, res.stderr
+    assert res.stderr == (f"roce-tune: {h.name}: mlnx_qos -i {nic.netdev} failed (exit 1): Cannot find device "
+                          f"\"{nic.netdev}\"; {cause}\n")
+    assert _device_view(box, h, env) == before
+    check = _run_file(path, "--check", env=env)
+    assert f"MISMATCH {nic.netdev} NIC ({nic.rdma_device} port 1): expected 'present', read '{cause}; " \
+           f"mlnx_qos -i {nic.netdev} failed (exit 1): " in check.stderr, check.stderr
+
+
 def test_a_nic_tool_that_fails_is_named_with_its_message(box: Box) -> None:
     # mlnx_qos prints its errors on stdout; the script sent that to /dev/null and stopped with the tool's
     # exit status and an empty stderr, indistinguishable from "read-back mismatch" (exit 1).

@@ -32,6 +32,10 @@ case "$#:${1:-}" in
 esac
 if (( $# == 2 )); then
     [[ -n "$RT_SAVE" && "$RT_SAVE" != -* ]] || rt_usage
+    if [[ -d "$RT_SAVE" ]]; then
+        echo "roce-tune: $RT_SAVE is a directory: give --save the name of a new file" >&2
+        exit 2
+    fi
     if [[ -s "$RT_SAVE" ]]; then  # a restore point from an earlier run would be overwritten by values set since
         echo "roce-tune: $RT_SAVE already holds a restore point; choose a new file" >&2
         exit 2
@@ -123,10 +127,26 @@ rt_expect() {
 # failing for it with exit RC and OUTPUT): one mismatch naming the NIC, what is missing and the tool's own
 # message, instead of one empty value per setting; its values are not read.
 rt_nic_absent() {
-    local gone="" said="${2//$'\n'/ | }"
-    [[ -e "${SYSROOT}/sys/class/net/$nic_dev" ]] || gone="netdev missing (no /sys/class/net/$nic_dev); "
+    local gone said="${2//$'\n'/ | }"
+    gone="$(rt_netdev_gone)"
+    gone="${gone:+$gone; }"
     rt_expect "$nic_dev" "NIC ($nic_rdma port $nic_port)" present \
         "${gone}mlnx_qos -i $nic_dev failed (exit $1): ${said:-no message}; not read back"
+}
+
+# rt_netdev_gone: "" while the NIC's netdev is in /sys/class/net; else that it is missing and, when its RDMA
+# device's PCI function has a netdev now (device/net/: a rename), which one and what to do.
+rt_netdev_gone() {
+    [[ ! -e "${SYSROOT}/sys/class/net/$nic_dev" ]] || return 0
+    local now=() d
+    for d in "${SYSROOT}/sys/class/infiniband/$nic_rdma/device/net/"*; do
+        [[ -e "$d" ]] && now+=("${d##*/}")
+    done
+    printf 'netdev %s missing (no /sys/class/net/%s)' "$nic_dev" "$nic_dev"
+    if [[ -n "${now[*]-}" ]]; then
+        printf '; RDMA device %s has netdev %s: renamed? set its netdev in the inventory and render again' \
+            "$nic_rdma" "${now[*]}"
+    fi
 }
 
 # rt_rdma_gone: "" while the NIC's RDMA device is in /sys/class/infiniband; else (its netdev answered) why it is
@@ -343,8 +363,14 @@ rt_save() {
 # (tc/<port>/traffic_class, the ecn/ directory) must exist; else it names what failed and exits 2.
 rt_nic_ready() {
     rt_nic "$1"
-    rt_run mlnx_qos -i "$nic_dev"
-    local gone
+    local gone rc=0
+    RT_OUT="$(mlnx_qos -i "$nic_dev" 2>&1)" || rc=$?
+    if (( rc != 0 )); then  # (a netdev that is gone: said so, and its new name when it was renamed)
+        gone="$(rt_netdev_gone)"
+        printf 'roce-tune: %s: mlnx_qos -i %s failed (exit %d): %s%s\n' "$RT_HOST" "$nic_dev" "$rc" \
+            "${RT_OUT//$'\n'/ | }" "${gone:+; $gone}" >&2
+        exit 2
+    fi
     gone="$(rt_rdma_gone)"
     if [[ -n "$gone" ]]; then
         printf 'roce-tune: %s: cma_roce_tos -d %s -p %s: %s\n' "$RT_HOST" "$nic_rdma" "$nic_port" "$gone" >&2
@@ -410,6 +436,9 @@ if ! RT_SAVE="$(mktemp "$(dirname -- "$RT_SAVE_FILE")/.roce-tune-restore.XXXXXX"
         "$RT_HOST" "$RT_SAVE_FILE" "${RT_SAVE##*: }" >&2
     exit 2
 fi
+# line 3 of FILE: the sha256 of the rest, which FILE checks before it puts anything back (a copy cut short
+# or changed by hand stops it, exit 2)
+RT_SUM_LINE='# sha256 of line 4 to the end: PENDING'
 # rt_save_stopped: the EXIT trap while FILE is being written: exit 2 (130, 143, 129 after a signal)
 rt_save_stopped() {
     local rc=$?
@@ -425,7 +454,11 @@ trap 'exit 129' HUP
 {
     printf '#!/usr/bin/env bash\n# roce-tune restore point for %s, taken %s before applying the plan\n' \
         "$RT_HOST" "$(date -u +%Y-%m-%dT%H:%M:%SZ)"
+    printf '%s\n' "$RT_SUM_LINE"
     cat <<'RT_RESTORE_HEAD'
+[[ ! -f "${BASH_SOURCE[0]-}" ]] || [[ "$(tail -n +4 -- "${BASH_SOURCE[0]}" | sha256sum)" == "$(sed -n '3s/^# sha256 of line 4 to the end: \([0-9a-f]\{64\}\)$/\1  -/p' -- "${BASH_SOURCE[0]}")" ]] || { echo "roce-tune restore: ${BASH_SOURCE[0]} is not the whole restore point roce-tune wrote (cut short or changed: its sha256 differs); nothing was put back" >&2; exit 2; }
+# The rest is one block: bash reads it whole before it runs any of it, so a file cut short runs nothing.
+{
 # Runs every line even if one fails. Exit 0: every value put back; 1: a command failed;
 # 3: values that could not be read before the change (rt_lost lines) were left as the plan set them.
 set -uo pipefail
@@ -457,7 +490,28 @@ rt_dscp_gone() {
         rt_do mlnx_qos -i "$1" --dscp2prio "del,$2,$3"
     fi
 }
+# rt_here PATH WAS: PATH (this machine's id, a NIC's MAC address) read WAS when the restore point was taken
+RT_OTHER=()
+rt_here() {
+    local now
+    now="$(rt_read "$1")"
+    [[ "$now" == "<missing>" || "$now" == "$2" ]] || RT_OTHER+=("$1 was '$2', is '$now'")
+}
 RT_RESTORE_HEAD
+    declare -f rt_read
+    # the machine and every NIC it was taken on (a value that cannot be read then or now is not compared)
+    for rt_id in "${SYSROOT}/etc/machine-id" "${RT_NICS[@]}"; do
+        [[ "$rt_id" == /* ]] || { rt_nic "$rt_id"; rt_id="${SYSROOT}/sys/class/net/$nic_dev/address"; }
+        rt_was="$(rt_read "$rt_id")"
+        [[ -z "$rt_was" || "$rt_was" == "<missing>" ]] || printf 'rt_here %q %q\n' "$rt_id" "$rt_was"
+    done
+    cat <<'RT_RESTORE_OTHER'
+if [[ -n "${RT_OTHER[*]-}" ]]; then
+    printf -v RT_OTHER_TEXT '%s; ' "${RT_OTHER[@]}"
+    echo "roce-tune restore: taken on another machine or NIC: ${RT_OTHER_TEXT%; }; nothing was put back" >&2
+    exit 2
+fi
+RT_RESTORE_OTHER
     printf 'RT_LOCK_FILE=%q\n' "$RT_LOCK_FILE"
     cat <<'RT_RESTORE_LOCK'
 # One run at a time: take the lock every run of the host script holds (else the boot unit, which udev starts
@@ -569,7 +623,10 @@ rt_save rt_do udevadm control --reload
 cat >> "$RT_SAVE" <<'RT_RESTORE_TAIL'
 if (( RT_FAIL == 0 && RT_LOST > 0 )); then exit 3; fi
 exit "$RT_FAIL"
+}
 RT_RESTORE_TAIL
+rt_sum="$(tail -n +4 -- "$RT_SAVE" | sha256sum)"
+sed -i "3s/.*/${RT_SUM_LINE%PENDING}${rt_sum%% *}/" -- "$RT_SAVE"
 mv -f -- "$RT_SAVE" "$RT_SAVE_FILE"
 trap - EXIT INT TERM HUP
 RT_SAVE="$RT_SAVE_FILE"
