@@ -390,6 +390,35 @@ def test_a_renamed_netdev_is_named_with_its_new_name_before_any_change(tmp_path:
            f"mlnx_qos -i {nic.netdev} failed (exit 1): " in check.stderr, check.stderr
 
 
+def test_every_missing_tool_is_named_with_its_package_before_anything_is_read(tmp_path: Path) -> None:
+    # A GPU node without mlnx-tools lacks mlnx_qos, cma_roce_tos and cma_roce_mode: the script named only the
+    # first ("required command 'mlnx_qos' not found"), not the host, not the package to install; after
+    # installing only what it named the next run failed on the next tool.
+    plan, script = _script()
+    h = plan.hosts[0]  # type: ignore[attr-defined]
+    box = Box(tmp_path, h)
+    for tool in ("mlnx_qos", "cma_roce_tos", "cma_roce_mode", "ethtool"):
+        (box.bin / tool).unlink()
+    sysbin = tmp_path / "sysbin"  # the system tools the script needs, without any NIC tool the host may have
+    sysbin.mkdir()
+    for tool in ("bash", "awk", "sed", "tail", "flock", "sha256sum", "dirname", "mkdir"):
+        found = shutil.which(tool)
+        if found and not (box.bin / tool).exists():
+            (sysbin / tool).symlink_to(found)
+    env = {**_box_env(box), "PATH": f"{box.bin}:{sysbin}"}
+    before = box.snapshot()
+    res = _run_file(_written(box, script), env=env)
+    assert res.returncode == 2
+    mlnx = "package mlnx-tools: MLNX_OFED or DOCA-Host"
+    assert res.stderr.splitlines() == [
+        f"roce-tune: {h.name}: required command 'mlnx_qos' not found ({mlnx})",
+        f"roce-tune: {h.name}: required command 'cma_roce_tos' not found ({mlnx})",
+        f"roce-tune: {h.name}: required command 'cma_roce_mode' not found ({mlnx})",
+        f"roce-tune: {h.name}: required command 'ethtool' not found (package ethtool)",
+        f"roce-tune: {h.name}: install them and run again; nothing was read or changed"], res.stderr
+    assert box.snapshot() == before
+
+
 def test_a_nic_tool_that_fails_is_named_with_its_message(box: Box) -> None:
     # mlnx_qos prints its errors on stdout; the script sent that to /dev/null and stopped with the tool's
     # exit status and an empty stderr, indistinguishable from "read-back mismatch" (exit 1).

@@ -57,9 +57,17 @@ RT_FAILED=()
 # another TOS that the global value would override on every QP
 RT_TCLASS_GLOBAL="${RT_TCLASS_GLOBAL:-1}"
 
-for tool in mlnx_qos cma_roce_tos cma_roce_mode ethtool ip awk sed tail systemctl udevadm flock ; do
-    command -v "$tool" >/dev/null 2>&1 || { echo "roce-tune: required command '$tool' not found" >&2; exit 2; }
+# every command the script needs, with what provides it: each missing one is named, then it stops, exit 2
+rt_absent=0
+for rt_t in 'mlnx_qos mlnx-tools: MLNX_OFED or DOCA-Host' 'cma_roce_tos mlnx-tools: MLNX_OFED or DOCA-Host' 'cma_roce_mode mlnx-tools: MLNX_OFED or DOCA-Host' 'ethtool ethtool' 'ip iproute2' 'awk gawk or mawk' 'sed sed' 'tail coreutils' 'sha256sum coreutils' 'systemctl systemd' 'udevadm udev' 'flock util-linux' ; do
+    command -v "${rt_t%% *}" >/dev/null 2>&1 && continue
+    echo "roce-tune: $RT_HOST: required command '${rt_t%% *}' not found (package ${rt_t#* })" >&2
+    rt_absent=1
 done
+if (( rt_absent == 1 )); then
+    echo "roce-tune: $RT_HOST: install them and run again; nothing was read or changed" >&2
+    exit 2
+fi
 
 # One run at a time (a manual apply, the boot unit, the unit udev starts): each holds this lock until it exits;
 # a run that finds it held stops here, exit 2, before it reads or changes anything.
