@@ -419,6 +419,26 @@ def test_every_missing_tool_is_named_with_its_package_before_anything_is_read(tm
     assert box.snapshot() == before
 
 
+@pytest.mark.parametrize("args", [(), ("--check",), ("--boot",)])
+def test_a_run_that_is_not_root_stops_before_anything_saying_so(tmp_path: Path, args: tuple[str, ...]) -> None:
+    # `bash node1.sh` without sudo on a GPU node: mlnx_qos, cma_roce_tos (configfs mkdir) and the sysfs writes
+    # need root, and /usr/sbin (mlnx_qos, ethtool) is not on a user's PATH: the script said "required command
+    # 'mlnx_qos' not found" (or a tool's "Permission denied"), never that it must run as root. Run here on
+    # the real / (no ROCE_TUNE_SYSROOT) as an unprivileged user: it stops before it reads anything.
+    _, script = _script()
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)}
+    argv = ["bash", "-s", "--", *args]
+    if os.geteuid() == 0:
+        setpriv = shutil.which("setpriv")
+        if setpriv is None:
+            pytest.skip("running as root without setpriv (util-linux) to drop to an unprivileged user")
+        argv = [setpriv, "--reuid=65534", "--regid=65534", "--clear-groups", *argv]
+    res = subprocess.run(argv, input=script, env=env, capture_output=True, text=True, timeout=60, check=False)
+    assert res.returncode == 2, res.stdout + res.stderr
+    assert res.stderr == ("roce-tune: node1: run it as root (sudo): mlnx_qos, cma_roce_tos, cma_roce_mode and the "
+                          "sysfs writes need it; nothing was read or changed\n"), res.stderr
+
+
 def test_a_nic_tool_that_fails_is_named_with_its_message(box: Box) -> None:
     # mlnx_qos prints its errors on stdout; the script sent that to /dev/null and stopped with the tool's
     # exit status and an empty stderr, indistinguishable from "read-back mismatch" (exit 1).

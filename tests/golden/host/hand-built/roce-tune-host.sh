@@ -57,6 +57,13 @@ RT_FAILED=()
 # another TOS that the global value would override on every QP
 RT_TCLASS_GLOBAL="${RT_TCLASS_GLOBAL:-1}"
 
+# Root only: mlnx_qos writes, cma_roce_tos/cma_roce_mode (configfs) and the sysfs writes need it, and a user's PATH
+# lacks /usr/sbin (mlnx_qos, ethtool). A run on a fake tree (ROCE_TUNE_SYSROOT, tests) is not checked.
+if (( EUID != 0 )) && [[ -z "$SYSROOT" ]]; then
+    echo "roce-tune: $RT_HOST: run it as root (sudo): mlnx_qos, cma_roce_tos, cma_roce_mode and the sysfs" \
+        "writes need it; nothing was read or changed" >&2
+    exit 2
+fi
 # every command the script needs, with what provides it: each missing one is named, then it stops, exit 2
 rt_absent=0
 for rt_t in 'mlnx_qos mlnx-tools: MLNX_OFED or DOCA-Host' 'cma_roce_tos mlnx-tools: MLNX_OFED or DOCA-Host' 'cma_roce_mode mlnx-tools: MLNX_OFED or DOCA-Host' 'ethtool ethtool' 'ip iproute2' 'awk gawk or mawk' 'sed sed' 'tail coreutils' 'sha256sum coreutils' 'systemctl systemd' 'udevadm udev' 'flock util-linux' ; do
