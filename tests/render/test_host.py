@@ -382,8 +382,8 @@ def test_a_renamed_netdev_is_named_with_its_new_name_before_any_change(tmp_path:
     before = _device_view(box, h, env)
     res = _run_file(path, env=env)
     assert res.returncode == 2, res.stderr
-    assert res.stderr == (f"roce-tune: {h.name}: mlnx_qos -i {nic.netdev} failed (exit 1): Cannot find device "
-                          f"\"{nic.netdev}\"; {cause}\n")
+    assert res.stderr == (f"roce-tune: {h.name}: mlnx_qos -i {nic.netdev} failed (exit 1): Cannot find "
+                          f"device \"{nic.netdev}\"; {cause}\n")
     assert _device_view(box, h, env) == before
     check = _run_file(path, "--check", env=env)
     assert f"MISMATCH {nic.netdev} NIC ({nic.rdma_device} port 1): expected 'present', read '{cause}; " \
@@ -420,7 +420,8 @@ def test_every_missing_tool_is_named_with_its_package_before_anything_is_read(tm
 
 
 @pytest.mark.parametrize("args", [(), ("--check",), ("--boot",)])
-def test_a_run_that_is_not_root_stops_before_anything_saying_so(tmp_path: Path, args: tuple[str, ...]) -> None:
+def test_a_run_that_is_not_root_stops_before_anything_saying_so(tmp_path: Path,
+                                                                 args: tuple[str, ...]) -> None:
     # `bash node1.sh` without sudo on a GPU node: mlnx_qos, cma_roce_tos (configfs mkdir) and the sysfs writes
     # need root, and /usr/sbin (mlnx_qos, ethtool) is not on a user's PATH: the script said "required command
     # 'mlnx_qos' not found" (or a tool's "Permission denied"), never that it must run as root. Run here on
@@ -435,8 +436,8 @@ def test_a_run_that_is_not_root_stops_before_anything_saying_so(tmp_path: Path, 
         argv = [setpriv, "--reuid=65534", "--regid=65534", "--clear-groups", *argv]
     res = subprocess.run(argv, input=script, env=env, capture_output=True, text=True, timeout=60, check=False)
     assert res.returncode == 2, res.stdout + res.stderr
-    assert res.stderr == ("roce-tune: node1: run it as root (sudo): mlnx_qos, cma_roce_tos, cma_roce_mode and the "
-                          "sysfs writes need it; nothing was read or changed\n"), res.stderr
+    assert res.stderr == ("roce-tune: node1: run it as root (sudo): mlnx_qos, cma_roce_tos, cma_roce_mode "
+                          "and the sysfs writes need it; nothing was read or changed\n"), res.stderr
 
 
 def test_a_nic_tool_that_fails_is_named_with_its_message(box: Box) -> None:
@@ -973,8 +974,8 @@ def test_a_restore_point_cut_short_or_changed_puts_nothing_back(tmp_path: Path, 
     before = _device_view(box, h, env)
     back = _run_file(restore, env=env)
     assert back.returncode == 2, back.stderr
-    assert back.stderr == (f"roce-tune restore: {restore} is not the whole restore point roce-tune wrote (cut "
-                           "short or changed: its sha256 differs); nothing was put back\n")
+    assert back.stderr == (f"roce-tune restore: {restore} is not the whole restore point roce-tune wrote "
+                           "(cut short or changed: its sha256 differs); nothing was put back\n")
     assert _device_view(box, h, env) == before
     restore.write_text(text, encoding="utf-8")  # the whole file runs
     assert _run_file(restore, env=env).returncode == 0
@@ -1031,7 +1032,8 @@ def test_a_restore_point_run_on_another_machine_puts_nothing_back(tmp_path: Path
     if differs == "machine-id":
         named = f"{two.root}/etc/machine-id was '{'1' * 32}', is '{'2' * 32}'"
     else:
-        named = f"{two.root}/sys/class/net/{h.nics[0].netdev}/address was 'b8:ce:f6:00:01:00', is 'b8:ce:f6:00:02:00'"
+        named = (f"{two.root}/sys/class/net/{h.nics[0].netdev}/address was 'b8:ce:f6:00:01:00', "
+                 "is 'b8:ce:f6:00:02:00'")
     assert named in back.stderr, back.stderr
     assert "taken on another machine or NIC" in back.stderr and "nothing was put back" in back.stderr
     assert _device_view(two, h, env2) == before
