@@ -172,9 +172,14 @@ NCCL_TOS_VARS = ("NCCL_IB_TC", "NCCL_IB_FIFO_TC")
 CABLE_LEN_RANGE = (1, 999)
 #: ECN codepoint the RoCE TOS must carry: ECT(0) = 0b10 (docs/derivation.md#dcqcn-parameters).
 ECT0 = 0b10
-#: Commands the script needs on PATH (checked before anything is changed).
-REQUIRED_TOOLS = ("mlnx_qos", "cma_roce_tos", "cma_roce_mode", "ethtool", "ip", "awk", "sed", "tail",
-                  "systemctl", "udevadm", "flock")
+#: Commands the script needs on PATH (checked before anything is read or changed; every missing one is named
+#: with what provides it: the Debian/Ubuntu package, or NVIDIA's driver bundles that ship mlnx-tools).
+_MLNX_TOOLS = "mlnx-tools: MLNX_OFED or DOCA-Host"
+REQUIRED_TOOLS: dict[str, str] = {
+    "mlnx_qos": _MLNX_TOOLS, "cma_roce_tos": _MLNX_TOOLS, "cma_roce_mode": _MLNX_TOOLS, "ethtool": "ethtool",
+    "ip": "iproute2", "awk": "gawk or mawk", "sed": "sed", "tail": "coreutils", "sha256sum": "coreutils",
+    "systemctl": "systemd", "udevadm": "udev", "flock": "util-linux",
+}
 #: The lock every run of a host's script holds from before its first read until it exits (util-linux
 #: ``flock -n`` on an fd the script opens, flock(1)): a manual apply and the boot unit (or two applies) would
 #: interleave their writes and read each other's half-set values into their restore points, so a run that
@@ -495,7 +500,7 @@ def shared_context(generator: str) -> dict[str, object]:
         "roce_mode": ROCE_MODE,
         "roce_mode_text": ROCE_MODE_TEXT,
         "tclass_unset": TCLASS_UNSET,
-        "tools": REQUIRED_TOOLS,
+        "tools": list(REQUIRED_TOOLS.items()),
         "lock_path": LOCK_PATH,
         "restore_lock_wait_s": RESTORE_LOCK_WAIT_S,
         "knobs": list(dict.fromkeys(DCQCN_KNOBS.values())),

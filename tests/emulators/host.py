@@ -6,7 +6,7 @@ netmiko's ``linux`` driver and paramiko ``invoke_shell`` clients see on a server
 channels run ``bash -c``.  Environment: ``HOME``/``TMPDIR``/cwd in the sandbox, ``PATH``
 = extra stub dirs, the sandbox ``bin`` (stub ``mlnx_qos``, ``cma_roce_tos``,
 ``cma_roce_mode``, ``ip``, ``ethtool``, ``show_gids``, ``ibv_devinfo`` and a ``sudo``
-that asks for the password but never elevates), then the system PATH;
+that asks for the password as sudo and Ansible's ``become`` do but never elevates), then the system PATH;
 ``ROCE_TUNE_SYSROOT`` points at a fake sysfs/configfs tree.
 
 LIMITS: this is *not* isolation.  Commands run as the test runner's user with its
@@ -50,17 +50,60 @@ HW_COUNTERS = ("np_cnp_sent", "np_ecn_marked_roce_packets", "rp_cnp_handled", "r
                "roce_adp_retrans", "out_of_buffer", "duplicate_request", "rx_icrc_encapsulated")
 
 SUDO_STUB = r"""#!/bin/bash
-# sudo stub of the roce-tune host emulator: asks for the password, never elevates.
+# sudo stub of the roce-tune host emulator: asks for the password as sudo(8) does, never elevates. Options as
+# sudo takes them (Ansible's sudo become plugin sends `sudo -H -S [-n] [-p PROMPT] -u root /bin/sh -c '...'`):
+# -S/--stdin the prompt on stderr, the password from stdin; -p/--prompt PROMPT (%p, %u: the user); -n anywhere
+# among the flags: no prompt, fail; -u/--user USER; -s/-i a shell; combined flags (-HSn); -- ends them.
+prompt='[sudo] password for %p: ' stdin=0 nonint=0 user=root shell=0
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --) shift; break ;;
+    --prompt=*) prompt="${1#*=}" ;;
+    --user=*) user="${1#*=}" ;;
+    --stdin) stdin=1 ;;
+    --non-interactive) nonint=1 ;;
+    --shell|--login) shell=1 ;;
+    --prompt|--user|--group|--close-from|--chdir|--host|--role|--type|--command-timeout|--other-user)
+      [ $# -ge 2 ] || { echo "sudo: option '$1' requires an argument" >&2; exit 1; }
+      case "$1" in --prompt) prompt="$2" ;; --user) user="$2" ;; esac
+      shift ;;
+    --*) ;;
+    -?*)
+      flags="${1#-}"
+      while [ -n "$flags" ]; do
+        f="${flags%"${flags#?}"}" flags="${flags#?}"
+        case "$f" in
+          p|u|g|C|D|h|r|t|T|U)  # (a value: the rest of this word, else the next word)
+            if [ -z "$flags" ]; then
+              [ $# -ge 2 ] || { echo "sudo: option requires an argument -- '$f'" >&2; exit 1; }
+              flags="$2"; shift
+            fi
+            case "$f" in p) prompt="$flags" ;; u) user="$flags" ;; esac
+            flags="" ;;
+          S) stdin=1 ;;
+          n) nonint=1 ;;
+          s|i) shell=1 ;;
+        esac
+      done ;;
+    *) break ;;
+  esac
+  shift
+done
 if [ "$ROCE_TUNE_SUDO_CACHED" != 1 ] && [ "$ROCE_TUNE_SUDO_NOPASSWD" != 1 ]; then
-  if [ "$1" = "-n" ]; then echo "sudo: a password is required" >&2; exit 1; fi
-  read -r -s -p "[sudo] password for $USER: " pw; echo
+  if [ "$nonint" = 1 ]; then echo "sudo: a password is required" >&2; exit 1; fi
+  prompt="${prompt//%p/$USER}" prompt="${prompt//%u/$USER}"
+  if [ "$stdin" = 1 ]; then
+    printf '%s' "$prompt" >&2; IFS= read -r -s pw; echo >&2
+  else
+    IFS= read -r -s -p "$prompt" pw; echo
+  fi
   if [ "$(printf %s "$pw" | sha256sum | cut -d' ' -f1)" != "$ROCE_TUNE_SUDO_HASH" ]; then
     echo "Sorry, try again."; echo "sudo: 1 incorrect password attempt"; exit 1
   fi
 fi
-while [ "${1#-}" != "$1" ] && [ "$1" != "-s" ] && [ "$1" != "-i" ]; do shift; done
-export ROCE_TUNE_SUDO_CACHED=1 USER=root LOGNAME=root
-if [ $# -eq 0 ] || [ "$1" = "-s" ] || [ "$1" = "-i" ] || [ "$1" = "su" ]; then
+export ROCE_TUNE_SUDO_CACHED=1 USER="$user" LOGNAME="$user"
+if [ "$shell" = 1 ] && [ $# -gt 0 ]; then exec bash -c "$*"; fi
+if [ $# -eq 0 ] || [ "$1" = "su" ]; then
   export PS1="root@${ROCE_TUNE_EMU_HOST}:\w# "
   exec bash --noprofile --norc -i
 fi

@@ -11,6 +11,7 @@ keep their state in files. ``STUB_IGNORE=<what>`` makes a stub accept a write si
 
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 import shlex
@@ -317,9 +318,126 @@ def test_an_rdma_device_the_host_lacks_stops_before_any_change_and_is_named(tmp_
     before = _device_view(box, h, env)
     res = _run_file(path, "--save", str(restore), env=env)
     assert res.returncode == 2, res.stderr
-    assert f"cma_roce_tos -d {gone} -p 1" in res.stderr and "does not exist" in res.stderr, res.stderr
+    assert f"cma_roce_tos -d {gone} -p 1: RDMA device {gone} missing (no /sys/class/infiniband/{gone})" in \
+        res.stderr, res.stderr
     assert _device_view(box, h, env) == before  # nothing changed on any NIC
     assert not restore.exists() or "rt_do" not in restore.read_text()
+
+
+@pytest.mark.parametrize("now", ["", "mlx5_9"])
+def test_an_rdma_device_gone_while_its_netdev_is_there_is_one_line_naming_the_cause(tmp_path: Path,
+                                                                                   now: str) -> None:
+    # mlx5_ib unloaded, or the function unbound from RDMA (or the RDMA device renamed: `rdma dev set mlx5_0
+    # name mlx5_9`): /sys/class/infiniband/mlx5_0 is gone, the netdev is there. --check printed three lines
+    # (roce_tos and roce_mode "read 'Device mlx5_0 port 1 does not exist'", traffic_class "read '<missing>'")
+    # and the apply only the cma_roce_tos failure; neither said why or what to do.
+    plan, script = _script()
+    h = plan.hosts[0]  # type: ignore[attr-defined]
+    box = Box(tmp_path, h)
+    env = _box_env(box)
+    path = tmp_path / "apply.sh"
+    path.write_text(script, encoding="utf-8")
+    assert _run_file(path, env=env).returncode == 0
+    nic = h.nics[0]
+    shutil.rmtree(box.state / "rdma" / nic.rdma_device)
+    shutil.rmtree(box.root / "sys/class/infiniband" / nic.rdma_device)
+    cause = (f"RDMA device {nic.rdma_device} missing (no /sys/class/infiniband/{nic.rdma_device}) while "
+             f"netdev {nic.netdev} is present")
+    if now:  # the netdev's PCI function has another RDMA device
+        (box.root / "sys/class/net" / nic.netdev / "device/infiniband" / now).mkdir(parents=True)
+        cause += (f"; the PCI function of {nic.netdev} has RDMA device {now}: renamed? set its rdma_device "
+                  "in the inventory and render again")
+    else:
+        cause += (": no RDMA driver bound to it (mlx5_ib not loaded?): load it (modprobe mlx5_ib) and run "
+                  "again")
+    check = _run_file(path, "--check", env=env)
+    assert check.returncode == 1, check.stdout + check.stderr
+    named = [ln.strip() for ln in check.stderr.splitlines() if ln.strip().startswith("MISMATCH")]
+    assert named == [f"MISMATCH {nic.netdev} NIC ({nic.rdma_device} port 1): expected 'present', read "
+                     f"'{cause}; its RoCE values not read back'"]
+    before = _device_view(box, h, env)
+    res = _run_file(path, env=env)
+    assert res.returncode == 2
+    assert res.stderr == f"roce-tune: {h.name}: cma_roce_tos -d {nic.rdma_device} -p 1: {cause}\n"
+    assert _device_view(box, h, env) == before
+
+
+def test_a_renamed_netdev_is_named_with_its_new_name_before_any_change(tmp_path: Path) -> None:
+    # A netdev renamed (a new udev naming policy, a firmware update: ens1f1np1 -> eth9) while its RDMA
+    # device stays mlx5_1: the apply said only `mlnx_qos -i ens1f1np1 failed (exit 1): Cannot find device
+    # "ens1f1np1"`, --check "netdev missing". Both now also name the netdev the RDMA device has now
+    # (/sys/class/infiniband/<dev>/device/net/) and what to do.
+    plan, script = _script()
+    h = plan.hosts[0]  # type: ignore[attr-defined]
+    box = Box(tmp_path, h)
+    env = _box_env(box)
+    nic = h.nics[1]
+    (box.state / "netdev" / nic.netdev).rename(box.state / "netdev" / "eth9")
+    (box.root / "sys/class/net" / nic.netdev).rename(box.root / "sys/class/net/eth9")
+    (box.root / "sys/class/infiniband" / nic.rdma_device / "device/net/eth9").mkdir(parents=True)
+    path = tmp_path / "apply.sh"
+    path.write_text(script, encoding="utf-8")
+    cause = (f"netdev {nic.netdev} missing (no /sys/class/net/{nic.netdev}); RDMA device {nic.rdma_device} "
+             "has netdev eth9: renamed? set its netdev in the inventory and render again")
+    before = _device_view(box, h, env)
+    res = _run_file(path, env=env)
+    assert res.returncode == 2, res.stderr
+    assert res.stderr == (f"roce-tune: {h.name}: mlnx_qos -i {nic.netdev} failed (exit 1): Cannot find "
+                          f"device \"{nic.netdev}\"; {cause}\n")
+    assert _device_view(box, h, env) == before
+    check = _run_file(path, "--check", env=env)
+    assert f"MISMATCH {nic.netdev} NIC ({nic.rdma_device} port 1): expected 'present', read '{cause}; " \
+           f"mlnx_qos -i {nic.netdev} failed (exit 1): " in check.stderr, check.stderr
+
+
+def test_every_missing_tool_is_named_with_its_package_before_anything_is_read(tmp_path: Path) -> None:
+    # A GPU node without mlnx-tools lacks mlnx_qos, cma_roce_tos and cma_roce_mode: the script named only the
+    # first ("required command 'mlnx_qos' not found"), not the host, not the package to install; after
+    # installing only what it named the next run failed on the next tool.
+    plan, script = _script()
+    h = plan.hosts[0]  # type: ignore[attr-defined]
+    box = Box(tmp_path, h)
+    for tool in ("mlnx_qos", "cma_roce_tos", "cma_roce_mode", "ethtool"):
+        (box.bin / tool).unlink()
+    sysbin = tmp_path / "sysbin"  # the system tools the script needs, without any NIC tool the host may have
+    sysbin.mkdir()
+    for tool in ("bash", "awk", "sed", "tail", "flock", "sha256sum", "dirname", "mkdir"):
+        found = shutil.which(tool)
+        if found and not (box.bin / tool).exists():
+            (sysbin / tool).symlink_to(found)
+    env = {**_box_env(box), "PATH": f"{box.bin}:{sysbin}"}
+    before = box.snapshot()
+    res = _run_file(_written(box, script), env=env)
+    assert res.returncode == 2
+    mlnx = "package mlnx-tools: MLNX_OFED or DOCA-Host"
+    assert res.stderr.splitlines() == [
+        f"roce-tune: {h.name}: required command 'mlnx_qos' not found ({mlnx})",
+        f"roce-tune: {h.name}: required command 'cma_roce_tos' not found ({mlnx})",
+        f"roce-tune: {h.name}: required command 'cma_roce_mode' not found ({mlnx})",
+        f"roce-tune: {h.name}: required command 'ethtool' not found (package ethtool)",
+        f"roce-tune: {h.name}: install them and run again; nothing was read or changed"], res.stderr
+    assert box.snapshot() == before
+
+
+@pytest.mark.parametrize("args", [(), ("--check",), ("--boot",)])
+def test_a_run_that_is_not_root_stops_before_anything_saying_so(tmp_path: Path,
+                                                                 args: tuple[str, ...]) -> None:
+    # `bash node1.sh` without sudo on a GPU node: mlnx_qos, cma_roce_tos (configfs mkdir) and the sysfs writes
+    # need root, and /usr/sbin (mlnx_qos, ethtool) is not on a user's PATH: the script said "required command
+    # 'mlnx_qos' not found" (or a tool's "Permission denied"), never that it must run as root. Run here on
+    # the real / (no ROCE_TUNE_SYSROOT) as an unprivileged user: it stops before it reads anything.
+    _, script = _script()
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)}
+    argv = ["bash", "-s", "--", *args]
+    if os.geteuid() == 0:
+        setpriv = shutil.which("setpriv")
+        if setpriv is None:
+            pytest.skip("running as root without setpriv (util-linux) to drop to an unprivileged user")
+        argv = [setpriv, "--reuid=65534", "--regid=65534", "--clear-groups", *argv]
+    res = subprocess.run(argv, input=script, env=env, capture_output=True, text=True, timeout=60, check=False)
+    assert res.returncode == 2, res.stdout + res.stderr
+    assert res.stderr == ("roce-tune: node1: run it as root (sudo): mlnx_qos, cma_roce_tos, cma_roce_mode "
+                          "and the sysfs writes need it; nothing was read or changed\n"), res.stderr
 
 
 def test_a_nic_tool_that_fails_is_named_with_its_message(box: Box) -> None:
@@ -429,6 +547,35 @@ def test_a_dscp_entry_deleted_by_hand_is_named_with_planned_and_running_priority
         (second.netdev, "dscp2prio/48", "6", "0 (no dscp2prio entry)")]
     res = _run_file(path, env=env)  # the apply puts both entries back
     assert res.returncode == 0, res.stderr
+    assert _run_file(path, "--check", env=env).returncode == 0
+
+
+def test_every_dscp_entry_deleted_by_hand_is_named_per_priority_with_its_dscps(tmp_path: Path) -> None:
+    # After a push someone deletes all 64 DSCP entries of a NIC (`mlnx_qos --dscp2prio del,D,P` each): the
+    # last delete puts the NIC on PCP trust and the report lists no map (mlx5e_dcbnl_ieee_delapp). --check
+    # said one line, "dscp2prio: expected '64 entries', read 'no DSCP map listed'", where one deleted entry is
+    # named with its DSCP and planned priority: it now names each planned priority with its DSCPs.
+    plan, script = _script()
+    h = plan.hosts[0]  # type: ignore[attr-defined]
+    box = Box(tmp_path, h)
+    env = _box_env(box)
+    path = tmp_path / "apply.sh"
+    path.write_text(script, encoding="utf-8")
+    assert _run_file(path, env=env).returncode == 0
+    first = h.nics[0]
+    for d, p in sorted(first.dscp_to_priority.items()):
+        _qos(env, first.netdev, "--dscp2prio", f"del,{d},{p}")
+    check = _run_file(path, "--check", env=env)
+    assert check.returncode == 1, check.stdout + check.stderr
+    named = [ln.strip() for ln in check.stderr.splitlines() if ln.strip().startswith("MISMATCH")]
+    running = "none (the NIC lists no DSCP map: its dscp2prio entries were deleted or trust is pcp)"
+    assert named == [f"MISMATCH {first.netdev} trust: expected 'dscp', read 'pcp'",
+                     f"MISMATCH {first.netdev} dscp2prio/0-25,27-47,49-63: expected '0', read '{running}'",
+                     f"MISMATCH {first.netdev} dscp2prio/26: expected '3', read '{running}'",
+                     f"MISMATCH {first.netdev} dscp2prio/48: expected '6', read '{running}'"]
+    assert [(m.what, m.planned) for m in host.check_mismatches(check.stderr)][1:] == [
+        ("dscp2prio/0-25,27-47,49-63", "0"), ("dscp2prio/26", "3"), ("dscp2prio/48", "6")]
+    assert _run_file(path, env=env).returncode == 0  # the apply puts the map back
     assert _run_file(path, "--check", env=env).returncode == 0
 
 
@@ -804,6 +951,94 @@ def test_save_writes_a_restore_point_that_puts_every_value_back(tmp_path: Path, 
     assert _device_view(box, h, env) == before
 
 
+@pytest.mark.parametrize("cut", ["line", "mid-line", "edited"])
+def test_a_restore_point_cut_short_or_changed_puts_nothing_back(tmp_path: Path, cut: str) -> None:
+    # A restore point copied half-way (a full disk, an interrupted scp) or edited by hand: bash runs a script
+    # line by line as it reads it, so the half that was there put back part of the values and then stopped
+    # on "line 9: $2: unbound variable" (exit 1), leaving the NICs half put back with no word of why.
+    plan, script = _script()
+    h = plan.hosts[0]  # type: ignore[attr-defined]
+    box = Box(tmp_path, h)
+    env = _box_env(box)
+    path, restore = tmp_path / "apply.sh", tmp_path / "restore.sh"
+    path.write_text(script, encoding="utf-8")
+    assert _run_file(path, "--save", str(restore), env=env).returncode == 0
+    text = restore.read_text(encoding="utf-8")
+    lines = text.splitlines(keepends=True)
+    if cut == "line":
+        restore.write_text("".join(lines[: len(lines) * 2 // 3]), encoding="utf-8")
+    elif cut == "mid-line":
+        restore.write_text(text[: len(text) // 2], encoding="utf-8")
+    else:
+        restore.write_text(text.replace("--trust pcp", "--trust dscp"), encoding="utf-8")
+    before = _device_view(box, h, env)
+    back = _run_file(restore, env=env)
+    assert back.returncode == 2, back.stderr
+    assert back.stderr == (f"roce-tune restore: {restore} is not the whole restore point roce-tune wrote "
+                           "(cut short or changed: its sha256 differs); nothing was put back\n")
+    assert _device_view(box, h, env) == before
+    restore.write_text(text, encoding="utf-8")  # the whole file runs
+    assert _run_file(restore, env=env).returncode == 0
+
+
+def test_a_restore_point_cut_short_read_from_stdin_runs_nothing(tmp_path: Path) -> None:
+    # `bash < restore.sh` (no file to check its sha256 against): a cut file still runs nothing
+    plan, script = _script()
+    h = plan.hosts[0]  # type: ignore[attr-defined]
+    box = Box(tmp_path, h)
+    env = _box_env(box)
+    path, restore = tmp_path / "apply.sh", tmp_path / "restore.sh"
+    path.write_text(script, encoding="utf-8")
+    assert _run_file(path, "--save", str(restore), env=env).returncode == 0
+    text = restore.read_text(encoding="utf-8")
+    before = _device_view(box, h, env)
+    back = subprocess.run(["bash"], input=text[: len(text) * 2 // 3], env=env, capture_output=True, text=True,
+                          timeout=60, check=False)
+    assert back.returncode != 0
+    assert _device_view(box, h, env) == before
+
+
+@pytest.mark.parametrize("differs", ["machine-id", "mac"])
+def test_a_restore_point_run_on_another_machine_puts_nothing_back(tmp_path: Path, differs: str) -> None:
+    # gpu01's restore point copied to gpu02 (same NIC names) and run there: it wrote gpu01's values, found
+    # before gpu01's push, onto gpu02's NICs. It now checks the machine (/etc/machine-id) and each NIC
+    # (its MAC address) it was taken on and stops, exit 2, naming what differs.
+    plan, script = _script()
+    h = plan.hosts[0]  # type: ignore[attr-defined]
+    boxes = []
+    for name in ("gpu01", "gpu02"):
+        (tmp_path / name).mkdir()
+        box = Box(tmp_path / name, h)
+        etc = box.root / "etc"
+        etc.mkdir()
+        (etc / "machine-id").write_text(("1" if name == "gpu01" or differs == "mac" else "2") * 32 + "\n")
+        for i, nic in enumerate(h.nics):
+            mac = f"b8:ce:f6:00:0{1 if name == 'gpu01' or differs == 'machine-id' else 2}:0{i}"
+            (box.root / "sys/class/net" / nic.netdev / "address").write_text(mac + "\n")
+        boxes.append(box)
+    one, two = boxes
+    path, restore = tmp_path / "apply.sh", tmp_path / "restore.sh"
+    path.write_text(script, encoding="utf-8")
+    assert _run_file(path, "--save", str(restore), env=_box_env(one)).returncode == 0
+    # as copied to gpu02: the same paths there (here: under gpu02's root; its sha256 line then made anew)
+    other = tmp_path / "restore-on-gpu02.sh"
+    head = restore.read_text(encoding="utf-8").replace(str(one.root), str(two.root)).split("\n", 3)
+    head[2] = "# sha256 of line 4 to the end: " + hashlib.sha256(head[3].encode()).hexdigest()
+    other.write_text("\n".join(head), encoding="utf-8")
+    env2 = _box_env(two)
+    before = _device_view(two, h, env2)
+    back = _run_file(other, env=env2)
+    assert back.returncode == 2, back.stderr
+    if differs == "machine-id":
+        named = f"{two.root}/etc/machine-id was '{'1' * 32}', is '{'2' * 32}'"
+    else:
+        named = (f"{two.root}/sys/class/net/{h.nics[0].netdev}/address was 'b8:ce:f6:00:01:00', "
+                 "is 'b8:ce:f6:00:02:00'")
+    assert named in back.stderr, back.stderr
+    assert "taken on another machine or NIC" in back.stderr and "nothing was put back" in back.stderr
+    assert _device_view(two, h, env2) == before
+
+
 def test_restore_point_rebuilds_a_custom_dscp_map_that_the_plans_pcp_trust_drops(tmp_path: Path) -> None:
     # A NIC found on DSCP trust with its own map (40 -> 2), a plan that wants PCP trust: mlnx_qos --trust pcp
     # deletes every DSCP entry, and --trust dscp alone would bring back only the default map. The restore
@@ -886,6 +1121,10 @@ def test_check_mode_writes_no_restore_point_and_bad_arguments_are_refused(box: B
     old.write_text("# an earlier restore point\n")
     again = _run_file(path, "--save", str(old), env=env)
     assert again.returncode == 2 and "already holds a restore point" in again.stderr
+    assert box.snapshot() == before
+    into_dir = _run_file(path, "--save", str(tmp_path), env=env)  # said it "already holds a restore point"
+    assert into_dir.returncode == 2 and into_dir.stderr == (
+        f"roce-tune: {tmp_path} is a directory: give --save the name of a new file\n"), into_dir.stderr
     assert box.snapshot() == before
 
 

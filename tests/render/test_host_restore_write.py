@@ -81,7 +81,7 @@ def test_a_complete_restore_point_is_in_place_once_the_apply_begins(tmp_path: Pa
     res = _run_file(path, "--save", str(target), env=env)
     assert res.returncode == 0, res.stderr
     text = target.read_text(encoding="utf-8")
-    assert text.startswith("#!/usr/bin/env bash\n") and text.rstrip().endswith('exit "$RT_FAIL"')
+    assert text.startswith("#!/usr/bin/env bash\n") and text.rstrip().endswith('exit "$RT_FAIL"\n}')
     assert not [p.name for p in tmp_path.iterdir() if p.name.startswith(".roce-tune")]
     assert _run_file(target, env=env).returncode == 0
     assert _device_view(box, h, env) == before

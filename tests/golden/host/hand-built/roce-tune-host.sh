@@ -32,6 +32,10 @@ case "$#:${1:-}" in
 esac
 if (( $# == 2 )); then
     [[ -n "$RT_SAVE" && "$RT_SAVE" != -* ]] || rt_usage
+    if [[ -d "$RT_SAVE" ]]; then
+        echo "roce-tune: $RT_SAVE is a directory: give --save the name of a new file" >&2
+        exit 2
+    fi
     if [[ -s "$RT_SAVE" ]]; then  # a restore point from an earlier run would be overwritten by values set since
         echo "roce-tune: $RT_SAVE already holds a restore point; choose a new file" >&2
         exit 2
@@ -53,9 +57,24 @@ RT_FAILED=()
 # another TOS that the global value would override on every QP
 RT_TCLASS_GLOBAL="${RT_TCLASS_GLOBAL:-1}"
 
-for tool in mlnx_qos cma_roce_tos cma_roce_mode ethtool ip awk sed tail systemctl udevadm flock ; do
-    command -v "$tool" >/dev/null 2>&1 || { echo "roce-tune: required command '$tool' not found" >&2; exit 2; }
+# Root only: mlnx_qos writes, cma_roce_tos/cma_roce_mode (configfs) and the sysfs writes need it, and a user's PATH
+# lacks /usr/sbin (mlnx_qos, ethtool). A run on a fake tree (ROCE_TUNE_SYSROOT, tests) is not checked.
+if (( EUID != 0 )) && [[ -z "$SYSROOT" ]]; then
+    echo "roce-tune: $RT_HOST: run it as root (sudo): mlnx_qos, cma_roce_tos, cma_roce_mode and the sysfs" \
+        "writes need it; nothing was read or changed" >&2
+    exit 2
+fi
+# every command the script needs, with what provides it: each missing one is named, then it stops, exit 2
+rt_absent=0
+for rt_t in 'mlnx_qos mlnx-tools: MLNX_OFED or DOCA-Host' 'cma_roce_tos mlnx-tools: MLNX_OFED or DOCA-Host' 'cma_roce_mode mlnx-tools: MLNX_OFED or DOCA-Host' 'ethtool ethtool' 'ip iproute2' 'awk gawk or mawk' 'sed sed' 'tail coreutils' 'sha256sum coreutils' 'systemctl systemd' 'udevadm udev' 'flock util-linux' ; do
+    command -v "${rt_t%% *}" >/dev/null 2>&1 && continue
+    echo "roce-tune: $RT_HOST: required command '${rt_t%% *}' not found (package ${rt_t#* })" >&2
+    rt_absent=1
 done
+if (( rt_absent == 1 )); then
+    echo "roce-tune: $RT_HOST: install them and run again; nothing was read or changed" >&2
+    exit 2
+fi
 
 # One run at a time (a manual apply, the boot unit, the unit udev starts): each holds this lock until it exits;
 # a run that finds it held stops here, exit 2, before it reads or changes anything.
@@ -123,10 +142,45 @@ rt_expect() {
 # failing for it with exit RC and OUTPUT): one mismatch naming the NIC, what is missing and the tool's own
 # message, instead of one empty value per setting; its values are not read.
 rt_nic_absent() {
-    local gone="" said="${2//$'\n'/ | }"
-    [[ -e "${SYSROOT}/sys/class/net/$nic_dev" ]] || gone="netdev missing (no /sys/class/net/$nic_dev); "
+    local gone said="${2//$'\n'/ | }"
+    gone="$(rt_netdev_gone)"
+    gone="${gone:+$gone; }"
     rt_expect "$nic_dev" "NIC ($nic_rdma port $nic_port)" present \
         "${gone}mlnx_qos -i $nic_dev failed (exit $1): ${said:-no message}; not read back"
+}
+
+# rt_netdev_gone: "" while the NIC's netdev is in /sys/class/net; else that it is missing and, when its RDMA
+# device's PCI function has a netdev now (device/net/: a rename), which one and what to do.
+rt_netdev_gone() {
+    [[ ! -e "${SYSROOT}/sys/class/net/$nic_dev" ]] || return 0
+    local now=() d
+    for d in "${SYSROOT}/sys/class/infiniband/$nic_rdma/device/net/"*; do
+        [[ -e "$d" ]] && now+=("${d##*/}")
+    done
+    printf 'netdev %s missing (no /sys/class/net/%s)' "$nic_dev" "$nic_dev"
+    if [[ -n "${now[*]-}" ]]; then
+        printf '; RDMA device %s has netdev %s: renamed? set its netdev in the inventory and render again' \
+            "$nic_rdma" "${now[*]}"
+    fi
+}
+
+# rt_rdma_gone: "" while the NIC's RDMA device is in /sys/class/infiniband; else (its netdev answered) why it is
+# gone and what to do: the RDMA device(s) the netdev's PCI function has now (device/infiniband/: a rename,
+# `rdma dev set ... name`), or none (mlx5_ib not loaded, the function unbound from RDMA).
+rt_rdma_gone() {
+    [[ ! -e "${SYSROOT}/sys/class/infiniband/$nic_rdma" ]] || return 0
+    local now=() d
+    for d in "${SYSROOT}/sys/class/net/$nic_dev/device/infiniband/"*; do
+        [[ -e "$d" ]] && now+=("${d##*/}")
+    done
+    printf 'RDMA device %s missing (no /sys/class/infiniband/%s) while netdev %s is present' \
+        "$nic_rdma" "$nic_rdma" "$nic_dev"
+    if [[ -n "${now[*]-}" ]]; then
+        printf '; the PCI function of %s has RDMA device %s: renamed? set its rdma_device in the inventory and %s' \
+            "$nic_dev" "${now[*]}" "render again"
+    else
+        printf ': no RDMA driver bound to it (mlx5_ib not loaded?): load it (modprobe mlx5_ib) and run again'
+    fi
 }
 
 # Parsers of "mlnx_qos -i <netdev>" output (Mellanox/mlnx-tools python/mlnx_qos pretty_print).
@@ -156,6 +210,25 @@ rt_qos_map() {
 # app entry was deleted (mlnx_qos --dscp2prio del,...), and the mlx5 driver then maps it to priority 0
 # (en_dcbnl.c mlx5e_dcbnl_ieee_delapp).
 RT_DSCP_UNLISTED='0 (no dscp2prio entry)'
+# ... and of every planned DSCP when the report lists no DSCP map at all (PCP trust: `mlnx_qos --trust pcp`, or
+# the last entry deleted, which puts the NIC on PCP trust).
+RT_DSCP_NO_MAP='none (the NIC lists no DSCP map: its dscp2prio entries were deleted or trust is pcp)'
+# rt_id_runs ID...: ascending DSCPs as runs, "0-25,27" (the form of the data file's notes).
+rt_id_runs() {
+    local out="" a="" b="" i
+    for i in "$@" ""; do
+        if [[ -n "$i" && -n "$a" ]] && (( i == b + 1 )); then
+            b=$i
+            continue
+        fi
+        if [[ -n "$a" ]]; then
+            out+="${out:+,}$a"
+            (( b == a )) || out+="-$b"
+        fi
+        a=$i b=$i
+    done
+    printf '%s' "$out"
+}
 # rt_dscp_entry ENTRY: one RT_DSCP2PRIO entry into rt_s dscp prio (value set, DSCP, priority).
 rt_dscp_entry() { rt_s="${1%% *}"; dscp="${1#* }"; prio="${dscp#* }"; dscp="${dscp%% *}"; }
 # Global (IEEE 802.3x) pause, from "ethtool -a <netdev>": ethtool prints "RX:" and "TX:" then on/off
@@ -305,7 +378,19 @@ rt_save() {
 # (tc/<port>/traffic_class, the ecn/ directory) must exist; else it names what failed and exits 2.
 rt_nic_ready() {
     rt_nic "$1"
-    rt_run mlnx_qos -i "$nic_dev"
+    local gone rc=0
+    RT_OUT="$(mlnx_qos -i "$nic_dev" 2>&1)" || rc=$?
+    if (( rc != 0 )); then  # (a netdev that is gone: said so, and its new name when it was renamed)
+        gone="$(rt_netdev_gone)"
+        printf 'roce-tune: %s: mlnx_qos -i %s failed (exit %d): %s%s\n' "$RT_HOST" "$nic_dev" "$rc" \
+            "${RT_OUT//$'\n'/ | }" "${gone:+; $gone}" >&2
+        exit 2
+    fi
+    gone="$(rt_rdma_gone)"
+    if [[ -n "$gone" ]]; then
+        printf 'roce-tune: %s: cma_roce_tos -d %s -p %s: %s\n' "$RT_HOST" "$nic_rdma" "$nic_port" "$gone" >&2
+        exit 2
+    fi
     rt_run cma_roce_tos -d "$nic_rdma" -p "$nic_port"
     if [[ ! "${RT_OUT##*$'\n'}" =~ ^[0-9]+$ ]]; then
         printf 'roce-tune: %s: cma_roce_tos -d %s -p %s (netdev %s) gives no ToS: %s\n' \
@@ -366,6 +451,9 @@ if ! RT_SAVE="$(mktemp "$(dirname -- "$RT_SAVE_FILE")/.roce-tune-restore.XXXXXX"
         "$RT_HOST" "$RT_SAVE_FILE" "${RT_SAVE##*: }" >&2
     exit 2
 fi
+# line 3 of FILE: the sha256 of the rest, which FILE checks before it puts anything back (a copy cut short
+# or changed by hand stops it, exit 2)
+RT_SUM_LINE='# sha256 of line 4 to the end: PENDING'
 # rt_save_stopped: the EXIT trap while FILE is being written: exit 2 (130, 143, 129 after a signal)
 rt_save_stopped() {
     local rc=$?
@@ -381,7 +469,11 @@ trap 'exit 129' HUP
 {
     printf '#!/usr/bin/env bash\n# roce-tune restore point for %s, taken %s before applying the plan\n' \
         "$RT_HOST" "$(date -u +%Y-%m-%dT%H:%M:%SZ)"
+    printf '%s\n' "$RT_SUM_LINE"
     cat <<'RT_RESTORE_HEAD'
+[[ ! -f "${BASH_SOURCE[0]-}" ]] || [[ "$(tail -n +4 -- "${BASH_SOURCE[0]}" | sha256sum)" == "$(sed -n '3s/^# sha256 of line 4 to the end: \([0-9a-f]\{64\}\)$/\1  -/p' -- "${BASH_SOURCE[0]}")" ]] || { echo "roce-tune restore: ${BASH_SOURCE[0]} is not the whole restore point roce-tune wrote (cut short or changed: its sha256 differs); nothing was put back" >&2; exit 2; }
+# The rest is one block: bash reads it whole before it runs any of it, so a file cut short runs nothing.
+{
 # Runs every line even if one fails. Exit 0: every value put back; 1: a command failed;
 # 3: values that could not be read before the change (rt_lost lines) were left as the plan set them.
 set -uo pipefail
@@ -413,7 +505,28 @@ rt_dscp_gone() {
         rt_do mlnx_qos -i "$1" --dscp2prio "del,$2,$3"
     fi
 }
+# rt_here PATH WAS: PATH (this machine's id, a NIC's MAC address) read WAS when the restore point was taken
+RT_OTHER=()
+rt_here() {
+    local now
+    now="$(rt_read "$1")"
+    [[ "$now" == "<missing>" || "$now" == "$2" ]] || RT_OTHER+=("$1 was '$2', is '$now'")
+}
 RT_RESTORE_HEAD
+    declare -f rt_read
+    # the machine and every NIC it was taken on (a value that cannot be read then or now is not compared)
+    for rt_id in "${SYSROOT}/etc/machine-id" "${RT_NICS[@]}"; do
+        [[ "$rt_id" == /* ]] || { rt_nic "$rt_id"; rt_id="${SYSROOT}/sys/class/net/$nic_dev/address"; }
+        rt_was="$(rt_read "$rt_id")"
+        [[ -z "$rt_was" || "$rt_was" == "<missing>" ]] || printf 'rt_here %q %q\n' "$rt_id" "$rt_was"
+    done
+    cat <<'RT_RESTORE_OTHER'
+if [[ -n "${RT_OTHER[*]-}" ]]; then
+    printf -v RT_OTHER_TEXT '%s; ' "${RT_OTHER[@]}"
+    echo "roce-tune restore: taken on another machine or NIC: ${RT_OTHER_TEXT%; }; nothing was put back" >&2
+    exit 2
+fi
+RT_RESTORE_OTHER
     printf 'RT_LOCK_FILE=%q\n' "$RT_LOCK_FILE"
     cat <<'RT_RESTORE_LOCK'
 # One run at a time: take the lock every run of the host script holds (else the boot unit, which udev starts
@@ -525,7 +638,10 @@ rt_save rt_do udevadm control --reload
 cat >> "$RT_SAVE" <<'RT_RESTORE_TAIL'
 if (( RT_FAIL == 0 && RT_LOST > 0 )); then exit 3; fi
 exit "$RT_FAIL"
+}
 RT_RESTORE_TAIL
+rt_sum="$(tail -n +4 -- "$RT_SAVE" | sha256sum)"
+sed -i "3s/.*/${RT_SUM_LINE%PENDING}${rt_sum%% *}/" -- "$RT_SAVE"
 mv -f -- "$RT_SAVE" "$RT_SAVE_FILE"
 trap - EXIT INT TERM HUP
 RT_SAVE="$RT_SAVE_FILE"
@@ -696,28 +812,36 @@ for rt_n in "${RT_NICS[@]}"; do
     if rt_pfc_on "$nic_pfc"; then
         rt_expect "$nic_dev" global_pause "$RT_PAUSE_OFF" "$(rt_pause_state "$nic_dev")"
     fi
-    # the whole DSCP map: one line per entry that differs, or one line when the NIC lists no map at all
+    # the whole DSCP map: one line per entry that differs; when the NIC lists no map at all, one line per
+    # planned priority naming its DSCPs (dscp2prio/0-25,27-47: expected '0', ...)
     rt_qos_map "$qos"
-    rt_unlisted=0
+    rt_byprio=()
     for rt_e in ${RT_DSCP2PRIO[@]+"${RT_DSCP2PRIO[@]}"}; do
         rt_dscp_entry "$rt_e"
         [[ "$rt_s" == "$nic_set" ]] || continue
         if [[ -z "${RT_MAP[*]-}" ]]; then
-            rt_unlisted=$((rt_unlisted + 1))
+            rt_byprio[prio]+="$dscp "
         else
             rt_expect "$nic_dev" "dscp2prio/$dscp" "$prio" "${RT_MAP[dscp]-$RT_DSCP_UNLISTED}"
         fi
     done
-    if (( rt_unlisted > 0 )); then
-        rt_expect "$nic_dev" dscp2prio "$rt_unlisted entries" "no DSCP map listed"
-    fi
+    for prio in "${!rt_byprio[@]}"; do
+        # shellcheck disable=SC2086  # (the DSCPs: one word each)
+        rt_expect "$nic_dev" "dscp2prio/$(rt_id_runs ${rt_byprio[prio]})" "$prio" "$RT_DSCP_NO_MAP"
+    done
     rt_expect "$nic_dev" mtu "$nic_mtu" "$(rt_link_mtu "$nic_dev")"
-    rt_expect "$nic_rdma" roce_tos "$nic_tos" "$(cma_roce_tos -d "$nic_rdma" -p "$nic_port" | tail -n 1)"
-    tclass="$nic_tos"
-    (( RT_TCLASS_GLOBAL )) || tclass='unset'
-    tclass_now="$(rt_tclass "${SYSROOT}/sys/class/infiniband/$nic_rdma/tc/$nic_port/traffic_class")"
-    rt_expect "$nic_rdma" traffic_class "$tclass" "${tclass_now:-unset}"
-    rt_expect "$nic_rdma" roce_mode 'RoCE v2' "$(cma_roce_mode -d "$nic_rdma" -p "$nic_port" | tail -n 1)"
+    # an RDMA device that is gone while its netdev answers: one line naming why (rt_rdma_gone)
+    rt_gone="$(rt_rdma_gone)"
+    if [[ -n "$rt_gone" ]]; then
+        rt_expect "$nic_dev" "NIC ($nic_rdma port $nic_port)" present "$rt_gone; its RoCE values not read back"
+    else
+        rt_expect "$nic_rdma" roce_tos "$nic_tos" "$(cma_roce_tos -d "$nic_rdma" -p "$nic_port" | tail -n 1)"
+        tclass="$nic_tos"
+        (( RT_TCLASS_GLOBAL )) || tclass='unset'
+        tclass_now="$(rt_tclass "${SYSROOT}/sys/class/infiniband/$nic_rdma/tc/$nic_port/traffic_class")"
+        rt_expect "$nic_rdma" traffic_class "$tclass" "${tclass_now:-unset}"
+        rt_expect "$nic_rdma" roce_mode 'RoCE v2' "$(cma_roce_mode -d "$nic_rdma" -p "$nic_port" | tail -n 1)"
+    fi
     for rt_w in "${RT_ECN[@]}"; do
         read -r rt_s file value <<<"$rt_w"
         [[ "$rt_s" == "$nic_set" ]] || continue
