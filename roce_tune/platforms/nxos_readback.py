@@ -14,7 +14,8 @@ other class-maps/policies/interfaces, any order). Read (Nexus 9000 8-queue syste
 * ``policy-map type network-qos`` attached under ``system qos``: ``pause pfc-cos <list>`` (the no-drop
   priorities) and per-class ``mtu``.
 * ``policy-map type queuing`` output classes ``c-out-8q-q-default|qN``: ``priority [level N]`` (strict),
-  ``bandwidth remaining percent W`` (DWRR; ``0`` = no guaranteed share, not a plan scheduler: skipped),
+  ``bandwidth remaining percent W`` or ``bandwidth percent W`` (DWRR; ``0`` = no guaranteed share, not a
+  plan scheduler: skipped),
   ``random-detect minimum-threshold X <unit> maximum-threshold Y <unit> drop-probability P ... ecn``;
   ``random-detect threshold burst-optimized|mesh-optimized ecn`` and ``afd queue-desired N <unit> ecn``
   (Approximate Fair Drop) mark ECN without a Kmin/Kmax ramp: ECN on, thresholds unknown (Cisco Nexus 9000
@@ -22,8 +23,8 @@ other class-maps/policies/interfaces, any order). Read (Nexus 9000 8-queue syste
   ECN);
   input classes ``c-in-qN``: ``pause buffer-size S pause-threshold P resume-threshold R`` (static-PG
   headroom).
-* ``interface``: ``mtu``, ``priority-flow-control mode on|off`` (``auto``/absent = DCBX-negotiated:
-  unknown, None), ``priority-flow-control watch-dog-interval on|off``, ``service-policy`` lines (the name
+* ``interface``: ``mtu``, ``priority-flow-control mode on|off`` (``on send-tlv``, NX-OS 10.x, is on;
+  ``auto``/absent = DCBX-negotiated: unknown, None), ``priority-flow-control watch-dog-interval on|off``, ``service-policy`` lines (the name
   after the type and direction: a word after it, such as ``no-stats`` [U], is not the name; an
   interface without an output queuing policy uses the ``system qos`` one); the global
   ``priority-flow-control watch-dog-interval on|off``, which an interface without its own statement
@@ -158,8 +159,8 @@ def _queuing(policy: Block | None) -> tuple[dict[int, QueueEcn], list[Scheduler]
                 ecn[q] = e
             elif w[0] == "priority":
                 scheds.append(Scheduler(queue=q, mode="strict"))
-            elif w[:3] == ["bandwidth", "remaining", "percent"] and int(w[3]) > 0:
-                scheds.append(Scheduler(queue=q, mode="dwrr", weight_percent=int(w[3])))
+            elif (weight := _bandwidth_percent(w)) is not None and weight > 0:
+                scheds.append(Scheduler(queue=q, mode="dwrr", weight_percent=weight))
             elif w[:2] == ["pause", "buffer-size"] and direction == "in":
                 headroom = PortHeadroom(
                     static_buffer_bytes=int(w[2]),
@@ -167,6 +168,16 @@ def _queuing(policy: Block | None) -> tuple[dict[int, QueueEcn], list[Scheduler]
                     resume_threshold_bytes=_int(after(w, "resume-threshold")),
                 )
     return ecn, sorted(scheds, key=lambda s: s.queue), headroom
+
+
+def _bandwidth_percent(words: list[str]) -> int | None:
+    """The share of ``bandwidth remaining percent W`` or ``bandwidth percent W`` (both DWRR weights of the
+    queue), else None."""
+    if words[:3] == ["bandwidth", "remaining", "percent"] and len(words) > 3:
+        return _int(words[3])
+    if words[:2] == ["bandwidth", "percent"] and len(words) > 2:
+        return _int(words[2])
+    return None
 
 
 def _int(v: str | None) -> int | None:
@@ -209,7 +220,7 @@ def _port(
     without its own ``watch-dog-interval`` statement has the global one's state (``glob_wd``)."""
     lines = b.child_lines()
     own_wd = _watchdog_state(lines)
-    mode = next((ln.split()[-1] for ln in lines if ln.startswith("priority-flow-control mode ")), None)
+    mode = next((ln.split()[2] for ln in lines if ln.startswith("priority-flow-control mode ")), None)
     ecn, sc, _ = _queuing(queuing.get(_service(b, "queuing", "output") or sys_out or ""))
     _, _, headroom = _queuing(queuing.get(_service(b, "queuing", "input") or ""))
     mtu = next((_int(ln.split()[1]) for ln in lines if ln.startswith("mtu ")), None)

@@ -1,0 +1,103 @@
+"""Running configurations in shapes real switches print and people paste, which roce-tune's own rendering
+and the emulators do not produce: each test is a small fixture in one such shape (not a copy of a
+published one) and names the misreading it guards against.
+
+Shapes seen in public configurations: NX-OS 10.x ``priority-flow-control mode on send-tlv`` and
+``bandwidth percent W`` queuing classes (Azure Local reference ToR configurations for Nexus 93180YC-FX,
+github.com/Azure/AzureLocal-Supportability); SONiC CONFIG_DB printed on one line (``jq -c``,
+``sonic-cfggen -d --print-data`` piped, JSON logged by SONiC daemons).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from roce_tune.audit import audit_dir
+from roce_tune.platforms import platform
+
+# ------------------------------------------------------------------------------------------------- NX-OS
+NXOS = """\
+leaf9# show running-config
+
+!Command: show running-config
+!Running configuration last done at: Mon Jun  2 10:00:00 2025
+
+version 10.3(4a) Bios:version 05.47
+hostname leaf9
+
+class-map type qos match-any ROCE
+  match dscp 26
+class-map type qos match-any CNP
+  match dscp 48
+policy-map type qos ROCE_IN
+  class ROCE
+    set qos-group 3
+  class CNP
+    set qos-group 7
+policy-map type network-qos ROCE_NQ
+  class type network-qos c-8q-nq3
+    mtu 9216
+    pause pfc-cos 3
+policy-map type queuing ROCE_OUT
+  class type queuing c-out-8q-q3
+    bandwidth remaining percent 60
+    random-detect minimum-threshold 150 kbytes maximum-threshold 3000 kbytes drop-probability 7 weight 0 ecn
+  class type queuing c-out-8q-q7
+    priority level 1
+  class type queuing c-out-8q-q-default
+    bandwidth percent 40
+system qos
+  service-policy type queuing output ROCE_OUT
+  service-policy type network-qos ROCE_NQ
+
+interface Ethernet1/1
+  description gpu01
+  priority-flow-control mode on send-tlv
+  mtu 9216
+  service-policy type qos input ROCE_IN no-stats
+
+interface Ethernet1/2
+  description gpu02
+  priority-flow-control mode on
+  mtu 9216
+  service-policy type qos input ROCE_IN
+"""
+
+
+def test_nxos_pfc_mode_on_send_tlv_is_pfc_on() -> None:
+    """``priority-flow-control mode on send-tlv`` (NX-OS 10.x: PFC on, and its DCBX TLV sent) was read by
+    its last word: neither on nor off, so the port's PFC was "automatic (DCBX): not checked" and its
+    schedulers were dropped with it."""
+    qos = platform("nxos").read_back(NXOS)
+    assert qos.ports["Ethernet1/1"].pfc_priorities == [3]
+    assert qos.ports["Ethernet1/2"].pfc_priorities == [3]
+    off = platform("nxos").read_back(NXOS.replace("mode on send-tlv", "mode off"))
+    assert off.ports["Ethernet1/1"].pfc_priorities == []
+    auto = platform("nxos").read_back(NXOS.replace("mode on send-tlv", "mode auto"))
+    assert auto.ports["Ethernet1/1"].pfc_priorities is None
+
+
+def test_nxos_bandwidth_percent_is_a_dwrr_weight() -> None:
+    """``bandwidth percent W`` (a queuing class's share without ``remaining``) was ignored: the queue read
+    as unscheduled while the switch gives it W %."""
+    qos = platform("nxos").read_back(NXOS)
+    assert qos.schedulers is not None
+    by_queue = {s.queue: (s.mode, s.weight_percent) for s in qos.schedulers}
+    assert by_queue == {0: ("dwrr", 40), 3: ("dwrr", 60), 7: ("strict", None)}
+
+
+def test_nxos_send_tlv_ports_are_audited(tmp_path: Path) -> None:
+    """With every port ``on send-tlv`` the audit checked no PFC at all (RT420 not checked); PFC on the
+    wrong priority went unreported."""
+    text = NXOS.replace("priority-flow-control mode on\n", "priority-flow-control mode on send-tlv\n")
+    (tmp_path / "ok").mkdir()
+    (tmp_path / "ok" / "leaf9.txt").write_text(text, encoding="utf-8")
+    r = audit_dir(tmp_path / "ok", None)
+    assert not r.data.unparsed
+    assert [f for f in r.findings if f.device == "leaf9"] == []
+    assert not [s for s in r.not_checked if s.device == "leaf9" and s.rule == "RT420"]
+    (tmp_path / "bad").mkdir()
+    (tmp_path / "bad" / "leaf9.txt").write_text(text.replace("pause pfc-cos 3", "pause pfc-cos 4"),
+                                                encoding="utf-8")
+    found = [f for f in audit_dir(tmp_path / "bad", None).findings if f.device == "leaf9"]
+    assert {f.rule for f in found} >= {"RT420"}, found
