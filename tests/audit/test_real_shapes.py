@@ -101,3 +101,38 @@ def test_nxos_send_tlv_ports_are_audited(tmp_path: Path) -> None:
                                                 encoding="utf-8")
     found = [f for f in audit_dir(tmp_path / "bad", None).findings if f.device == "leaf9"]
     assert {f.rule for f in found} >= {"RT420"}, found
+
+
+# ------------------------------------------------------------------------------------------------- SONiC
+SONIC_DB = {
+    "DEVICE_METADATA": {"localhost": {"hostname": "leaf5", "hwsku": "Mellanox-SN4600C-C64"}},
+    "PORT": {"Ethernet0": {"mtu": "9100", "speed": "100000"}, "Ethernet4": {"mtu": "9100", "speed": "100000"}},
+    "PORT_QOS_MAP": {p: {"dscp_to_tc_map": "[DSCP_TO_TC_MAP|AZURE]", "tc_to_queue_map": "AZURE",
+                         "pfc_enable": "3"} for p in ("Ethernet0", "Ethernet4")},
+    "DSCP_TO_TC_MAP": {"AZURE": {"26": "3", "48": "6"}},
+    "TC_TO_QUEUE_MAP": {"AZURE": {"0": "0", "3": "3", "6": "6"}},
+    "QUEUE": {"Ethernet0|3": {"wred_profile": "AZURE_LOSSLESS"}, "Ethernet4|3": {"wred_profile": "AZURE_LOSSLESS"}},
+    "WRED_PROFILE": {"AZURE_LOSSLESS": {"ecn": "ecn_all", "green_min_threshold": "250000",
+                                        "green_max_threshold": "2097152", "green_drop_probability": "5"}},
+}
+
+
+def test_sonic_config_db_on_one_line_is_a_running_config(tmp_path: Path) -> None:
+    """CONFIG_DB printed compact (one line: ``… | jq -c``, a daemon's log of it) matched no capture format
+    (the pattern wanted a table name at the start of a line): the block was "not understood" and the
+    switch was not audited at all. PFC on the wrong priority must be found in it like in the indented
+    form."""
+    import json
+
+    for name, db in (("ok", SONIC_DB), ("bad", {**SONIC_DB, "PORT_QOS_MAP": {
+            p: {**r, "pfc_enable": "4"} for p, r in SONIC_DB["PORT_QOS_MAP"].items()}})):
+        cap = tmp_path / name
+        cap.mkdir()
+        (cap / "leaf5.txt").write_text(f"admin@leaf5:~$ show runningconfiguration all | jq -c\n"
+                                       f"{json.dumps(db, separators=(',', ':'))}\n", encoding="utf-8")
+        r = audit_dir(cap, None)
+        assert not r.data.unparsed, r.data.unparsed
+        sw = r.data.switches["leaf5"]
+        assert sw.platform == "sonic" and sw.running is not None
+        rules = {f.rule for f in r.findings if f.device == "leaf5"}
+        assert rules == (set() if name == "ok" else {"RT420"}), (name, r.findings)
