@@ -136,3 +136,27 @@ def test_sonic_config_db_on_one_line_is_a_running_config(tmp_path: Path) -> None
         assert sw.platform == "sonic" and sw.running is not None
         rules = {f.rule for f in r.findings if f.device == "leaf5"}
         assert rules == (set() if name == "ok" else {"RT420"}), (name, r.findings)
+
+
+def test_sonic_lossless_pg_without_a_headroom_profile_is_not_checked(tmp_path: Path) -> None:
+    """The dynamic buffer model leaves the lossless PGs' headroom to buffermgrd (``BUFFER_PG`` row
+    ``"profile": "NULL"``, or no row): the running configuration states no headroom, and the audit passed
+    the plan's headroom (RT426) silently, as if it had been compared. It is listed as not checked."""
+    import json
+
+    from tests.audit.test_running_config import INVENTORY, _capture, _running
+
+    device, running = _running("sonic", tmp_path)
+    db = json.loads(running[running.find("{"):])
+    lossless = sorted(k for k in db["BUFFER_PG"] if not k.endswith("|0"))
+    assert lossless
+    for key in lossless:
+        db["BUFFER_PG"][key] = {"profile": "NULL"}
+    db["DEVICE_METADATA"]["localhost"]["buffer_model"] = "dynamic"
+    cap, _ = _capture(tmp_path, device, "sonic", json.dumps(db, indent=4))
+    r = audit_dir(cap, INVENTORY)
+    assert [f for f in r.findings if f.device == device and f.rule == "RT426"] == []
+    skipped = [s for s in r.not_checked if s.device == device and s.rule == "RT426"]
+    assert len(skipped) == 1, r.not_checked
+    for key in lossless:
+        assert key.split("|")[0] in skipped[0].needs
