@@ -160,3 +160,54 @@ def test_sonic_lossless_pg_without_a_headroom_profile_is_not_checked(tmp_path: P
     assert len(skipped) == 1, r.not_checked
     for key in lossless:
         assert key.split("|")[0] in skipped[0].needs
+
+
+# ------------------------------------------------------------------------------------- repeated captures
+#: ``show pfcwd stats`` run three times in one session (a storm, restored, then another), the way people
+#: paste a watchdog they are watching
+PFCWD_THRICE = """\
+admin@leaf6:~$ show pfcwd stats
+      QUEUE    STATUS    STORM DETECTED/RESTORED    TX OK/DROP    RX OK/DROP    TX LAST OK/DROP    RX LAST OK/DROP
+-----------  --------  -------------------------  ------------  ------------  -----------------  -----------------
+Ethernet8:3   stormed                        1/0      0/100000           0/0           0/100000                0/0
+admin@leaf6:~$ show pfcwd stats
+      QUEUE       STATUS    STORM DETECTED/RESTORED    TX OK/DROP    RX OK/DROP    TX LAST OK/DROP    RX LAST OK/DROP
+-----------  -----------  -------------------------  ------------  ------------  -----------------  -----------------
+Ethernet8:3  operational                        1/1      0/250000           0/0           0/250000                0/0
+admin@leaf6:~$ show pfcwd stats
+      QUEUE    STATUS    STORM DETECTED/RESTORED    TX OK/DROP    RX OK/DROP    TX LAST OK/DROP    RX LAST OK/DROP
+-----------  --------  -------------------------  ------------  ------------  -----------------  -----------------
+Ethernet8:3   stormed                        2/1      0/260000           0/0            0/10000                0/0
+"""
+
+
+def test_three_captures_of_a_counter_are_judged_first_to_last(tmp_path: Path) -> None:
+    """A counter captured three times was judged over the last two captures only (each capture replaced
+    the "before" snapshot): the watchdog above read "detected 1, restored 0; 10,000 dropped" although over
+    the capture it stormed once more, restored once and dropped 160,000 packets. The interval "during the
+    capture" is from the first capture to the last."""
+    (tmp_path / "leaf6.txt").write_text(PFCWD_THRICE, encoding="utf-8")
+    found = [f for f in audit_dir(tmp_path, None).findings if f.device == "leaf6" and f.rule == "RT423"]
+    assert len(found) == 1, found
+    assert "detected 1 time(s), restored 1" in found[0].message, found[0].message
+    assert "160,000" in found[0].message, found[0].message
+
+
+ETHTOOL = """\
+[root@gpu03 ~]# ethtool -S eth2 | grep prio3
+     rx_prio3_packets: {rx}
+     tx_prio3_packets: {tx}
+     rx_prio3_pause: 0
+     tx_prio3_pause: {pause}
+"""
+
+
+def test_three_ethtool_captures_are_judged_first_to_last(tmp_path: Path) -> None:
+    """The same for a host's ``ethtool -S``: the NIC paused between the first and the second capture
+    (RT421), and the third capture, taken after, replaced the interval with a quiet one."""
+    text = "".join(ETHTOOL.format(rx=rx, tx=tx, pause=p) for rx, tx, p in
+                   ((1_000_000, 1_000_000, 0), (2_000_000, 2_000_000, 50_000), (3_000_000, 3_000_000, 50_000)))
+    (tmp_path / "gpu03.txt").write_text(text, encoding="utf-8")
+    found = [f for f in audit_dir(tmp_path, None).findings if f.device == "gpu03" and f.rule == "RT421"]
+    assert len(found) == 1, found
+    assert "50,000" in found[0].message, found[0].message
