@@ -106,12 +106,12 @@ def test_nxos_send_tlv_ports_are_audited(tmp_path: Path) -> None:
 # ------------------------------------------------------------------------------------------------- SONiC
 SONIC_DB = {
     "DEVICE_METADATA": {"localhost": {"hostname": "leaf5", "hwsku": "Mellanox-SN4600C-C64"}},
-    "PORT": {"Ethernet0": {"mtu": "9100", "speed": "100000"}, "Ethernet4": {"mtu": "9100", "speed": "100000"}},
+    "PORT": {p: {"mtu": "9100", "speed": "100000"} for p in ("Ethernet0", "Ethernet4")},
     "PORT_QOS_MAP": {p: {"dscp_to_tc_map": "[DSCP_TO_TC_MAP|AZURE]", "tc_to_queue_map": "AZURE",
                          "pfc_enable": "3"} for p in ("Ethernet0", "Ethernet4")},
     "DSCP_TO_TC_MAP": {"AZURE": {"26": "3", "48": "6"}},
     "TC_TO_QUEUE_MAP": {"AZURE": {"0": "0", "3": "3", "6": "6"}},
-    "QUEUE": {"Ethernet0|3": {"wred_profile": "AZURE_LOSSLESS"}, "Ethernet4|3": {"wred_profile": "AZURE_LOSSLESS"}},
+    "QUEUE": {f"{p}|3": {"wred_profile": "AZURE_LOSSLESS"} for p in ("Ethernet0", "Ethernet4")},
     "WRED_PROFILE": {"AZURE_LOSSLESS": {"ecn": "ecn_all", "green_min_threshold": "250000",
                                         "green_max_threshold": "2097152", "green_drop_probability": "5"}},
 }
@@ -165,20 +165,18 @@ def test_sonic_lossless_pg_without_a_headroom_profile_is_not_checked(tmp_path: P
 # ------------------------------------------------------------------------------------- repeated captures
 #: ``show pfcwd stats`` run three times in one session (a storm, restored, then another), the way people
 #: paste a watchdog they are watching
-PFCWD_THRICE = """\
-admin@leaf6:~$ show pfcwd stats
-      QUEUE    STATUS    STORM DETECTED/RESTORED    TX OK/DROP    RX OK/DROP    TX LAST OK/DROP    RX LAST OK/DROP
------------  --------  -------------------------  ------------  ------------  -----------------  -----------------
-Ethernet8:3   stormed                        1/0      0/100000           0/0           0/100000                0/0
-admin@leaf6:~$ show pfcwd stats
-      QUEUE       STATUS    STORM DETECTED/RESTORED    TX OK/DROP    RX OK/DROP    TX LAST OK/DROP    RX LAST OK/DROP
------------  -----------  -------------------------  ------------  ------------  -----------------  -----------------
-Ethernet8:3  operational                        1/1      0/250000           0/0           0/250000                0/0
-admin@leaf6:~$ show pfcwd stats
-      QUEUE    STATUS    STORM DETECTED/RESTORED    TX OK/DROP    RX OK/DROP    TX LAST OK/DROP    RX LAST OK/DROP
------------  --------  -------------------------  ------------  ------------  -----------------  -----------------
-Ethernet8:3   stormed                        2/1      0/260000           0/0            0/10000                0/0
-"""
+_PFCWD_HEAD = ("      QUEUE    STATUS    STORM DETECTED/RESTORED    TX OK/DROP    RX OK/DROP"
+               "    TX LAST OK/DROP    RX LAST OK/DROP\n"
+               "-----------  --------  -------------------------  ------------  ------------"
+               "  -----------------  -----------------\n")
+PFCWD_THRICE = "".join(
+    f"admin@leaf6:~$ show pfcwd stats\n{_PFCWD_HEAD}{row}\n" for row in (
+        "Ethernet8:3   stormed                        1/0      0/100000           0/0"
+        "           0/100000                0/0",
+        "Ethernet8:3  operational                     1/1      0/250000           0/0"
+        "           0/250000                0/0",
+        "Ethernet8:3   stormed                        2/1      0/260000           0/0"
+        "            0/10000                0/0"))
 
 
 def test_three_captures_of_a_counter_are_judged_first_to_last(tmp_path: Path) -> None:
@@ -206,8 +204,46 @@ def test_three_ethtool_captures_are_judged_first_to_last(tmp_path: Path) -> None
     """The same for a host's ``ethtool -S``: the NIC paused between the first and the second capture
     (RT421), and the third capture, taken after, replaced the interval with a quiet one."""
     text = "".join(ETHTOOL.format(rx=rx, tx=tx, pause=p) for rx, tx, p in
-                   ((1_000_000, 1_000_000, 0), (2_000_000, 2_000_000, 50_000), (3_000_000, 3_000_000, 50_000)))
+                   ((1_000_000, 1_000_000, 0), (2_000_000, 2_000_000, 50_000),
+                    (3_000_000, 3_000_000, 50_000)))
     (tmp_path / "gpu03.txt").write_text(text, encoding="utf-8")
     found = [f for f in audit_dir(tmp_path, None).findings if f.device == "gpu03" and f.rule == "RT421"]
     assert len(found) == 1, found
     assert "50,000" in found[0].message, found[0].message
+
+
+# --------------------------------------------------------------------------------------------------- EOS
+#: ``show running-config section priority-flow-control``: no header, no ``qos map``/``qos profile`` line,
+#: only the blocks that state PFC (each interface block whole, as ``section`` prints it)
+EOS_PFC_SECTION = """\
+leaf2#show running-config section priority-flow-control
+priority-flow-control pause watchdog action drop
+interface Ethernet1/1
+   description gpu01
+   mtu 9214
+   priority-flow-control on
+   priority-flow-control priority 3 no-drop
+   !
+   tx-queue 3
+      random-detect ecn minimum-threshold 150 kbytes maximum-threshold 1500 kbytes max-mark-probability 20
+interface Ethernet1/2
+   description gpu02
+   mtu 9214
+   priority-flow-control on
+   priority-flow-control priority 4 no-drop
+   !
+   tx-queue 3
+      random-detect ecn minimum-threshold 150 kbytes maximum-threshold 1500 kbytes max-mark-probability 20
+"""
+
+
+def test_eos_running_config_section_without_qos_maps_is_read(tmp_path: Path) -> None:
+    """An EOS ``show running-config section priority-flow-control`` (or any capture of interfaces without
+    a header, ``qos map`` or ``qos profile`` line) matched no capture format: "not understood", so PFC on
+    the wrong priority of Ethernet1/2 went unreported."""
+    (tmp_path / "leaf2.txt").write_text(EOS_PFC_SECTION, encoding="utf-8")
+    r = audit_dir(tmp_path, None)
+    assert not r.data.unparsed, r.data.unparsed
+    assert r.data.switches["leaf2"].platform == "eos"
+    found = [(f.rule, f.port) for f in r.findings if f.device == "leaf2"]
+    assert found == [("RT420", "Ethernet1/2")], r.findings
