@@ -24,12 +24,13 @@ other class-maps/policies/interfaces, any order). Read (Nexus 9000 8-queue syste
   input classes ``c-in-qN``: ``pause buffer-size S pause-threshold P resume-threshold R`` (static-PG
   headroom).
 * ``interface``: ``mtu``, ``priority-flow-control mode on|off`` (``on send-tlv``, NX-OS 10.x, is on;
-  ``auto``/absent = DCBX-negotiated: unknown, None), ``priority-flow-control watch-dog-interval on|off``,
-  ``service-policy`` lines (the name after the type and direction: a word after it, such as
+  ``auto``/absent = DCBX-negotiated: unknown, None), ``priority-flow-control watch-dog-interval
+  on|off``, ``service-policy`` lines (the name after the type and direction: a word after it, such as
   ``no-stats`` [U], is not the name; an interface without an output queuing policy uses the ``system
-  qos`` one); the global ``priority-flow-control watch-dog-interval on|off``, which an interface
-  without its own statement follows (Cisco Nexus 9000 NX-OS QoS Configuration Guide, "Configuring a
-  Priority Flow Control Watchdog Interval": the command exists globally and per interface; roce-tune's own rendering states both).
+  qos`` one); the global ``priority-flow-control watch-dog-interval on|off``, which an interface without
+  its own statement follows (Cisco Nexus 9000 NX-OS QoS Configuration Guide, "Configuring a Priority
+  Flow Control Watchdog Interval": the command exists globally and per interface; roce-tune's own
+  rendering states both).
 
 Sources: Cisco Nexus 9000 NX-OS Quality of Service Configuration Guide (queuing, network-qos, PFC and
 PFC watchdog chapters); see nxos.py for each statement's source.
