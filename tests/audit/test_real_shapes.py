@@ -247,3 +247,31 @@ def test_eos_running_config_section_without_qos_maps_is_read(tmp_path: Path) -> 
     assert r.data.switches["leaf2"].platform == "eos"
     found = [(f.rule, f.port) for f in r.findings if f.device == "leaf2"]
     assert found == [("RT420", "Ethernet1/2")], r.findings
+
+
+# ------------------------------------------------------------------------------------------------- Junos
+JUNOS_PCP_PFC = """\
+root@qfx1> show configuration class-of-service | display set
+set class-of-service classifiers dscp roce-dscp forwarding-class lossless loss-priority low code-points 011010
+set class-of-service classifiers dscp roce-dscp forwarding-class cnp loss-priority low code-points 110000
+set class-of-service forwarding-classes class lossless queue-num 3
+set class-of-service forwarding-classes class lossless no-loss
+set class-of-service forwarding-classes class cnp queue-num 6
+set class-of-service congestion-notification-profile p3 input ieee-802.1 code-point {pcp} pfc
+set class-of-service congestion-notification-profile p3 output ieee-802.1 code-point 011 flow-control-queue 3
+set class-of-service interfaces et-0/0/4 congestion-notification-profile p3
+set class-of-service interfaces et-0/0/4 unit 0 classifiers dscp roce-dscp
+"""
+
+
+def test_junos_pfc_by_ieee_802_1_code_point_is_read() -> None:
+    """A congestion-notification profile enabling PFC on an IEEE 802.1p code point (``input ieee-802.1
+    code-point 011 pfc``, Junos's classic PFC form) was not read: the port read "PFC off" and the audit
+    reported "no port has PFC on RoCE priority 3" (RT420 error) on a switch that pauses priority 3."""
+    qos = platform("junos").read_back(JUNOS_PCP_PFC.format(pcp="011"))
+    assert qos.ports["et-0/0/4"].pfc_priorities == [3]
+    for pcp, prio in (("ef1", 3), ("100", 4)):
+        assert platform("junos").read_back(JUNOS_PCP_PFC.format(pcp=pcp)).ports["et-0/0/4"].pfc_priorities \
+            == [prio]
+    own = "set class-of-service code-point-aliases ieee-802.1 roce 011\n" + JUNOS_PCP_PFC.format(pcp="roce")
+    assert platform("junos").read_back(own).ports["et-0/0/4"].pfc_priorities == [3]
