@@ -11,8 +11,9 @@ other class-maps/policies/interfaces, any order). Read (Nexus 9000 8-queue syste
   policy classifies nothing: every DSCP stays in qos-group 0, the default class (Cisco Nexus 9000 NX-OS QoS
   Configuration Guide, "Configuring Classification": unmatched traffic is class-default, qos-group 0);
   a policy named but not in the text (a partial capture) leaves the map unknown.
-* ``policy-map type network-qos`` attached under ``system qos``: ``pause pfc-cos <list>`` (the no-drop
-  priorities) and per-class ``mtu``.
+* ``policy-map type network-qos`` attached under ``system qos``: ``pause … pfc-cos <list>`` (the no-drop
+  priorities; ``pause no-drop`` without ``pfc-cos``, Nexus 3000/5000: the ``match cos`` of the type-qos
+  classes that set the class's qos-group, else unknown) and per-class ``mtu``.
 * ``policy-map type queuing`` output classes ``c-out-8q-q-default|qN``: ``priority [level N]`` (strict),
   ``bandwidth remaining percent W`` or ``bandwidth percent W`` (DWRR; ``0`` = no guaranteed share, not a
   plan scheduler: skipped),
@@ -192,7 +193,13 @@ def _service(block: Block, kind: str, direction: str) -> str | None:
                  if len(w := b.words()) > 4), None)
 
 
-def _no_drop_cos(root: Block) -> list[int]:
+def _no_drop_cos(root: Block) -> list[int] | None:
+    """The PFC CoS values of the ``system qos`` network-qos policy: each class's ``pause … pfc-cos <list>``
+    (Nexus 9000 ``pause pfc-cos 3``; Nexus 3000/5000 ``pause no-drop pfc-cos 3``, or ``pause buffer-size …
+    pfc-cos 3``); a ``pause no-drop`` class without ``pfc-cos`` pauses the CoS values that the type-qos
+    policies classify into its qos-group (:func:`_class_cos`). None when such a class's CoS the
+    configuration does not state (classified by DSCP, or its class-maps not captured): unknown, not "no
+    PFC"."""
     system = root.children.get("system qos")
     name = (
         next((w[3] for b in system.starting("service-policy", "type", "network-qos")
@@ -203,9 +210,43 @@ def _no_drop_cos(root: Block) -> list[int]:
     policy = _policies(root, "network-qos").get(name or "")
     cos: set[int] = set()
     for c in policy.children.values() if policy else []:
-        for p in c.starting("pause", "pfc-cos"):
-            cos.update(id_list(" ".join(p.words()[2:])))
+        for p in c.starting("pause"):
+            w = p.words()
+            if "pfc-cos" in w:
+                cos.update(id_list(" ".join(_id_words(w[w.index("pfc-cos") + 1:]))))
+            elif "no-drop" in w:
+                by_group = _class_cos(root, c.words()[-1])
+                if not by_group:
+                    return None
+                cos.update(by_group)
     return sorted(cos)
+
+
+def _id_words(words: list[str]) -> list[str]:
+    """The leading words of ``words`` that are id lists (``3``, ``3,4``, ``2-4``)."""
+    out = []
+    for w in words:
+        if not re.fullmatch(r"[\d,-]+", w):
+            break
+        out.append(w)
+    return out
+
+
+def _class_cos(root: Block, nq_class: str) -> set[int]:
+    """The CoS values the ``policy-map type qos`` policies classify into the qos-groups that
+    ``class-map type network-qos <nq_class>`` matches (``match qos-group N``; a type-qos class ``set
+    qos-group N`` whose ``class-map type qos`` has ``match cos <list>``). Empty when none is stated."""
+    groups = {g for b in root.starting("class-map", "type", "network-qos") if b.words()[-1] == nq_class
+              for m in b.starting("match", "qos-group") for g in id_list(" ".join(m.words()[2:]))}
+    cmaps = {b.words()[-1]: b for b in root.starting("class-map", "type", "qos")}
+    cos: set[int] = set()
+    for policy in _policies(root, "qos").values():
+        for c in policy.starting("class"):
+            sets = {int(w[-1]) for s in c.starting("set", "qos-group") if (w := s.words())[-1].isdigit()}
+            if sets & groups and c.words()[-1] in cmaps:
+                for m in cmaps[c.words()[-1]].starting("match", "cos"):
+                    cos.update(id_list(" ".join(m.words()[2:])))
+    return cos
 
 
 def _watchdog_state(lines: list[str] | dict[str, Block]) -> bool | None:
@@ -215,7 +256,7 @@ def _watchdog_state(lines: list[str] | dict[str, Block]) -> bool | None:
 
 
 def _port(
-    b: Block, queuing: dict[str, Block], sys_out: str | None, no_drop: list[int], glob_wd: bool
+    b: Block, queuing: dict[str, Block], sys_out: str | None, no_drop: list[int] | None, glob_wd: bool
 ) -> tuple[PortQos, list[Scheduler]]:
     """One ``interface`` block: its QoS and the schedulers of its output queuing policy. An interface
     without its own ``watch-dog-interval`` statement has the global one's state (``glob_wd``)."""
@@ -225,7 +266,7 @@ def _port(
     ecn, sc, _ = _queuing(queuing.get(_service(b, "queuing", "output") or sys_out or ""))
     _, _, headroom = _queuing(queuing.get(_service(b, "queuing", "input") or ""))
     mtu = next((_int(ln.split()[1]) for ln in lines if ln.startswith("mtu ")), None)
-    pfc = no_drop if mode == "on" else [] if mode == "off" else None
+    pfc = (list(no_drop) if no_drop is not None else None) if mode == "on" else [] if mode == "off" else None
     return PortQos(
         name=b.words()[1],
         mtu=mtu,

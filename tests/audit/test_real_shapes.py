@@ -275,3 +275,52 @@ def test_junos_pfc_by_ieee_802_1_code_point_is_read() -> None:
             == [prio]
     own = "set class-of-service code-point-aliases ieee-802.1 roce 011\n" + JUNOS_PCP_PFC.format(pcp="roce")
     assert platform("junos").read_back(own).ports["et-0/0/4"].pfc_priorities == [3]
+
+
+#: a Nexus 3000/5000-style configuration: the no-drop class is named by ``pause no-drop`` in a
+#: network-qos class matching a qos-group, whose CoS the type-qos policy classifies (Microsoft's converged
+#: NIC switch examples for Nexus 3132 have this shape); ``pfc-cos`` may follow ``no-drop``
+NXOS_NO_DROP = """\
+class-map type qos match-all RDMA
+  match cos 3
+class-map type queuing RDMA
+  match qos-group 3
+policy-map type qos QOS_MARKING
+  class RDMA
+    set qos-group 3
+  class class-default
+policy-map type queuing QOS_QUEUEING
+  class type queuing RDMA
+    bandwidth percent 50
+  class type queuing class-default
+    bandwidth percent 50
+class-map type network-qos RDMA
+  match qos-group 3
+policy-map type network-qos QOS_NETWORK
+  class type network-qos RDMA
+    mtu 2240
+    pause no-drop
+  class type network-qos class-default
+    mtu 9216
+system qos
+  service-policy type qos input QOS_MARKING
+  service-policy type queuing output QOS_QUEUEING
+  service-policy type network-qos QOS_NETWORK
+
+interface Ethernet1/5
+  switchport mode trunk
+  priority-flow-control mode on
+"""
+
+
+def test_nxos_pause_no_drop_class_gives_pfc_on_its_cos() -> None:
+    """``pause no-drop`` (Nexus 3000/5000 network-qos) named no ``pfc-cos``: the port's PFC read as on no
+    priority, and the audit reported "no port has PFC on priority 3" (RT420 error). Its CoS is the one the
+    type-qos policy classifies into the class's qos-group; ``pause no-drop pfc-cos N`` names it."""
+    nxos = platform("nxos")
+    assert nxos.read_back(NXOS_NO_DROP).ports["Ethernet1/5"].pfc_priorities == [3]
+    named = NXOS_NO_DROP.replace("pause no-drop\n", "pause no-drop pfc-cos 4\n")
+    assert nxos.read_back(named).ports["Ethernet1/5"].pfc_priorities == [4]
+    # a class whose CoS the configuration does not say (no match cos for the qos-group): unknown, not "off"
+    unknown = NXOS_NO_DROP.replace("  match cos 3\n", "  match dscp 26\n")
+    assert nxos.read_back(unknown).ports["Ethernet1/5"].pfc_priorities is None
