@@ -145,6 +145,19 @@ def _roce_ports(q: SwitchQos, lossless: list[int]) -> list[PortQos]:
     return [p for p in q.ports.values() if p.pfc_priorities and set(lossless) & set(p.pfc_priorities)]
 
 
+def skip_no_dscp_map(sw: SwitchObs, out: Out) -> None:
+    """RT414 (and with a plan the map's other entries, RT415) is not checked when the running configuration
+    states no DSCP classification at all (neither a DSCP -> TC nor a DSCP -> queue map read): a capture
+    without it, or a switch that classifies by another field (CoS/802.1p). Listed, never passed."""
+    assert sw.running is not None
+    q = sw.running.value
+    if q.dscp_to_tc is None and q.dscp_to_queue is None:
+        out.skip("RT414", sw.name, "the queue of the RoCE DSCP, which the running configuration does not "
+                 "state: it holds no DSCP classification roce-tune reads (not in the capture, or the switch "
+                 "classifies by another field such as CoS/802.1p): capture the whole running configuration"
+                 f", or the DSCP map the switch runs{_maps_command(sw)}")
+
+
 def unmapped_dscp_tc(sw: SwitchObs) -> int | None:
     """The TC a DSCP absent from ``sw``'s running DSCP map gets: the platform read-back's
     ``UNMAPPED_DSCP_TC`` (None: the platform's own default map, which the configuration does not state —
@@ -629,6 +642,7 @@ def check_running(switches: Iterable[SwitchObs], exp: Expect, out: Out) -> None:
             check_running_plan(sw, want, exp, out, expresses_ecn)
         else:
             check_running_policy(sw, exp, out, expresses_ecn)
+        skip_no_dscp_map(sw, out)
         check_trust(sw, exp, out, fields)
         _name_scopes(sw, out, start)
 

@@ -324,3 +324,15 @@ def test_nxos_pause_no_drop_class_gives_pfc_on_its_cos() -> None:
     # a class whose CoS the configuration does not say (no match cos for the qos-group): unknown, not "off"
     unknown = NXOS_NO_DROP.replace("  match cos 3\n", "  match dscp 26\n")
     assert nxos.read_back(unknown).ports["Ethernet1/5"].pfc_priorities is None
+
+
+def test_a_running_config_without_a_dscp_classification_lists_rt414_not_checked(tmp_path: Path) -> None:
+    """A configuration that classifies by CoS (``match cos 3``, as the Nexus 3000/5000 example above and
+    Azure Local's Nexus 9000 ToRs do) or states no DSCP map at all gave no RT414 and no "not checked":
+    where the RoCE DSCP lands was silently passed. It is listed as not checked."""
+    (tmp_path / "tor1.txt").write_text(NXOS_NO_DROP, encoding="utf-8")
+    r = audit_dir(tmp_path, None)
+    assert r.data.switches["tor1"].running is not None
+    assert [f for f in r.findings if f.device == "tor1" and f.rule == "RT414"] == []
+    skipped = [s for s in r.not_checked if s.device == "tor1" and s.rule == "RT414"]
+    assert len(skipped) == 1 and "DSCP" in skipped[0].needs, r.not_checked
