@@ -32,6 +32,9 @@ other class-maps/policies/interfaces, any order). Read (Nexus 9000 8-queue syste
   its own statement follows (Cisco Nexus 9000 NX-OS QoS Configuration Guide, "Configuring a Priority
   Flow Control Watchdog Interval": the command exists globally and per interface; roce-tune's own
   rendering states both).
+* A partial capture (neither ``system qos`` nor ``hostname``: ``show running-config interface …``)
+  leaves what the global statements decide unknown (None): the PFC CoS of ``mode on`` ports, the ECN of
+  ports without an output queuing policy in the text, the watchdog of ports without their own statement.
 
 Sources: Cisco Nexus 9000 NX-OS Quality of Service Configuration Guide (queuing, network-qos, PFC and
 PFC watchdog chapters); see nxos.py for each statement's source.
@@ -198,16 +201,18 @@ def _no_drop_cos(root: Block) -> list[int] | None:
     (Nexus 9000 ``pause pfc-cos 3``; Nexus 3000/5000 ``pause no-drop pfc-cos 3``, or ``pause buffer-size …
     pfc-cos 3``); a ``pause no-drop`` class without ``pfc-cos`` pauses the CoS values that the type-qos
     policies classify into its qos-group (:func:`_class_cos`). None when such a class's CoS the
-    configuration does not state (classified by DSCP, or its class-maps not captured): unknown, not "no
-    PFC"."""
+    configuration does not state (classified by DSCP, or its class-maps not captured), and when the
+    text is partial (neither ``system qos`` nor ``hostname``: ``show running-config interface …``) or its
+    network-qos policy is not in the text: unknown, not "no PFC"."""
     system = root.children.get("system qos")
-    name = (
-        next((w[3] for b in system.starting("service-policy", "type", "network-qos")
-              if len(w := b.words()) > 3), None)
-        if system
-        else None
-    )
+    if system is None and not root.starting("hostname"):
+        return None  # a partial capture (``show running-config interface …``): the policy is not in it
+    system = system or Block("system qos")
+    name = next((w[3] for b in system.starting("service-policy", "type", "network-qos")
+                 if len(w := b.words()) > 3), None)
     policy = _policies(root, "network-qos").get(name or "")
+    if name is not None and policy is None:
+        return None  # attached but not captured
     cos: set[int] = set()
     for c in policy.children.values() if policy else []:
         for p in c.starting("pause"):
@@ -256,14 +261,20 @@ def _watchdog_state(lines: list[str] | dict[str, Block]) -> bool | None:
 
 
 def _port(
-    b: Block, queuing: dict[str, Block], sys_out: str | None, no_drop: list[int] | None, glob_wd: bool
+    b: Block, queuing: dict[str, Block], sys_out: str | None, no_drop: list[int] | None,
+    glob_wd: bool | None, whole: bool,
 ) -> tuple[PortQos, list[Scheduler]]:
     """One ``interface`` block: its QoS and the schedulers of its output queuing policy. An interface
-    without its own ``watch-dog-interval`` statement has the global one's state (``glob_wd``)."""
+    without its own ``watch-dog-interval`` statement has the global one's state (``glob_wd``; None:
+    unknown). ``whole``: the text is a whole configuration (it has ``system qos`` or ``hostname``); in a
+    partial one, a port whose output queuing policy is not in the text has unknown ECN (None), not
+    "none"."""
     lines = b.child_lines()
     own_wd = _watchdog_state(lines)
     mode = next((ln.split()[2] for ln in lines if ln.startswith("priority-flow-control mode ")), None)
-    ecn, sc, _ = _queuing(queuing.get(_service(b, "queuing", "output") or sys_out or ""))
+    out_name = _service(b, "queuing", "output") or sys_out
+    out_known = out_name in queuing if out_name else whole
+    ecn, sc, _ = _queuing(queuing.get(out_name or ""))
     _, _, headroom = _queuing(queuing.get(_service(b, "queuing", "input") or ""))
     mtu = next((_int(ln.split()[1]) for ln in lines if ln.startswith("mtu ")), None)
     pfc = (list(no_drop) if no_drop is not None else None) if mode == "on" else [] if mode == "off" else None
@@ -272,7 +283,7 @@ def _port(
         mtu=mtu,
         pfc_priorities=pfc,
         headroom=headroom,
-        ecn=ecn,
+        ecn=ecn if out_known else None,
         watchdog=own_wd if own_wd is not None else glob_wd,
     ), sc
 
@@ -282,9 +293,14 @@ def read_back(text: str) -> SwitchQos:
 
     Never raises on unknown lines: they are ignored."""
     root = cli_tree(text, "!")
+    # a whole configuration: ``system qos``, or ``hostname`` (``show running-config`` prints it, a section
+    # such as ``show running-config interface …`` or ``ipqos`` does not)
+    whole = "system qos" in root.children or bool(root.starting("hostname"))
     system = root.children.get("system qos") or Block("system qos")
-    glob_wd = _watchdog_state(root.children) is True
-    ports, scheds, classify = _ports(root, system, glob_wd)
+    glob = _watchdog_state(root.children)
+    # no global statement: off in a whole configuration, unknown in a partial one (interfaces only)
+    glob_wd = glob is True if whole or glob is not None else None
+    ports, scheds, classify = _ports(root, system, glob_wd, whole)
     return SwitchQos(
         dscp_to_queue=_dscp_to_queue(root, system, classify),
         schedulers=majority([s for s in scheds if s]) or None,
@@ -294,10 +310,11 @@ def read_back(text: str) -> SwitchQos:
 
 
 def _ports(
-    root: Block, system: Block, glob_wd: bool
+    root: Block, system: Block, glob_wd: bool | None, whole: bool
 ) -> tuple[dict[str, PortQos], list[list[Scheduler]], list[str | None]]:
     """Every ``interface NAME`` block of ``root`` (``system``: the ``system qos`` block, whose output queuing
-    policy an interface without its own uses; ``glob_wd``: the global watchdog state) as (port name ->
+    policy an interface without its own uses; ``glob_wd``: the global watchdog state, None unknown;
+    ``whole``: the text has ``system qos``, see :func:`_port`) as (port name ->
     :class:`PortQos`, the schedulers of each PFC port, the input ``type qos`` policy name of each PFC port
     or None), the last two in interface order."""
     queuing = _policies(root, "queuing")
@@ -309,7 +326,7 @@ def _ports(
     for b in root.starting("interface"):
         if len(b.words()) != 2:
             continue
-        port, sc = _port(b, queuing, sys_out, no_drop, glob_wd)
+        port, sc = _port(b, queuing, sys_out, no_drop, glob_wd, whole)
         ports[port.name] = port
         if port.pfc_priorities:
             scheds.append(sc)

@@ -336,3 +336,21 @@ def test_a_running_config_without_a_dscp_classification_lists_rt414_not_checked(
     assert [f for f in r.findings if f.device == "tor1" and f.rule == "RT414"] == []
     skipped = [s for s in r.not_checked if s.device == "tor1" and s.rule == "RT414"]
     assert len(skipped) == 1 and "DSCP" in skipped[0].needs, r.not_checked
+
+
+def test_nxos_interfaces_only_capture_leaves_pfc_ecn_and_watchdog_unknown(tmp_path: Path) -> None:
+    """``show running-config interface Ethernet1/1-2`` (a header, the interfaces, no ``system qos`` and no
+    policies): ports with ``priority-flow-control mode on`` read "PFC on no priority" (the network-qos
+    policy is not in the capture) and the audit reported RT420 "no port has PFC" — an error made of
+    absent data. Their PFC priorities, ECN and watchdog are unknown."""
+    head, _, rest = NXOS.partition("class-map type qos match-any ROCE\n")
+    head = head.replace("show running-config", "show running-config interface Ethernet1/1-2")
+    interfaces = head.replace("hostname leaf9\n", "") + rest[rest.index("interface Ethernet1/1"):]
+    qos = platform("nxos").read_back(interfaces)
+    for port in ("Ethernet1/1", "Ethernet1/2"):
+        p = qos.ports[port]
+        assert (p.pfc_priorities, p.ecn, p.watchdog, p.mtu) == (None, None, None, 9216), p
+    (tmp_path / "leaf9.txt").write_text(interfaces, encoding="utf-8")
+    r = audit_dir(tmp_path, None)
+    assert [f for f in r.findings if f.device == "leaf9"] == []
+    assert [s.rule for s in r.not_checked if s.device == "leaf9" and s.rule == "RT420"] == ["RT420"]
