@@ -141,6 +141,7 @@ class _Cos:
     smaps: dict[str, dict[str, str]] = field(default_factory=dict)
     ifaces: dict[str, dict[str, str]] = field(default_factory=dict)
     mtu: dict[str, int] = field(default_factory=dict)
+    top: set[str] = field(default_factory=set)  # the top-level statements present (``class-of-service`` …)
 
 
 def _fc(c: _Cos, w: list[str]) -> None:
@@ -419,6 +420,7 @@ def _inherit(sets: list[list[str]]) -> list[list[str]]:
 def _parse(text: str) -> _Cos:
     c = _Cos()
     for w in _active_set_words(text):
+        c.top.add(w[0])
         if w[0] == "class-of-service" and len(w) >= 3 and w[1] in _COS:
             if w[1] == "scheduler-maps":
                 continue
@@ -526,7 +528,9 @@ def read_back(text: str) -> SwitchQos:
     ``apply-groups`` names them (:func:`_inherit`); CoS bound to ``all`` or a wildcard interface name applies
     to the configured interfaces it matches, an interface's own statement first (:func:`_bindings`). The
     switch-wide classifier, scheduler and watchdog are those of most ports with a congestion-notification
-    profile. Unknown statements are ignored; never raises on them."""
+    profile. A text with neither ``class-of-service`` nor ``version``/``system`` statements (a part of the
+    configuration, e.g. ``show configuration interfaces | display set``) leaves the ports' PFC, ECN and
+    watchdog unknown (None). Unknown statements are ignored; never raises on them."""
     c = _parse(text)
     names = _interface_names(c)
     c.ifaces = _bindings(c, names)
@@ -543,8 +547,19 @@ def read_back(text: str) -> SwitchQos:
         dscp_to_queue=dscp_q or None,
         schedulers=_schedulers(c, common("smap")),
         watchdog=_watchdog(wd),
-        ports={n: _port(c, n, cl) for n in names},
+        ports=_without_cos_unknown(c, {n: _port(c, n, cl) for n in names}),
     )
+
+
+def _without_cos_unknown(c: _Cos, ports: dict[str, PortQos]) -> dict[str, PortQos]:
+    """``ports``, with PFC, ECN and watchdog unknown (None) when the text is a part of the configuration
+    without the CoS hierarchy (``show configuration interfaces | display set``: neither
+    ``class-of-service`` nor ``version``/``system`` statements); a whole configuration without CoS has
+    none, as read."""
+    if "class-of-service" in c.top or c.top & {"version", "system"}:
+        return ports
+    return {n: p.model_copy(update={"pfc_priorities": None, "ecn": None, "watchdog": None})
+            for n, p in ports.items()}
 
 
 def _nc_lent(plan: Plan, switch: SwitchPlan, exp: SwitchQos) -> SwitchQos:

@@ -354,3 +354,19 @@ def test_nxos_interfaces_only_capture_leaves_pfc_ecn_and_watchdog_unknown(tmp_pa
     r = audit_dir(tmp_path, None)
     assert [f for f in r.findings if f.device == "leaf9"] == []
     assert [s.rule for s in r.not_checked if s.device == "leaf9" and s.rule == "RT420"] == ["RT420"]
+
+
+def test_junos_capture_without_class_of_service_leaves_pfc_unknown(tmp_path: Path) -> None:
+    """``show configuration interfaces | display set`` (no ``class-of-service``, no ``version``/``system``:
+    a part of the configuration) read every port as "PFC off, no ECN" and the audit reported RT420 "no
+    port has PFC". In a whole configuration (``set version …``) no CoS still means none."""
+    part = ("root@qfx1> show configuration interfaces | display set\n"
+            "set interfaces et-0/0/0 mtu 9216\n"
+            "set interfaces et-0/0/0 unit 0 family inet address 10.0.0.1/31\n")
+    p = platform("junos").read_back(part).ports["et-0/0/0"]
+    assert (p.mtu, p.pfc_priorities, p.ecn, p.watchdog) == (9216, None, None, None)
+    (tmp_path / "qfx1.txt").write_text(part, encoding="utf-8")
+    r = audit_dir(tmp_path, None)
+    assert [f for f in r.findings if f.device == "qfx1"] == []
+    whole = part.replace("set interfaces et-0/0/0 mtu", "set version 23.4R2.13\nset interfaces et-0/0/0 mtu")
+    assert platform("junos").read_back(whole).ports["et-0/0/0"].pfc_priorities == []
