@@ -370,3 +370,20 @@ def test_junos_capture_without_class_of_service_leaves_pfc_unknown(tmp_path: Pat
     assert [f for f in r.findings if f.device == "qfx1"] == []
     whole = part.replace("set interfaces et-0/0/0 mtu", "set version 23.4R2.13\nset interfaces et-0/0/0 mtu")
     assert platform("junos").read_back(whole).ports["et-0/0/0"].pfc_priorities == []
+
+
+def test_eos_interface_bound_to_a_profile_not_captured_is_unknown(tmp_path: Path) -> None:
+    """``show running-config interfaces Ethernet1/1-2``: the ports bind ``service-profile ROCE``, which
+    is not in the capture; they read "PFC off, no ECN, no watchdog" and the audit reported RT420 "no port
+    has PFC". What the profile gives is unknown; with the profile captured it is read."""
+    part = ("leaf2#show running-config interfaces Ethernet1/1-2\n"
+            "interface Ethernet1/1\n   description gpu01\n   mtu 9214\n   service-profile ROCE\n"
+            "interface Ethernet1/2\n   description gpu02\n   mtu 9214\n   service-profile ROCE\n")
+    p = platform("eos").read_back(part).ports["Ethernet1/1"]
+    assert (p.mtu, p.pfc_priorities, p.ecn, p.watchdog) == (9214, None, None, None)
+    (tmp_path / "leaf2.txt").write_text(part, encoding="utf-8")
+    assert [f for f in audit_dir(tmp_path, None).findings if f.device == "leaf2"] == []
+    profile = ("qos profile ROCE\n   priority-flow-control on\n   priority-flow-control priority 3 no-drop\n"
+               "   priority-flow-control pause watchdog\n")
+    p = platform("eos").read_back(profile + part).ports["Ethernet1/1"]
+    assert (p.pfc_priorities, p.ecn, p.watchdog) == ([3], {}, True)
