@@ -387,3 +387,21 @@ def test_eos_interface_bound_to_a_profile_not_captured_is_unknown(tmp_path: Path
                "   priority-flow-control pause watchdog\n")
     p = platform("eos").read_back(profile + part).ports["Ethernet1/1"]
     assert (p.pfc_priorities, p.ecn, p.watchdog) == ([3], {}, True)
+
+
+def test_nvue_port_bound_to_a_profile_not_captured_is_unknown(tmp_path: Path) -> None:
+    """``nv config show -o commands | grep interface``: the ports bind the PFC and congestion-control
+    profiles ``my_pfc``/``my_cc``, which the filtered capture left out (NVUE refuses a binding to a profile
+    that does not exist); they read "PFC off, no ECN" and the audit reported RT420 "no port has PFC"."""
+    part = ("cumulus@leaf3:mgmt:~$ nv config show -o commands | grep interface\n"
+            "nv set interface swp1-2 link mtu 9216\n"
+            "nv set interface swp1-2 qos pfc profile my_pfc\n"
+            "nv set interface swp1-2 qos congestion-control profile my_cc\n")
+    p = platform("cumulus").read_back(part).ports["swp1"]
+    assert (p.mtu, p.pfc_priorities, p.ecn) == (9216, None, None)
+    (tmp_path / "leaf3.txt").write_text(part, encoding="utf-8")
+    assert [f for f in audit_dir(tmp_path, None).findings if f.device == "leaf3"] == []
+    whole = part + ("nv set qos pfc my_pfc switch-priority 3\n"
+                    "nv set qos congestion-control my_cc traffic-class 3 ecn enable\n")
+    p = platform("cumulus").read_back(whole).ports["swp1"]
+    assert (p.pfc_priorities, sorted(p.ecn or {})) == ([3], [3])
