@@ -405,3 +405,30 @@ def test_nvue_port_bound_to_a_profile_not_captured_is_unknown(tmp_path: Path) ->
                     "nv set qos congestion-control my_cc traffic-class 3 ecn enable\n")
     p = platform("cumulus").read_back(whole).ports["swp1"]
     assert (p.pfc_priorities, sorted(p.ecn or {})) == ([3], [3])
+
+
+def test_ecn_of_a_profile_not_in_the_capture_is_unknown_not_none(tmp_path: Path) -> None:
+    """A part of the configuration that binds an ECN profile without holding it (a SONiC ``jq`` selection
+    of PORT_QOS_MAP and QUEUE whose ``wred_profile`` is in WRED_PROFILE, left out; an NVUE capture filtered
+    to PFC whose ports bind a congestion-control profile) gave RT431 "WRED/ECN is not bound to lossless
+    queue 3": the binding was read as no ECN. It is listed as not checked; a whole SONiC CONFIG_DB whose
+    PFC port has no QUEUE row still has no ECN."""
+    import json
+
+    sonic = {"PORT_QOS_MAP": {"Ethernet0": {"pfc_enable": "3"}},
+             "QUEUE": {"Ethernet0|3": {"wred_profile": "AZURE_LOSSLESS"}}}
+    nvue = ("nv set interface swp1 qos pfc profile my_pfc\n"
+            "nv set interface swp1 qos congestion-control profile my_cc\n"
+            "nv set qos pfc my_pfc switch-priority 3\n")
+    jq = "admin@leaf5:~$ show runningconfiguration all | jq '{PORT_QOS_MAP, QUEUE}'\n"
+    for device, text in (("leaf5", jq + json.dumps(sonic, indent=2) + "\n"),
+                         ("leaf3", "cumulus@leaf3:mgmt:~$ nv config show -o commands | grep pfc\n" + nvue)):
+        cap = tmp_path / device
+        cap.mkdir()
+        (cap / f"{device}.txt").write_text(text, encoding="utf-8")
+        r = audit_dir(cap, None)
+        assert r.data.switches[device].running is not None
+        assert [f.rule for f in r.findings if f.device == device] == [], (device, r.findings)
+        assert [s for s in r.not_checked if s.device == device and s.rule == "RT431"], (device, r.not_checked)
+    whole = {**SONIC_DB, "QUEUE": {"Ethernet0|3": SONIC_DB["QUEUE"]["Ethernet0|3"]}}
+    assert platform("sonic").read_back(json.dumps(whole)).ports["Ethernet4"].ecn == {}
