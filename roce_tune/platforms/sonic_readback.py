@@ -307,7 +307,8 @@ def _port(
         pfc_priorities=pfc,
         headroom=_headroom(db, pgs.get(name, {})),
         ecn=_ecn(db, queues[name]) if name in queues else {} if full else None,
-        watchdog=(name in (wd_rows or {})) if wd_rows is not None or row is not None else None,
+        # no PFC_WD table: no watchdog in a whole CONFIG_DB, not stated in a part of one
+        watchdog=(name in (wd_rows or {})) if wd_rows is not None or (full and row is not None) else None,
     )
 
 

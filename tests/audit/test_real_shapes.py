@@ -432,3 +432,15 @@ def test_ecn_of_a_profile_not_in_the_capture_is_unknown_not_none(tmp_path: Path)
         assert [s for s in r.not_checked if s.device == device and s.rule == "RT431"], (device, r.not_checked)
     whole = {**SONIC_DB, "QUEUE": {"Ethernet0|3": SONIC_DB["QUEUE"]["Ethernet0|3"]}}
     assert platform("sonic").read_back(json.dumps(whole)).ports["Ethernet4"].ecn == {}
+
+
+def test_sonic_fragment_without_pfc_wd_has_unknown_watchdog() -> None:
+    """A part of CONFIG_DB without the PFC_WD table (``sonic-cfggen -d --var-json PORT_QOS_MAP``, a ``jq``
+    selection) read every PFC port "watchdog off" (RT427 with a plan that turns it on). In a whole CONFIG_DB
+    (DEVICE_METADATA present) no PFC_WD row is still "off"."""
+    import json
+
+    part = {"PORT_QOS_MAP": {"Ethernet0": {"pfc_enable": "3"}}}
+    assert platform("sonic").read_back(json.dumps(part)).ports["Ethernet0"].watchdog is None
+    whole = {**part, "DEVICE_METADATA": {"localhost": {"hostname": "leaf5"}}}
+    assert platform("sonic").read_back(json.dumps(whole)).ports["Ethernet0"].watchdog is False
