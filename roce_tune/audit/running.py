@@ -526,13 +526,14 @@ def check_running_plan(sw: SwitchObs, want: SwitchQos, exp: Expect, out: Out) ->
 
 def _watchdog_row_diff(row: str, wd: WatchdogQos | None) -> list[str]:
     """The differences of a watchdog table row (``"drop 200 200"``: action, detection ms, restoration ms)
-    from the plan's watchdog, in words."""
+    from the plan's watchdog, in words; a cell ``N/A`` (the port's entry does not state it: sonic-utilities
+    prints its CONFIG_DESCRIPTION default) is not read, so not compared."""
     if wd is None:
         return []
     got = dict(zip(("action", "detection_ms", "restoration_ms"), row.split()))
     want = {"action": wd.action, "detection_ms": wd.detection_ms, "restoration_ms": wd.restoration_ms}
     return [f"{_FIELD_WORDS[k]}: plan {w}, running {got[k]}" for k, w in want.items()
-            if w is not None and k in got and got[k] != str(w)]
+            if w is not None and k in got and got[k] not in (str(w), "N/A")]
 
 
 def check_watchdog_table(sw: SwitchObs, want: SwitchQos, out: Out) -> None:

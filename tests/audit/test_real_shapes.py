@@ -444,3 +444,20 @@ def test_sonic_fragment_without_pfc_wd_has_unknown_watchdog() -> None:
     assert platform("sonic").read_back(json.dumps(part)).ports["Ethernet0"].watchdog is None
     whole = {**part, "DEVICE_METADATA": {"localhost": {"hostname": "leaf5"}}}
     assert platform("sonic").read_back(json.dumps(whole)).ports["Ethernet0"].watchdog is False
+
+
+def test_pfcwd_config_with_history_column_and_na_cells(tmp_path: Path) -> None:
+    """Current sonic-utilities prints ``show pfcwd config`` with a HISTORY column and ``N/A`` where a port's
+    entry has no detection time (its CONFIG_DESCRIPTION default): the ``N/A`` was compared with the plan
+    ("detection (ms): plan 200, running N/A", RT427) although nothing was read."""
+    from tests.audit.test_pfcwd_config import LAB
+
+    lines = ["admin@lab-leaf1:~$ show pfcwd config", "Changed polling interval to 200ms",
+             "BIG_RED_SWITCH status is disable",
+             "     PORT    ACTION    DETECTION TIME    RESTORATION TIME    HISTORY",
+             "---------  --------  ----------------  ------------------  ---------",
+             "Ethernet0      drop               N/A                 200    disable",
+             "Ethernet8      drop               200                 200    disable"]
+    (tmp_path / "lab-leaf1.txt").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    r = audit_dir(tmp_path, LAB)
+    assert [f.message for f in r.findings if f.rule == "RT427"] == []
