@@ -719,7 +719,7 @@ from roce_tune.platforms.eos_counters import (  # noqa: E402
 CAPTURE_FORMATS: tuple[_CaptureFormat, ...] = (
     _CaptureFormat(name="show running-config", kind="running_config",
                    # NX-OS says ``priority-flow-control mode on`` and ``random-detect minimum-threshold``
-                   pattern=r"^! Command: show running-config|^! device: .*EOS-|^qos map dscp [\d ]+ to "
+                   pattern=r"^! Command: show running-config|^! device: .*EOS-|^qos map dscp [\d ,-]+ to "
                            r"traffic-class|^qos profile \S+|^\s+service-profile \S+|"
                            r"^\s+priority-flow-control (?:on\s*$|priority \d+ (?:no-)?drop)|"
                            r"^priority-flow-control (?:pause watchdog|all off)|"

@@ -461,3 +461,13 @@ def test_pfcwd_config_with_history_column_and_na_cells(tmp_path: Path) -> None:
     (tmp_path / "lab-leaf1.txt").write_text("\n".join(lines) + "\n", encoding="utf-8")
     r = audit_dir(tmp_path, LAB)
     assert [f.message for f in r.findings if f.rule == "RT427"] == []
+
+
+def test_eos_qos_map_with_a_range_is_recognised(tmp_path: Path) -> None:
+    """``show running-config | include qos map`` whose DSCP list has a range or commas (``qos map dscp
+    24-27,30 to traffic-class 3``) matched no capture format (the pattern allowed digits and spaces)."""
+    (tmp_path / "leaf2.txt").write_text("leaf2#show running-config | include qos map\n"
+                                        "qos map dscp 24-27,30 to traffic-class 3\n", encoding="utf-8")
+    r = audit_dir(tmp_path, None)
+    assert not r.data.unparsed and r.data.switches["leaf2"].platform == "eos"
+    assert r.data.switches["leaf2"].running.value.dscp_to_tc == {24: 3, 25: 3, 26: 3, 27: 3, 30: 3}
