@@ -186,8 +186,10 @@ def _queue_of_dscp(q: SwitchQos, dscp: int, unmapped_tc: int | None = 0) -> tupl
 
 
 #: why a port's PFC is unknown from its running configuration, and what tells it
-_PFC_LEFT_TO_SWITCH = ("which the running configuration leaves to the switch (automatic/DCBX, or a RoCE "
-                       "mode's defaults): `show interface priority-flow-control` or `nv show qos roce`")
+_PFC_LEFT_TO_SWITCH = ("which the running configuration does not state (left to the switch: automatic/DCBX, "
+                       "or a RoCE mode's defaults; or set by a policy or profile the capture does not hold): "
+                       "`show interface priority-flow-control` or `nv show qos roce`, or capture the whole "
+                       "running configuration")
 
 
 def _policy_pfc(sw: SwitchObs, exp: Expect, out: Out) -> None:
