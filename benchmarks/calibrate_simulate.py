@@ -1,7 +1,8 @@
 """Print the calibration table: simulated medians vs the reference file, row by row.
 
 Usage: python benchmarks/calibrate_simulate.py [REFERENCE.md] [--seeds N]
-(default ../shared/SIMULATION-REFERENCE.md or $ROCE_TUNE_REFERENCES; seeds default to the reference's).
+(REFERENCE: the file or the references folder holding SIMULATION-REFERENCE.md, default $ROCE_TUNE_REFERENCES,
+else ../shared; seeds default to the reference's).
 """
 
 from __future__ import annotations
@@ -16,12 +17,13 @@ from roce_tune.simulate.reference import load_reference, simulate_row
 
 def main() -> None:
     ap = argparse.ArgumentParser()
-    default = os.environ.get("ROCE_TUNE_REFERENCES", str(Path(__file__).resolve().parents[2] / "shared" /
-                                                        "SIMULATION-REFERENCE.md"))
-    ap.add_argument("reference", nargs="?", default=default)
+    default = os.environ.get("ROCE_TUNE_REFERENCES", str(Path(__file__).resolve().parents[2] / "shared"))
+    ap.add_argument("reference", nargs="?", default=default,
+                    help="the file, or the references folder holding it")
     ap.add_argument("--seeds", type=int, default=None)
     args = ap.parse_args()
-    ref = load_reference(Path(args.reference))
+    path = Path(args.reference)
+    ref = load_reference(path / "SIMULATION-REFERENCE.md" if path.is_dir() else path)
     t0 = time.perf_counter()
     for row in ref.rows:
         t = time.perf_counter()

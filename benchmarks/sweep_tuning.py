@@ -1,10 +1,10 @@
 """Regenerate docs/tuning-sweeps.md: the simulation sweeps behind the ECN/DCQCN rules.
 
 Usage: python benchmarks/sweep_tuning.py [--out docs/tuning-sweeps.md] [--seeds 2] [--jobs 2]
-    [--reference FILE]
+    [--reference FILE|DIR]
 
-Scenarios come from the packet-level reference file (``$ROCE_TUNE_REFERENCES`` or
-``../shared/SIMULATION-REFERENCE.md``: its speeds, fan-ins, message sizes, base RTT, pool and alpha) plus
+Scenarios come from the packet-level reference file (``SIMULATION-REFERENCE.md`` in ``$ROCE_TUNE_REFERENCES``
+or ``../shared``: its speeds, fan-ins, message sizes, base RTT, pool and alpha) plus
 the same cases at 400G; without the file, the reference setup's defaults (100G, N = 4/8/16/32, 1 and 8 MB).
 Every derived value comes from the tuner (``roce_tune.simulate.settings.resolve_ecn/resolve_dcqcn``), so the
 tables show what the current rules produce. Prints progress and the total time to stderr.
@@ -78,11 +78,12 @@ def main() -> None:
     ap.add_argument("--seeds", type=int, default=2)
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--reference", default=os.environ.get("ROCE_TUNE_REFERENCES",
-                                                         str(ROOT.parent / "shared"
-                                                             / "SIMULATION-REFERENCE.md")))
+                                                         str(ROOT.parent / "shared")),
+                    help="the file, or the references folder holding SIMULATION-REFERENCE.md")
     args = ap.parse_args()
     t0 = time.perf_counter()
-    rtt, pool, alpha, cases = _setup(Path(args.reference))
+    ref_path = Path(args.reference)
+    rtt, pool, alpha, cases = _setup(ref_path / "SIMULATION-REFERENCE.md" if ref_path.is_dir() else ref_path)
 
     def scen(kind: str, speed: int, n: int, msg: int, model: str, ecn: EcnSetting,
              dq: DcqcnParams) -> Scenario:

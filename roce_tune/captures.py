@@ -36,7 +36,7 @@ __all__ = ["Block", "capture_lines", "decode_capture", "device_of", "prompt_host
            "split_blocks", "split_loop"]
 
 KNOWN_COMMANDS = (
-    "show", "nv", "net", "ethtool", "grep", "egrep", "cat", "for", "mlnx_qos", "ip", "ibv_devinfo",
+    "show", "sh", "nv", "net", "ethtool", "grep", "egrep", "cat", "for", "mlnx_qos", "ip", "ibv_devinfo",
     "show_gids",
     "rdma", "env", "printenv", "sudo", "diff", "cma_roce_tos", "cma_roce_mode", "lspci", "mpirun", "srun",
     "nvidia-smi", "ucx_info", "sysctl", "sonic-db-cli", "pfcstat", "ecnconfig", "head", "tail", "awk",

@@ -1289,9 +1289,18 @@ def import_lldp(
     opts = _import_opts(captures.resolve().name, hosts, switches, platform, model, speed, nic_model)
     left_out: list[str] = []
     try:
-        data = inventory_from_lldp(read_lldp_dir(captures), opts, left_out)
+        view = read_lldp_dir(captures)
+        data = inventory_from_lldp(view, opts, left_out)
     except RoceTuneError as exc:
         _fail(exc.findings)
+    if view.errors:
+        err.print("note: LLDP commands printed errors; the neighbours of what failed (an lldp container "
+                  "not running, a port lldpctl did not know) are not in the captures: "
+                  + "; ".join(view.errors), markup=False, soft_wrap=True)
+    if view.unnamed:
+        err.print("note: left out neighbours that send no system name (LLDP does not say which device they "
+                  "are; set the neighbour's hostname, or declare the cable): " + "; ".join(view.unnamed),
+                  markup=False, soft_wrap=True)
     if left_out:
         err.print("note: left out host cables to devices nobody captured (a NIC is declared on a captured "
                   "switch; capture the switch to import them): " + "; ".join(left_out), markup=False,

@@ -10,6 +10,8 @@ pinned values against the same ranges the tuner (:mod:`roce_tune.tuner.watchdog`
 * DCQCN (mlx5) parameters: NVIDIA DOCA "DCQCN CC Parameters" ranges, rates bounded by the line rate
   (docs/derivation.md#dcqcn-parameters); ``[R]`` marks a range of our own reasoning, said in its source;
 * the traffic class that carries lossy traffic;
+* a port's MTU: 1500..9216 bytes (:data:`PORT_MTU_RANGE_BYTES`: the top of ``sonic-port.yang``'s ``mtu``
+  range 68..9216, the bottom the standard Ethernet MTU a RoCE fabric does not go below);
 * the written form of a list of ids (DSCPs, priorities, queues) as runs, ``0-2,5`` (:func:`id_runs`).
 
     >>> dcqcn_param_range("rpg_ai_rate_mbps", 400)[:2]
@@ -23,6 +25,7 @@ from collections.abc import Iterable
 __all__ = [
     "DOCA_DCQCN_SOURCE",
     "LOSSY_TC",
+    "PORT_MTU_RANGE_BYTES",
     "WATCHDOG_ACTIONS",
     "WATCHDOG_RANGES_MS",
     "dcqcn_param_range",
@@ -32,6 +35,10 @@ __all__ = [
 
 #: Traffic class (and PFC priority) of lossy traffic: every DSCP the policy does not name maps here.
 LOSSY_TC = 0
+
+#: A port's (and a host netdev's) MTU in bytes, (lowest, highest): ``policy.mtu``, ``policy.host_mtu`` and
+#: every port's ``mtu`` in an inventory, and ``roce-tune calc headroom --mtu``.
+PORT_MTU_RANGE_BYTES = (1500, 9216)
 
 #: What a PFC watchdog does with a stormed queue (sonic-pfcwd.yang ``action``).
 WATCHDOG_ACTIONS = ("drop", "forward", "alert")

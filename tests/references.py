@@ -36,6 +36,8 @@ ENV_VAR = "ROCE_TUNE_REFERENCES"
 #: Every skip for missing reference data starts with this; the terminal summary counts on it.
 SKIP_PREFIX = "reference data missing"
 FETCH_SCRIPT = "scripts/fetch-references"
+#: packet-level simulation results (a file at the top of the references folder, not one of :data:`SETS`)
+SIMULATION_REFERENCE = "SIMULATION-REFERENCE.md"
 
 
 @dataclass(frozen=True)
@@ -92,6 +94,22 @@ def reference(set_name: str, *parts: str) -> Path:
     if not path.exists():
         pytest.skip(f"{SKIP_PREFIX}: {set_name} ({path} not found)")
     return path
+
+
+def simulation_reference() -> Path | None:
+    """The packet-level simulation results (:data:`SIMULATION_REFERENCE`) in the references folder, or
+    ``$ROCE_TUNE_REFERENCES`` itself when it names that file; None when absent (see
+    :func:`simulation_reference_skip`). Read at collection time, after ``--references`` is applied."""
+    env = os.environ.get(ENV_VAR)
+    if _root_override is None and env and Path(env).expanduser().is_file():
+        return Path(env).expanduser()
+    path = references_root() / SIMULATION_REFERENCE
+    return path if path.is_file() else None
+
+
+def simulation_reference_skip() -> str:
+    """Skip reason for a test that needs :data:`SIMULATION_REFERENCE` (counted in the terminal summary)."""
+    return f"{SKIP_PREFIX}: {SIMULATION_REFERENCE} ({references_root() / SIMULATION_REFERENCE} not found)"
 
 
 def missing_sets() -> list[str]:

@@ -61,3 +61,26 @@ def test_reference_names_the_set_and_rejects_unknown_sets(monkeypatch: pytest.Mo
     monkeypatch.delenv(references.ENV_VAR)
     assert references.references_root() == REPO.parent / "shared"
     assert references.summary_lines({}) == []
+
+
+SIM_TESTS = ("tests/simulate/test_calibration.py::test_reference_file_parsed",
+             "tests/simulate/test_tuning_target.py::test_known_misses_name_real_cases")
+
+
+def test_simulation_reference_comes_from_the_references_folder(tmp_path: Path) -> None:
+    # the simulator's calibration and tuning-target tests read SIMULATION-REFERENCE.md from the same
+    # folder as every other reference test (they once took $ROCE_TUNE_REFERENCES as the file itself and
+    # skipped, unannounced, when it named the folder, as README and .ci/run set it)
+    src = references.references_root() / "SIMULATION-REFERENCE.md"
+    if not src.is_file():
+        pytest.skip(f"{references.SKIP_PREFIX}: SIMULATION-REFERENCE.md ({src} not found)")
+    folder = tmp_path / "refs"
+    folder.mkdir()
+    (folder / "SIMULATION-REFERENCE.md").write_text(src.read_text(encoding="utf-8"), encoding="utf-8")
+    res = _pytest(*SIM_TESTS, "-m", "slow", env_root=folder)
+    out = res.stdout
+    assert res.returncode == 0 and "2 passed" in out and "skipped" not in out, out[-3000:]
+    missing = _pytest(*SIM_TESTS, "-m", "slow", env_root=tmp_path / "none")
+    assert missing.returncode == 0, missing.stdout[-3000:]
+    line = next(ln for ln in missing.stdout.splitlines() if "reference data not found" in ln)
+    assert line.startswith("2 test(s) skipped") and "SIMULATION-REFERENCE.md (2)" in line, line

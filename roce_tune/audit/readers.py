@@ -125,16 +125,26 @@ def _pfc_rx_tx_tables(b: Block, ctx: Ctx, platform: str, f: CaptureFormat) -> bo
 
 
 def _queue_table(b: Block, ctx: Ctx, platform: str, f: CaptureFormat) -> bool:
-    """``Port TxQ Counter/pkts …`` (queue counters) or its WRED/ECN variant: the platform's parser says which
-    family (``queue`` or ``wred``) the table holds."""
+    """``Port TxQ Counter/pkts …`` (queue counters) or its WRED/ECN variant, as a table or as ``-j`` JSON: the
+    platform's parser says which family (``queue`` or ``wred``) the output holds."""
     sw = _switch(b, ctx, platform)
     family, parsed = _parser(f)(b.text)
     wred = family == "wred"
-    rows = {(t.split()[0], t.split()[1].upper()): no for no, t in b.lines if len(t.split()) > 2}
+    rows: dict[tuple[str, str], int] = {}
+    port = ""
+    for no, t in b.lines:  # an egress queue's row: UC<n> or ALL<n> (queuestat's names), never MC<n>
+        tok = t.split()
+        if key := re.match(r'^\s*"([^"]+)"\s*:\s*\{', t):  # the -j form: a queue's key inside its port's
+            if m := re.fullmatch(r"(?:UC|ALL)(\d+)", key.group(1), re.IGNORECASE):
+                rows.setdefault((port, m.group(1)), no)
+            else:
+                port = key.group(1)
+        elif len(tok) > 2 and (m := re.fullmatch(r"(?:UC|ALL)(\d+)", tok[1], re.IGNORECASE)):
+            rows.setdefault((tok[0], m.group(1)), no)
 
     def line_of(port: str, name: str) -> int:
         q = re.match(r"q(\d+)_", name)
-        return rows.get((port, f"UC{q.group(1)}" if q else ""), b.start)
+        return rows.get((port, q.group(1) if q else ""), b.start)
 
     _store_ports(sw, family, parsed, b, line_of, ctx)
     # a column the platform cannot count (N/A) is not zero: mark the family read only where numbers were

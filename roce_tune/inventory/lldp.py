@@ -79,10 +79,15 @@ class ObservedCable:
 
 @dataclass
 class LldpView:
-    """Every captured device, in name order, and the cables they show (each once)."""
+    """Every captured device, in name order, and the cables they show (each once); ``unnamed``: the
+    neighbours that send no system name (``device:port (file:line)``), which no cable can name; ``errors``:
+    the error lines the LLDP commands printed."""
 
     devices: dict[str, DeviceCapture]
     cables: list[ObservedCable]
+    unnamed: list[str] = field(default_factory=list)
+    #: ``file:line: text`` of the error lines an LLDP command printed (neighbours of what failed are missing)
+    errors: list[str] = field(default_factory=list)
 
     def spelt_as(self, names: Iterable[str]) -> LldpView:
         """This view with its device names spelt as in ``names`` where they differ only in case (an
@@ -94,7 +99,7 @@ class LldpView:
 
         devices = {name(k): replace(d, name=name(k)) for k, d in self.devices.items()}
         cables = [replace(c, a_device=name(c.a_device), b_device=name(c.b_device)) for c in self.cables]
-        return LldpView(devices, cables)
+        return LldpView(devices, cables, self.unnamed, self.errors)
 
     def kind(self, device: str) -> str | None:
         """``host``/``switch`` for a captured device, None otherwise."""
@@ -177,6 +182,7 @@ def read_lldp_dir(root: str | Path) -> LldpView:
     devices: dict[str, DeviceCapture] = {}
     spelling: dict[str, str] = {}  # a device's name without case -> its first spelling (LEAF1.txt is leaf1)
     problems: list[Finding] = []
+    errors: list[str] = []
     for path in _capture_files(root):
         try:
             blocks = read_capture(path, root)
@@ -196,14 +202,30 @@ def read_lldp_dir(root: str | Path) -> LldpView:
                 continue  # text above the first prompt that nothing reads: the login banner (MOTD)
             name = spelling.setdefault(b.device.lower(), b.device)
             dev = devices.setdefault(name, DeviceCapture(name, first=(file, b.start)))
-            _read_block(b, file, dev, problems)
+            if _read_block(b, file, dev, problems):
+                errors += _error_lines(b, file)
     for dev in devices.values():
         _settle_platform(dev, problems)
         _drop_management(dev)
         _disagreeing_files(dev, problems)
     if problems:
         raise RoceTuneError(problems)
-    return LldpView(dict(sorted(devices.items())), _cables(devices))
+    return LldpView(dict(sorted(devices.items())), _cables(devices), _unnamed_neighbours(devices), errors)
+
+
+def _error_lines(b: Block, file: str) -> list[str]:
+    """``file:line: text`` of the lines of an LLDP block that say part of the command failed
+    (:data:`~roce_tune.platforms.lldp.OUTPUT_ERROR_RE`)."""
+    from roce_tune.platforms.lldp import OUTPUT_ERROR_RE
+
+    return [f"{file}:{b.line_of(i)}: {t.strip()}" for i, t in enumerate(b.text.splitlines())
+            if OUTPUT_ERROR_RE.search(t)]
+
+
+def _unnamed_neighbours(devices: dict[str, DeviceCapture]) -> list[str]:
+    """``device:port (file:line)`` of every neighbour that sends no system name (no cable can name it)."""
+    return [f"{d.name}:{n.local_port} ({file}:{line})" for d in devices.values()
+            for n, file, line in d.neighbors if n.remote_system is None]
 
 
 def _one_device(path: Path, file: str, problems: list[Finding]) -> None:
@@ -252,8 +274,9 @@ def _no_output(b: Block, file: str, problems: list[Finding]) -> None:
             return
 
 
-def _read_block(b: Block, file: str, dev: DeviceCapture, problems: list[Finding]) -> None:
-    """One capture block into ``dev``: LLDP neighbours, or version facts."""
+def _read_block(b: Block, file: str, dev: DeviceCapture, problems: list[Finding]) -> bool:
+    """One capture block into ``dev``: LLDP neighbours, or version facts. True when it was LLDP output,
+    read."""
     hits = _classify(b.text, b.command)
     if not hits:
         what = f"the output of {b.command!r}" if b.command else "output without a command prompt"
@@ -265,7 +288,7 @@ def _read_block(b: Block, file: str, dev: DeviceCapture, problems: list[Finding]
                 f"capture one of: {_known_names()}",
             )
         )
-        return
+        return False
     plats = {p for p, _, _ in hits}
     kind, fmt = hits[0][1], hits[0][2]
     try:
@@ -279,11 +302,11 @@ def _read_block(b: Block, file: str, dev: DeviceCapture, problems: list[Finding]
                 "capture the whole output of the command, unedited",
             )
         )
-        return
+        return False
     if kind != "version":
         dev.lldp_platforms = plats if not dev.lldp_platforms else dev.lldp_platforms & plats or plats
         dev.neighbors += [(n, file, b.line_of(n.index)) for n in parsed]
-        return
+        return True
     plat = next(iter(plats))
     if dev.platform not in (None, plat):
         problems.append(
@@ -300,6 +323,7 @@ def _read_block(b: Block, file: str, dev: DeviceCapture, problems: list[Finding]
         parsed.os_version or dev.facts.os_version,
         parsed.hostname or dev.facts.hostname,
     )
+    return False
 
 
 def _settle_platform(dev: DeviceCapture, problems: list[Finding]) -> None:
@@ -350,16 +374,18 @@ def _disagreeing_files(dev: DeviceCapture, problems: list[Finding]) -> None:
 
 
 def _drop_management(dev: DeviceCapture) -> None:
-    """Forget a switch's neighbours on its out-of-band management ports (its platform's
-    ``inventory.mgmt_port``): the management network is no fabric cabling."""
+    """Forget a switch's neighbours on its out-of-band management ports and its internal ports (its
+    platform's ``inventory.mgmt_port`` / ``internal_port``: a multi-ASIC SONiC's backplane): the
+    management network and the box's own ASICs are no fabric cabling."""
     from roce_tune.platforms import SWITCH_PLATFORMS, platform
 
     if dev.platform not in SWITCH_PLATFORMS:
         return
-    pattern = platform(dev.platform).inventory.mgmt_port
-    if pattern is not None:
-        mgmt = re.compile(pattern)
-        dev.neighbors = [n for n in dev.neighbors if not mgmt.fullmatch(n[0].local_port)]
+    facts = platform(dev.platform).inventory
+    patterns = [p for p in (facts.mgmt_port, facts.internal_port) if p is not None]
+    if patterns:
+        skip = re.compile("|".join(f"(?:{p})" for p in patterns))
+        dev.neighbors = [n for n in dev.neighbors if not skip.fullmatch(n[0].local_port)]
 
 
 @lru_cache(maxsize=4096)
@@ -554,8 +580,8 @@ def _importable(
     """The cables of ``view`` an inventory can declare (:func:`inventory_from_lldp`).
 
     Raises:
-        RoceTuneError: RT010 for a neighbour with a MAC port ID and no port description, or with a name an
-            inventory cannot hold (``gpu01 (rack 3)``, ``Ethernet 1/1``).
+        RoceTuneError: RT010 for a neighbour with a MAC or number port ID and no port description, or with a
+            name an inventory cannot hold (``gpu01 (rack 3)``, ``Ethernet 1/1``).
     """
     cables = []
     problems = []
@@ -565,14 +591,16 @@ def _importable(
             if left_out is not None:
                 left_out.append(f"{c.a_device}:{c.a_port} - {c.b_device}:{c.b_port} ({c.file}:{c.line})")
             continue
-        if c.b_port is None:
+        if c.b_port is None or c.b_port.isdigit():
+            what = "a MAC" if c.b_port is None else f"a number ({c.b_port}: an interface index)"
             problems.append(
                 _err(
                     c.file,
                     c.line,
-                    f"{c.a_device}:{c.a_port}: the neighbour {c.b_device} sends a MAC "
-                    "as port ID and no port description",
-                    f"capture lldpctl -f json on {c.b_device}",
+                    f"{c.a_device}:{c.a_port}: the neighbour {c.b_device} sends {what} "
+                    "as port ID and no port description here",
+                    f"capture {c.b_device} too (lldpctl -f json on a host), or {c.a_device}'s LLDP detail "
+                    "form, which shows the port description",
                 )
             )
             continue

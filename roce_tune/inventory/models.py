@@ -59,10 +59,12 @@ from roce_tune.names import NETDEV_RE as NETDEV_RE
 from roce_tune.names import PROFILE_NAME_RE as PROFILE_NAME_RE
 from roce_tune.names import RDMA_DEVICE_RE as RDMA_DEVICE_RE
 from roce_tune.platforms import SWITCH_PLATFORMS
-from roce_tune.ranges import WATCHDOG_ACTIONS, WATCHDOG_RANGES_MS, dcqcn_param_range
+from roce_tune.ranges import PORT_MTU_RANGE_BYTES, WATCHDOG_ACTIONS, WATCHDOG_RANGES_MS, dcqcn_param_range
 from roce_tune.units import KNOWN_SPEEDS_GBPS, parse_bytes, parse_length_m, parse_speed_gbps, parse_time_us
 
 _RANGE_RE = re.compile(r"\[(\d+)-(\d+)(?:/(\d+))?\]")
+
+_MTU_MIN, _MTU_MAX = PORT_MTU_RANGE_BYTES
 
 
 def name_error(value: object, pattern: str, kind: str, example: str) -> str:
@@ -253,7 +255,7 @@ class SwitchPort(_Strict):
     lanes: StrictInt | None = Field(None, ge=1, le=8,
                                     description="SerDes lanes; default speed / ASIC SerDes rate")
     breakout: str | None = Field(None, pattern=r"^[1-8]x\d{2,3}G$")
-    mtu: StrictInt | None = Field(None, ge=1500, le=9216)
+    mtu: StrictInt | None = Field(None, ge=_MTU_MIN, le=_MTU_MAX)
     admin_up: StrictBool = True
 
     _breakout = field_validator("breakout")(_breakout_matches_speed)
@@ -335,7 +337,7 @@ class Nic(_Strict):
     switch_port: Endpoint | None = None
     cable_length: LengthM | None = None
     media: Media | None = None
-    mtu: StrictInt | None = Field(None, ge=1500, le=9216)
+    mtu: StrictInt | None = Field(None, ge=_MTU_MIN, le=_MTU_MAX)
     pci_address: str | None = Field(None, pattern=r"^[0-9a-fA-F]{4}:[0-9a-fA-F]{2}:[0-9a-fA-F]{2}\.[0-7]$")
 
 
@@ -347,7 +349,7 @@ class Host(_Strict):
     credentials: Credentials = Credentials()
     gpus: StrictInt = Field(8, ge=0, le=64)
     socket_ifname: Netdev | None = Field(None, description="NCCL bootstrap interface (NCCL_SOCKET_IFNAME)")
-    mtu: StrictInt | None = Field(None, ge=1500, le=9216)
+    mtu: StrictInt | None = Field(None, ge=_MTU_MIN, le=_MTU_MAX)
     nics: list[Nic] = Field(default_factory=list)
 
 
@@ -539,8 +541,8 @@ class Policy(_Strict):
     cnp_dscp: Dscp = 48
     cnp_priority: Priority = 6
     trust: Literal["dscp", "pcp"] = "dscp"
-    mtu: StrictInt = Field(9216, ge=1500, le=9216, description="switch port MTU (bytes)")
-    host_mtu: StrictInt = Field(9000, ge=1500, le=9216, description="host netdev MTU (bytes)")
+    mtu: StrictInt = Field(9216, ge=_MTU_MIN, le=_MTU_MAX, description="switch port MTU (bytes)")
+    host_mtu: StrictInt = Field(9000, ge=_MTU_MIN, le=_MTU_MAX, description="host netdev MTU (bytes)")
     roce_mtu: Literal[256, 512, 1024, 2048, 4096] = 4096
     target_utilisation: StrictFloat = Field(0.9, gt=0, le=1)
     pfc_watchdog: StrictBool = True
@@ -609,7 +611,7 @@ class IntentPorts(_Strict):
     speed: SpeedGbps
     lanes: StrictInt | None = Field(None, ge=1, le=8)
     breakout: str | None = Field(None, pattern=r"^[1-8]x\d{2,3}G$")
-    mtu: StrictInt | None = Field(None, ge=1500, le=9216)
+    mtu: StrictInt | None = Field(None, ge=_MTU_MIN, le=_MTU_MAX)
     cable_length: LengthM | None = None
     media: Media | None = None
 
@@ -626,7 +628,7 @@ class IntentNic(_Strict):
     rdma_port: StrictInt = Field(1, ge=1, le=2)
     cable_length: LengthM | None = None
     media: Media | None = None
-    mtu: StrictInt | None = Field(None, ge=1500, le=9216)
+    mtu: StrictInt | None = Field(None, ge=_MTU_MIN, le=_MTU_MAX)
 
 
 class IntentHost(_Strict):
@@ -643,7 +645,7 @@ class IntentHost(_Strict):
     credentials: Credentials = Credentials()
     gpus: StrictInt | None = Field(None, ge=0, le=64)
     socket_ifname: Netdev | None = None
-    mtu: StrictInt | None = Field(None, ge=1500, le=9216)
+    mtu: StrictInt | None = Field(None, ge=_MTU_MIN, le=_MTU_MAX)
     nic: IntentNic
 
 

@@ -21,7 +21,9 @@ from pydantic import BaseModel, ValidationError
 from roce_tune.findings import Finding, Location, Severity, short_repr
 from roce_tune.inventory.models import NATIVE_NAME_PATTERNS, Inventory, OverrideParam, name_error
 from roce_tune.inventory.positions import PositionIndex, format_path
+from roce_tune.ranges import PORT_MTU_RANGE_BYTES
 
+_MTU_FIX = "use an MTU between {} and {} bytes".format(*PORT_MTU_RANGE_BYTES)
 _NAME_FIX = ("use letters, digits, '.', '_' and '-' only, starting with a letter (no spaces, quotes, ';', "
              "'$', '(' or newlines)")
 #: Field name (or ``parent.field`` where one name means two things) -> what to write instead (the fix of a
@@ -51,8 +53,8 @@ FIELD_FIX: dict[str, str] = {
     "model": "use the catalog id, e.g. SN4700 for a switch or connectx-7 for a NIC",
     "asic": "use the catalog ASIC id, e.g. spectrum-3",
     "nccl_version": "write the NCCL version like 2.21.5",
-    "mtu": "use an MTU between 1500 and 9216 bytes",
-    "host_mtu": "use an MTU between 1500 and 9216 bytes",
+    "mtu": _MTU_FIX,
+    "host_mtu": _MTU_FIX,
 }
 _PIN_FIX = ("pin a value in the range the message names, in the unit the key ends with (_bytes: 150KB, _ms: "
             "200, _us: 300 or 0.3ms, _mbps: 80 or 1Gbps, _percent: 5)")

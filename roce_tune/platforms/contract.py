@@ -514,6 +514,9 @@ class InventoryFacts:
             settings (MTU, PFC, buffers, ECN) written where they do not belong (lint RT139). None: not
             checked.
         physical_port_examples: physical port names of the platform's shapes, for the lint fix hint.
+        internal_port: regex (``re.fullmatch``) of ports inside the switch (a multi-ASIC SONiC box's backplane
+            and inband ports): LLDP neighbours seen on them are the box's own ASICs or linecards, not fabric
+            cabling (import lldp and lint --lldp skip them). None: no such names.
     """
 
     port_name_hint: str | None = None
@@ -522,6 +525,7 @@ class InventoryFacts:
     full_port_name: Callable[[str], str] | None = None
     physical_port: str | None = None
     physical_port_examples: tuple[str, ...] = ()
+    internal_port: str | None = None
 
 
 class Platform(Protocol):

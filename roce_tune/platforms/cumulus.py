@@ -546,6 +546,40 @@ def parse_nv_lldp_json(text: str) -> list[_lldp.LldpNeighbor]:
     return out
 
 
+#: ``nv show interface lldp`` (NVUE) / ``net show lldp`` (NCLU): ``Interface|LocalPort  Speed  Type|Mode
+#: Remote Host|RemoteHost  Remote Port|RemotePort``
+_TABLE_HEAD_RE = re.compile(r"^(?:Interface|LocalPort)\s+Speed\s+(?:Type|Mode)\s+Remote\s?Host\s+"
+                            r"Remote\s?Port\s*$")
+
+
+def parse_lldp_table(text: str) -> list[_lldp.LldpNeighbor]:
+    """``nv show interface lldp`` (NVUE, text) and ``net show lldp`` (NCLU): one row per interface with a
+    neighbour, the remote host and the remote port ID last (docs.nvidia.com, NVUE reference "LLDP"). The
+    table has no port description: a host NIC sending a MAC as port ID has no name here (``nv show interface
+    lldp-detail`` or ``sudo lldpctl`` has it). A row without remote cells is an interface without one.
+
+    Raises:
+        LldpParseError: no header; a row with a remote host and no remote port.
+    """
+    lines = text.splitlines()
+    head = next((i for i, t in enumerate(lines) if _TABLE_HEAD_RE.match(t)), None)
+    if head is None:
+        raise _lldp.LldpParseError("no 'Interface  Speed  Type  Remote Host  Remote Port' header", 0)
+    host_at = re.search(r"Remote\s?Host", lines[head]).start()  # type: ignore[union-attr]
+    out = []
+    for i in range(head + 1, len(lines)):
+        t = lines[i].rstrip()
+        if not t.strip() or set(t.strip()) <= {"-", " "} or len(t) <= host_at or not t[host_at:].strip():
+            continue
+        words = t.split()
+        if len(t[host_at:].split()) < 2:
+            raise _lldp.LldpParseError(f"row {t.strip()!r} has a remote host and no remote port", i)
+        host, port = words[-2], words[-1]
+        name, is_mac = _lldp.remote_port_name(None, port, None)
+        out.append(_lldp.LldpNeighbor(words[0], host, name, is_mac, i))
+    return out
+
+
 def render_lldp(device: str, ends: list[_lldp.RemoteEnd]) -> str:
     """``nv show interface --view=lldp -o json`` for ``ends``."""
     doc: dict[str, Any] = {}
@@ -561,14 +595,42 @@ def render_lldp(device: str, ends: list[_lldp.RemoteEnd]) -> str:
     return _json.dumps(doc, indent=2) + "\n"
 
 
+_NV_KEYS = ("hostname", "build", "product-name", "part-number")
+
+
+def _nv_text_table(text: str) -> dict[str, str]:
+    """The rows of ``nv show system`` / ``nv show platform`` text: ``key   operational-value   [applied]``
+    (the value may hold spaces: ``Cumulus Linux 5.9.1``; cut at the ``applied`` column when there is one).
+
+    Raises:
+        LldpParseError: no row names a key the version parser reads.
+    """
+    lines = text.splitlines()
+    head = next((t for t in lines if _re.match(r"^\s+operational\b", t)), "")
+    applied_at = head.find("applied") if "applied" in head else None
+    out = {}
+    for line in lines:
+        key = line.split(None, 1)[0] if line.strip() else ""
+        if key in _NV_KEYS and len(line.split()) > 1:
+            value = line[len(key):applied_at] if applied_at is not None else line[len(key):]
+            out[key] = value.strip() or line.split()[-1]
+    if not out:
+        raise _lldp.LldpParseError("no 'build', 'hostname' or 'product-name' row: not nv show system / "
+                                   "platform", 0)
+    return out
+
+
 def parse_nv_system_json(text: str) -> _lldp.DeviceFacts:
     """``nv show system -o json`` (``build: "Cumulus Linux 5.9.1"``, ``hostname``) and/or ``nv show platform
     -o json`` (``product-name``, ``part-number`` like ``MSN4700-WS2FO``). Our own parser.
 
+    Their text forms (without ``-o json``: ``build   Cumulus Linux 5.9.1`` rows under an ``operational
+    applied`` header) are read as the same keys, from the operational column.
+
     Raises:
-        LldpParseError: the text is not a JSON object.
+        LldpParseError: the text is neither a JSON object nor NVUE's text table.
     """
-    doc = _lldp.json_block(text)
+    doc = _nv_text_table(text) if not _re.search(r"^\s*\{", text, _re.M) else _lldp.json_block(text)
     if not isinstance(doc, dict):
         raise _lldp.LldpParseError("expected a JSON object", 0)
     build = str(doc.get("build") or "")
@@ -593,14 +655,22 @@ LLDP_FORMATS = (
     _lldp.CaptureFormat("nv show interface --view=lldp -o json", r"^nv\s+show\s+interface\b.*lldp",
                         lambda t: '"lldp"' in t and '"neighbor"' in t and '"interface"' not in t,
                         parse_nv_lldp_json, "roce-tune (NVUE JSON)"),
+    _lldp.CaptureFormat("nv show interface lldp / net show lldp",
+                        r"^(?:nv\s+show\s+interface|net\s+show)\s+lldp\s*$",
+                        lambda t: bool(re.search(_TABLE_HEAD_RE.pattern, t, re.M)), parse_lldp_table,
+                        "roce-tune (NVUE / NCLU text)"),
+    _lldp.CaptureFormat("nv show interface lldp-detail", r"^nv\s+show\s+interface\s+lldp-detail\b",
+                        _lldp.LLDPCTL_TEXT.detect, _lldp.parse_lldpctl_text, "roce-tune (lldpd text)"),
     _lldp.LLDPCTL_JSON,
     _lldp.LLDPCTL_KEYVALUE,
+    _lldp.LLDPCTL_TEXT,
 )
 VERSION_FORMATS = (
-    _lldp.CaptureFormat("nv show system -o json / nv show platform -o json",
+    _lldp.CaptureFormat("nv show system / nv show platform [-o json]",
                         r"^nv\s+show\s+(?:system|platform)\b",
-                        lambda t: '"build"' in t and "Cumulus Linux" in t
-                        or '"product-name"' in t, parse_nv_system_json, "roce-tune"),
+                        lambda t: '"build"' in t and "Cumulus Linux" in t or '"product-name"' in t
+                        or bool(_re.search(r"^(?:build\s+Cumulus Linux|product-name)\s", t, _re.M)),
+                        parse_nv_system_json, "roce-tune"),
 )
 LLDP_RENDER_COMMAND = "nv show interface --view=lldp -o json"
 VERSION_RENDER_COMMAND = "nv show system -o json"

@@ -61,7 +61,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping, Sequence
 from decimal import Decimal
-from typing import cast
+from typing import Any, cast
 
 from roce_tune.findings import Finding, Location, Severity
 from roce_tune.plan import EcnProfile, Plan, PortPlan, SwitchPlan
@@ -434,11 +434,16 @@ def parse_lldp_json(text: str) -> list[_lldp.LldpNeighbor]:
     / ``interfaceId`` (quoted in older EOS) / ``interfaceDescription``). Our own parser (JSON; the
     ntc-templates ``arista_eos_show_lldp_neighbors_detail`` template reads the text form).
 
+    ``show lldp neighbors | json`` (the brief table) is read too: ``lldpNeighbors`` is then a list of
+    ``{port, neighborDevice, neighborPort}``, without port description.
+
     Raises:
         LldpParseError: not JSON, or no ``lldpNeighbors``.
     """
     doc = _lldp.json_block(text)
     table = doc.get("lldpNeighbors") if isinstance(doc, dict) else None
+    if isinstance(table, list):
+        return _parse_lldp_brief_json(text, table)
     if not isinstance(table, dict):
         raise _lldp.LldpParseError("no 'lldpNeighbors' object: not 'show lldp neighbors detail | json'", 0)
     out = []
@@ -450,6 +455,119 @@ def parse_lldp_json(text: str) -> list[_lldp.LldpNeighbor]:
                                                   info.get("interfaceDescription"))
             out.append(_lldp.LldpNeighbor(ifname, n.get("systemName") or None, name, is_mac,
                                           _lldp.key_line(text, ifname)))
+    return out
+
+
+#: EOS's short names of its ports in text tables: ``Et1/1`` -> ``Ethernet1/1``, ``Ma1`` -> ``Management1``
+_MGMT_ABBREV_RE = re.compile(r"^Ma(?=\d+(?:/\d+)*$)")
+_DETAIL_IFACE_RE = re.compile(r"^Interface\s+(?P<ifname>\S+)\s+detected\s+\d+\s+LLDP\s+neighbors?:")
+_DETAIL_FIELD_RE = re.compile(r"^\s+-?\s*(?P<key>Port ID type|Port ID|Port Description|System Name)\s*:\s*"
+                              r"(?P<value>.*?)\s*$")
+
+
+def _text_port(name: str) -> str:
+    """A local port as an EOS text table abbreviates it, by its full name (``Et3/1``, ``Ma1``)."""
+    return full_port_name(_MGMT_ABBREV_RE.sub("Management", name))
+
+
+def _unquoted(value: str | None) -> str | None:
+    """An EOS detail value without its quotes (``"Ethernet1"`` -> ``Ethernet1``); None when empty."""
+    v = (value or "").strip()
+    v = v[1:-1] if len(v) >= 2 and v[0] == v[-1] == '"' else v
+    return v or None
+
+
+def parse_lldp_detail_text(text: str) -> list[_lldp.LldpNeighbor]:
+    """``show lldp neighbors detail`` (text): ``Interface <port> detected <n> LLDP neighbors:``, then per
+    neighbour a ``Neighbor …`` line and ``- Port ID type: Interface name (5)``, ``Port ID : "Ethernet1"``,
+    ``- Port Description: "…"``, ``- System Name: "…"`` (the first ``Port ID`` of a neighbour is its port:
+    the link-aggregation TLV prints another). Our own parser (ntc-templates
+    ``arista_eos_show_lldp_neighbors_detail`` keeps no port description, the name of a host NIC).
+
+    Raises:
+        LldpParseError: no ``Interface … detected … LLDP neighbors:`` line; a neighbour without a Port ID.
+    """
+    out: list[_lldp.LldpNeighbor] = []
+    local: str | None = None
+    cur: tuple[str, int] | None = None
+    fields: dict[str, str] = {}
+    seen_iface = False
+
+    def flush() -> None:
+        if cur is None:
+            return
+        if "Port ID" not in fields:
+            raise _lldp.LldpParseError(f"the neighbour on {cur[0]} has no 'Port ID' line", cur[1])
+        st = re.sub(r"\s*\(\d+\)$", "", fields.get("Port ID type", ""))
+        name, is_mac = _lldp.remote_port_name(st, _unquoted(fields["Port ID"]),
+                                              _unquoted(fields.get("Port Description")))
+        out.append(_lldp.LldpNeighbor(cur[0], _unquoted(fields.get("System Name")), name, is_mac, cur[1]))
+
+    for i, line in enumerate(text.splitlines()):
+        m = _DETAIL_IFACE_RE.match(line)
+        if m is not None:
+            flush()
+            local, cur, fields, seen_iface = m["ifname"], None, {}, True
+        elif local is not None and re.match(r"^\s+Neighbor\s", line):
+            flush()
+            cur, fields = (local, i), {}
+        elif cur is not None and (f := _DETAIL_FIELD_RE.match(line)) is not None:
+            fields.setdefault(f["key"], f["value"])
+    flush()
+    if not seen_iface:
+        raise _lldp.LldpParseError("no 'Interface … detected … LLDP neighbors:' line: not 'show lldp "
+                                   "neighbors detail'", 0)
+    return out
+
+
+_BRIEF_HEAD_RE = re.compile(r"^Port\s+Neighbor Device ID\s+Neighbor Port ID\s+TTL\s*$")
+
+
+def parse_lldp_brief_text(text: str) -> list[_lldp.LldpNeighbor]:
+    """``show lldp neighbors`` (text): ``Port  Neighbor Device ID  Neighbor Port ID  TTL`` rows (local ports
+    abbreviated, ``Et1/1``, ``Ma1``). A row of four words is read by word; a longer one (a port ID with a
+    space, ``Ethernet 1/1``) at the header's column offsets. A Device ID that is a MAC is the chassis ID of a
+    neighbour without a system name. The table has no port description: a host NIC (a MAC port ID) has no
+    name here (``show lldp neighbors detail`` has it). Our own parser (ntc-templates
+    ``arista_eos_show_lldp_neighbors`` reads no port ID with a space).
+
+    Raises:
+        LldpParseError: no header; a row without a TTL.
+    """
+    lines = text.splitlines()
+    head = next((i for i, t in enumerate(lines) if _BRIEF_HEAD_RE.match(t)), None)
+    if head is None:
+        raise _lldp.LldpParseError("no 'Port  Neighbor Device ID  Neighbor Port ID  TTL' header", 0)
+    cols = [lines[head].index(c) for c in ("Neighbor Device ID", "Neighbor Port ID")]
+    out = []
+    for i in range(head + 1, len(lines)):
+        t = lines[i].rstrip()
+        if not t.strip() or set(t.strip()) <= {"-", " "}:
+            continue
+        words = t.split()
+        if len(words) < 4 or not words[-1].isdigit():
+            raise _lldp.LldpParseError(f"row {t.strip()!r} does not fit the table's columns", i)
+        if len(words) == 4:
+            system, pid = words[1], words[2]
+        else:
+            system, pid = _lldp.split_near(t.rsplit(None, 1)[0], len(words[0]), cols[1])
+        name, is_mac = _lldp.remote_port_name(None, pid, None)
+        out.append(_lldp.LldpNeighbor(_text_port(words[0]), None if _lldp.is_mac(system) else system, name,
+                                      is_mac, i))
+    return out
+
+
+def _parse_lldp_brief_json(text: str, rows: list[Any]) -> list[_lldp.LldpNeighbor]:
+    """The rows of ``show lldp neighbors | json``; a neighbourDevice that is a MAC is a neighbour without a
+    system name (EOS shows its chassis ID)."""
+    out = []
+    starts = _lldp.marker_lines(text, '"port"')
+    for k, r in enumerate(x for x in rows if isinstance(x, dict)):
+        local, system = str(r.get("port") or ""), r.get("neighborDevice") or None
+        system = None if _lldp.is_mac(system) else system
+        name, is_mac = _lldp.remote_port_name(None, r.get("neighborPort"), None)
+        out.append(_lldp.LldpNeighbor(_text_port(local), system, name, is_mac,
+                                      starts[k] if k < len(starts) else 0))
     return out
 
 
@@ -472,9 +590,9 @@ def render_lldp(device: str, ends: list[_lldp.RemoteEnd]) -> str:
 
 
 def parse_show_version(text: str) -> _lldp.DeviceFacts:
-    """``show version`` through ntc-templates ``arista_eos_show_version`` (``Arista DCS-7060DX5-64S`` ->
-    model ``7060DX5-64S``, ``Software image version`` -> OS release); ``show version | json``
-    (``modelName``, ``version``) read directly.
+    """``show version`` through ntc-templates ``arista_eos_show_version`` (``Arista DCS-7060DX5-64S`` and
+    ``DCS-7060DX5-64S-F`` -> model ``7060DX5-64S``, the catalog's; ``Software image version`` -> OS
+    release); ``show version | json`` (``modelName``, ``version``) read directly.
 
     Raises:
         LldpParseError: no model or version in the text.
@@ -488,6 +606,7 @@ def parse_show_version(text: str) -> _lldp.DeviceFacts:
             raise _lldp.LldpParseError("ntc-templates arista_eos_show_version found no version", 0)
         model, ver = rows[0].get("model"), rows[0].get("image")
     model = model[4:] if model and model.startswith("DCS-") else model
+    model = _lldp.catalog_model(model) or model  # 7060DX5-64S-F (front-to-rear airflow) is the 7060DX5-64S
     return _lldp.DeviceFacts(model=model or None, os_version=ver or None)
 
 
@@ -502,11 +621,17 @@ def render_version(device: str, model: str, os_version: str | None) -> str:
 
 
 LLDP_FORMATS = (
-    _lldp.CaptureFormat("show lldp neighbors detail | json", r"^show\s+lldp\s+neighbors?\b.*\|\s*json",
+    _lldp.CaptureFormat("show lldp neighbors detail | json", _lldp.SHOW_LLDP_NEIGHBORS + r".*\|\s*json",
                         lambda t: '"lldpNeighbors"' in t, parse_lldp_json, "roce-tune (EOS JSON)"),
+    _lldp.CaptureFormat("show lldp neighbors detail", _lldp.SHOW_LLDP_NEIGHBORS + r"(?!.*\|\s*json)",
+                        lambda t: bool(re.search(_DETAIL_IFACE_RE.pattern, t, re.M)),
+                        parse_lldp_detail_text, "roce-tune (EOS text)"),
+    _lldp.CaptureFormat("show lldp neighbors", _lldp.SHOW_LLDP_NEIGHBORS + r"(?!.*\|\s*json)",
+                        lambda t: bool(re.search(_BRIEF_HEAD_RE.pattern, t, re.M)), parse_lldp_brief_text,
+                        "roce-tune (EOS text)"),
 )
 VERSION_FORMATS = (
-    _lldp.CaptureFormat("show version", r"^show\s+version\b",
+    _lldp.CaptureFormat("show version", _lldp.SHOW_VERSION,
                         lambda t: bool(re.search(r"^Arista\s+\S+", t, re.M)) or '"modelName"' in t,
                         parse_show_version, "ntc-templates arista_eos_show_version"),
 )

@@ -675,7 +675,7 @@ from roce_tune.platforms import lldp as _lldp  # noqa: E402
 
 #: A host reports its NICs' switch neighbours with lldpd (``lldpctl -f json``); lldpd must run on the host
 #: (``apt install lldpd``; NVIDIA's RoCE guides enable it to see the switch port of each NIC).
-LLDP_FORMATS = (_lldp.LLDPCTL_JSON, _lldp.LLDPCTL_KEYVALUE)
+LLDP_FORMATS = (_lldp.LLDPCTL_JSON, _lldp.LLDPCTL_KEYVALUE, _lldp.LLDPCTL_TEXT)
 VERSION_FORMATS: tuple[_lldp.CaptureFormat, ...] = ()
 LLDP_RENDER_COMMAND = "lldpctl -f json"
 

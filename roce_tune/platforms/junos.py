@@ -629,8 +629,53 @@ def parse_lldp_json(text: str) -> list[_lldp.LldpNeighbor]:
             name, is_mac = _lldp.remote_port_name(_data(n, "lldp-remote-port-id-subtype"),
                                                   _data(n, "lldp-remote-port-id"),
                                                   _data(n, "lldp-remote-port-description"))
-            out.append(_lldp.LldpNeighbor(local, _data(n, "lldp-remote-system-name"), name, is_mac,
+            out.append(_lldp.LldpNeighbor(_physical(local), _data(n, "lldp-remote-system-name"), name, is_mac,
                                           _lldp.line_of(text, f'"{local}"', start)))
+    return out
+
+
+_BRIEF_HEAD_RE = re.compile(r"^Local Interface\s+(?:Parent Interface\s+)?Chassis Id\s+Port info\s+"
+                            r"System Name\s*$")
+
+
+def _physical(port: str) -> str:
+    """A local port without its logical unit (``xe-0/0/1.0`` on older EX releases -> ``xe-0/0/1``)."""
+    return re.sub(r"^((?:[a-z]{2,3}|et)-\d+/\d+/\d+(?::\d+)?)\.\d+$", r"\1", port)
+
+
+def parse_lldp_brief_text(text: str) -> list[_lldp.LldpNeighbor]:
+    """``show lldp neighbors`` (text): ``Local Interface  [Parent Interface]  Chassis Id  Port info  System
+    Name`` rows (the Parent Interface column, ``ae0`` or ``-``, is absent on some releases). Port info is the
+    neighbour's port description when it sends one, else its port ID: a host's netdev (lldpd), a switch's
+    port name. Words are read by position; a Port info or System Name with spaces is cut at the
+    System Name column. Our own parser (ntc-templates ``juniper_junos_show_lldp_neighbors`` needs the
+    Parent Interface column).
+
+    Raises:
+        LldpParseError: no header; a row with fewer columns than the header.
+    """
+    lines = text.splitlines()
+    head = next((i for i, t in enumerate(lines) if _BRIEF_HEAD_RE.match(t)), None)
+    if head is None:
+        raise _lldp.LldpParseError("no 'Local Interface … Chassis Id  Port info  System Name' header", 0)
+    hdr = lines[head]
+    fixed = 3 if "Parent Interface" in hdr else 2  # local, [parent,] chassis id
+    name_at = hdr.index("System Name")
+    out = []
+    for i in range(head + 1, len(lines)):
+        t = lines[i].rstrip()
+        if not t.strip():
+            continue
+        words = t.split()
+        if len(words) < fixed + 1:
+            raise _lldp.LldpParseError(f"row {t.strip()!r} does not fit the table's columns", i)
+        if len(words) <= fixed + 2:
+            port, system = words[fixed], (words[fixed + 1] if len(words) > fixed + 1 else None)
+        else:
+            after = t.index(words[fixed - 1]) + len(words[fixed - 1])  # the end of the Chassis Id cell
+            port, system = _lldp.split_near(t, after, name_at)
+        name, is_mac = _lldp.remote_port_name(None, port, None)
+        out.append(_lldp.LldpNeighbor(_physical(words[0]), system, name, is_mac, i))
     return out
 
 
@@ -658,16 +703,63 @@ def parse_show_version(text: str) -> _lldp.DeviceFacts:
     """``show version`` through ntc-templates ``juniper_junos_show_version`` (``Model: qfx5130-32cd`` ->
     ``QFX5130-32CD``, ``Junos: 23.4R2-S2.1``).
 
+    Junos OS Evolved's output (``Yocto:``, ``Linux Kernel:`` lines, which the template refuses) and releases
+    without a ``Junos:`` line (``JUNOS Base OS boot [14.1X53-D46.7]``) are read from their ``Hostname:``,
+    ``Model:`` and release lines directly; ``show version | display json`` (``software-information``) too.
+
     Raises:
-        LldpParseError: no ``Hostname:`` line in the text.
+        LldpParseError: no ``Hostname:`` / ``host-name`` in the text.
     """
-    rows = _lldp.parse_ntc("juniper_junos_show_version", text)
-    if not rows:
-        raise _lldp.LldpParseError("ntc-templates juniper_junos_show_version found no 'Hostname:' line", 0)
-    model = rows[0].get("model") or ""
-    return _lldp.DeviceFacts(model=model.upper() or None, os_version=(rows[0].get("junos_version")
-                                                                      or "").strip()
-                             or None, hostname=rows[0].get("hostname") or None)
+    if re.search(r"^\s*\{", text, re.M):
+        return _parse_version_json(text)
+    try:
+        rows = _lldp.parse_ntc("juniper_junos_show_version", text)
+    except _lldp.LldpParseError:
+        rows = []
+    row = rows[0] if rows else _version_lines(text)
+    model = row.get("model") or ""
+    release = (row.get("junos_version") or "").strip() or _base_release(text)
+    return _lldp.DeviceFacts(model=model.upper() or None, os_version=release,
+                             hostname=row.get("hostname") or None)
+
+
+def _version_lines(text: str) -> dict[str, str]:
+    """``Hostname:``, ``Model:``, ``Junos:`` of a ``show version`` (first of each: a virtual chassis lists
+    its members).
+
+    Raises:
+        LldpParseError: no ``Hostname:`` line.
+    """
+    out: dict[str, str] = {}
+    for key, name in (("Hostname", "hostname"), ("Model", "model"), ("Junos", "junos_version")):
+        m = re.search(rf"^{key}:\s*(\S+)", text, re.M)
+        if m is not None:
+            out[name] = m.group(1)
+    if "hostname" not in out:
+        raise _lldp.LldpParseError("no 'Hostname:' line: not Junos 'show version'", 0)
+    return out
+
+
+def _base_release(text: str) -> str | None:
+    """The release of an output without a ``Junos:`` line: ``JUNOS Base OS boot [14.1X53-D46.7]``."""
+    m = re.search(r"^JUNOS (?:Base OS boot|Software Release) \[([^\]]+)\]", text, re.M)
+    return m.group(1) if m else None
+
+
+def _parse_version_json(text: str) -> _lldp.DeviceFacts:
+    """``show version | display json``: ``software-information[0]`` with ``host-name``, ``product-model``,
+    ``junos-version`` (Junos's ``[{"data": …}]`` leaves).
+
+    Raises:
+        LldpParseError: not JSON, or no ``software-information``.
+    """
+    doc = _lldp.json_block(text)
+    info = doc.get("software-information") if isinstance(doc, dict) else None
+    if not isinstance(info, list) or not info or not isinstance(info[0], dict):
+        raise _lldp.LldpParseError("no 'software-information': not 'show version | display json'", 0)
+    model = _data(info[0], "product-model") or ""
+    return _lldp.DeviceFacts(model=model.upper() or None, os_version=_data(info[0], "junos-version"),
+                             hostname=_data(info[0], "host-name"))
 
 
 def render_version(device: str, model: str, os_version: str | None) -> str:
@@ -678,13 +770,17 @@ def render_version(device: str, model: str, os_version: str | None) -> str:
 
 
 LLDP_FORMATS = (
-    _lldp.CaptureFormat("show lldp neighbors | display json", r"^show\s+lldp\s+neighbors?\b.*display\s+json",
+    _lldp.CaptureFormat("show lldp neighbors | display json", _lldp.SHOW_LLDP_NEIGHBORS + r".*display\s+json",
                         lambda t: '"lldp-neighbors-information"' in t, parse_lldp_json,
                         "roce-tune (Junos JSON)"),
+    _lldp.CaptureFormat("show lldp neighbors", _lldp.SHOW_LLDP_NEIGHBORS + r"(?!.*display\s+json)",
+                        lambda t: bool(re.search(_BRIEF_HEAD_RE.pattern, t, re.M)), parse_lldp_brief_text,
+                        "roce-tune (Junos text)"),
 )
 VERSION_FORMATS = (
-    _lldp.CaptureFormat("show version", r"^show\s+version\b",
-                        lambda t: bool(re.search(r"^Junos:\s", t, re.M)) or "JUNOS" in t,
+    _lldp.CaptureFormat("show version", _lldp.SHOW_VERSION,
+                        lambda t: bool(re.search(r"^Junos:\s", t, re.M)) or "JUNOS" in t
+                        or '"software-information"' in t,
                         parse_show_version, "ntc-templates juniper_junos_show_version"),
 )
 LLDP_RENDER_COMMAND = "show lldp neighbors | display json"

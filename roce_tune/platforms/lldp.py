@@ -27,24 +27,31 @@ import json
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 __all__ = [
     "CaptureFormat",
+    "catalog_model",
+    "check_total",
     "DeviceFacts",
     "LldpNeighbor",
     "LldpParseError",
+    "OUTPUT_ERROR_RE",
     "RemoteEnd",
     "json_block",
     "key_line",
     "line_of",
     "marker_lines",
+    "is_mac",
     "mac_of",
     "parse_lldpctl_json",
     "parse_lldpctl_keyvalue",
+    "parse_lldpctl_text",
     "parse_ntc",
     "remote_port_name",
     "render_lldpctl_json",
+    "split_near",
 ]
 
 
@@ -132,6 +139,24 @@ _LOCAL_SUBTYPES = {"", "local", "locally assigned", "locallyassigned"}
 _MAC_RE = re.compile(r"^(?:[0-9a-fA-F]{2}[:-]){5}[0-9a-fA-F]{2}$|^(?:[0-9a-fA-F]{4}\.){2}[0-9a-fA-F]{4}$")
 
 
+#: ``show lldp neighbors`` as typed, abbreviations too (``sh lldp nei``, ``sh ll n``): a prompt's command
+SHOW_LLDP_NEIGHBORS = r"^sh(?:ow?)?\s+ll(?:dp?)?\s+n(?:e(?:i(?:g(?:h(?:b(?:o(?:rs?)?)?)?)?)?)?)?\b"
+#: ``show version`` as typed, abbreviations too (``sh ver``)
+SHOW_VERSION = r"^sh(?:ow?)?\s+ver(?:s(?:i(?:on?)?)?)?\b"
+
+
+#: lines an LLDP command prints when part of it failed, and whose neighbours are then missing from the
+#: output: docker's (SONiC runs lldpctl in one ``lldp<n>`` container per ASIC: ``Error response from daemon:
+#: Container … is not running``, sonic-utilities PR 1656), lldpctl's own warnings (``[WARN/lldpctl] unknown
+#: command from argument …``, sonic-buildimage issue 19209) and lldpshow's ``Error: …``
+OUTPUT_ERROR_RE = re.compile(r"^(?:Error response from daemon:|Error:\s)|\[(?:WARN|ERR)/lldpctl\]")
+
+
+def is_mac(value: str | None) -> bool:
+    """``value`` is a MAC address (``0c:42:a1:…``, ``0c-42-…``, Cisco/Arista ``0c42.a1…``)."""
+    return value is not None and bool(_MAC_RE.match(value.strip()))
+
+
 def remote_port_name(subtype: str | None, port_id: str | None, descr: str | None) -> tuple[str | None, bool]:
     """(the neighbour's port name, whether the port ID was a MAC) from the port TLV (module docstring)."""
     st = (subtype or "").strip().lower()
@@ -149,6 +174,49 @@ def _is_index(subtype: str, port_id: str, descr: str | None) -> bool:
     """A locally assigned port ID of digits only, with a description to use instead: an index (Junos sends
     the interface's SNMP index by default), not a port name."""
     return port_id.isdigit() and bool(descr) and subtype in _LOCAL_SUBTYPES
+
+
+@lru_cache(maxsize=1)
+def _catalog_models() -> tuple[str, ...]:
+    """The catalog's switch model ids, longest first (``SN4600C`` before ``SN4600``)."""
+    from roce_tune.catalog import load_catalog
+
+    return tuple(sorted((m.id for m in load_catalog().switch_models), key=len, reverse=True))
+
+
+def catalog_model(name: str | None) -> str | None:
+    """The catalog switch model a version output's model string names as one of its dash-separated parts,
+    with NVIDIA's ``M`` prefix or not: SONiC HwSKUs ``ACS-MSN2700`` -> SN2700,
+    ``Arista-7060X6-64PE-B-C512S2`` -> 7060X6-64PE, ``DellEMC-Z9332f-O32`` -> DellEMC-Z9332f; EOS
+    ``7060DX5-64S-F`` (the airflow suffix) -> 7060DX5-64S. None when it names none."""
+    for model in _catalog_models() if name else ():
+        if re.search(rf"(?:^|[-_])M?{re.escape(model)}(?:[-_]|$)", name or "", re.IGNORECASE):
+            return model
+    return None
+
+
+def check_total(text: str, got: int) -> None:
+    """A table's ``Total entries displayed: N`` (SONiC lldpshow, NX-OS) against the ``got`` entries read.
+
+    Raises:
+        LldpParseError: they differ (a capture cut in the middle, or edited), at the total's line.
+    """
+    for i, line in enumerate(text.splitlines()):
+        m = re.match(r"^Total entries displayed:\s*(\d+)\s*$", line)
+        if m is not None and int(m.group(1)) != got:
+            raise LldpParseError(f"'Total entries displayed: {m.group(1)}' but {got} neighbour(s) read (the "
+                                 "capture is cut or edited)", i)
+
+
+def split_near(row: str, start: int, column: int) -> tuple[str, str]:
+    """``row[start:]`` cut in two at the run of spaces nearest to ``column`` (a header's column offset; a
+    cell one character off its column, or a value with one space, ``Te 1/0/4``, still cuts between cells).
+    The widest run wins among equally near ones."""
+    gaps = [(m.start(), m.end()) for m in re.finditer(r" +", row) if m.start() > start and m.end() < len(row)]
+    if not gaps:
+        return row[start:].strip(), ""
+    a, b = min(gaps, key=lambda g: (max(g[0] - column, column - g[1], 0), g[0] - g[1]))
+    return row[start:a].strip(), row[b:].strip()
 
 
 def mac_of(device: str, port: str) -> str:
@@ -377,9 +445,74 @@ def parse_lldpctl_keyvalue(text: str) -> list[LldpNeighbor]:
     return out
 
 
+#: lldpd's text form (``lldpctl``, ``lldpcli show neighbors [details|summary]``, SONiC's ``show lldp
+#: neighbors``, which runs ``lldpctl`` in the ``lldp`` container): one ``Interface:`` line per neighbour, then
+#: indented ``Key: value`` lines (lldpd src/client/text_writer.c); ``PortID``/``ChassisID`` values are
+#: ``<subtype> <id>`` (``ifname Ethernet1``, ``mac 0c:42:a1:…``, ``local etp1``)
+_TEXT_IFACE_RE = re.compile(r"^Interface:\s+(?P<ifname>[^\s,]+)\s*(?:,\s*via:|$)")
+_TEXT_KEY_RE = re.compile(r"^\s+(?P<key>SysName|PortID|PortDescr):\s*(?P<value>.*?)\s*$")
+
+
+def _text_neighbor(ifname: str, fields: dict[str, str], index: int) -> LldpNeighbor:
+    subtype, _, pid = fields.get("PortID", "").partition(" ")
+    name, is_mac = remote_port_name(subtype, pid.strip() or None, fields.get("PortDescr"))
+    return LldpNeighbor(ifname, fields.get("SysName") or None, name, is_mac, index)
+
+
+def parse_lldpctl_text(text: str) -> list[LldpNeighbor]:
+    """Neighbours from lldpd's text form (``lldpctl``, ``lldpcli show neighbors [details]``, SONiC ``show lldp
+    neighbors``, Cumulus ``nv show interface lldp-detail``, which prints ``Interface: <local>`` alone): each
+    ``Interface: <local>, via: LLDP, …`` line starts a neighbour (a port with two
+    neighbours has two), whose ``SysName``, ``PortID: <subtype> <id>`` and ``PortDescr`` are read; other
+    lines (capabilities, a system description over several lines, lldpctl's ``[WARN/…]`` log lines) are not.
+
+    Raises:
+        LldpParseError: neither an ``Interface:`` line nor lldpd's ``LLDP neighbors:`` title; a neighbour
+            without a ``PortID`` line (a capture cut inside it).
+    """
+    out: list[LldpNeighbor] = []
+    cur: tuple[str, int] | None = None
+    fields: dict[str, str] = {}
+    lines = text.splitlines()
+    for i, line in enumerate(lines):
+        m = _TEXT_IFACE_RE.match(line)
+        if m is not None:
+            if cur is not None:
+                out.append(_text_checked(cur, fields))
+            cur, fields = (m["ifname"], i), {}
+            continue
+        k = _TEXT_KEY_RE.match(line)
+        if k is not None and cur is not None:
+            fields.setdefault(k["key"], k["value"])
+    if cur is not None:
+        out.append(_text_checked(cur, fields))
+    elif not any(t.strip() == "LLDP neighbors:" for t in lines):
+        raise LldpParseError("no 'Interface: <port>, via: …' line: not lldpctl's text output", 0)
+    return out
+
+
+def _text_checked(cur: tuple[str, int], fields: dict[str, str]) -> LldpNeighbor:
+    if "PortID" not in fields:
+        raise LldpParseError(f"the neighbour on {cur[0]} has no 'PortID:' line (the capture is cut off)",
+                             cur[1])
+    return _text_neighbor(cur[0], fields, cur[1])
+
+
+#: how lldpd's client is typed: ``lldpctl``, ``lldpcli``, through ``sudo`` and SONiC's ``docker exec [-i]
+#: lldp`` (sonic-utilities scripts/lldpshow: ``docker exec -i lldp<n> lldpctl``)
+_LLDPD_CLIENT = r"^(?:sudo\s+)?(?:docker\s+exec\s+(?:-\S+\s+)*\S+\s+)?(?:lldpctl|lldpcli)\b"
+
+LLDPCTL_TEXT = CaptureFormat(
+    name="lldpctl / lldpcli show neighbors (text)",
+    command=_LLDPD_CLIENT + r"(?!.*-f\s*(?:json|keyvalue|xml))",
+    detect=lambda t: bool(re.search(r"^Interface:\s+[^\s,]+\s*(?:,\s*via:|$)|^LLDP neighbors:\s*$", t, re.M)),
+    parse=parse_lldpctl_text,
+    parser="roce-tune (lldpd text)",
+)
+
 LLDPCTL_KEYVALUE = CaptureFormat(
     name="lldpctl -f keyvalue",
-    command=r"^(?:sudo\s+)?(?:docker\s+exec\s+\S+\s+)?lldpctl\b.*-f\s*keyvalue",
+    command=_LLDPD_CLIENT + r".*-f\s*keyvalue",
     detect=lambda t: bool(re.search(r"^lldp\.\S+\.via=", t, re.M)),
     parse=parse_lldpctl_keyvalue,
     parser="roce-tune (lldpd keyvalue)",
@@ -387,7 +520,7 @@ LLDPCTL_KEYVALUE = CaptureFormat(
 
 LLDPCTL_JSON = CaptureFormat(
     name="lldpctl -f json",
-    command=r"^(?:sudo\s+)?(?:docker\s+exec\s+\S+\s+)?lldpctl\b.*-f\s*json",
+    command=_LLDPD_CLIENT + r".*-f\s*json",
     detect=lambda t: bool(re.search(r"^\s*\{\s*$", t, re.M)) and '"lldp"' in t,
     parse=parse_lldpctl_json,
     parser="roce-tune (lldpd JSON)",

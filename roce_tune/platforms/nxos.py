@@ -395,14 +395,20 @@ def parse_lldp_json(text: str) -> list[_lldp.LldpNeighbor]:
     given) and ``port_desc``. Our own parser (JSON; ntc-templates ``cisco_nxos_show_lldp_neighbors_detail``
     reads the text form).
 
+    ``show lldp neighbors | json`` (the brief table) is read too: ``TABLE_nbor.ROW_nbor``, whose
+    ``chassis_id`` is the Device ID column (the system name, or the chassis MAC of a neighbour without one)
+    and which has no port description.
+
     Raises:
-        LldpParseError: not JSON, or no ``TABLE_nbor_detail``.
+        LldpParseError: not JSON, or neither ``TABLE_nbor_detail`` nor ``TABLE_nbor``.
     """
     doc = _lldp.json_block(text)
-    table = doc.get("TABLE_nbor_detail") if isinstance(doc, dict) else None
+    brief = isinstance(doc, dict) and "TABLE_nbor_detail" not in doc and isinstance(doc.get("TABLE_nbor"),
+                                                                                    dict)
+    table = doc.get("TABLE_nbor" if brief else "TABLE_nbor_detail") if isinstance(doc, dict) else None
     if not isinstance(table, dict):
         raise _lldp.LldpParseError("no 'TABLE_nbor_detail': not 'show lldp neighbors detail | json'", 0)
-    rows = table.get("ROW_nbor_detail") or []
+    rows = table.get("ROW_nbor" if brief else "ROW_nbor_detail") or []
     rows = [rows] if isinstance(rows, dict) else rows
     out: list[_lldp.LldpNeighbor] = []
     starts = _lldp.marker_lines(text, '"l_port_id"')
@@ -410,8 +416,102 @@ def parse_lldp_json(text: str) -> list[_lldp.LldpNeighbor]:
         start = starts[len(out)] if len(out) < len(starts) else 0
         local = str(r.get("l_port_id") or "")
         name, is_mac = _lldp.remote_port_name(r.get("port_type"), r.get("port_id"), r.get("port_desc"))
-        out.append(_lldp.LldpNeighbor(canonical_port(local), r.get("sys_name") or None, name, is_mac,
+        system = _nx_system(r.get("chassis_id")) if brief else r.get("sys_name") or None
+        out.append(_lldp.LldpNeighbor(canonical_port(local), system, name, is_mac,
                                       _lldp.line_of(text, f'"{local}"', start)))
+    return out
+
+
+_NX_HEAD_RE = re.compile(r"^Device ID\s+Local Intf\s+Hold-time\s+Capability\s+Port ID\s*$")
+#: a row of ``show lldp neighbors``: the Device ID may hold spaces (``PowerEdge R750``) or be on the line
+#: above (over 20 characters), Capability may be empty, the Port ID may hold spaces
+_NX_ROW_RE = re.compile(r"^(?P<dev>\S.*?)?\s+(?P<local>[A-Za-z][\w/.:-]*\d)\s+\d+\s+"
+                        r"(?:[BRTCWPSO](?:,\s?)?)*\s+(?P<port>\S.*?)\s*$")
+_NX_TOTAL_RE = re.compile(r"^Total entries displayed:\s*\d+\s*$")
+
+
+def _nx_system(name: str | None) -> str | None:
+    """A Device ID / System Name as a system name: None for ``null`` or a MAC (a neighbour without a name:
+    NX-OS shows its chassis ID)."""
+    v = (name or "").strip()
+    return None if not v or v.lower() == "null" or _lldp.is_mac(v) else v
+
+
+def parse_lldp_brief_text(text: str) -> list[_lldp.LldpNeighbor]:
+    """``show lldp neighbors`` (text): ``Device ID  Local Intf  Hold-time  Capability  Port ID`` rows under
+    the ``Capability codes`` legend; a Device ID over 20 characters is alone on its line and the row goes on
+    below. The table has no port description: a host NIC (a MAC port ID) has no name here (``show lldp
+    neighbors detail`` has it). Our own parser (ntc-templates ``cisco_nxos_show_lldp_neighbors`` reads no
+    Device ID or Port ID with a space).
+
+    Raises:
+        LldpParseError: no header; a line under it that is no row; a ``Total entries displayed`` that
+            differs from the rows read.
+    """
+    lines = text.splitlines()
+    head = next((i for i, t in enumerate(lines) if _NX_HEAD_RE.match(t)), None)
+    if head is None:
+        raise _lldp.LldpParseError("no 'Device ID  Local Intf  Hold-time  Capability  Port ID' header", 0)
+    out: list[_lldp.LldpNeighbor] = []
+    pending: tuple[str, int] | None = None  # a Device ID alone on its line, and the line
+    for i in range(head + 1, len(lines)):
+        t = lines[i].rstrip()
+        if not t.strip() or _NX_TOTAL_RE.match(t):
+            continue
+        m = _NX_ROW_RE.match(t)
+        if m is not None and (m["dev"] is not None or pending is not None):
+            dev, at = (m["dev"], i) if m["dev"] is not None else (pending[0], pending[1])  # type: ignore[index]
+            name, is_mac = _lldp.remote_port_name(None, m["port"], None)
+            out.append(_lldp.LldpNeighbor(canonical_port(m["local"]), _nx_system(dev), name, is_mac, at))
+            pending = None
+        elif pending is None and not t[0].isspace():
+            pending = (t.strip(), i)
+        else:
+            raise _lldp.LldpParseError(f"line {t.strip()!r} is no row of the table", i)
+    if pending is not None:
+        raise _lldp.LldpParseError(f"the Device ID {pending[0]!r} has no row (the capture is cut off)",
+                                   pending[1])
+    _lldp.check_total(text, len(out))
+    return out
+
+
+_NX_DETAIL_RE = re.compile(r"^(?P<key>Chassis id|Port id|Local Port id|Port Description|System Name):\s*"
+                           r"(?P<value>.*?)\s*$", re.IGNORECASE)
+
+
+def parse_lldp_detail_text(text: str) -> list[_lldp.LldpNeighbor]:
+    """``show lldp neighbors detail`` (text): an entry per neighbour from its ``Chassis id:`` line, with
+    ``Port id:``, ``Local Port id:``, ``Port Description:`` and ``System Name:`` (``null`` when not sent).
+    Our own parser (ntc-templates ``cisco_nxos_show_lldp_neighbors_detail`` keeps no port description,
+    the name of a host NIC).
+
+    Raises:
+        LldpParseError: no ``Chassis id:`` entry and no ``Total entries displayed: 0``; an entry without a
+            ``Port id`` or ``Local Port id``; a total that differs from the entries read.
+    """
+    entries: list[tuple[int, dict[str, str]]] = []
+    for i, line in enumerate(text.splitlines()):
+        m = _NX_DETAIL_RE.match(line)
+        if m is None:
+            continue
+        key = m["key"].lower()
+        if key == "chassis id":
+            entries.append((i, {}))
+        elif entries:
+            entries[-1][1].setdefault(key, m["value"])
+    if not entries and not re.search(r"^Total entries displayed:\s*0\s*$", text, re.M):
+        raise _lldp.LldpParseError("no 'Chassis id:' entry: not 'show lldp neighbors detail'", 0)
+    out = []
+    for i, f in entries:
+        if "port id" not in f or "local port id" not in f:
+            raise _lldp.LldpParseError("an entry without 'Port id:' and 'Local Port id:' (the capture is "
+                                       "cut off)", i)
+        desc = f.get("port description")
+        desc = None if (desc or "").lower() == "null" else desc
+        name, is_mac = _lldp.remote_port_name(None, f["port id"], desc)
+        out.append(_lldp.LldpNeighbor(canonical_port(f["local port id"]), _nx_system(f.get("system name")),
+                                      name, is_mac, i))
+    _lldp.check_total(text, len(out))
     return out
 
 
@@ -432,23 +532,55 @@ def render_lldp(device: str, ends: list[_lldp.RemoteEnd]) -> str:
 _NXOS_VER_RE = re.compile(r"^(\d+)\.(\d+)\((\w+)\)(.*)$")
 
 
+def _nxos_release(ver: str) -> str | None:
+    """``10.3(4a)`` -> ``10.3.4a`` (the inventory's os_version takes no parentheses); NX-OS 10.x's release
+    label (``10.4(2) [Feature Release]``) left out."""
+    m = _NXOS_VER_RE.match(re.sub(r"\s*\[[^\]]*\]\s*$", "", ver.strip()))
+    return f"{m.group(1)}.{m.group(2)}.{m.group(3)}{m.group(4).strip()}" if m else (ver.strip() or None)
+
+
+def _nxos_model(chassis: str) -> str | None:
+    """``Nexus9000 C9364D-GX2A Chassis`` / ``C9364D-GX2A`` -> ``N9K-C9364D-GX2A`` (the catalog's id)."""
+    m = re.search(r"\b(N9K-)?(C9\w+(?:-\w+)*)", chassis)
+    if m is None:
+        return chassis.strip() or None
+    return f"N9K-{m.group(2)}"
+
+
+def _parse_version_json(text: str) -> _lldp.DeviceFacts:
+    """``show version | json``: ``nxos_ver_str`` (``kickstart_ver_str`` on older releases), ``chassis_id``
+    (``Nexus9000 C9364D-GX2A Chassis``), ``host_name``.
+
+    Raises:
+        LldpParseError: not JSON, or no version string.
+    """
+    doc = _lldp.json_block(text)
+    ver = str(doc.get("nxos_ver_str") or doc.get("kickstart_ver_str") or "") if isinstance(doc, dict) else ""
+    if not ver:
+        raise _lldp.LldpParseError("no 'nxos_ver_str' in the JSON: not NX-OS 'show version | json'", 0)
+    return _lldp.DeviceFacts(model=_nxos_model(str(doc.get("chassis_id") or "")),
+                             os_version=_nxos_release(ver), hostname=doc.get("host_name") or None)
+
+
 def parse_show_version(text: str) -> _lldp.DeviceFacts:
     """``show version`` through ntc-templates ``cisco_nxos_show_version``: ``cisco Nexus9000 C9364D-GX2A
     Chassis`` -> model ``N9K-C9364D-GX2A`` (the catalog's product id), ``NXOS: version 10.3(4a)`` -> OS
-    release ``10.3.4a`` (the inventory's os_version takes no parentheses).
+    release ``10.3.4a`` (the inventory's os_version takes no parentheses); ``show version | json`` read
+    directly.
 
     Raises:
         LldpParseError: no NX-OS version in the text.
     """
+    if re.search(r"^\s*\{", text, re.M):
+        return _parse_version_json(text)
     rows = _lldp.parse_ntc("cisco_nxos_show_version", text)
     if not rows:
         raise _lldp.LldpParseError("ntc-templates cisco_nxos_show_version found no version (the output must "
                                    "run to its 'Reason:' line)", 0)
     plat, ver = rows[0].get("platform") or "", rows[0].get("os") or ""
-    m = _NXOS_VER_RE.match(ver.strip())
-    os_version = f"{m.group(1)}.{m.group(2)}.{m.group(3)}{m.group(4).strip()}" if m else (ver.strip() or None)
     model = (plat if plat.startswith("N9K-") else f"N9K-{plat}") if plat else None
-    return _lldp.DeviceFacts(model=model, os_version=os_version, hostname=rows[0].get("hostname") or None)
+    return _lldp.DeviceFacts(model=model, os_version=_nxos_release(ver),
+                             hostname=rows[0].get("hostname") or None)
 
 
 def render_version(device: str, model: str, os_version: str | None) -> str:
@@ -466,12 +598,20 @@ def render_version(device: str, model: str, os_version: str | None) -> str:
 
 
 LLDP_FORMATS = (
-    _lldp.CaptureFormat("show lldp neighbors detail | json", r"^show\s+lldp\s+neighbors?\b.*\|\s*json",
-                        lambda t: '"TABLE_nbor_detail"' in t, parse_lldp_json, "roce-tune (NX-OS JSON)"),
+    _lldp.CaptureFormat("show lldp neighbors detail | json", _lldp.SHOW_LLDP_NEIGHBORS + r".*\|\s*json",
+                        lambda t: '"TABLE_nbor_detail"' in t or '"TABLE_nbor"' in t, parse_lldp_json,
+                        "roce-tune (NX-OS JSON)"),
+    _lldp.CaptureFormat("show lldp neighbors detail", _lldp.SHOW_LLDP_NEIGHBORS + r"(?!.*\|\s*json)",
+                        lambda t: bool(re.search(r"^Local Port id:", t, re.M | re.I)), parse_lldp_detail_text,
+                        "roce-tune (NX-OS text)"),
+    _lldp.CaptureFormat("show lldp neighbors", _lldp.SHOW_LLDP_NEIGHBORS + r"(?!.*\|\s*json)",
+                        lambda t: bool(re.search(_NX_HEAD_RE.pattern, t, re.M)), parse_lldp_brief_text,
+                        "roce-tune (NX-OS text)"),
 )
 VERSION_FORMATS = (
-    _lldp.CaptureFormat("show version", r"^show\s+version\b",
-                        lambda t: "Cisco Nexus Operating System" in t or "NXOS: version" in t,
+    _lldp.CaptureFormat("show version", _lldp.SHOW_VERSION,
+                        lambda t: "Cisco Nexus Operating System" in t or "NXOS: version" in t
+                        or '"nxos_ver_str"' in t or '"kickstart_ver_str"' in t,
                         parse_show_version, "ntc-templates cisco_nxos_show_version"),
 )
 LLDP_RENDER_COMMAND = "show lldp neighbors detail | json"

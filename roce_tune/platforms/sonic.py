@@ -931,14 +931,15 @@ def parse_lldp_table(text: str) -> list[_lldp.LldpNeighbor]:
     then in RemotePortDescr. Our own parser: ntc-templates has no SONiC template.
 
     Raises:
-        LldpParseError: no header, or a row that does not fit the columns.
+        LldpParseError: no header, a row that does not fit the columns, or a ``Total entries displayed``
+            that differs from the rows read.
     """
     lines = text.splitlines()
     head = next((i for i, t in enumerate(lines) if t.split()[:3] == list(_TABLE_COLS[:3])), None)
     if head is None:
         raise _lldp.LldpParseError("no 'LocalPort RemoteDevice RemotePortID' header", 0)
     starts = [lines[head].index(c) if c in lines[head] else None for c in _TABLE_COLS]
-    out = []
+    out: list[_lldp.LldpNeighbor] = []
     for i in range(head + 1, len(lines)):
         t = lines[i]
         if not t.strip() or set(t.strip()) <= {"-", " "} or t.startswith("Total entries"):
@@ -949,6 +950,7 @@ def parse_lldp_table(text: str) -> list[_lldp.LldpNeighbor]:
         name, is_mac = _lldp.remote_port_name(None, cells[2], cells[4])
         # RemoteDevice is blank for a neighbour that sends no system name (lldpshow prints '')
         out.append(_lldp.LldpNeighbor(cells[0], cells[1] or None, name, is_mac, i))
+    _lldp.check_total(text, len(out))
     return out
 
 
@@ -969,13 +971,17 @@ def render_lldp(device: str, ends: list[_lldp.RemoteEnd]) -> str:
 
 
 def parse_show_version(text: str) -> _lldp.DeviceFacts:
-    """``show version``: model from ``HwSKU`` (``Mellanox-SN4700-O8C48`` -> SN4700) or ``Model Number``,
+    """``show version``: model from ``HwSKU`` or ``Model Number`` — the catalog model either names
+    (``Mellanox-SN4700-O8C48``, ``ACS-MSN4700`` -> SN4700; ``Arista-7060X6-64PE-B-C512S2`` -> 7060X6-64PE),
+    else NVIDIA's ``Mellanox-SN…``/``ACS-MSN…`` SKU, else ``Model Number``, else the HwSKU as printed —
     OS release from ``SONiC Software Version: SONiC.<release>``. Our own parser (no ntc template)."""
     kv = {m.group(1).strip(): m.group(2).strip()
           for m in re.finditer(r"^([A-Za-z][\w ]+?):\s*(.*)$", text, re.MULTILINE)}
-    sku = kv.get("HwSKU", "")
-    m = re.match(r"^Mellanox-(SN\d+\w*?)(?:-|$)", sku)
-    model = m.group(1) if m else kv.get("Model Number") or (sku or None)
+    sku, number = kv.get("HwSKU", ""), kv.get("Model Number", "")
+    number = "" if number.upper() in ("N/A", "NA", "NONE") else number
+    m = re.match(r"^(?:Mellanox-|ACS-M?)(SN\d+\w*?)(?:-|$)", sku)
+    model = (_lldp.catalog_model(sku) or _lldp.catalog_model(number) or (m.group(1) if m else None) or number
+             or sku or None)
     ver = kv.get("SONiC Software Version")
     return _lldp.DeviceFacts(model=model, os_version=ver[6:] if ver and ver.startswith("SONiC.") else ver)
 
@@ -997,11 +1003,15 @@ LLDP_FORMATS = (
     _lldp.CaptureFormat("show lldp table", r"^show\s+lldp\s+table\b",
                         lambda t: bool(re.search(r"^LocalPort\s+RemoteDevice\s+RemotePortID", t, re.M)),
                         parse_lldp_table, "roce-tune (SONiC lldpshow table)"),
+    # lldpshow -d: lldpctl's text output of each lldp container, as it prints it
+    _lldp.CaptureFormat("show lldp neighbors", r"^show\s+lldp\s+neighbors?\b", _lldp.LLDPCTL_TEXT.detect,
+                        _lldp.parse_lldpctl_text, "roce-tune (lldpd text)"),
     _lldp.LLDPCTL_JSON,
     _lldp.LLDPCTL_KEYVALUE,
+    _lldp.LLDPCTL_TEXT,
 )
 VERSION_FORMATS = (
-    _lldp.CaptureFormat("show version", r"^show\s+version\s*$",
+    _lldp.CaptureFormat("show version", _lldp.SHOW_VERSION + r"\s*$",
                         lambda t: "SONiC Software Version" in t, parse_show_version, "roce-tune"),
 )
 LLDP_RENDER_COMMAND = "show lldp table"
@@ -1680,6 +1690,10 @@ INVENTORY = _c.InventoryFacts(
     port_name_hint=r"^Ethernet\d+$",
     vendors=None,
     mgmt_port=r"eth\d+",
+    # multi-ASIC boxes and chassis linecards: backplane ports between the ASICs, the inband port, the
+    # recirculation ports (sonic-utilities scripts/lldpshow BACKEND_ASIC_INTERFACE_NAME_PREFIX; lldpctl in
+    # an ASIC's lldp container lists them)
+    internal_port=r"Ethernet-(?:BP|IB|Rec)\d+",
     # front-panel ports are the CONFIG_DB PORT keys EthernetN (breakouts too: each lane group gets its own
     # N, sonic-buildimage device/*/hwsku.json, platform.json); subports are Ethernet0.10 or Eth0.10
     # (sonic-buildimage sub-port interface HLD, issue sonic-net/sonic-buildimage#10802)
@@ -1777,6 +1791,10 @@ CAPTURE_FORMATS: tuple[_CaptureFormat, ...] = (
                    parse=parse_sonic_pfc_counters),
     _CaptureFormat(name="show queue counters", kind="queue_table", pattern=r"^\s*Port\s+TxQ\s+",
                    parse=parse_sonic_queue_table),
+    # the -j form (queuestat / wredstat build_json): keys no other platform's JSON has
+    _CaptureFormat(name="show queue counters -j", kind="queue_table",
+                   pattern=r'^\s*"(?:totalpacket|ecnmarkedpacket|wreddroppacket)"\s*:',
+                   parse=parse_sonic_queue_table),
     _CaptureFormat(name="show pfcwd stats", kind="pfcwd_stats_table", pattern=r"STORM\s+DETECTED/RESTORED",
                    parse=parse_sonic_pfcwd_stats),
     _CaptureFormat(name="show pfcwd config", kind="pfcwd_config",
@@ -1789,4 +1807,4 @@ CAPTURE_FORMATS: tuple[_CaptureFormat, ...] = (
 #: read-only commands ``audit --live`` runs (``{port}``: each lossless port of the plan)
 CAPTURE_COMMANDS: tuple[str, ...] = (
     "show runningconfiguration all", "show pfc counters", "show queue counters", "show queue wredcounters",
-    "show pfcwd stats", "show pfcwd config", "show interfaces counters")
+    "show pfcwd stats --empty", "show pfcwd config", "show interfaces counters")

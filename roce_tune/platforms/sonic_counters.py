@@ -3,19 +3,26 @@
 Commands (sonic-utilities, docs/derivation.md#platform-syntax), run on one shell line:
 ``show pfc counters`` (two tables, ``Port Rx``/``Port Tx``, numbers with thousands separators), ``show queue
 counters``, ``show queue wredcounters`` (columns vary by platform capability; ``N/A`` cells; SONiC
-ECN_and_WRED_statistics_HLD) and ``show pfcwd stats`` (``a/b`` cells). Counter names:
+ECN_and_WRED_statistics_HLD) and ``show pfcwd stats --empty`` (``a/b`` cells; without ``--empty`` pfcwd leaves
+out every queue whose counters are all ``0/0``, so a queue read before a run would have no value to take a
+storm during it from; sonic-utilities pfcwd/main.py ``show_stats``). Counter names:
 :mod:`roce_tune.platforms.counters`.
 """
 
 from __future__ import annotations
 
+import json
 import re
 
 from roce_tune.plan import SwitchPlan
 from roce_tune.platforms.contract import CounterReader
 from roce_tune.platforms.counters import CounterReading, PortCounters, merge_ports, to_int
 
-COMMANDS = ("show pfc counters", "show queue counters", "show queue wredcounters", "show pfcwd stats")
+COMMANDS = ("show pfc counters", "show queue counters", "show queue wredcounters", "show pfcwd stats --empty")
+#: queuestat's queue names (sonic-utilities scripts/queuestat): SAI type then index. ``UC<n>`` unicast and
+#: ``ALL<n>`` (SAI_QUEUE_TYPE_ALL, the platforms whose SAI does not split unicast from multicast) are the
+#: port's egress queue ``n``; ``MC<n>`` multicast and ``VOQ<n>`` (ingress virtual output queues) are not
+_EGRESS_QUEUE_RE = re.compile(r"(?:UC|ALL)(\d+)", re.IGNORECASE)
 
 
 def _table_rows(text: str) -> list[tuple[list[str], list[list[str]]]]:
@@ -61,7 +68,9 @@ def parse_sonic_queue_counters(text: str) -> PortCounters:
     """``show queue counters [PORT]`` → ``{port: {"q3_tx_pkts", "q3_tx_bytes", "q3_drop_pkts",
     "q3_drop_bytes"}}``.
 
-    Unicast queues only (``UC<n>``; multicast ``MC<n>`` rows are skipped).
+    Egress queues ``UC<n>`` and ``ALL<n>`` (:data:`_EGRESS_QUEUE_RE`; multicast ``MC<n>`` rows are skipped);
+    one table per port with its ``For namespace …:`` / ``Last cached time`` line (newer releases) or one for
+    all ports; ``N/A`` cells are not read.
     """
     names = {"counter/pkts": "tx_pkts", "counter/bytes": "tx_bytes", "drop/pkts": "drop_pkts",
              "drop/bytes": "drop_bytes"}
@@ -86,14 +95,49 @@ _WRED_COLUMNS = re.compile(r"WredDrp|EcnMarked", re.IGNORECASE)
 def parse_sonic_queue_table(text: str) -> tuple[str, PortCounters]:
     r"""``show queue counters`` or ``show queue wredcounters``, told apart by the WRED/ECN columns
     (``WredDrp``/``EcnMarked`` anywhere in the output) → (counter family ``"queue"`` or ``"wred"``, counters
-    of :func:`parse_sonic_queue_counters` or :func:`parse_sonic_wred_counters`).
+    of :func:`parse_sonic_queue_counters` or :func:`parse_sonic_wred_counters`); their ``-j`` JSON too.
+
+    Raises:
+        ValueError: JSON output that does not parse (:func:`_sonic_queue_json`).
 
     >>> parse_sonic_queue_table("Port TxQ WredDrp/pkts\n---- --- ----\nEthernet0 UC3 5")
     ('wred', {'Ethernet0': {'q3_wred_drop_pkts': 5}})
     """
+    if text.lstrip().startswith("{"):
+        return _sonic_queue_json(text)
     if _WRED_COLUMNS.search(text):
         return "wred", parse_sonic_wred_counters(text)
     return "queue", parse_sonic_queue_counters(text)
+
+
+#: ``show queue counters -j`` / ``show queue wredcounters -j`` keys (queuestat / wredstat ``build_json``)
+_JSON_KEYS = {"totalpacket": "tx_pkts", "totalbytes": "tx_bytes", "droppacket": "drop_pkts",
+              "dropbytes": "drop_bytes", "wreddroppacket": "wred_drop_pkts",
+              "wreddropbytes": "wred_drop_bytes", "ecnmarkedpacket": "ecn_marked_pkts",
+              "ecnmarkedbytes": "ecn_marked_bytes"}
+
+
+def _sonic_queue_json(text: str) -> tuple[str, PortCounters]:
+    """``-j`` output of queuestat or wredstat: ``{port: {"time": …, "UC3": {"totalpacket": "1,234", …}}}``
+    (values are strings, ``N/A`` where the SAI has no such counter) → (family, counters of the egress queues,
+    :data:`_EGRESS_QUEUE_RE`).
+
+    Raises:
+        ValueError: the text is not one JSON object (a cut capture).
+    """
+    data = json.loads(text[text.find("{"):text.rfind("}") + 1])
+    out: PortCounters = {}
+    wred = False
+    for port, queues in data.items() if isinstance(data, dict) else ():
+        for qname, vals in queues.items() if isinstance(queues, dict) else ():
+            m = _EGRESS_QUEUE_RE.fullmatch(qname)
+            if m is None or not isinstance(vals, dict):
+                continue
+            for key, val in vals.items():
+                wred = wred or key.startswith(("wred", "ecn"))
+                if key in _JSON_KEYS and (v := to_int(str(val))) is not None:
+                    out.setdefault(port, {})[f"q{m.group(1)}_{_JSON_KEYS[key]}"] = v
+    return ("wred" if wred else "queue"), out
 
 
 def _sonic_queue_table(text: str, names: dict[str, str]) -> PortCounters:
@@ -104,9 +148,10 @@ def _sonic_queue_table(text: str, names: dict[str, str]) -> PortCounters:
             continue
         cols = [(i, names[h]) for i, h in enumerate(low) if h in names]
         for row in rows:
-            if len(row) < 2 or not re.fullmatch(r"UC\d+", row[1], re.IGNORECASE):  # a cut row: skipped
+            m = _EGRESS_QUEUE_RE.fullmatch(row[1]) if len(row) >= 2 else None
+            if m is None:  # a multicast queue or a cut row: skipped
                 continue
-            q = int(row[1][2:])
+            q = int(m.group(1))
             for i, key in cols:
                 if i < len(row):
                     v = to_int(row[i])
@@ -121,14 +166,15 @@ def parse_sonic_pfcwd_stats(text: str) -> PortCounters:
 
     Rows are ``Ethernet4:3  operational  2/2  0/56035  14053/371184 …``: queue, status, then
     ``a/b`` cells in the header's order (STORM DETECTED/RESTORED, TX OK/DROP, RX OK/DROP, TX LAST
-    OK/DROP, RX LAST OK/DROP). The ``LAST`` pairs (last storm only) are not kept.
+    OK/DROP, RX LAST OK/DROP). The ``LAST`` pairs (last storm only) are not kept. A row whose STATUS is
+    ``N/A`` is a queue the watchdog does not run on (``--empty`` prints it as ``0/0``): not read.
     """
     out: PortCounters = {}
     keys = (("wd_storm_detected", "wd_storm_restored"), ("wd_tx_ok", "wd_tx_drop"),
             ("wd_rx_ok", "wd_rx_drop"))
     for line in text.splitlines():
         m = re.match(r"^\s*(\S+):(\d+)\s+(\S+)\s+(.*)$", line)
-        if not m or "/" not in m.group(4):
+        if not m or "/" not in m.group(4) or m.group(3).upper() == "N/A":
             continue
         port, q = m.group(1), int(m.group(2))
         pairs = [p for p in m.group(4).split() if "/" in p]
@@ -155,7 +201,7 @@ def parse(_sw: SwitchPlan, outputs: dict[str, str]) -> CounterReading:
         unsupported = ("ECN-marked counters (enable: counterpoll wredqueue enable)",)
     ports = merge_ports(parse_sonic_pfc_counters(outputs.get("show pfc counters", "")),
                         parse_sonic_queue_counters(outputs.get("show queue counters", "")), wred,
-                        parse_sonic_pfcwd_stats(outputs.get("show pfcwd stats", "")))
+                        parse_sonic_pfcwd_stats(outputs.get(COMMANDS[3], "")))
     return CounterReading(ports=ports, unsupported=unsupported)
 
 

@@ -36,6 +36,7 @@ from typing import TYPE_CHECKING
 from roce_tune.findings import Finding, Location, Severity
 from roce_tune.inventory.models import HeadroomModel
 from roce_tune.plan import Headroom, Rationale
+from roce_tune.ranges import PORT_MTU_RANGE_BYTES
 from roce_tune.units import parse_length_m, parse_speed_gbps
 
 if TYPE_CHECKING:
@@ -495,8 +496,9 @@ def check_port_mtu(mtu: int) -> None:
     Raises:
         ValueError: ``mtu`` outside 1500..9216.
     """
-    if not 1500 <= int(mtu) <= 9216:
-        raise ValueError(f"MTU {mtu} B is outside the 1500..9216 B a port MTU may be (policy.mtu)")
+    lo, hi = PORT_MTU_RANGE_BYTES
+    if not lo <= int(mtu) <= hi:
+        raise ValueError(f"MTU {mtu} B is outside the {lo}..{hi} B a port MTU may be (policy.mtu)")
 
 
 def calc_headroom(asic_id: str, speed: object, cable: object, mtu: int = 9216, model: str | None = None,

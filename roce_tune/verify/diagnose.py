@@ -313,6 +313,17 @@ def _no_marks_unknown(sigs: list[HostSignals], fab: FabricSignals) -> str:
             f"NIC (np_ecn_marked_roce_packets) nor on {unread} (the switch's ECN-marked queue counters)")
 
 
+def _no_pause_unknown(sigs: list[HostSignals], fab: FabricSignals, obs: Observation) -> str:
+    """Why "nothing paused" cannot be told from pauses not read ('' when it can): it needs every NIC's
+    received-pause counter on a lossless priority, or every switch port's PFC counter."""
+    if (sigs and all(s.pause_counted for s in sigs)) or (obs.delta is not None and obs.delta.switches
+                                                         and not fab.pfc_unread):
+        return ""
+    blind = [f"{s.host}:{s.netdev}" for s in sigs if not s.pause_counted] + fab.pfc_unread
+    return not_read("PFC pause counters (rx_prioN_pause on the NICs, the switch's PFC counters)",
+                    blind or ["any host"])
+
+
 def check_pfc_without_ecn(obs: Observation) -> CheckResult:
     """RT314 (PFC pauses, no ECN marks: thresholds above the PFC trigger) and RT315 (PFC pauses a
     significant share of the run even though marking works: Kmax too close to the trigger)."""
@@ -324,7 +335,8 @@ def check_pfc_without_ecn(obs: Observation) -> CheckResult:
     # without a traffic time any pause counts (no share to compare with PAUSE_SHARE_MAX)
     any_pause = bool(fab.pfc_tx_frames or any(s.pause_rx_frames for s in sigs))
     if not paused and not (traffic_us is None and any_pause):
-        return _ok(name)
+        unknown = "" if any_pause else _no_pause_unknown(sigs, fab, obs)
+        return _skip(name, unknown) if unknown else _ok(name)
     marks = fab.ecn_marked + sum(s.ecn_marked for s in sigs)
     if marks == 0 and (unknown := _no_marks_unknown(sigs, fab)):
         return _skip(name, unknown)

@@ -55,11 +55,13 @@ class HostSignals:
     loss_detail: dict[str, int]
     discards: int
     #: which inputs were read (unknown is not zero): per-priority packet counters, ECN-marked, CNP handled,
-    #: any of the loss-recovery counters (:data:`LOSS_COUNTERS`)
+    #: any of the loss-recovery counters (:data:`LOSS_COUNTERS`), the received-pause counter of a lossless
+    #: priority (mlx5 prints ``rx_prioN_pause`` only for the priorities with PFC on at the NIC)
     prio_counted: bool = True
     ecn_counted: bool = True
     cnp_handled_counted: bool = True
     loss_counted: bool = True
+    pause_counted: bool = True
 
     @property
     def tx_total(self) -> int:
@@ -75,6 +77,14 @@ class HostSignals:
 def _read(counters: dict[str, int], names: tuple[str, ...]) -> dict[str, int]:
     """The counters of ``names`` that were read (absent ones left out, never 0)."""
     return {k: counters[k] for k in names if k in counters}
+
+
+def _read_flags(e: dict[str, int], hw: dict[str, int], lossless: list[int]) -> dict[str, bool]:
+    """The ``*_counted`` fields of :class:`HostSignals`: which inputs the NIC's counters hold."""
+    return {"prio_counted": any(f"{d}_prio{p}_packets" in e for d in ("rx", "tx") for p in range(8)),
+            "ecn_counted": "np_ecn_marked_roce_packets" in hw, "cnp_handled_counted": "rp_cnp_handled" in hw,
+            "loss_counted": any(k in hw for k in LOSS_COUNTERS),
+            "pause_counted": any(f"rx_prio{p}_pause" in e for p in lossless)}
 
 
 def host_signals(c: HostNicCounters, lossless: list[int]) -> HostSignals:
@@ -94,10 +104,7 @@ def host_signals(c: HostNicCounters, lossless: list[int]) -> HostSignals:
         ecn_marked=hw.get("np_ecn_marked_roce_packets", 0), cnp_sent=hw.get("np_cnp_sent", 0),
         cnp_handled=hw.get("rp_cnp_handled", 0), cnp_ignored=hw.get("rp_cnp_ignored", 0),
         loss_events=sum(loss.values()), loss_detail=loss,
-        discards=sum(e.get(k, 0) for k in DISCARD_COUNTERS),
-        prio_counted=any(f"{d}_prio{p}_packets" in e for d in ("rx", "tx") for p in range(8)),
-        ecn_counted="np_ecn_marked_roce_packets" in hw, cnp_handled_counted="rp_cnp_handled" in hw,
-        loss_counted=bool(loss_read))
+        discards=sum(e.get(k, 0) for k in DISCARD_COUNTERS), **_read_flags(e, hw, lossless))
 
 
 @dataclass(frozen=True)
@@ -107,7 +114,8 @@ class FabricSignals:
     ``*_by_port`` keep the per-port figures for evidence (only non-zero entries); ``ecn_unread_ports``
     lists the ports (``switch:port``) where no lossless queue's ECN-marked counter was read;
     ``wd_unread`` / ``drops_unread`` the ports where no lossless queue's PFC-watchdog storm / drop counter
-    was read, and the switches of which no port was read at all (unreachable, unsupported: by name alone).
+    was read, ``pfc_unread`` those where no PFC frame counter of a lossless priority (or the port's total)
+    was, and the switches of which no port was read at all (unreachable, unsupported: by name alone).
     """
 
     pfc_tx_frames: int = 0
@@ -124,17 +132,21 @@ class FabricSignals:
     ecn_unread_ports: list[str] = field(default_factory=list)
     wd_unread: list[str] = field(default_factory=list)
     drops_unread: list[str] = field(default_factory=list)
+    pfc_unread: list[str] = field(default_factory=list)
 
 
-def unread_ports(delta: CounterSnapshot, queues: list[int], suffixes: tuple[str, ...]) -> list[str]:
-    """``switch:port`` of every port where no ``q{queue}{suffix}`` counter of the ``queues`` was read, and the
-    name of every switch of which no port was read (unknown is not zero: these cannot count as quiet)."""
+def unread_ports(delta: CounterSnapshot, queues: list[int], suffixes: tuple[str, ...],
+                 names: tuple[str, ...] = ()) -> list[str]:
+    """``switch:port`` of every port where no ``q{queue}{suffix}`` counter of the ``queues`` (nor any of
+    ``names``) was read, and the name of every switch of which no port was read (unknown is not zero: these
+    cannot count as quiet)."""
     out: list[str] = []
     for sw in delta.switches:
         if not sw.ports:
             out.append(sw.switch)
         out += [f"{sw.switch}:{port}" for port, c in sw.ports.items()
-                if not any(f"q{q}{sfx}" in c for q in queues for sfx in suffixes)]
+                if not any(f"q{q}{sfx}" in c for q in queues for sfx in suffixes)
+                and not any(n in c for n in names)]
     return out
 
 
@@ -176,4 +188,10 @@ def fabric_signals(delta: CounterSnapshot, lossless_prios: list[int],
         pfc_tx_by_port=pfc_tx, ecn_by_port=ecn, drops_by_port=drops, storms_by_port=storms,
         wd_drops_by_port=wd_drops, ecn_unread_ports=ecn_unread,
         wd_unread=unread_ports(delta, lossless_queues, ("_wd_storm_detected",)),
-        drops_unread=unread_ports(delta, lossless_queues, ("_drop_pkts", "_wred_drop_pkts")))
+        drops_unread=unread_ports(delta, lossless_queues, ("_drop_pkts", "_wred_drop_pkts")),
+        pfc_unread=unread_ports(delta, [], (), _pfc_names(lossless_prios)))
+
+
+def _pfc_names(prios: list[int]) -> tuple[str, ...]:
+    """The PFC frame counters of ``prios`` and the per-port totals (:mod:`roce_tune.platforms.counters`)."""
+    return tuple(f"pfc_{d}_{w}" for d in ("rx", "tx") for w in [f"prio{p}" for p in prios] + ["all"])

@@ -149,6 +149,46 @@ def test_switch_queue_other_than_lossless(captures) -> None:
     assert set(found) == {"RT412"} and ev(found["RT412"][0]) == ["leaf1.txt:4"]
 
 
+def test_switch_queue_other_than_lossless_all_type_queues(captures) -> None:
+    """queuestat names SAI_QUEUE_TYPE_ALL queues ALL<n> (one queue for unicast and multicast); newer releases
+    print a "For namespace" line above each port's table."""
+    text = ("admin@leaf1:~$ show queue counters Ethernet0\n"
+            "For namespace :\n"
+            "     Port    TxQ    Counter/pkts    Counter/bytes    Drop/pkts    Drop/bytes\n"
+            "---------  -----  --------------  ---------------  -----------  ------------\n"
+            "Ethernet0   ALL0          90,000       90,000,000       20,000           N/A\n"
+            "Ethernet0   ALL3          10,000       10,000,000            0           N/A\n")
+    found = rules(captures({"leaf1.txt": text}))
+    assert set(found) == {"RT412"} and ev(found["RT412"][0]) == ["leaf1.txt:5"]
+
+
+def test_switch_queue_counters_json(captures) -> None:
+    """``show queue counters -j`` (queuestat build_json): read like the table, evidence on the queue's key."""
+    text = ("admin@leaf1:~$ show queue counters Ethernet0 -j\n"
+            "{\n"
+            '    "Ethernet0": {\n'
+            '        "time": "2025-01-08T18:31:12.675517",\n'
+            '        "UC0": {\n'
+            '            "totalpacket": "90,000",\n'
+            '            "totalbytes": "90000000",\n'
+            '            "droppacket": "20000",\n'
+            '            "dropbytes": "N/A"\n'
+            "        },\n"
+            '        "UC3": {\n'
+            '            "totalpacket": "10000",\n'
+            '            "totalbytes": "10000000",\n'
+            '            "droppacket": "0",\n'
+            '            "dropbytes": "N/A"\n'
+            "        }\n"
+            "    }\n"
+            "}\n")
+    r = captures({"leaf1.txt": text})
+    found = rules(r)
+    assert not r.data.unparsed
+    assert set(found) == {"RT412"} and ev(found["RT412"][0]) == ["leaf1.txt:5"]
+    assert "q0_drop_bytes" not in r.data.switches["leaf1"].ports["Ethernet0"]  # N/A is not 0
+
+
 # ----------------------------------------------------------------------------------------------- PFC
 MLNX_QOS = """root@gpu01:~# mlnx_qos -i ens1f0np0
 DCBX mode: OS controlled

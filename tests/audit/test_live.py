@@ -147,6 +147,16 @@ def test_commands_are_read_only_by_construction() -> None:
         assert capture_commands(plan, d.name)
 
 
+def test_sonic_live_reads_every_watchdog_queue() -> None:
+    """pfcwd prints a queue whose counters are all 0/0 only with --empty (sonic-utilities pfcwd/main.py
+    show_stats): without it a quiet queue has no counters, so two live reads could not take a delta."""
+    from tests.render.golden import pipeline_plan
+
+    plan = pipeline_plan("mixed-vendor")
+    sonic = next(s for s in plan.switches if s.platform == "sonic")
+    assert "show pfcwd stats --empty" in capture_commands(plan, sonic.name)
+
+
 def test_cli_live_needs_an_inventory_and_not_both_sources(tmp_path: Path) -> None:
     runner = CliRunner()
     r = runner.invoke(app, ["audit", "--live"])

@@ -61,6 +61,67 @@ GCU_RDMA_SCENARIOS: dict[str, list[tuple[tuple[str, ...], tuple[str, ...], dict[
 }
 
 
+PFCWD_STATS_HEADER = (
+    "      QUEUE       STATUS    STORM DETECTED/RESTORED    TX OK/DROP    RX OK/DROP    TX LAST OK/DROP    "
+    "RX LAST OK/DROP",
+    "-----------  -----------  -------------------------  ------------  ------------  -----------------  "
+    "-----------------",
+)
+#: the counter pairs of a ``show pfcwd stats`` row, in the header's order
+PFCWD_STATS_PAIRS = (("detected", "restored"), ("tx_ok", "tx_drop"), ("rx_ok", "rx_drop"),
+                     ("tx_last_ok", "tx_last_drop"), ("rx_last_ok", "rx_last_drop"))
+
+
+#: PORT ``role`` values of the ports a multi-ASIC box keeps to itself (backplane, inband, recirculation):
+#: ``show`` commands leave them out unless asked for every port (sonic_py_common.multi_asic.is_port_internal)
+INTERNAL_PORT_ROLES = frozenset({"Int", "Inb", "Rec", "Dpc"})
+
+
+def front_panel_ports(db: dict[str, Any]) -> list[tuple[str, dict[str, Any]]]:
+    """(port, its PORT_QOS_MAP row) of every front-panel port, in port order: CONFIG_DB's own, or on a
+    multi-ASIC box (``localhost``/``asicN`` namespaces) every namespace's, internal ports left out."""
+    spaces = [db[k] for k in sorted(db) if re.fullmatch(r"asic\d+", k)] if "asic0" in db else [db]
+    out = [(port, ns.get("PORT_QOS_MAP", {}).get(port, {})) for ns in spaces
+           for port, row in ns.get("PORT", {}).items() if row.get("role") not in INTERNAL_PORT_ROLES]
+    return sorted(out, key=lambda pq: int(re.sub(r"\D", "", pq[0]) or 0))
+
+
+def pfcwd_stats_table(db: dict[str, Any], stats: Callable[[str, str], dict[str, int]], empty: bool) -> str:
+    """``show pfcwd stats [--empty]`` as sonic-utilities pfcwd/main.py ``show_stats`` prints it: a row per
+    queue (``port:index``) whose counter pairs are not all ``0/0`` — every queue of every port with
+    ``--empty``/``-e``, STATUS ``N/A`` where the watchdog does not run (``pfcwd_sw_enable``); the ports of
+    :func:`front_panel_ports`;
+    ``stats(port, queue)`` gives the queue's counters (keys of :data:`PFCWD_STATS_PAIRS`)."""
+    lines = list(PFCWD_STATS_HEADER)
+    for port, qos in front_panel_ports(db):
+        on = {q for q in str(qos.get("pfcwd_sw_enable", "")).split(",") if q}
+        for q in (str(i) for i in range(8)):
+            s = stats(port, q) if q in on else {}
+            pairs = [f"{s.get(a, 0)}/{s.get(b, 0)}" for a, b in PFCWD_STATS_PAIRS]
+            if empty or any(p != "0/0" for p in pairs):
+                status = ("stormed" if s.get("detected", 0) > s.get("restored", 0) else "operational") \
+                    if q in on else "N/A"
+                lines.append(f"{port + ':' + q:>11}  {status:>11}  {pairs[0]:>25}  {pairs[1]:>12}  "
+                             f"{pairs[2]:>12}  {pairs[3]:>17}  {pairs[4]:>17}")
+    return "\n".join(lines) + "\n"
+
+
+def pfc_counters_tables(ports: list[str], frames: Callable[[str, str, int], int]) -> str:
+    """``show pfc counters`` as sonic-utilities scripts/pfcstat prints it: a ``Port Rx`` then a ``Port Tx``
+    table (tabulate ``simple``, right-aligned, thousands separators), every port; ``frames(port, "rx"|"tx",
+    priority)`` gives the PFC frames."""
+    out = []
+    for d in ("Rx", "Tx"):
+        width = max([len(f"Port {d}")] + [len(p) for p in ports])
+        out.append(f"{'Port ' + d:>{width}}  " + "  ".join(f"PFC{p}" for p in range(8)))
+        out.append("-" * width + "  " + "  ".join(["------"] * 8))
+        for port in ports:
+            cells = (f"{frames(port, d.lower(), p):>6,}" for p in range(8))
+            out.append(f"{port:>{width}}  " + "  ".join(cells))
+        out.append("")
+    return "\n".join(out) + "\n"
+
+
 def gcu_field_operation_errors(old: dict[str, Any], target: dict[str, Any], asic: str,
                                branch: str | None = None) -> list[str]:
     """What ``config apply-patch`` / ``replace`` / ``rollback`` refuse before changing anything: GCU's
@@ -159,6 +220,8 @@ class SonicDevice(LinuxDevice):
         self.asic_count: int | None = spec.options.get("asic_count", len(namespaces) or 1)
         self.pfcwd_stats: dict[str, dict[str, int]] = {}
         self.queue_counters: dict[tuple[str, int], dict[str, int]] = {}
+        #: PFC frames per (port, "rx"/"tx", priority) for ``show pfc counters`` (absent: 0)
+        self.pfc_counters: dict[tuple[str, str, int], int] = {}
 
     @property
     def hostname(self) -> str:
@@ -342,23 +405,14 @@ class SonicSession(LinuxSession):
         if text in ("runningconfiguration all", "runningconfig all"):
             return dev.dump(), 0
         if text == "version":
-            return (f"SONiC Software Version: SONiC.{dev.release}\nDistribution: Debian 11\n"
-                    "HwSKU: "
-                    f"{dev.config_db.get('DEVICE_METADATA', {}).get('localhost', {}).get('hwsku', '')}\n"), 0
+            return self.version(), 0
         if text == "platform summary":
             return self.platform_summary(), 0
         if text.startswith("pfcwd stats"):
-            lines = ["      QUEUE    STATUS    STORM DETECTED/RESTORED    TX OK/DROP    RX OK/DROP",
-                     "-----------  --------  -------------------------  ------------  ------------"]
-            for port, cfg in dev.config_db.get("PORT_QOS_MAP", {}).items():
-                for q in cfg.get("pfcwd_sw_enable", "").split(","):
-                    if q:
-                        s = dev.pfcwd_stats.get(f"{port}:{q}", {})
-                        lines.append(f"{port + ':' + q:>11}  operational  {s.get('detected', 0)}/"
-                                     f"{s.get('restored', 0):<24}0/0           0/0")
-            return "\n".join(lines) + "\n", 0
+            return pfcwd_stats_table(dev.config_db, lambda port, q: dev.pfcwd_stats.get(f"{port}:{q}", {}),
+                                     empty=bool({"-e", "--empty"} & set(args))), 0
         if text.startswith("queue counters"):
-            ports = args[2:] or sorted(dev.config_db.get("PORT", {}), key=lambda p: int(p[8:] or 0))
+            ports = args[2:] or [p for p, _ in front_panel_ports(dev.config_db)]
             lines = ["     Port    TxQ    Counter/pkts    Counter/bytes    Drop/pkts    Drop/bytes",
                      "---------  -----  --------------  ---------------  -----------  ------------"]
             for port in ports:
@@ -367,11 +421,28 @@ class SonicSession(LinuxSession):
                     lines.append(f"{port:>9}    UC{q}  {c.get('pkts', 0):>14}  {c.get('bytes', 0):>15}  "
                                  f"{c.get('drop_pkts', 0):>11}  {c.get('drop_bytes', 0):>12}")
             return "\n".join(lines) + "\n", 0
-        if text.startswith(("pfc counters", "pfc priority", "pfcwd config", "queue wredcounters",
+        if text.startswith("pfc counters"):
+            return pfc_counters_tables([p for p, _ in front_panel_ports(dev.config_db)],
+                                       lambda port, d, p: dev.pfc_counters.get((port, d, p), 0)), 0
+        if text.startswith(("pfc priority", "pfcwd config", "queue wredcounters",
                             "buffer", "ecn")):
             return "", 0
         return ("Usage: show [OPTIONS] COMMAND [ARGS]...\nError: No such command "
                 f"'{args[0] if args else ''}'.\n"), 2
+
+    def version(self) -> str:
+        """``show version`` as sonic-utilities show/main.py prints it: a blank line, the build lines, the
+        platform summary (Platform, HwSKU, ASIC, ASIC Count, Serial/Model Number, Hardware Revision),
+        Uptime and Date, then the docker images table (abridged here to its header and one image)."""
+        dev = self.device
+        return (f"\nSONiC Software Version: SONiC.{dev.release}\nSONiC OS Version: 11\n"
+                "Distribution: Debian 11.7\nKernel: 5.10.0-23-2-amd64\nBuild commit: 0a1b2c3d4\n"
+                "Build date: Mon Jun  5 10:00:00 UTC 2023\nBuilt by: sonicbld@build\n\n"
+                + self.platform_summary()
+                + "Uptime: 10:00:00 up 12 days,  1 user,  load average: 0.52, 0.48, 0.45\n"
+                "Date: Mon 19 Jun 2023 10:00:00\n\nDocker images:\n"
+                "REPOSITORY                 TAG        IMAGE ID       SIZE\n"
+                f"docker-lldp                {dev.release}     0a1b2c3d4e5f   305MB\n")
 
     def platform_summary(self) -> str:
         """``show platform summary`` as sonic-utilities show/platform.py prints it (``ASIC Count`` from
@@ -383,7 +454,10 @@ class SonicSession(LinuxSession):
                  f"HwSKU: {meta.get('hwsku', '')}", "ASIC: mellanox"]
         if dev.asic_count is not None:
             lines.append(f"ASIC Count: {dev.asic_count}")
-        lines += ["Serial Number: MT2231X09876", "Model Number: MSN4700-WS2FO", "Hardware Revision: A1"]
+        # the model number is the platform's (x86_64-mlnx_msn2700-r0: MSN2700-…), not another model's
+        m = re.search(r"mlnx_(msn\w+?)-r\d", meta.get("platform", "x86_64-mlnx_msn4700-r0"))
+        number = f"{m.group(1).upper()}-WS2FO" if m else "N/A"
+        lines += ["Serial Number: MT2231X09876", f"Model Number: {number}", "Hardware Revision: A1"]
         return "\n".join(lines) + "\n"
 
     # ------------------------------------------------------ CONFIG_DB writes

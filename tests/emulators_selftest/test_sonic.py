@@ -44,7 +44,7 @@ def test_checkpoint_patch_rollback_byte_identical(one):
     assert "rc=0" in conn.send_command("sudo config apply-patch -v /tmp/roce.json; echo rc=$?")
     assert conn.send_command("sonic-db-cli CONFIG_DB hgetall 'PORT_QOS_MAP|Ethernet0'") == \
         "{'pfc_enable': '3', 'pfcwd_sw_enable': '3'}"
-    assert "Ethernet0:3" in conn.send_command("show pfcwd stats")
+    assert "Ethernet0:3" in conn.send_command("show pfcwd stats --empty")  # no storm: printed with -e only
     assert "UC3" in conn.send_command("show queue counters Ethernet0")
     assert json.loads(conn.send_command("sonic-cfggen -d --print-data"))["PORT"]["Ethernet0"]["mtu"] == "9216"
     assert "Config rolled back successfully." in conn.send_command("sudo config rollback pre")
@@ -135,3 +135,71 @@ def test_exec_channel_commands_are_recorded(one):
     assert seen.index("show version") < seen.index("sudo config checkpoint --help") < seen.index("echo done")
     assert "cat > /tmp/x.json <<'EOF'" in seen and '{"a": 1}' not in seen
     assert json.loads((dev.sandbox / "tmp" / "x.json").read_text()) == {"a": 1}
+
+
+def test_pfcwd_stats_hides_quiet_queues_unless_empty(tmp_path):
+    """pfcwd (sonic-utilities pfcwd/main.py, show_stats) prints a queue only when one of its counters is not
+    0/0, unless -e/--empty; then every queue, STATUS N/A where the watchdog does not run; 7 columns."""
+    from roce_tune.platforms.sonic_counters import parse_sonic_pfcwd_stats
+    from tests.emulators.core import EmulatorSpec
+    from tests.emulators.sonic import SonicDevice, factory_db
+
+    db = factory_db("sonic1", 2)
+    db["PORT_QOS_MAP"] = {"Ethernet0": {"pfc_enable": "3,4", "pfcwd_sw_enable": "3,4"}}
+    dev = SonicDevice(EmulatorSpec(platform="sonic", name="sonic1", initial_config=db), tmp_path)
+    dev.pfcwd_stats["Ethernet0:4"] = {"detected": 2, "restored": 1}
+    session = dev.new_session("admin", False)
+    quiet, _ = session.show(["pfcwd", "stats"])
+    assert "RX LAST OK/DROP" in quiet.splitlines()[0]
+    assert parse_sonic_pfcwd_stats(quiet) == {"Ethernet0": {
+        "q4_wd_storm_detected": 2, "q4_wd_storm_restored": 1, "q4_wd_tx_ok": 0, "q4_wd_tx_drop": 0,
+        "q4_wd_rx_ok": 0, "q4_wd_rx_drop": 0}}
+    every, _ = session.show(["pfcwd", "stats", "--empty"])
+    assert "Ethernet4:0" in every and "Ethernet0:7" in every
+    got = parse_sonic_pfcwd_stats(every)
+    assert set(got) == {"Ethernet0"} and got["Ethernet0"]["q3_wd_storm_detected"] == 0
+    assert {k[:2] for k in got["Ethernet0"]} == {"q3", "q4"}
+
+
+def test_pfc_counters_print_pfcstat_tables(tmp_path):
+    """``show pfc counters`` (sonic-utilities scripts/pfcstat) prints a ``Port Rx`` and a ``Port Tx`` table,
+    every port, thousands separators; it printed nothing."""
+    from roce_tune.platforms.sonic_counters import parse_sonic_pfc_counters
+    from tests.emulators.core import EmulatorSpec
+    from tests.emulators.sonic import SonicDevice
+
+    dev = SonicDevice(EmulatorSpec(platform="sonic", name="sonic1", options={"ports": 2}), tmp_path)
+    dev.pfc_counters[("Ethernet4", "tx", 3)] = 15437
+    out, rc = dev.new_session("admin", False).show(["pfc", "counters"])
+    assert rc == 0 and "15,437" in out
+    assert [t.split()[:2] for t in out.splitlines() if t.strip().startswith("Port")] == [["Port", "Rx"],
+                                                                                        ["Port", "Tx"]]
+    got = parse_sonic_pfc_counters(out)
+    assert set(got) == {"Ethernet0", "Ethernet4"} and got["Ethernet4"]["pfc_tx_prio3"] == 15437
+    assert len(got["Ethernet0"]) == 16 and not any(got["Ethernet0"].values())
+
+
+def test_multi_asic_counters_cover_every_namespace_front_panel_only(tmp_path):
+    """On a multi-ASIC box pfcstat and pfcwd run in every namespace and show the front-panel ports only
+    (utilities_common multi_asic, display 'frontend'); the emulator printed no port there."""
+    from roce_tune.platforms.sonic_counters import (
+        parse_sonic_pfc_counters,
+        parse_sonic_pfcwd_stats,
+        parse_sonic_queue_counters,
+    )
+    from tests.emulators.core import EmulatorSpec
+    from tests.emulators.sonic import SonicDevice, factory_db
+
+    asic0, asic1 = factory_db("sonic1", 1), factory_db("sonic1", 1)
+    asic1["PORT"] = {"Ethernet64": {"admin_status": "up", "role": "Ext"},
+                     "Ethernet-BP256": {"admin_status": "up", "role": "Int"}}
+    asic1["PORT_QOS_MAP"] = {"Ethernet64": {"pfc_enable": "3", "pfcwd_sw_enable": "3"}}
+    db = {"localhost": factory_db("sonic1", 0), "asic0": asic0, "asic1": asic1}
+    dev = SonicDevice(EmulatorSpec(platform="sonic", name="sonic1", initial_config=db), tmp_path)
+    session = dev.new_session("admin", False)
+    front = {"Ethernet0", "Ethernet64"}
+    assert set(parse_sonic_pfc_counters(session.show(["pfc", "counters"])[0])) == front
+    assert set(parse_sonic_queue_counters(session.show(["queue", "counters"])[0])) == front
+    wd = parse_sonic_pfcwd_stats(session.show(["pfcwd", "stats", "--empty"])[0])
+    assert wd == {"Ethernet64": {f"q3_wd_{k}": 0 for k in ("storm_detected", "storm_restored", "tx_ok",
+                                                             "tx_drop", "rx_ok", "rx_drop")}}

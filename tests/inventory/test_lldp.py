@@ -152,7 +152,9 @@ def test_unknown_platform_capture_is_an_error_with_position_and_nothing_written(
     out = tmp_path / "inv.yaml"
     r = run("import", "lldp", str(d), "--out", str(out))
     assert r.returncode == 1 and not out.exists()
-    assert "r1.txt:1: error RT010" in r.stderr and "r1.txt:3: error RT010" in r.stderr
+    # the LLDP table is the shape NX-OS prints (read as such); the IOS XR version output is what no
+    # platform reads, and that is the error
+    assert "r1.txt:1: error RT010" in r.stderr
     r = run("lint", "--lldp", str(d), "inventories/lab-2node.yaml")
     assert r.returncode == 1 and "r1.txt:1" in r.stderr
 

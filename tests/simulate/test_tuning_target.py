@@ -20,9 +20,6 @@ Seeds: 2 per incast, one 20 ms long-lived run (the reference: 5 and 3 x 40 ms), 
 
 from __future__ import annotations
 
-import os
-from pathlib import Path
-
 import pytest
 
 from roce_tune.simulate.model import DcqcnParams, Scenario
@@ -30,12 +27,12 @@ from roce_tune.simulate.reference import load_reference
 from roce_tune.simulate.runner import run_seeds
 from roce_tune.simulate.scorecard import DEFAULTS, judge
 from roce_tune.simulate.settings import resolve_dcqcn, resolve_ecn
+from tests import references
 
 pytestmark = pytest.mark.slow  # packet-level simulations, minutes of CPU; CI runs them (.ci/run, -m slow)
 
-ROOT = Path(__file__).resolve().parents[2]
-REF_PATH = Path(os.environ.get("ROCE_TUNE_REFERENCES", ROOT.parent / "shared" / "SIMULATION-REFERENCE.md"))
-REF = load_reference(REF_PATH) if REF_PATH.is_file() else None
+REF_PATH = references.simulation_reference()
+REF = load_reference(REF_PATH) if REF_PATH else None
 SEEDS = 2
 LONG_LIVED_US = 20_000.0
 
@@ -78,8 +75,7 @@ def _id(c: tuple[str, int, int, int, str]) -> str:
 
 def _params() -> list[object]:
     if REF is None:
-        return [pytest.param(None, marks=pytest.mark.skip(reason=f"reference file {REF_PATH} not found "
-                                                                  "(set ROCE_TUNE_REFERENCES)"))]
+        return [pytest.param(None, marks=pytest.mark.skip(reason=references.simulation_reference_skip()))]
     out = []
     for c in _cases():
         marks = [pytest.mark.xfail(strict=True,
@@ -116,5 +112,7 @@ def test_derived_meets_target(case: tuple[str, int, int, int, str]) -> None:
 
 
 def test_known_misses_name_real_cases() -> None:
+    if REF is None:
+        pytest.skip(references.simulation_reference_skip())
     ids = {_id(c) for c in _cases()}
     assert set(KNOWN_MISSES) <= ids, sorted(set(KNOWN_MISSES) - ids)

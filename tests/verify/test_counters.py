@@ -239,3 +239,104 @@ def test_rdma_statistic_wrapped_continuation_lines() -> None:
     assert (got["out_of_sequence"] == 6140236 and got["packet_seq_err"] == 929974
             and got["rp_cnp_handled"] == 0)
     assert got["out_of_buffer"] == 0 and len(got) == 10
+
+
+# queuestat (sonic-utilities scripts/queuestat) names a queue by its SAI type and index: UC<n>, MC<n>, VOQ<n>
+# or ALL<n> (SAI_QUEUE_TYPE_ALL: one queue for unicast and multicast, the platforms whose SAI does not split
+# them); newer releases print one table per port, each after a "For namespace …:" or "… Last cached time …"
+# line, numbers with thousands separators and N/A where the SAI has no such counter.
+SONIC_QUEUE_ALL_TYPE = """\
+For namespace asic0:
+     Port    TxQ    Counter/pkts      Counter/bytes    Drop/pkts    Drop/bytes
+---------  -----  --------------  -----------------  -----------  ------------
+Ethernet0   ALL0   1,452,458,737  1,423,409,562,260            0           N/A
+Ethernet0   ALL3          45,050         44,149,000          512           N/A
+Ethernet0   ALL7           1,669            210,732            0           N/A
+
+Ethernet8 Last cached time for asic0 was 2025-01-08T18:31:12.681983
+     Port    TxQ    Counter/pkts    Counter/bytes    Drop/pkts    Drop/bytes
+---------  -----  --------------  ---------------  -----------  ------------
+Ethernet8    UC3           1,035           82,926            7             0
+Ethernet8    MC8              10              900            0             0
+"""
+
+
+def test_sonic_queue_counters_all_type_queues_are_read() -> None:
+    q = sc.parse_sonic_queue_counters(SONIC_QUEUE_ALL_TYPE)
+    assert q["Ethernet0"] == {"q0_tx_pkts": 1452458737, "q0_tx_bytes": 1423409562260, "q0_drop_pkts": 0,
+                              "q3_tx_pkts": 45050, "q3_tx_bytes": 44149000, "q3_drop_pkts": 512,
+                              "q7_tx_pkts": 1669, "q7_tx_bytes": 210732, "q7_drop_pkts": 0}
+    assert q["Ethernet8"] == {"q3_tx_pkts": 1035, "q3_tx_bytes": 82926, "q3_drop_pkts": 7, "q3_drop_bytes": 0}
+
+
+# pfcwd (sonic-utilities pfcwd/main.py, show_stats) leaves out a queue whose counters are all 0/0 unless
+# asked with -e/--empty, and prints STATUS N/A for a queue the watchdog does not run on (its 0/0 is no
+# reading: no watchdog, no storm counted).
+SONIC_PFCWD_EMPTY = (
+    "      QUEUE      STATUS  STORM DETECTED/RESTORED  TX OK/DROP  RX OK/DROP  TX LAST OK/DROP  "
+    "RX LAST OK/DROP\n"
+    "-----------  ----------  -----------------------  ----------  ----------  ---------------  "
+    "---------------\n"
+    "Ethernet0:3 operational                      0/0         0/0         0/0              0/0  "
+    "            0/0\n"
+    "Ethernet0:4     stormed                      1/0    0/12,004         0/0         0/12,004  "
+    "            0/0\n"
+    "Ethernet0:0         N/A                      0/0         0/0         0/0              0/0  "
+    "            0/0\n")
+
+
+def test_sonic_pfcwd_stats_queue_without_watchdog_is_not_read() -> None:
+    wd = sc.parse_sonic_pfcwd_stats(SONIC_PFCWD_EMPTY)["Ethernet0"]
+    assert wd["q3_wd_storm_detected"] == 0 and wd["q4_wd_storm_detected"] == 1
+    assert wd["q4_wd_tx_drop"] == 12004
+    assert not any(k.startswith("q0_") for k in wd)
+
+
+def test_sonic_counter_commands_print_queues_without_storms() -> None:
+    """Without -e a queue that had no storm is not printed: read before a run and stormed during it, it
+    would have no 'before' and its storm no delta."""
+    assert any(re.fullmatch(r"show pfcwd stats (-e|--empty)", cmd) for cmd in sc.COMMANDS)
+
+
+# queuestat / wredstat -j (sonic-utilities scripts/queuestat, wredstat build_json): port -> queue name ->
+# counters as strings; N/A where the SAI has no such counter, thousands separators after a clear (ns_diff)
+SONIC_QUEUE_JSON = """\
+{
+    "Ethernet0": {
+        "time": "2025-01-08T18:31:12.675517",
+        "UC3": {
+            "totalpacket": "1,452,458,737",
+            "totalbytes": "1423409562260",
+            "droppacket": "12",
+            "dropbytes": "N/A"
+        },
+        "MC8": {
+            "totalpacket": "5",
+            "totalbytes": "500",
+            "droppacket": "0",
+            "dropbytes": "0"
+        }
+    }
+}
+"""
+SONIC_WRED_JSON = """\
+{
+    "Ethernet8": {
+        "cached_time": "2025-01-08T18:00:00.000000",
+        "time": "2025-01-08T18:31:12.675517",
+        "ALL3": {
+            "wreddroppacket": "N/A",
+            "wreddropbytes": "N/A",
+            "ecnmarkedpacket": "41,002",
+            "ecnmarkedbytes": "42000000"
+        }
+    }
+}
+"""
+
+
+def test_sonic_queue_and_wred_counters_json() -> None:
+    assert sc.parse_sonic_queue_table(SONIC_QUEUE_JSON) == ("queue", {"Ethernet0": {
+        "q3_tx_pkts": 1452458737, "q3_tx_bytes": 1423409562260, "q3_drop_pkts": 12}})
+    assert sc.parse_sonic_queue_table(SONIC_WRED_JSON) == ("wred", {"Ethernet8": {
+        "q3_ecn_marked_pkts": 41002, "q3_ecn_marked_bytes": 42000000}})

@@ -63,7 +63,7 @@ def nccl(peak_gbytes: float) -> str:
 def host(name: str, ethtool: dict[str, int] | None = None, hw: dict[str, int] | None = None,
          netdev: str = "ens1f0np0") -> c.HostNicCounters:
     base = {"tx_prio3_packets": PKTS, "rx_prio3_packets": PKTS, "tx_prio0_packets": 300,
-            "rx_prio0_packets": 300}
+            "rx_prio0_packets": 300, "rx_prio3_pause": 0, "tx_prio3_pause": 0}
     return c.HostNicCounters(host=name, netdev=netdev, rdma_device="mlx5_0",
                              ethtool={**base, **(ethtool or {})},
                              hw={"np_ecn_marked_roce_packets": 100_000, "np_cnp_sent": 80_000,
@@ -407,6 +407,24 @@ def test_a_nic_whose_counters_were_not_read_is_not_checked(lab: Plan) -> None:
     # a finding on the NIC that was read still fires
     bad = host("node1", ethtool={"tx_prio0_packets": 9_000_000, "tx_prio3_packets": 1_000_000})
     assert statuses(lab, [bad, blind], READ_SWITCH, facts)["RoCE on a lossless priority"][0] == "fail"
+
+
+def test_pause_counters_not_read_are_not_no_pause(lab: Plan) -> None:
+    """mlx5 prints rx_prioN_pause only for the priorities with PFC on at the NIC (en_stats.c, per-prio PFC
+    group), and a switch may give no PFC counters: "ECN before PFC" was pass with neither read."""
+    def no_pause(name: str) -> c.HostNicCounters:
+        h = host(name)
+        return h.model_copy(update={"ethtool": {k: v for k, v in h.ethtool.items() if "pause" not in k}})
+
+    st = statuses(lab, [no_pause("node1"), no_pause("node2")], READ_SWITCH)
+    assert st["ECN before PFC"] == (
+        "skip", "not checked: PFC pause counters (rx_prioN_pause on the NICs, the switch's PFC counters) not "
+        "read on node1:ens1f0np0, node2:ens1f0np0, lab-leaf1:Ethernet0, lab-leaf1:Ethernet8")
+    # either side read in full is enough to say nothing paused
+    assert statuses(lab, [host("node1"), host("node2")], READ_SWITCH)["ECN before PFC"][0] == "pass"
+    pfc = {**WD, "pfc_tx_prio3": 0, "pfc_rx_prio3": 0}
+    switch = READ_SWITCH.model_copy(update={"ports": {"Ethernet0": pfc, "Ethernet8": pfc}})
+    assert statuses(lab, [no_pause("node1"), no_pause("node2")], switch)["ECN before PFC"][0] == "pass"
 
 
 # ------------------------------------------------------------- the values the devices were read back running

@@ -13,19 +13,11 @@ from pathlib import Path
 from typing import Any
 
 from .. import server
-from ..sonic import SonicDevice, SonicSession
+from ..sonic import SonicDevice, SonicSession, pfc_counters_tables, pfcwd_stats_table
 from . import model as m
 
 PLATFORM = "sonic-model"
 server._PLATFORM_CLASSES.setdefault(PLATFORM, ("verify_stubs.switch", "ModelSonicDevice"))
-
-
-PFCWD_HEADER = (
-    "      QUEUE       STATUS    STORM DETECTED/RESTORED    TX OK/DROP    RX OK/DROP    TX LAST OK/DROP    "
-    "RX LAST OK/DROP",
-    "-----------  -----------  -------------------------  ------------  ------------  -----------------  "
-    "-----------------",
-)
 
 
 def _n(v: int) -> str:
@@ -69,15 +61,8 @@ class ModelSonicSession(SonicSession):
         text = " ".join(args)
         c = self.device.counters()
         if text.startswith("pfc counters"):
-            out = []
-            for d in ("Rx", "Tx"):
-                out.append(f"  Port {d}    " + "    ".join(f"PFC{p}" for p in range(8)))
-                out.append("---------  " + "  ".join(["------"] * 8))
-                for port in self._ports(args[2:]):
-                    vals = [_n(c.get(port, {}).get(f"pfc_{d.lower()}_prio{p}", 0)) for p in range(8)]
-                    out.append(f"{port:>9}  " + "  ".join(f"{v:>6}" for v in vals))
-                out.append("")
-            return "\n".join(out) + "\n", 0
+            return pfc_counters_tables(self._ports(args[2:]),
+                                       lambda port, d, p: c.get(port, {}).get(f"pfc_{d}_prio{p}", 0)), 0
         if text.startswith(("queue counters", "queue wredcounters")):
             wred = args[1] == "wredcounters"
             cols = (("wred_drop_pkts", "WredDrp/pkts"), ("wred_drop_bytes", "WredDrp/bytes"),
@@ -94,14 +79,11 @@ class ModelSonicSession(SonicSession):
                                                                    _ in cols))
             return "\n".join(out) + "\n", 0
         if text.startswith("pfcwd stats"):
-            out = [PFCWD_HEADER[0], PFCWD_HEADER[1]]
-            for port, cfg in sorted(self.device.config_db.get("PORT_QOS_MAP", {}).items()):
-                for qs in [x for x in str(cfg.get("pfcwd_sw_enable", "")).split(",") if x.strip()]:
-                    v = {k: c.get(port, {}).get(f"q{qs}_{k}", 0) for k in (
-                        "wd_storm_detected", "wd_storm_restored", "wd_tx_ok", "wd_tx_drop", "wd_rx_ok",
-                        "wd_rx_drop")}
-                    out.append(f"{port + ':' + qs:>11}  operational  {v['wd_storm_detected']}/"
-                               f"{v['wd_storm_restored']:<24}{v['wd_tx_ok']}/{v['wd_tx_drop']:<11}{v['wd_rx_ok']}/"
-                               f"{v['wd_rx_drop']:<11}0/0                0/0")
-            return "\n".join(out) + "\n", 0
+            def stats(port: str, q: str) -> dict[str, int]:
+                pc = c.get(port, {})
+                return {k: pc.get(f"q{q}_wd_{w}", 0) for k, w in (
+                    ("detected", "storm_detected"), ("restored", "storm_restored"), ("tx_ok", "tx_ok"),
+                    ("tx_drop", "tx_drop"), ("rx_ok", "rx_ok"), ("rx_drop", "rx_drop"))}
+            empty = bool({"-e", "--empty"} & set(args))
+            return pfcwd_stats_table(self.device.config_db, stats, empty), 0
         return super().show(args)
