@@ -102,6 +102,13 @@ def _class_queue(name: str) -> tuple[str, int] | None:
     return m.group("dir"), 0 if m.group("q") == "-default" else int(m.group("q"))
 
 
+def system_defined(name: str) -> bool:
+    """A policy NX-OS defines itself (``default-8q-nq-policy``, ``default-8q-out-policy``,
+    ``default-in-policy`` …: the ``default-`` names of the Nexus 9000 QoS guide's system-defined policies),
+    which the running configuration does not print: it pauses nothing and marks no ECN."""
+    return name.startswith("default-")
+
+
 def _policies(root: Block, kind: str) -> dict[str, Block]:
     return {b.words()[3]: b for b in root.starting("policy-map", "type", kind) if len(b.words()) == 4}
 
@@ -204,17 +211,11 @@ def _no_drop_cos(root: Block) -> list[int] | None:
     configuration does not state (classified by DSCP, or its class-maps not captured), and when the
     text is partial (neither ``system qos`` nor ``hostname``: ``show running-config interface …``) or its
     network-qos policy is not in the text: unknown, not "no PFC"."""
-    system = root.children.get("system qos")
-    if system is None and not root.starting("hostname"):
-        return None  # a partial capture (``show running-config interface …``): the policy is not in it
-    system = system or Block("system qos")
-    name = next((w[3] for b in system.starting("service-policy", "type", "network-qos")
-                 if len(w := b.words()) > 3), None)
-    policy = _policies(root, "network-qos").get(name or "")
-    if name is not None and policy is None:
-        return None  # attached but not captured
+    found = _network_qos_policy(root)
+    if found is None:
+        return None
     cos: set[int] = set()
-    for c in policy.children.values() if policy else []:
+    for c in found.children.values():
         for p in c.starting("pause"):
             w = p.words()
             if "pfc-cos" in w:
@@ -225,6 +226,21 @@ def _no_drop_cos(root: Block) -> list[int] | None:
                     return None
                 cos.update(by_group)
     return sorted(cos)
+
+
+def _network_qos_policy(root: Block) -> Block | None:
+    """The network-qos policy ``system qos`` attaches (an empty block for none or a system-defined one);
+    None when it is not in the text: a partial capture (neither ``system qos`` nor ``hostname``), or a
+    policy attached by a name the text does not define."""
+    system = root.children.get("system qos")
+    if system is None and not root.starting("hostname"):
+        return None  # a partial capture (``show running-config interface …``): the policy is not in it
+    name = next((w[3] for b in (system or Block("")).starting("service-policy", "type", "network-qos")
+                 if len(w := b.words()) > 3), None)
+    policy = _policies(root, "network-qos").get(name or "")
+    if name is not None and policy is None and not system_defined(name):
+        return None  # attached but not captured
+    return policy or Block("")
 
 
 def _id_words(words: list[str]) -> list[str]:
@@ -273,7 +289,7 @@ def _port(
     own_wd = _watchdog_state(lines)
     mode = next((ln.split()[2] for ln in lines if ln.startswith("priority-flow-control mode ")), None)
     out_name = _service(b, "queuing", "output") or sys_out
-    out_known = out_name in queuing if out_name else whole
+    out_known = (out_name in queuing or system_defined(out_name)) if out_name else whole
     ecn, sc, _ = _queuing(queuing.get(out_name or ""))
     _, _, headroom = _queuing(queuing.get(_service(b, "queuing", "input") or ""))
     mtu = next((_int(ln.split()[1]) for ln in lines if ln.startswith("mtu ")), None)

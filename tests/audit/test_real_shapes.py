@@ -471,3 +471,16 @@ def test_eos_qos_map_with_a_range_is_recognised(tmp_path: Path) -> None:
     r = audit_dir(tmp_path, None)
     assert not r.data.unparsed and r.data.switches["leaf2"].platform == "eos"
     assert r.data.switches["leaf2"].running.value.dscp_to_tc == {24: 3, 25: 3, 26: 3, 27: 3, 30: 3}
+
+
+def test_nxos_system_defined_default_policies_are_known_empty() -> None:
+    """NX-OS's system-defined policies (``default-8q-nq-policy``, ``default-8q-out-policy`` …) are not
+    printed in the running configuration: attached by name, they pause nothing and mark no ECN — known, not
+    unknown (a policy of another name that the capture lacks is unknown)."""
+    sys_nq = "  service-policy type network-qos "
+    text = NXOS.replace("queuing output ROCE_OUT", "queuing output default-8q-out-policy").replace(
+        sys_nq + "ROCE_NQ", sys_nq + "default-8q-nq-policy")
+    p = platform("nxos").read_back(text).ports["Ethernet1/1"]
+    assert (p.pfc_priorities, p.ecn) == ([], {})
+    missing = NXOS.replace(sys_nq + "ROCE_NQ", sys_nq + "OTHER")
+    assert platform("nxos").read_back(missing).ports["Ethernet1/1"].pfc_priorities is None
