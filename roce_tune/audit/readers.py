@@ -63,8 +63,8 @@ def _store_ports(sw: SwitchObs, family: str, parsed: dict[str, dict[str, int]], 
                  line_of: Callable[[str, str], int], ctx: Ctx,
                  port_name: Callable[[str], str] | None = None) -> None:
     """Store per-port counters (under ``port_name(port)``, the platform's one spelling of the port, when
-    given; ``line_of`` gets the port as written); a second capture of the same counter becomes the later
-    snapshot."""
+    given; ``line_of`` gets the port as written); a later capture of the same counter becomes the later
+    snapshot, the first capture stays the earlier one (three captures: judged first to last)."""
     sw.families.setdefault(family, Ev(b.file, b.start))
     for written, vals in parsed.items():
         port = port_name(written) if port_name else written
@@ -74,7 +74,7 @@ def _store_ports(sw: SwitchObs, family: str, parsed: dict[str, dict[str, int]], 
             if old is not None and ctx.owner.get((sw.name, port, name)) != ctx.block_no:
                 if sw.ports_before is None:
                     sw.ports_before = {}
-                sw.ports_before.setdefault(port, {})[name] = old
+                sw.ports_before.setdefault(port, {}).setdefault(name, old)
             cur[name] = Val(v, Ev(b.file, line_of(written, name)))
             ctx.owner[(sw.name, port, name)] = ctx.block_no
 
@@ -406,10 +406,17 @@ def _rdma_statistic(b: Block, ctx: Ctx) -> bool:
     return True
 
 
+def _earliest(before: Counters | None, now: Counters) -> Counters:
+    """The earlier snapshot once ``now`` (the counters read so far) is superseded by a later capture: each
+    counter's first capture (``before``'s value where it has one), so three captures are judged from the
+    first to the last, never over the last two only."""
+    return {**now, **(before or {})}
+
+
 def _set_hw(host: HostObs, dev: str, port: int, vals: Counters, ctx: Ctx) -> None:
     d = host.dev(dev, port)
     if d.hw and getattr(d, "_block", None) != ctx.block_no:
-        d.hw_before = dict(d.hw)
+        d.hw_before = _earliest(d.hw_before, d.hw)
     d.hw.update(vals)
     d._block = ctx.block_no  # type: ignore[attr-defined]
 
@@ -420,7 +427,7 @@ def _set_ethtool(host: HostObs, netdev: str, vals: Counters, ctx: Ctx,
     if before is not None:
         nic.ethtool_before = before
     elif nic.ethtool and getattr(nic, "_block", None) != ctx.block_no:
-        nic.ethtool_before = dict(nic.ethtool)
+        nic.ethtool_before = _earliest(nic.ethtool_before, nic.ethtool)
     nic.ethtool.update(vals)
     nic._block = ctx.block_no  # type: ignore[attr-defined]
 

@@ -145,6 +145,19 @@ def _roce_ports(q: SwitchQos, lossless: list[int]) -> list[PortQos]:
     return [p for p in q.ports.values() if p.pfc_priorities and set(lossless) & set(p.pfc_priorities)]
 
 
+def skip_no_dscp_map(sw: SwitchObs, out: Out) -> None:
+    """RT414 (and with a plan the map's other entries, RT415) is not checked when the running configuration
+    states no DSCP classification at all (neither a DSCP -> TC nor a DSCP -> queue map read): a capture
+    without it, or a switch that classifies by another field (CoS/802.1p). Listed, never passed."""
+    assert sw.running is not None
+    q = sw.running.value
+    if q.dscp_to_tc is None and q.dscp_to_queue is None:
+        out.skip("RT414", sw.name, "the queue of the RoCE DSCP, which the running configuration does not "
+                 "state: it holds no DSCP classification roce-tune reads (not in the capture, or the switch "
+                 "classifies by another field such as CoS/802.1p): capture the whole running configuration"
+                 f", or the DSCP map the switch runs{_maps_command(sw)}")
+
+
 def unmapped_dscp_tc(sw: SwitchObs) -> int | None:
     """The TC a DSCP absent from ``sw``'s running DSCP map gets: the platform read-back's
     ``UNMAPPED_DSCP_TC`` (None: the platform's own default map, which the configuration does not state —
@@ -173,8 +186,10 @@ def _queue_of_dscp(q: SwitchQos, dscp: int, unmapped_tc: int | None = 0) -> tupl
 
 
 #: why a port's PFC is unknown from its running configuration, and what tells it
-_PFC_LEFT_TO_SWITCH = ("which the running configuration leaves to the switch (automatic/DCBX, or a RoCE "
-                       "mode's defaults): `show interface priority-flow-control` or `nv show qos roce`")
+_PFC_LEFT_TO_SWITCH = ("which the running configuration does not state (left to the switch: automatic/DCBX, "
+                       "or a RoCE mode's defaults; or set by a policy or profile the capture does not hold): "
+                       "`show interface priority-flow-control` or `nv show qos roce`, or capture the whole "
+                       "running configuration")
 
 
 def _policy_pfc(sw: SwitchObs, exp: Expect, out: Out) -> None:
@@ -259,10 +274,35 @@ def skip_unread_ramp(sw: SwitchObs, ports: dict[str, PortQos], want: SwitchQos, 
                  "compare them with the plan's ramp by hand")
 
 
-def _policy_ports(sw: SwitchObs, exp: Expect, out: Out, expresses_ecn: bool) -> None:
-    """RT442 (port MTU below the hosts') and RT431 (no ECN on the lossless queue) on the PFC ports."""
+def skip_unread_headroom(sw: SwitchObs, ports: dict[str, PortQos], want: SwitchQos, out: Out) -> None:
+    """RT426 is not checked on a planned lossless port whose headroom the running configuration does not
+    state (no lossless buffer profile read for the port: e.g. a SONiC dynamic buffer model, whose
+    ``BUFFER_PG`` rows name no profile and whose headroom buffermgrd computes): listed, never passed."""
+    names = sorted(n for n, p in ports.items() if p.headroom is None and want.ports[n].headroom is not None)
+    if names:
+        out.skip("RT426", sw.name, f"the headroom of {', '.join(names)}, which the running configuration "
+                 "does not state (no lossless buffer profile with xon/xoff read for them: the switch "
+                 "computes it, e.g. a dynamic buffer model, or reserves none): capture the buffer profiles "
+                 "in use, or compare the port's headroom with the plan's by hand")
+
+
+def skip_unread_ecn(sw: SwitchObs, ports: Iterable[PortQos], out: Out) -> None:
+    """RT431 (and with a plan RT434) is not checked on ``ports`` whose ECN the running configuration does
+    not state (``ecn`` None: a profile bound but not in the capture, a RoCE mode's defaults): listed,
+    never read as "no ECN"."""
+    names = sorted(p.name for p in ports if p.ecn is None)
+    if names:
+        out.skip("RT431", sw.name, f"the ECN/WRED of {', '.join(names)}, which the running configuration "
+                 "does not state (the ECN profile the port binds is not in the capture, or the switch's RoCE "
+                 "mode sets it): capture the whole running configuration, or the switch's ECN status")
+
+
+def _policy_ports(sw: SwitchObs, exp: Expect, out: Out) -> None:
+    """RT442 (port MTU below the hosts') and RT431 (no ECN on the lossless queue) on the PFC ports; a port
+    whose ECN is unknown is listed as not checked (:func:`skip_unread_ecn`)."""
     assert sw.running is not None
     skip_unread_mtu(sw, _roce_ports(sw.running.value, sorted(exp.lossless_priorities)), out)
+    skip_unread_ecn(sw, _roce_ports(sw.running.value, sorted(exp.lossless_priorities)), out)
     for p in _roce_ports(sw.running.value, sorted(exp.lossless_priorities)):
         if p.mtu is not None and p.mtu < exp.host_mtu:
             out.add("RT442", Severity.error, sw.name, p.name,
@@ -271,7 +311,7 @@ def _policy_ports(sw: SwitchObs, exp: Expect, out: Out, expresses_ecn: bool) -> 
                     locate(sw, p.name, "mtu"))
         ecn = p.ecn or {}
         absent = [x for x in exp.lossless_queues if x not in ecn]
-        if absent and (p.ecn is not None or expresses_ecn):
+        if absent and p.ecn is not None:
             out.add("RT431", Severity.error, sw.name, p.name,
                     f"WRED/ECN is not bound to lossless queue {_ids(absent)} on {sw.name} {p.name} "
                     f"(running config: ECN on queue {_ids(ecn)}): congestion is signalled by PFC alone",
@@ -285,7 +325,7 @@ _NO_INTERFACES = ("the per-port PFC, ECN/WRED, MTU and watchdog, which the captu
                   "interfaces): capture the whole running configuration")
 
 
-def check_running_policy(sw: SwitchObs, exp: Expect, out: Out, expresses_ecn: bool) -> None:
+def check_running_policy(sw: SwitchObs, exp: Expect, out: Out) -> None:
     """The checks that need no plan, on one switch's running configuration (RT420, RT414, RT442, RT431).
     A configuration without any interface has its per-port checks listed as not checked."""
     assert sw.running is not None
@@ -293,7 +333,7 @@ def check_running_policy(sw: SwitchObs, exp: Expect, out: Out, expresses_ecn: bo
         out.skip("RT420", sw.name, _NO_INTERFACES)
     _policy_pfc(sw, exp, out)
     _policy_dscp(sw, exp, out)
-    _policy_ports(sw, exp, out, expresses_ecn)
+    _policy_ports(sw, exp, out)
 
 
 #: difference path -> (rule, severity name, setting, field words)
@@ -427,15 +467,11 @@ def check_schedulers(sw: SwitchObs, want: SwitchQos, seen: SwitchQos, out: Out) 
         out.add("RT416", Severity.warning, sw.name, None, msg, fix, locate(sw, None, "scheduler"))
 
 
-def _running_as_planned(sw: SwitchObs, want: SwitchQos, expresses_ecn: bool) -> SwitchQos:
-    """``sw``'s running QoS as the plan is compared with: only the ports the plan names, and on a platform
-    that expresses ECN (``expresses_ecn``) a port whose PFC the text states but without any ECN as "no ECN"
-    (``ecn={}``); a port whose PFC the text leaves to the switch too (automatic/DCBX, a RoCE mode's
-    defaults) keeps its unknown ECN (None)."""
+def _running_as_planned(sw: SwitchObs, want: SwitchQos) -> SwitchQos:
+    """``sw``'s running QoS as the plan is compared with: only the ports the plan names. A port without
+    ECN reads ``ecn={}`` (none); ``None`` is unknown (listed by :func:`skip_unread_ecn`), never "none"."""
     assert sw.running is not None
-    ports = {n: (p.model_copy(update={"ecn": {}})
-                 if p.ecn is None and expresses_ecn and p.pfc_priorities is not None else p)
-             for n, p in sw.running.value.ports.items() if n in want.ports}
+    ports = {n: p for n, p in sw.running.value.ports.items() if n in want.ports}
     return sw.running.value.model_copy(update={"ports": ports})
 
 
@@ -472,17 +508,19 @@ def _add_plan_findings(sw: SwitchObs, want: SwitchQos, seen: SwitchQos, exp: Exp
                 break
 
 
-def check_running_plan(sw: SwitchObs, want: SwitchQos, exp: Expect, out: Out, expresses_ecn: bool) -> None:
+def check_running_plan(sw: SwitchObs, want: SwitchQos, exp: Expect, out: Out) -> None:
     """Every difference between the plan's QoS for ``sw`` and its running configuration (ports the plan
     does not name are not judged; on a platform that expresses ECN a planned port without any is "no ECN",
     unless the text leaves the port's PFC to the switch too)."""
-    seen = _running_as_planned(sw, want, expresses_ecn)
+    seen = _running_as_planned(sw, want)
     ports = seen.ports
     unknown = sorted(n for n, p in ports.items() if p.pfc_priorities is None and want.ports[n].pfc_priorities)
     if unknown:
         out.skip("RT420", sw.name, f"the PFC state of {', '.join(unknown)}, {_PFC_LEFT_TO_SWITCH}")
     skip_unread_mtu(sw, ports.values(), out, want)
     skip_unread_ramp(sw, ports, want, out)
+    skip_unread_headroom(sw, ports, want, out)
+    skip_unread_ecn(sw, [p for n, p in ports.items() if want.ports[n].ecn], out)
     check_schedulers(sw, want, seen, out)
     diffs = _plan_differences(sw, want, seen, exp, out)
     _add_plan_findings(sw, want, seen, exp, out, diffs)
@@ -490,13 +528,14 @@ def check_running_plan(sw: SwitchObs, want: SwitchQos, exp: Expect, out: Out, ex
 
 def _watchdog_row_diff(row: str, wd: WatchdogQos | None) -> list[str]:
     """The differences of a watchdog table row (``"drop 200 200"``: action, detection ms, restoration ms)
-    from the plan's watchdog, in words."""
+    from the plan's watchdog, in words; a cell ``N/A`` (the port's entry does not state it: sonic-utilities
+    prints its CONFIG_DESCRIPTION default) is not read, so not compared."""
     if wd is None:
         return []
     got = dict(zip(("action", "detection_ms", "restoration_ms"), row.split()))
     want = {"action": wd.action, "detection_ms": wd.detection_ms, "restoration_ms": wd.restoration_ms}
     return [f"{_FIELD_WORDS[k]}: plan {w}, running {got[k]}" for k, w in want.items()
-            if w is not None and k in got and got[k] != str(w)]
+            if w is not None and k in got and got[k] not in (str(w), "N/A")]
 
 
 def check_watchdog_table(sw: SwitchObs, want: SwitchQos, out: Out) -> None:
@@ -609,13 +648,13 @@ def check_running(switches: Iterable[SwitchObs], exp: Expect, out: Out) -> None:
         fields: frozenset[str] = (getattr(get_platform(sw.platform), "READBACK_FIELDS",
                                           frozenset()) if sw.platform
                                   else frozenset())
-        expresses_ecn = any(f.startswith("ports.ecn.") for f in fields)
         want = exp.switch_qos.get(sw.name)
         start = len(out.findings)
         if want is not None:
-            check_running_plan(sw, want, exp, out, expresses_ecn)
+            check_running_plan(sw, want, exp, out)
         else:
-            check_running_policy(sw, exp, out, expresses_ecn)
+            check_running_policy(sw, exp, out)
+        skip_no_dscp_map(sw, out)
         check_trust(sw, exp, out, fields)
         _name_scopes(sw, out, start)
 

@@ -27,7 +27,8 @@ A port uses its bound profile, else ``default-global``. Only ports the text name
 ``default-global`` applies to every port, but the commands do not list them. ``qos roce mode`` alone
 implies NVIDIA's RoCE defaults, which are not read as values (unknown is None, never a default): under
 lossless RoCE mode a port without a stated PFC profile has unknown PFC, and under any RoCE mode one without
-a congestion-control profile unknown ECN.
+a congestion-control profile unknown ECN. So has a port bound to a PFC or congestion-control profile the text
+does not define (a filtered capture: NVUE binds only profiles that exist).
 Sources: CumulusNetworks/docs cumulus-linux-514 QoS and RoCE pages; nvue-reference QoS (see cumulus.py).
 """
 
@@ -285,8 +286,10 @@ def read_back(text: str) -> SwitchQos:
             continue
         prios: list[int] | None
         prios, cable = _pfc(nv, pfc_profile := d.get("pfc", DEFAULT))
-        if pfc_profile not in nv.pfc and _roce_lossless(nv):
-            prios = None  # RoCE lossless mode's own PFC: not stated by the commands, unknown (not off)
+        if pfc_profile not in nv.pfc and (_roce_lossless(nv) or pfc_profile != DEFAULT):
+            # RoCE lossless mode's own PFC, or a bound profile the text does not hold (a filtered capture:
+            # NVUE binds only existing profiles): not stated, unknown (not off)
+            prios = None
         cc_profile = d.get("congestion-control", DEFAULT)
         mapping = d.get("mapping", DEFAULT)
         ports[name] = PortQos(
@@ -295,7 +298,8 @@ def read_back(text: str) -> SwitchQos:
             mtu=int(d["mtu"]) if "mtu" in d else None,
             cable_m=cable,
             pfc_priorities=prios,
-            ecn=None if cc_profile not in nv.cc and nv.roce else _ecn(nv, cc_profile),
+            ecn=(None if cc_profile not in nv.cc and (nv.roce or cc_profile != DEFAULT)
+                 else _ecn(nv, cc_profile)),
             watchdog=d.get("watchdog") in ON_WORDS,
         )
     sched_profile = majority([d.get("egress-scheduler", DEFAULT) for d in nv.ifaces.values()]) or DEFAULT

@@ -837,11 +837,18 @@ from roce_tune.platforms.eos_counters import (  # noqa: E402
 )
 
 #: ``show running-config`` (whole or a section): EOS's header comment, or the EOS-only QoS statements
-#: (``qos map dscp … to traffic-class``, ``qos profile``, ``service-profile``).
+#: (``qos map dscp … to traffic-class``, ``qos profile``, ``service-profile``, an interface's
+#: ``priority-flow-control on`` / ``priority-flow-control priority N no-drop``, the global
+#: ``priority-flow-control pause watchdog …`` / ``all off``, a queue's ``random-detect ecn
+#: minimum-threshold``).
 CAPTURE_FORMATS: tuple[_CaptureFormat, ...] = (
     _CaptureFormat(name="show running-config", kind="running_config",
-                   pattern=r"^! Command: show running-config|^! device: .*EOS-|^qos map dscp [\d ]+ to "
-                           r"traffic-class|^qos profile \S+|^\s+service-profile \S+"),
+                   # NX-OS says ``priority-flow-control mode on`` and ``random-detect minimum-threshold``
+                   pattern=r"^! Command: show running-config|^! device: .*EOS-|^qos map dscp [\d ,-]+ to "
+                           r"traffic-class|^qos profile \S+|^\s+service-profile \S+|"
+                           r"^\s+priority-flow-control (?:on\s*$|priority \d+ (?:no-)?drop)|"
+                           r"^priority-flow-control (?:pause watchdog|all off)|"
+                           r"^\s+random-detect ecn minimum-threshold "),
     _CaptureFormat(name="show priority-flow-control counters | json", kind="pfc_counters_json",
                    pattern=r'"interfaceCounters"', command=r"priority-flow-control",
                    parse=parse_eos_pfc_counters_json),

@@ -165,15 +165,21 @@ class _Port:
         self.pfc_all_off = pfc_all_off
         prof = next((b.words()[1] for b in iface.starting("service-profile")), None)
         self.blocks = ([profiles[prof]] if prof in profiles else []) + [iface]
+        #: the interface binds a ``qos profile`` the text does not hold (a partial capture): what the profile
+        #: gives (PFC, ECN, watchdog) is unknown
+        self.profile_missing = prof is not None and prof not in profiles
         self.lines = {ln for b in self.blocks for ln in b.child_lines()}
         self.queues = _queues(self.blocks)
         mtu = next((b.words()[1] for b in iface.starting("mtu")), None)
         self.mtu = int(mtu) if mtu is not None and mtu.isdigit() else None
 
-    def pfc(self) -> list[int]:
+    def pfc(self) -> list[int] | None:
         """No-drop priorities: the profile's statements, then the interface's own, which win (``no
         priority-flow-control`` turns off what the profile turns on, ``priority-flow-control priority N
-        drop`` undoes a profile's ``no-drop``); none under the global ``priority-flow-control all off``."""
+        drop`` undoes a profile's ``no-drop``); none under the global ``priority-flow-control all off``;
+        None (unknown) when the bound profile is not in the text and the interface does not turn PFC off."""
+        if self._pfc_unknown():
+            return None
         on = False
         no_drop: dict[int, bool] = {}
         for blk in self.blocks:
@@ -186,6 +192,11 @@ class _Port:
                       and w[3] in ("no-drop", "drop")):
                     no_drop[int(w[2])] = w[3] == "no-drop"
         return [] if self.pfc_all_off or not on else sorted(p for p, nd in no_drop.items() if nd)
+
+    def _pfc_unknown(self) -> bool:
+        """The bound profile is not in the text and nothing else turns PFC off (the interface's ``no
+        priority-flow-control``, the global ``all off``)."""
+        return self.profile_missing and not self.pfc_all_off and "no priority-flow-control" not in self.lines
 
     def action(self) -> str | None:
         words = [
@@ -219,13 +230,14 @@ class _Port:
 
     def qos(self, name: str) -> PortQos:
         ecn = {q: e for q, b in sorted(self.queues.items()) if (e := _queue_ecn(b)) is not None}
+        watchdog = "priority-flow-control pause watchdog" in self.lines
         return PortQos(
             name=name,
             trust=self.trust(),
             mtu=self.mtu,
             pfc_priorities=self.pfc(),
-            ecn=ecn,
-            watchdog="priority-flow-control pause watchdog" in self.lines,
+            ecn=None if self.profile_missing and not ecn else ecn,
+            watchdog=None if self.profile_missing and not watchdog else watchdog,
         )
 
     def schedulers(self) -> list[Scheduler]:
@@ -266,7 +278,9 @@ def read_back(text: str) -> SwitchQos:
     """Parse EOS configuration text (rendered or ``show running-config``) into :class:`SwitchQos`.
 
     Ports are the ``interface`` blocks; the switch-wide scheduler and watchdog action are those of most
-    PFC-enabled ports (:func:`~roce_tune.qos.majority`). Never raises on unknown lines: they are ignored.
+    PFC-enabled ports (:func:`~roce_tune.qos.majority`). An interface bound to a ``service-profile`` the text
+    does not hold (a partial capture) has its PFC, ECN and watchdog unknown (None) where its own lines do
+    not state them. Never raises on unknown lines: they are ignored.
     """
     root = cli_tree(text, "!")
     profiles = {b.words()[2]: b for b in root.starting("qos", "profile") if len(b.words()) == 3}

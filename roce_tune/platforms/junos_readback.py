@@ -9,7 +9,9 @@ statements, ``#`` comments, bracket lists ``[ a b ]``, quoted words). Read under
 * ``classifiers dscp CL forwarding-class FC loss-priority LP code-points [ ... ]`` (6-bit strings or the
   standard aliases ``ef``, ``af11``…, ``cs0``…, ``be``, ``nc1``/``nc2``) -> DSCP -> queue (Junos has no TC);
 * ``congestion-notification-profile P input dscp code-point BBBBBB pfc`` (PFC priorities of a port = the
-  ``pfc-priority`` of the forwarding classes those code points classify to), ``input cable-length M``,
+  ``pfc-priority`` of the forwarding classes those code points classify to) and ``input ieee-802.1
+  code-point BBB pfc`` (the 802.1p priority itself: 3-bit string, default alias or one of
+  ``code-point-aliases ieee-802.1``), ``input cable-length M``,
   ``pfc-watchdog poll-interval|detection (polls)|recovery|watchdog-action``;
 * ``drop-profiles D interpolate fill-level [ a b ]`` + ``drop-probability [ 0 p ]`` (or the segmented
   ``fill-level a drop-probability x`` pairs) — percent of the queue buffer, whole or decimal (decimal64
@@ -71,6 +73,23 @@ READBACK_BY_DESIGN: dict[str, str] = {
 }
 
 
+#: Junos's default IEEE 802.1p code-point aliases, the names a configuration may use for the 3-bit
+#: priorities (Juniper, "Understanding CoS Code-Point Aliases", table "Default IEEE 802.1 Code-Point
+#: Aliases"); ``code-point-aliases ieee-802.1 NAME BITS`` in the configuration adds or overrides one
+PCP_ALIASES: dict[str, int] = {"be": 0, "be1": 1, "ef": 2, "ef1": 3, "af11": 4, "af12": 5, "nc1": 6, "nc2": 7}
+
+
+def pcp_code_point(word: str) -> int | None:
+    """An IEEE 802.1p code point: ``011`` / ``ef1`` -> 3; None for a word that is neither.
+
+    >>> pcp_code_point("011"), pcp_code_point("ef1"), pcp_code_point("x")
+    (3, 3, None)
+    """
+    if len(word) == 3 and set(word) <= {"0", "1"}:
+        return int(word, 2)
+    return PCP_ALIASES.get(word.lower())
+
+
 def code_point(word: str) -> int | None:
     """``011010`` / ``af31`` -> 26; None for a word that is neither."""
     if len(word) == 6 and set(word) <= {"0", "1"}:
@@ -112,6 +131,8 @@ class _Cos:
     fc_pfc: dict[str, int] = field(default_factory=dict)
     classifiers: dict[str, dict[int, str]] = field(default_factory=dict)
     cnp_pfc_dscp: dict[str, set[int]] = field(default_factory=dict)
+    cnp_pfc_pcp: dict[str, set[str]] = field(default_factory=dict)  # code points as written (bits, alias)
+    pcp_aliases: dict[str, str] = field(default_factory=dict)  # ``code-point-aliases ieee-802.1 NAME BITS``
     cnp_cable: dict[str, float] = field(default_factory=dict)
     cnp_wd: dict[str, dict[str, str]] = field(default_factory=dict)
     drop_fill: dict[str, list[float]] = field(default_factory=dict)
@@ -120,6 +141,7 @@ class _Cos:
     smaps: dict[str, dict[str, str]] = field(default_factory=dict)
     ifaces: dict[str, dict[str, str]] = field(default_factory=dict)
     mtu: dict[str, int] = field(default_factory=dict)
+    top: set[str] = field(default_factory=set)  # the top-level statements present (``class-of-service`` …)
 
 
 def _fc(c: _Cos, w: list[str]) -> None:
@@ -148,6 +170,8 @@ def _cnp(c: _Cos, w: list[str]) -> None:
         d = code_point(rest[3])
         if d is not None:
             c.cnp_pfc_dscp.setdefault(name, set()).add(d)
+    elif rest[:3] == ["input", "ieee-802.1", "code-point"] and len(rest) >= 5 and rest[4] == "pfc":
+        c.cnp_pfc_pcp.setdefault(name, set()).add(rest[3])
     elif rest[:2] == ["input", "cable-length"] and len(rest) >= 3:
         c.cnp_cable[name] = float(rest[2])
     elif rest[:1] == ["pfc-watchdog"]:
@@ -195,7 +219,14 @@ def _cos_iface(c: _Cos, w: list[str]) -> None:
         d["classifier"] = rest[4]
 
 
+def _aliases(c: _Cos, w: list[str]) -> None:
+    # code-point-aliases ieee-802.1 NAME BITS (a configured alias over the default one)
+    if len(w) >= 4 and w[1] == "ieee-802.1":
+        c.pcp_aliases[w[2]] = w[3]
+
+
 _COS = {
+    "code-point-aliases": _aliases,
     "forwarding-classes": _fc,
     "classifiers": _classifier,
     "congestion-notification-profile": _cnp,
@@ -389,6 +420,7 @@ def _inherit(sets: list[list[str]]) -> list[list[str]]:
 def _parse(text: str) -> _Cos:
     c = _Cos()
     for w in _active_set_words(text):
+        c.top.add(w[0])
         if w[0] == "class-of-service" and len(w) >= 3 and w[1] in _COS:
             if w[1] == "scheduler-maps":
                 continue
@@ -441,14 +473,13 @@ def _watchdog(wd: dict[str, str] | None) -> WatchdogQos | None:
 
 
 def _pfc(c: _Cos, cnp: str | None, classifier: str | None) -> list[int]:
+    """The PFC priorities of a port bound to profile ``cnp``: its IEEE 802.1p code points, and the
+    ``pfc-priority`` of the forwarding classes its DSCP code points classify to (``classifier``)."""
     table = c.classifiers.get(classifier or "", {})
-    return sorted(
-        {
-            c.fc_pfc[table[d]]
-            for d in c.cnp_pfc_dscp.get(cnp or "", set())
-            if d in table and table[d] in c.fc_pfc
-        }
-    )
+    by_dscp = {c.fc_pfc[table[d]] for d in c.cnp_pfc_dscp.get(cnp or "", set())
+               if d in table and table[d] in c.fc_pfc}
+    by_pcp = {pcp_code_point(c.pcp_aliases.get(w, w)) for w in c.cnp_pfc_pcp.get(cnp or "", set())}
+    return sorted(by_dscp | {p for p in by_pcp if p is not None})
 
 
 def _port(c: _Cos, name: str, classifier: str | None) -> PortQos:
@@ -497,7 +528,9 @@ def read_back(text: str) -> SwitchQos:
     ``apply-groups`` names them (:func:`_inherit`); CoS bound to ``all`` or a wildcard interface name applies
     to the configured interfaces it matches, an interface's own statement first (:func:`_bindings`). The
     switch-wide classifier, scheduler and watchdog are those of most ports with a congestion-notification
-    profile. Unknown statements are ignored; never raises on them."""
+    profile. A text with neither ``class-of-service`` nor ``version``/``system`` statements (a part of the
+    configuration, e.g. ``show configuration interfaces | display set``) leaves the ports' PFC, ECN and
+    watchdog unknown (None). Unknown statements are ignored; never raises on them."""
     c = _parse(text)
     names = _interface_names(c)
     c.ifaces = _bindings(c, names)
@@ -514,8 +547,19 @@ def read_back(text: str) -> SwitchQos:
         dscp_to_queue=dscp_q or None,
         schedulers=_schedulers(c, common("smap")),
         watchdog=_watchdog(wd),
-        ports={n: _port(c, n, cl) for n in names},
+        ports=_without_cos_unknown(c, {n: _port(c, n, cl) for n in names}),
     )
+
+
+def _without_cos_unknown(c: _Cos, ports: dict[str, PortQos]) -> dict[str, PortQos]:
+    """``ports``, with PFC, ECN and watchdog unknown (None) when the text is a part of the configuration
+    without the CoS hierarchy (``show configuration interfaces | display set``: neither
+    ``class-of-service`` nor ``version``/``system`` statements); a whole configuration without CoS has
+    none, as read."""
+    if "class-of-service" in c.top or c.top & {"version", "system"}:
+        return ports
+    return {n: p.model_copy(update={"pfc_priorities": None, "ecn": None, "watchdog": None})
+            for n, p in ports.items()}
 
 
 def _nc_lent(plan: Plan, switch: SwitchPlan, exp: SwitchQos) -> SwitchQos:

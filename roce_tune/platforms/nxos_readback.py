@@ -11,10 +11,12 @@ other class-maps/policies/interfaces, any order). Read (Nexus 9000 8-queue syste
   policy classifies nothing: every DSCP stays in qos-group 0, the default class (Cisco Nexus 9000 NX-OS QoS
   Configuration Guide, "Configuring Classification": unmatched traffic is class-default, qos-group 0);
   a policy named but not in the text (a partial capture) leaves the map unknown.
-* ``policy-map type network-qos`` attached under ``system qos``: ``pause pfc-cos <list>`` (the no-drop
-  priorities) and per-class ``mtu``.
+* ``policy-map type network-qos`` attached under ``system qos``: ``pause … pfc-cos <list>`` (the no-drop
+  priorities; ``pause no-drop`` without ``pfc-cos``, Nexus 3000/5000: the ``match cos`` of the type-qos
+  classes that set the class's qos-group, else unknown) and per-class ``mtu``.
 * ``policy-map type queuing`` output classes ``c-out-8q-q-default|qN``: ``priority [level N]`` (strict),
-  ``bandwidth remaining percent W`` (DWRR; ``0`` = no guaranteed share, not a plan scheduler: skipped),
+  ``bandwidth remaining percent W`` or ``bandwidth percent W`` (DWRR; ``0`` = no guaranteed share, not a
+  plan scheduler: skipped),
   ``random-detect minimum-threshold X <unit> maximum-threshold Y <unit> drop-probability P ... ecn``;
   ``random-detect threshold burst-optimized|mesh-optimized ecn`` and ``afd queue-desired N <unit> ecn``
   (Approximate Fair Drop) mark ECN without a Kmin/Kmax ramp: ECN on, thresholds unknown (Cisco Nexus 9000
@@ -22,13 +24,17 @@ other class-maps/policies/interfaces, any order). Read (Nexus 9000 8-queue syste
   ECN);
   input classes ``c-in-qN``: ``pause buffer-size S pause-threshold P resume-threshold R`` (static-PG
   headroom).
-* ``interface``: ``mtu``, ``priority-flow-control mode on|off`` (``auto``/absent = DCBX-negotiated:
-  unknown, None), ``priority-flow-control watch-dog-interval on|off``, ``service-policy`` lines (the name
-  after the type and direction: a word after it, such as ``no-stats`` [U], is not the name; an
-  interface without an output queuing policy uses the ``system qos`` one); the global
-  ``priority-flow-control watch-dog-interval on|off``, which an interface without its own statement
-  follows (Cisco Nexus 9000 NX-OS QoS Configuration Guide, "Configuring a Priority Flow Control Watchdog
-  Interval": the command exists globally and per interface; roce-tune's own rendering states both).
+* ``interface``: ``mtu``, ``priority-flow-control mode on|off`` (``on send-tlv``, NX-OS 10.x, is on;
+  ``auto``/absent = DCBX-negotiated: unknown, None), ``priority-flow-control watch-dog-interval
+  on|off``, ``service-policy`` lines (the name after the type and direction: a word after it, such as
+  ``no-stats`` [U], is not the name; an interface without an output queuing policy uses the ``system
+  qos`` one); the global ``priority-flow-control watch-dog-interval on|off``, which an interface without
+  its own statement follows (Cisco Nexus 9000 NX-OS QoS Configuration Guide, "Configuring a Priority
+  Flow Control Watchdog Interval": the command exists globally and per interface; roce-tune's own
+  rendering states both).
+* A partial capture (neither ``system qos`` nor ``hostname``: ``show running-config interface …``)
+  leaves what the global statements decide unknown (None): the PFC CoS of ``mode on`` ports, the ECN of
+  ports without an output queuing policy in the text, the watchdog of ports without their own statement.
 
 Sources: Cisco Nexus 9000 NX-OS Quality of Service Configuration Guide (queuing, network-qos, PFC and
 PFC watchdog chapters); see nxos.py for each statement's source.
@@ -96,6 +102,13 @@ def _class_queue(name: str) -> tuple[str, int] | None:
     return m.group("dir"), 0 if m.group("q") == "-default" else int(m.group("q"))
 
 
+def system_defined(name: str) -> bool:
+    """A policy NX-OS defines itself (``default-8q-nq-policy``, ``default-8q-out-policy``,
+    ``default-in-policy`` …: the ``default-`` names of the Nexus 9000 QoS guide's system-defined policies),
+    which the running configuration does not print: it pauses nothing and marks no ECN."""
+    return name.startswith("default-")
+
+
 def _policies(root: Block, kind: str) -> dict[str, Block]:
     return {b.words()[3]: b for b in root.starting("policy-map", "type", kind) if len(b.words()) == 4}
 
@@ -158,8 +171,8 @@ def _queuing(policy: Block | None) -> tuple[dict[int, QueueEcn], list[Scheduler]
                 ecn[q] = e
             elif w[0] == "priority":
                 scheds.append(Scheduler(queue=q, mode="strict"))
-            elif w[:3] == ["bandwidth", "remaining", "percent"] and int(w[3]) > 0:
-                scheds.append(Scheduler(queue=q, mode="dwrr", weight_percent=int(w[3])))
+            elif (weight := _bandwidth_percent(w)) is not None and weight > 0:
+                scheds.append(Scheduler(queue=q, mode="dwrr", weight_percent=weight))
             elif w[:2] == ["pause", "buffer-size"] and direction == "in":
                 headroom = PortHeadroom(
                     static_buffer_bytes=int(w[2]),
@@ -167,6 +180,16 @@ def _queuing(policy: Block | None) -> tuple[dict[int, QueueEcn], list[Scheduler]
                     resume_threshold_bytes=_int(after(w, "resume-threshold")),
                 )
     return ecn, sorted(scheds, key=lambda s: s.queue), headroom
+
+
+def _bandwidth_percent(words: list[str]) -> int | None:
+    """The share of ``bandwidth remaining percent W`` or ``bandwidth percent W`` (both DWRR weights of the
+    queue), else None."""
+    if words[:3] == ["bandwidth", "remaining", "percent"] and len(words) > 3:
+        return _int(words[3])
+    if words[:2] == ["bandwidth", "percent"] and len(words) > 2:
+        return _int(words[2])
+    return None
 
 
 def _int(v: str | None) -> int | None:
@@ -180,20 +203,71 @@ def _service(block: Block, kind: str, direction: str) -> str | None:
                  if len(w := b.words()) > 4), None)
 
 
-def _no_drop_cos(root: Block) -> list[int]:
-    system = root.children.get("system qos")
-    name = (
-        next((w[3] for b in system.starting("service-policy", "type", "network-qos")
-              if len(w := b.words()) > 3), None)
-        if system
-        else None
-    )
-    policy = _policies(root, "network-qos").get(name or "")
+def _no_drop_cos(root: Block) -> list[int] | None:
+    """The PFC CoS values of the ``system qos`` network-qos policy: each class's ``pause … pfc-cos <list>``
+    (Nexus 9000 ``pause pfc-cos 3``; Nexus 3000/5000 ``pause no-drop pfc-cos 3``, or ``pause buffer-size …
+    pfc-cos 3``); a ``pause no-drop`` class without ``pfc-cos`` pauses the CoS values that the type-qos
+    policies classify into its qos-group (:func:`_class_cos`). None when such a class's CoS the
+    configuration does not state (classified by DSCP, or its class-maps not captured), and when the
+    text is partial (neither ``system qos`` nor ``hostname``: ``show running-config interface …``) or its
+    network-qos policy is not in the text: unknown, not "no PFC"."""
+    found = _network_qos_policy(root)
+    if found is None:
+        return None
     cos: set[int] = set()
-    for c in policy.children.values() if policy else []:
-        for p in c.starting("pause", "pfc-cos"):
-            cos.update(id_list(" ".join(p.words()[2:])))
+    for c in found.children.values():
+        for p in c.starting("pause"):
+            w = p.words()
+            if "pfc-cos" in w:
+                cos.update(id_list(" ".join(_id_words(w[w.index("pfc-cos") + 1:]))))
+            elif "no-drop" in w:
+                by_group = _class_cos(root, c.words()[-1])
+                if not by_group:
+                    return None
+                cos.update(by_group)
     return sorted(cos)
+
+
+def _network_qos_policy(root: Block) -> Block | None:
+    """The network-qos policy ``system qos`` attaches (an empty block for none or a system-defined one);
+    None when it is not in the text: a partial capture (neither ``system qos`` nor ``hostname``), or a
+    policy attached by a name the text does not define."""
+    system = root.children.get("system qos")
+    if system is None and not root.starting("hostname"):
+        return None  # a partial capture (``show running-config interface …``): the policy is not in it
+    name = next((w[3] for b in (system or Block("")).starting("service-policy", "type", "network-qos")
+                 if len(w := b.words()) > 3), None)
+    policy = _policies(root, "network-qos").get(name or "")
+    if name is not None and policy is None and not system_defined(name):
+        return None  # attached but not captured
+    return policy or Block("")
+
+
+def _id_words(words: list[str]) -> list[str]:
+    """The leading words of ``words`` that are id lists (``3``, ``3,4``, ``2-4``)."""
+    out = []
+    for w in words:
+        if not re.fullmatch(r"[\d,-]+", w):
+            break
+        out.append(w)
+    return out
+
+
+def _class_cos(root: Block, nq_class: str) -> set[int]:
+    """The CoS values the ``policy-map type qos`` policies classify into the qos-groups that
+    ``class-map type network-qos <nq_class>`` matches (``match qos-group N``; a type-qos class ``set
+    qos-group N`` whose ``class-map type qos`` has ``match cos <list>``). Empty when none is stated."""
+    groups = {g for b in root.starting("class-map", "type", "network-qos") if b.words()[-1] == nq_class
+              for m in b.starting("match", "qos-group") for g in id_list(" ".join(m.words()[2:]))}
+    cmaps = {b.words()[-1]: b for b in root.starting("class-map", "type", "qos")}
+    cos: set[int] = set()
+    for policy in _policies(root, "qos").values():
+        for c in policy.starting("class"):
+            sets = {int(w[-1]) for s in c.starting("set", "qos-group") if (w := s.words())[-1].isdigit()}
+            if sets & groups and c.words()[-1] in cmaps:
+                for m in cmaps[c.words()[-1]].starting("match", "cos"):
+                    cos.update(id_list(" ".join(m.words()[2:])))
+    return cos
 
 
 def _watchdog_state(lines: list[str] | dict[str, Block]) -> bool | None:
@@ -203,23 +277,29 @@ def _watchdog_state(lines: list[str] | dict[str, Block]) -> bool | None:
 
 
 def _port(
-    b: Block, queuing: dict[str, Block], sys_out: str | None, no_drop: list[int], glob_wd: bool
+    b: Block, queuing: dict[str, Block], sys_out: str | None, no_drop: list[int] | None,
+    glob_wd: bool | None, whole: bool,
 ) -> tuple[PortQos, list[Scheduler]]:
     """One ``interface`` block: its QoS and the schedulers of its output queuing policy. An interface
-    without its own ``watch-dog-interval`` statement has the global one's state (``glob_wd``)."""
+    without its own ``watch-dog-interval`` statement has the global one's state (``glob_wd``; None:
+    unknown). ``whole``: the text is a whole configuration (it has ``system qos`` or ``hostname``); in a
+    partial one, a port whose output queuing policy is not in the text has unknown ECN (None), not
+    "none"."""
     lines = b.child_lines()
     own_wd = _watchdog_state(lines)
-    mode = next((ln.split()[-1] for ln in lines if ln.startswith("priority-flow-control mode ")), None)
-    ecn, sc, _ = _queuing(queuing.get(_service(b, "queuing", "output") or sys_out or ""))
+    mode = next((ln.split()[2] for ln in lines if ln.startswith("priority-flow-control mode ")), None)
+    out_name = _service(b, "queuing", "output") or sys_out
+    out_known = (out_name in queuing or system_defined(out_name)) if out_name else whole
+    ecn, sc, _ = _queuing(queuing.get(out_name or ""))
     _, _, headroom = _queuing(queuing.get(_service(b, "queuing", "input") or ""))
     mtu = next((_int(ln.split()[1]) for ln in lines if ln.startswith("mtu ")), None)
-    pfc = no_drop if mode == "on" else [] if mode == "off" else None
+    pfc = (list(no_drop) if no_drop is not None else None) if mode == "on" else [] if mode == "off" else None
     return PortQos(
         name=b.words()[1],
         mtu=mtu,
         pfc_priorities=pfc,
         headroom=headroom,
-        ecn=ecn,
+        ecn=ecn if out_known else None,
         watchdog=own_wd if own_wd is not None else glob_wd,
     ), sc
 
@@ -229,9 +309,14 @@ def read_back(text: str) -> SwitchQos:
 
     Never raises on unknown lines: they are ignored."""
     root = cli_tree(text, "!")
+    # a whole configuration: ``system qos``, or ``hostname`` (``show running-config`` prints it, a section
+    # such as ``show running-config interface …`` or ``ipqos`` does not)
+    whole = "system qos" in root.children or bool(root.starting("hostname"))
     system = root.children.get("system qos") or Block("system qos")
-    glob_wd = _watchdog_state(root.children) is True
-    ports, scheds, classify = _ports(root, system, glob_wd)
+    glob = _watchdog_state(root.children)
+    # no global statement: off in a whole configuration, unknown in a partial one (interfaces only)
+    glob_wd = glob is True if whole or glob is not None else None
+    ports, scheds, classify = _ports(root, system, glob_wd, whole)
     return SwitchQos(
         dscp_to_queue=_dscp_to_queue(root, system, classify),
         schedulers=majority([s for s in scheds if s]) or None,
@@ -241,10 +326,11 @@ def read_back(text: str) -> SwitchQos:
 
 
 def _ports(
-    root: Block, system: Block, glob_wd: bool
+    root: Block, system: Block, glob_wd: bool | None, whole: bool
 ) -> tuple[dict[str, PortQos], list[list[Scheduler]], list[str | None]]:
     """Every ``interface NAME`` block of ``root`` (``system``: the ``system qos`` block, whose output queuing
-    policy an interface without its own uses; ``glob_wd``: the global watchdog state) as (port name ->
+    policy an interface without its own uses; ``glob_wd``: the global watchdog state, None unknown;
+    ``whole``: the text has ``system qos``, see :func:`_port`) as (port name ->
     :class:`PortQos`, the schedulers of each PFC port, the input ``type qos`` policy name of each PFC port
     or None), the last two in interface order."""
     queuing = _policies(root, "queuing")
@@ -256,7 +342,7 @@ def _ports(
     for b in root.starting("interface"):
         if len(b.words()) != 2:
             continue
-        port, sc = _port(b, queuing, sys_out, no_drop, glob_wd)
+        port, sc = _port(b, queuing, sys_out, no_drop, glob_wd, whole)
         ports[port.name] = port
         if port.pfc_priorities:
             scheds.append(sc)

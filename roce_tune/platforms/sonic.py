@@ -1784,8 +1784,9 @@ def parse_interface_counters(lines: list[tuple[int, str]]) -> dict[str, tuple[in
 #: audit reader, roce_tune.audit.readers).
 CAPTURE_FORMATS: tuple[_CaptureFormat, ...] = (
     _CaptureFormat(name="show runningconfiguration all (CONFIG_DB JSON)", kind="running_config",
-                   pattern=r'^\s*"(?:PORT_QOS_MAP|DEVICE_METADATA|DSCP_TO_TC_MAP|BUFFER_PG|PFC_WD|WRED_PROFILE)"'
-                           r"\s*:\s*\{"),
+                   # a table name opening a line (indented JSON) or following ``{``/``,`` (JSON on one line)
+                   pattern=r'(?:^|[{,])\s*"(?:PORT_QOS_MAP|DEVICE_METADATA|DSCP_TO_TC_MAP|BUFFER_PG|PFC_WD|'
+                           r'WRED_PROFILE)"\s*:\s*\{'),
     _CaptureFormat(name="show pfc counters", kind="pfc_rx_tx_tables", pattern=r"^\s*Port\s+(Rx|Tx)\s+PFC0",
                    parse=parse_sonic_pfc_counters),
     _CaptureFormat(name="show queue counters", kind="queue_table", pattern=r"^\s*Port\s+TxQ\s+",

@@ -233,12 +233,16 @@ ECN_MARKS_GREEN = frozenset({"ecn_green", "ecn_green_yellow", "ecn_green_red", "
 GREEN_DROP_PROBABILITY_DEFAULT = 100
 
 
-def _ecn(db: dict[str, Any], rows: dict[int, Any]) -> dict[int, QueueEcn]:
+def _ecn(db: dict[str, Any], rows: dict[int, Any]) -> dict[int, QueueEcn] | None:
     """queue -> its ECN ramp, for the queues whose ``wred_profile`` marks green packets
-    (:data:`ECN_MARKS_GREEN`; a profile without ``ecn`` marks nothing, the YANG default ``ecn_none``)."""
+    (:data:`ECN_MARKS_GREEN`; a profile without ``ecn`` marks nothing, the YANG default ``ecn_none``).
+    None (unknown) when a queue names a ``wred_profile`` the text does not hold (a part of CONFIG_DB)."""
     out = {}
     for q, row in sorted(rows.items()):
-        w = (db.get("WRED_PROFILE") or {}).get(_name(row.get("wred_profile")) or "")
+        name = _name(row.get("wred_profile"))
+        w = (db.get("WRED_PROFILE") or {}).get(name or "")
+        if w is None and name:
+            return None
         if w is None or str(w.get("ecn", "ecn_none")) not in ECN_MARKS_GREEN:
             continue
         prob = _int(w.get("green_drop_probability", GREEN_DROP_PROBABILITY_DEFAULT))
@@ -302,8 +306,9 @@ def _port(
         cable_m=_cable_m(db, name),
         pfc_priorities=pfc,
         headroom=_headroom(db, pgs.get(name, {})),
-        ecn=_ecn(db, queues[name]) if name in queues else None,
-        watchdog=(name in (wd_rows or {})) if wd_rows is not None or row is not None else None,
+        ecn=_ecn(db, queues[name]) if name in queues else {} if full else None,
+        # no PFC_WD table: no watchdog in a whole CONFIG_DB, not stated in a part of one
+        watchdog=(name in (wd_rows or {})) if wd_rows is not None or (full and row is not None) else None,
     )
 
 
