@@ -74,8 +74,10 @@ READBACK_BY_DESIGN: dict[str, str] = {
 
 
 #: Junos's default IEEE 802.1p code-point aliases, the names a configuration may use for the 3-bit
-#: priorities (Juniper, "Understanding CoS Code-Point Aliases", table "Default IEEE 802.1 Code-Point
-#: Aliases"); ``code-point-aliases ieee-802.1 NAME BITS`` in the configuration adds or overrides one
+#: priorities (Juniper, "Understanding CoS Code-Point Aliases", Table 1 "Default IEEE 802.1 Code-Point
+#: Aliases",
+#: https://juniper.net/documentation/en_US/junos13.2/topics/concept/cos-qfx-series-code-points-understanding.html);
+#: ``code-point-aliases ieee-802.1 NAME BITS`` in the configuration adds or overrides one
 PCP_ALIASES: dict[str, int] = {"be": 0, "be1": 1, "ef": 2, "ef1": 3, "af11": 4, "af12": 5, "nc1": 6, "nc2": 7}
 
 
