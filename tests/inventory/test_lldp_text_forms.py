@@ -534,3 +534,42 @@ def test_error_lines_an_lldp_command_printed_are_named_in_a_note(tmp_path: Path)
     assert r.returncode == 0, r.stderr
     assert f"{f}:2: Error response from daemon: Container 0a1b2c is not running" in r.stderr, r.stderr
     assert "leaf8.txt:2: 2025-01-07T10:00:00 [WARN/lldpctl] unknown command" in r.stderr, r.stderr
+
+
+# lldpd's `lldpcli show interfaces` (src/client/display.c display_local_interfaces: the "LLDP interfaces"
+# title) prints this device's own ports as `Interface: <port>` alone, with its own chassis and port under them
+LLDPD_OWN_PORTS = """\
+-------------------------------------------------------------------------------
+LLDP interfaces:
+-------------------------------------------------------------------------------
+Interface:    ens1f0np0
+  Administrative status: RX and TX
+  Chassis:
+    ChassisID:    mac 02:00:00:00:07:01
+    SysName:      gpu07
+  Port:
+    PortID:       mac 02:00:00:00:07:02
+    PortDescr:    ens1f0np0
+-------------------------------------------------------------------------------
+"""
+
+
+def test_lldpcli_show_interfaces_is_not_read_as_neighbours(tmp_path: Path) -> None:
+    """``lldpcli show interfaces`` lists the device's own ports: each was read as a neighbour named after the
+    device itself (gpu07:ens1f0np0 seeing gpu07 port ens1f0np0) and the import exited 0 with a host without
+    NICs. It is named as not a neighbour list; the same ports under ``LLDP neighbors:`` are read."""
+    import pytest
+
+    from roce_tune.platforms.lldp import LldpParseError, parse_lldpctl_text
+
+    with pytest.raises(LldpParseError, match="LLDP interfaces.*own port.*show neighbors"):
+        parse_lldpctl_text(LLDPD_OWN_PORTS)
+    as_neighbours = LLDPD_OWN_PORTS.replace("LLDP interfaces:", "LLDP neighbors:")
+    assert [(n.local_port, n.remote_system) for n in parse_lldpctl_text(as_neighbours)] == [
+        ("ens1f0np0", "gpu07")]
+    cap = tmp_path / "cap"
+    cap.mkdir()
+    (cap / "gpu07.txt").write_text(f"root@gpu07:~# lldpcli show interfaces\n{LLDPD_OWN_PORTS}",
+                                   encoding="utf-8")
+    r = run("import", "lldp", str(cap), "--out", str(tmp_path / "f.yaml"))
+    assert r.returncode != 0 and "gpu07.txt:5" in r.stderr and "show neighbors" in r.stderr, r.stderr
