@@ -573,3 +573,20 @@ def test_lldpcli_show_interfaces_is_not_read_as_neighbours(tmp_path: Path) -> No
                                    encoding="utf-8")
     r = run("import", "lldp", str(cap), "--out", str(tmp_path / "f.yaml"))
     assert r.returncode != 0 and "gpu07.txt:5" in r.stderr and "show neighbors" in r.stderr, r.stderr
+
+
+def test_cumulus_text_table_cells_with_a_space_are_cut_at_the_columns() -> None:
+    """``nv show interface lldp`` / ``net show lldp``: a remote port ID with a space (Force10/Dell
+    ``GigabitEthernet 0/2``) or a remote host with one (``PowerEdge R750``) was cut at the last space: the
+    neighbour read as a device ``GigabitEthernet`` with port ``0/2``. Cells are cut at the header's
+    columns."""
+    from roce_tune.platforms import cumulus
+
+    nvue = ("Interface  Speed  Type  Remote Host      Remote Port\n"
+            "---------  -----  ----  ---------------  -------------------\n"
+            "eth0       1G     eth   oob7             GigabitEthernet 0/2\n"
+            "swp7       400G   swp   PowerEdge R750   ens1f0np0\n"
+            "swp51      400G   swp   spine7           swp3\n")
+    got = [(n.local_port, n.remote_system, n.remote_port) for n in cumulus.parse_lldp_table(nvue)]
+    assert got == [("eth0", "oob7", "GigabitEthernet 0/2"), ("swp7", "PowerEdge R750", "ens1f0np0"),
+                   ("swp51", "spine7", "swp3")]
