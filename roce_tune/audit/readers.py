@@ -130,21 +130,10 @@ def _queue_table(b: Block, ctx: Ctx, platform: str, f: CaptureFormat) -> bool:
     sw = _switch(b, ctx, platform)
     family, parsed = _parser(f)(b.text)
     wred = family == "wred"
-    rows: dict[tuple[str, str], int] = {}
-    port = ""
-    for no, t in b.lines:  # an egress queue's row: UC<n> or ALL<n> (queuestat's names), never MC<n>
-        tok = t.split()
-        if key := re.match(r'^\s*"([^"]+)"\s*:\s*\{', t):  # the -j form: a queue's key inside its port's
-            if m := re.fullmatch(r"(?:UC|ALL)(\d+)", key.group(1), re.IGNORECASE):
-                rows.setdefault((port, m.group(1)), no)
-            else:
-                port = key.group(1)
-        elif len(tok) > 2 and (m := re.fullmatch(r"(?:UC|ALL)(\d+)", tok[1], re.IGNORECASE)):
-            rows.setdefault((tok[0], m.group(1)), no)
 
-    def line_of(port: str, name: str) -> int:
-        q = re.match(r"q(\d+)_", name)
-        return rows.get((port, q.group(1) if q else ""), b.start)
+    def line_of(port: str, name: str) -> int:  # the platform's answer (the queue's row), else the command's
+        i = f.evidence(b.text, port, name) if f.evidence is not None else None
+        return b.start if i is None else b.line_of(i)
 
     _store_ports(sw, family, parsed, b, line_of, ctx)
     # a column the platform cannot count (N/A) is not zero: mark the family read only where numbers were

@@ -556,7 +556,9 @@ def parse_lldp_table(text: str) -> list[_lldp.LldpNeighbor]:
     """``nv show interface lldp`` (NVUE, text) and ``net show lldp`` (NCLU): one row per interface with a
     neighbour, the remote host and the remote port ID last (docs.nvidia.com, NVUE reference "LLDP"). The
     table has no port description: a host NIC sending a MAC as port ID has no name here (``nv show interface
-    lldp-detail`` or ``sudo lldpctl`` has it). A row without remote cells is an interface without one.
+    lldp-detail`` or ``sudo lldpctl`` has it). A row without remote cells is an interface without one. The
+    remote host and port are cut at the header's Remote Port column
+    (:func:`~roce_tune.platforms.lldp.split_near`: either may hold a space).
 
     Raises:
         LldpParseError: no header; a row with a remote host and no remote port.
@@ -566,6 +568,7 @@ def parse_lldp_table(text: str) -> list[_lldp.LldpNeighbor]:
     if head is None:
         raise _lldp.LldpParseError("no 'Interface  Speed  Type  Remote Host  Remote Port' header", 0)
     host_at = re.search(r"Remote\s?Host", lines[head]).start()  # type: ignore[union-attr]
+    port_at = re.search(r"Remote\s?Port", lines[head]).start()  # type: ignore[union-attr]
     out = []
     for i in range(head + 1, len(lines)):
         t = lines[i].rstrip()
@@ -574,7 +577,8 @@ def parse_lldp_table(text: str) -> list[_lldp.LldpNeighbor]:
         words = t.split()
         if len(t[host_at:].split()) < 2:
             raise _lldp.LldpParseError(f"row {t.strip()!r} has a remote host and no remote port", i)
-        host, port = words[-2], words[-1]
+        # cut at the Remote Port column: either cell may hold a space (PowerEdge R750, GigabitEthernet 0/2)
+        host, port = _lldp.split_near(t, host_at - 1, port_at)
         name, is_mac = _lldp.remote_port_name(None, port, None)
         out.append(_lldp.LldpNeighbor(words[0], host, name, is_mac, i))
     return out

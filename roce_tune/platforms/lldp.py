@@ -451,6 +451,10 @@ def parse_lldpctl_keyvalue(text: str) -> list[LldpNeighbor]:
 #: ``<subtype> <id>`` (``ifname Ethernet1``, ``mac 0c:42:a1:…``, ``local etp1``)
 _TEXT_IFACE_RE = re.compile(r"^Interface:\s+(?P<ifname>[^\s,]+)\s*(?:,\s*via:|$)")
 _TEXT_KEY_RE = re.compile(r"^\s+(?P<key>SysName|PortID|PortDescr):\s*(?P<value>.*?)\s*$")
+#: the title lldpd's text writer prints above a listing (src/client/display.c ``tag_start(w, "lldp", …)``):
+#: ``LLDP neighbors``; ``LLDP interfaces`` (``show interfaces``) and ``LLDP statistics`` list the device's
+#: own ports under the same ``Interface:`` lines
+_TEXT_TITLE_RE = re.compile(r"^(?P<title>LLDP [a-z]+|Local chassis):\s*$")
 
 
 def _text_neighbor(ifname: str, fields: dict[str, str], index: int) -> LldpNeighbor:
@@ -468,14 +472,22 @@ def parse_lldpctl_text(text: str) -> list[LldpNeighbor]:
 
     Raises:
         LldpParseError: neither an ``Interface:`` line nor lldpd's ``LLDP neighbors:`` title; a neighbour
-            without a ``PortID`` line (a capture cut inside it).
+            without a ``PortID`` line (a capture cut inside it); an ``Interface:`` line under another title
+            (``LLDP interfaces``: ``lldpcli show interfaces`` lists the device's own ports, not neighbours).
     """
     out: list[LldpNeighbor] = []
     cur: tuple[str, int] | None = None
     fields: dict[str, str] = {}
     lines = text.splitlines()
+    title = "LLDP neighbors"  # lldpctl without a command prints neighbours
     for i, line in enumerate(lines):
+        if (t := _TEXT_TITLE_RE.match(line)) is not None:
+            title = t["title"]
         m = _TEXT_IFACE_RE.match(line)
+        if m is not None and title != "LLDP neighbors":
+            raise LldpParseError(f"'Interface: {m['ifname']}' is under lldpd's '{title}:' title: this "
+                                 "device's own port, not a neighbour (capture 'lldpcli show neighbors' or "
+                                 "'lldpctl')", i)
         if m is not None:
             if cur is not None:
                 out.append(_text_checked(cur, fields))

@@ -1730,6 +1730,7 @@ from roce_tune.platforms.sonic_counters import (  # noqa: E402
     parse_sonic_pfc_counters,
     parse_sonic_pfcwd_stats,
     parse_sonic_queue_table,
+    queue_evidence_line,
 )
 
 #: a port name in a SONiC table row (front panel, or a port channel)
@@ -1790,11 +1791,11 @@ CAPTURE_FORMATS: tuple[_CaptureFormat, ...] = (
     _CaptureFormat(name="show pfc counters", kind="pfc_rx_tx_tables", pattern=r"^\s*Port\s+(Rx|Tx)\s+PFC0",
                    parse=parse_sonic_pfc_counters),
     _CaptureFormat(name="show queue counters", kind="queue_table", pattern=r"^\s*Port\s+TxQ\s+",
-                   parse=parse_sonic_queue_table),
+                   parse=parse_sonic_queue_table, evidence=queue_evidence_line),
     # the -j form (queuestat / wredstat build_json): keys no other platform's JSON has
     _CaptureFormat(name="show queue counters -j", kind="queue_table",
                    pattern=r'^\s*"(?:totalpacket|ecnmarkedpacket|wreddroppacket)"\s*:',
-                   parse=parse_sonic_queue_table),
+                   parse=parse_sonic_queue_table, evidence=queue_evidence_line),
     _CaptureFormat(name="show pfcwd stats", kind="pfcwd_stats_table", pattern=r"STORM\s+DETECTED/RESTORED",
                    parse=parse_sonic_pfcwd_stats),
     _CaptureFormat(name="show pfcwd config", kind="pfcwd_config",

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import json
 import re
+from functools import lru_cache
 
 from roce_tune.plan import SwitchPlan
 from roce_tune.platforms.contract import CounterReader
@@ -138,6 +139,31 @@ def _sonic_queue_json(text: str) -> tuple[str, PortCounters]:
                 if key in _JSON_KEYS and (v := to_int(str(val))) is not None:
                     out.setdefault(port, {})[f"q{m.group(1)}_{_JSON_KEYS[key]}"] = v
     return ("wred" if wred else "queue"), out
+
+
+def queue_evidence_line(text: str, port: str, name: str) -> int | None:
+    """The 0-based index of the line of ``text`` (``show queue counters``/``wredcounters``, table or ``-j``)
+    that the counter ``name`` (``q3_tx_pkts``) of ``port`` was read from: its egress queue's row, or the
+    queue's key under the port's in the JSON (:data:`_EGRESS_QUEUE_RE`); None when there is none."""
+    q = re.match(r"q(\d+)_", name)
+    return _queue_rows(text).get((port, q.group(1))) if q else None
+
+
+@lru_cache(maxsize=8)
+def _queue_rows(text: str) -> dict[tuple[str, str], int]:
+    """(port, queue number) -> the index of the first line that holds that egress queue's counters."""
+    rows: dict[tuple[str, str], int] = {}
+    port = ""
+    for i, t in enumerate(text.splitlines()):
+        tok = t.split()
+        if key := re.match(r'^\s*"([^"]+)"\s*:\s*\{', t):  # -j: a queue's key inside its port's
+            if m := _EGRESS_QUEUE_RE.fullmatch(key.group(1)):
+                rows.setdefault((port, m.group(1)), i)
+            else:
+                port = key.group(1)
+        elif len(tok) > 2 and (m := _EGRESS_QUEUE_RE.fullmatch(tok[1])):
+            rows.setdefault((tok[0], m.group(1)), i)
+    return rows
 
 
 def _sonic_queue_table(text: str, names: dict[str, str]) -> PortCounters:

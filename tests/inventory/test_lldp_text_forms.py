@@ -534,3 +534,59 @@ def test_error_lines_an_lldp_command_printed_are_named_in_a_note(tmp_path: Path)
     assert r.returncode == 0, r.stderr
     assert f"{f}:2: Error response from daemon: Container 0a1b2c is not running" in r.stderr, r.stderr
     assert "leaf8.txt:2: 2025-01-07T10:00:00 [WARN/lldpctl] unknown command" in r.stderr, r.stderr
+
+
+# lldpd's `lldpcli show interfaces` (src/client/display.c display_local_interfaces: the "LLDP interfaces"
+# title) prints this device's own ports as `Interface: <port>` alone, with its own chassis and port under them
+LLDPD_OWN_PORTS = """\
+-------------------------------------------------------------------------------
+LLDP interfaces:
+-------------------------------------------------------------------------------
+Interface:    ens1f0np0
+  Administrative status: RX and TX
+  Chassis:
+    ChassisID:    mac 02:00:00:00:07:01
+    SysName:      gpu07
+  Port:
+    PortID:       mac 02:00:00:00:07:02
+    PortDescr:    ens1f0np0
+-------------------------------------------------------------------------------
+"""
+
+
+def test_lldpcli_show_interfaces_is_not_read_as_neighbours(tmp_path: Path) -> None:
+    """``lldpcli show interfaces`` lists the device's own ports: each was read as a neighbour named after the
+    device itself (gpu07:ens1f0np0 seeing gpu07 port ens1f0np0) and the import exited 0 with a host without
+    NICs. It is named as not a neighbour list; the same ports under ``LLDP neighbors:`` are read."""
+    import pytest
+
+    from roce_tune.platforms.lldp import LldpParseError, parse_lldpctl_text
+
+    with pytest.raises(LldpParseError, match="LLDP interfaces.*own port.*show neighbors"):
+        parse_lldpctl_text(LLDPD_OWN_PORTS)
+    as_neighbours = LLDPD_OWN_PORTS.replace("LLDP interfaces:", "LLDP neighbors:")
+    assert [(n.local_port, n.remote_system) for n in parse_lldpctl_text(as_neighbours)] == [
+        ("ens1f0np0", "gpu07")]
+    cap = tmp_path / "cap"
+    cap.mkdir()
+    (cap / "gpu07.txt").write_text(f"root@gpu07:~# lldpcli show interfaces\n{LLDPD_OWN_PORTS}",
+                                   encoding="utf-8")
+    r = run("import", "lldp", str(cap), "--out", str(tmp_path / "f.yaml"))
+    assert r.returncode != 0 and "gpu07.txt:5" in r.stderr and "show neighbors" in r.stderr, r.stderr
+
+
+def test_cumulus_text_table_cells_with_a_space_are_cut_at_the_columns() -> None:
+    """``nv show interface lldp`` / ``net show lldp``: a remote port ID with a space (Force10/Dell
+    ``GigabitEthernet 0/2``) or a remote host with one (``PowerEdge R750``) was cut at the last space: the
+    neighbour read as a device ``GigabitEthernet`` with port ``0/2``. Cells are cut at the header's
+    columns."""
+    from roce_tune.platforms import cumulus
+
+    nvue = ("Interface  Speed  Type  Remote Host      Remote Port\n"
+            "---------  -----  ----  ---------------  -------------------\n"
+            "eth0       1G     eth   oob7             GigabitEthernet 0/2\n"
+            "swp7       400G   swp   PowerEdge R750   ens1f0np0\n"
+            "swp51      400G   swp   spine7           swp3\n")
+    got = [(n.local_port, n.remote_system, n.remote_port) for n in cumulus.parse_lldp_table(nvue)]
+    assert got == [("eth0", "oob7", "GigabitEthernet 0/2"), ("swp7", "PowerEdge R750", "ens1f0np0"),
+                   ("swp51", "spine7", "swp3")]

@@ -340,3 +340,21 @@ def test_sonic_queue_and_wred_counters_json() -> None:
         "q3_tx_pkts": 1452458737, "q3_tx_bytes": 1423409562260, "q3_drop_pkts": 12}})
     assert sc.parse_sonic_queue_table(SONIC_WRED_JSON) == ("wred", {"Ethernet8": {
         "q3_ecn_marked_pkts": 41002, "q3_ecn_marked_bytes": 42000000}})
+
+
+def test_sonic_queue_tables_locate_their_rows_in_the_platform_module() -> None:
+    """queuestat's queue names (UC<n>/ALL<n>, a -j queue key under its port's) were known to the generic
+    audit reader; the SONiC module answers which line a queue counter was read from
+    (CaptureFormat.evidence)."""
+    from roce_tune.platforms import sonic
+
+    formats = [f for f in sonic.CAPTURE_FORMATS if f.kind == "queue_table"]
+    assert formats and all(f.evidence is sc.queue_evidence_line for f in formats)
+    lines = SONIC_QUEUE_ALL_TYPE.splitlines()
+    i = sc.queue_evidence_line(SONIC_QUEUE_ALL_TYPE, "Ethernet0", "q3_drop_pkts")
+    assert i is not None and lines[i].split()[:2] == ["Ethernet0", "ALL3"]
+    i = sc.queue_evidence_line(SONIC_QUEUE_ALL_TYPE, "Ethernet8", "q3_tx_pkts")
+    assert i is not None and lines[i].split()[:2] == ["Ethernet8", "UC3"]
+    assert sc.queue_evidence_line(SONIC_QUEUE_ALL_TYPE, "Ethernet8", "q8_tx_pkts") is None  # MC8: not read
+    i = sc.queue_evidence_line(SONIC_WRED_JSON, "Ethernet8", "q3_ecn_marked_pkts")
+    assert i is not None and SONIC_WRED_JSON.splitlines()[i].strip() == '"ALL3": {'

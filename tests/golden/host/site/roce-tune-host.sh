@@ -131,6 +131,18 @@ rt_read() {
     fi
 }
 
+# rt_ident PATH: rt_read PATH, but /etc/machine-id as a hash of it ("sha256:" and 16 hex digits):
+# machine-id(5) asks that the id itself be kept confidential and hashed with an application's own key
+rt_ident() {
+    local v sum
+    v="$(rt_read "$1")"
+    if [[ "$1" == */etc/machine-id && "$v" != "<missing>" && -n "$v" ]]; then
+        sum="$(printf 'roce-tune restore point %s' "$v" | sha256sum)"
+        v="sha256:${sum:0:16}"
+    fi
+    printf '%s' "$v"
+}
+
 # rt_expect DEVICE WHAT EXPECTED ACTUAL: record a mismatch.
 rt_expect() {
     if [[ "$3" != "$4" ]]; then
@@ -505,19 +517,20 @@ rt_dscp_gone() {
         rt_do mlnx_qos -i "$1" --dscp2prio "del,$2,$3"
     fi
 }
-# rt_here PATH WAS: PATH (this machine's id, a NIC's MAC address) read WAS when the restore point was taken
+# rt_here PATH WAS: PATH (this machine's id, hashed: rt_ident; a NIC's MAC address) read WAS when the restore
+# point was taken
 RT_OTHER=()
 rt_here() {
     local now
-    now="$(rt_read "$1")"
+    now="$(rt_ident "$1")"
     [[ "$now" == "<missing>" || "$now" == "$2" ]] || RT_OTHER+=("$1 was '$2', is '$now'")
 }
 RT_RESTORE_HEAD
-    declare -f rt_read
+    declare -f rt_read rt_ident
     # the machine and every NIC it was taken on (a value that cannot be read then or now is not compared)
     for rt_id in "${SYSROOT}/etc/machine-id" "${RT_NICS[@]}"; do
         [[ "$rt_id" == /* ]] || { rt_nic "$rt_id"; rt_id="${SYSROOT}/sys/class/net/$nic_dev/address"; }
-        rt_was="$(rt_read "$rt_id")"
+        rt_was="$(rt_ident "$rt_id")"
         [[ -z "$rt_was" || "$rt_was" == "<missing>" ]] || printf 'rt_here %q %q\n' "$rt_id" "$rt_was"
     done
     cat <<'RT_RESTORE_OTHER'
