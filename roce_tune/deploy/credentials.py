@@ -11,10 +11,12 @@ empty value counts as not given::
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
+from collections.abc import Callable
 from typing import TextIO
 
 from netmiko.session_log import SessionLog
@@ -161,13 +163,19 @@ class RedactingSessionLog(SessionLog):
     """A netmiko session log that passes everything through a :class:`Redactor` before it reaches the
     file (0600). Data is written a complete line at a time, and a JSON document (SONiC CONFIG_DB) only once
     its braces balance, so a secret split over channel reads or a table spread over lines is still masked;
-    the rest is written when the session closes."""
+    the rest is written when the session closes.
+
+    A write that fails (a full disk, a file system gone read-only) never fails the session: netmiko would
+    raise it from the middle of a push, leaving a switch half-configured. The log stops there instead, and
+    ``on_error`` receives ``"<file>: <OS error>"`` once; what the session does afterwards is not logged."""
 
     _HOLD_MAX_CHARS = 4_000_000
 
-    def __init__(self, file_name: str, redact: Redactor):
+    def __init__(self, file_name: str, redact: Redactor, on_error: Callable[[str], None] | None = None):
         super().__init__(file_name=file_name, file_mode="append")
         self._redact = redact
+        self._on_error = on_error
+        self.write_error: str | None = None
 
     def open(self) -> None:
         """Open the log file for appending as 0600."""
@@ -177,6 +185,8 @@ class RedactingSessionLog(SessionLog):
 
     def _flush_buffer(self, final: bool = False) -> None:
         if self.session_log is None:
+            if self.write_error is not None:
+                self._read_buffer()  # the log stopped: drop what it can no longer record
             return
         data = self._read_buffer()
         if not final and len(data) < self._HOLD_MAX_CHARS:
@@ -187,3 +197,27 @@ class RedactingSessionLog(SessionLog):
             data = data[:cut]
         if data:
             self._write(self._redact(data))
+
+    def _write(self, data: str) -> None:
+        """Write ``data`` and flush it; on an OS error stop logging and report it (see the class)."""
+        try:
+            super()._write(data)
+        except OSError as exc:
+            self._stop_logging(exc)
+
+    def close(self) -> None:
+        """Write what is held back and close the file; an OS error is reported, never raised."""
+        try:
+            super().close()
+        except OSError as exc:
+            self._stop_logging(exc)
+
+    def _stop_logging(self, exc: OSError) -> None:
+        fh, self.session_log = self.session_log, None
+        if fh is not None:
+            with contextlib.suppress(OSError, ValueError):
+                fh.close()
+        if self.write_error is None:
+            self.write_error = f"{self.file_name}: {exc.strerror or exc}"
+            if self._on_error is not None:
+                self._on_error(self.write_error)
