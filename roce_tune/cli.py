@@ -873,8 +873,9 @@ def _apply_targets_of(source: Path, limit: list[str]) -> tuple[list[Target], Pat
 
 
 def _make_log_dir(path: Path, given: bool) -> None:
-    """Create apply's log directory (0700) before any device is contacted; exits 2 naming it when it cannot
-    be made (a file in its place, a read-only file system): no push runs without its logs and restore points."""
+    """Create apply's log directory (0700) before any device is contacted; exits 2 naming it when it
+    cannot be made (a file in its place, a read-only file system): no push runs without its logs and
+    restore points."""
     from roce_tune.deploy.credentials import private_dir
 
     try:
@@ -914,7 +915,7 @@ def _apply(stop: StopRequest, source: Path, dry_run: bool, limit: list[str], con
                         secrets_file=str(secrets_file) if secrets_file else None,
                         log_dir=log_dir or default_logs, push=push, device_timeout_s=device_timeout,
                         timing=_session_timing(session_timing))
-    _make_log_dir(opts.log_dir, given=log_dir is not None)
+    _make_log_dir(log_dir or default_logs, given=log_dir is not None)
     if fmt is OutFormat.json:  # the text report prints them under its header
         for note in confirm_window_notes(targets, opts):
             err.print(f"note: {note}", markup=False, highlight=False)

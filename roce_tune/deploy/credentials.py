@@ -14,9 +14,9 @@ from __future__ import annotations
 import contextlib
 import os
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from collections.abc import Callable
 from typing import TextIO
 
 from netmiko.session_log import SessionLog

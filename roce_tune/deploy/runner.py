@@ -412,8 +412,8 @@ def netmiko_params(t: Target, opts: ApplyOptions, creds: Credentials, log_path: 
     if PUSH_METHODS[t.platform].enable_secret:
         params["secret"] = creds.password or ""
     if log_path is not None:  # 0600, masked with the platform's secret patterns before it is written
-        params["session_log"] = RedactingSessionLog(str(log_path),
-                                                    redact or Redactor(creds.secrets(), t.platform), on_log_error)
+        params["session_log"] = RedactingSessionLog(
+            str(log_path), redact or Redactor(creds.secrets(), t.platform), on_log_error)
     return params
 
 
@@ -831,10 +831,10 @@ class _Batch:
     def _work(self, t: Target) -> None:
         try:
             self.done_q.put(run_one(t, self.opts, True, self.allow_disruptive, self.stop))
-        except Exception as exc:  # noqa: BLE001 — a result for every device, never a run waiting on a dead thread
-            self.done_q.put(DeviceResult(
-                t.name, t.platform, "unknown", error=f"roce-tune failed on this device ({type(exc).__name__}); "
-                f"check it by hand: its restore point is {_restore_point(t, self.opts)}"))
+        except Exception as exc:  # noqa: BLE001 — a result for each device, never a wait on a dead thread
+            why = f"roce-tune failed on this device ({type(exc).__name__}); check it by hand: its restore point"
+            self.done_q.put(DeviceResult(t.name, t.platform, "unknown",
+                                         error=f"{why} is {_restore_point(t, self.opts)}"))
         finally:
             if t.name not in self.timed_out:
                 self.slots.release()

@@ -19,7 +19,6 @@ import pytest
 
 import roce_tune.deploy.credentials as credentials
 from roce_tune.deploy.apply import load_source
-from roce_tune.deploy.drivers import PushOptions
 from roce_tune.deploy.runner import apply_targets
 
 from .conftest import REPO, emulated_inventory
@@ -91,7 +90,8 @@ def test_a_log_directory_that_cannot_be_made_fails_the_device_at_once(tmp_path: 
         before = fleet["leaf1"].running_config()
         (tmp_path / "afile").write_text("")
         t0 = time.monotonic()
-        opts = replace(_opts(tmp_path, known, limit=["leaf1"], device_timeout_s=20), log_dir=tmp_path / "afile")
+        opts = replace(_opts(tmp_path, known, limit=["leaf1"], device_timeout_s=20),
+                       log_dir=tmp_path / "afile")
         [res] = apply_targets(targets, opts)
         assert time.monotonic() - t0 < 10
         assert res.state == "failed" and not res.rolled_back, res
