@@ -832,9 +832,9 @@ class _Batch:
         try:
             self.done_q.put(run_one(t, self.opts, True, self.allow_disruptive, self.stop))
         except Exception as exc:  # noqa: BLE001 — a result for each device, never a wait on a dead thread
-            why = f"roce-tune failed on this device ({type(exc).__name__}); check it by hand: its restore point"
+            why = f"roce-tune failed on this device ({type(exc).__name__}); check it by hand; restore point"
             self.done_q.put(DeviceResult(t.name, t.platform, "unknown",
-                                         error=f"{why} is {_restore_point(t, self.opts)}"))
+                                         error=f"{why}: {_restore_point(t, self.opts)}"))
         finally:
             if t.name not in self.timed_out:
                 self.slots.release()
