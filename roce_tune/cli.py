@@ -850,9 +850,9 @@ def apply(
 
 def _apply_targets_of(source: Path, limit: list[str]) -> tuple[list[Target], Path]:
     """The devices of ``source`` (inventory or plan directory) and its default log directory; exits 2 when
-    it cannot be read or ``--limit`` matches no device."""
+    it cannot be read or a ``--limit`` term matches no device."""
     from roce_tune.deploy.apply import load_source
-    from roce_tune.deploy.runner import select
+    from roce_tune.deploy.runner import unmatched_limits
     from roce_tune.findings import RoceTuneError
 
     try:
@@ -864,10 +864,13 @@ def _apply_targets_of(source: Path, limit: list[str]) -> tuple[list[Target], Pat
                                                                           "directory")
         err.print(f"error: {source}: {what}: {exc}", markup=False, highlight=False)
         raise typer.Exit(2) from None
-    if limit and not select(targets, limit):
-        err.print(f"error: --limit {' '.join(limit)} matches no device; devices: "
+    unmatched = unmatched_limits(targets, limit)
+    if unmatched:
+        hint = ("; give one --limit per name (--limit A --limit B), not a comma-separated list"
+                if any("," in term for term in unmatched) else "")
+        err.print(f"error: --limit {' '.join(unmatched)} matches no device{hint}; nothing was done; devices: "
                   + ", ".join(t.name for t in targets[:12]) + (" …" if len(targets) > 12 else ""),
-                  markup=False)
+                  markup=False, highlight=False)
         raise typer.Exit(2)
     return targets, default_logs
 

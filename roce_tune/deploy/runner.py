@@ -342,19 +342,26 @@ def confirm_window_notes(targets: list[Target], opts: ApplyOptions) -> list[str]
     return notes
 
 
+def _matches(t: Target, term: str) -> bool:
+    """``t`` is selected by one ``--limit`` term: a name or glob, ``role:ROLE`` or ``platform:NAME``."""
+    if term.startswith("role:"):
+        return t.role == term[5:]
+    if term.startswith("platform:"):
+        return t.platform == term[9:]
+    return fnmatch.fnmatchcase(t.name, term)
+
+
 def select(targets: list[Target], limit: list[str]) -> list[Target]:
     """Keep targets matching any ``--limit`` term: a name or glob, ``role:ROLE`` or ``platform:NAME``."""
     if not limit:
         return targets
+    return [t for t in targets if any(_matches(t, term) for term in limit)]
 
-    def match(t: Target, term: str) -> bool:
-        if term.startswith("role:"):
-            return t.role == term[5:]
-        if term.startswith("platform:"):
-            return t.platform == term[9:]
-        return fnmatch.fnmatchcase(t.name, term)
 
-    return [t for t in targets if any(match(t, term) for term in limit)]
+def unmatched_limits(targets: list[Target], limit: list[str]) -> list[str]:
+    """The ``--limit`` terms that select no device of ``targets``, in the order given: a mistyped name
+    among several would otherwise leave its device out of the run without a word."""
+    return [term for term in limit if not any(_matches(t, term) for t in targets)]
 
 
 def connect(t: Target, opts: ApplyOptions, log_path: Path | None,
