@@ -890,6 +890,21 @@ def _make_log_dir(path: Path, given: bool) -> None:
         raise typer.Exit(2) from None
 
 
+def _check_secrets_file(secrets_file: Path | None) -> None:
+    """Read ``--secrets-file`` (else ``$ROCE_TUNE_SECRETS_FILE``) once before any device is contacted; exits
+    2 with its file:line:column (never its text) when it cannot be read: every device would fail alike."""
+    from roce_tune.deploy.credentials import CredentialError, check_secrets_file
+
+    path = secrets_file or os.environ.get("ROCE_TUNE_SECRETS_FILE")
+    if not path:
+        return
+    try:
+        check_secrets_file(path)
+    except CredentialError as exc:
+        err.print(f"error: {exc}; nothing was done", markup=False, highlight=False)
+        raise typer.Exit(2) from None
+
+
 def _apply(stop: StopRequest, source: Path, dry_run: bool, limit: list[str], concurrency: int, canary: int,
            allow_disruptive: bool, insecure: bool, known_hosts: Path | None, secrets_file: Path | None,
            log_dir: Path | None, fmt: OutFormat, push: PushOptions, device_timeout: int,
@@ -919,6 +934,7 @@ def _apply(stop: StopRequest, source: Path, dry_run: bool, limit: list[str], con
                         log_dir=log_dir or default_logs, push=push, device_timeout_s=device_timeout,
                         timing=_session_timing(session_timing))
     _make_log_dir(log_dir or default_logs, given=log_dir is not None)
+    _check_secrets_file(secrets_file)
     if fmt is OutFormat.json:  # the text report prints them under its header
         for note in confirm_window_notes(targets, opts):
             err.print(f"note: {note}", markup=False, highlight=False)

@@ -64,6 +64,28 @@ def _secrets_file_entry(path: Path, device: str) -> dict[str, str]:
     return {str(k): str(v) for k, v in entry.items() if v is not None and str(v) != ""}
 
 
+def check_secrets_file(path: str | Path) -> None:
+    """Read the secrets file at ``path`` once, before any device is contacted.
+
+    Raises:
+        CredentialError: it cannot be read, is not YAML (file:line:column, never the text) or is not a
+            mapping of device -> credentials.
+    """
+    _secrets_file_entry(Path(path), "default")
+
+
+def _no_credential(device: str, refs: dict[str, str | None], values: dict[str, str]) -> str:
+    """Why ``device`` has no username or no password/key, and what can provide it: only the variables the
+    inventory names (never ``$None``), a secrets file, an SSH agent."""
+    if not values.get("username"):
+        var = refs.get("username_env")
+        return f"{device}: no username (set " + (f"${var} or " if var else "") + "a secrets file)"
+    ways = [f"${refs[k]}" for k in ("password_env", "key_file_env") if refs.get(k)]
+    if not refs.get("key_file_env"):
+        ways.append("a key file variable (credentials.key_file_env in the inventory)")
+    return f"{device}: no password or key (set {', '.join(ways)}, a secrets file or an SSH agent)"
+
+
 def _key_file(device: str, value: str, origin: str) -> str:
     """``value`` with ``~`` expanded (as netmiko expands it); raises CredentialError naming ``device``, the
     path and ``origin`` (the variable or secrets file it came from) when it is not a readable file: netmiko's
@@ -106,12 +128,9 @@ def resolve_credentials(device: str, refs: dict[str, str | None], env: dict[str,
             origin["key_file"] = f"secrets file {sf}"
     if values.get("key_file"):
         values["key_file"] = _key_file(device, values["key_file"], origin["key_file"])
-    if not values.get("username"):
-        raise CredentialError(f"{device}: no username (set ${refs.get('username_env')} or a secrets file)")
-    if not values.get("password") and not values.get("key_file") and not env.get("SSH_AUTH_SOCK"):
-        raise CredentialError(f"{device}: no password or key (set ${refs.get('password_env')}, "
-                              f"${refs.get('key_file_env') or 'a key file variable'}, a secrets file or an "
-                              "SSH agent)")
+    if not values.get("username") or (not values.get("password") and not values.get("key_file")
+                                      and not env.get("SSH_AUTH_SOCK")):
+        raise CredentialError(_no_credential(device, refs, values))
     return Credentials(values["username"], values.get("password"), values.get("key_file"))
 
 
