@@ -725,8 +725,10 @@ def _run_one(t: Target, opts: ApplyOptions, allow_push: bool, allow_disruptive: 
 
 
 def _timeout_message(t: Target, opts: ApplyOptions) -> str:
-    """What a device that exceeded ``opts.device_timeout_s`` is left in, per platform."""
+    """What a device that exceeded ``opts.device_timeout_s`` is left in, per platform (a dry run: as it was)."""
     head = f"timed out after {opts.device_timeout_s:.0f} s"
+    if opts.dry_run:  # a dry run only reads: no commit to revert, no half-way push
+        return f"{head} in a dry run (reading it); nothing was changed on it"
     if t.platform in CONFIRM_CHECK:
         return f"{head}; an unconfirmed commit reverts on the device's own commit-confirm timer"
     restore = f"{t.name}.{opts.push.tag}.before.{'sh' if t.kind == 'host' else 'txt'}"
