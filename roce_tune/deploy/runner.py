@@ -725,7 +725,7 @@ def _run_one(t: Target, opts: ApplyOptions, allow_push: bool, allow_disruptive: 
 
 
 def _timeout_message(t: Target, opts: ApplyOptions) -> str:
-    """What a device that exceeded ``opts.device_timeout_s`` is left in, per platform (a dry run: as it was)."""
+    """What a device past ``opts.device_timeout_s`` is left in, per platform (a dry run: as it was)."""
     head = f"timed out after {opts.device_timeout_s:.0f} s"
     if opts.dry_run:  # a dry run only reads: no commit to revert, no half-way push
         return f"{head} in a dry run (reading it); nothing was changed on it"
