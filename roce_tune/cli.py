@@ -850,9 +850,9 @@ def apply(
 
 def _apply_targets_of(source: Path, limit: list[str]) -> tuple[list[Target], Path]:
     """The devices of ``source`` (inventory or plan directory) and its default log directory; exits 2 when
-    it cannot be read or ``--limit`` matches no device."""
+    it cannot be read or a ``--limit`` term matches no device."""
     from roce_tune.deploy.apply import load_source
-    from roce_tune.deploy.runner import select
+    from roce_tune.deploy.runner import unmatched_limits
     from roce_tune.findings import RoceTuneError
 
     try:
@@ -864,12 +864,45 @@ def _apply_targets_of(source: Path, limit: list[str]) -> tuple[list[Target], Pat
                                                                           "directory")
         err.print(f"error: {source}: {what}: {exc}", markup=False, highlight=False)
         raise typer.Exit(2) from None
-    if limit and not select(targets, limit):
-        err.print(f"error: --limit {' '.join(limit)} matches no device; devices: "
+    unmatched = unmatched_limits(targets, limit)
+    if unmatched:
+        hint = ("; give one --limit per name (--limit A --limit B), not a comma-separated list"
+                if any("," in term for term in unmatched) else "")
+        err.print(f"error: --limit {' '.join(unmatched)} matches no device{hint}; nothing was done; devices: "
                   + ", ".join(t.name for t in targets[:12]) + (" …" if len(targets) > 12 else ""),
-                  markup=False)
+                  markup=False, highlight=False)
         raise typer.Exit(2)
     return targets, default_logs
+
+
+def _make_log_dir(path: Path, given: bool) -> None:
+    """Create apply's log directory (0700) before any device is contacted; exits 2 naming it when it
+    cannot be made (a file in its place, a read-only file system): no push runs without its logs and
+    restore points."""
+    from roce_tune.deploy.credentials import private_dir
+
+    try:
+        private_dir(path)
+    except OSError as exc:
+        what = "--log-dir" if given else "log directory"
+        err.print(f"error: {what} {path}: cannot create it: {exc.strerror or exc}; nothing was done",
+                  markup=False, highlight=False)
+        raise typer.Exit(2) from None
+
+
+def _check_secrets_file(secrets_file: Path | None) -> None:
+    """Read ``--secrets-file`` (else ``$ROCE_TUNE_SECRETS_FILE``) once before any device is contacted; exits
+    2 with its file:line:column (never its text) when it cannot be read: every device would fail alike."""
+    from roce_tune.deploy.credentials import CredentialError, check_secrets_file
+
+    path = secrets_file or os.environ.get("ROCE_TUNE_SECRETS_FILE")
+    if not path:
+        return
+    try:
+        check_secrets_file(path)
+    except CredentialError as exc:
+        err.print(f"error: {exc}; nothing was done", markup=False, highlight=False)
+        raise typer.Exit(2) from None
 
 
 def _apply(stop: StopRequest, source: Path, dry_run: bool, limit: list[str], concurrency: int, canary: int,
@@ -900,6 +933,8 @@ def _apply(stop: StopRequest, source: Path, dry_run: bool, limit: list[str], con
                         secrets_file=str(secrets_file) if secrets_file else None,
                         log_dir=log_dir or default_logs, push=push, device_timeout_s=device_timeout,
                         timing=_session_timing(session_timing))
+    _make_log_dir(log_dir or default_logs, given=log_dir is not None)
+    _check_secrets_file(secrets_file)
     if fmt is OutFormat.json:  # the text report prints them under its header
         for note in confirm_window_notes(targets, opts):
             err.print(f"note: {note}", markup=False, highlight=False)

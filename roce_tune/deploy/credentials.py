@@ -11,8 +11,10 @@ empty value counts as not given::
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TextIO
@@ -62,6 +64,28 @@ def _secrets_file_entry(path: Path, device: str) -> dict[str, str]:
     return {str(k): str(v) for k, v in entry.items() if v is not None and str(v) != ""}
 
 
+def check_secrets_file(path: str | Path) -> None:
+    """Read the secrets file at ``path`` once, before any device is contacted.
+
+    Raises:
+        CredentialError: it cannot be read, is not YAML (file:line:column, never the text) or is not a
+            mapping of device -> credentials.
+    """
+    _secrets_file_entry(Path(path), "default")
+
+
+def _no_credential(device: str, refs: dict[str, str | None], values: dict[str, str]) -> str:
+    """Why ``device`` has no username or no password/key, and what can provide it: only the variables the
+    inventory names (never ``$None``), a secrets file, an SSH agent."""
+    if not values.get("username"):
+        var = refs.get("username_env")
+        return f"{device}: no username (set " + (f"${var} or " if var else "") + "a secrets file)"
+    ways = [f"${refs[k]}" for k in ("password_env", "key_file_env") if refs.get(k)]
+    if not refs.get("key_file_env"):
+        ways.append("a key file variable (credentials.key_file_env in the inventory)")
+    return f"{device}: no password or key (set {', '.join(ways)}, a secrets file or an SSH agent)"
+
+
 def _key_file(device: str, value: str, origin: str) -> str:
     """``value`` with ``~`` expanded (as netmiko expands it); raises CredentialError naming ``device``, the
     path and ``origin`` (the variable or secrets file it came from) when it is not a readable file: netmiko's
@@ -104,12 +128,9 @@ def resolve_credentials(device: str, refs: dict[str, str | None], env: dict[str,
             origin["key_file"] = f"secrets file {sf}"
     if values.get("key_file"):
         values["key_file"] = _key_file(device, values["key_file"], origin["key_file"])
-    if not values.get("username"):
-        raise CredentialError(f"{device}: no username (set ${refs.get('username_env')} or a secrets file)")
-    if not values.get("password") and not values.get("key_file") and not env.get("SSH_AUTH_SOCK"):
-        raise CredentialError(f"{device}: no password or key (set ${refs.get('password_env')}, "
-                              f"${refs.get('key_file_env') or 'a key file variable'}, a secrets file or an "
-                              "SSH agent)")
+    if not values.get("username") or (not values.get("password") and not values.get("key_file")
+                                      and not env.get("SSH_AUTH_SOCK")):
+        raise CredentialError(_no_credential(device, refs, values))
     return Credentials(values["username"], values.get("password"), values.get("key_file"))
 
 
@@ -161,13 +182,19 @@ class RedactingSessionLog(SessionLog):
     """A netmiko session log that passes everything through a :class:`Redactor` before it reaches the
     file (0600). Data is written a complete line at a time, and a JSON document (SONiC CONFIG_DB) only once
     its braces balance, so a secret split over channel reads or a table spread over lines is still masked;
-    the rest is written when the session closes."""
+    the rest is written when the session closes.
+
+    A write that fails (a full disk, a file system gone read-only) never fails the session: netmiko would
+    raise it from the middle of a push, leaving a switch half-configured. The log stops there instead, and
+    ``on_error`` receives ``"<file>: <OS error>"`` once; what the session does afterwards is not logged."""
 
     _HOLD_MAX_CHARS = 4_000_000
 
-    def __init__(self, file_name: str, redact: Redactor):
+    def __init__(self, file_name: str, redact: Redactor, on_error: Callable[[str], None] | None = None):
         super().__init__(file_name=file_name, file_mode="append")
         self._redact = redact
+        self._on_error = on_error
+        self.write_error: str | None = None
 
     def open(self) -> None:
         """Open the log file for appending as 0600."""
@@ -177,6 +204,8 @@ class RedactingSessionLog(SessionLog):
 
     def _flush_buffer(self, final: bool = False) -> None:
         if self.session_log is None:
+            if self.write_error is not None:
+                self._read_buffer()  # the log stopped: drop what it can no longer record
             return
         data = self._read_buffer()
         if not final and len(data) < self._HOLD_MAX_CHARS:
@@ -187,3 +216,27 @@ class RedactingSessionLog(SessionLog):
             data = data[:cut]
         if data:
             self._write(self._redact(data))
+
+    def _write(self, data: str) -> None:
+        """Write ``data`` and flush it; on an OS error stop logging and report it (see the class)."""
+        try:
+            super()._write(data)
+        except OSError as exc:
+            self._stop_logging(exc)
+
+    def close(self) -> None:
+        """Write what is held back and close the file; an OS error is reported, never raised."""
+        try:
+            super().close()
+        except OSError as exc:
+            self._stop_logging(exc)
+
+    def _stop_logging(self, exc: OSError) -> None:
+        fh, self.session_log = self.session_log, None
+        if fh is not None:
+            with contextlib.suppress(OSError, ValueError):
+                fh.close()
+        if self.write_error is None:
+            self.write_error = f"{self.file_name}: {exc.strerror or exc}"
+            if self._on_error is not None:
+                self._on_error(self.write_error)

@@ -342,24 +342,34 @@ def confirm_window_notes(targets: list[Target], opts: ApplyOptions) -> list[str]
     return notes
 
 
+def _matches(t: Target, term: str) -> bool:
+    """``t`` is selected by one ``--limit`` term: a name or glob, ``role:ROLE`` or ``platform:NAME``."""
+    if term.startswith("role:"):
+        return t.role == term[5:]
+    if term.startswith("platform:"):
+        return t.platform == term[9:]
+    return fnmatch.fnmatchcase(t.name, term)
+
+
 def select(targets: list[Target], limit: list[str]) -> list[Target]:
     """Keep targets matching any ``--limit`` term: a name or glob, ``role:ROLE`` or ``platform:NAME``."""
     if not limit:
         return targets
-
-    def match(t: Target, term: str) -> bool:
-        if term.startswith("role:"):
-            return t.role == term[5:]
-        if term.startswith("platform:"):
-            return t.platform == term[9:]
-        return fnmatch.fnmatchcase(t.name, term)
-
-    return [t for t in targets if any(match(t, term) for term in limit)]
+    return [t for t in targets if any(_matches(t, term) for term in limit)]
 
 
-def connect(t: Target, opts: ApplyOptions, log_path: Path | None) -> tuple[Any, Redactor]:
+def unmatched_limits(targets: list[Target], limit: list[str]) -> list[str]:
+    """The ``--limit`` terms that select no device of ``targets``, in the order given: a mistyped name
+    among several would otherwise leave its device out of the run without a word."""
+    return [term for term in limit if not any(_matches(t, term) for t in targets)]
+
+
+def connect(t: Target, opts: ApplyOptions, log_path: Path | None,
+            on_log_error: Callable[[str], None] | None = None) -> tuple[Any, Redactor]:
     """Open an SSH session to ``t`` (netmiko, ``opts.timing`` pacing, host keys per ``opts.known_hosts``,
     session log at ``log_path`` with secrets masked). Used by apply, verify and ``audit --live``.
+    ``on_log_error("<file>: <OS error>")``: the session log could not be written (it stops; the session
+    goes on, see :class:`~roce_tune.deploy.credentials.RedactingSessionLog`).
 
     Returns:
         (netmiko connection, its secret redactor); netmiko is untyped, so the connection is Any.
@@ -373,7 +383,7 @@ def connect(t: Target, opts: ApplyOptions, log_path: Path | None) -> tuple[Any, 
     creds = resolve_credentials(t.name, t.credentials, secrets_file=opts.secrets_file)
     redact = Redactor(creds.secrets(), t.platform)
     try:
-        conn = ConnectHandler(**netmiko_params(t, opts, creds, log_path, redact))
+        conn = ConnectHandler(**netmiko_params(t, opts, creds, log_path, redact, on_log_error))
     except PushError:
         raise
     except Exception as exc:  # noqa: BLE001 — every connect failure is reported the same way
@@ -383,7 +393,8 @@ def connect(t: Target, opts: ApplyOptions, log_path: Path | None) -> tuple[Any, 
 
 
 def netmiko_params(t: Target, opts: ApplyOptions, creds: Credentials, log_path: Path | None = None,
-                   redact: Redactor | None = None) -> dict[str, Any]:
+                   redact: Redactor | None = None,
+                   on_log_error: Callable[[str], None] | None = None) -> dict[str, Any]:
     """The ``netmiko.ConnectHandler`` arguments for ``t``: address, credentials (``creds``, resolved by
     :func:`~roce_tune.deploy.credentials.resolve_credentials`), host-key policy, ``opts.timing`` and a
     session log at ``log_path`` that never records the password.
@@ -408,8 +419,8 @@ def netmiko_params(t: Target, opts: ApplyOptions, creds: Credentials, log_path: 
     if PUSH_METHODS[t.platform].enable_secret:
         params["secret"] = creds.password or ""
     if log_path is not None:  # 0600, masked with the platform's secret patterns before it is written
-        params["session_log"] = RedactingSessionLog(str(log_path),
-                                                    redact or Redactor(creds.secrets(), t.platform))
+        params["session_log"] = RedactingSessionLog(
+            str(log_path), redact or Redactor(creds.secrets(), t.platform), on_log_error)
     return params
 
 
@@ -427,7 +438,7 @@ def close(conn: Any) -> None:
 
 
 def _recover(t: Target, opts: ApplyOptions, log_path: Path | None, rb: RollbackNeeded, notes: list[str],
-             redact: Callable[[str], str]) -> bool:
+             redact: Callable[[str], str], log_errors: list[str]) -> bool:
     """Reconnect and roll back a push whose session died, again and again (backing off 1, 2, 4 … 10 s)
     while sessions keep dropping, for ``opts.push.rollback_retry_s`` (at least 3 attempts).
     Returns True when the rollback ran."""
@@ -435,7 +446,7 @@ def _recover(t: Target, opts: ApplyOptions, log_path: Path | None, rb: RollbackN
     for attempt in itertools.count():
         conn = None
         try:
-            conn, _ = connect(t, opts, log_path)
+            conn, _ = connect(t, opts, log_path, log_errors.append)
             Driver(t.platform, conn, opts.push, lambda s: notes.append(redact(s))).rollback(rb.progress)
             return True
         except RollbackIncomplete:
@@ -456,7 +467,8 @@ _NOTHING_SENT = " (nothing changed: the push failed before it sent any change)"
 
 
 def _push_or_recover(push: Callable[[], None], t: Target, opts: ApplyOptions, log_path: Path | None,
-                     notes: list[str], redact: Callable[[str], str], res: DeviceResult) -> None:
+                     notes: list[str], redact: Callable[[str], str], res: DeviceResult,
+                     log_errors: list[str]) -> None:
     """Run ``push``. When it failed and its own rollback did not complete (session died, restore
     failed), retry the rollback on new sessions, record the outcome in ``res`` and raise _Reported."""
     try:
@@ -464,7 +476,7 @@ def _push_or_recover(push: Callable[[], None], t: Target, opts: ApplyOptions, lo
     except RollbackNeeded as rb:
         res.error = redact(f"{rb} (the rollback on that session did not complete)")
         try:
-            recovered = _recover(t, opts, log_path, rb, notes, redact)
+            recovered = _recover(t, opts, log_path, rb, notes, redact, log_errors)
         except RollbackIncomplete as inc:
             res.error = redact(f"{rb}; on a new session: {inc}")
             raise _Reported() from None
@@ -562,7 +574,12 @@ def _update_switch(t: Target, drv: Driver, res: DeviceResult, opts: ApplyOptions
     """A switch: read the running config (kept as a restore point), preflight, diff; then push the change."""
     running = drv.read_running()
     if opts.log_dir is not None:  # a manual restore point: the config as found, before any change
-        write_private(opts.log_dir / f"{t.name}.{opts.push.tag}.before.txt", redact(running))
+        point = opts.log_dir / f"{t.name}.{opts.push.tag}.before.txt"
+        try:
+            write_private(point, redact(running))
+        except OSError as exc:  # no push without its restore point
+            raise PushError("read", f"cannot keep the restore point {point}: {exc.strerror or exc}; "
+                            "nothing changed") from None
     refused = drv.method.refusal(running, t.desired, drv.cmd, t.port_speeds_mbps)
     if refused:  # a contradiction the device would only resolve at boot: change nothing, dry run too
         raise PushError("preflight", refused)
@@ -584,12 +601,20 @@ def _session_log(t: Target, opts: ApplyOptions, res: DeviceResult) -> Path | Non
     return log_path
 
 
-def _write_session_log(log_path: Path | None, notes: list[str], res: DeviceResult) -> None:
-    """The session's notes and the device's result line."""
-    if log_path is not None:
-        with open_private(log_path) as fh:
-            fh.write("\n".join(notes) + "\n")
-            fh.write(f"# result: {res.state}" + (f" — {res.error}" if res.error else "") + "\n")
+def _write_session_log(log_path: Path | None, notes: list[str], res: DeviceResult,
+                       log_errors: list[str]) -> None:
+    """The session's notes and the device's result line; a log that could not be written (here or by a
+    session, ``log_errors``) is a warning in ``res``, never a failure: the device's outcome stands."""
+    if log_path is not None and not log_errors:
+        try:
+            with open_private(log_path) as fh:
+                fh.write("\n".join(notes) + "\n")
+                fh.write(f"# result: {res.state}" + (f" — {res.error}" if res.error else "") + "\n")
+        except OSError as exc:
+            log_errors.append(f"{log_path}: {exc.strerror or exc}")
+    if log_errors:
+        res.warnings.append(f"session log incomplete: writing {log_errors[0]}; the result above is what the "
+                            "device did (it was not left mid-change by the log)")
 
 
 def _outcome(drv: Driver | None, default: str | None = None) -> str | None:
@@ -650,21 +675,27 @@ def _run_one(t: Target, opts: ApplyOptions, allow_push: bool, allow_disruptive: 
              stop: StopRequest) -> DeviceResult:
     t0 = time.monotonic()
     res = DeviceResult(t.name, t.platform, "failed")
-    log_path = _session_log(t, opts, res)
+    try:
+        log_path = _session_log(t, opts, res)
+    except OSError as exc:
+        res.error = (f"log directory {opts.log_dir}: {exc.strerror or exc}; nothing changed: the device was "
+                     "not contacted")
+        return res
     notes: list[str] = []
+    log_errors: list[str] = []
     conn = None
     redact: Callable[[str], str] = lambda s: s  # noqa: E731
     drv: Driver | None = None  # its progress holds the rollback_outcome, when the rollback recorded one
     try:
         if not t.host:
             raise PushError("connect", "no management address in the inventory")
-        conn, redact = connect(t, opts, log_path)
+        conn, redact = connect(t, opts, log_path, log_errors.append)
         drv = Driver(t.platform, conn, opts.push, lambda s: notes.append(redact(s)), should_stop=stop,
                      on_restore_point=lambda text: _keep_restore_point(t, opts, text, redact), device=t.name)
         stop.track(t, opts, drv)
 
         def push(fn: Callable[[], None]) -> None:
-            _push_or_recover(fn, t, opts, log_path, notes, redact, res)
+            _push_or_recover(fn, t, opts, log_path, notes, redact, res, log_errors)
         if t.kind == "host":
             _update_host(t, drv, res, opts, allow_push, stop, push)
         else:
@@ -687,15 +718,17 @@ def _run_one(t: Target, opts: ApplyOptions, allow_push: bool, allow_disruptive: 
     finally:
         close(conn)
         _housekeeping(res, drv, redact)
-        _write_session_log(log_path, notes, res)
+        _write_session_log(log_path, notes, res, log_errors)
     _say_rolled_back(res, drv)
     res.seconds = round(time.monotonic() - t0, 3)
     return res
 
 
 def _timeout_message(t: Target, opts: ApplyOptions) -> str:
-    """What a device that exceeded ``opts.device_timeout_s`` is left in, per platform."""
+    """What a device past ``opts.device_timeout_s`` is left in, per platform (a dry run: as it was)."""
     head = f"timed out after {opts.device_timeout_s:.0f} s"
+    if opts.dry_run:  # a dry run only reads: no commit to revert, no half-way push
+        return f"{head} in a dry run (reading it); nothing was changed on it"
     if t.platform in CONFIRM_CHECK:
         return f"{head}; an unconfirmed commit reverts on the device's own commit-confirm timer"
     restore = f"{t.name}.{opts.push.tag}.before.{'sh' if t.kind == 'host' else 'txt'}"
@@ -807,6 +840,10 @@ class _Batch:
     def _work(self, t: Target) -> None:
         try:
             self.done_q.put(run_one(t, self.opts, True, self.allow_disruptive, self.stop))
+        except Exception as exc:  # noqa: BLE001 — a result for each device, never a wait on a dead thread
+            why = f"roce-tune failed on this device ({type(exc).__name__}); check it by hand; restore point"
+            self.done_q.put(DeviceResult(t.name, t.platform, "unknown",
+                                         error=f"{why}: {_restore_point(t, self.opts)}"))
         finally:
             if t.name not in self.timed_out:
                 self.slots.release()

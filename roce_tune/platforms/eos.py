@@ -687,6 +687,7 @@ def _push(s: _c.PushSession, commands: list[str], _patch: list[dict[str, object]
     s.progress["session"] = True
     s.config_set(commands, f"configure session {session}")
     s.cmd("show session-config diffs", "diff", r"#")
+    _unchanged_since_read(s)
     hms = _hms(s.opts.confirm_s)
     s.progress[_c.CHANGE_SENT] = True  # the session's lines change nothing until this commit
     s.check(s.cmd(f"commit timer {hms}", "commit", r"#"), "commit", [f"commit timer {hms}"])
@@ -694,6 +695,24 @@ def _push(s: _c.PushSession, commands: list[str], _patch: list[dict[str, object]
     s.cmd("end", "commit", r"#")
     s.verify(desired, ports)
     s.confirm(f"configure session {session} commit", desired, ports, r"#")
+
+
+def _unchanged_since_read(s: _c.PushSession) -> None:
+    """Fail (nothing committed: the session is aborted) when the running-config is no longer the one the
+    change was computed from: a session is a copy of the running-config taken when it opened, and its commit
+    makes the running-config that copy, so someone else's change made meanwhile would be undone silently
+    (EOS User Manual, "Configuration Sessions": https://www.arista.com/en/um-eos)."""
+    if not s.running:
+        return
+    # `| include .`: its non-blank lines (blank ones are not compared); a command of its own in the log
+    now = s.cmd("show running-config | include .", "diff", r"\(config-s-[^)]*\)#")
+
+    def lines(text: str) -> list[str]:
+        return [ln.rstrip() for ln in text.splitlines() if ln.strip() and not ln.startswith("show running")]
+    if lines(now) != lines(s.running):
+        s.fail("diff", "the running-config changed since roce-tune read it (someone else's change, made "
+                       "while the configuration session was staged); committing the session would undo that "
+                       "change. The session is aborted: re-run apply to diff against the new configuration")
 
 
 #: one day in seconds: ``commit timer`` takes ``hh:mm:ss``, and :func:`_hms` formats below it only

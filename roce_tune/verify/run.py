@@ -17,6 +17,7 @@ from roce_tune.deploy.runner import (
     apply_targets,
     select,
     targets_from_files,
+    unmatched_limits,
 )
 from roce_tune.findings import Finding, Location, RoceTuneError, Severity
 from roce_tune.inventory.models import Inventory
@@ -109,16 +110,17 @@ def limited_devices(plan: Plan, limit: list[str]) -> set[str] | None:
     a name or glob, ``role:ROLE`` or ``platform:NAME``; a host's role is ``host``); None without a limit.
 
     Raises:
-        ValueError: a limit that matches no device of the plan (names the devices).
+        ValueError: a limit term that matches no device of the plan (names it and the devices): a mistyped
+            name among several would otherwise leave its device unchecked without a word.
     """
     if not limit:
         return None
     targets = [Target.of_switch(s) for s in plan.switches] + [Target.of_host(h) for h in plan.hosts]
-    chosen = {t.name for t in select(targets, limit)}
-    if not chosen:
-        raise ValueError(f"--limit {' '.join(limit)} matches no device; devices: "
+    unmatched = unmatched_limits(targets, limit)
+    if unmatched:
+        raise ValueError(f"--limit {' '.join(unmatched)} matches no device; devices: "
                          + ", ".join(t.name for t in targets))
-    return chosen
+    return {t.name for t in select(targets, limit)}
 
 
 def select_hosts(plan: Plan, patterns: list[str], within: set[str] | None = None) -> list[str]:

@@ -34,7 +34,7 @@ class Case(NamedTuple):
 
 
 CASES = {
-    "eos": Case("leaf1", r"^show session-config diffs", r"^commit timer", r"^show running-config",
+    "eos": Case("leaf1", r"^show session-config diffs", r"^commit timer", r"^show running-config$",
                 "`commit timer 00:01:00`",
                 "EOS had already restored the configuration from before the session",
                 "rolled back by roce-tune (`configure session"),
