@@ -368,7 +368,7 @@ def _nic(plan: Plan, nic: NicPlan, memo: NicMemo | None = None) -> dict[str, obj
 #: File name of the shared host script in ``hosts/`` (the logic, the same for every host) and its version:
 #: a host's data file names the version it was written for, and the shared script refuses another.
 SHARED_SCRIPT = "roce-tune-host.sh"
-HOST_SCRIPT_VERSION = "2"
+HOST_SCRIPT_VERSION = "3"
 #: The arguments the host script takes (the shared script's argument check prints them) and the usage block
 #: both its header and every host's data file print (one text: the file an operator runs names all of them).
 USAGE_ARGS = "[--check | --save FILE | --boot]"
@@ -432,25 +432,32 @@ def render_persist_files(generator: str) -> dict[str, str]:
             UDEV_RULE_FILE: render_template(SPEC.name, "udev.rules.j2", **ctx)}
 
 
-def _value_sets(nics: list[dict[str, object]]) -> tuple[list[str], list[str]]:
+def _value_sets(nics: list[dict[str, object]]) -> tuple[list[str], list[str], list[str]]:
     """Give each NIC context a value set (1, 2 …) and its ``fields`` (the ``RT_NICS`` entry): NICs with
     the same DSCP->priority entries and DCQCN sysfs writes share one, so the data file lists those values
-    once. Returns the ``RT_DSCP2PRIO`` and ``RT_ECN`` entries (``"SET DSCP PRIO"``, ``"SET FILE VALUE"``)."""
+    once. Returns the ``RT_DSCP2PRIO``, ``RT_DSCP_RUNS`` and ``RT_ECN`` entries (``"SET DSCP PRIO"``, ``"SET
+    PRIO DSCP-RUNS"`` per priority in ascending order with :func:`roce_tune.ranges.id_runs`, e.g. ``"1 0
+    0-25,27-47"``, and ``"SET FILE VALUE"``)."""
     sets: dict[str, int] = {}
     dscp2prio: list[str] = []
+    dscp_runs: list[str] = []
     ecn: list[str] = []
     for n in nics:
         key = str(n["set_key"])
         set_id = sets.get(key)
         if set_id is None:
             set_id = sets[key] = len(sets) + 1
-            dscp2prio += [f"{set_id} {e['dscp']} {e['prio']}"
-                          for e in n["dscp2prio"]]  # type: ignore[attr-defined]
+            entries: list[dict[str, int]] = n["dscp2prio"]  # type: ignore[assignment]
+            dscp2prio += [f"{set_id} {e['dscp']} {e['prio']}" for e in entries]
+            by_prio: dict[int, list[int]] = {}
+            for e in entries:
+                by_prio.setdefault(e["prio"], []).append(e["dscp"])
+            dscp_runs += [f"{set_id} {prio} {id_runs(by_prio[prio])}" for prio in sorted(by_prio)]
             ecn += [f"{set_id} {w['side']}/{w['file']} {w['value']}"
                     for w in n["writes"]]  # type: ignore[attr-defined]
         values = [n[k] for k in ("netdev", "rdma", "port", "trust", "pfc", "cable_len", "mtu", "tos")]
         n["fields"] = " ".join(str(v) for v in (*values, set_id))
-    return dscp2prio, ecn
+    return dscp2prio, dscp_runs, ecn
 
 
 def build_context(plan: Plan, host: HostPlan, memo: NicMemo | None = None) -> dict[str, object]:
@@ -458,15 +465,16 @@ def build_context(plan: Plan, host: HostPlan, memo: NicMemo | None = None) -> di
 
     Returns:
         dict with ``host`` (name), ``plan`` (header fields, comment-safe), ``nics`` (per NIC: names,
-        ``fields`` of its ``RT_NICS`` entry, comment facts), ``dscp2prio`` and ``ecn`` (``RT_DSCP2PRIO`` and
-        ``RT_ECN`` entries), ``version``, ``shared`` (shared script file name), ``c``.
+        ``fields`` of its ``RT_NICS`` entry, comment facts), ``dscp2prio``, ``dscp_runs`` and ``ecn``
+        (``RT_DSCP2PRIO``, ``RT_DSCP_RUNS`` and ``RT_ECN`` entries), ``version``, ``shared`` (shared script
+        file name), ``c``.
 
     Raises:
         ValueError: a NIC the script cannot configure safely (bad PFC vector, TOS without ECT(0)).
         KeyError: a DCQCN parameter without a known sysfs name.
     """
     nics = [_nic(plan, n, memo) for n in host.nics]
-    dscp2prio, ecn = _value_sets(nics)
+    dscp2prio, dscp_runs, ecn = _value_sets(nics)
     return {
         "c": SPEC.comment_prefix,
         "version": HOST_SCRIPT_VERSION,
@@ -479,6 +487,7 @@ def build_context(plan: Plan, host: HostPlan, memo: NicMemo | None = None) -> di
         "plan": {k: comment_safe(v) for k, v in (("site", plan.site), ("generator", plan.generator),
                                                  ("schema", plan.schema_version))},
         "dscp2prio": dscp2prio,
+        "dscp_runs": dscp_runs,
         "ecn": ecn,
         "nics": nics,
     }

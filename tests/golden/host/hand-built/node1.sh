@@ -3,13 +3,13 @@
 # roce-tune host script for node1 | site handbuilt | roce-tune test | plan schema 1.3
 # provenance: this file's sha256 is in SHA256SUMS; plan.json beside it names the inventory and its sha256 -- do not edit, re-render instead.
 # This host's values. The logic (check, restore point, apply, read back) is the shared host script
-# roce-tune-host.sh (version 2) in this directory, sourced at the end; `roce-tune apply` and
+# roce-tune-host.sh (version 3) in this directory, sourced at the end; `roce-tune apply` and
 # playbooks/push.yml send both to the host as one script.
 # Usage: bash SCRIPT [--check | --save FILE | --boot]
 #   --check      change nothing, only read back and list mismatches
 #   --save FILE  first write FILE, a script that puts back every value this one changes (restore point)
 #   --boot       as without arguments, but a planned NIC that is missing or fails does not stop the others
-RT_DATA_VERSION=2
+RT_DATA_VERSION=3
 RT_HOST=node1
 # NICs, one a line: netdev, RDMA device, RDMA port, trust, PFC vector, cable (mlnx_qos --cable_len, whole
 # metres), netdev MTU, RoCE TOS, value set (of RT_ECN and RT_DSCP2PRIO below).
@@ -36,6 +36,13 @@ RT_DSCP2PRIO=(
     '1 40 6' '1 41 0' '1 42 0' '1 43 0' '1 44 0' '1 45 0' '1 46 0' '1 47 0'
     '1 48 0' '1 49 0' '1 50 0' '1 51 0' '1 52 0' '1 53 0' '1 54 0' '1 55 0'
     '1 56 0' '1 57 0' '1 58 0' '1 59 0' '1 60 0' '1 61 0' '1 62 0' '1 63 0'
+)
+# The same map per priority: value set, priority, its DSCPs as runs (what --check names when a NIC lists
+# no DSCP map at all).
+RT_DSCP_RUNS=(
+    '1 0 0-25,27-39,41-63'
+    '1 3 26'
+    '1 6 40'
 )
 # DCQCN sysfs writes (/sys/class/net/<netdev>/ecn/FILE): value set, FILE, value.
 RT_ECN=(

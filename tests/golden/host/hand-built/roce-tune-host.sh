@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# roce-tune shared host script, version 2 (roce-tune test) -- do not edit, re-render instead.
+# roce-tune shared host script, version 3 (roce-tune test) -- do not edit, re-render instead.
 # The logic only: each host's values (RT_HOST, RT_NICS, RT_DSCP2PRIO, RT_ECN) are in its data file
 # hosts/<name>.sh, which sources this file; `roce-tune apply` and playbooks/push.yml send both to the
 # host as one script. Run the host's file, not this one.
@@ -42,9 +42,9 @@ if (( $# == 2 )); then
     fi
 fi
 
-if [[ "${RT_DATA_VERSION:-}" != 2 ]]; then
+if [[ "${RT_DATA_VERSION:-}" != 3 ]]; then
     echo "roce-tune: host data version '${RT_DATA_VERSION:-}' does not match shared host script version" \
-        2": render both with the same roce-tune" >&2
+        3": render both with the same roce-tune" >&2
     exit 2
 fi
 SYSROOT="${ROCE_TUNE_SYSROOT:-}"
@@ -225,22 +225,6 @@ RT_DSCP_UNLISTED='0 (no dscp2prio entry)'
 # ... and of every planned DSCP when the report lists no DSCP map at all (PCP trust: `mlnx_qos --trust pcp`, or
 # the last entry deleted, which puts the NIC on PCP trust).
 RT_DSCP_NO_MAP='none (the NIC lists no DSCP map: its dscp2prio entries were deleted or trust is pcp)'
-# rt_id_runs ID...: ascending DSCPs as runs, "0-25,27" (the form of the data file's notes).
-rt_id_runs() {
-    local out="" a="" b="" i
-    for i in "$@" ""; do
-        if [[ -n "$i" && -n "$a" ]] && (( i == b + 1 )); then
-            b=$i
-            continue
-        fi
-        if [[ -n "$a" ]]; then
-            out+="${out:+,}$a"
-            (( b == a )) || out+="-$b"
-        fi
-        a=$i b=$i
-    done
-    printf '%s' "$out"
-}
 # rt_dscp_entry ENTRY: one RT_DSCP2PRIO entry into rt_s dscp prio (value set, DSCP, priority).
 rt_dscp_entry() { rt_s="${1%% *}"; dscp="${1#* }"; prio="${dscp#* }"; dscp="${dscp%% *}"; }
 # Global (IEEE 802.3x) pause, from "ethtool -a <netdev>": ethtool prints "RX:" and "TX:" then on/off
@@ -828,20 +812,19 @@ for rt_n in "${RT_NICS[@]}"; do
     # the whole DSCP map: one line per entry that differs; when the NIC lists no map at all, one line per
     # planned priority naming its DSCPs (dscp2prio/0-25,27-47: expected '0', ...)
     rt_qos_map "$qos"
-    rt_byprio=()
-    for rt_e in ${RT_DSCP2PRIO[@]+"${RT_DSCP2PRIO[@]}"}; do
-        rt_dscp_entry "$rt_e"
-        [[ "$rt_s" == "$nic_set" ]] || continue
-        if [[ -z "${RT_MAP[*]-}" ]]; then
-            rt_byprio[prio]+="$dscp "
-        else
+    if [[ -z "${RT_MAP[*]-}" ]]; then
+        for rt_e in ${RT_DSCP_RUNS[@]+"${RT_DSCP_RUNS[@]}"}; do
+            read -r rt_s prio dscp <<< "$rt_e"
+            [[ "$rt_s" == "$nic_set" ]] || continue
+            rt_expect "$nic_dev" "dscp2prio/$dscp" "$prio" "$RT_DSCP_NO_MAP"
+        done
+    else
+        for rt_e in ${RT_DSCP2PRIO[@]+"${RT_DSCP2PRIO[@]}"}; do
+            rt_dscp_entry "$rt_e"
+            [[ "$rt_s" == "$nic_set" ]] || continue
             rt_expect "$nic_dev" "dscp2prio/$dscp" "$prio" "${RT_MAP[dscp]-$RT_DSCP_UNLISTED}"
-        fi
-    done
-    for prio in "${!rt_byprio[@]}"; do
-        # shellcheck disable=SC2086  # (the DSCPs: one word each)
-        rt_expect "$nic_dev" "dscp2prio/$(rt_id_runs ${rt_byprio[prio]})" "$prio" "$RT_DSCP_NO_MAP"
-    done
+        done
+    fi
     rt_expect "$nic_dev" mtu "$nic_mtu" "$(rt_link_mtu "$nic_dev")"
     # an RDMA device that is gone while its netdev answers: one line naming why (rt_rdma_gone)
     rt_gone="$(rt_rdma_gone)"
