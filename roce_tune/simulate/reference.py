@@ -52,6 +52,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -226,7 +227,7 @@ class _SetupQuantity:
     mention: str
     value: str
     default: float
-    convert: object = float      # Callable[[str], float]
+    convert: Callable[[str], float] = float
     context: str = ""            # the mention counts only in a sentence that also matches this
     hint: str = ""
 
@@ -281,7 +282,13 @@ def _setup_value(q: _SetupQuantity, text: str, first_line: int) -> tuple[float, 
         if not v:
             raise _Unreadable(f"the setup mentions {q.name} ({m.group(0).strip()!r}) but its value cannot be "
                               f"read ({q.hint})", line)
-        found.append((float(q.convert(v.group(1))), line))  # type: ignore[operator]
+        found.append((float(q.convert(v.group(1))), line))
+        at_speed = re.finditer(r"(" + _TIME + r")\s+at\s+" + _SPEED_RE, text[m.start():end])
+        per_speed = sorted({float(q.convert(t.group(1))) for t in at_speed})
+        if len(per_speed) > 1:
+            each = ", ".join(f"{x:g}" for x in per_speed)
+            raise _Unreadable(f"the setup gives {q.name} per speed ({each}); the reader takes one value "
+                              "for all rows", line)
     if len({v for v, _ in found}) > 1:
         raise _Unreadable(f"the setup gives {q.name} twice: {' and '.join(f'{v:g}' for v, _ in found)}",
                           found[1][1])
@@ -368,6 +375,8 @@ def _dcqcn_items(text: str, over: dict[str, float]) -> None:
         why = _check_knob(key, over[key], max(KNOWN_SPEEDS_GBPS))
         if why:
             raise _Unreadable(f"DCQCN {why}")
+        if isinstance(getattr(DcqcnParams(), key), int):
+            over[key] = int(over[key])
 
 
 def _dcqcn_cell(text: str, settings: dict[str, RefSetting]) -> dict[str, float]:
@@ -667,8 +676,8 @@ def parse_reference(text: str, source: str = "reference") -> Reference:
     for q in _SETUP:
         try:
             values[q.name] = _setup_value(q, setup, first)[0]
-        except _Unreadable as exc:
-            raise p.error(exc, exc.line) from None
+        except ValueError as exc:
+            raise p.error(exc, first) from None
     rows = p.parse()
     return Reference(values["base_rtt_us"], int(values["buffer_bytes"]), values["pfc_alpha"],
                      values["start_jitter_us"], values["duration_us"], int(values["incast_seeds"]),

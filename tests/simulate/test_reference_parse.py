@@ -92,6 +92,8 @@ def test_dcqcn_every_knob_the_simulator_knows_with_units() -> None:
         min_time_between_cnps_us=4, rate_to_set_on_first_cnp_mbps=1000, initial_alpha_value=512,
         rpg_min_dec_fac_percent=40, rpg_max_rate_mbps=90000, rpg_ai_rate_mbps=10, rpg_hai_rate_mbps=100,
         label="a")
+    assert all(type(getattr(ref.settings["a"].dcqcn(), k)) is type(getattr(DcqcnParams(), k))
+               for k in DcqcnParams.keys())   # whole-number knobs stay int
     assert ref.settings["b"].dcqcn() == DcqcnParams(label="b")
     assert ref.settings["b"].ecn_by_fan_in == ref.settings["a"].ecn_by_fan_in == {0: (10000, 100000, 2.0)}
 
@@ -294,6 +296,8 @@ def test_setup_not_mentioned_keeps_the_defaults() -> None:
     ("run 30 ms", "run 30", "run"),
     ("4 for incasts", "four for incasts", "incast"),
     ("2 for long-lived", "two for long-lived", "long-lived"),
+    ("7.5 us at 100G", "7.5 us at 100G and 7.2 us at 400G", "propagation RTT"),   # one value for all rows
+    ("run 30 ms", "run 30 ms (the 400G runs 20 ms)", "run"),
 ])
 def test_setup_mentioned_but_unreadable_is_an_error(old: str, new: str, what: str) -> None:
     text = _doc(setup=SETUP.replace(old, new))
