@@ -21,9 +21,9 @@ Settings table (``## Settings compared``; columns found by their header: ``label
 * ECN: one triple ``Kmin / Kmax / Pmax %`` for every fan-in, per fan-in ``N=4: triple; N = 8: triple``, or
   ``as (a)``. Kmin and Kmax in bytes with or without a unit and thousands separators (``18,432``,
   ``150 KB``, ``1.5 MB``, ``1 MiB``; :func:`roce_tune.units.parse_bytes`), Pmax a percent.
-* DCQCN: ``firmware`` (the mlx5 firmware defaults, :class:`DcqcnParams`), ``as (a)``, or a list of
-  ``knob value [unit]`` items separated by ``,`` or ``;``, optionally after ``firmware`` or
-  ``firmware (...)`` (items in the brackets restate or change firmware values:
+* DCQCN: ``firmware`` (or ``firmware defaults``: the mlx5 firmware defaults, :class:`DcqcnParams`),
+  ``as (a)``, or a list of ``knob value [unit]`` items separated by ``,``, ``;`` or ``and``, optionally
+  after ``firmware`` or ``firmware (...)`` (items in the brackets restate or change firmware values:
   ``firmware (ai 5, hai 50 Mb/s)``). A knob is any :class:`DcqcnParams` field, with or without its unit
   suffix (``rpg_time_reset``, ``rpg_byte_reset_bytes``, ``dce_tcp_rtt``, ``rpg_min_dec_fac``), or
   ``rpg_ai``/``rpg_hai``/``ai``/``hai``. A value without a unit is in the field's unit; units: ``ns``/``us``/
@@ -45,7 +45,7 @@ must agree) and, for incasts, ``<size> × <fan-in>`` (``1 MB × 4``, ``512 KB x 
 
 A cell left empty (``–``, ``—``, ``-``, ``n/a`` or nothing) drops that setting from the row (not compared);
 an empty pause figure in a cell is kept as NaN (the pause is not judged). Tables in other sections are not
-results and are not read.
+results and are not read; a ``| case | ...`` table in a section of neither kind is an error.
 """
 
 from __future__ import annotations
@@ -350,6 +350,10 @@ def _ecn_cell(text: str, settings: dict[str, RefSetting]) -> dict[int, tuple[int
     return out
 
 
+#: between DCQCN items: ``;``, or ``,``/``and`` before a knob name (``32,767`` is one number)
+_ITEM_SEP = r"\s*;\s*|\s*,\s*(?=[A-Za-z_])|\s+and\s+(?=[A-Za-z_])"
+
+
 def _dcqcn_items(text: str, over: dict[str, float]) -> None:
     """Add the ``knob value [unit]`` items of ``text`` (separated by ``,`` or ``;``) to ``over``.
 
@@ -357,7 +361,7 @@ def _dcqcn_items(text: str, over: dict[str, float]) -> None:
         _Unreadable: an unknown knob, a value or unit that cannot be read, a knob given twice, a value
             outside the knob's range at the fastest known speed.
     """
-    for item in (i for i in re.split(r"\s*;\s*|\s*,\s*(?=[A-Za-z_])", text.strip()) if i):
+    for item in (i for i in re.split(_ITEM_SEP, text.strip()) if i):
         m = re.fullmatch(r"([A-Za-z_]\w*)\s*(?:=|:)?\s*(.*)", item)
         key = dcqcn_knob(m.group(1)) if m else None
         if not m or key is None:
@@ -391,7 +395,7 @@ def _dcqcn_cell(text: str, settings: dict[str, RefSetting]) -> dict[str, float]:
         return dict(same.dcqcn_overrides)
     over: dict[str, float] = {}
     rest = text.strip()
-    fw = re.match(r"firmware\b\s*(?:\(([^()]*)\))?\s*", rest)
+    fw = re.match(r"(?i:(?:mlx5\s+)?firmware(?:\s+defaults?)?)\b\s*(?:\(([^()]*)\))?\s*", rest)
     if fw:
         _dcqcn_items(fw.group(1) or "", over)
         rest = rest[fw.end():]
@@ -417,7 +421,7 @@ def _speed(text: str) -> int:
         raise _Unreadable(str(exc)) from None
 
 
-_SPEED_RE = r"(\d+(?:\.\d+)?\s*[GT])(?:b/s|bps)?(?![\w/])"
+_SPEED_RE = r"(\d+(?:\.\d+)?\s*[GT])(?:b/s|bps|bE)?(?![\w/])"
 
 
 def _case_speed(text: str, section_speed: int | None) -> tuple[int, str]:
@@ -505,7 +509,7 @@ def _section_kind(heading: str) -> str:
     """Scenario kind of a results section (``Incast ...``, ``Long-lived ...``), ``""`` for other sections."""
     if heading.lower().startswith("incast"):
         return "incast"
-    return "long-lived" if heading.lower().startswith("long-lived") else ""
+    return "long-lived" if re.match(r"(?i)long[- ]lived", heading) else ""
 
 
 def _model_of(text_line: str) -> str:
@@ -570,6 +574,9 @@ class _Parser:
                 self.settings_line(cells, number)
             elif _section_kind(self.section):
                 self.result_line(cells, number)
+            elif cells[0].lower() == "case":
+                raise _Unreadable(f"a results table in section {self.section!r}, which is neither "
+                                  "'Incast ...' nor 'Long-lived ...'")
 
     def heading(self, text: str) -> None:
         """A ``## `` heading starts a section: its kind, speed (``at 400G``) and model, if it gives them."""

@@ -8,6 +8,10 @@ tests/references.py) and checks, per row and DCQCN model, with the reference's o
 * settings whose reference medians differ by more than 5 points keep their order;
 * PFC-bound or not agrees: a reference summed pause of 0.0 ms must simulate below PFC_SPLIT_MS, one of
   >= 0.3 ms at or above it (values in between are not judged).
+
+A setting whose cell the reference leaves empty is not compared on that row, nor a pause the reference
+leaves empty (NaN); a row with no values is not a test. A file the reader cannot read fails
+test_reference_file_parsed with the reader's message (file:line) and skips the rows.
 """
 
 from __future__ import annotations

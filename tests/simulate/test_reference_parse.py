@@ -98,6 +98,15 @@ def test_dcqcn_every_knob_the_simulator_knows_with_units() -> None:
     assert ref.settings["b"].ecn_by_fan_in == ref.settings["a"].ecn_by_fan_in == {0: (10000, 100000, 2.0)}
 
 
+def test_dcqcn_list_spellings() -> None:
+    dq = "Firmware defaults, rpg_ai 20 Mb/s and rpg_hai = 0.2 Gb/s; rpg_byte_reset 32,767"
+    ref = parse_reference(_doc(settings=f"| (a) x | 1/2/3 % | {dq} |\n"
+                                        "| (b) y | 1/2/3 % | firmware defaults |\n"))
+    assert ref.settings["a"].dcqcn_overrides == {"rpg_ai_rate_mbps": 20, "rpg_hai_rate_mbps": 200,
+                                                 "rpg_byte_reset_bytes": 32767}
+    assert ref.settings["b"].dcqcn_overrides == {}
+
+
 def test_dcqcn_mlx5_debugfs_names() -> None:
     ref = parse_reference(_doc(settings="| (a) x | 1/2/3 % | rp_time_reset 50, rp_dce_tcp_g 900, "
                                         "np_min_time_between_cnps 0 us |\n| (b) y | 1/2/3 % | firmware |\n"))
@@ -260,6 +269,19 @@ def test_table_shape_errors() -> None:
     assert "(c)" in _error(text)
     text = _doc().replace("**Model M** (words):", "Results:")
     assert "Model" in _error(text)
+
+
+def test_results_table_in_an_unknown_section_is_an_error() -> None:
+    text = _doc(incast="", long_lived="| 100G N=4 | 99 · 1 (1) · 0.0 | 98 · 2 (2) · 0.0 |\n")
+    assert parse_reference(text.replace("## Long-lived flows at", "## Long lived flows at")).rows
+    msg = _error(text.replace("## Long-lived flows at", "## Steady flows at"))
+    assert "Steady flows" in msg and f":{_line_of(text, '| case |')}:" in msg
+
+
+@pytest.mark.parametrize("label", ["400Gb/s", "400GbE"])
+def test_speed_suffixes(label: str) -> None:
+    ref = parse_reference(_doc(speed="400G", incast=f"| {label} 1 MB × 4{CELLS}"))
+    assert ref.rows[0].speed_gbps == 400
 
 
 def test_settings_row_without_a_label_is_an_error() -> None:
