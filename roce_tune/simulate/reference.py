@@ -373,7 +373,7 @@ def _dcqcn_items(text: str, over: dict[str, float]) -> None:
         if key in over:
             raise _Unreadable(f"DCQCN {m.group(1)} is given twice")
         try:
-            over[key] = _knob_value(key, m.group(2))
+            over[key] = round(_knob_value(key, m.group(2)), 6)   # 1.005 Gb/s: 1005 Mb/s, not 1004.99999
         except ValueError as exc:
             raise _Unreadable(f"DCQCN {m.group(1)}: {exc}") from None
         why = _check_knob(key, over[key], max(KNOWN_SPEEDS_GBPS))

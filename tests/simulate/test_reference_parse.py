@@ -115,9 +115,11 @@ def test_dcqcn_mlx5_debugfs_names() -> None:
 
 
 def test_dcqcn_byte_counter_in_bytes_units() -> None:
-    ref = parse_reference(_doc(settings="| (a) x | 1/2/3 % | rpg_byte_reset 16 KB, rpg_time_reset 0.3 ms |\n"
+    ref = parse_reference(_doc(settings="| (a) x | 1/2/3 % | rpg_byte_reset 16 KB, rpg_time_reset 0.3 ms, "
+                                        "rpg_ai 1.005 Gb/s |\n"
                                         "| (b) y | 1/2/3 % | rpg_byte_reset_bytes 1 KiB |\n"))
-    assert ref.settings["a"].dcqcn_overrides == {"rpg_byte_reset_bytes": 16000, "rpg_time_reset_us": 300}
+    assert ref.settings["a"].dcqcn_overrides == {"rpg_byte_reset_bytes": 16000, "rpg_time_reset_us": 300,
+                                                 "rpg_ai_rate_mbps": 1005}
     assert ref.settings["b"].dcqcn().rpg_byte_reset_bytes == 1024
 
 
