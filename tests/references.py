@@ -27,8 +27,12 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
+
+if TYPE_CHECKING:
+    from roce_tune.simulate.reference import Reference
 
 REPO = Path(__file__).resolve().parents[1]
 DEFAULT_ROOT = REPO.parent / "shared"
@@ -110,6 +114,22 @@ def simulation_reference() -> Path | None:
 def simulation_reference_skip() -> str:
     """Skip reason for a test that needs :data:`SIMULATION_REFERENCE` (counted in the terminal summary)."""
     return f"{SKIP_PREFIX}: {SIMULATION_REFERENCE} ({references_root() / SIMULATION_REFERENCE} not found)"
+
+
+def load_simulation_reference() -> tuple[Reference | None, str]:
+    """The parsed :data:`SIMULATION_REFERENCE` and "", or None and why: the skip reason when the file is
+    absent, else the reader's error (file, line, the line). For test modules that read the file at import
+    time: a file the reader cannot read then fails their ``test_reference_file_parsed`` instead of breaking
+    the collection of every test of the module."""
+    from roce_tune.simulate.reference import load_reference
+
+    path = simulation_reference()
+    if path is None:
+        return None, simulation_reference_skip()
+    try:
+        return load_reference(path), ""
+    except (OSError, ValueError) as exc:
+        return None, f"{SIMULATION_REFERENCE} cannot be read: {exc}"
 
 
 def missing_sets() -> list[str]:

@@ -8,13 +8,17 @@ tests/references.py) and checks, per row and DCQCN model, with the reference's o
 * settings whose reference medians differ by more than 5 points keep their order;
 * PFC-bound or not agrees: a reference summed pause of 0.0 ms must simulate below PFC_SPLIT_MS, one of
   >= 0.3 ms at or above it (values in between are not judged).
+
+A setting whose cell the reference leaves empty is not compared on that row, nor a pause the reference
+leaves empty (NaN); a row with no values is not a test. A file the reader cannot read fails
+test_reference_file_parsed with the reader's message (file:line) and skips the rows.
 """
 
 from __future__ import annotations
 
 import pytest
 
-from roce_tune.simulate.reference import RefRow, load_reference, simulate_row
+from roce_tune.simulate.reference import RefRow, simulate_row
 from tests import references
 
 pytestmark = pytest.mark.slow  # packet-level simulations, minutes of CPU; CI runs them (.ci/run, -m slow)
@@ -25,8 +29,12 @@ TOLERANCE_POINTS = 5.0
 PFC_SPLIT_MS = 0.15
 PFC_BOUND_MS = 0.3
 
-REF = load_reference(REF_PATH) if REF_PATH else None
-ROWS: list[RefRow] = REF.rows if REF else []
+#: None when absent (tests skip) or unreadable (test_reference_file_parsed fails with REF_PROBLEM)
+REF, REF_PROBLEM = references.load_simulation_reference()
+#: why the tests that need the reference skip without it
+SKIP_WHY = REF_PROBLEM if REF_PATH is None else "reference unreadable: see test_reference_file_parsed"
+#: rows with at least one setting to compare (a reference may leave every cell of a row empty)
+ROWS: list[RefRow] = [row for row in REF.rows if row.value] if REF else []
 #: rows that genuinely fail, with the diagnosis (docs/simulate.md "Calibration"); strict: a pass is reported
 KNOWN_FAILING: dict[str, str] = {
     "incast-100G-1MBx8-M": "bimodal outcome (53 % or 70 %, the reference's own (a)/(e) range is 53-70): (d) "
@@ -42,7 +50,7 @@ KNOWN_FAILING: dict[str, str] = {
 
 def _params() -> list[object]:
     if REF is None:
-        return [pytest.param(None, marks=pytest.mark.skip(reason=references.simulation_reference_skip()))]
+        return [pytest.param(None, marks=pytest.mark.skip(reason=SKIP_WHY))]
     out = []
     for row in ROWS:
         marks = [pytest.mark.xfail(strict=True,
@@ -52,10 +60,10 @@ def _params() -> list[object]:
 
 
 def test_reference_file_parsed() -> None:
-    if REF is None:
+    if REF_PATH is None:
         pytest.skip(references.simulation_reference_skip())
-    assert ROWS, "no result rows found"
-    assert all(row.value for row in ROWS)
+    assert REF is not None, REF_PROBLEM
+    assert ROWS, "no result rows with values found"
     assert {lab for row in ROWS for lab in row.value} <= set(REF.settings)
 
 

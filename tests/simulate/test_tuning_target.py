@@ -23,7 +23,7 @@ from __future__ import annotations
 import pytest
 
 from roce_tune.simulate.model import DcqcnParams, Scenario
-from roce_tune.simulate.reference import load_reference
+from roce_tune.simulate.reference import case_id
 from roce_tune.simulate.runner import run_seeds
 from roce_tune.simulate.scorecard import DEFAULTS, judge
 from roce_tune.simulate.settings import resolve_dcqcn, resolve_ecn
@@ -32,7 +32,10 @@ from tests import references
 pytestmark = pytest.mark.slow  # packet-level simulations, minutes of CPU; CI runs them (.ci/run, -m slow)
 
 REF_PATH = references.simulation_reference()
-REF = load_reference(REF_PATH) if REF_PATH else None
+#: None when absent (tests skip) or unreadable (test_reference_file_parsed fails with REF_PROBLEM)
+REF, REF_PROBLEM = references.load_simulation_reference()
+#: why the tests that need the reference skip without it
+SKIP_WHY = REF_PROBLEM if REF_PATH is None else "reference unreadable: see test_reference_file_parsed"
 SEEDS = 2
 LONG_LIVED_US = 20_000.0
 
@@ -70,12 +73,12 @@ def _cases() -> list[tuple[str, int, int, int, str]]:
 
 def _id(c: tuple[str, int, int, int, str]) -> str:
     kind, speed, n, msg, model = c
-    return f"{kind}-{speed}G-" + (f"{msg // 1_000_000}MBx{n}" if kind == "incast" else f"N{n}") + f"-{model}"
+    return case_id(kind, speed, n, msg, model)
 
 
 def _params() -> list[object]:
     if REF is None:
-        return [pytest.param(None, marks=pytest.mark.skip(reason=references.simulation_reference_skip()))]
+        return [pytest.param(None, marks=pytest.mark.skip(reason=SKIP_WHY))]
     out = []
     for c in _cases():
         marks = [pytest.mark.xfail(strict=True,
@@ -111,8 +114,15 @@ def test_derived_meets_target(case: tuple[str, int, int, int, str]) -> None:
     assert ok, f"{_id(case)}: {why} ({table})"
 
 
+def test_reference_file_parsed() -> None:
+    if REF_PATH is None:
+        pytest.skip(references.simulation_reference_skip())
+    assert REF is not None, REF_PROBLEM
+    assert REF.rows, "no result rows found"
+
+
 def test_known_misses_name_real_cases() -> None:
     if REF is None:
-        pytest.skip(references.simulation_reference_skip())
+        pytest.skip(SKIP_WHY)
     ids = {_id(c) for c in _cases()}
     assert set(KNOWN_MISSES) <= ids, sorted(set(KNOWN_MISSES) - ids)
