@@ -156,6 +156,8 @@ class RefSetting:
     ecn_by_fan_in: dict[int, tuple[int, int, float]]
     dcqcn_overrides: dict[str, float]
     line: int = field(default=0, compare=False)
+    #: why the row cannot be read (lenient reading only; then it gives no values): ``file:line: ...``
+    problem: str = field(default="", compare=False)
 
     def ecn(self, fan_in: int) -> EcnSetting:
         """ECN thresholds for this fan-in.
@@ -175,7 +177,9 @@ class RefSetting:
 class RefRow:
     """One table row: case, model, and per setting label the reference median (efficiency or utilisation)
     and summed PFC pause (ms; NaN where the reference leaves it empty). A setting whose cell the reference
-    leaves empty is in neither. ``line``: the row's line in the file."""
+    leaves empty is in neither. ``line``: the row's line in the file. ``problems`` (lenient reading only):
+    the settings of this row that cannot be compared (an unreadable cell or setting), ``file:line: why``;
+    they are in neither dict either."""
 
     kind: str
     speed_gbps: int
@@ -186,6 +190,7 @@ class RefRow:
     value: dict[str, float] = field(default_factory=dict)
     pfc_ms: dict[str, float] = field(default_factory=dict)
     line: int = field(default=0, compare=False)
+    problems: list[str] = field(default_factory=list, compare=False)
 
     @property
     def id(self) -> str:
@@ -206,6 +211,8 @@ class Reference:
     long_lived_seeds: int
     settings: dict[str, RefSetting]
     rows: list[RefRow]
+    #: lenient reading: every line that could not be read (``file:line: why: 'the line'``); strict: empty
+    problems: list[str] = field(default_factory=list)
 
 
 class _Unreadable(ValueError):
@@ -526,9 +533,11 @@ class _Parser:
     """Reads the file line by line (see the module docstring); errors name ``source``, the line number and
     quote the line."""
 
-    def __init__(self, text: str, source: str) -> None:
+    def __init__(self, text: str, source: str, strict: bool = True) -> None:
         self.lines = text.splitlines()
         self.source = source
+        self.strict = strict
+        self.problems: list[str] = []                # lenient: what could not be read, file:line: ...
         self.settings: dict[str, RefSetting] = {}
         self.rows: list[RefRow] = []
         self.section = self.model = ""
@@ -553,13 +562,26 @@ class _Parser:
             try:
                 self.line(line.strip(), number)
             except ValueError as exc:
-                raise self.error(exc, number) from None
+                self.problem(exc, number)
         for row in self.rows:
-            try:
-                self.check_row(row)
-            except _Unreadable as exc:
-                raise self.error(exc, row.line) from None
+            for label in list(row.value):
+                try:
+                    self.check_row(row, label)
+                except _Unreadable as exc:   # a consequence of the setting's own problem, if any: row only
+                    err = self.error(exc, row.line)
+                    if self.strict:
+                        raise err from None
+                    row.problems.append(str(err))
+                    del row.value[label], row.pfc_ms[label]
         return self.rows
+
+    def problem(self, exc: ValueError, number: int) -> str:
+        """Strict: raise ``exc`` as :meth:`error`. Lenient: record it in :attr:`problems` and return it."""
+        err = self.error(exc, number)
+        if self.strict:
+            raise err from None
+        self.problems.append(str(err))
+        return str(err)
 
     def line(self, s: str, number: int) -> None:
         """One line: a heading, a model line, or a table row."""
@@ -605,9 +627,14 @@ class _Parser:
                               "cells)")
         if lab.group(1) in self.settings:
             raise _Unreadable(f"setting ({lab.group(1)}) is given twice")
-        self.settings[lab.group(1)] = RefSetting(
-            lab.group(1), _ecn_cell(cells[self.columns["ecn"]], self.settings),
-            _dcqcn_cell(cells[self.columns["dcqcn"]], self.settings), line=number)
+        try:
+            self.settings[lab.group(1)] = RefSetting(
+                lab.group(1), _ecn_cell(cells[self.columns["ecn"]], self.settings),
+                _dcqcn_cell(cells[self.columns["dcqcn"]], self.settings), line=number)
+        except _Unreadable as exc:   # lenient: the rows that compare this setting say so (check_row)
+            self.settings[lab.group(1)] = RefSetting(lab.group(1), {}, {}, line=number,
+                                                     problem=str(self.error(exc, number)))
+            raise
 
     def result_line(self, cells: list[str], number: int) -> None:
         """A results table's header (``| case | (a) ... |``) or one result row."""
@@ -623,7 +650,11 @@ class _Parser:
         speed, fan_in, msg = _case(kind, cells[0], self.section_speed)
         row = RefRow(kind, speed, fan_in, msg, self.model, cells[0], line=number)
         for label, cell in zip(self.header, cells[1:]):
-            got = _result_cell(kind, cell)
+            try:
+                got = _result_cell(kind, cell)
+            except _Unreadable as exc:   # lenient: the other settings of the row are still compared
+                row.problems.append(self.problem(_Unreadable(f"setting ({label}): {exc}"), number))
+                continue
             if got is not None:
                 row.value[label], row.pfc_ms[label] = got
         twin = next((r for r in self.rows if r.id == row.id), None)
@@ -645,19 +676,24 @@ class _Parser:
                               f"(model {self.model or 'not given'})")
         self.header_line = number
 
-    def check_row(self, row: RefRow) -> None:
-        """Every setting of ``row`` runs: it is in the settings table, has ECN for the row's fan-in and DCQCN
-        values the NIC takes at the row's speed."""
-        for label in row.value:
-            st = self.settings.get(label)
-            if st is None:
-                raise _Unreadable(f"setting ({label}) is not in the settings table")
-            if row.fan_in not in st.ecn_by_fan_in and 0 not in st.ecn_by_fan_in:
-                raise _Unreadable(f"setting ({label}) (line {st.line}) gives no ECN for N={row.fan_in}")
-            for key, v in st.dcqcn_overrides.items():
-                why = _check_knob(key, v, row.speed_gbps)
-                if why:
-                    raise _Unreadable(f"setting ({label}) (line {st.line}): DCQCN {why}")
+    def check_row(self, row: RefRow, label: str) -> None:
+        """Setting ``label`` of ``row`` runs: it is in the settings table and was read, has ECN for the row's
+        fan-in and DCQCN values the NIC takes at the row's speed.
+
+        Raises:
+            _Unreadable: what stops it.
+        """
+        st = self.settings.get(label)
+        if st is None:
+            raise _Unreadable(f"setting ({label}) is not in the settings table")
+        if st.problem:
+            raise _Unreadable(f"setting ({label}) (line {st.line}) cannot be read")
+        if row.fan_in not in st.ecn_by_fan_in and 0 not in st.ecn_by_fan_in:
+            raise _Unreadable(f"setting ({label}) (line {st.line}) gives no ECN for N={row.fan_in}")
+        for key, v in st.dcqcn_overrides.items():
+            why = _check_knob(key, v, row.speed_gbps)
+            if why:
+                raise _Unreadable(f"setting ({label}) (line {st.line}): DCQCN {why}")
 
 
 def _setup_text(lines: list[str]) -> tuple[str, int]:
@@ -669,15 +705,23 @@ def _setup_text(lines: list[str]) -> tuple[str, int]:
     return "\n".join(lines[start:end]), start + 1
 
 
-def parse_reference(text: str, source: str = "reference") -> Reference:
+def parse_reference(text: str, source: str = "reference", strict: bool = True) -> Reference:
     """Parse the Markdown text (the forms read: module docstring). ``source`` names it in errors.
 
+    ``strict`` (default): the first line that cannot be read is an error. Lenient (``strict=False``, the
+    calibration tests): what cannot be read fails only what depends on it. A settings row that cannot be
+    read is a problem of every result row that compares it, an unreadable cell one of its row; both are
+    dropped from the row's values (:attr:`RefRow.problems`). Every such line is in
+    :attr:`Reference.problems`, with those that give no row at all (a case or table header that cannot be
+    read). The setup stays strict: every row runs with it.
+
     Raises:
-        ValueError: ``<source>:<line>: <what>: '<the line>'`` for a setup value, settings row, table header,
-            case or cell the reader cannot read, a results table without a model, a row whose setting is not
-            in the settings table or has no ECN for its fan-in, a case given twice.
+        ValueError: ``<source>:<line>: <what>: '<the line>'`` for a setup value (always) or (strict) a
+            settings row, table header, case or cell the reader cannot read, a results table without a
+            model, a row whose setting is not in the settings table or has no ECN for its fan-in, a case
+            given twice.
     """
-    p = _Parser(text, source)
+    p = _Parser(text, source, strict)
     setup, first = _setup_text(p.lines)
     values: dict[str, float] = {}
     for q in _SETUP:
@@ -688,16 +732,16 @@ def parse_reference(text: str, source: str = "reference") -> Reference:
     rows = p.parse()
     return Reference(values["base_rtt_us"], int(values["buffer_bytes"]), values["pfc_alpha"],
                      values["start_jitter_us"], values["duration_us"], int(values["incast_seeds"]),
-                     int(values["long_lived_seeds"]), p.settings, rows)
+                     int(values["long_lived_seeds"]), p.settings, rows, p.problems)
 
 
-def load_reference(path: Path) -> Reference:
-    """Read and parse a reference file.
+def load_reference(path: Path, strict: bool = True) -> Reference:
+    """Read and parse a reference file (``strict``: see :func:`parse_reference`).
 
     Raises:
         OSError: unreadable file. ValueError: see :func:`parse_reference` (naming ``path``).
     """
-    return parse_reference(Path(path).read_text(encoding="utf-8"), str(path))
+    return parse_reference(Path(path).read_text(encoding="utf-8"), str(path), strict)
 
 
 def simulate_row(ref: Reference, row: RefRow, seeds: int | None = None) -> dict[str, tuple[float, float]]:

@@ -352,9 +352,54 @@ def test_real_reference_file_every_row_resolves() -> None:
 
 def test_calibration_modules_get_the_error_not_a_collection_error(tmp_path: pytest.TempPathFactory,
                                                                    monkeypatch: pytest.MonkeyPatch) -> None:
+    """A setup the reader cannot read: no reference, and why (the test modules fail test_reference_file_parsed
+    with it). A cell it cannot read: the reference, read leniently, with the cell as its row's problem."""
     folder = tmp_path  # type: ignore[assignment]
-    (folder / references.SIMULATION_REFERENCE).write_text(  # type: ignore[operator]
-        _doc(incast="| 100G 1 MB × 4 | huh | 55 · 0.0 · 363 |\n"), encoding="utf-8")
+    path = folder / references.SIMULATION_REFERENCE  # type: ignore[operator]
     monkeypatch.setattr(references, "_root_override", folder)
+    path.write_text(_doc(setup=SETUP.replace("alpha = 64", "alpha = many")), encoding="utf-8")
     ref, problem = references.load_simulation_reference()
-    assert ref is None and "huh" in problem and references.SIMULATION_REFERENCE in problem
+    assert ref is None and "alpha" in problem and references.SIMULATION_REFERENCE in problem
+    path.write_text(_doc(incast="| 100G 1 MB × 4 | huh | 55 · 0.0 · 363 |\n"), encoding="utf-8")
+    ref, problem = references.load_simulation_reference()
+    assert ref is not None and problem == ""
+    assert ref.rows[0].value == {"b": 55.0} and "huh" in ref.rows[0].problems[0] and ref.problems
+
+
+# --- 7. lenient reading: what cannot be read fails its own rows, not the whole file -------------------
+
+def test_lenient_unreadable_setting_fails_only_its_rows() -> None:
+    settings = SETTINGS + "| (c) new | 1/2/3 % | rpg_time_reset 75 us (400G), 300 us (100G) |\n"
+    text = _doc(settings=settings,
+                incast="| 100G 1 MB × 4 | 36 · 0.0 · 278 | 55 · 0.0 · 363 | 60 · 0.0 · 400 |\n"
+                       "| 100G 8 MB × 4 | 40 · 0.0 · 278 | 50 · 0.0 · 363 | – |\n").replace(
+        "| case | (a) one | (b) two |\n|---|---|---|",
+        "| case | (a) one | (b) two | (c) new |\n|---|---|---|---|")
+    with pytest.raises(ValueError):
+        parse_reference(text)                       # strict (the default) still refuses the file
+    ref = parse_reference(text, strict=False)
+    line = _line_of(text, "| (c) new")
+    assert len(ref.problems) == 1 and f"reference:{line}:" in ref.problems[0], ref.problems
+    one, eight = ref.rows
+    assert set(one.value) == {"a", "b"} and set(one.pfc_ms) == {"a", "b"}
+    assert len(one.problems) == 1 and "(c)" in one.problems[0] and f"line {line}" in one.problems[0]
+    assert set(eight.value) == {"a", "b"} and eight.problems == []   # (c) left empty there: nothing to fail
+
+
+def test_lenient_unreadable_cell_and_case() -> None:
+    text = _doc(incast="| 100G 1 MB × 4 | 36 · 0.0 · 278 | 55 ~ 0.0 ~ 363 |\n"
+                       "| 100G one MB × 4 | 36 · 0.0 · 278 | 55 · 0.0 · 363 |\n"
+                       "| 100G 8 MB × 4 | 36 · 0.0 · 278 | 55 · 0.0 · 363 |\n")
+    ref = parse_reference(text, strict=False)
+    assert [r.id for r in ref.rows] == ["incast-100G-1MBx4-M", "incast-100G-8MBx4-M"]
+    first = ref.rows[0]
+    assert set(first.value) == {"a"} and len(first.problems) == 1 and "55 ~ 0.0 ~ 363" in first.problems[0]
+    assert len(ref.problems) == 2                    # the cell, and the case no row could be made of
+    assert any(f"reference:{_line_of(text, 'one MB')}:" in p for p in ref.problems)
+    assert ref.rows[1].problems == []
+
+
+def test_lenient_setup_error_still_refuses_the_file() -> None:
+    """Every row runs with the setup: a setup value that cannot be read leaves nothing to compare."""
+    with pytest.raises(ValueError, match="alpha"):
+        parse_reference(_doc(setup=SETUP.replace("alpha = 64", "alpha = sixty-four")), strict=False)
