@@ -1,7 +1,7 @@
 """Regenerate docs/tuning-sweeps.md: the simulation sweeps behind the ECN/DCQCN rules.
 
-Usage: python benchmarks/sweep_tuning.py [--out docs/tuning-sweeps.md] [--seeds 2] [--jobs 2]
-    [--reference FILE|DIR]
+Usage: python benchmarks/sweep_tuning.py [--out docs/tuning-sweeps.md] [--seeds 2] [--target-seeds N]
+    [--jobs 2] [--reference FILE|DIR]
 
 Scenarios come from the packet-level reference file (``SIMULATION-REFERENCE.md`` in ``$ROCE_TUNE_REFERENCES``
 or ``../shared``: its speeds, fan-ins, message sizes, base RTT, pool and alpha) plus
@@ -40,15 +40,16 @@ DEFAULTS = {"nvidia-default": "NVIDIA 150K/1.5M/100%", "sonic-default": "SONiC 1
             "dcqcn-paper": "paper 5K/200K/1%"}
 
 
-def _setup(path: Path | None) -> tuple[float, int, float, list[tuple[str, int, int, int]]]:
-    """(base RTT µs, pool B, alpha, cases (kind, speed, fan-in, message B)) incl. the 400G variants."""
+def _setup(path: Path | None) -> tuple[float, int, float, int, list[tuple[str, int, int, int]]]:
+    """(base RTT µs, pool B, alpha, incast seeds of the reference, cases (kind, speed, fan-in, message B))
+    incl. the 400G variants."""
     cases: list[tuple[str, int, int, int]] = []
-    rtt, pool, alpha = 6.164, DEFAULT_BUFFER_BYTES, DEFAULT_PFC_ALPHA
+    rtt, pool, alpha, incast_seeds = 6.164, DEFAULT_BUFFER_BYTES, DEFAULT_PFC_ALPHA, 5
     if path and path.is_file():
         from roce_tune.simulate.reference import load_reference
 
         ref = load_reference(path)
-        rtt, pool, alpha = ref.base_rtt_us, ref.buffer_bytes, ref.pfc_alpha
+        rtt, pool, alpha, incast_seeds = ref.base_rtt_us, ref.buffer_bytes, ref.pfc_alpha, ref.incast_seeds
         for row in ref.rows:
             c = (row.kind, row.speed_gbps, row.fan_in, row.message_bytes)
             if c not in cases:
@@ -57,7 +58,7 @@ def _setup(path: Path | None) -> tuple[float, int, float, list[tuple[str, int, i
         cases = [("incast", 100, n, m) for m in (1_000_000, 8_000_000) for n in (4, 8, 16, 32)]
         cases += [("long-lived", 100, n, 0) for n in (4, 16, 32)]
     cases += [(k, 400, n, m) for (k, s, n, m) in list(cases) if s != 400 and (k, 400, n, m) not in cases]
-    return rtt, pool, alpha, cases
+    return rtt, pool, alpha, incast_seeds, cases
 
 
 def _run(job: tuple[Scenario, int]) -> tuple[float, float, float]:
@@ -76,6 +77,9 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--out", default=str(ROOT / "docs" / "tuning-sweeps.md"))
     ap.add_argument("--seeds", type=int, default=2)
+    ap.add_argument("--target-seeds", type=int, default=None,
+                    help="incast seeds of the tables judged as test_tuning_target (ECN ramp, other link "
+                         "speeds); default: the reference's own count (5)")
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--reference", default=os.environ.get("ROCE_TUNE_REFERENCES",
                                                          str(ROOT.parent / "shared")),
@@ -83,7 +87,9 @@ def main() -> None:
     args = ap.parse_args()
     t0 = time.perf_counter()
     ref_path = Path(args.reference)
-    rtt, pool, alpha, cases = _setup(ref_path / "SIMULATION-REFERENCE.md" if ref_path.is_dir() else ref_path)
+    rtt, pool, alpha, ref_seeds, cases = _setup(ref_path / "SIMULATION-REFERENCE.md" if ref_path.is_dir()
+                                                else ref_path)
+    target_seeds = args.target_seeds or ref_seeds
 
     def scen(kind: str, speed: int, n: int, msg: int, model: str, ecn: EcnSetting,
              dq: DcqcnParams) -> Scenario:
@@ -108,7 +114,7 @@ def main() -> None:
         for model in ("M", "T"):
             for name, (ecn, d) in settings.items():
                 jobs.append(((1, kind, speed, n, msg, model, name), scen(kind, speed, n, msg, model, ecn, d),
-                             args.seeds if kind == "incast" else 1))
+                             target_seeds if kind == "incast" else 1))
     # 2. DCQCN knobs: timer and AI/HAI scaling on the derived ramp
     knob_sets = {"firmware (300 us, AI 5)": "firmware", "derived timer": "derived",
                  "timer 150 us": "firmware,rpg_time_reset_us=150",
@@ -152,13 +158,14 @@ def main() -> None:
                 jobs.append(((4, kind, speed, n, msg, model, label),
                              replace(scen(kind, speed, n, msg, model, e, dq), buffer_bytes=DEEP_POOL_BYTES),
                              args.seeds if kind == "incast" else 1))
-    # 5. DCQCN byte counter (model M only: model T has none) on the derived ramp and timer, every M case
+    # 5. DCQCN byte counter (model M only: model T has none) on the derived ramp and timer, every M case;
+    #    judged against the ECN ramp's defaults, so with the same seeds
     for kind, speed, n, msg in cases:
         ecn = rules[(kind, speed, n, msg)]["derived (throughput)"][0]  # type: ignore[index]
         for name, spec in BYTE_COUNTER_SETS.items():
             jobs.append(((5, kind, speed, n, msg, "M", name),
                          scen(kind, speed, n, msg, "M", ecn, resolve_dcqcn(spec, speed)),
-                         args.seeds if kind == "incast" else 1))
+                         target_seeds if kind == "incast" else 1))
     # 6. the other knobs on the model-M long-lived N = 4 limit cycle, counter on; 20 ms and 40 ms x 3 seeds
     ll4 = [c for c in cases if c[0] == "long-lived" and c[2] == 4]
     for kind, speed, n, msg in ll4:
@@ -170,15 +177,61 @@ def main() -> None:
             base = scen(kind, speed, n, msg, "M", ecn, dq)
             jobs.append(((6, kind, speed, n, msg, "M", name, 20), base, 1))
             jobs.append(((6, kind, speed, n, msg, "M", name, 40), replace(base, duration_us=40_000.0), 3))
+    # 7. the reference cases (those at the first row's speed) at other link speeds: derived vs the defaults,
+    #    judged as test_tuning_target judges them
+    speed_cases = [(k, sp, n, m) for sp in OTHER_SPEEDS_GBPS for (k, s, n, m) in cases
+                   if s == cases[0][1] and (k, sp, n, m) not in cases]
+    for kind, speed, n, msg in speed_cases:
+        settings = {"derived": (resolve_ecn("derived", None, speed, n, rtt, pool, alpha),
+                                resolve_dcqcn("derived", speed))}
+        for name in DEFAULTS:
+            settings[name] = (resolve_ecn(name, None, speed, n, rtt, pool, alpha), fw)
+        rules[(kind, speed, n, msg)] = settings
+        for model in ("M", "T"):
+            for name, (ecn, d) in settings.items():
+                jobs.append(((7, kind, speed, n, msg, model, name), scen(kind, speed, n, msg, model, ecn, d),
+                             target_seeds if kind == "incast" else 1))
     print(f"{len(jobs)} simulations", file=sys.stderr)
     with ProcessPoolExecutor(args.jobs) as ex:
         results = dict(zip([k for k, _, _ in jobs], ex.map(_run, [(s, n) for _, s, n in jobs], chunksize=4)))
     took = time.perf_counter() - t0
     text = _render(rules, results, cases, knob_cases, knob_sets, grid, grid_cases, rtt, pool, alpha,
-                   args.seeds, took)
-    Path(args.out).write_text(text + _render_deep(results, deep_cases) + _render_byte_counter(results, cases)
-                              + _render_limit_cycle(results, ll4), encoding="utf-8")
+                   (args.seeds, target_seeds), took)
+    text += _render_deep(results, deep_cases) + _render_byte_counter(results, cases)
+    text += _render_limit_cycle(results, ll4) + _render_speeds(rules, results, speed_cases)
+    Path(args.out).write_text(text, encoding="utf-8")
     print(f"wrote {args.out} in {took:.0f} s", file=sys.stderr)
+
+
+#: link speeds of the "Other link speeds" table (100G and 400G are in the ECN ramp table)
+OTHER_SPEEDS_GBPS = (25, 50, 200, 800)
+
+
+def _render_speeds(rules, results, speed_cases) -> str:  # type: ignore[no-untyped-def]
+    """The "Other link speeds" table: derived vs the defaults per case and model, judged as
+    test_tuning_target, with the count of cases met per speed."""
+    from roce_tune.simulate.scorecard import judge
+
+    out = ["", "## Other link speeds", "",
+           "The reference cases at the other common RoCE link speeds, same pool, alpha and base RTT: the "
+           "derived values (ECN and DCQCN, as the tuner gives them for the speed) against the three defaults "
+           "with firmware DCQCN, judged like the ECN ramp table. tests/simulate/test_tuning_target.py checks "
+           "200G and 800G (with 100G and 400G); 25G and 50G are shown, not held to the target.", ""]
+    names = ["derived", *DEFAULTS]
+    out += ["| case | model | values (derived) | " + " | ".join(names) + " | target |",
+            "|---|---|---|" + "---|" * len(names) + "---|"]
+    met: dict[int, list[bool]] = {}
+    for c in speed_cases:
+        e = rules[c]["derived"][0]
+        for model in ("M", "T"):
+            res = {n: results[(7, *c, model, n)] for n in names}
+            ok, why = judge(c[0], res)
+            met.setdefault(c[1], []).append(ok)
+            out.append(f"| {_case_name(*c)} | {model} | {e.kmin_bytes // 1000}K/{e.kmax_bytes // 1000}K/"
+                       f"{e.pmax_percent:g}% | " + " | ".join(_cell(res[n]) for n in names)
+                       + f" | {'met' if ok else 'missed: ' + why} |")
+    out += ["", "Cases met: " + ", ".join(f"{sp}G {sum(v)} of {len(v)}" for sp, v in met.items()) + "."]
+    return "\n".join(out) + "\n"
 
 
 #: rpg_byte_reset columns of the byte-counter table: ``--dcqcn`` specs on top of the derived values
@@ -204,11 +257,12 @@ def _render_byte_counter(results, cases) -> str:  # type: ignore[no-untyped-def]
            "varied; ✗ = the case misses the target (judged as in the ECN ramp table, against the same "
            "defaults). The field maximum 32767 B cannot grow with the line rate, so the counter fires every "
            "B/C at line rate (2.6 us at 100G, 0.66 us at 400G) and the fast-recovery limit-cycle load "
-           "(docs/derivation.md#pfc-bound-steady-state) grows with C. Disabled (0) it meets every 400G case "
-           "the firmware value meets plus 8 MB x 16 and x 32 and the long-lived N = 4 limit cycle (with the "
-           "Pmax the fluid fixed point gives without the counter), but at 100G it "
-           "loses 8 MB x 16 and x 32 efficiency (against far less pause); 24576 and 16384 trade other cases. "
-           "Hence the rule (docs/derivation.md#dcqcn-byte-counter): firmware value up to 100G, 0 above.", "",
+           "(docs/derivation.md#pfc-bound-steady-state) grows with C. The ramp is the derived one, whose "
+           "Pmax the fluid fixed point gives without the counter. Disabled (0) it meets every 400G case the "
+           "firmware value meets plus 8 MB x 16 and x 32 and the long-lived N = 4 limit cycle; at 100G on "
+           "and off meet as many cases, but on pauses far more (8 MB x 16 and x 32, long-lived N = 16 and "
+           "32); 24576 and 16384 trade other cases. Hence the rule (docs/derivation.md#dcqcn-byte-counter): "
+           "firmware value below 100G, 0 from 100G.", "",
            "| case | " + " | ".join(names) + " |", "|---|" + "---|" * len(names)]
     met = dict.fromkeys(names, 0)
     for c in cases:
@@ -256,11 +310,11 @@ def _render_deep(results, deep_cases) -> str:  # type: ignore[no-untyped-def]
            "rpg_time_reset (the rule, 7.5 MB at 100G/300 us and 400G/75 us; "
            "docs/derivation.md#kmax-first-rtt-burst) and one timer period; Kmin = Kmax/2, derived Pmax and "
            "DCQCN. Most rows are within a point of the unbounded ramp at a third to half of its mean queue "
-           "(N = 4 long-lived at 100G: about 4 MB instead of 16 MB, i.e. 0.3 ms instead of 1.3 ms of "
-           "queueing). Where the bound trails, compare the one-period column: a row where one period beats "
-           "two is the bimodal seed outcome of a PFC-bound incast (docs/simulate.md#calibration), not the "
-           "bound; one period loses on its own on the 8 MB x 4 incasts (up to 10 points), so the rule keeps "
-           "two.", "",
+           "(N = 4 long-lived at 100G: about 3 MB instead of 9-16 MB, i.e. 0.3 ms instead of 0.7-1.3 ms "
+           "of queueing). Where the bound trails, compare the one-period column: a row where one period "
+           "beats two is the bimodal seed outcome of a PFC-bound incast (docs/simulate.md#calibration), not "
+           "the bound; one period loses on its own on the 8 MB x 4 incasts (up to 11 points), so the rule "
+           "keeps two.", "",
            "| case | model | " + " | ".join(labels) + " |", "|---|---|" + "---|" * len(labels)]
     for c in deep_cases:
         for model in ("M", "T"):
@@ -279,8 +333,11 @@ def _render(rules, results, cases, knob_cases, knob_sets, grid, grid_cases, rtt,
     out = ["# Tuning sweeps: the simulations behind the ECN and DCQCN rules", "",
            "Generated by `python benchmarks/sweep_tuning.py` (do not edit by hand) with `roce-tune simulate` "
            "(docs/simulate.md), on the reference setup: one switch, N:1, base RTT "
-           f"{rtt} us, shared lossless pool {pool} B, alpha {alpha:g}; 4096 B frames. Incasts: {seeds} seeds "
-           f"(median); long-lived: one {LONG_LIVED_US / 1000:g} ms run (second half measured). Every derived "
+           f"{rtt} us, shared lossless pool {pool} B, alpha {alpha:g}; 4096 B frames. Incasts: median of "
+           f"{seeds[1]} seeds (the reference's count) in the tables judged against the target (ECN ramp, "
+           "DCQCN byte counter, other link speeds; as tests/simulate/test_tuning_target.py), of "
+           f"{seeds[0]} in the others; long-lived: "
+           f"one {LONG_LIVED_US / 1000:g} ms run (second half measured). Every derived "
            f"value comes from the tuner as of this commit. Sweep time {took:.0f} s on 2 cores.", "",
            "Cells: **efficiency % (incast) or utilisation % (long-lived) · summed PFC pause ms · mean queue "
            "KB**. Model M = byte counter + CNP pacing (mlx5 as documented); model T = timer only.", "",

@@ -1,9 +1,9 @@
 """Plan-check findings on a switch port point at that port's own line in the inventory (the ``ports:`` entry
 that declares it, or for a cable fix the link/NIC that cables it), not at the switch's ``name:`` line.
 
-Run as real ``roce-tune`` subprocesses on real files: the shipped site.yaml (RT211 on ports of range
-entries) and a lab inventory with a 990 m host cable (RT201; 999 m is the longest the NIC driver keeps, RT128)
-and a lossless link to a device outside the inventory (RT221).
+Run as real ``roce-tune`` subprocesses on real files: the shipped site.yaml at 50G (RT211 on a port of a
+range entry) and a lab inventory with a 990 m host cable (RT201; 999 m is the longest the NIC driver keeps,
+RT128) and a lossless link to a device outside the inventory (RT221).
 """
 
 from __future__ import annotations
@@ -49,20 +49,19 @@ def _on(findings: list[dict[str, Any]], rule: str, device: str, port: str) -> di
     return hits[0]
 
 
-def test_ecn_finding_on_a_port_of_a_range_entry_points_at_that_entry() -> None:
-    """site.yaml: RT211 on leaf1:Ethernet64 was at leaf1's ``- name: leaf1`` line (40); now at the
-    ``Ethernet[64-124/4]`` entry that declares the port (48), and Ethernet0 at ``Ethernet[0-60/4]``."""
-    inv = REPO / "inventories" / "site.yaml"
-    findings = _lint_json(Path("inventories/site.yaml"))
+def test_ecn_finding_on_a_port_of_a_range_entry_points_at_that_entry(tmp_path: Path) -> None:
+    """site.yaml at 50G (below 100G the byte counter stays on and its fast-recovery limit cycle makes the
+    leaf downlinks PFC-bound, RT211; docs/derivation.md#dcqcn-byte-counter): RT211 on leaf1:Ethernet0 was
+    at leaf1's ``- name: leaf1`` line; it is at the ``Ethernet[0-60/4]`` entry that declares the port."""
+    inv = tmp_path / "site.yaml"
+    inv.write_text((REPO / "inventories" / "site.yaml").read_text().replace("100G", "50G"))
+    findings = _lint_json(inv)
     leaf1 = _line_of(inv, "- name: leaf1")
-    up = _on(findings, "RT211", "leaf1", "Ethernet64")
-    assert (up["file"], up["line"], up["path"]) == ("inventories/site.yaml",
-                                                    _line_of(inv, '"Ethernet[64-124/4]"', leaf1),
-                                                    "switches[0].ports[1]")
     down = _on(findings, "RT211", "leaf1", "Ethernet0")
-    assert (down["line"], down["path"]) == (_line_of(inv, '"Ethernet[0-60/4]"', leaf1),
-                                            "switches[0].ports[0]")
-    assert up["col"] == down["col"] == 9  # the entry's ``{``
+    entry = _line_of(inv, '"Ethernet[0-60/4]"', leaf1)
+    assert (down["file"], down["line"], down["path"]) == (str(inv), entry, "switches[0].ports[0]")
+    assert down["col"] == 9  # the entry's ``{``
+    assert down["line"] != leaf1
 
 
 def _long_cable_lab(tmp_path: Path) -> Path:

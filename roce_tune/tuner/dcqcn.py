@@ -4,14 +4,14 @@ Starts from the NIC firmware defaults (NVIDIA DOCA "DCQCN CC Parameters",
 docs/derivation.md#dcqcn-parameters). Only ``rpg_time_reset`` is derived: the rate-increase timer keeps the
 firmware period measured in bytes at line rate (300 µs at 100G = 3.75 MB), so it shortens above 100G and never
 lengthens below (``T = 300 µs x min(1, 100 / speed_gbps)``; docs/derivation.md#dcqcn-timer, sweep in
-docs/tuning-sweeps.md#dcqcn-knobs). ``rpg_byte_reset`` keeps the firmware value (the field maximum,
-32767 B) up to 100G and is 0 (byte counter disabled) above: the counter cannot grow with C, so above 100G it
-fires faster than CNPs arrive and drives the fast-recovery limit cycle (docs/derivation.md#dcqcn-byte-counter,
-sweep docs/tuning-sweeps.md#dcqcn-byte-counter). ``rpg_ai_rate``/``rpg_hai_rate`` stay at the firmware
-defaults: with the byte counter (events every B bytes) and the derived timer both scaling with C, the time to
-regain a share is already speed-independent, and the sweep shows the speed-scaled steps dropping 400G
-long-lived utilisation below 99 % (docs/derivation.md#dcqcn-increase-steps). Everything else keeps the
-firmware value, with the reason in its Rationale.
+docs/tuning-sweeps.md#dcqcn-knobs). ``rpg_byte_reset`` keeps the firmware value (the field maximum, 32767 B)
+below 100G and is 0 (byte counter disabled) from 100G: the counter cannot grow with C, so from 100G it fires
+faster than CNPs arrive and drives the fast-recovery limit cycle (docs/derivation.md#dcqcn-byte-counter, sweep
+docs/tuning-sweeps.md#dcqcn-byte-counter). ``rpg_ai_rate``/``rpg_hai_rate`` stay at the firmware defaults:
+with the byte counter (events every B bytes) and the derived timer both scaling with C, the time to regain a
+share is already speed-independent, and the sweep shows the speed-scaled steps dropping 400G long-lived
+utilisation below 99 % (docs/derivation.md#dcqcn-increase-steps). Everything else keeps the firmware value,
+with the reason in its Rationale.
 
 Example::
 
@@ -46,7 +46,7 @@ TIMER_REFERENCE_US = 300
 TIMER_REFERENCE_GBPS = 100
 #: The fastest link on which the byte counter stays at its firmware value; above it rpg_byte_reset is 0
 #: (disabled; docs/derivation.md#dcqcn-byte-counter, sweep docs/tuning-sweeps.md#dcqcn-byte-counter).
-BYTE_COUNTER_MAX_GBPS = 100
+BYTE_COUNTER_MAX_GBPS = 50
 
 
 def check_dcqcn_value(key: str, value: int, speed_gbps: int) -> None:
@@ -94,17 +94,19 @@ def _derive_one(key: str, fw: dict[str, int], speed_gbps: int, cnp_dscp: int,
             source="docs/derivation.md#dcqcn-byte-counter; sweep docs/tuning-sweeps.md#dcqcn-byte-counter; "
                    "0 = disabled: NVIDIA mstflint mlxconfig, RPG_BYTE_RESET_P1 \"Disabled=0\", and its PRM "
                    "layout rpg_byte_reset \"0 == disabled\" (https://github.com/Mellanox/mstflint)",
-            note=("kept: at 100G disabling it costs 8 MB x 16-32 incast efficiency (sweep)" if on else
-                  "above 100G the counter fires every few hundred ns at line rate, faster than any CNP "
-                  "can arrive, and model-M long-lived flows cycle below 99 % utilisation; the derived "
-                  "timer (scaled with 1/C) carries the increase clock instead (sweep)"))
+            note=("kept: below 100G disabling it misses more incasts (docs/derivation.md#dcqcn-byte-counter)"
+                  if on else
+                  "from 100G the counter fires every 2.6 us or less at line rate, faster than a CNP can "
+                  "come back, and model-M incasts and long-lived flows cycle into PFC or below 99 % "
+                  "utilisation; the derived timer (scaled with 1/C above 100G) carries the increase clock "
+                  "instead (sweep)"))
     if key in ("rpg_ai_rate_mbps", "rpg_hai_rate_mbps"):
         hpcc_mbps_at_25g = HPCC_AI_MBPS_AT_25G if key == "rpg_ai_rate_mbps" else HPCC_HAI_MBPS_AT_25G
         return d, Rationale(
             formula="firmware default", inputs={key: d, "speed_gbps": speed_gbps},
             source=_DOCA + "; docs/derivation.md#dcqcn-increase-steps; sweep "
                            "docs/tuning-sweeps.md#dcqcn-knobs",
-            note="not scaled with speed: the derived timer shortens as 1/C (and up to 100G the byte "
+            note="not scaled with speed: the derived timer shortens as 1/C (and below 100G the byte "
                  "counter fires every B bytes, R/B per second), so the time to regain a share is already "
                  "speed-independent; in the sweep the scaled steps (HPCC rule, "
                  f"{_scaled(hpcc_mbps_at_25g, speed_gbps)}"

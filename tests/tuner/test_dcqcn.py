@@ -146,11 +146,12 @@ def test_calc_dcqcn_parses_speed() -> None:
         calc_dcqcn("fast")
 
 
-@pytest.mark.parametrize("speed, byte_reset", [(25, 32767), (100, 32767), (200, 0), (400, 0), (800, 0)])
-def test_byte_counter_disabled_above_100g(speed: int, byte_reset: int) -> None:
-    """docs/derivation.md#dcqcn-byte-counter: the firmware counter (field max 32767 B) up to 100G, 0
-    (disabled, mlxconfig "Disabled=0") above, where it cannot grow with C and drives model M's
-    fast-recovery limit cycle (sweep docs/tuning-sweeps.md#dcqcn-byte-counter)."""
+@pytest.mark.parametrize("speed, byte_reset", [(25, 32767), (50, 32767), (100, 0), (200, 0), (400, 0),
+                                                (800, 0)])
+def test_byte_counter_disabled_from_100g(speed: int, byte_reset: int) -> None:
+    """docs/derivation.md#dcqcn-byte-counter: the firmware counter (field max 32767 B) below 100G, 0
+    (disabled, mlxconfig "Disabled=0") from 100G, where it fires faster than a CNP can come back, cannot grow
+    with C and drives model M's fast-recovery limit cycle (sweep docs/tuning-sweeps.md#dcqcn-byte-counter)."""
     d = _d(speed)
     assert d.params["rpg_byte_reset_bytes"] == byte_reset
     assert d.firmware_defaults["rpg_byte_reset_bytes"] == 32767
