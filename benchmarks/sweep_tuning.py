@@ -99,22 +99,31 @@ def main() -> None:
                         pfc_alpha=alpha)
 
     fw = DcqcnParams(label="firmware")
-    # 1. ECN ramp: the rules (derived per objective, bdp) vs the defaults; tuner's own DCQCN for its rules
     rules: dict[str, object] = {}
     jobs: list[tuple[tuple[object, ...], Scenario, int]] = []
-    for kind, speed, n, msg in cases:
-        dq = resolve_dcqcn("derived", speed)
-        settings = {"derived (throughput)": (resolve_ecn("derived", None, speed, n, rtt, pool, alpha), dq),
-                    "bdp (previous rule)": (resolve_ecn("bdp", None, speed, n, rtt, pool, alpha),
-                                             resolve_dcqcn(f"firmware,rpg_ai_rate_mbps={5 * speed // 25},"
-                                                           f"rpg_hai_rate_mbps={50 * speed // 25}", speed))}
+
+    def judged(group: int, case: tuple[str, int, int, int],
+               settings: dict[str, tuple[EcnSetting, DcqcnParams]]) -> None:
+        """``settings`` plus the defaults (firmware DCQCN) on ``case`` in both models, with the seeds of the
+        tables judged against the target; kept in ``rules`` for the render."""
+        kind, speed, n, msg = case
         for name in DEFAULTS:
             settings[name] = (resolve_ecn(name, None, speed, n, rtt, pool, alpha), fw)
-        rules[(kind, speed, n, msg)] = settings
+        rules[case] = settings
         for model in ("M", "T"):
             for name, (ecn, d) in settings.items():
-                jobs.append(((1, kind, speed, n, msg, model, name), scen(kind, speed, n, msg, model, ecn, d),
+                jobs.append(((group, kind, speed, n, msg, model, name),
+                             scen(kind, speed, n, msg, model, ecn, d),
                              target_seeds if kind == "incast" else 1))
+
+    # 1. ECN ramp: the rules (derived per objective, bdp) vs the defaults; tuner's own DCQCN for its rules
+    for kind, speed, n, msg in cases:
+        dq = resolve_dcqcn("derived", speed)
+        judged(1, (kind, speed, n, msg), {
+            "derived (throughput)": (resolve_ecn("derived", None, speed, n, rtt, pool, alpha), dq),
+            "bdp (previous rule)": (resolve_ecn("bdp", None, speed, n, rtt, pool, alpha),
+                                    resolve_dcqcn(f"firmware,rpg_ai_rate_mbps={5 * speed // 25},"
+                                                  f"rpg_hai_rate_mbps={50 * speed // 25}", speed))})
     # 2. DCQCN knobs: timer and AI/HAI scaling on the derived ramp
     knob_sets = {"firmware (300 us, AI 5)": "firmware", "derived timer": "derived",
                  "timer 150 us": "firmware,rpg_time_reset_us=150",
@@ -182,15 +191,8 @@ def main() -> None:
     speed_cases = [(k, sp, n, m) for sp in OTHER_SPEEDS_GBPS for (k, s, n, m) in cases
                    if s == cases[0][1] and (k, sp, n, m) not in cases]
     for kind, speed, n, msg in speed_cases:
-        settings = {"derived": (resolve_ecn("derived", None, speed, n, rtt, pool, alpha),
-                                resolve_dcqcn("derived", speed))}
-        for name in DEFAULTS:
-            settings[name] = (resolve_ecn(name, None, speed, n, rtt, pool, alpha), fw)
-        rules[(kind, speed, n, msg)] = settings
-        for model in ("M", "T"):
-            for name, (ecn, d) in settings.items():
-                jobs.append(((7, kind, speed, n, msg, model, name), scen(kind, speed, n, msg, model, ecn, d),
-                             target_seeds if kind == "incast" else 1))
+        derived = (resolve_ecn("derived", None, speed, n, rtt, pool, alpha), resolve_dcqcn("derived", speed))
+        judged(7, (kind, speed, n, msg), {"derived": derived})
     print(f"{len(jobs)} simulations", file=sys.stderr)
     with ProcessPoolExecutor(args.jobs) as ex:
         results = dict(zip([k for k, _, _ in jobs], ex.map(_run, [(s, n) for _, s, n in jobs], chunksize=4)))
