@@ -86,6 +86,15 @@ def _number(text: str) -> float:
     return float(text.replace(",", ""))
 
 
+def _bytes(text: str) -> int:
+    """A byte count as the reference writes it, thousands separators and all (``5,306,864 B``, ``1.5 MB``).
+
+    Raises:
+        ValueError: see :func:`roce_tune.units.parse_bytes`.
+    """
+    return parse_bytes(re.sub(r"(?<=\d),(?=\d{3})", "", text))
+
+
 def case_id(kind: str, speed_gbps: int, fan_in: int, message_bytes: int, model: str) -> str:
     """Test id of a reference case: ``incast-100G-1MBx4-M``, ``incast-400G-512KBx8-T``,
     ``long-lived-100G-N4-M``. The message size is written exactly, in the largest unit (GB, GiB, MB, MiB, KB,
@@ -245,7 +254,7 @@ _SETUP = (
     _SetupQuantity("base_rtt_us", r"\bpropagation RTT\b", r"\b(" + _TIME + ")", 6.164, parse_time_us,
                    hint="write e.g. 'propagation RTT ... 6.164 us'"),
     _SetupQuantity("buffer_bytes", r"\bpool\b", r"\bpool\s*(?:of|is|=|:)?\s*(" + _SIZE + ")",
-                   DEFAULT_BUFFER_BYTES, lambda s: parse_bytes(re.sub(r"(?<=\d),(?=\d{3})", "", s)),
+                   DEFAULT_BUFFER_BYTES, _bytes,
                    hint="write e.g. 'pool 5,306,864 B'"),
     _SetupQuantity("pfc_alpha", r"\balpha\s*=", r"\balpha\s*=\s*(\d+(?:\.\d+)?)(?![\d.^*/]|\s*[*/^])",
                    DEFAULT_PFC_ALPHA, hint="write e.g. 'alpha = 128'"),
@@ -328,7 +337,7 @@ def _ecn_triple(text: str) -> tuple[int, int, float]:
     if not m:
         raise _Unreadable(f"cannot read Kmin / Kmax / Pmax % from {text.strip()!r}")
     try:
-        kmin, kmax = (parse_bytes(re.sub(r"(?<=\d),(?=\d{3})", "", g)) for g in m.group(1, 2))
+        kmin, kmax = (_bytes(g) for g in m.group(1, 2))
         EcnSetting(kmin, kmax, float(m.group(3)))
     except ValueError as exc:
         raise _Unreadable(f"ECN {text.strip()!r}: {exc}") from None
@@ -467,7 +476,7 @@ def _case(kind: str, text: str, section_speed: int | None) -> tuple[int, int, in
             left = left.replace(used.group(0), " ", 1)
     if re.search(r"\d", left):
         raise _Unreadable(f"cannot read {left.strip()!r} in the case {text.strip()!r}")
-    msg = parse_bytes(re.sub(r"(?<=\d),(?=\d{3})", "", size.group(1))) if size else 0
+    msg = _bytes(size.group(1)) if size else 0
     return speed, int(fan_in), msg
 
 

@@ -77,6 +77,12 @@ def _line_of(text: str, needle: str) -> int:
     return next(i for i, line in enumerate(text.splitlines(), 1) if needle in line)
 
 
+def _assert_quoted(text: str, needle: str) -> None:
+    """Strict reading of ``text`` fails with the number of the line holding ``needle``, quoting it."""
+    msg = _error(text)
+    assert f":{_line_of(text, needle)}:" in msg and needle in msg
+
+
 # --- 1. DCQCN column -------------------------------------------------------------------------------------
 
 def test_dcqcn_every_knob_the_simulator_knows_with_units() -> None:
@@ -206,9 +212,7 @@ def test_ecn_per_fan_in_with_spaces_separators_and_units() -> None:
 @pytest.mark.parametrize("ecn", ["N=4: 1/2/3 %; N=8 1/2/3 %", "10000 / 100000", "10 kB-ish / 20 / 3 %",
                                  "N=4: 1/2/3 %; 5/6/7 %"])
 def test_unreadable_ecn_is_an_error_quoting_the_line(ecn: str) -> None:
-    text = _doc(settings=f"| (a) x | {ecn} | firmware |\n| (b) y | 1/2/3 % | firmware |\n")
-    msg = _error(text)
-    assert f":{_line_of(text, ecn)}:" in msg and ecn in msg
+    _assert_quoted(_doc(settings=f"| (a) x | {ecn} | firmware |\n| (b) y | 1/2/3 % | firmware |\n"), ecn)
 
 
 def test_a_row_whose_fan_in_a_setting_lacks_is_an_error() -> None:
@@ -237,9 +241,7 @@ def test_two_speed_sections_and_models() -> None:
 @pytest.mark.parametrize("case", ["123G 1 MB × 4", "400G 1 MB", "1 MB × 4 at 100G fast",
                                   "400G 1 furlong × 4", "400G 1 Bytes × 4", "400G 1 MB × 4 N=8"])
 def test_unreadable_case_is_an_error(case: str) -> None:
-    text = _doc(speed="400G", incast=f"| {case} | 1 · 0.0 · 1 | 2 · 0.0 · 2 |\n")
-    msg = _error(text)
-    assert f":{_line_of(text, case)}:" in msg and case in msg
+    _assert_quoted(_doc(speed="400G", incast=f"| {case} | 1 · 0.0 · 1 | 2 · 0.0 · 2 |\n"), case)
 
 
 def test_row_speed_against_its_section_speed() -> None:
@@ -258,9 +260,7 @@ def test_an_empty_cell_is_not_compared(empty: str) -> None:
 @pytest.mark.parametrize("cell", ["36 · 0.0", "fast · 0.0 · 1", "36 · 0.0 · 278 · 9",
                                   "36 % (30 – ) · 0.0 · 2"])
 def test_an_unreadable_cell_is_an_error(cell: str) -> None:
-    text = _doc(incast=f"| 100G 1 MB × 4 | {cell} | 55 · 0.0 · 363 |\n")
-    msg = _error(text)
-    assert f":{_line_of(text, cell)}:" in msg and cell in msg
+    _assert_quoted(_doc(incast=f"| 100G 1 MB × 4 | {cell} | 55 · 0.0 · 363 |\n"), cell)
 
 
 def test_table_shape_errors() -> None:
